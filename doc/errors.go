@@ -1,0 +1,129 @@
+package doc
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Code is a MongoDB error code. Its String method gives the code name.
+type Code int32
+
+// The MongoDB error codes ttlkv returns. Each is returned for the user
+// mistake MongoDB returns it for; see SPEC.md §9.
+const (
+	CodeInternalError                   Code = 1     // an engine fault, not a user mistake
+	CodeBadValue                        Code = 2     // a value out of range or of the wrong form
+	CodeFailedToParse                   Code = 9     // a command or option that cannot be parsed
+	CodeTypeMismatch                    Code = 14    // a value of the wrong BSON type
+	CodeOverflow                        Code = 15    // a document nested too deeply
+	CodeIllegalOperation                Code = 20    // an operation the collection kind forbids
+	CodeNamespaceNotFound               Code = 26    // the collection or database does not exist
+	CodeIndexNotFound                   Code = 27    // the named index does not exist
+	CodeCursorNotFound                  Code = 43    // getMore on an unknown or killed cursor
+	CodeNamespaceExists                 Code = 48    // create of an existing collection with other options
+	CodeMaxTimeMSExpired                Code = 50    // an operation ran past its maxTimeMS
+	CodeInvalidIDField                  Code = 53    // an _id of a forbidden type
+	CodeCommandNotFound                 Code = 59    // an unknown command name
+	CodeImmutableField                  Code = 66    // an update that changes _id
+	CodeCannotCreateIndex               Code = 67    // an index spec that cannot be built
+	CodeInvalidOptions                  Code = 72    // options that are invalid together or for the target
+	CodeInvalidNamespace                Code = 73    // a bad database or collection name
+	CodeIndexOptionsConflict            Code = 85    // an index exists with the same name or key but other options
+	CodeIndexKeySpecsConflict           Code = 86    // an index exists with the same name but another key
+	CodeCappedPositionLost              Code = 136   // a capped cursor's position was overwritten
+	CodeCommandNotSupportedOnView       Code = 166   // a command a time-series view cannot run
+	CodeQueryPlanKilled                 Code = 175   // a cursor whose collection was dropped
+	CodeAmbiguousIndexKeyPattern        Code = 181   // a key pattern that matches several indexes
+	CodeInvalidIndexSpecificationOption Code = 197   // an index option invalid for this index
+	CodeNotWritablePrimary              Code = 10107 // a write to a secondary or read-only engine
+	CodeCannotGrowDocumentInCappedNS    Code = 10003 // a capped update that changes the document's size
+	CodeBSONObjectTooLarge              Code = 10334 // a document over 16 MiB
+	CodeDuplicateKey                    Code = 11000 // a unique index already holds the key
+	CodeIDLUnknownField                 Code = 40415 // an unknown field in a command or option document
+)
+
+var codeNames = map[Code]string{
+	CodeInternalError:                   "InternalError",
+	CodeBadValue:                        "BadValue",
+	CodeFailedToParse:                   "FailedToParse",
+	CodeTypeMismatch:                    "TypeMismatch",
+	CodeOverflow:                        "Overflow",
+	CodeIllegalOperation:                "IllegalOperation",
+	CodeNamespaceNotFound:               "NamespaceNotFound",
+	CodeIndexNotFound:                   "IndexNotFound",
+	CodeCursorNotFound:                  "CursorNotFound",
+	CodeNamespaceExists:                 "NamespaceExists",
+	CodeMaxTimeMSExpired:                "MaxTimeMSExpired",
+	CodeInvalidIDField:                  "InvalidIdField",
+	CodeCommandNotFound:                 "CommandNotFound",
+	CodeImmutableField:                  "ImmutableField",
+	CodeCannotCreateIndex:               "CannotCreateIndex",
+	CodeInvalidOptions:                  "InvalidOptions",
+	CodeInvalidNamespace:                "InvalidNamespace",
+	CodeIndexOptionsConflict:            "IndexOptionsConflict",
+	CodeIndexKeySpecsConflict:           "IndexKeySpecsConflict",
+	CodeCappedPositionLost:              "CappedPositionLost",
+	CodeCommandNotSupportedOnView:       "CommandNotSupportedOnView",
+	CodeQueryPlanKilled:                 "QueryPlanKilled",
+	CodeAmbiguousIndexKeyPattern:        "AmbiguousIndexKeyPattern",
+	CodeInvalidIndexSpecificationOption: "InvalidIndexSpecificationOption",
+	CodeNotWritablePrimary:              "NotWritablePrimary",
+	CodeCannotGrowDocumentInCappedNS:    "CannotGrowDocumentInCappedNamespace",
+	CodeBSONObjectTooLarge:              "BSONObjectTooLarge",
+	CodeDuplicateKey:                    "DuplicateKey",
+	CodeIDLUnknownField:                 "IDLUnknownField",
+}
+
+// String returns the MongoDB code name, or "Location<code>" for a code
+// without a name.
+func (c Code) String() string {
+	if n, ok := codeNames[c]; ok {
+		return n
+	}
+	return fmt.Sprintf("Location%d", int32(c))
+}
+
+// Error is a failure a user can cause, carrying MongoDB's numeric code,
+// code name and a message that says what was wrong. Command replies
+// render it as {ok: 0, errmsg, code, codeName}. Use errors.As to get it
+// from a wrapped error.
+type Error struct {
+	Code    Code
+	Message string
+	// Info holds extra reply fields, such as keyPattern and keyValue
+	// for DuplicateKey. It may be nil.
+	Info map[string]any
+}
+
+// Error formats the error as "CodeName (code): message".
+func (e *Error) Error() string {
+	return fmt.Sprintf("%s (%d): %s", e.Code, int32(e.Code), e.Message)
+}
+
+// Name returns the code name, such as "CannotCreateIndex".
+func (e *Error) Name() string { return e.Code.String() }
+
+// Is reports whether target is an *Error with the same code, so that
+// errors.Is(err, &doc.Error{Code: doc.CodeDuplicateKey}) works.
+func (e *Error) Is(target error) bool {
+	t, ok := target.(*Error)
+	return ok && t.Code == e.Code
+}
+
+// Errorf returns an *Error with the code and a formatted message.
+func Errorf(code Code, format string, args ...any) *Error {
+	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}
+}
+
+// CodeOf returns the code of the first *Error in err's chain, or
+// CodeInternalError if err is non-nil and carries none, or 0 for nil.
+func CodeOf(err error) Code {
+	if err == nil {
+		return 0
+	}
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Code
+	}
+	return CodeInternalError
+}
