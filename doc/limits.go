@@ -1,0 +1,158 @@
+package doc
+
+import (
+	"strings"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+)
+
+// Document limits, as MongoDB enforces them.
+const (
+	// MaxDocumentSize is the largest BSON-encoded size, in bytes, of a
+	// document ValidateForStorage accepts.
+	MaxDocumentSize = 16 * 1024 * 1024
+	// MaxWriteDepth is the deepest nesting ValidateForStorage accepts: a
+	// field of the top-level document is at level 1, a field of a
+	// document or array in it at level 2, and so on.
+	MaxWriteDepth = 100
+	// MaxReadDepth is the deepest nesting Unmarshal and Normalize accept,
+	// so that data written under a laxer limit can still be read.
+	MaxReadDepth = 180
+)
+
+// Size returns the exact number of bytes d takes when BSON-encoded, as
+// bson.Marshal would produce it, without encoding it. Values must be
+// canonical; a value of another type counts as null.
+func Size(d bson.D) int {
+	n := 5 // int32 length + trailing NUL
+	for i := range d {
+		n += 1 + len(d[i].Key) + 1 + valueSize(d[i].Value)
+	}
+	return n
+}
+
+func arraySize(a bson.A) int {
+	n := 5
+	for i := range a {
+		n += 1 + decimalDigits(i) + 1 + valueSize(a[i])
+	}
+	return n
+}
+
+func decimalDigits(i int) int {
+	n := 1
+	for i >= 10 {
+		i /= 10
+		n++
+	}
+	return n
+}
+
+func valueSize(v any) int {
+	switch x := v.(type) {
+	case float64, bson.DateTime, bson.Timestamp, int64:
+		return 8
+	case string:
+		return 4 + len(x) + 1
+	case bson.D:
+		return Size(x)
+	case bson.A:
+		return arraySize(x)
+	case bson.Binary:
+		if x.Subtype == 0x02 {
+			return 4 + 1 + 4 + len(x.Data) // old binary repeats the length
+		}
+		return 4 + 1 + len(x.Data)
+	case bson.ObjectID:
+		return 12
+	case bool:
+		return 1
+	case bson.Regex:
+		return len(x.Pattern) + 1 + len(x.Options) + 1
+	case bson.DBPointer:
+		return 4 + len(x.DB) + 1 + 12
+	case bson.JavaScript:
+		return 4 + len(x) + 1
+	case bson.Symbol:
+		return 4 + len(x) + 1
+	case bson.CodeWithScope:
+		scope, _ := x.Scope.(bson.D)
+		return 4 + 4 + len(x.Code) + 1 + Size(scope)
+	case int32:
+		return 4
+	case bson.Decimal128:
+		return 16
+	}
+	return 0 // nil, Undefined, MinKey, MaxKey, Null
+}
+
+// ValidateForStorage checks what MongoDB checks before it stores a
+// document: the encoded size is at most MaxDocumentSize
+// (CodeBSONObjectTooLarge), no field sits deeper than MaxWriteDepth levels
+// (CodeOverflow; empty documents and arrays do not add a level), no field
+// name contains a NUL byte (CodeBadValue), and _id is not an array, a
+// regex or undefined (CodeInvalidIDField). d must be canonical.
+func ValidateForStorage(d bson.D) error {
+	for i := range d {
+		if d[i].Key != "_id" {
+			continue
+		}
+		switch d[i].Value.(type) {
+		case bson.A:
+			return Errorf(CodeInvalidIDField, "The '_id' value cannot be of type array")
+		case bson.Regex:
+			return Errorf(CodeInvalidIDField, "The '_id' value cannot be of type regex")
+		case bson.Undefined:
+			return Errorf(CodeInvalidIDField, "The '_id' value cannot be of type undefined")
+		}
+	}
+	if err := checkDoc(d, 1); err != nil {
+		return err
+	}
+	if n := Size(d); n > MaxDocumentSize {
+		return Errorf(CodeBSONObjectTooLarge, "object to insert too large. size in bytes: %d, max size: %d", n, MaxDocumentSize)
+	}
+	return nil
+}
+
+// checkDoc checks field names and nesting of a document whose fields sit
+// at level depth.
+func checkDoc(d bson.D, depth int) error {
+	if len(d) > 0 && depth > MaxWriteDepth {
+		return depthError()
+	}
+	for i := range d {
+		if strings.IndexByte(d[i].Key, 0) >= 0 {
+			return Errorf(CodeBadValue, "field name %q contains a null byte", d[i].Key)
+		}
+		if err := checkValue(d[i].Value, depth); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func checkValue(v any, depth int) error {
+	switch x := v.(type) {
+	case bson.D:
+		return checkDoc(x, depth+1)
+	case bson.A:
+		if len(x) > 0 && depth+1 > MaxWriteDepth {
+			return depthError()
+		}
+		for _, e := range x {
+			if err := checkValue(e, depth+1); err != nil {
+				return err
+			}
+		}
+	case bson.CodeWithScope:
+		if s, ok := x.Scope.(bson.D); ok {
+			return checkDoc(s, depth+1)
+		}
+	}
+	return nil
+}
+
+func depthError() error {
+	return Errorf(CodeOverflow, "cannot insert document because it exceeds %d levels of nesting", MaxWriteDepth)
+}
