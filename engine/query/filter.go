@@ -1,0 +1,854 @@
+package query
+
+import (
+	"math"
+	"regexp"
+	"strings"
+
+	"github.com/ttlkv/ttlkv/doc"
+	"go.mongodb.org/mongo-driver/v2/bson"
+)
+
+// Filter is a parsed MongoDB query filter. It is immutable after
+// ParseFilter and safe for concurrent use by several goroutines.
+type Filter struct {
+	root andExpr
+}
+
+// expr is a node of a parsed filter. root is the value the node is
+// evaluated against: a whole document at the top level, an array element
+// inside $elemMatch.
+type expr interface {
+	match(root any) bool
+}
+
+type andExpr []expr
+
+func (a andExpr) match(root any) bool {
+	for _, e := range a {
+		if !e.match(root) {
+			return false
+		}
+	}
+	return true
+}
+
+type orExpr []expr
+
+func (o orExpr) match(root any) bool {
+	for _, e := range o {
+		if e.match(root) {
+			return true
+		}
+	}
+	return false
+}
+
+type norExpr []expr
+
+func (o norExpr) match(root any) bool { return !orExpr(o).match(root) }
+
+type notExpr struct{ e expr }
+
+func (n notExpr) match(root any) bool { return !n.e.match(root) }
+
+// falseExpr matches nothing ($all: []).
+type falseExpr struct{}
+
+func (falseExpr) match(any) bool { return false }
+
+// opKind names the leaf predicates that Bounds understands.
+type opKind int
+
+const (
+	opOther opKind = iota // a predicate bounds cannot express
+	opEq
+	opGt
+	opGte
+	opLt
+	opLte
+	opIn
+)
+
+// pathExpr applies a predicate to every value a path reaches; it matches
+// when any value satisfies it.
+type pathExpr struct {
+	path   string
+	parts  []string
+	expand bool // yield the elements of an array at the end of the path
+	pred   func(it item) bool
+	kind   opKind
+	arg    any   // opEq..opLte: the operand
+	args   []any // opIn: the operands
+	hasRe  bool  // opIn: some operand is a regex
+}
+
+func (p *pathExpr) match(root any) bool {
+	var buf [8]item
+	// parts is nil inside an $elemMatch value form: the predicate sees
+	// each array element itself, without expanding nested arrays.
+	expand := p.expand && p.parts != nil
+	for _, it := range collect(root, p.parts, expand, buf[:0]) {
+		if p.pred(it) {
+			return true
+		}
+	}
+	return false
+}
+
+// ParseFilter parses a MongoDB query filter. It returns a *doc.Error with
+// MongoDB's code for a malformed filter: 2 BadValue for unknown
+// operators, malformed operands and unsupported features ($where, $expr,
+// $text, $jsonSchema, geospatial and bitwise operators), 51108 for an
+// invalid regex flag.
+func ParseFilter(f bson.D) (*Filter, error) {
+	e, err := parseDoc(f, 0)
+	if err != nil {
+		return nil, err
+	}
+	return &Filter{root: e}, nil
+}
+
+// MustParseFilter is ParseFilter for filters written in code; it panics
+// on error and is meant for tests and package-level variables only.
+func MustParseFilter(f bson.D) *Filter {
+	p, err := ParseFilter(f)
+	if err != nil {
+		panic(err)
+	}
+	return p
+}
+
+// Match reports whether document d satisfies the filter.
+func (f *Filter) Match(d bson.D) bool {
+	if f == nil {
+		return true
+	}
+	return f.root.match(d)
+}
+
+// IsEmpty reports whether the filter has no predicates (it matches every
+// document).
+func (f *Filter) IsEmpty() bool { return f == nil || len(f.root) == 0 }
+
+// maxDepth bounds filter nesting so hostile input cannot exhaust the stack.
+const maxDepth = 100
+
+const codeBadRegexFlag = doc.Code(51108)
+
+func badValue(format string, args ...any) error {
+	return doc.Errorf(doc.CodeBadValue, format, args...)
+}
+
+func parseDoc(f bson.D, depth int) (andExpr, error) {
+	if depth > maxDepth {
+		return nil, badValue("exceeded depth limit of %d when parsing the filter", maxDepth)
+	}
+	out := andExpr{}
+	for _, e := range f {
+		if strings.HasPrefix(e.Key, "$") {
+			x, err := parseTopOp(e.Key, e.Value, depth)
+			if err != nil {
+				return nil, err
+			}
+			if x != nil {
+				out = append(out, x)
+			}
+			continue
+		}
+		xs, err := parsePath(e.Key, e.Value, depth)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, xs...)
+	}
+	return out, nil
+}
+
+func parseTopOp(op string, v any, depth int) (expr, error) {
+	switch op {
+	case "$and", "$or", "$nor":
+		arr, ok := v.(bson.A)
+		if !ok {
+			return nil, badValue("%s must be an array", op)
+		}
+		if len(arr) == 0 {
+			return nil, badValue("$and/$or/$nor must be a nonempty array")
+		}
+		subs := make([]expr, 0, len(arr))
+		for _, s := range arr {
+			sd, ok := s.(bson.D)
+			if !ok {
+				return nil, badValue("$or/$and/$nor entries need to be full objects")
+			}
+			x, err := parseDoc(sd, depth+1)
+			if err != nil {
+				return nil, err
+			}
+			subs = append(subs, x)
+		}
+		switch op {
+		case "$and":
+			return andExpr(subs), nil
+		case "$or":
+			return orExpr(subs), nil
+		}
+		return norExpr(subs), nil
+	case "$comment":
+		return nil, nil
+	case "$where", "$expr", "$text", "$jsonSchema", "$sampleRate", "$alwaysTrue", "$alwaysFalse", "$atomic", "$isolated":
+		return nil, badValue("%s is not supported by ttlkv", op)
+	}
+	return nil, badValue("unknown top level operator: %s. If you have a field name that starts with a '$' symbol, consider using $getField or $setField.", op)
+}
+
+// isOperatorDoc reports whether v is an operator document ({$gt: 1}):
+// MongoDB decides on the first field's name.
+func isOperatorDoc(v any) (bson.D, bool) {
+	d, ok := v.(bson.D)
+	if !ok || len(d) == 0 {
+		return nil, false
+	}
+	return d, strings.HasPrefix(d[0].Key, "$")
+}
+
+func parsePath(path string, v any, depth int) ([]expr, error) {
+	parts, ok := splitPath(path)
+	if !ok && path != "" {
+		return nil, badValue("invalid path in filter: %q", path)
+	}
+	if path == "" {
+		parts = []string{""}
+	}
+	if ops, ok := isOperatorDoc(v); ok {
+		return parseOps(path, parts, ops, depth)
+	}
+	if re, ok := v.(bson.Regex); ok {
+		x, err := regexExpr(path, parts, re.Pattern, re.Options)
+		if err != nil {
+			return nil, err
+		}
+		return []expr{x}, nil
+	}
+	return []expr{eqExpr(path, parts, v)}, nil
+}
+
+// parseOps parses the operator document ops applied to path. parts is
+// nil inside an $elemMatch value form, where the operators apply to each
+// element itself.
+func parseOps(path string, parts []string, ops bson.D, depth int) ([]expr, error) {
+	if depth > maxDepth {
+		return nil, badValue("exceeded depth limit of %d when parsing the filter", maxDepth)
+	}
+	var out []expr
+	// $regex and $options pair up wherever they appear in ops.
+	var rePattern, reOptions string
+	hasRegex, hasOptions := false, false
+	for _, e := range ops {
+		switch e.Key {
+		case "$regex":
+			switch r := e.Value.(type) {
+			case string:
+				rePattern = r
+			case bson.Regex:
+				rePattern = r.Pattern
+				if r.Options != "" {
+					if hasOptions {
+						return nil, badValue("options set in both $regex and $options")
+					}
+					reOptions, hasOptions = r.Options, true
+				}
+			default:
+				return nil, badValue("$regex has to be a string")
+			}
+			hasRegex = true
+		case "$options":
+			s, ok := e.Value.(string)
+			if !ok {
+				return nil, badValue("$options has to be a string")
+			}
+			if hasOptions && hasRegex {
+				return nil, badValue("options set in both $regex and $options")
+			}
+			reOptions, hasOptions = s, true
+		}
+	}
+	if hasOptions && !hasRegex {
+		return nil, badValue("$options needs a $regex")
+	}
+	if hasRegex {
+		x, err := regexExpr(path, parts, rePattern, reOptions)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, x)
+	}
+	for _, e := range ops {
+		if e.Key == "$regex" || e.Key == "$options" {
+			continue
+		}
+		x, err := parseOp(path, parts, e.Key, e.Value, depth)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, x)
+	}
+	return out, nil
+}
+
+func parseOp(path string, parts []string, op string, v any, depth int) (expr, error) {
+	switch op {
+	case "$eq":
+		return eqExpr(path, parts, v), nil
+	case "$ne":
+		if _, ok := v.(bson.Regex); ok {
+			return nil, badValue("Can't have regex as arg to $ne.")
+		}
+		return notExpr{eqExpr(path, parts, v)}, nil
+	case "$gt", "$gte", "$lt", "$lte":
+		if _, ok := v.(bson.Regex); ok {
+			return nil, badValue("Can't have RegEx as arg to predicate over field '%s'.", path)
+		}
+		return cmpExpr(path, parts, op, v), nil
+	case "$in", "$nin":
+		x, err := inExpr(path, parts, op, v)
+		if err != nil {
+			return nil, err
+		}
+		if op == "$nin" {
+			return notExpr{x}, nil
+		}
+		return x, nil
+	case "$exists":
+		want := truthy(v)
+		x := &pathExpr{path: path, parts: parts, pred: func(it item) bool { return it.present }}
+		if want {
+			return x, nil
+		}
+		return notExpr{x}, nil
+	case "$type":
+		return typeExpr(path, parts, v)
+	case "$size":
+		n, ok := wholeNumber(v)
+		if !ok {
+			return nil, badValue("$size needs a number")
+		}
+		if n < 0 {
+			return nil, badValue("$size may not be negative")
+		}
+		return &pathExpr{path: path, parts: parts, pred: func(it item) bool {
+			a, ok := it.v.(bson.A)
+			return it.present && ok && int64(len(a)) == n
+		}}, nil
+	case "$mod":
+		return modExpr(path, parts, v)
+	case "$not":
+		switch t := v.(type) {
+		case bson.Regex:
+			x, err := regexExpr(path, parts, t.Pattern, t.Options)
+			if err != nil {
+				return nil, err
+			}
+			return notExpr{x}, nil
+		case bson.D:
+			if len(t) == 0 {
+				return nil, badValue("$not cannot be empty")
+			}
+			if !strings.HasPrefix(t[0].Key, "$") {
+				return nil, badValue("unknown operator: %s", t[0].Key)
+			}
+			xs, err := parseOps(path, parts, t, depth+1)
+			if err != nil {
+				return nil, err
+			}
+			return notExpr{andExpr(xs)}, nil
+		}
+		return nil, badValue("$not needs a regex or a document")
+	case "$elemMatch":
+		return elemMatchExpr(path, parts, v, depth)
+	case "$all":
+		return allExpr(path, parts, v, depth)
+	case "$comment":
+		return andExpr{}, nil
+	case "$near", "$nearSphere", "$geoWithin", "$geoIntersects", "$within", "$box", "$center", "$centerSphere", "$polygon", "$geometry", "$maxDistance", "$minDistance":
+		return nil, badValue("geospatial operator %s is not supported by ttlkv", op)
+	case "$bitsAllSet", "$bitsAllClear", "$bitsAnySet", "$bitsAnyClear":
+		return nil, badValue("bitwise operator %s is not supported by ttlkv", op)
+	case "$expr", "$where", "$text", "$jsonSchema":
+		return nil, badValue("%s is not supported by ttlkv", op)
+	}
+	return nil, badValue("unknown operator: %s", op)
+}
+
+// truthy is MongoDB's boolean reading of an operand such as $exists's.
+func truthy(v any) bool {
+	switch t := v.(type) {
+	case bool:
+		return t
+	case nil, bson.Undefined, bson.Null:
+		return false
+	case int32:
+		return t != 0
+	case int64:
+		return t != 0
+	case float64:
+		return t != 0
+	case bson.Decimal128:
+		return !t.IsZero()
+	}
+	return true
+}
+
+// wholeNumber converts a number with no fractional part to int64.
+func wholeNumber(v any) (int64, bool) {
+	switch t := v.(type) {
+	case int32:
+		return int64(t), true
+	case int64:
+		return t, true
+	case float64:
+		if t != math.Trunc(t) || math.IsInf(t, 0) || math.IsNaN(t) || math.Abs(t) > 1<<62 {
+			return 0, false
+		}
+		return int64(t), true
+	case bson.Decimal128:
+		f, ok := decimalToFloat(t)
+		if !ok {
+			return 0, false
+		}
+		return wholeNumber(f)
+	}
+	return 0, false
+}
+
+func isNaN(v any) bool {
+	switch t := v.(type) {
+	case float64:
+		return math.IsNaN(t)
+	case bson.Decimal128:
+		return t.IsNaN()
+	}
+	return false
+}
+
+// equalValues is the equality of $eq: same type class and equal under
+// BSON comparison (so int32(1) equals 1.0, null does not equal undefined).
+func equalValues(a, b any) bool {
+	if doc.CanonicalType(a) != doc.CanonicalType(b) {
+		return false
+	}
+	return doc.Compare(a, b) == 0
+}
+
+// eqMatch is $eq against one yielded item; a missing field equals null.
+func eqMatch(it item, target any) bool {
+	if !it.present {
+		return target == nil || isNull(target)
+	}
+	return equalValues(it.v, target)
+}
+
+func isNull(v any) bool {
+	switch v.(type) {
+	case nil, bson.Null:
+		return true
+	}
+	return false
+}
+
+func eqExpr(path string, parts []string, v any) expr {
+	return &pathExpr{path: path, parts: parts, expand: true, kind: opEq, arg: v,
+		pred: func(it item) bool { return eqMatch(it, v) }}
+}
+
+// cmpMatch applies a range operator to one item: values of another type
+// class never match (except MinKey/MaxKey operands), a missing field
+// compares as null, NaN equals only NaN and is neither above nor below
+// any number.
+func cmpMatch(op string, it item, target any) bool {
+	v := it.v
+	if !it.present {
+		v = nil
+	}
+	ct, cv := doc.CanonicalType(target), doc.CanonicalType(v)
+	if ct != cv {
+		switch ct {
+		case doc.ClassMaxKey:
+			return op == "$lt" || op == "$lte"
+		case doc.ClassMinKey:
+			return op == "$gt" || op == "$gte"
+		}
+		return false
+	}
+	if ct == doc.ClassNumber && (isNaN(v) || isNaN(target)) {
+		if isNaN(v) && isNaN(target) {
+			return op == "$gte" || op == "$lte"
+		}
+		return false
+	}
+	c := doc.Compare(v, target)
+	switch op {
+	case "$gt":
+		return c > 0
+	case "$gte":
+		return c >= 0
+	case "$lt":
+		return c < 0
+	}
+	return c <= 0
+}
+
+func cmpExpr(path string, parts []string, op string, v any) expr {
+	kinds := map[string]opKind{"$gt": opGt, "$gte": opGte, "$lt": opLt, "$lte": opLte}
+	return &pathExpr{path: path, parts: parts, expand: true, kind: kinds[op], arg: v,
+		pred: func(it item) bool { return cmpMatch(op, it, v) }}
+}
+
+func inExpr(path string, parts []string, op string, v any) (expr, error) {
+	arr, ok := v.(bson.A)
+	if !ok {
+		return nil, badValue("%s needs an array", op)
+	}
+	type matcher func(item) bool
+	ms := make([]matcher, 0, len(arr))
+	hasRe := false
+	for _, e := range arr {
+		switch t := e.(type) {
+		case bson.Regex:
+			re, err := compileRegex(t.Pattern, t.Options)
+			if err != nil {
+				return nil, err
+			}
+			hasRe = true
+			ms = append(ms, func(it item) bool { return regexMatch(it, re, t) })
+		case bson.D:
+			if len(t) > 0 && strings.HasPrefix(t[0].Key, "$") {
+				return nil, badValue("cannot nest $ under $in")
+			}
+			ms = append(ms, func(it item) bool { return eqMatch(it, t) })
+		default:
+			ms = append(ms, func(it item) bool { return eqMatch(it, e) })
+		}
+	}
+	return &pathExpr{path: path, parts: parts, expand: true, kind: opIn, args: arr, hasRe: hasRe,
+		pred: func(it item) bool {
+			for _, m := range ms {
+				if m(it) {
+					return true
+				}
+			}
+			return false
+		}}, nil
+}
+
+func regexMatch(it item, re *regexp.Regexp, lit bson.Regex) bool {
+	if !it.present {
+		return false
+	}
+	switch s := it.v.(type) {
+	case string:
+		return re.MatchString(s)
+	case bson.Symbol:
+		return re.MatchString(string(s))
+	case bson.Regex:
+		return s.Pattern == lit.Pattern && s.Options == lit.Options
+	}
+	return false
+}
+
+func regexExpr(path string, parts []string, pattern, options string) (expr, error) {
+	re, err := compileRegex(pattern, options)
+	if err != nil {
+		return nil, err
+	}
+	lit := bson.Regex{Pattern: pattern, Options: options}
+	return &pathExpr{path: path, parts: parts, expand: true,
+		pred: func(it item) bool { return regexMatch(it, re, lit) }}, nil
+}
+
+// compileRegex translates a PCRE pattern with MongoDB options (i, m, s,
+// x, u) into a Go regexp. Syntax RE2 lacks (backreferences, lookaround)
+// is a BadValue error.
+func compileRegex(pattern, options string) (*regexp.Regexp, error) {
+	if strings.IndexByte(pattern, 0) >= 0 {
+		return nil, badValue("Regular expression cannot contain an embedded null byte")
+	}
+	flags := ""
+	extended := false
+	for _, c := range options {
+		switch c {
+		case 'i', 'm', 's':
+			if !strings.ContainsRune(flags, c) {
+				flags += string(c)
+			}
+		case 'x':
+			extended = true
+		case 'u':
+		default:
+			return nil, doc.Errorf(codeBadRegexFlag, "invalid flag in regex options: %c", c)
+		}
+	}
+	if extended {
+		pattern = stripExtended(pattern)
+	}
+	if flags != "" {
+		pattern = "(?" + flags + ")" + pattern
+	}
+	re, err := regexp.Compile(pattern)
+	if err != nil {
+		return nil, badValue("Regular expression is invalid or not supported: %v", err)
+	}
+	return re, nil
+}
+
+// stripExtended removes unescaped whitespace and #-comments outside
+// character classes, as PCRE's extended mode does.
+func stripExtended(p string) string {
+	var b strings.Builder
+	inClass := false
+	for i := 0; i < len(p); i++ {
+		c := p[i]
+		switch {
+		case c == '\\' && i+1 < len(p):
+			b.WriteByte(c)
+			b.WriteByte(p[i+1])
+			i++
+		case inClass:
+			if c == ']' {
+				inClass = false
+			}
+			b.WriteByte(c)
+		case c == '[':
+			inClass = true
+			b.WriteByte(c)
+		case c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v':
+		case c == '#':
+			for i < len(p) && p[i] != '\n' {
+				i++
+			}
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
+}
+
+var typeAliases = map[string]int{
+	"double": 1, "string": 2, "object": 3, "array": 4, "binData": 5, "undefined": 6,
+	"objectId": 7, "bool": 8, "date": 9, "null": 10, "regex": 11, "dbPointer": 12,
+	"javascript": 13, "symbol": 14, "javascriptWithScope": 15, "int": 16,
+	"timestamp": 17, "long": 18, "decimal": 19, "minKey": -1, "maxKey": 127,
+}
+
+// typeSet is the parsed operand of $type.
+type typeSet struct {
+	nums   map[int]bool
+	number bool
+}
+
+func parseTypeOperand(v any, set *typeSet) error {
+	switch t := v.(type) {
+	case string:
+		if t == "number" {
+			set.number = true
+			return nil
+		}
+		n, ok := typeAliases[t]
+		if !ok {
+			return badValue("Unknown type name alias: %s", t)
+		}
+		set.nums[n] = true
+		return nil
+	case int32, int64, float64, bson.Decimal128:
+		n, ok := wholeNumber(t)
+		if !ok {
+			return badValue("Invalid numerical type code: %v", t)
+		}
+		valid := n == -1 || n == 127 || (n >= 1 && n <= 19)
+		if !valid {
+			return badValue("Invalid numerical type code: %d", n)
+		}
+		set.nums[int(n)] = true
+		return nil
+	}
+	return badValue("type must be represented as a number or a string")
+}
+
+func typeExpr(path string, parts []string, v any) (expr, error) {
+	set := typeSet{nums: map[int]bool{}}
+	if arr, ok := v.(bson.A); ok {
+		for _, e := range arr {
+			if err := parseTypeOperand(e, &set); err != nil {
+				return nil, err
+			}
+		}
+	} else if err := parseTypeOperand(v, &set); err != nil {
+		return nil, err
+	}
+	return &pathExpr{path: path, parts: parts, expand: true, pred: func(it item) bool {
+		if !it.present {
+			return false
+		}
+		if set.number && doc.IsNumber(it.v) {
+			return true
+		}
+		return set.nums[doc.TypeNumber(it.v)]
+	}}, nil
+}
+
+func modExpr(path string, parts []string, v any) (expr, error) {
+	arr, ok := v.(bson.A)
+	if !ok {
+		return nil, badValue("malformed mod, needs to be an array")
+	}
+	if len(arr) < 2 {
+		return nil, badValue("malformed mod, not enough elements")
+	}
+	if len(arr) > 2 {
+		return nil, badValue("malformed mod, too many elements")
+	}
+	div, ok1 := modOperand(arr[0])
+	rem, ok2 := modOperand(arr[1])
+	if !ok1 {
+		return nil, badValue("malformed mod, divisor not a number")
+	}
+	if !ok2 {
+		return nil, badValue("malformed mod, remainder not a number")
+	}
+	if div == 0 {
+		return nil, badValue("divisor cannot be 0")
+	}
+	return &pathExpr{path: path, parts: parts, expand: true, pred: func(it item) bool {
+		if !it.present {
+			return false
+		}
+		n, ok := modOperand(it.v)
+		if !ok {
+			return false
+		}
+		return n%div == rem
+	}}, nil
+}
+
+// modOperand truncates a finite number toward zero; NaN, infinities and
+// out-of-range values are not usable.
+func modOperand(v any) (int64, bool) {
+	var f float64
+	switch t := v.(type) {
+	case int32:
+		return int64(t), true
+	case int64:
+		return t, true
+	case float64:
+		f = t
+	case bson.Decimal128:
+		x, ok := decimalToFloat(t)
+		if !ok {
+			return 0, false
+		}
+		f = x
+	default:
+		return 0, false
+	}
+	if math.IsNaN(f) || math.IsInf(f, 0) || f >= 9.2e18 || f <= -9.2e18 {
+		return 0, false
+	}
+	return int64(f), true
+}
+
+// logicalOps are the $-keys that make an $elemMatch operand the object
+// form rather than the value form.
+var logicalOps = map[string]bool{"$and": true, "$or": true, "$nor": true, "$where": true, "$expr": true, "$text": true, "$comment": true, "$jsonSchema": true}
+
+func elemMatchExpr(path string, parts []string, v any, depth int) (expr, error) {
+	d, ok := v.(bson.D)
+	if !ok {
+		return nil, badValue("$elemMatch needs an Object")
+	}
+	var sub expr
+	if len(d) > 0 && strings.HasPrefix(d[0].Key, "$") && !logicalOps[d[0].Key] {
+		xs, err := parseOps("", nil, d, depth+1)
+		if err != nil {
+			return nil, err
+		}
+		sub = andExpr(xs)
+		return &pathExpr{path: path, parts: parts, pred: func(it item) bool {
+			a, ok := it.v.(bson.A)
+			if !it.present || !ok {
+				return false
+			}
+			for _, e := range a {
+				if sub.match(e) {
+					return true
+				}
+			}
+			return false
+		}}, nil
+	}
+	x, err := parseDoc(d, depth+1)
+	if err != nil {
+		return nil, err
+	}
+	sub = x
+	return &pathExpr{path: path, parts: parts, pred: func(it item) bool {
+		a, ok := it.v.(bson.A)
+		if !it.present || !ok {
+			return false
+		}
+		for _, e := range a {
+			switch t := e.(type) {
+			case bson.D:
+				if sub.match(t) {
+					return true
+				}
+			case bson.A:
+				if sub.match(arrayAsDoc(t)) {
+					return true
+				}
+			}
+		}
+		return false
+	}}, nil
+}
+
+func allExpr(path string, parts []string, v any, depth int) (expr, error) {
+	arr, ok := v.(bson.A)
+	if !ok {
+		return nil, badValue("$all needs an array")
+	}
+	if len(arr) == 0 {
+		return falseExpr{}, nil
+	}
+	out := andExpr{}
+	elem := 0
+	for _, e := range arr {
+		if d, ok := e.(bson.D); ok && len(d) > 0 && d[0].Key == "$elemMatch" {
+			if len(d) != 1 {
+				return nil, badValue("$elemMatch in $all must be the only field")
+			}
+			x, err := elemMatchExpr(path, parts, d[0].Value, depth)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, x)
+			elem++
+			continue
+		}
+		if d, ok := e.(bson.D); ok && len(d) > 0 && strings.HasPrefix(d[0].Key, "$") {
+			return nil, badValue("no $ expressions in $all")
+		}
+		if re, ok := e.(bson.Regex); ok {
+			x, err := regexExpr(path, parts, re.Pattern, re.Options)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, x)
+			continue
+		}
+		out = append(out, eqExpr(path, parts, e))
+	}
+	if elem > 0 && elem != len(arr) {
+		return nil, badValue("$all/$elemMatch has to be consistent")
+	}
+	return out, nil
+}
