@@ -1,0 +1,214 @@
+package ts
+
+import (
+	"sort"
+
+	"github.com/ttlkv/ttlkv/doc"
+	"go.mongodb.org/mongo-driver/v2/bson"
+)
+
+// MaxOpenPerMeta is the most open buckets the Bucketer keeps for one meta
+// value. Measurements that arrive out of order may open extra buckets;
+// past this limit the least recently used one is closed.
+const MaxOpenPerMeta = 4
+
+// group is the open buckets of one meta value, most recently used last.
+type group struct {
+	meta    any
+	hasMeta bool
+	open    []*Bucket
+}
+
+// Bucketer keeps the open buckets of one time-series collection and
+// chooses the bucket for each measurement (SPEC §6.3). Meta values are
+// compared with doc.Compare, so documents and arrays are equal only with
+// the same fields in the same order, and numbers compare by value (1 and
+// 1.0 share a bucket). Measurements without the meta field share buckets
+// with each other, not with those whose meta is null.
+//
+// For a measurement at time t Insert closes every open bucket of its meta
+// that t lies beyond (t >= min + span), then uses an open bucket that
+// covers t and has room, closing a covering bucket that is full; failing
+// that it opens a new bucket with min BucketMin(t). Measurements that
+// arrive out of order therefore go to a covering open bucket or a new
+// one, never to a bucket already handed back as closed.
+//
+// A Bucketer stores nothing: after each Insert the caller writes the
+// returned bucket's Document (insert when created, replace otherwise).
+// Closed buckets are only dropped from the open set; TakeClosed hands
+// them back. A Bucketer is not safe for concurrent use, and the caller
+// must serialize Insert with its use of the returned buckets.
+type Bucketer struct {
+	o      Options
+	groups []*group // sorted by (hasMeta, meta) under doc.Compare
+	closed []*Bucket
+	nopen  int
+}
+
+// NewBucketer returns a Bucketer with no open buckets for a collection
+// with options o.
+func NewBucketer(o Options) *Bucketer { return &Bucketer{o: o} }
+
+// SetOptions changes the options used for later measurements, after a
+// collMod. Open buckets stay open: ApplyCollMod only grows the span, so
+// they remain valid.
+func (bk *Bucketer) SetOptions(o Options) { bk.o = o }
+
+// Insert places measurement m in a bucket and returns it; created is true
+// when the bucket is new. Errors (nothing changes): the time field is
+// missing or not a date, or m has a field twice, 2 BadValue.
+func (bk *Bucketer) Insert(m bson.D) (b *Bucket, created bool, err error) {
+	t, meta, hasMeta, err := bk.o.Split(m)
+	if err != nil {
+		return nil, false, err
+	}
+	if err := checkFields(m); err != nil {
+		return nil, false, err
+	}
+	g := bk.group(meta, hasMeta, true)
+	// Close what t lies beyond, then find a covering bucket with room.
+	var found *Bucket
+	keep := g.open[:0]
+	for _, ob := range g.open {
+		switch {
+		case t >= ob.MinTime && !ob.covers(bk.o, t):
+			bk.close(ob)
+		case found == nil && ob.covers(bk.o, t):
+			if ob.Fits(bk.o, t, m) {
+				found = ob
+				continue // re-appended below as most recently used
+			}
+			bk.close(ob)
+		default:
+			keep = append(keep, ob)
+		}
+	}
+	clear(g.open[len(keep):])
+	g.open = keep
+	if found == nil {
+		found = NewBucket(bk.o, t, meta, hasMeta)
+		created = true
+		bk.nopen++
+	}
+	if err := found.Add(bk.o, m); err != nil {
+		// Unreachable: m was checked and found fits. Keep the state sane.
+		if !created {
+			g.open = append(g.open, found)
+		} else {
+			bk.nopen--
+		}
+		bk.dropEmpty(g)
+		return nil, false, err
+	}
+	g.open = append(g.open, found)
+	for len(g.open) > MaxOpenPerMeta {
+		bk.close(g.open[0])
+		g.open = append(g.open[:0], g.open[1:]...)
+	}
+	return found, created, nil
+}
+
+// close hands an open bucket back as closed.
+func (bk *Bucketer) close(b *Bucket) {
+	bk.closed = append(bk.closed, b)
+	bk.nopen--
+}
+
+// TakeClosed returns the buckets closed since the last call, oldest
+// first, and forgets them. They will receive no more measurements.
+func (bk *Bucketer) TakeClosed() []*Bucket {
+	c := bk.closed
+	bk.closed = nil
+	return c
+}
+
+// OpenCount returns the number of open buckets.
+func (bk *Bucketer) OpenCount() int { return bk.nopen }
+
+// Forget drops the open bucket with this id, if any, because it was
+// deleted (expired or dropped). Insert never puts a measurement in it
+// again; new buckets always get fresh ids.
+func (bk *Bucketer) Forget(id bson.ObjectID) {
+	for gi := 0; gi < len(bk.groups); gi++ {
+		g := bk.groups[gi]
+		for i, b := range g.open {
+			if b.ID == id {
+				g.open = append(g.open[:i], g.open[i+1:]...)
+				bk.nopen--
+				bk.dropEmpty(g)
+				return
+			}
+		}
+	}
+}
+
+// Load reopens an existing bucket (one read back from storage, say after
+// a restart) so that later measurements may join it. A full bucket, or
+// one already open, is ignored. It obeys MaxOpenPerMeta like any other.
+func (bk *Bucketer) Load(b *Bucket) {
+	if b == nil || b.count >= MaxBucketCount {
+		return
+	}
+	g := bk.group(b.Meta, b.HasMeta, true)
+	for _, ob := range g.open {
+		if ob.ID == b.ID {
+			return
+		}
+	}
+	g.open = append(g.open, b)
+	bk.nopen++
+	for len(g.open) > MaxOpenPerMeta {
+		bk.close(g.open[0])
+		g.open = append(g.open[:0], g.open[1:]...)
+	}
+}
+
+// cmpMeta orders (hasMeta, meta) pairs: no meta first, then by
+// doc.Compare.
+func cmpMeta(ah bool, a any, bh bool, b any) int {
+	switch {
+	case ah != bh:
+		if !ah {
+			return -1
+		}
+		return 1
+	case !ah:
+		return 0
+	}
+	return doc.Compare(a, b)
+}
+
+// group finds the group of a meta value, creating it when asked to.
+func (bk *Bucketer) group(meta any, hasMeta bool, create bool) *group {
+	i := sort.Search(len(bk.groups), func(i int) bool {
+		g := bk.groups[i]
+		return cmpMeta(g.hasMeta, g.meta, hasMeta, meta) >= 0
+	})
+	if i < len(bk.groups) && cmpMeta(bk.groups[i].hasMeta, bk.groups[i].meta, hasMeta, meta) == 0 {
+		return bk.groups[i]
+	}
+	if !create {
+		return nil
+	}
+	g := &group{hasMeta: hasMeta}
+	if hasMeta {
+		g.meta = doc.Clone(meta)
+	}
+	bk.groups = append(bk.groups, nil)
+	copy(bk.groups[i+1:], bk.groups[i:])
+	bk.groups[i] = g
+	return g
+}
+
+// dropEmpty removes a group without open buckets.
+func (bk *Bucketer) dropEmpty(g *group) {
+	if len(g.open) > 0 {
+		return
+	}
+	for i, x := range bk.groups {
+		if x == g {
+			bk.groups = append(bk.groups[:i], bk.groups[i+1:]...)
+			return
+		}
+	}
+}
