@@ -1,7 +1,11 @@
 package doc
 
 import (
+	"fmt"
 	"math"
+	"math/big"
+	"math/rand"
+	"slices"
 	"testing"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -205,5 +209,85 @@ func TestLookup(t *testing.T) {
 	}
 	if v, ok := Get(d, "a"); !ok || TypeName(v) != "object" {
 		t.Errorf("Get(a) = %#v, %v; want the first a", v, ok)
+	}
+}
+
+// TestCompareTotalOrder checks on random values of every type that
+// Compare is antisymmetric, transitive and consistent with Equal.
+func TestCompareTotalOrder(t *testing.T) {
+	r := rand.New(rand.NewSource(seed(t)))
+	n := 250
+	if longTests() {
+		n = 1500
+	}
+	vals := make([]any, n)
+	for i := range vals {
+		vals[i] = randValue(r, 2)
+	}
+	for i := range vals {
+		for j := range vals {
+			c, d := Compare(vals[i], vals[j]), Compare(vals[j], vals[i])
+			if c != -d || c < -1 || c > 1 {
+				t.Fatalf("not antisymmetric: Compare(%#v, %#v) = %d, reversed %d", vals[i], vals[j], c, d)
+			}
+			if Equal(vals[i], vals[j]) != (c == 0) {
+				t.Fatalf("Equal inconsistent for %#v, %#v", vals[i], vals[j])
+			}
+		}
+		if Compare(vals[i], vals[i]) != 0 {
+			t.Fatalf("not reflexive: %#v", vals[i])
+		}
+	}
+	// A sort followed by an all-pairs check finds any transitivity break.
+	sorted := slices.Clone(vals)
+	slices.SortStableFunc(sorted, Compare)
+	for i := range sorted {
+		for j := i + 1; j < len(sorted); j++ {
+			if Compare(sorted[i], sorted[j]) > 0 {
+				t.Fatalf("not transitive: sorted[%d]=%#v > sorted[%d]=%#v", i, sorted[i], j, sorted[j])
+			}
+		}
+	}
+	// Random triples: a<=b and b<=c imply a<=c.
+	for k := 0; k < 20000; k++ {
+		a, b, c := vals[r.Intn(n)], vals[r.Intn(n)], vals[r.Intn(n)]
+		if Compare(a, b) <= 0 && Compare(b, c) <= 0 && Compare(a, c) > 0 {
+			t.Fatalf("not transitive: %#v <= %#v <= %#v but a > c", a, b, c)
+		}
+	}
+}
+
+// TestCompareNumbersExact compares random int64/float64/decimal triples
+// against big.Rat arithmetic.
+func TestCompareNumbersExact(t *testing.T) {
+	r := rand.New(rand.NewSource(seed(t)))
+	rat := func(v any) *big.Rat {
+		switch x := v.(type) {
+		case int64:
+			return new(big.Rat).SetInt64(x)
+		case float64:
+			return new(big.Rat).SetFloat64(x)
+		}
+		return toExact(v).r
+	}
+	for i := 0; i < 20000; i++ {
+		base := r.Int63() >> uint(r.Intn(63))
+		if r.Intn(2) == 0 {
+			base = -base
+		}
+		a := any(base)
+		var b any
+		switch r.Intn(3) {
+		case 0:
+			b = float64(base) + float64(r.Intn(3)-1)
+		case 1:
+			b = base + int64(r.Intn(3)-1)
+		default:
+			b = mustDec(fmt.Sprintf("%d.%d", base, r.Intn(3)))
+		}
+		want := rat(a).Cmp(rat(b))
+		if got := Compare(a, b); got != want {
+			t.Fatalf("Compare(%v, %#v) = %d, want %d", a, b, got, want)
+		}
 	}
 }
