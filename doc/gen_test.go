@@ -92,7 +92,14 @@ func randValue(r *rand.Rand, depth int) any {
 		for i := range b {
 			b[i] = byte(r.Intn(3))
 		}
-		return bson.Binary{Subtype: []byte{0, 2, 4, 0x80}[r.Intn(4)], Data: b}
+		sub := []byte{0, 2, 4, 0x80}[r.Intn(4)]
+		if sub == 2 && len(b) == 0 {
+			// The driver decodes an empty old-style binary wrongly (it
+			// returns the inner length bytes as data), so avoid it where
+			// tests compare with the driver.
+			b = []byte{1}
+		}
+		return bson.Binary{Subtype: sub, Data: b}
 	case 7:
 		return bson.ObjectID{11: byte(r.Intn(3))}
 	case 8:

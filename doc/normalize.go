@@ -135,7 +135,12 @@ func sameValue(nv, v any) bool {
 		y, ok := v.(bson.A)
 		return ok && len(x) == len(y) && (len(x) == 0 || &x[0] == &y[0]) && (x == nil) == (y == nil)
 	case bson.CodeWithScope:
-		return false
+		y, ok := v.(bson.CodeWithScope)
+		if !ok {
+			return false
+		}
+		ys, ok := y.Scope.(bson.D)
+		return ok && sameValue(x.Scope, ys)
 	}
 	return isCanonicalType(v) && reflect.TypeOf(nv) == reflect.TypeOf(v)
 }
@@ -231,6 +236,9 @@ func normValue(v any, depth int) (any, error) {
 			scope = d
 		} else {
 			scope = bson.D{}
+		}
+		if old, ok := x.Scope.(bson.D); ok && sameValue(scope, old) {
+			return v, nil
 		}
 		return bson.CodeWithScope{Code: x.Code, Scope: scope}, nil
 	case bson.Raw:
