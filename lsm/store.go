@@ -1,0 +1,490 @@
+package lsm
+
+import (
+	"errors"
+	"fmt"
+	"log"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	badger "github.com/dgraph-io/badger/v4"
+)
+
+// Errors returned by Store and its transactions. Test with errors.Is.
+var (
+	// ErrNotFound is returned by Txn.Get for a key that has no value.
+	ErrNotFound = errors.New("lsm: key not found")
+	// ErrLocked is returned (wrapped, with a message naming the directory)
+	// by Open when another Store, in this or another process, holds the
+	// directory.
+	ErrLocked = errors.New("lsm: data directory is in use by another process")
+	// ErrTxnTooBig is returned by Txn.Set and Txn.Delete when the
+	// transaction would exceed MaxBatchSize bytes or MaxBatchCount
+	// entries. The transaction is still usable; commit what it holds and
+	// continue in a new one, or use a Batch.
+	ErrTxnTooBig = errors.New("lsm: transaction too big")
+	// ErrConflict is returned by Update when its transaction still
+	// conflicted with concurrent writers after every retry.
+	ErrConflict = errors.New("lsm: transaction conflict")
+	// ErrReadOnly is returned by writes to a Store opened ReadOnly and by
+	// writes inside View.
+	ErrReadOnly = errors.New("lsm: store is read-only")
+	// ErrClosed is returned by operations on a closed Store.
+	ErrClosed = errors.New("lsm: store is closed")
+	// ErrInvalidKey is returned (wrapped) for an empty key, a key longer
+	// than MaxKeySize, or a key in the range this package reserves.
+	ErrInvalidKey = errors.New("lsm: invalid key")
+	// ErrValueTooLarge is returned (wrapped) for a value longer than
+	// MaxValueSize.
+	ErrValueTooLarge = errors.New("lsm: value too large")
+)
+
+// MaxKeySize is the longest key a Store accepts (Badger's limit, less
+// room for its internal suffix).
+const MaxKeySize = 65000
+
+// MaxValueSize is the longest value a Store accepts. Documents are at most
+// 16 MiB; the margin covers encoding overhead.
+const MaxValueSize = 32 << 20
+
+// Options configures Open. The zero value of every field selects the
+// default documented on it; defaults are sized for a small (2-core, a few
+// GiB of RAM) machine.
+type Options struct {
+	// SyncWrites fsyncs the write-ahead log on every commit, so an
+	// acknowledged write survives power loss. Default false: acknowledged
+	// writes survive a process crash (kill -9) but the last moments may be
+	// lost on power loss. Syncing costs one fsync per commit.
+	SyncWrites bool
+	// InMemory keeps everything in memory (dir must be ""); for tests.
+	InMemory bool
+	// ReadOnly opens an existing store for reading only; several read-only
+	// Stores may share a directory but none may share it with a writer.
+	ReadOnly bool
+	// Logf receives Badger's warnings and errors. Nil sends errors only to
+	// the standard logger and drops the rest, so tests stay quiet.
+	Logf func(format string, args ...any)
+	// Verbose also sends Badger's informational messages to Logf.
+	Verbose bool
+
+	// MemTableSize is the size of one memtable. Default 32 MiB. It also
+	// sets the transaction limits: MaxBatchSize is 15% of it. Memory use
+	// is about NumMemtables * MemTableSize.
+	MemTableSize int64
+	// NumMemtables is how many memtables may be full and waiting for a
+	// flush before writes stall. Default 3 (Badger's is 5; 3*32 MiB keeps
+	// the write buffer under 100 MiB).
+	NumMemtables int
+	// BlockCacheSize caches decompressed table blocks. Default 64 MiB.
+	BlockCacheSize int64
+	// IndexCacheSize caches table indexes and bloom filters. Default
+	// 16 MiB; 0 would keep every table's index in memory without bound.
+	IndexCacheSize int64
+	// NumCompactors is the number of concurrent compaction workers.
+	// Default 2, the least Badger allows (1 is invalid); one per core on
+	// the target machine. Negative disables compaction (tests only).
+	NumCompactors int
+	// ValueThreshold is the value size from which values live in the value
+	// log rather than in the LSM tree. Default 4 KiB: typical documents
+	// (~200 B) stay in the tree, next to their keys, and are read with
+	// one lookup; large documents go to the value log so compactions do
+	// not rewrite them over and over.
+	ValueThreshold int64
+	// ValueLogFileSize is the size of one value-log file. Default 64 MiB:
+	// value-log GC rewrites one file at a time, so smaller files reclaim
+	// space in smaller steps.
+	ValueLogFileSize int64
+}
+
+func (o *Options) ensureDefaults() {
+	if o.MemTableSize == 0 {
+		o.MemTableSize = 32 << 20
+	}
+	if o.NumMemtables == 0 {
+		o.NumMemtables = 3
+	}
+	if o.BlockCacheSize == 0 {
+		o.BlockCacheSize = 64 << 20
+	}
+	if o.IndexCacheSize == 0 {
+		o.IndexCacheSize = 16 << 20
+	}
+	if o.NumCompactors == 0 {
+		o.NumCompactors = 2
+	}
+	if o.ValueThreshold == 0 {
+		o.ValueThreshold = 4 << 10
+	}
+	if o.ValueLogFileSize == 0 {
+		o.ValueLogFileSize = 64 << 20
+	}
+}
+
+func (o *Options) validate() error {
+	switch {
+	case o.MemTableSize < 1<<20:
+		return fmt.Errorf("lsm: MemTableSize %d is below 1 MiB", o.MemTableSize)
+	case o.NumMemtables < 1:
+		return fmt.Errorf("lsm: NumMemtables %d is below 1", o.NumMemtables)
+	case o.NumCompactors == 1:
+		return errors.New("lsm: NumCompactors must be 0 (default), 2 or more, or negative (disabled)")
+	case o.ValueThreshold < 1 || o.ValueThreshold > 1<<20 || o.ValueThreshold > o.MemTableSize*15/100:
+		return fmt.Errorf("lsm: ValueThreshold %d must be between 1 and min(1 MiB, 15%% of MemTableSize)", o.ValueThreshold)
+	case o.ValueLogFileSize < 1<<20 || o.ValueLogFileSize >= 2<<30:
+		return fmt.Errorf("lsm: ValueLogFileSize %d must be in [1 MiB, 2 GiB)", o.ValueLogFileSize)
+	case o.BlockCacheSize < 1:
+		return errors.New("lsm: BlockCacheSize must be positive")
+	}
+	return nil
+}
+
+// logger adapts Options.Logf to Badger's Logger.
+type logger struct {
+	logf    func(string, ...any)
+	verbose bool
+}
+
+func (l logger) Errorf(f string, a ...any) {
+	if l.logf == nil {
+		log.Printf("badger: ERROR: "+strings.TrimRight(f, "\n"), a...)
+		return
+	}
+	l.logf("badger: ERROR: "+strings.TrimRight(f, "\n"), a...)
+}
+
+func (l logger) Warningf(f string, a ...any) {
+	if l.logf != nil {
+		l.logf("badger: WARNING: "+strings.TrimRight(f, "\n"), a...)
+	}
+}
+
+func (l logger) Infof(f string, a ...any) {
+	if l.logf != nil && l.verbose {
+		l.logf("badger: "+strings.TrimRight(f, "\n"), a...)
+	}
+}
+
+func (l logger) Debugf(string, ...any) {}
+
+// Store is an open Badger database. All methods are safe for concurrent
+// use, except that Close must not race with other calls.
+type Store struct {
+	db     *badger.DB
+	dir    string
+	opts   Options
+	closed atomic.Bool
+	// gate is held shared by every commit and exclusively by Reclaim's
+	// memtable flush, during which Badger rejects writes; writers wait on
+	// the gate instead of failing.
+	gate sync.RWMutex
+	// reclaimMu serialises Reclaim calls.
+	reclaimMu sync.Mutex
+}
+
+// Open opens (creating if needed, unless ReadOnly) the store in dir. If the
+// directory is held by another Store, in this process or another, the
+// error wraps ErrLocked and names the directory.
+func Open(dir string, o Options) (*Store, error) {
+	o.ensureDefaults()
+	if err := o.validate(); err != nil {
+		return nil, err
+	}
+	if o.InMemory && dir != "" {
+		return nil, errors.New("lsm: InMemory requires an empty dir")
+	}
+	if !o.InMemory && dir == "" {
+		return nil, errors.New("lsm: no data directory given")
+	}
+	if o.ReadOnly {
+		if _, err := os.Stat(dir); err != nil {
+			return nil, fmt.Errorf("lsm: open read-only %s: %w", dir, err)
+		}
+	}
+	bo := badger.DefaultOptions(dir).
+		WithSyncWrites(o.SyncWrites).
+		WithInMemory(o.InMemory).
+		WithReadOnly(o.ReadOnly).
+		WithLogger(logger{logf: o.Logf, verbose: o.Verbose}).
+		WithNumVersionsToKeep(1).
+		WithDetectConflicts(true).
+		WithMetricsEnabled(false).
+		WithMemTableSize(o.MemTableSize).
+		WithNumMemtables(o.NumMemtables).
+		WithBlockCacheSize(o.BlockCacheSize).
+		WithIndexCacheSize(o.IndexCacheSize).
+		WithNumCompactors(max(o.NumCompactors, 0)).
+		WithValueThreshold(o.ValueThreshold).
+		WithValueLogFileSize(o.ValueLogFileSize).
+		WithNumGoroutines(2).
+		WithCompactL0OnClose(!o.ReadOnly)
+	if o.InMemory {
+		bo.Dir, bo.ValueDir = "", ""
+	}
+	db, err := badger.Open(bo)
+	if err != nil {
+		if strings.Contains(err.Error(), "Another process is using this Badger database") {
+			return nil, fmt.Errorf("%w: %s (is another ttlkv running on it?): %v", ErrLocked, dir, err)
+		}
+		return nil, fmt.Errorf("lsm: open %s: %w", dir, err)
+	}
+	return &Store{db: db, dir: dir, opts: o}, nil
+}
+
+// Dir returns the directory the store was opened on ("" when InMemory).
+func (s *Store) Dir() string { return s.dir }
+
+// Close flushes and closes the store. Later calls return ErrClosed.
+func (s *Store) Close() error {
+	if s.closed.Swap(true) {
+		return ErrClosed
+	}
+	s.reclaimMu.Lock() // let a running Reclaim finish its step
+	defer s.reclaimMu.Unlock()
+	if err := s.db.Close(); err != nil {
+		return fmt.Errorf("lsm: close %s: %w", s.dir, err)
+	}
+	return nil
+}
+
+// MaxBatchSize returns the largest total size in bytes (keys plus inline
+// values plus per-entry overhead) one transaction may hold.
+func (s *Store) MaxBatchSize() int64 { return s.db.MaxBatchSize() }
+
+// MaxBatchCount returns the largest number of entries one transaction may
+// hold.
+func (s *Store) MaxBatchCount() int64 { return s.db.MaxBatchCount() }
+
+// Sync flushes the write-ahead and value logs to stable storage, making
+// every write committed so far survive power loss.
+func (s *Store) Sync() error {
+	if s.closed.Load() {
+		return ErrClosed
+	}
+	return s.db.Sync()
+}
+
+// DiskUsage returns the bytes of the store's files on disk: value-log files
+// as vlogBytes, everything else (tables, write-ahead logs, manifest) as
+// lsmBytes. It measures the directory each time, so it is exact but not
+// free; it returns zeros for an InMemory store.
+func (s *Store) DiskUsage() (lsmBytes, vlogBytes int64) {
+	if s.dir == "" {
+		return 0, 0
+	}
+	entries, err := os.ReadDir(s.dir)
+	if err != nil {
+		return 0, 0
+	}
+	for _, e := range entries {
+		info, err := e.Info()
+		if err != nil || !info.Mode().IsRegular() {
+			continue
+		}
+		if filepath.Ext(e.Name()) == ".vlog" {
+			vlogBytes += info.Size()
+		} else {
+			lsmBytes += info.Size()
+		}
+	}
+	return lsmBytes, vlogBytes
+}
+
+const (
+	maxUpdateAttempts = 10
+	backoffBase       = 200 * time.Microsecond
+	backoffMax        = 20 * time.Millisecond
+)
+
+// Update runs fn in a read-write transaction and commits it. fn must be
+// re-runnable: when the commit conflicts with a concurrent transaction
+// (one that wrote a key this one read), Update discards the writes and
+// runs fn again, up to 10 attempts with jittered exponential backoff, then
+// returns an error wrapping ErrConflict. Any error from fn aborts the
+// transaction and is returned as is. Iterators fn leaves open are closed.
+func (s *Store) Update(fn func(*Txn) error) error {
+	if s.closed.Load() {
+		return ErrClosed
+	}
+	if s.opts.ReadOnly {
+		return ErrReadOnly
+	}
+	backoff := backoffBase
+	for attempt := 1; ; attempt++ {
+		err := s.updateOnce(fn)
+		if !errors.Is(err, badger.ErrConflict) {
+			return err
+		}
+		if attempt == maxUpdateAttempts {
+			return fmt.Errorf("%w after %d attempts", ErrConflict, attempt)
+		}
+		time.Sleep(backoff/2 + rand.N(backoff/2+1))
+		backoff = min(2*backoff, backoffMax)
+	}
+}
+
+func (s *Store) updateOnce(fn func(*Txn) error) error {
+	bt := s.db.NewTransaction(true)
+	t := &Txn{s: s, t: bt, update: true}
+	defer t.discard()
+	if err := fn(t); err != nil {
+		return err
+	}
+	t.closeIters()
+	s.gate.RLock()
+	err := bt.Commit()
+	s.gate.RUnlock()
+	return mapErr(err)
+}
+
+// View runs fn in a read-only transaction: a consistent snapshot of the
+// store as of the call. Writes inside View return ErrReadOnly. Iterators
+// fn leaves open are closed.
+func (s *Store) View(fn func(*Txn) error) error {
+	if s.closed.Load() {
+		return ErrClosed
+	}
+	t := &Txn{s: s, t: s.db.NewTransaction(false)}
+	defer t.discard()
+	return fn(t)
+}
+
+// mapErr translates Badger errors into this package's sentinels.
+func mapErr(err error) error {
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, badger.ErrKeyNotFound):
+		return ErrNotFound
+	case errors.Is(err, badger.ErrTxnTooBig):
+		return ErrTxnTooBig
+	case errors.Is(err, badger.ErrReadOnlyTxn):
+		return ErrReadOnly
+	case errors.Is(err, badger.ErrDBClosed):
+		return ErrClosed
+	case errors.Is(err, badger.ErrConflict):
+		return err // Update retries it
+	}
+	return fmt.Errorf("lsm: %w", err)
+}
+
+// Txn is a transaction handed to the function passed to Update or View.
+// It is valid only during that call and must not be used concurrently.
+type Txn struct {
+	s      *Store
+	t      *badger.Txn
+	update bool
+	done   bool
+	iters  []*Iter
+}
+
+func (t *Txn) discard() {
+	t.closeIters()
+	t.done = true
+	t.t.Discard()
+}
+
+func (t *Txn) closeIters() {
+	for _, it := range t.iters {
+		it.Close()
+	}
+	t.iters = nil
+}
+
+func (t *Txn) check() error {
+	if t.done {
+		return errors.New("lsm: transaction used after it ended")
+	}
+	if t.s.closed.Load() {
+		return ErrClosed
+	}
+	return nil
+}
+
+// Get returns a copy of the value of key, or ErrNotFound.
+func (t *Txn) Get(key []byte) ([]byte, error) {
+	if err := t.check(); err != nil {
+		return nil, err
+	}
+	if len(key) == 0 {
+		return nil, ErrNotFound
+	}
+	item, err := t.t.Get(key)
+	if err != nil {
+		return nil, mapErr(err)
+	}
+	v, err := item.ValueCopy(nil)
+	return v, mapErr(err)
+}
+
+// Has reports whether key has a value, without reading the value.
+func (t *Txn) Has(key []byte) (bool, error) {
+	if err := t.check(); err != nil {
+		return false, err
+	}
+	if len(key) == 0 {
+		return false, nil
+	}
+	_, err := t.t.Get(key)
+	switch {
+	case err == nil:
+		return true, nil
+	case errors.Is(err, badger.ErrKeyNotFound):
+		return false, nil
+	}
+	return false, mapErr(err)
+}
+
+func checkKV(key []byte, val []byte) error {
+	switch {
+	case len(key) == 0:
+		return fmt.Errorf("%w: empty key", ErrInvalidKey)
+	case len(key) > MaxKeySize:
+		return fmt.Errorf("%w: key of %d bytes exceeds %d", ErrInvalidKey, len(key), MaxKeySize)
+	case key[0] == tagInternal || key[0] == '!':
+		// '!' is Badger's own prefix ("!badger!").
+		return fmt.Errorf("%w: tag byte 0x%02x is reserved", ErrInvalidKey, key[0])
+	case len(val) > MaxValueSize:
+		return fmt.Errorf("%w: %d bytes exceeds %d", ErrValueTooLarge, len(val), MaxValueSize)
+	}
+	return nil
+}
+
+// Set stores val under key when the transaction commits. The store keeps
+// its own copies, so the caller may reuse key and val after Set returns.
+// It returns ErrTxnTooBig when the transaction is full (it remains usable),
+// ErrReadOnly inside View.
+func (t *Txn) Set(key, val []byte) error {
+	if err := t.check(); err != nil {
+		return err
+	}
+	if !t.update {
+		return ErrReadOnly
+	}
+	if err := checkKV(key, val); err != nil {
+		return err
+	}
+	if t.s.opts.InMemory && int64(len(val)) >= t.s.MaxBatchSize() {
+		return ErrTxnTooBig
+	}
+	return mapErr(t.t.Set(append([]byte(nil), key...), append([]byte(nil), val...)))
+}
+
+// Delete removes key when the transaction commits; deleting a missing key
+// is not an error. Errors are as for Set.
+func (t *Txn) Delete(key []byte) error {
+	if err := t.check(); err != nil {
+		return err
+	}
+	if !t.update {
+		return ErrReadOnly
+	}
+	if err := checkKV(key, nil); err != nil {
+		return err
+	}
+	return mapErr(t.t.Delete(append([]byte(nil), key...)))
+}
