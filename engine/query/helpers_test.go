@@ -32,22 +32,6 @@ func codeOf(err error) int {
 	return -1
 }
 
-func js(v any) string {
-	switch t := v.(type) {
-	case bson.D:
-		b, err := bson.MarshalExtJSON(t, false, false)
-		if err != nil {
-			return "<" + err.Error() + ">"
-		}
-		return string(b)
-	}
-	b, err := bson.MarshalExtJSON(bson.D{{Key: "v", Value: v}}, false, false)
-	if err != nil {
-		return "<" + err.Error() + ">"
-	}
-	return string(b)
-}
-
 func TestHelperNested(t *testing.T) {
 	d := D(t, `{"a": {"b": [1, {"c": 2}]}}`)
 	if _, ok := d[0].Value.(bson.D); !ok {

@@ -1,6 +1,8 @@
 package query
 
 import (
+	"math"
+	"math/big"
 	"strconv"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -18,4 +20,171 @@ func decimalToFloat(d bson.Decimal128) (float64, bool) {
 		return 0, false
 	}
 	return f, true
+}
+
+// numRank orders the numeric types by width: the result of arithmetic has
+// the wider operand's type.
+func numRank(v any) int {
+	switch v.(type) {
+	case int32:
+		return 1
+	case int64:
+		return 2
+	case float64:
+		return 3
+	case bson.Decimal128:
+		return 4
+	}
+	return 0
+}
+
+func toInt64(v any) int64 {
+	switch t := v.(type) {
+	case int32:
+		return int64(t)
+	case int64:
+		return t
+	}
+	return 0
+}
+
+func toFloat(v any) float64 {
+	switch t := v.(type) {
+	case int32:
+		return float64(t)
+	case int64:
+		return float64(t)
+	case float64:
+		return t
+	case bson.Decimal128:
+		f, _ := decimalToFloat(t)
+		return f
+	}
+	return 0
+}
+
+// toDecimal converts a number to Decimal128; doubles keep 15 significant
+// digits, as MongoDB converts them.
+func toDecimal(v any) bson.Decimal128 {
+	var s string
+	switch t := v.(type) {
+	case bson.Decimal128:
+		return t
+	case int32:
+		s = strconv.FormatInt(int64(t), 10)
+	case int64:
+		s = strconv.FormatInt(t, 10)
+	case float64:
+		switch {
+		case math.IsNaN(t):
+			s = "NaN"
+		case math.IsInf(t, 1):
+			s = "Infinity"
+		case math.IsInf(t, -1):
+			s = "-Infinity"
+		default:
+			s = strconv.FormatFloat(t, 'g', 15, 64)
+		}
+	}
+	d, err := bson.ParseDecimal128(s)
+	if err != nil {
+		d, _ = bson.ParseDecimal128("NaN")
+	}
+	return d
+}
+
+// zeroLike returns zero of v's numeric type ($mul on a missing field).
+func zeroLike(v any) any {
+	switch v.(type) {
+	case int32:
+		return int32(0)
+	case int64:
+		return int64(0)
+	case bson.Decimal128:
+		d, _ := bson.ParseDecimal128("0")
+		return d
+	}
+	return float64(0)
+}
+
+// addNumbers adds two numbers with MongoDB's type promotion: int32
+// overflow widens to int64, int64 overflow to double; a double makes a
+// double, a decimal a decimal.
+func addNumbers(a, b any) any {
+	switch max(numRank(a), numRank(b)) {
+	case 1:
+		s := toInt64(a) + toInt64(b)
+		if s >= math.MinInt32 && s <= math.MaxInt32 {
+			return int32(s)
+		}
+		return s
+	case 2:
+		x, y := toInt64(a), toInt64(b)
+		s := x + y
+		if (s > x) == (y > 0) {
+			return s
+		}
+		return float64(x) + float64(y)
+	case 3:
+		return toFloat(a) + toFloat(b)
+	}
+	return decimalOp(toDecimal(a), toDecimal(b), false)
+}
+
+// mulNumbers multiplies with the same promotion rules as addNumbers.
+func mulNumbers(a, b any) any {
+	switch max(numRank(a), numRank(b)) {
+	case 1:
+		p := toInt64(a) * toInt64(b)
+		if p >= math.MinInt32 && p <= math.MaxInt32 {
+			return int32(p)
+		}
+		return p
+	case 2:
+		x, y := toInt64(a), toInt64(b)
+		if x == 0 || y == 0 {
+			return int64(0)
+		}
+		p := x * y
+		if p/y == x && !(x == -1 && y == math.MinInt64) && !(y == -1 && x == math.MinInt64) {
+			return p
+		}
+		return float64(x) * float64(y)
+	case 3:
+		return toFloat(a) * toFloat(b)
+	}
+	return decimalOp(toDecimal(a), toDecimal(b), true)
+}
+
+// decimalOp adds or multiplies two decimals exactly when both are finite
+// and the result fits, and through float64 otherwise.
+func decimalOp(a, b bson.Decimal128, mul bool) bson.Decimal128 {
+	ai, ae, errA := a.BigInt()
+	bi, be, errB := b.BigInt()
+	if errA == nil && errB == nil {
+		var r big.Int
+		exp := 0
+		if mul {
+			r.Mul(ai, bi)
+			exp = ae + be
+		} else {
+			// Align to the smaller exponent.
+			exp = min(ae, be)
+			x := new(big.Int).Mul(ai, pow10(ae-exp))
+			y := new(big.Int).Mul(bi, pow10(be-exp))
+			r.Add(x, y)
+		}
+		if d, ok := bson.ParseDecimal128FromBigInt(&r, exp); ok {
+			return d
+		}
+	}
+	fa, fb := toFloat(a), toFloat(b)
+	if mul {
+		return toDecimal(fa * fb)
+	}
+	return toDecimal(fa + fb)
+}
+
+func pow10(n int) *big.Int {
+	return new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(n)), nil)
 }

@@ -1,0 +1,165 @@
+package query
+
+import (
+	"github.com/ttlkv/ttlkv/doc"
+	"go.mongodb.org/mongo-driver/v2/bson"
+)
+
+// SortKey is one field of a sort specification.
+type SortKey struct {
+	Path string // dotted field path
+	Desc bool   // true for -1
+}
+
+// Sort is a parsed sort specification. It is immutable and safe for
+// concurrent use.
+type Sort struct {
+	keys    []SortKey
+	parts   [][]string
+	natural int // 0, or ±1 for {$natural: ±1}
+}
+
+// ParseSort parses a sort document. Each value must be 1 or -1 as an
+// int32, int64 or double; anything else is 2 BadValue. {$natural: ±1} is
+// accepted only alone and is reported by NaturalOrder; {$meta: ...} is 2
+// BadValue (text scores are not supported). An empty document sorts
+// nothing.
+func ParseSort(s bson.D) (*Sort, error) {
+	out := &Sort{}
+	seen := map[string]bool{}
+	for _, e := range s {
+		if m, ok := e.Value.(bson.D); ok && len(m) > 0 && m[0].Key == "$meta" {
+			return nil, badValue("$meta sort is not supported by ttlkv")
+		}
+		dir, ok := plusMinusOne(e.Value)
+		if !ok {
+			return nil, badValue("$sort key ordering must be 1 (for ascending) or -1 (for descending)")
+		}
+		if e.Key == "$natural" {
+			if len(s) != 1 {
+				return nil, badValue("$natural sort cannot be combined with other sort keys")
+			}
+			out.natural = dir
+			return out, nil
+		}
+		parts, ok := splitPath(e.Key)
+		if !ok {
+			return nil, badValue("sort key %q is not a valid field path", e.Key)
+		}
+		for _, p := range parts {
+			if len(p) > 0 && p[0] == '$' {
+				return nil, badValue("FieldPath field names may not start with '$'. Consider using $getField or $setField.")
+			}
+		}
+		if seen[e.Key] {
+			return nil, badValue("sort key %q appears twice", e.Key)
+		}
+		seen[e.Key] = true
+		out.keys = append(out.keys, SortKey{Path: e.Key, Desc: dir < 0})
+		out.parts = append(out.parts, parts)
+	}
+	return out, nil
+}
+
+// plusMinusOne reads a sort direction: 1 or -1 as int32, int64 or double.
+func plusMinusOne(v any) (int, bool) {
+	switch t := v.(type) {
+	case int32:
+		if t == 1 || t == -1 {
+			return int(t), true
+		}
+	case int64:
+		if t == 1 || t == -1 {
+			return int(t), true
+		}
+	case float64:
+		if t == 1 || t == -1 {
+			return int(t), true
+		}
+	}
+	return 0, false
+}
+
+// NaturalOrder reports {$natural: dir} sorts: ok is true and dir is 1 or
+// -1. For any other sort ok is false.
+func (s *Sort) NaturalOrder() (dir int, ok bool) {
+	if s == nil || s.natural == 0 {
+		return 0, false
+	}
+	return s.natural, true
+}
+
+// Keys returns the sort fields in priority order (nil for a natural or
+// empty sort). The caller must not modify the slice.
+func (s *Sort) Keys() []SortKey {
+	if s == nil {
+		return nil
+	}
+	return s.keys
+}
+
+// Compare orders documents a and b by the sort keys with MongoDB's
+// semantics: a missing field sorts as null; an array field sorts by its
+// smallest element ascending and its largest element descending; an empty
+// array sorts before null. It returns 0 for ties (the caller keeps its
+// own order) and for natural or empty sorts.
+func (s *Sort) Compare(a, b bson.D) int {
+	if s == nil {
+		return 0
+	}
+	for i, k := range s.keys {
+		ka := sortKey(a, s.parts[i], k.Desc)
+		kb := sortKey(b, s.parts[i], k.Desc)
+		c := doc.Compare(ka, kb)
+		if k.Desc {
+			c = -c
+		}
+		if c != 0 {
+			return c
+		}
+	}
+	return 0
+}
+
+// emptyArrayKey is the sort key of an empty array: below null. MongoDB
+// uses undefined for it.
+var emptyArrayKey any = bson.Undefined{}
+
+// sortKey returns the value a document sorts by on one key.
+func sortKey(d bson.D, parts []string, desc bool) any {
+	var buf [8]item
+	items := collect(d, parts, false, buf[:0])
+	var best any
+	have := false
+	consider := func(v any) {
+		if !have {
+			best, have = v, true
+			return
+		}
+		c := doc.Compare(v, best)
+		if (desc && c > 0) || (!desc && c < 0) {
+			best = v
+		}
+	}
+	for _, it := range items {
+		if !it.present {
+			consider(nil)
+			continue
+		}
+		if arr, ok := it.v.(bson.A); ok {
+			if len(arr) == 0 {
+				consider(emptyArrayKey)
+				continue
+			}
+			for _, e := range arr {
+				consider(e)
+			}
+			continue
+		}
+		consider(it.v)
+	}
+	if !have {
+		return nil
+	}
+	return best
+}

@@ -1,0 +1,971 @@
+package query
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/ttlkv/ttlkv/doc"
+	"go.mongodb.org/mongo-driver/v2/bson"
+)
+
+// MongoDB error codes the update language returns that doc does not
+// define.
+const (
+	CodePathNotViable              = doc.Code(28) // a path through a non-container
+	CodeConflictingUpdateOperators = doc.Code(40) // two modifiers on overlapping paths
+	CodeEmptyFieldName             = doc.Code(56) // an update path with an empty component
+	CodeDollarPrefixedFieldName    = doc.Code(52) // a replacement with a $-prefixed field
+)
+
+// UpdateOptions carry the context an update is applied in.
+type UpdateOptions struct {
+	// Now is the time $currentDate writes. The zero value means
+	// time.Now().
+	Now time.Time
+	// IsUpsertInsert is true when the update builds the document an
+	// upsert inserts; only then does $setOnInsert apply.
+	IsUpsertInsert bool
+}
+
+// Update is a parsed update document: either modifiers ($set, $inc...)
+// or a replacement document. It is immutable and safe for concurrent use.
+type Update struct {
+	replacement bson.D
+	isRepl      bool
+	mods        []*modifier
+}
+
+// modifier is one field of one update operator.
+type modifier struct {
+	op    string
+	path  string
+	parts []string
+	arg   any
+	// $rename
+	to      string
+	toParts []string
+	// $push / $addToSet
+	each     bson.A
+	slice    *int64
+	position *int64
+	sort     any // nil, int (±1) or *Sort
+	// $pull
+	pull expr
+	// $currentDate
+	timestamp bool
+}
+
+var modifierNames = map[string]bool{
+	"$set": true, "$unset": true, "$inc": true, "$mul": true, "$min": true, "$max": true,
+	"$rename": true, "$push": true, "$addToSet": true, "$pull": true, "$pullAll": true,
+	"$pop": true, "$currentDate": true, "$setOnInsert": true,
+}
+
+// ParseUpdate parses an update document. A document whose first field
+// starts with '$' is the modifier form; any other document (including
+// {}) is a replacement. Errors carry MongoDB's codes: 9 FailedToParse for
+// an unknown modifier or a modifier whose operand is not a document, 2
+// BadValue for malformed operands, 14 TypeMismatch for a non-numeric $inc
+// or $mul operand, 56 EmptyFieldName, 40 ConflictingUpdateOperators for
+// two modifiers on overlapping paths. The positional operators $ and $[]
+// are not supported (2 BadValue).
+func ParseUpdate(u bson.D) (*Update, error) {
+	if len(u) == 0 || !strings.HasPrefix(u[0].Key, "$") {
+		for _, e := range u {
+			if strings.HasPrefix(e.Key, "$") {
+				return nil, doc.Errorf(CodeDollarPrefixedFieldName,
+					"The dollar ($) prefixed field '%s' in '%s' is not allowed in the context of an update's replacement document. Consider using an aggregation pipeline with $replaceWith.", e.Key, e.Key)
+			}
+		}
+		return &Update{replacement: u, isRepl: true}, nil
+	}
+	up := &Update{}
+	for _, e := range u {
+		if !modifierNames[e.Key] {
+			return nil, doc.Errorf(doc.CodeFailedToParse,
+				"Unknown modifier: %s. Expected a valid update modifier or pipeline-style update specified as an array", e.Key)
+		}
+		fields, ok := e.Value.(bson.D)
+		if !ok {
+			return nil, doc.Errorf(doc.CodeFailedToParse,
+				"Modifiers operate on fields but we found type %s instead. For example: {$mod: {<field>: ...}} not {%s: %v}", typeName(e.Value), e.Key, e.Value)
+		}
+		for _, f := range fields {
+			m, err := parseModifier(e.Key, f.Key, f.Value)
+			if err != nil {
+				return nil, err
+			}
+			up.mods = append(up.mods, m)
+		}
+	}
+	if err := checkConflicts(up.mods); err != nil {
+		return nil, err
+	}
+	// MongoDB applies modifiers in field-name order (numeric names in
+	// numeric order), which fixes where new fields are appended.
+	slices.SortStableFunc(up.mods, func(a, b *modifier) int { return comparePaths(a.parts, b.parts) })
+	return up, nil
+}
+
+// ParsePipelineUpdate reports that pipeline-style updates (an array of
+// stages) are not supported: it always returns 2 BadValue.
+func ParsePipelineUpdate(bson.A) (*Update, error) {
+	return nil, badValue("pipeline-style updates are not supported by ttlkv")
+}
+
+func typeName(v any) string {
+	if n := doc.TypeName(v); n != "" {
+		return n
+	}
+	return fmt.Sprintf("%T", v)
+}
+
+func comparePaths(a, b []string) int {
+	for i := 0; i < len(a) && i < len(b); i++ {
+		ia, okA := arrayIndex(a[i])
+		ib, okB := arrayIndex(b[i])
+		var c int
+		if okA && okB {
+			c = ia - ib
+		} else {
+			c = strings.Compare(a[i], b[i])
+		}
+		if c != 0 {
+			return c
+		}
+	}
+	return len(a) - len(b)
+}
+
+func parseUpdatePath(op, path string) ([]string, error) {
+	if path == "" {
+		return nil, doc.Errorf(CodeEmptyFieldName, "An empty update path is not valid.")
+	}
+	parts := strings.Split(path, ".")
+	for _, p := range parts {
+		if p == "" {
+			return nil, doc.Errorf(CodeEmptyFieldName, "The update path '%s' contains an empty field name, which is not allowed.", path)
+		}
+		if p == "$" || strings.HasPrefix(p, "$[") {
+			return nil, badValue("the positional operator %s in '%s' is not supported by ttlkv", p, path)
+		}
+	}
+	return parts, nil
+}
+
+func parseModifier(op, path string, v any) (*modifier, error) {
+	parts, err := parseUpdatePath(op, path)
+	if err != nil {
+		return nil, err
+	}
+	m := &modifier{op: op, path: path, parts: parts, arg: v}
+	switch op {
+	case "$inc", "$mul":
+		if !doc.IsNumber(v) {
+			verb := "increment"
+			if op == "$mul" {
+				verb = "multiply"
+			}
+			return nil, doc.Errorf(doc.CodeTypeMismatch, "Cannot %s with non-numeric argument: {%s: %v}", verb, path, v)
+		}
+	case "$rename":
+		to, ok := v.(string)
+		if !ok {
+			return nil, badValue("The 'to' field for $rename must be a string: %s: %v", path, v)
+		}
+		toParts, err := parseUpdatePath(op, to)
+		if err != nil {
+			return nil, err
+		}
+		if to == path {
+			return nil, badValue("The source and target field for $rename must differ: %s: %q", path, to)
+		}
+		if isPrefix(parts, toParts) || isPrefix(toParts, parts) {
+			return nil, badValue("The source and target field for $rename must not be on the same path: %s: %q", path, to)
+		}
+		m.to, m.toParts = to, toParts
+	case "$push", "$addToSet":
+		if err := parsePush(m, v); err != nil {
+			return nil, err
+		}
+	case "$pull":
+		x, err := parsePullCond(v)
+		if err != nil {
+			return nil, err
+		}
+		m.pull = x
+	case "$pullAll":
+		if _, ok := v.(bson.A); !ok {
+			return nil, badValue("$pullAll requires an array argument but was given a %s", typeName(v))
+		}
+	case "$pop":
+		n, ok := wholeNumber(v)
+		if !ok || (n != 1 && n != -1) {
+			return nil, doc.Errorf(doc.CodeFailedToParse, "$pop expects 1 or -1, found: %v", v)
+		}
+	case "$currentDate":
+		switch t := v.(type) {
+		case bool:
+		case bson.D:
+			if len(t) != 1 || t[0].Key != "$type" {
+				return nil, badValue("The '$type' string field is required to be 'date' or 'timestamp': {$currentDate: {field : {$type: 'date'}}}")
+			}
+			switch t[0].Value {
+			case "date":
+			case "timestamp":
+				m.timestamp = true
+			default:
+				return nil, badValue("The '$type' string field is required to be 'date' or 'timestamp': {$currentDate: {field : {$type: 'date'}}}")
+			}
+		default:
+			return nil, badValue("%s is not valid type for $currentDate. Please use a boolean ('true') or a $type expression ({$type: 'timestamp/date'}).", typeName(v))
+		}
+	}
+	return m, nil
+}
+
+func parsePush(m *modifier, v any) error {
+	d, ok := v.(bson.D)
+	if !ok || len(d) == 0 || d[0].Key != "$each" && !(m.op == "$push" && hasKey(d, "$each")) {
+		m.each = bson.A{v}
+		return nil
+	}
+	if !hasKey(d, "$each") {
+		m.each = bson.A{v}
+		return nil
+	}
+	for _, e := range d {
+		switch e.Key {
+		case "$each":
+			arr, ok := e.Value.(bson.A)
+			if !ok {
+				return badValue("The argument to $each in %s must be an array but it was of type: %s", m.op, typeName(e.Value))
+			}
+			m.each = arr
+		case "$slice", "$position":
+			if m.op != "$push" {
+				return badValue("Found unexpected fields after $each in $addToSet: %s", e.Key)
+			}
+			n, ok := wholeNumber(e.Value)
+			if !ok {
+				return badValue("The value for %s must be an integer value but was given type: %s", e.Key, typeName(e.Value))
+			}
+			if e.Key == "$slice" {
+				m.slice = &n
+			} else {
+				m.position = &n
+			}
+		case "$sort":
+			if m.op != "$push" {
+				return badValue("Found unexpected fields after $each in $addToSet: %s", e.Key)
+			}
+			if dir, ok := plusMinusOne(e.Value); ok {
+				m.sort = dir
+				continue
+			}
+			sd, ok := e.Value.(bson.D)
+			if !ok || len(sd) == 0 {
+				return badValue("The $sort is invalid: use 1/-1 to sort the whole element, or {field:1/-1} to sort embedded fields")
+			}
+			s, err := ParseSort(sd)
+			if err != nil {
+				return err
+			}
+			if _, nat := s.NaturalOrder(); nat {
+				return badValue("The $sort is invalid: $natural is not allowed")
+			}
+			m.sort = s
+		default:
+			if m.op == "$addToSet" {
+				return badValue("Found unexpected fields after $each in $addToSet: %s", e.Key)
+			}
+			return badValue("Unrecognized clause in $push: %s", e.Key)
+		}
+	}
+	return nil
+}
+
+func hasKey(d bson.D, k string) bool { return fieldIndex(d, k) >= 0 }
+
+// parsePullCond parses $pull's operand: an operator document applies to
+// each element, any other document is a filter on document elements, a
+// regex matches strings, anything else is equality.
+func parsePullCond(v any) (expr, error) {
+	switch t := v.(type) {
+	case bson.D:
+		if len(t) > 0 && strings.HasPrefix(t[0].Key, "$") && !logicalOps[t[0].Key] {
+			xs, err := parseOps("", nil, t, 1)
+			if err != nil {
+				return nil, err
+			}
+			return andExpr(xs), nil
+		}
+		x, err := parseDoc(t, 1)
+		if err != nil {
+			return nil, err
+		}
+		return docOnly{x}, nil
+	case bson.Regex:
+		return regexExpr("", nil, t.Pattern, t.Options)
+	}
+	return eqExpr("", nil, v), nil
+}
+
+// docOnly matches only document roots against a filter.
+type docOnly struct{ e expr }
+
+func (d docOnly) match(root any) bool {
+	if _, ok := root.(bson.D); !ok {
+		return false
+	}
+	return d.e.match(root)
+}
+
+func isPrefix(p, of []string) bool {
+	if len(p) > len(of) {
+		return false
+	}
+	for i := range p {
+		if p[i] != of[i] {
+			return false
+		}
+	}
+	return true
+}
+
+func checkConflicts(mods []*modifier) error {
+	type target struct {
+		path  string
+		parts []string
+	}
+	var ts []target
+	for _, m := range mods {
+		ts = append(ts, target{m.path, m.parts})
+		if m.op == "$rename" {
+			ts = append(ts, target{m.to, m.toParts})
+		}
+	}
+	for i := range ts {
+		for j := i + 1; j < len(ts); j++ {
+			if isPrefix(ts[i].parts, ts[j].parts) || isPrefix(ts[j].parts, ts[i].parts) {
+				a, b := ts[i].path, ts[j].path
+				if len(b) < len(a) {
+					a, b = b, a
+				}
+				return doc.Errorf(CodeConflictingUpdateOperators, "Updating the path '%s' would create a conflict at '%s'", b, a)
+			}
+		}
+	}
+	return nil
+}
+
+// IsReplacement reports whether the update is a replacement document.
+func (u *Update) IsReplacement() bool { return u.isRepl }
+
+// Apply returns the document that results from applying the update to d.
+// d is never modified; the result shares no documents or arrays with d.
+// Existing fields keep their position, new fields are appended to their
+// parent; a replacement keeps d's _id as its first field. Errors: 66
+// ImmutableField when _id would change or disappear, 14 TypeMismatch for
+// $inc/$mul on a non-number and $pop on a non-array, 2 BadValue for
+// $push/$addToSet/$pull/$pullAll on a non-array, 28 PathNotViable for a
+// path through a scalar.
+func (u *Update) Apply(d bson.D, o UpdateOptions) (bson.D, error) {
+	oldID, hadID := getField(d, "_id")
+	if u.isRepl {
+		out := make(bson.D, 0, len(u.replacement)+1)
+		newID, hasID := getField(u.replacement, "_id")
+		if hadID {
+			if hasID && !sameValue(oldID, newID) {
+				return nil, immutableID()
+			}
+			out = append(out, bson.E{Key: "_id", Value: cloneValue(oldID)})
+		} else if hasID {
+			out = append(out, bson.E{Key: "_id", Value: cloneValue(newID)})
+		}
+		for _, e := range u.replacement {
+			if e.Key == "_id" {
+				continue
+			}
+			out = append(out, bson.E{Key: e.Key, Value: cloneValue(e.Value)})
+		}
+		return out, nil
+	}
+	if o.Now.IsZero() {
+		o.Now = time.Now()
+	}
+	out := cloneDoc(d)
+	if out == nil {
+		out = bson.D{}
+	}
+	for _, m := range u.mods {
+		var err error
+		out, err = m.apply(out, d, o)
+		if err != nil {
+			return nil, err
+		}
+	}
+	if hadID {
+		newID, ok := getField(out, "_id")
+		if !ok || !sameValue(oldID, newID) {
+			return nil, immutableID()
+		}
+	}
+	return out, nil
+}
+
+func immutableID() error {
+	return doc.Errorf(doc.CodeImmutableField, "Performing an update on the path '_id' would modify the immutable field '_id'")
+}
+
+// sameValue is strict identity of values: equal under BSON comparison
+// and of the same BSON type, recursively for documents and arrays.
+func sameValue(a, b any) bool {
+	if doc.TypeNumber(a) != doc.TypeNumber(b) {
+		return false
+	}
+	switch x := a.(type) {
+	case bson.D:
+		y := b.(bson.D)
+		if len(x) != len(y) {
+			return false
+		}
+		for i := range x {
+			if x[i].Key != y[i].Key || !sameValue(x[i].Value, y[i].Value) {
+				return false
+			}
+		}
+		return true
+	case bson.A:
+		y := b.(bson.A)
+		if len(x) != len(y) {
+			return false
+		}
+		for i := range x {
+			if !sameValue(x[i], y[i]) {
+				return false
+			}
+		}
+		return true
+	}
+	return doc.Compare(a, b) == 0
+}
+
+// Upsert returns the document an upsert inserts when filter matched
+// nothing: the filter's equality predicates (implicit, $eq and inside
+// $and; dotted paths become embedded documents), then the update applied
+// with IsUpsertInsert set. For a replacement the result is the
+// replacement plus the filter's _id when the replacement has none. _id,
+// when known, is the first field.
+func (u *Update) Upsert(filter bson.D, o UpdateOptions) (bson.D, error) {
+	base := bson.D{}
+	if err := addEqualities(&base, filter); err != nil {
+		return nil, err
+	}
+	o.IsUpsertInsert = true
+	var out bson.D
+	if u.isRepl {
+		out = cloneDoc(u.replacement)
+		if out == nil {
+			out = bson.D{}
+		}
+		if id, ok := getField(base, "_id"); ok {
+			if rid, has := getField(out, "_id"); has && !sameValue(id, rid) {
+				return nil, immutableID()
+			} else if !has {
+				out = append(out, bson.E{Key: "_id", Value: cloneValue(id)})
+			}
+		}
+	} else {
+		// A filter that fixes _id makes it immutable, as for updates.
+		var err error
+		out, err = u.Apply(base, o)
+		if err != nil {
+			return nil, err
+		}
+	}
+	return idFirst(out), nil
+}
+
+// idFirst moves the _id field to the front.
+func idFirst(d bson.D) bson.D {
+	i := fieldIndex(d, "_id")
+	if i <= 0 {
+		return d
+	}
+	e := d[i]
+	copy(d[1:i+1], d[:i])
+	d[0] = e
+	return d
+}
+
+func addEqualities(base *bson.D, filter bson.D) error {
+	for _, e := range filter {
+		if e.Key == "$and" {
+			arr, ok := e.Value.(bson.A)
+			if !ok {
+				continue
+			}
+			for _, s := range arr {
+				if sd, ok := s.(bson.D); ok {
+					if err := addEqualities(base, sd); err != nil {
+						return err
+					}
+				}
+			}
+			continue
+		}
+		if strings.HasPrefix(e.Key, "$") {
+			continue
+		}
+		v, ok := equalityValue(e.Value)
+		if !ok {
+			continue
+		}
+		parts, ok := splitPath(e.Key)
+		if !ok {
+			continue
+		}
+		nb, err := setPath(*base, parts, cloneValue(v), e.Key)
+		if err != nil {
+			return err
+		}
+		*base = nb.(bson.D)
+	}
+	return nil
+}
+
+// equalityValue returns the value a filter field fixes by equality.
+func equalityValue(v any) (any, bool) {
+	if _, ok := v.(bson.Regex); ok {
+		return nil, false
+	}
+	if ops, ok := isOperatorDoc(v); ok {
+		for _, op := range ops {
+			if op.Key == "$eq" {
+				if _, isRe := op.Value.(bson.Regex); isRe {
+					return nil, false
+				}
+				return op.Value, true
+			}
+		}
+		return nil, false
+	}
+	return v, true
+}
+
+// setPath stores val at parts inside container c (a document or array),
+// creating missing documents on the way and padding arrays with nulls.
+func setPath(c any, parts []string, val any, full string) (any, error) {
+	return modifyPath(c, parts, full, true, func(cur any, exists bool) (any, action, error) {
+		return val, actSet, nil
+	})
+}
+
+type action int
+
+const (
+	actKeep action = iota
+	actSet
+	actRemove
+)
+
+// leafFunc decides what happens at the end of an update path given the
+// current value there.
+type leafFunc func(cur any, exists bool) (any, action, error)
+
+// modifyPath walks parts inside container c and calls fn at the end. When
+// create is true missing documents are created on the way (and a path
+// through a scalar is 28 PathNotViable); otherwise a missing or
+// non-traversable intermediate makes the update a no-op. It returns the
+// possibly reallocated container.
+func modifyPath(c any, parts []string, full string, create bool, fn leafFunc) (any, error) {
+	key := parts[0]
+	last := len(parts) == 1
+	switch t := c.(type) {
+	case bson.D:
+		i := fieldIndex(t, key)
+		if last {
+			var cur any
+			if i >= 0 {
+				cur = t[i].Value
+			}
+			nv, act, err := fn(cur, i >= 0)
+			if err != nil {
+				return nil, err
+			}
+			switch act {
+			case actSet:
+				if i >= 0 {
+					t[i].Value = nv
+				} else {
+					t = append(t, bson.E{Key: key, Value: nv})
+				}
+			case actRemove:
+				if i >= 0 {
+					t = slices.Delete(t, i, i+1)
+				}
+			}
+			return t, nil
+		}
+		if i < 0 {
+			if !create {
+				return t, nil
+			}
+			child, err := modifyPath(bson.D{}, parts[1:], full, create, fn)
+			if err != nil {
+				return nil, err
+			}
+			if cd, ok := child.(bson.D); ok && len(cd) == 0 {
+				return t, nil // the leaf chose to do nothing
+			}
+			return append(t, bson.E{Key: key, Value: child}), nil
+		}
+		switch t[i].Value.(type) {
+		case bson.D, bson.A:
+		default:
+			if !create {
+				return t, nil
+			}
+			return nil, notViable(parts[1], key, t[i].Value)
+		}
+		child, err := modifyPath(t[i].Value, parts[1:], full, create, fn)
+		if err != nil {
+			return nil, err
+		}
+		t[i].Value = child
+		return t, nil
+	case bson.A:
+		idx, ok := arrayIndex(key)
+		if !ok {
+			if !create {
+				return t, nil
+			}
+			return nil, doc.Errorf(CodePathNotViable, "Cannot create field '%s' in element {%s: %s}", key, parentName(full, parts), js(t))
+		}
+		if last {
+			var cur any
+			exists := idx < len(t)
+			if exists {
+				cur = t[idx]
+			}
+			nv, act, err := fn(cur, exists)
+			if err != nil {
+				return nil, err
+			}
+			switch act {
+			case actSet:
+				for len(t) <= idx {
+					t = append(t, nil)
+				}
+				t[idx] = nv
+			case actRemove:
+				if exists {
+					t[idx] = nil // $unset of an element leaves null
+				}
+			}
+			return t, nil
+		}
+		if idx >= len(t) {
+			if !create {
+				return t, nil
+			}
+			child, err := modifyPath(bson.D{}, parts[1:], full, create, fn)
+			if err != nil {
+				return nil, err
+			}
+			if cd, ok := child.(bson.D); ok && len(cd) == 0 {
+				return t, nil
+			}
+			for len(t) < idx {
+				t = append(t, nil)
+			}
+			return append(t, child), nil
+		}
+		switch t[idx].(type) {
+		case bson.D, bson.A:
+		default:
+			if !create {
+				return t, nil
+			}
+			return nil, notViable(parts[1], key, t[idx])
+		}
+		child, err := modifyPath(t[idx], parts[1:], full, create, fn)
+		if err != nil {
+			return nil, err
+		}
+		t[idx] = child
+		return t, nil
+	}
+	return c, nil
+}
+
+func parentName(full string, parts []string) string {
+	all := strings.Split(full, ".")
+	n := len(all) - len(parts)
+	if n <= 0 {
+		return "root"
+	}
+	return all[n-1]
+}
+
+func notViable(field, key string, v any) error {
+	return doc.Errorf(CodePathNotViable, "Cannot create field '%s' in element {%s: %s}", field, key, strings.TrimSuffix(strings.TrimPrefix(js(v), `{"v":`), "}"))
+}
+
+// js renders a value as relaxed Extended JSON for error messages.
+func js(v any) string {
+	d, ok := v.(bson.D)
+	if !ok {
+		d = bson.D{{Key: "v", Value: v}}
+	}
+	b, err := bson.MarshalExtJSON(d, false, false)
+	if err != nil {
+		return fmt.Sprint(v)
+	}
+	return string(b)
+}
+
+func (m *modifier) apply(out, orig bson.D, o UpdateOptions) (bson.D, error) {
+	var fn leafFunc
+	create := true
+	switch m.op {
+	case "$set":
+		fn = func(any, bool) (any, action, error) { return cloneValue(m.arg), actSet, nil }
+	case "$setOnInsert":
+		if !o.IsUpsertInsert {
+			return out, nil
+		}
+		fn = func(any, bool) (any, action, error) { return cloneValue(m.arg), actSet, nil }
+	case "$unset":
+		create = false
+		fn = func(_ any, exists bool) (any, action, error) {
+			if !exists {
+				return nil, actKeep, nil
+			}
+			return nil, actRemove, nil
+		}
+	case "$inc", "$mul":
+		fn = func(cur any, exists bool) (any, action, error) {
+			if !exists {
+				if m.op == "$inc" {
+					return m.arg, actSet, nil
+				}
+				return zeroLike(m.arg), actSet, nil
+			}
+			if !doc.IsNumber(cur) {
+				return nil, 0, doc.Errorf(doc.CodeTypeMismatch,
+					"Cannot apply %s to a value of non-numeric type. {_id: %s} has the field '%s' of non-numeric type %s",
+					m.op, idString(orig), m.parts[len(m.parts)-1], typeName(cur))
+			}
+			var r any
+			if m.op == "$inc" {
+				r = addNumbers(cur, m.arg)
+			} else {
+				r = mulNumbers(cur, m.arg)
+			}
+			return r, actSet, nil
+		}
+	case "$min", "$max":
+		fn = func(cur any, exists bool) (any, action, error) {
+			if !exists {
+				return cloneValue(m.arg), actSet, nil
+			}
+			c := doc.Compare(m.arg, cur)
+			if (m.op == "$min" && c < 0) || (m.op == "$max" && c > 0) {
+				return cloneValue(m.arg), actSet, nil
+			}
+			return nil, actKeep, nil
+		}
+	case "$currentDate":
+		fn = func(any, bool) (any, action, error) {
+			if m.timestamp {
+				return bson.Timestamp{T: uint32(o.Now.Unix()), I: 1}, actSet, nil
+			}
+			return bson.NewDateTimeFromTime(o.Now), actSet, nil
+		}
+	case "$rename":
+		return m.applyRename(out)
+	case "$push", "$addToSet":
+		fn = func(cur any, exists bool) (any, action, error) {
+			var arr bson.A
+			if exists {
+				a, ok := cur.(bson.A)
+				if !ok {
+					if m.op == "$addToSet" {
+						return nil, 0, badValue("Cannot apply $addToSet to non-array field. Field named '%s' has non-array type %s", m.parts[len(m.parts)-1], typeName(cur))
+					}
+					return nil, 0, badValue("The field '%s' must be an array but is of type %s in document {_id: %s}", m.path, typeName(cur), idString(orig))
+				}
+				arr = a
+			}
+			if arr == nil {
+				arr = bson.A{}
+			}
+			if m.op == "$addToSet" {
+				for _, e := range m.each {
+					if !slices.ContainsFunc(arr, func(x any) bool { return doc.Compare(x, e) == 0 }) {
+						arr = append(arr, cloneValue(e))
+					}
+				}
+				return arr, actSet, nil
+			}
+			return m.push(arr), actSet, nil
+		}
+	case "$pull", "$pullAll":
+		create = false
+		fn = func(cur any, exists bool) (any, action, error) {
+			if !exists {
+				return nil, actKeep, nil
+			}
+			arr, ok := cur.(bson.A)
+			if !ok {
+				return nil, 0, badValue("Cannot apply %s to a non-array value", m.op)
+			}
+			kept := bson.A{}
+			for _, e := range arr {
+				if !m.pulls(e) {
+					kept = append(kept, e)
+				}
+			}
+			return kept, actSet, nil
+		}
+	case "$pop":
+		create = false
+		fn = func(cur any, exists bool) (any, action, error) {
+			if !exists {
+				return nil, actKeep, nil
+			}
+			arr, ok := cur.(bson.A)
+			if !ok {
+				return nil, 0, doc.Errorf(doc.CodeTypeMismatch, "Path '%s' contains an element of non-array type '%s'", m.path, typeName(cur))
+			}
+			if len(arr) == 0 {
+				return arr, actKeep, nil
+			}
+			if n, _ := wholeNumber(m.arg); n < 0 {
+				return arr[1:], actSet, nil
+			}
+			return arr[:len(arr)-1], actSet, nil
+		}
+	default:
+		return nil, doc.Errorf(doc.CodeInternalError, "modifier %s has no implementation", m.op)
+	}
+	r, err := modifyPath(out, m.parts, m.path, create, fn)
+	if err != nil {
+		return nil, err
+	}
+	return r.(bson.D), nil
+}
+
+func idString(d bson.D) string {
+	id, ok := getField(d, "_id")
+	if !ok {
+		return "null"
+	}
+	return strings.TrimSuffix(strings.TrimPrefix(js(id), `{"v":`), "}")
+}
+
+func (m *modifier) pulls(e any) bool {
+	if m.op == "$pullAll" {
+		for _, x := range m.arg.(bson.A) {
+			if doc.Compare(x, e) == 0 {
+				return true
+			}
+		}
+		return false
+	}
+	return m.pull.match(e)
+}
+
+// push inserts m.each into arr at $position, then applies $sort and
+// $slice.
+func (m *modifier) push(arr bson.A) bson.A {
+	vals := make(bson.A, len(m.each))
+	for i, e := range m.each {
+		vals[i] = cloneValue(e)
+	}
+	pos := int64(len(arr))
+	if m.position != nil {
+		pos = *m.position
+		if pos < 0 {
+			pos += int64(len(arr))
+			if pos < 0 {
+				pos = 0
+			}
+		}
+		if pos > int64(len(arr)) {
+			pos = int64(len(arr))
+		}
+	}
+	res := make(bson.A, 0, len(arr)+len(vals))
+	res = append(res, arr[:pos]...)
+	res = append(res, vals...)
+	res = append(res, arr[pos:]...)
+	switch s := m.sort.(type) {
+	case int:
+		slices.SortStableFunc(res, func(a, b any) int { return s * doc.Compare(a, b) })
+	case *Sort:
+		slices.SortStableFunc(res, func(a, b any) int {
+			da, _ := a.(bson.D)
+			db, _ := b.(bson.D)
+			return s.Compare(da, db)
+		})
+	}
+	if m.slice != nil {
+		n := *m.slice
+		switch {
+		case n >= 0 && n < int64(len(res)):
+			res = res[:n]
+		case n < 0 && -n < int64(len(res)):
+			res = res[int64(len(res))+n:]
+		}
+	}
+	return res
+}
+
+// applyRename moves the value at m.path to m.to. Neither path may go
+// through an array (2 BadValue).
+func (m *modifier) applyRename(out bson.D) (bson.D, error) {
+	var cur any = out
+	for i, p := range m.parts {
+		switch t := cur.(type) {
+		case bson.D:
+			v, ok := getField(t, p)
+			if !ok {
+				return out, nil
+			}
+			cur = v
+		case bson.A:
+			return nil, badValue("The source field cannot be an array element, '%s' in doc with %s being an array", m.path, strings.Join(m.parts[:i], "."))
+		default:
+			return out, nil
+		}
+	}
+	var c any = out
+	for i, p := range m.toParts[:len(m.toParts)-1] {
+		d, ok := c.(bson.D)
+		if !ok {
+			break
+		}
+		v, ok := getField(d, p)
+		if !ok {
+			break
+		}
+		if _, isArr := v.(bson.A); isArr {
+			return nil, badValue("The destination field cannot be an array element, '%s' in doc with %s being an array", m.to, strings.Join(m.toParts[:i+1], "."))
+		}
+		c = v
+	}
+	r, err := modifyPath(out, m.parts, m.path, false, func(any, bool) (any, action, error) { return nil, actRemove, nil })
+	if err != nil {
+		return nil, err
+	}
+	r, err = setPath(r, m.toParts, cur, m.to)
+	if err != nil {
+		return nil, err
+	}
+	return r.(bson.D), nil
+}
