@@ -1,0 +1,339 @@
+package query
+
+import (
+	"slices"
+
+	"github.com/ttlkv/ttlkv/doc"
+	"go.mongodb.org/mongo-driver/v2/bson"
+)
+
+// TypeBracket is an interval end point just before (Upper false) or just
+// after (Upper true) every value of the BSON type class of Like, so that
+// {$gt: 5} is (5, TypeBracket{Like: 5, Upper: true}].
+type TypeBracket struct {
+	Like  any
+	Upper bool
+}
+
+// Bound is one end of an Interval. Value is a BSON value, a TypeBracket,
+// bson.MinKey{} or bson.MaxKey{}.
+type Bound struct {
+	Value     any
+	Inclusive bool
+}
+
+// Interval is a range of index key values from Lo to Hi.
+type Interval struct {
+	Lo, Hi Bound
+}
+
+// Intervals is a list of intervals sorted ascending and non-overlapping.
+type Intervals []Interval
+
+// CompareBound orders bound values: BSON order (doc.Compare), with a
+// TypeBracket sorting before (Upper false) or after (Upper true) every
+// value of its class.
+func CompareBound(a, b any) int {
+	ca, ra := boundClass(a)
+	cb, rb := boundClass(b)
+	if ca != cb {
+		if ca < cb {
+			return -1
+		}
+		return 1
+	}
+	if ra != 0 || rb != 0 {
+		switch {
+		case ra < rb:
+			return -1
+		case ra > rb:
+			return 1
+		}
+		return 0
+	}
+	return doc.Compare(a, b)
+}
+
+// boundClass returns the class and -1/0/+1 for a lower bracket, a value,
+// an upper bracket.
+func boundClass(v any) (int, int) {
+	if tb, ok := v.(TypeBracket); ok {
+		if tb.Upper {
+			return doc.CanonicalType(tb.Like), 1
+		}
+		return doc.CanonicalType(tb.Like), -1
+	}
+	return doc.CanonicalType(v), 0
+}
+
+// Contains reports whether key lies inside one of the intervals.
+func (is Intervals) Contains(key any) bool {
+	for _, iv := range is {
+		lo := CompareBound(iv.Lo.Value, key)
+		hi := CompareBound(key, iv.Hi.Value)
+		if (lo < 0 || lo == 0 && iv.Lo.Inclusive) && (hi < 0 || hi == 0 && iv.Hi.Inclusive) {
+			return true
+		}
+	}
+	return false
+}
+
+func point(v any) Interval {
+	return Interval{Lo: Bound{v, true}, Hi: Bound{v, true}}
+}
+
+// allValues is [MinKey, MaxKey].
+var allValues = Intervals{{Lo: Bound{bson.MinKey{}, true}, Hi: Bound{bson.MaxKey{}, true}}}
+
+// Bounds returns a superset of the index keys of path that a matching
+// document can have, where a document's keys for path are the values the
+// path reaches with each array expanded into its elements (a missing
+// value keys as null, an empty array as undefined or []; the null bounds
+// cover all three). The bounds come from the top-level conjuncts (implicit
+// and explicit $and) on exactly path: equality, $gt/$gte/$lt/$lte (type
+// bracketed) and $in. ok is false when no such conjunct exists or it is
+// one bounds cannot express ($ne, $nin, $not, $regex, $elemMatch, a $in
+// with a regex, a range over an array, a path with a numeric component).
+// When several conjuncts bound the path they are intersected if intersect
+// is true; otherwise the bounds of one conjunct are returned, preferring
+// equality, then $in, then a range (as a multikey index needs).
+func (f *Filter) Bounds(path string, intersect bool) (Intervals, bool) {
+	if f == nil {
+		return nil, false
+	}
+	parts, okPath := splitPath(path)
+	if !okPath {
+		return nil, false
+	}
+	for _, p := range parts {
+		if _, num := arrayIndex(p); num {
+			return nil, false
+		}
+	}
+	var cands []*pathExpr
+	var walk func(a andExpr)
+	walk = func(a andExpr) {
+		for _, e := range a {
+			switch t := e.(type) {
+			case andExpr:
+				walk(t)
+			case *pathExpr:
+				if t.path == path && t.kind != opOther && t.parts != nil {
+					cands = append(cands, t)
+				}
+			}
+		}
+	}
+	walk(f.root)
+	var best Intervals
+	bestRank := 0
+	have := false
+	for _, c := range cands {
+		iv, ok := c.intervals()
+		if !ok {
+			continue
+		}
+		if intersect {
+			if !have {
+				best, have = iv, true
+			} else {
+				best = intersectIntervals(best, iv)
+			}
+			continue
+		}
+		rank := map[opKind]int{opEq: 3, opIn: 2}[c.kind] + 1
+		if rank > bestRank {
+			best, bestRank, have = iv, rank, true
+		}
+	}
+	return best, have
+}
+
+// nullKeys are the keys a document matching equality to null can have.
+var nullKeys = Intervals{point(bson.Undefined{}), point(nil), point(bson.A{})}
+
+func eqIntervals(v any) (Intervals, bool) {
+	switch t := v.(type) {
+	case nil, bson.Null:
+		return nullKeys, true
+	case bson.Regex:
+		return nil, false
+	case bson.A:
+		// The whole array as an element of an outer array, or the array
+		// itself whose keys include its first element.
+		if len(t) == 0 {
+			return normalize(Intervals{point(bson.Undefined{}), point(nil), point(bson.A{})}), true
+		}
+		return normalize(Intervals{point(t[0]), point(t)}), true
+	}
+	return Intervals{point(v)}, true
+}
+
+func (p *pathExpr) intervals() (Intervals, bool) {
+	switch p.kind {
+	case opEq:
+		return eqIntervals(p.arg)
+	case opIn:
+		if p.hasRe {
+			return nil, false
+		}
+		var out Intervals
+		for _, v := range p.args {
+			iv, ok := eqIntervals(v)
+			if !ok {
+				return nil, false
+			}
+			out = append(out, iv...)
+		}
+		return normalize(out), true
+	case opGt, opGte, opLt, opLte:
+		return rangeIntervals(p.kind, p.arg)
+	}
+	return nil, false
+}
+
+func rangeIntervals(k opKind, v any) (Intervals, bool) {
+	switch v.(type) {
+	case bson.A:
+		return nil, false
+	case nil, bson.Null:
+		if k == opGte || k == opLte {
+			return nullKeys, true
+		}
+		return Intervals{}, true
+	case bson.MinKey:
+		if k == opGt || k == opGte {
+			return allValues, true
+		}
+		if k == opLte {
+			return Intervals{point(bson.MinKey{})}, true
+		}
+		return Intervals{}, true
+	case bson.MaxKey:
+		if k == opLt || k == opLte {
+			return allValues, true
+		}
+		if k == opGte {
+			return Intervals{point(bson.MaxKey{})}, true
+		}
+		return Intervals{}, true
+	}
+	if isNaN(v) {
+		if k == opGte || k == opLte {
+			return Intervals{point(v)}, true
+		}
+		return Intervals{}, true
+	}
+	switch k {
+	case opGt, opGte:
+		return Intervals{{Lo: Bound{v, k == opGte}, Hi: Bound{TypeBracket{Like: v, Upper: true}, true}}}, true
+	}
+	return Intervals{{Lo: Bound{TypeBracket{Like: v}, true}, Hi: Bound{v, k == opLte}}}, true
+}
+
+// normalize sorts intervals and merges overlapping or touching ones.
+func normalize(in Intervals) Intervals {
+	in = slices.Clone(in)
+	slices.SortFunc(in, func(a, b Interval) int {
+		if c := CompareBound(a.Lo.Value, b.Lo.Value); c != 0 {
+			return c
+		}
+		switch {
+		case a.Lo.Inclusive && !b.Lo.Inclusive:
+			return -1
+		case !a.Lo.Inclusive && b.Lo.Inclusive:
+			return 1
+		}
+		return 0
+	})
+	var out Intervals
+	for _, iv := range in {
+		if len(out) > 0 {
+			last := &out[len(out)-1]
+			c := CompareBound(iv.Lo.Value, last.Hi.Value)
+			if c < 0 || c == 0 && (iv.Lo.Inclusive || last.Hi.Inclusive) {
+				hc := CompareBound(iv.Hi.Value, last.Hi.Value)
+				if hc > 0 || hc == 0 && iv.Hi.Inclusive {
+					last.Hi = iv.Hi
+				}
+				continue
+			}
+		}
+		out = append(out, iv)
+	}
+	return out
+}
+
+// intersectIntervals returns the values in both a and b (both normalized).
+func intersectIntervals(a, b Intervals) Intervals {
+	out := Intervals{}
+	for _, x := range a {
+		for _, y := range b {
+			lo := x.Lo
+			if c := CompareBound(y.Lo.Value, x.Lo.Value); c > 0 || c == 0 && !y.Lo.Inclusive {
+				lo = y.Lo
+			}
+			hi := x.Hi
+			if c := CompareBound(y.Hi.Value, x.Hi.Value); c < 0 || c == 0 && !y.Hi.Inclusive {
+				hi = y.Hi
+			}
+			c := CompareBound(lo.Value, hi.Value)
+			if c < 0 || c == 0 && lo.Inclusive && hi.Inclusive {
+				out = append(out, Interval{Lo: lo, Hi: hi})
+			}
+		}
+	}
+	return normalize(out)
+}
+
+// EqualityPaths returns the paths constrained by equality ($eq or an
+// implicit equality, not to a regex) in the top-level conjuncts, in
+// filter order without duplicates.
+func (f *Filter) EqualityPaths() []string {
+	return f.paths(func(p *pathExpr) bool {
+		if p.kind != opEq {
+			return false
+		}
+		_, re := p.arg.(bson.Regex)
+		return !re
+	})
+}
+
+// RangePaths returns the paths constrained by $gt, $gte, $lt, $lte or $in
+// (without regexes) in the top-level conjuncts, in filter order without
+// duplicates.
+func (f *Filter) RangePaths() []string {
+	return f.paths(func(p *pathExpr) bool {
+		switch p.kind {
+		case opGt, opGte, opLt, opLte:
+			return true
+		case opIn:
+			return !p.hasRe
+		}
+		return false
+	})
+}
+
+func (f *Filter) paths(keep func(*pathExpr) bool) []string {
+	if f == nil {
+		return nil
+	}
+	var out []string
+	seen := map[string]bool{}
+	var walk func(a andExpr)
+	walk = func(a andExpr) {
+		for _, e := range a {
+			switch t := e.(type) {
+			case andExpr:
+				walk(t)
+			case *pathExpr:
+				if t.parts != nil && keep(t) && !seen[t.path] {
+					seen[t.path] = true
+					out = append(out, t.path)
+				}
+			}
+		}
+	}
+	walk(f.root)
+	return out
+}
