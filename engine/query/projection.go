@@ -1,0 +1,359 @@
+package query
+
+import (
+	"strings"
+
+	"github.com/ttlkv/ttlkv/doc"
+	"go.mongodb.org/mongo-driver/v2/bson"
+)
+
+// MongoDB error codes of projection parsing.
+const (
+	CodeProjectionPathCollision      = doc.Code(31249) // "a" and "a.b" in one projection
+	CodeInclusionInExclusion         = doc.Code(31253) // an inclusion in an exclusion projection
+	CodeExclusionInInclusion         = doc.Code(31254) // an exclusion in an inclusion projection
+	CodeProjectionPositionalRequired = doc.Code(31276) // reserved: positional projection is unsupported
+)
+
+// Projection is a parsed find projection: inclusion ({a: 1}) or exclusion
+// ({a: 0}), with _id included unless {_id: 0}, dotted and nested paths,
+// $slice and $elemMatch. It is immutable and safe for concurrent use.
+type Projection struct {
+	inclusion bool
+	excludeID bool
+	root      *projNode
+	empty     bool
+}
+
+type projNode struct {
+	children  map[string]*projNode
+	leaf      bool // the whole field is included (inclusion) or excluded (exclusion)
+	slice     *[2]int64
+	hasSkip   bool
+	elemMatch expr
+}
+
+func newProjNode() *projNode { return &projNode{children: map[string]*projNode{}} }
+
+// ParseProjection parses a projection document. Mixing inclusion and
+// exclusion (other than of _id) is 31254 or 31253; overlapping paths are
+// 31249; the positional "a.$", $meta, expressions and literal values are
+// 2 BadValue (not supported).
+func ParseProjection(p bson.D) (*Projection, error) {
+	pr := &Projection{root: newProjNode()}
+	if len(p) == 0 {
+		pr.empty = true
+		return pr, nil
+	}
+	mode := 0 // 1 inclusion, -1 exclusion, 0 not yet known
+	var paths []string
+	var add func(prefix string, d bson.D) error
+	add = func(prefix string, d bson.D) error {
+		for _, e := range d {
+			path := e.Key
+			if prefix != "" {
+				path = prefix + "." + e.Key
+			}
+			if strings.HasPrefix(e.Key, "$") {
+				return badValue("projection field %s is not supported by ttlkv", path)
+			}
+			parts, ok := splitPath(path)
+			if !ok {
+				return badValue("invalid projection path %q", path)
+			}
+			if parts[len(parts)-1] == "$" {
+				return badValue("positional projection %q is not supported by ttlkv", path)
+			}
+			for _, q := range parts {
+				if strings.HasPrefix(q, "$") {
+					return badValue("projection path %q is not supported by ttlkv", path)
+				}
+			}
+			for _, q := range paths {
+				qp := strings.Split(q, ".")
+				if isPrefix(qp, parts) || isPrefix(parts, qp) {
+					long, short := path, q
+					if len(qp) > len(parts) {
+						long, short = q, path
+					}
+					if long == short {
+						return doc.Errorf(CodeProjectionPathCollision, "Path collision at %s", long)
+					}
+					return doc.Errorf(CodeProjectionPathCollision, "Path collision at %s remaining portion %s", long, strings.TrimPrefix(long, short+"."))
+				}
+			}
+			var node *projNode
+			switch v := e.Value.(type) {
+			case bool, int32, int64, float64, bson.Decimal128:
+				incl := truthy(v)
+				if path == "_id" {
+					pr.excludeID = !incl
+					if incl {
+						// _id: 1 counts as inclusion only if nothing else decides.
+						paths = append(paths, path)
+						node = pr.leafAt(parts)
+						node.leaf = true
+					}
+					continue
+				}
+				want := -1
+				if incl {
+					want = 1
+				}
+				if mode != 0 && mode != want {
+					if want == 1 {
+						return doc.Errorf(CodeInclusionInExclusion, "Cannot do inclusion on field %s in exclusion projection", path)
+					}
+					return doc.Errorf(CodeExclusionInInclusion, "Cannot do exclusion on field %s in inclusion projection", path)
+				}
+				mode = want
+				node = pr.leafAt(parts)
+				node.leaf = true
+			case bson.D:
+				if len(v) == 0 {
+					return badValue("An empty sub-projection is not a valid value. Found empty object at path %s", path)
+				}
+				if !strings.HasPrefix(v[0].Key, "$") {
+					if err := add(path, v); err != nil {
+						return err
+					}
+					continue
+				}
+				if len(v) != 1 {
+					return badValue("projection operator object for %s must have exactly one field", path)
+				}
+				switch v[0].Key {
+				case "$slice":
+					node = pr.leafAt(parts)
+					if err := parseSlice(node, v[0].Value); err != nil {
+						return err
+					}
+				case "$elemMatch":
+					if len(parts) != 1 {
+						return badValue("Cannot use $elemMatch projection on a nested field.")
+					}
+					d, ok := v[0].Value.(bson.D)
+					if !ok {
+						return badValue("elemMatch: Invalid argument, object required, but got %s", typeName(v[0].Value))
+					}
+					x, err := parseDoc(d, 1)
+					if err != nil {
+						return err
+					}
+					if mode == -1 {
+						return doc.Errorf(CodeInclusionInExclusion, "Cannot do inclusion on field %s in exclusion projection", path)
+					}
+					mode = 1
+					node = pr.leafAt(parts)
+					node.elemMatch = x
+				default:
+					return badValue("projection operator %s is not supported by ttlkv", v[0].Key)
+				}
+			default:
+				return badValue("projection values other than 0, 1, true, false, $slice and $elemMatch are not supported by ttlkv (field %s)", path)
+			}
+			paths = append(paths, path)
+		}
+		return nil
+	}
+	if err := add("", p); err != nil {
+		return nil, err
+	}
+	if mode == 0 {
+		// Only _id and $slice: {_id: 1} alone includes only _id; $slice
+		// alone keeps every other field.
+		_, idIncluded := pr.root.children["_id"]
+		pr.inclusion = idIncluded && !pr.excludeID
+		hasSlice := false
+		for k, n := range pr.root.children {
+			if k != "_id" || n.slice != nil {
+				hasSlice = true
+			}
+		}
+		if hasSlice {
+			pr.inclusion = false
+			if n := pr.root.children["_id"]; n != nil && n.slice == nil {
+				delete(pr.root.children, "_id")
+			}
+		}
+	} else {
+		pr.inclusion = mode == 1
+		if !pr.inclusion {
+			delete(pr.root.children, "_id")
+		}
+	}
+	return pr, nil
+}
+
+func (p *Projection) leafAt(parts []string) *projNode {
+	n := p.root
+	for _, q := range parts {
+		c, ok := n.children[q]
+		if !ok {
+			c = newProjNode()
+			n.children[q] = c
+		}
+		n = c
+	}
+	return n
+}
+
+func parseSlice(n *projNode, v any) error {
+	switch t := v.(type) {
+	case bson.A:
+		if len(t) != 2 {
+			return badValue("$slice array wrong size")
+		}
+		skip, ok1 := wholeNumber(t[0])
+		limit, ok2 := wholeNumber(t[1])
+		if !ok1 || !ok2 {
+			return badValue("$slice arguments must be whole numbers")
+		}
+		if limit <= 0 {
+			return badValue("$slice limit must be positive")
+		}
+		n.slice, n.hasSkip = &[2]int64{skip, limit}, true
+		return nil
+	}
+	lim, ok := wholeNumber(v)
+	if !ok {
+		return badValue("$slice only supports numbers and [skip, limit] arrays")
+	}
+	n.slice = &[2]int64{0, lim}
+	return nil
+}
+
+// Apply returns the projected copy of d; d is not modified and the
+// result shares no documents or arrays with it. Inclusion keeps the
+// document's field order.
+func (p *Projection) Apply(d bson.D) bson.D {
+	if p == nil || p.empty {
+		return cloneDoc(d)
+	}
+	out := bson.D{}
+	for _, e := range d {
+		if e.Key == "_id" && p.excludeID {
+			continue
+		}
+		n, ok := p.root.children[e.Key]
+		if e.Key == "_id" && !ok && p.inclusion {
+			out = append(out, bson.E{Key: e.Key, Value: cloneValue(e.Value)})
+			continue
+		}
+		if v, keep := p.project(n, ok, e.Value); keep {
+			out = append(out, bson.E{Key: e.Key, Value: v})
+		}
+	}
+	return out
+}
+
+// project returns the projection of value v by node n (present reports
+// whether v's field is named in the projection) and whether to keep it.
+func (p *Projection) project(n *projNode, present bool, v any) (any, bool) {
+	if !present {
+		if p.inclusion {
+			return nil, false
+		}
+		return cloneValue(v), true
+	}
+	if n.elemMatch != nil {
+		arr, ok := v.(bson.A)
+		if !ok {
+			return nil, false
+		}
+		for _, e := range arr {
+			var root any
+			switch t := e.(type) {
+			case bson.D:
+				root = t
+			case bson.A:
+				root = arrayAsDoc(t)
+			default:
+				continue
+			}
+			if n.elemMatch.match(root) {
+				return bson.A{cloneValue(e)}, true
+			}
+		}
+		return nil, false
+	}
+	if n.slice != nil {
+		return sliceValue(v, n.slice, n.hasSkip), true
+	}
+	if n.leaf {
+		if p.inclusion {
+			return cloneValue(v), true
+		}
+		return nil, false
+	}
+	switch t := v.(type) {
+	case bson.D:
+		return p.projectDoc(n, t), true
+	case bson.A:
+		out := bson.A{}
+		for _, e := range t {
+			switch et := e.(type) {
+			case bson.D:
+				out = append(out, p.projectDoc(n, et))
+			case bson.A:
+				if sub, keep := p.project(n, true, et); keep {
+					out = append(out, sub)
+				}
+			default:
+				if !p.inclusion {
+					out = append(out, cloneValue(e))
+				}
+			}
+		}
+		return out, true
+	}
+	if p.inclusion {
+		return nil, false
+	}
+	return cloneValue(v), true
+}
+
+func (p *Projection) projectDoc(n *projNode, d bson.D) bson.D {
+	out := bson.D{}
+	for _, e := range d {
+		c, ok := n.children[e.Key]
+		if v, keep := p.project(c, ok, e.Value); keep {
+			out = append(out, bson.E{Key: e.Key, Value: v})
+		}
+	}
+	return out
+}
+
+// sliceValue applies $slice to an array; other values pass unchanged.
+func sliceValue(v any, s *[2]int64, hasSkip bool) any {
+	arr, ok := v.(bson.A)
+	if !ok {
+		return cloneValue(v)
+	}
+	n := int64(len(arr))
+	var from, to int64
+	if !hasSkip {
+		lim := s[1]
+		if lim >= 0 {
+			from, to = 0, min(lim, n)
+		} else {
+			from, to = max(n+lim, 0), n
+		}
+	} else {
+		skip, lim := s[0], s[1]
+		if skip < 0 {
+			skip = max(n+skip, 0)
+		}
+		from = min(skip, n)
+		to = min(from+lim, n)
+	}
+	out := make(bson.A, 0, to-from)
+	for _, e := range arr[from:to] {
+		out = append(out, cloneValue(e))
+	}
+	return out
+}
+
+// IsInclusion reports whether the projection lists the fields to keep
+// (true) or the fields to drop (false).
+func (p *Projection) IsInclusion() bool { return p != nil && p.inclusion }
