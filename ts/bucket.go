@@ -23,7 +23,7 @@ const MaxBucketBytes = 125 * 1024
 // bucketOverhead estimates the bytes of a bucket document that do not
 // depend on its measurements: _id, control and its fixed fields, data and
 // layout headers.
-const bucketOverhead = 128
+const bucketOverhead = 160
 
 // Errors returned by Bucket.Add for a measurement that does not belong in
 // the bucket. They are engine faults, not user mistakes: the Bucketer
@@ -44,7 +44,7 @@ type column struct {
 	vals     []any
 	has      []bool
 	min, max any
-	maxSize  int // largest encoded element size seen, for the size estimate
+	maxV     int // largest encoded value size seen, for the size estimate
 	n        int // number of rows with a value
 }
 
@@ -179,16 +179,27 @@ func (b *Bucket) addedSize(o Options, m bson.D) int {
 		if b.HasMeta && e.Key == o.MetaField {
 			continue
 		}
-		es := elemSize(key, e.Value)
-		n += es
+		vs := valueSize(e.Value)
+		n += 2 + len(key) + vs
 		ci, ok := b.colIndex[e.Key]
 		switch {
 		case !ok:
-			// a new column: its header plus a min and a max entry.
-			n += 1 + len(e.Key) + 1 + 5 + 2*(es-len(key)+len(e.Key))
-		case es > b.cols[ci].maxSize:
-			n += 2 * (es - b.cols[ci].maxSize)
+			// A new column: its header in data, and entries in control
+			// min and max.
+			n += 2 + len(e.Key) + 5 + 2*(2+len(e.Key)+vs)
+		case vs > b.cols[ci].maxV:
+			// control min and max are each at most the largest value.
+			n += 2 * (vs - b.cols[ci].maxV)
 		}
+	}
+	return n
+}
+
+// layoutSize is the size of an explicit row order in layout.rows.
+func layoutSize(r int, ranks []int32) int {
+	n := 2 + len(rowKey(r)) + 5
+	for i, rank := range ranks {
+		n += 2 + len(rowKey(i)) + valueSize(rank)
 	}
 	return n
 }
@@ -243,8 +254,8 @@ func (b *Bucket) Add(o Options, m bson.D) error {
 			c := &b.cols[ci]
 			v := doc.Clone(e.Value)
 			c.set(r, v)
-			if es := elemSize(rowKey(r), v); es > c.maxSize {
-				c.maxSize = es
+			if vs := valueSize(v); vs > c.maxV {
+				c.maxV = vs
 			}
 			rank = b.rankOf(ci)
 		}
@@ -258,6 +269,7 @@ func (b *Bucket) Add(o Options, m bson.D) error {
 			b.orders = map[int][]int32{}
 		}
 		b.orders[r] = ranks
+		b.size += layoutSize(r, ranks)
 	}
 	if r == 0 || t > b.maxTime {
 		b.maxTime = t
@@ -338,8 +350,11 @@ func (b *Bucket) control(min bool) bson.D {
 
 // Measurements returns the measurements in insertion order, each a
 // document with the fields, field order and values it was added with (the
-// meta field included). Values are shared with the bucket: callers must
-// not modify them.
+// meta field included). The meta field's value is the bucket's Meta,
+// equal under doc.Compare to the inserted one but possibly of another
+// numeric type (a bucket opened by 1.0 gives 1.0 for a measurement
+// inserted with 1), as in MongoDB. Values are shared with the bucket:
+// callers must not modify them.
 func (b *Bucket) Measurements(o Options) []bson.D {
 	out := make([]bson.D, b.count)
 	nr := b.ranks()
@@ -506,6 +521,11 @@ func rowKey(r int) string {
 // elemSize is the BSON size of the element key: v.
 func elemSize(key string, v any) int {
 	return doc.Size(bson.D{{Key: key, Value: v}}) - 5
+}
+
+// valueSize is the BSON size of v without type byte and key.
+func valueSize(v any) int {
+	return doc.Size(bson.D{{Key: "", Value: v}}) - 7
 }
 
 // malformed returns the error DecodeBucket gives for a bad bucket

@@ -84,12 +84,15 @@ func DecodeBucket(o Options, d bson.D) (*Bucket, error) {
 	b.size = b.baseSize(o)
 	for i := range b.cols {
 		c := &b.cols[i]
-		b.size += 1 + len(c.name) + 1 + 5 + 2*(c.maxSize+len(c.name))
+		b.size += 2 + len(c.name) + 5 + 2*(2+len(c.name)+c.maxV)
 		for r, v := range c.vals {
 			if c.has[r] {
-				b.size += elemSize(rowKey(r), v)
+				b.size += 2 + len(rowKey(r)) + valueSize(v)
 			}
 		}
+	}
+	for r, ranks := range b.orders {
+		b.size += layoutSize(r, ranks)
 	}
 	return b, nil
 }
@@ -167,8 +170,8 @@ func (b *Bucket) decodeData(o Options, data bson.D) error {
 			}
 			last = r
 			c.set(r, ve.Value)
-			if es := elemSize(ve.Key, ve.Value); es > c.maxSize {
-				c.maxSize = es
+			if vs := valueSize(ve.Value); vs > c.maxV {
+				c.maxV = vs
 			}
 		}
 	}
