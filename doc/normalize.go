@@ -78,11 +78,11 @@ func normDoc(d bson.D, depth int) (bson.D, error) {
 	}
 	var out bson.D
 	for i := range d {
-		nv, err := normValue(d[i].Value, depth)
+		nv, changed, err := normChild(d[i].Value, depth)
 		if err != nil {
 			return nil, err
 		}
-		if out == nil && !sameValue(nv, d[i].Value) {
+		if out == nil && changed {
 			out = make(bson.D, len(d))
 			copy(out, d[:i])
 		}
@@ -105,11 +105,11 @@ func normArray(a bson.A, depth int) (bson.A, error) {
 	}
 	var out bson.A
 	for i := range a {
-		nv, err := normValue(a[i], depth)
+		nv, changed, err := normChild(a[i], depth)
 		if err != nil {
 			return nil, err
 		}
-		if out == nil && !sameValue(nv, a[i]) {
+		if out == nil && changed {
 			out = make(bson.A, len(a))
 			copy(out, a[:i])
 		}
@@ -121,6 +121,41 @@ func normArray(a bson.A, depth int) (bson.A, error) {
 		return a, nil
 	}
 	return out, nil
+}
+
+// normChild normalises a value inside a container at level depth and
+// reports whether it changed. An unchanged document or array is returned
+// as the original interface value, so the fast path allocates nothing.
+func normChild(v any, depth int) (any, bool, error) {
+	switch x := v.(type) {
+	case nil, float64, string, int32, int64, bool, bson.DateTime, bson.ObjectID, bson.Binary,
+		bson.Decimal128, bson.Timestamp, bson.Undefined, bson.Regex, bson.DBPointer,
+		bson.JavaScript, bson.Symbol, bson.MinKey, bson.MaxKey:
+		return v, false, nil
+	case bson.D:
+		nd, err := normDoc(x, depth+1)
+		if err != nil {
+			return nil, false, err
+		}
+		if sameValue(nd, x) {
+			return v, false, nil
+		}
+		return nd, true, nil
+	case bson.A:
+		na, err := normArray(x, depth+1)
+		if err != nil {
+			return nil, false, err
+		}
+		if sameValue(na, x) {
+			return v, false, nil
+		}
+		return na, true, nil
+	}
+	nv, err := normValue(v, depth)
+	if err != nil {
+		return nil, false, err
+	}
+	return nv, !sameValue(nv, v), nil
 }
 
 // sameValue reports whether normValue returned its input unchanged. Only
