@@ -216,7 +216,8 @@ func Get(d bson.D, key string) (any, bool) {
 // field of that name in a document; in an array, a component that is a
 // non-negative decimal integer without leading zeros selects that element.
 // Lookup does not expand arrays: "a.b" through an array of documents
-// finds nothing (query matching does its own traversal). The boolean is
+// finds nothing (query matching does its own traversal). d must be
+// canonical (nested documents bson.D, arrays bson.A). The boolean is
 // false when the path does not exist.
 func Lookup(d bson.D, path string) (any, bool) {
 	var cur any = d
@@ -277,6 +278,16 @@ func Equal(a, b any) bool { return Compare(a, b) == 0 }
 // namespace, then id, JavaScript by code, code-with-scope by code then
 // scope. Compare is a total order on canonical values; it never panics.
 func Compare(a, b any) int {
+	if !isCanonicalType(a) {
+		if c, ok := coerce(a); ok {
+			a = c
+		}
+	}
+	if !isCanonicalType(b) {
+		if c, ok := coerce(b); ok {
+			b = c
+		}
+	}
 	ca, cb := CanonicalType(a), CanonicalType(b)
 	if ca != cb {
 		return cmpInt(ca, cb)

@@ -7,6 +7,7 @@ import (
 	"math/rand"
 	"slices"
 	"testing"
+	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
@@ -19,6 +20,11 @@ func dec(t testing.TB, s string) bson.Decimal128 {
 	}
 	return d
 }
+
+type (
+	myBool   bool
+	myString string
+)
 
 func TestCompareTable(t *testing.T) {
 	oid1 := bson.ObjectID{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1}
@@ -121,6 +127,12 @@ func TestCompareTable(t *testing.T) {
 		// Non-canonical inputs compare as their canonical forms.
 		{"go int", 5, int64(5), 0},
 		{"bson.M", bson.M{"a": 1}, bson.D{{Key: "a", Value: int32(1)}}, 0},
+		{"[]byte", []byte{1}, bson.Binary{Data: []byte{1}}, 0},
+		{"named bool", myBool(true), true, 0},
+		{"named string", myString("b"), "a", 1},
+		{"time.Time", time.UnixMilli(5).UTC(), bson.DateTime(5), 0},
+		{"nested go int", bson.A{1, bson.D{{Key: "x", Value: uint8(2)}}}, bson.A{int64(1), bson.D{{Key: "x", Value: 2.0}}}, 0},
+		{"unknown after maxKey", make(chan int), bson.MaxKey{}, 1},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -19,7 +19,7 @@ import (
 // uint64 and uint become int64 or fail if too large; float32 becomes
 // float64; time.Time becomes a DateTime truncated to milliseconds; []byte
 // becomes binary subtype 0; other slices and arrays become bson.A; a nil
-// slice, map or pointer becomes null.
+// slice (bson.D and bson.A included), map or pointer becomes null.
 //
 // Unlike the driver, Normalize orders the fields of a Go map by key, so
 // the result is deterministic.
@@ -133,6 +133,9 @@ func normChild(v any, depth int) (any, bool, error) {
 		bson.JavaScript, bson.Symbol, bson.MinKey, bson.MaxKey:
 		return v, false, nil
 	case bson.D:
+		if x == nil {
+			return nil, true, nil // the driver encodes a nil bson.D as null
+		}
 		nd, err := normDoc(x, depth+1)
 		if err != nil {
 			return nil, false, err
@@ -142,6 +145,9 @@ func normChild(v any, depth int) (any, bool, error) {
 		}
 		return nd, true, nil
 	case bson.A:
+		if x == nil {
+			return nil, true, nil // the driver encodes a nil bson.A as null
+		}
 		na, err := normArray(x, depth+1)
 		if err != nil {
 			return nil, false, err
@@ -212,8 +218,14 @@ func normValue(v any, depth int) (any, error) {
 		int64, bson.Decimal128, bson.MinKey, bson.MaxKey, bson.Binary:
 		return v, nil
 	case bson.D:
+		if x == nil {
+			return nil, nil
+		}
 		return normDoc(x, depth+1)
 	case bson.A:
+		if x == nil {
+			return nil, nil
+		}
 		return normArray(x, depth+1)
 	case bson.Null:
 		return nil, nil
