@@ -161,10 +161,17 @@ func (b *Bucket) Size() int { return b.size }
 // within MaxBucketBytes with m added. Fits does not compare meta values;
 // the caller chooses the bucket by meta.
 func (b *Bucket) Fits(o Options, t bson.DateTime, m bson.D) bool {
+	_, ok := b.fits(o, t, m)
+	return ok
+}
+
+// fits is Fits that also returns the bytes m adds.
+func (b *Bucket) fits(o Options, t bson.DateTime, m bson.D) (int, bool) {
 	if !b.covers(o, t) || b.count >= MaxBucketCount {
-		return false
+		return 0, false
 	}
-	return b.count == 0 || b.size+b.addedSize(o, m) <= MaxBucketBytes
+	n := b.addedSize(o, m)
+	return n, b.count == 0 || b.size+n <= MaxBucketBytes
 }
 
 func (b *Bucket) covers(o Options, t bson.DateTime) bool {
@@ -220,10 +227,17 @@ func (b *Bucket) Add(o Options, m bson.D) error {
 	if hasMeta != b.HasMeta || (hasMeta && doc.Compare(meta, b.Meta) != 0) {
 		return ErrMetaMismatch
 	}
-	if !b.Fits(o, t, m) {
+	n, ok := b.fits(o, t, m)
+	if !ok {
 		return ErrNoFit
 	}
-	b.size += b.addedSize(o, m)
+	b.add(o, m, t, hasMeta, n)
+	return nil
+}
+
+// add appends a checked measurement m with time t that adds n bytes.
+func (b *Bucket) add(o Options, m bson.D, t bson.DateTime, hasMeta bool, n int) {
+	b.size += n
 	r := b.count
 	if hasMeta && r == 0 {
 		// The meta field's rank: the number of fields before it in the
@@ -235,7 +249,8 @@ func (b *Bucket) Add(o Options, m bson.D) error {
 			}
 		}
 	}
-	ranks := make([]int32, 0, len(m))
+	var buf [16]int32
+	ranks := buf[:0]
 	inOrder := true
 	for _, e := range m {
 		var rank int
@@ -268,14 +283,13 @@ func (b *Bucket) Add(o Options, m bson.D) error {
 		if b.orders == nil {
 			b.orders = map[int][]int32{}
 		}
-		b.orders[r] = ranks
+		b.orders[r] = append([]int32(nil), ranks...)
 		b.size += layoutSize(r, ranks)
 	}
 	if r == 0 || t > b.maxTime {
 		b.maxTime = t
 	}
 	b.count++
-	return nil
 }
 
 // rankOf returns the rank of data column ci.

@@ -313,6 +313,24 @@ func TestForgetAndLoad(t *testing.T) {
 	if created || b3 != stored || b3.Count() != 2 {
 		t.Fatal("a measurement did not join the loaded bucket")
 	}
+	// A full bucket is not reopened.
+	full := NewBucket(o, 0, "f", true)
+	for i := 0; i < MaxBucketCount; i++ {
+		if err := full.Add(o, meas(bson.DateTime(i), "f")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	bk2.Load(full)
+	if bk2.OpenCount() != 1 {
+		t.Fatal("a full bucket was loaded")
+	}
+	bk2.CloseAll()
+	if bk2.OpenCount() != 0 || len(bk2.TakeClosed()) != 1 {
+		t.Fatal("CloseAll did not close the open bucket")
+	}
+	if _, created, _ := bk2.Insert(meas(4000, "s")); !created {
+		t.Fatal("a measurement joined a closed bucket")
+	}
 }
 
 // TestExpiryExample is SPEC §6.6's example: expiry 5 s, two measurements

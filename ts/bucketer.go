@@ -68,14 +68,15 @@ func (bk *Bucketer) Insert(m bson.D) (b *Bucket, created bool, err error) {
 	g := bk.group(meta, hasMeta, true)
 	// Close what t lies beyond, then find a covering bucket with room.
 	var found *Bucket
+	var n int
 	keep := g.open[:0]
 	for _, ob := range g.open {
 		switch {
 		case t >= ob.MinTime && !ob.covers(bk.o, t):
 			bk.close(ob)
 		case found == nil && ob.covers(bk.o, t):
-			if ob.Fits(bk.o, t, m) {
-				found = ob
+			if size, ok := ob.fits(bk.o, t, m); ok {
+				found, n = ob, size
 				continue // re-appended below as most recently used
 			}
 			bk.close(ob)
@@ -89,17 +90,9 @@ func (bk *Bucketer) Insert(m bson.D) (b *Bucket, created bool, err error) {
 		found = NewBucket(bk.o, t, meta, hasMeta)
 		created = true
 		bk.nopen++
+		n = found.addedSize(bk.o, m)
 	}
-	if err := found.Add(bk.o, m); err != nil {
-		// Unreachable: m was checked and found fits. Keep the state sane.
-		if !created {
-			g.open = append(g.open, found)
-		} else {
-			bk.nopen--
-		}
-		bk.dropEmpty(g)
-		return nil, false, err
-	}
+	found.add(bk.o, m, t, hasMeta, n)
 	g.open = append(g.open, found)
 	for len(g.open) > MaxOpenPerMeta {
 		bk.close(g.open[0])
@@ -122,12 +115,25 @@ func (bk *Bucketer) TakeClosed() []*Bucket {
 	return c
 }
 
+// CloseAll closes every open bucket (to bound memory, or before the
+// collection's options change in a way that open buckets must not
+// outlive). TakeClosed returns them afterwards.
+func (bk *Bucketer) CloseAll() {
+	for _, g := range bk.groups {
+		for _, b := range g.open {
+			bk.close(b)
+		}
+	}
+	bk.groups = nil
+}
+
 // OpenCount returns the number of open buckets.
 func (bk *Bucketer) OpenCount() int { return bk.nopen }
 
 // Forget drops the open bucket with this id, if any, because it was
 // deleted (expired or dropped). Insert never puts a measurement in it
-// again; new buckets always get fresh ids.
+// again; new buckets always get fresh ids. It takes time linear in the
+// number of open buckets.
 func (bk *Bucketer) Forget(id bson.ObjectID) {
 	for gi := 0; gi < len(bk.groups); gi++ {
 		g := bk.groups[gi]
