@@ -564,6 +564,14 @@ func setPath(c any, parts []string, val any, full string) (any, error) {
 	})
 }
 
+// maxBackfill is how many nulls an update may add to reach an array
+// index, as in MongoDB.
+const maxBackfill = 1500000
+
+func errBackfill() error {
+	return badValue("can't backfill more than %d elements", maxBackfill)
+}
+
 type action int
 
 const (
@@ -657,6 +665,9 @@ func modifyPath(c any, parts []string, full string, create bool, fn leafFunc) (a
 			}
 			switch act {
 			case actSet:
+				if idx-len(t) > maxBackfill {
+					return nil, errBackfill()
+				}
 				for len(t) <= idx {
 					t = append(t, nil)
 				}
@@ -671,6 +682,9 @@ func modifyPath(c any, parts []string, full string, create bool, fn leafFunc) (a
 		if idx >= len(t) {
 			if !create {
 				return t, nil
+			}
+			if idx-len(t) > maxBackfill {
+				return nil, errBackfill()
 			}
 			child, err := modifyPath(bson.D{}, parts[1:], full, create, fn)
 			if err != nil {

@@ -285,3 +285,10 @@ func TestUpsert(t *testing.T) {
 }
 
 var _ = doc.CodeBadValue
+
+func TestUpdateBackfillLimit(t *testing.T) {
+	runUpdateCases(t, []updateCase{
+		{`{"_id": 1, "a": []}`, `{"$set": {"a.1500001": 1}}`, ``, 2},
+		{`{"_id": 1, "a": []}`, `{"$set": {"a.999999999.b": 1}}`, ``, 2},
+	})
+}
