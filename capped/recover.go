@@ -190,7 +190,7 @@ func recoverRing(path string, fsys FS, f File, o Options) (*Ring, error) {
 	r.head, r.lap, r.lastOff = pos, cur.lap, cur.off
 	r.nextSeq = max(cur.seq+1, h.seqLimit)
 	r.writtenSeq = cur.seq
-	r.committed = r.nextSeq - 1
+	r.committed = cur.seq
 	r.firstSeq = r.live.at(0).seq
 	r.evictedMax = r.firstSeq - 1
 	return r, nil

@@ -716,9 +716,9 @@ func (r *Ring) FirstSeq() uint64 {
 	return r.firstSeq
 }
 
-// LastSeq returns the highest committed sequence number (0 before the
-// first append). Sequence numbers increase by one per append, but may
-// skip a range after recovery from a crash, so LastSeq may name no record.
+// LastSeq returns the sequence number of the newest committed record (0
+// before the first append). Sequence numbers increase by one per append,
+// but skip a range after recovery from a crash (see doc.go).
 func (r *Ring) LastSeq() uint64 {
 	r.mu.RLock()
 	defer r.mu.RUnlock()
