@@ -9,10 +9,9 @@ import (
 
 // MongoDB error codes of projection parsing.
 const (
-	CodeProjectionPathCollision      = doc.Code(31249) // "a" and "a.b" in one projection
-	CodeInclusionInExclusion         = doc.Code(31253) // an inclusion in an exclusion projection
-	CodeExclusionInInclusion         = doc.Code(31254) // an exclusion in an inclusion projection
-	CodeProjectionPositionalRequired = doc.Code(31276) // reserved: positional projection is unsupported
+	CodeProjectionPathCollision = doc.Code(31249) // "a" and "a.b" in one projection
+	CodeInclusionInExclusion    = doc.Code(31253) // an inclusion in an exclusion projection
+	CodeExclusionInInclusion    = doc.Code(31254) // an exclusion in an inclusion projection
 )
 
 // Projection is a parsed find projection: inclusion ({a: 1}) or exclusion

@@ -3,6 +3,7 @@ package query
 import (
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -69,8 +70,9 @@ var modifierNames = map[string]bool{
 // an unknown modifier or a modifier whose operand is not a document, 2
 // BadValue for malformed operands, 14 TypeMismatch for a non-numeric $inc
 // or $mul operand, 56 EmptyFieldName, 40 ConflictingUpdateOperators for
-// two modifiers on overlapping paths. The positional operators $ and $[]
-// are not supported (2 BadValue).
+// two modifiers on overlapping paths. The all-positional operator $[]
+// is supported (it updates every element of an array); the positional $
+// and filtered $[<id>] are not (2 BadValue).
 func ParseUpdate(u bson.D) (*Update, error) {
 	if len(u) == 0 || !strings.HasPrefix(u[0].Key, "$") {
 		for _, e := range u {
@@ -148,7 +150,7 @@ func parseUpdatePath(op, path string) ([]string, error) {
 		if p == "" {
 			return nil, doc.Errorf(CodeEmptyFieldName, "The update path '%s' contains an empty field name, which is not allowed.", path)
 		}
-		if p == "$" || strings.HasPrefix(p, "$[") {
+		if p == "$" || strings.HasPrefix(p, "$[") && p != "$[]" {
 			return nil, badValue("the positional operator %s in '%s' is not supported by ttlkv", p, path)
 		}
 	}
@@ -178,6 +180,9 @@ func parseModifier(op, path string, v any) (*modifier, error) {
 		toParts, err := parseUpdatePath(op, to)
 		if err != nil {
 			return nil, err
+		}
+		if slices.Contains(parts, allPositional) || slices.Contains(toParts, allPositional) {
+			return nil, badValue("The source and target field for $rename must not contain positional operators: %s: %q", path, to)
 		}
 		if to == path {
 			return nil, badValue("The source and target field for $rename must differ: %s: %q", path, to)
@@ -544,6 +549,10 @@ func equalityValue(v any) (any, bool) {
 	}
 	if ops, ok := isOperatorDoc(v); ok {
 		for _, op := range ops {
+			if arr, isArr := op.Value.(bson.A); op.Key == "$in" && isArr && len(arr) == 1 {
+				// A one-element $in fixes the value, as MongoDB's upsert reads it.
+				return equalityValue(arr[0])
+			}
 			if op.Key == "$eq" {
 				if _, isRe := op.Value.(bson.Regex); isRe {
 					return nil, false
@@ -592,6 +601,9 @@ type leafFunc func(cur any, exists bool) (any, action, error)
 func modifyPath(c any, parts []string, full string, create bool, fn leafFunc) (any, error) {
 	key := parts[0]
 	last := len(parts) == 1
+	if key == allPositional {
+		return modifyAll(c, parts, full, create, fn)
+	}
 	switch t := c.(type) {
 	case bson.D:
 		i := fieldIndex(t, key)
@@ -636,6 +648,9 @@ func modifyPath(c any, parts []string, full string, create bool, fn leafFunc) (a
 		default:
 			if !create {
 				return t, nil
+			}
+			if parts[1] == allPositional {
+				return nil, badValue("Cannot apply array updates to non-array element {%s: %s} in path '%s'", key, js(t[i].Value), full)
 			}
 			return nil, notViable(parts[1], key, t[i].Value)
 		}
@@ -704,6 +719,9 @@ func modifyPath(c any, parts []string, full string, create bool, fn leafFunc) (a
 			if !create {
 				return t, nil
 			}
+			if parts[1] == allPositional {
+				return nil, badValue("Cannot apply array updates to non-array element {%s: %s} in path '%s'", key, js(t[idx]), full)
+			}
 			return nil, notViable(parts[1], key, t[idx])
 		}
 		child, err := modifyPath(t[idx], parts[1:], full, create, fn)
@@ -714,6 +732,53 @@ func modifyPath(c any, parts []string, full string, create bool, fn leafFunc) (a
 		return t, nil
 	}
 	return c, nil
+}
+
+// allPositional is the path component that applies an update to every
+// element of an array.
+const allPositional = "$[]"
+
+// modifyAll applies the rest of the path to every element of the array
+// c. c must be an array: anything else is 2 BadValue, as in MongoDB.
+func modifyAll(c any, parts []string, full string, create bool, fn leafFunc) (any, error) {
+	t, ok := c.(bson.A)
+	if !ok {
+		if !create {
+			if d, isDoc := c.(bson.D); isDoc && len(d) == 0 {
+				return c, nil
+			}
+		}
+		return nil, badValue("Cannot apply array updates to non-array element %s in path '%s'", js(c), full)
+	}
+	for i := range t {
+		if len(parts) == 1 {
+			nv, act, err := fn(t[i], true)
+			if err != nil {
+				return nil, err
+			}
+			switch act {
+			case actSet:
+				t[i] = nv
+			case actRemove:
+				t[i] = nil
+			}
+			continue
+		}
+		switch t[i].(type) {
+		case bson.D, bson.A:
+		default:
+			if !create {
+				continue
+			}
+			return nil, notViable(parts[1], strconv.Itoa(i), t[i])
+		}
+		child, err := modifyPath(t[i], parts[1:], full, create, fn)
+		if err != nil {
+			return nil, err
+		}
+		t[i] = child
+	}
+	return t, nil
 }
 
 func parentName(full string, parts []string) string {
