@@ -296,13 +296,17 @@ func (d *keyDecoder) number() (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	// value = f ± digits * 10^(e - len(digits)), computed exactly as C*10^-k.
+	// value = f ± digits * 10^(e - n), computed exactly as C*10^-k. Keys
+	// from AppendKey have |e| < 7000 and n < 8000 (a decimal's exponent
+	// reaches ±6176 and a double's exact expansion has up to 767
+	// significant digits); larger ones are rejected before any big
+	// arithmetic.
 	n := len(digits)
+	if e < -7000 || e > 7000 || n > 8000 {
+		return nil, d.errf("number magnitude out of range")
+	}
 	m, fe := floatParts(f)
 	k := max(n-e, -fe, 0)
-	if k > 20000 || e-n+k > 20000 {
-		return nil, d.errf("number exponent out of range")
-	}
 	C := new(big.Int).Mul(m, new(big.Int).Exp(big.NewInt(5), big.NewInt(int64(k)), nil))
 	C.Lsh(C, uint(k+fe))
 	R, ok := new(big.Int).SetString(digits, 10)
@@ -315,20 +319,23 @@ func (d *keyDecoder) number() (any, error) {
 	} else {
 		C.Sub(C, R)
 	}
-	// Reduce C*10^-k.
-	q, r := new(big.Int), new(big.Int)
-	for k > 0 && C.Sign() != 0 {
-		q.QuoRem(C, bigTen, r)
-		if r.Sign() != 0 {
-			break
+	// value = C' * 10^x with C' free of trailing decimal zeros.
+	str := C.String()
+	trimmed := strings.TrimRight(str, "0")
+	x := len(str) - len(trimmed) - k
+	if trimmed == "" || trimmed == "-" {
+		return 0.0, nil // unreachable: an inexact value is never zero
+	}
+	C.SetString(trimmed, 10)
+	if x >= 0 && x <= 18 {
+		if v := new(big.Int).Mul(C, pow10(x)); v.IsInt64() {
+			return v.Int64(), nil
 		}
-		C, q = q, C
-		k--
 	}
-	if k == 0 && C.IsInt64() {
-		return C.Int64(), nil
+	if C.BitLen() > 113 { // more than Decimal128's 34 digits
+		return nil, d.errf("number not representable as decimal128")
 	}
-	dec, ok := bson.ParseDecimal128FromBigInt(C, -k)
+	dec, ok := bson.ParseDecimal128FromBigInt(C, x)
 	if !ok {
 		return nil, d.errf("number not representable as decimal128")
 	}

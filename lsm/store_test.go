@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -380,6 +381,13 @@ func TestReclaim(t *testing.T) {
 	must(t, s.Reclaim(ctx))
 	lsm1, vlog1 := s.DiskUsage()
 	t.Logf("disk before %d+%d, after %d+%d", lsm0, vlog0, lsm1, vlog1)
+	if testing.Verbose() {
+		ents, _ := os.ReadDir(s.Dir())
+		for _, e := range ents {
+			fi, _ := e.Info()
+			t.Logf("  %s %d", e.Name(), fi.Size())
+		}
+	}
 	if lsm1+vlog1 >= lsm0+vlog0 || lsm1 >= lsm0 {
 		t.Fatalf("Reclaim did not shrink the store: %d+%d -> %d+%d", lsm0, vlog0, lsm1, vlog1)
 	}
