@@ -13,7 +13,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
 
-// Keystring format (see docs/keystring.md for the rationale).
+// Keystring format (the package documentation explains the choices).
 //
 // A value encodes as one class byte followed by a body. Class bytes follow
 // MongoDB's canonical type order, so keys of different type classes sort by

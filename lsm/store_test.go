@@ -404,3 +404,45 @@ func must(t *testing.T, err error) {
 		t.Fatal(err)
 	}
 }
+
+// TestReclaimDoesNotFailWriters runs writers while Reclaim flushes the
+// memtables (when Badger rejects writes); every write must succeed.
+func TestReclaimDoesNotFailWriters(t *testing.T) {
+	s := openTest(t, Options{MemTableSize: 1 << 20, ValueThreshold: 512})
+	stop := make(chan struct{})
+	errs := make(chan error, 1)
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for i := uint64(0); ; i++ {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			if err := s.Update(func(tx *Txn) error { return tx.Set(RecordKey(9, i), []byte("v")) }); err != nil {
+				errs <- err
+				return
+			}
+			if i%100 == 0 {
+				if err := s.Update(func(tx *Txn) error { return tx.Delete(RecordKey(9, i/2)) }); err != nil {
+					errs <- err
+					return
+				}
+			}
+		}
+	}()
+	for i := 0; i < 5; i++ {
+		if err := s.Reclaim(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	close(stop)
+	wg.Wait()
+	select {
+	case err := <-errs:
+		t.Fatalf("a write failed during Reclaim: %v", err)
+	default:
+	}
+}

@@ -1,0 +1,51 @@
+// Package lsm is ttlkv's storage layer: Badger behind a small interface.
+// It is the only package that imports Badger.
+//
+// # Key space
+//
+// Every key starts with a tag byte (TagCatalog, TagRecord, TagIndex,
+// TagSequence, TagMeta) followed by big-endian fixed-width ids, so related
+// keys are contiguous: a collection's records, one index's entries, all of
+// a database's catalog entries are each one prefix. Tag 0x7f and keys
+// starting with '!' are reserved.
+//
+// # Keystring
+//
+// AppendKey encodes a BSON value so that bytes.Compare of encodings has
+// the sign of doc.Compare of the values, across all types. A class byte in
+// MongoDB's canonical type order comes first, so AppendTypeBound can
+// bracket one class (every date in an index) and a scan never reads
+// another class.
+//
+// Numbers of every width share one encoding that is exact: 8 bytes of the
+// double D nearest below the value (an order-preserving IEEE encoding;
+// NaN below -Inf), then "exact" or the exact distance to D as a decimal
+// digit string. int32, int64 up to ±2^53, and every float64 therefore take
+// 10 bytes; int64 beyond 2^53 a few more; a Decimal128 that is not a double
+// carries its distance from the double below it, usually 20-30 bytes, and
+// up to about 3 KiB for values at the extremes of Decimal128's exponent
+// range (for example 9.99E+6144 or 1E-6176). Equal values of different
+// widths encode identically, so an index on a field holding 1, 1.0 and
+// NumberLong(1) has one key for all three. MongoDB's own comparison of
+// Decimal128 with double rounds the double to 34 digits; doc.Compare and
+// this encoding compare exactly, which can differ only for a decimal within
+// 1E-34 relative of a double.
+//
+// Descending index fields invert every byte of the field's encoding;
+// because encodings are prefix-free this reverses the field's order without
+// disturbing the fields after it.
+//
+// # Transactions and batches
+//
+// Update runs a function in a serialisable Badger transaction and retries
+// it on conflict; View reads a snapshot. Batch splits a large stream of
+// writes into transactions that fit Badger's limits (MaxBatchSize,
+// MaxBatchCount); each split is atomic, the Batch is not.
+//
+// # Space
+//
+// Deleted data leaves the disk only when compaction drops it and value-log
+// GC rewrites the files that held it. Reclaim does both on demand (after a
+// large TTL reap, say) and returns nil when there is nothing more to do;
+// it never treats Badger's "nothing to rewrite" as a failure.
+package lsm
