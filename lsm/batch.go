@@ -43,8 +43,8 @@ func (b *Batch) add(key, val []byte, del bool) error {
 	if err := checkKV(key, val); err != nil {
 		return err
 	}
-	if b.s.opts.InMemory && !del && int64(len(val)) >= b.s.MaxBatchSize() {
-		return ErrTxnTooBig
+	if err := b.s.checkValueSize(val); err != nil {
+		return err
 	}
 	key = append([]byte(nil), key...)
 	if !del {

@@ -62,6 +62,8 @@ type Options struct {
 	// lost on power loss. Syncing costs one fsync per commit.
 	SyncWrites bool
 	// InMemory keeps everything in memory (dir must be ""); for tests.
+	// Badger then keeps every value in its tree, so values are limited to
+	// min(1 MiB, 15% of MemTableSize); larger ones return ErrValueTooLarge.
 	InMemory bool
 	// ReadOnly opens an existing store for reading only; several read-only
 	// Stores may share a directory but none may share it with a writer.
@@ -224,6 +226,8 @@ func Open(dir string, o Options) (*Store, error) {
 		WithCompactL0OnClose(!o.ReadOnly)
 	if o.InMemory {
 		bo.Dir, bo.ValueDir = "", ""
+		o.ValueThreshold = min(1<<20, o.MemTableSize*15/100)
+		bo = bo.WithValueThreshold(o.ValueThreshold)
 	}
 	db, err := badger.Open(bo)
 	if err != nil {
@@ -454,6 +458,18 @@ func checkKV(key []byte, val []byte) error {
 	return nil
 }
 
+// checkValueSize applies the in-memory value limit (see Options.InMemory)
+// before Badger's own check, whose error path can panic.
+func (s *Store) checkValueSize(val []byte) error {
+	if s.opts.InMemory && int64(len(val)) >= s.opts.ValueThreshold {
+		return fmt.Errorf("%w: %d bytes exceeds the in-memory limit of %d", ErrValueTooLarge, len(val), s.opts.ValueThreshold-1)
+	}
+	if !s.opts.InMemory && int64(len(val)) > s.opts.ValueLogFileSize {
+		return fmt.Errorf("%w: %d bytes exceeds ValueLogFileSize %d", ErrValueTooLarge, len(val), s.opts.ValueLogFileSize)
+	}
+	return nil
+}
+
 // Set stores val under key when the transaction commits. The store keeps
 // its own copies, so the caller may reuse key and val after Set returns.
 // It returns ErrTxnTooBig when the transaction is full (it remains usable),
@@ -468,8 +484,8 @@ func (t *Txn) Set(key, val []byte) error {
 	if err := checkKV(key, val); err != nil {
 		return err
 	}
-	if t.s.opts.InMemory && int64(len(val)) >= t.s.MaxBatchSize() {
-		return ErrTxnTooBig
+	if err := t.s.checkValueSize(val); err != nil {
+		return err
 	}
 	return mapErr(t.t.Set(append([]byte(nil), key...), append([]byte(nil), val...)))
 }
