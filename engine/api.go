@@ -1,0 +1,320 @@
+package engine
+
+import (
+	"context"
+
+	"github.com/ttlkv/ttlkv/doc"
+	"go.mongodb.org/mongo-driver/v2/bson"
+)
+
+// Database is a handle on one database of a DB. Handles are cheap and
+// hold no state; the database exists while it has collections.
+type Database struct {
+	db   *DB
+	name string
+}
+
+// Database returns a handle on the named database.
+func (db *DB) Database(name string) *Database { return &Database{db: db, name: name} }
+
+// Name returns the database name.
+func (d *Database) Name() string { return d.name }
+
+// Collection returns a handle on the named collection, which need not
+// exist yet: the first insert or index creates it.
+func (d *Database) Collection(name string) *Collection {
+	return &Collection{db: d.db, dbName: d.name, name: name}
+}
+
+// CreateCollection creates a collection with create's options
+// (capped, size, max, timeseries, expireAfterSeconds). Creating an
+// existing collection with the same options succeeds; with other
+// options it fails with 48 NamespaceExists.
+func (d *Database) CreateCollection(ctx context.Context, name string, opts bson.D) error {
+	if opts == nil {
+		opts = bson.D{}
+	}
+	_, _, err := d.db.createColl(d.name, name, opts)
+	return err
+}
+
+// ListCollectionNames returns the collection names, sorted.
+func (d *Database) ListCollectionNames(ctx context.Context) ([]string, error) {
+	if err := d.db.checkOpen(); err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, c := range d.db.collsOf(d.name) {
+		if !isInternalName(c.m().Name) {
+			out = append(out, c.m().Name)
+		}
+	}
+	return out, nil
+}
+
+// Drop drops every collection of the database.
+func (d *Database) Drop(ctx context.Context) error { return d.db.dropDatabase(d.name) }
+
+// RunCommand runs a database command document against this database.
+func (d *Database) RunCommand(ctx context.Context, cmd bson.D) (bson.D, error) {
+	return d.db.RunCommand(ctx, d.name, cmd)
+}
+
+// Collection is a handle on one collection, with methods shaped like
+// the official Go driver's mongo.Collection. Filters and documents may
+// be bson.D, bson.M, maps or structs with bson tags.
+type Collection struct {
+	db           *DB
+	dbName, name string
+}
+
+// Name returns the collection name.
+func (c *Collection) Name() string { return c.name }
+
+// InsertOneResult is InsertOne's result.
+type InsertOneResult struct{ InsertedID any }
+
+// InsertManyResult is InsertMany's result: the _ids written, in input
+// order (nil for documents that failed).
+type InsertManyResult struct{ InsertedIDs []any }
+
+// DeleteResult reports how many documents a delete removed.
+type DeleteResult struct{ DeletedCount int64 }
+
+// InsertOne inserts one document, generating an ObjectId _id when it
+// has none.
+func (c *Collection) InsertOne(ctx context.Context, document any) (*InsertOneResult, error) {
+	ids, werrs, err := c.db.insertDocs(ctx, c.dbName, c.name, []any{document}, true)
+	if err != nil {
+		return nil, err
+	}
+	if len(werrs) > 0 {
+		return nil, werrs[0].Err
+	}
+	c.db.stats.inserted.Add(1)
+	return &InsertOneResult{InsertedID: ids[0]}, nil
+}
+
+// InsertMany inserts documents. Ordered inserts stop at the first
+// failure and keep the documents before it; unordered ones keep every
+// valid document. Failures come back as a *BulkWriteError.
+func (c *Collection) InsertMany(ctx context.Context, documents []any, ordered bool) (*InsertManyResult, error) {
+	ids, werrs, err := c.db.insertDocs(ctx, c.dbName, c.name, documents, ordered)
+	if err != nil {
+		return nil, err
+	}
+	c.db.stats.inserted.Add(int64(len(documents) - len(werrs)))
+	res := &InsertManyResult{InsertedIDs: ids}
+	if len(werrs) > 0 {
+		return res, &BulkWriteError{WriteErrors: werrs}
+	}
+	return res, nil
+}
+
+func normFilter(filter any) (bson.D, error) {
+	if filter == nil {
+		return bson.D{}, nil
+	}
+	return doc.Normalize(filter)
+}
+
+// Find returns a cursor over the documents matching filter.
+func (c *Collection) Find(ctx context.Context, filter any, opts ...FindOptions) (*Cursor, error) {
+	f, err := normFilter(filter)
+	if err != nil {
+		return nil, err
+	}
+	var o FindOptions
+	if len(opts) > 0 {
+		o = opts[0]
+	}
+	coll, _, q, err := c.db.findPlan(c.dbName, c.name, f, o)
+	if err != nil {
+		return nil, err
+	}
+	c.db.stats.queried.Add(1)
+	cur := &Cursor{q: q, batch: int(o.BatchSize)}
+	if cur.batch <= 0 {
+		cur.batch = 1024
+	}
+	if q == nil {
+		cur.done = true
+		return cur, nil
+	}
+	if o.Tailable {
+		cur.tail = newTailState(coll, q, o)
+	}
+	return cur, nil
+}
+
+// FindOne returns the first matching document, or ErrNoDocuments.
+func (c *Collection) FindOne(ctx context.Context, filter any, opts ...FindOptions) (bson.D, error) {
+	var o FindOptions
+	if len(opts) > 0 {
+		o = opts[0]
+	}
+	o.Limit = 1
+	cur, err := c.Find(ctx, filter, o)
+	if err != nil {
+		return nil, err
+	}
+	if cur.Next(ctx) {
+		return cur.Current, nil
+	}
+	if cur.Err() != nil {
+		return nil, cur.Err()
+	}
+	return nil, ErrNoDocuments
+}
+
+// CountDocuments counts the documents matching filter.
+func (c *Collection) CountDocuments(ctx context.Context, filter any) (int64, error) {
+	f, err := normFilter(filter)
+	if err != nil {
+		return 0, err
+	}
+	return c.db.count(ctx, c.dbName, c.name, f, 0, 0, nil)
+}
+
+func (c *Collection) update(ctx context.Context, filter, update any, multi, upsert bool) (*UpdateResult, error) {
+	f, err := normFilter(filter)
+	if err != nil {
+		return nil, err
+	}
+	u, err := doc.Normalize(update)
+	if err != nil {
+		return nil, err
+	}
+	res, err := c.db.updateDocs(ctx, c.dbName, c.name, UpdateSpec{Filter: f, Update: u, Multi: multi, Upsert: upsert})
+	if err == nil {
+		c.db.stats.updated.Add(res.ModifiedCount)
+	}
+	return res, err
+}
+
+// UpdateOne applies update ($set, ...) to the first matching document;
+// with upsert, inserts one when nothing matches.
+func (c *Collection) UpdateOne(ctx context.Context, filter, update any, upsert bool) (*UpdateResult, error) {
+	return c.update(ctx, filter, update, false, upsert)
+}
+
+// UpdateMany applies update to every matching document.
+func (c *Collection) UpdateMany(ctx context.Context, filter, update any, upsert bool) (*UpdateResult, error) {
+	return c.update(ctx, filter, update, true, upsert)
+}
+
+// ReplaceOne replaces the first matching document (keeping its _id).
+func (c *Collection) ReplaceOne(ctx context.Context, filter, replacement any, upsert bool) (*UpdateResult, error) {
+	r, err := doc.Normalize(replacement)
+	if err != nil {
+		return nil, err
+	}
+	for _, e := range r {
+		if len(e.Key) > 0 && e.Key[0] == '$' {
+			return nil, doc.Errorf(doc.CodeBadValue, "replacement document must not contain update operators")
+		}
+	}
+	return c.update(ctx, filter, r, false, upsert)
+}
+
+func (c *Collection) delete(ctx context.Context, filter any, limit int64) (*DeleteResult, error) {
+	f, err := normFilter(filter)
+	if err != nil {
+		return nil, err
+	}
+	n, err := c.db.deleteDocs(ctx, c.dbName, c.name, DeleteSpec{Filter: f, Limit: limit})
+	if err != nil {
+		return nil, err
+	}
+	c.db.stats.deleted.Add(n)
+	return &DeleteResult{DeletedCount: n}, nil
+}
+
+// DeleteOne deletes the first matching document.
+func (c *Collection) DeleteOne(ctx context.Context, filter any) (*DeleteResult, error) {
+	return c.delete(ctx, filter, 1)
+}
+
+// DeleteMany deletes every matching document, in batches.
+func (c *Collection) DeleteMany(ctx context.Context, filter any) (*DeleteResult, error) {
+	return c.delete(ctx, filter, 0)
+}
+
+// CreateIndex creates one index and returns its name. An identical
+// existing index is a success.
+func (c *Collection) CreateIndex(ctx context.Context, model IndexModel) (string, error) {
+	keys, err := doc.Normalize(model.Keys)
+	if err != nil {
+		return "", err
+	}
+	opts := bson.D{}
+	if model.Options != nil {
+		if opts, err = doc.Normalize(model.Options); err != nil {
+			return "", err
+		}
+	}
+	spec := append(bson.D{{Key: "key", Value: keys}}, opts...)
+	res, err := c.db.createIndexes(ctx, c.dbName, c.name, []bson.D{spec})
+	if err != nil {
+		return "", err
+	}
+	if len(res.Names) > 0 {
+		return res.Names[0], nil
+	}
+	if n, ok := get(model.Options, "name"); ok {
+		s, _ := n.(string)
+		return s, nil
+	}
+	return defaultIndexName(keys), nil
+}
+
+// CreateIndexes creates several index specs ({key, name, ...}) at once;
+// if one is invalid none is created.
+func (c *Collection) CreateIndexes(ctx context.Context, specs []bson.D) (*CreateIndexesResult, error) {
+	return c.db.createIndexes(ctx, c.dbName, c.name, specs)
+}
+
+// ListIndexes returns the index specs as listIndexes shows them, _id_
+// first.
+func (c *Collection) ListIndexes(ctx context.Context) ([]bson.D, error) {
+	if err := c.db.checkOpen(); err != nil {
+		return nil, err
+	}
+	co := c.db.lookup(c.dbName, c.name)
+	if co == nil {
+		return nil, doc.Errorf(doc.CodeNamespaceNotFound, "ns does not exist: %s.%s", c.dbName, c.name)
+	}
+	return c.db.listIndexes(co), nil
+}
+
+// DropIndex drops an index by name or key pattern.
+func (c *Collection) DropIndex(ctx context.Context, nameOrKey any) error {
+	_, err := c.db.dropIndexes(c.dbName, c.name, nameOrKey)
+	return err
+}
+
+// Drop drops the collection; dropping a missing one succeeds.
+func (c *Collection) Drop(ctx context.Context) error {
+	_, err := c.db.dropColl(c.dbName, c.name)
+	return err
+}
+
+// IsCapped reports whether the collection is capped.
+func (c *Collection) IsCapped() bool {
+	co := c.db.lookup(c.dbName, c.name)
+	return co != nil && co.m().Kind == kindCapped
+}
+
+func (db *DB) listIndexes(c *coll) []bson.D {
+	if c.m().Kind == kindTimeseries {
+		return db.timeseriesIndexes(c)
+	}
+	var out []bson.D
+	for _, ix := range c.m().Indexes {
+		out = append(out, listIndexEntry(ix))
+	}
+	return out
+}
+
+// isInternalName reports engine-owned collections hidden from lists.
+func isInternalName(name string) bool { return len(name) > 7 && name[:7] == "system." }

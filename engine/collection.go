@@ -1,0 +1,279 @@
+package engine
+
+import (
+	"encoding/binary"
+	"errors"
+
+	"github.com/ttlkv/ttlkv/doc"
+	"github.com/ttlkv/ttlkv/lsm"
+	"go.mongodb.org/mongo-driver/v2/bson"
+)
+
+// idIndexID is the index id of every collection's _id index.
+const idIndexID = 1
+
+func idIndex() *indexMeta {
+	return &indexMeta{ID: idIndexID, Name: "_id_", Key: bson.D{{Key: "_id", Value: int32(1)}}, Unique: true}
+}
+
+// createOptions are the parsed options of a create command.
+type createOptions struct {
+	raw  bson.D // as listCollections shows them
+	kind collKind
+	// kind-specific parsed state, filled by the capped / time-series
+	// parsers.
+	ext any
+}
+
+// knownCreateFields are the create options ttlkv accepts; others are
+// 40415 IDLUnknownField, as MongoDB's IDL parser reports.
+var knownCreateFields = map[string]bool{
+	"capped": true, "size": true, "max": true, "timeseries": true, "expireAfterSeconds": true,
+	"validator": true, "validationLevel": true, "validationAction": true, "clusteredIndex": true,
+	"collation": true, "storageEngine": true, "indexOptionDefaults": true, "comment": true,
+	"writeConcern": true, "idIndex": true, "autoIndexId": true, "flags": true, "viewOn": true, "pipeline": true,
+	"changeStreamPreAndPostImages": true, "lsid": true, "$db": true, "apiVersion": true, "apiStrict": true,
+}
+
+// parseCreateOptions validates create's options (everything but the
+// command name) and decides the collection kind.
+func parseCreateOptions(opts bson.D) (*createOptions, error) {
+	co := &createOptions{kind: kindNormal}
+	has := map[string]any{}
+	for _, e := range opts {
+		if !knownCreateFields[e.Key] {
+			return nil, doc.Errorf(doc.CodeIDLUnknownField, "BSON field 'create.%s' is an unknown field.", e.Key)
+		}
+		has[e.Key] = e.Value
+	}
+	if _, ok := has["viewOn"]; ok {
+		return nil, doc.Errorf(doc.CodeCommandNotFound, "views are not supported by ttlkv")
+	}
+	if _, ok := has["timeseries"]; ok {
+		return parseTimeseriesCreate(opts, has, co)
+	}
+	if v, ok := has["expireAfterSeconds"]; ok {
+		_ = v
+		return nil, doc.Errorf(doc.CodeInvalidOptions, "'expireAfterSeconds' is only supported on time-series collections")
+	}
+	cappedV, hasCapped := has["capped"]
+	capped := false
+	if hasCapped {
+		b, ok := cappedV.(bool)
+		if !ok {
+			if _, isNum := asFloat(cappedV); !isNum {
+				return nil, doc.Errorf(doc.CodeTypeMismatch, "BSON field 'create.capped' is the wrong type '%s', expected types '[bool, long, int, decimal, double]'", typeName(cappedV))
+			}
+			b, _ = asBool(cappedV)
+		}
+		capped = b
+	}
+	_, hasSize := has["size"]
+	_, hasMax := has["max"]
+	if capped {
+		return parseCappedCreate(opts, has, co)
+	}
+	if hasSize || hasMax {
+		return nil, doc.Errorf(doc.CodeInvalidOptions, "the 'capped' field needs to be true when either the 'size' or 'max' fields are present")
+	}
+	co.raw = visibleOptions(opts)
+	return co, nil
+}
+
+// visibleOptions drops the generic command fields from options.
+func visibleOptions(opts bson.D) bson.D {
+	out := bson.D{}
+	for _, e := range opts {
+		switch e.Key {
+		case "comment", "writeConcern", "lsid", "$db", "apiVersion", "apiStrict":
+			continue
+		}
+		out = append(out, e)
+	}
+	return out
+}
+
+// createColl creates db.name with opts (nil: an ordinary collection).
+// It reports created=false when the collection already exists with
+// the same options, and 48 NamespaceExists when the options differ.
+func (db *DB) createColl(dbName, name string, opts bson.D) (*coll, bool, error) {
+	if err := db.checkWritable(); err != nil {
+		return nil, false, err
+	}
+	if err := validateCollName(dbName, name, false); err != nil {
+		return nil, false, err
+	}
+	co, err := parseCreateOptions(opts)
+	if err != nil {
+		return nil, false, err
+	}
+	return db.createParsed(dbName, name, co, opts != nil)
+}
+
+func (db *DB) createParsed(dbName, name string, co *createOptions, explicit bool) (*coll, bool, error) {
+	db.catMu.Lock()
+	defer db.catMu.Unlock()
+	if c := db.lookup(dbName, name); c != nil {
+		m := c.m()
+		if !explicit || (m.Kind == co.kind && doc.Equal(m.Options, co.raw)) {
+			return c, false, nil
+		}
+		return nil, false, doc.Errorf(doc.CodeNamespaceExists, "Collection %s already exists.", m.ns())
+	}
+	m := &collMeta{DB: dbName, Name: name, Kind: co.kind, Options: co.raw, NextIndexID: idIndexID + 1}
+	if co.kind != kindTimeseries {
+		m.Indexes = []*indexMeta{idIndex()}
+	}
+	c := &coll{db: db}
+	err := db.store.Update(func(txn *lsm.Txn) error {
+		id, err := db.allocCollID(txn)
+		if err != nil {
+			return err
+		}
+		m.ID = id
+		if err := db.prepareExt(c, m, co); err != nil {
+			return err
+		}
+		return putMeta(txn, m)
+	})
+	if err != nil {
+		db.abortExt(c, m)
+		return nil, false, err
+	}
+	c.meta.Store(m)
+	if err := db.openExt(c); err != nil {
+		return nil, false, err
+	}
+	db.mu.Lock()
+	db.colls[m.ns()] = c
+	db.mu.Unlock()
+	return c, true, nil
+}
+
+// pendingDropKey marks a dropped collection whose data is still being
+// removed; Open resumes such drops.
+func pendingDropKey(id uint64) []byte {
+	var b [8]byte
+	binary.BigEndian.PutUint64(b[:], id)
+	return append(lsm.MetaKey("drop/"), b[:]...)
+}
+
+// dropColl removes a collection, its indexes and data. It reports
+// false if the collection did not exist.
+func (db *DB) dropColl(dbName, name string) (bool, error) {
+	if err := db.checkWritable(); err != nil {
+		return false, err
+	}
+	db.catMu.Lock()
+	defer db.catMu.Unlock()
+	c := db.lookup(dbName, name)
+	if c == nil {
+		return false, nil
+	}
+	return true, db.dropLocked(c)
+}
+
+// dropLocked drops c; the caller holds catMu.
+func (db *DB) dropLocked(c *coll) error {
+	m := c.m()
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	err := db.store.Update(func(txn *lsm.Txn) error {
+		if err := txn.Delete(lsk(m)); err != nil {
+			return err
+		}
+		return txn.Set(pendingDropKey(m.ID), nil)
+	})
+	if err != nil {
+		return err
+	}
+	c.dropped.Store(true)
+	db.mu.Lock()
+	delete(db.colls, m.ns())
+	db.mu.Unlock()
+	db.cursors.killColl(c)
+	if err := db.dropExt(c); err != nil {
+		db.logf("drop %s: removing kind-specific files: %v", m.ns(), err)
+	}
+	return db.finishDrop(m.ID)
+}
+
+func lsk(m *collMeta) []byte { return lsm.CatalogKey(m.DB, m.Name) }
+
+// finishDrop removes every record and index key of collection id and
+// then its pending-drop marker.
+func (db *DB) finishDrop(id uint64) error {
+	rp := lsm.RecordPrefix(id)
+	if _, err := db.store.DeleteRange(rp, lsm.PrefixEnd(rp)); err != nil {
+		return err
+	}
+	ip := lsm.CollectionIndexPrefix(id)
+	if _, err := db.store.DeleteRange(ip, lsm.PrefixEnd(ip)); err != nil {
+		return err
+	}
+	return db.store.Update(func(txn *lsm.Txn) error { return txn.Delete(pendingDropKey(id)) })
+}
+
+// resumeDrops finishes drops a crash interrupted.
+func (db *DB) resumeDrops() error {
+	if db.opts.Role == RoleReadOnly {
+		return nil
+	}
+	var ids []uint64
+	pre := lsm.MetaKey("drop/")
+	err := db.store.View(func(txn *lsm.Txn) error {
+		it := txn.NewIter(lsm.IterOptions{Prefix: pre, KeysOnly: true})
+		defer it.Close()
+		for it.Next() {
+			k := it.Key()
+			if len(k) == len(pre)+8 {
+				ids = append(ids, binary.BigEndian.Uint64(k[len(pre):]))
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	for _, id := range ids {
+		if err := db.finishDrop(id); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// dropDatabase drops every collection of dbName.
+func (db *DB) dropDatabase(dbName string) error {
+	if err := db.checkWritable(); err != nil {
+		return err
+	}
+	db.catMu.Lock()
+	defer db.catMu.Unlock()
+	for _, c := range db.collsOf(dbName) {
+		if err := db.dropLocked(c); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// updateMeta replaces c's catalog entry with nm in one transaction
+// (fn may write more in the same transaction) and publishes it.
+func (db *DB) updateMeta(c *coll, nm *collMeta, fn func(txn *lsm.Txn) error) error {
+	err := db.store.Update(func(txn *lsm.Txn) error {
+		if fn != nil {
+			if err := fn(txn); err != nil {
+				return err
+			}
+		}
+		return putMeta(txn, nm)
+	})
+	if err != nil {
+		return err
+	}
+	c.meta.Store(nm)
+	return nil
+}
+
+var errNotFound = errors.New("not found")

@@ -1,0 +1,305 @@
+package engine
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/ttlkv/ttlkv/doc"
+	"github.com/ttlkv/ttlkv/lsm"
+	"go.mongodb.org/mongo-driver/v2/bson"
+)
+
+// Sentinel errors of the Go API.
+var (
+	// ErrClosed is returned by every method of a DB after Close.
+	ErrClosed = errors.New("engine: database is closed")
+	// ErrNoDocuments is returned by FindOne when nothing matches, like
+	// the driver's mongo.ErrNoDocuments.
+	ErrNoDocuments = errors.New("engine: no documents in result")
+)
+
+// Error is the typed error every user mistake returns: MongoDB's code,
+// code name and a message. Use errors.As(err, &e) with e *engine.Error.
+type Error = doc.Error
+
+// DB is an open data directory: every database and collection in it,
+// the TTL monitor, and the cursors of running queries. It is safe for
+// concurrent use.
+type DB struct {
+	dir    string
+	opts   Options
+	store  *lsm.Store
+	params *params
+
+	catMu sync.Mutex // serialises catalog changes (create, drop, indexes)
+
+	mu     sync.RWMutex
+	colls  map[string]*coll // by "db.coll"
+	closed bool
+
+	nextCollID atomic.Uint64
+	cursors    cursorRegistry
+	stats      stats
+	ops        opRegistry
+	mon        *monitor
+}
+
+// coll is the in-memory state of one existing collection.
+type coll struct {
+	db      *DB
+	meta    atomic.Pointer[collMeta] // replaced whole on catalog change
+	wmu     sync.Mutex               // serialises writers of this collection
+	nextRID atomic.Uint64
+	dropped atomic.Bool
+	ext     any // kind-specific state (capped ring, bucketer)
+}
+
+func (c *coll) m() *collMeta { return c.meta.Load() }
+
+var metaNextCollID = lsm.MetaKey("nextCollID")
+
+// Open opens (creating if needed) the data directory dir. Only one
+// process may hold a directory open; a second Open fails with an error
+// naming it.
+func Open(dir string, opts Options) (*DB, error) {
+	opts.ensureDefaults()
+	db := &DB{dir: dir, opts: opts, params: newParams(), colls: map[string]*coll{}}
+	for name, v := range opts.Params {
+		if _, err := db.SetParameter(name, v); err != nil {
+			return nil, err
+		}
+	}
+	st, err := lsm.Open(dir, lsm.Options{
+		SyncWrites: opts.SyncWrites,
+		InMemory:   opts.InMemory,
+		ReadOnly:   opts.Role == RoleReadOnly,
+	})
+	if err != nil {
+		return nil, err
+	}
+	db.store = st
+	db.cursors.init()
+	if err := db.loadCatalog(); err != nil {
+		st.Close()
+		return nil, err
+	}
+	db.mon = newMonitor(db)
+	if !opts.DisableTTLMonitor {
+		db.mon.start()
+	}
+	return db, nil
+}
+
+// Close stops the TTL monitor, kills open cursors and closes the store.
+func (db *DB) Close() error {
+	db.mu.Lock()
+	if db.closed {
+		db.mu.Unlock()
+		return ErrClosed
+	}
+	db.closed = true
+	colls := db.colls
+	db.mu.Unlock()
+	db.mon.stop()
+	db.cursors.killAll()
+	var first error
+	for _, c := range colls {
+		if err := c.closeExt(); err != nil && first == nil {
+			first = err
+		}
+	}
+	if err := db.store.Close(); err != nil && first == nil {
+		first = err
+	}
+	return first
+}
+
+// Dir returns the data directory.
+func (db *DB) Dir() string { return db.dir }
+
+func (db *DB) now() bson.DateTime { return bson.NewDateTimeFromTime(db.opts.Clock()) }
+
+func (db *DB) checkOpen() error {
+	db.mu.RLock()
+	defer db.mu.RUnlock()
+	if db.closed {
+		return ErrClosed
+	}
+	return nil
+}
+
+func (db *DB) checkWritable() error {
+	if err := db.checkOpen(); err != nil {
+		return err
+	}
+	if db.opts.Role != RolePrimary {
+		return doc.Errorf(doc.CodeNotWritablePrimary, "not primary: this engine's role does not accept writes")
+	}
+	return nil
+}
+
+func (db *DB) loadCatalog() error {
+	err := db.store.View(func(txn *lsm.Txn) error {
+		if v, err := txn.Get(metaNextCollID); err == nil && len(v) == 8 {
+			db.nextCollID.Store(binary.BigEndian.Uint64(v))
+		} else if err != nil && !errors.Is(err, lsm.ErrNotFound) {
+			return err
+		}
+		it := txn.NewIter(lsm.IterOptions{Prefix: lsm.CatalogPrefix("")})
+		defer it.Close()
+		for it.Next() {
+			v, err := it.Value()
+			if err != nil {
+				return err
+			}
+			m, err := decodeCollMeta(v)
+			if err != nil {
+				return err
+			}
+			c := &coll{db: db}
+			c.meta.Store(m)
+			db.colls[m.ns()] = c
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	for _, c := range db.colls {
+		if err := db.initColl(c); err != nil {
+			return err
+		}
+	}
+	if err := db.resumeIndexDrops(); err != nil {
+		return err
+	}
+	return db.resumeDrops()
+}
+
+// initColl sets the record-id counter from the highest stored record
+// and opens kind-specific state.
+func (db *DB) initColl(c *coll) error {
+	m := c.m()
+	err := db.store.View(func(txn *lsm.Txn) error {
+		it := txn.NewIter(lsm.IterOptions{Prefix: lsm.RecordPrefix(m.ID), Reverse: true, KeysOnly: true})
+		defer it.Close()
+		if it.Next() {
+			_, rid, _ := lsm.DecodeRecordKey(it.Key())
+			c.nextRID.Store(rid)
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	return db.openExt(c)
+}
+
+// lookup returns the collection db.name or nil.
+func (db *DB) lookup(dbName, name string) *coll {
+	db.mu.RLock()
+	defer db.mu.RUnlock()
+	return db.colls[dbName+"."+name]
+}
+
+// collsOf returns the collections of a database (all when dbName is
+// ""), sorted by name.
+func (db *DB) collsOf(dbName string) []*coll {
+	db.mu.RLock()
+	var out []*coll
+	for _, c := range db.colls {
+		if dbName == "" || c.m().DB == dbName {
+			out = append(out, c)
+		}
+	}
+	db.mu.RUnlock()
+	sort.Slice(out, func(i, j int) bool { return out[i].m().ns() < out[j].m().ns() })
+	return out
+}
+
+// DatabaseNames returns the names of databases holding collections.
+func (db *DB) DatabaseNames() []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, c := range db.collsOf("") {
+		if !seen[c.m().DB] {
+			seen[c.m().DB] = true
+			out = append(out, c.m().DB)
+		}
+	}
+	return out
+}
+
+// allocCollID reserves a new collection id in the same transaction
+// that writes the catalog entry.
+func (db *DB) allocCollID(txn *lsm.Txn) (uint64, error) {
+	id := db.nextCollID.Add(1)
+	var b [8]byte
+	binary.BigEndian.PutUint64(b[:], id)
+	return id, txn.Set(metaNextCollID, b[:])
+}
+
+// putMeta writes a collection's catalog entry in txn.
+func putMeta(txn *lsm.Txn, m *collMeta) error {
+	b, err := m.encode()
+	if err != nil {
+		return err
+	}
+	return txn.Set(lsm.CatalogKey(m.DB, m.Name), b)
+}
+
+// validateDBName applies MongoDB's database-name rules (SPEC §0).
+func validateDBName(name string) error {
+	if name == "" {
+		return doc.Errorf(doc.CodeInvalidNamespace, "Invalid database name: ''")
+	}
+	if len(name) >= 64 {
+		return doc.Errorf(doc.CodeInvalidNamespace, "Invalid database name: '%s': db name must be at most 63 characters, found: %d", name, len(name))
+	}
+	if strings.ContainsAny(name, "/\\. \"$\x00") {
+		return doc.Errorf(doc.CodeInvalidNamespace, "Invalid database name: '%s': contains an invalid character", name)
+	}
+	return nil
+}
+
+// validateCollName applies MongoDB's collection-name rules (SPEC §0).
+// internal allows the engine's own system.* namespaces.
+func validateCollName(dbName, name string, internal bool) error {
+	if err := validateDBName(dbName); err != nil {
+		return err
+	}
+	switch {
+	case name == "":
+		return doc.Errorf(doc.CodeInvalidNamespace, "Invalid namespace specified '%s.'", dbName)
+	case strings.ContainsAny(name, "$\x00"):
+		return doc.Errorf(doc.CodeInvalidNamespace, "Invalid collection name: '%s': contains an invalid character", name)
+	case strings.HasPrefix(name, "system.") && !internal:
+		return doc.Errorf(doc.CodeInvalidNamespace, "Invalid collection name: '%s': names starting with 'system.' are reserved", name)
+	case len(dbName)+1+len(name) > 255:
+		return doc.Errorf(doc.CodeInvalidNamespace, "Fully qualified namespace is too long. Namespace: %s.%s Max: 255", dbName, name)
+	}
+	return nil
+}
+
+var errDropped = doc.Errorf(doc.CodeNamespaceNotFound, "collection was dropped")
+
+func (db *DB) logf(format string, args ...any) { db.opts.Logf(format, args...) }
+
+// ctxErr maps a context error to MongoDB's MaxTimeMSExpired or returns it.
+func ctxErr(ctx context.Context) error {
+	if err := ctx.Err(); err != nil {
+		if errors.Is(err, context.DeadlineExceeded) {
+			return doc.Errorf(doc.CodeMaxTimeMSExpired, "operation exceeded time limit")
+		}
+		return err
+	}
+	return nil
+}
+
+var _ = fmt.Sprintf

@@ -1,0 +1,265 @@
+package engine
+
+import (
+	"context"
+	"sort"
+
+	"github.com/ttlkv/ttlkv/doc"
+	"github.com/ttlkv/ttlkv/engine/query"
+	"github.com/ttlkv/ttlkv/lsm"
+	"go.mongodb.org/mongo-driver/v2/bson"
+)
+
+// record is a document with its record id.
+type record struct {
+	rid uint64
+	d   bson.D
+	raw []byte // stored encoding
+}
+
+// execStats are explain's executionStats counters.
+type execStats struct {
+	keysExamined, docsExamined, nReturned int64
+}
+
+// scanChunkKeys bounds the keys one read transaction examines, so that
+// long scans do not pin old versions in Badger.
+const scanChunkKeys = 4096
+
+// scanner reads the records a plan selects, in plan order, in short
+// read transactions, resuming where the last one stopped. It filters
+// with the plan's filter.
+type scanner struct {
+	p      *plan
+	ranges []keyRange
+	ri     int    // current range
+	resume []byte // next key bound within ranges[ri]; nil: range start
+	seen   map[uint64]struct{}
+	done   bool
+	stats  execStats
+	noMatch bool // return every record, ignoring the filter
+}
+
+func newScanner(p *plan) *scanner {
+	s := &scanner{p: p}
+	if p.ix == nil {
+		pre := lsm.RecordPrefix(p.m.ID)
+		s.ranges = []keyRange{{pre, lsm.PrefixEnd(pre)}}
+	} else {
+		s.ranges = p.ranges
+		if p.ix.Multikey {
+			s.seen = map[uint64]struct{}{}
+		}
+	}
+	if p.reverse {
+		s.ri = len(s.ranges) - 1
+	}
+	if len(s.ranges) == 0 {
+		s.done = true
+	}
+	return s
+}
+
+// next returns up to n more matching records; fewer (maybe none) with
+// done set at the end.
+func (s *scanner) next(ctx context.Context, n int) ([]record, error) {
+	if s.p.m.Kind == kindCapped {
+		return s.nextCapped(ctx, n)
+	}
+	var out []record
+	for !s.done && len(out) < n {
+		if err := ctxErr(ctx); err != nil {
+			return out, err
+		}
+		err := s.p.c.db.store.View(func(txn *lsm.Txn) error {
+			examined := 0
+			for !s.done && len(out) < n && examined < scanChunkKeys {
+				r := s.ranges[s.ri]
+				o := lsm.IterOptions{Lower: r.lo, Upper: r.hi, Reverse: s.p.reverse, KeysOnly: s.p.ix != nil}
+				if s.resume != nil {
+					if s.p.reverse {
+						o.Upper = s.resume
+					} else {
+						o.Lower = s.resume
+					}
+				}
+				it := txn.NewIter(o)
+				exhausted := true
+				for it.Next() {
+					examined++
+					k := it.Key()
+					if s.p.reverse {
+						s.resume = append(s.resume[:0:0], k...)
+					} else {
+						s.resume = append(append(s.resume[:0:0], k...), 0)
+					}
+					var rec record
+					if s.p.ix == nil {
+						_, rid, _ := lsm.DecodeRecordKey(k)
+						v, err := it.Value()
+						if err != nil {
+							it.Close()
+							return err
+						}
+						rec.rid, rec.raw = rid, v
+					} else {
+						s.stats.keysExamined++
+						_, rid, _ := lsm.SplitIndexKey(k)
+						if s.seen != nil {
+							if _, dup := s.seen[rid]; dup {
+								continue
+							}
+							s.seen[rid] = struct{}{}
+						}
+						v, err := txn.Get(lsm.RecordKey(s.p.m.ID, rid))
+						if err == lsm.ErrNotFound {
+							continue
+						} else if err != nil {
+							it.Close()
+							return err
+						}
+						rec.rid, rec.raw = rid, v
+					}
+					s.stats.docsExamined++
+					d, err := doc.Unmarshal(rec.raw)
+					if err != nil {
+						it.Close()
+						return err
+					}
+					rec.d = d
+					if s.noMatch || s.p.filter.Match(d) {
+						out = append(out, rec)
+					}
+					if len(out) >= n || examined >= scanChunkKeys {
+						exhausted = false
+						break
+					}
+				}
+				it.Close()
+				if exhausted {
+					s.resume = nil
+					if s.p.reverse {
+						s.ri--
+						s.done = s.ri < 0
+					} else {
+						s.ri++
+						s.done = s.ri >= len(s.ranges)
+					}
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			return out, err
+		}
+	}
+	return out, nil
+}
+
+// queryExec runs a find: scan, optional in-memory sort, skip, limit
+// and projection.
+type queryExec struct {
+	sc       *scanner
+	sortSt   *query.Sort // non-nil: SORT stage in memory
+	sorted   []bson.D
+	sortDone bool
+	skip     int64
+	limit    int64 // 0: none
+	proj     *query.Projection
+	returned int64
+	done     bool
+}
+
+func newQueryExec(p *plan, skip, limit int64, proj *query.Projection) *queryExec {
+	q := &queryExec{sc: newScanner(p), skip: skip, limit: limit, proj: proj}
+	if p.sort != nil && !p.sortByIndex && len(p.sort.Keys()) > 0 {
+		q.sortSt = p.sort
+	}
+	return q
+}
+
+// nextBatch returns up to n documents (n <= 0: all remaining).
+func (q *queryExec) nextBatch(ctx context.Context, n int) ([]bson.D, error) {
+	if n <= 0 {
+		n = int(^uint(0) >> 1)
+	}
+	var out []bson.D
+	if q.sortSt != nil && !q.sortDone {
+		for !q.sc.done {
+			recs, err := q.sc.next(ctx, 1024)
+			if err != nil {
+				return nil, err
+			}
+			for _, r := range recs {
+				q.sorted = append(q.sorted, r.d)
+			}
+			// Keep only skip+limit documents when limited (top-k).
+			if q.limit > 0 && int64(len(q.sorted)) > 4*(q.skip+q.limit)+1024 {
+				q.trimSorted()
+			}
+		}
+		q.trimSorted()
+		q.sortDone = true
+	}
+	for len(out) < n && !q.done {
+		if q.limit > 0 && q.returned >= q.limit {
+			q.done = true
+			break
+		}
+		var d bson.D
+		if q.sortSt != nil {
+			if len(q.sorted) == 0 {
+				q.done = true
+				break
+			}
+			d, q.sorted = q.sorted[0], q.sorted[1:]
+		} else {
+			want := n - len(out)
+			if q.limit > 0 && int64(want) > q.limit-q.returned {
+				want = int(q.limit - q.returned)
+			}
+			want += int(q.skip)
+			recs, err := q.sc.next(ctx, min(want, 1024))
+			if err != nil {
+				return out, err
+			}
+			for _, r := range recs {
+				if q.skip > 0 {
+					q.skip--
+					continue
+				}
+				if q.limit > 0 && q.returned >= q.limit {
+					break
+				}
+				out = append(out, q.project(r.d))
+				q.returned++
+			}
+			if q.sc.done {
+				q.done = true
+			}
+			continue
+		}
+		if q.skip > 0 {
+			q.skip--
+			continue
+		}
+		out = append(out, q.project(d))
+		q.returned++
+	}
+	q.sc.stats.nReturned = q.returned
+	return out, nil
+}
+
+func (q *queryExec) trimSorted() {
+	sort.SliceStable(q.sorted, func(i, j int) bool { return q.sortSt.Compare(q.sorted[i], q.sorted[j]) < 0 })
+	if q.limit > 0 && int64(len(q.sorted)) > q.skip+q.limit {
+		q.sorted = q.sorted[:q.skip+q.limit]
+	}
+}
+
+func (q *queryExec) project(d bson.D) bson.D {
+	if q.proj == nil {
+		return d
+	}
+	return q.proj.Apply(d)
+}

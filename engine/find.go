@@ -1,0 +1,106 @@
+package engine
+
+import (
+	"context"
+
+	"github.com/ttlkv/ttlkv/doc"
+	"github.com/ttlkv/ttlkv/engine/query"
+	"go.mongodb.org/mongo-driver/v2/bson"
+)
+
+// FindOptions are find's options, named as in the find command.
+type FindOptions struct {
+	Projection bson.D
+	Sort       bson.D
+	Skip       int64
+	Limit      int64 // 0: no limit; negative: a single batch of -Limit
+	BatchSize  int32 // documents per batch (0: 101 first, then all)
+	Hint       any   // index name or key pattern
+	Tailable   bool  // follow a capped collection
+	AwaitData  bool  // getMore waits up to MaxAwaitTimeMS for data
+	MaxAwaitMS int64 // awaitData wait, default 1000
+}
+
+// findPlan validates a find and builds its executor. It returns a nil
+// exec (and no error) when the collection does not exist.
+func (db *DB) findPlan(dbName, name string, filter bson.D, o FindOptions) (*coll, *plan, *queryExec, error) {
+	if err := db.checkOpen(); err != nil {
+		return nil, nil, nil, err
+	}
+	if err := validateCollName(dbName, name, true); err != nil {
+		return nil, nil, nil, err
+	}
+	if o.AwaitData && !o.Tailable {
+		return nil, nil, nil, doc.Errorf(doc.CodeFailedToParse, "Cannot set 'awaitData' without also setting 'tailable'")
+	}
+	if o.Skip < 0 {
+		return nil, nil, nil, doc.Errorf(doc.CodeBadValue, "Skip value must be non-negative, but received: %d", o.Skip)
+	}
+	f, err := query.ParseFilter(filter)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	var srt *query.Sort
+	if len(o.Sort) > 0 {
+		if srt, err = query.ParseSort(o.Sort); err != nil {
+			return nil, nil, nil, err
+		}
+	}
+	var proj *query.Projection
+	if len(o.Projection) > 0 {
+		if proj, err = query.ParseProjection(o.Projection); err != nil {
+			return nil, nil, nil, err
+		}
+	}
+	c := db.lookup(dbName, name)
+	if o.Tailable {
+		if c != nil && c.m().Kind != kindCapped {
+			return nil, nil, nil, doc.Errorf(doc.CodeBadValue, "error processing query: ns=%s.%s tailable cursor requested on non capped collection", dbName, name)
+		}
+		if srt != nil {
+			if dir, ok := srt.NaturalOrder(); !ok || dir != 1 {
+				return nil, nil, nil, doc.Errorf(doc.CodeBadValue, "error processing query: tailable cursor only supported with $natural: 1 sort, got %s", fmtValue(o.Sort))
+			}
+		}
+	}
+	if srt != nil {
+		if dir, ok := srt.NaturalOrder(); ok && c != nil && c.m().Kind == kindTimeseries && dir != 1 {
+			return nil, nil, nil, doc.Errorf(doc.CodeBadValue, "$natural: -1 is not supported on time-series collections")
+		}
+	}
+	if c == nil {
+		return nil, nil, nil, nil
+	}
+	if c.m().Kind == kindTimeseries {
+		q, err := db.timeseriesQuery(c, f, srt, o, proj)
+		return c, nil, q, err
+	}
+	p, err := makePlan(c, c.m(), f, srt, o.Hint)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	limit := o.Limit
+	if limit < 0 {
+		limit = -limit
+	}
+	return c, p, newQueryExec(p, o.Skip, limit, proj), nil
+}
+
+// count returns how many documents match filter, after skip and limit.
+func (db *DB) count(ctx context.Context, dbName, name string, filter bson.D, skip, limit int64, hint any) (int64, error) {
+	_, _, q, err := db.findPlan(dbName, name, filter, FindOptions{Skip: skip, Limit: limit, Hint: hint})
+	if err != nil || q == nil {
+		return 0, err
+	}
+	var n int64
+	for {
+		docs, err := q.nextBatch(ctx, 4096)
+		if err != nil {
+			return 0, err
+		}
+		n += int64(len(docs))
+		if q.done {
+			return n, nil
+		}
+	}
+}

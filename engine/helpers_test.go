@@ -1,0 +1,167 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/ttlkv/ttlkv/doc"
+	"go.mongodb.org/mongo-driver/v2/bson"
+)
+
+// fakeClock is an injected clock that moves only when told.
+type fakeClock struct {
+	mu  sync.Mutex
+	now time.Time
+}
+
+func newClock() *fakeClock {
+	return &fakeClock{now: time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)}
+}
+
+func (c *fakeClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.now
+}
+
+func (c *fakeClock) Advance(d time.Duration) {
+	c.mu.Lock()
+	c.now = c.now.Add(d)
+	c.mu.Unlock()
+}
+
+// openTest opens a DB in a temp dir with the monitor off and a fake
+// clock.
+func openTest(t *testing.T) (*DB, *fakeClock, string) {
+	t.Helper()
+	dir := t.TempDir()
+	clk := newClock()
+	db, err := Open(dir, Options{Clock: clk.Now, DisableTTLMonitor: true})
+	if err != nil {
+		t.Fatalf("open: %v", err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db, clk, dir
+}
+
+func reopen(t *testing.T, db *DB, dir string, clk *fakeClock) *DB {
+	t.Helper()
+	if err := db.Close(); err != nil {
+		t.Fatalf("close: %v", err)
+	}
+	ndb, err := Open(dir, Options{Clock: clk.Now, DisableTTLMonitor: true})
+	if err != nil {
+		t.Fatalf("reopen: %v", err)
+	}
+	t.Cleanup(func() { ndb.Close() })
+	return ndb
+}
+
+// run runs a command given as Extended JSON and returns its reply.
+func run(t *testing.T, db *DB, dbName, cmdJSON string) (bson.D, error) {
+	t.Helper()
+	cmd, err := doc.ParseExtJSON([]byte(cmdJSON))
+	if err != nil {
+		t.Fatalf("bad test command %s: %v", cmdJSON, err)
+	}
+	return db.RunCommand(context.Background(), dbName, cmd)
+}
+
+// mustRun runs a command that must succeed.
+func mustRun(t *testing.T, db *DB, dbName, cmdJSON string) bson.D {
+	t.Helper()
+	r, err := run(t, db, dbName, cmdJSON)
+	if err != nil {
+		t.Fatalf("%s: %v", cmdJSON, err)
+	}
+	return r
+}
+
+// wantCode runs a command that must fail with code, and whose message
+// contains frag.
+func wantCode(t *testing.T, db *DB, dbName, cmdJSON string, code doc.Code, frag string) {
+	t.Helper()
+	r, err := run(t, db, dbName, cmdJSON)
+	checkCode(t, cmdJSON, err, code, frag)
+	if ok, _ := get(r, "ok"); ok != 0.0 {
+		t.Errorf("%s: reply ok = %v, want 0", cmdJSON, ok)
+	}
+	if c, _ := get(r, "code"); c != int32(code) {
+		t.Errorf("%s: reply code = %v, want %d", cmdJSON, c, code)
+	}
+	if n, _ := get(r, "codeName"); n != code.String() {
+		t.Errorf("%s: reply codeName = %v, want %s", cmdJSON, n, code)
+	}
+}
+
+func checkCode(t *testing.T, what string, err error, code doc.Code, frag string) {
+	t.Helper()
+	var e *Error
+	if !errors.As(err, &e) {
+		t.Fatalf("%s: err = %v, want code %d", what, err, code)
+	}
+	if e.Code != code {
+		t.Fatalf("%s: code = %d (%s), want %d; message %q", what, e.Code, e.Name(), code, e.Message)
+	}
+	if frag != "" && !contains(e.Message, frag) {
+		t.Fatalf("%s: message %q does not contain %q", what, e.Message, frag)
+	}
+}
+
+func contains(s, sub string) bool {
+	return len(sub) == 0 || (len(s) >= len(sub) && indexOf(s, sub) >= 0)
+}
+
+func indexOf(s, sub string) int {
+	for i := 0; i+len(sub) <= len(s); i++ {
+		if s[i:i+len(sub)] == sub {
+			return i
+		}
+	}
+	return -1
+}
+
+// field returns the value at a dotted path of a reply.
+func field(d bson.D, path string) any {
+	v, _ := doc.Lookup(d, path)
+	return v
+}
+
+// findAll returns every document of a find command's first batch
+// (and following getMores).
+func findAll(t *testing.T, db *DB, dbName, coll string, filter bson.D) []bson.D {
+	t.Helper()
+	cur, err := db.Database(dbName).Collection(coll).Find(context.Background(), filter)
+	if err != nil {
+		t.Fatalf("find: %v", err)
+	}
+	docs, err := cur.All(context.Background())
+	if err != nil {
+		t.Fatalf("find: %v", err)
+	}
+	return docs
+}
+
+func count(t *testing.T, db *DB, dbName, coll string) int64 {
+	t.Helper()
+	n, err := db.Database(dbName).Collection(coll).CountDocuments(context.Background(), bson.D{})
+	if err != nil {
+		t.Fatalf("count: %v", err)
+	}
+	return n
+}
+
+// mustValidate fails the test if validate finds any inconsistency.
+func mustValidate(t *testing.T, db *DB, dbName, coll string) {
+	t.Helper()
+	r, err := db.Validate(context.Background(), dbName, coll)
+	if err != nil {
+		t.Fatalf("validate %s: %v", coll, err)
+	}
+	if !r.Valid() {
+		t.Fatalf("validate %s: %v", coll, r.Errors)
+	}
+}

@@ -1,0 +1,565 @@
+package engine
+
+import (
+	"context"
+	"encoding/binary"
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/ttlkv/ttlkv/doc"
+	"github.com/ttlkv/ttlkv/engine/query"
+	"github.com/ttlkv/ttlkv/lsm"
+	"go.mongodb.org/mongo-driver/v2/bson"
+)
+
+// maxIndexes is MongoDB's limit of indexes per collection.
+const maxIndexes = 64
+
+// IndexModel describes an index to create, as the driver's IndexModel
+// does: Keys is the key pattern ({createdAt: 1}); Options holds the
+// spec's other fields (name, unique, sparse, hidden,
+// partialFilterExpression, expireAfterSeconds).
+type IndexModel struct {
+	Keys    bson.D
+	Options bson.D
+}
+
+// knownIndexOptions lists the spec fields ttlkv understands. Others
+// are 197 InvalidIndexSpecificationOption, as in MongoDB.
+var knownIndexOptions = map[string]bool{
+	"key": true, "name": true, "unique": true, "sparse": true, "hidden": true,
+	"partialFilterExpression": true, "expireAfterSeconds": true, "background": true, "v": true,
+	"ns": true, "dropDups": true, "collation": true, "storageEngine": true,
+}
+
+// defaultIndexName joins fields and directions: {a: 1, b: -1} -> a_1_b_-1.
+func defaultIndexName(key bson.D) string {
+	parts := make([]string, 0, 2*len(key))
+	for _, e := range key {
+		parts = append(parts, e.Key, fmt.Sprint(e.Value))
+	}
+	return strings.Join(parts, "_")
+}
+
+// parseExpireAfterSeconds validates a TTL value (SPEC §1.2) and
+// returns it truncated toward zero.
+func parseExpireAfterSeconds(v any, code doc.Code) (int64, error) {
+	var f float64
+	switch n := v.(type) {
+	case int32:
+		f = float64(n)
+	case int64:
+		if n > math.MaxInt32 || n < math.MinInt32 {
+			return 0, doc.Errorf(code, "TTL index 'expireAfterSeconds' option must be within the range of a 32-bit integer, found %d", n)
+		}
+		f = float64(n)
+	case float64:
+		f = n
+	case bson.Decimal128:
+		f, _ = asFloat(n)
+	default:
+		return 0, doc.Errorf(code, "TTL index 'expireAfterSeconds' option must be numeric, but received a type of '%s'", typeName(v))
+	}
+	if math.IsNaN(f) {
+		return 0, doc.Errorf(code, "TTL index 'expireAfterSeconds' option must not be NaN")
+	}
+	t := math.Trunc(f)
+	if t > math.MaxInt32 || t < math.MinInt32 {
+		return 0, doc.Errorf(code, "TTL index 'expireAfterSeconds' option must be within the range of a 32-bit integer, found %s", fmtValue(v))
+	}
+	if t < 0 {
+		return 0, doc.Errorf(code, "TTL index 'expireAfterSeconds' option cannot be less than 0, found %s", fmtValue(v))
+	}
+	return int64(t), nil
+}
+
+// parseIndexSpec validates one index spec for collection meta m.
+func parseIndexSpec(m *collMeta, spec bson.D) (*indexMeta, error) {
+	ix := &indexMeta{}
+	var extra bson.D
+	for _, e := range spec {
+		if !knownIndexOptions[e.Key] {
+			return nil, doc.Errorf(doc.CodeInvalidIndexSpecificationOption, "The field '%s' is not valid for an index specification. Specification: %s", e.Key, fmtValue(spec))
+		}
+	}
+	kv, ok := get(spec, "key")
+	if !ok {
+		return nil, doc.Errorf(doc.CodeFailedToParse, "The 'key' field is a required property of an index specification")
+	}
+	key, ok := kv.(bson.D)
+	if !ok {
+		return nil, doc.Errorf(doc.CodeTypeMismatch, "The field 'key' must be an object, but got %s", typeName(kv))
+	}
+	if len(key) == 0 {
+		return nil, doc.Errorf(doc.CodeCannotCreateIndex, "Index keys cannot be empty.")
+	}
+	wildcard := false
+	for _, f := range key {
+		if f.Key == "" || strings.HasPrefix(f.Key, "$") && f.Key != "$**" {
+			return nil, doc.Errorf(doc.CodeCannotCreateIndex, "Index key contains an illegal field name: '%s'", f.Key)
+		}
+		if f.Key == "$**" || strings.HasSuffix(f.Key, ".$**") {
+			wildcard = true
+			continue
+		}
+		switch v := f.Value.(type) {
+		case string:
+			return nil, doc.Errorf(doc.CodeCannotCreateIndex, "Index type '%s' is not supported by ttlkv (key %s)", v, fmtValue(key))
+		default:
+			n, ok := asFloat(v)
+			if !ok || n == 0 || math.IsNaN(n) {
+				return nil, doc.Errorf(doc.CodeCannotCreateIndex, "Values in the index key pattern can only be of numerical or string type, and numbers must be non-zero; found %s", fmtValue(v))
+			}
+		}
+	}
+	ix.Key = key
+	if nv, ok := get(spec, "name"); ok {
+		s, isStr := nv.(string)
+		if !isStr {
+			return nil, doc.Errorf(doc.CodeTypeMismatch, "The field 'name' must be a string, but got %s", typeName(nv))
+		}
+		if s == "" {
+			return nil, doc.Errorf(doc.CodeCannotCreateIndex, "The index name cannot be empty")
+		}
+		ix.Name = s
+	} else {
+		ix.Name = defaultIndexName(key)
+	}
+	isID := len(key) == 1 && key[0].Key == "_id"
+	for _, e := range spec {
+		switch e.Key {
+		case "unique", "sparse", "hidden":
+			b, ok := asBool(e.Value)
+			if !ok {
+				return nil, doc.Errorf(doc.CodeTypeMismatch, "The field '%s' must be a boolean, but got %s", e.Key, typeName(e.Value))
+			}
+			switch e.Key {
+			case "unique":
+				ix.Unique = b
+			case "sparse":
+				ix.Sparse = b
+			case "hidden":
+				ix.Hidden = b
+			}
+		case "partialFilterExpression":
+			pd, ok := e.Value.(bson.D)
+			if !ok {
+				return nil, doc.Errorf(doc.CodeTypeMismatch, "The field 'partialFilterExpression' must be an object, but got %s", typeName(e.Value))
+			}
+			f, err := query.ParseFilter(pd)
+			if err != nil {
+				return nil, doc.Errorf(doc.CodeCannotCreateIndex, "Error in specification %s :: caused by :: %v", fmtValue(spec), err)
+			}
+			ix.Partial, ix.partial = pd, f
+		case "expireAfterSeconds":
+			n, err := parseExpireAfterSeconds(e.Value, doc.CodeCannotCreateIndex)
+			if err != nil {
+				return nil, err
+			}
+			ix.TTL, ix.Expire = true, n
+		case "collation", "storageEngine":
+			extra = append(extra, e)
+		}
+	}
+	if wildcard {
+		if ix.TTL {
+			return nil, doc.Errorf(doc.CodeCannotCreateIndex, "Index type 'wildcard' does not support the 'expireAfterSeconds' option")
+		}
+		return nil, doc.Errorf(doc.CodeCannotCreateIndex, "wildcard indexes are not supported by ttlkv")
+	}
+	if ix.Sparse && ix.partial != nil {
+		return nil, doc.Errorf(doc.CodeCannotCreateIndex, "cannot mix \"partialFilterExpression\" and \"sparse\" options")
+	}
+	if isID {
+		if ix.TTL {
+			return nil, doc.Errorf(doc.CodeInvalidIndexSpecificationOption, "The field 'expireAfterSeconds' is not valid for an _id index specification. Specification: %s", fmtValue(spec))
+		}
+		if ix.Hidden {
+			return nil, doc.Errorf(doc.CodeCannotCreateIndex, "can't hide _id index")
+		}
+	}
+	if ix.TTL {
+		if len(key) > 1 {
+			return nil, doc.Errorf(doc.CodeCannotCreateIndex, "TTL indexes are single-field indexes, compound indexes do not support TTL. Index spec: %s", fmtValue(spec))
+		}
+		if m.Kind == kindCapped {
+			return nil, doc.Errorf(doc.CodeCannotCreateIndex, "Cannot create TTL index on a capped collection")
+		}
+	}
+	ix.Extra = extra
+	return ix, nil
+}
+
+// sameOptions reports whether two specs with the same key and name
+// are the same index.
+func sameOptions(a, b *indexMeta) bool {
+	return a.Unique == b.Unique && a.Sparse == b.Sparse && a.Hidden == b.Hidden &&
+		a.TTL == b.TTL && (!a.TTL || a.Expire == b.Expire) && doc.Equal(nonNilDoc(a.Partial), nonNilDoc(b.Partial))
+}
+
+// CreateIndexesResult is createIndexes' reply.
+type CreateIndexesResult struct {
+	NumIndexesBefore, NumIndexesAfter int
+	CreatedCollectionAutomatically    bool
+	Note                              string // "all indexes already exist" when nothing was built
+	Names                             []string
+}
+
+// createIndexes validates every spec first (one bad spec creates
+// none), then builds the new indexes over the existing documents.
+func (db *DB) createIndexes(ctx context.Context, dbName, name string, specs []bson.D) (*CreateIndexesResult, error) {
+	if err := db.checkWritable(); err != nil {
+		return nil, err
+	}
+	if len(specs) == 0 {
+		return nil, doc.Errorf(doc.CodeBadValue, "Must specify at least one index to create")
+	}
+	if err := validateCollName(dbName, name, false); err != nil {
+		return nil, err
+	}
+	res := &CreateIndexesResult{}
+	c := db.lookup(dbName, name)
+	if c != nil && c.m().Kind == kindTimeseries {
+		return db.createTimeseriesIndexes(ctx, c, specs)
+	}
+	// Validate against the current (or a would-be new) collection.
+	probe := &collMeta{DB: dbName, Name: name, Kind: kindNormal, Indexes: []*indexMeta{idIndex()}}
+	if c != nil {
+		probe = c.m()
+	}
+	parsed := make([]*indexMeta, 0, len(specs))
+	for _, s := range specs {
+		ix, err := parseIndexSpec(probe, s)
+		if err != nil {
+			return nil, err
+		}
+		parsed = append(parsed, ix)
+	}
+	if c == nil {
+		var created bool
+		var err error
+		c, created, err = db.ensureColl(dbName, name)
+		if err != nil {
+			return nil, err
+		}
+		res.CreatedCollectionAutomatically = created
+	}
+	db.catMu.Lock()
+	defer db.catMu.Unlock()
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	if c.dropped.Load() {
+		return nil, errDropped
+	}
+	m := c.m()
+	res.NumIndexesBefore = len(m.Indexes)
+	var todo []*indexMeta
+	for i, ix := range parsed {
+		exists := false
+		for _, old := range append(m.Indexes, todo...) {
+			sameKey := doc.Equal(old.Key, ix.Key)
+			switch {
+			case old.Name == ix.Name && sameKey && sameOptions(old, ix):
+				exists = true
+			case old.Name == ix.Name && sameKey:
+				return nil, doc.Errorf(doc.CodeIndexOptionsConflict, "Index with name: %s already exists with the same name but different options. Requested index: %s, existing index: %s", ix.Name, fmtValue(specs[i]), fmtValue(listIndexEntry(old)))
+			case old.Name == ix.Name:
+				return nil, doc.Errorf(doc.CodeIndexKeySpecsConflict, "An existing index has the same name as the requested index but different key. Requested index: %s, existing index: %s", fmtValue(specs[i]), fmtValue(listIndexEntry(old)))
+			case sameKey && (old.TTL != ix.TTL || old.TTL && old.Expire != ix.Expire) && doc.Equal(nonNilDoc(old.Partial), nonNilDoc(ix.Partial)):
+				return nil, doc.Errorf(doc.CodeIndexOptionsConflict, "An equivalent index already exists with the same name but different options. Requested index: %s, existing index: %s", fmtValue(specs[i]), fmtValue(listIndexEntry(old)))
+			case sameKey && sameOptions(old, ix) && doc.Equal(nonNilDoc(old.Partial), nonNilDoc(ix.Partial)):
+				return nil, doc.Errorf(doc.CodeIndexOptionsConflict, "Index already exists with a different name: %s", old.Name)
+			}
+			if exists {
+				break
+			}
+		}
+		if !exists {
+			todo = append(todo, ix)
+		}
+	}
+	if len(m.Indexes)+len(todo) > maxIndexes {
+		return nil, doc.Errorf(doc.CodeCannotCreateIndex, "add index fails, too many indexes for %s key:%s", m.ns(), fmtValue(todo[0].Key))
+	}
+	if len(todo) == 0 {
+		res.NumIndexesAfter = res.NumIndexesBefore
+		res.Note = "all indexes already exist"
+		return res, nil
+	}
+	nm := m.clone()
+	for i := range nm.Indexes {
+		nm.Indexes[i].partial = m.Indexes[i].partial
+	}
+	for _, ix := range todo {
+		ix.ID = nm.NextIndexID
+		nm.NextIndexID++
+	}
+	// Reserve the ids and mark the builds so a crash mid-build cleans up.
+	if err := db.updateMeta(c, nm, func(txn *lsm.Txn) error {
+		for _, ix := range todo {
+			if err := txn.Set(pendingIndexDropKey(nm.ID, ix.ID), nil); err != nil {
+				return err
+			}
+		}
+		return nil
+	}); err != nil {
+		return nil, err
+	}
+	if err := db.buildIndexes(ctx, c, nm, todo); err != nil {
+		db.dropIndexData(nm.ID, todo)
+		return nil, err
+	}
+	final := nm.clone()
+	for i := range final.Indexes {
+		final.Indexes[i].partial = nm.Indexes[i].partial
+	}
+	final.Indexes = append(final.Indexes, todo...)
+	if err := db.updateMeta(c, final, func(txn *lsm.Txn) error {
+		for _, ix := range todo {
+			if err := txn.Delete(pendingIndexDropKey(nm.ID, ix.ID)); err != nil {
+				return err
+			}
+		}
+		return nil
+	}); err != nil {
+		return nil, err
+	}
+	res.NumIndexesAfter = len(final.Indexes)
+	for _, ix := range todo {
+		res.Names = append(res.Names, ix.Name)
+	}
+	return res, nil
+}
+
+// buildIndexes writes the keys of every existing document for ixs.
+// The caller holds the collection's write lock.
+func (db *DB) buildIndexes(ctx context.Context, c *coll, m *collMeta, ixs []*indexMeta) error {
+	uniq := make([]map[string]uint64, len(ixs))
+	for i, ix := range ixs {
+		if ix.Unique {
+			uniq[i] = map[string]uint64{}
+		}
+	}
+	p := &plan{c: c, m: m, filter: matchAll}
+	sc := newScanner(p)
+	sc.noMatch = true
+	batch := db.store.NewBatch()
+	defer batch.Cancel()
+	for !sc.done {
+		if err := ctxErr(ctx); err != nil {
+			return err
+		}
+		recs, err := sc.next(ctx, 1024)
+		if err != nil {
+			return err
+		}
+		for _, r := range recs {
+			for i, ix := range ixs {
+				keys, mk, err := indexKeys(ix, r.d)
+				if err != nil {
+					return err
+				}
+				if mk {
+					ix.Multikey = true
+				}
+				for _, k := range keys {
+					if uniq[i] != nil {
+						if other, dup := uniq[i][string(k)]; dup && other != r.rid {
+							return dupKeyErr(m, ix, r.d)
+						}
+						uniq[i][string(k)] = r.rid
+					}
+					if err := batch.Set(lsm.IndexKey(m.ID, ix.ID, k, r.rid), nil); err != nil {
+						return err
+					}
+				}
+			}
+		}
+	}
+	return batch.Flush()
+}
+
+var matchAll, _ = query.ParseFilter(bson.D{})
+
+func pendingIndexDropKey(coll, idx uint64) []byte {
+	var b [16]byte
+	binary.BigEndian.PutUint64(b[:8], coll)
+	binary.BigEndian.PutUint64(b[8:], idx)
+	return append(lsm.MetaKey("dropix/"), b[:]...)
+}
+
+// dropIndexData removes the keys of ixs and their pending markers.
+func (db *DB) dropIndexData(collID uint64, ixs []*indexMeta) error {
+	for _, ix := range ixs {
+		p := lsm.IndexPrefix(collID, ix.ID)
+		if _, err := db.store.DeleteRange(p, lsm.PrefixEnd(p)); err != nil {
+			return err
+		}
+		if err := db.store.Update(func(txn *lsm.Txn) error { return txn.Delete(pendingIndexDropKey(collID, ix.ID)) }); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// resumeIndexDrops finishes index drops and builds a crash interrupted.
+func (db *DB) resumeIndexDrops() error {
+	pre := lsm.MetaKey("dropix/")
+	type pair struct{ c, i uint64 }
+	var todo []pair
+	err := db.store.View(func(txn *lsm.Txn) error {
+		it := txn.NewIter(lsm.IterOptions{Prefix: pre, KeysOnly: true})
+		defer it.Close()
+		for it.Next() {
+			k := it.Key()
+			if len(k) == len(pre)+16 {
+				todo = append(todo, pair{binary.BigEndian.Uint64(k[len(pre):]), binary.BigEndian.Uint64(k[len(pre)+8:])})
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	for _, p := range todo {
+		if err := db.dropIndexData(p.c, []*indexMeta{{ID: p.i}}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// listIndexEntry renders an index as listIndexes shows it.
+func listIndexEntry(ix *indexMeta) bson.D {
+	d := bson.D{{Key: "v", Value: int32(2)}, {Key: "key", Value: ix.Key}, {Key: "name", Value: ix.Name}}
+	if ix.Unique && ix.ID != idIndexID {
+		d = append(d, bson.E{Key: "unique", Value: true})
+	}
+	if ix.Sparse {
+		d = append(d, bson.E{Key: "sparse", Value: true})
+	}
+	if ix.Hidden {
+		d = append(d, bson.E{Key: "hidden", Value: true})
+	}
+	if ix.Partial != nil {
+		d = append(d, bson.E{Key: "partialFilterExpression", Value: ix.Partial})
+	}
+	if ix.TTL {
+		d = append(d, bson.E{Key: "expireAfterSeconds", Value: int32(ix.Expire)})
+	}
+	d = append(d, ix.Extra...)
+	return d
+}
+
+// findIndexes resolves an index reference (a name or a key pattern).
+func findIndex(m *collMeta, ref any) (*indexMeta, error) {
+	switch r := ref.(type) {
+	case string:
+		if ix := m.index(r); ix != nil {
+			return ix, nil
+		}
+		return nil, doc.Errorf(doc.CodeIndexNotFound, "index not found with name [%s]", r)
+	case bson.D:
+		var found []*indexMeta
+		for _, ix := range m.Indexes {
+			if doc.Equal(ix.Key, r) {
+				found = append(found, ix)
+			}
+		}
+		switch len(found) {
+		case 0:
+			return nil, doc.Errorf(doc.CodeIndexNotFound, "can't find index with key: %s", fmtValue(r))
+		case 1:
+			return found[0], nil
+		}
+		return nil, doc.Errorf(doc.CodeAmbiguousIndexKeyPattern, "%d indexes found for key: %s, identify by name instead. Conflicting indexes: %s, %s", len(found), fmtValue(r), fmtValue(listIndexEntry(found[0])), fmtValue(listIndexEntry(found[1])))
+	}
+	return nil, doc.Errorf(doc.CodeTypeMismatch, "index reference must be a name or a key pattern, not %s", typeName(ref))
+}
+
+// dropIndexes drops the named indexes ("*": all but _id_).
+func (db *DB) dropIndexes(dbName, name string, which any) (int, error) {
+	if err := db.checkWritable(); err != nil {
+		return 0, err
+	}
+	db.catMu.Lock()
+	defer db.catMu.Unlock()
+	c := db.lookup(dbName, name)
+	if c == nil {
+		return 0, doc.Errorf(doc.CodeNamespaceNotFound, "ns not found %s.%s", dbName, name)
+	}
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	m := c.m()
+	before := len(m.Indexes)
+	var drop []*indexMeta
+	switch w := which.(type) {
+	case string:
+		if w == "*" {
+			for _, ix := range m.Indexes {
+				if ix.ID != idIndexID {
+					drop = append(drop, ix)
+				}
+			}
+			break
+		}
+		ix, err := findIndex(m, w)
+		if err != nil {
+			return 0, err
+		}
+		drop = append(drop, ix)
+	case bson.D:
+		ix, err := findIndex(m, w)
+		if err != nil {
+			return 0, err
+		}
+		drop = append(drop, ix)
+	case bson.A:
+		for _, n := range w {
+			ix, err := findIndex(m, n)
+			if err != nil {
+				return 0, err
+			}
+			drop = append(drop, ix)
+		}
+	default:
+		return 0, doc.Errorf(doc.CodeTypeMismatch, "dropIndexes 'index' must be a string, an object or an array, not %s", typeName(which))
+	}
+	for _, ix := range drop {
+		if ix.ID == idIndexID {
+			return 0, doc.Errorf(doc.CodeInvalidOptions, "cannot drop _id index")
+		}
+	}
+	nm := m.clone()
+	for i := range nm.Indexes {
+		nm.Indexes[i].partial = m.Indexes[i].partial
+	}
+	kept := nm.Indexes[:0]
+	for _, ix := range nm.Indexes {
+		if !containsID(drop, ix.ID) {
+			kept = append(kept, ix)
+		}
+	}
+	nm.Indexes = kept
+	if err := db.updateMeta(c, nm, func(txn *lsm.Txn) error {
+		for _, ix := range drop {
+			if err := txn.Set(pendingIndexDropKey(nm.ID, ix.ID), nil); err != nil {
+				return err
+			}
+		}
+		return nil
+	}); err != nil {
+		return 0, err
+	}
+	return before, db.dropIndexData(nm.ID, drop)
+}
+
+func containsID(list []*indexMeta, id uint64) bool {
+	for _, ix := range list {
+		if ix.ID == id {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,445 @@
+package engine
+
+import (
+	"bytes"
+	"context"
+	"sync"
+	"time"
+
+	"github.com/ttlkv/ttlkv/doc"
+	"github.com/ttlkv/ttlkv/lsm"
+	"go.mongodb.org/mongo-driver/v2/bson"
+)
+
+// monitor is the TTL monitor: a goroutine that runs a TTL pass every
+// ttlMonitorSleepSecs (SPEC §3), and the per-index state that lets a
+// visit resume where the last one stopped.
+type monitor struct {
+	db      *DB
+	wake    chan struct{}
+	stopCh  chan struct{}
+	done    chan struct{}
+	passMu  sync.Mutex // one pass at a time
+	started bool       // the loop goroutine runs
+
+	mu  sync.Mutex
+	low map[ttlKey]*lowWater
+
+	reclaiming sync.Mutex
+	// passHook, if set (tests), is called after every background pass.
+	passHook func(TTLPassResult)
+	// visitHook, if set (tests), is called after every index visit.
+	visitHook func(index string, deleted int64, more bool)
+	// visitStartHook, if set (tests), is called when a visit has
+	// registered itself in currentOp.
+	visitStartHook func()
+}
+
+type ttlKey struct{ coll, index uint64 }
+
+// lowWater is where a TTL index's next visit starts: every expired key
+// below it has been deleted. dirty is the smallest key written below
+// it since the last visit began; a visit starts at the lower of both.
+type lowWater struct {
+	mark  []byte
+	dirty []byte
+}
+
+func newMonitor(db *DB) *monitor {
+	return &monitor{db: db, wake: make(chan struct{}, 1), stopCh: make(chan struct{}), done: make(chan struct{}),
+		low: map[ttlKey]*lowWater{}}
+}
+
+func (mo *monitor) start() {
+	mo.started = true
+	go mo.loop()
+}
+
+func (mo *monitor) stop() {
+	select {
+	case <-mo.stopCh:
+		return
+	default:
+	}
+	close(mo.stopCh)
+	if mo.started {
+		<-mo.done
+	}
+	mo.reclaiming.Lock()
+	mo.reclaiming.Unlock()
+}
+
+// wakeMonitor makes a sleeping monitor recompute its deadline.
+func (db *DB) wakeMonitor() {
+	if db.mon == nil {
+		return
+	}
+	select {
+	case db.mon.wake <- struct{}{}:
+	default:
+	}
+}
+
+func (mo *monitor) loop() {
+	defer close(mo.done)
+	last := time.Now()
+	for {
+		sleep := time.Duration(mo.db.params.int("ttlMonitorSleepSecs")) * time.Second
+		t := time.NewTimer(time.Until(last.Add(sleep)))
+		select {
+		case <-mo.stopCh:
+			t.Stop()
+			return
+		case <-mo.wake:
+			t.Stop()
+			continue
+		case <-t.C:
+		}
+		last = time.Now()
+		if !mo.db.params.bool("ttlMonitorEnabled") || mo.db.opts.Role != RolePrimary {
+			continue
+		}
+		ctx, cancel := context.WithCancel(context.Background())
+		go func() {
+			select {
+			case <-mo.stopCh:
+				cancel()
+			case <-ctx.Done():
+			}
+		}()
+		res, err := mo.db.RunTTLPass(ctx)
+		cancel()
+		if err != nil {
+			mo.db.logf("ttl: pass failed: %v", err)
+			continue
+		}
+		if res.Deleted > 0 {
+			mo.db.logf("ttl: pass deleted %d documents in %d sub-passes", res.Deleted, res.SubPasses)
+		}
+		mo.mu.Lock()
+		hook := mo.passHook
+		mo.mu.Unlock()
+		if hook != nil {
+			hook(*res)
+		}
+	}
+}
+
+// noteKey records that key was written to a TTL index, so that the
+// index's next visit starts no later than it.
+func (mo *monitor) noteKey(k ttlKey, key []byte) {
+	mo.mu.Lock()
+	defer mo.mu.Unlock()
+	lw := mo.low[k]
+	if lw == nil || lw.mark == nil {
+		return
+	}
+	if lw.dirty == nil || bytes.Compare(key, lw.dirty) < 0 {
+		lw.dirty = append([]byte(nil), key...)
+	}
+}
+
+// TTLIndexResult is what one TTL pass deleted through one index (or
+// one time-series collection's expiry).
+type TTLIndexResult struct {
+	Namespace string
+	Index     string
+	Deleted   int64
+}
+
+// TTLPassResult reports a TTL pass.
+type TTLPassResult struct {
+	Deleted   int64
+	SubPasses int
+	Indexes   []TTLIndexResult
+}
+
+// ttlTarget is one thing a sub-pass visits: a TTL index, or a
+// time-series collection's expiry (index 0).
+type ttlTarget struct {
+	c     *coll
+	index uint64
+	name  string
+}
+
+func (db *DB) ttlTargets() []ttlTarget {
+	var out []ttlTarget
+	for _, c := range db.collsOf("") {
+		m := c.m()
+		if m.Kind == kindTimeseries {
+			out = append(out, db.timeseriesTTLTargets(c)...)
+			continue
+		}
+		for _, ix := range m.Indexes {
+			if ix.TTL {
+				out = append(out, ttlTarget{c: c, index: ix.ID, name: ix.Name})
+			}
+		}
+	}
+	return out
+}
+
+// RunTTLPass runs one TTL pass now, as the monitor does on its timer:
+// sub-passes until one ends with no index having work left. It
+// returns what it deleted. Expiry is judged by Options.Clock.
+func (db *DB) RunTTLPass(ctx context.Context) (*TTLPassResult, error) {
+	if err := db.checkWritable(); err != nil {
+		return nil, err
+	}
+	mo := db.mon
+	mo.passMu.Lock()
+	defer mo.passMu.Unlock()
+	res := &TTLPassResult{}
+	per := map[ttlKey]*TTLIndexResult{}
+	var order []ttlKey
+	for {
+		subStart := time.Now()
+		subTarget := time.Duration(db.params.int("ttlMonitorSubPassTargetSecs")) * time.Second
+		queue := db.ttlTargets()
+		workLeft := false
+		for len(queue) > 0 {
+			t := queue[0]
+			queue = queue[1:]
+			n, more, err := db.ttlVisit(ctx, t)
+			if err != nil {
+				return res, err
+			}
+			if mo.visitHook != nil {
+				mo.visitHook(t.name, n, more)
+			}
+			if n > 0 {
+				k := ttlKey{t.c.m().ID, t.index}
+				r := per[k]
+				if r == nil {
+					r = &TTLIndexResult{Namespace: t.c.m().ns(), Index: t.name}
+					per[k] = r
+					order = append(order, k)
+				}
+				r.Deleted += n
+				res.Deleted += n
+			}
+			if more {
+				if subTarget == 0 {
+					workLeft = true
+					continue
+				}
+				queue = append(queue, t)
+			}
+			if subTarget > 0 && time.Since(subStart) >= subTarget && len(queue) > 0 {
+				workLeft = true
+				break
+			}
+		}
+		db.stats.ttlSubPasses.Add(1)
+		res.SubPasses++
+		if !workLeft {
+			break
+		}
+		if err := ctxErr(ctx); err != nil {
+			return res, err
+		}
+	}
+	db.stats.ttlPasses.Add(1)
+	for _, k := range order {
+		res.Indexes = append(res.Indexes, *per[k])
+	}
+	if res.Deleted >= reclaimAfterDeletes {
+		db.reclaimAsync()
+	}
+	return res, nil
+}
+
+// reclaimAfterDeletes is how many TTL deletes in one pass trigger
+// space reclamation.
+const reclaimAfterDeletes = 10000
+
+// reclaimAsync runs lsm reclamation in the background, one at a time.
+func (db *DB) reclaimAsync() {
+	mo := db.mon
+	if !mo.reclaiming.TryLock() {
+		return
+	}
+	go func() {
+		defer mo.reclaiming.Unlock()
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		go func() {
+			select {
+			case <-mo.stopCh:
+				cancel()
+			case <-ctx.Done():
+			}
+		}()
+		if err := db.store.Reclaim(ctx); err != nil && ctx.Err() == nil {
+			db.logf("ttl: space reclamation: %v", err)
+		}
+	}()
+}
+
+// expiredUnder reports whether d has, at ix's key path, a date at or
+// before cutoff (the earliest date of an array counts), and matches
+// ix's partial filter.
+func expiredUnder(ix *indexMeta, d bson.D, cutoff bson.DateTime) bool {
+	if ix.partial != nil && !ix.partial.Match(d) {
+		return false
+	}
+	vals, _ := pathValues(d, ix.Key[0].Key)
+	for _, v := range vals {
+		if t, ok := v.(bson.DateTime); ok && t <= cutoff {
+			return true
+		}
+	}
+	return false
+}
+
+// cutoffFor returns now - expireAfterSeconds.
+func cutoffFor(now bson.DateTime, expire int64) bson.DateTime {
+	return now - bson.DateTime(expire*1000)
+}
+
+// ttlVisit deletes expired documents through one TTL index until a
+// target is met or none is left. more reports that a target stopped it.
+func (db *DB) ttlVisit(ctx context.Context, t ttlTarget) (deleted int64, more bool, err error) {
+	if t.index == 0 {
+		return db.timeseriesTTLVisit(ctx, t)
+	}
+	m := t.c.m()
+	ix := indexByID(m, t.index)
+	if ix == nil || !ix.TTL || t.c.dropped.Load() {
+		return 0, false, nil
+	}
+	end := db.ops.begin(bson.D{{Key: "desc", Value: "TTLMonitor"}, {Key: "op", Value: "remove"},
+		{Key: "ns", Value: m.ns()}, {Key: "index", Value: ix.Name}})
+	defer end()
+	if db.mon.visitStartHook != nil {
+		db.mon.visitStartHook()
+	}
+
+	batching := db.params.bool("ttlMonitorBatchDeletes")
+	var targetDocs, targetMS int64
+	if batching {
+		targetDocs = db.params.int("ttlIndexDeleteTargetDocs")
+		targetMS = db.params.int("ttlIndexDeleteTargetTimeMS")
+	}
+	start := time.Now()
+	now := db.now()
+	cutoff := cutoffFor(now, ix.Expire)
+	desc := keyFields(ix.Key)[0].desc
+	prefix := lsm.IndexPrefix(m.ID, ix.ID)
+	dateClass := classPrefix(bson.DateTime(0))
+	var lo, hi []byte
+	if !desc {
+		lo = append(append([]byte{}, prefix...), dateClass...)
+		hi = lsm.PrefixEnd(append(append([]byte{}, prefix...), lsm.AppendKey(nil, cutoff, false)...))
+	} else {
+		// Descending keys: dates at or before cutoff are the bytes from
+		// enc(cutoff) to the end of the (inverted) date class.
+		lo = append(append([]byte{}, prefix...), lsm.AppendKey(nil, cutoff, true)...)
+		hi = lsm.PrefixEnd(append(append([]byte{}, prefix...), invert(dateClass)...))
+	}
+	key := ttlKey{m.ID, ix.ID}
+	mo := db.mon
+	mo.mu.Lock()
+	lw := mo.low[key]
+	if lw == nil {
+		lw = &lowWater{}
+		mo.low[key] = lw
+	}
+	resume := lw.mark
+	if lw.dirty != nil && (resume == nil || bytes.Compare(lw.dirty, resume) < 0) {
+		resume = lw.dirty
+	}
+	lw.dirty = nil
+	if lw.mark == nil {
+		lw.mark = lo // from now on writers below the mark are noted
+	}
+	mo.mu.Unlock()
+	if !desc && resume != nil && bytes.Compare(resume, lo) > 0 {
+		lo = resume
+	}
+
+	recheck := func(cm *collMeta, d bson.D) bool {
+		cix := indexByID(cm, t.index)
+		return cix != nil && cix.TTL && expiredUnder(cix, d, cutoffFor(now, cix.Expire))
+	}
+	bd := &batchDeleter{db: db, c: t.c, recheck: recheck, stats: batching}
+	if batching {
+		bd.targets = db.deleteTargets()
+	}
+	chunk := int64(1024)
+	if targetDocs > 0 && targetDocs < chunk {
+		chunk = targetDocs
+	}
+	finished := false
+	for !finished {
+		if err := ctxErr(ctx); err != nil {
+			return deleted, false, err
+		}
+		want := chunk
+		if targetDocs > 0 && targetDocs-deleted < want {
+			want = targetDocs - deleted
+		}
+		var rids []uint64
+		var next []byte
+		err := db.store.View(func(txn *lsm.Txn) error {
+			it := txn.NewIter(lsm.IterOptions{Lower: lo, Upper: hi, KeysOnly: true})
+			defer it.Close()
+			for it.Next() {
+				_, rid, ok := lsm.SplitIndexKey(it.Key())
+				if !ok {
+					continue
+				}
+				rids = append(rids, rid)
+				if int64(len(rids)) >= want {
+					next = append(append([]byte{}, it.Key()...), 0)
+					return nil
+				}
+			}
+			finished = true
+			return nil
+		})
+		if err != nil {
+			return deleted, false, err
+		}
+		n, err := bd.run(ctx, rids, nil)
+		deleted += n
+		db.stats.ttlDeleted.Add(n)
+		if err != nil {
+			return deleted, false, err
+		}
+		if next != nil {
+			lo = next
+		}
+		if !desc {
+			mo.mu.Lock()
+			lw.mark = lo
+			mo.mu.Unlock()
+		}
+		if finished {
+			break
+		}
+		if (targetDocs > 0 && deleted >= targetDocs) || (targetMS > 0 && time.Since(start) >= time.Duration(targetMS)*time.Millisecond) {
+			return deleted, true, nil
+		}
+	}
+	return deleted, false, nil
+}
+
+func indexByID(m *collMeta, id uint64) *indexMeta {
+	for _, ix := range m.Indexes {
+		if ix.ID == id {
+			return ix
+		}
+	}
+	return nil
+}
+
+var _ = doc.Errorf
+
+// resetLowWater forgets where an index's visits resume, after a change
+// (collMod) that may make documents below the mark expire later.
+func (mo *monitor) resetLowWater(coll, index uint64) {
+	mo.mu.Lock()
+	delete(mo.low, ttlKey{coll, index})
+	mo.mu.Unlock()
+}

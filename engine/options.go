@@ -1,0 +1,61 @@
+package engine
+
+import (
+	"time"
+)
+
+// Role says whether this engine accepts writes and runs the TTL monitor.
+type Role int
+
+const (
+	// RolePrimary accepts writes and runs the TTL monitor. The default.
+	RolePrimary Role = iota
+	// RoleSecondary refuses user writes and keeps the TTL monitor idle,
+	// as a MongoDB secondary does.
+	RoleSecondary
+	// RoleReadOnly opens the data directory read-only; the monitor is idle.
+	RoleReadOnly
+)
+
+// Options configures Open. The zero value of every field means its
+// default; Open fills and validates them.
+type Options struct {
+	// Clock returns the current time. Default time.Now. Tests inject a
+	// fake clock so expiry is exact and needs no sleeping.
+	Clock func() time.Time
+
+	// SyncWrites makes every commit fsync before it is acknowledged, so
+	// acknowledged writes survive power loss. Default false: writes
+	// survive a process crash (kill -9) but the last moments before a
+	// power cut may be lost. Costs roughly one disk flush per commit.
+	SyncWrites bool
+
+	// InMemory keeps everything in memory (tests). Dir is ignored.
+	InMemory bool
+
+	// Role is RolePrimary unless set.
+	Role Role
+
+	// DisableTTLMonitor starts no monitor goroutine; RunTTLPass still
+	// works. Unlike the ttlMonitorEnabled parameter it cannot be changed
+	// while open.
+	DisableTTLMonitor bool
+
+	// Params are startup values of server parameters by name
+	// ("ttlMonitorSleepSecs": 1); names not given keep MongoDB's
+	// defaults. Invalid ones fail Open. SetParameter changes them later.
+	Params map[string]any
+
+	// Logf receives the engine's log lines (TTL passes, reclamation).
+	// Default: discard.
+	Logf func(format string, args ...any)
+}
+
+func (o *Options) ensureDefaults() {
+	if o.Clock == nil {
+		o.Clock = time.Now
+	}
+	if o.Logf == nil {
+		o.Logf = func(string, ...any) {}
+	}
+}

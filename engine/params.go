@@ -1,0 +1,183 @@
+package engine
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"sync"
+
+	"github.com/ttlkv/ttlkv/doc"
+	"go.mongodb.org/mongo-driver/v2/bson"
+)
+
+// paramKind is the type of a server parameter's value.
+type paramKind int
+
+const (
+	paramBool paramKind = iota // true or false
+	paramInt                   // a whole number, stored as int64
+)
+
+type paramDef struct {
+	kind paramKind
+	def  int64 // default (bool: 0 or 1)
+	min  int64 // smallest valid value (ints)
+	// onChange runs after the value changes (under no engine lock).
+	onChange func(db *DB)
+}
+
+// paramDefs lists the server parameters ttlkv supports, with MongoDB's
+// defaults and valid ranges (SPEC.md §3.1, §4.1).
+var paramDefs = map[string]paramDef{
+	"ttlMonitorEnabled":                  {kind: paramBool, def: 1},
+	"ttlMonitorSleepSecs":                {kind: paramInt, def: 60, min: 1, onChange: func(db *DB) { db.wakeMonitor() }},
+	"ttlMonitorSubPassTargetSecs":        {kind: paramInt, def: 60, min: 0},
+	"ttlIndexDeleteTargetTimeMS":         {kind: paramInt, def: 1000, min: 0},
+	"ttlIndexDeleteTargetDocs":           {kind: paramInt, def: 50000, min: 0},
+	"ttlMonitorBatchDeletes":             {kind: paramBool, def: 1},
+	"batchedDeletesTargetBatchDocs":      {kind: paramInt, def: defaultBatchDocs, min: 0},
+	"batchedDeletesTargetBatchTimeMS":    {kind: paramInt, def: 5, min: 0},
+	"batchedDeletesTargetStagedDocBytes": {kind: paramInt, def: 2 << 20, min: 0},
+}
+
+// defaultBatchDocs is batchedDeletesTargetBatchDocs' default. MongoDB
+// uses 10; a Badger commit costs more than a WiredTiger one relative to
+// a document delete, so larger batches win (see benchmarks/RESULTS.md).
+const defaultBatchDocs = 100
+
+// params holds the current values of the server parameters.
+type params struct {
+	mu   sync.RWMutex
+	vals map[string]int64
+}
+
+func newParams() *params {
+	p := &params{vals: make(map[string]int64, len(paramDefs))}
+	for name, d := range paramDefs {
+		p.vals[name] = d.def
+	}
+	return p
+}
+
+func (p *params) int(name string) int64 {
+	p.mu.RLock()
+	defer p.mu.RUnlock()
+	return p.vals[name]
+}
+
+func (p *params) bool(name string) bool { return p.int(name) != 0 }
+
+// parseParam checks v against the parameter's kind and range.
+func parseParam(name string, v any) (int64, error) {
+	d, ok := paramDefs[name]
+	if !ok {
+		return 0, doc.Errorf(doc.CodeInvalidOptions, "attempted to set unrecognized parameter [%s], use help:true to see options", name)
+	}
+	switch d.kind {
+	case paramBool:
+		switch b := v.(type) {
+		case bool:
+			if b {
+				return 1, nil
+			}
+			return 0, nil
+		case int32, int64, float64, int:
+			n, _ := asInt64(b)
+			return boolInt(n != 0), nil
+		}
+		return 0, doc.Errorf(doc.CodeBadValue, "Invalid value for parameter %s: expected a boolean, got %s", name, typeName(v))
+	default:
+		n, ok := asInt64(v)
+		if !ok {
+			if f, isF := v.(float64); isF && !math.IsNaN(f) && !math.IsInf(f, 0) && f == math.Trunc(f) {
+				n, ok = int64(f), true
+			}
+		}
+		if !ok {
+			return 0, doc.Errorf(doc.CodeBadValue, "Invalid value for parameter %s: expected a whole number, got %s", name, fmtValue(v))
+		}
+		if n < d.min {
+			return 0, doc.Errorf(doc.CodeBadValue, "Invalid value for parameter %s: %d is less than the minimum %d", name, n, d.min)
+		}
+		return n, nil
+	}
+}
+
+func boolInt(b bool) int64 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// SetParameter sets a server parameter, as MongoDB's setParameter
+// command does, and returns its previous value. An unknown name or an
+// invalid value returns an *Error (code 2 BadValue) and changes nothing.
+// Changes take effect at once: a sleeping TTL monitor wakes and
+// recomputes its deadline when ttlMonitorSleepSecs changes.
+func (db *DB) SetParameter(name string, value any) (old any, err error) {
+	n, err := parseParam(name, value)
+	if err != nil {
+		return nil, err
+	}
+	db.params.mu.Lock()
+	prev := db.params.vals[name]
+	db.params.vals[name] = n
+	db.params.mu.Unlock()
+	if f := paramDefs[name].onChange; f != nil {
+		f(db)
+	}
+	return paramValue(name, prev), nil
+}
+
+// GetParameter returns a server parameter's current value: a bool or
+// an int64 (int32 when it fits, as MongoDB replies).
+func (db *DB) GetParameter(name string) (any, error) {
+	if _, ok := paramDefs[name]; !ok {
+		return nil, doc.Errorf(doc.CodeInvalidOptions, "no option found to get: %s", name)
+	}
+	return paramValue(name, db.params.int(name)), nil
+}
+
+func paramValue(name string, n int64) any {
+	if paramDefs[name].kind == paramBool {
+		return n != 0
+	}
+	if n >= math.MinInt32 && n <= math.MaxInt32 {
+		return int32(n)
+	}
+	return n
+}
+
+// paramNames returns the parameter names in sorted order.
+func paramNames() []string {
+	names := make([]string, 0, len(paramDefs))
+	for n := range paramDefs {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+func paramsDoc(db *DB, all bool, want []string) bson.D {
+	var out bson.D
+	names := want
+	if all {
+		names = paramNames()
+	}
+	for _, n := range names {
+		v, err := db.GetParameter(n)
+		if err == nil {
+			out = append(out, bson.E{Key: n, Value: v})
+		}
+	}
+	return out
+}
+
+func fmtValue(v any) string {
+	b, err := doc.MarshalExtJSON(v, false)
+	if err != nil {
+		return fmt.Sprint(v)
+	}
+	return string(b)
+}

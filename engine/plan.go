@@ -1,0 +1,324 @@
+package engine
+
+import (
+	"bytes"
+
+	"github.com/ttlkv/ttlkv/doc"
+	"github.com/ttlkv/ttlkv/engine/query"
+	"github.com/ttlkv/ttlkv/lsm"
+	"go.mongodb.org/mongo-driver/v2/bson"
+)
+
+// keyRange is a half-open byte range [lo, hi) of index keys.
+type keyRange struct{ lo, hi []byte }
+
+// plan is how a query reads a collection: a collection scan in
+// natural order, or an index scan over key ranges followed by a fetch.
+type plan struct {
+	c      *coll
+	m      *collMeta
+	filter *query.Filter
+	sort   *query.Sort
+
+	ix          *indexMeta // nil: collection scan
+	ranges      []keyRange // index scan ranges, ascending byte order
+	reverse     bool       // scan ranges (or records) backwards
+	sortByIndex bool       // the scan order satisfies sort
+	boundsDesc  bson.D     // indexBounds for explain
+	filterRaw   bson.D     // the filter as given, for explain
+	sortDoc     bson.D     // the sort as given, for explain
+}
+
+// classPrefix returns the bytes every ascending key of like's BSON
+// type class starts with.
+func classPrefix(like any) []byte { return lsm.AppendTypeBound(nil, like, false, false) }
+
+func invert(b []byte) []byte {
+	out := make([]byte, len(b))
+	for i, c := range b {
+		out[i] = ^c
+	}
+	return out
+}
+
+// intervalRange converts a value interval on a single index field to
+// a byte range of keys under prefix.
+func intervalRange(prefix []byte, iv query.Interval, desc bool) keyRange {
+	cat := func(b []byte) []byte { return append(append([]byte{}, prefix...), b...) }
+	enc := func(v any) []byte { return lsm.AppendKey(nil, v, desc) }
+	// value-order lower and upper bounds as byte bounds.
+	var lo, hi []byte
+	if !desc {
+		switch v := iv.Lo.Value.(type) {
+		case bson.MinKey:
+			lo = cat(nil)
+		case query.TypeBracket:
+			lo = cat(classPrefix(v.Like))
+			if v.Upper {
+				lo = cat(lsm.PrefixEnd(classPrefix(v.Like)))
+			}
+		default:
+			if iv.Lo.Inclusive {
+				lo = cat(enc(v))
+			} else {
+				lo = lsm.PrefixEnd(cat(enc(v)))
+			}
+		}
+		switch v := iv.Hi.Value.(type) {
+		case bson.MaxKey:
+			if iv.Hi.Inclusive {
+				hi = lsm.PrefixEnd(prefix)
+			} else {
+				hi = cat(enc(v))
+			}
+		case query.TypeBracket:
+			hi = cat(lsm.PrefixEnd(classPrefix(v.Like)))
+			if !v.Upper {
+				hi = cat(classPrefix(v.Like))
+			}
+		default:
+			if iv.Hi.Inclusive {
+				hi = lsm.PrefixEnd(cat(enc(v)))
+			} else {
+				hi = cat(enc(v))
+			}
+		}
+		return keyRange{lo, hi}
+	}
+	// Descending: the value interval [Lo, Hi] maps to bytes [enc(Hi), enc(Lo)].
+	switch v := iv.Hi.Value.(type) {
+	case bson.MaxKey:
+		if iv.Hi.Inclusive {
+			lo = cat(nil)
+		} else {
+			lo = lsm.PrefixEnd(cat(enc(v)))
+		}
+	case query.TypeBracket:
+		lo = cat(invert(classPrefix(v.Like)))
+		if !v.Upper {
+			lo = lsm.PrefixEnd(lo)
+		}
+	default:
+		if iv.Hi.Inclusive {
+			lo = cat(enc(v))
+		} else {
+			lo = lsm.PrefixEnd(cat(enc(v)))
+		}
+	}
+	switch v := iv.Lo.Value.(type) {
+	case bson.MinKey:
+		if iv.Lo.Inclusive {
+			hi = lsm.PrefixEnd(prefix)
+		} else {
+			hi = cat(enc(v))
+		}
+	case query.TypeBracket:
+		hi = lsm.PrefixEnd(cat(invert(classPrefix(v.Like))))
+		if v.Upper {
+			hi = cat(invert(classPrefix(v.Like)))
+		}
+	default:
+		if iv.Lo.Inclusive {
+			hi = lsm.PrefixEnd(cat(enc(v)))
+		} else {
+			hi = cat(enc(v))
+		}
+	}
+	return keyRange{lo, hi}
+}
+
+// rangesFor converts intervals to sorted, non-empty byte ranges.
+func rangesFor(prefix []byte, ivs query.Intervals, desc bool) []keyRange {
+	var out []keyRange
+	for _, iv := range ivs {
+		r := intervalRange(prefix, iv, desc)
+		if bytes.Compare(r.lo, r.hi) < 0 {
+			out = append(out, r)
+		}
+	}
+	if desc {
+		for i, j := 0, len(out)-1; i < j; i, j = i+1, j-1 {
+			out[i], out[j] = out[j], out[i]
+		}
+	}
+	return out
+}
+
+// usable reports whether the planner may choose ix without a hint.
+func usable(ix *indexMeta) bool { return !ix.Hidden && ix.partial == nil && !ix.Sparse }
+
+// makePlan chooses how to run filter with sort on c. hint, if not nil,
+// names an index (by name string or key pattern document).
+func makePlan(c *coll, m *collMeta, filter *query.Filter, sort *query.Sort, hint any) (*plan, error) {
+	p := &plan{c: c, m: m, filter: filter, sort: sort}
+	if sort != nil {
+		if dir, ok := sort.NaturalOrder(); ok {
+			p.reverse = dir < 0
+			p.sortByIndex = true
+			return p, nil
+		}
+	}
+	if hint != nil {
+		ix, natural, err := resolveHint(m, hint)
+		if err != nil {
+			return nil, err
+		}
+		if natural != 0 {
+			p.reverse = natural < 0
+			return p, nil
+		}
+		p.useIndex(ix)
+		return p, nil
+	}
+	// Prefer an index whose first field the filter bounds: equality
+	// first, then unique, then any range; else one that gives the sort.
+	var best *indexMeta
+	bestScore := 0
+	eq := map[string]bool{}
+	for _, path := range filter.EqualityPaths() {
+		eq[path] = true
+	}
+	for _, ix := range m.Indexes {
+		if !usable(ix) {
+			continue
+		}
+		first := ix.Key[0].Key
+		if _, ok := filter.Bounds(first, !ix.Multikey); !ok {
+			continue
+		}
+		score := 1
+		if eq[first] {
+			score = 3
+			if ix.Unique && len(ix.Key) == 1 {
+				score = 4
+			}
+		}
+		if sort != nil && sortMatches(sort, ix) >= 0 {
+			score++
+		}
+		if score > bestScore {
+			best, bestScore = ix, score
+		}
+	}
+	if best == nil && sort != nil {
+		for _, ix := range m.Indexes {
+			if usable(ix) && !ix.Multikey && sortMatches(sort, ix) >= 0 {
+				best = ix
+				break
+			}
+		}
+	}
+	if best != nil {
+		p.useIndex(best)
+	}
+	return p, nil
+}
+
+// sortMatches returns 0 if scanning ix forwards gives sort's order, 1
+// if backwards, -1 if neither.
+func sortMatches(s *query.Sort, ix *indexMeta) int {
+	keys := s.Keys()
+	if len(keys) == 0 || len(keys) > len(ix.Key) || ix.Multikey {
+		return -1
+	}
+	fields := keyFields(ix.Key)
+	fwd, bwd := true, true
+	for i, k := range keys {
+		if k.Path != fields[i].path {
+			return -1
+		}
+		if k.Desc != fields[i].desc {
+			fwd = false
+		} else {
+			bwd = false
+		}
+	}
+	switch {
+	case fwd:
+		return 0
+	case bwd:
+		return 1
+	}
+	return -1
+}
+
+func (p *plan) useIndex(ix *indexMeta) {
+	p.ix = ix
+	prefix := lsm.IndexPrefix(p.m.ID, ix.ID)
+	fields := keyFields(ix.Key)
+	ivs, ok := p.filter.Bounds(fields[0].path, !ix.Multikey)
+	if !ok {
+		ivs = query.Intervals{{Lo: query.Bound{Value: bson.MinKey{}, Inclusive: true}, Hi: query.Bound{Value: bson.MaxKey{}, Inclusive: true}}}
+	}
+	p.ranges = rangesFor(prefix, ivs, fields[0].desc)
+	p.boundsDesc = bson.D{{Key: fields[0].path, Value: describeIntervals(ivs)}}
+	if p.sort != nil {
+		switch sortMatches(p.sort, ix) {
+		case 0:
+			p.sortByIndex = true
+		case 1:
+			p.sortByIndex, p.reverse = true, true
+		}
+	}
+}
+
+func describeIntervals(ivs query.Intervals) bson.A {
+	out := bson.A{}
+	for _, iv := range ivs {
+		out = append(out, boundString(iv.Lo, true)+", "+boundString(iv.Hi, false))
+	}
+	return out
+}
+
+func boundString(b query.Bound, lo bool) string {
+	var s string
+	switch v := b.Value.(type) {
+	case bson.MinKey:
+		s = "MinKey"
+	case bson.MaxKey:
+		s = "MaxKey"
+	case query.TypeBracket:
+		if v.Upper {
+			s = "end of " + typeName(v.Like)
+		} else {
+			s = "start of " + typeName(v.Like)
+		}
+	default:
+		s = fmtValue(v)
+	}
+	if lo {
+		if b.Inclusive {
+			return "[" + s
+		}
+		return "(" + s
+	}
+	if b.Inclusive {
+		return s + "]"
+	}
+	return s + ")"
+}
+
+// resolveHint finds the index a hint names; {$natural: ±1} asks for a
+// collection scan.
+func resolveHint(m *collMeta, hint any) (*indexMeta, int, error) {
+	switch h := hint.(type) {
+	case string:
+		if ix := m.index(h); ix != nil {
+			return ix, 0, nil
+		}
+	case bson.D:
+		if len(h) == 1 && h[0].Key == "$natural" {
+			n, _ := asFloat(h[0].Value)
+			if n < 0 {
+				return nil, -1, nil
+			}
+			return nil, 1, nil
+		}
+		for _, ix := range m.Indexes {
+			if doc.Equal(ix.Key, h) {
+				return ix, 0, nil
+			}
+		}
+	}
+	return nil, 0, doc.Errorf(doc.CodeBadValue, "error processing query: planner returned error :: caused by :: hint provided does not correspond to an existing index")
+}

@@ -1,0 +1,488 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/ttlkv/ttlkv/doc"
+	"go.mongodb.org/mongo-driver/v2/bson"
+)
+
+// SPEC §1.2–1.4: TTL option validation; nothing is created on error.
+func TestTTLIndexValidation(t *testing.T) {
+	db, _, _ := openTest(t)
+	cases := []struct {
+		spec string
+		code doc.Code
+		frag string
+	}{
+		{`{"key": {"t": 1}, "name": "t_1", "expireAfterSeconds": "3600"}`, doc.CodeCannotCreateIndex, "must be numeric"},
+		{`{"key": {"t": 1}, "name": "t_1", "expireAfterSeconds": true}`, doc.CodeCannotCreateIndex, "must be numeric"},
+		{`{"key": {"t": 1}, "name": "t_1", "expireAfterSeconds": null}`, doc.CodeCannotCreateIndex, "must be numeric"},
+		{`{"key": {"t": 1}, "name": "t_1", "expireAfterSeconds": {"a": 1}}`, doc.CodeCannotCreateIndex, "must be numeric"},
+		{`{"key": {"t": 1}, "name": "t_1", "expireAfterSeconds": {"$numberDouble": "NaN"}}`, doc.CodeCannotCreateIndex, "must not be NaN"},
+		{`{"key": {"t": 1}, "name": "t_1", "expireAfterSeconds": 2147483648}`, doc.CodeCannotCreateIndex, "within the range of a 32-bit integer"},
+		{`{"key": {"t": 1}, "name": "t_1", "expireAfterSeconds": 999999999999999}`, doc.CodeCannotCreateIndex, "within the range of a 32-bit integer"},
+		{`{"key": {"t": 1}, "name": "t_1", "expireAfterSeconds": 9.223372036854775807e18}`, doc.CodeCannotCreateIndex, "within the range of a 32-bit integer"},
+		{`{"key": {"t": 1}, "name": "t_1", "expireAfterSeconds": -2147483649}`, doc.CodeCannotCreateIndex, "within the range of a 32-bit integer"},
+		{`{"key": {"t": 1}, "name": "t_1", "expireAfterSeconds": -1}`, doc.CodeCannotCreateIndex, "cannot be less than 0"},
+		{`{"key": {"t": 1, "u": 1}, "name": "t_1_u_1", "expireAfterSeconds": 10}`, doc.CodeCannotCreateIndex, "compound indexes do not support TTL"},
+		{`{"key": {"$**": 1}, "name": "w", "expireAfterSeconds": 10}`, doc.CodeCannotCreateIndex, "expireAfterSeconds"},
+		{`{"key": {"_id": 1}, "name": "_id_", "expireAfterSeconds": 10}`, doc.CodeInvalidIndexSpecificationOption, "is not valid for an _id index specification"},
+		{`{"key": {"t": 1}, "name": "t_1", "sparse": true, "partialFilterExpression": {"a": 1}, "expireAfterSeconds": 10}`, doc.CodeCannotCreateIndex, "sparse"},
+	}
+	for _, c := range cases {
+		cmd := fmt.Sprintf(`{"createIndexes": "c", "indexes": [%s]}`, c.spec)
+		wantCode(t, db, "test", cmd, c.code, c.frag)
+	}
+	// One invalid spec among several: none is created (and no collection).
+	wantCode(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"a": 1}, "name": "a_1"}, {"key": {"_id": 1}, "name": "_id_", "expireAfterSeconds": 5}]}`,
+		doc.CodeInvalidIndexSpecificationOption, "_id index")
+	if c := db.lookup("test", "c"); c != nil {
+		t.Fatalf("a failed createIndexes created the collection with %d indexes", len(c.m().Indexes))
+	}
+}
+
+// SPEC §1.1: a field named expireAfterSeconds inside key is an
+// ordinary compound index.
+func TestTTLFieldNamedExpireAfterSecondsIsNotTTL(t *testing.T) {
+	db, _, _ := openTest(t)
+	mustRun(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"a": 1, "expireAfterSeconds": 1}, "name": "x"}]}`)
+	ixs, _ := db.Database("test").Collection("c").ListIndexes(context.Background())
+	if len(ixs) != 2 {
+		t.Fatalf("indexes = %v", ixs)
+	}
+	if _, ok := get(ixs[1], "expireAfterSeconds"); ok {
+		t.Fatalf("compound index became TTL: %v", ixs[1])
+	}
+	if len(db.ttlTargets()) != 0 {
+		t.Fatalf("monitor targets a non-TTL index")
+	}
+}
+
+// SPEC §1.2, §1.6: fractional values truncate; reply and listing shapes.
+func TestCreateIndexesReplyAndListing(t *testing.T) {
+	db, _, _ := openTest(t)
+	r := mustRun(t, db, "test", `{"createIndexes": "events", "indexes": [{"key": {"createdAt": 1}, "name": "createdAt_1", "expireAfterSeconds": 3600.9}]}`)
+	if field(r, "numIndexesBefore") != int32(1) || field(r, "numIndexesAfter") != int32(2) || field(r, "createdCollectionAutomatically") != true {
+		t.Fatalf("reply = %v", r)
+	}
+	mustRun(t, db, "test", `{"createIndexes": "events", "indexes": [{"key": {"t": -1}}, {"key": {"a": 1, "b": -1}}]}`)
+	r = mustRun(t, db, "test", `{"listIndexes": "events"}`)
+	batch := field(r, "cursor.firstBatch").(bson.A)
+	var names []string
+	for _, e := range batch {
+		d := e.(bson.D)
+		names = append(names, field(d, "name").(string))
+		if field(d, "v") != int32(2) {
+			t.Errorf("index %v: v != 2", d)
+		}
+	}
+	want := []string{"_id_", "createdAt_1", "t_-1", "a_1_b_-1"}
+	if fmt.Sprint(names) != fmt.Sprint(want) {
+		t.Fatalf("names = %v, want %v", names, want)
+	}
+	if v := field(batch[1].(bson.D), "expireAfterSeconds"); v != int32(3600) {
+		t.Fatalf("expireAfterSeconds listed as %#v, want int32(3600)", v)
+	}
+}
+
+// SPEC §1.5: conflicts and identical specs.
+func TestTTLIndexConflicts(t *testing.T) {
+	db, _, _ := openTest(t)
+	mustRun(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"t": 1}, "name": "t_1", "expireAfterSeconds": 100}]}`)
+	r := mustRun(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"t": 1}, "name": "t_1", "expireAfterSeconds": 100}]}`)
+	if field(r, "note") != "all indexes already exist" || field(r, "numIndexesBefore") != field(r, "numIndexesAfter") {
+		t.Fatalf("identical spec reply = %v", r)
+	}
+	wantCode(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"t": 1}, "name": "t_1", "expireAfterSeconds": 200}]}`,
+		doc.CodeIndexOptionsConflict, "already exists with the same name but different options")
+	mustRun(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"u": 1}, "name": "u_1"}]}`)
+	wantCode(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"u": 1}, "name": "u_1", "expireAfterSeconds": 5}]}`,
+		doc.CodeIndexOptionsConflict, "already exists with the same name but different options")
+	wantCode(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"u": 1}, "name": "u_ttl", "expireAfterSeconds": 5}]}`,
+		doc.CodeIndexOptionsConflict, "")
+	// The 64-index limit.
+	for i := 3; i < maxIndexes; i++ {
+		mustRun(t, db, "test", fmt.Sprintf(`{"createIndexes": "c", "indexes": [{"key": {"f%d": 1}, "name": "f%d"}]}`, i, i))
+	}
+	wantCode(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"g": 1}, "name": "g"}]}`, doc.CodeCannotCreateIndex, "too many indexes")
+}
+
+// insertDates inserts {_id: i, t: v} for each value.
+func insertDocs(t *testing.T, db *DB, coll string, docs ...bson.D) {
+	t.Helper()
+	in := make([]any, len(docs))
+	for i, d := range docs {
+		in[i] = d
+	}
+	if _, err := db.Database("test").Collection(coll).InsertMany(context.Background(), in, true); err != nil {
+		t.Fatalf("insert: %v", err)
+	}
+}
+
+func ids(t *testing.T, db *DB, coll string) []any {
+	t.Helper()
+	var out []any
+	for _, d := range findAll(t, db, "test", coll, bson.D{}) {
+		out = append(out, idOf(d))
+	}
+	return out
+}
+
+func pass(t *testing.T, db *DB) *TTLPassResult {
+	t.Helper()
+	r, err := db.RunTTLPass(context.Background())
+	if err != nil {
+		t.Fatalf("ttl pass: %v", err)
+	}
+	return r
+}
+
+func dt(tm time.Time) bson.DateTime { return bson.NewDateTimeFromTime(tm) }
+
+// SPEC §2.1–2.4: which documents expire.
+func TestExpiryRules(t *testing.T) {
+	db, clk, _ := openTest(t)
+	now := clk.Now()
+	c := db.Database("test").Collection("c")
+	if _, err := c.CreateIndex(context.Background(), IndexModel{Keys: bson.D{{Key: "t", Value: 1}}, Options: bson.D{{Key: "expireAfterSeconds", Value: 60}}}); err != nil {
+		t.Fatal(err)
+	}
+	oid := bson.NewObjectID()
+	insertDocs(t, db, "c",
+		bson.D{{Key: "_id", Value: "exactly-cutoff"}, {Key: "t", Value: dt(now.Add(-60 * time.Second))}},
+		bson.D{{Key: "_id", Value: "one-ms-after-cutoff"}, {Key: "t", Value: dt(now.Add(-60*time.Second + time.Millisecond))}},
+		bson.D{{Key: "_id", Value: "old"}, {Key: "t", Value: dt(now.Add(-time.Hour))}},
+		bson.D{{Key: "_id", Value: "pre-1970"}, {Key: "t", Value: dt(time.Date(1960, 1, 1, 0, 0, 0, 0, time.UTC))}},
+		bson.D{{Key: "_id", Value: "string"}, {Key: "t", Value: "2000-01-01"}},
+		bson.D{{Key: "_id", Value: "number"}, {Key: "t", Value: int64(0)}},
+		bson.D{{Key: "_id", Value: "null"}, {Key: "t", Value: nil}},
+		bson.D{{Key: "_id", Value: "bool"}, {Key: "t", Value: true}},
+		bson.D{{Key: "_id", Value: "timestamp"}, {Key: "t", Value: bson.Timestamp{T: 1, I: 1}}},
+		bson.D{{Key: "_id", Value: "objectid"}, {Key: "t", Value: oid}},
+		bson.D{{Key: "_id", Value: "regex"}, {Key: "t", Value: bson.Regex{Pattern: "x"}}},
+		bson.D{{Key: "_id", Value: "embedded"}, {Key: "t", Value: bson.D{{Key: "d", Value: dt(now.Add(-time.Hour))}}}},
+		bson.D{{Key: "_id", Value: "missing"}},
+		bson.D{{Key: "_id", Value: "array-earliest-old"}, {Key: "t", Value: bson.A{dt(now.Add(time.Hour)), "x", dt(now.Add(-2 * time.Hour))}}},
+		bson.D{{Key: "_id", Value: "array-all-new"}, {Key: "t", Value: bson.A{dt(now.Add(time.Hour)), int32(5)}}},
+		bson.D{{Key: "_id", Value: "future"}, {Key: "t", Value: dt(now.Add(time.Hour))}},
+	)
+	// §2.6: expired documents stay visible until the monitor runs.
+	if n := count(t, db, "test", "c"); n != 16 {
+		t.Fatalf("count before pass = %d", n)
+	}
+	r := pass(t, db)
+	if r.Deleted != 4 {
+		t.Fatalf("deleted %d, want 4 (%v)", r.Deleted, ids(t, db, "c"))
+	}
+	got := fmt.Sprint(ids(t, db, "c"))
+	want := "[one-ms-after-cutoff string number null bool timestamp objectid regex embedded missing array-all-new future]"
+	if got != want {
+		t.Fatalf("survivors = %v\nwant        %v", got, want)
+	}
+	// A future date expires once date + expireAfterSeconds <= now.
+	clk.Advance(time.Hour + 59*time.Second)
+	if n := pass(t, db).Deleted; n != 1 { // one-ms-after-cutoff only
+		t.Fatalf("deleted %d, want 1", n)
+	}
+	clk.Advance(time.Second)
+	if n := pass(t, db).Deleted; n != 2 { // future and array-all-new's date
+		t.Fatalf("deleted %d, want 2: %v", n, ids(t, db, "c"))
+	}
+	mustValidate(t, db, "test", "c")
+	if got := db.Stats().TTLDeletedDocuments; got != 7 {
+		t.Fatalf("ttl.deletedDocuments = %d, want 7", got)
+	}
+}
+
+// SPEC §2.4: expireAfterSeconds 0 expires each document at its own time.
+func TestExpireAtClockTime(t *testing.T) {
+	db, clk, _ := openTest(t)
+	mustRun(t, db, "test", `{"createIndexes": "log_events", "indexes": [{"key": {"expireAt": 1}, "name": "expireAt_1", "expireAfterSeconds": 0}]}`)
+	now := clk.Now()
+	insertDocs(t, db, "log_events",
+		bson.D{{Key: "_id", Value: 1}, {Key: "expireAt", Value: dt(now.Add(10 * time.Second))}},
+		bson.D{{Key: "_id", Value: 2}, {Key: "expireAt", Value: dt(now.Add(20 * time.Second))}})
+	if n := pass(t, db).Deleted; n != 0 {
+		t.Fatalf("deleted %d before any expireAt", n)
+	}
+	clk.Advance(10 * time.Second)
+	if n := pass(t, db).Deleted; n != 1 {
+		t.Fatalf("deleted %d at the first expireAt", n)
+	}
+	clk.Advance(10 * time.Second)
+	if n := pass(t, db).Deleted; n != 1 || count(t, db, "test", "log_events") != 0 {
+		t.Fatalf("second document not expired")
+	}
+}
+
+// SPEC §2.5: descending keys, partial and hidden indexes, drop and reopen.
+func TestExpiryIndexKinds(t *testing.T) {
+	db, clk, dir := openTest(t)
+	now := clk.Now()
+	mustRun(t, db, "test", `{"createIndexes": "desc", "indexes": [{"key": {"t": -1}, "name": "t_-1", "expireAfterSeconds": 10}]}`)
+	mustRun(t, db, "test", `{"createIndexes": "part", "indexes": [{"key": {"t": 1}, "name": "t_1", "expireAfterSeconds": 10, "partialFilterExpression": {"kind": "temp"}}]}`)
+	mustRun(t, db, "test", `{"createIndexes": "hid", "indexes": [{"key": {"t": 1}, "name": "t_1", "expireAfterSeconds": 10, "hidden": true}]}`)
+	mustRun(t, db, "test", `{"createIndexes": "dropped", "indexes": [{"key": {"t": 1}, "name": "t_1", "expireAfterSeconds": 10}]}`)
+	mustRun(t, db, "test", `{"createIndexes": "reopened", "indexes": [{"key": {"t": 1}, "name": "t_1", "expireAfterSeconds": 10}]}`)
+	old, fresh := dt(now.Add(-time.Minute)), dt(now)
+	for _, c := range []string{"desc", "hid", "dropped", "reopened"} {
+		insertDocs(t, db, c, bson.D{{Key: "_id", Value: "old"}, {Key: "t", Value: old}}, bson.D{{Key: "_id", Value: "new"}, {Key: "t", Value: fresh}})
+	}
+	insertDocs(t, db, "part",
+		bson.D{{Key: "_id", Value: "old-temp"}, {Key: "t", Value: old}, {Key: "kind", Value: "temp"}},
+		bson.D{{Key: "_id", Value: "old-keep"}, {Key: "t", Value: old}, {Key: "kind", Value: "keep"}},
+		bson.D{{Key: "_id", Value: "new-temp"}, {Key: "t", Value: fresh}, {Key: "kind", Value: "temp"}})
+	mustRun(t, db, "test", `{"dropIndexes": "dropped", "index": "t_1"}`)
+	db = reopen(t, db, dir, clk)
+	pass(t, db)
+	for c, want := range map[string]string{"desc": "[new]", "hid": "[new]", "dropped": "[old new]", "reopened": "[new]", "part": "[old-keep new-temp]"} {
+		if got := fmt.Sprint(ids(t, db, c)); got != want {
+			t.Errorf("%s: survivors %s, want %s", c, got, want)
+		}
+		mustValidate(t, db, "test", c)
+	}
+}
+
+// SPEC §2.6: a document updated so it no longer qualifies is not
+// deleted by a batch that read the old version.
+func TestReapRechecksInsideBatch(t *testing.T) {
+	db, clk, _ := openTest(t)
+	now := clk.Now()
+	mustRun(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"t": 1}, "name": "t_1", "expireAfterSeconds": 10}]}`)
+	insertDocs(t, db, "c", bson.D{{Key: "_id", Value: 1}, {Key: "t", Value: dt(now.Add(-time.Hour))}})
+	co := db.lookup("test", "c")
+	rids := []uint64{1}
+	// The reaper has chosen record 1; now a writer refreshes it.
+	if _, err := db.Database("test").Collection("c").UpdateOne(context.Background(), bson.D{{Key: "_id", Value: 1}},
+		bson.D{{Key: "$set", Value: bson.D{{Key: "t", Value: dt(now)}}}}, false); err != nil {
+		t.Fatal(err)
+	}
+	ix := co.m().index("t_1")
+	bd := &batchDeleter{db: db, c: co, recheck: func(m *collMeta, d bson.D) bool {
+		return expiredUnder(indexByID(m, ix.ID), d, cutoffFor(db.now(), indexByID(m, ix.ID).Expire))
+	}}
+	n, err := bd.run(context.Background(), rids, nil)
+	if err != nil || n != 0 {
+		t.Fatalf("deleted %d (err %v): a refreshed document was reaped", n, err)
+	}
+	if count(t, db, "test", "c") != 1 {
+		t.Fatal("document lost")
+	}
+}
+
+// SPEC §3.1: parameters, validation, BadValue changes nothing.
+func TestTTLParameters(t *testing.T) {
+	db, _, _ := openTest(t)
+	r := mustRun(t, db, "admin", `{"getParameter": 1, "ttlMonitorSleepSecs": 1, "ttlMonitorEnabled": 1, "ttlIndexDeleteTargetDocs": 1, "ttlIndexDeleteTargetTimeMS": 1, "ttlMonitorSubPassTargetSecs": 1, "ttlMonitorBatchDeletes": 1}`)
+	want := map[string]any{"ttlMonitorSleepSecs": int32(60), "ttlMonitorEnabled": true, "ttlIndexDeleteTargetDocs": int32(50000),
+		"ttlIndexDeleteTargetTimeMS": int32(1000), "ttlMonitorSubPassTargetSecs": int32(60), "ttlMonitorBatchDeletes": true}
+	for k, v := range want {
+		if got := field(r, k); got != v {
+			t.Errorf("%s = %#v, want %#v", k, got, v)
+		}
+	}
+	bad := []string{
+		`{"setParameter": 1, "ttlMonitorSleepSecs": 0}`,
+		`{"setParameter": 1, "ttlMonitorSleepSecs": -5}`,
+		`{"setParameter": 1, "ttlMonitorSleepSecs": "fast"}`,
+		`{"setParameter": 1, "ttlIndexDeleteTargetDocs": -1}`,
+		`{"setParameter": 1, "ttlIndexDeleteTargetTimeMS": -1}`,
+		`{"setParameter": 1, "ttlMonitorSubPassTargetSecs": -1}`,
+		`{"setParameter": 1, "ttlMonitorEnabled": "yes"}`,
+		`{"setParameter": 1, "batchedDeletesTargetBatchDocs": -1}`,
+	}
+	for _, b := range bad {
+		wantCode(t, db, "admin", b, doc.CodeBadValue, "")
+	}
+	// A bad value next to a good one changes nothing.
+	wantCode(t, db, "admin", `{"setParameter": 1, "ttlIndexDeleteTargetDocs": 7, "ttlMonitorSleepSecs": 0}`, doc.CodeBadValue, "")
+	if v, _ := db.GetParameter("ttlIndexDeleteTargetDocs"); v != int32(50000) {
+		t.Fatalf("failed setParameter changed a value: %v", v)
+	}
+	r = mustRun(t, db, "admin", `{"setParameter": 1, "ttlMonitorSleepSecs": 5}`)
+	if field(r, "was") != int32(60) {
+		t.Fatalf("was = %v", field(r, "was"))
+	}
+	if _, err := db.SetParameter("ttlIndexDeleteTargetTimeMS", 0); err != nil {
+		t.Fatalf("0 is valid for ttlIndexDeleteTargetTimeMS: %v", err)
+	}
+	wantCode(t, db, "test", `{"setParameter": 1, "ttlMonitorSleepSecs": 5}`, doc.Code(13), "admin")
+	if _, err := Open(t.TempDir(), Options{Params: map[string]any{"ttlMonitorSleepSecs": 0}}); err == nil {
+		t.Fatal("Open accepted an invalid startup parameter")
+	}
+}
+
+// SPEC §3.2: an index with 25,000 expired documents does not delay one
+// with a single expired document by more than one visit.
+func TestTTLFairness(t *testing.T) {
+	db, clk, _ := openTest(t)
+	old := dt(clk.Now().Add(-time.Hour))
+	mustRun(t, db, "test", `{"createIndexes": "big", "indexes": [{"key": {"t": 1}, "name": "big_t", "expireAfterSeconds": 1}]}`)
+	mustRun(t, db, "test", `{"createIndexes": "small", "indexes": [{"key": {"t": 1}, "name": "small_t", "expireAfterSeconds": 1}]}`)
+	const n = 25000
+	docs := make([]any, n)
+	for i := range docs {
+		docs[i] = bson.D{{Key: "_id", Value: int32(i)}, {Key: "t", Value: old}}
+	}
+	if _, err := db.Database("test").Collection("big").InsertMany(context.Background(), docs, true); err != nil {
+		t.Fatal(err)
+	}
+	insertDocs(t, db, "small", bson.D{{Key: "_id", Value: 1}, {Key: "t", Value: old}})
+	db.SetParameter("ttlIndexDeleteTargetDocs", 50)
+	bigVisits, smallSeen := 0, false
+	db.mon.visitHook = func(index string, deleted int64, more bool) {
+		switch index {
+		case "big_t":
+			if !smallSeen {
+				bigVisits++
+			}
+			if deleted > 50 {
+				t.Errorf("a visit deleted %d documents, target 50", deleted)
+			}
+		case "small_t":
+			if !smallSeen {
+				smallSeen = true
+				if c := count(t, db, "test", "small"); c != 0 {
+					t.Errorf("small index's document survived its first visit")
+				}
+			}
+		}
+	}
+	r := pass(t, db)
+	if !smallSeen || bigVisits > 1 {
+		t.Fatalf("small index visited after %d visits of the big one", bigVisits)
+	}
+	if r.Deleted != n+1 || count(t, db, "test", "big") != 0 {
+		t.Fatalf("pass deleted %d, want %d", r.Deleted, n+1)
+	}
+	if s := db.Stats(); s.TTLPasses != 1 || s.TTLSubPasses < 1 {
+		t.Fatalf("passes %d subPasses %d", s.TTLPasses, s.TTLSubPasses)
+	}
+}
+
+// SPEC §3.2 with ttlMonitorSubPassTargetSecs 0: each index once per
+// sub-pass, so a big index takes several sub-passes.
+func TestSubPassPerVisit(t *testing.T) {
+	db, clk, _ := openTest(t)
+	old := dt(clk.Now().Add(-time.Hour))
+	mustRun(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"t": 1}, "name": "t_1", "expireAfterSeconds": 1}]}`)
+	var docs []bson.D
+	for i := 0; i < 250; i++ {
+		docs = append(docs, bson.D{{Key: "_id", Value: int32(i)}, {Key: "t", Value: old}})
+	}
+	insertDocs(t, db, "c", docs...)
+	db.SetParameter("ttlIndexDeleteTargetDocs", 100)
+	db.SetParameter("ttlMonitorSubPassTargetSecs", 0)
+	r := pass(t, db)
+	// 100 + 100 + 50, the third visit finds no more: three sub-passes.
+	if r.SubPasses != 3 || r.Deleted != 250 {
+		t.Fatalf("subPasses %d deleted %d", r.SubPasses, r.Deleted)
+	}
+	st := mustRun(t, db, "admin", `{"serverStatus": 1}`)
+	if field(st, "metrics.ttl.subPasses") != int64(3) || field(st, "metrics.ttl.passes") != int64(1) || field(st, "metrics.ttl.deletedDocuments") != int64(250) {
+		t.Fatalf("metrics.ttl = %v", field(st, "metrics.ttl"))
+	}
+}
+
+// SPEC §3.3: ttlMonitorBatchDeletes false deletes everything in one
+// visit and leaves the batchedDeletes counters alone.
+func TestTTLWithoutBatchDeletes(t *testing.T) {
+	db, clk, _ := openTest(t)
+	old := dt(clk.Now().Add(-time.Hour))
+	mustRun(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"t": 1}, "name": "t_1", "expireAfterSeconds": 1}]}`)
+	var docs []bson.D
+	for i := 0; i < 300; i++ {
+		docs = append(docs, bson.D{{Key: "_id", Value: int32(i)}, {Key: "t", Value: old}})
+	}
+	insertDocs(t, db, "c", docs...)
+	mustRun(t, db, "admin", `{"setParameter": 1, "ttlMonitorBatchDeletes": false, "ttlIndexDeleteTargetDocs": 10}`)
+	visits := 0
+	db.mon.visitHook = func(string, int64, bool) { visits++ }
+	r := pass(t, db)
+	if r.Deleted != 300 || visits != 1 {
+		t.Fatalf("deleted %d in %d visits", r.Deleted, visits)
+	}
+	if s := db.Stats(); s.BatchedDeleteBatches != 0 || s.BatchedDeleteDocs != 0 {
+		t.Fatalf("batchedDeletes counters moved: %+v", s)
+	}
+}
+
+// SPEC §3.4: currentOp shows the running TTL deletion.
+func TestCurrentOpShowsTTLMonitor(t *testing.T) {
+	db, clk, _ := openTest(t)
+	mustRun(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"t": 1}, "name": "t_1", "expireAfterSeconds": 1}]}`)
+	insertDocs(t, db, "c", bson.D{{Key: "t", Value: dt(clk.Now().Add(-time.Hour))}})
+	var seen bson.D
+	db.mon.visitStartHook = func() {
+		r := mustRun(t, db, "admin", `{"currentOp": 1}`)
+		for _, op := range field(r, "inprog").(bson.A) {
+			if field(op.(bson.D), "desc") == "TTLMonitor" {
+				seen = op.(bson.D)
+			}
+		}
+	}
+	pass(t, db)
+	if seen == nil || field(seen, "op") != "remove" || field(seen, "ns") != "test.c" {
+		t.Fatalf("currentOp during TTL deletion: %v", seen)
+	}
+	if len(db.CurrentOp()) != 0 {
+		t.Fatalf("operation still listed after the pass: %v", db.CurrentOp())
+	}
+}
+
+// SPEC §3.5: only a primary deletes.
+func TestSecondaryDoesNotReap(t *testing.T) {
+	dir := t.TempDir()
+	clk := newClock()
+	db, err := Open(dir, Options{Clock: clk.Now, DisableTTLMonitor: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustRun(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"t": 1}, "name": "t_1", "expireAfterSeconds": 1}]}`)
+	insertDocs(t, db, "c", bson.D{{Key: "t", Value: dt(clk.Now().Add(-time.Hour))}})
+	db.Close()
+	sec, err := Open(dir, Options{Clock: clk.Now, Role: RoleSecondary, Params: map[string]any{"ttlMonitorSleepSecs": 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sec.Close()
+	_, err = sec.RunTTLPass(context.Background())
+	checkCode(t, "RunTTLPass on a secondary", err, doc.CodeNotWritablePrimary, "")
+	_, err = sec.Database("test").Collection("c").InsertOne(context.Background(), bson.D{})
+	checkCode(t, "insert on a secondary", err, doc.CodeNotWritablePrimary, "")
+	if count(t, sec, "test", "c") != 1 {
+		t.Fatal("secondary lost the document")
+	}
+}
+
+// SPEC §3.1: the background monitor runs, and a change of
+// ttlMonitorSleepSecs wakes it at once (60 s would time the test out).
+func TestMonitorLoopWakesOnSleepChange(t *testing.T) {
+	clk := newClock()
+	db, err := Open(t.TempDir(), Options{Clock: clk.Now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	mustRun(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"t": 1}, "name": "t_1", "expireAfterSeconds": 1}]}`)
+	insertDocs(t, db, "c", bson.D{{Key: "t", Value: dt(clk.Now().Add(-time.Hour))}})
+	passes := make(chan TTLPassResult, 16)
+	db.mon.mu.Lock()
+	db.mon.passHook = func(r TTLPassResult) { passes <- r }
+	db.mon.mu.Unlock()
+	if _, err := db.SetParameter("ttlMonitorSleepSecs", 1); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case r := <-passes:
+		if r.Deleted != 1 {
+			t.Fatalf("background pass deleted %d", r.Deleted)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("monitor did not run within 20 s of ttlMonitorSleepSecs=1")
+	}
+}

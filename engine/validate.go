@@ -1,0 +1,134 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/ttlkv/ttlkv/doc"
+	"github.com/ttlkv/ttlkv/lsm"
+	"go.mongodb.org/mongo-driver/v2/bson"
+)
+
+// ValidateResult is validate's report on one collection.
+type ValidateResult struct {
+	Namespace    string
+	Records      int64
+	KeysPerIndex map[string]int64
+	Errors       []string // every inconsistency found; empty when valid
+}
+
+// Valid reports whether no inconsistency was found.
+func (r *ValidateResult) Valid() bool { return len(r.Errors) == 0 }
+
+// maxValidateErrors bounds the errors one validate reports.
+const maxValidateErrors = 1000
+
+// Validate checks one collection: every document decodes and has
+// exactly its index entries, and every index entry points at a
+// document that produces that key.
+func (db *DB) Validate(ctx context.Context, dbName, name string) (*ValidateResult, error) {
+	if err := db.checkOpen(); err != nil {
+		return nil, err
+	}
+	c := db.lookup(dbName, name)
+	if c == nil {
+		return nil, doc.Errorf(doc.CodeNamespaceNotFound, "Collection '%s.%s' does not exist to validate.", dbName, name)
+	}
+	// Hold the writers off so documents and entries are compared at one
+	// point in time.
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	m := c.m()
+	res := &ValidateResult{Namespace: m.ns(), KeysPerIndex: map[string]int64{}}
+	fail := func(format string, args ...any) {
+		if len(res.Errors) < maxValidateErrors {
+			res.Errors = append(res.Errors, fmt.Sprintf(format, args...))
+		}
+	}
+	if m.Kind == kindCapped || m.Kind == kindTimeseries {
+		db.validateSpecial(ctx, c, res, fail)
+		return res, nil
+	}
+	// expected[index][key] for every record.
+	expected := make([]map[string]bool, len(m.Indexes))
+	for i := range expected {
+		expected[i] = map[string]bool{}
+	}
+	err := db.store.View(func(txn *lsm.Txn) error {
+		it := txn.NewIter(lsm.IterOptions{Prefix: lsm.RecordPrefix(m.ID)})
+		defer it.Close()
+		for it.Next() {
+			_, rid, _ := lsm.DecodeRecordKey(it.Key())
+			raw, err := it.Value()
+			if err != nil {
+				return err
+			}
+			res.Records++
+			d, err := doc.Unmarshal(raw)
+			if err != nil {
+				fail("record %d does not decode: %v", rid, err)
+				continue
+			}
+			for i, ix := range m.Indexes {
+				keys, mk, err := indexKeys(ix, d)
+				if err != nil {
+					fail("record %d: index %s: %v", rid, ix.Name, err)
+					continue
+				}
+				if mk && !ix.Multikey {
+					fail("record %d makes index %s multikey but the catalog says it is not", rid, ix.Name)
+				}
+				for _, k := range keys {
+					full := lsm.IndexKey(m.ID, ix.ID, k, rid)
+					expected[i][string(full)] = true
+					if ok, err := txn.Has(full); err != nil {
+						return err
+					} else if !ok {
+						fail("record %d (_id %s) is missing its entry in index %s", rid, fmtValue(idOf(d)), ix.Name)
+					}
+				}
+			}
+		}
+		for i, ix := range m.Indexes {
+			it := txn.NewIter(lsm.IterOptions{Prefix: lsm.IndexPrefix(m.ID, ix.ID), KeysOnly: true})
+			for it.Next() {
+				res.KeysPerIndex[ix.Name]++
+				if !expected[i][string(it.Key())] {
+					_, rid, _ := lsm.SplitIndexKey(it.Key())
+					fail("index %s has an entry for record %d that no document produces", ix.Name, rid)
+				}
+			}
+			it.Close()
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+func idOf(d bson.D) any { v, _ := get(d, "_id"); return v }
+
+func cmdValidate(ctx context.Context, db *DB, dbName string, cmd bson.D) (bson.D, error) {
+	name, err := collName(cmd)
+	if err != nil {
+		return nil, err
+	}
+	r, err := db.Validate(ctx, dbName, name)
+	if err != nil {
+		return nil, err
+	}
+	kpi := bson.D{}
+	for _, ix := range db.lookup(dbName, name).m().Indexes {
+		kpi = append(kpi, bson.E{Key: ix.Name, Value: r.KeysPerIndex[ix.Name]})
+	}
+	errs := bson.A{}
+	for _, e := range r.Errors {
+		errs = append(errs, e)
+	}
+	return bson.D{{Key: "ns", Value: r.Namespace}, {Key: "nInvalidDocuments", Value: int64(0)},
+		{Key: "nrecords", Value: r.Records}, {Key: "nIndexes", Value: int32(len(kpi))},
+		{Key: "keysPerIndex", Value: kpi}, {Key: "valid", Value: r.Valid()},
+		{Key: "errors", Value: errs}, {Key: "warnings", Value: bson.A{}}}, nil
+}

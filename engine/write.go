@@ -1,0 +1,243 @@
+package engine
+
+import (
+	"bytes"
+	"errors"
+
+	"github.com/ttlkv/ttlkv/doc"
+	"github.com/ttlkv/ttlkv/lsm"
+	"go.mongodb.org/mongo-driver/v2/bson"
+)
+
+// prepareInsert normalises a caller's document for storage: _id first
+// (an ObjectId is generated when missing), limits checked.
+func prepareInsert(v any) (bson.D, error) {
+	d, err := doc.Normalize(v)
+	if err != nil {
+		return nil, err
+	}
+	idPos := -1
+	for i, e := range d {
+		if e.Key == "_id" {
+			idPos = i
+			break
+		}
+	}
+	switch {
+	case idPos < 0:
+		d = append(bson.D{{Key: "_id", Value: bson.NewObjectID()}}, d...)
+	case idPos > 0:
+		nd := make(bson.D, 0, len(d))
+		nd = append(nd, d[idPos])
+		nd = append(nd, d[:idPos]...)
+		d = append(nd, d[idPos+1:]...)
+	}
+	if err := doc.ValidateForStorage(d); err != nil {
+		return nil, err
+	}
+	return d, nil
+}
+
+// errMultikey is returned inside a transaction when an index must be
+// marked multikey in the catalog before the write can proceed.
+var errMultikey = errors.New("engine: index became multikey")
+
+// writeCtx carries the state of one collection write transaction.
+type writeCtx struct {
+	c        *coll
+	m        *collMeta
+	txn      *lsm.Txn
+	multikey []*indexMeta // indexes to mark multikey at commit
+}
+
+// dupKeyErr builds MongoDB's DuplicateKey error.
+func dupKeyErr(m *collMeta, ix *indexMeta, d bson.D) error {
+	kv := keyValue(ix, d)
+	e := doc.Errorf(doc.CodeDuplicateKey, "E11000 duplicate key error collection: %s index: %s dup key: %s",
+		m.ns(), ix.Name, fmtValue(kv))
+	e.Info = map[string]any{"keyPattern": ix.Key, "keyValue": kv}
+	return e
+}
+
+// hasKey reports whether a unique index already holds ks for a record
+// other than rid.
+func (w *writeCtx) hasKey(ix *indexMeta, ks []byte, rid uint64) (bool, error) {
+	pre := append(lsm.IndexPrefix(w.m.ID, ix.ID), ks...)
+	it := w.txn.NewIter(lsm.IterOptions{Prefix: pre, KeysOnly: true})
+	defer it.Close()
+	for it.Next() {
+		k := it.Key()
+		if len(k) != len(pre)+8 {
+			continue
+		}
+		if _, other, _ := lsm.SplitIndexKey(k); other != rid {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+// docKeys computes d's keys for every index, checking unique ones.
+// It writes nothing, so a failure leaves the transaction unchanged.
+func (w *writeCtx) docKeys(d bson.D, rid uint64, old [][][]byte) ([][][]byte, error) {
+	all := make([][][]byte, len(w.m.Indexes))
+	for i, ix := range w.m.Indexes {
+		keys, mk, err := indexKeys(ix, d)
+		if err != nil {
+			return nil, err
+		}
+		if mk && !ix.Multikey && !containsIx(w.multikey, ix) {
+			w.multikey = append(w.multikey, ix)
+		}
+		if ix.Unique {
+			for _, k := range keys {
+				if old != nil && containsKey(old[i], k) {
+					continue
+				}
+				dup, err := w.hasKey(ix, k, rid)
+				if err != nil {
+					return nil, err
+				}
+				if dup {
+					return nil, dupKeyErr(w.m, ix, d)
+				}
+			}
+		}
+		all[i] = keys
+	}
+	return all, nil
+}
+
+func containsIx(list []*indexMeta, ix *indexMeta) bool {
+	for _, x := range list {
+		if x == ix {
+			return true
+		}
+	}
+	return false
+}
+
+func containsKey(keys [][]byte, k []byte) bool {
+	for _, x := range keys {
+		if bytes.Equal(x, k) {
+			return true
+		}
+	}
+	return false
+}
+
+// insert writes a new record and its index entries. On error nothing
+// of this document has been written.
+func (w *writeCtx) insert(rid uint64, d bson.D, raw []byte) error {
+	keys, err := w.docKeys(d, rid, nil)
+	if err != nil {
+		return err
+	}
+	if err := w.txn.Set(lsm.RecordKey(w.m.ID, rid), raw); err != nil {
+		return err
+	}
+	for i, ix := range w.m.Indexes {
+		for _, k := range keys[i] {
+			if err := w.setIndexKey(ix, k, rid); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// setIndexKey writes one index entry, telling the TTL monitor about
+// keys of TTL indexes.
+func (w *writeCtx) setIndexKey(ix *indexMeta, k []byte, rid uint64) error {
+	key := lsm.IndexKey(w.m.ID, ix.ID, k, rid)
+	if ix.TTL {
+		w.c.db.mon.noteKey(ttlKey{w.m.ID, ix.ID}, key)
+	}
+	return w.txn.Set(key, nil)
+}
+
+// replace swaps record rid's document from oldDoc to newDoc, adjusting
+// only the index entries that differ.
+func (w *writeCtx) replace(rid uint64, oldDoc, newDoc bson.D, raw []byte) error {
+	oldKeys := make([][][]byte, len(w.m.Indexes))
+	for i, ix := range w.m.Indexes {
+		ks, _, err := indexKeys(ix, oldDoc)
+		if err != nil {
+			return err
+		}
+		oldKeys[i] = ks
+	}
+	newKeys, err := w.docKeys(newDoc, rid, oldKeys)
+	if err != nil {
+		return err
+	}
+	if err := w.txn.Set(lsm.RecordKey(w.m.ID, rid), raw); err != nil {
+		return err
+	}
+	for i, ix := range w.m.Indexes {
+		for _, k := range oldKeys[i] {
+			if !containsKey(newKeys[i], k) {
+				if err := w.txn.Delete(lsm.IndexKey(w.m.ID, ix.ID, k, rid)); err != nil {
+					return err
+				}
+			}
+		}
+		for _, k := range newKeys[i] {
+			if !containsKey(oldKeys[i], k) {
+				if err := w.setIndexKey(ix, k, rid); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// remove deletes record rid and every index entry of d.
+func (w *writeCtx) remove(rid uint64, d bson.D) error {
+	for _, ix := range w.m.Indexes {
+		keys, _, err := indexKeys(ix, d)
+		if err != nil {
+			// A stored document always produced valid keys; a change in
+			// key rules must not make it undeletable.
+			keys = nil
+		}
+		for _, k := range keys {
+			if err := w.txn.Delete(lsm.IndexKey(w.m.ID, ix.ID, k, rid)); err != nil {
+				return err
+			}
+		}
+	}
+	return w.txn.Delete(lsm.RecordKey(w.m.ID, rid))
+}
+
+// commitMultikey records, in the same transaction, that indexes became
+// multikey, and returns the catalog entry to publish after commit.
+func (w *writeCtx) commitMultikey() (*collMeta, error) {
+	if len(w.multikey) == 0 {
+		return nil, nil
+	}
+	nm := w.m.clone()
+	for _, ix := range nm.Indexes {
+		for _, mk := range w.multikey {
+			if mk.ID == ix.ID {
+				ix.Multikey = true
+			}
+		}
+	}
+	// Keep compiled partial filters.
+	for i, ix := range nm.Indexes {
+		ix.partial = w.m.Indexes[i].partial
+	}
+	return nm, putMeta(w.txn, nm)
+}
+
+// getRecord reads and decodes record rid in txn.
+func getRecord(txn *lsm.Txn, collID, rid uint64) (bson.D, []byte, error) {
+	raw, err := txn.Get(lsm.RecordKey(collID, rid))
+	if err != nil {
+		return nil, nil, err
+	}
+	d, err := doc.Unmarshal(raw)
+	return d, raw, err
+}
