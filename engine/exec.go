@@ -30,13 +30,13 @@ const scanChunkKeys = 4096
 // read transactions, resuming where the last one stopped. It filters
 // with the plan's filter.
 type scanner struct {
-	p      *plan
-	ranges []keyRange
-	ri     int    // current range
-	resume []byte // next key bound within ranges[ri]; nil: range start
-	seen   map[uint64]struct{}
-	done   bool
-	stats  execStats
+	p       *plan
+	ranges  []keyRange
+	ri      int    // current range
+	resume  []byte // next key bound within ranges[ri]; nil: range start
+	seen    map[uint64]struct{}
+	done    bool
+	stats   execStats
 	noMatch bool // return every record, ignoring the filter
 }
 
