@@ -1,0 +1,653 @@
+package mongosh
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/dop251/goja"
+	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/ttlkv/ttlkv/doc"
+)
+
+// collObject is the JavaScript collection: its methods, and any other
+// property names a sub-collection (db.system.profile), as in mongosh.
+type collObject struct {
+	s       *Shell
+	db      string
+	name    string
+	methods map[string]goja.Value
+}
+
+func (c *collObject) Get(key string) goja.Value {
+	if m, ok := c.methods[key]; ok {
+		return m
+	}
+	switch key {
+	case "_name":
+		return c.s.rt.ToValue(c.name)
+	case "constructor", "prototype", "__proto__", "then", "toJSON", "inspect":
+		return nil
+	}
+	return c.s.collection(c.db, c.name+"."+key)
+}
+func (c *collObject) Set(string, goja.Value) bool { return false }
+func (c *collObject) Has(key string) bool         { _, ok := c.methods[key]; return ok }
+func (c *collObject) Delete(string) bool          { return false }
+func (c *collObject) Keys() []string              { return nil }
+
+// optDoc returns an options argument as a document (empty if absent).
+func (s *Shell) optDoc(a goja.Value, what string) bson.D {
+	if a == nil || goja.IsUndefined(a) || goja.IsNull(a) {
+		return nil
+	}
+	d, err := s.toBSONDoc(a, what)
+	s.check(err)
+	return d
+}
+
+// docArg returns a required document argument.
+func (s *Shell) docArg(a goja.Value, what string) bson.D {
+	if a == nil || goja.IsUndefined(a) {
+		s.throw("MongoshInvalidInputError", "missing required argument: %s", what)
+	}
+	d, err := s.toBSONDoc(a, what)
+	s.check(err)
+	return d
+}
+
+// take removes key from d and returns its value.
+func take(d *bson.D, key string) (any, bool) {
+	for i, e := range *d {
+		if e.Key == key {
+			*d = append((*d)[:i:i], (*d)[i+1:]...)
+			return e.Value, true
+		}
+	}
+	return nil, false
+}
+
+func truthy(v any) bool {
+	switch x := v.(type) {
+	case nil:
+		return false
+	case bool:
+		return x
+	case int32:
+		return x != 0
+	case int64:
+		return x != 0
+	case float64:
+		return x != 0
+	}
+	return true
+}
+
+// writeCommand runs a write command and throws if it reports write
+// errors, as the Node driver does.
+func (s *Shell) writeCommand(db string, cmd bson.D, errName string) bson.D {
+	r := s.command(db, cmd)
+	if we, ok := doc.Get(r, "writeErrors"); ok {
+		if arr, ok := we.(bson.A); ok && len(arr) > 0 {
+			first, _ := arr[0].(bson.D)
+			msg, _ := doc.Get(first, "errmsg")
+			code, _ := doc.Get(first, "code")
+			cn, _ := doc.Get(first, "codeName")
+			name, _ := cn.(string)
+			if name == "" {
+				name = doc.Code(toInt32(code)).String()
+			}
+			m, _ := msg.(string)
+			extra := bson.D{{Key: "writeErrors", Value: arr}}
+			for _, k := range []string{"keyPattern", "keyValue", "errInfo"} {
+				if v, ok := doc.Get(first, k); ok {
+					extra = append(extra, bson.E{Key: k, Value: v})
+				}
+			}
+			if n, ok := doc.Get(r, "n"); ok {
+				extra = append(extra, bson.E{Key: "nInserted", Value: n})
+			}
+			s.throwCoded(errName, m, toInt32(code), name, extra)
+		}
+	}
+	return r
+}
+
+// hasOperators reports whether an update document starts with a $
+// operator (mongosh's test for "update" versus "replacement").
+func hasOperators(d bson.D) bool {
+	return len(d) > 0 && strings.HasPrefix(d[0].Key, "$")
+}
+
+// indexName is MongoDB's default index name: field_direction joined by _.
+func indexName(key bson.D) string {
+	parts := make([]string, 0, 2*len(key))
+	for _, e := range key {
+		var v string
+		switch x := e.Value.(type) {
+		case int32:
+			v = strconv.FormatInt(int64(x), 10)
+		case int64:
+			v = strconv.FormatInt(x, 10)
+		case float64:
+			v = strconv.FormatFloat(x, 'f', -1, 64)
+		case string:
+			v = x
+		default:
+			v = doc.TypeName(x)
+		}
+		parts = append(parts, e.Key, v)
+	}
+	return strings.Join(parts, "_")
+}
+
+// collection returns the collection object for db.name, made once.
+func (s *Shell) collection(db, name string) *goja.Object {
+	full := db + "." + name
+	if o, ok := s.colls[full]; ok {
+		return o
+	}
+	rt := s.rt
+	co := &collObject{s: s, db: db, name: name, methods: map[string]goja.Value{}}
+	m := func(n string, f func(c goja.FunctionCall) goja.Value) { co.methods[n] = rt.ToValue(f) }
+	arg := func(c goja.FunctionCall, i int) goja.Value { return c.Argument(i) }
+	ack := func(fields ...bson.E) goja.Value {
+		return s.toJS(append(bson.D{{Key: "acknowledged", Value: true}}, fields...))
+	}
+	withID := func(d bson.D) (bson.D, any) {
+		if id, ok := doc.Get(d, "_id"); ok {
+			return d, id
+		}
+		id := bson.NewObjectID()
+		return append(bson.D{{Key: "_id", Value: id}}, d...), id
+	}
+
+	insertMany := func(docsArg, optsArg goja.Value) goja.Value {
+		o, ok := docsArg.(*goja.Object)
+		if !ok || o.ClassName() != "Array" {
+			s.throw("MongoshInvalidInputError", "insertMany: the documents must be an array, got %s", s.describe(docsArg))
+		}
+		raw, err := s.toBSON(docsArg, 0)
+		s.check(err)
+		arr := raw.(bson.A)
+		docs := make(bson.A, len(arr))
+		ids := bson.D{}
+		for i, x := range arr {
+			d, ok := x.(bson.D)
+			if !ok {
+				s.throw("MongoshInvalidInputError", "insertMany: document %d is not an object", i)
+			}
+			d, id := withID(d)
+			docs[i] = d
+			ids = append(ids, bson.E{Key: strconv.Itoa(i), Value: id})
+		}
+		opts := s.optDoc(optsArg, "options")
+		ordered := true
+		if v, ok := take(&opts, "ordered"); ok {
+			ordered = truthy(v)
+		}
+		cmd := bson.D{{Key: "insert", Value: name}, {Key: "documents", Value: docs}, {Key: "ordered", Value: ordered}}
+		s.writeCommand(db, append(cmd, opts...), "MongoBulkWriteError")
+		return ack(bson.E{Key: "insertedIds", Value: ids})
+	}
+	insertOne := func(docArg, optsArg goja.Value) (goja.Value, any) {
+		d := s.docArg(docArg, "document")
+		d, id := withID(d)
+		cmd := bson.D{{Key: "insert", Value: name}, {Key: "documents", Value: bson.A{d}}, {Key: "ordered", Value: true}}
+		s.writeCommand(db, append(cmd, s.optDoc(optsArg, "options")...), "MongoServerError")
+		return ack(bson.E{Key: "insertedId", Value: id}), id
+	}
+	m("insertOne", func(c goja.FunctionCall) goja.Value {
+		v, _ := insertOne(arg(c, 0), arg(c, 1))
+		return v
+	})
+	m("insertMany", func(c goja.FunctionCall) goja.Value { return insertMany(arg(c, 0), arg(c, 1)) })
+	m("insert", func(c goja.FunctionCall) goja.Value {
+		if o, ok := arg(c, 0).(*goja.Object); ok && o.ClassName() == "Array" {
+			return insertMany(arg(c, 0), arg(c, 1))
+		}
+		_, id := insertOne(arg(c, 0), arg(c, 1))
+		return ack(bson.E{Key: "insertedIds", Value: bson.D{{Key: "0", Value: id}}})
+	})
+
+	find := func(c goja.FunctionCall) (bson.D, bson.D) {
+		filter := s.optDoc(arg(c, 0), "filter")
+		if filter == nil {
+			filter = bson.D{}
+		}
+		var opts bson.D
+		if p := s.optDoc(arg(c, 1), "projection"); len(p) > 0 {
+			opts = append(opts, bson.E{Key: "projection", Value: p})
+		}
+		opts = append(opts, s.optDoc(arg(c, 2), "options")...)
+		return filter, opts
+	}
+	m("find", func(c goja.FunctionCall) goja.Value {
+		filter, opts := find(c)
+		return s.newCursor(db, name, filter, opts)
+	})
+	m("findOne", func(c goja.FunctionCall) goja.Value {
+		filter, opts := find(c)
+		opts = append(opts, bson.E{Key: "limit", Value: int32(1)}, bson.E{Key: "singleBatch", Value: true})
+		cur := s.cursorOf(s.newCursor(db, name, filter, opts))
+		if v := cur.next(); v != nil {
+			return v
+		}
+		return goja.Null()
+	})
+	count := func(filter goja.Value, optsArg goja.Value) goja.Value {
+		f := s.optDoc(filter, "filter")
+		if f == nil {
+			f = bson.D{}
+		}
+		cmd := bson.D{{Key: "count", Value: name}, {Key: "query", Value: f}}
+		r := s.command(db, append(cmd, s.optDoc(optsArg, "options")...))
+		n, _ := doc.Get(r, "n")
+		return s.toJS(n)
+	}
+	m("countDocuments", func(c goja.FunctionCall) goja.Value { return count(arg(c, 0), arg(c, 1)) })
+	m("count", func(c goja.FunctionCall) goja.Value { return count(arg(c, 0), arg(c, 1)) })
+	m("estimatedDocumentCount", func(c goja.FunctionCall) goja.Value {
+		cmd := bson.D{{Key: "count", Value: name}}
+		r := s.command(db, append(cmd, s.optDoc(arg(c, 0), "options")...))
+		n, _ := doc.Get(r, "n")
+		return s.toJS(n)
+	})
+
+	// update builds one update statement; kind is "update" (operators or
+	// a pipeline required), "replace" (no operators allowed) or "legacy".
+	updateStmt := func(c goja.FunctionCall, kind string, multi bool) (bson.D, bson.D) {
+		q := s.docArg(arg(c, 0), "filter")
+		var u any
+		if o, ok := arg(c, 1).(*goja.Object); ok && o.ClassName() == "Array" && kind != "replace" {
+			v, err := s.toBSON(o, 0)
+			s.check(err)
+			u = v
+		} else {
+			ud := s.docArg(arg(c, 1), "update")
+			switch {
+			case kind == "update" && !hasOperators(ud):
+				s.throw("MongoshInvalidInputError", "Update document requires atomic operators")
+			case kind == "replace" && hasOperators(ud):
+				s.throw("MongoshInvalidInputError", "Replacement document must not contain atomic operators")
+			}
+			u = ud
+		}
+		opts := s.optDoc(arg(c, 2), "options")
+		if kind == "legacy" {
+			if v, ok := take(&opts, "multi"); ok {
+				multi = truthy(v)
+			}
+		}
+		stmt := bson.D{{Key: "q", Value: q}, {Key: "u", Value: u}, {Key: "multi", Value: multi}}
+		var rest bson.D
+		for _, e := range opts {
+			switch e.Key {
+			case "upsert", "arrayFilters", "hint", "collation":
+				stmt = append(stmt, e)
+			default:
+				rest = append(rest, e)
+			}
+		}
+		return bson.D{{Key: "update", Value: name}, {Key: "updates", Value: bson.A{stmt}}}, rest
+	}
+	update := func(kind string, multi bool) func(c goja.FunctionCall) goja.Value {
+		return func(c goja.FunctionCall) goja.Value {
+			cmd, rest := updateStmt(c, kind, multi)
+			r := s.writeCommand(db, append(cmd, rest...), "MongoServerError")
+			n, _ := doc.Get(r, "n")
+			nMod, _ := doc.Get(r, "nModified")
+			var upsertedID any
+			upserted := 0
+			if up, ok := doc.Get(r, "upserted"); ok {
+				if arr, ok := up.(bson.A); ok && len(arr) > 0 {
+					upserted = len(arr)
+					first, _ := arr[0].(bson.D)
+					upsertedID, _ = doc.Get(first, "_id")
+				}
+			}
+			return ack(
+				bson.E{Key: "insertedId", Value: upsertedID},
+				bson.E{Key: "matchedCount", Value: int32(int64(toInt32(n)) - int64(upserted))},
+				bson.E{Key: "modifiedCount", Value: toInt32(nMod)},
+				bson.E{Key: "upsertedCount", Value: int32(upserted)},
+			)
+		}
+	}
+	m("updateOne", update("update", false))
+	m("updateMany", update("update", true))
+	m("replaceOne", update("replace", false))
+	m("update", update("legacy", false))
+
+	deleteCmd := func(filter goja.Value, optsArg goja.Value, limit int32) (bson.D, bson.D) {
+		q := s.docArg(filter, "filter")
+		stmt := bson.D{{Key: "q", Value: q}, {Key: "limit", Value: limit}}
+		var rest bson.D
+		for _, e := range s.optDoc(optsArg, "options") {
+			switch e.Key {
+			case "hint", "collation":
+				stmt = append(stmt, e)
+			case "justOne":
+			default:
+				rest = append(rest, e)
+			}
+		}
+		return bson.D{{Key: "delete", Value: name}, {Key: "deletes", Value: bson.A{stmt}}}, rest
+	}
+	del := func(filter, optsArg goja.Value, limit int32) goja.Value {
+		cmd, rest := deleteCmd(filter, optsArg, limit)
+		r := s.writeCommand(db, append(cmd, rest...), "MongoServerError")
+		n, _ := doc.Get(r, "n")
+		return ack(bson.E{Key: "deletedCount", Value: toInt32(n)})
+	}
+	m("deleteOne", func(c goja.FunctionCall) goja.Value { return del(arg(c, 0), arg(c, 1), 1) })
+	m("deleteMany", func(c goja.FunctionCall) goja.Value { return del(arg(c, 0), arg(c, 1), 0) })
+	m("remove", func(c goja.FunctionCall) goja.Value {
+		limit := int32(0)
+		a := arg(c, 1)
+		if o, ok := a.(*goja.Object); ok {
+			if v := o.Get("justOne"); v != nil && v.ToBoolean() {
+				limit = 1
+			}
+			return del(arg(c, 0), a, limit)
+		}
+		if a != nil && a.ToBoolean() {
+			limit = 1
+		}
+		return del(arg(c, 0), goja.Undefined(), limit)
+	})
+
+	findAndModify := func(q bson.D, opts bson.D, fields bson.D) goja.Value {
+		cmd := append(bson.D{{Key: "findAndModify", Value: name}, {Key: "query", Value: q}}, fields...)
+		for _, e := range opts {
+			switch e.Key {
+			case "returnDocument":
+				cmd = append(cmd, bson.E{Key: "new", Value: e.Value == "after"})
+			case "returnNewDocument", "returnOriginal":
+				v := truthy(e.Value)
+				if e.Key == "returnOriginal" {
+					v = !v
+				}
+				cmd = append(cmd, bson.E{Key: "new", Value: v})
+			case "projection":
+				cmd = append(cmd, bson.E{Key: "fields", Value: e.Value})
+			case "includeResultMetadata":
+			default:
+				cmd = append(cmd, e)
+			}
+		}
+		r := s.command(db, cmd)
+		if v, ok := doc.Get(opts, "includeResultMetadata"); ok && truthy(v) {
+			return s.toJS(r)
+		}
+		v, _ := doc.Get(r, "value")
+		return s.toJS(v)
+	}
+	m("findOneAndUpdate", func(c goja.FunctionCall) goja.Value {
+		cmd, _ := updateStmt(goja.FunctionCall{Arguments: []goja.Value{arg(c, 0), arg(c, 1)}}, "update", false)
+		stmt := cmd[1].Value.(bson.A)[0].(bson.D)
+		q, _ := doc.Get(stmt, "q")
+		u, _ := doc.Get(stmt, "u")
+		return findAndModify(q.(bson.D), s.optDoc(arg(c, 2), "options"), bson.D{{Key: "update", Value: u}})
+	})
+	m("findOneAndReplace", func(c goja.FunctionCall) goja.Value {
+		cmd, _ := updateStmt(goja.FunctionCall{Arguments: []goja.Value{arg(c, 0), arg(c, 1)}}, "replace", false)
+		stmt := cmd[1].Value.(bson.A)[0].(bson.D)
+		q, _ := doc.Get(stmt, "q")
+		u, _ := doc.Get(stmt, "u")
+		return findAndModify(q.(bson.D), s.optDoc(arg(c, 2), "options"), bson.D{{Key: "update", Value: u}})
+	})
+	m("findOneAndDelete", func(c goja.FunctionCall) goja.Value {
+		return findAndModify(s.docArg(arg(c, 0), "filter"), s.optDoc(arg(c, 1), "options"), bson.D{{Key: "remove", Value: true}})
+	})
+
+	createIndexes := func(keys []bson.D, optsArg, quorum goja.Value) []string {
+		opts := s.optDoc(optsArg, "options")
+		specs := make(bson.A, len(keys))
+		names := make([]string, len(keys))
+		for i, k := range keys {
+			if len(k) == 0 {
+				s.throw("MongoshInvalidInputError", "createIndex: the index key must not be empty")
+			}
+			spec := bson.D{{Key: "key", Value: k}}
+			n := indexName(k)
+			if v, ok := doc.Get(opts, "name"); ok && len(keys) == 1 {
+				n, _ = v.(string)
+			}
+			spec = append(spec, bson.E{Key: "name", Value: n})
+			for _, e := range opts {
+				if e.Key != "name" {
+					spec = append(spec, e)
+				}
+			}
+			specs[i] = spec
+			names[i] = n
+		}
+		cmd := bson.D{{Key: "createIndexes", Value: name}, {Key: "indexes", Value: specs}}
+		if quorum != nil && !goja.IsUndefined(quorum) {
+			q, err := s.toBSON(quorum, 0)
+			s.check(err)
+			cmd = append(cmd, bson.E{Key: "commitQuorum", Value: q})
+		}
+		s.command(db, cmd)
+		return names
+	}
+	createIndex := func(c goja.FunctionCall) goja.Value {
+		k := s.docArg(arg(c, 0), "keys")
+		return rt.ToValue(createIndexes([]bson.D{k}, arg(c, 1), arg(c, 2))[0])
+	}
+	m("createIndex", createIndex)
+	m("ensureIndex", createIndex)
+	m("createIndexes", func(c goja.FunctionCall) goja.Value {
+		o, ok := arg(c, 0).(*goja.Object)
+		if !ok || o.ClassName() != "Array" {
+			s.throw("MongoshInvalidInputError", "createIndexes: the key specs must be an array, got %s", s.describe(arg(c, 0)))
+		}
+		raw, err := s.toBSON(o, 0)
+		s.check(err)
+		var keys []bson.D
+		for i, x := range raw.(bson.A) {
+			d, ok := x.(bson.D)
+			if !ok {
+				s.throw("MongoshInvalidInputError", "createIndexes: key spec %d is not an object", i)
+			}
+			keys = append(keys, d)
+		}
+		names := createIndexes(keys, arg(c, 1), arg(c, 2))
+		items := make([]any, len(names))
+		for i, n := range names {
+			items[i] = n
+		}
+		return rt.NewArray(items...)
+	})
+	listIndexes := func() bson.A {
+		return s.commandCursor(db, bson.D{{Key: "listIndexes", Value: name}}, name)
+	}
+	m("getIndexes", func(goja.FunctionCall) goja.Value { return s.toJS(listIndexes()) })
+	m("getIndexSpecs", func(goja.FunctionCall) goja.Value { return s.toJS(listIndexes()) })
+	m("getIndexKeys", func(goja.FunctionCall) goja.Value {
+		out := bson.A{}
+		for _, x := range listIndexes() {
+			d, _ := x.(bson.D)
+			k, _ := doc.Get(d, "key")
+			out = append(out, k)
+		}
+		return s.toJS(out)
+	})
+	m("dropIndex", func(c goja.FunctionCall) goja.Value {
+		a := arg(c, 0)
+		if goja.IsString(a) && a.String() == "*" {
+			s.throw("MongoshInvalidInputError", "dropIndex: to drop all indexes use dropIndexes()")
+		}
+		v, err := s.toBSON(a, 0)
+		s.check(err)
+		if _, isStr := v.(string); !isStr {
+			if _, isDoc := v.(bson.D); !isDoc {
+				s.throw("MongoshInvalidInputError", "dropIndex: the index must be a name or a key pattern, got %s", s.describe(a))
+			}
+		}
+		return s.toJS(s.command(db, bson.D{{Key: "dropIndexes", Value: name}, {Key: "index", Value: v}}))
+	})
+	m("dropIndexes", func(c goja.FunctionCall) goja.Value {
+		var v any = "*"
+		if a := arg(c, 0); !goja.IsUndefined(a) && !goja.IsNull(a) {
+			x, err := s.toBSON(a, 0)
+			s.check(err)
+			v = x
+		}
+		return s.toJS(s.command(db, bson.D{{Key: "dropIndexes", Value: name}, {Key: "index", Value: v}}))
+	})
+	m("drop", func(goja.FunctionCall) goja.Value {
+		_, err := s.run.RunCommand(s.ctx, db, bson.D{{Key: "drop", Value: name}})
+		if err != nil {
+			if doc.CodeOf(err) == doc.CodeNamespaceNotFound {
+				return rt.ToValue(false)
+			}
+			s.throwServer("MongoServerError", nil, err)
+		}
+		return rt.ToValue(true)
+	})
+	info := func() bson.D {
+		all := s.commandCursor(db, bson.D{{Key: "listCollections", Value: 1}, {Key: "filter", Value: bson.D{{Key: "name", Value: name}}}}, "")
+		if len(all) == 0 {
+			return nil
+		}
+		d, _ := all[0].(bson.D)
+		return d
+	}
+	m("isCapped", func(goja.FunctionCall) goja.Value {
+		opts, _ := doc.Get(info(), "options")
+		od, _ := opts.(bson.D)
+		capped, _ := doc.Get(od, "capped")
+		return rt.ToValue(truthy(capped))
+	})
+	m("stats", func(c goja.FunctionCall) goja.Value {
+		cmd := bson.D{{Key: "collStats", Value: name}}
+		if a := arg(c, 0); goja.IsNumber(a) {
+			cmd = append(cmd, bson.E{Key: "scale", Value: numberToBSON(a.ToFloat())})
+		} else {
+			cmd = append(cmd, s.optDoc(a, "options")...)
+		}
+		return s.toJS(s.command(db, cmd))
+	})
+	m("validate", func(c goja.FunctionCall) goja.Value {
+		cmd := bson.D{{Key: "validate", Value: name}}
+		if a := arg(c, 0); !goja.IsUndefined(a) {
+			if o, ok := a.(*goja.Object); ok {
+				cmd = append(cmd, s.optDoc(o, "options")...)
+			} else {
+				cmd = append(cmd, bson.E{Key: "full", Value: a.ToBoolean()})
+			}
+		}
+		return s.toJS(s.command(db, cmd))
+	})
+	m("renameCollection", func(c goja.FunctionCall) goja.Value {
+		if !goja.IsString(arg(c, 0)) {
+			s.throw("MongoshInvalidInputError", "renameCollection: the new name must be a string, got %s", s.describe(arg(c, 0)))
+		}
+		cmd := bson.D{{Key: "renameCollection", Value: full}, {Key: "to", Value: db + "." + arg(c, 0).String()}, {Key: "dropTarget", Value: arg(c, 1).ToBoolean()}}
+		return s.toJS(s.command("admin", cmd))
+	})
+	m("convertToCapped", func(c goja.FunctionCall) goja.Value {
+		return s.toJS(s.command(db, bson.D{{Key: "convertToCapped", Value: name}, {Key: "size", Value: numberToBSON(arg(c, 0).ToFloat())}}))
+	})
+	m("aggregate", func(c goja.FunctionCall) goja.Value {
+		p, err := s.toBSON(arg(c, 0), 0)
+		s.check(err)
+		pipeline, ok := p.(bson.A)
+		if !ok {
+			s.throw("MongoshInvalidInputError", "aggregate: the pipeline must be an array, got %s", s.describe(arg(c, 0)))
+		}
+		cmd := bson.D{{Key: "aggregate", Value: name}, {Key: "pipeline", Value: pipeline}, {Key: "cursor", Value: bson.D{}}}
+		return s.toJS(s.commandCursor(db, append(cmd, s.optDoc(arg(c, 1), "options")...), name))
+	})
+	m("distinct", func(c goja.FunctionCall) goja.Value {
+		cmd := bson.D{{Key: "distinct", Value: name}, {Key: "key", Value: arg(c, 0).String()}}
+		if q := s.optDoc(arg(c, 1), "query"); q != nil {
+			cmd = append(cmd, bson.E{Key: "query", Value: q})
+		}
+		r := s.command(db, append(cmd, s.optDoc(arg(c, 2), "options")...))
+		v, _ := doc.Get(r, "values")
+		return s.toJS(v)
+	})
+	m("runCommand", func(c goja.FunctionCall) goja.Value {
+		if !goja.IsString(arg(c, 0)) {
+			s.throw("MongoshInvalidInputError", "runCommand: the command name must be a string, got %s", s.describe(arg(c, 0)))
+		}
+		cmd := bson.D{{Key: arg(c, 0).String(), Value: name}}
+		return s.toJS(s.command(db, append(cmd, s.optDoc(arg(c, 1), "options")...)))
+	})
+	m("explain", func(c goja.FunctionCall) goja.Value {
+		return s.explainable(db, name, verbosity(s, arg(c, 0)), co)
+	})
+	str := func(goja.FunctionCall) goja.Value { return rt.ToValue(full) }
+	m("getName", func(goja.FunctionCall) goja.Value { return rt.ToValue(name) })
+	m("getFullName", str)
+	m("toString", str)
+	m("getDB", func(goja.FunctionCall) goja.Value { return s.database(db) })
+	m("getCollection", func(c goja.FunctionCall) goja.Value { return s.collection(db, name+"."+arg(c, 0).String()) })
+	o := rt.NewDynamicObject(co)
+	s.colls[full] = o
+	return o
+}
+
+// explainable is db.coll.explain(verbosity): find, count and the write
+// methods, each returning the explain output of the command it would run.
+func (s *Shell) explainable(db, name, verb string, co *collObject) goja.Value {
+	rt := s.rt
+	o := rt.NewObject()
+	explain := func(cmd bson.D) goja.Value {
+		return s.toJS(s.command(db, bson.D{{Key: "explain", Value: cmd}, {Key: "verbosity", Value: verb}}))
+	}
+	_ = o.Set("find", func(c goja.FunctionCall) goja.Value {
+		f, _ := goja.AssertFunction(co.methods["find"])
+		cv, err := f(goja.Undefined(), c.Arguments...)
+		if err != nil {
+			panic(err)
+		}
+		cur := s.cursorOf(cv.(*goja.Object))
+		// The explained find is a cursor whose first read runs explain.
+		return s.explainCursor(cur, explain)
+	})
+	for _, n := range []string{"count", "countDocuments"} {
+		_ = o.Set(n, func(c goja.FunctionCall) goja.Value {
+			cmd := bson.D{{Key: "count", Value: name}, {Key: "query", Value: s.optDoc(c.Argument(0), "filter")}}
+			if cmd[1].Value == nil {
+				cmd[1].Value = bson.D{}
+			}
+			return explain(append(cmd, s.optDoc(c.Argument(1), "options")...))
+		})
+	}
+	for n, limit := range map[string]int32{"deleteOne": 1, "deleteMany": 0, "remove": 0} {
+		_ = o.Set(n, func(c goja.FunctionCall) goja.Value {
+			q := s.docArg(c.Argument(0), "filter")
+			return explain(bson.D{{Key: "delete", Value: name}, {Key: "deletes", Value: bson.A{bson.D{{Key: "q", Value: q}, {Key: "limit", Value: limit}}}}})
+		})
+	}
+	for n, multi := range map[string]bool{"updateOne": false, "updateMany": true, "update": false} {
+		_ = o.Set(n, func(c goja.FunctionCall) goja.Value {
+			q := s.docArg(c.Argument(0), "filter")
+			u, err := s.toBSON(c.Argument(1), 0)
+			s.check(err)
+			stmt := bson.D{{Key: "q", Value: q}, {Key: "u", Value: u}, {Key: "multi", Value: multi}}
+			for _, e := range s.optDoc(c.Argument(2), "options") {
+				stmt = append(stmt, e)
+			}
+			return explain(bson.D{{Key: "update", Value: name}, {Key: "updates", Value: bson.A{stmt}}})
+		})
+	}
+	return o
+}
+
+// explainCursor returns a cursor-like object whose sort, limit, skip and
+// projection shape the find, and which, when printed or read, runs
+// explain instead of the query.
+func (s *Shell) explainCursor(cur *cursor, explain func(bson.D) goja.Value) goja.Value {
+	o := cur.obj
+	run := func(goja.FunctionCall) goja.Value { return explain(cur.findCommand()) }
+	for _, n := range []string{"next", "toArray", "explain", "finish"} {
+		_ = o.Set(n, run)
+	}
+	cur.explainFn = func() goja.Value { return explain(cur.findCommand()) }
+	return o
+}

@@ -1,0 +1,315 @@
+package mongosh
+
+import (
+	"fmt"
+	"math"
+	"math/big"
+	"sort"
+	"strings"
+
+	"github.com/dop251/goja"
+	"go.mongodb.org/mongo-driver/v2/bson"
+)
+
+// maxDepth bounds the nesting the converters follow, so that a cyclic
+// JavaScript object is an error rather than a stack overflow. It is
+// above the document limit (100) so that the engine, not the shell,
+// reports over-deep documents with MongoDB's code.
+const maxDepth = 180
+
+// box holds a BSON value that JavaScript has no native type for
+// (ObjectId, Long, Decimal128, ...). It hangs off a wrapper object under
+// a private symbol, so scripts cannot alter it and conversions back to
+// BSON are exact.
+type box struct{ v any }
+
+// toBSONDoc converts a JavaScript object to a document. Anything other
+// than a plain object (an array, a date, a BSON wrapper) is an error
+// naming what was given.
+func (s *Shell) toBSONDoc(v goja.Value, what string) (bson.D, error) {
+	if v == nil || goja.IsUndefined(v) || goja.IsNull(v) {
+		return bson.D{}, nil
+	}
+	o, ok := v.(*goja.Object)
+	if !ok || o.ClassName() == "Array" || s.boxOf(o) != nil || o.ClassName() == "Date" || o.ClassName() == "RegExp" {
+		return nil, fmt.Errorf("%s must be an object, got %s", what, s.describe(v))
+	}
+	x, err := s.toBSON(v, 0)
+	if err != nil {
+		return nil, err
+	}
+	d, ok := x.(bson.D)
+	if !ok {
+		return nil, fmt.Errorf("%s must be an object, got %s", what, s.describe(v))
+	}
+	return d, nil
+}
+
+// toBSON converts a JavaScript value to its BSON value with mongosh's
+// rules: an integral number that fits in 32 bits becomes int32, any
+// other number a double; undefined becomes null; functions inside
+// objects are skipped, as the Node driver skips them.
+func (s *Shell) toBSON(v goja.Value, depth int) (any, error) {
+	if depth > maxDepth {
+		return nil, fmt.Errorf("value nested more than %d levels deep (is it cyclic?)", maxDepth)
+	}
+	if v == nil || goja.IsUndefined(v) || goja.IsNull(v) {
+		return nil, nil
+	}
+	if o, ok := v.(*goja.Object); ok {
+		return s.objectToBSON(o, depth)
+	}
+	switch x := v.Export().(type) {
+	case bool:
+		return x, nil
+	case string:
+		return x, nil
+	case int64:
+		if goja.IsBigInt(v) {
+			return x, nil
+		}
+		return numberToBSON(float64(x)), nil
+	case float64:
+		return numberToBSON(x), nil
+	case *big.Int:
+		if !x.IsInt64() {
+			return nil, fmt.Errorf("BigInt %s does not fit in 64 bits", x)
+		}
+		return x.Int64(), nil
+	}
+	return nil, fmt.Errorf("cannot convert %s to BSON", s.describe(v))
+}
+
+// numberToBSON applies mongosh's number rule: integral values that fit
+// in 32 bits are int32 (but -0 stays a double), everything else double.
+func numberToBSON(f float64) any {
+	if f == math.Trunc(f) && !math.IsInf(f, 0) && f >= math.MinInt32 && f <= math.MaxInt32 {
+		if f == 0 && math.Signbit(f) {
+			return f
+		}
+		return int32(f)
+	}
+	return f
+}
+
+func (s *Shell) objectToBSON(o *goja.Object, depth int) (any, error) {
+	if b := s.boxOf(o); b != nil {
+		return b.v, nil
+	}
+	switch o.ClassName() {
+	case "Array":
+		n := int(o.Get("length").ToInteger())
+		a := make(bson.A, 0, n)
+		for i := 0; i < n; i++ {
+			e, err := s.toBSON(o.Get(fmt.Sprint(i)), depth+1)
+			if err != nil {
+				return nil, err
+			}
+			a = append(a, e)
+		}
+		return a, nil
+	case "Date":
+		ms := s.callMethod(o, "getTime").ToFloat()
+		if math.IsNaN(ms) {
+			return nil, fmt.Errorf("cannot store an invalid Date")
+		}
+		return bson.DateTime(int64(ms)), nil
+	case "RegExp":
+		return bson.Regex{Pattern: o.Get("source").String(), Options: regexOptions(o.Get("flags").String())}, nil
+	case "Function":
+		if o == s.minKeyCtor {
+			return bson.MinKey{}, nil
+		}
+		if o == s.maxKeyCtor {
+			return bson.MaxKey{}, nil
+		}
+		return nil, fmt.Errorf("cannot convert a function to BSON")
+	case "Number", "String", "Boolean":
+		return s.toBSON(s.callMethod(o, "valueOf"), depth)
+	}
+	keys := o.Keys()
+	d := make(bson.D, 0, len(keys))
+	for _, k := range keys {
+		ev := o.Get(k)
+		if eo, ok := ev.(*goja.Object); ok && eo.ClassName() == "Function" && eo != s.minKeyCtor && eo != s.maxKeyCtor {
+			continue
+		}
+		e, err := s.toBSON(ev, depth+1)
+		if err != nil {
+			return nil, err
+		}
+		d = append(d, bson.E{Key: k, Value: e})
+	}
+	return d, nil
+}
+
+// regexOptions keeps the JavaScript flags BSON knows (i, m, s, u) in
+// BSON's alphabetical order; g and y have no meaning in a query.
+func regexOptions(flags string) string {
+	var keep []byte
+	for _, c := range []byte(flags) {
+		if strings.IndexByte("imsux", c) >= 0 {
+			keep = append(keep, c)
+		}
+	}
+	sort.Slice(keep, func(i, j int) bool { return keep[i] < keep[j] })
+	return string(keep)
+}
+
+// toJS converts a BSON value to JavaScript the way mongosh shows it:
+// int32 and double become numbers, int64 a Long, dates Date objects,
+// regular expressions RegExp objects (a BSONRegExp wrapper when
+// JavaScript cannot compile the pattern), and every other BSON type a
+// wrapper that converts back to exactly the same value.
+func (s *Shell) toJS(v any) goja.Value {
+	rt := s.rt
+	switch x := v.(type) {
+	case nil:
+		return goja.Null()
+	case bson.D:
+		o := rt.NewObject()
+		for _, e := range x {
+			_ = o.Set(e.Key, s.toJS(e.Value))
+		}
+		return o
+	case bson.M:
+		keys := make([]string, 0, len(x))
+		for k := range x {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		o := rt.NewObject()
+		for _, k := range keys {
+			_ = o.Set(k, s.toJS(x[k]))
+		}
+		return o
+	case bson.A:
+		items := make([]any, len(x))
+		for i, e := range x {
+			items[i] = s.toJS(e)
+		}
+		return rt.NewArray(items...)
+	case []any:
+		return s.toJS(bson.A(x))
+	case string:
+		return rt.ToValue(x)
+	case bool:
+		return rt.ToValue(x)
+	case int32:
+		return rt.ToValue(int64(x))
+	case int:
+		return rt.ToValue(int64(x))
+	case float64:
+		return rt.ToValue(x)
+	case int64:
+		return s.wrap(s.protos.long, x)
+	case bson.DateTime:
+		d, err := rt.New(rt.Get("Date"), rt.ToValue(float64(x)))
+		if err != nil {
+			return goja.Null()
+		}
+		return d
+	case bson.Regex:
+		flags := strings.Map(func(r rune) rune {
+			if strings.ContainsRune("imsu", r) {
+				return r
+			}
+			return -1
+		}, x.Options)
+		if flags == x.Options {
+			if re, err := rt.New(rt.Get("RegExp"), rt.ToValue(x.Pattern), rt.ToValue(flags)); err == nil {
+				return re
+			}
+		}
+		return s.wrap(s.protos.regex, x)
+	case bson.ObjectID:
+		return s.wrap(s.protos.objectID, x)
+	case bson.Decimal128:
+		return s.wrap(s.protos.decimal, x)
+	case bson.Timestamp:
+		return s.wrap(s.protos.timestamp, x)
+	case bson.Binary:
+		return s.wrap(s.protos.binary, x)
+	case bson.MinKey:
+		return s.wrap(s.protos.minKey, x)
+	case bson.MaxKey:
+		return s.wrap(s.protos.maxKey, x)
+	case bson.Undefined:
+		return goja.Undefined()
+	case bson.Null:
+		return goja.Null()
+	}
+	return s.wrap(s.protos.other, v)
+}
+
+// wrap makes a wrapper object with the given prototype holding v.
+func (s *Shell) wrap(proto *goja.Object, v any) *goja.Object {
+	o := s.rt.CreateObject(proto)
+	_ = o.DefineDataPropertySymbol(s.boxSym, s.rt.ToValue(&box{v: v}), goja.FLAG_FALSE, goja.FLAG_FALSE, goja.FLAG_FALSE)
+	return o
+}
+
+// boxOf returns the BSON value held by a wrapper object, or nil.
+func (s *Shell) boxOf(o *goja.Object) *box {
+	if o == nil {
+		return nil
+	}
+	bv := o.GetSymbol(s.boxSym)
+	if bv == nil {
+		return nil
+	}
+	b, _ := bv.Export().(*box)
+	return b
+}
+
+// boxed returns the BSON value of v if v is a wrapper object.
+func (s *Shell) boxed(v goja.Value) (any, bool) {
+	o, ok := v.(*goja.Object)
+	if !ok {
+		return nil, false
+	}
+	if b := s.boxOf(o); b != nil {
+		return b.v, true
+	}
+	return nil, false
+}
+
+func (s *Shell) callMethod(o *goja.Object, name string, args ...goja.Value) goja.Value {
+	f, ok := goja.AssertFunction(o.Get(name))
+	if !ok {
+		return goja.Undefined()
+	}
+	r, err := f(o, args...)
+	if err != nil {
+		panic(err)
+	}
+	return r
+}
+
+// describe names a value's type for error messages.
+func (s *Shell) describe(v goja.Value) string {
+	switch {
+	case v == nil || goja.IsUndefined(v):
+		return "undefined"
+	case goja.IsNull(v):
+		return "null"
+	}
+	if o, ok := v.(*goja.Object); ok {
+		if b := s.boxOf(o); b != nil {
+			return fmt.Sprintf("%T", b.v)
+		}
+		if o.ClassName() == "Object" {
+			return "object"
+		}
+		return o.ClassName()
+	}
+	switch v.Export().(type) {
+	case string:
+		return fmt.Sprintf("string %q", v.String())
+	case bool:
+		return "boolean " + v.String()
+	case int64, float64:
+		return "number " + v.String()
+	}
+	return v.String()
+}

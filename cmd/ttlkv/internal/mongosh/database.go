@@ -1,0 +1,177 @@
+package mongosh
+
+import (
+	"github.com/dop251/goja"
+	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/ttlkv/ttlkv/doc"
+)
+
+// dbObject is the JavaScript db: its methods, and any other property
+// names a collection (db.orders), as in mongosh.
+type dbObject struct {
+	s       *Shell
+	name    string
+	methods map[string]goja.Value
+}
+
+func (d *dbObject) Get(key string) goja.Value {
+	if m, ok := d.methods[key]; ok {
+		return m
+	}
+	switch key {
+	case "_name":
+		return d.s.rt.ToValue(d.name)
+	case "constructor", "prototype", "__proto__", "then", "toJSON", "inspect":
+		return nil
+	}
+	return d.s.collection(d.name, key)
+}
+func (d *dbObject) Set(string, goja.Value) bool { return false }
+func (d *dbObject) Has(key string) bool         { _, ok := d.methods[key]; return ok }
+func (d *dbObject) Delete(string) bool          { return false }
+func (d *dbObject) Keys() []string              { return nil }
+
+// database returns the db object for name, made once per name.
+func (s *Shell) database(name string) *goja.Object {
+	if o, ok := s.dbs[name]; ok {
+		return o
+	}
+	d := &dbObject{s: s, name: name, methods: map[string]goja.Value{}}
+	rt := s.rt
+	m := func(n string, f func(c goja.FunctionCall) goja.Value) { d.methods[n] = rt.ToValue(f) }
+	str := func(c goja.FunctionCall) goja.Value { return rt.ToValue(name) }
+	m("getName", str)
+	m("toString", str)
+	m("valueOf", str)
+	m("getCollection", func(c goja.FunctionCall) goja.Value {
+		if !goja.IsString(c.Argument(0)) {
+			s.throw("MongoshInvalidInputError", "getCollection: the collection name must be a string, got %s", s.describe(c.Argument(0)))
+		}
+		return s.collection(name, c.Argument(0).String())
+	})
+	m("getSiblingDB", func(c goja.FunctionCall) goja.Value {
+		if !goja.IsString(c.Argument(0)) {
+			s.throw("MongoshInvalidInputError", "getSiblingDB: the database name must be a string, got %s", s.describe(c.Argument(0)))
+		}
+		return s.database(c.Argument(0).String())
+	})
+	m("getCollectionNames", func(goja.FunctionCall) goja.Value {
+		names := s.collectionNames(name)
+		items := make([]any, len(names))
+		for i, n := range names {
+			items[i] = n
+		}
+		return rt.NewArray(items...)
+	})
+	m("getCollectionInfos", func(c goja.FunctionCall) goja.Value {
+		cmd := bson.D{{Key: "listCollections", Value: 1}}
+		if f := c.Argument(0); !goja.IsUndefined(f) && !goja.IsNull(f) {
+			fd, err := s.toBSONDoc(f, "filter")
+			s.check(err)
+			cmd = append(cmd, bson.E{Key: "filter", Value: fd})
+		}
+		cmd = s.appendOptions(cmd, c.Argument(1), "options")
+		return s.toJS(s.commandCursor(name, cmd, ""))
+	})
+	m("createCollection", func(c goja.FunctionCall) goja.Value {
+		if !goja.IsString(c.Argument(0)) {
+			s.throw("MongoshInvalidInputError", "createCollection: the collection name must be a string, got %s", s.describe(c.Argument(0)))
+		}
+		cmd := bson.D{{Key: "create", Value: c.Argument(0).String()}}
+		cmd = s.appendOptions(cmd, c.Argument(1), "options")
+		s.command(name, cmd)
+		return s.toJS(bson.D{{Key: "ok", Value: 1.0}})
+	})
+	m("createView", func(c goja.FunctionCall) goja.Value {
+		s.throw("MongoshUnimplementedError", "createView is not supported by ttlkv")
+		return nil
+	})
+	m("dropDatabase", func(goja.FunctionCall) goja.Value {
+		r := s.command(name, bson.D{{Key: "dropDatabase", Value: 1}})
+		out := bson.D{{Key: "ok", Value: 1}, {Key: "dropped", Value: name}}
+		if v, ok := doc.Get(r, "dropped"); ok {
+			out[1].Value = v
+		}
+		return s.toJS(out)
+	})
+	runCmd := func(target string) func(c goja.FunctionCall) goja.Value {
+		return func(c goja.FunctionCall) goja.Value {
+			cmd := s.commandArg(c.Argument(0))
+			return s.toJS(s.command(target, cmd))
+		}
+	}
+	m("runCommand", runCmd(name))
+	m("adminCommand", runCmd("admin"))
+	simple := func(cmdName, target string) func(c goja.FunctionCall) goja.Value {
+		return func(c goja.FunctionCall) goja.Value {
+			cmd := bson.D{{Key: cmdName, Value: 1}}
+			cmd = s.appendOptions(cmd, c.Argument(0), "options")
+			return s.toJS(s.command(target, cmd))
+		}
+	}
+	m("serverStatus", simple("serverStatus", "admin"))
+	m("currentOp", simple("currentOp", "admin"))
+	m("hello", simple("hello", name))
+	m("isMaster", simple("hello", name))
+	m("serverBuildInfo", simple("buildInfo", "admin"))
+	m("stats", func(c goja.FunctionCall) goja.Value {
+		cmd := bson.D{{Key: "dbStats", Value: 1}}
+		if a := c.Argument(0); goja.IsNumber(a) {
+			cmd = append(cmd, bson.E{Key: "scale", Value: numberToBSON(a.ToFloat())})
+		} else {
+			cmd = s.appendOptions(cmd, a, "options")
+		}
+		return s.toJS(s.command(name, cmd))
+	})
+	m("version", func(goja.FunctionCall) goja.Value {
+		r := s.command("admin", bson.D{{Key: "buildInfo", Value: 1}})
+		v, _ := doc.Get(r, "version")
+		return s.toJS(v)
+	})
+	m("getMongo", func(goja.FunctionCall) goja.Value {
+		mo := rt.NewObject()
+		_ = mo.Set("getDB", func(c goja.FunctionCall) goja.Value { return s.database(c.Argument(0).String()) })
+		_ = mo.Set("getDBNames", func(goja.FunctionCall) goja.Value {
+			r := s.command("admin", bson.D{{Key: "listDatabases", Value: 1}, {Key: "nameOnly", Value: true}})
+			dbs, _ := doc.Get(r, "databases")
+			arr, _ := dbs.(bson.A)
+			out := bson.A{}
+			for _, x := range arr {
+				xd, _ := x.(bson.D)
+				n, _ := doc.Get(xd, "name")
+				out = append(out, n)
+			}
+			return s.toJS(out)
+		})
+		return mo
+	})
+	o := rt.NewDynamicObject(d)
+	s.dbs[name] = o
+	return o
+}
+
+// commandArg turns runCommand's argument into a command document: a
+// document as given, or a string naming a command run with value 1.
+func (s *Shell) commandArg(a goja.Value) bson.D {
+	if goja.IsString(a) {
+		return bson.D{{Key: a.String(), Value: 1}}
+	}
+	d, err := s.toBSONDoc(a, "the command")
+	s.check(err)
+	if len(d) == 0 {
+		s.throw("MongoshInvalidInputError", "the command document is empty")
+	}
+	return d
+}
+
+// appendOptions appends the fields of an options object (if given) to
+// cmd.
+func (s *Shell) appendOptions(cmd bson.D, a goja.Value, what string) bson.D {
+	if a == nil || goja.IsUndefined(a) || goja.IsNull(a) {
+		return cmd
+	}
+	d, err := s.toBSONDoc(a, what)
+	s.check(err)
+	return append(cmd, d...)
+}

@@ -1,0 +1,272 @@
+package mongosh
+
+import (
+	"fmt"
+	"os"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/dop251/goja"
+	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/ttlkv/ttlkv/doc"
+)
+
+// shellBatchSize is how many documents printing a cursor shows, and
+// "it" shows next, as mongosh's config.displayBatchSize.
+const shellBatchSize = 20
+
+func (s *Shell) installGlobals() {
+	rt := s.rt
+	printArgs := func(c goja.FunctionCall) string {
+		parts := make([]string, len(c.Arguments))
+		for i, a := range c.Arguments {
+			parts[i] = s.inspectTop(a)
+		}
+		return strings.Join(parts, " ")
+	}
+	_ = rt.Set("print", func(c goja.FunctionCall) goja.Value {
+		fmt.Fprintln(s.out, printArgs(c))
+		return goja.Undefined()
+	})
+	_ = rt.Set("printjson", func(c goja.FunctionCall) goja.Value {
+		fmt.Fprintln(s.out, s.inspect(c.Argument(0)))
+		return goja.Undefined()
+	})
+	_ = rt.Set("tojson", func(c goja.FunctionCall) goja.Value {
+		return rt.ToValue(s.inspect(c.Argument(0)))
+	})
+	console := rt.NewObject()
+	for _, name := range []string{"log", "info", "debug"} {
+		_ = console.Set(name, func(c goja.FunctionCall) goja.Value {
+			fmt.Fprintln(s.out, printArgs(c))
+			return goja.Undefined()
+		})
+	}
+	for _, name := range []string{"error", "warn"} {
+		_ = console.Set(name, func(c goja.FunctionCall) goja.Value {
+			fmt.Fprintln(s.errw, printArgs(c))
+			return goja.Undefined()
+		})
+	}
+	_ = rt.Set("console", console)
+	_ = rt.Set("sleep", func(c goja.FunctionCall) goja.Value {
+		ms := c.Argument(0).ToInteger()
+		if ms <= 0 {
+			return goja.Undefined()
+		}
+		t := time.NewTimer(time.Duration(ms) * time.Millisecond)
+		defer t.Stop()
+		select {
+		case <-t.C:
+		case <-s.ctx.Done():
+			s.throw("Interrupted", "sleep interrupted: %v", s.ctx.Err())
+		}
+		return goja.Undefined()
+	})
+	quit := func(c goja.FunctionCall) goja.Value {
+		code := 0
+		if a := c.Argument(0); !goja.IsUndefined(a) {
+			code = int(a.ToInteger())
+		}
+		panic(&ExitError{Code: code})
+	}
+	_ = rt.Set("quit", quit)
+	_ = rt.Set("exit", quit)
+	_ = rt.Set("version", func(goja.FunctionCall) goja.Value { return rt.ToValue("ttlkv") })
+	_ = rt.Set("load", func(c goja.FunctionCall) goja.Value {
+		name := c.Argument(0).String()
+		src, err := os.ReadFile(name)
+		s.check(err)
+		prog, err := goja.Compile(name, rewriteShellCommands(string(src)), false)
+		if err != nil {
+			s.throw("SyntaxError", "%s", syntaxMessage(err))
+		}
+		if _, err := rt.RunProgram(prog); err != nil {
+			panic(err)
+		}
+		return rt.ToValue(true)
+	})
+	_ = rt.Set("getSiblingDB", func(c goja.FunctionCall) goja.Value { return s.database(c.Argument(0).String()) })
+	dbq := rt.NewObject()
+	opt := rt.NewObject()
+	for name, v := range map[string]int{"tailable": 2, "slaveOk": 4, "oplogReplay": 8, "noTimeout": 16, "awaitData": 32, "exhaust": 64, "partial": 128} {
+		_ = opt.Set(name, v)
+	}
+	_ = dbq.Set("Option", opt)
+	_ = dbq.Set("shellBatchSize", shellBatchSize)
+	_ = rt.Set("DBQuery", dbq)
+	_ = rt.Set("__shellCommand", func(c goja.FunctionCall) goja.Value {
+		return s.shellCommand(c.Argument(0).String(), c.Argument(1).String())
+	})
+}
+
+// shellCommand runs one of mongosh's line commands: use, show, it.
+func (s *Shell) shellCommand(kind, arg string) goja.Value {
+	switch kind {
+	case "use":
+		msg, err := s.Use(arg)
+		s.check(err)
+		fmt.Fprintln(s.out, msg)
+	case "it":
+		if s.last == nil || s.last.exhaustedNow() {
+			fmt.Fprintln(s.out, "no cursor")
+			return goja.Undefined()
+		}
+		s.printCursor(s.last)
+	case "show":
+		switch arg {
+		case "dbs", "databases":
+			r := s.command("admin", bson.D{{Key: "listDatabases", Value: 1}})
+			dbs, _ := doc.Get(r, "databases")
+			arr, _ := dbs.(bson.A)
+			var lines []string
+			for _, d := range arr {
+				dd, _ := d.(bson.D)
+				name, _ := doc.Get(dd, "name")
+				size, _ := doc.Get(dd, "sizeOnDisk")
+				lines = append(lines, fmt.Sprintf("%-20v %s", name, humanBytes(size)))
+			}
+			fmt.Fprintln(s.out, strings.Join(lines, "\n"))
+		case "collections", "tables":
+			names := s.collectionNames(s.dbName)
+			if len(names) > 0 {
+				fmt.Fprintln(s.out, strings.Join(names, "\n"))
+			}
+		default:
+			s.throw("MongoshInvalidInputError", "'show %s' is not supported; try 'show dbs' or 'show collections'", arg)
+		}
+	}
+	return goja.Undefined()
+}
+
+func humanBytes(v any) string {
+	var n float64
+	switch x := v.(type) {
+	case int32:
+		n = float64(x)
+	case int64:
+		n = float64(x)
+	case float64:
+		n = x
+	}
+	units := []string{"B", "KiB", "MiB", "GiB", "TiB"}
+	i := 0
+	for n >= 1024 && i < len(units)-1 {
+		n /= 1024
+		i++
+	}
+	return fmt.Sprintf("%.2f %s", n, units[i])
+}
+
+// collectionNames lists the collections of db, sorted, as
+// db.getCollectionNames() does.
+func (s *Shell) collectionNames(db string) []string {
+	var names []string
+	for _, d := range s.commandCursor(db, bson.D{{Key: "listCollections", Value: 1}, {Key: "nameOnly", Value: true}}, "") {
+		dd, _ := d.(bson.D)
+		if n, ok := doc.Get(dd, "name"); ok {
+			if str, ok := n.(string); ok {
+				names = append(names, str)
+			}
+		}
+	}
+	sort.Strings(names)
+	return names
+}
+
+// commandCursor runs a command that returns a cursor and drains it with
+// getMore, returning every document.
+func (s *Shell) commandCursor(db string, cmd bson.D, coll string) bson.A {
+	r := s.command(db, cmd)
+	cur, _ := doc.Get(r, "cursor")
+	cd, _ := cur.(bson.D)
+	batch, _ := doc.Get(cd, "firstBatch")
+	out, _ := batch.(bson.A)
+	id := cursorID(cd)
+	for id != 0 {
+		if coll == "" {
+			coll = collFromNS(cd)
+		}
+		r := s.command(db, bson.D{{Key: "getMore", Value: id}, {Key: "collection", Value: coll}})
+		cur, _ := doc.Get(r, "cursor")
+		cd, _ = cur.(bson.D)
+		nb, _ := doc.Get(cd, "nextBatch")
+		more, _ := nb.(bson.A)
+		out = append(out, more...)
+		id = cursorID(cd)
+	}
+	return out
+}
+
+func cursorID(cd bson.D) int64 {
+	v, _ := doc.Get(cd, "id")
+	switch n := v.(type) {
+	case int64:
+		return n
+	case int32:
+		return int64(n)
+	case float64:
+		return int64(n)
+	}
+	return 0
+}
+
+func collFromNS(cd bson.D) string {
+	v, _ := doc.Get(cd, "ns")
+	ns, _ := v.(string)
+	if i := strings.IndexByte(ns, '.'); i >= 0 {
+		return ns[i+1:]
+	}
+	return ns
+}
+
+// printResult prints the value of a script's last expression.
+func (s *Shell) printResult(v goja.Value) {
+	if v == nil || goja.IsUndefined(v) {
+		return
+	}
+	if o, ok := v.(*goja.Object); ok {
+		if c := s.cursorOf(o); c != nil {
+			if c.explainFn != nil {
+				v = c.explainFn()
+			} else {
+				s.printCursor(c)
+				return
+			}
+		}
+	}
+	if s.json != "" {
+		x, err := s.toBSON(v, 0)
+		s.check(err)
+		out, err := doc.MarshalExtJSON(x, s.json == "canonical")
+		s.check(err)
+		fmt.Fprintln(s.out, indentJSON(out, s.rt.ToValue(2)))
+		return
+	}
+	fmt.Fprintln(s.out, s.inspectTop(v))
+}
+
+// printCursor prints the next shellBatchSize documents of c, and the
+// hint to type "it" when more remain.
+func (s *Shell) printCursor(c *cursor) {
+	docs := c.take(shellBatchSize)
+	arr := s.rt.NewArray()
+	for i, d := range docs {
+		_ = arr.Set(fmt.Sprint(i), d)
+	}
+	s.last = c
+	if s.json != "" {
+		x, err := s.toBSON(arr, 0)
+		s.check(err)
+		out, err := doc.MarshalExtJSON(x, s.json == "canonical")
+		s.check(err)
+		fmt.Fprintln(s.out, indentJSON(out, s.rt.ToValue(2)))
+	} else if len(docs) > 0 {
+		fmt.Fprintln(s.out, s.inspect(arr))
+	}
+	if !c.exhaustedNow() && len(docs) == shellBatchSize {
+		fmt.Fprintln(s.out, `Type "it" for more`)
+	}
+}

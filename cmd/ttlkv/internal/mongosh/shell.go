@@ -1,0 +1,418 @@
+// Package mongosh runs scripts written for MongoDB's shell, mongosh,
+// against anything that executes MongoDB command documents. It embeds the
+// goja JavaScript engine and gives scripts mongosh's globals (db, print,
+// ObjectId, ISODate, EJSON, ...), its collection and cursor methods, its
+// value types and its way of printing results. Every method builds a
+// command document and hands it to a Runner; nothing here stores data.
+package mongosh
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"regexp"
+	"strings"
+
+	"github.com/dop251/goja"
+	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/ttlkv/ttlkv/doc"
+)
+
+// Runner executes one database command, as engine.DB.RunCommand does.
+// A failed command returns a reply with ok: 0 and, usually, a *doc.Error.
+type Runner interface {
+	RunCommand(ctx context.Context, db string, cmd bson.D) (bson.D, error)
+}
+
+// Options configures New. The zero value of each field means its default.
+type Options struct {
+	// DB is the database the global db starts on. Default "test".
+	DB string
+	// Stdout receives print, printjson and printed results. Default discard.
+	Stdout io.Writer
+	// Stderr receives console.error and warnings. Default discard.
+	Stderr io.Writer
+	// JSON, when "relaxed" or "canonical", prints the value of a
+	// script's last expression as Extended JSON in that mode instead of
+	// mongosh's inspect format (mongosh --json).
+	JSON string
+	// Context bounds every command and sleep; cancelling it interrupts
+	// the running script. Default context.Background().
+	Context context.Context
+}
+
+// Shell is one JavaScript runtime with mongosh's globals. It is not safe
+// for concurrent use.
+type Shell struct {
+	rt     *goja.Runtime
+	run    Runner
+	ctx    context.Context
+	out    io.Writer
+	errw   io.Writer
+	json   string
+	dbName string
+
+	boxSym     *goja.Symbol
+	curSym     *goja.Symbol
+	protos     protos
+	minKeyCtor *goja.Object
+	maxKeyCtor *goja.Object
+	colls      map[string]*goja.Object
+	dbs        map[string]*goja.Object
+	last       *cursor // the cursor "it" continues
+}
+
+// protos are the prototypes of the wrapper objects toJS makes.
+type protos struct {
+	long, objectID, decimal, timestamp, binary, minKey, maxKey, regex, int32, double, other *goja.Object
+}
+
+// ExitError is returned by Eval when the script called quit() or exit().
+type ExitError struct {
+	// Code is the exit status the script asked for.
+	Code int
+}
+
+// Error says that the script asked to exit with Code.
+func (e *ExitError) Error() string { return fmt.Sprintf("exit %d", e.Code) }
+
+// New returns a shell whose commands go to r.
+func New(r Runner, opts Options) (*Shell, error) {
+	if opts.DB == "" {
+		opts.DB = "test"
+	}
+	if opts.Stdout == nil {
+		opts.Stdout = io.Discard
+	}
+	if opts.Stderr == nil {
+		opts.Stderr = io.Discard
+	}
+	if opts.Context == nil {
+		opts.Context = context.Background()
+	}
+	switch opts.JSON {
+	case "", "relaxed", "canonical":
+	default:
+		return nil, fmt.Errorf("--json must be relaxed or canonical, not %q", opts.JSON)
+	}
+	s := &Shell{
+		rt:     goja.New(),
+		run:    r,
+		ctx:    opts.Context,
+		out:    opts.Stdout,
+		errw:   opts.Stderr,
+		json:   opts.JSON,
+		dbName: opts.DB,
+		boxSym: goja.NewSymbol("bson"),
+		curSym: goja.NewSymbol("cursor"),
+		colls:  map[string]*goja.Object{},
+		dbs:    map[string]*goja.Object{},
+	}
+	if err := s.installValues(); err != nil {
+		return nil, err
+	}
+	s.installGlobals()
+	s.setDB(opts.DB)
+	return s, nil
+}
+
+// DB returns the name of the database the global db points at.
+func (s *Shell) DB() string { return s.dbName }
+
+// Use points the global db at database name, as mongosh's "use" does,
+// and returns mongosh's message.
+func (s *Shell) Use(name string) (string, error) {
+	if name == "" || strings.ContainsAny(name, "/\\. \"$\x00") {
+		return "", fmt.Errorf("invalid database name %q", name)
+	}
+	s.setDB(name)
+	return "switched to db " + name, nil
+}
+
+func (s *Shell) setDB(name string) {
+	s.dbName = name
+	_ = s.rt.Set("db", s.database(name))
+}
+
+var (
+	useLine  = regexp.MustCompile(`^\s*use\s+([^\s;]+)\s*;?\s*$`)
+	showLine = regexp.MustCompile(`^\s*show\s+(\w+)\s*;?\s*$`)
+	itLine   = regexp.MustCompile(`^\s*it\s*;?\s*$`)
+	exitLine = regexp.MustCompile(`^\s*(exit|quit)\s*;?\s*$`)
+)
+
+// rewriteShellCommands turns mongosh's line commands (use, show, it,
+// exit) into calls of hidden globals, keeping line numbers unchanged.
+func rewriteShellCommands(src string) string {
+	lines := strings.Split(src, "\n")
+	for i, l := range lines {
+		switch {
+		case useLine.MatchString(l):
+			lines[i] = fmt.Sprintf("__shellCommand(%q, %q);", "use", useLine.FindStringSubmatch(l)[1])
+		case showLine.MatchString(l):
+			lines[i] = fmt.Sprintf("__shellCommand(%q, %q);", "show", showLine.FindStringSubmatch(l)[1])
+		case itLine.MatchString(l):
+			lines[i] = `__shellCommand("it", "");`
+		case exitLine.MatchString(l):
+			lines[i] = "quit();"
+		}
+	}
+	return strings.Join(lines, "\n")
+}
+
+// Eval runs src (named name in error messages) and prints the value of
+// its last expression as mongosh --eval does: nothing for undefined,
+// strings as they are, a cursor's first 20 documents, anything else in
+// mongosh's inspect format, or Extended JSON with Options.JSON. The error,
+// if any, is a *ScriptError or an *ExitError.
+func (s *Shell) Eval(name, src string) error {
+	v, err := s.exec(name, src)
+	if err != nil {
+		return err
+	}
+	return s.guard(func() { s.printResult(v) })
+}
+
+// exec compiles and runs src, turning a thrown value into a *ScriptError.
+func (s *Shell) exec(name, src string) (goja.Value, error) {
+	prog, err := goja.Compile(name, rewriteShellCommands(src), false)
+	if err != nil {
+		return nil, &ScriptError{Name: "SyntaxError", Message: syntaxMessage(err)}
+	}
+	var v goja.Value
+	err = s.guard(func() {
+		var e error
+		v, e = s.rt.RunProgram(prog)
+		if e != nil {
+			panic(e)
+		}
+	})
+	return v, err
+}
+
+// guard runs f, converting JavaScript exceptions, interrupts and Go
+// panics carrying errors into the errors Eval documents.
+func (s *Shell) guard(f func()) (err error) {
+	defer func() {
+		r := recover()
+		if r == nil {
+			return
+		}
+		switch x := r.(type) {
+		case *goja.Exception:
+			err = s.scriptError(x.Value(), x)
+		case *goja.InterruptedError:
+			s.rt.ClearInterrupt()
+			if ex, ok := x.Value().(*ExitError); ok {
+				err = ex
+				return
+			}
+			err = &ScriptError{Name: "Interrupted", Message: fmt.Sprint(x.Value())}
+		case goja.Value:
+			err = s.scriptError(x, nil)
+		case *ExitError:
+			err = x
+		case error:
+			err = &ScriptError{Name: "Error", Message: x.Error()}
+		default:
+			err = &ScriptError{Name: "Error", Message: fmt.Sprint(x)}
+		}
+	}()
+	f()
+	return nil
+}
+
+var syntaxPrefix = regexp.MustCompile(`^SyntaxError: `)
+
+func syntaxMessage(err error) string {
+	msg := err.Error()
+	var ex *goja.CompilerSyntaxError
+	if errors.As(err, &ex) {
+		msg = ex.Error()
+	}
+	return syntaxPrefix.ReplaceAllString(msg, "")
+}
+
+// ScriptError is an exception a script did not catch.
+type ScriptError struct {
+	// Name is the error's class: "MongoServerError", "TypeError", ...
+	Name string
+	// Message is the error's message.
+	Message string
+	// Code and CodeName are set for errors the database returned.
+	Code     int32
+	CodeName string
+	// Where is "file:line:column" of the throw when known.
+	Where string
+}
+
+// Error renders the error as mongosh prints an uncaught one:
+// "MongoServerError[CodeName]: message" for database errors, and
+// "TypeError: message" (with where it was thrown) for others.
+func (e *ScriptError) Error() string {
+	if e.CodeName != "" {
+		return fmt.Sprintf("%s[%s]: %s", e.Name, e.CodeName, e.Message)
+	}
+	if e.Where != "" {
+		return fmt.Sprintf("%s: %s (at %s)", e.Name, e.Message, e.Where)
+	}
+	return fmt.Sprintf("%s: %s", e.Name, e.Message)
+}
+
+func (s *Shell) scriptError(v goja.Value, ex *goja.Exception) *ScriptError {
+	se := &ScriptError{Name: "Error"}
+	if ex != nil {
+		if st := ex.Stack(); len(st) > 0 {
+			for _, fr := range st {
+				p := fr.Position()
+				if p.Line > 0 {
+					se.Where = fmt.Sprintf("%s:%d:%d", p.Filename, p.Line, p.Column)
+					break
+				}
+			}
+		}
+	}
+	o, ok := v.(*goja.Object)
+	if !ok || o.ClassName() != "Error" {
+		se.Name = "Uncaught"
+		se.Message = s.inspect(v)
+		return se
+	}
+	if n := o.Get("name"); n != nil && !goja.IsUndefined(n) {
+		se.Name = n.String()
+	}
+	if m := o.Get("message"); m != nil && !goja.IsUndefined(m) {
+		se.Message = m.String()
+	}
+	if c := o.Get("code"); c != nil && !goja.IsUndefined(c) {
+		se.Code = int32(c.ToInteger())
+	}
+	if c := o.Get("codeName"); c != nil && !goja.IsUndefined(c) {
+		se.CodeName = c.String()
+	}
+	return se
+}
+
+// throw raises a JavaScript error of the given class (the name mongosh
+// uses, e.g. "MongoshInvalidInputError" or "TypeError").
+func (s *Shell) throw(name, format string, args ...any) {
+	ctor := s.rt.Get("Error")
+	if name == "TypeError" {
+		ctor = s.rt.Get("TypeError")
+	}
+	e, err := s.rt.New(ctor, s.rt.ToValue(fmt.Sprintf(format, args...)))
+	if err != nil {
+		panic(err)
+	}
+	if name != "TypeError" {
+		_ = e.Set("name", name)
+	}
+	panic(e)
+}
+
+// check throws err, if not nil, as an invalid-input error.
+func (s *Shell) check(err error) {
+	if err != nil {
+		s.throw("MongoshInvalidInputError", "%v", err)
+	}
+}
+
+// command runs cmd on database db and returns the reply; a failed
+// command throws a MongoServerError carrying code, codeName and the
+// reply's other fields.
+func (s *Shell) command(db string, cmd bson.D) bson.D {
+	reply, err := s.run.RunCommand(s.ctx, db, cmd)
+	if err == nil && replyOK(reply) {
+		return reply
+	}
+	s.throwServer("MongoServerError", reply, err)
+	return nil
+}
+
+func replyOK(reply bson.D) bool {
+	v, ok := doc.Get(reply, "ok")
+	if !ok {
+		return false
+	}
+	switch n := v.(type) {
+	case float64:
+		return n == 1
+	case int32:
+		return n == 1
+	case int64:
+		return n == 1
+	case bool:
+		return n
+	}
+	return false
+}
+
+// throwServer throws a database error built from a failed reply and/or
+// the Go error that came with it.
+func (s *Shell) throwServer(name string, reply bson.D, err error) {
+	var msg, codeName string
+	var code int32
+	var de *doc.Error
+	if errors.As(err, &de) {
+		msg, code, codeName = de.Message, int32(de.Code), de.Name()
+	} else if err != nil {
+		msg = err.Error()
+	}
+	if v, ok := doc.Get(reply, "errmsg"); ok && msg == "" {
+		msg, _ = v.(string)
+	}
+	if v, ok := doc.Get(reply, "code"); ok && code == 0 {
+		code = toInt32(v)
+	}
+	if v, ok := doc.Get(reply, "codeName"); ok && codeName == "" {
+		codeName, _ = v.(string)
+	}
+	if codeName == "" && code != 0 {
+		codeName = doc.Code(code).String()
+	}
+	if msg == "" {
+		msg = "command failed"
+	}
+	s.throwCoded(name, msg, code, codeName, reply)
+}
+
+func (s *Shell) throwCoded(name, msg string, code int32, codeName string, extra bson.D) {
+	e, jerr := s.rt.New(s.rt.Get("Error"), s.rt.ToValue(msg))
+	if jerr != nil {
+		panic(jerr)
+	}
+	for _, f := range extra {
+		switch f.Key {
+		case "ok", "errmsg", "code", "codeName":
+			continue
+		}
+		_ = e.Set(f.Key, s.toJS(f.Value))
+	}
+	_ = e.Set("name", name)
+	_ = e.Set("ok", 0)
+	_ = e.Set("errmsg", msg)
+	if code != 0 {
+		_ = e.Set("code", code)
+		_ = e.Set("codeName", codeName)
+	}
+	panic(e)
+}
+
+func toInt32(v any) int32 {
+	switch n := v.(type) {
+	case int32:
+		return n
+	case int64:
+		return int32(n)
+	case float64:
+		return int32(n)
+	}
+	return 0
+}
+
+// Interrupt stops the running script at its next instruction; Eval then
+// returns a *ScriptError named "Interrupted". Safe to call from any
+// goroutine.
+func (s *Shell) Interrupt() { s.rt.Interrupt("interrupted") }

@@ -1,0 +1,456 @@
+package mongosh
+
+import (
+	"bytes"
+	"crypto/rand"
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/dop251/goja"
+	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/ttlkv/ttlkv/doc"
+)
+
+// prelude defines mongosh's value constructors in JavaScript, so that
+// each works both called and with new, and instanceof works. The makers
+// they call are Go functions on the hidden __bson object.
+const prelude = `(function (g, B, P) {
+  function def(name, maker, proto) {
+    var f = { [name]: function () { return maker.apply(null, arguments); } }[name];
+    f.prototype = proto;
+    Object.defineProperty(proto, 'constructor', { value: f, enumerable: false, writable: true });
+    g[name] = f;
+    return f;
+  }
+  def('ObjectId', B.objectId, P.objectId);
+  def('NumberLong', B.long, P.long);
+  def('Long', B.long, P.long);
+  def('NumberInt', B.int32, P.int32);
+  def('Int32', B.int32, P.int32);
+  def('Double', B.double, P.double);
+  def('NumberDecimal', B.decimal, P.decimal);
+  def('Decimal128', B.decimal, P.decimal);
+  def('Timestamp', B.timestamp, P.timestamp);
+  def('BinData', B.binData, P.binary);
+  def('Binary', B.binData, P.binary);
+  def('HexData', B.hexData, P.binary);
+  def('UUID', B.uuid, P.binary);
+  def('MinKey', B.minKey, P.minKey);
+  def('MaxKey', B.maxKey, P.maxKey);
+  def('BSONRegExp', B.regex, P.regex);
+  g.ISODate = function ISODate(s) { return B.isoDate(s); };
+  g.Binary.createFromBase64 = function (b64, sub) { return B.binData(sub || 0, b64); };
+  g.Binary.createFromHexString = function (hx, sub) { return B.hexData(sub || 0, hx); };
+  g.ObjectId.createFromHexString = function (h) { return B.objectId(h); };
+  g.ObjectId.isValid = function (h) { return typeof h === 'string' && /^[0-9a-fA-F]{24}$/.test(h); };
+  g.Long.fromNumber = function (n) { return B.long(n); };
+  g.Long.fromString = function (s) { return B.long(s); };
+})`
+
+func (s *Shell) installValues() error {
+	rt := s.rt
+	mk := func() *goja.Object { return rt.NewObject() }
+	s.protos = protos{
+		long: mk(), objectID: mk(), decimal: mk(), timestamp: mk(), binary: mk(),
+		minKey: mk(), maxKey: mk(), regex: mk(), int32: mk(), double: mk(), other: mk(),
+	}
+	p := s.protos
+	b := rt.NewObject()
+	set := func(o *goja.Object, name string, f func(goja.FunctionCall) goja.Value) {
+		_ = o.Set(name, f)
+	}
+	arg := func(c goja.FunctionCall, i int) goja.Value { return c.Argument(i) }
+	absent := func(v goja.Value) bool { return v == nil || goja.IsUndefined(v) || goja.IsNull(v) }
+
+	set(b, "objectId", func(c goja.FunctionCall) goja.Value {
+		a := arg(c, 0)
+		if absent(a) {
+			return s.wrap(p.objectID, bson.NewObjectID())
+		}
+		if v, ok := s.boxed(a); ok {
+			if id, ok := v.(bson.ObjectID); ok {
+				return s.wrap(p.objectID, id)
+			}
+		}
+		if goja.IsNumber(a) {
+			return s.wrap(p.objectID, bson.NewObjectIDFromTimestamp(time.Unix(a.ToInteger(), 0)))
+		}
+		id, err := bson.ObjectIDFromHex(a.String())
+		if err != nil {
+			s.throw("BSONError", "ObjectId: %q is not a 24-character hex string", a.String())
+		}
+		return s.wrap(p.objectID, id)
+	})
+	set(b, "long", func(c goja.FunctionCall) goja.Value {
+		a := arg(c, 0)
+		if absent(a) {
+			return s.wrap(p.long, int64(0))
+		}
+		if v, ok := s.boxed(a); ok {
+			a = s.rt.ToValue(fmt.Sprint(v))
+		}
+		if goja.IsString(a) {
+			n, err := strconv.ParseInt(strings.TrimSpace(a.String()), 10, 64)
+			if err != nil {
+				s.throw("BSONError", "NumberLong: %q is not a 64-bit integer", a.String())
+			}
+			return s.wrap(p.long, n)
+		}
+		f := a.ToFloat()
+		if math.IsNaN(f) || math.IsInf(f, 0) || f >= 9.223372036854775807e18 || f < -9.223372036854775808e18 {
+			s.throw("BSONError", "NumberLong: %s is out of range", a.String())
+		}
+		return s.wrap(p.long, int64(f))
+	})
+	set(b, "int32", func(c goja.FunctionCall) goja.Value {
+		a := arg(c, 0)
+		var f float64
+		if goja.IsString(a) {
+			n, err := strconv.ParseFloat(strings.TrimSpace(a.String()), 64)
+			if err != nil {
+				s.throw("BSONError", "NumberInt: %q is not a number", a.String())
+			}
+			f = n
+		} else if !absent(a) {
+			f = a.ToFloat()
+		}
+		if math.IsNaN(f) {
+			f = 0
+		}
+		return s.wrap(p.int32, int32(math.Trunc(math.Max(math.MinInt32, math.Min(math.MaxInt32, f)))))
+	})
+	set(b, "double", func(c goja.FunctionCall) goja.Value {
+		return s.wrap(p.double, arg(c, 0).ToFloat())
+	})
+	set(b, "decimal", func(c goja.FunctionCall) goja.Value {
+		a := arg(c, 0)
+		str := "0"
+		if !absent(a) {
+			str = a.String()
+		}
+		d, err := bson.ParseDecimal128(str)
+		if err != nil {
+			s.throw("BSONError", "NumberDecimal: %q is not a decimal number", str)
+		}
+		return s.wrap(p.decimal, d)
+	})
+	set(b, "timestamp", func(c goja.FunctionCall) goja.Value {
+		a := arg(c, 0)
+		var t, i uint32
+		if o, ok := a.(*goja.Object); ok && s.boxOf(o) == nil {
+			t, i = uint32(o.Get("t").ToInteger()), uint32(o.Get("i").ToInteger())
+		} else if !absent(a) {
+			t, i = uint32(a.ToInteger()), uint32(arg(c, 1).ToInteger())
+		}
+		return s.wrap(p.timestamp, bson.Timestamp{T: t, I: i})
+	})
+	set(b, "binData", func(c goja.FunctionCall) goja.Value {
+		sub := arg(c, 0).ToInteger()
+		data, err := base64.StdEncoding.DecodeString(arg(c, 1).String())
+		if err != nil || sub < 0 || sub > 255 {
+			s.throw("BSONError", "BinData: subtype must be 0-255 and data base64")
+		}
+		return s.wrap(p.binary, bson.Binary{Subtype: byte(sub), Data: data})
+	})
+	set(b, "hexData", func(c goja.FunctionCall) goja.Value {
+		sub := arg(c, 0).ToInteger()
+		data, err := hex.DecodeString(arg(c, 1).String())
+		if err != nil || sub < 0 || sub > 255 {
+			s.throw("BSONError", "HexData: subtype must be 0-255 and data hex")
+		}
+		return s.wrap(p.binary, bson.Binary{Subtype: byte(sub), Data: data})
+	})
+	set(b, "uuid", func(c goja.FunctionCall) goja.Value {
+		a := arg(c, 0)
+		data := make([]byte, 16)
+		if absent(a) {
+			_, _ = rand.Read(data)
+			data[6] = data[6]&0x0f | 0x40
+			data[8] = data[8]&0x3f | 0x80
+		} else {
+			h, err := hex.DecodeString(strings.ReplaceAll(a.String(), "-", ""))
+			if err != nil || len(h) != 16 {
+				s.throw("BSONError", "UUID: %q is not a 32-digit hex UUID", a.String())
+			}
+			data = h
+		}
+		return s.wrap(p.binary, bson.Binary{Subtype: 4, Data: data})
+	})
+	set(b, "minKey", func(goja.FunctionCall) goja.Value { return s.wrap(p.minKey, bson.MinKey{}) })
+	set(b, "maxKey", func(goja.FunctionCall) goja.Value { return s.wrap(p.maxKey, bson.MaxKey{}) })
+	set(b, "regex", func(c goja.FunctionCall) goja.Value {
+		opts := ""
+		if !absent(arg(c, 1)) {
+			opts = arg(c, 1).String()
+		}
+		return s.wrap(p.regex, bson.Regex{Pattern: arg(c, 0).String(), Options: opts})
+	})
+	set(b, "isoDate", func(c goja.FunctionCall) goja.Value {
+		a := arg(c, 0)
+		t := time.Now()
+		if !absent(a) {
+			var err error
+			if t, err = parseISODate(a.String()); err != nil {
+				s.throw("BSONError", "%v", err)
+			}
+		}
+		return s.toJS(bson.NewDateTimeFromTime(t))
+	})
+
+	s.installProtoMethods()
+	pv := rt.NewObject()
+	for name, o := range map[string]*goja.Object{
+		"objectId": p.objectID, "long": p.long, "int32": p.int32, "double": p.double,
+		"decimal": p.decimal, "timestamp": p.timestamp, "binary": p.binary,
+		"minKey": p.minKey, "maxKey": p.maxKey, "regex": p.regex,
+	} {
+		_ = pv.Set(name, o)
+	}
+	fn, err := rt.RunString(prelude)
+	if err != nil {
+		return err
+	}
+	call, _ := goja.AssertFunction(fn)
+	if _, err := call(goja.Undefined(), rt.GlobalObject(), b, pv); err != nil {
+		return err
+	}
+	s.minKeyCtor = rt.Get("MinKey").(*goja.Object)
+	s.maxKeyCtor = rt.Get("MaxKey").(*goja.Object)
+	s.installEJSON()
+	return nil
+}
+
+// parseISODate accepts the forms mongosh's ISODate does: a date, a date
+// and time with or without seconds, fractions and zone (UTC when none).
+func parseISODate(str string) (time.Time, error) {
+	layouts := []string{
+		time.RFC3339Nano, "2006-01-02T15:04:05.999999999", "2006-01-02T15:04:05",
+		"2006-01-02T15:04", "2006-01-02T15:04Z07:00", "2006-01-02 15:04:05.999999999Z07:00",
+		"2006-01-02 15:04:05.999999999", "2006-01-02T15:04:05.999999999Z0700", "2006-01-02",
+	}
+	for _, l := range layouts {
+		if t, err := time.Parse(l, str); err == nil {
+			return t.UTC(), nil
+		}
+	}
+	return time.Time{}, fmt.Errorf("ISODate: %q is not an ISO-8601 date", str)
+}
+
+func (s *Shell) installProtoMethods() {
+	rt := s.rt
+	p := s.protos
+	this := func(c goja.FunctionCall) any {
+		if o, ok := c.This.(*goja.Object); ok {
+			if b := s.boxOf(o); b != nil {
+				return b.v
+			}
+		}
+		s.throw("TypeError", "method called on an incompatible receiver")
+		return nil
+	}
+	method := func(o *goja.Object, name string, f func(c goja.FunctionCall) goja.Value) {
+		_ = o.DefineDataProperty(name, rt.ToValue(f), goja.FLAG_TRUE, goja.FLAG_TRUE, goja.FLAG_FALSE)
+	}
+	getter := func(o *goja.Object, name string, f func(v any) goja.Value) {
+		_ = o.DefineAccessorProperty(name, rt.ToValue(func(c goja.FunctionCall) goja.Value { return f(this(c)) }), nil, goja.FLAG_TRUE, goja.FLAG_FALSE)
+	}
+	ejson := func(c goja.FunctionCall) goja.Value {
+		b, err := doc.MarshalExtJSON(this(c), false)
+		s.check(err)
+		var x any
+		_ = json.Unmarshal(b, &x)
+		return rt.ToValue(x)
+	}
+	str := func(c goja.FunctionCall) goja.Value {
+		switch v := this(c).(type) {
+		case bson.ObjectID:
+			return rt.ToValue(v.Hex())
+		case bson.Binary:
+			if v.Subtype == 4 && len(v.Data) == 16 {
+				return rt.ToValue(uuidString(v.Data))
+			}
+			if a := c.Argument(0); goja.IsString(a) && a.String() == "hex" {
+				return rt.ToValue(hex.EncodeToString(v.Data))
+			}
+			return rt.ToValue(base64.StdEncoding.EncodeToString(v.Data))
+		case bson.Timestamp:
+			return rt.ToValue(strconv.FormatUint(uint64(v.T)<<32|uint64(v.I), 10))
+		case bson.Regex:
+			return rt.ToValue("/" + v.Pattern + "/" + v.Options)
+		default:
+			return rt.ToValue(fmt.Sprint(v))
+		}
+	}
+	num := func(c goja.FunctionCall) goja.Value {
+		switch v := this(c).(type) {
+		case int64:
+			return rt.ToValue(float64(v))
+		case int32:
+			return rt.ToValue(int64(v))
+		case float64:
+			return rt.ToValue(v)
+		case bson.Decimal128:
+			f, _ := strconv.ParseFloat(v.String(), 64)
+			return rt.ToValue(f)
+		}
+		return rt.ToValue(math.NaN())
+	}
+	for _, o := range []*goja.Object{p.long, p.objectID, p.decimal, p.timestamp, p.binary, p.minKey, p.maxKey, p.regex, p.int32, p.double, p.other} {
+		method(o, "toString", str)
+		method(o, "toJSON", ejson)
+		method(o, "equals", func(c goja.FunctionCall) goja.Value {
+			other, err := s.toBSON(c.Argument(0), 0)
+			if err != nil {
+				return rt.ToValue(false)
+			}
+			return rt.ToValue(doc.Compare(this(c), other) == 0 && doc.TypeName(this(c)) == doc.TypeName(other))
+		})
+	}
+	for _, o := range []*goja.Object{p.long, p.decimal, p.int32, p.double} {
+		method(o, "valueOf", num)
+		method(o, "toNumber", num)
+	}
+	method(p.long, "toInt", num)
+	method(p.objectID, "toHexString", str)
+	method(p.objectID, "getTimestamp", func(c goja.FunctionCall) goja.Value {
+		id, _ := this(c).(bson.ObjectID)
+		return s.toJS(bson.NewDateTimeFromTime(id.Timestamp()))
+	})
+	getter(p.objectID, "str", func(v any) goja.Value { return rt.ToValue(v.(bson.ObjectID).Hex()) })
+	getter(p.timestamp, "t", func(v any) goja.Value { return rt.ToValue(int64(v.(bson.Timestamp).T)) })
+	getter(p.timestamp, "i", func(v any) goja.Value { return rt.ToValue(int64(v.(bson.Timestamp).I)) })
+	method(p.timestamp, "getHighBits", func(c goja.FunctionCall) goja.Value { return rt.ToValue(int64(this(c).(bson.Timestamp).T)) })
+	method(p.timestamp, "getLowBits", func(c goja.FunctionCall) goja.Value { return rt.ToValue(int64(this(c).(bson.Timestamp).I)) })
+	getter(p.binary, "sub_type", func(v any) goja.Value { return rt.ToValue(int64(v.(bson.Binary).Subtype)) })
+	method(p.binary, "base64", func(c goja.FunctionCall) goja.Value {
+		return rt.ToValue(base64.StdEncoding.EncodeToString(this(c).(bson.Binary).Data))
+	})
+	method(p.binary, "hex", func(c goja.FunctionCall) goja.Value {
+		return rt.ToValue(hex.EncodeToString(this(c).(bson.Binary).Data))
+	})
+	method(p.binary, "toHexString", func(c goja.FunctionCall) goja.Value {
+		return rt.ToValue(hex.EncodeToString(this(c).(bson.Binary).Data))
+	})
+	method(p.binary, "length", func(c goja.FunctionCall) goja.Value { return rt.ToValue(len(this(c).(bson.Binary).Data)) })
+	getter(p.regex, "pattern", func(v any) goja.Value { return rt.ToValue(v.(bson.Regex).Pattern) })
+	getter(p.regex, "options", func(v any) goja.Value { return rt.ToValue(v.(bson.Regex).Options) })
+}
+
+func uuidString(b []byte) string {
+	h := hex.EncodeToString(b)
+	return h[0:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:]
+}
+
+// installEJSON defines the global EJSON with mongosh's stringify, parse,
+// serialize and deserialize.
+func (s *Shell) installEJSON() {
+	rt := s.rt
+	e := rt.NewObject()
+	relaxedOpt := func(v goja.Value) bool {
+		if o, ok := v.(*goja.Object); ok && o.ClassName() == "Object" {
+			if r := o.Get("relaxed"); r != nil && !goja.IsUndefined(r) {
+				return r.ToBoolean()
+			}
+			if r := o.Get("canonical"); r != nil && !goja.IsUndefined(r) {
+				return !r.ToBoolean()
+			}
+		}
+		return true
+	}
+	_ = e.Set("stringify", func(c goja.FunctionCall) goja.Value {
+		v, err := s.toBSON(c.Argument(0), 0)
+		s.check(err)
+		relaxed := true
+		space := goja.Undefined()
+		switch len(c.Arguments) {
+		case 0, 1:
+		case 2:
+			relaxed = relaxedOpt(c.Argument(1))
+		default:
+			space = c.Argument(2)
+			relaxed = relaxedOpt(c.Argument(3))
+			if len(c.Arguments) == 3 {
+				relaxed = relaxedOpt(c.Argument(1))
+			}
+		}
+		out, err := doc.MarshalExtJSON(v, !relaxed)
+		s.check(err)
+		return rt.ToValue(indentJSON(out, space))
+	})
+	_ = e.Set("parse", func(c goja.FunctionCall) goja.Value {
+		v, err := doc.ParseExtJSONValue([]byte(c.Argument(0).String()))
+		s.check(err)
+		if relaxedOpt(c.Argument(1)) {
+			v = relaxNumbers(v)
+		}
+		return s.toJS(v)
+	})
+	_ = e.Set("serialize", func(c goja.FunctionCall) goja.Value {
+		v, err := s.toBSON(c.Argument(0), 0)
+		s.check(err)
+		out, err := doc.MarshalExtJSON(v, !relaxedOpt(c.Argument(1)))
+		s.check(err)
+		var x any
+		_ = json.Unmarshal(out, &x)
+		return rt.ToValue(x)
+	})
+	_ = e.Set("deserialize", func(c goja.FunctionCall) goja.Value {
+		b, err := json.Marshal(c.Argument(0).Export())
+		s.check(err)
+		v, err := doc.ParseExtJSONValue(b)
+		s.check(err)
+		return s.toJS(v)
+	})
+	_ = rt.Set("EJSON", e)
+}
+
+// relaxNumbers turns int64 values that a double holds exactly into
+// numbers, as EJSON.parse does in relaxed mode.
+func relaxNumbers(v any) any {
+	switch x := v.(type) {
+	case int64:
+		if x >= -(1<<53) && x <= 1<<53 {
+			return float64(x)
+		}
+	case bson.D:
+		out := make(bson.D, len(x))
+		for i, e := range x {
+			out[i] = bson.E{Key: e.Key, Value: relaxNumbers(e.Value)}
+		}
+		return out
+	case bson.A:
+		out := make(bson.A, len(x))
+		for i, e := range x {
+			out[i] = relaxNumbers(e)
+		}
+		return out
+	}
+	return v
+}
+
+// indentJSON applies JSON.stringify's space argument to compact JSON.
+func indentJSON(b []byte, space goja.Value) string {
+	ind := ""
+	if space != nil && !goja.IsUndefined(space) && !goja.IsNull(space) {
+		if goja.IsNumber(space) {
+			ind = strings.Repeat(" ", int(min(max(space.ToInteger(), 0), 10)))
+		} else {
+			ind = space.String()
+		}
+	}
+	if ind == "" {
+		return string(b)
+	}
+	var buf bytes.Buffer
+	if err := json.Indent(&buf, b, "", ind); err != nil {
+		return string(b)
+	}
+	return buf.String()
+}
