@@ -352,8 +352,9 @@ func (db *DB) applyUpdates(c *coll, rids []uint64, f *query.Filter, u *query.Upd
 		return 0, 0, nil, errDropped
 	}
 	var newMeta *collMeta
+	var stopErr error
 	err = db.store.Update(func(txn *lsm.Txn) error {
-		matched, modified, last, newMeta = 0, 0, nil, nil
+		matched, modified, last, newMeta, stopErr = 0, 0, nil, nil, nil
 		m := c.m()
 		w := &writeCtx{c: c, m: m, txn: txn}
 		for _, rid := range rids {
@@ -369,6 +370,12 @@ func (db *DB) applyUpdates(c *coll, rids []uint64, f *query.Filter, u *query.Upd
 			matched++
 			nd, err := u.Apply(d, query.UpdateOptions{Now: now})
 			if err != nil {
+				if _, user := asUserError(err); user {
+					// Keep the documents updated before this one, as
+					// MongoDB does, and report the failure.
+					stopErr, matched = err, matched-1
+					break
+				}
 				return err
 			}
 			if returnNew {
@@ -380,7 +387,8 @@ func (db *DB) applyUpdates(c *coll, rids []uint64, f *query.Filter, u *query.Upd
 				continue
 			}
 			if err := doc.ValidateForStorage(nd); err != nil {
-				return err
+				stopErr, matched = err, matched-1
+				break
 			}
 			nraw, err := doc.Marshal(nd)
 			if err != nil {
@@ -392,6 +400,10 @@ func (db *DB) applyUpdates(c *coll, rids []uint64, f *query.Filter, u *query.Upd
 				}
 			}
 			if err := w.replace(rid, d, nd, nraw); err != nil {
+				if _, user := asUserError(err); user {
+					stopErr, matched = err, matched-1
+					break
+				}
 				return err
 			}
 			modified++
@@ -402,6 +414,9 @@ func (db *DB) applyUpdates(c *coll, rids []uint64, f *query.Filter, u *query.Upd
 	})
 	if err == nil && newMeta != nil {
 		c.meta.Store(newMeta)
+	}
+	if err == nil {
+		err = stopErr
 	}
 	return matched, modified, last, err
 }
