@@ -376,6 +376,7 @@ func (db *DB) buildIndexes(ctx context.Context, c *coll, m *collMeta, ixs []*ind
 				}
 			}
 		}
+		failpoint(FailpointIndexBuildMid)
 	}
 	return batch.Flush()
 }

@@ -127,11 +127,13 @@ func (bd *batchDeleter) batch(rids []uint64) (deleted int64, used int, err error
 				break
 			}
 		}
+		failpoint(FailpointReapBeforeCommit)
 		return nil
 	})
 	if err != nil {
 		return 0, 0, err
 	}
+	failpoint(FailpointReapAfterCommit)
 	if bd.stats && deleted > 0 {
 		s := &bd.db.stats
 		s.bdBatches.Add(1)

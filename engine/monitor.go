@@ -270,6 +270,7 @@ func (db *DB) reclaimAsync() {
 			case <-ctx.Done():
 			}
 		}()
+		failpoint(FailpointReclaim)
 		if err := db.store.Reclaim(ctx); err != nil && ctx.Err() == nil {
 			db.logf("ttl: space reclamation: %v", err)
 		}

@@ -1,0 +1,42 @@
+package engine
+
+import (
+	"os"
+	"syscall"
+	"time"
+)
+
+// Failpoint names. The crash-torture harness (package fuzz) sets
+// TTLKV_FAILPOINT to one of them in a child process to kill it with
+// SIGKILL at that exact point.
+const (
+	// FailpointReapBeforeCommit fires in a delete batch after every
+	// document of the batch is staged, before its transaction commits.
+	FailpointReapBeforeCommit = "reap.beforeCommit"
+	// FailpointReapAfterCommit fires right after a delete batch commits,
+	// before the caller learns of it.
+	FailpointReapAfterCommit = "reap.afterCommit"
+	// FailpointIndexBuildMid fires in an index build after the keys of
+	// each scanned chunk of documents are staged, before the build's
+	// catalog entry is finished.
+	FailpointIndexBuildMid = "indexBuild.mid"
+	// FailpointReclaim fires in background space reclamation, before
+	// the store's reclamation starts.
+	FailpointReclaim = "reclaim"
+)
+
+// failpointName is TTLKV_FAILPOINT, read once at start: the process
+// environment of a crash-test child is fixed before it starts.
+var failpointName = os.Getenv("TTLKV_FAILPOINT")
+
+// failpoint kills the process with SIGKILL when TTLKV_FAILPOINT equals
+// name. It costs one string comparison otherwise. It is a test seam:
+// never set TTLKV_FAILPOINT in production.
+func failpoint(name string) {
+	if failpointName != "" && failpointName == name {
+		syscall.Kill(os.Getpid(), syscall.SIGKILL)
+		for {
+			time.Sleep(time.Hour) // the signal is on its way; never return
+		}
+	}
+}
