@@ -136,7 +136,7 @@ func TestCrashAtEveryWriteByte(t *testing.T) {
 // damageCase applies one kind of damage to a cleanly closed file.
 type damageCase struct {
 	name string
-	n    func(img []byte) int                 // how many variants
+	n    func(img []byte) int                // how many variants
 	do   func(img []byte, i int) (off int64) // damage variant i in place
 }
 
