@@ -97,15 +97,17 @@ func (db *DB) insertDocs(ctx context.Context, dbName, name string, docs []any, o
 	if err != nil {
 		return nil, nil, err
 	}
-	c.wmu.Lock()
-	defer c.wmu.Unlock()
-	if c.dropped.Load() {
-		return nil, nil, errDropped
-	}
 	i := 0
 	for i < stopAt {
 		if err := ctxErr(ctx); err != nil {
 			return ids, werrs, err
+		}
+		// The write lock is held per chunk, so the TTL monitor and other
+		// writers interleave with a large insert.
+		c.wmu.Lock()
+		if c.dropped.Load() {
+			c.wmu.Unlock()
+			return ids, werrs, errDropped
 		}
 		start := i
 		var newMeta *collMeta
@@ -139,11 +141,12 @@ func (db *DB) insertDocs(ctx context.Context, dbName, name string, docs []any, o
 			newMeta, e = w.commitMultikey()
 			return e
 		})
+		if txErr == nil && newMeta != nil {
+			c.meta.Store(newMeta)
+		}
+		c.wmu.Unlock()
 		if txErr != nil {
 			return ids, werrs, txErr
-		}
-		if newMeta != nil {
-			c.meta.Store(newMeta)
 		}
 		for j := start; j < i; j++ {
 			if prepared[j] != nil && !hasIndex(chunkErrs, j) {
