@@ -5,7 +5,7 @@ import (
 	"testing"
 )
 
-// BenchmarkAppend appends 200-byte records to a 1 MiB ring that wraps
+// BenchmarkAppend appends 200-byte records to a 64 KiB ring that wraps
 // many times over, with an eviction callback, on the real file system.
 func BenchmarkAppend(b *testing.B) {
 	for _, bc := range []struct {
@@ -13,7 +13,7 @@ func BenchmarkAppend(b *testing.B) {
 		sync bool
 	}{{"nosync", false}, {"SyncEveryAppend", true}} {
 		b.Run(bc.name, func(b *testing.B) {
-			r, err := Create(filepath.Join(b.TempDir(), "ring"), 1<<20, Options{SyncEveryAppend: bc.sync})
+			r, err := Create(filepath.Join(b.TempDir(), "ring"), 64<<10, Options{SyncEveryAppend: bc.sync})
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -36,7 +36,7 @@ func BenchmarkAppend(b *testing.B) {
 // BenchmarkAppendParallel measures group commit: concurrent appenders
 // with SyncEveryAppend share fsyncs.
 func BenchmarkAppendParallel(b *testing.B) {
-	r, err := Create(filepath.Join(b.TempDir(), "ring"), 1<<20, Options{SyncEveryAppend: true})
+	r, err := Create(filepath.Join(b.TempDir(), "ring"), 64<<10, Options{SyncEveryAppend: true})
 	if err != nil {
 		b.Fatal(err)
 	}
