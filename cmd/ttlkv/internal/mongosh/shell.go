@@ -416,3 +416,54 @@ func toInt32(v any) int32 {
 // returns a *ScriptError named "Interrupted". Safe to call from any
 // goroutine.
 func (s *Shell) Interrupt() { s.rt.Interrupt("interrupted") }
+
+// Incomplete reports whether src is the start of a longer statement: a
+// bracket, string or template left open, or a parse that ends early.
+// The interactive shell keeps reading lines while it is true.
+func Incomplete(src string) bool {
+	depth, quote, esc := 0, rune(0), false
+	lineComment, blockComment := false, false
+	prev := rune(0)
+	for _, r := range src {
+		switch {
+		case lineComment:
+			if r == '\n' {
+				lineComment = false
+			}
+		case blockComment:
+			if prev == '*' && r == '/' {
+				blockComment = false
+				r = 0
+			}
+		case quote != 0:
+			switch {
+			case esc:
+				esc = false
+			case r == '\\':
+				esc = true
+			case r == quote:
+				quote = 0
+			}
+		case r == '/' && prev == '/':
+			lineComment = true
+			depth = max(depth, 0)
+		case r == '*' && prev == '/':
+			blockComment = true
+		case r == '"' || r == '\'' || r == '`':
+			quote = r
+		case r == '(' || r == '[' || r == '{':
+			depth++
+		case r == ')' || r == ']' || r == '}':
+			depth--
+		}
+		prev = r
+	}
+	if blockComment || quote == '`' || depth > 0 {
+		return true
+	}
+	if depth < 0 || quote != 0 {
+		return false
+	}
+	_, err := goja.Compile("", rewriteShellCommands(src), false)
+	return err != nil && strings.Contains(err.Error(), "end of input")
+}

@@ -1,0 +1,73 @@
+package main
+
+import (
+	"fmt"
+
+	"github.com/spf13/pflag"
+	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/ttlkv/ttlkv/doc"
+	"github.com/ttlkv/ttlkv/engine"
+)
+
+var checkCommand = &command{
+	name:     "check",
+	summary:  "validate every collection of every database; exit 1 listing each inconsistency",
+	usage:    "ttlkv check",
+	examples: []string{"ttlkv check", "ttlkv check --dir ./ttlkv-data"},
+	run: func(e *env, _ *pflag.FlagSet, _ any, args []string) int {
+		if len(args) > 0 {
+			fmt.Fprintln(e.stderr, "ttlkv check: takes no arguments")
+			return 2
+		}
+		db, err := e.open(engine.Options{DisableTTLMonitor: true})
+		if err != nil {
+			return e.fail("check", err)
+		}
+		return e.closeDB("check", db, e.check(db))
+	},
+}
+
+// check validates every collection and prints one line per collection
+// and one per problem. It returns 1 if any collection is inconsistent.
+func (e *env) check(db *engine.DB) int {
+	colls, _, err := collections(e.ctx, db)
+	if err != nil {
+		return e.fail("check", err)
+	}
+	bad := 0
+	for _, c := range colls {
+		ns := c[0] + "." + c[1]
+		reply, err := do(e.ctx, db, c[0], bson.D{{Key: "validate", Value: c[1]}, {Key: "full", Value: true}})
+		if err != nil {
+			if codeOf(err) == doc.CodeCommandNotSupportedOnView {
+				fmt.Fprintf(e.stdout, "skip     %s (a view; its buckets collection is checked)\n", ns)
+				continue
+			}
+			bad++
+			fmt.Fprintf(e.stdout, "ERROR    %s: validate failed: %v\n", ns, err)
+			continue
+		}
+		valid, _ := doc.Get(reply, "valid")
+		errsV, _ := doc.Get(reply, "errors")
+		errs, _ := errsV.(bson.A)
+		if valid == true && len(errs) == 0 {
+			fmt.Fprintf(e.stdout, "ok       %s (%d records, %d indexes)\n", ns, num(reply, "nrecords"), num(reply, "nIndexes"))
+			continue
+		}
+		bad++
+		fmt.Fprintf(e.stdout, "INVALID  %s (%d records, %d indexes)\n", ns, num(reply, "nrecords"), num(reply, "nIndexes"))
+		for _, x := range errs {
+			fmt.Fprintf(e.stdout, "         - %v\n", x)
+		}
+		if len(errs) == 0 {
+			fmt.Fprintln(e.stdout, "         - validate reported valid: false without details")
+		}
+	}
+	if bad > 0 {
+		fmt.Fprintf(e.stdout, "%d of %d collection(s) inconsistent\n", bad, len(colls))
+		return 1
+	}
+	fmt.Fprintf(e.stdout, "all %d collection(s) consistent\n", len(colls))
+	return 0
+}

@@ -1,0 +1,97 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/spf13/pflag"
+
+	"github.com/ttlkv/ttlkv/cmd/ttlkv/internal/mongosh"
+	"github.com/ttlkv/ttlkv/engine"
+)
+
+type evalFlags struct {
+	files []string
+	json  string
+}
+
+// addJSONFlag registers mongosh's --json[=relaxed|canonical].
+func addJSONFlag(fs *pflag.FlagSet, p *string) {
+	fs.StringVar(p, "json", "", "print results as Extended JSON: relaxed (the default when given) or canonical")
+	fs.Lookup("json").NoOptDefVal = "relaxed"
+}
+
+var evalCommand = &command{
+	name:    "eval",
+	summary: "run mongosh JavaScript given as an argument, in files, or on stdin",
+	usage:   "ttlkv eval [--db NAME] [--json[=relaxed|canonical]] ['CODE' | -f FILE... | < FILE]",
+	examples: []string{
+		`ttlkv eval 'db.eventlog.createIndex({ "lastModifiedDate": 1 }, { expireAfterSeconds: 3600 })'`,
+		`ttlkv eval 'db.eventlog.insertOne({ lastModifiedDate: new Date(), msg: "hello" }); db.eventlog.countDocuments()'`,
+		`ttlkv eval --json 'db.eventlog.findOne({}, { _id: 0, msg: 1 })'`,
+		`ttlkv eval -f script.js`,
+	},
+	flags: func(fs *pflag.FlagSet) any {
+		f := &evalFlags{}
+		fs.StringArrayVarP(&f.files, "file", "f", nil, "run the JavaScript file (repeatable)")
+		addJSONFlag(fs, &f.json)
+		return f
+	},
+	run: func(e *env, _ *pflag.FlagSet, cfg any, args []string) int {
+		f := cfg.(*evalFlags)
+		type script struct{ name, src string }
+		var scripts []script
+		for _, name := range f.files {
+			b, err := os.ReadFile(name)
+			if err != nil {
+				return e.fail("eval", err)
+			}
+			scripts = append(scripts, script{name, string(b)})
+		}
+		switch {
+		case len(args) > 1:
+			fmt.Fprintln(e.stderr, "ttlkv eval: give the code as one argument (quote it)")
+			return 2
+		case len(args) == 1:
+			scripts = append(scripts, script{"<eval>", args[0]})
+		case len(scripts) == 0:
+			if e.isTerm(e.stdin) {
+				fmt.Fprintln(e.stderr, "ttlkv eval: no code given; pass 'CODE', -f FILE, or pipe a script on stdin (or use 'ttlkv shell')")
+				return 2
+			}
+			b, err := io.ReadAll(e.stdin)
+			if err != nil {
+				return e.fail("eval", err)
+			}
+			scripts = append(scripts, script{"<stdin>", string(b)})
+		}
+		db, err := e.open(engine.Options{})
+		if err != nil {
+			return e.fail("eval", err)
+		}
+		sh, err := mongosh.New(db, mongosh.Options{DB: e.db, Stdout: e.stdout, Stderr: e.stderr, JSON: f.json, Context: e.ctx})
+		if err != nil {
+			return e.closeDB("eval", db, e.fail("eval", err))
+		}
+		for _, s := range scripts {
+			if err := sh.Eval(s.name, s.src); err != nil {
+				return e.closeDB("eval", db, scriptExit(e, err))
+			}
+		}
+		return e.closeDB("eval", db, 0)
+	},
+}
+
+// scriptExit reports a script's uncaught error as mongosh does and
+// returns the exit code: the script's own for quit(n), else 1.
+func scriptExit(e *env, err error) int {
+	var ee *mongosh.ExitError
+	if errors.As(err, &ee) {
+		return ee.Code
+	}
+	fmt.Fprintln(e.stderr, strings.TrimRight(err.Error(), "\n"))
+	return 1
+}

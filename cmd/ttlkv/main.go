@@ -1,0 +1,250 @@
+// Command ttlkv is the command line of the ttlkv storage engine: a
+// mongosh-compatible shell and script runner, single commands given as
+// Extended JSON, import and export in mongoimport's and mongoexport's
+// formats, statistics, a consistency check, the TTL reaper and a demo.
+//
+// Every subcommand opens the data directory (--dir, else $TTLKV_DIR, else
+// ./ttlkv-data), works through engine.DB.RunCommand, and closes it. There
+// is no storage logic here.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"sort"
+	"strings"
+	"syscall"
+
+	"github.com/spf13/pflag"
+
+	"github.com/ttlkv/ttlkv/engine"
+)
+
+// version is the ttlkv release this binary reports; set with -ldflags
+// "-X main.version=..." at release time.
+var version = "0.1.0-dev"
+
+// defaultDir is the data directory used when neither --dir nor
+// $TTLKV_DIR is given.
+const defaultDir = "ttlkv-data"
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	e := &env{
+		ctx:    ctx,
+		stdin:  os.Stdin,
+		stdout: os.Stdout,
+		stderr: os.Stderr,
+		getenv: os.Getenv,
+		isTerm: isTerminal,
+	}
+	os.Exit(e.main(os.Args[1:]))
+}
+
+// env is what a subcommand may touch: its streams, the environment, the
+// global flags and a context cancelled by SIGINT. Tests build one with
+// buffers.
+type env struct {
+	ctx    context.Context
+	stdin  io.Reader
+	stdout io.Writer
+	stderr io.Writer
+	getenv func(string) string
+	// isTerm reports whether a stream is an interactive terminal.
+	isTerm func(any) bool
+
+	dir string // --dir
+	db  string // --db
+	// openOpts, if set (tests), adjusts the engine options.
+	openOpts func(*engine.Options)
+}
+
+// command is one subcommand: its name, a one-line summary, its usage and
+// examples for --help (every example is run by a test), and its body.
+type command struct {
+	name     string
+	summary  string
+	usage    string
+	examples []string
+	flags    func(fs *pflag.FlagSet) any
+	run      func(e *env, fs *pflag.FlagSet, cfg any, args []string) int
+}
+
+// commands lists the subcommands in the order help shows them.
+func commands() []*command {
+	return []*command{
+		demoCommand, shellCommand, evalCommand, runCommand, importCommand, exportCommand,
+		tailCommand, statsCommand, checkCommand, reapCommand, serveCommand, versionCommand, helpCommand,
+	}
+}
+
+func lookup(name string) *command {
+	for _, c := range commands() {
+		if c.name == name {
+			return c
+		}
+	}
+	return nil
+}
+
+// addGlobal registers --dir and --db on a flag set.
+func (e *env) addGlobal(fs *pflag.FlagSet) {
+	fs.StringVar(&e.dir, "dir", e.dir, "data directory (default $TTLKV_DIR, else ./"+defaultDir+")")
+	fs.StringVar(&e.db, "db", e.db, "database name")
+}
+
+// main parses the global flags and runs a subcommand; it returns the
+// process exit code.
+func (e *env) main(args []string) int {
+	if e.db == "" {
+		e.db = "test"
+	}
+	fs := pflag.NewFlagSet("ttlkv", pflag.ContinueOnError)
+	fs.SetInterspersed(false)
+	fs.SetOutput(io.Discard)
+	e.addGlobal(fs)
+	showVersion := fs.BoolP("version", "v", false, "print the version")
+	help := fs.BoolP("help", "h", false, "show help")
+	if err := fs.Parse(args); err != nil {
+		fmt.Fprintf(e.stderr, "ttlkv: %v\n", err)
+		e.usage(e.stderr)
+		return 2
+	}
+	switch {
+	case *showVersion:
+		return e.runCommand(versionCommand, nil)
+	case *help || fs.NArg() == 0:
+		e.usage(e.stdout)
+		return 0
+	}
+	name, rest := fs.Arg(0), fs.Args()[1:]
+	c := lookup(name)
+	if c == nil {
+		fmt.Fprintf(e.stderr, "ttlkv: unknown command %q\n", name)
+		e.usage(e.stderr)
+		return 2
+	}
+	return e.runCommand(c, rest)
+}
+
+// runCommand parses a subcommand's flags and runs it.
+func (e *env) runCommand(c *command, args []string) int {
+	fs := pflag.NewFlagSet("ttlkv "+c.name, pflag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.SortFlags = false
+	e.addGlobal(fs)
+	var cfg any
+	if c.flags != nil {
+		cfg = c.flags(fs)
+	}
+	help := fs.BoolP("help", "h", false, "show help for "+c.name)
+	if err := fs.Parse(args); err != nil {
+		fmt.Fprintf(e.stderr, "ttlkv %s: %v\n", c.name, err)
+		fmt.Fprintf(e.stderr, "Run 'ttlkv %s --help' for usage.\n", c.name)
+		return 2
+	}
+	if *help {
+		e.commandHelp(e.stdout, c, fs)
+		return 0
+	}
+	return c.run(e, fs, cfg, fs.Args())
+}
+
+// usage prints the list of subcommands.
+func (e *env) usage(w io.Writer) {
+	fmt.Fprintf(w, "ttlkv %s: an embedded document engine with MongoDB's TTL, capped and time-series collections\n\n", version)
+	fmt.Fprintln(w, "Usage: ttlkv [--dir DIR] [--db NAME] COMMAND [flags] [args]")
+	fmt.Fprintln(w, "\nCommands:")
+	for _, c := range commands() {
+		fmt.Fprintf(w, "  %-8s %s\n", c.name, c.summary)
+	}
+	fmt.Fprintln(w, "\nGlobal flags:")
+	fmt.Fprintf(w, "  --dir DIR   data directory (default $TTLKV_DIR, else ./%s, created mode 0700)\n", defaultDir)
+	fmt.Fprintln(w, "  --db NAME   database (default test)")
+	fmt.Fprintln(w, "\nRun 'ttlkv COMMAND --help' for a command's flags and examples.")
+}
+
+// commandHelp prints a subcommand's usage, flags and examples.
+func (e *env) commandHelp(w io.Writer, c *command, fs *pflag.FlagSet) {
+	fmt.Fprintf(w, "Usage: %s\n\n%s\n\nFlags:\n%s", c.usage, c.summary, fs.FlagUsages())
+	if len(c.examples) > 0 {
+		fmt.Fprintln(w, "\nExamples:")
+		for _, ex := range c.examples {
+			fmt.Fprintf(w, "  %s\n", ex)
+		}
+	}
+}
+
+// dataDir resolves the data directory: --dir, else $TTLKV_DIR, else
+// ./ttlkv-data.
+func (e *env) dataDir() string {
+	switch {
+	case e.dir != "":
+		return e.dir
+	case e.getenv != nil && e.getenv("TTLKV_DIR") != "":
+		return e.getenv("TTLKV_DIR")
+	}
+	return defaultDir
+}
+
+// open creates the data directory if needed (mode 0700) and opens the
+// engine on it. The error names the directory; a directory held by
+// another process says so.
+func (e *env) open(opts engine.Options) (*engine.DB, error) {
+	dir := e.dataDir()
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, fmt.Errorf("cannot create data directory %s: %w", dir, err)
+	}
+	if e.openOpts != nil {
+		e.openOpts(&opts)
+	}
+	db, err := engine.Open(dir, opts)
+	if err != nil {
+		if strings.Contains(err.Error(), "in use") || strings.Contains(strings.ToLower(err.Error()), "lock") {
+			return nil, fmt.Errorf("data directory %s is in use by another process (%v)", dir, err)
+		}
+		return nil, fmt.Errorf("cannot open data directory %s: %w", dir, err)
+	}
+	return db, nil
+}
+
+// fail prints "ttlkv CMD: err" to stderr and returns exit code 1.
+func (e *env) fail(cmd string, err error) int {
+	fmt.Fprintf(e.stderr, "ttlkv %s: %v\n", cmd, err)
+	return 1
+}
+
+// closeDB closes db, reporting a close error (which turns success into
+// failure: data may not be durable).
+func (e *env) closeDB(cmd string, db *engine.DB, code int) int {
+	if err := db.Close(); err != nil && !errors.Is(err, engine.ErrClosed) {
+		fmt.Fprintf(e.stderr, "ttlkv %s: closing %s: %v\n", cmd, db.Dir(), err)
+		return 1
+	}
+	return code
+}
+
+// isTerminal reports whether v is an *os.File attached to a terminal.
+func isTerminal(v any) bool {
+	f, ok := v.(*os.File)
+	if !ok {
+		return false
+	}
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}
+
+// sortedKeys returns a map's keys in order (stable output).
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}

@@ -1,0 +1,58 @@
+package main
+
+import (
+	"fmt"
+
+	"github.com/spf13/pflag"
+	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/ttlkv/ttlkv/doc"
+	"github.com/ttlkv/ttlkv/engine"
+)
+
+type reapFlags struct{ json bool }
+
+var reapCommand = &command{
+	name:     "reap",
+	summary:  "run one TTL pass now (delete every expired document) and print what it deleted",
+	usage:    "ttlkv reap [--json]",
+	examples: []string{"ttlkv reap", "ttlkv reap --json"},
+	flags: func(fs *pflag.FlagSet) any {
+		f := &reapFlags{}
+		fs.BoolVar(&f.json, "json", false, "print the runTTLPass reply as relaxed Extended JSON")
+		return f
+	},
+	run: func(e *env, _ *pflag.FlagSet, cfg any, args []string) int {
+		f := cfg.(*reapFlags)
+		if len(args) > 0 {
+			fmt.Fprintln(e.stderr, "ttlkv reap: takes no arguments")
+			return 2
+		}
+		db, err := e.open(engine.Options{DisableTTLMonitor: true})
+		if err != nil {
+			return e.fail("reap", err)
+		}
+		reply, err := do(e.ctx, db, "admin", bson.D{{Key: "runTTLPass", Value: 1}})
+		if err != nil {
+			return e.closeDB("reap", db, e.fail("reap", err))
+		}
+		if f.json {
+			out, err := doc.MarshalExtJSON(reply, false)
+			if err != nil {
+				return e.closeDB("reap", db, e.fail("reap", err))
+			}
+			fmt.Fprintln(e.stdout, string(out))
+			return e.closeDB("reap", db, 0)
+		}
+		fmt.Fprintf(e.stdout, "TTL pass: deleted %d expired document(s) in %d sub-pass(es)\n", num(reply, "deleted"), num(reply, "subPasses"))
+		idx, _ := doc.Get(reply, "indexes")
+		arr, _ := idx.(bson.A)
+		for _, x := range arr {
+			d, _ := x.(bson.D)
+			ns, _ := doc.Get(d, "ns")
+			name, _ := doc.Get(d, "index")
+			fmt.Fprintf(e.stdout, "  %v index %v: %d deleted\n", ns, name, num(d, "deleted"))
+		}
+		return e.closeDB("reap", db, 0)
+	},
+}

@@ -1,0 +1,82 @@
+package main
+
+import (
+	"fmt"
+
+	"github.com/spf13/pflag"
+	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/ttlkv/ttlkv/doc"
+	"github.com/ttlkv/ttlkv/engine"
+)
+
+type runFlags struct{ canonical bool }
+
+var runCommand = &command{
+	name:    "run",
+	summary: "run one database command given as Extended JSON and print the reply",
+	usage:   "ttlkv run [--db NAME] [--canonical] 'COMMAND'",
+	examples: []string{
+		`ttlkv run '{"ping": 1}'`,
+		`ttlkv run '{"insert": "events", "documents": [{"at": {"$date": "2024-01-01T00:00:00Z"}}]}'`,
+		`ttlkv run '{"createIndexes": "events", "indexes": [{"key": {"at": 1}, "name": "at_1", "expireAfterSeconds": 3600}]}'`,
+		`ttlkv run --db admin '{"getParameter": 1, "ttlMonitorSleepSecs": 1}'`,
+	},
+	flags: func(fs *pflag.FlagSet) any {
+		f := &runFlags{}
+		fs.BoolVar(&f.canonical, "canonical", false, "print canonical instead of relaxed Extended JSON")
+		return f
+	},
+	run: func(e *env, _ *pflag.FlagSet, cfg any, args []string) int {
+		f := cfg.(*runFlags)
+		if len(args) != 1 {
+			fmt.Fprintln(e.stderr, "ttlkv run: give exactly one command document, e.g. ttlkv run '{\"ping\": 1}'")
+			return 2
+		}
+		cmd, err := doc.ParseExtJSON([]byte(args[0]))
+		if err != nil {
+			return e.fail("run", err)
+		}
+		if len(cmd) == 0 {
+			return e.fail("run", fmt.Errorf("the command document is empty"))
+		}
+		db, err := e.open(engine.Options{})
+		if err != nil {
+			return e.fail("run", err)
+		}
+		reply, cmdErr := db.RunCommand(e.ctx, e.db, cmd)
+		code := 0
+		if cmdErr != nil || !replyOK(reply) {
+			code = 1
+		}
+		if reply != nil {
+			out, err := doc.MarshalExtJSON(reply, f.canonical)
+			if err != nil {
+				return e.closeDB("run", db, e.fail("run", err))
+			}
+			fmt.Fprintln(e.stdout, string(out))
+		} else if cmdErr != nil {
+			fmt.Fprintf(e.stderr, "ttlkv run: %v\n", cmdErr)
+		}
+		return e.closeDB("run", db, code)
+	},
+}
+
+// replyOK reports whether a command reply says ok: 1.
+func replyOK(reply bson.D) bool {
+	for _, f := range reply {
+		if f.Key == "ok" {
+			switch v := f.Value.(type) {
+			case float64:
+				return v == 1
+			case int32:
+				return v == 1
+			case int64:
+				return v == 1
+			case bool:
+				return v
+			}
+		}
+	}
+	return false
+}

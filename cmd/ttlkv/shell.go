@@ -1,0 +1,223 @@
+package main
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/chzyer/readline"
+	"github.com/spf13/pflag"
+
+	"github.com/ttlkv/ttlkv/cmd/ttlkv/internal/mongosh"
+	"github.com/ttlkv/ttlkv/engine"
+)
+
+type shellFlags struct {
+	history string
+	json    string
+}
+
+const shellHelp = `Shell commands:
+  use <db>            switch the current database
+  show dbs            list databases
+  show collections    list collections of the current database
+  it                  show the next documents of the last printed cursor
+  help                this text
+  exit, quit()        leave the shell (or press Ctrl-D)
+
+Anything else is mongosh JavaScript, e.g.:
+  db.events.insertOne({ at: new Date(), kind: "login" })
+  db.events.createIndex({ at: 1 }, { expireAfterSeconds: 3600 })
+  db.events.find({ kind: "login" }).sort({ at: -1 }).limit(5)
+  db.adminCommand({ setParameter: 1, ttlMonitorSleepSecs: 1 })
+A line ending inside an open bracket or string continues on the next line.
+Ctrl-C clears the current input.`
+
+var shellCommand = &command{
+	name:    "shell",
+	summary: "an interactive mongosh-compatible shell (line editing, history, multi-line input)",
+	usage:   "ttlkv shell [--db NAME] [--history FILE]",
+	examples: []string{
+		`ttlkv shell`,
+		`ttlkv shell --db logs --history ''`,
+	},
+	flags: func(fs *pflag.FlagSet) any {
+		f := &shellFlags{history: "~/.ttlkv_shell_history"}
+		fs.StringVar(&f.history, "history", f.history, "history file ('' keeps no history)")
+		addJSONFlag(fs, &f.json)
+		return f
+	},
+	run: func(e *env, _ *pflag.FlagSet, cfg any, args []string) int {
+		f := cfg.(*shellFlags)
+		if len(args) > 0 {
+			fmt.Fprintln(e.stderr, "ttlkv shell: takes no arguments (use 'ttlkv eval' to run code)")
+			return 2
+		}
+		db, err := e.open(engine.Options{})
+		if err != nil {
+			return e.fail("shell", err)
+		}
+		code := e.shell(db, f)
+		return e.closeDB("shell", db, code)
+	},
+}
+
+// lineReader is where the shell's input comes from: readline on a
+// terminal, plain lines otherwise.
+type lineReader interface {
+	// readLine returns the next line without its newline; io.EOF at the
+	// end of input, readline.ErrInterrupt on Ctrl-C.
+	readLine(prompt string) (string, error)
+	close()
+}
+
+type plainReader struct{ sc *bufio.Scanner }
+
+func (p *plainReader) readLine(string) (string, error) {
+	if p.sc.Scan() {
+		return p.sc.Text(), nil
+	}
+	if err := p.sc.Err(); err != nil {
+		return "", err
+	}
+	return "", io.EOF
+}
+func (p *plainReader) close() {}
+
+type rlReader struct{ rl *readline.Instance }
+
+func (r *rlReader) readLine(prompt string) (string, error) {
+	r.rl.SetPrompt(prompt)
+	return r.rl.Readline()
+}
+func (r *rlReader) close() { r.rl.Close() }
+
+// expandHome replaces a leading ~ with the home directory.
+func expandHome(p string) string {
+	if p == "~" || strings.HasPrefix(p, "~/") {
+		if home, err := os.UserHomeDir(); err == nil {
+			return filepath.Join(home, p[1:])
+		}
+	}
+	return p
+}
+
+// newLineReader picks readline for a terminal and plain lines otherwise.
+func (e *env) newLineReader(history string) (lineReader, bool, error) {
+	if !e.isTerm(e.stdin) {
+		sc := bufio.NewScanner(e.stdin)
+		sc.Buffer(make([]byte, 64<<10), 16<<20)
+		return &plainReader{sc: sc}, false, nil
+	}
+	cfg := &readline.Config{
+		HistoryFile:       expandHome(history),
+		HistorySearchFold: true,
+		InterruptPrompt:   "^C",
+		EOFPrompt:         "exit",
+	}
+	if in, ok := e.stdin.(*os.File); ok {
+		cfg.Stdin = in
+		cfg.FuncIsTerminal = func() bool { return true }
+		fd := int(in.Fd())
+		var state *readline.State
+		cfg.FuncMakeRaw = func() error {
+			var err error
+			state, err = readline.MakeRaw(fd)
+			return err
+		}
+		cfg.FuncExitRaw = func() error {
+			if state == nil {
+				return nil
+			}
+			return readline.Restore(fd, state)
+		}
+		cfg.FuncGetWidth = func() int {
+			w, _, err := readline.GetSize(fd)
+			if err != nil || w <= 0 {
+				return 80
+			}
+			return w
+		}
+	}
+	if out, ok := e.stdout.(io.Writer); ok {
+		cfg.Stdout = out
+		cfg.Stderr = e.stderr
+	}
+	rl, err := readline.NewEx(cfg)
+	if err != nil {
+		return nil, false, err
+	}
+	return &rlReader{rl: rl}, true, nil
+}
+
+// shell runs the read-eval-print loop until exit or end of input.
+func (e *env) shell(db *engine.DB, f *shellFlags) int {
+	sh, err := mongosh.New(db, mongosh.Options{DB: e.db, Stdout: e.stdout, Stderr: e.stderr, JSON: f.json, Context: e.ctx})
+	if err != nil {
+		return e.fail("shell", err)
+	}
+	in, interactive, err := e.newLineReader(f.history)
+	if err != nil {
+		return e.fail("shell", err)
+	}
+	defer in.close()
+	if interactive {
+		fmt.Fprintf(e.stdout, "ttlkv %s shell on %s. Type \"help\" for help, \"exit\" to leave.\n", version, db.Dir())
+	}
+	var buf []string
+	for {
+		prompt := sh.DB() + "> "
+		if len(buf) > 0 {
+			prompt = "... "
+		}
+		line, err := in.readLine(prompt)
+		if errors.Is(err, readline.ErrInterrupt) {
+			buf = nil
+			continue
+		}
+		if err != nil {
+			if len(buf) > 0 {
+				e.evalShell(sh, strings.Join(buf, "\n"))
+			}
+			return 0
+		}
+		if len(buf) == 0 {
+			switch strings.TrimSuffix(strings.TrimSpace(line), ";") {
+			case "":
+				continue
+			case "help":
+				fmt.Fprintln(e.stdout, shellHelp)
+				continue
+			case "exit", "quit", "quit()", "exit()":
+				return 0
+			}
+		}
+		buf = append(buf, line)
+		src := strings.Join(buf, "\n")
+		if mongosh.Incomplete(src) {
+			continue
+		}
+		buf = nil
+		if code, exit := e.evalShell(sh, src); exit {
+			return code
+		}
+	}
+}
+
+// evalShell runs one input and prints its error; it reports whether the
+// input asked to leave the shell.
+func (e *env) evalShell(sh *mongosh.Shell, src string) (int, bool) {
+	err := sh.Eval("<shell>", src)
+	var ee *mongosh.ExitError
+	if errors.As(err, &ee) {
+		return ee.Code, true
+	}
+	if err != nil {
+		fmt.Fprintln(e.stderr, err)
+	}
+	return 0, false
+}
