@@ -18,7 +18,7 @@ var demoCommand = &command{
 	usage:   "ttlkv demo [--dir DIR] [--db NAME]",
 	examples: []string{
 		"ttlkv demo",
-		"ttlkv demo --dir /tmp/ttlkv-demo --db demo",
+		"ttlkv demo --dir ./demo-data --db demo",
 	},
 	run: func(e *env, _ *pflag.FlagSet, _ any, args []string) int {
 		if len(args) > 0 {
