@@ -221,6 +221,9 @@ func (d *demo) capped() {
 		docs = append(docs, bson.D{{Key: "seq", Value: int32(i)}, {Key: "msg", Value: fmt.Sprintf("event %d", i)}})
 	}
 	d.cmd(fmt.Sprintf("db.%s.insertMany([5 events])", demoLog), bson.D{{Key: "insert", Value: demoLog}, {Key: "documents", Value: docs}})
+	if d.err != nil {
+		return
+	}
 	d.say("  > db.%s.find().sort({ $natural: -1 })   (newest first; only the last 3 are kept)", demoLog)
 	d.show(d.find(bson.D{{Key: "find", Value: demoLog}, {Key: "filter", Value: bson.D{}}, {Key: "sort", Value: bson.D{{Key: "$natural", Value: int32(-1)}}},
 		{Key: "projection", Value: bson.D{{Key: "_id", Value: int32(0)}}}}))
@@ -247,6 +250,9 @@ func (d *demo) timeseries() {
 		return
 	}
 	d.say("  > db.adminCommand({ runTTLPass: 1 })\n    deleted %d (whole buckets whose every reading is older than 1 day)", num(r, "deleted"))
+	if d.err != nil {
+		return
+	}
 	d.say("  > db.%s.find({}, { _id: 0 }).sort({ ts: 1 })", demoWeather)
 	d.show(d.find(bson.D{{Key: "find", Value: demoWeather}, {Key: "filter", Value: bson.D{}}, {Key: "sort", Value: bson.D{{Key: "ts", Value: int32(1)}}},
 		{Key: "projection", Value: bson.D{{Key: "_id", Value: int32(0)}}}}))
