@@ -128,6 +128,22 @@ func (c *Collection) Find(ctx context.Context, filter any, opts ...FindOptions) 
 	if len(opts) > 0 {
 		o = opts[0]
 	}
+	// Options come from Go code (int values, maps) like filters do.
+	if o.Sort != nil {
+		if o.Sort, err = doc.Normalize(o.Sort); err != nil {
+			return nil, err
+		}
+	}
+	if o.Projection != nil {
+		if o.Projection, err = doc.Normalize(o.Projection); err != nil {
+			return nil, err
+		}
+	}
+	if h, ok := o.Hint.(bson.D); ok {
+		if o.Hint, err = doc.Normalize(h); err != nil {
+			return nil, err
+		}
+	}
 	coll, _, q, err := c.db.findPlan(c.dbName, c.name, f, o)
 	if err != nil {
 		return nil, err
