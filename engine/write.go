@@ -2,6 +2,7 @@ package engine
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 
 	"github.com/ttlkv/ttlkv/doc"
@@ -48,6 +49,9 @@ type writeCtx struct {
 	m        *collMeta
 	txn      *lsm.Txn
 	multikey []*indexMeta // indexes to mark multikey at commit
+	// uniq maps index id + keystring to the record that last set that
+	// key of a unique index in this transaction (see hasKey).
+	uniq map[string]uint64
 }
 
 // dupKeyErr builds MongoDB's DuplicateKey error.
@@ -61,20 +65,53 @@ func dupKeyErr(m *collMeta, ix *indexMeta, d bson.D) error {
 
 // hasKey reports whether a unique index already holds ks for a record
 // other than rid.
+//
+// Committed entries are found in a read-only snapshot, not with an
+// iterator of w.txn: Badger copies and sorts every pending write of a
+// read-write transaction each time one creates an iterator, which made a
+// 2000-document insert chunk quadratic (benchmarks/RESULTS.md). The
+// snapshot is exact because c.wmu serialises the collection's writers;
+// entries this transaction deleted are skipped (w.txn.Has), and entries
+// it wrote come from w.uniq.
 func (w *writeCtx) hasKey(ix *indexMeta, ks []byte, rid uint64) (bool, error) {
-	pre := append(lsm.IndexPrefix(w.m.ID, ix.ID), ks...)
-	it := w.txn.NewIter(lsm.IterOptions{Prefix: pre, KeysOnly: true})
-	defer it.Close()
-	for it.Next() {
-		k := it.Key()
-		if len(k) != len(pre)+8 {
-			continue
+	if other, ok := w.uniq[uniqKey(ix, ks)]; ok && other != rid {
+		live, err := w.txn.Has(lsm.IndexKey(w.m.ID, ix.ID, ks, other))
+		if err != nil || live {
+			return live, err
 		}
-		if _, other, _ := lsm.SplitIndexKey(k); other != rid {
-			return true, nil
+	}
+	pre := append(lsm.IndexPrefix(w.m.ID, ix.ID), ks...)
+	var found []uint64
+	err := w.c.db.store.View(func(rt *lsm.Txn) error {
+		it := rt.NewIter(lsm.IterOptions{Prefix: pre, KeysOnly: true})
+		defer it.Close()
+		for it.Next() {
+			k := it.Key()
+			if len(k) != len(pre)+8 {
+				continue
+			}
+			if _, other, _ := lsm.SplitIndexKey(k); other != rid {
+				found = append(found, other)
+			}
+		}
+		return it.Err()
+	})
+	if err != nil {
+		return false, err
+	}
+	for _, other := range found {
+		live, err := w.txn.Has(lsm.IndexKey(w.m.ID, ix.ID, ks, other))
+		if err != nil || live {
+			return live, err
 		}
 	}
 	return false, nil
+}
+
+func uniqKey(ix *indexMeta, ks []byte) string {
+	var b [8]byte
+	binary.BigEndian.PutUint64(b[:], ix.ID)
+	return string(b[:]) + string(ks)
 }
 
 // docKeys computes d's keys for every index, checking unique ones.
@@ -150,6 +187,12 @@ func (w *writeCtx) insert(rid uint64, d bson.D, raw []byte) error {
 // keys of TTL indexes.
 func (w *writeCtx) setIndexKey(ix *indexMeta, k []byte, rid uint64) error {
 	key := lsm.IndexKey(w.m.ID, ix.ID, k, rid)
+	if ix.Unique {
+		if w.uniq == nil {
+			w.uniq = map[string]uint64{}
+		}
+		w.uniq[uniqKey(ix, k)] = rid
+	}
 	if ix.TTL {
 		w.c.db.mon.noteKey(ttlKey{w.m.ID, ix.ID}, key)
 	}
