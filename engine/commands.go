@@ -333,6 +333,7 @@ func appendWriteErrors(reply bson.D, werrs []WriteError) bson.D {
 func parseFindOptions(cmd bson.D) (bson.D, FindOptions, error) {
 	var o FindOptions
 	var filter bson.D
+	singleBatch := false
 	for _, e := range cmd[1:] {
 		var err error
 		switch e.Key {
@@ -360,9 +361,7 @@ func parseFindOptions(cmd bson.D) (bson.D, FindOptions, error) {
 				o.BatchSize = -1 // explicit zero: empty first batch
 			}
 		case "singleBatch":
-			if b, _ := asBool(e.Value); b && o.Limit == 0 {
-				o.Limit = -1
-			}
+			singleBatch, _ = asBool(e.Value)
 		case "hint":
 			o.Hint = e.Value
 		case "tailable":
@@ -377,6 +376,17 @@ func parseFindOptions(cmd bson.D) (bson.D, FindOptions, error) {
 		if err != nil {
 			return nil, o, err
 		}
+	}
+	if singleBatch && o.BatchSize >= 0 {
+		// One batch, then the cursor closes: a negative Limit.
+		n := int64(defaultFirstBatch)
+		if o.BatchSize > 0 {
+			n = int64(o.BatchSize)
+		}
+		if o.Limit > 0 && o.Limit < n {
+			n = o.Limit
+		}
+		o.Limit = -n
 	}
 	return filter, o, nil
 }
