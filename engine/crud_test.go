@@ -277,7 +277,7 @@ func TestQueryThroughSpecialIndexes(t *testing.T) {
 func TestUpdateModifiers(t *testing.T) {
 	cases := []struct {
 		before, update, after string
-		modified            int
+		modified              int
 	}{
 		{`{"_id": 1, "a": 1}`, `{"$set": {"a": 2, "b.c": "x"}}`, `{"_id": 1, "a": 2, "b": {"c": "x"}}`, 1},
 		{`{"_id": 1, "a": 1}`, `{"$set": {"a": 1}}`, `{"_id": 1, "a": 1}`, 0},
