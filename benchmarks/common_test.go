@@ -1,0 +1,284 @@
+// Package benchmarks measures ttlkv against raw Badger doing the same key
+// writes in the same run. See RESULTS.md for the figures and how to run.
+package benchmarks
+
+import (
+	"context"
+	"fmt"
+	"io/fs"
+	"math"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	badger "github.com/dgraph-io/badger/v4"
+	"github.com/ttlkv/ttlkv/doc"
+	"github.com/ttlkv/ttlkv/engine"
+	"github.com/ttlkv/ttlkv/lsm"
+	"go.mongodb.org/mongo-driver/v2/bson"
+)
+
+// envInt reads a size from the environment, falling back to def.
+func envInt(name string, def int) int {
+	if s := os.Getenv(name); s != "" {
+		if n, err := strconv.Atoi(s); err == nil && n > 0 {
+			return n
+		}
+	}
+	return def
+}
+
+// Sizes. Every one is an environment variable so a quick run can shrink it.
+var (
+	benchN      = envInt("TTLKV_BENCH_N", 1_000_000)      // documents for insert, reap, space
+	benchBatch  = envInt("TTLKV_BENCH_BATCH", 1000)       // InsertMany batch size
+	lookupN     = envInt("TTLKV_BENCH_LOOKUP_N", 200_000) // documents behind the lookup/scan fixture
+	lookups     = envInt("TTLKV_BENCH_LOOKUPS", 50_000)   // point lookups per iteration
+	scanN       = envInt("TTLKV_BENCH_SCAN", 10_000)      // documents per range scan
+	scans       = envInt("TTLKV_BENCH_SCANS", 20)         // range scans per iteration
+	fgN         = envInt("TTLKV_BENCH_FG_N", 500_000)     // expired set reaped beside the writer
+	fgIdle      = time.Duration(envInt("TTLKV_BENCH_FG_IDLE_MS", 3000)) * time.Millisecond
+	queueN      = envInt("TTLKV_BENCH_QUEUE_N", 50_000) // documents per queue-shape pass
+	queuePasses = envInt("TTLKV_BENCH_QUEUE_PASSES", 20)
+	deleteN     = envInt("TTLKV_BENCH_DELETE_N", 100_000) // DeleteMany size for the batch-docs sweep
+)
+
+// Key-space ids the raw-Badger baseline uses: collection 1, the _id
+// index 1 and the secondary index 2. Only the key shapes matter.
+const (
+	rawColl  = 1
+	rawIDIx  = 1
+	rawSecIx = 2
+)
+
+// baseTime is the fake clock's start.
+var baseTime = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+
+// fakeClock is a clock that moves only when told.
+type fakeClock struct {
+	mu  sync.Mutex
+	now time.Time
+}
+
+func newClock() *fakeClock { return &fakeClock{now: baseTime} }
+
+func (c *fakeClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.now
+}
+
+func (c *fakeClock) Advance(d time.Duration) {
+	c.mu.Lock()
+	c.now = c.now.Add(d)
+	c.mu.Unlock()
+}
+
+// filler pads documents to about 200 bytes encoded.
+var filler = "lorem ipsum dolor sit amet, consectetur adipiscing elit, sed do eiusmod tempor incididunt ut labore et dolore magna aliqua. ut enim ad minim ven"
+
+// makeDoc returns document i: an int64 _id, the indexed field n (a
+// scrambled int64, so inserts hit the index out of order), and an expiry
+// date exp. It encodes to about 200 bytes.
+func makeDoc(i int, exp time.Time) bson.D {
+	return bson.D{
+		{Key: "_id", Value: int64(i)},
+		{Key: "n", Value: scramble(i)},
+		{Key: "exp", Value: bson.NewDateTimeFromTime(exp)},
+		{Key: "name", Value: "user-" + strconv.Itoa(i)},
+		{Key: "pad", Value: filler},
+	}
+}
+
+// scramble maps i to a distinct pseudo-random int64 (a bijection on
+// uint32), so index keys arrive in random order.
+func scramble(i int) int64 {
+	x := uint32(i)
+	x ^= x >> 16
+	x *= 0x7feb352d
+	x ^= x >> 15
+	x *= 0x846ca68b
+	x ^= x >> 16
+	return int64(x)
+}
+
+// rawKV is what the raw-Badger baseline writes for one document: its
+// record and the secondary index entry on field (n or exp), plus the
+// _id index entry.
+type rawKV struct {
+	rec, val, ix, id []byte
+}
+
+func rawKeys(d bson.D, rid uint64, field string) (rawKV, error) {
+	val, err := doc.Marshal(d)
+	if err != nil {
+		return rawKV{}, err
+	}
+	var v, id any
+	for _, e := range d {
+		if e.Key == field {
+			v = e.Value
+		}
+		if e.Key == "_id" {
+			id = e.Value
+		}
+	}
+	return rawKV{
+		rec: lsm.RecordKey(rawColl, rid),
+		val: val,
+		ix:  lsm.IndexKey(rawColl, rawSecIx, lsm.AppendKey(nil, v, false), rid),
+		id:  lsm.IndexKey(rawColl, rawIDIx, lsm.AppendKey(nil, id, false), rid),
+	}, nil
+}
+
+// openBadger opens raw Badger with the options lsm.Open uses (see
+// lsm/store.go), so the baseline differs from ttlkv only by ttlkv's code.
+func openBadger(tb testing.TB, dir string) *badger.DB {
+	tb.Helper()
+	bo := badger.DefaultOptions(dir).
+		WithLogger(nil).
+		WithNumVersionsToKeep(1).
+		WithDetectConflicts(true).
+		WithMetricsEnabled(false).
+		WithMemTableSize(32 << 20).
+		WithNumMemtables(3).
+		WithBlockCacheSize(64 << 20).
+		WithIndexCacheSize(16 << 20).
+		WithNumCompactors(2).
+		WithValueThreshold(4 << 10).
+		WithValueLogFileSize(64 << 20).
+		WithNumGoroutines(2).
+		WithCompactL0OnClose(true)
+	db, err := badger.Open(bo)
+	if err != nil {
+		tb.Fatalf("badger open: %v", err)
+	}
+	return db
+}
+
+// openEngine opens ttlkv in dir with the monitor off and the fake clock.
+func openEngine(tb testing.TB, dir string, clk *fakeClock) *engine.DB {
+	tb.Helper()
+	db, err := engine.Open(dir, engine.Options{Clock: clk.Now, DisableTTLMonitor: true})
+	if err != nil {
+		tb.Fatalf("engine open: %v", err)
+	}
+	return db
+}
+
+// engineLoad inserts docs [from, to) with InsertMany batches; exp gives
+// each document's expiry.
+func engineLoad(tb testing.TB, c *engine.Collection, from, to int, exp func(i int) time.Time) {
+	tb.Helper()
+	ctx := context.Background()
+	batch := make([]any, 0, benchBatch)
+	for i := from; i < to; i++ {
+		batch = append(batch, makeDoc(i, exp(i)))
+		if len(batch) == benchBatch || i == to-1 {
+			if _, err := c.InsertMany(ctx, batch, true); err != nil {
+				tb.Fatalf("InsertMany: %v", err)
+			}
+			batch = batch[:0]
+		}
+	}
+}
+
+// rawLoad writes docs [from, to) to raw Badger with a WriteBatch: the
+// record and the index entry on field, and the _id entry when withID.
+func rawLoad(tb testing.TB, db *badger.DB, from, to int, field string, withID bool, exp func(i int) time.Time) {
+	tb.Helper()
+	wb := db.NewWriteBatch()
+	defer wb.Cancel()
+	for i := from; i < to; i++ {
+		kv, err := rawKeys(makeDoc(i, exp(i)), uint64(i+1), field)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		if err := wb.Set(kv.rec, kv.val); err != nil {
+			tb.Fatal(err)
+		}
+		if err := wb.Set(kv.ix, nil); err != nil {
+			tb.Fatal(err)
+		}
+		if withID {
+			if err := wb.Set(kv.id, nil); err != nil {
+				tb.Fatal(err)
+			}
+		}
+	}
+	if err := wb.Flush(); err != nil {
+		tb.Fatal(err)
+	}
+}
+
+// dirBytes is the disk space the files under dir occupy (allocated
+// blocks, so preallocated but unwritten space does not count), and their
+// apparent size.
+func dirBytes(dir string) (alloc, apparent int64) {
+	_ = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return nil
+		}
+		info, err := d.Info()
+		if err != nil {
+			return nil
+		}
+		apparent += info.Size()
+		if st, ok := info.Sys().(*syscall.Stat_t); ok {
+			alloc += st.Blocks * 512
+		}
+		return nil
+	})
+	return alloc, apparent
+}
+
+// percentile returns the p-th percentile (0..100) of ds (sorted in place).
+func percentile(ds []time.Duration, p float64) time.Duration {
+	if len(ds) == 0 {
+		return 0
+	}
+	sort.Slice(ds, func(i, j int) bool { return ds[i] < ds[j] })
+	k := int(math.Ceil(p/100*float64(len(ds)))) - 1
+	if k < 0 {
+		k = 0
+	}
+	return ds[k]
+}
+
+// rate is n per second over d.
+func rate(n int, d time.Duration) float64 { return float64(n) / d.Seconds() }
+
+func mustNoErr(tb testing.TB, err error, what string) {
+	tb.Helper()
+	if err != nil {
+		tb.Fatalf("%s: %v", what, err)
+	}
+}
+
+func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+
+var _ = fmt.Sprintf
+
+func sortInt64(a []int64) { sort.Slice(a, func(i, j int) bool { return a[i] < a[j] }) }
+
+// tempDir makes a directory that outlives one benchmark function (for
+// shared fixtures); TestMain removes it.
+func tempDir(prefix string) (string, error) { return os.MkdirTemp("", prefix) }
+
+// TestMain closes and removes the shared read fixture after the run.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if fix != nil {
+		_ = fix.eng.Close()
+		_ = fix.raw.Close()
+	}
+	for _, d := range fixDirs {
+		_ = os.RemoveAll(d)
+	}
+	os.Exit(code)
+}

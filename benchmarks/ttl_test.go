@@ -1,0 +1,434 @@
+package benchmarks
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	badger "github.com/dgraph-io/badger/v4"
+	"github.com/ttlkv/ttlkv/engine"
+	"github.com/ttlkv/ttlkv/lsm"
+	"go.mongodb.org/mongo-driver/v2/bson"
+)
+
+// ttlColl creates bench.docs with a TTL index on exp (expireAfterSeconds
+// 0: a document expires at its exp date).
+func ttlColl(tb testing.TB, db *engine.DB) *engine.Collection {
+	tb.Helper()
+	c := db.Database("bench").Collection("docs")
+	_, err := c.CreateIndex(context.Background(), engine.IndexModel{
+		Keys:    bson.D{{Key: "exp", Value: 1}},
+		Options: bson.D{{Key: "expireAfterSeconds", Value: int32(0)}},
+	})
+	mustNoErr(tb, err, "CreateIndex")
+	return c
+}
+
+// halfExpired gives even documents an expiry within the first hour
+// (spread by the millisecond) and odd ones one far in the future.
+func halfExpired(i int) time.Time {
+	if i%2 == 0 {
+		return baseTime.Add(time.Duration(i) * time.Millisecond)
+	}
+	return baseTime.Add(10000*time.Hour + time.Duration(i)*time.Millisecond)
+}
+
+// rawReap is the raw-Badger reaper: it iterates the exp index keys up to
+// cutoff (keys only) and deletes each one with its record key through a
+// WriteBatch, in one loop. It returns how many documents it deleted.
+func rawReap(db *badger.DB, cutoff time.Time) (int, error) {
+	prefix := lsm.IndexPrefix(rawColl, rawSecIx)
+	hi := lsm.PrefixEnd(append(append([]byte{}, prefix...), lsm.AppendKey(nil, bson.NewDateTimeFromTime(cutoff), false)...))
+	wb := db.NewWriteBatch()
+	defer wb.Cancel()
+	n := 0
+	err := db.View(func(txn *badger.Txn) error {
+		o := badger.DefaultIteratorOptions
+		o.PrefetchValues = false
+		o.Prefix = prefix
+		it := txn.NewIterator(o)
+		defer it.Close()
+		for it.Seek(prefix); it.Valid(); it.Next() {
+			k := it.Item().KeyCopy(nil)
+			if string(k) >= string(hi) {
+				break
+			}
+			_, rid, ok := lsm.SplitIndexKey(k)
+			if !ok {
+				continue
+			}
+			if err := wb.Delete(k); err != nil {
+				return err
+			}
+			if err := wb.Delete(lsm.RecordKey(rawColl, rid)); err != nil {
+				return err
+			}
+			n++
+		}
+		return nil
+	})
+	if err != nil {
+		return n, err
+	}
+	return n, wb.Flush()
+}
+
+// BenchmarkReap loads TTLKV_BENCH_N documents with one TTL index, half
+// of them expired, and times one RunTTLPass (fake clock). In the same
+// iteration raw Badger, loaded with the same keys, deletes the expired
+// documents' record and index keys (rawReap). Target (issue 4): >= 0.8x
+// the baseline's docs/s.
+func BenchmarkReap(b *testing.B) {
+	ctx := context.Background()
+	want := (benchN + 1) / 2
+	for it := 0; it < b.N; it++ {
+		clk := newClock()
+		db := openEngine(b, b.TempDir(), clk)
+		c := ttlColl(b, db)
+		engineLoad(b, c, 0, benchN, halfExpired)
+		clk.Advance(2 * time.Hour)
+		start := time.Now()
+		res, err := db.RunTTLPass(ctx)
+		eng := time.Since(start)
+		mustNoErr(b, err, "RunTTLPass")
+		if res.Deleted != int64(want) {
+			b.Fatalf("pass deleted %d, want %d", res.Deleted, want)
+		}
+		mustNoErr(b, db.Close(), "close")
+
+		raw := openBadger(b, b.TempDir())
+		rawLoad(b, raw, 0, benchN, "exp", true, halfExpired)
+		start = time.Now()
+		n, err := rawReap(raw, clk.Now())
+		base := time.Since(start)
+		mustNoErr(b, err, "raw reap")
+		if n != want {
+			b.Fatalf("raw reap deleted %d, want %d", n, want)
+		}
+		mustNoErr(b, raw.Close(), "close")
+		b.ReportMetric(rate(want, eng), "docs/s")
+		b.ReportMetric(rate(want, base), "base-docs/s")
+		b.ReportMetric(base.Seconds()/eng.Seconds(), "x-baseline")
+	}
+}
+
+// writerStats is what a one-document-per-transaction writer achieved.
+type writerStats struct {
+	n   int
+	dur time.Duration
+	p99 time.Duration
+	max time.Duration
+}
+
+func (w writerStats) rate() float64 { return rate(w.n, w.dur) }
+
+// runWriter calls write in a loop until stop is closed (or, when stop is
+// nil, for d) and returns its throughput and latencies.
+func runWriter(write func(i int) error, next *int, d time.Duration, stop <-chan struct{}) (writerStats, error) {
+	var lats []time.Duration
+	start := time.Now()
+	var deadline <-chan time.Time
+	if stop == nil {
+		deadline = time.After(d)
+	}
+	for {
+		select {
+		case <-stop:
+			return stats(lats, time.Since(start)), nil
+		case <-deadline:
+			return stats(lats, time.Since(start)), nil
+		default:
+		}
+		t := time.Now()
+		if err := write(*next); err != nil {
+			return writerStats{}, err
+		}
+		*next++
+		lats = append(lats, time.Since(t))
+	}
+}
+
+func stats(lats []time.Duration, d time.Duration) writerStats {
+	ws := writerStats{n: len(lats), dur: d}
+	ws.p99 = percentile(lats, 99)
+	if len(lats) > 0 {
+		ws.max = lats[len(lats)-1]
+	}
+	return ws
+}
+
+// BenchmarkForegroundImpact measures a writer inserting one document per
+// transaction (InsertOne into the TTL collection) for
+// TTLKV_BENCH_FG_IDLE_MS while nothing else runs, then while RunTTLPass
+// reaps TTLKV_BENCH_FG_N expired documents. The naive baseline does the
+// same over raw Badger: a writer committing record + exp index + _id keys
+// per transaction, idle and then beside rawReap deleting the same expired
+// set in one big loop. Targets (issue 4): reap throughput >= 0.7x idle,
+// reap p99 <= 2x idle.
+func BenchmarkForegroundImpact(b *testing.B) {
+	ctx := context.Background()
+	future := func(int) time.Time { return baseTime.Add(10000 * time.Hour) }
+	expired := func(i int) time.Time { return baseTime.Add(time.Duration(i) * time.Millisecond) }
+	for it := 0; it < b.N; it++ {
+		// ttlkv.
+		clk := newClock()
+		db := openEngine(b, b.TempDir(), clk)
+		c := ttlColl(b, db)
+		engineLoad(b, c, 0, fgN, expired)
+		clk.Advance(time.Duration(fgN)*time.Millisecond + time.Hour)
+		next := fgN
+		write := func(i int) error {
+			_, err := c.InsertOne(ctx, makeDoc(i, future(i)))
+			return err
+		}
+		idle, err := runWriter(write, &next, fgIdle, nil)
+		mustNoErr(b, err, "idle writer")
+		stop := make(chan struct{})
+		var reapDur time.Duration
+		var reapErr error
+		go func() {
+			defer close(stop)
+			start := time.Now()
+			res, err := db.RunTTLPass(ctx)
+			reapDur, reapErr = time.Since(start), err
+			if err == nil && res.Deleted != int64(fgN) {
+				reapErr = fmt.Errorf("pass deleted %d, want %d", res.Deleted, fgN)
+			}
+		}()
+		busy, err := runWriter(write, &next, 0, stop)
+		mustNoErr(b, err, "writer beside the reaper")
+		<-stop
+		mustNoErr(b, reapErr, "RunTTLPass")
+		mustNoErr(b, db.Close(), "close")
+
+		// Naive raw Badger.
+		raw := openBadger(b, b.TempDir())
+		rawLoad(b, raw, 0, fgN, "exp", true, expired)
+		rnext := fgN
+		rwrite := func(i int) error {
+			kv, err := rawKeys(makeDoc(i, future(i)), uint64(i+1), "exp")
+			if err != nil {
+				return err
+			}
+			return raw.Update(func(txn *badger.Txn) error {
+				if err := txn.Set(kv.rec, kv.val); err != nil {
+					return err
+				}
+				if err := txn.Set(kv.ix, nil); err != nil {
+					return err
+				}
+				return txn.Set(kv.id, nil)
+			})
+		}
+		ridle, err := runWriter(rwrite, &rnext, fgIdle, nil)
+		mustNoErr(b, err, "raw idle writer")
+		rstop := make(chan struct{})
+		var rawReapErr error
+		var rawDur time.Duration
+		go func() {
+			defer close(rstop)
+			start := time.Now()
+			var n int
+			n, rawReapErr = rawReap(raw, clk.Now())
+			rawDur = time.Since(start)
+			if rawReapErr == nil && n != fgN {
+				rawReapErr = fmt.Errorf("raw reap deleted %d, want %d", n, fgN)
+			}
+		}()
+		rbusy, err := runWriter(rwrite, &rnext, 0, rstop)
+		mustNoErr(b, err, "raw writer beside the reaper")
+		<-rstop
+		mustNoErr(b, rawReapErr, "raw reap")
+		mustNoErr(b, raw.Close(), "close")
+
+		b.ReportMetric(idle.rate(), "idle-writes/s")
+		b.ReportMetric(busy.rate(), "reap-writes/s")
+		b.ReportMetric(busy.rate()/idle.rate(), "x-idle-tput")
+		b.ReportMetric(ms(idle.p99), "idle-p99-ms")
+		b.ReportMetric(ms(busy.p99), "reap-p99-ms")
+		b.ReportMetric(ms(busy.p99)/ms(idle.p99), "x-idle-p99")
+		b.ReportMetric(ms(busy.max), "reap-max-ms")
+		b.ReportMetric(rate(fgN, reapDur), "reaped/s")
+		b.ReportMetric(rbusy.rate()/ridle.rate(), "base-x-idle-tput")
+		b.ReportMetric(ms(rbusy.p99)/ms(ridle.p99), "base-x-idle-p99")
+		b.ReportMetric(ms(ridle.p99), "base-idle-p99-ms")
+		b.ReportMetric(ms(rbusy.p99), "base-reap-p99-ms")
+		b.ReportMetric(ms(rbusy.max), "base-reap-max-ms")
+		b.ReportMetric(rate(fgN, rawDur), "base-reaped/s")
+	}
+}
+
+// BenchmarkQueueShape runs TTLKV_BENCH_QUEUE_PASSES rounds of: insert
+// TTLKV_BENCH_QUEUE_N documents that expire now, advance the clock, time
+// one RunTTLPass. A reaper that re-seeks through the tombstones of
+// earlier rounds slows down round after round; the target (issue 4) is
+// last pass <= 1.5x the first. The baseline is the naive raw-Badger
+// reaper (rawReap, which starts at the index's first key every time)
+// over the same rounds.
+func BenchmarkQueueShape(b *testing.B) {
+	ctx := context.Background()
+	for it := 0; it < b.N; it++ {
+		clk := newClock()
+		db := openEngine(b, b.TempDir(), clk)
+		c := ttlColl(b, db)
+		raw := openBadger(b, b.TempDir())
+		var first, last, rfirst, rlast time.Duration
+		for p := 0; p < queuePasses; p++ {
+			now := clk.Now()
+			exp := func(int) time.Time { return now }
+			from, to := p*queueN, (p+1)*queueN
+			engineLoad(b, c, from, to, exp)
+			rawLoad(b, raw, from, to, "exp", true, exp)
+			clk.Advance(time.Second)
+			start := time.Now()
+			res, err := db.RunTTLPass(ctx)
+			d := time.Since(start)
+			mustNoErr(b, err, "RunTTLPass")
+			if res.Deleted != int64(queueN) {
+				b.Fatalf("pass %d deleted %d, want %d", p, res.Deleted, queueN)
+			}
+			start = time.Now()
+			n, err := rawReap(raw, clk.Now())
+			rd := time.Since(start)
+			mustNoErr(b, err, "raw reap")
+			if n != queueN {
+				b.Fatalf("raw pass %d deleted %d, want %d", p, n, queueN)
+			}
+			if p == 0 {
+				first, rfirst = d, rd
+			}
+			last, rlast = d, rd
+		}
+		mustNoErr(b, db.Close(), "close")
+		mustNoErr(b, raw.Close(), "close")
+		b.ReportMetric(ms(first), "first-ms")
+		b.ReportMetric(ms(last), "last-ms")
+		b.ReportMetric(last.Seconds()/first.Seconds(), "x-first")
+		b.ReportMetric(ms(rfirst), "base-first-ms")
+		b.ReportMetric(ms(rlast), "base-last-ms")
+		b.ReportMetric(rlast.Seconds()/rfirst.Seconds(), "base-x-first")
+	}
+}
+
+// BenchmarkSpace inserts TTLKV_BENCH_N documents of which 90% expire,
+// reaps them (RunTTLPass), reclaims (DB.Reclaim) and closes; it compares
+// the directory's allocated bytes with those of a DB holding only the
+// surviving 10%, written alone. Target (issue 4): <= 1.5x.
+func BenchmarkSpace(b *testing.B) {
+	ctx := context.Background()
+	exp := func(i int) time.Time {
+		if i%10 == 0 {
+			return baseTime.Add(10000 * time.Hour)
+		}
+		return baseTime
+	}
+	for it := 0; it < b.N; it++ {
+		clk := newClock()
+		dir := b.TempDir()
+		db := openEngine(b, dir, clk)
+		c := ttlColl(b, db)
+		engineLoad(b, c, 0, benchN, exp)
+		mustNoErr(b, db.Close(), "close")
+		full, _ := dirBytes(dir)
+		db = openEngine(b, dir, clk)
+		clk.Advance(time.Hour)
+		res, err := db.RunTTLPass(ctx)
+		mustNoErr(b, err, "RunTTLPass")
+		if want := benchN - (benchN+9)/10; res.Deleted != int64(want) {
+			b.Fatalf("pass deleted %d, want %d", res.Deleted, want)
+		}
+		start := time.Now()
+		mustNoErr(b, db.Reclaim(ctx), "Reclaim")
+		reclaim := time.Since(start)
+		mustNoErr(b, db.Close(), "close")
+		reaped, reapedApp := dirBytes(dir)
+
+		adir := b.TempDir()
+		alone := openEngine(b, adir, clk)
+		ac := ttlColl(b, alone)
+		batch := make([]any, 0, benchBatch)
+		for i := 0; i < benchN; i += 10 {
+			batch = append(batch, makeDoc(i, exp(i)))
+			if len(batch) == benchBatch {
+				_, err := ac.InsertMany(ctx, batch, true)
+				mustNoErr(b, err, "InsertMany")
+				batch = batch[:0]
+			}
+		}
+		if len(batch) > 0 {
+			_, err := ac.InsertMany(ctx, batch, true)
+			mustNoErr(b, err, "InsertMany")
+		}
+		mustNoErr(b, alone.Close(), "close")
+		base, _ := dirBytes(adir)
+		const mib = 1 << 20
+		b.ReportMetric(float64(full)/mib, "full-MiB")
+		b.ReportMetric(float64(reaped)/mib, "reaped-MiB")
+		b.ReportMetric(float64(reapedApp)/mib, "reaped-apparent-MiB")
+		b.ReportMetric(float64(base)/mib, "alone-MiB")
+		b.ReportMetric(float64(reaped)/float64(base), "x-alone")
+		b.ReportMetric(ms(reclaim), "reclaim-ms")
+	}
+}
+
+// BenchmarkBatchDocs runs DeleteMany({}) over TTLKV_BENCH_DELETE_N
+// documents (one secondary index) with batchedDeletesTargetBatchDocs at
+// 10, 50, 100, 500 and 1000 (other targets at their defaults), beside
+// raw Badger deleting the same three keys per document with a
+// WriteBatch.
+func BenchmarkBatchDocs(b *testing.B) {
+	ctx := context.Background()
+	for _, size := range []int{10, 50, 100, 500, 1000} {
+		b.Run(fmt.Sprintf("docs=%d", size), func(b *testing.B) {
+			for it := 0; it < b.N; it++ {
+				db := openEngine(b, b.TempDir(), newClock())
+				_, err := db.SetParameter("batchedDeletesTargetBatchDocs", size)
+				mustNoErr(b, err, "SetParameter")
+				c := db.Database("bench").Collection("docs")
+				_, err = c.CreateIndex(ctx, engine.IndexModel{Keys: bson.D{{Key: "n", Value: 1}}})
+				mustNoErr(b, err, "CreateIndex")
+				engineLoad(b, c, 0, deleteN, noExpiry)
+				before := db.Stats()
+				start := time.Now()
+				res, err := c.DeleteMany(ctx, bson.D{})
+				eng := time.Since(start)
+				mustNoErr(b, err, "DeleteMany")
+				if res.DeletedCount != int64(deleteN) {
+					b.Fatalf("deleted %d, want %d", res.DeletedCount, deleteN)
+				}
+				after := db.Stats()
+				mustNoErr(b, db.Close(), "close")
+
+				raw := openBadger(b, b.TempDir())
+				rawLoad(b, raw, 0, deleteN, "n", true, noExpiry)
+				start = time.Now()
+				wb := raw.NewWriteBatch()
+				for i := 0; i < deleteN; i++ {
+					kv, err := rawKeys(makeDoc(i, noExpiry(i)), uint64(i+1), "n")
+					mustNoErr(b, err, "raw keys")
+					for _, k := range [][]byte{kv.rec, kv.ix, kv.id} {
+						mustNoErr(b, wb.Delete(k), "raw delete")
+					}
+				}
+				mustNoErr(b, wb.Flush(), "raw flush")
+				base := time.Since(start)
+				mustNoErr(b, raw.Close(), "close")
+				batches := after.BatchedDeleteBatches - before.BatchedDeleteBatches
+				b.ReportMetric(rate(deleteN, eng), "docs/s")
+				b.ReportMetric(rate(deleteN, base), "base-docs/s")
+				b.ReportMetric(base.Seconds()/eng.Seconds(), "x-baseline")
+				if batches > 0 {
+					b.ReportMetric(float64(after.BatchedDeleteDocs-before.BatchedDeleteDocs)/float64(batches), "docs/batch")
+				}
+			}
+		})
+	}
+}
+
+var (
+	_ = sync.Mutex{}
+	_ atomic.Int64
+)
