@@ -254,12 +254,13 @@ func TestQueryThroughSpecialIndexes(t *testing.T) {
 	loadCorpus(t, db, "test", "q", queryCorpus)
 	mustRun(t, db, "test", `{"createIndexes": "q", "indexes": [
 		{"key": {"a": 1}, "name": "sparse", "sparse": true},
-		{"key": {"a": 1, "z": 1}, "name": "hidden", "hidden": true}]}`)
+		{"key": {"a": 1, "z": 1}, "name": "hidden_visible"},
+		{"key": {"a": -1}, "name": "hidden", "hidden": true}]}`)
 	for _, c := range queryCases {
 		if c.want == nil {
 			continue
 		}
-		for _, h := range []string{`"hidden"`, ``} {
+		for _, h := range []string{`"hidden_visible"`, ``} {
 			cmd := `{"find": "q", "filter": ` + c.filter
 			if h != "" {
 				cmd += `, "hint": ` + h

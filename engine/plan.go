@@ -303,7 +303,8 @@ func boundString(b query.Bound, lo bool) string {
 func resolveHint(m *collMeta, hint any) (*indexMeta, int, error) {
 	switch h := hint.(type) {
 	case string:
-		if ix := m.index(h); ix != nil {
+		// A hidden index cannot be hinted, as in MongoDB.
+		if ix := m.index(h); ix != nil && !ix.Hidden {
 			return ix, 0, nil
 		}
 	case bson.D:
@@ -315,7 +316,7 @@ func resolveHint(m *collMeta, hint any) (*indexMeta, int, error) {
 			return nil, 1, nil
 		}
 		for _, ix := range m.Indexes {
-			if doc.Equal(ix.Key, h) {
+			if !ix.Hidden && doc.Equal(ix.Key, h) {
 				return ix, 0, nil
 			}
 		}
