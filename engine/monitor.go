@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/ttlkv/ttlkv/doc"
@@ -25,7 +26,12 @@ type monitor struct {
 	mu  sync.Mutex
 	low map[ttlKey]*lowWater
 
-	reclaiming sync.Mutex
+	reclaiming sync.Mutex // held while a background reclamation runs
+	// reclaimAfter is how many TTL deletes in one pass trigger space
+	// reclamation (reclaimAfterDeletes; tests lower it).
+	reclaimAfter int64
+	// reclaims counts background reclamations that finished.
+	reclaims atomic.Int64
 	// passHook, if set (tests), is called after every background pass.
 	passHook func(TTLPassResult)
 	// visitHook, if set (tests), is called after every index visit.
@@ -33,6 +39,9 @@ type monitor struct {
 	// visitStartHook, if set (tests), is called when a visit has
 	// registered itself in currentOp.
 	visitStartHook func()
+	// scanHook, if set (tests), is called after a visit has read a
+	// chunk of expired keys and before it deletes their documents.
+	scanHook func()
 }
 
 type ttlKey struct{ coll, index uint64 }
@@ -47,7 +56,7 @@ type lowWater struct {
 
 func newMonitor(db *DB) *monitor {
 	return &monitor{db: db, wake: make(chan struct{}, 1), stopCh: make(chan struct{}), done: make(chan struct{}),
-		low: map[ttlKey]*lowWater{}}
+		low: map[ttlKey]*lowWater{}, reclaimAfter: reclaimAfterDeletes}
 }
 
 func (mo *monitor) start() {
@@ -243,7 +252,7 @@ func (db *DB) RunTTLPass(ctx context.Context) (*TTLPassResult, error) {
 	for _, k := range order {
 		res.Indexes = append(res.Indexes, *per[k])
 	}
-	if res.Deleted >= reclaimAfterDeletes {
+	if res.Deleted >= mo.reclaimAfter {
 		db.reclaimAsync()
 	}
 	return res, nil
@@ -271,9 +280,13 @@ func (db *DB) reclaimAsync() {
 			}
 		}()
 		failpoint(FailpointReclaim)
-		if err := db.store.Reclaim(ctx); err != nil && ctx.Err() == nil {
-			db.logf("ttl: space reclamation: %v", err)
+		if err := db.store.Reclaim(ctx); err != nil {
+			if ctx.Err() == nil {
+				db.logf("ttl: space reclamation: %v", err)
+			}
+			return
 		}
+		mo.reclaims.Add(1)
 	}()
 }
 
@@ -340,6 +353,12 @@ func (db *DB) ttlVisit(ctx context.Context, t ttlTarget) (deleted int64, more bo
 	}
 	key := ttlKey{m.ID, ix.ID}
 	mo := db.mon
+	// Writers note keys below the mark inside their transaction, before
+	// it commits, while holding c.wmu. Taking c.wmu here means every
+	// noted key has committed before this visit clears the note and
+	// takes its snapshots; otherwise a key noted just before the clear
+	// but committed after the snapshot would be skipped for good.
+	t.c.wmu.Lock()
 	mo.mu.Lock()
 	lw := mo.low[key]
 	if lw == nil {
@@ -355,6 +374,7 @@ func (db *DB) ttlVisit(ctx context.Context, t ttlTarget) (deleted int64, more bo
 		lw.mark = lo // from now on writers below the mark are noted
 	}
 	mo.mu.Unlock()
+	t.c.wmu.Unlock()
 	if !desc && resume != nil && bytes.Compare(resume, lo) > 0 {
 		lo = resume
 	}
@@ -401,6 +421,9 @@ func (db *DB) ttlVisit(ctx context.Context, t ttlTarget) (deleted int64, more bo
 		})
 		if err != nil {
 			return deleted, false, err
+		}
+		if mo.scanHook != nil {
+			mo.scanHook()
 		}
 		n, err := bd.run(ctx, rids, nil)
 		deleted += n

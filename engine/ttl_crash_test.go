@@ -1,0 +1,315 @@
+package engine
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"math/rand"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+)
+
+// crashFixture is a data directory with one TTL index over n documents:
+// ids below expired are dated an hour ago, the others are live.
+type crashFixture struct {
+	dir          string
+	clk          *fakeClock
+	n, expired   int
+	ttlSeconds   int64
+	targetDocs   int
+	batchDocs    int
+	clockUnixMs  int64
+	childCommand string
+}
+
+// insertChunked inserts docs in InsertMany calls of at most 200
+// (one large InsertMany is slow: see the report on writeCtx.hasKey).
+func insertChunked(t *testing.T, db *DB, coll string, docs []bson.D) {
+	t.Helper()
+	for len(docs) > 0 {
+		n := min(len(docs), 200)
+		insertDocs(t, db, coll, docs[:n]...)
+		docs = docs[n:]
+	}
+}
+
+func newCrashFixture(t *testing.T, n, expired int) *crashFixture {
+	t.Helper()
+	db, clk, dir := openTest(t)
+	mustRun(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"t": 1}, "name": "t_1", "expireAfterSeconds": 60}, {"key": {"k": 1}, "name": "k_1"}]}`)
+	now := clk.Now()
+	docs := make([]bson.D, n)
+	for i := range docs {
+		at := now.Add(-time.Hour + time.Duration(i)*time.Millisecond)
+		if i >= expired {
+			at = now.Add(time.Duration(i) * time.Millisecond)
+		}
+		docs[i] = bson.D{{Key: "_id", Value: int32(i)}, {Key: "t", Value: dt(at)}, {Key: "k", Value: bson.A{int32(i % 7), int32(i % 11)}}}
+	}
+	insertChunked(t, db, "c", docs)
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return &crashFixture{dir: dir, clk: clk, n: n, expired: expired, ttlSeconds: 60, targetDocs: 50, batchDocs: 7,
+		clockUnixMs: now.UnixMilli()}
+}
+
+// checkAfterCrash reopens the directory, validates it (no index entry
+// without its document or the reverse), checks that no live document
+// was lost and that between lo and hi documents are left, then runs a
+// pass that must finish the job.
+func (f *crashFixture) checkAfterCrash(t *testing.T, lo, hi int) {
+	t.Helper()
+	db, err := Open(f.dir, Options{Clock: f.clk.Now, DisableTTLMonitor: true})
+	if err != nil {
+		t.Fatalf("reopen after the crash: %v", err)
+	}
+	defer db.Close()
+	mustValidate(t, db, "test", "c")
+	left := count(t, db, "test", "c")
+	t.Logf("after the crash %d of %d documents left (%d live)", left, f.n, f.n-f.expired)
+	if left < int64(lo) || left > int64(hi) {
+		t.Fatalf("after the crash %d documents left, want %d..%d", left, lo, hi)
+	}
+	if live, err := db.Database("test").Collection("c").CountDocuments(context.Background(),
+		bson.D{{Key: "_id", Value: bson.D{{Key: "$gte", Value: int32(f.expired)}}}}); err != nil || live != int64(f.n-f.expired) {
+		t.Fatalf("live documents after the crash: %d, %v; want %d", live, err, f.n-f.expired)
+	}
+	r := pass(t, db)
+	if r.Deleted != left-int64(f.n-f.expired) {
+		t.Fatalf("the pass after the crash deleted %d, want %d", r.Deleted, left-int64(f.n-f.expired))
+	}
+	if c := count(t, db, "test", "c"); c != int64(f.n-f.expired) {
+		t.Fatalf("%d documents after the finishing pass, want %d", c, f.n-f.expired)
+	}
+	mustValidate(t, db, "test", "c")
+}
+
+// A pass cancelled mid-visit (after a chunk was read, between its
+// batches) leaves a consistent collection; after a reopen the next pass
+// finishes the job.
+func TestTTLPassCancelledMidVisit(t *testing.T) {
+	f := newCrashFixture(t, 600, 400)
+	db, err := Open(f.dir, Options{Clock: f.clk.Now, DisableTTLMonitor: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	db.SetParameter("ttlIndexDeleteTargetDocs", f.targetDocs)
+	db.SetParameter("batchedDeletesTargetBatchDocs", f.batchDocs)
+	ctx, cancel := context.WithCancel(context.Background())
+	chunks := 0
+	db.mon.scanHook = func() {
+		if chunks++; chunks == 3 {
+			cancel()
+		}
+	}
+	_, err = db.RunTTLPass(ctx)
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("cancelled pass returned %v", err)
+	}
+	if s := db.Stats(); s.TTLPasses != 0 || s.TTLDeletedDocuments != int64(2*f.targetDocs) {
+		t.Fatalf("cancelled pass: %d passes, %d deleted; want 0, %d", s.TTLPasses, s.TTLDeletedDocuments, 2*f.targetDocs)
+	}
+	if len(db.CurrentOp()) != 0 {
+		t.Fatalf("a cancelled visit is still in currentOp: %v", db.CurrentOp())
+	}
+	mustValidate(t, db, "test", "c")
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	f.checkAfterCrash(t, f.n-2*f.targetDocs, f.n-2*f.targetDocs)
+}
+
+// crashChildEnv names the data directory a crash child reaps in.
+const crashChildEnv = "TTLKV_TTL_CRASH_CHILD"
+
+// TestTTLCrashChild is not a test of its own: TestTTLKilledMidReap
+// runs the test binary again with crashChildEnv set, and this function
+// then reaps in that directory, printing a line per visit, until it is
+// killed (or finishes).
+func TestTTLCrashChild(t *testing.T) {
+	spec := os.Getenv(crashChildEnv)
+	if spec == "" {
+		t.Skip("runs only as the child of TestTTLKilledMidReap")
+	}
+	parts := strings.Split(spec, "|")
+	ms, _ := strconv.ParseInt(parts[1], 10, 64)
+	target, _ := strconv.Atoi(parts[2])
+	batch, _ := strconv.Atoi(parts[3])
+	now := time.UnixMilli(ms)
+	db, err := Open(parts[0], Options{Clock: func() time.Time { return now }, DisableTTLMonitor: true,
+		Params: map[string]any{"ttlIndexDeleteTargetDocs": target, "batchedDeletesTargetBatchDocs": batch,
+			"batchedDeletesTargetBatchTimeMS": 0, "ttlMonitorSubPassTargetSecs": 0}})
+	if err != nil {
+		fmt.Printf("open: %v\n", err)
+		os.Exit(3)
+	}
+	db.mon.visitHook = func(index string, deleted int64, more bool) {
+		fmt.Printf("visit %s %d\n", index, deleted)
+	}
+	fmt.Println("ready")
+	if _, err := db.RunTTLPass(context.Background()); err != nil {
+		fmt.Printf("pass: %v\n", err)
+		os.Exit(3)
+	}
+	fmt.Println("done")
+	db.Close()
+	os.Exit(0)
+}
+
+// TestTTLKilledMidReap kills a process with SIGKILL in the middle of a
+// TTL pass (after a random number of visits, or at the engine's reap
+// failpoints right before or after a batch commits), then reopens the
+// directory: validate is clean, every live document is there, and the
+// next pass deletes exactly what is left expired.
+func TestTTLKilledMidReap(t *testing.T) {
+	if testing.Short() {
+		t.Skip("spawns child processes")
+	}
+	seed := testSeed(t)
+	r := rand.New(rand.NewSource(seed))
+	cases := []struct {
+		name      string
+		failpoint string
+		killAfter int // visits printed before the parent kills
+	}{
+		{name: "kill-after-visits", killAfter: 1 + r.Intn(8)},
+		{name: "failpoint-before-commit", failpoint: FailpointReapBeforeCommit},
+		{name: "failpoint-after-commit", failpoint: FailpointReapAfterCommit},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			f := newCrashFixture(t, 1200, 900)
+			cmd := exec.Command(os.Args[0], "-test.run=^TestTTLCrashChild$", "-test.count=1")
+			cmd.Env = append(os.Environ(), crashChildEnv+"="+strings.Join([]string{f.dir, strconv.FormatInt(f.clockUnixMs, 10),
+				strconv.Itoa(f.targetDocs), strconv.Itoa(f.batchDocs)}, "|"))
+			if c.failpoint != "" {
+				cmd.Env = append(cmd.Env, "TTLKV_FAILPOINT="+c.failpoint)
+			}
+			out, err := cmd.StdoutPipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			cmd.Stderr = os.Stderr
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			sc := bufio.NewScanner(out)
+			visits := 0
+			var lines []string
+			for sc.Scan() {
+				line := sc.Text()
+				lines = append(lines, line)
+				if strings.HasPrefix(line, "visit ") {
+					visits++
+					if c.killAfter > 0 && visits == c.killAfter {
+						cmd.Process.Signal(syscall.SIGKILL)
+					}
+				}
+			}
+			err = cmd.Wait()
+			ws, _ := cmd.ProcessState.Sys().(syscall.WaitStatus)
+			if err == nil || !ws.Signaled() || ws.Signal() != syscall.SIGKILL {
+				t.Fatalf("child was not killed (err %v); output:\n%s", err, strings.Join(lines, "\n"))
+			}
+			live := f.n - f.expired
+			switch c.failpoint {
+			case FailpointReapBeforeCommit: // the first batch never committed
+				f.checkAfterCrash(t, f.n, f.n)
+			case FailpointReapAfterCommit: // exactly the first batch committed
+				f.checkAfterCrash(t, f.n-f.batchDocs, f.n-f.batchDocs)
+			default:
+				// At least the printed visits' documents are gone; the kill
+				// lands before the reap can finish 900 documents.
+				f.checkAfterCrash(t, live, f.n-c.killAfter*f.targetDocs)
+			}
+		})
+	}
+}
+
+// Space reclamation: a pass that deletes at least reclaimAfter
+// documents starts lsm reclamation in the background; it finishes,
+// and the data directory shrinks. A smaller pass does not start one.
+func TestReapReclaimsSpace(t *testing.T) {
+	db, clk, dir := openTest(t)
+	mustRun(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"t": 1}, "name": "t_1", "expireAfterSeconds": 2400}]}`)
+	now := clk.Now()
+	r := rand.New(rand.NewSource(1))
+	const n = 2000
+	docs := make([]bson.D, n)
+	for i := range docs {
+		at := now.Add(-30 * time.Minute) // expires 10 minutes from now
+		switch {
+		case i < 10:
+			at = now.Add(-time.Hour) // expired now
+		case i >= 1810:
+			at = now.Add(time.Hour) // live throughout
+		}
+		pad := make([]byte, 1500) // incompressible, in the tree (< ValueThreshold)
+		r.Read(pad)
+		docs[i] = bson.D{{Key: "_id", Value: int32(i)}, {Key: "t", Value: dt(at)}, {Key: "pad", Value: bson.Binary{Data: pad}}}
+	}
+	insertChunked(t, db, "c", docs)
+	if err := db.store.Reclaim(context.Background()); err != nil { // settle: the documents in tables
+		t.Fatal(err)
+	}
+	lsm0, vlog0 := db.store.DiskUsage()
+	sst0 := sstBytes(t, dir)
+	db.mon.reclaimAfter = 1000
+	waitReclaim := func() {
+		db.mon.reclaiming.Lock() // held while a background reclamation runs
+		db.mon.reclaiming.Unlock()
+	}
+	if r := pass(t, db); r.Deleted != 10 {
+		t.Fatalf("first pass deleted %d, want 10", r.Deleted)
+	}
+	waitReclaim()
+	if got := db.mon.reclaims.Load(); got != 0 {
+		t.Fatalf("a 10-document pass started %d reclamations", got)
+	}
+	clk.Advance(15 * time.Minute)
+	if r := pass(t, db); r.Deleted != 1800 {
+		t.Fatalf("second pass deleted %d, want 1800", r.Deleted)
+	}
+	waitReclaim()
+	if got := db.mon.reclaims.Load(); got != 1 {
+		t.Fatalf("an 1800-document pass finished %d reclamations, want 1", got)
+	}
+	lsm1, vlog1 := db.store.DiskUsage()
+	sst1 := sstBytes(t, dir)
+	t.Logf("disk use %d+%d -> %d+%d bytes; tables %d -> %d", lsm0, vlog0, lsm1, vlog1, sst0, sst1)
+	if lsm1+vlog1 >= lsm0+vlog0 || sst1 > sst0/3 {
+		t.Fatalf("reaping 90%% did not give the space back: %d+%d -> %d+%d bytes, tables %d -> %d", lsm0, vlog0, lsm1, vlog1, sst0, sst1)
+	}
+	if c := count(t, db, "test", "c"); c != 190 {
+		t.Fatalf("%d documents left, want 190", c)
+	}
+	mustValidate(t, db, "test", "c")
+}
+
+// sstBytes sums the sizes of the store's table files: the data itself,
+// without the preallocated memtable and value-log files.
+func sstBytes(t *testing.T, dir string) int64 {
+	t.Helper()
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var n int64
+	for _, e := range ents {
+		if strings.HasSuffix(e.Name(), ".sst") {
+			if fi, err := e.Info(); err == nil {
+				n += fi.Size()
+			}
+		}
+	}
+	return n
+}
