@@ -234,7 +234,10 @@ type collStatsInfo struct {
 func (db *DB) collStats(c *coll) collStatsInfo {
 	m := c.m()
 	st := collStatsInfo{indexSizes: map[string]int64{}}
-	if m.Kind == kindCapped || m.Kind == kindTimeseries {
+	if m.Kind == kindTimeseries {
+		return db.timeseriesStats(c)
+	}
+	if m.Kind == kindCapped {
 		return db.specialStats(c)
 	}
 	_ = db.store.View(func(txn *lsm.Txn) error {
@@ -291,6 +294,9 @@ func (db *DB) collStatsDoc(c *coll) bson.D {
 		{Key: "avgObjSize", Value: avg}, {Key: "storageSize", Value: st.size},
 		{Key: "nindexes", Value: int32(len(m.Indexes))}, {Key: "totalIndexSize", Value: total},
 		{Key: "indexSizes", Value: sizes}, {Key: "capped", Value: m.Kind == kindCapped}}
+	if m.Kind == kindTimeseries {
+		return append(d, db.timeseriesStatsFields(c)...)
+	}
 	return append(d, db.specialStatsFields(c)...)
 }
 

@@ -120,6 +120,9 @@ func (db *DB) createParsed(dbName, name string, co *createOptions, explicit bool
 		}
 		return nil, false, doc.Errorf(doc.CodeNamespaceExists, "Collection %s already exists.", m.ns())
 	}
+	if co.kind == kindTimeseries {
+		return db.createTimeseriesLocked(dbName, name, co)
+	}
 	m := &collMeta{DB: dbName, Name: name, Kind: co.kind, Options: co.raw, NextIndexID: idIndexID + 1}
 	if co.kind != kindTimeseries {
 		m.Indexes = []*indexMeta{idIndex()}
@@ -192,6 +195,11 @@ func (db *DB) dropLocked(c *coll) error {
 	delete(db.colls, m.ns())
 	db.mu.Unlock()
 	db.cursors.killColl(c)
+	if m.Kind == kindTimeseries {
+		if err := db.dropTimeseriesExt(c); err != nil {
+			return err
+		}
+	}
 	if err := db.dropExt(c); err != nil {
 		db.logf("drop %s: removing kind-specific files: %v", m.ns(), err)
 	}

@@ -37,7 +37,8 @@ type scanner struct {
 	seen    map[uint64]struct{}
 	done    bool
 	stats   execStats
-	noMatch bool // return every record, ignoring the filter
+	noMatch bool    // return every record, ignoring the filter
+	ts      *tsScan // non-nil: measurements of a time-series collection
 }
 
 func newScanner(p *plan) *scanner {
@@ -63,6 +64,9 @@ func newScanner(p *plan) *scanner {
 // next returns up to n more matching records; fewer (maybe none) with
 // done set at the end.
 func (s *scanner) next(ctx context.Context, n int) ([]record, error) {
+	if s.ts != nil {
+		return s.nextTS(ctx, n)
+	}
 	if s.p.m.Kind == kindCapped {
 		return s.nextCapped(ctx, n)
 	}

@@ -11,6 +11,9 @@ import (
 // stageTree renders a plan's stages for explain, innermost first
 // wrapped by the outer ones; stats, when non-nil, add execution fields.
 func stageTree(p *plan, st *execStats, isEOF bool) bson.D {
+	if p.ts != nil {
+		return tsStageTree(p, st, isEOF)
+	}
 	var leaf bson.D
 	if p.ix == nil {
 		dir := "forward"

@@ -72,8 +72,11 @@ func (db *DB) findPlan(dbName, name string, filter bson.D, o FindOptions) (*coll
 		return nil, nil, nil, nil
 	}
 	if c.m().Kind == kindTimeseries {
-		q, err := db.timeseriesQuery(c, f, srt, o, proj)
-		return c, nil, q, err
+		q, err := db.timeseriesQuery(c, filter, f, srt, o, proj)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		return c, q.sc.p, q, nil
 	}
 	p, err := makePlan(c, c.m(), f, srt, o.Hint)
 	if err != nil {

@@ -490,6 +490,9 @@ func (db *DB) dropIndexes(dbName, name string, which any) (int, error) {
 	if c == nil {
 		return 0, doc.Errorf(doc.CodeNamespaceNotFound, "ns not found %s.%s", dbName, name)
 	}
+	if c.m().Kind == kindTimeseries {
+		return db.dropTimeseriesIndexes(c, which)
+	}
 	c.wmu.Lock()
 	defer c.wmu.Unlock()
 	m := c.m()

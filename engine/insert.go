@@ -64,6 +64,9 @@ func (db *DB) insertDocs(ctx context.Context, dbName, name string, docs []any, o
 	if err != nil {
 		return nil, nil, err
 	}
+	if c.m().Kind == kindTimeseries {
+		return db.insertTimeseries(ctx, c, docs, ordered)
+	}
 	if k := c.m().Kind; k == kindCapped || k == kindTimeseries {
 		return db.insertSpecial(ctx, c, docs, ordered)
 	}

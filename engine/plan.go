@@ -27,6 +27,7 @@ type plan struct {
 	boundsDesc  bson.D     // indexBounds for explain
 	filterRaw   bson.D     // the filter as given, for explain
 	sortDoc     bson.D     // the sort as given, for explain
+	ts          *tsPlan    // non-nil: a read of a time-series collection
 }
 
 // classPrefix returns the bytes every ascending key of like's BSON

@@ -45,6 +45,10 @@ func (db *DB) Validate(ctx context.Context, dbName, name string) (*ValidateResul
 			res.Errors = append(res.Errors, fmt.Sprintf(format, args...))
 		}
 	}
+	if m.Kind == kindTimeseries {
+		db.validateTimeseries(ctx, c, res, fail)
+		return res, nil
+	}
 	if m.Kind == kindCapped || m.Kind == kindTimeseries {
 		db.validateSpecial(ctx, c, res, fail)
 		return res, nil

@@ -1,0 +1,316 @@
+package engine
+
+import (
+	"math"
+
+	"github.com/ttlkv/ttlkv/doc"
+	"github.com/ttlkv/ttlkv/lsm"
+	"github.com/ttlkv/ttlkv/ts"
+	"go.mongodb.org/mongo-driver/v2/bson"
+)
+
+// Time-series collections (SPEC §6). A time-series collection is a
+// catalog entry of kind kindTimeseries with no records of its own: its
+// measurements live, grouped into bucket documents (ts.Bucket.Document),
+// as the records of an ordinary internal collection named
+// system.buckets.<name>. The time-series entry keeps
+//
+//	Options: {timeseries: <ts.Options.Listing()>, expireAfterSeconds?: long}
+//	Extra:   {bucketsColl: "system.buckets.<name>", outOfRange: bool}
+//	Indexes: the user's indexes in the user's form (partial TTL indexes,
+//	         secondary indexes on the metaField and timeField)
+//
+// outOfRange is the persistent 1970/2038 flag of SPEC §6.8. The buckets
+// collection has an _id index, an index on control.min.<timeField>
+// (tsMinTimeIndex) that bucket expiry and time filters scan, and, with a
+// metaField, an index on meta (tsMetaIndex). Both keys are fixed for a
+// bucket's life, so growing a bucket rewrites only its record.
+//
+// Locking: every change to a time-series collection's buckets, to its
+// in-memory bucketer (coll.ext of the time-series coll) and to its
+// catalog entry happens under the buckets collection's wmu; catalog
+// changes (collMod, createIndexes, dropIndexes) also hold catMu first.
+
+const (
+	tsMinTimeIndex = "_ts_control_min_time" // buckets index on control.min.<timeField>
+	tsMetaIndex    = "_ts_meta"             // buckets index on meta
+	tsBucketsPre   = "system.buckets."
+)
+
+// tsMeta is the decoded time-series part of a catalog entry.
+type tsMeta struct {
+	opts       ts.Options
+	expire     int64 // expireAfterSeconds; valid when hasExpire
+	hasExpire  bool
+	buckets    string // buckets collection name
+	outOfRange bool   // held a measurement outside 1970..2038 (§6.8)
+}
+
+// tsCreate is the parsed create of a time-series collection
+// (createOptions.ext).
+type tsCreate struct {
+	opts      ts.Options
+	expire    int64
+	hasExpire bool
+}
+
+// tsOptionsDoc renders the catalog (and listCollections) options.
+func tsOptionsDoc(o ts.Options, expire int64, hasExpire bool) bson.D {
+	d := bson.D{{Key: "timeseries", Value: o.Listing()}}
+	if hasExpire {
+		d = append(d, bson.E{Key: "expireAfterSeconds", Value: expire})
+	}
+	return d
+}
+
+// decodeTSMeta reads the time-series state of a catalog entry.
+func decodeTSMeta(m *collMeta) (*tsMeta, error) {
+	tv, _ := get(m.Options, "timeseries")
+	o, err := ts.ParseOptions(tv)
+	if err != nil {
+		return nil, doc.Errorf(doc.CodeInternalError, "time-series collection %s: bad stored options: %v", m.ns(), err)
+	}
+	t := &tsMeta{opts: o, buckets: tsBucketsPre + m.Name}
+	if v, ok := get(m.Options, "expireAfterSeconds"); ok {
+		t.expire, _ = asInt64(v)
+		t.hasExpire = true
+	}
+	if v, ok := get(m.Extra, "bucketsColl"); ok {
+		if s, isStr := v.(string); isStr {
+			t.buckets = s
+		}
+	}
+	if v, ok := get(m.Extra, "outOfRange"); ok {
+		t.outOfRange, _ = v.(bool)
+	}
+	return t, nil
+}
+
+// parseTimeseriesCreate validates a create with a timeseries option
+// (SPEC §6.1).
+func parseTimeseriesCreate(opts bson.D, has map[string]any, co *createOptions) (*createOptions, error) {
+	o, err := ts.ParseOptions(has["timeseries"])
+	if err != nil {
+		return nil, err
+	}
+	for _, k := range []string{"capped", "size", "max", "validator", "clusteredIndex", "viewOn", "pipeline"} {
+		v, ok := has[k]
+		if !ok {
+			continue
+		}
+		if k == "capped" {
+			if b, _ := asBool(v); !b {
+				continue
+			}
+		}
+		return nil, doc.Errorf(doc.CodeInvalidOptions, "'timeseries' is not allowed with '%s'", k)
+	}
+	tc := &tsCreate{opts: o}
+	if v, ok := has["expireAfterSeconds"]; ok {
+		n, err := parseCollExpire("create", v)
+		if err != nil {
+			return nil, err
+		}
+		tc.expire, tc.hasExpire = n, true
+	}
+	co.kind = kindTimeseries
+	co.raw = tsOptionsDoc(o, tc.expire, tc.hasExpire)
+	co.ext = tc
+	return co, nil
+}
+
+// maxCollExpire is the largest collection-level expireAfterSeconds: its
+// milliseconds must fit an int64.
+const maxCollExpire = math.MaxInt64 / 1000
+
+// parseCollExpire validates a collection-level expireAfterSeconds
+// number: a string is 14 TypeMismatch (collMod's "off" is handled by the
+// caller), NaN or a negative value 72 InvalidOptions; fractions
+// truncate.
+func parseCollExpire(cmd string, v any) (int64, error) {
+	f, ok := asFloat(v)
+	switch v.(type) {
+	case int32, int64, float64, bson.Decimal128:
+	default:
+		ok = false
+	}
+	if !ok {
+		return 0, doc.Errorf(doc.CodeTypeMismatch, "BSON field '%s.expireAfterSeconds' is the wrong type '%s', expected types '[long, int, decimal, double]'", cmd, typeName(v))
+	}
+	if math.IsNaN(f) {
+		return 0, doc.Errorf(doc.CodeInvalidOptions, "TTL index 'expireAfterSeconds' option must not be NaN")
+	}
+	if f < 0 {
+		return 0, doc.Errorf(doc.CodeInvalidOptions, "TTL index 'expireAfterSeconds' option cannot be less than 0, found %s", fmtValue(v))
+	}
+	if i, isInt := v.(int64); isInt {
+		if i > maxCollExpire {
+			return 0, doc.Errorf(doc.CodeInvalidOptions, "'expireAfterSeconds' must be at most %d, found %d", int64(maxCollExpire), i)
+		}
+		return i, nil
+	}
+	if math.Trunc(f) > maxCollExpire {
+		return 0, doc.Errorf(doc.CodeInvalidOptions, "'expireAfterSeconds' must be at most %d, found %s", int64(maxCollExpire), fmtValue(v))
+	}
+	return int64(math.Trunc(f)), nil
+}
+
+// bucketsMeta returns the catalog entry of a new buckets collection for
+// time-series options o.
+func bucketsMeta(dbName, name string, o ts.Options) *collMeta {
+	bm := &collMeta{DB: dbName, Name: name, Kind: kindNormal, Options: bson.D{}, NextIndexID: idIndexID + 1}
+	bm.Indexes = []*indexMeta{idIndex(), {ID: bm.NextIndexID, Name: tsMinTimeIndex,
+		Key: bson.D{{Key: "control.min." + o.TimeField, Value: int32(1)}}}}
+	bm.NextIndexID++
+	if o.MetaField != "" {
+		bm.Indexes = append(bm.Indexes, &indexMeta{ID: bm.NextIndexID, Name: tsMetaIndex, Key: bson.D{{Key: "meta", Value: int32(1)}}})
+		bm.NextIndexID++
+	}
+	return bm
+}
+
+// createTimeseriesLocked creates a time-series collection and its
+// buckets collection in one transaction. The caller holds catMu and has
+// checked that dbName.name does not exist.
+func (db *DB) createTimeseriesLocked(dbName, name string, co *createOptions) (*coll, bool, error) {
+	tc, ok := co.ext.(*tsCreate)
+	if !ok {
+		return nil, false, doc.Errorf(doc.CodeInternalError, "time-series create without parsed options")
+	}
+	bname := tsBucketsPre + name
+	if err := validateCollName(dbName, bname, true); err != nil {
+		return nil, false, err
+	}
+	// A buckets collection without its time-series collection is left
+	// over from a drop a crash interrupted: remove it first.
+	if stale := db.lookup(dbName, bname); stale != nil {
+		if err := db.dropLocked(stale); err != nil {
+			return nil, false, err
+		}
+	}
+	m := &collMeta{DB: dbName, Name: name, Kind: kindTimeseries, Options: co.raw, NextIndexID: idIndexID + 1,
+		Extra: bson.D{{Key: "bucketsColl", Value: bname}, {Key: "outOfRange", Value: false}}}
+	bm := bucketsMeta(dbName, bname, tc.opts)
+	err := db.store.Update(func(txn *lsm.Txn) error {
+		id, err := db.allocCollID(txn)
+		if err != nil {
+			return err
+		}
+		bid, err := db.allocCollID(txn)
+		if err != nil {
+			return err
+		}
+		m.ID, bm.ID = id, bid
+		if err := putMeta(txn, bm); err != nil {
+			return err
+		}
+		return putMeta(txn, m)
+	})
+	if err != nil {
+		return nil, false, err
+	}
+	c := &coll{db: db}
+	c.meta.Store(m)
+	bc := &coll{db: db}
+	bc.meta.Store(bm)
+	db.mu.Lock()
+	db.colls[m.ns()] = c
+	db.colls[bm.ns()] = bc
+	db.mu.Unlock()
+	return c, true, nil
+}
+
+// tsParts returns the decoded state of time-series collection c and its
+// buckets collection (nil when it is missing).
+func (db *DB) tsParts(c *coll) (*tsMeta, *coll, error) {
+	t, err := decodeTSMeta(c.m())
+	if err != nil {
+		return nil, nil, err
+	}
+	return t, db.lookup(c.m().DB, t.buckets), nil
+}
+
+// dropTimeseriesExt drops the buckets collection of a dropped
+// time-series collection. The caller holds catMu.
+func (db *DB) dropTimeseriesExt(c *coll) error {
+	t, err := decodeTSMeta(c.m())
+	if err != nil {
+		return err
+	}
+	bc := db.lookup(c.m().DB, t.buckets)
+	if bc == nil || bc.dropped.Load() {
+		return nil
+	}
+	return db.dropLocked(bc)
+}
+
+// timeseriesStats counts measurements and bucket bytes for collStats.
+func (db *DB) timeseriesStats(c *coll) collStatsInfo {
+	st := collStatsInfo{indexSizes: map[string]int64{}}
+	t, bc, err := db.tsParts(c)
+	if err != nil || bc == nil {
+		return st
+	}
+	_ = db.store.View(func(txn *lsm.Txn) error {
+		it := txn.NewIter(lsm.IterOptions{Prefix: lsm.RecordPrefix(bc.m().ID)})
+		defer it.Close()
+		for it.Next() {
+			v, err := it.Value()
+			if err != nil {
+				return err
+			}
+			st.size += int64(len(v))
+			d, err := doc.Unmarshal(v)
+			if err != nil {
+				continue
+			}
+			if n, ok := doc.Lookup(d, "control.count"); ok {
+				k, _ := asInt64(n)
+				st.count += k
+			}
+		}
+		return nil
+	})
+	_ = t
+	return st
+}
+
+// timeseriesStatsFields is collStats' timeseries sub-document.
+func (db *DB) timeseriesStatsFields(c *coll) bson.D {
+	t, bc, err := db.tsParts(c)
+	if err != nil || bc == nil {
+		return nil
+	}
+	var buckets, bytes int64
+	_ = db.store.View(func(txn *lsm.Txn) error {
+		it := txn.NewIter(lsm.IterOptions{Prefix: lsm.RecordPrefix(bc.m().ID)})
+		defer it.Close()
+		for it.Next() {
+			v, err := it.Value()
+			if err != nil {
+				return err
+			}
+			buckets++
+			bytes += int64(len(v))
+		}
+		return nil
+	})
+	var avg int64
+	if buckets > 0 {
+		avg = bytes / buckets
+	}
+	return bson.D{{Key: "timeseries", Value: bson.D{
+		{Key: "bucketsNs", Value: bc.m().ns()}, {Key: "bucketCount", Value: buckets},
+		{Key: "avgBucketSize", Value: avg}, {Key: "timeField", Value: t.opts.TimeField},
+	}}}
+}
+
+// timeseriesIndexes renders listIndexes for a time-series collection:
+// the user's indexes in the user's form (SPEC §6.7).
+func (db *DB) timeseriesIndexes(c *coll) []bson.D {
+	out := []bson.D{}
+	for _, ix := range c.m().Indexes {
+		out = append(out, listIndexEntry(ix))
+	}
+	return out
+}
