@@ -1,0 +1,158 @@
+package fuzz
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ttlkv/ttlkv/doc"
+	"github.com/ttlkv/ttlkv/engine"
+)
+
+// commandSeeds are FuzzCommand's built-in seeds (the committed corpus
+// under testdata/fuzz/FuzzCommand holds more): each is a script of
+// commands, one Extended JSON document per line; a line starting with
+// "admin " runs on the admin database.
+var commandSeeds = []string{
+	`{"ping": 1}`,
+	`{"insert": "c", "documents": [{"_id": 1, "t": {"$date": "2026-01-01T00:00:00Z"}}, {"_id": 2, "a": [1, 2, {"b": 3}]}]}
+{"createIndexes": "c", "indexes": [{"key": {"t": 1}, "name": "t_1", "expireAfterSeconds": 0}]}
+{"find": "c", "filter": {"t": {"$lte": {"$date": "2030-01-01T00:00:00Z"}}}, "sort": {"t": -1}}`,
+	`{"createIndexes": "c", "indexes": [{"key": {"a": 1, "b": -1}, "name": "ab", "unique": true}]}
+{"insert": "c", "documents": [{"a": 1, "b": 1}, {"a": 1, "b": 1}], "ordered": false}
+{"update": "c", "updates": [{"q": {"a": 1}, "u": {"$set": {"b": 2}, "$inc": {"n": 1}}, "multi": true}]}
+{"delete": "c", "deletes": [{"q": {"b": {"$gt": 0}}, "limit": 0}]}`,
+	`{"insert": "c", "documents": [{"x": {"$numberDecimal": "1.5"}, "y": {"$numberLong": "9223372036854775807"}}]}
+{"update": "c", "updates": [{"q": {}, "u": {"$push": {"arr": {"$each": [3, 1, 2], "$sort": 1, "$slice": -2}}}, "upsert": true}]}
+{"findAndModify": "c", "query": {}, "update": {"$unset": {"x": ""}}, "new": true}`,
+	`{"create": "c"}
+{"createIndexes": "c", "indexes": [{"key": {"e": 1}, "name": "e_1"}]}
+{"collMod": "c", "index": {"name": "e_1", "expireAfterSeconds": 60}}
+{"collMod": "c", "index": {"keyPattern": {"e": 1}, "hidden": true}}
+{"dropIndexes": "c", "index": "*"}`,
+	`{"createIndexes": "c", "indexes": [{"key": {"e": -1}, "name": "e", "expireAfterSeconds": 3600.9, "partialFilterExpression": {"k": {"$exists": true}}}]}
+{"insert": "c", "documents": [{"e": [{"$date": "1960-01-01T00:00:00Z"}, "x"], "k": 1}, {"e": {"$date": "2099-01-01T00:00:00Z"}}]}
+{"explain": {"delete": "c", "deletes": [{"q": {"e": {"$lt": {"$date": "2000-01-01T00:00:00Z"}}}, "limit": 0}]}, "verbosity": "executionStats"}`,
+	`admin {"setParameter": 1, "ttlMonitorSleepSecs": 5, "batchedDeletesTargetBatchDocs": 1}
+admin {"getParameter": "*"}
+{"insert": "c", "documents": [{"_id": {"$oid": "65a1b2c3d4e5f60718293a4b"}, "r": {"$regularExpression": {"pattern": "^a", "options": "i"}}}]}
+{"find": "c", "filter": {"r": {"$type": "regex"}}, "projection": {"_id": 0}, "batchSize": 1}
+{"getMore": {"$numberLong": "1"}, "collection": "c"}`,
+	`{"insert": "c", "documents": [{"_id": [1]}]}
+{"insert": "c", "documents": [{"a": {"$undefined": true}}]}
+{"count": "c", "query": {"$where": "1"}}
+{"listCollections": 1}
+{"validate": "c"}
+{"drop": "c"}
+admin {"listDatabases": 1}
+{"dropDatabase": 1}`,
+	`{"create": "ts", "timeseries": {"timeField": "t", "metaField": "m"}, "expireAfterSeconds": 10}
+{"create": "cap", "capped": true, "size": 4096, "max": 3}
+{"convertToCapped": "c", "size": 100000}
+{"serverStatus": 1}
+{"currentOp": 1}`,
+}
+
+// commandDB is the database fuzzed commands run against.
+const commandDB = "f"
+
+// FuzzCommand parses each line of the input as Extended JSON and runs
+// it as a command on a fresh in-memory engine, then runs a TTL pass
+// with the clock far ahead. No input may panic, a failing command must
+// return a typed *doc.Error (a reply with ok 0 and its code), and every
+// collection must validate at the end.
+func FuzzCommand(f *testing.F) {
+	for _, s := range commandSeeds {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, script []byte) {
+		if len(script) > 64<<10 {
+			return
+		}
+		// A hang is a failure too: crash with the input so that the
+		// fuzzer records it.
+		watchdog := time.AfterFunc(20*time.Second, func() {
+			buf := make([]byte, 1<<20)
+			buf = buf[:runtime.Stack(buf, true)]
+			panic(fmt.Sprintf("FuzzCommand hung on %q\n%s", script, buf))
+		})
+		defer watchdog.Stop()
+		now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+		clock := func() time.Time { return now }
+		db, err := engine.Open("", engine.Options{InMemory: true, DisableTTLMonitor: true, Clock: clock})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer db.Close()
+		ctx := context.Background()
+		lines := bytes.Split(script, []byte("\n"))
+		if len(lines) > 16 {
+			lines = lines[:16]
+		}
+		for _, line := range lines {
+			dbName := commandDB
+			if rest, ok := bytes.CutPrefix(line, []byte("admin ")); ok {
+				dbName, line = "admin", rest
+			}
+			cmd, err := doc.ParseExtJSON(line)
+			if err != nil {
+				if doc.CodeOf(err) == 0 {
+					t.Fatalf("ParseExtJSON(%q): untyped error %v", line, err)
+				}
+				continue
+			}
+			if isSlowCommand(cmd) {
+				continue
+			}
+			cctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+			reply, err := db.RunCommand(cctx, dbName, cmd)
+			cancel()
+			if err != nil {
+				var e *doc.Error
+				if !errors.As(err, &e) && !errors.Is(err, context.DeadlineExceeded) {
+					t.Fatalf("%s: untyped error %T %v", line, err, err)
+				}
+				if ok := lookup(reply, "ok"); ok != 0.0 && ok != int32(0) {
+					t.Fatalf("%s: failed with %v but reply ok = %v", line, err, ok)
+				}
+			}
+		}
+		now = now.Add(100 * 365 * 24 * time.Hour)
+		if _, err := db.RunTTLPass(ctx); err != nil {
+			t.Fatalf("TTL pass after %q: %v", script, err)
+		}
+		validateAll(t, db, string(script))
+	})
+}
+
+// isSlowCommand skips commands that only wait (sleep, long maxTimeMS
+// tailing), which would slow the fuzzer without testing anything.
+func isSlowCommand(cmd any) bool {
+	return strings.Contains(strings.ToLower(fmt.Sprint(cmd)), "awaitdata")
+}
+
+// validateAll validates every collection of every database.
+func validateAll(t *testing.T, db *engine.DB, what string) {
+	t.Helper()
+	ctx := context.Background()
+	for _, dn := range db.DatabaseNames() {
+		names, err := db.Database(dn).ListCollectionNames(ctx)
+		if err != nil {
+			t.Fatalf("%s: list collections: %v", what, err)
+		}
+		for _, cn := range names {
+			r, err := db.Validate(ctx, dn, cn)
+			if err != nil {
+				t.Fatalf("%s: validate %s.%s: %v", what, dn, cn, err)
+			}
+			if !r.Valid() {
+				t.Fatalf("%s: validate %s.%s: %v", what, dn, cn, r.Errors)
+			}
+		}
+	}
+}
