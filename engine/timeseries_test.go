@@ -642,9 +642,9 @@ func TestTimeseriesMatchesOrdinaryCollection(t *testing.T) {
 	randTime := func() bson.DateTime {
 		return bson.NewDateTimeFromTime(base.Add(time.Duration(rng.Int63n(int64(72 * time.Hour)))))
 	}
-	n := 1000
+	n, queries, deletes := 400, 40, 6
 	if os.Getenv("TTLKV_LONG") != "" {
-		n = 20000
+		n, queries, deletes = 20000, 500, 40
 	}
 	var docs []any
 	for i := 0; i < n; i++ {
@@ -665,8 +665,8 @@ func TestTimeseriesMatchesOrdinaryCollection(t *testing.T) {
 		}
 		docs = append(docs, d)
 	}
-	for start := 0; start < n; start += 300 { // several insert batches, out of order
-		end := min(start+300, n)
+	for start := 0; start < n; start += 150 { // several insert batches, out of order
+		end := min(start+150, n)
 		if _, err := db.Database("test").Collection("ts").InsertMany(ctx, docs[start:end], true); err != nil {
 			t.Fatal(err)
 		}
@@ -725,10 +725,10 @@ func TestTimeseriesMatchesOrdinaryCollection(t *testing.T) {
 			}
 		}
 	}
-	for q := 0; q < 100; q++ {
+	for q := 0; q < queries; q++ {
 		same("find", randFilter())
 	}
-	for q := 0; q < 12; q++ {
+	for q := 0; q < deletes; q++ {
 		f := randFilter()
 		var limit int64
 		if rng.Intn(3) == 0 {
