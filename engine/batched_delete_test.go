@@ -336,3 +336,57 @@ func TestExplainDelete(t *testing.T) {
 		t.Errorf("explain find: %v", field(r, "queryPlanner.winningPlan"))
 	}
 }
+
+// BenchmarkBatchedDeleteTargetBatchDocs measures a multi delete of 4000
+// documents (each with a date index entry) for several values of
+// batchedDeletesTargetBatchDocs, with the time and byte targets off.
+// docs/s is the delete throughput; ms/batch is how long one batch
+// holds the collection's writers off (its commit included), which is
+// what a concurrent writer's latency pays. The default
+// (defaultBatchDocs) is chosen from these figures.
+func BenchmarkBatchedDeleteTargetBatchDocs(b *testing.B) {
+	const n = 4000
+	for _, k := range []int{10, 50, 100, 250, 1000, 5000} {
+		b.Run(fmt.Sprintf("k=%d", k), func(b *testing.B) {
+			db, err := Open(b.TempDir(), Options{DisableTTLMonitor: true, Params: map[string]any{
+				"batchedDeletesTargetBatchDocs": k, "batchedDeletesTargetBatchTimeMS": 0, "batchedDeletesTargetStagedDocBytes": 0}})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer db.Close()
+			ctx := context.Background()
+			c := db.Database("test").Collection("c")
+			if _, err := c.CreateIndex(ctx, IndexModel{Keys: bson.D{{Key: "t", Value: 1}}}); err != nil {
+				b.Fatal(err)
+			}
+			now := time.Now()
+			var elapsed time.Duration
+			var batches int64
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				b.StopTimer()
+				for lo := 0; lo < n; lo += 200 {
+					docs := make([]any, 0, 200)
+					for j := lo; j < lo+200; j++ {
+						docs = append(docs, bson.D{{Key: "_id", Value: int32(j)}, {Key: "t", Value: dt(now.Add(time.Duration(j) * time.Second))},
+							{Key: "v", Value: "a value of some forty bytes, like a log line"}})
+					}
+					if _, err := c.InsertMany(ctx, docs, true); err != nil {
+						b.Fatal(err)
+					}
+				}
+				before := db.Stats().BatchedDeleteBatches
+				b.StartTimer()
+				start := time.Now()
+				r, err := c.DeleteMany(ctx, bson.D{})
+				elapsed += time.Since(start)
+				if err != nil || r.DeletedCount != n {
+					b.Fatalf("DeleteMany = %+v, %v", r, err)
+				}
+				batches += db.Stats().BatchedDeleteBatches - before
+			}
+			b.ReportMetric(float64(n*b.N)/elapsed.Seconds(), "docs/s")
+			b.ReportMetric(float64(elapsed.Milliseconds())/float64(batches), "ms/batch")
+		})
+	}
+}

@@ -66,7 +66,18 @@ func earliestDate(v any) (bson.DateTime, bool) {
 // no expired one survives two passes; validate is clean.
 func TestTTLRace(t *testing.T) {
 	seed := testSeed(t)
-	db, clk, _ := openTest(t)
+	// The background monitor runs too (every second of real time),
+	// beside the RunTTLPass loop below.
+	clk := newClock()
+	db, err := Open(t.TempDir(), Options{Clock: clk.Now, Params: map[string]any{"ttlMonitorSleepSecs": 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var bgPasses atomic.Int64
+	db.mon.mu.Lock()
+	db.mon.passHook = func(TTLPassResult) { bgPasses.Add(1) }
+	db.mon.mu.Unlock()
 	ctx := context.Background()
 	values := []int64{5, 20, 30, 60, 120} // expireAfterSeconds collMod picks from
 	const minExpire = 5
@@ -75,7 +86,7 @@ func TestTTLRace(t *testing.T) {
 	// low-water marks move and rechecks race the writers.
 	mustRun(t, db, "admin", `{"setParameter": 1, "ttlIndexDeleteTargetDocs": 5, "batchedDeletesTargetBatchDocs": 2, "ttlMonitorSubPassTargetSecs": 0}`)
 
-	writers, perWriter, ops := 3, 40, 400
+	writers, perWriter, ops := 3, 40, 300
 	if longTests() {
 		writers, ops = 4, 3000
 	}
@@ -233,7 +244,8 @@ func TestTTLRace(t *testing.T) {
 	if t.Failed() {
 		t.FailNow()
 	}
-	t.Logf("%d passes, %d collMods, %d documents reaped under the writers", passes.Load(), collMods.Load(), reaped.Load())
+	t.Logf("%d passes (%d by the background monitor), %d collMods, %d documents reaped under the writers",
+		passes.Load(), bgPasses.Load(), collMods.Load(), reaped.Load())
 
 	// checkState compares the collection with the models: nothing the
 	// writers removed is back, nothing is stale, and a missing document
