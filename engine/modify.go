@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"bytes"
 	"context"
 	"time"
 
@@ -385,16 +386,18 @@ func (db *DB) applyUpdates(c *coll, rids []uint64, f *query.Filter, u *query.Upd
 			} else {
 				last = d
 			}
-			if doc.Equal(d, nd) && len(d) == len(nd) {
+			// A no-op only when the bytes are the same: $set of 1.0 over
+			// 1 changes the type, and MongoDB stores it.
+			nraw, merr := doc.Marshal(nd)
+			if merr == nil && bytes.Equal(raw, nraw) {
 				continue
 			}
 			if err := doc.ValidateForStorage(nd); err != nil {
 				stopErr, matched = err, matched-1
 				break
 			}
-			nraw, err := doc.Marshal(nd)
-			if err != nil {
-				return err
+			if merr != nil {
+				return merr
 			}
 			if m.Kind == kindCapped {
 				if err := db.cappedUpdate(c, rid, raw, nraw); err != nil {
