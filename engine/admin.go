@@ -83,8 +83,14 @@ func (db *DB) collModIndex(c *coll, opt bson.D) (bson.D, error) {
 	case !hasName && !hasKey:
 		return nil, doc.Errorf(doc.CodeInvalidOptions, "Must specify either index name or key pattern.")
 	case hasName:
+		if _, ok := nameV.(string); !ok {
+			return nil, doc.Errorf(doc.CodeTypeMismatch, "BSON field 'collMod.index.name' is the wrong type '%s', expected type 'string'", typeName(nameV))
+		}
 		ref = nameV
 	default:
+		if _, ok := keyV.(bson.D); !ok {
+			return nil, doc.Errorf(doc.CodeTypeMismatch, "BSON field 'collMod.index.keyPattern' is the wrong type '%s', expected type 'object'", typeName(keyV))
+		}
 		ref = keyV
 	}
 	expV, hasExp := get(opt, "expireAfterSeconds")
