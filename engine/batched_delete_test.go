@@ -278,6 +278,11 @@ func TestExplainDelete(t *testing.T) {
 		if got := stages(win); fmt.Sprint(got) != fmt.Sprint(c.want) {
 			t.Errorf("%s: winningPlan stages %v, want %v", what, got, c.want)
 		}
+		for _, f := range []string{"nWouldDelete", "nReturned", "isEOF", "inputStage.docsExamined", "inputStage.inputStage.keysExamined"} {
+			if v := field(win, f); v != nil {
+				t.Errorf("%s: queryPlanner.winningPlan.%s = %v; execution figures belong in executionStats", what, f, v)
+			}
+		}
 		ex, _ := field(r, "executionStats.executionStages").(bson.D)
 		if got := stages(ex); fmt.Sprint(got) != fmt.Sprint(c.want) {
 			t.Errorf("%s: executionStages %v, want %v", what, got, c.want)

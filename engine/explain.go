@@ -213,7 +213,7 @@ func cmdExplain(ctx context.Context, db *DB, dbName string, cmd bson.D) (bson.D,
 		return nil, doc.Errorf(doc.CodeCommandNotFound, "explain of '%s' is not supported", inner[0].Key)
 	}
 	reply := bson.D{{Key: "queryPlanner", Value: bson.D{{Key: "namespace", Value: ns},
-		{Key: "winningPlan", Value: winning}, {Key: "rejectedPlans", Value: bson.A{}}}}}
+		{Key: "winningPlan", Value: planOnly(winning)}, {Key: "rejectedPlans", Value: bson.A{}}}}}
 	if execute {
 		if st == nil {
 			st = &execStats{}
@@ -227,4 +227,25 @@ func cmdExplain(ctx context.Context, db *DB, dbName string, cmd bson.D) (bson.D,
 	reply = append(reply, bson.E{Key: "command", Value: inner})
 	_ = p
 	return reply, nil
+}
+
+// execFields are the stage fields that only executionStats shows.
+var execFields = map[string]bool{"nReturned": true, "isEOF": true, "nWouldDelete": true,
+	"docsExamined": true, "keysExamined": true}
+
+// planOnly returns a copy of a stage tree without its execution
+// figures, as queryPlanner.winningPlan shows it (MongoDB keeps those
+// in executionStats.executionStages).
+func planOnly(stage bson.D) bson.D {
+	out := make(bson.D, 0, len(stage))
+	for _, e := range stage {
+		if execFields[e.Key] {
+			continue
+		}
+		if in, ok := e.Value.(bson.D); ok && (e.Key == "inputStage") {
+			e.Value = planOnly(in)
+		}
+		out = append(out, e)
+	}
+	return out
 }
