@@ -428,11 +428,15 @@ func TestIndexRangesEveryType(t *testing.T) {
 	mustRun(t, db, "test", `{"createIndexes": "c", "indexes": [
 		{"key": {"v": 1}, "name": "asc"}, {"key": {"v": -1}, "name": "desc"},
 		{"key": {"v": -1, "w": 1}, "name": "cmp"}]}`)
-	for _, v := range typeClassValues {
+	for i, v := range typeClassValues {
 		if strings.HasPrefix(v, "[") || strings.HasPrefix(v, `{"$regular`) {
 			continue // array and regex operands mean other things
 		}
-		for _, op := range []string{"$eq", "$gt", "$gte", "$lt", "$lte", "$ne"} {
+		ops := []string{"$eq", "$gt", "$gte", "$lt", "$lte", "$ne"}
+		if raceOn {
+			ops = ops[i%3 : i%3+3] // a rotating half under the race detector
+		}
+		for _, op := range ops {
 			filter := fmt.Sprintf(`{"v": {%q: %s}}`, op, v)
 			want := runFind(t, db, "test", ejson(t, `{"find": "c", "filter": `+filter+`, "hint": {"$natural": 1}}`))
 			for _, h := range []string{"asc", "desc", "cmp"} {
@@ -442,6 +446,9 @@ func TestIndexRangesEveryType(t *testing.T) {
 				}
 			}
 			// Sorted by the index, ascending and descending.
+			if op != "$gte" && op != "$lt" {
+				continue
+			}
 			for _, dir := range []int{1, -1} {
 				q := fmt.Sprintf(`{"find": "c", "filter": %s, "sort": {"v": %d, "_id": 1}}`, filter, dir)
 				ref := runFind(t, db, "test", append(ejson(t, q), bson.E{Key: "hint", Value: bson.D{{Key: "$natural", Value: int32(1)}}}))

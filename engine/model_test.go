@@ -276,8 +276,8 @@ func TestModel(t *testing.T) {
 	ops := 2500
 	if os.Getenv("TTLKV_LONG") != "" {
 		ops = 50000
-	} else if testing.Short() {
-		ops = 500
+	} else if testing.Short() || raceOn {
+		ops = 600
 	}
 	t.Logf("seed %d (replay with TTLKV_SEED=%d), %d operations", seed, seed, ops)
 	defer func() {
