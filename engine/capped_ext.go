@@ -1,10 +1,46 @@
 package engine
 
+// Capped collections (SPEC §7) keep their documents in a ring extent
+// file (package capped), one per collection, named "<collection id>.ring"
+// in the capped/ subdirectory of the data directory. The ring is the
+// truth; the _id index lives in Badger and points at ring records:
+//
+//	key   = IndexKey(collection, _id index, keystring(_id), ring sequence)
+//	value = the record's byte offset in the ring (8 bytes, big endian)
+//
+// Crash protocol: the ring's evict callback deletes the evicted records'
+// _id entries and commits before the ring reuses their space, so a
+// committed entry never names reused bytes. A document is appended to
+// the ring first and indexed after; a crash in between leaves a record
+// without an entry, and openExt reconciles the index with the ring
+// (entries for records not in the ring removed, records without an
+// entry indexed). An insert is acknowledged only after its entry is
+// committed.
+//
+// Record payloads are framed: uvarint(len(msg)), msg (the document in
+// the engine's msgpack encoding, doc.Marshal), then zero padding. The
+// padding lets an update that keeps the document's BSON size (MongoDB's
+// rule for 10003) rewrite the record in place although the msgpack
+// encoding of, say, an int32 shrank.
+//
+// Only the _id index exists on a capped collection: createIndexes of any
+// other index is 67 CannotCreateIndex (see cappedIndexRefusal).
+
 import (
 	"context"
-	"time"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io/fs"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
 
+	"github.com/ttlkv/ttlkv/capped"
 	"github.com/ttlkv/ttlkv/doc"
+	"github.com/ttlkv/ttlkv/lsm"
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
 
@@ -12,62 +48,605 @@ import (
 // NotImplemented).
 const codeNotImplemented = doc.Code(238)
 
-func parseCappedCreate(opts bson.D, has map[string]any, co *createOptions) (*createOptions, error) {
-	return nil, doc.Errorf(codeNotImplemented, "capped collections are not implemented yet")
+// Capped size limits (SPEC §7.1-7.2).
+const (
+	cappedMinSize   = 4096
+	cappedMaxSize   = 1 << 50 // 1 PiB
+	cappedSizeAlign = 256
+	cappedMaxDocs   = 1 << 31 // max must be below this
+	cappedDir       = "capped"
+	cappedFileExt   = ".ring"
+)
+
+// cappedOpts are a capped collection's parsed limits.
+type cappedOpts struct {
+	size int64 // normalised byte size (the ring file's size)
+	max  int64 // document limit; 0: none
 }
 
-// prepareExt creates kind-specific storage for a new collection.
-func (db *DB) prepareExt(c *coll, m *collMeta, co *createOptions) error { return nil }
+// cappedState is the open ring of a capped collection (coll.ext).
+type cappedState struct {
+	ring   *capped.Ring
+	opts   cappedOpts
+	tmpDir string // InMemory databases: a private directory removed at close
+}
+
+func (s *cappedState) limits() capped.Limits {
+	return capped.Limits{MaxRecords: s.opts.max, MaxDataBytes: s.opts.size}
+}
+
+// cappedOf returns c's ring state, or an error if c is not an open capped
+// collection.
+func cappedOf(c *coll) (*cappedState, error) {
+	st, ok := c.ext.(*cappedState)
+	if !ok || st == nil {
+		if c.dropped.Load() {
+			return nil, errDropped
+		}
+		return nil, fmt.Errorf("engine: collection %s has no open capped ring", c.m().ns())
+	}
+	return st, nil
+}
+
+// normalizeCappedSize applies SPEC §7.2: at least 4096, else rounded up to
+// a multiple of 256.
+func normalizeCappedSize(n int64) int64 {
+	if n <= cappedMinSize {
+		return cappedMinSize
+	}
+	return (n + cappedSizeAlign - 1) / cappedSizeAlign * cappedSizeAlign
+}
+
+// cappedNumber reads a numeric capped option (size, max) of cmdName; a
+// non-number is 14 TypeMismatch. Fractions are truncated as MongoDB's
+// safe integer conversion does.
+func cappedNumber(cmdName, field string, v any) (float64, error) {
+	f, ok := asFloat(v)
+	if !ok {
+		return 0, doc.Errorf(doc.CodeTypeMismatch, "BSON field '%s.%s' is the wrong type '%s', expected types '[long, int, decimal, double]'", cmdName, field, typeName(v))
+	}
+	if math.IsNaN(f) {
+		return 0, doc.Errorf(doc.CodeBadValue, "BSON field '%s.%s' must be a number, not NaN", cmdName, field)
+	}
+	return math.Trunc(f), nil
+}
+
+// parseCappedSize validates a requested size and returns it normalised.
+func parseCappedSize(cmdName string, v any) (int64, error) {
+	f, err := cappedNumber(cmdName, "size", v)
+	if err != nil {
+		return 0, err
+	}
+	if f < 1 || f > cappedMaxSize {
+		return 0, doc.Errorf(doc.CodeBadValue, "capped collection size must be between 1 and %d bytes (1 PiB), got %s", int64(cappedMaxSize), fmtValue(v))
+	}
+	return normalizeCappedSize(int64(f)), nil
+}
+
+// parseCappedCreate parses create's capped options (capped is true).
+func parseCappedCreate(opts bson.D, has map[string]any, co *createOptions) (*createOptions, error) {
+	sizeV, ok := has["size"]
+	if !ok {
+		return nil, doc.Errorf(doc.CodeInvalidOptions, "the 'size' field is required when 'capped' is true")
+	}
+	size, err := parseCappedSize("create", sizeV)
+	if err != nil {
+		return nil, err
+	}
+	var max int64
+	if maxV, ok := has["max"]; ok {
+		f, err := cappedNumber("create", "max", maxV)
+		if err != nil {
+			return nil, err
+		}
+		if f >= cappedMaxDocs {
+			return nil, doc.Errorf(doc.CodeBadValue, "max in a capped collection has to be < 2^31 or not set, got %s", fmtValue(maxV))
+		}
+		if f > 0 {
+			max = int64(f)
+		}
+	}
+	co.kind = kindCapped
+	co.ext = &cappedOpts{size: size, max: max}
+	co.raw = cappedRawOptions(size, max, opts)
+	return co, nil
+}
+
+// cappedRawOptions is what listCollections shows: {capped: true, size,
+// max?} and the other visible options as given.
+func cappedRawOptions(size, max int64, opts bson.D) bson.D {
+	raw := bson.D{{Key: "capped", Value: true}, {Key: "size", Value: size}}
+	if max > 0 {
+		raw = append(raw, bson.E{Key: "max", Value: max})
+	}
+	for _, e := range visibleOptions(opts) {
+		switch e.Key {
+		case "capped", "size", "max":
+			continue
+		}
+		raw = append(raw, e)
+	}
+	return raw
+}
+
+// cappedOptsOf reads the limits back from a catalog entry.
+func cappedOptsOf(m *collMeta) (cappedOpts, error) {
+	var o cappedOpts
+	v, _ := get(m.Options, "size")
+	n, ok := asInt64(v)
+	if !ok || n < cappedMinSize || n > cappedMaxSize {
+		return o, fmt.Errorf("engine: capped collection %s: bad size %v in the catalog", m.ns(), v)
+	}
+	o.size = n
+	if v, ok := get(m.Options, "max"); ok {
+		o.max, _ = asInt64(v)
+	}
+	return o, nil
+}
+
+// cappedFileName is the ring file of collection id.
+func cappedFileName(id uint64) string { return strconv.FormatUint(id, 10) + cappedFileExt }
+
+// cappedRingDir returns the directory holding ring files, creating it
+// (and fsyncing the data directory) if needed. InMemory databases get a
+// fresh private temporary directory per collection.
+func (db *DB) cappedRingDir() (dir string, tmp bool, err error) {
+	if db.opts.InMemory || db.dir == "" {
+		d, err := os.MkdirTemp("", "ttlkv-capped-")
+		return d, true, err
+	}
+	dir = filepath.Join(db.dir, cappedDir)
+	if _, err := os.Stat(dir); err == nil {
+		return dir, false, nil
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", false, err
+	}
+	return dir, false, capped.OSFS{}.SyncDir(db.dir)
+}
+
+func (db *DB) ringOptions() capped.Options {
+	return capped.Options{SyncEveryAppend: db.opts.SyncWrites}
+}
+
+// prepareExt creates kind-specific storage for a new collection: for a
+// capped one, its ring file, allocated and fsynced with its directory.
+// It runs inside the create transaction, under catMu.
+func (db *DB) prepareExt(c *coll, m *collMeta, co *createOptions) error {
+	if m.Kind != kindCapped {
+		return nil
+	}
+	o, ok := co.ext.(*cappedOpts)
+	if !ok {
+		return fmt.Errorf("engine: capped create of %s without parsed options", m.ns())
+	}
+	dir, tmp, err := db.cappedRingDir()
+	if err != nil {
+		return fmt.Errorf("engine: capped directory: %w", err)
+	}
+	if !tmp {
+		db.sweepCappedOrphans(dir, m.ID)
+	}
+	path := filepath.Join(dir, cappedFileName(m.ID))
+	// The id is fresh, so a file of that name is left from a create
+	// that crashed before its catalog entry committed.
+	if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	r, err := capped.Create(path, o.size, db.ringOptions())
+	if err != nil {
+		if tmp {
+			os.RemoveAll(dir)
+		}
+		return fmt.Errorf("engine: creating the ring file of capped collection %s: %w", m.ns(), err)
+	}
+	m.Extra = bson.D{{Key: "cappedFile", Value: cappedFileName(m.ID)}}
+	st := &cappedState{ring: r, opts: *o}
+	if tmp {
+		st.tmpDir = dir
+	}
+	c.ext = st
+	return nil
+}
+
+// sweepCappedOrphans removes ring files of collections that no longer
+// exist (a drop or convertToCapped interrupted by a crash after its
+// catalog change). Called under catMu; keep is the id being created.
+func (db *DB) sweepCappedOrphans(dir string, keep uint64) {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	live := map[uint64]bool{keep: true}
+	for _, c := range db.collsOf("") {
+		live[c.m().ID] = true
+	}
+	for _, e := range ents {
+		name := e.Name()
+		id, err := strconv.ParseUint(strings.TrimSuffix(name, cappedFileExt), 10, 64)
+		if err != nil || !strings.HasSuffix(name, cappedFileExt) || live[id] || id > db.nextCollID.Load() {
+			continue
+		}
+		if err := os.Remove(filepath.Join(dir, name)); err == nil {
+			db.logf("capped: removed the ring file %s of a dropped collection", name)
+		}
+	}
+}
 
 // abortExt removes what prepareExt made when the create failed.
-func (db *DB) abortExt(c *coll, m *collMeta) {}
+func (db *DB) abortExt(c *coll, m *collMeta) {
+	st, ok := c.ext.(*cappedState)
+	if !ok || st == nil {
+		return
+	}
+	c.ext = nil
+	st.ring.Close()
+	os.Remove(st.ring.Path())
+	if st.tmpDir != "" {
+		os.RemoveAll(st.tmpDir)
+	}
+}
 
-// openExt opens kind-specific state of an existing collection.
-func (db *DB) openExt(c *coll) error { return nil }
+// openExt opens kind-specific state of an existing collection: a capped
+// collection's ring (running its recovery) and the reconciliation of its
+// _id index with what the ring holds. A collection just created by
+// prepareExt is already open.
+func (db *DB) openExt(c *coll) error {
+	m := c.m()
+	if m.Kind != kindCapped || c.ext != nil {
+		return nil
+	}
+	o, err := cappedOptsOf(m)
+	if err != nil {
+		return err
+	}
+	if db.opts.InMemory || db.dir == "" {
+		return fmt.Errorf("engine: capped collection %s cannot be reopened in memory", m.ns())
+	}
+	path := filepath.Join(db.dir, cappedDir, cappedFileName(m.ID))
+	r, err := capped.Open(path, db.ringOptions())
+	if err != nil {
+		return fmt.Errorf("engine: opening the ring of capped collection %s: %w", m.ns(), err)
+	}
+	if rec := r.Recovery(); rec.DroppedOldest > 0 {
+		db.logf("capped %s: recovery dropped %d unreadable oldest records; stopped at %d: %s", m.ns(), rec.DroppedOldest, rec.StopOffset, rec.StopReason)
+	}
+	st := &cappedState{ring: r, opts: o}
+	if db.opts.Role != RoleReadOnly {
+		if err := db.reconcileCapped(m, st); err != nil {
+			r.Close()
+			return fmt.Errorf("engine: reconciling the _id index of capped collection %s: %w", m.ns(), err)
+		}
+	}
+	c.ext = st
+	return nil
+}
 
-// dropExt removes kind-specific files of a dropped collection.
-func (db *DB) dropExt(c *coll) error { return nil }
+// offValue encodes a ring offset as an index entry value.
+func offValue(off int64) []byte {
+	var b [8]byte
+	binary.BigEndian.PutUint64(b[:], uint64(off))
+	return b[:]
+}
+
+func decodeOff(v []byte) (int64, bool) {
+	if len(v) != 8 {
+		return 0, false
+	}
+	return int64(binary.BigEndian.Uint64(v)), true
+}
+
+// reconcileCapped makes the _id index match the ring: entries whose
+// record is not live (or sits at another offset) are deleted, live
+// records without their entry are indexed. Sequence numbers never repeat,
+// so an entry naming a live sequence at its offset is that record's.
+func (db *DB) reconcileCapped(m *collMeta, st *cappedState) error {
+	pre := lsm.IndexPrefix(m.ID, idIndexID)
+	entries := map[uint64][]byte{} // seq -> full key, for entries that may be right
+	dupSeq := map[uint64]bool{}
+	var stale [][]byte
+	err := db.store.View(func(txn *lsm.Txn) error {
+		it := txn.NewIter(lsm.IterOptions{Prefix: pre})
+		defer it.Close()
+		for it.Next() {
+			k := append([]byte(nil), it.Key()...)
+			_, seq, ok := lsm.SplitIndexKey(k)
+			v, err := it.Value()
+			if err != nil {
+				return err
+			}
+			off, okOff := decodeOff(v)
+			if !ok || !okOff {
+				stale = append(stale, k)
+				continue
+			}
+			if entries[seq] != nil || dupSeq[seq] {
+				// Two entries for one record: drop both, re-index it.
+				dupSeq[seq] = true
+				stale = append(stale, k)
+				continue
+			}
+			entries[seq] = k
+			if _, err := st.ring.Read(seq, off); err != nil {
+				if errors.Is(err, capped.ErrOverwritten) || errors.Is(err, capped.ErrNotFound) {
+					delete(entries, seq)
+					stale = append(stale, k)
+					continue
+				}
+				return err
+			}
+		}
+		return it.Err()
+	})
+	if err != nil {
+		return err
+	}
+	for seq := range dupSeq {
+		if k := entries[seq]; k != nil {
+			stale = append(stale, k)
+			delete(entries, seq)
+		}
+	}
+	b := db.store.NewBatch()
+	defer b.Cancel()
+	var added int
+	it := st.ring.Scan(0, false)
+	for it.Next() {
+		rec := it.Record()
+		if _, ok := entries[rec.Seq]; ok {
+			delete(entries, rec.Seq)
+			continue
+		}
+		d, err := decodeCappedPayload(rec.Data)
+		if err != nil {
+			return fmt.Errorf("record %d at offset %d: %w", rec.Seq, rec.Off, err)
+		}
+		ks, err := cappedIDKey(m, d)
+		if err != nil {
+			return fmt.Errorf("record %d at offset %d: %w", rec.Seq, rec.Off, err)
+		}
+		if err := b.Set(lsm.IndexKey(m.ID, idIndexID, ks, rec.Seq), offValue(rec.Off)); err != nil {
+			return err
+		}
+		added++
+	}
+	if err := it.Err(); err != nil {
+		return err
+	}
+	for _, k := range entries { // live-looking entries whose record the scan did not meet
+		stale = append(stale, k)
+	}
+	for _, k := range stale {
+		if err := b.Delete(k); err != nil {
+			return err
+		}
+	}
+	if err := b.Flush(); err != nil {
+		return err
+	}
+	if added > 0 || len(stale) > 0 {
+		db.logf("capped %s: reconciled the _id index with the ring: %d entries added, %d removed", m.ns(), added, len(stale))
+	}
+	return nil
+}
+
+// dropExt removes kind-specific files of a dropped collection: a capped
+// collection's ring is closed (waiting tailers wake with ErrClosed) and
+// its file removed.
+func (db *DB) dropExt(c *coll) error {
+	st, ok := c.ext.(*cappedState)
+	if !ok || st == nil {
+		return nil
+	}
+	st.ring.Close()
+	err := os.Remove(st.ring.Path())
+	if errors.Is(err, fs.ErrNotExist) {
+		err = nil
+	}
+	if st.tmpDir != "" {
+		os.RemoveAll(st.tmpDir)
+	}
+	return err
+}
 
 // closeExt closes kind-specific state at DB close.
-func (c *coll) closeExt() error { return nil }
-
-// insertSpecial inserts into capped and time-series collections.
-func (db *DB) insertSpecial(ctx context.Context, c *coll, docs []any, ordered bool) ([]any, []WriteError, error) {
-	return nil, nil, doc.Errorf(codeNotImplemented, "inserts into %s collections are not implemented yet", c.m().Kind)
+func (c *coll) closeExt() error {
+	st, ok := c.ext.(*cappedState)
+	if !ok || st == nil {
+		return nil
+	}
+	err := st.ring.Close()
+	if errors.Is(err, capped.ErrClosed) {
+		err = nil
+	}
+	if st.tmpDir != "" {
+		os.RemoveAll(st.tmpDir)
+	}
+	return err
 }
 
-func (s *scanner) nextCapped(ctx context.Context, n int) ([]record, error) {
-	s.done = true
-	return nil, doc.Errorf(codeNotImplemented, "capped collections are not implemented yet")
-}
-
-func (db *DB) cappedUpdate(c *coll, rid uint64, oldRaw, newRaw []byte) error {
-	return doc.Errorf(codeNotImplemented, "capped collections are not implemented yet")
-}
-
-// tailState drives a tailable cursor on a capped collection.
-type tailState struct{ maxAwait time.Duration }
-
-func newTailState(c *coll, q *queryExec, o FindOptions) *tailState { return &tailState{} }
-
-func (t *tailState) next(ctx context.Context, n int, await bool) ([]bson.D, error) {
-	return nil, doc.Errorf(codeNotImplemented, "tailable cursors are not implemented yet")
-}
-
-func (t *tailState) keepOpen() bool { return false }
-
-func cmdConvertToCapped(ctx context.Context, db *DB, dbName string, cmd bson.D) (bson.D, error) {
-	return nil, doc.Errorf(codeNotImplemented, "convertToCapped is not implemented yet")
-}
-
-// specialStats counts capped and time-series collections.
+// specialStats counts capped collections from their ring; time-series
+// collections report nothing here yet.
 func (db *DB) specialStats(c *coll) collStatsInfo {
-	return collStatsInfo{indexSizes: map[string]int64{}}
+	st := collStatsInfo{indexSizes: map[string]int64{}}
+	cs, err := cappedOf(c)
+	if c.m().Kind != kindCapped || err != nil {
+		return st
+	}
+	st.count = cs.ring.Count()
+	st.size = cs.ring.DataBytes()
+	m := c.m()
+	_ = db.store.View(func(txn *lsm.Txn) error {
+		for _, ix := range m.Indexes {
+			it := txn.NewIter(lsm.IterOptions{Prefix: lsm.IndexPrefix(m.ID, ix.ID), KeysOnly: true})
+			var n int64
+			for it.Next() {
+				n += int64(len(it.Key()))
+			}
+			it.Close()
+			st.indexSizes[ix.Name] = n
+		}
+		return nil
+	})
+	return st
 }
 
-// specialStatsFields adds kind-specific collStats fields (maxSize, max).
-func (db *DB) specialStatsFields(c *coll) bson.D { return nil }
+// specialStatsFields adds a capped collection's collStats fields:
+// maxSize (the normalised size) and max when set.
+func (db *DB) specialStatsFields(c *coll) bson.D {
+	if c.m().Kind != kindCapped {
+		return nil
+	}
+	o, err := cappedOptsOf(c.m())
+	if err != nil {
+		return nil
+	}
+	d := bson.D{{Key: "maxSize", Value: o.size}}
+	if o.max > 0 {
+		d = append(d, bson.E{Key: "max", Value: o.max})
+	}
+	return d
+}
 
-// validateSpecial checks capped and time-series collections.
+// validateSpecial checks a capped collection: the ring's own Check,
+// records in strictly increasing sequence that decode, count <= max,
+// data bytes <= size, and an _id index holding exactly one entry per
+// record, naming its offset. The caller holds c.wmu.
 func (db *DB) validateSpecial(ctx context.Context, c *coll, res *ValidateResult, fail func(string, ...any)) {
+	m := c.m()
+	if m.Kind != kindCapped {
+		return
+	}
+	st, err := cappedOf(c)
+	if err != nil {
+		fail("%v", err)
+		return
+	}
+	if err := st.ring.Check(); err != nil {
+		fail("ring check: %v", err)
+	}
+	want := map[string]int64{} // expected _id entry -> offset
+	var last uint64
+	var bytes int64
+	it := st.ring.Scan(0, false)
+	for it.Next() {
+		rec := it.Record()
+		if rec.Seq <= last {
+			fail("ring record %d follows record %d", rec.Seq, last)
+		}
+		last = rec.Seq
+		res.Records++
+		bytes += int64(len(rec.Data))
+		d, err := decodeCappedPayload(rec.Data)
+		if err != nil {
+			fail("ring record %d at offset %d does not decode: %v", rec.Seq, rec.Off, err)
+			continue
+		}
+		ks, err := cappedIDKey(m, d)
+		if err != nil {
+			fail("ring record %d: _id key: %v", rec.Seq, err)
+			continue
+		}
+		want[string(lsm.IndexKey(m.ID, idIndexID, ks, rec.Seq))] = rec.Off
+	}
+	if err := it.Err(); err != nil {
+		fail("ring scan: %v", err)
+	}
+	if st.opts.max > 0 && res.Records > st.opts.max {
+		fail("%d documents, more than max %d", res.Records, st.opts.max)
+	}
+	if bytes > st.opts.size {
+		fail("%d data bytes, more than size %d", bytes, st.opts.size)
+	}
+	for _, ix := range m.Indexes {
+		if ix.ID != idIndexID {
+			fail("capped collection has index %s besides _id", ix.Name)
+		}
+	}
+	err = db.store.View(func(txn *lsm.Txn) error {
+		it := txn.NewIter(lsm.IterOptions{Prefix: lsm.IndexPrefix(m.ID, idIndexID)})
+		defer it.Close()
+		for it.Next() {
+			res.KeysPerIndex["_id_"]++
+			k := it.Key()
+			_, seq, _ := lsm.SplitIndexKey(k)
+			off, ok := want[string(k)]
+			if !ok {
+				fail("_id index has an entry for ring record %d that the ring does not hold", seq)
+				continue
+			}
+			v, err := it.Value()
+			if err != nil {
+				return err
+			}
+			if got, okOff := decodeOff(v); !okOff || got != off {
+				fail("_id index entry of ring record %d names offset %v, the record is at %d", seq, got, off)
+			}
+			delete(want, string(k))
+		}
+		return it.Err()
+	})
+	if err != nil {
+		fail("reading the _id index: %v", err)
+	}
+	for k := range want {
+		_, seq, _ := lsm.SplitIndexKey([]byte(k))
+		fail("ring record %d is missing its _id index entry", seq)
+	}
+	if n := res.KeysPerIndex["_id_"]; n != res.Records {
+		fail("_id index has %d entries for %d ring records", n, res.Records)
+	}
+}
+
+// encodeCappedPayload frames a document for the ring (see the file
+// comment): uvarint length, msgpack, and pad zero bytes.
+func encodeCappedPayload(dst []byte, msg []byte, pad int) []byte {
+	dst = binary.AppendUvarint(dst, uint64(len(msg)))
+	dst = append(dst, msg...)
+	for i := 0; i < pad; i++ {
+		dst = append(dst, 0)
+	}
+	return dst
+}
+
+// cappedMsg returns the msgpack document inside a ring payload.
+func cappedMsg(p []byte) ([]byte, error) {
+	n, k := binary.Uvarint(p)
+	if k <= 0 || n > uint64(len(p)-k) {
+		return nil, fmt.Errorf("capped record frame: bad length prefix")
+	}
+	return p[k : k+int(n)], nil
+}
+
+// decodeCappedPayload decodes the document of a ring payload.
+func decodeCappedPayload(p []byte) (bson.D, error) {
+	msg, err := cappedMsg(p)
+	if err != nil {
+		return nil, err
+	}
+	return doc.Unmarshal(msg)
+}
+
+// cappedIDKey returns the _id index keystring of d.
+func cappedIDKey(m *collMeta, d bson.D) ([]byte, error) {
+	ix := m.index("_id_")
+	if ix == nil {
+		ix = idIndex()
+	}
+	keys, _, err := indexKeys(ix, d)
+	if err != nil {
+		return nil, err
+	}
+	if len(keys) != 1 {
+		return nil, doc.Errorf(doc.CodeInvalidIDField, "a capped document must have exactly one _id key, found %d", len(keys))
+	}
+	return keys[0], nil
+}
+
+// cappedIndexRefusal is createIndexes' answer to an index other than _id
+// on a capped collection. MongoDB allows secondary indexes there; ttlkv
+// keeps capped documents in the ring and maintains only the _id index
+// (evicting an entry per record), so it refuses them with 67.
+func cappedIndexRefusal(m *collMeta, spec bson.D) error {
+	return doc.Errorf(doc.CodeCannotCreateIndex, "ttlkv supports only the _id index on capped collection %s; cannot create %s", m.ns(), fmtValue(spec))
 }

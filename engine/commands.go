@@ -472,9 +472,9 @@ func cmdGetMore(ctx context.Context, db *DB, dbName string, cmd bson.D) (bson.D,
 	}
 	cur.mu.Lock()
 	defer cur.mu.Unlock()
-	if cur.killed != nil {
+	if k := cur.killed.Load(); k != nil {
 		db.cursors.remove(id)
-		return nil, cur.killed
+		return nil, k
 	}
 	var docs []bson.D
 	var err error
@@ -500,9 +500,9 @@ func cmdGetMore(ctx context.Context, db *DB, dbName string, cmd bson.D) (bson.D,
 		db.cursors.remove(id)
 		return nil, err
 	}
-	if cur.killed != nil {
+	if k := cur.killed.Load(); k != nil {
 		db.cursors.remove(id)
-		return nil, cur.killed
+		return nil, k
 	}
 	return cursorReply(id, cur.ns, "nextBatch", docs), nil
 }

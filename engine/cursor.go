@@ -4,6 +4,7 @@ import (
 	"context"
 	"math/rand/v2"
 	"sync"
+	"sync/atomic"
 
 	"github.com/ttlkv/ttlkv/doc"
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -15,9 +16,9 @@ type serverCursor struct {
 	ns     string
 	c      *coll
 	q      *queryExec
-	tail   *tailState // non-nil for tailable cursors on capped collections
-	mu     sync.Mutex // one getMore at a time
-	killed error      // set when the collection is dropped
+	tail   *tailState                // non-nil for tailable cursors on capped collections
+	mu     sync.Mutex                // one getMore at a time
+	killed atomic.Pointer[doc.Error] // set when the collection is dropped (by another goroutine)
 }
 
 // cursorRegistry holds open server cursors by id.
@@ -62,7 +63,7 @@ func (r *cursorRegistry) killColl(c *coll) {
 	defer r.mu.Unlock()
 	for _, cur := range r.m {
 		if cur.c == c {
-			cur.killed = doc.Errorf(doc.CodeQueryPlanKilled, "collection dropped: %s", cur.ns)
+			cur.killed.Store(doc.Errorf(doc.CodeQueryPlanKilled, "collection dropped: %s", cur.ns))
 		}
 	}
 }
@@ -96,7 +97,10 @@ func (c *Cursor) Next(ctx context.Context) bool {
 		var docs []bson.D
 		var err error
 		if c.tail != nil {
-			docs, err = c.tail.next(ctx, c.batch, true)
+			docs, err = c.tail.nextBlocking(ctx, c.batch)
+			if err == nil && len(docs) == 0 {
+				c.done = true // the tailable cursor is dead
+			}
 		} else {
 			docs, err = c.q.nextBatch(ctx, c.batch)
 			if len(docs) == 0 && err == nil && c.q.done {

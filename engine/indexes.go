@@ -187,6 +187,9 @@ func parseIndexSpec(m *collMeta, spec bson.D) (*indexMeta, error) {
 			return nil, doc.Errorf(doc.CodeCannotCreateIndex, "Cannot create TTL index on a capped collection")
 		}
 	}
+	if m.Kind == kindCapped && !isID {
+		return nil, cappedIndexRefusal(m, spec)
+	}
 	ix.Extra = extra
 	return ix, nil
 }

@@ -349,6 +349,9 @@ func (db *DB) ridOfID(c *coll, d bson.D) (uint64, error) {
 // applyUpdates updates the given records, re-reading and re-matching
 // each inside the transaction.
 func (db *DB) applyUpdates(c *coll, rids []uint64, f *query.Filter, u *query.Update, now time.Time, returnNew bool) (matched, modified int64, last bson.D, err error) {
+	if c.m().Kind == kindCapped {
+		return db.applyCappedUpdates(c, rids, f, u, now, returnNew)
+	}
 	c.wmu.Lock()
 	defer c.wmu.Unlock()
 	if c.dropped.Load() {

@@ -1,0 +1,146 @@
+package engine
+
+import (
+	"context"
+
+	"github.com/ttlkv/ttlkv/doc"
+	"github.com/ttlkv/ttlkv/engine/query"
+	"github.com/ttlkv/ttlkv/lsm"
+	"go.mongodb.org/mongo-driver/v2/bson"
+)
+
+// codeIDLFailedToParse is MongoDB's 40414: a required command field is
+// missing.
+const codeIDLFailedToParse = doc.Code(40414)
+
+// cmdConvertToCapped runs {convertToCapped: c, size} (SPEC §7.6).
+func cmdConvertToCapped(ctx context.Context, db *DB, dbName string, cmd bson.D) (bson.D, error) {
+	name, err := collName(cmd)
+	if err != nil {
+		return nil, err
+	}
+	var sizeV any
+	hasSize := false
+	for _, e := range cmd[1:] {
+		switch e.Key {
+		case "size":
+			sizeV, hasSize = e.Value, true
+		case "comment", "writeConcern", "lsid", "$db", "apiVersion", "apiStrict", "maxTimeMS":
+		default:
+			return nil, doc.Errorf(doc.CodeIDLUnknownField, "BSON field 'convertToCapped.%s' is an unknown field.", e.Key)
+		}
+	}
+	if !hasSize {
+		return nil, doc.Errorf(codeIDLFailedToParse, "BSON field 'convertToCapped.size' is missing but a required field")
+	}
+	size, err := parseCappedSize("convertToCapped", sizeV)
+	if err != nil {
+		return nil, err
+	}
+	return bson.D{}, db.convertToCapped(ctx, dbName, name, size)
+}
+
+// convertToCapped replaces db.name by a capped collection of size bytes
+// holding its documents in natural order (the oldest overwritten when
+// they do not fit) with only the _id index. Writers of the collection
+// wait while it copies; readers see the original until the swap, which
+// is one catalog transaction. Cursors on the original are killed.
+func (db *DB) convertToCapped(ctx context.Context, dbName, name string, size int64) error {
+	if err := db.checkWritable(); err != nil {
+		return err
+	}
+	if err := validateCollName(dbName, name, false); err != nil {
+		return err
+	}
+	db.catMu.Lock()
+	defer db.catMu.Unlock()
+	c := db.lookup(dbName, name)
+	if c == nil {
+		return doc.Errorf(doc.CodeNamespaceNotFound, "source collection %s.%s does not exist", dbName, name)
+	}
+	if c.m().Kind == kindTimeseries {
+		return doc.Errorf(doc.CodeCommandNotSupportedOnView, "convertToCapped is not supported for time-series collections: %s.%s", dbName, name)
+	}
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	old := c.m()
+	co := &createOptions{kind: kindCapped, ext: &cappedOpts{size: size}, raw: cappedRawOptions(size, 0, nil)}
+	nm := &collMeta{DB: dbName, Name: name, Kind: kindCapped, Options: co.raw,
+		Indexes: []*indexMeta{idIndex()}, NextIndexID: idIndexID + 1}
+	err := db.store.Update(func(txn *lsm.Txn) error {
+		id, err := db.allocCollID(txn)
+		nm.ID = id
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	nc := &coll{db: db}
+	if err := db.prepareExt(nc, nm, co); err != nil {
+		return err
+	}
+	nc.meta.Store(nm)
+	if err := db.copyIntoCapped(ctx, c, old, nc); err != nil {
+		db.abortExt(nc, nm)
+		return err
+	}
+	err = db.store.Update(func(txn *lsm.Txn) error {
+		if err := putMeta(txn, nm); err != nil { // same catalog key: replaces the original
+			return err
+		}
+		return txn.Set(pendingDropKey(old.ID), nil)
+	})
+	if err != nil {
+		db.abortExt(nc, nm)
+		return err
+	}
+	c.dropped.Store(true)
+	db.mu.Lock()
+	db.colls[nm.ns()] = nc
+	db.mu.Unlock()
+	db.cursors.killColl(c)
+	if err := db.dropExt(c); err != nil {
+		db.logf("convertToCapped %s: removing the original's files: %v", nm.ns(), err)
+	}
+	return db.finishDrop(old.ID)
+}
+
+// copyIntoCapped appends every document of src (natural order) to the
+// new capped collection nc, which nobody else can see yet.
+func (db *DB) copyIntoCapped(ctx context.Context, src *coll, m *collMeta, nc *coll) error {
+	all, err := query.ParseFilter(bson.D{})
+	if err != nil {
+		return err
+	}
+	p, err := makePlan(src, m, all, nil, nil)
+	if err != nil {
+		return err
+	}
+	sc := newScanner(p)
+	sc.noMatch = true
+	st, err := cappedOf(nc)
+	if err != nil {
+		return err
+	}
+	nm := nc.m()
+	for !sc.done {
+		recs, err := sc.next(ctx, insertChunkDocs)
+		if err != nil {
+			return err
+		}
+		w := newCappedWriter(db, nc, st)
+		for _, r := range recs {
+			cd, err := prepareCapped(nm, r.d)
+			if err != nil {
+				return err
+			}
+			if err := w.insert(cd); err != nil {
+				return err
+			}
+		}
+		if err := w.flush(); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -1,0 +1,354 @@
+package engine
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"time"
+
+	"github.com/ttlkv/ttlkv/capped"
+	"github.com/ttlkv/ttlkv/doc"
+	"github.com/ttlkv/ttlkv/lsm"
+	"go.mongodb.org/mongo-driver/v2/bson"
+)
+
+// nextCapped is scanner.next for a capped collection. A collection scan
+// walks the ring in natural (insertion) order, or newest first when the
+// plan is reverse; it keeps the next sequence to read in s.resume. A
+// forward scan overtaken by evictions fails with 136
+// CappedPositionLost; a reverse scan ends at the oldest record still
+// live. An index scan (the _id index) reads entries in short read
+// transactions and fetches each record from the ring at its offset,
+// skipping records evicted meanwhile.
+func (s *scanner) nextCapped(ctx context.Context, n int) ([]record, error) {
+	st, err := cappedOf(s.p.c)
+	if err != nil {
+		s.done = true
+		return nil, cappedErr(s.p.c, err)
+	}
+	if s.p.ix != nil {
+		return s.nextCappedIndex(ctx, n, st)
+	}
+	var out []record
+	for !s.done && len(out) < n {
+		if err := ctxErr(ctx); err != nil {
+			return out, err
+		}
+		var it *capped.Iterator
+		if s.resume == nil {
+			it = st.ring.Scan(0, s.p.reverse)
+		} else {
+			next := binary.BigEndian.Uint64(s.resume)
+			if s.p.reverse && next == 0 {
+				s.done = true
+				break
+			}
+			it = st.ring.Scan(next, s.p.reverse)
+		}
+		examined := 0
+		for len(out) < n && examined < scanChunkKeys {
+			if !it.Next() {
+				if err := it.Err(); err != nil {
+					s.done = true
+					return out, cappedErr(s.p.c, err)
+				}
+				s.done = true
+				break
+			}
+			examined++
+			rec := it.Record()
+			next := rec.Seq + 1
+			if s.p.reverse {
+				next = rec.Seq - 1
+			}
+			s.resume = binary.BigEndian.AppendUint64(s.resume[:0], next)
+			r, err := s.cappedRecord(rec.Seq, rec.Data)
+			if err != nil {
+				return out, err
+			}
+			if r != nil {
+				out = append(out, *r)
+			}
+		}
+	}
+	return out, nil
+}
+
+// cappedRecord decodes a ring payload and applies the scan's filter; nil
+// when it does not match.
+func (s *scanner) cappedRecord(seq uint64, data []byte) (*record, error) {
+	msg, err := cappedMsg(data)
+	if err != nil {
+		return nil, err
+	}
+	d, err := doc.Unmarshal(msg)
+	if err != nil {
+		return nil, err
+	}
+	s.stats.docsExamined++
+	if !s.noMatch && !s.p.filter.Match(d) {
+		return nil, nil
+	}
+	return &record{rid: seq, d: d, raw: msg}, nil
+}
+
+// nextCappedIndex scans the plan's _id index ranges; see nextCapped.
+func (s *scanner) nextCappedIndex(ctx context.Context, n int, st *cappedState) ([]record, error) {
+	type hit struct {
+		seq uint64
+		off int64
+	}
+	var out []record
+	for !s.done && len(out) < n {
+		if err := ctxErr(ctx); err != nil {
+			return out, err
+		}
+		want := min(n-len(out), scanChunkKeys)
+		var hits []hit
+		err := s.p.c.db.store.View(func(txn *lsm.Txn) error {
+			for !s.done && len(hits) < want {
+				r := s.ranges[s.ri]
+				o := lsm.IterOptions{Lower: r.lo, Upper: r.hi, Reverse: s.p.reverse}
+				if s.resume != nil {
+					if s.p.reverse {
+						o.Upper = s.resume
+					} else {
+						o.Lower = s.resume
+					}
+				}
+				it := txn.NewIter(o)
+				exhausted := true
+				for it.Next() {
+					k := it.Key()
+					if s.p.reverse {
+						s.resume = append(s.resume[:0:0], k...)
+					} else {
+						s.resume = append(append(s.resume[:0:0], k...), 0)
+					}
+					s.stats.keysExamined++
+					_, seq, _ := lsm.SplitIndexKey(k)
+					v, err := it.Value()
+					if err != nil {
+						it.Close()
+						return err
+					}
+					if off, ok := decodeOff(v); ok {
+						hits = append(hits, hit{seq, off})
+					}
+					if len(hits) >= want {
+						exhausted = false
+						break
+					}
+				}
+				err := it.Err()
+				it.Close()
+				if err != nil {
+					return err
+				}
+				if exhausted {
+					s.resume = nil
+					if s.p.reverse {
+						s.ri--
+						s.done = s.ri < 0
+					} else {
+						s.ri++
+						s.done = s.ri >= len(s.ranges)
+					}
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			return out, err
+		}
+		for _, h := range hits {
+			data, err := st.ring.Read(h.seq, h.off)
+			if errors.Is(err, capped.ErrOverwritten) || errors.Is(err, capped.ErrNotFound) {
+				continue // evicted after its entry was read
+			} else if err != nil {
+				return out, cappedErr(s.p.c, err)
+			}
+			r, err := s.cappedRecord(h.seq, data)
+			if err != nil {
+				return out, err
+			}
+			if r != nil {
+				out = append(out, *r)
+			}
+		}
+	}
+	return out, nil
+}
+
+// defaultMaxAwait is how long an awaitData getMore waits for a new
+// document when maxTimeMS is not given (SPEC §8.2).
+const defaultMaxAwait = time.Second
+
+// tailBatchBytes bounds one batch of a tailable cursor when the caller
+// sets no document count (a getMore without batchSize), like MongoDB's
+// 16 MiB reply limit.
+const tailBatchBytes = 16 << 20
+
+// tailState drives a tailable cursor on a capped collection (SPEC §8):
+// it returns matching documents in natural order and then follows the
+// ring's tail, remembering the next sequence to read. A getMore of an
+// awaitData cursor with nothing new waits on the ring (woken by the
+// append that commits a record, never by polling) for up to maxAwait. If
+// the records it has not read yet are overwritten it fails with 136
+// CappedPositionLost; if the collection is dropped, with 175
+// QueryPlanKilled. It is used by one goroutine at a time (the cursor's).
+type tailState struct {
+	c        *coll
+	q        *queryExec // filter, projection, skip and limit
+	await    bool       // awaitData
+	maxAwait time.Duration
+
+	started bool
+	pos     uint64 // next sequence to read once started
+	dead    bool   // never returns more (empty at start, error, limit)
+}
+
+func newTailState(c *coll, q *queryExec, o FindOptions) *tailState {
+	t := &tailState{c: c, q: q, await: o.AwaitData, maxAwait: defaultMaxAwait}
+	if o.MaxAwaitMS > 0 {
+		t.maxAwait = time.Duration(o.MaxAwaitMS) * time.Millisecond
+	}
+	return t
+}
+
+// keepOpen reports whether the cursor may return more documents later:
+// false once it has failed, reached its limit, or started on an empty
+// collection (SPEC §8.3: cursor id 0).
+func (t *tailState) keepOpen() bool { return !t.dead }
+
+// next returns up to n documents (n <= 0: none on the first batch, as
+// many as fit in 16 MiB on a getMore). With await (a getMore) an
+// awaitData cursor that finds nothing waits up to maxAwait for a new
+// matching document and then returns an empty batch, still open.
+func (t *tailState) next(ctx context.Context, n int, await bool) ([]bson.D, error) {
+	docs, err := t.read(n, await)
+	if err != nil || len(docs) > 0 || !await || !t.await || t.dead {
+		return docs, err
+	}
+	wctx, cancel := context.WithTimeout(ctx, t.maxAwait)
+	defer cancel()
+	docs, err = t.wait(wctx, n)
+	if err != nil && ctx.Err() == nil && errors.Is(err, context.DeadlineExceeded) {
+		return nil, nil // maxAwait passed: an empty batch, cursor open
+	}
+	return docs, err
+}
+
+// nextBlocking serves the Go Cursor: it returns at least one document,
+// an error, or nothing when the cursor is dead; it waits as long as ctx
+// allows.
+func (t *tailState) nextBlocking(ctx context.Context, n int) ([]bson.D, error) {
+	docs, err := t.read(n, true)
+	if err != nil || len(docs) > 0 || t.dead {
+		return docs, err
+	}
+	return t.wait(ctx, n)
+}
+
+// wait blocks on the ring until a matching document arrives (returning
+// it), the cursor dies, or ctx ends (returning ctx.Err()).
+func (t *tailState) wait(ctx context.Context, n int) ([]bson.D, error) {
+	for {
+		st, err := cappedOf(t.c)
+		if err != nil {
+			t.dead = true
+			return nil, t.killed(err)
+		}
+		if err := st.ring.Wait(ctx, t.pos-1); err != nil {
+			if errors.Is(err, capped.ErrClosed) {
+				t.dead = true
+				return nil, t.killed(err)
+			}
+			return nil, err
+		}
+		docs, err := t.read(n, true)
+		if err != nil || len(docs) > 0 || t.dead {
+			return docs, err
+		}
+	}
+}
+
+// killed maps the end of the ring under a cursor to 175 QueryPlanKilled.
+func (t *tailState) killed(err error) error {
+	if t.c.dropped.Load() || errors.Is(err, capped.ErrClosed) || errors.Is(err, errDropped) {
+		return doc.Errorf(doc.CodeQueryPlanKilled, "collection dropped: %s", t.c.m().ns())
+	}
+	return err
+}
+
+// read returns what is available now, without waiting. n <= 0 means
+// nothing on a first batch (await false) and up to 16 MiB on a getMore.
+func (t *tailState) read(n int, await bool) ([]bson.D, error) {
+	if t.dead {
+		return nil, nil
+	}
+	if t.c.dropped.Load() {
+		t.dead = true
+		return nil, t.killed(errDropped)
+	}
+	st, err := cappedOf(t.c)
+	if err != nil {
+		t.dead = true
+		return nil, t.killed(err)
+	}
+	if !t.started {
+		t.started = true
+		if st.ring.Count() == 0 {
+			t.dead = true
+			return nil, nil
+		}
+		// Records evicted between these two calls make the first read
+		// fail with 136, as if they had been overwritten under the cursor.
+		t.pos = st.ring.FirstSeq()
+	}
+	if n <= 0 && !await {
+		return nil, nil // a find with batchSize 0: positioned, nothing returned
+	}
+	it := st.ring.Scan(t.pos, false)
+	q := t.q
+	f := q.sc.p.filter
+	var out []bson.D
+	bytes := 0
+	for n <= 0 || len(out) < n {
+		if q.limit > 0 && q.returned >= q.limit {
+			t.dead = true
+			break
+		}
+		if n <= 0 && bytes >= tailBatchBytes {
+			break
+		}
+		if !it.Next() {
+			if err := it.Err(); err != nil {
+				t.dead = true
+				if errors.Is(err, capped.ErrClosed) {
+					return out, t.killed(err)
+				}
+				return out, cappedErr(t.c, err)
+			}
+			break
+		}
+		rec := it.Record()
+		t.pos = rec.Seq + 1
+		d, err := decodeCappedPayload(rec.Data)
+		if err != nil {
+			t.dead = true
+			return out, err
+		}
+		if !f.Match(d) {
+			continue
+		}
+		if q.skip > 0 {
+			q.skip--
+			continue
+		}
+		out = append(out, q.project(d))
+		q.returned++
+		bytes += len(rec.Data)
+	}
+	return out, nil
+}
