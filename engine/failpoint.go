@@ -2,6 +2,7 @@ package engine
 
 import (
 	"os"
+	"strconv"
 	"syscall"
 	"time"
 )
@@ -28,6 +29,17 @@ const (
 // failpointName is TTLKV_FAILPOINT, read once at start: the process
 // environment of a crash-test child is fixed before it starts.
 var failpointName = os.Getenv("TTLKV_FAILPOINT")
+
+// failpointReclaimAfter returns TTLKV_FAILPOINT_RECLAIM_AFTER (a
+// positive integer) if set, else def: the crash harness lowers the
+// number of deletes in one TTL pass that starts space reclamation, so
+// that reaching FailpointReclaim does not take 10,000 deletes.
+func failpointReclaimAfter(def int64) int64 {
+	if n, err := strconv.ParseInt(os.Getenv("TTLKV_FAILPOINT_RECLAIM_AFTER"), 10, 64); err == nil && n > 0 {
+		return n
+	}
+	return def
+}
 
 // failpoint kills the process with SIGKILL when TTLKV_FAILPOINT equals
 // name. It costs one string comparison otherwise. It is a test seam:

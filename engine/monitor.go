@@ -56,7 +56,7 @@ type lowWater struct {
 
 func newMonitor(db *DB) *monitor {
 	return &monitor{db: db, wake: make(chan struct{}, 1), stopCh: make(chan struct{}), done: make(chan struct{}),
-		low: map[ttlKey]*lowWater{}, reclaimAfter: reclaimAfterDeletes}
+		low: map[ttlKey]*lowWater{}, reclaimAfter: failpointReclaimAfter(reclaimAfterDeletes)}
 }
 
 func (mo *monitor) start() {
