@@ -55,6 +55,11 @@ var failpoints = []string{
 	engine.FailpointReclaim,
 }
 
+// reclaimBulk is how many documents a reclamation life inserts to expire
+// together; the child's engine starts reclamation after one fewer
+// deletes in a pass (TTLKV_FAILPOINT_RECLAIM_AFTER) instead of 10,000.
+const reclaimBulk = 500
+
 // childCfg is one life of a child: a process that opens the directory,
 // runs the workload and is killed.
 type childCfg struct {
@@ -841,7 +846,7 @@ func runCrash(t *testing.T, exe string, seed uint64, fps map[string]int) runResu
 		}
 		switch cfg.Failpoint {
 		case engine.FailpointReclaim:
-			cfg.Bulk = 10_001
+			cfg.Bulk = reclaimBulk
 		case engine.FailpointIndexBuildMid:
 			cfg.IndexAt = 1 + rng.IntN(10)
 		}
@@ -902,7 +907,8 @@ func runLife(cfg childCfg, m *model, killAt int) (reached bool, err error) {
 	}
 	defer pr.Close()
 	cmd := exec.Command(os.Args[0], "-test.run=^TestCrashChild$", "-test.count=1")
-	cmd.Env = append(os.Environ(), envChild+"="+string(cfgJSON), envFailpoint+"="+cfg.Failpoint)
+	cmd.Env = append(os.Environ(), envChild+"="+string(cfgJSON), envFailpoint+"="+cfg.Failpoint,
+		fmt.Sprintf("TTLKV_FAILPOINT_RECLAIM_AFTER=%d", reclaimBulk-1))
 	cmd.ExtraFiles = []*os.File{pw}
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
