@@ -683,14 +683,23 @@ func cmdDelete(ctx context.Context, db *DB, dbName string, cmd bson.D) (bson.D, 
 	if v, ok := get(cmd, "ordered"); ok {
 		ordered, _ = asBool(v)
 	}
-	var n int64
-	var werrs []WriteError
+	// Statements are parsed before any runs: a malformed one (limit 2,
+	// a missing q) fails the whole command, as MongoDB's parser does.
+	specs := make([]DeleteSpec, len(stmts))
 	for i, sv := range stmts {
 		s, err := parseDeleteStmt(sv)
-		var k int64
-		if err == nil {
-			k, err = db.deleteDocs(ctx, dbName, name, s)
+		if err != nil {
+			return nil, err
 		}
+		if s.Limit != 0 && s.Limit != 1 {
+			return nil, doc.Errorf(doc.CodeFailedToParse, "The limit field in delete objects must be 0 or 1. Got %d", s.Limit)
+		}
+		specs[i] = s
+	}
+	var n int64
+	var werrs []WriteError
+	for i, s := range specs {
+		k, err := db.deleteDocs(ctx, dbName, name, s)
 		if err != nil {
 			ue, ok := asUserError(err)
 			if !ok {

@@ -130,7 +130,7 @@ func badCases() []badCase {
 		// §3.1 and §4.1 parameters.
 		{name: "ttlMonitorSleepSecs 1", db: "admin", json: `{"setParameter": 1, "ttlMonitorSleepSecs": 1}`, undo: `{"setParameter": 1, "ttlMonitorSleepSecs": 60}`},
 		{name: "ttlIndexDeleteTargetDocs 0", db: "admin", json: `{"setParameter": 1, "ttlIndexDeleteTargetDocs": 0}`, undo: `{"setParameter": 1, "ttlIndexDeleteTargetDocs": 50000}`},
-		{name: "delete limit 2", json: `{"delete": "c", "deletes": [{"q": {}, "limit": 2}]}`, writeErr: doc.CodeFailedToParse},
+		{name: "delete limit 2", json: `{"delete": "c", "deletes": [{"q": {}, "limit": 2}]}`, code: doc.CodeFailedToParse, frag: "must be 0 or 1"},
 		{name: "unknown command", json: `{"noSuchCommand": 1}`, code: doc.CodeCommandNotFound},
 		// §5 collMod.
 		{name: "collMod string expireAfterSeconds", json: `{"collMod": "c", "index": {"name": "exp_1", "expireAfterSeconds": "1"}}`, code: doc.CodeTypeMismatch},
