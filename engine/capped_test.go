@@ -298,6 +298,15 @@ func TestCappedIDIndex(t *testing.T) {
 	if got := ints(t, findAll(t, db, "test", "c", nil)); !equalInts(got, []int64{2, 10, 20}) {
 		t.Fatalf("documents %v", got)
 	}
+	// In one batch: _id 2 is taken at first, free once evicted by the
+	// batch's own inserts.
+	r = mustRun(t, db, "test", `{"insert": "c", "ordered": false, "documents": [{"_id": 2, "i": 40}, {"_id": 30, "i": 30}, {"_id": 31, "i": 31}, {"_id": 32, "i": 32}, {"_id": 2, "i": 41}]}`)
+	if field(r, "n") != int32(4) || field(r, "writeErrors.0.index") != int32(0) || field(r, "writeErrors.1") != nil {
+		t.Fatalf("batch over an evicted _id: %v", r)
+	}
+	if got := ints(t, findAll(t, db, "test", "c", nil)); !equalInts(got, []int64{31, 32, 41}) {
+		t.Fatalf("documents %v", got)
+	}
 	mustValidate(t, db, "test", "c")
 }
 

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/ttlkv/ttlkv/capped"
@@ -89,6 +90,10 @@ func (db *DB) insertCapped(ctx context.Context, c *coll, docs []any, ordered boo
 		}
 		w := newCappedWriter(db, c, st)
 		end := min(stopAt, i+insertChunkDocs)
+		if err := w.prefetch(preps[i:end], ok[i:end]); err != nil {
+			c.wmu.Unlock()
+			return ids, werrs, err
+		}
 		stop := false
 		var acked []int
 		for ; i < end && !stop; i++ {
@@ -137,9 +142,26 @@ type cappedWriter struct {
 	m       *collMeta
 	st      *cappedState
 	pending map[uint64]pendingID // by sequence: entries not yet committed
-	byKey   map[string]uint64    // _id keystring -> sequence, for pending
+	byKey   map[string]uint64    // _id keystring -> sequence, inserted in this chunk
 	err     error                // first failure of the evict callback
+	bulk    bool                 // this append evicts a step: accept any eviction
+	snap    map[string]bool      // _id keys of the chunk live at its start; nil: unknown
 }
+
+// errBulkEvict makes the evict callback refuse a small eviction for
+// space, so that the insert retries it as a step (see cappedEvictStep).
+var errBulkEvict = errors.New("engine: capped eviction for space: evict a step")
+
+// cappedEvictStep is how many payload bytes an insert that finds the
+// ring full evicts at once: 1/16 of the size, between 256 bytes and 4
+// MiB. Evicting record by record would cost a Badger commit per insert
+// (the crash protocol commits the evicted _id entries before the ring
+// reuses their space); a step costs one commit per many inserts. So a
+// wrapping capped collection holds between size-step and size bytes of
+// documents (bounded by its file, see package capped). Evictions for
+// max are never stepped: a collection at max keeps exactly max
+// documents.
+func cappedEvictStep(size int64) int64 { return min(max(size/16, 256), 4<<20) }
 
 type pendingID struct {
 	ks  []byte
@@ -150,12 +172,61 @@ func newCappedWriter(db *DB, c *coll, st *cappedState) *cappedWriter {
 	return &cappedWriter{db: db, c: c, m: c.m(), st: st, pending: map[uint64]pendingID{}, byKey: map[string]uint64{}}
 }
 
+// prefetch notes which _id keys of a chunk's documents the index held
+// when the chunk started, with one index scan over their key range,
+// instead of one lookup per document. It gives up (leaving per-document
+// lookups) when the range holds many more entries than the chunk.
+func (w *cappedWriter) prefetch(docs []cappedDoc, ok []bool) error {
+	var keys [][]byte
+	want := map[string]bool{}
+	for i, d := range docs {
+		if ok[i] {
+			keys = append(keys, d.ks)
+			want[string(d.ks)] = true
+		}
+	}
+	if len(keys) < 2 {
+		return nil
+	}
+	slices.SortFunc(keys, bytes.Compare)
+	pre := lsm.IndexPrefix(w.m.ID, idIndexID)
+	lo := append(append([]byte(nil), pre...), keys[0]...)
+	hi := lsm.PrefixEnd(append(append([]byte(nil), pre...), keys[len(keys)-1]...))
+	first := w.st.ring.FirstSeq()
+	snap := map[string]bool{}
+	limit := 4*len(keys) + 64
+	err := w.db.store.View(func(txn *lsm.Txn) error {
+		it := txn.NewIter(lsm.IterOptions{Prefix: pre, Lower: lo, Upper: hi, KeysOnly: true})
+		defer it.Close()
+		for n := 0; it.Next(); n++ {
+			if n >= limit {
+				snap = nil
+				return nil
+			}
+			k := it.Key()
+			if len(k) < len(pre)+8 {
+				continue
+			}
+			ks, seq, _ := lsm.SplitIndexKey(k)
+			if seq >= first && want[string(ks)] {
+				snap[string(ks)] = true
+			}
+		}
+		return it.Err()
+	})
+	w.snap = snap
+	return err
+}
+
 // idTaken reports whether a live document already has the _id keystring ks.
 func (w *cappedWriter) idTaken(ks []byte) (bool, error) {
-	if _, ok := w.byKey[string(ks)]; ok {
+	first := w.st.ring.FirstSeq()
+	if seq, ok := w.byKey[string(ks)]; ok && seq >= first {
 		return true, nil
 	}
-	first := w.st.ring.FirstSeq()
+	if w.snap != nil && !w.snap[string(ks)] {
+		return false, nil // absent when the chunk began, not inserted since
+	}
 	pre := append(lsm.IndexPrefix(w.m.ID, idIndexID), ks...)
 	taken := false
 	err := w.db.store.View(func(txn *lsm.Txn) error {
@@ -186,7 +257,16 @@ func (w *cappedWriter) insert(p cappedDoc) error {
 		return dupKeyErr(w.m, w.m.Indexes[0], p.d)
 	}
 	w.err = nil
-	seq, off, err := w.st.ring.Append(p.payload, w.st.limits(), w.evict)
+	w.bulk = false
+	lim := w.st.limits()
+	seq, off, err := w.st.ring.Append(p.payload, lim, w.evict)
+	if errors.Is(err, errBulkEvict) {
+		// The ring is full: evict a step of bytes at once (see
+		// cappedEvictStep), with one commit for all of them.
+		lim.MaxDataBytes = max(w.st.ring.DataBytes()+int64(len(p.payload))-cappedEvictStep(w.st.opts.size), int64(len(p.payload)))
+		w.bulk = true
+		seq, off, err = w.st.ring.Append(p.payload, lim, w.evict)
+	}
 	if err != nil {
 		if w.err != nil {
 			return w.err
@@ -202,11 +282,19 @@ func (w *cappedWriter) insert(p cappedDoc) error {
 // records leaving the ring, writes the pending entries of live records,
 // and commits, all before the ring reuses any space.
 func (w *cappedWriter) evict(recs []capped.Record) error {
+	if !w.bulk && (w.st.opts.max <= 0 || w.st.ring.Count() < w.st.opts.max) {
+		var n int64
+		for _, r := range recs {
+			n += int64(len(r.Data))
+		}
+		if n < cappedEvictStep(w.st.opts.size)/2 {
+			return errBulkEvict
+		}
+	}
 	b := w.db.store.NewBatch()
 	for _, rec := range recs {
-		if p, ok := w.pending[rec.Seq]; ok {
+		if _, ok := w.pending[rec.Seq]; ok {
 			delete(w.pending, rec.Seq)
-			delete(w.byKey, string(p.ks))
 			continue
 		}
 		d, err := decodeCappedPayload(rec.Data)
@@ -237,7 +325,6 @@ func (w *cappedWriter) evict(recs []capped.Record) error {
 		return err
 	}
 	clear(w.pending)
-	clear(w.byKey)
 	return nil
 }
 
@@ -264,7 +351,6 @@ func (w *cappedWriter) flush() error {
 		return err
 	}
 	clear(w.pending)
-	clear(w.byKey)
 	return nil
 }
 
