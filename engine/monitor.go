@@ -32,6 +32,10 @@ type monitor struct {
 	reclaimAfter int64
 	// reclaims counts background reclamations that finished.
 	reclaims atomic.Int64
+	// sinceReclaim counts TTL deletes since the last triggered
+	// reclamation; lastReclaim is when it was triggered (under mu).
+	sinceReclaim int64
+	lastReclaim  time.Time
 	// passHook, if set (tests), is called after every background pass.
 	passHook func(TTLPassResult)
 	// visitHook, if set (tests), is called after every index visit.
@@ -252,15 +256,32 @@ func (db *DB) RunTTLPass(ctx context.Context) (*TTLPassResult, error) {
 	for _, k := range order {
 		res.Indexes = append(res.Indexes, *per[k])
 	}
-	if res.Deleted >= mo.reclaimAfter {
+	// Reclaim after enough deletes in total, not per pass: a steady
+	// trickle adds up, and a high rate does not rewrite the store on
+	// every pass (reclaimMinGap apart at most once).
+	mo.mu.Lock()
+	mo.sinceReclaim += res.Deleted
+	due := mo.sinceReclaim >= mo.reclaimAfter &&
+		(mo.lastReclaim.IsZero() || time.Since(mo.lastReclaim) >= reclaimMinGap)
+	if due {
+		mo.sinceReclaim = 0
+		mo.lastReclaim = time.Now()
+	}
+	mo.mu.Unlock()
+	if due {
 		db.reclaimAsync()
 	}
 	return res, nil
 }
 
-// reclaimAfterDeletes is how many TTL deletes in one pass trigger
-// space reclamation.
+// reclaimAfterDeletes is how many TTL deletes, counted across passes,
+// trigger space reclamation.
 const reclaimAfterDeletes = 10000
+
+// reclaimMinGap is the least time between two triggered reclamations:
+// Reclaim compacts the whole store, which a fast reaper must not do on
+// every pass.
+const reclaimMinGap = time.Minute
 
 // reclaimAsync runs lsm reclamation in the background, one at a time.
 func (db *DB) reclaimAsync() {
