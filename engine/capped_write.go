@@ -273,6 +273,7 @@ func (w *cappedWriter) insert(p cappedDoc) error {
 		}
 		return cappedErr(w.c, err)
 	}
+	failpoint(FailpointCappedAfterAppend)
 	w.pending[seq] = pendingID{ks: p.ks, off: off}
 	w.byKey[string(p.ks)] = seq
 	return nil
@@ -324,6 +325,7 @@ func (w *cappedWriter) evict(recs []capped.Record) error {
 		w.err = err
 		return err
 	}
+	failpoint(FailpointCappedEvict)
 	clear(w.pending)
 	return nil
 }

@@ -24,6 +24,13 @@ const (
 	// FailpointReclaim fires in background space reclamation, before
 	// the store's reclamation starts.
 	FailpointReclaim = "reclaim"
+	// FailpointCappedAfterAppend fires in a capped insert after the
+	// document is appended to the ring, before its _id entry commits.
+	FailpointCappedAfterAppend = "capped.afterAppend"
+	// FailpointCappedEvict fires in a capped eviction after the evicted
+	// records' _id entries are deleted (committed), before the ring
+	// records the eviction and reuses their space.
+	FailpointCappedEvict = "capped.evict"
 )
 
 // failpointName is TTLKV_FAILPOINT, read once at start: the process
