@@ -2,8 +2,11 @@ package main
 
 import (
 	"context"
+	"fmt"
+	"regexp"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestDemoRerunnable runs the demo twice on one directory: the second run
@@ -11,7 +14,11 @@ import (
 func TestDemoRerunnable(t *testing.T) {
 	dir := t.TempDir()
 	for run := 1; run <= 2; run++ {
+		start := time.Now()
 		out, errOut, code := cli(t, nil, dir, "", "demo")
+		if el := time.Since(start); el > 5*time.Second {
+			t.Errorf("run %d took %v; the demo must stay under 5 s", run, el)
+		}
 		if code != 0 {
 			t.Fatalf("run %d: exit %d\n%s\n%s", run, code, out, errOut)
 		}
@@ -28,12 +35,28 @@ func TestDemoRerunnable(t *testing.T) {
 				t.Errorf("run %d: output lacks %q:\n%s", run, want, out)
 			}
 		}
-		// Capped and time-series chapters run, or say in one line why not.
-		for _, ch := range []string{"3. A capped", "4. A time-series"} {
-			i := strings.Index(out, ch)
-			if i < 0 {
-				t.Errorf("chapter %q missing", ch)
+		// The capped chapter keeps the newest 3 of 5, newest first.
+		if want := "    {\"seq\":5,\"msg\":\"event 5\"}\n    {\"seq\":4,\"msg\":\"event 4\"}\n    {\"seq\":3,\"msg\":\"event 3\"}\n\n4."; !strings.Contains(out, want) {
+			t.Errorf("run %d: capped chapter does not end with events 5, 4, 3:\n%s", run, out)
+		}
+		// The time-series chapter: the two old buckets (roof, cellar) go,
+		// the three recent readings stay, oldest first.
+		for _, want := range []string{
+			"stored as 6 measurement(s) in 4 bucket(s)",
+			"the pass deleted 2 bucket(s)",
+			"left: 3 measurement(s) in 2 bucket(s)",
+		} {
+			if !strings.Contains(out, want) {
+				t.Errorf("run %d: output lacks %q:\n%s", run, want, out)
 			}
+		}
+		ts := out[strings.Index(out, "4. A time-series"):]
+		temps := regexp.MustCompile(`"temp":([0-9.]+)`).FindAllStringSubmatch(ts, -1)
+		if got := fmt.Sprint(temps); got != "[[\"temp\":14.5 14.5] [\"temp\":9.5 9.5] [\"temp\":15.0 15.0]]" {
+			t.Errorf("run %d: readings left %s, want 14.5, 9.5, 15.0", run, got)
+		}
+		if strings.Contains(out, "skipped") {
+			t.Errorf("run %d: a chapter was skipped:\n%s", run, out)
 		}
 	}
 	if out, _, _ := cli(t, nil, dir, "", "check"); !strings.Contains(out, "consistent") || strings.Contains(out, "INVALID") {
