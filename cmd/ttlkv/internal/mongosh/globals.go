@@ -179,7 +179,12 @@ func (s *Shell) collectionNames(db string) []string {
 // commandCursor runs a command that returns a cursor and drains it with
 // getMore, returning every document.
 func (s *Shell) commandCursor(db string, cmd bson.D, coll string) bson.A {
-	r := s.command(db, cmd)
+	return s.drainReply(db, s.command(db, cmd), coll)
+}
+
+// drainReply returns every document of the cursor reply r, following it
+// with getMore.
+func (s *Shell) drainReply(db string, r bson.D, coll string) bson.A {
 	cur, _ := doc.Get(r, "cursor")
 	cd, _ := cur.(bson.D)
 	batch, _ := doc.Get(cd, "firstBatch")
