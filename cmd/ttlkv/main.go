@@ -62,6 +62,9 @@ type env struct {
 	db  string // --db
 	// openOpts, if set (tests), adjusts the engine options.
 	openOpts func(*engine.Options)
+	// tailHook, if set (tests), is called by tail after each batch with
+	// the number of documents printed so far and the batch's length.
+	tailHook func(printed int64, batch int)
 }
 
 // command is one subcommand: its name, a one-line summary, its usage and

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -40,6 +41,10 @@ var tailCommand = &command{
 			fmt.Fprintln(e.stderr, "ttlkv tail: give exactly one collection name")
 			return 2
 		}
+		if f.maxTimeMS < 1 {
+			fmt.Fprintln(e.stderr, "ttlkv tail: --maxTimeMS must be at least 1")
+			return 2
+		}
 		filter := bson.D{}
 		if f.query != "" {
 			d, err := doc.ParseExtJSON([]byte(f.query))
@@ -56,64 +61,45 @@ var tailCommand = &command{
 	},
 }
 
-// tail prints documents as a tailable, awaitData cursor returns them.
-// When the cursor ends (an empty or missing collection gives none, and
-// a tailer that fell behind the capped overwrite loses its position) it
-// starts a new one after a short wait, skipping what it has printed.
+// tailState is what tail knows about its progress: how many documents
+// it has printed, the _id of the last one, and whether it is still
+// passing over the documents that were there when it started.
+type tailState struct {
+	printed  int64
+	lastID   any  // _id of the last printed document; nil before the first
+	skipping bool // not --from-start: documents present at the start are not printed
+	resumed  bool // position lost: say where printing resumes at the next document
+}
+
+// tail follows coll with a tailable awaitData cursor, printing each
+// document as Extended JSON, until e.ctx ends (exit 0) or a command fails
+// (exit 1).
+//
+// A capped collection overwrites its oldest documents; a tailer that
+// falls so far behind that the next document it needs is overwritten
+// gets 136 CappedPositionLost. tail then warns on stderr, saying how far
+// behind it was and which documents were lost, and continues from the
+// oldest document still present. Every document present then is newer
+// than every document printed, so nothing is printed twice, and nothing
+// is skipped silently. A cursor that ends without error (the collection
+// is empty or missing) or whose collection is dropped (175) is started
+// again after --maxTimeMS.
 func (e *env) tail(db *engine.DB, coll string, filter bson.D, f *tailFlags) int {
-	print := f.fromStart
-	var seen int64
+	st := &tailState{skipping: !f.fromStart}
 	for e.ctx.Err() == nil {
-		find := bson.D{{Key: "find", Value: coll}, {Key: "filter", Value: filter},
-			{Key: "tailable", Value: true}, {Key: "awaitData", Value: true}}
-		if seen > 0 {
-			find = append(find, bson.E{Key: "skip", Value: seen})
-		}
-		reply, err := do(e.ctx, db, e.db, find)
-		if err != nil {
-			if e.ctx.Err() != nil {
-				return 0
-			}
+		err := e.tailCursor(db, coll, filter, f, st)
+		switch {
+		case e.ctx.Err() != nil:
+			return 0
+		case codeOf(err) == doc.CodeCappedPositionLost:
+			e.tailLost(db, coll, err, st)
+			continue // at once: the writers are ahead
+		case codeOf(err) == doc.CodeQueryPlanKilled:
+			fmt.Fprintf(e.stderr, "ttlkv tail: %s.%s was dropped; waiting for it to be created again\n", e.db, coll)
+			st.skipping = false // a new collection: everything in it is new
+		case err != nil:
 			return e.fail("tail", err)
 		}
-		key := "firstBatch"
-		for {
-			cur, _ := doc.Get(reply, "cursor")
-			cd, _ := cur.(bson.D)
-			b, _ := doc.Get(cd, key)
-			batch, _ := b.(bson.A)
-			for _, x := range batch {
-				seen++
-				if !print {
-					continue
-				}
-				out, err := doc.MarshalExtJSON(x, f.canonical)
-				if err != nil {
-					return e.fail("tail", err)
-				}
-				fmt.Fprintln(e.stdout, string(out))
-			}
-			id := cursorIDOf(cd)
-			if len(batch) == 0 {
-				print = true // caught up with what was there at the start
-			}
-			if id == 0 {
-				break
-			}
-			key = "nextBatch"
-			reply, err = do(e.ctx, db, e.db, bson.D{{Key: "getMore", Value: id}, {Key: "collection", Value: coll}, {Key: "maxTimeMS", Value: int64(f.maxTimeMS)}})
-			if err != nil {
-				if e.ctx.Err() != nil {
-					return 0
-				}
-				if codeOf(err) == doc.CodeCappedPositionLost {
-					fmt.Fprintf(e.stderr, "ttlkv tail: %v; restarting\n", err)
-					break
-				}
-				return e.fail("tail", err)
-			}
-		}
-		print = true
 		t := time.NewTimer(time.Duration(f.maxTimeMS) * time.Millisecond)
 		select {
 		case <-e.ctx.Done():
@@ -122,4 +108,89 @@ func (e *env) tail(db *engine.DB, coll string, filter bson.D, f *tailFlags) int 
 		t.Stop()
 	}
 	return 0
+}
+
+// tailCursor runs one tailable cursor from the oldest document until it
+// ends (nil) or fails.
+func (e *env) tailCursor(db *engine.DB, coll string, filter bson.D, f *tailFlags, st *tailState) error {
+	reply, err := do(e.ctx, db, e.db, bson.D{{Key: "find", Value: coll}, {Key: "filter", Value: filter},
+		{Key: "tailable", Value: true}, {Key: "awaitData", Value: true}})
+	if err != nil {
+		return err
+	}
+	key := "firstBatch"
+	for {
+		cur, _ := doc.Get(reply, "cursor")
+		cd, _ := cur.(bson.D)
+		b, _ := doc.Get(cd, key)
+		batch, _ := b.(bson.A)
+		for _, x := range batch {
+			if st.skipping {
+				continue
+			}
+			d, _ := x.(bson.D)
+			out, err := doc.MarshalExtJSON(d, f.canonical)
+			if err != nil {
+				return err
+			}
+			if st.resumed {
+				st.resumed = false
+				fmt.Fprintf(e.stderr, "ttlkv tail: continuing from the oldest document still present, _id %s\n", extJSON(idOf(d)))
+			}
+			fmt.Fprintln(e.stdout, string(out))
+			st.printed++
+			st.lastID = idOf(d)
+		}
+		id := cursorIDOf(cd)
+		if len(batch) == 0 || id == 0 {
+			st.skipping = false // caught up with what was there at the start
+		}
+		if e.tailHook != nil {
+			e.tailHook(st.printed, len(batch))
+		}
+		if id == 0 {
+			return nil
+		}
+		key = "nextBatch"
+		reply, err = do(e.ctx, db, e.db, bson.D{{Key: "getMore", Value: id}, {Key: "collection", Value: coll}, {Key: "maxTimeMS", Value: int64(f.maxTimeMS)}})
+		if err != nil {
+			return err
+		}
+	}
+}
+
+// tailLost reports a lost position: the next document the tailer needed
+// was overwritten, so it was more documents behind than the collection
+// holds now.
+func (e *env) tailLost(db *engine.DB, coll string, err error, st *tailState) {
+	held := "?"
+	if r, cerr := do(e.ctx, db, e.db, bson.D{{Key: "count", Value: coll}}); cerr == nil {
+		held = fmt.Sprint(num(r, "n"))
+	}
+	after := "the start"
+	if st.lastID != nil {
+		after = fmt.Sprintf("_id %s (the last printed; %d printed so far)", extJSON(st.lastID), st.printed)
+	}
+	if st.skipping {
+		after = "the documents present at the start"
+	}
+	fmt.Fprintf(e.stderr, "ttlkv tail: WARNING: fell behind %s.%s by more than the %s document(s) it holds: "+
+		"documents inserted after %s were overwritten before they could be read and are lost (%v)\n",
+		e.db, coll, held, after, err)
+	st.skipping = false
+	st.resumed = true
+}
+
+func idOf(d bson.D) any {
+	v, _ := doc.Get(d, "_id")
+	return v
+}
+
+// extJSON renders one value as relaxed Extended JSON.
+func extJSON(v any) string {
+	b, err := doc.MarshalExtJSON(bson.D{{Key: "v", Value: v}}, false)
+	if err != nil {
+		return fmt.Sprint(v)
+	}
+	return strings.TrimSuffix(strings.TrimPrefix(string(b), `{"v":`), "}")
 }
