@@ -22,6 +22,7 @@ type importFlags struct {
 	stopOnError bool
 	batchSize   int
 	drop        bool
+	ts          tsFlags
 }
 
 // maxJSONArray is mongoimport's limit on a --jsonArray input, which is
@@ -31,11 +32,12 @@ const maxJSONArray = 16 << 20
 var importCommand = &command{
 	name:    "import",
 	summary: "load JSON lines or a JSON array of Extended JSON documents into a collection (mongoimport's formats)",
-	usage:   "ttlkv import COLL [FILE] [--mode insert|upsert] [--stopOnError] [--batchSize N] [--drop]",
+	usage:   "ttlkv import COLL [FILE] [--mode insert|upsert] [--stopOnError] [--batchSize N] [--drop] [--timeField F [--metaField M] [--granularity G] [--expireAfterSeconds N]]",
 	examples: []string{
 		`ttlkv import events events.json`,
 		`ttlkv import events events.json --mode upsert`,
 		`ttlkv import events --stopOnError < events.json`,
+		`ttlkv import weather weather.json --timeField timestamp --metaField metadata --granularity hours --expireAfterSeconds 86400`,
 	},
 	flags: func(fs *pflag.FlagSet) any {
 		f := &importFlags{}
@@ -43,9 +45,10 @@ var importCommand = &command{
 		fs.BoolVar(&f.stopOnError, "stopOnError", false, "stop at the first bad line or failed document (what was imported before it stays)")
 		fs.IntVar(&f.batchSize, "batchSize", 1000, "documents per insert command")
 		fs.BoolVar(&f.drop, "drop", false, "drop the collection first")
+		f.ts.register(fs)
 		return f
 	},
-	run: func(e *env, _ *pflag.FlagSet, cfg any, args []string) int {
+	run: func(e *env, fs *pflag.FlagSet, cfg any, args []string) int {
 		f := cfg.(*importFlags)
 		if len(args) < 1 || len(args) > 2 {
 			fmt.Fprintln(e.stderr, "ttlkv import: give a collection name and, optionally, a file (default stdin)")
@@ -56,7 +59,12 @@ var importCommand = &command{
 			return 2
 		}
 		if f.batchSize < 1 {
-			f.batchSize = 1000
+			fmt.Fprintln(e.stderr, "ttlkv import: --batchSize must be at least 1")
+			return 2
+		}
+		if err := f.ts.check(fs); err != nil {
+			fmt.Fprintf(e.stderr, "ttlkv import: %v\n", err)
+			return 2
 		}
 		in, size, name := e.stdin, int64(-1), "stdin"
 		if len(args) == 2 {
@@ -79,6 +87,9 @@ var importCommand = &command{
 			if _, err := do(e.ctx, db, e.db, bson.D{{Key: "drop", Value: args[0]}}); err != nil && codeOf(err) != doc.CodeNamespaceNotFound {
 				return e.closeDB("import", db, e.fail("import", err))
 			}
+		}
+		if err := imp.prepareTimeseries(fs); err != nil {
+			return e.closeDB("import", db, e.fail("import", err))
 		}
 		if e.isTerm(e.stderr) {
 			imp.bar = progressbar.NewOptions64(size, progressbar.OptionSetWriter(e.stderr), progressbar.OptionShowBytes(true),
@@ -110,15 +121,20 @@ var importCommand = &command{
 var errStopped = errors.New("stopped at the first error")
 
 type importer struct {
-	e        *env
-	db       *engine.DB
-	coll     string
-	f        *importFlags
-	bar      *progressbar.ProgressBar
-	batch    bson.A
-	lines    []int // input line of each batched document
-	imported int64
-	failed   int64
+	e     *env
+	db    *engine.DB
+	coll  string
+	f     *importFlags
+	bar   *progressbar.ProgressBar
+	batch bson.A
+	lines []int // input line of each batched document
+	// batchBytes is the input size of the batch; a batch is sent at
+	// maxBatchBytes whatever its count.
+	batchBytes int
+	imported   int64
+	failed     int64
+	// timeseries is set when the target is a time-series collection.
+	timeseries bool
 }
 
 // read parses the input, JSON lines or one JSON array, batching
@@ -206,7 +222,8 @@ func (im *importer) add(text []byte, line int) error {
 	}
 	im.batch = append(im.batch, d)
 	im.lines = append(im.lines, line)
-	if len(im.batch) >= im.f.batchSize {
+	im.batchBytes += len(text)
+	if len(im.batch) >= im.f.batchSize || im.batchBytes >= maxBatchBytes {
 		return im.flush()
 	}
 	return nil
@@ -219,7 +236,7 @@ func (im *importer) flush() error {
 		return nil
 	}
 	batch, lines := im.batch, im.lines
-	im.batch, im.lines = nil, nil
+	im.batch, im.lines, im.batchBytes = nil, nil, 0
 	ordered := im.f.stopOnError
 	var cmd bson.D
 	if im.f.mode == "upsert" {
