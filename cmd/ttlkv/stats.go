@@ -2,6 +2,8 @@ package main
 
 import (
 	"fmt"
+	"io"
+	"time"
 
 	"github.com/spf13/pflag"
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -14,12 +16,12 @@ type statsFlags struct{ json bool }
 
 var statsCommand = &command{
 	name:     "stats",
-	summary:  "show what an operator needs: documents and index sizes per collection, disk use, TTL metrics",
+	summary:  "show what an operator needs: documents, sizes and kind per collection, TTL rules and what awaits expiry, disk use, TTL metrics",
 	usage:    "ttlkv stats [--json]",
 	examples: []string{"ttlkv stats", "ttlkv stats --json"},
 	flags: func(fs *pflag.FlagSet) any {
 		f := &statsFlags{}
-		fs.BoolVar(&f.json, "json", false, "print {serverStatus, collections} as relaxed Extended JSON")
+		fs.BoolVar(&f.json, "json", false, "print {serverStatus, collections, ttl} as relaxed Extended JSON")
 		return f
 	},
 	run: func(e *env, _ *pflag.FlagSet, cfg any, args []string) int {
@@ -36,30 +38,59 @@ var statsCommand = &command{
 	},
 }
 
+// collInfo is what stats shows of one collection.
+type collInfo struct {
+	ns    string
+	kind  string // "collection", "capped" or "timeseries"
+	stats bson.D // collStats, or {ns, error}
+	info  bson.D // listCollections entry
+}
+
+// ttlRule is one expiry rule: a TTL index, or a time-series collection's
+// expireAfterSeconds (index "" and field its time field).
+type ttlRule struct {
+	ns, index, field string
+	expire           int64
+	partial          bson.D
+	// expired counts documents past their expiry that the monitor has
+	// not deleted yet; -1 when not counted (time-series: buckets expire
+	// whole).
+	expired int64
+}
+
 func (e *env) stats(db *engine.DB, asJSON bool) int {
 	status, err := do(e.ctx, db, "admin", bson.D{{Key: "serverStatus", Value: 1}})
 	if err != nil {
 		return e.fail("stats", err)
 	}
-	colls, _, err := collections(e.ctx, db)
+	names, infos, err := collections(e.ctx, db)
 	if err != nil {
 		return e.fail("stats", err)
 	}
-	var per bson.A
-	for _, c := range colls {
+	now := time.Now()
+	var colls []collInfo
+	var rules []ttlRule
+	for _, c := range names {
+		ci := collInfo{ns: c[0] + "." + c[1], info: infos[c[0]+"."+c[1]], kind: "collection"}
+		if t, _ := doc.Get(ci.info, "type"); t == "timeseries" {
+			ci.kind = "timeseries"
+		}
 		st, err := do(e.ctx, db, c[0], bson.D{{Key: "collStats", Value: c[1]}})
 		if err != nil {
-			st = bson.D{{Key: "ns", Value: c[0] + "." + c[1]}, {Key: "error", Value: err.Error()}}
+			st = bson.D{{Key: "ns", Value: ci.ns}, {Key: "error", Value: err.Error()}}
+		} else if capped, _ := doc.Get(st, "capped"); capped == true {
+			ci.kind = "capped"
 		}
-		per = append(per, st)
-	}
-	if asJSON {
-		out, err := doc.MarshalExtJSON(bson.D{{Key: "serverStatus", Value: status}, {Key: "collections", Value: per}}, false)
+		ci.stats = st
+		colls = append(colls, ci)
+		rs, err := e.ttlRules(db, c[0], c[1], ci, now)
 		if err != nil {
 			return e.fail("stats", err)
 		}
-		fmt.Fprintln(e.stdout, string(out))
-		return 0
+		rules = append(rules, rs...)
+	}
+	if asJSON {
+		return e.statsJSON(status, colls, rules)
 	}
 	w := e.stdout
 	fmt.Fprintf(w, "data directory   %s\n", db.Dir())
@@ -69,34 +100,179 @@ func (e *env) stats(db *engine.DB, asJSON bool) int {
 		humanBytes(num(status, "storageEngine.lsmBytes")+num(status, "storageEngine.vlogBytes")),
 		humanBytes(num(status, "storageEngine.lsmBytes")), humanBytes(num(status, "storageEngine.vlogBytes")))
 	var docs, idx int64
-	for _, x := range per {
-		d := x.(bson.D)
-		docs += num(d, "count")
-		idx += num(d, "totalIndexSize")
+	for _, c := range colls {
+		docs += num(c.stats, "count")
+		idx += num(c.stats, "totalIndexSize")
 	}
-	fmt.Fprintf(w, "documents        %d in %d collection(s), index size %s\n", docs, len(per), humanBytes(idx))
-	if len(per) > 0 {
+	fmt.Fprintf(w, "documents        %d in %d collection(s), index size %s\n", docs, len(colls), humanBytes(idx))
+	if len(colls) > 0 {
 		fmt.Fprintf(w, "\n%-32s %10s %10s %8s %10s  %s\n", "collection", "documents", "size", "indexes", "index size", "kind")
-		for _, x := range per {
-			d := x.(bson.D)
-			ns, _ := doc.Get(d, "ns")
-			if errV, bad := doc.Get(d, "error"); bad {
-				fmt.Fprintf(w, "%-32v %v\n", ns, errV)
+		for _, c := range colls {
+			if errV, bad := doc.Get(c.stats, "error"); bad {
+				fmt.Fprintf(w, "%-32s %v\n", c.ns, errV)
 				continue
 			}
-			kind := ""
-			if c, _ := doc.Get(d, "capped"); c == true {
-				kind = fmt.Sprintf("capped (max %s)", humanBytes(num(d, "maxSize")))
-			}
-			fmt.Fprintf(w, "%-32v %10d %10s %8d %10s  %s\n", ns, num(d, "count"), humanBytes(num(d, "size")),
-				num(d, "nindexes"), humanBytes(num(d, "totalIndexSize")), kind)
+			fmt.Fprintf(w, "%-32s %10d %10s %8d %10s  %s\n", c.ns, num(c.stats, "count"), humanBytes(num(c.stats, "size")),
+				num(c.stats, "nindexes"), humanBytes(num(c.stats, "totalIndexSize")), kindText(c))
 		}
 	}
-	fmt.Fprintf(w, "\noperations       insert %d, query %d, update %d, delete %d\n",
+	e.printRules(w, rules)
+	fmt.Fprintf(w, "\noperations       insert %d, query %d, update %d, delete %d (since this command opened the directory)\n",
 		num(status, "opcounters.insert"), num(status, "opcounters.query"), num(status, "opcounters.update"), num(status, "opcounters.delete"))
-	fmt.Fprintf(w, "TTL monitor      %d document(s) deleted in %d pass(es), %d sub-pass(es)\n",
+	fmt.Fprintf(w, "TTL monitor      %d document(s) deleted in %d pass(es), %d sub-pass(es) (metrics.ttl, since open; see ttlkv reap)\n",
 		num(status, "metrics.ttl.deletedDocuments"), num(status, "metrics.ttl.passes"), num(status, "metrics.ttl.subPasses"))
-	fmt.Fprintf(w, "batched deletes  %d batch(es), %d document(s), %d ms\n",
+	fmt.Fprintf(w, "batched deletes  %d batch(es), %d document(s), %d ms (since open)\n",
 		num(status, "batchedDeletes.batches"), num(status, "batchedDeletes.docs"), num(status, "batchedDeletes.timeInBatchMillis"))
+	return 0
+}
+
+// kindText describes a collection's kind: capped limits, or time-series
+// fields and bucket count.
+func kindText(c collInfo) string {
+	switch c.kind {
+	case "capped":
+		s := "capped, max " + humanBytes(num(c.stats, "maxSize"))
+		if m := num(c.stats, "max"); m > 0 {
+			s += fmt.Sprintf(" or %d docs", m)
+		}
+		return s
+	case "timeseries":
+		tf, _ := doc.Lookup(c.info, "options.timeseries.timeField")
+		s := fmt.Sprintf("time-series on %v", tf)
+		if mf, ok := doc.Lookup(c.info, "options.timeseries.metaField"); ok {
+			s += fmt.Sprintf(" by %v", mf)
+		}
+		if g, ok := doc.Lookup(c.info, "options.timeseries.granularity"); ok {
+			s += fmt.Sprintf(", %v", g)
+		}
+		return s + fmt.Sprintf(", %d bucket(s)", num(c.stats, "timeseries.bucketCount"))
+	}
+	return ""
+}
+
+// ttlRules lists the expiry rules of one collection. For a TTL index on
+// an ordinary or capped collection it counts the documents already past
+// their expiry (a date, or an array's earliest date, at or before now -
+// expireAfterSeconds, within the partial filter): what the next TTL pass
+// will delete.
+func (e *env) ttlRules(db *engine.DB, dbName, coll string, ci collInfo, now time.Time) ([]ttlRule, error) {
+	var out []ttlRule
+	if ci.kind == "timeseries" {
+		if exp, ok := doc.Lookup(ci.info, "options.expireAfterSeconds"); ok {
+			tf, _ := doc.Lookup(ci.info, "options.timeseries.timeField")
+			out = append(out, ttlRule{ns: ci.ns, field: fmt.Sprint(tf), expire: toInt64(exp), expired: -1})
+		}
+	}
+	err := drain(e.ctx, db, dbName, coll, bson.D{{Key: "listIndexes", Value: coll}}, func(ix bson.D) bool {
+		exp, ok := doc.Get(ix, "expireAfterSeconds")
+		if !ok {
+			return true
+		}
+		key, _ := doc.Get(ix, "key")
+		kd, _ := key.(bson.D)
+		name, _ := doc.Get(ix, "name")
+		r := ttlRule{ns: ci.ns, index: fmt.Sprint(name), expire: toInt64(exp), expired: -1}
+		if len(kd) == 1 {
+			r.field = kd[0].Key
+		}
+		if p, ok := doc.Get(ix, "partialFilterExpression"); ok {
+			r.partial, _ = p.(bson.D)
+		}
+		out = append(out, r)
+		return true
+	})
+	if err != nil {
+		return nil, err
+	}
+	for i := range out {
+		r := &out[i]
+		if ci.kind == "timeseries" || r.index == "" || r.field == "" {
+			continue
+		}
+		cutoff := bson.NewDateTimeFromTime(now.Add(-time.Duration(r.expire) * time.Second))
+		filter := bson.D{{Key: r.field, Value: bson.D{{Key: "$lte", Value: cutoff}}}}
+		if len(r.partial) > 0 {
+			filter = bson.D{{Key: "$and", Value: bson.A{filter, r.partial}}}
+		}
+		reply, err := do(e.ctx, db, dbName, bson.D{{Key: "count", Value: coll}, {Key: "query", Value: filter}})
+		if err != nil {
+			return nil, err
+		}
+		r.expired = num(reply, "n")
+	}
+	return out, nil
+}
+
+func (e *env) printRules(w io.Writer, rules []ttlRule) {
+	if len(rules) == 0 {
+		fmt.Fprintln(w, "\nTTL rules        none (no TTL index, no time-series expireAfterSeconds)")
+		return
+	}
+	fmt.Fprintf(w, "\n%-32s %-24s %-20s %s\n", "TTL rule", "index", "expireAfterSeconds", "expired, awaiting the monitor")
+	for _, r := range rules {
+		index, pending := r.index, fmt.Sprint(r.expired)
+		if index == "" {
+			index = "(collection option)"
+		}
+		if r.expired < 0 {
+			pending = "-"
+			if r.index == "" {
+				pending = "- (whole buckets)"
+			}
+		}
+		what := r.ns
+		if r.field != "" {
+			what += " on " + r.field
+		}
+		fmt.Fprintf(w, "%-32s %-24s %-20s %s\n", what, index, fmt.Sprintf("%d (%s)", r.expire, humanDuration(r.expire)), pending)
+	}
+}
+
+func (e *env) statsJSON(status bson.D, colls []collInfo, rules []ttlRule) int {
+	var per, ttl bson.A
+	for _, c := range colls {
+		per = append(per, append(bson.D{{Key: "kind", Value: c.kind}}, c.stats...))
+	}
+	for _, r := range rules {
+		d := bson.D{{Key: "ns", Value: r.ns}, {Key: "index", Value: r.index}, {Key: "field", Value: r.field}, {Key: "expireAfterSeconds", Value: r.expire}}
+		if r.expired >= 0 {
+			d = append(d, bson.E{Key: "expiredAwaitingDeletion", Value: r.expired})
+		}
+		ttl = append(ttl, d)
+	}
+	if ttl == nil {
+		ttl = bson.A{}
+	}
+	out, err := doc.MarshalExtJSON(bson.D{{Key: "serverStatus", Value: status}, {Key: "collections", Value: per}, {Key: "ttl", Value: ttl}}, false)
+	if err != nil {
+		return e.fail("stats", err)
+	}
+	fmt.Fprintln(e.stdout, string(out))
+	return 0
+}
+
+// humanDuration renders seconds as the largest whole unit (90 s, 2 h,
+// 1 d) or seconds.
+func humanDuration(s int64) string {
+	for _, u := range []struct {
+		n    int64
+		name string
+	}{{86400, "d"}, {3600, "h"}, {60, "min"}} {
+		if s >= u.n && s%u.n == 0 {
+			return fmt.Sprintf("%d %s", s/u.n, u.name)
+		}
+	}
+	return fmt.Sprintf("%d s", s)
+}
+
+func toInt64(v any) int64 {
+	switch n := v.(type) {
+	case int32:
+		return int64(n)
+	case int64:
+		return n
+	case float64:
+		return int64(n)
+	}
 	return 0
 }
