@@ -34,6 +34,9 @@ Anything else is mongosh JavaScript, e.g.:
   db.events.createIndex({ at: 1 }, { expireAfterSeconds: 3600 })
   db.events.find({ kind: "login" }).sort({ at: -1 }).limit(5)
   db.adminCommand({ setParameter: 1, ttlMonitorSleepSecs: 1 })
+  db.createCollection("log", { capped: true, size: 1048576, max: 1000 })
+  db.log.find().sort({ $natural: -1 }).limit(10)
+  db.createCollection("weather", { timeseries: { timeField: "ts", metaField: "sensor" }, expireAfterSeconds: 86400 })
 A line ending inside an open bracket or string continues on the next line.
 Ctrl-C clears the current input.`
 
