@@ -73,6 +73,7 @@ type command struct {
 	name     string
 	summary  string
 	usage    string
+	notes    string // optional paragraph shown by --help after the summary
 	examples []string
 	flags    func(fs *pflag.FlagSet) any
 	run      func(e *env, fs *pflag.FlagSet, cfg any, args []string) int
@@ -174,7 +175,11 @@ func (e *env) usage(w io.Writer) {
 
 // commandHelp prints a subcommand's usage, flags and examples.
 func (e *env) commandHelp(w io.Writer, c *command, fs *pflag.FlagSet) {
-	fmt.Fprintf(w, "Usage: %s\n\n%s\n\nFlags:\n%s", c.usage, c.summary, fs.FlagUsages())
+	fmt.Fprintf(w, "Usage: %s\n\n%s\n", c.usage, c.summary)
+	if c.notes != "" {
+		fmt.Fprintf(w, "\n%s\n", c.notes)
+	}
+	fmt.Fprintf(w, "\nFlags:\n%s", fs.FlagUsages())
 	if len(c.examples) > 0 {
 		fmt.Fprintln(w, "\nExamples:")
 		for _, ex := range c.examples {

@@ -188,6 +188,7 @@ func TestUsageAndErrors(t *testing.T) {
 		{[]string{"run", "--nosuchflag"}, 2, "", "unknown flag: --nosuchflag"},
 		{[]string{"import", "--help"}, 0, "Examples:\n  ttlkv import events events.json", ""},
 		{[]string{"help", "export"}, 0, "--query", ""},
+		{[]string{"tail", "--help"}, 0, "continues from\nthe oldest document still present", ""},
 		{[]string{"version"}, 0, "ttlkv " + version, ""},
 		{[]string{"--version"}, 0, "ttlkv " + version, ""},
 	}

@@ -23,6 +23,11 @@ var tailCommand = &command{
 	name:    "tail",
 	summary: "follow a capped collection with a tailable cursor, printing each new document as Extended JSON until Ctrl-C",
 	usage:   "ttlkv tail COLL [--from-start] [--query EXTJSON]",
+	notes: `If tail falls so far behind that documents it has not read yet are overwritten, it prints a
+warning to stderr saying how far behind it was and which documents were lost, and continues from
+the oldest document still present (nothing is printed twice). A data directory is opened by one
+process at a time, so tail sees the writes of its own process only: to follow a collection while
+writing to it, use a tailable cursor in 'ttlkv shell' or in Go (engine.FindOptions{Tailable: true}).`,
 	examples: []string{
 		`ttlkv tail log`,
 		`ttlkv tail log --from-start --query '{"level": "error"}'`,
