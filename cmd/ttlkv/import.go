@@ -58,8 +58,8 @@ var importCommand = &command{
 			fmt.Fprintf(e.stderr, "ttlkv import: --mode must be insert or upsert, not %q\n", f.mode)
 			return 2
 		}
-		if f.batchSize < 1 {
-			fmt.Fprintln(e.stderr, "ttlkv import: --batchSize must be at least 1")
+		if f.batchSize < 1 || f.batchSize > maxWriteBatch {
+			fmt.Fprintf(e.stderr, "ttlkv import: --batchSize must be between 1 and %d (maxWriteBatchSize)\n", maxWriteBatch)
 			return 2
 		}
 		if err := f.ts.check(fs); err != nil {

@@ -107,7 +107,8 @@ func TestImportTimeseries(t *testing.T) {
 		{[]string{"x", "--metaField", "m"}, 2, "--metaField needs --timeField"},
 		{[]string{"x", "--expireAfterSeconds", "5"}, 2, "--expireAfterSeconds needs --timeField"},
 		{[]string{"x", "--timeField", "ts", "--granularity", "days"}, 1, "creating time-series collection test.x"},
-		{[]string{"x", "--batchSize", "0"}, 2, "--batchSize must be at least 1"},
+		{[]string{"x", "--batchSize", "0"}, 2, "--batchSize must be between 1 and 100000"},
+		{[]string{"x", "--batchSize", "100001"}, 2, "--batchSize must be between 1 and 100000"},
 	}
 	if _, errOut, code := cli(t, nil, dir, "{}", "import", "plain"); code != 0 {
 		t.Fatal(errOut)

@@ -14,6 +14,10 @@ import (
 // MongoDB's 48 MB message limit, whatever --batchSize says.
 const maxBatchBytes = 16 << 20
 
+// maxWriteBatch is hello's maxWriteBatchSize: the most documents one
+// insert command takes.
+const maxWriteBatch = 100000
+
 // tsBatchSize is the default batch of an import into a time-series
 // collection. Each insert command reads and rewrites every bucket it
 // touches (up to 1000 measurements each), so small batches of input
