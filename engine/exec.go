@@ -130,6 +130,13 @@ func (s *scanner) next(ctx context.Context, n int) ([]record, error) {
 						it.Close()
 						return err
 					}
+					if isBucketsColl(s.p.m) {
+						// A time-series bucket: base record plus deltas.
+						if d, err = s.p.c.db.tsMergeRecord(txn, s.p.m, rec.rid, d); err != nil {
+							it.Close()
+							return err
+						}
+					}
 					rec.d = d
 					if s.noMatch || s.p.filter.Match(d) {
 						out = append(out, rec)

@@ -268,6 +268,12 @@ func (db *DB) timeseriesStats(c *coll) collStatsInfo {
 				k, _ := asInt64(n)
 				st.count += k
 			}
+			if _, rid, ok := lsm.DecodeRecordKey(it.Key()); ok {
+				if ds, err := tsReadDeltas(txn, bc.m().ID, rid); err == nil {
+					st.count += int64(len(ds.rows))
+					st.size += ds.bytes
+				}
+			}
 		}
 		return nil
 	})
@@ -292,6 +298,11 @@ func (db *DB) timeseriesStatsFields(c *coll) bson.D {
 			}
 			buckets++
 			bytes += int64(len(v))
+			if _, rid, ok := lsm.DecodeRecordKey(it.Key()); ok {
+				if ds, err := tsReadDeltas(txn, bc.m().ID, rid); err == nil {
+					bytes += ds.bytes
+				}
+			}
 		}
 		return nil
 	})

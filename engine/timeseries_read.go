@@ -320,15 +320,11 @@ func (db *DB) tsDeleteBatch(c, bc *coll, rids []uint64, f *query.Filter, limit i
 		bm := bc.m()
 		w := &writeCtx{c: bc, m: bm, txn: txn}
 		for _, rid := range rids {
-			d, _, err := getRecord(txn, bm.ID, rid)
-			if err == lsm.ErrNotFound {
-				continue
-			} else if err != nil {
-				return err
-			}
-			b, err := ts.DecodeBucket(o, d)
+			d, b, found, err := tsLoadBucket(txn, o, bm.ID, rid)
 			if err != nil {
 				return err
+			} else if !found {
+				continue
 			}
 			var keep []bson.D
 			var matched int64
@@ -359,6 +355,9 @@ func (db *DB) tsDeleteBatch(c, bc *coll, rids []uint64, f *query.Filter, limit i
 				if err := w.replace(rid, d, nd, raw); err != nil {
 					return err
 				}
+				if err := tsRemoveDeltas(txn, bm.ID, rid); err != nil {
+					return err
+				}
 			}
 			deleted += matched
 			if limit > 0 && deleted >= limit {
@@ -380,8 +379,8 @@ func (db *DB) tsDeleteBatch(c, bc *coll, rids []uint64, f *query.Filter, limit i
 	return deleted, nil
 }
 
-// rebuildBucket returns the document of a bucket holding the
-// measurements keep (a subset of b's) with b's meta.
+// rebuildBucket returns the stored (compressed) document of a bucket
+// holding the measurements keep (a subset of b's) with b's meta.
 func rebuildBucket(o ts.Options, b *ts.Bucket, keep []bson.D) (bson.D, error) {
 	minT := bson.DateTime(math.MaxInt64)
 	for _, m := range keep {
@@ -397,5 +396,5 @@ func rebuildBucket(o ts.Options, b *ts.Bucket, keep []bson.D) (bson.D, error) {
 			return nil, doc.Errorf(doc.CodeInternalError, "rewriting time-series bucket %s: %v", b.ID.Hex(), err)
 		}
 	}
-	return nb.Document(o), nil
+	return nb.CompressedDocument(o)
 }

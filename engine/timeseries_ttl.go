@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"encoding/binary"
 	"math"
 	"strings"
 	"time"
@@ -572,8 +573,31 @@ func (db *DB) validateTimeseries(ctx context.Context, c *coll, res *ValidateResu
 	for _, e := range br.Errors {
 		fail("%s: %s", t.buckets, e)
 	}
+	bid := bc.m().ID
 	_ = db.store.View(func(txn *lsm.Txn) error {
-		it := txn.NewIter(lsm.IterOptions{Prefix: lsm.RecordPrefix(bc.m().ID)})
+		// Every delta belongs to a bucket record.
+		dit := txn.NewIter(lsm.IterOptions{Prefix: lsm.IndexPrefix(bid, tsDeltaIndexID), KeysOnly: true})
+		var lastRID uint64
+		for dit.Next() {
+			k := dit.Key()
+			if len(k) != 17+8+4 {
+				fail("time-series delta key %x is malformed", k)
+				continue
+			}
+			rid := binary.BigEndian.Uint64(k[17:])
+			if rid == lastRID {
+				continue
+			}
+			lastRID = rid
+			if ok, err := txn.Has(lsm.RecordKey(bid, rid)); err != nil {
+				dit.Close()
+				return err
+			} else if !ok {
+				fail("time-series delta %x belongs to no bucket record", k)
+			}
+		}
+		dit.Close()
+		it := txn.NewIter(lsm.IterOptions{Prefix: lsm.RecordPrefix(bid)})
 		defer it.Close()
 		for it.Next() {
 			v, err := it.Value()
@@ -585,7 +609,13 @@ func (db *DB) validateTimeseries(ctx context.Context, c *coll, res *ValidateResu
 				fail("bucket record does not decode: %v", err)
 				continue
 			}
-			b, err := ts.DecodeBucket(t.opts, d)
+			_, rid, _ := lsm.DecodeRecordKey(it.Key())
+			ds, err := tsReadDeltas(txn, bid, rid)
+			if err != nil {
+				fail("bucket %v: %v", idOf(d), err)
+				continue
+			}
+			b, err := applyDeltas(t.opts, d, ds.rows)
 			if err != nil {
 				fail("bucket %v: %v", idOf(d), err)
 				continue

@@ -11,13 +11,23 @@ import (
 
 // tsState is a time-series collection's in-memory write state, kept in
 // its coll.ext and guarded by the buckets collection's wmu: the open
-// buckets and the record ids of the buckets written so far. It is made
-// on the first insert after Open; buckets written before are not
-// reopened, so measurements arriving after a restart start new buckets.
+// buckets and how much of each is stored. It is made on the first insert
+// after Open; buckets written before are not reopened, so measurements
+// arriving after a restart start new buckets (old buckets keep any
+// deltas, which reads merge).
 type tsState struct {
 	bk   *ts.Bucketer
 	opts ts.Options
-	rids map[bson.ObjectID]uint64 // record id of each open bucket
+	open map[bson.ObjectID]*tsOpen
+}
+
+// tsOpen is the stored state of one open bucket.
+type tsOpen struct {
+	rid       uint64
+	stored    int    // measurements stored: base plus deltas
+	base      int    // measurements in the base record
+	deltas    uint32 // delta records since the base (seq 0..deltas-1)
+	baseBytes int    // stored size of the base record
 }
 
 // tsStateOf returns c's write state for options o, making it when
@@ -25,7 +35,7 @@ type tsState struct {
 func tsStateOf(c *coll, o ts.Options) *tsState {
 	st, _ := c.ext.(*tsState)
 	if st == nil {
-		st = &tsState{bk: ts.NewBucketer(o), opts: o, rids: map[bson.ObjectID]uint64{}}
+		st = &tsState{bk: ts.NewBucketer(o), opts: o, open: map[bson.ObjectID]*tsOpen{}}
 		c.ext = st
 	} else if st.opts != o {
 		st.bk.SetOptions(o)
@@ -42,18 +52,19 @@ func (st *tsState) forget(ids []bson.ObjectID) {
 		return
 	}
 	for _, id := range ids {
-		if _, open := st.rids[id]; open {
+		if _, open := st.open[id]; open {
 			st.bk.Forget(id)
-			delete(st.rids, id)
+			delete(st.open, id)
 		}
 	}
 }
 
-// Bounds of one time-series insert transaction: measurements, and the
-// estimated bytes of bucket documents it writes.
+// Bounds of one time-series insert transaction: measurements, the
+// estimated bytes it writes, and the estimated keys it sets or deletes.
 const (
 	tsChunkDocs  = 20000
 	tsChunkBytes = 4 << 20
+	tsChunkKeys  = 20000
 )
 
 // insertSpecialTimeseries inserts measurements into time-series
@@ -123,9 +134,11 @@ func (db *DB) insertTimeseries(ctx context.Context, c *coll, docs []any, ordered
 }
 
 // tsInsertChunk bucketises prepared[start:] up to the chunk bounds and
-// writes the touched buckets in one transaction. It returns where it
-// stopped, the measurements that failed, and whether an ordered insert
-// must stop.
+// writes, in one transaction, what changed: a base record for each new
+// bucket, a delta for each open bucket that grew, and a new base (its
+// deltas deleted) for each bucket whose deltas outgrew its base or that
+// closed. It returns where it stopped, the measurements that failed, and
+// whether an ordered insert must stop.
 func (db *DB) tsInsertChunk(c *coll, bc *coll, prepared []bson.D, start, stopAt int, ordered bool) (next int, chunkErrs []WriteError, stop bool, err error) {
 	bc.wmu.Lock()
 	defer bc.wmu.Unlock()
@@ -138,13 +151,30 @@ func (db *DB) tsInsertChunk(c *coll, bc *coll, prepared []bson.D, start, stopAt 
 		return start, nil, false, err
 	}
 	st := tsStateOf(c, t.opts)
+	bm := bc.m()
 	var order []*ts.Bucket
-	dirty := map[bson.ObjectID]bool{}
+	touched := map[bson.ObjectID]bool{}
 	created := map[bson.ObjectID]bool{}
+	closed := map[bson.ObjectID]bool{}
+	touch := func(b *ts.Bucket) {
+		if touched[b.ID] {
+			return
+		}
+		touched[b.ID] = true
+		order = append(order, b)
+	}
 	outOfRange := false
-	bytesIn := 0
+	bytesIn, keysIn := 0, 0
+	// estimate is what a transaction may write for an existing bucket:
+	// a new base (about twice the last one) and deleting its deltas.
+	estimate := func(b *ts.Bucket) {
+		if ob := st.open[b.ID]; ob != nil {
+			bytesIn += 2*ob.baseBytes + 256
+			keysIn += int(ob.deltas) + 2
+		}
+	}
 	i := start
-	for ; i < stopAt && i-start < tsChunkDocs && bytesIn < tsChunkBytes; i++ {
+	for ; i < stopAt && i-start < tsChunkDocs && bytesIn < tsChunkBytes && keysIn < tsChunkKeys; i++ {
 		d := prepared[i]
 		if d == nil {
 			continue
@@ -164,49 +194,92 @@ func (db *DB) tsInsertChunk(c *coll, bc *coll, prepared []bson.D, start, stopAt 
 			}
 			continue
 		}
-		if !dirty[b.ID] {
-			dirty[b.ID] = true
-			order = append(order, b)
-			bytesIn += b.Size()
+		for _, cb := range st.bk.TakeClosed() {
+			if !closed[cb.ID] {
+				closed[cb.ID] = true
+				if !touched[cb.ID] {
+					estimate(cb)
+				}
+				touch(cb)
+			}
 		}
 		if isNew {
 			created[b.ID] = true
+			keysIn += 1 + len(bm.Indexes)
+		} else if !touched[b.ID] {
+			estimate(b)
 		}
+		touch(b)
+		keysIn++
 		bytesIn += doc.Size(d)
 		if tm, _, _, _ := t.opts.Split(d); ts.OutOfTTLRange(tm) {
 			outOfRange = true
 		}
 	}
-	closed := st.bk.TakeClosed()
-	rids := make([]uint64, len(order))
-	bdocs := make([]bson.D, len(order))
-	raws := make([][]byte, len(order))
-	for j, b := range order {
-		if created[b.ID] {
-			st.rids[b.ID] = bc.nextRID.Add(1)
-		}
-		rid, ok := st.rids[b.ID]
-		if !ok {
+	// Plan the writes outside the transaction (encoding is the costly
+	// part); the new stored states apply after commit.
+	type tsWrite struct {
+		b      *ts.Bucket
+		kind   byte // 'i' insert base, 'f' fold into a new base, 'd' append a delta
+		doc    bson.D
+		raw    []byte
+		drop   uint32 // deltas to delete (fold)
+		after  tsOpen
+		closed bool
+	}
+	writes := make([]tsWrite, 0, len(order))
+	for _, b := range order {
+		w := tsWrite{b: b, closed: closed[b.ID]}
+		ob := st.open[b.ID]
+		switch {
+		case created[b.ID]:
+			w.kind = 'i'
+			w.after = tsOpen{rid: bc.nextRID.Add(1)}
+		case ob == nil:
 			c.ext = nil
 			return start, nil, false, doc.Errorf(doc.CodeInternalError, "time-series bucket %s has no record id", b.ID.Hex())
+		case b.Count() == ob.stored && (ob.deltas == 0 || !w.closed):
+			continue // closed with nothing to fold
+		case w.closed || b.Count()-ob.base >= ob.base || ob.deltas >= tsMaxDeltas:
+			w.kind, w.drop = 'f', ob.deltas
+			w.after = tsOpen{rid: ob.rid}
+		default:
+			w.kind = 'd'
+			if w.raw, err = encodeDelta(b.Rows(t.opts, ob.stored)); err != nil {
+				c.ext = nil
+				return start, nil, false, err
+			}
+			w.after = *ob
+			w.after.stored, w.after.deltas = b.Count(), ob.deltas+1
 		}
-		rids[j] = rid
-		bdocs[j] = b.Document(t.opts)
-		if raws[j], err = doc.Marshal(bdocs[j]); err != nil {
-			c.ext = nil
-			return start, nil, false, err
+		if w.kind != 'd' {
+			if w.doc, err = b.CompressedDocument(t.opts); err == nil {
+				w.raw, err = doc.Marshal(w.doc)
+			}
+			if err != nil {
+				c.ext = nil
+				return start, nil, false, err
+			}
+			w.after.stored, w.after.base, w.after.baseBytes = b.Count(), b.Count(), len(w.raw)
 		}
+		writes = append(writes, w)
 	}
 	var newBM, newTM *collMeta
 	err = db.store.Update(func(txn *lsm.Txn) error {
 		newBM, newTM = nil, nil
 		w := &writeCtx{c: bc, m: bc.m(), txn: txn}
-		for j, b := range order {
+		for _, x := range writes {
 			var e error
-			if created[b.ID] {
-				e = w.insert(rids[j], bdocs[j], raws[j])
-			} else {
-				e = w.replace(rids[j], bdocs[j], bdocs[j], raws[j])
+			switch x.kind {
+			case 'i':
+				e = w.insert(x.after.rid, x.doc, x.raw)
+			case 'f':
+				e = w.replace(x.after.rid, x.doc, x.doc, x.raw)
+				for seq := uint32(0); seq < x.drop && e == nil; seq++ {
+					e = txn.Delete(tsDeltaKey(w.m.ID, x.after.rid, seq))
+				}
+			case 'd':
+				e = txn.Set(tsDeltaKey(w.m.ID, x.after.rid, x.after.deltas-1), x.raw)
 			}
 			if e != nil {
 				return e
@@ -235,8 +308,12 @@ func (db *DB) tsInsertChunk(c *coll, bc *coll, prepared []bson.D, start, stopAt 
 	if newTM != nil {
 		c.meta.Store(newTM)
 	}
-	for _, b := range closed {
-		delete(st.rids, b.ID)
+	for _, x := range writes {
+		after := x.after
+		st.open[x.b.ID] = &after
+	}
+	for id := range closed {
+		delete(st.open, id)
 	}
 	return i, chunkErrs, stop, nil
 }

@@ -251,6 +251,11 @@ func (w *writeCtx) remove(rid uint64, d bson.D) error {
 			}
 		}
 	}
+	if isBucketsColl(w.m) {
+		if err := tsRemoveDeltas(w.txn, w.m.ID, rid); err != nil {
+			return err
+		}
+	}
 	return w.txn.Delete(lsm.RecordKey(w.m.ID, rid))
 }
 

@@ -113,6 +113,7 @@ type Bucket struct {
 	maxTime  bson.DateTime
 	size     int // estimated encoded size of Document
 	timeCol  int // index of the time column, -1 before the first row
+	version  int // control.version DecodeBucket read (0 for a new bucket)
 }
 
 // NewBucket returns an empty bucket for measurements with meta value meta
@@ -369,16 +370,19 @@ func (b *Bucket) control(min bool) bson.D {
 // numeric type (a bucket opened by 1.0 gives 1.0 for a measurement
 // inserted with 1), as in MongoDB. Values are shared with the bucket:
 // callers must not modify them.
-func (b *Bucket) Measurements(o Options) []bson.D {
-	out := make([]bson.D, b.count)
+func (b *Bucket) Measurements(o Options) []bson.D { return b.measurements(o, 0) }
+
+// measurements returns rows from..count-1 (from < count).
+func (b *Bucket) measurements(o Options, from int) []bson.D {
+	out := make([]bson.D, b.count-from)
 	nr := b.ranks()
-	for r := 0; r < b.count; r++ {
+	for r := from; r < b.count; r++ {
 		if order, ok := b.orders[r]; ok {
 			d := make(bson.D, 0, len(order))
 			for _, rank := range order {
 				d = append(d, b.fieldAt(o, int(rank), r))
 			}
-			out[r] = d
+			out[r-from] = d
 			continue
 		}
 		d := make(bson.D, 0, nr)
@@ -392,7 +396,7 @@ func (b *Bucket) Measurements(o Options) []bson.D {
 				d = append(d, bson.E{Key: c.name, Value: v})
 			}
 		}
-		out[r] = d
+		out[r-from] = d
 	}
 	return out
 }

@@ -25,6 +25,7 @@ import (
 func DecodeBucket(o Options, d bson.D) (*Bucket, error) {
 	b := &Bucket{colIndex: map[string]int{}, timeCol: -1}
 	var control, data, layout bson.D
+	var data0 any // data as stored
 	var haveID, haveControl, haveData, haveLayout bool
 	for _, e := range d {
 		var dup bool
@@ -44,11 +45,15 @@ func DecodeBucket(o Options, d bson.D) (*Bucket, error) {
 		case "meta":
 			dup, b.HasMeta, b.Meta = b.HasMeta, true, e.Value
 		case "data":
+			// Version 2 keeps data as binary; its type is checked once
+			// control.version is known.
 			c, ok := e.Value.(bson.D)
 			if !ok {
-				return nil, malformed("data is %s, not an object", typeNameOf(e.Value))
+				if _, isBin := e.Value.(bson.Binary); !isBin {
+					return nil, malformed("data is %s, not an object", typeNameOf(e.Value))
+				}
 			}
-			dup, haveData, data = haveData, true, c
+			dup, haveData, data, data0 = haveData, true, c, e.Value
 		case "layout":
 			c, ok := e.Value.(bson.D)
 			if !ok {
@@ -74,6 +79,15 @@ func DecodeBucket(o Options, d bson.D) (*Bucket, error) {
 	}
 	if err := b.decodeControl(o, control); err != nil {
 		return nil, err
+	}
+	if b.version == 2 {
+		var err error
+		if data, err = expandColumns(data0); err != nil {
+			return nil, err
+		}
+	}
+	if _, isBin := data0.(bson.Binary); b.version == 1 && isBin {
+		return nil, malformed("version-1 data is binary")
 	}
 	if err := b.decodeData(o, data); err != nil {
 		return nil, err
@@ -104,10 +118,11 @@ func (b *Bucket) decodeControl(o Options, control bson.D) error {
 		var dup bool
 		switch e.Key {
 		case "version":
-			if v, ok := e.Value.(int32); !ok || v != 1 {
-				return malformed("control.version is %v, not int32 1", e.Value)
+			v, ok := e.Value.(int32)
+			if !ok || (v != 1 && v != 2) {
+				return malformed("control.version is %v, not int32 1 or 2", e.Value)
 			}
-			dup, haveVersion = haveVersion, true
+			dup, haveVersion, b.version = haveVersion, true, int(v)
 		case "min", "max":
 			m, ok := e.Value.(bson.D)
 			if !ok {
