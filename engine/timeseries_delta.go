@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"strings"
 
+	"github.com/klauspost/compress/s2"
 	"github.com/ttlkv/ttlkv/doc"
 	"github.com/ttlkv/ttlkv/lsm"
 	"github.com/ttlkv/ttlkv/ts"
@@ -17,7 +18,7 @@ import (
 // measurements one insert transaction appended to the bucket:
 //
 //	key:   IndexPrefix(<buckets id>, tsDeltaIndexID) | rid (8 bytes BE) | seq (4 bytes BE)
-//	value: ts.Compress(doc.Marshal({r: [measurement, ...]}))
+//	value: s2(doc.Marshal({r: [measurement, ...]})), the metaField's value as null
 //
 // Index id 0 is never given to an index, so the deltas are a key range
 // of their own that the generic record and index code never visits, and
@@ -68,22 +69,38 @@ func isBucketsColl(m *collMeta) bool {
 	return m.Kind == kindNormal && strings.HasPrefix(m.Name, tsBucketsPre)
 }
 
-// encodeDelta returns the stored form of a delta holding rows.
-func encodeDelta(rows []bson.D) ([]byte, error) {
+// encodeDelta returns the stored form of a delta holding rows, which
+// belong to a bucket of options o. The metaField's value is stored as
+// null (every row has the bucket's meta; applyDeltas puts it back), so
+// rows are cheaper to encode. rows are modified.
+func encodeDelta(o ts.Options, rows []bson.D) ([]byte, error) {
 	a := make(bson.A, len(rows))
 	for i, r := range rows {
+		if o.MetaField != "" {
+			for j := range r {
+				if r[j].Key == o.MetaField {
+					r[j].Value = nil
+					break
+				}
+			}
+		}
 		a[i] = r
 	}
 	raw, err := doc.Marshal(bson.D{{Key: "r", Value: a}})
 	if err != nil {
 		return nil, err
 	}
-	return ts.Compress(raw)
+	// s2, not zstd: a delta is small and short-lived, and zstd's
+	// per-call table building costs more than the insert itself.
+	return s2.Encode(nil, raw), nil
 }
 
 // decodeDelta is the inverse of encodeDelta.
 func decodeDelta(v []byte) ([]bson.D, error) {
-	raw, err := ts.Decompress(v)
+	if n, err := s2.DecodedLen(v); err != nil || n > ts.MaxBucketBytes*8 {
+		return nil, doc.Errorf(doc.CodeInternalError, "time-series delta: bad s2 block (%v)", err)
+	}
+	raw, err := s2.Decode(nil, v)
 	if err != nil {
 		return nil, err
 	}
@@ -185,6 +202,14 @@ func applyDeltas(o ts.Options, d bson.D, rows []bson.D) (*ts.Bucket, error) {
 		return nil, err
 	}
 	for i, r := range rows {
+		if b.HasMeta {
+			for j := range r {
+				if r[j].Key == o.MetaField {
+					r[j].Value = b.Meta
+					break
+				}
+			}
+		}
 		if err := b.Append(o, r); err != nil {
 			return nil, doc.Errorf(doc.CodeInternalError, "time-series bucket %s: delta row %d does not apply: %v", b.ID.Hex(), i, err)
 		}

@@ -245,7 +245,7 @@ func (db *DB) tsInsertChunk(c *coll, bc *coll, prepared []bson.D, start, stopAt 
 			w.after = tsOpen{rid: ob.rid}
 		default:
 			w.kind = 'd'
-			if w.raw, err = encodeDelta(b.Rows(t.opts, ob.stored)); err != nil {
+			if w.raw, err = encodeDelta(t.opts, b.Rows(t.opts, ob.stored)); err != nil {
 				c.ext = nil
 				return start, nil, false, err
 			}

@@ -432,16 +432,6 @@ func (b *Bucket) fieldAt(o Options, rank, r int) bson.E {
 // control.count and the numbers in layout are int32. The values are
 // shared with the bucket: callers must not modify them.
 func (b *Bucket) Document(o Options) bson.D {
-	control := bson.D{
-		{Key: "version", Value: int32(1)},
-		{Key: "min", Value: b.ControlMin()},
-		{Key: "max", Value: b.ControlMax()},
-		{Key: "count", Value: int32(b.count)},
-	}
-	d := bson.D{{Key: "_id", Value: b.ID}, {Key: "control", Value: control}}
-	if b.HasMeta {
-		d = append(d, bson.E{Key: "meta", Value: b.Meta})
-	}
 	data := make(bson.D, 0, len(b.cols))
 	for i := range b.cols {
 		c := &b.cols[i]
@@ -452,6 +442,22 @@ func (b *Bucket) Document(o Options) bson.D {
 			}
 		}
 		data = append(data, bson.E{Key: c.name, Value: col})
+	}
+	return b.document(o, 1, data)
+}
+
+// document returns the stored form with the given control.version and
+// data value.
+func (b *Bucket) document(o Options, version int32, data any) bson.D {
+	control := bson.D{
+		{Key: "version", Value: version},
+		{Key: "min", Value: b.ControlMin()},
+		{Key: "max", Value: b.ControlMax()},
+		{Key: "count", Value: int32(b.count)},
+	}
+	d := bson.D{{Key: "_id", Value: b.ID}, {Key: "control", Value: control}}
+	if b.HasMeta {
+		d = append(d, bson.E{Key: "meta", Value: b.Meta})
 	}
 	d = append(d, bson.E{Key: "data", Value: data})
 	var layout bson.D

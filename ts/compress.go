@@ -50,7 +50,7 @@ var (
 // DecodeAll are safe for concurrent use.
 func codecs() (*zstd.Encoder, *zstd.Decoder, error) {
 	zstdOnce.Do(func() {
-		zstdEnc, zstdErr = zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedDefault),
+		zstdEnc, zstdErr = zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedFastest),
 			zstd.WithEncoderConcurrency(1), zstd.WithZeroFrames(true))
 		if zstdErr != nil {
 			return
@@ -117,18 +117,7 @@ func (b *Bucket) CompressedDocument(o Options) (bson.D, error) {
 	if err != nil {
 		return nil, err
 	}
-	d := b.Document(o)
-	for i := range d {
-		switch d[i].Key {
-		case "control":
-			ctl := append(bson.D(nil), d[i].Value.(bson.D)...)
-			ctl[0].Value = int32(2)
-			d[i].Value = ctl
-		case "data":
-			d[i].Value = bson.Binary{Subtype: ColumnsSubtype, Data: z}
-		}
-	}
-	return d, nil
+	return b.document(o, 2, bson.Binary{Subtype: ColumnsSubtype, Data: z}), nil
 }
 
 // expandColumns turns a version-2 data value back into version 1's
