@@ -248,6 +248,135 @@ func checkBucket(t *testing.T, o Options, b *Bucket, want []bson.D) {
 	if !same(nb.Document(o), d) {
 		t.Fatalf("re-encoded document differs")
 	}
+	checkCompressed(t, o, b, d, want)
+}
+
+// checkCompressed checks the version-2 form and the delta helpers of b
+// (Document d, measurements want): the compressed document decodes to
+// the same bucket, Rows gives the tail of the measurements, and Append
+// rebuilds the bucket from its measurements.
+func checkCompressed(t *testing.T, o Options, b *Bucket, d bson.D, want []bson.D) {
+	t.Helper()
+	cd, err := b.CompressedDocument(o)
+	if err != nil {
+		t.Fatalf("CompressedDocument: %v", err)
+	}
+	if v, _ := doc.Lookup(cd, "control.version"); v != int32(2) {
+		t.Fatalf("compressed control.version = %v", v)
+	}
+	raw, err := doc.Marshal(cd)
+	if err != nil {
+		t.Fatalf("marshal v2: %v", err)
+	}
+	back, err := doc.Unmarshal(raw)
+	if err != nil {
+		t.Fatalf("unmarshal v2: %v", err)
+	}
+	cb, err := DecodeBucket(o, back)
+	if err != nil {
+		t.Fatalf("decode v2: %v", err)
+	}
+	if cb.ID != b.ID || cb.Count() != b.Count() || cb.MaxTime() != b.MaxTime() || !sameDocs(cb.Measurements(o), want) || !same(cb.Document(o), d) {
+		t.Fatalf("version-2 round trip differs")
+	}
+	k := b.Count() / 2
+	if got := b.Rows(o, k); !sameDocs(got, want[k:]) {
+		t.Fatalf("Rows(%d) differs from the measurements' tail", k)
+	}
+	if got := b.Rows(o, b.Count()); len(got) != 0 {
+		t.Fatalf("Rows(Count) = %d rows", len(got))
+	}
+	rb := NewBucket(o, b.MinTime, b.Meta, b.HasMeta)
+	for i, m := range want {
+		if err := rb.Append(o, m); err != nil {
+			t.Fatalf("Append %d: %v", i, err)
+		}
+	}
+	if !sameDocs(rb.Measurements(o), want) || !same(rb.ControlMin(), b.ControlMin()) || !same(rb.ControlMax(), b.ControlMax()) {
+		t.Fatalf("Append rebuild differs")
+	}
+}
+
+// TestAppendRefuses: Append skips the span and size checks but still
+// refuses a wrong meta, an early time, a bad time and a full bucket.
+func TestAppendRefuses(t *testing.T) {
+	o := mustOptions(t, bson.D{{Key: "timeField", Value: "t"}, {Key: "metaField", Value: "m"}})
+	b := NewBucket(o, 60000, "s", true)
+	far := bson.D{{Key: "t", Value: bson.DateTime(60000 + 10*3600*1000)}, {Key: "m", Value: "s"}}
+	if err := b.Append(o, far); err != nil {
+		t.Fatalf("Append beyond the span: %v", err)
+	}
+	for name, m := range map[string]bson.D{
+		"meta":     {{Key: "t", Value: bson.DateTime(61000)}, {Key: "m", Value: "x"}},
+		"no meta":  {{Key: "t", Value: bson.DateTime(61000)}},
+		"early":    {{Key: "t", Value: bson.DateTime(59999)}, {Key: "m", Value: "s"}},
+		"not date": {{Key: "t", Value: int32(1)}, {Key: "m", Value: "s"}},
+		"dup":      {{Key: "t", Value: bson.DateTime(61000)}, {Key: "m", Value: "s"}, {Key: "v", Value: 1}, {Key: "v", Value: 2}},
+	} {
+		if err := b.Append(o, m); err == nil {
+			t.Errorf("%s: accepted", name)
+		}
+	}
+	for b.Count() < MaxBucketCount {
+		if err := b.Append(o, bson.D{{Key: "t", Value: bson.DateTime(61000)}, {Key: "m", Value: "s"}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := b.Append(o, bson.D{{Key: "t", Value: bson.DateTime(61000)}, {Key: "m", Value: "s"}}); err != ErrNoFit {
+		t.Fatalf("Append to a full bucket = %v, want ErrNoFit", err)
+	}
+	if b.Count() != MaxBucketCount {
+		t.Fatalf("count %d", b.Count())
+	}
+}
+
+// TestCompressedRefuses: DecodeBucket rejects version-2 data that
+// Compress did not make, or a version that does not match the data.
+func TestCompressedRefuses(t *testing.T) {
+	o := mustOptions(t, bson.D{{Key: "timeField", Value: "t"}, {Key: "metaField", Value: "m"}})
+	b := NewBucket(o, 60000, "s", true)
+	if err := b.Add(o, bson.D{{Key: "t", Value: bson.DateTime(61000)}, {Key: "m", Value: "s"}, {Key: "v", Value: int32(5)}}); err != nil {
+		t.Fatal(err)
+	}
+	good, err := b.CompressedDocument(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := DecodeBucket(o, good); err != nil {
+		t.Fatalf("good: %v", err)
+	}
+	z := func(v any) bson.Binary {
+		raw, err := doc.Marshal(bson.D{{Key: "c", Value: v}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		c, _ := Compress(raw)
+		return bson.Binary{Subtype: ColumnsSubtype, Data: c}
+	}
+	cases := []struct {
+		name string
+		path string
+		v    any
+	}{
+		{"version 1 with binary", "control.version", int32(1)},
+		{"version 3", "control.version", int32(3)},
+		{"subtype 0", "data", bson.Binary{Subtype: 0, Data: good[len(good)-2].Value.(bson.Binary).Data}},
+		{"not zstd", "data", bson.Binary{Subtype: ColumnsSubtype, Data: []byte("garbage")}},
+		{"not columns", "data", z(int32(1))},
+		{"column not triple", "data", z(bson.A{bson.A{"t"}})},
+		{"rows not aligned", "data", z(bson.A{bson.A{"t", bson.A{int32(0), int32(1)}, bson.A{bson.DateTime(61000)}}})},
+		{"row out of range", "data", z(bson.A{bson.A{"t", bson.A{int32(5000)}, bson.A{bson.DateTime(61000)}}})},
+		{"time not date", "data", z(bson.A{bson.A{"t", nil, bson.A{"x"}}})},
+		{"data object", "data", bson.D{{Key: "t", Value: bson.D{{Key: "0", Value: bson.DateTime(61000)}}}}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			d := edit(t, good, c.path, c.v)
+			if _, err := DecodeBucket(o, d); err == nil {
+				t.Fatalf("accepted %v", d)
+			}
+		})
+	}
 }
 
 // same is reflect.DeepEqual for canonical values, except that a nil and
