@@ -53,6 +53,8 @@ var failpoints = []string{
 	engine.FailpointReapAfterCommit,
 	engine.FailpointIndexBuildMid,
 	engine.FailpointReclaim,
+	engine.FailpointCappedAfterAppend,
+	engine.FailpointCappedEvict,
 }
 
 // reclaimBulk is how many documents a reclamation life inserts to expire
@@ -169,6 +171,8 @@ type childWorker struct {
 	ops  int
 	next int64 // id and version counter
 	base int64
+	// capNext is the next capped id (worker 0, the only capped writer).
+	capNext int64
 }
 
 func runChild(cfg childCfg) {
@@ -209,7 +213,11 @@ func runChild(cfg childCfg) {
 			w.exp[cn+"/"+strconv.FormatInt(id, 10)] = expTok(e, ok)
 		}
 	}
+	if workers[0].capNext, err = cappedNextID(ctx, d); err != nil {
+		fatalChild(ack, "capped scan: %v", err)
+	}
 	ack.line("R")
+	go tailer(ctx, d, ack)
 
 	kick := make(chan struct{}, 1)
 	if cfg.Reaper {
@@ -284,6 +292,14 @@ func (w *childWorker) step(ctx context.Context, d *engine.Database, clk *childCl
 			fatalChild(ack, "create index: %v", err)
 		}
 		ack.line("A %d 1", w.w)
+		return
+	}
+	switch p := r.IntN(100); {
+	case w.w == 0 && p < 20:
+		w.cappedStep(ctx, d, ack)
+		return
+	case p >= 88:
+		w.tsStep(ctx, d, clk, ack)
 		return
 	}
 	cn := "c"
@@ -427,12 +443,13 @@ type docState struct {
 
 // intent is an announced, not yet acknowledged operation.
 type intent struct {
-	op   string // I insert, U update, D delete one, M delete many, N bulk insert, C create index
-	coll string
-	v    int64
-	exp  string
-	ids  []int64
-	name string // C
+	op    string // I insert, U update, D delete one, M delete many, N bulk insert, C create index, K capped insert, P measurements
+	coll  string
+	v     int64
+	exp   string
+	ids   []int64
+	times []int64 // P: each measurement's time (ms)
+	name  string  // C
 }
 
 // apply returns the state a document would have after op ran on s
@@ -468,10 +485,11 @@ type model struct {
 	lost     int
 	incons   int
 	childErr string
+	sp       specialModel // capped and time-series collections
 }
 
 func newModel(clock int64) *model {
-	return &model{docs: map[string]docState{}, pending: map[int]*intent{}, indexes: map[string]bool{}, clockMax: clock}
+	return &model{docs: map[string]docState{}, pending: map[int]*intent{}, indexes: map[string]bool{}, clockMax: clock, sp: newSpecialModel()}
 }
 
 func dkey(coll string, id int64) string { return coll + "/" + strconv.FormatInt(id, 10) }
@@ -516,6 +534,8 @@ func (m *model) line(s string) error {
 		m.ready = true
 	case "X":
 		m.childErr = s
+	case "S":
+		return m.tailLine(f)
 	case "B":
 		if len(f) != 7 {
 			return fmt.Errorf("bad intent %q", s)
@@ -526,6 +546,10 @@ func (m *model) line(s string) error {
 		switch in.op {
 		case "C":
 			in.name = f[6]
+		case "P":
+			if err := parseSpecialIntent(in, f[6]); err != nil {
+				return fmt.Errorf("bad intent %q: %v", s, err)
+			}
 		case "N":
 			a, b, _ := strings.Cut(f[6], "-")
 			lo, _ := strconv.ParseInt(a, 10, 64)
@@ -543,6 +567,7 @@ func (m *model) line(s string) error {
 			}
 		}
 		m.pending[w] = in
+		m.announceSpecial(in)
 	case "A":
 		w, _ := strconv.Atoi(f[1])
 		n, _ := strconv.ParseInt(f[2], 10, 64)
@@ -562,6 +587,8 @@ func (m *model) line(s string) error {
 // ack records an acknowledged operation and checks what its count says.
 func (m *model) ack(in *intent, n int64) {
 	switch in.op {
+	case "K", "P":
+		m.ackSpecial(in, n)
 	case "C":
 		m.indexes[in.coll+"/"+in.name] = true
 	case "I", "N":
@@ -657,6 +684,9 @@ func (m *model) check(dir string) error {
 	seen := map[string]found{}
 	present := map[string]bool{}
 	for _, cn := range names {
+		if specialColl(cn) {
+			continue
+		}
 		specs, err := d.Collection(cn).ListIndexes(ctx)
 		if err != nil {
 			return err
@@ -740,6 +770,9 @@ func (m *model) check(dir string) error {
 			m.indexes[k] = true
 		}
 	}
+	if err := m.checkSpecial(ctx, d, clock); err != nil {
+		return err
+	}
 	m.pending = map[int]*intent{}
 	return nil
 }
@@ -773,6 +806,7 @@ func TestCrashTorture(t *testing.T) {
 	base := uint64(time.Now().UnixNano()) % 1_000_000_000
 	start := time.Now()
 	cycles, lost, incons := 0, 0, 0
+	var capChecked, tailSeen, tsChecked, tsExpired int
 	fps := map[string]int{}
 	for i := 0; ; i++ {
 		var seed uint64
@@ -782,15 +816,24 @@ func TestCrashTorture(t *testing.T) {
 			}
 			seed = seeds[i]
 		} else {
-			if cycles >= *flagCycles {
+			// A round runs its cycles and goes on (up to twice as many)
+			// until every failpoint has fired at least once.
+			if cycles >= *flagCycles && (allReached(fps) || cycles >= 2**flagCycles) {
 				break
 			}
 			seed = base + uint64(i)
 		}
 		r := runCrash(t, exe, seed, fps)
+		if r.cycles == 0 && r.err != nil {
+			t.Fatalf("seed %d: no cycle ran: %v", seed, r.err)
+		}
 		cycles += r.cycles
 		lost += r.lost
 		incons += r.incons
+		capChecked += r.capChecked
+		tailSeen += r.tailSeen
+		tsChecked += r.tsChecked
+		tsExpired += r.tsExpired
 		if r.lost+r.incons > 0 || r.err != nil {
 			t.Errorf("seed %d (replay: %s=%d go test ./fuzz -run 'TestCrashTorture$' -v): lost %d, inconsistent %d, err %v\n  %s",
 				seed, envSeed, seed, r.lost, r.incons, r.err, strings.Join(r.failures, "\n  "))
@@ -801,6 +844,8 @@ func TestCrashTorture(t *testing.T) {
 		fpList = append(fpList, fmt.Sprintf("%s=%d", fp, fps[fp]))
 	}
 	t.Logf("failpoints reached: %s; %v", strings.Join(fpList, " "), time.Since(start).Round(time.Millisecond))
+	t.Logf("capped documents checked after reopen: %d, seen by tailers: %d; measurements checked: %d, of which expired: %d",
+		capChecked, tailSeen, tsChecked, tsExpired)
 	t.Logf("crash cycles: %d, lost: %d, inconsistent: %d", cycles, lost, incons)
 	if seeds == nil && *flagCycles >= 25 {
 		for _, fp := range failpoints {
@@ -811,10 +856,22 @@ func TestCrashTorture(t *testing.T) {
 	}
 }
 
+// allReached reports whether every failpoint fired in the round.
+func allReached(fps map[string]int) bool {
+	for _, fp := range failpoints {
+		if fps[fp] == 0 {
+			return false
+		}
+	}
+	return true
+}
+
 type runResult struct {
 	cycles, lost, incons int
 	failures             []string
 	err                  error
+	// figures of the capped and time-series checks
+	capChecked, tailSeen, tsChecked, tsExpired int
 }
 
 // runCrash runs seed's lives. The seed decides everything the parent
@@ -870,6 +927,7 @@ func runCrash(t *testing.T, exe string, seed uint64, fps map[string]int) runResu
 		}
 	}
 	res.lost, res.incons, res.failures = m.lost, m.incons, m.failures
+	res.capChecked, res.tailSeen, res.tsChecked, res.tsExpired = m.sp.capChecked, m.sp.tailSeen, m.sp.tsChecked, m.sp.tsExpired
 	return res
 }
 
@@ -893,6 +951,10 @@ func crashSetup(dir string, m *model) error {
 		return err
 	}
 	m.indexes["c/exp_1"], m.indexes["n/v_1"] = true, true
+	if err := createSpecial(ctx, d); err != nil {
+		db.Close()
+		return err
+	}
 	return db.Close()
 }
 
