@@ -58,7 +58,13 @@
 // Keeping the header's oldest position exact would cost a header write
 // per eviction. Instead the header names an anchor record, and the writer
 // rewrites the header (moving the anchor to the newest record) before it
-// overwrites the anchor's bytes, about once per lap. Open reads the
+// overwrites the anchor's bytes, about once per lap. The move is ordered
+// by fsyncs so that a durable header always names a record on disk: the
+// new anchor record is fsynced before the header names it (unless it is
+// already durable), and the header is fsynced before any byte of the old
+// anchor changes. Without the second, a power cut could keep the new
+// bytes and lose the header, leaving the durable header pointing at a
+// destroyed record. Open reads the
 // anchor and walks forward, record by record, while each record is valid:
 // in bounds, checksum correct, newer sequence, expected lap, linked to
 // its predecessor. Stale records from an earlier lap fail the sequence
@@ -83,7 +89,9 @@
 //
 // Without SyncEveryAppend an appended record is in the OS page cache when
 // Append returns: it survives a process crash, not power loss, until Sync
-// or Close. With it, Append returns after an fsync that covers the
+// or Close. Append then fsyncs only when it moves the anchor (two fsyncs,
+// about once per lap), which also makes every record written before it
+// durable. With it, Append returns after an fsync that covers the
 // record. Concurrent appenders share fsyncs: each writes its record under
 // the writer lock, releases it, then waits on the sync lock; whoever gets
 // it fsyncs everything written so far, and the others find their record

@@ -16,6 +16,7 @@ type memFS struct {
 	mu     sync.Mutex
 	files  map[string]*memData
 	log    []write // writes since logging started, when logging
+	syncs  []int   // len(log) at each file Sync, when logging
 	logOn  bool
 	ops    int // operations so far
 	failAt int // fail the failAt-th operation (1-based); 0: never
@@ -98,7 +99,15 @@ func (m *memFS) image(name string) []byte {
 func (m *memFS) startLog() {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	m.log, m.logOn = nil, true
+	m.log, m.syncs, m.logOn = nil, nil, true
+}
+
+// syncPoints returns, for each file Sync since logging started, how many
+// writes had been logged before it.
+func (m *memFS) syncPoints() []int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return append([]int(nil), m.syncs...)
 }
 
 func (m *memFS) writes() []write {
@@ -151,6 +160,9 @@ func (f *memFile) Sync() error {
 	defer f.fs.mu.Unlock()
 	if f.fs.op() {
 		return errInjected
+	}
+	if f.fs.logOn {
+		f.fs.syncs = append(f.fs.syncs, len(f.fs.log))
 	}
 	return nil
 }

@@ -388,6 +388,11 @@ func (r *Ring) appendLocked(data []byte, lim Limits, evict func([]Record) error)
 	// Move the anchor before its bytes are overwritten, and reserve
 	// sequence numbers, with one header write.
 	moveAnchor := r.anchor.seq == 0 || hits(r.anchor.off, r.anchor.size)
+	// A header that stops naming a record must be durable before that
+	// record's bytes change: otherwise a power cut can keep the new
+	// bytes and lose the header, and the durable header names a record
+	// that no longer exists. An empty anchor (seq 0) names no record.
+	reuse := moveAnchor && r.anchor.seq != 0
 	if moveAnchor {
 		if k < count {
 			e := r.live.at(count - 1)
@@ -404,7 +409,14 @@ func (r *Ring) appendLocked(data []byte, lim Limits, evict func([]Record) error)
 		if seq >= r.seqLimit {
 			r.seqLimit = seq + seqReserve
 		}
-		if err := r.writeHeader(r.opts.SyncEveryAppend); err != nil {
+		// The new anchor, when it is a written record, must be on disk
+		// before a header that names it: one fsync orders the two.
+		if moveAnchor && r.anchor.seq != seq && r.durable.Load() < r.anchor.seq {
+			if err := r.syncData(); err != nil {
+				return 0, 0, err
+			}
+		}
+		if err := r.writeHeader(r.opts.SyncEveryAppend || reuse); err != nil {
 			return 0, 0, r.fail(err)
 		}
 	}
@@ -663,13 +675,22 @@ func (r *Ring) Sync() error {
 	return r.syncLocked()
 }
 
-func (r *Ring) syncLocked() error {
+// syncData fsyncs every record written so far and makes them durable
+// and visible. Called with writeMu held.
+func (r *Ring) syncData() error {
 	target := r.writtenSeq
 	if err := r.f.Sync(); err != nil {
 		return r.fail(err)
 	}
 	r.setDurable(target)
 	r.commit(target)
+	return nil
+}
+
+func (r *Ring) syncLocked() error {
+	if err := r.syncData(); err != nil {
+		return err
+	}
 	if err := r.writeHeader(true); err != nil {
 		return r.fail(err)
 	}

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"testing"
 
 	"github.com/ttlkv/ttlkv/capped"
@@ -223,15 +222,6 @@ func TestRingFaults(t *testing.T) {
 							t.Fatalf("workload ran clean after %d operations", n-1)
 						}
 						t.Logf("%d fault points, %d write refusals checked, %d failures", n-1, refusals, len(failures))
-						if len(failures) > 0 && mode == "power" && !sync && os.Getenv("TTLKV_STRICT") == "" {
-							// Known capped bug, reported: without
-							// SyncEveryAppend, an append reuses the space of
-							// the synced anchor record after writing (but
-							// before syncing) the header that moves the
-							// anchor; a power cut that keeps the record and
-							// drops the header leaves a ring Open rejects.
-							t.Skipf("KNOWN capped bug (TTLKV_STRICT=1 fails): %d power cuts leave an unopenable ring; first: %s", len(failures), failures[0])
-						}
 						for i, f := range failures {
 							if i == 5 {
 								t.Errorf("... and %d more", len(failures)-5)
