@@ -24,7 +24,7 @@ import (
 // collection has an _id index, an index on control.min.<timeField>
 // (tsMinTimeIndex) that bucket expiry and time filters scan, and, with a
 // metaField, an index on meta (tsMetaIndex). Both keys are fixed for a
-// bucket's life, so growing a bucket rewrites only its record.
+// bucket's life, so growing a bucket writes only its record or a delta.
 //
 // Locking: every change to a time-series collection's buckets, to its
 // in-memory bucketer (coll.ext of the time-series coll) and to its
