@@ -3,7 +3,6 @@ package engine
 import (
 	"os"
 	"strconv"
-	"syscall"
 	"time"
 )
 
@@ -53,7 +52,7 @@ func failpointReclaimAfter(def int64) int64 {
 // never set TTLKV_FAILPOINT in production.
 func failpoint(name string) {
 	if failpointName != "" && failpointName == name {
-		syscall.Kill(os.Getpid(), syscall.SIGKILL)
+		killSelf() // failpoint_unix.go, failpoint_other.go
 		for {
 			time.Sleep(time.Hour) // the signal is on its way; never return
 		}
