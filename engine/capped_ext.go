@@ -206,7 +206,7 @@ func (db *DB) cappedRingDir() (dir string, tmp bool, err error) {
 }
 
 func (db *DB) ringOptions() capped.Options {
-	return capped.Options{SyncEveryAppend: db.opts.SyncWrites}
+	return capped.Options{FS: db.opts.ringFS, SyncEveryAppend: db.opts.SyncWrites}
 }
 
 // prepareExt creates kind-specific storage for a new collection: for a

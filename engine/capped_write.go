@@ -367,7 +367,7 @@ func cappedErr(c *coll, err error) error {
 	if errors.As(err, &de) {
 		return doc.Errorf(de.Code, "%s", de.Message)
 	}
-	return err
+	return cappedFailedErr(c, err)
 }
 
 // cappedUpdate rewrites record rid (a ring sequence) of capped collection

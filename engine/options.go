@@ -49,6 +49,8 @@ type Options struct {
 	// Logf receives the engine's log lines (TTL passes, reclamation).
 	// Default: discard.
 	Logf func(format string, args ...any)
+
+	ringFS ringFSSeam // test seam: SetRingFSForTesting (capped_fs_hook.go)
 }
 
 func (o *Options) ensureDefaults() {
