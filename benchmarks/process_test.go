@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -60,6 +61,11 @@ func TestPeakRSS(t *testing.T) {
 				peak[kind], _ = strconv.ParseInt(rest, 10, 64)
 			}
 		}
+		for _, line := range strings.Split(string(out), "\n") {
+			if strings.HasPrefix(strings.TrimSpace(line), "RSSPARTS ") {
+				t.Logf("%s: %s", kind, strings.TrimPrefix(strings.TrimSpace(line), "RSSPARTS "))
+			}
+		}
 		if peak[kind] == 0 {
 			t.Fatalf("%s child printed no RSSRESULT:\n%s", kind, out)
 		}
@@ -79,6 +85,8 @@ func TestRSSChild(t *testing.T) {
 	if kind == "" || dir == "" {
 		t.Skip("child of TestPeakRSS")
 	}
+	stopSampling := make(chan struct{})
+	sampled := sampleRSS(stopSampling)
 	switch kind {
 	case "engine":
 		db := openEngine(t, dir, newClock())
@@ -94,9 +102,51 @@ func TestRSSChild(t *testing.T) {
 	default:
 		t.Fatalf("unknown TTLKV_RSS_CHILD %q", kind)
 	}
+	close(stopSampling)
+	parts := <-sampled
 	hwm, err := vmHWM()
 	mustNoErr(t, err, "VmHWM")
+	fmt.Printf("RSSPARTS peak RssAnon %.1f MiB, peak RssFile %.1f MiB, peak Go heap in use %.1f MiB\n",
+		float64(parts.anon)/(1<<20), float64(parts.file)/(1<<20), float64(parts.heap)/(1<<20))
 	fmt.Printf("RSSRESULT %d\n", hwm)
+}
+
+// rssParts are the peaks of the parts of the resident set, sampled.
+type rssParts struct{ anon, file, heap int64 }
+
+// sampleRSS samples RssAnon and RssFile (/proc/self/status) and the Go
+// heap in use every 100 ms until stop is closed, then sends the peaks:
+// VmHWM alone does not tell anonymous memory (Go heap, Badger's
+// arenas and caches) from mapped table and log files.
+func sampleRSS(stop <-chan struct{}) <-chan rssParts {
+	out := make(chan rssParts, 1)
+	go func() {
+		var p rssParts
+		tick := time.NewTicker(100 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			if b, err := os.ReadFile("/proc/self/status"); err == nil {
+				for _, line := range strings.Split(string(b), "\n") {
+					for name, dst := range map[string]*int64{"RssAnon:": &p.anon, "RssFile:": &p.file} {
+						if rest, ok := strings.CutPrefix(line, name); ok {
+							kb, _ := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(rest), "kB")), 10, 64)
+							*dst = max(*dst, kb<<10)
+						}
+					}
+				}
+			}
+			var ms runtime.MemStats
+			runtime.ReadMemStats(&ms)
+			p.heap = max(p.heap, int64(ms.HeapInuse))
+			select {
+			case <-stop:
+				out <- p
+				return
+			case <-tick.C:
+			}
+		}
+	}()
+	return out
 }
 
 // TestExpiryLag runs the TTL monitor for real (time.Now, monitor every

@@ -170,6 +170,18 @@ func (c *Collection) FindOne(ctx context.Context, filter any, opts ...FindOption
 		o = opts[0]
 	}
 	o.Limit = 1
+	if f, err := normFilter(filter); err == nil {
+		d, handled, err := c.db.findByID(c.dbName, c.name, f, o)
+		switch {
+		case !handled:
+		case err != nil:
+			return nil, err
+		case d == nil:
+			return nil, ErrNoDocuments
+		default:
+			return d, nil
+		}
+	}
 	cur, err := c.Find(ctx, filter, o)
 	if err != nil {
 		return nil, err

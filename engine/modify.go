@@ -3,6 +3,9 @@ package engine
 import (
 	"bytes"
 	"context"
+	"errors"
+	"fmt"
+	"slices"
 	"time"
 
 	"github.com/ttlkv/ttlkv/doc"
@@ -63,11 +66,20 @@ type batchDeleter struct {
 	recheck func(m *collMeta, d bson.D) bool
 	// onDelete, if set, sees each deleted document (after commit).
 	onDelete func(d bson.D)
+	// beforeCommit, if set (tests), is called after a batch is staged
+	// and before it takes c.wmu to commit.
+	beforeCommit func()
 }
 
 // run deletes rids; it stops early when stop returns true between
-// batches. It returns how many documents it deleted.
+// batches. It returns how many documents it deleted. The rids are
+// deleted in ascending order (records are keyed by rid, so a batch reads
+// them with one iterator); rids itself is left as it is.
 func (bd *batchDeleter) run(ctx context.Context, rids []uint64, stop func(deleted int64) bool) (int64, error) {
+	if !slices.IsSorted(rids) {
+		rids = slices.Clone(rids)
+		slices.Sort(rids)
+	}
 	var total int64
 	for len(rids) > 0 {
 		if err := ctxErr(ctx); err != nil {
@@ -86,52 +98,120 @@ func (bd *batchDeleter) run(ctx context.Context, rids []uint64, stop func(delete
 	return total, nil
 }
 
+// errBatchStale aborts a batch whose catalog entry, or whose documents'
+// recheck, changed between staging and commit; the batch is staged again.
+var errBatchStale = errors.New("engine: delete batch is stale")
+
+// errBatchDropped aborts a batch whose collection was dropped.
+var errBatchDropped = errors.New("engine: collection dropped under a delete batch")
+
 // batch commits one batch from the front of rids and reports how many
 // documents it deleted and how many rids it consumed.
+//
+// The batch reads, re-checks and stages its deletes without the
+// collection's write lock; it takes c.wmu only to commit, so that
+// writers of the collection wait for a commit, not for a whole batch
+// (benchmarks/RESULTS.md, foreground impact). This stays correct
+// because:
+//   - every staged document was read in the batch's transaction, so a
+//     writer that changed or deleted it after the read makes the commit
+//     conflict, and lsm.Store re-runs the batch from its reads;
+//   - under c.wmu, before committing, the batch checks that the catalog
+//     entry it computed index keys with is still current and that every
+//     staged document still passes recheck against the state of now (a
+//     collMod or index build in between stages the batch again), so the
+//     decision is taken at the commit point, as when the lock was held
+//     throughout;
+//   - writers that rely on c.wmu serialising the collection's writers
+//     (the unique-key check of write.go) still see no commit of the
+//     batch while they hold the lock. Deletes never add keys.
 func (bd *batchDeleter) batch(rids []uint64) (deleted int64, used int, err error) {
 	c := bd.c
-	c.wmu.Lock()
-	defer c.wmu.Unlock()
 	if c.dropped.Load() {
 		return 0, len(rids), nil
 	}
+	// Read ahead as many records as the batch can delete at most.
+	look := min(len(rids), maxTxnDocs)
+	if t := bd.targets.docs; t > 0 && int64(look) > t {
+		look = int(t)
+	}
 	start := time.Now()
 	var staged int64
-	var deletedDocs []bson.D
-	err = bd.db.store.Update(func(txn *lsm.Txn) error {
-		deleted, used, staged, deletedDocs = 0, 0, 0, deletedDocs[:0]
-		m := c.m()
-		w := &writeCtx{c: c, m: m, txn: txn}
-		for used < len(rids) {
-			rid := rids[used]
-			used++
-			d, raw, err := getRecord(txn, m.ID, rid)
-			if err == lsm.ErrNotFound {
-				continue
-			} else if err != nil {
+	var stagedDocs []bson.D
+	var m *collMeta
+	keys := make([][]byte, look)
+	for attempt := 0; ; attempt++ {
+		err = bd.db.store.UpdateGuarded(func(txn *lsm.Txn) error {
+			deleted, used, staged, stagedDocs = 0, 0, 0, stagedDocs[:0]
+			m = c.m()
+			for i := range keys {
+				keys[i] = lsm.RecordKey(m.ID, rids[i])
+			}
+			raws, err := txn.GetSorted(keys)
+			if err != nil {
 				return err
 			}
-			if !bd.recheck(m, d) {
-				continue
+			w := &writeCtx{c: c, m: m, txn: txn}
+			for used < look {
+				rid, raw := rids[used], raws[used]
+				used++
+				if raw == nil {
+					continue
+				}
+				d, err := doc.Unmarshal(raw)
+				if err != nil {
+					return err
+				}
+				if !bd.recheck(m, d) {
+					continue
+				}
+				if err := w.remove(rid, d); err != nil {
+					return err
+				}
+				deleted++
+				staged += int64(len(raw))
+				stagedDocs = append(stagedDocs, d)
+				t := bd.targets
+				if (t.docs > 0 && deleted >= t.docs) || (t.bytes > 0 && staged >= t.bytes) ||
+					(t.timeMS > 0 && time.Since(start) >= time.Duration(t.timeMS)*time.Millisecond) || deleted >= maxTxnDocs {
+					break
+				}
 			}
-			if err := w.remove(rid, d); err != nil {
-				return err
+			failpoint(FailpointReapBeforeCommit)
+			return nil
+		}, func(commit func() error) error {
+			if deleted == 0 {
+				return nil // nothing staged: no commit, no lock
 			}
-			deleted++
-			staged += int64(len(raw))
-			if bd.onDelete != nil {
-				deletedDocs = append(deletedDocs, d)
+			if bd.beforeCommit != nil {
+				bd.beforeCommit()
 			}
-			t := bd.targets
-			if (t.docs > 0 && deleted >= t.docs) || (t.bytes > 0 && staged >= t.bytes) ||
-				(t.timeMS > 0 && time.Since(start) >= time.Duration(t.timeMS)*time.Millisecond) || deleted >= maxTxnDocs {
-				break
+			c.wmu.Lock()
+			defer c.wmu.Unlock()
+			if c.dropped.Load() {
+				return errBatchDropped
 			}
+			if c.m() != m {
+				return errBatchStale
+			}
+			for _, d := range stagedDocs {
+				if !bd.recheck(m, d) {
+					return errBatchStale
+				}
+			}
+			return commit()
+		})
+		if err == errBatchStale && attempt < 100 {
+			continue
 		}
-		failpoint(FailpointReapBeforeCommit)
-		return nil
-	})
-	if err != nil {
+		break
+	}
+	switch {
+	case err == errBatchDropped:
+		return 0, len(rids), nil
+	case err == errBatchStale:
+		return 0, 0, fmt.Errorf("engine: delete batch on %s: the catalog kept changing under it", c.m().ns())
+	case err != nil:
 		return 0, 0, err
 	}
 	failpoint(FailpointReapAfterCommit)
@@ -142,8 +222,10 @@ func (bd *batchDeleter) batch(rids []uint64) (deleted int64, used int, err error
 		s.bdStagedBytes.Add(staged)
 		s.bdTimeMS.Add(time.Since(start).Milliseconds())
 	}
-	for _, d := range deletedDocs {
-		bd.onDelete(d)
+	if bd.onDelete != nil {
+		for _, d := range stagedDocs {
+			bd.onDelete(d)
+		}
 	}
 	return deleted, used, nil
 }

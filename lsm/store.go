@@ -311,6 +311,18 @@ const (
 // returns an error wrapping ErrConflict. Any error from fn aborts the
 // transaction and is returned as is. Iterators fn leaves open are closed.
 func (s *Store) Update(fn func(*Txn) error) error {
+	return s.UpdateGuarded(fn, nil)
+}
+
+// UpdateGuarded is Update with the commit handed to guard: after fn has
+// staged its writes, guard is called with a commit function and must
+// call it at most once, returning its error; an error guard returns
+// without committing aborts the transaction and is returned as is. It
+// lets a caller hold a lock, and check what the lock protects, only
+// while the transaction commits rather than while fn reads and stages.
+// Conflict retries re-run fn and guard as Update does. A nil guard
+// commits directly (Update).
+func (s *Store) UpdateGuarded(fn func(*Txn) error, guard func(commit func() error) error) error {
 	if s.closed.Load() {
 		return ErrClosed
 	}
@@ -319,7 +331,7 @@ func (s *Store) Update(fn func(*Txn) error) error {
 	}
 	backoff := backoffBase
 	for attempt := 1; ; attempt++ {
-		err := s.updateOnce(fn)
+		err := s.updateOnce(fn, guard)
 		if !errors.Is(err, badger.ErrConflict) {
 			return err
 		}
@@ -331,7 +343,7 @@ func (s *Store) Update(fn func(*Txn) error) error {
 	}
 }
 
-func (s *Store) updateOnce(fn func(*Txn) error) error {
+func (s *Store) updateOnce(fn func(*Txn) error, guard func(commit func() error) error) error {
 	bt := s.db.NewTransaction(true)
 	t := &Txn{s: s, t: bt, update: true}
 	defer t.discard()
@@ -339,10 +351,20 @@ func (s *Store) updateOnce(fn func(*Txn) error) error {
 		return err
 	}
 	t.closeIters()
-	s.gate.RLock()
-	err := bt.Commit()
-	s.gate.RUnlock()
-	return mapErr(err)
+	commit := func() error {
+		if t.done {
+			return errors.New("lsm: transaction committed twice")
+		}
+		t.done = true
+		s.gate.RLock()
+		err := bt.Commit()
+		s.gate.RUnlock()
+		return mapErr(err)
+	}
+	if guard == nil {
+		return commit()
+	}
+	return guard(commit)
 }
 
 // View runs fn in a read-only transaction: a consistent snapshot of the

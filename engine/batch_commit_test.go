@@ -1,0 +1,107 @@
+package engine
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+)
+
+// A delete batch stages its deletes without c.wmu and commits under it.
+// Whatever changes between staging and commit (an update of a staged
+// document, collMod, a new index, a drop), the decision is the one the
+// state at the commit point gives, and validate stays clean.
+func TestBatchChangesBeforeCommit(t *testing.T) {
+	cases := []struct {
+		name   string
+		change func(t *testing.T, db *DB, now time.Time)
+		// survivors after the batch (by _id)
+		want    []int
+		dropped bool
+	}{
+		{"nothing", func(*testing.T, *DB, time.Time) {}, []int{9}, false},
+		{"update refreshes a staged document", func(t *testing.T, db *DB, now time.Time) {
+			if _, err := db.Database("test").Collection("c").UpdateOne(context.Background(), bson.D{{Key: "_id", Value: 2}},
+				bson.D{{Key: "$set", Value: bson.D{{Key: "t", Value: dt(now)}}}}, false); err != nil {
+				t.Fatal(err)
+			}
+		}, []int{2, 9}, false},
+		{"delete of a staged document", func(t *testing.T, db *DB, now time.Time) {
+			mustRun(t, db, "test", `{"delete": "c", "deletes": [{"q": {"_id": 3}, "limit": 1}]}`)
+		}, []int{9}, false},
+		{"collMod makes nothing expired", func(t *testing.T, db *DB, now time.Time) {
+			mustRun(t, db, "test", `{"collMod": "c", "index": {"name": "t_1", "expireAfterSeconds": 86400}}`)
+		}, []int{1, 2, 3, 4, 5, 9}, false},
+		{"new index", func(t *testing.T, db *DB, now time.Time) {
+			mustRun(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"k": 1}, "name": "k_1"}]}`)
+		}, []int{9}, false},
+		{"drop", func(t *testing.T, db *DB, now time.Time) {
+			mustRun(t, db, "test", `{"drop": "c"}`)
+		}, nil, true},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			db, clk, _ := openTest(t)
+			now := clk.Now()
+			mustRun(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"t": 1}, "name": "t_1", "expireAfterSeconds": 10}]}`)
+			for i := 1; i <= 5; i++ {
+				insertDocs(t, db, "c", bson.D{{Key: "_id", Value: i}, {Key: "t", Value: dt(now.Add(-time.Hour))}, {Key: "k", Value: i}})
+			}
+			insertDocs(t, db, "c", bson.D{{Key: "_id", Value: 9}, {Key: "t", Value: dt(now.Add(time.Hour))}, {Key: "k", Value: 9}})
+			co := db.lookup("test", "c")
+			ixID := co.m().index("t_1").ID
+			changed := false
+			bd := &batchDeleter{db: db, c: co, recheck: func(m *collMeta, d bson.D) bool {
+				ix := indexByID(m, ixID)
+				return ix != nil && expiredUnder(ix, d, cutoffFor(db.now(), ix.Expire))
+			}}
+			bd.beforeCommit = func() {
+				if !changed {
+					changed = true
+					tc.change(t, db, now)
+				}
+			}
+			n, err := bd.run(context.Background(), []uint64{5, 4, 3, 2, 1, 6}, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !changed {
+				t.Fatal("the batch never reached its commit")
+			}
+			if tc.dropped {
+				if n != 0 {
+					t.Fatalf("deleted %d from a dropped collection", n)
+				}
+				return
+			}
+			var got []int
+			for _, d := range findAll(t, db, "test", "c", bson.D{}) {
+				got = append(got, int(toInt64(t, idOf(d))))
+			}
+			if len(got) != len(tc.want) {
+				t.Fatalf("survivors %v, want %v", got, tc.want)
+			}
+			for i := range got {
+				if got[i] != tc.want[i] {
+					t.Fatalf("survivors %v, want %v", got, tc.want)
+				}
+			}
+			mustValidate(t, db, "test", "c")
+		})
+	}
+}
+
+func toInt64(t *testing.T, v any) int64 {
+	t.Helper()
+	switch x := v.(type) {
+	case int32:
+		return int64(x)
+	case int64:
+		return x
+	case float64:
+		return int64(x)
+	}
+	t.Fatalf("not a number: %#v", v)
+	return 0
+}

@@ -1,0 +1,81 @@
+package lsm
+
+import (
+	"bytes"
+
+	badger "github.com/dgraph-io/badger/v4"
+)
+
+// getSortedMaxNext is how many keys GetSorted steps over with Next
+// before it seeks instead: stepping is cheaper than a seek of every
+// level while the wanted keys are close together.
+const getSortedMaxNext = 8
+
+// GetSorted reads the values of keys, which must be in ascending order,
+// with one iterator instead of a point Get per key: records whose ids
+// come from an index scan are usually close together, and the iterator
+// steps from one to the next. It returns one value per key, a copy, nil
+// for a key without a value. In a read-write transaction the keys count
+// as read for conflict detection, as with Get, and so may the keys
+// stepped over between them (a spurious conflict only costs a retry).
+// The transaction's own writes made before the call are seen.
+func (t *Txn) GetSorted(keys [][]byte) ([][]byte, error) {
+	if err := t.check(); err != nil {
+		return nil, err
+	}
+	out := make([][]byte, len(keys))
+	if len(keys) == 0 {
+		return out, nil
+	}
+	if len(keys) == 1 {
+		v, err := t.Get(keys[0])
+		if err == ErrNotFound {
+			return out, nil
+		}
+		out[0] = v
+		return out, err
+	}
+	it := t.t.NewIterator(badger.IteratorOptions{PrefetchValues: false})
+	defer it.Close()
+	var prev []byte
+	for i, k := range keys {
+		if len(k) == 0 {
+			continue
+		}
+		if prev != nil && bytes.Compare(k, prev) < 0 {
+			// Out of order: fall back to a point read.
+			v, err := t.Get(k)
+			if err != nil && err != ErrNotFound {
+				return nil, err
+			}
+			out[i] = v
+			continue
+		}
+		prev = k
+		stepped := false
+		for n := 0; n < getSortedMaxNext && it.Valid(); n++ {
+			c := bytes.Compare(it.Item().Key(), k)
+			if c >= 0 {
+				stepped = true
+				break
+			}
+			it.Next()
+		}
+		if !stepped {
+			it.Seek(k)
+		}
+		if !it.Valid() {
+			continue
+		}
+		item := it.Item()
+		if !bytes.Equal(item.Key(), k) {
+			continue
+		}
+		v, err := item.ValueCopy(nil)
+		if err != nil {
+			return nil, mapErr(err)
+		}
+		out[i] = v
+	}
+	return out, nil
+}

@@ -1,0 +1,161 @@
+package lsm
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"sort"
+	"testing"
+)
+
+// GetSorted returns exactly what a Get per key returns, for keys that
+// are dense, sparse (beyond the Next window), missing, deleted, written
+// in the same transaction, duplicated or out of order.
+func TestGetSorted(t *testing.T) {
+	seed := rand.Uint64()
+	t.Logf("seed %d", seed)
+	rng := rand.New(rand.NewPCG(seed, 7))
+	s := openTest(t, Options{InMemory: true})
+	rec := func(rid uint64) []byte { return RecordKey(3, rid) }
+	present := map[uint64]bool{}
+	must(t, s.Update(func(tx *Txn) error {
+		for rid := uint64(1); rid <= 500; rid++ {
+			if rng.IntN(3) > 0 {
+				present[rid] = true
+				if err := tx.Set(rec(rid), []byte(fmt.Sprint("v", rid))); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	}))
+	must(t, s.Update(func(tx *Txn) error { // committed deletes
+		for rid := uint64(1); rid <= 500; rid += 7 {
+			delete(present, rid)
+			if err := tx.Delete(rec(rid)); err != nil {
+				return err
+			}
+		}
+		return nil
+	}))
+	cases := map[string][]uint64{
+		"dense":    {2, 3, 4, 5, 6, 8, 9, 10},
+		"sparse":   {1, 40, 41, 200, 499, 500, 501, 9999},
+		"empty":    {},
+		"one":      {3},
+		"missing":  {1, 8, 15, 22},
+		"dups":     {10, 10, 11},
+		"unsorted": {50, 20, 60, 30},
+	}
+	var all []uint64
+	for i := 0; i < 100; i++ {
+		all = append(all, uint64(rng.IntN(520)))
+	}
+	sort.Slice(all, func(i, j int) bool { return all[i] < all[j] })
+	cases["random"] = all
+	for name, rids := range cases {
+		t.Run(name, func(t *testing.T) {
+			for _, inTxn := range []bool{false, true} {
+				err := s.Update(func(tx *Txn) error {
+					own := uint64(0)
+					if inTxn && len(rids) > 0 {
+						// The transaction's own write and delete are seen.
+						own = rids[0]
+						if err := tx.Set(rec(own), []byte("own")); err != nil {
+							return err
+						}
+						if len(rids) > 1 {
+							if err := tx.Delete(rec(rids[len(rids)-1])); err != nil {
+								return err
+							}
+						}
+					}
+					keys := make([][]byte, len(rids))
+					for i, rid := range rids {
+						keys[i] = rec(rid)
+					}
+					got, err := tx.GetSorted(keys)
+					if err != nil {
+						return err
+					}
+					if len(got) != len(rids) {
+						t.Fatalf("%d values for %d keys", len(got), len(rids))
+					}
+					for i, k := range keys {
+						want, err := tx.Get(k)
+						if errors.Is(err, ErrNotFound) {
+							want = nil
+						} else if err != nil {
+							return err
+						}
+						if !bytes.Equal(got[i], want) || (got[i] == nil) != (want == nil) {
+							t.Errorf("inTxn=%v key rid %d: GetSorted %q, Get %q", inTxn, rids[i], got[i], want)
+						}
+					}
+					return errors.New("rollback")
+				})
+				if err == nil || err.Error() != "rollback" {
+					t.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// A read through GetSorted makes the commit conflict with a writer of
+// that key, as a Get does; UpdateGuarded re-runs fn and guard.
+func TestGetSortedConflictAndGuard(t *testing.T) {
+	s := openTest(t, Options{InMemory: true})
+	k := RecordKey(1, 5)
+	must(t, s.Update(func(tx *Txn) error { return tx.Set(k, []byte("a")) }))
+	runs, guards := 0, 0
+	err := s.UpdateGuarded(func(tx *Txn) error {
+		runs++
+		vals, err := tx.GetSorted([][]byte{RecordKey(1, 4), k})
+		if err != nil {
+			return err
+		}
+		if runs == 1 {
+			if string(vals[1]) != "a" {
+				t.Fatalf("first read %q", vals[1])
+			}
+			// A concurrent writer changes the key after our read.
+			must(t, s.Update(func(tx *Txn) error { return tx.Set(k, []byte("b")) }))
+		} else if string(vals[1]) != "b" {
+			t.Fatalf("retry read %q, want b", vals[1])
+		}
+		return tx.Delete(k)
+	}, func(commit func() error) error {
+		guards++
+		return commit()
+	})
+	must(t, err)
+	if runs != 2 || guards != 2 {
+		t.Fatalf("fn ran %d times, guard %d; want 2 and 2 (one conflict)", runs, guards)
+	}
+	// A guard that refuses aborts without committing.
+	stop := errors.New("stop")
+	err = s.UpdateGuarded(func(tx *Txn) error { return tx.Set(k, []byte("c")) },
+		func(func() error) error { return stop })
+	if err != stop {
+		t.Fatalf("guard error = %v, want it returned as is", err)
+	}
+	must(t, s.View(func(tx *Txn) error {
+		if _, err := tx.Get(k); !errors.Is(err, ErrNotFound) {
+			t.Fatalf("aborted write is visible (err %v)", err)
+		}
+		return nil
+	}))
+	// Committing twice is an error, not a second commit.
+	err = s.UpdateGuarded(func(tx *Txn) error { return tx.Set(k, []byte("d")) },
+		func(commit func() error) error {
+			if err := commit(); err != nil {
+				return err
+			}
+			return commit()
+		})
+	if err == nil {
+		t.Fatal("second commit succeeded")
+	}
+}
