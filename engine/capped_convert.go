@@ -129,11 +129,19 @@ func (db *DB) copyIntoCapped(ctx context.Context, src *coll, m *collMeta, nc *co
 			return err
 		}
 		w := newCappedWriter(db, nc, st)
-		for _, r := range recs {
+		cds := make([]cappedDoc, len(recs))
+		var aheadB int64
+		for i, r := range recs {
 			cd, err := prepareCapped(nm, r.d)
 			if err != nil {
 				return err
 			}
+			cds[i] = cd
+			aheadB += cappedRecordSize(len(cd.payload))
+		}
+		for i, cd := range cds {
+			aheadB -= cappedRecordSize(len(cd.payload))
+			w.setAhead(aheadB, int64(len(cds)-i-1))
 			if err := w.insert(cd); err != nil {
 				return err
 			}

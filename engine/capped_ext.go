@@ -17,11 +17,14 @@ package engine
 // entry indexed). An insert is acknowledged only after its entry is
 // committed.
 //
-// Record payloads are framed: uvarint(len(msg)), msg (the document in
-// the engine's msgpack encoding, doc.Marshal), then zero padding. The
+// Record payloads are framed: uvarint(len(ks)), ks (the record's _id
+// index keystring), uvarint(len(msg)), msg (the document in the engine's
+// msgpack encoding, doc.Marshal), then zero padding. Carrying ks lets
+// eviction and reconciliation name a record's _id entry without decoding
+// the document (validate checks that ks matches the document). The
 // padding lets an update that keeps the document's BSON size (MongoDB's
 // rule for 10003) rewrite the record in place although the msgpack
-// encoding of, say, an int32 shrank.
+// encoding of, say, an int32 shrank. See docs/capped.md.
 //
 // Only the _id index exists on a capped collection: createIndexes of any
 // other index is 67 CannotCreateIndex (see cappedIndexRefusal).
@@ -397,11 +400,7 @@ func (db *DB) reconcileCapped(m *collMeta, st *cappedState) error {
 			delete(entries, rec.Seq)
 			continue
 		}
-		d, err := decodeCappedPayload(rec.Data)
-		if err != nil {
-			return fmt.Errorf("record %d at offset %d: %w", rec.Seq, rec.Off, err)
-		}
-		ks, err := cappedIDKey(m, d)
+		ks, err := cappedKS(rec.Data)
 		if err != nil {
 			return fmt.Errorf("record %d at offset %d: %w", rec.Seq, rec.Off, err)
 		}
@@ -537,7 +536,11 @@ func (db *DB) validateSpecial(ctx context.Context, c *coll, res *ValidateResult,
 		last = rec.Seq
 		res.Records++
 		bytes += int64(len(rec.Data))
-		d, err := decodeCappedPayload(rec.Data)
+		stored, msg, err := cappedFrame(rec.Data)
+		var d bson.D
+		if err == nil {
+			d, err = doc.Unmarshal(msg)
+		}
 		if err != nil {
 			fail("ring record %d at offset %d does not decode: %v", rec.Seq, rec.Off, err)
 			continue
@@ -546,6 +549,9 @@ func (db *DB) validateSpecial(ctx context.Context, c *coll, res *ValidateResult,
 		if err != nil {
 			fail("ring record %d: _id key: %v", rec.Seq, err)
 			continue
+		}
+		if string(ks) != string(stored) {
+			fail("ring record %d at offset %d carries an _id key that does not match its document's _id", rec.Seq, rec.Off)
 		}
 		want[string(lsm.IndexKey(m.ID, idIndexID, ks, rec.Seq))] = rec.Off
 	}
@@ -599,8 +605,11 @@ func (db *DB) validateSpecial(ctx context.Context, c *coll, res *ValidateResult,
 }
 
 // encodeCappedPayload frames a document for the ring (see the file
-// comment): uvarint length, msgpack, and pad zero bytes.
-func encodeCappedPayload(dst []byte, msg []byte, pad int) []byte {
+// comment): the _id keystring ks and the msgpack document msg, each
+// behind its uvarint length, then pad zero bytes.
+func encodeCappedPayload(dst, ks, msg []byte, pad int) []byte {
+	dst = binary.AppendUvarint(dst, uint64(len(ks)))
+	dst = append(dst, ks...)
 	dst = binary.AppendUvarint(dst, uint64(len(msg)))
 	dst = append(dst, msg...)
 	for i := 0; i < pad; i++ {
@@ -609,11 +618,46 @@ func encodeCappedPayload(dst []byte, msg []byte, pad int) []byte {
 	return dst
 }
 
-// cappedMsg returns the msgpack document inside a ring payload.
-func cappedMsg(p []byte) ([]byte, error) {
+// cappedFramedLen is len(encodeCappedPayload(nil, ks, msg, 0)).
+func cappedFramedLen(ks, msg []byte) int {
+	return uvarintLen(uint64(len(ks))) + len(ks) + uvarintLen(uint64(len(msg))) + len(msg)
+}
+
+func uvarintLen(x uint64) int {
+	n := 1
+	for x >= 0x80 {
+		x >>= 7
+		n++
+	}
+	return n
+}
+
+// cappedFrame splits a ring payload into its _id keystring and msgpack
+// document (both aliasing p).
+func cappedFrame(p []byte) (ks, msg []byte, err error) {
 	n, k := binary.Uvarint(p)
 	if k <= 0 || n > uint64(len(p)-k) {
-		return nil, fmt.Errorf("capped record frame: bad length prefix")
+		return nil, nil, fmt.Errorf("capped record frame: bad _id key length prefix")
+	}
+	ks, p = p[k:k+int(n)], p[k+int(n):]
+	n, k = binary.Uvarint(p)
+	if k <= 0 || n > uint64(len(p)-k) {
+		return nil, nil, fmt.Errorf("capped record frame: bad document length prefix")
+	}
+	return ks, p[k : k+int(n)], nil
+}
+
+// cappedMsg returns the msgpack document inside a ring payload.
+func cappedMsg(p []byte) ([]byte, error) {
+	_, msg, err := cappedFrame(p)
+	return msg, err
+}
+
+// cappedKS returns the _id keystring inside a ring payload.
+func cappedKS(p []byte) ([]byte, error) {
+	n, k := binary.Uvarint(p)
+	if k <= 0 || n == 0 || n > uint64(len(p)-k) {
+		return nil, fmt.Errorf("capped record frame: bad _id key length prefix")
 	}
 	return p[k : k+int(n)], nil
 }

@@ -45,7 +45,7 @@ func prepareCapped(m *collMeta, v any) (cappedDoc, error) {
 	if err != nil {
 		return cappedDoc{}, err
 	}
-	return cappedDoc{d: d, payload: encodeCappedPayload(make([]byte, 0, len(msg)+3), msg, 0), ks: ks}, nil
+	return cappedDoc{d: d, payload: encodeCappedPayload(make([]byte, 0, cappedFramedLen(ks, msg)), ks, msg, 0), ks: ks}, nil
 }
 
 // insertCapped appends docs to c's ring, each evicting the oldest
@@ -94,12 +94,24 @@ func (db *DB) insertCapped(ctx context.Context, c *coll, docs []any, ordered boo
 			c.wmu.Unlock()
 			return ids, werrs, err
 		}
+		// The ring space and count of the chunk's documents after each
+		// one, for the evict callback's lookahead.
+		var aheadB, aheadN int64
+		for j := i; j < end; j++ {
+			if ok[j] {
+				aheadB += cappedRecordSize(len(preps[j].payload))
+				aheadN++
+			}
+		}
 		stop := false
 		var acked []int
 		for ; i < end && !stop; i++ {
 			if !ok[i] {
 				continue
 			}
+			aheadB -= cappedRecordSize(len(preps[i].payload))
+			aheadN--
+			w.setAhead(aheadB, aheadN)
 			if err := w.insert(preps[i]); err != nil {
 				ue, user := asUserError(err)
 				if !user {
@@ -132,59 +144,86 @@ func (db *DB) insertCapped(ctx context.Context, c *coll, docs []any, ordered boo
 	return ids, werrs, nil
 }
 
-// cappedWriter appends to one capped collection under its write lock.
-// Index entries of appended documents are batched (pending) and
-// committed by flush, or earlier by the evict callback, which must
-// commit the deletes of evicted records' entries before it returns.
+// cappedWriter appends to one capped collection under its write lock,
+// one chunk of documents at a time. Index entries of appended documents
+// are batched (pending) and committed by flush, or earlier by the evict
+// callback, which must commit the deletes of evicted records' entries
+// before it returns (the crash protocol, see capped_ext.go).
+//
+// Eviction is strict (SPEC §7.3): the ring evicts, per append, only the
+// oldest records the new one needs gone. To keep that from costing a
+// Badger commit per insert, the evict callback also deletes, in the same
+// commit, the entries of the records the rest of the chunk is expected
+// to evict (see lookahead). Those records are doomed: still live, but
+// without an _id entry until the chunk's own appends evict them. A later
+// evict callback that names only doomed or pending records commits
+// nothing. flush puts back the entries of doomed records that are still
+// live (the chunk stopped early, or evicted fewer than expected). So
+// while a chunk runs, an _id lookup by another reader may miss a
+// document that the same chunk is about to evict; the chunk's own
+// duplicate-_id check does not (see idTaken), and a crash leaves only
+// entries missing, which reconciliation on open restores.
 type cappedWriter struct {
-	db      *DB
-	c       *coll
-	m       *collMeta
-	st      *cappedState
-	pending map[uint64]pendingID // by sequence: entries not yet committed
-	byKey   map[string]uint64    // _id keystring -> sequence, inserted in this chunk
-	err     error                // first failure of the evict callback
-	bulk    bool                 // this append evicts a step: accept any eviction
-	snap    map[string]bool      // _id keys of the chunk live at its start; nil: unknown
+	db  *DB
+	c   *coll
+	m   *collMeta
+	st  *cappedState
+	err error // first failure of the evict callback
+
+	pending []seqID           // appended, entry not committed yet; ascending seq
+	byKey   map[string]uint64 // _id keystring -> sequence, appended by this writer
+	snap    map[string]uint64 // _id keystring -> sequence of the chunk's keys live at its start; nil: unknown
+
+	doomed    []seqID           // live records whose entries are deleted; ascending seq, from doomedAt
+	doomedAt  int               // doomed[:doomedAt] have been evicted
+	doomedKey map[string]uint64 // built on demand from doomed (idTaken without snap)
+	firstSeq  uint64            // first sequence this writer appended; 0: none yet
+
+	// The documents of the chunk after the one being inserted: their
+	// ring space (record overhead and padding included) and count. The
+	// caller sets them before each insert; zero: no lookahead.
+	aheadBytes int64
+	aheadCount int64
 }
 
-// errBulkEvict makes the evict callback refuse a small eviction for
-// space, so that the insert retries it as a step (see cappedEvictStep).
-var errBulkEvict = errors.New("engine: capped eviction for space: evict a step")
-
-// cappedEvictStep is how many payload bytes an insert that finds the
-// ring full evicts at once: 1/16 of the size, between 256 bytes and 4
-// MiB. Evicting record by record would cost a Badger commit per insert
-// (the crash protocol commits the evicted _id entries before the ring
-// reuses their space); a step costs one commit per many inserts. So a
-// wrapping capped collection holds between size-step and size bytes of
-// documents (bounded by its file, see package capped). Evictions for
-// max are never stepped: a collection at max keeps exactly max
-// documents.
-func cappedEvictStep(size int64) int64 { return min(max(size/16, 256), 4<<20) }
-
-type pendingID struct {
+// seqID is a ring record's sequence, _id keystring and offset: what its
+// _id entry is made of.
+type seqID struct {
+	seq uint64
 	ks  []byte
 	off int64
 }
 
-func newCappedWriter(db *DB, c *coll, st *cappedState) *cappedWriter {
-	return &cappedWriter{db: db, c: c, m: c.m(), st: st, pending: map[uint64]pendingID{}, byKey: map[string]uint64{}}
+// cappedRecordSize is the ring space of a record with n payload bytes
+// (capped's record header and 8-byte alignment).
+func cappedRecordSize(n int) int64 {
+	return (int64(capped.RecordOverhead) + int64(n) + 7) &^ 7
 }
 
+func newCappedWriter(db *DB, c *coll, st *cappedState) *cappedWriter {
+	return &cappedWriter{db: db, c: c, m: c.m(), st: st, byKey: map[string]uint64{}}
+}
+
+// setAhead tells the writer the ring space and count of the documents
+// that follow the one it inserts next, for the evict callback's
+// lookahead.
+func (w *cappedWriter) setAhead(bytes, count int64) { w.aheadBytes, w.aheadCount = bytes, count }
+
 // prefetch notes which _id keys of a chunk's documents the index held
-// when the chunk started, with one index scan over their key range,
-// instead of one lookup per document. It gives up (leaving per-document
-// lookups) when the range holds many more entries than the chunk.
+// when the chunk started (with their sequences), with one index scan
+// over their key range, instead of one lookup per document. It gives up
+// (leaving per-document lookups) when the range holds many more entries
+// than the chunk.
 func (w *cappedWriter) prefetch(docs []cappedDoc, ok []bool) error {
 	var keys [][]byte
-	want := map[string]bool{}
+	want := make(map[string]bool, len(docs))
 	for i, d := range docs {
 		if ok[i] {
 			keys = append(keys, d.ks)
 			want[string(d.ks)] = true
 		}
 	}
+	w.byKey = make(map[string]uint64, len(keys))
 	if len(keys) < 2 {
 		return nil
 	}
@@ -193,7 +232,7 @@ func (w *cappedWriter) prefetch(docs []cappedDoc, ok []bool) error {
 	lo := append(append([]byte(nil), pre...), keys[0]...)
 	hi := lsm.PrefixEnd(append(append([]byte(nil), pre...), keys[len(keys)-1]...))
 	first := w.st.ring.FirstSeq()
-	snap := map[string]bool{}
+	snap := map[string]uint64{}
 	limit := 4*len(keys) + 64
 	err := w.db.store.View(func(txn *lsm.Txn) error {
 		it := txn.NewIter(lsm.IterOptions{Prefix: pre, Lower: lo, Upper: hi, KeysOnly: true})
@@ -209,7 +248,7 @@ func (w *cappedWriter) prefetch(docs []cappedDoc, ok []bool) error {
 			}
 			ks, seq, _ := lsm.SplitIndexKey(k)
 			if seq >= first && want[string(ks)] {
-				snap[string(ks)] = true
+				snap[string(ks)] = max(snap[string(ks)], seq)
 			}
 		}
 		return it.Err()
@@ -218,14 +257,30 @@ func (w *cappedWriter) prefetch(docs []cappedDoc, ok []bool) error {
 	return err
 }
 
-// idTaken reports whether a live document already has the _id keystring ks.
+// idTaken reports whether a live document already has the _id keystring
+// ks. Sequences never repeat, so a record known by its sequence is live
+// while its sequence is at least FirstSeq.
 func (w *cappedWriter) idTaken(ks []byte) (bool, error) {
 	first := w.st.ring.FirstSeq()
 	if seq, ok := w.byKey[string(ks)]; ok && seq >= first {
 		return true, nil
 	}
-	if w.snap != nil && !w.snap[string(ks)] {
-		return false, nil // absent when the chunk began, not inserted since
+	if w.snap != nil {
+		// Live at the start of the chunk (doomed or not) and not evicted
+		// since; a key absent then was not inserted since but by us.
+		seq, ok := w.snap[string(ks)]
+		return ok && seq >= first, nil
+	}
+	if w.doomedAt < len(w.doomed) {
+		if w.doomedKey == nil {
+			w.doomedKey = map[string]uint64{}
+		}
+		for _, d := range w.doomed[w.doomedAt:] {
+			w.doomedKey[string(d.ks)] = d.seq
+		}
+		if seq, ok := w.doomedKey[string(ks)]; ok && seq >= first {
+			return true, nil // live, its entry deleted ahead of its eviction
+		}
 	}
 	pre := append(lsm.IndexPrefix(w.m.ID, idIndexID), ks...)
 	taken := false
@@ -257,16 +312,7 @@ func (w *cappedWriter) insert(p cappedDoc) error {
 		return dupKeyErr(w.m, w.m.Indexes[0], p.d)
 	}
 	w.err = nil
-	w.bulk = false
-	lim := w.st.limits()
-	seq, off, err := w.st.ring.Append(p.payload, lim, w.evict)
-	if errors.Is(err, errBulkEvict) {
-		// The ring is full: evict a step of bytes at once (see
-		// cappedEvictStep), with one commit for all of them.
-		lim.MaxDataBytes = max(w.st.ring.DataBytes()+int64(len(p.payload))-cappedEvictStep(w.st.opts.size), int64(len(p.payload)))
-		w.bulk = true
-		seq, off, err = w.st.ring.Append(p.payload, lim, w.evict)
-	}
+	seq, off, err := w.st.ring.Append(p.payload, w.st.limits(), w.evict)
 	if err != nil {
 		if w.err != nil {
 			return w.err
@@ -274,85 +320,177 @@ func (w *cappedWriter) insert(p cappedDoc) error {
 		return cappedErr(w.c, err)
 	}
 	failpoint(FailpointCappedAfterAppend)
-	w.pending[seq] = pendingID{ks: p.ks, off: off}
+	if w.firstSeq == 0 {
+		w.firstSeq = seq
+	}
+	w.pending = append(w.pending, seqID{seq: seq, ks: p.ks, off: off})
 	w.byKey[string(p.ks)] = seq
 	return nil
 }
 
 // evict is the ring's evict callback: it deletes the _id entries of the
-// records leaving the ring, writes the pending entries of live records,
-// and commits, all before the ring reuses any space.
+// records leaving the ring (unless deleted already as doomed) and of
+// those the rest of the chunk is expected to evict (lookahead), writes
+// the pending entries, and commits, all before the ring reuses any
+// space. When every leaving record was doomed or pending it commits
+// nothing.
 func (w *cappedWriter) evict(recs []capped.Record) error {
-	if !w.bulk && (w.st.opts.max <= 0 || w.st.ring.Count() < w.st.opts.max) {
-		var n int64
-		for _, r := range recs {
-			n += int64(len(r.Data))
-		}
-		if n < cappedEvictStep(w.st.opts.size)/2 {
-			return errBulkEvict
-		}
-	}
-	b := w.db.store.NewBatch()
+	var del []capped.Record
+	last := uint64(0)
 	for _, rec := range recs {
-		if _, ok := w.pending[rec.Seq]; ok {
-			delete(w.pending, rec.Seq)
+		last = rec.Seq
+		if len(w.pending) > 0 && rec.Seq >= w.pending[0].seq {
+			// Appended by this chunk and never indexed: drop the entry.
+			i, _ := slices.BinarySearchFunc(w.pending, rec.Seq, func(p seqID, s uint64) int { return cmpU64(p.seq, s) })
+			if i < len(w.pending) && w.pending[i].seq == rec.Seq {
+				w.pending = slices.Delete(w.pending, i, i+1)
+				continue
+			}
+		}
+		for w.doomedAt < len(w.doomed) && w.doomed[w.doomedAt].seq < rec.Seq {
+			w.doomedAt++ // evicted in an earlier call (cannot happen: oldest first)
+		}
+		if w.doomedAt < len(w.doomed) && w.doomed[w.doomedAt].seq == rec.Seq {
+			w.doomedAt++
 			continue
 		}
-		d, err := decodeCappedPayload(rec.Data)
-		if err != nil {
-			b.Cancel()
-			w.err = fmt.Errorf("engine: evicting capped record %d: %w", rec.Seq, err)
-			return w.err
-		}
-		ks, err := cappedIDKey(w.m, d)
-		if err != nil {
-			b.Cancel()
-			w.err = fmt.Errorf("engine: evicting capped record %d: %w", rec.Seq, err)
-			return w.err
-		}
-		if err := b.Delete(lsm.IndexKey(w.m.ID, idIndexID, ks, rec.Seq)); err != nil {
-			b.Cancel()
-			w.err = err
-			return err
-		}
+		del = append(del, rec)
 	}
-	if err := w.queuePending(b); err != nil {
+	if len(del) == 0 {
+		return nil
+	}
+	b := w.db.store.NewBatch()
+	fail := func(err error) error {
 		b.Cancel()
 		w.err = err
 		return err
+	}
+	for _, rec := range del {
+		ks, err := cappedKS(rec.Data)
+		if err != nil {
+			return fail(fmt.Errorf("engine: evicting capped record %d: %w", rec.Seq, err))
+		}
+		if err := b.Delete(lsm.IndexKey(w.m.ID, idIndexID, ks, rec.Seq)); err != nil {
+			return fail(err)
+		}
+	}
+	from := last + 1
+	if n := len(w.doomed); n > 0 {
+		from = max(from, w.doomed[n-1].seq+1)
+	}
+	doomed, err := w.lookahead(b, from)
+	if err != nil {
+		return fail(err)
+	}
+	if err := w.queuePending(b); err != nil {
+		return fail(err)
 	}
 	if err := b.Flush(); err != nil {
 		w.err = err
 		return err
 	}
 	failpoint(FailpointCappedEvict)
-	clear(w.pending)
+	w.pending = w.pending[:0]
+	if w.doomedAt == len(w.doomed) {
+		w.doomed, w.doomedAt = w.doomed[:0], 0
+	}
+	w.doomed = append(w.doomed, doomed...)
+	w.doomedKey = nil
 	return nil
 }
 
+func cmpU64(a, b uint64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// lookahead adds to b the deletes of the _id entries of the oldest live
+// records from sequence from on that the rest of the chunk will evict:
+// those covering aheadBytes of ring space (plus one average document,
+// for the end of the file a wrap abandons), or aheadCount records when
+// the collection is at its max. It stops at this chunk's own records and
+// returns what it doomed; the caller records them once b commits.
+func (w *cappedWriter) lookahead(b *lsm.Batch, from uint64) ([]seqID, error) {
+	wantBytes, wantCount := w.aheadBytes, int64(0)
+	if mx := w.st.opts.max; mx > 0 && w.st.ring.Count() >= mx {
+		wantBytes, wantCount = 0, w.aheadCount
+	}
+	if wantBytes > 0 {
+		wantBytes += w.aheadBytes / max(w.aheadCount, 1)
+	}
+	if wantBytes <= 0 && wantCount <= 0 {
+		return nil, nil
+	}
+	var out []seqID
+	var gotBytes, gotCount int64
+	it := w.st.ring.Scan(max(from, w.st.ring.FirstSeq()), false)
+	for (wantBytes > 0 && gotBytes < wantBytes) || (wantCount > 0 && gotCount < wantCount) {
+		if !it.Next() {
+			break
+		}
+		rec := it.Record()
+		if w.firstSeq != 0 && rec.Seq >= w.firstSeq {
+			break // this chunk's own records
+		}
+		ks, err := cappedKS(rec.Data)
+		if err != nil {
+			return nil, fmt.Errorf("engine: capped record %d: %w", rec.Seq, err)
+		}
+		if err := b.Delete(lsm.IndexKey(w.m.ID, idIndexID, ks, rec.Seq)); err != nil {
+			return nil, err
+		}
+		out = append(out, seqID{seq: rec.Seq, ks: ks, off: rec.Off})
+		gotBytes += cappedRecordSize(len(rec.Data))
+		gotCount++
+	}
+	if err := it.Err(); err != nil && !errors.Is(err, capped.ErrOverwritten) {
+		return nil, err
+	}
+	return out, nil
+}
+
 func (w *cappedWriter) queuePending(b *lsm.Batch) error {
-	for seq, p := range w.pending {
-		if err := b.Set(lsm.IndexKey(w.m.ID, idIndexID, p.ks, seq), offValue(p.off)); err != nil {
+	for _, p := range w.pending {
+		if err := b.Set(lsm.IndexKey(w.m.ID, idIndexID, p.ks, p.seq), offValue(p.off)); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// flush commits the pending _id entries.
+// flush commits the pending _id entries and puts back those of doomed
+// records that are still live. The writer may go on with another chunk.
 func (w *cappedWriter) flush() error {
-	if len(w.pending) == 0 {
-		return nil
+	first := w.st.ring.FirstSeq()
+	live := w.doomed[w.doomedAt:]
+	for len(live) > 0 && live[0].seq < first {
+		live = live[1:]
 	}
-	b := w.db.store.NewBatch()
-	if err := w.queuePending(b); err != nil {
-		b.Cancel()
-		return err
+	if len(w.pending) > 0 || len(live) > 0 {
+		b := w.db.store.NewBatch()
+		err := w.queuePending(b)
+		for _, d := range live {
+			if err != nil {
+				break
+			}
+			err = b.Set(lsm.IndexKey(w.m.ID, idIndexID, d.ks, d.seq), offValue(d.off))
+		}
+		if err == nil {
+			err = b.Flush()
+		} else {
+			b.Cancel()
+		}
+		if err != nil {
+			return err
+		}
 	}
-	if err := b.Flush(); err != nil {
-		return err
-	}
-	clear(w.pending)
+	w.pending = w.pending[:0]
+	w.doomed, w.doomedAt, w.doomedKey = w.doomed[:0], 0, nil
 	return nil
 }
 
@@ -403,12 +541,17 @@ func cappedOverwrite(c *coll, st *cappedState, rec capped.Record, oldDoc, newDoc
 	if o, n := doc.Size(oldDoc), doc.Size(newDoc); o != n {
 		return doc.Errorf(doc.CodeCannotGrowDocumentInCappedNS, "Cannot change the size of a document in a capped collection: %d != %d", o, n)
 	}
-	head := len(encodeCappedPayload(nil, msg, 0))
+	// The _id is immutable, so the record keeps its _id key (and entry).
+	ks, err := cappedKS(rec.Data)
+	if err != nil {
+		return fmt.Errorf("engine: capped record %d: %w", rec.Seq, err)
+	}
+	head := cappedFramedLen(ks, msg)
 	pad := len(rec.Data) - head
 	if pad < 0 {
 		return doc.Errorf(doc.CodeCannotGrowDocumentInCappedNS, "Cannot change the size of a document in a capped collection: its stored encoding grows from %d to %d bytes", len(rec.Data), head)
 	}
-	if err := st.ring.Overwrite(rec.Seq, rec.Off, encodeCappedPayload(make([]byte, 0, len(rec.Data)), msg, pad)); err != nil {
+	if err := st.ring.Overwrite(rec.Seq, rec.Off, encodeCappedPayload(make([]byte, 0, len(rec.Data)), ks, msg, pad)); err != nil {
 		return cappedErr(c, err)
 	}
 	return nil
