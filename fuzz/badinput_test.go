@@ -168,7 +168,7 @@ func badCases() []badCase {
 	for _, c := range []byte("/\\. \"$\x00") {
 		cases = append(cases, badCase{name: fmt.Sprintf("db name with %q", c), db: "a" + string(c) + "b", json: `{"create": "x"}`, code: doc.CodeInvalidNamespace})
 	}
-	return cases
+	return append(cases, specialBadCases()...)
 }
 
 func ttlSpec(v string) string {
@@ -246,7 +246,7 @@ func TestBadInput(t *testing.T) {
 		}
 		return db.RunCommand(ctx, dbName, cmd)
 	}
-	for _, s := range badSetup {
+	for _, s := range append(badSetup, specialSetup...) {
 		if _, err := runJSON("b", s); err != nil {
 			t.Fatalf("setup %s: %v", s, err)
 		}
