@@ -55,7 +55,32 @@ admin {"listDatabases": 1}
 {"create": "cap", "capped": true, "size": 4096, "max": 3}
 {"convertToCapped": "c", "size": 100000}
 {"serverStatus": 1}
-{"currentOp": 1}`,
+{"currentOp": 1}`, `{"create": "cap", "capped": true, "size": 4096, "max": 5}
+{"insert": "cap", "documents": [{"_id": 1, "s": "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"}, {"_id": 2}, {"_id": 3}, {"_id": 4}, {"_id": 5}, {"_id": 6}, {"_id": 7}]}
+{"find": "cap", "filter": {}, "tailable": true, "awaitData": true, "batchSize": 2}
+{"getMore": {"$numberLong": "1"}, "collection": "cap", "maxTimeMS": 1}
+{"find": "cap", "sort": {"$natural": -1}}
+{"update": "cap", "updates": [{"q": {"_id": 3}, "u": {"$set": {"x": 1}}}]}
+{"delete": "cap", "deletes": [{"q": {}, "limit": 0}]}
+{"collStats": "cap"}
+{"validate": "cap"}`,
+	`{"insert": "c", "documents": [{"_id": 1, "v": 1}, {"_id": 2, "v": "two"}, {"_id": 3, "v": [3]}]}
+{"convertToCapped": "c", "size": 4096}
+{"find": "c", "tailable": true, "filter": {"_id": {"$gt": 1}}}
+{"insert": "c", "documents": [{"_id": 1}]}
+{"createIndexes": "c", "indexes": [{"key": {"v": 1}, "name": "v_1"}]}
+{"drop": "c"}`,
+	`{"create": "ts", "timeseries": {"timeField": "t", "metaField": "m", "bucketMaxSpanSeconds": 60, "bucketRoundingSeconds": 60}, "expireAfterSeconds": 30}
+{"insert": "ts", "documents": [{"t": {"$date": "2026-01-01T00:00:00Z"}, "m": {"s": 1}, "v": 1.5}, {"t": {"$date": "1969-12-31T23:59:59Z"}, "m": "b"}, {"t": "bad"}], "ordered": false}
+{"find": "ts", "filter": {"t": {"$gte": {"$date": "2025-12-31T23:59:00Z"}}, "m.s": 1}, "sort": {"t": -1}}
+{"createIndexes": "ts", "indexes": [{"key": {"t": 1}, "name": "t_ttl", "expireAfterSeconds": 5, "partialFilterExpression": {"m": "b"}}, {"key": {"m": 1, "t": -1}, "name": "mt"}]}
+{"collMod": "ts", "timeseries": {"granularity": "minutes"}}
+{"collMod": "ts", "expireAfterSeconds": "off"}
+{"delete": "ts", "deletes": [{"q": {"m": "b"}, "limit": 0}]}
+{"aggregate": "ts", "pipeline": [{"$match": {}}], "cursor": {}}
+{"listCollections": 1, "filter": {"type": "timeseries"}}
+{"collStats": "ts"}
+{"validate": "ts"}`,
 }
 
 // commandDB is the database fuzzed commands run against.
