@@ -7,13 +7,19 @@
 //     moment or at a named engine failpoint (TTLKV_FAILPOINT), reopens the
 //     directory, validates every collection and checks that nothing
 //     acknowledged was lost, nothing was deleted before its expiry and
-//     nothing deleted came back. Seeds are printed; TTLKV_SEED=s replays
-//     one run, -cycles N runs a long round.
+//     nothing deleted came back. The workload also wraps a capped
+//     collection under a tailable awaitData tailer and ingests into a
+//     time-series collection with bucket expiry (crash_special_test.go).
+//     Seeds are printed; TTLKV_SEED=s replays one run, -cycles N runs a
+//     long round.
 //   - TestRingFaults drives the capped ring through a file system that
 //     fails the N-th operation (once or for good) or loses power,
 //     for every N of a reference workload.
+//   - TestRingIOFailure fails an fsync or write of a capped ring file
+//     through the engine: later writes to that collection fail with a
+//     clear error until a reopen, which recovers.
 //   - FuzzCommand feeds Extended JSON commands to an in-memory engine.
-//   - TestBadInput is the catalogue of SPEC §0–§5 limits and invalid
+//   - TestBadInput is the catalogue of SPEC §0–§8 limits and invalid
 //     options: right code, nothing written, nothing lost.
 //   - TestSoak (TTLKV_SOAK=duration) runs concurrent clients, the monitor
 //     and reclamation and reports operations, errors by code, peak RSS
