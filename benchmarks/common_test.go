@@ -145,10 +145,10 @@ func openBadger(tb testing.TB, dir string) *badger.DB {
 		WithNumVersionsToKeep(1).
 		WithDetectConflicts(true).
 		WithMetricsEnabled(false).
-		WithMemTableSize(32 << 20).
-		WithNumMemtables(3).
-		WithBlockCacheSize(64 << 20).
-		WithIndexCacheSize(16 << 20).
+		WithMemTableSize(16 << 20).
+		WithNumMemtables(2).
+		WithBlockCacheSize(16 << 20).
+		WithIndexCacheSize(8 << 20).
 		WithNumCompactors(2).
 		WithValueThreshold(4 << 10).
 		WithValueLogFileSize(64 << 20).

@@ -74,18 +74,22 @@ type Options struct {
 	// Verbose also sends Badger's informational messages to Logf.
 	Verbose bool
 
-	// MemTableSize is the size of one memtable. Default 32 MiB. It also
+	// MemTableSize is the size of one memtable. Default 16 MiB. It also
 	// sets the transaction limits: MaxBatchSize is 15% of it. Memory use
-	// is about NumMemtables * MemTableSize.
+	// is about (NumMemtables+1) * 1.3 * MemTableSize (Badger's arena
+	// adds room for one full transaction), plus a mapped write-ahead log
+	// of MemTableSize per memtable.
 	MemTableSize int64
 	// NumMemtables is how many memtables may be full and waiting for a
-	// flush before writes stall. Default 3 (Badger's is 5; 3*32 MiB keeps
-	// the write buffer under 100 MiB).
+	// flush before writes stall. Default 2 (Badger's is 5). With 16 MiB
+	// memtables the write buffer stays near 60 MiB: a 1M-document insert
+	// peaked at 289 MiB RSS with GOMEMLIMIT=200MiB against 642 MiB with
+	// 3 x 32 MiB and the larger caches (benchmarks/RESULTS.md).
 	NumMemtables int
-	// BlockCacheSize caches decompressed table blocks. Default 64 MiB.
+	// BlockCacheSize caches decompressed table blocks. Default 16 MiB.
 	BlockCacheSize int64
 	// IndexCacheSize caches table indexes and bloom filters. Default
-	// 16 MiB; 0 would keep every table's index in memory without bound.
+	// 8 MiB; 0 would keep every table's index in memory without bound.
 	IndexCacheSize int64
 	// NumCompactors is the number of concurrent compaction workers.
 	// Default 2, the least Badger allows (1 is invalid); one per core on
@@ -105,16 +109,16 @@ type Options struct {
 
 func (o *Options) ensureDefaults() {
 	if o.MemTableSize == 0 {
-		o.MemTableSize = 32 << 20
+		o.MemTableSize = 16 << 20
 	}
 	if o.NumMemtables == 0 {
-		o.NumMemtables = 3
+		o.NumMemtables = 2
 	}
 	if o.BlockCacheSize == 0 {
-		o.BlockCacheSize = 64 << 20
+		o.BlockCacheSize = 16 << 20
 	}
 	if o.IndexCacheSize == 0 {
-		o.IndexCacheSize = 16 << 20
+		o.IndexCacheSize = 8 << 20
 	}
 	if o.NumCompactors == 0 {
 		o.NumCompactors = 2
