@@ -168,6 +168,17 @@ func openEngine(tb testing.TB, dir string, clk *fakeClock) *engine.DB {
 	if err != nil {
 		tb.Fatalf("engine open: %v", err)
 	}
+	// Batch-target experiments: TTLKV_BENCH_BATCH_DOCS and
+	// TTLKV_BENCH_BATCH_MS override batchedDeletesTargetBatchDocs and
+	// batchedDeletesTargetBatchTimeMS (defaults otherwise).
+	for env, param := range map[string]string{"TTLKV_BENCH_BATCH_DOCS": "batchedDeletesTargetBatchDocs",
+		"TTLKV_BENCH_BATCH_MS": "batchedDeletesTargetBatchTimeMS"} {
+		if n := envInt(env, 0); n > 0 {
+			if _, err := db.SetParameter(param, n); err != nil {
+				tb.Fatalf("SetParameter %s: %v", param, err)
+			}
+		}
+	}
 	return db
 }
 

@@ -105,3 +105,48 @@ func toInt64(t *testing.T, v any) int64 {
 	t.Fatalf("not a number: %#v", v)
 	return 0
 }
+
+// A TTL batch whose commit finds a writer holding c.wmu makes the next
+// batch wait as long as the batch took; without writers, or for user
+// deletes (yield off), there is no pause.
+func TestBatchYieldsToWriters(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		yield     bool
+		contended []bool // per batch
+		sleeps    int
+	}{
+		{"no writers", true, []bool{false, false, false}, 0},
+		{"writer at the first commit", true, []bool{true, false, false}, 1},
+		{"writers at every commit", true, []bool{true, true, true}, 2}, // none after the last batch
+		{"user delete does not yield", false, []bool{true, true, true}, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			db, clk, _ := openTest(t)
+			now := clk.Now()
+			mustRun(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"t": 1}, "name": "t_1", "expireAfterSeconds": 10}]}`)
+			for i := 1; i <= 6; i++ {
+				insertDocs(t, db, "c", bson.D{{Key: "_id", Value: i}, {Key: "t", Value: dt(now.Add(-time.Hour))}})
+			}
+			co := db.lookup("test", "c")
+			batch := 0
+			var slept []time.Duration
+			bd := &batchDeleter{db: db, c: co, targets: deleteTargets{docs: 2}, yield: tc.yield,
+				recheck: func(*collMeta, bson.D) bool { return true },
+				tryLock: func() bool { batch++; return !tc.contended[batch-1] },
+				sleep:   func(d time.Duration) { slept = append(slept, d) }}
+			n, err := bd.run(context.Background(), []uint64{1, 2, 3, 4, 5, 6}, nil)
+			if err != nil || n != 6 {
+				t.Fatalf("deleted %d, err %v", n, err)
+			}
+			if batch != 3 || len(slept) != tc.sleeps {
+				t.Fatalf("%d batches, %d pauses; want 3 and %d", batch, len(slept), tc.sleeps)
+			}
+			for _, d := range slept {
+				if d <= 0 {
+					t.Fatalf("pause of %v", d)
+				}
+			}
+		})
+	}
+}

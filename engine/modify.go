@@ -69,6 +69,18 @@ type batchDeleter struct {
 	// beforeCommit, if set (tests), is called after a batch is staged
 	// and before it takes c.wmu to commit.
 	beforeCommit func()
+	// yield makes run pause after a batch whose commit found a writer of
+	// the collection holding c.wmu, for as long as the batch took: the
+	// TTL monitor then uses at most about half of the time while
+	// foreground writers are active, and all of it when they are not.
+	yield bool
+	// contended is set by batch when its commit had to wait for c.wmu.
+	contended bool
+	// sleep pauses between batches (tests replace it).
+	sleep func(time.Duration)
+	// tryLock, if set (tests), reports false to simulate a writer
+	// holding c.wmu when a batch commits.
+	tryLock func() bool
 }
 
 // run deletes rids; it stops early when stop returns true between
@@ -88,12 +100,20 @@ func (bd *batchDeleter) run(ctx context.Context, rids []uint64, stop func(delete
 		if stop != nil && stop(total) {
 			break
 		}
+		start := time.Now()
 		n, used, err := bd.batch(rids)
 		total += n
 		if err != nil {
 			return total, err
 		}
 		rids = rids[used:]
+		if bd.yield && bd.contended && len(rids) > 0 {
+			sleep := bd.sleep
+			if sleep == nil {
+				sleep = time.Sleep
+			}
+			sleep(time.Since(start))
+		}
 	}
 	return total, nil
 }
@@ -140,6 +160,7 @@ func (bd *batchDeleter) batch(rids []uint64) (deleted int64, used int, err error
 	var stagedDocs []bson.D
 	var m *collMeta
 	keys := make([][]byte, look)
+	bd.contended = false
 	for attempt := 0; ; attempt++ {
 		err = bd.db.store.UpdateGuarded(func(txn *lsm.Txn) error {
 			deleted, used, staged, stagedDocs = 0, 0, 0, stagedDocs[:0]
@@ -186,7 +207,10 @@ func (bd *batchDeleter) batch(rids []uint64) (deleted int64, used int, err error
 			if bd.beforeCommit != nil {
 				bd.beforeCommit()
 			}
-			c.wmu.Lock()
+			if (bd.tryLock != nil && !bd.tryLock()) || !c.wmu.TryLock() {
+				bd.contended = true
+				c.wmu.Lock()
+			}
 			defer c.wmu.Unlock()
 			if c.dropped.Load() {
 				return errBatchDropped
