@@ -74,17 +74,19 @@ type Options struct {
 	// Verbose also sends Badger's informational messages to Logf.
 	Verbose bool
 
-	// MemTableSize is the size of one memtable. Default 16 MiB. It also
-	// sets the transaction limits: MaxBatchSize is 15% of it. Memory use
+	// MemTableSize is the size of one memtable. Default 32 MiB. It also
+	// sets the transaction limits: MaxBatchSize is 15% of it (4.8 MiB;
+	// the engine's 4 MiB insert chunks need at least that, which is why
+	// the default is not 16 MiB). Memory use
 	// is about (NumMemtables+1) * 1.3 * MemTableSize (Badger's arena
 	// adds room for one full transaction), plus a mapped write-ahead log
 	// of MemTableSize per memtable.
 	MemTableSize int64
 	// NumMemtables is how many memtables may be full and waiting for a
-	// flush before writes stall. Default 2 (Badger's is 5). With 16 MiB
-	// memtables the write buffer stays near 60 MiB: a 1M-document insert
-	// peaked at 289 MiB RSS with GOMEMLIMIT=200MiB against 642 MiB with
-	// 3 x 32 MiB and the larger caches (benchmarks/RESULTS.md).
+	// flush before writes stall. Default 2 (Badger's is 5): a 1M-document
+	// insert peaked at 342 MiB RSS with GOMEMLIMIT=200MiB against 642 MiB
+	// with 3 memtables, the larger caches and no limit
+	// (benchmarks/RESULTS.md).
 	NumMemtables int
 	// BlockCacheSize caches decompressed table blocks. Default 16 MiB.
 	BlockCacheSize int64
@@ -109,7 +111,7 @@ type Options struct {
 
 func (o *Options) ensureDefaults() {
 	if o.MemTableSize == 0 {
-		o.MemTableSize = 16 << 20
+		o.MemTableSize = 32 << 20
 	}
 	if o.NumMemtables == 0 {
 		o.NumMemtables = 2
