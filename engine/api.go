@@ -34,7 +34,12 @@ func (d *Database) CreateCollection(ctx context.Context, name string, opts bson.
 	if opts == nil {
 		opts = bson.D{}
 	}
-	_, _, err := d.db.createColl(d.name, name, opts)
+	// Options written with Go ints read as the driver would send them.
+	norm, err := doc.Normalize(opts)
+	if err != nil {
+		return err
+	}
+	_, _, err = d.db.createColl(d.name, name, norm)
 	return err
 }
 
