@@ -500,38 +500,9 @@ func (db *DB) dropIndexes(dbName, name string, which any) (int, error) {
 	defer c.wmu.Unlock()
 	m := c.m()
 	before := len(m.Indexes)
-	var drop []*indexMeta
-	switch w := which.(type) {
-	case string:
-		if w == "*" {
-			for _, ix := range m.Indexes {
-				if ix.ID != idIndexID {
-					drop = append(drop, ix)
-				}
-			}
-			break
-		}
-		ix, err := findIndex(m, w)
-		if err != nil {
-			return 0, err
-		}
-		drop = append(drop, ix)
-	case bson.D:
-		ix, err := findIndex(m, w)
-		if err != nil {
-			return 0, err
-		}
-		drop = append(drop, ix)
-	case bson.A:
-		for _, n := range w {
-			ix, err := findIndex(m, n)
-			if err != nil {
-				return 0, err
-			}
-			drop = append(drop, ix)
-		}
-	default:
-		return 0, doc.Errorf(doc.CodeTypeMismatch, "dropIndexes 'index' must be a string, an object or an array, not %s", typeName(which))
+	drop, err := indexesToDrop(m, which)
+	if err != nil {
+		return 0, err
 	}
 	for _, ix := range drop {
 		if ix.ID == idIndexID {
@@ -569,4 +540,39 @@ func containsID(list []*indexMeta, id uint64) bool {
 		}
 	}
 	return false
+}
+
+// indexesToDrop resolves dropIndexes' index argument: a name, "*" (every
+// index but _id_), a key pattern, or an array of names and patterns.
+func indexesToDrop(m *collMeta, which any) ([]*indexMeta, error) {
+	var drop []*indexMeta
+	add := func(ref any) error {
+		ix, err := findIndex(m, ref)
+		if err == nil {
+			drop = append(drop, ix)
+		}
+		return err
+	}
+	switch w := which.(type) {
+	case string:
+		if w != "*" {
+			return drop, add(w)
+		}
+		for _, ix := range m.Indexes {
+			if ix.ID != idIndexID {
+				drop = append(drop, ix)
+			}
+		}
+		return drop, nil
+	case bson.D:
+		return drop, add(w)
+	case bson.A:
+		for _, n := range w {
+			if err := add(n); err != nil {
+				return nil, err
+			}
+		}
+		return drop, nil
+	}
+	return nil, doc.Errorf(doc.CodeTypeMismatch, "dropIndexes 'index' must be a string, an object or an array, not %s", typeName(which))
 }

@@ -476,34 +476,9 @@ func (db *DB) dropTimeseriesIndexes(c *coll, which any) (int, error) {
 		defer bc.wmu.Unlock()
 	}
 	m := c.m()
-	var drop []*indexMeta
-	switch w := which.(type) {
-	case string:
-		if w == "*" {
-			drop = append(drop, m.Indexes...)
-			break
-		}
-		ix, err := findIndex(m, w)
-		if err != nil {
-			return 0, err
-		}
-		drop = append(drop, ix)
-	case bson.D:
-		ix, err := findIndex(m, w)
-		if err != nil {
-			return 0, err
-		}
-		drop = append(drop, ix)
-	case bson.A:
-		for _, n := range w {
-			ix, err := findIndex(m, n)
-			if err != nil {
-				return 0, err
-			}
-			drop = append(drop, ix)
-		}
-	default:
-		return 0, doc.Errorf(doc.CodeTypeMismatch, "dropIndexes 'index' must be a string, an object or an array, not %s", typeName(which))
+	drop, err := indexesToDrop(m, which)
+	if err != nil {
+		return 0, err
 	}
 	nm := m.clone()
 	kept := nm.Indexes[:0]
