@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"fmt"
 	"math"
 	"sort"
 	"sync"
@@ -180,10 +179,6 @@ func paramsDoc(db *DB, all bool, want []string) bson.D {
 	return out
 }
 
-func fmtValue(v any) string {
-	b, err := doc.MarshalExtJSON(v, false)
-	if err != nil {
-		return fmt.Sprint(v)
-	}
-	return string(b)
-}
+// fmtValue renders v for an error message or explain output the way
+// the server does (doc.Format).
+func fmtValue(v any) string { return doc.Format(v) }
