@@ -33,6 +33,7 @@ func init() {
 		"getMore":         cmdGetMore,
 		"killCursors":     cmdKillCursors,
 		"count":           cmdCount,
+		"distinct":        cmdDistinct,
 		"update":          cmdUpdate,
 		"delete":          cmdDelete,
 		"findAndModify":   cmdFindAndModify,

@@ -1,0 +1,162 @@
+package engine
+
+import (
+	"context"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/ttlkv/ttlkv/doc"
+	"go.mongodb.org/mongo-driver/v2/bson"
+)
+
+// codeDistinctTooBig is the server's code for a distinct result over
+// the 16 MiB reply limit.
+const codeDistinctTooBig = doc.Code(17217)
+
+// distinct returns the distinct values of key over the documents that
+// match filter, as MongoDB's distinct does: arrays at the end of the
+// path contribute their elements, arrays along the path are traversed,
+// documents without the field contribute nothing, and values equal
+// under BSON comparison (1 and 1.0) count once. The values come back
+// in BSON order.
+func (db *DB) distinct(ctx context.Context, dbName, name, key string, filter bson.D) (bson.A, error) {
+	if key == "" {
+		return nil, doc.Errorf(doc.CodeBadValue, "FieldPath cannot be constructed with empty string")
+	}
+	if strings.HasPrefix(key, "$") || strings.HasSuffix(key, ".") || strings.Contains(key, "..") || strings.HasPrefix(key, ".") {
+		return nil, doc.Errorf(doc.CodeBadValue, "FieldPath field names may not start with '$' or be empty; got '%s'", key)
+	}
+	_, _, q, err := db.findPlan(dbName, name, filter, FindOptions{})
+	if err != nil || q == nil {
+		return bson.A{}, err
+	}
+	var vals bson.A
+	var size int
+	parts := strings.Split(key, ".")
+	for {
+		docs, err := q.nextBatch(ctx, 1024)
+		if err != nil {
+			return nil, err
+		}
+		for _, d := range docs {
+			distinctValues(d, parts, 0, false, func(v any) {
+				vals = append(vals, v)
+			})
+		}
+		// Sort and deduplicate as we go so memory follows the number of
+		// distinct values, not of documents.
+		vals = sortUnique(vals)
+		size = 0
+		for _, v := range vals {
+			size += approxSize(v)
+		}
+		if size > doc.MaxDocumentSize {
+			return nil, doc.Errorf(codeDistinctTooBig, "distinct too big, 16mb cap")
+		}
+		if q.done {
+			break
+		}
+	}
+	if vals == nil {
+		vals = bson.A{}
+	}
+	return vals, nil
+}
+
+// distinctValues calls emit with each value at parts[i:] below v. inArray
+// is true when v is an element of an array already traversed, whose
+// nested arrays MongoDB does not unwind again.
+func distinctValues(v any, parts []string, i int, inArray bool, emit func(any)) {
+	if i == len(parts) {
+		if arr, ok := v.(bson.A); ok && !inArray {
+			for _, el := range arr {
+				emit(el)
+			}
+			return
+		}
+		emit(v)
+		return
+	}
+	switch x := v.(type) {
+	case bson.D:
+		if fv, ok := get(x, parts[i]); ok {
+			distinctValues(fv, parts, i+1, false, emit)
+		}
+	case bson.A:
+		if n, err := strconv.Atoi(parts[i]); err == nil && n >= 0 {
+			if n < len(x) {
+				distinctValues(x[n], parts, i+1, false, emit)
+			}
+			return
+		}
+		if inArray {
+			return
+		}
+		for _, el := range x {
+			if sd, ok := el.(bson.D); ok {
+				distinctValues(sd, parts, i, true, emit)
+			}
+		}
+	}
+}
+
+func sortUnique(vals bson.A) bson.A {
+	slices.SortStableFunc(vals, doc.Compare)
+	return slices.CompactFunc(vals, doc.Equal)
+}
+
+// approxSize is the encoded size of v, for the reply-size limit.
+func approxSize(v any) int {
+	b, err := doc.Marshal(bson.D{{Key: "v", Value: v}})
+	if err != nil {
+		return 0
+	}
+	return len(b)
+}
+
+func cmdDistinct(ctx context.Context, db *DB, dbName string, cmd bson.D) (bson.D, error) {
+	name, err := collName(cmd)
+	if err != nil {
+		return nil, err
+	}
+	var key string
+	var haveKey bool
+	var filter bson.D
+	for _, e := range cmd[1:] {
+		switch e.Key {
+		case "key":
+			s, ok := e.Value.(string)
+			if !ok {
+				return nil, doc.Errorf(doc.CodeTypeMismatch, "BSON field 'distinct.key' is the wrong type '%s', expected type 'string'", typeName(e.Value))
+			}
+			key, haveKey = s, true
+		case "query":
+			if e.Value == nil {
+				continue
+			}
+			if filter, err = toDoc("distinct.query", e.Value); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if !haveKey {
+		return nil, doc.Errorf(doc.CodeFailedToParse, "BSON field 'distinct.key' is missing but a required field")
+	}
+	vals, err := db.distinct(ctx, dbName, name, key, filter)
+	if err != nil {
+		return nil, err
+	}
+	return bson.D{{Key: "values", Value: vals}}, nil
+}
+
+// Distinct returns the distinct values of field over the documents that
+// match filter, in BSON order; see the distinct command.
+func (c *Collection) Distinct(ctx context.Context, field string, filter any) ([]any, error) {
+	f, err := normFilter(filter)
+	if err != nil {
+		return nil, err
+	}
+	vals, err := c.db.distinct(ctx, c.dbName, c.name, field, f)
+	return []any(vals), err
+}
