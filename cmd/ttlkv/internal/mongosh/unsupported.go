@@ -10,7 +10,7 @@ import (
 )
 
 // optionalCommand runs a command the engine may not implement
-// (aggregate, distinct, renameCollection). When the engine answers 59
+// (aggregate). When the engine answers 59
 // CommandNotFound it throws a MongoServerError with the same code and
 // codeName whose message names the shell method and what to use
 // instead; any other failure is thrown as by command.
