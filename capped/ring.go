@@ -72,6 +72,7 @@ type Ring struct {
 	hdrGen       uint64
 	seqLimit     uint64
 	wbuf         []byte
+	ebuf         []Evicted // AppendEvicting's callback argument, reused
 	hbuf         [headerSlotSize]byte
 	recovery     RecoveryInfo
 
@@ -303,18 +304,11 @@ func tooLarge(format string, args ...any) error {
 // (carrying doc.CodeBadValue). After an I/O error Append returns an error
 // matching ErrFailed and so does every later write.
 func (r *Ring) Append(data []byte, lim Limits, evict func([]Record) error) (seq uint64, off int64, err error) {
-	if len(data) == 0 {
-		return 0, 0, ErrEmptyRecord
-	}
-	usable := r.end - DataStart
-	if len(data) > maxPayload || recordSize(len(data)) > usable {
-		return 0, 0, tooLarge("a record of %d bytes does not fit in a capped ring with %d usable bytes (%d per record of overhead)", len(data), usable, RecordOverhead)
-	}
-	if lim.MaxDataBytes > 0 && int64(len(data)) > lim.MaxDataBytes {
-		return 0, 0, tooLarge("a record of %d bytes is larger than the collection size %d", len(data), lim.MaxDataBytes)
+	if err := r.checkAppend(data, lim); err != nil {
+		return 0, 0, err
 	}
 	r.writeMu.Lock()
-	seq, off, err = r.appendLocked(data, lim, evict)
+	seq, off, err = r.appendLocked(data, lim, evict, nil)
 	r.writeMu.Unlock()
 	if err != nil || !r.opts.SyncEveryAppend {
 		return seq, off, err
@@ -325,9 +319,26 @@ func (r *Ring) Append(data []byte, lim Limits, evict func([]Record) error) (seq 
 	return seq, off, nil
 }
 
+// checkAppend refuses data that no ring state could take.
+func (r *Ring) checkAppend(data []byte, lim Limits) error {
+	if len(data) == 0 {
+		return ErrEmptyRecord
+	}
+	usable := r.end - DataStart
+	if len(data) > maxPayload || recordSize(len(data)) > usable {
+		return tooLarge("a record of %d bytes does not fit in a capped ring with %d usable bytes (%d per record of overhead)", len(data), usable, RecordOverhead)
+	}
+	if lim.MaxDataBytes > 0 && int64(len(data)) > lim.MaxDataBytes {
+		return tooLarge("a record of %d bytes is larger than the collection size %d", len(data), lim.MaxDataBytes)
+	}
+	return nil
+}
+
 func overlaps(a0, a1, b0, b1 int64) bool { return a0 < b1 && b0 < a1 }
 
-func (r *Ring) appendLocked(data []byte, lim Limits, evict func([]Record) error) (uint64, int64, error) {
+// appendLocked appends under writeMu. At most one of evict (records
+// with their data) and evictLite (records named only) is non-nil.
+func (r *Ring) appendLocked(data []byte, lim Limits, evict func([]Record) error, evictLite func([]Evicted) error) (uint64, int64, error) {
 	if err := r.writable(); err != nil {
 		return 0, 0, err
 	}
@@ -368,6 +379,19 @@ func (r *Ring) appendLocked(data []byte, lim Limits, evict func([]Record) error)
 		}
 		bytes -= int64(r.live.at(k).n)
 		k++
+	}
+	if k > 0 && evictLite != nil {
+		if cap(r.ebuf) < k {
+			r.ebuf = make([]Evicted, k, max(k, 2*cap(r.ebuf)))
+		}
+		ev := r.ebuf[:k]
+		for i := range ev {
+			e := r.live.at(i)
+			ev[i] = Evicted{Seq: e.seq, Off: e.off, Len: int(e.n)}
+		}
+		if err := evictLite(ev); err != nil {
+			return 0, 0, err
+		}
 	}
 	if k > 0 && evict != nil {
 		recs := make([]Record, k)
