@@ -159,7 +159,9 @@ func tsReadDeltas(txn *lsm.Txn, coll, rid uint64) (tsDeltaSet, error) {
 	return ds, it.Err()
 }
 
-// tsRemoveDeltas deletes every delta of bucket record rid in txn. No
+// tsRemoveDeltas deletes every delta of bucket record rid in txn, and
+// reads the key the next delta would get, so that a concurrent append
+// conflicts with txn. No
 // other iterator of txn may be open (Badger allows one per write
 // transaction).
 func tsRemoveDeltas(txn *lsm.Txn, coll, rid uint64) error {
@@ -178,7 +180,12 @@ func tsRemoveDeltas(txn *lsm.Txn, coll, rid uint64) error {
 			return err
 		}
 	}
-	return nil
+	// Read the next delta key too: a writer that appends it before txn
+	// commits (the TTL reaper stages its batch without the wmu) then
+	// makes txn's commit conflict, and the retry removes that delta as
+	// well instead of leaving it orphaned.
+	_, err = txn.Has(tsDeltaKey(coll, rid, uint32(len(keys))))
+	return err
 }
 
 // bucketsOptions returns the time-series options of the collection whose

@@ -18,6 +18,15 @@ import (
 // results and visit hooks.
 const tsTTLTargetName = "expireAfterSeconds"
 
+// Test seams, nil outside tests (which never run in parallel in this
+// package): tsReapedHook runs after a time-series reap batch committed;
+// tsBucketedHook runs in an insert chunk after its measurements are
+// bucketed, with the buckets collection's wmu held.
+// tsReapForgetHook runs when the reaper is about to take the wmu to
+// forget the buckets it removed; tsReapBeforeCommitHook runs after a
+// reap batch is staged, before it takes the wmu to commit.
+var tsReapedHook, tsBucketedHook, tsReapForgetHook, tsReapBeforeCommitHook func()
+
 // tsRule is one expiry rule of a time-series collection: the collection's
 // expireAfterSeconds (partial nil) or a partial TTL index (SPEC §6.7),
 // whose filter is rewritten to the buckets' meta field.
@@ -151,13 +160,21 @@ func (db *DB) timeseriesTTLVisit(ctx context.Context, tg ttlTarget) (deleted int
 		}
 		return tsBucketExpired(ct, tsRules(ct, cm), d, now)
 	}
+	// The batch commits under bc.wmu but reports its deletes after
+	// releasing it, so the open buckets it removed are forgotten here,
+	// under bc.wmu, once each run is over. An insert in between finds
+	// the bucket's record gone in its own transaction (tsInsertChunk).
+	var reaped []bson.ObjectID
 	onDelete := func(d bson.D) {
+		if tsReapedHook != nil {
+			tsReapedHook()
+		}
 		if id, ok := idOf(d).(bson.ObjectID); ok {
-			st, _ := c.ext.(*tsState)
-			st.forget([]bson.ObjectID{id})
+			reaped = append(reaped, id)
 		}
 	}
-	bd := &batchDeleter{db: db, c: bc, recheck: recheck, stats: batching, onDelete: onDelete}
+	defer func() { tsForget(c, bc, reaped) }()
+	bd := &batchDeleter{db: db, c: bc, recheck: recheck, stats: batching, onDelete: onDelete, beforeCommit: tsReapBeforeCommitHook}
 	if batching {
 		bd.targets = db.deleteTargets()
 	}
@@ -197,6 +214,8 @@ func (db *DB) timeseriesTTLVisit(ctx context.Context, tg ttlTarget) (deleted int
 			return deleted, false, err
 		}
 		n, err := bd.run(ctx, rids, nil)
+		tsForget(c, bc, reaped)
+		reaped = reaped[:0]
 		deleted += n
 		db.stats.ttlDeleted.Add(n)
 		if err != nil {

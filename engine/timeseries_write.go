@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"errors"
 
 	"github.com/ttlkv/ttlkv/doc"
 	"github.com/ttlkv/ttlkv/lsm"
@@ -59,6 +60,28 @@ func (st *tsState) forget(ids []bson.ObjectID) {
 	}
 }
 
+// tsForget drops the buckets ids, removed by a writer that does not hold
+// bc.wmu while it reports them (the TTL reaper), from c's open set. It
+// takes bc.wmu.
+func tsForget(c, bc *coll, ids []bson.ObjectID) {
+	if len(ids) == 0 {
+		return
+	}
+	if tsReapForgetHook != nil {
+		tsReapForgetHook()
+	}
+	bc.wmu.Lock()
+	defer bc.wmu.Unlock()
+	st, _ := c.ext.(*tsState)
+	st.forget(ids)
+}
+
+// errTSBucketGone aborts an insert transaction that was to extend an
+// open bucket whose record another writer removed (the TTL reaper
+// reports its removals after releasing the wmu): the chunk is bucketed
+// again with a fresh Bucketer.
+var errTSBucketGone = errors.New("engine: open time-series bucket was removed")
+
 // Bounds of one time-series insert transaction: measurements, the
 // estimated bytes it writes, and the estimated keys it sets or deletes.
 const (
@@ -113,6 +136,10 @@ func (db *DB) insertTimeseries(ctx context.Context, c *coll, docs []any, ordered
 		var chunkErrs []WriteError
 		var stop bool
 		i, chunkErrs, stop, err = db.tsInsertChunk(c, bc, prepared, start, stopAt, ordered)
+		for retry := 0; err == errTSBucketGone && retry < 3; retry++ {
+			// The chunk's buckets are all new with the fresh Bucketer.
+			i, chunkErrs, stop, err = db.tsInsertChunk(c, bc, prepared, start, stopAt, ordered)
+		}
 		if err != nil {
 			return ids, werrs, err
 		}
@@ -216,6 +243,9 @@ func (db *DB) tsInsertChunk(c *coll, bc *coll, prepared []bson.D, start, stopAt 
 			outOfRange = true
 		}
 	}
+	if tsBucketedHook != nil {
+		tsBucketedHook()
+	}
 	// Plan the writes outside the transaction (encoding is the costly
 	// part); the new stored states apply after commit.
 	type tsWrite struct {
@@ -274,11 +304,18 @@ func (db *DB) tsInsertChunk(c *coll, bc *coll, prepared []bson.D, start, stopAt 
 			case 'i':
 				e = w.insert(x.after.rid, x.doc, x.raw)
 			case 'f':
+				e = tsCheckLive(txn, w.m.ID, x.after.rid)
+				if e != nil {
+					return e
+				}
 				e = w.replace(x.after.rid, x.doc, x.doc, x.raw)
 				for seq := uint32(0); seq < x.drop && e == nil; seq++ {
 					e = txn.Delete(tsDeltaKey(w.m.ID, x.after.rid, seq))
 				}
 			case 'd':
+				if e = tsCheckLive(txn, w.m.ID, x.after.rid); e != nil {
+					return e
+				}
 				e = txn.Set(tsDeltaKey(w.m.ID, x.after.rid, x.after.deltas-1), x.raw)
 			}
 			if e != nil {
@@ -298,7 +335,7 @@ func (db *DB) tsInsertChunk(c *coll, bc *coll, prepared []bson.D, start, stopAt 
 	})
 	if err != nil {
 		// The bucketer holds measurements that were not stored: start
-		// afresh with new buckets.
+		// afresh with new buckets (errTSBucketGone: the caller retries).
 		c.ext = nil
 		return start, nil, false, err
 	}
@@ -316,4 +353,16 @@ func (db *DB) tsInsertChunk(c *coll, bc *coll, prepared []bson.D, start, stopAt 
 		delete(st.open, id)
 	}
 	return i, chunkErrs, stop, nil
+}
+
+// tsCheckLive returns errTSBucketGone when bucket record rid of buckets
+// collection coll no longer exists. Every remover of buckets commits
+// under the wmu the inserting writer holds, so what txn sees is final
+// until it commits.
+func tsCheckLive(txn *lsm.Txn, coll, rid uint64) error {
+	ok, err := txn.Has(lsm.RecordKey(coll, rid))
+	if err == nil && !ok {
+		err = errTSBucketGone
+	}
+	return err
 }
