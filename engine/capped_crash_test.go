@@ -15,8 +15,13 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
 
-// cappedCrashEnv names the data directory of TestCappedCrashChild.
-const cappedCrashEnv = "TTLKV_CAPPED_CRASH_DIR"
+// cappedCrashEnv names the data directory of TestCappedCrashChild;
+// cappedCrashSecEnv, when set, makes the child index the collection on
+// {i: 1} (unique) and {tag: 1} and update tags in place as it goes.
+const (
+	cappedCrashEnv    = "TTLKV_CAPPED_CRASH_DIR"
+	cappedCrashSecEnv = "TTLKV_CAPPED_CRASH_SECONDARY"
+)
 
 // TestCappedCrashChild is the process TestCappedKilledWhileWrapping
 // kills: it inserts into a small capped collection forever, numbering
@@ -39,7 +44,18 @@ func TestCappedCrashChild(t *testing.T) {
 			fmt.Println("error", err)
 			os.Exit(2)
 		}
+		if os.Getenv(cappedCrashSecEnv) != "" {
+			_, err := c.CreateIndexes(ctx, []bson.D{
+				{{Key: "key", Value: bson.D{{Key: "i", Value: int32(1)}}}, {Key: "name", Value: "i_1"}, {Key: "unique", Value: true}},
+				{{Key: "key", Value: bson.D{{Key: "tag", Value: int32(1)}}}, {Key: "name", Value: "tag_1"}},
+			})
+			if err != nil {
+				fmt.Println("error", err)
+				os.Exit(2)
+			}
+		}
 	}
+	secondary := os.Getenv(cappedCrashSecEnv) != ""
 	next := int64(0)
 	if d, err := c.FindOne(ctx, nil, FindOptions{Sort: bson.D{{Key: "$natural", Value: -1}}}); err == nil {
 		next = field(d, "i").(int64) + 1
@@ -47,14 +63,20 @@ func TestCappedCrashChild(t *testing.T) {
 	out := bufio.NewWriter(os.Stdout)
 	for i := next; ; i++ {
 		pad := strings.Repeat("p", int(i%97))
+		tag := func(i int64) string { return fmt.Sprintf("t%02d", i%50) }
 		// Some inserts are batches, so a kill can land inside one.
 		var err error
 		if i%5 == 0 {
-			_, err = c.InsertMany(ctx, []any{bson.D{{Key: "_id", Value: i}, {Key: "i", Value: i}, {Key: "pad", Value: pad}},
-				bson.D{{Key: "_id", Value: i + 1}, {Key: "i", Value: i + 1}}}, true)
+			_, err = c.InsertMany(ctx, []any{bson.D{{Key: "_id", Value: i}, {Key: "i", Value: i}, {Key: "tag", Value: tag(i)}, {Key: "pad", Value: pad}},
+				bson.D{{Key: "_id", Value: i + 1}, {Key: "i", Value: i + 1}, {Key: "tag", Value: tag(i + 1)}}}, true)
 			i++
 		} else {
-			_, err = c.InsertOne(ctx, bson.D{{Key: "_id", Value: i}, {Key: "i", Value: i}, {Key: "pad", Value: pad}})
+			_, err = c.InsertOne(ctx, bson.D{{Key: "_id", Value: i}, {Key: "i", Value: i}, {Key: "tag", Value: tag(i)}, {Key: "pad", Value: pad}})
+		}
+		if err == nil && secondary && i%7 == 0 {
+			// Same size, new tag key: the entries move before the ring
+			// record is rewritten; a kill may land in between.
+			_, err = c.UpdateOne(ctx, bson.D{{Key: "_id", Value: i - 3}}, bson.D{{Key: "$set", Value: bson.D{{Key: "tag", Value: "u" + tag(i)[1:]}}}}, false)
 		}
 		if err != nil {
 			fmt.Fprintln(out, "error", err)
@@ -69,7 +91,15 @@ func TestCappedCrashChild(t *testing.T) {
 // After SIGKILL during inserts into a wrapping capped collection, every
 // acknowledged insert not yet overwritten is there, in order, the _id
 // index matches the ring, and inserting continues.
-func TestCappedKilledWhileWrapping(t *testing.T) {
+func TestCappedKilledWhileWrapping(t *testing.T) { cappedKilledWhileWrapping(t, false) }
+
+// The same with secondary indexes ({i: 1} unique, {tag: 1}) and in-place
+// updates of indexed tags: after each kill, validate finds every index
+// matching the ring and lookups through both indexes find the live
+// documents.
+func TestCappedKilledWhileWrappingSecondary(t *testing.T) { cappedKilledWhileWrapping(t, true) }
+
+func cappedKilledWhileWrapping(t *testing.T, secondary bool) {
 	if testing.Short() {
 		t.Skip("spawns processes")
 	}
@@ -81,6 +111,9 @@ func TestCappedKilledWhileWrapping(t *testing.T) {
 	for round := 0; round < 3; round++ {
 		cmd := exec.Command(os.Args[0], "-test.run=^TestCappedCrashChild$", "-test.count=1")
 		cmd.Env = append(os.Environ(), cappedCrashEnv+"="+dir)
+		if secondary {
+			cmd.Env = append(cmd.Env, cappedCrashSecEnv+"=1")
+		}
 		stdout, err := cmd.StdoutPipe()
 		if err != nil {
 			t.Fatal(err)
@@ -132,6 +165,24 @@ func TestCappedKilledWhileWrapping(t *testing.T) {
 		for _, id := range []int64{got[0], hi, lastAck} {
 			if n := len(findAll(t, db, "test", "c", bson.D{{Key: "_id", Value: id}})); n != 1 {
 				t.Fatalf("round %d: _id %d found %d times through the index", round, id, n)
+			}
+		}
+		if secondary {
+			for _, id := range []int64{got[0], hi, lastAck} {
+				o := FindOptions{Hint: "i_1"}
+				if n := len(findOpts(t, db.Database("test").Collection("c"), bson.D{{Key: "i", Value: id}}, o)); n != 1 {
+					t.Fatalf("round %d: i %d found %d times through i_1", round, id, n)
+				}
+			}
+			var byTag int
+			for k := int64(0); k < 50; k++ {
+				for _, p := range []string{"t", "u"} {
+					f := bson.D{{Key: "tag", Value: fmt.Sprintf("%s%02d", p, k)}}
+					byTag += len(findOpts(t, db.Database("test").Collection("c"), f, FindOptions{Hint: "tag_1"}))
+				}
+			}
+			if byTag != len(got) {
+				t.Fatalf("round %d: tag_1 finds %d documents, the ring holds %d", round, byTag, len(got))
 			}
 		}
 		lastAck = hi // an unacknowledged insert that survived is kept

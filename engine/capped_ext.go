@@ -26,8 +26,9 @@ package engine
 // rule for 10003) rewrite the record in place although the msgpack
 // encoding of, say, an int32 shrank. See docs/capped.md.
 //
-// Only the _id index exists on a capped collection: createIndexes of any
-// other index is 67 CannotCreateIndex (see cappedIndexRefusal).
+// Secondary indexes work as _id does (entries valued with the record's
+// offset), maintained on insert, eviction and in-place update; see
+// capped_index.go. TTL indexes are refused (SPEC §1.4).
 
 import (
 	"context"
@@ -320,6 +321,10 @@ func (db *DB) openExt(c *coll) error {
 			r.Close()
 			return fmt.Errorf("engine: reconciling the _id index of capped collection %s: %w", m.ns(), err)
 		}
+		if err := db.reconcileCappedSecondary(c, m, st); err != nil {
+			r.Close()
+			return fmt.Errorf("engine: reconciling the secondary indexes of capped collection %s: %w", m.ns(), err)
+		}
 	}
 	c.ext = st
 	return nil
@@ -509,8 +514,10 @@ func (db *DB) specialStatsFields(c *coll) bson.D {
 
 // validateSpecial checks a capped collection: the ring's own Check,
 // records in strictly increasing sequence that decode, count <= max,
-// data bytes <= size, and an _id index holding exactly one entry per
-// record, naming its offset. The caller holds c.wmu.
+// data bytes <= size, an _id index holding exactly one entry per
+// record, naming its offset, and secondary indexes holding exactly the
+// keys of the ring's documents (multikey flags included). The caller
+// holds c.wmu.
 func (db *DB) validateSpecial(ctx context.Context, c *coll, res *ValidateResult, fail func(string, ...any)) {
 	m := c.m()
 	if m.Kind != kindCapped {
@@ -525,6 +532,8 @@ func (db *DB) validateSpecial(ctx context.Context, c *coll, res *ValidateResult,
 		fail("ring check: %v", err)
 	}
 	want := map[string]int64{} // expected _id entry -> offset
+	sec := cappedSecondary(m)
+	secWant := map[string]int64{} // expected secondary entries -> offset
 	var last uint64
 	var bytes int64
 	it := st.ring.Scan(0, false)
@@ -554,6 +563,15 @@ func (db *DB) validateSpecial(ctx context.Context, c *coll, res *ValidateResult,
 			fail("ring record %d at offset %d carries an _id key that does not match its document's _id", rec.Seq, rec.Off)
 		}
 		want[string(lsm.IndexKey(m.ID, idIndexID, ks, rec.Seq))] = rec.Off
+		if len(sec) > 0 {
+			if err := cappedSecondaryWant(m, sec, rec.Seq, rec.Off, d, secWant, func(ix *indexMeta) {
+				if !ix.Multikey {
+					fail("ring record %d makes index %s multikey, which the catalog does not say", rec.Seq, ix.Name)
+				}
+			}); err != nil {
+				fail("ring record %d: %v", rec.Seq, err)
+			}
+		}
 	}
 	if err := it.Err(); err != nil {
 		fail("ring scan: %v", err)
@@ -564,11 +582,7 @@ func (db *DB) validateSpecial(ctx context.Context, c *coll, res *ValidateResult,
 	if bytes > st.opts.size {
 		fail("%d data bytes, more than size %d", bytes, st.opts.size)
 	}
-	for _, ix := range m.Indexes {
-		if ix.ID != idIndexID {
-			fail("capped collection has index %s besides _id", ix.Name)
-		}
-	}
+	db.validateCappedSecondary(m, secWant, res, fail)
 	err = db.store.View(func(txn *lsm.Txn) error {
 		it := txn.NewIter(lsm.IterOptions{Prefix: lsm.IndexPrefix(m.ID, idIndexID)})
 		defer it.Close()
@@ -685,12 +699,4 @@ func cappedIDKey(m *collMeta, d bson.D) ([]byte, error) {
 		return nil, doc.Errorf(doc.CodeInvalidIDField, "a capped document must have exactly one _id key, found %d", len(keys))
 	}
 	return keys[0], nil
-}
-
-// cappedIndexRefusal is createIndexes' answer to an index other than _id
-// on a capped collection. MongoDB allows secondary indexes there; ttlkv
-// keeps capped documents in the ring and maintains only the _id index
-// (evicting an entry per record), so it refuses them with 67.
-func cappedIndexRefusal(m *collMeta, spec bson.D) error {
-	return doc.Errorf(doc.CodeCannotCreateIndex, "ttlkv supports only the _id index on capped collection %s; cannot create %s", m.ns(), fmtValue(spec))
 }

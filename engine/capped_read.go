@@ -19,7 +19,8 @@ import (
 // CappedPositionLost; a reverse scan ends at the oldest record still
 // live. An index scan (the _id index) reads entries in short read
 // transactions and fetches each record from the ring at its offset,
-// skipping records evicted meanwhile.
+// skipping records evicted meanwhile; a multikey index returns each
+// document once.
 func (s *scanner) nextCapped(ctx context.Context, n int) ([]record, error) {
 	st, err := cappedOf(s.p.c)
 	if err != nil {
@@ -131,6 +132,14 @@ func (s *scanner) nextCappedIndex(ctx context.Context, n int, st *cappedState) (
 					if err != nil {
 						it.Close()
 						return err
+					}
+					if s.seen != nil {
+						// A multikey index has an entry per distinct key
+						// of a document: return the document once.
+						if _, dup := s.seen[seq]; dup {
+							continue
+						}
+						s.seen[seq] = struct{}{}
 					}
 					if off, ok := decodeOff(v); ok {
 						hits = append(hits, hit{seq, off})

@@ -146,38 +146,49 @@ func (db *DB) insertCapped(ctx context.Context, c *coll, docs []any, ordered boo
 
 // cappedWriter appends to one capped collection under its write lock,
 // one chunk of documents at a time. Index entries of appended documents
-// are batched (pending) and committed by flush, or earlier by the evict
-// callback, which must commit the deletes of evicted records' entries
-// before it returns (the crash protocol, see capped_ext.go).
+// (the _id entry and those of secondary indexes) are batched (pending)
+// and committed by flush, or earlier by the evict callback, which must
+// commit the deletes of evicted records' entries before it returns (the
+// crash protocol, see capped_ext.go).
 //
 // Eviction is strict (SPEC §7.3): the ring evicts, per append, only the
 // oldest records the new one needs gone. To keep that from costing a
 // Badger commit per insert, the evict callback also deletes, in the same
 // commit, the entries of the records the rest of the chunk is expected
 // to evict (see lookahead). Those records are doomed: still live, but
-// without an _id entry until the chunk's own appends evict them. A later
-// evict callback that names only doomed or pending records commits
-// nothing. flush puts back the entries of doomed records that are still
-// live (the chunk stopped early, or evicted fewer than expected). So
-// while a chunk runs, an _id lookup by another reader may miss a
-// document that the same chunk is about to evict; the chunk's own
-// duplicate-_id check does not (see idTaken), and a crash leaves only
+// without index entries until the chunk's own appends evict them. A
+// later evict callback that names only doomed or pending records commits
+// nothing and reads nothing (the ring names evicted records without
+// their data, capped.Ring.AppendEvicting). flush puts back the entries
+// of doomed records that are still live (the chunk stopped early, or
+// evicted fewer than expected). So while a chunk runs, another reader's
+// index lookup may miss a document that the same chunk is about to
+// evict; the chunk's own duplicate checks (_id and unique secondary
+// indexes) do not (see idTaken, secTaken), and a crash leaves only
 // entries missing, which reconciliation on open restores.
+//
+// Secondary index keys of an evicted record are computed from its
+// document, so with secondary indexes the evict path decodes the
+// documents it reads; with only _id it reads just the _id keystring of
+// the record frame.
 type cappedWriter struct {
 	db  *DB
 	c   *coll
 	m   *collMeta
 	st  *cappedState
-	err error // first failure of the evict callback
+	sec []*indexMeta // secondary indexes, in m.Indexes order; empty: only _id
+	err error        // first failure of the evict callback
 
-	pending []seqID           // appended, entry not committed yet; ascending seq
-	byKey   map[string]uint64 // _id keystring -> sequence, appended by this writer
-	snap    map[string]uint64 // _id keystring -> sequence of the chunk's keys live at its start; nil: unknown
+	pending []seqID             // appended, entries not committed yet; ascending seq
+	byKey   map[string]uint64   // _id keystring -> sequence, appended by this writer
+	snap    map[string]uint64   // _id keystring -> sequence of the chunk's keys live at its start; nil: unknown
+	secKey  []map[string]uint64 // per unique secondary index: key -> sequence appended by this writer
 
-	doomed    []seqID           // live records whose entries are deleted; ascending seq, from doomedAt
-	doomedAt  int               // doomed[:doomedAt] have been evicted
-	doomedKey map[string]uint64 // built on demand from doomed (idTaken without snap)
-	firstSeq  uint64            // first sequence this writer appended; 0: none yet
+	doomed    []seqID             // live records whose entries are deleted; ascending seq, from doomedAt
+	doomedAt  int                 // doomed[:doomedAt] have been evicted
+	doomedKey map[string]uint64   // built on demand from doomed (idTaken without snap)
+	doomedSec []map[string]uint64 // the same per unique secondary index (secTaken)
+	firstSeq  uint64              // first sequence this writer appended; 0: none yet
 
 	// The documents of the chunk after the one being inserted: their
 	// ring space (record overhead and padding included) and count. The
@@ -186,12 +197,13 @@ type cappedWriter struct {
 	aheadCount int64
 }
 
-// seqID is a ring record's sequence, _id keystring and offset: what its
-// _id entry is made of.
+// seqID is a ring record's sequence, _id keystring, offset and secondary
+// index keys: what its index entries are made of.
 type seqID struct {
 	seq uint64
 	ks  []byte
 	off int64
+	sec [][][]byte // keys per secondary index of the writer; nil without any
 }
 
 // cappedRecordSize is the ring space of a record with n payload bytes
@@ -201,7 +213,23 @@ func cappedRecordSize(n int) int64 {
 }
 
 func newCappedWriter(db *DB, c *coll, st *cappedState) *cappedWriter {
-	return &cappedWriter{db: db, c: c, m: c.m(), st: st, byKey: map[string]uint64{}}
+	w := &cappedWriter{db: db, c: c, st: st, byKey: map[string]uint64{}}
+	w.setMeta(c.m())
+	return w
+}
+
+// setMeta points the writer at catalog entry m (its indexes).
+func (w *cappedWriter) setMeta(m *collMeta) {
+	w.m = m
+	w.sec = cappedSecondary(m)
+	if w.secKey == nil && len(w.sec) > 0 {
+		w.secKey = make([]map[string]uint64, len(w.sec))
+		for i, ix := range w.sec {
+			if ix.Unique {
+				w.secKey[i] = map[string]uint64{}
+			}
+		}
+	}
 }
 
 // setAhead tells the writer the ring space and count of the documents
@@ -215,7 +243,7 @@ func (w *cappedWriter) setAhead(bytes, count int64) { w.aheadBytes, w.aheadCount
 // (leaving per-document lookups) when the range holds many more entries
 // than the chunk.
 func (w *cappedWriter) prefetch(docs []cappedDoc, ok []bool) error {
-	var keys [][]byte
+	keys := make([][]byte, 0, len(docs))
 	want := make(map[string]bool, len(docs))
 	for i, d := range docs {
 		if ok[i] {
@@ -282,27 +310,44 @@ func (w *cappedWriter) idTaken(ks []byte) (bool, error) {
 			return true, nil // live, its entry deleted ahead of its eviction
 		}
 	}
-	pre := append(lsm.IndexPrefix(w.m.ID, idIndexID), ks...)
-	taken := false
-	err := w.db.store.View(func(txn *lsm.Txn) error {
-		it := txn.NewIter(lsm.IterOptions{Prefix: pre, KeysOnly: true})
-		defer it.Close()
-		for it.Next() {
-			k := it.Key()
-			if len(k) != len(pre)+8 {
-				continue
-			}
-			if _, seq, _ := lsm.SplitIndexKey(k); seq >= first {
-				taken = true
-				return nil
-			}
-		}
-		return it.Err()
-	})
-	return taken, err
+	return cappedKeyLive(w.db, w.m.ID, idIndexID, ks, first, 0)
 }
 
-// insert appends one document and queues its _id entry.
+// secTaken reports whether a live record other than this writer's new
+// one holds key k of unique secondary index w.sec[i]: one this writer
+// appended, a doomed one (its entries deleted ahead of its eviction), or
+// one whose entry is committed.
+func (w *cappedWriter) secTaken(i int, k []byte) (bool, error) {
+	first := w.st.ring.FirstSeq()
+	if seq, ok := w.secKey[i][string(k)]; ok && seq >= first {
+		return true, nil
+	}
+	if w.doomedAt < len(w.doomed) {
+		if w.doomedSec == nil {
+			w.doomedSec = make([]map[string]uint64, len(w.sec))
+			for j := range w.sec {
+				if w.secKey[j] == nil {
+					continue
+				}
+				w.doomedSec[j] = map[string]uint64{}
+				for _, d := range w.doomed[w.doomedAt:] {
+					if d.sec != nil {
+						for _, dk := range d.sec[j] {
+							w.doomedSec[j][string(dk)] = d.seq
+						}
+					}
+				}
+			}
+		}
+		if seq, ok := w.doomedSec[i][string(k)]; ok && seq >= first {
+			return true, nil // live, its entries deleted ahead of its eviction
+		}
+	}
+	return cappedKeyLive(w.db, w.m.ID, w.sec[i].ID, k, first, 0)
+}
+
+// insert appends one document and queues its index entries. A duplicate
+// _id or unique secondary key is 11000 and appends nothing.
 func (w *cappedWriter) insert(p cappedDoc) error {
 	taken, err := w.idTaken(p.ks)
 	if err != nil {
@@ -311,8 +356,14 @@ func (w *cappedWriter) insert(p cappedDoc) error {
 	if taken {
 		return dupKeyErr(w.m, w.m.Indexes[0], p.d)
 	}
+	var sec [][][]byte
+	if len(w.sec) > 0 {
+		if sec, err = w.secKeys(p.d); err != nil {
+			return err
+		}
+	}
 	w.err = nil
-	seq, off, err := w.st.ring.Append(p.payload, w.st.limits(), w.evict)
+	seq, off, err := w.st.ring.AppendEvicting(p.payload, w.st.limits(), w.evict)
 	if err != nil {
 		if w.err != nil {
 			return w.err
@@ -323,40 +374,145 @@ func (w *cappedWriter) insert(p cappedDoc) error {
 	if w.firstSeq == 0 {
 		w.firstSeq = seq
 	}
-	w.pending = append(w.pending, seqID{seq: seq, ks: p.ks, off: off})
+	w.pending = append(w.pending, seqID{seq: seq, ks: p.ks, off: off, sec: sec})
 	w.byKey[string(p.ks)] = seq
+	for i := range w.sec {
+		if w.secKey[i] != nil {
+			for _, k := range sec[i] {
+				w.secKey[i][string(k)] = seq
+			}
+		}
+	}
 	return nil
 }
 
-// evict is the ring's evict callback: it deletes the _id entries of the
-// records leaving the ring (unless deleted already as doomed) and of
+// secKeys computes d's keys in every secondary index, refusing a key a
+// unique index already holds (11000) and recording in the catalog,
+// before the document is written, an index d makes multikey.
+func (w *cappedWriter) secKeys(d bson.D) ([][][]byte, error) {
+	out := make([][][]byte, len(w.sec))
+	var mk []uint64
+	for i, ix := range w.sec {
+		keys, multi, err := indexKeys(ix, d)
+		if err != nil {
+			return nil, err
+		}
+		if multi && !ix.Multikey {
+			mk = append(mk, ix.ID)
+		}
+		if ix.Unique {
+			for _, k := range keys {
+				taken, err := w.secTaken(i, k)
+				if err != nil {
+					return nil, err
+				}
+				if taken {
+					return nil, dupKeyErr(w.m, ix, d)
+				}
+			}
+		}
+		out[i] = keys
+	}
+	if len(mk) > 0 {
+		nm, err := w.db.cappedMarkMultikey(w.c, w.m, mk)
+		if err != nil {
+			return nil, err
+		}
+		w.setMeta(nm)
+	}
+	return out, nil
+}
+
+// recordKeys returns what the index entries of ring record rec are made
+// of: the _id keystring from its frame and, with secondary indexes, the
+// keys of its document. A document whose keys fail (it produced valid
+// ones when it was written) gets none, so it stays evictable.
+func (w *cappedWriter) recordKeys(rec capped.Record) (seqID, error) {
+	s := seqID{seq: rec.Seq, off: rec.Off}
+	ks, msg, err := cappedFrame(rec.Data)
+	if err != nil || len(ks) == 0 {
+		return s, fmt.Errorf("engine: capped record %d: %v", rec.Seq, err)
+	}
+	s.ks = ks
+	if len(w.sec) == 0 {
+		return s, nil
+	}
+	d, err := doc.Unmarshal(msg)
+	if err != nil {
+		return s, fmt.Errorf("engine: capped record %d: %w", rec.Seq, err)
+	}
+	s.sec = make([][][]byte, len(w.sec))
+	for i, ix := range w.sec {
+		s.sec[i], _, _ = indexKeys(ix, d)
+	}
+	return s, nil
+}
+
+// delEntries adds to b the deletes of every index entry of s.
+func (w *cappedWriter) delEntries(b *lsm.Batch, s seqID) error {
+	if err := b.Delete(lsm.IndexKey(w.m.ID, idIndexID, s.ks, s.seq)); err != nil {
+		return err
+	}
+	for i, keys := range s.sec {
+		for _, k := range keys {
+			if err := b.Delete(lsm.IndexKey(w.m.ID, w.sec[i].ID, k, s.seq)); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// setEntries adds to b every index entry of s, naming its offset.
+func (w *cappedWriter) setEntries(b *lsm.Batch, s seqID) error {
+	v := offValue(s.off)
+	if err := b.Set(lsm.IndexKey(w.m.ID, idIndexID, s.ks, s.seq), v); err != nil {
+		return err
+	}
+	for i, keys := range s.sec {
+		for _, k := range keys {
+			if err := b.Set(lsm.IndexKey(w.m.ID, w.sec[i].ID, k, s.seq), v); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// evict is the ring's evict callback: it deletes the index entries of
+// the records leaving the ring (unless deleted already as doomed) and of
 // those the rest of the chunk is expected to evict (lookahead), writes
 // the pending entries, and commits, all before the ring reuses any
-// space. When every leaving record was doomed or pending it commits
-// nothing.
-func (w *cappedWriter) evict(recs []capped.Record) error {
-	var del []capped.Record
+// space. When every leaving record was doomed or pending it reads and
+// commits nothing.
+func (w *cappedWriter) evict(ev []capped.Evicted) error {
+	var delFirst, delLast uint64 // the leaving records whose entries are live
+	ndel := 0
 	last := uint64(0)
-	for _, rec := range recs {
-		last = rec.Seq
-		if len(w.pending) > 0 && rec.Seq >= w.pending[0].seq {
+	for _, e := range ev {
+		last = e.Seq
+		if len(w.pending) > 0 && e.Seq >= w.pending[0].seq {
 			// Appended by this chunk and never indexed: drop the entry.
-			i, _ := slices.BinarySearchFunc(w.pending, rec.Seq, func(p seqID, s uint64) int { return cmpU64(p.seq, s) })
-			if i < len(w.pending) && w.pending[i].seq == rec.Seq {
+			i, _ := slices.BinarySearchFunc(w.pending, e.Seq, func(p seqID, s uint64) int { return cmpU64(p.seq, s) })
+			if i < len(w.pending) && w.pending[i].seq == e.Seq {
 				w.pending = slices.Delete(w.pending, i, i+1)
 				continue
 			}
 		}
-		for w.doomedAt < len(w.doomed) && w.doomed[w.doomedAt].seq < rec.Seq {
+		for w.doomedAt < len(w.doomed) && w.doomed[w.doomedAt].seq < e.Seq {
 			w.doomedAt++ // evicted in an earlier call (cannot happen: oldest first)
 		}
-		if w.doomedAt < len(w.doomed) && w.doomed[w.doomedAt].seq == rec.Seq {
+		if w.doomedAt < len(w.doomed) && w.doomed[w.doomedAt].seq == e.Seq {
 			w.doomedAt++
 			continue
 		}
-		del = append(del, rec)
+		if ndel == 0 {
+			delFirst = e.Seq
+		}
+		delLast = e.Seq
+		ndel++
 	}
-	if len(del) == 0 {
+	if ndel == 0 {
 		return nil
 	}
 	b := w.db.store.NewBatch()
@@ -365,25 +521,18 @@ func (w *cappedWriter) evict(recs []capped.Record) error {
 		w.err = err
 		return err
 	}
-	for _, rec := range del {
-		ks, err := cappedKS(rec.Data)
-		if err != nil {
-			return fail(fmt.Errorf("engine: evicting capped record %d: %w", rec.Seq, err))
-		}
-		if err := b.Delete(lsm.IndexKey(w.m.ID, idIndexID, ks, rec.Seq)); err != nil {
-			return fail(err)
-		}
-	}
 	from := last + 1
 	if n := len(w.doomed); n > 0 {
 		from = max(from, w.doomed[n-1].seq+1)
 	}
-	doomed, err := w.lookahead(b, from)
+	doomed, err := w.readEvicted(b, delFirst, delLast, from)
 	if err != nil {
 		return fail(err)
 	}
-	if err := w.queuePending(b); err != nil {
-		return fail(err)
+	for _, p := range w.pending {
+		if err := w.setEntries(b, p); err != nil {
+			return fail(err)
+		}
 	}
 	if err := b.Flush(); err != nil {
 		w.err = err
@@ -395,7 +544,7 @@ func (w *cappedWriter) evict(recs []capped.Record) error {
 		w.doomed, w.doomedAt = w.doomed[:0], 0
 	}
 	w.doomed = append(w.doomed, doomed...)
-	w.doomedKey = nil
+	w.doomedKey, w.doomedSec = nil, nil
 	return nil
 }
 
@@ -409,13 +558,15 @@ func cmpU64(a, b uint64) int {
 	return 0
 }
 
-// lookahead adds to b the deletes of the _id entries of the oldest live
-// records from sequence from on that the rest of the chunk will evict:
-// those covering aheadBytes of ring space (plus one average document,
-// for the end of the file a wrap abandons), or aheadCount records when
-// the collection is at its max. It stops at this chunk's own records and
-// returns what it doomed; the caller records them once b commits.
-func (w *cappedWriter) lookahead(b *lsm.Batch, from uint64) ([]seqID, error) {
+// readEvicted reads, in runs of contiguous records (capped.Ring.ReadRun),
+// the leaving records delFirst..delLast, adding to b the deletes of
+// their entries, and then the lookahead: the oldest live records from
+// sequence from on that the rest of the chunk will evict, those covering
+// aheadBytes of ring space (plus one average document, for the end of
+// the file a wrap abandons), or aheadCount records when the collection
+// is at its max. The lookahead stops at this chunk's own records; it
+// returns what it doomed, which the caller records once b commits.
+func (w *cappedWriter) readEvicted(b *lsm.Batch, delFirst, delLast, from uint64) ([]seqID, error) {
 	wantBytes, wantCount := w.aheadBytes, int64(0)
 	if mx := w.st.opts.max; mx > 0 && w.st.ring.Count() >= mx {
 		wantBytes, wantCount = 0, w.aheadCount
@@ -423,47 +574,61 @@ func (w *cappedWriter) lookahead(b *lsm.Batch, from uint64) ([]seqID, error) {
 	if wantBytes > 0 {
 		wantBytes += w.aheadBytes / max(w.aheadCount, 1)
 	}
-	if wantBytes <= 0 && wantCount <= 0 {
-		return nil, nil
-	}
 	var out []seqID
+	if wantCount > 0 {
+		out = make([]seqID, 0, wantCount)
+	}
 	var gotBytes, gotCount int64
-	it := w.st.ring.Scan(max(from, w.st.ring.FirstSeq()), false)
-	for (wantBytes > 0 && gotBytes < wantBytes) || (wantCount > 0 && gotCount < wantCount) {
-		if !it.Next() {
-			break
+	deleted := uint64(0) // leaving records handled
+	var ferr error
+	err := w.st.ring.ReadRun(delFirst, func(rec capped.Record) bool {
+		if rec.Seq <= delLast {
+			s, err := w.recordKeys(rec)
+			if err == nil {
+				err = w.delEntries(b, s)
+			}
+			if err != nil {
+				ferr = err
+				return false
+			}
+			deleted++
+			return true
 		}
-		rec := it.Record()
+		if rec.Seq < from {
+			return true
+		}
+		if (wantBytes <= 0 || gotBytes >= wantBytes) && (wantCount <= 0 || gotCount >= wantCount) {
+			return false
+		}
 		if w.firstSeq != 0 && rec.Seq >= w.firstSeq {
-			break // this chunk's own records
+			return false // this chunk's own records
 		}
-		ks, err := cappedKS(rec.Data)
+		s, err := w.recordKeys(rec)
+		if err == nil {
+			err = w.delEntries(b, s)
+		}
 		if err != nil {
-			return nil, fmt.Errorf("engine: capped record %d: %w", rec.Seq, err)
+			ferr = err
+			return false
 		}
-		if err := b.Delete(lsm.IndexKey(w.m.ID, idIndexID, ks, rec.Seq)); err != nil {
-			return nil, err
-		}
-		out = append(out, seqID{seq: rec.Seq, ks: ks, off: rec.Off})
+		out = append(out, s)
 		gotBytes += cappedRecordSize(len(rec.Data))
 		gotCount++
+		return true
+	})
+	if ferr != nil {
+		return nil, ferr
 	}
-	if err := it.Err(); err != nil && !errors.Is(err, capped.ErrOverwritten) {
+	if err != nil {
 		return nil, err
+	}
+	if want := delLast - delFirst + 1; deleted != want {
+		return nil, fmt.Errorf("engine: capped eviction read %d of the %d leaving records %d..%d", deleted, want, delFirst, delLast)
 	}
 	return out, nil
 }
 
-func (w *cappedWriter) queuePending(b *lsm.Batch) error {
-	for _, p := range w.pending {
-		if err := b.Set(lsm.IndexKey(w.m.ID, idIndexID, p.ks, p.seq), offValue(p.off)); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// flush commits the pending _id entries and puts back those of doomed
+// flush commits the pending index entries and puts back those of doomed
 // records that are still live. The writer may go on with another chunk.
 func (w *cappedWriter) flush() error {
 	first := w.st.ring.FirstSeq()
@@ -473,12 +638,17 @@ func (w *cappedWriter) flush() error {
 	}
 	if len(w.pending) > 0 || len(live) > 0 {
 		b := w.db.store.NewBatch()
-		err := w.queuePending(b)
+		var err error
+		for _, p := range w.pending {
+			if err = w.setEntries(b, p); err != nil {
+				break
+			}
+		}
 		for _, d := range live {
 			if err != nil {
 				break
 			}
-			err = b.Set(lsm.IndexKey(w.m.ID, idIndexID, d.ks, d.seq), offValue(d.off))
+			err = w.setEntries(b, d)
 		}
 		if err == nil {
 			err = b.Flush()
@@ -490,7 +660,7 @@ func (w *cappedWriter) flush() error {
 		}
 	}
 	w.pending = w.pending[:0]
-	w.doomed, w.doomedAt, w.doomedKey = w.doomed[:0], 0, nil
+	w.doomed, w.doomedAt, w.doomedKey, w.doomedSec = w.doomed[:0], 0, nil, nil
 	return nil
 }
 
@@ -550,6 +720,9 @@ func cappedOverwrite(c *coll, st *cappedState, rec capped.Record, oldDoc, newDoc
 	pad := len(rec.Data) - head
 	if pad < 0 {
 		return doc.Errorf(doc.CodeCannotGrowDocumentInCappedNS, "Cannot change the size of a document in a capped collection: its stored encoding grows from %d to %d bytes", len(rec.Data), head)
+	}
+	if err := c.db.cappedReindex(c, st, rec, oldDoc, newDoc); err != nil {
+		return err
 	}
 	if err := st.ring.Overwrite(rec.Seq, rec.Off, encodeCappedPayload(make([]byte, 0, len(rec.Data)), ks, msg, pad)); err != nil {
 		return cappedErr(c, err)

@@ -187,9 +187,6 @@ func parseIndexSpec(m *collMeta, spec bson.D) (*indexMeta, error) {
 			return nil, doc.Errorf(doc.CodeCannotCreateIndex, "Cannot create TTL index on a capped collection")
 		}
 	}
-	if m.Kind == kindCapped && !isID {
-		return nil, cappedIndexRefusal(m, spec)
-	}
 	ix.Extra = extra
 	return ix, nil
 }
@@ -309,7 +306,11 @@ func (db *DB) createIndexes(ctx context.Context, dbName, name string, specs []bs
 	}); err != nil {
 		return nil, err
 	}
-	if err := db.buildIndexes(ctx, c, nm, todo); err != nil {
+	build := db.buildIndexes
+	if nm.Kind == kindCapped {
+		build = db.buildCappedIndexes
+	}
+	if err := build(ctx, c, nm, todo); err != nil {
 		db.dropIndexData(nm.ID, todo)
 		return nil, err
 	}
