@@ -34,6 +34,7 @@ func init() {
 		"killCursors":      cmdKillCursors,
 		"count":            cmdCount,
 		"distinct":         cmdDistinct,
+		"aggregate":        cmdAggregate,
 		"update":           cmdUpdate,
 		"delete":           cmdDelete,
 		"findAndModify":    cmdFindAndModify,

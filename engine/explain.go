@@ -82,6 +82,13 @@ func cmdExplain(ctx context.Context, db *DB, dbName string, cmd bson.D) (bson.D,
 		}
 		verbosity = s
 	}
+	if inner[0].Key == "aggregate" {
+		s, err := parseAggregate(append(inner, bson.E{Key: "explain", Value: true}))
+		if err != nil {
+			return nil, err
+		}
+		return db.explainAggregate(ctx, dbName, s, verbosity)
+	}
 	name, err := collName(inner)
 	if err != nil {
 		return nil, err

@@ -546,7 +546,7 @@ func (s *Shell) collection(db, name string) *goja.Object {
 			s.throw("MongoshInvalidInputError", "renameCollection: the new name must be a string, got %s", s.describe(arg(c, 0)))
 		}
 		cmd := bson.D{{Key: "renameCollection", Value: full}, {Key: "to", Value: db + "." + arg(c, 0).String()}, {Key: "dropTarget", Value: arg(c, 1).ToBoolean()}}
-		return s.toJS(s.optionalCommand("admin", cmd, full+".renameCollection()", "copy the documents with find() and insertMany() into the new collection, then drop() this one"))
+		return s.toJS(s.command("admin", cmd))
 	})
 	m("convertToCapped", func(c goja.FunctionCall) goja.Value {
 		return s.toJS(s.command(db, bson.D{{Key: "convertToCapped", Value: name}, {Key: "size", Value: numberToBSON(arg(c, 0).ToFloat())}}))
@@ -558,18 +558,28 @@ func (s *Shell) collection(db, name string) *goja.Object {
 		if !ok {
 			s.throw("MongoshInvalidInputError", "aggregate: the pipeline must be an array, got %s", s.describe(arg(c, 0)))
 		}
-		cmd := bson.D{{Key: "aggregate", Value: name}, {Key: "pipeline", Value: pipeline}, {Key: "cursor", Value: bson.D{}}}
-		r := s.optionalCommand(db, append(cmd, s.optDoc(arg(c, 1), "options")...), full+".aggregate()",
-			"use find() with a filter, sort, skip, limit and projection, or countDocuments()")
-		return s.toJS(s.drainReply(db, r, name))
+		opts := s.optDoc(arg(c, 1), "options")
+		cmd := bson.D{{Key: "aggregate", Value: name}, {Key: "pipeline", Value: pipeline}}
+		if v, ok := doc.Get(opts, "explain"); ok && v == true {
+			return s.toJS(s.command(db, append(cmd, opts...)))
+		}
+		if _, ok := doc.Get(opts, "cursor"); !ok {
+			cmd = append(cmd, bson.E{Key: "cursor", Value: bson.D{}})
+		}
+		// An AggregationCursor: toArray, forEach, next, hasNext, itcount.
+		// Like mongosh, run the command now so errors throw here.
+		o := s.newCursor(db, name, nil, nil)
+		cur := s.cursorOf(o)
+		cur.cmd = append(cmd, opts...)
+		cur.fill()
+		return o
 	})
 	m("distinct", func(c goja.FunctionCall) goja.Value {
 		cmd := bson.D{{Key: "distinct", Value: name}, {Key: "key", Value: arg(c, 0).String()}}
 		if q := s.optDoc(arg(c, 1), "query"); q != nil {
 			cmd = append(cmd, bson.E{Key: "query", Value: q})
 		}
-		r := s.optionalCommand(db, append(cmd, s.optDoc(arg(c, 2), "options")...), full+".distinct()",
-			"read the field with find({}, {field: 1}) and collect the values in the script")
+		r := s.command(db, append(cmd, s.optDoc(arg(c, 2), "options")...))
 		v, _ := doc.Get(r, "values")
 		return s.toJS(v)
 	})

@@ -41,3 +41,28 @@ func TestRenameCollectionMethod(t *testing.T) {
 		}
 	}
 }
+
+// TestAggregateMethod checks db.c.aggregate(pipeline, options) on the
+// engine's aggregate command, its cursor drained by getMore, and that
+// wrong arguments are the shell's own errors.
+func TestAggregateMethod(t *testing.T) {
+	s, out, _ := testShell(t, Options{})
+	if _, err := eval(t, s, out, `for (let i = 0; i < 250; i++) db.c.insertOne({_id: i, g: i % 2})`); err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct{ src, want string }{
+		{`JSON.stringify(db.c.aggregate([{$group: {_id: "$g", n: {$sum: 1}}}, {$sort: {_id: 1}}]).toArray())`, `[{"_id":0,"n":125},{"_id":1,"n":125}]`},
+		{`db.c.aggregate([{$match: {g: 1}}]).toArray().length`, "125"},
+		{`db.c.aggregate([{$project: {_id: 1}}], {cursor: {batchSize: 10}}).toArray().length`, "250"},
+		{`try { db.c.aggregate([{$bogus: 1}]) } catch (e) { print(e.code, e.codeName) }`, "40324 Location40324"},
+		{`try { db.c.aggregate({}) } catch (e) { print(e.name) }`, "MongoshInvalidInputError"},
+		{`try { db.c.aggregate([]).limit(1) } catch (e) { print(e.name) }`, "MongoshInvalidInputError"},
+		{`let n = 0; db.c.aggregate([{$match: {_id: {$lt: 3}}}]).forEach(d => n += d._id); n`, "3"},
+	}
+	for _, tc := range cases {
+		got, err := eval(t, s, out, tc.src)
+		if err != nil || got != tc.want+"\n" {
+			t.Errorf("%s: got %q (%v), want %q", tc.src, got, err, tc.want)
+		}
+	}
+}

@@ -24,6 +24,9 @@ type cursor struct {
 	obj     *goja.Object
 	// explainFn, when set, makes printing the cursor run explain.
 	explainFn func() goja.Value
+	// cmd, when set, is the command that opens the cursor instead of a
+	// find (an aggregate); find's options cannot be set on it.
+	cmd bson.D
 }
 
 func (c *cursor) String() string { return "Cursor(" + c.db + "." + c.coll + ")" }
@@ -39,6 +42,9 @@ func (s *Shell) cursorOf(o *goja.Object) *cursor {
 }
 
 func (c *cursor) set(key string, v any) {
+	if c.cmd != nil {
+		c.s.throw("MongoshInvalidInputError", "cursor.%s() is not available on an aggregation cursor; put the stage in the pipeline", key)
+	}
 	if c.started {
 		c.s.throw("MongoshInvalidInputError", "cannot change a cursor's %s after it has started returning documents", key)
 	}
@@ -54,6 +60,9 @@ func (c *cursor) set(key string, v any) {
 func (c *cursor) opt(key string) (any, bool) { return doc.Get(c.opts, key) }
 
 func (c *cursor) findCommand() bson.D {
+	if c.cmd != nil {
+		return c.cmd
+	}
 	cmd := bson.D{{Key: "find", Value: c.coll}, {Key: "filter", Value: c.filter}}
 	return append(cmd, c.opts...)
 }

@@ -1,0 +1,154 @@
+package agg
+
+import (
+	"math"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/ttlkv/ttlkv/doc"
+	"github.com/ttlkv/ttlkv/engine/query"
+	"go.mongodb.org/mongo-driver/v2/bson"
+)
+
+func convErr(from any, to string) error {
+	return doc.Errorf(codeConversionFailure, "Unsupported conversion from %s to %s in $convert with no onError value", doc.TypeName(from), to)
+}
+
+// toStringValue converts v as $toString does.
+func toStringValue(v any) (string, error) {
+	switch x := v.(type) {
+	case string:
+		return x, nil
+	case bool:
+		return strconv.FormatBool(x), nil
+	case int32:
+		return strconv.FormatInt(int64(x), 10), nil
+	case int64:
+		return strconv.FormatInt(x, 10), nil
+	case float64:
+		return strconv.FormatFloat(x, 'g', -1, 64), nil
+	case bson.Decimal128:
+		return x.String(), nil
+	case bson.ObjectID:
+		return x.Hex(), nil
+	case bson.DateTime:
+		return x.Time().UTC().Format("2006-01-02T15:04:05.000Z"), nil
+	}
+	return "", convErr(v, "string")
+}
+
+func opToString(args []any) (any, error) {
+	if nullish(args[0]) {
+		return nil, nil
+	}
+	return toStringValue(args[0])
+}
+
+func opToDouble(args []any) (any, error) {
+	switch x := args[0].(type) {
+	case nil, bson.Null, bson.Undefined, Missing:
+		return nil, nil
+	case bool:
+		if x {
+			return 1.0, nil
+		}
+		return 0.0, nil
+	case bson.DateTime:
+		return float64(x), nil
+	case string:
+		f, err := strconv.ParseFloat(strings.TrimSpace(x), 64)
+		if err != nil {
+			return nil, doc.Errorf(codeConversionFailure, "Failed to parse number '%s' in $convert with no onError value", x)
+		}
+		return f, nil
+	}
+	if doc.IsNumber(args[0]) {
+		return query.ToFloat(args[0]), nil
+	}
+	return nil, convErr(args[0], "double")
+}
+
+func toIntRange(v any, lo, hi float64, to string) (int64, bool, error) {
+	switch x := v.(type) {
+	case nil, bson.Null, bson.Undefined, Missing:
+		return 0, true, nil
+	case bool:
+		if x {
+			return 1, false, nil
+		}
+		return 0, false, nil
+	case int32:
+		return int64(x), false, nil
+	case int64:
+		if float64(x) < lo || float64(x) > hi {
+			return 0, false, doc.Errorf(codeConversionFailure, "Conversion would overflow target type in $convert with no onError value: %d", x)
+		}
+		return x, false, nil
+	case bson.DateTime:
+		if to == "int" {
+			return 0, false, convErr(v, to)
+		}
+		return int64(x), false, nil
+	case string:
+		n, err := strconv.ParseInt(strings.TrimSpace(x), 10, 64)
+		if err != nil || float64(n) < lo || float64(n) > hi {
+			return 0, false, doc.Errorf(codeConversionFailure, "Failed to parse number '%s' in $convert with no onError value", x)
+		}
+		return n, false, nil
+	}
+	if doc.IsNumber(v) {
+		f := math.Trunc(query.ToFloat(v))
+		if math.IsNaN(f) || f < lo || f > hi {
+			return 0, false, doc.Errorf(codeConversionFailure, "Conversion would overflow target type in $convert with no onError value: %s", doc.Format(v))
+		}
+		return int64(f), false, nil
+	}
+	return 0, false, convErr(v, to)
+}
+
+func opToLong(args []any) (any, error) {
+	n, null, err := toIntRange(args[0], math.MinInt64, math.MaxInt64, "long")
+	if err != nil || null {
+		return nil, err
+	}
+	return n, nil
+}
+
+func opToInt(args []any) (any, error) {
+	n, null, err := toIntRange(args[0], math.MinInt32, math.MaxInt32, "int")
+	if err != nil || null {
+		return nil, err
+	}
+	return int32(n), nil
+}
+
+func opToDate(args []any) (any, error) {
+	switch x := args[0].(type) {
+	case nil, bson.Null, bson.Undefined, Missing:
+		return nil, nil
+	case bson.DateTime:
+		return x, nil
+	case bson.ObjectID:
+		return bson.NewDateTimeFromTime(x.Timestamp()), nil
+	case bson.Timestamp:
+		return bson.DateTime(int64(x.T) * 1000), nil
+	case int64:
+		return bson.DateTime(x), nil
+	case float64:
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			return nil, doc.Errorf(codeConversionFailure, "Conversion would overflow target type in $convert with no onError value: %s", doc.Format(x))
+		}
+		return bson.DateTime(int64(x)), nil
+	case bson.Decimal128:
+		return bson.DateTime(int64(query.ToFloat(x))), nil
+	case string:
+		for _, layout := range []string{time.RFC3339Nano, "2006-01-02T15:04:05.000Z0700", "2006-01-02T15:04:05", "2006-01-02 15:04:05", "2006-01-02"} {
+			if t, err := time.Parse(layout, x); err == nil {
+				return bson.NewDateTimeFromTime(t), nil
+			}
+		}
+		return nil, doc.Errorf(codeConversionFailure, "Error parsing date string '%s'", x)
+	}
+	return nil, convErr(args[0], "date")
+}

@@ -1,0 +1,405 @@
+package agg
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/ttlkv/ttlkv/doc"
+	"github.com/ttlkv/ttlkv/engine/query"
+	"go.mongodb.org/mongo-driver/v2/bson"
+)
+
+const codeConversionFailure = doc.Code(241)
+
+// dateParts are the date extraction operators.
+var dateParts = map[string]func(t time.Time) any{
+	"$year":        func(t time.Time) any { return int32(t.Year()) },
+	"$month":       func(t time.Time) any { return int32(t.Month()) },
+	"$dayOfMonth":  func(t time.Time) any { return int32(t.Day()) },
+	"$hour":        func(t time.Time) any { return int32(t.Hour()) },
+	"$minute":      func(t time.Time) any { return int32(t.Minute()) },
+	"$second":      func(t time.Time) any { return int32(t.Second()) },
+	"$millisecond": func(t time.Time) any { return int32(t.Nanosecond() / 1e6) },
+	"$dayOfWeek":   func(t time.Time) any { return int32(t.Weekday()) + 1 },
+	"$dayOfYear":   func(t time.Time) any { return int32(t.YearDay()) },
+}
+
+type datePartExpr struct {
+	name string
+	date Expr
+	tz   Expr // nil: UTC
+	fn   func(time.Time) any
+}
+
+func parseDatePart(name string, fn func(time.Time) any, arg any, depth int) (Expr, error) {
+	e := datePartExpr{name: name, fn: fn}
+	var err error
+	if d, ok := arg.(bson.D); ok && len(d) > 0 && !strings.HasPrefix(d[0].Key, "$") {
+		for _, el := range d {
+			switch el.Key {
+			case "date":
+				e.date, err = parseExpr(el.Value, depth+1)
+			case "timezone":
+				e.tz, err = parseExpr(el.Value, depth+1)
+			default:
+				return nil, doc.Errorf(doc.Code(40535), "unrecognized option to %s: \"%s\"", name, el.Key)
+			}
+			if err != nil {
+				return nil, err
+			}
+		}
+		if e.date == nil {
+			return nil, doc.Errorf(doc.Code(40539), "missing 'date' argument to %s, provided: %s", name, doc.Format(d))
+		}
+		return e, nil
+	}
+	if a, ok := arg.(bson.A); ok {
+		if len(a) != 1 {
+			return nil, doc.Errorf(codeExpressionArity, "Expression %s takes exactly 1 arguments. %d were passed in.", name, len(a))
+		}
+		arg = a[0]
+	}
+	e.date, err = parseExpr(arg, depth+1)
+	return e, err
+}
+
+func (d datePartExpr) Eval(e *Env) (any, error) {
+	t, null, err := evalDate(d.name, d.date, e)
+	if err != nil || null {
+		return nil, err
+	}
+	loc, null, err := evalTZ(d.tz, e)
+	if err != nil || null {
+		return nil, err
+	}
+	return d.fn(t.In(loc)), nil
+}
+
+// evalDate evaluates a date argument; null reports null or missing.
+func evalDate(op string, x Expr, e *Env) (t time.Time, null bool, err error) {
+	v, err := x.Eval(e)
+	if err != nil {
+		return time.Time{}, false, err
+	}
+	if nullish(v) {
+		return time.Time{}, true, nil
+	}
+	switch d := v.(type) {
+	case bson.DateTime:
+		return d.Time().UTC(), false, nil
+	case bson.ObjectID:
+		return d.Timestamp().UTC(), false, nil
+	case bson.Timestamp:
+		return time.Unix(int64(d.T), 0).UTC(), false, nil
+	}
+	return time.Time{}, false, doc.Errorf(doc.Code(16006), "can't convert from BSON type %s to Date", doc.TypeName(v))
+}
+
+func evalTZ(x Expr, e *Env) (*time.Location, bool, error) {
+	if x == nil {
+		return time.UTC, false, nil
+	}
+	v, err := x.Eval(e)
+	if err != nil {
+		return nil, false, err
+	}
+	if nullish(v) {
+		return nil, true, nil
+	}
+	s, ok := v.(string)
+	if !ok {
+		return nil, false, doc.Errorf(doc.Code(40533), "timezone must evaluate to a string, found %s", doc.TypeName(v))
+	}
+	loc, err := parseTZ(s)
+	if err != nil {
+		return nil, false, err
+	}
+	return loc, false, nil
+}
+
+// parseTZ accepts "UTC", "Z", Olson names known to the system and
+// offsets "+hh", "+hhmm", "+hh:mm".
+func parseTZ(s string) (*time.Location, error) {
+	if s == "UTC" || s == "Z" || s == "GMT" {
+		return time.UTC, nil
+	}
+	if s != "" && (s[0] == '+' || s[0] == '-') {
+		body := strings.ReplaceAll(s[1:], ":", "")
+		if len(body) == 2 || len(body) == 4 {
+			h, err1 := strconv.Atoi(body[:2])
+			m := 0
+			var err2 error
+			if len(body) == 4 {
+				m, err2 = strconv.Atoi(body[2:])
+			}
+			if err1 == nil && err2 == nil && h < 24 && m < 60 {
+				off := h*3600 + m*60
+				if s[0] == '-' {
+					off = -off
+				}
+				return time.FixedZone(s, off), nil
+			}
+		}
+	}
+	loc, err := time.LoadLocation(s)
+	if err != nil || s == "" || s == "Local" {
+		return nil, doc.Errorf(doc.Code(40485), "unrecognized time zone identifier: \"%s\"", s)
+	}
+	return loc, nil
+}
+
+type dateTruncExpr struct {
+	date, unit, bin, tz, startOfWeek Expr
+}
+
+func parseDateTrunc(arg any, depth int) (Expr, error) {
+	d, ok := arg.(bson.D)
+	if !ok {
+		return nil, doc.Errorf(doc.Code(5439007), "$dateTrunc only supports an object as its argument")
+	}
+	var e dateTruncExpr
+	for _, el := range d {
+		x, err := parseExpr(el.Value, depth+1)
+		if err != nil {
+			return nil, err
+		}
+		switch el.Key {
+		case "date":
+			e.date = x
+		case "unit":
+			e.unit = x
+		case "binSize":
+			e.bin = x
+		case "timezone":
+			e.tz = x
+		case "startOfWeek":
+			e.startOfWeek = x
+		default:
+			return nil, doc.Errorf(doc.Code(5439008), "Unrecognized argument to $dateTrunc: %s. Expected arguments are date, unit, and optionally, binSize, timezone, startOfWeek", el.Key)
+		}
+	}
+	if e.date == nil {
+		return nil, doc.Errorf(doc.Code(5439009), "Missing 'date' parameter to $dateTrunc")
+	}
+	if e.unit == nil {
+		return nil, doc.Errorf(doc.Code(5439010), "Missing 'unit' parameter to $dateTrunc")
+	}
+	return e, nil
+}
+
+var weekdays = map[string]time.Weekday{
+	"sunday": time.Sunday, "sun": time.Sunday, "monday": time.Monday, "mon": time.Monday,
+	"tuesday": time.Tuesday, "tue": time.Tuesday, "wednesday": time.Wednesday, "wed": time.Wednesday,
+	"thursday": time.Thursday, "thu": time.Thursday, "friday": time.Friday, "fri": time.Friday,
+	"saturday": time.Saturday, "sat": time.Saturday,
+}
+
+// Eval truncates the date to the start of its bin; bins of binSize units
+// count from 2000-01-01T00:00:00 in the time zone, as MongoDB's do.
+func (d dateTruncExpr) Eval(e *Env) (any, error) {
+	t, null, err := evalDate("$dateTrunc", d.date, e)
+	if err != nil || null {
+		return nil, err
+	}
+	uv, err := d.unit.Eval(e)
+	if err != nil || nullish(uv) {
+		return nil, err
+	}
+	unit, ok := uv.(string)
+	if !ok {
+		return nil, doc.Errorf(doc.Code(5439013), "$dateTrunc requires 'unit' to be a string, but got %s", doc.TypeName(uv))
+	}
+	bin := int64(1)
+	if d.bin != nil {
+		bv, err := d.bin.Eval(e)
+		if err != nil || nullish(bv) {
+			return nil, err
+		}
+		f := query.ToFloat(bv)
+		if !doc.IsNumber(bv) || f != math.Trunc(f) || f < 1 || f > 1e11 {
+			return nil, doc.Errorf(doc.Code(5439017), "$dateTrunc requires 'binSize' to be a positive 64-bit integer, but got value '%s' of type %s", doc.Format(bv), doc.TypeName(bv))
+		}
+		bin = int64(f)
+	}
+	loc, null, err := evalTZ(d.tz, e)
+	if err != nil || null {
+		return nil, err
+	}
+	lt := t.In(loc)
+	ref := time.Date(2000, 1, 1, 0, 0, 0, 0, loc)
+	var out time.Time
+	switch unit {
+	case "year", "quarter", "month":
+		per := map[string]int64{"year": 12, "quarter": 3, "month": 1}[unit] * bin
+		months := int64(lt.Year()-2000)*12 + int64(lt.Month()-1)
+		months = floorDiv(months, per) * per
+		out = time.Date(2000+int(floorDiv(months, 12)), time.Month(months-floorDiv(months, 12)*12+1), 1, 0, 0, 0, 0, loc)
+	case "week":
+		start := time.Sunday
+		if d.startOfWeek != nil {
+			sv, err := d.startOfWeek.Eval(e)
+			if err != nil {
+				return nil, err
+			}
+			s, _ := sv.(string)
+			w, ok := weekdays[strings.ToLower(s)]
+			if !ok {
+				return nil, doc.Errorf(doc.Code(5439016), "$dateTrunc parameter 'startOfWeek' value cannot be recognized as a day of a week: %s", doc.Format(sv))
+			}
+			start = w
+		}
+		// The first week starts on the first startOfWeek on or after 2000-01-01.
+		ref = ref.AddDate(0, 0, (int(start)-int(ref.Weekday())+7)%7)
+		out = truncDays(lt, ref, 7*bin, loc)
+	case "day":
+		out = truncDays(lt, ref, bin, loc)
+	case "hour", "minute", "second", "millisecond":
+		step := map[string]time.Duration{"hour": time.Hour, "minute": time.Minute, "second": time.Second, "millisecond": time.Millisecond}[unit]
+		span := int64(step/time.Millisecond) * bin
+		refMS := ref.UnixMilli()
+		ms := lt.UnixMilli()
+		out = time.UnixMilli(refMS + floorDiv(ms-refMS, span)*span)
+	default:
+		return nil, doc.Errorf(doc.Code(5439014), "$dateTrunc parameter 'unit' value cannot be recognized as a time unit: %s", unit)
+	}
+	return bson.NewDateTimeFromTime(out), nil
+}
+
+// truncDays truncates to bins of n calendar days counted from ref.
+func truncDays(t, ref time.Time, n int64, loc *time.Location) time.Time {
+	day := time.Date(t.Year(), t.Month(), t.Day(), 0, 0, 0, 0, loc)
+	days := int64(math.Round(day.Sub(ref).Hours() / 24))
+	return ref.AddDate(0, 0, int(floorDiv(days, n)*n))
+}
+
+func floorDiv(a, b int64) int64 {
+	q := a / b
+	if (a%b != 0) && ((a < 0) != (b < 0)) {
+		q--
+	}
+	return q
+}
+
+type dateToStringExpr struct {
+	date, format, tz, onNull Expr
+}
+
+func parseDateToString(arg any, depth int) (Expr, error) {
+	d, ok := arg.(bson.D)
+	if !ok {
+		return nil, doc.Errorf(doc.Code(18629), "$dateToString only supports an object as its argument")
+	}
+	var e dateToStringExpr
+	for _, el := range d {
+		x, err := parseExpr(el.Value, depth+1)
+		if err != nil {
+			return nil, err
+		}
+		switch el.Key {
+		case "date":
+			e.date = x
+		case "format":
+			e.format = x
+		case "timezone":
+			e.tz = x
+		case "onNull":
+			e.onNull = x
+		default:
+			return nil, doc.Errorf(doc.Code(18534), "Unrecognized argument to $dateToString: %s", el.Key)
+		}
+	}
+	if e.date == nil {
+		return nil, doc.Errorf(doc.Code(18628), "Missing 'date' parameter to $dateToString")
+	}
+	return e, nil
+}
+
+func (d dateToStringExpr) Eval(e *Env) (any, error) {
+	t, null, err := evalDate("$dateToString", d.date, e)
+	if err != nil {
+		return nil, err
+	}
+	if null {
+		if d.onNull != nil {
+			return d.onNull.Eval(e)
+		}
+		return nil, nil
+	}
+	format := "%Y-%m-%dT%H:%M:%S.%LZ"
+	if d.format != nil {
+		fv, err := d.format.Eval(e)
+		if err != nil || nullish(fv) {
+			return nil, err
+		}
+		s, ok := fv.(string)
+		if !ok {
+			return nil, doc.Errorf(doc.Code(18533), "$dateToString requires that 'format' be a string, found: %s with value %s", doc.TypeName(fv), doc.Format(fv))
+		}
+		format = s
+	}
+	loc, null, err := evalTZ(d.tz, e)
+	if err != nil || null {
+		return nil, err
+	}
+	return formatDate(t.In(loc), format)
+}
+
+func formatDate(t time.Time, format string) (string, error) {
+	var b strings.Builder
+	for i := 0; i < len(format); i++ {
+		c := format[i]
+		if c != '%' {
+			b.WriteByte(c)
+			continue
+		}
+		if i+1 == len(format) {
+			return "", doc.Errorf(doc.Code(18535), "Unmatched '%%' at end of format string")
+		}
+		i++
+		switch format[i] {
+		case 'Y':
+			fmt.Fprintf(&b, "%04d", t.Year())
+		case 'm':
+			fmt.Fprintf(&b, "%02d", int(t.Month()))
+		case 'd':
+			fmt.Fprintf(&b, "%02d", t.Day())
+		case 'H':
+			fmt.Fprintf(&b, "%02d", t.Hour())
+		case 'M':
+			fmt.Fprintf(&b, "%02d", t.Minute())
+		case 'S':
+			fmt.Fprintf(&b, "%02d", t.Second())
+		case 'L':
+			fmt.Fprintf(&b, "%03d", t.Nanosecond()/1e6)
+		case 'j':
+			fmt.Fprintf(&b, "%03d", t.YearDay())
+		case 'w':
+			fmt.Fprintf(&b, "%d", int(t.Weekday())+1)
+		case 'u':
+			w := int(t.Weekday())
+			if w == 0 {
+				w = 7
+			}
+			fmt.Fprintf(&b, "%d", w)
+		case 'G':
+			y, _ := t.ISOWeek()
+			fmt.Fprintf(&b, "%04d", y)
+		case 'V':
+			_, w := t.ISOWeek()
+			fmt.Fprintf(&b, "%02d", w)
+		case 'z':
+			b.WriteString(t.Format("-0700"))
+		case 'Z':
+			_, off := t.Zone()
+			fmt.Fprintf(&b, "%d", off/60)
+		case '%':
+			b.WriteByte('%')
+		default:
+			return "", doc.Errorf(doc.Code(18536), "Invalid format character '%%%c' in format string", format[i])
+		}
+	}
+	return b.String(), nil
+}

@@ -1,0 +1,245 @@
+package agg
+
+import (
+	"strings"
+
+	"github.com/ttlkv/ttlkv/doc"
+	"go.mongodb.org/mongo-driver/v2/bson"
+)
+
+// Missing is the value of a field path that names no field. It differs
+// from null: $project and $addFields leave the field out, $ifNull and
+// $push treat it as absent. It never reaches a stored document.
+type Missing struct{}
+
+var missing any = Missing{}
+
+func isMissing(v any) bool { _, ok := v.(Missing); return ok }
+
+// nullish reports whether v is null, undefined or missing.
+func nullish(v any) bool {
+	switch v.(type) {
+	case nil, bson.Null, bson.Undefined, Missing:
+		return true
+	}
+	return false
+}
+
+// Expr is a parsed aggregation expression. It is immutable and safe for
+// concurrent use.
+type Expr interface {
+	// Eval evaluates the expression against one document.
+	Eval(e *Env) (any, error)
+}
+
+// Env is what an expression is evaluated against: the current document
+// ($$ROOT and $$CURRENT) and the pipeline's $$NOW.
+type Env struct {
+	Root bson.D
+	Now  bson.DateTime
+}
+
+type literal struct{ v any }
+
+func (l literal) Eval(*Env) (any, error) { return l.v, nil }
+
+// fieldPath is "$a.b" (or "$$ROOT.a.b"); no parts is $$ROOT itself.
+type fieldPath struct {
+	parts []string
+}
+
+func (f fieldPath) Eval(e *Env) (any, error) {
+	return evalPath(e.Root, f.parts), nil
+}
+
+type nowVar struct{}
+
+func (nowVar) Eval(e *Env) (any, error) { return e.Now, nil }
+
+type removeVar struct{}
+
+func (removeVar) Eval(*Env) (any, error) { return missing, nil }
+
+// evalPath follows parts below v as MongoDB's field paths do: through
+// documents, and over arrays element by element (collecting an array of
+// the values found; scalars in the array are skipped).
+func evalPath(v any, parts []string) any {
+	if len(parts) == 0 {
+		return v
+	}
+	switch x := v.(type) {
+	case bson.D:
+		for _, el := range x {
+			if el.Key == parts[0] {
+				return evalPath(el.Value, parts[1:])
+			}
+		}
+		return missing
+	case bson.A:
+		out := bson.A{}
+		for _, el := range x {
+			switch el.(type) {
+			case bson.D, bson.A:
+				if r := evalPath(el, parts); !isMissing(r) {
+					out = append(out, r)
+				}
+			}
+		}
+		return out
+	}
+	return missing
+}
+
+type objectExpr struct {
+	keys  []string
+	exprs []Expr
+}
+
+func (o objectExpr) Eval(e *Env) (any, error) {
+	out := make(bson.D, 0, len(o.keys))
+	for i, k := range o.keys {
+		v, err := o.exprs[i].Eval(e)
+		if err != nil {
+			return nil, err
+		}
+		if !isMissing(v) {
+			out = append(out, bson.E{Key: k, Value: v})
+		}
+	}
+	return out, nil
+}
+
+type arrayExpr []Expr
+
+func (a arrayExpr) Eval(e *Env) (any, error) {
+	out := make(bson.A, 0, len(a))
+	for _, x := range a {
+		v, err := x.Eval(e)
+		if err != nil {
+			return nil, err
+		}
+		if isMissing(v) {
+			v = nil // a missing element becomes null
+		}
+		out = append(out, v)
+	}
+	return out, nil
+}
+
+// Codes of the server's expression errors.
+const (
+	codeUndefinedVariable = doc.Code(17276)
+	codeFieldPathDollar   = doc.Code(16410)
+	codeFieldPathDot      = doc.Code(16412)
+	codeUnknownExpression = doc.Code(168) // InvalidPipelineOperator
+	codeExpressionArity   = doc.Code(16020)
+	codeObjectOneOperator = doc.Code(15983)
+)
+
+// ParseExpr parses an aggregation expression: "$field.path", "$$ROOT",
+// "$$NOW", {$operator: args}, {$literal: v}, documents and arrays of
+// expressions, and literals.
+func ParseExpr(v any) (Expr, error) { return parseExpr(v, 0) }
+
+const maxExprDepth = 150
+
+func parseExpr(v any, depth int) (Expr, error) {
+	if depth > maxExprDepth {
+		return nil, doc.Errorf(doc.CodeBadValue, "aggregation expression nested more than %d levels", maxExprDepth)
+	}
+	switch x := v.(type) {
+	case string:
+		if strings.HasPrefix(x, "$$") {
+			return parseVariable(x[2:])
+		}
+		if strings.HasPrefix(x, "$") {
+			return parseFieldPath(x[1:])
+		}
+		return literal{x}, nil
+	case bson.D:
+		if len(x) > 0 && strings.HasPrefix(x[0].Key, "$") {
+			if len(x) != 1 {
+				return nil, doc.Errorf(codeObjectOneOperator, "an expression specification must contain exactly one field, the name of the expression. Found %d fields in %s", len(x), doc.Format(x))
+			}
+			return parseOperator(x[0].Key, x[0].Value, depth)
+		}
+		o := objectExpr{}
+		for _, el := range x {
+			if strings.HasPrefix(el.Key, "$") {
+				return nil, doc.Errorf(codeFieldPathDollar, "FieldPath field names may not start with '$'. Consider using $getField or $setField.")
+			}
+			if strings.Contains(el.Key, ".") {
+				return nil, doc.Errorf(codeFieldPathDot, "FieldPath field names may not contain '.'. Consider using $getField or $setField.")
+			}
+			sub, err := parseExpr(el.Value, depth+1)
+			if err != nil {
+				return nil, err
+			}
+			o.keys = append(o.keys, el.Key)
+			o.exprs = append(o.exprs, sub)
+		}
+		return o, nil
+	case bson.A:
+		a := make(arrayExpr, 0, len(x))
+		for _, el := range x {
+			sub, err := parseExpr(el, depth+1)
+			if err != nil {
+				return nil, err
+			}
+			a = append(a, sub)
+		}
+		return a, nil
+	}
+	return literal{v}, nil
+}
+
+func parseVariable(name string) (Expr, error) {
+	base, rest, _ := strings.Cut(name, ".")
+	switch base {
+	case "ROOT", "CURRENT":
+		if rest == "" {
+			return fieldPath{}, nil
+		}
+		f, err := parseFieldPath(rest)
+		return f, err
+	case "NOW":
+		if rest == "" {
+			return nowVar{}, nil
+		}
+	case "REMOVE":
+		return removeVar{}, nil
+	}
+	return nil, doc.Errorf(codeUndefinedVariable, "Use of undefined variable: %s", base)
+}
+
+func parseFieldPath(p string) (Expr, error) {
+	if p == "" {
+		return nil, doc.Errorf(doc.CodeBadValue, "'$' by itself is not a valid FieldPath")
+	}
+	parts := strings.Split(p, ".")
+	for _, s := range parts {
+		if s == "" {
+			return nil, doc.Errorf(doc.CodeBadValue, "FieldPath must not contain an empty field name: '%s'", p)
+		}
+		if strings.HasPrefix(s, "$") {
+			return nil, doc.Errorf(codeFieldPathDollar, "FieldPath field names may not start with '$'. Consider using $getField or $setField.")
+		}
+	}
+	return fieldPath{parts: parts}, nil
+}
+
+// Truthy is the aggregation boolean reading of v: false, null,
+// undefined, a missing field and numeric zero are false; everything else
+// (empty strings and arrays too) is true.
+func Truthy(v any) bool {
+	switch x := v.(type) {
+	case bool:
+		return x
+	case nil, bson.Null, bson.Undefined, Missing:
+		return false
+	}
+	if doc.IsNumber(v) {
+		return doc.Compare(v, int32(0)) != 0
+	}
+	return true
+}

@@ -1,0 +1,451 @@
+package agg
+
+import (
+	"math"
+	"math/big"
+	"strconv"
+	"strings"
+
+	"github.com/ttlkv/ttlkv/doc"
+	"github.com/ttlkv/ttlkv/engine/query"
+	"go.mongodb.org/mongo-driver/v2/bson"
+)
+
+// accumulator folds the values of one output field of a group.
+type accumulator interface {
+	add(v any)
+	result() any
+}
+
+type accSpec struct {
+	field string
+	op    string
+	expr  Expr
+}
+
+type groupSpec struct {
+	id   Expr
+	accs []accSpec
+}
+
+func parseGroup(arg any) (stageSpec, error) {
+	spec, ok := arg.(bson.D)
+	if !ok {
+		return stageSpec{}, doc.Errorf(doc.Code(15947), "a group's fields must be specified in an object")
+	}
+	g := &groupSpec{}
+	for _, el := range spec {
+		if el.Key == "_id" {
+			e, err := parseExpr(el.Value, 0)
+			if err != nil {
+				return stageSpec{}, err
+			}
+			g.id = e
+			continue
+		}
+		if strings.Contains(el.Key, ".") {
+			return stageSpec{}, doc.Errorf(doc.Code(40235), "The field name '%s' cannot contain '.'", el.Key)
+		}
+		if strings.HasPrefix(el.Key, "$") {
+			return stageSpec{}, doc.Errorf(doc.Code(40236), "The field name '%s' cannot be an operator name", el.Key)
+		}
+		ad, ok := el.Value.(bson.D)
+		if !ok || len(ad) != 1 {
+			return stageSpec{}, doc.Errorf(doc.Code(40234), "The field '%s' must be an accumulator object", el.Key)
+		}
+		op := ad[0].Key
+		if newAcc(op) == nil {
+			return stageSpec{}, doc.Errorf(doc.Code(15952), "unknown group operator '%s'", op)
+		}
+		argV := ad[0].Value
+		if op == "$count" {
+			if d, ok := argV.(bson.D); !ok || len(d) != 0 {
+				return stageSpec{}, doc.Errorf(doc.CodeTypeMismatch, "$count takes no arguments, i.e. $count:{}")
+			}
+			argV = int32(1)
+		} else if _, isArr := argV.(bson.A); isArr {
+			return stageSpec{}, doc.Errorf(doc.Code(40237), "The %s accumulator is a unary operator", op)
+		}
+		e, err := parseExpr(argV, 0)
+		if err != nil {
+			return stageSpec{}, err
+		}
+		g.accs = append(g.accs, accSpec{field: el.Key, op: op, expr: e})
+	}
+	if g.id == nil {
+		return stageSpec{}, doc.Errorf(doc.Code(15955), "a group specification must include an _id")
+	}
+	return stageSpec{name: "$group", spec: spec, make: func(o *Options) stage {
+		return &groupStage{o: o, g: g, groups: map[string]*group{}}
+	}}, nil
+}
+
+func newAcc(op string) accumulator {
+	switch op {
+	case "$sum", "$count":
+		return &sumAcc{sum: int32(0)}
+	case "$avg":
+		return &avgAcc{}
+	case "$min":
+		return &minMaxAcc{max: false}
+	case "$max":
+		return &minMaxAcc{max: true}
+	case "$first":
+		return &firstAcc{}
+	case "$last":
+		return &lastAcc{}
+	case "$push":
+		return &pushAcc{list: bson.A{}}
+	case "$addToSet":
+		return &setAcc{seen: map[string]bool{}, list: bson.A{}}
+	case "$stdDevPop":
+		return &stdDevAcc{}
+	case "$stdDevSamp":
+		return &stdDevAcc{sample: true}
+	}
+	return nil
+}
+
+type group struct {
+	id   any
+	accs []accumulator
+}
+
+type groupStage struct {
+	o      *Options
+	g      *groupSpec
+	groups map[string]*group
+	order  []*group
+	mem    int64
+}
+
+func (s *groupStage) push(d bson.D, _ emitFunc) error {
+	env := &Env{Root: d, Now: s.o.Now}
+	id, err := s.g.id.Eval(env)
+	if err != nil {
+		return err
+	}
+	if isMissing(id) {
+		id = nil
+	}
+	k := GroupKey(id)
+	gr := s.groups[k]
+	if gr == nil {
+		gr = &group{id: id, accs: make([]accumulator, len(s.g.accs))}
+		for i, a := range s.g.accs {
+			gr.accs[i] = newAcc(a.op)
+		}
+		s.groups[k] = gr
+		s.order = append(s.order, gr)
+		s.mem += int64(len(k)) + approxSize(id) + 64*int64(len(gr.accs))
+	}
+	for i, a := range s.g.accs {
+		v, err := a.expr.Eval(env)
+		if err != nil {
+			return err
+		}
+		if a.op == "$push" || a.op == "$addToSet" {
+			if !isMissing(v) {
+				s.mem += approxSize(v)
+			}
+		}
+		gr.accs[i].add(v)
+	}
+	if s.mem > s.o.MaxMemoryBytes {
+		return memoryErr("$group", s.o)
+	}
+	return nil
+}
+
+func (s *groupStage) flush(out emitFunc) error {
+	for _, gr := range s.order {
+		d := make(bson.D, 0, 1+len(gr.accs))
+		d = append(d, bson.E{Key: "_id", Value: gr.id})
+		for i, a := range s.g.accs {
+			d = append(d, bson.E{Key: a.field, Value: gr.accs[i].result()})
+		}
+		if err := out(d); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// GroupKey returns a string equal for values that are equal under BSON
+// comparison (1, NumberLong(1) and 1.0 alike), for grouping and sets.
+func GroupKey(v any) string {
+	var b strings.Builder
+	groupKey(&b, v, 0)
+	return b.String()
+}
+
+func groupKey(b *strings.Builder, v any, depth int) {
+	if depth > maxExprDepth {
+		b.WriteString("…")
+		return
+	}
+	switch x := v.(type) {
+	case nil, bson.Null, bson.Undefined, Missing:
+		b.WriteString("n;")
+	case bson.D:
+		b.WriteString("{")
+		for _, el := range x {
+			b.WriteString(strconv.Quote(el.Key))
+			b.WriteString(":")
+			groupKey(b, el.Value, depth+1)
+		}
+		b.WriteString("}")
+	case bson.A:
+		b.WriteString("[")
+		for _, el := range x {
+			groupKey(b, el, depth+1)
+		}
+		b.WriteString("]")
+	case string:
+		b.WriteString("s")
+		b.WriteString(strconv.Quote(x))
+	default:
+		if doc.IsNumber(v) {
+			b.WriteString("#")
+			b.WriteString(numberKey(v))
+			b.WriteString(";")
+			return
+		}
+		b.WriteString(strconv.Itoa(doc.TypeNumber(v)))
+		b.WriteString(":")
+		b.WriteString(doc.Format(v))
+		b.WriteString(";")
+	}
+}
+
+// numberKey renders a number so that equal values of any numeric type
+// render alike: the exact rational value (doubles and decimals convert
+// exactly), or nan, inf and -inf.
+func numberKey(v any) string {
+	var r big.Rat
+	switch x := v.(type) {
+	case int32:
+		return strconv.FormatInt(int64(x), 10)
+	case int64:
+		return strconv.FormatInt(x, 10)
+	case float64:
+		switch {
+		case math.IsNaN(x):
+			return "nan"
+		case math.IsInf(x, 1):
+			return "inf"
+		case math.IsInf(x, -1):
+			return "-inf"
+		}
+		r.SetFloat64(x)
+	case bson.Decimal128:
+		bi, exp, err := x.BigInt()
+		if err != nil {
+			switch s := x.String(); s {
+			case "Infinity":
+				return "inf"
+			case "-Infinity":
+				return "-inf"
+			default:
+				return "nan"
+			}
+		}
+		r.SetInt(bi)
+		scale := new(big.Rat).SetInt(new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(abs(exp))), nil))
+		if exp >= 0 {
+			r.Mul(&r, scale)
+		} else {
+			r.Quo(&r, scale)
+		}
+	default:
+		return doc.Format(v)
+	}
+	return r.RatString()
+}
+
+func abs(n int) int {
+	if n < 0 {
+		return -n
+	}
+	return n
+}
+
+type sumAcc struct{ sum any }
+
+func (a *sumAcc) add(v any) {
+	if doc.IsNumber(v) {
+		a.sum = query.AddNumbers(a.sum, v)
+	}
+}
+func (a *sumAcc) result() any { return a.sum }
+
+type avgAcc struct {
+	sum any
+	n   int64
+	dec bool
+}
+
+func (a *avgAcc) add(v any) {
+	if !doc.IsNumber(v) {
+		return
+	}
+	if a.sum == nil {
+		a.sum = int32(0)
+	}
+	a.sum = query.AddNumbers(a.sum, v)
+	a.n++
+	if query.NumRank(v) == 4 {
+		a.dec = true
+	}
+}
+
+func (a *avgAcc) result() any {
+	if a.n == 0 {
+		return nil
+	}
+	avg := query.ToFloat(a.sum) / float64(a.n)
+	if a.dec {
+		return query.ToDecimal(avg)
+	}
+	return avg
+}
+
+type minMaxAcc struct {
+	max bool
+	v   any
+	set bool
+}
+
+func (a *minMaxAcc) add(v any) {
+	if nullish(v) {
+		return
+	}
+	c := 0
+	if a.set {
+		c = doc.Compare(v, a.v)
+	}
+	if !a.set || (a.max && c > 0) || (!a.max && c < 0) {
+		a.v, a.set = v, true
+	}
+}
+
+func (a *minMaxAcc) result() any { return a.v }
+
+type firstAcc struct {
+	v   any
+	set bool
+}
+
+func (a *firstAcc) add(v any) {
+	if !a.set {
+		if isMissing(v) {
+			v = nil
+		}
+		a.v, a.set = v, true
+	}
+}
+func (a *firstAcc) result() any { return a.v }
+
+type lastAcc struct{ v any }
+
+func (a *lastAcc) add(v any) {
+	if isMissing(v) {
+		v = nil
+	}
+	a.v = v
+}
+func (a *lastAcc) result() any { return a.v }
+
+type pushAcc struct{ list bson.A }
+
+func (a *pushAcc) add(v any) {
+	if !isMissing(v) {
+		a.list = append(a.list, v)
+	}
+}
+func (a *pushAcc) result() any { return a.list }
+
+type setAcc struct {
+	seen map[string]bool
+	list bson.A
+}
+
+func (a *setAcc) add(v any) {
+	if isMissing(v) {
+		return
+	}
+	k := GroupKey(v)
+	if !a.seen[k] {
+		a.seen[k] = true
+		a.list = append(a.list, v)
+	}
+}
+func (a *setAcc) result() any { return a.list }
+
+// stdDevAcc is Welford's running variance.
+type stdDevAcc struct {
+	sample   bool
+	n        int64
+	mean, m2 float64
+}
+
+func (a *stdDevAcc) add(v any) {
+	if !doc.IsNumber(v) {
+		return
+	}
+	x := query.ToFloat(v)
+	a.n++
+	d := x - a.mean
+	a.mean += d / float64(a.n)
+	a.m2 += d * (x - a.mean)
+}
+
+func (a *stdDevAcc) result() any {
+	switch {
+	case a.n == 0, a.sample && a.n == 1:
+		return nil
+	case a.sample:
+		return math.Sqrt(a.m2 / float64(a.n-1))
+	}
+	return math.Sqrt(a.m2 / float64(a.n))
+}
+
+func parseSortByCount(arg any) (stageSpec, error) {
+	switch x := arg.(type) {
+	case string:
+		if !strings.HasPrefix(x, "$") {
+			return stageSpec{}, doc.Errorf(doc.Code(40148), "the sortByCount field path must be defined as a $-prefixed path or an expression")
+		}
+	case bson.D:
+		if len(x) != 1 || !strings.HasPrefix(x[0].Key, "$") {
+			return stageSpec{}, doc.Errorf(doc.Code(40147), "the sortByCount field must be specified as a string or as an object with one operator")
+		}
+	default:
+		return stageSpec{}, doc.Errorf(doc.Code(40149), "the sortByCount field must be specified as a string or as an object")
+	}
+	g, err := parseGroup(bson.D{{Key: "_id", Value: arg}, {Key: "count", Value: bson.D{{Key: "$sum", Value: int32(1)}}}})
+	if err != nil {
+		return stageSpec{}, err
+	}
+	s, err := parseSort(bson.D{{Key: "count", Value: int32(-1)}})
+	if err != nil {
+		return stageSpec{}, err
+	}
+	return stageSpec{name: "$sortByCount", spec: arg, make: func(o *Options) stage {
+		return &chain{a: g.make(o), b: s.make(o)}
+	}}, nil
+}
+
+// chain runs stage a into stage b.
+type chain struct{ a, b stage }
+
+func (c *chain) push(d bson.D, out emitFunc) error {
+	return c.a.push(d, func(x bson.D) error { return c.b.push(x, out) })
+}
+
+func (c *chain) flush(out emitFunc) error {
+	if err := c.a.flush(func(x bson.D) error { return c.b.push(x, out) }); err != nil {
+		return err
+	}
+	return c.b.flush(out)
+}

@@ -1,0 +1,482 @@
+package agg
+
+import (
+	"math"
+	"strings"
+
+	"github.com/ttlkv/ttlkv/doc"
+	"github.com/ttlkv/ttlkv/engine/query"
+	"go.mongodb.org/mongo-driver/v2/bson"
+)
+
+// opFunc computes an operator from its evaluated arguments.
+type opFunc func(args []any) (any, error)
+
+// opSpec describes an operator taking a list of arguments.
+type opSpec struct {
+	min, max int // argument count bounds; max < 0: no bound
+	fn       opFunc
+}
+
+// listOps are the operators whose arguments are evaluated eagerly.
+var listOps map[string]opSpec
+
+func init() {
+	listOps = map[string]opSpec{
+		"$add":         {0, -1, opAdd},
+		"$subtract":    {2, 2, opSubtract},
+		"$multiply":    {0, -1, opMultiply},
+		"$divide":      {2, 2, opDivide},
+		"$mod":         {2, 2, opMod},
+		"$abs":         {1, 1, numeric1("$abs", math.Abs)},
+		"$floor":       {1, 1, numeric1("$floor", math.Floor)},
+		"$ceil":        {1, 1, numeric1("$ceil", math.Ceil)},
+		"$eq":          {2, 2, cmpOp(func(c int) bool { return c == 0 })},
+		"$ne":          {2, 2, cmpOp(func(c int) bool { return c != 0 })},
+		"$gt":          {2, 2, cmpOp(func(c int) bool { return c > 0 })},
+		"$gte":         {2, 2, cmpOp(func(c int) bool { return c >= 0 })},
+		"$lt":          {2, 2, cmpOp(func(c int) bool { return c < 0 })},
+		"$lte":         {2, 2, cmpOp(func(c int) bool { return c <= 0 })},
+		"$cmp":         {2, 2, opCmp},
+		"$not":         {1, 1, func(a []any) (any, error) { return !Truthy(a[0]), nil }},
+		"$ifNull":      {2, -1, opIfNull},
+		"$concat":      {0, -1, opConcat},
+		"$toLower":     {1, 1, stringCase(strings.ToLower)},
+		"$toUpper":     {1, 1, stringCase(strings.ToUpper)},
+		"$strLenCP":    {1, 1, opStrLen},
+		"$size":        {1, 1, opSize},
+		"$in":          {2, 2, opIn},
+		"$arrayElemAt": {2, 2, opArrayElemAt},
+		"$type":        {1, 1, opType},
+		"$toString":    {1, 1, opToString},
+		"$toDouble":    {1, 1, opToDouble},
+		"$toLong":      {1, 1, opToLong},
+		"$toInt":       {1, 1, opToInt},
+		"$toDate":      {1, 1, opToDate},
+	}
+}
+
+// parseOperator parses {name: arg}.
+func parseOperator(name string, arg any, depth int) (Expr, error) {
+	switch name {
+	case "$literal":
+		return literal{arg}, nil
+	case "$cond":
+		return parseCond(arg, depth)
+	case "$and", "$or":
+		args, err := parseArgs(arg, depth)
+		if err != nil {
+			return nil, err
+		}
+		return logicExpr{and: name == "$and", args: args}, nil
+	}
+	if spec, ok := dateParts[name]; ok {
+		return parseDatePart(name, spec, arg, depth)
+	}
+	switch name {
+	case "$dateTrunc":
+		return parseDateTrunc(arg, depth)
+	case "$dateToString":
+		return parseDateToString(arg, depth)
+	}
+	spec, ok := listOps[name]
+	if !ok {
+		return nil, doc.Errorf(codeUnknownExpression, "Unrecognized expression '%s'", name)
+	}
+	args, err := parseArgs(arg, depth)
+	if err != nil {
+		return nil, err
+	}
+	if len(args) < spec.min || (spec.max >= 0 && len(args) > spec.max) {
+		want := spec.min
+		if spec.max != spec.min {
+			return nil, doc.Errorf(codeExpressionArity, "Expression %s takes at least %d arguments, and %d were passed in.", name, spec.min, len(args))
+		}
+		return nil, doc.Errorf(codeExpressionArity, "Expression %s takes exactly %d arguments. %d were passed in.", name, want, len(args))
+	}
+	return opExpr{name: name, args: args, fn: spec.fn}, nil
+}
+
+// parseArgs parses an operator's argument: an array is the argument
+// list, anything else is a single argument.
+func parseArgs(arg any, depth int) ([]Expr, error) {
+	list, ok := arg.(bson.A)
+	if !ok {
+		list = bson.A{arg}
+	}
+	out := make([]Expr, 0, len(list))
+	for _, a := range list {
+		e, err := parseExpr(a, depth+1)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, e)
+	}
+	return out, nil
+}
+
+type opExpr struct {
+	name string
+	args []Expr
+	fn   opFunc
+}
+
+func (o opExpr) Eval(e *Env) (any, error) {
+	vals := make([]any, len(o.args))
+	for i, a := range o.args {
+		v, err := a.Eval(e)
+		if err != nil {
+			return nil, err
+		}
+		vals[i] = v
+	}
+	return o.fn(vals)
+}
+
+type logicExpr struct {
+	and  bool
+	args []Expr
+}
+
+// Eval short-circuits, so a guard such as {$and: [{$ne: ["$d", 0]},
+// {$gt: [{$divide: ["$n", "$d"]}, 1]}]} never divides by zero.
+func (l logicExpr) Eval(e *Env) (any, error) {
+	for _, a := range l.args {
+		v, err := a.Eval(e)
+		if err != nil {
+			return nil, err
+		}
+		if Truthy(v) != l.and {
+			return !l.and, nil
+		}
+	}
+	return l.and, nil
+}
+
+type condExpr struct{ cond, then, els Expr }
+
+func (c condExpr) Eval(e *Env) (any, error) {
+	v, err := c.cond.Eval(e)
+	if err != nil {
+		return nil, err
+	}
+	if Truthy(v) {
+		return c.then.Eval(e)
+	}
+	return c.els.Eval(e)
+}
+
+func parseCond(arg any, depth int) (Expr, error) {
+	var parts [3]any
+	switch x := arg.(type) {
+	case bson.A:
+		if len(x) != 3 {
+			return nil, doc.Errorf(codeExpressionArity, "Expression $cond takes exactly 3 arguments. %d were passed in.", len(x))
+		}
+		copy(parts[:], x)
+	case bson.D:
+		seen := [3]bool{}
+		for _, el := range x {
+			i := map[string]int{"if": 0, "then": 1, "else": 2}[el.Key]
+			if el.Key != "if" && el.Key != "then" && el.Key != "else" {
+				return nil, doc.Errorf(doc.Code(17083), "Unrecognized parameter to $cond: %s", el.Key)
+			}
+			parts[i], seen[i] = el.Value, true
+		}
+		for i, name := range []string{"if", "then", "else"} {
+			if !seen[i] {
+				return nil, doc.Errorf(doc.Code(17080+i), "Missing '%s' parameter to $cond", name)
+			}
+		}
+	default:
+		return nil, doc.Errorf(codeExpressionArity, "Expression $cond takes exactly 3 arguments. 1 were passed in.")
+	}
+	var c condExpr
+	var err error
+	if c.cond, err = parseExpr(parts[0], depth+1); err != nil {
+		return nil, err
+	}
+	if c.then, err = parseExpr(parts[1], depth+1); err != nil {
+		return nil, err
+	}
+	if c.els, err = parseExpr(parts[2], depth+1); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+func typeErr(code int, op string, v any) error {
+	return doc.Errorf(doc.Code(code), "%s only supports numeric types, not %s", op, doc.TypeName(v))
+}
+
+func opAdd(args []any) (any, error) {
+	var sum any = int32(0)
+	var date *bson.DateTime
+	for _, a := range args {
+		switch x := a.(type) {
+		case bson.DateTime:
+			if date != nil {
+				return nil, doc.Errorf(doc.Code(16612), "only one date allowed in an $add expression")
+			}
+			date = &x
+			continue
+		}
+		if nullish(a) {
+			return nil, nil
+		}
+		if !doc.IsNumber(a) {
+			return nil, doc.Errorf(doc.Code(16554), "$add only supports numeric or date types, not %s", doc.TypeName(a))
+		}
+		sum = query.AddNumbers(sum, a)
+	}
+	if date != nil {
+		return bson.DateTime(int64(*date) + int64(math.Round(query.ToFloat(sum)))), nil
+	}
+	return sum, nil
+}
+
+func opSubtract(args []any) (any, error) {
+	a, b := args[0], args[1]
+	if nullish(a) || nullish(b) {
+		return nil, nil
+	}
+	da, aDate := a.(bson.DateTime)
+	db, bDate := b.(bson.DateTime)
+	switch {
+	case aDate && bDate:
+		return int64(da) - int64(db), nil
+	case aDate && doc.IsNumber(b):
+		return bson.DateTime(int64(da) - int64(math.Round(query.ToFloat(b)))), nil
+	case doc.IsNumber(a) && doc.IsNumber(b):
+		return query.AddNumbers(a, query.MulNumbers(b, int32(-1))), nil
+	}
+	return nil, doc.Errorf(doc.Code(16556), "cant $subtract a %s from a %s", doc.TypeName(b), doc.TypeName(a))
+}
+
+func opMultiply(args []any) (any, error) {
+	var p any = int32(1)
+	for _, a := range args {
+		if nullish(a) {
+			return nil, nil
+		}
+		if !doc.IsNumber(a) {
+			return nil, typeErr(16555, "$multiply", a)
+		}
+		p = query.MulNumbers(p, a)
+	}
+	return p, nil
+}
+
+func opDivide(args []any) (any, error) {
+	a, b := args[0], args[1]
+	if nullish(a) || nullish(b) {
+		return nil, nil
+	}
+	if !doc.IsNumber(a) || !doc.IsNumber(b) {
+		bad := a
+		if doc.IsNumber(a) {
+			bad = b
+		}
+		return nil, doc.Errorf(doc.Code(16609), "$divide only supports numeric types, not %s and %s", doc.TypeName(a), doc.TypeName(bad))
+	}
+	if doc.Compare(b, int32(0)) == 0 {
+		return nil, doc.Errorf(doc.CodeBadValue, "can't $divide by zero")
+	}
+	if query.NumRank(a) == 4 || query.NumRank(b) == 4 {
+		return query.ToDecimal(query.ToFloat(a) / query.ToFloat(b)), nil
+	}
+	return query.ToFloat(a) / query.ToFloat(b), nil
+}
+
+func opMod(args []any) (any, error) {
+	a, b := args[0], args[1]
+	if nullish(a) || nullish(b) {
+		return nil, nil
+	}
+	if !doc.IsNumber(a) || !doc.IsNumber(b) {
+		return nil, doc.Errorf(doc.Code(16611), "$mod only supports numeric types, not %s and %s", doc.TypeName(a), doc.TypeName(b))
+	}
+	if doc.Compare(b, int32(0)) == 0 {
+		return nil, doc.Errorf(doc.Code(16610), "can't $mod by zero")
+	}
+	ra, rb := query.NumRank(a), query.NumRank(b)
+	if ra <= 2 && rb <= 2 {
+		x, y := toInt64(a), toInt64(b)
+		if y == -1 {
+			return fitLike(0, max(ra, rb)), nil
+		}
+		return fitLike(x%y, max(ra, rb)), nil
+	}
+	return math.Mod(query.ToFloat(a), query.ToFloat(b)), nil
+}
+
+func toInt64(v any) int64 {
+	switch x := v.(type) {
+	case int32:
+		return int64(x)
+	case int64:
+		return x
+	}
+	return int64(query.ToFloat(v))
+}
+
+func fitLike(n int64, rank int) any {
+	if rank == 1 {
+		return int32(n)
+	}
+	return n
+}
+
+func numeric1(op string, f func(float64) float64) opFunc {
+	return func(args []any) (any, error) {
+		a := args[0]
+		if nullish(a) {
+			return nil, nil
+		}
+		switch x := a.(type) {
+		case int32:
+			if op == "$abs" && x < 0 {
+				if x == math.MinInt32 {
+					return -int64(x), nil
+				}
+				return -x, nil
+			}
+			return x, nil
+		case int64:
+			if op == "$abs" && x < 0 {
+				if x == math.MinInt64 {
+					return nil, doc.Errorf(doc.Code(28680), "can't take $abs of long long min")
+				}
+				return -x, nil
+			}
+			return x, nil
+		case float64:
+			return f(x), nil
+		case bson.Decimal128:
+			return query.ToDecimal(f(query.ToFloat(x))), nil
+		}
+		return nil, doc.Errorf(doc.Code(28765), "%s only supports numeric types, not %s", op, doc.TypeName(a))
+	}
+}
+
+func cmpOp(ok func(int) bool) opFunc {
+	return func(args []any) (any, error) {
+		return ok(doc.Compare(orNull(args[0]), orNull(args[1]))), nil
+	}
+}
+
+// orNull compares a missing value as MongoDB's expressions do: below
+// null, as the absent value it is. doc.Compare has no missing, so use
+// MinKey's neighbour: missing compares lower than everything but MinKey.
+func orNull(v any) any {
+	if isMissing(v) {
+		return bson.Undefined{}
+	}
+	return v
+}
+
+func opCmp(args []any) (any, error) {
+	return int32(doc.Compare(orNull(args[0]), orNull(args[1]))), nil
+}
+
+func opIfNull(args []any) (any, error) {
+	for _, a := range args[:len(args)-1] {
+		if !nullish(a) {
+			return a, nil
+		}
+	}
+	return args[len(args)-1], nil
+}
+
+func opConcat(args []any) (any, error) {
+	var b strings.Builder
+	for _, a := range args {
+		if nullish(a) {
+			return nil, nil
+		}
+		s, ok := a.(string)
+		if !ok {
+			return nil, doc.Errorf(doc.Code(16702), "$concat only supports strings, not %s", doc.TypeName(a))
+		}
+		b.WriteString(s)
+	}
+	return b.String(), nil
+}
+
+func stringCase(f func(string) string) opFunc {
+	return func(args []any) (any, error) {
+		a := args[0]
+		if nullish(a) {
+			return "", nil
+		}
+		s, err := toStringValue(a)
+		if err != nil {
+			return nil, err
+		}
+		return f(s), nil
+	}
+}
+
+func opStrLen(args []any) (any, error) {
+	s, ok := args[0].(string)
+	if !ok {
+		return nil, doc.Errorf(doc.Code(34471), "$strLenCP requires a string argument, found: %s", typeOrMissing(args[0]))
+	}
+	return int32(len([]rune(s))), nil
+}
+
+func typeOrMissing(v any) string {
+	if isMissing(v) {
+		return "missing"
+	}
+	return doc.TypeName(v)
+}
+
+func opSize(args []any) (any, error) {
+	a, ok := args[0].(bson.A)
+	if !ok {
+		return nil, doc.Errorf(doc.Code(17124), "The argument to $size must be an array. Type of argument: %s", typeOrMissing(args[0]))
+	}
+	return int32(len(a)), nil
+}
+
+func opIn(args []any) (any, error) {
+	arr, ok := args[1].(bson.A)
+	if !ok {
+		return nil, doc.Errorf(doc.Code(40081), "$in requires an array as a second argument, found: %s", typeOrMissing(args[1]))
+	}
+	for _, el := range arr {
+		if doc.Compare(orNull(args[0]), el) == 0 {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+func opArrayElemAt(args []any) (any, error) {
+	if nullish(args[0]) || nullish(args[1]) {
+		return nil, nil
+	}
+	arr, ok := args[0].(bson.A)
+	if !ok {
+		return nil, doc.Errorf(doc.Code(28689), "$arrayElemAt's first argument must be an array, but is %s", doc.TypeName(args[0]))
+	}
+	if !doc.IsNumber(args[1]) || query.ToFloat(args[1]) != math.Trunc(query.ToFloat(args[1])) {
+		return nil, doc.Errorf(doc.Code(28691), "$arrayElemAt's second argument must be a numeric value, but is %s", doc.TypeName(args[1]))
+	}
+	i := int(query.ToFloat(args[1]))
+	if i < 0 {
+		i += len(arr)
+	}
+	if i < 0 || i >= len(arr) {
+		return missing, nil
+	}
+	return arr[i], nil
+}
+
+func opType(args []any) (any, error) {
+	if isMissing(args[0]) {
+		return "missing", nil
+	}
+	return doc.TypeName(args[0]), nil
+}

@@ -1,0 +1,233 @@
+// Package agg parses and runs MongoDB aggregation pipelines over a
+// stream of documents: the stages $match, $project, $addFields/$set,
+// $unset, $sort, $skip, $limit, $count, $group, $unwind,
+// $replaceRoot/$replaceWith and $sortByCount, with the expression
+// operators of expr.go, ops.go, dates.go and convert.go.
+//
+// The engine pushes a leading $match and $sort into its index scan
+// (Pipeline.Filter, Pipeline.Sort) and feeds the rest of the pipeline
+// document by document; only $group and $sort hold documents, within
+// Options.MaxMemoryBytes.
+package agg
+
+import (
+	"context"
+	"errors"
+
+	"github.com/ttlkv/ttlkv/doc"
+	"go.mongodb.org/mongo-driver/v2/bson"
+)
+
+// Codes of the server's pipeline errors.
+const (
+	codeStageOneField     = doc.Code(40323)
+	codeUnrecognizedStage = doc.Code(40324)
+	codeMemoryLimit       = doc.Code(292) // QueryExceededMemoryLimitNoDiskUseAllowed
+)
+
+// DefaultMaxMemoryBytes is what one blocking stage ($group, $sort) may
+// hold, MongoDB's internalQueryMaxBlockingSortMemoryUsageBytes.
+const DefaultMaxMemoryBytes = 100 << 20
+
+// Options control a pipeline run.
+type Options struct {
+	// MaxMemoryBytes bounds the documents a $group or $sort stage holds;
+	// 0 means DefaultMaxMemoryBytes. ttlkv does not spill to disk.
+	MaxMemoryBytes int64
+	// Now is $$NOW.
+	Now bson.DateTime
+}
+
+// Pipeline is a parsed aggregation pipeline. It is immutable; Run may
+// be called from several goroutines.
+type Pipeline struct {
+	filter bson.D // pushed-down leading $match (nil: none)
+	sort   bson.D // pushed-down leading $sort (nil: none)
+	limit  int64  // pushed-down $limit after that sort (0: none)
+	stages []stageSpec
+}
+
+// stageSpec is a parsed stage: a constructor of its per-run state and
+// its spec, for explain.
+type stageSpec struct {
+	name string
+	spec any
+	make func(o *Options) stage
+}
+
+// stage is the per-run state of one stage. push receives a document and
+// passes results to out; flush is called once after the last push.
+// Either may return errStop when no more input is wanted.
+type stage interface {
+	push(d bson.D, out emitFunc) error
+	flush(out emitFunc) error
+}
+
+type emitFunc func(bson.D) error
+
+// errStop tells the source that downstream wants nothing more.
+var errStop = errors.New("agg: stop")
+
+// Parse parses a pipeline (an array of one-field stage documents).
+func Parse(pipeline bson.A) (*Pipeline, error) {
+	p := &Pipeline{}
+	pushing := true
+	for _, sv := range pipeline {
+		sd, ok := sv.(bson.D)
+		if !ok {
+			return nil, doc.Errorf(doc.CodeTypeMismatch, "Each element of the 'pipeline' array must be an object")
+		}
+		if len(sd) != 1 {
+			return nil, doc.Errorf(codeStageOneField, "A pipeline stage specification object must contain exactly one field.")
+		}
+		name, arg := sd[0].Key, sd[0].Value
+		// Push a leading $match (and $sort, and a $limit right after it)
+		// into the collection scan, where indexes serve them.
+		if pushing {
+			switch {
+			case name == "$match" && p.sort == nil:
+				f, ok := arg.(bson.D)
+				if !ok {
+					return nil, doc.Errorf(doc.Code(15959), "the match filter must be an expression in an object")
+				}
+				if p.filter == nil {
+					p.filter = f
+				} else {
+					p.filter = bson.D{{Key: "$and", Value: bson.A{p.filter, f}}}
+				}
+				if _, err := parseStage(name, arg); err != nil {
+					return nil, err
+				}
+				continue
+			case name == "$sort" && p.sort == nil:
+				if _, err := parseStage(name, arg); err != nil {
+					return nil, err
+				}
+				p.sort = arg.(bson.D)
+				continue
+			case name == "$limit" && p.sort != nil:
+				st, err := parseStage(name, arg)
+				if err != nil {
+					return nil, err
+				}
+				p.limit = st.spec.(int64)
+				p.stages = append(p.stages, st)
+				pushing = false
+				continue
+			}
+			pushing = false
+		}
+		st, err := parseStage(name, arg)
+		if err != nil {
+			return nil, err
+		}
+		p.stages = append(p.stages, st)
+	}
+	return p, nil
+}
+
+// Filter returns the query filter of the leading $match stages, for the
+// collection scan (nil: every document).
+func (p *Pipeline) Filter() bson.D { return p.filter }
+
+// Sort returns the sort of a leading $sort stage, for the collection
+// scan (nil: natural order).
+func (p *Pipeline) Sort() bson.D { return p.sort }
+
+// Limit returns the limit of a $limit directly after the leading $sort
+// (0: none); the scan may stop after that many documents.
+func (p *Pipeline) Limit() int64 { return p.limit }
+
+// Stages returns the stages that run after the scan, as documents, for
+// explain.
+func (p *Pipeline) Stages() bson.A {
+	out := bson.A{}
+	for _, s := range p.stages {
+		out = append(out, bson.D{{Key: s.name, Value: s.spec}})
+	}
+	return out
+}
+
+// Source calls yield with each input document in order until yield
+// returns an error (errStop included), which it returns.
+type Source func(ctx context.Context, yield func(bson.D) error) error
+
+// Run feeds the documents of src through the stages after the scan and
+// returns the results.
+func (p *Pipeline) Run(ctx context.Context, src Source, o Options) ([]bson.D, error) {
+	if o.MaxMemoryBytes <= 0 {
+		o.MaxMemoryBytes = DefaultMaxMemoryBytes
+	}
+	states := make([]stage, len(p.stages))
+	for i, s := range p.stages {
+		states[i] = s.make(&o)
+	}
+	var out []bson.D
+	emits := make([]emitFunc, len(states)+1)
+	emits[len(states)] = func(d bson.D) error {
+		out = append(out, d)
+		return nil
+	}
+	for i := len(states) - 1; i >= 0; i-- {
+		st, next := states[i], emits[i+1]
+		emits[i] = func(d bson.D) error { return st.push(d, next) }
+	}
+	n := 0
+	err := src(ctx, func(d bson.D) error {
+		if n++; n%256 == 0 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+		}
+		return emits[0](d)
+	})
+	if err != nil && !errors.Is(err, errStop) {
+		return nil, err
+	}
+	for i, st := range states {
+		if err := st.flush(emits[i+1]); err != nil && !errors.Is(err, errStop) {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+func parseStage(name string, arg any) (stageSpec, error) {
+	switch name {
+	case "$match":
+		return parseMatch(arg)
+	case "$project":
+		return parseProject(arg)
+	case "$addFields", "$set":
+		return parseAddFields(name, arg)
+	case "$unset":
+		return parseUnset(arg)
+	case "$sort":
+		return parseSort(arg)
+	case "$skip", "$limit":
+		return parseSkipLimit(name, arg)
+	case "$count":
+		return parseCount(arg)
+	case "$group":
+		return parseGroup(arg)
+	case "$sortByCount":
+		return parseSortByCount(arg)
+	case "$unwind":
+		return parseUnwind(arg)
+	case "$replaceRoot", "$replaceWith":
+		return parseReplaceRoot(name, arg)
+	}
+	if known[name] {
+		return stageSpec{}, doc.Errorf(codeUnrecognizedStage, "%s is a MongoDB aggregation stage that ttlkv does not implement", name)
+	}
+	return stageSpec{}, doc.Errorf(codeUnrecognizedStage, "Unrecognized pipeline stage name: '%s'", name)
+}
+
+// known are MongoDB's stages that ttlkv lacks.
+var known = map[string]bool{
+	"$lookup": true, "$graphLookup": true, "$facet": true, "$bucket": true, "$bucketAuto": true,
+	"$out": true, "$merge": true, "$unionWith": true, "$sample": true, "$geoNear": true,
+	"$setWindowFields": true, "$densify": true, "$fill": true, "$redact": true, "$indexStats": true,
+	"$collStats": true, "$documents": true, "$changeStream": true, "$search": true, "$currentOp": true,
+	"$listSessions": true, "$planCacheStats": true,
+}

@@ -1,0 +1,643 @@
+package agg
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/ttlkv/ttlkv/doc"
+	"github.com/ttlkv/ttlkv/engine/query"
+	"go.mongodb.org/mongo-driver/v2/bson"
+)
+
+// mapStage is a streaming stage that turns each document into zero or
+// one document.
+type mapStage struct {
+	o  *Options
+	fn func(d bson.D, env *Env) (bson.D, bool, error)
+}
+
+func (m *mapStage) push(d bson.D, out emitFunc) error {
+	r, ok, err := m.fn(d, &Env{Root: d, Now: m.o.Now})
+	if err != nil || !ok {
+		return err
+	}
+	return out(r)
+}
+
+func (m *mapStage) flush(emitFunc) error { return nil }
+
+func mapSpec(name string, spec any, fn func(d bson.D, env *Env) (bson.D, bool, error)) stageSpec {
+	return stageSpec{name: name, spec: spec, make: func(o *Options) stage { return &mapStage{o: o, fn: fn} }}
+}
+
+func parseMatch(arg any) (stageSpec, error) {
+	f, ok := arg.(bson.D)
+	if !ok {
+		return stageSpec{}, doc.Errorf(doc.Code(15959), "the match filter must be an expression in an object")
+	}
+	flt, err := query.ParseFilter(f)
+	if err != nil {
+		return stageSpec{}, err
+	}
+	return mapSpec("$match", f, func(d bson.D, _ *Env) (bson.D, bool, error) {
+		return d, flt.Match(d), nil
+	}), nil
+}
+
+// pathOp is one entry of a flattened $project or $addFields spec.
+type pathOp struct {
+	path    []string
+	include bool // $project: 1/true
+	exclude bool // $project: 0/false
+	expr    Expr // computed value
+}
+
+// flattenSpec turns {a: {b: v}, "c.d": w} into paths a.b and c.d; leaf
+// values are given to leaf. Objects whose first key is an operator are
+// leaves.
+func flattenSpec(prefix []string, spec bson.D, leaf func(path []string, v any) (pathOp, error), out []pathOp) ([]pathOp, error) {
+	for _, el := range spec {
+		if el.Key == "" || strings.HasPrefix(el.Key, "$") {
+			return nil, doc.Errorf(codeFieldPathDollar, "FieldPath field names may not start with '$'. Consider using $getField or $setField.")
+		}
+		parts := strings.Split(el.Key, ".")
+		if slices.Contains(parts, "") {
+			return nil, doc.Errorf(doc.CodeBadValue, "FieldPath must not contain an empty field name: '%s'", el.Key)
+		}
+		path := append(slices.Clone(prefix), parts...)
+		if sub, ok := el.Value.(bson.D); ok && len(sub) > 0 && !strings.HasPrefix(sub[0].Key, "$") {
+			var err error
+			if out, err = flattenSpec(path, sub, leaf, out); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		op, err := leaf(path, el.Value)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, op)
+	}
+	return out, nil
+}
+
+func parseProject(arg any) (stageSpec, error) {
+	spec, ok := arg.(bson.D)
+	if !ok {
+		return stageSpec{}, doc.Errorf(doc.Code(15969), "$project specification must be an object")
+	}
+	if len(spec) == 0 {
+		return stageSpec{}, doc.Errorf(doc.Code(51272), "projection specification must have at least one field")
+	}
+	ops, err := flattenSpec(nil, spec, func(path []string, v any) (pathOp, error) {
+		switch x := v.(type) {
+		case bool:
+			return pathOp{path: path, include: x, exclude: !x}, nil
+		case bson.D:
+			if len(x) == 0 {
+				return pathOp{}, doc.Errorf(doc.Code(51270), "An empty sub-projection is not a valid value. Found empty object at path")
+			}
+		}
+		if doc.IsNumber(v) {
+			z := doc.Compare(v, int32(0)) == 0
+			return pathOp{path: path, include: !z, exclude: z}, nil
+		}
+		e, err := parseExpr(v, 0)
+		return pathOp{path: path, expr: e}, err
+	}, nil)
+	if err != nil {
+		return stageSpec{}, err
+	}
+	exclusion := true
+	idExcluded := false
+	for _, op := range ops {
+		isID := len(op.path) == 1 && op.path[0] == "_id"
+		if isID && op.exclude {
+			idExcluded = true
+			continue
+		}
+		if !op.exclude {
+			exclusion = false
+		}
+	}
+	for _, op := range ops {
+		isID := len(op.path) == 1 && op.path[0] == "_id"
+		if !exclusion && op.exclude && !isID {
+			return stageSpec{}, doc.Errorf(doc.Code(31254), "Invalid $project :: caused by :: Cannot do exclusion on field %s in inclusion projection", strings.Join(op.path, "."))
+		}
+	}
+	if exclusion {
+		return mapSpec("$project", spec, func(d bson.D, _ *Env) (bson.D, bool, error) {
+			for _, op := range ops {
+				d = removePath(d, op.path)
+			}
+			return d, true, nil
+		}), nil
+	}
+	var incl [][]string
+	if !idExcluded {
+		incl = append(incl, []string{"_id"})
+	}
+	var computed []pathOp
+	for _, op := range ops {
+		switch {
+		case op.include:
+			incl = append(incl, op.path)
+		case op.expr != nil:
+			computed = append(computed, op)
+		}
+	}
+	return mapSpec("$project", spec, func(d bson.D, env *Env) (bson.D, bool, error) {
+		out := includePaths(d, incl)
+		for _, op := range computed {
+			v, err := op.expr.Eval(env)
+			if err != nil {
+				return nil, false, err
+			}
+			if !isMissing(v) {
+				out = setPath(out, op.path, v)
+			}
+		}
+		return out, true, nil
+	}), nil
+}
+
+// includePaths keeps the fields of d on paths, in d's order, descending
+// into documents and arrays of documents.
+func includePaths(d bson.D, paths [][]string) bson.D {
+	out := bson.D{}
+	for _, el := range d {
+		var sub [][]string
+		whole := false
+		for _, p := range paths {
+			if p[0] != el.Key {
+				continue
+			}
+			if len(p) == 1 {
+				whole = true
+			} else {
+				sub = append(sub, p[1:])
+			}
+		}
+		switch {
+		case whole:
+			out = append(out, el)
+		case sub != nil:
+			if v, ok := includeIn(el.Value, sub); ok {
+				out = append(out, bson.E{Key: el.Key, Value: v})
+			}
+		}
+	}
+	return out
+}
+
+func includeIn(v any, paths [][]string) (any, bool) {
+	switch x := v.(type) {
+	case bson.D:
+		return includePaths(x, paths), true
+	case bson.A:
+		out := bson.A{}
+		for _, el := range x {
+			if r, ok := includeIn(el, paths); ok {
+				out = append(out, r)
+			}
+		}
+		return out, true
+	}
+	return nil, false
+}
+
+// removePath returns d without the field at path (through documents and
+// arrays of documents).
+func removePath(d bson.D, path []string) bson.D {
+	out := make(bson.D, 0, len(d))
+	for _, el := range d {
+		if el.Key != path[0] {
+			out = append(out, el)
+			continue
+		}
+		if len(path) == 1 {
+			continue
+		}
+		out = append(out, bson.E{Key: el.Key, Value: removeIn(el.Value, path[1:])})
+	}
+	return out
+}
+
+func removeIn(v any, path []string) any {
+	switch x := v.(type) {
+	case bson.D:
+		return removePath(x, path)
+	case bson.A:
+		out := make(bson.A, len(x))
+		for i, el := range x {
+			out[i] = removeIn(el, path)
+		}
+		return out
+	}
+	return v
+}
+
+// setPath returns d with v at path: an existing field keeps its place,
+// a new one is appended, documents on the way are created, and an array
+// on the way has v set in each of its documents.
+func setPath(d bson.D, path []string, v any) bson.D {
+	out := slices.Clone(d)
+	for i, el := range out {
+		if el.Key != path[0] {
+			continue
+		}
+		if len(path) == 1 {
+			out[i].Value = v
+		} else {
+			out[i].Value = setIn(el.Value, path[1:], v)
+		}
+		return out
+	}
+	if len(path) == 1 {
+		return append(out, bson.E{Key: path[0], Value: v})
+	}
+	return append(out, bson.E{Key: path[0], Value: setPath(bson.D{}, path[1:], v)})
+}
+
+func setIn(cur any, path []string, v any) any {
+	switch x := cur.(type) {
+	case bson.D:
+		return setPath(x, path, v)
+	case bson.A:
+		out := make(bson.A, len(x))
+		for i, el := range x {
+			if _, ok := el.(bson.D); ok {
+				out[i] = setIn(el, path, v)
+			} else {
+				out[i] = el
+			}
+		}
+		return out
+	}
+	return setPath(bson.D{}, path, v)
+}
+
+func parseAddFields(name string, arg any) (stageSpec, error) {
+	spec, ok := arg.(bson.D)
+	if !ok {
+		return stageSpec{}, doc.Errorf(doc.Code(40272), "%s specification stage must be an object, got %s", name, doc.TypeName(arg))
+	}
+	ops, err := flattenSpec(nil, spec, func(path []string, v any) (pathOp, error) {
+		e, err := parseExpr(v, 0)
+		return pathOp{path: path, expr: e}, err
+	}, nil)
+	if err != nil {
+		return stageSpec{}, err
+	}
+	return mapSpec(name, spec, func(d bson.D, env *Env) (bson.D, bool, error) {
+		out := d
+		for _, op := range ops {
+			v, err := op.expr.Eval(env)
+			if err != nil {
+				return nil, false, err
+			}
+			if isMissing(v) {
+				out = removePath(out, op.path)
+				continue
+			}
+			out = setPath(out, op.path, v)
+		}
+		return out, true, nil
+	}), nil
+}
+
+func parseUnset(arg any) (stageSpec, error) {
+	var names []string
+	switch x := arg.(type) {
+	case string:
+		names = []string{x}
+	case bson.A:
+		for _, el := range x {
+			s, ok := el.(string)
+			if !ok {
+				return stageSpec{}, doc.Errorf(doc.Code(31120), "$unset specification must be a string or an array containing only string values")
+			}
+			names = append(names, s)
+		}
+	default:
+		return stageSpec{}, doc.Errorf(doc.Code(31002), "$unset specification must be a string or an array")
+	}
+	if len(names) == 0 {
+		return stageSpec{}, doc.Errorf(doc.Code(31119), "$unset specification must be a string or an array with at least one field")
+	}
+	var paths [][]string
+	for _, n := range names {
+		parts := strings.Split(n, ".")
+		if n == "" || strings.HasPrefix(n, "$") || slices.Contains(parts, "") {
+			return stageSpec{}, doc.Errorf(codeFieldPathDollar, "Invalid $unset :: caused by :: FieldPath field names may not be empty or start with '$': '%s'", n)
+		}
+		paths = append(paths, parts)
+	}
+	return mapSpec("$unset", arg, func(d bson.D, _ *Env) (bson.D, bool, error) {
+		for _, p := range paths {
+			d = removePath(d, p)
+		}
+		return d, true, nil
+	}), nil
+}
+
+func parseReplaceRoot(name string, arg any) (stageSpec, error) {
+	rootV := arg
+	if name == "$replaceRoot" {
+		spec, ok := arg.(bson.D)
+		if !ok {
+			return stageSpec{}, doc.Errorf(doc.Code(40228), "expected an object as specification for $replaceRoot stage, got %s", doc.TypeName(arg))
+		}
+		v, ok := docGet(spec, "newRoot")
+		if !ok || len(spec) != 1 {
+			return stageSpec{}, doc.Errorf(doc.Code(40231), "no newRoot specified for the $replaceRoot stage")
+		}
+		rootV = v
+	}
+	e, err := parseExpr(rootV, 0)
+	if err != nil {
+		return stageSpec{}, err
+	}
+	return mapSpec(name, arg, func(d bson.D, env *Env) (bson.D, bool, error) {
+		v, err := e.Eval(env)
+		if err != nil {
+			return nil, false, err
+		}
+		nd, ok := v.(bson.D)
+		if !ok {
+			return nil, false, doc.Errorf(doc.Code(40228), "'newRoot' expression must evaluate to an object, but resulting value was: %s. Type of resulting value: '%s'. Input document: %s",
+				formatMaybeMissing(v), typeOrMissing(v), doc.Format(d))
+		}
+		return nd, true, nil
+	}), nil
+}
+
+func formatMaybeMissing(v any) string {
+	if isMissing(v) {
+		return "MISSING"
+	}
+	return doc.Format(v)
+}
+
+func docGet(d bson.D, k string) (any, bool) {
+	for _, el := range d {
+		if el.Key == k {
+			return el.Value, true
+		}
+	}
+	return nil, false
+}
+
+// unwindStage emits one document per element of the array at path.
+type unwindStage struct {
+	path     []string
+	index    []string // includeArrayIndex path, nil: none
+	preserve bool
+}
+
+func parseUnwind(arg any) (stageSpec, error) {
+	u := &unwindStage{}
+	var pathS string
+	switch x := arg.(type) {
+	case string:
+		pathS = x
+	case bson.D:
+		have := false
+		for _, el := range x {
+			switch el.Key {
+			case "path":
+				s, ok := el.Value.(string)
+				if !ok {
+					return stageSpec{}, doc.Errorf(doc.Code(28808), "expected a string as the path for $unwind stage, got %s", doc.TypeName(el.Value))
+				}
+				pathS, have = s, true
+			case "includeArrayIndex":
+				s, ok := el.Value.(string)
+				if !ok || s == "" || strings.HasPrefix(s, "$") {
+					return stageSpec{}, doc.Errorf(doc.Code(28810), "includeArrayIndex option to $unwind stage should be a non-empty string not starting with '$'")
+				}
+				u.index = strings.Split(s, ".")
+			case "preserveNullAndEmptyArrays":
+				b, ok := el.Value.(bool)
+				if !ok {
+					return stageSpec{}, doc.Errorf(doc.Code(28809), "expected a boolean for the preserveNullAndEmptyArrays option to $unwind stage, got %s", doc.TypeName(el.Value))
+				}
+				u.preserve = b
+			default:
+				return stageSpec{}, doc.Errorf(doc.Code(28811), "unrecognized option to $unwind stage: %s", el.Key)
+			}
+		}
+		if !have {
+			return stageSpec{}, doc.Errorf(doc.Code(28812), "no path specified to $unwind stage")
+		}
+	default:
+		return stageSpec{}, doc.Errorf(doc.Code(15981), "expected either a string or an object as specification for $unwind stage, got %s", doc.TypeName(arg))
+	}
+	if !strings.HasPrefix(pathS, "$") || len(pathS) == 1 {
+		return stageSpec{}, doc.Errorf(doc.Code(28818), "path option to $unwind stage should be prefixed with a '$': %s", pathS)
+	}
+	u.path = strings.Split(pathS[1:], ".")
+	if slices.Contains(u.path, "") || strings.HasPrefix(pathS[1:], "$") {
+		return stageSpec{}, doc.Errorf(doc.CodeBadValue, "FieldPath must not contain an empty field name: '%s'", pathS)
+	}
+	return stageSpec{name: "$unwind", spec: arg, make: func(*Options) stage { return u }}, nil
+}
+
+// plainGet follows path through documents only, as $unwind does.
+func plainGet(d bson.D, path []string) (any, bool) {
+	var cur any = d
+	for _, p := range path {
+		sd, ok := cur.(bson.D)
+		if !ok {
+			return nil, false
+		}
+		if cur, ok = docGet(sd, p); !ok {
+			return nil, false
+		}
+	}
+	return cur, true
+}
+
+func (u *unwindStage) push(d bson.D, out emitFunc) error {
+	v, found := plainGet(d, u.path)
+	arr, isArr := v.(bson.A)
+	switch {
+	case isArr && len(arr) > 0:
+		for i, el := range arr {
+			nd := setPath(d, u.path, el)
+			if u.index != nil {
+				nd = setPath(nd, u.index, int64(i))
+			}
+			if err := out(nd); err != nil {
+				return err
+			}
+		}
+		return nil
+	case isArr || !found || nullish(v):
+		if !u.preserve {
+			return nil
+		}
+		if u.index != nil {
+			d = setPath(d, u.index, nil)
+		}
+		return out(d)
+	}
+	// A non-array value unwinds to itself.
+	if u.index != nil {
+		d = setPath(d, u.index, nil)
+	}
+	return out(d)
+}
+
+func (u *unwindStage) flush(emitFunc) error { return nil }
+
+// skipLimit is $skip (skip > 0) or $limit.
+type skipLimit struct {
+	skip, limit int64
+	seen        int64
+}
+
+func parseSkipLimit(name string, arg any) (stageSpec, error) {
+	f := query.ToFloat(arg)
+	if !doc.IsNumber(arg) || f != float64(int64(f)) {
+		if name == "$skip" {
+			return stageSpec{}, doc.Errorf(doc.Code(15972), "Argument to $skip must be a number")
+		}
+		return stageSpec{}, doc.Errorf(doc.Code(15957), "the limit must be specified as a number")
+	}
+	n := int64(f)
+	if name == "$skip" {
+		if n < 0 {
+			return stageSpec{}, doc.Errorf(doc.Code(15956), "Argument to $skip cannot be negative")
+		}
+		return stageSpec{name: name, spec: n, make: func(*Options) stage { return &skipLimit{skip: n} }}, nil
+	}
+	if n <= 0 {
+		return stageSpec{}, doc.Errorf(doc.Code(15958), "the limit must be positive")
+	}
+	return stageSpec{name: name, spec: n, make: func(*Options) stage { return &skipLimit{limit: n} }}, nil
+}
+
+func (s *skipLimit) push(d bson.D, out emitFunc) error {
+	s.seen++
+	if s.limit > 0 {
+		if s.seen > s.limit {
+			return errStop
+		}
+		if err := out(d); err != nil {
+			return err
+		}
+		if s.seen == s.limit {
+			return errStop
+		}
+		return nil
+	}
+	if s.seen <= s.skip {
+		return nil
+	}
+	return out(d)
+}
+
+func (s *skipLimit) flush(emitFunc) error { return nil }
+
+// sortStage holds every document and emits them sorted at flush.
+type sortStage struct {
+	o    *Options
+	s    *query.Sort
+	docs []bson.D
+	mem  int64
+}
+
+func parseSort(arg any) (stageSpec, error) {
+	spec, ok := arg.(bson.D)
+	if !ok {
+		return stageSpec{}, doc.Errorf(doc.Code(15973), "the $sort key specification must be an object")
+	}
+	if len(spec) == 0 {
+		return stageSpec{}, doc.Errorf(doc.Code(15976), "$sort stage must have at least one sort key")
+	}
+	s, err := query.ParseSort(spec)
+	if err != nil {
+		return stageSpec{}, err
+	}
+	return stageSpec{name: "$sort", spec: spec, make: func(o *Options) stage { return &sortStage{o: o, s: s} }}, nil
+}
+
+func (s *sortStage) push(d bson.D, _ emitFunc) error {
+	s.docs = append(s.docs, d)
+	s.mem += approxSize(d)
+	if s.mem > s.o.MaxMemoryBytes {
+		return memoryErr("$sort", s.o)
+	}
+	return nil
+}
+
+func (s *sortStage) flush(out emitFunc) error {
+	slices.SortStableFunc(s.docs, s.s.Compare)
+	for _, d := range s.docs {
+		if err := out(d); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func memoryErr(stage string, o *Options) error {
+	return doc.Errorf(codeMemoryLimit, "Exceeded memory limit for %s, but didn't allow external spilling; ttlkv holds %s in memory and allows %d bytes", stage, stage, o.MaxMemoryBytes)
+}
+
+// approxSize is a cheap estimate of a value's memory footprint.
+func approxSize(v any) int64 {
+	switch x := v.(type) {
+	case bson.D:
+		n := int64(24)
+		for _, el := range x {
+			n += int64(len(el.Key)) + 16 + approxSize(el.Value)
+		}
+		return n
+	case bson.A:
+		n := int64(24)
+		for _, el := range x {
+			n += 16 + approxSize(el)
+		}
+		return n
+	case string:
+		return int64(len(x)) + 16
+	case bson.Binary:
+		return int64(len(x.Data)) + 32
+	}
+	return 16
+}
+
+// countStage is $count: one document {name: n} when n > 0.
+type countStage struct {
+	name string
+	n    int64
+}
+
+func parseCount(arg any) (stageSpec, error) {
+	s, ok := arg.(string)
+	switch {
+	case !ok || s == "":
+		return stageSpec{}, doc.Errorf(doc.Code(40156), "the count field must be a non-empty string")
+	case strings.HasPrefix(s, "$"):
+		return stageSpec{}, doc.Errorf(doc.Code(40158), "the count field cannot be a $-prefixed path")
+	case strings.Contains(s, "."):
+		return stageSpec{}, doc.Errorf(doc.Code(40160), "the count field cannot contain '.'")
+	}
+	return stageSpec{name: "$count", spec: s, make: func(*Options) stage { return &countStage{name: s} }}, nil
+}
+
+func (c *countStage) push(bson.D, emitFunc) error { c.n++; return nil }
+
+func (c *countStage) flush(out emitFunc) error {
+	if c.n == 0 {
+		return nil
+	}
+	var v any = c.n
+	if c.n <= 1<<31-1 {
+		v = int32(c.n)
+	}
+	return out(bson.D{{Key: c.name, Value: v}})
+}

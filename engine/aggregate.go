@@ -1,0 +1,221 @@
+package engine
+
+import (
+	"context"
+	"errors"
+
+	"github.com/ttlkv/ttlkv/doc"
+	"github.com/ttlkv/ttlkv/engine/agg"
+	"github.com/ttlkv/ttlkv/engine/query"
+	"go.mongodb.org/mongo-driver/v2/bson"
+)
+
+// aggregateSpec is a parsed aggregate command.
+type aggregateSpec struct {
+	name        string
+	pipeline    *agg.Pipeline
+	raw         bson.A
+	batchSize   int64 // -1: default
+	explain     bool
+	allowDisk   bool
+	hint        any
+	hasCursor   bool
+	maxMemBytes int64
+}
+
+func parseAggregate(cmd bson.D) (*aggregateSpec, error) {
+	if _, ok := cmd[0].Value.(string); !ok {
+		return nil, doc.Errorf(doc.CodeInvalidNamespace, "ttlkv runs aggregate on a collection only; {aggregate: 1} pipelines ($documents, $currentOp) are not supported")
+	}
+	name, err := collName(cmd)
+	if err != nil {
+		return nil, err
+	}
+	s := &aggregateSpec{name: name, batchSize: -1}
+	havePipeline := false
+	for _, e := range cmd[1:] {
+		switch e.Key {
+		case "pipeline":
+			arr, ok := e.Value.(bson.A)
+			if !ok {
+				return nil, doc.Errorf(doc.CodeTypeMismatch, "BSON field 'aggregate.pipeline' is the wrong type '%s', expected type 'array'", typeName(e.Value))
+			}
+			s.raw, havePipeline = arr, true
+		case "cursor":
+			cd, ok := e.Value.(bson.D)
+			if !ok {
+				return nil, doc.Errorf(doc.CodeTypeMismatch, "BSON field 'aggregate.cursor' is the wrong type '%s', expected type 'object'", typeName(e.Value))
+			}
+			s.hasCursor = true
+			if v, ok := get(cd, "batchSize"); ok {
+				n, err := intOpt("aggregate.cursor.batchSize", v)
+				if err != nil {
+					return nil, err
+				}
+				if n < 0 {
+					return nil, doc.Errorf(doc.CodeBadValue, "BSON field 'batchSize' value must be >= 0, actual value '%d'", n)
+				}
+				s.batchSize = n
+			}
+		case "explain":
+			b, ok := e.Value.(bool)
+			if !ok {
+				return nil, doc.Errorf(doc.CodeTypeMismatch, "BSON field 'aggregate.explain' is the wrong type '%s', expected type 'bool'", typeName(e.Value))
+			}
+			s.explain = b
+		case "allowDiskUse":
+			b, ok := e.Value.(bool)
+			if !ok {
+				return nil, doc.Errorf(doc.CodeTypeMismatch, "BSON field 'aggregate.allowDiskUse' is the wrong type '%s', expected type 'bool'", typeName(e.Value))
+			}
+			s.allowDisk = b
+		case "hint":
+			s.hint = e.Value
+		}
+	}
+	if !havePipeline {
+		return nil, doc.Errorf(codeIDLFailedToParse, "BSON field 'aggregate.pipeline' is missing but a required field")
+	}
+	if !s.hasCursor && !s.explain {
+		return nil, doc.Errorf(doc.CodeFailedToParse, "The 'cursor' option is required, except for aggregate with the explain argument")
+	}
+	if s.pipeline, err = agg.Parse(s.raw); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// aggregate runs a parsed pipeline over the collection and returns
+// every result document. The leading $match and $sort (and a $limit
+// right after that sort) run in the collection scan, using indexes;
+// the other stages run over the scan's documents in memory, each
+// blocking stage within agg.DefaultMaxMemoryBytes.
+func (db *DB) aggregate(ctx context.Context, dbName string, s *aggregateSpec) ([]bson.D, error) {
+	p := s.pipeline
+	_, _, q, err := db.findPlan(dbName, s.name, p.Filter(), FindOptions{Sort: p.Sort(), Limit: p.Limit(), Hint: s.hint})
+	if err != nil {
+		return nil, err
+	}
+	src := func(ctx context.Context, yield func(bson.D) error) error {
+		for q != nil && !q.done {
+			docs, err := q.nextBatch(ctx, 1024)
+			if err != nil {
+				return err
+			}
+			for _, d := range docs {
+				if err := yield(d); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	}
+	o := agg.Options{Now: bson.NewDateTimeFromTime(db.opts.Clock())}
+	if s.maxMemBytes > 0 {
+		o.MaxMemoryBytes = s.maxMemBytes
+	}
+	out, err := p.Run(ctx, src, o)
+	if err != nil {
+		if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+			return nil, ctxErr(ctx)
+		}
+		return nil, err
+	}
+	return out, nil
+}
+
+func cmdAggregate(ctx context.Context, db *DB, dbName string, cmd bson.D) (bson.D, error) {
+	s, err := parseAggregate(cmd)
+	if err != nil {
+		return nil, err
+	}
+	if s.explain {
+		return db.explainAggregate(ctx, dbName, s, "queryPlanner")
+	}
+	if err := validateCollName(dbName, s.name, true); err != nil {
+		return nil, err
+	}
+	docs, err := db.aggregate(ctx, dbName, s)
+	if err != nil {
+		return nil, err
+	}
+	db.stats.queried.Add(1)
+	ns := dbName + "." + s.name
+	n := int64(defaultFirstBatch)
+	if s.batchSize >= 0 {
+		n = s.batchSize
+	}
+	if int64(len(docs)) <= n {
+		return cursorReply(0, ns, "firstBatch", docs), nil
+	}
+	// The rest is served by getMore from memory.
+	q := memExec(docs[n:])
+	id := db.cursors.add(&serverCursor{ns: ns, c: db.lookup(dbName, s.name), q: q})
+	return cursorReply(id, ns, "firstBatch", docs[:n]), nil
+}
+
+// memExec is a queryExec that returns docs, for cursors over results
+// computed in memory.
+func memExec(docs []bson.D) *queryExec {
+	return &queryExec{sc: &scanner{done: true}, sortSt: &query.Sort{}, sortDone: true, sorted: docs}
+}
+
+// explainAggregate explains the collection scan the pipeline starts
+// with ($cursor, as MongoDB names it) and lists the stages after it.
+func (db *DB) explainAggregate(ctx context.Context, dbName string, s *aggregateSpec, verbosity string) (bson.D, error) {
+	p := s.pipeline
+	find := bson.D{{Key: "find", Value: s.name}, {Key: "filter", Value: nonNilDoc(p.Filter())}}
+	if p.Sort() != nil {
+		find = append(find, bson.E{Key: "sort", Value: p.Sort()})
+	}
+	if p.Limit() > 0 {
+		find = append(find, bson.E{Key: "limit", Value: p.Limit()})
+	}
+	if s.hint != nil {
+		find = append(find, bson.E{Key: "hint", Value: s.hint})
+	}
+	inner, err := cmdExplain(ctx, db, dbName, bson.D{{Key: "explain", Value: find}, {Key: "verbosity", Value: verbosity}})
+	if err != nil {
+		return nil, err
+	}
+	cursor := bson.D{}
+	for _, e := range inner {
+		if e.Key == "queryPlanner" || e.Key == "executionStats" {
+			cursor = append(cursor, e)
+		}
+	}
+	stages := bson.A{bson.D{{Key: "$cursor", Value: cursor}}}
+	stages = append(stages, p.Stages()...)
+	return bson.D{{Key: "explainVersion", Value: "1"}, {Key: "stages", Value: stages},
+		{Key: "command", Value: bson.D{{Key: "aggregate", Value: s.name}, {Key: "pipeline", Value: s.raw}}}}, nil
+}
+
+// Aggregate runs a pipeline (a bson.A of stage documents) over the
+// collection and returns the results; see the aggregate command for the
+// stages and operators ttlkv implements.
+func (c *Collection) Aggregate(ctx context.Context, pipeline any) ([]bson.D, error) {
+	arr, err := normPipeline(pipeline)
+	if err != nil {
+		return nil, err
+	}
+	s := &aggregateSpec{name: c.name, raw: arr}
+	if s.pipeline, err = agg.Parse(arr); err != nil {
+		return nil, err
+	}
+	if err := validateCollName(c.dbName, c.name, true); err != nil {
+		return nil, err
+	}
+	return c.db.aggregate(ctx, c.dbName, s)
+}
+
+func normPipeline(v any) (bson.A, error) {
+	nv, err := doc.NormalizeValue(v)
+	if err != nil {
+		return nil, doc.Errorf(doc.CodeBadValue, "aggregate: %v", err)
+	}
+	arr, ok := nv.(bson.A)
+	if !ok {
+		return nil, doc.Errorf(doc.CodeTypeMismatch, "aggregate: the pipeline must be an array, got %s", typeName(v))
+	}
+	return arr, nil
+}

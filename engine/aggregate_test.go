@@ -1,0 +1,171 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/ttlkv/ttlkv/doc"
+	"go.mongodb.org/mongo-driver/v2/bson"
+)
+
+// TestAggregateCommand checks the aggregate command's reply shapes, its
+// cursor (firstBatch, getMore), index use for a leading $match, the
+// injected clock as $$NOW, and its refusals.
+func TestAggregateCommand(t *testing.T) {
+	db, clk, _ := openTest(t)
+	var docs []string
+	for i := range 300 {
+		docs = append(docs, fmt.Sprintf(`{"_id": %d, "g": %d, "v": %d}`, i, i%3, i))
+	}
+	mustRun(t, db, "test", `{"insert": "c", "documents": [`+joinComma(docs)+`]}`)
+	mustRun(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"g": 1}, "name": "g_1"}]}`)
+
+	r := mustRun(t, db, "test", `{"aggregate": "c", "pipeline": [{"$match": {"g": 1}}, {"$group": {"_id": "$g", "n": {"$sum": 1}, "total": {"$sum": "$v"}}}], "cursor": {}}`)
+	id, batch := checkCursorShape(t, "group", field(r, "cursor"), "firstBatch")
+	want := bson.D{{Key: "_id", Value: int32(1)}, {Key: "n", Value: int32(100)}, {Key: "total", Value: int32(14950)}}
+	if id != 0 || len(batch) != 1 || doc.Compare(batch[0], want) != 0 || field(r, "cursor.ns") != "test.c" {
+		t.Fatalf("group reply: %v, want one batch of %v", r, want)
+	}
+
+	// 300 results: 101 in the first batch, the rest through getMore.
+	r = mustRun(t, db, "test", `{"aggregate": "c", "pipeline": [{"$project": {"v": 1}}], "cursor": {}}`)
+	id, batch = checkCursorShape(t, "project", field(r, "cursor"), "firstBatch")
+	if id == 0 || len(batch) != 101 {
+		t.Fatalf("first batch: id %d, %d docs; want an open cursor and 101", id, len(batch))
+	}
+	r = mustRun(t, db, "test", fmt.Sprintf(`{"getMore": {"$numberLong": "%d"}, "collection": "c", "batchSize": 150}`, id))
+	_, next := checkCursorShape(t, "getMore", field(r, "cursor"), "nextBatch")
+	r = mustRun(t, db, "test", fmt.Sprintf(`{"getMore": {"$numberLong": "%d"}, "collection": "c"}`, id))
+	id2, last := checkCursorShape(t, "getMore 2", field(r, "cursor"), "nextBatch")
+	if len(next) != 150 || len(last) != 49 || id2 != 0 || field(last[48].(bson.D), "_id") != int32(299) {
+		t.Fatalf("getMore batches %d and %d (cursor %d), want 150 and 49 ending at _id 299, then closed", len(next), len(last), id2)
+	}
+	r = mustRun(t, db, "test", `{"aggregate": "c", "pipeline": [], "cursor": {"batchSize": 0}}`)
+	if id, b := checkCursorShape(t, "batchSize 0", field(r, "cursor"), "firstBatch"); id == 0 || len(b) != 0 {
+		t.Fatalf("batchSize 0: id %d, %d docs; want an open cursor and none", id, len(b))
+	}
+
+	// A leading $match is an index scan; the rest follows $cursor.
+	r = mustRun(t, db, "test", `{"aggregate": "c", "pipeline": [{"$match": {"g": 2}}, {"$count": "n"}], "explain": true}`)
+	stages, _ := field(r, "stages").(bson.A)
+	if len(stages) != 2 || field(stages[0].(bson.D), "$cursor.queryPlanner.winningPlan.inputStage.stage") != "IXSCAN" ||
+		field(stages[1].(bson.D), "$count") != "n" {
+		t.Fatalf("explain: %v, want $cursor over IXSCAN then $count", r)
+	}
+	r = mustRun(t, db, "test", `{"explain": {"aggregate": "c", "pipeline": [{"$match": {"g": 2}}], "cursor": {}}, "verbosity": "executionStats"}`)
+	if n := field(r, "stages.0.$cursor.executionStats.nReturned"); n != int64(100) {
+		t.Fatalf("explain executionStats nReturned = %v, want 100 (%v)", n, r)
+	}
+
+	// $$NOW is the engine's clock.
+	r = mustRun(t, db, "test", `{"aggregate": "c", "pipeline": [{"$limit": 1}, {"$project": {"_id": 0, "now": "$$NOW"}}], "cursor": {}}`)
+	_, batch = checkCursorShape(t, "now", field(r, "cursor"), "firstBatch")
+	if got := field(batch[0].(bson.D), "now"); got != bson.NewDateTimeFromTime(clk.Now()) {
+		t.Fatalf("$$NOW = %v, want the injected clock %v", got, clk.Now())
+	}
+	// A collection that does not exist aggregates to nothing.
+	r = mustRun(t, db, "test", `{"aggregate": "nosuch", "pipeline": [{"$count": "n"}], "cursor": {}}`)
+	if _, b := checkCursorShape(t, "nosuch", field(r, "cursor"), "firstBatch"); len(b) != 0 {
+		t.Fatalf("aggregate on a missing collection: %v", r)
+	}
+
+	wantCode(t, db, "test", `{"aggregate": "c", "pipeline": []}`, doc.CodeFailedToParse, "'cursor' option is required")
+	wantCode(t, db, "test", `{"aggregate": "c", "cursor": {}}`, codeIDLFailedToParse, "'aggregate.pipeline' is missing")
+	wantCode(t, db, "test", `{"aggregate": "c", "pipeline": {}, "cursor": {}}`, doc.CodeTypeMismatch, "expected type 'array'")
+	wantCode(t, db, "test", `{"aggregate": 1, "pipeline": [], "cursor": {}}`, doc.CodeInvalidNamespace, "collection only")
+	wantCode(t, db, "test", `{"aggregate": "c", "pipeline": [{"$out": "x"}], "cursor": {}}`, doc.Code(40324), "$out")
+	wantCode(t, db, "test", `{"aggregate": "c", "pipeline": [{"$project": {"x": {"$divide": ["$v", "$g"]}}}], "cursor": {}}`, doc.CodeBadValue, "divide by zero")
+	if n := count(t, db, "test", "c"); n != 300 {
+		t.Fatalf("after the refusals: %d documents, want 300", n)
+	}
+}
+
+func joinComma(s []string) string {
+	out := ""
+	for i, x := range s {
+		if i > 0 {
+			out += ","
+		}
+		out += x
+	}
+	return out
+}
+
+// TestAggregateTimeseries checks that a pipeline over a time-series
+// collection sees its measurements, and gives the same answer as over
+// the same measurements in an ordinary collection.
+func TestAggregateTimeseries(t *testing.T) {
+	db, _, _ := openTest(t)
+	ctx := context.Background()
+	mustRun(t, db, "test", `{"create": "ts", "timeseries": {"timeField": "t", "metaField": "m", "granularity": "minutes"}}`)
+	base := time.Date(2026, 5, 1, 10, 0, 0, 0, time.UTC)
+	var ms []any
+	for i := range 240 {
+		ms = append(ms, bson.D{{Key: "t", Value: bson.NewDateTimeFromTime(base.Add(time.Duration(i) * 37 * time.Second))},
+			{Key: "m", Value: bson.D{{Key: "sensor", Value: fmt.Sprintf("s%d", i%4)}}}, {Key: "temp", Value: float64(i%17) + 0.5}})
+	}
+	for _, coll := range []string{"ts", "plain"} {
+		if _, err := db.Database("test").Collection(coll).InsertMany(ctx, ms, true); err != nil {
+			t.Fatal(err)
+		}
+	}
+	pipeline := bson.A{
+		bson.D{{Key: "$match", Value: bson.D{{Key: "m.sensor", Value: bson.D{{Key: "$in", Value: bson.A{"s1", "s2"}}}}}}},
+		bson.D{{Key: "$group", Value: bson.D{
+			{Key: "_id", Value: bson.D{{Key: "s", Value: "$m.sensor"}, {Key: "h", Value: bson.D{{Key: "$dateTrunc", Value: bson.D{{Key: "date", Value: "$t"}, {Key: "unit", Value: "minute"}, {Key: "binSize", Value: 30}}}}}}},
+			{Key: "n", Value: bson.D{{Key: "$sum", Value: 1}}},
+			{Key: "avg", Value: bson.D{{Key: "$avg", Value: "$temp"}}},
+			{Key: "max", Value: bson.D{{Key: "$max", Value: "$temp"}}}}}},
+		bson.D{{Key: "$sort", Value: bson.D{{Key: "_id.s", Value: 1}, {Key: "_id.h", Value: 1}}}},
+	}
+	got, err := db.Database("test").Collection("ts").Aggregate(ctx, pipeline)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := db.Database("test").Collection("plain").Aggregate(ctx, pipeline)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) == 0 || len(got) != len(want) {
+		t.Fatalf("time-series: %d groups, ordinary: %d", len(got), len(want))
+	}
+	total := int32(0)
+	for i := range got {
+		if doc.Compare(got[i], want[i]) != 0 {
+			t.Fatalf("group %d: time-series %v, ordinary %v", i, got[i], want[i])
+		}
+		total += field(got[i], "n").(int32)
+	}
+	if total != 120 {
+		t.Fatalf("groups hold %d measurements, want 120 (sensors s1 and s2)", total)
+	}
+}
+
+// TestAggregateCapped checks $natural order and a pipeline over what the
+// ring still holds.
+func TestAggregateCapped(t *testing.T) {
+	db, _, _ := openTest(t)
+	ctx := context.Background()
+	mustRun(t, db, "test", `{"create": "cap", "capped": true, "size": 100000, "max": 5}`)
+	for i := range 12 {
+		if _, err := db.Database("test").Collection("cap").InsertOne(ctx, bson.D{{Key: "i", Value: int32(i)}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := db.Database("test").Collection("cap").Aggregate(ctx, bson.A{
+		bson.D{{Key: "$sort", Value: bson.D{{Key: "$natural", Value: -1}}}},
+		bson.D{{Key: "$project", Value: bson.D{{Key: "_id", Value: 0}, {Key: "i", Value: 1}}}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var is []int32
+	for _, d := range got {
+		is = append(is, field(d, "i").(int32))
+	}
+	if fmt.Sprint(is) != "[11 10 9 8 7]" {
+		t.Fatalf("capped $natural -1: %v, want [11 10 9 8 7]", is)
+	}
+}
