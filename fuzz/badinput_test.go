@@ -132,6 +132,18 @@ func badCases() []badCase {
 		{name: "ttlIndexDeleteTargetDocs 0", db: "admin", json: `{"setParameter": 1, "ttlIndexDeleteTargetDocs": 0}`, undo: `{"setParameter": 1, "ttlIndexDeleteTargetDocs": 50000}`},
 		{name: "delete limit 2", json: `{"delete": "c", "deletes": [{"q": {}, "limit": 2}]}`, code: doc.CodeFailedToParse, frag: "must be 0 or 1"},
 		{name: "unknown command", json: `{"noSuchCommand": 1}`, code: doc.CodeCommandNotFound},
+		// Reading commands: aggregate, distinct; renameCollection.
+		{name: "aggregate without cursor", json: `{"aggregate": "c", "pipeline": []}`, code: doc.CodeFailedToParse},
+		{name: "aggregate unknown stage", json: `{"aggregate": "c", "pipeline": [{"$nope": 1}], "cursor": {}}`, code: doc.Code(40324)},
+		{name: "aggregate stage with two fields", json: `{"aggregate": "c", "pipeline": [{"$match": {}, "$limit": 1}], "cursor": {}}`, code: doc.Code(40323)},
+		{name: "aggregate unknown operator", json: `{"aggregate": "c", "pipeline": [{"$project": {"a": {"$nope": 1}}}], "cursor": {}}`, code: doc.Code(168)},
+		{name: "aggregate divide by zero", json: `{"aggregate": "c", "pipeline": [{"$project": {"a": {"$divide": [1, 0]}}}], "cursor": {}}`, code: doc.CodeBadValue},
+		{name: "aggregate group without _id", json: `{"aggregate": "c", "pipeline": [{"$group": {"n": {"$sum": 1}}}], "cursor": {}}`, code: doc.Code(15955)},
+		{name: "aggregate $out", json: `{"aggregate": "c", "pipeline": [{"$out": "d"}], "cursor": {}}`, code: doc.Code(40324)},
+		{name: "distinct key not a string", json: `{"distinct": "c", "key": 1}`, code: doc.CodeTypeMismatch},
+		{name: "renameCollection outside admin", json: `{"renameCollection": "b.c", "to": "b.d"}`, code: doc.Code(13)},
+		{name: "renameCollection of a missing collection", db: "admin", json: `{"renameCollection": "b.nope", "to": "b.d"}`, code: doc.CodeNamespaceNotFound},
+		{name: "renameCollection onto itself", db: "admin", json: `{"renameCollection": "b.c", "to": "b.c"}`, code: doc.CodeIllegalOperation},
 		// §5 collMod.
 		{name: "collMod string expireAfterSeconds", json: `{"collMod": "c", "index": {"name": "exp_1", "expireAfterSeconds": "1"}}`, code: doc.CodeTypeMismatch},
 		{name: "collMod negative", json: `{"collMod": "c", "index": {"name": "exp_1", "expireAfterSeconds": -1}}`, code: doc.CodeInvalidOptions, frag: "cannot be less than 0"},

@@ -77,7 +77,9 @@ admin {"listDatabases": 1}
 {"collMod": "ts", "timeseries": {"granularity": "minutes"}}
 {"collMod": "ts", "expireAfterSeconds": "off"}
 {"delete": "ts", "deletes": [{"q": {"m": "b"}, "limit": 0}]}
-{"aggregate": "ts", "pipeline": [{"$match": {}}], "cursor": {}}
+{"aggregate": "ts", "pipeline": [{"$match": {}}, {"$group": {"_id": {"$dateTrunc": {"date": "$t", "unit": "minute", "binSize": 5}}, "n": {"$sum": 1}, "avg": {"$avg": "$v"}}}, {"$sort": {"_id": -1}}], "cursor": {}}
+{"aggregate": "ts", "pipeline": [{"$unwind": {"path": "$m", "includeArrayIndex": "i", "preserveNullAndEmptyArrays": true}}, {"$project": {"x": {"$concat": [{"$toString": "$v"}, "$m"]}, "y": {"$cond": [{"$gt": ["$v", 1]}, {"$divide": [1, "$v"]}, "$$REMOVE"]}}}, {"$count": "n"}], "cursor": {"batchSize": 1}}
+{"distinct": "ts", "key": "m.s"}
 {"listCollections": 1, "filter": {"type": "timeseries"}}
 {"collStats": "ts"}
 {"validate": "ts"}`,
