@@ -248,3 +248,51 @@ func TestCappedFrame(t *testing.T) {
 		t.Error("cappedKS accepted an empty key")
 	}
 }
+
+// prepareCapped encodes the document straight into the frame and takes
+// the short path for the _id key; the result must be exactly what
+// encodeCappedPayload gives for the _id index's keystring and
+// doc.Marshal, whatever the lengths of key and document (one- to
+// three-byte length prefixes) and the _id's type.
+func TestPrepareCappedFrame(t *testing.T) {
+	m := &collMeta{Kind: kindCapped, Indexes: []*indexMeta{idIndex()}}
+	for _, tc := range []struct {
+		name string
+		d    bson.D
+	}{
+		{"small", bson.D{{Key: "_id", Value: int32(1)}, {Key: "a", Value: "x"}}},
+		{"no _id", bson.D{{Key: "a", Value: "x"}}},
+		{"_id not first", bson.D{{Key: "a", Value: "x"}, {Key: "_id", Value: "later"}}},
+		{"long key", bson.D{{Key: "_id", Value: strings.Repeat("k", 300)}}},
+		{"document over 127 bytes", bson.D{{Key: "_id", Value: 1.5}, {Key: "pad", Value: strings.Repeat("p", 200)}}},
+		{"document over 16 KiB", bson.D{{Key: "_id", Value: int64(7)}, {Key: "pad", Value: strings.Repeat("p", 20000)}}},
+		{"subdocument _id", bson.D{{Key: "_id", Value: bson.D{{Key: "x", Value: int32(1)}, {Key: "y", Value: "z"}}}}},
+		{"decimal _id", bson.D{{Key: "_id", Value: int64(1) << 60}}},
+	} {
+		p, err := prepareCapped(m, tc.d)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		ix := idIndex()
+		keys, _, err := indexKeys(ix, p.d)
+		if err != nil || len(keys) != 1 {
+			t.Fatalf("%s: indexKeys %v %v", tc.name, keys, err)
+		}
+		msg, err := doc.Marshal(p.d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := encodeCappedPayload(nil, keys[0], msg, 0); string(p.payload) != string(want) {
+			t.Fatalf("%s: payload\n%x\nwant\n%x", tc.name, p.payload, want)
+		}
+		if string(p.ks) != string(keys[0]) {
+			t.Fatalf("%s: ks %x, want %x", tc.name, p.ks, keys[0])
+		}
+		if d, err := decodeCappedPayload(p.payload); err != nil || !doc.Equal(d, p.d) {
+			t.Fatalf("%s: payload decodes to %v, %v", tc.name, d, err)
+		}
+	}
+	if _, err := prepareCapped(m, bson.D{{Key: "_id", Value: bson.A{int32(1)}}}); err == nil {
+		t.Fatal("an array _id was accepted")
+	}
+}

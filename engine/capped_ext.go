@@ -686,7 +686,21 @@ func decodeCappedPayload(p []byte) (bson.D, error) {
 }
 
 // cappedIDKey returns the _id index keystring of d.
-func cappedIDKey(m *collMeta, d bson.D) ([]byte, error) {
+func cappedIDKey(m *collMeta, d bson.D) ([]byte, error) { return cappedIDKeyTo(nil, m, d) }
+
+// cappedIDKeyTo appends the _id index keystring of d to dst. A document
+// whose first field is a non-array _id (what prepareInsert makes) takes
+// the short path: the keystring of that value, as indexKeys computes it
+// for the ascending {_id: 1} index.
+func cappedIDKeyTo(dst []byte, m *collMeta, d bson.D) ([]byte, error) {
+	if len(d) > 0 && d[0].Key == "_id" && len(m.Indexes) > 0 {
+		ix := m.Indexes[0]
+		if _, arr := d[0].Value.(bson.A); !arr && ix.ID == idIndexID && ix.partial == nil && !ix.Sparse && len(ix.Key) == 1 {
+			if f, ok := asFloat(ix.Key[0].Value); ok && f > 0 {
+				return lsm.AppendKey(dst, d[0].Value, false), nil
+			}
+		}
+	}
 	ix := m.index("_id_")
 	if ix == nil {
 		ix = idIndex()
@@ -698,5 +712,5 @@ func cappedIDKey(m *collMeta, d bson.D) ([]byte, error) {
 	if len(keys) != 1 {
 		return nil, doc.Errorf(doc.CodeInvalidIDField, "a capped document must have exactly one _id key, found %d", len(keys))
 	}
-	return keys[0], nil
+	return append(dst, keys[0]...), nil
 }
