@@ -6,7 +6,6 @@ import (
 
 	"github.com/ttlkv/ttlkv/doc"
 	"github.com/ttlkv/ttlkv/engine/agg"
-	"github.com/ttlkv/ttlkv/engine/query"
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
 
@@ -85,41 +84,57 @@ func parseAggregate(cmd bson.D) (*aggregateSpec, error) {
 	return s, nil
 }
 
-// aggregate runs a parsed pipeline over the collection and returns
-// every result document. The leading $match and $sort (and a $limit
-// right after that sort) run in the collection scan, using indexes;
-// the other stages run over the scan's documents in memory, each
-// blocking stage within agg.DefaultMaxMemoryBytes.
-func (db *DB) aggregate(ctx context.Context, dbName string, s *aggregateSpec) ([]bson.D, error) {
+// aggregate returns an executor whose batches are the pipeline's
+// results. The leading $match and $sort (and a $limit right after that
+// sort) run in the collection scan, using indexes; the other stages
+// pull the scan's documents as their reader asks for results, and only
+// $group and $sort hold documents (agg.DefaultMaxMemoryBytes each).
+func (db *DB) aggregate(dbName string, s *aggregateSpec) (*queryExec, error) {
 	p := s.pipeline
 	_, _, q, err := db.findPlan(dbName, s.name, p.Filter(), FindOptions{Sort: p.Sort(), Limit: p.Limit(), Hint: s.hint})
 	if err != nil {
 		return nil, err
 	}
-	src := func(ctx context.Context, yield func(bson.D) error) error {
-		for q != nil && !q.done {
-			docs, err := q.nextBatch(ctx, 1024)
+	var buf []bson.D
+	src := func(ctx context.Context) (bson.D, error) {
+		for len(buf) == 0 {
+			if q == nil || q.done {
+				return nil, nil
+			}
+			docs, err := q.nextBatch(ctx, 256)
 			if err != nil {
-				return err
+				return nil, err
 			}
-			for _, d := range docs {
-				if err := yield(d); err != nil {
-					return err
-				}
-			}
+			buf = docs
 		}
-		return nil
+		d := buf[0]
+		buf = buf[1:]
+		return d, nil
 	}
 	o := agg.Options{Now: bson.NewDateTimeFromTime(db.opts.Clock())}
 	if s.maxMemBytes > 0 {
 		o.MaxMemoryBytes = s.maxMemBytes
 	}
-	out, err := p.Run(ctx, src, o)
-	if err != nil {
-		if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
-			return nil, ctxErr(ctx)
+	cur := p.Open(src, o)
+	out := &queryExec{sc: &scanner{}}
+	out.gen = func(ctx context.Context, n int) ([]bson.D, error) {
+		var docs []bson.D
+		for len(docs) < n && !out.done {
+			d, err := cur.Next(ctx)
+			if err != nil {
+				if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+					err = ctxErr(ctx)
+				}
+				return nil, err
+			}
+			if d == nil {
+				out.done = true
+				break
+			}
+			docs = append(docs, d)
+			out.returned++
 		}
-		return nil, err
+		return docs, nil
 	}
 	return out, nil
 }
@@ -135,7 +150,7 @@ func cmdAggregate(ctx context.Context, db *DB, dbName string, cmd bson.D) (bson.
 	if err := validateCollName(dbName, s.name, true); err != nil {
 		return nil, err
 	}
-	docs, err := db.aggregate(ctx, dbName, s)
+	q, err := db.aggregate(dbName, s)
 	if err != nil {
 		return nil, err
 	}
@@ -145,19 +160,18 @@ func cmdAggregate(ctx context.Context, db *DB, dbName string, cmd bson.D) (bson.
 	if s.batchSize >= 0 {
 		n = s.batchSize
 	}
-	if int64(len(docs)) <= n {
-		return cursorReply(0, ns, "firstBatch", docs), nil
+	var docs []bson.D
+	if n > 0 {
+		if docs, err = q.nextBatch(ctx, int(n)); err != nil {
+			return nil, err
+		}
 	}
-	// The rest is served by getMore from memory.
-	q := memExec(docs[n:])
-	id := db.cursors.add(&serverCursor{ns: ns, c: db.lookup(dbName, s.name), q: q})
-	return cursorReply(id, ns, "firstBatch", docs[:n]), nil
-}
-
-// memExec is a queryExec that returns docs, for cursors over results
-// computed in memory.
-func memExec(docs []bson.D) *queryExec {
-	return &queryExec{sc: &scanner{done: true}, sortSt: &query.Sort{}, sortDone: true, sorted: docs}
+	// A batch that filled up may have more behind it: getMore tells.
+	var id int64
+	if !q.done {
+		id = db.cursors.add(&serverCursor{ns: ns, c: db.lookup(dbName, s.name), q: q})
+	}
+	return cursorReply(id, ns, "firstBatch", docs), nil
 }
 
 // explainAggregate explains the collection scan the pipeline starts
@@ -191,9 +205,10 @@ func (db *DB) explainAggregate(ctx context.Context, dbName string, s *aggregateS
 }
 
 // Aggregate runs a pipeline (a bson.A of stage documents) over the
-// collection and returns the results; see the aggregate command for the
-// stages and operators ttlkv implements.
-func (c *Collection) Aggregate(ctx context.Context, pipeline any) ([]bson.D, error) {
+// collection and returns a cursor over its results, like the driver's
+// Collection.Aggregate; see docs/aggregation.md for the stages and
+// operators ttlkv implements.
+func (c *Collection) Aggregate(ctx context.Context, pipeline any) (*Cursor, error) {
 	arr, err := normPipeline(pipeline)
 	if err != nil {
 		return nil, err
@@ -205,7 +220,12 @@ func (c *Collection) Aggregate(ctx context.Context, pipeline any) ([]bson.D, err
 	if err := validateCollName(c.dbName, c.name, true); err != nil {
 		return nil, err
 	}
-	return c.db.aggregate(ctx, c.dbName, s)
+	q, err := c.db.aggregate(c.dbName, s)
+	if err != nil {
+		return nil, err
+	}
+	c.db.stats.queried.Add(1)
+	return &Cursor{q: q, batch: 1024}, nil
 }
 
 func normPipeline(v any) (bson.A, error) {

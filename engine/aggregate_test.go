@@ -120,14 +120,8 @@ func TestAggregateTimeseries(t *testing.T) {
 			{Key: "max", Value: bson.D{{Key: "$max", Value: "$temp"}}}}}},
 		bson.D{{Key: "$sort", Value: bson.D{{Key: "_id.s", Value: 1}, {Key: "_id.h", Value: 1}}}},
 	}
-	got, err := db.Database("test").Collection("ts").Aggregate(ctx, pipeline)
-	if err != nil {
-		t.Fatal(err)
-	}
-	want, err := db.Database("test").Collection("plain").Aggregate(ctx, pipeline)
-	if err != nil {
-		t.Fatal(err)
-	}
+	got := aggregateAll(t, db.Database("test").Collection("ts"), pipeline)
+	want := aggregateAll(t, db.Database("test").Collection("plain"), pipeline)
 	if len(got) == 0 || len(got) != len(want) {
 		t.Fatalf("time-series: %d groups, ordinary: %d", len(got), len(want))
 	}
@@ -154,13 +148,10 @@ func TestAggregateCapped(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	got, err := db.Database("test").Collection("cap").Aggregate(ctx, bson.A{
+	got := aggregateAll(t, db.Database("test").Collection("cap"), bson.A{
 		bson.D{{Key: "$sort", Value: bson.D{{Key: "$natural", Value: -1}}}},
 		bson.D{{Key: "$project", Value: bson.D{{Key: "_id", Value: 0}, {Key: "i", Value: 1}}}},
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
 	var is []int32
 	for _, d := range got {
 		is = append(is, field(d, "i").(int32))
@@ -168,4 +159,17 @@ func TestAggregateCapped(t *testing.T) {
 	if fmt.Sprint(is) != "[11 10 9 8 7]" {
 		t.Fatalf("capped $natural -1: %v, want [11 10 9 8 7]", is)
 	}
+}
+
+func aggregateAll(t *testing.T, c *Collection, pipeline bson.A) []bson.D {
+	t.Helper()
+	cur, err := c.Aggregate(context.Background(), pipeline)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := cur.All(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
 }

@@ -179,6 +179,9 @@ type queryExec struct {
 	proj     *query.Projection
 	returned int64
 	done     bool
+	// gen, when set, produces the documents instead of the scan (an
+	// aggregation pipeline's results); it sets done at the end.
+	gen func(ctx context.Context, n int) ([]bson.D, error)
 }
 
 func newQueryExec(p *plan, skip, limit int64, proj *query.Projection) *queryExec {
@@ -193,6 +196,9 @@ func newQueryExec(p *plan, skip, limit int64, proj *query.Projection) *queryExec
 func (q *queryExec) nextBatch(ctx context.Context, n int) ([]bson.D, error) {
 	if n <= 0 {
 		n = int(^uint(0) >> 1)
+	}
+	if q.gen != nil {
+		return q.gen(ctx, n)
 	}
 	var out []bson.D
 	if q.sortSt != nil && !q.sortDone {

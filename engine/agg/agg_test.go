@@ -49,14 +49,19 @@ func run(t testing.TB, docs, pipeline string, o Options) ([]bson.D, error) {
 	if n := p.Limit(); n > 0 && int64(len(in)) > n {
 		in = in[:n]
 	}
-	return p.Run(context.Background(), func(_ context.Context, yield func(bson.D) error) error {
-		for _, d := range in {
-			if err := yield(d); err != nil {
-				return err
-			}
+	return p.Run(context.Background(), sliceSource(in), o)
+}
+
+// sliceSource returns the documents of in, then the end.
+func sliceSource(in []bson.D) Source {
+	return func(context.Context) (bson.D, error) {
+		if len(in) == 0 {
+			return nil, nil
 		}
-		return nil
-	}, o)
+		d := in[0]
+		in = in[1:]
+		return d, nil
+	}
 }
 
 func codeOf(err error) int {
@@ -301,14 +306,9 @@ func TestLimitStopsTheSource(t *testing.T) {
 		t.Fatal(err)
 	}
 	read := 0
-	out, err := p.Run(context.Background(), func(_ context.Context, yield func(bson.D) error) error {
-		for i := range 1000 {
-			read++
-			if err := yield(bson.D{{Key: "a", Value: int32(i)}}); err != nil {
-				return err
-			}
-		}
-		return nil
+	out, err := p.Run(context.Background(), func(context.Context) (bson.D, error) {
+		read++
+		return bson.D{{Key: "a", Value: int32(read)}}, nil // endless
 	}, Options{})
 	if err != nil || len(out) != 3 || read != 3 {
 		t.Fatalf("got %d results after reading %d documents (%v), want 3 and 3", len(out), read, err)

@@ -1,6 +1,7 @@
 package agg
 
 import (
+	"context"
 	"math"
 	"math/big"
 	"strconv"
@@ -75,8 +76,8 @@ func parseGroup(arg any) (stageSpec, error) {
 	if g.id == nil {
 		return stageSpec{}, doc.Errorf(doc.Code(15955), "a group specification must include an _id")
 	}
-	return stageSpec{name: "$group", spec: spec, make: func(o *Options) stage {
-		return &groupStage{o: o, g: g, groups: map[string]*group{}}
+	return stageSpec{name: "$group", spec: spec, make: func(up iter, o *Options) iter {
+		return &groupStage{up: up, o: o, g: g, groups: map[string]*group{}}
 	}}, nil
 }
 
@@ -111,7 +112,11 @@ type group struct {
 	accs []accumulator
 }
 
+// groupStage reads every document on its first next and then returns
+// the groups in the order their keys first appeared.
 type groupStage struct {
+	up     iter
+	read   bool
 	o      *Options
 	g      *groupSpec
 	groups map[string]*group
@@ -119,7 +124,39 @@ type groupStage struct {
 	mem    int64
 }
 
-func (s *groupStage) push(d bson.D, _ emitFunc) error {
+func (s *groupStage) next(ctx context.Context) (bson.D, error) {
+	if !s.read {
+		s.read = true
+		for n := 1; ; n++ {
+			if err := checkCtx(ctx, n); err != nil {
+				return nil, err
+			}
+			d, err := s.up.next(ctx)
+			if err != nil {
+				return nil, err
+			}
+			if d == nil {
+				break
+			}
+			if err := s.add(d); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if len(s.order) == 0 {
+		return nil, nil
+	}
+	gr := s.order[0]
+	s.order = s.order[1:]
+	d := make(bson.D, 0, 1+len(gr.accs))
+	d = append(d, bson.E{Key: "_id", Value: gr.id})
+	for i, a := range s.g.accs {
+		d = append(d, bson.E{Key: a.field, Value: gr.accs[i].result()})
+	}
+	return d, nil
+}
+
+func (s *groupStage) add(d bson.D) error {
 	env := &Env{Root: d, Now: s.o.Now}
 	id, err := s.g.id.Eval(env)
 	if err != nil {
@@ -144,29 +181,13 @@ func (s *groupStage) push(d bson.D, _ emitFunc) error {
 		if err != nil {
 			return err
 		}
-		if a.op == "$push" || a.op == "$addToSet" {
-			if !isMissing(v) {
-				s.mem += approxSize(v)
-			}
+		if (a.op == "$push" || a.op == "$addToSet") && !isMissing(v) {
+			s.mem += approxSize(v)
 		}
 		gr.accs[i].add(v)
 	}
 	if s.mem > s.o.MaxMemoryBytes {
 		return memoryErr("$group", s.o)
-	}
-	return nil
-}
-
-func (s *groupStage) flush(out emitFunc) error {
-	for _, gr := range s.order {
-		d := make(bson.D, 0, 1+len(gr.accs))
-		d = append(d, bson.E{Key: "_id", Value: gr.id})
-		for i, a := range s.g.accs {
-			d = append(d, bson.E{Key: a.field, Value: gr.accs[i].result()})
-		}
-		if err := out(d); err != nil {
-			return err
-		}
 	}
 	return nil
 }
@@ -431,21 +452,7 @@ func parseSortByCount(arg any) (stageSpec, error) {
 	if err != nil {
 		return stageSpec{}, err
 	}
-	return stageSpec{name: "$sortByCount", spec: arg, make: func(o *Options) stage {
-		return &chain{a: g.make(o), b: s.make(o)}
+	return stageSpec{name: "$sortByCount", spec: arg, make: func(up iter, o *Options) iter {
+		return s.make(g.make(up, o), o)
 	}}, nil
-}
-
-// chain runs stage a into stage b.
-type chain struct{ a, b stage }
-
-func (c *chain) push(d bson.D, out emitFunc) error {
-	return c.a.push(d, func(x bson.D) error { return c.b.push(x, out) })
-}
-
-func (c *chain) flush(out emitFunc) error {
-	if err := c.a.flush(func(x bson.D) error { return c.b.push(x, out) }); err != nil {
-		return err
-	}
-	return c.b.flush(out)
 }

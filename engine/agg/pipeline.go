@@ -12,7 +12,6 @@ package agg
 
 import (
 	"context"
-	"errors"
 
 	"github.com/ttlkv/ttlkv/doc"
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -47,26 +46,20 @@ type Pipeline struct {
 	stages []stageSpec
 }
 
-// stageSpec is a parsed stage: a constructor of its per-run state and
-// its spec, for explain.
+// stageSpec is a parsed stage: a constructor of its per-run iterator
+// over the stage before it, and its spec, for explain.
 type stageSpec struct {
 	name string
 	spec any
-	make func(o *Options) stage
+	make func(up iter, o *Options) iter
 }
 
-// stage is the per-run state of one stage. push receives a document and
-// passes results to out; flush is called once after the last push.
-// Either may return errStop when no more input is wanted.
-type stage interface {
-	push(d bson.D, out emitFunc) error
-	flush(out emitFunc) error
+// iter yields a stage's documents one at a time: nil and no error at
+// the end. Documents are pulled, so a pipeline only computes what its
+// reader asks for, and only $group and $sort hold documents.
+type iter interface {
+	next(ctx context.Context) (bson.D, error)
 }
-
-type emitFunc func(bson.D) error
-
-// errStop tells the source that downstream wants nothing more.
-var errStop = errors.New("agg: stop")
 
 // Parse parses a pipeline (an array of one-field stage documents).
 func Parse(pipeline bson.A) (*Pipeline, error) {
@@ -148,48 +141,46 @@ func (p *Pipeline) Stages() bson.A {
 	return out
 }
 
-// Source calls yield with each input document in order until yield
-// returns an error (errStop included), which it returns.
-type Source func(ctx context.Context, yield func(bson.D) error) error
+// Source returns the next input document, or nil at the end.
+type Source func(ctx context.Context) (bson.D, error)
 
-// Run feeds the documents of src through the stages after the scan and
-// returns the results.
-func (p *Pipeline) Run(ctx context.Context, src Source, o Options) ([]bson.D, error) {
+func (s Source) next(ctx context.Context) (bson.D, error) { return s(ctx) }
+
+// Cursor yields a pipeline's results.
+type Cursor struct{ it iter }
+
+// Open returns a cursor over the results of the stages after the scan,
+// reading src as they need it.
+func (p *Pipeline) Open(src Source, o Options) *Cursor {
 	if o.MaxMemoryBytes <= 0 {
 		o.MaxMemoryBytes = DefaultMaxMemoryBytes
 	}
-	states := make([]stage, len(p.stages))
-	for i, s := range p.stages {
-		states[i] = s.make(&o)
+	var it iter = src
+	for _, s := range p.stages {
+		it = s.make(it, &o)
 	}
-	var out []bson.D
-	emits := make([]emitFunc, len(states)+1)
-	emits[len(states)] = func(d bson.D) error {
-		out = append(out, d)
-		return nil
-	}
-	for i := len(states) - 1; i >= 0; i-- {
-		st, next := states[i], emits[i+1]
-		emits[i] = func(d bson.D) error { return st.push(d, next) }
-	}
-	n := 0
-	err := src(ctx, func(d bson.D) error {
-		if n++; n%256 == 0 {
-			if err := ctx.Err(); err != nil {
-				return err
-			}
-		}
-		return emits[0](d)
-	})
-	if err != nil && !errors.Is(err, errStop) {
+	return &Cursor{it: it}
+}
+
+// Next returns the next result, or nil at the end.
+func (c *Cursor) Next(ctx context.Context) (bson.D, error) {
+	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	for i, st := range states {
-		if err := st.flush(emits[i+1]); err != nil && !errors.Is(err, errStop) {
-			return nil, err
+	return c.it.next(ctx)
+}
+
+// Run returns every result of the pipeline over src.
+func (p *Pipeline) Run(ctx context.Context, src Source, o Options) ([]bson.D, error) {
+	c := p.Open(src, o)
+	var out []bson.D
+	for {
+		d, err := c.Next(ctx)
+		if err != nil || d == nil {
+			return out, err
 		}
+		out = append(out, d)
 	}
-	return out, nil
 }
 
 func parseStage(name string, arg any) (stageSpec, error) {

@@ -1,6 +1,7 @@
 package agg
 
 import (
+	"context"
 	"slices"
 	"strings"
 
@@ -12,22 +13,32 @@ import (
 // mapStage is a streaming stage that turns each document into zero or
 // one document.
 type mapStage struct {
+	up iter
 	o  *Options
 	fn func(d bson.D, env *Env) (bson.D, bool, error)
 }
 
-func (m *mapStage) push(d bson.D, out emitFunc) error {
-	r, ok, err := m.fn(d, &Env{Root: d, Now: m.o.Now})
-	if err != nil || !ok {
-		return err
+func (m *mapStage) next(ctx context.Context) (bson.D, error) {
+	for n := 1; ; n++ {
+		if err := checkCtx(ctx, n); err != nil {
+			return nil, err
+		}
+		d, err := m.up.next(ctx)
+		if err != nil || d == nil {
+			return nil, err
+		}
+		r, ok, err := m.fn(d, &Env{Root: d, Now: m.o.Now})
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			return r, nil
+		}
 	}
-	return out(r)
 }
 
-func (m *mapStage) flush(emitFunc) error { return nil }
-
 func mapSpec(name string, spec any, fn func(d bson.D, env *Env) (bson.D, bool, error)) stageSpec {
-	return stageSpec{name: name, spec: spec, make: func(o *Options) stage { return &mapStage{o: o, fn: fn} }}
+	return stageSpec{name: name, spec: spec, make: func(up iter, o *Options) iter { return &mapStage{up: up, o: o, fn: fn} }}
 }
 
 func parseMatch(arg any) (stageSpec, error) {
@@ -441,7 +452,7 @@ func parseUnwind(arg any) (stageSpec, error) {
 	if slices.Contains(u.path, "") || strings.HasPrefix(pathS[1:], "$") {
 		return stageSpec{}, doc.Errorf(doc.CodeBadValue, "FieldPath must not contain an empty field name: '%s'", pathS)
 	}
-	return stageSpec{name: "$unwind", spec: arg, make: func(*Options) stage { return u }}, nil
+	return stageSpec{name: "$unwind", spec: arg, make: func(up iter, _ *Options) iter { return &unwindIter{unwindStage: u, up: up} }}, nil
 }
 
 // plainGet follows path through documents only, as $unwind does.
@@ -459,7 +470,28 @@ func plainGet(d bson.D, path []string) (any, bool) {
 	return cur, true
 }
 
-func (u *unwindStage) push(d bson.D, out emitFunc) error {
+// unwindIter is one run of an $unwind stage.
+type unwindIter struct {
+	*unwindStage
+	up      iter
+	pending []bson.D
+}
+
+func (u *unwindIter) next(ctx context.Context) (bson.D, error) {
+	for len(u.pending) == 0 {
+		d, err := u.up.next(ctx)
+		if err != nil || d == nil {
+			return nil, err
+		}
+		u.pending = u.unwind(d, u.pending[:0])
+	}
+	d := u.pending[0]
+	u.pending = u.pending[1:]
+	return d, nil
+}
+
+// unwind appends the documents d unwinds to.
+func (u *unwindStage) unwind(d bson.D, out []bson.D) []bson.D {
 	v, found := plainGet(d, u.path)
 	arr, isArr := v.(bson.A)
 	switch {
@@ -469,33 +501,25 @@ func (u *unwindStage) push(d bson.D, out emitFunc) error {
 			if u.index != nil {
 				nd = setPath(nd, u.index, int64(i))
 			}
-			if err := out(nd); err != nil {
-				return err
-			}
+			out = append(out, nd)
 		}
-		return nil
-	case isArr || !found || nullish(v):
-		if !u.preserve {
-			return nil
-		}
-		if u.index != nil {
-			d = setPath(d, u.index, nil)
-		}
-		return out(d)
+		return out
+	case (isArr || !found || nullish(v)) && !u.preserve:
+		return out
 	}
-	// A non-array value unwinds to itself.
+	// A non-array value unwinds to itself; preserved null, missing and
+	// empty arrays stay as they are.
 	if u.index != nil {
 		d = setPath(d, u.index, nil)
 	}
-	return out(d)
+	return append(out, d)
 }
-
-func (u *unwindStage) flush(emitFunc) error { return nil }
 
 // skipLimit is $skip (skip > 0) or $limit.
 type skipLimit struct {
+	up          iter
 	skip, limit int64
-	seen        int64
+	n           int64
 }
 
 func parseSkipLimit(name string, arg any) (stageSpec, error) {
@@ -511,42 +535,39 @@ func parseSkipLimit(name string, arg any) (stageSpec, error) {
 		if n < 0 {
 			return stageSpec{}, doc.Errorf(doc.Code(15956), "Argument to $skip cannot be negative")
 		}
-		return stageSpec{name: name, spec: n, make: func(*Options) stage { return &skipLimit{skip: n} }}, nil
+		return stageSpec{name: name, spec: n, make: func(up iter, _ *Options) iter { return &skipLimit{up: up, skip: n} }}, nil
 	}
 	if n <= 0 {
 		return stageSpec{}, doc.Errorf(doc.Code(15958), "the limit must be positive")
 	}
-	return stageSpec{name: name, spec: n, make: func(*Options) stage { return &skipLimit{limit: n} }}, nil
+	return stageSpec{name: name, spec: n, make: func(up iter, _ *Options) iter { return &skipLimit{up: up, limit: n} }}, nil
 }
 
-func (s *skipLimit) push(d bson.D, out emitFunc) error {
-	s.seen++
+func (s *skipLimit) next(ctx context.Context) (bson.D, error) {
 	if s.limit > 0 {
-		if s.seen > s.limit {
-			return errStop
+		if s.n >= s.limit {
+			return nil, nil // reads nothing more from upstream
 		}
-		if err := out(d); err != nil {
-			return err
-		}
-		if s.seen == s.limit {
-			return errStop
-		}
-		return nil
+		s.n++
+		return s.up.next(ctx)
 	}
-	if s.seen <= s.skip {
-		return nil
+	for ; s.n < s.skip; s.n++ {
+		d, err := s.up.next(ctx)
+		if err != nil || d == nil {
+			return nil, err
+		}
 	}
-	return out(d)
+	return s.up.next(ctx)
 }
 
-func (s *skipLimit) flush(emitFunc) error { return nil }
-
-// sortStage holds every document and emits them sorted at flush.
+// sortStage reads every document on its first next and returns them
+// sorted.
 type sortStage struct {
+	up   iter
 	o    *Options
 	s    *query.Sort
 	docs []bson.D
-	mem  int64
+	read bool
 }
 
 func parseSort(arg any) (stageSpec, error) {
@@ -561,26 +582,37 @@ func parseSort(arg any) (stageSpec, error) {
 	if err != nil {
 		return stageSpec{}, err
 	}
-	return stageSpec{name: "$sort", spec: spec, make: func(o *Options) stage { return &sortStage{o: o, s: s} }}, nil
+	return stageSpec{name: "$sort", spec: spec, make: func(up iter, o *Options) iter { return &sortStage{up: up, o: o, s: s} }}, nil
 }
 
-func (s *sortStage) push(d bson.D, _ emitFunc) error {
-	s.docs = append(s.docs, d)
-	s.mem += approxSize(d)
-	if s.mem > s.o.MaxMemoryBytes {
-		return memoryErr("$sort", s.o)
-	}
-	return nil
-}
-
-func (s *sortStage) flush(out emitFunc) error {
-	slices.SortStableFunc(s.docs, s.s.Compare)
-	for _, d := range s.docs {
-		if err := out(d); err != nil {
-			return err
+func (s *sortStage) next(ctx context.Context) (bson.D, error) {
+	if !s.read {
+		s.read = true
+		var mem int64
+		for n := 1; ; n++ {
+			if err := checkCtx(ctx, n); err != nil {
+				return nil, err
+			}
+			d, err := s.up.next(ctx)
+			if err != nil {
+				return nil, err
+			}
+			if d == nil {
+				break
+			}
+			s.docs = append(s.docs, d)
+			if mem += approxSize(d); mem > s.o.MaxMemoryBytes {
+				return nil, memoryErr("$sort", s.o)
+			}
 		}
+		slices.SortStableFunc(s.docs, s.s.Compare)
 	}
-	return nil
+	if len(s.docs) == 0 {
+		return nil, nil
+	}
+	d := s.docs[0]
+	s.docs = s.docs[1:]
+	return d, nil
 }
 
 func memoryErr(stage string, o *Options) error {
@@ -612,8 +644,9 @@ func approxSize(v any) int64 {
 
 // countStage is $count: one document {name: n} when n > 0.
 type countStage struct {
+	up   iter
 	name string
-	n    int64
+	done bool
 }
 
 func parseCount(arg any) (stageSpec, error) {
@@ -626,18 +659,43 @@ func parseCount(arg any) (stageSpec, error) {
 	case strings.Contains(s, "."):
 		return stageSpec{}, doc.Errorf(doc.Code(40160), "the count field cannot contain '.'")
 	}
-	return stageSpec{name: "$count", spec: s, make: func(*Options) stage { return &countStage{name: s} }}, nil
+	return stageSpec{name: "$count", spec: s, make: func(up iter, _ *Options) iter { return &countStage{up: up, name: s} }}, nil
 }
 
-func (c *countStage) push(bson.D, emitFunc) error { c.n++; return nil }
+func (c *countStage) next(ctx context.Context) (bson.D, error) {
+	if c.done {
+		return nil, nil
+	}
+	c.done = true
+	var n int64
+	for i := 1; ; i++ {
+		if err := checkCtx(ctx, i); err != nil {
+			return nil, err
+		}
+		d, err := c.up.next(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if d == nil {
+			break
+		}
+		n++
+	}
+	if n == 0 {
+		return nil, nil
+	}
+	var v any = n
+	if n <= 1<<31-1 {
+		v = int32(n)
+	}
+	return bson.D{{Key: c.name, Value: v}}, nil
+}
 
-func (c *countStage) flush(out emitFunc) error {
-	if c.n == 0 {
-		return nil
+// checkCtx returns ctx's error every 1024th call, so that stages that
+// read their whole input stop when the operation is cancelled.
+func checkCtx(ctx context.Context, n int) error {
+	if n%1024 == 0 {
+		return ctx.Err()
 	}
-	var v any = c.n
-	if c.n <= 1<<31-1 {
-		v = int32(c.n)
-	}
-	return out(bson.D{{Key: c.name, Value: v}})
+	return nil
 }

@@ -1,0 +1,72 @@
+package agg
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/ttlkv/ttlkv/doc"
+	"go.mongodb.org/mongo-driver/v2/bson"
+)
+
+// FuzzPipeline parses the input as an Extended JSON pipeline and runs
+// it over a few varied documents: no input may panic, and every failure
+// must be a typed *doc.Error.
+func FuzzPipeline(f *testing.F) {
+	for _, s := range []string{
+		`[{"$group": {"_id": "$team", "n": {"$sum": 1}, "a": {"$avg": "$age"}, "s": {"$addToSet": "$tags"}}}]`,
+		`[{"$unwind": {"path": "$tags", "includeArrayIndex": "i", "preserveNullAndEmptyArrays": true}}, {"$sortByCount": "$tags"}]`,
+		`[{"$project": {"x": {"$dateTrunc": {"date": "$at", "unit": "week", "binSize": 3, "startOfWeek": "fri", "timezone": "+05:30"}}}}]`,
+		`[{"$addFields": {"a.b.c": {"$cond": [{"$gt": ["$age", 1]}, {"$divide": ["$age", 3]}, "$$REMOVE"]}}}, {"$unset": "a.b"}]`,
+		`[{"$replaceWith": {"$mergeObjects": ["$$ROOT"]}}]`,
+		`[{"$project": {"s": {"$dateToString": {"date": "$at", "format": "%G-%V %z %Z %L"}}, "t": {"$toDate": "$name"}, "m": {"$mod": ["$age", -1]}}}]`,
+		`[{"$sort": {"age": -1, "name": 1}}, {"$skip": 1}, {"$limit": 2}, {"$count": "n"}]`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(runOne)
+}
+
+func runOne(t *testing.T, data []byte) {
+	{
+		if len(data) > 8<<10 {
+			return
+		}
+		v, err := doc.ParseExtJSONValue(data)
+		if err != nil {
+			return
+		}
+		arr, ok := v.(bson.A)
+		if !ok {
+			return
+		}
+		p, err := Parse(arr)
+		if err != nil {
+			var de *doc.Error
+			if !errors.As(err, &de) {
+				t.Fatalf("Parse(%s): untyped error %T %v", data, err, err)
+			}
+			return
+		}
+		var in []bson.D
+		for _, d := range val(t, people).(bson.A) {
+			in = append(in, d.(bson.D))
+		}
+		// Read at most 10,000 results: $unwind stages multiply documents
+		// without bound, as in MongoDB, and are pulled only as read.
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		defer cancel()
+		c := p.Open(sliceSource(in), Options{MaxMemoryBytes: 1 << 20})
+		for range 10000 {
+			d, err := c.Next(ctx)
+			var de *doc.Error
+			if err != nil && !errors.As(err, &de) && !errors.Is(err, context.DeadlineExceeded) {
+				t.Fatalf("Run(%s): untyped error %T %v", data, err, err)
+			}
+			if err != nil || d == nil {
+				break
+			}
+		}
+	}
+}
