@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"errors"
+	"fmt"
 
 	"github.com/ttlkv/ttlkv/doc"
 	"github.com/ttlkv/ttlkv/lsm"
@@ -38,11 +39,48 @@ func (e *BulkWriteError) Unwrap() error {
 	return e.WriteErrors[0].Err
 }
 
-// insertChunkDocs and insertChunkBytes bound one insert transaction.
-const (
-	insertChunkDocs  = 2000
-	insertChunkBytes = 4 << 20
-)
+// insertChunkDocs is the most documents one insert transaction takes
+// (capped inserts and conversions chunk by it too). Ordinary inserts
+// also stop a chunk at the store's transaction limits: see chunkBudget.
+const insertChunkDocs = 2000
+
+// insertEntryCost is what one entry (the record or one index entry)
+// costs a transaction beyond the document's bytes: Badger counts key,
+// 2 meta bytes and 10 version bytes per entry; 64 leaves room for
+// ordinary index keys.
+const insertEntryCost = 64
+
+// chunkBudget is what one insert transaction may hold: half of the
+// store's limits (Badger allows 15% of a memtable, 2.4 MiB with 16 MiB
+// memtables), the other half being headroom for index keys longer than
+// insertEntryCost and for multikey documents. A chunk that still
+// overflows is retried with fewer documents (insertDocs).
+type chunkBudget struct {
+	bytes   int64 // sum of per-document cost estimates
+	entries int64 // records plus index entries, estimated
+}
+
+func (db *DB) chunkBudget() chunkBudget {
+	return chunkBudget{bytes: db.store.MaxBatchSize() / 2, entries: db.store.MaxBatchCount() / 2}
+}
+
+// docCost estimates what a document of raw bytes with nIdx index
+// entries adds to a transaction. It counts the value inline even when
+// Badger will store a value-log pointer for it (values of at least
+// lsm's ValueThreshold), so large documents get small chunks; a chunk
+// always takes its first document, so a 16 MiB document still fits
+// (Badger counts it as a 12-byte pointer).
+func docCost(raw []byte, nIdx int) (bytes, entries int64) {
+	n := int64(1 + nIdx)
+	return int64(len(raw)) + n*insertEntryCost, n
+}
+
+// errChunkFull aborts an insert transaction that reached the store's
+// limit after its first document; insertDocs retries the chunk without
+// the document at index at.
+type errChunkFull struct{ at int }
+
+func (e errChunkFull) Error() string { return "engine: insert chunk exceeds the transaction limit" }
 
 func asUserError(err error) (*Error, bool) {
 	var e *Error
@@ -100,7 +138,12 @@ func (db *DB) insertDocs(ctx context.Context, dbName, name string, docs []any, o
 	if err != nil {
 		return nil, nil, err
 	}
+	budget := db.chunkBudget()
+	nIdx := len(c.m().Indexes)
 	i := 0
+	// limit is where the current chunk must end: stopAt, or a document
+	// whose entries did not fit beside the earlier ones of its chunk.
+	limit := stopAt
 	for i < stopAt {
 		if err := ctxErr(ctx); err != nil {
 			return ids, werrs, err
@@ -119,13 +162,22 @@ func (db *DB) insertDocs(ctx context.Context, dbName, name string, docs []any, o
 		txErr := db.store.Update(func(txn *lsm.Txn) error {
 			i, chunkErrs, stop, newMeta = start, nil, false, nil
 			w := &writeCtx{c: c, m: c.m(), txn: txn}
-			bytesIn := 0
-			for ; i < stopAt && i-start < insertChunkDocs && bytesIn < insertChunkBytes; i++ {
+			var bytesIn, entriesIn int64
+			for ; i < limit && i-start < insertChunkDocs; i++ {
 				if prepared[i] == nil {
 					continue
 				}
+				b, n := docCost(raws[i], nIdx)
+				if i > start && (bytesIn+b > budget.bytes || entriesIn+n > budget.entries) {
+					break
+				}
 				rid := c.nextRID.Add(1)
 				if e := w.insert(rid, prepared[i], raws[i]); e != nil {
+					if errors.Is(e, lsm.ErrTxnTooBig) && i > start {
+						// Part of this document may be staged: abort the
+						// transaction and commit the chunk without it.
+						return errChunkFull{at: i}
+					}
 					ue, ok := asUserError(e)
 					if !ok {
 						return e
@@ -138,19 +190,35 @@ func (db *DB) insertDocs(ctx context.Context, dbName, name string, docs []any, o
 					}
 					continue
 				}
-				bytesIn += len(raws[i]) + 64
+				bytesIn += b
+				entriesIn += n
 			}
 			var e error
 			newMeta, e = w.commitMultikey()
+			if errors.Is(e, lsm.ErrTxnTooBig) && i-start > 1 {
+				return errChunkFull{at: start + (i-start)/2}
+			}
 			return e
 		})
 		if txErr == nil && newMeta != nil {
 			c.meta.Store(newMeta)
 		}
 		c.wmu.Unlock()
+		var full errChunkFull
+		if errors.As(txErr, &full) {
+			// Nothing of the chunk was written; redo it shorter. limit
+			// only shrinks and stays above start, so this ends.
+			i, limit = start, full.at
+			continue
+		}
+		if errors.Is(txErr, lsm.ErrTxnTooBig) {
+			return ids, werrs, fmt.Errorf("engine: document %d of the insert has more index entries than one transaction holds (%d bytes, %d entries): %w",
+				i, db.store.MaxBatchSize(), db.store.MaxBatchCount(), txErr)
+		}
 		if txErr != nil {
 			return ids, werrs, txErr
 		}
+		limit = stopAt
 		for j := start; j < i; j++ {
 			if prepared[j] != nil && !hasIndex(chunkErrs, j) {
 				ids[j] = prepared[j][0].Value

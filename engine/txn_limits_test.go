@@ -2,34 +2,159 @@ package engine
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
+	"github.com/ttlkv/ttlkv/doc"
+	"github.com/ttlkv/ttlkv/lsm"
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
 
-// An InsertMany chunk (insertChunkBytes of documents that stay inline in
-// the LSM tree) fits in one transaction of the store's default options:
-// with 16 MiB memtables Badger's transaction limit (15% of a memtable)
-// was below the chunk and 2000 documents of 3 KB failed with "lsm:
-// transaction too big".
+// InsertMany chunks fit the store's transaction limits, whatever the
+// documents: insert chunks are sized from Store.MaxBatchSize and
+// MaxBatchCount (2.4 MiB and ~26,000 entries with the default 16 MiB
+// memtables), and a chunk whose index entries overflow anyway is
+// redone shorter. With a fixed 4 MiB chunk, 2000 documents of 3 KB
+// failed with "lsm: transaction too big" under 16 MiB memtables; with
+// a per-document entry estimate alone, multikey documents overflow the
+// entry count.
 func TestInsertChunkFitsDefaultTxnLimit(t *testing.T) {
+	arr := func(id, n int) bson.D {
+		a := make(bson.A, n)
+		for j := range a {
+			a[j] = id*1000 + j
+		}
+		return bson.D{{Key: "_id", Value: id}, {Key: "a", Value: a}}
+	}
+	cases := []struct {
+		name    string
+		index   string // field to index, "" for none
+		ordered bool
+		docs    func(maxEntries int) []any // maxEntries: Store.MaxBatchCount
+		want    int                        // documents stored
+		werrs   []int                      // indexes of failed documents
+	}{
+		{"2000 docs of 3 KB (inline values, over the transaction limit)", "", true, func(int) []any {
+			var docs []any
+			for i := 0; i < 2000; i++ {
+				docs = append(docs, bson.D{{Key: "_id", Value: i}, {Key: "p", Value: strings.Repeat("x", 3000)}})
+			}
+			return docs
+		}, 2000, nil},
+		{"unordered 3 KB docs keep going past duplicates", "", false, func(int) []any {
+			var docs []any
+			for i := 0; i < 2000; i++ {
+				docs = append(docs, bson.D{{Key: "_id", Value: i}, {Key: "p", Value: strings.Repeat("x", 3000)}})
+			}
+			docs[700], docs[1999] = bson.D{{Key: "_id", Value: 3}}, bson.D{{Key: "_id", Value: 1000}}
+			return docs
+		}, 1998, []int{700, 1999}},
+		{"ordered multikey docs over the entry count stop at a duplicate in a redone chunk", "a", true, func(maxEntries int) []any {
+			// 301 entries per document, 1.2x the limit before the duplicate.
+			var docs []any
+			for i := 0; i < maxEntries*6/5/301; i++ {
+				docs = append(docs, arr(i, 300))
+			}
+			return append(docs, arr(5, 300), arr(len(docs)+1, 300)) // duplicate _id 5
+		}, -1, []int{-1}},
+		{"value-log documents of 3 MiB between small ones", "p", true, func(int) []any {
+			var docs []any
+			for i := 0; i < 12; i++ {
+				n := 100
+				if i%3 == 1 {
+					n = 3 << 20
+				}
+				docs = append(docs, bson.D{{Key: "_id", Value: i}, {Key: "p", Value: strings.Repeat("y", 50)}, {Key: "q", Value: strings.Repeat("z", n)}})
+			}
+			return docs
+		}, 12, nil},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			db, err := Open(t.TempDir(), Options{DisableTTLMonitor: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer db.Close()
+			ctx := context.Background()
+			c := db.Database("t").Collection("c")
+			if tc.index != "" {
+				if _, err := c.CreateIndex(ctx, IndexModel{Keys: bson.D{{Key: tc.index, Value: 1}}}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			docs := tc.docs(int(db.store.MaxBatchCount()))
+			want, werrs := tc.want, tc.werrs
+			if want < 0 { // ordered, failing at its next-to-last document
+				want, werrs = len(docs)-2, []int{len(docs) - 2}
+			}
+			res, err := c.InsertMany(ctx, docs, tc.ordered)
+			var bwe *BulkWriteError
+			switch {
+			case len(werrs) == 0 && err != nil:
+				t.Fatal(err)
+			case len(werrs) > 0 && !errors.As(err, &bwe):
+				t.Fatalf("err = %v, want a BulkWriteError", err)
+			}
+			if bwe != nil {
+				var got []int
+				for _, we := range bwe.WriteErrors {
+					if we.Err.Code != doc.CodeDuplicateKey {
+						t.Errorf("write error %d: %v, want duplicate key", we.Index, we.Err)
+					}
+					got = append(got, we.Index)
+				}
+				if fmt.Sprint(got) != fmt.Sprint(werrs) {
+					t.Errorf("failed documents %v, want %v", got, werrs)
+				}
+			}
+			inserted := 0
+			for i, id := range res.InsertedIDs {
+				if id == nil {
+					continue
+				}
+				inserted++
+				if want := docs[i].(bson.D)[0].Value; fmt.Sprint(id) != fmt.Sprint(want) {
+					t.Errorf("InsertedIDs[%d] = %v, want %v", i, id, want)
+				}
+			}
+			if n := count(t, db, "t", "c"); n != int64(want) || inserted != want {
+				t.Fatalf("stored %d, reported %d, want %d", n, inserted, want)
+			}
+			mustValidate(t, db, "t", "c")
+		})
+	}
+}
+
+// A document whose index entries alone exceed one transaction cannot be
+// inserted: the insert fails with an error wrapping lsm.ErrTxnTooBig
+// and stores nothing of it (the documents of earlier chunks stay).
+func TestInsertDocumentOverTxnLimit(t *testing.T) {
 	db, err := Open(t.TempDir(), Options{DisableTTLMonitor: true})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	if max := db.store.MaxBatchSize(); max <= insertChunkBytes+insertChunkBytes/8 {
-		t.Fatalf("store MaxBatchSize %d leaves no room above insertChunkBytes %d", max, insertChunkBytes)
-	}
-	var docs []any
-	for i := 0; i < 2000; i++ {
-		docs = append(docs, bson.D{{Key: "_id", Value: i}, {Key: "p", Value: strings.Repeat("x", 3000)}})
-	}
-	if _, err := db.Database("t").Collection("c").InsertMany(context.Background(), docs, true); err != nil {
+	ctx := context.Background()
+	c := db.Database("t").Collection("c")
+	if _, err := c.CreateIndex(ctx, IndexModel{Keys: bson.D{{Key: "a", Value: 1}}}); err != nil {
 		t.Fatal(err)
 	}
-	if n := count(t, db, "t", "c"); n != 2000 {
-		t.Fatalf("count %d", n)
+	huge := make(bson.A, db.store.MaxBatchCount()+10)
+	for i := range huge {
+		huge[i] = i
 	}
+	docs := []any{bson.D{{Key: "_id", Value: 1}, {Key: "a", Value: 1}}, bson.D{{Key: "_id", Value: 2}, {Key: "a", Value: huge}}}
+	if _, err := c.InsertMany(ctx, docs, false); !errors.Is(err, lsm.ErrTxnTooBig) {
+		t.Fatalf("err = %v, want lsm.ErrTxnTooBig", err)
+	}
+	if _, err := c.FindOne(ctx, bson.D{{Key: "_id", Value: 2}}); !errors.Is(err, ErrNoDocuments) {
+		t.Fatalf("the oversized document: %v, want ErrNoDocuments", err)
+	}
+	if n := count(t, db, "t", "c"); n != 1 {
+		t.Fatalf("count %d, want 1 (the document before the oversized one)", n)
+	}
+	mustValidate(t, db, "t", "c")
 }
