@@ -207,6 +207,9 @@ type cappedWriter struct {
 	sec []*indexMeta // secondary indexes, in m.Indexes order; empty: only _id
 	err error        // first failure of the evict callback
 
+	prefixes [][]byte // entry key prefix per index: _id, then sec
+	kbuf     []byte   // entryKey's scratch
+
 	pending []seqID             // appended, entries not committed yet; ascending seq
 	byKey   map[string]uint64   // _id keystring -> sequence, appended by this writer
 	snap    map[string]uint64   // _id keystring -> sequence of the chunk's keys live at its start; nil: unknown
@@ -250,6 +253,10 @@ func newCappedWriter(db *DB, c *coll, st *cappedState) *cappedWriter {
 func (w *cappedWriter) setMeta(m *collMeta) {
 	w.m = m
 	w.sec = cappedSecondary(m)
+	w.prefixes = append(w.prefixes[:0], lsm.IndexPrefix(m.ID, idIndexID))
+	for _, ix := range w.sec {
+		w.prefixes = append(w.prefixes, lsm.IndexPrefix(m.ID, ix.ID))
+	}
 	if w.secKey == nil && len(w.sec) > 0 {
 		w.secKey = make([]map[string]uint64, len(w.sec))
 		for i, ix := range w.sec {
@@ -476,14 +483,23 @@ func (w *cappedWriter) recordKeys(rec capped.Record) (seqID, error) {
 	return s, nil
 }
 
+// entryKey returns, in the writer's scratch buffer (valid until the next
+// call; lsm.Batch copies keys), the entry key of keystring k and record
+// seq in index j: 0 is _id, 1+i is w.sec[i]. It equals lsm.IndexKey.
+func (w *cappedWriter) entryKey(j int, k []byte, seq uint64) []byte {
+	w.kbuf = append(append(w.kbuf[:0], w.prefixes[j]...), k...)
+	w.kbuf = binary.BigEndian.AppendUint64(w.kbuf, seq)
+	return w.kbuf
+}
+
 // delEntries adds to b the deletes of every index entry of s.
 func (w *cappedWriter) delEntries(b *lsm.Batch, s seqID) error {
-	if err := b.Delete(lsm.IndexKey(w.m.ID, idIndexID, s.ks, s.seq)); err != nil {
+	if err := b.Delete(w.entryKey(0, s.ks, s.seq)); err != nil {
 		return err
 	}
 	for i, keys := range s.sec {
 		for _, k := range keys {
-			if err := b.Delete(lsm.IndexKey(w.m.ID, w.sec[i].ID, k, s.seq)); err != nil {
+			if err := b.Delete(w.entryKey(1+i, k, s.seq)); err != nil {
 				return err
 			}
 		}
@@ -493,13 +509,14 @@ func (w *cappedWriter) delEntries(b *lsm.Batch, s seqID) error {
 
 // setEntries adds to b every index entry of s, naming its offset.
 func (w *cappedWriter) setEntries(b *lsm.Batch, s seqID) error {
-	v := offValue(s.off)
-	if err := b.Set(lsm.IndexKey(w.m.ID, idIndexID, s.ks, s.seq), v); err != nil {
+	var v [8]byte
+	binary.BigEndian.PutUint64(v[:], uint64(s.off))
+	if err := b.Set(w.entryKey(0, s.ks, s.seq), v[:]); err != nil {
 		return err
 	}
 	for i, keys := range s.sec {
 		for _, k := range keys {
-			if err := b.Set(lsm.IndexKey(w.m.ID, w.sec[i].ID, k, s.seq), v); err != nil {
+			if err := b.Set(w.entryKey(1+i, k, s.seq), v[:]); err != nil {
 				return err
 			}
 		}
