@@ -3,6 +3,8 @@ package benchmarks
 import (
 	"context"
 	"fmt"
+	"os"
+	"runtime/pprof"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -90,9 +92,11 @@ func BenchmarkReap(b *testing.B) {
 		c := ttlColl(b, db)
 		engineLoad(b, c, 0, benchN, halfExpired)
 		clk.Advance(2 * time.Hour)
+		stopProf := profileReap(b)
 		start := time.Now()
 		res, err := db.RunTTLPass(ctx)
 		eng := time.Since(start)
+		stopProf()
 		mustNoErr(b, err, "RunTTLPass")
 		if res.Deleted != int64(want) {
 			b.Fatalf("pass deleted %d, want %d", res.Deleted, want)
@@ -112,6 +116,24 @@ func BenchmarkReap(b *testing.B) {
 		b.ReportMetric(rate(want, eng), "docs/s")
 		b.ReportMetric(rate(want, base), "base-docs/s")
 		b.ReportMetric(base.Seconds()/eng.Seconds(), "x-baseline")
+	}
+}
+
+// profileReap starts a CPU profile into the file named by
+// TTLKV_BENCH_REAP_PROFILE (when set), so that a profile of BenchmarkReap
+// shows the pass alone rather than the load around it. The returned
+// function stops it.
+func profileReap(tb testing.TB) func() {
+	name := os.Getenv("TTLKV_BENCH_REAP_PROFILE")
+	if name == "" {
+		return func() {}
+	}
+	f, err := os.Create(name)
+	mustNoErr(tb, err, "create profile")
+	mustNoErr(tb, pprof.StartCPUProfile(f), "start profile")
+	return func() {
+		pprof.StopCPUProfile()
+		mustNoErr(tb, f.Close(), "close profile")
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
 	"slices"
 	"time"
 
@@ -74,8 +75,22 @@ type batchDeleter struct {
 	// TTL monitor then uses at most about half of the time while
 	// foreground writers are active, and all of it when they are not.
 	yield bool
+	// pipeline makes run overlap the staging of a batch with the write
+	// of the one before (lsm.Pipeline; see runPipelined). The TTL
+	// monitor sets it.
+	pipeline bool
 	// contended is set by batch when its commit had to wait for c.wmu.
 	contended bool
+	// lastContended is when a commit of this run last had to wait for
+	// c.wmu. For gentleFor after it, a yielding pipelined run is gentle:
+	// it commits sub-batches of at most gentleDocs documents, lets other
+	// goroutines run between documents, and pauses after each contended
+	// sub-batch (see runPipelined).
+	lastContended time.Time
+	// acc gathers gentle sub-batches into the logical batches the
+	// batchedDeletes counters count, so that the counters do not depend
+	// on whether writers were active.
+	acc batchAcc
 	// sleep pauses between batches (tests replace it).
 	sleep func(time.Duration)
 	// tryLock, if set (tests), reports false to simulate a writer
@@ -91,6 +106,9 @@ func (bd *batchDeleter) run(ctx context.Context, rids []uint64, stop func(delete
 	if !slices.IsSorted(rids) {
 		rids = slices.Clone(rids)
 		slices.Sort(rids)
+	}
+	if bd.pipeline {
+		return bd.runPipelined(ctx, rids, stop)
 	}
 	var total int64
 	for len(rids) > 0 {
@@ -108,14 +126,19 @@ func (bd *batchDeleter) run(ctx context.Context, rids []uint64, stop func(delete
 		}
 		rids = rids[used:]
 		if bd.yield && bd.contended && len(rids) > 0 {
-			sleep := bd.sleep
-			if sleep == nil {
-				sleep = time.Sleep
-			}
-			sleep(time.Since(start))
+			bd.pause(time.Since(start))
 		}
 	}
 	return total, nil
+}
+
+// pause sleeps for d (the yield of a TTL batch to writers).
+func (bd *batchDeleter) pause(d time.Duration) {
+	sleep := bd.sleep
+	if sleep == nil {
+		sleep = time.Sleep
+	}
+	sleep(d)
 }
 
 // errBatchStale aborts a batch whose catalog entry, or whose documents'
@@ -124,6 +147,187 @@ var errBatchStale = errors.New("engine: delete batch is stale")
 
 // errBatchDropped aborts a batch whose collection was dropped.
 var errBatchDropped = errors.New("engine: collection dropped under a delete batch")
+
+// Gentle reaping (runPipelined): while writers of the collection are
+// active, a TTL run commits sub-batches of gentleDocs documents, so a
+// writer never waits long behind a delete commit in c.wmu or in
+// Badger's write pipeline, and yields the CPU between documents.
+const (
+	gentleDocs = 16
+	gentleFor  = 100 * time.Millisecond
+)
+
+// batchAcc is a logical batch made of gentle sub-batches.
+type batchAcc struct {
+	start  time.Time
+	docs   int64
+	staged int64
+}
+
+// batchState is one batch: what its transaction staged, filled in by
+// stage and read by the commit guard and finish.
+type batchState struct {
+	start   time.Time
+	look    int  // records read ahead
+	gentle  bool // a sub-batch of a gentle run
+	keys    [][]byte
+	m       *collMeta // the catalog entry the deletes were computed with
+	deleted int64
+	used    int // rids consumed
+	staged  int64
+	docs    []bson.D
+}
+
+// newBatch prepares a batch over the front of rids; a gentle one reads
+// (and so deletes) at most gentleDocs documents.
+func (bd *batchDeleter) newBatch(rids []uint64, gentle bool) *batchState {
+	// Read ahead as many records as the batch can delete at most.
+	look := min(len(rids), maxTxnDocs)
+	if t := bd.targets.docs; t > 0 && int64(look) > t {
+		look = int(t)
+	}
+	if gentle && look > gentleDocs {
+		look = gentleDocs
+	}
+	return &batchState{start: time.Now(), look: look, gentle: gentle, keys: make([][]byte, look)}
+}
+
+// stage returns the transaction function of batch b: it reads the
+// batch's records with one sorted iterator, re-checks each and stages
+// the delete of the document with all its index entries, until a batch
+// target is met.
+func (bd *batchDeleter) stage(rids []uint64, b *batchState) func(*lsm.Txn) error {
+	c := bd.c
+	return func(txn *lsm.Txn) error {
+		b.deleted, b.used, b.staged, b.docs = 0, 0, 0, b.docs[:0]
+		m := c.m()
+		b.m = m
+		for i := range b.keys {
+			b.keys[i] = lsm.RecordKey(m.ID, rids[i])
+		}
+		raws, err := txn.GetSorted(b.keys)
+		if err != nil {
+			return err
+		}
+		w := &writeCtx{c: c, m: m, txn: txn}
+		t := bd.targets
+		for b.used < b.look {
+			rid, raw := rids[b.used], raws[b.used]
+			b.used++
+			if raw == nil {
+				continue
+			}
+			d, err := doc.Unmarshal(raw)
+			if err != nil {
+				return err
+			}
+			if !bd.recheck(m, d) {
+				continue
+			}
+			if err := w.remove(rid, d); err != nil {
+				return err
+			}
+			b.deleted++
+			b.staged += int64(len(raw))
+			b.docs = append(b.docs, d)
+			if b.gentle {
+				runtime.Gosched() // a writer waiting for a CPU gets it
+			}
+			if (t.docs > 0 && b.deleted >= t.docs) || (t.bytes > 0 && b.staged >= t.bytes) ||
+				(t.timeMS > 0 && time.Since(b.start) >= time.Duration(t.timeMS)*time.Millisecond) || b.deleted >= maxTxnDocs {
+				break
+			}
+		}
+		failpoint(FailpointReapBeforeCommit)
+		return nil
+	}
+}
+
+// commitGuard returns the commit guard of batch b. A batch that staged
+// nothing does not commit and takes no lock. before, if set, runs
+// before the lock is taken (the pipeline settles the previous batch
+// there); its error aborts the commit.
+func (bd *batchDeleter) commitGuard(b *batchState, before func() error) func(commit func() error) error {
+	c := bd.c
+	return func(commit func() error) error {
+		if b.deleted == 0 {
+			return nil // nothing staged: no commit, no lock
+		}
+		if before != nil {
+			if err := before(); err != nil {
+				return err
+			}
+		}
+		if bd.beforeCommit != nil {
+			bd.beforeCommit()
+		}
+		if (bd.tryLock != nil && !bd.tryLock()) || !c.wmu.TryLock() {
+			bd.contended = true
+			bd.lastContended = time.Now()
+			c.wmu.Lock()
+		}
+		defer c.wmu.Unlock()
+		if c.dropped.Load() {
+			return errBatchDropped
+		}
+		if c.m() != b.m {
+			return errBatchStale
+		}
+		for _, d := range b.docs {
+			if !bd.recheck(b.m, d) {
+				return errBatchStale
+			}
+		}
+		return commit()
+	}
+}
+
+// finish accounts for batch b once its commit is applied. A gentle
+// sub-batch is added to the logical batch in bd.acc, which is counted
+// once it meets a batch target (or at the end of the run, flushAcc).
+func (bd *batchDeleter) finish(b *batchState) {
+	failpoint(FailpointReapAfterCommit)
+	if bd.stats && b.deleted > 0 {
+		if !b.gentle {
+			bd.flushAcc()
+			bd.count(b.deleted, b.staged, b.start)
+		} else {
+			a := &bd.acc
+			if a.docs == 0 {
+				a.start = b.start
+			}
+			a.docs += b.deleted
+			a.staged += b.staged
+			t := bd.targets
+			if (t.docs > 0 && a.docs >= t.docs) || (t.bytes > 0 && a.staged >= t.bytes) ||
+				(t.timeMS > 0 && time.Since(a.start) >= time.Duration(t.timeMS)*time.Millisecond) || a.docs >= maxTxnDocs {
+				bd.flushAcc()
+			}
+		}
+	}
+	if bd.onDelete != nil {
+		for _, d := range b.docs {
+			bd.onDelete(d)
+		}
+	}
+}
+
+// count adds one batch to the batchedDeletes counters.
+func (bd *batchDeleter) count(docs, staged int64, start time.Time) {
+	s := &bd.db.stats
+	s.bdBatches.Add(1)
+	s.bdDocs.Add(docs)
+	s.bdStagedBytes.Add(staged)
+	s.bdTimeMS.Add(time.Since(start).Milliseconds())
+}
+
+// flushAcc counts the logical batch gathered in bd.acc, if any.
+func (bd *batchDeleter) flushAcc() {
+	if a := bd.acc; a.docs > 0 {
+		bd.count(a.docs, a.staged, a.start)
+		bd.acc = batchAcc{}
+	}
+}
 
 // batch commits one batch from the front of rids and reports how many
 // documents it deleted and how many rids it consumed.
@@ -150,81 +354,10 @@ func (bd *batchDeleter) batch(rids []uint64) (deleted int64, used int, err error
 	if c.dropped.Load() {
 		return 0, len(rids), nil
 	}
-	// Read ahead as many records as the batch can delete at most.
-	look := min(len(rids), maxTxnDocs)
-	if t := bd.targets.docs; t > 0 && int64(look) > t {
-		look = int(t)
-	}
-	start := time.Now()
-	var staged int64
-	var stagedDocs []bson.D
-	var m *collMeta
-	keys := make([][]byte, look)
+	b := bd.newBatch(rids, false)
 	bd.contended = false
 	for attempt := 0; ; attempt++ {
-		err = bd.db.store.UpdateGuarded(func(txn *lsm.Txn) error {
-			deleted, used, staged, stagedDocs = 0, 0, 0, stagedDocs[:0]
-			m = c.m()
-			for i := range keys {
-				keys[i] = lsm.RecordKey(m.ID, rids[i])
-			}
-			raws, err := txn.GetSorted(keys)
-			if err != nil {
-				return err
-			}
-			w := &writeCtx{c: c, m: m, txn: txn}
-			for used < look {
-				rid, raw := rids[used], raws[used]
-				used++
-				if raw == nil {
-					continue
-				}
-				d, err := doc.Unmarshal(raw)
-				if err != nil {
-					return err
-				}
-				if !bd.recheck(m, d) {
-					continue
-				}
-				if err := w.remove(rid, d); err != nil {
-					return err
-				}
-				deleted++
-				staged += int64(len(raw))
-				stagedDocs = append(stagedDocs, d)
-				t := bd.targets
-				if (t.docs > 0 && deleted >= t.docs) || (t.bytes > 0 && staged >= t.bytes) ||
-					(t.timeMS > 0 && time.Since(start) >= time.Duration(t.timeMS)*time.Millisecond) || deleted >= maxTxnDocs {
-					break
-				}
-			}
-			failpoint(FailpointReapBeforeCommit)
-			return nil
-		}, func(commit func() error) error {
-			if deleted == 0 {
-				return nil // nothing staged: no commit, no lock
-			}
-			if bd.beforeCommit != nil {
-				bd.beforeCommit()
-			}
-			if (bd.tryLock != nil && !bd.tryLock()) || !c.wmu.TryLock() {
-				bd.contended = true
-				c.wmu.Lock()
-			}
-			defer c.wmu.Unlock()
-			if c.dropped.Load() {
-				return errBatchDropped
-			}
-			if c.m() != m {
-				return errBatchStale
-			}
-			for _, d := range stagedDocs {
-				if !bd.recheck(m, d) {
-					return errBatchStale
-				}
-			}
-			return commit()
-		})
+		err = bd.db.store.UpdateGuarded(bd.stage(rids, b), bd.commitGuard(b, nil))
 		if err == errBatchStale && attempt < 100 {
 			continue
 		}
@@ -238,20 +371,134 @@ func (bd *batchDeleter) batch(rids []uint64) (deleted int64, used int, err error
 	case err != nil:
 		return 0, 0, err
 	}
-	failpoint(FailpointReapAfterCommit)
-	if bd.stats && deleted > 0 {
-		s := &bd.db.stats
-		s.bdBatches.Add(1)
-		s.bdDocs.Add(deleted)
-		s.bdStagedBytes.Add(staged)
-		s.bdTimeMS.Add(time.Since(start).Milliseconds())
+	bd.finish(b)
+	return b.deleted, b.used, nil
+}
+
+// inflight is a pipelined batch whose commit was sent.
+type inflight struct {
+	b       *batchState
+	rids    []uint64 // the rids the batch consumed
+	pend    *lsm.Pending
+	settled bool
+}
+
+// errPrevFailed aborts a pipelined commit because the batch before it
+// failed; runPipelined returns that batch's error.
+var errPrevFailed = errors.New("engine: the previous delete batch failed")
+
+// runPipelined is run with lsm.Pipeline: a batch's commit is sent under
+// c.wmu and the lock is released as soon as Badger has ordered it
+// (conflict check and commit timestamp), not when it is written; the
+// next batch is read and staged while the previous one is written, and
+// waits for that write to be applied before it takes c.wmu to commit.
+// What the synchronous path guarantees still holds:
+//   - each document goes with all its index entries in one transaction
+//     (a crash leaves every batch whole or absent);
+//   - a transaction begun after a commit was sent (a writer's, with its
+//     unique-key check, or a reader's) waits in Badger until that commit
+//     is applied, so the deletes are never invisible to a later reader
+//     even though the lock was released before they were written;
+//   - the next batch's transaction is begun just before the previous
+//     commit is sent, so it does not see that batch's deletes; it works
+//     on other records (rids are consumed in order), and a record it
+//     read that anyone changed since makes its commit conflict;
+//   - a commit that conflicts (reported when it is applied) is run again
+//     by the synchronous path from the same rids, and the counters and
+//     onDelete see a batch only once its commit is applied.
+func (bd *batchDeleter) runPipelined(ctx context.Context, rids []uint64, stop func(deleted int64) bool) (total int64, err error) {
+	p := bd.db.store.NewPipeline()
+	defer func() {
+		// Wait for the last write before returning, whatever happened.
+		// Its outcome was read (and a conflict re-run) by settle.
+		_ = p.Close()
+		bd.flushAcc()
+	}()
+	var prev *inflight
+	// settle waits for the previous batch's commit and accounts for it,
+	// re-running it synchronously when it conflicted.
+	settle := func() error {
+		if prev == nil || prev.settled {
+			return nil
+		}
+		prev.settled = true
+		perr := prev.pend.Wait()
+		if perr == nil {
+			bd.finish(prev.b)
+			total += prev.b.deleted
+			return nil
+		}
+		if !errors.Is(perr, lsm.ErrConflict) {
+			return perr
+		}
+		for r := prev.rids; len(r) > 0; {
+			n, used, err := bd.batch(r)
+			total += n
+			if err != nil {
+				return err
+			}
+			r = r[used:]
+		}
+		return nil
 	}
-	if bd.onDelete != nil {
-		for _, d := range stagedDocs {
-			bd.onDelete(d)
+	var settleErr error
+	before := func() error {
+		if settleErr = settle(); settleErr != nil {
+			return errPrevFailed
+		}
+		return nil
+	}
+	for len(rids) > 0 {
+		if err := ctxErr(ctx); err != nil {
+			if serr := settle(); serr != nil {
+				return total, serr
+			}
+			return total, err
+		}
+		if stop != nil && stop(total) {
+			break
+		}
+		if bd.c.dropped.Load() {
+			break
+		}
+		gentle := bd.yield && !bd.lastContended.IsZero() && time.Since(bd.lastContended) < gentleFor
+		b := bd.newBatch(rids, gentle)
+		bd.contended = false
+		pend, uerr := p.Update(bd.stage(rids, b), bd.commitGuard(b, before))
+		if settleErr != nil {
+			return total, settleErr
+		}
+		if err := settle(); err != nil {
+			return total, err
+		}
+		switch {
+		case uerr != nil:
+			// Stale or dropped under the lock, or a failure: the
+			// synchronous path re-stages (or stops) as it always did.
+			_ = p.Flush() // settled above
+			n, used, err := bd.batch(rids)
+			total += n
+			if err != nil {
+				return total, err
+			}
+			rids = rids[used:]
+		case pend == nil:
+			// Nothing to delete in this batch: nothing was sent.
+			bd.finish(b)
+			rids = rids[b.used:]
+		default:
+			prev = &inflight{b: b, rids: rids[:b.used], pend: pend}
+			rids = rids[b.used:]
+		}
+		if bd.yield && bd.contended && len(rids) > 0 {
+			if err := settle(); err != nil {
+				return total, err
+			}
+			_ = p.Flush() // settled above; no old snapshot while pausing
+			bd.pause(time.Since(b.start))
 		}
 	}
-	return deleted, used, nil
+	return total, settle()
 }
 
 // DeleteSpec is one delete statement: documents matching Filter, at
@@ -316,6 +563,7 @@ func (db *DB) deleteDocs(ctx context.Context, dbName, name string, s DeleteSpec)
 type UpdateSpec struct {
 	Filter       bson.D
 	Update       bson.D
+	Pipeline     bson.A // an aggregation-pipeline update, used when Update is nil
 	Multi        bool
 	Upsert       bool
 	Hint         any
@@ -347,7 +595,7 @@ func (db *DB) updateReturning(ctx context.Context, dbName, name string, s Update
 	if err != nil {
 		return nil, nil, err
 	}
-	u, err := query.ParseUpdate(s.Update)
+	u, err := parseUpdateSpec(s)
 	if err != nil {
 		return nil, nil, err
 	}
