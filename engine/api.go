@@ -214,18 +214,24 @@ func (c *Collection) update(ctx context.Context, filter, update any, multi, upse
 	if err != nil {
 		return nil, err
 	}
-	u, err := doc.Normalize(update)
+	uv, err := doc.NormalizeValue(update)
 	if err != nil {
 		return nil, err
 	}
-	res, err := c.db.updateDocs(ctx, c.dbName, c.name, UpdateSpec{Filter: f, Update: u, Multi: multi, Upsert: upsert})
+	u, pipeline, ok := updateArg(uv)
+	if !ok {
+		return nil, doc.Errorf(doc.CodeFailedToParse, "Update argument must be either an object or an array")
+	}
+	res, err := c.db.updateDocs(ctx, c.dbName, c.name, UpdateSpec{Filter: f, Update: u, Pipeline: pipeline, Multi: multi, Upsert: upsert})
 	if err == nil {
 		c.db.stats.updated.Add(res.ModifiedCount)
 	}
 	return res, err
 }
 
-// UpdateOne applies update ($set, ...) to the first matching document;
+// UpdateOne applies update ($set, ..., or an aggregation pipeline: a
+// bson.A of $set/$unset/$project/$replaceWith stages) to the first
+// matching document;
 // with upsert, inserts one when nothing matches.
 func (c *Collection) UpdateOne(ctx context.Context, filter, update any, upsert bool) (*UpdateResult, error) {
 	return c.update(ctx, filter, update, false, upsert)

@@ -644,7 +644,7 @@ func parseUpdateStmt(v any) (UpdateSpec, error) {
 			case bson.D:
 				s.Update = u
 			case bson.A:
-				err = doc.Errorf(doc.CodeBadValue, "pipeline-style updates are not supported by ttlkv")
+				s.Pipeline = u
 			default:
 				err = doc.Errorf(doc.CodeTypeMismatch, "BSON field 'update.updates.u' is the wrong type '%s', expected type 'object'", typeName(e.Value))
 			}
@@ -664,7 +664,7 @@ func parseUpdateStmt(v any) (UpdateSpec, error) {
 			return s, err
 		}
 	}
-	if s.Update == nil {
+	if s.Update == nil && s.Pipeline == nil {
 		return s, doc.Errorf(doc.CodeFailedToParse, "BSON field 'update.updates.u' is missing but a required field")
 	}
 	if s.Filter == nil {
@@ -770,7 +770,10 @@ func cmdFindAndModify(ctx context.Context, db *DB, dbName string, cmd bson.D) (b
 		case "sort":
 			sortD, err = toDoc("findAndModify.sort", e.Value)
 		case "update":
-			s.Update, err = toDoc("findAndModify.update", e.Value)
+			var ok bool
+			if s.Update, s.Pipeline, ok = updateArg(e.Value); !ok {
+				err = doc.Errorf(doc.CodeFailedToParse, "Update argument must be either an object or an array")
+			}
 		case "remove":
 			remove, _ = asBool(e.Value)
 		case "new":
@@ -787,7 +790,7 @@ func cmdFindAndModify(ctx context.Context, db *DB, dbName string, cmd bson.D) (b
 	if s.Filter == nil {
 		s.Filter = bson.D{}
 	}
-	if remove == (s.Update != nil) {
+	if remove == (s.Update != nil || s.Pipeline != nil) {
 		return nil, doc.Errorf(doc.CodeFailedToParse, "Either an update or remove=true must be specified")
 	}
 	if remove {

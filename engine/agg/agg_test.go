@@ -52,18 +52,6 @@ func run(t testing.TB, docs, pipeline string, o Options) ([]bson.D, error) {
 	return p.Run(context.Background(), sliceSource(in), o)
 }
 
-// sliceSource returns the documents of in, then the end.
-func sliceSource(in []bson.D) Source {
-	return func(context.Context) (bson.D, error) {
-		if len(in) == 0 {
-			return nil, nil
-		}
-		d := in[0]
-		in = in[1:]
-		return d, nil
-	}
-}
-
 func codeOf(err error) int {
 	var e *doc.Error
 	if errors.As(err, &e) {

@@ -36,6 +36,7 @@ type Update struct {
 	replacement bson.D
 	isRepl      bool
 	mods        []*modifier
+	fn          func(bson.D, UpdateOptions) (bson.D, error) // NewFuncUpdate
 }
 
 // modifier is one field of one update operator.
@@ -109,12 +110,6 @@ func ParseUpdate(u bson.D) (*Update, error) {
 	// numeric order), which fixes where new fields are appended.
 	slices.SortStableFunc(up.mods, func(a, b *modifier) int { return comparePaths(a.parts, b.parts) })
 	return up, nil
-}
-
-// ParsePipelineUpdate reports that pipeline-style updates (an array of
-// stages) are not supported: it always returns 2 BadValue.
-func ParsePipelineUpdate(bson.A) (*Update, error) {
-	return nil, badValue("pipeline-style updates are not supported by ttlkv")
 }
 
 func typeName(v any) string {
@@ -378,32 +373,25 @@ func (u *Update) IsReplacement() bool { return u.isRepl }
 // $push/$addToSet/$pull/$pullAll on a non-array, 28 PathNotViable for a
 // path through a scalar.
 func (u *Update) Apply(d bson.D, o UpdateOptions) (bson.D, error) {
-	oldID, hadID := getField(d, "_id")
 	if u.isRepl {
-		out := make(bson.D, 0, len(u.replacement)+1)
-		newID, hasID := getField(u.replacement, "_id")
-		if hadID {
-			if hasID && !sameValue(oldID, newID) {
-				return nil, immutableID()
-			}
-			out = append(out, bson.E{Key: "_id", Value: cloneValue(oldID)})
-		} else if hasID {
-			out = append(out, bson.E{Key: "_id", Value: cloneValue(newID)})
-		}
-		for _, e := range u.replacement {
-			if e.Key == "_id" {
-				continue
-			}
-			out = append(out, bson.E{Key: e.Key, Value: cloneValue(e.Value)})
-		}
-		return out, nil
+		return replace(d, u.replacement)
 	}
 	if o.Now.IsZero() {
 		o.Now = time.Now()
 	}
+	oldID, hadID := getField(d, "_id")
 	out := cloneDoc(d)
 	if out == nil {
 		out = bson.D{}
+	}
+	if u.fn != nil {
+		// A pipeline's result replaces the document, as in MongoDB: a
+		// result without _id keeps the old one.
+		r, err := u.fn(out, o)
+		if err != nil {
+			return nil, err
+		}
+		return replace(d, r)
 	}
 	for _, m := range u.mods {
 		var err error
@@ -417,6 +405,29 @@ func (u *Update) Apply(d bson.D, o UpdateOptions) (bson.D, error) {
 		if !ok || !sameValue(oldID, newID) {
 			return nil, immutableID()
 		}
+	}
+	return out, nil
+}
+
+// replace returns repl as the replacement of d: d's _id first (repl
+// may repeat it, not change it), then repl's other fields.
+func replace(d, repl bson.D) (bson.D, error) {
+	oldID, hadID := getField(d, "_id")
+	out := make(bson.D, 0, len(repl)+1)
+	newID, hasID := getField(repl, "_id")
+	if hadID {
+		if hasID && !sameValue(oldID, newID) {
+			return nil, immutableID()
+		}
+		out = append(out, bson.E{Key: "_id", Value: cloneValue(oldID)})
+	} else if hasID {
+		out = append(out, bson.E{Key: "_id", Value: cloneValue(newID)})
+	}
+	for _, e := range repl {
+		if e.Key == "_id" {
+			continue
+		}
+		out = append(out, bson.E{Key: e.Key, Value: cloneValue(e.Value)})
 	}
 	return out, nil
 }

@@ -1,0 +1,63 @@
+package agg
+
+import (
+	"context"
+
+	"github.com/ttlkv/ttlkv/doc"
+	"go.mongodb.org/mongo-driver/v2/bson"
+)
+
+// updateStages are the stages an update pipeline may hold.
+var updateStages = map[string]bool{
+	"$addFields": true, "$set": true, "$project": true, "$unset": true,
+	"$replaceRoot": true, "$replaceWith": true,
+}
+
+// ParseUpdatePipeline parses the pipeline form of an update
+// (updateOne(filter, [{$set: …}])) and returns the function that
+// computes a document's new version; now is $$NOW. Stages other than
+// $addFields, $set, $project, $unset, $replaceRoot and $replaceWith are
+// 72 InvalidOptions, as in MongoDB.
+func ParseUpdatePipeline(pipeline bson.A) (func(d bson.D, now bson.DateTime) (bson.D, error), error) {
+	var stages []stageSpec
+	for _, sv := range pipeline {
+		sd, ok := sv.(bson.D)
+		if !ok {
+			return nil, doc.Errorf(doc.CodeFailedToParse, "Each element of the 'pipeline' array must be an object")
+		}
+		if len(sd) != 1 {
+			return nil, doc.Errorf(codeStageOneField, "A pipeline stage specification object must contain exactly one field.")
+		}
+		st, err := parseStage(sd[0].Key, sd[0].Value)
+		if err != nil {
+			return nil, err
+		}
+		if !updateStages[sd[0].Key] {
+			return nil, doc.Errorf(doc.CodeInvalidOptions, "%s is not allowed to be used within an update", sd[0].Key)
+		}
+		stages = append(stages, st)
+	}
+	p := &Pipeline{stages: stages}
+	return func(d bson.D, now bson.DateTime) (bson.D, error) {
+		out, err := p.Run(context.Background(), sliceSource([]bson.D{d}), Options{Now: now})
+		if err != nil {
+			return nil, err
+		}
+		if len(out) != 1 {
+			return nil, doc.Errorf(doc.CodeInternalError, "update pipeline returned %d documents", len(out))
+		}
+		return out[0], nil
+	}, nil
+}
+
+// sliceSource returns the documents of in, then the end.
+func sliceSource(in []bson.D) Source {
+	return func(context.Context) (bson.D, error) {
+		if len(in) == 0 {
+			return nil, nil
+		}
+		d := in[0]
+		in = in[1:]
+		return d, nil
+	}
+}

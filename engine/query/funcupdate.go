@@ -1,0 +1,12 @@
+package query
+
+import "go.mongodb.org/mongo-driver/v2/bson"
+
+// NewFuncUpdate returns an update that computes the new document with
+// fn (an aggregation-pipeline update, which this package cannot parse
+// itself). fn receives a copy of the document it may modify. Apply
+// enforces _id immutability as for modifier updates; Upsert applies fn
+// to the document built from the filter's equalities.
+func NewFuncUpdate(fn func(d bson.D, o UpdateOptions) (bson.D, error)) *Update {
+	return &Update{fn: fn}
+}

@@ -1,0 +1,35 @@
+package engine
+
+import (
+	"github.com/ttlkv/ttlkv/engine/agg"
+	"github.com/ttlkv/ttlkv/engine/query"
+	"go.mongodb.org/mongo-driver/v2/bson"
+)
+
+// parseUpdateSpec parses an update statement's modifier or replacement
+// document, or its aggregation pipeline ({u: [{$set: …}]}), whose result
+// replaces the document as in MongoDB ($$NOW is the update's time).
+func parseUpdateSpec(s UpdateSpec) (*query.Update, error) {
+	if s.Update == nil && s.Pipeline != nil {
+		fn, err := agg.ParseUpdatePipeline(s.Pipeline)
+		if err != nil {
+			return nil, err
+		}
+		return query.NewFuncUpdate(func(d bson.D, o query.UpdateOptions) (bson.D, error) {
+			return fn(d, bson.NewDateTimeFromTime(o.Now))
+		}), nil
+	}
+	return query.ParseUpdate(s.Update)
+}
+
+// updateArg splits an update argument of the Go API or a command into
+// its document or pipeline form.
+func updateArg(v any) (bson.D, bson.A, bool) {
+	switch u := v.(type) {
+	case bson.D:
+		return u, nil, true
+	case bson.A:
+		return nil, u, true
+	}
+	return nil, nil, false
+}
