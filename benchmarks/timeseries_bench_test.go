@@ -129,3 +129,21 @@ func BenchmarkTimeseries(b *testing.B) {
 		b.ReportMetric(float64(tsS.deleted), "ts-buckets-deleted")
 	}
 }
+
+// BenchmarkTimeseriesIngest loads TTLKV_BENCH_TS_N measurements into a
+// time-series collection alone (no baseline, no expiry): the benchmark
+// to profile the insert path with -cpuprofile. Figures to compare with
+// the baseline come from BenchmarkTimeseries.
+func BenchmarkTimeseriesIngest(b *testing.B) {
+	ctx := context.Background()
+	for it := 0; it < b.N; it++ {
+		db := openEngine(b, b.TempDir(), newClock())
+		mustNoErr(b, db.Database("bench").CreateCollection(ctx, "m", bson.D{
+			{Key: "timeseries", Value: bson.D{{Key: "timeField", Value: "t"}, {Key: "metaField", Value: "m"}}},
+			{Key: "expireAfterSeconds", Value: int32(3600)},
+		}), "create")
+		d := tsLoad(b, db.Database("bench").Collection("m"))
+		b.ReportMetric(rate(tsN, d), "ts-ingest-meas/s")
+		mustNoErr(b, db.Close(), "close")
+	}
+}

@@ -270,7 +270,8 @@ func (db *DB) timeseriesStats(c *coll) collStatsInfo {
 			}
 			if _, rid, ok := lsm.DecodeRecordKey(it.Key()); ok {
 				if ds, err := tsReadDeltas(txn, bc.m().ID, rid); err == nil {
-					st.count += int64(len(ds.rows))
+					rows, _ := ds.rows(t.opts, nil)
+					st.count += int64(len(rows))
 					st.size += ds.bytes
 				}
 			}

@@ -18,7 +18,7 @@ import (
 // measurements one insert transaction appended to the bucket:
 //
 //	key:   IndexPrefix(<buckets id>, tsDeltaIndexID) | rid (8 bytes BE) | seq (4 bytes BE)
-//	value: s2(doc.Marshal({r: [measurement, ...]})), the metaField's value as null
+//	value: s2(ts.Bucket.EncodeTail): the measurements in columns, without the meta value
 //
 // Index id 0 is never given to an index, so the deltas are a key range
 // of their own that the generic record and index code never visits, and
@@ -69,24 +69,12 @@ func isBucketsColl(m *collMeta) bool {
 	return m.Kind == kindNormal && strings.HasPrefix(m.Name, tsBucketsPre)
 }
 
-// encodeDelta returns the stored form of a delta holding rows, which
-// belong to a bucket of options o. The metaField's value is stored as
-// null (every row has the bucket's meta; applyDeltas puts it back), so
-// rows are cheaper to encode. rows are modified.
-func encodeDelta(o ts.Options, rows []bson.D) ([]byte, error) {
-	a := make(bson.A, len(rows))
-	for i, r := range rows {
-		if o.MetaField != "" {
-			for j := range r {
-				if r[j].Key == o.MetaField {
-					r[j].Value = nil
-					break
-				}
-			}
-		}
-		a[i] = r
-	}
-	raw, err := doc.Marshal(bson.D{{Key: "r", Value: a}})
+// encodeDelta returns the stored form of a delta holding the
+// measurements from..Count()-1 of bucket b: s2 of b.EncodeTail(from),
+// a column layout without the meta value (every row has the bucket's
+// meta; decodeDelta puts it back).
+func encodeDelta(b *ts.Bucket, from int) ([]byte, error) {
+	raw, err := b.EncodeTail(from)
 	if err != nil {
 		return nil, err
 	}
@@ -95,8 +83,11 @@ func encodeDelta(o ts.Options, rows []bson.D) ([]byte, error) {
 	return s2.Encode(nil, raw), nil
 }
 
-// decodeDelta is the inverse of encodeDelta.
-func decodeDelta(v []byte) ([]bson.D, error) {
+// decodeDelta is the inverse of encodeDelta: the delta's measurements,
+// each with the meta field (when the bucket has one) set to meta. It
+// also reads the row form of earlier versions, s2({r: [measurement,
+// ...]}) with the meta value stored as null.
+func decodeDelta(o ts.Options, v []byte, meta any) ([]bson.D, error) {
 	if n, err := s2.DecodedLen(v); err != nil || n > ts.MaxBucketBytes*8 {
 		return nil, doc.Errorf(doc.CodeInternalError, "time-series delta: bad s2 block (%v)", err)
 	}
@@ -107,6 +98,9 @@ func decodeDelta(v []byte) ([]bson.D, error) {
 	d, err := doc.Unmarshal(raw)
 	if err != nil {
 		return nil, err
+	}
+	if len(d) == 0 || d[0].Key != "r" {
+		return ts.DecodeTailDocument(o, d, meta)
 	}
 	if len(d) != 1 || d[0].Key != "r" {
 		return nil, doc.Errorf(doc.CodeInternalError, "time-series delta is not {r: [...]}")
@@ -120,15 +114,38 @@ func decodeDelta(v []byte) ([]bson.D, error) {
 		if rows[i], ok = x.(bson.D); !ok {
 			return nil, doc.Errorf(doc.CodeInternalError, "time-series delta row %d is %s, not an object", i, typeName(x))
 		}
+		if o.MetaField != "" {
+			for j := range rows[i] {
+				if rows[i][j].Key == o.MetaField {
+					rows[i][j].Value = meta
+					break
+				}
+			}
+		}
 	}
 	return rows, nil
 }
 
-// tsDeltaSet is what tsReadDeltas found for one bucket.
+// tsDeltaSet is what tsReadDeltas found for one bucket: its delta
+// records, still encoded, in order.
 type tsDeltaSet struct {
-	rows  []bson.D
+	raws  [][]byte
 	n     int   // delta records
 	bytes int64 // their stored bytes
+}
+
+// rows decodes the deltas' measurements, in order, with the meta field
+// set to meta.
+func (ds tsDeltaSet) rows(o ts.Options, meta any) ([]bson.D, error) {
+	var out []bson.D
+	for i, v := range ds.raws {
+		rows, err := decodeDelta(o, v, meta)
+		if err != nil {
+			return nil, doc.Errorf(doc.CodeInternalError, "time-series delta %d: %v", i, err)
+		}
+		out = append(out, rows...)
+	}
+	return out, nil
 }
 
 // tsReadDeltas reads the deltas of bucket record rid in txn, in order.
@@ -148,11 +165,7 @@ func tsReadDeltas(txn *lsm.Txn, coll, rid uint64) (tsDeltaSet, error) {
 		if err != nil {
 			return ds, err
 		}
-		rows, err := decodeDelta(v)
-		if err != nil {
-			return ds, doc.Errorf(doc.CodeInternalError, "time-series bucket record %d delta %d: %v", rid, ds.n, err)
-		}
-		ds.rows = append(ds.rows, rows...)
+		ds.raws = append(ds.raws, v)
 		ds.n++
 		ds.bytes += int64(len(v))
 	}
@@ -161,10 +174,11 @@ func tsReadDeltas(txn *lsm.Txn, coll, rid uint64) (tsDeltaSet, error) {
 
 // tsRemoveDeltas deletes every delta of bucket record rid in txn, and
 // reads the key the next delta would get, so that a concurrent append
-// conflicts with txn. No
+// conflicts with txn. It counts the removal in tsRemovals. No
 // other iterator of txn may be open (Badger allows one per write
 // transaction).
 func tsRemoveDeltas(txn *lsm.Txn, coll, rid uint64) error {
+	tsRemovals.Add(1)
 	var keys [][]byte
 	it := txn.NewIter(lsm.IterOptions{Prefix: tsDeltaPrefix(coll, rid), KeysOnly: true})
 	for it.Next() {
@@ -202,21 +216,18 @@ func (db *DB) bucketsOptions(m *collMeta) (ts.Options, bool) {
 	return t.opts, true
 }
 
-// applyDeltas returns the bucket of base document d with rows appended.
-func applyDeltas(o ts.Options, d bson.D, rows []bson.D) (*ts.Bucket, error) {
+// applyDeltas returns the bucket of base document d with the
+// measurements of deltas ds appended.
+func applyDeltas(o ts.Options, d bson.D, ds tsDeltaSet) (*ts.Bucket, error) {
 	b, err := ts.DecodeBucket(o, d)
 	if err != nil {
 		return nil, err
 	}
+	rows, err := ds.rows(o, b.Meta)
+	if err != nil {
+		return nil, doc.Errorf(doc.CodeInternalError, "time-series bucket %s: %v", b.ID.Hex(), err)
+	}
 	for i, r := range rows {
-		if b.HasMeta {
-			for j := range r {
-				if r[j].Key == o.MetaField {
-					r[j].Value = b.Meta
-					break
-				}
-			}
-		}
 		if err := b.Append(o, r); err != nil {
 			return nil, doc.Errorf(doc.CodeInternalError, "time-series bucket %s: delta row %d does not apply: %v", b.ID.Hex(), i, err)
 		}
@@ -236,7 +247,7 @@ func (db *DB) tsMergeRecord(txn *lsm.Txn, m *collMeta, rid uint64, d bson.D) (bs
 	if !ok {
 		return d, nil
 	}
-	b, err := applyDeltas(o, d, ds.rows)
+	b, err := applyDeltas(o, d, ds)
 	if err != nil {
 		return nil, err
 	}
@@ -256,6 +267,6 @@ func tsLoadBucket(txn *lsm.Txn, o ts.Options, coll, rid uint64) (d bson.D, b *ts
 	if err != nil {
 		return nil, nil, false, err
 	}
-	b, err = applyDeltas(o, d, ds.rows)
+	b, err = applyDeltas(o, d, ds)
 	return d, b, err == nil, err
 }

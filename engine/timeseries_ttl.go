@@ -609,7 +609,7 @@ func (db *DB) validateTimeseries(ctx context.Context, c *coll, res *ValidateResu
 				fail("bucket %v: %v", idOf(d), err)
 				continue
 			}
-			b, err := applyDeltas(t.opts, d, ds.rows)
+			b, err := applyDeltas(t.opts, d, ds)
 			if err != nil {
 				fail("bucket %v: %v", idOf(d), err)
 				continue

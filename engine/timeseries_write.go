@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"errors"
+	"sync/atomic"
 
 	"github.com/ttlkv/ttlkv/doc"
 	"github.com/ttlkv/ttlkv/lsm"
@@ -29,6 +30,7 @@ type tsOpen struct {
 	base      int    // measurements in the base record
 	deltas    uint32 // delta records since the base (seq 0..deltas-1)
 	baseBytes int    // stored size of the base record
+	gen       uint64 // tsRemovals when the bucket was last written
 }
 
 // tsStateOf returns c's write state for options o, making it when
@@ -76,6 +78,17 @@ func tsForget(c, bc *coll, ids []bson.ObjectID) {
 	st.forget(ids)
 }
 
+// tsRemovals counts bucket record removals staged in any buckets
+// collection (tsRemoveDeltas bumps it, inside the remover's transaction,
+// before it commits). An insert that extends open bucket B checks that
+// B's record still exists only when the count moved since B was last
+// written: a remover of B stages after that write committed (it reads
+// B's record, and its next delta key, which the write changed, so an
+// earlier staging conflicts and is staged again), hence after the count
+// was read for that write, and bumps it. With no removals (the usual
+// case while loading) the check costs nothing.
+var tsRemovals atomic.Uint64
+
 // errTSBucketGone aborts an insert transaction that was to extend an
 // open bucket whose record another writer removed (the TTL reaper
 // reports its removals after releasing the wmu): the chunk is bucketed
@@ -108,8 +121,9 @@ func (db *DB) insertTimeseries(ctx context.Context, c *coll, docs []any, ordered
 	ids = make([]any, len(docs))
 	prepared := make([]bson.D, len(docs))
 	stopAt := len(docs)
+	prep := newTSPrepare(len(docs))
 	for i, v := range docs {
-		d, e := prepareInsert(v)
+		d, e := prep.prepare(v)
 		if e == nil {
 			_, _, _, e = t.opts.Split(d)
 		}
@@ -178,6 +192,7 @@ func (db *DB) tsInsertChunk(c *coll, bc *coll, prepared []bson.D, start, stopAt 
 		return start, nil, false, err
 	}
 	st := tsStateOf(c, t.opts)
+	gen := tsRemovals.Load()
 	bm := bc.m()
 	var order []*ts.Bucket
 	touched := map[bson.ObjectID]bool{}
@@ -256,6 +271,7 @@ func (db *DB) tsInsertChunk(c *coll, bc *coll, prepared []bson.D, start, stopAt 
 		drop   uint32 // deltas to delete (fold)
 		after  tsOpen
 		closed bool
+		check  bool // verify that the bucket's record still exists
 	}
 	writes := make([]tsWrite, 0, len(order))
 	for _, b := range order {
@@ -275,13 +291,15 @@ func (db *DB) tsInsertChunk(c *coll, bc *coll, prepared []bson.D, start, stopAt 
 			w.after = tsOpen{rid: ob.rid}
 		default:
 			w.kind = 'd'
-			if w.raw, err = encodeDelta(t.opts, b.Rows(t.opts, ob.stored)); err != nil {
+			if w.raw, err = encodeDelta(b, ob.stored); err != nil {
 				c.ext = nil
 				return start, nil, false, err
 			}
 			w.after = *ob
 			w.after.stored, w.after.deltas = b.Count(), ob.deltas+1
 		}
+		w.check = ob != nil && ob.gen != gen
+		w.after.gen = gen
 		if w.kind != 'd' {
 			if w.doc, err = b.CompressedDocument(t.opts); err == nil {
 				w.raw, err = doc.Marshal(w.doc)
@@ -304,17 +322,20 @@ func (db *DB) tsInsertChunk(c *coll, bc *coll, prepared []bson.D, start, stopAt 
 			case 'i':
 				e = w.insert(x.after.rid, x.doc, x.raw)
 			case 'f':
-				e = tsCheckLive(txn, w.m.ID, x.after.rid)
-				if e != nil {
-					return e
+				if x.check {
+					if e = tsCheckLive(txn, w.m.ID, x.after.rid); e != nil {
+						return e
+					}
 				}
 				e = w.replace(x.after.rid, x.doc, x.doc, x.raw)
 				for seq := uint32(0); seq < x.drop && e == nil; seq++ {
 					e = txn.Delete(tsDeltaKey(w.m.ID, x.after.rid, seq))
 				}
 			case 'd':
-				if e = tsCheckLive(txn, w.m.ID, x.after.rid); e != nil {
-					return e
+				if x.check {
+					if e = tsCheckLive(txn, w.m.ID, x.after.rid); e != nil {
+						return e
+					}
 				}
 				e = txn.Set(tsDeltaKey(w.m.ID, x.after.rid, x.after.deltas-1), x.raw)
 			}

@@ -1,10 +1,12 @@
 package ts
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"math"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/ttlkv/ttlkv/doc"
@@ -67,12 +69,61 @@ func (c *column) set(r int, v any) {
 		c.min, c.max = v, v
 		return
 	}
-	if doc.Compare(v, c.min) < 0 {
+	if compare(v, c.min) < 0 {
 		c.min = v
 	}
-	if doc.Compare(v, c.max) > 0 {
+	if compare(v, c.max) > 0 {
 		c.max = v
 	}
+}
+
+// compare is doc.Compare with fast paths for two values of the same
+// common type (a column usually holds one type).
+func compare(a, b any) int {
+	switch x := a.(type) {
+	case float64:
+		if y, ok := b.(float64); ok {
+			return cmpFloat(x, y)
+		}
+	case int32:
+		if y, ok := b.(int32); ok {
+			return cmp.Compare(x, y)
+		}
+	case int64:
+		if y, ok := b.(int64); ok {
+			return cmp.Compare(x, y)
+		}
+	case bson.DateTime:
+		if y, ok := b.(bson.DateTime); ok {
+			return cmp.Compare(x, y)
+		}
+	case string:
+		if y, ok := b.(string); ok {
+			return strings.Compare(x, y)
+		}
+	}
+	return doc.Compare(a, b)
+}
+
+// cmpFloat orders doubles as doc.Compare does: NaN first and equal to
+// itself, -0 equal to 0.
+func cmpFloat(a, b float64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	case a == b:
+		return 0
+	}
+	an, bn := math.IsNaN(a), math.IsNaN(b)
+	switch {
+	case an && bn:
+		return 0
+	case an:
+		return -1
+	}
+	return 1
 }
 
 // Bucket is one bucket of measurements with equal meta values: the control
@@ -549,6 +600,20 @@ func elemSize(key string, v any) int {
 
 // valueSize is the BSON size of v without type byte and key.
 func valueSize(v any) int {
+	switch x := v.(type) {
+	case float64, int64, bson.DateTime, bson.Timestamp:
+		return 8
+	case int32:
+		return 4
+	case bool:
+		return 1
+	case nil, bson.Null:
+		return 0
+	case string:
+		return 4 + len(x) + 1
+	case bson.ObjectID:
+		return 12
+	}
 	return doc.Size(bson.D{{Key: "", Value: v}}) - 7
 }
 

@@ -1,9 +1,12 @@
 package ts
 
 import (
+	"encoding/binary"
+	"math"
 	"sort"
 
 	"github.com/ttlkv/ttlkv/doc"
+	"github.com/ttlkv/ttlkv/lsm"
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
 
@@ -16,7 +19,87 @@ const MaxOpenPerMeta = 4
 type group struct {
 	meta    any
 	hasMeta bool
+	key     string // its metaKey; "" when the meta has none (see group)
 	open    []*Bucket
+}
+
+// metaKey appends to dst the hash key of a (hasMeta, meta) pair. Two
+// values get equal keys only when doc.Compare finds them equal: the
+// common types (strings, numbers, dates, ObjectIDs, booleans, null, and
+// documents and arrays of them) have a canonical form of their own
+// (fastMetaKey, a number by value, so 1 and 1.0 agree), anything else
+// its keystring, behind a different first byte. Equal values of
+// different forms (1 and decimal 1) may get different keys; the
+// Bucketer then finds their group by search. ok is false for a value
+// with neither form (not a BSON value).
+func metaKey(dst []byte, meta any, hasMeta bool) (key []byte, ok bool) {
+	if !hasMeta {
+		return append(dst, 0), true
+	}
+	if key, ok := fastMetaKey(append(dst, 2), meta, 0); ok {
+		return key, true
+	}
+	key, err := lsm.AppendKeyChecked(append(dst, 1), meta, false)
+	return key, err == nil
+}
+
+// fastMetaKey appends the canonical form of v (see metaKey); ok is false
+// for a value it has no form for.
+func fastMetaKey(dst []byte, v any, depth int) ([]byte, bool) {
+	if depth > doc.MaxReadDepth {
+		return dst, false
+	}
+	switch x := v.(type) {
+	case string:
+		dst = binary.AppendUvarint(append(dst, 's'), uint64(len(x)))
+		return append(dst, x...), true
+	case int32:
+		return binary.BigEndian.AppendUint64(append(dst, 'i'), uint64(int64(x))), true
+	case int64:
+		return binary.BigEndian.AppendUint64(append(dst, 'i'), uint64(x)), true
+	case float64:
+		switch {
+		case x != x:
+			return append(dst, 'N'), true
+		case x == math.Trunc(x) && x >= -(1<<63) && x < 1<<63:
+			return binary.BigEndian.AppendUint64(append(dst, 'i'), uint64(int64(x))), true
+		}
+		return binary.BigEndian.AppendUint64(append(dst, 'f'), math.Float64bits(x)), true
+	case bool:
+		if x {
+			return append(dst, 'b', 1), true
+		}
+		return append(dst, 'b', 0), true
+	case nil:
+		return append(dst, 'z'), true
+	case bson.Null:
+		return append(dst, 'z'), true
+	case bson.DateTime:
+		return binary.BigEndian.AppendUint64(append(dst, 'd'), uint64(x)), true
+	case bson.ObjectID:
+		return append(append(dst, 'o'), x[:]...), true
+	case bson.D:
+		dst = binary.AppendUvarint(append(dst, 'D'), uint64(len(x)))
+		for _, e := range x {
+			dst = binary.AppendUvarint(dst, uint64(len(e.Key)))
+			dst = append(dst, e.Key...)
+			var ok bool
+			if dst, ok = fastMetaKey(dst, e.Value, depth+1); !ok {
+				return dst, false
+			}
+		}
+		return dst, true
+	case bson.A:
+		dst = binary.AppendUvarint(append(dst, 'A'), uint64(len(x)))
+		for _, e := range x {
+			var ok bool
+			if dst, ok = fastMetaKey(dst, e, depth+1); !ok {
+				return dst, false
+			}
+		}
+		return dst, true
+	}
+	return dst, false
 }
 
 // Bucketer keeps the open buckets of one time-series collection and
@@ -40,14 +123,16 @@ type group struct {
 // must serialize Insert with its use of the returned buckets.
 type Bucketer struct {
 	o      Options
-	groups []*group // sorted by (hasMeta, meta) under doc.Compare
+	groups []*group          // sorted by (hasMeta, meta) under doc.Compare
+	byKey  map[string]*group // groups by metaKey, in front of the search
+	keyBuf []byte
 	closed []*Bucket
 	nopen  int
 }
 
 // NewBucketer returns a Bucketer with no open buckets for a collection
 // with options o.
-func NewBucketer(o Options) *Bucketer { return &Bucketer{o: o} }
+func NewBucketer(o Options) *Bucketer { return &Bucketer{o: o, byKey: map[string]*group{}} }
 
 // SetOptions changes the options used for later measurements, after a
 // collMod. Open buckets stay open: ApplyCollMod only grows the span, so
@@ -125,6 +210,7 @@ func (bk *Bucketer) CloseAll() {
 		}
 	}
 	bk.groups = nil
+	clear(bk.byKey)
 }
 
 // OpenCount returns the number of open buckets.
@@ -184,8 +270,21 @@ func cmpMeta(ah bool, a any, bh bool, b any) int {
 	return doc.Compare(a, b)
 }
 
-// group finds the group of a meta value, creating it when asked to.
+// group finds the group of a meta value, creating it when asked to. A
+// meta value with a keystring (every BSON value) is found by hash; the
+// sorted slice is searched only to insert a new group, or for a value
+// without one.
 func (bk *Bucketer) group(meta any, hasMeta bool, create bool) *group {
+	key, hashed := metaKey(bk.keyBuf[:0], meta, hasMeta)
+	bk.keyBuf = key[:0]
+	if hashed {
+		if g := bk.byKey[string(key)]; g != nil {
+			return g
+		}
+		if !create {
+			return nil
+		}
+	}
 	i := sort.Search(len(bk.groups), func(i int) bool {
 		g := bk.groups[i]
 		return cmpMeta(g.hasMeta, g.meta, hasMeta, meta) >= 0
@@ -200,6 +299,13 @@ func (bk *Bucketer) group(meta any, hasMeta bool, create bool) *group {
 	if hasMeta {
 		g.meta = doc.Clone(meta)
 	}
+	if hashed {
+		g.key = string(key)
+		if bk.byKey == nil {
+			bk.byKey = map[string]*group{}
+		}
+		bk.byKey[g.key] = g
+	}
 	bk.groups = append(bk.groups, nil)
 	copy(bk.groups[i+1:], bk.groups[i:])
 	bk.groups[i] = g
@@ -210,6 +316,9 @@ func (bk *Bucketer) group(meta any, hasMeta bool, create bool) *group {
 func (bk *Bucketer) dropEmpty(g *group) {
 	if len(g.open) > 0 {
 		return
+	}
+	if g.key != "" {
+		delete(bk.byKey, g.key)
 	}
 	for i, x := range bk.groups {
 		if x == g {
