@@ -1,6 +1,7 @@
 package ts
 
 import (
+	"bytes"
 	"cmp"
 	"errors"
 	"fmt"
@@ -100,6 +101,10 @@ func compare(a, b any) int {
 	case string:
 		if y, ok := b.(string); ok {
 			return strings.Compare(x, y)
+		}
+	case bson.ObjectID:
+		if y, ok := b.(bson.ObjectID); ok {
+			return bytes.Compare(x[:], y[:])
 		}
 	}
 	return doc.Compare(a, b)
@@ -234,13 +239,15 @@ func (b *Bucket) covers(o Options, t bson.DateTime) bool {
 func (b *Bucket) addedSize(o Options, m bson.D) int {
 	key := rowKey(b.count)
 	n := 0
+	guess := 0
 	for _, e := range m {
 		if b.HasMeta && e.Key == o.MetaField {
 			continue
 		}
 		vs := valueSize(e.Value)
 		n += 2 + len(key) + vs
-		ci, ok := b.colIndex[e.Key]
+		ci, ok := b.colOf(e.Key, guess)
+		guess = ci + 1
 		switch {
 		case !ok:
 			// A new column: its header in data, and entries in control
@@ -304,12 +311,13 @@ func (b *Bucket) add(o Options, m bson.D, t bson.DateTime, hasMeta bool, n int) 
 	var buf [16]int32
 	ranks := buf[:0]
 	inOrder := true
+	guess := 0
 	for _, e := range m {
 		var rank int
 		if hasMeta && e.Key == o.MetaField {
 			rank = b.metaRank
 		} else {
-			ci, ok := b.colIndex[e.Key]
+			ci, ok := b.colOf(e.Key, guess)
 			if !ok {
 				ci = len(b.cols)
 				b.cols = append(b.cols, column{name: e.Key})
@@ -325,6 +333,7 @@ func (b *Bucket) add(o Options, m bson.D, t bson.DateTime, hasMeta bool, n int) 
 				c.maxV = vs
 			}
 			rank = b.rankOf(ci)
+			guess = ci + 1
 		}
 		if len(ranks) > 0 && int32(rank) <= ranks[len(ranks)-1] {
 			inOrder = false
@@ -342,6 +351,17 @@ func (b *Bucket) add(o Options, m bson.D, t bson.DateTime, hasMeta bool, n int) 
 		b.maxTime = t
 	}
 	b.count++
+}
+
+// colOf returns the column of field key, trying column guess first (the
+// column after the previous field's: measurements are usually shaped
+// alike, so a map lookup is rarely needed).
+func (b *Bucket) colOf(key string, guess int) (int, bool) {
+	if guess < len(b.cols) && b.cols[guess].name == key {
+		return guess, true
+	}
+	ci, ok := b.colIndex[key]
+	return ci, ok
 }
 
 // rankOf returns the rank of data column ci.

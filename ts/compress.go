@@ -94,10 +94,11 @@ func (b *Bucket) CompressedDocument(o Options) (bson.D, error) {
 	for i := range b.cols {
 		c := &b.cols[i]
 		var rows any
-		vals := make(bson.A, 0, c.n)
+		var vals bson.A
 		if c.n == b.count {
-			vals = append(vals, c.vals...)
+			vals = bson.A(c.vals[:c.n:c.n]) // only read by Marshal below
 		} else {
+			vals = make(bson.A, 0, c.n)
 			rs := make(bson.A, 0, c.n)
 			for r, v := range c.vals {
 				if c.has[r] {

@@ -31,6 +31,7 @@ func TestCompareMatchesDocCompare(t *testing.T) {
 		bson.DateTime(-1), bson.DateTime(0), bson.DateTime(1700000000000),
 		"", "a", "ab", "b", "é", "\x00", "Z",
 		true, nil, bson.D{{Key: "a", Value: int32(1)}}, bson.A{int32(1)},
+		bson.ObjectID{}, bson.ObjectID{0: 1}, bson.ObjectID{11: 1}, bson.ObjectID{0: 0xff},
 	}
 	for _, a := range vals {
 		for _, b := range vals {
