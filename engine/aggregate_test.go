@@ -173,3 +173,36 @@ func aggregateAll(t *testing.T, c *Collection, pipeline bson.A) []bson.D {
 	}
 	return out
 }
+
+// TestExprFilter checks $expr in find, count, delete and an aggregate's
+// $match through the engine.
+func TestExprFilter(t *testing.T) {
+	db, _, _ := openTest(t)
+	mustRun(t, db, "test", `{"insert": "c", "documents": [{"_id": 1, "spent": 5, "budget": 10}, {"_id": 2, "spent": 12, "budget": 10}, {"_id": 3, "spent": 20, "budget": 15}]}`)
+	over := `{"$expr": {"$gt": ["$spent", "$budget"]}}`
+	if got := findAll(t, db, "test", "c", mustDoc(t, over)); len(got) != 2 || field(got[0], "_id") != int32(2) {
+		t.Fatalf("find with $expr: %v, want _id 2 and 3", got)
+	}
+	r := mustRun(t, db, "test", `{"count": "c", "query": `+over+`}`)
+	if field(r, "n") != int32(2) {
+		t.Fatalf("count with $expr: %v", r)
+	}
+	r = mustRun(t, db, "test", `{"aggregate": "c", "pipeline": [{"$match": `+over+`}, {"$count": "n"}], "cursor": {}}`)
+	if _, b := checkCursorShape(t, "aggregate", field(r, "cursor"), "firstBatch"); len(b) != 1 || field(b[0].(bson.D), "n") != int32(2) {
+		t.Fatalf("aggregate $match with $expr: %v", r)
+	}
+	mustRun(t, db, "test", `{"delete": "c", "deletes": [{"q": `+over+`, "limit": 0}]}`)
+	if got := findAll(t, db, "test", "c", bson.D{}); len(got) != 1 || field(got[0], "_id") != int32(1) {
+		t.Fatalf("after deleting with $expr: %v, want _id 1 only", got)
+	}
+	wantCode(t, db, "test", `{"find": "c", "filter": {"a": {"$elemMatch": {"$expr": true}}}}`, doc.CodeBadValue, "top-level")
+}
+
+func mustDoc(t *testing.T, s string) bson.D {
+	t.Helper()
+	d, err := doc.ParseExtJSON([]byte(s))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}

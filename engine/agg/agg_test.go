@@ -326,3 +326,47 @@ func TestGroupKey(t *testing.T) {
 		seen[k] = v
 	}
 }
+
+// TestExprInFilters checks {$expr: …} in query filters: compared
+// fields, truthiness, inside $or, refused below the top level, and a
+// failing expression matching nothing.
+func TestExprInFilters(t *testing.T) {
+	cases := []struct {
+		filter string
+		ids    []int32
+		code   int
+	}{
+		{`{"$expr": {"$gt": ["$b", "$a"]}}`, []int32{1, 3}, 0},
+		{`{"$expr": {"$eq": [{"$mod": ["$a", 2]}, 0]}}`, []int32{2}, 0},
+		{`{"$expr": "$flag"}`, []int32{3}, 0},
+		{`{"$or": [{"_id": 2}, {"$expr": {"$lt": ["$a", 2]}}]}`, []int32{1, 2}, 0},
+		{`{"a": {"$gte": 1}, "$expr": {"$ne": ["$b", null]}}`, []int32{1, 2, 3}, 0},
+		{`{"$expr": {"$gt": [{"$divide": ["$a", "$z"]}, 0]}}`, nil, 0},
+		{`{"arr": {"$elemMatch": {"$expr": {"$gt": ["$x", 1]}}}}`, nil, 2},
+		{`{"$expr": {"$nosuch": 1}}`, nil, 168},
+	}
+	docs := []bson.D{
+		{{Key: "_id", Value: int32(1)}, {Key: "a", Value: int32(1)}, {Key: "b", Value: int32(5)}, {Key: "z", Value: int32(0)}},
+		{{Key: "_id", Value: int32(2)}, {Key: "a", Value: int32(4)}, {Key: "b", Value: int32(4)}, {Key: "flag", Value: int32(0)}},
+		{{Key: "_id", Value: int32(3)}, {Key: "a", Value: int32(3)}, {Key: "b", Value: 3.5}, {Key: "flag", Value: "yes"}},
+	}
+	for _, tc := range cases {
+		f, err := query.ParseFilter(val(t, tc.filter).(bson.D))
+		if codeOf(err) != tc.code {
+			t.Errorf("%s: parse error %v, want code %d", tc.filter, err, tc.code)
+			continue
+		}
+		if err != nil {
+			continue
+		}
+		var ids []int32
+		for _, d := range docs {
+			if f.Match(d) {
+				ids = append(ids, d[0].Value.(int32))
+			}
+		}
+		if !slices.Equal(ids, tc.ids) {
+			t.Errorf("%s matched %v, want %v", tc.filter, ids, tc.ids)
+		}
+	}
+}

@@ -98,11 +98,12 @@ func (p *pathExpr) match(root any) bool {
 
 // ParseFilter parses a MongoDB query filter. It returns a *doc.Error with
 // MongoDB's code for a malformed filter: 2 BadValue for unknown
-// operators, malformed operands and unsupported features ($where, $expr,
+// operators, malformed operands and unsupported features ($where,
 // $text, $jsonSchema, geospatial and bitwise operators), 51108 for an
-// invalid regex flag.
+// invalid regex flag. $expr is accepted at the top level once an
+// expression compiler is registered (RegisterExprCompiler).
 func ParseFilter(f bson.D) (*Filter, error) {
-	e, err := parseDoc(f, 0)
+	e, err := parseDocAt(f, 0, true)
 	if err != nil {
 		return nil, err
 	}
@@ -140,14 +141,18 @@ func badValue(format string, args ...any) error {
 	return doc.Errorf(doc.CodeBadValue, format, args...)
 }
 
-func parseDoc(f bson.D, depth int) (andExpr, error) {
+func parseDoc(f bson.D, depth int) (andExpr, error) { return parseDocAt(f, depth, false) }
+
+// parseDocAt parses a filter document; top is true for the query's own
+// document and its $and/$or/$nor branches, where $expr may appear.
+func parseDocAt(f bson.D, depth int, top bool) (andExpr, error) {
 	if depth > maxDepth {
 		return nil, badValue("exceeded depth limit of %d when parsing the filter", maxDepth)
 	}
 	out := andExpr{}
 	for _, e := range f {
 		if strings.HasPrefix(e.Key, "$") {
-			x, err := parseTopOp(e.Key, e.Value, depth)
+			x, err := parseTopOp(e.Key, e.Value, depth, top)
 			if err != nil {
 				return nil, err
 			}
@@ -165,7 +170,7 @@ func parseDoc(f bson.D, depth int) (andExpr, error) {
 	return out, nil
 }
 
-func parseTopOp(op string, v any, depth int) (expr, error) {
+func parseTopOp(op string, v any, depth int, top bool) (expr, error) {
 	switch op {
 	case "$and", "$or", "$nor":
 		arr, ok := v.(bson.A)
@@ -181,7 +186,7 @@ func parseTopOp(op string, v any, depth int) (expr, error) {
 			if !ok {
 				return nil, badValue("$or/$and/$nor entries need to be full objects")
 			}
-			x, err := parseDoc(sd, depth+1)
+			x, err := parseDocAt(sd, depth+1, top)
 			if err != nil {
 				return nil, err
 			}
@@ -196,7 +201,19 @@ func parseTopOp(op string, v any, depth int) (expr, error) {
 		return norExpr(subs), nil
 	case "$comment":
 		return nil, nil
-	case "$where", "$expr", "$text", "$jsonSchema", "$sampleRate", "$alwaysTrue", "$alwaysFalse", "$atomic", "$isolated":
+	case "$expr":
+		if !top {
+			return nil, badValue("$expr can only be applied to the top-level document")
+		}
+		if exprCompiler == nil {
+			return nil, badValue("$expr is not supported by this build of ttlkv")
+		}
+		fn, err := exprCompiler(v)
+		if err != nil {
+			return nil, err
+		}
+		return exprNode{fn}, nil
+	case "$where", "$text", "$jsonSchema", "$sampleRate", "$alwaysTrue", "$alwaysFalse", "$atomic", "$isolated":
 		return nil, badValue("%s is not supported by ttlkv", op)
 	}
 	return nil, badValue("unknown top level operator: %s. If you have a field name that starts with a '$' symbol, consider using $getField or $setField.", op)
