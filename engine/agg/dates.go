@@ -3,6 +3,7 @@ package agg
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -156,38 +157,50 @@ type dateTruncExpr struct {
 }
 
 func parseDateTrunc(arg any, depth int) (Expr, error) {
+	a, err := parseNamedArgs("$dateTrunc", arg, depth, namedArgs{
+		notObject: 5439007, unknown: 5439008, missing: []int{5439009, 5439010},
+		required: []string{"date", "unit"}, optional: []string{"binSize", "timezone", "startOfWeek"},
+		unknownMsg: "Unrecognized argument to $dateTrunc: %s. Expected arguments are date, unit, and optionally, binSize, timezone, startOfWeek",
+	})
+	if err != nil {
+		return nil, err
+	}
+	return dateTruncExpr{date: a["date"], unit: a["unit"], bin: a["binSize"], tz: a["timezone"], startOfWeek: a["startOfWeek"]}, nil
+}
+
+// namedArgs describes an operator taking {name: expression} arguments,
+// with the server's codes for each kind of mistake.
+type namedArgs struct {
+	notObject, unknown int
+	missing            []int // one code per required argument
+	required, optional []string
+	unknownMsg         string // format with the unknown name
+}
+
+// parseNamedArgs parses an operator's object argument into expressions
+// by name.
+func parseNamedArgs(op string, arg any, depth int, spec namedArgs) (map[string]Expr, error) {
 	d, ok := arg.(bson.D)
 	if !ok {
-		return nil, doc.Errorf(doc.Code(5439007), "$dateTrunc only supports an object as its argument")
+		return nil, doc.Errorf(doc.Code(spec.notObject), "%s only supports an object as its argument", op)
 	}
-	var e dateTruncExpr
+	out := map[string]Expr{}
 	for _, el := range d {
+		if !slices.Contains(spec.required, el.Key) && !slices.Contains(spec.optional, el.Key) {
+			return nil, doc.Errorf(doc.Code(spec.unknown), spec.unknownMsg, el.Key)
+		}
 		x, err := parseExpr(el.Value, depth+1)
 		if err != nil {
 			return nil, err
 		}
-		switch el.Key {
-		case "date":
-			e.date = x
-		case "unit":
-			e.unit = x
-		case "binSize":
-			e.bin = x
-		case "timezone":
-			e.tz = x
-		case "startOfWeek":
-			e.startOfWeek = x
-		default:
-			return nil, doc.Errorf(doc.Code(5439008), "Unrecognized argument to $dateTrunc: %s. Expected arguments are date, unit, and optionally, binSize, timezone, startOfWeek", el.Key)
+		out[el.Key] = x
+	}
+	for i, name := range spec.required {
+		if out[name] == nil {
+			return nil, doc.Errorf(doc.Code(spec.missing[i]), "Missing '%s' parameter to %s", name, op)
 		}
 	}
-	if e.date == nil {
-		return nil, doc.Errorf(doc.Code(5439009), "Missing 'date' parameter to $dateTrunc")
-	}
-	if e.unit == nil {
-		return nil, doc.Errorf(doc.Code(5439010), "Missing 'unit' parameter to $dateTrunc")
-	}
-	return e, nil
+	return out, nil
 }
 
 var weekdays = map[string]time.Weekday{
@@ -288,33 +301,15 @@ type dateToStringExpr struct {
 }
 
 func parseDateToString(arg any, depth int) (Expr, error) {
-	d, ok := arg.(bson.D)
-	if !ok {
-		return nil, doc.Errorf(doc.Code(18629), "$dateToString only supports an object as its argument")
+	a, err := parseNamedArgs("$dateToString", arg, depth, namedArgs{
+		notObject: 18629, unknown: 18534, missing: []int{18628},
+		required: []string{"date"}, optional: []string{"format", "timezone", "onNull"},
+		unknownMsg: "Unrecognized argument to $dateToString: %s",
+	})
+	if err != nil {
+		return nil, err
 	}
-	var e dateToStringExpr
-	for _, el := range d {
-		x, err := parseExpr(el.Value, depth+1)
-		if err != nil {
-			return nil, err
-		}
-		switch el.Key {
-		case "date":
-			e.date = x
-		case "format":
-			e.format = x
-		case "timezone":
-			e.tz = x
-		case "onNull":
-			e.onNull = x
-		default:
-			return nil, doc.Errorf(doc.Code(18534), "Unrecognized argument to $dateToString: %s", el.Key)
-		}
-	}
-	if e.date == nil {
-		return nil, doc.Errorf(doc.Code(18628), "Missing 'date' parameter to $dateToString")
-	}
-	return e, nil
+	return dateToStringExpr{date: a["date"], format: a["format"], tz: a["timezone"], onNull: a["onNull"]}, nil
 }
 
 func (d dateToStringExpr) Eval(e *Env) (any, error) {

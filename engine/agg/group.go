@@ -127,20 +127,8 @@ type groupStage struct {
 func (s *groupStage) next(ctx context.Context) (bson.D, error) {
 	if !s.read {
 		s.read = true
-		for n := 1; ; n++ {
-			if err := checkCtx(ctx, n); err != nil {
-				return nil, err
-			}
-			d, err := s.up.next(ctx)
-			if err != nil {
-				return nil, err
-			}
-			if d == nil {
-				break
-			}
-			if err := s.add(d); err != nil {
-				return nil, err
-			}
+		if err := drain(ctx, s.up, s.add); err != nil {
+			return nil, err
 		}
 	}
 	if len(s.order) == 0 {

@@ -589,21 +589,15 @@ func (s *sortStage) next(ctx context.Context) (bson.D, error) {
 	if !s.read {
 		s.read = true
 		var mem int64
-		for n := 1; ; n++ {
-			if err := checkCtx(ctx, n); err != nil {
-				return nil, err
-			}
-			d, err := s.up.next(ctx)
-			if err != nil {
-				return nil, err
-			}
-			if d == nil {
-				break
-			}
+		err := drain(ctx, s.up, func(d bson.D) error {
 			s.docs = append(s.docs, d)
 			if mem += approxSize(d); mem > s.o.MaxMemoryBytes {
-				return nil, memoryErr("$sort", s.o)
+				return memoryErr("$sort", s.o)
 			}
+			return nil
+		})
+		if err != nil {
+			return nil, err
 		}
 		slices.SortStableFunc(s.docs, s.s.Compare)
 	}
@@ -668,18 +662,8 @@ func (c *countStage) next(ctx context.Context) (bson.D, error) {
 	}
 	c.done = true
 	var n int64
-	for i := 1; ; i++ {
-		if err := checkCtx(ctx, i); err != nil {
-			return nil, err
-		}
-		d, err := c.up.next(ctx)
-		if err != nil {
-			return nil, err
-		}
-		if d == nil {
-			break
-		}
-		n++
+	if err := drain(ctx, c.up, func(bson.D) error { n++; return nil }); err != nil {
+		return nil, err
 	}
 	if n == 0 {
 		return nil, nil
@@ -691,8 +675,25 @@ func (c *countStage) next(ctx context.Context) (bson.D, error) {
 	return bson.D{{Key: c.name, Value: v}}, nil
 }
 
-// checkCtx returns ctx's error every 1024th call, so that stages that
-// read their whole input stop when the operation is cancelled.
+// drain reads every document of up into fn, checking ctx as it goes so
+// that a stage reading its whole input stops when the operation is
+// cancelled.
+func drain(ctx context.Context, up iter, fn func(bson.D) error) error {
+	for n := 1; ; n++ {
+		if err := checkCtx(ctx, n); err != nil {
+			return err
+		}
+		d, err := up.next(ctx)
+		if err != nil || d == nil {
+			return err
+		}
+		if err := fn(d); err != nil {
+			return err
+		}
+	}
+}
+
+// checkCtx returns ctx's error every 1024th call.
 func checkCtx(ctx context.Context, n int) error {
 	if n%1024 == 0 {
 		return ctx.Err()
