@@ -253,6 +253,12 @@ func (d *demo) timeseries() {
 	d.say("  > db.%s.find({}, { _id: 0 }).sort({ ts: 1 })", demoWeather)
 	d.show(d.find(bson.D{{Key: "find", Value: demoWeather}, {Key: "filter", Value: bson.D{}}, {Key: "sort", Value: bson.D{{Key: "ts", Value: int32(1)}}},
 		{Key: "projection", Value: bson.D{{Key: "_id", Value: int32(0)}}}}))
+	d.say(`  > db.%s.aggregate([{ $group: { _id: "$sensor", readings: { $sum: 1 }, avgTemp: { $avg: "$temp" } } }, { $sort: { _id: 1 } }])`, demoWeather)
+	d.show(d.find(bson.D{{Key: "aggregate", Value: demoWeather}, {Key: "pipeline", Value: bson.A{
+		bson.D{{Key: "$group", Value: bson.D{{Key: "_id", Value: "$sensor"}, {Key: "readings", Value: bson.D{{Key: "$sum", Value: int32(1)}}},
+			{Key: "avgTemp", Value: bson.D{{Key: "$avg", Value: "$temp"}}}}}},
+		bson.D{{Key: "$sort", Value: bson.D{{Key: "_id", Value: int32(1)}}}}}},
+		{Key: "cursor", Value: bson.D{}}}))
 }
 
 // tsFigures returns the weather collection's measurement and bucket
