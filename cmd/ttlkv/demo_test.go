@@ -45,6 +45,8 @@ func TestDemoRerunnable(t *testing.T) {
 			"stored as 6 measurement(s) in 4 bucket(s)",
 			"the pass deleted 2 bucket(s)",
 			"left: 3 measurement(s) in 2 bucket(s)",
+			// The aggregate over what is left: one cellar and two roof readings.
+			"    {\"_id\":\"cellar\",\"readings\":1,\"avgTemp\":9.5}\n    {\"_id\":\"roof\",\"readings\":2,\"avgTemp\":14.75}\n",
 		} {
 			if !strings.Contains(out, want) {
 				t.Errorf("run %d: output lacks %q:\n%s", run, want, out)
