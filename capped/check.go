@@ -6,12 +6,16 @@ import "fmt"
 // the open ring, and every live record readable with a good checksum,
 // strictly increasing sequence numbers, each linked to its predecessor,
 // and the count and payload bytes matching Count and DataBytes. It
-// returns a *CorruptionError for the first problem. Writers wait while
-// it runs; readers do not.
+// returns a *CorruptionError for the first problem. Buffered appends
+// are written first (see Flush). Writers wait while it runs; readers do
+// not.
 func (r *Ring) Check() error {
 	r.writeMu.Lock()
 	defer r.writeMu.Unlock()
 	if err := r.writable(); err != nil {
+		return err
+	}
+	if err := r.flushPend(); err != nil {
 		return err
 	}
 	var hb [2 * headerSlotSize]byte

@@ -3,6 +3,7 @@ package capped
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"math/rand/v2"
 	"testing"
 )
@@ -172,5 +173,105 @@ func TestReadRunCorruption(t *testing.T) {
 	}
 	if n != 0 {
 		t.Fatalf("ReadRun passed %d records of the damaged span before failing; want 0", n)
+	}
+}
+
+// TestBufferAppends checks BufferAppends against a model over many wraps
+// and limits: a buffered record is invisible to readers until Flush (or
+// a wrap, header write, 256 KiB of records, Overwrite, Sync, Close),
+// then everything reads back as with unbuffered appends; a crash (the
+// file as written so far) loses at most the buffered records, never a
+// flushed one, and recovery returns only appended data; Check and
+// Overwrite flush first. It also checks that a ring with buffered
+// appends writes far fewer times than one without.
+func TestBufferAppends(t *testing.T) {
+	seed := rand.Uint64()
+	t.Logf("seed %d", seed)
+	rng := rand.New(rand.NewPCG(seed, 3))
+	for _, lim := range []Limits{{}, {MaxRecords: 9}, {MaxDataBytes: 3000}} {
+		m := newMemFS()
+		r, err := Create("ring", 16384, Options{FS: m, BufferAppends: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := map[uint64][]byte{}
+		var mod model
+		flushed := uint64(0) // every record <= flushed is on "disk"
+		m.startLog()
+		for i := 0; i < 800; i++ {
+			n := 1 + rng.IntN(400)
+			d := payload(uint64(i), n)
+			var ev []Evicted
+			seq, off, err := r.AppendEvicting(d, lim, func(e []Evicted) error { ev = append(ev, e...); return nil })
+			if err != nil {
+				t.Fatal(err)
+			}
+			want[seq] = d
+			var recs []Record
+			for _, e := range ev {
+				recs = append(recs, Record{Seq: e.Seq, Off: e.Off, Data: want[e.Seq]})
+			}
+			mod.evict(t, recs)
+			mod.recs = append(mod.recs, Record{Seq: seq, Off: off, Data: d})
+			if r.LastSeq() == seq {
+				flushed = seq // written by a wrap or header write
+			} else if r.LastSeq() > flushed {
+				flushed = r.LastSeq()
+			}
+			if r.LastSeq() < flushed {
+				t.Fatalf("append %d: LastSeq %d went back below %d", i, r.LastSeq(), flushed)
+			}
+			if _, err := r.Read(seq, off); r.LastSeq() < seq && !errors.Is(err, ErrNotFound) {
+				t.Fatalf("append %d: buffered record readable: %v", i, err)
+			}
+			switch rng.IntN(10) {
+			case 0:
+				if err := r.Flush(); err != nil {
+					t.Fatal(err)
+				}
+				if r.LastSeq() != seq {
+					t.Fatalf("append %d: LastSeq %d after Flush, want %d", i, r.LastSeq(), seq)
+				}
+				flushed = seq
+				mod.verify(t, r)
+			case 1:
+				// A crash now: recovery keeps every flushed record.
+				r2, err := openImage(m.image("ring"))
+				if err != nil {
+					t.Fatalf("append %d: recovery: %v", i, err)
+				}
+				seqs := verifyRecovered(t, r2, want, fmt.Sprintf("crash after append %d", i))
+				if flushed >= mod.recs[0].Seq && (len(seqs) == 0 || seqs[len(seqs)-1] < flushed) {
+					t.Fatalf("append %d: recovered up to %v, but %d was flushed", i, seqs, flushed)
+				}
+				r2.Close()
+			case 2:
+				// Overwrite of the newest record flushes first.
+				last := mod.recs[len(mod.recs)-1]
+				nd := payload(uint64(i)+1e6, len(last.Data))
+				if err := r.Overwrite(last.Seq, last.Off, nd); err != nil {
+					t.Fatalf("append %d: Overwrite: %v", i, err)
+				}
+				mod.recs[len(mod.recs)-1].Data, want[last.Seq] = nd, nd
+				flushed = last.Seq
+			}
+		}
+		if err := r.Check(); err != nil {
+			t.Fatal(err)
+		}
+		mod.verify(t, r)
+		writes := len(m.writes())
+		if err := r.Close(); err != nil {
+			t.Fatal(err)
+		}
+		r2, err := openImage(m.image("ring"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		mod.verify(t, r2)
+		r2.Close()
+		if writes > 800*3/4 {
+			t.Errorf("limits %+v: %d writes for 800 buffered appends", lim, writes)
+		}
 	}
 }

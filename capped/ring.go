@@ -24,6 +24,15 @@ type Options struct {
 	// survives a process crash (it is in the OS page cache) but not power
 	// loss until Sync or Close.
 	SyncEveryAppend bool
+	// BufferAppends (ignored with SyncEveryAppend) keeps appended
+	// records in memory and writes them with one pwrite per run of up
+	// to 256 KiB, at Flush, Sync, Close, Overwrite, a wrap, or a header
+	// write, whichever comes first. A buffered record is not visible to
+	// readers (Read, Scan, ReadRun, Count, LastSeq, Wait) and does not
+	// survive a process crash until it is written; Flush writes it and
+	// makes it visible. Evictions are unaffected: an evicted record's
+	// bytes are still overwritten only after its evict callback returned.
+	BufferAppends bool
 }
 
 // Record is one record of the ring. Data is owned by the caller.
@@ -73,6 +82,9 @@ type Ring struct {
 	seqLimit     uint64
 	wbuf         []byte
 	ebuf         []Evicted // AppendEvicting's callback argument, reused
+	pend         []byte    // BufferAppends: encoded records not written yet, from pendOff
+	pendOff      int64
+	pendSeq      uint64 // newest record in pend
 	hbuf         [headerSlotSize]byte
 	recovery     RecoveryInfo
 
@@ -227,6 +239,10 @@ func (r *Ring) Recovery() RecoveryInfo {
 // writeHeader writes the next header slot from the current state and, if
 // sync, fsyncs it. Called with writeMu held.
 func (r *Ring) writeHeader(sync bool) error {
+	// A header may name a buffered record (the anchor): write it first.
+	if err := r.flushPend(); err != nil {
+		return err
+	}
 	r.mu.RLock()
 	first := r.firstSeq
 	firstOff := int64(DataStart)
@@ -468,6 +484,9 @@ func (r *Ring) appendLocked(data []byte, lim Limits, evict func([]Record) error,
 	r.writtenBytes = bytes
 
 	if wrap {
+		if err := r.flushPend(); err != nil {
+			return 0, 0, err
+		}
 		if r.end-r.head >= RecordOverhead {
 			var m [RecordOverhead]byte
 			encodeRecord(m[:], recHeader{seq: seq, oldest: oldest, prevOff: r.lastOff, lap: r.lap, kind: kindWrap}, nil)
@@ -483,7 +502,14 @@ func (r *Ring) appendLocked(data []byte, lim Limits, evict func([]Record) error,
 	b := r.wbuf[:s]
 	clear(b[RecordOverhead+len(data):])
 	encodeRecord(b, recHeader{length: uint32(len(data)), seq: seq, oldest: oldest, prevOff: r.lastOff, lap: r.lap, kind: kindRecord}, data)
-	if _, err := r.f.WriteAt(b, pos); err != nil {
+	buffered := r.buffered()
+	if buffered {
+		if len(r.pend) == 0 {
+			r.pendOff = pos
+		}
+		r.pend = append(r.pend, b...)
+		r.pendSeq = seq
+	} else if _, err := r.f.WriteAt(b, pos); err != nil {
 		return 0, 0, r.fail(err)
 	}
 	r.head = pos + s
@@ -497,13 +523,57 @@ func (r *Ring) appendLocked(data []byte, lim Limits, evict func([]Record) error,
 	if r.live.len() == 1 {
 		r.firstSeq = seq
 	}
-	if !r.opts.SyncEveryAppend {
+	if !r.opts.SyncEveryAppend && !buffered {
 		r.committed = seq
 		r.dataBytes += int64(len(data))
 		r.broadcast()
 	}
 	r.mu.Unlock()
+	if buffered && len(r.pend) >= pendMax {
+		if err := r.flushPend(); err != nil {
+			return 0, 0, err
+		}
+	}
 	return seq, pos, nil
+}
+
+// pendMax is the size at which buffered appends are written.
+const pendMax = 256 << 10
+
+// buffered reports whether appends are buffered (BufferAppends).
+func (r *Ring) buffered() bool { return r.opts.BufferAppends && !r.opts.SyncEveryAppend }
+
+// flushPend writes the buffered records with one pwrite and makes them
+// visible. Called with writeMu held.
+func (r *Ring) flushPend() error {
+	if len(r.pend) == 0 {
+		return nil
+	}
+	if _, err := r.f.WriteAt(r.pend, r.pendOff); err != nil {
+		r.pend = r.pend[:0]
+		return r.fail(err)
+	}
+	r.pend = r.pend[:0]
+	if cap(r.pend) > 4*pendMax {
+		r.pend = nil
+	}
+	r.commit(r.pendSeq)
+	return nil
+}
+
+// Flush writes the records buffered by BufferAppends (one pwrite) and
+// makes them visible to readers. It does not fsync (see Sync). Without
+// BufferAppends it does nothing.
+func (r *Ring) Flush() error {
+	r.writeMu.Lock()
+	defer r.writeMu.Unlock()
+	if len(r.pend) == 0 {
+		return nil
+	}
+	if err := r.writable(); err != nil {
+		return err
+	}
+	return r.flushPend()
 }
 
 // groupSync returns once an fsync that started after sequence seq was
@@ -639,6 +709,9 @@ func (r *Ring) Overwrite(seq uint64, off int64, data []byte) error {
 	if err := r.writable(); err != nil {
 		return err
 	}
+	if err := r.flushPend(); err != nil {
+		return err
+	}
 	r.mu.RLock()
 	first, committed := r.firstSeq, r.committed
 	i := r.live.search(seq)
@@ -702,6 +775,9 @@ func (r *Ring) Sync() error {
 // syncData fsyncs every record written so far and makes them durable
 // and visible. Called with writeMu held.
 func (r *Ring) syncData() error {
+	if err := r.flushPend(); err != nil {
+		return err
+	}
 	target := r.writtenSeq
 	if err := r.f.Sync(); err != nil {
 		return r.fail(err)

@@ -210,7 +210,10 @@ func (db *DB) cappedRingDir() (dir string, tmp bool, err error) {
 }
 
 func (db *DB) ringOptions() capped.Options {
-	return capped.Options{FS: db.opts.ringFS, SyncEveryAppend: db.opts.SyncWrites}
+	// Appends are buffered: a chunk's records are written with few
+	// pwrites when cappedWriter.flush calls Ring.Flush, before the
+	// chunk's entries commit and its inserts are acknowledged.
+	return capped.Options{FS: db.opts.ringFS, SyncEveryAppend: db.opts.SyncWrites, BufferAppends: true}
 }
 
 // prepareExt creates kind-specific storage for a new collection: for a

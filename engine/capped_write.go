@@ -211,6 +211,7 @@ type cappedWriter struct {
 	kbuf     []byte   // entryKey's scratch
 
 	pending []seqID             // appended, entries not committed yet; ascending seq
+	mine    []seqID             // appended, entries committed by an evict callback; ascending seq
 	byKey   map[string]uint64   // _id keystring -> sequence, appended by this writer
 	snap    map[string]uint64   // _id keystring -> sequence of the chunk's keys live at its start; nil: unknown
 	secKey  []map[string]uint64 // per unique secondary index: key -> sequence appended by this writer
@@ -531,8 +532,9 @@ func (w *cappedWriter) setEntries(b *lsm.Batch, s seqID) error {
 // space. When every leaving record was doomed or pending it reads and
 // commits nothing.
 func (w *cappedWriter) evict(ev []capped.Evicted) error {
-	var delFirst, delLast uint64 // the leaving records whose entries are live
+	var delFirst, delLast uint64 // the leaving records of earlier chunks whose entries are live
 	ndel := 0
+	var own []uint64 // leaving records of this chunk whose entries are committed
 	last := uint64(0)
 	for _, e := range ev {
 		last = e.Seq
@@ -551,13 +553,20 @@ func (w *cappedWriter) evict(ev []capped.Evicted) error {
 			w.doomedAt++
 			continue
 		}
+		if w.firstSeq != 0 && e.Seq >= w.firstSeq {
+			// Appended by this chunk, entries committed by an earlier
+			// callback; the ring may not have written it yet (buffered
+			// appends), so its keys come from w.mine, not from a read.
+			own = append(own, e.Seq)
+			continue
+		}
 		if ndel == 0 {
 			delFirst = e.Seq
 		}
 		delLast = e.Seq
 		ndel++
 	}
-	if ndel == 0 {
+	if ndel == 0 && len(own) == 0 {
 		return nil
 	}
 	b := w.db.store.NewBatch()
@@ -570,9 +579,21 @@ func (w *cappedWriter) evict(ev []capped.Evicted) error {
 	if n := len(w.doomed); n > 0 {
 		from = max(from, w.doomed[n-1].seq+1)
 	}
-	doomed, err := w.readEvicted(b, delFirst, delLast, ndel, from)
-	if err != nil {
-		return fail(err)
+	for _, seq := range own {
+		i, ok := slices.BinarySearchFunc(w.mine, seq, func(p seqID, s uint64) int { return cmpU64(p.seq, s) })
+		if !ok {
+			return fail(fmt.Errorf("engine: capped record %d of this insert left the ring with no known entries", seq))
+		}
+		if err := w.delEntries(b, w.mine[i]); err != nil {
+			return fail(err)
+		}
+	}
+	var doomed []seqID
+	if ndel > 0 {
+		var err error
+		if doomed, err = w.readEvicted(b, delFirst, delLast, ndel, from); err != nil {
+			return fail(err)
+		}
 	}
 	for _, p := range w.pending {
 		if err := w.setEntries(b, p); err != nil {
@@ -584,6 +605,11 @@ func (w *cappedWriter) evict(ev []capped.Evicted) error {
 		return err
 	}
 	failpoint(FailpointCappedEvict)
+	if len(own) > 0 {
+		i, _ := slices.BinarySearchFunc(w.mine, own[len(own)-1]+1, func(p seqID, s uint64) int { return cmpU64(p.seq, s) })
+		w.mine = w.mine[i:]
+	}
+	w.mine = append(w.mine, w.pending...)
 	w.pending = w.pending[:0]
 	if w.doomedAt == len(w.doomed) {
 		w.doomed, w.doomedAt = w.doomed[:0], 0
@@ -677,6 +703,11 @@ func (w *cappedWriter) readEvicted(b *lsm.Batch, delFirst, delLast uint64, ndel 
 // flush commits the pending index entries and puts back those of doomed
 // records that are still live. The writer may go on with another chunk.
 func (w *cappedWriter) flush() error {
+	// The chunk's records become visible (and survive a process crash)
+	// before their entries commit and the inserts are acknowledged.
+	if err := w.st.ring.Flush(); err != nil {
+		return cappedErr(w.c, err)
+	}
 	first := w.st.ring.FirstSeq()
 	live := w.doomed[w.doomedAt:]
 	for len(live) > 0 && live[0].seq < first {
@@ -705,7 +736,7 @@ func (w *cappedWriter) flush() error {
 			return err
 		}
 	}
-	w.pending = w.pending[:0]
+	w.pending, w.mine, w.firstSeq = w.pending[:0], w.mine[:0], 0
 	w.doomed, w.doomedAt, w.doomedKey, w.doomedSec = w.doomed[:0], 0, nil, nil
 	return nil
 }
