@@ -109,6 +109,24 @@
 // point) because one would let a header claim data that did not reach
 // the disk.
 //
+// # Buffered appends and eviction without reads
+//
+// With Options.BufferAppends (and without SyncEveryAppend) Append leaves
+// the encoded record in memory; Flush writes the buffered run with one
+// pwrite (so do Sync, Close, Overwrite, Check, a wrap, any header write,
+// and 256 KiB of buffered records) and only then makes the records
+// visible to readers. Until written, a record survives no crash, and
+// recovery ends at the last written one, exactly as if the later
+// Appends had not happened; the writer's evictions still reach the file
+// only after the records they overwrite were evicted. The engine
+// flushes at the end of each insert chunk, before acknowledging it.
+//
+// AppendEvicting hands its evict callback the leaving records' sequence,
+// offset and length without reading their data (Append reads each one);
+// ReadRun reads runs of contiguous records with one pread each. Together
+// they let the engine read an evicted record only when it needs its
+// content, and then many at once.
+//
 // # Overwrite
 //
 // Overwrite rewrites a record of the same length in place, with a new

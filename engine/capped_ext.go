@@ -14,7 +14,11 @@ package engine
 // the ring first and indexed after; a crash in between leaves a record
 // without an entry, and openExt reconciles the index with the ring
 // (entries for records not in the ring removed, records without an
-// entry indexed). An insert is acknowledged only after its entry is
+// entry indexed). Appends are buffered (capped.Options.BufferAppends)
+// and written when the insert chunk flushes, before its entries commit;
+// an evict callback may commit entries of records not written yet,
+// which readers skip and reconciliation removes after a crash. An insert
+// is acknowledged only after its records are written and its entries
 // committed.
 //
 // Record payloads are framed: uvarint(len(ks)), ks (the record's _id
