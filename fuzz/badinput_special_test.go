@@ -91,7 +91,8 @@ func specialBadCases() []badCase {
 		{name: "capped duplicate _id", json: `{"insert": "cp", "documents": [{"_id": 1}]}`, writeErr: doc.CodeDuplicateKey},
 		{name: "capped delete", json: `{"delete": "cp", "deletes": [{"q": {"_id": 1}, "limit": 1}]}`, writeErr: doc.CodeIllegalOperation},
 		{name: "capped update grows a document", json: `{"update": "cp", "updates": [{"q": {"_id": 1}, "u": {"$set": {"s": "abcdefgh"}}}]}`, writeErr: codeCappedGrow},
-		{name: "capped secondary index", json: `{"createIndexes": "cp", "indexes": [{"key": {"s": 1}, "name": "s_1"}]}`, code: doc.CodeCannotCreateIndex},
+		{name: "capped secondary index (allowed, as in MongoDB)", json: `{"createIndexes": "cp", "indexes": [{"key": {"s": 1}, "name": "s_1"}]}`, undo: `{"dropIndexes": "cp", "index": "s_1"}`},
+		{name: "capped TTL index", json: `{"createIndexes": "cp", "indexes": [{"key": {"t": 1}, "name": "t_1", "expireAfterSeconds": 60}]}`, code: doc.CodeCannotCreateIndex},
 		{name: "capped sort $natural 2", json: `{"find": "cp", "sort": {"$natural": 2}}`, code: doc.CodeBadValue},
 		// §7.6 convertToCapped
 		{name: "convertToCapped missing collection", json: `{"convertToCapped": "nope", "size": 4096}`, code: doc.CodeNamespaceNotFound},
