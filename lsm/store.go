@@ -76,16 +76,23 @@ type Options struct {
 
 	// MemTableSize is the size of one memtable. Default 32 MiB. It also
 	// sets the transaction limits: MaxBatchSize is 15% of it (4.8 MiB;
-	// the engine's 4 MiB insert chunks need at least that, which is why
-	// the default is not 16 MiB). Memory use
-	// is about (NumMemtables+1) * 1.3 * MemTableSize (Badger's arena
-	// adds room for one full transaction), plus a mapped write-ahead log
-	// of MemTableSize per memtable.
+	// values of at least ValueThreshold count as a 12-byte pointer) and
+	// MaxBatchCount is MaxBatchSize/96 (about 52,000 entries). Callers
+	// should size transactions from MaxBatchSize and MaxBatchCount
+	// (engine inserts do); time-series insert chunks (a 4 MiB estimate)
+	// and update chunks (500 documents) still assume about 4.8 MiB,
+	// which is why the default is not 16 MiB, although 16 MiB keeps a
+	// 1M-document insert about 30 MiB lower in peak RSS (276 against
+	// 305 MiB, medians in benchmarks/RESULTS.md). Memory use is about
+	// (NumMemtables+1) * 1.3 * MemTableSize for Badger's arenas (room
+	// for one full transaction included), up to 3 * MemTableSize more
+	// for the table builder of a flush, and a mapped write-ahead log of
+	// up to MemTableSize per memtable.
 	MemTableSize int64
 	// NumMemtables is how many memtables may be full and waiting for a
 	// flush before writes stall. Default 2 (Badger's is 5): a 1M-document
-	// insert peaked at 342 MiB RSS with GOMEMLIMIT=200MiB against 642 MiB
-	// with 3 memtables, the larger caches and no limit
+	// insert peaked at about 305 MiB RSS with GOMEMLIMIT=200MiB against
+	// 642 MiB with 3 memtables, the larger caches and no limit
 	// (benchmarks/RESULTS.md).
 	NumMemtables int
 	// BlockCacheSize caches decompressed table blocks. Default 16 MiB.
