@@ -65,6 +65,11 @@ type batchDeleter struct {
 	// recheck decides, on the current document under the current
 	// catalog entry, whether it is still to be deleted.
 	recheck func(m *collMeta, d bson.D) bool
+	// recheckPure says that recheck depends only on its arguments (the
+	// TTL monitor's: the cut-off is fixed at visit start), so the commit
+	// guard, having found the catalog entry unchanged, need not run it
+	// again on every staged document while holding c.wmu.
+	recheckPure bool
 	// onDelete, if set, sees each deleted document (after commit).
 	onDelete func(d bson.D)
 	// beforeCommit, if set (tests), is called after a batch is staged
@@ -273,9 +278,11 @@ func (bd *batchDeleter) commitGuard(b *batchState, before func() error) func(com
 		if c.m() != b.m {
 			return errBatchStale
 		}
-		for _, d := range b.docs {
-			if !bd.recheck(b.m, d) {
-				return errBatchStale
+		if !bd.recheckPure {
+			for _, d := range b.docs {
+				if !bd.recheck(b.m, d) {
+					return errBatchStale
+				}
 			}
 		}
 		return commit()

@@ -404,7 +404,8 @@ func (db *DB) ttlVisit(ctx context.Context, t ttlTarget) (deleted int64, more bo
 		cix := indexByID(cm, t.index)
 		return cix != nil && cix.TTL && expiredUnder(cix, d, cutoffFor(now, cix.Expire))
 	}
-	bd := &batchDeleter{db: db, c: t.c, recheck: recheck, stats: batching, yield: true, pipeline: true}
+	bd := &batchDeleter{db: db, c: t.c, recheck: recheck, stats: batching, yield: true, pipeline: true,
+		recheckPure: true}
 	if batching {
 		bd.targets = db.deleteTargets()
 	}

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"testing"
 	"time"
@@ -45,55 +46,60 @@ func TestPipelinedBatchChanges(t *testing.T) {
 		}, nil, 2, true},
 	}
 	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			db, clk, _ := openTest(t)
-			now := clk.Now()
-			mustRun(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"t": 1}, "name": "t_1", "expireAfterSeconds": 10}]}`)
-			for i := 1; i <= 6; i++ {
-				insertDocs(t, db, "c", bson.D{{Key: "_id", Value: i}, {Key: "t", Value: dt(now.Add(-time.Hour))}, {Key: "k", Value: i}})
-			}
-			insertDocs(t, db, "c", bson.D{{Key: "_id", Value: 9}, {Key: "t", Value: dt(now.Add(time.Hour))}, {Key: "k", Value: 9}})
-			co := db.lookup("test", "c")
-			ixID := co.m().index("t_1").ID
-			commits := 0
-			bd := &batchDeleter{db: db, c: co, targets: deleteTargets{docs: 2}, pipeline: true, stats: true,
-				recheck: func(m *collMeta, d bson.D) bool {
-					ix := indexByID(m, ixID)
-					return ix != nil && expiredUnder(ix, d, cutoffFor(db.now(), ix.Expire))
-				}}
-			bd.beforeCommit = func() {
-				commits++
-				if commits == 2 {
-					tc.change(t, db, now)
+		// recheckPure (the TTL monitor's) skips the re-check under the
+		// lock when the catalog entry is unchanged: the conflict check
+		// alone must catch the changed document.
+		for _, pure := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s/pure=%v", tc.name, pure), func(t *testing.T) {
+				db, clk, _ := openTest(t)
+				now := clk.Now()
+				mustRun(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"t": 1}, "name": "t_1", "expireAfterSeconds": 10}]}`)
+				for i := 1; i <= 6; i++ {
+					insertDocs(t, db, "c", bson.D{{Key: "_id", Value: i}, {Key: "t", Value: dt(now.Add(-time.Hour))}, {Key: "k", Value: i}})
 				}
-			}
-			before := db.stats.bdBatches.Load()
-			n, err := bd.run(context.Background(), []uint64{1, 2, 3, 4, 5, 6, 7}, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if commits < 2 {
-				t.Fatalf("%d commits, want at least 2", commits)
-			}
-			if n != tc.deleted {
-				t.Fatalf("deleted %d, want %d", n, tc.deleted)
-			}
-			if got := db.stats.bdBatches.Load() - before; got != (n+1)/2 {
-				t.Fatalf("%d batches counted for %d documents at 2 a batch", got, n)
-			}
-			if tc.dropped {
-				return
-			}
-			var got []int
-			for _, d := range findAll(t, db, "test", "c", bson.D{}) {
-				got = append(got, int(toInt64(t, idOf(d))))
-			}
-			slices.Sort(got)
-			if !slices.Equal(got, tc.want) {
-				t.Fatalf("survivors %v, want %v", got, tc.want)
-			}
-			mustValidate(t, db, "test", "c")
-		})
+				insertDocs(t, db, "c", bson.D{{Key: "_id", Value: 9}, {Key: "t", Value: dt(now.Add(time.Hour))}, {Key: "k", Value: 9}})
+				co := db.lookup("test", "c")
+				ixID := co.m().index("t_1").ID
+				commits := 0
+				bd := &batchDeleter{db: db, c: co, targets: deleteTargets{docs: 2}, pipeline: true, stats: true, recheckPure: pure,
+					recheck: func(m *collMeta, d bson.D) bool {
+						ix := indexByID(m, ixID)
+						return ix != nil && expiredUnder(ix, d, cutoffFor(db.now(), ix.Expire))
+					}}
+				bd.beforeCommit = func() {
+					commits++
+					if commits == 2 {
+						tc.change(t, db, now)
+					}
+				}
+				before := db.stats.bdBatches.Load()
+				n, err := bd.run(context.Background(), []uint64{1, 2, 3, 4, 5, 6, 7}, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if commits < 2 {
+					t.Fatalf("%d commits, want at least 2", commits)
+				}
+				if n != tc.deleted {
+					t.Fatalf("deleted %d, want %d", n, tc.deleted)
+				}
+				if got := db.stats.bdBatches.Load() - before; got != (n+1)/2 {
+					t.Fatalf("%d batches counted for %d documents at 2 a batch", got, n)
+				}
+				if tc.dropped {
+					return
+				}
+				var got []int
+				for _, d := range findAll(t, db, "test", "c", bson.D{}) {
+					got = append(got, int(toInt64(t, idOf(d))))
+				}
+				slices.Sort(got)
+				if !slices.Equal(got, tc.want) {
+					t.Fatalf("survivors %v, want %v", got, tc.want)
+				}
+				mustValidate(t, db, "test", "c")
+			})
+		}
 	}
 }
 
