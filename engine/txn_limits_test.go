@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"strings"
 	"testing"
 
@@ -35,6 +36,8 @@ func TestInsertChunkFitsDefaultTxnLimit(t *testing.T) {
 		docs    func(maxEntries int) []any // maxEntries: Store.MaxBatchCount
 		want    int                        // documents stored
 		werrs   []int                      // indexes of failed documents
+		inflate bool                       // budget 4x the store's limits: chunks overflow and are redone
+		long    bool                       // only with TTLKV_LONG=1
 	}{
 		{"2000 docs of 3 KB (inline values, over the transaction limit)", "", true, func(int) []any {
 			var docs []any
@@ -42,7 +45,7 @@ func TestInsertChunkFitsDefaultTxnLimit(t *testing.T) {
 				docs = append(docs, bson.D{{Key: "_id", Value: i}, {Key: "p", Value: strings.Repeat("x", 3000)}})
 			}
 			return docs
-		}, 2000, nil},
+		}, 2000, nil, false, false},
 		{"unordered 3 KB docs keep going past duplicates", "", false, func(int) []any {
 			var docs []any
 			for i := 0; i < 2000; i++ {
@@ -50,7 +53,22 @@ func TestInsertChunkFitsDefaultTxnLimit(t *testing.T) {
 			}
 			docs[700], docs[1999] = bson.D{{Key: "_id", Value: 3}}, bson.D{{Key: "_id", Value: 1000}}
 			return docs
-		}, 1998, []int{700, 1999}},
+		}, 1998, []int{700, 1999}, false, false},
+		{"ordered 3 KB docs overflowing an overestimated chunk stop at a duplicate in a redone chunk", "", true, func(int) []any {
+			var docs []any
+			for i := 0; i < 2000; i++ {
+				docs = append(docs, bson.D{{Key: "_id", Value: i}, {Key: "p", Value: strings.Repeat("x", 3000)}})
+			}
+			return append(docs, bson.D{{Key: "_id", Value: 5}}, bson.D{{Key: "_id", Value: 2000}})
+		}, -1, []int{-1}, true, false},
+		{"unordered 3 KB docs overflowing an overestimated chunk keep going past duplicates", "", false, func(int) []any {
+			var docs []any
+			for i := 0; i < 2000; i++ {
+				docs = append(docs, bson.D{{Key: "_id", Value: i}, {Key: "p", Value: strings.Repeat("x", 3000)}})
+			}
+			docs[100], docs[1900] = bson.D{{Key: "_id", Value: 3}}, bson.D{{Key: "_id", Value: 1000}}
+			return docs
+		}, 1998, []int{100, 1900}, true, false},
 		{"ordered multikey docs over the entry count stop at a duplicate in a redone chunk", "a", true, func(maxEntries int) []any {
 			// 301 entries per document, 1.2x the limit before the duplicate.
 			var docs []any
@@ -58,7 +76,7 @@ func TestInsertChunkFitsDefaultTxnLimit(t *testing.T) {
 				docs = append(docs, arr(i, 300))
 			}
 			return append(docs, arr(5, 300), arr(len(docs)+1, 300)) // duplicate _id 5
-		}, -1, []int{-1}},
+		}, -1, []int{-1}, false, true},
 		{"value-log documents of 3 MiB between small ones", "p", true, func(int) []any {
 			var docs []any
 			for i := 0; i < 12; i++ {
@@ -69,10 +87,19 @@ func TestInsertChunkFitsDefaultTxnLimit(t *testing.T) {
 				docs = append(docs, bson.D{{Key: "_id", Value: i}, {Key: "p", Value: strings.Repeat("y", 50)}, {Key: "q", Value: strings.Repeat("z", n)}})
 			}
 			return docs
-		}, 12, nil},
+		}, 12, nil, false, false},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
+			if tc.long && os.Getenv("TTLKV_LONG") == "" {
+				t.Skip("~60,000 index entries; set TTLKV_LONG=1")
+			}
+			if tc.inflate {
+				chunkBudgetHook = func(b chunkBudget) chunkBudget {
+					return chunkBudget{bytes: 4 * 2 * b.bytes, entries: 4 * 2 * b.entries}
+				}
+				defer func() { chunkBudgetHook = nil }()
+			}
 			db, err := Open(t.TempDir(), Options{DisableTTLMonitor: true})
 			if err != nil {
 				t.Fatal(err)
