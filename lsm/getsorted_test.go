@@ -159,3 +159,35 @@ func TestGetSortedConflictAndGuard(t *testing.T) {
 		t.Fatal("second commit succeeded")
 	}
 }
+
+// Keys outside the common prefix of the first and last key (unsorted
+// input across collections) are still found: GetSorted bounds its
+// iterator by that prefix and reads such keys with a point Get.
+func TestGetSortedOutsideCommonPrefix(t *testing.T) {
+	s := openTest(t, Options{InMemory: true})
+	a, b := RecordKey(3, 2), RecordKey(9, 1)
+	c := RecordKey(3, 9)
+	must(t, s.Update(func(tx *Txn) error {
+		for _, k := range [][]byte{a, b, c} {
+			if err := tx.Set(k, append([]byte("v"), k...)); err != nil {
+				return err
+			}
+		}
+		return nil
+	}))
+	must(t, s.View(func(tx *Txn) error {
+		got, err := tx.GetSorted([][]byte{a, b, c})
+		if err != nil {
+			return err
+		}
+		for i, k := range [][]byte{a, b, c} {
+			if want := append([]byte("v"), k...); !bytes.Equal(got[i], want) {
+				t.Errorf("key %d: got %q, want %q", i, got[i], want)
+			}
+		}
+		return nil
+	}))
+	if p := commonPrefix(RecordKey(3, 1), RecordKey(3, 1<<40)); !bytes.HasPrefix(RecordKey(3, 77), p) || bytes.HasPrefix(RecordKey(4, 77), p) {
+		t.Errorf("commonPrefix of two records of collection 3 = %x: want a prefix of its records only", p)
+	}
+}
