@@ -145,7 +145,7 @@ func openBadger(tb testing.TB, dir string) *badger.DB {
 		WithNumVersionsToKeep(1).
 		WithDetectConflicts(true).
 		WithMetricsEnabled(false).
-		WithMemTableSize(32 << 20).
+		WithMemTableSize(16 << 20).
 		WithNumMemtables(2).
 		WithBlockCacheSize(16 << 20).
 		WithIndexCacheSize(8 << 20).

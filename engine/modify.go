@@ -653,11 +653,18 @@ func (db *DB) updateReturning(ctx context.Context, dbName, name string, s Update
 	}
 	now := db.opts.Clock()
 	var out bson.D
+	chunkLen := 500
 	for len(rids) > 0 {
-		n := min(len(rids), 500)
+		n := min(len(rids), chunkLen)
 		chunk := rids[:n]
-		rids = rids[n:]
 		matched, modified, last, err := db.applyUpdates(c, chunk, f, u, now, returnNew)
+		if errors.Is(err, lsm.ErrTxnTooBig) && n > 1 {
+			// The chunk's writes did not fit one transaction and none
+			// was committed: redo it in halves.
+			chunkLen = n / 2
+			continue
+		}
+		rids = rids[n:]
 		res.MatchedCount += matched
 		res.ModifiedCount += modified
 		if last != nil {

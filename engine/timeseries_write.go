@@ -149,10 +149,18 @@ func (db *DB) insertTimeseries(ctx context.Context, c *coll, docs []any, ordered
 		start := i
 		var chunkErrs []WriteError
 		var stop bool
-		i, chunkErrs, stop, err = db.tsInsertChunk(c, bc, prepared, start, stopAt, ordered)
-		for retry := 0; err == errTSBucketGone && retry < 3; retry++ {
-			// The chunk's buckets are all new with the fresh Bucketer.
-			i, chunkErrs, stop, err = db.tsInsertChunk(c, bc, prepared, start, stopAt, ordered)
+		scale := 1
+		i, chunkErrs, stop, err = db.tsInsertChunk(c, bc, prepared, start, stopAt, ordered, scale)
+		for gone := 0; (err == errTSBucketGone && gone < 3) || (errors.Is(err, lsm.ErrTxnTooBig) && scale < 1<<10); {
+			// The chunk's buckets are all new with the fresh Bucketer. A
+			// chunk whose buckets outgrew one transaction (nothing of it
+			// was committed) is redone with half the bounds.
+			if err == errTSBucketGone {
+				gone++
+			} else {
+				scale *= 2
+			}
+			i, chunkErrs, stop, err = db.tsInsertChunk(c, bc, prepared, start, stopAt, ordered, scale)
 		}
 		if err != nil {
 			return ids, werrs, err
@@ -180,7 +188,7 @@ func (db *DB) insertTimeseries(ctx context.Context, c *coll, docs []any, ordered
 // deltas deleted) for each bucket whose deltas outgrew its base or that
 // closed. It returns where it stopped, the measurements that failed, and
 // whether an ordered insert must stop.
-func (db *DB) tsInsertChunk(c *coll, bc *coll, prepared []bson.D, start, stopAt int, ordered bool) (next int, chunkErrs []WriteError, stop bool, err error) {
+func (db *DB) tsInsertChunk(c *coll, bc *coll, prepared []bson.D, start, stopAt int, ordered bool, scale int) (next int, chunkErrs []WriteError, stop bool, err error) {
 	bc.wmu.Lock()
 	defer bc.wmu.Unlock()
 	if c.dropped.Load() || bc.dropped.Load() {
@@ -216,7 +224,14 @@ func (db *DB) tsInsertChunk(c *coll, bc *coll, prepared []bson.D, start, stopAt 
 		}
 	}
 	i := start
-	for ; i < stopAt && i-start < tsChunkDocs && bytesIn < tsChunkBytes && keysIn < tsChunkKeys; i++ {
+	// The store's limits (Badger allows 15% of a memtable per
+	// transaction) bound the chunk too, with half left as headroom for
+	// bucket overhead, divided by scale when a larger chunk overflowed
+	// (small buckets of wide measurements write several times the
+	// measurements' size).
+	maxBytes := min(tsChunkBytes, int(db.store.MaxBatchSize()/2)) / scale
+	maxKeys := min(tsChunkKeys, int(db.store.MaxBatchCount()/2)) / scale
+	for ; i < stopAt && i-start < tsChunkDocs && bytesIn < maxBytes && keysIn < maxKeys; i++ {
 		d := prepared[i]
 		if d == nil {
 			continue

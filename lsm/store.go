@@ -74,20 +74,19 @@ type Options struct {
 	// Verbose also sends Badger's informational messages to Logf.
 	Verbose bool
 
-	// MemTableSize is the size of one memtable. Default 32 MiB. It also
-	// sets the transaction limits: MaxBatchSize is 15% of it (4.8 MiB;
-	// values of at least ValueThreshold count as a 12-byte pointer) and
-	// MaxBatchCount is MaxBatchSize/96 (about 52,000 entries). Callers
-	// should size transactions from MaxBatchSize and MaxBatchCount
-	// (engine inserts do); time-series insert chunks (a 4 MiB estimate)
-	// and update chunks (500 documents) still assume about 4.8 MiB,
-	// which is why the default is not 16 MiB, although 16 MiB keeps a
-	// 1M-document insert about 30 MiB lower in peak RSS (276 against
-	// 305 MiB, medians in benchmarks/RESULTS.md). Memory use is about
-	// (NumMemtables+1) * 1.3 * MemTableSize for Badger's arenas (room
-	// for one full transaction included), up to 3 * MemTableSize more
-	// for the table builder of a flush, and a mapped write-ahead log of
-	// up to MemTableSize per memtable.
+	// MemTableSize is the size of one memtable. Default 16 MiB: a
+	// 1M-document insert then peaks about 30 MiB lower in RSS than with
+	// 32 MiB (276 against 305 MiB with GOMEMLIMIT=200MiB, medians in
+	// benchmarks/RESULTS.md). It also sets the transaction limits:
+	// MaxBatchSize is 15% of it (2.4 MiB; values of at least
+	// ValueThreshold count as a 12-byte pointer) and MaxBatchCount is
+	// MaxBatchSize/96 (about 26,000 entries). Callers size transactions
+	// from MaxBatchSize and MaxBatchCount (engine inserts, time-series
+	// chunks) or redo a chunk in halves on ErrTxnTooBig (updates).
+	// Memory use is about (NumMemtables+1) * 1.3 * MemTableSize for
+	// Badger's arenas (room for one full transaction included), up to
+	// 3 * MemTableSize more for the table builder of a flush, and a
+	// mapped write-ahead log of up to MemTableSize per memtable.
 	MemTableSize int64
 	// NumMemtables is how many memtables may be full and waiting for a
 	// flush before writes stall. Default 2 (Badger's is 5): a 1M-document
@@ -118,7 +117,7 @@ type Options struct {
 
 func (o *Options) ensureDefaults() {
 	if o.MemTableSize == 0 {
-		o.MemTableSize = 32 << 20
+		o.MemTableSize = 16 << 20
 	}
 	if o.NumMemtables == 0 {
 		o.NumMemtables = 2
