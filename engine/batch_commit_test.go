@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"time"
 
@@ -149,4 +150,47 @@ func TestBatchYieldsToWriters(t *testing.T) {
 			}
 		})
 	}
+}
+
+// A stream of catalog changes landing between every staging and its
+// commit cannot starve a delete: after a few stale attempts the batch
+// stages under c.wmu, which collMod takes too. (TestTTLRace failed now
+// and then with "the catalog kept changing under it" from DeleteOne.)
+func TestBatchNotStarvedByCatalogChanges(t *testing.T) {
+	db, clk, _ := openTest(t)
+	now := clk.Now()
+	mustRun(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"t": 1}, "name": "t_1", "expireAfterSeconds": 10}]}`)
+	for i := 1; i <= 5; i++ {
+		insertDocs(t, db, "c", bson.D{{Key: "_id", Value: i}, {Key: "t", Value: dt(now.Add(-time.Hour))}})
+	}
+	co := db.lookup("test", "c")
+	ixID := co.m().index("t_1").ID
+	bd := &batchDeleter{db: db, c: co, recheck: func(m *collMeta, d bson.D) bool {
+		ix := indexByID(m, ixID)
+		return ix != nil && expiredUnder(ix, d, cutoffFor(db.now(), ix.Expire))
+	}}
+	changes, blocked := 0, 0
+	bd.beforeCommit = func() {
+		// Change the catalog entry before every commit the lock allows:
+		// while the batch holds c.wmu, collMod cannot run (it would wait).
+		if !co.wmu.TryLock() {
+			blocked++
+			return
+		}
+		co.wmu.Unlock()
+		changes++
+		mustRun(t, db, "test", fmt.Sprintf(`{"collMod": "c", "index": {"name": "t_1", "expireAfterSeconds": %d}}`, 10+changes%2))
+	}
+	n, err := bd.run(context.Background(), []uint64{1, 2, 3, 4, 5}, nil)
+	if err != nil || n != 5 {
+		t.Fatalf("delete under a stream of collMods: %d deleted, %v; want 5", n, err)
+	}
+	if changes < staleAttemptsUnlocked || blocked == 0 {
+		t.Fatalf("%d catalog changes, %d commits under the lock: want the batch to go stale %d times, then stage under the lock",
+			changes, blocked, staleAttemptsUnlocked)
+	}
+	if c := count(t, db, "test", "c"); c != 0 {
+		t.Fatalf("%d documents left", c)
+	}
+	mustValidate(t, db, "test", "c")
 }

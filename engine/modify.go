@@ -181,6 +181,7 @@ type batchState struct {
 	used    int // rids consumed
 	staged  int64
 	docs    []bson.D
+	locked  bool // the caller holds c.wmu from staging to commit
 }
 
 // newBatch prepares a batch over the front of rids; a gentle one reads
@@ -266,12 +267,14 @@ func (bd *batchDeleter) commitGuard(b *batchState, before func() error) func(com
 		if bd.beforeCommit != nil {
 			bd.beforeCommit()
 		}
-		if (bd.tryLock != nil && !bd.tryLock()) || !c.wmu.TryLock() {
-			bd.contended = true
-			bd.lastContended = time.Now()
-			c.wmu.Lock()
+		if !b.locked {
+			if (bd.tryLock != nil && !bd.tryLock()) || !c.wmu.TryLock() {
+				bd.contended = true
+				bd.lastContended = time.Now()
+				c.wmu.Lock()
+			}
+			defer c.wmu.Unlock()
 		}
-		defer c.wmu.Unlock()
 		if c.dropped.Load() {
 			return errBatchDropped
 		}
@@ -336,6 +339,10 @@ func (bd *batchDeleter) flushAcc() {
 	}
 }
 
+// staleAttemptsUnlocked is how many times a batch is staged without
+// c.wmu before it is staged under it.
+const staleAttemptsUnlocked = 3
+
 // batch commits one batch from the front of rids and reports how many
 // documents it deleted and how many rids it consumed.
 //
@@ -364,7 +371,18 @@ func (bd *batchDeleter) batch(rids []uint64) (deleted int64, used int, err error
 	b := bd.newBatch(rids, false)
 	bd.contended = false
 	for attempt := 0; ; attempt++ {
+		// A batch staged without the lock goes stale when the catalog
+		// entry changes before its commit (collMod, an index build). After
+		// a few such attempts it stages under c.wmu, which those changes
+		// take too, so a stream of them cannot starve the delete.
+		b.locked = attempt >= staleAttemptsUnlocked
+		if b.locked {
+			c.wmu.Lock()
+		}
 		err = bd.db.store.UpdateGuarded(bd.stage(rids, b), bd.commitGuard(b, nil))
+		if b.locked {
+			c.wmu.Unlock()
+		}
 		if err == errBatchStale && attempt < 100 {
 			continue
 		}
