@@ -167,9 +167,14 @@ func (db *DB) insertDocs(ctx context.Context, dbName, name string, docs []any, o
 		var newMeta *collMeta
 		var chunkErrs []WriteError
 		stop := false
+		pre, err := db.prefetchUnique(c.m(), prepared[start:min(limit, start+insertChunkDocs)])
+		if err != nil {
+			c.wmu.Unlock()
+			return ids, werrs, err
+		}
 		txErr := db.store.Update(func(txn *lsm.Txn) error {
 			i, chunkErrs, stop, newMeta = start, nil, false, nil
-			w := &writeCtx{c: c, m: c.m(), txn: txn}
+			w := &writeCtx{c: c, m: c.m(), txn: txn, pre: pre}
 			var bytesIn, entriesIn int64
 			for ; i < limit && i-start < insertChunkDocs; i++ {
 				if prepared[i] == nil {

@@ -52,6 +52,9 @@ type writeCtx struct {
 	// uniq maps index id + keystring to the record that last set that
 	// key of a unique index in this transaction (see hasKey).
 	uniq map[string]uint64
+	// pre, if set, holds the committed entries of the unique keys of
+	// the documents this transaction inserts (prefetchUnique).
+	pre *uniqPrefetch
 }
 
 // dupKeyErr builds MongoDB's DuplicateKey error.
@@ -78,6 +81,20 @@ func (w *writeCtx) hasKey(ix *indexMeta, ks []byte, rid uint64) (bool, error) {
 		live, err := w.txn.Has(lsm.IndexKey(w.m.ID, ix.ID, ks, other))
 		if err != nil || live {
 			return live, err
+		}
+	}
+	if w.pre != nil {
+		if u := uniqKey(ix, ks); w.pre.covered[u] {
+			for _, other := range w.pre.rids[u] {
+				if other == rid {
+					continue
+				}
+				live, err := w.txn.Has(lsm.IndexKey(w.m.ID, ix.ID, ks, other))
+				if err != nil || live {
+					return live, err
+				}
+			}
+			return false, nil
 		}
 	}
 	pre := append(lsm.IndexPrefix(w.m.ID, ix.ID), ks...)

@@ -1,0 +1,46 @@
+package lsm
+
+import (
+	"bytes"
+	"fmt"
+	"testing"
+)
+
+// ScanPrefixes finds exactly the live keys under each prefix, skipping
+// deleted ones, with one iterator.
+func TestScanPrefixes(t *testing.T) {
+	s := openTest(t, Options{InMemory: true})
+	key := func(p string, n int) []byte { return []byte(fmt.Sprintf("%s/%03d", p, n)) }
+	must(t, s.Update(func(tx *Txn) error {
+		for _, p := range []string{"a", "b", "c", "d"} {
+			for n := range 5 {
+				if err := tx.Set(key(p, n), []byte("v")); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	}))
+	must(t, s.Update(func(tx *Txn) error { return tx.Delete(key("b", 2)) }))
+	prefixes := [][]byte{[]byte("a/001"), []byte("b/"), []byte("c/9"), []byte("d/004")}
+	var got []string
+	must(t, s.View(func(tx *Txn) error {
+		return tx.ScanPrefixes(prefixes, func(i int, k []byte) error {
+			if !bytes.HasPrefix(k, prefixes[i]) {
+				t.Errorf("key %q reported for prefix %q", k, prefixes[i])
+			}
+			got = append(got, fmt.Sprintf("%d:%s", i, k))
+			return nil
+		})
+	}))
+	want := "[0:a/001 1:b/000 1:b/001 1:b/003 1:b/004 3:d/004]"
+	if fmt.Sprint(got) != want {
+		t.Fatalf("ScanPrefixes = %v, want %s", got, want)
+	}
+	err := s.View(func(tx *Txn) error {
+		return tx.ScanPrefixes([][]byte{[]byte("b"), []byte("a")}, func(int, []byte) error { return nil })
+	})
+	if err == nil {
+		t.Fatal("unsorted prefixes: no error")
+	}
+}
