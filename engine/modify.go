@@ -158,7 +158,7 @@ var errBatchDropped = errors.New("engine: collection dropped under a delete batc
 // writer never waits long behind a delete commit in c.wmu or in
 // Badger's write pipeline, and yields the CPU between documents.
 const (
-	gentleDocs = 16
+	gentleDocs = 8
 	gentleFor  = 100 * time.Millisecond
 )
 
