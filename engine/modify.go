@@ -70,7 +70,10 @@ type batchDeleter struct {
 	// guard, having found the catalog entry unchanged, need not run it
 	// again on every staged document while holding c.wmu.
 	recheckPure bool
-	// onDelete, if set, sees each deleted document (after commit).
+	// onDelete, if set, sees each deleted document (after commit). It
+	// runs after c.wmu is released: it must not touch state the lock
+	// protects (the time-series reaper collects ids and forgets its open
+	// buckets under the lock afterwards, tsForget).
 	onDelete func(d bson.D)
 	// beforeCommit, if set (tests), is called after a batch is staged
 	// and before it takes c.wmu to commit.
