@@ -42,6 +42,11 @@ func halfExpired(i int) time.Time {
 // cutoff (keys only) and deletes each one with its record key through a
 // WriteBatch, in one loop. It returns how many documents it deleted.
 func rawReap(db *badger.DB, cutoff time.Time) (int, error) {
+	return rawReapFrom(db, lsm.IndexPrefix(rawColl, rawSecIx), cutoff)
+}
+
+// rawReapFrom is rawReap starting at index key lo.
+func rawReapFrom(db *badger.DB, lo []byte, cutoff time.Time) (int, error) {
 	prefix := lsm.IndexPrefix(rawColl, rawSecIx)
 	hi := lsm.PrefixEnd(append(append([]byte{}, prefix...), lsm.AppendKey(nil, bson.NewDateTimeFromTime(cutoff), false)...))
 	wb := db.NewWriteBatch()
@@ -53,7 +58,7 @@ func rawReap(db *badger.DB, cutoff time.Time) (int, error) {
 		o.Prefix = prefix
 		it := txn.NewIterator(o)
 		defer it.Close()
-		for it.Seek(prefix); it.Valid(); it.Next() {
+		for it.Seek(lo); it.Valid(); it.Next() {
 			k := it.Item().KeyCopy(nil)
 			if string(k) >= string(hi) {
 				break
@@ -127,40 +132,7 @@ var reapSteps = envInt("TTLKV_BENCH_REAP_STEPS", 10)
 // walk again over the tombstones its earlier steps left.
 func rawReapRange(db *badger.DB, from, cutoff time.Time) (int, error) {
 	prefix := lsm.IndexPrefix(rawColl, rawSecIx)
-	lo := append(append([]byte{}, prefix...), lsm.AppendKey(nil, bson.NewDateTimeFromTime(from), false)...)
-	hi := lsm.PrefixEnd(append(append([]byte{}, prefix...), lsm.AppendKey(nil, bson.NewDateTimeFromTime(cutoff), false)...))
-	wb := db.NewWriteBatch()
-	defer wb.Cancel()
-	n := 0
-	err := db.View(func(txn *badger.Txn) error {
-		o := badger.DefaultIteratorOptions
-		o.PrefetchValues = false
-		o.Prefix = prefix
-		it := txn.NewIterator(o)
-		defer it.Close()
-		for it.Seek(lo); it.Valid(); it.Next() {
-			k := it.Item().KeyCopy(nil)
-			if string(k) >= string(hi) {
-				break
-			}
-			_, rid, ok := lsm.SplitIndexKey(k)
-			if !ok {
-				continue
-			}
-			if err := wb.Delete(k); err != nil {
-				return err
-			}
-			if err := wb.Delete(lsm.RecordKey(rawColl, rid)); err != nil {
-				return err
-			}
-			n++
-		}
-		return nil
-	})
-	if err != nil {
-		return n, err
-	}
-	return n, wb.Flush()
+	return rawReapFrom(db, append(append([]byte{}, prefix...), lsm.AppendKey(nil, bson.NewDateTimeFromTime(from), false)...), cutoff)
 }
 
 // BenchmarkReapInterleaved is BenchmarkReap taken in turns, so that
