@@ -6,7 +6,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/ttlkv/ttlkv/doc"
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
 
@@ -67,33 +66,7 @@ type tsPrepare struct {
 func newTSPrepare(n int) *tsPrepare { return &tsPrepare{ids: newTSIDs(n)} }
 
 func (p *tsPrepare) prepare(v any) (bson.D, error) {
-	d, err := doc.Normalize(v)
-	if err != nil {
-		return nil, err
-	}
-	idPos := -1
-	for i, e := range d {
-		if e.Key == "_id" {
-			idPos = i
-			break
-		}
-	}
-	switch {
-	case idPos < 0:
-		nd := p.alloc(len(d) + 1)
-		nd[0] = bson.E{Key: "_id", Value: p.ids.id()}
-		copy(nd[1:], d)
-		d = nd
-	case idPos > 0:
-		nd := make(bson.D, 0, len(d))
-		nd = append(nd, d[idPos])
-		nd = append(nd, d[:idPos]...)
-		d = append(nd, d[idPos+1:]...)
-	}
-	if err := doc.ValidateForStorage(d); err != nil {
-		return nil, err
-	}
-	return d, nil
+	return prepareDoc(v, func() any { return p.ids.id() }, p.alloc)
 }
 
 // tsSlab is how many fields tsPrepare allocates at a time.

@@ -13,6 +13,12 @@ import (
 // prepareInsert normalises a caller's document for storage: _id first
 // (an ObjectId is generated when missing), limits checked.
 func prepareInsert(v any) (bson.D, error) {
+	return prepareDoc(v, func() any { return bson.NewObjectID() }, func(n int) bson.D { return make(bson.D, n) })
+}
+
+// prepareDoc is prepareInsert with the generated _id taken from newID
+// and a document that needs one allocated by alloc (n fields).
+func prepareDoc(v any, newID func() any, alloc func(n int) bson.D) (bson.D, error) {
 	d, err := doc.Normalize(v)
 	if err != nil {
 		return nil, err
@@ -26,7 +32,10 @@ func prepareInsert(v any) (bson.D, error) {
 	}
 	switch {
 	case idPos < 0:
-		d = append(bson.D{{Key: "_id", Value: bson.NewObjectID()}}, d...)
+		nd := alloc(len(d) + 1)
+		nd[0] = bson.E{Key: "_id", Value: newID()}
+		copy(nd[1:], d)
+		d = nd
 	case idPos > 0:
 		nd := make(bson.D, 0, len(d))
 		nd = append(nd, d[idPos])
