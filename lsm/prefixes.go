@@ -27,7 +27,27 @@ func (t *Txn) ScanPrefixes(prefixes [][]byte, fn func(i int, key []byte) error) 
 		if i > 0 && bytes.Compare(p, prefixes[i-1]) <= 0 {
 			return errUnsortedPrefixes
 		}
-		for it.Seek(p); it.Valid(); it.Next() {
+		// Position at the first key >= p: the iterator already stands
+		// past the previous prefix, so step a few keys before seeking
+		// (a seek touches every level), and stop once it is exhausted:
+		// no later prefix has keys then (appending inserts).
+		stepped := false
+		if i > 0 {
+			for n := 0; n < getSortedMaxNext && it.Valid(); n++ {
+				if bytes.Compare(it.Item().Key(), p) >= 0 {
+					stepped = true
+					break
+				}
+				it.Next()
+			}
+			if !it.Valid() {
+				return nil
+			}
+		}
+		if !stepped {
+			it.Seek(p)
+		}
+		for ; it.Valid(); it.Next() {
 			k := it.Item().Key()
 			if !bytes.HasPrefix(k, p) {
 				break
