@@ -2,6 +2,7 @@ package doc
 
 import (
 	"bytes"
+	"cmp"
 	"fmt"
 	"math"
 	"math/big"
@@ -290,7 +291,7 @@ func Compare(a, b any) int {
 	}
 	ca, cb := CanonicalType(a), CanonicalType(b)
 	if ca != cb {
-		return cmpInt(ca, cb)
+		return cmp.Compare(ca, cb)
 	}
 	switch ca {
 	case ClassMinKey, ClassMaxKey, ClassUndefined, ClassNull:
@@ -305,10 +306,10 @@ func Compare(a, b any) int {
 		return compareArrays(canonArray(a), canonArray(b))
 	case ClassBinary:
 		x, y := a.(bson.Binary), b.(bson.Binary)
-		if c := cmpInt(len(x.Data), len(y.Data)); c != 0 {
+		if c := cmp.Compare(len(x.Data), len(y.Data)); c != 0 {
 			return c
 		}
-		if c := cmpInt(int(x.Subtype), int(y.Subtype)); c != 0 {
+		if c := cmp.Compare(int(x.Subtype), int(y.Subtype)); c != 0 {
 			return c
 		}
 		return bytes.Compare(x.Data, y.Data)
@@ -326,13 +327,13 @@ func Compare(a, b any) int {
 			return 1
 		}
 	case ClassDate:
-		return cmpInt64(int64(canon(a).(bson.DateTime)), int64(canon(b).(bson.DateTime)))
+		return cmp.Compare(int64(canon(a).(bson.DateTime)), int64(canon(b).(bson.DateTime)))
 	case ClassTimestamp:
 		x, y := a.(bson.Timestamp), b.(bson.Timestamp)
-		if c := cmpUint32(x.T, y.T); c != 0 {
+		if c := cmp.Compare(x.T, y.T); c != 0 {
 			return c
 		}
-		return cmpUint32(x.I, y.I)
+		return cmp.Compare(x.I, y.I)
 	case ClassRegex:
 		x, y := a.(bson.Regex), b.(bson.Regex)
 		if c := strings.Compare(x.Pattern, y.Pattern); c != 0 {
@@ -341,7 +342,7 @@ func Compare(a, b any) int {
 		return strings.Compare(x.Options, y.Options)
 	case ClassDBPointer:
 		x, y := a.(bson.DBPointer), b.(bson.DBPointer)
-		if c := cmpInt(len(x.DB), len(y.DB)); c != 0 {
+		if c := cmp.Compare(len(x.DB), len(y.DB)); c != 0 {
 			return c
 		}
 		if c := strings.Compare(x.DB, y.DB); c != 0 {
@@ -376,7 +377,7 @@ func scopeDoc(s any) any {
 func compareDocs(a, b bson.D) int {
 	n := min(len(a), len(b))
 	for i := 0; i < n; i++ {
-		if c := cmpInt(CanonicalType(a[i].Value), CanonicalType(b[i].Value)); c != 0 {
+		if c := cmp.Compare(CanonicalType(a[i].Value), CanonicalType(b[i].Value)); c != 0 {
 			return c
 		}
 		if c := strings.Compare(a[i].Key, b[i].Key); c != 0 {
@@ -386,7 +387,7 @@ func compareDocs(a, b bson.D) int {
 			return c
 		}
 	}
-	return cmpInt(len(a), len(b))
+	return cmp.Compare(len(a), len(b))
 }
 
 func compareArrays(a, b bson.A) int {
@@ -396,7 +397,7 @@ func compareArrays(a, b bson.A) int {
 			return c
 		}
 	}
-	return cmpInt(len(a), len(b))
+	return cmp.Compare(len(a), len(b))
 }
 
 // canon returns the canonical form of a scalar, or v itself.
@@ -506,82 +507,35 @@ func fitInt(n int64) any {
 	return n
 }
 
-func cmpInt(a, b int) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
-}
-
-func cmpInt64(a, b int64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
-}
-
-func cmpUint32(a, b uint32) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
-}
-
-func cmpFloat(a, b float64) int {
-	an, bn := math.IsNaN(a), math.IsNaN(b)
-	switch {
-	case an && bn:
-		return 0
-	case an:
-		return -1
-	case bn:
-		return 1
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0 // includes -0 == 0
-}
-
 // compareNumbers compares two canonical numbers exactly.
 func compareNumbers(a, b any) int {
 	switch x := a.(type) {
 	case int32:
 		switch y := b.(type) {
 		case int32:
-			return cmpInt64(int64(x), int64(y))
+			return cmp.Compare(int64(x), int64(y))
 		case int64:
-			return cmpInt64(int64(x), y)
+			return cmp.Compare(int64(x), y)
 		case float64:
-			return cmpFloat(float64(x), y) // int32 converts to float64 exactly
+			return cmp.Compare(float64(x), y) // int32 converts to float64 exactly
 		}
 	case int64:
 		switch y := b.(type) {
 		case int32:
-			return cmpInt64(x, int64(y))
+			return cmp.Compare(x, int64(y))
 		case int64:
-			return cmpInt64(x, y)
+			return cmp.Compare(x, y)
 		case float64:
 			return cmpInt64Float(x, y)
 		}
 	case float64:
 		switch y := b.(type) {
 		case int32:
-			return cmpFloat(x, float64(y))
+			return cmp.Compare(x, float64(y))
 		case int64:
 			return -cmpInt64Float(y, x)
 		case float64:
-			return cmpFloat(x, y)
+			return cmp.Compare(x, y)
 		}
 	}
 	// At least one side is Decimal128 (or an unexpected type): exact
@@ -602,7 +556,7 @@ func cmpInt64Float(i int64, f float64) int {
 	}
 	t := math.Trunc(f)
 	ti := int64(t) // exact: -2^63 <= t < 2^63
-	if c := cmpInt64(i, ti); c != 0 {
+	if c := cmp.Compare(i, ti); c != 0 {
 		return c
 	}
 	frac := f - t // exact
@@ -690,7 +644,7 @@ func compareExact(a, b exactNum) int {
 	case b.nan:
 		return 1
 	case a.inf != 0 || b.inf != 0:
-		return cmpInt(a.inf, b.inf)
+		return cmp.Compare(a.inf, b.inf)
 	}
 	return a.r.Cmp(b.r)
 }

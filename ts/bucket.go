@@ -84,7 +84,7 @@ func compare(a, b any) int {
 	switch x := a.(type) {
 	case float64:
 		if y, ok := b.(float64); ok {
-			return cmpFloat(x, y)
+			return cmp.Compare(x, y)
 		}
 	case int32:
 		if y, ok := b.(int32); ok {
@@ -108,27 +108,6 @@ func compare(a, b any) int {
 		}
 	}
 	return doc.Compare(a, b)
-}
-
-// cmpFloat orders doubles as doc.Compare does: NaN first and equal to
-// itself, -0 equal to 0.
-func cmpFloat(a, b float64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	case a == b:
-		return 0
-	}
-	an, bn := math.IsNaN(a), math.IsNaN(b)
-	switch {
-	case an && bn:
-		return 0
-	case an:
-		return -1
-	}
-	return 1
 }
 
 // Bucket is one bucket of measurements with equal meta values: the control
