@@ -206,3 +206,72 @@ func mustDoc(t *testing.T, s string) bson.D {
 	}
 	return d
 }
+
+// TestExprFilterFails checks that a $expr that fails for a document
+// fails the query with the expression's error (2 for a $divide by zero)
+// in every command that filters, as in MongoDB, and changes nothing.
+func TestExprFilterFails(t *testing.T) {
+	db, _, _ := openTest(t)
+	mustRun(t, db, "test", `{"insert": "c", "documents": [{"_id": 1, "a": 4, "b": 2}, {"_id": 2, "a": 1, "b": 0}]}`)
+	mustRun(t, db, "test", `{"create": "cap", "capped": true, "size": 4096}`)
+	mustRun(t, db, "test", `{"insert": "cap", "documents": [{"_id": 1, "a": 4, "b": 2}, {"_id": 2, "a": 1, "b": 0}]}`)
+	bad := `{"$expr": {"$gt": [{"$divide": ["$a", "$b"]}, 1]}}`
+	for _, cmd := range []string{
+		`{"find": "c", "filter": ` + bad + `}`,
+		`{"find": "cap", "filter": ` + bad + `}`,
+		`{"count": "c", "query": ` + bad + `}`,
+		`{"aggregate": "c", "pipeline": [{"$match": ` + bad + `}], "cursor": {}}`,
+		`{"aggregate": "c", "pipeline": [{"$project": {"a": 1, "b": 1}}, {"$match": ` + bad + `}], "cursor": {}}`,
+		`{"update": "c", "updates": [{"q": ` + bad + `, "u": {"$set": {"x": 1}}, "multi": true}]}`,
+		`{"update": "cap", "updates": [{"q": ` + bad + `, "u": {"$set": {"a": 5}}, "multi": true}]}`,
+		`{"delete": "c", "deletes": [{"q": ` + bad + `, "limit": 0}]}`,
+		`{"findAndModify": "c", "query": ` + bad + `, "sort": {"_id": -1}, "update": {"$set": {"x": 1}}}`,
+	} {
+		r, err := run(t, db, "test", cmd)
+		if err == nil {
+			// Write commands report per-statement errors in writeErrors.
+			we, _ := get(r, "writeErrors")
+			arr, _ := we.(bson.A)
+			if len(arr) != 1 {
+				t.Fatalf("%s: reply %v, want the $divide error", cmd, r)
+			}
+			if c := field(arr[0].(bson.D), "code"); c != int32(doc.CodeBadValue) {
+				t.Fatalf("%s: write error %v, want code 2", cmd, arr[0])
+			}
+			continue
+		}
+		checkCode(t, cmd, err, doc.CodeBadValue, "can't $divide by zero")
+	}
+	for _, coll := range []string{"c", "cap"} {
+		got := findAll(t, db, "test", coll, bson.D{})
+		if len(got) != 2 || len(got[0]) != 3 || len(got[1]) != 3 || field(got[0], "a") != int32(4) {
+			t.Fatalf("%s after the failed commands: %v, want both documents unchanged", coll, got)
+		}
+	}
+}
+
+// TestExprFilterNowIsClock checks that $$NOW in a filter's $expr is the
+// DB's clock (Options.Clock), in find, count, delete and an aggregate's
+// $match, so that "expired by now" queries agree with the TTL monitor.
+func TestExprFilterNowIsClock(t *testing.T) {
+	db, clk, _ := openTest(t)
+	clk.Advance(time.Date(2001, 1, 1, 0, 0, 0, 0, time.UTC).Sub(clk.Now()))
+	// _id 1 expired in 2000; _id 2 expires in 2002: past by the wall
+	// clock, future by the DB's.
+	mustRun(t, db, "test", `{"insert": "c", "documents": [{"_id": 1, "exp": {"$date": "2000-06-01T00:00:00Z"}}, {"_id": 2, "exp": {"$date": "2002-01-01T00:00:00Z"}}]}`)
+	past := `{"$expr": {"$lt": ["$exp", "$$NOW"]}}`
+	if got := findAll(t, db, "test", "c", mustDoc(t, past)); len(got) != 1 || field(got[0], "_id") != int32(1) {
+		t.Fatalf("find exp < $$NOW: %v, want _id 1 only", got)
+	}
+	if r := mustRun(t, db, "test", `{"count": "c", "query": `+past+`}`); field(r, "n") != int32(1) {
+		t.Fatalf("count exp < $$NOW: %v, want 1", r)
+	}
+	r := mustRun(t, db, "test", `{"aggregate": "c", "pipeline": [{"$project": {"exp": 1}}, {"$match": `+past+`}, {"$count": "n"}], "cursor": {}}`)
+	if _, b := checkCursorShape(t, "aggregate", field(r, "cursor"), "firstBatch"); len(b) != 1 || field(b[0].(bson.D), "n") != int32(1) {
+		t.Fatalf("aggregate $match exp < $$NOW: %v, want n 1", r)
+	}
+	mustRun(t, db, "test", `{"delete": "c", "deletes": [{"q": `+past+`, "limit": 0}]}`)
+	if got := findAll(t, db, "test", "c", bson.D{}); len(got) != 1 || field(got[0], "_id") != int32(2) {
+		t.Fatalf("after deleting exp < $$NOW: %v, want _id 2 only", got)
+	}
+}

@@ -87,8 +87,10 @@ func (s *scanner) cappedRecord(seq uint64, data []byte) (*record, error) {
 		return nil, err
 	}
 	s.stats.docsExamined++
-	if !s.noMatch && !s.p.filter.Match(d) {
-		return nil, nil
+	if !s.noMatch {
+		if ok, err := s.p.filter.MatchErr(d); err != nil || !ok {
+			return nil, err
+		}
 	}
 	return &record{rid: seq, d: d, raw: msg}, nil
 }
@@ -348,7 +350,10 @@ func (t *tailState) read(n int, await bool) ([]bson.D, error) {
 			t.dead = true
 			return out, err
 		}
-		if !f.Match(d) {
+		if ok, err := f.MatchErr(d); err != nil {
+			t.dead = true
+			return out, err
+		} else if !ok {
 			continue
 		}
 		if q.skip > 0 {

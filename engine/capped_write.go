@@ -833,7 +833,9 @@ func (db *DB) applyCappedUpdates(c *coll, rids []uint64, f *query.Filter, u *que
 		if err != nil {
 			return matched, modified, last, err
 		}
-		if !f.Match(d) {
+		if ok, err := f.MatchErr(d); err != nil {
+			return matched, modified, last, err
+		} else if !ok {
 			continue
 		}
 		nd, err := u.Apply(d, query.UpdateOptions{Now: now})

@@ -267,7 +267,11 @@ func filterDocs(docs []bson.D, filter bson.D) ([]bson.D, error) {
 	}
 	var out []bson.D
 	for _, d := range docs {
-		if f.Match(d) {
+		ok, err := f.MatchErr(d)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
 			out = append(out, d)
 		}
 	}

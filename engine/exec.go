@@ -138,7 +138,12 @@ func (s *scanner) next(ctx context.Context, n int) ([]record, error) {
 						}
 					}
 					rec.d = d
-					if s.noMatch || s.p.filter.Match(d) {
+					if s.noMatch {
+						out = append(out, rec)
+					} else if ok, err := s.p.filter.MatchErr(d); err != nil {
+						it.Close()
+						return err
+					} else if ok {
 						out = append(out, rec)
 					}
 					if len(out) >= n || examined >= scanChunkKeys {

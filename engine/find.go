@@ -36,7 +36,7 @@ func (db *DB) findPlan(dbName, name string, filter bson.D, o FindOptions) (*coll
 	if o.Skip < 0 {
 		return nil, nil, nil, doc.Errorf(doc.CodeBadValue, "Skip value must be non-negative, but received: %d", o.Skip)
 	}
-	f, err := query.ParseFilter(filter)
+	f, err := query.ParseFilterAt(filter, db.opts.Clock())
 	if err != nil {
 		return nil, nil, nil, err
 	}

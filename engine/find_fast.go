@@ -56,7 +56,7 @@ func (db *DB) findByID(dbName, name string, filter bson.D, o FindOptions) (d bso
 	if m.Kind != kindNormal || isBucketsColl(m) || indexByID(m, idIndexID) == nil {
 		return nil, false, nil
 	}
-	f, err := query.ParseFilter(filter)
+	f, err := query.ParseFilterAt(filter, db.opts.Clock())
 	if err != nil {
 		return nil, true, err
 	}
@@ -83,7 +83,9 @@ func (db *DB) findByID(dbName, name string, filter bson.D, o FindOptions) (d bso
 			if err != nil {
 				return err
 			}
-			if f.Match(rec) {
+			if ok, err := f.MatchErr(rec); err != nil {
+				return err
+			} else if ok {
 				d = rec
 				return nil
 			}

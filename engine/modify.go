@@ -545,7 +545,7 @@ func (db *DB) deleteDocs(ctx context.Context, dbName, name string, s DeleteSpec)
 	if s.Limit != 0 && s.Limit != 1 {
 		return 0, doc.Errorf(doc.CodeFailedToParse, "The limit field in delete objects must be 0 or 1. Got %d", s.Limit)
 	}
-	f, err := query.ParseFilter(s.Filter)
+	f, err := query.ParseFilterAt(s.Filter, db.opts.Clock())
 	if err != nil {
 		return 0, err
 	}
@@ -619,7 +619,7 @@ func (db *DB) updateReturning(ctx context.Context, dbName, name string, s Update
 	if err := db.checkWritable(); err != nil {
 		return nil, nil, err
 	}
-	f, err := query.ParseFilter(s.Filter)
+	f, err := query.ParseFilterAt(s.Filter, db.opts.Clock())
 	if err != nil {
 		return nil, nil, err
 	}
@@ -759,7 +759,9 @@ func (db *DB) applyUpdates(c *coll, rids []uint64, f *query.Filter, u *query.Upd
 			} else if err != nil {
 				return err
 			}
-			if !f.Match(d) {
+			if ok, err := f.MatchErr(d); err != nil {
+				return err
+			} else if !ok {
 				continue
 			}
 			matched++

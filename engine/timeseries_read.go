@@ -151,7 +151,13 @@ func (s *scanner) nextTS(ctx context.Context, n int) ([]record, error) {
 			t.unpacked++
 			for _, m := range b.Measurements(t.o) {
 				t.examined++
-				if s.noMatch || t.f.Match(m) {
+				ok := s.noMatch
+				if !ok {
+					if ok, err = t.f.MatchErr(m); err != nil {
+						return nil, err
+					}
+				}
+				if ok {
 					t.pending = append(t.pending, record{rid: r.rid, d: m})
 				}
 			}
@@ -329,7 +335,13 @@ func (db *DB) tsDeleteBatch(c, bc *coll, rids []uint64, f *query.Filter, limit i
 			var keep []bson.D
 			var matched int64
 			for _, m := range b.Measurements(o) {
-				if (limit == 0 || deleted+matched < limit) && f.Match(m) {
+				ok := false
+				if limit == 0 || deleted+matched < limit {
+					if ok, err = f.MatchErr(m); err != nil {
+						return err
+					}
+				}
+				if ok {
 					matched++
 				} else {
 					keep = append(keep, m)

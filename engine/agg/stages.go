@@ -46,13 +46,17 @@ func parseMatch(arg any) (stageSpec, error) {
 	if !ok {
 		return stageSpec{}, doc.Errorf(doc.Code(15959), "the match filter must be an expression in an object")
 	}
-	flt, err := query.ParseFilter(f)
-	if err != nil {
+	if _, err := query.ParseFilter(f); err != nil {
 		return stageSpec{}, err
 	}
-	return mapSpec("$match", f, func(d bson.D, _ *Env) (bson.D, bool, error) {
-		return d, flt.Match(d), nil
-	}), nil
+	return stageSpec{name: "$match", spec: f, make: func(up iter, o *Options) iter {
+		// Parsed again for the run: a $expr's $$NOW is the run's.
+		flt, _ := query.ParseFilterAt(f, o.Now.Time())
+		return &mapStage{up: up, o: o, fn: func(d bson.D, _ *Env) (bson.D, bool, error) {
+			ok, err := flt.MatchErr(d)
+			return d, ok, err
+		}}
+	}}, nil
 }
 
 // pathOp is one entry of a flattened $project or $addFields spec.

@@ -4,6 +4,7 @@ import (
 	"math"
 	"regexp"
 	"strings"
+	"time"
 
 	"github.com/ttlkv/ttlkv/doc"
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -12,7 +13,8 @@ import (
 // Filter is a parsed MongoDB query filter. It is immutable after
 // ParseFilter and safe for concurrent use by several goroutines.
 type Filter struct {
-	root andExpr
+	root    andExpr
+	hasExpr bool // some branch is a $expr, whose evaluation can fail
 }
 
 // expr is a node of a parsed filter. root is the value the node is
@@ -101,13 +103,19 @@ func (p *pathExpr) match(root any) bool {
 // operators, malformed operands and unsupported features ($where,
 // $text, $jsonSchema, geospatial and bitwise operators), 51108 for an
 // invalid regex flag. $expr is accepted at the top level once an
-// expression compiler is registered (RegisterExprCompiler).
-func ParseFilter(f bson.D) (*Filter, error) {
-	e, err := parseDocAt(f, 0, true)
+// expression compiler is registered (RegisterExprCompiler); its $$NOW is
+// the wall clock (ParseFilterAt sets it).
+func ParseFilter(f bson.D) (*Filter, error) { return ParseFilterAt(f, time.Now()) }
+
+// ParseFilterAt is ParseFilter with $$NOW in $expr fixed at now, as
+// MongoDB fixes it for the whole of one operation.
+func ParseFilterAt(f bson.D, now time.Time) (*Filter, error) {
+	top := &topCtx{now: bson.NewDateTimeFromTime(now)}
+	e, err := parseDocAt(f, 0, top)
 	if err != nil {
 		return nil, err
 	}
-	return &Filter{root: e}, nil
+	return &Filter{root: e, hasExpr: top.hasExpr}, nil
 }
 
 // MustParseFilter is ParseFilter for filters written in code; it panics
@@ -120,12 +128,34 @@ func MustParseFilter(f bson.D) *Filter {
 	return p
 }
 
-// Match reports whether document d satisfies the filter.
+// Match reports whether document d satisfies the filter. A $expr that
+// fails to evaluate for d (a $divide by zero) does not match; callers
+// that answer a user's query use MatchErr, which reports the failure.
 func (f *Filter) Match(d bson.D) bool {
+	ok, _ := f.MatchErr(d)
+	return ok
+}
+
+// MatchErr reports whether document d satisfies the filter, or the error
+// of a $expr that failed to evaluate for d (a *doc.Error with MongoDB's
+// code), which fails the whole query in MongoDB.
+func (f *Filter) MatchErr(d bson.D) (ok bool, err error) {
 	if f == nil {
-		return true
+		return true, nil
 	}
-	return f.root.match(d)
+	if !f.hasExpr {
+		return f.root.match(d), nil
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			fail, isFail := r.(exprFailure)
+			if !isFail {
+				panic(r)
+			}
+			ok, err = false, fail.err
+		}
+	}()
+	return f.root.match(d), nil
 }
 
 // IsEmpty reports whether the filter has no predicates (it matches every
@@ -141,11 +171,18 @@ func badValue(format string, args ...any) error {
 	return doc.Errorf(doc.CodeBadValue, format, args...)
 }
 
-func parseDoc(f bson.D, depth int) (andExpr, error) { return parseDocAt(f, depth, false) }
+func parseDoc(f bson.D, depth int) (andExpr, error) { return parseDocAt(f, depth, nil) }
 
-// parseDocAt parses a filter document; top is true for the query's own
-// document and its $and/$or/$nor branches, where $expr may appear.
-func parseDocAt(f bson.D, depth int, top bool) (andExpr, error) {
+// topCtx is what the query's own document and its $and/$or/$nor
+// branches, where $expr may appear, share while they are parsed.
+type topCtx struct {
+	now     bson.DateTime // $$NOW
+	hasExpr bool          // a $expr was parsed
+}
+
+// parseDocAt parses a filter document; top is non-nil for the query's
+// own document and its $and/$or/$nor branches, where $expr may appear.
+func parseDocAt(f bson.D, depth int, top *topCtx) (andExpr, error) {
 	if depth > maxDepth {
 		return nil, badValue("exceeded depth limit of %d when parsing the filter", maxDepth)
 	}
@@ -170,7 +207,7 @@ func parseDocAt(f bson.D, depth int, top bool) (andExpr, error) {
 	return out, nil
 }
 
-func parseTopOp(op string, v any, depth int, top bool) (expr, error) {
+func parseTopOp(op string, v any, depth int, top *topCtx) (expr, error) {
 	switch op {
 	case "$and", "$or", "$nor":
 		arr, ok := v.(bson.A)
@@ -202,16 +239,17 @@ func parseTopOp(op string, v any, depth int, top bool) (expr, error) {
 	case "$comment":
 		return nil, nil
 	case "$expr":
-		if !top {
+		if top == nil {
 			return nil, badValue("$expr can only be applied to the top-level document")
 		}
 		if exprCompiler == nil {
 			return nil, badValue("$expr is not supported by this build of ttlkv")
 		}
-		fn, err := exprCompiler(v)
+		fn, err := exprCompiler(v, top.now)
 		if err != nil {
 			return nil, err
 		}
+		top.hasExpr = true
 		return exprNode{fn}, nil
 	case "$where", "$text", "$jsonSchema", "$sampleRate", "$alwaysTrue", "$alwaysFalse", "$atomic", "$isolated":
 		return nil, badValue("%s is not supported by ttlkv", op)
