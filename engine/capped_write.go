@@ -406,8 +406,8 @@ func (w *cappedWriter) secKeys(d bson.D) ([][][]byte, error) {
 }
 
 // recordKeys returns what the index entries of ring record rec are made
-// of: the _id keystring from its frame and, with secondary indexes, the
-// keys of its document. A document whose keys fail (it produced valid
+// of: the _id keystring from its frame and the keys of its document in
+// the writer's secondary indexes. A document whose keys fail (it produced valid
 // ones when it was written) gets none, so it stays evictable.
 func (w *cappedWriter) recordKeys(rec capped.Record) (seqID, error) {
 	s := seqID{seq: rec.Seq, off: rec.Off}
@@ -466,8 +466,8 @@ func (w *cappedWriter) setEntries(b *lsm.Batch, s seqID) error {
 	return nil
 }
 
-// evict is the ring's evict callback: it deletes the index entries of
-// the records leaving the ring (unless deleted already as doomed) and of
+// evict is the ring's evict callback with secondary indexes: it deletes
+// the secondary index entries of the records leaving the ring (unless deleted already as doomed) and of
 // those the rest of the chunk is expected to evict (lookahead), writes
 // the pending entries, and commits, all before the ring reuses any
 // space. When every leaving record was doomed or pending it reads and
