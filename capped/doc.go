@@ -1,7 +1,7 @@
 // Package capped is the ring extent file of a capped collection: a
 // preallocated file of checksummed records that the writer fills in a
 // circle, overwriting the oldest records first. It knows bytes, sequence
-// numbers and positions, not documents; the engine keeps the _id index.
+// numbers and positions, not documents; the engine keeps the indexes.
 //
 // # Format (version 1)
 //
@@ -39,11 +39,12 @@
 //
 // Append calls its evict callback with the records about to be
 // overwritten or dropped, with their data, before any of their bytes
-// change, so the engine can delete their _id entries first. If the
+// change, so the engine can delete their index entries first. If the
 // callback fails nothing happens. If Append then fails, or the process
 // dies before the new record is on disk, recovery may bring the evicted
 // records back (the insert that evicted them did not happen either): the
-// ring is the truth, and the engine reconciles its index with it on open.
+// ring is the truth, and the engine rebuilds or reconciles its indexes
+// from it on open.
 //
 // # Sequence numbers
 //

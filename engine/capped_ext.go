@@ -3,36 +3,40 @@ package engine
 // Capped collections (SPEC §7) keep their documents in a ring extent
 // file (package capped), one per collection, named "<collection id>.ring"
 // in the capped/ subdirectory of the data directory. The ring is the
-// truth; the _id index lives in Badger and points at ring records:
+// truth. The _id index is kept in memory (cappedIDIndex: _id keystring
+// -> ring sequence and offset), built from the ring when the collection
+// opens, so it needs no crash protocol and an insert makes no Badger
+// write for it; see capped_idindex.go.
 //
-//	key   = IndexKey(collection, _id index, keystring(_id), ring sequence)
+// Secondary indexes live in Badger and point at ring records:
+//
+//	key   = IndexKey(collection, index, keystring, ring sequence)
 //	value = the record's byte offset in the ring (8 bytes, big endian)
 //
-// Crash protocol: the ring's evict callback deletes the evicted records'
-// _id entries and commits before the ring reuses their space, so a
+// Crash protocol for them: the ring's evict callback deletes the evicted
+// records' entries and commits before the ring reuses their space, so a
 // committed entry never names reused bytes. A document is appended to
 // the ring first and indexed after; a crash in between leaves a record
-// without an entry, and openExt reconciles the index with the ring
-// (entries for records not in the ring removed, records without an
-// entry indexed). Appends are buffered (capped.Options.BufferAppends)
-// and written when the insert chunk flushes, before its entries commit;
-// an evict callback may commit entries of records not written yet,
-// which readers skip and reconciliation removes after a crash. An insert
-// is acknowledged only after its records are written and its entries
-// committed.
+// without entries, and openExt reconciles the indexes with the ring
+// (entries for records not in the ring removed, records without their
+// entries indexed). Appends are buffered (capped.Options.BufferAppends)
+// and written when the insert chunk flushes, before its entries commit
+// and before its records enter the _id index; an evict callback may
+// commit entries of records not written yet, which readers skip and
+// reconciliation removes after a crash. An insert is acknowledged only
+// after its records are written and indexed.
 //
 // Record payloads are framed: uvarint(len(ks)), ks (the record's _id
 // index keystring), uvarint(len(msg)), msg (the document in the engine's
 // msgpack encoding, doc.Marshal), then zero padding. Carrying ks lets
-// eviction and reconciliation name a record's _id entry without decoding
-// the document (validate checks that ks matches the document). The
-// padding lets an update that keeps the document's BSON size (MongoDB's
-// rule for 10003) rewrite the record in place although the msgpack
-// encoding of, say, an int32 shrank. See docs/capped.md.
+// the _id index be rebuilt, and eviction name a record's _id, without
+// decoding the document (validate checks that ks matches the document).
+// The padding lets an update that keeps the document's BSON size
+// (MongoDB's rule for 10003) rewrite the record in place although the
+// msgpack encoding of, say, an int32 shrank. See docs/capped.md.
 //
-// Secondary indexes work as _id does (entries valued with the record's
-// offset), maintained on insert, eviction and in-place update; see
-// capped_index.go. TTL indexes are refused (SPEC §1.4).
+// Secondary indexes are maintained on insert, eviction and in-place
+// update; see capped_index.go. TTL indexes are refused (SPEC §1.4).
 
 import (
 	"context"
@@ -75,6 +79,7 @@ type cappedOpts struct {
 // cappedState is the open ring of a capped collection (coll.ext).
 type cappedState struct {
 	ring   *capped.Ring
+	ids    *cappedIDIndex // the _id index (in memory, built from the ring)
 	opts   cappedOpts
 	tmpDir string // InMemory databases: a private directory removed at close
 }
@@ -252,7 +257,7 @@ func (db *DB) prepareExt(c *coll, m *collMeta, co *createOptions) error {
 		return fmt.Errorf("engine: creating the ring file of capped collection %s: %w", m.ns(), err)
 	}
 	m.Extra = bson.D{{Key: "cappedFile", Value: cappedFileName(m.ID)}}
-	st := &cappedState{ring: r, opts: *o}
+	st := &cappedState{ring: r, ids: &cappedIDIndex{}, opts: *o}
 	if tmp {
 		st.tmpDir = dir
 	}
@@ -299,9 +304,9 @@ func (db *DB) abortExt(c *coll, m *collMeta) {
 }
 
 // openExt opens kind-specific state of an existing collection: a capped
-// collection's ring (running its recovery) and the reconciliation of its
-// _id index with what the ring holds. A collection just created by
-// prepareExt is already open.
+// collection's ring (running its recovery), its _id index built from
+// what the ring holds, and the reconciliation of its secondary indexes.
+// A collection just created by prepareExt is already open.
 func (db *DB) openExt(c *coll) error {
 	m := c.m()
 	if m.Kind != kindCapped || c.ext != nil {
@@ -323,11 +328,11 @@ func (db *DB) openExt(c *coll) error {
 		db.logf("capped %s: recovery dropped %d unreadable oldest records; stopped at %d: %s", m.ns(), rec.DroppedOldest, rec.StopOffset, rec.StopReason)
 	}
 	st := &cappedState{ring: r, opts: o}
+	if err := db.buildCappedIDIndex(m, st, db.opts.Role == RoleReadOnly); err != nil {
+		r.Close()
+		return fmt.Errorf("engine: building the _id index of capped collection %s: %w", m.ns(), err)
+	}
 	if db.opts.Role != RoleReadOnly {
-		if err := db.reconcileCapped(m, st); err != nil {
-			r.Close()
-			return fmt.Errorf("engine: reconciling the _id index of capped collection %s: %w", m.ns(), err)
-		}
 		if err := db.reconcileCappedSecondary(c, m, st); err != nil {
 			r.Close()
 			return fmt.Errorf("engine: reconciling the secondary indexes of capped collection %s: %w", m.ns(), err)
@@ -351,94 +356,45 @@ func decodeOff(v []byte) (int64, bool) {
 	return int64(binary.BigEndian.Uint64(v)), true
 }
 
-// reconcileCapped makes the _id index match the ring: entries whose
-// record is not live (or sits at another offset) are deleted, live
-// records without their entry are indexed. Sequence numbers never repeat,
-// so an entry naming a live sequence at its offset is that record's.
-func (db *DB) reconcileCapped(m *collMeta, st *cappedState) error {
-	pre := lsm.IndexPrefix(m.ID, idIndexID)
-	entries := map[uint64][]byte{} // seq -> full key, for entries that may be right
-	dupSeq := map[uint64]bool{}
-	var stale [][]byte
-	err := db.store.View(func(txn *lsm.Txn) error {
-		it := txn.NewIter(lsm.IterOptions{Prefix: pre})
-		defer it.Close()
-		for it.Next() {
-			k := append([]byte(nil), it.Key()...)
-			_, seq, ok := lsm.SplitIndexKey(k)
-			v, err := it.Value()
-			if err != nil {
-				return err
-			}
-			off, okOff := decodeOff(v)
-			if !ok || !okOff {
-				stale = append(stale, k)
-				continue
-			}
-			if entries[seq] != nil || dupSeq[seq] {
-				// Two entries for one record: drop both, re-index it.
-				dupSeq[seq] = true
-				stale = append(stale, k)
-				continue
-			}
-			entries[seq] = k
-			if _, err := st.ring.Read(seq, off); err != nil {
-				if errors.Is(err, capped.ErrOverwritten) || errors.Is(err, capped.ErrNotFound) {
-					delete(entries, seq)
-					stale = append(stale, k)
-					continue
-				}
-				return err
-			}
+// buildCappedIDIndex builds the in-memory _id index of a capped
+// collection from its ring (every record frame carries its _id
+// keystring) and, unless the database is read-only, deletes any _id
+// entries in Badger under the collection's _id index (kept there by
+// earlier builds; the index is not in Badger any more).
+func (db *DB) buildCappedIDIndex(m *collMeta, st *cappedState, readOnly bool) error {
+	ids := &cappedIDIndex{}
+	var adds []idAdd
+	var ferr error
+	err := st.ring.ReadRun(0, func(rec capped.Record) bool {
+		ks, err := cappedKS(rec.Data)
+		if err != nil {
+			ferr = fmt.Errorf("record %d at offset %d: %w", rec.Seq, rec.Off, err)
+			return false
 		}
-		return it.Err()
+		adds = append(adds, idAdd{ks: ks, seq: rec.Seq, off: rec.Off})
+		if len(adds) == insertChunkDocs {
+			ids.add(adds)
+			adds = adds[:0]
+		}
+		return true
 	})
+	if err == nil {
+		err = ferr
+	}
 	if err != nil {
 		return err
 	}
-	for seq := range dupSeq {
-		if k := entries[seq]; k != nil {
-			stale = append(stale, k)
-			delete(entries, seq)
-		}
+	ids.add(adds)
+	st.ids = ids
+	if readOnly {
+		return nil
 	}
-	b := db.store.NewBatch()
-	defer b.Cancel()
-	var added int
-	it := st.ring.Scan(0, false)
-	for it.Next() {
-		rec := it.Record()
-		if _, ok := entries[rec.Seq]; ok {
-			delete(entries, rec.Seq)
-			continue
-		}
-		ks, err := cappedKS(rec.Data)
-		if err != nil {
-			return fmt.Errorf("record %d at offset %d: %w", rec.Seq, rec.Off, err)
-		}
-		if err := b.Set(lsm.IndexKey(m.ID, idIndexID, ks, rec.Seq), offValue(rec.Off)); err != nil {
-			return err
-		}
-		added++
+	pre := lsm.IndexPrefix(m.ID, idIndexID)
+	n, err := db.store.DeleteRange(pre, lsm.PrefixEnd(pre))
+	if n > 0 {
+		db.logf("capped %s: removed %d _id entries from the store (the _id index is kept in memory)", m.ns(), n)
 	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	for _, k := range entries { // live-looking entries whose record the scan did not meet
-		stale = append(stale, k)
-	}
-	for _, k := range stale {
-		if err := b.Delete(k); err != nil {
-			return err
-		}
-	}
-	if err := b.Flush(); err != nil {
-		return err
-	}
-	if added > 0 || len(stale) > 0 {
-		db.logf("capped %s: reconciled the _id index with the ring: %d entries added, %d removed", m.ns(), added, len(stale))
-	}
-	return nil
+	return err
 }
 
 // dropExt removes kind-specific files of a dropped collection: a capped
@@ -489,6 +445,10 @@ func (db *DB) specialStats(c *coll) collStatsInfo {
 	m := c.m()
 	_ = db.store.View(func(txn *lsm.Txn) error {
 		for _, ix := range m.Indexes {
+			if ix.ID == idIndexID {
+				st.indexSizes[ix.Name] = cs.ids.keyBytes() // in memory
+				continue
+			}
 			it := txn.NewIter(lsm.IterOptions{Prefix: lsm.IndexPrefix(m.ID, ix.ID), KeysOnly: true})
 			var n int64
 			for it.Next() {
@@ -590,38 +550,42 @@ func (db *DB) validateSpecial(ctx context.Context, c *coll, res *ValidateResult,
 		fail("%d data bytes, more than size %d", bytes, st.opts.size)
 	}
 	db.validateCappedSecondary(m, secWant, res, fail)
-	err = db.store.View(func(txn *lsm.Txn) error {
-		it := txn.NewIter(lsm.IterOptions{Prefix: lsm.IndexPrefix(m.ID, idIndexID)})
-		defer it.Close()
-		for it.Next() {
-			res.KeysPerIndex["_id_"]++
-			k := it.Key()
-			_, seq, _ := lsm.SplitIndexKey(k)
-			off, ok := want[string(k)]
-			if !ok {
-				fail("_id index has an entry for ring record %d that the ring does not hold", seq)
-				continue
-			}
-			v, err := it.Value()
-			if err != nil {
-				return err
-			}
-			if got, okOff := decodeOff(v); !okOff || got != off {
-				fail("_id index entry of ring record %d names offset %v, the record is at %d", seq, got, off)
-			}
-			delete(want, string(k))
+	// The _id index is in memory; entries of evicted records leave it
+	// when an insert chunk ends, so it holds exactly the live records.
+	st.ids.scan(nil, nil, nil, false, func(ks string, seq uint64, off int64) bool {
+		res.KeysPerIndex["_id_"]++
+		k := string(lsm.IndexKey(m.ID, idIndexID, []byte(ks), seq))
+		got, ok := want[k]
+		switch {
+		case !ok:
+			fail("_id index has an entry for ring record %d that the ring does not hold", seq)
+		case got != off:
+			fail("_id index entry of ring record %d names offset %d, the record is at %d", seq, off, got)
 		}
-		return it.Err()
+		delete(want, k)
+		return true
 	})
-	if err != nil {
-		fail("reading the _id index: %v", err)
-	}
 	for k := range want {
 		_, seq, _ := lsm.SplitIndexKey([]byte(k))
 		fail("ring record %d is missing its _id index entry", seq)
 	}
 	if n := res.KeysPerIndex["_id_"]; n != res.Records {
 		fail("_id index has %d entries for %d ring records", n, res.Records)
+	}
+	var stray int
+	err = db.store.View(func(txn *lsm.Txn) error {
+		it := txn.NewIter(lsm.IterOptions{Prefix: lsm.IndexPrefix(m.ID, idIndexID), KeysOnly: true})
+		defer it.Close()
+		for it.Next() {
+			stray++
+		}
+		return it.Err()
+	})
+	if err != nil {
+		fail("reading the store under the _id index: %v", err)
+	}
+	if stray > 0 {
+		fail("the store holds %d _id index entries of a capped collection, whose _id index is kept in memory", stray)
 	}
 }
 

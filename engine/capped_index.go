@@ -1,16 +1,17 @@
 package engine
 
 // Secondary indexes on capped collections. Their entries live in Badger
-// like the _id index's, keyed IndexKey(collection, index, keystring,
-// ring sequence) with the record's 8-byte ring offset as the value, so an
-// index scan reads documents from the ring (nextCappedIndex) exactly as
-// it does for _id. They are written with the record's _id entry
-// (cappedWriter), deleted with it when the record is evicted (in the
-// same Badger commit, before the ring reuses the space), rewritten by an
-// in-place update whose keys change (cappedReindex), built over the
-// ring's records by createIndexes (buildCappedIndexes), reconciled with
-// the ring on open (reconcileCappedSecondary) and checked by validate.
-// TTL indexes stay refused (SPEC §1.4).
+// (the _id index is in memory, capped_idindex.go), keyed
+// IndexKey(collection, index, keystring, ring sequence) with the
+// record's 8-byte ring offset as the value, so an index scan reads
+// documents from the ring (nextCappedIndex) exactly as it does for _id.
+// They are written when the record is appended (cappedWriter), deleted
+// when it is evicted (in one Badger commit, before the ring reuses the
+// space), rewritten by an in-place update whose keys change
+// (cappedReindex), built over the ring's records by createIndexes
+// (buildCappedIndexes), reconciled with the ring on open
+// (reconcileCappedSecondary) and checked by validate. TTL indexes stay
+// refused (SPEC §1.4).
 
 import (
 	"context"

@@ -95,80 +95,82 @@ func (s *scanner) cappedRecord(seq uint64, data []byte) (*record, error) {
 	return &record{rid: seq, d: d, raw: msg}, nil
 }
 
-// nextCappedIndex scans the plan's _id index ranges; see nextCapped.
+// nextCappedIndex scans the plan's index ranges (the _id index from
+// memory, secondary ones from Badger); see nextCapped.
 func (s *scanner) nextCappedIndex(ctx context.Context, n int, st *cappedState) ([]record, error) {
-	type hit struct {
-		seq uint64
-		off int64
-	}
 	var out []record
 	for !s.done && len(out) < n {
 		if err := ctxErr(ctx); err != nil {
 			return out, err
 		}
 		want := min(n-len(out), scanChunkKeys)
-		var hits []hit
-		err := s.p.c.db.store.View(func(txn *lsm.Txn) error {
-			for !s.done && len(hits) < want {
-				r := s.ranges[s.ri]
-				o := lsm.IterOptions{Lower: r.lo, Upper: r.hi, Reverse: s.p.reverse}
-				if s.resume != nil {
-					if s.p.reverse {
-						o.Upper = s.resume
-					} else {
-						o.Lower = s.resume
+		var hits []cappedHit
+		var err error
+		if s.p.ix.ID == idIndexID {
+			hits = s.cappedIDHits(st, want)
+		} else {
+			err = s.p.c.db.store.View(func(txn *lsm.Txn) error {
+				for !s.done && len(hits) < want {
+					r := s.ranges[s.ri]
+					o := lsm.IterOptions{Lower: r.lo, Upper: r.hi, Reverse: s.p.reverse}
+					if s.resume != nil {
+						if s.p.reverse {
+							o.Upper = s.resume
+						} else {
+							o.Lower = s.resume
+						}
 					}
-				}
-				it := txn.NewIter(o)
-				exhausted := true
-				for it.Next() {
-					k := it.Key()
-					if s.p.reverse {
-						s.resume = append(s.resume[:0:0], k...)
-					} else {
-						s.resume = append(append(s.resume[:0:0], k...), 0)
+					it := txn.NewIter(o)
+					exhausted := true
+					for it.Next() {
+						k := it.Key()
+						if s.p.reverse {
+							s.resume = append(s.resume[:0:0], k...)
+						} else {
+							s.resume = append(append(s.resume[:0:0], k...), 0)
+						}
+						s.stats.keysExamined++
+						_, seq, _ := lsm.SplitIndexKey(k)
+						v, err := it.Value()
+						if err != nil {
+							it.Close()
+							return err
+						}
+						if s.seen != nil {
+							// A multikey index has an entry per distinct key
+							// of a document: return the document once.
+							if _, dup := s.seen[seq]; dup {
+								continue
+							}
+							s.seen[seq] = struct{}{}
+						}
+						if off, ok := decodeOff(v); ok {
+							hits = append(hits, cappedHit{seq, off})
+						}
+						if len(hits) >= want {
+							exhausted = false
+							break
+						}
 					}
-					s.stats.keysExamined++
-					_, seq, _ := lsm.SplitIndexKey(k)
-					v, err := it.Value()
+					err := it.Err()
+					it.Close()
 					if err != nil {
-						it.Close()
 						return err
 					}
-					if s.seen != nil {
-						// A multikey index has an entry per distinct key
-						// of a document: return the document once.
-						if _, dup := s.seen[seq]; dup {
-							continue
+					if exhausted {
+						s.resume = nil
+						if s.p.reverse {
+							s.ri--
+							s.done = s.ri < 0
+						} else {
+							s.ri++
+							s.done = s.ri >= len(s.ranges)
 						}
-						s.seen[seq] = struct{}{}
-					}
-					if off, ok := decodeOff(v); ok {
-						hits = append(hits, hit{seq, off})
-					}
-					if len(hits) >= want {
-						exhausted = false
-						break
 					}
 				}
-				err := it.Err()
-				it.Close()
-				if err != nil {
-					return err
-				}
-				if exhausted {
-					s.resume = nil
-					if s.p.reverse {
-						s.ri--
-						s.done = s.ri < 0
-					} else {
-						s.ri++
-						s.done = s.ri >= len(s.ranges)
-					}
-				}
-			}
-			return nil
-		})
+				return nil
+			})
+		}
 		if err != nil {
 			return out, err
 		}
@@ -189,6 +191,59 @@ func (s *scanner) nextCappedIndex(ctx context.Context, n int, st *cappedState) (
 		}
 	}
 	return out, nil
+}
+
+// cappedHit is an index entry of a capped collection: its record's
+// sequence and offset.
+type cappedHit struct {
+	seq uint64
+	off int64
+}
+
+// cappedIDHits is nextCappedIndex's scan of the in-memory _id index
+// (cappedIDIndex), whose entries stand for the Badger keys
+// IndexKey(coll, _id, ks, seq): up to want entries from the plan's
+// ranges, resuming and advancing as a Badger scan does.
+func (s *scanner) cappedIDHits(st *cappedState, want int) []cappedHit {
+	var hits []cappedHit
+	pre := lsm.IndexPrefix(s.p.m.ID, idIndexID)
+	for !s.done && len(hits) < want {
+		r := s.ranges[s.ri]
+		lo, hi := r.lo, r.hi
+		if s.resume != nil {
+			if s.p.reverse {
+				hi = s.resume
+			} else {
+				lo = s.resume
+			}
+		}
+		exhausted := true
+		st.ids.scan(pre, lo, hi, s.p.reverse, func(ks string, seq uint64, off int64) bool {
+			k := binary.BigEndian.AppendUint64(append(append(s.resume[:0:0], pre...), ks...), seq)
+			if !s.p.reverse {
+				k = append(k, 0)
+			}
+			s.resume = k
+			s.stats.keysExamined++
+			hits = append(hits, cappedHit{seq, off})
+			if len(hits) >= want {
+				exhausted = false
+				return false
+			}
+			return true
+		})
+		if exhausted {
+			s.resume = nil
+			if s.p.reverse {
+				s.ri--
+				s.done = s.ri < 0
+			} else {
+				s.ri++
+				s.done = s.ri >= len(s.ranges)
+			}
+		}
+	}
+	return hits
 }
 
 // defaultMaxAwait is how long an awaitData getMore waits for a new

@@ -1,12 +1,14 @@
 package engine
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -647,8 +649,9 @@ func TestTailerRacingWriters(t *testing.T) {
 	mustValidate(t, db, "test", "c")
 }
 
-// Reopen: contents, order and validate survive; the _id index is
-// reconciled with the ring.
+// Reopen: contents, order and validate survive; the _id index (in
+// memory) is rebuilt from the ring, and _id entries found in the store
+// (an earlier build kept the index there) are removed.
 func TestCappedReopenReconciles(t *testing.T) {
 	db, clk, dir := openTest(t)
 	c := createCapped(t, db, "c", 4096, 0)
@@ -660,21 +663,18 @@ func TestCappedReopenReconciles(t *testing.T) {
 	}
 	before := ints(t, findAll(t, db, "test", "c", nil))
 	m := db.lookup("test", "c").m()
-	// Damage the index as a crash could: drop the newest record's entry
-	// and add one for a record that is not in the ring.
 	last := before[len(before)-1]
+	if n := countPrefix(t, db, lsm.IndexPrefix(m.ID, idIndexID)); n != 0 {
+		t.Fatalf("the store holds %d _id entries of a capped collection", n)
+	}
+	// Entries an earlier build left in the store: one for a live
+	// record, one for a record that is not in the ring.
 	err := db.store.Update(func(txn *lsm.Txn) error {
-		pre := append(lsm.IndexPrefix(m.ID, idIndexID), lsm.AppendKey(nil, last, false)...)
-		it := txn.NewIter(lsm.IterOptions{Prefix: pre, KeysOnly: true})
-		var keys [][]byte
-		for it.Next() {
-			keys = append(keys, append([]byte(nil), it.Key()...))
+		st, err := cappedOf(db.lookup("test", "c"))
+		if err != nil {
+			return err
 		}
-		it.Close()
-		if len(keys) != 1 {
-			return fmt.Errorf("entries for _id %d: %d", last, len(keys))
-		}
-		if err := txn.Delete(keys[0]); err != nil {
+		if err := txn.Set(lsm.IndexKey(m.ID, idIndexID, lsm.AppendKey(nil, last, false), st.ring.LastSeq()), offValue(1024)); err != nil {
 			return err
 		}
 		return txn.Set(lsm.IndexKey(m.ID, idIndexID, lsm.AppendKey(nil, int64(5000), false), 999999), offValue(1024))
@@ -683,10 +683,13 @@ func TestCappedReopenReconciles(t *testing.T) {
 		t.Fatal(err)
 	}
 	if r, _ := db.Validate(ctx, "test", "c"); r.Valid() {
-		t.Fatal("validate did not notice the damaged _id index")
+		t.Fatal("validate did not notice _id entries in the store")
 	}
 	db = reopen(t, db, dir, clk)
 	mustValidate(t, db, "test", "c")
+	if n := countPrefix(t, db, lsm.IndexPrefix(m.ID, idIndexID)); n != 0 {
+		t.Fatalf("after reopen the store holds %d _id entries of a capped collection", n)
+	}
 	if after := ints(t, findAll(t, db, "test", "c", nil)); !equalInts(after, before) {
 		t.Fatalf("after reopen %v, before %v", after, before)
 	}
@@ -789,5 +792,122 @@ func TestCappedInMemory(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Dir(path)); !errors.Is(err, os.ErrNotExist) {
 		t.Fatalf("temporary ring directory left after Close: %v", err)
+	}
+}
+
+// The in-memory _id index serves the planner as a Badger index would:
+// equality, $in, ranges in both sort orders, across more entries than
+// one scan chunk and across getMore batches, over a wrapped collection
+// whose random int and string _ids were partly evicted; findAndModify
+// with a sort finds its document through it. Compared with the live
+// documents read in natural order.
+func TestCappedIDIndexScans(t *testing.T) {
+	db, clk, dir := openTest(t)
+	c := createCapped(t, db, "c", 1<<20, 6000)
+	ctx := context.Background()
+	rng := rand.New(rand.NewPCG(3, 9))
+	idOf := func(i int) any {
+		if i%4 == 0 {
+			return fmt.Sprintf("k%05d", (i*7919)%20000)
+		}
+		return int64((i * 7919) % 20000)
+	}
+	var batch []any
+	for i := 0; i < 9000; i++ {
+		batch = append(batch, bson.D{{Key: "_id", Value: idOf(i)}, {Key: "i", Value: int64(i)}})
+		if len(batch) == 1+rng.IntN(700) || i == 8999 {
+			if _, err := c.InsertMany(ctx, batch, rng.IntN(2) == 0); err != nil {
+				t.Fatal(err)
+			}
+			batch = batch[:0]
+		}
+	}
+	for round := 0; round < 2; round++ {
+		live := ints(t, findAll(t, db, "test", "c", nil)) // natural order: i ascending
+		if len(live) != 6000 {
+			t.Fatalf("%d live documents, want 6000", len(live))
+		}
+		// The _id order of the live documents: numbers before strings.
+		var nums, strs []int64
+		for _, i := range live {
+			if i%4 == 0 {
+				strs = append(strs, i)
+			} else {
+				nums = append(nums, i)
+			}
+		}
+		slices.SortFunc(nums, func(a, b int64) int { return cmp.Compare((a*7919)%20000, (b*7919)%20000) })
+		slices.SortFunc(strs, func(a, b int64) int { return cmp.Compare((a*7919)%20000, (b*7919)%20000) })
+		byID := append(append([]int64(nil), nums...), strs...)
+		find := func(filter bson.D, sortDir int32, batchSize int32) []int64 {
+			t.Helper()
+			cur, err := c.Find(ctx, filter, FindOptions{Sort: bson.D{{Key: "_id", Value: sortDir}}, BatchSize: batchSize})
+			if err != nil {
+				t.Fatal(err)
+			}
+			docs, err := cur.All(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return ints(t, docs)
+		}
+		rev := slices.Clone(byID)
+		slices.Reverse(rev)
+		if got := find(nil, 1, 0); !equalInts(got, byID) {
+			t.Fatalf("round %d: all by _id ascending: %d documents, want %d", round, len(got), len(byID))
+		}
+		if got := find(nil, -1, 7); !equalInts(got, rev) {
+			t.Fatalf("round %d: all by _id descending: %d documents, want %d", round, len(got), len(rev))
+		}
+		lo, hi := int64(3000), int64(15000)
+		var want []int64
+		for _, i := range nums {
+			if v := (i * 7919) % 20000; v > lo && v <= hi {
+				want = append(want, i)
+			}
+		}
+		rng := bson.D{{Key: "_id", Value: bson.D{{Key: "$gt", Value: lo}, {Key: "$lte", Value: hi}}}}
+		if got := find(rng, 1, 100); !equalInts(got, want) {
+			t.Fatalf("round %d: range ascending: %d documents, want %d", round, len(got), len(want))
+		}
+		slices.Reverse(want)
+		if got := find(rng, -1, 0); !equalInts(got, want) {
+			t.Fatalf("round %d: range descending: %d documents, want %d", round, len(got), len(want))
+		}
+		in := bson.A{}
+		want = want[:0]
+		for k := 0; k < 50; k++ {
+			i := k * 179 % 9000 // evicted below 3000
+			in = append(in, idOf(i))
+			if i >= 3000 {
+				want = append(want, int64(i))
+			}
+		}
+		got := find(bson.D{{Key: "_id", Value: bson.D{{Key: "$in", Value: in}}}}, 1, 0)
+		slices.Sort(got)
+		slices.Sort(want)
+		if !equalInts(got, want) {
+			t.Fatalf("round %d: $in found %v, want %v", round, got, want)
+		}
+		for _, i := range []int{0, 2999, 3000, 3001, 8999} {
+			got := ints(t, findAll(t, db, "test", "c", bson.D{{Key: "_id", Value: idOf(i)}}))
+			if w := []int64{int64(i)}; (i >= 3000) != (len(got) == 1) || (len(got) == 1 && !equalInts(got, w)) {
+				t.Fatalf("round %d: _id of document %d finds %v", round, i, got)
+			}
+		}
+		// findAndModify with a sort: the document with the largest
+		// numeric _id.
+		top := nums[len(nums)-1]
+		r := mustRun(t, db, "test", `{"findAndModify": "c", "query": {"_id": {"$type": "number"}}, "sort": {"_id": -1}, "update": {"$inc": {"i": 1}}, "new": true}`)
+		if got, _ := get(field(r, "value").(bson.D), "i"); got != top+1 {
+			t.Fatalf("round %d: findAndModify updated to %v, want document %d", round, got, top)
+		}
+		if got := ints(t, findAll(t, db, "test", "c", bson.D{{Key: "_id", Value: idOf(int(top))}})); !equalInts(got, []int64{top + 1}) {
+			t.Fatalf("round %d: after findAndModify the document reads %v", round, got)
+		}
+		mustRun(t, db, "test", fmt.Sprintf(`{"update": "c", "updates": [{"q": {"_id": %d}, "u": {"$inc": {"i": -1}}}]}`, idOf(int(top))))
+		mustValidate(t, db, "test", "c")
+		db = reopen(t, db, dir, clk) // the second round runs on the index rebuilt from the ring
+		c = db.Database("test").Collection("c")
 	}
 }

@@ -118,10 +118,7 @@ func (db *DB) insertCapped(ctx context.Context, c *coll, docs []any, ordered boo
 		}
 		w := newCappedWriter(db, c, st)
 		end := min(stopAt, i+insertChunkDocs)
-		if err := w.prefetch(preps[i:end], ok[i:end]); err != nil {
-			c.wmu.Unlock()
-			return ids, werrs, err
-		}
+		w.byKey = make(map[string]uint64, end-i)
 		// The ring space and count of the chunk's documents after each
 		// one, for the evict callback's lookahead.
 		var aheadB, aheadN int64
@@ -173,32 +170,33 @@ func (db *DB) insertCapped(ctx context.Context, c *coll, docs []any, ordered boo
 }
 
 // cappedWriter appends to one capped collection under its write lock,
-// one chunk of documents at a time. Index entries of appended documents
-// (the _id entry and those of secondary indexes) are batched (pending)
+// one chunk of documents at a time. The _id index is in memory
+// (cappedIDIndex): flush adds the chunk's records to it once the ring has
+// written them, and drops the records the chunk evicted, so a collection
+// with only _id makes no Badger write at all.
+//
+// Secondary index entries of appended documents are batched (pending)
 // and committed by flush, or earlier by the evict callback, which must
 // commit the deletes of evicted records' entries before it returns (the
-// crash protocol, see capped_ext.go).
-//
-// Eviction is strict (SPEC §7.3): the ring evicts, per append, only the
-// oldest records the new one needs gone. To keep that from costing a
-// Badger commit per insert, the evict callback also deletes, in the same
-// commit, the entries of the records the rest of the chunk is expected
-// to evict (see lookahead). Those records are doomed: still live, but
-// without index entries until the chunk's own appends evict them. A
-// later evict callback that names only doomed or pending records commits
+// crash protocol, see capped_ext.go). Eviction is strict (SPEC §7.3):
+// the ring evicts, per append, only the oldest records the new one needs
+// gone. To keep that from costing a Badger commit per insert, the evict
+// callback also deletes, in the same commit, the secondary entries of
+// the records the rest of the chunk is expected to evict (see
+// lookahead). Those records are doomed: still live, but without
+// secondary entries until the chunk's own appends evict them. A later
+// evict callback that names only doomed or pending records commits
 // nothing and reads nothing (the ring names evicted records without
 // their data, capped.Ring.AppendEvicting). flush puts back the entries
 // of doomed records that are still live (the chunk stopped early, or
 // evicted fewer than expected). So while a chunk runs, another reader's
-// index lookup may miss a document that the same chunk is about to
-// evict; the chunk's own duplicate checks (_id and unique secondary
-// indexes) do not (see idTaken, secTaken), and a crash leaves only
-// entries missing, which reconciliation on open restores.
+// secondary index lookup may miss a document that the same chunk is
+// about to evict; the chunk's own duplicate checks do not (see secTaken),
+// and a crash leaves only entries missing, which reconciliation on open
+// restores.
 //
 // Secondary index keys of an evicted record are computed from its
-// document, so with secondary indexes the evict path decodes the
-// documents it reads; with only _id it reads just the _id keystring of
-// the record frame.
+// document, so the evict path decodes the documents it reads.
 type cappedWriter struct {
 	db  *DB
 	c   *coll
@@ -207,19 +205,18 @@ type cappedWriter struct {
 	sec []*indexMeta // secondary indexes, in m.Indexes order; empty: only _id
 	err error        // first failure of the evict callback
 
-	prefixes [][]byte // entry key prefix per index: _id, then sec
+	prefixes [][]byte // entry key prefix per secondary index
 	kbuf     []byte   // entryKey's scratch
 
-	pending []seqID             // appended, entries not committed yet; ascending seq
-	mine    []seqID             // appended, entries committed by an evict callback; ascending seq
+	added   []idAdd             // appended by this chunk: its _id entries, added by flush
+	pending []seqID             // appended, secondary entries not committed yet; ascending seq
+	mine    []seqID             // appended, secondary entries committed by an evict callback; ascending seq
 	byKey   map[string]uint64   // _id keystring -> sequence, appended by this writer
-	snap    map[string]uint64   // _id keystring -> sequence of the chunk's keys live at its start; nil: unknown
 	secKey  []map[string]uint64 // per unique secondary index: key -> sequence appended by this writer
 
-	doomed    []seqID             // live records whose entries are deleted; ascending seq, from doomedAt
+	doomed    []seqID             // live records whose secondary entries are deleted; ascending seq, from doomedAt
 	doomedAt  int                 // doomed[:doomedAt] have been evicted
-	doomedKey map[string]uint64   // built on demand from doomed (idTaken without snap)
-	doomedSec []map[string]uint64 // the same per unique secondary index (secTaken)
+	doomedSec []map[string]uint64 // per unique secondary index: key -> sequence of doomed (secTaken)
 	firstSeq  uint64              // first sequence this writer appended; 0: none yet
 
 	// The documents of the chunk after the one being inserted: their
@@ -254,7 +251,7 @@ func newCappedWriter(db *DB, c *coll, st *cappedState) *cappedWriter {
 func (w *cappedWriter) setMeta(m *collMeta) {
 	w.m = m
 	w.sec = cappedSecondary(m)
-	w.prefixes = append(w.prefixes[:0], lsm.IndexPrefix(m.ID, idIndexID))
+	w.prefixes = w.prefixes[:0]
 	for _, ix := range w.sec {
 		w.prefixes = append(w.prefixes, lsm.IndexPrefix(m.ID, ix.ID))
 	}
@@ -273,80 +270,17 @@ func (w *cappedWriter) setMeta(m *collMeta) {
 // lookahead.
 func (w *cappedWriter) setAhead(bytes, count int64) { w.aheadBytes, w.aheadCount = bytes, count }
 
-// prefetch notes which _id keys of a chunk's documents the index held
-// when the chunk started (with their sequences), with one index scan
-// over their key range, instead of one lookup per document. It gives up
-// (leaving per-document lookups) when the range holds many more entries
-// than the chunk.
-func (w *cappedWriter) prefetch(docs []cappedDoc, ok []bool) error {
-	keys := make([][]byte, 0, len(docs))
-	want := make(map[string]bool, len(docs))
-	for i, d := range docs {
-		if ok[i] {
-			keys = append(keys, d.ks)
-			want[string(d.ks)] = true
-		}
-	}
-	w.byKey = make(map[string]uint64, len(keys))
-	if len(keys) < 2 {
-		return nil
-	}
-	slices.SortFunc(keys, bytes.Compare)
-	pre := lsm.IndexPrefix(w.m.ID, idIndexID)
-	lo := append(append([]byte(nil), pre...), keys[0]...)
-	hi := lsm.PrefixEnd(append(append([]byte(nil), pre...), keys[len(keys)-1]...))
-	first := w.st.ring.FirstSeq()
-	snap := map[string]uint64{}
-	limit := 4*len(keys) + 64
-	err := w.db.store.View(func(txn *lsm.Txn) error {
-		it := txn.NewIter(lsm.IterOptions{Prefix: pre, Lower: lo, Upper: hi, KeysOnly: true})
-		defer it.Close()
-		for n := 0; it.Next(); n++ {
-			if n >= limit {
-				snap = nil
-				return nil
-			}
-			k := it.Key()
-			if len(k) < len(pre)+8 {
-				continue
-			}
-			ks, seq, _ := lsm.SplitIndexKey(k)
-			if seq >= first && want[string(ks)] {
-				snap[string(ks)] = max(snap[string(ks)], seq)
-			}
-		}
-		return it.Err()
-	})
-	w.snap = snap
-	return err
-}
-
 // idTaken reports whether a live document already has the _id keystring
-// ks. Sequences never repeat, so a record known by its sequence is live
+// ks: one this writer appended, or one in the collection's _id index.
+// Sequences never repeat, so a record known by its sequence is live
 // while its sequence is at least FirstSeq.
-func (w *cappedWriter) idTaken(ks []byte) (bool, error) {
+func (w *cappedWriter) idTaken(ks []byte) bool {
 	first := w.st.ring.FirstSeq()
 	if seq, ok := w.byKey[string(ks)]; ok && seq >= first {
-		return true, nil
+		return true
 	}
-	if w.snap != nil {
-		// Live at the start of the chunk (doomed or not) and not evicted
-		// since; a key absent then was not inserted since but by us.
-		seq, ok := w.snap[string(ks)]
-		return ok && seq >= first, nil
-	}
-	if w.doomedAt < len(w.doomed) {
-		if w.doomedKey == nil {
-			w.doomedKey = map[string]uint64{}
-		}
-		for _, d := range w.doomed[w.doomedAt:] {
-			w.doomedKey[string(d.ks)] = d.seq
-		}
-		if seq, ok := w.doomedKey[string(ks)]; ok && seq >= first {
-			return true, nil // live, its entry deleted ahead of its eviction
-		}
-	}
-	return cappedKeyLive(w.db, w.m.ID, idIndexID, ks, first, 0)
+	seq, _, ok := w.st.ids.get(ks)
+	return ok && seq >= first
 }
 
 // secTaken reports whether a live record other than this writer's new
@@ -385,21 +319,20 @@ func (w *cappedWriter) secTaken(i int, k []byte) (bool, error) {
 // insert appends one document and queues its index entries. A duplicate
 // _id or unique secondary key is 11000 and appends nothing.
 func (w *cappedWriter) insert(p cappedDoc) error {
-	taken, err := w.idTaken(p.ks)
-	if err != nil {
-		return err
-	}
-	if taken {
+	if w.idTaken(p.ks) {
 		return dupKeyErr(w.m, w.m.Indexes[0], p.d)
 	}
 	var sec [][][]byte
+	evict := evictOnlyID // only _id: nothing to do in Badger
 	if len(w.sec) > 0 {
+		var err error
 		if sec, err = w.secKeys(p.d); err != nil {
 			return err
 		}
+		evict = w.evict
 	}
 	w.err = nil
-	seq, off, err := w.st.ring.AppendEvicting(p.payload, w.st.limits(), w.evict)
+	seq, off, err := w.st.ring.AppendEvicting(p.payload, w.st.limits(), evict)
 	if err != nil {
 		if w.err != nil {
 			return w.err
@@ -410,8 +343,12 @@ func (w *cappedWriter) insert(p cappedDoc) error {
 	if w.firstSeq == 0 {
 		w.firstSeq = seq
 	}
-	w.pending = append(w.pending, seqID{seq: seq, ks: p.ks, off: off, sec: sec})
+	w.added = append(w.added, idAdd{ks: p.ks, seq: seq, off: off})
 	w.byKey[string(p.ks)] = seq
+	if len(w.sec) == 0 {
+		return nil
+	}
+	w.pending = append(w.pending, seqID{seq: seq, ks: p.ks, off: off, sec: sec})
 	for i := range w.sec {
 		if w.secKey[i] != nil {
 			for _, k := range sec[i] {
@@ -419,6 +356,15 @@ func (w *cappedWriter) insert(p cappedDoc) error {
 			}
 		}
 	}
+	return nil
+}
+
+// evictOnlyID is the ring's evict callback for a collection with only
+// the _id index, which is in memory: the writer's flush drops the evicted
+// records from it, so there is nothing to do before the ring reuses
+// their space.
+func evictOnlyID([]capped.Evicted) error {
+	failpoint(FailpointCappedEvict)
 	return nil
 }
 
@@ -460,8 +406,8 @@ func (w *cappedWriter) secKeys(d bson.D) ([][][]byte, error) {
 }
 
 // recordKeys returns what the index entries of ring record rec are made
-// of: the _id keystring from its frame and, with secondary indexes, the
-// keys of its document. A document whose keys fail (it produced valid
+// of: the _id keystring from its frame and the keys of its document in
+// the writer's secondary indexes. A document whose keys fail (it produced valid
 // ones when it was written) gets none, so it stays evictable.
 func (w *cappedWriter) recordKeys(rec capped.Record) (seqID, error) {
 	s := seqID{seq: rec.Seq, off: rec.Off}
@@ -486,21 +432,18 @@ func (w *cappedWriter) recordKeys(rec capped.Record) (seqID, error) {
 
 // entryKey returns, in the writer's scratch buffer (valid until the next
 // call; lsm.Batch copies keys), the entry key of keystring k and record
-// seq in index j: 0 is _id, 1+i is w.sec[i]. It equals lsm.IndexKey.
+// seq in secondary index w.sec[j]. It equals lsm.IndexKey.
 func (w *cappedWriter) entryKey(j int, k []byte, seq uint64) []byte {
 	w.kbuf = append(append(w.kbuf[:0], w.prefixes[j]...), k...)
 	w.kbuf = binary.BigEndian.AppendUint64(w.kbuf, seq)
 	return w.kbuf
 }
 
-// delEntries adds to b the deletes of every index entry of s.
+// delEntries adds to b the deletes of every secondary index entry of s.
 func (w *cappedWriter) delEntries(b *lsm.Batch, s seqID) error {
-	if err := b.Delete(w.entryKey(0, s.ks, s.seq)); err != nil {
-		return err
-	}
 	for i, keys := range s.sec {
 		for _, k := range keys {
-			if err := b.Delete(w.entryKey(1+i, k, s.seq)); err != nil {
+			if err := b.Delete(w.entryKey(i, k, s.seq)); err != nil {
 				return err
 			}
 		}
@@ -508,16 +451,14 @@ func (w *cappedWriter) delEntries(b *lsm.Batch, s seqID) error {
 	return nil
 }
 
-// setEntries adds to b every index entry of s, naming its offset.
+// setEntries adds to b every secondary index entry of s, naming its
+// offset.
 func (w *cappedWriter) setEntries(b *lsm.Batch, s seqID) error {
 	var v [8]byte
 	binary.BigEndian.PutUint64(v[:], uint64(s.off))
-	if err := b.Set(w.entryKey(0, s.ks, s.seq), v[:]); err != nil {
-		return err
-	}
 	for i, keys := range s.sec {
 		for _, k := range keys {
-			if err := b.Set(w.entryKey(1+i, k, s.seq), v[:]); err != nil {
+			if err := b.Set(w.entryKey(i, k, s.seq), v[:]); err != nil {
 				return err
 			}
 		}
@@ -525,8 +466,8 @@ func (w *cappedWriter) setEntries(b *lsm.Batch, s seqID) error {
 	return nil
 }
 
-// evict is the ring's evict callback: it deletes the index entries of
-// the records leaving the ring (unless deleted already as doomed) and of
+// evict is the ring's evict callback with secondary indexes: it deletes
+// the secondary index entries of the records leaving the ring (unless deleted already as doomed) and of
 // those the rest of the chunk is expected to evict (lookahead), writes
 // the pending entries, and commits, all before the ring reuses any
 // space. When every leaving record was doomed or pending it reads and
@@ -615,7 +556,7 @@ func (w *cappedWriter) evict(ev []capped.Evicted) error {
 		w.doomed, w.doomedAt = w.doomed[:0], 0
 	}
 	w.doomed = append(w.doomed, doomed...)
-	w.doomedKey, w.doomedSec = nil, nil
+	w.doomedSec = nil
 	return nil
 }
 
@@ -700,13 +641,23 @@ func (w *cappedWriter) readEvicted(b *lsm.Batch, delFirst, delLast uint64, ndel 
 	return out, nil
 }
 
-// flush commits the pending index entries and puts back those of doomed
-// records that are still live. The writer may go on with another chunk.
+// flush writes the chunk's records, adds them to the _id index and drops
+// from it the records the chunk evicted, then commits the pending
+// secondary entries and puts back those of doomed records that are
+// still live. The writer may go on with another chunk.
 func (w *cappedWriter) flush() error {
 	// The chunk's records become visible (and survive a process crash)
-	// before their entries commit and the inserts are acknowledged.
-	if err := w.st.ring.Flush(); err != nil {
-		return cappedErr(w.c, err)
+	// before they are indexed and the inserts are acknowledged. They
+	// are indexed even if the write failed: the ring then refuses
+	// writes until reopened, readers skip records they cannot read, and
+	// the reopen rebuilds the index from what the ring holds.
+	ferr := w.st.ring.Flush()
+	w.st.ids.add(w.added)
+	w.st.ids.prune(w.st.ring.FirstSeq())
+	w.added = w.added[:0]
+	clear(w.byKey)
+	if ferr != nil {
+		return cappedErr(w.c, ferr)
 	}
 	first := w.st.ring.FirstSeq()
 	live := w.doomed[w.doomedAt:]
@@ -737,7 +688,7 @@ func (w *cappedWriter) flush() error {
 		}
 	}
 	w.pending, w.mine, w.firstSeq = w.pending[:0], w.mine[:0], 0
-	w.doomed, w.doomedAt, w.doomedKey, w.doomedSec = w.doomed[:0], 0, nil, nil
+	w.doomed, w.doomedAt, w.doomedSec = w.doomed[:0], 0, nil
 	return nil
 }
 

@@ -24,11 +24,11 @@ const (
 	// the store's reclamation starts.
 	FailpointReclaim = "reclaim"
 	// FailpointCappedAfterAppend fires in a capped insert after the
-	// document is appended to the ring, before its _id entry commits.
+	// document is appended to the ring, before it is indexed.
 	FailpointCappedAfterAppend = "capped.afterAppend"
-	// FailpointCappedEvict fires in a capped eviction after the evicted
-	// records' _id entries are deleted (committed), before the ring
-	// records the eviction and reuses their space.
+	// FailpointCappedEvict fires in a capped eviction before the ring
+	// records the eviction and reuses the evicted records' space; with
+	// secondary indexes, after their entries' deletes are committed.
 	FailpointCappedEvict = "capped.evict"
 )
 

@@ -723,6 +723,19 @@ func (db *DB) ridOfID(c *coll, d bson.D) (uint64, error) {
 	id, _ := get(d, "_id")
 	var rid uint64
 	m := c.m()
+	if m.Kind == kindCapped {
+		// The _id index of a capped collection is in memory.
+		st, err := cappedOf(c)
+		if err != nil {
+			return 0, err
+		}
+		ks, err := cappedIDKey(m, d)
+		if err != nil {
+			return 0, err
+		}
+		rid, _, _ = st.ids.get(ks)
+		return rid, nil
+	}
 	err := db.store.View(func(txn *lsm.Txn) error {
 		pre := append(lsm.IndexPrefix(m.ID, idIndexID), lsm.AppendKey(nil, id, false)...)
 		it := txn.NewIter(lsm.IterOptions{Prefix: pre, KeysOnly: true})
