@@ -356,9 +356,9 @@ func BenchmarkCappedTailLatency(b *testing.B) {
 		cancel()
 		<-done
 		mustNoErr(b, raw.Close(), "close")
-		b.ReportMetric(ms(percentile(lat, 0.50)), "p50-ms")
-		b.ReportMetric(ms(percentile(lat, 0.99)), "p99-ms")
-		b.ReportMetric(ms(percentile(rawLat, 0.50)), "raw-p50-ms")
-		b.ReportMetric(ms(percentile(rawLat, 0.99)), "raw-p99-ms")
+		b.ReportMetric(ms(percentile(lat, 50)), "p50-ms")
+		b.ReportMetric(ms(percentile(lat, 99)), "p99-ms")
+		b.ReportMetric(ms(percentile(rawLat, 50)), "raw-p50-ms")
+		b.ReportMetric(ms(percentile(rawLat, 99)), "raw-p99-ms")
 	}
 }
