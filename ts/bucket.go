@@ -49,6 +49,7 @@ type column struct {
 	min, max any
 	maxV     int // largest encoded value size seen, for the size estimate
 	n        int // number of rows with a value
+	enc      colEnc
 }
 
 func (c *column) at(r int) (any, bool) {

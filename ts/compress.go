@@ -90,27 +90,10 @@ func Decompress(src []byte) ([]byte, error) {
 // compressed. DecodeBucket reads both versions and gives back the same
 // bucket. The error is only ever an encoding failure.
 func (b *Bucket) CompressedDocument(o Options) (bson.D, error) {
-	cols := make(bson.A, 0, len(b.cols))
-	for i := range b.cols {
-		c := &b.cols[i]
-		var rows any
-		var vals bson.A
-		if c.n == b.count {
-			vals = bson.A(c.vals[:c.n:c.n]) // only read by Marshal below
-		} else {
-			vals = make(bson.A, 0, c.n)
-			rs := make(bson.A, 0, c.n)
-			for r, v := range c.vals {
-				if c.has[r] {
-					rs = append(rs, int32(r))
-					vals = append(vals, v)
-				}
-			}
-			rows = rs
-		}
-		cols = append(cols, bson.A{c.name, rows, vals})
-	}
-	raw, err := doc.Marshal(bson.D{{Key: "c", Value: cols}})
+	bufp := encBufs.Get().(*[]byte)
+	defer encBufs.Put(bufp)
+	raw, err := b.appendColumns(append((*bufp)[:0], 0x81, 0xa1, 'c'), 0) // {c: ...}
+	*bufp = raw[:0]
 	if err != nil {
 		return nil, err
 	}
