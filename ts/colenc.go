@@ -35,6 +35,10 @@ type colEnc struct {
 // the bucket's encodings, so its nesting limit applies as before.
 func (c *column) encode() error {
 	e := &c.enc
+	first := e.rows == 0
+	if first {
+		e.ends = make([]uint32, 0, cap(c.vals))
+	}
 	for r := e.rows; r < len(c.vals); r++ {
 		if c.has[r] {
 			buf, err := appendValue(e.buf, c.vals[r])
@@ -45,6 +49,14 @@ func (c *column) encode() error {
 		}
 		e.ends = append(e.ends, uint32(len(e.buf)))
 		e.rows = r + 1
+	}
+	if first && e.rows > 0 && cap(c.vals) > e.rows {
+		// Room for as many rows as the column has capacity for, at
+		// the size per row seen so far (grown as append would
+		// beyond that).
+		buf := make([]byte, len(e.buf), len(e.buf)*cap(c.vals)/e.rows+64)
+		copy(buf, e.buf)
+		e.buf = buf
 	}
 	return nil
 }

@@ -1,6 +1,7 @@
 package ts
 
 import (
+	"bytes"
 	"fmt"
 	"sync"
 
@@ -97,11 +98,16 @@ func (b *Bucket) CompressedDocument(o Options) (bson.D, error) {
 	if err != nil {
 		return nil, err
 	}
-	z, err := Compress(raw)
+	enc, _, err := codecs()
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("ts: zstd: %w", err)
 	}
-	return b.document(o, 2, bson.Binary{Subtype: ColumnsSubtype, Data: z}), nil
+	// Compressed into a recycled buffer too (EncodeAll would allocate
+	// one as large as its input), then copied out at its size.
+	zp := encBufs.Get().(*[]byte)
+	defer encBufs.Put(zp)
+	*zp = enc.EncodeAll(raw, (*zp)[:0])
+	return b.document(o, 2, bson.Binary{Subtype: ColumnsSubtype, Data: bytes.Clone(*zp)}), nil
 }
 
 // expandColumns turns a version-2 data value back into version 1's

@@ -153,7 +153,7 @@ func DecodeTailDocument(o Options, d bson.D, meta any) ([]bson.D, error) {
 				return nil, tailBad("column %q has %d values for %d rows", name, len(vals), t.count)
 			}
 			for r, v := range vals {
-				c.set(r, v)
+				c.set(r, v, t.count)
 			}
 		case bson.A:
 			if len(rows) != len(vals) {
@@ -166,7 +166,7 @@ func DecodeTailDocument(o Options, d bson.D, meta any) ([]bson.D, error) {
 					return nil, tailBad("column %q has bad row %v", name, rv)
 				}
 				last = int(r)
-				c.set(int(r), vals[i])
+				c.set(int(r), vals[i], t.count)
 			}
 		default:
 			return nil, tailBad("column %q rows are %s", name, typeNameOf(col[1]))
