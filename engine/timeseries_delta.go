@@ -83,8 +83,15 @@ func encodeDelta(b *ts.Bucket, from int) ([]byte, error) {
 		return nil, err
 	}
 	// s2, not zstd: a delta is small and short-lived, and zstd's
-	// per-call table building costs more than the insert itself.
-	return s2.Encode(nil, raw), nil
+	// per-call table building costs more than the insert itself. It
+	// encodes into a recycled buffer of its worst-case size, and the
+	// delta keeps a copy of what it used.
+	zp := tsTailBufs.Get().(*[]byte)
+	defer tsTailBufs.Put(zp)
+	if n := s2.MaxEncodedLen(len(raw)); cap(*zp) < n {
+		*zp = make([]byte, n)
+	}
+	return bytes.Clone(s2.Encode((*zp)[:cap(*zp)], raw)), nil
 }
 
 // tsTailBufs recycles the buffers deltas are encoded in before s2.

@@ -35,9 +35,25 @@ type colEnc struct {
 // the bucket's encodings, so its nesting limit applies as before.
 func (c *column) encode() error {
 	e := &c.enc
-	first := e.rows == 0
-	if first {
-		e.ends = make([]uint32, 0, cap(c.vals))
+	todo := len(c.vals) - e.rows
+	if todo <= 0 {
+		return nil
+	}
+	// The buffers follow the rows' capacity (see column.reserve) at the
+	// size per row seen so far, rather than append's doubling.
+	if cap(e.ends) < cap(c.vals) {
+		ends := make([]uint32, len(e.ends), cap(c.vals))
+		copy(ends, e.ends)
+		e.ends = ends
+	}
+	per := 16
+	if e.rows > 0 {
+		per = len(e.buf)/e.rows + 1
+	}
+	if need := len(e.buf) + per*todo; need > cap(e.buf) {
+		buf := make([]byte, len(e.buf), max(need, per*cap(c.vals)+64))
+		copy(buf, e.buf)
+		e.buf = buf
 	}
 	for r := e.rows; r < len(c.vals); r++ {
 		if c.has[r] {
@@ -49,14 +65,6 @@ func (c *column) encode() error {
 		}
 		e.ends = append(e.ends, uint32(len(e.buf)))
 		e.rows = r + 1
-	}
-	if first && e.rows > 0 && cap(c.vals) > e.rows {
-		// Room for as many rows as the column has capacity for, at
-		// the size per row seen so far (grown as append would
-		// beyond that).
-		buf := make([]byte, len(e.buf), len(e.buf)*cap(c.vals)/e.rows+64)
-		copy(buf, e.buf)
-		e.buf = buf
 	}
 	return nil
 }
