@@ -140,7 +140,9 @@ func BenchmarkWriterShape(b *testing.B) {
 		}
 		closed := bk.TakeClosed()
 		for _, cb := range closed {
-			if st := state[cb]; st != nil && st.count < cb.Count()+1 {
+			// A closed bucket is stored whole unless it is already
+			// (no deltas, nothing new).
+			if st := state[cb]; st == nil || st.count > st.base || cb.Count() > st.count {
 				if _, err := cb.CompressedDocument(o); err != nil {
 					b.Fatal(err)
 				}
