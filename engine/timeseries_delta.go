@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"strings"
+	"sync"
 
 	"github.com/klauspost/compress/s2"
 	"github.com/ttlkv/ttlkv/doc"
@@ -74,14 +75,27 @@ func isBucketsColl(m *collMeta) bool {
 // a column layout without the meta value (every row has the bucket's
 // meta; decodeDelta puts it back).
 func encodeDelta(b *ts.Bucket, from int) ([]byte, error) {
-	raw, err := b.EncodeTail(from)
+	bufp := tsTailBufs.Get().(*[]byte)
+	defer tsTailBufs.Put(bufp)
+	raw, err := b.AppendTail((*bufp)[:0], from)
+	*bufp = raw[:0]
 	if err != nil {
 		return nil, err
 	}
 	// s2, not zstd: a delta is small and short-lived, and zstd's
-	// per-call table building costs more than the insert itself.
-	return s2.Encode(nil, raw), nil
+	// per-call table building costs more than the insert itself. It
+	// encodes into a recycled buffer of its worst-case size, and the
+	// delta keeps a copy of what it used.
+	zp := tsTailBufs.Get().(*[]byte)
+	defer tsTailBufs.Put(zp)
+	if n := s2.MaxEncodedLen(len(raw)); cap(*zp) < n {
+		*zp = make([]byte, n)
+	}
+	return bytes.Clone(s2.Encode((*zp)[:cap(*zp)], raw)), nil
 }
+
+// tsTailBufs recycles the buffers deltas are encoded in before s2.
+var tsTailBufs = sync.Pool{New: func() any { return new([]byte) }}
 
 // decodeDelta is the inverse of encodeDelta: the delta's measurements,
 // each with the meta field (when the bucket has one) set to meta. It

@@ -61,25 +61,30 @@ func (g *tsIDs) id() bson.ObjectID {
 type tsPrepare struct {
 	ids  tsIDs
 	slab []bson.E
+	left int // documents not prepared yet, the one being prepared included
 }
 
-func newTSPrepare(n int) *tsPrepare { return &tsPrepare{ids: newTSIDs(n)} }
+func newTSPrepare(n int) *tsPrepare { return &tsPrepare{ids: newTSIDs(n), left: n} }
 
 func (p *tsPrepare) prepare(v any) (bson.D, error) {
-	return prepareDoc(v, func() any { return p.ids.id() }, p.alloc)
+	d, err := prepareDoc(v, func() any { return p.ids.id() }, p.alloc)
+	p.left--
+	return d, err
 }
 
-// tsSlab is how many fields tsPrepare allocates at a time.
+// tsSlab is the most fields tsPrepare allocates at a time.
 const tsSlab = 4096
 
 // alloc returns a document of n fields with no spare capacity (appending
-// to it copies).
+// to it copies). A new slab holds the documents still to come if they
+// are like this one (a batch of 1,000 five-field measurements took two
+// slabs of 4,096 fields, 40% of them unused).
 func (p *tsPrepare) alloc(n int) bson.D {
 	if n > tsSlab/4 {
 		return make(bson.D, n)
 	}
 	if len(p.slab) < n {
-		p.slab = make([]bson.E, tsSlab)
+		p.slab = make([]bson.E, min(tsSlab, n*max(p.left, 1)))
 	}
 	d := p.slab[:n:n]
 	p.slab = p.slab[n:]

@@ -484,6 +484,21 @@ func TestTimeseriesOutOfRangeNeverReaped(t *testing.T) {
 			}
 		})
 	}
+	// An out-of-range time that joins an open bucket (written as a
+	// delta; the bucket's min time is in range) sets the flag too.
+	{
+		db, clk, _ := openTest(t)
+		mustRun(t, db, "test", `{"create": "w", "timeseries": {"timeField": "t"}, "expireAfterSeconds": 1}`)
+		mustInsertTS(t, db, "w", `{"t": {"$date": "2038-01-19T03:14:07Z"}}`)
+		mustInsertTS(t, db, "w", `{"t": {"$date": "2038-01-19T03:14:08Z"}}`)
+		if n := len(tsBucketDocs(t, db, "w", "t")); n != 1 {
+			t.Fatalf("%d buckets, want the second measurement in the first's", n)
+		}
+		clk.Advance(100 * 365 * 24 * time.Hour)
+		if res := ttlPass(t, db); res.Deleted != 0 {
+			t.Fatalf("reaped %d buckets after a 2038-01-19T03:14:08 measurement joined one", res.Deleted)
+		}
+	}
 	// In-range extremes do not set the flag.
 	db, clk, _ := openTest(t)
 	mustRun(t, db, "test", `{"create": "w", "timeseries": {"timeField": "t"}, "expireAfterSeconds": 1}`)

@@ -202,18 +202,19 @@ func (db *DB) tsInsertChunk(c *coll, bc *coll, prepared []bson.D, start, stopAt 
 	st := tsStateOf(c, t.opts)
 	gen := tsRemovals.Load()
 	bm := bc.m()
+	// The buckets the chunk touched, in order, and what happened to
+	// them (keyed by pointer: a Bucketer never has two buckets of one
+	// ID).
 	var order []*ts.Bucket
-	touched := map[bson.ObjectID]bool{}
-	created := map[bson.ObjectID]bool{}
-	closed := map[bson.ObjectID]bool{}
-	touch := func(b *ts.Bucket) {
-		if touched[b.ID] {
-			return
+	const touched, created, closed = 1, 2, 4
+	flags := map[*ts.Bucket]uint8{}
+	touch := func(b *ts.Bucket, f uint8) {
+		old := flags[b]
+		if old == 0 {
+			order = append(order, b)
 		}
-		touched[b.ID] = true
-		order = append(order, b)
+		flags[b] = old | touched | f
 	}
-	outOfRange := false
 	bytesIn, keysIn := 0, 0
 	// estimate is what a transaction may write for an existing bucket:
 	// a new base (about twice the last one) and deleting its deltas.
@@ -252,26 +253,31 @@ func (db *DB) tsInsertChunk(c *coll, bc *coll, prepared []bson.D, start, stopAt 
 			continue
 		}
 		for _, cb := range st.bk.TakeClosed() {
-			if !closed[cb.ID] {
-				closed[cb.ID] = true
-				if !touched[cb.ID] {
+			if f := flags[cb]; f&closed == 0 {
+				if f == 0 {
 					estimate(cb)
 				}
-				touch(cb)
+				touch(cb, closed)
 			}
 		}
+		var f uint8
 		if isNew {
-			created[b.ID] = true
+			f = created
 			keysIn += 1 + len(bm.Indexes)
-		} else if !touched[b.ID] {
+		} else if flags[b] == 0 {
 			estimate(b)
 		}
-		touch(b)
+		touch(b, f)
 		keysIn++
 		bytesIn += doc.Size(d)
-		if tm, _, _, _ := t.opts.Split(d); ts.OutOfTTLRange(tm) {
-			outOfRange = true
-		}
+	}
+	// Whether the chunk stores a time outside 1970..2038 (SPEC §6.8):
+	// a bucket holds one exactly when its min or max time is outside
+	// (its min time is a measurement's time rounded down, which stays
+	// on the same side of 1970 and below the max).
+	outOfRange := false
+	for _, b := range order {
+		outOfRange = outOfRange || ts.OutOfTTLRange(b.MinTime) || ts.OutOfTTLRange(b.MaxTime())
 	}
 	if tsBucketedHook != nil {
 		tsBucketedHook()
@@ -290,10 +296,10 @@ func (db *DB) tsInsertChunk(c *coll, bc *coll, prepared []bson.D, start, stopAt 
 	}
 	writes := make([]tsWrite, 0, len(order))
 	for _, b := range order {
-		w := tsWrite{b: b, closed: closed[b.ID]}
+		w := tsWrite{b: b, closed: flags[b]&closed != 0}
 		ob := st.open[b.ID]
 		switch {
-		case created[b.ID]:
+		case flags[b]&created != 0:
 			w.kind = 'i'
 			w.after = tsOpen{rid: bc.nextRID.Add(1)}
 		case ob == nil:
@@ -385,8 +391,10 @@ func (db *DB) tsInsertChunk(c *coll, bc *coll, prepared []bson.D, start, stopAt 
 		after := x.after
 		st.open[x.b.ID] = &after
 	}
-	for id := range closed {
-		delete(st.open, id)
+	for b, f := range flags {
+		if f&closed != 0 {
+			delete(st.open, b.ID)
+		}
 	}
 	return i, chunkErrs, stop, nil
 }

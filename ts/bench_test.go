@@ -95,3 +95,80 @@ func BenchmarkBucketerInsert(b *testing.B) {
 }
 
 func itoa(n int) string { return rowKey(n) }
+
+// BenchmarkWriterShape runs the ts side of the engine's time-series
+// insert path on BenchmarkTimeseries' shape: 100 sensors, one reading
+// per sensor per second, batches of 1,000; after each batch every
+// bucket it touched is encoded as the engine's writer does, a tail of
+// the new measurements (a delta) or, when the tail would hold as many
+// measurements as the stored base or the bucket closed, the whole
+// bucket compressed (a fold). One op is one measurement.
+func BenchmarkWriterShape(b *testing.B) {
+	o := sensorOptions
+	const sensors, batch = 100, 1000
+	metas := make([]bson.D, sensors)
+	for s := range metas {
+		metas[s] = bson.D{{Key: "sensor", Value: "sensor-" + itoa(s)}, {Key: "site", Value: "north"}}
+	}
+	type stored struct{ base, count int }
+	b.ReportAllocs()
+	bk := NewBucketer(o)
+	state := map[*Bucket]*stored{}
+	var touched []*Bucket
+	seen := map[*Bucket]bool{}
+	tail := []byte(nil)
+	i := 0
+	for b.Loop() {
+		m := bson.D{
+			{Key: "_id", Value: bson.NewObjectID()},
+			{Key: "timestamp", Value: bson.DateTime(1_700_000_000_000 + int64(i/sensors)*1000)},
+			{Key: "metadata", Value: metas[i%sensors]},
+			{Key: "temp", Value: 20 + float64(i%97)/10},
+			{Key: "hum", Value: int32(40 + i%31)},
+		}
+		bu, _, err := bk.Insert(m)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if !seen[bu] {
+			seen[bu] = true
+			touched = append(touched, bu)
+		}
+		i++
+		if i%batch != 0 {
+			continue
+		}
+		closed := bk.TakeClosed()
+		for _, cb := range closed {
+			// A closed bucket is stored whole unless it is already
+			// (no deltas, nothing new).
+			if st := state[cb]; st == nil || st.count > st.base || cb.Count() > st.count {
+				if _, err := cb.CompressedDocument(o); err != nil {
+					b.Fatal(err)
+				}
+			}
+			delete(state, cb)
+			delete(seen, cb)
+		}
+		for _, bu := range touched {
+			if !seen[bu] {
+				continue // closed
+			}
+			st := state[bu]
+			switch {
+			case st == nil || bu.Count()-st.base >= st.base:
+				if _, err := bu.CompressedDocument(o); err != nil {
+					b.Fatal(err)
+				}
+				state[bu] = &stored{base: bu.Count(), count: bu.Count()}
+			default:
+				if tail, err = bu.AppendTail(tail[:0], st.count); err != nil {
+					b.Fatal(err)
+				}
+				st.count = bu.Count()
+			}
+		}
+		touched = touched[:0]
+		clear(seen)
+	}
+}

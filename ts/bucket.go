@@ -49,6 +49,7 @@ type column struct {
 	min, max any
 	maxV     int // largest encoded value size seen, for the size estimate
 	n        int // number of rows with a value
+	enc      colEnc
 }
 
 func (c *column) at(r int) (any, bool) {
@@ -58,7 +59,10 @@ func (c *column) at(r int) (any, bool) {
 	return nil, false
 }
 
-func (c *column) set(r int, v any) {
+func (c *column) set(r int, v any, rows int) {
+	if cap(c.vals) <= r {
+		c.reserve(r, rows)
+	}
 	for len(c.vals) < r {
 		c.vals = append(c.vals, nil)
 		c.has = append(c.has, false)
@@ -76,6 +80,20 @@ func (c *column) set(r int, v any) {
 	if compare(v, c.max) > 0 {
 		c.max = v
 	}
+}
+
+// reserve grows c's row slices to hold row r: to rows rows when the
+// bucket expects that many (see Bucket.rows), else by 4 times (a bucket
+// usually fills, so fewer, larger steps copy and clear less than
+// append's doubling), at most to MaxBucketCount rows.
+func (c *column) reserve(r, rows int) {
+	n := max(rows, 4*cap(c.vals), 16)
+	n = max(min(n, MaxBucketCount), r+1)
+	vals := make([]any, len(c.vals), n)
+	copy(vals, c.vals)
+	has := make([]bool, len(c.has), n)
+	copy(has, c.has)
+	c.vals, c.has = vals, has
 }
 
 // compare is doc.Compare with fast paths for two values of the same
@@ -147,6 +165,7 @@ type Bucket struct {
 	count    int
 	maxTime  bson.DateTime
 	size     int // estimated encoded size of Document
+	rows     int // measurements the bucket is expected to get (capacity to reserve), 0 if unknown
 	timeCol  int // index of the time column, -1 before the first row
 	version  int // control.version DecodeBucket read (0 for a new bucket)
 }
@@ -307,7 +326,7 @@ func (b *Bucket) add(o Options, m bson.D, t bson.DateTime, hasMeta bool, n int) 
 			}
 			c := &b.cols[ci]
 			v := doc.Clone(e.Value)
-			c.set(r, v)
+			c.set(r, v, b.rows)
 			if vs := valueSize(v); vs > c.maxV {
 				c.maxV = vs
 			}

@@ -21,6 +21,7 @@ type group struct {
 	hasMeta bool
 	key     string // its metaKey; "" when the meta has none (see group)
 	open    []*Bucket
+	rows    int // measurements in the last bucket that closed full or outgrown: the expected size of the next
 }
 
 // metaKey appends to dst the hash key of a (hasMeta, meta) pair. Two
@@ -159,12 +160,14 @@ func (bk *Bucketer) Insert(m bson.D) (b *Bucket, created bool, err error) {
 		switch {
 		case t >= ob.MinTime && !ob.covers(bk.o, t):
 			bk.close(ob)
+			g.rows = ob.count
 		case found == nil && ob.covers(bk.o, t):
 			if size, ok := ob.fits(bk.o, t, m); ok {
 				found, n = ob, size
 				continue // re-appended below as most recently used
 			}
 			bk.close(ob)
+			g.rows = ob.count
 		default:
 			keep = append(keep, ob)
 		}
@@ -173,6 +176,7 @@ func (bk *Bucketer) Insert(m bson.D) (b *Bucket, created bool, err error) {
 	g.open = keep
 	if found == nil {
 		found = NewBucket(bk.o, t, meta, hasMeta)
+		found.rows = g.rows
 		created = true
 		bk.nopen++
 		n = found.addedSize(bk.o, m)

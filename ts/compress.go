@@ -1,6 +1,7 @@
 package ts
 
 import (
+	"bytes"
 	"fmt"
 	"sync"
 
@@ -90,35 +91,23 @@ func Decompress(src []byte) ([]byte, error) {
 // compressed. DecodeBucket reads both versions and gives back the same
 // bucket. The error is only ever an encoding failure.
 func (b *Bucket) CompressedDocument(o Options) (bson.D, error) {
-	cols := make(bson.A, 0, len(b.cols))
-	for i := range b.cols {
-		c := &b.cols[i]
-		var rows any
-		var vals bson.A
-		if c.n == b.count {
-			vals = bson.A(c.vals[:c.n:c.n]) // only read by Marshal below
-		} else {
-			vals = make(bson.A, 0, c.n)
-			rs := make(bson.A, 0, c.n)
-			for r, v := range c.vals {
-				if c.has[r] {
-					rs = append(rs, int32(r))
-					vals = append(vals, v)
-				}
-			}
-			rows = rs
-		}
-		cols = append(cols, bson.A{c.name, rows, vals})
-	}
-	raw, err := doc.Marshal(bson.D{{Key: "c", Value: cols}})
+	bufp := encBufs.Get().(*[]byte)
+	defer encBufs.Put(bufp)
+	raw, err := b.appendColumns(append((*bufp)[:0], 0x81, 0xa1, 'c'), 0) // {c: ...}
+	*bufp = raw[:0]
 	if err != nil {
 		return nil, err
 	}
-	z, err := Compress(raw)
+	enc, _, err := codecs()
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("ts: zstd: %w", err)
 	}
-	return b.document(o, 2, bson.Binary{Subtype: ColumnsSubtype, Data: z}), nil
+	// Compressed into a recycled buffer too (EncodeAll would allocate
+	// one as large as its input), then copied out at its size.
+	zp := encBufs.Get().(*[]byte)
+	defer encBufs.Put(zp)
+	*zp = enc.EncodeAll(raw, (*zp)[:0])
+	return b.document(o, 2, bson.Binary{Subtype: ColumnsSubtype, Data: bytes.Clone(*zp)}), nil
 }
 
 // expandColumns turns a version-2 data value back into version 1's

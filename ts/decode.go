@@ -184,7 +184,7 @@ func (b *Bucket) decodeData(o Options, data bson.D) error {
 				return malformed("data.%s has row key %q out of order or beyond count %d", e.Key, ve.Key, b.count)
 			}
 			last = r
-			c.set(r, ve.Value)
+			c.set(r, ve.Value, b.count)
 			if vs := valueSize(ve.Value); vs > c.maxV {
 				c.maxV = vs
 			}

@@ -24,60 +24,49 @@ import (
 // EncodeTail returns the encoding of measurements from..Count()-1 (see
 // above); from must be in 0..Count(). The error is only ever an
 // encoding failure.
-func (b *Bucket) EncodeTail(from int) ([]byte, error) {
-	if from < 0 {
-		from = 0
-	}
-	if from > b.count {
-		from = b.count
-	}
-	n := b.count - from
-	cols := make(bson.A, 0, len(b.cols))
-	for i := range b.cols {
-		c := &b.cols[i]
-		var tail []any
-		var has []bool
-		if from < len(c.vals) {
-			tail, has = c.vals[from:], c.has[from:]
+func (b *Bucket) EncodeTail(from int) ([]byte, error) { return b.AppendTail(nil, from) }
+
+// AppendTail appends EncodeTail(from) to dst and returns the extended
+// slice; on error dst's contents past its length are undefined.
+func (b *Bucket) AppendTail(dst []byte, from int) ([]byte, error) {
+	from = max(0, min(from, b.count))
+	var orders int
+	if len(b.orders) > 0 {
+		for r := from; r < b.count; r++ {
+			if _, ok := b.orders[r]; ok {
+				orders++
+			}
 		}
-		full := len(tail) == n
-		for _, h := range has {
-			full = full && h
-		}
-		var rows any
-		vals := make(bson.A, 0, len(tail))
-		if full {
-			vals = append(vals, tail...)
-		} else {
-			rs := bson.A{}
-			for r, v := range tail {
-				if has[r] {
-					rs = append(rs, int32(r))
-					vals = append(vals, v)
+	}
+	fields := 2
+	if b.HasMeta {
+		fields++
+	}
+	if orders > 0 {
+		fields++
+	}
+	dst = appendMapLen(dst, fields)
+	dst = appendInt(append(dst, 0xa1, 'n'), int64(b.count-from))
+	dst, err := b.appendColumns(append(dst, 0xa1, 'c'), from)
+	if err != nil {
+		return dst, err
+	}
+	if b.HasMeta {
+		dst = appendInt(append(dst, 0xa1, 'm'), int64(b.metaRank))
+	}
+	if orders > 0 {
+		dst = appendArrayLen(append(dst, 0xa1, 'o'), orders)
+		for r := from; r < b.count; r++ {
+			if order, ok := b.orders[r]; ok {
+				dst = appendInt(append(dst, 0x92), int64(r-from))
+				dst = appendArrayLen(dst, len(order))
+				for _, rank := range order {
+					dst = appendInt(dst, int64(rank))
 				}
 			}
-			rows = rs
-		}
-		cols = append(cols, bson.A{c.name, rows, vals})
-	}
-	d := bson.D{{Key: "n", Value: int32(n)}, {Key: "c", Value: cols}}
-	if b.HasMeta {
-		d = append(d, bson.E{Key: "m", Value: int32(b.metaRank)})
-	}
-	var orders bson.A
-	for r := from; r < b.count; r++ {
-		if order, ok := b.orders[r]; ok {
-			a := make(bson.A, len(order))
-			for i, rank := range order {
-				a[i] = rank
-			}
-			orders = append(orders, bson.A{int32(r - from), a})
 		}
 	}
-	if orders != nil {
-		d = append(d, bson.E{Key: "o", Value: orders})
-	}
-	return doc.Marshal(d)
+	return dst, nil
 }
 
 // DecodeTail returns the measurements of an EncodeTail encoding of a
@@ -164,7 +153,7 @@ func DecodeTailDocument(o Options, d bson.D, meta any) ([]bson.D, error) {
 				return nil, tailBad("column %q has %d values for %d rows", name, len(vals), t.count)
 			}
 			for r, v := range vals {
-				c.set(r, v)
+				c.set(r, v, t.count)
 			}
 		case bson.A:
 			if len(rows) != len(vals) {
@@ -177,7 +166,7 @@ func DecodeTailDocument(o Options, d bson.D, meta any) ([]bson.D, error) {
 					return nil, tailBad("column %q has bad row %v", name, rv)
 				}
 				last = int(r)
-				c.set(int(r), vals[i])
+				c.set(int(r), vals[i], t.count)
 			}
 		default:
 			return nil, tailBad("column %q rows are %s", name, typeNameOf(col[1]))
