@@ -50,3 +50,18 @@ func TestPercentile(t *testing.T) {
 		t.Errorf("p99 of nothing = %d, want 0", got)
 	}
 }
+
+// TestInsertOrderAlternates checks that BenchmarkInsert's phase order
+// alternates between the runs of one process (each -count run is a
+// separate call with b.N == 1 under -benchtime 1x).
+func TestInsertOrderAlternates(t *testing.T) {
+	first := func(run int) string { return insertOrder(run)[0] }
+	if first(0) != "eng" || first(1) == "eng" || first(2) != "eng" {
+		t.Errorf("orders %v %v %v, want ttlkv first, then a baseline first, then ttlkv", insertOrder(0), insertOrder(1), insertOrder(2))
+	}
+	for run := 0; run < 2; run++ {
+		if o := insertOrder(run); len(o) != 3 {
+			t.Errorf("run %d: %v, want all three phases", run, o)
+		}
+	}
+}
