@@ -275,6 +275,9 @@ func BenchmarkCappedScan(b *testing.B) {
 		})
 		mustNoErr(b, err, "raw scan")
 		rawT := time.Since(start)
+		if int64(seen) != count {
+			b.Fatalf("raw scan read %d of %d", seen, count)
+		}
 		b.ReportMetric(rate(len(docs), engT), "docs/s")
 		b.ReportMetric(rate(seen, rawT), "raw-docs/s")
 		b.ReportMetric(float64(count), "docs")
