@@ -65,3 +65,53 @@ func TestInsertOrderAlternates(t *testing.T) {
 		}
 	}
 }
+
+// TestWrapsPerDoc checks the capped wrap ratios compare time per
+// document: wraps close at batch boundaries and hold different numbers
+// of documents (here the interleaved benchmark's counts at default
+// sizes: 17,000 for most, 16,240 for the last), which must not move the
+// ratios when every document takes as long.
+func TestWrapsPerDoc(t *testing.T) {
+	var w wraps
+	for k := 0; k < 20; k++ {
+		n := 17000
+		if k == 19 {
+			n = 16240
+		}
+		w.add(time.Duration(n)*time.Microsecond, n)
+	}
+	if x, ok := w.lastVsFirst(); !ok || x < 0.9999 || x > 1.0001 {
+		t.Errorf("lastVsFirst = %v, %v; want 1 (same time per document)", x, ok)
+	}
+	if x, ok := w.lateVsEarly(); !ok || x < 0.9999 || x > 1.0001 {
+		t.Errorf("lateVsEarly = %v, %v; want 1", x, ok)
+	}
+	if r := w.rate(19); r < 999_999 || r > 1_000_001 {
+		t.Errorf("rate(19) = %v, want 1e6 docs/s", r)
+	}
+	// The last wrap twice as slow per document.
+	w.t[19] *= 2
+	if x, _ := w.lastVsFirst(); x < 1.9999 || x > 2.0001 {
+		t.Errorf("lastVsFirst = %v, want 2", x)
+	}
+	// Wraps 17-20 against 2-5: (3*17000 + 2*16240) / (3*17000 + 16240).
+	want := (3*17000.0 + 2*16240) / (3*17000 + 16240)
+	if x, _ := w.lateVsEarly(); x < want-1e-9 || x > want+1e-9 {
+		t.Errorf("lateVsEarly = %v, want %v", x, want)
+	}
+	var short wraps
+	short.add(time.Second, 10)
+	if _, ok := short.lastVsFirst(); ok {
+		t.Error("lastVsFirst of one wrap reported")
+	}
+	if _, ok := w.lateVsEarly(); !ok {
+		t.Error("lateVsEarly of 20 wraps not reported")
+	}
+	var empty wraps
+	for k := 0; k < 9; k++ {
+		empty.add(time.Second, 0)
+	}
+	if _, ok := empty.lateVsEarly(); ok {
+		t.Error("lateVsEarly of wraps without documents reported")
+	}
+}
