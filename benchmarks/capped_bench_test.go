@@ -166,10 +166,11 @@ func BenchmarkCappedInsert(b *testing.B) {
 				db := openBadger(b, dir)
 				start := time.Now()
 				wb := db.NewWriteBatch()
-				var off [8]byte
 				for i := 0; i < n; i++ {
-					binary.BigEndian.PutUint64(off[:], uint64(i*248))
-					mustNoErr(b, wb.Set(lsm.IndexKey(rawColl, rawIDIx, lsm.AppendKey(nil, int64(i), false), uint64(i+1)), off[:]), "set")
+					// A fresh value each time: Badger keeps the slice until
+					// the batch's transaction is written.
+					off := binary.BigEndian.AppendUint64(nil, uint64(i*248))
+					mustNoErr(b, wb.Set(lsm.IndexKey(rawColl, rawIDIx, lsm.AppendKey(nil, int64(i), false), uint64(i+1)), off), "set")
 					if i >= perWrap {
 						j := i - perWrap
 						mustNoErr(b, wb.Delete(lsm.IndexKey(rawColl, rawIDIx, lsm.AppendKey(nil, int64(j), false), uint64(j+1))), "delete")
