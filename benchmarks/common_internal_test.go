@@ -244,3 +244,37 @@ func TestWriterStats(t *testing.T) {
 		t.Errorf("stats of nothing = %+v", ws)
 	}
 }
+
+// TestRunWriterStop checks that the write in flight when stop closes is
+// reported as late and left out of the count, the latencies and the
+// duration, and that the writes before it are counted.
+func TestRunWriterStop(t *testing.T) {
+	stop := make(chan struct{})
+	next := 0
+	write := func(i int) error {
+		if i == 5 {
+			close(stop) // the reaper returns while this write is in flight
+			time.Sleep(50 * time.Millisecond)
+		}
+		return nil
+	}
+	ws, err := runWriter(write, &next, 0, stop)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ws.n != 5 || next != 6 {
+		t.Errorf("n = %d after %d writes, want 5 after 6", ws.n, next)
+	}
+	if ws.late < 50*time.Millisecond || ws.max >= 50*time.Millisecond || ws.dur >= 50*time.Millisecond {
+		t.Errorf("late %v, max %v, dur %v: want the 50 ms write in late only", ws.late, ws.max, ws.dur)
+	}
+	// Without stop (the idle phase) every write counts.
+	next = 0
+	ws, err = runWriter(func(int) error { return nil }, &next, 10*time.Millisecond, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ws.n != next || ws.late != 0 || ws.dur < 10*time.Millisecond {
+		t.Errorf("idle: n %d of %d writes, late %v, dur %v", ws.n, next, ws.late, ws.dur)
+	}
+}
