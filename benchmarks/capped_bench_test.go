@@ -41,21 +41,62 @@ func cpuTime() time.Duration {
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
-// meanDur is the mean of ds (0 when empty).
-func meanDur(ds []time.Duration) time.Duration {
-	if len(ds) == 0 {
-		return 0
-	}
-	var t time.Duration
-	for _, d := range ds {
-		t += d
-	}
-	return t / time.Duration(len(ds))
-}
-
 // cappedDocsPerWrap estimates how many makeDoc documents fill the ring:
 // about 200 bytes of payload plus the ring's 40-byte record header.
 func cappedDocsPerWrap() int { return cappedSize / 248 }
+
+// wraps records, per wrap of a capped insert, its time and the
+// documents inserted in that time. Wraps close at batch boundaries, so
+// their document counts differ (at default sizes 16,000-17,240 for a
+// 16,912-document wrap): the ratios compare time per document.
+type wraps struct {
+	t []time.Duration
+	n []int
+}
+
+// add closes a wrap that took d for docs documents.
+func (w *wraps) add(d time.Duration, docs int) {
+	w.t = append(w.t, d)
+	w.n = append(w.n, docs)
+}
+
+// perDoc is the time per document over wraps [from, to); ok is false
+// when no document was inserted there.
+func (w *wraps) perDoc(from, to int) (secs float64, ok bool) {
+	var t time.Duration
+	n := 0
+	for k := from; k < to; k++ {
+		t += w.t[k]
+		n += w.n[k]
+	}
+	return t.Seconds() / float64(n), n > 0
+}
+
+// rate is wrap k's documents per second.
+func (w *wraps) rate(k int) float64 { return rate(w.n[k], w.t[k]) }
+
+// lastVsFirst is the last wrap's time per document over that of wrap 2,
+// the first that evicts on every insert (the first fills an empty
+// ring); ok is false with fewer than 2 wraps.
+func (w *wraps) lastVsFirst() (float64, bool) {
+	if len(w.t) < 2 {
+		return 0, false
+	}
+	last, ok1 := w.perDoc(len(w.t)-1, len(w.t))
+	first, ok2 := w.perDoc(1, 2)
+	return last / first, ok1 && ok2
+}
+
+// lateVsEarly is the time per document of the last four wraps over that
+// of wraps 2-5; ok is false with fewer than 9 wraps.
+func (w *wraps) lateVsEarly() (float64, bool) {
+	if len(w.t) < 9 {
+		return 0, false
+	}
+	late, ok1 := w.perDoc(len(w.t)-4, len(w.t))
+	early, ok2 := w.perDoc(1, 5)
+	return late / early, ok1 && ok2
+}
 
 func createCappedBench(b *testing.B, db *engine.DB) *engine.Collection {
 	err := db.Database("bench").CreateCollection(context.Background(), "capped",
@@ -68,20 +109,23 @@ func createCappedBench(b *testing.B, db *engine.DB) *engine.Collection {
 // ~200-byte documents (InsertMany batches of TTLKV_BENCH_BATCH) into a
 // capped collection of TTLKV_BENCH_CAPPED_SIZE bytes, so that after the
 // first wrap every insert evicts; the same documents into an ordinary
-// collection (only the _id index); and, as the raw-Badger baseline, the
-// key writes the capped insert makes (an _id entry set, the evicted
-// one's deleted) with a WriteBatch. Targets (issue 5): capped >= 1.5x
+// collection (only the _id index); and, as a raw-Badger reference, the
+// key writes a capped insert made while its _id index lived in Badger
+// (an _id entry set, the evicted one's deleted) with a WriteBatch. Since
+// 33f4020 the capped _id index is in memory and a capped insert without
+// secondary indexes writes no Badger key, so raw-docs/s no longer
+// mirrors the capped path; no target uses it. Targets (issue 5): capped >= 1.5x
 // ordinary (x-ordinary; x-ordinary-cpu is the same ratio of CPU time,
 // steadier on a loaded machine); the last wrap within 1.2x the first
 // that evicts, wrap 2 (x-last-vs-first <= 1.2; x-late-vs-early compares
-// the mean of the last four wraps with that of wraps 2-5, steadier than
-// single wraps).
+// the last four wraps with wraps 2-5, steadier than single wraps). Wraps
+// are compared by time per document (see wraps).
 func BenchmarkCappedInsert(b *testing.B) {
 	perWrap := cappedDocsPerWrap()
 	n := perWrap * cappedWraps
 	for it := 0; it < b.N; it++ {
 		var capT, ordT, rawT, capCPU, ordCPU time.Duration
-		var wrapT []time.Duration
+		var wr wraps
 		for _, what := range []string{"capped", "ordinary", "raw"} {
 			if cappedOnly != "" && !slices.Contains(strings.Split(cappedOnly, ","), what) {
 				continue
@@ -99,17 +143,19 @@ func BenchmarkCappedInsert(b *testing.B) {
 				batch := make([]any, 0, benchBatch)
 				start := time.Now()
 				wrapStart := start
+				inserted, wrapFrom := 0, 0
 				for i := 0; i < n; i++ {
 					batch = append(batch, makeDoc(i, noExpiry(i)))
 					if len(batch) == benchBatch || i == n-1 {
 						_, err := c.InsertMany(ctx, batch, true)
 						mustNoErr(b, err, "InsertMany")
+						inserted += len(batch)
 						batch = batch[:0]
 					}
 					if what == "capped" && (i+1)%perWrap == 0 {
 						now := time.Now()
-						wrapT = append(wrapT, now.Sub(wrapStart))
-						wrapStart = now
+						wr.add(now.Sub(wrapStart), inserted-wrapFrom)
+						wrapStart, wrapFrom = now, inserted
 					}
 				}
 				d := time.Since(start)
@@ -123,10 +169,11 @@ func BenchmarkCappedInsert(b *testing.B) {
 				db := openBadger(b, dir)
 				start := time.Now()
 				wb := db.NewWriteBatch()
-				var off [8]byte
 				for i := 0; i < n; i++ {
-					binary.BigEndian.PutUint64(off[:], uint64(i*248))
-					mustNoErr(b, wb.Set(lsm.IndexKey(rawColl, rawIDIx, lsm.AppendKey(nil, int64(i), false), uint64(i+1)), off[:]), "set")
+					// A fresh value each time: Badger keeps the slice until
+					// the batch's transaction is written.
+					off := binary.BigEndian.AppendUint64(nil, uint64(i*248))
+					mustNoErr(b, wb.Set(lsm.IndexKey(rawColl, rawIDIx, lsm.AppendKey(nil, int64(i), false), uint64(i+1)), off), "set")
 					if i >= perWrap {
 						j := i - perWrap
 						mustNoErr(b, wb.Delete(lsm.IndexKey(rawColl, rawIDIx, lsm.AppendKey(nil, int64(j), false), uint64(j+1))), "delete")
@@ -137,7 +184,7 @@ func BenchmarkCappedInsert(b *testing.B) {
 				mustNoErr(b, db.Close(), "close")
 			}
 		}
-		b.Logf("wrap times %v", wrapT)
+		b.Logf("wrap times %v, documents %v", wr.t, wr.n)
 		if capT > 0 {
 			b.ReportMetric(rate(n, capT), "capped-docs/s")
 			b.ReportMetric(float64(capCPU.Microseconds())/float64(n), "capped-cpu-us/doc")
@@ -153,16 +200,15 @@ func BenchmarkCappedInsert(b *testing.B) {
 			b.ReportMetric(ordT.Seconds()/capT.Seconds(), "x-ordinary")
 			b.ReportMetric(ordCPU.Seconds()/capCPU.Seconds(), "x-ordinary-cpu")
 		}
-		if len(wrapT) >= 2 {
+		if x, ok := wr.lastVsFirst(); ok {
 			// The first wrap fills an empty ring (no evictions); the
 			// second is the first that evicts on every insert.
-			b.ReportMetric(rate(perWrap, wrapT[0]), "wrap1-docs/s")
-			b.ReportMetric(rate(perWrap, wrapT[len(wrapT)-1]), "wrapN-docs/s")
-			b.ReportMetric(wrapT[len(wrapT)-1].Seconds()/wrapT[1].Seconds(), "x-last-vs-first")
+			b.ReportMetric(wr.rate(0), "wrap1-docs/s")
+			b.ReportMetric(wr.rate(len(wr.t)-1), "wrapN-docs/s")
+			b.ReportMetric(x, "x-last-vs-first")
 		}
-		if len(wrapT) >= 9 {
-			early, late := meanDur(wrapT[1:5]), meanDur(wrapT[len(wrapT)-4:])
-			b.ReportMetric(late.Seconds()/early.Seconds(), "x-late-vs-early")
+		if x, ok := wr.lateVsEarly(); ok {
+			b.ReportMetric(x, "x-late-vs-early")
 		}
 	}
 }
@@ -187,8 +233,9 @@ func BenchmarkCappedInsertInterleaved(b *testing.B) {
 		oc := odb.Database("bench").Collection("ordinary")
 		ctx := context.Background()
 		var capT, ordT time.Duration
-		var wrapT []time.Duration
+		var wr wraps
 		var wrapAcc time.Duration
+		wrapDocs := 0
 		batch := make([]any, 0, benchBatch)
 		for i := 0; i < n; {
 			batch = batch[:0]
@@ -209,13 +256,14 @@ func BenchmarkCappedInsertInterleaved(b *testing.B) {
 				if c == cc {
 					capT += d
 					wrapAcc += d
+					wrapDocs += len(batch)
 				} else {
 					ordT += d
 				}
 			}
-			if i/perWrap > len(wrapT) {
-				wrapT = append(wrapT, wrapAcc)
-				wrapAcc = 0
+			if i/perWrap > len(wr.t) {
+				wr.add(wrapAcc, wrapDocs)
+				wrapAcc, wrapDocs = 0, 0
 			}
 		}
 		mustNoErr(b, cdb.Close(), "close")
@@ -223,10 +271,13 @@ func BenchmarkCappedInsertInterleaved(b *testing.B) {
 		b.ReportMetric(rate(n, capT), "capped-docs/s")
 		b.ReportMetric(rate(n, ordT), "ordinary-docs/s")
 		b.ReportMetric(ordT.Seconds()/capT.Seconds(), "x-ordinary")
-		if len(wrapT) >= 9 {
-			early, late := meanDur(wrapT[1:5]), meanDur(wrapT[len(wrapT)-4:])
-			b.ReportMetric(late.Seconds()/early.Seconds(), "x-late-vs-early")
-			b.ReportMetric(wrapT[len(wrapT)-1].Seconds()/wrapT[1].Seconds(), "x-last-vs-first")
+		if len(wr.t) >= 9 {
+			if x, ok := wr.lateVsEarly(); ok {
+				b.ReportMetric(x, "x-late-vs-early")
+			}
+			if x, ok := wr.lastVsFirst(); ok {
+				b.ReportMetric(x, "x-last-vs-first")
+			}
 		}
 	}
 }
@@ -275,6 +326,9 @@ func BenchmarkCappedScan(b *testing.B) {
 		})
 		mustNoErr(b, err, "raw scan")
 		rawT := time.Since(start)
+		if int64(seen) != count {
+			b.Fatalf("raw scan read %d of %d", seen, count)
+		}
 		b.ReportMetric(rate(len(docs), engT), "docs/s")
 		b.ReportMetric(rate(seen, rawT), "raw-docs/s")
 		b.ReportMetric(float64(count), "docs")
@@ -315,8 +369,9 @@ func BenchmarkCappedTailLatency(b *testing.B) {
 			}
 		}()
 		for i := 0; i < tailN; i++ {
+			d := makeDoc(i, noExpiry(i)) // built before the clock starts, as on the raw side
 			sent[i] = time.Now()
-			_, err := c.InsertOne(ctx, makeDoc(i, noExpiry(i)))
+			_, err := c.InsertOne(ctx, d)
 			mustNoErr(b, err, "insert")
 			if _, ok := <-got; !ok {
 				break

@@ -227,6 +227,23 @@ func rawLoad(tb testing.TB, db *badger.DB, from, to int, field string, withID bo
 	}
 }
 
+// countKeys counts the live keys under prefix.
+func countKeys(db *badger.DB, prefix []byte) (int, error) {
+	n := 0
+	err := db.View(func(txn *badger.Txn) error {
+		o := badger.DefaultIteratorOptions
+		o.PrefetchValues = false
+		o.Prefix = prefix
+		it := txn.NewIterator(o)
+		defer it.Close()
+		for it.Rewind(); it.Valid(); it.Next() {
+			n++
+		}
+		return nil
+	})
+	return n, err
+}
+
 // dirBytes is the disk space the files under dir occupy (allocated
 // blocks, so preallocated but unwritten space does not count), and their
 // apparent size.
