@@ -127,6 +127,7 @@ func (p *Pipeline) Update(fn func(*Txn) error, guard func(send func() error) err
 			close(pd.done)
 		})
 		s.gate.RUnlock()
+		s.commits.Add(1)
 		pend = pd
 		p.last = pd
 		return nil

@@ -164,3 +164,31 @@ func TestPipelineMisuse(t *testing.T) {
 		t.Fatalf("Update on a closed store = %v, want ErrClosed", err)
 	}
 }
+
+// TestCommitsCounts checks that Commits counts every way a write reaches
+// Badger (Update, a Batch's flush, a Pipeline's commit) and nothing else.
+func TestCommitsCounts(t *testing.T) {
+	s := pipeStore(t)
+	want := s.Commits()
+	check := func(what string, delta uint64) {
+		t.Helper()
+		want += delta
+		if got := s.Commits(); got != want {
+			t.Fatalf("after %s: Commits = %d, want %d", what, got, want)
+		}
+	}
+	must(t, s.Update(func(tx *Txn) error { return tx.Set(pkey(1), []byte("v")) }))
+	check("Update", 1)
+	must(t, s.View(func(tx *Txn) error { _, err := tx.Get(pkey(1)); return err }))
+	check("View", 0)
+	b := s.NewBatch()
+	must(t, b.Set(pkey(2), []byte("v")))
+	must(t, b.Flush())
+	check("a Batch flush", 1)
+	p := s.NewPipeline()
+	pend, err := p.Update(func(tx *Txn) error { return tx.Set(pkey(3), []byte("v")) }, nil)
+	must(t, err)
+	must(t, p.Close())
+	must(t, pend.Wait())
+	check("a Pipeline commit", 1)
+}

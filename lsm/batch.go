@@ -83,6 +83,7 @@ func (b *Batch) commit() error {
 	b.s.gate.RLock()
 	err := t.Commit()
 	b.s.gate.RUnlock()
+	b.s.commits.Add(1)
 	t.Discard()
 	if err != nil {
 		b.err = mapErr(err)

@@ -31,9 +31,25 @@ var flushMarker = []byte{tagInternal, 'f', 'l', 'u', 's', 'h'}
 //     worth rewriting (its ErrNoRewrite, which here means success).
 //
 // It returns nil when done, ctx.Err() when cancelled, and nil at once for
-// InMemory and ReadOnly stores. Only one Reclaim runs at a time; others
-// wait. It never exits the process.
-func (s *Store) Reclaim(ctx context.Context) error {
+// InMemory and ReadOnly stores. Only one Reclaim (or ReclaimBackground)
+// runs at a time; others wait. It never exits the process.
+func (s *Store) Reclaim(ctx context.Context) error { return s.reclaim(ctx, true) }
+
+// ReclaimBackground is Reclaim without step 1: it never holds writers
+// back, and leaves what the memtables still hold (at most the last
+// NumMemtables x MemTableSize of writes) to a later reclamation, by
+// which time Badger has flushed it. It is for reclamation nobody waits
+// for, such as the TTL monitor's after a large reap, where the flush's
+// pause of every writer (hundreds of milliseconds) is the cost that
+// matters.
+func (s *Store) ReclaimBackground(ctx context.Context) error { return s.reclaim(ctx, false) }
+
+// Commits returns how many commits (transactions, batches, pipelined
+// commits) the store has sent to Badger since it was opened, failed ones
+// included. Two equal readings mean nothing was written between them.
+func (s *Store) Commits() uint64 { return s.commits.Load() }
+
+func (s *Store) reclaim(ctx context.Context, flush bool) error {
 	if s.closed.Load() {
 		return ErrClosed
 	}
@@ -48,8 +64,10 @@ func (s *Store) Reclaim(ctx context.Context) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	if err := s.flushMemtables(); err != nil {
-		return err
+	if flush {
+		if err := s.flushMemtables(); err != nil {
+			return err
+		}
 	}
 	if err := ctx.Err(); err != nil {
 		return err

@@ -196,6 +196,8 @@ type Store struct {
 	// memtable flush, during which Badger rejects writes; writers wait on
 	// the gate instead of failing.
 	gate sync.RWMutex
+	// commits counts commits that reached Badger (Commits).
+	commits atomic.Uint64
 	// reclaimMu serialises Reclaim calls.
 	reclaimMu sync.Mutex
 }
@@ -371,6 +373,7 @@ func (s *Store) updateOnce(fn func(*Txn) error, guard func(commit func() error) 
 		s.gate.RLock()
 		err := bt.Commit()
 		s.gate.RUnlock()
+		s.commits.Add(1)
 		return mapErr(err)
 	}
 	if guard == nil {
