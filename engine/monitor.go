@@ -36,6 +36,13 @@ type monitor struct {
 	// reclamation; lastReclaim is when it was triggered (under mu).
 	sinceReclaim int64
 	lastReclaim  time.Time
+	// flushOwed is set once a background reclamation has left the
+	// memtables' deletes behind (it does not flush them, which would
+	// pause every writer); a pass that finds the store quiet flushes
+	// them. lastCommits is the store's commit count at the end of the
+	// last pass (both under mu).
+	flushOwed   bool
+	lastCommits uint64
 	// passHook, if set (tests), is called after every background pass.
 	passHook func(TTLPassResult)
 	// visitHook, if set (tests), is called after every index visit.
@@ -259,17 +266,32 @@ func (db *DB) RunTTLPass(ctx context.Context) (*TTLPassResult, error) {
 	// Reclaim after enough deletes in total, not per pass: a steady
 	// trickle adds up, and a high rate does not rewrite the store on
 	// every pass (reclaimMinGap apart at most once).
+	//
+	// That reclamation does not flush the memtables, so it never pauses
+	// writers; the deletes still in them are reclaimed by the next one,
+	// or, if the store goes quiet first (a pass that deletes nothing and
+	// no commit since the last pass ended), by a full Reclaim then, when
+	// its flush pauses nobody.
+	commits := db.store.Commits()
 	mo.mu.Lock()
 	mo.sinceReclaim += res.Deleted
 	due := mo.sinceReclaim >= mo.reclaimAfter &&
 		(mo.lastReclaim.IsZero() || time.Since(mo.lastReclaim) >= reclaimMinGap)
+	quiet := !due && mo.flushOwed && res.Deleted == 0 && commits == mo.lastCommits
 	if due {
 		mo.sinceReclaim = 0
 		mo.lastReclaim = time.Now()
+		mo.flushOwed = true
 	}
+	if quiet {
+		mo.flushOwed = false
+	}
+	mo.lastCommits = commits
 	mo.mu.Unlock()
-	if due {
-		db.reclaimAsync()
+	if (due || quiet) && !db.reclaimAsync(quiet) && quiet {
+		mo.mu.Lock()
+		mo.flushOwed = true // one was running: the next quiet pass
+		mo.mu.Unlock()
 	}
 	return res, nil
 }
@@ -283,11 +305,13 @@ const reclaimAfterDeletes = 10000
 // every pass.
 const reclaimMinGap = time.Minute
 
-// reclaimAsync runs lsm reclamation in the background, one at a time.
-func (db *DB) reclaimAsync() {
+// reclaimAsync starts lsm reclamation in the background, one at a time,
+// and reports whether it started one. With flush it is a full Reclaim,
+// whose memtable flush pauses writers; without, ReclaimBackground.
+func (db *DB) reclaimAsync(flush bool) bool {
 	mo := db.mon
 	if !mo.reclaiming.TryLock() {
-		return
+		return false
 	}
 	go func() {
 		defer mo.reclaiming.Unlock()
@@ -301,7 +325,11 @@ func (db *DB) reclaimAsync() {
 			}
 		}()
 		failpoint(FailpointReclaim)
-		if err := db.store.Reclaim(ctx); err != nil {
+		reclaim := db.store.ReclaimBackground
+		if flush {
+			reclaim = db.store.Reclaim
+		}
+		if err := reclaim(ctx); err != nil {
 			if ctx.Err() == nil {
 				db.logf("ttl: space reclamation: %v", err)
 			}
@@ -309,6 +337,7 @@ func (db *DB) reclaimAsync() {
 		}
 		mo.reclaims.Add(1)
 	}()
+	return true
 }
 
 // expiredUnder reports whether d has, at ix's key path, a date at or

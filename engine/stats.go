@@ -36,6 +36,11 @@ type Stats struct {
 	BatchedDeleteTimeMillis  int64 // time spent in its batches
 
 	Inserted, Queried, Updated, Deleted int64 // operation counters (opcounters)
+
+	// Reclamations counts the background space reclamations the TTL
+	// monitor started after large reaps and that have finished (DB.Reclaim
+	// calls are not counted).
+	Reclamations int64
 }
 
 // Stats returns the current counters.
@@ -46,6 +51,7 @@ func (db *DB) Stats() Stats {
 		BatchedDeleteBatches: s.bdBatches.Load(), BatchedDeleteDocs: s.bdDocs.Load(),
 		BatchedDeleteStagedBytes: s.bdStagedBytes.Load(), BatchedDeleteTimeMillis: s.bdTimeMS.Load(),
 		Inserted: s.inserted.Load(), Queried: s.queried.Load(), Updated: s.updated.Load(), Deleted: s.deleted.Load(),
+		Reclamations: db.mon.reclaims.Load(),
 	}
 }
 

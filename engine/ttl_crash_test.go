@@ -236,8 +236,12 @@ func TestTTLKilledMidReap(t *testing.T) {
 }
 
 // Space reclamation: a pass that deletes at least reclaimAfter
-// documents starts lsm reclamation in the background; it finishes,
-// and the data directory shrinks. A smaller pass does not start one.
+// documents starts lsm reclamation in the background, one that does not
+// flush the memtables (which would pause writers). The deletes it left
+// in them are reclaimed by a full reclamation once a pass finds the
+// store quiet (nothing deleted, no commit since the last pass), and then
+// the data directory has shrunk. A smaller pass starts none, and a pass
+// after writes is not quiet.
 func TestReapReclaimsSpace(t *testing.T) {
 	db, clk, dir := openTest(t)
 	mustRun(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"t": 1}, "name": "t_1", "expireAfterSeconds": 2400}]}`)
@@ -280,8 +284,26 @@ func TestReapReclaimsSpace(t *testing.T) {
 		t.Fatalf("second pass deleted %d, want 1800", r.Deleted)
 	}
 	waitReclaim()
-	if got := db.mon.reclaims.Load(); got != 1 {
+	if got := db.Stats().Reclamations; got != 1 {
 		t.Fatalf("an 1800-document pass finished %d reclamations, want 1", got)
+	}
+	mustRun(t, db, "test", `{"insert": "c", "documents": [{"_id": -1, "t": "never expires"}]}`)
+	if r := pass(t, db); r.Deleted != 0 {
+		t.Fatalf("third pass deleted %d, want 0", r.Deleted)
+	}
+	waitReclaim()
+	if got := db.Stats().Reclamations; got != 1 {
+		t.Fatalf("a pass after an insert finished a reclamation (%d, want 1): the store was not quiet", got)
+	}
+	pass(t, db)
+	waitReclaim()
+	if got := db.Stats().Reclamations; got != 2 {
+		t.Fatalf("a quiet pass finished %d reclamations in all, want 2", got)
+	}
+	pass(t, db)
+	waitReclaim()
+	if got := db.Stats().Reclamations; got != 2 {
+		t.Fatalf("a second quiet pass started another reclamation (%d in all, want 2)", got)
 	}
 	lsm1, vlog1 := db.store.DiskUsage()
 	sst1 := sstBytes(t, dir)
@@ -289,8 +311,8 @@ func TestReapReclaimsSpace(t *testing.T) {
 	if lsm1+vlog1 >= lsm0+vlog0 || sst1 > sst0/3 {
 		t.Fatalf("reaping 90%% did not give the space back: %d+%d -> %d+%d bytes, tables %d -> %d", lsm0, vlog0, lsm1, vlog1, sst0, sst1)
 	}
-	if c := count(t, db, "test", "c"); c != 190 {
-		t.Fatalf("%d documents left, want 190", c)
+	if c := count(t, db, "test", "c"); c != 191 {
+		t.Fatalf("%d documents left, want 191", c)
 	}
 	mustValidate(t, db, "test", "c")
 }
