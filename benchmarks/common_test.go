@@ -43,6 +43,7 @@ var (
 	scans       = envInt("TTLKV_BENCH_SCANS", 20)         // range scans per iteration
 	fgN         = envInt("TTLKV_BENCH_FG_N", 500_000)     // expired set reaped beside the writer
 	fgIdle      = time.Duration(envInt("TTLKV_BENCH_FG_IDLE_MS", 3000)) * time.Millisecond
+	reclaimWait = 2 * time.Minute                       // the longest BenchmarkForegroundImpact waits for the reclamation after its pass
 	queueN      = envInt("TTLKV_BENCH_QUEUE_N", 50_000) // documents per queue-shape pass
 	queuePasses = envInt("TTLKV_BENCH_QUEUE_PASSES", 20)
 	deleteN     = envInt("TTLKV_BENCH_DELETE_N", 100_000) // DeleteMany size for the batch-docs sweep
