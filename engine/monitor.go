@@ -405,7 +405,7 @@ func (db *DB) ttlVisit(ctx context.Context, t ttlTarget) (deleted int64, more bo
 		return cix != nil && cix.TTL && expiredUnder(cix, d, cutoffFor(now, cix.Expire))
 	}
 	bd := &batchDeleter{db: db, c: t.c, recheck: recheck, stats: batching, yield: true, pipeline: true,
-		recheckPure: true}
+		recheckPure: true, indexedOnly: true}
 	if batching {
 		bd.targets = db.deleteTargets()
 	}
