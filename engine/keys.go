@@ -19,6 +19,21 @@ const codeCannotIndexParallelArrays = doc.Code(171)
 // undefined), a missing field contributes nothing. isArray reports
 // whether an array was met.
 func pathValues(d bson.D, path string) (vals []any, isArray bool) {
+	if strings.IndexByte(path, '.') < 0 {
+		// A top-level field, the common case: what the walk below does
+		// for one part, without splitting the path.
+		v, ok := get(d, path)
+		if !ok {
+			return nil, false
+		}
+		if arr, ok := v.(bson.A); ok {
+			if len(arr) == 0 {
+				return []any{bson.Undefined{}}, true
+			}
+			return append([]any(nil), arr...), true
+		}
+		return []any{v}, false
+	}
 	parts := strings.Split(path, ".")
 	var walk func(v any, i int)
 	walk = func(v any, i int) {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"runtime"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/ttlkv/ttlkv/doc"
@@ -70,6 +71,15 @@ type batchDeleter struct {
 	// guard, having found the catalog entry unchanged, need not run it
 	// again on every staged document while holding c.wmu.
 	recheckPure bool
+	// indexedOnly says that recheck reads only fields that some index
+	// of the collection keys on (the TTL monitor's reads the TTL index's
+	// path): with recheckPure and no onDelete, a batch then decodes only
+	// the top-level fields the collection's index keys start with
+	// (decodeFields), not whole documents.
+	indexedOnly bool
+	// fieldsOf and fields cache decodeFields for one catalog entry.
+	fieldsOf *collMeta
+	fields   []string
 	// onDelete, if set, sees each deleted document (after commit). It
 	// runs after c.wmu is released: it must not touch state the lock
 	// protects (the time-series reaper collects ids and forgets its open
@@ -183,8 +193,57 @@ type batchState struct {
 	deleted int64
 	used    int // rids consumed
 	staged  int64
-	docs    []bson.D
+	docs    []bson.D // the deleted documents, when onDelete or the commit guard needs them
+	read    []readDoc
 	locked  bool // the caller holds c.wmu from staging to commit
+}
+
+// readDoc is a record a batch read: its position in the batch's rids,
+// its document (whole, or its indexed fields, see decodeFields) and its
+// encoded size.
+type readDoc struct {
+	i    int
+	d    bson.D
+	size int
+}
+
+// decodeFields returns the top-level field names a batch over catalog
+// entry m must decode, or nil when it must decode whole documents: the
+// first path components of every index key, when recheck reads only
+// indexed fields (indexedOnly), the commit guard does not re-run it
+// (recheckPure) and no onDelete wants the documents, and no index has
+// a partial filter (which may read any field) or a wildcard key. A
+// document's index keys, and so the entries its delete removes, depend
+// only on those fields.
+func (bd *batchDeleter) decodeFields(m *collMeta) []string {
+	if !bd.indexedOnly || !bd.recheckPure || bd.onDelete != nil || isBucketsColl(m) {
+		return nil
+	}
+	if bd.fieldsOf == m {
+		return bd.fields
+	}
+	var names []string
+	for _, ix := range m.Indexes {
+		if ix.partial != nil || ix.Partial != nil {
+			names = nil
+			break
+		}
+		for _, f := range ix.Key {
+			top, _, _ := strings.Cut(f.Key, ".")
+			if top == "" || strings.HasPrefix(top, "$") {
+				names = nil
+				break
+			}
+			if !slices.Contains(names, top) {
+				names = append(names, top)
+			}
+		}
+		if names == nil {
+			break
+		}
+	}
+	bd.fieldsOf, bd.fields = m, names
+	return names
 }
 
 // newBatch prepares a batch over the front of rids; a gentle one reads
@@ -208,45 +267,59 @@ func (bd *batchDeleter) newBatch(rids []uint64, gentle bool) *batchState {
 func (bd *batchDeleter) stage(rids []uint64, b *batchState) func(*lsm.Txn) error {
 	c := bd.c
 	return func(txn *lsm.Txn) error {
-		b.deleted, b.used, b.staged, b.docs = 0, 0, 0, b.docs[:0]
+		b.deleted, b.used, b.staged, b.docs, b.read = 0, 0, 0, b.docs[:0], b.read[:0]
 		m := c.m()
 		b.m = m
 		for i := range b.keys {
 			b.keys[i] = lsm.RecordKey(m.ID, rids[i])
 		}
-		raws, err := txn.GetSorted(b.keys)
-		if err != nil {
-			return err
-		}
-		w := &writeCtx{c: c, m: m, txn: txn}
-		t := bd.targets
-		for b.used < b.look {
-			rid, raw := rids[b.used], raws[b.used]
-			b.used++
-			if raw == nil {
-				continue
+		// Decode each record as the iterator reaches it, from Badger's
+		// memory (the documents share nothing with it): no copy of the
+		// encoded records.
+		fields := bd.decodeFields(m)
+		err := txn.GetSortedFunc(b.keys, func(i int, raw []byte) error {
+			var d bson.D
+			var err error
+			if fields != nil {
+				d, err = doc.UnmarshalFields(raw, fields)
+			} else {
+				d, err = doc.Unmarshal(raw)
 			}
-			d, err := doc.Unmarshal(raw)
 			if err != nil {
 				return err
 			}
-			if !bd.recheck(m, d) {
+			b.read = append(b.read, readDoc{i: i, d: d, size: len(raw)})
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		keepDocs := bd.onDelete != nil || !bd.recheckPure
+		w := &writeCtx{c: c, m: m, txn: txn}
+		t := bd.targets
+		b.used = b.look
+		for _, r := range b.read {
+			if !bd.recheck(m, r.d) {
 				continue
 			}
-			if err := w.remove(rid, d); err != nil {
+			if err := w.remove(rids[r.i], r.d); err != nil {
 				return err
 			}
 			b.deleted++
-			b.staged += int64(len(raw))
-			b.docs = append(b.docs, d)
+			b.staged += int64(r.size)
+			if keepDocs {
+				b.docs = append(b.docs, r.d)
+			}
 			if b.gentle {
 				runtime.Gosched() // a writer waiting for a CPU gets it
 			}
 			if (t.docs > 0 && b.deleted >= t.docs) || (t.bytes > 0 && b.staged >= t.bytes) ||
 				(t.timeMS > 0 && time.Since(b.start) >= time.Duration(t.timeMS)*time.Millisecond) || b.deleted >= maxTxnDocs {
+				b.used = r.i + 1
 				break
 			}
 		}
+		b.read = b.read[:0]
 		failpoint(FailpointReapBeforeCommit)
 		return nil
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -141,4 +142,63 @@ func TestPipelinedBatchYields(t *testing.T) {
 			}
 		})
 	}
+}
+
+// The TTL reaper decodes only the fields the collection's index keys
+// start with (decodeFields), and the deletes still remove every index
+// entry of every reaped document: indexes on nested, compound, unique,
+// multikey and descending keys, documents with unindexed fields before
+// and after the indexed ones and with duplicate field names. A partial
+// index makes it decode whole documents. validate finds no entry left
+// behind.
+func TestReapDecodesIndexedFieldsOnly(t *testing.T) {
+	db, clk, _ := openTest(t)
+	now := clk.Now()
+	mustRun(t, db, "test", `{"createIndexes": "c", "indexes": [
+		{"key": {"exp": 1}, "name": "exp_1", "expireAfterSeconds": 0},
+		{"key": {"a.b": 1}, "name": "ab"},
+		{"key": {"c": 1, "exp": -1}, "name": "c_exp"},
+		{"key": {"u": 1}, "name": "u", "unique": true, "sparse": true},
+		{"key": {"tags": 1}, "name": "tags"}]}`)
+	var docs []bson.D
+	for i := 0; i < 300; i++ {
+		exp := dt(now.Add(-time.Minute))
+		if i%3 == 0 {
+			exp = dt(now.Add(time.Hour))
+		}
+		d := bson.D{{Key: "_id", Value: int32(i)}, {Key: "pad", Value: strings.Repeat("x", i%50)}, {Key: "exp", Value: exp},
+			{Key: "a", Value: bson.D{{Key: "b", Value: int32(i % 7)}, {Key: "z", Value: "unindexed"}}},
+			{Key: "c", Value: fmt.Sprint("c", i%5)}, {Key: "tags", Value: bson.A{int32(i), "t", bson.D{{Key: "x", Value: 1.5}}}},
+			{Key: "tail", Value: bson.A{bson.D{{Key: "deep", Value: bson.A{int32(1)}}}}}}
+		if i%2 == 0 {
+			d = append(d, bson.E{Key: "u", Value: int64(i)})
+		}
+		if i%10 == 1 {
+			d = append(d, bson.E{Key: "a", Value: "second a: only the first counts"})
+		}
+		docs = append(docs, d)
+	}
+	insertChunked(t, db, "c", docs)
+	c := db.lookup("test", "c")
+	bd := &batchDeleter{recheckPure: true, indexedOnly: true}
+	if got := fmt.Sprint(bd.decodeFields(c.m())); got != "[_id exp a c u tags]" {
+		t.Fatalf("decodeFields = %s, want [_id exp a c u tags]", got)
+	}
+	if r := pass(t, db); r.Deleted != 200 {
+		t.Fatalf("pass deleted %d, want 200", r.Deleted)
+	}
+	if n := count(t, db, "test", "c"); n != 100 {
+		t.Fatalf("%d documents left, want 100", n)
+	}
+	mustValidate(t, db, "test", "c")
+
+	mustRun(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"k": 1}, "name": "k", "partialFilterExpression": {"pad": {"$exists": true}}}]}`)
+	if got := bd.decodeFields(c.m()); got != nil {
+		t.Fatalf("decodeFields with a partial index = %q, want nil (whole documents)", got)
+	}
+	clk.Advance(2 * time.Hour)
+	if r := pass(t, db); r.Deleted != 100 {
+		t.Fatalf("second pass deleted %d, want 100", r.Deleted)
+	}
+	mustValidate(t, db, "test", "c")
 }

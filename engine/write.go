@@ -272,7 +272,8 @@ func (w *writeCtx) remove(rid uint64, d bson.D) error {
 			keys = nil
 		}
 		for _, k := range keys {
-			if err := w.txn.Delete(lsm.IndexKey(w.m.ID, ix.ID, k, rid)); err != nil {
+			// The keys are built here, so the transaction may keep them.
+			if err := w.txn.DeleteOwned(lsm.IndexKey(w.m.ID, ix.ID, k, rid)); err != nil {
 				return err
 			}
 		}
@@ -282,7 +283,7 @@ func (w *writeCtx) remove(rid uint64, d bson.D) error {
 			return err
 		}
 	}
-	return w.txn.Delete(lsm.RecordKey(w.m.ID, rid))
+	return w.txn.DeleteOwned(lsm.RecordKey(w.m.ID, rid))
 }
 
 // commitMultikey records, in the same transaction, that indexes became

@@ -20,20 +20,47 @@ const getSortedMaxNext = 8
 // stepped over between them (a spurious conflict only costs a retry).
 // The transaction's own writes made before the call are seen.
 func (t *Txn) GetSorted(keys [][]byte) ([][]byte, error) {
-	if err := t.check(); err != nil {
+	out := make([][]byte, len(keys))
+	err := t.GetSortedFunc(keys, func(i int, val []byte) error {
+		out[i] = bytes.Clone(val)
+		if out[i] == nil {
+			out[i] = []byte{}
+		}
+		return nil
+	})
+	if err != nil {
 		return nil, err
 	}
-	out := make([][]byte, len(keys))
+	return out, nil
+}
+
+// GetSortedFunc is GetSorted without copies: it calls fn, in key order,
+// with the index and the value of every key that has one. val is valid
+// only during the call (it may be Badger's own memory); fn must not
+// modify or keep it, and must not use t. An error from fn stops the
+// reads and is returned.
+func (t *Txn) GetSortedFunc(keys [][]byte, fn func(i int, val []byte) error) error {
+	if err := t.check(); err != nil {
+		return err
+	}
 	if len(keys) == 0 {
-		return out, nil
+		return nil
+	}
+	get := func(i int) error {
+		item, err := t.t.Get(keys[i])
+		if err != nil {
+			if err = mapErr(err); err == ErrNotFound {
+				return nil
+			}
+			return err
+		}
+		return itemValue(item, i, fn)
 	}
 	if len(keys) == 1 {
-		v, err := t.Get(keys[0])
-		if err == ErrNotFound {
-			return out, nil
+		if len(keys[0]) == 0 {
+			return nil
 		}
-		out[0] = v
-		return out, err
+		return get(0)
 	}
 	// Bound the iterator by the keys' common prefix: Badger reads ahead
 	// of the last key, skipping deleted keys, and without a bound that
@@ -52,11 +79,9 @@ func (t *Txn) GetSorted(keys [][]byte) ([][]byte, error) {
 		if (prev != nil && bytes.Compare(k, prev) < 0) || !bytes.HasPrefix(k, pre) {
 			// Out of order, or outside the iterator's bound: fall back
 			// to a point read.
-			v, err := t.Get(k)
-			if err != nil && err != ErrNotFound {
-				return nil, err
+			if err := get(i); err != nil {
+				return err
 			}
-			out[i] = v
 			continue
 		}
 		prev = k
@@ -79,13 +104,23 @@ func (t *Txn) GetSorted(keys [][]byte) ([][]byte, error) {
 		if !bytes.Equal(item.Key(), k) {
 			continue
 		}
-		v, err := item.ValueCopy(nil)
-		if err != nil {
-			return nil, mapErr(err)
+		if err := itemValue(item, i, fn); err != nil {
+			return err
 		}
-		out[i] = v
 	}
-	return out, nil
+	return nil
+}
+
+// itemValue hands item's value to fn without copying it.
+func itemValue(item *badger.Item, i int, fn func(int, []byte) error) error {
+	var ferr error
+	if err := item.Value(func(v []byte) error {
+		ferr = fn(i, v)
+		return nil
+	}); err != nil {
+		return mapErr(err)
+	}
+	return ferr
 }
 
 // commonPrefix returns the longest common prefix of a and b (a copy-free

@@ -93,6 +93,39 @@ func TestGetSorted(t *testing.T) {
 							t.Errorf("inTxn=%v key rid %d: GetSorted %q, Get %q", inTxn, rids[i], got[i], want)
 						}
 					}
+					// GetSortedFunc calls fn once per key with a value, in
+					// key order, with that value.
+					last := -1
+					err = tx.GetSortedFunc(keys, func(i int, val []byte) error {
+						if i <= last {
+							t.Errorf("inTxn=%v: GetSortedFunc called for key %d after key %d", inTxn, i, last)
+						}
+						for j := last + 1; j < i; j++ {
+							if got[j] != nil {
+								t.Errorf("inTxn=%v key rid %d: GetSortedFunc skipped %q", inTxn, rids[j], got[j])
+							}
+						}
+						last = i
+						if got[i] == nil || !bytes.Equal(val, got[i]) {
+							t.Errorf("inTxn=%v key rid %d: GetSortedFunc %q, GetSorted %q", inTxn, rids[i], val, got[i])
+						}
+						return nil
+					})
+					if err != nil {
+						return err
+					}
+					for j := last + 1; j < len(keys); j++ {
+						if got[j] != nil {
+							t.Errorf("inTxn=%v key rid %d: GetSortedFunc skipped %q", inTxn, rids[j], got[j])
+						}
+					}
+					// An error from fn stops the reads and is returned.
+					stop := errors.New("stop")
+					calls := 0
+					err = tx.GetSortedFunc(keys, func(int, []byte) error { calls++; return stop })
+					if calls > 1 || (calls == 0 && err != nil) || (calls == 1 && err != stop) {
+						t.Errorf("inTxn=%v: fn returning an error: %d calls, err %v (want one call and err stop, or none and nil)", inTxn, calls, err)
+					}
 					return errors.New("rollback")
 				})
 				if err == nil || err.Error() != "rollback" {
@@ -190,4 +223,28 @@ func TestGetSortedOutsideCommonPrefix(t *testing.T) {
 	if p := commonPrefix(RecordKey(3, 1), RecordKey(3, 1<<40)); !bytes.HasPrefix(RecordKey(3, 77), p) || bytes.HasPrefix(RecordKey(4, 77), p) {
 		t.Errorf("commonPrefix of two records of collection 3 = %x: want a prefix of its records only", p)
 	}
+}
+
+// DeleteOwned deletes as Delete does, keeps the caller's slice (no
+// copy), and rejects what Delete rejects.
+func TestDeleteOwned(t *testing.T) {
+	s := openTest(t, Options{InMemory: true})
+	k := RecordKey(3, 1)
+	must(t, s.Update(func(tx *Txn) error { return tx.Set(k, []byte("v")) }))
+	must(t, s.Update(func(tx *Txn) error { return tx.DeleteOwned(RecordKey(3, 1)) }))
+	must(t, s.View(func(tx *Txn) error {
+		if _, err := tx.Get(k); !errors.Is(err, ErrNotFound) {
+			t.Errorf("Get after DeleteOwned: %v, want ErrNotFound", err)
+		}
+		if err := tx.DeleteOwned(RecordKey(3, 2)); !errors.Is(err, ErrReadOnly) {
+			t.Errorf("DeleteOwned in View: %v, want ErrReadOnly", err)
+		}
+		return nil
+	}))
+	must(t, s.Update(func(tx *Txn) error {
+		if err := tx.DeleteOwned(nil); !errors.Is(err, ErrInvalidKey) {
+			t.Errorf("DeleteOwned(nil): %v, want ErrInvalidKey", err)
+		}
+		return nil
+	}))
 }
