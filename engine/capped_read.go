@@ -158,14 +158,7 @@ func (s *scanner) nextCappedIndex(ctx context.Context, n int, st *cappedState) (
 						return err
 					}
 					if exhausted {
-						s.resume = nil
-						if s.p.reverse {
-							s.ri--
-							s.done = s.ri < 0
-						} else {
-							s.ri++
-							s.done = s.ri >= len(s.ranges)
-						}
+						s.nextRange()
 					}
 				}
 				return nil
@@ -233,14 +226,7 @@ func (s *scanner) cappedIDHits(st *cappedState, want int) []cappedHit {
 			return true
 		})
 		if exhausted {
-			s.resume = nil
-			if s.p.reverse {
-				s.ri--
-				s.done = s.ri < 0
-			} else {
-				s.ri++
-				s.done = s.ri >= len(s.ranges)
-			}
+			s.nextRange()
 		}
 	}
 	return hits

@@ -41,6 +41,20 @@ type scanner struct {
 	ts      *tsScan // non-nil: measurements of a time-series collection
 }
 
+// nextRange moves an index scan past its current range to the next one
+// in scan order (the previous one when reverse), from that range's
+// start, and marks the scan done after the last.
+func (s *scanner) nextRange() {
+	s.resume = nil
+	if s.p.reverse {
+		s.ri--
+		s.done = s.ri < 0
+	} else {
+		s.ri++
+		s.done = s.ri >= len(s.ranges)
+	}
+}
+
 func newScanner(p *plan) *scanner {
 	s := &scanner{p: p}
 	if p.ix == nil {
@@ -153,14 +167,7 @@ func (s *scanner) next(ctx context.Context, n int) ([]record, error) {
 				}
 				it.Close()
 				if exhausted {
-					s.resume = nil
-					if s.p.reverse {
-						s.ri--
-						s.done = s.ri < 0
-					} else {
-						s.ri++
-						s.done = s.ri >= len(s.ranges)
-					}
+					s.nextRange()
 				}
 			}
 			return nil
