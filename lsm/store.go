@@ -529,18 +529,7 @@ func (t *Txn) Set(key, val []byte) error {
 
 // Delete removes key when the transaction commits; deleting a missing key
 // is not an error. Errors are as for Set.
-func (t *Txn) Delete(key []byte) error {
-	if err := t.check(); err != nil {
-		return err
-	}
-	if !t.update {
-		return ErrReadOnly
-	}
-	if err := checkKV(key, nil); err != nil {
-		return err
-	}
-	return mapErr(t.t.Delete(append([]byte(nil), key...)))
-}
+func (t *Txn) Delete(key []byte) error { return t.DeleteOwned(append([]byte(nil), key...)) }
 
 // DeleteOwned is Delete for a key the caller hands over: the store keeps
 // key itself instead of a copy, so the caller must not modify it after
