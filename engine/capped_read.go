@@ -111,16 +111,7 @@ func (s *scanner) nextCappedIndex(ctx context.Context, n int, st *cappedState) (
 		} else {
 			err = s.p.c.db.store.View(func(txn *lsm.Txn) error {
 				for !s.done && len(hits) < want {
-					r := s.ranges[s.ri]
-					o := lsm.IterOptions{Lower: r.lo, Upper: r.hi, Reverse: s.p.reverse}
-					if s.resume != nil {
-						if s.p.reverse {
-							o.Upper = s.resume
-						} else {
-							o.Lower = s.resume
-						}
-					}
-					it := txn.NewIter(o)
+					it := txn.NewIter(s.rangeIter(false))
 					exhausted := true
 					for it.Next() {
 						k := it.Key()

@@ -41,6 +41,21 @@ type scanner struct {
 	ts      *tsScan // non-nil: measurements of a time-series collection
 }
 
+// rangeIter returns the iterator options of the scan's current range,
+// from its resume key when it has one.
+func (s *scanner) rangeIter(keysOnly bool) lsm.IterOptions {
+	r := s.ranges[s.ri]
+	o := lsm.IterOptions{Lower: r.lo, Upper: r.hi, Reverse: s.p.reverse, KeysOnly: keysOnly}
+	if s.resume != nil {
+		if s.p.reverse {
+			o.Upper = s.resume
+		} else {
+			o.Lower = s.resume
+		}
+	}
+	return o
+}
+
 // nextRange moves an index scan past its current range to the next one
 // in scan order (the previous one when reverse), from that range's
 // start, and marks the scan done after the last.
@@ -92,16 +107,7 @@ func (s *scanner) next(ctx context.Context, n int) ([]record, error) {
 		err := s.p.c.db.store.View(func(txn *lsm.Txn) error {
 			examined := 0
 			for !s.done && len(out) < n && examined < scanChunkKeys {
-				r := s.ranges[s.ri]
-				o := lsm.IterOptions{Lower: r.lo, Upper: r.hi, Reverse: s.p.reverse, KeysOnly: s.p.ix != nil}
-				if s.resume != nil {
-					if s.p.reverse {
-						o.Upper = s.resume
-					} else {
-						o.Lower = s.resume
-					}
-				}
-				it := txn.NewIter(o)
+				it := txn.NewIter(s.rangeIter(s.p.ix != nil))
 				exhausted := true
 				for it.Next() {
 					examined++
