@@ -186,8 +186,12 @@ func BenchmarkReapInterleaved(b *testing.B) {
 // TTLKV_BENCH_REAP_PROFILE (when set), so that a profile of BenchmarkReap
 // shows the pass alone rather than the load around it. The returned
 // function stops it.
-func profileReap(tb testing.TB) func() {
-	name := os.Getenv("TTLKV_BENCH_REAP_PROFILE")
+func profileReap(tb testing.TB) func() { return profileEnv(tb, "TTLKV_BENCH_REAP_PROFILE") }
+
+// profileEnv starts a CPU profile into the file named by the environment
+// variable env (when set); the returned function stops it.
+func profileEnv(tb testing.TB, env string) func() {
+	name := os.Getenv(env)
 	if name == "" {
 		return func() {}
 	}
@@ -305,9 +309,11 @@ func BenchmarkForegroundImpact(b *testing.B) {
 				reapErr = fmt.Errorf("pass deleted %d, want %d", res.Deleted, fgN)
 			}
 		}()
+		stopProf := profileEnv(b, "TTLKV_BENCH_FG_PROFILE")
 		busy, err := runWriter(write, &next, 0, stop)
 		mustNoErr(b, err, "writer beside the reaper")
 		<-stop
+		stopProf()
 		mustNoErr(b, reapErr, "RunTTLPass")
 		// A pass this large starts a space reclamation as it returns;
 		// the writer goes on until that has finished (reclaimWait at
