@@ -32,6 +32,11 @@ type monitor struct {
 	reclaimAfter int64
 	// reclaims counts background reclamations that finished.
 	reclaims atomic.Int64
+	// reclaimActive is set while a background reclamation runs.
+	reclaimActive atomic.Bool
+	// reclaimHook, if set (tests), runs in a background reclamation
+	// before the store's reclamation.
+	reclaimHook func()
 	// sinceReclaim counts TTL deletes since the last triggered
 	// reclamation; lastReclaim is when it was triggered (under mu).
 	sinceReclaim int64
@@ -313,8 +318,10 @@ func (db *DB) reclaimAsync(flush bool) bool {
 	if !mo.reclaiming.TryLock() {
 		return false
 	}
+	mo.reclaimActive.Store(true)
 	go func() {
 		defer mo.reclaiming.Unlock()
+		defer mo.reclaimActive.Store(false)
 		ctx, cancel := context.WithCancel(context.Background())
 		defer cancel()
 		go func() {
@@ -325,6 +332,9 @@ func (db *DB) reclaimAsync(flush bool) bool {
 			}
 		}()
 		failpoint(FailpointReclaim)
+		if mo.reclaimHook != nil {
+			mo.reclaimHook()
+		}
 		reclaim := db.store.ReclaimBackground
 		if flush {
 			reclaim = db.store.Reclaim

@@ -41,6 +41,8 @@ type Stats struct {
 	// monitor started after large reaps and that have finished (DB.Reclaim
 	// calls are not counted).
 	Reclamations int64
+	// Reclaiming reports whether such a reclamation is running now.
+	Reclaiming bool
 }
 
 // Stats returns the current counters.
@@ -51,7 +53,7 @@ func (db *DB) Stats() Stats {
 		BatchedDeleteBatches: s.bdBatches.Load(), BatchedDeleteDocs: s.bdDocs.Load(),
 		BatchedDeleteStagedBytes: s.bdStagedBytes.Load(), BatchedDeleteTimeMillis: s.bdTimeMS.Load(),
 		Inserted: s.inserted.Load(), Queried: s.queried.Load(), Updated: s.updated.Load(), Deleted: s.deleted.Load(),
-		Reclamations: db.mon.reclaims.Load(),
+		Reclamations: db.mon.reclaims.Load(), Reclaiming: db.mon.reclaimActive.Load(),
 	}
 }
 

@@ -280,10 +280,23 @@ func TestReapReclaimsSpace(t *testing.T) {
 		t.Fatalf("a 10-document pass started %d reclamations", got)
 	}
 	clk.Advance(15 * time.Minute)
+	if db.Stats().Reclaiming {
+		t.Fatal("Stats.Reclaiming before any reclamation started")
+	}
+	release := make(chan struct{})
+	db.mon.reclaimHook = func() { <-release }
 	if r := pass(t, db); r.Deleted != 1800 {
 		t.Fatalf("second pass deleted %d, want 1800", r.Deleted)
 	}
+	if !db.Stats().Reclaiming {
+		t.Fatal("Stats.Reclaiming is false while the reclamation the pass started runs")
+	}
+	close(release)
 	waitReclaim()
+	db.mon.reclaimHook = nil
+	if db.Stats().Reclaiming {
+		t.Fatal("Stats.Reclaiming after the reclamation finished")
+	}
 	if got := db.Stats().Reclamations; got != 1 {
 		t.Fatalf("an 1800-document pass finished %d reclamations, want 1", got)
 	}
