@@ -44,6 +44,21 @@ func (s *Store) Reclaim(ctx context.Context) error { return s.reclaim(ctx, true)
 // matters.
 func (s *Store) ReclaimBackground(ctx context.Context) error { return s.reclaim(ctx, false) }
 
+// TableBytes returns the on-disk size of the store's tables: the data
+// that reclamation rewrites (values of ValueThreshold and more live in
+// the value log and are not counted). It reads Badger's level metadata,
+// not the directory.
+func (s *Store) TableBytes() int64 {
+	if s.closed.Load() {
+		return 0
+	}
+	var n int64
+	for _, t := range s.db.Tables() {
+		n += int64(t.OnDiskSize)
+	}
+	return n
+}
+
 // Commits returns how many commits (transactions, batches, pipelined
 // commits) the store has sent to Badger since it was opened, failed ones
 // included. Two equal readings mean nothing was written between them.

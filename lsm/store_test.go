@@ -374,8 +374,16 @@ func TestReclaim(t *testing.T) {
 		must(t, b.Set(RecordKey(2, uint64(i)), large))
 	}
 	must(t, b.Flush())
+	if tb := s.TableBytes(); tb >= 1<<20 {
+		t.Fatalf("TableBytes = %d before any memtable was flushed on request, want the memtables not counted", tb)
+	}
 	must(t, s.Reclaim(ctx)) // settle: everything in tables
+	tb0 := s.TableBytes()
 	lsm0, vlog0 := s.DiskUsage()
+	// ~6 MiB of small values compress, but not to under 1 MiB.
+	if tb0 < 1<<20 {
+		t.Fatalf("TableBytes = %d after Reclaim, want at least 1 MiB", tb0)
+	}
 	if _, err := s.DeleteRange([]byte{TagRecord}, []byte{TagRecord + 1}); err != nil {
 		t.Fatal(err)
 	}
@@ -391,6 +399,9 @@ func TestReclaim(t *testing.T) {
 	}
 	if lsm1+vlog1 >= lsm0+vlog0 || lsm1 >= lsm0 {
 		t.Fatalf("Reclaim did not shrink the store: %d+%d -> %d+%d", lsm0, vlog0, lsm1, vlog1)
+	}
+	if tb1 := s.TableBytes(); tb1 >= tb0/4 {
+		t.Fatalf("TableBytes = %d after deleting everything and reclaiming, want well under the %d before", tb1, tb0)
 	}
 	cctx, cancel := context.WithCancel(ctx)
 	cancel()
