@@ -8,6 +8,7 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/ttlkv/ttlkv/doc"
@@ -109,6 +110,10 @@ type batchDeleter struct {
 	// batchedDeletes counters count, so that the counters do not depend
 	// on whether writers were active.
 	acc batchAcc
+	// reclaimBytes, if set, is added the encoded size of the documents
+	// of every applied batch (the TTL monitor's share-of-store rule for
+	// space reclamation).
+	reclaimBytes *atomic.Int64
 	// sleep pauses between batches (tests replace it).
 	sleep func(time.Duration)
 	// tryLock, if set (tests), reports false to simulate a writer
@@ -373,6 +378,9 @@ func (bd *batchDeleter) commitGuard(b *batchState, before func() error) func(com
 // once it meets a batch target (or at the end of the run, flushAcc).
 func (bd *batchDeleter) finish(b *batchState) {
 	failpoint(FailpointReapAfterCommit)
+	if bd.reclaimBytes != nil {
+		bd.reclaimBytes.Add(b.staged)
+	}
 	if bd.stats && b.deleted > 0 {
 		if !b.gentle {
 			bd.flushAcc()

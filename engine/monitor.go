@@ -41,6 +41,11 @@ type monitor struct {
 	// reclamation; lastReclaim is when it was triggered (under mu).
 	sinceReclaim int64
 	lastReclaim  time.Time
+	// sinceReclaimBytes is the encoded size of those documents (under
+	// mu); deletedBytes gathers it from the delete batches as they are
+	// applied, and a pass moves it into sinceReclaimBytes.
+	sinceReclaimBytes int64
+	deletedBytes      atomic.Int64
 	// flushOwed is set once a background reclamation has left the
 	// memtables' deletes behind (it does not flush them, which would
 	// pause every writer); a pass that finds the store quiet flushes
@@ -280,11 +285,13 @@ func (db *DB) RunTTLPass(ctx context.Context) (*TTLPassResult, error) {
 	commits := db.store.Commits()
 	mo.mu.Lock()
 	mo.sinceReclaim += res.Deleted
+	mo.sinceReclaimBytes += mo.deletedBytes.Swap(0)
 	due := mo.sinceReclaim >= mo.reclaimAfter &&
-		(mo.lastReclaim.IsZero() || time.Since(mo.lastReclaim) >= reclaimMinGap)
+		(mo.lastReclaim.IsZero() || time.Since(mo.lastReclaim) >= reclaimMinGap) &&
+		mo.sinceReclaimBytes*reclaimStoreShare >= db.store.TableBytes()
 	quiet := !due && mo.flushOwed && res.Deleted == 0 && commits == mo.lastCommits
 	if due {
-		mo.sinceReclaim = 0
+		mo.sinceReclaim, mo.sinceReclaimBytes = 0, 0
 		mo.lastReclaim = time.Now()
 		mo.flushOwed = true
 	}
@@ -302,8 +309,19 @@ func (db *DB) RunTTLPass(ctx context.Context) (*TTLPassResult, error) {
 }
 
 // reclaimAfterDeletes is how many TTL deletes, counted across passes,
-// trigger space reclamation.
+// trigger space reclamation, provided they also make up a share of the
+// store (reclaimStoreShare).
 const reclaimAfterDeletes = 10000
+
+// reclaimStoreShare: the TTL deletes since the last reclamation trigger
+// another only once their documents' encoded size is at least
+// 1/reclaimStoreShare of the store's tables. Reclamation rewrites the
+// whole store, so a fixed count would rewrite a large store every
+// minute under a steady expiry rate; with a share, the rewriting is at
+// most reclaimStoreShare bytes per byte deleted, and a user who expires
+// most of the data still gets the disk back at once. (Encoded sizes are
+// before compression, tables after: this errs toward reclaiming.)
+const reclaimStoreShare = 2
 
 // reclaimMinGap is the least time between two triggered reclamations:
 // Reclaim compacts the whole store, which a fast reaper must not do on
@@ -444,7 +462,7 @@ func (db *DB) ttlVisit(ctx context.Context, t ttlTarget) (deleted int64, more bo
 		return cix != nil && cix.TTL && expiredUnder(cix, d, cutoffFor(now, cix.Expire))
 	}
 	bd := &batchDeleter{db: db, c: t.c, recheck: recheck, stats: batching, yield: true, pipeline: true,
-		recheckPure: true, indexedOnly: true}
+		recheckPure: true, indexedOnly: true, reclaimBytes: &mo.deletedBytes}
 	if batching {
 		bd.targets = db.deleteTargets()
 	}

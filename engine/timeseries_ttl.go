@@ -174,7 +174,8 @@ func (db *DB) timeseriesTTLVisit(ctx context.Context, tg ttlTarget) (deleted int
 		}
 	}
 	defer func() { tsForget(c, bc, reaped) }()
-	bd := &batchDeleter{db: db, c: bc, recheck: recheck, stats: batching, onDelete: onDelete, beforeCommit: tsReapBeforeCommitHook}
+	bd := &batchDeleter{db: db, c: bc, recheck: recheck, stats: batching, onDelete: onDelete, beforeCommit: tsReapBeforeCommitHook,
+		reclaimBytes: &db.mon.deletedBytes}
 	if batching {
 		bd.targets = db.deleteTargets()
 	}

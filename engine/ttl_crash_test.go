@@ -330,6 +330,59 @@ func TestReapReclaimsSpace(t *testing.T) {
 	mustValidate(t, db, "test", "c")
 }
 
+// A pass that deletes reclaimAfter documents or more starts no
+// reclamation while what the passes since the last one deleted is a
+// small share of the store (under 1/reclaimStoreShare of its tables):
+// reclamation rewrites the whole store, and a steady expiry rate must
+// not make it do so every minute. Once the deletes add up to that share,
+// a pass starts one.
+func TestReclaimWaitsForAShareOfTheStore(t *testing.T) {
+	db, clk, _ := openTest(t)
+	mustRun(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"t": 1}, "name": "t_1", "expireAfterSeconds": 0}]}`)
+	now := clk.Now()
+	r := rand.New(rand.NewSource(2))
+	const n = 2000
+	docs := make([]bson.D, n)
+	for i := range docs {
+		pad := make([]byte, 1500) // incompressible, in the tree
+		r.Read(pad)
+		// Document i expires i seconds from now.
+		docs[i] = bson.D{{Key: "_id", Value: int32(i)}, {Key: "t", Value: dt(now.Add(time.Duration(i) * time.Second))}, {Key: "pad", Value: bson.Binary{Data: pad}}}
+	}
+	insertChunked(t, db, "c", docs)
+	if err := db.store.Reclaim(context.Background()); err != nil { // settle: the documents in tables
+		t.Fatal(err)
+	}
+	tables := db.store.TableBytes()
+	db.mon.reclaimAfter = 100
+	waitReclaim := func() {
+		db.mon.reclaiming.Lock()
+		db.mon.reclaiming.Unlock()
+	}
+	// 300 documents, 15% of the store: no reclamation.
+	clk.Advance(299 * time.Second)
+	if r := pass(t, db); r.Deleted != 300 {
+		t.Fatalf("first pass deleted %d, want 300", r.Deleted)
+	}
+	waitReclaim()
+	if got := db.Stats().Reclamations; got != 0 {
+		t.Fatalf("a pass deleting 300 of %d documents (%d bytes of tables) started %d reclamations, want 0", n, tables, got)
+	}
+	// 1100 more, 70% in all: one.
+	clk.Advance(1100 * time.Second)
+	if r := pass(t, db); r.Deleted != 1100 {
+		t.Fatalf("second pass deleted %d, want 1100", r.Deleted)
+	}
+	waitReclaim()
+	if got := db.Stats().Reclamations; got != 1 {
+		t.Fatalf("passes deleting 1400 of %d documents finished %d reclamations, want 1", n, got)
+	}
+	if c := count(t, db, "test", "c"); c != n-1400 {
+		t.Fatalf("%d documents left, want %d", c, n-1400)
+	}
+	mustValidate(t, db, "test", "c")
+}
+
 // sstBytes sums the sizes of the store's table files: the data itself,
 // without the preallocated memtable and value-log files.
 func sstBytes(t *testing.T, dir string) int64 {
