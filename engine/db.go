@@ -57,7 +57,8 @@ type coll struct {
 	wmu     sync.Mutex               // serialises writers of this collection
 	nextRID atomic.Uint64
 	dropped atomic.Bool
-	ext     any // kind-specific state (capped ring, bucketer)
+	ext     any     // kind-specific state (capped ring, bucketer)
+	idb     idBound // upper bound of the _id index's entries; guarded by wmu (idbound.go)
 }
 
 func (c *coll) m() *collMeta { return c.meta.Load() }

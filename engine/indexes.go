@@ -344,6 +344,12 @@ func (db *DB) buildIndexes(ctx context.Context, c *coll, m *collMeta, ixs []*ind
 		if ix.Unique {
 			uniq[i] = map[string]uint64{}
 		}
+		if idBoundKept(m, ix) {
+			// Entries written here do not raise the _id bound: read it
+			// again afterwards (idBound). The _id index is never
+			// rebuilt today; this keeps the invariant if it is.
+			defer c.forgetIDBound()
+		}
 	}
 	p := &plan{c: c, m: m, filter: matchAll}
 	sc := newScanner(p)

@@ -167,7 +167,7 @@ func (db *DB) insertDocs(ctx context.Context, dbName, name string, docs []any, o
 		var newMeta *collMeta
 		var chunkErrs []WriteError
 		stop := false
-		pre, err := db.prefetchUnique(c.m(), prepared[start:min(limit, start+insertChunkDocs)])
+		pre, err := db.prefetchUnique(c, c.m(), prepared[start:min(limit, start+insertChunkDocs)])
 		if err != nil {
 			c.wmu.Unlock()
 			return ids, werrs, err

@@ -21,6 +21,11 @@ type stats struct {
 	bdRefetches   atomic.Int64
 
 	inserted, queried, updated, deleted atomic.Int64
+
+	// Internal, not in Stats (tests): store reads of the unique-key
+	// check (prefetchUnique, writeCtx.hasKey) and reads of an _id
+	// index's last key (coll.loadIDBound).
+	uniqReads, idBoundLoads atomic.Int64
 }
 
 // Stats is a snapshot of the engine's counters, as serverStatus

@@ -84,7 +84,8 @@ func dupKeyErr(m *collMeta, ix *indexMeta, d bson.D) error {
 // 2000-document insert chunk quadratic (benchmarks/RESULTS.md). The
 // snapshot is exact because c.wmu serialises the collection's writers;
 // entries this transaction deleted are skipped (w.txn.Has), and entries
-// it wrote come from w.uniq.
+// it wrote come from w.uniq. An _id key above the collection's _id
+// bound (idBound) needs no read.
 func (w *writeCtx) hasKey(ix *indexMeta, ks []byte, rid uint64) (bool, error) {
 	if other, ok := w.uniq[uniqKey(ix, ks)]; ok && other != rid {
 		live, err := w.txn.Has(lsm.IndexKey(w.m.ID, ix.ID, ks, other))
@@ -107,6 +108,12 @@ func (w *writeCtx) hasKey(ix *indexMeta, ks []byte, rid uint64) (bool, error) {
 		}
 	}
 	pre := append(lsm.IndexPrefix(w.m.ID, ix.ID), ks...)
+	if idBoundKept(w.m, ix) {
+		if above, err := w.c.idAbove(w.m, pre); err != nil || above {
+			return false, err
+		}
+	}
+	w.c.db.stats.uniqReads.Add(1)
 	var found []uint64
 	err := w.c.db.store.View(func(rt *lsm.Txn) error {
 		it := rt.NewIter(lsm.IterOptions{Prefix: pre, KeysOnly: true})
@@ -210,7 +217,7 @@ func (w *writeCtx) insert(rid uint64, d bson.D, raw []byte) error {
 }
 
 // setIndexKey writes one index entry, telling the TTL monitor about
-// keys of TTL indexes.
+// keys of TTL indexes and raising the _id bound (idBound).
 func (w *writeCtx) setIndexKey(ix *indexMeta, k []byte, rid uint64) error {
 	key := lsm.IndexKey(w.m.ID, ix.ID, k, rid)
 	if ix.Unique {
@@ -221,6 +228,13 @@ func (w *writeCtx) setIndexKey(ix *indexMeta, k []byte, rid uint64) error {
 	}
 	if ix.TTL {
 		w.c.db.mon.noteKey(ttlKey{w.m.ID, ix.ID}, key)
+	}
+	if idBoundKept(w.m, ix) {
+		// Before the entry is staged: the bound must cover it from now
+		// on (idBound).
+		if err := w.c.raiseIDBound(w.m, key); err != nil {
+			return err
+		}
 	}
 	return w.txn.Set(key, nil)
 }

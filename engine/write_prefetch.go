@@ -20,9 +20,11 @@ type uniqPrefetch struct {
 }
 
 // prefetchUnique looks up the unique-index keys of docs (nil entries
-// skipped) under catalog entry m. Documents whose keys cannot be
-// computed are left out; hasKey falls back to its own read for them.
-func (db *DB) prefetchUnique(m *collMeta, docs []bson.D) (*uniqPrefetch, error) {
+// skipped) under catalog entry m of c; the caller holds c.wmu.
+// Documents whose keys cannot be computed are left out; hasKey falls
+// back to its own read for them. _id keys above the index's bound
+// (idBound) are covered without a read: no entry holds them.
+func (db *DB) prefetchUnique(c *coll, m *collMeta, docs []bson.D) (*uniqPrefetch, error) {
 	type lookup struct {
 		prefix []byte
 		u      string
@@ -34,6 +36,7 @@ func (db *DB) prefetchUnique(m *collMeta, docs []bson.D) (*uniqPrefetch, error) 
 			continue
 		}
 		base := lsm.IndexPrefix(m.ID, ix.ID)
+		bounded := idBoundKept(m, ix)
 		for _, d := range docs {
 			if d == nil {
 				continue
@@ -48,18 +51,32 @@ func (db *DB) prefetchUnique(m *collMeta, docs []bson.D) (*uniqPrefetch, error) 
 					continue
 				}
 				p.covered[u] = true
-				list = append(list, lookup{append(bytes.Clone(base), k...), u})
+				prefix := append(bytes.Clone(base), k...)
+				if bounded {
+					above, err := c.idAbove(m, prefix)
+					if err != nil {
+						return nil, err
+					}
+					if above {
+						continue // covered, held by no record
+					}
+				}
+				list = append(list, lookup{prefix, u})
 			}
 		}
 	}
-	if len(list) == 0 {
+	if len(p.covered) == 0 {
 		return nil, nil
+	}
+	if len(list) == 0 {
+		return p, nil
 	}
 	sort.Slice(list, func(i, j int) bool { return bytes.Compare(list[i].prefix, list[j].prefix) < 0 })
 	prefixes := make([][]byte, len(list))
 	for i, l := range list {
 		prefixes[i] = l.prefix
 	}
+	db.stats.uniqReads.Add(1)
 	err := db.store.View(func(rt *lsm.Txn) error {
 		return rt.ScanPrefixes(prefixes, func(i int, k []byte) error {
 			if len(k) != len(prefixes[i])+8 {
