@@ -47,6 +47,17 @@ func failpointReclaimAfter(def int64) int64 {
 	return def
 }
 
+// failpointReclaimShare returns 0 (no share-of-store rule) when
+// TTLKV_FAILPOINT_RECLAIM_AFTER is set, else def: the crash harness's
+// small stores must reach FailpointReclaim after its few deletes
+// whatever share of the store they are.
+func failpointReclaimShare(def int64) int64 {
+	if failpointReclaimAfter(0) > 0 {
+		return 0
+	}
+	return def
+}
+
 // failpoint kills the process with SIGKILL when TTLKV_FAILPOINT equals
 // name. It costs one string comparison otherwise. It is a test seam:
 // never set TTLKV_FAILPOINT in production.

@@ -30,6 +30,9 @@ type monitor struct {
 	// reclaimAfter is how many TTL deletes in one pass trigger space
 	// reclamation (reclaimAfterDeletes; tests lower it).
 	reclaimAfter int64
+	// reclaimShare is reclaimStoreShare (0: no share-of-store rule;
+	// the crash harness's seam, failpointReclaimShare).
+	reclaimShare int64
 	// reclaims counts background reclamations that finished.
 	reclaims atomic.Int64
 	// reclaimActive is set while a background reclamation runs.
@@ -77,7 +80,8 @@ type lowWater struct {
 
 func newMonitor(db *DB) *monitor {
 	return &monitor{db: db, wake: make(chan struct{}, 1), stopCh: make(chan struct{}), done: make(chan struct{}),
-		low: map[ttlKey]*lowWater{}, reclaimAfter: failpointReclaimAfter(reclaimAfterDeletes)}
+		low: map[ttlKey]*lowWater{}, reclaimAfter: failpointReclaimAfter(reclaimAfterDeletes),
+		reclaimShare: failpointReclaimShare(reclaimStoreShare)}
 }
 
 func (mo *monitor) start() {
@@ -288,7 +292,7 @@ func (db *DB) RunTTLPass(ctx context.Context) (*TTLPassResult, error) {
 	mo.sinceReclaimBytes += mo.deletedBytes.Swap(0)
 	due := mo.sinceReclaim >= mo.reclaimAfter &&
 		(mo.lastReclaim.IsZero() || time.Since(mo.lastReclaim) >= reclaimMinGap) &&
-		mo.sinceReclaimBytes*reclaimStoreShare >= db.store.TableBytes()
+		(mo.reclaimShare == 0 || mo.sinceReclaimBytes*mo.reclaimShare >= db.store.TableBytes())
 	quiet := !due && mo.flushOwed && res.Deleted == 0 && commits == mo.lastCommits
 	if due {
 		mo.sinceReclaim, mo.sinceReclaimBytes = 0, 0
