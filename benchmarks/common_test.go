@@ -35,19 +35,20 @@ func envInt(name string, def int) int {
 
 // Sizes. Every one is an environment variable so a quick run can shrink it.
 var (
-	benchN       = envInt("TTLKV_BENCH_N", 1_000_000)           // documents for insert, reap, space
-	benchBatch   = envInt("TTLKV_BENCH_BATCH", 1000)            // InsertMany batch size
-	lookupN      = envInt("TTLKV_BENCH_LOOKUP_N", 200_000)      // documents behind the lookup/scan fixture
-	lookups      = envInt("TTLKV_BENCH_LOOKUPS", 50_000)        // point lookups per iteration
-	scanN        = envInt("TTLKV_BENCH_SCAN", 10_000)           // documents per range scan
-	scans        = envInt("TTLKV_BENCH_SCANS", 20)              // range scans per iteration
-	fgN          = envInt("TTLKV_BENCH_FG_N", 500_000)          // expired set reaped beside the writer
-	fgWindowDocs = envInt("TTLKV_BENCH_FG_WINDOW_DOCS", 15_000) // documents reaped per reaper window of BenchmarkForegroundImpact
-	fgIdleShort  = 3 * time.Second                              // BenchmarkForegroundImpact's first idle window (x-idle-tput-3s), BenchmarkWriterAlone's windows
-	reclaimWait  = 2 * time.Minute                              // the longest BenchmarkForegroundImpact waits for the reclamation after its pass
-	queueN       = envInt("TTLKV_BENCH_QUEUE_N", 50_000)        // documents per queue-shape pass
-	queuePasses  = envInt("TTLKV_BENCH_QUEUE_PASSES", 20)
-	deleteN      = envInt("TTLKV_BENCH_DELETE_N", 100_000) // DeleteMany size for the batch-docs sweep
+	benchN      = envInt("TTLKV_BENCH_N", 1_000_000)                                        // documents for insert, reap, space
+	benchBatch  = envInt("TTLKV_BENCH_BATCH", 1000)                                         // InsertMany batch size
+	lookupN     = envInt("TTLKV_BENCH_LOOKUP_N", 200_000)                                   // documents behind the lookup/scan fixture
+	lookups     = envInt("TTLKV_BENCH_LOOKUPS", 50_000)                                     // point lookups per iteration
+	scanN       = envInt("TTLKV_BENCH_SCAN", 10_000)                                        // documents per range scan
+	scans       = envInt("TTLKV_BENCH_SCANS", 20)                                           // range scans per iteration
+	fgN         = envInt("TTLKV_BENCH_FG_N", 500_000)                                       // expired set reaped beside the writer
+	fgIdle      = time.Duration(envInt("TTLKV_BENCH_FG_IDLE_MS", 45000)) * time.Millisecond // each idle window of BenchmarkForegroundImpact
+	fgIdleShort = 3 * time.Second                                                           // BenchmarkForegroundImpact's first seconds of writing (x-idle-tput-3s), BenchmarkWriterAlone's windows
+	fgSpill     = 5 * time.Second                                                           // writing after the pass that counts as the reaper's
+	reclaimWait = 2 * time.Minute                                                           // the longest BenchmarkForegroundImpact waits for the reclamation after its pass
+	queueN      = envInt("TTLKV_BENCH_QUEUE_N", 50_000)                                     // documents per queue-shape pass
+	queuePasses = envInt("TTLKV_BENCH_QUEUE_PASSES", 20)
+	deleteN     = envInt("TTLKV_BENCH_DELETE_N", 100_000) // DeleteMany size for the batch-docs sweep
 )
 
 // Key-space ids the raw-Badger baseline uses: collection 1, the _id
