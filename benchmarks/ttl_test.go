@@ -341,21 +341,24 @@ func stats(lats []time.Duration, d time.Duration) writerStats {
 // TTLKV_BENCH_FG_IDLE_MS; the pass, and fgSpill more of writing, and any
 // space reclamation the pass started; idle again for
 // TTLKV_BENCH_FG_IDLE_MS. Targets (issue 4): throughput beside the
-// reaper >= 0.7x that of both idle windows together (x-idle-tput), p99
-// <= 2x (x-idle-p99).
+// reaper >= 0.7x that of the idle window before it (x-idle-tput), p99
+// <= 2x (x-idle-p99). The same against both idle windows together is
+// reported as x-idle-tput-aba and x-idle-p99-aba: it flatters ttlkv,
+// because the compactions of the reaper's tombstones go on into the
+// window after (there the writer ran at 22–29k writes/s against 38–42k
+// before, while with no reaper the two windows were within 20%).
 //
 // Why so: a writer alone does not run at one rate. Its own flushes and
 // compactions come every few seconds, and its rate over 3 s windows
 // swings between 15k and 39k writes/s (BenchmarkWriterAlone), while the
 // store grows by a million documents a minute; the first seconds after
-// the load are its peak. Idle windows of equal length before and after
-// the reaper phase average over those cycles and bracket the growth
-// (for growth at an even pace, exactly). The fgSpill seconds after the
-// pass count as the reaper's: Badger flushes and compacts the reaper's
-// deletes after it has returned. With TTLKV_BENCH_FG_CONTROL_MS set,
-// the pass is replaced by a sleep that long: the protocol with no
-// reaper, which should give about 1x (RESULTS.md, "Foreground impact:
-// what idle means").
+// the load are its peak. An idle window of 45 s averages over those
+// cycles. The fgSpill seconds after the pass count as the reaper's:
+// Badger flushes and compacts the reaper's deletes after it has
+// returned. With TTLKV_BENCH_FG_CONTROL_MS set, the pass is replaced by
+// a sleep that long: the protocol with no reaper, which gave 0.99x
+// against the window before (RESULTS.md, "Foreground impact: what idle
+// means").
 //
 // The naive baseline runs over raw Badger: a writer committing record +
 // exp index + _id keys per transaction, 3 s idle and then beside
@@ -470,18 +473,19 @@ func BenchmarkForegroundImpact(b *testing.B) {
 		mustNoErr(b, rawReapErr, "raw reap")
 		mustNoErr(b, raw.Close(), "close")
 
-		b.ReportMetric(idle.rate(), "idle-writes/s")
 		b.ReportMetric(idleBefore.rate(), "idle-before-writes/s")
 		b.ReportMetric(idleAfter.rate(), "idle-after-writes/s")
 		b.ReportMetric(idle3.rate(), "idle-3s-writes/s")
 		b.ReportMetric(busy.rate(), "reap-writes/s")
 		b.ReportMetric(pass.rate(), "pass-writes/s")
 		b.ReportMetric(spill.rate(), "spill-writes/s")
-		b.ReportMetric(busy.rate()/idle.rate(), "x-idle-tput")
+		b.ReportMetric(busy.rate()/idleBefore.rate(), "x-idle-tput")
+		b.ReportMetric(busy.rate()/idle.rate(), "x-idle-tput-aba")
 		b.ReportMetric(busy.rate()/idle3.rate(), "x-idle-tput-3s")
-		b.ReportMetric(ms(idle.p99), "idle-p99-ms")
+		b.ReportMetric(ms(idleBefore.p99), "idle-p99-ms")
 		b.ReportMetric(ms(busy.p99), "reap-p99-ms")
-		b.ReportMetric(ms(busy.p99)/ms(idle.p99), "x-idle-p99")
+		b.ReportMetric(ms(busy.p99)/ms(idleBefore.p99), "x-idle-p99")
+		b.ReportMetric(ms(busy.p99)/ms(idle.p99), "x-idle-p99-aba")
 		b.ReportMetric(ms(busy.p99)/ms(idle3.p99), "x-idle-p99-3s")
 		b.ReportMetric(ms(busy.max), "reap-max-ms")
 		b.ReportMetric(ms(idle.max), "idle-max-ms")
