@@ -55,9 +55,7 @@ func (c *coll) loadIDBound(m *collMeta) error {
 	if b.known && b.coll == m.ID {
 		return nil
 	}
-	// The reverse iterator lands on the key before PrefixEnd(pre); no
-	// stored key equals PrefixEnd(pre) (an index prefix alone), which
-	// Badger's prefix check would stop at.
+	// The reverse iterator's first key is the index's last.
 	pre := lsm.IndexPrefix(m.ID, idIndexID)
 	var last []byte
 	err := c.db.store.View(func(rt *lsm.Txn) error {

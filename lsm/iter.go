@@ -2,6 +2,7 @@ package lsm
 
 import (
 	"bytes"
+	"errors"
 
 	badger "github.com/dgraph-io/badger/v4"
 )
@@ -70,7 +71,7 @@ func (t *Txn) NewIter(o IterOptions) *Iter {
 		return it
 	}
 	bo := badger.IteratorOptions{Reverse: o.Reverse, PrefetchValues: false}
-	if len(o.Prefix) > 0 && PrefixEnd(o.Prefix) != nil {
+	if len(o.Prefix) > 0 && PrefixEnd(o.Prefix) != nil && !(o.Reverse && endStored(t, it.hi, o.Prefix)) {
 		// Badger stops at the first key without its Prefix and uses it to
 		// skip tables; positioning is done here with Seek.
 		bo.Prefix = append([]byte(nil), o.Prefix...)
@@ -78,6 +79,20 @@ func (t *Txn) NewIter(o IterOptions) *Iter {
 	it.it = t.t.NewIterator(bo)
 	t.iters = append(t.iters, it)
 	return it
+}
+
+// endStored reports whether a reverse iteration's upper bound hi lies
+// outside prefix and is a stored key (or cannot be told not to be).
+// Badger's reverse seek to hi lands on hi itself, and with Badger's
+// Prefix set the iteration would stop there, before every key with the
+// prefix: such an iteration goes without Badger's Prefix (and its
+// skipping of tables) and steps over hi itself.
+func endStored(t *Txn, hi, prefix []byte) bool {
+	if hi == nil || bytes.HasPrefix(hi, prefix) {
+		return false
+	}
+	_, err := t.t.Get(hi)
+	return !errors.Is(err, badger.ErrKeyNotFound)
 }
 
 // Next advances to the next key and reports whether there is one. The

@@ -165,6 +165,10 @@ func TestIterBounds(t *testing.T) {
 		{"empty range", IterOptions{Lower: []byte{2}, Upper: []byte{2}}, ""},
 		{"missing prefix", IterOptions{Prefix: []byte{9}}, ""},
 		{"prefix ff", IterOptions{Prefix: []byte{0xff}, Reverse: true}, ""},
+		// The key right after the prefix's range (PrefixEnd, here 1d) is
+		// stored: Badger's reverse seek lands on it.
+		{"prefix reverse, range end stored", IterOptions{Prefix: []byte{1, 'c'}, Reverse: true}, "1c"},
+		{"prefix reverse, range end stored, bounded", IterOptions{Prefix: []byte{1, 'c'}, Lower: []byte{1, 'c'}, Upper: []byte{1, 'd'}, Reverse: true}, "1c"},
 	} {
 		if got := scan(tc.o); got != tc.want {
 			t.Errorf("%s: got %q, want %q", tc.name, got, tc.want)
