@@ -706,31 +706,6 @@ func cappedErr(c *coll, err error) error {
 	return cappedFailedErr(c, err)
 }
 
-// cappedUpdate rewrites record rid (a ring sequence) of capped collection
-// c in place, from the document encoded as oldRaw to newRaw (msgpack).
-func (db *DB) cappedUpdate(c *coll, rid uint64, oldRaw, newRaw []byte) error {
-	st, err := cappedOf(c)
-	if err != nil {
-		return err
-	}
-	od, err := doc.Unmarshal(oldRaw)
-	if err != nil {
-		return err
-	}
-	nd, err := doc.Unmarshal(newRaw)
-	if err != nil {
-		return err
-	}
-	it := st.ring.Scan(rid, false)
-	if !it.Next() || it.Record().Seq != rid {
-		if it.Err() != nil {
-			return cappedErr(c, it.Err())
-		}
-		return doc.Errorf(doc.CodeCappedPositionLost, "capped record %d no longer exists", rid)
-	}
-	return cappedOverwrite(c, st, it.Record(), od, nd, newRaw)
-}
-
 // cappedOverwrite replaces rec (holding oldDoc) with newDoc (encoded as
 // msg). A change of the document's BSON size is 10003, as in MongoDB; so
 // is the rare same-size update whose storage encoding no longer fits the

@@ -887,11 +887,6 @@ func (db *DB) applyUpdates(c *coll, rids []uint64, f *query.Filter, u *query.Upd
 			if merr != nil {
 				return merr
 			}
-			if m.Kind == kindCapped {
-				if err := db.cappedUpdate(c, rid, raw, nraw); err != nil {
-					return err
-				}
-			}
 			if err := w.replace(rid, d, nd, nraw); err != nil {
 				if _, user := asUserError(err); user {
 					stopErr, matched = err, matched-1
