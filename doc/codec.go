@@ -270,12 +270,8 @@ func putDecoder(d *decoder) {
 func Unmarshal(b []byte) (bson.D, error) {
 	d := getDecoder(b)
 	defer putDecoder(d)
-	c, err := d.peek()
-	if err != nil {
+	if err := d.topMap(); err != nil {
 		return nil, err
-	}
-	if !isMapCode(c) {
-		return nil, corruptf("top level is msgpack code 0x%02x, not a map", c)
 	}
 	doc, err := d.doc(1)
 	if err != nil {
@@ -311,6 +307,19 @@ func isArrayCode(c byte) bool {
 }
 
 func (d *decoder) pos() int { return len(d.b) - d.r.Len() }
+
+// topMap checks that the input starts with a msgpack map, as every
+// encoded document does, without consuming it.
+func (d *decoder) topMap() error {
+	c, err := d.peek()
+	if err != nil {
+		return err
+	}
+	if !isMapCode(c) {
+		return corruptf("top level is msgpack code 0x%02x, not a map", c)
+	}
+	return nil
+}
 
 func (d *decoder) peek() (byte, error) {
 	if d.r.Len() == 0 {

@@ -19,12 +19,8 @@ import (
 func UnmarshalFields(b []byte, names []string) (bson.D, error) {
 	d := getDecoder(b)
 	defer putDecoder(d)
-	c, err := d.peek()
-	if err != nil {
+	if err := d.topMap(); err != nil {
 		return nil, err
-	}
-	if !isMapCode(c) {
-		return nil, corruptf("top level is msgpack code 0x%02x, not a map", c)
 	}
 	n, err := d.dec.DecodeMapLen()
 	if err != nil {
