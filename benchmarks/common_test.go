@@ -230,14 +230,19 @@ func rawLoad(tb testing.TB, db *badger.DB, from, to int, field string, withID bo
 	}
 }
 
+// rawKeyIter is a keys-only raw Badger iterator over prefix.
+func rawKeyIter(txn *badger.Txn, prefix []byte) *badger.Iterator {
+	o := badger.DefaultIteratorOptions
+	o.PrefetchValues = false
+	o.Prefix = prefix
+	return txn.NewIterator(o)
+}
+
 // countKeys counts the live keys under prefix.
 func countKeys(db *badger.DB, prefix []byte) (int, error) {
 	n := 0
 	err := db.View(func(txn *badger.Txn) error {
-		o := badger.DefaultIteratorOptions
-		o.PrefetchValues = false
-		o.Prefix = prefix
-		it := txn.NewIterator(o)
+		it := rawKeyIter(txn, prefix)
 		defer it.Close()
 		for it.Rewind(); it.Valid(); it.Next() {
 			n++

@@ -189,10 +189,7 @@ func BenchmarkIndexRangeScan(b *testing.B) {
 			start = time.Now()
 			got = 0
 			err = f.raw.View(func(txn *badger.Txn) error {
-				o := badger.DefaultIteratorOptions
-				o.PrefetchValues = false
-				o.Prefix = lsm.IndexPrefix(rawColl, rawSecIx)
-				itr := txn.NewIterator(o)
+				itr := rawKeyIter(txn, lsm.IndexPrefix(rawColl, rawSecIx))
 				defer itr.Close()
 				seek := append(lsm.IndexPrefix(rawColl, rawSecIx), lsm.AppendKey(nil, lo, false)...)
 				for itr.Seek(seek); itr.Valid() && got < scanN; itr.Next() {

@@ -62,10 +62,7 @@ func rawReapKeys(db *badger.DB, lo []byte, cutoff time.Time, withID bool) (int, 
 	defer wb.Cancel()
 	n := 0
 	err := db.View(func(txn *badger.Txn) error {
-		o := badger.DefaultIteratorOptions
-		o.PrefetchValues = false
-		o.Prefix = prefix
-		it := txn.NewIterator(o)
+		it := rawKeyIter(txn, prefix)
 		defer it.Close()
 		for it.Seek(lo); it.Valid(); it.Next() {
 			k := it.Item().KeyCopy(nil)
