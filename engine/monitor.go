@@ -226,6 +226,14 @@ func (db *DB) RunTTLPass(ctx context.Context) (*TTLPassResult, error) {
 	res := &TTLPassResult{}
 	per := map[ttlKey]*TTLIndexResult{}
 	var order []ttlKey
+	// stopped ends a pass that failed or was cancelled: what it deleted
+	// still counts toward reclamation.
+	stopped := func(err error) (*TTLPassResult, error) {
+		mo.mu.Lock()
+		mo.sinceReclaim += res.Deleted
+		mo.mu.Unlock()
+		return res, err
+	}
 	for {
 		subStart := time.Now()
 		subTarget := time.Duration(db.params.int("ttlMonitorSubPassTargetSecs")) * time.Second
@@ -236,7 +244,8 @@ func (db *DB) RunTTLPass(ctx context.Context) (*TTLPassResult, error) {
 			queue = queue[1:]
 			n, more, err := db.ttlVisit(ctx, t)
 			if err != nil {
-				return res, err
+				res.Deleted += n
+				return stopped(err)
 			}
 			if mo.visitHook != nil {
 				mo.visitHook(t.name, n, more)
@@ -270,7 +279,7 @@ func (db *DB) RunTTLPass(ctx context.Context) (*TTLPassResult, error) {
 			break
 		}
 		if err := ctxErr(ctx); err != nil {
-			return res, err
+			return stopped(err)
 		}
 	}
 	db.stats.ttlPasses.Add(1)
