@@ -1,0 +1,206 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+)
+
+// catchUp.step: a lag that grows by more than a tenth of the clock time
+// over a window of at least catchUpWindow climbs one level (up to
+// maxCatchUp); a lag that holds or shrinks keeps the level; a lag at or
+// below the floor resets it.
+func TestCatchUpStep(t *testing.T) {
+	const floor = 2 * time.Second
+	s := func(d float64) time.Duration { return time.Duration(d * float64(time.Second)) }
+	at := func(sec float64) bson.DateTime { return bson.DateTime(1_700_000_000_000 + int64(sec*1000)) }
+	type obs struct {
+		sec  float64 // clock time of the visit
+		lag  float64 // seconds
+		want int
+	}
+	for _, tc := range []struct {
+		name string
+		obs  []obs
+	}{
+		{"caught up stays at 0", []obs{{0, 1, 0}, {10, 2, 0}, {20, 0, 0}}},
+		{"a growing lag climbs once per window", []obs{{0, 10, 0}, {5, 12, 1}, {10, 14, 2}, {15, 16, 3}, {20, 18, 4}, {25, 20, 4}}},
+		{"comparisons wait for a window", []obs{{0, 10, 0}, {1, 11, 0}, {4.9, 14, 0}, {5, 15, 1}, {6, 16, 1}}},
+		{"growth of a tenth of the time or less holds", []obs{{0, 10, 0}, {5, 10.5, 0}, {10, 11, 0}}},
+		{"growth just over a tenth climbs", []obs{{0, 10, 0}, {5, 10.6, 1}}},
+		{"a shrinking lag keeps the level", []obs{{0, 10, 0}, {5, 15, 1}, {10, 20, 2}, {15, 12, 2}, {20, 6, 2}}},
+		{"caught up resets", []obs{{0, 10, 0}, {5, 15, 1}, {10, 20, 2}, {15, 2, 0}, {20, 2.4, 0}, {25, 5, 1}}},
+		{"a one-off backlog does not climb", []obs{{0, 3600, 0}, {5, 3500, 0}, {10, 3000, 0}, {15, 100, 0}, {20, 0, 0}}},
+		{"a clock moved back restarts the window", []obs{{10, 10, 0}, {0, 20, 0}, {4, 30, 0}, {5, 31, 1}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var cu catchUp
+			for i, o := range tc.obs {
+				if got := cu.step(s(o.lag), at(o.sec), floor); got != o.want {
+					t.Fatalf("observation %d (t=%vs, lag %vs): level %d, want %d", i, o.sec, o.lag, got, o.want)
+				}
+			}
+		})
+	}
+}
+
+// A gentle sub-batch at catch-up level L holds gentleDocs<<L documents,
+// and the pause after a contended batch is its time>>L.
+func TestCatchUpLevelLoosensGentleReaping(t *testing.T) {
+	for level := 0; level <= maxCatchUp; level++ {
+		t.Run(fmt.Sprint("level ", level), func(t *testing.T) {
+			db, clk, _ := openTest(t)
+			now := clk.Now()
+			mustRun(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"t": 1}, "name": "t_1", "expireAfterSeconds": 10}]}`)
+			const n = 400
+			docs := make([]bson.D, n)
+			rids := make([]uint64, n)
+			for i := range docs {
+				docs[i] = bson.D{{Key: "_id", Value: i}, {Key: "t", Value: dt(now.Add(-time.Hour))}}
+				rids[i] = uint64(i + 1)
+			}
+			insertChunked(t, db, "c", docs)
+			commits := 0
+			bd := &batchDeleter{db: db, c: db.lookup("test", "c"), targets: deleteTargets{docs: 100}, yield: true, pipeline: true,
+				recheck: func(*collMeta, bson.D) bool { return true }, level: level,
+				tryLock: func() bool { commits++; return false }, // a writer at every commit
+				sleep:   func(time.Duration) {}}
+			got, err := bd.run(context.Background(), rids, nil)
+			if err != nil || got != n {
+				t.Fatalf("deleted %d, err %v", got, err)
+			}
+			// The first batch (100, the docs target) finds the writer;
+			// from then on the run is gentle.
+			sub := min(gentleDocs<<level, 100)
+			if want := 1 + (n-100+sub-1)/sub; commits != want {
+				t.Fatalf("%d commits, want %d (sub-batches of %d)", commits, want, sub)
+			}
+			if took := 32 * time.Millisecond; bd.yieldFor(took) != took>>level {
+				t.Fatalf("pause after a %v batch: %v, want %v", took, bd.yieldFor(took), took>>level)
+			}
+		})
+	}
+}
+
+// Through the monitor: documents expiring faster than the reaper deletes
+// them (ttlIndexDeleteTargetDocs 50 per visit, 100 more expiring per
+// second of clock) make the index's lag grow, and its catch-up level
+// climbs to the top, is reported in Stats and logged; once the reaper
+// has caught up the level drops back to 0. A one-off backlog that the
+// reaper eats through faster than the clock moves does not climb.
+func TestCatchUpThroughTheMonitor(t *testing.T) {
+	var mu sync.Mutex
+	var logs []string
+	clk := newClock()
+	db, err := Open(t.TempDir(), Options{Clock: clk.Now, DisableTTLMonitor: true,
+		Logf: func(f string, args ...any) { mu.Lock(); logs = append(logs, fmt.Sprintf(f, args...)); mu.Unlock() }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	mustRun(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"t": 1}, "name": "t_1", "expireAfterSeconds": 0}]}`)
+	db.SetParameter("ttlMonitorSleepSecs", 1)
+	db.SetParameter("ttlIndexDeleteTargetDocs", 50)
+	key := ttlKey{db.lookup("test", "c").m().ID, indexByID(db.lookup("test", "c").m(), 2).ID}
+	level := func() int {
+		db.mon.mu.Lock()
+		defer db.mon.mu.Unlock()
+		if lw := db.mon.low[key]; lw != nil {
+			return lw.catchUp.level
+		}
+		return -1
+	}
+	if ix := indexByID(db.lookup("test", "c").m(), 2); ix == nil || ix.Name != "t_1" {
+		t.Fatalf("index 2 is %v, want t_1", ix)
+	}
+
+	// A one-off backlog: 2,000 documents an hour old, 100 ms apart
+	// (200 s of dates); each visit deletes 50 (5 s of dates) while the
+	// clock moves 1 s.
+	start := clk.Now().Add(-time.Hour)
+	var docs []bson.D
+	for i := 0; i < 2000; i++ {
+		docs = append(docs, bson.D{{Key: "_id", Value: i}, {Key: "t", Value: dt(start.Add(time.Duration(i) * 100 * time.Millisecond))}})
+	}
+	insertChunked(t, db, "c", docs)
+	maxLevel := 0
+	db.mon.visitHook = func(string, int64, bool) {
+		maxLevel = max(maxLevel, level())
+		clk.Advance(time.Second)
+	}
+	if r := pass(t, db); r.Deleted != 2000 {
+		t.Fatalf("backlog pass deleted %d, want 2000", r.Deleted)
+	}
+	if maxLevel != 0 {
+		t.Fatalf("a one-off backlog climbed to catch-up level %d", maxLevel)
+	}
+
+	// Expiry outpacing the reaper: after every visit the clock moves 1 s
+	// and 100 documents expire in it.
+	next := 10000
+	expireIn := func(base time.Time) {
+		var docs []bson.D
+		for i := 0; i < 100; i++ {
+			docs = append(docs, bson.D{{Key: "_id", Value: next}, {Key: "t", Value: dt(base.Add(time.Duration(i) * 10 * time.Millisecond))}})
+			next++
+		}
+		insertChunked(t, db, "c", docs)
+	}
+	clk.Advance(time.Second)
+	expireIn(clk.Now().Add(-time.Second))
+	db.mon.visitHook = func(_ string, _ int64, _ bool) {
+		maxLevel = max(maxLevel, level())
+		if next >= 10000+3000 {
+			return // the writer stops; the reaper catches up
+		}
+		clk.Advance(time.Second)
+		expireIn(clk.Now().Add(-time.Second))
+	}
+	// The visits' delete runs reap at the index's level.
+	maxRunLevel := 0
+	db.mon.deleterHook = func(bd *batchDeleter) {
+		bd.tryLock = func() bool { maxRunLevel = max(maxRunLevel, bd.level); return true }
+	}
+	sawBehind := false
+	db.mon.visitStartHook = func() {
+		if db.Stats().TTLIndexesBehind == 1 {
+			sawBehind = true
+		}
+	}
+	pass(t, db)
+	if maxLevel != maxCatchUp {
+		t.Fatalf("expiry outpacing the reaper climbed to level %d, want %d", maxLevel, maxCatchUp)
+	}
+	if maxRunLevel != maxCatchUp {
+		t.Fatalf("the visits' delete runs reaped at level %d at most, want %d", maxRunLevel, maxCatchUp)
+	}
+	if !sawBehind {
+		t.Fatalf("Stats never reported the index behind")
+	}
+	// The pass ended with everything reaped: the next visit finds no
+	// lag and resets the level.
+	db.mon.visitHook = nil
+	pass(t, db)
+	if l := level(); l != 0 {
+		t.Fatalf("caught up, level %d, want 0", l)
+	}
+	if n := db.Stats().TTLIndexesBehind; n != 0 {
+		t.Fatalf("Stats().TTLIndexesBehind = %d after catching up, want 0", n)
+	}
+	if n := count(t, db, "test", "c"); n != 0 {
+		t.Fatalf("%d documents left", n)
+	}
+	mu.Lock()
+	all := strings.Join(logs, "\n")
+	mu.Unlock()
+	for _, want := range []string{"test.c index t_1 is", "losing ground", fmt.Sprintf("catch-up level %d", maxCatchUp), "test.c index t_1 has caught up"} {
+		if !strings.Contains(all, want) {
+			t.Fatalf("log lacks %q:\n%s", want, all)
+		}
+	}
+}
