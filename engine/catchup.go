@@ -14,22 +14,27 @@ import (
 // would then outrun it, and the expired documents would pile up
 // without bound. So each TTL index's reaper watches its lag: how long
 // ago the oldest expired document it has yet to delete expired, taken
-// at the start of each visit. A lag that keeps growing means expiry is
-// outpacing the reaper; it then climbs a catch-up level, at which its
-// sub-batches are twice as large and its pauses half as long as at the
-// level below. Once it has caught up it is gentle again.
+// at the start of each visit. A lag above the floor (catchUpFloor)
+// that keeps growing means expiry is outpacing the reaper; it then
+// climbs a catch-up level, at which its sub-batches are twice as large
+// and its pauses half as long as at the level below, and at the top
+// level it does not yield at all (as MongoDB's TTL monitor never
+// does): the writers slow down until the reaper keeps up. A lag back
+// under the floor steps one level down per window, so the level
+// settles where the reaper just keeps pace.
 //
 // A one-off backlog (an old batch of documents expiring together, or a
 // database reopened after downtime) does not climb: the reaper works
 // through it oldest first, so its lag shrinks as it goes.
 const (
-	// maxCatchUp is the highest level: 128-document sub-batches and
+	// maxCatchUp is the top level, at which the reaper does not yield
+	// to writers. Level maxCatchUp-1 has 128-document sub-batches and
 	// pauses a sixteenth as long as the sub-batch (about 94% of the
 	// time reaping while writers are active, against 50% at level 0).
-	maxCatchUp = 4
-	// catchUpWindow is how much clock time a lag is compared over.
-	catchUpWindow = 5 * time.Second
-	// catchUpGrowth: a lag that grew by more than this share of the
+	maxCatchUp = 5
+	// catchUpWindow is the least clock time a lag is compared over.
+	catchUpWindow = 3 * time.Second
+	// catchUpGrowth: a lag that grew by more than 1/catchUpGrowth of the
 	// window's time is losing ground (the reaper deletes less than
 	// about 90% of what expires meanwhile).
 	catchUpGrowth = 10
@@ -43,28 +48,33 @@ type catchUp struct {
 	hasRef bool
 }
 
-// catchUpFloor is the lag below which a reaper counts as caught up:
-// twice the monitor's interval, since a reaper that keeps up still
+// catchUpFloor is the lag at or below which a reaper counts as caught
+// up: twice the monitor's interval, since a reaper that keeps up still
 // leaves up to one interval of expired documents between passes.
 func (db *DB) catchUpFloor() time.Duration {
 	return 2 * time.Duration(db.params.int("ttlMonitorSleepSecs")) * time.Second
 }
 
 // step moves the state with lag, observed at clock time now, and
-// returns the new level.
+// returns the new level: once at least catchUpWindow has passed since
+// the last comparison, one level down if the lag is at or under floor,
+// one up if it is above and grew by more than a tenth of the time.
 func (cu *catchUp) step(lag time.Duration, now bson.DateTime, floor time.Duration) int {
+	if !cu.hasRef || now < cu.refAt {
+		cu.refLag, cu.refAt, cu.hasRef = lag, now, true
+		return cu.level
+	}
+	elapsed := time.Duration(now-cu.refAt) * time.Millisecond
+	if elapsed < catchUpWindow {
+		return cu.level
+	}
 	switch {
 	case lag <= floor:
-		cu.level, cu.refLag, cu.refAt, cu.hasRef = 0, lag, now, true
-	case !cu.hasRef || now < cu.refAt:
-		cu.refLag, cu.refAt, cu.hasRef = lag, now, true
-	case time.Duration(now-cu.refAt)*time.Millisecond >= catchUpWindow:
-		elapsed := time.Duration(now-cu.refAt) * time.Millisecond
-		if lag-cu.refLag > elapsed/catchUpGrowth && cu.level < maxCatchUp {
-			cu.level++
-		}
-		cu.refLag, cu.refAt = lag, now
+		cu.level = max(cu.level-1, 0)
+	case lag-cu.refLag > elapsed/catchUpGrowth:
+		cu.level = min(cu.level+1, maxCatchUp)
 	}
+	cu.refLag, cu.refAt = lag, now
 	return cu.level
 }
 
@@ -97,10 +107,13 @@ func (db *DB) noteLag(lw *lowWater, lag time.Duration, now bson.DateTime, ns, in
 	level := lw.catchUp.step(lag, now, db.catchUpFloor())
 	mo.mu.Unlock()
 	switch {
-	case level > was:
-		db.logf("ttl: %s index %s is %v behind and losing ground: reaping less gently (catch-up level %d)",
-			ns, index, lag.Round(time.Millisecond), level)
-	case level < was:
+	case was == 0 && level > 0:
+		db.logf("ttl: %s index %s is %v behind and losing ground: reaping less gently",
+			ns, index, lag.Round(time.Millisecond))
+	case was < maxCatchUp && level == maxCatchUp:
+		db.logf("ttl: %s index %s is %v behind and still losing ground: reaping without yielding to writers",
+			ns, index, lag.Round(time.Millisecond))
+	case level == 0 && was > 0:
 		db.logf("ttl: %s index %s has caught up", ns, index)
 	}
 	return level

@@ -11,10 +11,11 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
 
-// catchUp.step: a lag that grows by more than a tenth of the clock time
-// over a window of at least catchUpWindow climbs one level (up to
-// maxCatchUp); a lag that holds or shrinks keeps the level; a lag at or
-// below the floor resets it.
+// catchUp.step: once at least catchUpWindow of clock time has passed
+// since the last comparison, a lag above the floor that grew by more
+// than a tenth of that time climbs one level (up to maxCatchUp); one
+// that grew less, or shrank, keeps the level; a lag at or under the
+// floor steps one level down.
 func TestCatchUpStep(t *testing.T) {
 	const floor = 2 * time.Second
 	s := func(d float64) time.Duration { return time.Duration(d * float64(time.Second)) }
@@ -29,14 +30,14 @@ func TestCatchUpStep(t *testing.T) {
 		obs  []obs
 	}{
 		{"caught up stays at 0", []obs{{0, 1, 0}, {10, 2, 0}, {20, 0, 0}}},
-		{"a growing lag climbs once per window", []obs{{0, 10, 0}, {5, 12, 1}, {10, 14, 2}, {15, 16, 3}, {20, 18, 4}, {25, 20, 4}}},
-		{"comparisons wait for a window", []obs{{0, 10, 0}, {1, 11, 0}, {4.9, 14, 0}, {5, 15, 1}, {6, 16, 1}}},
-		{"growth of a tenth of the time or less holds", []obs{{0, 10, 0}, {5, 10.5, 0}, {10, 11, 0}}},
-		{"growth just over a tenth climbs", []obs{{0, 10, 0}, {5, 10.6, 1}}},
-		{"a shrinking lag keeps the level", []obs{{0, 10, 0}, {5, 15, 1}, {10, 20, 2}, {15, 12, 2}, {20, 6, 2}}},
-		{"caught up resets", []obs{{0, 10, 0}, {5, 15, 1}, {10, 20, 2}, {15, 2, 0}, {20, 2.4, 0}, {25, 5, 1}}},
-		{"a one-off backlog does not climb", []obs{{0, 3600, 0}, {5, 3500, 0}, {10, 3000, 0}, {15, 100, 0}, {20, 0, 0}}},
-		{"a clock moved back restarts the window", []obs{{10, 10, 0}, {0, 20, 0}, {4, 30, 0}, {5, 31, 1}}},
+		{"a growing lag climbs once per window", []obs{{0, 10, 0}, {3, 12, 1}, {6, 14, 2}, {9, 16, 3}, {12, 18, 4}, {15, 20, 5}, {18, 22, 5}}},
+		{"comparisons wait for a window", []obs{{0, 10, 0}, {1, 11, 0}, {2.9, 14, 0}, {3, 15, 1}, {4, 16, 1}}},
+		{"growth of a tenth of the time or less holds", []obs{{0, 10, 0}, {3, 10.3, 0}, {6, 10.6, 0}}},
+		{"growth just over a tenth climbs", []obs{{0, 10, 0}, {3, 10.4, 1}}},
+		{"a shrinking lag above the floor keeps the level", []obs{{0, 10, 0}, {3, 15, 1}, {6, 20, 2}, {9, 12, 2}, {12, 6, 2}}},
+		{"caught up steps down a level per window", []obs{{0, 10, 0}, {3, 15, 1}, {6, 20, 2}, {9, 2, 1}, {10, 1, 1}, {12, 1, 0}, {15, 0, 0}}},
+		{"a one-off backlog does not climb", []obs{{0, 3600, 0}, {3, 3500, 0}, {6, 3000, 0}, {9, 100, 0}, {12, 0, 0}}},
+		{"a clock moved back restarts the window", []obs{{10, 10, 0}, {0, 20, 0}, {2, 30, 0}, {3, 31, 1}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var cu catchUp
@@ -49,10 +50,12 @@ func TestCatchUpStep(t *testing.T) {
 	}
 }
 
-// A gentle sub-batch at catch-up level L holds gentleDocs<<L documents,
-// and the pause after a contended batch is its time>>L.
+// Below the top catch-up level, a gentle sub-batch at level L holds
+// gentleDocs<<L documents, and the pause after a contended batch is its
+// time>>L. (At the top level the visit does not yield at all:
+// TestCatchUpThroughTheMonitor.)
 func TestCatchUpLevelLoosensGentleReaping(t *testing.T) {
-	for level := 0; level <= maxCatchUp; level++ {
+	for level := 0; level < maxCatchUp; level++ {
 		t.Run(fmt.Sprint("level ", level), func(t *testing.T) {
 			db, clk, _ := openTest(t)
 			now := clk.Now()
@@ -90,9 +93,10 @@ func TestCatchUpLevelLoosensGentleReaping(t *testing.T) {
 // Through the monitor: documents expiring faster than the reaper deletes
 // them (ttlIndexDeleteTargetDocs 50 per visit, 100 more expiring per
 // second of clock) make the index's lag grow, and its catch-up level
-// climbs to the top, is reported in Stats and logged; once the reaper
-// has caught up the level drops back to 0. A one-off backlog that the
-// reaper eats through faster than the clock moves does not climb.
+// climbs to the top, where the visits' delete runs do not yield; Stats
+// and the log report it. Once the reaper has caught up the level steps
+// down one per window to 0. A one-off backlog that the reaper eats
+// through faster than the clock moves does not climb.
 func TestCatchUpThroughTheMonitor(t *testing.T) {
 	var mu sync.Mutex
 	var logs []string
@@ -161,10 +165,17 @@ func TestCatchUpThroughTheMonitor(t *testing.T) {
 		clk.Advance(time.Second)
 		expireIn(clk.Now().Add(-time.Second))
 	}
-	// The visits' delete runs reap at the index's level.
+	// The visits' delete runs reap at the index's level, and yield to
+	// writers below the top one only.
 	maxRunLevel := 0
 	db.mon.deleterHook = func(bd *batchDeleter) {
-		bd.tryLock = func() bool { maxRunLevel = max(maxRunLevel, bd.level); return true }
+		bd.tryLock = func() bool {
+			maxRunLevel = max(maxRunLevel, bd.level)
+			if bd.yield != (bd.level < maxCatchUp) {
+				t.Errorf("a run at level %d has yield %v", bd.level, bd.yield)
+			}
+			return true
+		}
 	}
 	sawBehind := false
 	db.mon.visitStartHook = func() {
@@ -182,12 +193,15 @@ func TestCatchUpThroughTheMonitor(t *testing.T) {
 	if !sawBehind {
 		t.Fatalf("Stats never reported the index behind")
 	}
-	// The pass ended with everything reaped: the next visit finds no
-	// lag and resets the level.
+	// The pass ended with everything reaped: from now on visits find no
+	// lag, and the level steps down one per window.
 	db.mon.visitHook = nil
-	pass(t, db)
-	if l := level(); l != 0 {
-		t.Fatalf("caught up, level %d, want 0", l)
+	for want := maxCatchUp - 1; want >= 0; want-- {
+		clk.Advance(catchUpWindow)
+		pass(t, db)
+		if l := level(); l != want {
+			t.Fatalf("caught up, level %d, want %d", l, want)
+		}
 	}
 	if n := db.Stats().TTLIndexesBehind; n != 0 {
 		t.Fatalf("Stats().TTLIndexesBehind = %d after catching up, want 0", n)
@@ -198,7 +212,7 @@ func TestCatchUpThroughTheMonitor(t *testing.T) {
 	mu.Lock()
 	all := strings.Join(logs, "\n")
 	mu.Unlock()
-	for _, want := range []string{"test.c index t_1 is", "losing ground", fmt.Sprintf("catch-up level %d", maxCatchUp), "test.c index t_1 has caught up"} {
+	for _, want := range []string{"test.c index t_1 is", "losing ground: reaping less gently", "reaping without yielding to writers", "test.c index t_1 has caught up"} {
 		if !strings.Contains(all, want) {
 			t.Fatalf("log lacks %q:\n%s", want, all)
 		}

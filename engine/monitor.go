@@ -512,6 +512,7 @@ func (db *DB) ttlVisit(ctx context.Context, t ttlTarget) (deleted int64, more bo
 				// The oldest expired key sets the visit's catch-up level.
 				first = false
 				bd.level = db.noteLag(lw, oldestLag(txn, lo, hi, len(prefix), desc, cutoff), now, m.ns(), ix.Name)
+				bd.yield = bd.level < maxCatchUp
 			}
 			it := txn.NewIter(lsm.IterOptions{Lower: lo, Upper: hi, KeysOnly: true})
 			defer it.Close()
