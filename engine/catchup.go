@@ -58,7 +58,8 @@ func (db *DB) catchUpFloor() time.Duration {
 // step moves the state with lag, observed at clock time now, and
 // returns the new level: once at least catchUpWindow has passed since
 // the last comparison, one level down if the lag is at or under floor,
-// one up if it is above and grew by more than a tenth of the time.
+// one up if it is above and grew by more than a tenth of the time, two
+// if by more than half.
 func (cu *catchUp) step(lag time.Duration, now bson.DateTime, floor time.Duration) int {
 	if !cu.hasRef || now < cu.refAt {
 		cu.refLag, cu.refAt, cu.hasRef = lag, now, true
@@ -71,6 +72,9 @@ func (cu *catchUp) step(lag time.Duration, now bson.DateTime, floor time.Duratio
 	switch {
 	case lag <= floor:
 		cu.level = max(cu.level-1, 0)
+	case lag-cu.refLag > elapsed/2:
+		// Expiry at more than twice the reaper's pace: two levels.
+		cu.level = min(cu.level+2, maxCatchUp)
 	case lag-cu.refLag > elapsed/catchUpGrowth:
 		cu.level = min(cu.level+1, maxCatchUp)
 	}

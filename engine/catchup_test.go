@@ -13,7 +13,8 @@ import (
 
 // catchUp.step: once at least catchUpWindow of clock time has passed
 // since the last comparison, a lag above the floor that grew by more
-// than a tenth of that time climbs one level (up to maxCatchUp); one
+// than a tenth of that time climbs one level, by more than half two
+// levels (up to maxCatchUp); one
 // that grew less, or shrank, keeps the level; a lag at or under the
 // floor steps one level down.
 func TestCatchUpStep(t *testing.T) {
@@ -30,14 +31,15 @@ func TestCatchUpStep(t *testing.T) {
 		obs  []obs
 	}{
 		{"caught up stays at 0", []obs{{0, 1, 0}, {10, 2, 0}, {20, 0, 0}}},
-		{"a growing lag climbs once per window", []obs{{0, 10, 0}, {3, 12, 1}, {6, 14, 2}, {9, 16, 3}, {12, 18, 4}, {15, 20, 5}, {18, 22, 5}}},
-		{"comparisons wait for a window", []obs{{0, 10, 0}, {1, 11, 0}, {2.9, 14, 0}, {3, 15, 1}, {4, 16, 1}}},
+		{"a growing lag climbs once per window", []obs{{0, 10, 0}, {3, 11, 1}, {6, 12, 2}, {9, 13, 3}, {12, 14, 4}, {15, 15, 5}, {18, 16, 5}}},
+		{"comparisons wait for a window", []obs{{0, 10, 0}, {1, 10.5, 0}, {2.9, 10.9, 0}, {3, 11, 1}, {4, 11.5, 1}}},
 		{"growth of a tenth of the time or less holds", []obs{{0, 10, 0}, {3, 10.3, 0}, {6, 10.6, 0}}},
 		{"growth just over a tenth climbs", []obs{{0, 10, 0}, {3, 10.4, 1}}},
-		{"a shrinking lag above the floor keeps the level", []obs{{0, 10, 0}, {3, 15, 1}, {6, 20, 2}, {9, 12, 2}, {12, 6, 2}}},
-		{"caught up steps down a level per window", []obs{{0, 10, 0}, {3, 15, 1}, {6, 20, 2}, {9, 2, 1}, {10, 1, 1}, {12, 1, 0}, {15, 0, 0}}},
+		{"growth over half the time climbs two levels", []obs{{0, 10, 0}, {3, 11.5, 1}, {6, 13.1, 3}, {9, 16, 5}, {12, 20, 5}}},
+		{"a shrinking lag above the floor keeps the level", []obs{{0, 10, 0}, {3, 11, 1}, {6, 12, 2}, {9, 11, 2}, {12, 6, 2}}},
+		{"caught up steps down a level per window", []obs{{0, 10, 0}, {3, 11, 1}, {6, 12, 2}, {9, 2, 1}, {10, 1, 1}, {12, 1, 0}, {15, 0, 0}}},
 		{"a one-off backlog does not climb", []obs{{0, 3600, 0}, {3, 3500, 0}, {6, 3000, 0}, {9, 100, 0}, {12, 0, 0}}},
-		{"a clock moved back restarts the window", []obs{{10, 10, 0}, {0, 20, 0}, {2, 30, 0}, {3, 31, 1}}},
+		{"a clock moved back restarts the window", []obs{{10, 10, 0}, {0, 20, 0}, {2, 30, 0}, {3, 21, 1}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var cu catchUp
