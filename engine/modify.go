@@ -100,6 +100,10 @@ type batchDeleter struct {
 	pipeline bool
 	// contended is set by batch when its commit had to wait for c.wmu.
 	contended bool
+	// level is the TTL index's catch-up level (catchup.go): a gentle
+	// sub-batch holds gentleDocs<<level documents, and a pause after a
+	// contended batch lasts its time>>level.
+	level int
 	// lastContended is when a commit of this run last had to wait for
 	// c.wmu. For gentleFor after it, a yielding pipelined run is gentle:
 	// it commits sub-batches of at most gentleDocs documents, lets other
@@ -155,6 +159,10 @@ func (bd *batchDeleter) run(ctx context.Context, rids []uint64, stop func(delete
 	return total, nil
 }
 
+// yieldFor is how long a pipelined TTL run pauses after a contended
+// batch that took took: as long, halved at each catch-up level.
+func (bd *batchDeleter) yieldFor(took time.Duration) time.Duration { return took >> bd.level }
+
 // pause sleeps for d (the yield of a TTL batch to writers).
 func (bd *batchDeleter) pause(d time.Duration) {
 	sleep := bd.sleep
@@ -174,7 +182,8 @@ var errBatchDropped = errors.New("engine: collection dropped under a delete batc
 // Gentle reaping (runPipelined): while writers of the collection are
 // active, a TTL run commits sub-batches of gentleDocs documents, so a
 // writer never waits long behind a delete commit in c.wmu or in
-// Badger's write pipeline, and yields the CPU between documents.
+// Badger's write pipeline, and yields the CPU between documents. A
+// reaper falling behind expiry is less gentle (bd.level, catchup.go).
 const (
 	gentleDocs = 8
 	gentleFor  = 100 * time.Millisecond
@@ -259,8 +268,8 @@ func (bd *batchDeleter) newBatch(rids []uint64, gentle bool) *batchState {
 	if t := bd.targets.docs; t > 0 && int64(look) > t {
 		look = int(t)
 	}
-	if gentle && look > gentleDocs {
-		look = gentleDocs
+	if gentle && look > gentleDocs<<bd.level {
+		look = gentleDocs << bd.level
 	}
 	return &batchState{start: time.Now(), look: look, gentle: gentle, keys: make([][]byte, look)}
 }
@@ -604,7 +613,7 @@ func (bd *batchDeleter) runPipelined(ctx context.Context, rids []uint64, stop fu
 				return total, err
 			}
 			_ = p.Flush() // settled above; no old snapshot while pausing
-			bd.pause(time.Since(b.start))
+			bd.pause(bd.yieldFor(time.Since(b.start)))
 		}
 	}
 	return total, settle()

@@ -63,6 +63,9 @@ type monitor struct {
 	// visitStartHook, if set (tests), is called when a visit has
 	// registered itself in currentOp.
 	visitStartHook func()
+	// deleterHook, if set (tests), sees each visit's batchDeleter
+	// before it runs.
+	deleterHook func(*batchDeleter)
 	// scanHook, if set (tests), is called after a visit has read a
 	// chunk of expired keys and before it deletes their documents.
 	scanHook func()
@@ -76,6 +79,9 @@ type ttlKey struct{ coll, index uint64 }
 type lowWater struct {
 	mark  []byte
 	dirty []byte
+	// catchUp is how far the index's reaper has fallen behind expiry
+	// (catchup.go).
+	catchUp catchUp
 }
 
 func newMonitor(db *DB) *monitor {
@@ -226,6 +232,14 @@ func (db *DB) RunTTLPass(ctx context.Context) (*TTLPassResult, error) {
 	res := &TTLPassResult{}
 	per := map[ttlKey]*TTLIndexResult{}
 	var order []ttlKey
+	// stopped ends a pass that failed or was cancelled: what it deleted
+	// still counts toward reclamation.
+	stopped := func(err error) (*TTLPassResult, error) {
+		mo.mu.Lock()
+		mo.sinceReclaim += res.Deleted
+		mo.mu.Unlock()
+		return res, err
+	}
 	for {
 		subStart := time.Now()
 		subTarget := time.Duration(db.params.int("ttlMonitorSubPassTargetSecs")) * time.Second
@@ -236,7 +250,8 @@ func (db *DB) RunTTLPass(ctx context.Context) (*TTLPassResult, error) {
 			queue = queue[1:]
 			n, more, err := db.ttlVisit(ctx, t)
 			if err != nil {
-				return res, err
+				res.Deleted += n
+				return stopped(err)
 			}
 			if mo.visitHook != nil {
 				mo.visitHook(t.name, n, more)
@@ -270,7 +285,7 @@ func (db *DB) RunTTLPass(ctx context.Context) (*TTLPassResult, error) {
 			break
 		}
 		if err := ctxErr(ctx); err != nil {
-			return res, err
+			return stopped(err)
 		}
 	}
 	db.stats.ttlPasses.Add(1)
@@ -470,6 +485,9 @@ func (db *DB) ttlVisit(ctx context.Context, t ttlTarget) (deleted int64, more bo
 	if batching {
 		bd.targets = db.deleteTargets()
 	}
+	if mo.deleterHook != nil {
+		mo.deleterHook(bd)
+	}
 	// Record ids are read from the index in chunks of ttlScanChunk; the
 	// pipelined deletes of a chunk drain (the last commit is waited for
 	// with nothing staged beside it) before the next chunk is read.
@@ -478,6 +496,7 @@ func (db *DB) ttlVisit(ctx context.Context, t ttlTarget) (deleted int64, more bo
 		chunk = targetDocs
 	}
 	finished := false
+	first := true
 	for !finished {
 		if err := ctxErr(ctx); err != nil {
 			return deleted, false, err
@@ -489,6 +508,12 @@ func (db *DB) ttlVisit(ctx context.Context, t ttlTarget) (deleted int64, more bo
 		var rids []uint64
 		var next []byte
 		err := db.store.View(func(txn *lsm.Txn) error {
+			if first {
+				// The oldest expired key sets the visit's catch-up level.
+				first = false
+				bd.level = db.noteLag(lw, oldestLag(txn, lo, hi, len(prefix), desc, cutoff), now, m.ns(), ix.Name)
+				bd.yield = bd.level < maxCatchUp
+			}
 			it := txn.NewIter(lsm.IterOptions{Lower: lo, Upper: hi, KeysOnly: true})
 			defer it.Close()
 			for it.Next() {

@@ -48,6 +48,9 @@ type Stats struct {
 	Reclamations int64
 	// Reclaiming reports whether such a reclamation is running now.
 	Reclaiming bool
+	// TTLIndexesBehind counts the TTL indexes whose reaper is falling
+	// behind expiry and reaps less gently beside writers to catch up.
+	TTLIndexesBehind int64
 }
 
 // Stats returns the current counters.
@@ -59,6 +62,7 @@ func (db *DB) Stats() Stats {
 		BatchedDeleteStagedBytes: s.bdStagedBytes.Load(), BatchedDeleteTimeMillis: s.bdTimeMS.Load(),
 		Inserted: s.inserted.Load(), Queried: s.queried.Load(), Updated: s.updated.Load(), Deleted: s.deleted.Load(),
 		Reclamations: db.mon.reclaims.Load(), Reclaiming: db.mon.reclaimActive.Load(),
+		TTLIndexesBehind: db.ttlBehind(),
 	}
 }
 

@@ -111,12 +111,20 @@ func TestTTLPassCancelledMidVisit(t *testing.T) {
 			cancel()
 		}
 	}
-	_, err = db.RunTTLPass(ctx)
+	res, err := db.RunTTLPass(ctx)
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("cancelled pass returned %v", err)
 	}
 	if s := db.Stats(); s.TTLPasses != 0 || s.TTLDeletedDocuments != int64(2*f.targetDocs) {
 		t.Fatalf("cancelled pass: %d passes, %d deleted; want 0, %d", s.TTLPasses, s.TTLDeletedDocuments, 2*f.targetDocs)
+	}
+	// What it deleted is reported and counts toward reclamation.
+	db.mon.mu.Lock()
+	since := db.mon.sinceReclaim
+	db.mon.mu.Unlock()
+	if res.Deleted != int64(2*f.targetDocs) || since != res.Deleted {
+		t.Fatalf("cancelled pass reported %d deleted and added %d to the reclamation count; want %d and %d",
+			res.Deleted, since, 2*f.targetDocs, 2*f.targetDocs)
 	}
 	if len(db.CurrentOp()) != 0 {
 		t.Fatalf("a cancelled visit is still in currentOp: %v", db.CurrentOp())

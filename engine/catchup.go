@@ -1,0 +1,141 @@
+package engine
+
+import (
+	"time"
+
+	"github.com/ttlkv/ttlkv/lsm"
+	"go.mongodb.org/mongo-driver/v2/bson"
+)
+
+// Catching up. Beside active writers the TTL reaper is gentle
+// (runPipelined): small sub-batches and a pause as long as each
+// contended one took, so a writer keeps most of its throughput. A
+// writer that never lets up and inserts documents that expire soon
+// would then outrun it, and the expired documents would pile up
+// without bound. So each TTL index's reaper watches its lag: how long
+// ago the oldest expired document it has yet to delete expired, taken
+// at the start of each visit. A lag above the floor (catchUpFloor)
+// that keeps growing means expiry is outpacing the reaper; it then
+// climbs a catch-up level, at which its sub-batches are twice as large
+// and its pauses half as long as at the level below, and at the top
+// level it does not yield at all (as MongoDB's TTL monitor never
+// does): the writers slow down until the reaper keeps up. A lag back
+// under the floor steps one level down per window, so the level
+// settles where the reaper just keeps pace.
+//
+// A one-off backlog (an old batch of documents expiring together, or a
+// database reopened after downtime) does not climb: the reaper works
+// through it oldest first, so its lag shrinks as it goes.
+const (
+	// maxCatchUp is the top level, at which the reaper does not yield
+	// to writers. Level maxCatchUp-1 has 128-document sub-batches and
+	// pauses a sixteenth as long as the sub-batch (about 94% of the
+	// time reaping while writers are active, against 50% at level 0).
+	maxCatchUp = 5
+	// catchUpWindow is the least clock time a lag is compared over.
+	catchUpWindow = 3 * time.Second
+	// catchUpGrowth: a lag that grew by more than 1/catchUpGrowth of the
+	// window's time is losing ground (the reaper deletes less than
+	// about 90% of what expires meanwhile).
+	catchUpGrowth = 10
+)
+
+// catchUp is a TTL index's catch-up state (in lowWater, under mo.mu).
+type catchUp struct {
+	level  int
+	refLag time.Duration // the lag the next comparison is made against
+	refAt  bson.DateTime // clock time of refLag
+	hasRef bool
+}
+
+// catchUpFloor is the lag at or below which a reaper counts as caught
+// up: twice the monitor's interval, since a reaper that keeps up still
+// leaves up to one interval of expired documents between passes.
+func (db *DB) catchUpFloor() time.Duration {
+	return 2 * time.Duration(db.params.int("ttlMonitorSleepSecs")) * time.Second
+}
+
+// step moves the state with lag, observed at clock time now, and
+// returns the new level: once at least catchUpWindow has passed since
+// the last comparison, one level down if the lag is at or under floor,
+// one up if it is above and grew by more than a tenth of the time, two
+// if by more than half.
+func (cu *catchUp) step(lag time.Duration, now bson.DateTime, floor time.Duration) int {
+	if !cu.hasRef || now < cu.refAt {
+		cu.refLag, cu.refAt, cu.hasRef = lag, now, true
+		return cu.level
+	}
+	elapsed := time.Duration(now-cu.refAt) * time.Millisecond
+	if elapsed < catchUpWindow {
+		return cu.level
+	}
+	switch {
+	case lag <= floor:
+		cu.level = max(cu.level-1, 0)
+	case lag-cu.refLag > elapsed/2:
+		// Expiry at more than twice the reaper's pace: two levels.
+		cu.level = min(cu.level+2, maxCatchUp)
+	case lag-cu.refLag > elapsed/catchUpGrowth:
+		cu.level = min(cu.level+1, maxCatchUp)
+	}
+	cu.refLag, cu.refAt = lag, now
+	return cu.level
+}
+
+// oldestLag returns how long before cutoff the oldest date in the TTL
+// index range [lo, hi) lies (0 if the range is empty): its first key,
+// or for a descending index its last.
+func oldestLag(txn *lsm.Txn, lo, hi []byte, prefixLen int, desc bool, cutoff bson.DateTime) time.Duration {
+	it := txn.NewIter(lsm.IterOptions{Lower: lo, Upper: hi, KeysOnly: true, Reverse: desc})
+	defer it.Close()
+	if !it.Next() || len(it.Key()) < prefixLen {
+		return 0
+	}
+	v, _, err := lsm.DecodeKey(it.Key()[prefixLen:], desc)
+	if err != nil {
+		return 0
+	}
+	d, ok := v.(bson.DateTime)
+	if !ok || d > cutoff {
+		return 0
+	}
+	return time.Duration(cutoff-d) * time.Millisecond
+}
+
+// noteLag steps the catch-up state of lw with the lag a visit found and
+// returns the level the visit reaps at, logging a change.
+func (db *DB) noteLag(lw *lowWater, lag time.Duration, now bson.DateTime, ns, index string) int {
+	mo := db.mon
+	mo.mu.Lock()
+	was := lw.catchUp.level
+	level := lw.catchUp.step(lag, now, db.catchUpFloor())
+	mo.mu.Unlock()
+	switch {
+	case was == 0 && level > 0:
+		db.logf("ttl: %s index %s is %v behind and losing ground: reaping less gently",
+			ns, index, lag.Round(time.Millisecond))
+	case was < maxCatchUp && level == maxCatchUp:
+		db.logf("ttl: %s index %s is %v behind and still losing ground: reaping without yielding to writers",
+			ns, index, lag.Round(time.Millisecond))
+	case level == 0 && was > 0:
+		db.logf("ttl: %s index %s has caught up", ns, index)
+	}
+	return level
+}
+
+// ttlBehind returns how many TTL indexes are at a catch-up level above
+// 0 (of those that still exist).
+func (db *DB) ttlBehind() int64 {
+	var n int64
+	for _, t := range db.ttlTargets() {
+		if t.index == 0 {
+			continue
+		}
+		db.mon.mu.Lock()
+		if lw := db.mon.low[ttlKey{t.c.m().ID, t.index}]; lw != nil && lw.catchUp.level > 0 {
+			n++
+		}
+		db.mon.mu.Unlock()
+	}
+	return n
+}

@@ -1,0 +1,222 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+)
+
+// catchUp.step: once at least catchUpWindow of clock time has passed
+// since the last comparison, a lag above the floor that grew by more
+// than a tenth of that time climbs one level, by more than half two
+// levels (up to maxCatchUp); one
+// that grew less, or shrank, keeps the level; a lag at or under the
+// floor steps one level down.
+func TestCatchUpStep(t *testing.T) {
+	const floor = 2 * time.Second
+	s := func(d float64) time.Duration { return time.Duration(d * float64(time.Second)) }
+	at := func(sec float64) bson.DateTime { return bson.DateTime(1_700_000_000_000 + int64(sec*1000)) }
+	type obs struct {
+		sec  float64 // clock time of the visit
+		lag  float64 // seconds
+		want int
+	}
+	for _, tc := range []struct {
+		name string
+		obs  []obs
+	}{
+		{"caught up stays at 0", []obs{{0, 1, 0}, {10, 2, 0}, {20, 0, 0}}},
+		{"a growing lag climbs once per window", []obs{{0, 10, 0}, {3, 11, 1}, {6, 12, 2}, {9, 13, 3}, {12, 14, 4}, {15, 15, 5}, {18, 16, 5}}},
+		{"comparisons wait for a window", []obs{{0, 10, 0}, {1, 10.5, 0}, {2.9, 10.9, 0}, {3, 11, 1}, {4, 11.5, 1}}},
+		{"growth of a tenth of the time or less holds", []obs{{0, 10, 0}, {3, 10.3, 0}, {6, 10.6, 0}}},
+		{"growth just over a tenth climbs", []obs{{0, 10, 0}, {3, 10.4, 1}}},
+		{"growth over half the time climbs two levels", []obs{{0, 10, 0}, {3, 11.5, 1}, {6, 13.1, 3}, {9, 16, 5}, {12, 20, 5}}},
+		{"a shrinking lag above the floor keeps the level", []obs{{0, 10, 0}, {3, 11, 1}, {6, 12, 2}, {9, 11, 2}, {12, 6, 2}}},
+		{"caught up steps down a level per window", []obs{{0, 10, 0}, {3, 11, 1}, {6, 12, 2}, {9, 2, 1}, {10, 1, 1}, {12, 1, 0}, {15, 0, 0}}},
+		{"a one-off backlog does not climb", []obs{{0, 3600, 0}, {3, 3500, 0}, {6, 3000, 0}, {9, 100, 0}, {12, 0, 0}}},
+		{"a clock moved back restarts the window", []obs{{10, 10, 0}, {0, 20, 0}, {2, 30, 0}, {3, 21, 1}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var cu catchUp
+			for i, o := range tc.obs {
+				if got := cu.step(s(o.lag), at(o.sec), floor); got != o.want {
+					t.Fatalf("observation %d (t=%vs, lag %vs): level %d, want %d", i, o.sec, o.lag, got, o.want)
+				}
+			}
+		})
+	}
+}
+
+// Below the top catch-up level, a gentle sub-batch at level L holds
+// gentleDocs<<L documents, and the pause after a contended batch is its
+// time>>L. (At the top level the visit does not yield at all:
+// TestCatchUpThroughTheMonitor.)
+func TestCatchUpLevelLoosensGentleReaping(t *testing.T) {
+	for level := 0; level < maxCatchUp; level++ {
+		t.Run(fmt.Sprint("level ", level), func(t *testing.T) {
+			db, clk, _ := openTest(t)
+			now := clk.Now()
+			mustRun(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"t": 1}, "name": "t_1", "expireAfterSeconds": 10}]}`)
+			const n = 400
+			docs := make([]bson.D, n)
+			rids := make([]uint64, n)
+			for i := range docs {
+				docs[i] = bson.D{{Key: "_id", Value: i}, {Key: "t", Value: dt(now.Add(-time.Hour))}}
+				rids[i] = uint64(i + 1)
+			}
+			insertChunked(t, db, "c", docs)
+			commits := 0
+			bd := &batchDeleter{db: db, c: db.lookup("test", "c"), targets: deleteTargets{docs: 100}, yield: true, pipeline: true,
+				recheck: func(*collMeta, bson.D) bool { return true }, level: level,
+				tryLock: func() bool { commits++; return false }, // a writer at every commit
+				sleep:   func(time.Duration) {}}
+			got, err := bd.run(context.Background(), rids, nil)
+			if err != nil || got != n {
+				t.Fatalf("deleted %d, err %v", got, err)
+			}
+			// The first batch (100, the docs target) finds the writer;
+			// from then on the run is gentle.
+			sub := min(gentleDocs<<level, 100)
+			if want := 1 + (n-100+sub-1)/sub; commits != want {
+				t.Fatalf("%d commits, want %d (sub-batches of %d)", commits, want, sub)
+			}
+			if took := 32 * time.Millisecond; bd.yieldFor(took) != took>>level {
+				t.Fatalf("pause after a %v batch: %v, want %v", took, bd.yieldFor(took), took>>level)
+			}
+		})
+	}
+}
+
+// Through the monitor: documents expiring faster than the reaper deletes
+// them (ttlIndexDeleteTargetDocs 50 per visit, 100 more expiring per
+// second of clock) make the index's lag grow, and its catch-up level
+// climbs to the top, where the visits' delete runs do not yield; Stats
+// and the log report it. Once the reaper has caught up the level steps
+// down one per window to 0. A one-off backlog that the reaper eats
+// through faster than the clock moves does not climb.
+func TestCatchUpThroughTheMonitor(t *testing.T) {
+	var mu sync.Mutex
+	var logs []string
+	clk := newClock()
+	db, err := Open(t.TempDir(), Options{Clock: clk.Now, DisableTTLMonitor: true,
+		Logf: func(f string, args ...any) { mu.Lock(); logs = append(logs, fmt.Sprintf(f, args...)); mu.Unlock() }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	mustRun(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"t": 1}, "name": "t_1", "expireAfterSeconds": 0}]}`)
+	db.SetParameter("ttlMonitorSleepSecs", 1)
+	db.SetParameter("ttlIndexDeleteTargetDocs", 50)
+	key := ttlKey{db.lookup("test", "c").m().ID, indexByID(db.lookup("test", "c").m(), 2).ID}
+	level := func() int {
+		db.mon.mu.Lock()
+		defer db.mon.mu.Unlock()
+		if lw := db.mon.low[key]; lw != nil {
+			return lw.catchUp.level
+		}
+		return -1
+	}
+	if ix := indexByID(db.lookup("test", "c").m(), 2); ix == nil || ix.Name != "t_1" {
+		t.Fatalf("index 2 is %v, want t_1", ix)
+	}
+
+	// A one-off backlog: 2,000 documents an hour old, 100 ms apart
+	// (200 s of dates); each visit deletes 50 (5 s of dates) while the
+	// clock moves 1 s.
+	start := clk.Now().Add(-time.Hour)
+	var docs []bson.D
+	for i := 0; i < 2000; i++ {
+		docs = append(docs, bson.D{{Key: "_id", Value: i}, {Key: "t", Value: dt(start.Add(time.Duration(i) * 100 * time.Millisecond))}})
+	}
+	insertChunked(t, db, "c", docs)
+	maxLevel := 0
+	db.mon.visitHook = func(string, int64, bool) {
+		maxLevel = max(maxLevel, level())
+		clk.Advance(time.Second)
+	}
+	if r := pass(t, db); r.Deleted != 2000 {
+		t.Fatalf("backlog pass deleted %d, want 2000", r.Deleted)
+	}
+	if maxLevel != 0 {
+		t.Fatalf("a one-off backlog climbed to catch-up level %d", maxLevel)
+	}
+
+	// Expiry outpacing the reaper: after every visit the clock moves 1 s
+	// and 100 documents expire in it.
+	next := 10000
+	expireIn := func(base time.Time) {
+		var docs []bson.D
+		for i := 0; i < 100; i++ {
+			docs = append(docs, bson.D{{Key: "_id", Value: next}, {Key: "t", Value: dt(base.Add(time.Duration(i) * 10 * time.Millisecond))}})
+			next++
+		}
+		insertChunked(t, db, "c", docs)
+	}
+	clk.Advance(time.Second)
+	expireIn(clk.Now().Add(-time.Second))
+	db.mon.visitHook = func(_ string, _ int64, _ bool) {
+		maxLevel = max(maxLevel, level())
+		if next >= 10000+3000 {
+			return // the writer stops; the reaper catches up
+		}
+		clk.Advance(time.Second)
+		expireIn(clk.Now().Add(-time.Second))
+	}
+	// The visits' delete runs reap at the index's level, and yield to
+	// writers below the top one only.
+	maxRunLevel := 0
+	db.mon.deleterHook = func(bd *batchDeleter) {
+		bd.tryLock = func() bool {
+			maxRunLevel = max(maxRunLevel, bd.level)
+			if bd.yield != (bd.level < maxCatchUp) {
+				t.Errorf("a run at level %d has yield %v", bd.level, bd.yield)
+			}
+			return true
+		}
+	}
+	sawBehind := false
+	db.mon.visitStartHook = func() {
+		if db.Stats().TTLIndexesBehind == 1 {
+			sawBehind = true
+		}
+	}
+	pass(t, db)
+	if maxLevel != maxCatchUp {
+		t.Fatalf("expiry outpacing the reaper climbed to level %d, want %d", maxLevel, maxCatchUp)
+	}
+	if maxRunLevel != maxCatchUp {
+		t.Fatalf("the visits' delete runs reaped at level %d at most, want %d", maxRunLevel, maxCatchUp)
+	}
+	if !sawBehind {
+		t.Fatalf("Stats never reported the index behind")
+	}
+	// The pass ended with everything reaped: from now on visits find no
+	// lag, and the level steps down one per window.
+	db.mon.visitHook = nil
+	for want := maxCatchUp - 1; want >= 0; want-- {
+		clk.Advance(catchUpWindow)
+		pass(t, db)
+		if l := level(); l != want {
+			t.Fatalf("caught up, level %d, want %d", l, want)
+		}
+	}
+	if n := db.Stats().TTLIndexesBehind; n != 0 {
+		t.Fatalf("Stats().TTLIndexesBehind = %d after catching up, want 0", n)
+	}
+	if n := count(t, db, "test", "c"); n != 0 {
+		t.Fatalf("%d documents left", n)
+	}
+	mu.Lock()
+	all := strings.Join(logs, "\n")
+	mu.Unlock()
+	for _, want := range []string{"test.c index t_1 is", "losing ground: reaping less gently", "reaping without yielding to writers", "test.c index t_1 has caught up"} {
+		if !strings.Contains(all, want) {
+			t.Fatalf("log lacks %q:\n%s", want, all)
+		}
+	}
+}
