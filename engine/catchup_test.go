@@ -220,3 +220,33 @@ func TestCatchUpThroughTheMonitor(t *testing.T) {
 		}
 	}
 }
+
+// A visit reads its index's lag from the oldest expired date, for an
+// ascending index (the range's first key) and a descending one (its
+// last), past strings, numbers and dates not yet expired.
+func TestCatchUpLagOfAscendingAndDescendingIndexes(t *testing.T) {
+	db, clk, _ := openTest(t)
+	now := clk.Now()
+	for _, ix := range []struct{ coll, key string }{{"asc", `{"t": 1}`}, {"desc", `{"t": -1}`}} {
+		mustRun(t, db, "test", fmt.Sprintf(`{"createIndexes": %q, "indexes": [{"key": %s, "name": "t", "expireAfterSeconds": 10}]}`, ix.coll, ix.key))
+		insertDocs(t, db, ix.coll,
+			bson.D{{Key: "_id", Value: 1}, {Key: "t", Value: dt(now.Add(-20 * time.Second))}},
+			bson.D{{Key: "_id", Value: 2}, {Key: "t", Value: dt(now.Add(-100 * time.Second))}},
+			bson.D{{Key: "_id", Value: 3}, {Key: "t", Value: dt(now.Add(-50 * time.Second))}},
+			bson.D{{Key: "_id", Value: 4}, {Key: "t", Value: dt(now.Add(100 * time.Second))}},
+			bson.D{{Key: "_id", Value: 5}, {Key: "t", Value: "not a date"}},
+			bson.D{{Key: "_id", Value: 6}, {Key: "t", Value: int64(-1 << 40)}})
+	}
+	if r := pass(t, db); r.Deleted != 6 {
+		t.Fatalf("pass deleted %d, want 6", r.Deleted)
+	}
+	for _, coll := range []string{"asc", "desc"} {
+		m := db.lookup("test", coll).m()
+		db.mon.mu.Lock()
+		lw := db.mon.low[ttlKey{m.ID, 2}]
+		db.mon.mu.Unlock()
+		if lw == nil || !lw.catchUp.hasRef || lw.catchUp.refLag != 90*time.Second {
+			t.Fatalf("%s: the visit's lag is %+v, want 90s (cutoff now-10s, oldest date now-100s)", coll, lw)
+		}
+	}
+}
