@@ -25,25 +25,32 @@ func TestCatchUpStep(t *testing.T) {
 		sec  float64 // clock time of the visit
 		lag  float64 // seconds
 		want int
+		fin  bool // a visit before this one finished its range
 	}
 	for _, tc := range []struct {
 		name string
 		obs  []obs
 	}{
-		{"caught up stays at 0", []obs{{0, 1, 0}, {10, 2, 0}, {20, 0, 0}}},
-		{"a growing lag climbs once per window", []obs{{0, 10, 0}, {3, 11, 1}, {6, 12, 2}, {9, 13, 3}, {12, 14, 4}, {15, 15, 5}, {18, 16, 5}}},
-		{"comparisons wait for a window", []obs{{0, 10, 0}, {1, 10.5, 0}, {2.9, 10.9, 0}, {3, 11, 1}, {4, 11.5, 1}}},
-		{"growth of a tenth of the time or less holds", []obs{{0, 10, 0}, {3, 10.3, 0}, {6, 10.6, 0}}},
-		{"growth just over a tenth climbs", []obs{{0, 10, 0}, {3, 10.4, 1}}},
-		{"growth over half the time climbs two levels", []obs{{0, 10, 0}, {3, 11.5, 1}, {6, 13.1, 3}, {9, 16, 5}, {12, 20, 5}}},
-		{"a shrinking lag above the floor keeps the level", []obs{{0, 10, 0}, {3, 11, 1}, {6, 12, 2}, {9, 11, 2}, {12, 6, 2}}},
-		{"caught up steps down a level per window", []obs{{0, 10, 0}, {3, 11, 1}, {6, 12, 2}, {9, 2, 1}, {10, 1, 1}, {12, 1, 0}, {15, 0, 0}}},
-		{"a one-off backlog does not climb", []obs{{0, 3600, 0}, {3, 3500, 0}, {6, 3000, 0}, {9, 100, 0}, {12, 0, 0}}},
-		{"a clock moved back restarts the window", []obs{{10, 10, 0}, {0, 20, 0}, {2, 30, 0}, {3, 21, 1}}},
+		{"caught up stays at 0", []obs{{0, 1, 0, false}, {10, 2, 0, false}, {20, 0, 0, false}}},
+		{"a growing lag climbs once per window", []obs{{0, 10, 0, false}, {3, 11, 1, false}, {6, 12, 2, false}, {9, 13, 3, false}, {12, 14, 4, false}, {15, 15, 5, false}, {18, 16, 5, false}}},
+		{"comparisons wait for a window", []obs{{0, 10, 0, false}, {1, 10.5, 0, false}, {2.9, 10.9, 0, false}, {3, 11, 1, false}, {4, 11.5, 1, false}}},
+		{"growth of a tenth of the time or less holds", []obs{{0, 10, 0, false}, {3, 10.3, 0, false}, {6, 10.6, 0, false}}},
+		{"growth just over a tenth climbs", []obs{{0, 10, 0, false}, {3, 10.4, 1, false}}},
+		{"growth over half the time climbs two levels", []obs{{0, 10, 0, false}, {3, 11.5, 1, false}, {6, 13.1, 3, false}, {9, 16, 5, false}, {12, 20, 5, false}}},
+		{"a shrinking lag above the floor keeps the level", []obs{{0, 10, 0, false}, {3, 11, 1, false}, {6, 12, 2, false}, {9, 11, 2, false}, {12, 6, 2, false}}},
+		{"caught up steps down a level per window", []obs{{0, 10, 0, false}, {3, 11, 1, false}, {6, 12, 2, false}, {9, 2, 1, false}, {10, 1, 1, false}, {12, 1, 0, false}, {15, 0, 0, false}}},
+		{"a one-off backlog does not climb", []obs{{0, 3600, 0, false}, {3, 3500, 0, false}, {6, 3000, 0, false}, {9, 100, 0, false}, {12, 0, 0, false}}},
+		{"a clock moved back restarts the window", []obs{{10, 10, 0, false}, {0, 20, 0, false}, {2, 30, 0, false}, {3, 21, 1, false}}},
+		{"a finished visit steps down whatever the lag", []obs{{0, 10, 0, false}, {3, 11, 1, false}, {6, 12, 2, false},
+			{7, 3600, 2, true}, {9, 3600, 1, false}, {12, 3601, 2, false}, {15, 3605, 1, true}, {18, 3605, 0, true}}},
+		{"a finish before the first comparison is forgotten", []obs{{0, 10, 0, true}, {3, 11, 1, false}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var cu catchUp
 			for i, o := range tc.obs {
+				if o.fin {
+					cu.finished = true
+				}
 				if got := cu.step(s(o.lag), at(o.sec), floor); got != o.want {
 					t.Fatalf("observation %d (t=%vs, lag %vs): level %d, want %d", i, o.sec, o.lag, got, o.want)
 				}
@@ -96,8 +103,10 @@ func TestCatchUpLevelLoosensGentleReaping(t *testing.T) {
 // them (ttlIndexDeleteTargetDocs 50 per visit, 100 more expiring per
 // second of clock) make the index's lag grow, and its catch-up level
 // climbs to the top, where the visits' delete runs do not yield; Stats
-// and the log report it. Once the reaper has caught up the level steps
-// down one per window to 0. A one-off backlog that the reaper eats
+// and the log report it. Once the reaper has caught up (its visits
+// finish their range) the level steps down one per window to 0, even
+// with documents inserted long expired keeping the lag high. A one-off
+// backlog that the reaper eats
 // through faster than the clock moves does not climb.
 func TestCatchUpThroughTheMonitor(t *testing.T) {
 	var mu sync.Mutex
@@ -195,12 +204,17 @@ func TestCatchUpThroughTheMonitor(t *testing.T) {
 	if !sawBehind {
 		t.Fatalf("Stats never reported the index behind")
 	}
-	// The pass ended with everything reaped: from now on visits find no
-	// lag, and the level steps down one per window.
+	// The pass ended with everything reaped. From now on every visit
+	// deletes all that has expired (it finishes its range), though each
+	// finds documents that were inserted an hour past their expiry, so
+	// the lag stays above the floor: the level steps down one per window.
 	db.mon.visitHook = nil
 	for want := maxCatchUp - 1; want >= 0; want-- {
 		clk.Advance(catchUpWindow)
-		pass(t, db)
+		expireIn(clk.Now().Add(-time.Hour))
+		if r := pass(t, db); r.Deleted != 100 {
+			t.Fatalf("pass deleted %d, want 100", r.Deleted)
+		}
 		if l := level(); l != want {
 			t.Fatalf("caught up, level %d, want %d", l, want)
 		}

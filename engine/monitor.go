@@ -557,6 +557,7 @@ func (db *DB) ttlVisit(ctx context.Context, t ttlTarget) (deleted int64, more bo
 			return deleted, true, nil
 		}
 	}
+	mo.noteFinished(lw)
 	return deleted, false, nil
 }
 
