@@ -46,8 +46,8 @@ type catchUp struct {
 	refLag time.Duration // the lag the next comparison is made against
 	refAt  bson.DateTime // clock time of refLag
 	hasRef bool
-	// finished is set when a visit deleted everything that had expired
-	// by its start, and cleared by the next comparison.
+	// finished: the index's last visit deleted everything that had
+	// expired by its start (it did not stop at a target).
 	finished bool
 }
 
@@ -61,27 +61,24 @@ func (db *DB) catchUpFloor() time.Duration {
 // step moves the state with lag, observed at clock time now, and
 // returns the new level: once at least catchUpWindow has passed since
 // the last comparison, one level down if the reaper has caught up (the
-// lag is at or under floor, or a visit since the last comparison
-// deleted everything that had expired by its start), else one up if
-// the lag grew by more than a tenth of the time, two if by more than
-// half.
+// lag is at or under floor, or the last visit deleted everything that
+// had expired by its start), else one up if the lag grew by more than a
+// tenth of the time, two if by more than half.
 //
 // A finished visit counts as caught up whatever the lag: documents
 // inserted already long expired (dated in the past) keep the lag high
 // while the reaper keeps up with them.
 func (cu *catchUp) step(lag time.Duration, now bson.DateTime, floor time.Duration) int {
 	if !cu.hasRef || now < cu.refAt {
-		cu.refLag, cu.refAt, cu.hasRef, cu.finished = lag, now, true, false
+		cu.refLag, cu.refAt, cu.hasRef = lag, now, true
 		return cu.level
 	}
 	elapsed := time.Duration(now-cu.refAt) * time.Millisecond
 	if elapsed < catchUpWindow {
 		return cu.level
 	}
-	finished := cu.finished
-	cu.finished = false
 	switch {
-	case lag <= floor || finished:
+	case lag <= floor || cu.finished:
 		cu.level = max(cu.level-1, 0)
 	case lag-cu.refLag > elapsed/2:
 		// Expiry at more than twice the reaper's pace: two levels.
@@ -134,11 +131,11 @@ func (db *DB) noteLag(lw *lowWater, lag time.Duration, now bson.DateTime, ns, in
 	return level
 }
 
-// noteFinished records that a visit of lw's index deleted everything
-// that had expired by its start.
-func (mo *monitor) noteFinished(lw *lowWater) {
+// noteVisitEnd records whether a visit of lw's index deleted everything
+// that had expired by its start (finished) or stopped at a target.
+func (mo *monitor) noteVisitEnd(lw *lowWater, finished bool) {
 	mo.mu.Lock()
-	lw.catchUp.finished = true
+	lw.catchUp.finished = finished
 	mo.mu.Unlock()
 }
 

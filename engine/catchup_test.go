@@ -25,7 +25,7 @@ func TestCatchUpStep(t *testing.T) {
 		sec  float64 // clock time of the visit
 		lag  float64 // seconds
 		want int
-		fin  bool // a visit before this one finished its range
+		fin  bool // the visit before this one finished its range
 	}
 	for _, tc := range []struct {
 		name string
@@ -42,15 +42,13 @@ func TestCatchUpStep(t *testing.T) {
 		{"a one-off backlog does not climb", []obs{{0, 3600, 0, false}, {3, 3500, 0, false}, {6, 3000, 0, false}, {9, 100, 0, false}, {12, 0, 0, false}}},
 		{"a clock moved back restarts the window", []obs{{10, 10, 0, false}, {0, 20, 0, false}, {2, 30, 0, false}, {3, 21, 1, false}}},
 		{"a finished visit steps down whatever the lag", []obs{{0, 10, 0, false}, {3, 11, 1, false}, {6, 12, 2, false},
-			{7, 3600, 2, true}, {9, 3600, 1, false}, {12, 3601, 2, false}, {15, 3605, 1, true}, {18, 3605, 0, true}}},
-		{"a finish before the first comparison is forgotten", []obs{{0, 10, 0, true}, {3, 11, 1, false}}},
+			{9, 3600, 1, true}, {12, 3601, 2, false}, {15, 3605, 1, true}, {18, 3605, 0, true}}},
+		{"only the last visit's finish counts", []obs{{0, 10, 0, false}, {3, 11, 1, false}, {4, 11.2, 1, true}, {6, 12, 2, false}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var cu catchUp
 			for i, o := range tc.obs {
-				if o.fin {
-					cu.finished = true
-				}
+				cu.finished = o.fin
 				if got := cu.step(s(o.lag), at(o.sec), floor); got != o.want {
 					t.Fatalf("observation %d (t=%vs, lag %vs): level %d, want %d", i, o.sec, o.lag, got, o.want)
 				}

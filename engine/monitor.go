@@ -554,10 +554,11 @@ func (db *DB) ttlVisit(ctx context.Context, t ttlTarget) (deleted int64, more bo
 			break
 		}
 		if (targetDocs > 0 && deleted >= targetDocs) || (targetMS > 0 && time.Since(start) >= time.Duration(targetMS)*time.Millisecond) {
+			mo.noteVisitEnd(lw, false)
 			return deleted, true, nil
 		}
 	}
-	mo.noteFinished(lw)
+	mo.noteVisitEnd(lw, true)
 	return deleted, false, nil
 }
 
