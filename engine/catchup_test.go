@@ -262,3 +262,48 @@ func TestCatchUpLagOfAscendingAndDescendingIndexes(t *testing.T) {
 		}
 	}
 }
+
+// Dropping a TTL index, its collection or its database forgets the
+// monitor's state of the index (low-water mark and catch-up level), so
+// a process that creates and drops TTL collections does not accumulate
+// it.
+func TestDropForgetsTTLState(t *testing.T) {
+	db, clk, _ := openTest(t)
+	now := clk.Now()
+	for _, ns := range []struct{ db, coll string }{{"test", "byindex"}, {"test", "bycoll"}, {"other", "bydb"}, {"test", "kept"}} {
+		mustRun(t, db, ns.db, fmt.Sprintf(`{"createIndexes": %q, "indexes": [{"key": {"t": 1}, "name": "t", "expireAfterSeconds": 10}]}`, ns.coll))
+		if _, err := db.Database(ns.db).Collection(ns.coll).InsertMany(context.Background(),
+			[]any{bson.D{{Key: "_id", Value: 1}, {Key: "t", Value: dt(now.Add(-time.Hour))}}}, true); err != nil {
+			t.Fatal(err)
+		}
+	}
+	pass(t, db)
+	state := func() map[string]bool {
+		db.mon.mu.Lock()
+		defer db.mon.mu.Unlock()
+		out := map[string]bool{}
+		for _, c := range db.collsOf("") {
+			if _, ok := db.mon.low[ttlKey{c.m().ID, 2}]; ok {
+				out[c.m().Name] = true
+			}
+		}
+		return out
+	}
+	if got := fmt.Sprint(state()); got != "map[bycoll:true bydb:true byindex:true kept:true]" {
+		t.Fatalf("after a pass the monitor keeps state of %s, want all four", got)
+	}
+	ids := map[string]uint64{}
+	for _, c := range db.collsOf("") {
+		ids[c.m().Name] = c.m().ID
+	}
+	mustRun(t, db, "test", `{"dropIndexes": "byindex", "index": "t"}`)
+	mustRun(t, db, "test", `{"drop": "bycoll"}`)
+	mustRun(t, db, "other", `{"dropDatabase": 1}`)
+	db.mon.mu.Lock()
+	left := len(db.mon.low)
+	_, kept := db.mon.low[ttlKey{ids["kept"], 2}]
+	db.mon.mu.Unlock()
+	if left != 1 || !kept {
+		t.Fatalf("after the drops the monitor keeps %d entries (kept's: %v), want only kept's", left, kept)
+	}
+}

@@ -400,9 +400,13 @@ func pendingIndexDropKey(coll, idx uint64) []byte {
 	return append(lsm.MetaKey("dropix/"), b[:]...)
 }
 
-// dropIndexData removes the keys of ixs and their pending markers.
+// dropIndexData removes the keys of ixs and their pending markers, and
+// forgets the TTL monitor's state of them.
 func (db *DB) dropIndexData(collID uint64, ixs []*indexMeta) error {
 	for _, ix := range ixs {
+		if db.mon != nil {
+			db.mon.resetLowWater(collID, ix.ID)
+		}
 		p := lsm.IndexPrefix(collID, ix.ID)
 		if _, err := db.store.DeleteRange(p, lsm.PrefixEnd(p)); err != nil {
 			return err

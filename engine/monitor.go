@@ -456,6 +456,12 @@ func (db *DB) ttlVisit(ctx context.Context, t ttlTarget) (deleted int64, more bo
 	// takes its snapshots; otherwise a key noted just before the clear
 	// but committed after the snapshot would be skipped for good.
 	t.c.wmu.Lock()
+	if t.c.dropped.Load() || indexByID(t.c.m(), t.index) == nil {
+		// Dropped since the visit began: no state to keep for it (the
+		// drop, under c.wmu, has forgotten what there was).
+		t.c.wmu.Unlock()
+		return 0, false, nil
+	}
 	mo.mu.Lock()
 	lw := mo.low[key]
 	if lw == nil {
@@ -580,9 +586,26 @@ func indexByID(m *collMeta, id uint64) *indexMeta {
 var _ = doc.Errorf
 
 // resetLowWater forgets where an index's visits resume, after a change
-// (collMod) that may make documents below the mark expire later.
+// (collMod) that may make documents below the mark expire later, and
+// its catch-up state.
 func (mo *monitor) resetLowWater(coll, index uint64) {
 	mo.mu.Lock()
 	delete(mo.low, ttlKey{coll, index})
+	mo.mu.Unlock()
+}
+
+// forgetColl drops the per-index state of collection coll's indexes
+// (the collection was dropped). Safe on a nil monitor (the catalog is
+// loaded, and pending drops finished, before the monitor exists).
+func (mo *monitor) forgetColl(coll uint64) {
+	if mo == nil {
+		return
+	}
+	mo.mu.Lock()
+	for k := range mo.low {
+		if k.coll == coll {
+			delete(mo.low, k)
+		}
+	}
 	mo.mu.Unlock()
 }
