@@ -174,8 +174,13 @@ func BenchmarkReapInterleaved(b *testing.B) {
 		rawLoad(b, raw, 0, benchN, "exp", true, halfExpired)
 		raw3 := openBadger(b, b.TempDir())
 		rawLoad(b, raw3, 0, benchN, "exp", true, halfExpired)
-		var eng, base, base3 time.Duration
-		var engN, rawN, raw3N int
+		var rawF *badger.DB
+		if reapFloor {
+			rawF = openBadger(b, b.TempDir())
+			rawLoad(b, rawF, 0, benchN, "exp", false, halfExpired)
+		}
+		var eng, base, base3, floor time.Duration
+		var engN, rawN, raw3N, floorN int
 		from := baseTime
 		for s := 1; s <= reapSteps; s++ {
 			cutoff := baseTime.Add(time.Duration(benchN*s/reapSteps) * time.Millisecond)
@@ -195,6 +200,13 @@ func BenchmarkReapInterleaved(b *testing.B) {
 			base3 += time.Since(start)
 			mustNoErr(b, err, "raw three-key reap")
 			raw3N += n
+			if rawF != nil {
+				start = time.Now()
+				n, err = rawReapReading(rawF, from, cutoff)
+				floor += time.Since(start)
+				mustNoErr(b, err, "raw reading reap")
+				floorN += n
+			}
 			from = cutoff.Add(time.Millisecond)
 		}
 		if engN != want || rawN != want || raw3N != want {
@@ -208,6 +220,14 @@ func BenchmarkReapInterleaved(b *testing.B) {
 		mustNoErr(b, db.Close(), "close")
 		mustNoErr(b, raw.Close(), "close")
 		mustNoErr(b, raw3.Close(), "close")
+		if rawF != nil {
+			if floorN != want {
+				b.Fatalf("raw reading reap deleted %d, want %d", floorN, want)
+			}
+			mustNoErr(b, rawF.Close(), "close")
+			b.ReportMetric(base.Seconds()/floor.Seconds(), "floor-x-base")
+			b.ReportMetric(floor.Seconds()/eng.Seconds(), "x-floor")
+		}
 		b.ReportMetric(rate(want, eng), "docs/s")
 		b.ReportMetric(rate(want, base), "base-docs/s")
 		b.ReportMetric(rate(want, base3), "base3-docs/s")
