@@ -19,9 +19,10 @@ import (
 // climbs a catch-up level, at which its sub-batches are twice as large
 // and its pauses half as long as at the level below, and at the top
 // level it does not yield at all (as MongoDB's TTL monitor never
-// does): the writers slow down until the reaper keeps up. A lag back
-// under the floor steps one level down per window, so the level
-// settles where the reaper just keeps pace.
+// does): the writers slow down until the reaper keeps up. A reaper
+// that has caught up (its lag back under the floor, or its last visit
+// finished its range) steps one level down per window, so the level
+// settles where it just keeps pace.
 //
 // A one-off backlog (an old batch of documents expiring together, or a
 // database reopened after downtime) does not climb: the reaper works
