@@ -24,9 +24,13 @@ import (
 // finished its range) steps one level down per window, so the level
 // settles where it just keeps pace.
 //
-// A one-off backlog (an old batch of documents expiring together, or a
-// database reopened after downtime) does not climb: the reaper works
-// through it oldest first, so its lag shrinks as it goes.
+// A one-off backlog (documents that expired long ago, a database
+// reopened after downtime) does not climb as long as the reaper works
+// through its dates faster than the clock moves: it deletes oldest
+// first, so the lag shrinks. A backlog denser than that (more documents
+// per second of dates than the reaper deletes per second) beside busy
+// writers does climb, since its lag grows as surely as under a writer
+// that outpaces the reaper.
 const (
 	// maxCatchUp is the top level, at which the reaper does not yield
 	// to writers. Level maxCatchUp-1 has 128-document sub-batches and
