@@ -232,9 +232,32 @@ func (db *DB) RunTTLPass(ctx context.Context) (*TTLPassResult, error) {
 	res := &TTLPassResult{}
 	per := map[ttlKey]*TTLIndexResult{}
 	var order []ttlKey
-	// stopped ends a pass that failed or was cancelled: what it deleted
-	// still counts toward reclamation.
+	// add counts n deletes through target t.
+	add := func(t ttlTarget, n int64) {
+		if n == 0 {
+			return
+		}
+		k := ttlKey{t.c.m().ID, t.index}
+		r := per[k]
+		if r == nil {
+			r = &TTLIndexResult{Namespace: t.c.m().ns(), Index: t.name}
+			per[k] = r
+			order = append(order, k)
+		}
+		r.Deleted += n
+		res.Deleted += n
+	}
+	// results fills in res.Indexes, in the order the indexes first
+	// deleted something.
+	results := func() {
+		for _, k := range order {
+			res.Indexes = append(res.Indexes, *per[k])
+		}
+	}
+	// stopped ends a pass that failed or was cancelled: it reports what
+	// it deleted, which still counts toward reclamation.
 	stopped := func(err error) (*TTLPassResult, error) {
+		results()
 		mo.mu.Lock()
 		mo.sinceReclaim += res.Deleted
 		mo.mu.Unlock()
@@ -249,23 +272,12 @@ func (db *DB) RunTTLPass(ctx context.Context) (*TTLPassResult, error) {
 			t := queue[0]
 			queue = queue[1:]
 			n, more, err := db.ttlVisit(ctx, t)
+			add(t, n)
 			if err != nil {
-				res.Deleted += n
 				return stopped(err)
 			}
 			if mo.visitHook != nil {
 				mo.visitHook(t.name, n, more)
-			}
-			if n > 0 {
-				k := ttlKey{t.c.m().ID, t.index}
-				r := per[k]
-				if r == nil {
-					r = &TTLIndexResult{Namespace: t.c.m().ns(), Index: t.name}
-					per[k] = r
-					order = append(order, k)
-				}
-				r.Deleted += n
-				res.Deleted += n
 			}
 			if more {
 				if subTarget == 0 {
@@ -289,9 +301,7 @@ func (db *DB) RunTTLPass(ctx context.Context) (*TTLPassResult, error) {
 		}
 	}
 	db.stats.ttlPasses.Add(1)
-	for _, k := range order {
-		res.Indexes = append(res.Indexes, *per[k])
-	}
+	results()
 	// Reclaim after enough deletes in total, not per pass: a steady
 	// trickle adds up, and a high rate does not rewrite the store on
 	// every pass (reclaimMinGap apart at most once).

@@ -126,6 +126,9 @@ func TestTTLPassCancelledMidVisit(t *testing.T) {
 		t.Fatalf("cancelled pass reported %d deleted and added %d to the reclamation count; want %d and %d",
 			res.Deleted, since, 2*f.targetDocs, 2*f.targetDocs)
 	}
+	if len(res.Indexes) != 1 || res.Indexes[0].Deleted != res.Deleted || res.Indexes[0].Namespace != "test.c" {
+		t.Fatalf("cancelled pass's per-index results %+v, want one for test.c with %d", res.Indexes, res.Deleted)
+	}
 	if len(db.CurrentOp()) != 0 {
 		t.Fatalf("a cancelled visit is still in currentOp: %v", db.CurrentOp())
 	}
