@@ -1013,11 +1013,17 @@ func cmdRunTTLPass(ctx context.Context, db *DB, dbName string, cmd bson.D) (bson
 	if err != nil {
 		return nil, err
 	}
+	return res.Reply(), nil
+}
+
+// Reply is r in the shape of the runTTLPass command's reply:
+// {deleted, subPasses, indexes: [{ns, index, deleted}]}.
+func (r *TTLPassResult) Reply() bson.D {
 	per := bson.A{}
-	for _, r := range res.Indexes {
-		per = append(per, bson.D{{Key: "ns", Value: r.Namespace}, {Key: "index", Value: r.Index}, {Key: "deleted", Value: r.Deleted}})
+	for _, ir := range r.Indexes {
+		per = append(per, bson.D{{Key: "ns", Value: ir.Namespace}, {Key: "index", Value: ir.Index}, {Key: "deleted", Value: ir.Deleted}})
 	}
-	return bson.D{{Key: "deleted", Value: res.Deleted}, {Key: "subPasses", Value: int32(res.SubPasses)}, {Key: "indexes", Value: per}}, nil
+	return bson.D{{Key: "deleted", Value: r.Deleted}, {Key: "subPasses", Value: int32(r.SubPasses)}, {Key: "indexes", Value: per}}
 }
 
 func hasPrefixDollar(s string) bool { return strings.HasPrefix(s, "$") }

@@ -1,7 +1,11 @@
 package main
 
 import (
+	"context"
+	"regexp"
+	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 )
 
@@ -44,5 +48,47 @@ db.s.insertMany([{at: new Date(Date.now() - 3600 * 1000)}, {at: new Date(Date.no
 	out, _, code = cli(t, nil, dir, "", "stats", "--json")
 	if code != 0 || !strings.HasPrefix(out, `{"serverStatus":{`) || !strings.Contains(out, `"ns":"test.s","count":1`) {
 		t.Errorf("stats --json: exit %d stdout %q", code, out)
+	}
+}
+
+// cancelAfter is a context that reports itself cancelled from its n-th
+// Err call on: an interrupt (Ctrl-C) that lands in the middle of a TTL
+// pass, between two of its batches.
+type cancelAfter struct {
+	context.Context
+	calls, n atomic.Int64
+}
+
+func (c *cancelAfter) Err() error {
+	if c.calls.Add(1) >= c.n.Load() {
+		return context.Canceled
+	}
+	return nil
+}
+
+// An interrupted ttlkv reap prints what the pass deleted before the
+// interrupt, per index, then the error.
+func TestReapInterrupted(t *testing.T) {
+	dir := t.TempDir()
+	setup := `db.s.createIndex({at: 1}, {expireAfterSeconds: 60});
+const docs = []; for (let i = 0; i < 5000; i++) docs.push({at: new Date(Date.now() - 3600 * 1000)});
+db.s.insertMany(docs)`
+	if _, errOut, code := cli(t, nil, dir, "", "eval", setup); code != 0 {
+		t.Fatal(errOut)
+	}
+	ctx := &cancelAfter{Context: context.Background()}
+	ctx.n.Store(20)
+	out, errOut, code := cli(t, ctx, dir, "", "reap")
+	m := regexp.MustCompile(`^TTL pass interrupted after deleting (\d+) expired document\(s\)\n  test.s index at_1: (\d+) deleted\n$`).FindStringSubmatch(out)
+	if code != 1 || m == nil || m[1] != m[2] || !strings.Contains(errOut, "context canceled") {
+		t.Fatalf("interrupted reap: exit %d stdout %q stderr %q", code, out, errOut)
+	}
+	deleted, _ := strconv.Atoi(m[1])
+	if deleted == 0 || deleted >= 5000 {
+		t.Fatalf("interrupted reap deleted %d of 5000", deleted)
+	}
+	out, errOut, code = cli(t, nil, dir, "", "reap")
+	if code != 0 || !strings.HasPrefix(out, "TTL pass: deleted "+strconv.Itoa(5000-deleted)+" expired document(s)") {
+		t.Fatalf("the next reap: exit %d stdout %q stderr %q", code, out, errOut)
 	}
 }

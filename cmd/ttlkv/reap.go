@@ -32,10 +32,17 @@ var reapCommand = &command{
 		if err != nil {
 			return e.fail("reap", err)
 		}
-		reply, err := do(e.ctx, db, "admin", bson.D{{Key: "runTTLPass", Value: 1}})
+		// The pass itself rather than the runTTLPass command: an
+		// interrupted pass (Ctrl-C) still reports what it deleted.
+		res, err := db.RunTTLPass(e.ctx)
 		if err != nil {
+			if res != nil && res.Deleted > 0 {
+				fmt.Fprintf(e.stdout, "TTL pass interrupted after deleting %d expired document(s)\n", res.Deleted)
+				printTTLIndexes(e, res.Reply())
+			}
 			return e.closeDB("reap", db, e.fail("reap", err))
 		}
+		reply := res.Reply()
 		if f.json {
 			out, err := doc.MarshalExtJSON(reply, false)
 			if err != nil {
@@ -45,14 +52,19 @@ var reapCommand = &command{
 			return e.closeDB("reap", db, 0)
 		}
 		fmt.Fprintf(e.stdout, "TTL pass: deleted %d expired document(s) in %d sub-pass(es)\n", num(reply, "deleted"), num(reply, "subPasses"))
-		idx, _ := doc.Get(reply, "indexes")
-		arr, _ := idx.(bson.A)
-		for _, x := range arr {
-			d, _ := x.(bson.D)
-			ns, _ := doc.Get(d, "ns")
-			name, _ := doc.Get(d, "index")
-			fmt.Fprintf(e.stdout, "  %v index %v: %d deleted\n", ns, name, num(d, "deleted"))
-		}
+		printTTLIndexes(e, reply)
 		return e.closeDB("reap", db, 0)
 	},
+}
+
+// printTTLIndexes prints the per-index lines of a runTTLPass reply.
+func printTTLIndexes(e *env, reply bson.D) {
+	idx, _ := doc.Get(reply, "indexes")
+	arr, _ := idx.(bson.A)
+	for _, x := range arr {
+		d, _ := x.(bson.D)
+		ns, _ := doc.Get(d, "ns")
+		name, _ := doc.Get(d, "index")
+		fmt.Fprintf(e.stdout, "  %v index %v: %d deleted\n", ns, name, num(d, "deleted"))
+	}
 }
