@@ -7,7 +7,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/ttlkv/ttlkv/doc"
 	"github.com/ttlkv/ttlkv/lsm"
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
@@ -530,20 +529,7 @@ func (db *DB) ttlVisit(ctx context.Context, t ttlTarget) (deleted int64, more bo
 				bd.level = db.noteLag(lw, oldestLag(txn, lo, hi, len(prefix), desc, cutoff), now, m.ns(), ix.Name)
 				bd.yield = bd.level < maxCatchUp
 			}
-			it := txn.NewIter(lsm.IterOptions{Lower: lo, Upper: hi, KeysOnly: true})
-			defer it.Close()
-			for it.Next() {
-				_, rid, ok := lsm.SplitIndexKey(it.Key())
-				if !ok {
-					continue
-				}
-				rids = append(rids, rid)
-				if int64(len(rids)) >= want {
-					next = append(append([]byte{}, it.Key()...), 0)
-					return nil
-				}
-			}
-			finished = true
+			rids, next, finished = scanRids(txn, lo, hi, want)
 			return nil
 		})
 		if err != nil {
@@ -584,6 +570,25 @@ func (db *DB) ttlVisit(ctx context.Context, t ttlTarget) (deleted int64, more bo
 // than every ~10 with 1024), small against the visit's targets.
 const ttlScanChunk = 4096
 
+// scanRids reads the record ids of up to want index keys in [lo, hi),
+// in key order. next is where the scan resumes (nil when finished: no
+// key is left before hi).
+func scanRids(txn *lsm.Txn, lo, hi []byte, want int64) (rids []uint64, next []byte, finished bool) {
+	it := txn.NewIter(lsm.IterOptions{Lower: lo, Upper: hi, KeysOnly: true})
+	defer it.Close()
+	for it.Next() {
+		_, rid, ok := lsm.SplitIndexKey(it.Key())
+		if !ok {
+			continue
+		}
+		rids = append(rids, rid)
+		if int64(len(rids)) >= want {
+			return rids, append(append([]byte{}, it.Key()...), 0), false
+		}
+	}
+	return rids, nil, true
+}
+
 func indexByID(m *collMeta, id uint64) *indexMeta {
 	for _, ix := range m.Indexes {
 		if ix.ID == id {
@@ -592,8 +597,6 @@ func indexByID(m *collMeta, id uint64) *indexMeta {
 	}
 	return nil
 }
-
-var _ = doc.Errorf
 
 // resetLowWater forgets where an index's visits resume, after a change
 // (collMod) that may make documents below the mark expire later, and

@@ -195,20 +195,7 @@ func (db *DB) timeseriesTTLVisit(ctx context.Context, tg ttlTarget) (deleted int
 		var next []byte
 		finished := false
 		err := db.store.View(func(txn *lsm.Txn) error {
-			it := txn.NewIter(lsm.IterOptions{Lower: lo, Upper: hi, KeysOnly: true})
-			defer it.Close()
-			for it.Next() {
-				_, rid, ok := lsm.SplitIndexKey(it.Key())
-				if !ok {
-					continue
-				}
-				rids = append(rids, rid)
-				if int64(len(rids)) >= want {
-					next = append(append([]byte{}, it.Key()...), 0)
-					return nil
-				}
-			}
-			finished = true
+			rids, next, finished = scanRids(txn, lo, hi, want)
 			return nil
 		})
 		if err != nil {
