@@ -935,7 +935,7 @@ func cmdCurrentOp(_ context.Context, db *DB, _ string, cmd bson.D) (bson.D, erro
 
 func cmdSetParameter(_ context.Context, db *DB, dbName string, cmd bson.D) (bson.D, error) {
 	if dbName != "admin" {
-		return nil, doc.Errorf(doc.Code(13), "setParameter may only be run against the admin database.")
+		return nil, doc.Errorf(doc.CodeUnauthorized, "setParameter may only be run against the admin database.")
 	}
 	reply := bson.D{}
 	// Validate every parameter first so an invalid one changes nothing.
@@ -975,7 +975,7 @@ func isGenericField(k string) bool {
 
 func cmdGetParameter(_ context.Context, db *DB, dbName string, cmd bson.D) (bson.D, error) {
 	if dbName != "admin" {
-		return nil, doc.Errorf(doc.Code(13), "getParameter may only be run against the admin database.")
+		return nil, doc.Errorf(doc.CodeUnauthorized, "getParameter may only be run against the admin database.")
 	}
 	if s, ok := cmd[0].Value.(string); ok && s == "*" {
 		return paramsDoc(db, true, nil), nil
@@ -1007,7 +1007,7 @@ func cmdGetLog(context.Context, *DB, string, bson.D) (bson.D, error) {
 
 func cmdRunTTLPass(ctx context.Context, db *DB, dbName string, cmd bson.D) (bson.D, error) {
 	if dbName != "admin" {
-		return nil, doc.Errorf(doc.Code(13), "runTTLPass may only be run against the admin database.")
+		return nil, doc.Errorf(doc.CodeUnauthorized, "runTTLPass may only be run against the admin database.")
 	}
 	res, err := db.RunTTLPass(ctx)
 	if err != nil {

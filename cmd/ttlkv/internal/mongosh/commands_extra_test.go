@@ -66,3 +66,22 @@ func TestAggregateMethod(t *testing.T) {
 		}
 	}
 }
+
+// TestErrorCodeNames checks that errors a mongosh user commonly hits
+// carry MongoDB's code names, not "Location<code>": getParameter run
+// against the current database instead of admin, and conflicting update
+// operators.
+func TestErrorCodeNames(t *testing.T) {
+	s, out, _ := testShell(t, Options{})
+	cases := []struct{ src, want string }{
+		{`try { db.runCommand({getParameter: 1, ttlMonitorSleepSecs: 1}) } catch (e) { print(e.code, e.codeName) }`, "13 Unauthorized"},
+		{`try { db.runCommand({setParameter: 1, ttlMonitorSleepSecs: 5}) } catch (e) { print(e.code, e.codeName) }`, "13 Unauthorized"},
+		{`db.c.insertOne({_id: 1}); try { db.c.updateOne({_id: 1}, {$set: {a: 1}, $inc: {a: 1}}) } catch (e) { print(e.code, e.codeName) }`, "40 ConflictingUpdateOperators"},
+	}
+	for _, tc := range cases {
+		got, err := eval(t, s, out, tc.src)
+		if err != nil || got != tc.want+"\n" {
+			t.Errorf("%s: got %q (%v), want %q", tc.src, got, err, tc.want)
+		}
+	}
+}
