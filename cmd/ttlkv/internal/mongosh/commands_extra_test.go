@@ -85,3 +85,25 @@ func TestErrorCodeNames(t *testing.T) {
 		}
 	}
 }
+
+// TestHideIndex checks mongosh's hideIndex and unhideIndex helpers: by
+// name or key pattern, replying collMod's hidden_old/hidden_new, and
+// listed by getIndexes; a missing index is IndexNotFound.
+func TestHideIndex(t *testing.T) {
+	s, out, _ := testShell(t, Options{})
+	cases := []struct{ src, want string }{
+		{`db.c.createIndex({at: 1}, {expireAfterSeconds: 60})`, "at_1"},
+		{`db.c.hideIndex("at_1")`, "{ hidden_old: false, hidden_new: true, ok: 1 }"},
+		{`db.c.getIndexes()[1].hidden + " " + db.c.getIndexes()[1].expireAfterSeconds`, "true 60"},
+		{`db.c.unhideIndex({at: 1})`, "{ hidden_old: true, hidden_new: false, ok: 1 }"},
+		{`db.c.getIndexes()[1].hidden === undefined`, "true"},
+		{`try { db.c.hideIndex("nope") } catch (e) { print(e.codeName) }`, "IndexNotFound"},
+		{`try { db.c.hideIndex(5) } catch (e) { print(e.name) }`, "MongoshInvalidInputError"},
+	}
+	for _, tc := range cases {
+		got, err := eval(t, s, out, tc.src)
+		if err != nil || got != tc.want+"\n" {
+			t.Errorf("%s: got %q (%v), want %q", tc.src, got, err, tc.want)
+		}
+	}
+}
