@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/ttlkv/ttlkv/doc"
+	"github.com/ttlkv/ttlkv/engine/query"
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
 
@@ -928,8 +929,28 @@ func cmdServerStatus(_ context.Context, db *DB, _ string, _ bson.D) (bson.D, err
 	}, nil
 }
 
+// cmdCurrentOp lists the running operations. As in MongoDB, the
+// command's other fields ({currentOp: 1, desc: "TTLMonitor"}) are a
+// filter the operations must match; $all and $ownOps are options.
 func cmdCurrentOp(_ context.Context, db *DB, _ string, cmd bson.D) (bson.D, error) {
-	ops := db.ops.list()
+	var filter bson.D
+	for _, e := range cmd[1:] {
+		switch {
+		case e.Key == "$all", e.Key == "$ownOps", e.Key == "$truncateOps", isGenericField(e.Key):
+		default:
+			filter = append(filter, e)
+		}
+	}
+	f, err := query.ParseFilter(filter)
+	if err != nil {
+		return nil, err
+	}
+	ops := bson.A{}
+	for _, op := range db.ops.list() {
+		if f.Match(op.(bson.D)) {
+			ops = append(ops, op)
+		}
+	}
 	return bson.D{{Key: "inprog", Value: ops}}, nil
 }
 

@@ -434,6 +434,41 @@ func TestCurrentOpShowsTTLMonitor(t *testing.T) {
 	}
 }
 
+// currentOp's other fields filter the operations, as in MongoDB
+// (db.currentOp({desc: "TTLMonitor"})); $all is an option, not a filter.
+func TestCurrentOpFilter(t *testing.T) {
+	db, clk, _ := openTest(t)
+	mustRun(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"t": 1}, "name": "t_1", "expireAfterSeconds": 1}]}`)
+	insertDocs(t, db, "c", bson.D{{Key: "t", Value: dt(clk.Now().Add(-time.Hour))}})
+	cases := []struct {
+		cmd  string
+		want int
+	}{
+		{`{"currentOp": 1}`, 1},
+		{`{"currentOp": 1, "desc": "TTLMonitor"}`, 1},
+		{`{"currentOp": 1, "$all": true, "ns": "test.c", "op": "remove"}`, 1},
+		{`{"currentOp": 1, "op": "insert"}`, 0},
+		{`{"currentOp": 1, "ns": {"$regex": "^other\\."}}`, 0},
+	}
+	got := make([]int, len(cases))
+	var badErr error
+	db.mon.visitStartHook = func() {
+		for i, tc := range cases {
+			got[i] = len(field(mustRun(t, db, "admin", tc.cmd), "inprog").(bson.A))
+		}
+		_, badErr = db.RunCommand(context.Background(), "admin", bson.D{{Key: "currentOp", Value: 1}, {Key: "ns", Value: bson.D{{Key: "$bogus", Value: 1}}}})
+	}
+	pass(t, db)
+	for i, tc := range cases {
+		if got[i] != tc.want {
+			t.Errorf("%s: %d operation(s), want %d", tc.cmd, got[i], tc.want)
+		}
+	}
+	if doc.CodeOf(badErr) != doc.CodeBadValue {
+		t.Errorf("currentOp with a bad filter: %v, want BadValue", badErr)
+	}
+}
+
 // SPEC §3.5: only a primary deletes.
 func TestSecondaryDoesNotReap(t *testing.T) {
 	dir := t.TempDir()
