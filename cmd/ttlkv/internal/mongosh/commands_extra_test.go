@@ -107,3 +107,21 @@ func TestHideIndex(t *testing.T) {
 		}
 	}
 }
+
+// TestCurrentOpArguments checks db.currentOp's forms: none, true
+// (mongosh's {$all: true}) and a filter document.
+func TestCurrentOpArguments(t *testing.T) {
+	s, out, _ := testShell(t, Options{})
+	cases := []struct{ src, want string }{
+		{`db.currentOp().inprog.length`, "0"},
+		{`db.currentOp(true).inprog.length`, "0"},
+		{`db.currentOp({desc: "TTLMonitor"}).ok`, "1"},
+		{`try { db.currentOp({ns: {$bogus: 1}}) } catch (e) { print(e.codeName) }`, "BadValue"},
+	}
+	for _, tc := range cases {
+		got, err := eval(t, s, out, tc.src)
+		if err != nil || got != tc.want+"\n" {
+			t.Errorf("%s: got %q (%v), want %q", tc.src, got, err, tc.want)
+		}
+	}
+}
