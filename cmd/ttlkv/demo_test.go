@@ -93,3 +93,17 @@ func TestServeStopsOnInterrupt(t *testing.T) {
 		t.Errorf("exit %d, log %q", code, errOut)
 	}
 }
+
+// TestServeRejectsBadSleepSecs checks that serve refuses a
+// --ttlMonitorSleepSecs that setParameter would refuse, instead of
+// silently running with the default 60.
+func TestServeRejectsBadSleepSecs(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	for _, v := range []string{"0", "-5"} {
+		_, errOut, code := cli(t, ctx, t.TempDir(), "", "serve", "--ttlMonitorSleepSecs", v)
+		if code != 2 || !strings.Contains(errOut, "--ttlMonitorSleepSecs must be at least 1") || strings.Contains(errOut, "the TTL monitor is running") {
+			t.Errorf("--ttlMonitorSleepSecs %s: exit %d, stderr %q, want a usage error", v, code, errOut)
+		}
+	}
+}
