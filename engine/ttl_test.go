@@ -521,3 +521,25 @@ func TestMonitorLoopWakesOnSleepChange(t *testing.T) {
 		t.Fatal("monitor did not run within 20 s of ttlMonitorSleepSecs=1")
 	}
 }
+
+// An explained delete of expired documents ({t: {$lt: cut-off}} on a TTL
+// index) shows MongoDB's index bounds for a date range, the date type's
+// ends printed as dates, not as words; numbers end at ±inf.0.
+func TestExplainDateAndNumberBounds(t *testing.T) {
+	db, _, _ := openTest(t)
+	mustRun(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"t": 1}, "name": "t_1", "expireAfterSeconds": 60}, {"key": {"n": 1}, "name": "n_1"}]}`)
+	cases := []struct{ cmd, path, want string }{
+		{`{"explain": {"delete": "c", "deletes": [{"q": {"t": {"$lt": {"$date": "1970-01-01T00:00:01Z"}}}, "limit": 0}]}}`,
+			"queryPlanner.winningPlan.inputStage.inputStage.indexBounds.t", "[[new Date(-9223372036854775808), new Date(1000))]"},
+		{`{"explain": {"find": "c", "filter": {"t": {"$gte": {"$date": "1970-01-01T00:00:01Z"}}}}}`,
+			"queryPlanner.winningPlan.inputStage.indexBounds.t", "[[new Date(1000), new Date(9223372036854775807)]]"},
+		{`{"explain": {"find": "c", "filter": {"n": {"$gt": 5}}}}`,
+			"queryPlanner.winningPlan.inputStage.indexBounds.n", "[(5, inf.0]]"},
+	}
+	for _, tc := range cases {
+		r := mustRun(t, db, "test", tc.cmd)
+		if got := fmt.Sprint(field(r, tc.path)); got != tc.want {
+			t.Errorf("%s: %s = %s, want %s", tc.cmd, tc.path, got, tc.want)
+		}
+	}
+}
