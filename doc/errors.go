@@ -14,15 +14,20 @@ const (
 	CodeInternalError                   Code = 1     // an engine fault, not a user mistake
 	CodeBadValue                        Code = 2     // a value out of range or of the wrong form
 	CodeFailedToParse                   Code = 9     // a command or option that cannot be parsed
+	CodeUnauthorized                    Code = 13    // an admin-only command run against another database
 	CodeTypeMismatch                    Code = 14    // a value of the wrong BSON type
 	CodeOverflow                        Code = 15    // a document nested too deeply
 	CodeIllegalOperation                Code = 20    // an operation the collection kind forbids
 	CodeNamespaceNotFound               Code = 26    // the collection or database does not exist
 	CodeIndexNotFound                   Code = 27    // the named index does not exist
+	CodePathNotViable                   Code = 28    // an update path through a non-container
+	CodeConflictingUpdateOperators      Code = 40    // two update modifiers on overlapping paths
 	CodeCursorNotFound                  Code = 43    // getMore on an unknown or killed cursor
 	CodeNamespaceExists                 Code = 48    // create of an existing collection with other options
 	CodeMaxTimeMSExpired                Code = 50    // an operation ran past its maxTimeMS
+	CodeDollarPrefixedFieldName         Code = 52    // a replacement with a $-prefixed field
 	CodeInvalidIDField                  Code = 53    // an _id of a forbidden type
+	CodeEmptyFieldName                  Code = 56    // an update path with an empty component
 	CodeCommandNotFound                 Code = 59    // an unknown command name
 	CodeImmutableField                  Code = 66    // an update that changes _id
 	CodeCannotCreateIndex               Code = 67    // an index spec that cannot be built
@@ -30,11 +35,14 @@ const (
 	CodeInvalidNamespace                Code = 73    // a bad database or collection name
 	CodeIndexOptionsConflict            Code = 85    // an index exists with the same name or key but other options
 	CodeIndexKeySpecsConflict           Code = 86    // an index exists with the same name but another key
+	CodeWriteConflict                   Code = 112   // a write that lost a race with another
 	CodeCappedPositionLost              Code = 136   // a capped cursor's position was overwritten
 	CodeCommandNotSupportedOnView       Code = 166   // a command a time-series view cannot run
+	CodeCannotIndexParallelArrays       Code = 171   // a compound index key over two arrays of one document
 	CodeQueryPlanKilled                 Code = 175   // a cursor whose collection was dropped
 	CodeAmbiguousIndexKeyPattern        Code = 181   // a key pattern that matches several indexes
 	CodeInvalidIndexSpecificationOption Code = 197   // an index option invalid for this index
+	CodeConversionFailure               Code = 241   // a value an aggregation operator cannot convert
 	CodeNotWritablePrimary              Code = 10107 // a write to a secondary or read-only engine
 	CodeCannotGrowDocumentInCappedNS    Code = 10003 // a capped update that changes the document's size
 	CodeBSONObjectTooLarge              Code = 10334 // a document over 16 MiB
@@ -46,15 +54,20 @@ var codeNames = map[Code]string{
 	CodeInternalError:                   "InternalError",
 	CodeBadValue:                        "BadValue",
 	CodeFailedToParse:                   "FailedToParse",
+	CodeUnauthorized:                    "Unauthorized",
 	CodeTypeMismatch:                    "TypeMismatch",
 	CodeOverflow:                        "Overflow",
 	CodeIllegalOperation:                "IllegalOperation",
 	CodeNamespaceNotFound:               "NamespaceNotFound",
 	CodeIndexNotFound:                   "IndexNotFound",
+	CodePathNotViable:                   "PathNotViable",
+	CodeConflictingUpdateOperators:      "ConflictingUpdateOperators",
 	CodeCursorNotFound:                  "CursorNotFound",
 	CodeNamespaceExists:                 "NamespaceExists",
 	CodeMaxTimeMSExpired:                "MaxTimeMSExpired",
+	CodeDollarPrefixedFieldName:         "DollarPrefixedFieldName",
 	CodeInvalidIDField:                  "InvalidIdField",
+	CodeEmptyFieldName:                  "EmptyFieldName",
 	CodeCommandNotFound:                 "CommandNotFound",
 	CodeImmutableField:                  "ImmutableField",
 	CodeCannotCreateIndex:               "CannotCreateIndex",
@@ -62,11 +75,14 @@ var codeNames = map[Code]string{
 	CodeInvalidNamespace:                "InvalidNamespace",
 	CodeIndexOptionsConflict:            "IndexOptionsConflict",
 	CodeIndexKeySpecsConflict:           "IndexKeySpecsConflict",
+	CodeWriteConflict:                   "WriteConflict",
 	CodeCappedPositionLost:              "CappedPositionLost",
 	CodeCommandNotSupportedOnView:       "CommandNotSupportedOnView",
+	CodeCannotIndexParallelArrays:       "CannotIndexParallelArrays",
 	CodeQueryPlanKilled:                 "QueryPlanKilled",
 	CodeAmbiguousIndexKeyPattern:        "AmbiguousIndexKeyPattern",
 	CodeInvalidIndexSpecificationOption: "InvalidIndexSpecificationOption",
+	CodeConversionFailure:               "ConversionFailure",
 	CodeNotWritablePrimary:              "NotWritablePrimary",
 	CodeCannotGrowDocumentInCappedNS:    "CannotGrowDocumentInCappedNamespace",
 	CodeBSONObjectTooLarge:              "BSONObjectTooLarge",

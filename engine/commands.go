@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/ttlkv/ttlkv/doc"
+	"github.com/ttlkv/ttlkv/engine/query"
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
 
@@ -928,14 +929,34 @@ func cmdServerStatus(_ context.Context, db *DB, _ string, _ bson.D) (bson.D, err
 	}, nil
 }
 
+// cmdCurrentOp lists the running operations. As in MongoDB, the
+// command's other fields ({currentOp: 1, desc: "TTLMonitor"}) are a
+// filter the operations must match; $all and $ownOps are options.
 func cmdCurrentOp(_ context.Context, db *DB, _ string, cmd bson.D) (bson.D, error) {
-	ops := db.ops.list()
+	var filter bson.D
+	for _, e := range cmd[1:] {
+		switch {
+		case e.Key == "$all", e.Key == "$ownOps", e.Key == "$truncateOps", isGenericField(e.Key):
+		default:
+			filter = append(filter, e)
+		}
+	}
+	f, err := query.ParseFilter(filter)
+	if err != nil {
+		return nil, err
+	}
+	ops := bson.A{}
+	for _, op := range db.ops.list() {
+		if f.Match(op.(bson.D)) {
+			ops = append(ops, op)
+		}
+	}
 	return bson.D{{Key: "inprog", Value: ops}}, nil
 }
 
 func cmdSetParameter(_ context.Context, db *DB, dbName string, cmd bson.D) (bson.D, error) {
 	if dbName != "admin" {
-		return nil, doc.Errorf(doc.Code(13), "setParameter may only be run against the admin database.")
+		return nil, doc.Errorf(doc.CodeUnauthorized, "setParameter may only be run against the admin database.")
 	}
 	reply := bson.D{}
 	// Validate every parameter first so an invalid one changes nothing.
@@ -975,7 +996,7 @@ func isGenericField(k string) bool {
 
 func cmdGetParameter(_ context.Context, db *DB, dbName string, cmd bson.D) (bson.D, error) {
 	if dbName != "admin" {
-		return nil, doc.Errorf(doc.Code(13), "getParameter may only be run against the admin database.")
+		return nil, doc.Errorf(doc.CodeUnauthorized, "getParameter may only be run against the admin database.")
 	}
 	if s, ok := cmd[0].Value.(string); ok && s == "*" {
 		return paramsDoc(db, true, nil), nil
@@ -1007,7 +1028,7 @@ func cmdGetLog(context.Context, *DB, string, bson.D) (bson.D, error) {
 
 func cmdRunTTLPass(ctx context.Context, db *DB, dbName string, cmd bson.D) (bson.D, error) {
 	if dbName != "admin" {
-		return nil, doc.Errorf(doc.Code(13), "runTTLPass may only be run against the admin database.")
+		return nil, doc.Errorf(doc.CodeUnauthorized, "runTTLPass may only be run against the admin database.")
 	}
 	res, err := db.RunTTLPass(ctx)
 	if err != nil {

@@ -267,7 +267,7 @@ func (db *DB) createIndexes(ctx context.Context, dbName, name string, specs []bs
 			case old.Name == ix.Name:
 				return nil, doc.Errorf(doc.CodeIndexKeySpecsConflict, "An existing index has the same name as the requested index but different key. Requested index: %s, existing index: %s", fmtValue(specs[i]), fmtValue(listIndexEntry(old)))
 			case sameKey && (old.TTL != ix.TTL || old.TTL && old.Expire != ix.Expire) && doc.Equal(nonNilDoc(old.Partial), nonNilDoc(ix.Partial)):
-				return nil, doc.Errorf(doc.CodeIndexOptionsConflict, "An equivalent index already exists with the same name but different options. Requested index: %s, existing index: %s", fmtValue(specs[i]), fmtValue(listIndexEntry(old)))
+				return nil, doc.Errorf(doc.CodeIndexOptionsConflict, "An equivalent index already exists with a different name and options. Requested index: %s, existing index: %s", fmtValue(specs[i]), fmtValue(listIndexEntry(old)))
 			case sameKey && sameOptions(old, ix) && doc.Equal(nonNilDoc(old.Partial), nonNilDoc(ix.Partial)):
 				return nil, doc.Errorf(doc.CodeIndexOptionsConflict, "Index already exists with a different name: %s", old.Name)
 			}

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"bytes"
+	"math"
 
 	"github.com/ttlkv/ttlkv/doc"
 	"github.com/ttlkv/ttlkv/engine/query"
@@ -279,10 +280,26 @@ func boundString(b query.Bound, lo bool) string {
 	case bson.MaxKey:
 		s = "MaxKey"
 	case query.TypeBracket:
-		if v.Upper {
-			s = "end of " + typeName(v.Like)
-		} else {
-			s = "start of " + typeName(v.Like)
+		// Numbers and dates print as MongoDB prints their type's ends
+		// ([new Date(-9223372036854775808), new Date(...)) for a TTL
+		// field's {$lt: date}); other types by name.
+		switch doc.CanonicalType(v.Like) {
+		case doc.ClassNumber:
+			s = "-inf.0"
+			if v.Upper {
+				s = "inf.0"
+			}
+		case doc.ClassDate:
+			s = fmtValue(bson.DateTime(math.MinInt64))
+			if v.Upper {
+				s = fmtValue(bson.DateTime(math.MaxInt64))
+			}
+		default:
+			if v.Upper {
+				s = "end of " + typeName(v.Like)
+			} else {
+				s = "start of " + typeName(v.Like)
+			}
 		}
 	default:
 		s = fmtValue(v)

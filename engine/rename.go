@@ -11,7 +11,7 @@ import (
 
 // codeUnauthorized is the server's code for an admin-only command run
 // against another database.
-const codeUnauthorized = doc.Code(13)
+const codeUnauthorized = doc.CodeUnauthorized
 
 // cmdRenameCollection is MongoDB's renameCollection admin command:
 // {renameCollection: "db.from", to: "db.to", dropTarget: bool}.

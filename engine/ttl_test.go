@@ -102,8 +102,9 @@ func TestTTLIndexConflicts(t *testing.T) {
 	mustRun(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"u": 1}, "name": "u_1"}]}`)
 	wantCode(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"u": 1}, "name": "u_1", "expireAfterSeconds": 5}]}`,
 		doc.CodeIndexOptionsConflict, "already exists with the same name but different options")
+	// Another name for the same key: MongoDB's message says the names differ.
 	wantCode(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"u": 1}, "name": "u_ttl", "expireAfterSeconds": 5}]}`,
-		doc.CodeIndexOptionsConflict, "")
+		doc.CodeIndexOptionsConflict, "An equivalent index already exists with a different name and options.")
 	// The 64-index limit.
 	for i := 3; i < maxIndexes; i++ {
 		mustRun(t, db, "test", fmt.Sprintf(`{"createIndexes": "c", "indexes": [{"key": {"f%d": 1}, "name": "f%d"}]}`, i, i))
@@ -434,6 +435,41 @@ func TestCurrentOpShowsTTLMonitor(t *testing.T) {
 	}
 }
 
+// currentOp's other fields filter the operations, as in MongoDB
+// (db.currentOp({desc: "TTLMonitor"})); $all is an option, not a filter.
+func TestCurrentOpFilter(t *testing.T) {
+	db, clk, _ := openTest(t)
+	mustRun(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"t": 1}, "name": "t_1", "expireAfterSeconds": 1}]}`)
+	insertDocs(t, db, "c", bson.D{{Key: "t", Value: dt(clk.Now().Add(-time.Hour))}})
+	cases := []struct {
+		cmd  string
+		want int
+	}{
+		{`{"currentOp": 1}`, 1},
+		{`{"currentOp": 1, "desc": "TTLMonitor"}`, 1},
+		{`{"currentOp": 1, "$all": true, "ns": "test.c", "op": "remove"}`, 1},
+		{`{"currentOp": 1, "op": "insert"}`, 0},
+		{`{"currentOp": 1, "ns": {"$regex": "^other\\."}}`, 0},
+	}
+	got := make([]int, len(cases))
+	var badErr error
+	db.mon.visitStartHook = func() {
+		for i, tc := range cases {
+			got[i] = len(field(mustRun(t, db, "admin", tc.cmd), "inprog").(bson.A))
+		}
+		_, badErr = db.RunCommand(context.Background(), "admin", bson.D{{Key: "currentOp", Value: 1}, {Key: "ns", Value: bson.D{{Key: "$bogus", Value: 1}}}})
+	}
+	pass(t, db)
+	for i, tc := range cases {
+		if got[i] != tc.want {
+			t.Errorf("%s: %d operation(s), want %d", tc.cmd, got[i], tc.want)
+		}
+	}
+	if doc.CodeOf(badErr) != doc.CodeBadValue {
+		t.Errorf("currentOp with a bad filter: %v, want BadValue", badErr)
+	}
+}
+
 // SPEC §3.5: only a primary deletes.
 func TestSecondaryDoesNotReap(t *testing.T) {
 	dir := t.TempDir()
@@ -484,5 +520,27 @@ func TestMonitorLoopWakesOnSleepChange(t *testing.T) {
 		}
 	case <-time.After(20 * time.Second):
 		t.Fatal("monitor did not run within 20 s of ttlMonitorSleepSecs=1")
+	}
+}
+
+// An explained delete of expired documents ({t: {$lt: cut-off}} on a TTL
+// index) shows MongoDB's index bounds for a date range, the date type's
+// ends printed as dates, not as words; numbers end at ±inf.0.
+func TestExplainDateAndNumberBounds(t *testing.T) {
+	db, _, _ := openTest(t)
+	mustRun(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"t": 1}, "name": "t_1", "expireAfterSeconds": 60}, {"key": {"n": 1}, "name": "n_1"}]}`)
+	cases := []struct{ cmd, path, want string }{
+		{`{"explain": {"delete": "c", "deletes": [{"q": {"t": {"$lt": {"$date": "1970-01-01T00:00:01Z"}}}, "limit": 0}]}}`,
+			"queryPlanner.winningPlan.inputStage.inputStage.indexBounds.t", "[[new Date(-9223372036854775808), new Date(1000))]"},
+		{`{"explain": {"find": "c", "filter": {"t": {"$gte": {"$date": "1970-01-01T00:00:01Z"}}}}}`,
+			"queryPlanner.winningPlan.inputStage.indexBounds.t", "[[new Date(1000), new Date(9223372036854775807)]]"},
+		{`{"explain": {"find": "c", "filter": {"n": {"$gt": 5}}}}`,
+			"queryPlanner.winningPlan.inputStage.indexBounds.n", "[(5, inf.0]]"},
+	}
+	for _, tc := range cases {
+		r := mustRun(t, db, "test", tc.cmd)
+		if got := fmt.Sprint(field(r, tc.path)); got != tc.want {
+			t.Errorf("%s: %s = %s, want %s", tc.cmd, tc.path, got, tc.want)
+		}
 	}
 }

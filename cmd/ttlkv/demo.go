@@ -118,7 +118,16 @@ func (d *demo) run() int {
 		}
 		d.say("")
 	}
-	d.say("Done. Try it yourself:  ttlkv shell   (then: db.%s.find())", demoSessions)
+	shell := "ttlkv shell"
+	if d.e.dir != "" {
+		shell += " --dir " + shellQuote(d.e.dir)
+	}
+	if d.e.db != "test" {
+		shell += " --db " + shellQuote(d.e.db)
+	}
+	d.say("Done. Try it yourself:  %s   (then: db.%s.find())", shell, demoSessions)
+	d.say("s3 expires a minute after this demo, and the shell's TTL monitor, which runs every 60 s, then deletes it;")
+	d.say("db.adminCommand({ setParameter: 1, ttlMonitorSleepSecs: 1 }) makes it run every second.")
 	return 0
 }
 
@@ -141,6 +150,14 @@ func (d *demo) basics() {
 	if ex != nil {
 		d.say("    the query used: %s", planStages(ex))
 	}
+}
+
+// shellQuote quotes s for a POSIX shell when it needs quoting.
+func shellQuote(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./:@%+=,") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // planStages summarises explain's winning plan as "FETCH <- IXSCAN
@@ -179,9 +196,11 @@ func (d *demo) ttl() {
 	}
 	d.cmd(fmt.Sprintf("db.%s.insertMany([...]) — last seen 2 h ago, 90 s ago, now, and a string (never expires)", demoSessions),
 		bson.D{{Key: "insert", Value: demoSessions}, {Key: "documents", Value: sessions}})
+	n := d.cmd(fmt.Sprintf("db.%s.countDocuments()", demoSessions), bson.D{{Key: "count", Value: demoSessions}})
 	if d.err != nil {
 		return
 	}
+	d.say("    %d: s1 and s2 have expired, but stay visible until the TTL monitor deletes them", num(n, "n"))
 	d.say("  > db.adminCommand({ runTTLPass: 1 })   (the TTL monitor does this every 60 s)")
 	r, err := do(d.e.ctx, d.db, "admin", bson.D{{Key: "runTTLPass", Value: 1}})
 	if err != nil {
@@ -218,7 +237,7 @@ func (d *demo) capped() {
 	if d.err != nil {
 		return
 	}
-	d.say("  > db.%s.find().sort({ $natural: -1 })   (newest first; only the last 3 are kept)", demoLog)
+	d.say("  > db.%s.find({}, { _id: 0 }).sort({ $natural: -1 })   (newest first; only the last 3 are kept)", demoLog)
 	d.show(d.find(bson.D{{Key: "find", Value: demoLog}, {Key: "filter", Value: bson.D{}}, {Key: "sort", Value: bson.D{{Key: "$natural", Value: int32(-1)}}},
 		{Key: "projection", Value: bson.D{{Key: "_id", Value: int32(0)}}}}))
 }

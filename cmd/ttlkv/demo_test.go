@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -26,10 +27,15 @@ func TestDemoRerunnable(t *testing.T) {
 			"inserted 4 documents",
 			`{"_id":3,"customer":"ada","total":99.9}`,
 			"IXSCAN customer_1",
+			// Expired documents stay visible until the monitor deletes them.
+			"  > db.demo_sessions.countDocuments()\n    4: s1 and s2 have expired, but stay visible",
 			"the pass deleted 2 expired document(s)",
 			"s1 (ada): expired and deleted",
 			"s3 (linus): still here",
 			"s4 (barbara): still here",
+			// The capped find shows the projection it runs.
+			"db.demo_log.find({}, { _id: 0 }).sort({ $natural: -1 })",
+			"Try it yourself:  ttlkv shell   (then: db.demo_sessions.find())",
 		} {
 			if !strings.Contains(out, want) {
 				t.Errorf("run %d: output lacks %q:\n%s", run, want, out)
@@ -91,5 +97,32 @@ func TestServeStopsOnInterrupt(t *testing.T) {
 	_, errOut, code := cli(t, ctx, t.TempDir(), "", "serve", "--ttlMonitorSleepSecs", "1")
 	if code != 0 || !strings.Contains(errOut, "the TTL monitor is running") || !strings.Contains(errOut, "stopping") {
 		t.Errorf("exit %d, log %q", code, errOut)
+	}
+}
+
+// TestServeRejectsBadSleepSecs checks that serve refuses a
+// --ttlMonitorSleepSecs that setParameter would refuse, instead of
+// silently running with the default 60.
+func TestServeRejectsBadSleepSecs(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	for _, v := range []string{"0", "-5"} {
+		_, errOut, code := cli(t, ctx, t.TempDir(), "", "serve", "--ttlMonitorSleepSecs", v)
+		if code != 2 || !strings.Contains(errOut, "--ttlMonitorSleepSecs must be at least 1") || strings.Contains(errOut, "the TTL monitor is running") {
+			t.Errorf("--ttlMonitorSleepSecs %s: exit %d, stderr %q, want a usage error", v, code, errOut)
+		}
+	}
+}
+
+// TestDemoShellHint checks that the demo's closing hint opens the shell
+// on the directory and database the demo used.
+func TestDemoShellHint(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "my data")
+	out, errOut, code := cli(t, nil, "", "", "demo", "--dir", dir, "--db", "demo")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
+	}
+	if want := "Try it yourself:  ttlkv shell --dir '" + dir + "' --db demo   (then: db.demo_sessions.find())"; !strings.Contains(out, want) {
+		t.Errorf("output lacks %q:\n%s", want, out)
 	}
 }

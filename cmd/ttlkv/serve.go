@@ -25,7 +25,7 @@ var serveCommand = &command{
 		fs.IntVar(&f.sleepSecs, "ttlMonitorSleepSecs", 0, "seconds between TTL passes (default MongoDB's 60)")
 		return f
 	},
-	run: func(e *env, _ *pflag.FlagSet, cfg any, args []string) int {
+	run: func(e *env, fs *pflag.FlagSet, cfg any, args []string) int {
 		f := cfg.(*serveFlags)
 		if len(args) > 0 {
 			fmt.Fprintln(e.stderr, "ttlkv serve: takes no arguments")
@@ -38,8 +38,12 @@ var serveCommand = &command{
 			fmt.Fprintf(e.stderr, "%s "+format+"\n", append([]any{time.Now().UTC().Format(time.RFC3339)}, a...)...)
 		}
 		opts := engine.Options{Logf: logf}
-		if f.sleepSecs > 0 {
-			opts.Params = map[string]any{"ttlMonitorSleepSecs": int32(f.sleepSecs)}
+		if fs.Changed("ttlMonitorSleepSecs") {
+			if f.sleepSecs < 1 {
+				fmt.Fprintf(e.stderr, "ttlkv serve: --ttlMonitorSleepSecs must be at least 1, got %d\n", f.sleepSecs)
+				return 2
+			}
+			opts.Params = map[string]any{"ttlMonitorSleepSecs": int64(f.sleepSecs)}
 		}
 		db, err := e.open(opts)
 		if err != nil {

@@ -497,6 +497,26 @@ func (s *Shell) collection(db, name string) *goja.Object {
 		}
 		return s.toJS(s.command(db, bson.D{{Key: "dropIndexes", Value: name}, {Key: "index", Value: v}}))
 	})
+	// hideIndex and unhideIndex are mongosh's collMod helpers; a hidden
+	// TTL index still expires documents.
+	for n, hidden := range map[string]bool{"hideIndex": true, "unhideIndex": false} {
+		m(n, func(c goja.FunctionCall) goja.Value {
+			a := arg(c, 0)
+			v, err := s.toBSON(a, 0)
+			s.check(err)
+			var ix bson.D
+			switch x := v.(type) {
+			case string:
+				ix = bson.D{{Key: "name", Value: x}}
+			case bson.D:
+				ix = bson.D{{Key: "keyPattern", Value: x}}
+			default:
+				s.throw("MongoshInvalidInputError", "%s: the index must be a name or a key pattern, got %s", n, s.describe(a))
+			}
+			ix = append(ix, bson.E{Key: "hidden", Value: hidden})
+			return s.toJS(s.command(db, bson.D{{Key: "collMod", Value: name}, {Key: "index", Value: ix}}))
+		})
+	}
 	m("drop", func(goja.FunctionCall) goja.Value {
 		_, err := s.run.RunCommand(s.ctx, db, bson.D{{Key: "drop", Value: name}})
 		if err != nil {

@@ -66,3 +66,62 @@ func TestAggregateMethod(t *testing.T) {
 		}
 	}
 }
+
+// TestErrorCodeNames checks that errors a mongosh user commonly hits
+// carry MongoDB's code names, not "Location<code>": getParameter run
+// against the current database instead of admin, and conflicting update
+// operators.
+func TestErrorCodeNames(t *testing.T) {
+	s, out, _ := testShell(t, Options{})
+	cases := []struct{ src, want string }{
+		{`try { db.runCommand({getParameter: 1, ttlMonitorSleepSecs: 1}) } catch (e) { print(e.code, e.codeName) }`, "13 Unauthorized"},
+		{`try { db.runCommand({setParameter: 1, ttlMonitorSleepSecs: 5}) } catch (e) { print(e.code, e.codeName) }`, "13 Unauthorized"},
+		{`db.c.insertOne({_id: 1}); try { db.c.updateOne({_id: 1}, {$set: {a: 1}, $inc: {a: 1}}) } catch (e) { print(e.code, e.codeName) }`, "40 ConflictingUpdateOperators"},
+	}
+	for _, tc := range cases {
+		got, err := eval(t, s, out, tc.src)
+		if err != nil || got != tc.want+"\n" {
+			t.Errorf("%s: got %q (%v), want %q", tc.src, got, err, tc.want)
+		}
+	}
+}
+
+// TestHideIndex checks mongosh's hideIndex and unhideIndex helpers: by
+// name or key pattern, replying collMod's hidden_old/hidden_new, and
+// listed by getIndexes; a missing index is IndexNotFound.
+func TestHideIndex(t *testing.T) {
+	s, out, _ := testShell(t, Options{})
+	cases := []struct{ src, want string }{
+		{`db.c.createIndex({at: 1}, {expireAfterSeconds: 60})`, "at_1"},
+		{`db.c.hideIndex("at_1")`, "{ hidden_old: false, hidden_new: true, ok: 1 }"},
+		{`db.c.getIndexes()[1].hidden + " " + db.c.getIndexes()[1].expireAfterSeconds`, "true 60"},
+		{`db.c.unhideIndex({at: 1})`, "{ hidden_old: true, hidden_new: false, ok: 1 }"},
+		{`db.c.getIndexes()[1].hidden === undefined`, "true"},
+		{`try { db.c.hideIndex("nope") } catch (e) { print(e.codeName) }`, "IndexNotFound"},
+		{`try { db.c.hideIndex(5) } catch (e) { print(e.name) }`, "MongoshInvalidInputError"},
+	}
+	for _, tc := range cases {
+		got, err := eval(t, s, out, tc.src)
+		if err != nil || got != tc.want+"\n" {
+			t.Errorf("%s: got %q (%v), want %q", tc.src, got, err, tc.want)
+		}
+	}
+}
+
+// TestCurrentOpArguments checks db.currentOp's forms: none, true
+// (mongosh's {$all: true}) and a filter document.
+func TestCurrentOpArguments(t *testing.T) {
+	s, out, _ := testShell(t, Options{})
+	cases := []struct{ src, want string }{
+		{`db.currentOp().inprog.length`, "0"},
+		{`db.currentOp(true).inprog.length`, "0"},
+		{`db.currentOp({desc: "TTLMonitor"}).ok`, "1"},
+		{`try { db.currentOp({ns: {$bogus: 1}}) } catch (e) { print(e.codeName) }`, "BadValue"},
+	}
+	for _, tc := range cases {
+		got, err := eval(t, s, out, tc.src)
+		if err != nil || got != tc.want+"\n" {
+			t.Errorf("%s: got %q (%v), want %q", tc.src, got, err, tc.want)
+		}
+	}
+}

@@ -111,7 +111,14 @@ func (s *Shell) database(name string) *goja.Object {
 		}
 	}
 	m("serverStatus", simple("serverStatus", "admin"))
-	m("currentOp", simple("currentOp", "admin"))
+	m("currentOp", func(c goja.FunctionCall) goja.Value {
+		// db.currentOp(true) is mongosh's {$all: true}; an object is a
+		// filter ({desc: "TTLMonitor"}).
+		if all, ok := c.Argument(0).Export().(bool); ok {
+			return s.toJS(s.command("admin", bson.D{{Key: "currentOp", Value: 1}, {Key: "$all", Value: all}}))
+		}
+		return simple("currentOp", "admin")(c)
+	})
 	m("hello", simple("hello", name))
 	m("isMaster", simple("hello", name))
 	m("serverBuildInfo", simple("buildInfo", "admin"))

@@ -15,6 +15,7 @@ import (
 	"strings"
 
 	"github.com/dop251/goja"
+	"github.com/dop251/goja/file"
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/ttlkv/ttlkv/doc"
@@ -61,7 +62,8 @@ type Shell struct {
 	maxKeyCtor *goja.Object
 	colls      map[string]*goja.Object
 	dbs        map[string]*goja.Object
-	last       *cursor // the cursor "it" continues
+	last       *cursor           // the cursor "it" continues
+	srcs       map[string]string // the last source run under each name, for error messages
 }
 
 // protos are the prototypes of the wrapper objects toJS makes.
@@ -109,6 +111,7 @@ func New(r Runner, opts Options) (*Shell, error) {
 		curSym: goja.NewSymbol("cursor"),
 		colls:  map[string]*goja.Object{},
 		dbs:    map[string]*goja.Object{},
+		srcs:   map[string]string{},
 	}
 	if err := s.installValues(); err != nil {
 		return nil, err
@@ -177,10 +180,12 @@ func (s *Shell) Eval(name, src string) error {
 
 // exec compiles and runs src, turning a thrown value into a *ScriptError.
 func (s *Shell) exec(name, src string) (goja.Value, error) {
-	prog, err := goja.Compile(name, rewriteShellCommands(src), false)
+	src = rewriteShellCommands(src)
+	prog, err := goja.Compile(name, src, false)
 	if err != nil {
 		return nil, &ScriptError{Name: "SyntaxError", Message: syntaxMessage(err)}
 	}
+	s.srcs[name] = src
 	var v goja.Value
 	err = s.guard(func() {
 		var e error
@@ -263,11 +268,13 @@ func (e *ScriptError) Error() string {
 
 func (s *Shell) scriptError(v goja.Value, ex *goja.Exception) *ScriptError {
 	se := &ScriptError{Name: "Error"}
+	var where file.Position
 	if ex != nil {
 		if st := ex.Stack(); len(st) > 0 {
 			for _, fr := range st {
 				p := fr.Position()
 				if p.Line > 0 {
+					where = p
 					se.Where = fmt.Sprintf("%s:%d:%d", p.Filename, p.Line, p.Column)
 					break
 				}
@@ -292,7 +299,53 @@ func (s *Shell) scriptError(v goja.Value, ex *goja.Exception) *ScriptError {
 	if c := o.Get("codeName"); c != nil && !goja.IsUndefined(c) {
 		se.CodeName = c.String()
 	}
+	if se.Name == "TypeError" && se.Message == "Dynamic object is not callable" {
+		// A method the shell lacks: db.c.hideIndx names the collection
+		// "c.hideIndx", and calling it is goja's cryptic error. Say it
+		// as mongosh does: "db.c.hideIndx is not a function".
+		if callee := calleeAt(s.srcs[where.Filename], where.Line, where.Column); callee != "" {
+			se.Message = callee + " is not a function"
+		} else {
+			se.Message = "a collection or database is not a function"
+		}
+	}
 	return se
+}
+
+// calleeAt returns the expression called at the "(" at line:column of
+// src ("db.c.hideIndx" for "db.c.hideIndx(...)"), or "" if src has no
+// "(" there or the callee is not a plain chain of names, calls and
+// subscripts on that line.
+func calleeAt(src string, line, column int) string {
+	lines := strings.Split(src, "\n")
+	if line < 1 || line > len(lines) {
+		return ""
+	}
+	l := lines[line-1]
+	i := column - 1
+	if i < 1 || i >= len(l) || l[i] != '(' {
+		return ""
+	}
+	j, depth := i-1, 0
+	for ; j >= 0; j-- {
+		c := l[j]
+		switch {
+		case depth > 0 && (c == '(' || c == '['):
+			depth--
+		case c == ')' || c == ']':
+			depth++
+		case depth > 0, c == '.', c == '_', c == '$',
+			'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9':
+		default:
+			goto done
+		}
+	}
+done:
+	callee := l[j+1 : i]
+	if depth != 0 || callee == "" || !strings.Contains(callee, ".") || strings.HasPrefix(callee, ".") {
+		return ""
+	}
+	return callee
 }
 
 // throw raises a JavaScript error of the given class (the name mongosh

@@ -136,7 +136,11 @@ func TestErrors(t *testing.T) {
 		{"duplicate key uncaught", `db.c.insertOne({_id: 1}); db.c.insertOne({_id: 1})`, "MongoServerError[DuplicateKey]: "},
 		{"bad ttl", `db.c.createIndex({t: 1}, {expireAfterSeconds: "x"})`, "MongoServerError[CannotCreateIndex]: "},
 		{"syntax", "let x = ;", "SyntaxError: "},
-		{"not a function", `db.c.nosuchmethod()`, "TypeError: "},
+		{"not a function", `db.c.nosuchmethod()`, "TypeError: db.c.nosuchmethod is not a function"},
+		{"db method not a function", `db.killOp(1)`, "TypeError: db.killOp is not a function"},
+		{"chained not a function", "var n = 1;\nn = db.getSiblingDB(\"admin\").getCollection(\"c\").nosuch({a: [1]})",
+			`TypeError: db.getSiblingDB("admin").getCollection("c").nosuch is not a function`},
+		{"callee off the line", "function f() {\n  return db.c\n    .nosuch()\n}\nf()", "TypeError: a collection or database is not a function"},
 		{"wrong argument type", `db.c.insertOne(5)`, "MongoshInvalidInputError: document must be an object"},
 		{"update without operators", `db.c.updateOne({}, {a: 1})`, "MongoshInvalidInputError: Update document requires atomic operators"},
 	}
