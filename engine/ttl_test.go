@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"fmt"
+	"math"
 	"testing"
 	"time"
 
@@ -484,5 +485,85 @@ func TestMonitorLoopWakesOnSleepChange(t *testing.T) {
 		}
 	case <-time.After(20 * time.Second):
 		t.Fatal("monitor did not run within 20 s of ttlMonitorSleepSecs=1")
+	}
+}
+
+// SPEC §3.1 through the Go setters and at open time: the defaults, the
+// bounds of every TTL parameter (MongoDB's are 32-bit ints, and a
+// larger sleep overflowed the monitor's timer into a busy loop), and a
+// rejected value changes nothing.
+func TestTTLParameterBounds(t *testing.T) {
+	db, _, _ := openTest(t)
+	ints := []struct {
+		name     string
+		def, min int32
+	}{
+		{"ttlMonitorSleepSecs", 60, 1},
+		{"ttlMonitorSubPassTargetSecs", 60, 0},
+		{"ttlIndexDeleteTargetTimeMS", 1000, 0},
+		{"ttlIndexDeleteTargetDocs", 50000, 0},
+	}
+	for _, p := range ints {
+		if v, err := db.GetParameter(p.name); err != nil || v != p.def {
+			t.Fatalf("GetParameter(%s) = %#v, %v; want int32(%d)", p.name, v, err, p.def)
+		}
+		for _, bad := range []any{p.min - 1, int64(math.MaxInt32) + 1, int64(1) << 40, "5", 1.5, math.NaN(), math.Inf(1), nil, true} {
+			_, err := db.SetParameter(p.name, bad)
+			checkCode(t, fmt.Sprintf("SetParameter(%s, %#v)", p.name, bad), err, doc.CodeBadValue, p.name)
+		}
+		for _, bad := range []string{fmt.Sprint(p.min - 1), `{"$numberLong": "2147483648"}`, `{"$numberLong": "1099511627776"}`, `2.5`} {
+			wantCode(t, db, "admin", fmt.Sprintf(`{"setParameter": 1, %q: %s}`, p.name, bad), doc.CodeBadValue, p.name)
+		}
+		if v, _ := db.GetParameter(p.name); v != p.def {
+			t.Fatalf("%s changed by rejected values: %#v", p.name, v)
+		}
+		// Both ends of the range are valid; the setter returns the old value.
+		if old, err := db.SetParameter(p.name, int64(math.MaxInt32)); err != nil || old != p.def {
+			t.Fatalf("SetParameter(%s, MaxInt32) = %#v, %v", p.name, old, err)
+		}
+		if old, err := db.SetParameter(p.name, p.min); err != nil || old != int32(math.MaxInt32) {
+			t.Fatalf("SetParameter(%s, %d) = %#v, %v", p.name, p.min, old, err)
+		}
+		if got := field(mustRun(t, db, "admin", fmt.Sprintf(`{"getParameter": 1, %q: 1}`, p.name)), p.name); got != p.min {
+			t.Fatalf("getParameter %s = %#v after SetParameter(%d)", p.name, got, p.min)
+		}
+	}
+	for _, name := range []string{"ttlMonitorEnabled", "ttlMonitorBatchDeletes"} {
+		if v, _ := db.GetParameter(name); v != true {
+			t.Fatalf("GetParameter(%s) = %#v, want true", name, v)
+		}
+		for _, bad := range []any{"false", nil, bson.D{}} {
+			_, err := db.SetParameter(name, bad)
+			checkCode(t, fmt.Sprintf("SetParameter(%s, %#v)", name, bad), err, doc.CodeBadValue, name)
+		}
+		wantCode(t, db, "admin", fmt.Sprintf(`{"setParameter": 1, %q: "no"}`, name), doc.CodeBadValue, name)
+		if v, _ := db.GetParameter(name); v != true {
+			t.Fatalf("%s changed by rejected values: %#v", name, v)
+		}
+		if old, err := db.SetParameter(name, false); err != nil || old != true {
+			t.Fatalf("SetParameter(%s, false) = %#v, %v", name, old, err)
+		}
+		if got := field(mustRun(t, db, "admin", fmt.Sprintf(`{"getParameter": 1, %q: 1}`, name)), name); got != false {
+			t.Fatalf("getParameter %s = %#v after SetParameter(false)", name, got)
+		}
+	}
+	// Settable at open time, with the same validation.
+	db2, err := Open(t.TempDir(), Options{DisableTTLMonitor: true, Params: map[string]any{
+		"ttlMonitorSleepSecs": 5, "ttlMonitorEnabled": false, "ttlIndexDeleteTargetDocs": 0, "ttlMonitorBatchDeletes": false}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db2.Close()
+	r := mustRun(t, db2, "admin", `{"getParameter": 1, "ttlMonitorSleepSecs": 1, "ttlMonitorEnabled": 1, "ttlIndexDeleteTargetDocs": 1, "ttlMonitorBatchDeletes": 1}`)
+	if got := replyKeys(r); got != "ttlMonitorSleepSecs=5 ttlMonitorEnabled=false ttlIndexDeleteTargetDocs=0 ttlMonitorBatchDeletes=false ok=1" {
+		t.Fatalf("startup parameters: %s", got)
+	}
+	for _, bad := range []map[string]any{{"ttlMonitorSleepSecs": int64(1) << 40}, {"ttlIndexDeleteTargetDocs": -1}, {"ttlMonitorEnabled": "yes"}} {
+		if db3, err := Open(t.TempDir(), Options{DisableTTLMonitor: true, Params: bad}); err == nil {
+			db3.Close()
+			t.Fatalf("Open accepted startup parameters %v", bad)
+		} else {
+			checkCode(t, fmt.Sprint("Open with ", bad), err, doc.CodeBadValue, "")
+		}
 	}
 }
