@@ -567,3 +567,50 @@ func TestTTLParameterBounds(t *testing.T) {
 		}
 	}
 }
+
+// SPEC §3.2, §3.5: when the monitor's timer fires it skips the pass,
+// counting none, while ttlMonitorEnabled is false or the engine is a
+// secondary or read-only; a primary with the monitor enabled reaps.
+func TestScheduledPassSkipsWhenIdle(t *testing.T) {
+	db, clk, dir := openTest(t)
+	mustRun(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"t": 1}, "name": "t_1", "expireAfterSeconds": 1}]}`)
+	insertDocs(t, db, "c", bson.D{{Key: "_id", Value: 1}, {Key: "t", Value: dt(clk.Now().Add(-time.Hour))}})
+	ctx := context.Background()
+	idle := func(db *DB, what string) {
+		t.Helper()
+		before := db.Stats()
+		res, err := db.mon.scheduledPass(ctx)
+		if err != nil || res != nil {
+			t.Fatalf("%s: scheduled pass = %+v, %v; want skipped", what, res, err)
+		}
+		if after := db.Stats(); after.TTLPasses != before.TTLPasses || after.TTLSubPasses != before.TTLSubPasses {
+			t.Fatalf("%s: a skipped pass was counted: %+v", what, after)
+		}
+		if n := count(t, db, "test", "c"); n != 1 {
+			t.Fatalf("%s: %d documents left, want 1", what, n)
+		}
+	}
+	mustRun(t, db, "admin", `{"setParameter": 1, "ttlMonitorEnabled": false}`)
+	idle(db, "ttlMonitorEnabled false")
+	db.Close()
+	for _, role := range []Role{RoleSecondary, RoleReadOnly} {
+		other, err := Open(dir, Options{Clock: clk.Now, DisableTTLMonitor: true, Role: role})
+		if err != nil {
+			t.Fatal(err)
+		}
+		idle(other, fmt.Sprintf("role %d", role))
+		other.Close()
+	}
+	db, err := Open(dir, Options{Clock: clk.Now, DisableTTLMonitor: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	res, err := db.mon.scheduledPass(ctx)
+	if err != nil || res == nil || res.Deleted != 1 {
+		t.Fatalf("primary, monitor enabled: scheduled pass = %+v, %v", res, err)
+	}
+	if s := db.Stats(); s.TTLPasses != 1 || s.TTLSubPasses != 1 {
+		t.Fatalf("passes %d subPasses %d, want 1 and 1", s.TTLPasses, s.TTLSubPasses)
+	}
+}
