@@ -34,15 +34,95 @@ func TestTTLIndexValidation(t *testing.T) {
 		{`{"key": {"_id": 1}, "name": "_id_", "expireAfterSeconds": 10}`, doc.CodeInvalidIndexSpecificationOption, "is not valid for an _id index specification"},
 		{`{"key": {"t": 1}, "name": "t_1", "sparse": true, "partialFilterExpression": {"a": 1}, "expireAfterSeconds": 10}`, doc.CodeCannotCreateIndex, "sparse"},
 	}
+	coll := db.Database("test").Collection("c")
 	for _, c := range cases {
 		cmd := fmt.Sprintf(`{"createIndexes": "c", "indexes": [%s]}`, c.spec)
 		wantCode(t, db, "test", cmd, c.code, c.frag)
+		// The Go API: the same code and message, both ways in.
+		spec, err := doc.ParseExtJSON([]byte(c.spec))
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = coll.CreateIndexes(context.Background(), []bson.D{spec})
+		checkCode(t, "CreateIndexes "+c.spec, err, c.code, c.frag)
+		key, _ := get(spec, "key")
+		var opts bson.D
+		for _, e := range spec {
+			if e.Key != "key" {
+				opts = append(opts, e)
+			}
+		}
+		_, err = coll.CreateIndex(context.Background(), IndexModel{Keys: key.(bson.D), Options: opts})
+		checkCode(t, "CreateIndex "+c.spec, err, c.code, c.frag)
+		if db.lookup("test", "c") != nil {
+			t.Fatalf("%s: the failed createIndexes created the collection", c.spec)
+		}
 	}
 	// One invalid spec among several: none is created (and no collection).
 	wantCode(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"a": 1}, "name": "a_1"}, {"key": {"_id": 1}, "name": "_id_", "expireAfterSeconds": 5}]}`,
 		doc.CodeInvalidIndexSpecificationOption, "_id index")
 	if c := db.lookup("test", "c"); c != nil {
 		t.Fatalf("a failed createIndexes created the collection with %d indexes", len(c.m().Indexes))
+	}
+	// On an existing collection, too, one invalid spec means none is
+	// built, through the command and the Go API.
+	mustRun(t, db, "test", `{"create": "c"}`)
+	wantCode(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"a": 1}, "name": "a_1", "expireAfterSeconds": 5}, {"key": {"b": 1}, "name": "b_1", "expireAfterSeconds": -1}]}`,
+		doc.CodeCannotCreateIndex, "cannot be less than 0")
+	_, err := coll.CreateIndexes(context.Background(), []bson.D{
+		{{Key: "key", Value: bson.D{{Key: "a", Value: 1}}}, {Key: "name", Value: "a_1"}, {Key: "expireAfterSeconds", Value: 5}},
+		{{Key: "key", Value: bson.D{{Key: "a", Value: 1}, {Key: "b", Value: 1}}}, {Key: "name", Value: "a_1_b_1"}, {Key: "expireAfterSeconds", Value: 5}}})
+	checkCode(t, "CreateIndexes with a compound TTL spec", err, doc.CodeCannotCreateIndex, "compound indexes do not support TTL")
+	if names := indexNames(t, db, "test", "c"); names != "_id_" {
+		t.Fatalf("failed createIndexes built indexes: %s", names)
+	}
+	if len(db.ttlTargets()) != 0 {
+		t.Fatal("failed createIndexes left a TTL target")
+	}
+}
+
+// SPEC §1.2: the bounds and every numeric type are accepted, truncated
+// toward zero and listed as int32, through the command and the Go API.
+func TestTTLIndexValidValues(t *testing.T) {
+	db, _, _ := openTest(t)
+	cases := []struct {
+		value string
+		goVal any
+		want  int32
+	}{
+		{`0`, int32(0), 0},
+		{`7`, 7, 7}, // a Go int
+		{`2147483647`, int32(math.MaxInt32), math.MaxInt32},
+		{`{"$numberLong": "2147483647"}`, int64(math.MaxInt32), math.MaxInt32},
+		{`{"$numberLong": "3600"}`, int64(3600), 3600},
+		{`3600.9`, 3600.9, 3600},
+		{`2147483647.9`, 2147483647.9, math.MaxInt32},
+		{`{"$numberDecimal": "3600.9"}`, mustDecimal(t, "3600.9"), 3600},
+		{`{"$numberDecimal": "0"}`, mustDecimal(t, "0"), 0},
+		{`{"$numberDecimal": "-0.0"}`, mustDecimal(t, "-0.0"), 0},
+	}
+	for i, c := range cases {
+		cmdColl, goColl := fmt.Sprintf("cmd%d", i), fmt.Sprintf("go%d", i)
+		mustRun(t, db, "test", fmt.Sprintf(`{"createIndexes": %q, "indexes": [{"key": {"t": 1}, "name": "t_1", "expireAfterSeconds": %s}]}`, cmdColl, c.value))
+		if got := field(listedIndex(t, db, cmdColl, "t_1"), "expireAfterSeconds"); got != c.want {
+			t.Errorf("createIndexes expireAfterSeconds %s: listed %#v, want int32(%d)", c.value, got, c.want)
+		}
+		name, err := db.Database("test").Collection(goColl).CreateIndex(context.Background(),
+			IndexModel{Keys: bson.D{{Key: "t", Value: 1}}, Options: bson.D{{Key: "expireAfterSeconds", Value: c.goVal}}})
+		if err != nil || name != "t_1" {
+			t.Fatalf("CreateIndex expireAfterSeconds %#v = %q, %v", c.goVal, name, err)
+		}
+		if got := field(listedIndex(t, db, goColl, "t_1"), "expireAfterSeconds"); got != c.want {
+			t.Errorf("CreateIndex expireAfterSeconds %#v: listed %#v, want int32(%d)", c.goVal, got, c.want)
+		}
+		res, err := db.Database("test").Collection(goColl+"s").CreateIndexes(context.Background(), []bson.D{
+			{{Key: "key", Value: bson.D{{Key: "t", Value: 1}}}, {Key: "name", Value: "t_1"}, {Key: "expireAfterSeconds", Value: c.goVal}}})
+		if err != nil || res.NumIndexesAfter != 2 || !res.CreatedCollectionAutomatically {
+			t.Fatalf("CreateIndexes expireAfterSeconds %#v = %+v, %v", c.goVal, res, err)
+		}
+		if got := field(listedIndex(t, db, goColl+"s", "t_1"), "expireAfterSeconds"); got != c.want {
+			t.Errorf("CreateIndexes expireAfterSeconds %#v: listed %#v, want int32(%d)", c.goVal, got, c.want)
+		}
 	}
 }
 
@@ -613,4 +693,13 @@ func TestScheduledPassSkipsWhenIdle(t *testing.T) {
 	if s := db.Stats(); s.TTLPasses != 1 || s.TTLSubPasses != 1 {
 		t.Fatalf("passes %d subPasses %d, want 1 and 1", s.TTLPasses, s.TTLSubPasses)
 	}
+}
+
+func mustDecimal(t *testing.T, s string) bson.Decimal128 {
+	t.Helper()
+	d, err := bson.ParseDecimal128(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
 }
