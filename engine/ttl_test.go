@@ -703,3 +703,105 @@ func mustDecimal(t *testing.T, s string) bson.Decimal128 {
 	}
 	return d
 }
+
+// SPEC §1.4-1.6 through the Go API: an identical spec succeeds and
+// builds nothing, conflicting ones are 85, capped collections refuse
+// TTL, and an existing collection is not created automatically.
+func TestTTLIndexConflictsGoAPI(t *testing.T) {
+	db, _, _ := openTest(t)
+	ctx := context.Background()
+	c := db.Database("test").Collection("c")
+	ttl := func(field, name string, secs any) IndexModel {
+		return IndexModel{Keys: bson.D{{Key: field, Value: 1}}, Options: bson.D{{Key: "name", Value: name}, {Key: "expireAfterSeconds", Value: secs}}}
+	}
+	if name, err := c.CreateIndex(ctx, ttl("t", "t_1", 100)); err != nil || name != "t_1" {
+		t.Fatalf("CreateIndex = %q, %v", name, err)
+	}
+	if name, err := c.CreateIndex(ctx, ttl("t", "t_1", int64(100))); err != nil || name != "t_1" {
+		t.Fatalf("identical CreateIndex = %q, %v", name, err)
+	}
+	res, err := c.CreateIndexes(ctx, []bson.D{{{Key: "key", Value: bson.D{{Key: "t", Value: 1}}}, {Key: "name", Value: "t_1"}, {Key: "expireAfterSeconds", Value: 100.5}}})
+	if err != nil || res.Note != "all indexes already exist" || res.NumIndexesBefore != 2 || res.NumIndexesAfter != 2 || res.CreatedCollectionAutomatically {
+		t.Fatalf("identical CreateIndexes = %+v, %v", res, err)
+	}
+	_, err = c.CreateIndex(ctx, ttl("t", "t_1", 200))
+	checkCode(t, "CreateIndex with another expireAfterSeconds", err, doc.CodeIndexOptionsConflict, "already exists with the same name but different options")
+	if _, err := c.CreateIndex(ctx, IndexModel{Keys: bson.D{{Key: "u", Value: 1}}}); err != nil {
+		t.Fatal(err)
+	}
+	_, err = c.CreateIndex(ctx, ttl("u", "u_1", 5))
+	checkCode(t, "CreateIndex TTL over a non-TTL index", err, doc.CodeIndexOptionsConflict, "already exists with the same name but different options")
+	_, err = c.CreateIndex(ctx, ttl("u", "u_ttl", 5))
+	checkCode(t, "CreateIndex TTL over a non-TTL index, other name", err, doc.CodeIndexOptionsConflict, "")
+	if got := field(listedIndex(t, db, "c", "t_1"), "expireAfterSeconds"); got != int32(100) {
+		t.Fatalf("t_1 listed with expireAfterSeconds %#v", got)
+	}
+	if _, ok := get(listedIndex(t, db, "c", "u_1"), "expireAfterSeconds"); ok || indexNames(t, db, "test", "c") != "_id_,t_1,u_1" {
+		t.Fatalf("conflicts changed the indexes: %s", indexNames(t, db, "test", "c"))
+	}
+	// createIndexes on an existing collection.
+	r := mustRun(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"v": 1}, "name": "v_1", "expireAfterSeconds": 1}]}`)
+	if got := replyKeys(r); got != "numIndexesBefore=3 numIndexesAfter=4 createdCollectionAutomatically=false ok=1" {
+		t.Fatalf("createIndexes reply %s", got)
+	}
+	// Capped collections refuse TTL through the Go API too.
+	createCapped(t, db, "cap", 1<<20, 0)
+	cp := db.Database("test").Collection("cap")
+	_, err = cp.CreateIndex(ctx, ttl("t", "t_1", 10))
+	checkCode(t, "CreateIndex TTL on capped", err, doc.CodeCannotCreateIndex, "Cannot create TTL index on a capped collection")
+	_, err = cp.CreateIndexes(ctx, []bson.D{{{Key: "key", Value: bson.D{{Key: "t", Value: 1}}}, {Key: "name", Value: "t_1"}, {Key: "expireAfterSeconds", Value: 0}}})
+	checkCode(t, "CreateIndexes TTL on capped", err, doc.CodeCannotCreateIndex, "Cannot create TTL index on a capped collection")
+	if names := indexNames(t, db, "test", "cap"); names != "_id_" {
+		t.Fatalf("capped indexes after refusals: %s", names)
+	}
+}
+
+// SPEC §1.7, §2.6: building a TTL index over expired documents deletes
+// nothing by itself; the monitor then deletes them at its pace, no
+// visit over ttlIndexDeleteTargetDocs.
+func TestTTLIndexBuiltOverExpiredData(t *testing.T) {
+	db, clk, _ := openTest(t)
+	old := dt(clk.Now().Add(-24 * time.Hour))
+	var docs []bson.D
+	for i := 0; i < 35; i++ {
+		docs = append(docs, bson.D{{Key: "_id", Value: int32(i)}, {Key: "t", Value: old}})
+	}
+	insertDocs(t, db, "c", docs...)
+	mustRun(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"t": 1}, "name": "t_1", "expireAfterSeconds": 60}]}`)
+	if n := count(t, db, "test", "c"); n != 35 {
+		t.Fatalf("building the TTL index left %d of 35 documents", n)
+	}
+	db.SetParameter("ttlIndexDeleteTargetDocs", 10)
+	var visits []int64
+	db.mon.visitHook = func(_ string, deleted int64, _ bool) { visits = append(visits, deleted) }
+	if r := pass(t, db); r.Deleted != 35 {
+		t.Fatalf("pass deleted %d", r.Deleted)
+	}
+	if fmt.Sprint(visits) != "[10 10 10 5]" {
+		t.Fatalf("visits deleted %v, want [10 10 10 5]", visits)
+	}
+	mustValidate(t, db, "test", "c")
+}
+
+// SPEC §2.5: dropping the TTL index stops expiry at once, by command
+// and through the Go API, with no reopen in between.
+func TestDropTTLIndexStopsExpiry(t *testing.T) {
+	db, clk, _ := openTest(t)
+	old := dt(clk.Now().Add(-time.Hour))
+	for _, c := range []string{"cmd", "api"} {
+		mustRun(t, db, "test", fmt.Sprintf(`{"createIndexes": %q, "indexes": [{"key": {"t": 1}, "name": "t_1", "expireAfterSeconds": 10}]}`, c))
+		insertDocs(t, db, c, bson.D{{Key: "_id", Value: 1}, {Key: "t", Value: old}})
+	}
+	mustRun(t, db, "test", `{"dropIndexes": "cmd", "index": "t_1"}`)
+	if err := db.Database("test").Collection("api").DropIndex(context.Background(), bson.D{{Key: "t", Value: 1}}); err != nil {
+		t.Fatal(err)
+	}
+	if n := pass(t, db).Deleted; n != 0 {
+		t.Fatalf("a pass after the drops deleted %d", n)
+	}
+	for _, c := range []string{"cmd", "api"} {
+		if n := count(t, db, "test", c); n != 1 {
+			t.Fatalf("%s: %d documents left", c, n)
+		}
+	}
+}
