@@ -805,3 +805,46 @@ func TestDropTTLIndexStopsExpiry(t *testing.T) {
 		}
 	}
 }
+
+// SPEC §3.2: inside a sub-pass, indexes that hit a target are visited
+// again round-robin until none has work, all in one sub-pass; each
+// sub-pass takes a fresh list of TTL indexes, so one created during a
+// pass is visited by its next sub-pass.
+func TestTTLSubPassRoundRobin(t *testing.T) {
+	db, clk, _ := openTest(t)
+	old := dt(clk.Now().Add(-time.Hour))
+	fill := func(coll string, n int) {
+		mustRun(t, db, "test", fmt.Sprintf(`{"createIndexes": %q, "indexes": [{"key": {"t": 1}, "name": %q, "expireAfterSeconds": 1}]}`, coll, coll))
+		var docs []bson.D
+		for i := 0; i < n; i++ {
+			docs = append(docs, bson.D{{Key: "_id", Value: int32(i)}, {Key: "t", Value: old}})
+		}
+		insertDocs(t, db, coll, docs...)
+	}
+	fill("a", 25)
+	fill("b", 15)
+	db.SetParameter("ttlIndexDeleteTargetDocs", 10)
+	var visits []string
+	db.mon.visitHook = func(index string, deleted int64, _ bool) { visits = append(visits, fmt.Sprintf("%s%d", index, deleted)) }
+	r := pass(t, db)
+	if got := fmt.Sprint(visits); got != "[a10 b10 a10 b5 a5]" || r.SubPasses != 1 || r.Deleted != 40 {
+		t.Fatalf("visits %s in %d sub-passes, %d deleted; want [a10 b10 a10 b5 a5] in 1, 40", got, r.SubPasses, r.Deleted)
+	}
+	// ttlMonitorSubPassTargetSecs 0: one visit per index per sub-pass; an
+	// index created during the first sub-pass is in the second.
+	fill("a", 15)
+	db.SetParameter("ttlMonitorSubPassTargetSecs", 0)
+	visits = nil
+	created := false
+	db.mon.visitHook = func(index string, deleted int64, _ bool) {
+		visits = append(visits, fmt.Sprintf("%s%d", index, deleted))
+		if !created {
+			created = true
+			fill("c", 3)
+		}
+	}
+	r = pass(t, db)
+	if got := fmt.Sprint(visits); got != "[a10 b0 a5 b0 c3]" || r.SubPasses != 2 || r.Deleted != 18 {
+		t.Fatalf("visits %s in %d sub-passes, %d deleted; want [a10 b0 a5 b0 c3] in 2, 18", got, r.SubPasses, r.Deleted)
+	}
+}
