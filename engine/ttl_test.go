@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"strings"
 	"testing"
 	"time"
 
@@ -29,6 +30,16 @@ func TestTTLIndexValidation(t *testing.T) {
 		{`{"key": {"t": 1}, "name": "t_1", "expireAfterSeconds": 9.223372036854775807e18}`, doc.CodeCannotCreateIndex, "within the range of a 32-bit integer"},
 		{`{"key": {"t": 1}, "name": "t_1", "expireAfterSeconds": -2147483649}`, doc.CodeCannotCreateIndex, "within the range of a 32-bit integer"},
 		{`{"key": {"t": 1}, "name": "t_1", "expireAfterSeconds": -1}`, doc.CodeCannotCreateIndex, "cannot be less than 0"},
+		{`{"key": {"t": 1}, "name": "t_1", "expireAfterSeconds": {"$numberLong": "-1"}}`, doc.CodeCannotCreateIndex, "cannot be less than 0"},
+		{`{"key": {"t": 1}, "name": "t_1", "expireAfterSeconds": {"$numberDecimal": "-5"}}`, doc.CodeCannotCreateIndex, "cannot be less than 0"},
+		{`{"key": {"t": 1}, "name": "t_1", "expireAfterSeconds": {"$numberLong": "2147483648"}}`, doc.CodeCannotCreateIndex, "within the range of a 32-bit integer"},
+		{`{"key": {"t": 1}, "name": "t_1", "expireAfterSeconds": {"$numberLong": "9223372036854775807"}}`, doc.CodeCannotCreateIndex, "within the range of a 32-bit integer"},
+		{`{"key": {"t": 1}, "name": "t_1", "expireAfterSeconds": {"$numberDecimal": "2147483648"}}`, doc.CodeCannotCreateIndex, "within the range of a 32-bit integer"},
+		{`{"key": {"t": 1}, "name": "t_1", "expireAfterSeconds": {"$numberDouble": "Infinity"}}`, doc.CodeCannotCreateIndex, "within the range of a 32-bit integer"},
+		{`{"key": {"t": 1}, "name": "t_1", "expireAfterSeconds": {"$numberDouble": "-Infinity"}}`, doc.CodeCannotCreateIndex, "within the range of a 32-bit integer"},
+		{`{"key": {"t": 1}, "name": "t_1", "expireAfterSeconds": {"$numberDecimal": "NaN"}}`, doc.CodeCannotCreateIndex, "must not be NaN"},
+		{`{"key": {"t": 1}, "name": "t_1", "expireAfterSeconds": [5]}`, doc.CodeCannotCreateIndex, "must be numeric"},
+		{`{"key": {"t": 1}, "name": "t_1", "expireAfterSeconds": {"$date": "2020-01-01T00:00:00Z"}}`, doc.CodeCannotCreateIndex, "must be numeric"},
 		{`{"key": {"t": 1, "u": 1}, "name": "t_1_u_1", "expireAfterSeconds": 10}`, doc.CodeCannotCreateIndex, "compound indexes do not support TTL"},
 		{`{"key": {"$**": 1}, "name": "w", "expireAfterSeconds": 10}`, doc.CodeCannotCreateIndex, "expireAfterSeconds"},
 		{`{"key": {"_id": 1}, "name": "_id_", "expireAfterSeconds": 10}`, doc.CodeInvalidIndexSpecificationOption, "is not valid for an _id index specification"},
@@ -846,5 +857,59 @@ func TestTTLSubPassRoundRobin(t *testing.T) {
 	r = pass(t, db)
 	if got := fmt.Sprint(visits); got != "[a10 b0 a5 b0 c3]" || r.SubPasses != 2 || r.Deleted != 18 {
 		t.Fatalf("visits %s in %d sub-passes, %d deleted; want [a10 b0 a5 b0 c3] in 2, 18", got, r.SubPasses, r.Deleted)
+	}
+}
+
+// SPEC §2.1-2.5 for both key directions: the inclusive cut-off,
+// pre-1970 dates, arrays (earliest date, non-dates ignored), the
+// largest expireAfterSeconds, and a partial filter.
+func TestExpiryBothDirections(t *testing.T) {
+	db, clk, _ := openTest(t)
+	now := clk.Now()
+	d := func(off time.Duration) bson.DateTime { return dt(now.Add(off)) }
+	docs := []bson.D{
+		{{Key: "_id", Value: "cutoff"}, {Key: "t", Value: d(-60 * time.Second)}},
+		{{Key: "_id", Value: "cutoff+1ms"}, {Key: "t", Value: d(-60*time.Second + time.Millisecond)}},
+		{{Key: "_id", Value: "1969"}, {Key: "t", Value: dt(time.Date(1969, 12, 31, 23, 59, 59, 0, time.UTC))}},
+		{{Key: "_id", Value: "1900"}, {Key: "t", Value: dt(time.Date(1900, 1, 1, 0, 0, 0, 0, time.UTC))}},
+		{{Key: "_id", Value: "epoch"}, {Key: "t", Value: bson.DateTime(0)}},
+		{{Key: "_id", Value: "array-old"}, {Key: "t", Value: bson.A{"x", d(time.Hour), d(-time.Hour), int32(1)}}},
+		{{Key: "_id", Value: "array-new"}, {Key: "t", Value: bson.A{d(time.Hour), nil, d(-59 * time.Second)}}},
+		{{Key: "_id", Value: "array-empty"}, {Key: "t", Value: bson.A{}}},
+		{{Key: "_id", Value: "nested-array"}, {Key: "t", Value: bson.A{bson.A{d(-time.Hour)}}}},
+		{{Key: "_id", Value: "double"}, {Key: "t", Value: 1.5}},
+		{{Key: "_id", Value: "future"}, {Key: "t", Value: d(time.Hour)}},
+	}
+	const want = "[cutoff+1ms array-new array-empty nested-array double future]"
+	for _, dir := range []int{1, -1} {
+		coll := fmt.Sprintf("dir%d", dir)
+		mustRun(t, db, "test", fmt.Sprintf(`{"createIndexes": %q, "indexes": [{"key": {"t": %d}, "expireAfterSeconds": 60}]}`, coll, dir))
+		insertDocs(t, db, coll, docs...)
+		// The largest value: only dates over 68 years old expire.
+		big := coll + "max"
+		mustRun(t, db, "test", fmt.Sprintf(`{"createIndexes": %q, "indexes": [{"key": {"t": %d}, "expireAfterSeconds": 2147483647}]}`, big, dir))
+		insertDocs(t, db, big, docs...)
+		// A partial TTL index.
+		part := coll + "part"
+		mustRun(t, db, "test", fmt.Sprintf(`{"createIndexes": %q, "indexes": [{"key": {"t": %d}, "expireAfterSeconds": 0, "partialFilterExpression": {"k": {"$gt": 1}}}]}`, part, dir))
+		insertDocs(t, db, part,
+			bson.D{{Key: "_id", Value: 1}, {Key: "t", Value: d(-time.Hour)}, {Key: "k", Value: 1}},
+			bson.D{{Key: "_id", Value: 2}, {Key: "t", Value: d(-time.Hour)}, {Key: "k", Value: 2}},
+			bson.D{{Key: "_id", Value: 3}, {Key: "t", Value: d(time.Hour)}, {Key: "k", Value: 3}},
+			bson.D{{Key: "_id", Value: 4}, {Key: "t", Value: d(-time.Hour)}})
+	}
+	pass(t, db)
+	for _, dir := range []int{1, -1} {
+		coll := fmt.Sprintf("dir%d", dir)
+		if got := fmt.Sprint(ids(t, db, coll)); got != want {
+			t.Errorf("%s: survivors %s\n want %s", coll, got, want)
+		}
+		if got := fmt.Sprint(ids(t, db, coll+"max")); !strings.HasPrefix(got, "[cutoff cutoff+1ms 1969 epoch array-old") || strings.Contains(got, "1900") {
+			t.Errorf("%smax: survivors %s, want all but 1900", coll, got)
+		}
+		if got := fmt.Sprint(ids(t, db, coll+"part")); got != "[1 3 4]" {
+			t.Errorf("%spart: survivors %s, want [1 3 4]", coll, got)
+		}
+		mustValidate(t, db, "test", coll)
 	}
 }
