@@ -836,7 +836,9 @@ func TestTTLSubPassRoundRobin(t *testing.T) {
 	fill("b", 15)
 	db.SetParameter("ttlIndexDeleteTargetDocs", 10)
 	var visits []string
-	db.mon.visitHook = func(index string, deleted int64, _ bool) { visits = append(visits, fmt.Sprintf("%s%d", index, deleted)) }
+	db.mon.visitHook = func(index string, deleted int64, _ bool) {
+		visits = append(visits, fmt.Sprintf("%s%d", index, deleted))
+	}
 	r := pass(t, db)
 	if got := fmt.Sprint(visits); got != "[a10 b10 a10 b5 a5]" || r.SubPasses != 1 || r.Deleted != 40 {
 		t.Fatalf("visits %s in %d sub-passes, %d deleted; want [a10 b10 a10 b5 a5] in 1, 40", got, r.SubPasses, r.Deleted)
