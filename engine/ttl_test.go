@@ -179,6 +179,20 @@ func TestCreateIndexesReplyAndListing(t *testing.T) {
 	if v := field(batch[1].(bson.D), "expireAfterSeconds"); v != int32(3600) {
 		t.Fatalf("expireAfterSeconds listed as %#v, want int32(3600)", v)
 	}
+	// Entries start {v, key, name}; the Go API lists the same entries.
+	goList, err := db.Database("test").Collection("events").ListIndexes(context.Background())
+	if err != nil || len(goList) != len(batch) {
+		t.Fatalf("ListIndexes = %v, %v", goList, err)
+	}
+	for i, e := range batch {
+		d := e.(bson.D)
+		if len(d) < 3 || d[0].Key != "v" || d[1].Key != "key" || d[2].Key != "name" {
+			t.Errorf("listIndexes entry %v does not start with v, key, name", d)
+		}
+		if !docIdentical(d, goList[i]) {
+			t.Errorf("ListIndexes[%d] = %v, listIndexes has %v", i, goList[i], d)
+		}
+	}
 }
 
 // SPEC §1.5: conflicts and identical specs.
