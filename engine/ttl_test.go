@@ -43,6 +43,9 @@ func TestTTLIndexValidation(t *testing.T) {
 		{`{"key": {"t": 1, "u": 1}, "name": "t_1_u_1", "expireAfterSeconds": 10}`, doc.CodeCannotCreateIndex, "compound indexes do not support TTL"},
 		{`{"key": {"$**": 1}, "name": "w", "expireAfterSeconds": 10}`, doc.CodeCannotCreateIndex, "expireAfterSeconds"},
 		{`{"key": {"_id": 1}, "name": "_id_", "expireAfterSeconds": 10}`, doc.CodeInvalidIndexSpecificationOption, "is not valid for an _id index specification"},
+		{`{"key": {"_id": 1}, "name": "other", "expireAfterSeconds": 10}`, doc.CodeInvalidIndexSpecificationOption, "is not valid for an _id index specification"},
+		// MongoDB's isIdIndexPattern takes {_id: -1} for the _id pattern too.
+		{`{"key": {"_id": -1}, "name": "_id_-1", "expireAfterSeconds": 10}`, doc.CodeInvalidIndexSpecificationOption, "is not valid for an _id index specification"},
 		{`{"key": {"t": 1}, "name": "t_1", "sparse": true, "partialFilterExpression": {"a": 1}, "expireAfterSeconds": 10}`, doc.CodeCannotCreateIndex, "sparse"},
 	}
 	coll := db.Database("test").Collection("c")
