@@ -1,6 +1,56 @@
 package doc
 
-import "testing"
+import (
+	"strconv"
+	"testing"
+)
+
+// SPEC §9: every error code the spec names has MongoDB's number and
+// code name. Replies carry Code.String() as codeName, so a wrong name
+// here would pass every reply test that compares the two.
+func TestSpecErrorCodes(t *testing.T) {
+	want := []struct {
+		code Code
+		num  int32
+		name string
+	}{
+		{CodeBadValue, 2, "BadValue"},
+		{CodeFailedToParse, 9, "FailedToParse"},
+		{CodeTypeMismatch, 14, "TypeMismatch"},
+		{CodeIllegalOperation, 20, "IllegalOperation"},
+		{CodeNamespaceNotFound, 26, "NamespaceNotFound"},
+		{CodeIndexNotFound, 27, "IndexNotFound"},
+		{CodeNamespaceExists, 48, "NamespaceExists"},
+		{CodeCommandNotFound, 59, "CommandNotFound"},
+		{CodeCannotCreateIndex, 67, "CannotCreateIndex"},
+		{CodeInvalidOptions, 72, "InvalidOptions"},
+		{CodeInvalidNamespace, 73, "InvalidNamespace"},
+		{CodeIndexOptionsConflict, 85, "IndexOptionsConflict"},
+		{CodeCappedPositionLost, 136, "CappedPositionLost"},
+		{CodeCommandNotSupportedOnView, 166, "CommandNotSupportedOnView"},
+		{CodeQueryPlanKilled, 175, "QueryPlanKilled"},
+		{CodeAmbiguousIndexKeyPattern, 181, "AmbiguousIndexKeyPattern"},
+		{CodeInvalidIndexSpecificationOption, 197, "InvalidIndexSpecificationOption"},
+		{CodeCannotGrowDocumentInCappedNS, 10003, "CannotGrowDocumentInCappedNamespace"},
+		{CodeDuplicateKey, 11000, "DuplicateKey"},
+		{CodeIDLUnknownField, 40415, "IDLUnknownField"},
+	}
+	for _, w := range want {
+		if int32(w.code) != w.num || w.code.String() != w.name {
+			t.Errorf("code %d %s: have %d %s", w.num, w.name, int32(w.code), w.code)
+		}
+		e := Errorf(w.code, "m")
+		if e.Name() != w.name || e.Error() != w.name+" ("+strconv.Itoa(int(w.num))+"): m" {
+			t.Errorf("Errorf(%d): Name %q, Error %q", w.num, e.Name(), e.Error())
+		}
+		if CodeOf(e) != w.code {
+			t.Errorf("CodeOf(Errorf(%d)) = %d", w.num, CodeOf(e))
+		}
+	}
+	if s := Code(12345).String(); s != "Location12345" {
+		t.Errorf("an unnamed code renders as %q", s)
+	}
+}
 
 // TestCodeNames checks that the codes MongoDB names are printed by
 // name, as mongosh prints them (MongoServerError[Unauthorized]), and

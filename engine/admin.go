@@ -110,6 +110,11 @@ func (db *DB) collModIndex(c *coll, opt bson.D) (bson.D, error) {
 	if m.Kind == kindTimeseries && hasExp {
 		return nil, doc.Errorf(doc.CodeInvalidOptions, "TTL indexes are not supported for time-series collections")
 	}
+	if m.Kind == kindCapped && hasExp {
+		// SPEC §1.4: TTL and capped are incompatible, however the TTL
+		// index would come about.
+		return nil, doc.Errorf(doc.CodeInvalidOptions, "TTL indexes are not supported for capped collections.")
+	}
 	var newExp int64
 	if hasExp {
 		switch v := expV.(type) {

@@ -308,9 +308,19 @@ func (c *Collection) CreateIndex(ctx context.Context, model IndexModel) (string,
 }
 
 // CreateIndexes creates several index specs ({key, name, ...}) at once;
-// if one is invalid none is created.
+// if one is invalid none is created. Go values in the specs (an int
+// expireAfterSeconds) are taken as the driver would encode them, as in
+// CreateIndex.
 func (c *Collection) CreateIndexes(ctx context.Context, specs []bson.D) (*CreateIndexesResult, error) {
-	return c.db.createIndexes(ctx, c.dbName, c.name, specs)
+	norm := make([]bson.D, len(specs))
+	for i, s := range specs {
+		d, err := doc.Normalize(s)
+		if err != nil {
+			return nil, err
+		}
+		norm[i] = d
+	}
+	return c.db.createIndexes(ctx, c.dbName, c.name, norm)
 }
 
 // ListIndexes returns the index specs as listIndexes shows them, _id_

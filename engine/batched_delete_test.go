@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"fmt"
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -84,6 +85,20 @@ func TestBatchedDeleteParameters(t *testing.T) {
 			t.Fatalf("getParameter %s = %#v after SetParameter 7", name, got)
 		}
 	}
+	// The doc and time targets are 32-bit (a larger time target would
+	// overflow its time.Duration); the byte target is 64-bit.
+	for _, name := range []string{"batchedDeletesTargetBatchDocs", "batchedDeletesTargetBatchTimeMS"} {
+		_, err := db.SetParameter(name, int64(math.MaxInt32)+1)
+		checkCode(t, "SetParameter("+name+", MaxInt32+1)", err, doc.CodeBadValue, name)
+		wantCode(t, db, "admin", fmt.Sprintf(`{"setParameter": 1, %q: {"$numberLong": "9223372036854775807"}}`, name), doc.CodeBadValue, name)
+	}
+	if _, err := db.SetParameter("batchedDeletesTargetStagedDocBytes", int64(1)<<40); err != nil {
+		t.Fatalf("a 1 TiB byte target: %v", err)
+	}
+	if v, _ := db.GetParameter("batchedDeletesTargetStagedDocBytes"); v != int64(1)<<40 {
+		t.Fatalf("batchedDeletesTargetStagedDocBytes = %#v, want int64(1<<40)", v)
+	}
+	db.SetParameter("batchedDeletesTargetStagedDocBytes", 7)
 	if dt := db.deleteTargets(); dt != (deleteTargets{docs: 7, timeMS: 7, bytes: 7}) {
 		t.Fatalf("deleteTargets = %+v, want all 7", dt)
 	}

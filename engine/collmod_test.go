@@ -313,3 +313,35 @@ func TestLowWaterSeesWritesBelowMark(t *testing.T) {
 		t.Fatalf("writes below the mark: deleted %d, left %v", n, ids(t, db, "c"))
 	}
 }
+
+// SPEC §1.4, §5.1: TTL and capped are incompatible, so collMod may not
+// convert a capped collection's index to TTL either (MongoDB: 72
+// "TTL indexes are not supported for capped collections."); hiding it
+// is still fine, and a refused collMod changes nothing.
+func TestCollModIndexOnCapped(t *testing.T) {
+	db, clk, _ := openTest(t)
+	createCapped(t, db, "cap", 1<<20, 0)
+	mustRun(t, db, "test", `{"createIndexes": "cap", "indexes": [{"key": {"t": 1}, "name": "t_1"}]}`)
+	insertDocs(t, db, "cap", bson.D{{Key: "_id", Value: 1}, {Key: "t", Value: dt(clk.Now().Add(-time.Hour))}})
+	for _, cmd := range []string{
+		`{"collMod": "cap", "index": {"name": "t_1", "expireAfterSeconds": 5}}`,
+		`{"collMod": "cap", "index": {"keyPattern": {"t": 1}, "expireAfterSeconds": 0}}`,
+		`{"collMod": "cap", "index": {"name": "t_1", "expireAfterSeconds": 5, "hidden": true}}`,
+	} {
+		wantCode(t, db, "test", cmd, doc.CodeInvalidOptions, "TTL indexes are not supported for capped collections")
+	}
+	ix := listedIndex(t, db, "cap", "t_1")
+	if _, ok := get(ix, "expireAfterSeconds"); ok || field(ix, "hidden") != nil {
+		t.Fatalf("a refused collMod changed the index: %v", ix)
+	}
+	if n := len(db.ttlTargets()); n != 0 {
+		t.Fatalf("the monitor targets %d indexes of a capped collection", n)
+	}
+	r := mustRun(t, db, "test", `{"collMod": "cap", "index": {"name": "t_1", "hidden": true}}`)
+	if got := replyKeys(r); got != "hidden_old=false hidden_new=true ok=1" {
+		t.Fatalf("hiding a capped collection's index: %s", got)
+	}
+	if n := pass(t, db).Deleted; n != 0 || count(t, db, "test", "cap") != 1 {
+		t.Fatalf("a pass deleted %d documents of a capped collection", n)
+	}
+}

@@ -461,3 +461,35 @@ func TestInsertOrderedAcrossChunks(t *testing.T) {
 }
 
 func asErr[T error](err error, target *T) bool { return errors.As(err, target) }
+
+// SPEC §0: every command the spec lists is supported (a malformed call
+// may fail, but never with 59 CommandNotFound), and a cursor reply
+// names its namespace as "db.coll" in firstBatch and nextBatch alike.
+func TestSpecCommandsSupported(t *testing.T) {
+	db, _, _ := openTest(t)
+	for _, name := range []string{"ping", "hello", "buildInfo", "create", "drop", "dropDatabase", "listCollections",
+		"listDatabases", "insert", "find", "getMore", "killCursors", "count", "update", "delete", "createIndexes",
+		"listIndexes", "dropIndexes", "collMod", "convertToCapped", "explain", "serverStatus", "currentOp",
+		"setParameter", "getParameter", "validate"} {
+		_, err := db.RunCommand(context.Background(), "admin", bson.D{{Key: name, Value: int32(1)}})
+		if doc.CodeOf(err) == doc.CodeCommandNotFound {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+	mustRun(t, db, "test", `{"insert": "c", "documents": [{"_id": 1}, {"_id": 2}, {"_id": 3}]}`)
+	r := mustRun(t, db, "test", `{"find": "c", "batchSize": 1}`)
+	id, _ := checkCursorShape(t, "find", field(r, "cursor"), "firstBatch")
+	if ns := field(r, "cursor.ns"); ns != "test.c" || id == 0 {
+		t.Fatalf("find cursor: id %d ns %v", id, ns)
+	}
+	r = mustRun(t, db, "test", fmt.Sprintf(`{"getMore": {"$numberLong": "%d"}, "collection": "c"}`, id))
+	checkCursorShape(t, "getMore", field(r, "cursor"), "nextBatch")
+	if ns := field(r, "cursor.ns"); ns != "test.c" {
+		t.Fatalf("getMore cursor ns %v", ns)
+	}
+	r = mustRun(t, db, "test", `{"listIndexes": "c"}`)
+	checkCursorShape(t, "listIndexes", field(r, "cursor"), "firstBatch")
+	if ns := field(r, "cursor.ns"); ns != "test.c" {
+		t.Fatalf("listIndexes cursor ns %v", ns)
+	}
+}

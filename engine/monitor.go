@@ -135,9 +135,6 @@ func (mo *monitor) loop() {
 		case <-t.C:
 		}
 		last = time.Now()
-		if !mo.db.params.bool("ttlMonitorEnabled") || mo.db.opts.Role != RolePrimary {
-			continue
-		}
 		ctx, cancel := context.WithCancel(context.Background())
 		go func() {
 			select {
@@ -146,10 +143,13 @@ func (mo *monitor) loop() {
 			case <-ctx.Done():
 			}
 		}()
-		res, err := mo.db.RunTTLPass(ctx)
+		res, err := mo.scheduledPass(ctx)
 		cancel()
 		if err != nil {
 			mo.db.logf("ttl: pass failed: %v", err)
+			continue
+		}
+		if res == nil {
 			continue
 		}
 		if res.Deleted > 0 {
@@ -162,6 +162,17 @@ func (mo *monitor) loop() {
 			hook(*res)
 		}
 	}
+}
+
+// scheduledPass is what the loop does each time its timer fires (SPEC
+// §3.2, §3.5): nothing, and no pass counted, while ttlMonitorEnabled is
+// false or the engine is not a primary (it returns nil then);
+// otherwise a TTL pass.
+func (mo *monitor) scheduledPass(ctx context.Context) (*TTLPassResult, error) {
+	if !mo.db.params.bool("ttlMonitorEnabled") || mo.db.opts.Role != RolePrimary {
+		return nil, nil
+	}
+	return mo.db.RunTTLPass(ctx)
 }
 
 // noteKey records that key was written to a TTL index, so that the

@@ -21,22 +21,27 @@ type paramDef struct {
 	kind paramKind
 	def  int64 // default (bool: 0 or 1)
 	min  int64 // smallest valid value (ints)
+	max  int64 // largest valid value (ints)
 	// onChange runs after the value changes (under no engine lock).
 	onChange func(db *DB)
 }
 
 // paramDefs lists the server parameters ttlkv supports, with MongoDB's
-// defaults and valid ranges (SPEC.md §3.1, §4.1).
+// defaults and valid ranges (SPEC.md §3.1, §4.1). MongoDB declares the
+// counts and durations 32-bit ints, and the engine turns them into
+// time.Durations, which a larger value would overflow (a sleep of 2^40
+// seconds wrapped negative and spun the monitor): they stop at
+// MaxInt32. Only the byte target is 64-bit.
 var paramDefs = map[string]paramDef{
 	"ttlMonitorEnabled":                  {kind: paramBool, def: 1},
-	"ttlMonitorSleepSecs":                {kind: paramInt, def: 60, min: 1, onChange: func(db *DB) { db.wakeMonitor() }},
-	"ttlMonitorSubPassTargetSecs":        {kind: paramInt, def: 60, min: 0},
-	"ttlIndexDeleteTargetTimeMS":         {kind: paramInt, def: 1000, min: 0},
-	"ttlIndexDeleteTargetDocs":           {kind: paramInt, def: 50000, min: 0},
+	"ttlMonitorSleepSecs":                {kind: paramInt, def: 60, min: 1, max: math.MaxInt32, onChange: func(db *DB) { db.wakeMonitor() }},
+	"ttlMonitorSubPassTargetSecs":        {kind: paramInt, def: 60, min: 0, max: math.MaxInt32},
+	"ttlIndexDeleteTargetTimeMS":         {kind: paramInt, def: 1000, min: 0, max: math.MaxInt32},
+	"ttlIndexDeleteTargetDocs":           {kind: paramInt, def: 50000, min: 0, max: math.MaxInt32},
 	"ttlMonitorBatchDeletes":             {kind: paramBool, def: 1},
-	"batchedDeletesTargetBatchDocs":      {kind: paramInt, def: defaultBatchDocs, min: 0},
-	"batchedDeletesTargetBatchTimeMS":    {kind: paramInt, def: 5, min: 0},
-	"batchedDeletesTargetStagedDocBytes": {kind: paramInt, def: 2 << 20, min: 0},
+	"batchedDeletesTargetBatchDocs":      {kind: paramInt, def: defaultBatchDocs, min: 0, max: math.MaxInt32},
+	"batchedDeletesTargetBatchTimeMS":    {kind: paramInt, def: 5, min: 0, max: math.MaxInt32},
+	"batchedDeletesTargetStagedDocBytes": {kind: paramInt, def: 2 << 20, min: 0, max: math.MaxInt64},
 }
 
 // defaultBatchDocs is batchedDeletesTargetBatchDocs' default. MongoDB
@@ -103,6 +108,9 @@ func parseParam(name string, v any) (int64, error) {
 		}
 		if n < d.min {
 			return 0, doc.Errorf(doc.CodeBadValue, "Invalid value for parameter %s: %d is less than the minimum %d", name, n, d.min)
+		}
+		if n > d.max {
+			return 0, doc.Errorf(doc.CodeBadValue, "Invalid value for parameter %s: %d is greater than the maximum %d", name, n, d.max)
 		}
 		return n, nil
 	}

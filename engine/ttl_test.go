@@ -3,6 +3,8 @@ package engine
 import (
 	"context"
 	"fmt"
+	"math"
+	"strings"
 	"testing"
 	"time"
 
@@ -28,20 +30,113 @@ func TestTTLIndexValidation(t *testing.T) {
 		{`{"key": {"t": 1}, "name": "t_1", "expireAfterSeconds": 9.223372036854775807e18}`, doc.CodeCannotCreateIndex, "within the range of a 32-bit integer"},
 		{`{"key": {"t": 1}, "name": "t_1", "expireAfterSeconds": -2147483649}`, doc.CodeCannotCreateIndex, "within the range of a 32-bit integer"},
 		{`{"key": {"t": 1}, "name": "t_1", "expireAfterSeconds": -1}`, doc.CodeCannotCreateIndex, "cannot be less than 0"},
+		{`{"key": {"t": 1}, "name": "t_1", "expireAfterSeconds": {"$numberLong": "-1"}}`, doc.CodeCannotCreateIndex, "cannot be less than 0"},
+		{`{"key": {"t": 1}, "name": "t_1", "expireAfterSeconds": {"$numberDecimal": "-5"}}`, doc.CodeCannotCreateIndex, "cannot be less than 0"},
+		{`{"key": {"t": 1}, "name": "t_1", "expireAfterSeconds": {"$numberLong": "2147483648"}}`, doc.CodeCannotCreateIndex, "within the range of a 32-bit integer"},
+		{`{"key": {"t": 1}, "name": "t_1", "expireAfterSeconds": {"$numberLong": "9223372036854775807"}}`, doc.CodeCannotCreateIndex, "within the range of a 32-bit integer"},
+		{`{"key": {"t": 1}, "name": "t_1", "expireAfterSeconds": {"$numberDecimal": "2147483648"}}`, doc.CodeCannotCreateIndex, "within the range of a 32-bit integer"},
+		{`{"key": {"t": 1}, "name": "t_1", "expireAfterSeconds": {"$numberDouble": "Infinity"}}`, doc.CodeCannotCreateIndex, "within the range of a 32-bit integer"},
+		{`{"key": {"t": 1}, "name": "t_1", "expireAfterSeconds": {"$numberDouble": "-Infinity"}}`, doc.CodeCannotCreateIndex, "within the range of a 32-bit integer"},
+		{`{"key": {"t": 1}, "name": "t_1", "expireAfterSeconds": {"$numberDecimal": "NaN"}}`, doc.CodeCannotCreateIndex, "must not be NaN"},
+		{`{"key": {"t": 1}, "name": "t_1", "expireAfterSeconds": [5]}`, doc.CodeCannotCreateIndex, "must be numeric"},
+		{`{"key": {"t": 1}, "name": "t_1", "expireAfterSeconds": {"$date": "2020-01-01T00:00:00Z"}}`, doc.CodeCannotCreateIndex, "must be numeric"},
 		{`{"key": {"t": 1, "u": 1}, "name": "t_1_u_1", "expireAfterSeconds": 10}`, doc.CodeCannotCreateIndex, "compound indexes do not support TTL"},
 		{`{"key": {"$**": 1}, "name": "w", "expireAfterSeconds": 10}`, doc.CodeCannotCreateIndex, "expireAfterSeconds"},
 		{`{"key": {"_id": 1}, "name": "_id_", "expireAfterSeconds": 10}`, doc.CodeInvalidIndexSpecificationOption, "is not valid for an _id index specification"},
+		{`{"key": {"_id": 1}, "name": "other", "expireAfterSeconds": 10}`, doc.CodeInvalidIndexSpecificationOption, "is not valid for an _id index specification"},
+		// MongoDB's isIdIndexPattern takes {_id: -1} for the _id pattern too.
+		{`{"key": {"_id": -1}, "name": "_id_-1", "expireAfterSeconds": 10}`, doc.CodeInvalidIndexSpecificationOption, "is not valid for an _id index specification"},
 		{`{"key": {"t": 1}, "name": "t_1", "sparse": true, "partialFilterExpression": {"a": 1}, "expireAfterSeconds": 10}`, doc.CodeCannotCreateIndex, "sparse"},
 	}
+	coll := db.Database("test").Collection("c")
 	for _, c := range cases {
 		cmd := fmt.Sprintf(`{"createIndexes": "c", "indexes": [%s]}`, c.spec)
 		wantCode(t, db, "test", cmd, c.code, c.frag)
+		// The Go API: the same code and message, both ways in.
+		spec, err := doc.ParseExtJSON([]byte(c.spec))
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = coll.CreateIndexes(context.Background(), []bson.D{spec})
+		checkCode(t, "CreateIndexes "+c.spec, err, c.code, c.frag)
+		key, _ := get(spec, "key")
+		var opts bson.D
+		for _, e := range spec {
+			if e.Key != "key" {
+				opts = append(opts, e)
+			}
+		}
+		_, err = coll.CreateIndex(context.Background(), IndexModel{Keys: key.(bson.D), Options: opts})
+		checkCode(t, "CreateIndex "+c.spec, err, c.code, c.frag)
+		if db.lookup("test", "c") != nil {
+			t.Fatalf("%s: the failed createIndexes created the collection", c.spec)
+		}
 	}
 	// One invalid spec among several: none is created (and no collection).
 	wantCode(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"a": 1}, "name": "a_1"}, {"key": {"_id": 1}, "name": "_id_", "expireAfterSeconds": 5}]}`,
 		doc.CodeInvalidIndexSpecificationOption, "_id index")
 	if c := db.lookup("test", "c"); c != nil {
 		t.Fatalf("a failed createIndexes created the collection with %d indexes", len(c.m().Indexes))
+	}
+	// On an existing collection, too, one invalid spec means none is
+	// built, through the command and the Go API.
+	mustRun(t, db, "test", `{"create": "c"}`)
+	wantCode(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"a": 1}, "name": "a_1", "expireAfterSeconds": 5}, {"key": {"b": 1}, "name": "b_1", "expireAfterSeconds": -1}]}`,
+		doc.CodeCannotCreateIndex, "cannot be less than 0")
+	_, err := coll.CreateIndexes(context.Background(), []bson.D{
+		{{Key: "key", Value: bson.D{{Key: "a", Value: 1}}}, {Key: "name", Value: "a_1"}, {Key: "expireAfterSeconds", Value: 5}},
+		{{Key: "key", Value: bson.D{{Key: "a", Value: 1}, {Key: "b", Value: 1}}}, {Key: "name", Value: "a_1_b_1"}, {Key: "expireAfterSeconds", Value: 5}}})
+	checkCode(t, "CreateIndexes with a compound TTL spec", err, doc.CodeCannotCreateIndex, "compound indexes do not support TTL")
+	if names := indexNames(t, db, "test", "c"); names != "_id_" {
+		t.Fatalf("failed createIndexes built indexes: %s", names)
+	}
+	if len(db.ttlTargets()) != 0 {
+		t.Fatal("failed createIndexes left a TTL target")
+	}
+}
+
+// SPEC §1.2: the bounds and every numeric type are accepted, truncated
+// toward zero and listed as int32, through the command and the Go API.
+func TestTTLIndexValidValues(t *testing.T) {
+	db, _, _ := openTest(t)
+	cases := []struct {
+		value string
+		goVal any
+		want  int32
+	}{
+		{`0`, int32(0), 0},
+		{`7`, 7, 7}, // a Go int
+		{`2147483647`, int32(math.MaxInt32), math.MaxInt32},
+		{`{"$numberLong": "2147483647"}`, int64(math.MaxInt32), math.MaxInt32},
+		{`{"$numberLong": "3600"}`, int64(3600), 3600},
+		{`3600.9`, 3600.9, 3600},
+		{`2147483647.9`, 2147483647.9, math.MaxInt32},
+		{`{"$numberDecimal": "3600.9"}`, mustDecimal(t, "3600.9"), 3600},
+		{`{"$numberDecimal": "0"}`, mustDecimal(t, "0"), 0},
+		{`{"$numberDecimal": "-0.0"}`, mustDecimal(t, "-0.0"), 0},
+	}
+	for i, c := range cases {
+		cmdColl, goColl := fmt.Sprintf("cmd%d", i), fmt.Sprintf("go%d", i)
+		mustRun(t, db, "test", fmt.Sprintf(`{"createIndexes": %q, "indexes": [{"key": {"t": 1}, "name": "t_1", "expireAfterSeconds": %s}]}`, cmdColl, c.value))
+		if got := field(listedIndex(t, db, cmdColl, "t_1"), "expireAfterSeconds"); got != c.want {
+			t.Errorf("createIndexes expireAfterSeconds %s: listed %#v, want int32(%d)", c.value, got, c.want)
+		}
+		name, err := db.Database("test").Collection(goColl).CreateIndex(context.Background(),
+			IndexModel{Keys: bson.D{{Key: "t", Value: 1}}, Options: bson.D{{Key: "expireAfterSeconds", Value: c.goVal}}})
+		if err != nil || name != "t_1" {
+			t.Fatalf("CreateIndex expireAfterSeconds %#v = %q, %v", c.goVal, name, err)
+		}
+		if got := field(listedIndex(t, db, goColl, "t_1"), "expireAfterSeconds"); got != c.want {
+			t.Errorf("CreateIndex expireAfterSeconds %#v: listed %#v, want int32(%d)", c.goVal, got, c.want)
+		}
+		res, err := db.Database("test").Collection(goColl+"s").CreateIndexes(context.Background(), []bson.D{
+			{{Key: "key", Value: bson.D{{Key: "t", Value: 1}}}, {Key: "name", Value: "t_1"}, {Key: "expireAfterSeconds", Value: c.goVal}}})
+		if err != nil || res.NumIndexesAfter != 2 || !res.CreatedCollectionAutomatically {
+			t.Fatalf("CreateIndexes expireAfterSeconds %#v = %+v, %v", c.goVal, res, err)
+		}
+		if got := field(listedIndex(t, db, goColl+"s", "t_1"), "expireAfterSeconds"); got != c.want {
+			t.Errorf("CreateIndexes expireAfterSeconds %#v: listed %#v, want int32(%d)", c.goVal, got, c.want)
+		}
 	}
 }
 
@@ -86,6 +181,20 @@ func TestCreateIndexesReplyAndListing(t *testing.T) {
 	}
 	if v := field(batch[1].(bson.D), "expireAfterSeconds"); v != int32(3600) {
 		t.Fatalf("expireAfterSeconds listed as %#v, want int32(3600)", v)
+	}
+	// Entries start {v, key, name}; the Go API lists the same entries.
+	goList, err := db.Database("test").Collection("events").ListIndexes(context.Background())
+	if err != nil || len(goList) != len(batch) {
+		t.Fatalf("ListIndexes = %v, %v", goList, err)
+	}
+	for i, e := range batch {
+		d := e.(bson.D)
+		if len(d) < 3 || d[0].Key != "v" || d[1].Key != "key" || d[2].Key != "name" {
+			t.Errorf("listIndexes entry %v does not start with v, key, name", d)
+		}
+		if !docIdentical(d, goList[i]) {
+			t.Errorf("ListIndexes[%d] = %v, listIndexes has %v", i, goList[i], d)
+		}
 	}
 }
 
@@ -542,5 +651,342 @@ func TestExplainDateAndNumberBounds(t *testing.T) {
 		if got := fmt.Sprint(field(r, tc.path)); got != tc.want {
 			t.Errorf("%s: %s = %s, want %s", tc.cmd, tc.path, got, tc.want)
 		}
+	}
+}
+
+// SPEC §3.1 through the Go setters and at open time: the defaults, the
+// bounds of every TTL parameter (MongoDB's are 32-bit ints, and a
+// larger sleep overflowed the monitor's timer into a busy loop), and a
+// rejected value changes nothing.
+func TestTTLParameterBounds(t *testing.T) {
+	db, _, _ := openTest(t)
+	ints := []struct {
+		name     string
+		def, min int32
+	}{
+		{"ttlMonitorSleepSecs", 60, 1},
+		{"ttlMonitorSubPassTargetSecs", 60, 0},
+		{"ttlIndexDeleteTargetTimeMS", 1000, 0},
+		{"ttlIndexDeleteTargetDocs", 50000, 0},
+	}
+	for _, p := range ints {
+		if v, err := db.GetParameter(p.name); err != nil || v != p.def {
+			t.Fatalf("GetParameter(%s) = %#v, %v; want int32(%d)", p.name, v, err, p.def)
+		}
+		for _, bad := range []any{p.min - 1, int64(math.MaxInt32) + 1, int64(1) << 40, "5", 1.5, math.NaN(), math.Inf(1), nil, true} {
+			_, err := db.SetParameter(p.name, bad)
+			checkCode(t, fmt.Sprintf("SetParameter(%s, %#v)", p.name, bad), err, doc.CodeBadValue, p.name)
+		}
+		for _, bad := range []string{fmt.Sprint(p.min - 1), `{"$numberLong": "2147483648"}`, `{"$numberLong": "1099511627776"}`, `2.5`} {
+			wantCode(t, db, "admin", fmt.Sprintf(`{"setParameter": 1, %q: %s}`, p.name, bad), doc.CodeBadValue, p.name)
+		}
+		if v, _ := db.GetParameter(p.name); v != p.def {
+			t.Fatalf("%s changed by rejected values: %#v", p.name, v)
+		}
+		// Both ends of the range are valid; the setter returns the old value.
+		if old, err := db.SetParameter(p.name, int64(math.MaxInt32)); err != nil || old != p.def {
+			t.Fatalf("SetParameter(%s, MaxInt32) = %#v, %v", p.name, old, err)
+		}
+		if old, err := db.SetParameter(p.name, p.min); err != nil || old != int32(math.MaxInt32) {
+			t.Fatalf("SetParameter(%s, %d) = %#v, %v", p.name, p.min, old, err)
+		}
+		if got := field(mustRun(t, db, "admin", fmt.Sprintf(`{"getParameter": 1, %q: 1}`, p.name)), p.name); got != p.min {
+			t.Fatalf("getParameter %s = %#v after SetParameter(%d)", p.name, got, p.min)
+		}
+	}
+	for _, name := range []string{"ttlMonitorEnabled", "ttlMonitorBatchDeletes"} {
+		if v, _ := db.GetParameter(name); v != true {
+			t.Fatalf("GetParameter(%s) = %#v, want true", name, v)
+		}
+		for _, bad := range []any{"false", nil, bson.D{}} {
+			_, err := db.SetParameter(name, bad)
+			checkCode(t, fmt.Sprintf("SetParameter(%s, %#v)", name, bad), err, doc.CodeBadValue, name)
+		}
+		wantCode(t, db, "admin", fmt.Sprintf(`{"setParameter": 1, %q: "no"}`, name), doc.CodeBadValue, name)
+		if v, _ := db.GetParameter(name); v != true {
+			t.Fatalf("%s changed by rejected values: %#v", name, v)
+		}
+		if old, err := db.SetParameter(name, false); err != nil || old != true {
+			t.Fatalf("SetParameter(%s, false) = %#v, %v", name, old, err)
+		}
+		if got := field(mustRun(t, db, "admin", fmt.Sprintf(`{"getParameter": 1, %q: 1}`, name)), name); got != false {
+			t.Fatalf("getParameter %s = %#v after SetParameter(false)", name, got)
+		}
+	}
+	// Settable at open time, with the same validation.
+	db2, err := Open(t.TempDir(), Options{DisableTTLMonitor: true, Params: map[string]any{
+		"ttlMonitorSleepSecs": 5, "ttlMonitorEnabled": false, "ttlIndexDeleteTargetDocs": 0, "ttlMonitorBatchDeletes": false}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db2.Close()
+	r := mustRun(t, db2, "admin", `{"getParameter": 1, "ttlMonitorSleepSecs": 1, "ttlMonitorEnabled": 1, "ttlIndexDeleteTargetDocs": 1, "ttlMonitorBatchDeletes": 1}`)
+	if got := replyKeys(r); got != "ttlMonitorSleepSecs=5 ttlMonitorEnabled=false ttlIndexDeleteTargetDocs=0 ttlMonitorBatchDeletes=false ok=1" {
+		t.Fatalf("startup parameters: %s", got)
+	}
+	for _, bad := range []map[string]any{{"ttlMonitorSleepSecs": int64(1) << 40}, {"ttlIndexDeleteTargetDocs": -1}, {"ttlMonitorEnabled": "yes"}} {
+		if db3, err := Open(t.TempDir(), Options{DisableTTLMonitor: true, Params: bad}); err == nil {
+			db3.Close()
+			t.Fatalf("Open accepted startup parameters %v", bad)
+		} else {
+			checkCode(t, fmt.Sprint("Open with ", bad), err, doc.CodeBadValue, "")
+		}
+	}
+}
+
+// SPEC §3.2, §3.5: when the monitor's timer fires it skips the pass,
+// counting none, while ttlMonitorEnabled is false or the engine is a
+// secondary or read-only; a primary with the monitor enabled reaps.
+func TestScheduledPassSkipsWhenIdle(t *testing.T) {
+	db, clk, dir := openTest(t)
+	mustRun(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"t": 1}, "name": "t_1", "expireAfterSeconds": 1}]}`)
+	insertDocs(t, db, "c", bson.D{{Key: "_id", Value: 1}, {Key: "t", Value: dt(clk.Now().Add(-time.Hour))}})
+	ctx := context.Background()
+	idle := func(db *DB, what string) {
+		t.Helper()
+		before := db.Stats()
+		res, err := db.mon.scheduledPass(ctx)
+		if err != nil || res != nil {
+			t.Fatalf("%s: scheduled pass = %+v, %v; want skipped", what, res, err)
+		}
+		if after := db.Stats(); after.TTLPasses != before.TTLPasses || after.TTLSubPasses != before.TTLSubPasses {
+			t.Fatalf("%s: a skipped pass was counted: %+v", what, after)
+		}
+		if n := count(t, db, "test", "c"); n != 1 {
+			t.Fatalf("%s: %d documents left, want 1", what, n)
+		}
+	}
+	mustRun(t, db, "admin", `{"setParameter": 1, "ttlMonitorEnabled": false}`)
+	idle(db, "ttlMonitorEnabled false")
+	db.Close()
+	for _, role := range []Role{RoleSecondary, RoleReadOnly} {
+		other, err := Open(dir, Options{Clock: clk.Now, DisableTTLMonitor: true, Role: role})
+		if err != nil {
+			t.Fatal(err)
+		}
+		idle(other, fmt.Sprintf("role %d", role))
+		other.Close()
+	}
+	db, err := Open(dir, Options{Clock: clk.Now, DisableTTLMonitor: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	res, err := db.mon.scheduledPass(ctx)
+	if err != nil || res == nil || res.Deleted != 1 {
+		t.Fatalf("primary, monitor enabled: scheduled pass = %+v, %v", res, err)
+	}
+	if s := db.Stats(); s.TTLPasses != 1 || s.TTLSubPasses != 1 {
+		t.Fatalf("passes %d subPasses %d, want 1 and 1", s.TTLPasses, s.TTLSubPasses)
+	}
+}
+
+func mustDecimal(t *testing.T, s string) bson.Decimal128 {
+	t.Helper()
+	d, err := bson.ParseDecimal128(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+// SPEC §1.4-1.6 through the Go API: an identical spec succeeds and
+// builds nothing, conflicting ones are 85, capped collections refuse
+// TTL, and an existing collection is not created automatically.
+func TestTTLIndexConflictsGoAPI(t *testing.T) {
+	db, _, _ := openTest(t)
+	ctx := context.Background()
+	c := db.Database("test").Collection("c")
+	ttl := func(field, name string, secs any) IndexModel {
+		return IndexModel{Keys: bson.D{{Key: field, Value: 1}}, Options: bson.D{{Key: "name", Value: name}, {Key: "expireAfterSeconds", Value: secs}}}
+	}
+	if name, err := c.CreateIndex(ctx, ttl("t", "t_1", 100)); err != nil || name != "t_1" {
+		t.Fatalf("CreateIndex = %q, %v", name, err)
+	}
+	if name, err := c.CreateIndex(ctx, ttl("t", "t_1", int64(100))); err != nil || name != "t_1" {
+		t.Fatalf("identical CreateIndex = %q, %v", name, err)
+	}
+	res, err := c.CreateIndexes(ctx, []bson.D{{{Key: "key", Value: bson.D{{Key: "t", Value: 1}}}, {Key: "name", Value: "t_1"}, {Key: "expireAfterSeconds", Value: 100.5}}})
+	if err != nil || res.Note != "all indexes already exist" || res.NumIndexesBefore != 2 || res.NumIndexesAfter != 2 || res.CreatedCollectionAutomatically {
+		t.Fatalf("identical CreateIndexes = %+v, %v", res, err)
+	}
+	_, err = c.CreateIndex(ctx, ttl("t", "t_1", 200))
+	checkCode(t, "CreateIndex with another expireAfterSeconds", err, doc.CodeIndexOptionsConflict, "already exists with the same name but different options")
+	if _, err := c.CreateIndex(ctx, IndexModel{Keys: bson.D{{Key: "u", Value: 1}}}); err != nil {
+		t.Fatal(err)
+	}
+	_, err = c.CreateIndex(ctx, ttl("u", "u_1", 5))
+	checkCode(t, "CreateIndex TTL over a non-TTL index", err, doc.CodeIndexOptionsConflict, "already exists with the same name but different options")
+	_, err = c.CreateIndex(ctx, ttl("u", "u_ttl", 5))
+	checkCode(t, "CreateIndex TTL over a non-TTL index, other name", err, doc.CodeIndexOptionsConflict, "")
+	if got := field(listedIndex(t, db, "c", "t_1"), "expireAfterSeconds"); got != int32(100) {
+		t.Fatalf("t_1 listed with expireAfterSeconds %#v", got)
+	}
+	if _, ok := get(listedIndex(t, db, "c", "u_1"), "expireAfterSeconds"); ok || indexNames(t, db, "test", "c") != "_id_,t_1,u_1" {
+		t.Fatalf("conflicts changed the indexes: %s", indexNames(t, db, "test", "c"))
+	}
+	// createIndexes on an existing collection.
+	r := mustRun(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"v": 1}, "name": "v_1", "expireAfterSeconds": 1}]}`)
+	if got := replyKeys(r); got != "numIndexesBefore=3 numIndexesAfter=4 createdCollectionAutomatically=false ok=1" {
+		t.Fatalf("createIndexes reply %s", got)
+	}
+	// Capped collections refuse TTL through the Go API too.
+	createCapped(t, db, "cap", 1<<20, 0)
+	cp := db.Database("test").Collection("cap")
+	_, err = cp.CreateIndex(ctx, ttl("t", "t_1", 10))
+	checkCode(t, "CreateIndex TTL on capped", err, doc.CodeCannotCreateIndex, "Cannot create TTL index on a capped collection")
+	_, err = cp.CreateIndexes(ctx, []bson.D{{{Key: "key", Value: bson.D{{Key: "t", Value: 1}}}, {Key: "name", Value: "t_1"}, {Key: "expireAfterSeconds", Value: 0}}})
+	checkCode(t, "CreateIndexes TTL on capped", err, doc.CodeCannotCreateIndex, "Cannot create TTL index on a capped collection")
+	if names := indexNames(t, db, "test", "cap"); names != "_id_" {
+		t.Fatalf("capped indexes after refusals: %s", names)
+	}
+}
+
+// SPEC §1.7, §2.6: building a TTL index over expired documents deletes
+// nothing by itself; the monitor then deletes them at its pace, no
+// visit over ttlIndexDeleteTargetDocs.
+func TestTTLIndexBuiltOverExpiredData(t *testing.T) {
+	db, clk, _ := openTest(t)
+	old := dt(clk.Now().Add(-24 * time.Hour))
+	var docs []bson.D
+	for i := 0; i < 35; i++ {
+		docs = append(docs, bson.D{{Key: "_id", Value: int32(i)}, {Key: "t", Value: old}})
+	}
+	insertDocs(t, db, "c", docs...)
+	mustRun(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"t": 1}, "name": "t_1", "expireAfterSeconds": 60}]}`)
+	if n := count(t, db, "test", "c"); n != 35 {
+		t.Fatalf("building the TTL index left %d of 35 documents", n)
+	}
+	db.SetParameter("ttlIndexDeleteTargetDocs", 10)
+	var visits []int64
+	db.mon.visitHook = func(_ string, deleted int64, _ bool) { visits = append(visits, deleted) }
+	if r := pass(t, db); r.Deleted != 35 {
+		t.Fatalf("pass deleted %d", r.Deleted)
+	}
+	if fmt.Sprint(visits) != "[10 10 10 5]" {
+		t.Fatalf("visits deleted %v, want [10 10 10 5]", visits)
+	}
+	mustValidate(t, db, "test", "c")
+}
+
+// SPEC §2.5: dropping the TTL index stops expiry at once, by command
+// and through the Go API, with no reopen in between.
+func TestDropTTLIndexStopsExpiry(t *testing.T) {
+	db, clk, _ := openTest(t)
+	old := dt(clk.Now().Add(-time.Hour))
+	for _, c := range []string{"cmd", "api"} {
+		mustRun(t, db, "test", fmt.Sprintf(`{"createIndexes": %q, "indexes": [{"key": {"t": 1}, "name": "t_1", "expireAfterSeconds": 10}]}`, c))
+		insertDocs(t, db, c, bson.D{{Key: "_id", Value: 1}, {Key: "t", Value: old}})
+	}
+	mustRun(t, db, "test", `{"dropIndexes": "cmd", "index": "t_1"}`)
+	if err := db.Database("test").Collection("api").DropIndex(context.Background(), bson.D{{Key: "t", Value: 1}}); err != nil {
+		t.Fatal(err)
+	}
+	if n := pass(t, db).Deleted; n != 0 {
+		t.Fatalf("a pass after the drops deleted %d", n)
+	}
+	for _, c := range []string{"cmd", "api"} {
+		if n := count(t, db, "test", c); n != 1 {
+			t.Fatalf("%s: %d documents left", c, n)
+		}
+	}
+}
+
+// SPEC §3.2: inside a sub-pass, indexes that hit a target are visited
+// again round-robin until none has work, all in one sub-pass; each
+// sub-pass takes a fresh list of TTL indexes, so one created during a
+// pass is visited by its next sub-pass.
+func TestTTLSubPassRoundRobin(t *testing.T) {
+	db, clk, _ := openTest(t)
+	old := dt(clk.Now().Add(-time.Hour))
+	fill := func(coll string, n int) {
+		mustRun(t, db, "test", fmt.Sprintf(`{"createIndexes": %q, "indexes": [{"key": {"t": 1}, "name": %q, "expireAfterSeconds": 1}]}`, coll, coll))
+		var docs []bson.D
+		for i := 0; i < n; i++ {
+			docs = append(docs, bson.D{{Key: "_id", Value: int32(i)}, {Key: "t", Value: old}})
+		}
+		insertDocs(t, db, coll, docs...)
+	}
+	fill("a", 25)
+	fill("b", 15)
+	db.SetParameter("ttlIndexDeleteTargetDocs", 10)
+	var visits []string
+	db.mon.visitHook = func(index string, deleted int64, _ bool) {
+		visits = append(visits, fmt.Sprintf("%s%d", index, deleted))
+	}
+	r := pass(t, db)
+	if got := fmt.Sprint(visits); got != "[a10 b10 a10 b5 a5]" || r.SubPasses != 1 || r.Deleted != 40 {
+		t.Fatalf("visits %s in %d sub-passes, %d deleted; want [a10 b10 a10 b5 a5] in 1, 40", got, r.SubPasses, r.Deleted)
+	}
+	// ttlMonitorSubPassTargetSecs 0: one visit per index per sub-pass; an
+	// index created during the first sub-pass is in the second.
+	fill("a", 15)
+	db.SetParameter("ttlMonitorSubPassTargetSecs", 0)
+	visits = nil
+	created := false
+	db.mon.visitHook = func(index string, deleted int64, _ bool) {
+		visits = append(visits, fmt.Sprintf("%s%d", index, deleted))
+		if !created {
+			created = true
+			fill("c", 3)
+		}
+	}
+	r = pass(t, db)
+	if got := fmt.Sprint(visits); got != "[a10 b0 a5 b0 c3]" || r.SubPasses != 2 || r.Deleted != 18 {
+		t.Fatalf("visits %s in %d sub-passes, %d deleted; want [a10 b0 a5 b0 c3] in 2, 18", got, r.SubPasses, r.Deleted)
+	}
+}
+
+// SPEC §2.1-2.5 for both key directions: the inclusive cut-off,
+// pre-1970 dates, arrays (earliest date, non-dates ignored), the
+// largest expireAfterSeconds, and a partial filter.
+func TestExpiryBothDirections(t *testing.T) {
+	db, clk, _ := openTest(t)
+	now := clk.Now()
+	d := func(off time.Duration) bson.DateTime { return dt(now.Add(off)) }
+	docs := []bson.D{
+		{{Key: "_id", Value: "cutoff"}, {Key: "t", Value: d(-60 * time.Second)}},
+		{{Key: "_id", Value: "cutoff+1ms"}, {Key: "t", Value: d(-60*time.Second + time.Millisecond)}},
+		{{Key: "_id", Value: "1969"}, {Key: "t", Value: dt(time.Date(1969, 12, 31, 23, 59, 59, 0, time.UTC))}},
+		{{Key: "_id", Value: "1900"}, {Key: "t", Value: dt(time.Date(1900, 1, 1, 0, 0, 0, 0, time.UTC))}},
+		{{Key: "_id", Value: "epoch"}, {Key: "t", Value: bson.DateTime(0)}},
+		{{Key: "_id", Value: "array-old"}, {Key: "t", Value: bson.A{"x", d(time.Hour), d(-time.Hour), int32(1)}}},
+		{{Key: "_id", Value: "array-new"}, {Key: "t", Value: bson.A{d(time.Hour), nil, d(-59 * time.Second)}}},
+		{{Key: "_id", Value: "array-empty"}, {Key: "t", Value: bson.A{}}},
+		{{Key: "_id", Value: "nested-array"}, {Key: "t", Value: bson.A{bson.A{d(-time.Hour)}}}},
+		{{Key: "_id", Value: "double"}, {Key: "t", Value: 1.5}},
+		{{Key: "_id", Value: "future"}, {Key: "t", Value: d(time.Hour)}},
+	}
+	const want = "[cutoff+1ms array-new array-empty nested-array double future]"
+	for _, dir := range []int{1, -1} {
+		coll := fmt.Sprintf("dir%d", dir)
+		mustRun(t, db, "test", fmt.Sprintf(`{"createIndexes": %q, "indexes": [{"key": {"t": %d}, "expireAfterSeconds": 60}]}`, coll, dir))
+		insertDocs(t, db, coll, docs...)
+		// The largest value: only dates over 68 years old expire.
+		big := coll + "max"
+		mustRun(t, db, "test", fmt.Sprintf(`{"createIndexes": %q, "indexes": [{"key": {"t": %d}, "expireAfterSeconds": 2147483647}]}`, big, dir))
+		insertDocs(t, db, big, docs...)
+		// A partial TTL index.
+		part := coll + "part"
+		mustRun(t, db, "test", fmt.Sprintf(`{"createIndexes": %q, "indexes": [{"key": {"t": %d}, "expireAfterSeconds": 0, "partialFilterExpression": {"k": {"$gt": 1}}}]}`, part, dir))
+		insertDocs(t, db, part,
+			bson.D{{Key: "_id", Value: 1}, {Key: "t", Value: d(-time.Hour)}, {Key: "k", Value: 1}},
+			bson.D{{Key: "_id", Value: 2}, {Key: "t", Value: d(-time.Hour)}, {Key: "k", Value: 2}},
+			bson.D{{Key: "_id", Value: 3}, {Key: "t", Value: d(time.Hour)}, {Key: "k", Value: 3}},
+			bson.D{{Key: "_id", Value: 4}, {Key: "t", Value: d(-time.Hour)}})
+	}
+	pass(t, db)
+	for _, dir := range []int{1, -1} {
+		coll := fmt.Sprintf("dir%d", dir)
+		if got := fmt.Sprint(ids(t, db, coll)); got != want {
+			t.Errorf("%s: survivors %s\n want %s", coll, got, want)
+		}
+		if got := fmt.Sprint(ids(t, db, coll+"max")); !strings.HasPrefix(got, "[cutoff cutoff+1ms 1969 epoch array-old") || strings.Contains(got, "1900") {
+			t.Errorf("%smax: survivors %s, want all but 1900", coll, got)
+		}
+		if got := fmt.Sprint(ids(t, db, coll+"part")); got != "[1 3 4]" {
+			t.Errorf("%spart: survivors %s, want [1 3 4]", coll, got)
+		}
+		mustValidate(t, db, "test", coll)
 	}
 }
