@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/ttlkv/ttlkv/doc"
 	"github.com/ttlkv/ttlkv/lsm"
@@ -48,6 +49,10 @@ type DB struct {
 	stats      stats
 	ops        opRegistry
 	mon        *monitor
+
+	// targetClock, if set (tests), is the clock of the time targets
+	// (targetNow); nil is the real monotonic clock.
+	targetClock func() time.Time
 }
 
 // coll is the in-memory state of one existing collection.
@@ -125,6 +130,26 @@ func (db *DB) Close() error {
 func (db *DB) Dir() string { return db.dir }
 
 func (db *DB) now() bson.DateTime { return bson.NewDateTimeFromTime(db.opts.Clock()) }
+
+// targetNow returns the time on the clock that measures the time
+// targets of the TTL monitor and the batched delete stage (SPEC §3–§4):
+// the real monotonic clock, not Options.Clock, which says what has
+// expired and which tests freeze.
+func (db *DB) targetNow() time.Time {
+	if db.targetClock != nil {
+		return db.targetClock()
+	}
+	return time.Now()
+}
+
+// targetSince returns the time elapsed since start (a targetNow) on the
+// clock of the time targets.
+func (db *DB) targetSince(start time.Time) time.Duration {
+	if db.targetClock != nil {
+		return db.targetClock().Sub(start)
+	}
+	return time.Since(start)
+}
 
 func (db *DB) checkOpen() error {
 	db.mu.RLock()

@@ -191,7 +191,7 @@ const (
 
 // batchAcc is a logical batch made of gentle sub-batches.
 type batchAcc struct {
-	start  time.Time
+	start  time.Time // its first sub-batch's start (targetNow)
 	docs   int64
 	staged int64
 }
@@ -199,9 +199,9 @@ type batchAcc struct {
 // batchState is one batch: what its transaction staged, filled in by
 // stage and read by the commit guard and finish.
 type batchState struct {
-	start   time.Time
-	look    int  // records read ahead
-	gentle  bool // a sub-batch of a gentle run
+	start   time.Time // when the batch began (targetNow)
+	look    int       // records read ahead
+	gentle  bool      // a sub-batch of a gentle run
 	keys    [][]byte
 	m       *collMeta // the catalog entry the deletes were computed with
 	deleted int64
@@ -271,7 +271,7 @@ func (bd *batchDeleter) newBatch(rids []uint64, gentle bool) *batchState {
 	if gentle && look > gentleDocs<<bd.level {
 		look = gentleDocs << bd.level
 	}
-	return &batchState{start: time.Now(), look: look, gentle: gentle, keys: make([][]byte, look)}
+	return &batchState{start: bd.db.targetNow(), look: look, gentle: gentle, keys: make([][]byte, look)}
 }
 
 // stage returns the transaction function of batch b: it reads the
@@ -328,7 +328,7 @@ func (bd *batchDeleter) stage(rids []uint64, b *batchState) func(*lsm.Txn) error
 				runtime.Gosched() // a writer waiting for a CPU gets it
 			}
 			if (t.docs > 0 && b.deleted >= t.docs) || (t.bytes > 0 && b.staged >= t.bytes) ||
-				(t.timeMS > 0 && time.Since(b.start) >= time.Duration(t.timeMS)*time.Millisecond) || b.deleted >= maxTxnDocs {
+				(t.timeMS > 0 && bd.db.targetSince(b.start) >= time.Duration(t.timeMS)*time.Millisecond) || b.deleted >= maxTxnDocs {
 				b.used = r.i + 1
 				break
 			}
@@ -403,7 +403,7 @@ func (bd *batchDeleter) finish(b *batchState) {
 			a.staged += b.staged
 			t := bd.targets
 			if (t.docs > 0 && a.docs >= t.docs) || (t.bytes > 0 && a.staged >= t.bytes) ||
-				(t.timeMS > 0 && time.Since(a.start) >= time.Duration(t.timeMS)*time.Millisecond) || a.docs >= maxTxnDocs {
+				(t.timeMS > 0 && bd.db.targetSince(a.start) >= time.Duration(t.timeMS)*time.Millisecond) || a.docs >= maxTxnDocs {
 				bd.flushAcc()
 			}
 		}
@@ -421,7 +421,7 @@ func (bd *batchDeleter) count(docs, staged int64, start time.Time) {
 	s.bdBatches.Add(1)
 	s.bdDocs.Add(docs)
 	s.bdStagedBytes.Add(staged)
-	s.bdTimeMS.Add(time.Since(start).Milliseconds())
+	s.bdTimeMS.Add(bd.db.targetSince(start).Milliseconds())
 }
 
 // flushAcc counts the logical batch gathered in bd.acc, if any.
@@ -613,7 +613,7 @@ func (bd *batchDeleter) runPipelined(ctx context.Context, rids []uint64, stop fu
 				return total, err
 			}
 			_ = p.Flush() // settled above; no old snapshot while pausing
-			bd.pause(bd.yieldFor(time.Since(b.start)))
+			bd.pause(bd.yieldFor(bd.db.targetSince(b.start)))
 		}
 	}
 	return total, settle()

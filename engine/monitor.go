@@ -274,7 +274,7 @@ func (db *DB) RunTTLPass(ctx context.Context) (*TTLPassResult, error) {
 		return res, err
 	}
 	for {
-		subStart := time.Now()
+		subStart := db.targetNow()
 		subTarget := time.Duration(db.params.int("ttlMonitorSubPassTargetSecs")) * time.Second
 		queue := db.ttlTargets()
 		workLeft := false
@@ -296,7 +296,7 @@ func (db *DB) RunTTLPass(ctx context.Context) (*TTLPassResult, error) {
 				}
 				queue = append(queue, t)
 			}
-			if subTarget > 0 && time.Since(subStart) >= subTarget && len(queue) > 0 {
+			if subTarget > 0 && db.targetSince(subStart) >= subTarget && len(queue) > 0 {
 				workLeft = true
 				break
 			}
@@ -452,7 +452,7 @@ func (db *DB) ttlVisit(ctx context.Context, t ttlTarget) (deleted int64, more bo
 		targetDocs = db.params.int("ttlIndexDeleteTargetDocs")
 		targetMS = db.params.int("ttlIndexDeleteTargetTimeMS")
 	}
-	start := time.Now()
+	start := db.targetNow()
 	now := db.now()
 	cutoff := cutoffFor(now, ix.Expire)
 	desc := keyFields(ix.Key)[0].desc
@@ -566,7 +566,7 @@ func (db *DB) ttlVisit(ctx context.Context, t ttlTarget) (deleted int64, more bo
 		if finished {
 			break
 		}
-		if (targetDocs > 0 && deleted >= targetDocs) || (targetMS > 0 && time.Since(start) >= time.Duration(targetMS)*time.Millisecond) {
+		if (targetDocs > 0 && deleted >= targetDocs) || (targetMS > 0 && db.targetSince(start) >= time.Duration(targetMS)*time.Millisecond) {
 			mo.noteVisitEnd(lw, false)
 			return deleted, true, nil
 		}

@@ -139,7 +139,7 @@ func (db *DB) timeseriesTTLVisit(ctx context.Context, tg ttlTarget) (deleted int
 		targetDocs = db.params.int("ttlIndexDeleteTargetDocs")
 		targetMS = db.params.int("ttlIndexDeleteTargetTimeMS")
 	}
-	start := time.Now()
+	start := db.targetNow()
 	now := db.now()
 	// Candidates: buckets whose min time is at or before the latest
 	// cut-off of any rule.
@@ -213,7 +213,7 @@ func (db *DB) timeseriesTTLVisit(ctx context.Context, tg ttlTarget) (deleted int
 			return deleted, false, nil
 		}
 		lo = next
-		if (targetDocs > 0 && deleted >= targetDocs) || (targetMS > 0 && time.Since(start) >= time.Duration(targetMS)*time.Millisecond) {
+		if (targetDocs > 0 && deleted >= targetDocs) || (targetMS > 0 && db.targetSince(start) >= time.Duration(targetMS)*time.Millisecond) {
 			return deleted, true, nil
 		}
 	}
