@@ -33,6 +33,43 @@ func (c *fakeClock) Advance(d time.Duration) {
 	c.mu.Unlock()
 }
 
+// fakeElapsed is a clock for the time targets (DB.targetClock): it
+// moves by step at every reading, and by Advance.
+type fakeElapsed struct {
+	mu   sync.Mutex
+	now  time.Time
+	step time.Duration
+}
+
+// setElapsed makes a fakeElapsed with step the clock of db's time
+// targets. db must be idle (the monitor off, nothing deleting).
+func setElapsed(db *DB, step time.Duration) *fakeElapsed {
+	c := &fakeElapsed{now: time.Unix(1e9, 0), step: step}
+	db.targetClock = c.Now
+	return c
+}
+
+func (c *fakeElapsed) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	t := c.now
+	c.now = c.now.Add(c.step)
+	return t
+}
+
+func (c *fakeElapsed) Advance(d time.Duration) {
+	c.mu.Lock()
+	c.now = c.now.Add(d)
+	c.mu.Unlock()
+}
+
+// peek returns the clock's time without moving it.
+func (c *fakeElapsed) peek() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.now
+}
+
 // openTest opens a DB in a temp dir with the monitor off and a fake
 // clock.
 func openTest(t *testing.T) (*DB, *fakeClock, string) {

@@ -277,10 +277,16 @@ func (db *DB) RunTTLPass(ctx context.Context) (*TTLPassResult, error) {
 		subStart := db.targetNow()
 		subTarget := time.Duration(db.params.int("ttlMonitorSubPassTargetSecs")) * time.Second
 		queue := db.ttlTargets()
+		// unvisited counts the indexes of the fresh list not yet visited:
+		// the time target ends a sub-pass only once each was visited, so
+		// a visit as long as the target cannot keep the indexes after it
+		// waiting.
+		unvisited := len(queue)
 		workLeft := false
 		for len(queue) > 0 {
 			t := queue[0]
 			queue = queue[1:]
+			unvisited--
 			n, more, err := db.ttlVisit(ctx, t)
 			add(t, n)
 			if err != nil {
@@ -296,7 +302,7 @@ func (db *DB) RunTTLPass(ctx context.Context) (*TTLPassResult, error) {
 				}
 				queue = append(queue, t)
 			}
-			if subTarget > 0 && db.targetSince(subStart) >= subTarget && len(queue) > 0 {
+			if subTarget > 0 && unvisited <= 0 && len(queue) > 0 && db.targetSince(subStart) >= subTarget {
 				workLeft = true
 				break
 			}

@@ -990,3 +990,76 @@ func TestExpiryBothDirections(t *testing.T) {
 		mustValidate(t, db, "test", coll)
 	}
 }
+
+// SPEC §3.2, ttlMonitorSubPassTargetSecs: a sub-pass visits every index
+// of its fresh list once, then revisits the ones a target stopped,
+// round-robin, until none has work or the sub-pass has run for the
+// target; the pass then starts another sub-pass. The clock of the time
+// targets moves one second per visit.
+func TestTTLSubPassTargetTime(t *testing.T) {
+	db, clk, _ := openTest(t)
+	old := dt(clk.Now().Add(-time.Hour))
+	fill := func(coll string, n int) {
+		mustRun(t, db, "test", fmt.Sprintf(`{"createIndexes": %q, "indexes": [{"key": {"t": 1}, "name": %q, "expireAfterSeconds": 1}]}`, coll, coll))
+		var docs []bson.D
+		for i := 0; i < n; i++ {
+			docs = append(docs, bson.D{{Key: "_id", Value: int32(i)}, {Key: "t", Value: old}})
+		}
+		insertDocs(t, db, coll, docs...)
+	}
+	el := setElapsed(db, 0)
+	db.SetParameter("ttlIndexDeleteTargetDocs", 10)
+	var visits []string
+	db.mon.visitHook = func(index string, deleted int64, _ bool) {
+		visits = append(visits, fmt.Sprintf("%s%d", index, deleted))
+		if len(visits) > 20 {
+			t.Fatalf("a pass still running after visits %v", visits)
+		}
+		el.Advance(time.Second)
+	}
+	for _, c := range []struct {
+		secs      int
+		want      string // visits, "|" between sub-passes
+		subPasses int
+	}{
+		// The target is met after a's third visit: b, not yet revisited,
+		// waits for the next sub-pass.
+		{3, "[a10 b10 a10 | a5 b5]", 2},
+		{2, "[a10 b10 | a10 b5 | a5 b0]", 3},
+		// A sub-pass shorter than one visit still visits every index
+		// once: a big index does not keep b waiting.
+		{1, "[a10 b10 | a10 b5 | a5 b0]", 3},
+		// Not met: one sub-pass, as without a time target.
+		{60, "[a10 b10 a10 b5 a5]", 1},
+	} {
+		fill("a", 25)
+		fill("b", 15)
+		db.SetParameter("ttlMonitorSubPassTargetSecs", c.secs)
+		visits = nil
+		before := db.Stats()
+		var marks []int
+		prev := db.mon.visitHook
+		db.mon.visitHook = func(index string, deleted int64, more bool) {
+			prev(index, deleted, more)
+			if s := db.stats.ttlSubPasses.Load() - before.TTLSubPasses; int(s) > len(marks) {
+				marks = append(marks, len(visits)-1) // a sub-pass ended before this visit
+			}
+		}
+		r := pass(t, db)
+		db.mon.visitHook = prev
+		got := visits
+		for i := len(marks) - 1; i >= 0; i-- {
+			got = append(got[:marks[i]:marks[i]], append([]string{"|"}, got[marks[i]:]...)...)
+		}
+		if s := fmt.Sprint(got); s != c.want || r.SubPasses != c.subPasses || r.Deleted != 40 {
+			t.Errorf("target %ds: visits %s in %d sub-passes, %d deleted; want %s in %d, 40", c.secs, s, r.SubPasses, r.Deleted, c.want, c.subPasses)
+		}
+		st := mustRun(t, db, "admin", `{"serverStatus": 1}`)
+		if d := field(st, "metrics.ttl.subPasses").(int64) - before.TTLSubPasses; d != int64(c.subPasses) {
+			t.Errorf("target %ds: metrics.ttl.subPasses grew by %d, want %d", c.secs, d, c.subPasses)
+		}
+		if d := field(st, "metrics.ttl.passes").(int64) - before.TTLPasses; d != 1 {
+			t.Errorf("target %ds: metrics.ttl.passes grew by %d, want 1", c.secs, d)
+		}
+	}
+}
