@@ -1063,3 +1063,63 @@ func TestTTLSubPassTargetTime(t *testing.T) {
 		}
 	}
 }
+
+// SPEC §3.1–3.3, ttlIndexDeleteTargetTimeMS: a visit deletes until it
+// has run for the target (0: unlimited), and the index's next visit
+// continues; with ttlMonitorBatchDeletes false a visit has no target.
+// The clock of the time targets moves 600 ms per chunk of expired keys
+// the visit reads (ttlScanChunk), where the visit checks its targets.
+func TestTTLIndexDeleteTargetTime(t *testing.T) {
+	db, clk, _ := openTest(t)
+	old := dt(clk.Now().Add(-time.Hour))
+	mustRun(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"t": 1}, "name": "t_1", "expireAfterSeconds": 1}]}`)
+	const n = 2*ttlScanChunk + 808
+	docs := make([]bson.D, n)
+	for i := range docs {
+		docs[i] = bson.D{{Key: "_id", Value: int32(i)}, {Key: "t", Value: old}}
+	}
+	el := setElapsed(db, 0)
+	db.mon.scanHook = func() { el.Advance(600 * time.Millisecond) }
+	db.SetParameter("ttlIndexDeleteTargetDocs", 0)
+	db.SetParameter("ttlMonitorSubPassTargetSecs", 0) // a sub-pass per visit
+	var visits []string
+	db.mon.visitHook = func(_ string, deleted int64, more bool) {
+		visits = append(visits, fmt.Sprintf("%d/%v/left %d", deleted, more, count(t, db, "test", "c")))
+	}
+	for _, c := range []struct {
+		targetMS  int
+		batching  bool
+		want      string
+		subPasses int
+	}{
+		// 600 ms after the first chunk, 1200 after the second: the
+		// target is reached there, and the next visit deletes the rest.
+		{1000, true, fmt.Sprintf("[%d/true/left 808 808/false/left 0]", 2*ttlScanChunk), 2},
+		// Reached exactly: the target is met at 1200 ms too.
+		{1200, true, fmt.Sprintf("[%d/true/left 808 808/false/left 0]", 2*ttlScanChunk), 2},
+		{600, true, fmt.Sprintf("[%d/true/left %d %d/true/left 808 808/false/left 0]", ttlScanChunk, n-ttlScanChunk, ttlScanChunk), 3},
+		{0, true, fmt.Sprintf("[%d/false/left 0]", n), 1},
+		{1000, false, fmt.Sprintf("[%d/false/left 0]", n), 1},
+	} {
+		insertDocs(t, db, "c", docs...)
+		db.SetParameter("ttlIndexDeleteTargetTimeMS", c.targetMS)
+		db.SetParameter("ttlMonitorBatchDeletes", c.batching)
+		visits = nil
+		before := db.Stats()
+		r := pass(t, db)
+		if got := fmt.Sprint(visits); got != c.want || r.SubPasses != c.subPasses {
+			t.Errorf("target %d ms, batching %v: visits (deleted/more/left) %s in %d sub-passes; want %s in %d",
+				c.targetMS, c.batching, got, r.SubPasses, c.want, c.subPasses)
+		}
+		if len(r.Indexes) != 1 || r.Indexes[0] != (TTLIndexResult{Namespace: "test.c", Index: "t_1", Deleted: n}) {
+			t.Errorf("target %d ms, batching %v: per-index results %+v", c.targetMS, c.batching, r.Indexes)
+		}
+		st := mustRun(t, db, "admin", `{"serverStatus": 1}`)
+		if d := field(st, "metrics.ttl.subPasses").(int64) - before.TTLSubPasses; d != int64(c.subPasses) {
+			t.Errorf("target %d ms, batching %v: metrics.ttl.subPasses grew by %d, want %d", c.targetMS, c.batching, d, c.subPasses)
+		}
+		if d := field(st, "metrics.ttl.deletedDocuments").(int64) - before.TTLDeletedDocuments; d != n {
+			t.Errorf("target %d ms, batching %v: metrics.ttl.deletedDocuments grew by %d, want %d", c.targetMS, c.batching, d, n)
+		}
+	}
+}
