@@ -185,6 +185,70 @@ func TestBatchedDeleteByteTarget(t *testing.T) {
 	}
 }
 
+// SPEC §4.1–4.2, batchedDeletesTargetBatchTimeMS: a batch commits once
+// it has run for the target (0: no target) or another target is met,
+// whichever comes first, for a deleteMany and for TTL deletes alike;
+// timeInBatchMillis adds the time the batches took. The clock of the
+// time targets moves one second at every reading: a batch reads it when
+// it begins and after each document it stages.
+func TestBatchedDeleteTimeTarget(t *testing.T) {
+	db, clk, _ := openTest(t)
+	db.SetParameter("batchedDeletesTargetStagedDocBytes", 0)
+	el := setElapsed(db, time.Second)
+	for i, c := range []struct {
+		timeMS, docs int
+		batches      int64 // for 40 documents
+		timeFirst    bool  // the time target ends the batches
+	}{
+		{3000, 0, 14, true},  // 3 documents a batch (at 3 s), the last holds 1
+		{2500, 0, 14, true},  // reached with the third document as well
+		{1000, 0, 40, true},  // one document a batch
+		{3000, 10, 14, true}, // the time target comes first
+		{3000, 2, 20, false}, // the doc target comes first
+		{0, 0, 1, false},     // no target: one batch
+	} {
+		coll := fmt.Sprintf("c%d", i)
+		seq(t, db, coll, 40)
+		db.SetParameter("batchedDeletesTargetBatchTimeMS", c.timeMS)
+		db.SetParameter("batchedDeletesTargetBatchDocs", c.docs)
+		before, from := batchedDeleteStatus(t, db), el.peek()
+		r := mustRun(t, db, "test", fmt.Sprintf(`{"delete": %q, "deletes": [{"q": {}, "limit": 0}]}`, coll))
+		took := el.peek().Sub(from).Milliseconds()
+		d := batchedDeleteStatus(t, db).minus(before)
+		if field(r, "n") != int32(40) || d.batches != c.batches || d.docs != 40 || count(t, db, "test", coll) != 0 {
+			t.Errorf("time %d ms, docs %d: n = %v, +%d batches +%d docs; want 40, +%d batches +40 docs",
+				c.timeMS, c.docs, field(r, "n"), d.batches, d.docs, c.batches)
+		}
+		// Every batch but the last ran until the time target when it
+		// came first; none ran longer than the whole delete.
+		least := int64(1)
+		if c.timeFirst {
+			least = (c.batches - 1) * int64(c.timeMS)
+		}
+		if d.timeMS < least || d.timeMS > took {
+			t.Errorf("time %d ms, docs %d: timeInBatchMillis grew by %d, want %d to %d", c.timeMS, c.docs, d.timeMS, least, took)
+		}
+	}
+
+	// TTL deletes: 25 documents, 3 a batch.
+	mustRun(t, db, "test", `{"createIndexes": "ttl", "indexes": [{"key": {"t": 1}, "name": "t_1", "expireAfterSeconds": 10}]}`)
+	var docs []bson.D
+	for i := 0; i < 25; i++ {
+		docs = append(docs, bson.D{{Key: "_id", Value: int32(i)}, {Key: "t", Value: dt(clk.Now().Add(-time.Hour))}})
+	}
+	insertDocs(t, db, "ttl", docs...)
+	db.SetParameter("batchedDeletesTargetBatchTimeMS", 3000)
+	db.SetParameter("batchedDeletesTargetBatchDocs", 0)
+	db.SetParameter("ttlIndexDeleteTargetTimeMS", 0)
+	before := batchedDeleteStatus(t, db)
+	if n := pass(t, db).Deleted; n != 25 {
+		t.Fatalf("pass deleted %d", n)
+	}
+	if d := batchedDeleteStatus(t, db).minus(before); d.batches != 9 || d.docs != 25 || d.timeMS < 8*3000 {
+		t.Fatalf("TTL delete of 25 with a 3 s batch target: %+v, want 9 batches of 25 docs, 24000 ms or more", d)
+	}
+}
+
 // SPEC §4.1: single deletes use DELETE, which leaves the
 // batchedDeletes counters alone; multi deletes count.
 func TestSingleDeleteIsNotBatched(t *testing.T) {
