@@ -393,6 +393,52 @@ func TestTimeseriesExpiry(t *testing.T) {
 	}
 }
 
+// SPEC §3.1, §6.6, ttlIndexDeleteTargetTimeMS on a time-series
+// collection: a visit deletes buckets, chunk by chunk (1024 at a time),
+// until it has run for the target (0: unlimited), and the next visit
+// continues. The clock of the time targets moves an hour at every
+// reading, so the target is reached within the first chunk.
+func TestTimeseriesDeleteTargetTime(t *testing.T) {
+	db, clk, _ := openTest(t)
+	mustRun(t, db, "test", `{"create": "w", "timeseries": {"timeField": "t", "metaField": "m"}, "expireAfterSeconds": 5}`)
+	const n = 2*1024 + 52
+	ms := make([]string, n)
+	for i := range ms {
+		ms[i] = fmt.Sprintf(`{"t": %s, "m": %d}`, tsDate(clk.Now().Add(-3*time.Hour)), i) // a bucket each
+	}
+	setElapsed(db, time.Hour)
+	db.SetParameter("ttlIndexDeleteTargetDocs", 0)
+	db.SetParameter("ttlMonitorSubPassTargetSecs", 0) // a sub-pass per visit
+	var visits []string
+	db.mon.visitHook = func(_ string, deleted int64, more bool) {
+		visits = append(visits, fmt.Sprintf("%d/%v", deleted, more))
+	}
+	for _, c := range []struct {
+		targetMS  int
+		want      string
+		subPasses int
+	}{
+		{1000, "[1024/true 1024/true 52/false]", 3},
+		{0, fmt.Sprintf("[%d/false]", n), 1},
+	} {
+		mustInsertTS(t, db, "w", ms...)
+		db.SetParameter("ttlIndexDeleteTargetTimeMS", c.targetMS)
+		visits = nil
+		before := db.Stats()
+		r := ttlPass(t, db)
+		if got := fmt.Sprint(visits); got != c.want || r.SubPasses != c.subPasses || r.Deleted != n {
+			t.Errorf("target %d ms: visits (buckets/more) %s in %d sub-passes, %d deleted; want %s in %d, %d",
+				c.targetMS, got, r.SubPasses, r.Deleted, c.want, c.subPasses, n)
+		}
+		if d := db.Stats().TTLSubPasses - before.TTLSubPasses; d != int64(c.subPasses) {
+			t.Errorf("target %d ms: metrics.ttl.subPasses grew by %d, want %d", c.targetMS, d, c.subPasses)
+		}
+		if left := count(t, db, "test", "w"); left != 0 {
+			t.Errorf("target %d ms: %d measurements left", c.targetMS, left)
+		}
+	}
+}
+
 // SPEC §5.2, §6.6: enabling expiry later with collMod deletes old
 // buckets on the next pass; "off" stops it; errors.
 func TestTimeseriesCollModExpiry(t *testing.T) {
