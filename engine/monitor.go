@@ -459,6 +459,7 @@ func (db *DB) ttlVisit(ctx context.Context, t ttlTarget) (deleted int64, more bo
 		targetMS = db.params.int("ttlIndexDeleteTargetTimeMS")
 	}
 	start := db.targetNow()
+	vc := &visitClock{db: db, start: start, target: time.Duration(targetMS) * time.Millisecond}
 	now := db.now()
 	cutoff := cutoffFor(now, ix.Expire)
 	desc := keyFields(ix.Key)[0].desc
@@ -555,11 +556,18 @@ func (db *DB) ttlVisit(ctx context.Context, t ttlTarget) (deleted int64, more bo
 		if mo.scanHook != nil {
 			mo.scanHook()
 		}
-		n, err := bd.run(ctx, rids, nil)
+		n, err := bd.run(ctx, rids, vc.stop(deleted))
 		deleted += n
 		db.stats.ttlDeleted.Add(n)
 		if err != nil {
 			return deleted, false, err
+		}
+		if vc.stopped {
+			// Ended inside the chunk: the next visit scans it again
+			// (its deleted keys are gone from the index), as records
+			// are deleted in record-id order, not in index order.
+			mo.noteVisitEnd(lw, false)
+			return deleted, true, nil
 		}
 		if next != nil {
 			lo = next
@@ -586,6 +594,32 @@ func (db *DB) ttlVisit(ctx context.Context, t ttlTarget) (deleted int64, more bo
 // end of each chunk is rare (every ~40 batches of 100 documents rather
 // than every ~10 with 1024), small against the visit's targets.
 const ttlScanChunk = 4096
+
+// visitClock ends a visit at its time target (ttlIndexDeleteTargetTimeMS)
+// between two delete batches, so that a visit overshoots the target by
+// at most one batch rather than by the rest of a scanned chunk (4096
+// documents, seconds of gentle reaping beside writers). A visit always
+// deletes something before it stops, so every visit makes progress.
+type visitClock struct {
+	db      *DB
+	start   time.Time
+	target  time.Duration // 0: no time target
+	stopped bool          // the target ended the visit inside a chunk
+}
+
+// stop returns bd.run's stop function for a chunk begun after the visit
+// had deleted before documents.
+func (v *visitClock) stop(before int64) func(deleted int64) bool {
+	if v.target <= 0 {
+		return nil
+	}
+	return func(deleted int64) bool {
+		if before+deleted > 0 && v.db.targetSince(v.start) >= v.target {
+			v.stopped = true
+		}
+		return v.stopped
+	}
+}
 
 // scanRids reads the record ids of up to want index keys in [lo, hi),
 // in key order. next is where the scan resumes (nil when finished: no

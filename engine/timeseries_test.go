@@ -406,7 +406,13 @@ func TestTimeseriesDeleteTargetTime(t *testing.T) {
 	for i := range ms {
 		ms[i] = fmt.Sprintf(`{"t": %s, "m": %d}`, tsDate(clk.Now().Add(-3*time.Hour)), i) // a bucket each
 	}
-	setElapsed(db, time.Hour)
+	// The clock of the targets moves 100 ms per batch of 100 buckets: a
+	// visit ends at the first batch boundary at or after its target,
+	// inside the visit's chunk of 1024 buckets.
+	el := setElapsed(db, 0)
+	tsReapBeforeCommitHook = func() { el.Advance(100 * time.Millisecond) }
+	t.Cleanup(func() { tsReapBeforeCommitHook = nil })
+	db.SetParameter("batchedDeletesTargetBatchDocs", 100)
 	db.SetParameter("ttlIndexDeleteTargetDocs", 0)
 	db.SetParameter("ttlMonitorSubPassTargetSecs", 0) // a sub-pass per visit
 	var visits []string
@@ -418,7 +424,10 @@ func TestTimeseriesDeleteTargetTime(t *testing.T) {
 		want      string
 		subPasses int
 	}{
-		{1000, "[1024/true 1024/true 52/false]", 3},
+		{1000, "[1000/true 1000/true 100/false]", 3},
+		// Not met inside a chunk (1000 ms < 1050): met at its end, after
+		// its last batch of 24 (1100 ms).
+		{1050, "[1024/true 1024/true 52/false]", 3},
 		{0, fmt.Sprintf("[%d/false]", n), 1},
 	} {
 		mustInsertTS(t, db, "w", ms...)

@@ -140,6 +140,7 @@ func (db *DB) timeseriesTTLVisit(ctx context.Context, tg ttlTarget) (deleted int
 		targetMS = db.params.int("ttlIndexDeleteTargetTimeMS")
 	}
 	start := db.targetNow()
+	vc := &visitClock{db: db, start: start, target: time.Duration(targetMS) * time.Millisecond}
 	now := db.now()
 	// Candidates: buckets whose min time is at or before the latest
 	// cut-off of any rule.
@@ -201,13 +202,16 @@ func (db *DB) timeseriesTTLVisit(ctx context.Context, tg ttlTarget) (deleted int
 		if err != nil {
 			return deleted, false, err
 		}
-		n, err := bd.run(ctx, rids, nil)
+		n, err := bd.run(ctx, rids, vc.stop(deleted))
 		tsForget(c, bc, reaped)
 		reaped = reaped[:0]
 		deleted += n
 		db.stats.ttlDeleted.Add(n)
 		if err != nil {
 			return deleted, false, err
+		}
+		if vc.stopped {
+			return deleted, true, nil
 		}
 		if finished {
 			return deleted, false, nil

@@ -1092,12 +1092,14 @@ func TestTTLIndexDeleteTargetTime(t *testing.T) {
 		want      string
 		subPasses int
 	}{
-		// 600 ms after the first chunk, 1200 after the second: the
-		// target is reached there, and the next visit deletes the rest.
-		{1000, true, fmt.Sprintf("[%d/true/left 808 808/false/left 0]", 2*ttlScanChunk), 2},
-		// Reached exactly: the target is met at 1200 ms too.
-		{1200, true, fmt.Sprintf("[%d/true/left 808 808/false/left 0]", 2*ttlScanChunk), 2},
-		{600, true, fmt.Sprintf("[%d/true/left %d %d/true/left 808 808/false/left 0]", ttlScanChunk, n-ttlScanChunk, ttlScanChunk), 3},
+		// 600 ms after the first chunk's scan, 1200 after the second's:
+		// the target is met before the second chunk's first batch, and
+		// the next visit scans that chunk again.
+		{1000, true, fmt.Sprintf("[%d/true/left %d %d/true/left 808 808/false/left 0]", ttlScanChunk, n-ttlScanChunk, ttlScanChunk), 3},
+		// Met exactly at 1200 ms: the same.
+		{1200, true, fmt.Sprintf("[%d/true/left %d %d/true/left 808 808/false/left 0]", ttlScanChunk, n-ttlScanChunk, ttlScanChunk), 3},
+		// Met at the third chunk's scan (1800 ms).
+		{1300, true, fmt.Sprintf("[%d/true/left 808 808/false/left 0]", 2*ttlScanChunk), 2},
 		{0, true, fmt.Sprintf("[%d/false/left 0]", n), 1},
 		{1000, false, fmt.Sprintf("[%d/false/left 0]", n), 1},
 	} {
@@ -1122,4 +1124,38 @@ func TestTTLIndexDeleteTargetTime(t *testing.T) {
 			t.Errorf("target %d ms, batching %v: metrics.ttl.deletedDocuments grew by %d, want %d", c.targetMS, c.batching, d, n)
 		}
 	}
+}
+
+// ttlIndexDeleteTargetTimeMS ends a visit between two delete batches,
+// not only between chunks of scanned index keys: the clock of the
+// targets moves 100 ms per batch of 100 documents, so a 1000 ms target
+// ends each visit after 1000 documents, inside its chunk of 4096; the
+// next visit scans the chunk again and deletes no document twice.
+func TestTTLVisitEndsBetweenBatches(t *testing.T) {
+	db, clk, _ := openTest(t)
+	old := dt(clk.Now().Add(-time.Hour))
+	mustRun(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"t": 1}, "name": "t_1", "expireAfterSeconds": 1}]}`)
+	const n = 2500
+	docs := make([]bson.D, n)
+	for i := range docs {
+		docs[i] = bson.D{{Key: "_id", Value: int32(i)}, {Key: "t", Value: old}}
+	}
+	insertDocs(t, db, "c", docs...)
+	el := setElapsed(db, 0)
+	db.mon.deleterHook = func(bd *batchDeleter) {
+		bd.beforeCommit = func() { el.Advance(100 * time.Millisecond) }
+	}
+	db.SetParameter("batchedDeletesTargetBatchDocs", 100)
+	db.SetParameter("ttlIndexDeleteTargetDocs", 0)
+	db.SetParameter("ttlIndexDeleteTargetTimeMS", 1000)
+	db.SetParameter("ttlMonitorSubPassTargetSecs", 0) // a sub-pass per visit
+	var visits []string
+	db.mon.visitHook = func(_ string, deleted int64, more bool) {
+		visits = append(visits, fmt.Sprintf("%d/%v/left %d", deleted, more, count(t, db, "test", "c")))
+	}
+	r := pass(t, db)
+	if got, want := fmt.Sprint(visits), "[1000/true/left 1500 1000/true/left 500 500/false/left 0]"; got != want || r.Deleted != n {
+		t.Errorf("visits (deleted/more/left) %s, %d deleted; want %s, %d", got, r.Deleted, want, n)
+	}
+	mustValidate(t, db, "test", "c")
 }
