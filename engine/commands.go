@@ -567,13 +567,6 @@ func cmdCount(ctx context.Context, db *DB, dbName string, cmd bson.D) (bson.D, e
 	return bson.D{{Key: "n", Value: int32OrLong(n)}}, nil
 }
 
-func int32OrLong(n int64) any {
-	if n <= 1<<31-1 && n >= -1<<31 {
-		return int32(n)
-	}
-	return n
-}
-
 func statements(cmd bson.D, field string) (bson.A, error) {
 	v, ok := get(cmd, field)
 	if !ok {
