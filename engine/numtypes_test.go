@@ -115,3 +115,52 @@ func TestExplainNumberTypes(t *testing.T) {
 		checkStageNumbers(t, c.cmd+" (queryPlanner)", win)
 	}
 }
+
+// collStats, dbStats, validate, count, the write replies,
+// createIndexes and listCollections type their numbers as MongoDB does
+// (appendNumber or int: int32 here), so stats() prints count: 1, not
+// Long('1').
+func TestReplyNumberTypes(t *testing.T) {
+	db, clk, _ := openTest(t)
+	now := clk.Now()
+	r := mustRun(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"t": 1}, "name": "t_1", "expireAfterSeconds": 60}]}`)
+	wantInt32(t, "createIndexes", r, "numIndexesBefore", "numIndexesAfter")
+	r = mustRun(t, db, "test", `{"insert": "c", "documents": [{"_id": 1, "t": {"$date": "2026-11-22T12:00:00Z"}}, {"_id": 2}, {"_id": 3}]}`)
+	wantInt32(t, "insert", r, "n")
+	r = mustRun(t, db, "test", `{"update": "c", "updates": [{"q": {"_id": {"$gte": 2}}, "u": {"$set": {"a": 1}}, "multi": true}, {"q": {"_id": 9}, "u": {"$set": {"a": 1}}, "upsert": true}]}`)
+	wantInt32(t, "update", r, "n", "nModified", "upserted.0.index")
+	r = mustRun(t, db, "test", `{"count": "c", "query": {"a": 1}}`)
+	wantInt32(t, "count", r, "n")
+	r = mustRun(t, db, "test", `{"delete": "c", "deletes": [{"q": {"_id": 9}, "limit": 0}]}`)
+	wantInt32(t, "delete", r, "n")
+
+	r = mustRun(t, db, "test", `{"collStats": "c"}`)
+	wantInt32(t, "collStats", r, "count", "size", "avgObjSize", "storageSize", "nindexes", "totalIndexSize", "indexSizes._id_", "indexSizes.t_1")
+	r = mustRun(t, db, "test", `{"dbStats": 1}`)
+	wantInt32(t, "dbStats", r, "collections", "objects", "dataSize", "storageSize", "indexes", "indexSize")
+	r = mustRun(t, db, "test", `{"validate": "c"}`)
+	wantInt32(t, "validate", r, "nInvalidDocuments", "nrecords", "nIndexes", "keysPerIndex._id_", "keysPerIndex.t_1")
+	r = mustRun(t, db, "test", `{"listIndexes": "c"}`)
+	wantInt32(t, "listIndexes", r, "cursor.firstBatch.0.v", "cursor.firstBatch.1.v", "cursor.firstBatch.1.expireAfterSeconds")
+
+	mustRun(t, db, "test", `{"create": "k", "capped": true, "size": 100000, "max": 50}`)
+	insertDocs(t, db, "k", bson.D{{Key: "_id", Value: int32(1)}})
+	r = mustRun(t, db, "test", `{"collStats": "k"}`)
+	wantInt32(t, "collStats capped", r, "count", "maxSize", "max")
+	r = mustRun(t, db, "test", `{"listCollections": 1, "filter": {"name": "k"}}`)
+	wantInt32(t, "listCollections capped", r, "cursor.firstBatch.0.options.size", "cursor.firstBatch.0.options.max")
+
+	mustRun(t, db, "test", `{"create": "w", "timeseries": {"timeField": "t", "metaField": "m"}}`)
+	insertDocs(t, db, "w", bson.D{{Key: "t", Value: dt(now)}, {Key: "m", Value: "a"}})
+	r = mustRun(t, db, "test", `{"collStats": "w"}`)
+	wantInt32(t, "collStats time-series", r, "count", "timeseries.bucketCount", "timeseries.avgBucketSize")
+
+	// serverStatus counters stay 64-bit, as MongoDB's Counter64
+	// (SPEC §3.4): mongosh shows them as Long.
+	r = mustRun(t, db, "admin", `{"serverStatus": 1}`)
+	for _, f := range []string{"metrics.ttl.deletedDocuments", "metrics.ttl.passes", "metrics.ttl.subPasses", "batchedDeletes.batches", "batchedDeletes.docs"} {
+		if v := field(r, f); fmt.Sprintf("%T", v) != "int64" {
+			t.Errorf("serverStatus %s = %T(%v), want int64", f, v, v)
+		}
+	}
+}
