@@ -294,16 +294,19 @@ func (db *DB) collStatsDoc(c *coll) bson.D {
 	sizes := bson.D{}
 	var total int64
 	for _, ix := range m.Indexes {
-		sizes = append(sizes, bson.E{Key: ix.Name, Value: st.indexSizes[ix.Name]})
+		sizes = append(sizes, bson.E{Key: ix.Name, Value: int32OrLong(st.indexSizes[ix.Name])})
 		total += st.indexSizes[ix.Name]
 	}
 	var avg int64
 	if st.count > 0 {
 		avg = st.size / st.count
 	}
-	d := bson.D{{Key: "ns", Value: m.ns()}, {Key: "count", Value: st.count}, {Key: "size", Value: st.size},
-		{Key: "avgObjSize", Value: avg}, {Key: "storageSize", Value: st.size},
-		{Key: "nindexes", Value: int32(len(m.Indexes))}, {Key: "totalIndexSize", Value: total},
+	// As MongoDB's collStats (src/mongo/db/stats/storage_stats.cpp):
+	// count, size, storageSize, totalIndexSize and indexSizes through
+	// appendNumber; avgObjSize and nindexes are ints.
+	d := bson.D{{Key: "ns", Value: m.ns()}, {Key: "count", Value: int32OrLong(st.count)}, {Key: "size", Value: int32OrLong(st.size)},
+		{Key: "avgObjSize", Value: int32(avg)}, {Key: "storageSize", Value: int32OrLong(st.size)},
+		{Key: "nindexes", Value: int32(len(m.Indexes))}, {Key: "totalIndexSize", Value: int32OrLong(total)},
 		{Key: "indexSizes", Value: sizes}, {Key: "capped", Value: m.Kind == kindCapped}}
 	if m.Kind == kindTimeseries {
 		return append(d, db.timeseriesStatsFields(c)...)
@@ -325,7 +328,9 @@ func cmdDBStats(_ context.Context, db *DB, dbName string, _ bson.D) (bson.D, err
 		colls++
 		indexes += len(c.m().Indexes)
 	}
-	return bson.D{{Key: "db", Value: dbName}, {Key: "collections", Value: int32(colls)}, {Key: "objects", Value: objects},
-		{Key: "dataSize", Value: size}, {Key: "storageSize", Value: size}, {Key: "indexes", Value: int32(indexes)},
-		{Key: "indexSize", Value: indexSize}}, nil
+	// MongoDB's dbStats appends every count and size with appendNumber
+	// (DatabaseImpl::getStats, src/mongo/db/catalog/database_impl.cpp).
+	return bson.D{{Key: "db", Value: dbName}, {Key: "collections", Value: int32OrLong(int64(colls))}, {Key: "objects", Value: int32OrLong(objects)},
+		{Key: "dataSize", Value: int32OrLong(size)}, {Key: "storageSize", Value: int32OrLong(size)}, {Key: "indexes", Value: int32OrLong(int64(indexes))},
+		{Key: "indexSize", Value: int32OrLong(indexSize)}}, nil
 }

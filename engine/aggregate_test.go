@@ -55,7 +55,7 @@ func TestAggregateCommand(t *testing.T) {
 		t.Fatalf("explain: %v, want $cursor over IXSCAN then $count", r)
 	}
 	r = mustRun(t, db, "test", `{"explain": {"aggregate": "c", "pipeline": [{"$match": {"g": 2}}], "cursor": {}}, "verbosity": "executionStats"}`)
-	if n := field(r, "stages.0.$cursor.executionStats.nReturned"); n != int64(100) {
+	if n := field(r, "stages.0.$cursor.executionStats.nReturned"); n != int32(100) {
 		t.Fatalf("explain executionStats nReturned = %v, want 100 (%v)", n, r)
 	}
 

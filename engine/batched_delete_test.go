@@ -335,8 +335,8 @@ func TestExplainDelete(t *testing.T) {
 		q            string
 		limit        int
 		want         []string
-		wouldDelete  int64
-		keys, docsEx int64 // -1: not checked
+		wouldDelete  int32
+		keys, docsEx int32 // -1: not checked
 	}{
 		{ixq, 0, []string{"BATCHED_DELETE", "FETCH", "IXSCAN"}, 10, 10, 10},
 		{`{"x": 1}`, 0, []string{"BATCHED_DELETE", "COLLSCAN"}, 10, 0, 30},
@@ -368,7 +368,7 @@ func TestExplainDelete(t *testing.T) {
 		if v := field(ex, "isEOF"); v != int32(1) && v != true {
 			t.Errorf("%s: executionStages.isEOF = %#v", what, v)
 		}
-		if v := field(r, "executionStats.nReturned"); v != int64(0) {
+		if v := field(r, "executionStats.nReturned"); v != int32(0) {
 			t.Errorf("%s: executionStats.nReturned = %#v, want 0", what, v)
 		}
 		if c.keys >= 0 {
@@ -380,13 +380,13 @@ func TestExplainDelete(t *testing.T) {
 			}
 		} else {
 			for _, f := range []string{"executionStats.totalKeysExamined", "executionStats.totalDocsExamined"} {
-				if _, ok := field(r, f).(int64); !ok {
-					t.Errorf("%s: %s = %#v, want an int64", what, f, field(r, f))
+				if _, ok := field(r, f).(int32); !ok {
+					t.Errorf("%s: %s = %#v, want an int32", what, f, field(r, f))
 				}
 			}
 		}
 		if c.want[0] == "BATCHED_DELETE" {
-			if field(win, "batchSizeTargets.targetBatchDocs") != int64(defaultBatchDocs) {
+			if field(win, "batchSizeTargets.targetBatchDocs") != int32(defaultBatchDocs) {
 				t.Errorf("%s: batchSizeTargets = %v", what, field(win, "batchSizeTargets"))
 			}
 		} else if field(win, "batchSizeTargets") != nil {

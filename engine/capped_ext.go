@@ -472,9 +472,12 @@ func (db *DB) specialStatsFields(c *coll) bson.D {
 	if err != nil {
 		return nil
 	}
-	d := bson.D{{Key: "maxSize", Value: o.size}}
+	// MongoDB: appendNumber("max", getCappedMaxDocs()) and
+	// appendNumber("maxSize", getCappedMaxSize() / scale)
+	// (src/mongo/db/stats/storage_stats.cpp).
+	d := bson.D{{Key: "maxSize", Value: int32OrLong(o.size)}}
 	if o.max > 0 {
-		d = append(d, bson.E{Key: "max", Value: o.max})
+		d = append(d, bson.E{Key: "max", Value: int32OrLong(o.max)})
 	}
 	return d
 }

@@ -138,10 +138,10 @@ func TestCappedSizeNormalisation(t *testing.T) {
 			t.Errorf("size %d max %d: options %v, want %v", c.size, c.max, opts, want)
 		}
 		st := mustRun(t, db, "test", fmt.Sprintf(`{"collStats": %q}`, name))
-		if field(st, "capped") != true || field(st, "maxSize") != c.wantSize || field(st, "count") != int64(0) {
+		if field(st, "capped") != true || field(st, "maxSize") != int32(c.wantSize) || field(st, "count") != int32(0) {
 			t.Errorf("collStats %s: %v", name, st)
 		}
-		if m, ok := get(st, "max"); (c.wantMax > 0) != ok || (ok && m != c.wantMax) {
+		if m, ok := get(st, "max"); (c.wantMax > 0) != ok || (ok && m != int32(c.wantMax)) {
 			t.Errorf("collStats %s max = %v, want %d", name, m, c.wantMax)
 		}
 		m := db.lookup("test", name).m()

@@ -227,12 +227,30 @@ func (db *DB) collectionInfo(c *coll) bson.D {
 	if opts == nil {
 		opts = bson.D{}
 	}
+	if m.Kind == kindCapped {
+		opts = listedCappedOptions(opts)
+	}
 	d := bson.D{{Key: "name", Value: m.Name}, {Key: "type", Value: typeOfColl(m)}, {Key: "options", Value: opts},
 		{Key: "info", Value: bson.D{{Key: "readOnly", Value: db.opts.Role == RoleReadOnly}}}}
 	if m.Kind != kindTimeseries {
 		d = append(d, bson.E{Key: "idIndex", Value: listIndexEntry(idIndex())})
 	}
 	return d
+}
+
+// listedCappedOptions types a capped collection's size and max as
+// MongoDB lists them: CollectionOptions::appendBSON appends both with
+// appendNumber (src/mongo/db/catalog/collection_options.cpp), so small
+// values are int32. The catalog keeps its own int64s.
+func listedCappedOptions(opts bson.D) bson.D {
+	out := make(bson.D, len(opts))
+	for i, e := range opts {
+		if n, ok := e.Value.(int64); ok && (e.Key == "size" || e.Key == "max") {
+			e.Value = int32OrLong(n)
+		}
+		out[i] = e
+	}
+	return out
 }
 
 func cmdListDatabases(_ context.Context, db *DB, _ string, cmd bson.D) (bson.D, error) {
@@ -565,13 +583,6 @@ func cmdCount(ctx context.Context, db *DB, dbName string, cmd bson.D) (bson.D, e
 		return nil, err
 	}
 	return bson.D{{Key: "n", Value: int32OrLong(n)}}, nil
-}
-
-func int32OrLong(n int64) any {
-	if n <= 1<<31-1 && n >= -1<<31 {
-		return int32(n)
-	}
-	return n
 }
 
 func statements(cmd bson.D, field string) (bson.A, error) {

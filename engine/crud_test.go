@@ -598,7 +598,7 @@ func TestExplainFind(t *testing.T) {
 	}
 	loadCorpus(t, db, "test", "c", docs)
 	mustRun(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"a": 1}, "name": "a_1"}, {"key": {"m": 1}, "name": "m_1"}]}`)
-	type stats struct{ keys, docs, n int64 }
+	type stats struct{ keys, docs, n int32 }
 	cases := []struct {
 		cmd    string
 		stages []string // winning plan, outermost first
@@ -639,7 +639,7 @@ func TestExplainFind(t *testing.T) {
 			t.Errorf("%s: stages %v on %q, want %v on %q", c.cmd, stages, ixName, c.stages, c.ix)
 		}
 		es, _ := field(r, "executionStats").(bson.D)
-		got := stats{field(es, "totalKeysExamined").(int64), field(es, "totalDocsExamined").(int64), field(es, "nReturned").(int64)}
+		got := stats{field(es, "totalKeysExamined").(int32), field(es, "totalDocsExamined").(int32), field(es, "nReturned").(int32)}
 		want := c.st
 		if want.keys < 0 {
 			want.keys, want.docs = got.keys, got.docs

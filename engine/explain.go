@@ -22,7 +22,7 @@ func stageTree(p *plan, st *execStats, isEOF bool) bson.D {
 		}
 		leaf = bson.D{{Key: "stage", Value: "COLLSCAN"}, {Key: "filter", Value: nonNilDoc(p.filterDoc())}, {Key: "direction", Value: dir}}
 		if st != nil {
-			leaf = append(leaf, bson.E{Key: "docsExamined", Value: st.docsExamined})
+			leaf = append(leaf, bson.E{Key: "docsExamined", Value: int32OrLong(st.docsExamined)})
 		}
 	} else {
 		dir := "forward"
@@ -35,14 +35,14 @@ func stageTree(p *plan, st *execStats, isEOF bool) bson.D {
 			{Key: "isPartial", Value: p.ix.Partial != nil}, {Key: "direction", Value: dir},
 			{Key: "indexBounds", Value: p.boundsDesc}}
 		if st != nil {
-			ixscan = append(ixscan, bson.E{Key: "keysExamined", Value: st.keysExamined})
+			ixscan = append(ixscan, bson.E{Key: "keysExamined", Value: int32OrLong(st.keysExamined)})
 		}
 		leaf = bson.D{{Key: "stage", Value: "FETCH"}}
 		if len(p.filterDoc()) > 0 {
 			leaf = append(leaf, bson.E{Key: "filter", Value: p.filterDoc()})
 		}
 		if st != nil {
-			leaf = append(leaf, bson.E{Key: "docsExamined", Value: st.docsExamined})
+			leaf = append(leaf, bson.E{Key: "docsExamined", Value: int32OrLong(st.docsExamined)})
 		}
 		leaf = append(leaf, bson.E{Key: "inputStage", Value: ixscan})
 	}
@@ -55,8 +55,12 @@ func stageTree(p *plan, st *execStats, isEOF bool) bson.D {
 	return leaf
 }
 
+// withExec adds a stage's execution figures after its name. MongoDB
+// appends nReturned with appendNumber and isEOF, a bool, through
+// appendNumber(int) (src/mongo/db/query/plan_explainer_impl.cpp,
+// statsToBSON), so both are int32 in practice.
 func withExec(stage bson.D, nReturned int64, isEOF bool) bson.D {
-	out := bson.D{stage[0], {Key: "nReturned", Value: nReturned}, {Key: "isEOF", Value: boolInt32(isEOF)}}
+	out := bson.D{stage[0], {Key: "nReturned", Value: int32OrLong(nReturned)}, {Key: "isEOF", Value: boolInt32(isEOF)}}
 	return append(out, stage[1:]...)
 }
 
@@ -130,10 +134,10 @@ func cmdExplain(ctx context.Context, db *DB, dbName string, cmd bson.D) (bson.D,
 			if lim < 0 {
 				lim = -lim
 			}
-			winning = bson.D{{Key: "stage", Value: "LIMIT"}, {Key: "limitAmount", Value: lim}, {Key: "inputStage", Value: winning}}
+			winning = bson.D{{Key: "stage", Value: "LIMIT"}, {Key: "limitAmount", Value: int32OrLong(lim)}, {Key: "inputStage", Value: winning}}
 		}
 		if o.Skip > 0 {
-			winning = bson.D{{Key: "stage", Value: "SKIP"}, {Key: "skipAmount", Value: o.Skip}, {Key: "inputStage", Value: winning}}
+			winning = bson.D{{Key: "stage", Value: "SKIP"}, {Key: "skipAmount", Value: int32OrLong(o.Skip)}, {Key: "inputStage", Value: winning}}
 		}
 		if len(o.Projection) > 0 {
 			winning = bson.D{{Key: "stage", Value: "PROJECTION_DEFAULT"}, {Key: "transformBy", Value: o.Projection}, {Key: "inputStage", Value: winning}}
@@ -203,14 +207,14 @@ func cmdExplain(ctx context.Context, db *DB, dbName string, cmd bson.D) (bson.D,
 		input := stageTree(p, st, true)
 		winning = bson.D{{Key: "stage", Value: stage}}
 		if st != nil {
-			winning = append(winning, bson.E{Key: "nReturned", Value: int64(0)}, bson.E{Key: "isEOF", Value: int32(1)},
-				bson.E{Key: "nWouldDelete", Value: n})
+			winning = append(winning, bson.E{Key: "nReturned", Value: int32(0)}, bson.E{Key: "isEOF", Value: int32(1)},
+				bson.E{Key: "nWouldDelete", Value: int32OrLong(n)})
 		}
 		if stage == "BATCHED_DELETE" {
 			t := db.deleteTargets()
 			winning = append(winning, bson.E{Key: "batchSizeTargets", Value: bson.D{
-				{Key: "targetBatchDocs", Value: t.docs}, {Key: "targetBatchTimeMS", Value: t.timeMS},
-				{Key: "targetStagedDocBytes", Value: t.bytes}}})
+				{Key: "targetBatchDocs", Value: int32OrLong(t.docs)}, {Key: "targetBatchTimeMS", Value: int32OrLong(t.timeMS)},
+				{Key: "targetStagedDocBytes", Value: int32OrLong(t.bytes)}}})
 		}
 		winning = append(winning, bson.E{Key: "inputStage", Value: input})
 		if st != nil {
@@ -226,9 +230,9 @@ func cmdExplain(ctx context.Context, db *DB, dbName string, cmd bson.D) (bson.D,
 			st = &execStats{}
 		}
 		reply = append(reply, bson.E{Key: "executionStats", Value: bson.D{
-			{Key: "executionSuccess", Value: true}, {Key: "nReturned", Value: st.nReturned},
-			{Key: "executionTimeMillis", Value: time.Since(start).Milliseconds()},
-			{Key: "totalKeysExamined", Value: st.keysExamined}, {Key: "totalDocsExamined", Value: st.docsExamined},
+			{Key: "executionSuccess", Value: true}, {Key: "nReturned", Value: int32OrLong(st.nReturned)},
+			{Key: "executionTimeMillis", Value: int32OrLong(time.Since(start).Milliseconds())},
+			{Key: "totalKeysExamined", Value: int32OrLong(st.keysExamined)}, {Key: "totalDocsExamined", Value: int32OrLong(st.docsExamined)},
 			{Key: "executionStages", Value: winning}}})
 	}
 	reply = append(reply, bson.E{Key: "command", Value: inner})

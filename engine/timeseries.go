@@ -312,8 +312,8 @@ func (db *DB) timeseriesStatsFields(c *coll) bson.D {
 		avg = bytes / buckets
 	}
 	return bson.D{{Key: "timeseries", Value: bson.D{
-		{Key: "bucketsNs", Value: bc.m().ns()}, {Key: "bucketCount", Value: buckets},
-		{Key: "avgBucketSize", Value: avg}, {Key: "timeField", Value: t.opts.TimeField},
+		{Key: "bucketsNs", Value: bc.m().ns()}, {Key: "bucketCount", Value: int32OrLong(buckets)},
+		{Key: "avgBucketSize", Value: int32(avg)}, {Key: "timeField", Value: t.opts.TimeField},
 	}}}
 }
 

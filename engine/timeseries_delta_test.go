@@ -101,7 +101,7 @@ func TestTimeseriesDeltas(t *testing.T) {
 		t.Fatalf("bucket documents count %d measurements, want %d", total, inserted)
 	}
 	r := mustRun(t, db, "test", `{"collStats": "w"}`)
-	if field(r, "count") != int64(inserted) {
+	if field(r, "count") != int32(inserted) {
 		t.Fatalf("collStats count %v, want %d", field(r, "count"), inserted)
 	}
 	mustValidate(t, db, "test", "w")

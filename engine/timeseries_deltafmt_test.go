@@ -47,7 +47,7 @@ func TestTimeseriesRowDeltaCompat(t *testing.T) {
 	if len(got) != 1 || field(got[0], "m") != "a" || got[0][0].Key != "v" || field(got[0], "_id") != int32(44) {
 		t.Fatalf("old-form measurement read as %v", got)
 	}
-	if r := mustRun(t, db, "test", `{"collStats": "w"}`); field(r, "count") != int64(5) {
+	if r := mustRun(t, db, "test", `{"collStats": "w"}`); field(r, "count") != int32(5) {
 		t.Fatalf("collStats count %v, want 5", field(r, "count"))
 	}
 	mustValidate(t, db, "test", "w")

@@ -246,8 +246,8 @@ func tsStageTree(p *plan, st *execStats, isEOF bool) bson.D {
 	leaf := bson.D{{Key: "stage", Value: "UNPACK_TS_BUCKET"}, {Key: "filter", Value: nonNilDoc(p.filterRaw)},
 		{Key: "bucketFilter", Value: info.bucket}}
 	if st != nil {
-		leaf = append(leaf, bson.E{Key: "bucketsUnpacked", Value: info.scan.unpacked},
-			bson.E{Key: "measurementsExamined", Value: info.scan.examined})
+		leaf = append(leaf, bson.E{Key: "bucketsUnpacked", Value: int32OrLong(info.scan.unpacked)},
+			bson.E{Key: "measurementsExamined", Value: int32OrLong(info.scan.examined)})
 	}
 	leaf = append(leaf, bson.E{Key: "inputStage", Value: in})
 	if p.sort != nil && !p.sortByIndex && len(p.sort.Keys()) > 0 {

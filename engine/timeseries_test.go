@@ -288,11 +288,11 @@ func TestTimeseriesReadsAndDeletes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if field(r, "queryPlanner.winningPlan.stage") != "UNPACK_TS_BUCKET" || field(r, "executionStats.nReturned") != int64(10) {
+	if field(r, "queryPlanner.winningPlan.stage") != "UNPACK_TS_BUCKET" || field(r, "executionStats.nReturned") != int32(10) {
 		t.Fatalf("explain = %v", r)
 	}
-	unpacked := field(r, "executionStats.executionStages.bucketsUnpacked").(int64)
-	if unpacked > 4 || unpacked >= int64(total) {
+	unpacked := field(r, "executionStats.executionStages.bucketsUnpacked").(int32)
+	if unpacked > 4 || unpacked >= int32(total) {
 		t.Fatalf("unpacked %d of %d buckets for a 2-hour, one-sensor range", unpacked, total)
 	}
 	if s := field(r, "queryPlanner.winningPlan.inputStage.inputStage.stage"); s != "IXSCAN" {
@@ -680,7 +680,7 @@ func TestTimeseriesDropAndReopen(t *testing.T) {
 	}
 	mustValidate(t, db, "test", "w")
 	r := mustRun(t, db, "test", `{"collStats": "w"}`)
-	if field(r, "count") != int64(2) || field(r, "timeseries.bucketsNs") != "test.system.buckets.w" {
+	if field(r, "count") != int32(2) || field(r, "timeseries.bucketsNs") != "test.system.buckets.w" {
 		t.Fatalf("collStats = %v", r)
 	}
 	mustRun(t, db, "test", `{"drop": "w"}`)

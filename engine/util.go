@@ -140,3 +140,18 @@ func toDoc(field string, v any) (bson.D, error) {
 	}
 	return nil, doc.Errorf(doc.CodeTypeMismatch, "BSON field '%s' is the wrong type '%s', expected type 'object'", field, typeName(v))
 }
+
+// int32OrLong returns n typed as MongoDB's BSONObjBuilder::appendNumber
+// (long long) stores it in a reply: an int32 when n fits in 32 bits, an
+// int64 otherwise (src/mongo/bson/bsonobjbuilder.h; releases before the
+// CRTP builder used int32 only below 2^30 and a double up to 2^40). The
+// server builds most counts and sizes of its replies this way (explain
+// stage stats, collStats, dbStats, count, validate), so mongosh prints
+// them as plain numbers; fields the server appends as long long
+// (cursor ids, serverStatus counters) stay int64 and print as Long.
+func int32OrLong(n int64) any {
+	if n <= math.MaxInt32 && n >= math.MinInt32 {
+		return int32(n)
+	}
+	return n
+}

@@ -125,14 +125,16 @@ func cmdValidate(ctx context.Context, db *DB, dbName string, cmd bson.D) (bson.D
 	}
 	kpi := bson.D{}
 	for _, ix := range db.lookup(dbName, name).m().Indexes {
-		kpi = append(kpi, bson.E{Key: ix.Name, Value: r.KeysPerIndex[ix.Name]})
+		kpi = append(kpi, bson.E{Key: ix.Name, Value: int32OrLong(r.KeysPerIndex[ix.Name])})
 	}
 	errs := bson.A{}
 	for _, e := range r.Errors {
 		errs = append(errs, e)
 	}
-	return bson.D{{Key: "ns", Value: r.Namespace}, {Key: "nInvalidDocuments", Value: int64(0)},
-		{Key: "nrecords", Value: r.Records}, {Key: "nIndexes", Value: int32(len(kpi))},
+	// MongoDB (src/mongo/db/catalog/validate_results.cpp): nInvalidDocuments,
+	// nrecords and keysPerIndex through appendNumber, nIndexes an int.
+	return bson.D{{Key: "ns", Value: r.Namespace}, {Key: "nInvalidDocuments", Value: int32(0)},
+		{Key: "nrecords", Value: int32OrLong(r.Records)}, {Key: "nIndexes", Value: int32(len(kpi))},
 		{Key: "keysPerIndex", Value: kpi}, {Key: "valid", Value: r.Valid()},
 		{Key: "errors", Value: errs}, {Key: "warnings", Value: bson.A{}}}, nil
 }
