@@ -55,7 +55,8 @@ admin {"listDatabases": 1}
 {"create": "cap", "capped": true, "size": 4096, "max": 3}
 {"convertToCapped": "c", "size": 100000}
 {"serverStatus": 1}
-{"currentOp": 1}`, `{"create": "cap", "capped": true, "size": 4096, "max": 5}
+{"currentOp": 1}
+admin {"currentOp": 1, "$all": true, "desc": "TTLMonitor", "op": {"$in": ["remove"]}, "ns": {"$regex": "^test\\."}}`, `{"create": "cap", "capped": true, "size": 4096, "max": 5}
 {"insert": "cap", "documents": [{"_id": 1, "s": "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"}, {"_id": 2}, {"_id": 3}, {"_id": 4}, {"_id": 5}, {"_id": 6}, {"_id": 7}]}
 {"find": "cap", "filter": {}, "tailable": true, "awaitData": true, "batchSize": 2}
 {"getMore": {"$numberLong": "1"}, "collection": "cap", "maxTimeMS": 1}
