@@ -19,10 +19,16 @@ import (
 // _id, two keys per document) could reach.
 var reapFloor = envInt("TTLKV_BENCH_REAP_FLOOR", 0) == 1
 
+// floorBatch is how many documents one transaction of rawReapReading
+// deletes: the engine's batchedDeletesTargetBatchDocs (1000 by default,
+// TTLKV_BENCH_BATCH_DOCS when set), so that the floor commits as ttlkv
+// does.
+var floorBatch = envInt("TTLKV_BENCH_BATCH_DOCS", 1000)
+
 // rawReapReading deletes the expired documents dated in [from, cutoff]
 // the way ttlkv's reaper does, over raw Badger: it reads the exp index
 // keys (keys only) in chunks of 4096 in a read-only transaction, then
-// for each batch of 100 documents, in a read-write transaction, reads
+// for each batch of floorBatch documents, in a read-write transaction, reads
 // each record (one iterator over the batch's sorted record keys, as
 // lsm.Txn.GetSorted) and deletes it and its index key. Commits are
 // pipelined as lsm.Pipeline does: the next batch's transaction begins
@@ -66,8 +72,8 @@ func rawReapReading(db *badger.DB, from, cutoff time.Time) (int, error) {
 			return n, err
 		}
 		lo = append(slices.Clone(keys[len(keys)-1]), 0)
-		for i := 0; i < len(keys); i += 100 {
-			batch := keys[i:min(i+100, len(keys))]
+		for i := 0; i < len(keys); i += floorBatch {
+			batch := keys[i:min(i+floorBatch, len(keys))]
 			recs := make([][]byte, len(batch))
 			for j, k := range batch {
 				_, rid, _ := lsm.SplitIndexKey(k)
