@@ -590,9 +590,10 @@ func (db *DB) ttlVisit(ctx context.Context, t ttlTarget) (deleted int64, more bo
 }
 
 // ttlScanChunk is how many record ids a TTL visit reads from its index
-// at a time (32 KiB of ids): large enough that the pipeline drain at the
-// end of each chunk is rare (every ~40 batches of 100 documents rather
-// than every ~10 with 1024), small against the visit's targets.
+// at a time (32 KiB of ids), small against the visit's targets. The
+// pipeline drains at the end of each chunk (every ~4 batches of the
+// default 1000 documents); 16384 measured no faster in the 1M reap
+// (benchmarks/RESULTS.md, 2026-11-26), so the chunk stays small.
 const ttlScanChunk = 4096
 
 // visitClock ends a visit at its time target (ttlIndexDeleteTargetTimeMS)
