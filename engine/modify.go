@@ -123,6 +123,10 @@ type batchDeleter struct {
 	// tryLock, if set (tests), reports false to simulate a writer
 	// holding c.wmu when a batch commits.
 	tryLock func() bool
+	// lookCap, when above 0, is the most documents a batch reads: the
+	// position at which an earlier batch of this run overflowed Badger's
+	// transaction limits (errBatchFull).
+	lookCap int
 }
 
 // run deletes rids; it stops early when stop returns true between
@@ -175,6 +179,16 @@ func (bd *batchDeleter) pause(d time.Duration) {
 // errBatchStale aborts a batch whose catalog entry, or whose documents'
 // recheck, changed between staging and commit; the batch is staged again.
 var errBatchStale = errors.New("engine: delete batch is stale")
+
+// errBatchFull aborts a batch whose deletes overflowed Badger's
+// transaction limits at the document at position at of its rids (the
+// documents before it fit); nothing of it was committed, and the batch
+// is staged again with fewer documents (batchDeleter.lookCap).
+type errBatchFull struct{ at int }
+
+func (e errBatchFull) Error() string {
+	return fmt.Sprintf("engine: delete batch full at document %d", e.at)
+}
 
 // errBatchDropped aborts a batch whose collection was dropped.
 var errBatchDropped = errors.New("engine: collection dropped under a delete batch")
@@ -271,6 +285,9 @@ func (bd *batchDeleter) newBatch(rids []uint64, gentle bool) *batchState {
 	if gentle && look > gentleDocs<<bd.level {
 		look = gentleDocs << bd.level
 	}
+	if bd.lookCap > 0 && look > bd.lookCap {
+		look = bd.lookCap
+	}
 	return &batchState{start: bd.db.targetNow(), look: look, gentle: gentle, keys: make([][]byte, look)}
 }
 
@@ -317,6 +334,15 @@ func (bd *batchDeleter) stage(rids []uint64, b *batchState) func(*lsm.Txn) error
 				continue
 			}
 			if err := w.remove(rids[r.i], r.d); err != nil {
+				if errors.Is(err, lsm.ErrTxnTooBig) {
+					if b.deleted > 0 {
+						// Part of this document may be staged: abort, and
+						// redo the batch without it.
+						return errBatchFull{at: r.i}
+					}
+					return fmt.Errorf("engine: deleting a document of %s: its index entries do not fit one transaction (%d bytes, %d entries): %w",
+						m.ns(), bd.db.store.MaxBatchSize(), bd.db.store.MaxBatchCount(), err)
+				}
 				return err
 			}
 			b.deleted++
@@ -477,6 +503,16 @@ func (bd *batchDeleter) batch(rids []uint64) (deleted int64, used int, err error
 			c.wmu.Unlock()
 		}
 		if err == errBatchStale && attempt < 100 {
+			continue
+		}
+		var full errBatchFull
+		if errors.As(err, &full) && full.at > 0 {
+			// The documents before full.at fit: this batch and the rest
+			// of the run read no more than that. look only shrinks, so
+			// this ends.
+			bd.lookCap = full.at
+			b = bd.newBatch(rids, false)
+			attempt--
 			continue
 		}
 		break

@@ -7,6 +7,7 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ttlkv/ttlkv/doc"
 	"github.com/ttlkv/ttlkv/lsm"
@@ -184,4 +185,69 @@ func TestInsertDocumentOverTxnLimit(t *testing.T) {
 		t.Fatalf("count %d, want 1 (the document before the oversized one)", n)
 	}
 	mustValidate(t, db, "t", "c")
+}
+
+// A delete batch whose documents have more index entries than one
+// transaction holds ends before the document that overflowed and
+// commits the others: with batchedDeletesTargetBatchDocs 1000 (the
+// default) and no time or byte target, 1000 documents with 40 indexed
+// array elements each are 42,000 deletes, above Badger's ~26,000-entry
+// limit. Before, the batch failed with "transaction too big" every
+// time, so deleteMany returned an error and the TTL monitor could never
+// get past such documents.
+func TestDeleteBatchFitsTxnLimit(t *testing.T) {
+	const n, tags = 1500, 40
+	docs := func(date bson.DateTime) []bson.D {
+		out := make([]bson.D, n)
+		for i := range out {
+			a := make(bson.A, tags)
+			for j := range a {
+				a[j] = i*tags + j
+			}
+			out[i] = bson.D{{Key: "_id", Value: int32(i)}, {Key: "t", Value: date}, {Key: "tags", Value: a}}
+		}
+		return out
+	}
+	setup := func(t *testing.T) (*DB, bson.DateTime) {
+		db, clk, _ := openTest(t)
+		for name, v := range map[string]any{"batchedDeletesTargetBatchDocs": 1000,
+			"batchedDeletesTargetBatchTimeMS": 0, "batchedDeletesTargetStagedDocBytes": 0} {
+			if _, err := db.SetParameter(name, v); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if per := int64(1000 * (tags + 2)); per < db.store.MaxBatchCount() {
+			t.Fatalf("the fixture no longer overflows a transaction: %d entries a batch, limit %d", per, db.store.MaxBatchCount())
+		}
+		mustRun(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"tags": 1}, "name": "tags_1"},
+			{"key": {"t": 1}, "name": "t_1", "expireAfterSeconds": 60}]}`)
+		return db, dt(clk.Now().Add(-time.Hour))
+	}
+	t.Run("deleteMany", func(t *testing.T) {
+		db, old := setup(t)
+		insertDocs(t, db, "c", docs(old)...)
+		before := db.Stats().BatchedDeleteBatches
+		r, err := db.Database("test").Collection("c").DeleteMany(context.Background(), bson.D{})
+		if err != nil || r.DeletedCount != n {
+			t.Fatalf("DeleteMany = %+v, %v; want %d deleted", r, err, n)
+		}
+		if got := db.Stats().BatchedDeleteBatches - before; got < 3 {
+			t.Errorf("%d batches, want at least 3 (no batch of 1000 fits)", got)
+		}
+		if c := count(t, db, "test", "c"); c != 0 {
+			t.Errorf("%d documents left", c)
+		}
+		mustValidate(t, db, "test", "c")
+	})
+	t.Run("ttl", func(t *testing.T) {
+		db, old := setup(t)
+		insertDocs(t, db, "c", docs(old)...)
+		if r := pass(t, db); r.Deleted != n {
+			t.Fatalf("pass deleted %d, want %d", r.Deleted, n)
+		}
+		if c := count(t, db, "test", "c"); c != 0 {
+			t.Errorf("%d documents left", c)
+		}
+		mustValidate(t, db, "test", "c")
+	})
 }
