@@ -53,8 +53,8 @@ var paramDefs = map[string]paramDef{
 // small batches pay: the TTL monitor's 1M-document reap
 // (benchmarks.BenchmarkReapInterleaved, 2026-11-26) ran at a median
 // 0.47x of raw Badger's two-key rate with 100 documents a batch and
-// 0.70x with 1000, where it matches raw Badger deleting the same three
-// keys with a WriteBatch (1.08x). A writer beside the reaper kept its
+// 0.71x with 1000, where it outruns raw Badger deleting the same three
+// keys with a WriteBatch (1.15x). A writer beside the reaper kept its
 // throughput and p99: the monitor shrinks its batches to gentleDocs
 // beside active writers. benchmarks/RESULTS.md has the runs;
 // BenchmarkBatchedDeleteTargetBatchDocs (engine) and
