@@ -356,6 +356,7 @@ func (db *DB) buildIndexes(ctx context.Context, c *coll, m *collMeta, ixs []*ind
 	sc.noMatch = true
 	batch := db.store.NewBatch()
 	defer batch.Cancel()
+	newKeys := make([][][]byte, len(ixs))
 	for !sc.done {
 		if err := ctxErr(ctx); err != nil {
 			return err
@@ -373,7 +374,13 @@ func (db *DB) buildIndexes(ctx context.Context, c *coll, m *collMeta, ixs []*ind
 				if mk {
 					ix.Multikey = true
 				}
-				for _, k := range keys {
+				newKeys[i] = keys
+			}
+			if err := db.fitsOneTxn(m, r.d, newKeys); err != nil {
+				return err
+			}
+			for i, ix := range ixs {
+				for _, k := range newKeys[i] {
 					if uniq[i] != nil {
 						if other, dup := uniq[i][string(k)]; dup && other != r.rid {
 							return dupKeyErr(m, ix, r.d)
@@ -389,6 +396,45 @@ func (db *DB) buildIndexes(ctx context.Context, c *coll, m *collMeta, ixs []*ind
 		failpoint(FailpointIndexBuildMid)
 	}
 	return batch.Flush()
+}
+
+// fitsOneTxn refuses (67 CannotCreateIndex) an index build that would
+// give document d more entries, under m's indexes and the keys newKeys
+// of the indexes being built, than one transaction holds: such a
+// document could not be deleted, each document going with all its
+// index entries in one transaction. An insert refuses such a document
+// alike (lsm.ErrTxnTooBig).
+func (db *DB) fitsOneTxn(m *collMeta, d bson.D, newKeys [][][]byte) error {
+	// Badger counts a delete as one entry of len(key)+12 bytes, plus 10
+	// per entry for the transaction (txn.checkSize); an index key is its
+	// keystring with a tag, collection and index ids and the record id.
+	const perEntry = 12 + 10
+	const indexKeyExtra = 1 + 8 + 8 + 8
+	entries := int64(1)
+	bytes := int64(len(lsm.RecordKey(m.ID, 0)) + perEntry)
+	count := func(keys [][]byte) {
+		for _, k := range keys {
+			entries++
+			bytes += int64(len(k)) + indexKeyExtra + perEntry
+		}
+	}
+	for _, ix := range m.Indexes {
+		keys, _, err := indexKeys(ix, d)
+		if err != nil {
+			return err
+		}
+		count(keys)
+	}
+	for _, keys := range newKeys {
+		count(keys)
+	}
+	if entries > db.store.MaxBatchCount() || bytes > db.store.MaxBatchSize() {
+		id, _ := get(d, "_id")
+		return doc.Errorf(doc.CodeCannotCreateIndex,
+			"index build on %s: the document with _id %s would have %d index entries (%d bytes), more than one transaction holds (%d entries, %d bytes), so it could not be deleted",
+			m.ns(), fmtValue(id), entries-1, bytes, db.store.MaxBatchCount(), db.store.MaxBatchSize())
+	}
+	return nil
 }
 
 var matchAll, _ = query.ParseFilter(bson.D{})

@@ -251,3 +251,41 @@ func TestDeleteBatchFitsTxnLimit(t *testing.T) {
 		mustValidate(t, db, "test", "c")
 	})
 }
+
+// An index build that would give a document more entries than one
+// transaction holds is refused (67 CannotCreateIndex), as an insert of
+// such a document is: before, the build succeeded and the document
+// could never be deleted again (its delete is one transaction), so
+// deleteMany failed on it and the TTL monitor would have stalled. The
+// refused build leaves no index and no entry behind, and the documents
+// stay deletable.
+func TestIndexBuildOverTxnLimit(t *testing.T) {
+	db, _, _ := openTest(t)
+	ctx := context.Background()
+	c := db.Database("t").Collection("c")
+	huge := make(bson.A, db.store.MaxBatchCount()+10)
+	for i := range huge {
+		huge[i] = i
+	}
+	if _, err := c.InsertMany(ctx, []any{bson.D{{Key: "_id", Value: 1}}, bson.D{{Key: "_id", Value: 2}, {Key: "a", Value: huge}}}, true); err != nil {
+		t.Fatal(err)
+	}
+	_, err := c.CreateIndex(ctx, IndexModel{Keys: bson.D{{Key: "a", Value: 1}}})
+	var e *doc.Error
+	if !errors.As(err, &e) || e.Code != doc.CodeCannotCreateIndex || !strings.Contains(e.Message, "_id 2") {
+		t.Fatalf("createIndex: %v, want 67 CannotCreateIndex naming _id 2", err)
+	}
+	ixs := mustRun(t, db, "t", `{"listIndexes": "c"}`)
+	if got := len(field(ixs, "cursor.firstBatch").(bson.A)); got != 1 {
+		t.Errorf("%d indexes listed after the refused build, want 1 (_id_)", got)
+	}
+	mustValidate(t, db, "t", "c")
+	// Under the limit the same build succeeds, and the document deletes.
+	if _, err := c.CreateIndex(ctx, IndexModel{Keys: bson.D{{Key: "a", Value: 1}}, Options: bson.D{{Key: "partialFilterExpression", Value: bson.D{{Key: "_id", Value: 1}}}}}); err != nil {
+		t.Fatalf("a partial index leaving the large document out: %v", err)
+	}
+	if r, err := c.DeleteMany(ctx, bson.D{}); err != nil || r.DeletedCount != 2 {
+		t.Fatalf("DeleteMany = %+v, %v; want 2 deleted", r, err)
+	}
+	mustValidate(t, db, "t", "c")
+}
