@@ -48,6 +48,7 @@ const (
 	CodeBSONObjectTooLarge              Code = 10334 // a document over 16 MiB
 	CodeDuplicateKey                    Code = 11000 // a unique index already holds the key
 	CodeIDLUnknownField                 Code = 40415 // an unknown field in a command or option document
+	CodeIDLFailedToParse                Code = 40414 // a required field missing from a command or option document
 )
 
 var codeNames = map[Code]string{
@@ -88,6 +89,7 @@ var codeNames = map[Code]string{
 	CodeBSONObjectTooLarge:              "BSONObjectTooLarge",
 	CodeDuplicateKey:                    "DuplicateKey",
 	CodeIDLUnknownField:                 "IDLUnknownField",
+	CodeIDLFailedToParse:                "Location40414",
 }
 
 // String returns the MongoDB code name, or "Location<code>" for a code

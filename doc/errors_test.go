@@ -34,6 +34,7 @@ func TestSpecErrorCodes(t *testing.T) {
 		{CodeCannotGrowDocumentInCappedNS, 10003, "CannotGrowDocumentInCappedNamespace"},
 		{CodeDuplicateKey, 11000, "DuplicateKey"},
 		{CodeIDLUnknownField, 40415, "IDLUnknownField"},
+		{CodeIDLFailedToParse, 40414, "Location40414"},
 	}
 	for _, w := range want {
 		if int32(w.code) != w.num || w.code.String() != w.name {
