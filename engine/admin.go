@@ -214,7 +214,7 @@ func (db *DB) findOneAndDelete(ctx context.Context, dbName, name string, filter,
 		}
 		var gone bson.D
 		bd := &batchDeleter{db: db, c: c, recheck: func(_ *collMeta, d bson.D) bool { return p.filter.Match(d) },
-			onDelete: func(d bson.D) { gone = d }}
+			onDelete: func(d bson.D) { gone = d }, ids: c.m().idsOf(rid, docs[0])}
 		n, _, err := bd.batch([]uint64{rid})
 		if err != nil {
 			return nil, err
@@ -252,7 +252,7 @@ func (db *DB) collStats(c *coll) collStatsInfo {
 		return db.specialStats(c)
 	}
 	_ = db.store.View(func(txn *lsm.Txn) error {
-		it := txn.NewIter(lsm.IterOptions{Prefix: lsm.RecordPrefix(m.ID)})
+		it := txn.NewIter(lsm.IterOptions{Prefix: m.recPrefix()})
 		defer it.Close()
 		for it.Next() {
 			v, err := it.Value()

@@ -359,7 +359,12 @@ func (db *DB) listIndexes(c *coll) []bson.D {
 		return db.timeseriesIndexes(c)
 	}
 	var out []bson.D
-	for _, ix := range c.m().Indexes {
+	m := c.m()
+	for _, ix := range m.Indexes {
+		if m.Clustered && ix.ID == idIndexID {
+			out = append(out, clusteredIndexEntry(m))
+			continue
+		}
 		out = append(out, listIndexEntry(ix))
 	}
 	return out

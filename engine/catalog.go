@@ -28,6 +28,9 @@ type collMeta struct {
 	// Extra is kind-specific persistent state (time-series out-of-range
 	// flag, capped file name); opaque to the catalog.
 	Extra bson.D
+	// Clustered: the collection was created with clusteredIndex; its
+	// documents live in their _id index entries (clustered.go).
+	Clustered bool
 }
 
 // indexMeta is one index's catalog entry.
@@ -92,6 +95,9 @@ func (m *collMeta) encode() ([]byte, error) {
 		{Key: "indexes", Value: ixs}, {Key: "nextIndexID", Value: int64(m.NextIndexID)},
 		{Key: "extra", Value: nonNilDoc(m.Extra)},
 	}
+	if m.Clustered {
+		d = append(d, bson.E{Key: "clustered", Value: true})
+	}
 	return doc.Marshal(d)
 }
 
@@ -133,6 +139,7 @@ func decodeCollMeta(b []byte) (*collMeta, error) {
 	m.Options = sub(d, "options")
 	m.NextIndexID = i64(d, "nextIndexID")
 	m.Extra = sub(d, "extra")
+	m.Clustered = flag(d, "clustered")
 	ixs, _ := get(d, "indexes")
 	arr, _ := ixs.(bson.A)
 	for _, e := range arr {

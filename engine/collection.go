@@ -18,8 +18,9 @@ func idIndex() *indexMeta {
 
 // createOptions are the parsed options of a create command.
 type createOptions struct {
-	raw  bson.D // as listCollections shows them
-	kind collKind
+	raw       bson.D // as listCollections shows them
+	kind      collKind
+	clustered bool // clusteredIndex (clustered.go)
 	// kind-specific parsed state, filled by the capped / time-series
 	// parsers.
 	ext any
@@ -56,6 +57,16 @@ func parseCreateOptions(opts bson.D) (*createOptions, error) {
 		_ = v
 		return nil, doc.Errorf(doc.CodeInvalidOptions, "'expireAfterSeconds' is only supported on time-series collections")
 	}
+	// clusteredIndex is checked before the capped options, as MongoDB's
+	// create command does (clustered_util::checkCreationOptions).
+	clusteredV, hasClustered := has["clusteredIndex"]
+	var spec bson.D
+	if hasClustered {
+		var err error
+		if spec, err = parseClusteredIndex(clusteredV, has); err != nil {
+			return nil, err
+		}
+	}
 	cappedV, hasCapped := has["capped"]
 	capped := false
 	if hasCapped {
@@ -77,6 +88,12 @@ func parseCreateOptions(opts bson.D) (*createOptions, error) {
 		return nil, doc.Errorf(doc.CodeInvalidOptions, "the 'capped' field needs to be true when either the 'size' or 'max' fields are present")
 	}
 	co.raw = visibleOptions(opts)
+	if spec != nil {
+		co.clustered = true
+		co.raw = set(co.raw, "clusteredIndex", spec)
+	} else if hasClustered {
+		co.raw = unset(co.raw, "clusteredIndex") // clusteredIndex: false
+	}
 	return co, nil
 }
 
@@ -123,9 +140,12 @@ func (db *DB) createParsed(dbName, name string, co *createOptions, explicit bool
 	if co.kind == kindTimeseries {
 		return db.createTimeseriesLocked(dbName, name, co)
 	}
-	m := &collMeta{DB: dbName, Name: name, Kind: co.kind, Options: co.raw, NextIndexID: idIndexID + 1}
+	m := &collMeta{DB: dbName, Name: name, Kind: co.kind, Options: co.raw, NextIndexID: idIndexID + 1, Clustered: co.clustered}
 	if co.kind != kindTimeseries {
 		m.Indexes = []*indexMeta{idIndex()}
+		if co.clustered {
+			m.Indexes[0].Name, _ = getString(co.raw, "clusteredIndex", "name")
+		}
 	}
 	c := &coll{db: db}
 	err := db.store.Update(func(txn *lsm.Txn) error {
@@ -220,7 +240,12 @@ func (db *DB) finishDrop(id uint64) error {
 	if _, err := db.store.DeleteRange(ip, lsm.PrefixEnd(ip)); err != nil {
 		return err
 	}
-	return db.store.Update(func(txn *lsm.Txn) error { return txn.Delete(pendingDropKey(id)) })
+	return db.store.Update(func(txn *lsm.Txn) error {
+		if err := txn.Delete(lsm.SequenceKey(id)); err != nil {
+			return err
+		}
+		return txn.Delete(pendingDropKey(id))
+	})
 }
 
 // resumeDrops finishes drops a crash interrupted.

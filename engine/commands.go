@@ -232,7 +232,8 @@ func (db *DB) collectionInfo(c *coll) bson.D {
 	}
 	d := bson.D{{Key: "name", Value: m.Name}, {Key: "type", Value: typeOfColl(m)}, {Key: "options", Value: opts},
 		{Key: "info", Value: bson.D{{Key: "readOnly", Value: db.opts.Role == RoleReadOnly}}}}
-	if m.Kind != kindTimeseries {
+	if m.Kind != kindTimeseries && !m.Clustered {
+		// A clustered collection's _id index is its clusteredIndex.
 		d = append(d, bson.E{Key: "idIndex", Value: listIndexEntry(idIndex())})
 	}
 	return d

@@ -64,6 +64,9 @@ type coll struct {
 	dropped atomic.Bool
 	ext     any     // kind-specific state (capped ring, bucketer)
 	idb     idBound // upper bound of the _id index's entries; guarded by wmu (idbound.go)
+	// ridCeil is a clustered collection's reserved record-id ceiling
+	// (clustered.go); guarded by wmu.
+	ridCeil uint64
 }
 
 func (c *coll) m() *collMeta { return c.meta.Load() }
@@ -213,6 +216,9 @@ func (db *DB) loadCatalog() error {
 func (db *DB) initColl(c *coll) error {
 	m := c.m()
 	err := db.store.View(func(txn *lsm.Txn) error {
+		if m.Clustered {
+			return c.loadRIDCeil(txn, m)
+		}
 		it := txn.NewIter(lsm.IterOptions{Prefix: lsm.RecordPrefix(m.ID), Reverse: true, KeysOnly: true})
 		defer it.Close()
 		if it.Next() {

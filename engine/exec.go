@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"bytes"
 	"context"
 	"sort"
 
@@ -13,6 +14,7 @@ import (
 // record is a document with its record id.
 type record struct {
 	rid uint64
+	id  []byte // _id keystring, in a clustered collection (recKey)
 	d   bson.D
 	raw []byte // stored encoding
 }
@@ -73,7 +75,7 @@ func (s *scanner) nextRange() {
 func newScanner(p *plan) *scanner {
 	s := &scanner{p: p}
 	if p.ix == nil {
-		pre := lsm.RecordPrefix(p.m.ID)
+		pre := p.m.recPrefix()
 		s.ranges = []keyRange{{pre, lsm.PrefixEnd(pre)}}
 	} else {
 		s.ranges = p.ranges
@@ -107,7 +109,10 @@ func (s *scanner) next(ctx context.Context, n int) ([]record, error) {
 		err := s.p.c.db.store.View(func(txn *lsm.Txn) error {
 			examined := 0
 			for !s.done && len(out) < n && examined < scanChunkKeys {
-				it := txn.NewIter(s.rangeIter(s.p.ix != nil))
+				// Index entries are read for their keys, except in a
+				// clustered collection, whose entries hold the _id
+				// entry's document or a secondary entry's _id keystring.
+				it := txn.NewIter(s.rangeIter(s.p.ix != nil && !s.p.m.Clustered))
 				exhausted := true
 				for it.Next() {
 					examined++
@@ -118,14 +123,17 @@ func (s *scanner) next(ctx context.Context, n int) ([]record, error) {
 						s.resume = append(append(s.resume[:0:0], k...), 0)
 					}
 					var rec record
-					if s.p.ix == nil {
-						_, rid, _ := lsm.DecodeRecordKey(k)
+					if s.p.ix == nil || (s.p.m.Clustered && s.p.ix.ID == idIndexID) {
+						if s.p.ix != nil {
+							s.stats.keysExamined++
+						}
+						rid, id := s.p.m.splitRecKey(k)
 						v, err := it.Value()
 						if err != nil {
 							it.Close()
 							return err
 						}
-						rec.rid, rec.raw = rid, v
+						rec.rid, rec.id, rec.raw = rid, bytes.Clone(id), v
 					} else {
 						s.stats.keysExamined++
 						_, rid, _ := lsm.SplitIndexKey(k)
@@ -135,7 +143,15 @@ func (s *scanner) next(ctx context.Context, n int) ([]record, error) {
 							}
 							s.seen[rid] = struct{}{}
 						}
-						v, err := txn.Get(lsm.RecordKey(s.p.m.ID, rid))
+						if s.p.m.Clustered {
+							id, err := it.Value()
+							if err != nil {
+								it.Close()
+								return err
+							}
+							rec.id = id
+						}
+						v, err := txn.Get(s.p.m.recKey(rid, rec.id))
 						if err == lsm.ErrNotFound {
 							continue
 						} else if err != nil {

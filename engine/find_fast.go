@@ -62,7 +62,7 @@ func (db *DB) findByID(dbName, name string, filter bson.D, o FindOptions) (d bso
 	}
 	pre := append(lsm.IndexPrefix(m.ID, idIndexID), lsm.AppendKey(nil, v, false)...)
 	err = db.store.View(func(txn *lsm.Txn) error {
-		it := txn.NewIter(lsm.IterOptions{Prefix: pre, KeysOnly: true})
+		it := txn.NewIter(lsm.IterOptions{Prefix: pre, KeysOnly: !m.Clustered})
 		defer it.Close()
 		for it.Next() {
 			k := it.Key()
@@ -73,7 +73,13 @@ func (db *DB) findByID(dbName, name string, filter bson.D, o FindOptions) (d bso
 			if !ok {
 				continue
 			}
-			raw, err := txn.Get(lsm.RecordKey(m.ID, rid))
+			var raw []byte
+			var err error
+			if m.Clustered {
+				raw, err = it.Value() // the entry holds the document
+			} else {
+				raw, err = txn.Get(lsm.RecordKey(m.ID, rid))
+			}
 			if err == lsm.ErrNotFound {
 				continue
 			} else if err != nil {

@@ -387,7 +387,7 @@ func (db *DB) buildIndexes(ctx context.Context, c *coll, m *collMeta, ixs []*ind
 						}
 						uniq[i][string(k)] = r.rid
 					}
-					if err := batch.Set(lsm.IndexKey(m.ID, ix.ID, k, r.rid), nil); err != nil {
+					if err := batch.Set(lsm.IndexKey(m.ID, ix.ID, k, r.rid), m.entryValue(ix, r.d, r.raw)); err != nil {
 						return err
 					}
 				}
@@ -562,6 +562,9 @@ func (db *DB) dropIndexes(dbName, name string, which any) (int, error) {
 		return 0, err
 	}
 	for _, ix := range drop {
+		if ix.ID == idIndexID && m.Clustered {
+			return 0, doc.Errorf(5979800, "It is illegal to drop the clusteredIndex")
+		}
 		if ix.ID == idIndexID {
 			return 0, doc.Errorf(doc.CodeInvalidOptions, "cannot drop _id index")
 		}

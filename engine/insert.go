@@ -172,8 +172,9 @@ func (db *DB) insertDocs(ctx context.Context, dbName, name string, docs []any, o
 			c.wmu.Unlock()
 			return ids, werrs, err
 		}
+		var ceil uint64 // a clustered collection's new record-id reservation
 		txErr := db.store.Update(func(txn *lsm.Txn) error {
-			i, chunkErrs, stop, newMeta = start, nil, false, nil
+			i, chunkErrs, stop, newMeta, ceil = start, nil, false, nil, 0
 			w := &writeCtx{c: c, m: c.m(), txn: txn, pre: pre}
 			var bytesIn, entriesIn int64
 			for ; i < limit && i-start < insertChunkDocs; i++ {
@@ -185,6 +186,10 @@ func (db *DB) insertDocs(ctx context.Context, dbName, name string, docs []any, o
 					break
 				}
 				rid := c.nextRID.Add(1)
+				var e error
+				if ceil, e = c.reserveRID(txn, w.m, rid, ceil); e != nil {
+					return e
+				}
 				if e := w.insert(rid, prepared[i], raws[i]); e != nil {
 					if errors.Is(e, lsm.ErrTxnTooBig) && i > start {
 						// Part of this document may be staged: abort the
@@ -215,6 +220,9 @@ func (db *DB) insertDocs(ctx context.Context, dbName, name string, docs []any, o
 		})
 		if txErr == nil && newMeta != nil {
 			c.meta.Store(newMeta)
+		}
+		if txErr == nil && ceil > c.ridCeil {
+			c.ridCeil = ceil
 		}
 		c.wmu.Unlock()
 		var full errChunkFull

@@ -22,23 +22,31 @@ import (
 const maxTxnDocs = 5000
 
 // candidates returns the record ids the plan selects, up to limit
-// (0: all), reading in short transactions.
-func candidates(ctx context.Context, p *plan, limit int64) ([]uint64, *scanner, error) {
+// (0: all), reading in short transactions, and in a clustered
+// collection their _id keystrings (nil otherwise).
+func candidates(ctx context.Context, p *plan, limit int64) ([]uint64, map[uint64][]byte, error) {
 	sc := newScanner(p)
 	var rids []uint64
+	var ids map[uint64][]byte
+	if p.m.Clustered {
+		ids = map[uint64][]byte{}
+	}
 	for !sc.done {
 		recs, err := sc.next(ctx, 1024)
 		if err != nil {
-			return nil, sc, err
+			return nil, nil, err
 		}
 		for _, r := range recs {
 			rids = append(rids, r.rid)
+			if ids != nil {
+				ids[r.rid] = r.id
+			}
 			if limit > 0 && int64(len(rids)) >= limit {
-				return rids, sc, nil
+				return rids, ids, nil
 			}
 		}
 	}
-	return rids, sc, nil
+	return rids, ids, nil
 }
 
 // deleteTargets are the batched delete stage's commit targets; 0 means
@@ -123,6 +131,9 @@ type batchDeleter struct {
 	// tryLock, if set (tests), reports false to simulate a writer
 	// holding c.wmu when a batch commits.
 	tryLock func() bool
+	// ids holds, in a clustered collection, the _id keystring of every
+	// record id the deleter is given (recKey).
+	ids map[uint64][]byte
 	// lookCap, when above 0, is the most documents a batch reads: the
 	// position at which an earlier batch of this run overflowed Badger's
 	// transaction limits (errBatchFull).
@@ -134,7 +145,10 @@ type batchDeleter struct {
 // deleted in ascending order (records are keyed by rid, so a batch reads
 // them with one iterator); rids itself is left as it is.
 func (bd *batchDeleter) run(ctx context.Context, rids []uint64, stop func(deleted int64) bool) (int64, error) {
-	if !slices.IsSorted(rids) {
+	if bd.ids != nil {
+		// A clustered collection's documents are in _id order.
+		rids = sortRidsByID(rids, bd.ids)
+	} else if !slices.IsSorted(rids) {
 		rids = slices.Clone(rids)
 		slices.Sort(rids)
 	}
@@ -302,7 +316,7 @@ func (bd *batchDeleter) stage(rids []uint64, b *batchState) func(*lsm.Txn) error
 		m := c.m()
 		b.m = m
 		for i := range b.keys {
-			b.keys[i] = lsm.RecordKey(m.ID, rids[i])
+			b.keys[i] = m.recKey(rids[i], bd.ids[rids[i]])
 		}
 		// Decode each record as the iterator reaches it, from Badger's
 		// memory (the documents share nothing with it): no copy of the
@@ -693,11 +707,11 @@ func (db *DB) deleteDocs(ctx context.Context, dbName, name string, s DeleteSpec)
 	if s.Limit == 1 {
 		// DELETE stage: the first match only, re-checked in its batch.
 		for {
-			rids, _, err := candidates(ctx, p, 1)
+			rids, ids, err := candidates(ctx, p, 1)
 			if err != nil || len(rids) == 0 {
 				return 0, err
 			}
-			bd := &batchDeleter{db: db, c: c, recheck: recheck}
+			bd := &batchDeleter{db: db, c: c, recheck: recheck, ids: ids}
 			n, _, err := bd.batch(rids)
 			if err != nil || n == 1 {
 				return n, err
@@ -705,11 +719,11 @@ func (db *DB) deleteDocs(ctx context.Context, dbName, name string, s DeleteSpec)
 			// The match changed under us; look again.
 		}
 	}
-	rids, _, err := candidates(ctx, p, 0)
+	rids, ids, err := candidates(ctx, p, 0)
 	if err != nil {
 		return 0, err
 	}
-	bd := &batchDeleter{db: db, c: c, targets: db.deleteTargets(), stats: true, recheck: recheck}
+	bd := &batchDeleter{db: db, c: c, targets: db.deleteTargets(), stats: true, recheck: recheck, ids: ids}
 	return bd.run(ctx, rids, nil)
 }
 
@@ -778,6 +792,7 @@ func (db *DB) updateReturning(ctx context.Context, dbName, name string, s Update
 		limit = 1
 	}
 	var rids []uint64
+	var ids map[uint64][]byte
 	if sort != nil {
 		// findAndModify: the first document in sort order.
 		q := newQueryExec(p, 0, 1, nil)
@@ -791,10 +806,10 @@ func (db *DB) updateReturning(ctx context.Context, dbName, name string, s Update
 			if err != nil {
 				return nil, nil, err
 			}
-			rids = []uint64{rid}
+			rids, ids = []uint64{rid}, c.m().idsOf(rid, docs[0])
 		}
 	} else {
-		if rids, _, err = candidates(ctx, p, limit); err != nil {
+		if rids, ids, err = candidates(ctx, p, limit); err != nil {
 			return nil, nil, err
 		}
 	}
@@ -804,7 +819,7 @@ func (db *DB) updateReturning(ctx context.Context, dbName, name string, s Update
 	for len(rids) > 0 {
 		n := min(len(rids), chunkLen)
 		chunk := rids[:n]
-		matched, modified, last, err := db.applyUpdates(c, chunk, f, u, now, returnNew)
+		matched, modified, last, err := db.applyUpdates(c, chunk, ids, f, u, now, returnNew)
 		if errors.Is(err, lsm.ErrTxnTooBig) && n > 1 {
 			// The chunk's writes did not fit one transaction and none
 			// was committed: redo it in halves.
@@ -876,7 +891,7 @@ func (db *DB) ridOfID(c *coll, d bson.D) (uint64, error) {
 
 // applyUpdates updates the given records, re-reading and re-matching
 // each inside the transaction.
-func (db *DB) applyUpdates(c *coll, rids []uint64, f *query.Filter, u *query.Update, now time.Time, returnNew bool) (matched, modified int64, last bson.D, err error) {
+func (db *DB) applyUpdates(c *coll, rids []uint64, ids map[uint64][]byte, f *query.Filter, u *query.Update, now time.Time, returnNew bool) (matched, modified int64, last bson.D, err error) {
 	if c.m().Kind == kindCapped {
 		return db.applyCappedUpdates(c, rids, f, u, now, returnNew)
 	}
@@ -892,7 +907,7 @@ func (db *DB) applyUpdates(c *coll, rids []uint64, f *query.Filter, u *query.Upd
 		m := c.m()
 		w := &writeCtx{c: c, m: m, txn: txn}
 		for _, rid := range rids {
-			d, raw, err := getRecord(txn, m.ID, rid)
+			d, raw, err := getStored(txn, m, rid, ids[rid])
 			if err == lsm.ErrNotFound {
 				continue
 			} else if err != nil {

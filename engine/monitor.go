@@ -515,6 +515,9 @@ func (db *DB) ttlVisit(ctx context.Context, t ttlTarget) (deleted int64, more bo
 	}
 	bd := &batchDeleter{db: db, c: t.c, recheck: recheck, stats: batching, yield: true, pipeline: true,
 		recheckPure: true, indexedOnly: true, reclaimBytes: &mo.deletedBytes}
+	if m.Clustered {
+		bd.ids = map[uint64][]byte{}
+	}
 	if batching {
 		bd.targets = db.deleteTargets()
 	}
@@ -547,8 +550,12 @@ func (db *DB) ttlVisit(ctx context.Context, t ttlTarget) (deleted int64, more bo
 				bd.level = db.noteLag(lw, oldestLag(txn, lo, hi, len(prefix), desc, cutoff), now, m.ns(), ix.Name)
 				bd.yield = bd.level < maxCatchUp
 			}
-			rids, next, finished = scanRids(txn, lo, hi, want)
-			return nil
+			if bd.ids != nil {
+				clear(bd.ids)
+			}
+			var err error
+			rids, next, finished, err = scanRids(txn, lo, hi, want, bd.ids)
+			return err
 		})
 		if err != nil {
 			return deleted, false, err
@@ -624,21 +631,29 @@ func (v *visitClock) stop(before int64) func(deleted int64) bool {
 
 // scanRids reads the record ids of up to want index keys in [lo, hi),
 // in key order. next is where the scan resumes (nil when finished: no
-// key is left before hi).
-func scanRids(txn *lsm.Txn, lo, hi []byte, want int64) (rids []uint64, next []byte, finished bool) {
-	it := txn.NewIter(lsm.IterOptions{Lower: lo, Upper: hi, KeysOnly: true})
+// key is left before hi). ids, when not nil (a clustered collection),
+// is given each entry's value: the _id keystring of its record.
+func scanRids(txn *lsm.Txn, lo, hi []byte, want int64, ids map[uint64][]byte) (rids []uint64, next []byte, finished bool, err error) {
+	it := txn.NewIter(lsm.IterOptions{Lower: lo, Upper: hi, KeysOnly: ids == nil})
 	defer it.Close()
 	for it.Next() {
 		_, rid, ok := lsm.SplitIndexKey(it.Key())
 		if !ok {
 			continue
 		}
+		if ids != nil {
+			id, err := it.Value()
+			if err != nil {
+				return nil, nil, false, err
+			}
+			ids[rid] = id
+		}
 		rids = append(rids, rid)
 		if int64(len(rids)) >= want {
-			return rids, append(append([]byte{}, it.Key()...), 0), false
+			return rids, append(append([]byte{}, it.Key()...), 0), false, nil
 		}
 	}
-	return rids, nil, true
+	return rids, nil, true, nil
 }
 
 func indexByID(m *collMeta, id uint64) *indexMeta {

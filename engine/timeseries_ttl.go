@@ -196,8 +196,9 @@ func (db *DB) timeseriesTTLVisit(ctx context.Context, tg ttlTarget) (deleted int
 		var next []byte
 		finished := false
 		err := db.store.View(func(txn *lsm.Txn) error {
-			rids, next, finished = scanRids(txn, lo, hi, want)
-			return nil
+			var err error
+			rids, next, finished, err = scanRids(txn, lo, hi, want, nil)
+			return err
 		})
 		if err != nil {
 			return deleted, false, err

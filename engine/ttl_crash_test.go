@@ -42,8 +42,17 @@ func insertChunked(t *testing.T, db *DB, coll string, docs []bson.D) {
 }
 
 func newCrashFixture(t *testing.T, n, expired int) *crashFixture {
+	return newCrashFixtureIn(t, n, expired, false)
+}
+
+// newCrashFixtureIn is newCrashFixture; clustered creates test.c
+// clustered by _id (clustered.go).
+func newCrashFixtureIn(t *testing.T, n, expired int, clustered bool) *crashFixture {
 	t.Helper()
 	db, clk, dir := openTest(t)
+	if clustered {
+		mustRun(t, db, "test", `{"create": "c", "clusteredIndex": {"key": {"_id": 1}, "unique": true}}`)
+	}
 	mustRun(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"t": 1}, "name": "t_1", "expireAfterSeconds": 60}, {"key": {"k": 1}, "name": "k_1"}]}`)
 	now := clk.Now()
 	docs := make([]bson.D, n)
@@ -196,9 +205,15 @@ func TestTTLKilledMidReap(t *testing.T) {
 		{name: "failpoint-before-commit", failpoint: FailpointReapBeforeCommit},
 		{name: "failpoint-after-commit", failpoint: FailpointReapAfterCommit},
 	}
-	for _, c := range cases {
+	for i, c := range cases {
+		// Each case also on a collection clustered by _id (records in
+		// their _id entries), in turns so that the run stays short.
+		clustered := i%2 == int(seed&1)
+		if clustered {
+			c.name += "-clustered"
+		}
 		t.Run(c.name, func(t *testing.T) {
-			f := newCrashFixture(t, 1200, 900)
+			f := newCrashFixtureIn(t, 1200, 900, clustered)
 			cmd := exec.Command(os.Args[0], "-test.run=^TestTTLCrashChild$", "-test.count=1")
 			cmd.Env = append(os.Environ(), crashChildEnv+"="+strings.Join([]string{f.dir, strconv.FormatInt(f.clockUnixMs, 10),
 				strconv.Itoa(f.targetDocs), strconv.Itoa(f.batchDocs)}, "|"))

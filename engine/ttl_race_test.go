@@ -64,7 +64,13 @@ func earliestDate(v any) (bson.DateTime, bool) {
 // document was deleted by the monitor unless its state at the time was
 // expired under some value the index had; no live document is missing;
 // no expired one survives two passes; validate is clean.
-func TestTTLRace(t *testing.T) {
+func TestTTLRace(t *testing.T) { ttlRace(t, false) }
+
+// TestTTLRaceClustered is TestTTLRace on a collection clustered by _id,
+// whose documents live in their _id entries (clustered.go).
+func TestTTLRaceClustered(t *testing.T) { ttlRace(t, true) }
+
+func ttlRace(t *testing.T, clustered bool) {
 	seed := testSeed(t)
 	// The background monitor runs too (every second of real time),
 	// beside the RunTTLPass loop below.
@@ -81,6 +87,9 @@ func TestTTLRace(t *testing.T) {
 	ctx := context.Background()
 	values := []int64{5, 20, 30, 60, 120} // expireAfterSeconds collMod picks from
 	const minExpire = 5
+	if clustered {
+		mustRun(t, db, "test", `{"create": "c", "clusteredIndex": {"key": {"_id": 1}, "unique": true}}`)
+	}
 	mustRun(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"t": 1}, "name": "t_1", "expireAfterSeconds": 30}]}`)
 	// Small targets: many visits, sub-passes and batches, so the
 	// low-water marks move and rechecks race the writers.

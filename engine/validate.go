@@ -53,16 +53,18 @@ func (db *DB) Validate(ctx context.Context, dbName, name string) (*ValidateResul
 		db.validateSpecial(ctx, c, res, fail)
 		return res, nil
 	}
-	// expected[index][key] for every record.
-	expected := make([]map[string]bool, len(m.Indexes))
+	// expected[index][key] for every record: the entry's value, which
+	// is empty except in a clustered collection's secondary indexes
+	// (entryValue; the _id entries are the records themselves).
+	expected := make([]map[string]string, len(m.Indexes))
 	for i := range expected {
-		expected[i] = map[string]bool{}
+		expected[i] = map[string]string{}
 	}
 	err := db.store.View(func(txn *lsm.Txn) error {
-		it := txn.NewIter(lsm.IterOptions{Prefix: lsm.RecordPrefix(m.ID)})
+		it := txn.NewIter(lsm.IterOptions{Prefix: m.recPrefix()})
 		defer it.Close()
 		for it.Next() {
-			_, rid, _ := lsm.DecodeRecordKey(it.Key())
+			rid, _ := m.splitRecKey(it.Key())
 			raw, err := it.Value()
 			if err != nil {
 				return err
@@ -84,7 +86,11 @@ func (db *DB) Validate(ctx context.Context, dbName, name string) (*ValidateResul
 				}
 				for _, k := range keys {
 					full := lsm.IndexKey(m.ID, ix.ID, k, rid)
-					expected[i][string(full)] = true
+					if m.Clustered && ix.ID != idIndexID {
+						expected[i][string(full)] = string(m.idKeyOf(d))
+					} else {
+						expected[i][string(full)] = ""
+					}
 					if ok, err := txn.Has(full); err != nil {
 						return err
 					} else if !ok {
@@ -94,12 +100,25 @@ func (db *DB) Validate(ctx context.Context, dbName, name string) (*ValidateResul
 			}
 		}
 		for i, ix := range m.Indexes {
-			it := txn.NewIter(lsm.IterOptions{Prefix: lsm.IndexPrefix(m.ID, ix.ID), KeysOnly: true})
+			withValue := m.Clustered && ix.ID != idIndexID
+			it := txn.NewIter(lsm.IterOptions{Prefix: lsm.IndexPrefix(m.ID, ix.ID), KeysOnly: !withValue})
 			for it.Next() {
 				res.KeysPerIndex[ix.Name]++
-				if !expected[i][string(it.Key())] {
-					_, rid, _ := lsm.SplitIndexKey(it.Key())
+				want, ok := expected[i][string(it.Key())]
+				_, rid, _ := lsm.SplitIndexKey(it.Key())
+				if !ok {
 					fail("index %s has an entry for record %d that no document produces", ix.Name, rid)
+					continue
+				}
+				if withValue {
+					v, err := it.Value()
+					if err != nil {
+						it.Close()
+						return err
+					}
+					if string(v) != want {
+						fail("index %s: the entry for record %d names another _id than its document's", ix.Name, rid)
+					}
 				}
 			}
 			it.Close()

@@ -203,12 +203,15 @@ func (w *writeCtx) insert(rid uint64, d bson.D, raw []byte) error {
 	if err != nil {
 		return err
 	}
-	if err := w.txn.Set(lsm.RecordKey(w.m.ID, rid), raw); err != nil {
-		return err
+	if !w.m.Clustered {
+		// A clustered collection's document is its _id entry's value.
+		if err := w.txn.Set(lsm.RecordKey(w.m.ID, rid), raw); err != nil {
+			return err
+		}
 	}
 	for i, ix := range w.m.Indexes {
 		for _, k := range keys[i] {
-			if err := w.setIndexKey(ix, k, rid); err != nil {
+			if err := w.setIndexKey(ix, k, rid, w.m.entryValue(ix, d, raw)); err != nil {
 				return err
 			}
 		}
@@ -216,9 +219,10 @@ func (w *writeCtx) insert(rid uint64, d bson.D, raw []byte) error {
 	return nil
 }
 
-// setIndexKey writes one index entry, telling the TTL monitor about
-// keys of TTL indexes and raising the _id bound (idBound).
-func (w *writeCtx) setIndexKey(ix *indexMeta, k []byte, rid uint64) error {
+// setIndexKey writes one index entry with value val (entryValue),
+// telling the TTL monitor about keys of TTL indexes and raising the _id
+// bound (idBound).
+func (w *writeCtx) setIndexKey(ix *indexMeta, k []byte, rid uint64, val []byte) error {
 	key := lsm.IndexKey(w.m.ID, ix.ID, k, rid)
 	if ix.Unique {
 		if w.uniq == nil {
@@ -236,7 +240,7 @@ func (w *writeCtx) setIndexKey(ix *indexMeta, k []byte, rid uint64) error {
 			return err
 		}
 	}
-	return w.txn.Set(key, nil)
+	return w.txn.Set(key, val)
 }
 
 // replace swaps record rid's document from oldDoc to newDoc, adjusting
@@ -254,10 +258,19 @@ func (w *writeCtx) replace(rid uint64, oldDoc, newDoc bson.D, raw []byte) error 
 	if err != nil {
 		return err
 	}
-	if err := w.txn.Set(lsm.RecordKey(w.m.ID, rid), raw); err != nil {
+	if w.m.Clustered {
+		// The _id never changes: its entry, holding the document, is
+		// rewritten in place.
+		if err := w.txn.Set(w.m.recKey(rid, w.m.idKeyOf(oldDoc)), raw); err != nil {
+			return err
+		}
+	} else if err := w.txn.Set(lsm.RecordKey(w.m.ID, rid), raw); err != nil {
 		return err
 	}
 	for i, ix := range w.m.Indexes {
+		if w.m.Clustered && ix.ID == idIndexID {
+			continue
+		}
 		for _, k := range oldKeys[i] {
 			if !containsKey(newKeys[i], k) {
 				if err := w.txn.Delete(lsm.IndexKey(w.m.ID, ix.ID, k, rid)); err != nil {
@@ -267,7 +280,7 @@ func (w *writeCtx) replace(rid uint64, oldDoc, newDoc bson.D, raw []byte) error 
 		}
 		for _, k := range newKeys[i] {
 			if !containsKey(oldKeys[i], k) {
-				if err := w.setIndexKey(ix, k, rid); err != nil {
+				if err := w.setIndexKey(ix, k, rid, w.m.entryValue(ix, newDoc, raw)); err != nil {
 					return err
 				}
 			}
@@ -297,6 +310,9 @@ func (w *writeCtx) remove(rid uint64, d bson.D) error {
 			return err
 		}
 	}
+	if w.m.Clustered {
+		return nil // the document went with its _id entry
+	}
 	return w.txn.DeleteOwned(lsm.RecordKey(w.m.ID, rid))
 }
 
@@ -321,9 +337,21 @@ func (w *writeCtx) commitMultikey() (*collMeta, error) {
 	return nm, putMeta(w.txn, nm)
 }
 
-// getRecord reads and decodes record rid in txn.
+// getRecord reads and decodes record rid of an unclustered collection
+// in txn.
 func getRecord(txn *lsm.Txn, collID, rid uint64) (bson.D, []byte, error) {
 	raw, err := txn.Get(lsm.RecordKey(collID, rid))
+	if err != nil {
+		return nil, nil, err
+	}
+	d, err := doc.Unmarshal(raw)
+	return d, raw, err
+}
+
+// getStored reads and decodes document rid of m in txn; id is its _id
+// keystring in a clustered collection (recKey).
+func getStored(txn *lsm.Txn, m *collMeta, rid uint64, id []byte) (bson.D, []byte, error) {
+	raw, err := txn.Get(m.recKey(rid, id))
 	if err != nil {
 		return nil, nil, err
 	}

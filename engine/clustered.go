@@ -1,0 +1,273 @@
+package engine
+
+import (
+	"encoding/binary"
+	"slices"
+
+	"github.com/ttlkv/ttlkv/doc"
+	"github.com/ttlkv/ttlkv/lsm"
+	"go.mongodb.org/mongo-driver/v2/bson"
+)
+
+// A clustered collection (create's clusteredIndex option, MongoDB's
+// clustered collections) keeps each document in the value of its _id
+// index entry instead of under a record key of its own:
+//
+//	_id entry        index tag, coll, _id index, _id keystring, rid -> document
+//	secondary entry  index tag, coll, index, keystring, rid -> _id keystring
+//
+// A document is then two keys with one secondary index instead of
+// three, and deleting it (a TTL delete) writes two tombstones: the cost
+// the TTL reap is measured against (benchmarks/RESULTS.md). Natural
+// order is _id order, as in MongoDB. Record ids stay: they keep the
+// entry keys of equal secondary keys distinct and ordered, and they
+// are allocated from a block reserved in the collection's sequence key
+// (its records no longer sort by them, so Open cannot find the highest
+// by a reverse scan).
+
+// recKey returns the key holding document rid: its record key, or in a
+// clustered collection its _id entry, whose _id keystring is id.
+func (m *collMeta) recKey(rid uint64, id []byte) []byte {
+	if m.Clustered {
+		return lsm.IndexKey(m.ID, idIndexID, id, rid)
+	}
+	return lsm.RecordKey(m.ID, rid)
+}
+
+// recPrefix returns the prefix of the keys holding m's documents.
+func (m *collMeta) recPrefix() []byte {
+	if m.Clustered {
+		return lsm.IndexPrefix(m.ID, idIndexID)
+	}
+	return lsm.RecordPrefix(m.ID)
+}
+
+// splitRecKey returns the record id of a key under recPrefix and, in a
+// clustered collection, its _id keystring (a slice of k).
+func (m *collMeta) splitRecKey(k []byte) (rid uint64, id []byte) {
+	if m.Clustered {
+		ks, rid, _ := lsm.SplitIndexKey(k)
+		return rid, ks
+	}
+	_, rid, _ = lsm.DecodeRecordKey(k)
+	return rid, nil
+}
+
+// idKeyOf returns the _id keystring of d in a clustered collection, nil
+// in any other.
+func (m *collMeta) idKeyOf(d bson.D) []byte {
+	if !m.Clustered {
+		return nil
+	}
+	v, _ := get(d, "_id")
+	return lsm.AppendKey(nil, v, false)
+}
+
+// entryValue returns the value of an index entry of ix for a document
+// whose encoding is raw: nothing, except in a clustered collection,
+// where the _id entry holds the document and the others its _id
+// keystring.
+func (m *collMeta) entryValue(ix *indexMeta, d bson.D, raw []byte) []byte {
+	if !m.Clustered {
+		return nil
+	}
+	if ix.ID == idIndexID {
+		return raw
+	}
+	return m.idKeyOf(d)
+}
+
+// sortRidsByID orders rids by their _id keystrings in ids, the order of a
+// clustered collection's documents, so that a batch reads them with one
+// forward iterator.
+func sortRidsByID(rids []uint64, ids map[uint64][]byte) []uint64 {
+	out := slices.Clone(rids)
+	slices.SortFunc(out, func(a, b uint64) int {
+		if c := compareBytes(ids[a], ids[b]); c != 0 {
+			return c
+		}
+		return compareUint(a, b)
+	})
+	return out
+}
+
+func compareBytes(a, b []byte) int { return slices.Compare(a, b) }
+
+func compareUint(a, b uint64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// ridBlock is how many record ids a clustered collection reserves at a
+// time in its sequence key.
+const ridBlock = 1 << 16
+
+// reserveRID stages, in an insert's transaction, a new reservation
+// when rid passes the collection's reserved ceiling, and returns the
+// ceiling to publish once the transaction commits (0: none). The caller
+// holds c.wmu, under which every record id of the collection is
+// allocated.
+func (c *coll) reserveRID(txn *lsm.Txn, m *collMeta, rid uint64, staged uint64) (uint64, error) {
+	if !m.Clustered || rid <= c.ridCeil || rid <= staged {
+		return staged, nil
+	}
+	ceil := rid + ridBlock
+	var b [8]byte
+	binary.BigEndian.PutUint64(b[:], ceil)
+	return ceil, txn.Set(lsm.SequenceKey(m.ID), b[:])
+}
+
+// loadRIDCeil sets a clustered collection's record-id counter from its
+// reserved ceiling: every id ever used is at most the ceiling.
+func (c *coll) loadRIDCeil(txn *lsm.Txn, m *collMeta) error {
+	v, err := txn.Get(lsm.SequenceKey(m.ID))
+	if err == lsm.ErrNotFound {
+		return nil
+	} else if err != nil {
+		return err
+	}
+	if len(v) == 8 {
+		c.ridCeil = binary.BigEndian.Uint64(v)
+		c.nextRID.Store(c.ridCeil)
+	}
+	return nil
+}
+
+// idsOf returns the ids map (recKey) of one document rid, d, of m: nil
+// unless m is clustered.
+func (m *collMeta) idsOf(rid uint64, d bson.D) map[uint64][]byte {
+	if !m.Clustered {
+		return nil
+	}
+	return map[uint64][]byte{rid: m.idKeyOf(d)}
+}
+
+// parseClusteredIndex validates create's clusteredIndex option, in
+// MongoDB's order (create_command.cpp, create_collection.cpp), and
+// returns it as listCollections shows it: {v: 2, key: {_id: 1}, name,
+// unique: true}; nil for clusteredIndex: false (an ordinary
+// collection).
+func parseClusteredIndex(v any, has map[string]any) (bson.D, error) {
+	spec, ok := v.(bson.D)
+	if !ok {
+		b, isBool := asBool(v)
+		if _, isNum := asFloat(v); !isBool && !isNum {
+			return nil, doc.Errorf(doc.CodeTypeMismatch, "BSON field 'create.clusteredIndex' is the wrong type '%s', expected types '[bool, object]'", typeName(v))
+		}
+		if !b {
+			return nil, nil
+		}
+		return nil, doc.Errorf(5979703, "The 'clusteredIndex' legacy format {clusteredIndex: <bool>} is only supported for specific internal collections and vice versa")
+	}
+	name := "_id_"
+	var key bson.D
+	version := int64(2)
+	var unique, hasUnique, hasKey bool
+	for _, e := range spec {
+		switch e.Key {
+		case "key":
+			k, ok := e.Value.(bson.D)
+			if !ok {
+				return nil, doc.Errorf(doc.CodeTypeMismatch, "BSON field 'create.clusteredIndex.key' is the wrong type '%s', expected type 'object'", typeName(e.Value))
+			}
+			key, hasKey = k, true
+		case "unique":
+			b, ok := asBool(e.Value)
+			if !ok {
+				return nil, doc.Errorf(doc.CodeTypeMismatch, "BSON field 'create.clusteredIndex.unique' is the wrong type '%s', expected types '[bool, long, int, decimal, double]'", typeName(e.Value))
+			}
+			unique, hasUnique = b, true
+		case "name":
+			s, ok := e.Value.(string)
+			if !ok {
+				return nil, doc.Errorf(doc.CodeTypeMismatch, "BSON field 'create.clusteredIndex.name' is the wrong type '%s', expected type 'string'", typeName(e.Value))
+			}
+			name = s
+		case "v":
+			f, ok := asFloat(e.Value)
+			if !ok {
+				return nil, doc.Errorf(doc.CodeTypeMismatch, "BSON field 'create.clusteredIndex.v' is the wrong type '%s', expected types '[long, int, decimal, double]'", typeName(e.Value))
+			}
+			version = int64(f)
+		default:
+			return nil, doc.Errorf(doc.CodeIDLUnknownField, "BSON field 'create.clusteredIndex.%s' is an unknown field.", e.Key)
+		}
+	}
+	if !hasKey {
+		return nil, doc.Errorf(doc.CodeIDLFailedToParse, "BSON field 'create.clusteredIndex.key' is missing but a required field")
+	}
+	if !hasUnique {
+		return nil, doc.Errorf(doc.CodeIDLFailedToParse, "BSON field 'create.clusteredIndex.unique' is missing but a required field")
+	}
+	_, hasSize := has["size"]
+	_, hasMax := has["max"]
+	capped, _ := asBool(has["capped"])
+	switch {
+	case hasSize:
+		return nil, doc.Errorf(6049200, "'size' field for capped collections is not allowed on clustered collections. Did you mean 'capped: true' with 'expireAfterSeconds'?")
+	case hasMax:
+		return nil, doc.Errorf(6049204, "'max' field for capped collections is not allowed on clustered collections. Did you mean 'capped: true' with 'expireAfterSeconds'?")
+	case capped:
+		return nil, doc.Errorf(6127800, "Clustered capped collection only available with 'enableTestCommands' server parameter")
+	}
+	if _, ok := has["idIndex"]; ok {
+		return nil, doc.Errorf(doc.CodeInvalidOptions, "The 'clusteredIndex' option is not supported with the 'idIndex' option")
+	}
+	if a, ok := has["autoIndexId"]; ok {
+		if b, _ := asBool(a); !b {
+			return nil, doc.Errorf(6026501, "The 'clusteredIndex' option does not support {autoIndexId: false}")
+		}
+	}
+	full := bson.D{{Key: "v", Value: int32(version)}, {Key: "key", Value: key}, {Key: "name", Value: name}, {Key: "unique", Value: unique}}
+	if !unique {
+		return nil, doc.Errorf(5979700, "The clusteredIndex option requires unique: true to be specified")
+	}
+	if len(key) != 1 || key[0].Key != "_id" || !isOne(key[0].Value) {
+		return nil, doc.Errorf(doc.CodeInvalidIndexSpecificationOption, "The clusteredIndex option is only supported for key: {_id: 1}")
+	}
+	if version != 2 {
+		return nil, doc.Errorf(5979704, "Invalid clusteredIndex specification %s; cannot create a clusteredIndex with v=%d", fmtValue(full), version)
+	}
+	full[1].Value = bson.D{{Key: "_id", Value: int32(1)}}
+	return full, nil
+}
+
+// isOne reports whether v is the number 1.
+func isOne(v any) bool {
+	f, ok := asFloat(v)
+	return ok && f == 1
+}
+
+// unset returns d without its field key.
+func unset(d bson.D, key string) bson.D {
+	out := d[:0:0]
+	for _, e := range d {
+		if e.Key != key {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// clusteredIndexEntry is how listIndexes shows a clustered collection's
+// _id index: its clusteredIndex spec with clustered: true.
+func clusteredIndexEntry(m *collMeta) bson.D {
+	spec, _ := getDoc(m.Options, "clusteredIndex")
+	return append(slices.Clone(spec), bson.E{Key: "clustered", Value: true})
+}
+
+// getString returns the string at d.outer.inner.
+func getString(d bson.D, outer, inner string) (string, bool) {
+	sub, ok := getDoc(d, outer)
+	if !ok {
+		return "", false
+	}
+	v, _ := get(sub, inner)
+	s, ok := v.(string)
+	return s, ok
+}
