@@ -84,6 +84,13 @@ admin {"currentOp": 1, "$all": true, "desc": "TTLMonitor", "op": {"$in": ["remov
 {"listCollections": 1, "filter": {"type": "timeseries"}}
 {"collStats": "ts"}
 {"validate": "ts"}`,
+	`{"create": "cl", "clusteredIndex": {"key": {"_id": 1}, "unique": true}}
+{"createIndexes": "cl", "indexes": [{"key": {"t": 1}, "name": "t_1", "expireAfterSeconds": 0}, {"key": {"k": 1}, "name": "k_1"}]}
+{"insert": "cl", "documents": [{"_id": "b", "t": {"$date": "2020-01-01T00:00:00Z"}, "k": [1, 2]}, {"_id": 1, "k": 3}, {"_id": "a", "t": [{"$date": "2099-01-01T00:00:00Z"}]}]}
+{"update": "cl", "updates": [{"q": {"k": 3}, "u": {"$set": {"t": {"$date": "2001-01-01T00:00:00Z"}}}}]}
+{"find": "cl", "filter": {}, "hint": {"$natural": -1}}
+{"listIndexes": "cl"}
+{"validate": "cl"}`,
 }
 
 // commandDB is the database fuzzed commands run against.
