@@ -57,6 +57,12 @@ func cmdCollMod(ctx context.Context, db *DB, dbName string, cmd bson.D) (bson.D,
 				return nil, err
 			}
 			reply = append(reply, r...)
+		} else if c.m().Clustered {
+			r, err := db.collModClustered(c, collOpts)
+			if err != nil {
+				return nil, err
+			}
+			reply = append(reply, r...)
 		} else {
 			for _, e := range collOpts {
 				switch e.Key {

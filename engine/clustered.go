@@ -1,6 +1,8 @@
 package engine
 
 import (
+	"bytes"
+	"cmp"
 	"encoding/binary"
 	"slices"
 
@@ -83,24 +85,12 @@ func (m *collMeta) entryValue(ix *indexMeta, d bson.D, raw []byte) []byte {
 func sortRidsByID(rids []uint64, ids map[uint64][]byte) []uint64 {
 	out := slices.Clone(rids)
 	slices.SortFunc(out, func(a, b uint64) int {
-		if c := compareBytes(ids[a], ids[b]); c != 0 {
+		if c := bytes.Compare(ids[a], ids[b]); c != 0 {
 			return c
 		}
-		return compareUint(a, b)
+		return cmp.Compare(a, b)
 	})
 	return out
-}
-
-func compareBytes(a, b []byte) int { return slices.Compare(a, b) }
-
-func compareUint(a, b uint64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // ridBlock is how many record ids a clustered collection reserves at a
@@ -258,7 +248,11 @@ func unset(d bson.D, key string) bson.D {
 // _id index: its clusteredIndex spec with clustered: true.
 func clusteredIndexEntry(m *collMeta) bson.D {
 	spec, _ := getDoc(m.Options, "clusteredIndex")
-	return append(slices.Clone(spec), bson.E{Key: "clustered", Value: true})
+	d := slices.Clone(spec)
+	if v, ok := get(m.Options, "expireAfterSeconds"); ok {
+		d = append(d, bson.E{Key: "expireAfterSeconds", Value: v})
+	}
+	return append(d, bson.E{Key: "clustered", Value: true})
 }
 
 // getString returns the string at d.outer.inner.
@@ -270,4 +264,51 @@ func getString(d bson.D, outer, inner string) (string, bool) {
 	v, _ := get(sub, inner)
 	s, ok := v.(string)
 	return s, ok
+}
+
+// Clustered TTL: a clustered collection created (or collMod'ed) with
+// expireAfterSeconds expires each document whose _id is a date at or
+// before now - expireAfterSeconds, as MongoDB's clustered collections
+// do. The catalog marks its _id index as a TTL index with that value,
+// so the TTL monitor visits it like any other: it scans the _id
+// index's date class up to the cut-off, in _id order.
+
+// collModClustered applies collMod's collection form to a clustered
+// collection: expireAfterSeconds n or "off" (SPEC §5.2's codes).
+func (db *DB) collModClustered(c *coll, opts bson.D) (bson.D, error) {
+	exp, hasExp := int64(0), false
+	set := false
+	for _, e := range opts {
+		switch e.Key {
+		case "expireAfterSeconds":
+			set = true
+			var err error
+			if exp, hasExp, err = parseCollModExpire(e.Value); err != nil {
+				return nil, err
+			}
+		case "timeseries":
+			return nil, doc.Errorf(doc.CodeInvalidOptions, "option only supported on a time-series collection: timeseries")
+		}
+	}
+	if !set {
+		return bson.D{}, nil
+	}
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	m := c.m()
+	nm := m.clone()
+	for i := range nm.Indexes {
+		nm.Indexes[i].partial = m.Indexes[i].partial
+	}
+	id := indexByID(nm, idIndexID)
+	id.TTL, id.Expire = hasExp, exp
+	nm.Options = unset(nm.Options, "expireAfterSeconds")
+	if hasExp {
+		nm.Options = append(nm.Options, bson.E{Key: "expireAfterSeconds", Value: exp})
+	}
+	if err := db.updateMeta(c, nm, nil); err != nil {
+		return nil, err
+	}
+	db.mon.resetLowWater(nm.ID, idIndexID)
+	return bson.D{}, nil
 }

@@ -55,24 +55,6 @@ func storeKeys(t *testing.T, db *DB, p []byte) int {
 	return n
 }
 
-// cfind returns every document c.Find gives for filter and o.
-func cfind(t *testing.T, c *Collection, filter bson.D, o *FindOptions) []bson.D {
-	t.Helper()
-	var opts []FindOptions
-	if o != nil {
-		opts = append(opts, *o)
-	}
-	cur, err := c.Find(context.Background(), filter, opts...)
-	if err != nil {
-		t.Fatalf("find: %v", err)
-	}
-	docs, err := cur.All(context.Background())
-	if err != nil {
-		t.Fatalf("find: %v", err)
-	}
-	return docs
-}
-
 func docIDs(docs []bson.D) []any {
 	out := make([]any, len(docs))
 	for i, d := range docs {
@@ -343,4 +325,79 @@ func TestClusteredRenameAndConvert(t *testing.T) {
 	if got := docIDs(cfind(t, r, bson.D{}, nil)); !reflect.DeepEqual(got, []any{int32(1), int32(2), int32(3)}) {
 		t.Errorf("capped collection holds %v", got)
 	}
+}
+
+// TestClusteredTTLByID: a clustered collection with expireAfterSeconds
+// expires the documents whose _id is a date at or before the cut-off;
+// other _ids never expire. collMod changes the value or turns it off;
+// reopening keeps it.
+func TestClusteredTTLByID(t *testing.T) {
+	ctx := context.Background()
+	db, clk, dir := openTest(t)
+	mustRun(t, db, "db", `{"create": "c", "clusteredIndex": {"key": {"_id": 1}, "unique": true}, "expireAfterSeconds": 60}`)
+	r := mustRun(t, db, "db", `{"listCollections": 1}`)
+	entry := field(r, "cursor.firstBatch").(bson.A)[0].(bson.D)
+	if v := field(entry, "options.expireAfterSeconds"); v != int64(60) {
+		t.Errorf("listCollections expireAfterSeconds = %v (%T), want int64 60", v, v)
+	}
+	r = mustRun(t, db, "db", `{"listIndexes": "c"}`)
+	ix := field(r, "cursor.firstBatch").(bson.A)[0].(bson.D)
+	if v := field(ix, "expireAfterSeconds"); v != int64(60) || field(ix, "clustered") != true {
+		t.Errorf("listIndexes entry %v", ix)
+	}
+	c := db.Database("db").Collection("c")
+	now := clk.Now()
+	at := func(d time.Duration) bson.DateTime { return bson.NewDateTimeFromTime(now.Add(d)) }
+	docs := []any{
+		bson.D{{Key: "_id", Value: at(-2 * time.Minute)}},
+		bson.D{{Key: "_id", Value: at(-60 * time.Second)}}, // exactly at the cut-off: expires
+		bson.D{{Key: "_id", Value: at(-30 * time.Second)}},
+		bson.D{{Key: "_id", Value: at(time.Hour)}},
+		bson.D{{Key: "_id", Value: int32(1)}},
+		bson.D{{Key: "_id", Value: "x"}},
+	}
+	if _, err := c.InsertMany(ctx, docs, true); err != nil {
+		t.Fatal(err)
+	}
+	pass := func(want int64) {
+		t.Helper()
+		res, err := db.RunTTLPass(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Deleted != want {
+			t.Fatalf("pass deleted %d, want %d", res.Deleted, want)
+		}
+	}
+	pass(2)
+	if n, _ := c.CountDocuments(ctx, bson.D{}); n != 4 {
+		t.Fatalf("%d documents left, want 4", n)
+	}
+	mustRun(t, db, "db", `{"collMod": "c", "expireAfterSeconds": 10}`)
+	pass(1) // the one dated 30 s ago
+	mustRun(t, db, "db", `{"collMod": "c", "expireAfterSeconds": "off"}`)
+	r = mustRun(t, db, "db", `{"listCollections": 1}`)
+	if _, ok := getDoc(field(r, "cursor.firstBatch").(bson.A)[0].(bson.D), "options"); !ok {
+		t.Fatal("no options")
+	} else if v := field(field(r, "cursor.firstBatch").(bson.A)[0].(bson.D), "options.expireAfterSeconds"); v != nil {
+		t.Errorf("expireAfterSeconds %v after \"off\"", v)
+	}
+	clk.Advance(2 * time.Hour)
+	pass(0) // off: the date an hour ahead is now past, but nothing expires
+	mustRun(t, db, "db", `{"collMod": "c", "expireAfterSeconds": 0}`)
+	db = reopen(t, db, dir, clk)
+	c = db.Database("db").Collection("c")
+	pass(1)
+	left := docIDs(cfind(t, c, bson.D{}, nil))
+	if !reflect.DeepEqual(left, []any{int32(1), "x"}) {
+		t.Errorf("left %v, want the non-date _ids", left)
+	}
+	validClean(t, db, "c")
+	// SPEC §5.2's errors, on a clustered collection.
+	wantCode(t, db, "db", `{"collMod": "c", "expireAfterSeconds": "on"}`, 72, "expected \"off\"")
+	wantCode(t, db, "db", `{"collMod": "c", "expireAfterSeconds": {"a": 1}}`, 14, "wrong type")
+	wantCode(t, db, "db", `{"collMod": "c", "expireAfterSeconds": -1}`, 72, "cannot be less than 0")
+	wantCode(t, db, "db", `{"create": "d", "clusteredIndex": {"key": {"_id": 1}, "unique": true}, "expireAfterSeconds": -5}`, 72, "cannot be less than 0")
+	wantCode(t, db, "db", `{"create": "d", "clusteredIndex": false, "expireAfterSeconds": 5}`, 72, "only supported on time-series")
+	wantCode(t, db, "db", `{"collMod": "c", "index": {"name": "_id_", "expireAfterSeconds": 5}}`, 72, "_id field does not support TTL")
 }

@@ -53,10 +53,6 @@ func parseCreateOptions(opts bson.D) (*createOptions, error) {
 	if _, ok := has["timeseries"]; ok {
 		return parseTimeseriesCreate(opts, has, co)
 	}
-	if v, ok := has["expireAfterSeconds"]; ok {
-		_ = v
-		return nil, doc.Errorf(doc.CodeInvalidOptions, "'expireAfterSeconds' is only supported on time-series collections")
-	}
 	// clusteredIndex is checked before the capped options, as MongoDB's
 	// create command does (clustered_util::checkCreationOptions).
 	clusteredV, hasClustered := has["clusteredIndex"]
@@ -66,6 +62,10 @@ func parseCreateOptions(opts bson.D) (*createOptions, error) {
 		if spec, err = parseClusteredIndex(clusteredV, has); err != nil {
 			return nil, err
 		}
+	}
+	expireV, hasExpire := has["expireAfterSeconds"]
+	if hasExpire && spec == nil {
+		return nil, doc.Errorf(doc.CodeInvalidOptions, "'expireAfterSeconds' is only supported on time-series collections")
 	}
 	cappedV, hasCapped := has["capped"]
 	capped := false
@@ -91,6 +91,14 @@ func parseCreateOptions(opts bson.D) (*createOptions, error) {
 	if spec != nil {
 		co.clustered = true
 		co.raw = set(co.raw, "clusteredIndex", spec)
+		if hasExpire {
+			// Expiry by _id (clustered.go, "Clustered TTL").
+			n, err := parseCollExpire("create", expireV)
+			if err != nil {
+				return nil, err
+			}
+			co.raw = set(co.raw, "expireAfterSeconds", n)
+		}
 	} else if hasClustered {
 		co.raw = unset(co.raw, "clusteredIndex") // clusteredIndex: false
 	}
@@ -145,6 +153,9 @@ func (db *DB) createParsed(dbName, name string, co *createOptions, explicit bool
 		m.Indexes = []*indexMeta{idIndex()}
 		if co.clustered {
 			m.Indexes[0].Name, _ = getString(co.raw, "clusteredIndex", "name")
+			if v, ok := get(co.raw, "expireAfterSeconds"); ok {
+				m.Indexes[0].TTL, m.Indexes[0].Expire = true, v.(int64)
+			}
 		}
 	}
 	c := &coll{db: db}

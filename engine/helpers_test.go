@@ -167,11 +167,14 @@ func field(d bson.D, path string) any {
 	return v
 }
 
-// findAll returns every document of a find command's first batch
-// (and following getMores).
-func findAll(t *testing.T, db *DB, dbName, coll string, filter bson.D) []bson.D {
+// cfind returns every document c.Find gives for filter and o.
+func cfind(t *testing.T, c *Collection, filter bson.D, o *FindOptions) []bson.D {
 	t.Helper()
-	cur, err := db.Database(dbName).Collection(coll).Find(context.Background(), filter)
+	var opts []FindOptions
+	if o != nil {
+		opts = append(opts, *o)
+	}
+	cur, err := c.Find(context.Background(), filter, opts...)
 	if err != nil {
 		t.Fatalf("find: %v", err)
 	}
@@ -180,6 +183,13 @@ func findAll(t *testing.T, db *DB, dbName, coll string, filter bson.D) []bson.D 
 		t.Fatalf("find: %v", err)
 	}
 	return docs
+}
+
+// findAll returns every document of a find command's first batch
+// (and following getMores).
+func findAll(t *testing.T, db *DB, dbName, coll string, filter bson.D) []bson.D {
+	t.Helper()
+	return cfind(t, db.Database(dbName).Collection(coll), filter, nil)
 }
 
 func count(t *testing.T, db *DB, dbName, coll string) int64 {

@@ -554,7 +554,7 @@ func (db *DB) ttlVisit(ctx context.Context, t ttlTarget) (deleted int64, more bo
 				clear(bd.ids)
 			}
 			var err error
-			rids, next, finished, err = scanRids(txn, lo, hi, want, bd.ids)
+			rids, next, finished, err = scanRids(txn, lo, hi, want, bd.ids, t.index == idIndexID)
 			return err
 		})
 		if err != nil {
@@ -632,16 +632,20 @@ func (v *visitClock) stop(before int64) func(deleted int64) bool {
 // scanRids reads the record ids of up to want index keys in [lo, hi),
 // in key order. next is where the scan resumes (nil when finished: no
 // key is left before hi). ids, when not nil (a clustered collection),
-// is given each entry's value: the _id keystring of its record.
-func scanRids(txn *lsm.Txn, lo, hi []byte, want int64, ids map[uint64][]byte) (rids []uint64, next []byte, finished bool, err error) {
-	it := txn.NewIter(lsm.IterOptions{Lower: lo, Upper: hi, KeysOnly: ids == nil})
+// is given each record's _id keystring: the entry's value, or with
+// idIndex (the clustered collection's own _id index, clustered TTL)
+// the entry's keystring.
+func scanRids(txn *lsm.Txn, lo, hi []byte, want int64, ids map[uint64][]byte, idIndex bool) (rids []uint64, next []byte, finished bool, err error) {
+	it := txn.NewIter(lsm.IterOptions{Lower: lo, Upper: hi, KeysOnly: ids == nil || idIndex})
 	defer it.Close()
 	for it.Next() {
-		_, rid, ok := lsm.SplitIndexKey(it.Key())
+		ks, rid, ok := lsm.SplitIndexKey(it.Key())
 		if !ok {
 			continue
 		}
-		if ids != nil {
+		if ids != nil && idIndex {
+			ids[rid] = bytes.Clone(ks)
+		} else if ids != nil {
 			id, err := it.Value()
 			if err != nil {
 				return nil, nil, false, err

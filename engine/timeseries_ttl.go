@@ -197,7 +197,7 @@ func (db *DB) timeseriesTTLVisit(ctx context.Context, tg ttlTarget) (deleted int
 		finished := false
 		err := db.store.View(func(txn *lsm.Txn) error {
 			var err error
-			rids, next, finished, err = scanRids(txn, lo, hi, want, nil)
+			rids, next, finished, err = scanRids(txn, lo, hi, want, nil, false)
 			return err
 		})
 		if err != nil {
@@ -249,18 +249,9 @@ func (db *DB) collModTimeseries(c *coll, cmd bson.D) (bson.D, error) {
 	for _, e := range cmd {
 		switch e.Key {
 		case "expireAfterSeconds":
-			if s, ok := e.Value.(string); ok {
-				if s != "off" {
-					return nil, doc.Errorf(doc.CodeInvalidOptions, "Invalid string value for the 'expireAfterSeconds' option: '%s'; expected \"off\"", s)
-				}
-				exp, hasExp = 0, false
-				continue
-			}
-			n, err := parseCollExpire("collMod", e.Value)
-			if err != nil {
+			if exp, hasExp, err = parseCollModExpire(e.Value); err != nil {
 				return nil, err
 			}
-			exp, hasExp = n, true
 		case "timeseries":
 			if o, err = o.ApplyCollMod(e.Value); err != nil {
 				return nil, err
@@ -283,6 +274,19 @@ func (db *DB) collModTimeseries(c *coll, cmd bson.D) (bson.D, error) {
 		tsStateOf(c, o)
 	}
 	return bson.D{}, nil
+}
+
+// parseCollModExpire parses collMod's collection-level
+// expireAfterSeconds: a number of seconds (on is true), or "off".
+func parseCollModExpire(v any) (n int64, on bool, err error) {
+	if s, ok := v.(string); ok {
+		if s != "off" {
+			return 0, false, doc.Errorf(doc.CodeInvalidOptions, "Invalid string value for the 'expireAfterSeconds' option: '%s'; expected \"off\"", s)
+		}
+		return 0, false, nil
+	}
+	n, err = parseCollExpire("collMod", v)
+	return n, err == nil, err
 }
 
 // tsIndexPrefix prefixes the name of the buckets-collection index that
