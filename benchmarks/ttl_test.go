@@ -21,7 +21,23 @@ import (
 // 0: a document expires at its exp date).
 func ttlColl(tb testing.TB, db *engine.DB) *engine.Collection {
 	tb.Helper()
-	c := db.Database("bench").Collection("docs")
+	return ttlIndexOn(tb, db.Database("bench").Collection("docs"))
+}
+
+// clusteredTTLColl is ttlColl with bench.docs clustered by _id
+// (clusteredIndex): two keys a document, the _id entry holding it and
+// the exp entry.
+func clusteredTTLColl(tb testing.TB, db *engine.DB) *engine.Collection {
+	tb.Helper()
+	err := db.Database("bench").CreateCollection(context.Background(), "docs", bson.D{{Key: "clusteredIndex", Value: bson.D{
+		{Key: "key", Value: bson.D{{Key: "_id", Value: int32(1)}}}, {Key: "unique", Value: true}}}})
+	mustNoErr(tb, err, "create clustered")
+	return ttlIndexOn(tb, db.Database("bench").Collection("docs"))
+}
+
+// ttlIndexOn creates c's TTL index on exp.
+func ttlIndexOn(tb testing.TB, c *engine.Collection) *engine.Collection {
+	tb.Helper()
 	_, err := c.CreateIndex(context.Background(), engine.IndexModel{
 		Keys:    bson.D{{Key: "exp", Value: 1}},
 		Options: bson.D{{Key: "expireAfterSeconds", Value: int32(0)}},
@@ -138,6 +154,16 @@ func BenchmarkReap(b *testing.B) {
 // reapSteps is how many steps BenchmarkReapInterleaved takes.
 var reapSteps = envInt("TTLKV_BENCH_REAP_STEPS", 10)
 
+// reapClustered and reapOrdinary choose the ttlkv sides of
+// BenchmarkReapInterleaved: the clustered collection and the ordinary
+// one (both by default). Every store open beside the one timed adds its
+// background compactions to the machine's load: compare figures taken
+// with the same sides.
+var (
+	reapClustered = os.Getenv("TTLKV_BENCH_REAP_CLUSTERED") != "0"
+	reapOrdinary  = os.Getenv("TTLKV_BENCH_REAP_ORDINARY") != "0"
+)
+
 // rawReapRange is rawReap over the exp keys dated in [from, cutoff]: a
 // stepwise raw reaper that, like the engine's low-water mark, does not
 // walk again over the tombstones its earlier steps left. withID: see
@@ -162,35 +188,50 @@ func rawReapRange(db *badger.DB, from, cutoff time.Time, withID bool) (int, erro
 // entry; rawReapKeys), still reading nothing: x-baseline3 is ttlkv's
 // rate against that, which shows how much of the gap to the two-key
 // baseline is the third key rather than ttlkv's own work.
+//
+// A fourth, ttlkv with bench.docs clustered by _id (clusteredIndex),
+// deletes two keys a document, the _id entry holding the document and
+// the exp entry, as the two-key baseline does: clustered-x-baseline.
+// TTLKV_BENCH_REAP_CLUSTERED=0 leaves it out, TTLKV_BENCH_REAP_ORDINARY=0
+// the ordinary collection.
 func BenchmarkReapInterleaved(b *testing.B) {
 	ctx := context.Background()
 	want := (benchN + 1) / 2
 	for it := 0; it < b.N; it++ {
 		clk := newClock()
-		db := openEngine(b, b.TempDir(), clk)
-		c := ttlColl(b, db)
-		engineLoad(b, c, 0, benchN, halfExpired)
+		var db *engine.DB
+		if reapOrdinary {
+			db = openEngine(b, b.TempDir(), clk)
+			engineLoad(b, ttlColl(b, db), 0, benchN, halfExpired)
+		}
 		raw := openBadger(b, b.TempDir())
 		rawLoad(b, raw, 0, benchN, "exp", true, halfExpired)
 		raw3 := openBadger(b, b.TempDir())
 		rawLoad(b, raw3, 0, benchN, "exp", true, halfExpired)
+		var dbC *engine.DB
+		if reapClustered {
+			dbC = openEngine(b, b.TempDir(), clk)
+			engineLoad(b, clusteredTTLColl(b, dbC), 0, benchN, halfExpired)
+		}
 		var rawF *badger.DB
 		if reapFloor {
 			rawF = openBadger(b, b.TempDir())
 			rawLoad(b, rawF, 0, benchN, "exp", false, halfExpired)
 		}
-		var eng, base, base3, floor time.Duration
-		var engN, rawN, raw3N, floorN int
+		var eng, base, base3, floor, clu time.Duration
+		var engN, rawN, raw3N, floorN, cluN int
 		from := baseTime
 		for s := 1; s <= reapSteps; s++ {
 			cutoff := baseTime.Add(time.Duration(benchN*s/reapSteps) * time.Millisecond)
 			clk.Advance(cutoff.Sub(clk.Now()))
+			if db != nil {
+				start := time.Now()
+				res, err := db.RunTTLPass(ctx)
+				eng += time.Since(start)
+				mustNoErr(b, err, "RunTTLPass")
+				engN += int(res.Deleted)
+			}
 			start := time.Now()
-			res, err := db.RunTTLPass(ctx)
-			eng += time.Since(start)
-			mustNoErr(b, err, "RunTTLPass")
-			engN += int(res.Deleted)
-			start = time.Now()
 			n, err := rawReapRange(raw, from, cutoff, false)
 			base += time.Since(start)
 			mustNoErr(b, err, "raw reap")
@@ -200,6 +241,13 @@ func BenchmarkReapInterleaved(b *testing.B) {
 			base3 += time.Since(start)
 			mustNoErr(b, err, "raw three-key reap")
 			raw3N += n
+			if dbC != nil {
+				start = time.Now()
+				res, err := dbC.RunTTLPass(ctx)
+				clu += time.Since(start)
+				mustNoErr(b, err, "RunTTLPass (clustered)")
+				cluN += int(res.Deleted)
+			}
 			if rawF != nil {
 				start = time.Now()
 				n, err = rawReapReading(rawF, from, cutoff)
@@ -209,6 +257,9 @@ func BenchmarkReapInterleaved(b *testing.B) {
 			}
 			from = cutoff.Add(time.Millisecond)
 		}
+		if db == nil {
+			engN = want
+		}
 		if engN != want || rawN != want || raw3N != want {
 			b.Fatalf("deleted %d (ttlkv), %d (raw) and %d (raw, three keys), want %d", engN, rawN, raw3N, want)
 		}
@@ -217,23 +268,35 @@ func BenchmarkReapInterleaved(b *testing.B) {
 		if left != benchN-want {
 			b.Fatalf("raw three-key reap left %d _id entries, want %d", left, benchN-want)
 		}
-		mustNoErr(b, db.Close(), "close")
 		mustNoErr(b, raw.Close(), "close")
 		mustNoErr(b, raw3.Close(), "close")
+		b.ReportMetric(rate(want, base), "base-docs/s")
+		b.ReportMetric(rate(want, base3), "base3-docs/s")
+		b.ReportMetric(base.Seconds()/base3.Seconds(), "base3-x-base")
+		if dbC != nil {
+			if cluN != want {
+				b.Fatalf("clustered ttlkv deleted %d, want %d", cluN, want)
+			}
+			mustNoErr(b, dbC.Close(), "close")
+			b.ReportMetric(rate(want, clu), "clustered-docs/s")
+			b.ReportMetric(base.Seconds()/clu.Seconds(), "clustered-x-baseline")
+		}
 		if rawF != nil {
 			if floorN != want {
 				b.Fatalf("raw reading reap deleted %d, want %d", floorN, want)
 			}
 			mustNoErr(b, rawF.Close(), "close")
 			b.ReportMetric(base.Seconds()/floor.Seconds(), "floor-x-base")
-			b.ReportMetric(floor.Seconds()/eng.Seconds(), "x-floor")
+			if db != nil {
+				b.ReportMetric(floor.Seconds()/eng.Seconds(), "x-floor")
+			}
 		}
-		b.ReportMetric(rate(want, eng), "docs/s")
-		b.ReportMetric(rate(want, base), "base-docs/s")
-		b.ReportMetric(rate(want, base3), "base3-docs/s")
-		b.ReportMetric(base.Seconds()/eng.Seconds(), "x-baseline")
-		b.ReportMetric(base3.Seconds()/eng.Seconds(), "x-baseline3")
-		b.ReportMetric(base.Seconds()/base3.Seconds(), "base3-x-base")
+		if db != nil {
+			mustNoErr(b, db.Close(), "close")
+			b.ReportMetric(rate(want, eng), "docs/s")
+			b.ReportMetric(base.Seconds()/eng.Seconds(), "x-baseline")
+			b.ReportMetric(base3.Seconds()/eng.Seconds(), "x-baseline3")
+		}
 	}
 }
 
