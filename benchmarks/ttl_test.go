@@ -18,11 +18,18 @@ import (
 )
 
 // ttlColl creates bench.docs with a TTL index on exp (expireAfterSeconds
-// 0: a document expires at its exp date).
+// 0: a document expires at its exp date); clustered by _id when
+// TTLKV_BENCH_CLUSTERED=1, for the TTL benchmarks on that layout.
 func ttlColl(tb testing.TB, db *engine.DB) *engine.Collection {
 	tb.Helper()
+	if benchClustered {
+		return clusteredTTLColl(tb, db)
+	}
 	return ttlIndexOn(tb, db.Database("bench").Collection("docs"))
 }
+
+// benchClustered makes ttlColl's collections clustered by _id.
+var benchClustered = os.Getenv("TTLKV_BENCH_CLUSTERED") == "1"
 
 // clusteredTTLColl is ttlColl with bench.docs clustered by _id
 // (clusteredIndex): two keys a document, the _id entry holding it and
