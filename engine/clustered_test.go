@@ -24,37 +24,6 @@ func clusteredColl(t *testing.T, db *DB, name string) *Collection {
 	return db.Database("db").Collection(name)
 }
 
-// mustValid fails the test unless validate finds db.name consistent.
-func validClean(t *testing.T, db *DB, name string) *ValidateResult {
-	t.Helper()
-	r, err := db.Validate(context.Background(), "db", name)
-	if err != nil {
-		t.Fatalf("validate: %v", err)
-	}
-	if !r.Valid() {
-		t.Fatalf("validate %s: %v", name, r.Errors)
-	}
-	return r
-}
-
-// storeKeys counts the keys of the store under prefix p.
-func storeKeys(t *testing.T, db *DB, p []byte) int {
-	t.Helper()
-	n := 0
-	err := db.store.View(func(txn *lsm.Txn) error {
-		it := txn.NewIter(lsm.IterOptions{Prefix: p, KeysOnly: true})
-		defer it.Close()
-		for it.Next() {
-			n++
-		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return n
-}
-
 func docIDs(docs []bson.D) []any {
 	out := make([]any, len(docs))
 	for i, d := range docs {
@@ -80,10 +49,10 @@ func TestClusteredStoresDocumentsInIDEntries(t *testing.T) {
 		t.Fatal("catalog entry not clustered")
 	}
 	// Two keys a document: the _id entry (holding it) and the a entry.
-	if n := storeKeys(t, db, lsm.RecordPrefix(m.ID)); n != 0 {
+	if n := countPrefix(t, db, lsm.RecordPrefix(m.ID)); n != 0 {
 		t.Errorf("%d record keys, want none", n)
 	}
-	if n := storeKeys(t, db, lsm.CollectionIndexPrefix(m.ID)); n != 10 {
+	if n := countPrefix(t, db, lsm.CollectionIndexPrefix(m.ID)); n != 10 {
 		t.Errorf("%d index keys, want 10", n)
 	}
 	// Natural order is _id order, both ways.
@@ -109,7 +78,7 @@ func TestClusteredStoresDocumentsInIDEntries(t *testing.T) {
 	if got := docIDs(docs); !reflect.DeepEqual(got, []any{int32(2), int32(4)}) {
 		t.Errorf("a=0 through a_1: %v", got)
 	}
-	validClean(t, db, "c")
+	mustValidate(t, db, "db", "c")
 	// Updates move secondary entries and rewrite the document in place.
 	if _, err := c.UpdateMany(ctx, bson.D{{Key: "a", Value: int32(1)}}, bson.D{{Key: "$set", Value: bson.D{{Key: "a", Value: int32(7)}}}}, false); err != nil {
 		t.Fatal(err)
@@ -125,7 +94,7 @@ func TestClusteredStoresDocumentsInIDEntries(t *testing.T) {
 	if v, _ := get(d, "b"); v != "x" {
 		t.Errorf("replaced document %v", d)
 	}
-	validClean(t, db, "c")
+	mustValidate(t, db, "db", "c")
 	// A duplicate _id is refused, and the stored document is untouched.
 	_, err = c.InsertOne(ctx, bson.D{{Key: "_id", Value: int32(3)}, {Key: "a", Value: int32(9)}})
 	checkCode(t, "duplicate _id", err, 11000, "dup key")
@@ -137,10 +106,10 @@ func TestClusteredStoresDocumentsInIDEntries(t *testing.T) {
 		t.Fatalf("DeleteOne: %v %v", r, err)
 	}
 	// _id 2 is left, with its a entry (null: it has no a).
-	if n := storeKeys(t, db, lsm.CollectionIndexPrefix(m.ID)); n != 2 {
+	if n := countPrefix(t, db, lsm.CollectionIndexPrefix(m.ID)); n != 2 {
 		t.Errorf("%d index keys after deletes, want 2", n)
 	}
-	if r := validClean(t, db, "c"); r.Records != 1 {
+	if r := mustValidate(t, db, "db", "c"); r.Records != 1 {
 		t.Errorf("validate counts %d records, want 1", r.Records)
 	}
 }
@@ -168,7 +137,7 @@ func TestClusteredRecordIDsSurviveReopen(t *testing.T) {
 		if len(docs) != round+2 {
 			t.Fatalf("round %d: a=1 finds %v, want %d documents", round, docIDs(docs), round+2)
 		}
-		validClean(t, db, "c")
+		mustValidate(t, db, "db", "c")
 	}
 }
 
@@ -211,10 +180,10 @@ func TestClusteredTTL(t *testing.T) {
 		t.Errorf("highest _id left %v, want 959", id)
 	}
 	m := db.lookup("db", "c").m()
-	if n := storeKeys(t, db, lsm.CollectionIndexPrefix(m.ID)); n != 2*259 {
+	if n := countPrefix(t, db, lsm.CollectionIndexPrefix(m.ID)); n != 2*259 {
 		t.Errorf("%d index keys, want %d", n, 2*259)
 	}
-	validClean(t, db, "c")
+	mustValidate(t, db, "db", "c")
 }
 
 // TestClusteredCreateErrors: create's clusteredIndex option, with
@@ -317,7 +286,7 @@ func TestClusteredRenameAndConvert(t *testing.T) {
 	if got := docIDs(cfind(t, r, bson.D{}, nil)); !reflect.DeepEqual(got, []any{int32(1), int32(2), int32(3)}) {
 		t.Errorf("renamed collection holds %v", got)
 	}
-	validClean(t, db, "r")
+	mustValidate(t, db, "db", "r")
 	mustRun(t, db, "db", `{"convertToCapped": "r", "size": 100000}`)
 	if m := db.lookup("db", "r").m(); m.Kind != kindCapped || m.Clustered {
 		t.Fatalf("converted collection kind %s clustered %v", m.Kind, m.Clustered)
@@ -392,7 +361,7 @@ func TestClusteredTTLByID(t *testing.T) {
 	if !reflect.DeepEqual(left, []any{int32(1), "x"}) {
 		t.Errorf("left %v, want the non-date _ids", left)
 	}
-	validClean(t, db, "c")
+	mustValidate(t, db, "db", "c")
 	// SPEC §5.2's errors, on a clustered collection.
 	wantCode(t, db, "db", `{"collMod": "c", "expireAfterSeconds": "on"}`, 72, "expected \"off\"")
 	wantCode(t, db, "db", `{"collMod": "c", "expireAfterSeconds": {"a": 1}}`, 14, "wrong type")

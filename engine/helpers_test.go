@@ -201,8 +201,9 @@ func count(t *testing.T, db *DB, dbName, coll string) int64 {
 	return n
 }
 
-// mustValidate fails the test if validate finds any inconsistency.
-func mustValidate(t *testing.T, db *DB, dbName, coll string) {
+// mustValidate fails the test if validate finds any inconsistency, and
+// returns validate's result.
+func mustValidate(t *testing.T, db *DB, dbName, coll string) *ValidateResult {
 	t.Helper()
 	r, err := db.Validate(context.Background(), dbName, coll)
 	if err != nil {
@@ -211,4 +212,5 @@ func mustValidate(t *testing.T, db *DB, dbName, coll string) {
 	if !r.Valid() {
 		t.Fatalf("validate %s: %v", coll, r.Errors)
 	}
+	return r
 }
