@@ -12,14 +12,14 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ttlkv/ttlkv/doc"
+	"github.com/ttlkv/ttlkv/document"
 )
 
 // TestDocSize keeps the benchmark document at about 200 bytes encoded,
 // the size the issues' targets are stated for.
 func TestDocSize(t *testing.T) {
 	for _, i := range []int{0, 7, 999_999} {
-		b, err := doc.Marshal(makeDoc(i, baseTime))
+		b, err := document.Marshal(makeDoc(i, baseTime))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -17,7 +17,7 @@ import (
 	"time"
 
 	badger "github.com/dgraph-io/badger/v4"
-	"github.com/ttlkv/ttlkv/doc"
+	"github.com/ttlkv/ttlkv/document"
 	"github.com/ttlkv/ttlkv/engine"
 	"github.com/ttlkv/ttlkv/lsm"
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -118,7 +118,7 @@ type rawKV struct {
 }
 
 func rawKeys(d bson.D, rid uint64, field string) (rawKV, error) {
-	val, err := doc.Marshal(d)
+	val, err := document.Marshal(d)
 	if err != nil {
 		return rawKV{}, err
 	}

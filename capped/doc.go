@@ -145,7 +145,7 @@
 //
 // # Errors
 //
-// ErrTooLarge, ErrOverwritten and ErrSizeChanged wrap a *doc.Error with
+// ErrTooLarge, ErrOverwritten and ErrSizeChanged wrap a *document.Error with
 // codes 2 BadValue, 136 CappedPositionLost and 10003
 // CannotGrowDocumentInCappedNamespace. After a write or fsync error the
 // ring fails (ErrFailed) and refuses writes until reopened.

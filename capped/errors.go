@@ -7,8 +7,8 @@ import (
 
 // Errors returned by the ring. Wrapped errors carry detail; test with
 // errors.Is. ErrTooLarge, ErrOverwritten and ErrSizeChanged also wrap a
-// *doc.Error with MongoDB's code (2 BadValue, 136 CappedPositionLost and
-// 10003 CannotGrowDocumentInCappedNamespace), so doc.CodeOf works on them.
+// *document.Error with MongoDB's code (2 BadValue, 136 CappedPositionLost and
+// 10003 CannotGrowDocumentInCappedNamespace), so document.CodeOf works on them.
 var (
 	// ErrTooLarge is returned by Append when a record cannot fit in the
 	// ring's usable space (or in Limits.MaxDataBytes) even when empty.

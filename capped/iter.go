@@ -24,7 +24,7 @@ type Iterator struct {
 // Err, it is at the end, and a later Next returns records appended since
 // (use Wait to block until there are some). If records it has not yet
 // returned are evicted, Next returns false and Err matches
-// ErrOverwritten (carrying doc.CodeCappedPositionLost). A reverse
+// ErrOverwritten (carrying document.CodeCappedPositionLost). A reverse
 // iterator ends at the oldest record that was live when Scan was called,
 // or fails with ErrOverwritten if it is overtaken by evictions.
 func (r *Ring) Scan(from uint64, reverse bool) *Iterator {

@@ -7,7 +7,7 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/ttlkv/ttlkv/doc"
+	"github.com/ttlkv/ttlkv/document"
 )
 
 // seqReserve is how many sequence numbers one header write reserves; see
@@ -300,7 +300,7 @@ func (r *Ring) broadcast() {
 
 func tooLarge(format string, args ...any) error {
 	msg := fmt.Sprintf(format, args...)
-	return fmt.Errorf("%w: %w", ErrTooLarge, doc.Errorf(doc.CodeBadValue, "%s", msg))
+	return fmt.Errorf("%w: %w", ErrTooLarge, document.Errorf(document.CodeBadValue, "%s", msg))
 }
 
 // Append writes data (at least one byte) as the newest record and
@@ -317,7 +317,7 @@ func tooLarge(format string, args ...any) error {
 // Records leave for physical space first, then while Count() would
 // exceed lim.MaxRecords or DataBytes() lim.MaxDataBytes. A record that
 // cannot fit in an empty ring returns an error matching ErrTooLarge
-// (carrying doc.CodeBadValue). After an I/O error Append returns an error
+// (carrying document.CodeBadValue). After an I/O error Append returns an error
 // matching ErrFailed and so does every later write.
 func (r *Ring) Append(data []byte, lim Limits, evict func([]Record) error) (seq uint64, off int64, err error) {
 	if err := r.checkAppend(data, lim); err != nil {
@@ -663,7 +663,7 @@ func (r *Ring) readEntry(e entry) ([]byte, error) {
 
 // Read returns a copy of the data of record seq at offset off. It
 // returns an error matching ErrOverwritten (carrying
-// doc.CodeCappedPositionLost) if the record was evicted, ErrNotFound if
+// document.CodeCappedPositionLost) if the record was evicted, ErrNotFound if
 // no committed record seq lives at off, and a *CorruptionError if the
 // bytes on disk fail their checksum.
 func (r *Ring) Read(seq uint64, off int64) ([]byte, error) {
@@ -691,12 +691,12 @@ func (r *Ring) Read(seq uint64, off int64) ([]byte, error) {
 
 func overwritten(seq uint64) error {
 	return fmt.Errorf("%w: %w", ErrOverwritten,
-		doc.Errorf(doc.CodeCappedPositionLost, "the capped position of record %d was overwritten", seq))
+		document.Errorf(document.CodeCappedPositionLost, "the capped position of record %d was overwritten", seq))
 }
 
 // Overwrite replaces the data of live record seq at off in place. data
 // must have the record's length, else the error matches ErrSizeChanged
-// (carrying doc.CodeCannotGrowDocumentInCappedNS). The record keeps its
+// (carrying document.CodeCannotGrowDocumentInCappedNS). The record keeps its
 // sequence number and position. Readers see the old or the new data,
 // never a mix. An overwrite interrupted by power loss can leave the
 // record failing its checksum (see doc.go, "Overwrite").
@@ -729,7 +729,7 @@ func (r *Ring) Overwrite(seq uint64, off int64, data []byte) error {
 	case e.off != off:
 		return fmt.Errorf("%w: record %d is at offset %d, not %d", ErrNotFound, seq, e.off, off)
 	case int64(len(data)) != int64(e.n):
-		return fmt.Errorf("%w: %w", ErrSizeChanged, doc.Errorf(doc.CodeCannotGrowDocumentInCappedNS,
+		return fmt.Errorf("%w: %w", ErrSizeChanged, document.Errorf(document.CodeCannotGrowDocumentInCappedNS,
 			"cannot change the size of a document in a capped collection: %d != %d", len(data), e.n))
 	}
 	var hb [RecordOverhead]byte

@@ -11,7 +11,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/ttlkv/ttlkv/doc"
+	"github.com/ttlkv/ttlkv/document"
 )
 
 // payload builds deterministic data for sequence i with length n, so a
@@ -136,11 +136,11 @@ func TestAppendErrors(t *testing.T) {
 		n    int
 		lim  Limits
 		want error
-		code doc.Code
+		code document.Code
 	}{
 		{"empty", 0, Limits{}, ErrEmptyRecord, 0},
-		{"larger than usable", usable, Limits{}, ErrTooLarge, doc.CodeBadValue},
-		{"larger than MaxDataBytes", 100, Limits{MaxDataBytes: 99}, ErrTooLarge, doc.CodeBadValue},
+		{"larger than usable", usable, Limits{}, ErrTooLarge, document.CodeBadValue},
+		{"larger than MaxDataBytes", 100, Limits{MaxDataBytes: 99}, ErrTooLarge, document.CodeBadValue},
 		{"largest that fits", usable - RecordOverhead, Limits{}, nil, 0},
 	}
 	for _, tc := range tests {
@@ -148,8 +148,8 @@ func TestAppendErrors(t *testing.T) {
 		if !errors.Is(err, tc.want) || (tc.want == nil) != (err == nil) {
 			t.Errorf("%s: %v, want %v", tc.name, err, tc.want)
 		}
-		if tc.code != 0 && doc.CodeOf(err) != tc.code {
-			t.Errorf("%s: code %v, want %v", tc.name, doc.CodeOf(err), tc.code)
+		if tc.code != 0 && document.CodeOf(err) != tc.code {
+			t.Errorf("%s: code %v, want %v", tc.name, document.CodeOf(err), tc.code)
 		}
 	}
 }
@@ -306,11 +306,11 @@ func TestOverwrite(t *testing.T) {
 		off  int64
 		data []byte
 		want error
-		code doc.Code
+		code document.Code
 	}{
 		{"same size", 3, offs[2], newData, nil, 0},
-		{"grow", 3, offs[2], make([]byte, 101), ErrSizeChanged, doc.CodeCannotGrowDocumentInCappedNS},
-		{"shrink", 3, offs[2], make([]byte, 99), ErrSizeChanged, doc.CodeCannotGrowDocumentInCappedNS},
+		{"grow", 3, offs[2], make([]byte, 101), ErrSizeChanged, document.CodeCannotGrowDocumentInCappedNS},
+		{"shrink", 3, offs[2], make([]byte, 99), ErrSizeChanged, document.CodeCannotGrowDocumentInCappedNS},
 		{"wrong offset", 3, offs[1], newData, ErrNotFound, 0},
 		{"unknown seq", 99, offs[1], newData, ErrNotFound, 0},
 		{"empty", 3, offs[2], nil, ErrEmptyRecord, 0},
@@ -320,8 +320,8 @@ func TestOverwrite(t *testing.T) {
 		if !errors.Is(err, tc.want) || (tc.want == nil) != (err == nil) {
 			t.Errorf("%s: %v, want %v", tc.name, err, tc.want)
 		}
-		if tc.code != 0 && doc.CodeOf(err) != tc.code {
-			t.Errorf("%s: code %v", tc.name, doc.CodeOf(err))
+		if tc.code != 0 && document.CodeOf(err) != tc.code {
+			t.Errorf("%s: code %v", tc.name, document.CodeOf(err))
 		}
 	}
 	got, err := r.Read(3, offs[2])
@@ -350,7 +350,7 @@ func TestOverwrite(t *testing.T) {
 	if err := r2.Overwrite(3, offs[2], newData); !errors.Is(err, ErrOverwritten) {
 		t.Fatalf("overwrite of evicted: %v", err)
 	}
-	if _, err := r2.Read(3, offs[2]); !errors.Is(err, ErrOverwritten) || doc.CodeOf(err) != doc.CodeCappedPositionLost {
+	if _, err := r2.Read(3, offs[2]); !errors.Is(err, ErrOverwritten) || document.CodeOf(err) != document.CodeCappedPositionLost {
 		t.Fatalf("read of evicted: %v", err)
 	}
 }
@@ -376,7 +376,7 @@ func TestIteratorOverrun(t *testing.T) {
 		if it.Next() {
 			t.Fatalf("Next after overrun returned seq %d", it.Record().Seq)
 		}
-		if !errors.Is(it.Err(), ErrOverwritten) || doc.CodeOf(it.Err()) != doc.CodeCappedPositionLost {
+		if !errors.Is(it.Err(), ErrOverwritten) || document.CodeOf(it.Err()) != document.CodeCappedPositionLost {
 			t.Fatalf("Err %v, want ErrOverwritten", it.Err())
 		}
 	}

@@ -4,7 +4,7 @@ import (
 	"context"
 	"math"
 
-	"github.com/ttlkv/ttlkv/doc"
+	"github.com/ttlkv/ttlkv/document"
 	"github.com/ttlkv/ttlkv/lsm"
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
@@ -26,21 +26,21 @@ func cmdCollMod(ctx context.Context, db *DB, dbName string, cmd bson.D) (bson.D,
 			hasIndex = true
 			d, ok := e.Value.(bson.D)
 			if !ok {
-				return nil, doc.Errorf(doc.CodeTypeMismatch, "BSON field 'collMod.index' is the wrong type '%s', expected type 'object'", typeName(e.Value))
+				return nil, document.Errorf(document.CodeTypeMismatch, "BSON field 'collMod.index' is the wrong type '%s', expected type 'object'", typeName(e.Value))
 			}
 			indexOpt = d
 		case "expireAfterSeconds", "timeseries", "validator", "validationLevel", "validationAction":
 			collOpts = append(collOpts, e)
 		case "comment", "writeConcern", "lsid", "$db", "dryRun":
 		default:
-			return nil, doc.Errorf(doc.CodeIDLUnknownField, "BSON field 'collMod.%s' is an unknown field.", e.Key)
+			return nil, document.Errorf(document.CodeIDLUnknownField, "BSON field 'collMod.%s' is an unknown field.", e.Key)
 		}
 	}
 	db.catMu.Lock()
 	defer db.catMu.Unlock()
 	c := db.lookup(dbName, name)
 	if c == nil {
-		return nil, doc.Errorf(doc.CodeNamespaceNotFound, "ns does not exist: %s.%s", dbName, name)
+		return nil, document.Errorf(document.CodeNamespaceNotFound, "ns does not exist: %s.%s", dbName, name)
 	}
 	reply := bson.D{}
 	if hasIndex {
@@ -67,9 +67,9 @@ func cmdCollMod(ctx context.Context, db *DB, dbName string, cmd bson.D) (bson.D,
 			for _, e := range collOpts {
 				switch e.Key {
 				case "expireAfterSeconds":
-					return nil, doc.Errorf(doc.CodeInvalidOptions, "'expireAfterSeconds' option is only supported on collections clustered by _id")
+					return nil, document.Errorf(document.CodeInvalidOptions, "'expireAfterSeconds' option is only supported on collections clustered by _id")
 				case "timeseries":
-					return nil, doc.Errorf(doc.CodeInvalidOptions, "option only supported on a time-series collection: timeseries")
+					return nil, document.Errorf(document.CodeInvalidOptions, "option only supported on a time-series collection: timeseries")
 				}
 			}
 		}
@@ -85,17 +85,17 @@ func (db *DB) collModIndex(c *coll, opt bson.D) (bson.D, error) {
 	keyV, hasKey := get(opt, "keyPattern")
 	switch {
 	case hasName && hasKey:
-		return nil, doc.Errorf(doc.CodeInvalidOptions, "Cannot specify both key pattern and name.")
+		return nil, document.Errorf(document.CodeInvalidOptions, "Cannot specify both key pattern and name.")
 	case !hasName && !hasKey:
-		return nil, doc.Errorf(doc.CodeInvalidOptions, "Must specify either index name or key pattern.")
+		return nil, document.Errorf(document.CodeInvalidOptions, "Must specify either index name or key pattern.")
 	case hasName:
 		if _, ok := nameV.(string); !ok {
-			return nil, doc.Errorf(doc.CodeTypeMismatch, "BSON field 'collMod.index.name' is the wrong type '%s', expected type 'string'", typeName(nameV))
+			return nil, document.Errorf(document.CodeTypeMismatch, "BSON field 'collMod.index.name' is the wrong type '%s', expected type 'string'", typeName(nameV))
 		}
 		ref = nameV
 	default:
 		if _, ok := keyV.(bson.D); !ok {
-			return nil, doc.Errorf(doc.CodeTypeMismatch, "BSON field 'collMod.index.keyPattern' is the wrong type '%s', expected type 'object'", typeName(keyV))
+			return nil, document.Errorf(document.CodeTypeMismatch, "BSON field 'collMod.index.keyPattern' is the wrong type '%s', expected type 'object'", typeName(keyV))
 		}
 		ref = keyV
 	}
@@ -105,21 +105,21 @@ func (db *DB) collModIndex(c *coll, opt bson.D) (bson.D, error) {
 		switch e.Key {
 		case "name", "keyPattern", "expireAfterSeconds", "hidden":
 		case "unique", "prepareUnique", "forceNonUnique":
-			return nil, doc.Errorf(doc.CodeInvalidOptions, "collMod option '%s' is not supported by ttlkv", e.Key)
+			return nil, document.Errorf(document.CodeInvalidOptions, "collMod option '%s' is not supported by ttlkv", e.Key)
 		default:
-			return nil, doc.Errorf(doc.CodeIDLUnknownField, "BSON field 'collMod.index.%s' is an unknown field.", e.Key)
+			return nil, document.Errorf(document.CodeIDLUnknownField, "BSON field 'collMod.index.%s' is an unknown field.", e.Key)
 		}
 	}
 	if !hasExp && !hasHid {
-		return nil, doc.Errorf(doc.CodeInvalidOptions, "no expireAfterSeconds or hidden field")
+		return nil, document.Errorf(document.CodeInvalidOptions, "no expireAfterSeconds or hidden field")
 	}
 	if m.Kind == kindTimeseries && hasExp {
-		return nil, doc.Errorf(doc.CodeInvalidOptions, "TTL indexes are not supported for time-series collections")
+		return nil, document.Errorf(document.CodeInvalidOptions, "TTL indexes are not supported for time-series collections")
 	}
 	if m.Kind == kindCapped && hasExp {
 		// SPEC §1.4: TTL and capped are incompatible, however the TTL
 		// index would come about.
-		return nil, doc.Errorf(doc.CodeInvalidOptions, "TTL indexes are not supported for capped collections.")
+		return nil, document.Errorf(document.CodeInvalidOptions, "TTL indexes are not supported for capped collections.")
 	}
 	var newExp int64
 	if hasExp {
@@ -127,24 +127,24 @@ func (db *DB) collModIndex(c *coll, opt bson.D) (bson.D, error) {
 		case int32, int64, float64, bson.Decimal128:
 			f, _ := asFloat(v)
 			if math.IsNaN(f) {
-				return nil, doc.Errorf(doc.CodeInvalidOptions, "TTL index 'expireAfterSeconds' option must not be NaN")
+				return nil, document.Errorf(document.CodeInvalidOptions, "TTL index 'expireAfterSeconds' option must not be NaN")
 			}
 			if f < 0 {
-				return nil, doc.Errorf(doc.CodeInvalidOptions, "TTL index 'expireAfterSeconds' option cannot be less than 0, found %s", fmtValue(v))
+				return nil, document.Errorf(document.CodeInvalidOptions, "TTL index 'expireAfterSeconds' option cannot be less than 0, found %s", fmtValue(v))
 			}
 			if math.Trunc(f) > math.MaxInt32 {
-				return nil, doc.Errorf(doc.CodeInvalidOptions, "TTL index 'expireAfterSeconds' option must be within the range of a 32-bit integer, found %s", fmtValue(v))
+				return nil, document.Errorf(document.CodeInvalidOptions, "TTL index 'expireAfterSeconds' option must be within the range of a 32-bit integer, found %s", fmtValue(v))
 			}
 			newExp = int64(math.Trunc(f))
 		default:
-			return nil, doc.Errorf(doc.CodeTypeMismatch, "BSON field 'collMod.index.expireAfterSeconds' is the wrong type '%s', expected types '[long, int, decimal, double]'", typeName(expV))
+			return nil, document.Errorf(document.CodeTypeMismatch, "BSON field 'collMod.index.expireAfterSeconds' is the wrong type '%s', expected types '[long, int, decimal, double]'", typeName(expV))
 		}
 	}
 	var newHidden bool
 	if hasHid {
 		b, ok := hidV.(bool)
 		if !ok {
-			return nil, doc.Errorf(doc.CodeTypeMismatch, "BSON field 'collMod.index.hidden' is the wrong type '%s', expected type 'bool'", typeName(hidV))
+			return nil, document.Errorf(document.CodeTypeMismatch, "BSON field 'collMod.index.hidden' is the wrong type '%s', expected type 'bool'", typeName(hidV))
 		}
 		newHidden = b
 	}
@@ -157,14 +157,14 @@ func (db *DB) collModIndex(c *coll, opt bson.D) (bson.D, error) {
 	}
 	if hasExp {
 		if ix.ID == idIndexID {
-			return nil, doc.Errorf(doc.CodeInvalidOptions, "the _id field does not support TTL indexes")
+			return nil, document.Errorf(document.CodeInvalidOptions, "the _id field does not support TTL indexes")
 		}
 		if len(ix.Key) > 1 {
-			return nil, doc.Errorf(doc.CodeInvalidOptions, "TTL indexes are single-field indexes, compound indexes do not support TTL")
+			return nil, document.Errorf(document.CodeInvalidOptions, "TTL indexes are single-field indexes, compound indexes do not support TTL")
 		}
 	}
 	if hasHid && ix.ID == idIndexID {
-		return nil, doc.Errorf(doc.CodeBadValue, "can't hide _id index")
+		return nil, document.Errorf(document.CodeBadValue, "can't hide _id index")
 	}
 	nm := m.clone()
 	for i := range nm.Indexes {
@@ -203,7 +203,7 @@ func (db *DB) findOneAndDelete(ctx context.Context, dbName, name string, filter,
 		return nil, nil
 	}
 	if c.m().Kind == kindCapped {
-		return nil, doc.Errorf(doc.CodeIllegalOperation, "cannot remove from a capped collection: %s", c.m().ns())
+		return nil, document.Errorf(document.CodeIllegalOperation, "cannot remove from a capped collection: %s", c.m().ns())
 	}
 	for attempt := 0; attempt < 100; attempt++ {
 		_, p, q, err := db.findPlan(dbName, name, filter, FindOptions{Sort: sortD, Limit: 1})
@@ -229,7 +229,7 @@ func (db *DB) findOneAndDelete(ctx context.Context, dbName, name string, filter,
 			return gone, nil
 		}
 	}
-	return nil, doc.Errorf(doc.Code(112), "findAndModify: too many concurrent changes to the matched document")
+	return nil, document.Errorf(document.Code(112), "findAndModify: too many concurrent changes to the matched document")
 }
 
 // databaseSize estimates a database's bytes on disk from its records.
@@ -289,7 +289,7 @@ func cmdCollStats(_ context.Context, db *DB, dbName string, cmd bson.D) (bson.D,
 	}
 	c := db.lookup(dbName, name)
 	if c == nil {
-		return nil, doc.Errorf(doc.CodeNamespaceNotFound, "Collection [%s.%s] not found.", dbName, name)
+		return nil, document.Errorf(document.CodeNamespaceNotFound, "Collection [%s.%s] not found.", dbName, name)
 	}
 	return db.collStatsDoc(c), nil
 }

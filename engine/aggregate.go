@@ -4,7 +4,7 @@ import (
 	"context"
 	"errors"
 
-	"github.com/ttlkv/ttlkv/doc"
+	"github.com/ttlkv/ttlkv/document"
 	"github.com/ttlkv/ttlkv/engine/agg"
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
@@ -24,7 +24,7 @@ type aggregateSpec struct {
 
 func parseAggregate(cmd bson.D) (*aggregateSpec, error) {
 	if _, ok := cmd[0].Value.(string); !ok {
-		return nil, doc.Errorf(doc.CodeInvalidNamespace, "ttlkv runs aggregate on a collection only; {aggregate: 1} pipelines ($documents, $currentOp) are not supported")
+		return nil, document.Errorf(document.CodeInvalidNamespace, "ttlkv runs aggregate on a collection only; {aggregate: 1} pipelines ($documents, $currentOp) are not supported")
 	}
 	name, err := collName(cmd)
 	if err != nil {
@@ -37,13 +37,13 @@ func parseAggregate(cmd bson.D) (*aggregateSpec, error) {
 		case "pipeline":
 			arr, ok := e.Value.(bson.A)
 			if !ok {
-				return nil, doc.Errorf(doc.CodeTypeMismatch, "BSON field 'aggregate.pipeline' is the wrong type '%s', expected type 'array'", typeName(e.Value))
+				return nil, document.Errorf(document.CodeTypeMismatch, "BSON field 'aggregate.pipeline' is the wrong type '%s', expected type 'array'", typeName(e.Value))
 			}
 			s.raw, havePipeline = arr, true
 		case "cursor":
 			cd, ok := e.Value.(bson.D)
 			if !ok {
-				return nil, doc.Errorf(doc.CodeTypeMismatch, "BSON field 'aggregate.cursor' is the wrong type '%s', expected type 'object'", typeName(e.Value))
+				return nil, document.Errorf(document.CodeTypeMismatch, "BSON field 'aggregate.cursor' is the wrong type '%s', expected type 'object'", typeName(e.Value))
 			}
 			s.hasCursor = true
 			if v, ok := get(cd, "batchSize"); ok {
@@ -52,20 +52,20 @@ func parseAggregate(cmd bson.D) (*aggregateSpec, error) {
 					return nil, err
 				}
 				if n < 0 {
-					return nil, doc.Errorf(doc.CodeBadValue, "BSON field 'batchSize' value must be >= 0, actual value '%d'", n)
+					return nil, document.Errorf(document.CodeBadValue, "BSON field 'batchSize' value must be >= 0, actual value '%d'", n)
 				}
 				s.batchSize = n
 			}
 		case "explain":
 			b, ok := e.Value.(bool)
 			if !ok {
-				return nil, doc.Errorf(doc.CodeTypeMismatch, "BSON field 'aggregate.explain' is the wrong type '%s', expected type 'bool'", typeName(e.Value))
+				return nil, document.Errorf(document.CodeTypeMismatch, "BSON field 'aggregate.explain' is the wrong type '%s', expected type 'bool'", typeName(e.Value))
 			}
 			s.explain = b
 		case "allowDiskUse":
 			b, ok := e.Value.(bool)
 			if !ok {
-				return nil, doc.Errorf(doc.CodeTypeMismatch, "BSON field 'aggregate.allowDiskUse' is the wrong type '%s', expected type 'bool'", typeName(e.Value))
+				return nil, document.Errorf(document.CodeTypeMismatch, "BSON field 'aggregate.allowDiskUse' is the wrong type '%s', expected type 'bool'", typeName(e.Value))
 			}
 			s.allowDisk = b
 		case "hint":
@@ -73,10 +73,10 @@ func parseAggregate(cmd bson.D) (*aggregateSpec, error) {
 		}
 	}
 	if !havePipeline {
-		return nil, doc.Errorf(codeIDLFailedToParse, "BSON field 'aggregate.pipeline' is missing but a required field")
+		return nil, document.Errorf(codeIDLFailedToParse, "BSON field 'aggregate.pipeline' is missing but a required field")
 	}
 	if !s.hasCursor && !s.explain {
-		return nil, doc.Errorf(doc.CodeFailedToParse, "The 'cursor' option is required, except for aggregate with the explain argument")
+		return nil, document.Errorf(document.CodeFailedToParse, "The 'cursor' option is required, except for aggregate with the explain argument")
 	}
 	if s.pipeline, err = agg.Parse(s.raw); err != nil {
 		return nil, err
@@ -229,13 +229,13 @@ func (c *Collection) Aggregate(ctx context.Context, pipeline any) (*Cursor, erro
 }
 
 func normPipeline(v any) (bson.A, error) {
-	nv, err := doc.NormalizeValue(v)
+	nv, err := document.NormalizeValue(v)
 	if err != nil {
-		return nil, doc.Errorf(doc.CodeBadValue, "aggregate: %v", err)
+		return nil, document.Errorf(document.CodeBadValue, "aggregate: %v", err)
 	}
 	arr, ok := nv.(bson.A)
 	if !ok {
-		return nil, doc.Errorf(doc.CodeTypeMismatch, "aggregate: the pipeline must be an array, got %s", typeName(v))
+		return nil, document.Errorf(document.CodeTypeMismatch, "aggregate: the pipeline must be an array, got %s", typeName(v))
 	}
 	return arr, nil
 }

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ttlkv/ttlkv/doc"
+	"github.com/ttlkv/ttlkv/document"
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
 
@@ -25,7 +25,7 @@ func TestAggregateCommand(t *testing.T) {
 	r := mustRun(t, db, "test", `{"aggregate": "c", "pipeline": [{"$match": {"g": 1}}, {"$group": {"_id": "$g", "n": {"$sum": 1}, "total": {"$sum": "$v"}}}], "cursor": {}}`)
 	id, batch := checkCursorShape(t, "group", field(r, "cursor"), "firstBatch")
 	want := bson.D{{Key: "_id", Value: int32(1)}, {Key: "n", Value: int32(100)}, {Key: "total", Value: int32(14950)}}
-	if id != 0 || len(batch) != 1 || doc.Compare(batch[0], want) != 0 || field(r, "cursor.ns") != "test.c" {
+	if id != 0 || len(batch) != 1 || document.Compare(batch[0], want) != 0 || field(r, "cursor.ns") != "test.c" {
 		t.Fatalf("group reply: %v, want one batch of %v", r, want)
 	}
 
@@ -71,12 +71,12 @@ func TestAggregateCommand(t *testing.T) {
 		t.Fatalf("aggregate on a missing collection: %v", r)
 	}
 
-	wantCode(t, db, "test", `{"aggregate": "c", "pipeline": []}`, doc.CodeFailedToParse, "'cursor' option is required")
+	wantCode(t, db, "test", `{"aggregate": "c", "pipeline": []}`, document.CodeFailedToParse, "'cursor' option is required")
 	wantCode(t, db, "test", `{"aggregate": "c", "cursor": {}}`, codeIDLFailedToParse, "'aggregate.pipeline' is missing")
-	wantCode(t, db, "test", `{"aggregate": "c", "pipeline": {}, "cursor": {}}`, doc.CodeTypeMismatch, "expected type 'array'")
-	wantCode(t, db, "test", `{"aggregate": 1, "pipeline": [], "cursor": {}}`, doc.CodeInvalidNamespace, "collection only")
-	wantCode(t, db, "test", `{"aggregate": "c", "pipeline": [{"$out": "x"}], "cursor": {}}`, doc.Code(40324), "$out")
-	wantCode(t, db, "test", `{"aggregate": "c", "pipeline": [{"$project": {"x": {"$divide": ["$v", "$g"]}}}], "cursor": {}}`, doc.CodeBadValue, "divide by zero")
+	wantCode(t, db, "test", `{"aggregate": "c", "pipeline": {}, "cursor": {}}`, document.CodeTypeMismatch, "expected type 'array'")
+	wantCode(t, db, "test", `{"aggregate": 1, "pipeline": [], "cursor": {}}`, document.CodeInvalidNamespace, "collection only")
+	wantCode(t, db, "test", `{"aggregate": "c", "pipeline": [{"$out": "x"}], "cursor": {}}`, document.Code(40324), "$out")
+	wantCode(t, db, "test", `{"aggregate": "c", "pipeline": [{"$project": {"x": {"$divide": ["$v", "$g"]}}}], "cursor": {}}`, document.CodeBadValue, "divide by zero")
 	if n := count(t, db, "test", "c"); n != 300 {
 		t.Fatalf("after the refusals: %d documents, want 300", n)
 	}
@@ -127,7 +127,7 @@ func TestAggregateTimeseries(t *testing.T) {
 	}
 	total := int32(0)
 	for i := range got {
-		if doc.Compare(got[i], want[i]) != 0 {
+		if document.Compare(got[i], want[i]) != 0 {
 			t.Fatalf("group %d: time-series %v, ordinary %v", i, got[i], want[i])
 		}
 		total += field(got[i], "n").(int32)
@@ -195,12 +195,12 @@ func TestExprFilter(t *testing.T) {
 	if got := findAll(t, db, "test", "c", bson.D{}); len(got) != 1 || field(got[0], "_id") != int32(1) {
 		t.Fatalf("after deleting with $expr: %v, want _id 1 only", got)
 	}
-	wantCode(t, db, "test", `{"find": "c", "filter": {"a": {"$elemMatch": {"$expr": true}}}}`, doc.CodeBadValue, "top-level")
+	wantCode(t, db, "test", `{"find": "c", "filter": {"a": {"$elemMatch": {"$expr": true}}}}`, document.CodeBadValue, "top-level")
 }
 
 func mustDoc(t *testing.T, s string) bson.D {
 	t.Helper()
-	d, err := doc.ParseExtJSON([]byte(s))
+	d, err := document.ParseExtJSON([]byte(s))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -235,12 +235,12 @@ func TestExprFilterFails(t *testing.T) {
 			if len(arr) != 1 {
 				t.Fatalf("%s: reply %v, want the $divide error", cmd, r)
 			}
-			if c := field(arr[0].(bson.D), "code"); c != int32(doc.CodeBadValue) {
+			if c := field(arr[0].(bson.D), "code"); c != int32(document.CodeBadValue) {
 				t.Fatalf("%s: write error %v, want code 2", cmd, arr[0])
 			}
 			continue
 		}
-		checkCode(t, cmd, err, doc.CodeBadValue, "can't $divide by zero")
+		checkCode(t, cmd, err, document.CodeBadValue, "can't $divide by zero")
 	}
 	for _, coll := range []string{"c", "cap"} {
 		got := findAll(t, db, "test", coll, bson.D{})

@@ -3,7 +3,7 @@ package engine
 import (
 	"context"
 
-	"github.com/ttlkv/ttlkv/doc"
+	"github.com/ttlkv/ttlkv/document"
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
 
@@ -35,7 +35,7 @@ func (d *Database) CreateCollection(ctx context.Context, name string, opts bson.
 		opts = bson.D{}
 	}
 	// Options written with Go ints read as the driver would send them.
-	norm, err := doc.Normalize(opts)
+	norm, err := document.Normalize(opts)
 	if err != nil {
 		return err
 	}
@@ -120,7 +120,7 @@ func normFilter(filter any) (bson.D, error) {
 	if filter == nil {
 		return bson.D{}, nil
 	}
-	return doc.Normalize(filter)
+	return document.Normalize(filter)
 }
 
 // Find returns a cursor over the documents matching filter.
@@ -135,17 +135,17 @@ func (c *Collection) Find(ctx context.Context, filter any, opts ...FindOptions) 
 	}
 	// Options come from Go code (int values, maps) like filters do.
 	if o.Sort != nil {
-		if o.Sort, err = doc.Normalize(o.Sort); err != nil {
+		if o.Sort, err = document.Normalize(o.Sort); err != nil {
 			return nil, err
 		}
 	}
 	if o.Projection != nil {
-		if o.Projection, err = doc.Normalize(o.Projection); err != nil {
+		if o.Projection, err = document.Normalize(o.Projection); err != nil {
 			return nil, err
 		}
 	}
 	if h, ok := o.Hint.(bson.D); ok {
-		if o.Hint, err = doc.Normalize(h); err != nil {
+		if o.Hint, err = document.Normalize(h); err != nil {
 			return nil, err
 		}
 	}
@@ -214,13 +214,13 @@ func (c *Collection) update(ctx context.Context, filter, update any, multi, upse
 	if err != nil {
 		return nil, err
 	}
-	uv, err := doc.NormalizeValue(update)
+	uv, err := document.NormalizeValue(update)
 	if err != nil {
 		return nil, err
 	}
 	u, pipeline, ok := updateArg(uv)
 	if !ok {
-		return nil, doc.Errorf(doc.CodeFailedToParse, "Update argument must be either an object or an array")
+		return nil, document.Errorf(document.CodeFailedToParse, "Update argument must be either an object or an array")
 	}
 	res, err := c.db.updateDocs(ctx, c.dbName, c.name, UpdateSpec{Filter: f, Update: u, Pipeline: pipeline, Multi: multi, Upsert: upsert})
 	if err == nil {
@@ -244,13 +244,13 @@ func (c *Collection) UpdateMany(ctx context.Context, filter, update any, upsert 
 
 // ReplaceOne replaces the first matching document (keeping its _id).
 func (c *Collection) ReplaceOne(ctx context.Context, filter, replacement any, upsert bool) (*UpdateResult, error) {
-	r, err := doc.Normalize(replacement)
+	r, err := document.Normalize(replacement)
 	if err != nil {
 		return nil, err
 	}
 	for _, e := range r {
 		if len(e.Key) > 0 && e.Key[0] == '$' {
-			return nil, doc.Errorf(doc.CodeBadValue, "replacement document must not contain update operators")
+			return nil, document.Errorf(document.CodeBadValue, "replacement document must not contain update operators")
 		}
 	}
 	return c.update(ctx, filter, r, false, upsert)
@@ -282,13 +282,13 @@ func (c *Collection) DeleteMany(ctx context.Context, filter any) (*DeleteResult,
 // CreateIndex creates one index and returns its name. An identical
 // existing index is a success.
 func (c *Collection) CreateIndex(ctx context.Context, model IndexModel) (string, error) {
-	keys, err := doc.Normalize(model.Keys)
+	keys, err := document.Normalize(model.Keys)
 	if err != nil {
 		return "", err
 	}
 	opts := bson.D{}
 	if model.Options != nil {
-		if opts, err = doc.Normalize(model.Options); err != nil {
+		if opts, err = document.Normalize(model.Options); err != nil {
 			return "", err
 		}
 	}
@@ -314,7 +314,7 @@ func (c *Collection) CreateIndex(ctx context.Context, model IndexModel) (string,
 func (c *Collection) CreateIndexes(ctx context.Context, specs []bson.D) (*CreateIndexesResult, error) {
 	norm := make([]bson.D, len(specs))
 	for i, s := range specs {
-		d, err := doc.Normalize(s)
+		d, err := document.Normalize(s)
 		if err != nil {
 			return nil, err
 		}
@@ -331,7 +331,7 @@ func (c *Collection) ListIndexes(ctx context.Context) ([]bson.D, error) {
 	}
 	co := c.db.lookup(c.dbName, c.name)
 	if co == nil {
-		return nil, doc.Errorf(doc.CodeNamespaceNotFound, "ns does not exist: %s.%s", c.dbName, c.name)
+		return nil, document.Errorf(document.CodeNamespaceNotFound, "ns does not exist: %s.%s", c.dbName, c.name)
 	}
 	return c.db.listIndexes(co), nil
 }

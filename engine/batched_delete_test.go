@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ttlkv/ttlkv/doc"
+	"github.com/ttlkv/ttlkv/document"
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
 
@@ -60,11 +60,11 @@ func TestBatchedDeleteParameters(t *testing.T) {
 	}
 	for name, def := range want {
 		for _, bad := range []string{`-1`, `"ten"`, `1.5`, `true`, `null`, `{"$numberDouble": "NaN"}`} {
-			wantCode(t, db, "admin", fmt.Sprintf(`{"setParameter": 1, %q: %s}`, name, bad), doc.CodeBadValue, name)
+			wantCode(t, db, "admin", fmt.Sprintf(`{"setParameter": 1, %q: %s}`, name, bad), document.CodeBadValue, name)
 		}
 		for _, bad := range []any{-1, "ten", 1.5, nil, int64(-9)} {
 			_, err := db.SetParameter(name, bad)
-			checkCode(t, fmt.Sprintf("SetParameter(%s, %v)", name, bad), err, doc.CodeBadValue, name)
+			checkCode(t, fmt.Sprintf("SetParameter(%s, %v)", name, bad), err, document.CodeBadValue, name)
 		}
 		if v, _ := db.GetParameter(name); v != def {
 			t.Fatalf("%s changed by rejected values: %#v", name, v)
@@ -89,8 +89,8 @@ func TestBatchedDeleteParameters(t *testing.T) {
 	// overflow its time.Duration); the byte target is 64-bit.
 	for _, name := range []string{"batchedDeletesTargetBatchDocs", "batchedDeletesTargetBatchTimeMS"} {
 		_, err := db.SetParameter(name, int64(math.MaxInt32)+1)
-		checkCode(t, "SetParameter("+name+", MaxInt32+1)", err, doc.CodeBadValue, name)
-		wantCode(t, db, "admin", fmt.Sprintf(`{"setParameter": 1, %q: {"$numberLong": "9223372036854775807"}}`, name), doc.CodeBadValue, name)
+		checkCode(t, "SetParameter("+name+", MaxInt32+1)", err, document.CodeBadValue, name)
+		wantCode(t, db, "admin", fmt.Sprintf(`{"setParameter": 1, %q: {"$numberLong": "9223372036854775807"}}`, name), document.CodeBadValue, name)
 	}
 	if _, err := db.SetParameter("batchedDeletesTargetStagedDocBytes", int64(1)<<40); err != nil {
 		t.Fatalf("a 1 TiB byte target: %v", err)
@@ -160,7 +160,7 @@ func TestBatchedDeleteBatchCount(t *testing.T) {
 func TestBatchedDeleteByteTarget(t *testing.T) {
 	db, _, _ := openTest(t)
 	seq(t, db, "c", 40)
-	raw, _ := doc.Marshal(bson.D{{Key: "_id", Value: int32(0)}, {Key: "x", Value: int32(0)}, {Key: "pad", Value: "0123456789"}})
+	raw, _ := document.Marshal(bson.D{{Key: "_id", Value: int32(0)}, {Key: "x", Value: int32(0)}, {Key: "pad", Value: "0123456789"}})
 	db.SetParameter("batchedDeletesTargetBatchTimeMS", 0)
 	db.SetParameter("batchedDeletesTargetBatchDocs", 0)
 	db.SetParameter("batchedDeletesTargetStagedDocBytes", len(raw))
@@ -273,7 +273,7 @@ func TestSingleDeleteIsNotBatched(t *testing.T) {
 		t.Fatalf("DeleteMany of 4: %+v", d)
 	}
 	// limit 2 fails the whole command, as MongoDB's parser does.
-	wantCode(t, db, "test", `{"delete": "c", "deletes": [{"q": {"x": 1}, "limit": 0}, {"q": {}, "limit": 2}]}`, doc.CodeFailedToParse, "must be 0 or 1")
+	wantCode(t, db, "test", `{"delete": "c", "deletes": [{"q": {"x": 1}, "limit": 0}, {"q": {}, "limit": 2}]}`, document.CodeFailedToParse, "must be 0 or 1")
 	if count(t, db, "test", "c") != 4 {
 		t.Fatal("a rejected delete removed documents")
 	}
@@ -410,7 +410,7 @@ func TestExplainDelete(t *testing.T) {
 	if s := stages(field(explainDelete(t, db, "nosuch", `{}`, 0), "queryPlanner.winningPlan").(bson.D)); s[0] != "EOF" {
 		t.Errorf("explain on a missing collection: %v", s)
 	}
-	wantCode(t, db, "test", `{"explain": {"delete": "c", "deletes": [{"q": {}, "limit": 0}, {"q": {}, "limit": 0}]}}`, doc.CodeInvalidOptions, "size 1")
+	wantCode(t, db, "test", `{"explain": {"delete": "c", "deletes": [{"q": {}, "limit": 0}, {"q": {}, "limit": 0}]}}`, document.CodeInvalidOptions, "size 1")
 	r = mustRun(t, db, "test", `{"explain": {"find": "c", "filter": {"x": 1}}, "verbosity": "executionStats"}`)
 	if !strings.Contains(fmt.Sprint(stages(field(r, "queryPlanner.winningPlan").(bson.D))), "COLLSCAN") {
 		t.Errorf("explain find: %v", field(r, "queryPlanner.winningPlan"))

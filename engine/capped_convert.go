@@ -3,7 +3,7 @@ package engine
 import (
 	"context"
 
-	"github.com/ttlkv/ttlkv/doc"
+	"github.com/ttlkv/ttlkv/document"
 	"github.com/ttlkv/ttlkv/engine/query"
 	"github.com/ttlkv/ttlkv/lsm"
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -11,7 +11,7 @@ import (
 
 // codeIDLFailedToParse is MongoDB's 40414: a required command field is
 // missing.
-const codeIDLFailedToParse = doc.Code(40414)
+const codeIDLFailedToParse = document.Code(40414)
 
 // cmdConvertToCapped runs {convertToCapped: c, size} (SPEC §7.6).
 func cmdConvertToCapped(ctx context.Context, db *DB, dbName string, cmd bson.D) (bson.D, error) {
@@ -27,11 +27,11 @@ func cmdConvertToCapped(ctx context.Context, db *DB, dbName string, cmd bson.D) 
 			sizeV, hasSize = e.Value, true
 		case "comment", "writeConcern", "lsid", "$db", "apiVersion", "apiStrict", "maxTimeMS":
 		default:
-			return nil, doc.Errorf(doc.CodeIDLUnknownField, "BSON field 'convertToCapped.%s' is an unknown field.", e.Key)
+			return nil, document.Errorf(document.CodeIDLUnknownField, "BSON field 'convertToCapped.%s' is an unknown field.", e.Key)
 		}
 	}
 	if !hasSize {
-		return nil, doc.Errorf(codeIDLFailedToParse, "BSON field 'convertToCapped.size' is missing but a required field")
+		return nil, document.Errorf(codeIDLFailedToParse, "BSON field 'convertToCapped.size' is missing but a required field")
 	}
 	size, err := parseCappedSize("convertToCapped", sizeV)
 	if err != nil {
@@ -56,10 +56,10 @@ func (db *DB) convertToCapped(ctx context.Context, dbName, name string, size int
 	defer db.catMu.Unlock()
 	c := db.lookup(dbName, name)
 	if c == nil {
-		return doc.Errorf(doc.CodeNamespaceNotFound, "source collection %s.%s does not exist", dbName, name)
+		return document.Errorf(document.CodeNamespaceNotFound, "source collection %s.%s does not exist", dbName, name)
 	}
 	if c.m().Kind == kindTimeseries {
-		return doc.Errorf(doc.CodeCommandNotSupportedOnView, "convertToCapped is not supported for time-series collections: %s.%s", dbName, name)
+		return document.Errorf(document.CodeCommandNotSupportedOnView, "convertToCapped is not supported for time-series collections: %s.%s", dbName, name)
 	}
 	c.wmu.Lock()
 	defer c.wmu.Unlock()

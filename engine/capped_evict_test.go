@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/ttlkv/ttlkv/capped"
-	"github.com/ttlkv/ttlkv/doc"
+	"github.com/ttlkv/ttlkv/document"
 	"github.com/ttlkv/ttlkv/lsm"
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
@@ -124,7 +124,7 @@ func TestCappedDoomedRecords(t *testing.T) {
 	if !errors.As(err, &bwe) || len(bwe.WriteErrors) != 1 || bwe.WriteErrors[0].Index != 1 {
 		t.Fatalf("unordered batch with a doomed _id: %v", err)
 	}
-	checkCode(t, "doomed duplicate", bwe.WriteErrors[0].Err, doc.CodeDuplicateKey, "dup key")
+	checkCode(t, "doomed duplicate", bwe.WriteErrors[0].Err, document.CodeDuplicateKey, "dup key")
 	mustValidate(t, db, "test", "c")
 
 	// Ordered: the batch stops at its second document, having evicted
@@ -252,7 +252,7 @@ func TestCappedFrame(t *testing.T) {
 // prepareCapped encodes the document straight into the frame and takes
 // the short path for the _id key; the result must be exactly what
 // encodeCappedPayload gives for the _id index's keystring and
-// doc.Marshal, whatever the lengths of key and document (one- to
+// document.Marshal, whatever the lengths of key and document (one- to
 // three-byte length prefixes) and the _id's type.
 func TestPrepareCappedFrame(t *testing.T) {
 	m := &collMeta{Kind: kindCapped, Indexes: []*indexMeta{idIndex()}}
@@ -278,7 +278,7 @@ func TestPrepareCappedFrame(t *testing.T) {
 		if err != nil || len(keys) != 1 {
 			t.Fatalf("%s: indexKeys %v %v", tc.name, keys, err)
 		}
-		msg, err := doc.Marshal(p.d)
+		msg, err := document.Marshal(p.d)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -288,7 +288,7 @@ func TestPrepareCappedFrame(t *testing.T) {
 		if string(p.ks) != string(keys[0]) {
 			t.Fatalf("%s: ks %x, want %x", tc.name, p.ks, keys[0])
 		}
-		if d, err := decodeCappedPayload(p.payload); err != nil || !doc.Equal(d, p.d) {
+		if d, err := decodeCappedPayload(p.payload); err != nil || !document.Equal(d, p.d) {
 			t.Fatalf("%s: payload decodes to %v, %v", tc.name, d, err)
 		}
 	}

@@ -28,7 +28,7 @@ package engine
 //
 // Record payloads are framed: uvarint(len(ks)), ks (the record's _id
 // index keystring), uvarint(len(msg)), msg (the document in the engine's
-// msgpack encoding, doc.Marshal), then zero padding. Carrying ks lets
+// msgpack encoding, document.Marshal), then zero padding. Carrying ks lets
 // the _id index be rebuilt, and eviction name a record's _id, without
 // decoding the document (validate checks that ks matches the document).
 // The padding lets an update that keeps the document's BSON size
@@ -51,14 +51,14 @@ import (
 	"strings"
 
 	"github.com/ttlkv/ttlkv/capped"
-	"github.com/ttlkv/ttlkv/doc"
+	"github.com/ttlkv/ttlkv/document"
 	"github.com/ttlkv/ttlkv/lsm"
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
 
 // codeNotImplemented marks features not built yet (MongoDB's 238
 // NotImplemented).
-const codeNotImplemented = doc.Code(238)
+const codeNotImplemented = document.Code(238)
 
 // Capped size limits (SPEC §7.1-7.2).
 const (
@@ -116,10 +116,10 @@ func normalizeCappedSize(n int64) int64 {
 func cappedNumber(cmdName, field string, v any) (float64, error) {
 	f, ok := asFloat(v)
 	if !ok {
-		return 0, doc.Errorf(doc.CodeTypeMismatch, "BSON field '%s.%s' is the wrong type '%s', expected types '[long, int, decimal, double]'", cmdName, field, typeName(v))
+		return 0, document.Errorf(document.CodeTypeMismatch, "BSON field '%s.%s' is the wrong type '%s', expected types '[long, int, decimal, double]'", cmdName, field, typeName(v))
 	}
 	if math.IsNaN(f) {
-		return 0, doc.Errorf(doc.CodeBadValue, "BSON field '%s.%s' must be a number, not NaN", cmdName, field)
+		return 0, document.Errorf(document.CodeBadValue, "BSON field '%s.%s' must be a number, not NaN", cmdName, field)
 	}
 	return math.Trunc(f), nil
 }
@@ -131,7 +131,7 @@ func parseCappedSize(cmdName string, v any) (int64, error) {
 		return 0, err
 	}
 	if f < 1 || f > cappedMaxSize {
-		return 0, doc.Errorf(doc.CodeBadValue, "capped collection size must be between 1 and %d bytes (1 PiB), got %s", int64(cappedMaxSize), fmtValue(v))
+		return 0, document.Errorf(document.CodeBadValue, "capped collection size must be between 1 and %d bytes (1 PiB), got %s", int64(cappedMaxSize), fmtValue(v))
 	}
 	return normalizeCappedSize(int64(f)), nil
 }
@@ -140,7 +140,7 @@ func parseCappedSize(cmdName string, v any) (int64, error) {
 func parseCappedCreate(opts bson.D, has map[string]any, co *createOptions) (*createOptions, error) {
 	sizeV, ok := has["size"]
 	if !ok {
-		return nil, doc.Errorf(doc.CodeInvalidOptions, "the 'size' field is required when 'capped' is true")
+		return nil, document.Errorf(document.CodeInvalidOptions, "the 'size' field is required when 'capped' is true")
 	}
 	size, err := parseCappedSize("create", sizeV)
 	if err != nil {
@@ -153,7 +153,7 @@ func parseCappedCreate(opts bson.D, has map[string]any, co *createOptions) (*cre
 			return nil, err
 		}
 		if f >= cappedMaxDocs {
-			return nil, doc.Errorf(doc.CodeBadValue, "max in a capped collection has to be < 2^31 or not set, got %s", fmtValue(maxV))
+			return nil, document.Errorf(document.CodeBadValue, "max in a capped collection has to be < 2^31 or not set, got %s", fmtValue(maxV))
 		}
 		if f > 0 {
 			max = int64(f)
@@ -518,7 +518,7 @@ func (db *DB) validateSpecial(ctx context.Context, c *coll, res *ValidateResult,
 		stored, msg, err := cappedFrame(rec.Data)
 		var d bson.D
 		if err == nil {
-			d, err = doc.Unmarshal(msg)
+			d, err = document.Unmarshal(msg)
 		}
 		if err != nil {
 			fail("ring record %d at offset %d does not decode: %v", rec.Seq, rec.Off, err)
@@ -656,7 +656,7 @@ func decodeCappedPayload(p []byte) (bson.D, error) {
 	if err != nil {
 		return nil, err
 	}
-	return doc.Unmarshal(msg)
+	return document.Unmarshal(msg)
 }
 
 // cappedIDKey returns the _id index keystring of d.
@@ -684,7 +684,7 @@ func cappedIDKeyTo(dst []byte, m *collMeta, d bson.D) ([]byte, error) {
 		return nil, err
 	}
 	if len(keys) != 1 {
-		return nil, doc.Errorf(doc.CodeInvalidIDField, "a capped document must have exactly one _id key, found %d", len(keys))
+		return nil, document.Errorf(document.CodeInvalidIDField, "a capped document must have exactly one _id key, found %d", len(keys))
 	}
 	return append(dst, keys[0]...), nil
 }

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ttlkv/ttlkv/doc"
+	"github.com/ttlkv/ttlkv/document"
 	"github.com/ttlkv/ttlkv/lsm"
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
@@ -134,7 +134,7 @@ func TestCappedSecondaryIndexes(t *testing.T) {
 
 func extJSON(t *testing.T, d bson.D) string {
 	t.Helper()
-	b, err := doc.MarshalExtJSON(d, true)
+	b, err := document.MarshalExtJSON(d, true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -195,7 +195,7 @@ func TestCappedUniqueSecondary(t *testing.T) {
 		if !errors.As(err, &bwe) || len(bwe.WriteErrors) != 1 || bwe.WriteErrors[0].Index != index {
 			t.Fatalf("%s: %v, want one write error at index %d", what, err, index)
 		}
-		checkCode(t, what, bwe.WriteErrors[0].Err, doc.CodeDuplicateKey, "u_1 dup key")
+		checkCode(t, what, bwe.WriteErrors[0].Err, document.CodeDuplicateKey, "u_1 dup key")
 	}
 	for _, tc := range []struct {
 		name    string
@@ -246,7 +246,7 @@ func TestCappedUniqueSecondary(t *testing.T) {
 	if _, err := c.InsertOne(ctx, bson.D{{Key: "_id", Value: int64(-2)}, {Key: "i", Value: int64(-2)}, {Key: "u", Value: int64(-2)}, {Key: "v", Value: 1}}); err != nil {
 		t.Fatal(err)
 	}
-	wantCode(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"v": 1}, "name": "v_1", "unique": true, "sparse": true}]}`, doc.CodeDuplicateKey, "v_1")
+	wantCode(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"v": 1}, "name": "v_1", "unique": true, "sparse": true}]}`, document.CodeDuplicateKey, "v_1")
 	if ixs, _ := c.ListIndexes(ctx); len(ixs) != 2 {
 		t.Fatalf("a failed build left indexes %v", ixs)
 	}
@@ -278,7 +278,7 @@ func TestCappedSecondaryUpdate(t *testing.T) {
 		t.Fatalf("new key finds %v, want [3]", g)
 	}
 	_, err := c.UpdateOne(ctx, bson.D{{Key: "_id", Value: int64(4)}}, bson.D{{Key: "$set", Value: bson.D{{Key: "u", Value: int32(5)}}}}, false)
-	checkCode(t, "update to a taken unique key", err, doc.CodeDuplicateKey, "u_1")
+	checkCode(t, "update to a taken unique key", err, document.CodeDuplicateKey, "u_1")
 	if g := hint("u_1", bson.D{{Key: "u", Value: int32(5)}}); !slices.Equal(g, []int64{5}) {
 		t.Fatalf("u 5 finds %v after a refused update", g)
 	}
@@ -297,7 +297,7 @@ func TestCappedSecondaryUpdate(t *testing.T) {
 	}
 	// A size change is still 10003 and moves nothing.
 	_, err = c.UpdateOne(ctx, bson.D{{Key: "_id", Value: int64(6)}}, bson.D{{Key: "$set", Value: bson.D{{Key: "a", Value: "longer"}}}}, false)
-	checkCode(t, "size change", err, doc.CodeCannotGrowDocumentInCappedNS, "")
+	checkCode(t, "size change", err, document.CodeCannotGrowDocumentInCappedNS, "")
 	if n := len(findOpts(t, c, bson.D{{Key: "a", Value: "x6"}}, FindOptions{Hint: "a_1"})); n != 2 {
 		t.Fatalf("a x6 finds %d after a refused update, want 2", n)
 	}
@@ -361,11 +361,11 @@ func TestCappedSecondaryReconcile(t *testing.T) {
 func TestCappedIndexRefusals(t *testing.T) {
 	db, _, _ := openTest(t)
 	createCapped(t, db, "c", 1<<20, 0)
-	wantCode(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"t": 1}, "name": "t_1", "expireAfterSeconds": 10}]}`, doc.CodeCannotCreateIndex, "TTL index on a capped collection")
-	wantCode(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"a": 1}, "name": "a_1", "sparse": true, "partialFilterExpression": {"a": 1}}]}`, doc.CodeCannotCreateIndex, "")
-	wantCode(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"a": 1}, "name": "a_1", "bogus": 1}]}`, doc.CodeInvalidIndexSpecificationOption, "")
+	wantCode(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"t": 1}, "name": "t_1", "expireAfterSeconds": 10}]}`, document.CodeCannotCreateIndex, "TTL index on a capped collection")
+	wantCode(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"a": 1}, "name": "a_1", "sparse": true, "partialFilterExpression": {"a": 1}}]}`, document.CodeCannotCreateIndex, "")
+	wantCode(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"a": 1}, "name": "a_1", "bogus": 1}]}`, document.CodeInvalidIndexSpecificationOption, "")
 	mustRun(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"a": 1}, "name": "a_1"}]}`)
-	wantCode(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"a": 1}, "name": "a_1", "unique": true}]}`, doc.CodeIndexOptionsConflict, "")
-	wantCode(t, db, "test", `{"dropIndexes": "c", "index": "nope"}`, doc.CodeIndexNotFound, "")
-	wantCode(t, db, "test", `{"dropIndexes": "c", "index": "_id_"}`, doc.CodeInvalidOptions, "")
+	wantCode(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"a": 1}, "name": "a_1", "unique": true}]}`, document.CodeIndexOptionsConflict, "")
+	wantCode(t, db, "test", `{"dropIndexes": "c", "index": "nope"}`, document.CodeIndexNotFound, "")
+	wantCode(t, db, "test", `{"dropIndexes": "c", "index": "_id_"}`, document.CodeInvalidOptions, "")
 }

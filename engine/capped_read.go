@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/ttlkv/ttlkv/capped"
-	"github.com/ttlkv/ttlkv/doc"
+	"github.com/ttlkv/ttlkv/document"
 	"github.com/ttlkv/ttlkv/lsm"
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
@@ -82,7 +82,7 @@ func (s *scanner) cappedRecord(seq uint64, data []byte) (*record, error) {
 	if err != nil {
 		return nil, err
 	}
-	d, err := doc.Unmarshal(msg)
+	d, err := document.Unmarshal(msg)
 	if err != nil {
 		return nil, err
 	}
@@ -319,7 +319,7 @@ func (t *tailState) wait(ctx context.Context, n int) ([]bson.D, error) {
 // killed maps the end of the ring under a cursor to 175 QueryPlanKilled.
 func (t *tailState) killed(err error) error {
 	if t.c.dropped.Load() || errors.Is(err, capped.ErrClosed) || errors.Is(err, errDropped) {
-		return doc.Errorf(doc.CodeQueryPlanKilled, "collection dropped: %s", t.c.m().ns())
+		return document.Errorf(document.CodeQueryPlanKilled, "collection dropped: %s", t.c.m().ns())
 	}
 	return err
 }

@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ttlkv/ttlkv/doc"
+	"github.com/ttlkv/ttlkv/document"
 	"github.com/ttlkv/ttlkv/lsm"
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
@@ -78,20 +78,20 @@ func TestCappedCreateValidation(t *testing.T) {
 	db, _, _ := openTest(t)
 	cases := []struct {
 		cmd  string
-		code doc.Code
+		code document.Code
 		frag string
 	}{
-		{`{"create": "c", "capped": true}`, doc.CodeInvalidOptions, "'size' field is required"},
-		{`{"create": "c", "size": 4096}`, doc.CodeInvalidOptions, "'capped' field needs to be true"},
-		{`{"create": "c", "capped": false, "size": 4096}`, doc.CodeInvalidOptions, "'capped' field needs to be true"},
-		{`{"create": "c", "max": 10}`, doc.CodeInvalidOptions, "'capped' field needs to be true"},
-		{`{"create": "c", "capped": "yes", "size": 4096}`, doc.CodeTypeMismatch, "create.capped"},
-		{`{"create": "c", "capped": true, "size": "4096"}`, doc.CodeTypeMismatch, "create.size"},
-		{`{"create": "c", "capped": true, "size": 4096, "max": "10"}`, doc.CodeTypeMismatch, "create.max"},
-		{`{"create": "c", "capped": true, "size": 0}`, doc.CodeBadValue, "size"},
-		{`{"create": "c", "capped": true, "size": -5}`, doc.CodeBadValue, "size"},
-		{`{"create": "c", "capped": true, "size": 1125899906842625}`, doc.CodeBadValue, "size"},
-		{`{"create": "c", "capped": true, "size": 4096, "max": 2147483648}`, doc.CodeBadValue, "2^31"},
+		{`{"create": "c", "capped": true}`, document.CodeInvalidOptions, "'size' field is required"},
+		{`{"create": "c", "size": 4096}`, document.CodeInvalidOptions, "'capped' field needs to be true"},
+		{`{"create": "c", "capped": false, "size": 4096}`, document.CodeInvalidOptions, "'capped' field needs to be true"},
+		{`{"create": "c", "max": 10}`, document.CodeInvalidOptions, "'capped' field needs to be true"},
+		{`{"create": "c", "capped": "yes", "size": 4096}`, document.CodeTypeMismatch, "create.capped"},
+		{`{"create": "c", "capped": true, "size": "4096"}`, document.CodeTypeMismatch, "create.size"},
+		{`{"create": "c", "capped": true, "size": 4096, "max": "10"}`, document.CodeTypeMismatch, "create.max"},
+		{`{"create": "c", "capped": true, "size": 0}`, document.CodeBadValue, "size"},
+		{`{"create": "c", "capped": true, "size": -5}`, document.CodeBadValue, "size"},
+		{`{"create": "c", "capped": true, "size": 1125899906842625}`, document.CodeBadValue, "size"},
+		{`{"create": "c", "capped": true, "size": 4096, "max": 2147483648}`, document.CodeBadValue, "2^31"},
 	}
 	for _, c := range cases {
 		wantCode(t, db, "test", c.cmd, c.code, c.frag)
@@ -134,7 +134,7 @@ func TestCappedSizeNormalisation(t *testing.T) {
 		if c.wantMax > 0 {
 			want = append(want, bson.E{Key: "max", Value: c.wantMax})
 		}
-		if !doc.Equal(opts, want) || len(opts) != len(want) {
+		if !document.Equal(opts, want) || len(opts) != len(want) {
 			t.Errorf("size %d max %d: options %v, want %v", c.size, c.max, opts, want)
 		}
 		st := mustRun(t, db, "test", fmt.Sprintf(`{"collStats": %q}`, name))
@@ -158,7 +158,7 @@ func TestCappedSizeNormalisation(t *testing.T) {
 	}
 	// Same options again: no error; other options: 48.
 	mustRun(t, db, "test", `{"create": "c0", "capped": true, "size": 100}`)
-	wantCode(t, db, "test", `{"create": "c0", "capped": true, "size": 9000}`, doc.CodeNamespaceExists, "already exists")
+	wantCode(t, db, "test", `{"create": "c0", "capped": true, "size": 9000}`, document.CodeNamespaceExists, "already exists")
 }
 
 // SPEC §7.3: max and size hold after every insert, oldest evicted first,
@@ -219,7 +219,7 @@ func TestCappedDocumentTooLarge(t *testing.T) {
 	createCapped(t, db, "c", 4096, 0)
 	big := strings.Repeat("b", 5000)
 	r := mustRun(t, db, "test", fmt.Sprintf(`{"insert": "c", "documents": [{"i": 1}, {"i": 2, "b": %q}, {"i": 3}]}`, big))
-	if field(r, "n") != int32(1) || field(r, "writeErrors.0.code") != int32(doc.CodeBadValue) || field(r, "writeErrors.0.index") != int32(1) {
+	if field(r, "n") != int32(1) || field(r, "writeErrors.0.code") != int32(document.CodeBadValue) || field(r, "writeErrors.0.index") != int32(1) {
 		t.Fatalf("ordered: %v", r)
 	}
 	r = mustRun(t, db, "test", fmt.Sprintf(`{"insert": "c", "ordered": false, "documents": [{"i": 4}, {"i": 5, "b": %q}, {"i": 6}]}`, big))
@@ -234,7 +234,7 @@ func TestCappedDocumentTooLarge(t *testing.T) {
 
 // wantWriteError runs a write command whose first statement must fail
 // with code.
-func wantWriteError(t *testing.T, db *DB, cmd string, code doc.Code, frag string) {
+func wantWriteError(t *testing.T, db *DB, cmd string, code document.Code, frag string) {
 	t.Helper()
 	r, err := run(t, db, "test", cmd)
 	if err != nil {
@@ -271,10 +271,10 @@ func TestCappedIDIndex(t *testing.T) {
 		}
 	}
 	_, err := c.InsertOne(ctx, bson.D{{Key: "_id", Value: int32(1)}, {Key: "i", Value: int64(9)}})
-	checkCode(t, "duplicate _id", err, doc.CodeDuplicateKey, "dup key")
+	checkCode(t, "duplicate _id", err, document.CodeDuplicateKey, "dup key")
 	// Duplicates inside one batch.
 	r := mustRun(t, db, "test", `{"insert": "c", "ordered": false, "documents": [{"_id": 10, "i": 10}, {"_id": 10, "i": 11}]}`)
-	if field(r, "n") != int32(1) || field(r, "writeErrors.0.code") != int32(doc.CodeDuplicateKey) {
+	if field(r, "n") != int32(1) || field(r, "writeErrors.0.code") != int32(document.CodeDuplicateKey) {
 		t.Fatalf("batch duplicate: %v", r)
 	}
 	// Now 1, 2, 10 are live; 0 was evicted.
@@ -322,23 +322,23 @@ func TestCappedRefusals(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	wantWriteError(t, db, `{"delete": "c", "deletes": [{"q": {}, "limit": 0}]}`, doc.CodeIllegalOperation, "cannot remove from a capped collection")
-	wantWriteError(t, db, `{"delete": "c", "deletes": [{"q": {"i": 1}, "limit": 1}]}`, doc.CodeIllegalOperation, "capped")
-	if _, err := c.DeleteOne(ctx, bson.D{}); doc.CodeOf(err) != doc.CodeIllegalOperation {
+	wantWriteError(t, db, `{"delete": "c", "deletes": [{"q": {}, "limit": 0}]}`, document.CodeIllegalOperation, "cannot remove from a capped collection")
+	wantWriteError(t, db, `{"delete": "c", "deletes": [{"q": {"i": 1}, "limit": 1}]}`, document.CodeIllegalOperation, "capped")
+	if _, err := c.DeleteOne(ctx, bson.D{}); document.CodeOf(err) != document.CodeIllegalOperation {
 		t.Fatalf("DeleteOne: %v", err)
 	}
-	wantCode(t, db, "test", `{"findAndModify": "c", "query": {"i": 1}, "remove": true}`, doc.CodeIllegalOperation, "capped")
-	wantCode(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"t": 1}, "name": "t_1", "expireAfterSeconds": 10}]}`, doc.CodeCannotCreateIndex, "TTL index on a capped collection")
-	wantCode(t, db, "test", `{"find": "c", "sort": {"$natural": 2}}`, doc.CodeBadValue, "")
-	wantWriteError(t, db, `{"update": "c", "updates": [{"q": {"i": 1}, "u": {"$set": {"s": "abcd"}}}]}`, doc.CodeCannotGrowDocumentInCappedNS, "size of a document")
-	wantWriteError(t, db, `{"update": "c", "updates": [{"q": {"i": 1}, "u": {"$unset": {"s": 1}}}]}`, doc.CodeCannotGrowDocumentInCappedNS, "size")
-	if _, err := c.ReplaceOne(ctx, bson.D{{Key: "i", Value: int64(1)}}, bson.D{{Key: "i", Value: int64(1)}}, false); doc.CodeOf(err) != doc.CodeCannotGrowDocumentInCappedNS {
+	wantCode(t, db, "test", `{"findAndModify": "c", "query": {"i": 1}, "remove": true}`, document.CodeIllegalOperation, "capped")
+	wantCode(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"t": 1}, "name": "t_1", "expireAfterSeconds": 10}]}`, document.CodeCannotCreateIndex, "TTL index on a capped collection")
+	wantCode(t, db, "test", `{"find": "c", "sort": {"$natural": 2}}`, document.CodeBadValue, "")
+	wantWriteError(t, db, `{"update": "c", "updates": [{"q": {"i": 1}, "u": {"$set": {"s": "abcd"}}}]}`, document.CodeCannotGrowDocumentInCappedNS, "size of a document")
+	wantWriteError(t, db, `{"update": "c", "updates": [{"q": {"i": 1}, "u": {"$unset": {"s": 1}}}]}`, document.CodeCannotGrowDocumentInCappedNS, "size")
+	if _, err := c.ReplaceOne(ctx, bson.D{{Key: "i", Value: int64(1)}}, bson.D{{Key: "i", Value: int64(1)}}, false); document.CodeOf(err) != document.CodeCannotGrowDocumentInCappedNS {
 		t.Fatalf("ReplaceOne with a smaller document: %v", err)
 	}
 	// Same BSON size: allowed, in place; int32 1 -> 100000 is the same
 	// BSON size and a different msgpack size.
 	r := mustRun(t, db, "test", `{"update": "c", "updates": [{"q": {"i": 1}, "u": {"$set": {"s": "xyz"}}}, {"q": {"_id": 3}, "u": {"$set": {"i": 3, "s": "q"}}}]}`)
-	if field(r, "nModified") != int32(1) || field(r, "writeErrors.0.index") != int32(1) || field(r, "writeErrors.0.code") != int32(doc.CodeCannotGrowDocumentInCappedNS) {
+	if field(r, "nModified") != int32(1) || field(r, "writeErrors.0.index") != int32(1) || field(r, "writeErrors.0.code") != int32(document.CodeCannotGrowDocumentInCappedNS) {
 		t.Fatalf("same-size update, then a shrinking one: %v", r)
 	}
 	mustRun(t, db, "test", `{"insert": "c", "documents": [{"_id": 100, "n": 100000}]}`)
@@ -390,8 +390,8 @@ func TestCappedDrop(t *testing.T) {
 	if _, err := os.Stat(path); !errors.Is(err, os.ErrNotExist) {
 		t.Fatalf("ring file after drop: %v", err)
 	}
-	wantCode(t, db, "test", fmt.Sprintf(`{"getMore": {"$numberLong": "%d"}, "collection": "c"}`, plainID), doc.CodeQueryPlanKilled, "")
-	wantCode(t, db, "test", fmt.Sprintf(`{"getMore": {"$numberLong": "%d"}, "collection": "c"}`, tailID), doc.CodeQueryPlanKilled, "")
+	wantCode(t, db, "test", fmt.Sprintf(`{"getMore": {"$numberLong": "%d"}, "collection": "c"}`, plainID), document.CodeQueryPlanKilled, "")
+	wantCode(t, db, "test", fmt.Sprintf(`{"getMore": {"$numberLong": "%d"}, "collection": "c"}`, tailID), document.CodeQueryPlanKilled, "")
 	if db.lookup("test", "c") != nil || count(t, db, "test", "c") != 0 {
 		t.Fatalf("collection still there")
 	}
@@ -428,7 +428,7 @@ func TestCappedDropWakesTailer(t *testing.T) {
 	mustRun(t, db, "test", `{"drop": "c"}`)
 	select {
 	case err := <-errc:
-		checkCode(t, "getMore after drop", err, doc.CodeQueryPlanKilled, "")
+		checkCode(t, "getMore after drop", err, document.CodeQueryPlanKilled, "")
 	case <-time.After(10 * time.Second):
 		t.Fatal("a waiting getMore did not wake on drop")
 	}
@@ -439,10 +439,10 @@ func TestTailableValidation(t *testing.T) {
 	db, _, _ := openTest(t)
 	createCapped(t, db, "c", 4096, 0)
 	mustRun(t, db, "test", `{"insert": "plain", "documents": [{"a": 1}]}`)
-	wantCode(t, db, "test", `{"find": "plain", "tailable": true}`, doc.CodeBadValue, "tailable cursor requested on non capped collection")
-	wantCode(t, db, "test", `{"find": "c", "awaitData": true}`, doc.CodeFailedToParse, "awaitData")
-	wantCode(t, db, "test", `{"find": "c", "tailable": true, "sort": {"$natural": -1}}`, doc.CodeBadValue, "$natural: 1")
-	wantCode(t, db, "test", `{"find": "c", "tailable": true, "sort": {"a": 1}}`, doc.CodeBadValue, "$natural: 1")
+	wantCode(t, db, "test", `{"find": "plain", "tailable": true}`, document.CodeBadValue, "tailable cursor requested on non capped collection")
+	wantCode(t, db, "test", `{"find": "c", "awaitData": true}`, document.CodeFailedToParse, "awaitData")
+	wantCode(t, db, "test", `{"find": "c", "tailable": true, "sort": {"$natural": -1}}`, document.CodeBadValue, "$natural: 1")
+	wantCode(t, db, "test", `{"find": "c", "tailable": true, "sort": {"a": 1}}`, document.CodeBadValue, "$natural: 1")
 	mustRun(t, db, "test", `{"find": "c", "tailable": true, "sort": {"$natural": 1}}`)
 	// Empty and missing capped collections: cursor id 0.
 	for _, name := range []string{"c", "missing"} {
@@ -544,7 +544,7 @@ func TestTailableCursor(t *testing.T) {
 	// Overrun: wrap the ring past the first cursor's position.
 	ins(11, 400)
 	_, err = getMore(t, db, id, "")
-	checkCode(t, "overrun tailer", err, doc.CodeCappedPositionLost, "overwritten")
+	checkCode(t, "overrun tailer", err, document.CodeCappedPositionLost, "overwritten")
 	if db.cursors.get(id) != nil {
 		t.Fatal("an overrun cursor stays registered")
 	}
@@ -725,10 +725,10 @@ func TestConvertToCapped(t *testing.T) {
 	r := mustRun(t, db, "test", `{"find": "p", "batchSize": 1}`)
 	oldCursor := field(r, "cursor.id").(int64)
 
-	wantCode(t, db, "test", `{"convertToCapped": "missing", "size": 4096}`, doc.CodeNamespaceNotFound, "")
+	wantCode(t, db, "test", `{"convertToCapped": "missing", "size": 4096}`, document.CodeNamespaceNotFound, "")
 	wantCode(t, db, "test", `{"convertToCapped": "p"}`, codeIDLFailedToParse, "size")
-	wantCode(t, db, "test", `{"convertToCapped": "p", "size": 0}`, doc.CodeBadValue, "")
-	wantCode(t, db, "test", `{"convertToCapped": "p", "size": "x"}`, doc.CodeTypeMismatch, "")
+	wantCode(t, db, "test", `{"convertToCapped": "p", "size": 0}`, document.CodeBadValue, "")
+	wantCode(t, db, "test", `{"convertToCapped": "p", "size": "x"}`, document.CodeTypeMismatch, "")
 	mustRun(t, db, "test", `{"convertToCapped": "p", "size": 8000}`)
 	if !plain.IsCapped() {
 		t.Fatal("not capped after convertToCapped")
@@ -742,10 +742,10 @@ func TestConvertToCapped(t *testing.T) {
 		t.Fatalf("indexes after convertToCapped: %v", ixs)
 	}
 	r = mustRun(t, db, "test", `{"listCollections": 1, "filter": {"name": "p"}}`)
-	if opts := field(r, "cursor.firstBatch.0.options"); !doc.Equal(opts, bson.D{{Key: "capped", Value: true}, {Key: "size", Value: int64(8192)}}) {
+	if opts := field(r, "cursor.firstBatch.0.options"); !document.Equal(opts, bson.D{{Key: "capped", Value: true}, {Key: "size", Value: int64(8192)}}) {
 		t.Fatalf("options %v", opts)
 	}
-	wantCode(t, db, "test", fmt.Sprintf(`{"getMore": {"$numberLong": "%d"}, "collection": "p"}`, oldCursor), doc.CodeQueryPlanKilled, "")
+	wantCode(t, db, "test", fmt.Sprintf(`{"getMore": {"$numberLong": "%d"}, "collection": "p"}`, oldCursor), document.CodeQueryPlanKilled, "")
 	mustValidate(t, db, "test", "p")
 	// Converting a capped collection re-caps it.
 	mustRun(t, db, "test", `{"convertToCapped": "p", "size": 4096}`)
@@ -764,7 +764,7 @@ func TestConvertToCapped(t *testing.T) {
 	}
 	// A time-series namespace: 166.
 	if _, err := run(t, db, "test", `{"create": "ts", "timeseries": {"timeField": "t"}}`); err == nil {
-		wantCode(t, db, "test", `{"convertToCapped": "ts", "size": 4096}`, doc.CodeCommandNotSupportedOnView, "time-series")
+		wantCode(t, db, "test", `{"convertToCapped": "ts", "size": 4096}`, document.CodeCommandNotSupportedOnView, "time-series")
 	} else {
 		t.Logf("time-series collections unavailable (%v); 166 not checked", err)
 	}

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/ttlkv/ttlkv/capped"
-	"github.com/ttlkv/ttlkv/doc"
+	"github.com/ttlkv/ttlkv/document"
 	"github.com/ttlkv/ttlkv/engine/query"
 	"github.com/ttlkv/ttlkv/lsm"
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -21,7 +21,7 @@ import (
 // not implemented here.
 func (db *DB) insertSpecial(ctx context.Context, c *coll, docs []any, ordered bool) ([]any, []WriteError, error) {
 	if c.m().Kind != kindCapped {
-		return nil, nil, doc.Errorf(codeNotImplemented, "inserts into %s collections are not implemented yet", c.m().Kind)
+		return nil, nil, document.Errorf(codeNotImplemented, "inserts into %s collections are not implemented yet", c.m().Kind)
 	}
 	return db.insertCapped(ctx, c, docs, ordered)
 }
@@ -56,13 +56,13 @@ func prepareCapped(m *collMeta, v any) (cappedDoc, error) {
 	buf = append(buf, ks...)
 	hdr := len(buf)
 	buf = append(buf, make([]byte, lenRoom)...)
-	buf, err = doc.AppendMarshal(buf, d)
+	buf, err = document.AppendMarshal(buf, d)
 	if err != nil {
 		return cappedDoc{}, err
 	}
 	n := len(buf) - hdr - lenRoom
 	if uint64(n) > math.MaxUint32 {
-		return cappedDoc{}, doc.Errorf(doc.CodeBadValue, "document too large for a capped record")
+		return cappedDoc{}, document.Errorf(document.CodeBadValue, "document too large for a capped record")
 	}
 	var lb [binary.MaxVarintLen32]byte
 	l := binary.PutUvarint(lb[:], uint64(n))
@@ -419,7 +419,7 @@ func (w *cappedWriter) recordKeys(rec capped.Record) (seqID, error) {
 	if len(w.sec) == 0 {
 		return s, nil
 	}
-	d, err := doc.Unmarshal(msg)
+	d, err := document.Unmarshal(msg)
 	if err != nil {
 		return s, fmt.Errorf("engine: capped record %d: %w", rec.Seq, err)
 	}
@@ -693,15 +693,15 @@ func (w *cappedWriter) flush() error {
 }
 
 // cappedErr maps ring errors to the engine's: a closed ring of a dropped
-// collection is 175 QueryPlanKilled; errors carrying a *doc.Error
+// collection is 175 QueryPlanKilled; errors carrying a *document.Error
 // (ErrTooLarge, ErrOverwritten, ErrSizeChanged) keep it.
 func cappedErr(c *coll, err error) error {
 	if errors.Is(err, capped.ErrClosed) && c.dropped.Load() {
-		return doc.Errorf(doc.CodeQueryPlanKilled, "collection dropped: %s", c.m().ns())
+		return document.Errorf(document.CodeQueryPlanKilled, "collection dropped: %s", c.m().ns())
 	}
-	var de *doc.Error
+	var de *document.Error
 	if errors.As(err, &de) {
-		return doc.Errorf(de.Code, "%s", de.Message)
+		return document.Errorf(de.Code, "%s", de.Message)
 	}
 	return cappedFailedErr(c, err)
 }
@@ -711,8 +711,8 @@ func cappedErr(c *coll, err error) error {
 // is the rare same-size update whose storage encoding no longer fits the
 // record.
 func cappedOverwrite(c *coll, st *cappedState, rec capped.Record, oldDoc, newDoc bson.D, msg []byte) error {
-	if o, n := doc.Size(oldDoc), doc.Size(newDoc); o != n {
-		return doc.Errorf(doc.CodeCannotGrowDocumentInCappedNS, "Cannot change the size of a document in a capped collection: %d != %d", o, n)
+	if o, n := document.Size(oldDoc), document.Size(newDoc); o != n {
+		return document.Errorf(document.CodeCannotGrowDocumentInCappedNS, "Cannot change the size of a document in a capped collection: %d != %d", o, n)
 	}
 	// The _id is immutable, so the record keeps its _id key (and entry).
 	ks, err := cappedKS(rec.Data)
@@ -722,7 +722,7 @@ func cappedOverwrite(c *coll, st *cappedState, rec capped.Record, oldDoc, newDoc
 	head := cappedFramedLen(ks, msg)
 	pad := len(rec.Data) - head
 	if pad < 0 {
-		return doc.Errorf(doc.CodeCannotGrowDocumentInCappedNS, "Cannot change the size of a document in a capped collection: its stored encoding grows from %d to %d bytes", len(rec.Data), head)
+		return document.Errorf(document.CodeCannotGrowDocumentInCappedNS, "Cannot change the size of a document in a capped collection: its stored encoding grows from %d to %d bytes", len(rec.Data), head)
 	}
 	if err := c.db.cappedReindex(c, st, rec, oldDoc, newDoc); err != nil {
 		return err
@@ -776,17 +776,17 @@ func (db *DB) applyCappedUpdates(c *coll, rids []uint64, f *query.Filter, u *que
 		}
 		// A no-op only when the encoding is the same ($set of 1.0 over 1
 		// changes the type).
-		msg, err := doc.Marshal(nd)
+		msg, err := document.Marshal(nd)
 		if err != nil {
 			return matched - 1, modified, last, err
 		}
 		if old, _ := cappedMsg(rec.Data); bytes.Equal(old, msg) {
 			continue
 		}
-		if !doc.Equal(idOf(d), idOf(nd)) {
-			return matched - 1, modified, last, doc.Errorf(doc.CodeImmutableField, "Performing an update on the path '_id' would modify the immutable field '_id'")
+		if !document.Equal(idOf(d), idOf(nd)) {
+			return matched - 1, modified, last, document.Errorf(document.CodeImmutableField, "Performing an update on the path '_id' would modify the immutable field '_id'")
 		}
-		if err := doc.ValidateForStorage(nd); err != nil {
+		if err := document.ValidateForStorage(nd); err != nil {
 			return matched - 1, modified, last, err
 		}
 		if err := cappedOverwrite(c, st, rec, d, nd, msg); err != nil {

@@ -3,7 +3,7 @@ package engine
 import (
 	"fmt"
 
-	"github.com/ttlkv/ttlkv/doc"
+	"github.com/ttlkv/ttlkv/document"
 	"github.com/ttlkv/ttlkv/engine/query"
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
@@ -98,7 +98,7 @@ func (m *collMeta) encode() ([]byte, error) {
 	if m.Clustered {
 		d = append(d, bson.E{Key: "clustered", Value: true})
 	}
-	return doc.Marshal(d)
+	return document.Marshal(d)
 }
 
 func nonNilDoc(d bson.D) bson.D {
@@ -109,7 +109,7 @@ func nonNilDoc(d bson.D) bson.D {
 }
 
 func decodeCollMeta(b []byte) (*collMeta, error) {
-	d, err := doc.Unmarshal(b)
+	d, err := document.Unmarshal(b)
 	if err != nil {
 		return nil, fmt.Errorf("catalog entry: %w", err)
 	}

@@ -6,7 +6,7 @@ import (
 	"encoding/binary"
 	"slices"
 
-	"github.com/ttlkv/ttlkv/doc"
+	"github.com/ttlkv/ttlkv/document"
 	"github.com/ttlkv/ttlkv/lsm"
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
@@ -147,12 +147,12 @@ func parseClusteredIndex(v any, has map[string]any) (bson.D, error) {
 	if !ok {
 		b, isBool := asBool(v)
 		if _, isNum := asFloat(v); !isBool && !isNum {
-			return nil, doc.Errorf(doc.CodeTypeMismatch, "BSON field 'create.clusteredIndex' is the wrong type '%s', expected types '[bool, object]'", typeName(v))
+			return nil, document.Errorf(document.CodeTypeMismatch, "BSON field 'create.clusteredIndex' is the wrong type '%s', expected types '[bool, object]'", typeName(v))
 		}
 		if !b {
 			return nil, nil
 		}
-		return nil, doc.Errorf(5979703, "The 'clusteredIndex' legacy format {clusteredIndex: <bool>} is only supported for specific internal collections and vice versa")
+		return nil, document.Errorf(5979703, "The 'clusteredIndex' legacy format {clusteredIndex: <bool>} is only supported for specific internal collections and vice versa")
 	}
 	name := "_id_"
 	var key bson.D
@@ -163,65 +163,65 @@ func parseClusteredIndex(v any, has map[string]any) (bson.D, error) {
 		case "key":
 			k, ok := e.Value.(bson.D)
 			if !ok {
-				return nil, doc.Errorf(doc.CodeTypeMismatch, "BSON field 'create.clusteredIndex.key' is the wrong type '%s', expected type 'object'", typeName(e.Value))
+				return nil, document.Errorf(document.CodeTypeMismatch, "BSON field 'create.clusteredIndex.key' is the wrong type '%s', expected type 'object'", typeName(e.Value))
 			}
 			key, hasKey = k, true
 		case "unique":
 			b, ok := asBool(e.Value)
 			if !ok {
-				return nil, doc.Errorf(doc.CodeTypeMismatch, "BSON field 'create.clusteredIndex.unique' is the wrong type '%s', expected types '[bool, long, int, decimal, double]'", typeName(e.Value))
+				return nil, document.Errorf(document.CodeTypeMismatch, "BSON field 'create.clusteredIndex.unique' is the wrong type '%s', expected types '[bool, long, int, decimal, double]'", typeName(e.Value))
 			}
 			unique, hasUnique = b, true
 		case "name":
 			s, ok := e.Value.(string)
 			if !ok {
-				return nil, doc.Errorf(doc.CodeTypeMismatch, "BSON field 'create.clusteredIndex.name' is the wrong type '%s', expected type 'string'", typeName(e.Value))
+				return nil, document.Errorf(document.CodeTypeMismatch, "BSON field 'create.clusteredIndex.name' is the wrong type '%s', expected type 'string'", typeName(e.Value))
 			}
 			name = s
 		case "v":
 			f, ok := asFloat(e.Value)
 			if !ok {
-				return nil, doc.Errorf(doc.CodeTypeMismatch, "BSON field 'create.clusteredIndex.v' is the wrong type '%s', expected types '[long, int, decimal, double]'", typeName(e.Value))
+				return nil, document.Errorf(document.CodeTypeMismatch, "BSON field 'create.clusteredIndex.v' is the wrong type '%s', expected types '[long, int, decimal, double]'", typeName(e.Value))
 			}
 			version = int64(f)
 		default:
-			return nil, doc.Errorf(doc.CodeIDLUnknownField, "BSON field 'create.clusteredIndex.%s' is an unknown field.", e.Key)
+			return nil, document.Errorf(document.CodeIDLUnknownField, "BSON field 'create.clusteredIndex.%s' is an unknown field.", e.Key)
 		}
 	}
 	if !hasKey {
-		return nil, doc.Errorf(doc.CodeIDLFailedToParse, "BSON field 'create.clusteredIndex.key' is missing but a required field")
+		return nil, document.Errorf(document.CodeIDLFailedToParse, "BSON field 'create.clusteredIndex.key' is missing but a required field")
 	}
 	if !hasUnique {
-		return nil, doc.Errorf(doc.CodeIDLFailedToParse, "BSON field 'create.clusteredIndex.unique' is missing but a required field")
+		return nil, document.Errorf(document.CodeIDLFailedToParse, "BSON field 'create.clusteredIndex.unique' is missing but a required field")
 	}
 	_, hasSize := has["size"]
 	_, hasMax := has["max"]
 	capped, _ := asBool(has["capped"])
 	switch {
 	case hasSize:
-		return nil, doc.Errorf(6049200, "'size' field for capped collections is not allowed on clustered collections. Did you mean 'capped: true' with 'expireAfterSeconds'?")
+		return nil, document.Errorf(6049200, "'size' field for capped collections is not allowed on clustered collections. Did you mean 'capped: true' with 'expireAfterSeconds'?")
 	case hasMax:
-		return nil, doc.Errorf(6049204, "'max' field for capped collections is not allowed on clustered collections. Did you mean 'capped: true' with 'expireAfterSeconds'?")
+		return nil, document.Errorf(6049204, "'max' field for capped collections is not allowed on clustered collections. Did you mean 'capped: true' with 'expireAfterSeconds'?")
 	case capped:
-		return nil, doc.Errorf(6127800, "Clustered capped collection only available with 'enableTestCommands' server parameter")
+		return nil, document.Errorf(6127800, "Clustered capped collection only available with 'enableTestCommands' server parameter")
 	}
 	if _, ok := has["idIndex"]; ok {
-		return nil, doc.Errorf(doc.CodeInvalidOptions, "The 'clusteredIndex' option is not supported with the 'idIndex' option")
+		return nil, document.Errorf(document.CodeInvalidOptions, "The 'clusteredIndex' option is not supported with the 'idIndex' option")
 	}
 	if a, ok := has["autoIndexId"]; ok {
 		if b, _ := asBool(a); !b {
-			return nil, doc.Errorf(6026501, "The 'clusteredIndex' option does not support {autoIndexId: false}")
+			return nil, document.Errorf(6026501, "The 'clusteredIndex' option does not support {autoIndexId: false}")
 		}
 	}
 	full := bson.D{{Key: "v", Value: int32(version)}, {Key: "key", Value: key}, {Key: "name", Value: name}, {Key: "unique", Value: unique}}
 	if !unique {
-		return nil, doc.Errorf(5979700, "The clusteredIndex option requires unique: true to be specified")
+		return nil, document.Errorf(5979700, "The clusteredIndex option requires unique: true to be specified")
 	}
 	if len(key) != 1 || key[0].Key != "_id" || !isOne(key[0].Value) {
-		return nil, doc.Errorf(doc.CodeInvalidIndexSpecificationOption, "The clusteredIndex option is only supported for key: {_id: 1}")
+		return nil, document.Errorf(document.CodeInvalidIndexSpecificationOption, "The clusteredIndex option is only supported for key: {_id: 1}")
 	}
 	if version != 2 {
-		return nil, doc.Errorf(5979704, "Invalid clusteredIndex specification %s; cannot create a clusteredIndex with v=%d", fmtValue(full), version)
+		return nil, document.Errorf(5979704, "Invalid clusteredIndex specification %s; cannot create a clusteredIndex with v=%d", fmtValue(full), version)
 	}
 	full[1].Value = bson.D{{Key: "_id", Value: int32(1)}}
 	return full, nil
@@ -287,7 +287,7 @@ func (db *DB) collModClustered(c *coll, opts bson.D) (bson.D, error) {
 				return nil, err
 			}
 		case "timeseries":
-			return nil, doc.Errorf(doc.CodeInvalidOptions, "option only supported on a time-series collection: timeseries")
+			return nil, document.Errorf(document.CodeInvalidOptions, "option only supported on a time-series collection: timeseries")
 		}
 	}
 	if !set {

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ttlkv/ttlkv/doc"
+	"github.com/ttlkv/ttlkv/document"
 	"github.com/ttlkv/ttlkv/lsm"
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
@@ -193,7 +193,7 @@ func TestClusteredCreateErrors(t *testing.T) {
 	db, _, _ := openTest(t)
 	cases := []struct {
 		cmd  string
-		code doc.Code
+		code document.Code
 		frag string
 	}{
 		{`{"create": "c", "clusteredIndex": "x"}`, 14, "wrong type 'string'"},
@@ -239,7 +239,7 @@ func TestClusteredListingsAndDrop(t *testing.T) {
 	batch := field(r, "cursor.firstBatch").(bson.A)
 	entry := batch[0].(bson.D)
 	wantSpec := bson.D{{Key: "v", Value: int32(2)}, {Key: "key", Value: bson.D{{Key: "_id", Value: int32(1)}}}, {Key: "name", Value: "_id_"}, {Key: "unique", Value: true}}
-	if got := field(entry, "options.clusteredIndex"); !doc.Equal(got.(bson.D), wantSpec) {
+	if got := field(entry, "options.clusteredIndex"); !document.Equal(got.(bson.D), wantSpec) {
 		t.Errorf("listCollections clusteredIndex = %v, want %v", got, wantSpec)
 	}
 	if _, ok := get(entry, "idIndex"); ok {
@@ -248,7 +248,7 @@ func TestClusteredListingsAndDrop(t *testing.T) {
 	r = mustRun(t, db, "db", `{"listIndexes": "c"}`)
 	ixs := field(r, "cursor.firstBatch").(bson.A)
 	want := append(slices.Clone(wantSpec), bson.E{Key: "clustered", Value: true})
-	if len(ixs) != 1 || !doc.Equal(ixs[0].(bson.D), want) {
+	if len(ixs) != 1 || !document.Equal(ixs[0].(bson.D), want) {
 		t.Errorf("listIndexes = %v, want [%v]", ixs, want)
 	}
 	// The same spec (name filled in or not) is no change; another is 48.

@@ -4,7 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 
-	"github.com/ttlkv/ttlkv/doc"
+	"github.com/ttlkv/ttlkv/document"
 	"github.com/ttlkv/ttlkv/lsm"
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
@@ -43,12 +43,12 @@ func parseCreateOptions(opts bson.D) (*createOptions, error) {
 	has := map[string]any{}
 	for _, e := range opts {
 		if !knownCreateFields[e.Key] {
-			return nil, doc.Errorf(doc.CodeIDLUnknownField, "BSON field 'create.%s' is an unknown field.", e.Key)
+			return nil, document.Errorf(document.CodeIDLUnknownField, "BSON field 'create.%s' is an unknown field.", e.Key)
 		}
 		has[e.Key] = e.Value
 	}
 	if _, ok := has["viewOn"]; ok {
-		return nil, doc.Errorf(doc.CodeCommandNotFound, "views are not supported by ttlkv")
+		return nil, document.Errorf(document.CodeCommandNotFound, "views are not supported by ttlkv")
 	}
 	if _, ok := has["timeseries"]; ok {
 		return parseTimeseriesCreate(opts, has, co)
@@ -65,7 +65,7 @@ func parseCreateOptions(opts bson.D) (*createOptions, error) {
 	}
 	expireV, hasExpire := has["expireAfterSeconds"]
 	if hasExpire && spec == nil {
-		return nil, doc.Errorf(doc.CodeInvalidOptions, "'expireAfterSeconds' is only supported on time-series collections")
+		return nil, document.Errorf(document.CodeInvalidOptions, "'expireAfterSeconds' is only supported on time-series collections")
 	}
 	cappedV, hasCapped := has["capped"]
 	capped := false
@@ -73,7 +73,7 @@ func parseCreateOptions(opts bson.D) (*createOptions, error) {
 		b, ok := cappedV.(bool)
 		if !ok {
 			if _, isNum := asFloat(cappedV); !isNum {
-				return nil, doc.Errorf(doc.CodeTypeMismatch, "BSON field 'create.capped' is the wrong type '%s', expected types '[bool, long, int, decimal, double]'", typeName(cappedV))
+				return nil, document.Errorf(document.CodeTypeMismatch, "BSON field 'create.capped' is the wrong type '%s', expected types '[bool, long, int, decimal, double]'", typeName(cappedV))
 			}
 			b, _ = asBool(cappedV)
 		}
@@ -85,7 +85,7 @@ func parseCreateOptions(opts bson.D) (*createOptions, error) {
 		return parseCappedCreate(opts, has, co)
 	}
 	if hasSize || hasMax {
-		return nil, doc.Errorf(doc.CodeInvalidOptions, "the 'capped' field needs to be true when either the 'size' or 'max' fields are present")
+		return nil, document.Errorf(document.CodeInvalidOptions, "the 'capped' field needs to be true when either the 'size' or 'max' fields are present")
 	}
 	co.raw = visibleOptions(opts)
 	if spec != nil {
@@ -140,10 +140,10 @@ func (db *DB) createParsed(dbName, name string, co *createOptions, explicit bool
 	defer db.catMu.Unlock()
 	if c := db.lookup(dbName, name); c != nil {
 		m := c.m()
-		if !explicit || (m.Kind == co.kind && doc.Equal(m.Options, co.raw)) {
+		if !explicit || (m.Kind == co.kind && document.Equal(m.Options, co.raw)) {
 			return c, false, nil
 		}
-		return nil, false, doc.Errorf(doc.CodeNamespaceExists, "Collection %s already exists.", m.ns())
+		return nil, false, document.Errorf(document.CodeNamespaceExists, "Collection %s already exists.", m.ns())
 	}
 	if co.kind == kindTimeseries {
 		return db.createTimeseriesLocked(dbName, name, co)

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ttlkv/ttlkv/doc"
+	"github.com/ttlkv/ttlkv/document"
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
 
@@ -121,37 +121,37 @@ func TestCollModIndexErrors(t *testing.T) {
 	mustRun(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"t": 1}, "name": "t_1", "expireAfterSeconds": 100}, {"key": {"a": 1, "b": 1}, "name": "a_1_b_1"}, {"key": {"p": 1}, "name": "p_a", "partialFilterExpression": {"k": 1}}, {"key": {"p": 1}, "name": "p_b", "partialFilterExpression": {"k": 2}}]}`)
 	cases := []struct {
 		cmd  string
-		code doc.Code
+		code document.Code
 		frag string
 	}{
-		{`{"collMod": "c", "index": {"name": "t_1", "expireAfterSeconds": "100"}}`, doc.CodeTypeMismatch, "expireAfterSeconds"},
-		{`{"collMod": "c", "index": {"name": "t_1", "expireAfterSeconds": true}}`, doc.CodeTypeMismatch, "expireAfterSeconds"},
-		{`{"collMod": "c", "index": {"name": "t_1", "expireAfterSeconds": -1}}`, doc.CodeInvalidOptions, "cannot be less than 0"},
-		{`{"collMod": "c", "index": {"name": "t_1", "expireAfterSeconds": -0.5}}`, doc.CodeInvalidOptions, "cannot be less than 0"},
-		{`{"collMod": "c", "index": {"name": "t_1", "expireAfterSeconds": 2147483648}}`, doc.CodeInvalidOptions, "32-bit integer"},
-		{`{"collMod": "c", "index": {"name": "t_1", "expireAfterSeconds": {"$numberDouble": "NaN"}}}`, doc.CodeInvalidOptions, "NaN"},
-		{`{"collMod": "c", "index": {"name": "t_1", "keyPattern": {"t": 1}, "expireAfterSeconds": 5}}`, doc.CodeInvalidOptions, "Cannot specify both key pattern and name."},
-		{`{"collMod": "c", "index": {"expireAfterSeconds": 5}}`, doc.CodeInvalidOptions, "Must specify either index name or key pattern."},
-		{`{"collMod": "c", "index": {}}`, doc.CodeInvalidOptions, "Must specify either index name or key pattern."},
-		{`{"collMod": "c", "index": {"name": "t_1"}}`, doc.CodeInvalidOptions, ""},
-		{`{"collMod": "c", "index": {"name": "a_1_b_1", "expireAfterSeconds": 5}}`, doc.CodeInvalidOptions, "compound indexes do not support TTL"},
-		{`{"collMod": "c", "index": {"keyPattern": {"a": 1, "b": 1}, "expireAfterSeconds": 5}}`, doc.CodeInvalidOptions, "compound indexes do not support TTL"},
-		{`{"collMod": "c", "index": {"name": "_id_", "expireAfterSeconds": 5}}`, doc.CodeInvalidOptions, "the _id field does not support TTL indexes"},
-		{`{"collMod": "c", "index": {"keyPattern": {"_id": 1}, "expireAfterSeconds": 5}}`, doc.CodeInvalidOptions, "the _id field does not support TTL indexes"},
-		{`{"collMod": "c", "index": {"name": "nosuch", "expireAfterSeconds": 5}}`, doc.CodeIndexNotFound, "nosuch"},
-		{`{"collMod": "c", "index": {"keyPattern": {"t": -1}, "expireAfterSeconds": 5}}`, doc.CodeIndexNotFound, ""},
-		{`{"collMod": "c", "index": {"keyPattern": {"p": 1}, "expireAfterSeconds": 5}}`, doc.CodeAmbiguousIndexKeyPattern, ""},
-		{`{"collMod": "c", "index": {"name": "t_1", "hidden": "yes"}}`, doc.CodeTypeMismatch, "hidden"},
-		{`{"collMod": "c", "index": {"keyPattern": "t_1", "expireAfterSeconds": 5}}`, doc.CodeTypeMismatch, "keyPattern"},
-		{`{"collMod": "c", "index": {"name": {"t": 1}, "expireAfterSeconds": 5}}`, doc.CodeTypeMismatch, "name"},
-		{`{"collMod": "c", "index": {"name": "t_1", "expireAfterSeconds": {"$numberDecimal": "-30"}}}`, doc.CodeInvalidOptions, "cannot be less than 0"},
-		{`{"collMod": "c", "index": {"name": "t_1", "expireAfterSeconds": {"$numberDouble": "Infinity"}}}`, doc.CodeInvalidOptions, "32-bit integer"},
-		{`{"collMod": "c", "index": {"name": "_id_", "hidden": true}}`, doc.CodeBadValue, "_id"},
-		{`{"collMod": "c", "index": {"name": "t_1", "expireAfterSeconds": 5, "bogus": 1}}`, doc.CodeIDLUnknownField, "bogus"},
-		{`{"collMod": "c", "index": "t_1"}`, doc.CodeTypeMismatch, "index"},
-		{`{"collMod": "c", "bogus": 1}`, doc.CodeIDLUnknownField, "bogus"},
-		{`{"collMod": "nosuch", "index": {"name": "t_1", "expireAfterSeconds": 5}}`, doc.CodeNamespaceNotFound, ""},
-		{`{"collMod": "c", "expireAfterSeconds": 5}`, doc.CodeInvalidOptions, "only supported on collections clustered by _id"},
+		{`{"collMod": "c", "index": {"name": "t_1", "expireAfterSeconds": "100"}}`, document.CodeTypeMismatch, "expireAfterSeconds"},
+		{`{"collMod": "c", "index": {"name": "t_1", "expireAfterSeconds": true}}`, document.CodeTypeMismatch, "expireAfterSeconds"},
+		{`{"collMod": "c", "index": {"name": "t_1", "expireAfterSeconds": -1}}`, document.CodeInvalidOptions, "cannot be less than 0"},
+		{`{"collMod": "c", "index": {"name": "t_1", "expireAfterSeconds": -0.5}}`, document.CodeInvalidOptions, "cannot be less than 0"},
+		{`{"collMod": "c", "index": {"name": "t_1", "expireAfterSeconds": 2147483648}}`, document.CodeInvalidOptions, "32-bit integer"},
+		{`{"collMod": "c", "index": {"name": "t_1", "expireAfterSeconds": {"$numberDouble": "NaN"}}}`, document.CodeInvalidOptions, "NaN"},
+		{`{"collMod": "c", "index": {"name": "t_1", "keyPattern": {"t": 1}, "expireAfterSeconds": 5}}`, document.CodeInvalidOptions, "Cannot specify both key pattern and name."},
+		{`{"collMod": "c", "index": {"expireAfterSeconds": 5}}`, document.CodeInvalidOptions, "Must specify either index name or key pattern."},
+		{`{"collMod": "c", "index": {}}`, document.CodeInvalidOptions, "Must specify either index name or key pattern."},
+		{`{"collMod": "c", "index": {"name": "t_1"}}`, document.CodeInvalidOptions, ""},
+		{`{"collMod": "c", "index": {"name": "a_1_b_1", "expireAfterSeconds": 5}}`, document.CodeInvalidOptions, "compound indexes do not support TTL"},
+		{`{"collMod": "c", "index": {"keyPattern": {"a": 1, "b": 1}, "expireAfterSeconds": 5}}`, document.CodeInvalidOptions, "compound indexes do not support TTL"},
+		{`{"collMod": "c", "index": {"name": "_id_", "expireAfterSeconds": 5}}`, document.CodeInvalidOptions, "the _id field does not support TTL indexes"},
+		{`{"collMod": "c", "index": {"keyPattern": {"_id": 1}, "expireAfterSeconds": 5}}`, document.CodeInvalidOptions, "the _id field does not support TTL indexes"},
+		{`{"collMod": "c", "index": {"name": "nosuch", "expireAfterSeconds": 5}}`, document.CodeIndexNotFound, "nosuch"},
+		{`{"collMod": "c", "index": {"keyPattern": {"t": -1}, "expireAfterSeconds": 5}}`, document.CodeIndexNotFound, ""},
+		{`{"collMod": "c", "index": {"keyPattern": {"p": 1}, "expireAfterSeconds": 5}}`, document.CodeAmbiguousIndexKeyPattern, ""},
+		{`{"collMod": "c", "index": {"name": "t_1", "hidden": "yes"}}`, document.CodeTypeMismatch, "hidden"},
+		{`{"collMod": "c", "index": {"keyPattern": "t_1", "expireAfterSeconds": 5}}`, document.CodeTypeMismatch, "keyPattern"},
+		{`{"collMod": "c", "index": {"name": {"t": 1}, "expireAfterSeconds": 5}}`, document.CodeTypeMismatch, "name"},
+		{`{"collMod": "c", "index": {"name": "t_1", "expireAfterSeconds": {"$numberDecimal": "-30"}}}`, document.CodeInvalidOptions, "cannot be less than 0"},
+		{`{"collMod": "c", "index": {"name": "t_1", "expireAfterSeconds": {"$numberDouble": "Infinity"}}}`, document.CodeInvalidOptions, "32-bit integer"},
+		{`{"collMod": "c", "index": {"name": "_id_", "hidden": true}}`, document.CodeBadValue, "_id"},
+		{`{"collMod": "c", "index": {"name": "t_1", "expireAfterSeconds": 5, "bogus": 1}}`, document.CodeIDLUnknownField, "bogus"},
+		{`{"collMod": "c", "index": "t_1"}`, document.CodeTypeMismatch, "index"},
+		{`{"collMod": "c", "bogus": 1}`, document.CodeIDLUnknownField, "bogus"},
+		{`{"collMod": "nosuch", "index": {"name": "t_1", "expireAfterSeconds": 5}}`, document.CodeNamespaceNotFound, ""},
+		{`{"collMod": "c", "expireAfterSeconds": 5}`, document.CodeInvalidOptions, "only supported on collections clustered by _id"},
 	}
 	before := fmt.Sprint(db.lookup("test", "c").m().Indexes)
 	listed, _ := db.Database("test").Collection("c").ListIndexes(context.Background())
@@ -179,7 +179,7 @@ func TestCollModIndexOnTimeseries(t *testing.T) {
 	if err != nil {
 		t.Skipf("secondary indexes on time-series not available: %v (%v)", err, r)
 	}
-	wantCode(t, db, "test", `{"collMod": "ts", "index": {"name": "m_1", "expireAfterSeconds": 5}}`, doc.CodeInvalidOptions,
+	wantCode(t, db, "test", `{"collMod": "ts", "index": {"name": "m_1", "expireAfterSeconds": 5}}`, document.CodeInvalidOptions,
 		"TTL indexes are not supported for time-series collections")
 }
 
@@ -328,7 +328,7 @@ func TestCollModIndexOnCapped(t *testing.T) {
 		`{"collMod": "cap", "index": {"keyPattern": {"t": 1}, "expireAfterSeconds": 0}}`,
 		`{"collMod": "cap", "index": {"name": "t_1", "expireAfterSeconds": 5, "hidden": true}}`,
 	} {
-		wantCode(t, db, "test", cmd, doc.CodeInvalidOptions, "TTL indexes are not supported for capped collections")
+		wantCode(t, db, "test", cmd, document.CodeInvalidOptions, "TTL indexes are not supported for capped collections")
 	}
 	ix := listedIndex(t, db, "cap", "t_1")
 	if _, ok := get(ix, "expireAfterSeconds"); ok || field(ix, "hidden") != nil {

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/ttlkv/ttlkv/doc"
+	"github.com/ttlkv/ttlkv/document"
 	"github.com/ttlkv/ttlkv/engine/query"
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
@@ -76,7 +76,7 @@ func (db *DB) RunCommand(ctx context.Context, dbName string, cmd bson.D) (bson.D
 
 func (db *DB) runCommand(ctx context.Context, dbName string, cmd bson.D) (bson.D, error) {
 	if len(cmd) == 0 {
-		return nil, doc.Errorf(doc.CodeFailedToParse, "empty command document")
+		return nil, document.Errorf(document.CodeFailedToParse, "empty command document")
 	}
 	if err := db.checkOpen(); err != nil {
 		return nil, err
@@ -86,7 +86,7 @@ func (db *DB) runCommand(ctx context.Context, dbName string, cmd bson.D) (bson.D
 	}
 	f, ok := commands[cmd[0].Key]
 	if !ok {
-		return nil, doc.Errorf(doc.CodeCommandNotFound, "no such command: '%s'", cmd[0].Key)
+		return nil, document.Errorf(document.CodeCommandNotFound, "no such command: '%s'", cmd[0].Key)
 	}
 	if v, ok := get(cmd, "maxTimeMS"); ok {
 		if ms, isInt := asInt64(v); isInt && ms > 0 && cmd[0].Key != "getMore" {
@@ -102,7 +102,7 @@ func (db *DB) runCommand(ctx context.Context, dbName string, cmd bson.D) (bson.D
 func errorReply(err error) bson.D {
 	var e *Error
 	if !errors.As(err, &e) {
-		e = &Error{Code: doc.CodeInternalError, Message: err.Error()}
+		e = &Error{Code: document.CodeInternalError, Message: err.Error()}
 	}
 	d := bson.D{{Key: "ok", Value: 0.0}, {Key: "errmsg", Value: e.Message},
 		{Key: "code", Value: int32(e.Code)}, {Key: "codeName", Value: e.Name()}}
@@ -118,7 +118,7 @@ func errorReply(err error) bson.D {
 func collName(cmd bson.D) (string, error) {
 	s, ok := cmd[0].Value.(string)
 	if !ok {
-		return "", doc.Errorf(doc.CodeInvalidNamespace, "collection name has invalid type %s", typeName(cmd[0].Value))
+		return "", document.Errorf(document.CodeInvalidNamespace, "collection name has invalid type %s", typeName(cmd[0].Value))
 	}
 	return s, nil
 }
@@ -130,7 +130,7 @@ func cmdHello(_ context.Context, db *DB, _ string, _ bson.D) (bson.D, error) {
 		{Key: "isWritablePrimary", Value: db.opts.Role == RolePrimary},
 		{Key: "ismaster", Value: db.opts.Role == RolePrimary},
 		{Key: "secondary", Value: db.opts.Role == RoleSecondary},
-		{Key: "maxBsonObjectSize", Value: int32(doc.MaxDocumentSize)},
+		{Key: "maxBsonObjectSize", Value: int32(document.MaxDocumentSize)},
 		{Key: "maxMessageSizeBytes", Value: int32(48000000)},
 		{Key: "maxWriteBatchSize", Value: int32(100000)},
 		{Key: "localTime", Value: db.now()},
@@ -145,7 +145,7 @@ const Version = "0.1.0"
 func cmdBuildInfo(context.Context, *DB, string, bson.D) (bson.D, error) {
 	return bson.D{{Key: "version", Value: Version}, {Key: "gitVersion", Value: "ttlkv"},
 		{Key: "versionArray", Value: bson.A{int32(0), int32(1), int32(0), int32(0)}},
-		{Key: "storageEngines", Value: bson.A{"badger"}}, {Key: "maxBsonObjectSize", Value: int32(doc.MaxDocumentSize)}}, nil
+		{Key: "storageEngines", Value: bson.A{"badger"}}, {Key: "maxBsonObjectSize", Value: int32(document.MaxDocumentSize)}}, nil
 }
 
 func cmdCreate(_ context.Context, db *DB, dbName string, cmd bson.D) (bson.D, error) {
@@ -305,11 +305,11 @@ func cmdInsert(ctx context.Context, db *DB, dbName string, cmd bson.D) (bson.D, 
 	}
 	dv, ok := get(cmd, "documents")
 	if !ok {
-		return nil, doc.Errorf(doc.CodeFailedToParse, "BSON field 'insert.documents' is missing but a required field")
+		return nil, document.Errorf(document.CodeFailedToParse, "BSON field 'insert.documents' is missing but a required field")
 	}
 	arr, ok := dv.(bson.A)
 	if !ok {
-		return nil, doc.Errorf(doc.CodeTypeMismatch, "BSON field 'insert.documents' is the wrong type '%s', expected type 'array'", typeName(dv))
+		return nil, document.Errorf(document.CodeTypeMismatch, "BSON field 'insert.documents' is the wrong type '%s', expected type 'array'", typeName(dv))
 	}
 	ordered := true
 	if v, ok := get(cmd, "ordered"); ok {
@@ -318,7 +318,7 @@ func cmdInsert(ctx context.Context, db *DB, dbName string, cmd bson.D) (bson.D, 
 	docs := make([]any, len(arr))
 	for i, v := range arr {
 		if _, isDoc := v.(bson.D); !isDoc {
-			return nil, doc.Errorf(doc.CodeTypeMismatch, "BSON field 'insert.documents.%d' is the wrong type '%s', expected type 'object'", i, typeName(v))
+			return nil, document.Errorf(document.CodeTypeMismatch, "BSON field 'insert.documents.%d' is the wrong type '%s', expected type 'object'", i, typeName(v))
 		}
 		docs[i] = v
 	}
@@ -375,13 +375,13 @@ func parseFindOptions(cmd bson.D) (bson.D, FindOptions, error) {
 		case "limit":
 			o.Limit, err = intOpt("find.limit", e.Value)
 			if err == nil && o.Limit < 0 {
-				err = doc.Errorf(doc.CodeBadValue, "Limit value must be non-negative, but received: %d", o.Limit)
+				err = document.Errorf(document.CodeBadValue, "Limit value must be non-negative, but received: %d", o.Limit)
 			}
 		case "batchSize":
 			var n int64
 			n, err = intOpt("find.batchSize", e.Value)
 			if err == nil && n < 0 {
-				err = doc.Errorf(doc.CodeBadValue, "BatchSize value must be non-negative, but received: %d", n)
+				err = document.Errorf(document.CodeBadValue, "BatchSize value must be non-negative, but received: %d", n)
 			}
 			o.BatchSize = int32(n)
 			if n == 0 {
@@ -398,7 +398,7 @@ func parseFindOptions(cmd bson.D) (bson.D, FindOptions, error) {
 		case "maxTimeMS", "comment", "readConcern", "lsid", "$db", "noCursorTimeout", "allowPartialResults",
 			"collation", "let", "returnKey", "showRecordId", "min", "max", "allowDiskUse", "readPreference", "$readPreference":
 		default:
-			err = doc.Errorf(doc.CodeIDLUnknownField, "BSON field 'find.%s' is an unknown field.", e.Key)
+			err = document.Errorf(document.CodeIDLUnknownField, "BSON field 'find.%s' is an unknown field.", e.Key)
 		}
 		if err != nil {
 			return nil, o, err
@@ -421,7 +421,7 @@ func parseFindOptions(cmd bson.D) (bson.D, FindOptions, error) {
 func intOpt(field string, v any) (int64, error) {
 	n, ok := asInt64(v)
 	if !ok {
-		return 0, doc.Errorf(doc.CodeTypeMismatch, "BSON field '%s' is the wrong type '%s', expected types '[long, int, decimal, double]'", field, typeName(v))
+		return 0, document.Errorf(document.CodeTypeMismatch, "BSON field '%s' is the wrong type '%s', expected types '[long, int, decimal, double]'", field, typeName(v))
 	}
 	return n, nil
 }
@@ -478,12 +478,12 @@ func cmdFind(ctx context.Context, db *DB, dbName string, cmd bson.D) (bson.D, er
 func cmdGetMore(ctx context.Context, db *DB, dbName string, cmd bson.D) (bson.D, error) {
 	id, ok := cmd[0].Value.(int64)
 	if !ok {
-		return nil, doc.Errorf(doc.CodeTypeMismatch, "BSON field 'getMore.getMore' is the wrong type '%s', expected type 'long'", typeName(cmd[0].Value))
+		return nil, document.Errorf(document.CodeTypeMismatch, "BSON field 'getMore.getMore' is the wrong type '%s', expected type 'long'", typeName(cmd[0].Value))
 	}
 	cv, _ := get(cmd, "collection")
 	name, ok := cv.(string)
 	if !ok {
-		return nil, doc.Errorf(doc.CodeFailedToParse, "BSON field 'getMore.collection' is missing but a required field")
+		return nil, document.Errorf(document.CodeFailedToParse, "BSON field 'getMore.collection' is missing but a required field")
 	}
 	n := 0
 	if v, ok := get(cmd, "batchSize"); ok {
@@ -495,7 +495,7 @@ func cmdGetMore(ctx context.Context, db *DB, dbName string, cmd bson.D) (bson.D,
 	}
 	cur := db.cursors.get(id)
 	if cur == nil || cur.ns != dbName+"."+name {
-		return nil, doc.Errorf(doc.CodeCursorNotFound, "cursor id %d not found", id)
+		return nil, document.Errorf(document.CodeCursorNotFound, "cursor id %d not found", id)
 	}
 	cur.mu.Lock()
 	defer cur.mu.Unlock()
@@ -538,7 +538,7 @@ func cmdKillCursors(_ context.Context, db *DB, dbName string, cmd bson.D) (bson.
 	v, _ := get(cmd, "cursors")
 	arr, ok := v.(bson.A)
 	if !ok {
-		return nil, doc.Errorf(doc.CodeFailedToParse, "BSON field 'killCursors.cursors' is missing but a required field")
+		return nil, document.Errorf(document.CodeFailedToParse, "BSON field 'killCursors.cursors' is missing but a required field")
 	}
 	killed, notFound := bson.A{}, bson.A{}
 	for _, x := range arr {
@@ -589,11 +589,11 @@ func cmdCount(ctx context.Context, db *DB, dbName string, cmd bson.D) (bson.D, e
 func statements(cmd bson.D, field string) (bson.A, error) {
 	v, ok := get(cmd, field)
 	if !ok {
-		return nil, doc.Errorf(doc.CodeFailedToParse, "BSON field '%s.%s' is missing but a required field", cmd[0].Key, field)
+		return nil, document.Errorf(document.CodeFailedToParse, "BSON field '%s.%s' is missing but a required field", cmd[0].Key, field)
 	}
 	arr, ok := v.(bson.A)
 	if !ok {
-		return nil, doc.Errorf(doc.CodeTypeMismatch, "BSON field '%s.%s' is the wrong type '%s', expected type 'array'", cmd[0].Key, field, typeName(v))
+		return nil, document.Errorf(document.CodeTypeMismatch, "BSON field '%s.%s' is the wrong type '%s', expected type 'array'", cmd[0].Key, field, typeName(v))
 	}
 	return arr, nil
 }
@@ -649,7 +649,7 @@ func parseUpdateStmt(v any) (UpdateSpec, error) {
 	var s UpdateSpec
 	d, ok := v.(bson.D)
 	if !ok {
-		return s, doc.Errorf(doc.CodeTypeMismatch, "update statement must be an object, not %s", typeName(v))
+		return s, document.Errorf(document.CodeTypeMismatch, "update statement must be an object, not %s", typeName(v))
 	}
 	for _, e := range d {
 		var err error
@@ -663,7 +663,7 @@ func parseUpdateStmt(v any) (UpdateSpec, error) {
 			case bson.A:
 				s.Pipeline = u
 			default:
-				err = doc.Errorf(doc.CodeTypeMismatch, "BSON field 'update.updates.u' is the wrong type '%s', expected type 'object'", typeName(e.Value))
+				err = document.Errorf(document.CodeTypeMismatch, "BSON field 'update.updates.u' is the wrong type '%s', expected type 'object'", typeName(e.Value))
 			}
 		case "multi":
 			s.Multi, _ = asBool(e.Value)
@@ -675,14 +675,14 @@ func parseUpdateStmt(v any) (UpdateSpec, error) {
 			s.ArrayFilters, _ = e.Value.(bson.A)
 		case "collation", "c", "sort":
 		default:
-			err = doc.Errorf(doc.CodeIDLUnknownField, "BSON field 'update.updates.%s' is an unknown field.", e.Key)
+			err = document.Errorf(document.CodeIDLUnknownField, "BSON field 'update.updates.%s' is an unknown field.", e.Key)
 		}
 		if err != nil {
 			return s, err
 		}
 	}
 	if s.Update == nil && s.Pipeline == nil {
-		return s, doc.Errorf(doc.CodeFailedToParse, "BSON field 'update.updates.u' is missing but a required field")
+		return s, document.Errorf(document.CodeFailedToParse, "BSON field 'update.updates.u' is missing but a required field")
 	}
 	if s.Filter == nil {
 		s.Filter = bson.D{}
@@ -712,7 +712,7 @@ func cmdDelete(ctx context.Context, db *DB, dbName string, cmd bson.D) (bson.D, 
 			return nil, err
 		}
 		if s.Limit != 0 && s.Limit != 1 {
-			return nil, doc.Errorf(doc.CodeFailedToParse, "The limit field in delete objects must be 0 or 1. Got %d", s.Limit)
+			return nil, document.Errorf(document.CodeFailedToParse, "The limit field in delete objects must be 0 or 1. Got %d", s.Limit)
 		}
 		specs[i] = s
 	}
@@ -741,7 +741,7 @@ func parseDeleteStmt(v any) (DeleteSpec, error) {
 	var s DeleteSpec
 	d, ok := v.(bson.D)
 	if !ok {
-		return s, doc.Errorf(doc.CodeTypeMismatch, "delete statement must be an object, not %s", typeName(v))
+		return s, document.Errorf(document.CodeTypeMismatch, "delete statement must be an object, not %s", typeName(v))
 	}
 	hasLimit := false
 	for _, e := range d {
@@ -756,17 +756,17 @@ func parseDeleteStmt(v any) (DeleteSpec, error) {
 			s.Hint = e.Value
 		case "collation":
 		default:
-			err = doc.Errorf(doc.CodeIDLUnknownField, "BSON field 'delete.deletes.%s' is an unknown field.", e.Key)
+			err = document.Errorf(document.CodeIDLUnknownField, "BSON field 'delete.deletes.%s' is an unknown field.", e.Key)
 		}
 		if err != nil {
 			return s, err
 		}
 	}
 	if s.Filter == nil {
-		return s, doc.Errorf(doc.CodeFailedToParse, "BSON field 'delete.deletes.q' is missing but a required field")
+		return s, document.Errorf(document.CodeFailedToParse, "BSON field 'delete.deletes.q' is missing but a required field")
 	}
 	if !hasLimit {
-		return s, doc.Errorf(doc.CodeFailedToParse, "BSON field 'delete.deletes.limit' is missing but a required field")
+		return s, document.Errorf(document.CodeFailedToParse, "BSON field 'delete.deletes.limit' is missing but a required field")
 	}
 	return s, nil
 }
@@ -789,7 +789,7 @@ func cmdFindAndModify(ctx context.Context, db *DB, dbName string, cmd bson.D) (b
 		case "update":
 			var ok bool
 			if s.Update, s.Pipeline, ok = updateArg(e.Value); !ok {
-				err = doc.Errorf(doc.CodeFailedToParse, "Update argument must be either an object or an array")
+				err = document.Errorf(document.CodeFailedToParse, "Update argument must be either an object or an array")
 			}
 		case "remove":
 			remove, _ = asBool(e.Value)
@@ -808,7 +808,7 @@ func cmdFindAndModify(ctx context.Context, db *DB, dbName string, cmd bson.D) (b
 		s.Filter = bson.D{}
 	}
 	if remove == (s.Update != nil || s.Pipeline != nil) {
-		return nil, doc.Errorf(doc.CodeFailedToParse, "Either an update or remove=true must be specified")
+		return nil, document.Errorf(document.CodeFailedToParse, "Either an update or remove=true must be specified")
 	}
 	if remove {
 		d, err := db.findOneAndDelete(ctx, dbName, name, s.Filter, sortD)
@@ -864,17 +864,17 @@ func cmdCreateIndexes(ctx context.Context, db *DB, dbName string, cmd bson.D) (b
 	}
 	v, ok := get(cmd, "indexes")
 	if !ok {
-		return nil, doc.Errorf(doc.CodeFailedToParse, "BSON field 'createIndexes.indexes' is missing but a required field")
+		return nil, document.Errorf(document.CodeFailedToParse, "BSON field 'createIndexes.indexes' is missing but a required field")
 	}
 	arr, ok := v.(bson.A)
 	if !ok {
-		return nil, doc.Errorf(doc.CodeTypeMismatch, "BSON field 'createIndexes.indexes' is the wrong type '%s', expected type 'array'", typeName(v))
+		return nil, document.Errorf(document.CodeTypeMismatch, "BSON field 'createIndexes.indexes' is the wrong type '%s', expected type 'array'", typeName(v))
 	}
 	specs := make([]bson.D, len(arr))
 	for i, s := range arr {
 		d, ok := s.(bson.D)
 		if !ok {
-			return nil, doc.Errorf(doc.CodeTypeMismatch, "index specification must be an object, not %s", typeName(s))
+			return nil, document.Errorf(document.CodeTypeMismatch, "index specification must be an object, not %s", typeName(s))
 		}
 		specs[i] = d
 	}
@@ -898,7 +898,7 @@ func cmdListIndexes(_ context.Context, db *DB, dbName string, cmd bson.D) (bson.
 	}
 	c := db.lookup(dbName, name)
 	if c == nil {
-		return nil, doc.Errorf(doc.CodeNamespaceNotFound, "ns does not exist: %s.%s", dbName, name)
+		return nil, document.Errorf(document.CodeNamespaceNotFound, "ns does not exist: %s.%s", dbName, name)
 	}
 	return cursorReply(0, dbName+"."+name, "firstBatch", db.listIndexes(c)), nil
 }
@@ -910,7 +910,7 @@ func cmdDropIndexes(_ context.Context, db *DB, dbName string, cmd bson.D) (bson.
 	}
 	v, ok := get(cmd, "index")
 	if !ok {
-		return nil, doc.Errorf(doc.CodeFailedToParse, "BSON field 'dropIndexes.index' is missing but a required field")
+		return nil, document.Errorf(document.CodeFailedToParse, "BSON field 'dropIndexes.index' is missing but a required field")
 	}
 	was, err := db.dropIndexes(dbName, name, v)
 	if err != nil {
@@ -968,7 +968,7 @@ func cmdCurrentOp(_ context.Context, db *DB, _ string, cmd bson.D) (bson.D, erro
 
 func cmdSetParameter(_ context.Context, db *DB, dbName string, cmd bson.D) (bson.D, error) {
 	if dbName != "admin" {
-		return nil, doc.Errorf(doc.CodeUnauthorized, "setParameter may only be run against the admin database.")
+		return nil, document.Errorf(document.CodeUnauthorized, "setParameter may only be run against the admin database.")
 	}
 	reply := bson.D{}
 	// Validate every parameter first so an invalid one changes nothing.
@@ -993,7 +993,7 @@ func cmdSetParameter(_ context.Context, db *DB, dbName string, cmd bson.D) (bson
 		n++
 	}
 	if n == 0 {
-		return nil, doc.Errorf(doc.CodeInvalidOptions, "no option found to set, use help:true to see options")
+		return nil, document.Errorf(document.CodeInvalidOptions, "no option found to set, use help:true to see options")
 	}
 	return reply, nil
 }
@@ -1008,7 +1008,7 @@ func isGenericField(k string) bool {
 
 func cmdGetParameter(_ context.Context, db *DB, dbName string, cmd bson.D) (bson.D, error) {
 	if dbName != "admin" {
-		return nil, doc.Errorf(doc.CodeUnauthorized, "getParameter may only be run against the admin database.")
+		return nil, document.Errorf(document.CodeUnauthorized, "getParameter may only be run against the admin database.")
 	}
 	if s, ok := cmd[0].Value.(string); ok && s == "*" {
 		return paramsDoc(db, true, nil), nil
@@ -1025,7 +1025,7 @@ func cmdGetParameter(_ context.Context, db *DB, dbName string, cmd bson.D) (bson
 		}
 	}
 	if len(want) == 0 {
-		return nil, doc.Errorf(doc.CodeInvalidOptions, "no option found to get")
+		return nil, document.Errorf(document.CodeInvalidOptions, "no option found to get")
 	}
 	return paramsDoc(db, false, want), nil
 }
@@ -1040,7 +1040,7 @@ func cmdGetLog(context.Context, *DB, string, bson.D) (bson.D, error) {
 
 func cmdRunTTLPass(ctx context.Context, db *DB, dbName string, cmd bson.D) (bson.D, error) {
 	if dbName != "admin" {
-		return nil, doc.Errorf(doc.CodeUnauthorized, "runTTLPass may only be run against the admin database.")
+		return nil, document.Errorf(document.CodeUnauthorized, "runTTLPass may only be run against the admin database.")
 	}
 	res, err := db.RunTTLPass(ctx)
 	if err != nil {

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ttlkv/ttlkv/doc"
+	"github.com/ttlkv/ttlkv/document"
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
 
@@ -51,11 +51,11 @@ func sameDocs(a, b []bson.D) bool {
 	return true
 }
 
-// docIdentical compares field order, types and values (doc.Equal
+// docIdentical compares field order, types and values (document.Equal
 // treats 1 and 1.0 as equal; storage must not change either).
 func docIdentical(a, b bson.D) bool {
-	ea, err1 := doc.MarshalExtJSON(a, true)
-	eb, err2 := doc.MarshalExtJSON(b, true)
+	ea, err1 := document.MarshalExtJSON(a, true)
+	eb, err2 := document.MarshalExtJSON(b, true)
 	return err1 == nil && err2 == nil && string(ea) == string(eb)
 }
 
@@ -156,42 +156,42 @@ func TestErrorReplies(t *testing.T) {
 	before := snapshotDocs(t, db, "test", "c")
 	cases := []struct {
 		cmd  string
-		code doc.Code
+		code document.Code
 		frag string
 	}{
-		{`{"noSuchCommand": 1}`, doc.CodeCommandNotFound, "no such command: 'noSuchCommand'"},
-		{`{"Find": "c"}`, doc.CodeCommandNotFound, "no such command"},
-		{`{"find": "c", "filter": {"a": {"$foo": 1}}}`, doc.CodeBadValue, "$foo"},
-		{`{"find": "c", "filter": {"$where": "1"}}`, doc.CodeBadValue, ""},
-		{`{"count": "c", "query": {"a": {"$bogus": 1}}}`, doc.CodeBadValue, "$bogus"},
+		{`{"noSuchCommand": 1}`, document.CodeCommandNotFound, "no such command: 'noSuchCommand'"},
+		{`{"Find": "c"}`, document.CodeCommandNotFound, "no such command"},
+		{`{"find": "c", "filter": {"a": {"$foo": 1}}}`, document.CodeBadValue, "$foo"},
+		{`{"find": "c", "filter": {"$where": "1"}}`, document.CodeBadValue, ""},
+		{`{"count": "c", "query": {"a": {"$bogus": 1}}}`, document.CodeBadValue, "$bogus"},
 		{`{"delete": "c", "deletes": [{"q": {"a": {"$bogus": 1}}, "limit": 0}]}`, 0, ""},
 		{`{"update": "c", "updates": [{"q": {}, "u": {"$bogus": {"a": 1}}, "multi": true}]}`, 0, ""},
 		{`{"update": "c", "updates": [{"q": {}, "u": {"$set": {"_id": 5}}}]}`, 0, ""},
-		{`{"find": "c", "sort": {"a": 2}}`, doc.CodeBadValue, ""},
-		{`{"find": "c", "limit": -1, "batchSize": -1}`, doc.CodeBadValue, ""},
-		{`{"find": "c", "skip": -1}`, doc.CodeBadValue, ""},
-		{`{"find": "c", "hint": "nope"}`, doc.CodeBadValue, "hint provided does not correspond to an existing index"},
-		{`{"find": "c", "bogusOption": 1}`, doc.CodeIDLUnknownField, "bogusOption"},
-		{`{"find": "c", "filter": 5}`, doc.CodeTypeMismatch, "find.filter"},
-		{`{"insert": "c"}`, doc.CodeFailedToParse, "documents"},
-		{`{"insert": "c", "documents": 5}`, doc.CodeTypeMismatch, "documents"},
-		{`{"insert": "c", "documents": [5]}`, doc.CodeTypeMismatch, "documents.0"},
-		{`{"getMore": 5, "collection": "c"}`, doc.CodeTypeMismatch, "getMore"},
-		{`{"getMore": {"$numberLong": "12345"}, "collection": "c"}`, doc.CodeCursorNotFound, "12345"},
-		{`{"dropIndexes": "c", "index": "nope"}`, doc.CodeIndexNotFound, "nope"},
-		{`{"dropIndexes": "c", "index": "_id_"}`, doc.CodeInvalidOptions, "_id"},
-		{`{"dropIndexes": "missing", "index": "*"}`, doc.CodeNamespaceNotFound, ""},
-		{`{"listIndexes": "missing"}`, doc.CodeNamespaceNotFound, ""},
-		{`{"validate": "missing"}`, doc.CodeNamespaceNotFound, ""},
-		{`{"createIndexes": "c", "indexes": [{"key": {"a": 1}, "name": "a_1", "unique": true}]}`, doc.CodeIndexOptionsConflict, ""},
-		{`{"createIndexes": "c", "indexes": [{"key": {"b": 1}, "name": "a_1"}]}`, doc.CodeIndexKeySpecsConflict, ""},
-		{`{"createIndexes": "c", "indexes": [{"key": {}, "name": "e"}]}`, doc.CodeCannotCreateIndex, ""},
-		{`{"createIndexes": "c", "indexes": [{"key": {"a": 1}, "name": "x", "bogus": 1}]}`, doc.CodeInvalidIndexSpecificationOption, "bogus"},
-		{`{"create": "c", "capped": false, "bogus": 1}`, doc.CodeIDLUnknownField, "bogus"},
-		{`{"create": "c", "validator": {"a": 1}}`, doc.CodeNamespaceExists, "already exists"},
-		{`{"explain": {"find": "c"}, "verbosity": "loud"}`, doc.CodeFailedToParse, "verbosity"},
-		{`{"findAndModify": "c", "query": {}}`, doc.CodeFailedToParse, "update or remove"},
-		{`{}`, doc.CodeFailedToParse, ""},
+		{`{"find": "c", "sort": {"a": 2}}`, document.CodeBadValue, ""},
+		{`{"find": "c", "limit": -1, "batchSize": -1}`, document.CodeBadValue, ""},
+		{`{"find": "c", "skip": -1}`, document.CodeBadValue, ""},
+		{`{"find": "c", "hint": "nope"}`, document.CodeBadValue, "hint provided does not correspond to an existing index"},
+		{`{"find": "c", "bogusOption": 1}`, document.CodeIDLUnknownField, "bogusOption"},
+		{`{"find": "c", "filter": 5}`, document.CodeTypeMismatch, "find.filter"},
+		{`{"insert": "c"}`, document.CodeFailedToParse, "documents"},
+		{`{"insert": "c", "documents": 5}`, document.CodeTypeMismatch, "documents"},
+		{`{"insert": "c", "documents": [5]}`, document.CodeTypeMismatch, "documents.0"},
+		{`{"getMore": 5, "collection": "c"}`, document.CodeTypeMismatch, "getMore"},
+		{`{"getMore": {"$numberLong": "12345"}, "collection": "c"}`, document.CodeCursorNotFound, "12345"},
+		{`{"dropIndexes": "c", "index": "nope"}`, document.CodeIndexNotFound, "nope"},
+		{`{"dropIndexes": "c", "index": "_id_"}`, document.CodeInvalidOptions, "_id"},
+		{`{"dropIndexes": "missing", "index": "*"}`, document.CodeNamespaceNotFound, ""},
+		{`{"listIndexes": "missing"}`, document.CodeNamespaceNotFound, ""},
+		{`{"validate": "missing"}`, document.CodeNamespaceNotFound, ""},
+		{`{"createIndexes": "c", "indexes": [{"key": {"a": 1}, "name": "a_1", "unique": true}]}`, document.CodeIndexOptionsConflict, ""},
+		{`{"createIndexes": "c", "indexes": [{"key": {"b": 1}, "name": "a_1"}]}`, document.CodeIndexKeySpecsConflict, ""},
+		{`{"createIndexes": "c", "indexes": [{"key": {}, "name": "e"}]}`, document.CodeCannotCreateIndex, ""},
+		{`{"createIndexes": "c", "indexes": [{"key": {"a": 1}, "name": "x", "bogus": 1}]}`, document.CodeInvalidIndexSpecificationOption, "bogus"},
+		{`{"create": "c", "capped": false, "bogus": 1}`, document.CodeIDLUnknownField, "bogus"},
+		{`{"create": "c", "validator": {"a": 1}}`, document.CodeNamespaceExists, "already exists"},
+		{`{"explain": {"find": "c"}, "verbosity": "loud"}`, document.CodeFailedToParse, "verbosity"},
+		{`{"findAndModify": "c", "query": {}}`, document.CodeFailedToParse, "update or remove"},
+		{`{}`, document.CodeFailedToParse, ""},
 	}
 	for _, c := range cases {
 		if c.code != 0 {
@@ -215,9 +215,9 @@ func TestErrorReplies(t *testing.T) {
 	}
 	// The Go API returns the same typed errors.
 	_, err := db.Database("test").Collection("c").Find(context.Background(), bson.D{{Key: "a", Value: bson.D{{Key: "$foo", Value: 1}}}})
-	checkCode(t, "Find $foo", err, doc.CodeBadValue, "$foo")
+	checkCode(t, "Find $foo", err, document.CodeBadValue, "$foo")
 	_, err = db.Database("test").Collection("c").UpdateMany(context.Background(), bson.D{}, bson.D{{Key: "$set", Value: bson.D{{Key: "_id", Value: 9}}}}, false)
-	checkCode(t, "UpdateMany _id", err, doc.CodeImmutableField, "")
+	checkCode(t, "UpdateMany _id", err, document.CodeImmutableField, "")
 	intact(t, db, "test", "c", before, "Go API errors")
 	// RunCommand on a closed DB fails without a panic.
 	db2, _, _ := openTest(t)
@@ -227,7 +227,7 @@ func TestErrorReplies(t *testing.T) {
 	}
 }
 
-// Malformed Extended JSON is rejected by doc.ParseExtJSON with an
+// Malformed Extended JSON is rejected by document.ParseExtJSON with an
 // error and never reaches the engine.
 func TestMalformedExtJSON(t *testing.T) {
 	db, _, _ := openTest(t)
@@ -247,7 +247,7 @@ func TestMalformedExtJSON(t *testing.T) {
 		`[1, 2]`,
 		``,
 	} {
-		if d, err := doc.ParseExtJSON([]byte(s)); err == nil {
+		if d, err := document.ParseExtJSON([]byte(s)); err == nil {
 			t.Errorf("ParseExtJSON(%q) = %v, want an error", s, d)
 		}
 	}
@@ -273,10 +273,10 @@ func TestDocumentLimits(t *testing.T) {
 		n := total - 5 - 9 - 8
 		return bson.D{{Key: "_id", Value: id}, {Key: "s", Value: strings.Repeat("x", n)}}
 	}
-	if sz := doc.Size(sized(1, doc.MaxDocumentSize)); sz != doc.MaxDocumentSize {
+	if sz := document.Size(sized(1, document.MaxDocumentSize)); sz != document.MaxDocumentSize {
 		t.Fatalf("size arithmetic: %d", sz)
 	}
-	if _, err := c.InsertOne(ctx, sized(1, doc.MaxDocumentSize)); err != nil {
+	if _, err := c.InsertOne(ctx, sized(1, document.MaxDocumentSize)); err != nil {
 		t.Fatalf("16 MiB document rejected: %v", err)
 	}
 	// bigIntact checks the data without rendering 16 MiB as JSON.
@@ -286,17 +286,17 @@ func TestDocumentLimits(t *testing.T) {
 			t.Fatalf("after %s: count %d", after, n)
 		}
 		d, err := c.FindOne(ctx, bson.D{{Key: "_id", Value: 1}})
-		if err != nil || doc.Size(d) != doc.MaxDocumentSize || len(d) != 2 {
-			t.Fatalf("after %s: the 16 MiB document changed (%d bytes, %d fields, %v)", after, doc.Size(d), len(d), err)
+		if err != nil || document.Size(d) != document.MaxDocumentSize || len(d) != 2 {
+			t.Fatalf("after %s: the 16 MiB document changed (%d bytes, %d fields, %v)", after, document.Size(d), len(d), err)
 		}
 		mustValidate(t, db, "test", "c")
 	}
-	_, err := c.InsertOne(ctx, sized(2, doc.MaxDocumentSize+1))
-	checkCode(t, "16 MiB + 1", err, doc.CodeBSONObjectTooLarge, "")
+	_, err := c.InsertOne(ctx, sized(2, document.MaxDocumentSize+1))
+	checkCode(t, "16 MiB + 1", err, document.CodeBSONObjectTooLarge, "")
 	bigIntact("oversize insert")
 	// An update that grows a document past the limit fails too.
 	_, err = c.UpdateOne(ctx, bson.D{{Key: "_id", Value: 1}}, bson.D{{Key: "$set", Value: bson.D{{Key: "t", Value: "y"}}}}, false)
-	checkCode(t, "oversize update", err, doc.CodeBSONObjectTooLarge, "")
+	checkCode(t, "oversize update", err, document.CodeBSONObjectTooLarge, "")
 	bigIntact("oversize update")
 	if _, err := c.DeleteOne(ctx, bson.D{{Key: "_id", Value: 1}}); err != nil {
 		t.Fatal(err)
@@ -315,18 +315,18 @@ func TestDocumentLimits(t *testing.T) {
 	}
 	before = snapshotDocs(t, db, "test", "c")
 	_, err = c.InsertOne(ctx, nested(101))
-	checkCode(t, "nesting 101", err, doc.CodeOverflow, "")
+	checkCode(t, "nesting 101", err, document.CodeOverflow, "")
 	intact(t, db, "test", "c", before, "over-deep insert")
 
 	for _, bad := range []struct {
 		d    bson.D
-		code doc.Code
+		code document.Code
 	}{
-		{bson.D{{Key: "_id", Value: bson.A{1}}}, doc.CodeInvalidIDField},
-		{bson.D{{Key: "_id", Value: bson.Regex{Pattern: "a"}}}, doc.CodeInvalidIDField},
-		{bson.D{{Key: "_id", Value: bson.Undefined{}}}, doc.CodeInvalidIDField},
-		{bson.D{{Key: "_id", Value: 7}, {Key: "a\x00b", Value: 1}}, doc.CodeBadValue},
-		{bson.D{{Key: "_id", Value: 8}, {Key: "x", Value: bson.D{{Key: "a\x00", Value: 1}}}}, doc.CodeBadValue},
+		{bson.D{{Key: "_id", Value: bson.A{1}}}, document.CodeInvalidIDField},
+		{bson.D{{Key: "_id", Value: bson.Regex{Pattern: "a"}}}, document.CodeInvalidIDField},
+		{bson.D{{Key: "_id", Value: bson.Undefined{}}}, document.CodeInvalidIDField},
+		{bson.D{{Key: "_id", Value: 7}, {Key: "a\x00b", Value: 1}}, document.CodeBadValue},
+		{bson.D{{Key: "_id", Value: 8}, {Key: "x", Value: bson.D{{Key: "a\x00", Value: 1}}}}, document.CodeBadValue},
 	} {
 		_, err := c.InsertOne(ctx, bad.d)
 		checkCode(t, fmt.Sprint(bad.d), err, bad.code, "")
@@ -339,14 +339,14 @@ func TestDocumentLimits(t *testing.T) {
 		t.Fatalf("bad _ids: %v", r)
 	}
 	for i, e := range we {
-		if field(e.(bson.D), "index") != int32(i) || field(e.(bson.D), "code") != int32(doc.CodeInvalidIDField) {
+		if field(e.(bson.D), "index") != int32(i) || field(e.(bson.D), "code") != int32(document.CodeInvalidIDField) {
 			t.Errorf("writeError %d = %v", i, e)
 		}
 	}
 	intact(t, db, "test", "c", before, "bad _id inserts")
 	// An update may not nest deeper than 100 either.
 	_, err = c.UpdateOne(ctx, bson.D{{Key: "_id", Value: 100}}, bson.D{{Key: "$set", Value: bson.D{{Key: "b", Value: nested(100)}}}}, false)
-	checkCode(t, "over-deep update", err, doc.CodeOverflow, "")
+	checkCode(t, "over-deep update", err, document.CodeOverflow, "")
 	intact(t, db, "test", "c", before, "over-deep update")
 }
 
@@ -368,10 +368,10 @@ func TestInsertOrderedUnordered(t *testing.T) {
 	if field(e, "index") != int32(1) || field(e, "code") != int32(11000) || field(e, "codeName") != "DuplicateKey" {
 		t.Fatalf("dup writeError: %v", e)
 	}
-	if kp, _ := field(e, "keyPattern").(bson.D); !doc.Equal(kp, bson.D{{Key: "_id", Value: 1}}) {
+	if kp, _ := field(e, "keyPattern").(bson.D); !document.Equal(kp, bson.D{{Key: "_id", Value: 1}}) {
 		t.Fatalf("keyPattern: %v", e)
 	}
-	if kv, _ := field(e, "keyValue").(bson.D); !doc.Equal(kv, bson.D{{Key: "_id", Value: 1}}) {
+	if kv, _ := field(e, "keyValue").(bson.D); !document.Equal(kv, bson.D{{Key: "_id", Value: 1}}) {
 		t.Fatalf("keyValue: %v", e)
 	}
 	if msg, _ := field(e, "errmsg").(string); !strings.Contains(msg, "E11000 duplicate key error collection: test.c index: _id_") {
@@ -414,23 +414,23 @@ func TestInsertOrderedUnordered(t *testing.T) {
 	if !asErr(err, &bwe) || len(bwe.WriteErrors) != 1 || bwe.WriteErrors[0].Index != 1 {
 		t.Fatalf("InsertMany err = %v", err)
 	}
-	checkCode(t, "InsertMany", err, doc.CodeDuplicateKey, "dup key")
+	checkCode(t, "InsertMany", err, document.CodeDuplicateKey, "dup key")
 	if res == nil || res.InsertedIDs[0] != int32(1) || res.InsertedIDs[1] != nil || res.InsertedIDs[2] != int32(2) {
 		t.Fatalf("InsertedIDs = %v", res)
 	}
 	_, err = db.Database("test").Collection("d").InsertOne(ctx, bson.D{{Key: "_id", Value: 2}})
-	checkCode(t, "InsertOne dup", err, doc.CodeDuplicateKey, "")
+	checkCode(t, "InsertOne dup", err, document.CodeDuplicateKey, "")
 	// Duplicates on a unique secondary index name it in keyPattern.
 	// (Building it over d's two documents without u and v would fail:
 	// both have the key {u: null, v: null}.)
-	wantCode(t, db, "test", `{"createIndexes": "d", "indexes": [{"key": {"u": 1, "v": -1}, "name": "uv", "unique": true}]}`, doc.CodeDuplicateKey, "dup key")
+	wantCode(t, db, "test", `{"createIndexes": "d", "indexes": [{"key": {"u": 1, "v": -1}, "name": "uv", "unique": true}]}`, document.CodeDuplicateKey, "dup key")
 	mustRun(t, db, "test", `{"delete": "d", "deletes": [{"q": {}, "limit": 0}]}`)
 	mustRun(t, db, "test", `{"createIndexes": "d", "indexes": [{"key": {"u": 1, "v": -1}, "name": "uv", "unique": true}]}`)
 	mustRun(t, db, "test", `{"insert": "d", "documents": [{"_id": 3, "u": 1, "v": "a"}]}`)
 	r = mustRun(t, db, "test", `{"insert": "d", "documents": [{"_id": 4, "u": 1, "v": "a"}]}`)
 	e = field(r, "writeErrors").(bson.A)[0].(bson.D)
-	if !doc.Equal(field(e, "keyPattern"), bson.D{{Key: "u", Value: 1}, {Key: "v", Value: -1}}) ||
-		!doc.Equal(field(e, "keyValue"), bson.D{{Key: "u", Value: 1}, {Key: "v", Value: "a"}}) ||
+	if !document.Equal(field(e, "keyPattern"), bson.D{{Key: "u", Value: 1}, {Key: "v", Value: -1}}) ||
+		!document.Equal(field(e, "keyValue"), bson.D{{Key: "u", Value: 1}, {Key: "v", Value: "a"}}) ||
 		!strings.Contains(field(e, "errmsg").(string), "index: uv") {
 		t.Fatalf("secondary dup writeError: %v", e)
 	}
@@ -453,7 +453,7 @@ func TestInsertOrderedAcrossChunks(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err := c.InsertMany(context.Background(), docs, true)
-	checkCode(t, "ordered chunked insert", err, doc.CodeDuplicateKey, "")
+	checkCode(t, "ordered chunked insert", err, document.CodeDuplicateKey, "")
 	if got := count(t, db, "test", "c"); got != int64(bad) {
 		t.Fatalf("count = %d, want %d", got, bad)
 	}
@@ -472,7 +472,7 @@ func TestSpecCommandsSupported(t *testing.T) {
 		"listIndexes", "dropIndexes", "collMod", "convertToCapped", "explain", "serverStatus", "currentOp",
 		"setParameter", "getParameter", "validate"} {
 		_, err := db.RunCommand(context.Background(), "admin", bson.D{{Key: name, Value: int32(1)}})
-		if doc.CodeOf(err) == doc.CodeCommandNotFound {
+		if document.CodeOf(err) == document.CodeCommandNotFound {
 			t.Errorf("%s: %v", name, err)
 		}
 	}

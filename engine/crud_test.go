@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ttlkv/ttlkv/doc"
+	"github.com/ttlkv/ttlkv/document"
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
 
@@ -200,7 +200,7 @@ func runFind(t *testing.T, db *DB, dbName string, find bson.D) []bson.D {
 
 func ejson(t *testing.T, s string) bson.D {
 	t.Helper()
-	d, err := doc.ParseExtJSON([]byte(s))
+	d, err := document.ParseExtJSON([]byte(s))
 	if err != nil {
 		t.Fatalf("bad test JSON %s: %v", s, err)
 	}
@@ -446,7 +446,7 @@ func TestDeleteAndFindAndModify(t *testing.T) {
 	}
 	mustValidate(t, db, "test", "c")
 	r = mustRun(t, db, "test", `{"findAndModify": "c", "query": {"k": 1}, "sort": {"_id": -1}, "update": {"$set": {"m": 1}}, "new": true, "fields": {"m": 1}}`)
-	if v := field(r, "value"); !doc.Equal(v, bson.D{{Key: "_id", Value: 41}, {Key: "m", Value: 1}}) {
+	if v := field(r, "value"); !document.Equal(v, bson.D{{Key: "_id", Value: 41}, {Key: "m", Value: 1}}) {
 		t.Fatalf("findAndModify new: %v", r)
 	}
 	r = mustRun(t, db, "test", `{"findAndModify": "c", "query": {"k": 1}, "sort": {"_id": 1}, "update": {"$set": {"m": 2}}}`)
@@ -458,7 +458,7 @@ func TestDeleteAndFindAndModify(t *testing.T) {
 		t.Fatalf("findAndModify remove: %v", r)
 	}
 	r = mustRun(t, db, "test", `{"findAndModify": "c", "query": {"_id": 500}, "update": {"$set": {"m": 3}}, "upsert": true, "new": true}`)
-	if !doc.Equal(field(r, "value"), bson.D{{Key: "_id", Value: 500}, {Key: "m", Value: 3}}) || field(r, "lastErrorObject.upserted") != int32(500) {
+	if !document.Equal(field(r, "value"), bson.D{{Key: "_id", Value: 500}, {Key: "m", Value: 3}}) || field(r, "lastErrorObject.upserted") != int32(500) {
 		t.Fatalf("findAndModify upsert: %v", r)
 	}
 	r = mustRun(t, db, "test", `{"findAndModify": "c", "query": {"_id": 999}, "remove": true}`)
@@ -567,7 +567,7 @@ func TestFindOptions(t *testing.T) {
 	if _, b := checkCursorShape(t, "getMore", field(r, "cursor"), "nextBatch"); len(b) != 10 {
 		t.Fatalf("getMore batch: %v", r)
 	}
-	wantCode(t, db, "test", fmt.Sprintf(`{"getMore": {"$numberLong": "%d"}, "collection": "other"}`, id), doc.CodeCursorNotFound, "")
+	wantCode(t, db, "test", fmt.Sprintf(`{"getMore": {"$numberLong": "%d"}, "collection": "other"}`, id), document.CodeCursorNotFound, "")
 	r = mustRun(t, db, "test", fmt.Sprintf(`{"killCursors": "c", "cursors": [{"$numberLong": "%d"}, {"$numberLong": "77"}]}`, id))
 	if k := field(r, "cursorsKilled").(bson.A); len(k) != 1 || k[0] != id {
 		t.Fatalf("killCursors: %v", r)
@@ -575,12 +575,12 @@ func TestFindOptions(t *testing.T) {
 	if nf := field(r, "cursorsNotFound").(bson.A); len(nf) != 1 || nf[0] != int64(77) {
 		t.Fatalf("killCursors notFound: %v", r)
 	}
-	wantCode(t, db, "test", fmt.Sprintf(`{"getMore": {"$numberLong": "%d"}, "collection": "c"}`, id), doc.CodeCursorNotFound, "")
+	wantCode(t, db, "test", fmt.Sprintf(`{"getMore": {"$numberLong": "%d"}, "collection": "c"}`, id), document.CodeCursorNotFound, "")
 	// A cursor whose collection is dropped fails with 175.
 	r = mustRun(t, db, "test", `{"find": "c", "batchSize": 1}`)
 	id, _ = checkCursorShape(t, "open", field(r, "cursor"), "firstBatch")
 	mustRun(t, db, "test", `{"drop": "c"}`)
-	wantCode(t, db, "test", fmt.Sprintf(`{"getMore": {"$numberLong": "%d"}, "collection": "c"}`, id), doc.CodeQueryPlanKilled, "")
+	wantCode(t, db, "test", fmt.Sprintf(`{"getMore": {"$numberLong": "%d"}, "collection": "c"}`, id), document.CodeQueryPlanKilled, "")
 	// find on a missing collection: empty batch, cursor 0.
 	r = mustRun(t, db, "test", `{"find": "c"}`)
 	if id, b := checkCursorShape(t, "missing", field(r, "cursor"), "firstBatch"); id != 0 || len(b) != 0 {

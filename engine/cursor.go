@@ -6,7 +6,7 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/ttlkv/ttlkv/doc"
+	"github.com/ttlkv/ttlkv/document"
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
 
@@ -18,7 +18,7 @@ type serverCursor struct {
 	q      *queryExec
 	tail   *tailState                // non-nil for tailable cursors on capped collections
 	mu     sync.Mutex                // one getMore at a time
-	killed atomic.Pointer[doc.Error] // set when the collection is dropped (by another goroutine)
+	killed atomic.Pointer[document.Error] // set when the collection is dropped (by another goroutine)
 }
 
 // cursorRegistry holds open server cursors by id.
@@ -63,7 +63,7 @@ func (r *cursorRegistry) killColl(c *coll) {
 	defer r.mu.Unlock()
 	for _, cur := range r.m {
 		if cur.c == c {
-			cur.killed.Store(doc.Errorf(doc.CodeQueryPlanKilled, "collection dropped: %s", cur.ns))
+			cur.killed.Store(document.Errorf(document.CodeQueryPlanKilled, "collection dropped: %s", cur.ns))
 		}
 	}
 }

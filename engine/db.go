@@ -11,7 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/ttlkv/ttlkv/doc"
+	"github.com/ttlkv/ttlkv/document"
 	"github.com/ttlkv/ttlkv/lsm"
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
@@ -27,7 +27,7 @@ var (
 
 // Error is the typed error every user mistake returns: MongoDB's code,
 // code name and a message. Use errors.As(err, &e) with e *engine.Error.
-type Error = doc.Error
+type Error = document.Error
 
 // DB is an open data directory: every database and collection in it,
 // the TTL monitor, and the cursors of running queries. It is safe for
@@ -168,7 +168,7 @@ func (db *DB) checkWritable() error {
 		return err
 	}
 	if db.opts.Role != RolePrimary {
-		return doc.Errorf(doc.CodeNotWritablePrimary, "not primary: this engine's role does not accept writes")
+		return document.Errorf(document.CodeNotWritablePrimary, "not primary: this engine's role does not accept writes")
 	}
 	return nil
 }
@@ -289,13 +289,13 @@ func putMeta(txn *lsm.Txn, m *collMeta) error {
 // validateDBName applies MongoDB's database-name rules (SPEC §0).
 func validateDBName(name string) error {
 	if name == "" {
-		return doc.Errorf(doc.CodeInvalidNamespace, "Invalid database name: ''")
+		return document.Errorf(document.CodeInvalidNamespace, "Invalid database name: ''")
 	}
 	if len(name) >= 64 {
-		return doc.Errorf(doc.CodeInvalidNamespace, "Invalid database name: '%s': db name must be at most 63 characters, found: %d", name, len(name))
+		return document.Errorf(document.CodeInvalidNamespace, "Invalid database name: '%s': db name must be at most 63 characters, found: %d", name, len(name))
 	}
 	if strings.ContainsAny(name, "/\\. \"$\x00") {
-		return doc.Errorf(doc.CodeInvalidNamespace, "Invalid database name: '%s': contains an invalid character", name)
+		return document.Errorf(document.CodeInvalidNamespace, "Invalid database name: '%s': contains an invalid character", name)
 	}
 	return nil
 }
@@ -308,18 +308,18 @@ func validateCollName(dbName, name string, internal bool) error {
 	}
 	switch {
 	case name == "":
-		return doc.Errorf(doc.CodeInvalidNamespace, "Invalid namespace specified '%s.'", dbName)
+		return document.Errorf(document.CodeInvalidNamespace, "Invalid namespace specified '%s.'", dbName)
 	case strings.ContainsAny(name, "$\x00"):
-		return doc.Errorf(doc.CodeInvalidNamespace, "Invalid collection name: '%s': contains an invalid character", name)
+		return document.Errorf(document.CodeInvalidNamespace, "Invalid collection name: '%s': contains an invalid character", name)
 	case strings.HasPrefix(name, "system.") && !internal:
-		return doc.Errorf(doc.CodeInvalidNamespace, "Invalid collection name: '%s': names starting with 'system.' are reserved", name)
+		return document.Errorf(document.CodeInvalidNamespace, "Invalid collection name: '%s': names starting with 'system.' are reserved", name)
 	case len(dbName)+1+len(name) > 255:
-		return doc.Errorf(doc.CodeInvalidNamespace, "Fully qualified namespace is too long. Namespace: %s.%s Max: 255", dbName, name)
+		return document.Errorf(document.CodeInvalidNamespace, "Fully qualified namespace is too long. Namespace: %s.%s Max: 255", dbName, name)
 	}
 	return nil
 }
 
-var errDropped = doc.Errorf(doc.CodeNamespaceNotFound, "collection was dropped")
+var errDropped = document.Errorf(document.CodeNamespaceNotFound, "collection was dropped")
 
 func (db *DB) logf(format string, args ...any) { db.opts.Logf(format, args...) }
 
@@ -327,7 +327,7 @@ func (db *DB) logf(format string, args ...any) { db.opts.Logf(format, args...) }
 func ctxErr(ctx context.Context) error {
 	if err := ctx.Err(); err != nil {
 		if errors.Is(err, context.DeadlineExceeded) {
-			return doc.Errorf(doc.CodeMaxTimeMSExpired, "operation exceeded time limit")
+			return document.Errorf(document.CodeMaxTimeMSExpired, "operation exceeded time limit")
 		}
 		return err
 	}

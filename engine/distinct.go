@@ -6,13 +6,13 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/ttlkv/ttlkv/doc"
+	"github.com/ttlkv/ttlkv/document"
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
 
 // codeDistinctTooBig is the server's code for a distinct result over
 // the 16 MiB reply limit.
-const codeDistinctTooBig = doc.Code(17217)
+const codeDistinctTooBig = document.Code(17217)
 
 // distinct returns the distinct values of key over the documents that
 // match filter, as MongoDB's distinct does: arrays at the end of the
@@ -22,10 +22,10 @@ const codeDistinctTooBig = doc.Code(17217)
 // in BSON order.
 func (db *DB) distinct(ctx context.Context, dbName, name, key string, filter bson.D) (bson.A, error) {
 	if key == "" {
-		return nil, doc.Errorf(doc.CodeBadValue, "FieldPath cannot be constructed with empty string")
+		return nil, document.Errorf(document.CodeBadValue, "FieldPath cannot be constructed with empty string")
 	}
 	if strings.HasPrefix(key, "$") || strings.HasSuffix(key, ".") || strings.Contains(key, "..") || strings.HasPrefix(key, ".") {
-		return nil, doc.Errorf(doc.CodeBadValue, "FieldPath field names may not start with '$' or be empty; got '%s'", key)
+		return nil, document.Errorf(document.CodeBadValue, "FieldPath field names may not start with '$' or be empty; got '%s'", key)
 	}
 	_, _, q, err := db.findPlan(dbName, name, filter, FindOptions{})
 	if err != nil || q == nil {
@@ -51,8 +51,8 @@ func (db *DB) distinct(ctx context.Context, dbName, name, key string, filter bso
 		for _, v := range vals {
 			size += approxSize(v)
 		}
-		if size > doc.MaxDocumentSize {
-			return nil, doc.Errorf(codeDistinctTooBig, "distinct too big, 16mb cap")
+		if size > document.MaxDocumentSize {
+			return nil, document.Errorf(codeDistinctTooBig, "distinct too big, 16mb cap")
 		}
 		if q.done {
 			break
@@ -102,13 +102,13 @@ func distinctValues(v any, parts []string, i int, inArray bool, emit func(any)) 
 }
 
 func sortUnique(vals bson.A) bson.A {
-	slices.SortStableFunc(vals, doc.Compare)
-	return slices.CompactFunc(vals, doc.Equal)
+	slices.SortStableFunc(vals, document.Compare)
+	return slices.CompactFunc(vals, document.Equal)
 }
 
 // approxSize is the encoded size of v, for the reply-size limit.
 func approxSize(v any) int {
-	b, err := doc.Marshal(bson.D{{Key: "v", Value: v}})
+	b, err := document.Marshal(bson.D{{Key: "v", Value: v}})
 	if err != nil {
 		return 0
 	}
@@ -128,7 +128,7 @@ func cmdDistinct(ctx context.Context, db *DB, dbName string, cmd bson.D) (bson.D
 		case "key":
 			s, ok := e.Value.(string)
 			if !ok {
-				return nil, doc.Errorf(doc.CodeTypeMismatch, "BSON field 'distinct.key' is the wrong type '%s', expected type 'string'", typeName(e.Value))
+				return nil, document.Errorf(document.CodeTypeMismatch, "BSON field 'distinct.key' is the wrong type '%s', expected type 'string'", typeName(e.Value))
 			}
 			key, haveKey = s, true
 		case "query":
@@ -141,7 +141,7 @@ func cmdDistinct(ctx context.Context, db *DB, dbName string, cmd bson.D) (bson.D
 		}
 	}
 	if !haveKey {
-		return nil, doc.Errorf(doc.CodeFailedToParse, "BSON field 'distinct.key' is missing but a required field")
+		return nil, document.Errorf(document.CodeFailedToParse, "BSON field 'distinct.key' is missing but a required field")
 	}
 	vals, err := db.distinct(ctx, dbName, name, key, filter)
 	if err != nil {

@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ttlkv/ttlkv/doc"
+	"github.com/ttlkv/ttlkv/document"
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
 
@@ -36,25 +36,25 @@ func TestDistinct(t *testing.T) {
 	}
 	for _, tc := range cases {
 		r := mustRun(t, db, "test", `{"distinct": "c", "key": "`+tc.key+`", "query": `+tc.filter+`}`)
-		got, _ := doc.Get(r, "values")
-		if doc.Compare(got, tc.want) != 0 || len(got.(bson.A)) != len(tc.want) {
+		got, _ := document.Get(r, "values")
+		if document.Compare(got, tc.want) != 0 || len(got.(bson.A)) != len(tc.want) {
 			t.Errorf("distinct %s %s = %v, want %v", tc.key, tc.filter, got, tc.want)
 		}
 	}
 	// The Go API returns the same values.
 	vals, err := db.Database("test").Collection("c").Distinct(ctx, "a", bson.D{{Key: "_id", Value: bson.D{{Key: "$lt", Value: 3}}}})
-	if err != nil || doc.Compare(bson.A(vals), bson.A{int32(1), int32(2), bson.A{int32(3)}}) != 0 {
+	if err != nil || document.Compare(bson.A(vals), bson.A{int32(1), int32(2), bson.A{int32(3)}}) != 0 {
 		t.Errorf("Collection.Distinct = %v, %v", vals, err)
 	}
 	r := mustRun(t, db, "test", `{"distinct": "nosuch", "key": "a"}`)
-	if v, _ := doc.Get(r, "values"); len(v.(bson.A)) != 0 {
+	if v, _ := document.Get(r, "values"); len(v.(bson.A)) != 0 {
 		t.Errorf("distinct on a missing collection = %v, want []", v)
 	}
-	wantCode(t, db, "test", `{"distinct": "c"}`, doc.CodeFailedToParse, "'distinct.key' is missing")
-	wantCode(t, db, "test", `{"distinct": "c", "key": 1}`, doc.CodeTypeMismatch, "expected type 'string'")
-	wantCode(t, db, "test", `{"distinct": "c", "key": ""}`, doc.CodeBadValue, "empty")
-	wantCode(t, db, "test", `{"distinct": "c", "key": "$a"}`, doc.CodeBadValue, "'$'")
-	wantCode(t, db, "test", `{"distinct": "c", "key": "a", "query": {"a": {"$bad": 1}}}`, doc.CodeBadValue, "$bad")
+	wantCode(t, db, "test", `{"distinct": "c"}`, document.CodeFailedToParse, "'distinct.key' is missing")
+	wantCode(t, db, "test", `{"distinct": "c", "key": 1}`, document.CodeTypeMismatch, "expected type 'string'")
+	wantCode(t, db, "test", `{"distinct": "c", "key": ""}`, document.CodeBadValue, "empty")
+	wantCode(t, db, "test", `{"distinct": "c", "key": "$a"}`, document.CodeBadValue, "'$'")
+	wantCode(t, db, "test", `{"distinct": "c", "key": "a", "query": {"a": {"$bad": 1}}}`, document.CodeBadValue, "$bad")
 }
 
 // TestDistinctOtherKinds checks distinct over capped collections (ring
@@ -69,7 +69,7 @@ func TestDistinctOtherKinds(t *testing.T) {
 		}
 	}
 	vals, err := db.Database("test").Collection("cap").Distinct(ctx, "i", nil)
-	if err != nil || doc.Compare(bson.A(vals), bson.A{int32(2), int32(3)}) != 0 {
+	if err != nil || document.Compare(bson.A(vals), bson.A{int32(2), int32(3)}) != 0 {
 		t.Errorf("capped distinct = %v, %v; want the two surviving values", vals, err)
 	}
 	mustRun(t, db, "test", `{"create": "ts", "timeseries": {"timeField": "t", "metaField": "m"}}`)
@@ -82,7 +82,7 @@ func TestDistinctOtherKinds(t *testing.T) {
 		}
 	}
 	vals, err = db.Database("test").Collection("ts").Distinct(ctx, "v", bson.D{{Key: "m", Value: int32(0)}})
-	if err != nil || doc.Compare(bson.A(vals), bson.A{int32(0), int32(1)}) != 0 {
+	if err != nil || document.Compare(bson.A(vals), bson.A{int32(0), int32(1)}) != 0 {
 		t.Errorf("time-series distinct = %v, %v; want [0 1]", vals, err)
 	}
 }

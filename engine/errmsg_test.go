@@ -5,7 +5,7 @@ import (
 	"errors"
 	"testing"
 
-	"github.com/ttlkv/ttlkv/doc"
+	"github.com/ttlkv/ttlkv/document"
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
 
@@ -19,20 +19,20 @@ func TestErrorMessagesUseServerValueFormat(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err := c.InsertOne(ctx, bson.D{{Key: "_id", Value: int32(1)}})
-	var de *doc.Error
+	var de *document.Error
 	if !errors.As(err, &de) {
-		t.Fatalf("duplicate _id: got %v, want a doc.Error", err)
+		t.Fatalf("duplicate _id: got %v, want a document.Error", err)
 	}
 	const want = "E11000 duplicate key error collection: test.c index: _id_ dup key: { _id: 1 }"
-	if de.Code != doc.CodeDuplicateKey || de.Message != want {
+	if de.Code != document.CodeDuplicateKey || de.Message != want {
 		t.Fatalf("duplicate _id: got %d %q, want 11000 %q", de.Code, de.Message, want)
 	}
 
 	mustRun(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"u": 1}, "name": "u_1", "unique": true}]}`)
 	_, err = c.InsertOne(ctx, bson.D{{Key: "_id", Value: int32(2)}, {Key: "u", Value: "x"}})
-	checkCode(t, "duplicate u", err, doc.CodeDuplicateKey, `index: u_1 dup key: { u: "x" }`)
+	checkCode(t, "duplicate u", err, document.CodeDuplicateKey, `index: u_1 dup key: { u: "x" }`)
 	wantCode(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"d": 1}, "name": "d", "expireAfterSeconds": -1}]}`,
-		doc.CodeCannotCreateIndex, "found -1")
-	wantCode(t, db, "test", `{"dropIndexes": "c", "index": {"zz": 1.5}}`, doc.CodeIndexNotFound,
+		document.CodeCannotCreateIndex, "found -1")
+	wantCode(t, db, "test", `{"dropIndexes": "c", "index": {"zz": 1.5}}`, document.CodeIndexNotFound,
 		"can't find index with key: { zz: 1.5 }")
 }

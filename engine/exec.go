@@ -5,7 +5,7 @@ import (
 	"context"
 	"sort"
 
-	"github.com/ttlkv/ttlkv/doc"
+	"github.com/ttlkv/ttlkv/document"
 	"github.com/ttlkv/ttlkv/engine/query"
 	"github.com/ttlkv/ttlkv/lsm"
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -161,7 +161,7 @@ func (s *scanner) next(ctx context.Context, n int) ([]record, error) {
 						rec.rid, rec.raw = rid, v
 					}
 					s.stats.docsExamined++
-					d, err := doc.Unmarshal(rec.raw)
+					d, err := document.Unmarshal(rec.raw)
 					if err != nil {
 						it.Close()
 						return err

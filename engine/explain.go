@@ -4,7 +4,7 @@ import (
 	"context"
 	"time"
 
-	"github.com/ttlkv/ttlkv/doc"
+	"github.com/ttlkv/ttlkv/document"
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
 
@@ -76,13 +76,13 @@ func (p *plan) filterDoc() bson.D { return p.filterRaw }
 func cmdExplain(ctx context.Context, db *DB, dbName string, cmd bson.D) (bson.D, error) {
 	inner, ok := cmd[0].Value.(bson.D)
 	if !ok || len(inner) == 0 {
-		return nil, doc.Errorf(doc.CodeFailedToParse, "explain command requires a nested object")
+		return nil, document.Errorf(document.CodeFailedToParse, "explain command requires a nested object")
 	}
 	verbosity := "allPlansExecution"
 	if v, ok := get(cmd, "verbosity"); ok {
 		s, isStr := v.(string)
 		if !isStr || (s != "queryPlanner" && s != "executionStats" && s != "allPlansExecution") {
-			return nil, doc.Errorf(doc.CodeFailedToParse, "verbosity string must be one of {'queryPlanner', 'executionStats', 'allPlansExecution'}")
+			return nil, document.Errorf(document.CodeFailedToParse, "verbosity string must be one of {'queryPlanner', 'executionStats', 'allPlansExecution'}")
 		}
 		verbosity = s
 	}
@@ -173,7 +173,7 @@ func cmdExplain(ctx context.Context, db *DB, dbName string, cmd bson.D) (bson.D,
 			return nil, err
 		}
 		if len(stmts) != 1 {
-			return nil, doc.Errorf(doc.CodeInvalidOptions, "explained write batches must be of size 1")
+			return nil, document.Errorf(document.CodeInvalidOptions, "explained write batches must be of size 1")
 		}
 		s, err := parseDeleteStmt(stmts[0])
 		if err != nil {
@@ -221,7 +221,7 @@ func cmdExplain(ctx context.Context, db *DB, dbName string, cmd bson.D) (bson.D,
 			st = &execStats{keysExamined: st.keysExamined, docsExamined: st.docsExamined}
 		}
 	default:
-		return nil, doc.Errorf(doc.CodeCommandNotFound, "explain of '%s' is not supported", inner[0].Key)
+		return nil, document.Errorf(document.CodeCommandNotFound, "explain of '%s' is not supported", inner[0].Key)
 	}
 	reply := bson.D{{Key: "queryPlanner", Value: bson.D{{Key: "namespace", Value: ns},
 		{Key: "winningPlan", Value: planOnly(winning)}, {Key: "rejectedPlans", Value: bson.A{}}}}}

@@ -3,7 +3,7 @@ package engine
 import (
 	"context"
 
-	"github.com/ttlkv/ttlkv/doc"
+	"github.com/ttlkv/ttlkv/document"
 	"github.com/ttlkv/ttlkv/engine/query"
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
@@ -31,10 +31,10 @@ func (db *DB) findPlan(dbName, name string, filter bson.D, o FindOptions) (*coll
 		return nil, nil, nil, err
 	}
 	if o.AwaitData && !o.Tailable {
-		return nil, nil, nil, doc.Errorf(doc.CodeFailedToParse, "Cannot set 'awaitData' without also setting 'tailable'")
+		return nil, nil, nil, document.Errorf(document.CodeFailedToParse, "Cannot set 'awaitData' without also setting 'tailable'")
 	}
 	if o.Skip < 0 {
-		return nil, nil, nil, doc.Errorf(doc.CodeBadValue, "Skip value must be non-negative, but received: %d", o.Skip)
+		return nil, nil, nil, document.Errorf(document.CodeBadValue, "Skip value must be non-negative, but received: %d", o.Skip)
 	}
 	f, err := query.ParseFilterAt(filter, db.opts.Clock())
 	if err != nil {
@@ -55,17 +55,17 @@ func (db *DB) findPlan(dbName, name string, filter bson.D, o FindOptions) (*coll
 	c := db.lookup(dbName, name)
 	if o.Tailable {
 		if c != nil && c.m().Kind != kindCapped {
-			return nil, nil, nil, doc.Errorf(doc.CodeBadValue, "error processing query: ns=%s.%s tailable cursor requested on non capped collection", dbName, name)
+			return nil, nil, nil, document.Errorf(document.CodeBadValue, "error processing query: ns=%s.%s tailable cursor requested on non capped collection", dbName, name)
 		}
 		if srt != nil {
 			if dir, ok := srt.NaturalOrder(); !ok || dir != 1 {
-				return nil, nil, nil, doc.Errorf(doc.CodeBadValue, "error processing query: tailable cursor only supported with $natural: 1 sort, got %s", fmtValue(o.Sort))
+				return nil, nil, nil, document.Errorf(document.CodeBadValue, "error processing query: tailable cursor only supported with $natural: 1 sort, got %s", fmtValue(o.Sort))
 			}
 		}
 	}
 	if srt != nil {
 		if dir, ok := srt.NaturalOrder(); ok && c != nil && c.m().Kind == kindTimeseries && dir != 1 {
-			return nil, nil, nil, doc.Errorf(doc.CodeBadValue, "$natural: -1 is not supported on time-series collections")
+			return nil, nil, nil, document.Errorf(document.CodeBadValue, "$natural: -1 is not supported on time-series collections")
 		}
 	}
 	if c == nil {

@@ -3,7 +3,7 @@ package engine
 import (
 	"math"
 
-	"github.com/ttlkv/ttlkv/doc"
+	"github.com/ttlkv/ttlkv/document"
 	"github.com/ttlkv/ttlkv/engine/query"
 	"github.com/ttlkv/ttlkv/lsm"
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -85,7 +85,7 @@ func (db *DB) findByID(dbName, name string, filter bson.D, o FindOptions) (d bso
 			} else if err != nil {
 				return err
 			}
-			rec, err := doc.Unmarshal(raw)
+			rec, err := document.Unmarshal(raw)
 			if err != nil {
 				return err
 			}

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ttlkv/ttlkv/doc"
+	"github.com/ttlkv/ttlkv/document"
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
 
@@ -100,7 +100,7 @@ func reopen(t *testing.T, db *DB, dir string, clk *fakeClock) *DB {
 // run runs a command given as Extended JSON and returns its reply.
 func run(t *testing.T, db *DB, dbName, cmdJSON string) (bson.D, error) {
 	t.Helper()
-	cmd, err := doc.ParseExtJSON([]byte(cmdJSON))
+	cmd, err := document.ParseExtJSON([]byte(cmdJSON))
 	if err != nil {
 		t.Fatalf("bad test command %s: %v", cmdJSON, err)
 	}
@@ -119,7 +119,7 @@ func mustRun(t *testing.T, db *DB, dbName, cmdJSON string) bson.D {
 
 // wantCode runs a command that must fail with code, and whose message
 // contains frag.
-func wantCode(t *testing.T, db *DB, dbName, cmdJSON string, code doc.Code, frag string) {
+func wantCode(t *testing.T, db *DB, dbName, cmdJSON string, code document.Code, frag string) {
 	t.Helper()
 	r, err := run(t, db, dbName, cmdJSON)
 	checkCode(t, cmdJSON, err, code, frag)
@@ -134,7 +134,7 @@ func wantCode(t *testing.T, db *DB, dbName, cmdJSON string, code doc.Code, frag 
 	}
 }
 
-func checkCode(t *testing.T, what string, err error, code doc.Code, frag string) {
+func checkCode(t *testing.T, what string, err error, code document.Code, frag string) {
 	t.Helper()
 	var e *Error
 	if !errors.As(err, &e) {
@@ -163,7 +163,7 @@ func indexOf(s, sub string) int {
 
 // field returns the value at a dotted path of a reply.
 func field(d bson.D, path string) any {
-	v, _ := doc.Lookup(d, path)
+	v, _ := document.Lookup(d, path)
 	return v
 }
 

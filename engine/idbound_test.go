@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ttlkv/ttlkv/doc"
+	"github.com/ttlkv/ttlkv/document"
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
 
@@ -48,7 +48,7 @@ func (h *idbHarness) ok(ids ...any) {
 func (h *idbHarness) dup(ids ...any) {
 	h.t.Helper()
 	for _, id := range ids {
-		checkCode(h.t, fmt.Sprintf("insert _id %v (%T) into %s", id, id, h.coll), h.insert(id), doc.CodeDuplicateKey, "index: _id_ dup key")
+		checkCode(h.t, fmt.Sprintf("insert _id %v (%T) into %s", id, id, h.coll), h.insert(id), document.CodeDuplicateKey, "index: _id_ dup key")
 	}
 }
 
@@ -68,7 +68,7 @@ func (h *idbHarness) many(ordered bool, ids []any, wantErr ...int) {
 			h.t.Fatalf("InsertMany %v: %v", ids, err)
 		}
 		for _, we := range bwe.WriteErrors {
-			if we.Err.Code != doc.CodeDuplicateKey {
+			if we.Err.Code != document.CodeDuplicateKey {
 				h.t.Fatalf("InsertMany %v: write error %d: %v", ids, we.Index, we.Err)
 			}
 			got = append(got, we.Index)
@@ -181,17 +181,17 @@ func TestIDBoundDuplicates(t *testing.T) {
 			h.ok(int32Ids(1, 5)...)
 			_, err := h.c().UpdateOne(ctx, bson.D{{Key: "_id", Value: int32(3)}, {Key: "v", Value: "nomatch"}},
 				bson.D{{Key: "$set", Value: bson.D{{Key: "w", Value: 1}}}}, true)
-			checkCode(h.t, "upsert of an existing _id", err, doc.CodeDuplicateKey, "index: _id_ dup key")
+			checkCode(h.t, "upsert of an existing _id", err, document.CodeDuplicateKey, "index: _id_ dup key")
 			_, err = h.c().UpdateOne(ctx, bson.D{{Key: "_id", Value: int32(5)}, {Key: "v", Value: "nomatch"}},
 				bson.D{{Key: "$set", Value: bson.D{{Key: "w", Value: 1}}}}, true)
-			checkCode(h.t, "upsert of the maximum _id", err, doc.CodeDuplicateKey, "index: _id_ dup key")
+			checkCode(h.t, "upsert of the maximum _id", err, document.CodeDuplicateKey, "index: _id_ dup key")
 			r, err := h.c().UpdateOne(ctx, bson.D{{Key: "_id", Value: int32(9)}}, bson.D{{Key: "$set", Value: bson.D{{Key: "w", Value: 1}}}}, true)
 			if err != nil || r.UpsertedCount != 1 {
 				h.t.Fatalf("upsert of a new _id: %+v, %v", r, err)
 			}
 			h.dup(int32(9))
 			_, err = h.c().ReplaceOne(ctx, bson.D{{Key: "_id", Value: int32(9)}, {Key: "v", Value: "nomatch"}}, bson.D{{Key: "v", Value: "y"}}, true)
-			checkCode(h.t, "replace upsert of the upserted _id", err, doc.CodeDuplicateKey, "index: _id_ dup key")
+			checkCode(h.t, "replace upsert of the upserted _id", err, document.CodeDuplicateKey, "index: _id_ dup key")
 			// An update that keeps _id leaves the index alone.
 			if _, err := h.c().UpdateMany(ctx, bson.D{}, bson.D{{Key: "$set", Value: bson.D{{Key: "u", Value: 1}}}}, false); err != nil {
 				h.t.Fatal(err)
@@ -297,7 +297,7 @@ func TestIDBoundSkipsUniqueReads(t *testing.T) {
 		t.Fatalf("an insert with a unique secondary index: %d unique-key reads, want 1", r)
 	}
 	_, err := h.c().InsertOne(ctx, bson.D{{Key: "u", Value: 1}})
-	checkCode(t, "duplicate u", err, doc.CodeDuplicateKey, "index: u_1 dup key")
+	checkCode(t, "duplicate u", err, document.CodeDuplicateKey, "index: u_1 dup key")
 	mustValidate(t, h.db, "test", "u")
 }
 
@@ -386,7 +386,7 @@ func TestIDBoundConcurrentWriters(t *testing.T) {
 					continue
 				}
 				var e *Error
-				if !asErr(err, &e) || e.Code != doc.CodeDuplicateKey {
+				if !asErr(err, &e) || e.Code != document.CodeDuplicateKey {
 					t.Errorf("insert %d: %v", id, err)
 					return
 				}

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ttlkv/ttlkv/doc"
+	"github.com/ttlkv/ttlkv/document"
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
 
@@ -63,7 +63,7 @@ func TestIDIndexOnEveryCollection(t *testing.T) {
 		r := mustRun(t, db, "test", `{"listIndexes": "`+c+`"}`)
 		_, b := checkCursorShape(t, c, field(r, "cursor"), "firstBatch")
 		first := b[0].(bson.D)
-		if field(first, "name") != "_id_" || !doc.Equal(field(first, "key"), bson.D{{Key: "_id", Value: 1}}) {
+		if field(first, "name") != "_id_" || !document.Equal(field(first, "key"), bson.D{{Key: "_id", Value: 1}}) {
 			t.Errorf("%s: first index %v", c, first)
 		}
 		mustRun(t, db, "test", `{"insert": "`+c+`", "documents": [{"_id": 2}]}`)
@@ -71,7 +71,7 @@ func TestIDIndexOnEveryCollection(t *testing.T) {
 		if we, _ := field(r, "writeErrors").(bson.A); len(we) != 1 || field(we[0].(bson.D), "code") != int32(11000) {
 			t.Errorf("%s: duplicate _id 2.0 after 2: %v", c, r)
 		}
-		wantCode(t, db, "test", `{"dropIndexes": "`+c+`", "index": "_id_"}`, doc.CodeInvalidOptions, "")
+		wantCode(t, db, "test", `{"dropIndexes": "`+c+`", "index": "_id_"}`, document.CodeInvalidOptions, "")
 		mustRun(t, db, "test", `{"dropIndexes": "`+c+`", "index": "*"}`)
 		if got := indexNames(t, db, "test", c); got != "_id_" {
 			t.Errorf("%s after dropIndexes *: %s", c, got)
@@ -189,7 +189,7 @@ func TestParallelArrays(t *testing.T) {
 	mustValidate(t, db, "test", "d")
 	// Build over existing parallel arrays fails and creates nothing.
 	loadCorpus(t, db, "test", "e", []string{`{"_id": 1, "p": [1, 2], "q": [3, 4]}`})
-	wantCode(t, db, "test", `{"createIndexes": "e", "indexes": [{"key": {"p": 1, "q": 1}, "name": "pq"}]}`, doc.Code(171), "parallel arrays")
+	wantCode(t, db, "test", `{"createIndexes": "e", "indexes": [{"key": {"p": 1, "q": 1}, "name": "pq"}]}`, document.Code(171), "parallel arrays")
 	if got := indexNames(t, db, "test", "e"); got != "_id_" {
 		t.Fatalf("failed build left indexes %s", got)
 	}
@@ -203,13 +203,13 @@ func TestParallelArrays(t *testing.T) {
 func TestUniqueIndexes(t *testing.T) {
 	db, _, _ := openTest(t)
 	loadCorpus(t, db, "test", "c", []string{`{"_id": 1, "u": 1}`, `{"_id": 2, "u": 2}`, `{"_id": 3, "u": 1}`, `{"_id": 4}`})
-	wantCode(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"u": 1}, "name": "u", "unique": true}]}`, doc.CodeDuplicateKey, "index: u dup key")
+	wantCode(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"u": 1}, "name": "u", "unique": true}]}`, document.CodeDuplicateKey, "index: u dup key")
 	if got := indexNames(t, db, "test", "c"); got != "_id_" {
 		t.Fatalf("failed unique build left %s", got)
 	}
 	mustValidate(t, db, "test", "c")
 	// Two indexes in one command, the second failing: neither exists.
-	wantCode(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"x": 1}, "name": "x"}, {"key": {"u": -1}, "name": "u2", "unique": true}]}`, doc.CodeDuplicateKey, "")
+	wantCode(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"x": 1}, "name": "x"}, {"key": {"u": -1}, "name": "u2", "unique": true}]}`, document.CodeDuplicateKey, "")
 	if got := indexNames(t, db, "test", "c"); got != "_id_" {
 		t.Fatalf("failed build of two left %s", got)
 	}
@@ -300,8 +300,8 @@ func TestSparsePartialHidden(t *testing.T) {
 		t.Fatalf("hinted partial scan: %v", got)
 	}
 	// A hidden index cannot be hinted, but is maintained.
-	wantCode(t, db, "test", `{"find": "c", "hint": "a_hidden"}`, doc.CodeBadValue, "hint")
-	wantCode(t, db, "test", `{"find": "c", "hint": {"a": -1}}`, doc.CodeBadValue, "hint")
+	wantCode(t, db, "test", `{"find": "c", "hint": "a_hidden"}`, document.CodeBadValue, "hint")
+	wantCode(t, db, "test", `{"find": "c", "hint": {"a": -1}}`, document.CodeBadValue, "hint")
 	mustRun(t, db, "test", `{"insert": "c", "documents": [{"_id": 5, "a": 3}]}`)
 	mustRun(t, db, "test", `{"update": "c", "updates": [{"q": {"_id": 1}, "u": {"$set": {"a": 6}}}]}`)
 	kpi = keysPerIndex(t, db, "test", "c")
@@ -317,7 +317,7 @@ func TestSparsePartialHidden(t *testing.T) {
 				t.Errorf("listIndexes: %v", ix)
 			}
 		case "a_partial":
-			if !doc.Equal(field(ix, "partialFilterExpression"), bson.D{{Key: "a", Value: bson.D{{Key: "$gt", Value: 4}}}}) {
+			if !document.Equal(field(ix, "partialFilterExpression"), bson.D{{Key: "a", Value: bson.D{{Key: "$gt", Value: 4}}}}) {
 				t.Errorf("listIndexes: %v", ix)
 			}
 		case "a_hidden":
@@ -377,7 +377,7 @@ func TestPlannerChoices(t *testing.T) {
 				for _, k := range s.(bson.D) {
 					a, _ := get(got[i], k.Key)
 					b, _ := get(want[i], k.Key)
-					if !doc.Equal(a, b) {
+					if !document.Equal(a, b) {
 						t.Fatalf("%s: position %d: %v, collection scan + sort %v", c.find, i, got[i], want[i])
 					}
 				}
@@ -389,7 +389,7 @@ func TestPlannerChoices(t *testing.T) {
 func sortByID(docs []bson.D) []bson.D {
 	out := append([]bson.D(nil), docs...)
 	for i := 1; i < len(out); i++ {
-		for j := i; j > 0 && doc.Compare(out[j][0].Value, out[j-1][0].Value) < 0; j-- {
+		for j := i; j > 0 && document.Compare(out[j][0].Value, out[j-1][0].Value) < 0; j-- {
 			out[j], out[j-1] = out[j-1], out[j]
 		}
 	}
@@ -472,7 +472,7 @@ func TestIndexRangesEveryType(t *testing.T) {
 		for i := 1; i < len(got); i++ {
 			a, _ := get(got[i-1], "v")
 			b, _ := get(got[i], "v")
-			if c := doc.Compare(sortKeyOf(a, dir), sortKeyOf(b, dir)); c*dir > 0 {
+			if c := document.Compare(sortKeyOf(a, dir), sortKeyOf(b, dir)); c*dir > 0 {
 				t.Errorf("%s: %v before %v", q, got[i-1], got[i])
 			}
 		}
@@ -492,7 +492,7 @@ func sortKeyOf(v any, dir int) any {
 	}
 	best := arr[0]
 	for _, x := range arr[1:] {
-		if c := doc.Compare(x, best); c*dir < 0 {
+		if c := document.Compare(x, best); c*dir < 0 {
 			best = x
 		}
 	}

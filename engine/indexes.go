@@ -7,7 +7,7 @@ import (
 	"math"
 	"strings"
 
-	"github.com/ttlkv/ttlkv/doc"
+	"github.com/ttlkv/ttlkv/document"
 	"github.com/ttlkv/ttlkv/engine/query"
 	"github.com/ttlkv/ttlkv/lsm"
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -44,14 +44,14 @@ func defaultIndexName(key bson.D) string {
 
 // parseExpireAfterSeconds validates a TTL value (SPEC §1.2) and
 // returns it truncated toward zero.
-func parseExpireAfterSeconds(v any, code doc.Code) (int64, error) {
+func parseExpireAfterSeconds(v any, code document.Code) (int64, error) {
 	var f float64
 	switch n := v.(type) {
 	case int32:
 		f = float64(n)
 	case int64:
 		if n > math.MaxInt32 || n < math.MinInt32 {
-			return 0, doc.Errorf(code, "TTL index 'expireAfterSeconds' option must be within the range of a 32-bit integer, found %d", n)
+			return 0, document.Errorf(code, "TTL index 'expireAfterSeconds' option must be within the range of a 32-bit integer, found %d", n)
 		}
 		f = float64(n)
 	case float64:
@@ -59,17 +59,17 @@ func parseExpireAfterSeconds(v any, code doc.Code) (int64, error) {
 	case bson.Decimal128:
 		f, _ = asFloat(n)
 	default:
-		return 0, doc.Errorf(code, "TTL index 'expireAfterSeconds' option must be numeric, but received a type of '%s'", typeName(v))
+		return 0, document.Errorf(code, "TTL index 'expireAfterSeconds' option must be numeric, but received a type of '%s'", typeName(v))
 	}
 	if math.IsNaN(f) {
-		return 0, doc.Errorf(code, "TTL index 'expireAfterSeconds' option must not be NaN")
+		return 0, document.Errorf(code, "TTL index 'expireAfterSeconds' option must not be NaN")
 	}
 	t := math.Trunc(f)
 	if t > math.MaxInt32 || t < math.MinInt32 {
-		return 0, doc.Errorf(code, "TTL index 'expireAfterSeconds' option must be within the range of a 32-bit integer, found %s", fmtValue(v))
+		return 0, document.Errorf(code, "TTL index 'expireAfterSeconds' option must be within the range of a 32-bit integer, found %s", fmtValue(v))
 	}
 	if t < 0 {
-		return 0, doc.Errorf(code, "TTL index 'expireAfterSeconds' option cannot be less than 0, found %s", fmtValue(v))
+		return 0, document.Errorf(code, "TTL index 'expireAfterSeconds' option cannot be less than 0, found %s", fmtValue(v))
 	}
 	return int64(t), nil
 }
@@ -80,24 +80,24 @@ func parseIndexSpec(m *collMeta, spec bson.D) (*indexMeta, error) {
 	var extra bson.D
 	for _, e := range spec {
 		if !knownIndexOptions[e.Key] {
-			return nil, doc.Errorf(doc.CodeInvalidIndexSpecificationOption, "The field '%s' is not valid for an index specification. Specification: %s", e.Key, fmtValue(spec))
+			return nil, document.Errorf(document.CodeInvalidIndexSpecificationOption, "The field '%s' is not valid for an index specification. Specification: %s", e.Key, fmtValue(spec))
 		}
 	}
 	kv, ok := get(spec, "key")
 	if !ok {
-		return nil, doc.Errorf(doc.CodeFailedToParse, "The 'key' field is a required property of an index specification")
+		return nil, document.Errorf(document.CodeFailedToParse, "The 'key' field is a required property of an index specification")
 	}
 	key, ok := kv.(bson.D)
 	if !ok {
-		return nil, doc.Errorf(doc.CodeTypeMismatch, "The field 'key' must be an object, but got %s", typeName(kv))
+		return nil, document.Errorf(document.CodeTypeMismatch, "The field 'key' must be an object, but got %s", typeName(kv))
 	}
 	if len(key) == 0 {
-		return nil, doc.Errorf(doc.CodeCannotCreateIndex, "Index keys cannot be empty.")
+		return nil, document.Errorf(document.CodeCannotCreateIndex, "Index keys cannot be empty.")
 	}
 	wildcard := false
 	for _, f := range key {
 		if f.Key == "" || strings.HasPrefix(f.Key, "$") && f.Key != "$**" {
-			return nil, doc.Errorf(doc.CodeCannotCreateIndex, "Index key contains an illegal field name: '%s'", f.Key)
+			return nil, document.Errorf(document.CodeCannotCreateIndex, "Index key contains an illegal field name: '%s'", f.Key)
 		}
 		if f.Key == "$**" || strings.HasSuffix(f.Key, ".$**") {
 			wildcard = true
@@ -105,11 +105,11 @@ func parseIndexSpec(m *collMeta, spec bson.D) (*indexMeta, error) {
 		}
 		switch v := f.Value.(type) {
 		case string:
-			return nil, doc.Errorf(doc.CodeCannotCreateIndex, "Index type '%s' is not supported by ttlkv (key %s)", v, fmtValue(key))
+			return nil, document.Errorf(document.CodeCannotCreateIndex, "Index type '%s' is not supported by ttlkv (key %s)", v, fmtValue(key))
 		default:
 			n, ok := asFloat(v)
 			if !ok || n == 0 || math.IsNaN(n) {
-				return nil, doc.Errorf(doc.CodeCannotCreateIndex, "Values in the index key pattern can only be of numerical or string type, and numbers must be non-zero; found %s", fmtValue(v))
+				return nil, document.Errorf(document.CodeCannotCreateIndex, "Values in the index key pattern can only be of numerical or string type, and numbers must be non-zero; found %s", fmtValue(v))
 			}
 		}
 	}
@@ -117,10 +117,10 @@ func parseIndexSpec(m *collMeta, spec bson.D) (*indexMeta, error) {
 	if nv, ok := get(spec, "name"); ok {
 		s, isStr := nv.(string)
 		if !isStr {
-			return nil, doc.Errorf(doc.CodeTypeMismatch, "The field 'name' must be a string, but got %s", typeName(nv))
+			return nil, document.Errorf(document.CodeTypeMismatch, "The field 'name' must be a string, but got %s", typeName(nv))
 		}
 		if s == "" {
-			return nil, doc.Errorf(doc.CodeCannotCreateIndex, "The index name cannot be empty")
+			return nil, document.Errorf(document.CodeCannotCreateIndex, "The index name cannot be empty")
 		}
 		ix.Name = s
 	} else {
@@ -132,7 +132,7 @@ func parseIndexSpec(m *collMeta, spec bson.D) (*indexMeta, error) {
 		case "unique", "sparse", "hidden":
 			b, ok := asBool(e.Value)
 			if !ok {
-				return nil, doc.Errorf(doc.CodeTypeMismatch, "The field '%s' must be a boolean, but got %s", e.Key, typeName(e.Value))
+				return nil, document.Errorf(document.CodeTypeMismatch, "The field '%s' must be a boolean, but got %s", e.Key, typeName(e.Value))
 			}
 			switch e.Key {
 			case "unique":
@@ -145,15 +145,15 @@ func parseIndexSpec(m *collMeta, spec bson.D) (*indexMeta, error) {
 		case "partialFilterExpression":
 			pd, ok := e.Value.(bson.D)
 			if !ok {
-				return nil, doc.Errorf(doc.CodeTypeMismatch, "The field 'partialFilterExpression' must be an object, but got %s", typeName(e.Value))
+				return nil, document.Errorf(document.CodeTypeMismatch, "The field 'partialFilterExpression' must be an object, but got %s", typeName(e.Value))
 			}
 			f, err := query.ParseFilter(pd)
 			if err != nil {
-				return nil, doc.Errorf(doc.CodeCannotCreateIndex, "Error in specification %s :: caused by :: %v", fmtValue(spec), err)
+				return nil, document.Errorf(document.CodeCannotCreateIndex, "Error in specification %s :: caused by :: %v", fmtValue(spec), err)
 			}
 			ix.Partial, ix.partial = pd, f
 		case "expireAfterSeconds":
-			n, err := parseExpireAfterSeconds(e.Value, doc.CodeCannotCreateIndex)
+			n, err := parseExpireAfterSeconds(e.Value, document.CodeCannotCreateIndex)
 			if err != nil {
 				return nil, err
 			}
@@ -164,27 +164,27 @@ func parseIndexSpec(m *collMeta, spec bson.D) (*indexMeta, error) {
 	}
 	if wildcard {
 		if ix.TTL {
-			return nil, doc.Errorf(doc.CodeCannotCreateIndex, "Index type 'wildcard' does not support the 'expireAfterSeconds' option")
+			return nil, document.Errorf(document.CodeCannotCreateIndex, "Index type 'wildcard' does not support the 'expireAfterSeconds' option")
 		}
-		return nil, doc.Errorf(doc.CodeCannotCreateIndex, "wildcard indexes are not supported by ttlkv")
+		return nil, document.Errorf(document.CodeCannotCreateIndex, "wildcard indexes are not supported by ttlkv")
 	}
 	if ix.Sparse && ix.partial != nil {
-		return nil, doc.Errorf(doc.CodeCannotCreateIndex, "cannot mix \"partialFilterExpression\" and \"sparse\" options")
+		return nil, document.Errorf(document.CodeCannotCreateIndex, "cannot mix \"partialFilterExpression\" and \"sparse\" options")
 	}
 	if isID {
 		if ix.TTL {
-			return nil, doc.Errorf(doc.CodeInvalidIndexSpecificationOption, "The field 'expireAfterSeconds' is not valid for an _id index specification. Specification: %s", fmtValue(spec))
+			return nil, document.Errorf(document.CodeInvalidIndexSpecificationOption, "The field 'expireAfterSeconds' is not valid for an _id index specification. Specification: %s", fmtValue(spec))
 		}
 		if ix.Hidden {
-			return nil, doc.Errorf(doc.CodeCannotCreateIndex, "can't hide _id index")
+			return nil, document.Errorf(document.CodeCannotCreateIndex, "can't hide _id index")
 		}
 	}
 	if ix.TTL {
 		if len(key) > 1 {
-			return nil, doc.Errorf(doc.CodeCannotCreateIndex, "TTL indexes are single-field indexes, compound indexes do not support TTL. Index spec: %s", fmtValue(spec))
+			return nil, document.Errorf(document.CodeCannotCreateIndex, "TTL indexes are single-field indexes, compound indexes do not support TTL. Index spec: %s", fmtValue(spec))
 		}
 		if m.Kind == kindCapped {
-			return nil, doc.Errorf(doc.CodeCannotCreateIndex, "Cannot create TTL index on a capped collection")
+			return nil, document.Errorf(document.CodeCannotCreateIndex, "Cannot create TTL index on a capped collection")
 		}
 	}
 	ix.Extra = extra
@@ -195,7 +195,7 @@ func parseIndexSpec(m *collMeta, spec bson.D) (*indexMeta, error) {
 // are the same index.
 func sameOptions(a, b *indexMeta) bool {
 	return a.Unique == b.Unique && a.Sparse == b.Sparse && a.Hidden == b.Hidden &&
-		a.TTL == b.TTL && (!a.TTL || a.Expire == b.Expire) && doc.Equal(nonNilDoc(a.Partial), nonNilDoc(b.Partial))
+		a.TTL == b.TTL && (!a.TTL || a.Expire == b.Expire) && document.Equal(nonNilDoc(a.Partial), nonNilDoc(b.Partial))
 }
 
 // CreateIndexesResult is createIndexes' reply.
@@ -213,7 +213,7 @@ func (db *DB) createIndexes(ctx context.Context, dbName, name string, specs []bs
 		return nil, err
 	}
 	if len(specs) == 0 {
-		return nil, doc.Errorf(doc.CodeBadValue, "Must specify at least one index to create")
+		return nil, document.Errorf(document.CodeBadValue, "Must specify at least one index to create")
 	}
 	if err := validateCollName(dbName, name, false); err != nil {
 		return nil, err
@@ -258,18 +258,18 @@ func (db *DB) createIndexes(ctx context.Context, dbName, name string, specs []bs
 	for i, ix := range parsed {
 		exists := false
 		for _, old := range append(m.Indexes, todo...) {
-			sameKey := doc.Equal(old.Key, ix.Key)
+			sameKey := document.Equal(old.Key, ix.Key)
 			switch {
 			case old.Name == ix.Name && sameKey && sameOptions(old, ix):
 				exists = true
 			case old.Name == ix.Name && sameKey:
-				return nil, doc.Errorf(doc.CodeIndexOptionsConflict, "Index with name: %s already exists with the same name but different options. Requested index: %s, existing index: %s", ix.Name, fmtValue(specs[i]), fmtValue(listIndexEntry(old)))
+				return nil, document.Errorf(document.CodeIndexOptionsConflict, "Index with name: %s already exists with the same name but different options. Requested index: %s, existing index: %s", ix.Name, fmtValue(specs[i]), fmtValue(listIndexEntry(old)))
 			case old.Name == ix.Name:
-				return nil, doc.Errorf(doc.CodeIndexKeySpecsConflict, "An existing index has the same name as the requested index but different key. Requested index: %s, existing index: %s", fmtValue(specs[i]), fmtValue(listIndexEntry(old)))
-			case sameKey && (old.TTL != ix.TTL || old.TTL && old.Expire != ix.Expire) && doc.Equal(nonNilDoc(old.Partial), nonNilDoc(ix.Partial)):
-				return nil, doc.Errorf(doc.CodeIndexOptionsConflict, "An equivalent index already exists with a different name and options. Requested index: %s, existing index: %s", fmtValue(specs[i]), fmtValue(listIndexEntry(old)))
-			case sameKey && sameOptions(old, ix) && doc.Equal(nonNilDoc(old.Partial), nonNilDoc(ix.Partial)):
-				return nil, doc.Errorf(doc.CodeIndexOptionsConflict, "Index already exists with a different name: %s", old.Name)
+				return nil, document.Errorf(document.CodeIndexKeySpecsConflict, "An existing index has the same name as the requested index but different key. Requested index: %s, existing index: %s", fmtValue(specs[i]), fmtValue(listIndexEntry(old)))
+			case sameKey && (old.TTL != ix.TTL || old.TTL && old.Expire != ix.Expire) && document.Equal(nonNilDoc(old.Partial), nonNilDoc(ix.Partial)):
+				return nil, document.Errorf(document.CodeIndexOptionsConflict, "An equivalent index already exists with a different name and options. Requested index: %s, existing index: %s", fmtValue(specs[i]), fmtValue(listIndexEntry(old)))
+			case sameKey && sameOptions(old, ix) && document.Equal(nonNilDoc(old.Partial), nonNilDoc(ix.Partial)):
+				return nil, document.Errorf(document.CodeIndexOptionsConflict, "Index already exists with a different name: %s", old.Name)
 			}
 			if exists {
 				break
@@ -280,7 +280,7 @@ func (db *DB) createIndexes(ctx context.Context, dbName, name string, specs []bs
 		}
 	}
 	if len(m.Indexes)+len(todo) > maxIndexes {
-		return nil, doc.Errorf(doc.CodeCannotCreateIndex, "add index fails, too many indexes for %s key:%s", m.ns(), fmtValue(todo[0].Key))
+		return nil, document.Errorf(document.CodeCannotCreateIndex, "add index fails, too many indexes for %s key:%s", m.ns(), fmtValue(todo[0].Key))
 	}
 	if len(todo) == 0 {
 		res.NumIndexesAfter = res.NumIndexesBefore
@@ -430,7 +430,7 @@ func (db *DB) fitsOneTxn(m *collMeta, d bson.D, newKeys [][][]byte) error {
 	}
 	if entries > db.store.MaxBatchCount() || bytes > db.store.MaxBatchSize() {
 		id, _ := get(d, "_id")
-		return doc.Errorf(doc.CodeCannotCreateIndex,
+		return document.Errorf(document.CodeCannotCreateIndex,
 			"index build on %s: the document with _id %s would have %d index entries (%d bytes), more than one transaction holds (%d entries, %d bytes), so it could not be deleted",
 			m.ns(), fmtValue(id), entries-1, bytes, db.store.MaxBatchCount(), db.store.MaxBatchSize())
 	}
@@ -520,23 +520,23 @@ func findIndex(m *collMeta, ref any) (*indexMeta, error) {
 		if ix := m.index(r); ix != nil {
 			return ix, nil
 		}
-		return nil, doc.Errorf(doc.CodeIndexNotFound, "index not found with name [%s]", r)
+		return nil, document.Errorf(document.CodeIndexNotFound, "index not found with name [%s]", r)
 	case bson.D:
 		var found []*indexMeta
 		for _, ix := range m.Indexes {
-			if doc.Equal(ix.Key, r) {
+			if document.Equal(ix.Key, r) {
 				found = append(found, ix)
 			}
 		}
 		switch len(found) {
 		case 0:
-			return nil, doc.Errorf(doc.CodeIndexNotFound, "can't find index with key: %s", fmtValue(r))
+			return nil, document.Errorf(document.CodeIndexNotFound, "can't find index with key: %s", fmtValue(r))
 		case 1:
 			return found[0], nil
 		}
-		return nil, doc.Errorf(doc.CodeAmbiguousIndexKeyPattern, "%d indexes found for key: %s, identify by name instead. Conflicting indexes: %s, %s", len(found), fmtValue(r), fmtValue(listIndexEntry(found[0])), fmtValue(listIndexEntry(found[1])))
+		return nil, document.Errorf(document.CodeAmbiguousIndexKeyPattern, "%d indexes found for key: %s, identify by name instead. Conflicting indexes: %s, %s", len(found), fmtValue(r), fmtValue(listIndexEntry(found[0])), fmtValue(listIndexEntry(found[1])))
 	}
-	return nil, doc.Errorf(doc.CodeTypeMismatch, "index reference must be a name or a key pattern, not %s", typeName(ref))
+	return nil, document.Errorf(document.CodeTypeMismatch, "index reference must be a name or a key pattern, not %s", typeName(ref))
 }
 
 // dropIndexes drops the named indexes ("*": all but _id_).
@@ -548,7 +548,7 @@ func (db *DB) dropIndexes(dbName, name string, which any) (int, error) {
 	defer db.catMu.Unlock()
 	c := db.lookup(dbName, name)
 	if c == nil {
-		return 0, doc.Errorf(doc.CodeNamespaceNotFound, "ns not found %s.%s", dbName, name)
+		return 0, document.Errorf(document.CodeNamespaceNotFound, "ns not found %s.%s", dbName, name)
 	}
 	if c.m().Kind == kindTimeseries {
 		return db.dropTimeseriesIndexes(c, which)
@@ -563,10 +563,10 @@ func (db *DB) dropIndexes(dbName, name string, which any) (int, error) {
 	}
 	for _, ix := range drop {
 		if ix.ID == idIndexID && m.Clustered {
-			return 0, doc.Errorf(5979800, "It is illegal to drop the clusteredIndex")
+			return 0, document.Errorf(5979800, "It is illegal to drop the clusteredIndex")
 		}
 		if ix.ID == idIndexID {
-			return 0, doc.Errorf(doc.CodeInvalidOptions, "cannot drop _id index")
+			return 0, document.Errorf(document.CodeInvalidOptions, "cannot drop _id index")
 		}
 	}
 	nm := m.clone()
@@ -634,5 +634,5 @@ func indexesToDrop(m *collMeta, which any) ([]*indexMeta, error) {
 		}
 		return drop, nil
 	}
-	return nil, doc.Errorf(doc.CodeTypeMismatch, "dropIndexes 'index' must be a string, an object or an array, not %s", typeName(which))
+	return nil, document.Errorf(document.CodeTypeMismatch, "dropIndexes 'index' must be a string, an object or an array, not %s", typeName(which))
 }

@@ -5,7 +5,7 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/ttlkv/ttlkv/doc"
+	"github.com/ttlkv/ttlkv/document"
 	"github.com/ttlkv/ttlkv/lsm"
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
@@ -132,7 +132,7 @@ func (db *DB) insertDocs(ctx context.Context, dbName, name string, docs []any, o
 	for i, v := range docs {
 		d, e := prepareInsert(v)
 		if e == nil {
-			raws[i], e = doc.Marshal(d)
+			raws[i], e = document.Marshal(d)
 		}
 		if e != nil {
 			if failed(i, e) {
@@ -283,4 +283,4 @@ func (db *DB) ensureColl(dbName, name string) (*coll, bool, error) {
 	return db.createColl(dbName, name, nil)
 }
 
-var _ = doc.Errorf
+var _ = document.Errorf

@@ -4,14 +4,14 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/ttlkv/ttlkv/doc"
+	"github.com/ttlkv/ttlkv/document"
 	"github.com/ttlkv/ttlkv/lsm"
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
 
 // codeCannotIndexParallelArrays is MongoDB's code for a compound key
 // over two array fields of one document.
-const codeCannotIndexParallelArrays = doc.Code(171)
+const codeCannotIndexParallelArrays = document.Code(171)
 
 // pathValues returns the values an index on path holds for d, as
 // MongoDB's key generator does: arrays along the path are traversed,
@@ -110,7 +110,7 @@ func indexKeys(ix *indexMeta, d bson.D) (keys [][]byte, multikey bool, err error
 		}
 		if isArr {
 			if arrayField >= 0 {
-				return nil, false, doc.Errorf(codeCannotIndexParallelArrays,
+				return nil, false, document.Errorf(codeCannotIndexParallelArrays,
 					"cannot index parallel arrays [%s] [%s]", f.path, fields[arrayField].path)
 			}
 			arrayField = i

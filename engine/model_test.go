@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ttlkv/ttlkv/doc"
+	"github.com/ttlkv/ttlkv/document"
 	"github.com/ttlkv/ttlkv/engine/query"
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
@@ -37,7 +37,7 @@ func idKey(v any) string {
 	if f, ok := asFloat(v); ok {
 		return "n:" + strconv.FormatFloat(f, 'g', -1, 64)
 	}
-	b, _ := doc.MarshalExtJSON(bson.D{{Key: "v", Value: v}}, true)
+	b, _ := document.MarshalExtJSON(bson.D{{Key: "v", Value: v}}, true)
 	return string(b)
 }
 
@@ -52,7 +52,7 @@ func (m *modelDB) uTaken(d bson.D, self string) bool {
 		if k == self {
 			continue
 		}
-		if ov, has := get(o, "u"); has && doc.Compare(ov, v) == 0 {
+		if ov, has := get(o, "u"); has && document.Compare(ov, v) == 0 {
 			return true
 		}
 	}
@@ -65,7 +65,7 @@ func (m *modelDB) sortedDocs() []bson.D {
 	for _, d := range m.docs {
 		out = append(out, d)
 	}
-	sort.Slice(out, func(i, j int) bool { return doc.Compare(out[i][0].Value, out[j][0].Value) < 0 })
+	sort.Slice(out, func(i, j int) bool { return document.Compare(out[i][0].Value, out[j][0].Value) < 0 })
 	return out
 }
 
@@ -301,7 +301,7 @@ func runModel(t *testing.T, seed uint64, ops int) {
 		t.Helper()
 		t.Fatalf("step %d: "+format, append([]any{step}, args...)...)
 	}
-	wantErr := func(what string, err error, code doc.Code) {
+	wantErr := func(what string, err error, code document.Code) {
 		t.Helper()
 		var e *Error
 		if !errors.As(err, &e) || e.Code != code {
@@ -339,7 +339,7 @@ func runModel(t *testing.T, seed uint64, ops int) {
 			ordered := g.intn(2) == 0
 			res, err := coll().InsertMany(ctx, docs, ordered)
 			// Predict per document.
-			failedAt := map[int]doc.Code{}
+			failedAt := map[int]document.Code{}
 			for i, x := range docs {
 				d := x.(bson.D)
 				key := ""
@@ -356,13 +356,13 @@ func runModel(t *testing.T, seed uint64, ops int) {
 				case key == "" && !m.uTaken(d, key):
 					fail("insert of %v without _id failed: %v", d, err)
 				case key == "":
-					failedAt[i] = doc.CodeDuplicateKey
+					failedAt[i] = document.CodeDuplicateKey
 				case m.docs[key] != nil:
-					failedAt[i] = doc.CodeDuplicateKey
+					failedAt[i] = document.CodeDuplicateKey
 				case m.uTaken(d, key):
-					failedAt[i] = doc.CodeDuplicateKey
+					failedAt[i] = document.CodeDuplicateKey
 				default:
-					m.docs[key] = doc.CloneDoc(d)
+					m.docs[key] = document.CloneDoc(d)
 				}
 				if _, bad := failedAt[i]; bad && ordered {
 					break
@@ -402,18 +402,18 @@ func runModel(t *testing.T, seed uint64, ops int) {
 			}
 			key := idKey(id)
 			var want bson.D
-			var wantCode doc.Code
+			var wantCode document.Code
 			old := m.docs[key]
 			switch {
 			case old != nil:
-				want, err = pu.Apply(doc.CloneDoc(old), query.UpdateOptions{Now: now})
+				want, err = pu.Apply(document.CloneDoc(old), query.UpdateOptions{Now: now})
 			case upsert:
 				want, err = pu.Upsert(filter, query.UpdateOptions{Now: now, IsUpsertInsert: true})
 			}
 			if err != nil {
-				wantCode = doc.CodeOf(err)
+				wantCode = document.CodeOf(err)
 			} else if want != nil && m.uTaken(want, key) {
-				wantCode = doc.CodeDuplicateKey
+				wantCode = document.CodeDuplicateKey
 			}
 			var res *UpdateResult
 			if pu.IsReplacement() {
@@ -440,7 +440,7 @@ func runModel(t *testing.T, seed uint64, ops int) {
 			pf, perr := query.ParseFilter(f)
 			if perr != nil {
 				_, err := coll().UpdateMany(ctx, f, upd, false)
-				wantErr(fmt.Sprintf("updateMany %v", f), err, doc.CodeOf(perr))
+				wantErr(fmt.Sprintf("updateMany %v", f), err, document.CodeOf(perr))
 				break
 			}
 			pu, _ := query.ParseUpdate(upd)
@@ -449,7 +449,7 @@ func runModel(t *testing.T, seed uint64, ops int) {
 			for key, d := range m.docs {
 				if pf.Match(d) {
 					matched++
-					nd, err := pu.Apply(doc.CloneDoc(d), query.UpdateOptions{Now: now})
+					nd, err := pu.Apply(document.CloneDoc(d), query.UpdateOptions{Now: now})
 					if err != nil {
 						fail("model: update %v on %v: %v", upd, d, err)
 					}
@@ -490,7 +490,7 @@ func runModel(t *testing.T, seed uint64, ops int) {
 			pf, perr := query.ParseFilter(f)
 			if perr != nil {
 				_, err := coll().DeleteMany(ctx, f)
-				wantErr(fmt.Sprintf("deleteMany %v", f), err, doc.CodeOf(perr))
+				wantErr(fmt.Sprintf("deleteMany %v", f), err, document.CodeOf(perr))
 				break
 			}
 			var want int64
@@ -541,7 +541,7 @@ func runModel(t *testing.T, seed uint64, ops int) {
 			pf, perr := query.ParseFilter(f)
 			if perr != nil {
 				_, err := coll().Find(ctx, f, o)
-				wantErr(fmt.Sprintf("find %v", f), err, doc.CodeOf(perr))
+				wantErr(fmt.Sprintf("find %v", f), err, document.CodeOf(perr))
 				break
 			}
 			var want []bson.D
@@ -610,7 +610,7 @@ func runModel(t *testing.T, seed uint64, ops int) {
 			}
 			_, err := coll().CreateIndexes(ctx, []bson.D{spec})
 			if dup {
-				wantErr("unique build over duplicates", err, doc.CodeDuplicateKey)
+				wantErr("unique build over duplicates", err, document.CodeDuplicateKey)
 				if c := db.lookup("test", "m"); c != nil && c.m().index("u") != nil {
 					fail("failed unique build left the index")
 				}

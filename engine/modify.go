@@ -11,7 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/ttlkv/ttlkv/doc"
+	"github.com/ttlkv/ttlkv/document"
 	"github.com/ttlkv/ttlkv/engine/query"
 	"github.com/ttlkv/ttlkv/lsm"
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -326,9 +326,9 @@ func (bd *batchDeleter) stage(rids []uint64, b *batchState) func(*lsm.Txn) error
 			var d bson.D
 			var err error
 			if fields != nil {
-				d, err = doc.UnmarshalFields(raw, fields)
+				d, err = document.UnmarshalFields(raw, fields)
 			} else {
-				d, err = doc.Unmarshal(raw)
+				d, err = document.Unmarshal(raw)
 			}
 			if err != nil {
 				return err
@@ -683,7 +683,7 @@ func (db *DB) deleteDocs(ctx context.Context, dbName, name string, s DeleteSpec)
 		return 0, err
 	}
 	if s.Limit != 0 && s.Limit != 1 {
-		return 0, doc.Errorf(doc.CodeFailedToParse, "The limit field in delete objects must be 0 or 1. Got %d", s.Limit)
+		return 0, document.Errorf(document.CodeFailedToParse, "The limit field in delete objects must be 0 or 1. Got %d", s.Limit)
 	}
 	f, err := query.ParseFilterAt(s.Filter, db.opts.Clock())
 	if err != nil {
@@ -695,7 +695,7 @@ func (db *DB) deleteDocs(ctx context.Context, dbName, name string, s DeleteSpec)
 	}
 	switch c.m().Kind {
 	case kindCapped:
-		return 0, doc.Errorf(doc.CodeIllegalOperation, "cannot remove from a capped collection: %s", c.m().ns())
+		return 0, document.Errorf(document.CodeIllegalOperation, "cannot remove from a capped collection: %s", c.m().ns())
 	case kindTimeseries:
 		return db.deleteTimeseries(ctx, c, f, s)
 	}
@@ -768,7 +768,7 @@ func (db *DB) updateReturning(ctx context.Context, dbName, name string, s Update
 		return nil, nil, err
 	}
 	if u.IsReplacement() && s.Multi {
-		return nil, nil, doc.Errorf(doc.CodeFailedToParse, "multi update is not supported for replacement-style update")
+		return nil, nil, document.Errorf(document.CodeFailedToParse, "multi update is not supported for replacement-style update")
 	}
 	c := db.lookup(dbName, name)
 	if c == nil && s.Upsert {
@@ -781,7 +781,7 @@ func (db *DB) updateReturning(ctx context.Context, dbName, name string, s Update
 		return res, nil, nil
 	}
 	if c.m().Kind == kindTimeseries {
-		return nil, nil, doc.Errorf(doc.CodeIllegalOperation, "updates on time-series collections are not supported by ttlkv")
+		return nil, nil, document.Errorf(document.CodeIllegalOperation, "updates on time-series collections are not supported by ttlkv")
 	}
 	p, err := makePlan(c, c.m(), f, sort, s.Hint)
 	if err != nil {
@@ -936,11 +936,11 @@ func (db *DB) applyUpdates(c *coll, rids []uint64, ids map[uint64][]byte, f *que
 			}
 			// A no-op only when the bytes are the same: $set of 1.0 over
 			// 1 changes the type, and MongoDB stores it.
-			nraw, merr := doc.Marshal(nd)
+			nraw, merr := document.Marshal(nd)
 			if merr == nil && bytes.Equal(raw, nraw) {
 				continue
 			}
-			if err := doc.ValidateForStorage(nd); err != nil {
+			if err := document.ValidateForStorage(nd); err != nil {
 				stopErr, matched = err, matched-1
 				break
 			}

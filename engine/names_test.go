@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ttlkv/ttlkv/doc"
+	"github.com/ttlkv/ttlkv/document"
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
 
@@ -20,14 +20,14 @@ func TestDatabaseNames(t *testing.T) {
 	for _, name := range bad {
 		cmd := bson.D{{Key: "insert", Value: "c"}, {Key: "documents", Value: bson.A{bson.D{{Key: "x", Value: 1}}}}}
 		r, err := db.RunCommand(ctx, name, cmd)
-		checkCode(t, "insert into db "+quoteName(name), err, doc.CodeInvalidNamespace, "")
-		if c, _ := get(r, "code"); c != int32(doc.CodeInvalidNamespace) {
+		checkCode(t, "insert into db "+quoteName(name), err, document.CodeInvalidNamespace, "")
+		if c, _ := get(r, "code"); c != int32(document.CodeInvalidNamespace) {
 			t.Errorf("db %q: reply %v", name, r)
 		}
 		_, err = db.Database(name).Collection("c").InsertOne(ctx, bson.D{{Key: "x", Value: 1}})
-		checkCode(t, "InsertOne into db "+quoteName(name), err, doc.CodeInvalidNamespace, "")
+		checkCode(t, "InsertOne into db "+quoteName(name), err, document.CodeInvalidNamespace, "")
 		_, err = db.RunCommand(ctx, name, bson.D{{Key: "create", Value: "c"}})
-		checkCode(t, "create in db "+quoteName(name), err, doc.CodeInvalidNamespace, "")
+		checkCode(t, "create in db "+quoteName(name), err, document.CodeInvalidNamespace, "")
 	}
 	if names := db.DatabaseNames(); len(names) != 0 {
 		t.Fatalf("failed inserts created databases %q", names)
@@ -61,18 +61,18 @@ func TestCollectionNames(t *testing.T) {
 				// Statement errors are writeErrors; either form must carry 73.
 				if err == nil {
 					we, _ := field(r, "writeErrors").(bson.A)
-					if len(we) != 1 || field(we[0].(bson.D), "code") != int32(doc.CodeInvalidNamespace) {
+					if len(we) != 1 || field(we[0].(bson.D), "code") != int32(document.CodeInvalidNamespace) {
 						t.Errorf("upsert into %q: reply %v", name, r)
 					}
 					continue
 				}
 			}
-			checkCode(t, cmd[0].Key+" "+quoteName(name), err, doc.CodeInvalidNamespace, "")
+			checkCode(t, cmd[0].Key+" "+quoteName(name), err, document.CodeInvalidNamespace, "")
 		}
 		_, err := db.Database("test").Collection(name).InsertOne(ctx, bson.D{{Key: "x", Value: 1}})
-		checkCode(t, "InsertOne "+quoteName(name), err, doc.CodeInvalidNamespace, "")
+		checkCode(t, "InsertOne "+quoteName(name), err, document.CodeInvalidNamespace, "")
 		err = db.Database("test").CreateCollection(ctx, name, nil)
-		checkCode(t, "CreateCollection "+quoteName(name), err, doc.CodeInvalidNamespace, "")
+		checkCode(t, "CreateCollection "+quoteName(name), err, document.CodeInvalidNamespace, "")
 	}
 	if names, _ := db.Database("test").ListCollectionNames(ctx); len(names) != 0 {
 		t.Fatalf("failed writes created collections %q", names)
@@ -87,8 +87,8 @@ func TestCollectionNames(t *testing.T) {
 		mustValidate(t, db, "test", name)
 	}
 	// find on an invalid name is 73 too, not an empty result.
-	wantCode(t, db, "test", `{"find": ""}`, doc.CodeInvalidNamespace, "")
-	wantCode(t, db, "test", `{"find": "a$b"}`, doc.CodeInvalidNamespace, "")
+	wantCode(t, db, "test", `{"find": ""}`, document.CodeInvalidNamespace, "")
+	wantCode(t, db, "test", `{"find": "a$b"}`, document.CodeInvalidNamespace, "")
 	// A non-string collection name is rejected, not treated as "".
-	wantCode(t, db, "test", `{"insert": 5, "documents": [{}]}`, doc.CodeInvalidNamespace, "")
+	wantCode(t, db, "test", `{"insert": 5, "documents": [{}]}`, document.CodeInvalidNamespace, "")
 }

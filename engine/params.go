@@ -5,7 +5,7 @@ import (
 	"sort"
 	"sync"
 
-	"github.com/ttlkv/ttlkv/doc"
+	"github.com/ttlkv/ttlkv/document"
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
 
@@ -87,7 +87,7 @@ func (p *params) bool(name string) bool { return p.int(name) != 0 }
 func parseParam(name string, v any) (int64, error) {
 	d, ok := paramDefs[name]
 	if !ok {
-		return 0, doc.Errorf(doc.CodeInvalidOptions, "attempted to set unrecognized parameter [%s], use help:true to see options", name)
+		return 0, document.Errorf(document.CodeInvalidOptions, "attempted to set unrecognized parameter [%s], use help:true to see options", name)
 	}
 	switch d.kind {
 	case paramBool:
@@ -101,7 +101,7 @@ func parseParam(name string, v any) (int64, error) {
 			n, _ := asInt64(b)
 			return boolInt(n != 0), nil
 		}
-		return 0, doc.Errorf(doc.CodeBadValue, "Invalid value for parameter %s: expected a boolean, got %s", name, typeName(v))
+		return 0, document.Errorf(document.CodeBadValue, "Invalid value for parameter %s: expected a boolean, got %s", name, typeName(v))
 	default:
 		n, ok := asInt64(v)
 		if !ok {
@@ -110,13 +110,13 @@ func parseParam(name string, v any) (int64, error) {
 			}
 		}
 		if !ok {
-			return 0, doc.Errorf(doc.CodeBadValue, "Invalid value for parameter %s: expected a whole number, got %s", name, fmtValue(v))
+			return 0, document.Errorf(document.CodeBadValue, "Invalid value for parameter %s: expected a whole number, got %s", name, fmtValue(v))
 		}
 		if n < d.min {
-			return 0, doc.Errorf(doc.CodeBadValue, "Invalid value for parameter %s: %d is less than the minimum %d", name, n, d.min)
+			return 0, document.Errorf(document.CodeBadValue, "Invalid value for parameter %s: %d is less than the minimum %d", name, n, d.min)
 		}
 		if n > d.max {
-			return 0, doc.Errorf(doc.CodeBadValue, "Invalid value for parameter %s: %d is greater than the maximum %d", name, n, d.max)
+			return 0, document.Errorf(document.CodeBadValue, "Invalid value for parameter %s: %d is greater than the maximum %d", name, n, d.max)
 		}
 		return n, nil
 	}
@@ -153,7 +153,7 @@ func (db *DB) SetParameter(name string, value any) (old any, err error) {
 // an int64 (int32 when it fits, as MongoDB replies).
 func (db *DB) GetParameter(name string) (any, error) {
 	if _, ok := paramDefs[name]; !ok {
-		return nil, doc.Errorf(doc.CodeInvalidOptions, "no option found to get: %s", name)
+		return nil, document.Errorf(document.CodeInvalidOptions, "no option found to get: %s", name)
 	}
 	return paramValue(name, db.params.int(name)), nil
 }
@@ -194,5 +194,5 @@ func paramsDoc(db *DB, all bool, want []string) bson.D {
 }
 
 // fmtValue renders v for an error message or explain output the way
-// the server does (doc.Format).
-func fmtValue(v any) string { return doc.Format(v) }
+// the server does (document.Format).
+func fmtValue(v any) string { return document.Format(v) }

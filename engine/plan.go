@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"math"
 
-	"github.com/ttlkv/ttlkv/doc"
+	"github.com/ttlkv/ttlkv/document"
 	"github.com/ttlkv/ttlkv/engine/query"
 	"github.com/ttlkv/ttlkv/lsm"
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -283,13 +283,13 @@ func boundString(b query.Bound, lo bool) string {
 		// Numbers and dates print as MongoDB prints their type's ends
 		// ([new Date(-9223372036854775808), new Date(...)) for a TTL
 		// field's {$lt: date}); other types by name.
-		switch doc.CanonicalType(v.Like) {
-		case doc.ClassNumber:
+		switch document.CanonicalType(v.Like) {
+		case document.ClassNumber:
 			s = "-inf.0"
 			if v.Upper {
 				s = "inf.0"
 			}
-		case doc.ClassDate:
+		case document.ClassDate:
 			s = fmtValue(bson.DateTime(math.MinInt64))
 			if v.Upper {
 				s = fmtValue(bson.DateTime(math.MaxInt64))
@@ -334,10 +334,10 @@ func resolveHint(m *collMeta, hint any) (*indexMeta, int, error) {
 			return nil, 1, nil
 		}
 		for _, ix := range m.Indexes {
-			if !ix.Hidden && doc.Equal(ix.Key, h) {
+			if !ix.Hidden && document.Equal(ix.Key, h) {
 				return ix, 0, nil
 			}
 		}
 	}
-	return nil, 0, doc.Errorf(doc.CodeBadValue, "error processing query: planner returned error :: caused by :: hint provided does not correspond to an existing index")
+	return nil, 0, document.Errorf(document.CodeBadValue, "error processing query: planner returned error :: caused by :: hint provided does not correspond to an existing index")
 }

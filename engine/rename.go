@@ -4,24 +4,24 @@ import (
 	"context"
 	"strings"
 
-	"github.com/ttlkv/ttlkv/doc"
+	"github.com/ttlkv/ttlkv/document"
 	"github.com/ttlkv/ttlkv/lsm"
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
 
 // codeUnauthorized is the server's code for an admin-only command run
 // against another database.
-const codeUnauthorized = doc.CodeUnauthorized
+const codeUnauthorized = document.CodeUnauthorized
 
 // cmdRenameCollection is MongoDB's renameCollection admin command:
 // {renameCollection: "db.from", to: "db.to", dropTarget: bool}.
 func cmdRenameCollection(ctx context.Context, db *DB, dbName string, cmd bson.D) (bson.D, error) {
 	if dbName != "admin" {
-		return nil, doc.Errorf(codeUnauthorized, "renameCollection may only be run against the admin database.")
+		return nil, document.Errorf(codeUnauthorized, "renameCollection may only be run against the admin database.")
 	}
 	from, ok := cmd[0].Value.(string)
 	if !ok {
-		return nil, doc.Errorf(doc.CodeTypeMismatch, "BSON field 'renameCollection.renameCollection' is the wrong type '%s', expected type 'string'", typeName(cmd[0].Value))
+		return nil, document.Errorf(document.CodeTypeMismatch, "BSON field 'renameCollection.renameCollection' is the wrong type '%s', expected type 'string'", typeName(cmd[0].Value))
 	}
 	var to string
 	var haveTo, dropTarget bool
@@ -30,7 +30,7 @@ func cmdRenameCollection(ctx context.Context, db *DB, dbName string, cmd bson.D)
 		case "to":
 			s, ok := e.Value.(string)
 			if !ok {
-				return nil, doc.Errorf(doc.CodeTypeMismatch, "BSON field 'renameCollection.to' is the wrong type '%s', expected type 'string'", typeName(e.Value))
+				return nil, document.Errorf(document.CodeTypeMismatch, "BSON field 'renameCollection.to' is the wrong type '%s', expected type 'string'", typeName(e.Value))
 			}
 			to, haveTo = s, true
 		case "dropTarget":
@@ -38,15 +38,15 @@ func cmdRenameCollection(ctx context.Context, db *DB, dbName string, cmd bson.D)
 		}
 	}
 	if !haveTo {
-		return nil, doc.Errorf(doc.CodeFailedToParse, "BSON field 'renameCollection.to' is missing but a required field")
+		return nil, document.Errorf(document.CodeFailedToParse, "BSON field 'renameCollection.to' is missing but a required field")
 	}
 	fdb, fname, ok1 := strings.Cut(from, ".")
 	tdb, tname, ok2 := strings.Cut(to, ".")
 	if !ok1 || fdb == "" || fname == "" {
-		return nil, doc.Errorf(doc.CodeInvalidNamespace, "Invalid source namespace: %s", from)
+		return nil, document.Errorf(document.CodeInvalidNamespace, "Invalid source namespace: %s", from)
 	}
 	if !ok2 || tdb == "" || tname == "" {
-		return nil, doc.Errorf(doc.CodeInvalidNamespace, "Invalid target namespace: %s", to)
+		return nil, document.Errorf(document.CodeInvalidNamespace, "Invalid target namespace: %s", to)
 	}
 	return bson.D{}, db.renameCollection(fdb, fname, tdb, tname, dropTarget)
 }
@@ -59,8 +59,8 @@ func truthy(v any) bool {
 	case nil, bson.Null, bson.Undefined:
 		return false
 	}
-	if doc.IsNumber(v) {
-		return doc.Compare(v, int32(0)) != 0
+	if document.IsNumber(v) {
+		return document.Compare(v, int32(0)) != 0
 	}
 	return true
 }
@@ -84,17 +84,17 @@ func (db *DB) renameCollection(fdb, fname, tdb, tname string, dropTarget bool) e
 	defer db.catMu.Unlock()
 	c := db.lookup(fdb, fname)
 	if c == nil {
-		return doc.Errorf(doc.CodeNamespaceNotFound, "Source collection %s.%s does not exist", fdb, fname)
+		return document.Errorf(document.CodeNamespaceNotFound, "Source collection %s.%s does not exist", fdb, fname)
 	}
 	if c.m().Kind == kindTimeseries {
-		return doc.Errorf(doc.CodeCommandNotSupportedOnView, "cannot rename view: %s.%s (time-series collections cannot be renamed)", fdb, fname)
+		return document.Errorf(document.CodeCommandNotSupportedOnView, "cannot rename view: %s.%s (time-series collections cannot be renamed)", fdb, fname)
 	}
 	if fdb == tdb && fname == tname {
-		return doc.Errorf(doc.CodeIllegalOperation, "Can't rename a collection to itself")
+		return document.Errorf(document.CodeIllegalOperation, "Can't rename a collection to itself")
 	}
 	if t := db.lookup(tdb, tname); t != nil {
 		if !dropTarget {
-			return doc.Errorf(doc.CodeNamespaceExists, "target namespace exists")
+			return document.Errorf(document.CodeNamespaceExists, "target namespace exists")
 		}
 		if err := db.dropLocked(t); err != nil {
 			return err
@@ -119,12 +119,12 @@ func (db *DB) renameCollection(fdb, fname, tdb, tname string, dropTarget bool) e
 	delete(db.colls, old.ns())
 	db.colls[nm.ns()] = c
 	db.mu.Unlock()
-	db.cursors.killCollWith(c, doc.Errorf(doc.CodeQueryPlanKilled, "collection renamed from '%s' to '%s'", old.ns(), nm.ns()))
+	db.cursors.killCollWith(c, document.Errorf(document.CodeQueryPlanKilled, "collection renamed from '%s' to '%s'", old.ns(), nm.ns()))
 	return nil
 }
 
 // killCollWith makes every live server cursor of c fail with err.
-func (r *cursorRegistry) killCollWith(c *coll, err *doc.Error) {
+func (r *cursorRegistry) killCollWith(c *coll, err *document.Error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	for _, cur := range r.m {

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ttlkv/ttlkv/doc"
+	"github.com/ttlkv/ttlkv/document"
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
 
@@ -33,15 +33,15 @@ func TestRenameCollection(t *testing.T) {
 
 	// Refusals leave everything in place.
 	wantCode(t, db, "test", `{"renameCollection": "test.a", "to": "test.z"}`, codeUnauthorized, "admin database")
-	wantCode(t, db, "admin", `{"renameCollection": "test.nosuch", "to": "test.z"}`, doc.CodeNamespaceNotFound, "test.nosuch does not exist")
-	wantCode(t, db, "admin", `{"renameCollection": "test.a", "to": "test.b"}`, doc.CodeNamespaceExists, "target namespace exists")
-	wantCode(t, db, "admin", `{"renameCollection": "test.a", "to": "test.a"}`, doc.CodeIllegalOperation, "itself")
-	wantCode(t, db, "admin", `{"renameCollection": "test.a", "to": "test.system.x"}`, doc.CodeInvalidNamespace, "system.")
-	wantCode(t, db, "admin", `{"renameCollection": "test.a", "to": "nodot"}`, doc.CodeInvalidNamespace, "target")
-	wantCode(t, db, "admin", `{"renameCollection": "test.a"}`, doc.CodeFailedToParse, "'renameCollection.to' is missing")
-	wantCode(t, db, "admin", `{"renameCollection": "test.a", "to": 5}`, doc.CodeTypeMismatch, "'renameCollection.to'")
+	wantCode(t, db, "admin", `{"renameCollection": "test.nosuch", "to": "test.z"}`, document.CodeNamespaceNotFound, "test.nosuch does not exist")
+	wantCode(t, db, "admin", `{"renameCollection": "test.a", "to": "test.b"}`, document.CodeNamespaceExists, "target namespace exists")
+	wantCode(t, db, "admin", `{"renameCollection": "test.a", "to": "test.a"}`, document.CodeIllegalOperation, "itself")
+	wantCode(t, db, "admin", `{"renameCollection": "test.a", "to": "test.system.x"}`, document.CodeInvalidNamespace, "system.")
+	wantCode(t, db, "admin", `{"renameCollection": "test.a", "to": "nodot"}`, document.CodeInvalidNamespace, "target")
+	wantCode(t, db, "admin", `{"renameCollection": "test.a"}`, document.CodeFailedToParse, "'renameCollection.to' is missing")
+	wantCode(t, db, "admin", `{"renameCollection": "test.a", "to": 5}`, document.CodeTypeMismatch, "'renameCollection.to'")
 	mustRun(t, db, "test", `{"create": "ts", "timeseries": {"timeField": "t"}}`)
-	wantCode(t, db, "admin", `{"renameCollection": "test.ts", "to": "test.ts2"}`, doc.CodeCommandNotSupportedOnView, "time-series")
+	wantCode(t, db, "admin", `{"renameCollection": "test.ts", "to": "test.ts2"}`, document.CodeCommandNotSupportedOnView, "time-series")
 	if n := count(t, db, "test", "a"); n != 3 {
 		t.Fatalf("after refusals: %d documents in test.a, want 3", n)
 	}
@@ -50,7 +50,7 @@ func TestRenameCollection(t *testing.T) {
 	mustRun(t, db, "admin", `{"renameCollection": "test.a", "to": "test.b", "dropTarget": true}`)
 	mustRun(t, db, "admin", `{"renameCollection": "test.b", "to": "other.renamed"}`)
 	mustRun(t, db, "admin", `{"renameCollection": "test.cap", "to": "test.cap2"}`)
-	wantCode(t, db, "test", fmt.Sprintf(`{"getMore": {"$numberLong": "%d"}, "collection": "a"}`, cursorID), doc.CodeQueryPlanKilled, "renamed from 'test.a' to 'test.b'")
+	wantCode(t, db, "test", fmt.Sprintf(`{"getMore": {"$numberLong": "%d"}, "collection": "a"}`, cursorID), document.CodeQueryPlanKilled, "renamed from 'test.a' to 'test.b'")
 
 	db = reopen(t, db, dir, clk)
 	names := map[string]bool{}
@@ -68,7 +68,7 @@ func TestRenameCollection(t *testing.T) {
 	mustValidate(t, db, "other", "renamed")
 	// The unique index came along.
 	_, err := db.Database("other").Collection("renamed").InsertOne(ctx, bson.D{{Key: "u", Value: int32(1)}})
-	checkCode(t, "unique index after rename", err, doc.CodeDuplicateKey, "other.renamed index: u_1")
+	checkCode(t, "unique index after rename", err, document.CodeDuplicateKey, "other.renamed index: u_1")
 	// So did the TTL index: document 1 expires, 2 (an hour later) and 3 (no date) stay.
 	clk.Advance(2 * time.Minute)
 	if _, err := db.RunTTLPass(ctx); err != nil {

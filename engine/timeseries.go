@@ -3,7 +3,7 @@ package engine
 import (
 	"math"
 
-	"github.com/ttlkv/ttlkv/doc"
+	"github.com/ttlkv/ttlkv/document"
 	"github.com/ttlkv/ttlkv/lsm"
 	"github.com/ttlkv/ttlkv/ts"
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -68,7 +68,7 @@ func decodeTSMeta(m *collMeta) (*tsMeta, error) {
 	tv, _ := get(m.Options, "timeseries")
 	o, err := ts.ParseOptions(tv)
 	if err != nil {
-		return nil, doc.Errorf(doc.CodeInternalError, "time-series collection %s: bad stored options: %v", m.ns(), err)
+		return nil, document.Errorf(document.CodeInternalError, "time-series collection %s: bad stored options: %v", m.ns(), err)
 	}
 	t := &tsMeta{opts: o, buckets: tsBucketsPre + m.Name}
 	if v, ok := get(m.Options, "expireAfterSeconds"); ok {
@@ -103,7 +103,7 @@ func parseTimeseriesCreate(opts bson.D, has map[string]any, co *createOptions) (
 				continue
 			}
 		}
-		return nil, doc.Errorf(doc.CodeInvalidOptions, "'timeseries' is not allowed with '%s'", k)
+		return nil, document.Errorf(document.CodeInvalidOptions, "'timeseries' is not allowed with '%s'", k)
 	}
 	tc := &tsCreate{opts: o}
 	if v, ok := has["expireAfterSeconds"]; ok {
@@ -135,22 +135,22 @@ func parseCollExpire(cmd string, v any) (int64, error) {
 		ok = false
 	}
 	if !ok {
-		return 0, doc.Errorf(doc.CodeTypeMismatch, "BSON field '%s.expireAfterSeconds' is the wrong type '%s', expected types '[long, int, decimal, double]'", cmd, typeName(v))
+		return 0, document.Errorf(document.CodeTypeMismatch, "BSON field '%s.expireAfterSeconds' is the wrong type '%s', expected types '[long, int, decimal, double]'", cmd, typeName(v))
 	}
 	if math.IsNaN(f) {
-		return 0, doc.Errorf(doc.CodeInvalidOptions, "TTL index 'expireAfterSeconds' option must not be NaN")
+		return 0, document.Errorf(document.CodeInvalidOptions, "TTL index 'expireAfterSeconds' option must not be NaN")
 	}
 	if f < 0 {
-		return 0, doc.Errorf(doc.CodeInvalidOptions, "TTL index 'expireAfterSeconds' option cannot be less than 0, found %s", fmtValue(v))
+		return 0, document.Errorf(document.CodeInvalidOptions, "TTL index 'expireAfterSeconds' option cannot be less than 0, found %s", fmtValue(v))
 	}
 	if i, isInt := v.(int64); isInt {
 		if i > maxCollExpire {
-			return 0, doc.Errorf(doc.CodeInvalidOptions, "'expireAfterSeconds' must be at most %d, found %d", int64(maxCollExpire), i)
+			return 0, document.Errorf(document.CodeInvalidOptions, "'expireAfterSeconds' must be at most %d, found %d", int64(maxCollExpire), i)
 		}
 		return i, nil
 	}
 	if math.Trunc(f) > maxCollExpire {
-		return 0, doc.Errorf(doc.CodeInvalidOptions, "'expireAfterSeconds' must be at most %d, found %s", int64(maxCollExpire), fmtValue(v))
+		return 0, document.Errorf(document.CodeInvalidOptions, "'expireAfterSeconds' must be at most %d, found %s", int64(maxCollExpire), fmtValue(v))
 	}
 	return int64(math.Trunc(f)), nil
 }
@@ -175,7 +175,7 @@ func bucketsMeta(dbName, name string, o ts.Options) *collMeta {
 func (db *DB) createTimeseriesLocked(dbName, name string, co *createOptions) (*coll, bool, error) {
 	tc, ok := co.ext.(*tsCreate)
 	if !ok {
-		return nil, false, doc.Errorf(doc.CodeInternalError, "time-series create without parsed options")
+		return nil, false, document.Errorf(document.CodeInternalError, "time-series create without parsed options")
 	}
 	bname := tsBucketsPre + name
 	if err := validateCollName(dbName, bname, true); err != nil {
@@ -260,11 +260,11 @@ func (db *DB) timeseriesStats(c *coll) collStatsInfo {
 				return err
 			}
 			st.size += int64(len(v))
-			d, err := doc.Unmarshal(v)
+			d, err := document.Unmarshal(v)
 			if err != nil {
 				continue
 			}
-			if n, ok := doc.Lookup(d, "control.count"); ok {
+			if n, ok := document.Lookup(d, "control.count"); ok {
 				k, _ := asInt64(n)
 				st.count += k
 			}

@@ -7,7 +7,7 @@ import (
 	"sync"
 
 	"github.com/klauspost/compress/s2"
-	"github.com/ttlkv/ttlkv/doc"
+	"github.com/ttlkv/ttlkv/document"
 	"github.com/ttlkv/ttlkv/lsm"
 	"github.com/ttlkv/ttlkv/ts"
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -103,13 +103,13 @@ var tsTailBufs = sync.Pool{New: func() any { return new([]byte) }}
 // ...]}) with the meta value stored as null.
 func decodeDelta(o ts.Options, v []byte, meta any) ([]bson.D, error) {
 	if n, err := s2.DecodedLen(v); err != nil || n > ts.MaxBucketBytes*8 {
-		return nil, doc.Errorf(doc.CodeInternalError, "time-series delta: bad s2 block (%v)", err)
+		return nil, document.Errorf(document.CodeInternalError, "time-series delta: bad s2 block (%v)", err)
 	}
 	raw, err := s2.Decode(nil, v)
 	if err != nil {
 		return nil, err
 	}
-	d, err := doc.Unmarshal(raw)
+	d, err := document.Unmarshal(raw)
 	if err != nil {
 		return nil, err
 	}
@@ -117,16 +117,16 @@ func decodeDelta(o ts.Options, v []byte, meta any) ([]bson.D, error) {
 		return ts.DecodeTailDocument(o, d, meta)
 	}
 	if len(d) != 1 || d[0].Key != "r" {
-		return nil, doc.Errorf(doc.CodeInternalError, "time-series delta is not {r: [...]}")
+		return nil, document.Errorf(document.CodeInternalError, "time-series delta is not {r: [...]}")
 	}
 	a, ok := d[0].Value.(bson.A)
 	if !ok {
-		return nil, doc.Errorf(doc.CodeInternalError, "time-series delta rows are %s, not an array", typeName(d[0].Value))
+		return nil, document.Errorf(document.CodeInternalError, "time-series delta rows are %s, not an array", typeName(d[0].Value))
 	}
 	rows := make([]bson.D, len(a))
 	for i, x := range a {
 		if rows[i], ok = x.(bson.D); !ok {
-			return nil, doc.Errorf(doc.CodeInternalError, "time-series delta row %d is %s, not an object", i, typeName(x))
+			return nil, document.Errorf(document.CodeInternalError, "time-series delta row %d is %s, not an object", i, typeName(x))
 		}
 		if o.MetaField != "" {
 			for j := range rows[i] {
@@ -155,7 +155,7 @@ func (ds tsDeltaSet) rows(o ts.Options, meta any) ([]bson.D, error) {
 	for i, v := range ds.raws {
 		rows, err := decodeDelta(o, v, meta)
 		if err != nil {
-			return nil, doc.Errorf(doc.CodeInternalError, "time-series delta %d: %v", i, err)
+			return nil, document.Errorf(document.CodeInternalError, "time-series delta %d: %v", i, err)
 		}
 		out = append(out, rows...)
 	}
@@ -173,7 +173,7 @@ func tsReadDeltas(txn *lsm.Txn, coll, rid uint64) (tsDeltaSet, error) {
 	for it.Next() {
 		k := it.Key()
 		if len(k) != len(pre)+4 || binary.BigEndian.Uint32(k[len(pre):]) != uint32(ds.n) {
-			return ds, doc.Errorf(doc.CodeInternalError, "time-series bucket record %d: delta key %x out of sequence (want seq %d)", rid, k, ds.n)
+			return ds, document.Errorf(document.CodeInternalError, "time-series bucket record %d: delta key %x out of sequence (want seq %d)", rid, k, ds.n)
 		}
 		v, err := it.Value()
 		if err != nil {
@@ -239,11 +239,11 @@ func applyDeltas(o ts.Options, d bson.D, ds tsDeltaSet) (*ts.Bucket, error) {
 	}
 	rows, err := ds.rows(o, b.Meta)
 	if err != nil {
-		return nil, doc.Errorf(doc.CodeInternalError, "time-series bucket %s: %v", b.ID.Hex(), err)
+		return nil, document.Errorf(document.CodeInternalError, "time-series bucket %s: %v", b.ID.Hex(), err)
 	}
 	for i, r := range rows {
 		if err := b.Append(o, r); err != nil {
-			return nil, doc.Errorf(doc.CodeInternalError, "time-series bucket %s: delta row %d does not apply: %v", b.ID.Hex(), i, err)
+			return nil, document.Errorf(document.CodeInternalError, "time-series bucket %s: delta row %d does not apply: %v", b.ID.Hex(), i, err)
 		}
 	}
 	return b, nil

@@ -4,7 +4,7 @@ import (
 	"testing"
 
 	"github.com/klauspost/compress/s2"
-	"github.com/ttlkv/ttlkv/doc"
+	"github.com/ttlkv/ttlkv/document"
 	"github.com/ttlkv/ttlkv/lsm"
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
@@ -30,7 +30,7 @@ func TestTimeseriesRowDeltaCompat(t *testing.T) {
 	db = reopen(t, db, dir, clk)
 	// An old-form delta, seq 1: {v, t, m: null, _id} in that order.
 	old := bson.D{{Key: "v", Value: int32(4)}, {Key: "t", Value: bson.NewDateTimeFromTime(now.Add(4e9))}, {Key: "m", Value: nil}, {Key: "_id", Value: int32(44)}}
-	raw, err := doc.Marshal(bson.D{{Key: "r", Value: bson.A{old}}})
+	raw, err := document.Marshal(bson.D{{Key: "r", Value: bson.A{old}}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ttlkv/ttlkv/doc"
+	"github.com/ttlkv/ttlkv/document"
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
 
@@ -49,7 +49,7 @@ func TestTSPrepareMatchesPrepareInsert(t *testing.T) {
 			t.Fatalf("%s: err %v, prepareInsert %v", c.name, gerr, werr)
 		}
 		if werr != nil {
-			checkCode(t, c.name, gerr, werr.(*doc.Error).Code, "")
+			checkCode(t, c.name, gerr, werr.(*document.Error).Code, "")
 			continue
 		}
 		if len(got) != len(want) || cap(got) != len(got) {
@@ -65,7 +65,7 @@ func TestTSPrepareMatchesPrepareInsert(t *testing.T) {
 			}
 			got, want = got[1:], want[1:]
 		}
-		if !doc.Equal(got, want) {
+		if !document.Equal(got, want) {
 			t.Fatalf("%s: got %v, want %v", c.name, got, want)
 		}
 	}

@@ -5,7 +5,7 @@ import (
 	"math"
 	"strings"
 
-	"github.com/ttlkv/ttlkv/doc"
+	"github.com/ttlkv/ttlkv/document"
 	"github.com/ttlkv/ttlkv/engine/query"
 	"github.com/ttlkv/ttlkv/lsm"
 	"github.com/ttlkv/ttlkv/ts"
@@ -360,7 +360,7 @@ func (db *DB) tsDeleteBatch(c, bc *coll, rids []uint64, f *query.Filter, limit i
 				if err != nil {
 					return err
 				}
-				raw, err := doc.Marshal(nd)
+				raw, err := document.Marshal(nd)
 				if err != nil {
 					return err
 				}
@@ -405,7 +405,7 @@ func rebuildBucket(o ts.Options, b *ts.Bucket, keep []bson.D) (bson.D, error) {
 	nb := ts.NewBucket(o, minT, b.Meta, b.HasMeta)
 	for _, m := range keep {
 		if err := nb.Add(o, m); err != nil {
-			return nil, doc.Errorf(doc.CodeInternalError, "rewriting time-series bucket %s: %v", b.ID.Hex(), err)
+			return nil, document.Errorf(document.CodeInternalError, "rewriting time-series bucket %s: %v", b.ID.Hex(), err)
 		}
 	}
 	return nb.CompressedDocument(o)

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ttlkv/ttlkv/doc"
+	"github.com/ttlkv/ttlkv/document"
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
 
@@ -25,7 +25,7 @@ func tsBucketDocs(t *testing.T, db *DB, name, tf string) []bson.D {
 	t.Helper()
 	docs := findAll(t, db, "test", "system.buckets."+name, bson.D{})
 	sort.SliceStable(docs, func(i, j int) bool {
-		return doc.Compare(field(docs[i], "control.min."+tf), field(docs[j], "control.min."+tf)) < 0
+		return document.Compare(field(docs[i], "control.min."+tf), field(docs[j], "control.min."+tf)) < 0
 	})
 	return docs
 }
@@ -59,31 +59,31 @@ func TestTimeseriesCreateErrors(t *testing.T) {
 	db, _, _ := openTest(t)
 	cases := []struct {
 		opts string
-		code doc.Code
+		code document.Code
 		frag string
 	}{
-		{`"timeseries": "t"`, doc.CodeTypeMismatch, ""},
-		{`"timeseries": {"timeField": 1}`, doc.CodeTypeMismatch, "timeField"},
-		{`"timeseries": {"timeField": "t", "metaField": 2}`, doc.CodeTypeMismatch, "metaField"},
-		{`"timeseries": {"timeField": "t", "bogus": 1}`, doc.CodeIDLUnknownField, "bogus"},
-		{`"timeseries": {"timeField": "a.b"}`, doc.CodeInvalidOptions, "'.'"},
-		{`"timeseries": {"timeField": "t", "metaField": "m.x"}`, doc.CodeInvalidOptions, "'.'"},
-		{`"timeseries": {"timeField": "t", "metaField": "t"}`, doc.CodeInvalidOptions, ""},
-		{`"timeseries": {"timeField": "t", "metaField": "_id"}`, doc.CodeInvalidOptions, "_id"},
-		{`"timeseries": {"timeField": "t"}, "capped": true, "size": 4096`, doc.CodeInvalidOptions, "'timeseries' is not allowed with"},
-		{`"timeseries": {"timeField": "t"}, "size": 4096`, doc.CodeInvalidOptions, "'timeseries' is not allowed with"},
-		{`"timeseries": {"timeField": "t"}, "max": 10`, doc.CodeInvalidOptions, "'timeseries' is not allowed with"},
-		{`"timeseries": {"timeField": "t"}, "validator": {"a": 1}`, doc.CodeInvalidOptions, "'timeseries' is not allowed with"},
-		{`"timeseries": {"timeField": "t"}, "clusteredIndex": {"key": {"_id": 1}, "unique": true}`, doc.CodeInvalidOptions, "'timeseries' is not allowed with"},
-		{`"timeseries": {"timeField": "t"}, "expireAfterSeconds": -1`, doc.CodeInvalidOptions, "cannot be less than 0"},
-		{`"timeseries": {"timeField": "t"}, "expireAfterSeconds": "10"`, doc.CodeTypeMismatch, "expireAfterSeconds"},
-		{`"expireAfterSeconds": 10`, doc.CodeInvalidOptions, "expireAfterSeconds"},
-		{`"timeseries": {"timeField": "t", "granularity": "days"}`, doc.CodeBadValue, "granularity"},
-		{`"timeseries": {"timeField": "t", "bucketMaxSpanSeconds": 100}`, doc.CodeInvalidOptions, ""},
-		{`"timeseries": {"timeField": "t", "bucketMaxSpanSeconds": 100, "bucketRoundingSeconds": 50}`, doc.CodeInvalidOptions, ""},
-		{`"timeseries": {"timeField": "t", "granularity": "minutes", "bucketMaxSpanSeconds": 100, "bucketRoundingSeconds": 100}`, doc.CodeInvalidOptions, ""},
-		{`"timeseries": {"timeField": "t", "bucketMaxSpanSeconds": 31536001, "bucketRoundingSeconds": 31536001}`, doc.CodeBadValue, ""},
-		{`"timeseries": {"timeField": "t", "bucketMaxSpanSeconds": 0, "bucketRoundingSeconds": 0}`, doc.CodeBadValue, ""},
+		{`"timeseries": "t"`, document.CodeTypeMismatch, ""},
+		{`"timeseries": {"timeField": 1}`, document.CodeTypeMismatch, "timeField"},
+		{`"timeseries": {"timeField": "t", "metaField": 2}`, document.CodeTypeMismatch, "metaField"},
+		{`"timeseries": {"timeField": "t", "bogus": 1}`, document.CodeIDLUnknownField, "bogus"},
+		{`"timeseries": {"timeField": "a.b"}`, document.CodeInvalidOptions, "'.'"},
+		{`"timeseries": {"timeField": "t", "metaField": "m.x"}`, document.CodeInvalidOptions, "'.'"},
+		{`"timeseries": {"timeField": "t", "metaField": "t"}`, document.CodeInvalidOptions, ""},
+		{`"timeseries": {"timeField": "t", "metaField": "_id"}`, document.CodeInvalidOptions, "_id"},
+		{`"timeseries": {"timeField": "t"}, "capped": true, "size": 4096`, document.CodeInvalidOptions, "'timeseries' is not allowed with"},
+		{`"timeseries": {"timeField": "t"}, "size": 4096`, document.CodeInvalidOptions, "'timeseries' is not allowed with"},
+		{`"timeseries": {"timeField": "t"}, "max": 10`, document.CodeInvalidOptions, "'timeseries' is not allowed with"},
+		{`"timeseries": {"timeField": "t"}, "validator": {"a": 1}`, document.CodeInvalidOptions, "'timeseries' is not allowed with"},
+		{`"timeseries": {"timeField": "t"}, "clusteredIndex": {"key": {"_id": 1}, "unique": true}`, document.CodeInvalidOptions, "'timeseries' is not allowed with"},
+		{`"timeseries": {"timeField": "t"}, "expireAfterSeconds": -1`, document.CodeInvalidOptions, "cannot be less than 0"},
+		{`"timeseries": {"timeField": "t"}, "expireAfterSeconds": "10"`, document.CodeTypeMismatch, "expireAfterSeconds"},
+		{`"expireAfterSeconds": 10`, document.CodeInvalidOptions, "expireAfterSeconds"},
+		{`"timeseries": {"timeField": "t", "granularity": "days"}`, document.CodeBadValue, "granularity"},
+		{`"timeseries": {"timeField": "t", "bucketMaxSpanSeconds": 100}`, document.CodeInvalidOptions, ""},
+		{`"timeseries": {"timeField": "t", "bucketMaxSpanSeconds": 100, "bucketRoundingSeconds": 50}`, document.CodeInvalidOptions, ""},
+		{`"timeseries": {"timeField": "t", "granularity": "minutes", "bucketMaxSpanSeconds": 100, "bucketRoundingSeconds": 100}`, document.CodeInvalidOptions, ""},
+		{`"timeseries": {"timeField": "t", "bucketMaxSpanSeconds": 31536001, "bucketRoundingSeconds": 31536001}`, document.CodeBadValue, ""},
+		{`"timeseries": {"timeField": "t", "bucketMaxSpanSeconds": 0, "bucketRoundingSeconds": 0}`, document.CodeBadValue, ""},
 	}
 	for _, c := range cases {
 		wantCode(t, db, "test", `{"create": "w", `+c.opts+`}`, c.code, c.frag)
@@ -96,7 +96,7 @@ func TestTimeseriesCreateErrors(t *testing.T) {
 	for i := range long {
 		long[i] = 'x'
 	}
-	wantCode(t, db, "test", `{"create": "`+string(long)+`", "timeseries": {"timeField": "t"}}`, doc.CodeInvalidNamespace, "")
+	wantCode(t, db, "test", `{"create": "`+string(long)+`", "timeseries": {"timeField": "t"}}`, document.CodeInvalidNamespace, "")
 	if len(db.collsOf("test")) != 0 {
 		t.Fatalf("failed create left %d collections", len(db.collsOf("test")))
 	}
@@ -125,11 +125,11 @@ func TestTimeseriesCreateListing(t *testing.T) {
 			t.Fatalf("%s: listCollections = %v", c.name, r)
 		}
 		d := batch[0].(bson.D)
-		want, err := doc.ParseExtJSON([]byte(c.want))
+		want, err := document.ParseExtJSON([]byte(c.want))
 		if err != nil {
 			t.Fatal(err)
 		}
-		if field(d, "type") != "timeseries" || !doc.Equal(field(d, "options"), want) || field(d, "info.readOnly") != false {
+		if field(d, "type") != "timeseries" || !document.Equal(field(d, "options"), want) || field(d, "info.readOnly") != false {
 			t.Errorf("%s: listed %v, want options %v", c.name, d, want)
 		}
 		if _, ok := get(d, "idIndex"); ok {
@@ -138,18 +138,18 @@ func TestTimeseriesCreateListing(t *testing.T) {
 	}
 	// Same options spelled differently (granularity default) succeed.
 	mustRun(t, db, "test", `{"create": "s", "timeseries": {"timeField": "t", "granularity": "seconds"}}`)
-	wantCode(t, db, "test", `{"create": "s", "timeseries": {"timeField": "t", "metaField": "m"}}`, doc.CodeNamespaceExists, "")
-	wantCode(t, db, "test", `{"create": "s", "timeseries": {"timeField": "t"}, "expireAfterSeconds": 5}`, doc.CodeNamespaceExists, "")
-	wantCode(t, db, "test", `{"create": "s"}`, doc.CodeNamespaceExists, "")
+	wantCode(t, db, "test", `{"create": "s", "timeseries": {"timeField": "t", "metaField": "m"}}`, document.CodeNamespaceExists, "")
+	wantCode(t, db, "test", `{"create": "s", "timeseries": {"timeField": "t"}, "expireAfterSeconds": 5}`, document.CodeNamespaceExists, "")
+	wantCode(t, db, "test", `{"create": "s"}`, document.CodeNamespaceExists, "")
 	mustRun(t, db, "test", `{"create": "plain"}`)
-	wantCode(t, db, "test", `{"create": "plain", "timeseries": {"timeField": "t"}}`, doc.CodeNamespaceExists, "")
+	wantCode(t, db, "test", `{"create": "plain", "timeseries": {"timeField": "t"}}`, document.CodeNamespaceExists, "")
 	// Internal buckets collections are hidden from listings.
 	names, _ := db.Database("test").ListCollectionNames(context.Background())
 	if fmt.Sprint(names) != "[c h m plain s]" {
 		t.Fatalf("collection names = %v", names)
 	}
 	// Inserting into the buckets namespace directly is refused.
-	wantCode(t, db, "test", `{"insert": "system.buckets.s", "documents": [{}]}`, doc.CodeInvalidNamespace, "")
+	wantCode(t, db, "test", `{"insert": "system.buckets.s", "documents": [{}]}`, document.CodeInvalidNamespace, "")
 }
 
 // SPEC §6.3: bucket boundaries per granularity (MongoDB's example), and
@@ -329,7 +329,7 @@ func TestTimeseriesReadsAndDeletes(t *testing.T) {
 		t.Fatalf("count after insert = %d", n)
 	}
 	r = mustRun(t, db, "test", `{"update": "w", "updates": [{"q": {}, "u": {"$set": {"v": 1}}}]}`)
-	if field(r, "writeErrors.0.code") != int32(doc.CodeIllegalOperation) {
+	if field(r, "writeErrors.0.code") != int32(document.CodeIllegalOperation) {
 		t.Fatalf("update on a time-series collection: %v", r)
 	}
 }
@@ -458,12 +458,12 @@ func TestTimeseriesCollModExpiry(t *testing.T) {
 	if res := ttlPass(t, db); res.Deleted != 0 || len(db.ttlTargets()) != 0 {
 		t.Fatalf("a collection without expiry was visited")
 	}
-	wantCode(t, db, "test", `{"collMod": "w", "expireAfterSeconds": "on"}`, doc.CodeInvalidOptions, "")
-	wantCode(t, db, "test", `{"collMod": "w", "expireAfterSeconds": {"a": 1}}`, doc.CodeTypeMismatch, "")
-	wantCode(t, db, "test", `{"collMod": "w", "expireAfterSeconds": -5}`, doc.CodeInvalidOptions, "")
-	wantCode(t, db, "test", `{"collMod": "plain", "expireAfterSeconds": 5}`, doc.CodeInvalidOptions, "only supported on collections clustered by _id")
-	wantCode(t, db, "test", `{"collMod": "w", "validator": {"a": 1}}`, doc.CodeInvalidOptions, "")
-	wantCode(t, db, "test", `{"collMod": "w", "index": {"keyPattern": {"t": 1}, "expireAfterSeconds": 5}}`, doc.CodeInvalidOptions, "TTL indexes are not supported for time-series collections")
+	wantCode(t, db, "test", `{"collMod": "w", "expireAfterSeconds": "on"}`, document.CodeInvalidOptions, "")
+	wantCode(t, db, "test", `{"collMod": "w", "expireAfterSeconds": {"a": 1}}`, document.CodeTypeMismatch, "")
+	wantCode(t, db, "test", `{"collMod": "w", "expireAfterSeconds": -5}`, document.CodeInvalidOptions, "")
+	wantCode(t, db, "test", `{"collMod": "plain", "expireAfterSeconds": 5}`, document.CodeInvalidOptions, "only supported on collections clustered by _id")
+	wantCode(t, db, "test", `{"collMod": "w", "validator": {"a": 1}}`, document.CodeInvalidOptions, "")
+	wantCode(t, db, "test", `{"collMod": "w", "index": {"keyPattern": {"t": 1}, "expireAfterSeconds": 5}}`, document.CodeInvalidOptions, "TTL indexes are not supported for time-series collections")
 	mustRun(t, db, "test", `{"collMod": "w", "expireAfterSeconds": 60}`)
 	if v := field(db.collectionInfo(db.lookup("test", "w")), "options.expireAfterSeconds"); v != int64(60) {
 		t.Fatalf("listed expireAfterSeconds = %v", v)
@@ -487,9 +487,9 @@ func TestTimeseriesCollModGranularity(t *testing.T) {
 	db, clk, _ := openTest(t)
 	mustRun(t, db, "test", `{"create": "w", "timeseries": {"timeField": "t", "metaField": "m", "granularity": "minutes"}}`)
 	mustInsertTS(t, db, "w", fmt.Sprintf(`{"t": %s, "m": 1}`, tsDate(clk.Now())))
-	wantCode(t, db, "test", `{"collMod": "w", "timeseries": {"granularity": "seconds"}}`, doc.CodeInvalidOptions, "Invalid transition for timeseries.granularity")
-	wantCode(t, db, "test", `{"collMod": "w", "timeseries": {"timeField": "x"}}`, doc.CodeIDLUnknownField, "")
-	wantCode(t, db, "test", `{"collMod": "w", "timeseries": 5}`, doc.CodeTypeMismatch, "")
+	wantCode(t, db, "test", `{"collMod": "w", "timeseries": {"granularity": "seconds"}}`, document.CodeInvalidOptions, "Invalid transition for timeseries.granularity")
+	wantCode(t, db, "test", `{"collMod": "w", "timeseries": {"timeField": "x"}}`, document.CodeIDLUnknownField, "")
+	wantCode(t, db, "test", `{"collMod": "w", "timeseries": 5}`, document.CodeTypeMismatch, "")
 	mustRun(t, db, "test", `{"collMod": "w", "timeseries": {}}`)
 	mustRun(t, db, "test", `{"collMod": "w", "timeseries": {"granularity": "hours"}}`)
 	opts := field(db.collectionInfo(db.lookup("test", "w")), "options.timeseries")
@@ -502,7 +502,7 @@ func TestTimeseriesCollModGranularity(t *testing.T) {
 		t.Fatalf("%d buckets after growth, want 1", n)
 	}
 	mustRun(t, db, "test", `{"create": "c", "timeseries": {"timeField": "t", "bucketMaxSpanSeconds": 600, "bucketRoundingSeconds": 600}}`)
-	wantCode(t, db, "test", `{"collMod": "c", "timeseries": {"bucketMaxSpanSeconds": 300, "bucketRoundingSeconds": 300}}`, doc.CodeInvalidOptions, "Invalid transition")
+	wantCode(t, db, "test", `{"collMod": "c", "timeseries": {"bucketMaxSpanSeconds": 300, "bucketRoundingSeconds": 300}}`, document.CodeInvalidOptions, "Invalid transition")
 	mustRun(t, db, "test", `{"collMod": "c", "timeseries": {"bucketMaxSpanSeconds": 7200, "bucketRoundingSeconds": 7200}}`)
 	opts = field(db.collectionInfo(db.lookup("test", "c")), "options.timeseries")
 	if field(opts.(bson.D), "bucketRoundingSeconds") != int32(7200) {
@@ -571,18 +571,18 @@ func TestTimeseriesPartialTTLIndex(t *testing.T) {
 	mustRun(t, db, "test", `{"create": "nometa", "timeseries": {"timeField": "tm"}}`)
 	cases := []struct {
 		coll, spec string
-		code       doc.Code
+		code       document.Code
 		frag       string
 	}{
-		{"w", `{"key": {"tm": 1}, "name": "x", "expireAfterSeconds": 10}`, doc.CodeInvalidOptions, "require a partialFilterExpression on the metaField"},
-		{"w", `{"key": {"v": 1}, "name": "x", "expireAfterSeconds": 10, "partialFilterExpression": {"md": "a"}}`, doc.CodeInvalidOptions, ""},
-		{"w", `{"key": {"tm": 1}, "name": "x", "expireAfterSeconds": 10, "partialFilterExpression": {"v": 1}}`, doc.CodeInvalidOptions, ""},
-		{"w", `{"key": {"tm": 1}, "name": "x", "expireAfterSeconds": 10, "partialFilterExpression": {"tm": {"$gt": {"$date": "2020-01-01T00:00:00Z"}}}}`, doc.CodeInvalidOptions, ""},
-		{"w", `{"key": {"tm": 1}, "name": "x", "expireAfterSeconds": 10, "partialFilterExpression": {"md": "a", "v": 1}}`, doc.CodeInvalidOptions, ""},
-		{"w", `{"key": {"tm": 1, "md": 1}, "name": "x", "expireAfterSeconds": 10, "partialFilterExpression": {"md": "a"}}`, doc.CodeCannotCreateIndex, ""},
-		{"w", `{"key": {"tm": 1}, "name": "x", "expireAfterSeconds": -1, "partialFilterExpression": {"md": "a"}}`, doc.CodeCannotCreateIndex, ""},
-		{"w", `{"key": {"v": 1}, "name": "x"}`, doc.CodeCannotCreateIndex, ""},
-		{"nometa", `{"key": {"tm": 1}, "name": "x", "expireAfterSeconds": 10, "partialFilterExpression": {"md": "a"}}`, doc.CodeInvalidOptions, ""},
+		{"w", `{"key": {"tm": 1}, "name": "x", "expireAfterSeconds": 10}`, document.CodeInvalidOptions, "require a partialFilterExpression on the metaField"},
+		{"w", `{"key": {"v": 1}, "name": "x", "expireAfterSeconds": 10, "partialFilterExpression": {"md": "a"}}`, document.CodeInvalidOptions, ""},
+		{"w", `{"key": {"tm": 1}, "name": "x", "expireAfterSeconds": 10, "partialFilterExpression": {"v": 1}}`, document.CodeInvalidOptions, ""},
+		{"w", `{"key": {"tm": 1}, "name": "x", "expireAfterSeconds": 10, "partialFilterExpression": {"tm": {"$gt": {"$date": "2020-01-01T00:00:00Z"}}}}`, document.CodeInvalidOptions, ""},
+		{"w", `{"key": {"tm": 1}, "name": "x", "expireAfterSeconds": 10, "partialFilterExpression": {"md": "a", "v": 1}}`, document.CodeInvalidOptions, ""},
+		{"w", `{"key": {"tm": 1, "md": 1}, "name": "x", "expireAfterSeconds": 10, "partialFilterExpression": {"md": "a"}}`, document.CodeCannotCreateIndex, ""},
+		{"w", `{"key": {"tm": 1}, "name": "x", "expireAfterSeconds": -1, "partialFilterExpression": {"md": "a"}}`, document.CodeCannotCreateIndex, ""},
+		{"w", `{"key": {"v": 1}, "name": "x"}`, document.CodeCannotCreateIndex, ""},
+		{"nometa", `{"key": {"tm": 1}, "name": "x", "expireAfterSeconds": 10, "partialFilterExpression": {"md": "a"}}`, document.CodeInvalidOptions, ""},
 	}
 	for _, c := range cases {
 		wantCode(t, db, "test", fmt.Sprintf(`{"createIndexes": %q, "indexes": [%s]}`, c.coll, c.spec), c.code, c.frag)
@@ -598,10 +598,10 @@ func TestTimeseriesPartialTTLIndex(t *testing.T) {
 	if field(r, "note") != "all indexes already exist" {
 		t.Fatalf("repeat: %v", r)
 	}
-	wantCode(t, db, "test", `{"createIndexes": "w", "indexes": [{"key": {"tm": 1}, "name": "tm_a", "expireAfterSeconds": 30, "partialFilterExpression": {"md.site": "a"}}]}`, doc.CodeIndexOptionsConflict, "")
+	wantCode(t, db, "test", `{"createIndexes": "w", "indexes": [{"key": {"tm": 1}, "name": "tm_a", "expireAfterSeconds": 30, "partialFilterExpression": {"md.site": "a"}}]}`, document.CodeIndexOptionsConflict, "")
 	ixs := db.listIndexes(db.lookup("test", "w"))
-	want, _ := doc.ParseExtJSON([]byte(`{"v": 2, "key": {"tm": 1}, "name": "tm_a", "partialFilterExpression": {"md.site": "a"}, "expireAfterSeconds": 60}`))
-	if len(ixs) != 1 || !doc.Equal(ixs[0], want) {
+	want, _ := document.ParseExtJSON([]byte(`{"v": 2, "key": {"tm": 1}, "name": "tm_a", "partialFilterExpression": {"md.site": "a"}, "expireAfterSeconds": 60}`))
+	if len(ixs) != 1 || !document.Equal(ixs[0], want) {
 		t.Fatalf("listIndexes = %v, want the user's form %v", ixs, want)
 	}
 	old := clk.Now().Add(-2 * time.Hour)
@@ -664,7 +664,7 @@ func TestTimeseriesSecondaryIndex(t *testing.T) {
 	if db.lookup("test", "system.buckets.w").m().index(tsIndexPrefix+"m.site_1_t_-1") != nil {
 		t.Fatalf("bucket index left after dropIndexes")
 	}
-	wantCode(t, db, "test", `{"dropIndexes": "w", "index": "nope"}`, doc.CodeIndexNotFound, "")
+	wantCode(t, db, "test", `{"dropIndexes": "w", "index": "nope"}`, document.CodeIndexNotFound, "")
 }
 
 // Drop removes the buckets collection; the data survive a restart and
@@ -779,7 +779,7 @@ func TestTimeseriesMatchesOrdinaryCollection(t *testing.T) {
 		return f
 	}
 	byID := func(docs []bson.D) []bson.D {
-		sort.Slice(docs, func(i, j int) bool { return doc.Compare(docs[i][0].Value, docs[j][0].Value) < 0 })
+		sort.Slice(docs, func(i, j int) bool { return document.Compare(docs[i][0].Value, docs[j][0].Value) < 0 })
 		return docs
 	}
 	same := func(what string, f bson.D) {
@@ -790,7 +790,7 @@ func TestTimeseriesMatchesOrdinaryCollection(t *testing.T) {
 			t.Fatalf("%s %s: time-series %d, ordinary %d measurements (seed %d)", what, fmtValue(f), len(a), len(b), seed)
 		}
 		for i := range a {
-			if !doc.Equal(a[i], b[i]) || len(a[i]) != len(b[i]) {
+			if !document.Equal(a[i], b[i]) || len(a[i]) != len(b[i]) {
 				t.Fatalf("%s %s: %v != %v (seed %d)", what, fmtValue(f), a[i], b[i], seed)
 			}
 		}

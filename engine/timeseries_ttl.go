@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/ttlkv/ttlkv/doc"
+	"github.com/ttlkv/ttlkv/document"
 	"github.com/ttlkv/ttlkv/engine/query"
 	"github.com/ttlkv/ttlkv/lsm"
 	"github.com/ttlkv/ttlkv/ts"
@@ -74,7 +74,7 @@ func satAdd(a, b int64) int64 {
 // tsBucketExpired reports whether bucket document d is due under any
 // rule at now.
 func tsBucketExpired(t *tsMeta, rules []tsRule, d bson.D, now bson.DateTime) bool {
-	v, ok := doc.Lookup(d, "control.min."+t.opts.TimeField)
+	v, ok := document.Lookup(d, "control.min."+t.opts.TimeField)
 	minT, isDate := v.(bson.DateTime)
 	if !ok || !isDate {
 		return false
@@ -125,7 +125,7 @@ func (db *DB) timeseriesTTLVisit(ctx context.Context, tg ttlTarget) (deleted int
 	bm := bc.m()
 	ix := bm.index(tsMinTimeIndex)
 	if ix == nil {
-		return 0, false, doc.Errorf(doc.CodeInternalError, "buckets collection %s has no %s index", bm.ns(), tsMinTimeIndex)
+		return 0, false, document.Errorf(document.CodeInternalError, "buckets collection %s has no %s index", bm.ns(), tsMinTimeIndex)
 	}
 	end := db.ops.begin(bson.D{{Key: "desc", Value: "TTLMonitor"}, {Key: "op", Value: "remove"},
 		{Key: "ns", Value: m.ns()}, {Key: "index", Value: tsTTLTargetName}})
@@ -257,7 +257,7 @@ func (db *DB) collModTimeseries(c *coll, cmd bson.D) (bson.D, error) {
 				return nil, err
 			}
 		default:
-			return nil, doc.Errorf(doc.CodeInvalidOptions, "option '%s' is not supported on a time-series collection", e.Key)
+			return nil, document.Errorf(document.CodeInvalidOptions, "option '%s' is not supported on a time-series collection", e.Key)
 		}
 	}
 	if bc != nil {
@@ -281,7 +281,7 @@ func (db *DB) collModTimeseries(c *coll, cmd bson.D) (bson.D, error) {
 func parseCollModExpire(v any) (n int64, on bool, err error) {
 	if s, ok := v.(string); ok {
 		if s != "off" {
-			return 0, false, doc.Errorf(doc.CodeInvalidOptions, "Invalid string value for the 'expireAfterSeconds' option: '%s'; expected \"off\"", s)
+			return 0, false, document.Errorf(document.CodeInvalidOptions, "Invalid string value for the 'expireAfterSeconds' option: '%s'; expected \"off\"", s)
 		}
 		return 0, false, nil
 	}
@@ -300,21 +300,21 @@ const tsIndexPrefix = "_ts_ix_"
 func tsIndexKey(o ts.Options, ix *indexMeta) (bson.D, error) {
 	if ix.TTL {
 		if ix.Key[0].Key != o.TimeField {
-			return nil, doc.Errorf(doc.CodeInvalidOptions, "TTL indexes on time-series collections are only supported on the timeField '%s', not on '%s'", o.TimeField, ix.Key[0].Key)
+			return nil, document.Errorf(document.CodeInvalidOptions, "TTL indexes on time-series collections are only supported on the timeField '%s', not on '%s'", o.TimeField, ix.Key[0].Key)
 		}
 		if ix.Partial == nil || o.MetaField == "" {
-			return nil, doc.Errorf(doc.CodeInvalidOptions, "TTL indexes on time-series collections require a partialFilterExpression on the metaField")
+			return nil, document.Errorf(document.CodeInvalidOptions, "TTL indexes on time-series collections require a partialFilterExpression on the metaField")
 		}
 		if !tsOnlyMeta(o, ix.Partial) {
-			return nil, doc.Errorf(doc.CodeInvalidOptions, "TTL indexes on time-series collections require a partialFilterExpression on the metaField '%s' only, got %s", o.MetaField, fmtValue(ix.Partial))
+			return nil, document.Errorf(document.CodeInvalidOptions, "TTL indexes on time-series collections require a partialFilterExpression on the metaField '%s' only, got %s", o.MetaField, fmtValue(ix.Partial))
 		}
 		return nil, nil
 	}
 	if ix.Unique {
-		return nil, doc.Errorf(doc.CodeCannotCreateIndex, "Unique indexes are not supported on time-series collections")
+		return nil, document.Errorf(document.CodeCannotCreateIndex, "Unique indexes are not supported on time-series collections")
 	}
 	if ix.Partial != nil {
-		return nil, doc.Errorf(doc.CodeCannotCreateIndex, "ttlkv supports a partialFilterExpression on a time-series collection only for a TTL index on the timeField")
+		return nil, document.Errorf(document.CodeCannotCreateIndex, "ttlkv supports a partialFilterExpression on a time-series collection only for a TTL index on the timeField")
 	}
 	var key bson.D
 	for _, f := range ix.Key {
@@ -324,7 +324,7 @@ func tsIndexKey(o ts.Options, ix *indexMeta) (bson.D, error) {
 		case f.Key == o.TimeField:
 			key = append(key, bson.E{Key: "control.min." + o.TimeField, Value: f.Value})
 		default:
-			return nil, doc.Errorf(doc.CodeCannotCreateIndex, "ttlkv supports secondary indexes on a time-series collection only on the metaField and the timeField; '%s' is neither", f.Key)
+			return nil, document.Errorf(document.CodeCannotCreateIndex, "ttlkv supports secondary indexes on a time-series collection only on the metaField and the timeField; '%s' is neither", f.Key)
 		}
 	}
 	return key, nil
@@ -390,7 +390,7 @@ func (db *DB) createTimeseriesIndexes(ctx context.Context, c *coll, specs []bson
 		return nil, err
 	}
 	if bc == nil {
-		return nil, doc.Errorf(doc.CodeNamespaceNotFound, "the buckets collection of %s is missing", c.m().ns())
+		return nil, document.Errorf(document.CodeNamespaceNotFound, "the buckets collection of %s is missing", c.m().ns())
 	}
 	bc.wmu.Lock()
 	defer bc.wmu.Unlock()
@@ -401,14 +401,14 @@ func (db *DB) createTimeseriesIndexes(ctx context.Context, c *coll, specs []bson
 	for i, ix := range parsed {
 		exists := false
 		for _, old := range append(append([]*indexMeta(nil), m.Indexes...), todo...) {
-			sameKey := doc.Equal(old.Key, ix.Key)
+			sameKey := document.Equal(old.Key, ix.Key)
 			switch {
 			case old.Name == ix.Name && sameKey && sameOptions(old, ix):
 				exists = true
 			case old.Name == ix.Name:
-				return nil, doc.Errorf(doc.CodeIndexOptionsConflict, "Index with name: %s already exists with the same name but different options. Requested index: %s, existing index: %s", ix.Name, fmtValue(specs[i]), fmtValue(listIndexEntry(old)))
+				return nil, document.Errorf(document.CodeIndexOptionsConflict, "Index with name: %s already exists with the same name but different options. Requested index: %s, existing index: %s", ix.Name, fmtValue(specs[i]), fmtValue(listIndexEntry(old)))
 			case sameKey && sameOptions(old, ix):
-				return nil, doc.Errorf(doc.CodeIndexOptionsConflict, "Index already exists with a different name: %s", old.Name)
+				return nil, document.Errorf(document.CodeIndexOptionsConflict, "Index already exists with a different name: %s", old.Name)
 			}
 			if exists {
 				break
@@ -419,7 +419,7 @@ func (db *DB) createTimeseriesIndexes(ctx context.Context, c *coll, specs []bson
 		}
 	}
 	if len(m.Indexes)+len(todo) > maxIndexes {
-		return nil, doc.Errorf(doc.CodeCannotCreateIndex, "add index fails, too many indexes for %s key:%s", m.ns(), fmtValue(todo[0].Key))
+		return nil, document.Errorf(document.CodeCannotCreateIndex, "add index fails, too many indexes for %s key:%s", m.ns(), fmtValue(todo[0].Key))
 	}
 	if len(todo) == 0 {
 		res.NumIndexesAfter = res.NumIndexesBefore
@@ -595,7 +595,7 @@ func (db *DB) validateTimeseries(ctx context.Context, c *coll, res *ValidateResu
 			if err != nil {
 				return err
 			}
-			d, err := doc.Unmarshal(v)
+			d, err := document.Unmarshal(v)
 			if err != nil {
 				fail("bucket record does not decode: %v", err)
 				continue

@@ -5,7 +5,7 @@ import (
 	"errors"
 	"sync/atomic"
 
-	"github.com/ttlkv/ttlkv/doc"
+	"github.com/ttlkv/ttlkv/document"
 	"github.com/ttlkv/ttlkv/lsm"
 	"github.com/ttlkv/ttlkv/ts"
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -116,7 +116,7 @@ func (db *DB) insertTimeseries(ctx context.Context, c *coll, docs []any, ordered
 		return nil, nil, err
 	}
 	if bc == nil {
-		return nil, nil, doc.Errorf(doc.CodeNamespaceNotFound, "buckets collection %s.%s of time-series collection %s is missing", c.m().DB, t.buckets, c.m().ns())
+		return nil, nil, document.Errorf(document.CodeNamespaceNotFound, "buckets collection %s.%s of time-series collection %s is missing", c.m().DB, t.buckets, c.m().ns())
 	}
 	ids = make([]any, len(docs))
 	prepared := make([]bson.D, len(docs))
@@ -269,7 +269,7 @@ func (db *DB) tsInsertChunk(c *coll, bc *coll, prepared []bson.D, start, stopAt 
 		}
 		touch(b, f)
 		keysIn++
-		bytesIn += doc.Size(d)
+		bytesIn += document.Size(d)
 	}
 	// Whether the chunk stores a time outside 1970..2038 (SPEC §6.8):
 	// a bucket holds one exactly when its min or max time is outside
@@ -304,7 +304,7 @@ func (db *DB) tsInsertChunk(c *coll, bc *coll, prepared []bson.D, start, stopAt 
 			w.after = tsOpen{rid: bc.nextRID.Add(1)}
 		case ob == nil:
 			c.ext = nil
-			return start, nil, false, doc.Errorf(doc.CodeInternalError, "time-series bucket %s has no record id", b.ID.Hex())
+			return start, nil, false, document.Errorf(document.CodeInternalError, "time-series bucket %s has no record id", b.ID.Hex())
 		case b.Count() == ob.stored && (ob.deltas == 0 || !w.closed):
 			continue // closed with nothing to fold
 		case w.closed || b.Count()-ob.base >= ob.base || ob.deltas >= tsMaxDeltas:
@@ -323,7 +323,7 @@ func (db *DB) tsInsertChunk(c *coll, bc *coll, prepared []bson.D, start, stopAt 
 		w.after.gen = gen
 		if w.kind != 'd' {
 			if w.doc, err = b.CompressedDocument(t.opts); err == nil {
-				w.raw, err = doc.Marshal(w.doc)
+				w.raw, err = document.Marshal(w.doc)
 			}
 			if err != nil {
 				c.ext = nil

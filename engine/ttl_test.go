@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ttlkv/ttlkv/doc"
+	"github.com/ttlkv/ttlkv/document"
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
 
@@ -17,43 +17,43 @@ func TestTTLIndexValidation(t *testing.T) {
 	db, _, _ := openTest(t)
 	cases := []struct {
 		spec string
-		code doc.Code
+		code document.Code
 		frag string
 	}{
-		{`{"key": {"t": 1}, "name": "t_1", "expireAfterSeconds": "3600"}`, doc.CodeCannotCreateIndex, "must be numeric"},
-		{`{"key": {"t": 1}, "name": "t_1", "expireAfterSeconds": true}`, doc.CodeCannotCreateIndex, "must be numeric"},
-		{`{"key": {"t": 1}, "name": "t_1", "expireAfterSeconds": null}`, doc.CodeCannotCreateIndex, "must be numeric"},
-		{`{"key": {"t": 1}, "name": "t_1", "expireAfterSeconds": {"a": 1}}`, doc.CodeCannotCreateIndex, "must be numeric"},
-		{`{"key": {"t": 1}, "name": "t_1", "expireAfterSeconds": {"$numberDouble": "NaN"}}`, doc.CodeCannotCreateIndex, "must not be NaN"},
-		{`{"key": {"t": 1}, "name": "t_1", "expireAfterSeconds": 2147483648}`, doc.CodeCannotCreateIndex, "within the range of a 32-bit integer"},
-		{`{"key": {"t": 1}, "name": "t_1", "expireAfterSeconds": 999999999999999}`, doc.CodeCannotCreateIndex, "within the range of a 32-bit integer"},
-		{`{"key": {"t": 1}, "name": "t_1", "expireAfterSeconds": 9.223372036854775807e18}`, doc.CodeCannotCreateIndex, "within the range of a 32-bit integer"},
-		{`{"key": {"t": 1}, "name": "t_1", "expireAfterSeconds": -2147483649}`, doc.CodeCannotCreateIndex, "within the range of a 32-bit integer"},
-		{`{"key": {"t": 1}, "name": "t_1", "expireAfterSeconds": -1}`, doc.CodeCannotCreateIndex, "cannot be less than 0"},
-		{`{"key": {"t": 1}, "name": "t_1", "expireAfterSeconds": {"$numberLong": "-1"}}`, doc.CodeCannotCreateIndex, "cannot be less than 0"},
-		{`{"key": {"t": 1}, "name": "t_1", "expireAfterSeconds": {"$numberDecimal": "-5"}}`, doc.CodeCannotCreateIndex, "cannot be less than 0"},
-		{`{"key": {"t": 1}, "name": "t_1", "expireAfterSeconds": {"$numberLong": "2147483648"}}`, doc.CodeCannotCreateIndex, "within the range of a 32-bit integer"},
-		{`{"key": {"t": 1}, "name": "t_1", "expireAfterSeconds": {"$numberLong": "9223372036854775807"}}`, doc.CodeCannotCreateIndex, "within the range of a 32-bit integer"},
-		{`{"key": {"t": 1}, "name": "t_1", "expireAfterSeconds": {"$numberDecimal": "2147483648"}}`, doc.CodeCannotCreateIndex, "within the range of a 32-bit integer"},
-		{`{"key": {"t": 1}, "name": "t_1", "expireAfterSeconds": {"$numberDouble": "Infinity"}}`, doc.CodeCannotCreateIndex, "within the range of a 32-bit integer"},
-		{`{"key": {"t": 1}, "name": "t_1", "expireAfterSeconds": {"$numberDouble": "-Infinity"}}`, doc.CodeCannotCreateIndex, "within the range of a 32-bit integer"},
-		{`{"key": {"t": 1}, "name": "t_1", "expireAfterSeconds": {"$numberDecimal": "NaN"}}`, doc.CodeCannotCreateIndex, "must not be NaN"},
-		{`{"key": {"t": 1}, "name": "t_1", "expireAfterSeconds": [5]}`, doc.CodeCannotCreateIndex, "must be numeric"},
-		{`{"key": {"t": 1}, "name": "t_1", "expireAfterSeconds": {"$date": "2020-01-01T00:00:00Z"}}`, doc.CodeCannotCreateIndex, "must be numeric"},
-		{`{"key": {"t": 1, "u": 1}, "name": "t_1_u_1", "expireAfterSeconds": 10}`, doc.CodeCannotCreateIndex, "compound indexes do not support TTL"},
-		{`{"key": {"$**": 1}, "name": "w", "expireAfterSeconds": 10}`, doc.CodeCannotCreateIndex, "expireAfterSeconds"},
-		{`{"key": {"_id": 1}, "name": "_id_", "expireAfterSeconds": 10}`, doc.CodeInvalidIndexSpecificationOption, "is not valid for an _id index specification"},
-		{`{"key": {"_id": 1}, "name": "other", "expireAfterSeconds": 10}`, doc.CodeInvalidIndexSpecificationOption, "is not valid for an _id index specification"},
+		{`{"key": {"t": 1}, "name": "t_1", "expireAfterSeconds": "3600"}`, document.CodeCannotCreateIndex, "must be numeric"},
+		{`{"key": {"t": 1}, "name": "t_1", "expireAfterSeconds": true}`, document.CodeCannotCreateIndex, "must be numeric"},
+		{`{"key": {"t": 1}, "name": "t_1", "expireAfterSeconds": null}`, document.CodeCannotCreateIndex, "must be numeric"},
+		{`{"key": {"t": 1}, "name": "t_1", "expireAfterSeconds": {"a": 1}}`, document.CodeCannotCreateIndex, "must be numeric"},
+		{`{"key": {"t": 1}, "name": "t_1", "expireAfterSeconds": {"$numberDouble": "NaN"}}`, document.CodeCannotCreateIndex, "must not be NaN"},
+		{`{"key": {"t": 1}, "name": "t_1", "expireAfterSeconds": 2147483648}`, document.CodeCannotCreateIndex, "within the range of a 32-bit integer"},
+		{`{"key": {"t": 1}, "name": "t_1", "expireAfterSeconds": 999999999999999}`, document.CodeCannotCreateIndex, "within the range of a 32-bit integer"},
+		{`{"key": {"t": 1}, "name": "t_1", "expireAfterSeconds": 9.223372036854775807e18}`, document.CodeCannotCreateIndex, "within the range of a 32-bit integer"},
+		{`{"key": {"t": 1}, "name": "t_1", "expireAfterSeconds": -2147483649}`, document.CodeCannotCreateIndex, "within the range of a 32-bit integer"},
+		{`{"key": {"t": 1}, "name": "t_1", "expireAfterSeconds": -1}`, document.CodeCannotCreateIndex, "cannot be less than 0"},
+		{`{"key": {"t": 1}, "name": "t_1", "expireAfterSeconds": {"$numberLong": "-1"}}`, document.CodeCannotCreateIndex, "cannot be less than 0"},
+		{`{"key": {"t": 1}, "name": "t_1", "expireAfterSeconds": {"$numberDecimal": "-5"}}`, document.CodeCannotCreateIndex, "cannot be less than 0"},
+		{`{"key": {"t": 1}, "name": "t_1", "expireAfterSeconds": {"$numberLong": "2147483648"}}`, document.CodeCannotCreateIndex, "within the range of a 32-bit integer"},
+		{`{"key": {"t": 1}, "name": "t_1", "expireAfterSeconds": {"$numberLong": "9223372036854775807"}}`, document.CodeCannotCreateIndex, "within the range of a 32-bit integer"},
+		{`{"key": {"t": 1}, "name": "t_1", "expireAfterSeconds": {"$numberDecimal": "2147483648"}}`, document.CodeCannotCreateIndex, "within the range of a 32-bit integer"},
+		{`{"key": {"t": 1}, "name": "t_1", "expireAfterSeconds": {"$numberDouble": "Infinity"}}`, document.CodeCannotCreateIndex, "within the range of a 32-bit integer"},
+		{`{"key": {"t": 1}, "name": "t_1", "expireAfterSeconds": {"$numberDouble": "-Infinity"}}`, document.CodeCannotCreateIndex, "within the range of a 32-bit integer"},
+		{`{"key": {"t": 1}, "name": "t_1", "expireAfterSeconds": {"$numberDecimal": "NaN"}}`, document.CodeCannotCreateIndex, "must not be NaN"},
+		{`{"key": {"t": 1}, "name": "t_1", "expireAfterSeconds": [5]}`, document.CodeCannotCreateIndex, "must be numeric"},
+		{`{"key": {"t": 1}, "name": "t_1", "expireAfterSeconds": {"$date": "2020-01-01T00:00:00Z"}}`, document.CodeCannotCreateIndex, "must be numeric"},
+		{`{"key": {"t": 1, "u": 1}, "name": "t_1_u_1", "expireAfterSeconds": 10}`, document.CodeCannotCreateIndex, "compound indexes do not support TTL"},
+		{`{"key": {"$**": 1}, "name": "w", "expireAfterSeconds": 10}`, document.CodeCannotCreateIndex, "expireAfterSeconds"},
+		{`{"key": {"_id": 1}, "name": "_id_", "expireAfterSeconds": 10}`, document.CodeInvalidIndexSpecificationOption, "is not valid for an _id index specification"},
+		{`{"key": {"_id": 1}, "name": "other", "expireAfterSeconds": 10}`, document.CodeInvalidIndexSpecificationOption, "is not valid for an _id index specification"},
 		// MongoDB's isIdIndexPattern takes {_id: -1} for the _id pattern too.
-		{`{"key": {"_id": -1}, "name": "_id_-1", "expireAfterSeconds": 10}`, doc.CodeInvalidIndexSpecificationOption, "is not valid for an _id index specification"},
-		{`{"key": {"t": 1}, "name": "t_1", "sparse": true, "partialFilterExpression": {"a": 1}, "expireAfterSeconds": 10}`, doc.CodeCannotCreateIndex, "sparse"},
+		{`{"key": {"_id": -1}, "name": "_id_-1", "expireAfterSeconds": 10}`, document.CodeInvalidIndexSpecificationOption, "is not valid for an _id index specification"},
+		{`{"key": {"t": 1}, "name": "t_1", "sparse": true, "partialFilterExpression": {"a": 1}, "expireAfterSeconds": 10}`, document.CodeCannotCreateIndex, "sparse"},
 	}
 	coll := db.Database("test").Collection("c")
 	for _, c := range cases {
 		cmd := fmt.Sprintf(`{"createIndexes": "c", "indexes": [%s]}`, c.spec)
 		wantCode(t, db, "test", cmd, c.code, c.frag)
 		// The Go API: the same code and message, both ways in.
-		spec, err := doc.ParseExtJSON([]byte(c.spec))
+		spec, err := document.ParseExtJSON([]byte(c.spec))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -74,7 +74,7 @@ func TestTTLIndexValidation(t *testing.T) {
 	}
 	// One invalid spec among several: none is created (and no collection).
 	wantCode(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"a": 1}, "name": "a_1"}, {"key": {"_id": 1}, "name": "_id_", "expireAfterSeconds": 5}]}`,
-		doc.CodeInvalidIndexSpecificationOption, "_id index")
+		document.CodeInvalidIndexSpecificationOption, "_id index")
 	if c := db.lookup("test", "c"); c != nil {
 		t.Fatalf("a failed createIndexes created the collection with %d indexes", len(c.m().Indexes))
 	}
@@ -82,11 +82,11 @@ func TestTTLIndexValidation(t *testing.T) {
 	// built, through the command and the Go API.
 	mustRun(t, db, "test", `{"create": "c"}`)
 	wantCode(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"a": 1}, "name": "a_1", "expireAfterSeconds": 5}, {"key": {"b": 1}, "name": "b_1", "expireAfterSeconds": -1}]}`,
-		doc.CodeCannotCreateIndex, "cannot be less than 0")
+		document.CodeCannotCreateIndex, "cannot be less than 0")
 	_, err := coll.CreateIndexes(context.Background(), []bson.D{
 		{{Key: "key", Value: bson.D{{Key: "a", Value: 1}}}, {Key: "name", Value: "a_1"}, {Key: "expireAfterSeconds", Value: 5}},
 		{{Key: "key", Value: bson.D{{Key: "a", Value: 1}, {Key: "b", Value: 1}}}, {Key: "name", Value: "a_1_b_1"}, {Key: "expireAfterSeconds", Value: 5}}})
-	checkCode(t, "CreateIndexes with a compound TTL spec", err, doc.CodeCannotCreateIndex, "compound indexes do not support TTL")
+	checkCode(t, "CreateIndexes with a compound TTL spec", err, document.CodeCannotCreateIndex, "compound indexes do not support TTL")
 	if names := indexNames(t, db, "test", "c"); names != "_id_" {
 		t.Fatalf("failed createIndexes built indexes: %s", names)
 	}
@@ -207,18 +207,18 @@ func TestTTLIndexConflicts(t *testing.T) {
 		t.Fatalf("identical spec reply = %v", r)
 	}
 	wantCode(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"t": 1}, "name": "t_1", "expireAfterSeconds": 200}]}`,
-		doc.CodeIndexOptionsConflict, "already exists with the same name but different options")
+		document.CodeIndexOptionsConflict, "already exists with the same name but different options")
 	mustRun(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"u": 1}, "name": "u_1"}]}`)
 	wantCode(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"u": 1}, "name": "u_1", "expireAfterSeconds": 5}]}`,
-		doc.CodeIndexOptionsConflict, "already exists with the same name but different options")
+		document.CodeIndexOptionsConflict, "already exists with the same name but different options")
 	// Another name for the same key: MongoDB's message says the names differ.
 	wantCode(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"u": 1}, "name": "u_ttl", "expireAfterSeconds": 5}]}`,
-		doc.CodeIndexOptionsConflict, "An equivalent index already exists with a different name and options.")
+		document.CodeIndexOptionsConflict, "An equivalent index already exists with a different name and options.")
 	// The 64-index limit.
 	for i := 3; i < maxIndexes; i++ {
 		mustRun(t, db, "test", fmt.Sprintf(`{"createIndexes": "c", "indexes": [{"key": {"f%d": 1}, "name": "f%d"}]}`, i, i))
 	}
-	wantCode(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"g": 1}, "name": "g"}]}`, doc.CodeCannotCreateIndex, "too many indexes")
+	wantCode(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"g": 1}, "name": "g"}]}`, document.CodeCannotCreateIndex, "too many indexes")
 }
 
 // insertDates inserts {_id: i, t: v} for each value.
@@ -406,10 +406,10 @@ func TestTTLParameters(t *testing.T) {
 		`{"setParameter": 1, "batchedDeletesTargetBatchDocs": -1}`,
 	}
 	for _, b := range bad {
-		wantCode(t, db, "admin", b, doc.CodeBadValue, "")
+		wantCode(t, db, "admin", b, document.CodeBadValue, "")
 	}
 	// A bad value next to a good one changes nothing.
-	wantCode(t, db, "admin", `{"setParameter": 1, "ttlIndexDeleteTargetDocs": 7, "ttlMonitorSleepSecs": 0}`, doc.CodeBadValue, "")
+	wantCode(t, db, "admin", `{"setParameter": 1, "ttlIndexDeleteTargetDocs": 7, "ttlMonitorSleepSecs": 0}`, document.CodeBadValue, "")
 	if v, _ := db.GetParameter("ttlIndexDeleteTargetDocs"); v != int32(50000) {
 		t.Fatalf("failed setParameter changed a value: %v", v)
 	}
@@ -420,7 +420,7 @@ func TestTTLParameters(t *testing.T) {
 	if _, err := db.SetParameter("ttlIndexDeleteTargetTimeMS", 0); err != nil {
 		t.Fatalf("0 is valid for ttlIndexDeleteTargetTimeMS: %v", err)
 	}
-	wantCode(t, db, "test", `{"setParameter": 1, "ttlMonitorSleepSecs": 5}`, doc.Code(13), "admin")
+	wantCode(t, db, "test", `{"setParameter": 1, "ttlMonitorSleepSecs": 5}`, document.Code(13), "admin")
 	if _, err := Open(t.TempDir(), Options{Params: map[string]any{"ttlMonitorSleepSecs": 0}}); err == nil {
 		t.Fatal("Open accepted an invalid startup parameter")
 	}
@@ -574,7 +574,7 @@ func TestCurrentOpFilter(t *testing.T) {
 			t.Errorf("%s: %d operation(s), want %d", tc.cmd, got[i], tc.want)
 		}
 	}
-	if doc.CodeOf(badErr) != doc.CodeBadValue {
+	if document.CodeOf(badErr) != document.CodeBadValue {
 		t.Errorf("currentOp with a bad filter: %v, want BadValue", badErr)
 	}
 }
@@ -596,9 +596,9 @@ func TestSecondaryDoesNotReap(t *testing.T) {
 	}
 	defer sec.Close()
 	_, err = sec.RunTTLPass(context.Background())
-	checkCode(t, "RunTTLPass on a secondary", err, doc.CodeNotWritablePrimary, "")
+	checkCode(t, "RunTTLPass on a secondary", err, document.CodeNotWritablePrimary, "")
 	_, err = sec.Database("test").Collection("c").InsertOne(context.Background(), bson.D{})
-	checkCode(t, "insert on a secondary", err, doc.CodeNotWritablePrimary, "")
+	checkCode(t, "insert on a secondary", err, document.CodeNotWritablePrimary, "")
 	if count(t, sec, "test", "c") != 1 {
 		t.Fatal("secondary lost the document")
 	}
@@ -675,10 +675,10 @@ func TestTTLParameterBounds(t *testing.T) {
 		}
 		for _, bad := range []any{p.min - 1, int64(math.MaxInt32) + 1, int64(1) << 40, "5", 1.5, math.NaN(), math.Inf(1), nil, true} {
 			_, err := db.SetParameter(p.name, bad)
-			checkCode(t, fmt.Sprintf("SetParameter(%s, %#v)", p.name, bad), err, doc.CodeBadValue, p.name)
+			checkCode(t, fmt.Sprintf("SetParameter(%s, %#v)", p.name, bad), err, document.CodeBadValue, p.name)
 		}
 		for _, bad := range []string{fmt.Sprint(p.min - 1), `{"$numberLong": "2147483648"}`, `{"$numberLong": "1099511627776"}`, `2.5`} {
-			wantCode(t, db, "admin", fmt.Sprintf(`{"setParameter": 1, %q: %s}`, p.name, bad), doc.CodeBadValue, p.name)
+			wantCode(t, db, "admin", fmt.Sprintf(`{"setParameter": 1, %q: %s}`, p.name, bad), document.CodeBadValue, p.name)
 		}
 		if v, _ := db.GetParameter(p.name); v != p.def {
 			t.Fatalf("%s changed by rejected values: %#v", p.name, v)
@@ -700,9 +700,9 @@ func TestTTLParameterBounds(t *testing.T) {
 		}
 		for _, bad := range []any{"false", nil, bson.D{}} {
 			_, err := db.SetParameter(name, bad)
-			checkCode(t, fmt.Sprintf("SetParameter(%s, %#v)", name, bad), err, doc.CodeBadValue, name)
+			checkCode(t, fmt.Sprintf("SetParameter(%s, %#v)", name, bad), err, document.CodeBadValue, name)
 		}
-		wantCode(t, db, "admin", fmt.Sprintf(`{"setParameter": 1, %q: "no"}`, name), doc.CodeBadValue, name)
+		wantCode(t, db, "admin", fmt.Sprintf(`{"setParameter": 1, %q: "no"}`, name), document.CodeBadValue, name)
 		if v, _ := db.GetParameter(name); v != true {
 			t.Fatalf("%s changed by rejected values: %#v", name, v)
 		}
@@ -729,7 +729,7 @@ func TestTTLParameterBounds(t *testing.T) {
 			db3.Close()
 			t.Fatalf("Open accepted startup parameters %v", bad)
 		} else {
-			checkCode(t, fmt.Sprint("Open with ", bad), err, doc.CodeBadValue, "")
+			checkCode(t, fmt.Sprint("Open with ", bad), err, document.CodeBadValue, "")
 		}
 	}
 }
@@ -811,14 +811,14 @@ func TestTTLIndexConflictsGoAPI(t *testing.T) {
 		t.Fatalf("identical CreateIndexes = %+v, %v", res, err)
 	}
 	_, err = c.CreateIndex(ctx, ttl("t", "t_1", 200))
-	checkCode(t, "CreateIndex with another expireAfterSeconds", err, doc.CodeIndexOptionsConflict, "already exists with the same name but different options")
+	checkCode(t, "CreateIndex with another expireAfterSeconds", err, document.CodeIndexOptionsConflict, "already exists with the same name but different options")
 	if _, err := c.CreateIndex(ctx, IndexModel{Keys: bson.D{{Key: "u", Value: 1}}}); err != nil {
 		t.Fatal(err)
 	}
 	_, err = c.CreateIndex(ctx, ttl("u", "u_1", 5))
-	checkCode(t, "CreateIndex TTL over a non-TTL index", err, doc.CodeIndexOptionsConflict, "already exists with the same name but different options")
+	checkCode(t, "CreateIndex TTL over a non-TTL index", err, document.CodeIndexOptionsConflict, "already exists with the same name but different options")
 	_, err = c.CreateIndex(ctx, ttl("u", "u_ttl", 5))
-	checkCode(t, "CreateIndex TTL over a non-TTL index, other name", err, doc.CodeIndexOptionsConflict, "")
+	checkCode(t, "CreateIndex TTL over a non-TTL index, other name", err, document.CodeIndexOptionsConflict, "")
 	if got := field(listedIndex(t, db, "c", "t_1"), "expireAfterSeconds"); got != int32(100) {
 		t.Fatalf("t_1 listed with expireAfterSeconds %#v", got)
 	}
@@ -834,9 +834,9 @@ func TestTTLIndexConflictsGoAPI(t *testing.T) {
 	createCapped(t, db, "cap", 1<<20, 0)
 	cp := db.Database("test").Collection("cap")
 	_, err = cp.CreateIndex(ctx, ttl("t", "t_1", 10))
-	checkCode(t, "CreateIndex TTL on capped", err, doc.CodeCannotCreateIndex, "Cannot create TTL index on a capped collection")
+	checkCode(t, "CreateIndex TTL on capped", err, document.CodeCannotCreateIndex, "Cannot create TTL index on a capped collection")
 	_, err = cp.CreateIndexes(ctx, []bson.D{{{Key: "key", Value: bson.D{{Key: "t", Value: 1}}}, {Key: "name", Value: "t_1"}, {Key: "expireAfterSeconds", Value: 0}}})
-	checkCode(t, "CreateIndexes TTL on capped", err, doc.CodeCannotCreateIndex, "Cannot create TTL index on a capped collection")
+	checkCode(t, "CreateIndexes TTL on capped", err, document.CodeCannotCreateIndex, "Cannot create TTL index on a capped collection")
 	if names := indexNames(t, db, "test", "cap"); names != "_id_" {
 		t.Fatalf("capped indexes after refusals: %s", names)
 	}

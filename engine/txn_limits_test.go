@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ttlkv/ttlkv/doc"
+	"github.com/ttlkv/ttlkv/document"
 	"github.com/ttlkv/ttlkv/lsm"
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
@@ -129,7 +129,7 @@ func TestInsertChunkFitsDefaultTxnLimit(t *testing.T) {
 			if bwe != nil {
 				var got []int
 				for _, we := range bwe.WriteErrors {
-					if we.Err.Code != doc.CodeDuplicateKey {
+					if we.Err.Code != document.CodeDuplicateKey {
 						t.Errorf("write error %d: %v, want duplicate key", we.Index, we.Err)
 					}
 					got = append(got, we.Index)
@@ -271,8 +271,8 @@ func TestIndexBuildOverTxnLimit(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err := c.CreateIndex(ctx, IndexModel{Keys: bson.D{{Key: "a", Value: 1}}})
-	var e *doc.Error
-	if !errors.As(err, &e) || e.Code != doc.CodeCannotCreateIndex || !strings.Contains(e.Message, "_id 2") {
+	var e *document.Error
+	if !errors.As(err, &e) || e.Code != document.CodeCannotCreateIndex || !strings.Contains(e.Message, "_id 2") {
 		t.Fatalf("createIndex: %v, want 67 CannotCreateIndex naming _id 2", err)
 	}
 	ixs := mustRun(t, db, "t", `{"listIndexes": "c"}`)

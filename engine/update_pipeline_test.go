@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ttlkv/ttlkv/doc"
+	"github.com/ttlkv/ttlkv/document"
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
 
@@ -35,7 +35,7 @@ func TestUpdatePipeline(t *testing.T) {
 	want := bson.D{{Key: "_id", Value: int32(1)}, {Key: "createdAt", Value: bson.NewDateTimeFromTime(now.Add(-2 * time.Hour))},
 		{Key: "a", Value: int32(1)}, {Key: "expireAt", Value: bson.NewDateTimeFromTime(now.Add(-time.Hour))},
 		{Key: "sum", Value: int32(3)}, {Key: "touched", Value: bson.NewDateTimeFromTime(now)}}
-	if len(got) != 1 || doc.Compare(got[0], want) != 0 || len(got[0]) != len(want) {
+	if len(got) != 1 || document.Compare(got[0], want) != 0 || len(got[0]) != len(want) {
 		t.Fatalf("after the pipeline: %v, want %v", got, want)
 	}
 	mustValidate(t, db, "test", "c")
@@ -49,18 +49,18 @@ func TestUpdatePipeline(t *testing.T) {
 	// The result replaces the document; a result without _id keeps it.
 	mustRun(t, db, "test", `{"update": "c", "updates": [{"q": {"_id": 2}, "u": [{"$replaceWith": {"x": "$a"}}]}]}`)
 	got = findAll(t, db, "test", "c", bson.D{})
-	if len(got) != 1 || doc.Compare(got[0], bson.D{{Key: "_id", Value: int32(2)}, {Key: "x", Value: int32(5)}}) != 0 {
+	if len(got) != 1 || document.Compare(got[0], bson.D{{Key: "_id", Value: int32(2)}, {Key: "x", Value: int32(5)}}) != 0 {
 		t.Fatalf("$replaceWith: %v, want {_id: 2, x: 5}", got)
 	}
 	r = mustRun(t, db, "test", `{"update": "c", "updates": [{"q": {"_id": 2}, "u": [{"$set": {"_id": 3}}]}]}`)
-	if we, _ := field(r, "writeErrors").(bson.A); len(we) != 1 || field(we[0].(bson.D), "code") != int32(doc.CodeImmutableField) {
+	if we, _ := field(r, "writeErrors").(bson.A); len(we) != 1 || field(we[0].(bson.D), "code") != int32(document.CodeImmutableField) {
 		t.Fatalf("changing _id in a pipeline: %v, want writeError 66", r)
 	}
 
 	// Upsert: the pipeline runs over the filter's equalities.
 	mustRun(t, db, "test", `{"update": "c", "updates": [{"q": {"_id": 7, "k": "v"}, "u": [{"$set": {"k2": {"$concat": ["$k", "!"]}}}], "upsert": true}]}`)
 	got = findAll(t, db, "test", "c", bson.D{{Key: "_id", Value: int32(7)}})
-	if len(got) != 1 || doc.Compare(got[0], bson.D{{Key: "_id", Value: int32(7)}, {Key: "k", Value: "v"}, {Key: "k2", Value: "v!"}}) != 0 {
+	if len(got) != 1 || document.Compare(got[0], bson.D{{Key: "_id", Value: int32(7)}, {Key: "k", Value: "v"}, {Key: "k2", Value: "v!"}}) != 0 {
 		t.Fatalf("pipeline upsert: %v", got)
 	}
 
@@ -78,15 +78,15 @@ func TestUpdatePipeline(t *testing.T) {
 
 	// Refusals change nothing.
 	r = mustRun(t, db, "test", `{"update": "c", "updates": [{"q": {}, "u": [{"$match": {}}]}]}`)
-	if we, _ := field(r, "writeErrors").(bson.A); len(we) != 1 || field(we[0].(bson.D), "code") != int32(doc.CodeInvalidOptions) {
+	if we, _ := field(r, "writeErrors").(bson.A); len(we) != 1 || field(we[0].(bson.D), "code") != int32(document.CodeInvalidOptions) {
 		t.Fatalf("$match in an update pipeline: %v, want writeError 72", r)
 	}
 	_, err = db.Database("test").Collection("c").UpdateOne(ctx, bson.D{}, bson.A{bson.D{{Key: "$group", Value: bson.D{{Key: "_id", Value: nil}}}}}, false)
-	checkCode(t, "$group in an update pipeline", err, doc.CodeInvalidOptions, "$group is not allowed to be used within an update")
+	checkCode(t, "$group in an update pipeline", err, document.CodeInvalidOptions, "$group is not allowed to be used within an update")
 	_, err = db.Database("test").Collection("c").UpdateOne(ctx, bson.D{}, bson.A{bson.D{{Key: "$set", Value: bson.D{{Key: "z", Value: bson.D{{Key: "$divide", Value: bson.A{1, 0}}}}}}}}, false)
-	checkCode(t, "runtime error in an update pipeline", err, doc.CodeBadValue, "divide by zero")
+	checkCode(t, "runtime error in an update pipeline", err, document.CodeBadValue, "divide by zero")
 	for _, d := range findAll(t, db, "test", "c", bson.D{}) {
-		if _, has := doc.Get(d, "z"); has {
+		if _, has := document.Get(d, "z"); has {
 			t.Fatalf("a failed pipeline update left %v", d)
 		}
 	}

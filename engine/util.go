@@ -3,7 +3,7 @@ package engine
 import (
 	"math"
 
-	"github.com/ttlkv/ttlkv/doc"
+	"github.com/ttlkv/ttlkv/document"
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
 
@@ -81,7 +81,7 @@ func asBool(v any) (bool, bool) {
 	return false, false
 }
 
-func typeName(v any) string { return doc.TypeName(v) }
+func typeName(v any) string { return document.TypeName(v) }
 
 // get returns the value of key in d.
 func get(d bson.D, key string) (any, bool) {
@@ -138,7 +138,7 @@ func toDoc(field string, v any) (bson.D, error) {
 	case nil:
 		return nil, nil
 	}
-	return nil, doc.Errorf(doc.CodeTypeMismatch, "BSON field '%s' is the wrong type '%s', expected type 'object'", field, typeName(v))
+	return nil, document.Errorf(document.CodeTypeMismatch, "BSON field '%s' is the wrong type '%s', expected type 'object'", field, typeName(v))
 }
 
 // int32OrLong returns n typed as MongoDB's BSONObjBuilder::appendNumber

@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/ttlkv/ttlkv/doc"
+	"github.com/ttlkv/ttlkv/document"
 	"github.com/ttlkv/ttlkv/lsm"
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
@@ -32,7 +32,7 @@ func (db *DB) Validate(ctx context.Context, dbName, name string) (*ValidateResul
 	}
 	c := db.lookup(dbName, name)
 	if c == nil {
-		return nil, doc.Errorf(doc.CodeNamespaceNotFound, "Collection '%s.%s' does not exist to validate.", dbName, name)
+		return nil, document.Errorf(document.CodeNamespaceNotFound, "Collection '%s.%s' does not exist to validate.", dbName, name)
 	}
 	// Hold the writers off so documents and entries are compared at one
 	// point in time.
@@ -70,7 +70,7 @@ func (db *DB) Validate(ctx context.Context, dbName, name string) (*ValidateResul
 				return err
 			}
 			res.Records++
-			d, err := doc.Unmarshal(raw)
+			d, err := document.Unmarshal(raw)
 			if err != nil {
 				fail("record %d does not decode: %v", rid, err)
 				continue

@@ -5,7 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 
-	"github.com/ttlkv/ttlkv/doc"
+	"github.com/ttlkv/ttlkv/document"
 	"github.com/ttlkv/ttlkv/lsm"
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
@@ -19,7 +19,7 @@ func prepareInsert(v any) (bson.D, error) {
 // prepareDoc is prepareInsert with the generated _id taken from newID
 // and a document that needs one allocated by alloc (n fields).
 func prepareDoc(v any, newID func() any, alloc func(n int) bson.D) (bson.D, error) {
-	d, err := doc.Normalize(v)
+	d, err := document.Normalize(v)
 	if err != nil {
 		return nil, err
 	}
@@ -42,7 +42,7 @@ func prepareDoc(v any, newID func() any, alloc func(n int) bson.D) (bson.D, erro
 		nd = append(nd, d[:idPos]...)
 		d = append(nd, d[idPos+1:]...)
 	}
-	if err := doc.ValidateForStorage(d); err != nil {
+	if err := document.ValidateForStorage(d); err != nil {
 		return nil, err
 	}
 	return d, nil
@@ -69,7 +69,7 @@ type writeCtx struct {
 // dupKeyErr builds MongoDB's DuplicateKey error.
 func dupKeyErr(m *collMeta, ix *indexMeta, d bson.D) error {
 	kv := keyValue(ix, d)
-	e := doc.Errorf(doc.CodeDuplicateKey, "E11000 duplicate key error collection: %s index: %s dup key: %s",
+	e := document.Errorf(document.CodeDuplicateKey, "E11000 duplicate key error collection: %s index: %s dup key: %s",
 		m.ns(), ix.Name, fmtValue(kv))
 	e.Info = map[string]any{"keyPattern": ix.Key, "keyValue": kv}
 	return e
@@ -344,7 +344,7 @@ func getRecord(txn *lsm.Txn, collID, rid uint64) (bson.D, []byte, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	d, err := doc.Unmarshal(raw)
+	d, err := document.Unmarshal(raw)
 	return d, raw, err
 }
 
@@ -355,6 +355,6 @@ func getStored(txn *lsm.Txn, m *collMeta, rid uint64, id []byte) (bson.D, []byte
 	if err != nil {
 		return nil, nil, err
 	}
-	d, err := doc.Unmarshal(raw)
+	d, err := document.Unmarshal(raw)
 	return d, raw, err
 }

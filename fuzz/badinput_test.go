@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ttlkv/ttlkv/doc"
+	"github.com/ttlkv/ttlkv/document"
 	"github.com/ttlkv/ttlkv/engine"
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
@@ -26,12 +26,12 @@ type badCase struct {
 	db   string // default "b"; emptyDB for ""
 	json string
 	cmd  bson.D
-	code doc.Code
+	code document.Code
 	frag string
 	undo string // JSON command run on db after an accepted case
 	// writeErr: the command succeeds with ok 1 but reports this code in
 	// writeErrors (inserts).
-	writeErr doc.Code
+	writeErr document.Code
 }
 
 // emptyDB stands for the empty database name in badCase.db.
@@ -59,8 +59,8 @@ func nested(depth int) bson.D {
 func docOfSize(id int32, n int) bson.D {
 	// 4 length + 1 NUL + (1+4+4 int32 _id) + (1+2 "s" + 4 len + 1 NUL) = 22.
 	d := bson.D{{Key: "_id", Value: id}, {Key: "s", Value: str(n-22, 'p')}}
-	if doc.Size(d) != n {
-		panic(fmt.Sprintf("docOfSize: %d != %d", doc.Size(d), n))
+	if document.Size(d) != n {
+		panic(fmt.Sprintf("docOfSize: %d != %d", document.Size(d), n))
 	}
 	return d
 }
@@ -78,84 +78,84 @@ func badCases() []badCase {
 	cases := []badCase{
 		// §0 names.
 		{name: "db name 63 chars", db: str(63, 'd'), json: `{"create": "x"}`, undo: `{"dropDatabase": 1}`},
-		{name: "db name 64 chars", db: str(64, 'd'), json: `{"create": "x"}`, code: doc.CodeInvalidNamespace},
-		{name: "db name empty", db: emptyDB, json: `{"create": "x"}`, code: doc.CodeInvalidNamespace},
+		{name: "db name 64 chars", db: str(64, 'd'), json: `{"create": "x"}`, code: document.CodeInvalidNamespace},
+		{name: "db name empty", db: emptyDB, json: `{"create": "x"}`, code: document.CodeInvalidNamespace},
 		{name: "namespace 255 bytes", json: `{"create": "` + ns255 + `"}`, undo: `{"drop": "` + ns255 + `"}`},
-		{name: "namespace 256 bytes", json: `{"create": "` + ns255 + `c"}`, code: doc.CodeInvalidNamespace},
-		{name: "insert into namespace 256 bytes", json: `{"insert": "` + ns255 + `c", "documents": [{}]}`, code: doc.CodeInvalidNamespace},
-		{name: "collection name empty", json: `{"create": ""}`, code: doc.CodeInvalidNamespace},
-		{name: "collection name with $", json: `{"create": "a$b"}`, code: doc.CodeInvalidNamespace},
-		{name: "collection name with NUL", json: `{"create": "a\u0000b"}`, code: doc.CodeInvalidNamespace},
-		{name: "collection name system.", json: `{"create": "system.x"}`, code: doc.CodeInvalidNamespace},
-		{name: "insert into system.", json: `{"insert": "system.x", "documents": [{}]}`, code: doc.CodeInvalidNamespace},
+		{name: "namespace 256 bytes", json: `{"create": "` + ns255 + `c"}`, code: document.CodeInvalidNamespace},
+		{name: "insert into namespace 256 bytes", json: `{"insert": "` + ns255 + `c", "documents": [{}]}`, code: document.CodeInvalidNamespace},
+		{name: "collection name empty", json: `{"create": ""}`, code: document.CodeInvalidNamespace},
+		{name: "collection name with $", json: `{"create": "a$b"}`, code: document.CodeInvalidNamespace},
+		{name: "collection name with NUL", json: `{"create": "a\u0000b"}`, code: document.CodeInvalidNamespace},
+		{name: "collection name system.", json: `{"create": "system.x"}`, code: document.CodeInvalidNamespace},
+		{name: "insert into system.", json: `{"insert": "system.x", "documents": [{}]}`, code: document.CodeInvalidNamespace},
 		// §0 documents.
-		{name: "document of 16 MiB", cmd: insertCmd(docOfSize(100, doc.MaxDocumentSize)), undo: `{"delete": "c", "deletes": [{"q": {"_id": 100}, "limit": 1}]}`},
-		{name: "document of 16 MiB + 1", cmd: insertCmd(docOfSize(100, doc.MaxDocumentSize+1)), writeErr: doc.CodeBSONObjectTooLarge},
+		{name: "document of 16 MiB", cmd: insertCmd(docOfSize(100, document.MaxDocumentSize)), undo: `{"delete": "c", "deletes": [{"q": {"_id": 100}, "limit": 1}]}`},
+		{name: "document of 16 MiB + 1", cmd: insertCmd(docOfSize(100, document.MaxDocumentSize+1)), writeErr: document.CodeBSONObjectTooLarge},
 		{name: "update growing a document past 16 MiB", cmd: bson.D{{Key: "update", Value: "c"}, {Key: "updates", Value: bson.A{bson.D{
 			{Key: "q", Value: bson.D{{Key: "_id", Value: int32(3)}}},
-			{Key: "u", Value: bson.D{{Key: "$set", Value: bson.D{{Key: "s", Value: str(doc.MaxDocumentSize, 'q')}}}}}}}}},
-			writeErr: doc.CodeBSONObjectTooLarge},
+			{Key: "u", Value: bson.D{{Key: "$set", Value: bson.D{{Key: "s", Value: str(document.MaxDocumentSize, 'q')}}}}}}}}},
+			writeErr: document.CodeBSONObjectTooLarge},
 		{name: "nesting 100 levels", cmd: insertCmd(append(bson.D{{Key: "_id", Value: int32(101)}}, nested(100)...)), undo: `{"delete": "c", "deletes": [{"q": {"_id": 101}, "limit": 1}]}`},
-		{name: "nesting 101 levels", cmd: insertCmd(append(bson.D{{Key: "_id", Value: int32(101)}}, nested(101)...)), writeErr: doc.CodeOverflow},
-		{name: "_id array", json: `{"insert": "c", "documents": [{"_id": [1]}]}`, writeErr: doc.CodeInvalidIDField},
-		{name: "_id regex", json: `{"insert": "c", "documents": [{"_id": {"$regularExpression": {"pattern": "a", "options": ""}}}]}`, writeErr: doc.CodeInvalidIDField},
-		{name: "_id undefined", json: `{"insert": "c", "documents": [{"_id": {"$undefined": true}}]}`, writeErr: doc.CodeInvalidIDField},
-		{name: "field name with NUL", json: `{"insert": "c", "documents": [{"_id": 9, "a\u0000b": 1}]}`, writeErr: doc.CodeBadValue},
-		{name: "duplicate _id", json: `{"insert": "c", "documents": [{"_id": 1}]}`, writeErr: doc.CodeDuplicateKey},
-		{name: "update changing _id", json: `{"update": "c", "updates": [{"q": {"_id": 3}, "u": {"_id": [3]}}]}`, writeErr: doc.CodeImmutableField},
-		{name: "upsert inserting an array _id", json: `{"update": "c", "updates": [{"q": {"z": 1}, "u": {"_id": [1], "z": 1}, "upsert": true}]}`, writeErr: doc.CodeInvalidIDField},
+		{name: "nesting 101 levels", cmd: insertCmd(append(bson.D{{Key: "_id", Value: int32(101)}}, nested(101)...)), writeErr: document.CodeOverflow},
+		{name: "_id array", json: `{"insert": "c", "documents": [{"_id": [1]}]}`, writeErr: document.CodeInvalidIDField},
+		{name: "_id regex", json: `{"insert": "c", "documents": [{"_id": {"$regularExpression": {"pattern": "a", "options": ""}}}]}`, writeErr: document.CodeInvalidIDField},
+		{name: "_id undefined", json: `{"insert": "c", "documents": [{"_id": {"$undefined": true}}]}`, writeErr: document.CodeInvalidIDField},
+		{name: "field name with NUL", json: `{"insert": "c", "documents": [{"_id": 9, "a\u0000b": 1}]}`, writeErr: document.CodeBadValue},
+		{name: "duplicate _id", json: `{"insert": "c", "documents": [{"_id": 1}]}`, writeErr: document.CodeDuplicateKey},
+		{name: "update changing _id", json: `{"update": "c", "updates": [{"q": {"_id": 3}, "u": {"_id": [3]}}]}`, writeErr: document.CodeImmutableField},
+		{name: "upsert inserting an array _id", json: `{"update": "c", "updates": [{"q": {"z": 1}, "u": {"_id": [1], "z": 1}, "upsert": true}]}`, writeErr: document.CodeInvalidIDField},
 		// §1 TTL index creation.
 		{name: "expireAfterSeconds 0", json: `{"createIndexes": "c", "indexes": [{"key": {"t": 1}, "name": "t_1", "expireAfterSeconds": 0}]}`, undo: `{"dropIndexes": "c", "index": "t_1"}`},
 		{name: "expireAfterSeconds 2147483647", json: `{"createIndexes": "c", "indexes": [{"key": {"t": 1}, "name": "t_1", "expireAfterSeconds": 2147483647}]}`, undo: `{"dropIndexes": "c", "index": "t_1"}`},
 		{name: "expireAfterSeconds 3600.9", json: `{"createIndexes": "c", "indexes": [{"key": {"t": 1}, "name": "t_1", "expireAfterSeconds": 3600.9}]}`, undo: `{"dropIndexes": "c", "index": "t_1"}`},
-		{name: "expireAfterSeconds 2147483648", json: ttlSpec(`2147483648`), code: doc.CodeCannotCreateIndex, frag: "within the range of a 32-bit integer"},
-		{name: "expireAfterSeconds 999999999999999", json: ttlSpec(`999999999999999`), code: doc.CodeCannotCreateIndex, frag: "within the range of a 32-bit integer"},
-		{name: "expireAfterSeconds 2^63", json: ttlSpec(`{"$numberDouble": "9.223372036854775808E18"}`), code: doc.CodeCannotCreateIndex, frag: "within the range of a 32-bit integer"},
-		{name: "expireAfterSeconds -2147483649", json: ttlSpec(`-2147483649`), code: doc.CodeCannotCreateIndex, frag: "within the range of a 32-bit integer"},
-		{name: "expireAfterSeconds -1", json: ttlSpec(`-1`), code: doc.CodeCannotCreateIndex, frag: "cannot be less than 0"},
-		{name: "expireAfterSeconds string", json: ttlSpec(`"60"`), code: doc.CodeCannotCreateIndex, frag: "must be numeric"},
-		{name: "expireAfterSeconds bool", json: ttlSpec(`true`), code: doc.CodeCannotCreateIndex, frag: "must be numeric"},
-		{name: "expireAfterSeconds null", json: ttlSpec(`null`), code: doc.CodeCannotCreateIndex, frag: "must be numeric"},
-		{name: "expireAfterSeconds object", json: ttlSpec(`{}`), code: doc.CodeCannotCreateIndex, frag: "must be numeric"},
-		{name: "expireAfterSeconds NaN", json: ttlSpec(`{"$numberDouble": "NaN"}`), code: doc.CodeCannotCreateIndex, frag: "must not be NaN"},
-		{name: "TTL compound", json: `{"createIndexes": "c", "indexes": [{"key": {"t": 1, "u": 1}, "name": "tu", "expireAfterSeconds": 60}]}`, code: doc.CodeCannotCreateIndex, frag: "compound indexes do not support TTL"},
-		{name: "TTL wildcard", json: `{"createIndexes": "c", "indexes": [{"key": {"$**": 1}, "name": "w", "expireAfterSeconds": 60}]}`, code: doc.CodeCannotCreateIndex, frag: "expireAfterSeconds"},
-		{name: "TTL on _id", json: `{"createIndexes": "c", "indexes": [{"key": {"_id": 1}, "name": "id_ttl", "expireAfterSeconds": 60}]}`, code: doc.CodeInvalidIndexSpecificationOption, frag: "is not valid for an _id index specification"},
-		{name: "one invalid spec of two creates none", json: `{"createIndexes": "c", "indexes": [{"key": {"ok": 1}, "name": "ok_1"}, {"key": {"t": 1}, "name": "t_1", "expireAfterSeconds": -1}]}`, code: doc.CodeCannotCreateIndex},
-		{name: "TTL sparse with partial filter", json: `{"createIndexes": "c", "indexes": [{"key": {"t": 1}, "name": "t_1", "expireAfterSeconds": 60, "sparse": true, "partialFilterExpression": {"a": 1}}]}`, code: doc.CodeCannotCreateIndex},
-		{name: "same key and name, other expireAfterSeconds", json: `{"createIndexes": "c", "indexes": [{"key": {"exp": 1}, "name": "exp_1", "expireAfterSeconds": 60}]}`, code: doc.CodeIndexOptionsConflict, frag: "already exists with the same name but different options"},
-		{name: "TTL over an existing non-TTL index", json: `{"createIndexes": "c", "indexes": [{"key": {"x": 1}, "name": "x_1", "expireAfterSeconds": 60}]}`, code: doc.CodeIndexOptionsConflict},
+		{name: "expireAfterSeconds 2147483648", json: ttlSpec(`2147483648`), code: document.CodeCannotCreateIndex, frag: "within the range of a 32-bit integer"},
+		{name: "expireAfterSeconds 999999999999999", json: ttlSpec(`999999999999999`), code: document.CodeCannotCreateIndex, frag: "within the range of a 32-bit integer"},
+		{name: "expireAfterSeconds 2^63", json: ttlSpec(`{"$numberDouble": "9.223372036854775808E18"}`), code: document.CodeCannotCreateIndex, frag: "within the range of a 32-bit integer"},
+		{name: "expireAfterSeconds -2147483649", json: ttlSpec(`-2147483649`), code: document.CodeCannotCreateIndex, frag: "within the range of a 32-bit integer"},
+		{name: "expireAfterSeconds -1", json: ttlSpec(`-1`), code: document.CodeCannotCreateIndex, frag: "cannot be less than 0"},
+		{name: "expireAfterSeconds string", json: ttlSpec(`"60"`), code: document.CodeCannotCreateIndex, frag: "must be numeric"},
+		{name: "expireAfterSeconds bool", json: ttlSpec(`true`), code: document.CodeCannotCreateIndex, frag: "must be numeric"},
+		{name: "expireAfterSeconds null", json: ttlSpec(`null`), code: document.CodeCannotCreateIndex, frag: "must be numeric"},
+		{name: "expireAfterSeconds object", json: ttlSpec(`{}`), code: document.CodeCannotCreateIndex, frag: "must be numeric"},
+		{name: "expireAfterSeconds NaN", json: ttlSpec(`{"$numberDouble": "NaN"}`), code: document.CodeCannotCreateIndex, frag: "must not be NaN"},
+		{name: "TTL compound", json: `{"createIndexes": "c", "indexes": [{"key": {"t": 1, "u": 1}, "name": "tu", "expireAfterSeconds": 60}]}`, code: document.CodeCannotCreateIndex, frag: "compound indexes do not support TTL"},
+		{name: "TTL wildcard", json: `{"createIndexes": "c", "indexes": [{"key": {"$**": 1}, "name": "w", "expireAfterSeconds": 60}]}`, code: document.CodeCannotCreateIndex, frag: "expireAfterSeconds"},
+		{name: "TTL on _id", json: `{"createIndexes": "c", "indexes": [{"key": {"_id": 1}, "name": "id_ttl", "expireAfterSeconds": 60}]}`, code: document.CodeInvalidIndexSpecificationOption, frag: "is not valid for an _id index specification"},
+		{name: "one invalid spec of two creates none", json: `{"createIndexes": "c", "indexes": [{"key": {"ok": 1}, "name": "ok_1"}, {"key": {"t": 1}, "name": "t_1", "expireAfterSeconds": -1}]}`, code: document.CodeCannotCreateIndex},
+		{name: "TTL sparse with partial filter", json: `{"createIndexes": "c", "indexes": [{"key": {"t": 1}, "name": "t_1", "expireAfterSeconds": 60, "sparse": true, "partialFilterExpression": {"a": 1}}]}`, code: document.CodeCannotCreateIndex},
+		{name: "same key and name, other expireAfterSeconds", json: `{"createIndexes": "c", "indexes": [{"key": {"exp": 1}, "name": "exp_1", "expireAfterSeconds": 60}]}`, code: document.CodeIndexOptionsConflict, frag: "already exists with the same name but different options"},
+		{name: "TTL over an existing non-TTL index", json: `{"createIndexes": "c", "indexes": [{"key": {"x": 1}, "name": "x_1", "expireAfterSeconds": 60}]}`, code: document.CodeIndexOptionsConflict},
 		{name: "identical spec", json: `{"createIndexes": "c", "indexes": [{"key": {"exp": 1}, "name": "exp_1", "expireAfterSeconds": 3600}]}`},
-		{name: "unknown index option", json: `{"createIndexes": "c", "indexes": [{"key": {"t": 1}, "name": "t_1", "bogus": 1}]}`, code: doc.CodeInvalidIndexSpecificationOption},
+		{name: "unknown index option", json: `{"createIndexes": "c", "indexes": [{"key": {"t": 1}, "name": "t_1", "bogus": 1}]}`, code: document.CodeInvalidIndexSpecificationOption},
 		// §3.1 and §4.1 parameters.
 		{name: "ttlMonitorSleepSecs 1", db: "admin", json: `{"setParameter": 1, "ttlMonitorSleepSecs": 1}`, undo: `{"setParameter": 1, "ttlMonitorSleepSecs": 60}`},
 		{name: "ttlIndexDeleteTargetDocs 0", db: "admin", json: `{"setParameter": 1, "ttlIndexDeleteTargetDocs": 0}`, undo: `{"setParameter": 1, "ttlIndexDeleteTargetDocs": 50000}`},
-		{name: "delete limit 2", json: `{"delete": "c", "deletes": [{"q": {}, "limit": 2}]}`, code: doc.CodeFailedToParse, frag: "must be 0 or 1"},
-		{name: "unknown command", json: `{"noSuchCommand": 1}`, code: doc.CodeCommandNotFound},
+		{name: "delete limit 2", json: `{"delete": "c", "deletes": [{"q": {}, "limit": 2}]}`, code: document.CodeFailedToParse, frag: "must be 0 or 1"},
+		{name: "unknown command", json: `{"noSuchCommand": 1}`, code: document.CodeCommandNotFound},
 		// Reading commands: aggregate, distinct; renameCollection.
-		{name: "aggregate without cursor", json: `{"aggregate": "c", "pipeline": []}`, code: doc.CodeFailedToParse},
-		{name: "aggregate unknown stage", json: `{"aggregate": "c", "pipeline": [{"$nope": 1}], "cursor": {}}`, code: doc.Code(40324)},
-		{name: "aggregate stage with two fields", json: `{"aggregate": "c", "pipeline": [{"$match": {}, "$limit": 1}], "cursor": {}}`, code: doc.Code(40323)},
-		{name: "aggregate unknown operator", json: `{"aggregate": "c", "pipeline": [{"$project": {"a": {"$nope": 1}}}], "cursor": {}}`, code: doc.Code(168)},
-		{name: "aggregate divide by zero", json: `{"aggregate": "c", "pipeline": [{"$project": {"a": {"$divide": [1, 0]}}}], "cursor": {}}`, code: doc.CodeBadValue},
-		{name: "aggregate group without _id", json: `{"aggregate": "c", "pipeline": [{"$group": {"n": {"$sum": 1}}}], "cursor": {}}`, code: doc.Code(15955)},
-		{name: "aggregate $out", json: `{"aggregate": "c", "pipeline": [{"$out": "d"}], "cursor": {}}`, code: doc.Code(40324)},
-		{name: "distinct key not a string", json: `{"distinct": "c", "key": 1}`, code: doc.CodeTypeMismatch},
-		{name: "renameCollection outside admin", json: `{"renameCollection": "b.c", "to": "b.d"}`, code: doc.Code(13)},
-		{name: "renameCollection of a missing collection", db: "admin", json: `{"renameCollection": "b.nope", "to": "b.d"}`, code: doc.CodeNamespaceNotFound},
-		{name: "renameCollection onto itself", db: "admin", json: `{"renameCollection": "b.c", "to": "b.c"}`, code: doc.CodeIllegalOperation},
+		{name: "aggregate without cursor", json: `{"aggregate": "c", "pipeline": []}`, code: document.CodeFailedToParse},
+		{name: "aggregate unknown stage", json: `{"aggregate": "c", "pipeline": [{"$nope": 1}], "cursor": {}}`, code: document.Code(40324)},
+		{name: "aggregate stage with two fields", json: `{"aggregate": "c", "pipeline": [{"$match": {}, "$limit": 1}], "cursor": {}}`, code: document.Code(40323)},
+		{name: "aggregate unknown operator", json: `{"aggregate": "c", "pipeline": [{"$project": {"a": {"$nope": 1}}}], "cursor": {}}`, code: document.Code(168)},
+		{name: "aggregate divide by zero", json: `{"aggregate": "c", "pipeline": [{"$project": {"a": {"$divide": [1, 0]}}}], "cursor": {}}`, code: document.CodeBadValue},
+		{name: "aggregate group without _id", json: `{"aggregate": "c", "pipeline": [{"$group": {"n": {"$sum": 1}}}], "cursor": {}}`, code: document.Code(15955)},
+		{name: "aggregate $out", json: `{"aggregate": "c", "pipeline": [{"$out": "d"}], "cursor": {}}`, code: document.Code(40324)},
+		{name: "distinct key not a string", json: `{"distinct": "c", "key": 1}`, code: document.CodeTypeMismatch},
+		{name: "renameCollection outside admin", json: `{"renameCollection": "b.c", "to": "b.d"}`, code: document.Code(13)},
+		{name: "renameCollection of a missing collection", db: "admin", json: `{"renameCollection": "b.nope", "to": "b.d"}`, code: document.CodeNamespaceNotFound},
+		{name: "renameCollection onto itself", db: "admin", json: `{"renameCollection": "b.c", "to": "b.c"}`, code: document.CodeIllegalOperation},
 		// §5 collMod.
-		{name: "collMod string expireAfterSeconds", json: `{"collMod": "c", "index": {"name": "exp_1", "expireAfterSeconds": "1"}}`, code: doc.CodeTypeMismatch},
-		{name: "collMod negative", json: `{"collMod": "c", "index": {"name": "exp_1", "expireAfterSeconds": -1}}`, code: doc.CodeInvalidOptions, frag: "cannot be less than 0"},
-		{name: "collMod name and keyPattern", json: `{"collMod": "c", "index": {"name": "exp_1", "keyPattern": {"exp": 1}, "expireAfterSeconds": 5}}`, code: doc.CodeInvalidOptions, frag: "Cannot specify both key pattern and name."},
-		{name: "collMod neither", json: `{"collMod": "c", "index": {"expireAfterSeconds": 5}}`, code: doc.CodeInvalidOptions, frag: "Must specify either index name or key pattern."},
-		{name: "collMod nothing to change", json: `{"collMod": "c", "index": {"name": "exp_1"}}`, code: doc.CodeInvalidOptions},
-		{name: "collMod compound", json: `{"collMod": "c", "index": {"name": "a_1_b_-1", "expireAfterSeconds": 5}}`, code: doc.CodeInvalidOptions, frag: "compound indexes do not support TTL"},
-		{name: "collMod _id", json: `{"collMod": "c", "index": {"name": "_id_", "expireAfterSeconds": 5}}`, code: doc.CodeInvalidOptions, frag: "the _id field does not support TTL indexes"},
-		{name: "collMod unknown index", json: `{"collMod": "c", "index": {"name": "nope", "expireAfterSeconds": 5}}`, code: doc.CodeIndexNotFound},
-		{name: "collMod ambiguous key pattern", json: `{"collMod": "c", "index": {"keyPattern": {"x": 1}, "expireAfterSeconds": 5}}`, code: doc.CodeAmbiguousIndexKeyPattern},
-		{name: "collMod missing collection", json: `{"collMod": "nope", "index": {"name": "exp_1", "expireAfterSeconds": 5}}`, code: doc.CodeNamespaceNotFound},
-		{name: "collMod expireAfterSeconds on a plain collection", json: `{"collMod": "c", "expireAfterSeconds": 10}`, code: doc.CodeInvalidOptions, frag: "only supported on collections clustered by _id"},
+		{name: "collMod string expireAfterSeconds", json: `{"collMod": "c", "index": {"name": "exp_1", "expireAfterSeconds": "1"}}`, code: document.CodeTypeMismatch},
+		{name: "collMod negative", json: `{"collMod": "c", "index": {"name": "exp_1", "expireAfterSeconds": -1}}`, code: document.CodeInvalidOptions, frag: "cannot be less than 0"},
+		{name: "collMod name and keyPattern", json: `{"collMod": "c", "index": {"name": "exp_1", "keyPattern": {"exp": 1}, "expireAfterSeconds": 5}}`, code: document.CodeInvalidOptions, frag: "Cannot specify both key pattern and name."},
+		{name: "collMod neither", json: `{"collMod": "c", "index": {"expireAfterSeconds": 5}}`, code: document.CodeInvalidOptions, frag: "Must specify either index name or key pattern."},
+		{name: "collMod nothing to change", json: `{"collMod": "c", "index": {"name": "exp_1"}}`, code: document.CodeInvalidOptions},
+		{name: "collMod compound", json: `{"collMod": "c", "index": {"name": "a_1_b_-1", "expireAfterSeconds": 5}}`, code: document.CodeInvalidOptions, frag: "compound indexes do not support TTL"},
+		{name: "collMod _id", json: `{"collMod": "c", "index": {"name": "_id_", "expireAfterSeconds": 5}}`, code: document.CodeInvalidOptions, frag: "the _id field does not support TTL indexes"},
+		{name: "collMod unknown index", json: `{"collMod": "c", "index": {"name": "nope", "expireAfterSeconds": 5}}`, code: document.CodeIndexNotFound},
+		{name: "collMod ambiguous key pattern", json: `{"collMod": "c", "index": {"keyPattern": {"x": 1}, "expireAfterSeconds": 5}}`, code: document.CodeAmbiguousIndexKeyPattern},
+		{name: "collMod missing collection", json: `{"collMod": "nope", "index": {"name": "exp_1", "expireAfterSeconds": 5}}`, code: document.CodeNamespaceNotFound},
+		{name: "collMod expireAfterSeconds on a plain collection", json: `{"collMod": "c", "expireAfterSeconds": 10}`, code: document.CodeInvalidOptions, frag: "only supported on collections clustered by _id"},
 		{name: "collMod same expireAfterSeconds", json: `{"collMod": "c", "index": {"name": "exp_1", "expireAfterSeconds": 3600}}`},
 	}
 	for _, p := range []struct {
@@ -174,11 +174,11 @@ func badCases() []badCase {
 	} {
 		for _, v := range p.bad {
 			cases = append(cases, badCase{name: p.name + " " + v, db: "admin",
-				json: `{"setParameter": 1, "` + p.name + `": ` + v + `}`, code: doc.CodeBadValue})
+				json: `{"setParameter": 1, "` + p.name + `": ` + v + `}`, code: document.CodeBadValue})
 		}
 	}
 	for _, c := range []byte("/\\. \"$\x00") {
-		cases = append(cases, badCase{name: fmt.Sprintf("db name with %q", c), db: "a" + string(c) + "b", json: `{"create": "x"}`, code: doc.CodeInvalidNamespace})
+		cases = append(cases, badCase{name: fmt.Sprintf("db name with %q", c), db: "a" + string(c) + "b", json: `{"create": "x"}`, code: document.CodeInvalidNamespace})
 	}
 	return append(cases, specialBadCases()...)
 }
@@ -220,7 +220,7 @@ func checksum(t *testing.T, db *engine.DB) string {
 				t.Fatal(err)
 			}
 			for _, d := range docs {
-				b, err := doc.Marshal(d)
+				b, err := document.Marshal(d)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -252,7 +252,7 @@ func TestBadInput(t *testing.T) {
 	defer func() { db.Close() }()
 	ctx := context.Background()
 	runJSON := func(dbName, js string) (bson.D, error) {
-		cmd, err := doc.ParseExtJSON([]byte(js))
+		cmd, err := document.ParseExtJSON([]byte(js))
 		if err != nil {
 			t.Fatalf("bad test JSON %s: %v", js, err)
 		}
@@ -276,14 +276,14 @@ func TestBadInput(t *testing.T) {
 			cmd := tc.cmd
 			if cmd == nil {
 				var err error
-				if cmd, err = doc.ParseExtJSON([]byte(tc.json)); err != nil {
+				if cmd, err = document.ParseExtJSON([]byte(tc.json)); err != nil {
 					t.Fatalf("bad test JSON: %v", err)
 				}
 			}
 			reply, err := db.RunCommand(ctx, dbName, cmd)
 			switch {
 			case tc.code != 0:
-				var e *doc.Error
+				var e *document.Error
 				if !errors.As(err, &e) {
 					t.Fatalf("err = %v, want code %d %s", err, tc.code, tc.code)
 				}
@@ -307,7 +307,7 @@ func TestBadInput(t *testing.T) {
 				if c := lookup(we[0].(bson.D), "code"); c != int32(tc.writeErr) {
 					t.Fatalf("write error %v, want code %d %s", we[0], tc.writeErr, tc.writeErr)
 				}
-				if tc.writeErr == doc.CodeDuplicateKey {
+				if tc.writeErr == document.CodeDuplicateKey {
 					for _, k := range []string{"keyPattern", "keyValue"} {
 						if lookup(we[0].(bson.D), k) == nil {
 							t.Errorf("duplicate key error %v has no %s", we[0], k)
@@ -359,7 +359,7 @@ func TestBadInputIndexLimit(t *testing.T) {
 	}
 	before := checksum(t, db)
 	_, err = c.CreateIndexes(ctx, []bson.D{{{Key: "key", Value: bson.D{{Key: "g", Value: int32(1)}}}, {Key: "name", Value: "g"}}})
-	if doc.CodeOf(err) != doc.CodeCannotCreateIndex {
+	if document.CodeOf(err) != document.CodeCannotCreateIndex {
 		t.Fatalf("65th index: err %v, want 67 CannotCreateIndex", err)
 	}
 	if checksum(t, db) != before {

@@ -37,7 +37,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/ttlkv/ttlkv/doc"
+	"github.com/ttlkv/ttlkv/document"
 	"github.com/ttlkv/ttlkv/engine"
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
@@ -113,7 +113,7 @@ func tailer(ctx context.Context, d *engine.Database, ack *acker) {
 			ack.line("S %d %d", sess, id)
 			last = id
 		}
-		if err := cur.Err(); err != nil && doc.CodeOf(err) != doc.CodeCappedPositionLost {
+		if err := cur.Err(); err != nil && document.CodeOf(err) != document.CodeCappedPositionLost {
 			fatalChild(ack, "tail: %v", err)
 		}
 		// Fell behind (136) or started on an empty ring (a dead cursor):

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ttlkv/ttlkv/doc"
+	"github.com/ttlkv/ttlkv/document"
 	"github.com/ttlkv/ttlkv/engine"
 )
 
@@ -99,7 +99,7 @@ const commandDB = "f"
 // FuzzCommand parses each line of the input as Extended JSON and runs
 // it as a command on a fresh in-memory engine, then runs a TTL pass
 // with the clock far ahead. No input may panic, a failing command must
-// return a typed *doc.Error (a reply with ok 0 and its code), and every
+// return a typed *document.Error (a reply with ok 0 and its code), and every
 // collection must validate at the end.
 func FuzzCommand(f *testing.F) {
 	for _, s := range commandSeeds {
@@ -134,9 +134,9 @@ func FuzzCommand(f *testing.F) {
 			if rest, ok := bytes.CutPrefix(line, []byte("admin ")); ok {
 				dbName, line = "admin", rest
 			}
-			cmd, err := doc.ParseExtJSON(line)
+			cmd, err := document.ParseExtJSON(line)
 			if err != nil {
-				if doc.CodeOf(err) == 0 {
+				if document.CodeOf(err) == 0 {
 					t.Fatalf("ParseExtJSON(%q): untyped error %v", line, err)
 				}
 				continue
@@ -148,7 +148,7 @@ func FuzzCommand(f *testing.F) {
 			reply, err := db.RunCommand(cctx, dbName, cmd)
 			cancel()
 			if err != nil {
-				var e *doc.Error
+				var e *document.Error
 				if !errors.As(err, &e) && !errors.Is(err, context.DeadlineExceeded) {
 					t.Fatalf("%s: untyped error %T %v", line, err, err)
 				}

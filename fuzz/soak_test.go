@@ -15,7 +15,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ttlkv/ttlkv/doc"
+	"github.com/ttlkv/ttlkv/document"
 	"github.com/ttlkv/ttlkv/engine"
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
@@ -94,7 +94,7 @@ func TestSoak(t *testing.T) {
 		}
 		mu.Lock()
 		defer mu.Unlock()
-		var e *doc.Error
+		var e *document.Error
 		if errors.As(err, &e) {
 			errs[fmt.Sprintf("%d %s", e.Code, e.Code)]++
 			return
@@ -189,7 +189,7 @@ func TestSoak(t *testing.T) {
 		codes = append(codes, fmt.Sprintf("%s: %d", c, n))
 	}
 	sort.Strings(codes)
-	ttl, _ := doc.Lookup(ss, "metrics.ttl")
+	ttl, _ := document.Lookup(ss, "metrics.ttl")
 	t.Logf("soak: %v, %d clients, %d ops (%.0f/s), errors by code {%s}", elapsed.Round(time.Second), clients, ops.Load(),
 		float64(ops.Load())/elapsed.Seconds(), strings.Join(codes, ", "))
 	t.Logf("soak: ttl %v", ttl)

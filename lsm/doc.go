@@ -12,7 +12,7 @@
 // # Keystring
 //
 // AppendKey encodes a BSON value so that bytes.Compare of encodings has
-// the sign of doc.Compare of the values, across all types. A class byte in
+// the sign of document.Compare of the values, across all types. A class byte in
 // MongoDB's canonical type order comes first, so AppendTypeBound can
 // bracket one class (every date in an index) and a scan never reads
 // another class.
@@ -27,7 +27,7 @@
 // range (for example 9.99E+6144 or 1E-6176). Equal values of different
 // widths encode identically, so an index on a field holding 1, 1.0 and
 // NumberLong(1) has one key for all three. MongoDB's own comparison of
-// Decimal128 with double rounds the double to 34 digits; doc.Compare and
+// Decimal128 with double rounds the double to 34 digits; document.Compare and
 // this encoding compare exactly, which can differ only for a decimal within
 // 1E-34 relative of a double.
 //

@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ttlkv/ttlkv/doc"
+	"github.com/ttlkv/ttlkv/document"
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
 
@@ -175,7 +175,7 @@ func seedRand(t testing.TB) *rand.Rand {
 // checkPair asserts the keystring contract for one pair of values.
 func checkPair(t *testing.T, a, b any) {
 	t.Helper()
-	want := sign(doc.Compare(a, b))
+	want := sign(document.Compare(a, b))
 	for _, desc := range []bool{false, true} {
 		ka, kb := AppendKey(nil, a, desc), AppendKey(nil, b, desc)
 		got := sign(bytes.Compare(ka, kb))
@@ -183,7 +183,7 @@ func checkPair(t *testing.T, a, b any) {
 			got = -got
 		}
 		if got != want {
-			t.Fatalf("desc=%v: keystring order %d, doc.Compare %d\n a=%#v\n b=%#v\n ka=%x\n kb=%x", desc, got, want, a, b, ka, kb)
+			t.Fatalf("desc=%v: keystring order %d, document.Compare %d\n a=%#v\n b=%#v\n ka=%x\n kb=%x", desc, got, want, a, b, ka, kb)
 		}
 		if want != 0 && (bytes.HasPrefix(ka, kb) || bytes.HasPrefix(kb, ka)) {
 			t.Fatalf("prefix-freeness: %x vs %x for %#v, %#v", ka, kb, a, b)
@@ -211,7 +211,7 @@ func checkRoundTrip(t *testing.T, v any) {
 		if string(rest) != "tail" {
 			t.Fatalf("DecodeKey(%#v) rest = %q", v, rest)
 		}
-		if doc.Compare(got, v) != 0 {
+		if document.Compare(got, v) != 0 {
 			t.Fatalf("DecodeKey round trip: %#v -> %#v", v, got)
 		}
 		if !bytes.Equal(AppendKey(nil, got, desc), k[3:len(k)-4]) {
@@ -319,7 +319,7 @@ func TestTypeBoundBrackets(t *testing.T) {
 			for _, v := range vals {
 				k := AppendKey(nil, v, desc)
 				in := bytes.Compare(k, lo) >= 0 && bytes.Compare(k, hi) < 0
-				if same := doc.CanonicalType(v) == doc.CanonicalType(like); in != same {
+				if same := document.CanonicalType(v) == document.CanonicalType(like); in != same {
 					t.Fatalf("class of %#v, desc=%v: %#v in [lo,hi) = %v, same class = %v", like, desc, v, in, same)
 				}
 			}
@@ -349,7 +349,7 @@ func TestDecodeKeyMalformed(t *testing.T) {
 // FuzzKeystring decodes arbitrary bytes (never panicking) and, when they
 // decode, checks that the value re-encodes to a key that decodes to an
 // equal value and that ordering against a second decoded value matches
-// doc.Compare.
+// document.Compare.
 func FuzzKeystring(f *testing.F) {
 	for _, v := range append([]any{"a", bson.D{{Key: "k", Value: bson.A{int32(1), nil}}}, bson.DateTime(5)}, edgeNumbers...) {
 		f.Add(AppendKey(nil, v, false), AppendKey(nil, int64(7), false), false)

@@ -3,7 +3,7 @@ package ts
 import (
 	"testing"
 
-	"github.com/ttlkv/ttlkv/doc"
+	"github.com/ttlkv/ttlkv/document"
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
 
@@ -37,7 +37,7 @@ func BenchmarkBucketEncoding(b *testing.B) {
 			ms := sensorMeasurements(n)
 			rows := 0
 			for _, m := range ms {
-				raw, err := doc.Marshal(m)
+				raw, err := document.Marshal(m)
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -54,12 +54,12 @@ func BenchmarkBucketEncoding(b *testing.B) {
 						b.Fatal(err)
 					}
 				}
-				raw, err := doc.Marshal(bu.Document(o))
+				raw, err := document.Marshal(bu.Document(o))
 				if err != nil {
 					b.Fatal(err)
 				}
 				bucketBytes = len(raw)
-				d, err := doc.Unmarshal(raw)
+				d, err := document.Unmarshal(raw)
 				if err != nil {
 					b.Fatal(err)
 				}

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/ttlkv/ttlkv/doc"
+	"github.com/ttlkv/ttlkv/document"
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
 
@@ -96,7 +96,7 @@ func (c *column) reserve(r, rows int) {
 	c.vals, c.has = vals, has
 }
 
-// compare is doc.Compare with fast paths for two values of the same
+// compare is document.Compare with fast paths for two values of the same
 // common type (a column usually holds one type).
 func compare(a, b any) int {
 	switch x := a.(type) {
@@ -125,7 +125,7 @@ func compare(a, b any) int {
 			return bytes.Compare(x[:], y[:])
 		}
 	}
-	return doc.Compare(a, b)
+	return document.Compare(a, b)
 }
 
 // Bucket is one bucket of measurements with equal meta values: the control
@@ -184,7 +184,7 @@ func NewBucket(o Options, t bson.DateTime, meta any, hasMeta bool) *Bucket {
 		timeCol:  -1,
 	}
 	if hasMeta {
-		b.Meta = doc.Clone(meta)
+		b.Meta = document.Clone(meta)
 	}
 	b.size = b.baseSize(o)
 	return b
@@ -269,7 +269,7 @@ func layoutSize(r int, ranks []int32) int {
 }
 
 // Add appends measurement m to the bucket, copying its values. It returns
-// a *doc.Error with code 2 BadValue when m's time field is not a date or
+// a *document.Error with code 2 BadValue when m's time field is not a date or
 // m has two fields of the same name (a column layout cannot hold them),
 // ErrMetaMismatch when m's meta differs from the bucket's, and ErrNoFit
 // when Fits is false. On error the bucket is unchanged.
@@ -281,7 +281,7 @@ func (b *Bucket) Add(o Options, m bson.D) error {
 	if err := checkFields(m); err != nil {
 		return err
 	}
-	if hasMeta != b.HasMeta || (hasMeta && doc.Compare(meta, b.Meta) != 0) {
+	if hasMeta != b.HasMeta || (hasMeta && document.Compare(meta, b.Meta) != 0) {
 		return ErrMetaMismatch
 	}
 	n, ok := b.fits(o, t, m)
@@ -325,7 +325,7 @@ func (b *Bucket) add(o Options, m bson.D, t bson.DateTime, hasMeta bool, n int) 
 				}
 			}
 			c := &b.cols[ci]
-			v := doc.Clone(e.Value)
+			v := document.Clone(e.Value)
 			c.set(r, v, b.rows)
 			if vs := valueSize(v); vs > c.maxV {
 				c.maxV = vs
@@ -401,18 +401,18 @@ func checkFields(m bson.D) error {
 }
 
 func dupField(k string) error {
-	return doc.Errorf(doc.CodeBadValue, "a time-series measurement cannot have the field '%s' twice", k)
+	return document.Errorf(document.CodeBadValue, "a time-series measurement cannot have the field '%s' twice", k)
 }
 
 // ControlMin returns control.min of the bucket document: for every data
-// field, in column order, its least value by doc.Compare; for the time
+// field, in column order, its least value by document.Compare; for the time
 // field the bucket's MinTime (the rounded min time, as MongoDB stores it,
 // which is at most the earliest measurement time). The meta field is not
 // included.
 func (b *Bucket) ControlMin() bson.D { return b.control(true) }
 
 // ControlMax returns control.max of the bucket document: for every data
-// field, in column order, its greatest value by doc.Compare (for the time
+// field, in column order, its greatest value by document.Compare (for the time
 // field, MaxTime).
 func (b *Bucket) ControlMax() bson.D { return b.control(false) }
 
@@ -435,7 +435,7 @@ func (b *Bucket) control(min bool) bson.D {
 // Measurements returns the measurements in insertion order, each a
 // document with the fields, field order and values it was added with (the
 // meta field included). The meta field's value is the bucket's Meta,
-// equal under doc.Compare to the inserted one but possibly of another
+// equal under document.Compare to the inserted one but possibly of another
 // numeric type (a bucket opened by 1.0 gives 1.0 for a measurement
 // inserted with 1), as in MongoDB. Values are shared with the bucket:
 // callers must not modify them.
@@ -613,7 +613,7 @@ func rowKey(r int) string {
 
 // elemSize is the BSON size of the element key: v.
 func elemSize(key string, v any) int {
-	return doc.Size(bson.D{{Key: key, Value: v}}) - 5
+	return document.Size(bson.D{{Key: key, Value: v}}) - 5
 }
 
 // valueSize is the BSON size of v without type byte and key.
@@ -632,11 +632,11 @@ func valueSize(v any) int {
 	case bson.ObjectID:
 		return 12
 	}
-	return doc.Size(bson.D{{Key: "", Value: v}}) - 7
+	return document.Size(bson.D{{Key: "", Value: v}}) - 7
 }
 
 // malformed returns the error DecodeBucket gives for a bad bucket
 // document.
 func malformed(format string, args ...any) error {
-	return doc.Errorf(doc.CodeInternalError, "ts: malformed bucket document: %s", fmt.Sprintf(format, args...))
+	return document.Errorf(document.CodeInternalError, "ts: malformed bucket document: %s", fmt.Sprintf(format, args...))
 }

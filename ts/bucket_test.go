@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ttlkv/ttlkv/doc"
+	"github.com/ttlkv/ttlkv/document"
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
 
@@ -126,7 +126,7 @@ func TestBucketSizeLimit(t *testing.T) {
 		t.Fatalf("30 measurements of 10 KiB made %d buckets, want at least 3", len(buckets))
 	}
 	for i, b := range buckets {
-		got := doc.Size(b.Document(o))
+		got := document.Size(b.Document(o))
 		if got > MaxBucketBytes {
 			t.Errorf("bucket %d is %d bytes, over %d", i, got, MaxBucketBytes)
 		}
@@ -148,7 +148,7 @@ func TestBucketSizeLimit(t *testing.T) {
 	}
 }
 
-// TestMetaEquality: meta values are equal under doc.Compare; documents
+// TestMetaEquality: meta values are equal under document.Compare; documents
 // with fields in another order are different meta values, numbers of
 // different types but equal value are the same, missing and null differ.
 func TestMetaEquality(t *testing.T) {
@@ -421,8 +421,8 @@ func TestFieldOrder(t *testing.T) {
 	check("decoded", nb)
 	// Ranks follow row 0: m, t, a, then b, c as they appear. Rows 0 and 4
 	// are in rank order; 1 (b before a), 2 (t before m) and 3 need one.
-	layout, _ := doc.Get(d, "layout")
-	rows, _ := doc.Get(layout.(bson.D), "rows")
+	layout, _ := document.Get(d, "layout")
+	rows, _ := document.Get(layout.(bson.D), "rows")
 	if keys := keysOf(rows.(bson.D)); !reflect.DeepEqual(keys, []string{"1", "2", "3"}) {
 		t.Fatalf("explicit orders for rows %v, want [1 2 3]", keys)
 	}
@@ -495,9 +495,9 @@ func TestAddRejects(t *testing.T) {
 		m    bson.D
 		want error
 	}{
-		{"no time", bson.D{{Key: "m", Value: "s"}}, &doc.Error{Code: doc.CodeBadValue}},
-		{"string time", bson.D{{Key: "t", Value: "x"}, {Key: "m", Value: "s"}}, &doc.Error{Code: doc.CodeBadValue}},
-		{"duplicate field", bson.D{{Key: "t", Value: bson.DateTime(60000)}, {Key: "m", Value: "s"}, {Key: "x", Value: int32(1)}, {Key: "x", Value: int32(2)}}, &doc.Error{Code: doc.CodeBadValue}},
+		{"no time", bson.D{{Key: "m", Value: "s"}}, &document.Error{Code: document.CodeBadValue}},
+		{"string time", bson.D{{Key: "t", Value: "x"}, {Key: "m", Value: "s"}}, &document.Error{Code: document.CodeBadValue}},
+		{"duplicate field", bson.D{{Key: "t", Value: bson.DateTime(60000)}, {Key: "m", Value: "s"}, {Key: "x", Value: int32(1)}, {Key: "x", Value: int32(2)}}, &document.Error{Code: document.CodeBadValue}},
 		{"other meta", bson.D{{Key: "t", Value: bson.DateTime(60000)}, {Key: "m", Value: "q"}}, ErrMetaMismatch},
 		{"no meta", bson.D{{Key: "t", Value: bson.DateTime(60000)}}, ErrMetaMismatch},
 		{"before min", bson.D{{Key: "t", Value: bson.DateTime(59999)}, {Key: "m", Value: "s"}}, ErrNoFit},
@@ -511,7 +511,7 @@ func TestAddRejects(t *testing.T) {
 	if b.Count() != 0 || len(b.ControlMin()) != 0 {
 		t.Fatalf("failed adds changed the bucket: count %d", b.Count())
 	}
-	if _, _, err := NewBucketer(o).Insert(bson.D{{Key: "t", Value: int64(5)}}); doc.CodeOf(err) != doc.CodeBadValue {
+	if _, _, err := NewBucketer(o).Insert(bson.D{{Key: "t", Value: int64(5)}}); document.CodeOf(err) != document.CodeBadValue {
 		t.Fatalf("Insert with a non-date time: %v", err)
 	}
 }
@@ -591,7 +591,7 @@ func TestDecodeBucketRejects(t *testing.T) {
 		t.Fatal("accepted meta without a metaField")
 	}
 	// Duplicate top-level field.
-	if _, err := DecodeBucket(o, append(doc.CloneDoc(good), bson.E{Key: "data", Value: bson.D{}})); err == nil {
+	if _, err := DecodeBucket(o, append(document.CloneDoc(good), bson.E{Key: "data", Value: bson.D{}})); err == nil {
 		t.Fatal("accepted data twice")
 	}
 }

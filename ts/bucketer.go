@@ -5,7 +5,7 @@ import (
 	"math"
 	"sort"
 
-	"github.com/ttlkv/ttlkv/doc"
+	"github.com/ttlkv/ttlkv/document"
 	"github.com/ttlkv/ttlkv/lsm"
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
@@ -25,7 +25,7 @@ type group struct {
 }
 
 // metaKey appends to dst the hash key of a (hasMeta, meta) pair. Two
-// values get equal keys only when doc.Compare finds them equal: the
+// values get equal keys only when document.Compare finds them equal: the
 // common types (strings, numbers, dates, ObjectIDs, booleans, null, and
 // documents and arrays of them) have a canonical form of their own
 // (fastMetaKey, a number by value, so 1 and 1.0 agree), anything else
@@ -47,7 +47,7 @@ func metaKey(dst []byte, meta any, hasMeta bool) (key []byte, ok bool) {
 // fastMetaKey appends the canonical form of v (see metaKey); ok is false
 // for a value it has no form for.
 func fastMetaKey(dst []byte, v any, depth int) ([]byte, bool) {
-	if depth > doc.MaxReadDepth {
+	if depth > document.MaxReadDepth {
 		return dst, false
 	}
 	switch x := v.(type) {
@@ -105,7 +105,7 @@ func fastMetaKey(dst []byte, v any, depth int) ([]byte, bool) {
 
 // Bucketer keeps the open buckets of one time-series collection and
 // chooses the bucket for each measurement (SPEC §6.3). Meta values are
-// compared with doc.Compare, so documents and arrays are equal only with
+// compared with document.Compare, so documents and arrays are equal only with
 // the same fields in the same order, and numbers compare by value (1 and
 // 1.0 share a bucket). Measurements without the meta field share buckets
 // with each other, not with those whose meta is null.
@@ -124,7 +124,7 @@ func fastMetaKey(dst []byte, v any, depth int) ([]byte, bool) {
 // must serialize Insert with its use of the returned buckets.
 type Bucketer struct {
 	o      Options
-	groups []*group          // sorted by (hasMeta, meta) under doc.Compare
+	groups []*group          // sorted by (hasMeta, meta) under document.Compare
 	byKey  map[string]*group // groups by metaKey, in front of the search
 	keyBuf []byte
 	closed []*Bucket
@@ -260,7 +260,7 @@ func (bk *Bucketer) Load(b *Bucket) {
 }
 
 // cmpMeta orders (hasMeta, meta) pairs: no meta first, then by
-// doc.Compare.
+// document.Compare.
 func cmpMeta(ah bool, a any, bh bool, b any) int {
 	switch {
 	case ah != bh:
@@ -271,7 +271,7 @@ func cmpMeta(ah bool, a any, bh bool, b any) int {
 	case !ah:
 		return 0
 	}
-	return doc.Compare(a, b)
+	return document.Compare(a, b)
 }
 
 // group finds the group of a meta value, creating it when asked to. A
@@ -301,7 +301,7 @@ func (bk *Bucketer) group(meta any, hasMeta bool, create bool) *group {
 	}
 	g := &group{hasMeta: hasMeta}
 	if hasMeta {
-		g.meta = doc.Clone(meta)
+		g.meta = document.Clone(meta)
 	}
 	if hashed {
 		g.key = string(key)

@@ -5,7 +5,7 @@ import (
 	"math"
 	"sync"
 
-	"github.com/ttlkv/ttlkv/doc"
+	"github.com/ttlkv/ttlkv/document"
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
 
@@ -19,7 +19,7 @@ import (
 // values, appended the first time an encoding needs them: encoding a
 // bucket then copies each value's bytes instead of encoding it again,
 // and the output is built directly, without the intermediate bson.A
-// values doc.Marshal would need. The bytes are exactly doc.Marshal's
+// values document.Marshal would need. The bytes are exactly document.Marshal's
 // (TestColumnEncodingMatchesMarshal checks it against the old
 // construction), so the stored format is unchanged.
 
@@ -31,7 +31,7 @@ type colEnc struct {
 }
 
 // encode extends c's cached encoding to every row it has (len(c.vals)).
-// Composite values are encoded by doc.Marshal at the depth they have in
+// Composite values are encoded by document.Marshal at the depth they have in
 // the bucket's encodings, so its nesting limit applies as before.
 func (c *column) encode() error {
 	e := &c.enc
@@ -81,7 +81,7 @@ func (c *column) span(from int) []byte {
 	return c.enc.buf[c.enc.ends[from-1]:]
 }
 
-// colPrefix is doc.Marshal's encoding of {c: [["", null, [ — what comes
+// colPrefix is document.Marshal's encoding of {c: [["", null, [ — what comes
 // before a value v in the encoding of {c: [["", null, [v]]]}, which puts
 // v at the depth column values have in both bucket encodings.
 var colPrefix = []byte{0x81, 0xa1, 'c', 0x91, 0x93, 0xa0, 0xc0, 0x91}
@@ -114,7 +114,7 @@ func appendValue(dst []byte, v any) ([]byte, error) {
 	case bson.Null:
 		return append(dst, 0xc0), nil
 	}
-	raw, err := doc.Marshal(bson.D{{Key: "c", Value: bson.A{bson.A{"", nil, bson.A{v}}}}})
+	raw, err := document.Marshal(bson.D{{Key: "c", Value: bson.A{bson.A{"", nil, bson.A{v}}}}})
 	if err != nil {
 		return dst, err
 	}

@@ -7,12 +7,12 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ttlkv/ttlkv/doc"
+	"github.com/ttlkv/ttlkv/document"
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
 
 // marshalColumns is the construction the column encodings replaced: the
-// columns' rows from..count-1 as bson values, for doc.Marshal.
+// columns' rows from..count-1 as bson values, for document.Marshal.
 func marshalColumns(b *Bucket, from int) bson.A {
 	n := b.count - from
 	cols := make(bson.A, 0, len(b.cols))
@@ -65,11 +65,11 @@ func marshalTail(b *Bucket, from int) ([]byte, error) {
 	if orders != nil {
 		d = append(d, bson.E{Key: "o", Value: orders})
 	}
-	return doc.Marshal(d)
+	return document.Marshal(d)
 }
 
-// The column encodings (cached per column, built without doc.Marshal)
-// are byte for byte what doc.Marshal gives for the same values, for
+// The column encodings (cached per column, built without document.Marshal)
+// are byte for byte what document.Marshal gives for the same values, for
 // random buckets of every value type, with absent values and explicit
 // field orders, encoded after every insert as a writer does (so the
 // cache grows in steps), at every split point a writer uses.
@@ -116,7 +116,7 @@ func TestColumnEncodingMatchesMarshal(t *testing.T) {
 	}
 }
 
-// checkColumnsMatch compares CompressedDocument's data with doc.Marshal
+// checkColumnsMatch compares CompressedDocument's data with document.Marshal
 // of the old construction.
 func checkColumnsMatch(t *testing.T, b *Bucket) {
 	t.Helper()
@@ -134,7 +134,7 @@ func checkColumnsMatch(t *testing.T, b *Bucket) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want, err := doc.Marshal(bson.D{{Key: "c", Value: marshalColumns(b, 0)}})
+	want, err := document.Marshal(bson.D{{Key: "c", Value: marshalColumns(b, 0)}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -143,7 +143,7 @@ func checkColumnsMatch(t *testing.T, b *Bucket) {
 	}
 }
 
-// The hand-written msgpack forms match doc.MarshalValue at every size
+// The hand-written msgpack forms match document.MarshalValue at every size
 // boundary of integers, strings and arrays.
 func TestAppendValueBoundaries(t *testing.T) {
 	var vals []any
@@ -164,7 +164,7 @@ func TestAppendValueBoundaries(t *testing.T) {
 		vals = append(vals, a)
 	}
 	for _, v := range vals {
-		want, err := doc.MarshalValue(v)
+		want, err := document.MarshalValue(v)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -180,13 +180,13 @@ func TestAppendValueBoundaries(t *testing.T) {
 			var err error
 			switch {
 			case bytes.Equal(f(nil, 0), appendArrayLen(nil, 0)):
-				want, err = doc.MarshalValue(make(bson.A, n))
+				want, err = document.MarshalValue(make(bson.A, n))
 				want = want[:len(want)-n]
 			case bytes.Equal(f(nil, 0), appendMapLen(nil, 0)):
-				want, err = doc.MarshalValue(make(bson.D, n))
+				want, err = document.MarshalValue(make(bson.D, n))
 				want = want[:len(want)-2*n]
 			default:
-				want, err = doc.MarshalValue(strings.Repeat("x", n))
+				want, err = document.MarshalValue(strings.Repeat("x", n))
 				want = want[:len(want)-n]
 			}
 			if err != nil || !bytes.Equal(got, want) {
@@ -197,12 +197,12 @@ func TestAppendValueBoundaries(t *testing.T) {
 }
 
 // A value nested too deeply for the bucket encodings fails them as
-// doc.Marshal did (measurements are checked for storage first, with a
+// document.Marshal did (measurements are checked for storage first, with a
 // lower limit, so the engine never meets one).
 func TestColumnEncodingDepth(t *testing.T) {
 	o := Options{TimeField: "t", Granularity: GranularitySeconds, BucketMaxSpanSeconds: 3600, BucketRoundingSeconds: 60}
 	var deep any = int32(1)
-	for i := 0; i < doc.MaxReadDepth; i++ {
+	for i := 0; i < document.MaxReadDepth; i++ {
 		deep = bson.A{deep}
 	}
 	b := NewBucket(o, 0, nil, false)
@@ -218,7 +218,7 @@ func TestColumnEncodingDepth(t *testing.T) {
 	_, err := b.EncodeTail(0)
 	_, want := marshalTail(b, 0)
 	if err == nil || want == nil {
-		t.Fatalf("EncodeTail of a too deep value: %v (doc.Marshal: %v)", err, want)
+		t.Fatalf("EncodeTail of a too deep value: %v (document.Marshal: %v)", err, want)
 	}
 	if _, err := b.CompressedDocument(o); err == nil {
 		t.Fatal("CompressedDocument of a too deep value succeeded")

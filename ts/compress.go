@@ -6,7 +6,7 @@ import (
 	"sync"
 
 	"github.com/klauspost/compress/zstd"
-	"github.com/ttlkv/ttlkv/doc"
+	"github.com/ttlkv/ttlkv/document"
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
 
@@ -121,7 +121,7 @@ func expandColumns(v any) (bson.D, error) {
 	if err != nil {
 		return nil, malformed("version-2 data: %v", err)
 	}
-	d, err := doc.Unmarshal(raw)
+	d, err := document.Unmarshal(raw)
 	if err != nil {
 		return nil, malformed("version-2 data: %v", err)
 	}
@@ -196,7 +196,7 @@ func (b *Bucket) Append(o Options, m bson.D) error {
 	if err := checkFields(m); err != nil {
 		return err
 	}
-	if hasMeta != b.HasMeta || (hasMeta && doc.Compare(meta, b.Meta) != 0) {
+	if hasMeta != b.HasMeta || (hasMeta && document.Compare(meta, b.Meta) != 0) {
 		return ErrMetaMismatch
 	}
 	if t < b.MinTime || b.count >= MaxBucketCount {

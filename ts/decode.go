@@ -1,13 +1,13 @@
 package ts
 
 import (
-	"github.com/ttlkv/ttlkv/doc"
+	"github.com/ttlkv/ttlkv/document"
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
 
 // DecodeBucket is the inverse of Bucket.Document: it rebuilds a bucket
 // from its stored form under options o. It checks the document's shape
-// completely and returns an error (a *doc.Error with code 1
+// completely and returns an error (a *document.Error with code 1
 // InternalError, since a bad bucket is corruption, not a user mistake)
 // for anything Document would not produce: unknown or duplicate
 // top-level fields, a missing _id, control, control.min.<timeField> or
@@ -149,7 +149,7 @@ func (b *Bucket) decodeControl(o Options, control bson.D) error {
 	if !haveVersion || !haveMin || !haveMax || !haveCount {
 		return malformed("control lacks version, min, max or count")
 	}
-	v, ok := doc.Get(min, o.TimeField)
+	v, ok := document.Get(min, o.TimeField)
 	if !ok {
 		return malformed("control.min has no time field %q", o.TimeField)
 	}

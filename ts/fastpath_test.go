@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ttlkv/ttlkv/doc"
+	"github.com/ttlkv/ttlkv/document"
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
 
@@ -20,7 +20,7 @@ func sign(c int) int {
 	return 0
 }
 
-// compare's same-type fast paths order values exactly as doc.Compare
+// compare's same-type fast paths order values exactly as document.Compare
 // does (min and max of a column must not depend on which path ran).
 func TestCompareMatchesDocCompare(t *testing.T) {
 	nan, inf := math.NaN(), math.Inf(1)
@@ -35,26 +35,26 @@ func TestCompareMatchesDocCompare(t *testing.T) {
 	}
 	for _, a := range vals {
 		for _, b := range vals {
-			if got, want := sign(compare(a, b)), sign(doc.Compare(a, b)); got != want {
-				t.Errorf("compare(%#v, %#v) = %d, doc.Compare = %d", a, b, got, want)
+			if got, want := sign(compare(a, b)), sign(document.Compare(a, b)); got != want {
+				t.Errorf("compare(%#v, %#v) = %d, document.Compare = %d", a, b, got, want)
 			}
 		}
 	}
 }
 
-// valueSize's fast paths give the BSON size doc.Size gives.
+// valueSize's fast paths give the BSON size document.Size gives.
 func TestValueSizeMatchesBSON(t *testing.T) {
 	for _, v := range []any{
 		1.5, int64(3), bson.DateTime(5), bson.Timestamp{T: 1, I: 2}, int32(4), true, false, nil, bson.Null{},
 		"", "abc", "é", bson.NewObjectID(), bson.D{{Key: "a", Value: "b"}}, bson.A{int32(1)},
 	} {
-		if got, want := valueSize(v), doc.Size(bson.D{{Key: "", Value: v}})-7; got != want {
+		if got, want := valueSize(v), document.Size(bson.D{{Key: "", Value: v}})-7; got != want {
 			t.Errorf("valueSize(%#v) = %d, want %d", v, got, want)
 		}
 	}
 }
 
-// The Bucketer's meta hash groups measurements exactly as doc.Compare
+// The Bucketer's meta hash groups measurements exactly as document.Compare
 // equality does: random metas from a pool rich in values that are equal
 // across types (1, 1.0, 1L, decimal 1, -0.0 and 0) or differ only in
 // field order; two measurements share a bucket iff their metas compare
@@ -108,7 +108,7 @@ func TestBucketerMetaHashMatchesCompare(t *testing.T) {
 		case an || bn:
 			return an && bn
 		}
-		return doc.Compare(a, b) == 0
+		return document.Compare(a, b) == 0
 	}
 	for i := range recs {
 		for j := 0; j < i; j++ {

@@ -4,7 +4,7 @@ import (
 	"math"
 	"strings"
 
-	"github.com/ttlkv/ttlkv/doc"
+	"github.com/ttlkv/ttlkv/document"
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
 
@@ -21,8 +21,8 @@ const MaxCustomSpanSeconds = 31536000
 
 // Codes of MongoDB's IDL parser that doc/errors.go does not name.
 const (
-	codeIDLDuplicateField = doc.Code(40413) // a sub-field given twice
-	codeIDLFailedToParse  = doc.Code(40414) // a required sub-field missing
+	codeIDLDuplicateField = document.Code(40413) // a sub-field given twice
+	codeIDLFailedToParse  = document.Code(40414) // a required sub-field missing
 )
 
 type granularityDefaults struct {
@@ -77,8 +77,8 @@ type bucketing struct {
 
 // ParseOptions validates the timeseries sub-document of a create command
 // (SPEC §6.1–6.2) and returns the options it describes. v must be a
-// document (bson.D, or a map that doc.Normalize accepts). Errors, all
-// *doc.Error:
+// document (bson.D, or a map that document.Normalize accepts). Errors, all
+// *document.Error:
 //   - v not a document, timeField or metaField not a string, granularity
 //     not a string, span or rounding not a number: 14 TypeMismatch;
 //   - an unknown sub-field: 40415 IDLUnknownField; a sub-field given twice:
@@ -106,7 +106,7 @@ func ParseOptions(v any) (Options, error) {
 	seen := map[string]bool{}
 	for _, e := range d {
 		if seen[e.Key] {
-			return Options{}, doc.Errorf(codeIDLDuplicateField, "BSON field 'create.timeseries.%s' is a duplicate field", e.Key)
+			return Options{}, document.Errorf(codeIDLDuplicateField, "BSON field 'create.timeseries.%s' is a duplicate field", e.Key)
 		}
 		seen[e.Key] = true
 		switch e.Key {
@@ -128,29 +128,29 @@ func ParseOptions(v any) (Options, error) {
 				return Options{}, err
 			}
 			if !handled {
-				return Options{}, doc.Errorf(doc.CodeIDLUnknownField, "BSON field 'create.timeseries.%s' is an unknown field.", e.Key)
+				return Options{}, document.Errorf(document.CodeIDLUnknownField, "BSON field 'create.timeseries.%s' is an unknown field.", e.Key)
 			}
 		}
 	}
 	if !hasTime {
-		return Options{}, doc.Errorf(codeIDLFailedToParse, "BSON field 'create.timeseries.timeField' is missing but a required field")
+		return Options{}, document.Errorf(codeIDLFailedToParse, "BSON field 'create.timeseries.timeField' is missing but a required field")
 	}
 	if o.TimeField == "" {
-		return Options{}, doc.Errorf(doc.CodeInvalidOptions, "The 'timeField' for a time-series collection must not be empty")
+		return Options{}, document.Errorf(document.CodeInvalidOptions, "The 'timeField' for a time-series collection must not be empty")
 	}
 	if strings.Contains(o.TimeField, ".") {
-		return Options{}, doc.Errorf(doc.CodeInvalidOptions, "The 'timeField' for a time-series collection must not contain a '.': %q", o.TimeField)
+		return Options{}, document.Errorf(document.CodeInvalidOptions, "The 'timeField' for a time-series collection must not contain a '.': %q", o.TimeField)
 	}
 	if hasMeta {
 		switch {
 		case o.MetaField == "":
-			return Options{}, doc.Errorf(doc.CodeInvalidOptions, "The 'metaField' for a time-series collection must not be empty")
+			return Options{}, document.Errorf(document.CodeInvalidOptions, "The 'metaField' for a time-series collection must not be empty")
 		case strings.Contains(o.MetaField, "."):
-			return Options{}, doc.Errorf(doc.CodeInvalidOptions, "The 'metaField' for a time-series collection must not contain a '.': %q", o.MetaField)
+			return Options{}, document.Errorf(document.CodeInvalidOptions, "The 'metaField' for a time-series collection must not contain a '.': %q", o.MetaField)
 		case o.MetaField == o.TimeField:
-			return Options{}, doc.Errorf(doc.CodeInvalidOptions, "The 'metaField' and 'timeField' of a time-series collection must be different, both are %q", o.TimeField)
+			return Options{}, document.Errorf(document.CodeInvalidOptions, "The 'metaField' and 'timeField' of a time-series collection must be different, both are %q", o.TimeField)
 		case o.MetaField == "_id":
-			return Options{}, doc.Errorf(doc.CodeInvalidOptions, "The 'metaField' for a time-series collection cannot be '_id'")
+			return Options{}, document.Errorf(document.CodeInvalidOptions, "The 'metaField' for a time-series collection cannot be '_id'")
 		}
 	}
 	g, span, rounding, err := bk.resolve()
@@ -176,7 +176,7 @@ func (bk *bucketing) parseField(cmd string, e bson.E) (bool, error) {
 			return true, typeMismatch(cmd, "granularity", e.Value, "string")
 		}
 		if _, ok := lookupGranularity(s); !ok {
-			return true, doc.Errorf(doc.CodeBadValue, "Enumeration value '%s' for field '%s.timeseries.granularity' is not a valid value.", s, cmd)
+			return true, document.Errorf(document.CodeBadValue, "Enumeration value '%s' for field '%s.timeseries.granularity' is not a valid value.", s, cmd)
 		}
 		bk.granularity, bk.hasGranularity = s, true
 	case "bucketMaxSpanSeconds", "bucketRoundingSeconds":
@@ -202,24 +202,24 @@ func (bk *bucketing) resolve() (string, int64, int64, error) {
 	if bk.hasGranularity {
 		g, _ := lookupGranularity(bk.granularity)
 		if bk.hasSpan && bk.span != g.span {
-			return "", 0, 0, doc.Errorf(doc.CodeInvalidOptions,
+			return "", 0, 0, document.Errorf(document.CodeInvalidOptions,
 				"Timeseries 'bucketMaxSpanSeconds' is not configurable to a value other than the default of %d for the provided granularity", g.span)
 		}
 		if bk.hasRounding && bk.rounding != g.rounding {
-			return "", 0, 0, doc.Errorf(doc.CodeInvalidOptions,
+			return "", 0, 0, document.Errorf(document.CodeInvalidOptions,
 				"Timeseries 'bucketRoundingSeconds' is not configurable to a value other than the default of %d for the provided granularity", g.rounding)
 		}
 		return g.name, g.span, g.rounding, nil
 	}
 	if bk.hasSpan != bk.hasRounding {
-		return "", 0, 0, doc.Errorf(doc.CodeInvalidOptions,
+		return "", 0, 0, document.Errorf(document.CodeInvalidOptions,
 			"Time-series 'bucketMaxSpanSeconds' and 'bucketRoundingSeconds' need to be set alongside each other")
 	}
 	if !bk.hasSpan {
 		return "", 0, 0, nil
 	}
 	if bk.span != bk.rounding {
-		return "", 0, 0, doc.Errorf(doc.CodeInvalidOptions,
+		return "", 0, 0, document.Errorf(document.CodeInvalidOptions,
 			"Time-series 'bucketMaxSpanSeconds' and 'bucketRoundingSeconds' need to be equal, got %d and %d", bk.span, bk.rounding)
 	}
 	return "", bk.span, bk.rounding, nil
@@ -236,27 +236,27 @@ func secondsValue(cmd string, e bson.E) (int64, error) {
 		n = x
 	case float64:
 		if x != math.Trunc(x) || math.IsNaN(x) || x < math.MinInt64 || x >= math.MaxInt64 {
-			return 0, doc.Errorf(doc.CodeBadValue, "BSON field '%s.timeseries.%s' must be an integer, got %v", cmd, e.Key, x)
+			return 0, document.Errorf(document.CodeBadValue, "BSON field '%s.timeseries.%s' must be an integer, got %v", cmd, e.Key, x)
 		}
 		n = int64(x)
 	default:
 		return 0, typeMismatch(cmd, e.Key, e.Value, "int")
 	}
 	if n < 1 {
-		return 0, doc.Errorf(doc.CodeBadValue, "BSON field '%s.timeseries.%s' value must be >= 1, actual value '%d'", cmd, e.Key, n)
+		return 0, document.Errorf(document.CodeBadValue, "BSON field '%s.timeseries.%s' value must be >= 1, actual value '%d'", cmd, e.Key, n)
 	}
 	if n > MaxCustomSpanSeconds {
-		return 0, doc.Errorf(doc.CodeBadValue, "BSON field '%s.timeseries.%s' value must be <= %d, actual value '%d'", cmd, e.Key, MaxCustomSpanSeconds, n)
+		return 0, document.Errorf(document.CodeBadValue, "BSON field '%s.timeseries.%s' value must be <= %d, actual value '%d'", cmd, e.Key, MaxCustomSpanSeconds, n)
 	}
 	return n, nil
 }
 
 func typeMismatch(cmd, field string, v any, want string) error {
-	got := doc.TypeName(v)
+	got := document.TypeName(v)
 	if got == "" {
 		got = "unknown"
 	}
-	return doc.Errorf(doc.CodeTypeMismatch, "BSON field '%s.timeseries.%s' is the wrong type '%s', expected type '%s'", cmd, field, got, want)
+	return document.Errorf(document.CodeTypeMismatch, "BSON field '%s.timeseries.%s' is the wrong type '%s', expected type '%s'", cmd, field, got, want)
 }
 
 // asDoc returns v as a bson.D, normalising maps; anything else is 14.
@@ -265,17 +265,17 @@ func asDoc(v any, msg string) (bson.D, error) {
 	case bson.D:
 		return x, nil
 	case bson.M, map[string]any:
-		d, err := doc.Normalize(x)
+		d, err := document.Normalize(x)
 		if err != nil {
 			return nil, err
 		}
 		return d, nil
 	}
-	return nil, doc.Errorf(doc.CodeTypeMismatch, "%s, got %s", msg, typeNameOf(v))
+	return nil, document.Errorf(document.CodeTypeMismatch, "%s, got %s", msg, typeNameOf(v))
 }
 
 func typeNameOf(v any) string {
-	if n := doc.TypeName(v); n != "" {
+	if n := document.TypeName(v); n != "" {
 		return n
 	}
 	return "unknown type"
@@ -309,7 +309,7 @@ func (o Options) Equal(p Options) bool { return o == p }
 // ApplyCollMod validates the timeseries sub-document of a collMod against
 // the current options o (SPEC §6.5) and returns the new options; o is not
 // changed. Accepted sub-fields are granularity, bucketMaxSpanSeconds and
-// bucketRoundingSeconds ({} changes nothing). Errors, all *doc.Error:
+// bucketRoundingSeconds ({} changes nothing). Errors, all *document.Error:
 //   - v not a document, or a sub-field of the wrong type: 14;
 //   - another sub-field (timeField and metaField included): 40415;
 //   - granularity that does not grow (seconds -> minutes -> hours; the
@@ -330,7 +330,7 @@ func (o Options) ApplyCollMod(v any) (Options, error) {
 	seen := map[string]bool{}
 	for _, e := range d {
 		if seen[e.Key] {
-			return o, doc.Errorf(codeIDLDuplicateField, "BSON field 'collMod.timeseries.%s' is a duplicate field", e.Key)
+			return o, document.Errorf(codeIDLDuplicateField, "BSON field 'collMod.timeseries.%s' is a duplicate field", e.Key)
 		}
 		seen[e.Key] = true
 		handled, err := bk.parseField("collMod", e)
@@ -338,7 +338,7 @@ func (o Options) ApplyCollMod(v any) (Options, error) {
 			return o, err
 		}
 		if !handled {
-			return o, doc.Errorf(doc.CodeIDLUnknownField, "BSON field 'collMod.timeseries.%s' is an unknown field.", e.Key)
+			return o, document.Errorf(document.CodeIDLUnknownField, "BSON field 'collMod.timeseries.%s' is an unknown field.", e.Key)
 		}
 	}
 	g, span, rounding, err := bk.resolve()
@@ -352,21 +352,21 @@ func (o Options) ApplyCollMod(v any) (Options, error) {
 		if o.Granularity != "" {
 			from, _ := lookupGranularity(o.Granularity)
 			if to.rank < from.rank {
-				return o, doc.Errorf(doc.CodeInvalidOptions,
+				return o, document.Errorf(document.CodeInvalidOptions,
 					"Invalid transition for timeseries.granularity. Can only transition from 'seconds' to 'minutes' or 'minutes' to 'hours', not from '%s' to '%s'.", o.Granularity, g)
 			}
 		} else if to.span < o.BucketMaxSpanSeconds || to.rounding < o.BucketRoundingSeconds {
-			return o, doc.Errorf(doc.CodeInvalidOptions,
+			return o, document.Errorf(document.CodeInvalidOptions,
 				"Invalid transition for timeseries.granularity. Granularity '%s' would shrink the custom bucketing (bucketMaxSpanSeconds %d)", g, o.BucketMaxSpanSeconds)
 		}
 		n.Granularity, n.BucketMaxSpanSeconds, n.BucketRoundingSeconds = to.name, to.span, to.rounding
 	case bk.hasSpan:
 		if span < o.BucketMaxSpanSeconds {
-			return o, doc.Errorf(doc.CodeInvalidOptions,
+			return o, document.Errorf(document.CodeInvalidOptions,
 				"Invalid transition for timeseries.bucketMaxSpanSeconds, value can only be increased: from %d to %d", o.BucketMaxSpanSeconds, span)
 		}
 		if rounding < o.BucketRoundingSeconds {
-			return o, doc.Errorf(doc.CodeInvalidOptions,
+			return o, document.Errorf(document.CodeInvalidOptions,
 				"Invalid transition for timeseries.bucketRoundingSeconds, value can only be increased: from %d to %d", o.BucketRoundingSeconds, rounding)
 		}
 		if span != o.BucketMaxSpanSeconds || rounding != o.BucketRoundingSeconds {
@@ -421,7 +421,7 @@ func (o Options) Split(m bson.D) (t bson.DateTime, meta any, hasMeta bool, err e
 		case e.Key == o.TimeField && !haveTime:
 			dt, ok := e.Value.(bson.DateTime)
 			if !ok {
-				return 0, nil, false, doc.Errorf(doc.CodeBadValue,
+				return 0, nil, false, document.Errorf(document.CodeBadValue,
 					"'%s' must be present and contain a valid BSON UTC datetime value, got %s", o.TimeField, typeNameOf(e.Value))
 			}
 			t, haveTime = dt, true
@@ -430,7 +430,7 @@ func (o Options) Split(m bson.D) (t bson.DateTime, meta any, hasMeta bool, err e
 		}
 	}
 	if !haveTime {
-		return 0, nil, false, doc.Errorf(doc.CodeBadValue,
+		return 0, nil, false, document.Errorf(document.CodeBadValue,
 			"'%s' must be present and contain a valid BSON UTC datetime value", o.TimeField)
 	}
 	return t, meta, hasMeta, nil

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ttlkv/ttlkv/doc"
+	"github.com/ttlkv/ttlkv/document"
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
 
@@ -22,13 +22,13 @@ func dt(t testing.TB, s string) bson.DateTime {
 	return bson.NewDateTimeFromTime(tm)
 }
 
-// wantCode fails unless err is a *doc.Error with the code and, when frag
+// wantCode fails unless err is a *document.Error with the code and, when frag
 // is not empty, a message containing frag.
-func wantCode(t *testing.T, err error, code doc.Code, frag string) {
+func wantCode(t *testing.T, err error, code document.Code, frag string) {
 	t.Helper()
-	var e *doc.Error
+	var e *document.Error
 	if !errors.As(err, &e) {
-		t.Fatalf("error %v, want *doc.Error with code %d", err, code)
+		t.Fatalf("error %v, want *document.Error with code %d", err, code)
 	}
 	if e.Code != code {
 		t.Fatalf("code %d (%v), want %d: %s", e.Code, e.Code, code, e.Message)
@@ -86,36 +86,36 @@ func TestParseOptionsRejects(t *testing.T) {
 	cases := []struct {
 		name string
 		in   any
-		code doc.Code
+		code document.Code
 		frag string
 	}{
-		{"not an object", "t", doc.CodeTypeMismatch, ""},
-		{"array", bson.A{"t"}, doc.CodeTypeMismatch, ""},
-		{"null", nil, doc.CodeTypeMismatch, ""},
-		{"timeField number", bson.D{{Key: "timeField", Value: int32(1)}}, doc.CodeTypeMismatch, "timeField"},
-		{"metaField number", bson.D{tf, {Key: "metaField", Value: true}}, doc.CodeTypeMismatch, "metaField"},
-		{"granularity number", bson.D{tf, {Key: "granularity", Value: int32(1)}}, doc.CodeTypeMismatch, "granularity"},
-		{"span string", bson.D{tf, {Key: "bucketMaxSpanSeconds", Value: "1"}, {Key: "bucketRoundingSeconds", Value: int32(1)}}, doc.CodeTypeMismatch, "bucketMaxSpanSeconds"},
-		{"unknown field", bson.D{tf, {Key: "foo", Value: int32(1)}}, doc.CodeIDLUnknownField, "create.timeseries.foo"},
-		{"duplicate field", bson.D{tf, tf}, doc.Code(40413), "duplicate"},
-		{"no timeField", bson.D{{Key: "metaField", Value: "m"}}, doc.Code(40414), "timeField"},
-		{"dotted timeField", bson.D{{Key: "timeField", Value: "a.b"}}, doc.CodeInvalidOptions, "'.'"},
-		{"dotted metaField", bson.D{tf, {Key: "metaField", Value: "m.x"}}, doc.CodeInvalidOptions, "'.'"},
-		{"empty timeField", bson.D{{Key: "timeField", Value: ""}}, doc.CodeInvalidOptions, "empty"},
-		{"empty metaField", bson.D{tf, {Key: "metaField", Value: ""}}, doc.CodeInvalidOptions, "empty"},
-		{"meta equals time", bson.D{tf, {Key: "metaField", Value: "t"}}, doc.CodeInvalidOptions, "different"},
-		{"meta _id", bson.D{tf, {Key: "metaField", Value: "_id"}}, doc.CodeInvalidOptions, "_id"},
-		{"bad granularity", bson.D{tf, {Key: "granularity", Value: "days"}}, doc.CodeBadValue, "days"},
-		{"span alone", bson.D{tf, {Key: "bucketMaxSpanSeconds", Value: int32(100)}}, doc.CodeInvalidOptions, "alongside"},
-		{"rounding alone", bson.D{tf, {Key: "bucketRoundingSeconds", Value: int32(100)}}, doc.CodeInvalidOptions, "alongside"},
-		{"unequal", bson.D{tf, {Key: "bucketMaxSpanSeconds", Value: int32(100)}, {Key: "bucketRoundingSeconds", Value: int32(50)}}, doc.CodeInvalidOptions, "equal"},
-		{"zero", bson.D{tf, {Key: "bucketMaxSpanSeconds", Value: int32(0)}, {Key: "bucketRoundingSeconds", Value: int32(0)}}, doc.CodeBadValue, ">= 1"},
-		{"negative", bson.D{tf, {Key: "bucketMaxSpanSeconds", Value: int64(-5)}, {Key: "bucketRoundingSeconds", Value: int64(-5)}}, doc.CodeBadValue, ">= 1"},
-		{"too large", bson.D{tf, {Key: "bucketMaxSpanSeconds", Value: int32(31536001)}, {Key: "bucketRoundingSeconds", Value: int32(31536001)}}, doc.CodeBadValue, "<= 31536000"},
-		{"fraction", bson.D{tf, {Key: "bucketMaxSpanSeconds", Value: 1.5}, {Key: "bucketRoundingSeconds", Value: 1.5}}, doc.CodeBadValue, "integer"},
-		{"NaN", bson.D{tf, {Key: "bucketMaxSpanSeconds", Value: math.NaN()}, {Key: "bucketRoundingSeconds", Value: int32(1)}}, doc.CodeBadValue, "integer"},
-		{"granularity and other span", bson.D{tf, {Key: "granularity", Value: "seconds"}, {Key: "bucketMaxSpanSeconds", Value: int32(60)}, {Key: "bucketRoundingSeconds", Value: int32(60)}}, doc.CodeInvalidOptions, "3600"},
-		{"granularity and other rounding", bson.D{tf, {Key: "granularity", Value: "hours"}, {Key: "bucketRoundingSeconds", Value: int32(60)}}, doc.CodeInvalidOptions, "86400"},
+		{"not an object", "t", document.CodeTypeMismatch, ""},
+		{"array", bson.A{"t"}, document.CodeTypeMismatch, ""},
+		{"null", nil, document.CodeTypeMismatch, ""},
+		{"timeField number", bson.D{{Key: "timeField", Value: int32(1)}}, document.CodeTypeMismatch, "timeField"},
+		{"metaField number", bson.D{tf, {Key: "metaField", Value: true}}, document.CodeTypeMismatch, "metaField"},
+		{"granularity number", bson.D{tf, {Key: "granularity", Value: int32(1)}}, document.CodeTypeMismatch, "granularity"},
+		{"span string", bson.D{tf, {Key: "bucketMaxSpanSeconds", Value: "1"}, {Key: "bucketRoundingSeconds", Value: int32(1)}}, document.CodeTypeMismatch, "bucketMaxSpanSeconds"},
+		{"unknown field", bson.D{tf, {Key: "foo", Value: int32(1)}}, document.CodeIDLUnknownField, "create.timeseries.foo"},
+		{"duplicate field", bson.D{tf, tf}, document.Code(40413), "duplicate"},
+		{"no timeField", bson.D{{Key: "metaField", Value: "m"}}, document.Code(40414), "timeField"},
+		{"dotted timeField", bson.D{{Key: "timeField", Value: "a.b"}}, document.CodeInvalidOptions, "'.'"},
+		{"dotted metaField", bson.D{tf, {Key: "metaField", Value: "m.x"}}, document.CodeInvalidOptions, "'.'"},
+		{"empty timeField", bson.D{{Key: "timeField", Value: ""}}, document.CodeInvalidOptions, "empty"},
+		{"empty metaField", bson.D{tf, {Key: "metaField", Value: ""}}, document.CodeInvalidOptions, "empty"},
+		{"meta equals time", bson.D{tf, {Key: "metaField", Value: "t"}}, document.CodeInvalidOptions, "different"},
+		{"meta _id", bson.D{tf, {Key: "metaField", Value: "_id"}}, document.CodeInvalidOptions, "_id"},
+		{"bad granularity", bson.D{tf, {Key: "granularity", Value: "days"}}, document.CodeBadValue, "days"},
+		{"span alone", bson.D{tf, {Key: "bucketMaxSpanSeconds", Value: int32(100)}}, document.CodeInvalidOptions, "alongside"},
+		{"rounding alone", bson.D{tf, {Key: "bucketRoundingSeconds", Value: int32(100)}}, document.CodeInvalidOptions, "alongside"},
+		{"unequal", bson.D{tf, {Key: "bucketMaxSpanSeconds", Value: int32(100)}, {Key: "bucketRoundingSeconds", Value: int32(50)}}, document.CodeInvalidOptions, "equal"},
+		{"zero", bson.D{tf, {Key: "bucketMaxSpanSeconds", Value: int32(0)}, {Key: "bucketRoundingSeconds", Value: int32(0)}}, document.CodeBadValue, ">= 1"},
+		{"negative", bson.D{tf, {Key: "bucketMaxSpanSeconds", Value: int64(-5)}, {Key: "bucketRoundingSeconds", Value: int64(-5)}}, document.CodeBadValue, ">= 1"},
+		{"too large", bson.D{tf, {Key: "bucketMaxSpanSeconds", Value: int32(31536001)}, {Key: "bucketRoundingSeconds", Value: int32(31536001)}}, document.CodeBadValue, "<= 31536000"},
+		{"fraction", bson.D{tf, {Key: "bucketMaxSpanSeconds", Value: 1.5}, {Key: "bucketRoundingSeconds", Value: 1.5}}, document.CodeBadValue, "integer"},
+		{"NaN", bson.D{tf, {Key: "bucketMaxSpanSeconds", Value: math.NaN()}, {Key: "bucketRoundingSeconds", Value: int32(1)}}, document.CodeBadValue, "integer"},
+		{"granularity and other span", bson.D{tf, {Key: "granularity", Value: "seconds"}, {Key: "bucketMaxSpanSeconds", Value: int32(60)}, {Key: "bucketRoundingSeconds", Value: int32(60)}}, document.CodeInvalidOptions, "3600"},
+		{"granularity and other rounding", bson.D{tf, {Key: "granularity", Value: "hours"}, {Key: "bucketRoundingSeconds", Value: int32(60)}}, document.CodeInvalidOptions, "86400"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -221,24 +221,24 @@ func TestApplyCollMod(t *testing.T) {
 		name string
 		from Options
 		mod  any
-		code doc.Code
+		code document.Code
 		frag string
 	}{
-		{"minutes->seconds", min, g("seconds"), doc.CodeInvalidOptions, "Invalid transition for timeseries.granularity"},
-		{"hours->minutes", hr, g("minutes"), doc.CodeInvalidOptions, "Invalid transition for timeseries.granularity"},
-		{"hours->seconds", hr, g("seconds"), doc.CodeInvalidOptions, "Invalid transition for timeseries.granularity"},
-		{"custom to a smaller granularity", cust, g("seconds"), doc.CodeInvalidOptions, "Invalid transition for timeseries.granularity"},
-		{"custom to a granularity with smaller rounding", cust, g("minutes"), doc.CodeInvalidOptions, "Invalid transition for timeseries.granularity"},
-		{"custom shrinks", cust, custom(3600), doc.CodeInvalidOptions, "Invalid transition for timeseries.bucketMaxSpanSeconds"},
-		{"bad granularity", sec, g("days"), doc.CodeBadValue, "days"},
-		{"not an object", sec, "minutes", doc.CodeTypeMismatch, ""},
-		{"granularity number", sec, bson.D{{Key: "granularity", Value: int32(2)}}, doc.CodeTypeMismatch, ""},
-		{"timeField", sec, bson.D{{Key: "timeField", Value: "x"}}, doc.CodeIDLUnknownField, "collMod.timeseries.timeField"},
-		{"metaField", sec, bson.D{{Key: "metaField", Value: "x"}}, doc.CodeIDLUnknownField, "metaField"},
-		{"span alone", sec, bson.D{{Key: "bucketMaxSpanSeconds", Value: int32(7200)}}, doc.CodeInvalidOptions, "alongside"},
-		{"unequal", sec, bson.D{{Key: "bucketMaxSpanSeconds", Value: int32(7200)}, {Key: "bucketRoundingSeconds", Value: int32(3600)}}, doc.CodeInvalidOptions, "equal"},
-		{"out of range", sec, custom(31536001), doc.CodeBadValue, ""},
-		{"granularity and other span", sec, bson.D{{Key: "granularity", Value: "minutes"}, {Key: "bucketMaxSpanSeconds", Value: int32(3600)}}, doc.CodeInvalidOptions, ""},
+		{"minutes->seconds", min, g("seconds"), document.CodeInvalidOptions, "Invalid transition for timeseries.granularity"},
+		{"hours->minutes", hr, g("minutes"), document.CodeInvalidOptions, "Invalid transition for timeseries.granularity"},
+		{"hours->seconds", hr, g("seconds"), document.CodeInvalidOptions, "Invalid transition for timeseries.granularity"},
+		{"custom to a smaller granularity", cust, g("seconds"), document.CodeInvalidOptions, "Invalid transition for timeseries.granularity"},
+		{"custom to a granularity with smaller rounding", cust, g("minutes"), document.CodeInvalidOptions, "Invalid transition for timeseries.granularity"},
+		{"custom shrinks", cust, custom(3600), document.CodeInvalidOptions, "Invalid transition for timeseries.bucketMaxSpanSeconds"},
+		{"bad granularity", sec, g("days"), document.CodeBadValue, "days"},
+		{"not an object", sec, "minutes", document.CodeTypeMismatch, ""},
+		{"granularity number", sec, bson.D{{Key: "granularity", Value: int32(2)}}, document.CodeTypeMismatch, ""},
+		{"timeField", sec, bson.D{{Key: "timeField", Value: "x"}}, document.CodeIDLUnknownField, "collMod.timeseries.timeField"},
+		{"metaField", sec, bson.D{{Key: "metaField", Value: "x"}}, document.CodeIDLUnknownField, "metaField"},
+		{"span alone", sec, bson.D{{Key: "bucketMaxSpanSeconds", Value: int32(7200)}}, document.CodeInvalidOptions, "alongside"},
+		{"unequal", sec, bson.D{{Key: "bucketMaxSpanSeconds", Value: int32(7200)}, {Key: "bucketRoundingSeconds", Value: int32(3600)}}, document.CodeInvalidOptions, "equal"},
+		{"out of range", sec, custom(31536001), document.CodeBadValue, ""},
+		{"granularity and other span", sec, bson.D{{Key: "granularity", Value: "minutes"}, {Key: "bucketMaxSpanSeconds", Value: int32(3600)}}, document.CodeInvalidOptions, ""},
 	}
 	for _, c := range bad {
 		t.Run(c.name, func(t *testing.T) {
@@ -302,6 +302,6 @@ func TestSplit(t *testing.T) {
 		{{Key: "t", Value: bson.Timestamp{T: 1}}},
 	} {
 		_, _, _, err := o.Split(m)
-		wantCode(t, err, doc.CodeBadValue, "'t'")
+		wantCode(t, err, document.CodeBadValue, "'t'")
 	}
 }

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ttlkv/ttlkv/doc"
+	"github.com/ttlkv/ttlkv/document"
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
 
@@ -112,7 +112,7 @@ func randMeasurement(r *rand.Rand, o Options, base bson.DateTime, metas []any) b
 // TestRoundTripProperty inserts random measurements through a Bucketer,
 // keeping a model of what went where, then checks every bucket: the
 // bucketing invariants, control min/max against a brute-force scan, and
-// that Document -> doc.Marshal -> doc.Unmarshal -> DecodeBucket gives
+// that Document -> document.Marshal -> document.Unmarshal -> DecodeBucket gives
 // back exactly the inserted measurements, field order and types included.
 func TestRoundTripProperty(t *testing.T) {
 	r := rand.New(rand.NewSource(seed(t)))
@@ -179,7 +179,7 @@ func checkBucket(t *testing.T, o Options, b *Bucket, want []bson.D) {
 		if tm < b.MinTime || int64(tm-b.MinTime) >= o.BucketMaxSpanSeconds*1000 {
 			t.Fatalf("measurement %d at %v outside bucket [%v, +%ds)", i, tm, b.MinTime, o.BucketMaxSpanSeconds)
 		}
-		if hasMeta != b.HasMeta || (hasMeta && doc.Compare(meta, b.Meta) != 0) {
+		if hasMeta != b.HasMeta || (hasMeta && document.Compare(meta, b.Meta) != 0) {
 			t.Fatalf("measurement %d meta %v in bucket of meta %v", i, meta, b.Meta)
 		}
 		for _, e := range m {
@@ -191,17 +191,17 @@ func checkBucket(t *testing.T, o Options, b *Bucket, want []bson.D) {
 				minOf[e.Key], maxOf[e.Key] = e.Value, e.Value
 				continue
 			}
-			if doc.Compare(e.Value, minOf[e.Key]) < 0 {
+			if document.Compare(e.Value, minOf[e.Key]) < 0 {
 				minOf[e.Key] = e.Value
 			}
-			if doc.Compare(e.Value, maxOf[e.Key]) > 0 {
+			if document.Compare(e.Value, maxOf[e.Key]) > 0 {
 				maxOf[e.Key] = e.Value
 			}
 		}
 	}
 	minOf[o.TimeField] = b.MinTime
 	// A measurement comes back with the bucket's meta value, which equals
-	// its own under doc.Compare but may differ in type (1 and 1.0).
+	// its own under document.Compare but may differ in type (1 and 1.0).
 	want = withMeta(o, want, b)
 	cmin, cmax := b.ControlMin(), b.ControlMax()
 	if len(cmin) != len(fields) || len(cmax) != len(fields) {
@@ -224,14 +224,14 @@ func checkBucket(t *testing.T, o Options, b *Bucket, want []bson.D) {
 		t.Fatalf("Measurements differ from the inserted ones")
 	}
 	d := b.Document(o)
-	if size := doc.Size(d); size > b.Size() {
+	if size := document.Size(d); size > b.Size() {
 		t.Fatalf("size estimate %d below the real %d", b.Size(), size)
 	}
-	raw, err := doc.Marshal(d)
+	raw, err := document.Marshal(d)
 	if err != nil {
 		t.Fatalf("marshal: %v", err)
 	}
-	back, err := doc.Unmarshal(raw)
+	back, err := document.Unmarshal(raw)
 	if err != nil {
 		t.Fatalf("unmarshal: %v", err)
 	}
@@ -261,14 +261,14 @@ func checkCompressed(t *testing.T, o Options, b *Bucket, d bson.D, want []bson.D
 	if err != nil {
 		t.Fatalf("CompressedDocument: %v", err)
 	}
-	if v, _ := doc.Lookup(cd, "control.version"); v != int32(2) {
+	if v, _ := document.Lookup(cd, "control.version"); v != int32(2) {
 		t.Fatalf("compressed control.version = %v", v)
 	}
-	raw, err := doc.Marshal(cd)
+	raw, err := document.Marshal(cd)
 	if err != nil {
 		t.Fatalf("marshal v2: %v", err)
 	}
-	back, err := doc.Unmarshal(raw)
+	back, err := document.Unmarshal(raw)
 	if err != nil {
 		t.Fatalf("unmarshal v2: %v", err)
 	}
@@ -346,7 +346,7 @@ func TestCompressedRefuses(t *testing.T) {
 		t.Fatalf("good: %v", err)
 	}
 	z := func(v any) bson.Binary {
-		raw, err := doc.Marshal(bson.D{{Key: "c", Value: v}})
+		raw, err := document.Marshal(bson.D{{Key: "c", Value: v}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -465,11 +465,11 @@ func fuzzSeeds(t testing.TB) [][]byte {
 	docs = append(docs,
 		bson.D{},
 		good[:2],
-		append(doc.CloneDoc(good), bson.E{Key: "extra", Value: int32(1)}),
+		append(document.CloneDoc(good), bson.E{Key: "extra", Value: int32(1)}),
 	)
 	var out [][]byte
 	for _, d := range docs {
-		raw, err := doc.Marshal(d)
+		raw, err := document.Marshal(d)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -489,7 +489,7 @@ func FuzzDecodeBucket(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		d, err := doc.Unmarshal(data)
+		d, err := document.Unmarshal(data)
 		if err != nil {
 			return
 		}

@@ -1,7 +1,7 @@
 package ts
 
 import (
-	"github.com/ttlkv/ttlkv/doc"
+	"github.com/ttlkv/ttlkv/document"
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
 
@@ -75,7 +75,7 @@ func (b *Bucket) AppendTail(dst []byte, from int) ([]byte, error) {
 // one, is in its place with the value meta. A malformed encoding is an
 // error with code 1 InternalError; DecodeTail never panics.
 func DecodeTail(o Options, raw []byte, meta any) ([]bson.D, error) {
-	d, err := doc.Unmarshal(raw)
+	d, err := document.Unmarshal(raw)
 	if err != nil {
 		return nil, tailBad("%v", err)
 	}
@@ -83,7 +83,7 @@ func DecodeTail(o Options, raw []byte, meta any) ([]bson.D, error) {
 }
 
 // DecodeTailDocument is DecodeTail of an encoding already decoded with
-// doc.Unmarshal.
+// document.Unmarshal.
 func DecodeTailDocument(o Options, d bson.D, meta any) ([]bson.D, error) {
 	t := &Bucket{colIndex: map[string]int{}, timeCol: -1, Meta: meta}
 	var cols bson.A
@@ -219,5 +219,5 @@ func DecodeTailDocument(o Options, d bson.D, meta any) ([]bson.D, error) {
 }
 
 func tailBad(format string, args ...any) error {
-	return doc.Errorf(doc.CodeInternalError, "ts: malformed bucket tail: "+format, args...)
+	return document.Errorf(document.CodeInternalError, "ts: malformed bucket tail: "+format, args...)
 }

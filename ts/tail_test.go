@@ -4,7 +4,7 @@ import (
 	"math/rand"
 	"testing"
 
-	"github.com/ttlkv/ttlkv/doc"
+	"github.com/ttlkv/ttlkv/document"
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
 
@@ -56,8 +56,8 @@ func TestTailRoundTrip(t *testing.T) {
 						t.Fatalf("row %d: %v, want %v", from+i, g, w)
 					}
 					for j := range g {
-						if g[j].Key != w[j].Key || doc.Compare(g[j].Value, w[j].Value) != 0 || typeNameOf(g[j].Value) != typeNameOf(w[j].Value) {
-							if g[j].Key == o.MetaField && g[j].Key == w[j].Key && doc.Compare(g[j].Value, w[j].Value) == 0 {
+						if g[j].Key != w[j].Key || document.Compare(g[j].Value, w[j].Value) != 0 || typeNameOf(g[j].Value) != typeNameOf(w[j].Value) {
+							if g[j].Key == o.MetaField && g[j].Key == w[j].Key && document.Compare(g[j].Value, w[j].Value) == 0 {
 								continue // the bucket's meta, maybe another numeric type
 							}
 							t.Fatalf("row %d field %d: %v, want %v", from+i, j, g[j], w[j])
@@ -101,13 +101,13 @@ func TestDecodeTailRefuses(t *testing.T) {
 		{"order row beyond n", o, bson.D{{Key: "n", Value: int32(1)}, {Key: "c", Value: bson.A{col("t", nil, t0)}}, {Key: "o", Value: bson.A{bson.A{int32(1), bson.A{int32(0)}}}}}},
 	}
 	for _, c := range cases {
-		raw, err := doc.Marshal(c.d)
+		raw, err := document.Marshal(c.d)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if _, err := DecodeTail(c.o, raw, "a"); err == nil {
 			t.Errorf("%s: decoded", c.name)
-		} else if e, ok := err.(*doc.Error); !ok || e.Code != doc.CodeInternalError {
+		} else if e, ok := err.(*document.Error); !ok || e.Code != document.CodeInternalError {
 			t.Errorf("%s: %v, want InternalError", c.name, err)
 		}
 	}

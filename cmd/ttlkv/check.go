@@ -6,7 +6,7 @@ import (
 	"github.com/spf13/pflag"
 	"go.mongodb.org/mongo-driver/v2/bson"
 
-	"github.com/ttlkv/ttlkv/doc"
+	"github.com/ttlkv/ttlkv/document"
 	"github.com/ttlkv/ttlkv/engine"
 )
 
@@ -40,7 +40,7 @@ func (e *env) check(db *engine.DB) int {
 		ns := c[0] + "." + c[1]
 		reply, err := do(e.ctx, db, c[0], bson.D{{Key: "validate", Value: c[1]}, {Key: "full", Value: true}})
 		if err != nil {
-			if codeOf(err) == doc.CodeCommandNotSupportedOnView {
+			if codeOf(err) == document.CodeCommandNotSupportedOnView {
 				fmt.Fprintf(e.stdout, "skip     %s (a view; its buckets collection is checked)\n", ns)
 				continue
 			}
@@ -48,8 +48,8 @@ func (e *env) check(db *engine.DB) int {
 			fmt.Fprintf(e.stdout, "ERROR    %s: validate failed: %v\n", ns, err)
 			continue
 		}
-		valid, _ := doc.Get(reply, "valid")
-		errsV, _ := doc.Get(reply, "errors")
+		valid, _ := document.Get(reply, "valid")
+		errsV, _ := document.Get(reply, "errors")
 		errs, _ := errsV.(bson.A)
 		if valid == true && len(errs) == 0 {
 			fmt.Fprintf(e.stdout, "ok       %s (%d records, %d indexes)\n", ns, num(reply, "nrecords"), num(reply, "nIndexes"))

@@ -7,19 +7,19 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
-	"github.com/ttlkv/ttlkv/doc"
+	"github.com/ttlkv/ttlkv/document"
 	"github.com/ttlkv/ttlkv/engine"
 )
 
 // do runs one command and turns a reply with ok: 0 into an error (a
-// *doc.Error when the engine gave one).
+// *document.Error when the engine gave one).
 func do(ctx context.Context, db *engine.DB, dbName string, cmd bson.D) (bson.D, error) {
 	reply, err := db.RunCommand(ctx, dbName, cmd)
 	if err != nil {
 		return reply, err
 	}
 	if !replyOK(reply) {
-		msg, _ := doc.Get(reply, "errmsg")
+		msg, _ := document.Get(reply, "errmsg")
 		return reply, fmt.Errorf("%v", msg)
 	}
 	return reply, nil
@@ -34,9 +34,9 @@ func drain(ctx context.Context, db *engine.DB, dbName, coll string, cmd bson.D, 
 	}
 	batchKey := "firstBatch"
 	for {
-		cur, _ := doc.Get(reply, "cursor")
+		cur, _ := document.Get(reply, "cursor")
 		cd, _ := cur.(bson.D)
-		batch, _ := doc.Get(cd, batchKey)
+		batch, _ := document.Get(cd, batchKey)
 		arr, _ := batch.(bson.A)
 		for _, x := range arr {
 			d, _ := x.(bson.D)
@@ -60,7 +60,7 @@ func drain(ctx context.Context, db *engine.DB, dbName, coll string, cmd bson.D, 
 }
 
 func cursorIDOf(cd bson.D) int64 {
-	v, _ := doc.Get(cd, "id")
+	v, _ := document.Get(cd, "id")
 	switch n := v.(type) {
 	case int64:
 		return n
@@ -77,16 +77,16 @@ func collections(ctx context.Context, db *engine.DB) ([][2]string, map[string]bs
 	if err != nil {
 		return nil, nil, err
 	}
-	dbsV, _ := doc.Get(reply, "databases")
+	dbsV, _ := document.Get(reply, "databases")
 	dbs, _ := dbsV.(bson.A)
 	var out [][2]string
 	infos := map[string]bson.D{}
 	for _, x := range dbs {
 		xd, _ := x.(bson.D)
-		nameV, _ := doc.Get(xd, "name")
+		nameV, _ := document.Get(xd, "name")
 		name, _ := nameV.(string)
 		err := drain(ctx, db, name, "", bson.D{{Key: "listCollections", Value: 1}}, func(c bson.D) bool {
-			n, _ := doc.Get(c, "name")
+			n, _ := document.Get(c, "name")
 			cn, _ := n.(string)
 			out = append(out, [2]string{name, cn})
 			infos[name+"."+cn] = c
@@ -101,7 +101,7 @@ func collections(ctx context.Context, db *engine.DB) ([][2]string, map[string]bs
 
 // num reads a numeric reply field as int64.
 func num(d bson.D, path string) int64 {
-	v, _ := doc.Lookup(d, path)
+	v, _ := document.Lookup(d, path)
 	switch n := v.(type) {
 	case int32:
 		return int64(n)
@@ -114,8 +114,8 @@ func num(d bson.D, path string) int64 {
 }
 
 // codeOf returns the MongoDB code of err (0 if none).
-func codeOf(err error) doc.Code {
-	var de *doc.Error
+func codeOf(err error) document.Code {
+	var de *document.Error
 	if errors.As(err, &de) {
 		return de.Code
 	}

@@ -8,7 +8,7 @@ import (
 	"github.com/spf13/pflag"
 	"go.mongodb.org/mongo-driver/v2/bson"
 
-	"github.com/ttlkv/ttlkv/doc"
+	"github.com/ttlkv/ttlkv/document"
 	"github.com/ttlkv/ttlkv/engine"
 )
 
@@ -83,7 +83,7 @@ func (d *demo) find(c bson.D) []bson.D {
 
 func (d *demo) show(docs []bson.D) {
 	for _, x := range docs {
-		b, err := doc.MarshalExtJSON(x, false)
+		b, err := document.MarshalExtJSON(x, false)
 		if err != nil {
 			d.err = err
 			return
@@ -97,7 +97,7 @@ func (d *demo) ago(dur time.Duration) bson.DateTime { return bson.NewDateTimeFro
 func (d *demo) run() int {
 	d.say("ttlkv demo — data directory %s, database %q\n", d.db.Dir(), d.e.db)
 	for _, c := range []string{demoOrders, demoSessions, demoLog, demoWeather} {
-		if _, err := do(d.e.ctx, d.db, d.e.db, bson.D{{Key: "drop", Value: c}}); err != nil && codeOf(err) != doc.CodeNamespaceNotFound {
+		if _, err := do(d.e.ctx, d.db, d.e.db, bson.D{{Key: "drop", Value: c}}); err != nil && codeOf(err) != document.CodeNamespaceNotFound {
 			return d.e.fail("demo", err)
 		}
 	}
@@ -163,20 +163,20 @@ func shellQuote(s string) string {
 // planStages summarises explain's winning plan as "FETCH <- IXSCAN
 // customer_1".
 func planStages(ex bson.D) string {
-	v, ok := doc.Lookup(ex, "queryPlanner.winningPlan")
+	v, ok := document.Lookup(ex, "queryPlanner.winningPlan")
 	var parts []string
 	for ok {
 		p, isDoc := v.(bson.D)
 		if !isDoc {
 			break
 		}
-		st, _ := doc.Get(p, "stage")
+		st, _ := document.Get(p, "stage")
 		s := fmt.Sprint(st)
-		if n, has := doc.Get(p, "indexName"); has {
+		if n, has := document.Get(p, "indexName"); has {
 			s += " " + fmt.Sprint(n)
 		}
 		parts = append(parts, s)
-		v, ok = doc.Get(p, "inputStage")
+		v, ok = document.Get(p, "inputStage")
 	}
 	if len(parts) == 0 {
 		return "(no plan reported)"
@@ -211,13 +211,13 @@ func (d *demo) ttl() {
 	left := d.find(bson.D{{Key: "find", Value: demoSessions}, {Key: "filter", Value: bson.D{}}, {Key: "sort", Value: bson.D{{Key: "_id", Value: int32(1)}}}})
 	kept := map[string]bool{}
 	for _, x := range left {
-		id, _ := doc.Get(x, "_id")
+		id, _ := document.Get(x, "_id")
 		kept[fmt.Sprint(id)] = true
 	}
 	for _, x := range sessions {
 		xd := x.(bson.D)
-		id, _ := doc.Get(xd, "_id")
-		user, _ := doc.Get(xd, "user")
+		id, _ := document.Get(xd, "_id")
+		user, _ := document.Get(xd, "user")
 		state := "expired and deleted"
 		if kept[fmt.Sprint(id)] {
 			state = "still here"

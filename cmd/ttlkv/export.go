@@ -10,7 +10,7 @@ import (
 	"github.com/spf13/pflag"
 	"go.mongodb.org/mongo-driver/v2/bson"
 
-	"github.com/ttlkv/ttlkv/doc"
+	"github.com/ttlkv/ttlkv/document"
 	"github.com/ttlkv/ttlkv/engine"
 )
 
@@ -54,7 +54,7 @@ var exportCommand = &command{
 			if p.src == "" {
 				continue
 			}
-			d, err := doc.ParseExtJSON([]byte(p.src))
+			d, err := document.ParseExtJSON([]byte(p.src))
 			if err != nil {
 				return e.fail("export", fmt.Errorf("--%s: %w", map[string]string{"filter": "query", "sort": "sort"}[p.key], err))
 			}
@@ -99,7 +99,7 @@ var exportCommand = &command{
 		n := 0
 		var werr error
 		err = drain(e.ctx, db, e.db, coll, find, func(d bson.D) bool {
-			b, err := doc.MarshalExtJSON(d, f.format == "canonical")
+			b, err := document.MarshalExtJSON(d, f.format == "canonical")
 			if err != nil {
 				werr = err
 				return false

@@ -13,7 +13,7 @@ import (
 	"github.com/spf13/pflag"
 	"go.mongodb.org/mongo-driver/v2/bson"
 
-	"github.com/ttlkv/ttlkv/doc"
+	"github.com/ttlkv/ttlkv/document"
 	"github.com/ttlkv/ttlkv/engine"
 )
 
@@ -84,7 +84,7 @@ var importCommand = &command{
 		}
 		imp := &importer{e: e, db: db, coll: args[0], f: f}
 		if f.drop {
-			if _, err := do(e.ctx, db, e.db, bson.D{{Key: "drop", Value: args[0]}}); err != nil && codeOf(err) != doc.CodeNamespaceNotFound {
+			if _, err := do(e.ctx, db, e.db, bson.D{{Key: "drop", Value: args[0]}}); err != nil && codeOf(err) != document.CodeNamespaceNotFound {
 				return e.closeDB("import", db, e.fail("import", err))
 			}
 		}
@@ -208,7 +208,7 @@ func (im *importer) readArray(br *bufio.Reader) error {
 
 // add parses one document and batches it.
 func (im *importer) add(text []byte, line int) error {
-	d, err := doc.ParseExtJSON(text)
+	d, err := document.ParseExtJSON(text)
 	if err != nil {
 		im.failed++
 		fmt.Fprintf(im.e.stderr, "line %d: %v\n", line, err)
@@ -245,7 +245,7 @@ func (im *importer) flush() error {
 		var upLines, insLines []int
 		for i, x := range batch {
 			d := x.(bson.D)
-			if id, ok := doc.Get(d, "_id"); ok {
+			if id, ok := document.Get(d, "_id"); ok {
 				ups = append(ups, bson.D{{Key: "q", Value: bson.D{{Key: "_id", Value: id}}}, {Key: "u", Value: d}, {Key: "upsert", Value: true}})
 				upLines = append(upLines, lines[i])
 			} else {
@@ -275,12 +275,12 @@ func (im *importer) send(cmd bson.D, lines []int, upsert bool) error {
 	}
 	n := num(reply, "n")
 	im.imported += n
-	we, _ := doc.Get(reply, "writeErrors")
+	we, _ := document.Get(reply, "writeErrors")
 	errs, _ := we.(bson.A)
 	for _, x := range errs {
 		d, _ := x.(bson.D)
 		i := num(d, "index")
-		msg, _ := doc.Get(d, "errmsg")
+		msg, _ := document.Get(d, "errmsg")
 		line := 0
 		if i >= 0 && int(i) < len(lines) {
 			line = lines[i]

@@ -7,7 +7,7 @@ import (
 	"github.com/spf13/pflag"
 	"go.mongodb.org/mongo-driver/v2/bson"
 
-	"github.com/ttlkv/ttlkv/doc"
+	"github.com/ttlkv/ttlkv/document"
 )
 
 // maxBatchBytes bounds the input bytes of one insert command, well under
@@ -83,7 +83,7 @@ func (im *importer) prepareTimeseries(fs *pflag.FlagSet) error {
 		fmt.Fprintf(im.e.stderr, "created time-series collection %s.%s (timeField %q)\n", im.e.db, im.coll, t.timeField)
 		im.timeseries = true
 	case info != nil:
-		typ, _ := doc.Get(info, "type")
+		typ, _ := document.Get(info, "type")
 		im.timeseries = typ == "timeseries"
 		if t.timeField == "" {
 			break
@@ -91,8 +91,8 @@ func (im *importer) prepareTimeseries(fs *pflag.FlagSet) error {
 		if !im.timeseries {
 			return fmt.Errorf("%s.%s exists and is not a time-series collection; --timeField only creates a missing one (use --drop to replace it)", im.e.db, im.coll)
 		}
-		tf, _ := doc.Lookup(info, "options.timeseries.timeField")
-		mf, _ := doc.Lookup(info, "options.timeseries.metaField")
+		tf, _ := document.Lookup(info, "options.timeseries.timeField")
+		mf, _ := document.Lookup(info, "options.timeseries.metaField")
 		if tf != t.timeField || (t.metaField != "" && mf != t.metaField) {
 			return fmt.Errorf("%s.%s is a time-series collection with timeField %v and metaField %v, not %q and %q", im.e.db, im.coll, tf, mf, t.timeField, t.metaField)
 		}

@@ -6,7 +6,7 @@ import (
 	"github.com/spf13/pflag"
 	"go.mongodb.org/mongo-driver/v2/bson"
 
-	"github.com/ttlkv/ttlkv/doc"
+	"github.com/ttlkv/ttlkv/document"
 	"github.com/ttlkv/ttlkv/engine"
 )
 
@@ -44,7 +44,7 @@ var reapCommand = &command{
 		}
 		reply := res.Reply()
 		if f.json {
-			out, err := doc.MarshalExtJSON(reply, false)
+			out, err := document.MarshalExtJSON(reply, false)
 			if err != nil {
 				return e.closeDB("reap", db, e.fail("reap", err))
 			}
@@ -59,12 +59,12 @@ var reapCommand = &command{
 
 // printTTLIndexes prints the per-index lines of a runTTLPass reply.
 func printTTLIndexes(e *env, reply bson.D) {
-	idx, _ := doc.Get(reply, "indexes")
+	idx, _ := document.Get(reply, "indexes")
 	arr, _ := idx.(bson.A)
 	for _, x := range arr {
 		d, _ := x.(bson.D)
-		ns, _ := doc.Get(d, "ns")
-		name, _ := doc.Get(d, "index")
+		ns, _ := document.Get(d, "ns")
+		name, _ := document.Get(d, "index")
 		fmt.Fprintf(e.stdout, "  %v index %v: %d deleted\n", ns, name, num(d, "deleted"))
 	}
 }

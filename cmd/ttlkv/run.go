@@ -6,7 +6,7 @@ import (
 	"github.com/spf13/pflag"
 	"go.mongodb.org/mongo-driver/v2/bson"
 
-	"github.com/ttlkv/ttlkv/doc"
+	"github.com/ttlkv/ttlkv/document"
 	"github.com/ttlkv/ttlkv/engine"
 )
 
@@ -33,7 +33,7 @@ var runCommand = &command{
 			fmt.Fprintln(e.stderr, "ttlkv run: give exactly one command document, e.g. ttlkv run '{\"ping\": 1}'")
 			return 2
 		}
-		cmd, err := doc.ParseExtJSON([]byte(args[0]))
+		cmd, err := document.ParseExtJSON([]byte(args[0]))
 		if err != nil {
 			return e.fail("run", err)
 		}
@@ -50,7 +50,7 @@ var runCommand = &command{
 			code = 1
 		}
 		if reply != nil {
-			out, err := doc.MarshalExtJSON(reply, f.canonical)
+			out, err := document.MarshalExtJSON(reply, f.canonical)
 			if err != nil {
 				return e.closeDB("run", db, e.fail("run", err))
 			}

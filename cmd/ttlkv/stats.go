@@ -8,7 +8,7 @@ import (
 	"github.com/spf13/pflag"
 	"go.mongodb.org/mongo-driver/v2/bson"
 
-	"github.com/ttlkv/ttlkv/doc"
+	"github.com/ttlkv/ttlkv/document"
 	"github.com/ttlkv/ttlkv/engine"
 )
 
@@ -72,13 +72,13 @@ func (e *env) stats(db *engine.DB, asJSON bool) int {
 	var rules []ttlRule
 	for _, c := range names {
 		ci := collInfo{ns: c[0] + "." + c[1], info: infos[c[0]+"."+c[1]], kind: "collection"}
-		if t, _ := doc.Get(ci.info, "type"); t == "timeseries" {
+		if t, _ := document.Get(ci.info, "type"); t == "timeseries" {
 			ci.kind = "timeseries"
 		}
 		st, err := do(e.ctx, db, c[0], bson.D{{Key: "collStats", Value: c[1]}})
 		if err != nil {
 			st = bson.D{{Key: "ns", Value: ci.ns}, {Key: "error", Value: err.Error()}}
-		} else if capped, _ := doc.Get(st, "capped"); capped == true {
+		} else if capped, _ := document.Get(st, "capped"); capped == true {
 			ci.kind = "capped"
 		}
 		ci.stats = st
@@ -94,7 +94,7 @@ func (e *env) stats(db *engine.DB, asJSON bool) int {
 	}
 	w := e.stdout
 	fmt.Fprintf(w, "data directory   %s\n", db.Dir())
-	v, _ := doc.Get(status, "version")
+	v, _ := document.Get(status, "version")
 	fmt.Fprintf(w, "engine version   %v\n", v)
 	fmt.Fprintf(w, "disk use         %s (LSM %s, value log %s)\n",
 		humanBytes(num(status, "storageEngine.lsmBytes")+num(status, "storageEngine.vlogBytes")),
@@ -108,7 +108,7 @@ func (e *env) stats(db *engine.DB, asJSON bool) int {
 	if len(colls) > 0 {
 		fmt.Fprintf(w, "\n%-32s %10s %10s %8s %10s  %s\n", "collection", "documents", "size", "indexes", "index size", "kind")
 		for _, c := range colls {
-			if errV, bad := doc.Get(c.stats, "error"); bad {
+			if errV, bad := document.Get(c.stats, "error"); bad {
 				fmt.Fprintf(w, "%-32s %v\n", c.ns, errV)
 				continue
 			}
@@ -137,12 +137,12 @@ func kindText(c collInfo) string {
 		}
 		return s
 	case "timeseries":
-		tf, _ := doc.Lookup(c.info, "options.timeseries.timeField")
+		tf, _ := document.Lookup(c.info, "options.timeseries.timeField")
 		s := fmt.Sprintf("time-series on %v", tf)
-		if mf, ok := doc.Lookup(c.info, "options.timeseries.metaField"); ok {
+		if mf, ok := document.Lookup(c.info, "options.timeseries.metaField"); ok {
 			s += fmt.Sprintf(" by %v", mf)
 		}
-		if g, ok := doc.Lookup(c.info, "options.timeseries.granularity"); ok {
+		if g, ok := document.Lookup(c.info, "options.timeseries.granularity"); ok {
 			s += fmt.Sprintf(", %v", g)
 		}
 		return s + fmt.Sprintf(", %d bucket(s)", num(c.stats, "timeseries.bucketCount"))
@@ -158,24 +158,24 @@ func kindText(c collInfo) string {
 func (e *env) ttlRules(db *engine.DB, dbName, coll string, ci collInfo, now time.Time) ([]ttlRule, error) {
 	var out []ttlRule
 	if ci.kind == "timeseries" {
-		if exp, ok := doc.Lookup(ci.info, "options.expireAfterSeconds"); ok {
-			tf, _ := doc.Lookup(ci.info, "options.timeseries.timeField")
+		if exp, ok := document.Lookup(ci.info, "options.expireAfterSeconds"); ok {
+			tf, _ := document.Lookup(ci.info, "options.timeseries.timeField")
 			out = append(out, ttlRule{ns: ci.ns, field: fmt.Sprint(tf), expire: toInt64(exp), expired: -1})
 		}
 	}
 	err := drain(e.ctx, db, dbName, coll, bson.D{{Key: "listIndexes", Value: coll}}, func(ix bson.D) bool {
-		exp, ok := doc.Get(ix, "expireAfterSeconds")
+		exp, ok := document.Get(ix, "expireAfterSeconds")
 		if !ok {
 			return true
 		}
-		key, _ := doc.Get(ix, "key")
+		key, _ := document.Get(ix, "key")
 		kd, _ := key.(bson.D)
-		name, _ := doc.Get(ix, "name")
+		name, _ := document.Get(ix, "name")
 		r := ttlRule{ns: ci.ns, index: fmt.Sprint(name), expire: toInt64(exp), expired: -1}
 		if len(kd) == 1 {
 			r.field = kd[0].Key
 		}
-		if p, ok := doc.Get(ix, "partialFilterExpression"); ok {
+		if p, ok := document.Get(ix, "partialFilterExpression"); ok {
 			r.partial, _ = p.(bson.D)
 		}
 		out = append(out, r)
@@ -243,7 +243,7 @@ func (e *env) statsJSON(status bson.D, colls []collInfo, rules []ttlRule) int {
 	if ttl == nil {
 		ttl = bson.A{}
 	}
-	out, err := doc.MarshalExtJSON(bson.D{{Key: "serverStatus", Value: status}, {Key: "collections", Value: per}, {Key: "ttl", Value: ttl}}, false)
+	out, err := document.MarshalExtJSON(bson.D{{Key: "serverStatus", Value: status}, {Key: "collections", Value: per}, {Key: "ttl", Value: ttl}}, false)
 	if err != nil {
 		return e.fail("stats", err)
 	}

@@ -8,7 +8,7 @@ import (
 	"github.com/spf13/pflag"
 	"go.mongodb.org/mongo-driver/v2/bson"
 
-	"github.com/ttlkv/ttlkv/doc"
+	"github.com/ttlkv/ttlkv/document"
 	"github.com/ttlkv/ttlkv/engine"
 )
 
@@ -52,7 +52,7 @@ writing to it, use a tailable cursor in 'ttlkv shell' or in Go (engine.FindOptio
 		}
 		filter := bson.D{}
 		if f.query != "" {
-			d, err := doc.ParseExtJSON([]byte(f.query))
+			d, err := document.ParseExtJSON([]byte(f.query))
 			if err != nil {
 				return e.fail("tail", fmt.Errorf("--query: %w", err))
 			}
@@ -96,10 +96,10 @@ func (e *env) tail(db *engine.DB, coll string, filter bson.D, f *tailFlags) int 
 		switch {
 		case e.ctx.Err() != nil:
 			return 0
-		case codeOf(err) == doc.CodeCappedPositionLost:
+		case codeOf(err) == document.CodeCappedPositionLost:
 			e.tailLost(db, coll, err, st)
 			continue // at once: the writers are ahead
-		case codeOf(err) == doc.CodeQueryPlanKilled:
+		case codeOf(err) == document.CodeQueryPlanKilled:
 			fmt.Fprintf(e.stderr, "ttlkv tail: %s.%s was dropped; waiting for it to be created again\n", e.db, coll)
 			st.skipping = false // a new collection: everything in it is new
 		case err != nil:
@@ -125,16 +125,16 @@ func (e *env) tailCursor(db *engine.DB, coll string, filter bson.D, f *tailFlags
 	}
 	key := "firstBatch"
 	for {
-		cur, _ := doc.Get(reply, "cursor")
+		cur, _ := document.Get(reply, "cursor")
 		cd, _ := cur.(bson.D)
-		b, _ := doc.Get(cd, key)
+		b, _ := document.Get(cd, key)
 		batch, _ := b.(bson.A)
 		for _, x := range batch {
 			if st.skipping {
 				continue
 			}
 			d, _ := x.(bson.D)
-			out, err := doc.MarshalExtJSON(d, f.canonical)
+			out, err := document.MarshalExtJSON(d, f.canonical)
 			if err != nil {
 				return err
 			}
@@ -187,13 +187,13 @@ func (e *env) tailLost(db *engine.DB, coll string, err error, st *tailState) {
 }
 
 func idOf(d bson.D) any {
-	v, _ := doc.Get(d, "_id")
+	v, _ := document.Get(d, "_id")
 	return v
 }
 
 // extJSON renders one value as relaxed Extended JSON.
 func extJSON(v any) string {
-	b, err := doc.MarshalExtJSON(bson.D{{Key: "v", Value: v}}, false)
+	b, err := document.MarshalExtJSON(bson.D{{Key: "v", Value: v}}, false)
 	if err != nil {
 		return fmt.Sprint(v)
 	}

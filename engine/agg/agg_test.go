@@ -6,14 +6,14 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/ttlkv/ttlkv/doc"
+	"github.com/ttlkv/ttlkv/document"
 	"github.com/ttlkv/ttlkv/engine/query"
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
 
 func val(t testing.TB, s string) any {
 	t.Helper()
-	v, err := doc.ParseExtJSONValue([]byte(s))
+	v, err := document.ParseExtJSONValue([]byte(s))
 	if err != nil {
 		t.Fatalf("bad test JSON %s: %v", s, err)
 	}
@@ -53,7 +53,7 @@ func run(t testing.TB, docs, pipeline string, o Options) ([]bson.D, error) {
 }
 
 func codeOf(err error) int {
-	var e *doc.Error
+	var e *document.Error
 	if errors.As(err, &e) {
 		return int(e.Code)
 	}
@@ -71,8 +71,8 @@ func same(got []bson.D, want any) bool {
 		return false
 	}
 	for i := range got {
-		gb, err1 := doc.Marshal(got[i])
-		wb, err2 := doc.Marshal(wa[i].(bson.D))
+		gb, err1 := document.Marshal(got[i])
+		wb, err2 := document.Marshal(wa[i].(bson.D))
 		if err1 != nil || err2 != nil || string(gb) != string(wb) {
 			return false
 		}

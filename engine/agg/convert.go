@@ -6,13 +6,13 @@ import (
 	"strings"
 	"time"
 
-	"github.com/ttlkv/ttlkv/doc"
+	"github.com/ttlkv/ttlkv/document"
 	"github.com/ttlkv/ttlkv/engine/query"
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
 
 func convErr(from any, to string) error {
-	return doc.Errorf(codeConversionFailure, "Unsupported conversion from %s to %s in $convert with no onError value", doc.TypeName(from), to)
+	return document.Errorf(codeConversionFailure, "Unsupported conversion from %s to %s in $convert with no onError value", document.TypeName(from), to)
 }
 
 // toStringValue converts v as $toString does.
@@ -59,11 +59,11 @@ func opToDouble(args []any) (any, error) {
 	case string:
 		f, err := strconv.ParseFloat(strings.TrimSpace(x), 64)
 		if err != nil {
-			return nil, doc.Errorf(codeConversionFailure, "Failed to parse number '%s' in $convert with no onError value", x)
+			return nil, document.Errorf(codeConversionFailure, "Failed to parse number '%s' in $convert with no onError value", x)
 		}
 		return f, nil
 	}
-	if doc.IsNumber(args[0]) {
+	if document.IsNumber(args[0]) {
 		return query.ToFloat(args[0]), nil
 	}
 	return nil, convErr(args[0], "double")
@@ -82,7 +82,7 @@ func toIntRange(v any, lo, hi float64, to string) (int64, bool, error) {
 		return int64(x), false, nil
 	case int64:
 		if float64(x) < lo || float64(x) > hi {
-			return 0, false, doc.Errorf(codeConversionFailure, "Conversion would overflow target type in $convert with no onError value: %d", x)
+			return 0, false, document.Errorf(codeConversionFailure, "Conversion would overflow target type in $convert with no onError value: %d", x)
 		}
 		return x, false, nil
 	case bson.DateTime:
@@ -93,14 +93,14 @@ func toIntRange(v any, lo, hi float64, to string) (int64, bool, error) {
 	case string:
 		n, err := strconv.ParseInt(strings.TrimSpace(x), 10, 64)
 		if err != nil || float64(n) < lo || float64(n) > hi {
-			return 0, false, doc.Errorf(codeConversionFailure, "Failed to parse number '%s' in $convert with no onError value", x)
+			return 0, false, document.Errorf(codeConversionFailure, "Failed to parse number '%s' in $convert with no onError value", x)
 		}
 		return n, false, nil
 	}
-	if doc.IsNumber(v) {
+	if document.IsNumber(v) {
 		f := math.Trunc(query.ToFloat(v))
 		if math.IsNaN(f) || f < lo || f > hi {
-			return 0, false, doc.Errorf(codeConversionFailure, "Conversion would overflow target type in $convert with no onError value: %s", doc.Format(v))
+			return 0, false, document.Errorf(codeConversionFailure, "Conversion would overflow target type in $convert with no onError value: %s", document.Format(v))
 		}
 		return int64(f), false, nil
 	}
@@ -137,7 +137,7 @@ func opToDate(args []any) (any, error) {
 		return bson.DateTime(x), nil
 	case float64:
 		if math.IsNaN(x) || math.IsInf(x, 0) {
-			return nil, doc.Errorf(codeConversionFailure, "Conversion would overflow target type in $convert with no onError value: %s", doc.Format(x))
+			return nil, document.Errorf(codeConversionFailure, "Conversion would overflow target type in $convert with no onError value: %s", document.Format(x))
 		}
 		return bson.DateTime(int64(x)), nil
 	case bson.Decimal128:
@@ -148,7 +148,7 @@ func opToDate(args []any) (any, error) {
 				return bson.NewDateTimeFromTime(t), nil
 			}
 		}
-		return nil, doc.Errorf(codeConversionFailure, "Error parsing date string '%s'", x)
+		return nil, document.Errorf(codeConversionFailure, "Error parsing date string '%s'", x)
 	}
 	return nil, convErr(args[0], "date")
 }

@@ -8,12 +8,12 @@ import (
 	"strings"
 	"time"
 
-	"github.com/ttlkv/ttlkv/doc"
+	"github.com/ttlkv/ttlkv/document"
 	"github.com/ttlkv/ttlkv/engine/query"
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
 
-const codeConversionFailure = doc.Code(241)
+const codeConversionFailure = document.Code(241)
 
 // dateParts are the date extraction operators.
 var dateParts = map[string]func(t time.Time) any{
@@ -46,20 +46,20 @@ func parseDatePart(name string, fn func(time.Time) any, arg any, depth int) (Exp
 			case "timezone":
 				e.tz, err = parseExpr(el.Value, depth+1)
 			default:
-				return nil, doc.Errorf(doc.Code(40535), "unrecognized option to %s: \"%s\"", name, el.Key)
+				return nil, document.Errorf(document.Code(40535), "unrecognized option to %s: \"%s\"", name, el.Key)
 			}
 			if err != nil {
 				return nil, err
 			}
 		}
 		if e.date == nil {
-			return nil, doc.Errorf(doc.Code(40539), "missing 'date' argument to %s, provided: %s", name, doc.Format(d))
+			return nil, document.Errorf(document.Code(40539), "missing 'date' argument to %s, provided: %s", name, document.Format(d))
 		}
 		return e, nil
 	}
 	if a, ok := arg.(bson.A); ok {
 		if len(a) != 1 {
-			return nil, doc.Errorf(codeExpressionArity, "Expression %s takes exactly 1 arguments. %d were passed in.", name, len(a))
+			return nil, document.Errorf(codeExpressionArity, "Expression %s takes exactly 1 arguments. %d were passed in.", name, len(a))
 		}
 		arg = a[0]
 	}
@@ -96,7 +96,7 @@ func evalDate(op string, x Expr, e *Env) (t time.Time, null bool, err error) {
 	case bson.Timestamp:
 		return time.Unix(int64(d.T), 0).UTC(), false, nil
 	}
-	return time.Time{}, false, doc.Errorf(doc.Code(16006), "can't convert from BSON type %s to Date", doc.TypeName(v))
+	return time.Time{}, false, document.Errorf(document.Code(16006), "can't convert from BSON type %s to Date", document.TypeName(v))
 }
 
 func evalTZ(x Expr, e *Env) (*time.Location, bool, error) {
@@ -112,7 +112,7 @@ func evalTZ(x Expr, e *Env) (*time.Location, bool, error) {
 	}
 	s, ok := v.(string)
 	if !ok {
-		return nil, false, doc.Errorf(doc.Code(40533), "timezone must evaluate to a string, found %s", doc.TypeName(v))
+		return nil, false, document.Errorf(document.Code(40533), "timezone must evaluate to a string, found %s", document.TypeName(v))
 	}
 	loc, err := parseTZ(s)
 	if err != nil {
@@ -147,7 +147,7 @@ func parseTZ(s string) (*time.Location, error) {
 	}
 	loc, err := time.LoadLocation(s)
 	if err != nil || s == "" || s == "Local" {
-		return nil, doc.Errorf(doc.Code(40485), "unrecognized time zone identifier: \"%s\"", s)
+		return nil, document.Errorf(document.Code(40485), "unrecognized time zone identifier: \"%s\"", s)
 	}
 	return loc, nil
 }
@@ -182,12 +182,12 @@ type namedArgs struct {
 func parseNamedArgs(op string, arg any, depth int, spec namedArgs) (map[string]Expr, error) {
 	d, ok := arg.(bson.D)
 	if !ok {
-		return nil, doc.Errorf(doc.Code(spec.notObject), "%s only supports an object as its argument", op)
+		return nil, document.Errorf(document.Code(spec.notObject), "%s only supports an object as its argument", op)
 	}
 	out := map[string]Expr{}
 	for _, el := range d {
 		if !slices.Contains(spec.required, el.Key) && !slices.Contains(spec.optional, el.Key) {
-			return nil, doc.Errorf(doc.Code(spec.unknown), spec.unknownMsg, el.Key)
+			return nil, document.Errorf(document.Code(spec.unknown), spec.unknownMsg, el.Key)
 		}
 		x, err := parseExpr(el.Value, depth+1)
 		if err != nil {
@@ -197,7 +197,7 @@ func parseNamedArgs(op string, arg any, depth int, spec namedArgs) (map[string]E
 	}
 	for i, name := range spec.required {
 		if out[name] == nil {
-			return nil, doc.Errorf(doc.Code(spec.missing[i]), "Missing '%s' parameter to %s", name, op)
+			return nil, document.Errorf(document.Code(spec.missing[i]), "Missing '%s' parameter to %s", name, op)
 		}
 	}
 	return out, nil
@@ -223,7 +223,7 @@ func (d dateTruncExpr) Eval(e *Env) (any, error) {
 	}
 	unit, ok := uv.(string)
 	if !ok {
-		return nil, doc.Errorf(doc.Code(5439013), "$dateTrunc requires 'unit' to be a string, but got %s", doc.TypeName(uv))
+		return nil, document.Errorf(document.Code(5439013), "$dateTrunc requires 'unit' to be a string, but got %s", document.TypeName(uv))
 	}
 	bin := int64(1)
 	if d.bin != nil {
@@ -232,8 +232,8 @@ func (d dateTruncExpr) Eval(e *Env) (any, error) {
 			return nil, err
 		}
 		f := query.ToFloat(bv)
-		if !doc.IsNumber(bv) || f != math.Trunc(f) || f < 1 || f > 1e11 {
-			return nil, doc.Errorf(doc.Code(5439017), "$dateTrunc requires 'binSize' to be a positive 64-bit integer, but got value '%s' of type %s", doc.Format(bv), doc.TypeName(bv))
+		if !document.IsNumber(bv) || f != math.Trunc(f) || f < 1 || f > 1e11 {
+			return nil, document.Errorf(document.Code(5439017), "$dateTrunc requires 'binSize' to be a positive 64-bit integer, but got value '%s' of type %s", document.Format(bv), document.TypeName(bv))
 		}
 		bin = int64(f)
 	}
@@ -260,7 +260,7 @@ func (d dateTruncExpr) Eval(e *Env) (any, error) {
 			s, _ := sv.(string)
 			w, ok := weekdays[strings.ToLower(s)]
 			if !ok {
-				return nil, doc.Errorf(doc.Code(5439016), "$dateTrunc parameter 'startOfWeek' value cannot be recognized as a day of a week: %s", doc.Format(sv))
+				return nil, document.Errorf(document.Code(5439016), "$dateTrunc parameter 'startOfWeek' value cannot be recognized as a day of a week: %s", document.Format(sv))
 			}
 			start = w
 		}
@@ -276,7 +276,7 @@ func (d dateTruncExpr) Eval(e *Env) (any, error) {
 		ms := lt.UnixMilli()
 		out = time.UnixMilli(refMS + floorDiv(ms-refMS, span)*span)
 	default:
-		return nil, doc.Errorf(doc.Code(5439014), "$dateTrunc parameter 'unit' value cannot be recognized as a time unit: %s", unit)
+		return nil, document.Errorf(document.Code(5439014), "$dateTrunc parameter 'unit' value cannot be recognized as a time unit: %s", unit)
 	}
 	return bson.NewDateTimeFromTime(out), nil
 }
@@ -331,7 +331,7 @@ func (d dateToStringExpr) Eval(e *Env) (any, error) {
 		}
 		s, ok := fv.(string)
 		if !ok {
-			return nil, doc.Errorf(doc.Code(18533), "$dateToString requires that 'format' be a string, found: %s with value %s", doc.TypeName(fv), doc.Format(fv))
+			return nil, document.Errorf(document.Code(18533), "$dateToString requires that 'format' be a string, found: %s with value %s", document.TypeName(fv), document.Format(fv))
 		}
 		format = s
 	}
@@ -351,7 +351,7 @@ func formatDate(t time.Time, format string) (string, error) {
 			continue
 		}
 		if i+1 == len(format) {
-			return "", doc.Errorf(doc.Code(18535), "Unmatched '%%' at end of format string")
+			return "", document.Errorf(document.Code(18535), "Unmatched '%%' at end of format string")
 		}
 		i++
 		switch format[i] {
@@ -393,7 +393,7 @@ func formatDate(t time.Time, format string) (string, error) {
 		case '%':
 			b.WriteByte('%')
 		default:
-			return "", doc.Errorf(doc.Code(18536), "Invalid format character '%%%c' in format string", format[i])
+			return "", document.Errorf(document.Code(18536), "Invalid format character '%%%c' in format string", format[i])
 		}
 	}
 	return b.String(), nil

@@ -3,7 +3,7 @@ package agg
 import (
 	"strings"
 
-	"github.com/ttlkv/ttlkv/doc"
+	"github.com/ttlkv/ttlkv/document"
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
 
@@ -128,12 +128,12 @@ func (a arrayExpr) Eval(e *Env) (any, error) {
 
 // Codes of the server's expression errors.
 const (
-	codeUndefinedVariable = doc.Code(17276)
-	codeFieldPathDollar   = doc.Code(16410)
-	codeFieldPathDot      = doc.Code(16412)
-	codeUnknownExpression = doc.Code(168) // InvalidPipelineOperator
-	codeExpressionArity   = doc.Code(16020)
-	codeObjectOneOperator = doc.Code(15983)
+	codeUndefinedVariable = document.Code(17276)
+	codeFieldPathDollar   = document.Code(16410)
+	codeFieldPathDot      = document.Code(16412)
+	codeUnknownExpression = document.Code(168) // InvalidPipelineOperator
+	codeExpressionArity   = document.Code(16020)
+	codeObjectOneOperator = document.Code(15983)
 )
 
 // ParseExpr parses an aggregation expression: "$field.path", "$$ROOT",
@@ -145,7 +145,7 @@ const maxExprDepth = 150
 
 func parseExpr(v any, depth int) (Expr, error) {
 	if depth > maxExprDepth {
-		return nil, doc.Errorf(doc.CodeBadValue, "aggregation expression nested more than %d levels", maxExprDepth)
+		return nil, document.Errorf(document.CodeBadValue, "aggregation expression nested more than %d levels", maxExprDepth)
 	}
 	switch x := v.(type) {
 	case string:
@@ -159,17 +159,17 @@ func parseExpr(v any, depth int) (Expr, error) {
 	case bson.D:
 		if len(x) > 0 && strings.HasPrefix(x[0].Key, "$") {
 			if len(x) != 1 {
-				return nil, doc.Errorf(codeObjectOneOperator, "an expression specification must contain exactly one field, the name of the expression. Found %d fields in %s", len(x), doc.Format(x))
+				return nil, document.Errorf(codeObjectOneOperator, "an expression specification must contain exactly one field, the name of the expression. Found %d fields in %s", len(x), document.Format(x))
 			}
 			return parseOperator(x[0].Key, x[0].Value, depth)
 		}
 		o := objectExpr{}
 		for _, el := range x {
 			if strings.HasPrefix(el.Key, "$") {
-				return nil, doc.Errorf(codeFieldPathDollar, "FieldPath field names may not start with '$'. Consider using $getField or $setField.")
+				return nil, document.Errorf(codeFieldPathDollar, "FieldPath field names may not start with '$'. Consider using $getField or $setField.")
 			}
 			if strings.Contains(el.Key, ".") {
-				return nil, doc.Errorf(codeFieldPathDot, "FieldPath field names may not contain '.'. Consider using $getField or $setField.")
+				return nil, document.Errorf(codeFieldPathDot, "FieldPath field names may not contain '.'. Consider using $getField or $setField.")
 			}
 			sub, err := parseExpr(el.Value, depth+1)
 			if err != nil {
@@ -209,20 +209,20 @@ func parseVariable(name string) (Expr, error) {
 	case "REMOVE":
 		return removeVar{}, nil
 	}
-	return nil, doc.Errorf(codeUndefinedVariable, "Use of undefined variable: %s", base)
+	return nil, document.Errorf(codeUndefinedVariable, "Use of undefined variable: %s", base)
 }
 
 func parseFieldPath(p string) (Expr, error) {
 	if p == "" {
-		return nil, doc.Errorf(doc.CodeBadValue, "'$' by itself is not a valid FieldPath")
+		return nil, document.Errorf(document.CodeBadValue, "'$' by itself is not a valid FieldPath")
 	}
 	parts := strings.Split(p, ".")
 	for _, s := range parts {
 		if s == "" {
-			return nil, doc.Errorf(doc.CodeBadValue, "FieldPath must not contain an empty field name: '%s'", p)
+			return nil, document.Errorf(document.CodeBadValue, "FieldPath must not contain an empty field name: '%s'", p)
 		}
 		if strings.HasPrefix(s, "$") {
-			return nil, doc.Errorf(codeFieldPathDollar, "FieldPath field names may not start with '$'. Consider using $getField or $setField.")
+			return nil, document.Errorf(codeFieldPathDollar, "FieldPath field names may not start with '$'. Consider using $getField or $setField.")
 		}
 	}
 	return fieldPath{parts: parts}, nil
@@ -238,8 +238,8 @@ func Truthy(v any) bool {
 	case nil, bson.Null, bson.Undefined, Missing:
 		return false
 	}
-	if doc.IsNumber(v) {
-		return doc.Compare(v, int32(0)) != 0
+	if document.IsNumber(v) {
+		return document.Compare(v, int32(0)) != 0
 	}
 	return true
 }

@@ -6,13 +6,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ttlkv/ttlkv/doc"
+	"github.com/ttlkv/ttlkv/document"
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
 
 // FuzzPipeline parses the input as an Extended JSON pipeline and runs
 // it over a few varied documents: no input may panic, and every failure
-// must be a typed *doc.Error.
+// must be a typed *document.Error.
 func FuzzPipeline(f *testing.F) {
 	for _, s := range []string{
 		`[{"$group": {"_id": "$team", "n": {"$sum": 1}, "a": {"$avg": "$age"}, "s": {"$addToSet": "$tags"}}}]`,
@@ -33,7 +33,7 @@ func runOne(t *testing.T, data []byte) {
 		if len(data) > 8<<10 {
 			return
 		}
-		v, err := doc.ParseExtJSONValue(data)
+		v, err := document.ParseExtJSONValue(data)
 		if err != nil {
 			return
 		}
@@ -43,7 +43,7 @@ func runOne(t *testing.T, data []byte) {
 		}
 		p, err := Parse(arr)
 		if err != nil {
-			var de *doc.Error
+			var de *document.Error
 			if !errors.As(err, &de) {
 				t.Fatalf("Parse(%s): untyped error %T %v", data, err, err)
 			}
@@ -60,7 +60,7 @@ func runOne(t *testing.T, data []byte) {
 		c := p.Open(sliceSource(in), Options{MaxMemoryBytes: 1 << 20})
 		for range 10000 {
 			d, err := c.Next(ctx)
-			var de *doc.Error
+			var de *document.Error
 			if err != nil && !errors.As(err, &de) && !errors.Is(err, context.DeadlineExceeded) {
 				t.Fatalf("Run(%s): untyped error %T %v", data, err, err)
 			}

@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/ttlkv/ttlkv/doc"
+	"github.com/ttlkv/ttlkv/document"
 	"github.com/ttlkv/ttlkv/engine/query"
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
@@ -32,7 +32,7 @@ type groupSpec struct {
 func parseGroup(arg any) (stageSpec, error) {
 	spec, ok := arg.(bson.D)
 	if !ok {
-		return stageSpec{}, doc.Errorf(doc.Code(15947), "a group's fields must be specified in an object")
+		return stageSpec{}, document.Errorf(document.Code(15947), "a group's fields must be specified in an object")
 	}
 	g := &groupSpec{}
 	for _, el := range spec {
@@ -45,27 +45,27 @@ func parseGroup(arg any) (stageSpec, error) {
 			continue
 		}
 		if strings.Contains(el.Key, ".") {
-			return stageSpec{}, doc.Errorf(doc.Code(40235), "The field name '%s' cannot contain '.'", el.Key)
+			return stageSpec{}, document.Errorf(document.Code(40235), "The field name '%s' cannot contain '.'", el.Key)
 		}
 		if strings.HasPrefix(el.Key, "$") {
-			return stageSpec{}, doc.Errorf(doc.Code(40236), "The field name '%s' cannot be an operator name", el.Key)
+			return stageSpec{}, document.Errorf(document.Code(40236), "The field name '%s' cannot be an operator name", el.Key)
 		}
 		ad, ok := el.Value.(bson.D)
 		if !ok || len(ad) != 1 {
-			return stageSpec{}, doc.Errorf(doc.Code(40234), "The field '%s' must be an accumulator object", el.Key)
+			return stageSpec{}, document.Errorf(document.Code(40234), "The field '%s' must be an accumulator object", el.Key)
 		}
 		op := ad[0].Key
 		if newAcc(op) == nil {
-			return stageSpec{}, doc.Errorf(doc.Code(15952), "unknown group operator '%s'", op)
+			return stageSpec{}, document.Errorf(document.Code(15952), "unknown group operator '%s'", op)
 		}
 		argV := ad[0].Value
 		if op == "$count" {
 			if d, ok := argV.(bson.D); !ok || len(d) != 0 {
-				return stageSpec{}, doc.Errorf(doc.CodeTypeMismatch, "$count takes no arguments, i.e. $count:{}")
+				return stageSpec{}, document.Errorf(document.CodeTypeMismatch, "$count takes no arguments, i.e. $count:{}")
 			}
 			argV = int32(1)
 		} else if _, isArr := argV.(bson.A); isArr {
-			return stageSpec{}, doc.Errorf(doc.Code(40237), "The %s accumulator is a unary operator", op)
+			return stageSpec{}, document.Errorf(document.Code(40237), "The %s accumulator is a unary operator", op)
 		}
 		e, err := parseExpr(argV, 0)
 		if err != nil {
@@ -74,7 +74,7 @@ func parseGroup(arg any) (stageSpec, error) {
 		g.accs = append(g.accs, accSpec{field: el.Key, op: op, expr: e})
 	}
 	if g.id == nil {
-		return stageSpec{}, doc.Errorf(doc.Code(15955), "a group specification must include an _id")
+		return stageSpec{}, document.Errorf(document.Code(15955), "a group specification must include an _id")
 	}
 	return stageSpec{name: "$group", spec: spec, make: func(up iter, o *Options) iter {
 		return &groupStage{up: up, o: o, g: g, groups: map[string]*group{}}
@@ -214,15 +214,15 @@ func groupKey(b *strings.Builder, v any, depth int) {
 		b.WriteString("s")
 		b.WriteString(strconv.Quote(x))
 	default:
-		if doc.IsNumber(v) {
+		if document.IsNumber(v) {
 			b.WriteString("#")
 			b.WriteString(numberKey(v))
 			b.WriteString(";")
 			return
 		}
-		b.WriteString(strconv.Itoa(doc.TypeNumber(v)))
+		b.WriteString(strconv.Itoa(document.TypeNumber(v)))
 		b.WriteString(":")
-		b.WriteString(doc.Format(v))
+		b.WriteString(document.Format(v))
 		b.WriteString(";")
 	}
 }
@@ -267,7 +267,7 @@ func numberKey(v any) string {
 			r.Quo(&r, scale)
 		}
 	default:
-		return doc.Format(v)
+		return document.Format(v)
 	}
 	return r.RatString()
 }
@@ -282,7 +282,7 @@ func abs(n int) int {
 type sumAcc struct{ sum any }
 
 func (a *sumAcc) add(v any) {
-	if doc.IsNumber(v) {
+	if document.IsNumber(v) {
 		a.sum = query.AddNumbers(a.sum, v)
 	}
 }
@@ -295,7 +295,7 @@ type avgAcc struct {
 }
 
 func (a *avgAcc) add(v any) {
-	if !doc.IsNumber(v) {
+	if !document.IsNumber(v) {
 		return
 	}
 	if a.sum == nil {
@@ -331,7 +331,7 @@ func (a *minMaxAcc) add(v any) {
 	}
 	c := 0
 	if a.set {
-		c = doc.Compare(v, a.v)
+		c = document.Compare(v, a.v)
 	}
 	if !a.set || (a.max && c > 0) || (!a.max && c < 0) {
 		a.v, a.set = v, true
@@ -399,7 +399,7 @@ type stdDevAcc struct {
 }
 
 func (a *stdDevAcc) add(v any) {
-	if !doc.IsNumber(v) {
+	if !document.IsNumber(v) {
 		return
 	}
 	x := query.ToFloat(v)
@@ -423,14 +423,14 @@ func parseSortByCount(arg any) (stageSpec, error) {
 	switch x := arg.(type) {
 	case string:
 		if !strings.HasPrefix(x, "$") {
-			return stageSpec{}, doc.Errorf(doc.Code(40148), "the sortByCount field path must be defined as a $-prefixed path or an expression")
+			return stageSpec{}, document.Errorf(document.Code(40148), "the sortByCount field path must be defined as a $-prefixed path or an expression")
 		}
 	case bson.D:
 		if len(x) != 1 || !strings.HasPrefix(x[0].Key, "$") {
-			return stageSpec{}, doc.Errorf(doc.Code(40147), "the sortByCount field must be specified as a string or as an object with one operator")
+			return stageSpec{}, document.Errorf(document.Code(40147), "the sortByCount field must be specified as a string or as an object with one operator")
 		}
 	default:
-		return stageSpec{}, doc.Errorf(doc.Code(40149), "the sortByCount field must be specified as a string or as an object")
+		return stageSpec{}, document.Errorf(document.Code(40149), "the sortByCount field must be specified as a string or as an object")
 	}
 	g, err := parseGroup(bson.D{{Key: "_id", Value: arg}, {Key: "count", Value: bson.D{{Key: "$sum", Value: int32(1)}}}})
 	if err != nil {

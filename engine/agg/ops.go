@@ -4,7 +4,7 @@ import (
 	"math"
 	"strings"
 
-	"github.com/ttlkv/ttlkv/doc"
+	"github.com/ttlkv/ttlkv/document"
 	"github.com/ttlkv/ttlkv/engine/query"
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
@@ -81,7 +81,7 @@ func parseOperator(name string, arg any, depth int) (Expr, error) {
 	}
 	spec, ok := listOps[name]
 	if !ok {
-		return nil, doc.Errorf(codeUnknownExpression, "Unrecognized expression '%s'", name)
+		return nil, document.Errorf(codeUnknownExpression, "Unrecognized expression '%s'", name)
 	}
 	args, err := parseArgs(arg, depth)
 	if err != nil {
@@ -90,9 +90,9 @@ func parseOperator(name string, arg any, depth int) (Expr, error) {
 	if len(args) < spec.min || (spec.max >= 0 && len(args) > spec.max) {
 		want := spec.min
 		if spec.max != spec.min {
-			return nil, doc.Errorf(codeExpressionArity, "Expression %s takes at least %d arguments, and %d were passed in.", name, spec.min, len(args))
+			return nil, document.Errorf(codeExpressionArity, "Expression %s takes at least %d arguments, and %d were passed in.", name, spec.min, len(args))
 		}
-		return nil, doc.Errorf(codeExpressionArity, "Expression %s takes exactly %d arguments. %d were passed in.", name, want, len(args))
+		return nil, document.Errorf(codeExpressionArity, "Expression %s takes exactly %d arguments. %d were passed in.", name, want, len(args))
 	}
 	return opExpr{name: name, args: args, fn: spec.fn}, nil
 }
@@ -171,7 +171,7 @@ func parseCond(arg any, depth int) (Expr, error) {
 	switch x := arg.(type) {
 	case bson.A:
 		if len(x) != 3 {
-			return nil, doc.Errorf(codeExpressionArity, "Expression $cond takes exactly 3 arguments. %d were passed in.", len(x))
+			return nil, document.Errorf(codeExpressionArity, "Expression $cond takes exactly 3 arguments. %d were passed in.", len(x))
 		}
 		copy(parts[:], x)
 	case bson.D:
@@ -179,17 +179,17 @@ func parseCond(arg any, depth int) (Expr, error) {
 		for _, el := range x {
 			i := map[string]int{"if": 0, "then": 1, "else": 2}[el.Key]
 			if el.Key != "if" && el.Key != "then" && el.Key != "else" {
-				return nil, doc.Errorf(doc.Code(17083), "Unrecognized parameter to $cond: %s", el.Key)
+				return nil, document.Errorf(document.Code(17083), "Unrecognized parameter to $cond: %s", el.Key)
 			}
 			parts[i], seen[i] = el.Value, true
 		}
 		for i, name := range []string{"if", "then", "else"} {
 			if !seen[i] {
-				return nil, doc.Errorf(doc.Code(17080+i), "Missing '%s' parameter to $cond", name)
+				return nil, document.Errorf(document.Code(17080+i), "Missing '%s' parameter to $cond", name)
 			}
 		}
 	default:
-		return nil, doc.Errorf(codeExpressionArity, "Expression $cond takes exactly 3 arguments. 1 were passed in.")
+		return nil, document.Errorf(codeExpressionArity, "Expression $cond takes exactly 3 arguments. 1 were passed in.")
 	}
 	var c condExpr
 	var err error
@@ -206,7 +206,7 @@ func parseCond(arg any, depth int) (Expr, error) {
 }
 
 func typeErr(code int, op string, v any) error {
-	return doc.Errorf(doc.Code(code), "%s only supports numeric types, not %s", op, doc.TypeName(v))
+	return document.Errorf(document.Code(code), "%s only supports numeric types, not %s", op, document.TypeName(v))
 }
 
 func opAdd(args []any) (any, error) {
@@ -216,7 +216,7 @@ func opAdd(args []any) (any, error) {
 		switch x := a.(type) {
 		case bson.DateTime:
 			if date != nil {
-				return nil, doc.Errorf(doc.Code(16612), "only one date allowed in an $add expression")
+				return nil, document.Errorf(document.Code(16612), "only one date allowed in an $add expression")
 			}
 			date = &x
 			continue
@@ -224,8 +224,8 @@ func opAdd(args []any) (any, error) {
 		if nullish(a) {
 			return nil, nil
 		}
-		if !doc.IsNumber(a) {
-			return nil, doc.Errorf(doc.Code(16554), "$add only supports numeric or date types, not %s", doc.TypeName(a))
+		if !document.IsNumber(a) {
+			return nil, document.Errorf(document.Code(16554), "$add only supports numeric or date types, not %s", document.TypeName(a))
 		}
 		sum = query.AddNumbers(sum, a)
 	}
@@ -245,12 +245,12 @@ func opSubtract(args []any) (any, error) {
 	switch {
 	case aDate && bDate:
 		return int64(da) - int64(db), nil
-	case aDate && doc.IsNumber(b):
+	case aDate && document.IsNumber(b):
 		return bson.DateTime(int64(da) - int64(math.Round(query.ToFloat(b)))), nil
-	case doc.IsNumber(a) && doc.IsNumber(b):
+	case document.IsNumber(a) && document.IsNumber(b):
 		return query.AddNumbers(a, query.MulNumbers(b, int32(-1))), nil
 	}
-	return nil, doc.Errorf(doc.Code(16556), "cant $subtract a %s from a %s", doc.TypeName(b), doc.TypeName(a))
+	return nil, document.Errorf(document.Code(16556), "cant $subtract a %s from a %s", document.TypeName(b), document.TypeName(a))
 }
 
 func opMultiply(args []any) (any, error) {
@@ -259,7 +259,7 @@ func opMultiply(args []any) (any, error) {
 		if nullish(a) {
 			return nil, nil
 		}
-		if !doc.IsNumber(a) {
+		if !document.IsNumber(a) {
 			return nil, typeErr(16555, "$multiply", a)
 		}
 		p = query.MulNumbers(p, a)
@@ -272,15 +272,15 @@ func opDivide(args []any) (any, error) {
 	if nullish(a) || nullish(b) {
 		return nil, nil
 	}
-	if !doc.IsNumber(a) || !doc.IsNumber(b) {
+	if !document.IsNumber(a) || !document.IsNumber(b) {
 		bad := a
-		if doc.IsNumber(a) {
+		if document.IsNumber(a) {
 			bad = b
 		}
-		return nil, doc.Errorf(doc.Code(16609), "$divide only supports numeric types, not %s and %s", doc.TypeName(a), doc.TypeName(bad))
+		return nil, document.Errorf(document.Code(16609), "$divide only supports numeric types, not %s and %s", document.TypeName(a), document.TypeName(bad))
 	}
-	if doc.Compare(b, int32(0)) == 0 {
-		return nil, doc.Errorf(doc.CodeBadValue, "can't $divide by zero")
+	if document.Compare(b, int32(0)) == 0 {
+		return nil, document.Errorf(document.CodeBadValue, "can't $divide by zero")
 	}
 	if query.NumRank(a) == 4 || query.NumRank(b) == 4 {
 		return query.ToDecimal(query.ToFloat(a) / query.ToFloat(b)), nil
@@ -293,11 +293,11 @@ func opMod(args []any) (any, error) {
 	if nullish(a) || nullish(b) {
 		return nil, nil
 	}
-	if !doc.IsNumber(a) || !doc.IsNumber(b) {
-		return nil, doc.Errorf(doc.Code(16611), "$mod only supports numeric types, not %s and %s", doc.TypeName(a), doc.TypeName(b))
+	if !document.IsNumber(a) || !document.IsNumber(b) {
+		return nil, document.Errorf(document.Code(16611), "$mod only supports numeric types, not %s and %s", document.TypeName(a), document.TypeName(b))
 	}
-	if doc.Compare(b, int32(0)) == 0 {
-		return nil, doc.Errorf(doc.Code(16610), "can't $mod by zero")
+	if document.Compare(b, int32(0)) == 0 {
+		return nil, document.Errorf(document.Code(16610), "can't $mod by zero")
 	}
 	ra, rb := query.NumRank(a), query.NumRank(b)
 	if ra <= 2 && rb <= 2 {
@@ -345,7 +345,7 @@ func numeric1(op string, f func(float64) float64) opFunc {
 		case int64:
 			if op == "$abs" && x < 0 {
 				if x == math.MinInt64 {
-					return nil, doc.Errorf(doc.Code(28680), "can't take $abs of long long min")
+					return nil, document.Errorf(document.Code(28680), "can't take $abs of long long min")
 				}
 				return -x, nil
 			}
@@ -355,18 +355,18 @@ func numeric1(op string, f func(float64) float64) opFunc {
 		case bson.Decimal128:
 			return query.ToDecimal(f(query.ToFloat(x))), nil
 		}
-		return nil, doc.Errorf(doc.Code(28765), "%s only supports numeric types, not %s", op, doc.TypeName(a))
+		return nil, document.Errorf(document.Code(28765), "%s only supports numeric types, not %s", op, document.TypeName(a))
 	}
 }
 
 func cmpOp(ok func(int) bool) opFunc {
 	return func(args []any) (any, error) {
-		return ok(doc.Compare(orNull(args[0]), orNull(args[1]))), nil
+		return ok(document.Compare(orNull(args[0]), orNull(args[1]))), nil
 	}
 }
 
 // orNull compares a missing value as MongoDB's expressions do: below
-// null, as the absent value it is. doc.Compare has no missing, so use
+// null, as the absent value it is. document.Compare has no missing, so use
 // MinKey's neighbour: missing compares lower than everything but MinKey.
 func orNull(v any) any {
 	if isMissing(v) {
@@ -376,7 +376,7 @@ func orNull(v any) any {
 }
 
 func opCmp(args []any) (any, error) {
-	return int32(doc.Compare(orNull(args[0]), orNull(args[1]))), nil
+	return int32(document.Compare(orNull(args[0]), orNull(args[1]))), nil
 }
 
 func opIfNull(args []any) (any, error) {
@@ -396,7 +396,7 @@ func opConcat(args []any) (any, error) {
 		}
 		s, ok := a.(string)
 		if !ok {
-			return nil, doc.Errorf(doc.Code(16702), "$concat only supports strings, not %s", doc.TypeName(a))
+			return nil, document.Errorf(document.Code(16702), "$concat only supports strings, not %s", document.TypeName(a))
 		}
 		b.WriteString(s)
 	}
@@ -420,7 +420,7 @@ func stringCase(f func(string) string) opFunc {
 func opStrLen(args []any) (any, error) {
 	s, ok := args[0].(string)
 	if !ok {
-		return nil, doc.Errorf(doc.Code(34471), "$strLenCP requires a string argument, found: %s", typeOrMissing(args[0]))
+		return nil, document.Errorf(document.Code(34471), "$strLenCP requires a string argument, found: %s", typeOrMissing(args[0]))
 	}
 	return int32(len([]rune(s))), nil
 }
@@ -429,13 +429,13 @@ func typeOrMissing(v any) string {
 	if isMissing(v) {
 		return "missing"
 	}
-	return doc.TypeName(v)
+	return document.TypeName(v)
 }
 
 func opSize(args []any) (any, error) {
 	a, ok := args[0].(bson.A)
 	if !ok {
-		return nil, doc.Errorf(doc.Code(17124), "The argument to $size must be an array. Type of argument: %s", typeOrMissing(args[0]))
+		return nil, document.Errorf(document.Code(17124), "The argument to $size must be an array. Type of argument: %s", typeOrMissing(args[0]))
 	}
 	return int32(len(a)), nil
 }
@@ -443,10 +443,10 @@ func opSize(args []any) (any, error) {
 func opIn(args []any) (any, error) {
 	arr, ok := args[1].(bson.A)
 	if !ok {
-		return nil, doc.Errorf(doc.Code(40081), "$in requires an array as a second argument, found: %s", typeOrMissing(args[1]))
+		return nil, document.Errorf(document.Code(40081), "$in requires an array as a second argument, found: %s", typeOrMissing(args[1]))
 	}
 	for _, el := range arr {
-		if doc.Compare(orNull(args[0]), el) == 0 {
+		if document.Compare(orNull(args[0]), el) == 0 {
 			return true, nil
 		}
 	}
@@ -459,10 +459,10 @@ func opArrayElemAt(args []any) (any, error) {
 	}
 	arr, ok := args[0].(bson.A)
 	if !ok {
-		return nil, doc.Errorf(doc.Code(28689), "$arrayElemAt's first argument must be an array, but is %s", doc.TypeName(args[0]))
+		return nil, document.Errorf(document.Code(28689), "$arrayElemAt's first argument must be an array, but is %s", document.TypeName(args[0]))
 	}
-	if !doc.IsNumber(args[1]) || query.ToFloat(args[1]) != math.Trunc(query.ToFloat(args[1])) {
-		return nil, doc.Errorf(doc.Code(28691), "$arrayElemAt's second argument must be a numeric value, but is %s", doc.TypeName(args[1]))
+	if !document.IsNumber(args[1]) || query.ToFloat(args[1]) != math.Trunc(query.ToFloat(args[1])) {
+		return nil, document.Errorf(document.Code(28691), "$arrayElemAt's second argument must be a numeric value, but is %s", document.TypeName(args[1]))
 	}
 	i := int(query.ToFloat(args[1]))
 	if i < 0 {
@@ -478,5 +478,5 @@ func opType(args []any) (any, error) {
 	if isMissing(args[0]) {
 		return "missing", nil
 	}
-	return doc.TypeName(args[0]), nil
+	return document.TypeName(args[0]), nil
 }

@@ -13,15 +13,15 @@ package agg
 import (
 	"context"
 
-	"github.com/ttlkv/ttlkv/doc"
+	"github.com/ttlkv/ttlkv/document"
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
 
 // Codes of the server's pipeline errors.
 const (
-	codeStageOneField     = doc.Code(40323)
-	codeUnrecognizedStage = doc.Code(40324)
-	codeMemoryLimit       = doc.Code(292) // QueryExceededMemoryLimitNoDiskUseAllowed
+	codeStageOneField     = document.Code(40323)
+	codeUnrecognizedStage = document.Code(40324)
+	codeMemoryLimit       = document.Code(292) // QueryExceededMemoryLimitNoDiskUseAllowed
 )
 
 // DefaultMaxMemoryBytes is what one blocking stage ($group, $sort) may
@@ -68,10 +68,10 @@ func Parse(pipeline bson.A) (*Pipeline, error) {
 	for _, sv := range pipeline {
 		sd, ok := sv.(bson.D)
 		if !ok {
-			return nil, doc.Errorf(doc.CodeTypeMismatch, "Each element of the 'pipeline' array must be an object")
+			return nil, document.Errorf(document.CodeTypeMismatch, "Each element of the 'pipeline' array must be an object")
 		}
 		if len(sd) != 1 {
-			return nil, doc.Errorf(codeStageOneField, "A pipeline stage specification object must contain exactly one field.")
+			return nil, document.Errorf(codeStageOneField, "A pipeline stage specification object must contain exactly one field.")
 		}
 		name, arg := sd[0].Key, sd[0].Value
 		// Push a leading $match (and $sort, and a $limit right after it)
@@ -81,7 +81,7 @@ func Parse(pipeline bson.A) (*Pipeline, error) {
 			case name == "$match" && p.sort == nil:
 				f, ok := arg.(bson.D)
 				if !ok {
-					return nil, doc.Errorf(doc.Code(15959), "the match filter must be an expression in an object")
+					return nil, document.Errorf(document.Code(15959), "the match filter must be an expression in an object")
 				}
 				if p.filter == nil {
 					p.filter = f
@@ -209,9 +209,9 @@ func parseStage(name string, arg any) (stageSpec, error) {
 		return parseReplaceRoot(name, arg)
 	}
 	if known[name] {
-		return stageSpec{}, doc.Errorf(codeUnrecognizedStage, "%s is a MongoDB aggregation stage that ttlkv does not implement", name)
+		return stageSpec{}, document.Errorf(codeUnrecognizedStage, "%s is a MongoDB aggregation stage that ttlkv does not implement", name)
 	}
-	return stageSpec{}, doc.Errorf(codeUnrecognizedStage, "Unrecognized pipeline stage name: '%s'", name)
+	return stageSpec{}, document.Errorf(codeUnrecognizedStage, "Unrecognized pipeline stage name: '%s'", name)
 }
 
 // known are MongoDB's stages that ttlkv lacks.

@@ -5,7 +5,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/ttlkv/ttlkv/doc"
+	"github.com/ttlkv/ttlkv/document"
 	"github.com/ttlkv/ttlkv/engine/query"
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
@@ -44,7 +44,7 @@ func mapSpec(name string, spec any, fn func(d bson.D, env *Env) (bson.D, bool, e
 func parseMatch(arg any) (stageSpec, error) {
 	f, ok := arg.(bson.D)
 	if !ok {
-		return stageSpec{}, doc.Errorf(doc.Code(15959), "the match filter must be an expression in an object")
+		return stageSpec{}, document.Errorf(document.Code(15959), "the match filter must be an expression in an object")
 	}
 	if _, err := query.ParseFilter(f); err != nil {
 		return stageSpec{}, err
@@ -73,11 +73,11 @@ type pathOp struct {
 func flattenSpec(prefix []string, spec bson.D, leaf func(path []string, v any) (pathOp, error), out []pathOp) ([]pathOp, error) {
 	for _, el := range spec {
 		if el.Key == "" || strings.HasPrefix(el.Key, "$") {
-			return nil, doc.Errorf(codeFieldPathDollar, "FieldPath field names may not start with '$'. Consider using $getField or $setField.")
+			return nil, document.Errorf(codeFieldPathDollar, "FieldPath field names may not start with '$'. Consider using $getField or $setField.")
 		}
 		parts := strings.Split(el.Key, ".")
 		if slices.Contains(parts, "") {
-			return nil, doc.Errorf(doc.CodeBadValue, "FieldPath must not contain an empty field name: '%s'", el.Key)
+			return nil, document.Errorf(document.CodeBadValue, "FieldPath must not contain an empty field name: '%s'", el.Key)
 		}
 		path := append(slices.Clone(prefix), parts...)
 		if sub, ok := el.Value.(bson.D); ok && len(sub) > 0 && !strings.HasPrefix(sub[0].Key, "$") {
@@ -99,10 +99,10 @@ func flattenSpec(prefix []string, spec bson.D, leaf func(path []string, v any) (
 func parseProject(arg any) (stageSpec, error) {
 	spec, ok := arg.(bson.D)
 	if !ok {
-		return stageSpec{}, doc.Errorf(doc.Code(15969), "$project specification must be an object")
+		return stageSpec{}, document.Errorf(document.Code(15969), "$project specification must be an object")
 	}
 	if len(spec) == 0 {
-		return stageSpec{}, doc.Errorf(doc.Code(51272), "projection specification must have at least one field")
+		return stageSpec{}, document.Errorf(document.Code(51272), "projection specification must have at least one field")
 	}
 	ops, err := flattenSpec(nil, spec, func(path []string, v any) (pathOp, error) {
 		switch x := v.(type) {
@@ -110,11 +110,11 @@ func parseProject(arg any) (stageSpec, error) {
 			return pathOp{path: path, include: x, exclude: !x}, nil
 		case bson.D:
 			if len(x) == 0 {
-				return pathOp{}, doc.Errorf(doc.Code(51270), "An empty sub-projection is not a valid value. Found empty object at path")
+				return pathOp{}, document.Errorf(document.Code(51270), "An empty sub-projection is not a valid value. Found empty object at path")
 			}
 		}
-		if doc.IsNumber(v) {
-			z := doc.Compare(v, int32(0)) == 0
+		if document.IsNumber(v) {
+			z := document.Compare(v, int32(0)) == 0
 			return pathOp{path: path, include: !z, exclude: z}, nil
 		}
 		e, err := parseExpr(v, 0)
@@ -138,7 +138,7 @@ func parseProject(arg any) (stageSpec, error) {
 	for _, op := range ops {
 		isID := len(op.path) == 1 && op.path[0] == "_id"
 		if !exclusion && op.exclude && !isID {
-			return stageSpec{}, doc.Errorf(doc.Code(31254), "Invalid $project :: caused by :: Cannot do exclusion on field %s in inclusion projection", strings.Join(op.path, "."))
+			return stageSpec{}, document.Errorf(document.Code(31254), "Invalid $project :: caused by :: Cannot do exclusion on field %s in inclusion projection", strings.Join(op.path, "."))
 		}
 	}
 	if exclusion {
@@ -296,7 +296,7 @@ func setIn(cur any, path []string, v any) any {
 func parseAddFields(name string, arg any) (stageSpec, error) {
 	spec, ok := arg.(bson.D)
 	if !ok {
-		return stageSpec{}, doc.Errorf(doc.Code(40272), "%s specification stage must be an object, got %s", name, doc.TypeName(arg))
+		return stageSpec{}, document.Errorf(document.Code(40272), "%s specification stage must be an object, got %s", name, document.TypeName(arg))
 	}
 	ops, err := flattenSpec(nil, spec, func(path []string, v any) (pathOp, error) {
 		e, err := parseExpr(v, 0)
@@ -331,21 +331,21 @@ func parseUnset(arg any) (stageSpec, error) {
 		for _, el := range x {
 			s, ok := el.(string)
 			if !ok {
-				return stageSpec{}, doc.Errorf(doc.Code(31120), "$unset specification must be a string or an array containing only string values")
+				return stageSpec{}, document.Errorf(document.Code(31120), "$unset specification must be a string or an array containing only string values")
 			}
 			names = append(names, s)
 		}
 	default:
-		return stageSpec{}, doc.Errorf(doc.Code(31002), "$unset specification must be a string or an array")
+		return stageSpec{}, document.Errorf(document.Code(31002), "$unset specification must be a string or an array")
 	}
 	if len(names) == 0 {
-		return stageSpec{}, doc.Errorf(doc.Code(31119), "$unset specification must be a string or an array with at least one field")
+		return stageSpec{}, document.Errorf(document.Code(31119), "$unset specification must be a string or an array with at least one field")
 	}
 	var paths [][]string
 	for _, n := range names {
 		parts := strings.Split(n, ".")
 		if n == "" || strings.HasPrefix(n, "$") || slices.Contains(parts, "") {
-			return stageSpec{}, doc.Errorf(codeFieldPathDollar, "Invalid $unset :: caused by :: FieldPath field names may not be empty or start with '$': '%s'", n)
+			return stageSpec{}, document.Errorf(codeFieldPathDollar, "Invalid $unset :: caused by :: FieldPath field names may not be empty or start with '$': '%s'", n)
 		}
 		paths = append(paths, parts)
 	}
@@ -362,11 +362,11 @@ func parseReplaceRoot(name string, arg any) (stageSpec, error) {
 	if name == "$replaceRoot" {
 		spec, ok := arg.(bson.D)
 		if !ok {
-			return stageSpec{}, doc.Errorf(doc.Code(40228), "expected an object as specification for $replaceRoot stage, got %s", doc.TypeName(arg))
+			return stageSpec{}, document.Errorf(document.Code(40228), "expected an object as specification for $replaceRoot stage, got %s", document.TypeName(arg))
 		}
 		v, ok := docGet(spec, "newRoot")
 		if !ok || len(spec) != 1 {
-			return stageSpec{}, doc.Errorf(doc.Code(40231), "no newRoot specified for the $replaceRoot stage")
+			return stageSpec{}, document.Errorf(document.Code(40231), "no newRoot specified for the $replaceRoot stage")
 		}
 		rootV = v
 	}
@@ -381,8 +381,8 @@ func parseReplaceRoot(name string, arg any) (stageSpec, error) {
 		}
 		nd, ok := v.(bson.D)
 		if !ok {
-			return nil, false, doc.Errorf(doc.Code(40228), "'newRoot' expression must evaluate to an object, but resulting value was: %s. Type of resulting value: '%s'. Input document: %s",
-				formatMaybeMissing(v), typeOrMissing(v), doc.Format(d))
+			return nil, false, document.Errorf(document.Code(40228), "'newRoot' expression must evaluate to an object, but resulting value was: %s. Type of resulting value: '%s'. Input document: %s",
+				formatMaybeMissing(v), typeOrMissing(v), document.Format(d))
 		}
 		return nd, true, nil
 	}), nil
@@ -392,7 +392,7 @@ func formatMaybeMissing(v any) string {
 	if isMissing(v) {
 		return "MISSING"
 	}
-	return doc.Format(v)
+	return document.Format(v)
 }
 
 func docGet(d bson.D, k string) (any, bool) {
@@ -424,37 +424,37 @@ func parseUnwind(arg any) (stageSpec, error) {
 			case "path":
 				s, ok := el.Value.(string)
 				if !ok {
-					return stageSpec{}, doc.Errorf(doc.Code(28808), "expected a string as the path for $unwind stage, got %s", doc.TypeName(el.Value))
+					return stageSpec{}, document.Errorf(document.Code(28808), "expected a string as the path for $unwind stage, got %s", document.TypeName(el.Value))
 				}
 				pathS, have = s, true
 			case "includeArrayIndex":
 				s, ok := el.Value.(string)
 				if !ok || s == "" || strings.HasPrefix(s, "$") {
-					return stageSpec{}, doc.Errorf(doc.Code(28810), "includeArrayIndex option to $unwind stage should be a non-empty string not starting with '$'")
+					return stageSpec{}, document.Errorf(document.Code(28810), "includeArrayIndex option to $unwind stage should be a non-empty string not starting with '$'")
 				}
 				u.index = strings.Split(s, ".")
 			case "preserveNullAndEmptyArrays":
 				b, ok := el.Value.(bool)
 				if !ok {
-					return stageSpec{}, doc.Errorf(doc.Code(28809), "expected a boolean for the preserveNullAndEmptyArrays option to $unwind stage, got %s", doc.TypeName(el.Value))
+					return stageSpec{}, document.Errorf(document.Code(28809), "expected a boolean for the preserveNullAndEmptyArrays option to $unwind stage, got %s", document.TypeName(el.Value))
 				}
 				u.preserve = b
 			default:
-				return stageSpec{}, doc.Errorf(doc.Code(28811), "unrecognized option to $unwind stage: %s", el.Key)
+				return stageSpec{}, document.Errorf(document.Code(28811), "unrecognized option to $unwind stage: %s", el.Key)
 			}
 		}
 		if !have {
-			return stageSpec{}, doc.Errorf(doc.Code(28812), "no path specified to $unwind stage")
+			return stageSpec{}, document.Errorf(document.Code(28812), "no path specified to $unwind stage")
 		}
 	default:
-		return stageSpec{}, doc.Errorf(doc.Code(15981), "expected either a string or an object as specification for $unwind stage, got %s", doc.TypeName(arg))
+		return stageSpec{}, document.Errorf(document.Code(15981), "expected either a string or an object as specification for $unwind stage, got %s", document.TypeName(arg))
 	}
 	if !strings.HasPrefix(pathS, "$") || len(pathS) == 1 {
-		return stageSpec{}, doc.Errorf(doc.Code(28818), "path option to $unwind stage should be prefixed with a '$': %s", pathS)
+		return stageSpec{}, document.Errorf(document.Code(28818), "path option to $unwind stage should be prefixed with a '$': %s", pathS)
 	}
 	u.path = strings.Split(pathS[1:], ".")
 	if slices.Contains(u.path, "") || strings.HasPrefix(pathS[1:], "$") {
-		return stageSpec{}, doc.Errorf(doc.CodeBadValue, "FieldPath must not contain an empty field name: '%s'", pathS)
+		return stageSpec{}, document.Errorf(document.CodeBadValue, "FieldPath must not contain an empty field name: '%s'", pathS)
 	}
 	return stageSpec{name: "$unwind", spec: arg, make: func(up iter, _ *Options) iter { return &unwindIter{unwindStage: u, up: up} }}, nil
 }
@@ -528,21 +528,21 @@ type skipLimit struct {
 
 func parseSkipLimit(name string, arg any) (stageSpec, error) {
 	f := query.ToFloat(arg)
-	if !doc.IsNumber(arg) || f != float64(int64(f)) {
+	if !document.IsNumber(arg) || f != float64(int64(f)) {
 		if name == "$skip" {
-			return stageSpec{}, doc.Errorf(doc.Code(15972), "Argument to $skip must be a number")
+			return stageSpec{}, document.Errorf(document.Code(15972), "Argument to $skip must be a number")
 		}
-		return stageSpec{}, doc.Errorf(doc.Code(15957), "the limit must be specified as a number")
+		return stageSpec{}, document.Errorf(document.Code(15957), "the limit must be specified as a number")
 	}
 	n := int64(f)
 	if name == "$skip" {
 		if n < 0 {
-			return stageSpec{}, doc.Errorf(doc.Code(15956), "Argument to $skip cannot be negative")
+			return stageSpec{}, document.Errorf(document.Code(15956), "Argument to $skip cannot be negative")
 		}
 		return stageSpec{name: name, spec: n, make: func(up iter, _ *Options) iter { return &skipLimit{up: up, skip: n} }}, nil
 	}
 	if n <= 0 {
-		return stageSpec{}, doc.Errorf(doc.Code(15958), "the limit must be positive")
+		return stageSpec{}, document.Errorf(document.Code(15958), "the limit must be positive")
 	}
 	return stageSpec{name: name, spec: n, make: func(up iter, _ *Options) iter { return &skipLimit{up: up, limit: n} }}, nil
 }
@@ -577,10 +577,10 @@ type sortStage struct {
 func parseSort(arg any) (stageSpec, error) {
 	spec, ok := arg.(bson.D)
 	if !ok {
-		return stageSpec{}, doc.Errorf(doc.Code(15973), "the $sort key specification must be an object")
+		return stageSpec{}, document.Errorf(document.Code(15973), "the $sort key specification must be an object")
 	}
 	if len(spec) == 0 {
-		return stageSpec{}, doc.Errorf(doc.Code(15976), "$sort stage must have at least one sort key")
+		return stageSpec{}, document.Errorf(document.Code(15976), "$sort stage must have at least one sort key")
 	}
 	s, err := query.ParseSort(spec)
 	if err != nil {
@@ -614,7 +614,7 @@ func (s *sortStage) next(ctx context.Context) (bson.D, error) {
 }
 
 func memoryErr(stage string, o *Options) error {
-	return doc.Errorf(codeMemoryLimit, "Exceeded memory limit for %s, but didn't allow external spilling; ttlkv holds %s in memory and allows %d bytes", stage, stage, o.MaxMemoryBytes)
+	return document.Errorf(codeMemoryLimit, "Exceeded memory limit for %s, but didn't allow external spilling; ttlkv holds %s in memory and allows %d bytes", stage, stage, o.MaxMemoryBytes)
 }
 
 // approxSize is a cheap estimate of a value's memory footprint.
@@ -651,11 +651,11 @@ func parseCount(arg any) (stageSpec, error) {
 	s, ok := arg.(string)
 	switch {
 	case !ok || s == "":
-		return stageSpec{}, doc.Errorf(doc.Code(40156), "the count field must be a non-empty string")
+		return stageSpec{}, document.Errorf(document.Code(40156), "the count field must be a non-empty string")
 	case strings.HasPrefix(s, "$"):
-		return stageSpec{}, doc.Errorf(doc.Code(40158), "the count field cannot be a $-prefixed path")
+		return stageSpec{}, document.Errorf(document.Code(40158), "the count field cannot be a $-prefixed path")
 	case strings.Contains(s, "."):
-		return stageSpec{}, doc.Errorf(doc.Code(40160), "the count field cannot contain '.'")
+		return stageSpec{}, document.Errorf(document.Code(40160), "the count field cannot contain '.'")
 	}
 	return stageSpec{name: "$count", spec: s, make: func(up iter, _ *Options) iter { return &countStage{up: up, name: s} }}, nil
 }

@@ -3,7 +3,7 @@ package agg
 import (
 	"context"
 
-	"github.com/ttlkv/ttlkv/doc"
+	"github.com/ttlkv/ttlkv/document"
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
 
@@ -23,17 +23,17 @@ func ParseUpdatePipeline(pipeline bson.A) (func(d bson.D, now bson.DateTime) (bs
 	for _, sv := range pipeline {
 		sd, ok := sv.(bson.D)
 		if !ok {
-			return nil, doc.Errorf(doc.CodeFailedToParse, "Each element of the 'pipeline' array must be an object")
+			return nil, document.Errorf(document.CodeFailedToParse, "Each element of the 'pipeline' array must be an object")
 		}
 		if len(sd) != 1 {
-			return nil, doc.Errorf(codeStageOneField, "A pipeline stage specification object must contain exactly one field.")
+			return nil, document.Errorf(codeStageOneField, "A pipeline stage specification object must contain exactly one field.")
 		}
 		st, err := parseStage(sd[0].Key, sd[0].Value)
 		if err != nil {
 			return nil, err
 		}
 		if !updateStages[sd[0].Key] {
-			return nil, doc.Errorf(doc.CodeInvalidOptions, "%s is not allowed to be used within an update", sd[0].Key)
+			return nil, document.Errorf(document.CodeInvalidOptions, "%s is not allowed to be used within an update", sd[0].Key)
 		}
 		stages = append(stages, st)
 	}
@@ -44,7 +44,7 @@ func ParseUpdatePipeline(pipeline bson.A) (func(d bson.D, now bson.DateTime) (bs
 			return nil, err
 		}
 		if len(out) != 1 {
-			return nil, doc.Errorf(doc.CodeInternalError, "update pipeline returned %d documents", len(out))
+			return nil, document.Errorf(document.CodeInternalError, "update pipeline returned %d documents", len(out))
 		}
 		return out[0], nil
 	}, nil

@@ -3,7 +3,7 @@ package query
 import (
 	"slices"
 
-	"github.com/ttlkv/ttlkv/doc"
+	"github.com/ttlkv/ttlkv/document"
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
 
@@ -30,7 +30,7 @@ type Interval struct {
 // Intervals is a list of intervals sorted ascending and non-overlapping.
 type Intervals []Interval
 
-// CompareBound orders bound values: BSON order (doc.Compare), with a
+// CompareBound orders bound values: BSON order (document.Compare), with a
 // TypeBracket sorting before (Upper false) or after (Upper true) every
 // value of its class.
 func CompareBound(a, b any) int {
@@ -51,7 +51,7 @@ func CompareBound(a, b any) int {
 		}
 		return 0
 	}
-	return doc.Compare(a, b)
+	return document.Compare(a, b)
 }
 
 // boundClass returns the class and -1/0/+1 for a lower bracket, a value,
@@ -59,11 +59,11 @@ func CompareBound(a, b any) int {
 func boundClass(v any) (int, int) {
 	if tb, ok := v.(TypeBracket); ok {
 		if tb.Upper {
-			return doc.CanonicalType(tb.Like), 1
+			return document.CanonicalType(tb.Like), 1
 		}
-		return doc.CanonicalType(tb.Like), -1
+		return document.CanonicalType(tb.Like), -1
 	}
-	return doc.CanonicalType(v), 0
+	return document.CanonicalType(v), 0
 }
 
 // Contains reports whether key lies inside one of the intervals.

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/ttlkv/ttlkv/doc"
+	"github.com/ttlkv/ttlkv/document"
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
 
@@ -98,7 +98,7 @@ func (p *pathExpr) match(root any) bool {
 	return false
 }
 
-// ParseFilter parses a MongoDB query filter. It returns a *doc.Error with
+// ParseFilter parses a MongoDB query filter. It returns a *document.Error with
 // MongoDB's code for a malformed filter: 2 BadValue for unknown
 // operators, malformed operands and unsupported features ($where,
 // $text, $jsonSchema, geospatial and bitwise operators), 51108 for an
@@ -137,7 +137,7 @@ func (f *Filter) Match(d bson.D) bool {
 }
 
 // MatchErr reports whether document d satisfies the filter, or the error
-// of a $expr that failed to evaluate for d (a *doc.Error with MongoDB's
+// of a $expr that failed to evaluate for d (a *document.Error with MongoDB's
 // code), which fails the whole query in MongoDB.
 func (f *Filter) MatchErr(d bson.D) (ok bool, err error) {
 	if f == nil {
@@ -165,10 +165,10 @@ func (f *Filter) IsEmpty() bool { return f == nil || len(f.root) == 0 }
 // maxDepth bounds filter nesting so hostile input cannot exhaust the stack.
 const maxDepth = 100
 
-const codeBadRegexFlag = doc.Code(51108)
+const codeBadRegexFlag = document.Code(51108)
 
 func badValue(format string, args ...any) error {
-	return doc.Errorf(doc.CodeBadValue, format, args...)
+	return document.Errorf(document.CodeBadValue, format, args...)
 }
 
 func parseDoc(f bson.D, depth int) (andExpr, error) { return parseDocAt(f, depth, nil) }
@@ -489,10 +489,10 @@ func isNaN(v any) bool {
 // equalValues is the equality of $eq: same type class and equal under
 // BSON comparison (so int32(1) equals 1.0, null does not equal undefined).
 func equalValues(a, b any) bool {
-	if doc.CanonicalType(a) != doc.CanonicalType(b) {
+	if document.CanonicalType(a) != document.CanonicalType(b) {
 		return false
 	}
-	return doc.Compare(a, b) == 0
+	return document.Compare(a, b) == 0
 }
 
 // eqMatch is $eq against one yielded item; a missing field equals null.
@@ -525,23 +525,23 @@ func cmpMatch(op string, it item, target any) bool {
 	if !it.present {
 		v = nil
 	}
-	ct, cv := doc.CanonicalType(target), doc.CanonicalType(v)
+	ct, cv := document.CanonicalType(target), document.CanonicalType(v)
 	if ct != cv {
 		switch ct {
-		case doc.ClassMaxKey:
+		case document.ClassMaxKey:
 			return op == "$lt" || op == "$lte"
-		case doc.ClassMinKey:
+		case document.ClassMinKey:
 			return op == "$gt" || op == "$gte"
 		}
 		return false
 	}
-	if ct == doc.ClassNumber && (isNaN(v) || isNaN(target)) {
+	if ct == document.ClassNumber && (isNaN(v) || isNaN(target)) {
 		if isNaN(v) && isNaN(target) {
 			return op == "$gte" || op == "$lte"
 		}
 		return false
 	}
-	c := doc.Compare(v, target)
+	c := document.Compare(v, target)
 	switch op {
 	case "$gt":
 		return c > 0
@@ -640,7 +640,7 @@ func compileRegex(pattern, options string) (*regexp.Regexp, error) {
 			extended = true
 		case 'u':
 		default:
-			return nil, doc.Errorf(codeBadRegexFlag, "invalid flag in regex options: %c", c)
+			return nil, document.Errorf(codeBadRegexFlag, "invalid flag in regex options: %c", c)
 		}
 	}
 	if extended {
@@ -744,10 +744,10 @@ func typeExpr(path string, parts []string, v any) (expr, error) {
 		if !it.present {
 			return false
 		}
-		if set.number && doc.IsNumber(it.v) {
+		if set.number && document.IsNumber(it.v) {
 			return true
 		}
-		return set.nums[doc.TypeNumber(it.v)]
+		return set.nums[document.TypeNumber(it.v)]
 	}}, nil
 }
 

@@ -4,7 +4,7 @@ import (
 	"errors"
 	"testing"
 
-	"github.com/ttlkv/ttlkv/doc"
+	"github.com/ttlkv/ttlkv/document"
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
 
@@ -25,7 +25,7 @@ func codeOf(err error) int {
 	if err == nil {
 		return 0
 	}
-	var e *doc.Error
+	var e *document.Error
 	if errors.As(err, &e) {
 		return int(e.Code)
 	}

@@ -3,15 +3,15 @@ package query
 import (
 	"strings"
 
-	"github.com/ttlkv/ttlkv/doc"
+	"github.com/ttlkv/ttlkv/document"
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
 
 // MongoDB error codes of projection parsing.
 const (
-	CodeProjectionPathCollision = doc.Code(31249) // "a" and "a.b" in one projection
-	CodeInclusionInExclusion    = doc.Code(31253) // an inclusion in an exclusion projection
-	CodeExclusionInInclusion    = doc.Code(31254) // an exclusion in an inclusion projection
+	CodeProjectionPathCollision = document.Code(31249) // "a" and "a.b" in one projection
+	CodeInclusionInExclusion    = document.Code(31253) // an inclusion in an exclusion projection
+	CodeExclusionInInclusion    = document.Code(31254) // an exclusion in an inclusion projection
 )
 
 // Projection is a parsed find projection: inclusion ({a: 1}) or exclusion
@@ -76,9 +76,9 @@ func ParseProjection(p bson.D) (*Projection, error) {
 						long, short = q, path
 					}
 					if long == short {
-						return doc.Errorf(CodeProjectionPathCollision, "Path collision at %s", long)
+						return document.Errorf(CodeProjectionPathCollision, "Path collision at %s", long)
 					}
-					return doc.Errorf(CodeProjectionPathCollision, "Path collision at %s remaining portion %s", long, strings.TrimPrefix(long, short+"."))
+					return document.Errorf(CodeProjectionPathCollision, "Path collision at %s remaining portion %s", long, strings.TrimPrefix(long, short+"."))
 				}
 			}
 			var node *projNode
@@ -101,9 +101,9 @@ func ParseProjection(p bson.D) (*Projection, error) {
 				}
 				if mode != 0 && mode != want {
 					if want == 1 {
-						return doc.Errorf(CodeInclusionInExclusion, "Cannot do inclusion on field %s in exclusion projection", path)
+						return document.Errorf(CodeInclusionInExclusion, "Cannot do inclusion on field %s in exclusion projection", path)
 					}
-					return doc.Errorf(CodeExclusionInInclusion, "Cannot do exclusion on field %s in inclusion projection", path)
+					return document.Errorf(CodeExclusionInInclusion, "Cannot do exclusion on field %s in inclusion projection", path)
 				}
 				mode = want
 				node = pr.leafAt(parts)
@@ -140,7 +140,7 @@ func ParseProjection(p bson.D) (*Projection, error) {
 						return err
 					}
 					if mode == -1 {
-						return doc.Errorf(CodeInclusionInExclusion, "Cannot do inclusion on field %s in exclusion projection", path)
+						return document.Errorf(CodeInclusionInExclusion, "Cannot do inclusion on field %s in exclusion projection", path)
 					}
 					mode = 1
 					node = pr.leafAt(parts)

@@ -1,7 +1,7 @@
 package query
 
 import (
-	"github.com/ttlkv/ttlkv/doc"
+	"github.com/ttlkv/ttlkv/document"
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
 
@@ -110,7 +110,7 @@ func (s *Sort) Compare(a, b bson.D) int {
 	for i, k := range s.keys {
 		ka := sortKey(a, s.parts[i], k.Desc)
 		kb := sortKey(b, s.parts[i], k.Desc)
-		c := doc.Compare(ka, kb)
+		c := document.Compare(ka, kb)
 		if k.Desc {
 			c = -c
 		}
@@ -136,7 +136,7 @@ func sortKey(d bson.D, parts []string, desc bool) any {
 			best, have = v, true
 			return
 		}
-		c := doc.Compare(v, best)
+		c := document.Compare(v, best)
 		if (desc && c > 0) || (!desc && c < 0) {
 			best = v
 		}

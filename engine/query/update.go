@@ -7,17 +7,17 @@ import (
 	"strings"
 	"time"
 
-	"github.com/ttlkv/ttlkv/doc"
+	"github.com/ttlkv/ttlkv/document"
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
 
 // MongoDB error codes the update language returns that doc does not
 // define.
 const (
-	CodePathNotViable              = doc.Code(28) // a path through a non-container
-	CodeConflictingUpdateOperators = doc.Code(40) // two modifiers on overlapping paths
-	CodeEmptyFieldName             = doc.Code(56) // an update path with an empty component
-	CodeDollarPrefixedFieldName    = doc.Code(52) // a replacement with a $-prefixed field
+	CodePathNotViable              = document.Code(28) // a path through a non-container
+	CodeConflictingUpdateOperators = document.Code(40) // two modifiers on overlapping paths
+	CodeEmptyFieldName             = document.Code(56) // an update path with an empty component
+	CodeDollarPrefixedFieldName    = document.Code(52) // a replacement with a $-prefixed field
 )
 
 // UpdateOptions carry the context an update is applied in.
@@ -78,7 +78,7 @@ func ParseUpdate(u bson.D) (*Update, error) {
 	if len(u) == 0 || !strings.HasPrefix(u[0].Key, "$") {
 		for _, e := range u {
 			if strings.HasPrefix(e.Key, "$") {
-				return nil, doc.Errorf(CodeDollarPrefixedFieldName,
+				return nil, document.Errorf(CodeDollarPrefixedFieldName,
 					"The dollar ($) prefixed field '%s' in '%s' is not allowed in the context of an update's replacement document. Consider using an aggregation pipeline with $replaceWith.", e.Key, e.Key)
 			}
 		}
@@ -87,12 +87,12 @@ func ParseUpdate(u bson.D) (*Update, error) {
 	up := &Update{}
 	for _, e := range u {
 		if !modifierNames[e.Key] {
-			return nil, doc.Errorf(doc.CodeFailedToParse,
+			return nil, document.Errorf(document.CodeFailedToParse,
 				"Unknown modifier: %s. Expected a valid update modifier or pipeline-style update specified as an array", e.Key)
 		}
 		fields, ok := e.Value.(bson.D)
 		if !ok {
-			return nil, doc.Errorf(doc.CodeFailedToParse,
+			return nil, document.Errorf(document.CodeFailedToParse,
 				"Modifiers operate on fields but we found type %s instead. For example: {$mod: {<field>: ...}} not {%s: %v}", typeName(e.Value), e.Key, e.Value)
 		}
 		for _, f := range fields {
@@ -113,7 +113,7 @@ func ParseUpdate(u bson.D) (*Update, error) {
 }
 
 func typeName(v any) string {
-	if n := doc.TypeName(v); n != "" {
+	if n := document.TypeName(v); n != "" {
 		return n
 	}
 	return fmt.Sprintf("%T", v)
@@ -138,12 +138,12 @@ func comparePaths(a, b []string) int {
 
 func parseUpdatePath(op, path string) ([]string, error) {
 	if path == "" {
-		return nil, doc.Errorf(CodeEmptyFieldName, "An empty update path is not valid.")
+		return nil, document.Errorf(CodeEmptyFieldName, "An empty update path is not valid.")
 	}
 	parts := strings.Split(path, ".")
 	for _, p := range parts {
 		if p == "" {
-			return nil, doc.Errorf(CodeEmptyFieldName, "The update path '%s' contains an empty field name, which is not allowed.", path)
+			return nil, document.Errorf(CodeEmptyFieldName, "The update path '%s' contains an empty field name, which is not allowed.", path)
 		}
 		if p == "$" || strings.HasPrefix(p, "$[") && p != "$[]" {
 			return nil, badValue("the positional operator %s in '%s' is not supported by ttlkv", p, path)
@@ -160,12 +160,12 @@ func parseModifier(op, path string, v any) (*modifier, error) {
 	m := &modifier{op: op, path: path, parts: parts, arg: v}
 	switch op {
 	case "$inc", "$mul":
-		if !doc.IsNumber(v) {
+		if !document.IsNumber(v) {
 			verb := "increment"
 			if op == "$mul" {
 				verb = "multiply"
 			}
-			return nil, doc.Errorf(doc.CodeTypeMismatch, "Cannot %s with non-numeric argument: {%s: %v}", verb, path, v)
+			return nil, document.Errorf(document.CodeTypeMismatch, "Cannot %s with non-numeric argument: {%s: %v}", verb, path, v)
 		}
 	case "$rename":
 		to, ok := v.(string)
@@ -203,7 +203,7 @@ func parseModifier(op, path string, v any) (*modifier, error) {
 	case "$pop":
 		n, ok := wholeNumber(v)
 		if !ok || (n != 1 && n != -1) {
-			return nil, doc.Errorf(doc.CodeFailedToParse, "$pop expects 1 or -1, found: %v", v)
+			return nil, document.Errorf(document.CodeFailedToParse, "$pop expects 1 or -1, found: %v", v)
 		}
 	case "$currentDate":
 		switch t := v.(type) {
@@ -354,7 +354,7 @@ func checkConflicts(mods []*modifier) error {
 				if len(b) < len(a) {
 					a, b = b, a
 				}
-				return doc.Errorf(CodeConflictingUpdateOperators, "Updating the path '%s' would create a conflict at '%s'", b, a)
+				return document.Errorf(CodeConflictingUpdateOperators, "Updating the path '%s' would create a conflict at '%s'", b, a)
 			}
 		}
 	}
@@ -433,13 +433,13 @@ func replace(d, repl bson.D) (bson.D, error) {
 }
 
 func immutableID() error {
-	return doc.Errorf(doc.CodeImmutableField, "Performing an update on the path '_id' would modify the immutable field '_id'")
+	return document.Errorf(document.CodeImmutableField, "Performing an update on the path '_id' would modify the immutable field '_id'")
 }
 
 // sameValue is strict identity of values: equal under BSON comparison
 // and of the same BSON type, recursively for documents and arrays.
 func sameValue(a, b any) bool {
-	if doc.TypeNumber(a) != doc.TypeNumber(b) {
+	if document.TypeNumber(a) != document.TypeNumber(b) {
 		return false
 	}
 	switch x := a.(type) {
@@ -466,7 +466,7 @@ func sameValue(a, b any) bool {
 		}
 		return true
 	}
-	return doc.Compare(a, b) == 0
+	return document.Compare(a, b) == 0
 }
 
 // Upsert returns the document an upsert inserts when filter matched
@@ -677,7 +677,7 @@ func modifyPath(c any, parts []string, full string, create bool, fn leafFunc) (a
 			if !create {
 				return t, nil
 			}
-			return nil, doc.Errorf(CodePathNotViable, "Cannot create field '%s' in element {%s: %s}", key, parentName(full, parts), js(t))
+			return nil, document.Errorf(CodePathNotViable, "Cannot create field '%s' in element {%s: %s}", key, parentName(full, parts), js(t))
 		}
 		if last {
 			var cur any
@@ -802,7 +802,7 @@ func parentName(full string, parts []string) string {
 }
 
 func notViable(field, key string, v any) error {
-	return doc.Errorf(CodePathNotViable, "Cannot create field '%s' in element {%s: %s}", field, key, strings.TrimSuffix(strings.TrimPrefix(js(v), `{"v":`), "}"))
+	return document.Errorf(CodePathNotViable, "Cannot create field '%s' in element {%s: %s}", field, key, strings.TrimSuffix(strings.TrimPrefix(js(v), `{"v":`), "}"))
 }
 
 // js renders a value as relaxed Extended JSON for error messages.
@@ -845,8 +845,8 @@ func (m *modifier) apply(out, orig bson.D, o UpdateOptions) (bson.D, error) {
 				}
 				return zeroLike(m.arg), actSet, nil
 			}
-			if !doc.IsNumber(cur) {
-				return nil, 0, doc.Errorf(doc.CodeTypeMismatch,
+			if !document.IsNumber(cur) {
+				return nil, 0, document.Errorf(document.CodeTypeMismatch,
 					"Cannot apply %s to a value of non-numeric type. {_id: %s} has the field '%s' of non-numeric type %s",
 					m.op, idString(orig), m.parts[len(m.parts)-1], typeName(cur))
 			}
@@ -863,7 +863,7 @@ func (m *modifier) apply(out, orig bson.D, o UpdateOptions) (bson.D, error) {
 			if !exists {
 				return cloneValue(m.arg), actSet, nil
 			}
-			c := doc.Compare(m.arg, cur)
+			c := document.Compare(m.arg, cur)
 			if (m.op == "$min" && c < 0) || (m.op == "$max" && c > 0) {
 				return cloneValue(m.arg), actSet, nil
 			}
@@ -896,7 +896,7 @@ func (m *modifier) apply(out, orig bson.D, o UpdateOptions) (bson.D, error) {
 			}
 			if m.op == "$addToSet" {
 				for _, e := range m.each {
-					if !slices.ContainsFunc(arr, func(x any) bool { return doc.Compare(x, e) == 0 }) {
+					if !slices.ContainsFunc(arr, func(x any) bool { return document.Compare(x, e) == 0 }) {
 						arr = append(arr, cloneValue(e))
 					}
 				}
@@ -930,7 +930,7 @@ func (m *modifier) apply(out, orig bson.D, o UpdateOptions) (bson.D, error) {
 			}
 			arr, ok := cur.(bson.A)
 			if !ok {
-				return nil, 0, doc.Errorf(doc.CodeTypeMismatch, "Path '%s' contains an element of non-array type '%s'", m.path, typeName(cur))
+				return nil, 0, document.Errorf(document.CodeTypeMismatch, "Path '%s' contains an element of non-array type '%s'", m.path, typeName(cur))
 			}
 			if len(arr) == 0 {
 				return arr, actKeep, nil
@@ -941,7 +941,7 @@ func (m *modifier) apply(out, orig bson.D, o UpdateOptions) (bson.D, error) {
 			return arr[:len(arr)-1], actSet, nil
 		}
 	default:
-		return nil, doc.Errorf(doc.CodeInternalError, "modifier %s has no implementation", m.op)
+		return nil, document.Errorf(document.CodeInternalError, "modifier %s has no implementation", m.op)
 	}
 	r, err := modifyPath(out, m.parts, m.path, create, fn)
 	if err != nil {
@@ -961,7 +961,7 @@ func idString(d bson.D) string {
 func (m *modifier) pulls(e any) bool {
 	if m.op == "$pullAll" {
 		for _, x := range m.arg.(bson.A) {
-			if doc.Compare(x, e) == 0 {
+			if document.Compare(x, e) == 0 {
 				return true
 			}
 		}
@@ -996,7 +996,7 @@ func (m *modifier) push(arr bson.A) bson.A {
 	res = append(res, arr[pos:]...)
 	switch s := m.sort.(type) {
 	case int:
-		slices.SortStableFunc(res, func(a, b any) int { return s * doc.Compare(a, b) })
+		slices.SortStableFunc(res, func(a, b any) int { return s * document.Compare(a, b) })
 	case *Sort:
 		slices.SortStableFunc(res, func(a, b any) int {
 			da, _ := a.(bson.D)

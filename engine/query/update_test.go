@@ -4,7 +4,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ttlkv/ttlkv/doc"
+	"github.com/ttlkv/ttlkv/document"
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
 
@@ -283,7 +283,7 @@ func TestUpsert(t *testing.T) {
 	}
 }
 
-var _ = doc.CodeBadValue
+var _ = document.CodeBadValue
 
 func TestUpdateBackfillLimit(t *testing.T) {
 	runUpdateCases(t, []updateCase{

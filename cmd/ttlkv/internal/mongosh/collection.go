@@ -7,7 +7,7 @@ import (
 	"github.com/dop251/goja"
 	"go.mongodb.org/mongo-driver/v2/bson"
 
-	"github.com/ttlkv/ttlkv/doc"
+	"github.com/ttlkv/ttlkv/document"
 )
 
 // collObject is the JavaScript collection: its methods, and any other
@@ -87,24 +87,24 @@ func truthy(v any) bool {
 // errors, as the Node driver does.
 func (s *Shell) writeCommand(db string, cmd bson.D, errName string) bson.D {
 	r := s.command(db, cmd)
-	if we, ok := doc.Get(r, "writeErrors"); ok {
+	if we, ok := document.Get(r, "writeErrors"); ok {
 		if arr, ok := we.(bson.A); ok && len(arr) > 0 {
 			first, _ := arr[0].(bson.D)
-			msg, _ := doc.Get(first, "errmsg")
-			code, _ := doc.Get(first, "code")
-			cn, _ := doc.Get(first, "codeName")
+			msg, _ := document.Get(first, "errmsg")
+			code, _ := document.Get(first, "code")
+			cn, _ := document.Get(first, "codeName")
 			name, _ := cn.(string)
 			if name == "" {
-				name = doc.Code(toInt32(code)).String()
+				name = document.Code(toInt32(code)).String()
 			}
 			m, _ := msg.(string)
 			extra := bson.D{{Key: "writeErrors", Value: arr}}
 			for _, k := range []string{"keyPattern", "keyValue", "errInfo"} {
-				if v, ok := doc.Get(first, k); ok {
+				if v, ok := document.Get(first, k); ok {
 					extra = append(extra, bson.E{Key: k, Value: v})
 				}
 			}
-			if n, ok := doc.Get(r, "n"); ok {
+			if n, ok := document.Get(r, "n"); ok {
 				extra = append(extra, bson.E{Key: "nInserted", Value: n})
 			}
 			s.throwCoded(errName, m, toInt32(code), name, extra)
@@ -134,7 +134,7 @@ func indexName(key bson.D) string {
 		case string:
 			v = x
 		default:
-			v = doc.TypeName(x)
+			v = document.TypeName(x)
 		}
 		parts = append(parts, e.Key, v)
 	}
@@ -155,7 +155,7 @@ func (s *Shell) collection(db, name string) *goja.Object {
 		return s.toJS(append(bson.D{{Key: "acknowledged", Value: true}}, fields...))
 	}
 	withID := func(d bson.D) (bson.D, any) {
-		if id, ok := doc.Get(d, "_id"); ok {
+		if id, ok := document.Get(d, "_id"); ok {
 			return d, id
 		}
 		id := bson.NewObjectID()
@@ -242,7 +242,7 @@ func (s *Shell) collection(db, name string) *goja.Object {
 		}
 		cmd := bson.D{{Key: "count", Value: name}, {Key: "query", Value: f}}
 		r := s.command(db, append(cmd, s.optDoc(optsArg, "options")...))
-		n, _ := doc.Get(r, "n")
+		n, _ := document.Get(r, "n")
 		return s.toJS(n)
 	}
 	m("countDocuments", func(c goja.FunctionCall) goja.Value { return count(arg(c, 0), arg(c, 1)) })
@@ -250,7 +250,7 @@ func (s *Shell) collection(db, name string) *goja.Object {
 	m("estimatedDocumentCount", func(c goja.FunctionCall) goja.Value {
 		cmd := bson.D{{Key: "count", Value: name}}
 		r := s.command(db, append(cmd, s.optDoc(arg(c, 0), "options")...))
-		n, _ := doc.Get(r, "n")
+		n, _ := document.Get(r, "n")
 		return s.toJS(n)
 	})
 
@@ -295,15 +295,15 @@ func (s *Shell) collection(db, name string) *goja.Object {
 		return func(c goja.FunctionCall) goja.Value {
 			cmd, rest := updateStmt(c, kind, multi)
 			r := s.writeCommand(db, append(cmd, rest...), "MongoServerError")
-			n, _ := doc.Get(r, "n")
-			nMod, _ := doc.Get(r, "nModified")
+			n, _ := document.Get(r, "n")
+			nMod, _ := document.Get(r, "nModified")
 			var upsertedID any
 			upserted := 0
-			if up, ok := doc.Get(r, "upserted"); ok {
+			if up, ok := document.Get(r, "upserted"); ok {
 				if arr, ok := up.(bson.A); ok && len(arr) > 0 {
 					upserted = len(arr)
 					first, _ := arr[0].(bson.D)
-					upsertedID, _ = doc.Get(first, "_id")
+					upsertedID, _ = document.Get(first, "_id")
 				}
 			}
 			return ack(
@@ -337,7 +337,7 @@ func (s *Shell) collection(db, name string) *goja.Object {
 	del := func(filter, optsArg goja.Value, limit int32) goja.Value {
 		cmd, rest := deleteCmd(filter, optsArg, limit)
 		r := s.writeCommand(db, append(cmd, rest...), "MongoServerError")
-		n, _ := doc.Get(r, "n")
+		n, _ := document.Get(r, "n")
 		return ack(bson.E{Key: "deletedCount", Value: toInt32(n)})
 	}
 	m("deleteOne", func(c goja.FunctionCall) goja.Value { return del(arg(c, 0), arg(c, 1), 1) })
@@ -377,24 +377,24 @@ func (s *Shell) collection(db, name string) *goja.Object {
 			}
 		}
 		r := s.command(db, cmd)
-		if v, ok := doc.Get(opts, "includeResultMetadata"); ok && truthy(v) {
+		if v, ok := document.Get(opts, "includeResultMetadata"); ok && truthy(v) {
 			return s.toJS(r)
 		}
-		v, _ := doc.Get(r, "value")
+		v, _ := document.Get(r, "value")
 		return s.toJS(v)
 	}
 	m("findOneAndUpdate", func(c goja.FunctionCall) goja.Value {
 		cmd, _ := updateStmt(goja.FunctionCall{Arguments: []goja.Value{arg(c, 0), arg(c, 1)}}, "update", false)
 		stmt := cmd[1].Value.(bson.A)[0].(bson.D)
-		q, _ := doc.Get(stmt, "q")
-		u, _ := doc.Get(stmt, "u")
+		q, _ := document.Get(stmt, "q")
+		u, _ := document.Get(stmt, "u")
 		return findAndModify(q.(bson.D), s.optDoc(arg(c, 2), "options"), bson.D{{Key: "update", Value: u}})
 	})
 	m("findOneAndReplace", func(c goja.FunctionCall) goja.Value {
 		cmd, _ := updateStmt(goja.FunctionCall{Arguments: []goja.Value{arg(c, 0), arg(c, 1)}}, "replace", false)
 		stmt := cmd[1].Value.(bson.A)[0].(bson.D)
-		q, _ := doc.Get(stmt, "q")
-		u, _ := doc.Get(stmt, "u")
+		q, _ := document.Get(stmt, "q")
+		u, _ := document.Get(stmt, "u")
 		return findAndModify(q.(bson.D), s.optDoc(arg(c, 2), "options"), bson.D{{Key: "update", Value: u}})
 	})
 	m("findOneAndDelete", func(c goja.FunctionCall) goja.Value {
@@ -411,7 +411,7 @@ func (s *Shell) collection(db, name string) *goja.Object {
 			}
 			spec := bson.D{{Key: "key", Value: k}}
 			n := indexName(k)
-			if v, ok := doc.Get(opts, "name"); ok && len(keys) == 1 {
+			if v, ok := document.Get(opts, "name"); ok && len(keys) == 1 {
 				n, _ = v.(string)
 			}
 			spec = append(spec, bson.E{Key: "name", Value: n})
@@ -469,7 +469,7 @@ func (s *Shell) collection(db, name string) *goja.Object {
 		out := bson.A{}
 		for _, x := range listIndexes() {
 			d, _ := x.(bson.D)
-			k, _ := doc.Get(d, "key")
+			k, _ := document.Get(d, "key")
 			out = append(out, k)
 		}
 		return s.toJS(out)
@@ -520,7 +520,7 @@ func (s *Shell) collection(db, name string) *goja.Object {
 	m("drop", func(goja.FunctionCall) goja.Value {
 		_, err := s.run.RunCommand(s.ctx, db, bson.D{{Key: "drop", Value: name}})
 		if err != nil {
-			if doc.CodeOf(err) == doc.CodeNamespaceNotFound {
+			if document.CodeOf(err) == document.CodeNamespaceNotFound {
 				return rt.ToValue(false)
 			}
 			s.throwServer("MongoServerError", nil, err)
@@ -536,9 +536,9 @@ func (s *Shell) collection(db, name string) *goja.Object {
 		return d
 	}
 	m("isCapped", func(goja.FunctionCall) goja.Value {
-		opts, _ := doc.Get(info(), "options")
+		opts, _ := document.Get(info(), "options")
 		od, _ := opts.(bson.D)
-		capped, _ := doc.Get(od, "capped")
+		capped, _ := document.Get(od, "capped")
 		return rt.ToValue(truthy(capped))
 	})
 	m("stats", func(c goja.FunctionCall) goja.Value {
@@ -580,10 +580,10 @@ func (s *Shell) collection(db, name string) *goja.Object {
 		}
 		opts := s.optDoc(arg(c, 1), "options")
 		cmd := bson.D{{Key: "aggregate", Value: name}, {Key: "pipeline", Value: pipeline}}
-		if v, ok := doc.Get(opts, "explain"); ok && v == true {
+		if v, ok := document.Get(opts, "explain"); ok && v == true {
 			return s.toJS(s.command(db, append(cmd, opts...)))
 		}
-		if _, ok := doc.Get(opts, "cursor"); !ok {
+		if _, ok := document.Get(opts, "cursor"); !ok {
 			cmd = append(cmd, bson.E{Key: "cursor", Value: bson.D{}})
 		}
 		// An AggregationCursor: toArray, forEach, next, hasNext, itcount.
@@ -600,7 +600,7 @@ func (s *Shell) collection(db, name string) *goja.Object {
 			cmd = append(cmd, bson.E{Key: "query", Value: q})
 		}
 		r := s.command(db, append(cmd, s.optDoc(arg(c, 2), "options")...))
-		v, _ := doc.Get(r, "values")
+		v, _ := document.Get(r, "values")
 		return s.toJS(v)
 	})
 	m("runCommand", func(c goja.FunctionCall) goja.Value {

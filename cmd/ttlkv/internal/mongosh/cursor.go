@@ -6,7 +6,7 @@ import (
 	"github.com/dop251/goja"
 	"go.mongodb.org/mongo-driver/v2/bson"
 
-	"github.com/ttlkv/ttlkv/doc"
+	"github.com/ttlkv/ttlkv/document"
 )
 
 // cursor is a find cursor: lazily built options until the first read,
@@ -57,7 +57,7 @@ func (c *cursor) set(key string, v any) {
 	c.opts = append(c.opts, bson.E{Key: key, Value: v})
 }
 
-func (c *cursor) opt(key string) (any, bool) { return doc.Get(c.opts, key) }
+func (c *cursor) opt(key string) (any, bool) { return document.Get(c.opts, key) }
 
 func (c *cursor) findCommand() bson.D {
 	if c.cmd != nil {
@@ -77,9 +77,9 @@ func (c *cursor) fill() bool {
 	if !c.started {
 		c.started = true
 		r := s.command(c.db, c.findCommand())
-		cur, _ := doc.Get(r, "cursor")
+		cur, _ := document.Get(r, "cursor")
 		cd, _ := cur.(bson.D)
-		fb, _ := doc.Get(cd, "firstBatch")
+		fb, _ := document.Get(cd, "firstBatch")
 		c.buf, _ = fb.(bson.A)
 		c.id = cursorID(cd)
 		if len(c.buf) > 0 {
@@ -93,9 +93,9 @@ func (c *cursor) fill() bool {
 			cmd = append(cmd, bson.E{Key: "batchSize", Value: bs})
 		}
 		r := s.command(c.db, cmd)
-		cur, _ := doc.Get(r, "cursor")
+		cur, _ := document.Get(r, "cursor")
 		cd, _ := cur.(bson.D)
-		nb, _ := doc.Get(cd, "nextBatch")
+		nb, _ := document.Get(cd, "nextBatch")
 		c.buf, _ = nb.(bson.A)
 		c.id = cursorID(cd)
 		if len(c.buf) > 0 {
@@ -173,7 +173,7 @@ func (s *Shell) newCursor(db, coll string, filter bson.D, opts bson.D) *goja.Obj
 		m(key, func(a goja.FunctionCall) goja.Value {
 			arg := a.Argument(0)
 			if !goja.IsNumber(arg) {
-				if v, ok := s.boxed(arg); ok && doc.IsNumber(v) {
+				if v, ok := s.boxed(arg); ok && document.IsNumber(v) {
 					c.set(key, v)
 					return o
 				}
@@ -326,7 +326,7 @@ func (s *Shell) newCursor(db, coll string, filter bson.D, opts bson.D) *goja.Obj
 			}
 		}
 		r := s.command(c.db, cmd)
-		n, _ := doc.Get(r, "n")
+		n, _ := document.Get(r, "n")
 		return s.toJS(n)
 	}
 	m("count", func(a goja.FunctionCall) goja.Value { return count(a.Argument(0).ToBoolean()) })

@@ -4,7 +4,7 @@ import (
 	"github.com/dop251/goja"
 	"go.mongodb.org/mongo-driver/v2/bson"
 
-	"github.com/ttlkv/ttlkv/doc"
+	"github.com/ttlkv/ttlkv/document"
 )
 
 // dbObject is the JavaScript db: its methods, and any other property
@@ -90,7 +90,7 @@ func (s *Shell) database(name string) *goja.Object {
 	m("dropDatabase", func(goja.FunctionCall) goja.Value {
 		r := s.command(name, bson.D{{Key: "dropDatabase", Value: 1}})
 		out := bson.D{{Key: "ok", Value: 1}, {Key: "dropped", Value: name}}
-		if v, ok := doc.Get(r, "dropped"); ok {
+		if v, ok := document.Get(r, "dropped"); ok {
 			out[1].Value = v
 		}
 		return s.toJS(out)
@@ -133,7 +133,7 @@ func (s *Shell) database(name string) *goja.Object {
 	})
 	m("version", func(goja.FunctionCall) goja.Value {
 		r := s.command("admin", bson.D{{Key: "buildInfo", Value: 1}})
-		v, _ := doc.Get(r, "version")
+		v, _ := document.Get(r, "version")
 		return s.toJS(v)
 	})
 	m("getMongo", func(goja.FunctionCall) goja.Value {
@@ -141,12 +141,12 @@ func (s *Shell) database(name string) *goja.Object {
 		_ = mo.Set("getDB", func(c goja.FunctionCall) goja.Value { return s.database(c.Argument(0).String()) })
 		_ = mo.Set("getDBNames", func(goja.FunctionCall) goja.Value {
 			r := s.command("admin", bson.D{{Key: "listDatabases", Value: 1}, {Key: "nameOnly", Value: true}})
-			dbs, _ := doc.Get(r, "databases")
+			dbs, _ := document.Get(r, "databases")
 			arr, _ := dbs.(bson.A)
 			out := bson.A{}
 			for _, x := range arr {
 				xd, _ := x.(bson.D)
-				n, _ := doc.Get(xd, "name")
+				n, _ := document.Get(xd, "name")
 				out = append(out, n)
 			}
 			return s.toJS(out)

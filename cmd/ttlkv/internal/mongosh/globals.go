@@ -10,7 +10,7 @@ import (
 	"github.com/dop251/goja"
 	"go.mongodb.org/mongo-driver/v2/bson"
 
-	"github.com/ttlkv/ttlkv/doc"
+	"github.com/ttlkv/ttlkv/document"
 )
 
 // shellBatchSize is how many documents printing a cursor shows, and
@@ -119,13 +119,13 @@ func (s *Shell) shellCommand(kind, arg string) goja.Value {
 		switch arg {
 		case "dbs", "databases":
 			r := s.command("admin", bson.D{{Key: "listDatabases", Value: 1}})
-			dbs, _ := doc.Get(r, "databases")
+			dbs, _ := document.Get(r, "databases")
 			arr, _ := dbs.(bson.A)
 			var lines []string
 			for _, d := range arr {
 				dd, _ := d.(bson.D)
-				name, _ := doc.Get(dd, "name")
-				size, _ := doc.Get(dd, "sizeOnDisk")
+				name, _ := document.Get(dd, "name")
+				size, _ := document.Get(dd, "sizeOnDisk")
 				lines = append(lines, fmt.Sprintf("%-20v %s", name, humanBytes(size)))
 			}
 			fmt.Fprintln(s.out, strings.Join(lines, "\n"))
@@ -166,7 +166,7 @@ func (s *Shell) collectionNames(db string) []string {
 	var names []string
 	for _, d := range s.commandCursor(db, bson.D{{Key: "listCollections", Value: 1}, {Key: "nameOnly", Value: true}}, "") {
 		dd, _ := d.(bson.D)
-		if n, ok := doc.Get(dd, "name"); ok {
+		if n, ok := document.Get(dd, "name"); ok {
 			if str, ok := n.(string); ok {
 				names = append(names, str)
 			}
@@ -185,9 +185,9 @@ func (s *Shell) commandCursor(db string, cmd bson.D, coll string) bson.A {
 // drainReply returns every document of the cursor reply r, following it
 // with getMore.
 func (s *Shell) drainReply(db string, r bson.D, coll string) bson.A {
-	cur, _ := doc.Get(r, "cursor")
+	cur, _ := document.Get(r, "cursor")
 	cd, _ := cur.(bson.D)
-	batch, _ := doc.Get(cd, "firstBatch")
+	batch, _ := document.Get(cd, "firstBatch")
 	out, _ := batch.(bson.A)
 	id := cursorID(cd)
 	for id != 0 {
@@ -195,9 +195,9 @@ func (s *Shell) drainReply(db string, r bson.D, coll string) bson.A {
 			coll = collFromNS(cd)
 		}
 		r := s.command(db, bson.D{{Key: "getMore", Value: id}, {Key: "collection", Value: coll}})
-		cur, _ := doc.Get(r, "cursor")
+		cur, _ := document.Get(r, "cursor")
 		cd, _ = cur.(bson.D)
-		nb, _ := doc.Get(cd, "nextBatch")
+		nb, _ := document.Get(cd, "nextBatch")
 		more, _ := nb.(bson.A)
 		out = append(out, more...)
 		id = cursorID(cd)
@@ -206,7 +206,7 @@ func (s *Shell) drainReply(db string, r bson.D, coll string) bson.A {
 }
 
 func cursorID(cd bson.D) int64 {
-	v, _ := doc.Get(cd, "id")
+	v, _ := document.Get(cd, "id")
 	switch n := v.(type) {
 	case int64:
 		return n
@@ -219,7 +219,7 @@ func cursorID(cd bson.D) int64 {
 }
 
 func collFromNS(cd bson.D) string {
-	v, _ := doc.Get(cd, "ns")
+	v, _ := document.Get(cd, "ns")
 	ns, _ := v.(string)
 	if i := strings.IndexByte(ns, '.'); i >= 0 {
 		return ns[i+1:]
@@ -245,7 +245,7 @@ func (s *Shell) printResult(v goja.Value) {
 	if s.json != "" {
 		x, err := s.toBSON(v, 0)
 		s.check(err)
-		out, err := doc.MarshalExtJSON(x, s.json == "canonical")
+		out, err := document.MarshalExtJSON(x, s.json == "canonical")
 		s.check(err)
 		fmt.Fprintln(s.out, indentJSON(out, s.rt.ToValue(2)))
 		return
@@ -265,7 +265,7 @@ func (s *Shell) printCursor(c *cursor) {
 	if s.json != "" {
 		x, err := s.toBSON(arr, 0)
 		s.check(err)
-		out, err := doc.MarshalExtJSON(x, s.json == "canonical")
+		out, err := document.MarshalExtJSON(x, s.json == "canonical")
 		s.check(err)
 		fmt.Fprintln(s.out, indentJSON(out, s.rt.ToValue(2)))
 	} else if len(docs) > 0 {

@@ -18,11 +18,11 @@ import (
 	"github.com/dop251/goja/file"
 	"go.mongodb.org/mongo-driver/v2/bson"
 
-	"github.com/ttlkv/ttlkv/doc"
+	"github.com/ttlkv/ttlkv/document"
 )
 
 // Runner executes one database command, as engine.DB.RunCommand does.
-// A failed command returns a reply with ok: 0 and, usually, a *doc.Error.
+// A failed command returns a reply with ok: 0 and, usually, a *document.Error.
 type Runner interface {
 	RunCommand(ctx context.Context, db string, cmd bson.D) (bson.D, error)
 }
@@ -385,7 +385,7 @@ func (s *Shell) command(db string, cmd bson.D) bson.D {
 }
 
 func replyOK(reply bson.D) bool {
-	v, ok := doc.Get(reply, "ok")
+	v, ok := document.Get(reply, "ok")
 	if !ok {
 		return false
 	}
@@ -407,23 +407,23 @@ func replyOK(reply bson.D) bool {
 func (s *Shell) throwServer(name string, reply bson.D, err error) {
 	var msg, codeName string
 	var code int32
-	var de *doc.Error
+	var de *document.Error
 	if errors.As(err, &de) {
 		msg, code, codeName = de.Message, int32(de.Code), de.Name()
 	} else if err != nil {
 		msg = err.Error()
 	}
-	if v, ok := doc.Get(reply, "errmsg"); ok && msg == "" {
+	if v, ok := document.Get(reply, "errmsg"); ok && msg == "" {
 		msg, _ = v.(string)
 	}
-	if v, ok := doc.Get(reply, "code"); ok && code == 0 {
+	if v, ok := document.Get(reply, "code"); ok && code == 0 {
 		code = toInt32(v)
 	}
-	if v, ok := doc.Get(reply, "codeName"); ok && codeName == "" {
+	if v, ok := document.Get(reply, "codeName"); ok && codeName == "" {
 		codeName, _ = v.(string)
 	}
 	if codeName == "" && code != 0 {
-		codeName = doc.Code(code).String()
+		codeName = document.Code(code).String()
 	}
 	if msg == "" {
 		msg = "command failed"

@@ -15,7 +15,7 @@ import (
 	"github.com/dop251/goja"
 	"go.mongodb.org/mongo-driver/v2/bson"
 
-	"github.com/ttlkv/ttlkv/doc"
+	"github.com/ttlkv/ttlkv/document"
 )
 
 // prelude defines mongosh's value constructors in JavaScript, so that
@@ -262,7 +262,7 @@ func (s *Shell) installProtoMethods() {
 		_ = o.DefineAccessorProperty(name, rt.ToValue(func(c goja.FunctionCall) goja.Value { return f(this(c)) }), nil, goja.FLAG_TRUE, goja.FLAG_FALSE)
 	}
 	ejson := func(c goja.FunctionCall) goja.Value {
-		b, err := doc.MarshalExtJSON(this(c), false)
+		b, err := document.MarshalExtJSON(this(c), false)
 		s.check(err)
 		var x any
 		_ = json.Unmarshal(b, &x)
@@ -310,7 +310,7 @@ func (s *Shell) installProtoMethods() {
 			if err != nil {
 				return rt.ToValue(false)
 			}
-			return rt.ToValue(doc.Compare(this(c), other) == 0 && doc.TypeName(this(c)) == doc.TypeName(other))
+			return rt.ToValue(document.Compare(this(c), other) == 0 && document.TypeName(this(c)) == document.TypeName(other))
 		})
 	}
 	for _, o := range []*goja.Object{p.long, p.decimal, p.int32, p.double} {
@@ -380,12 +380,12 @@ func (s *Shell) installEJSON() {
 				relaxed = relaxedOpt(c.Argument(1))
 			}
 		}
-		out, err := doc.MarshalExtJSON(v, !relaxed)
+		out, err := document.MarshalExtJSON(v, !relaxed)
 		s.check(err)
 		return rt.ToValue(indentJSON(out, space))
 	})
 	_ = e.Set("parse", func(c goja.FunctionCall) goja.Value {
-		v, err := doc.ParseExtJSONValue([]byte(c.Argument(0).String()))
+		v, err := document.ParseExtJSONValue([]byte(c.Argument(0).String()))
 		s.check(err)
 		if relaxedOpt(c.Argument(1)) {
 			v = relaxNumbers(v)
@@ -395,7 +395,7 @@ func (s *Shell) installEJSON() {
 	_ = e.Set("serialize", func(c goja.FunctionCall) goja.Value {
 		v, err := s.toBSON(c.Argument(0), 0)
 		s.check(err)
-		out, err := doc.MarshalExtJSON(v, !relaxedOpt(c.Argument(1)))
+		out, err := document.MarshalExtJSON(v, !relaxedOpt(c.Argument(1)))
 		s.check(err)
 		var x any
 		_ = json.Unmarshal(out, &x)
@@ -404,7 +404,7 @@ func (s *Shell) installEJSON() {
 	_ = e.Set("deserialize", func(c goja.FunctionCall) goja.Value {
 		b, err := json.Marshal(c.Argument(0).Export())
 		s.check(err)
-		v, err := doc.ParseExtJSONValue(b)
+		v, err := document.ParseExtJSONValue(b)
 		s.check(err)
 		return s.toJS(v)
 	})

@@ -1,4 +1,4 @@
-package doc
+package document
 
 import (
 	"github.com/vmihailenco/msgpack/v5/msgpcode"

@@ -1,4 +1,4 @@
-// Package doc is the document model every ttlkv layer speaks: the values
+// Package document is the document model every ttlkv layer speaks: the values
 // of a document, their order, their limits, and their two encodings
 // (msgpack on disk, MongoDB Extended JSON v2 at the edges).
 //
@@ -55,4 +55,4 @@
 // CodeOverflow, CodeFailedToParse, ...); errors.As and CodeOf extract it.
 // Corrupt stored bytes are not user mistakes: their errors wrap ErrCorrupt
 // and CodeOf reports CodeInternalError.
-package doc
+package document

@@ -1,4 +1,4 @@
-package doc
+package document
 
 import (
 	"errors"
@@ -122,7 +122,7 @@ func (e *Error) Error() string {
 func (e *Error) Name() string { return e.Code.String() }
 
 // Is reports whether target is an *Error with the same code, so that
-// errors.Is(err, &doc.Error{Code: doc.CodeDuplicateKey}) works.
+// errors.Is(err, &document.Error{Code: document.CodeDuplicateKey}) works.
 func (e *Error) Is(target error) bool {
 	t, ok := target.(*Error)
 	return ok && t.Code == e.Code
