@@ -16,8 +16,8 @@ type serverCursor struct {
 	ns     string
 	c      *coll
 	q      *queryExec
-	tail   *tailState                // non-nil for tailable cursors on capped collections
-	mu     sync.Mutex                // one getMore at a time
+	tail   *tailState                     // non-nil for tailable cursors on capped collections
+	mu     sync.Mutex                     // one getMore at a time
 	killed atomic.Pointer[document.Error] // set when the collection is dropped (by another goroutine)
 }
 
