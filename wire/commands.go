@@ -448,7 +448,7 @@ func (s *Server) killOp(dbName string, cmd bson.D) bson.D {
 func (s *Server) mergeCurrentOp(reply bson.D, cmd bson.D) bson.D {
 	var filter bson.D
 	for _, e := range cmd[1:] {
-		if !strings.HasPrefix(e.Key, "$") && !genericFields[e.Key] && e.Key != "comment" {
+		if !strings.HasPrefix(e.Key, "$") && !genericFields[e.Key] && e.Key != "comment" && e.Key != "maxTimeMS" {
 			filter = append(filter, e)
 		}
 	}
