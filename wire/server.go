@@ -123,9 +123,10 @@ func NewServer(db *engine.DB, opts Options) *Server {
 }
 
 // Serve accepts connections on l until Close, serving each on its own
-// goroutine. With Options.TLS set, l is wrapped in TLS.
+// goroutine. With Options.TLS set, a TCP listener is wrapped in TLS
+// (a Unix socket is not, as in mongod).
 func (s *Server) Serve(l net.Listener) error {
-	if s.opts.TLS != nil {
+	if s.opts.TLS != nil && l.Addr().Network() != "unix" {
 		l = tls.NewListener(l, s.opts.TLS)
 	}
 	s.mu.Lock()
