@@ -198,7 +198,7 @@ func BenchmarkWireRoundTrip(b *testing.B) {
 		for _, k := range []string{"embedded", "inproc", "tcp"} {
 			b.ReportMetric(float64(p50[k].Microseconds()), k+"-p50-µs")
 		}
-		b.ReportMetric(float64((p50["tcp"]-p50["embedded"]).Microseconds()), "tcp-overhead-p50-µs")
-		b.ReportMetric(float64((p50["inproc"]-p50["embedded"]).Microseconds()), "inproc-overhead-p50-µs")
+		b.ReportMetric(float64((p50["tcp"] - p50["embedded"]).Microseconds()), "tcp-overhead-p50-µs")
+		b.ReportMetric(float64((p50["inproc"] - p50["embedded"]).Microseconds()), "inproc-overhead-p50-µs")
 	}
 }
