@@ -385,7 +385,7 @@ func (c *conn) write(b []byte, comp byte) bool {
 }
 
 func mustBSON(d bson.D) []byte {
-	b, err := bson.Marshal(d)
+	b, err := marshalD(d)
 	if err != nil {
 		b, _ = bson.Marshal(errorDoc(1, "InternalError", "reply could not be encoded: "+err.Error(), false))
 	}
@@ -442,8 +442,8 @@ func lookup(d bson.D, key string) any {
 // command turns an OP_MSG into a command document: the body with every
 // kind-1 document sequence folded in as an array field.
 func (c *conn) command(m *Message) (bson.D, string, *ProtocolError) {
-	var cmd bson.D
-	if err := bson.Unmarshal(m.Body, &cmd); err != nil {
+	cmd, err := rawToD(m.Body)
+	if err != nil {
 		return bson.D{{Key: "unknown", Value: 1}}, "", protoErr(22, "InvalidBSON", "invalid command document: %v", err)
 	}
 	if len(cmd) == 0 {
@@ -455,8 +455,8 @@ func (c *conn) command(m *Message) (bson.D, string, *ProtocolError) {
 		}
 		arr := make(bson.A, len(s.Docs))
 		for i, raw := range s.Docs {
-			var d bson.D
-			if err := bson.Unmarshal(raw, &d); err != nil {
+			d, err := rawToD(raw)
+			if err != nil {
 				return cmd, "", protoErr(22, "InvalidBSON", "invalid document in sequence %s: %v", s.Identifier, err)
 			}
 			arr[i] = d
