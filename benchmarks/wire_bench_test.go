@@ -41,8 +41,6 @@ type wireTarget struct {
 	one   func(id int)
 }
 
-var wireRuns int
-
 func openWireTarget(b *testing.B, kind string) *wireTarget {
 	b.Helper()
 	db, err := engine.Open(b.TempDir(), engine.Options{DisableTTLMonitor: true})
@@ -129,45 +127,59 @@ func openWireTarget(b *testing.B, kind string) *wireTarget {
 	return t
 }
 
-func wireOrder() []string {
-	wireRuns++
-	orders := [][]string{{"embedded", "inproc", "tcp"}, {"tcp", "inproc", "embedded"}, {"inproc", "tcp", "embedded"}}
-	return orders[wireRuns%len(orders)]
+var wireKinds = []string{"embedded", "inproc", "tcp"}
+
+// wireRotate is the order of the three ways for step i: each goes
+// first, second and third equally often, so load that comes and goes
+// on the machine hits all three alike.
+func wireRotate(i int) []string {
+	k := i % 3
+	return []string{wireKinds[k], wireKinds[(k+1)%3], wireKinds[(k+2)%3]}
 }
 
 // BenchmarkWireInsertMany inserts TTLKV_BENCH_WIRE_BATCHES (default 20)
 // batches of 1000 documents of about 150 bytes, then reads them all
-// back, through each way in. Reported: docs/s of each and the driver's
-// ratios to the embedded API (tcp-x-embedded is issue 16's >= 0.7x).
+// back, through each way in; the three ways take turns batch by batch.
+// Reported: docs/s of each and the driver's ratios to the embedded API
+// (tcp-x-embedded is issue 16's >= 0.7x).
 func BenchmarkWireInsertMany(b *testing.B) {
 	batches := wireEnvInt("TTLKV_BENCH_WIRE_BATCHES", 20)
 	const batch = 1000
 	pad := strings.Repeat("p", 100)
 	for it := 0; it < b.N; it++ {
+		ts := map[string]*wireTarget{}
+		for _, k := range wireKinds {
+			ts[k] = openWireTarget(b, k)
+		}
 		ins, find := map[string]time.Duration{}, map[string]time.Duration{}
-		for _, kind := range wireOrder() {
-			t := openWireTarget(b, kind)
-			start := time.Now()
-			for k := range batches {
-				docs := make([]any, batch)
-				for i := range docs {
-					n := k*batch + i
-					docs[i] = bson.D{{Key: "_id", Value: n}, {Key: "n", Value: n}, {Key: "s", Value: pad}}
+		for k := range batches {
+			docs := make([]any, batch)
+			for i := range docs {
+				n := k*batch + i
+				docs[i] = bson.D{{Key: "_id", Value: n}, {Key: "n", Value: n}, {Key: "s", Value: pad}}
+			}
+			for _, kind := range wireRotate(k) {
+				start := time.Now()
+				ts[kind].ins(docs)
+				ins[kind] += time.Since(start)
+			}
+		}
+		for r := range 3 {
+			for _, kind := range wireRotate(r) {
+				start := time.Now()
+				if got := ts[kind].find(); got != batches*batch {
+					b.Fatalf("%s: read %d documents, want %d", kind, got, batches*batch)
 				}
-				t.ins(docs)
+				find[kind] += time.Since(start)
 			}
-			ins[kind] = time.Since(start)
-			start = time.Now()
-			if got := t.find(); got != batches*batch {
-				b.Fatalf("%s: read %d documents, want %d", kind, got, batches*batch)
-			}
-			find[kind] = time.Since(start)
-			t.close()
+		}
+		for _, k := range wireKinds {
+			ts[k].close()
 		}
 		n := batches * batch
-		for _, k := range []string{"embedded", "inproc", "tcp"} {
+		for _, k := range wireKinds {
 			b.ReportMetric(rate(n, ins[k]), k+"-ins-docs/s")
-			b.ReportMetric(rate(n, find[k]), k+"-find-docs/s")
+			b.ReportMetric(rate(3*n, find[k]), k+"-find-docs/s")
 		}
 		b.ReportMetric(ins["embedded"].Seconds()/ins["tcp"].Seconds(), "tcp-x-embedded")
 		b.ReportMetric(ins["embedded"].Seconds()/ins["inproc"].Seconds(), "inproc-x-embedded")
@@ -177,25 +189,31 @@ func BenchmarkWireInsertMany(b *testing.B) {
 
 // BenchmarkWireRoundTrip runs TTLKV_BENCH_WIRE_OPS (default 2000)
 // single-document round trips (insertOne, then find by _id) through
-// each way in and reports the median of each, and the driver's p50
-// overhead over the embedded call in µs (issue 16's <= 100 µs).
+// each way in, taking turns op by op, and reports the median of each
+// and the driver's p50 overhead over the embedded call in µs (issue
+// 16's <= 100 µs).
 func BenchmarkWireRoundTrip(b *testing.B) {
 	ops := wireEnvInt("TTLKV_BENCH_WIRE_OPS", 2000)
 	for it := 0; it < b.N; it++ {
-		p50 := map[string]time.Duration{}
-		for _, kind := range wireOrder() {
-			t := openWireTarget(b, kind)
-			lat := make([]time.Duration, ops)
-			for i := range ops {
-				start := time.Now()
-				t.one(i)
-				lat[i] = time.Since(start)
-			}
-			sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
-			p50[kind] = lat[len(lat)/2]
-			t.close()
+		ts := map[string]*wireTarget{}
+		lat := map[string][]time.Duration{}
+		for _, k := range wireKinds {
+			ts[k] = openWireTarget(b, k)
+			ts[k].one(-1) // connect and warm up
 		}
-		for _, k := range []string{"embedded", "inproc", "tcp"} {
+		for i := range ops {
+			for _, kind := range wireRotate(i) {
+				start := time.Now()
+				ts[kind].one(i)
+				lat[kind] = append(lat[kind], time.Since(start))
+			}
+		}
+		p50 := map[string]time.Duration{}
+		for _, k := range wireKinds {
+			ts[k].close()
+			l := lat[k]
+			sort.Slice(l, func(i, j int) bool { return l[i] < l[j] })
+			p50[k] = l[len(l)/2]
 			b.ReportMetric(float64(p50[k].Microseconds()), k+"-p50-µs")
 		}
 		b.ReportMetric(float64((p50["tcp"] - p50["embedded"]).Microseconds()), "tcp-overhead-p50-µs")

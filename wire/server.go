@@ -1,6 +1,7 @@
 package wire
 
 import (
+	"bufio"
 	"context"
 	"crypto/tls"
 	"encoding/binary"
@@ -187,7 +188,7 @@ func (s *Server) serveConn(nc net.Conn) {
 		nc.Close()
 		return
 	}
-	c := &conn{srv: s, nc: nc, id: s.nextConnID.Add(1), remote: addrOf(nc)}
+	c := &conn{srv: s, nc: nc, br: bufio.NewReaderSize(nc, 16<<10), id: s.nextConnID.Add(1), remote: addrOf(nc)}
 	c.ctx, c.cancel = context.WithCancel(s.ctx)
 	s.conns[c] = struct{}{}
 	n := len(s.conns)
@@ -243,6 +244,7 @@ func (s *Server) Close() error {
 type conn struct {
 	srv    *Server
 	nc     net.Conn
+	br     *bufio.Reader // one read syscall usually brings a whole message
 	id     int64
 	remote string
 	ctx    context.Context
@@ -282,14 +284,14 @@ func (c *conn) read() ([]byte, error) {
 		c.nc.SetReadDeadline(time.Time{})
 	}
 	var hdr [4]byte
-	if _, err := io.ReadFull(c.nc, hdr[:1]); err != nil {
+	if _, err := io.ReadFull(c.br, hdr[:1]); err != nil {
 		if isTimeout(err) {
 			return nil, fmt.Errorf("idle for %v", o.IdleTimeout)
 		}
 		return nil, err
 	}
 	c.nc.SetReadDeadline(time.Now().Add(o.MessageTimeout))
-	if _, err := io.ReadFull(c.nc, hdr[1:]); err != nil {
+	if _, err := io.ReadFull(c.br, hdr[1:]); err != nil {
 		return nil, c.readErr(err)
 	}
 	n := int32(binary.LittleEndian.Uint32(hdr[:]))
@@ -298,7 +300,7 @@ func (c *conn) read() ([]byte, error) {
 	}
 	buf := make([]byte, n)
 	copy(buf, hdr[:])
-	if _, err := io.ReadFull(c.nc, buf[4:]); err != nil {
+	if _, err := io.ReadFull(c.br, buf[4:]); err != nil {
 		return nil, c.readErr(err)
 	}
 	return buf, nil
