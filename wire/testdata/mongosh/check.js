@@ -49,6 +49,7 @@ print("isCapped", d.log.isCapped());
 
 // Tailable cursor: sees what is there, then what is inserted after.
 const cur = d.log.find({}, { _id: 0 }).tailable({ awaitData: true });
+cur.disableBlockWarnings();
 print("tail", JSON.stringify([cur.next(), cur.next(), cur.next()]));
 d.log.insertOne({ i: 5 });
 print("tail new", JSON.stringify(cur.next()));
