@@ -92,6 +92,15 @@ func (c *conn) run(dbName string, cmd bson.D, noReply bool) bson.D {
 		}
 		clean = append(clean, e)
 	}
+	if name == "getMore" && lookup(clean, "batchSize") == nil {
+		// The engine returns everything left to a getMore without
+		// batchSize; keep the reply near 16 MiB as mongod does.
+		if id, ok := cmd[0].Value.(int64); ok {
+			if n := s.cursors.batchSizeFor(id); n > 0 {
+				clean = append(clean, bson.E{Key: "batchSize", Value: n})
+			}
+		}
+	}
 	reply, err := s.db.RunCommand(ctx, dbName, clean)
 	if err != nil && o.killed.Load() {
 		return errorDoc(11601, "Interrupted", "operation was interrupted", false)

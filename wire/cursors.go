@@ -19,9 +19,44 @@ type cursorOwners struct {
 }
 
 type cursorOwner struct {
-	conn   int64 // 0 once the connection has closed
-	ns     string
-	orphan *time.Timer
+	conn    int64 // 0 once the connection has closed
+	ns      string
+	orphan  *time.Timer
+	docSize int // the largest document seen in its batches, in bytes
+}
+
+// replyTarget is the size a getMore without batchSize aims its batch at,
+// as mongod fills a batch up to 16 MiB; a third of the 48 MB message
+// limit leaves room for documents larger than those seen so far.
+const replyTarget = 16 << 20
+
+// largestDoc returns the encoded size of the largest of the first few
+// documents of a batch.
+func largestDoc(batch bson.A) int {
+	m := 0
+	for i, v := range batch {
+		if i == 16 {
+			break
+		}
+		if d, ok := v.(bson.D); ok {
+			if b, err := marshalD(d); err == nil && len(b) > m {
+				m = len(b)
+			}
+		}
+	}
+	return m
+}
+
+// batchSizeFor returns the batchSize to give a getMore on id that names
+// none, so its reply stays near replyTarget; 0 when nothing is known.
+func (r *cursorOwners) batchSizeFor(id int64) int32 {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	o := r.m[id]
+	if o == nil || o.docSize == 0 {
+		return 0
+	}
+	return int32(max(1, replyTarget/o.docSize))
 }
 
 // track records the cursor a reply opened, or forgets the one a
@@ -34,16 +69,26 @@ func (r *cursorOwners) track(connID int64, cmd bson.D, reply bson.D) {
 	id, _ := lookup(cur, "id").(int64)
 	ns, _ := lookup(cur, "ns").(string)
 	if cmd[0].Key == "getMore" {
+		req, _ := cmd[0].Value.(int64)
 		if id == 0 {
-			if req, ok := cmd[0].Value.(int64); ok {
-				r.forget(req)
+			r.forget(req)
+			return
+		}
+		batch, _ := lookup(cur, "nextBatch").(bson.A)
+		if size := largestDoc(batch); size > 0 {
+			r.mu.Lock()
+			if o := r.m[req]; o != nil && size > o.docSize {
+				o.docSize = size
 			}
+			r.mu.Unlock()
 		}
 		return
 	}
 	if id != 0 {
+		batch, _ := lookup(cur, "firstBatch").(bson.A)
+		size := largestDoc(batch)
 		r.mu.Lock()
-		r.m[id] = &cursorOwner{conn: connID, ns: ns}
+		r.m[id] = &cursorOwner{conn: connID, ns: ns, docSize: size}
 		r.mu.Unlock()
 	}
 }

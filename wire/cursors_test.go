@@ -125,3 +125,41 @@ func TestCurrentOpAndKillOp(t *testing.T) {
 		t.Fatal("killOp did not stop the getMore")
 	}
 }
+
+func TestGetMoreWithoutBatchSizeStaysNear16MiB(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, Options{})
+	ctx := context.Background()
+	db := e.client(t, true).Database("app")
+	big := make([]byte, 1<<20)
+	for i := range 40 {
+		if _, err := db.Collection("big").InsertOne(ctx, bson.D{{Key: "_id", Value: i}, {Key: "b", Value: big}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	id := openCursor(t, db, "big")
+	var r struct {
+		Cursor struct {
+			ID        int64
+			NextBatch []bson.Raw `bson:"nextBatch"`
+		}
+	}
+	if err := db.RunCommand(ctx, bson.D{{Key: "getMore", Value: id}, {Key: "collection", Value: "big"}}).Decode(&r); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(r.Cursor.NextBatch); n < 8 || n > 16 || r.Cursor.ID == 0 {
+		t.Fatalf("getMore without batchSize returned %d documents of 1 MiB (cursor %d), want about 16 MiB", n, r.Cursor.ID)
+	}
+	// The driver reads the rest in further batches.
+	cur, err := db.Collection("big").Find(ctx, bson.D{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for cur.Next(ctx) {
+		n++
+	}
+	if n != 40 || cur.Err() != nil {
+		t.Fatalf("driver read %d documents: %v", n, cur.Err())
+	}
+}

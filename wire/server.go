@@ -354,7 +354,12 @@ func (c *conn) handle(b []byte) bool {
 	if comp != CompressorNoop && (perr != nil || !compressible(cmd[0].Key)) {
 		comp = CompressorNoop
 	}
-	out := EncodeMsg(c.srv.nextReqID.Add(1), m.Header.RequestID, 0, mustBSON(reply), m.Flags&FlagChecksumPresent != 0)
+	body := mustBSON(reply)
+	if len(body) > MaxMessageSize-HeaderLen-16 {
+		c.srv.opts.Logf("conn%d: a %d-byte reply to %s is over the message limit", c.id, len(body), cmd[0].Key)
+		body = mustBSON(errorDoc(10334, "BSONObjectTooLarge", fmt.Sprintf("reply of %d bytes exceeds maxMessageSizeBytes %d", len(body), MaxMessageSize), false))
+	}
+	out := EncodeMsg(c.srv.nextReqID.Add(1), m.Header.RequestID, 0, body, m.Flags&FlagChecksumPresent != 0)
 	return c.write(out, comp)
 }
 
