@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
@@ -209,5 +210,36 @@ func TestServeTLS(t *testing.T) {
 	}
 	if err := c.Database("admin").RunCommand(ctx, bson.D{{Key: "ping", Value: 1}}).Err(); err != nil {
 		t.Fatalf("ping over TLS after a plain client: %v", err)
+	}
+}
+
+func TestServeAuth(t *testing.T) {
+	t.Parallel()
+	addr, log, _ := startServe(t, t.TempDir(), "--auth")
+	ctx := context.Background()
+	anon := connect(t, "mongodb://"+addr)
+	defer anon.Disconnect(ctx)
+	err := anon.Database("app").RunCommand(ctx, bson.D{{Key: "find", Value: "c"}}).Err()
+	var ce mongo.CommandError
+	if !errors.As(err, &ce) || ce.Code != 13 {
+		t.Fatalf("unauthenticated find: %v", err)
+	}
+	// The localhost exception creates the first user.
+	if err := anon.Database("admin").RunCommand(ctx, bson.D{{Key: "createUser", Value: "admin"}, {Key: "pwd", Value: "pw"},
+		{Key: "roles", Value: bson.A{"root"}}}).Err(); err != nil {
+		t.Fatal(err)
+	}
+	root := connect(t, "mongodb://admin:pw@"+addr+"/?authSource=admin")
+	defer root.Disconnect(ctx)
+	if _, err := root.Database("app").Collection("c").InsertOne(ctx, bson.D{{Key: "a", Value: 1}}); err != nil {
+		t.Fatal(err)
+	}
+	bad := connect(t, "mongodb://admin:wrong@"+addr+"/?authSource=admin")
+	defer bad.Disconnect(ctx)
+	if err := bad.Database("admin").RunCommand(ctx, bson.D{{Key: "ping", Value: 1}}).Err(); err == nil {
+		t.Fatal("a wrong password was accepted")
+	}
+	if !strings.Contains(log.String(), "authentication failed") {
+		t.Fatalf("no log line for the failed login:\n%s", log.String())
 	}
 }
