@@ -136,10 +136,10 @@ var (
 		"saslStart": true, "saslContinue": true, "authenticate": true, "logout": true, "buildInfo": true,
 		"buildinfo": true, "connectionStatus": true, "endSessions": true}
 	sessionCommands = map[string]bool{"startSession": true, "refreshSessions": true, "killSessions": true,
-		"killAllSessions": true, "killAllSessionsByPattern": true, "whatsmyuri": true, "listDatabases": true,
-		"getMore": true, "killCursors": true}
+		"killAllSessions": true, "killAllSessionsByPattern": true, "whatsmyuri": true, "listDatabases": true}
 	readCommands = map[string]bool{"find": true, "aggregate": true, "count": true, "distinct": true,
-		"listCollections": true, "listIndexes": true, "dbStats": true, "collStats": true, "explain": true}
+		"listCollections": true, "listIndexes": true, "dbStats": true, "collStats": true, "explain": true,
+		"getMore": true, "killCursors": true}
 	writeCommandsAuth = map[string]bool{"insert": true, "update": true, "delete": true, "findAndModify": true,
 		"findandmodify": true, "create": true, "drop": true, "createIndexes": true, "dropIndexes": true,
 		"deleteIndexes": true, "convertToCapped": true, "renameCollection": true}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/ttlkv/ttlkv/engine"
@@ -275,15 +276,11 @@ func (c *conn) hello(cmd bson.D, legacy bool) bson.D {
 	)
 	if arr, ok := lookup(cmd, "compression").(bson.A); ok {
 		var names bson.A
-		c.compressors = c.compressors[:0]
 		for _, v := range arr {
 			n, _ := v.(string)
-			id, known := compressorNames[n]
-			if !known || !contains(s.opts.Compressors, n) {
-				continue
+			if _, known := compressorNames[n]; known && contains(s.opts.Compressors, n) {
+				names = append(names, n)
 			}
-			names = append(names, n)
-			c.compressors = append(c.compressors, id)
 		}
 		if len(names) > 0 {
 			reply = append(reply, bson.E{Key: "compression", Value: names})
@@ -395,16 +392,8 @@ type op struct {
 	started time.Time
 	ctx     context.Context
 	cancel  context.CancelFunc
-	killed  atomicBool
+	killed  atomic.Bool
 }
-
-type atomicBool struct {
-	mu sync.Mutex
-	v  bool
-}
-
-func (b *atomicBool) Store(v bool) { b.mu.Lock(); b.v = v; b.mu.Unlock() }
-func (b *atomicBool) Load() bool   { b.mu.Lock(); defer b.mu.Unlock(); return b.v }
 
 type opRegistry struct {
 	mu sync.Mutex

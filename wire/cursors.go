@@ -130,7 +130,6 @@ func (r *cursorOwners) orphan(s *Server, connID int64) {
 			continue
 		}
 		o.conn = 0
-		id, o := id, o
 		o.orphan = time.AfterFunc(s.opts.OrphanCursorTimeout, func() {
 			r.mu.Lock()
 			still := r.m[id] == o && o.conn == 0

@@ -210,6 +210,17 @@ func FuzzDecode(f *testing.F) {
 		if err == nil && m.Header.OpCode == OpMsg && m.Body == nil {
 			t.Fatal("OP_MSG decoded without a body")
 		}
+		if err == nil && m.Body != nil {
+			// What the server does next with a decoded body: convert
+			// it, and encode it again to the same bytes.
+			d, err := rawToD(m.Body)
+			if err != nil {
+				t.Fatalf("a validated body did not convert: %v", err)
+			}
+			if again, err := marshalD(d); err == nil && len(again) != len(m.Body) {
+				t.Fatalf("body of %d bytes re-encoded to %d", len(m.Body), len(again))
+			}
+		}
 		_, _ = ReadMessage(bytes.NewReader(b), 1<<20)
 	})
 }

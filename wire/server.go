@@ -148,8 +148,7 @@ func (s *Server) Serve(l net.Listener) error {
 			if closed {
 				return ErrServerClosed
 			}
-			var ne net.Error
-			if errors.As(err, &ne) && ne.Timeout() || errors.Is(err, errTemporary(err)) {
+			if isTimeout(err) || isTemporary(err) {
 				delay = min(max(2*delay, 5*time.Millisecond), time.Second)
 				s.opts.Logf("accept: %v; retrying in %v", err, delay)
 				time.Sleep(delay)
@@ -162,15 +161,12 @@ func (s *Server) Serve(l net.Listener) error {
 	}
 }
 
-// errTemporary returns err when it is a resource shortage (EMFILE and
-// the like) worth retrying Accept for, nil otherwise.
-func errTemporary(err error) error {
+// isTemporary reports whether an Accept error is a resource shortage
+// (EMFILE and the like) worth retrying.
+func isTemporary(err error) bool {
 	type temporary interface{ Temporary() bool }
 	var t temporary
-	if errors.As(err, &t) && t.Temporary() {
-		return err
-	}
-	return nil
+	return errors.As(err, &t) && t.Temporary()
 }
 
 // serveConn starts a goroutine for nc, or refuses it over MaxConns.
@@ -250,9 +246,8 @@ type conn struct {
 	ctx    context.Context
 	cancel context.CancelFunc
 
-	compressors []byte // negotiated in hello
-	auth        authState
-	client      bson.D // the driver's metadata from the handshake
+	auth   authState
+	client bson.D // the driver's metadata from the handshake
 }
 
 func (c *conn) serve() {
@@ -416,7 +411,7 @@ func (c *conn) handleQuery(m *Message) bool {
 	if err := bson.Unmarshal(q.Doc, &cmd); err != nil || len(cmd) == 0 {
 		return c.write(EncodeReply(c.srv.nextReqID.Add(1), m.Header.RequestID, 2, mustBSON(errorDoc(22, "InvalidBSON", "invalid OP_QUERY document", true))), CompressorNoop)
 	}
-	if (cmd[0].Key == "$query" || cmd[0].Key == "query") && len(cmd) >= 1 {
+	if cmd[0].Key == "$query" || cmd[0].Key == "query" {
 		if inner, ok := cmd[0].Value.(bson.D); ok && len(inner) > 0 {
 			cmd = inner
 		}
