@@ -29,6 +29,11 @@ func TestLoad64Clients(t *testing.T) {
 	if err := setup.CreateCollection(ctx, "feed", options.CreateCollection().SetCapped(true).SetSizeInBytes(1<<22)); err != nil {
 		t.Fatal(err)
 	}
+	// A tailable cursor on an empty capped collection is dead at once,
+	// as in MongoDB: give the tailer a first document.
+	if _, err := setup.Collection("feed").InsertOne(ctx, bson.D{{Key: "id", Value: "first"}}); err != nil {
+		t.Fatal(err)
+	}
 	if _, err := setup.Collection("ttl").Indexes().CreateOne(ctx, mongo.IndexModel{Keys: bson.D{{Key: "at", Value: 1}},
 		Options: options.Index().SetExpireAfterSeconds(1)}); err != nil {
 		t.Fatal(err)
