@@ -286,6 +286,16 @@ func (c *conn) hello(cmd bson.D, legacy bool) bson.D {
 			reply = append(reply, bson.E{Key: "compression", Value: names})
 		}
 	}
+	if spec, ok := lookup(cmd, "speculativeAuthenticate").(bson.D); ok && s.opts.Auth {
+		// The driver's first SCRAM step rides on the handshake; a
+		// failure here is silent and the driver starts over.
+		if mech, _ := lookup(spec, "mechanism").(string); mech == mechanism {
+			db, _ := lookup(spec, "db").(string)
+			if r := c.saslStart(c.ctx, db, spec); lookup(r, "ok") == 1.0 {
+				reply = append(reply, bson.E{Key: "speculativeAuthenticate", Value: r[:len(r)-1]})
+			}
+		}
+	}
 	if mech, ok := lookup(cmd, "saslSupportedMechs").(string); ok && s.opts.Auth {
 		if s.users.exists(c.ctx, mech) {
 			reply = append(reply, bson.E{Key: "saslSupportedMechs", Value: bson.A{"SCRAM-SHA-256"}})
