@@ -102,7 +102,15 @@ func (c *conn) run(dbName string, cmd bson.D, noReply bool) bson.D {
 			}
 		}
 	}
-	reply, err := s.db.RunCommand(ctx, dbName, clean)
+	var reply bson.D
+	var err error
+	fast := false
+	if name == "find" {
+		reply, fast = s.fastFind(ctx, dbName, clean)
+	}
+	if !fast {
+		reply, err = s.db.RunCommand(ctx, dbName, clean)
+	}
 	if err != nil && o.killed.Load() {
 		return errorDoc(11601, "Interrupted", "operation was interrupted", false)
 	}

@@ -499,3 +499,34 @@ func TestDriverServerStatus(t *testing.T) {
 		t.Fatalf("buildInfo version %q", bi.Version)
 	}
 }
+
+// TestFindOneByID covers the _id fast path against the command path:
+// the same answers for present and missing documents, other id types,
+// a missing collection, a capped and a time-series collection.
+func TestFindOneByID(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, Options{})
+	ctx := context.Background()
+	db := e.client(t, true).Database("app")
+	oid := bson.NewObjectID()
+	db.Collection("c").InsertMany(ctx, []any{bson.D{{Key: "_id", Value: 1}, {Key: "v", Value: "int"}},
+		bson.D{{Key: "_id", Value: "s"}, {Key: "v", Value: "string"}}, bson.D{{Key: "_id", Value: oid}, {Key: "v", Value: "oid"}},
+		bson.D{{Key: "_id", Value: 2.0}, {Key: "v", Value: "double"}}})
+	db.CreateCollection(ctx, "capped", options.CreateCollection().SetCapped(true).SetSizeInBytes(4096))
+	db.Collection("capped").InsertOne(ctx, bson.D{{Key: "_id", Value: 7}, {Key: "v", Value: "capped"}})
+	for _, c := range []struct {
+		coll string
+		id   any
+		want string
+	}{{"c", 1, "int"}, {"c", int64(1), "int"}, {"c", 1.0, "int"}, {"c", 2, "double"}, {"c", "s", "string"}, {"c", oid, "oid"},
+		{"c", 99, ""}, {"nosuch", 1, ""}, {"capped", 7, "capped"}} {
+		var got struct{ V string }
+		err := db.Collection(c.coll).FindOne(ctx, bson.D{{Key: "_id", Value: c.id}}).Decode(&got)
+		switch {
+		case c.want == "" && !errors.Is(err, mongo.ErrNoDocuments):
+			t.Errorf("%s %v: %v, want no document", c.coll, c.id, err)
+		case c.want != "" && (err != nil || got.V != c.want):
+			t.Errorf("%s %v: %q %v, want %q", c.coll, c.id, got.V, err, c.want)
+		}
+	}
+}
