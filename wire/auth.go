@@ -487,3 +487,37 @@ func (u *userStore) info(ctx context.Context, db string, cmd bson.D) (bson.D, *c
 	}
 	return bson.D{{Key: "users", Value: users}}, nil
 }
+
+// authorizedDatabases keeps, in a listDatabases reply, the databases the
+// connection's user holds a role on (all of them for root and the
+// *AnyDatabase roles, or without access control), as mongod's
+// authorizedDatabases does.
+func (c *conn) authorizedDatabases(reply bson.D) bson.D {
+	u := c.auth.user
+	if !c.srv.opts.Auth || u == nil {
+		return reply
+	}
+	allowed := map[string]bool{}
+	for _, r := range u.Roles {
+		if r.Role == "root" || (r.DB == "admin" && strings.HasSuffix(r.Role, "AnyDatabase")) {
+			return reply
+		}
+		allowed[r.DB] = true
+	}
+	out := make(bson.D, 0, len(reply))
+	for _, e := range reply {
+		if dbs, ok := e.Value.(bson.A); ok && e.Key == "databases" {
+			kept := bson.A{}
+			for _, v := range dbs {
+				if d, ok := v.(bson.D); ok {
+					if name, _ := lookup(d, "name").(string); allowed[name] {
+						kept = append(kept, d)
+					}
+				}
+			}
+			e.Value = kept
+		}
+		out = append(out, e)
+	}
+	return out
+}

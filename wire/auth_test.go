@@ -65,6 +65,13 @@ func TestAuth(t *testing.T) {
 			t.Fatalf("readWrite on another db: %v", err)
 		}
 		reader := e.client(t, inproc, withAuth("reader", "r", "app"))
+		root.Database("secret").Collection("c").InsertOne(ctx, bson.D{{Key: "a", Value: 1}})
+		if names, err := reader.ListDatabaseNames(ctx, bson.D{}); err != nil || len(names) != 1 || names[0] != "app" {
+			t.Fatalf("listDatabases for a reader of app: %v %v", names, err)
+		}
+		if names, err := root.ListDatabaseNames(ctx, bson.D{}); err != nil || len(names) < 3 {
+			t.Fatalf("listDatabases for root: %v %v", names, err)
+		}
 		if n, err := reader.Database("app").Collection("c").CountDocuments(ctx, bson.D{}); err != nil || n != 1 {
 			t.Fatalf("read count: %d %v", n, err)
 		}

@@ -134,6 +134,8 @@ func (c *conn) run(dbName string, cmd bson.D, noReply bool) bson.D {
 			reply = s.mergeCurrentOp(reply, cmd)
 		case "buildInfo", "buildinfo":
 			reply = mergeBuildInfo(reply)
+		case "listDatabases":
+			reply = c.authorizedDatabases(reply)
 		}
 	}
 	if noReply && err != nil {
