@@ -89,6 +89,16 @@ func TestAuth(t *testing.T) {
 				t.Fatalf("%s/%s: %v", cred[0], cred[1], err)
 			}
 		}
+		// SCRAM-SHA-1 is not offered; an empty password is refused.
+		sha1 := e.client(t, inproc, func(o *options.ClientOptions) {
+			o.SetAuth(options.Credential{Username: "reader", Password: "r", AuthSource: "app", AuthMechanism: "SCRAM-SHA-1"})
+		})
+		if err := sha1.Database("app").RunCommand(ctx, bson.D{{Key: "ping", Value: 1}}).Err(); err == nil {
+			t.Fatal("SCRAM-SHA-1 was accepted")
+		}
+		if err := createUser(ctx, root.Database("app"), "empty", "", bson.A{"read"}); cmdCode(t, err) != 2 {
+			t.Fatalf("empty password: %v", err)
+		}
 		// usersInfo shows no credentials; updateUser changes the password.
 		var info struct{ Users []bson.M }
 		if err := root.Database("app").RunCommand(ctx, bson.D{{Key: "usersInfo", Value: 1}}).Decode(&info); err != nil || len(info.Users) != 2 {
