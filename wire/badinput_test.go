@@ -141,6 +141,18 @@ func TestBadInputClosesOrAnswers(t *testing.T) {
 			t.Fatalf("ping after bad BSON: %v", d)
 		}
 	})
+	t.Run("batch over maxWriteBatchSize", func(t *testing.T) {
+		c := rawConn(t, addr)
+		empty := mustMarshal(t, bson.D{})
+		docs := make([][]byte, MaxWriteBatchSize+1)
+		for i := range docs {
+			docs[i] = empty
+		}
+		c.Write(msgWithSequence(t, mustMarshal(t, bson.D{{Key: "insert", Value: "big"}, {Key: "$db", Value: "app"}}), "documents", docs...))
+		if _, d := readReply(t, c); lookup(d, "code") != int32(16) {
+			t.Fatalf("reply %v", d)
+		}
+	})
 	t.Run("missing $db", func(t *testing.T) {
 		c := rawConn(t, addr)
 		c.Write(EncodeMsg(1, 0, 0, mustMarshal(t, bson.D{{Key: "ping", Value: 1}}), false))

@@ -455,6 +455,9 @@ func (c *conn) command(m *Message) (bson.D, string, *ProtocolError) {
 		if lookup(cmd, s.Identifier) != nil {
 			return cmd, "", protoErr(40413, "Location40413", "Duplicate field %s in the command body and a document sequence", s.Identifier)
 		}
+		if len(s.Docs) > MaxWriteBatchSize {
+			return cmd, "", protoErr(16, "InvalidLength", "Write batch sizes must be between 1 and %d. Got %d operations.", MaxWriteBatchSize, len(s.Docs))
+		}
 		arr := make(bson.A, len(s.Docs))
 		for i, raw := range s.Docs {
 			d, err := rawToD(raw)
