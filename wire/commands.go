@@ -97,7 +97,7 @@ func (c *conn) run(dbName string, cmd bson.D, noReply bool) bson.D {
 		// The engine returns everything left to a getMore without
 		// batchSize; keep the reply near 16 MiB as mongod does.
 		if id, ok := cmd[0].Value.(int64); ok {
-			if n := s.cursors.batchSizeFor(id); n > 0 {
+			if n := s.cursors.batchSizeFor(id, s.replyTarget); n > 0 {
 				clean = append(clean, bson.E{Key: "batchSize", Value: n})
 			}
 		}

@@ -49,14 +49,14 @@ func largestDoc(batch bson.A) int {
 
 // batchSizeFor returns the batchSize to give a getMore on id that names
 // none, so its reply stays near replyTarget; 0 when nothing is known.
-func (r *cursorOwners) batchSizeFor(id int64) int32 {
+func (r *cursorOwners) batchSizeFor(id int64, target int) int32 {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	o := r.m[id]
 	if o == nil || o.docSize == 0 {
 		return 0
 	}
-	return int32(max(1, replyTarget/o.docSize))
+	return int32(max(1, target/o.docSize))
 }
 
 // track records the cursor a reply opened, or forgets the one a

@@ -98,6 +98,8 @@ type Server struct {
 	users   *userStore
 
 	stats serverCounters
+
+	replyTarget int // replyTarget, smaller in tests
 }
 
 // serverCounters feed serverStatus's connections, opcounters and
@@ -120,6 +122,7 @@ func NewServer(db *engine.DB, opts Options) *Server {
 	s.cursors.m = map[int64]*cursorOwner{}
 	s.ops.m = map[int32]*op{}
 	s.users = &userStore{db: db}
+	s.replyTarget = replyTarget
 	return s
 }
 
