@@ -1,0 +1,523 @@
+package wire
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"net"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/xdg-go/scram"
+	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/ttlkv/ttlkv/engine"
+)
+
+// Access control (docs/wire.md, "Access control"): users live in
+// admin.system.users, each with a SCRAM-SHA-256 salted and hashed
+// credential and built-in roles; the password itself is never stored.
+
+const (
+	mechanism      = "SCRAM-SHA-256"
+	scramIters     = 15000 // MongoDB's scramSHA256IterationCount default
+	usersColl      = "system.users"
+	authFailedMsg  = "Authentication failed."
+	unauthFmt      = "Command %s requires authentication"
+	notAuthorizeMs = "not authorized on %s to execute command { %s: %v }"
+)
+
+// authState is a connection's authentication: the user it logged in
+// as, and a SASL conversation in progress.
+type authState struct {
+	user   *userDoc
+	conv   *scram.ServerConversation
+	convDB string
+	convID int32
+}
+
+// userDoc is a stored user.
+type userDoc struct {
+	ID          string     `bson:"_id"`
+	User        string     `bson:"user"`
+	DB          string     `bson:"db"`
+	Credentials creds      `bson:"credentials"`
+	Roles       []roleName `bson:"roles"`
+}
+
+type creds struct {
+	SHA256 scramCred `bson:"SCRAM-SHA-256"`
+}
+
+type scramCred struct {
+	IterationCount int    `bson:"iterationCount"`
+	Salt           string `bson:"salt"`
+	StoredKey      string `bson:"storedKey"`
+	ServerKey      string `bson:"serverKey"`
+}
+
+type roleName struct {
+	Role string `bson:"role"`
+	DB   string `bson:"db"`
+}
+
+// userStore reads and writes users through the engine.
+type userStore struct {
+	db    *engine.DB
+	mu    sync.Mutex // serializes user changes
+	known atomic.Int32
+	// known: 0 not yet counted, 1 no users, 2 some users
+}
+
+func (u *userStore) coll() *engine.Collection { return u.db.Database("admin").Collection(usersColl) }
+
+func (u *userStore) get(ctx context.Context, db, user string) (*userDoc, error) {
+	d, err := u.coll().FindOne(ctx, bson.D{{Key: "_id", Value: db + "." + user}})
+	if err != nil {
+		return nil, err
+	}
+	var ud userDoc
+	b, err := bson.Marshal(d)
+	if err == nil {
+		err = bson.Unmarshal(b, &ud)
+	}
+	return &ud, err
+}
+
+// any reports whether at least one user exists.
+func (u *userStore) any(ctx context.Context) bool {
+	switch u.known.Load() {
+	case 1:
+		return false
+	case 2:
+		return true
+	}
+	n, err := u.coll().CountDocuments(ctx, bson.D{})
+	if err != nil {
+		return true // fail closed
+	}
+	if n > 0 {
+		u.known.Store(2)
+		return true
+	}
+	u.known.Store(1)
+	return false
+}
+
+// exists answers hello's saslSupportedMechs: "db.user".
+func (u *userStore) exists(ctx context.Context, dbUser string) bool {
+	db, user, ok := strings.Cut(dbUser, ".")
+	if !ok {
+		return false
+	}
+	_, err := u.get(ctx, db, user)
+	return err == nil
+}
+
+func newCredential(password string) (scramCred, error) {
+	client, err := scram.SHA256.NewClient("", password, "")
+	if err != nil {
+		return scramCred{}, err
+	}
+	salt := make([]byte, 28)
+	rand.Read(salt)
+	sc := client.GetStoredCredentials(scram.KeyFactors{Salt: string(salt), Iters: scramIters})
+	return scramCred{IterationCount: scramIters, Salt: base64.StdEncoding.EncodeToString(salt),
+		StoredKey: base64.StdEncoding.EncodeToString(sc.StoredKey), ServerKey: base64.StdEncoding.EncodeToString(sc.ServerKey)}, nil
+}
+
+// Role privileges, by command.
+var (
+	openCommands = map[string]bool{"hello": true, "isMaster": true, "ismaster": true, "ping": true,
+		"saslStart": true, "saslContinue": true, "authenticate": true, "logout": true, "buildInfo": true,
+		"buildinfo": true, "connectionStatus": true, "endSessions": true}
+	sessionCommands = map[string]bool{"startSession": true, "refreshSessions": true, "killSessions": true,
+		"killAllSessions": true, "killAllSessionsByPattern": true, "whatsmyuri": true, "listDatabases": true}
+	readCommands = map[string]bool{"find": true, "aggregate": true, "count": true, "distinct": true,
+		"listCollections": true, "listIndexes": true, "dbStats": true, "collStats": true, "explain": true,
+		"getMore": true, "killCursors": true}
+	writeCommandsAuth = map[string]bool{"insert": true, "update": true, "delete": true, "findAndModify": true,
+		"findandmodify": true, "create": true, "drop": true, "createIndexes": true, "dropIndexes": true,
+		"deleteIndexes": true, "convertToCapped": true, "renameCollection": true}
+	dbAdminCommands = map[string]bool{"collMod": true, "validate": true, "create": true, "drop": true,
+		"createIndexes": true, "dropIndexes": true, "deleteIndexes": true, "listCollections": true,
+		"listIndexes": true, "dbStats": true, "collStats": true, "convertToCapped": true,
+		"renameCollection": true, "dropDatabase": true}
+	userAdminCommands = map[string]bool{"createUser": true, "updateUser": true, "dropUser": true,
+		"usersInfo": true, "dropAllUsersFromDatabase": true}
+	knownRoles = map[string]bool{"read": true, "readWrite": true, "dbAdmin": true, "userAdmin": true,
+		"dbOwner": true, "root": true, "readAnyDatabase": true, "readWriteAnyDatabase": true,
+		"dbAdminAnyDatabase": true, "userAdminAnyDatabase": true}
+)
+
+// allows reports whether role r grants command name on database db.
+func (r roleName) allows(db, name string) bool {
+	anyDB := r.DB == "admin" && strings.HasSuffix(r.Role, "AnyDatabase")
+	if !anyDB && r.Role != "root" && r.DB != db {
+		return false
+	}
+	switch r.Role {
+	case "root":
+		return true
+	case "read", "readAnyDatabase":
+		return readCommands[name]
+	case "readWrite", "readWriteAnyDatabase":
+		return readCommands[name] || writeCommandsAuth[name]
+	case "dbAdmin", "dbAdminAnyDatabase":
+		return dbAdminCommands[name]
+	case "userAdmin", "userAdminAnyDatabase":
+		return userAdminCommands[name]
+	case "dbOwner":
+		return readCommands[name] || writeCommandsAuth[name] || dbAdminCommands[name] || userAdminCommands[name]
+	}
+	return false
+}
+
+// authorize refuses, with 13 Unauthorized, what the connection may not
+// run.
+func (c *conn) authorize(dbName, name string, cmd bson.D) *cmdError {
+	if !c.srv.opts.Auth || openCommands[name] {
+		return nil
+	}
+	u := c.auth.user
+	if u == nil {
+		if name == "createUser" && dbName == "admin" && c.isLocal() && !c.srv.users.any(c.ctx) {
+			return nil // the localhost exception: the first user
+		}
+		return &cmdError{13, "Unauthorized", fmt.Sprintf(unauthFmt, name)}
+	}
+	if sessionCommands[name] {
+		return nil
+	}
+	if coll, ok := cmd[0].Value.(string); ok && coll == usersColl && dbName == "admin" {
+		name = "usersInfo" // the users collection is for user administrators
+	}
+	for _, r := range u.Roles {
+		if r.allows(dbName, name) {
+			return nil
+		}
+	}
+	return &cmdError{13, "Unauthorized", fmt.Sprintf(notAuthorizeMs, dbName, cmd[0].Key, cmd[0].Value)}
+}
+
+// isLocal reports whether the client is on this machine (loopback, a
+// Unix socket or in-process), for the localhost exception.
+func (c *conn) isLocal() bool {
+	switch a := c.nc.RemoteAddr().(type) {
+	case *net.TCPAddr:
+		return a.IP.IsLoopback()
+	case *net.UnixAddr, pipeAddr:
+		return true
+	}
+	return c.remote == "in-process" || strings.HasPrefix(c.remote, "@") || c.remote == ""
+}
+
+// authCommand answers SASL authentication and user management.
+func (c *conn) authCommand(ctx context.Context, dbName, name string, cmd bson.D) bson.D {
+	switch name {
+	case "saslStart":
+		return c.saslStart(ctx, dbName, cmd)
+	case "saslContinue":
+		return c.saslContinue(cmd)
+	case "authenticate":
+		return errorDoc(334, "MechanismUnavailable", "Received authentication for mechanism MONGODB-X509 which is not enabled", false)
+	case "logout":
+		c.auth = authState{}
+		return bson.D{{Key: "ok", Value: 1.0}}
+	case "connectionStatus":
+		users, roles := bson.A{}, bson.A{}
+		if u := c.auth.user; u != nil {
+			users = append(users, bson.D{{Key: "user", Value: u.User}, {Key: "db", Value: u.DB}})
+			for _, r := range u.Roles {
+				roles = append(roles, bson.D{{Key: "role", Value: r.Role}, {Key: "db", Value: r.DB}})
+			}
+		}
+		return bson.D{{Key: "authInfo", Value: bson.D{{Key: "authenticatedUsers", Value: users},
+			{Key: "authenticatedUserRoles", Value: roles}}}, {Key: "ok", Value: 1.0}}
+	}
+	c.srv.users.mu.Lock()
+	defer c.srv.users.mu.Unlock()
+	var reply bson.D
+	var err *cmdError
+	switch name {
+	case "createUser", "updateUser":
+		err = c.srv.users.put(ctx, dbName, cmd, name == "createUser")
+	case "dropUser":
+		err = c.srv.users.drop(ctx, dbName, cmd)
+	case "dropAllUsersFromDatabase":
+		n, e := c.srv.users.coll().DeleteMany(ctx, bson.D{{Key: "db", Value: dbName}})
+		if e != nil {
+			err = &cmdError{1, "InternalError", e.Error()}
+		} else {
+			reply = bson.D{{Key: "n", Value: int32(n.DeletedCount)}}
+		}
+		c.srv.users.known.Store(0)
+	case "usersInfo":
+		reply, err = c.srv.users.info(ctx, dbName, cmd)
+	}
+	if err != nil {
+		return err.reply()
+	}
+	return append(reply, bson.E{Key: "ok", Value: 1.0})
+}
+
+func (c *conn) saslStart(ctx context.Context, dbName string, cmd bson.D) bson.D {
+	mech, _ := lookup(cmd, "mechanism").(string)
+	if mech != mechanism {
+		return errorDoc(334, "MechanismUnavailable", fmt.Sprintf("Received authentication for mechanism %s which is not enabled", mech), false)
+	}
+	payload, ok := lookup(cmd, "payload").(bson.Binary)
+	if !ok {
+		return errorDoc(14, "TypeMismatch", "saslStart.payload must be binary", false)
+	}
+	users := c.srv.users
+	srv, err := scram.SHA256.NewServer(func(name string) (scram.StoredCredentials, error) {
+		u, err := users.get(ctx, dbName, name)
+		if err != nil {
+			return scram.StoredCredentials{}, err
+		}
+		salt, e1 := base64.StdEncoding.DecodeString(u.Credentials.SHA256.Salt)
+		sk, e2 := base64.StdEncoding.DecodeString(u.Credentials.SHA256.StoredKey)
+		vk, e3 := base64.StdEncoding.DecodeString(u.Credentials.SHA256.ServerKey)
+		if err := errors.Join(e1, e2, e3); err != nil || len(sk) == 0 {
+			return scram.StoredCredentials{}, fmt.Errorf("user %s@%s has no SCRAM-SHA-256 credential", name, dbName)
+		}
+		return scram.StoredCredentials{KeyFactors: scram.KeyFactors{Salt: string(salt), Iters: u.Credentials.SHA256.IterationCount},
+			StoredKey: sk, ServerKey: vk}, nil
+	})
+	if err != nil {
+		return errorDoc(1, "InternalError", err.Error(), false)
+	}
+	c.auth.conv = srv.NewConversation()
+	c.auth.convDB = dbName
+	c.auth.convID++
+	resp, err := c.auth.conv.Step(string(payload.Data))
+	if err != nil {
+		c.srv.opts.Logf("conn%d: authentication failed on %s: %v", c.id, dbName, err)
+		c.auth.conv = nil
+		return errorDoc(18, "AuthenticationFailed", authFailedMsg, false)
+	}
+	return bson.D{{Key: "conversationId", Value: c.auth.convID}, {Key: "done", Value: false},
+		{Key: "payload", Value: bson.Binary{Data: []byte(resp)}}, {Key: "ok", Value: 1.0}}
+}
+
+func (c *conn) saslContinue(cmd bson.D) bson.D {
+	conv := c.auth.conv
+	if conv == nil || toInt64(lookup(cmd, "conversationId")) != int64(c.auth.convID) {
+		return errorDoc(17, "ProtocolError", "No SASL session state found", false)
+	}
+	payload, _ := lookup(cmd, "payload").(bson.Binary)
+	if conv.Done() {
+		// The empty exchange of clients that skip no step.
+		c.auth.conv = nil
+		return bson.D{{Key: "conversationId", Value: c.auth.convID}, {Key: "done", Value: true},
+			{Key: "payload", Value: bson.Binary{Data: []byte{}}}, {Key: "ok", Value: 1.0}}
+	}
+	resp, err := conv.Step(string(payload.Data))
+	if err != nil || !conv.Valid() {
+		c.srv.opts.Logf("conn%d: authentication failed for %s@%s", c.id, conv.Username(), c.auth.convDB)
+		c.auth.conv = nil
+		return errorDoc(18, "AuthenticationFailed", authFailedMsg, false)
+	}
+	u, gerr := c.srv.users.get(c.ctx, c.auth.convDB, conv.Username())
+	if gerr != nil {
+		c.auth.conv = nil
+		return errorDoc(18, "AuthenticationFailed", authFailedMsg, false)
+	}
+	c.auth.user = u
+	c.srv.opts.Logf("conn%d: authenticated as %s@%s", c.id, u.User, u.DB)
+	return bson.D{{Key: "conversationId", Value: c.auth.convID}, {Key: "done", Value: true},
+		{Key: "payload", Value: bson.Binary{Data: []byte(resp)}}, {Key: "ok", Value: 1.0}}
+}
+
+// parseRoles reads createUser's roles: names in db, or {role, db}.
+func parseRoles(db string, v any) ([]roleName, *cmdError) {
+	arr, ok := v.(bson.A)
+	if !ok {
+		return nil, &cmdError{14, "TypeMismatch", "\"roles\" field must be an array"}
+	}
+	out := []roleName{}
+	for _, x := range arr {
+		var r roleName
+		switch x := x.(type) {
+		case string:
+			r = roleName{Role: x, DB: db}
+		case bson.D:
+			r.Role, _ = lookup(x, "role").(string)
+			r.DB, _ = lookup(x, "db").(string)
+		default:
+			return nil, &cmdError{14, "TypeMismatch", "a role must be a name or {role, db}"}
+		}
+		if !knownRoles[r.Role] || r.DB == "" {
+			return nil, &cmdError{31, "RoleNotFound", fmt.Sprintf("Could not find role: %s@%s", r.Role, r.DB)}
+		}
+		if r.Role == "root" || strings.HasSuffix(r.Role, "AnyDatabase") {
+			if r.DB != "admin" {
+				return nil, &cmdError{31, "RoleNotFound", fmt.Sprintf("Could not find role: %s@%s", r.Role, r.DB)}
+			}
+		}
+		out = append(out, r)
+	}
+	return out, nil
+}
+
+func (u *userStore) put(ctx context.Context, db string, cmd bson.D, create bool) *cmdError {
+	name, ok := cmd[0].Value.(string)
+	if !ok || name == "" {
+		return &cmdError{2, "BadValue", "User name must be a non-empty string"}
+	}
+	if db == "local" || db == "$external" {
+		return &cmdError{2, "BadValue", "Cannot create SCRAM users in the " + db + " database"}
+	}
+	if m, ok := lookup(cmd, "mechanisms").(bson.A); ok {
+		for _, x := range m {
+			if x != mechanism {
+				return &cmdError{2, "BadValue", fmt.Sprintf("Unknown auth mechanism '%v'", x)}
+			}
+		}
+	}
+	old, err := u.get(ctx, db, name)
+	switch {
+	case create && err == nil:
+		return &cmdError{51003, "Location51003", fmt.Sprintf("User \"%s@%s\" already exists", name, db)}
+	case !create && err != nil:
+		return &cmdError{11, "UserNotFound", fmt.Sprintf("Could not find user \"%s\" for db \"%s\"", name, db)}
+	}
+	ud := &userDoc{ID: db + "." + name, User: name, DB: db}
+	if old != nil && !create {
+		ud = old
+	}
+	if v := lookup(cmd, "roles"); v != nil {
+		roles, e := parseRoles(db, v)
+		if e != nil {
+			return e
+		}
+		ud.Roles = roles
+	} else if create {
+		return &cmdError{9, "FailedToParse", "BSON field 'createUser.roles' is missing but a required field"}
+	}
+	if v := lookup(cmd, "pwd"); v != nil {
+		pwd, ok := v.(string)
+		if !ok || pwd == "" {
+			return &cmdError{2, "BadValue", "Password cannot be empty"}
+		}
+		cred, e := newCredential(pwd)
+		if e != nil {
+			return &cmdError{2, "BadValue", "Password is not valid: " + e.Error()}
+		}
+		ud.Credentials.SHA256 = cred
+	} else if create {
+		return &cmdError{2, "BadValue", "Must provide a 'pwd' field for all user documents, except those with '$external' as the user's source db"}
+	}
+	var werr error
+	if create {
+		_, werr = u.coll().InsertOne(ctx, ud)
+	} else {
+		_, werr = u.coll().ReplaceOne(ctx, bson.D{{Key: "_id", Value: ud.ID}}, ud, false)
+	}
+	if werr != nil {
+		return &cmdError{1, "InternalError", werr.Error()}
+	}
+	u.known.Store(2)
+	return nil
+}
+
+func (u *userStore) drop(ctx context.Context, db string, cmd bson.D) *cmdError {
+	name, _ := cmd[0].Value.(string)
+	res, err := u.coll().DeleteOne(ctx, bson.D{{Key: "_id", Value: db + "." + name}})
+	if err != nil {
+		return &cmdError{1, "InternalError", err.Error()}
+	}
+	if res.DeletedCount == 0 {
+		return &cmdError{11, "UserNotFound", fmt.Sprintf("User '%s@%s' not found", name, db)}
+	}
+	u.known.Store(0)
+	return nil
+}
+
+// info answers usersInfo: 1 (the database's users), a name, {user, db},
+// or an array of those. Credentials are never shown.
+func (u *userStore) info(ctx context.Context, db string, cmd bson.D) (bson.D, *cmdError) {
+	var filter bson.D
+	switch v := cmd[0].Value.(type) {
+	case string:
+		filter = bson.D{{Key: "_id", Value: db + "." + v}}
+	case bson.D:
+		un, _ := lookup(v, "user").(string)
+		ud, _ := lookup(v, "db").(string)
+		filter = bson.D{{Key: "_id", Value: ud + "." + un}}
+	case bson.A:
+		ids := bson.A{}
+		for _, x := range v {
+			switch x := x.(type) {
+			case string:
+				ids = append(ids, db+"."+x)
+			case bson.D:
+				un, _ := lookup(x, "user").(string)
+				ud, _ := lookup(x, "db").(string)
+				ids = append(ids, ud+"."+un)
+			}
+		}
+		filter = bson.D{{Key: "_id", Value: bson.D{{Key: "$in", Value: ids}}}}
+	default:
+		filter = bson.D{{Key: "db", Value: db}}
+	}
+	cur, err := u.coll().Find(ctx, filter)
+	if err != nil {
+		return nil, &cmdError{1, "InternalError", err.Error()}
+	}
+	docs, err := cur.All(ctx)
+	if err != nil {
+		return nil, &cmdError{1, "InternalError", err.Error()}
+	}
+	sort.Slice(docs, func(i, j int) bool { return fmt.Sprint(lookup(docs[i], "_id")) < fmt.Sprint(lookup(docs[j], "_id")) })
+	users := bson.A{}
+	for _, d := range docs {
+		out := bson.D{}
+		for _, e := range d {
+			if e.Key != "credentials" {
+				out = append(out, e)
+			}
+		}
+		users = append(users, append(out, bson.E{Key: "mechanisms", Value: bson.A{mechanism}}))
+	}
+	return bson.D{{Key: "users", Value: users}}, nil
+}
+
+// authorizedDatabases keeps, in a listDatabases reply, the databases the
+// connection's user holds a role on (all of them for root and the
+// *AnyDatabase roles, or without access control), as mongod's
+// authorizedDatabases does.
+func (c *conn) authorizedDatabases(reply bson.D) bson.D {
+	u := c.auth.user
+	if !c.srv.opts.Auth || u == nil {
+		return reply
+	}
+	allowed := map[string]bool{}
+	for _, r := range u.Roles {
+		if r.Role == "root" || (r.DB == "admin" && strings.HasSuffix(r.Role, "AnyDatabase")) {
+			return reply
+		}
+		allowed[r.DB] = true
+	}
+	out := make(bson.D, 0, len(reply))
+	for _, e := range reply {
+		if dbs, ok := e.Value.(bson.A); ok && e.Key == "databases" {
+			kept := bson.A{}
+			for _, v := range dbs {
+				if d, ok := v.(bson.D); ok {
+					if name, _ := lookup(d, "name").(string); allowed[name] {
+						kept = append(kept, d)
+					}
+				}
+			}
+			e.Value = kept
+		}
+		out = append(out, e)
+	}
+	return out
+}

@@ -1,0 +1,507 @@
+package wire
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/ttlkv/ttlkv/engine"
+	"github.com/ttlkv/ttlkv/engine/query"
+	"go.mongodb.org/mongo-driver/v2/bson"
+)
+
+// The version ttlkv claims to drivers (docs/wire.md, "Claimed version").
+const (
+	claimedVersion    = "7.0.0"
+	minWireVersion    = 0
+	maxWireVersion    = 21 // MongoDB 7.0
+	sessionTimeoutMin = 30 // logicalSessionTimeoutMinutes
+)
+
+// genericFields are the fields any command may carry that ttlkv answers
+// in the server (sessions, read preference, API version, cluster time,
+// write concern) and that are taken out before the engine sees the
+// command.
+var genericFields = map[string]bool{
+	"$db": true, "lsid": true, "$clusterTime": true, "$readPreference": true, "apiVersion": true,
+	"apiStrict": true, "apiDeprecationErrors": true, "writeConcern": true, "readConcern": true,
+	"$audit": true, "$client": true, "mayBypassWriteBlocking": true, "$configServerState": true,
+	"maxTimeMSOpOnly": true, "$gleStats": true, "$replData": true, "$oplogQueryData": true,
+}
+
+// writeCommands are the commands whose write concern is honoured.
+var writeCommands = map[string]bool{
+	"insert": true, "update": true, "delete": true, "findAndModify": true, "findandmodify": true,
+	"create": true, "drop": true, "dropDatabase": true, "createIndexes": true, "dropIndexes": true,
+	"deleteIndexes": true, "collMod": true, "convertToCapped": true, "renameCollection": true,
+	"createUser": true, "updateUser": true, "dropUser": true,
+}
+
+// run answers one command. noReply is true for {w: 0} (moreToCome).
+func (c *conn) run(dbName string, cmd bson.D, noReply bool) bson.D {
+	name := cmd[0].Key
+	s := c.srv
+	s.countOp(name, cmd)
+
+	if err := c.authorize(dbName, name, cmd); err != nil {
+		return err.reply()
+	}
+	for _, k := range []string{"txnNumber", "startTransaction", "autocommit"} {
+		if lookup(cmd, k) != nil {
+			return errorDoc(20, "IllegalOperation", "Transaction numbers are only allowed on a replica set member or mongos", false)
+		}
+	}
+	switch name {
+	case "commitTransaction", "abortTransaction":
+		return errorDoc(20, "IllegalOperation", "Transaction numbers are only allowed on a replica set member or mongos", false)
+	}
+	wc, werr := parseWriteConcern(cmd)
+	if werr != nil {
+		return werr.reply()
+	}
+
+	o := s.ops.start(c, dbName, cmd)
+	defer s.ops.finish(o)
+	s.stats.active.Add(1)
+	defer s.stats.active.Add(-1)
+
+	if h, ok := c.local(o.ctx, dbName, name, cmd); ok {
+		return h
+	}
+	ctx := o.ctx
+	clean := make(bson.D, 0, len(cmd))
+	for _, e := range cmd {
+		if genericFields[e.Key] {
+			continue
+		}
+		if e.Key == "maxTimeMS" && name != "getMore" {
+			// Every command takes maxTimeMS; the server applies it, so
+			// commands whose engine parser lists no maxTimeMS accept it.
+			if ms := toInt64(e.Value); ms > 0 {
+				var cancel context.CancelFunc
+				ctx, cancel = context.WithTimeout(ctx, time.Duration(ms)*time.Millisecond)
+				defer cancel()
+			}
+			if name != "find" && name != "aggregate" {
+				continue
+			}
+		}
+		clean = append(clean, e)
+	}
+	if name == "getMore" && lookup(clean, "batchSize") == nil {
+		// The engine returns everything left to a getMore without
+		// batchSize; keep the reply near 16 MiB as mongod does.
+		if id, ok := cmd[0].Value.(int64); ok {
+			if n := s.cursors.batchSizeFor(id, s.replyTarget); n > 0 {
+				clean = append(clean, bson.E{Key: "batchSize", Value: n})
+			}
+		}
+	}
+	var reply bson.D
+	var err error
+	fast := false
+	if name == "find" {
+		reply, fast = s.fastFind(ctx, dbName, clean)
+	}
+	if !fast {
+		reply, err = s.db.RunCommand(ctx, dbName, clean)
+	}
+	if err != nil && o.killed.Load() {
+		return errorDoc(11601, "Interrupted", "operation was interrupted", false)
+	}
+	if err != nil && ctx.Err() == context.DeadlineExceeded && o.ctx.Err() == nil {
+		return errorDoc(50, "MaxTimeMSExpired", "operation exceeded time limit", false)
+	}
+	if err != nil && errors.Is(err, context.Canceled) {
+		return errorDoc(11600, "InterruptedAtShutdown", "interrupted at shutdown", false)
+	}
+	if err == nil {
+		s.cursors.track(c.id, cmd, reply)
+		if wc.j && writeCommands[name] {
+			if serr := s.db.Sync(); serr != nil {
+				return errorDoc(1, "InternalError", "syncing for {j: true}: "+serr.Error(), false)
+			}
+		}
+		switch name {
+		case "serverStatus":
+			reply = s.mergeServerStatus(reply)
+		case "currentOp":
+			reply = s.mergeCurrentOp(reply, cmd)
+		case "buildInfo", "buildinfo":
+			reply = mergeBuildInfo(reply)
+		case "listDatabases":
+			reply = c.authorizedDatabases(reply)
+		}
+	}
+	if noReply && err != nil {
+		s.opts.Logf("conn%d: unacknowledged %s failed: %v", c.id, name, err)
+	}
+	return reply
+}
+
+// writeConcern is the part of a command's writeConcern ttlkv acts on.
+type writeConcern struct{ j bool }
+
+func parseWriteConcern(cmd bson.D) (writeConcern, *cmdError) {
+	var wc writeConcern
+	v := lookup(cmd, "writeConcern")
+	if v == nil {
+		return wc, nil
+	}
+	d, ok := v.(bson.D)
+	if !ok {
+		return wc, &cmdError{14, "TypeMismatch", "BSON field 'writeConcern' is the wrong type, expected type 'object'"}
+	}
+	for _, e := range d {
+		switch e.Key {
+		case "j":
+			b, ok := e.Value.(bool)
+			if !ok {
+				return wc, &cmdError{14, "TypeMismatch", "BSON field 'writeConcern.j' is the wrong type, expected type 'bool'"}
+			}
+			wc.j = b
+		case "fsync":
+			b, _ := e.Value.(bool)
+			wc.j = wc.j || b
+		case "w":
+			switch w := e.Value.(type) {
+			case string:
+				if w != "majority" {
+					return wc, &cmdError{79, "UnknownReplWriteConcern", fmt.Sprintf("No write concern mode named '%s' found in replica set configuration", w)}
+				}
+			case int32, int64, float64:
+				n := toInt64(w)
+				if n < 0 {
+					return wc, &cmdError{9, "FailedToParse", "w has to be a non-negative number and not greater than 50; found: " + fmt.Sprint(n)}
+				}
+				if n > 1 {
+					return wc, &cmdError{2, "BadValue", "cannot use 'w' > 1 on a standalone"}
+				}
+			}
+		}
+	}
+	return wc, nil
+}
+
+func toInt64(v any) int64 {
+	switch n := v.(type) {
+	case int32:
+		return int64(n)
+	case int64:
+		return n
+	case float64:
+		return int64(n)
+	}
+	return 0
+}
+
+// cmdError is an error reply made in the server.
+type cmdError struct {
+	code     int32
+	codeName string
+	msg      string
+}
+
+func (e *cmdError) reply() bson.D { return errorDoc(e.code, e.codeName, e.msg, false) }
+
+// local answers the commands the server owns (handshake, sessions,
+// killOp, auth, users); ok is false for the engine's commands.
+func (c *conn) local(ctx context.Context, dbName, name string, cmd bson.D) (bson.D, bool) {
+	switch name {
+	case "hello", "isMaster", "ismaster":
+		return c.hello(cmd, name != "hello"), true
+	case "startSession":
+		id := make([]byte, 16)
+		rand.Read(id)
+		id[6] = id[6]&0x0f | 0x40
+		id[8] = id[8]&0x3f | 0x80
+		return bson.D{{Key: "id", Value: bson.D{{Key: "id", Value: bson.Binary{Subtype: 4, Data: id}}}},
+			{Key: "timeoutMinutes", Value: int32(sessionTimeoutMin)}, {Key: "ok", Value: 1.0}}, true
+	case "endSessions", "refreshSessions", "killSessions", "killAllSessions", "killAllSessionsByPattern":
+		return bson.D{{Key: "ok", Value: 1.0}}, true
+	case "whatsmyuri":
+		return bson.D{{Key: "you", Value: c.remote}, {Key: "ok", Value: 1.0}}, true
+	case "killOp":
+		return c.srv.killOp(dbName, cmd), true
+	case "getMore":
+		if id, ok := cmd[0].Value.(int64); ok {
+			c.srv.cursors.adopt(id, c.id)
+		}
+	case "killCursors":
+		if arr, ok := lookup(cmd, "cursors").(bson.A); ok {
+			for _, v := range arr {
+				if id, ok := v.(int64); ok {
+					c.srv.cursors.forget(id)
+				}
+			}
+		}
+	case "saslStart", "saslContinue", "authenticate", "logout", "connectionStatus",
+		"createUser", "updateUser", "dropUser", "usersInfo", "dropAllUsersFromDatabase":
+		return c.authCommand(ctx, dbName, name, cmd), true
+	}
+	return nil, false
+}
+
+// hello answers hello and isMaster in mongod's shape for a standalone.
+func (c *conn) hello(cmd bson.D, legacy bool) bson.D {
+	s := c.srv
+	base, err := s.db.RunCommand(c.ctx, "admin", bson.D{{Key: "hello", Value: 1}})
+	if err != nil {
+		return base
+	}
+	if cl, ok := lookup(cmd, "client").(bson.D); ok && c.client == nil {
+		c.client = cl
+	}
+	var reply bson.D
+	if legacy {
+		if v, ok := lookup(cmd, "helloOk").(bool); ok && v {
+			reply = append(reply, bson.E{Key: "helloOk", Value: true})
+		}
+	}
+	for _, e := range base {
+		switch e.Key {
+		case "ok", "maxWireVersion", "minWireVersion":
+			continue
+		case "isWritablePrimary":
+			if legacy {
+				continue
+			}
+		case "ismaster":
+			if !legacy {
+				continue
+			}
+		}
+		reply = append(reply, e)
+	}
+	reply = append(reply,
+		bson.E{Key: "logicalSessionTimeoutMinutes", Value: int32(sessionTimeoutMin)},
+		bson.E{Key: "connectionId", Value: int32(c.id)},
+		bson.E{Key: "minWireVersion", Value: int32(minWireVersion)},
+		bson.E{Key: "maxWireVersion", Value: int32(maxWireVersion)},
+	)
+	if arr, ok := lookup(cmd, "compression").(bson.A); ok {
+		var names bson.A
+		for _, v := range arr {
+			n, _ := v.(string)
+			if _, known := compressorNames[n]; known && contains(s.opts.Compressors, n) {
+				names = append(names, n)
+			}
+		}
+		if len(names) > 0 {
+			reply = append(reply, bson.E{Key: "compression", Value: names})
+		}
+	}
+	if spec, ok := lookup(cmd, "speculativeAuthenticate").(bson.D); ok && s.opts.Auth {
+		// The driver's first SCRAM step rides on the handshake; a
+		// failure here is silent and the driver starts over.
+		if mech, _ := lookup(spec, "mechanism").(string); mech == mechanism {
+			db, _ := lookup(spec, "db").(string)
+			if r := c.saslStart(c.ctx, db, spec); lookup(r, "ok") == 1.0 {
+				reply = append(reply, bson.E{Key: "speculativeAuthenticate", Value: r[:len(r)-1]})
+			}
+		}
+	}
+	if mech, ok := lookup(cmd, "saslSupportedMechs").(string); ok && s.opts.Auth {
+		if s.users.exists(c.ctx, mech) {
+			reply = append(reply, bson.E{Key: "saslSupportedMechs", Value: bson.A{"SCRAM-SHA-256"}})
+		}
+	}
+	return append(reply, bson.E{Key: "ok", Value: 1.0})
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// mergeBuildInfo reports the claimed MongoDB version, keeping ttlkv's
+// own as ttlkvVersion.
+func mergeBuildInfo(reply bson.D) bson.D {
+	out := bson.D{{Key: "version", Value: claimedVersion}, {Key: "ttlkvVersion", Value: engine.Version},
+		{Key: "versionArray", Value: bson.A{int32(7), int32(0), int32(0), int32(0)}}}
+	for _, e := range reply {
+		if e.Key != "version" && e.Key != "versionArray" {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+func (s *Server) countOp(name string, cmd bson.D) {
+	switch name {
+	case "insert":
+		if arr, ok := lookup(cmd, "documents").(bson.A); ok {
+			s.stats.insert.Add(int64(len(arr)))
+		}
+	case "find":
+		s.stats.query.Add(1)
+	case "update":
+		if arr, ok := lookup(cmd, "updates").(bson.A); ok {
+			s.stats.update.Add(int64(len(arr)))
+		}
+	case "delete":
+		if arr, ok := lookup(cmd, "deletes").(bson.A); ok {
+			s.stats.delete.Add(int64(len(arr)))
+		}
+	case "getMore":
+		s.stats.getmore.Add(1)
+	default:
+		s.stats.cmd.Add(1)
+	}
+}
+
+// Stats is a snapshot of the server's counters, as serverStatus shows
+// them in its connections, opcounters and network sections.
+type Stats struct {
+	Current, Available, TotalCreated, Active, Refused int64
+	BytesIn, BytesOut, NumRequests                    int64
+	Insert, Query, Update, Delete, GetMore, Command   int64
+	OpenCursors                                       int // cursors the server tracks for its connections
+}
+
+// Stats returns the server's counters.
+func (s *Server) Stats() Stats {
+	st := &s.stats
+	cur := st.current.Load()
+	return Stats{
+		Current: cur, Available: int64(s.opts.MaxConns) - cur, TotalCreated: st.totalCreated.Load(),
+		Active: st.active.Load(), Refused: st.refused.Load(),
+		BytesIn: st.bytesIn.Load(), BytesOut: st.bytesOut.Load(), NumRequests: st.numRequests.Load(),
+		Insert: st.insert.Load(), Query: st.query.Load(), Update: st.update.Load(), Delete: st.delete.Load(),
+		GetMore: st.getmore.Load(), Command: st.cmd.Load(), OpenCursors: s.cursors.len(),
+	}
+}
+
+func (s *Server) mergeServerStatus(reply bson.D) bson.D {
+	st := s.Stats()
+	out := make(bson.D, 0, len(reply)+3)
+	for _, e := range reply {
+		if e.Key == "opcounters" || e.Key == "ok" {
+			continue
+		}
+		out = append(out, e)
+	}
+	return append(out,
+		bson.E{Key: "connections", Value: bson.D{{Key: "current", Value: int32(st.Current)},
+			{Key: "available", Value: int32(st.Available)}, {Key: "totalCreated", Value: int32(st.TotalCreated)},
+			{Key: "rejected", Value: int32(st.Refused)}, {Key: "active", Value: int32(st.Active)}}},
+		bson.E{Key: "opcounters", Value: bson.D{{Key: "insert", Value: st.Insert}, {Key: "query", Value: st.Query},
+			{Key: "update", Value: st.Update}, {Key: "delete", Value: st.Delete}, {Key: "getmore", Value: st.GetMore},
+			{Key: "command", Value: st.Command}}},
+		bson.E{Key: "network", Value: bson.D{{Key: "bytesIn", Value: st.BytesIn}, {Key: "bytesOut", Value: st.BytesOut},
+			{Key: "numRequests", Value: st.NumRequests}}},
+		bson.E{Key: "ok", Value: 1.0})
+}
+
+// op is one client operation in progress, shown by currentOp and
+// stopped by killOp.
+type op struct {
+	id      int32
+	conn    *conn
+	ns      string
+	cmd     bson.D
+	started time.Time
+	ctx     context.Context
+	cancel  context.CancelFunc
+	killed  atomic.Bool
+}
+
+type opRegistry struct {
+	mu sync.Mutex
+	m  map[int32]*op
+}
+
+func (r *opRegistry) start(c *conn, dbName string, cmd bson.D) *op {
+	o := &op{id: c.srv.nextOpID.Add(1), conn: c, cmd: cmd, started: time.Now()}
+	o.ns = dbName
+	if coll, ok := cmd[0].Value.(string); ok {
+		o.ns = dbName + "." + coll
+	} else {
+		o.ns = dbName + ".$cmd"
+	}
+	o.ctx, o.cancel = context.WithCancel(c.ctx)
+	r.mu.Lock()
+	r.m[o.id] = o
+	r.mu.Unlock()
+	return o
+}
+
+func (r *opRegistry) finish(o *op) {
+	o.cancel()
+	r.mu.Lock()
+	delete(r.m, o.id)
+	r.mu.Unlock()
+}
+
+func (s *Server) killOp(dbName string, cmd bson.D) bson.D {
+	if dbName != "admin" {
+		return errorDoc(13, "Unauthorized", "killOp may only be run against the admin database.", false)
+	}
+	v := lookup(cmd, "op")
+	if v == nil {
+		return errorDoc(4, "NoSuchKey", "Missing expected field \"op\"", false)
+	}
+	id := int32(toInt64(v))
+	s.ops.mu.Lock()
+	o := s.ops.m[id]
+	s.ops.mu.Unlock()
+	if o != nil {
+		o.killed.Store(true)
+		o.cancel()
+	}
+	return bson.D{{Key: "info", Value: "attempting to kill op"}, {Key: "ok", Value: 1.0}}
+}
+
+// mergeCurrentOp adds the client operations in progress to the
+// engine's (the TTL monitor's), filtered by the same query.
+func (s *Server) mergeCurrentOp(reply bson.D, cmd bson.D) bson.D {
+	var filter bson.D
+	for _, e := range cmd[1:] {
+		if !strings.HasPrefix(e.Key, "$") && !genericFields[e.Key] && e.Key != "comment" && e.Key != "maxTimeMS" {
+			filter = append(filter, e)
+		}
+	}
+	f, err := query.ParseFilter(filter)
+	if err != nil {
+		return reply
+	}
+	inprog, _ := lookup(reply, "inprog").(bson.A)
+	s.ops.mu.Lock()
+	ops := make([]*op, 0, len(s.ops.m))
+	for _, o := range s.ops.m {
+		ops = append(ops, o)
+	}
+	s.ops.mu.Unlock()
+	now := time.Now()
+	for _, o := range ops {
+		d := bson.D{{Key: "type", Value: "op"}, {Key: "opid", Value: o.id}, {Key: "active", Value: true},
+			{Key: "connectionId", Value: int32(o.conn.id)}, {Key: "client", Value: o.conn.remote},
+			{Key: "desc", Value: fmt.Sprintf("conn%d", o.conn.id)}, {Key: "op", Value: "command"},
+			{Key: "ns", Value: o.ns}, {Key: "command", Value: o.cmd},
+			{Key: "secs_running", Value: int64(now.Sub(o.started) / time.Second)},
+			{Key: "microsecs_running", Value: int64(now.Sub(o.started) / time.Microsecond)}}
+		if o.conn.client != nil {
+			d = append(d, bson.E{Key: "clientMetadata", Value: o.conn.client})
+		}
+		if f.Match(d) {
+			inprog = append(inprog, d)
+		}
+	}
+	out := bson.D{}
+	for _, e := range reply {
+		if e.Key == "inprog" {
+			e.Value = inprog
+		}
+		out = append(out, e)
+	}
+	return out
+}

@@ -1,0 +1,52 @@
+#!/bin/sh
+# The mongosh check of issue 16: installs mongosh from the npm registry
+# into a cache directory, starts `ttlkv serve` on a free loopback port,
+# runs check.js with the real mongosh and fails on any difference from
+# expected.txt. Without npm it says so and exits 0.
+#
+#   wire/testdata/mongosh/run.sh            (from anywhere in the repository)
+#   MONGOSH_VERSION=2.12.0 TTLKV_MONGOSH_CACHE=~/.cache/ttlkv-mongosh
+set -eu
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../../.." && pwd)
+version=${MONGOSH_VERSION:-2.12.0}
+cache=${TTLKV_MONGOSH_CACHE:-$HOME/.cache/ttlkv-mongosh}
+if ! command -v npm >/dev/null 2>&1; then
+	echo "mongosh check: npm not found; skipped"
+	exit 0
+fi
+mongosh="$cache/node_modules/.bin/mongosh"
+if [ ! -x "$mongosh" ] || [ "$("$mongosh" --version 2>/dev/null)" != "$version" ]; then
+	mkdir -p "$cache"
+	npm install --no-audit --no-fund --silent --prefix "$cache" "mongosh@$version"
+fi
+work=$(mktemp -d)
+pid=
+cleanup() {
+	[ -n "$pid" ] && kill -INT "$pid" 2>/dev/null && wait "$pid" 2>/dev/null
+	rm -rf "$work"
+}
+trap cleanup EXIT INT TERM
+(cd "$root" && go build -o "$work/ttlkv" ./cmd/ttlkv)
+"$work/ttlkv" --dir "$work/data" serve --port 0 2>"$work/serve.log" &
+pid=$!
+addr=
+i=0
+while [ -z "$addr" ] && [ $i -lt 600 ]; do
+	addr=$(sed -n 's/.*waiting for connections on \(127\.0\.0\.1:[0-9]*\).*/\1/p' "$work/serve.log" | head -n 1)
+	[ -n "$addr" ] || { kill -0 "$pid" 2>/dev/null || break; sleep 0.1; }
+	i=$((i + 1))
+done
+if [ -z "$addr" ]; then
+	echo "mongosh check: ttlkv serve did not start:"; cat "$work/serve.log"; exit 1
+fi
+export MONGOSH_NO_TELEMETRY=1
+"$mongosh" --quiet --norc "mongodb://$addr/test?serverSelectionTimeoutMS=10000" "$here/check.js" >"$work/out.txt" 2>&1 || {
+	echo "mongosh check: mongosh failed:"; cat "$work/out.txt"; exit 1
+}
+if ! diff -u "$here/expected.txt" "$work/out.txt"; then
+	echo "mongosh check: output differs from $here/expected.txt (server log below)"
+	cat "$work/serve.log"
+	exit 1
+fi
+echo "mongosh check: ok (mongosh $version, ttlkv serve on $addr)"
