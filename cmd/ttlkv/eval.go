@@ -78,7 +78,11 @@ var evalCommand = &command{
 		}
 		for _, s := range scripts {
 			if err := sh.Eval(s.name, s.src); err != nil {
-				return e.closeDB("eval", db, scriptExit(e, err))
+				code := scriptExit(e, err)
+				if e.ctx.Err() != nil && code == 1 {
+					code = interruptedExit // stopped by SIGINT or SIGTERM
+				}
+				return e.closeDB("eval", db, code)
 			}
 		}
 		return e.closeDB("eval", db, 0)

@@ -17,6 +17,7 @@ import (
 	"os/signal"
 	"sort"
 	"strings"
+	"sync/atomic"
 	"syscall"
 
 	"github.com/spf13/pflag"
@@ -34,8 +35,8 @@ var version = "0.1.0-dev"
 const defaultDir = "ttlkv-data"
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
 	e := &env{
 		ctx:    ctx,
 		stdin:  os.Stdin,
@@ -44,6 +45,9 @@ func main() {
 		getenv: os.Getenv,
 		isTerm: isTerminal,
 	}
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	go e.handleSignals(sigs, cancel) // see signals.go
 	os.Exit(e.main(os.Args[1:]))
 }
 
@@ -66,6 +70,9 @@ type env struct {
 	// tailHook, if set (tests), is called by tail after each batch with
 	// the number of documents printed so far and the batch's length.
 	tailHook func(printed int64, batch int)
+	// onInterrupt, if set, handles SIGINT instead of cancelling ctx when
+	// it returns true (the shell: stop the running statement only).
+	onInterrupt atomic.Pointer[func() bool]
 }
 
 // command is one subcommand: its name, a one-line summary, its usage and

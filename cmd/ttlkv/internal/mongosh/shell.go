@@ -13,6 +13,7 @@ import (
 	"io"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/dop251/goja"
 	"github.com/dop251/goja/file"
@@ -47,9 +48,15 @@ type Options struct {
 // Shell is one JavaScript runtime with mongosh's globals. It is not safe
 // for concurrent use.
 type Shell struct {
-	rt     *goja.Runtime
-	run    Runner
-	ctx    context.Context
+	rt   *goja.Runtime
+	run  Runner
+	base context.Context // Options.Context
+	// ctx bounds the commands of the running Eval: base, cancelled early
+	// by Interrupt.
+	ctx context.Context
+
+	mu     sync.Mutex         // guards cancel
+	cancel context.CancelFunc // ends the running Eval's ctx; nil when idle
 	out    io.Writer
 	errw   io.Writer
 	json   string
@@ -102,6 +109,7 @@ func New(r Runner, opts Options) (*Shell, error) {
 	s := &Shell{
 		rt:     goja.New(),
 		run:    r,
+		base:   opts.Context,
 		ctx:    opts.Context,
 		out:    opts.Stdout,
 		errw:   opts.Stderr,
@@ -170,12 +178,38 @@ func rewriteShellCommands(src string) string {
 // strings as they are, a cursor's first 20 documents, anything else in
 // mongosh's inspect format, or Extended JSON with Options.JSON. The error,
 // if any, is a *ScriptError or an *ExitError.
+//
+// The run ends early, with a ScriptError named "Interrupted", when
+// Options.Context ends or Interrupt is called.
 func (s *Shell) Eval(name, src string) error {
+	ctx, cancel := context.WithCancel(s.base)
+	s.mu.Lock()
+	s.ctx, s.cancel = ctx, cancel
+	s.mu.Unlock()
+	s.rt.ClearInterrupt()
+	// A cancelled context stops the JavaScript too, not only the
+	// commands and sleeps that watch it: goja checks the interrupt flag
+	// between instructions, so even while(true){} ends.
+	stop := context.AfterFunc(ctx, func() { s.rt.Interrupt(errInterrupted) })
+	defer func() {
+		stop()
+		s.mu.Lock()
+		s.ctx, s.cancel = s.base, nil
+		s.mu.Unlock()
+		cancel()
+		s.rt.ClearInterrupt()
+	}()
 	v, err := s.exec(name, src)
-	if err != nil {
-		return err
+	if err == nil {
+		err = s.guard(func() { s.printResult(v) })
 	}
-	return s.guard(func() { s.printResult(v) })
+	var ee *ExitError
+	if err != nil && ctx.Err() != nil && !errors.As(err, &ee) {
+		// Whatever failed (a command, a sleep, the next instruction)
+		// failed because the run was stopped: say that, as mongosh does.
+		err = &ScriptError{Name: "MongoshInterruptedError", Message: "execution was interrupted"}
+	}
+	return err
 }
 
 // exec compiles and runs src, turning a thrown value into a *ScriptError.
@@ -214,7 +248,7 @@ func (s *Shell) guard(f func()) (err error) {
 				err = ex
 				return
 			}
-			err = &ScriptError{Name: "Interrupted", Message: fmt.Sprint(x.Value())}
+			err = &ScriptError{Name: "MongoshInterruptedError", Message: fmt.Sprint(x.Value())}
 		case goja.Value:
 			err = s.scriptError(x, nil)
 		case *ExitError:
@@ -465,10 +499,20 @@ func toInt32(v any) int32 {
 	return 0
 }
 
-// Interrupt stops the running script at its next instruction; Eval then
-// returns a *ScriptError named "Interrupted". Safe to call from any
-// goroutine.
-func (s *Shell) Interrupt() { s.rt.Interrupt("interrupted") }
+// errInterrupted is the value a stopped script is interrupted with.
+var errInterrupted = errors.New("execution was interrupted")
+
+// Interrupt stops the running Eval, if any, at its next instruction and
+// cancels the command it waits for; that Eval then returns a
+// *ScriptError named "Interrupted". It does nothing when no Eval runs, so
+// the next Eval is not affected. Safe to call from any goroutine.
+func (s *Shell) Interrupt() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.cancel != nil {
+		s.cancel()
+	}
+}
 
 // Incomplete reports whether src is the start of a longer statement: a
 // bracket, string or template left open, or a parse that ends early.
