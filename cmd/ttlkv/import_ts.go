@@ -81,7 +81,7 @@ func (im *importer) prepareTimeseries(fs *pflag.FlagSet) error {
 			return fmt.Errorf("creating time-series collection %s.%s: %w", im.e.db, im.coll, err)
 		}
 		fmt.Fprintf(im.e.stderr, "created time-series collection %s.%s (timeField %q)\n", im.e.db, im.coll, t.timeField)
-		im.timeseries = true
+		im.timeseries, im.createdTS = true, true
 	case info != nil:
 		typ, _ := document.Get(info, "type")
 		im.timeseries = typ == "timeseries"

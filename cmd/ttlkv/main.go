@@ -19,6 +19,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"syscall"
+	"time"
 
 	"github.com/spf13/pflag"
 
@@ -70,6 +71,9 @@ type env struct {
 	// tailHook, if set (tests), is called by tail after each batch with
 	// the number of documents printed so far and the batch's length.
 	tailHook func(printed int64, batch int)
+	// progressEvery is the interval of import's and export's progress
+	// lines on a non-terminal (default one second).
+	progressEvery time.Duration
 	// onInterrupt, if set, handles SIGINT instead of cancelling ctx when
 	// it returns true (the shell: stop the running statement only).
 	onInterrupt atomic.Pointer[func() bool]
