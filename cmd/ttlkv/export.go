@@ -325,4 +325,3 @@ func csvCell(v any) (string, error) {
 	b, err := document.MarshalExtJSON(v, false)
 	return string(b), err
 }
-
