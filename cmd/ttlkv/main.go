@@ -16,7 +16,6 @@ import (
 	"os"
 	"os/signal"
 	"sort"
-	"strings"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -24,7 +23,6 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/ttlkv/ttlkv/engine"
-	"github.com/ttlkv/ttlkv/lsm"
 )
 
 // version is the ttlkv release this binary reports; set with -ldflags
@@ -225,14 +223,7 @@ func (e *env) open(opts engine.Options) (*engine.DB, error) {
 	}
 	db, err := engine.Open(dir, opts)
 	if err != nil {
-		if errors.Is(err, lsm.ErrLocked) {
-			// Badger's lock error repeats this three times over; say it once.
-			return nil, fmt.Errorf("data directory %s is in use by another process (is 'ttlkv serve' or another ttlkv running on it? one process opens a directory at a time)", dir)
-		}
-		if strings.Contains(err.Error(), "in use") || strings.Contains(strings.ToLower(err.Error()), "lock") {
-			return nil, fmt.Errorf("data directory %s is in use by another process (%v)", dir, err)
-		}
-		return nil, fmt.Errorf("cannot open data directory %s: %w", dir, err)
+		return nil, openError(dir, err)
 	}
 	return db, nil
 }
