@@ -91,6 +91,9 @@ func TestHelpExamples(t *testing.T) {
 	must(t, os.WriteFile("people.tsv", []byte("Ada\t36\nGrace\t85\n"), 0o600))
 	must(t, os.WriteFile("typed.csv", []byte("name.string(),born.date_go(2006-01-02),n.int32()\nAda,1815-12-10,1\n"), 0o600))
 	dir := filepath.Join(work, "data")
+	if _, errOut, code := cli(t, nil, dir, "", "eval", `db.createCollection("log", {capped: true, size: 1048576})`); code != 0 {
+		t.Fatal(errOut) // tail's examples follow it
+	}
 	cancelled, cancel := context.WithCancel(context.Background())
 	cancel()
 	for _, c := range commands() {
