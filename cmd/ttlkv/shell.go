@@ -161,7 +161,7 @@ func (e *env) newLineReader(history string) (lineReader, bool, error) {
 
 // shell runs the read-eval-print loop until exit or end of input.
 func (e *env) shell(db *engine.DB, f *shellFlags) int {
-	sh, err := mongosh.New(db, mongosh.Options{DB: e.db, Stdout: e.stdout, Stderr: e.stderr, JSON: f.json, Context: e.ctx})
+	sh, err := mongosh.New(db, mongosh.Options{DB: e.db, Stdout: e.stdout, Stderr: e.stderr, JSON: f.json, Context: e.ctx, Connection: connection(db)})
 	if err != nil {
 		return e.fail("shell", err)
 	}

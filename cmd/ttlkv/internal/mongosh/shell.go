@@ -43,6 +43,10 @@ type Options struct {
 	// Context bounds every command and sleep; cancelling it interrupts
 	// the running script. Default context.Background().
 	Context context.Context
+	// Connection describes what the shell is connected to; db.getMongo()
+	// prints it as mongosh prints its connection string. Default
+	// "ttlkv (embedded engine)".
+	Connection string
 }
 
 // Shell is one JavaScript runtime with mongosh's globals. It is not safe
@@ -70,6 +74,9 @@ type Shell struct {
 	colls      map[string]*goja.Object
 	dbs        map[string]*goja.Object
 	last       *cursor           // the cursor "it" continues
+	batchSize  int               // config.displayBatchSize
+	mongoObj   *goja.Object      // what db.getMongo() returns
+	connDesc   string            // Options.Connection
 	srcs       map[string]string // the last source run under each name, for error messages
 }
 
@@ -120,11 +127,20 @@ func New(r Runner, opts Options) (*Shell, error) {
 		colls:  map[string]*goja.Object{},
 		dbs:    map[string]*goja.Object{},
 		srcs:   map[string]string{},
+
+		batchSize: shellBatchSize,
+		connDesc:  opts.Connection,
+	}
+	if s.connDesc == "" {
+		s.connDesc = "ttlkv (embedded engine)"
 	}
 	if err := s.installValues(); err != nil {
 		return nil, err
 	}
 	s.installGlobals()
+	if err := s.installHelpers(); err != nil {
+		return nil, err
+	}
 	s.setDB(opts.DB)
 	return s, nil
 }
@@ -307,7 +323,7 @@ func (s *Shell) scriptError(v goja.Value, ex *goja.Exception) *ScriptError {
 		if st := ex.Stack(); len(st) > 0 {
 			for _, fr := range st {
 				p := fr.Position()
-				if p.Line > 0 {
+				if p.Line > 0 && p.Filename != "" { // not the preludes
 					where = p
 					se.Where = fmt.Sprintf("%s:%d:%d", p.Filename, p.Line, p.Column)
 					break
