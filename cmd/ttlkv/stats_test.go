@@ -85,9 +85,10 @@ func TestHumanDuration(t *testing.T) {
 	}
 }
 
-// TestStatsDiskUse: a 64 MiB capped collection holding one document is
-// a sparse preallocated file; stats reports the bytes allocated (what du
-// says), far below the logical size it shows beside them.
+// TestStatsDiskUse: a data directory holds preallocated files (Badger's
+// value log, sparse; a 64 MiB capped ring); stats reports the bytes
+// allocated (what du says), well below the logical size it shows beside
+// them.
 func TestStatsDiskUse(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
