@@ -205,8 +205,11 @@ type importer struct {
 	coll string
 	f    *importFlags
 	prog *progress
-	// pending counts input bytes read but not yet given to prog.
+	// pending counts input bytes read but not yet given to prog (by the
+	// reader).
 	pending int64
+	// parser parses JSON input on every core (JSON input only).
+	parser *jsonParser
 
 	batch      importBatch
 	batchBytes int // input bytes in batch; a batch is sent at maxBatchBytes whatever its count
@@ -306,8 +309,7 @@ func (im *importer) report(line int, msg any) {
 
 // add batches one document read from the given line.
 func (im *importer) add(d bson.D, line, size int) error {
-	im.prog.add(im.pending, 1)
-	im.pending = 0
+	im.prog.add(0, 1)
 	im.batch.docs = append(im.batch.docs, d)
 	im.batch.lines = append(im.batch.lines, line)
 	im.batchBytes += size

@@ -18,7 +18,6 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
-	"github.com/ttlkv/ttlkv/document"
 )
 
 // The readers of import turn the input into documents, each with the
@@ -56,16 +55,29 @@ func (im *importer) readJSON(br *bufio.Reader) error {
 		array = c == '['
 		break
 	}
+	im.parser = im.startJSONParser()
+	var err error
 	if array {
-		return im.readArray(br)
+		err = im.readArray(br)
+	} else {
+		err = im.readLines(br)
 	}
+	if perr := im.parser.close(); perr != nil && (err == nil || errors.Is(err, errStopped)) {
+		err = perr
+	}
+	return err
+}
+
+// readLines reads JSON lines, one document a line; blank lines are
+// skipped.
+func (im *importer) readLines(br *bufio.Reader) error {
 	line := 0
 	for {
 		text, err := br.ReadBytes('\n')
 		if len(text) > 0 {
 			line++
 			im.prog.add(int64(len(text)), 0)
-			if t := bytes.TrimSpace(text); len(t) > 0 {
+			if t := bytes.TrimSpace(text); len(t) > 0 { // ReadBytes made a new slice: addJSON may keep it
 				if perr := im.addJSON(t, line); perr != nil {
 					return perr
 				}
@@ -153,7 +165,9 @@ func (im *importer) readArray(br *bufio.Reader) error {
 		for depth > 0 || inString || !isScalarEnd(br) {
 			c, err := read()
 			if err == io.EOF {
+				im.mu.Lock()
 				im.failed++
+				im.mu.Unlock()
 				return fmt.Errorf("line %d: the array element starting here never ends (unclosed bracket or string); nothing after it can be read", start)
 			}
 			if err != nil {
@@ -178,7 +192,9 @@ func (im *importer) readArray(br *bufio.Reader) error {
 				break
 			}
 		}
-		if err := im.addJSON(elem, start); err != nil {
+		im.prog.add(im.pending, 0)
+		im.pending = 0
+		if err := im.addJSON(bytes.Clone(elem), start); err != nil {
 			return err
 		}
 		elem = elem[:0:min(cap(elem), 1<<20)] // do not keep one huge element's buffer
@@ -204,14 +220,6 @@ func isScalarEnd(br *bufio.Reader) bool {
 	return false
 }
 
-// addJSON parses one Extended JSON document and batches it.
-func (im *importer) addJSON(text []byte, line int) error {
-	d, err := document.ParseExtJSON(text)
-	if err != nil {
-		return im.parseError(line, err)
-	}
-	return im.add(d, line, len(text))
-}
 
 // csvField is one column of a CSV or TSV import: its (possibly dotted)
 // name and, with --columnsHaveTypes, its type.
@@ -336,6 +344,8 @@ func (im *importer) readCSV(br *bufio.Reader) error {
 			}
 			continue
 		}
+		im.prog.add(im.pending, 0)
+		im.pending = 0
 		if err := im.add(d, line, 0); err != nil {
 			return err
 		}

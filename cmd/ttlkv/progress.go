@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"sync"
 	"time"
 )
 
@@ -22,6 +23,7 @@ type progress struct {
 	every    time.Duration
 	now      func() time.Time
 
+	mu          sync.Mutex // add is called by the reader and the inserters
 	start, last time.Time
 	done, docs  int64
 	drawn       bool
@@ -45,6 +47,8 @@ func (p *progress) add(done, docs int64) {
 	if p == nil {
 		return
 	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
 	p.done += done
 	p.docs += docs
 	now := p.now()
@@ -92,7 +96,12 @@ func (p *progress) print(now time.Time) {
 
 // finish clears the terminal line, if one was drawn.
 func (p *progress) finish() {
-	if p != nil && p.tty && p.drawn {
+	if p == nil {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.tty && p.drawn {
 		fmt.Fprintf(p.w, "\r%78s\r", "")
 	}
 }
