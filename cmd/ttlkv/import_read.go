@@ -17,7 +17,6 @@ import (
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
-
 )
 
 // The readers of import turn the input into documents, each with the
@@ -219,7 +218,6 @@ func isScalarEnd(br *bufio.Reader) bool {
 	}
 	return false
 }
-
 
 // csvField is one column of a CSV or TSV import: its (possibly dotted)
 // name and, with --columnsHaveTypes, its type.
