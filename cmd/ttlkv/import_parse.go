@@ -7,7 +7,6 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
-	"github.com/ttlkv/ttlkv/document"
 )
 
 // Parsing Extended JSON is most of an import's CPU time, so JSON input is
@@ -55,7 +54,7 @@ func (im *importer) startJSONParser() *jsonParser {
 				c.docs = make([]bson.D, len(c.texts))
 				c.errs = make([]error, len(c.texts))
 				for i, t := range c.texts {
-					c.docs[i], c.errs[i] = document.ParseExtJSON(t)
+					c.docs[i], c.errs[i] = parseImportJSON(t)
 				}
 				close(c.done)
 			}
