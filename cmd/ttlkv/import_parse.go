@@ -6,7 +6,6 @@ import (
 	"sync/atomic"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
-
 )
 
 // Parsing Extended JSON is most of an import's CPU time, so JSON input is
