@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestExportFormats: --type csv/tsv with --fields, --jsonArray, --pretty,
@@ -92,5 +93,33 @@ func TestImportExportRoundTrip(t *testing.T) {
 		if got, errOut, _ := cli(t, nil, dir, "", "eval", fmt.Sprintf(sum, f.name, n-1)); got != want {
 			t.Errorf("%s: %q (stderr %s), want %q", f.name, got, errOut, want)
 		}
+	}
+}
+
+// TestExportProgress: exporting to a file from a pipe prints plain
+// progress lines: time, namespace, documents done of the total.
+func TestExportProgress(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	var in strings.Builder
+	for i := 0; i < 500; i++ {
+		fmt.Fprintf(&in, "{\"_id\": %d}\n", i)
+	}
+	if _, errOut, code := cli(t, nil, dir, in.String(), "import", "c"); code != 0 {
+		t.Fatal(errOut)
+	}
+	var errb strings.Builder
+	e := testEnv(dir, "", nil, &errb)
+	e.progressEvery = time.Nanosecond
+	if code := e.main([]string{"export", "c", "--out", filepath.Join(t.TempDir(), "out.json")}); code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	first, _, _ := strings.Cut(errb.String(), "\n")
+	parts := strings.Split(first, "\t")
+	if len(parts) != 4 || parts[1] != "test.c" || !strings.HasSuffix(parts[2], "/500 (0.2%)") || parts[3] != "1 document(s)" {
+		t.Errorf("first progress line %q, want time, test.c, 1/500 (0.2%%), 1 document(s)", first)
+	}
+	if !strings.Contains(errb.String(), "exported 500 record(s)") {
+		t.Errorf("stderr %q", errb.String())
 	}
 }
