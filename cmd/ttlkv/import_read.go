@@ -354,11 +354,14 @@ func (im *importer) readCSV(br *bufio.Reader) error {
 // than fields names the extra ones field4, field5, ... as mongoimport
 // does.
 func csvDocument(fields []csvField, rec []string) (bson.D, error) {
-	var d bson.D
+	d := make(bson.D, 0, len(rec))
 	for i, s := range rec {
-		f := csvField{name: fmt.Sprintf("field%d", i), path: []string{fmt.Sprintf("field%d", i)}}
+		var f csvField
 		if i < len(fields) {
 			f = fields[i]
+		} else {
+			name := fmt.Sprintf("field%d", i)
+			f = csvField{name: name, path: []string{name}}
 		}
 		v, err := csvValue(f, s)
 		if err != nil {
