@@ -1,6 +1,7 @@
 package document
 
 import (
+	"errors"
 	"strings"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -153,4 +154,17 @@ func checkValue(v any, depth int) error {
 
 func depthError() error {
 	return Errorf(CodeOverflow, "cannot insert document because it exceeds %d levels of nesting", MaxWriteDepth)
+}
+
+// ValidateUpdateResult checks a document an update produced, as
+// ValidateForStorage does; one over MaxDocumentSize gets the message
+// mongod gives an update ("Resulting document after update is larger
+// than 16777216", BSONObjectTooLarge) rather than an insert's.
+func ValidateUpdateResult(d bson.D) error {
+	err := ValidateForStorage(d)
+	var de *Error
+	if errors.As(err, &de) && de.Code == CodeBSONObjectTooLarge {
+		return Errorf(CodeBSONObjectTooLarge, "Resulting document after update is larger than %d", MaxDocumentSize)
+	}
+	return err
 }

@@ -786,7 +786,7 @@ func (db *DB) applyCappedUpdates(c *coll, rids []uint64, f *query.Filter, u *que
 		if !document.Equal(idOf(d), idOf(nd)) {
 			return matched - 1, modified, last, document.Errorf(document.CodeImmutableField, "Performing an update on the path '_id' would modify the immutable field '_id'")
 		}
-		if err := document.ValidateForStorage(nd); err != nil {
+		if err := document.ValidateUpdateResult(nd); err != nil {
 			return matched - 1, modified, last, err
 		}
 		if err := cappedOverwrite(c, st, rec, d, nd, msg); err != nil {

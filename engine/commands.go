@@ -878,6 +878,16 @@ func cmdCreateIndexes(ctx context.Context, db *DB, dbName string, cmd bson.D) (b
 		}
 		specs[i] = d
 	}
+	if q, ok := get(cmd, "commitQuorum"); ok {
+		// A standalone mongod parses commitQuorum (a number or a
+		// string), then refuses it: there are no voting members to wait
+		// for.
+		switch q.(type) {
+		case int32, int64, float64, string:
+			return nil, document.Errorf(document.CodeBadValue, "Standalones can't specify commitQuorum")
+		}
+		return nil, document.Errorf(document.CodeFailedToParse, "commitQuorum has to be a number or a string")
+	}
 	res, err := db.createIndexes(ctx, dbName, name, specs)
 	if err != nil {
 		return nil, err

@@ -940,7 +940,7 @@ func (db *DB) applyUpdates(c *coll, rids []uint64, ids map[uint64][]byte, f *que
 			if merr == nil && bytes.Equal(raw, nraw) {
 				continue
 			}
-			if err := document.ValidateForStorage(nd); err != nil {
+			if err := document.ValidateUpdateResult(nd); err != nil {
 				stopErr, matched = err, matched-1
 				break
 			}

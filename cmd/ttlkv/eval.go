@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/spf13/pflag"
@@ -72,13 +73,17 @@ var evalCommand = &command{
 		if err != nil {
 			return e.fail("eval", err)
 		}
-		sh, err := mongosh.New(db, mongosh.Options{DB: e.db, Stdout: e.stdout, Stderr: e.stderr, JSON: f.json, Context: e.ctx})
+		sh, err := mongosh.New(db, mongosh.Options{DB: e.db, Stdout: e.stdout, Stderr: e.stderr, JSON: f.json, Context: e.ctx, Connection: connection(db)})
 		if err != nil {
 			return e.closeDB("eval", db, e.fail("eval", err))
 		}
 		for _, s := range scripts {
 			if err := sh.Eval(s.name, s.src); err != nil {
-				return e.closeDB("eval", db, scriptExit(e, err))
+				code := scriptExit(e, err)
+				if e.ctx.Err() != nil && code == 1 {
+					code = interruptedExit // stopped by SIGINT or SIGTERM
+				}
+				return e.closeDB("eval", db, code)
 			}
 		}
 		return e.closeDB("eval", db, 0)
@@ -94,4 +99,14 @@ func scriptExit(e *env, err error) int {
 	}
 	fmt.Fprintln(e.stderr, strings.TrimRight(err.Error(), "\n"))
 	return 1
+}
+
+// connection describes the open data directory for db.getMongo(), as
+// mongosh prints its connection string.
+func connection(db *engine.DB) string {
+	dir, err := filepath.Abs(db.Dir())
+	if err != nil {
+		dir = db.Dir()
+	}
+	return fmt.Sprintf("ttlkv://%s (embedded engine, ttlkv %s)", dir, version)
 }

@@ -2,67 +2,98 @@ package main
 
 import (
 	"bufio"
+	"bytes"
+	"encoding/csv"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 
-	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/pflag"
 	"go.mongodb.org/mongo-driver/v2/bson"
 
+	"github.com/ttlkv/ttlkv/cmd/ttlkv/internal/mongosh"
 	"github.com/ttlkv/ttlkv/document"
 	"github.com/ttlkv/ttlkv/engine"
 )
 
 type exportFlags struct {
-	query, sort, out, format string
-	limit, skip              int64
+	collection, query, sort, out, format, typ, fieldFile string
+	fields                                               []string
+	jsonArray, pretty, noHeaderLine                      bool
+	limit, skip                                          int64
 }
 
 var exportCommand = &command{
 	name:    "export",
-	summary: "write a collection as JSON lines of relaxed Extended JSON (mongoexport's format)",
-	usage:   "ttlkv export COLL [--query EXTJSON] [--sort EXTJSON] [--limit N] [--skip N] [--out FILE]",
+	summary: "write a collection as JSON lines, a JSON array, CSV or TSV (mongoexport's formats and flags)",
+	usage:   "ttlkv export [-c] COLL [--type json|csv|tsv] [--fields F,G | --fieldFile FILE] [--jsonArray] [--pretty] [--query FILTER] [--sort SPEC] [--limit N] [--skip N] [--out FILE]",
+	notes: `--query and --sort take Extended JSON or, as mongoexport does, the shell's relaxed syntax:
+{n: {$lt: 2}}, {at: {$gte: ISODate("2024-01-01")}}. CSV and TSV need the fields to write (--fields
+or --fieldFile; dotted names reach into nested documents); the first line names them unless
+--noHeaderLine. Strings, numbers and booleans are written as they are, dates as ISO-8601,
+ObjectIds as ObjectId(hex), documents and arrays as relaxed Extended JSON, missing fields empty.`,
 	examples: []string{
 		`ttlkv export events`,
 		`ttlkv export events --query '{"kind": "login"}' --sort '{"at": -1}' --limit 10`,
+		`ttlkv export -c events --query '{_id: {$lt: 2}}' --jsonArray --pretty`,
+		`ttlkv export events --type csv --fields _id,kind,at --out events.csv`,
 		`ttlkv export events --out events-backup.json`,
 	},
 	flags: func(fs *pflag.FlagSet) any {
 		f := &exportFlags{}
-		fs.StringVarP(&f.query, "query", "q", "", "filter, as Extended JSON")
-		fs.StringVar(&f.sort, "sort", "", "sort specification, as Extended JSON")
+		fs.StringVarP(&f.collection, "collection", "c", "", "collection to export (or give it as the argument)")
+		fs.StringVarP(&f.query, "query", "q", "", "filter, as Extended JSON or in the shell's syntax")
+		fs.StringVar(&f.sort, "sort", "", "sort specification, as Extended JSON or in the shell's syntax")
 		fs.Int64Var(&f.limit, "limit", 0, "export at most N documents (0: all)")
 		fs.Int64Var(&f.skip, "skip", 0, "skip the first N documents")
 		fs.StringVarP(&f.out, "out", "o", "", "output file (default stdout)")
+		fs.StringVar(&f.typ, "type", "json", "output format: json, csv or tsv")
+		fs.StringSliceVarP(&f.fields, "fields", "f", nil, "comma-separated fields to write (csv/tsv: required; json: a projection)")
+		fs.StringVar(&f.fieldFile, "fieldFile", "", "file with one field name per line, as --fields")
+		fs.BoolVar(&f.noHeaderLine, "noHeaderLine", false, "csv/tsv: do not write the field names first")
+		fs.BoolVar(&f.jsonArray, "jsonArray", false, "json: write one JSON array instead of one document per line")
+		fs.BoolVar(&f.pretty, "pretty", false, "json: indent the documents")
 		fs.StringVar(&f.format, "jsonFormat", "relaxed", "relaxed or canonical Extended JSON")
 		return f
 	},
 	run: func(e *env, _ *pflag.FlagSet, cfg any, args []string) int {
 		f := cfg.(*exportFlags)
+		if f.collection != "" {
+			args = append([]string{f.collection}, args...)
+		}
 		if len(args) != 1 {
-			fmt.Fprintln(e.stderr, "ttlkv export: give exactly one collection name")
+			fmt.Fprintln(e.stderr, "ttlkv export: give exactly one collection name (-c)")
 			return 2
 		}
-		if f.format != "relaxed" && f.format != "canonical" {
-			fmt.Fprintln(e.stderr, "ttlkv export: --jsonFormat must be relaxed or canonical")
+		if err := f.check(); err != nil {
+			fmt.Fprintf(e.stderr, "ttlkv export: %v\n", err)
 			return 2
 		}
 		coll := args[0]
 		find := bson.D{{Key: "find", Value: coll}, {Key: "filter", Value: bson.D{}}}
-		for _, p := range []struct{ key, src string }{{"filter", f.query}, {"sort", f.sort}} {
+		for _, p := range []struct{ flag, key, src string }{{"query", "filter", f.query}, {"sort", "sort", f.sort}} {
 			if p.src == "" {
 				continue
 			}
-			d, err := document.ParseExtJSON([]byte(p.src))
+			d, err := parseQuery(p.src)
 			if err != nil {
-				return e.fail("export", fmt.Errorf("--%s: %w", map[string]string{"filter": "query", "sort": "sort"}[p.key], err))
+				return e.fail("export", fmt.Errorf("--%s: %w", p.flag, err))
 			}
 			if p.key == "filter" {
 				find[1].Value = d
 			} else {
 				find = append(find, bson.E{Key: "sort", Value: d})
 			}
+		}
+		if len(f.fields) > 0 {
+			proj := bson.D{}
+			for _, name := range f.fields {
+				proj = append(proj, bson.E{Key: name, Value: int32(1)})
+			}
+			find = append(find, bson.E{Key: "projection", Value: proj})
 		}
 		if f.limit > 0 {
 			find = append(find, bson.E{Key: "limit", Value: f.limit})
@@ -82,9 +113,8 @@ var exportCommand = &command{
 			}
 			w = file
 		}
-		bw := bufio.NewWriter(w)
-		var bar *progressbar.ProgressBar
-		if e.isTerm(e.stderr) && (f.out != "" || !e.isTerm(e.stdout)) {
+		var prog *progress
+		if f.out != "" || !e.isTerm(e.stdout) {
 			total := int64(-1)
 			if r, err := do(e.ctx, db, e.db, bson.D{{Key: "count", Value: coll}, {Key: "query", Value: find[1].Value}}); err == nil {
 				total = num(r, "n")
@@ -92,33 +122,26 @@ var exportCommand = &command{
 					total = f.limit
 				}
 			}
-			bar = progressbar.NewOptions64(total, progressbar.OptionSetWriter(e.stderr), progressbar.OptionSetDescription("exporting "+coll),
-				progressbar.OptionShowCount(), progressbar.OptionShowIts(), progressbar.OptionSetItsString("docs"),
-				progressbar.OptionSetPredictTime(true), progressbar.OptionClearOnFinish())
+			prog = newProgress(e.stderr, e.isTerm(e.stderr), e.db+"."+coll, total, false, e.progressEvery)
 		}
+		out := newExportWriter(w, f)
 		n := 0
 		var werr error
 		err = drain(e.ctx, db, e.db, coll, find, func(d bson.D) bool {
-			b, err := document.MarshalExtJSON(d, f.format == "canonical")
-			if err != nil {
-				werr = err
-				return false
-			}
-			b = append(b, '\n')
-			if _, err := bw.Write(b); err != nil {
-				werr = err
+			if werr = out.write(d); werr != nil {
 				return false
 			}
 			n++
-			if bar != nil {
-				_ = bar.Add(1)
-			}
-			return true
+			prog.add(1, 1)
+			return e.ctx.Err() == nil
 		})
 		if err == nil {
 			err = werr
 		}
-		if ferr := bw.Flush(); err == nil {
+		if err == nil {
+			err = e.ctx.Err()
+		}
+		if ferr := out.close(); err == nil {
 			err = ferr
 		}
 		if file != nil {
@@ -126,13 +149,179 @@ var exportCommand = &command{
 				err = cerr
 			}
 		}
-		if bar != nil {
-			_ = bar.Finish()
-		}
+		prog.finish()
 		if err != nil {
 			return e.closeDB("export", db, e.fail("export", err))
 		}
 		fmt.Fprintf(e.stderr, "exported %d record(s)\n", n)
 		return e.closeDB("export", db, 0)
 	},
+}
+
+// check validates the flags together.
+func (f *exportFlags) check() error {
+	if f.format != "relaxed" && f.format != "canonical" {
+		return errors.New("--jsonFormat must be relaxed or canonical")
+	}
+	if f.fieldFile != "" {
+		names, err := readFieldFile(f.fieldFile)
+		if err != nil {
+			return fmt.Errorf("--fieldFile: %v", err)
+		}
+		f.fields = append(f.fields, names...)
+	}
+	switch f.typ {
+	case "json":
+		if f.noHeaderLine {
+			return errors.New("--noHeaderLine applies to --type csv or tsv only")
+		}
+	case "csv", "tsv":
+		if len(f.fields) == 0 {
+			return fmt.Errorf("--type %s needs the fields to write: --fields or --fieldFile", f.typ)
+		}
+		if f.jsonArray || f.pretty {
+			return errors.New("--jsonArray and --pretty apply to --type json only")
+		}
+	default:
+		return fmt.Errorf("--type must be json, csv or tsv, not %q", f.typ)
+	}
+	return nil
+}
+
+// parseQuery reads a filter or sort given as Extended JSON or, failing
+// that, in the shell's relaxed syntax ({n: {$lt: 2}}), as mongoexport's
+// --query does.
+func parseQuery(src string) (bson.D, error) {
+	d, err := document.ParseExtJSON([]byte(src))
+	if err == nil {
+		return d, nil
+	}
+	d, serr := mongosh.ParseDocument(src)
+	if serr != nil {
+		return nil, fmt.Errorf("neither Extended JSON (%v) nor a shell object literal (%v)", err, serr)
+	}
+	return document.Normalize(d)
+}
+
+// exportWriter writes documents in one of export's formats.
+type exportWriter struct {
+	bw     *bufio.Writer
+	f      *exportFlags
+	csv    *csv.Writer
+	n      int
+	record []string
+}
+
+func newExportWriter(w io.Writer, f *exportFlags) *exportWriter {
+	x := &exportWriter{bw: bufio.NewWriterSize(w, 1<<16), f: f}
+	if f.typ != "json" {
+		x.csv = csv.NewWriter(x.bw)
+		if f.typ == "tsv" {
+			x.csv.Comma = '\t'
+		}
+		x.record = make([]string, len(f.fields))
+	}
+	return x
+}
+
+func (x *exportWriter) write(d bson.D) error {
+	defer func() { x.n++ }()
+	if x.csv != nil {
+		if x.n == 0 && !x.f.noHeaderLine {
+			if err := x.csv.Write(x.f.fields); err != nil {
+				return err
+			}
+		}
+		for i, name := range x.f.fields {
+			v, ok := document.Lookup(d, name)
+			if !ok {
+				x.record[i] = ""
+				continue
+			}
+			s, err := csvCell(v)
+			if err != nil {
+				return err
+			}
+			x.record[i] = s
+		}
+		return x.csv.Write(x.record)
+	}
+	b, err := document.MarshalExtJSON(d, x.f.format == "canonical")
+	if err != nil {
+		return err
+	}
+	if x.f.pretty {
+		var ind bytes.Buffer
+		prefix := ""
+		if x.f.jsonArray {
+			prefix = "\t"
+		}
+		if err := json.Indent(&ind, b, prefix, "\t"); err != nil {
+			return err
+		}
+		b = ind.Bytes()
+	}
+	switch {
+	case !x.f.jsonArray:
+	case x.n == 0 && x.f.pretty:
+		x.bw.WriteString("[\n\t")
+	case x.n == 0:
+		x.bw.WriteString("[")
+	case x.f.pretty:
+		x.bw.WriteString(",\n\t")
+	default:
+		x.bw.WriteString(",")
+	}
+	_, err = x.bw.Write(b)
+	if !x.f.jsonArray {
+		err = x.bw.WriteByte('\n')
+	}
+	return err
+}
+
+// close ends the output (an array's "]") and flushes it.
+func (x *exportWriter) close() error {
+	if x.csv != nil {
+		x.csv.Flush()
+		if err := x.csv.Error(); err != nil {
+			return err
+		}
+	}
+	if x.f.jsonArray {
+		switch {
+		case x.n == 0:
+			x.bw.WriteString("[]\n")
+		case x.f.pretty:
+			x.bw.WriteString("\n]\n")
+		default:
+			x.bw.WriteString("]\n")
+		}
+	}
+	return x.bw.Flush()
+}
+
+// csvCell renders one value for CSV and TSV as mongoexport does.
+func csvCell(v any) (string, error) {
+	switch x := v.(type) {
+	case nil:
+		return "", nil
+	case string:
+		return x, nil
+	case int32:
+		return strconv.FormatInt(int64(x), 10), nil
+	case int64:
+		return strconv.FormatInt(x, 10), nil
+	case float64:
+		return strconv.FormatFloat(x, 'g', -1, 64), nil
+	case bool:
+		return strconv.FormatBool(x), nil
+	case bson.DateTime:
+		return x.Time().UTC().Format("2006-01-02T15:04:05.000Z"), nil
+	case bson.ObjectID:
+		return "ObjectId(" + x.Hex() + ")", nil
+	case bson.Decimal128:
+		return x.String(), nil
+	}
+	b, err := document.MarshalExtJSON(v, false)
+	return string(b), err
 }

@@ -2,14 +2,11 @@ package main
 
 import (
 	"bufio"
-	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
+	"sync"
 
-	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/pflag"
 	"go.mongodb.org/mongo-driver/v2/bson"
 
@@ -18,65 +15,91 @@ import (
 )
 
 type importFlags struct {
-	mode        string
-	stopOnError bool
-	batchSize   int
-	drop        bool
-	ts          tsFlags
+	collection, file, typ string
+	fields                []string
+	fieldFile             string
+	headerline            bool
+	columnsHaveTypes      bool
+	jsonArray             bool
+	mode                  string
+	stopOnError           bool
+	batchSize             int
+	workers               int
+	drop                  bool
+	ts                    tsFlags
 }
 
-// maxJSONArray is mongoimport's limit on a --jsonArray input, which is
-// read whole.
-const maxJSONArray = 16 << 20
+// maxErrorLines is how many failed documents import reports one by one;
+// the rest are counted in the summary.
+const maxErrorLines = 10
 
 var importCommand = &command{
 	name:    "import",
-	summary: "load JSON lines or a JSON array of Extended JSON documents into a collection (mongoimport's formats)",
-	usage:   "ttlkv import COLL [FILE] [--mode insert|upsert] [--stopOnError] [--batchSize N] [--drop] [--timeField F [--metaField M] [--granularity G] [--expireAfterSeconds N]]",
+	summary: "load JSON lines, a JSON array, CSV or TSV into a collection (mongoimport's formats and flags)",
+	usage:   "ttlkv import [-c] COLL [--file] [FILE] [--type json|csv|tsv] [--fields F,G | --fieldFile FILE | --headerline] [--columnsHaveTypes] [--jsonArray] [--mode insert|upsert] [--stopOnError] [--batchSize N] [--numInsertionWorkers N] [--drop] [--timeField F [--metaField M] [--granularity G] [--expireAfterSeconds N]]",
+	notes: `Input is read once, from the file or stdin, in time and memory linear in its size; a leading
+UTF-8 byte-order mark is skipped. A document that cannot be parsed or inserted is reported with the
+line it starts on and skipped (the first ` + fmt.Sprint(maxErrorLines) + ` are listed, the rest counted); --stopOnError stops at
+the first instead, keeping what came before. The exit code is 1 if any document failed.
+CSV and TSV columns are named by --fields, --fieldFile or the first line (--headerline); values are
+typed as numbers when they look like numbers, else strings, or by the column's type with
+--columnsHaveTypes (name.string(), n.int32(), n.int64(), x.double(), x.decimal(), b.boolean(),
+at.date_go(2006-01-02), data.binary(base64)). Dotted names make nested documents.
+On a terminal a progress line is redrawn; otherwise a plain progress line is printed every second.`,
 	examples: []string{
 		`ttlkv import events events.json`,
-		`ttlkv import events events.json --mode upsert`,
+		`ttlkv import -c events --file events.json --mode upsert`,
 		`ttlkv import events --stopOnError < events.json`,
+		`ttlkv import people people.csv --type csv --headerline`,
+		`ttlkv import -c people --type tsv --file people.tsv --fields name,age --drop`,
+		`ttlkv import typed --type csv --file typed.csv --headerline --columnsHaveTypes`,
 		`ttlkv import weather weather.json --timeField timestamp --metaField metadata --granularity hours --expireAfterSeconds 86400`,
 	},
 	flags: func(fs *pflag.FlagSet) any {
 		f := &importFlags{}
+		fs.StringVarP(&f.collection, "collection", "c", "", "collection to import into (or give it as the first argument)")
+		fs.StringVar(&f.file, "file", "", "file to import (or give it as the second argument; default stdin)")
+		fs.StringVar(&f.typ, "type", "json", "input format: json (lines, or an array), csv or tsv")
+		fs.StringSliceVarP(&f.fields, "fields", "f", nil, "csv/tsv: comma-separated field names (name.type() with --columnsHaveTypes)")
+		fs.StringVar(&f.fieldFile, "fieldFile", "", "csv/tsv: file with one field name per line")
+		fs.BoolVar(&f.headerline, "headerline", false, "csv/tsv: the first line names the fields")
+		fs.BoolVar(&f.columnsHaveTypes, "columnsHaveTypes", false, "csv/tsv: field names carry types, e.g. n.int32()")
+		fs.BoolVar(&f.jsonArray, "jsonArray", false, "json: the input is one JSON array (detected anyway when it starts with '[')")
 		fs.StringVar(&f.mode, "mode", "insert", "insert: add documents (duplicate _id is an error); upsert: replace documents with the same _id")
 		fs.BoolVar(&f.stopOnError, "stopOnError", false, "stop at the first bad line or failed document (what was imported before it stays)")
 		fs.IntVar(&f.batchSize, "batchSize", 1000, "documents per insert command")
+		fs.IntVarP(&f.workers, "numInsertionWorkers", "j", 1, "insert commands run at once (input order is kept only with 1)")
 		fs.BoolVar(&f.drop, "drop", false, "drop the collection first")
 		f.ts.register(fs)
 		return f
 	},
 	run: func(e *env, fs *pflag.FlagSet, cfg any, args []string) int {
 		f := cfg.(*importFlags)
+		if f.collection != "" {
+			args = append([]string{f.collection}, args...)
+		}
+		if f.file != "" {
+			args = append(args, f.file)
+		}
 		if len(args) < 1 || len(args) > 2 {
-			fmt.Fprintln(e.stderr, "ttlkv import: give a collection name and, optionally, a file (default stdin)")
+			fmt.Fprintln(e.stderr, "ttlkv import: give a collection name (-c) and, optionally, a file (--file; default stdin)")
 			return 2
 		}
-		if f.mode != "insert" && f.mode != "upsert" {
-			fmt.Fprintf(e.stderr, "ttlkv import: --mode must be insert or upsert, not %q\n", f.mode)
-			return 2
-		}
-		if f.batchSize < 1 || f.batchSize > maxWriteBatch {
-			fmt.Fprintf(e.stderr, "ttlkv import: --batchSize must be between 1 and %d (maxWriteBatchSize)\n", maxWriteBatch)
-			return 2
-		}
-		if err := f.ts.check(fs); err != nil {
+		if err := f.check(fs); err != nil {
 			fmt.Fprintf(e.stderr, "ttlkv import: %v\n", err)
 			return 2
 		}
-		in, size, name := e.stdin, int64(-1), "stdin"
+		in, size := e.stdin, int64(-1)
 		if len(args) == 2 {
 			file, err := os.Open(args[1])
 			if err != nil {
 				return e.fail("import", err)
 			}
 			defer file.Close()
-			if fi, err := file.Stat(); err == nil {
+			if fi, err := file.Stat(); err == nil && fi.Mode().IsRegular() {
 				size = fi.Size()
 			}
-			in, name = file, args[1]
+			in = file
 		}
 		db, err := e.open(engine.Options{})
 		if err != nil {
@@ -91,18 +114,24 @@ var importCommand = &command{
 		if err := imp.prepareTimeseries(fs); err != nil {
 			return e.closeDB("import", db, e.fail("import", err))
 		}
-		if e.isTerm(e.stderr) {
-			imp.bar = progressbar.NewOptions64(size, progressbar.OptionSetWriter(e.stderr), progressbar.OptionShowBytes(true),
-				progressbar.OptionSetDescription("importing "+name), progressbar.OptionSetPredictTime(true),
-				progressbar.OptionShowElapsedTimeOnFinish(), progressbar.OptionClearOnFinish())
+		imp.prog = newProgress(e.stderr, e.isTerm(e.stderr), e.db+"."+args[0], size, true, e.progressEvery)
+		imp.start()
+		br := bufio.NewReaderSize(in, 1<<20)
+		if f.typ == "json" {
+			err = imp.readJSON(br)
+		} else {
+			err = imp.readCSV(br)
 		}
-		err = imp.read(in)
-		if err == nil {
-			err = imp.flush()
+		if ferr := imp.finish(); err == nil || errors.Is(err, errStopped) {
+			if ferr != nil {
+				err = ferr
+			}
 		}
-		if imp.bar != nil {
-			_ = imp.bar.Finish()
+		imp.prog.finish()
+		if imp.suppressed > 0 {
+			fmt.Fprintf(e.stderr, "... and %d more failed document(s) not listed\n", imp.suppressed)
 		}
+		imp.dropEmptyTimeseries()
 		fmt.Fprintf(e.stderr, "%d document(s) imported successfully. %d document(s) failed to import.\n", imp.imported, imp.failed)
 		code := 0
 		if err != nil && !errors.Is(err, errStopped) {
@@ -116,132 +145,202 @@ var importCommand = &command{
 	},
 }
 
+// check validates the flags together.
+func (f *importFlags) check(fs *pflag.FlagSet) error {
+	if f.mode != "insert" && f.mode != "upsert" {
+		return fmt.Errorf("--mode must be insert or upsert, not %q", f.mode)
+	}
+	if f.batchSize < 1 || f.batchSize > maxWriteBatch {
+		return fmt.Errorf("--batchSize must be between 1 and %d (maxWriteBatchSize)", maxWriteBatch)
+	}
+	if f.workers < 1 || f.workers > 64 {
+		return errors.New("--numInsertionWorkers must be between 1 and 64")
+	}
+	switch f.typ {
+	case "json":
+		for _, n := range []string{"fields", "fieldFile", "headerline", "columnsHaveTypes"} {
+			if fs.Changed(n) {
+				return fmt.Errorf("--%s applies to --type csv or tsv only", n)
+			}
+		}
+	case "csv", "tsv":
+		if f.jsonArray {
+			return errors.New("--jsonArray applies to --type json only")
+		}
+		if f.fieldFile != "" {
+			names, err := readFieldFile(f.fieldFile)
+			if err != nil {
+				return fmt.Errorf("--fieldFile: %v", err)
+			}
+			f.fields = append(f.fields, names...)
+		}
+		if f.headerline == (len(f.fields) > 0) {
+			return errors.New("with --type " + f.typ + " give the field names with exactly one of --fields, --fieldFile or --headerline")
+		}
+		for _, s := range f.fields {
+			if _, err := parseFieldSpec(s, f.columnsHaveTypes); err != nil {
+				return err
+			}
+		}
+	default:
+		return fmt.Errorf("--type must be json, csv or tsv, not %q", f.typ)
+	}
+	return f.ts.check(fs)
+}
+
 // errStopped ends an import after --stopOnError saw a failure (already
 // reported).
 var errStopped = errors.New("stopped at the first error")
 
+// importBatch is one insert (or upsert) command's worth of documents with
+// the input line of each.
+type importBatch struct {
+	docs  bson.A
+	lines []int
+}
+
 type importer struct {
-	e     *env
-	db    *engine.DB
-	coll  string
-	f     *importFlags
-	bar   *progressbar.ProgressBar
-	batch bson.A
-	lines []int // input line of each batched document
-	// batchBytes is the input size of the batch; a batch is sent at
-	// maxBatchBytes whatever its count.
-	batchBytes int
+	e    *env
+	db   *engine.DB
+	coll string
+	f    *importFlags
+	prog *progress
+	// pending counts input bytes read but not yet given to prog (by the
+	// reader).
+	pending int64
+	// parser parses JSON input on every core (JSON input only).
+	parser *jsonParser
+
+	batch      importBatch
+	batchBytes int // input bytes in batch; a batch is sent at maxBatchBytes whatever its count
+
+	// Insert commands run on f.workers goroutines fed by queue.
+	queue chan importBatch
+	wg    sync.WaitGroup
+
+	mu         sync.Mutex // guards the counters below and stderr
 	imported   int64
 	failed     int64
-	// timeseries is set when the target is a time-series collection.
-	timeseries bool
+	listed     int   // failures listed on stderr
+	suppressed int64 // failures counted but not listed
+	stopped    bool  // --stopOnError saw a failure
+	sendErr    error // a command that failed as a whole
+
+	// timeseries is set when the target is a time-series collection,
+	// createdTS when this import created it.
+	timeseries, createdTS bool
 }
 
-// read parses the input, JSON lines or one JSON array, batching
-// documents; a bad document is reported with its line number.
-func (im *importer) read(in io.Reader) error {
-	br := bufio.NewReaderSize(in, 1<<20)
-	head, _ := br.Peek(64 << 10)
-	head = bytes.TrimPrefix(head, []byte("\xef\xbb\xbf"))
-	if t := bytes.TrimLeft(head, " \t\r\n"); len(t) > 0 && t[0] == '[' {
-		return im.readArray(br)
+// start launches the insert workers.
+func (im *importer) start() {
+	n := im.f.workers
+	if im.f.stopOnError {
+		n = 1 // stop means: nothing after the first failure
 	}
-	line := 0
-	for {
-		text, err := br.ReadBytes('\n')
-		if len(text) > 0 {
-			line++
-			if im.bar != nil {
-				_ = im.bar.Add(len(text))
-			}
-			if t := bytes.TrimSpace(text); len(t) > 0 {
-				if perr := im.add(t, line); perr != nil {
-					return perr
+	im.queue = make(chan importBatch, n)
+	for range n {
+		im.wg.Add(1)
+		go func() {
+			defer im.wg.Done()
+			for b := range im.queue {
+				if im.halted() {
+					continue // drain: a failure stopped the import
+				}
+				if err := im.flushBatch(b); err != nil {
+					im.mu.Lock()
+					if im.sendErr == nil && !errors.Is(err, errStopped) {
+						im.sendErr = err
+					}
+					im.mu.Unlock()
 				}
 			}
-		}
-		if err == io.EOF {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
+		}()
 	}
 }
 
-func (im *importer) readArray(br *bufio.Reader) error {
-	data, err := io.ReadAll(io.LimitReader(br, maxJSONArray+1))
-	if err != nil {
-		return err
+// halted reports whether the import must stop: a command failed, or
+// --stopOnError saw a failure, or the context ended.
+func (im *importer) halted() bool {
+	im.mu.Lock()
+	defer im.mu.Unlock()
+	return im.sendErr != nil || im.stopped || im.e.ctx.Err() != nil
+}
+
+// finish sends the last batch and waits for the workers.
+func (im *importer) finish() error {
+	im.queueBatch()
+	close(im.queue)
+	im.wg.Wait()
+	im.mu.Lock()
+	defer im.mu.Unlock()
+	switch {
+	case im.sendErr != nil:
+		return im.sendErr
+	case im.stopped:
+		return errStopped
 	}
-	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
-	if len(data) > maxJSONArray {
-		return fmt.Errorf("a JSON array input is limited to %d bytes (as mongoimport's --jsonArray); use JSON lines for more", maxJSONArray)
-	}
-	if im.bar != nil {
-		_ = im.bar.Add(len(data))
-	}
-	lineAt := func(off int64) int { return bytes.Count(data[:off], []byte("\n")) + 1 }
-	dec := json.NewDecoder(bytes.NewReader(data))
-	if _, err := dec.Token(); err != nil {
-		return fmt.Errorf("line 1: %v", err)
-	}
-	for dec.More() {
-		start := dec.InputOffset()
-		var raw json.RawMessage
-		if err := dec.Decode(&raw); err != nil {
-			im.failed++
-			return fmt.Errorf("line %d: malformed JSON: %v (the rest of the array cannot be read)", lineAt(start), err)
-		}
-		// Skip the separator and whitespace to find the element's line.
-		rest := data[start:]
-		off := start + int64(len(rest)-len(bytes.TrimLeft(rest, ", \t\r\n")))
-		if err := im.add(raw, lineAt(off)); err != nil {
-			return err
-		}
-	}
-	if _, err := dec.Token(); err != nil {
-		return fmt.Errorf("line %d: %v", lineAt(dec.InputOffset()), err)
+	return im.e.ctx.Err()
+}
+
+// parseError reports a document that could not be read.
+func (im *importer) parseError(line int, err error) error {
+	im.report(line, err)
+	im.mu.Lock()
+	im.failed++
+	im.mu.Unlock()
+	if im.f.stopOnError {
+		// Stop reading; what was read before is still sent by finish.
+		return errStopped
 	}
 	return nil
 }
 
-// add parses one document and batches it.
-func (im *importer) add(text []byte, line int) error {
-	d, err := document.ParseExtJSON(text)
-	if err != nil {
-		im.failed++
-		fmt.Fprintf(im.e.stderr, "line %d: %v\n", line, err)
-		if im.f.stopOnError {
-			if ferr := im.flush(); ferr != nil {
-				return ferr
+// report prints one failure, or counts it once maxErrorLines are shown.
+func (im *importer) report(line int, msg any) {
+	im.mu.Lock()
+	defer im.mu.Unlock()
+	if im.listed >= maxErrorLines {
+		im.suppressed++
+		return
+	}
+	im.listed++
+	fmt.Fprintf(im.e.stderr, "line %d: %v\n", line, msg)
+}
+
+// add batches one document read from the given line.
+func (im *importer) add(d bson.D, line, size int) error {
+	im.prog.add(0, 1)
+	im.batch.docs = append(im.batch.docs, d)
+	im.batch.lines = append(im.batch.lines, line)
+	im.batchBytes += size
+	if len(im.batch.docs) >= im.f.batchSize || im.batchBytes >= maxBatchBytes {
+		im.queueBatch()
+		if im.halted() {
+			if im.f.stopOnError {
+				return errStopped
 			}
-			return errStopped
+			return im.e.ctx.Err()
 		}
-		return nil
-	}
-	im.batch = append(im.batch, d)
-	im.lines = append(im.lines, line)
-	im.batchBytes += len(text)
-	if len(im.batch) >= im.f.batchSize || im.batchBytes >= maxBatchBytes {
-		return im.flush()
 	}
 	return nil
 }
 
-// flush sends the batch: one insert command, or one update command of
-// upserts by _id (documents without _id are inserted).
-func (im *importer) flush() error {
-	if len(im.batch) == 0 {
-		return nil
+// queueBatch hands the current batch to the workers.
+func (im *importer) queueBatch() {
+	if len(im.batch.docs) == 0 {
+		return
 	}
-	batch, lines := im.batch, im.lines
-	im.batch, im.lines, im.batchBytes = nil, nil, 0
+	im.queue <- im.batch
+	im.batch, im.batchBytes = importBatch{}, 0
+}
+
+// flushBatch sends one batch: one insert command, or one update command
+// of upserts by _id (documents without _id are inserted).
+func (im *importer) flushBatch(b importBatch) error {
 	ordered := im.f.stopOnError
-	var cmd bson.D
+	batch, lines := b.docs, b.lines
 	if im.f.mode == "upsert" {
-		var ups bson.A
-		var withoutID bson.A
+		var ups, withoutID bson.A
 		var upLines, insLines []int
 		for i, x := range batch {
 			d := x.(bson.D)
@@ -254,7 +353,7 @@ func (im *importer) flush() error {
 			}
 		}
 		if len(ups) > 0 {
-			if err := im.send(bson.D{{Key: "update", Value: im.coll}, {Key: "updates", Value: ups}, {Key: "ordered", Value: ordered}}, upLines, true); err != nil {
+			if err := im.send(bson.D{{Key: "update", Value: im.coll}, {Key: "updates", Value: ups}, {Key: "ordered", Value: ordered}}, upLines); err != nil {
 				return err
 			}
 		}
@@ -263,18 +362,15 @@ func (im *importer) flush() error {
 		}
 		batch, lines = withoutID, insLines
 	}
-	cmd = bson.D{{Key: "insert", Value: im.coll}, {Key: "documents", Value: batch}, {Key: "ordered", Value: ordered}}
-	return im.send(cmd, lines, false)
+	return im.send(bson.D{{Key: "insert", Value: im.coll}, {Key: "documents", Value: batch}, {Key: "ordered", Value: ordered}}, lines)
 }
 
 // send runs a write command and reports each failed document by line.
-func (im *importer) send(cmd bson.D, lines []int, upsert bool) error {
+func (im *importer) send(cmd bson.D, lines []int) error {
 	reply, err := im.db.RunCommand(im.e.ctx, im.e.db, cmd)
 	if err != nil {
 		return err
 	}
-	n := num(reply, "n")
-	im.imported += n
 	we, _ := document.Get(reply, "writeErrors")
 	errs, _ := we.(bson.A)
 	for _, x := range errs {
@@ -285,11 +381,27 @@ func (im *importer) send(cmd bson.D, lines []int, upsert bool) error {
 		if i >= 0 && int(i) < len(lines) {
 			line = lines[i]
 		}
-		fmt.Fprintf(im.e.stderr, "line %d: %v\n", line, msg)
+		im.report(line, msg)
 	}
+	im.mu.Lock()
+	defer im.mu.Unlock()
+	im.imported += num(reply, "n")
 	im.failed += int64(len(errs))
 	if len(errs) > 0 && im.f.stopOnError {
+		im.stopped = true
 		return errStopped
 	}
 	return nil
+}
+
+// dropEmptyTimeseries drops the time-series collection this import
+// created when nothing could be imported into it (every measurement
+// lacked the time field, say), so a failed import leaves nothing behind.
+func (im *importer) dropEmptyTimeseries() {
+	if !im.createdTS || im.imported > 0 {
+		return
+	}
+	if _, err := do(im.e.ctx, im.db, im.e.db, bson.D{{Key: "drop", Value: im.coll}}); err == nil {
+		fmt.Fprintf(im.e.stderr, "dropped the time-series collection %s.%s created by this import: nothing was imported into it\n", im.e.db, im.coll)
+	}
 }

@@ -8,6 +8,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/ttlkv/ttlkv/document"
+	"github.com/ttlkv/ttlkv/engine"
 )
 
 // maxBatchBytes bounds the input bytes of one insert command, well under
@@ -81,7 +82,7 @@ func (im *importer) prepareTimeseries(fs *pflag.FlagSet) error {
 			return fmt.Errorf("creating time-series collection %s.%s: %w", im.e.db, im.coll, err)
 		}
 		fmt.Fprintf(im.e.stderr, "created time-series collection %s.%s (timeField %q)\n", im.e.db, im.coll, t.timeField)
-		im.timeseries = true
+		im.timeseries, im.createdTS = true, true
 	case info != nil:
 		typ, _ := document.Get(info, "type")
 		im.timeseries = typ == "timeseries"
@@ -111,9 +112,13 @@ func (im *importer) prepareTimeseries(fs *pflag.FlagSet) error {
 
 // collInfo returns the listCollections entry of the target, nil if it
 // does not exist.
-func (im *importer) collInfo() (bson.D, error) {
+func (im *importer) collInfo() (bson.D, error) { return collectionInfo(im.e, im.db, im.coll) }
+
+// collectionInfo returns the listCollections entry of coll in the
+// current database, nil if it does not exist.
+func collectionInfo(e *env, db *engine.DB, coll string) (bson.D, error) {
 	var info bson.D
-	err := drain(im.e.ctx, im.db, im.e.db, "", bson.D{{Key: "listCollections", Value: 1}, {Key: "filter", Value: bson.D{{Key: "name", Value: im.coll}}}},
+	err := drain(e.ctx, db, e.db, "", bson.D{{Key: "listCollections", Value: 1}, {Key: "filter", Value: bson.D{{Key: "name", Value: coll}}}},
 		func(d bson.D) bool { info = d; return false })
 	return info, err
 }

@@ -16,13 +16,13 @@ import (
 	"os"
 	"os/signal"
 	"sort"
-	"strings"
+	"sync/atomic"
 	"syscall"
+	"time"
 
 	"github.com/spf13/pflag"
 
 	"github.com/ttlkv/ttlkv/engine"
-	"github.com/ttlkv/ttlkv/lsm"
 )
 
 // version is the ttlkv release this binary reports; set with -ldflags
@@ -34,8 +34,8 @@ var version = "0.1.0-dev"
 const defaultDir = "ttlkv-data"
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
 	e := &env{
 		ctx:    ctx,
 		stdin:  os.Stdin,
@@ -44,6 +44,9 @@ func main() {
 		getenv: os.Getenv,
 		isTerm: isTerminal,
 	}
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	go e.handleSignals(sigs, cancel) // see signals.go
 	os.Exit(e.main(os.Args[1:]))
 }
 
@@ -66,6 +69,12 @@ type env struct {
 	// tailHook, if set (tests), is called by tail after each batch with
 	// the number of documents printed so far and the batch's length.
 	tailHook func(printed int64, batch int)
+	// progressEvery is the interval of import's and export's progress
+	// lines on a non-terminal (default one second).
+	progressEvery time.Duration
+	// onInterrupt, if set, handles SIGINT instead of cancelling ctx when
+	// it returns true (the shell: stop the running statement only).
+	onInterrupt atomic.Pointer[func() bool]
 }
 
 // command is one subcommand: its name, a one-line summary, its usage and
@@ -214,14 +223,7 @@ func (e *env) open(opts engine.Options) (*engine.DB, error) {
 	}
 	db, err := engine.Open(dir, opts)
 	if err != nil {
-		if errors.Is(err, lsm.ErrLocked) {
-			// Badger's lock error repeats this three times over; say it once.
-			return nil, fmt.Errorf("data directory %s is in use by another process (is 'ttlkv serve' or another ttlkv running on it? one process opens a directory at a time)", dir)
-		}
-		if strings.Contains(err.Error(), "in use") || strings.Contains(strings.ToLower(err.Error()), "lock") {
-			return nil, fmt.Errorf("data directory %s is in use by another process (%v)", dir, err)
-		}
-		return nil, fmt.Errorf("cannot open data directory %s: %w", dir, err)
+		return nil, openError(dir, err)
 	}
 	return db, nil
 }

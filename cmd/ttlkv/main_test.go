@@ -87,7 +87,13 @@ func TestHelpExamples(t *testing.T) {
 	must(t, os.WriteFile("events.json", []byte("{\"_id\": 1, \"kind\": \"login\", \"at\": {\"$date\": \"2024-01-01T00:00:00Z\"}}\n{\"_id\": 2, \"kind\": \"logout\"}\n"), 0o600))
 	must(t, os.WriteFile("script.js", []byte("db.s.insertOne({x: 1}); print(db.s.countDocuments())\n"), 0o600))
 	must(t, os.WriteFile("weather.json", []byte("{\"timestamp\": {\"$date\": \"2024-01-01T00:00:00Z\"}, \"metadata\": {\"sensor\": 1}, \"temp\": 12}\n"), 0o600))
+	must(t, os.WriteFile("people.csv", []byte("name,age\nAda,36\n\"Lovelace, A.\",37\n"), 0o600))
+	must(t, os.WriteFile("people.tsv", []byte("Ada\t36\nGrace\t85\n"), 0o600))
+	must(t, os.WriteFile("typed.csv", []byte("name.string(),born.date_go(2006-01-02),n.int32()\nAda,1815-12-10,1\n"), 0o600))
 	dir := filepath.Join(work, "data")
+	if _, errOut, code := cli(t, nil, dir, "", "eval", `db.createCollection("log", {capped: true, size: 1048576})`); code != 0 {
+		t.Fatal(errOut) // tail's examples follow it
+	}
 	cancelled, cancel := context.WithCancel(context.Background())
 	cancel()
 	for _, c := range commands() {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/spf13/pflag"
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -16,6 +17,9 @@ var runCommand = &command{
 	name:    "run",
 	summary: "run one database command given as Extended JSON and print the reply",
 	usage:   "ttlkv run [--db NAME] [--canonical] 'COMMAND'",
+	notes: `The reply is printed to stdout. The exit code is 0 when the command succeeded, 1 when it failed
+(ok: 0) or when its reply carries writeErrors or a writeConcernError, as mongo-tools treat them:
+an insert, update or delete that failed for some documents fails the script; stderr says so.`,
 	examples: []string{
 		`ttlkv run '{"ping": 1}'`,
 		`ttlkv run '{"insert": "events", "documents": [{"at": {"$date": "2024-01-01T00:00:00Z"}}]}'`,
@@ -49,6 +53,10 @@ var runCommand = &command{
 		if cmdErr != nil || !replyOK(reply) {
 			code = 1
 		}
+		if msg := writeFailure(reply); msg != "" && code == 0 {
+			fmt.Fprintf(e.stderr, "ttlkv run: %s\n", msg)
+			code = 1
+		}
 		if reply != nil {
 			out, err := document.MarshalExtJSON(reply, f.canonical)
 			if err != nil {
@@ -79,4 +87,23 @@ func replyOK(reply bson.D) bool {
 		}
 	}
 	return false
+}
+
+// writeFailure describes the write errors or write concern error an ok: 1
+// reply carries ("" if none).
+func writeFailure(reply bson.D) string {
+	var parts []string
+	if v, ok := document.Get(reply, "writeErrors"); ok {
+		if errs, _ := v.(bson.A); len(errs) > 0 {
+			first, _ := errs[0].(bson.D)
+			msg, _ := document.Get(first, "errmsg")
+			parts = append(parts, fmt.Sprintf("%d write error(s), the first at index %d: %v", len(errs), num(first, "index"), msg))
+		}
+	}
+	if v, ok := document.Get(reply, "writeConcernError"); ok {
+		wce, _ := v.(bson.D)
+		msg, _ := document.Get(wce, "errmsg")
+		parts = append(parts, fmt.Sprintf("write concern error: %v", msg))
+	}
+	return strings.Join(parts, "; ")
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -38,7 +39,8 @@ Anything else is mongosh JavaScript, e.g.:
   db.log.find().sort({ $natural: -1 }).limit(10)
   db.createCollection("weather", { timeseries: { timeField: "ts", metaField: "sensor" }, expireAfterSeconds: 86400 })
 A line ending inside an open bracket or string continues on the next line.
-Ctrl-C clears the current input.`
+Ctrl-C stops a running statement (the session goes on), clears the current
+input, and pressed twice at an empty prompt leaves the shell.`
 
 var shellCommand = &command{
 	name:    "shell",
@@ -159,7 +161,7 @@ func (e *env) newLineReader(history string) (lineReader, bool, error) {
 
 // shell runs the read-eval-print loop until exit or end of input.
 func (e *env) shell(db *engine.DB, f *shellFlags) int {
-	sh, err := mongosh.New(db, mongosh.Options{DB: e.db, Stdout: e.stdout, Stderr: e.stderr, JSON: f.json, Context: e.ctx})
+	sh, err := mongosh.New(db, mongosh.Options{DB: e.db, Stdout: e.stdout, Stderr: e.stderr, JSON: f.json, Context: e.ctx, Connection: connection(db)})
 	if err != nil {
 		return e.fail("shell", err)
 	}
@@ -168,10 +170,23 @@ func (e *env) shell(db *engine.DB, f *shellFlags) int {
 		return e.fail("shell", err)
 	}
 	defer in.close()
+	// SIGINT while a statement runs (Ctrl-C on a terminal outside
+	// readline's raw mode) stops that statement only; see signals.go.
+	onInt := func() bool {
+		fmt.Fprintln(e.stderr, "Stopping execution...")
+		sh.Interrupt()
+		return true
+	}
+	e.onInterrupt.Store(&onInt)
+	defer e.onInterrupt.Store(nil)
+	// SIGTERM ends the session: unblock a pending read.
+	stopClose := context.AfterFunc(e.ctx, in.close)
+	defer stopClose()
 	if interactive {
 		fmt.Fprintf(e.stdout, "ttlkv %s shell on %s. Type \"help\" for help, \"exit\" to leave.\n", version, db.Dir())
 	}
 	var buf []string
+	exitArmed := false // Ctrl-C at an empty prompt: a second one exits
 	for {
 		prompt := sh.DB() + "> "
 		if len(buf) > 0 {
@@ -179,8 +194,19 @@ func (e *env) shell(db *engine.DB, f *shellFlags) int {
 		}
 		line, err := in.readLine(prompt)
 		if errors.Is(err, readline.ErrInterrupt) {
+			if len(buf) == 0 && strings.TrimSpace(line) == "" {
+				if exitArmed {
+					return 0
+				}
+				fmt.Fprintln(e.stdout, "(To exit, press Ctrl+C again or Ctrl+D or type .exit)")
+				exitArmed = true
+			}
 			buf = nil
 			continue
+		}
+		exitArmed = false
+		if err != nil && interactive && e.ctx.Err() != nil {
+			return interruptedExit // SIGTERM closed the terminal reader
 		}
 		if err != nil {
 			if len(buf) > 0 {
@@ -195,7 +221,7 @@ func (e *env) shell(db *engine.DB, f *shellFlags) int {
 			case "help":
 				fmt.Fprintln(e.stdout, shellHelp)
 				continue
-			case "exit", "quit", "quit()", "exit()":
+			case "exit", "quit", "quit()", "exit()", ".exit":
 				return 0
 			}
 		}

@@ -3,6 +3,9 @@ package main
 import (
 	"fmt"
 	"io"
+	"io/fs"
+	"path/filepath"
+	"syscall"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -96,8 +99,9 @@ func (e *env) stats(db *engine.DB, asJSON bool) int {
 	fmt.Fprintf(w, "data directory   %s\n", db.Dir())
 	v, _ := document.Get(status, "version")
 	fmt.Fprintf(w, "engine version   %v\n", v)
-	fmt.Fprintf(w, "disk use         %s (LSM %s, value log %s)\n",
-		humanBytes(num(status, "storageEngine.lsmBytes")+num(status, "storageEngine.vlogBytes")),
+	du := diskUsage(db.Dir())
+	fmt.Fprintf(w, "disk use         %s allocated, as du counts it (logical size %s in %d file(s): preallocated files are sparse; LSM %s, value log %s)\n",
+		humanBytes(du.allocated), humanBytes(du.logical), du.files,
 		humanBytes(num(status, "storageEngine.lsmBytes")), humanBytes(num(status, "storageEngine.vlogBytes")))
 	var docs, idx int64
 	for _, c := range colls {
@@ -243,7 +247,9 @@ func (e *env) statsJSON(status bson.D, colls []collInfo, rules []ttlRule) int {
 	if ttl == nil {
 		ttl = bson.A{}
 	}
-	out, err := document.MarshalExtJSON(bson.D{{Key: "serverStatus", Value: status}, {Key: "collections", Value: per}, {Key: "ttl", Value: ttl}}, false)
+	du := diskUsage(e.dataDir())
+	disk := bson.D{{Key: "allocatedBytes", Value: du.allocated}, {Key: "logicalBytes", Value: du.logical}, {Key: "files", Value: du.files}}
+	out, err := document.MarshalExtJSON(bson.D{{Key: "serverStatus", Value: status}, {Key: "collections", Value: per}, {Key: "ttl", Value: ttl}, {Key: "disk", Value: disk}}, false)
 	if err != nil {
 		return e.fail("stats", err)
 	}
@@ -275,4 +281,37 @@ func toInt64(v any) int64 {
 		return int64(n)
 	}
 	return 0
+}
+
+// dirUsage is what a data directory takes on disk.
+type dirUsage struct {
+	allocated int64 // blocks allocated, as du reports (st_blocks * 512)
+	logical   int64 // the files' sizes, as ls reports
+	files     int64
+}
+
+// diskUsage walks dir and adds up its regular files. Preallocated files
+// (a capped collection's ring, Badger's value log) are sparse, so the
+// allocated bytes are what the directory really costs; the logical size
+// is shown beside them.
+func diskUsage(dir string) dirUsage {
+	var u dirUsage
+	_ = filepath.WalkDir(dir, func(_ string, d fs.DirEntry, err error) error {
+		if err != nil || !d.Type().IsRegular() {
+			return nil
+		}
+		fi, err := d.Info()
+		if err != nil {
+			return nil
+		}
+		u.files++
+		u.logical += fi.Size()
+		if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+			u.allocated += st.Blocks * 512
+		} else {
+			u.allocated += fi.Size()
+		}
+		return nil
+	})
+	return u
 }

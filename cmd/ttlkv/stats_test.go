@@ -3,6 +3,8 @@ package main
 import (
 	"strings"
 	"testing"
+
+	"github.com/ttlkv/ttlkv/document"
 )
 
 // TestStatsKindsAndTTL: stats names each collection's kind (capped with
@@ -80,5 +82,33 @@ func TestHumanDuration(t *testing.T) {
 		if got := humanDuration(s); got != want {
 			t.Errorf("humanDuration(%d) = %q, want %q", s, got, want)
 		}
+	}
+}
+
+// TestStatsDiskUse: a data directory holds preallocated files (Badger's
+// value log, sparse; a 64 MiB capped ring); stats reports the bytes
+// allocated (what du says), well below the logical size it shows beside
+// them.
+func TestStatsDiskUse(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	if _, errOut, code := cli(t, nil, dir, "", "eval", `db.createCollection("ring", {capped: true, size: 64 * 1024 * 1024}); db.ring.insertOne({a: 1})`); code != 0 {
+		t.Fatal(errOut)
+	}
+	out, errOut, code := cli(t, nil, dir, "", "stats", "--json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	d, err := document.ParseExtJSON([]byte(out))
+	if err != nil {
+		t.Fatal(err)
+	}
+	alloc, logical := num(d, "disk.allocatedBytes"), num(d, "disk.logicalBytes")
+	if logical < 64<<20 || alloc <= 0 || alloc > logical/2 {
+		t.Errorf("allocated %d, logical %d: want a logical size of at least 64 MiB and far fewer bytes allocated", alloc, logical)
+	}
+	text, _, _ := cli(t, nil, dir, "", "stats")
+	if !strings.Contains(text, " allocated, as du counts it (logical size ") {
+		t.Errorf("stats does not show allocated and logical sizes:\n%s", text)
 	}
 }

@@ -27,7 +27,10 @@ var tailCommand = &command{
 warning to stderr saying how far behind it was and which documents were lost, and continues from
 the oldest document still present (nothing is printed twice). A data directory is opened by one
 process at a time, so tail sees the writes of its own process only: to follow a collection while
-writing to it, use a tailable cursor in 'ttlkv shell' or in Go (engine.FindOptions{Tailable: true}).`,
+writing to it, use a tailable cursor in 'ttlkv shell' or in Go (engine.FindOptions{Tailable: true}).
+A collection that does not exist is an error (exit 1), as a tailable cursor on it would end at
+once in MongoDB; create it first, e.g. db.createCollection("log", {capped: true, size: 1048576}).
+One that is dropped while tail runs is waited for.`,
 	examples: []string{
 		`ttlkv tail log`,
 		`ttlkv tail log --from-start --query '{"level": "error"}'`,
@@ -61,6 +64,13 @@ writing to it, use a tailable cursor in 'ttlkv shell' or in Go (engine.FindOptio
 		db, err := e.open(engine.Options{})
 		if err != nil {
 			return e.fail("tail", err)
+		}
+		info, err := collectionInfo(e, db, args[0])
+		if err != nil {
+			return e.closeDB("tail", db, e.fail("tail", err))
+		}
+		if info == nil {
+			return e.closeDB("tail", db, e.fail("tail", fmt.Errorf("namespace %s.%s does not exist; tail follows a capped collection: create it first, e.g. db.createCollection(%q, {capped: true, size: 1048576})", e.db, args[0], args[0])))
 		}
 		return e.closeDB("tail", db, e.tail(db, args[0], filter, f))
 	},

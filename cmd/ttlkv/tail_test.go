@@ -216,3 +216,15 @@ func TestTailDropped(t *testing.T) {
 		t.Errorf("stderr %q", r.errOut.String())
 	}
 }
+
+// TestTailMissingCollection: tail on a collection that does not exist
+// says so and exits 1 instead of waiting silently.
+func TestTailMissingCollection(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	_, errOut, code := cli(t, ctx, t.TempDir(), "", "tail", "nonexist")
+	if code != 1 || !strings.Contains(errOut, "namespace test.nonexist does not exist") {
+		t.Errorf("exit %d, stderr %q", code, errOut)
+	}
+}

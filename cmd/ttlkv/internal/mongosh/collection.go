@@ -541,6 +541,26 @@ func (s *Shell) collection(db, name string) *goja.Object {
 		capped, _ := document.Get(od, "capped")
 		return rt.ToValue(truthy(capped))
 	})
+	m("dataSize", func(goja.FunctionCall) goja.Value { return s.collSize(db, name, "size") })
+	m("storageSize", func(goja.FunctionCall) goja.Value { return s.collSize(db, name, "storageSize") })
+	m("totalSize", func(goja.FunctionCall) goja.Value { return s.collSize(db, name, "totalSize") })
+	jsHelper := func(helper string, args ...goja.Value) goja.Value {
+		f, _ := goja.AssertFunction(rt.Get(helper))
+		v, err := f(goja.Undefined(), args...)
+		if err != nil {
+			panic(err)
+		}
+		return v
+	}
+	m("bulkWrite", func(c goja.FunctionCall) goja.Value {
+		return jsHelper("__bulkWrite", s.collection(db, name), arg(c, 0), arg(c, 1))
+	})
+	m("initializeOrderedBulkOp", func(goja.FunctionCall) goja.Value {
+		return jsHelper("__bulk", s.collection(db, name), rt.ToValue(true))
+	})
+	m("initializeUnorderedBulkOp", func(goja.FunctionCall) goja.Value {
+		return jsHelper("__bulk", s.collection(db, name), rt.ToValue(false))
+	})
 	m("stats", func(c goja.FunctionCall) goja.Value {
 		cmd := bson.D{{Key: "collStats", Value: name}}
 		if a := arg(c, 0); goja.IsNumber(a) {

@@ -313,3 +313,25 @@ func (s *Shell) describe(v goja.Value) string {
 	}
 	return v.String()
 }
+
+// ParseDocument evaluates src, one object literal in mongosh's syntax
+// (unquoted keys, single quotes, ObjectId(...), ISODate(...), comments),
+// and returns it as a document, as mongoexport's --query accepts it. No
+// command runs; an error says what is wrong with src.
+func ParseDocument(src string) (bson.D, error) {
+	s, err := New(nil, Options{})
+	if err != nil {
+		return nil, err
+	}
+	v, err := s.exec("<query>", "(\n"+src+"\n)")
+	if err != nil {
+		return nil, err
+	}
+	var d bson.D
+	err = s.guard(func() {
+		var cerr error
+		d, cerr = s.toBSONDoc(v, "query")
+		s.check(cerr)
+	})
+	return d, err
+}

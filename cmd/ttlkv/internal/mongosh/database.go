@@ -137,7 +137,12 @@ func (s *Shell) database(name string) *goja.Object {
 		return s.toJS(v)
 	})
 	m("getMongo", func(goja.FunctionCall) goja.Value {
+		if s.mongoObj != nil {
+			return s.mongoObj
+		}
 		mo := rt.NewObject()
+		s.mongoObj = mo
+		_ = mo.Set("toString", func(goja.FunctionCall) goja.Value { return rt.ToValue(s.connDesc) })
 		_ = mo.Set("getDB", func(c goja.FunctionCall) goja.Value { return s.database(c.Argument(0).String()) })
 		_ = mo.Set("getDBNames", func(goja.FunctionCall) goja.Value {
 			r := s.command("admin", bson.D{{Key: "listDatabases", Value: 1}, {Key: "nameOnly", Value: true}})

@@ -14,7 +14,8 @@ import (
 )
 
 // shellBatchSize is how many documents printing a cursor shows, and
-// "it" shows next, as mongosh's config.displayBatchSize.
+// "it" shows next, by default: mongosh's config.displayBatchSize, which
+// DBQuery.shellBatchSize also sets.
 const shellBatchSize = 20
 
 func (s *Shell) installGlobals() {
@@ -95,7 +96,43 @@ func (s *Shell) installGlobals() {
 		_ = opt.Set(name, v)
 	}
 	_ = dbq.Set("Option", opt)
-	_ = dbq.Set("shellBatchSize", shellBatchSize)
+	batchGet := rt.ToValue(func(goja.FunctionCall) goja.Value { return rt.ToValue(s.batchSize) })
+	batchSet := func(what string) goja.Value {
+		return rt.ToValue(func(c goja.FunctionCall) goja.Value {
+			n := c.Argument(0).ToInteger()
+			if n < 1 {
+				s.throw("MongoshInvalidInputError", "%s must be a positive integer", what)
+			}
+			s.batchSize = int(n)
+			return goja.Undefined()
+		})
+	}
+	_ = dbq.DefineAccessorProperty("shellBatchSize", batchGet, batchSet("DBQuery.shellBatchSize"), goja.FLAG_FALSE, goja.FLAG_TRUE)
+	config := rt.NewObject()
+	settings := map[string]goja.Value{}
+	_ = config.Set("set", func(c goja.FunctionCall) goja.Value {
+		key := c.Argument(0).String()
+		if key == "displayBatchSize" {
+			f, _ := goja.AssertFunction(batchSet("displayBatchSize"))
+			if _, err := f(goja.Undefined(), c.Argument(1)); err != nil {
+				panic(err)
+			}
+		} else {
+			settings[key] = c.Argument(1)
+		}
+		return rt.ToValue(fmt.Sprintf("Setting %q has been changed", key))
+	})
+	_ = config.Set("get", func(c goja.FunctionCall) goja.Value {
+		key := c.Argument(0).String()
+		if key == "displayBatchSize" {
+			return rt.ToValue(s.batchSize)
+		}
+		if v, ok := settings[key]; ok {
+			return v
+		}
+		return goja.Undefined()
+	})
+	_ = rt.Set("config", config)
 	_ = rt.Set("DBQuery", dbq)
 	_ = rt.Set("__shellCommand", func(c goja.FunctionCall) goja.Value {
 		return s.shellCommand(c.Argument(0).String(), c.Argument(1).String())
@@ -253,10 +290,10 @@ func (s *Shell) printResult(v goja.Value) {
 	fmt.Fprintln(s.out, s.inspectTop(v))
 }
 
-// printCursor prints the next shellBatchSize documents of c, and the
+// printCursor prints the next displayBatchSize documents of c, and the
 // hint to type "it" when more remain.
 func (s *Shell) printCursor(c *cursor) {
-	docs := c.take(shellBatchSize)
+	docs := c.take(s.batchSize)
 	arr := s.rt.NewArray()
 	for i, d := range docs {
 		_ = arr.Set(fmt.Sprint(i), d)
@@ -271,7 +308,7 @@ func (s *Shell) printCursor(c *cursor) {
 	} else if len(docs) > 0 {
 		fmt.Fprintln(s.out, s.inspect(arr))
 	}
-	if !c.exhaustedNow() && len(docs) == shellBatchSize {
+	if !c.exhaustedNow() && len(docs) == s.batchSize {
 		fmt.Fprintln(s.out, `Type "it" for more`)
 	}
 }

@@ -17,6 +17,17 @@ import (
 // on separate lines, as Node's util.inspect (which mongosh uses) does.
 const breakLength = 80
 
+// maxArrayItems is how many elements of an array inspect prints before
+// "... N more items", as Node's util.inspect (maxArrayLength) does.
+const maxArrayItems = 100
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
+}
+
 var identRe = regexp.MustCompile(`^[A-Za-z_$][A-Za-z0-9_$]*$`)
 
 // inspect renders v the way mongosh prints values: { a: 1, b: 'x' },
@@ -67,6 +78,9 @@ func (s *Shell) node(v goja.Value, depth int, seen map[*goja.Object]bool) pnode 
 	if c := s.cursorOf(o); c != nil {
 		return pnode{leaf: c.String()}
 	}
+	if o == s.mongoObj {
+		return pnode{leaf: s.connDesc}
+	}
 	switch d := o.Export().(type) {
 	case *dbObject:
 		return pnode{leaf: d.name}
@@ -107,8 +121,11 @@ func (s *Shell) node(v goja.Value, depth int, seen map[*goja.Object]bool) pnode 
 	if o.ClassName() == "Array" {
 		n := int(o.Get("length").ToInteger())
 		p := pnode{open: "[", close: "]"}
-		for i := 0; i < n; i++ {
+		for i := 0; i < min(n, maxArrayItems); i++ {
 			p.entries = append(p.entries, pentry{val: s.node(o.Get(strconv.Itoa(i)), depth+1, seen)})
+		}
+		if n > maxArrayItems {
+			p.entries = append(p.entries, pentry{val: pnode{leaf: fmt.Sprintf("... %d more item%s", n-maxArrayItems, plural(n-maxArrayItems))}})
 		}
 		return p
 	}

@@ -13,6 +13,7 @@ import (
 	"io"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/dop251/goja"
 	"github.com/dop251/goja/file"
@@ -42,14 +43,24 @@ type Options struct {
 	// Context bounds every command and sleep; cancelling it interrupts
 	// the running script. Default context.Background().
 	Context context.Context
+	// Connection describes what the shell is connected to; db.getMongo()
+	// prints it as mongosh prints its connection string. Default
+	// "ttlkv (embedded engine)".
+	Connection string
 }
 
 // Shell is one JavaScript runtime with mongosh's globals. It is not safe
 // for concurrent use.
 type Shell struct {
-	rt     *goja.Runtime
-	run    Runner
-	ctx    context.Context
+	rt   *goja.Runtime
+	run  Runner
+	base context.Context // Options.Context
+	// ctx bounds the commands of the running Eval: base, cancelled early
+	// by Interrupt.
+	ctx context.Context
+
+	mu     sync.Mutex         // guards cancel
+	cancel context.CancelFunc // ends the running Eval's ctx; nil when idle
 	out    io.Writer
 	errw   io.Writer
 	json   string
@@ -63,6 +74,9 @@ type Shell struct {
 	colls      map[string]*goja.Object
 	dbs        map[string]*goja.Object
 	last       *cursor           // the cursor "it" continues
+	batchSize  int               // config.displayBatchSize
+	mongoObj   *goja.Object      // what db.getMongo() returns
+	connDesc   string            // Options.Connection
 	srcs       map[string]string // the last source run under each name, for error messages
 }
 
@@ -102,6 +116,7 @@ func New(r Runner, opts Options) (*Shell, error) {
 	s := &Shell{
 		rt:     goja.New(),
 		run:    r,
+		base:   opts.Context,
 		ctx:    opts.Context,
 		out:    opts.Stdout,
 		errw:   opts.Stderr,
@@ -112,11 +127,20 @@ func New(r Runner, opts Options) (*Shell, error) {
 		colls:  map[string]*goja.Object{},
 		dbs:    map[string]*goja.Object{},
 		srcs:   map[string]string{},
+
+		batchSize: shellBatchSize,
+		connDesc:  opts.Connection,
+	}
+	if s.connDesc == "" {
+		s.connDesc = "ttlkv (embedded engine)"
 	}
 	if err := s.installValues(); err != nil {
 		return nil, err
 	}
 	s.installGlobals()
+	if err := s.installHelpers(); err != nil {
+		return nil, err
+	}
 	s.setDB(opts.DB)
 	return s, nil
 }
@@ -170,12 +194,38 @@ func rewriteShellCommands(src string) string {
 // strings as they are, a cursor's first 20 documents, anything else in
 // mongosh's inspect format, or Extended JSON with Options.JSON. The error,
 // if any, is a *ScriptError or an *ExitError.
+//
+// The run ends early, with a ScriptError named "Interrupted", when
+// Options.Context ends or Interrupt is called.
 func (s *Shell) Eval(name, src string) error {
+	ctx, cancel := context.WithCancel(s.base)
+	s.mu.Lock()
+	s.ctx, s.cancel = ctx, cancel
+	s.mu.Unlock()
+	s.rt.ClearInterrupt()
+	// A cancelled context stops the JavaScript too, not only the
+	// commands and sleeps that watch it: goja checks the interrupt flag
+	// between instructions, so even while(true){} ends.
+	stop := context.AfterFunc(ctx, func() { s.rt.Interrupt(errInterrupted) })
+	defer func() {
+		stop()
+		s.mu.Lock()
+		s.ctx, s.cancel = s.base, nil
+		s.mu.Unlock()
+		cancel()
+		s.rt.ClearInterrupt()
+	}()
 	v, err := s.exec(name, src)
-	if err != nil {
-		return err
+	if err == nil {
+		err = s.guard(func() { s.printResult(v) })
 	}
-	return s.guard(func() { s.printResult(v) })
+	var ee *ExitError
+	if err != nil && ctx.Err() != nil && !errors.As(err, &ee) {
+		// Whatever failed (a command, a sleep, the next instruction)
+		// failed because the run was stopped: say that, as mongosh does.
+		err = &ScriptError{Name: "MongoshInterruptedError", Message: "execution was interrupted"}
+	}
+	return err
 }
 
 // exec compiles and runs src, turning a thrown value into a *ScriptError.
@@ -214,7 +264,7 @@ func (s *Shell) guard(f func()) (err error) {
 				err = ex
 				return
 			}
-			err = &ScriptError{Name: "Interrupted", Message: fmt.Sprint(x.Value())}
+			err = &ScriptError{Name: "MongoshInterruptedError", Message: fmt.Sprint(x.Value())}
 		case goja.Value:
 			err = s.scriptError(x, nil)
 		case *ExitError:
@@ -273,7 +323,7 @@ func (s *Shell) scriptError(v goja.Value, ex *goja.Exception) *ScriptError {
 		if st := ex.Stack(); len(st) > 0 {
 			for _, fr := range st {
 				p := fr.Position()
-				if p.Line > 0 {
+				if p.Line > 0 && p.Filename != "" { // not the preludes
 					where = p
 					se.Where = fmt.Sprintf("%s:%d:%d", p.Filename, p.Line, p.Column)
 					break
@@ -465,10 +515,20 @@ func toInt32(v any) int32 {
 	return 0
 }
 
-// Interrupt stops the running script at its next instruction; Eval then
-// returns a *ScriptError named "Interrupted". Safe to call from any
-// goroutine.
-func (s *Shell) Interrupt() { s.rt.Interrupt("interrupted") }
+// errInterrupted is the value a stopped script is interrupted with.
+var errInterrupted = errors.New("execution was interrupted")
+
+// Interrupt stops the running Eval, if any, at its next instruction and
+// cancels the command it waits for; that Eval then returns a
+// *ScriptError named "Interrupted". It does nothing when no Eval runs, so
+// the next Eval is not affected. Safe to call from any goroutine.
+func (s *Shell) Interrupt() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.cancel != nil {
+		s.cancel()
+	}
+}
 
 // Incomplete reports whether src is the start of a longer statement: a
 // bracket, string or template left open, or a parse that ends early.

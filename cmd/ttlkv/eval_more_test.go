@@ -1,0 +1,107 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestEvalCreateIndexCommitQuorum: createIndex's third argument is
+// commitQuorum, as in mongosh, and a standalone refuses it with
+// MongoDB's errors: FailedToParse for a document (seed 003's snippet
+// passing TTL options there), BadValue for a number or string. No index
+// is created either way.
+func TestEvalCreateIndexCommitQuorum(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	cases := []struct{ src, err string }{
+		{`db.eventlog.createIndex({ "lastModifiedDate": 1 }, {}, { expireAfterSeconds: 3600 })`, "MongoServerError[FailedToParse]: commitQuorum has to be a number or a string"},
+		{`db.eventlog.createIndex({ a: 1 }, {}, "majority")`, "MongoServerError[BadValue]: Standalones can't specify commitQuorum"},
+		{`db.eventlog.createIndexes([{ a: 1 }], {}, 1)`, "MongoServerError[BadValue]: Standalones can't specify commitQuorum"},
+	}
+	for _, tc := range cases {
+		_, errOut, code := cli(t, nil, dir, "", "eval", tc.src)
+		if code != 1 || !strings.Contains(errOut, tc.err) {
+			t.Errorf("%s: exit %d, stderr %q; want %q", tc.src, code, errOut, tc.err)
+		}
+	}
+	// The refused builds left no index behind.
+	if out, errOut, _ := cli(t, nil, dir, "", "eval", "db.eventlog.insertOne({}); db.eventlog.getIndexes().map(i => i.name).join()"); out != "_id_\n" {
+		t.Errorf("indexes: %q %s, want only _id_", out, errOut)
+	}
+}
+
+// TestEvalUpdateTooLarge: an update whose result would pass 16 MiB is
+// refused with mongod's update message, not an insert's.
+func TestEvalUpdateTooLarge(t *testing.T) {
+	t.Parallel()
+	src := `const s = "x".repeat(10 * 1024 * 1024);
+db.c.insertOne({_id: 1, a: s});
+try { db.c.updateOne({_id: 1}, {$set: {b: s}}) } catch (e) { print(e.code, e.errmsg) }
+try { db.c.findOneAndUpdate({_id: 1}, {$set: {b: s}}) } catch (e) { print(e.code, e.errmsg) }
+print(Object.bsonsize(db.c.findOne()) < 16 * 1024 * 1024)`
+	out, errOut, code := cli(t, nil, t.TempDir(), "", "eval", src)
+	want := "10334 Resulting document after update is larger than 16777216\n10334 Resulting document after update is larger than 16777216\ntrue\n"
+	if code != 0 || out != want {
+		t.Errorf("exit %d, stdout %q, stderr %q; want %q", code, out, errOut, want)
+	}
+}
+
+// TestEvalShellHelpers runs mongosh helpers through 'ttlkv eval':
+// bulkWrite, the Bulk API, bsonsize, dataSize/storageSize/totalSize,
+// DBQuery.shellBatchSize and config.set("displayBatchSize"), long arrays,
+// db.getMongo(), and where a bad ISODate was written.
+func TestEvalShellHelpers(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	cases := []struct{ name, src, want string }{
+		{"bulkWrite", `db.c.bulkWrite([{insertOne: {document: {_id: 1, a: 1}}}, {insertOne: {document: {_id: 2}}},
+  {updateOne: {filter: {_id: 1}, update: {$set: {a: 2}}}}, {updateMany: {filter: {}, update: {$inc: {n: 1}}}},
+  {replaceOne: {filter: {_id: 9}, replacement: {x: 1}, upsert: true}}, {deleteOne: {filter: {_id: 2}}}])`,
+			"{\n  acknowledged: true,\n  insertedCount: 2,\n  insertedIds: { '0': 1, '1': 2 },\n  matchedCount: 3,\n  modifiedCount: 3,\n  deletedCount: 1,\n  upsertedCount: 1,\n  upsertedIds: { '4': 9 }\n}\n"},
+		{"bulkWrite unordered error", `try { db.c.bulkWrite([{insertOne: {document: {_id: 7}}}, {insertOne: {document: {_id: 1}}}, {insertOne: {document: {_id: 8}}}], {ordered: false}) }
+catch (e) { print(e.name, e.codeName, e.result.insertedCount, e.writeErrors.length, e.writeErrors[0].index, Object.keys(e.result.insertedIds).join()) }`,
+			"MongoBulkWriteError DuplicateKey 2 1 1 0,2\n"},
+		{"bulkWrite ordered error", `try { db.c.bulkWrite([{insertOne: {document: {_id: 10}}}, {insertOne: {document: {_id: 1}}}, {insertOne: {document: {_id: 11}}}]) }
+catch (e) { print(e.result.insertedCount, db.c.countDocuments({_id: {$in: [10, 11]}})) }`, "1 1\n"},
+		{"ordered bulk op", `const b = db.d.initializeOrderedBulkOp(); b.insert({_id: 1}); b.insert({_id: 2});
+b.find({_id: 1}).updateOne({$set: {x: 1}}); b.find({_id: 3}).upsert().updateOne({$set: {y: 1}}); b.find({_id: 2}).remove();
+const r = b.execute(); [r.insertedCount, r.matchedCount, r.modifiedCount, r.upsertedCount, r.deletedCount, db.d.countDocuments()].join()`, "2,1,1,1,1,2\n"},
+		{"unordered bulk op", `const b = db.e.initializeUnorderedBulkOp(); b.insert({_id: 1}); b.insert({_id: 1}); b.insert({_id: 2});
+try { b.execute() } catch (e) { print(e.name, e.result.insertedCount) }`, "MongoBulkWriteError 2\n"},
+		{"bsonsize", `[Object.bsonsize({a: 1}), bsonsize({}), Object.bsonsize({s: "abc"})].join()`, "12,5,16\n"},
+		{"sizes", `db.f.insertOne({_id: 1, s: "x".repeat(100)}); const st = db.f.stats();
+[db.f.dataSize() === st.size, db.f.storageSize() === st.storageSize, db.f.totalSize() === st.storageSize + st.totalIndexSize, db.f.dataSize() > 100].join()`, "true,true,true,true\n"},
+		{"shellBatchSize", `for (let i = 0; i < 5; i++) db.g.insertOne({_id: i}); DBQuery.shellBatchSize = 2; db.g.find()`, "[ { _id: 0 }, { _id: 1 } ]\nType \"it\" for more\n"},
+		{"displayBatchSize", `print(config.set("displayBatchSize", 3)); db.g.find()`, "Setting \"displayBatchSize\" has been changed\n[ { _id: 0 }, { _id: 1 }, { _id: 2 } ]\nType \"it\" for more\n"},
+		{"long array", `Array.from({length: 103}, (_, i) => i).slice(0, 101).concat([1, 1])`, ""},
+		{"getMongo", `db.getMongo()`, "ttlkv://" + dir + " (embedded engine, ttlkv " + version + ")\n"},
+	}
+	for _, tc := range cases {
+		out, errOut, code := cli(t, nil, dir, "", "eval", tc.src)
+		if tc.name == "long array" {
+			if code != 0 || !strings.HasSuffix(out, "  99,\n  ... 3 more items\n]\n") || strings.Contains(out, "  100,") {
+				t.Errorf("%s: exit %d, stdout %q, stderr %q", tc.name, code, out, errOut)
+			}
+			continue
+		}
+		if code != 0 || out != tc.want {
+			t.Errorf("%s: exit %d, stdout %q, stderr %q; want %q", tc.name, code, out, errOut, tc.want)
+		}
+	}
+	// A bad ISODate is reported where the script wrote it, not inside
+	// the shell's own JavaScript.
+	script := filepath.Join(t.TempDir(), "s.js")
+	must(t, os.WriteFile(script, []byte("\n  ISODate(\"garbage\")\n"), 0o600))
+	for _, args := range [][]string{{"eval", `ISODate("garbage")`}, {"eval", "-f", script}} {
+		_, errOut, code := cli(t, nil, dir, "", args...)
+		where := "<eval>:1:8"
+		if args[1] == "-f" {
+			where = script + ":2:10"
+		}
+		if want := `BSONError: ISODate: "garbage" is not an ISO-8601 date (at ` + where + `)`; code != 1 || !strings.Contains(errOut, want) {
+			t.Errorf("%q: exit %d, stderr %q, want %q", args, code, errOut, want)
+		}
+	}
+}

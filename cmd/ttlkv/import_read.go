@@ -1,0 +1,479 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/base32"
+	"encoding/base64"
+	"encoding/csv"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+)
+
+// The readers of import turn the input into documents, each with the
+// line it starts on, in one pass over the input: time and memory are
+// linear in its size whatever its format (docs/import-export.md).
+
+// utf8BOM is the byte-order mark some editors write at the start of a
+// UTF-8 file; it is skipped.
+var utf8BOM = []byte("\xef\xbb\xbf")
+
+// skipBOM discards a leading UTF-8 byte-order mark.
+func skipBOM(br *bufio.Reader) {
+	if b, _ := br.Peek(3); bytes.Equal(b, utf8BOM) {
+		_, _ = br.Discard(3)
+	}
+}
+
+// readJSON reads JSON lines, or one JSON array when the first non-blank
+// byte is "[" (or --jsonArray says so).
+func (im *importer) readJSON(br *bufio.Reader) error {
+	skipBOM(br)
+	array := im.f.jsonArray
+	for i := 1; !array; i++ {
+		b, err := br.Peek(i)
+		if len(b) < i {
+			break
+		}
+		c := b[i-1]
+		if c == ' ' || c == '\t' || c == '\r' || c == '\n' {
+			if err != nil {
+				break
+			}
+			continue
+		}
+		array = c == '['
+		break
+	}
+	im.parser = im.startJSONParser()
+	var err error
+	if array {
+		err = im.readArray(br)
+	} else {
+		err = im.readLines(br)
+	}
+	if perr := im.parser.close(); perr != nil && (err == nil || errors.Is(err, errStopped)) {
+		err = perr
+	}
+	return err
+}
+
+// readLines reads JSON lines, one document a line; blank lines are
+// skipped.
+func (im *importer) readLines(br *bufio.Reader) error {
+	line := 0
+	for {
+		text, err := br.ReadBytes('\n')
+		if len(text) > 0 {
+			line++
+			im.prog.add(int64(len(text)), 0)
+			if t := bytes.TrimSpace(text); len(t) > 0 { // ReadBytes made a new slice: addJSON may keep it
+				if perr := im.addJSON(t, line); perr != nil {
+					return perr
+				}
+			}
+		}
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+	}
+}
+
+// readArray reads one JSON array element by element. It splits the
+// array at the commas between its elements (outside strings and nested
+// brackets), counting lines as it goes, so each element is parsed on its
+// own: a malformed element is reported with the line it starts on and
+// skipped, and the elements after it are still imported. Only an element
+// whose brackets or quotes never close ends the import, because the rest
+// of the input cannot be told apart from it.
+func (im *importer) readArray(br *bufio.Reader) error {
+	line := 1
+	var elem []byte
+	read := func() (byte, error) {
+		c, err := br.ReadByte()
+		if err == nil {
+			if c == '\n' {
+				line++
+			}
+			im.pending++
+		}
+		return c, err
+	}
+	skipSpace := func() (byte, error) {
+		for {
+			c, err := read()
+			if err != nil || (c != ' ' && c != '\t' && c != '\r' && c != '\n') {
+				return c, err
+			}
+		}
+	}
+	c, err := skipSpace()
+	if err == io.EOF {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if c != '[' {
+		return fmt.Errorf("line %d: a JSON array must start with '[', found %q", line, c)
+	}
+	first := true
+	for {
+		c, err := skipSpace()
+		if err == io.EOF {
+			return fmt.Errorf("line %d: the JSON array is not closed with ']'", line)
+		}
+		if err != nil {
+			return err
+		}
+		if c == ']' {
+			break
+		}
+		if !first {
+			if c != ',' {
+				return fmt.Errorf("line %d: expected ',' or ']' between array elements, found %q", line, c)
+			}
+			if c, err = skipSpace(); err != nil {
+				return fmt.Errorf("line %d: the JSON array is not closed with ']'", line)
+			}
+		}
+		first = false
+		start := line
+		elem = append(elem[:0], c)
+		depth, inString, esc := 0, c == '"', false
+		switch c {
+		case '{', '[':
+			depth = 1
+		case ']', ',':
+			return fmt.Errorf("line %d: missing array element", line)
+		}
+		// Scan to the end of the element: its closing bracket, or for a
+		// scalar the next ',' or ']' (left unread).
+		for depth > 0 || inString || !isScalarEnd(br) {
+			c, err := read()
+			if err == io.EOF {
+				im.mu.Lock()
+				im.failed++
+				im.mu.Unlock()
+				return fmt.Errorf("line %d: the array element starting here never ends (unclosed bracket or string); nothing after it can be read", start)
+			}
+			if err != nil {
+				return err
+			}
+			elem = append(elem, c)
+			switch {
+			case inString && esc:
+				esc = false
+			case inString && c == '\\':
+				esc = true
+			case inString:
+				inString = c != '"'
+			case c == '"':
+				inString = true
+			case c == '{' || c == '[':
+				depth++
+			case c == '}' || c == ']':
+				depth--
+			}
+			if depth == 0 && !inString && (c == '}' || c == ']') {
+				break
+			}
+		}
+		im.prog.add(im.pending, 0)
+		im.pending = 0
+		if err := im.addJSON(bytes.Clone(elem), start); err != nil {
+			return err
+		}
+		elem = elem[:0:min(cap(elem), 1<<20)] // do not keep one huge element's buffer
+	}
+	// Only whitespace may follow the array.
+	if c, err := skipSpace(); err == nil {
+		return fmt.Errorf("line %d: unexpected %q after the JSON array", line, c)
+	}
+	return nil
+}
+
+// isScalarEnd reports whether the next byte ends a scalar array element
+// (whitespace, ',' or ']', or the end of input).
+func isScalarEnd(br *bufio.Reader) bool {
+	b, err := br.Peek(1)
+	if err != nil {
+		return true
+	}
+	switch b[0] {
+	case ',', ']', ' ', '\t', '\r', '\n':
+		return true
+	}
+	return false
+}
+
+// csvField is one column of a CSV or TSV import: its (possibly dotted)
+// name and, with --columnsHaveTypes, its type.
+type csvField struct {
+	name string
+	path []string
+	typ  string // "" (auto) or mongoimport's type name
+	arg  string // the type's argument: a date layout, a binary encoding
+}
+
+// csvTypes are the column types --columnsHaveTypes accepts, as
+// mongoimport names them.
+var csvTypes = map[string]bool{"auto": true, "string": true, "int32": true, "int64": true, "double": true,
+	"decimal": true, "boolean": true, "date": true, "date_go": true, "date_ms": true, "date_oracle": true, "binary": true}
+
+// parseFieldSpec parses a field name, with --columnsHaveTypes a
+// "name.type()" or "name.type(arg)".
+func parseFieldSpec(spec string, typed bool) (csvField, error) {
+	spec = strings.TrimSpace(spec)
+	f := csvField{name: spec}
+	if typed {
+		open := strings.LastIndexByte(spec, '(')
+		dot := strings.LastIndexByte(spec[:max(open, 0)], '.')
+		if open < 0 || dot < 0 || !strings.HasSuffix(spec, ")") {
+			return f, fmt.Errorf("field %q has no type: with --columnsHaveTypes write name.type(), e.g. n.int32() or at.date(2006-01-02)", spec)
+		}
+		f.name, f.typ, f.arg = spec[:dot], spec[dot+1:open], spec[open+1:len(spec)-1]
+		if !csvTypes[f.typ] {
+			return f, fmt.Errorf("field %q: unknown type %q (auto, string, int32, int64, double, decimal, boolean, date, date_go, date_ms, date_oracle, binary)", spec, f.typ)
+		}
+		if f.typ == "auto" {
+			f.typ = ""
+		}
+	}
+	if f.name == "" {
+		return f, fmt.Errorf("empty field name in %q", spec)
+	}
+	f.path = strings.Split(f.name, ".")
+	return f, nil
+}
+
+// readFieldFile reads --fieldFile: one field name per line.
+func readFieldFile(name string) ([]string, error) {
+	b, err := os.ReadFile(name)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, l := range strings.Split(strings.TrimPrefix(string(b), string(utf8BOM)), "\n") {
+		if l = strings.TrimSpace(l); l != "" {
+			out = append(out, l)
+		}
+	}
+	return out, nil
+}
+
+// countingReader counts the bytes read through it, for progress.
+type countingReader struct {
+	r io.Reader
+	n *int64
+}
+
+func (c countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	*c.n += int64(n)
+	return n, err
+}
+
+// readCSV reads CSV (comma) or TSV (tab) rows with encoding/csv; each row
+// becomes a document of the named fields, in order (a dotted name makes
+// nested documents). Values are typed as mongoimport types them: with
+// --columnsHaveTypes by the column's type, else a number if the text is
+// one, and a string otherwise.
+func (im *importer) readCSV(br *bufio.Reader) error {
+	skipBOM(br)
+	r := csv.NewReader(countingReader{br, &im.pending})
+	if im.f.typ == "tsv" {
+		r.Comma = '\t'
+		r.LazyQuotes = true
+	}
+	r.FieldsPerRecord = -1
+	r.ReuseRecord = true
+	var fields []csvField
+	specs := im.f.fields
+	if im.f.headerline {
+		rec, err := r.Read()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("header line: %v", err)
+		}
+		specs = append([]string(nil), rec...)
+	}
+	for _, s := range specs {
+		f, err := parseFieldSpec(s, im.f.columnsHaveTypes)
+		if err != nil {
+			return err
+		}
+		fields = append(fields, f)
+	}
+	for {
+		rec, err := r.Read()
+		if err == io.EOF {
+			return nil
+		}
+		line, _ := r.FieldPos(0)
+		var pe *csv.ParseError
+		if errors.As(err, &pe) {
+			if perr := im.parseError(pe.StartLine, pe.Err); perr != nil {
+				return perr
+			}
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		d, err := csvDocument(fields, rec)
+		if err != nil {
+			if perr := im.parseError(line, err); perr != nil {
+				return perr
+			}
+			continue
+		}
+		im.prog.add(im.pending, 0)
+		im.pending = 0
+		if err := im.add(d, line, 0); err != nil {
+			return err
+		}
+	}
+}
+
+// csvDocument builds the document of one row. A row with more values
+// than fields names the extra ones field4, field5, ... as mongoimport
+// does.
+func csvDocument(fields []csvField, rec []string) (bson.D, error) {
+	d := make(bson.D, 0, len(rec))
+	for i, s := range rec {
+		var f csvField
+		if i < len(fields) {
+			f = fields[i]
+		} else {
+			name := fmt.Sprintf("field%d", i)
+			f = csvField{name: name, path: []string{name}}
+		}
+		v, err := csvValue(f, s)
+		if err != nil {
+			return nil, fmt.Errorf("field %s: %v", f.name, err)
+		}
+		d = setPath(d, f.path, v)
+	}
+	return d, nil
+}
+
+// setPath sets a dotted path in d, creating nested documents.
+func setPath(d bson.D, path []string, v any) bson.D {
+	if len(path) == 1 {
+		return append(d, bson.E{Key: path[0], Value: v})
+	}
+	for i := range d {
+		if d[i].Key == path[0] {
+			if sub, ok := d[i].Value.(bson.D); ok {
+				d[i].Value = setPath(sub, path[1:], v)
+				return d
+			}
+		}
+	}
+	return append(d, bson.E{Key: path[0], Value: setPath(nil, path[1:], v)})
+}
+
+// csvValue converts one cell.
+func csvValue(f csvField, s string) (any, error) {
+	switch f.typ {
+	case "":
+		return autoValue(s), nil
+	case "string":
+		return s, nil
+	case "int32":
+		n, err := strconv.ParseInt(strings.TrimSpace(s), 10, 32)
+		if err != nil {
+			return nil, fmt.Errorf("%q is not an int32", s)
+		}
+		return int32(n), nil
+	case "int64":
+		n, err := strconv.ParseInt(strings.TrimSpace(s), 10, 64)
+		if err != nil {
+			return nil, fmt.Errorf("%q is not an int64", s)
+		}
+		return n, nil
+	case "double":
+		x, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+		if err != nil {
+			return nil, fmt.Errorf("%q is not a double", s)
+		}
+		return x, nil
+	case "decimal":
+		x, err := bson.ParseDecimal128(strings.TrimSpace(s))
+		if err != nil {
+			return nil, fmt.Errorf("%q is not a decimal", s)
+		}
+		return x, nil
+	case "boolean":
+		switch strings.ToLower(strings.TrimSpace(s)) {
+		case "true", "t", "1", "yes", "y":
+			return true, nil
+		case "false", "f", "0", "no", "n", "":
+			return false, nil
+		}
+		return nil, fmt.Errorf("%q is not a boolean", s)
+	case "date", "date_go":
+		layout := f.arg
+		if layout == "" {
+			layout = time.RFC3339Nano
+		}
+		t, err := time.Parse(layout, s)
+		if err != nil {
+			return nil, fmt.Errorf("%q does not match the date layout %q", s, layout)
+		}
+		return bson.NewDateTimeFromTime(t), nil
+	case "binary":
+		var b []byte
+		var err error
+		switch f.arg {
+		case "base64", "":
+			b, err = base64.StdEncoding.DecodeString(s)
+		case "hex":
+			b, err = hex.DecodeString(s)
+		case "base32":
+			b, err = base32.StdEncoding.DecodeString(s)
+		default:
+			return nil, fmt.Errorf("binary encoding %q: use base64, base32 or hex", f.arg)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%q is not %s", s, f.arg)
+		}
+		return bson.Binary{Data: b}, nil
+	}
+	return nil, fmt.Errorf("type %s() is not supported by ttlkv (use date_go with a Go layout)", f.typ)
+}
+
+// autoValue types a cell as mongoimport does without --columnsHaveTypes:
+// an integer (int32 if it fits, else int64), a double, or the string.
+func autoValue(s string) any {
+	if s == "" {
+		return s
+	}
+	if n, err := strconv.ParseInt(s, 10, 64); err == nil {
+		if n >= math.MinInt32 && n <= math.MaxInt32 {
+			return int32(n)
+		}
+		return n
+	}
+	if c := s[0]; (c >= '0' && c <= '9') || c == '-' || c == '.' || c == '+' {
+		if x, err := strconv.ParseFloat(s, 64); err == nil {
+			return x
+		}
+	}
+	return s
+}

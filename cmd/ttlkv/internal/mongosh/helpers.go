@@ -1,0 +1,175 @@
+package mongosh
+
+import (
+	"github.com/dop251/goja"
+	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/ttlkv/ttlkv/document"
+)
+
+// bulkPrelude defines mongosh's bulk write helpers in JavaScript over the
+// insert, update and delete commands: Collection.bulkWrite and the
+// legacy Bulk API (initializeOrderedBulkOp, initializeUnorderedBulkOp).
+// Consecutive operations of one kind go in one command, as drivers
+// batch them; an ordered bulk stops at the first write error, an
+// unordered one goes on. Write errors throw a MongoBulkWriteError
+// carrying writeErrors and the result so far, as mongosh does.
+const bulkPrelude = `(function (g, codeName) {
+  function kindOf(op) {
+    var k = Object.keys(op || {});
+    if (k.length !== 1) throw new TypeError('bulkWrite: each operation must have exactly one of insertOne, updateOne, updateMany, replaceOne, deleteOne, deleteMany');
+    return k[0];
+  }
+  function bulkWrite(coll, ops, options) {
+    if (!Array.isArray(ops)) throw new TypeError('bulkWrite: the operations must be an array');
+    options = options || {};
+    var ordered = options.ordered !== false;
+    var res = { acknowledged: true, insertedCount: 0, insertedIds: {}, matchedCount: 0, modifiedCount: 0, deletedCount: 0, upsertedCount: 0, upsertedIds: {} };
+    var errors = [];
+    var groups = [];
+    ops.forEach(function (op, i) {
+      var kind = kindOf(op), a = op[kind] || {}, cmd, item;
+      switch (kind) {
+        case 'insertOne':
+          var d = a.document === undefined ? a : a.document;
+          if (d._id === undefined) d = Object.assign({ _id: new ObjectId() }, d);
+          res.insertedIds[i] = d._id;
+          cmd = 'insert'; item = d; break;
+        case 'updateOne': case 'updateMany':
+          item = { q: a.filter || {}, u: a.update, upsert: !!a.upsert, multi: kind === 'updateMany' };
+          if (a.arrayFilters) item.arrayFilters = a.arrayFilters;
+          if (a.collation) item.collation = a.collation;
+          if (a.hint) item.hint = a.hint;
+          cmd = 'update'; break;
+        case 'replaceOne':
+          item = { q: a.filter || {}, u: a.replacement, upsert: !!a.upsert, multi: false };
+          cmd = 'update'; break;
+        case 'deleteOne': case 'deleteMany':
+          item = { q: a.filter || {}, limit: kind === 'deleteOne' ? 1 : 0 };
+          if (a.collation) item.collation = a.collation;
+          cmd = 'delete'; break;
+        default:
+          throw new TypeError('bulkWrite: unknown operation ' + kind);
+      }
+      var last = groups[groups.length - 1];
+      if (!last || last.cmd !== cmd) groups.push(last = { cmd: cmd, items: [], index: [] });
+      last.items.push(item); last.index.push(i);
+    });
+    var db = coll.getDB(), name = coll.getName();
+    for (var gi = 0; gi < groups.length; gi++) {
+      var gr = groups[gi], c = {};
+      c[gr.cmd] = name;
+      c[{ insert: 'documents', update: 'updates', delete: 'deletes' }[gr.cmd]] = gr.items;
+      c.ordered = ordered;
+      if (options.writeConcern) c.writeConcern = options.writeConcern;
+      if (options.bypassDocumentValidation) c.bypassDocumentValidation = true;
+      var r = db.runCommand(c), n = Number(r.n || 0);
+      if (gr.cmd === 'insert') res.insertedCount += n;
+      if (gr.cmd === 'delete') res.deletedCount += n;
+      if (gr.cmd === 'update') {
+        var ups = r.upserted || [];
+        res.matchedCount += n - ups.length;
+        res.modifiedCount += Number(r.nModified || 0);
+        res.upsertedCount += ups.length;
+        ups.forEach(function (u) { res.upsertedIds[gr.index[u.index]] = u._id; });
+      }
+      (r.writeErrors || []).forEach(function (we) {
+        var e = Object.assign({}, we);
+        e.index = gr.index[we.index];
+        errors.push(e);
+        if (gr.cmd === 'insert') delete res.insertedIds[e.index];
+      });
+      if (errors.length > 0 && ordered) {
+        for (var k in res.insertedIds) if (Number(k) > errors[0].index) delete res.insertedIds[k];
+        break;
+      }
+    }
+    if (errors.length > 0) {
+      var err = new Error(errors[0].errmsg);
+      err.name = 'MongoBulkWriteError';
+      err.code = errors[0].code;
+      err.codeName = codeName(errors[0].code);
+      err.writeErrors = errors;
+      err.result = res;
+      throw err;
+    }
+    return res;
+  }
+  function Bulk(coll, ordered) {
+    this._coll = coll; this._ordered = ordered; this._ops = []; this._done = false;
+  }
+  Bulk.prototype.insert = function (d) { this._ops.push({ insertOne: { document: d } }); return this; };
+  Bulk.prototype.find = function (filter) {
+    var bulk = this, upsert = false;
+    var f = {
+      upsert: function () { upsert = true; return f; },
+      updateOne: function (u) { bulk._ops.push({ updateOne: { filter: filter, update: u, upsert: upsert } }); return bulk; },
+      update: function (u) { bulk._ops.push({ updateMany: { filter: filter, update: u, upsert: upsert } }); return bulk; },
+      replaceOne: function (r) { bulk._ops.push({ replaceOne: { filter: filter, replacement: r, upsert: upsert } }); return bulk; },
+      deleteOne: function () { bulk._ops.push({ deleteOne: { filter: filter } }); return bulk; },
+      delete: function () { bulk._ops.push({ deleteMany: { filter: filter } }); return bulk; },
+    };
+    f.removeOne = f.deleteOne; f.remove = f.delete;
+    return f;
+  };
+  Bulk.prototype.execute = function (writeConcern) {
+    if (this._done) throw new Error('A bulk operation cannot be re-executed');
+    if (this._ops.length === 0) throw new Error('Invalid BulkOperation, Batch cannot be empty');
+    this._done = true;
+    return bulkWrite(this._coll, this._ops, { ordered: this._ordered, writeConcern: writeConcern });
+  };
+  Bulk.prototype.toString = function () { return 'Bulk(' + this._coll.getFullName() + ', ' + this._ops.length + ' operation(s))'; };
+  g.__bulkWrite = bulkWrite;
+  g.__bulk = function (coll, ordered) { return new Bulk(coll, ordered); };
+})`
+
+// installHelpers adds the helpers written in JavaScript (bulk writes) and
+// bsonsize.
+func (s *Shell) installHelpers() error {
+	rt := s.rt
+	fn, err := rt.RunString(bulkPrelude)
+	if err != nil {
+		return err
+	}
+	call, _ := goja.AssertFunction(fn)
+	codeName := func(c goja.FunctionCall) goja.Value {
+		return rt.ToValue(document.Code(c.Argument(0).ToInteger()).String())
+	}
+	if _, err := call(goja.Undefined(), rt.GlobalObject(), rt.ToValue(codeName)); err != nil {
+		return err
+	}
+	bsonsize := func(c goja.FunctionCall) goja.Value {
+		a := c.Argument(0)
+		if goja.IsUndefined(a) || goja.IsNull(a) {
+			return rt.ToValue(0)
+		}
+		d, err := s.toBSONDoc(a, "document")
+		s.check(err)
+		return rt.ToValue(document.Size(d))
+	}
+	_ = rt.Set("bsonsize", bsonsize)
+	return rt.GlobalObject().Get("Object").ToObject(rt).Set("bsonsize", bsonsize)
+}
+
+// collSize returns a collStats size field of db.name as a number:
+// "size" for dataSize, "storageSize", or storageSize plus totalIndexSize
+// for "totalSize".
+func (s *Shell) collSize(db, name, field string) goja.Value {
+	r := s.command(db, bson.D{{Key: "collStats", Value: name}})
+	n := func(k string) float64 {
+		v, _ := document.Get(r, k)
+		switch x := v.(type) {
+		case int32:
+			return float64(x)
+		case int64:
+			return float64(x)
+		case float64:
+			return x
+		}
+		return 0
+	}
+	if field == "totalSize" {
+		return s.rt.ToValue(n("storageSize") + n("totalIndexSize"))
+	}
+	return s.rt.ToValue(n(field))
+}
