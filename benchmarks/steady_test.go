@@ -129,6 +129,8 @@ type steadyWindow struct {
 	Disk     int64   `json:"disk"`     // allocated bytes of the data directory (st_blocks)
 	RSS      int64   `json:"rss"`      // VmRSS at the end
 	HWM      int64   `json:"hwm"`      // VmHWM (peak RSS) so far
+	Anon     int64   `json:"anon"`     // RssAnon at the end: Go heap, Badger's arenas and caches
+	File     int64   `json:"file"`     // RssFile at the end: mapped table and log files
 	Heap     int64   `json:"heap"`     // Go heap in use at the end
 	P50ms    float64 `json:"p50"`      // insert batch latency
 	P99ms    float64 `json:"p99"`      // insert batch latency
@@ -164,6 +166,9 @@ func benchSteady(b *testing.B, cfg steadyConfig) {
 			b.ReportMetric(m.WBytes, side+"-wb/b")
 			b.ReportMetric(m.P99ms, side+"-p99-ms")
 			b.ReportMetric(float64(m.RSS)/(1<<20), side+"-rss-MiB")
+			b.ReportMetric(float64(m.Anon)/(1<<20), side+"-anon-MiB")
+			b.ReportMetric(float64(m.File)/(1<<20), side+"-file-MiB")
+			b.ReportMetric(float64(m.Disk)/(1<<20), side+"-disk-MiB")
 			b.ReportMetric(float64(m.Live), side+"-live")
 			b.ReportMetric(m.LagS, side+"-lag-s")
 			if len(ws) >= 2 && ws[1].CPUus > 0 {
@@ -228,6 +233,8 @@ func steadyMedians(ws []steadyWindow, cfg steadyConfig) steadyWindow {
 	for _, w := range st {
 		m.RSS = max(m.RSS, w.RSS)
 		m.HWM = max(m.HWM, w.HWM)
+		m.Anon = max(m.Anon, w.Anon)
+		m.File = max(m.File, w.File)
 	}
 	return m
 }
@@ -260,10 +267,10 @@ func logSteady(cfg steadyConfig, ws []steadyWindow) {
 
 func writeSteadyTSV(name string, ws []steadyWindow) error {
 	var sb strings.Builder
-	sb.WriteString("side\tw\tend\twall\tlive\tins_s\texp_s\tcpu_us_doc\twb_per_b\tdisk_bytes\trss_bytes\theap_bytes\tp50_ms\tp99_ms\tlag_s\tbehind_s\n")
+	sb.WriteString("side\tw\tend\twall\tlive\tins_s\texp_s\tcpu_us_doc\twb_per_b\tdisk_bytes\trss_bytes\tanon_bytes\tfile_bytes\theap_bytes\tp50_ms\tp99_ms\tlag_s\tbehind_s\n")
 	for _, w := range ws {
-		fmt.Fprintf(&sb, "%s\t%d\t%.0f\t%.3f\t%d\t%.0f\t%.0f\t%.3f\t%.3f\t%d\t%d\t%d\t%.3f\t%.3f\t%.3f\t%.3f\n", w.Side, w.Index, w.End, w.Wall,
-			w.Live, w.InsRate, w.ExpRate, w.CPUus, w.WBytes, w.Disk, w.RSS, w.Heap, w.P50ms, w.P99ms, w.LagS, w.BehindS)
+		fmt.Fprintf(&sb, "%s\t%d\t%.0f\t%.3f\t%d\t%.0f\t%.0f\t%.3f\t%.3f\t%d\t%d\t%d\t%d\t%d\t%.3f\t%.3f\t%.3f\t%.3f\n", w.Side, w.Index, w.End, w.Wall,
+			w.Live, w.InsRate, w.ExpRate, w.CPUus, w.WBytes, w.Disk, w.RSS, w.Anon, w.File, w.Heap, w.P50ms, w.P99ms, w.LagS, w.BehindS)
 	}
 	return os.WriteFile(name, []byte(sb.String()), 0o644)
 }
@@ -393,7 +400,7 @@ func runSteady(t *testing.T, side, dir string, cfg steadyConfig, w steadyWorkloa
 		}
 		win := steadyWindow{Side: side, Index: idx, End: now.Sub(start).Seconds(), Wall: wall,
 			Live: live, Inserted: ins, Expired: exp, InsRate: float64(ins) / wall, ExpRate: float64(exp) / wall,
-			Disk: cur.disk, RSS: cur.rss, HWM: cur.hwm, Heap: cur.heap,
+			Disk: cur.disk, RSS: cur.rss, HWM: cur.hwm, Heap: cur.heap, Anon: cur.anon, File: cur.file,
 			P50ms: ms(percentile(lats, 50)), P99ms: ms(percentile(lats, 99)), LagS: lag, BehindS: behind.Seconds(),
 			BoundMet: live <= int64(cfg.Rate)*int64(cfg.TTL+2)}
 		if ins > 0 {
@@ -453,6 +460,7 @@ type procSample struct {
 	wbytes         int64         // /proc/self/io write_bytes
 	disk           int64         // allocated bytes of the data directory
 	rss, hwm, heap int64
+	anon, file     int64
 }
 
 func sampleProc(dir string) procSample {
@@ -470,7 +478,7 @@ func sampleProc(dir string) procSample {
 	}
 	if b, err := os.ReadFile("/proc/self/status"); err == nil {
 		for _, line := range strings.Split(string(b), "\n") {
-			for name, dst := range map[string]*int64{"VmRSS:": &s.rss, "VmHWM:": &s.hwm} {
+			for name, dst := range map[string]*int64{"VmRSS:": &s.rss, "VmHWM:": &s.hwm, "RssAnon:": &s.anon, "RssFile:": &s.file} {
 				if rest, ok := strings.CutPrefix(line, name); ok {
 					kb, _ := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(rest), "kB")), 10, 64)
 					*dst = kb << 10
@@ -514,7 +522,8 @@ type engineSteady struct {
 
 func newEngineSteady(t *testing.T, dir string, cfg steadyConfig, side string) *engineSteady {
 	id := clockIDFor(cfg)
-	opts := engine.Options{Clock: steadyClocks[id].Now, Params: map[string]any{"ttlMonitorSleepSecs": 1}}
+	opts := engine.Options{Clock: steadyClocks[id].Now, Params: map[string]any{"ttlMonitorSleepSecs": 1},
+		MemoryBudget: int64(envInt("TTLKV_BENCH_MEMORY_BUDGET", 0))}
 	if cfg.Mode == modeCompressed {
 		opts.DisableTTLMonitor = true
 	}
