@@ -57,7 +57,8 @@ var (
 	steadyPNG   = os.Getenv("TTLKV_BENCH_STEADY_PNG") // write the windows as a picture here
 	steadyTSV   = os.Getenv("TTLKV_BENCH_STEADY_TSV") // write the windows as a table here
 	// TTLKV_BENCH_STEADY_PROFILE=prefix: each child writes a CPU profile
-	// of its windows to prefix.<mode>.<side>.pprof.
+	// of its windows to prefix.<mode>.<side>.pprof and a heap profile at
+	// the end to prefix.<mode>.<side>.heap.
 	steadyProfile = os.Getenv("TTLKV_BENCH_STEADY_PROFILE")
 )
 
@@ -167,6 +168,7 @@ func benchSteady(b *testing.B, cfg steadyConfig) {
 			b.ReportMetric(m.P99ms, side+"-p99-ms")
 			b.ReportMetric(float64(m.RSS)/(1<<20), side+"-rss-MiB")
 			b.ReportMetric(float64(m.Anon)/(1<<20), side+"-anon-MiB")
+			b.ReportMetric(float64(m.Heap)/(1<<20), side+"-heap-MiB")
 			b.ReportMetric(float64(m.File)/(1<<20), side+"-file-MiB")
 			b.ReportMetric(float64(m.Disk)/(1<<20), side+"-disk-MiB")
 			b.ReportMetric(float64(m.Live), side+"-live")
@@ -234,6 +236,7 @@ func steadyMedians(ws []steadyWindow, cfg steadyConfig) steadyWindow {
 		m.RSS = max(m.RSS, w.RSS)
 		m.HWM = max(m.HWM, w.HWM)
 		m.Anon = max(m.Anon, w.Anon)
+		m.Heap = max(m.Heap, w.Heap)
 		m.File = max(m.File, w.File)
 	}
 	return m
@@ -343,6 +346,12 @@ func TestSteadyChild(t *testing.T) {
 		defer func() { pprof.StopCPUProfile(); f.Close() }()
 	}
 	runSteady(t, side, dir, cfg, w)
+	if steadyProfile != "" {
+		f, err := os.Create(fmt.Sprintf("%s.%s.%s.heap", steadyProfile, cfg.Mode, side))
+		mustNoErr(t, err, "heap profile")
+		mustNoErr(t, pprof.Lookup("heap").WriteTo(f, 0), "heap profile")
+		f.Close()
+	}
 }
 
 // steadyWorkload is one side's store.

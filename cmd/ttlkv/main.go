@@ -15,6 +15,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"sort"
 	"strings"
 	"syscall"
@@ -33,7 +34,16 @@ var version = "0.1.0-dev"
 // $TTLKV_DIR is given.
 const defaultDir = "ttlkv-data"
 
+// memoryLimit is the Go soft memory limit ttlkv sets for itself unless
+// GOMEMLIMIT is set: the engine's default memory budget plus 64 MiB for
+// the rest of the heap, so that the garbage collector, not the heap's
+// doubling, decides the peak (README, "Memory").
+const memoryLimit = lsm.DefaultMemoryBudget + 64<<20
+
 func main() {
+	if os.Getenv("GOMEMLIMIT") == "" {
+		debug.SetMemoryLimit(memoryLimit)
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	e := &env{
