@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"image/color"
 	"os"
+	"strconv"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -29,7 +30,7 @@ func plotSteady(name string, cfg steadyConfig, ws []steadyWindow) error {
 		title, y string
 		f        func(steadyWindow) float64
 	}{
-		{"live documents", "documents", func(w steadyWindow) float64 { return float64(w.Live) }},
+		{"live documents", "thousands", func(w steadyWindow) float64 { return float64(w.Live) / 1000 }},
 		{"CPU per document (insert + expire)", "µs", func(w steadyWindow) float64 { return w.CPUus }},
 		{"bytes written per byte inserted", "ratio", func(w steadyWindow) float64 { return w.WBytes }},
 		{"process RSS", "MiB", func(w steadyWindow) float64 { return float64(w.RSS) / (1 << 20) }},
@@ -56,6 +57,7 @@ func plotSteady(name string, cfg steadyConfig, ws []steadyWindow) error {
 		p.X.Label.Text = xlabel
 		p.Y.Label.Text = pn.y
 		p.Y.Min = 0
+		p.Y.Tick.Marker = plainTicks{}
 		p.Legend.Top = true
 		p.Legend.Left = true
 		for _, side := range sides {
@@ -98,6 +100,19 @@ func plotSteady(name string, cfg steadyConfig, ws []steadyWindow) error {
 		return err
 	}
 	return f.Close()
+}
+
+// plainTicks are plot.DefaultTicks labelled without trailing zeros.
+type plainTicks struct{}
+
+func (plainTicks) Ticks(lo, hi float64) []plot.Tick {
+	ts := plot.DefaultTicks{}.Ticks(lo, hi)
+	for i := range ts {
+		if ts[i].Label != "" {
+			ts[i].Label = strconv.FormatFloat(ts[i].Value, 'f', -1, 64)
+		}
+	}
+	return ts
 }
 
 func sideLabel(side string) string {

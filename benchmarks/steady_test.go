@@ -193,7 +193,7 @@ func benchSteady(b *testing.B, cfg steadyConfig) {
 		logSteady(cfg, all)
 	}
 	if steadyTSV != "" {
-		mustNoErr(b, writeSteadyTSV(steadyTSV, all), "write TSV")
+		mustNoErr(b, writeSteadyTSV(steadyTSV, cfg, all), "write TSV")
 	}
 	if steadyPNG != "" {
 		mustNoErr(b, plotSteady(steadyPNG, cfg, all), "plot")
@@ -268,8 +268,9 @@ func logSteady(cfg steadyConfig, ws []steadyWindow) {
 	}
 }
 
-func writeSteadyTSV(name string, ws []steadyWindow) error {
+func writeSteadyTSV(name string, cfg steadyConfig, ws []steadyWindow) error {
 	var sb strings.Builder
+	fmt.Fprintf(&sb, "# %s\n", mustJSON(cfg))
 	sb.WriteString("side\tw\tend\twall\tlive\tins_s\texp_s\tcpu_us_doc\twb_per_b\tdisk_bytes\trss_bytes\tanon_bytes\tfile_bytes\theap_bytes\tp50_ms\tp99_ms\tlag_s\tbehind_s\n")
 	for _, w := range ws {
 		fmt.Fprintf(&sb, "%s\t%d\t%.0f\t%.3f\t%d\t%.0f\t%.0f\t%.3f\t%.3f\t%d\t%d\t%d\t%d\t%d\t%.3f\t%.3f\t%.3f\t%.3f\n", w.Side, w.Index, w.End, w.Wall,
@@ -746,4 +747,40 @@ func maxBehind(ws []steadyWindow) float64 {
 		m = max(m, w.BehindS)
 	}
 	return m
+}
+
+// TestSteadyReplot redraws a picture from a table a run wrote
+// (TTLKV_BENCH_STEADY_TSV): TTLKV_BENCH_STEADY_REPLOT names the table,
+// TTLKV_BENCH_STEADY_PNG the picture. A table without its first
+// "# {config}" line takes the config from TTLKV_STEADY_CFG.
+func TestSteadyReplot(t *testing.T) {
+	in := os.Getenv("TTLKV_BENCH_STEADY_REPLOT")
+	if in == "" || steadyPNG == "" {
+		t.Skip("set TTLKV_BENCH_STEADY_REPLOT and TTLKV_BENCH_STEADY_PNG to redraw a picture")
+	}
+	b, err := os.ReadFile(in)
+	mustNoErr(t, err, "read table")
+	var cfg steadyConfig
+	var ws []steadyWindow
+	for i, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		if rest, ok := strings.CutPrefix(line, "# "); ok {
+			mustNoErr(t, json.Unmarshal([]byte(rest), &cfg), "config line")
+			continue
+		}
+		f := strings.Split(line, "\t")
+		if f[0] == "side" {
+			continue
+		}
+		if len(f) < 12 {
+			t.Fatalf("line %d: %d fields", i+1, len(f))
+		}
+		num := func(k int) float64 { v, _ := strconv.ParseFloat(f[k], 64); return v }
+		w := steadyWindow{Side: f[0], Index: int(num(1)), End: num(2), Live: int64(num(4)), CPUus: num(7), WBytes: num(8)}
+		w.RSS = int64(num(10))
+		ws = append(ws, w)
+	}
+	if cfg.Mode == "" {
+		mustNoErr(t, json.Unmarshal([]byte(os.Getenv("TTLKV_STEADY_CFG")), &cfg), "TTLKV_STEADY_CFG")
+	}
+	mustNoErr(t, plotSteady(steadyPNG, cfg, ws), "plot")
 }
