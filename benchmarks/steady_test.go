@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"runtime"
 	"runtime/pprof"
 	"slices"
@@ -55,7 +56,7 @@ import (
 var (
 	steadySides = strings.Split(envStr("TTLKV_BENCH_STEADY_SIDES", "badger,ordinary,clustered,nottl"), ",")
 	steadyPNG   = os.Getenv("TTLKV_BENCH_STEADY_PNG") // write the windows as a picture here
-	steadyTSV   = os.Getenv("TTLKV_BENCH_STEADY_TSV") // write the windows as a table here
+	steadyTSV   = os.Getenv("TTLKV_BENCH_STEADY_TSV") // write the windows as a table here (see steadyOutputs)
 	// TTLKV_BENCH_STEADY_PROFILE=prefix: each child writes a CPU profile
 	// of its windows to prefix.<mode>.<side>.pprof and a heap profile at
 	// the end to prefix.<mode>.<side>.heap.
@@ -190,13 +191,12 @@ func benchSteady(b *testing.B, cfg steadyConfig) {
 				b.ReportMetric(m.P99ms/n.P99ms, side+"-p99-x-nottl")
 			}
 		}
-		logSteady(cfg, all)
-	}
-	if steadyTSV != "" {
-		mustNoErr(b, writeSteadyTSV(steadyTSV, cfg, all), "write TSV")
-	}
-	if steadyPNG != "" {
-		mustNoErr(b, plotSteady(steadyPNG, cfg, all), "plot")
+		table, picture := steadyOutputs(cfg)
+		mustNoErr(b, writeSteadyTSV(table, cfg, all), "write table")
+		if picture != "" {
+			mustNoErr(b, plotSteady(picture, cfg, all), "plot")
+		}
+		logSteady(b, cfg, med, table)
 	}
 }
 
@@ -255,17 +255,43 @@ func median(vs []float64) float64 {
 	return (vs[n/2-1] + vs[n/2]) / 2
 }
 
-// logSteady prints every window of a run (to stdout: go test cuts a
-// benchmark's long logs short).
-func logSteady(cfg steadyConfig, ws []steadyWindow) {
-	fmt.Printf("%s time: %d docs/s, TTL %d s, windows of %d s, steady from window %d; GOMAXPROCS %d\n",
-		cfg.Mode, cfg.Rate, cfg.TTL, cfg.Window, cfg.firstSteady(), runtime.GOMAXPROCS(0))
-	fmt.Printf("%-9s %3s %6s %8s %8s %8s %7s %6s %7s %7s %7s %7s %6s %6s\n", "side", "w", "end", "live", "ins/s", "exp/s",
-		"cpu-us", "wb/b", "diskMB", "rssMB", "p50ms", "p99ms", "lag-s", "behind")
-	for _, w := range ws {
-		fmt.Printf("%-9s %3d %6.0f %8d %8.0f %8.0f %7.2f %6.2f %7.1f %7.1f %7.2f %7.2f %6.2f %6.2f\n", w.Side, w.Index, w.End, w.Live,
-			w.InsRate, w.ExpRate, w.CPUus, w.WBytes, float64(w.Disk)/1e6, float64(w.RSS)/(1<<20), w.P50ms, w.P99ms, w.LagS, w.BehindS)
+// logSteady logs each side's medians (go test keeps ten lines of a
+// benchmark's log; the windows go to the table, see steadyOutputs).
+func logSteady(b *testing.B, cfg steadyConfig, med map[string]steadyWindow, table string) {
+	b.Logf("%s time: %d docs/s, TTL %d s, windows of %d s, medians from window %d; GOMAXPROCS %d; windows in %s",
+		cfg.Mode, cfg.Rate, cfg.TTL, cfg.Window, cfg.firstSteady(), runtime.GOMAXPROCS(0), table)
+	for _, side := range steadySides {
+		w, ok := med[side]
+		if !ok {
+			continue
+		}
+		b.Logf("%-9s live %7d  cpu %6.2f µs/doc  wb/b %5.2f  disk %6.1f MB  rss max %6.1f MiB  p50 %6.2f ms  p99 %7.2f ms  lag %5.2f s",
+			side, w.Live, w.CPUus, w.WBytes, float64(w.Disk)/1e6, float64(w.RSS)/(1<<20), w.P50ms, w.P99ms, w.LagS)
 	}
+}
+
+// steadyRuns counts the steady-state benchmark runs of this process, so
+// that -count N keeps every run's table and picture.
+var steadyRuns int
+
+// steadyOutputs names this run's table and picture: TTLKV_BENCH_STEADY_TSV
+// and TTLKV_BENCH_STEADY_PNG (with .2, .3, ... before the extension from
+// the second run on); without TTLKV_BENCH_STEADY_TSV the table goes to
+// the temporary directory and no picture is drawn.
+func steadyOutputs(cfg steadyConfig) (table, picture string) {
+	steadyRuns++
+	suffix := func(name string) string {
+		if name == "" || steadyRuns == 1 {
+			return name
+		}
+		ext := filepath.Ext(name)
+		return fmt.Sprintf("%s.%d%s", strings.TrimSuffix(name, ext), steadyRuns, ext)
+	}
+	table = suffix(steadyTSV)
+	if table == "" {
+		table = filepath.Join(os.TempDir(), fmt.Sprintf("ttlkv-steady-%s-%d-%d.tsv", cfg.Mode, os.Getpid(), steadyRuns))
+	}
+	return table, suffix(steadyPNG)
 }
 
 func writeSteadyTSV(name string, cfg steadyConfig, ws []steadyWindow) error {
