@@ -87,8 +87,9 @@ type Options struct {
 	// of the program (README, "Memory").
 	MemoryBudget int64
 
-	// MemTableSize is the size of one memtable. Default 16 MiB: a
-	// 1M-document insert then peaks about 30 MiB lower in RSS than with
+	// MemTableSize is the size of one memtable. Default: from
+	// MemoryBudget, 16 MiB at the default budget: a 1M-document insert
+	// then peaks about 30 MiB lower in RSS than with
 	// 32 MiB (276 against 305 MiB with GOMEMLIMIT=200MiB, medians in
 	// benchmarks/RESULTS.md). It also sets the transaction limits:
 	// MaxBatchSize is 15% of it (2.4 MiB; values of at least
@@ -102,19 +103,22 @@ type Options struct {
 	// mapped write-ahead log of up to MemTableSize per memtable.
 	MemTableSize int64
 	// NumMemtables is how many memtables may be full and waiting for a
-	// flush before writes stall. Default 2 (Badger's is 5): a 1M-document
-	// insert peaked at about 305 MiB RSS with GOMEMLIMIT=200MiB against
+	// flush before writes stall. Default: from MemoryBudget, 2 at the
+	// default budget (Badger's is 5): a 1M-document insert peaked at about 305 MiB RSS with GOMEMLIMIT=200MiB against
 	// 642 MiB with 3 memtables, the larger caches and no limit
 	// (benchmarks/RESULTS.md).
 	NumMemtables int
-	// BlockCacheSize caches decompressed table blocks. Default 16 MiB.
+	// BlockCacheSize caches decompressed table blocks. Default: from
+	// MemoryBudget, 16 MiB at the default budget.
 	BlockCacheSize int64
-	// IndexCacheSize caches table indexes and bloom filters. Default
-	// 8 MiB; 0 would keep every table's index in memory without bound.
+	// IndexCacheSize caches table indexes and bloom filters. Default:
+	// from MemoryBudget, 8 MiB at the default budget; 0 would keep
+	// every table's index in memory without bound.
 	IndexCacheSize int64
 	// NumCompactors is the number of concurrent compaction workers.
-	// Default 2, the least Badger allows (1 is invalid); one per core on
-	// the target machine. Negative disables compaction (tests only).
+	// Default: from MemoryBudget, 2 at the default budget, the least
+	// Badger allows (1 is invalid); one per core on the target machine.
+	// Negative disables compaction (tests only).
 	NumCompactors int
 	// ValueThreshold is the value size from which values live in the value
 	// log rather than in the LSM tree. Default 4 KiB: typical documents
