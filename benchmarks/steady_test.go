@@ -95,7 +95,8 @@ type steadyConfig struct {
 // configFor reads mode's shape from the environment:
 // TTLKV_BENCH_STEADY_RATE, _TTL, _WINDOW and _WINDOWS for compressed
 // time (defaults 5000, 10, 5, 14), TTLKV_BENCH_REAL_RATE, _TTL, _WINDOW
-// and _WINDOWS for real time (defaults 5000, 5, 2, 8).
+// and _WINDOWS for real time (defaults 5000, 5, 2, 8). Rates are
+// inserted in whole batches of 1000: give multiples of 1000.
 func configFor(mode steadyMode) steadyConfig {
 	if mode == modeReal {
 		return steadyConfig{Mode: mode,
