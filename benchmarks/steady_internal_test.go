@@ -69,7 +69,7 @@ func TestPlotSteady(t *testing.T) {
 // the pass after that tick runs), and nottl all of them. Not parallel:
 // the compressed workloads share the child's fake clock.
 func TestSteadyWorkloadsCompressed(t *testing.T) {
-	cfg := steadyConfig{Mode: modeCompressed, Rate: 2000, TTL: 3, Window: 1, Windows: 6}
+	cfg := steadyConfig{Mode: modeCompressed, Rate: 1000, TTL: 3, Window: 1, Windows: 5}
 	clk := steadyClocks[1].(*fakeClock)
 	for _, side := range []string{"badger", "ordinary", "clustered", "nottl"} {
 		var w steadyWorkload
