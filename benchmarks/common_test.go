@@ -141,20 +141,23 @@ func rawKeys(d bson.D, rid uint64, field string) (rawKV, error) {
 
 // openBadger opens raw Badger with the options lsm.Open uses (see
 // lsm/store.go), so the baseline differs from ttlkv only by ttlkv's code.
+// TTLKV_BENCH_MEMORY_BUDGET (bytes) sets the memory budget of both
+// (engine.Options.MemoryBudget; the sizes lsm derives from it here).
 func openBadger(tb testing.TB, dir string) *badger.DB {
 	tb.Helper()
+	lo := lsm.Options{MemoryBudget: int64(envInt("TTLKV_BENCH_MEMORY_BUDGET", 0))}.WithDefaults()
 	bo := badger.DefaultOptions(dir).
 		WithLogger(nil).
 		WithNumVersionsToKeep(1).
 		WithDetectConflicts(true).
 		WithMetricsEnabled(false).
-		WithMemTableSize(16 << 20).
-		WithNumMemtables(2).
-		WithBlockCacheSize(16 << 20).
-		WithIndexCacheSize(8 << 20).
-		WithNumCompactors(2).
-		WithValueThreshold(4 << 10).
-		WithValueLogFileSize(64 << 20).
+		WithMemTableSize(lo.MemTableSize).
+		WithNumMemtables(lo.NumMemtables).
+		WithBlockCacheSize(lo.BlockCacheSize).
+		WithIndexCacheSize(lo.IndexCacheSize).
+		WithNumCompactors(lo.NumCompactors).
+		WithValueThreshold(lo.ValueThreshold).
+		WithValueLogFileSize(lo.ValueLogFileSize).
 		WithNumGoroutines(2).
 		WithCompactL0OnClose(true)
 	db, err := badger.Open(bo)
@@ -167,7 +170,8 @@ func openBadger(tb testing.TB, dir string) *badger.DB {
 // openEngine opens ttlkv in dir with the monitor off and the fake clock.
 func openEngine(tb testing.TB, dir string, clk *fakeClock) *engine.DB {
 	tb.Helper()
-	db, err := engine.Open(dir, engine.Options{Clock: clk.Now, DisableTTLMonitor: true})
+	db, err := engine.Open(dir, engine.Options{Clock: clk.Now, DisableTTLMonitor: true,
+		MemoryBudget: int64(envInt("TTLKV_BENCH_MEMORY_BUDGET", 0))})
 	if err != nil {
 		tb.Fatalf("engine open: %v", err)
 	}

@@ -88,6 +88,8 @@ func Open(dir string, opts Options) (*DB, error) {
 		SyncWrites: opts.SyncWrites,
 		InMemory:   opts.InMemory,
 		ReadOnly:   opts.Role == RoleReadOnly,
+
+		MemoryBudget: opts.MemoryBudget,
 	})
 	if err != nil {
 		return nil, err

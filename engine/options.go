@@ -46,6 +46,14 @@ type Options struct {
 	// defaults. Invalid ones fail Open. SetParameter changes them later.
 	Params map[string]any
 
+	// MemoryBudget is the memory the storage layer's own structures may
+	// take: Badger's memtables, block and index caches and concurrent
+	// compactions are sized from it (lsm.Options.MemoryBudget). Default
+	// 160 MiB (lsm.DefaultMemoryBudget); at least 32 MiB. The process's
+	// RSS is larger: see the README's "Memory" section for what to
+	// expect and for GOMEMLIMIT.
+	MemoryBudget int64
+
 	// Logf receives the engine's log lines (TTL passes, reclamation).
 	// Default: discard.
 	Logf func(format string, args ...any)

@@ -74,8 +74,22 @@ type Options struct {
 	// Verbose also sends Badger's informational messages to Logf.
 	Verbose bool
 
-	// MemTableSize is the size of one memtable. Default 16 MiB: a
-	// 1M-document insert then peaks about 30 MiB lower in RSS than with
+	// MemoryBudget is the memory Badger's own structures may take: it
+	// sizes the memtables, the block and index caches and the number of
+	// concurrent compactions, for every one of those fields left zero.
+	// Default DefaultMemoryBudget (160 MiB), which gives the defaults
+	// documented on each field. Smaller budgets scale them down (at least
+	// two 4 MiB memtables, 2 MiB and 1 MiB of caches, two compactors),
+	// larger ones up (memtables to 64 MiB, a third memtable from 512 MiB,
+	// a compactor a 256 MiB up to 4); see budget. The process's RSS is
+	// larger than the budget: the Go heap the garbage collector has not
+	// yet returned, table and log files mapped into memory, and the rest
+	// of the program (README, "Memory").
+	MemoryBudget int64
+
+	// MemTableSize is the size of one memtable. Default: from
+	// MemoryBudget, 16 MiB at the default budget: a 1M-document insert
+	// then peaks about 30 MiB lower in RSS than with
 	// 32 MiB (276 against 305 MiB with GOMEMLIMIT=200MiB, medians in
 	// benchmarks/RESULTS.md). It also sets the transaction limits:
 	// MaxBatchSize is 15% of it (2.4 MiB; values of at least
@@ -89,19 +103,22 @@ type Options struct {
 	// mapped write-ahead log of up to MemTableSize per memtable.
 	MemTableSize int64
 	// NumMemtables is how many memtables may be full and waiting for a
-	// flush before writes stall. Default 2 (Badger's is 5): a 1M-document
-	// insert peaked at about 305 MiB RSS with GOMEMLIMIT=200MiB against
+	// flush before writes stall. Default: from MemoryBudget, 2 at the
+	// default budget (Badger's is 5): a 1M-document insert peaked at about 305 MiB RSS with GOMEMLIMIT=200MiB against
 	// 642 MiB with 3 memtables, the larger caches and no limit
 	// (benchmarks/RESULTS.md).
 	NumMemtables int
-	// BlockCacheSize caches decompressed table blocks. Default 16 MiB.
+	// BlockCacheSize caches decompressed table blocks. Default: from
+	// MemoryBudget, 16 MiB at the default budget.
 	BlockCacheSize int64
-	// IndexCacheSize caches table indexes and bloom filters. Default
-	// 8 MiB; 0 would keep every table's index in memory without bound.
+	// IndexCacheSize caches table indexes and bloom filters. Default:
+	// from MemoryBudget, 8 MiB at the default budget; 0 would keep
+	// every table's index in memory without bound.
 	IndexCacheSize int64
 	// NumCompactors is the number of concurrent compaction workers.
-	// Default 2, the least Badger allows (1 is invalid); one per core on
-	// the target machine. Negative disables compaction (tests only).
+	// Default: from MemoryBudget, 2 at the default budget, the least
+	// Badger allows (1 is invalid); one per core on the target machine.
+	// Negative disables compaction (tests only).
 	NumCompactors int
 	// ValueThreshold is the value size from which values live in the value
 	// log rather than in the LSM tree. Default 4 KiB: typical documents
@@ -115,21 +132,53 @@ type Options struct {
 	ValueLogFileSize int64
 }
 
+// DefaultMemoryBudget is Options.MemoryBudget's default: 160 MiB, the
+// budget whose sizes are the defaults of the fields it sets.
+const DefaultMemoryBudget = 160 << 20
+
+// MinMemoryBudget is the smallest Options.MemoryBudget accepted.
+const MinMemoryBudget = 32 << 20
+
+// budget is what a memory budget of b bytes gives the fields
+// Options.MemoryBudget sizes: a memtable of b/10 (4 to 64 MiB), two of
+// them (three from 512 MiB), a block cache of b/10 and an index cache
+// of b/20 (at least 2 and 1 MiB), and a compactor a 256 MiB (2 to 4).
+// Accounting (lsm/store.go's MemTableSize comment): the memtables'
+// arenas take about (n+1) x 1.3 x MemTableSize and a flush's table
+// builder up to 3 x MemTableSize, so at the default 160 MiB about 110
+// MiB, plus the 24 MiB of caches.
+func budget(b int64) (memTable int64, memTables int, blockCache, indexCache int64, compactors int) {
+	const mib = 1 << 20
+	memTable = min(max(b/10, 4*mib), 64*mib) &^ (mib - 1)
+	memTables = 2
+	if b >= 512*mib {
+		memTables = 3
+	}
+	blockCache = max(b/10, 2*mib)
+	indexCache = max(b/20, 1*mib)
+	compactors = min(max(int(b/(256*mib)), 2), 4)
+	return
+}
+
 func (o *Options) ensureDefaults() {
+	if o.MemoryBudget == 0 {
+		o.MemoryBudget = DefaultMemoryBudget
+	}
+	mt, nmt, bc, ic, nc := budget(o.MemoryBudget)
 	if o.MemTableSize == 0 {
-		o.MemTableSize = 16 << 20
+		o.MemTableSize = mt
 	}
 	if o.NumMemtables == 0 {
-		o.NumMemtables = 2
+		o.NumMemtables = nmt
 	}
 	if o.BlockCacheSize == 0 {
-		o.BlockCacheSize = 16 << 20
+		o.BlockCacheSize = bc
 	}
 	if o.IndexCacheSize == 0 {
-		o.IndexCacheSize = 8 << 20
+		o.IndexCacheSize = ic
 	}
 	if o.NumCompactors == 0 {
-		o.NumCompactors = 2
+		o.NumCompactors = nc
 	}
 	if o.ValueThreshold == 0 {
 		o.ValueThreshold = 4 << 10
@@ -139,8 +188,19 @@ func (o *Options) ensureDefaults() {
 	}
 }
 
+// WithDefaults returns o with every zero field set to the default Open
+// would give it (the sizes MemoryBudget gives included), for callers
+// that report or reproduce the configuration, such as benchmarks
+// opening raw Badger alike.
+func (o Options) WithDefaults() Options {
+	o.ensureDefaults()
+	return o
+}
+
 func (o *Options) validate() error {
 	switch {
+	case o.MemoryBudget < MinMemoryBudget:
+		return fmt.Errorf("lsm: MemoryBudget %d is below %d (32 MiB)", o.MemoryBudget, MinMemoryBudget)
 	case o.MemTableSize < 1<<20:
 		return fmt.Errorf("lsm: MemTableSize %d is below 1 MiB", o.MemTableSize)
 	case o.NumMemtables < 1:

@@ -15,6 +15,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"sort"
 	"sync/atomic"
 	"syscall"
@@ -23,6 +24,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/ttlkv/ttlkv/engine"
+	"github.com/ttlkv/ttlkv/lsm"
 )
 
 // version is the ttlkv release this binary reports; set with -ldflags
@@ -33,7 +35,16 @@ var version = "0.1.0-dev"
 // $TTLKV_DIR is given.
 const defaultDir = "ttlkv-data"
 
+// memoryLimit is the Go soft memory limit ttlkv sets for itself unless
+// GOMEMLIMIT is set: the engine's default memory budget plus 64 MiB for
+// the rest of the heap, so that the garbage collector, not the heap's
+// doubling, decides the peak (README, "Memory").
+const memoryLimit = lsm.DefaultMemoryBudget + 64<<20
+
 func main() {
+	if os.Getenv("GOMEMLIMIT") == "" {
+		debug.SetMemoryLimit(memoryLimit)
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	e := &env{

@@ -1,0 +1,100 @@
+package benchmarks
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+// TestMedian checks the median of odd and even counts and of none.
+func TestMedian(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		in   []float64
+		want float64
+	}{{nil, 0}, {[]float64{3}, 3}, {[]float64{5, 1, 3}, 3}, {[]float64{4, 1, 3, 2}, 2.5}} {
+		if got := median(append([]float64(nil), c.in...)); got != c.want {
+			t.Errorf("median(%v) = %v, want %v", c.in, got, c.want)
+		}
+	}
+}
+
+// TestSteadyMedians checks that only the windows after the live set
+// filled count, and that RSS is their largest.
+func TestSteadyMedians(t *testing.T) {
+	t.Parallel()
+	cfg := steadyConfig{TTL: 4, Window: 2, Windows: 6} // steady from window 4
+	if got := cfg.firstSteady(); got != 4 {
+		t.Fatalf("firstSteady = %d, want 4", got)
+	}
+	var ws []steadyWindow
+	for i := 1; i <= 6; i++ {
+		ws = append(ws, steadyWindow{Side: "x", Index: i, CPUus: float64(100 * i), RSS: int64(i), Live: int64(10 * i)})
+	}
+	ws[0].RSS = 99 // before the steady windows: not counted
+	m := steadyMedians(ws, cfg)
+	if m.CPUus != 500 || m.RSS != 6 || m.Live != 50 {
+		t.Errorf("medians of windows 4-6: cpu %v rss %v live %v, want 500 6 50", m.CPUus, m.RSS, m.Live)
+	}
+}
+
+// TestPlotSteady checks the picture is written as a PNG.
+func TestPlotSteady(t *testing.T) {
+	t.Parallel()
+	var ws []steadyWindow
+	for _, side := range []string{"badger", "ordinary"} {
+		for i := 1; i <= 3; i++ {
+			ws = append(ws, steadyWindow{Side: side, Index: i, End: float64(5 * i), Live: 1000, CPUus: 10, WBytes: 1.5, RSS: 100 << 20})
+		}
+	}
+	name := filepath.Join(t.TempDir(), "steady.png")
+	if err := plotSteady(name, steadyConfig{Mode: modeCompressed, Rate: 1000, TTL: 10}, ws); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.HasPrefix(b, []byte("\x89PNG\r\n\x1a\n")) || len(b) < 10_000 {
+		t.Fatalf("not a PNG picture: %d bytes starting %q", len(b), b[:min(8, len(b))])
+	}
+}
+
+// TestSteadyWorkloadsCompressed runs the floor and the ttlkv sides for a
+// few compressed seconds and checks each holds the live set the
+// benchmark expects: after s ticks of rate documents, those created in
+// the last TTL-1 ticks (a tick's documents expire TTL ticks later, when
+// the pass after that tick runs), and nottl all of them. Not parallel:
+// the compressed workloads share the child's fake clock.
+func TestSteadyWorkloadsCompressed(t *testing.T) {
+	cfg := steadyConfig{Mode: modeCompressed, Rate: 1000, TTL: 3, Window: 1, Windows: 5}
+	clk := steadyClocks[1].(*fakeClock)
+	for _, side := range []string{"badger", "ordinary", "clustered", "nottl"} {
+		var w steadyWorkload
+		if side == "badger" {
+			w = newRawSteady(t, t.TempDir(), cfg)
+		} else {
+			w = newEngineSteady(t, t.TempDir(), cfg, side)
+		}
+		next := 0
+		for s := 1; s <= cfg.Windows; s++ {
+			for j := 0; j < cfg.Rate/steadyBatch; j++ {
+				mustNoErr(t, w.insert(next, steadyBatch, clk.Now()), side+" insert")
+				next += steadyBatch
+			}
+			clk.Advance(time.Second)
+			mustNoErr(t, w.tick(clk.Now()), side+" tick")
+		}
+		live, expired := w.live(clk.Now())
+		want := int64(cfg.Rate * (cfg.TTL - 1))
+		if side == "nottl" {
+			want = int64(next)
+		}
+		if live != want || live+expired != int64(next) {
+			t.Errorf("%s: live %d expired %d after %d inserts, want live %d", side, live, expired, next, want)
+		}
+		w.close()
+	}
+}
