@@ -73,6 +73,12 @@ type Options struct {
 	Logf func(format string, args ...any)
 	// Verbose also sends Badger's informational messages to Logf.
 	Verbose bool
+	// LockWait is how long Open keeps trying a directory whose lock is
+	// held before it returns ErrLocked, as bbolt's Options.Timeout does.
+	// Default 1 s: long enough for a process that is closing the
+	// directory (or a child that briefly inherited the lock between fork
+	// and exec) to let go; negative means try once.
+	LockWait time.Duration
 
 	// MemoryBudget is the memory Badger's own structures may take: it
 	// sizes the memtables, the block and index caches and the number of
@@ -163,6 +169,9 @@ func budget(b int64) (memTable int64, memTables int, blockCache, indexCache int6
 func (o *Options) ensureDefaults() {
 	if o.MemoryBudget == 0 {
 		o.MemoryBudget = DefaultMemoryBudget
+	}
+	if o.LockWait == 0 {
+		o.LockWait = time.Second
 	}
 	mt, nmt, bc, ic, nc := budget(o.MemoryBudget)
 	if o.MemTableSize == 0 {
@@ -262,6 +271,11 @@ type Store struct {
 	reclaimMu sync.Mutex
 }
 
+// isLockErr reports whether badger.Open failed on the directory's lock.
+func isLockErr(err error) bool {
+	return strings.Contains(err.Error(), "Another process is using this Badger database")
+}
+
 // Open opens (creating if needed, unless ReadOnly) the store in dir. If the
 // directory is held by another Store, in this process or another, the
 // error wraps ErrLocked and names the directory.
@@ -304,8 +318,12 @@ func Open(dir string, o Options) (*Store, error) {
 		bo = bo.WithValueThreshold(o.ValueThreshold)
 	}
 	db, err := badger.Open(bo)
+	for deadline := time.Now().Add(o.LockWait); err != nil && isLockErr(err) && time.Now().Before(deadline); {
+		time.Sleep(20 * time.Millisecond)
+		db, err = badger.Open(bo)
+	}
 	if err != nil {
-		if strings.Contains(err.Error(), "Another process is using this Badger database") {
+		if isLockErr(err) {
 			return nil, fmt.Errorf("%w: %s (is another ttlkv running on it?): %v", ErrLocked, dir, err)
 		}
 		return nil, fmt.Errorf("lsm: open %s: %w", dir, err)

@@ -303,9 +303,39 @@ func TestLockedNamesDir(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	_, err = Open(dir, Options{})
+	_, err = Open(dir, Options{LockWait: -1})
 	if !errors.Is(err, ErrLocked) || !strings.Contains(err.Error(), dir) {
 		t.Fatalf("second Open = %v, want ErrLocked naming %s", err, dir)
+	}
+	_, err = Open(dir, Options{LockWait: 50 * time.Millisecond})
+	if !errors.Is(err, ErrLocked) {
+		t.Fatalf("Open with a wait, lock never released = %v, want ErrLocked", err)
+	}
+}
+
+// TestLockWaitOpensOnceReleased: an Open that finds the directory held
+// keeps trying for LockWait and opens it once the holder closes, whether
+// the close comes before its first try or while it waits.
+func TestLockWaitOpensOnceReleased(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	s, err := Open(dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		s2, err := Open(dir, Options{LockWait: time.Minute})
+		if err == nil {
+			err = s2.Close()
+		}
+		done <- err
+	}()
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-done; err != nil {
+		t.Fatalf("Open waiting for the lock = %v, want it opened", err)
 	}
 }
 
