@@ -7,6 +7,8 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+
+	"github.com/ttlkv/ttlkv/engine"
 )
 
 func TestCheck(t *testing.T) {
@@ -51,16 +53,19 @@ db.s.insertMany([{at: new Date(Date.now() - 3600 * 1000)}, {at: new Date(Date.no
 	}
 }
 
-// cancelAfter is a context that reports itself cancelled from its n-th
-// Err call on: an interrupt (Ctrl-C) that lands in the middle of a TTL
-// pass, between two of its batches.
-type cancelAfter struct {
+// cancelOnDelete is a context that reports itself cancelled once its
+// database has reported a TTL delete: an interrupt (Ctrl-C) that lands
+// in the middle of a TTL pass, between two of its batches. The pass
+// checks its context before each chunk of expired keys and adds a
+// chunk's deletes to the statistics only after the chunk is done, so
+// the interrupt lands after the first chunk whatever the speed.
+type cancelOnDelete struct {
 	context.Context
-	calls, n atomic.Int64
+	db atomic.Pointer[engine.DB]
 }
 
-func (c *cancelAfter) Err() error {
-	if c.calls.Add(1) >= c.n.Load() {
+func (c *cancelOnDelete) Err() error {
+	if db := c.db.Load(); db != nil && db.Stats().TTLDeletedDocuments > 0 {
 		return context.Canceled
 	}
 	return nil
@@ -69,6 +74,7 @@ func (c *cancelAfter) Err() error {
 // An interrupted ttlkv reap prints what the pass deleted before the
 // interrupt, per index, then the error.
 func TestReapInterrupted(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	setup := `db.s.createIndex({at: 1}, {expireAfterSeconds: 60});
 const docs = []; for (let i = 0; i < 5000; i++) docs.push({at: new Date(Date.now() - 3600 * 1000)});
@@ -76,9 +82,15 @@ db.s.insertMany(docs)`
 	if _, errOut, code := cli(t, nil, dir, "", "eval", setup); code != 0 {
 		t.Fatal(errOut)
 	}
-	ctx := &cancelAfter{Context: context.Background()}
-	ctx.n.Store(20)
-	out, errOut, code := cli(t, ctx, dir, "", "reap")
+	ctx := &cancelOnDelete{Context: context.Background()}
+	// Small visits so that the pass has many chunks to be interrupted
+	// between.
+	out, errOut, code := cliEnv(t, ctx, dir, "", func(e *env) {
+		e.openOpts = func(o *engine.Options) {
+			o.Params = map[string]any{"ttlIndexDeleteTargetDocs": 100}
+		}
+		e.opened = func(db *engine.DB) { ctx.db.Store(db) }
+	}, "reap")
 	m := regexp.MustCompile(`^TTL pass interrupted after deleting (\d+) expired document\(s\)\n  test.s index at_1: (\d+) deleted\n$`).FindStringSubmatch(out)
 	if code != 1 || m == nil || m[1] != m[2] || !strings.Contains(errOut, "context canceled") {
 		t.Fatalf("interrupted reap: exit %d stdout %q stderr %q", code, out, errOut)

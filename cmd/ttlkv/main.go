@@ -63,6 +63,8 @@ type env struct {
 	db  string // --db
 	// openOpts, if set (tests), adjusts the engine options.
 	openOpts func(*engine.Options)
+	// opened, if set (tests), sees every database a subcommand opens.
+	opened func(*engine.DB)
 	// tailHook, if set (tests), is called by tail after each batch with
 	// the number of documents printed so far and the batch's length.
 	tailHook func(printed int64, batch int)
@@ -222,6 +224,9 @@ func (e *env) open(opts engine.Options) (*engine.DB, error) {
 			return nil, fmt.Errorf("data directory %s is in use by another process (%v)", dir, err)
 		}
 		return nil, fmt.Errorf("cannot open data directory %s: %w", dir, err)
+	}
+	if e.opened != nil {
+		e.opened(db)
 	}
 	return db, nil
 }
