@@ -222,7 +222,7 @@ func (db *DB) ringOptions() capped.Options {
 	// Appends are buffered: a chunk's records are written with few
 	// pwrites when cappedWriter.flush calls Ring.Flush, before the
 	// chunk's entries commit and its inserts are acknowledged.
-	return capped.Options{FS: db.opts.ringFS, SyncEveryAppend: db.opts.SyncWrites, BufferAppends: true}
+	return capped.Options{FS: db.opts.seams.ringFS, SyncEveryAppend: db.opts.SyncWrites, BufferAppends: true}
 }
 
 // prepareExt creates kind-specific storage for a new collection: for a
@@ -687,4 +687,14 @@ func cappedIDKeyTo(dst []byte, m *collMeta, d bson.D) ([]byte, error) {
 		return nil, document.Errorf(document.CodeInvalidIDField, "a capped document must have exactly one _id key, found %d", len(keys))
 	}
 	return append(dst, keys[0]...), nil
+}
+
+// cappedFailedErr explains a ring that failed an I/O operation: it
+// refuses every later write (capped.ErrFailed) until the database is
+// reopened. Other errors are returned unchanged.
+func cappedFailedErr(c *coll, err error) error {
+	if errors.Is(err, capped.ErrFailed) {
+		return fmt.Errorf("engine: capped collection %s refuses writes after an I/O error on its ring file until the database is closed and reopened (acknowledged writes are kept): %w", c.m().ns(), err)
+	}
+	return err
 }

@@ -137,7 +137,7 @@ func (db *DB) buildCappedIndexes(ctx context.Context, c *coll, m *collMeta, ixs 
 	if err != nil {
 		return cappedErr(c, err)
 	}
-	failpoint(FailpointIndexBuildMid)
+	db.failpoint(FailpointIndexBuildMid)
 	return batch.Flush()
 }
 

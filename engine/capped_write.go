@@ -323,7 +323,7 @@ func (w *cappedWriter) insert(p cappedDoc) error {
 		return dupKeyErr(w.m, w.m.Indexes[0], p.d)
 	}
 	var sec [][][]byte
-	evict := evictOnlyID // only _id: nothing to do in Badger
+	evict := w.evictOnlyID // only _id: nothing to do in Badger
 	if len(w.sec) > 0 {
 		var err error
 		if sec, err = w.secKeys(p.d); err != nil {
@@ -339,7 +339,7 @@ func (w *cappedWriter) insert(p cappedDoc) error {
 		}
 		return cappedErr(w.c, err)
 	}
-	failpoint(FailpointCappedAfterAppend)
+	w.db.failpoint(FailpointCappedAfterAppend)
 	if w.firstSeq == 0 {
 		w.firstSeq = seq
 	}
@@ -363,8 +363,8 @@ func (w *cappedWriter) insert(p cappedDoc) error {
 // the _id index, which is in memory: the writer's flush drops the evicted
 // records from it, so there is nothing to do before the ring reuses
 // their space.
-func evictOnlyID([]capped.Evicted) error {
-	failpoint(FailpointCappedEvict)
+func (w *cappedWriter) evictOnlyID([]capped.Evicted) error {
+	w.db.failpoint(FailpointCappedEvict)
 	return nil
 }
 
@@ -545,7 +545,7 @@ func (w *cappedWriter) evict(ev []capped.Evicted) error {
 		w.err = err
 		return err
 	}
-	failpoint(FailpointCappedEvict)
+	w.db.failpoint(FailpointCappedEvict)
 	if len(own) > 0 {
 		i, _ := slices.BinarySearchFunc(w.mine, own[len(own)-1]+1, func(p seqID, s uint64) int { return cmpU64(p.seq, s) })
 		w.mine = w.mine[i:]

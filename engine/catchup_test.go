@@ -142,7 +142,7 @@ func TestCatchUpThroughTheMonitor(t *testing.T) {
 	}
 	insertChunked(t, db, "c", docs)
 	maxLevel := 0
-	db.mon.visitHook = func(string, int64, bool) {
+	db.opts.seams.visitHook = func(string, int64, bool) {
 		maxLevel = max(maxLevel, level())
 		clk.Advance(time.Second)
 	}
@@ -166,7 +166,7 @@ func TestCatchUpThroughTheMonitor(t *testing.T) {
 	}
 	clk.Advance(time.Second)
 	expireIn(clk.Now().Add(-time.Second))
-	db.mon.visitHook = func(_ string, _ int64, _ bool) {
+	db.opts.seams.visitHook = func(_ string, _ int64, _ bool) {
 		maxLevel = max(maxLevel, level())
 		if next >= 10000+3000 {
 			return // the writer stops; the reaper catches up
@@ -177,7 +177,7 @@ func TestCatchUpThroughTheMonitor(t *testing.T) {
 	// The visits' delete runs reap at the index's level, and yield to
 	// writers below the top one only.
 	maxRunLevel := 0
-	db.mon.deleterHook = func(bd *batchDeleter) {
+	db.opts.seams.deleterHook = func(bd *batchDeleter) {
 		bd.tryLock = func() bool {
 			maxRunLevel = max(maxRunLevel, bd.level)
 			if bd.yield != (bd.level < maxCatchUp) {
@@ -187,7 +187,7 @@ func TestCatchUpThroughTheMonitor(t *testing.T) {
 		}
 	}
 	sawBehind := false
-	db.mon.visitStartHook = func() {
+	db.opts.seams.visitStartHook = func() {
 		if db.Stats().TTLIndexesBehind == 1 {
 			sawBehind = true
 		}
@@ -206,7 +206,7 @@ func TestCatchUpThroughTheMonitor(t *testing.T) {
 	// deletes all that has expired (it finishes its range), though each
 	// finds documents that were inserted an hour past their expiry, so
 	// the lag stays above the floor: the level steps down one per window.
-	db.mon.visitHook = nil
+	db.opts.seams.visitHook = nil
 	for want := maxCatchUp - 1; want >= 0; want-- {
 		clk.Advance(catchUpWindow)
 		expireIn(clk.Now().Add(-time.Hour))

@@ -265,7 +265,7 @@ func TestCollModRaiseKeepsLowWaterHonest(t *testing.T) {
 	insertDocs(t, db, "c", docs...)
 	db.SetParameter("ttlIndexDeleteTargetDocs", 10) // chunks of 10 keys: the mark moves
 	raised := false
-	db.mon.scanHook = func() {
+	db.opts.seams.scanHook = func() {
 		if !raised {
 			raised = true
 			mustRun(t, db, "test", `{"collMod": "c", "index": {"name": "t_1", "expireAfterSeconds": 95}}`)
@@ -275,7 +275,7 @@ func TestCollModRaiseKeepsLowWaterHonest(t *testing.T) {
 	if n := pass(t, db).Deleted; n != 6 {
 		t.Fatalf("pass with a raise mid-visit deleted %d, want 6", n)
 	}
-	db.mon.scanHook = nil
+	db.opts.seams.scanHook = nil
 	// 30 s later, 0..35 are expired under 95 s.
 	clk.Advance(30 * time.Second)
 	if n := pass(t, db).Deleted; n != 30 {

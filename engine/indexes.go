@@ -393,7 +393,7 @@ func (db *DB) buildIndexes(ctx context.Context, c *coll, m *collMeta, ixs []*ind
 				}
 			}
 		}
-		failpoint(FailpointIndexBuildMid)
+		db.failpoint(FailpointIndexBuildMid)
 	}
 	return batch.Flush()
 }

@@ -62,15 +62,11 @@ type chunkBudget struct {
 
 func (db *DB) chunkBudget() chunkBudget {
 	b := chunkBudget{bytes: db.store.MaxBatchSize() / 2, entries: db.store.MaxBatchCount() / 2}
-	if chunkBudgetHook != nil {
-		b = chunkBudgetHook(b)
+	if h := db.opts.seams.chunkBudgetHook; h != nil {
+		b = h(b)
 	}
 	return b
 }
-
-// chunkBudgetHook, if set (tests), replaces the budget of each insert,
-// so a test can make chunks overflow the store's limits cheaply.
-var chunkBudgetHook func(chunkBudget) chunkBudget
 
 // docCost estimates what a document of raw bytes with nIdx index
 // entries adds to a transaction. It counts the value inline even when

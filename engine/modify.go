@@ -374,7 +374,7 @@ func (bd *batchDeleter) stage(rids []uint64, b *batchState) func(*lsm.Txn) error
 			}
 		}
 		b.read = b.read[:0]
-		failpoint(FailpointReapBeforeCommit)
+		bd.db.failpoint(FailpointReapBeforeCommit)
 		return nil
 	}
 }
@@ -426,7 +426,7 @@ func (bd *batchDeleter) commitGuard(b *batchState, before func() error) func(com
 // sub-batch is added to the logical batch in bd.acc, which is counted
 // once it meets a batch target (or at the end of the run, flushAcc).
 func (bd *batchDeleter) finish(b *batchState) {
-	failpoint(FailpointReapAfterCommit)
+	bd.db.failpoint(FailpointReapAfterCommit)
 	if bd.reclaimBytes != nil {
 		bd.reclaimBytes.Add(b.staged)
 	}

@@ -30,15 +30,12 @@ type monitor struct {
 	// reclamation (reclaimAfterDeletes; tests lower it).
 	reclaimAfter int64
 	// reclaimShare is reclaimStoreShare (0: no share-of-store rule;
-	// the crash harness's seam, failpointReclaimShare).
+	// the crash harness's seam, SetReclaimAfterForTesting).
 	reclaimShare int64
 	// reclaims counts background reclamations that finished.
 	reclaims atomic.Int64
 	// reclaimActive is set while a background reclamation runs.
 	reclaimActive atomic.Bool
-	// reclaimHook, if set (tests), runs in a background reclamation
-	// before the store's reclamation.
-	reclaimHook func()
 	// sinceReclaim counts TTL deletes since the last triggered
 	// reclamation; lastReclaim is when it was triggered (under mu).
 	sinceReclaim int64
@@ -55,19 +52,6 @@ type monitor struct {
 	// last pass (both under mu).
 	flushOwed   bool
 	lastCommits uint64
-	// passHook, if set (tests), is called after every background pass.
-	passHook func(TTLPassResult)
-	// visitHook, if set (tests), is called after every index visit.
-	visitHook func(index string, deleted int64, more bool)
-	// visitStartHook, if set (tests), is called when a visit has
-	// registered itself in currentOp.
-	visitStartHook func()
-	// deleterHook, if set (tests), sees each visit's batchDeleter
-	// before it runs.
-	deleterHook func(*batchDeleter)
-	// scanHook, if set (tests), is called after a visit has read a
-	// chunk of expired keys and before it deletes their documents.
-	scanHook func()
 }
 
 type ttlKey struct{ coll, index uint64 }
@@ -84,9 +68,12 @@ type lowWater struct {
 }
 
 func newMonitor(db *DB) *monitor {
-	return &monitor{db: db, wake: make(chan struct{}, 1), stopCh: make(chan struct{}), done: make(chan struct{}),
-		low: map[ttlKey]*lowWater{}, reclaimAfter: failpointReclaimAfter(reclaimAfterDeletes),
-		reclaimShare: failpointReclaimShare(reclaimStoreShare)}
+	mo := &monitor{db: db, wake: make(chan struct{}, 1), stopCh: make(chan struct{}), done: make(chan struct{}),
+		low: map[ttlKey]*lowWater{}, reclaimAfter: reclaimAfterDeletes, reclaimShare: reclaimStoreShare}
+	if n := db.opts.seams.reclaimAfter; n > 0 {
+		mo.reclaimAfter, mo.reclaimShare = n, 0
+	}
+	return mo
 }
 
 func (mo *monitor) start() {
@@ -156,7 +143,7 @@ func (mo *monitor) loop() {
 			mo.db.logf("ttl: pass deleted %d documents in %d sub-passes", res.Deleted, res.SubPasses)
 		}
 		mo.mu.Lock()
-		hook := mo.passHook
+		hook := mo.db.opts.seams.passHook
 		mo.mu.Unlock()
 		if hook != nil {
 			hook(*res)
@@ -292,8 +279,8 @@ func (db *DB) RunTTLPass(ctx context.Context) (*TTLPassResult, error) {
 			if err != nil {
 				return stopped(err)
 			}
-			if mo.visitHook != nil {
-				mo.visitHook(t.name, n, more)
+			if mo.db.opts.seams.visitHook != nil {
+				mo.db.opts.seams.visitHook(t.name, n, more)
 			}
 			if more {
 				if subTarget == 0 {
@@ -394,9 +381,9 @@ func (db *DB) reclaimAsync(flush bool) bool {
 			case <-ctx.Done():
 			}
 		}()
-		failpoint(FailpointReclaim)
-		if mo.reclaimHook != nil {
-			mo.reclaimHook()
+		db.failpoint(FailpointReclaim)
+		if mo.db.opts.seams.reclaimHook != nil {
+			mo.db.opts.seams.reclaimHook()
 		}
 		reclaim := db.store.ReclaimBackground
 		if flush {
@@ -448,8 +435,8 @@ func (db *DB) ttlVisit(ctx context.Context, t ttlTarget) (deleted int64, more bo
 	end := db.ops.begin(bson.D{{Key: "desc", Value: "TTLMonitor"}, {Key: "op", Value: "remove"},
 		{Key: "ns", Value: m.ns()}, {Key: "index", Value: ix.Name}})
 	defer end()
-	if db.mon.visitStartHook != nil {
-		db.mon.visitStartHook()
+	if db.opts.seams.visitStartHook != nil {
+		db.opts.seams.visitStartHook()
 	}
 
 	batching := db.params.bool("ttlMonitorBatchDeletes")
@@ -521,8 +508,8 @@ func (db *DB) ttlVisit(ctx context.Context, t ttlTarget) (deleted int64, more bo
 	if batching {
 		bd.targets = db.deleteTargets()
 	}
-	if mo.deleterHook != nil {
-		mo.deleterHook(bd)
+	if mo.db.opts.seams.deleterHook != nil {
+		mo.db.opts.seams.deleterHook(bd)
 	}
 	// Record ids are read from the index in chunks of ttlScanChunk; the
 	// pipelined deletes of a chunk drain (the last commit is waited for
@@ -560,8 +547,8 @@ func (db *DB) ttlVisit(ctx context.Context, t ttlTarget) (deleted int64, more bo
 		if err != nil {
 			return deleted, false, err
 		}
-		if mo.scanHook != nil {
-			mo.scanHook()
+		if mo.db.opts.seams.scanHook != nil {
+			mo.db.opts.seams.scanHook()
 		}
 		n, err := bd.run(ctx, rids, vc.stop(deleted))
 		deleted += n

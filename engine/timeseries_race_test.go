@@ -22,7 +22,6 @@ func tsReapSetup(t *testing.T) (*DB, time.Time) {
 	mustRun(t, db, "test", `{"create": "w", "timeseries": {"timeField": "t", "metaField": "m"}, "expireAfterSeconds": 5}`)
 	old := clk.Now().Add(-3 * time.Hour)
 	mustInsertTS(t, db, "w", tsMeas(old, "a", 1))
-	t.Cleanup(func() { tsReapedHook, tsBucketedHook, tsReapForgetHook = nil, nil, nil })
 	return db, old
 }
 
@@ -36,7 +35,7 @@ func TestTimeseriesReapOpenBucketThenInsert(t *testing.T) {
 	db, old := tsReapSetup(t)
 	reached, release := make(chan struct{}), make(chan struct{})
 	var once sync.Once
-	tsReapedHook = func() { once.Do(func() { close(reached); <-release }) }
+	db.opts.seams.tsReapedHook = func() { once.Do(func() { close(reached); <-release }) }
 	done := make(chan error, 1)
 	go func() {
 		res, err := db.RunTTLPass(context.Background())
@@ -84,8 +83,8 @@ func TestTimeseriesReapForgetDuringInsert(t *testing.T) {
 	reached, release := make(chan struct{}), make(chan struct{})
 	forgetting, passDone := make(chan struct{}), make(chan struct{})
 	var once, onceB, onceF sync.Once
-	tsReapedHook = func() { once.Do(func() { close(reached); <-release }) }
-	tsReapForgetHook = func() { onceF.Do(func() { close(forgetting) }) }
+	db.opts.seams.tsReapedHook = func() { once.Do(func() { close(reached); <-release }) }
+	db.opts.seams.tsReapForgetHook = func() { onceF.Do(func() { close(forgetting) }) }
 	var passErr error
 	go func() {
 		defer close(passDone)
@@ -94,7 +93,7 @@ func TestTimeseriesReapForgetDuringInsert(t *testing.T) {
 	<-reached
 	// The insert bucketises into the removed bucket, then lets the
 	// reaper finish (or reach the wmu) before it plans its writes.
-	tsBucketedHook = func() {
+	db.opts.seams.tsBucketedHook = func() {
 		onceB.Do(func() {
 			close(release)
 			select {
@@ -130,7 +129,6 @@ func TestTimeseriesReapStagedThenInsert(t *testing.T) {
 	}{{"delta", 3}, {"fold", 1}} {
 		t.Run(tc.name, func(t *testing.T) {
 			db, clk, _ := openTest(t)
-			t.Cleanup(func() { tsReapBeforeCommitHook = nil })
 			mustRun(t, db, "test", `{"create": "w", "timeseries": {"timeField": "t", "metaField": "m"}, "expireAfterSeconds": 5}`)
 			old := clk.Now().Add(-3 * time.Hour)
 			var ms []string
@@ -140,7 +138,7 @@ func TestTimeseriesReapStagedThenInsert(t *testing.T) {
 			mustInsertTS(t, db, "w", ms...)
 			var once sync.Once
 			var insErr error
-			tsReapBeforeCommitHook = func() {
+			db.opts.seams.tsReapBeforeCommitHook = func() {
 				once.Do(func() {
 					_, insErr = run(t, db, "test", `{"insert": "w", "documents": [`+tsMeas(old.Add(time.Minute), "a", 99)+`]}`)
 				})

@@ -384,7 +384,7 @@ func TestTimeseriesExpiry(t *testing.T) {
 		mustInsertTS(t, db, "w", fmt.Sprintf(`{"t": %s, "m": %d}`, tsDate(clk.Now().Add(-3*time.Hour)), i))
 	}
 	var visits []int64
-	db.mon.visitHook = func(_ string, n int64, _ bool) { visits = append(visits, n) }
+	db.opts.seams.visitHook = func(_ string, n int64, _ bool) { visits = append(visits, n) }
 	if res := ttlPass(t, db); res.Deleted != 5 {
 		t.Fatalf("deleted %d, want 5", res.Deleted)
 	}
@@ -410,13 +410,12 @@ func TestTimeseriesDeleteTargetTime(t *testing.T) {
 	// visit ends at the first batch boundary at or after its target,
 	// inside the visit's chunk of 1024 buckets.
 	el := setElapsed(db, 0)
-	tsReapBeforeCommitHook = func() { el.Advance(100 * time.Millisecond) }
-	t.Cleanup(func() { tsReapBeforeCommitHook = nil })
+	db.opts.seams.tsReapBeforeCommitHook = func() { el.Advance(100 * time.Millisecond) }
 	db.SetParameter("batchedDeletesTargetBatchDocs", 100)
 	db.SetParameter("ttlIndexDeleteTargetDocs", 0)
 	db.SetParameter("ttlMonitorSubPassTargetSecs", 0) // a sub-pass per visit
 	var visits []string
-	db.mon.visitHook = func(_ string, deleted int64, more bool) {
+	db.opts.seams.visitHook = func(_ string, deleted int64, more bool) {
 		visits = append(visits, fmt.Sprintf("%d/%v", deleted, more))
 	}
 	for _, c := range []struct {

@@ -18,15 +18,6 @@ import (
 // results and visit hooks.
 const tsTTLTargetName = "expireAfterSeconds"
 
-// Test seams, nil outside tests (which never run in parallel in this
-// package): tsReapedHook runs after a time-series reap batch committed;
-// tsBucketedHook runs in an insert chunk after its measurements are
-// bucketed, with the buckets collection's wmu held.
-// tsReapForgetHook runs when the reaper is about to take the wmu to
-// forget the buckets it removed; tsReapBeforeCommitHook runs after a
-// reap batch is staged, before it takes the wmu to commit.
-var tsReapedHook, tsBucketedHook, tsReapForgetHook, tsReapBeforeCommitHook func()
-
 // tsRule is one expiry rule of a time-series collection: the collection's
 // expireAfterSeconds (partial nil) or a partial TTL index (SPEC §6.7),
 // whose filter is rewritten to the buckets' meta field.
@@ -130,8 +121,8 @@ func (db *DB) timeseriesTTLVisit(ctx context.Context, tg ttlTarget) (deleted int
 	end := db.ops.begin(bson.D{{Key: "desc", Value: "TTLMonitor"}, {Key: "op", Value: "remove"},
 		{Key: "ns", Value: m.ns()}, {Key: "index", Value: tsTTLTargetName}})
 	defer end()
-	if db.mon.visitStartHook != nil {
-		db.mon.visitStartHook()
+	if h := db.opts.seams.visitStartHook; h != nil {
+		h()
 	}
 	batching := db.params.bool("ttlMonitorBatchDeletes")
 	var targetDocs, targetMS int64
@@ -167,15 +158,15 @@ func (db *DB) timeseriesTTLVisit(ctx context.Context, tg ttlTarget) (deleted int
 	// the bucket's record gone in its own transaction (tsInsertChunk).
 	var reaped []bson.ObjectID
 	onDelete := func(d bson.D) {
-		if tsReapedHook != nil {
-			tsReapedHook()
+		if h := db.opts.seams.tsReapedHook; h != nil {
+			h()
 		}
 		if id, ok := idOf(d).(bson.ObjectID); ok {
 			reaped = append(reaped, id)
 		}
 	}
 	defer func() { tsForget(c, bc, reaped) }()
-	bd := &batchDeleter{db: db, c: bc, recheck: recheck, stats: batching, onDelete: onDelete, beforeCommit: tsReapBeforeCommitHook,
+	bd := &batchDeleter{db: db, c: bc, recheck: recheck, stats: batching, onDelete: onDelete, beforeCommit: db.opts.seams.tsReapBeforeCommitHook,
 		reclaimBytes: &db.mon.deletedBytes}
 	if batching {
 		bd.targets = db.deleteTargets()

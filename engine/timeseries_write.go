@@ -69,8 +69,8 @@ func tsForget(c, bc *coll, ids []bson.ObjectID) {
 	if len(ids) == 0 {
 		return
 	}
-	if tsReapForgetHook != nil {
-		tsReapForgetHook()
+	if h := c.db.opts.seams.tsReapForgetHook; h != nil {
+		h()
 	}
 	bc.wmu.Lock()
 	defer bc.wmu.Unlock()
@@ -279,8 +279,8 @@ func (db *DB) tsInsertChunk(c *coll, bc *coll, prepared []bson.D, start, stopAt 
 	for _, b := range order {
 		outOfRange = outOfRange || ts.OutOfTTLRange(b.MinTime) || ts.OutOfTTLRange(b.MaxTime())
 	}
-	if tsBucketedHook != nil {
-		tsBucketedHook()
+	if h := db.opts.seams.tsBucketedHook; h != nil {
+		h()
 	}
 	// Plan the writes outside the transaction (encoding is the costly
 	// part); the new stored states apply after commit.

@@ -115,7 +115,7 @@ func TestTTLPassCancelledMidVisit(t *testing.T) {
 	db.SetParameter("batchedDeletesTargetBatchDocs", f.batchDocs)
 	ctx, cancel := context.WithCancel(context.Background())
 	chunks := 0
-	db.mon.scanHook = func() {
+	db.opts.seams.scanHook = func() {
 		if chunks++; chunks == 3 {
 			cancel()
 		}
@@ -148,8 +148,12 @@ func TestTTLPassCancelledMidVisit(t *testing.T) {
 	f.checkAfterCrash(t, f.n-2*f.targetDocs, f.n-2*f.targetDocs)
 }
 
-// crashChildEnv names the data directory a crash child reaps in.
-const crashChildEnv = "TTLKV_TTL_CRASH_CHILD"
+// crashChildEnv names the data directory a crash child reaps in;
+// crashFailpointEnv the failpoint at which it kills itself, if any.
+const (
+	crashChildEnv     = "TTLKV_TTL_CRASH_CHILD"
+	crashFailpointEnv = "TTLKV_TTL_CRASH_FAILPOINT"
+)
 
 // TestTTLCrashChild is not a test of its own: TestTTLKilledMidReap
 // runs the test binary again with crashChildEnv set, and this function
@@ -165,14 +169,25 @@ func TestTTLCrashChild(t *testing.T) {
 	target, _ := strconv.Atoi(parts[2])
 	batch, _ := strconv.Atoi(parts[3])
 	now := time.UnixMilli(ms)
-	db, err := Open(parts[0], Options{Clock: func() time.Time { return now }, DisableTTLMonitor: true,
+	opts := Options{Clock: func() time.Time { return now }, DisableTTLMonitor: true,
 		Params: map[string]any{"ttlIndexDeleteTargetDocs": target, "batchedDeletesTargetBatchDocs": batch,
-			"batchedDeletesTargetBatchTimeMS": 0, "ttlMonitorSubPassTargetSecs": 0}})
+			"batchedDeletesTargetBatchTimeMS": 0, "ttlMonitorSubPassTargetSecs": 0}}
+	if fp := os.Getenv(crashFailpointEnv); fp != "" {
+		SetFailpointForTesting(&opts, func(name string) {
+			if name == fp {
+				if p, err := os.FindProcess(os.Getpid()); err == nil {
+					p.Kill() // SIGKILL: no deferred function runs
+				}
+				select {}
+			}
+		})
+	}
+	db, err := Open(parts[0], opts)
 	if err != nil {
 		fmt.Printf("open: %v\n", err)
 		os.Exit(3)
 	}
-	db.mon.visitHook = func(index string, deleted int64, more bool) {
+	db.opts.seams.visitHook = func(index string, deleted int64, more bool) {
 		fmt.Printf("visit %s %d\n", index, deleted)
 	}
 	fmt.Println("ready")
@@ -218,7 +233,7 @@ func TestTTLKilledMidReap(t *testing.T) {
 			cmd.Env = append(os.Environ(), crashChildEnv+"="+strings.Join([]string{f.dir, strconv.FormatInt(f.clockUnixMs, 10),
 				strconv.Itoa(f.targetDocs), strconv.Itoa(f.batchDocs)}, "|"))
 			if c.failpoint != "" {
-				cmd.Env = append(cmd.Env, "TTLKV_FAILPOINT="+c.failpoint)
+				cmd.Env = append(cmd.Env, crashFailpointEnv+"="+c.failpoint)
 			}
 			out, err := cmd.StdoutPipe()
 			if err != nil {
@@ -310,7 +325,7 @@ func TestReapReclaimsSpace(t *testing.T) {
 		t.Fatal("Stats.Reclaiming before any reclamation started")
 	}
 	release := make(chan struct{})
-	db.mon.reclaimHook = func() { <-release }
+	db.opts.seams.reclaimHook = func() { <-release }
 	if r := pass(t, db); r.Deleted != 1800 {
 		t.Fatalf("second pass deleted %d, want 1800", r.Deleted)
 	}
@@ -319,7 +334,7 @@ func TestReapReclaimsSpace(t *testing.T) {
 	}
 	close(release)
 	waitReclaim()
-	db.mon.reclaimHook = nil
+	db.opts.seams.reclaimHook = nil
 	if db.Stats().Reclaiming {
 		t.Fatal("Stats.Reclaiming after the reclamation finished")
 	}

@@ -82,7 +82,7 @@ func ttlRace(t *testing.T, clustered bool) {
 	defer db.Close()
 	var bgPasses atomic.Int64
 	db.mon.mu.Lock()
-	db.mon.passHook = func(TTLPassResult) { bgPasses.Add(1) }
+	db.opts.seams.passHook = func(TTLPassResult) { bgPasses.Add(1) }
 	db.mon.mu.Unlock()
 	ctx := context.Background()
 	values := []int64{5, 20, 30, 60, 120} // expireAfterSeconds collMod picks from

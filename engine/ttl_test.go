@@ -444,7 +444,7 @@ func TestTTLFairness(t *testing.T) {
 	insertDocs(t, db, "small", bson.D{{Key: "_id", Value: 1}, {Key: "t", Value: old}})
 	db.SetParameter("ttlIndexDeleteTargetDocs", 50)
 	bigVisits, smallSeen := 0, false
-	db.mon.visitHook = func(index string, deleted int64, more bool) {
+	db.opts.seams.visitHook = func(index string, deleted int64, more bool) {
 		switch index {
 		case "big_t":
 			if !smallSeen {
@@ -511,7 +511,7 @@ func TestTTLWithoutBatchDeletes(t *testing.T) {
 	insertDocs(t, db, "c", docs...)
 	mustRun(t, db, "admin", `{"setParameter": 1, "ttlMonitorBatchDeletes": false, "ttlIndexDeleteTargetDocs": 10}`)
 	visits := 0
-	db.mon.visitHook = func(string, int64, bool) { visits++ }
+	db.opts.seams.visitHook = func(string, int64, bool) { visits++ }
 	r := pass(t, db)
 	if r.Deleted != 300 || visits != 1 {
 		t.Fatalf("deleted %d in %d visits", r.Deleted, visits)
@@ -527,7 +527,7 @@ func TestCurrentOpShowsTTLMonitor(t *testing.T) {
 	mustRun(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"t": 1}, "name": "t_1", "expireAfterSeconds": 1}]}`)
 	insertDocs(t, db, "c", bson.D{{Key: "t", Value: dt(clk.Now().Add(-time.Hour))}})
 	var seen bson.D
-	db.mon.visitStartHook = func() {
+	db.opts.seams.visitStartHook = func() {
 		r := mustRun(t, db, "admin", `{"currentOp": 1}`)
 		for _, op := range field(r, "inprog").(bson.A) {
 			if field(op.(bson.D), "desc") == "TTLMonitor" {
@@ -562,7 +562,7 @@ func TestCurrentOpFilter(t *testing.T) {
 	}
 	got := make([]int, len(cases))
 	var badErr error
-	db.mon.visitStartHook = func() {
+	db.opts.seams.visitStartHook = func() {
 		for i, tc := range cases {
 			got[i] = len(field(mustRun(t, db, "admin", tc.cmd), "inprog").(bson.A))
 		}
@@ -617,7 +617,7 @@ func TestMonitorLoopWakesOnSleepChange(t *testing.T) {
 	insertDocs(t, db, "c", bson.D{{Key: "t", Value: dt(clk.Now().Add(-time.Hour))}})
 	passes := make(chan TTLPassResult, 16)
 	db.mon.mu.Lock()
-	db.mon.passHook = func(r TTLPassResult) { passes <- r }
+	db.opts.seams.passHook = func(r TTLPassResult) { passes <- r }
 	db.mon.mu.Unlock()
 	if _, err := db.SetParameter("ttlMonitorSleepSecs", 1); err != nil {
 		t.Fatal(err)
@@ -859,7 +859,7 @@ func TestTTLIndexBuiltOverExpiredData(t *testing.T) {
 	}
 	db.SetParameter("ttlIndexDeleteTargetDocs", 10)
 	var visits []int64
-	db.mon.visitHook = func(_ string, deleted int64, _ bool) { visits = append(visits, deleted) }
+	db.opts.seams.visitHook = func(_ string, deleted int64, _ bool) { visits = append(visits, deleted) }
 	if r := pass(t, db); r.Deleted != 35 {
 		t.Fatalf("pass deleted %d", r.Deleted)
 	}
@@ -911,7 +911,7 @@ func TestTTLSubPassRoundRobin(t *testing.T) {
 	fill("b", 15)
 	db.SetParameter("ttlIndexDeleteTargetDocs", 10)
 	var visits []string
-	db.mon.visitHook = func(index string, deleted int64, _ bool) {
+	db.opts.seams.visitHook = func(index string, deleted int64, _ bool) {
 		visits = append(visits, fmt.Sprintf("%s%d", index, deleted))
 	}
 	r := pass(t, db)
@@ -924,7 +924,7 @@ func TestTTLSubPassRoundRobin(t *testing.T) {
 	db.SetParameter("ttlMonitorSubPassTargetSecs", 0)
 	visits = nil
 	created := false
-	db.mon.visitHook = func(index string, deleted int64, _ bool) {
+	db.opts.seams.visitHook = func(index string, deleted int64, _ bool) {
 		visits = append(visits, fmt.Sprintf("%s%d", index, deleted))
 		if !created {
 			created = true
@@ -1010,7 +1010,7 @@ func TestTTLSubPassTargetTime(t *testing.T) {
 	el := setElapsed(db, 0)
 	db.SetParameter("ttlIndexDeleteTargetDocs", 10)
 	var visits []string
-	db.mon.visitHook = func(index string, deleted int64, _ bool) {
+	db.opts.seams.visitHook = func(index string, deleted int64, _ bool) {
 		visits = append(visits, fmt.Sprintf("%s%d", index, deleted))
 		if len(visits) > 20 {
 			t.Fatalf("a pass still running after visits %v", visits)
@@ -1038,15 +1038,15 @@ func TestTTLSubPassTargetTime(t *testing.T) {
 		visits = nil
 		before := db.Stats()
 		var marks []int
-		prev := db.mon.visitHook
-		db.mon.visitHook = func(index string, deleted int64, more bool) {
+		prev := db.opts.seams.visitHook
+		db.opts.seams.visitHook = func(index string, deleted int64, more bool) {
 			prev(index, deleted, more)
 			if s := db.stats.ttlSubPasses.Load() - before.TTLSubPasses; int(s) > len(marks) {
 				marks = append(marks, len(visits)-1) // a sub-pass ended before this visit
 			}
 		}
 		r := pass(t, db)
-		db.mon.visitHook = prev
+		db.opts.seams.visitHook = prev
 		got := visits
 		for i := len(marks) - 1; i >= 0; i-- {
 			got = append(got[:marks[i]:marks[i]], append([]string{"|"}, got[marks[i]:]...)...)
@@ -1079,11 +1079,11 @@ func TestTTLIndexDeleteTargetTime(t *testing.T) {
 		docs[i] = bson.D{{Key: "_id", Value: int32(i)}, {Key: "t", Value: old}}
 	}
 	el := setElapsed(db, 0)
-	db.mon.scanHook = func() { el.Advance(600 * time.Millisecond) }
+	db.opts.seams.scanHook = func() { el.Advance(600 * time.Millisecond) }
 	db.SetParameter("ttlIndexDeleteTargetDocs", 0)
 	db.SetParameter("ttlMonitorSubPassTargetSecs", 0) // a sub-pass per visit
 	var visits []string
-	db.mon.visitHook = func(_ string, deleted int64, more bool) {
+	db.opts.seams.visitHook = func(_ string, deleted int64, more bool) {
 		visits = append(visits, fmt.Sprintf("%d/%v/left %d", deleted, more, count(t, db, "test", "c")))
 	}
 	for _, c := range []struct {
@@ -1142,7 +1142,7 @@ func TestTTLVisitEndsBetweenBatches(t *testing.T) {
 	}
 	insertDocs(t, db, "c", docs...)
 	el := setElapsed(db, 0)
-	db.mon.deleterHook = func(bd *batchDeleter) {
+	db.opts.seams.deleterHook = func(bd *batchDeleter) {
 		bd.beforeCommit = func() { el.Advance(100 * time.Millisecond) }
 	}
 	db.SetParameter("batchedDeletesTargetBatchDocs", 100)
@@ -1150,7 +1150,7 @@ func TestTTLVisitEndsBetweenBatches(t *testing.T) {
 	db.SetParameter("ttlIndexDeleteTargetTimeMS", 1000)
 	db.SetParameter("ttlMonitorSubPassTargetSecs", 0) // a sub-pass per visit
 	var visits []string
-	db.mon.visitHook = func(_ string, deleted int64, more bool) {
+	db.opts.seams.visitHook = func(_ string, deleted int64, more bool) {
 		visits = append(visits, fmt.Sprintf("%d/%v/left %d", deleted, more, count(t, db, "test", "c")))
 	}
 	r := pass(t, db)

@@ -95,13 +95,13 @@ func TestInsertChunkFitsDefaultTxnLimit(t *testing.T) {
 			if tc.long && os.Getenv("TTLKV_LONG") == "" {
 				t.Skip("~60,000 index entries; set TTLKV_LONG=1")
 			}
+			opts := Options{DisableTTLMonitor: true}
 			if tc.inflate {
-				chunkBudgetHook = func(b chunkBudget) chunkBudget {
+				opts.seams.chunkBudgetHook = func(b chunkBudget) chunkBudget {
 					return chunkBudget{bytes: 4 * 2 * b.bytes, entries: 4 * 2 * b.entries}
 				}
-				defer func() { chunkBudgetHook = nil }()
 			}
-			db, err := Open(t.TempDir(), Options{DisableTTLMonitor: true})
+			db, err := Open(t.TempDir(), opts)
 			if err != nil {
 				t.Fatal(err)
 			}

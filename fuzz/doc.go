@@ -4,7 +4,7 @@
 //     mixed, durable workload (inserts, updates, deletes, TTL reaping on a
 //     fast injected clock, index builds) and reports every acknowledged
 //     operation over a pipe; the parent kills it with SIGKILL at a random
-//     moment or at a named engine failpoint (TTLKV_FAILPOINT), reopens the
+//     moment or at a named engine failpoint (engine.SetFailpointForTesting), reopens the
 //     directory, validates every collection and checks that nothing
 //     acknowledged was lost, nothing was deleted before its expiry and
 //     nothing deleted came back. The workload also wraps a capped
