@@ -49,6 +49,8 @@ type DB struct {
 	stats      stats
 	ops        opRegistry
 	mon        *monitor
+	// tsRemovals counts time-series bucket removals (timeseries_write.go).
+	tsRemovals atomic.Uint64
 
 	// targetClock, if set (tests), is the clock of the time targets
 	// (targetNow); nil is the real monotonic clock.

@@ -367,7 +367,7 @@ func (db *DB) tsDeleteBatch(c, bc *coll, rids []uint64, f *query.Filter, limit i
 				if err := w.replace(rid, d, nd, raw); err != nil {
 					return err
 				}
-				if err := tsRemoveDeltas(txn, bm.ID, rid); err != nil {
+				if err := db.tsRemoveDeltas(txn, bm.ID, rid); err != nil {
 					return err
 				}
 			}

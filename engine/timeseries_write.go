@@ -3,7 +3,6 @@ package engine
 import (
 	"context"
 	"errors"
-	"sync/atomic"
 
 	"github.com/ttlkv/ttlkv/document"
 	"github.com/ttlkv/ttlkv/lsm"
@@ -30,7 +29,7 @@ type tsOpen struct {
 	base      int    // measurements in the base record
 	deltas    uint32 // delta records since the base (seq 0..deltas-1)
 	baseBytes int    // stored size of the base record
-	gen       uint64 // tsRemovals when the bucket was last written
+	gen       uint64 // DB.tsRemovals when the bucket was last written
 }
 
 // tsStateOf returns c's write state for options o, making it when
@@ -78,8 +77,8 @@ func tsForget(c, bc *coll, ids []bson.ObjectID) {
 	st.forget(ids)
 }
 
-// tsRemovals counts bucket record removals staged in any buckets
-// collection (tsRemoveDeltas bumps it, inside the remover's transaction,
+// DB.tsRemovals counts bucket record removals staged in any buckets
+// collection of the database (tsRemoveDeltas bumps it, inside the remover's transaction,
 // before it commits). An insert that extends open bucket B checks that
 // B's record still exists only when the count moved since B was last
 // written: a remover of B stages after that write committed (it reads
@@ -87,7 +86,6 @@ func tsForget(c, bc *coll, ids []bson.ObjectID) {
 // earlier staging conflicts and is staged again), hence after the count
 // was read for that write, and bumps it. With no removals (the usual
 // case while loading) the check costs nothing.
-var tsRemovals atomic.Uint64
 
 // errTSBucketGone aborts an insert transaction that was to extend an
 // open bucket whose record another writer removed (the TTL reaper
@@ -200,7 +198,7 @@ func (db *DB) tsInsertChunk(c *coll, bc *coll, prepared []bson.D, start, stopAt 
 		return start, nil, false, err
 	}
 	st := tsStateOf(c, t.opts)
-	gen := tsRemovals.Load()
+	gen := db.tsRemovals.Load()
 	bm := bc.m()
 	// The buckets the chunk touched, in order, and what happened to
 	// them (keyed by pointer: a Bucketer never has two buckets of one

@@ -306,7 +306,7 @@ func (w *writeCtx) remove(rid uint64, d bson.D) error {
 		}
 	}
 	if isBucketsColl(w.m) {
-		if err := tsRemoveDeltas(w.txn, w.m.ID, rid); err != nil {
+		if err := w.c.db.tsRemoveDeltas(w.txn, w.m.ID, rid); err != nil {
 			return err
 		}
 	}
