@@ -49,6 +49,7 @@ func seq(t *testing.T, db *DB, coll string, n int) {
 // SPEC §4.1: the three batchedDeletes parameters, their defaults and
 // validation, through setParameter and the Go setter alike.
 func TestBatchedDeleteParameters(t *testing.T) {
+	t.Parallel()
 	db, _, _ := openTest(t)
 	r := mustRun(t, db, "admin", `{"getParameter": 1, "batchedDeletesTargetBatchDocs": 1, "batchedDeletesTargetBatchTimeMS": 1, "batchedDeletesTargetStagedDocBytes": 1}`)
 	want := map[string]any{"batchedDeletesTargetBatchDocs": int32(defaultBatchDocs),
@@ -112,6 +113,7 @@ func TestBatchedDeleteParameters(t *testing.T) {
 // batchedDeletesTargetBatchDocs = k, a delete of N documents adds
 // exactly ceil(N/k) batches (k = 0: one batch).
 func TestBatchedDeleteBatchCount(t *testing.T) {
+	t.Parallel()
 	db, _, _ := openTest(t)
 	db.SetParameter("batchedDeletesTargetBatchTimeMS", 0)
 	db.SetParameter("batchedDeletesTargetStagedDocBytes", 0)
@@ -158,6 +160,7 @@ func TestBatchedDeleteBatchCount(t *testing.T) {
 // SPEC §4.1: a batch commits when any target is met; the byte target
 // alone, at one document's size, makes one batch per document.
 func TestBatchedDeleteByteTarget(t *testing.T) {
+	t.Parallel()
 	db, _, _ := openTest(t)
 	seq(t, db, "c", 40)
 	raw, _ := document.Marshal(bson.D{{Key: "_id", Value: int32(0)}, {Key: "x", Value: int32(0)}, {Key: "pad", Value: "0123456789"}})
@@ -192,6 +195,7 @@ func TestBatchedDeleteByteTarget(t *testing.T) {
 // time targets moves one second at every reading: a batch reads it when
 // it begins and after each document it stages.
 func TestBatchedDeleteTimeTarget(t *testing.T) {
+	t.Parallel()
 	db, clk, _ := openTest(t)
 	db.SetParameter("batchedDeletesTargetStagedDocBytes", 0)
 	el := setElapsed(db, time.Second)
@@ -252,6 +256,7 @@ func TestBatchedDeleteTimeTarget(t *testing.T) {
 // SPEC §4.1: single deletes use DELETE, which leaves the
 // batchedDeletes counters alone; multi deletes count.
 func TestSingleDeleteIsNotBatched(t *testing.T) {
+	t.Parallel()
 	db, _, _ := openTest(t)
 	seq(t, db, "c", 10)
 	c := db.Database("test").Collection("c")
@@ -281,6 +286,7 @@ func TestSingleDeleteIsNotBatched(t *testing.T) {
 
 // SPEC §4.2: TTL deletes go through the same stage and counters.
 func TestTTLDeletesCountAsBatches(t *testing.T) {
+	t.Parallel()
 	db, clk, _ := openTest(t)
 	mustRun(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"t": 1}, "name": "t_1", "expireAfterSeconds": 10}]}`)
 	old := dt(clk.Now().Add(-time.Hour))
@@ -321,6 +327,7 @@ func stages(d bson.D) []string {
 // DELETE (limit 1) over its input stages, with execution figures, and
 // deletes nothing.
 func TestExplainDelete(t *testing.T) {
+	t.Parallel()
 	db, clk, _ := openTest(t)
 	mustRun(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"t": 1}, "name": "t_1"}]}`)
 	now := clk.Now()

@@ -18,6 +18,7 @@ import (
 // that grew less, or shrank, keeps the level; a lag at or under the
 // floor steps one level down.
 func TestCatchUpStep(t *testing.T) {
+	t.Parallel()
 	const floor = 2 * time.Second
 	s := func(d float64) time.Duration { return time.Duration(d * float64(time.Second)) }
 	at := func(sec float64) bson.DateTime { return bson.DateTime(1_700_000_000_000 + int64(sec*1000)) }
@@ -62,6 +63,7 @@ func TestCatchUpStep(t *testing.T) {
 // time>>L. (At the top level the visit does not yield at all:
 // TestCatchUpThroughTheMonitor.)
 func TestCatchUpLevelLoosensGentleReaping(t *testing.T) {
+	t.Parallel()
 	for level := 0; level < maxCatchUp; level++ {
 		t.Run(fmt.Sprint("level ", level), func(t *testing.T) {
 			db, clk, _ := openTest(t)
@@ -107,6 +109,7 @@ func TestCatchUpLevelLoosensGentleReaping(t *testing.T) {
 // backlog that the reaper eats
 // through faster than the clock moves does not climb.
 func TestCatchUpThroughTheMonitor(t *testing.T) {
+	t.Parallel()
 	var mu sync.Mutex
 	var logs []string
 	clk := newClock()
@@ -237,6 +240,7 @@ func TestCatchUpThroughTheMonitor(t *testing.T) {
 // ascending index (the range's first key) and a descending one (its
 // last), past strings, numbers and dates not yet expired.
 func TestCatchUpLagOfAscendingAndDescendingIndexes(t *testing.T) {
+	t.Parallel()
 	db, clk, _ := openTest(t)
 	now := clk.Now()
 	for _, ix := range []struct{ coll, key string }{{"asc", `{"t": 1}`}, {"desc", `{"t": -1}`}} {
@@ -268,6 +272,7 @@ func TestCatchUpLagOfAscendingAndDescendingIndexes(t *testing.T) {
 // a process that creates and drops TTL collections does not accumulate
 // it.
 func TestDropForgetsTTLState(t *testing.T) {
+	t.Parallel()
 	db, clk, _ := openTest(t)
 	now := clk.Now()
 	for _, ns := range []struct{ db, coll string }{{"test", "byindex"}, {"test", "bycoll"}, {"other", "bydb"}, {"test", "kept"}} {

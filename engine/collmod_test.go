@@ -55,6 +55,7 @@ func listedIndex(t *testing.T, db *DB, coll, name string) bson.D {
 
 // SPEC §5.1: collMod's index form, its replies and the listing after.
 func TestCollModIndexReplies(t *testing.T) {
+	t.Parallel()
 	db, _, dir := openTest(t)
 	mustRun(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"t": 1}, "name": "t_1", "expireAfterSeconds": 100}, {"key": {"u": -1}, "name": "u_-1"}, {"key": {"h": 1}, "name": "h_1"}]}`)
 	cases := []struct {
@@ -117,6 +118,7 @@ func TestCollModIndexReplies(t *testing.T) {
 // SPEC §5.1: every error of the index form, with its code and message,
 // and nothing changed by a failed collMod.
 func TestCollModIndexErrors(t *testing.T) {
+	t.Parallel()
 	db, _, _ := openTest(t)
 	mustRun(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"t": 1}, "name": "t_1", "expireAfterSeconds": 100}, {"key": {"a": 1, "b": 1}, "name": "a_1_b_1"}, {"key": {"p": 1}, "name": "p_a", "partialFilterExpression": {"k": 1}}, {"key": {"p": 1}, "name": "p_b", "partialFilterExpression": {"k": 2}}]}`)
 	cases := []struct {
@@ -171,6 +173,7 @@ func TestCollModIndexErrors(t *testing.T) {
 
 // SPEC §5.1: a time-series collection refuses the TTL index form.
 func TestCollModIndexOnTimeseries(t *testing.T) {
+	t.Parallel()
 	db, _, _ := openTest(t)
 	if _, err := run(t, db, "test", `{"create": "ts", "timeseries": {"timeField": "t", "metaField": "m"}}`); err != nil {
 		t.Skipf("time-series collections not available: %v", err)
@@ -186,6 +189,7 @@ func TestCollModIndexOnTimeseries(t *testing.T) {
 // SPEC §5.1: a new value applies from the next visit: documents expire
 // by it on the next pass, raised or lowered, with no rebuild.
 func TestCollModValueAppliesNextPass(t *testing.T) {
+	t.Parallel()
 	db, clk, _ := openTest(t)
 	mustRun(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"t": 1}, "name": "t_1", "expireAfterSeconds": 3600}]}`)
 	now := clk.Now()
@@ -222,6 +226,7 @@ func TestCollModValueAppliesNextPass(t *testing.T) {
 // SPEC §5.1: converting a non-TTL single-field index makes its
 // documents reaped; hiding a TTL index keeps it reaping.
 func TestCollModConvertsToTTL(t *testing.T) {
+	t.Parallel()
 	db, clk, _ := openTest(t)
 	mustRun(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"t": -1}, "name": "t_-1"}]}`)
 	now := clk.Now()
@@ -255,6 +260,7 @@ func TestCollModConvertsToTTL(t *testing.T) {
 // the visit moves its mark past them. They must still expire once the
 // raised value says so (monitor.resetLowWater), not be skipped forever.
 func TestCollModRaiseKeepsLowWaterHonest(t *testing.T) {
+	t.Parallel()
 	db, clk, _ := openTest(t)
 	mustRun(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"t": 1}, "name": "t_1", "expireAfterSeconds": 10}]}`)
 	now := clk.Now()
@@ -291,6 +297,7 @@ func TestCollModRaiseKeepsLowWaterHonest(t *testing.T) {
 // (an insert with an old date, an update that moves a date back) is
 // reaped by the next pass.
 func TestLowWaterSeesWritesBelowMark(t *testing.T) {
+	t.Parallel()
 	db, clk, _ := openTest(t)
 	mustRun(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"t": 1}, "name": "t_1", "expireAfterSeconds": 10}]}`)
 	now := clk.Now()
@@ -319,6 +326,7 @@ func TestLowWaterSeesWritesBelowMark(t *testing.T) {
 // "TTL indexes are not supported for capped collections."); hiding it
 // is still fine, and a refused collMod changes nothing.
 func TestCollModIndexOnCapped(t *testing.T) {
+	t.Parallel()
 	db, clk, _ := openTest(t)
 	createCapped(t, db, "cap", 1<<20, 0)
 	mustRun(t, db, "test", `{"createIndexes": "cap", "indexes": [{"key": {"t": 1}, "name": "t_1"}]}`)

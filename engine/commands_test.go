@@ -62,6 +62,7 @@ func docIdentical(a, b bson.D) bool {
 // SPEC §0: every command of ordinary collections answers with ok: 1
 // and its reply shape.
 func TestCommandsAnswer(t *testing.T) {
+	t.Parallel()
 	db, _, _ := openTest(t)
 	mustRun(t, db, "test", `{"insert": "c", "documents": [{"_id": 1, "a": 1}, {"_id": 2, "a": 2}, {"_id": 3, "a": 3}]}`)
 	cases := []struct {
@@ -150,6 +151,7 @@ func checkCursorShape(t *testing.T, what string, v any, batch string) (int64, bs
 // SPEC §0: errors are {ok: 0, errmsg, code, codeName}; an unknown
 // command is 59, an unknown query operator 2; neither changes data.
 func TestErrorReplies(t *testing.T) {
+	t.Parallel()
 	db, _, _ := openTest(t)
 	mustRun(t, db, "test", `{"insert": "c", "documents": [{"_id": 1, "a": [1, 2]}, {"_id": 2, "a": "x"}]}`)
 	mustRun(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"a": 1}, "name": "a_1"}]}`)
@@ -230,6 +232,7 @@ func TestErrorReplies(t *testing.T) {
 // Malformed Extended JSON is rejected by document.ParseExtJSON with an
 // error and never reaches the engine.
 func TestMalformedExtJSON(t *testing.T) {
+	t.Parallel()
 	db, _, _ := openTest(t)
 	mustRun(t, db, "test", `{"insert": "c", "documents": [{"_id": 1}]}`)
 	before := snapshotDocs(t, db, "test", "c")
@@ -259,6 +262,7 @@ func TestMalformedExtJSON(t *testing.T) {
 // undefined rejected (53); NUL in a field name rejected (2). Nothing
 // of a failed insert is stored; updates obey the same limits.
 func TestDocumentLimits(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("16 MiB documents")
 	}
@@ -354,6 +358,7 @@ func TestDocumentLimits(t *testing.T) {
 // inserts stop at the first bad document and keep the ones before;
 // unordered keep every valid one; writeErrors list the indexes.
 func TestInsertOrderedUnordered(t *testing.T) {
+	t.Parallel()
 	db, _, _ := openTest(t)
 	mustRun(t, db, "test", `{"insert": "c", "documents": [{"_id": 1}]}`)
 	r := mustRun(t, db, "test", `{"insert": "c", "documents": [{"_id": 2}, {"_id": 1}, {"_id": 3}, {"_id": [0]}, {"_id": 4}]}`)
@@ -440,6 +445,7 @@ func TestInsertOrderedUnordered(t *testing.T) {
 // A large ordered insert spanning several transactions stops at the
 // failing document, and everything before it is kept.
 func TestInsertOrderedAcrossChunks(t *testing.T) {
+	t.Parallel()
 	db, _, _ := openTest(t)
 	var docs []any
 	n := insertChunkDocs*2 + 10
@@ -466,6 +472,7 @@ func asErr[T error](err error, target *T) bool { return errors.As(err, target) }
 // may fail, but never with 59 CommandNotFound), and a cursor reply
 // names its namespace as "db.coll" in firstBatch and nextBatch alike.
 func TestSpecCommandsSupported(t *testing.T) {
+	t.Parallel()
 	db, _, _ := openTest(t)
 	for _, name := range []string{"ping", "hello", "buildInfo", "create", "drop", "dropDatabase", "listCollections",
 		"listDatabases", "insert", "find", "getMore", "killCursors", "count", "update", "delete", "createIndexes",

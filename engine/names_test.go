@@ -13,6 +13,7 @@ import (
 // without /\. "$ or NUL. Violations are 73 InvalidNamespace, through
 // commands and through the Go API; one byte under the limit is fine.
 func TestDatabaseNames(t *testing.T) {
+	t.Parallel()
 	db, _, _ := openTest(t)
 	ctx := context.Background()
 	bad := []string{"", strings.Repeat("d", 64), strings.Repeat("d", 100),
@@ -44,6 +45,7 @@ func quoteName(s string) string { return "'" + strings.ReplaceAll(s, "\x00", `\0
 // SPEC §0 names: collection names are non-empty, without $ or NUL, not
 // system.*, and db.coll is at most 255 bytes.
 func TestCollectionNames(t *testing.T) {
+	t.Parallel()
 	db, _, _ := openTest(t)
 	ctx := context.Background()
 	long := strings.Repeat("c", 255-len("test."))

@@ -13,6 +13,7 @@ import (
 // BSONObjBuilder::appendNumber(long long) gives a count: int32 across
 // the whole 32-bit range (2^30 included), int64 past it.
 func TestInt32OrLongBoundaries(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		n    int64
 		want any
@@ -83,6 +84,7 @@ func checkStageNumbers(t *testing.T, what string, st bson.D) []string {
 // int32 for any count below 2^31), so the shell shows nReturned: 0,
 // not Long('0'), as mongosh does.
 func TestExplainNumberTypes(t *testing.T) {
+	t.Parallel()
 	db, clk, _ := openTest(t)
 	mustRun(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"t": 1}, "name": "t_1"}]}`)
 	mustRun(t, db, "test", `{"create": "w", "timeseries": {"timeField": "t", "metaField": "m"}}`)
@@ -121,6 +123,7 @@ func TestExplainNumberTypes(t *testing.T) {
 // (appendNumber or int: int32 here), so stats() prints count: 1, not
 // Long('1').
 func TestReplyNumberTypes(t *testing.T) {
+	t.Parallel()
 	db, clk, _ := openTest(t)
 	now := clk.Now()
 	r := mustRun(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"t": 1}, "name": "t_1", "expireAfterSeconds": 60}]}`)

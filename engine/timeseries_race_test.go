@@ -32,6 +32,7 @@ func tsReapSetup(t *testing.T) (*DB, time.Time) {
 // found an orphaned delta), and a later fold brought the removed bucket
 // back without its index entries.
 func TestTimeseriesReapOpenBucketThenInsert(t *testing.T) {
+	t.Parallel()
 	db, old := tsReapSetup(t)
 	reached, release := make(chan struct{}), make(chan struct{})
 	var once sync.Once
@@ -79,6 +80,7 @@ func TestTimeseriesReapOpenBucketThenInsert(t *testing.T) {
 // planning its writes. The insert now finds the bucket gone in its own
 // transaction, and the reaper forgets under the wmu.
 func TestTimeseriesReapForgetDuringInsert(t *testing.T) {
+	t.Parallel()
 	db, old := tsReapSetup(t)
 	reached, release := make(chan struct{}), make(chan struct{})
 	forgetting, passDone := make(chan struct{}), make(chan struct{})
@@ -123,6 +125,7 @@ func TestTimeseriesReapForgetDuringInsert(t *testing.T) {
 // reaper read, which conflicted already. The added measurement is
 // itself expired (it lies in the bucket's span, and the bucket is due).
 func TestTimeseriesReapStagedThenInsert(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name string
 		base int // measurements in the bucket's base: >1 makes the insert a delta, 1 a fold

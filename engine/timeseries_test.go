@@ -56,6 +56,7 @@ func ttlPass(t *testing.T, db *DB) *TTLPassResult {
 
 // SPEC §6.1: create errors, each leaving nothing behind.
 func TestTimeseriesCreateErrors(t *testing.T) {
+	t.Parallel()
 	db, _, _ := openTest(t)
 	cases := []struct {
 		opts string
@@ -105,6 +106,7 @@ func TestTimeseriesCreateErrors(t *testing.T) {
 // SPEC §6.1, §6.2, §6.4: listing shape per granularity, idempotent
 // re-create, 48 on different options.
 func TestTimeseriesCreateListing(t *testing.T) {
+	t.Parallel()
 	db, _, _ := openTest(t)
 	cases := []struct {
 		name, ts, extra string
@@ -155,6 +157,7 @@ func TestTimeseriesCreateListing(t *testing.T) {
 // SPEC §6.3: bucket boundaries per granularity (MongoDB's example), and
 // the count limit.
 func TestTimeseriesBucketBoundaries(t *testing.T) {
+	t.Parallel()
 	db, _, _ := openTest(t)
 	day := time.Date(2026, 11, 20, 0, 0, 0, 0, time.UTC)
 	at := func(h, m, s, ms int) time.Time {
@@ -212,6 +215,7 @@ func TestTimeseriesBucketBoundaries(t *testing.T) {
 // SPEC §6.3: meta values compare as MongoDB compares them; measurements
 // come back as inserted.
 func TestTimeseriesMetaGrouping(t *testing.T) {
+	t.Parallel()
 	db, clk, _ := openTest(t)
 	mustRun(t, db, "test", `{"create": "w", "timeseries": {"timeField": "t", "metaField": "m"}}`)
 	now := tsDate(clk.Now())
@@ -244,6 +248,7 @@ func TestTimeseriesMetaGrouping(t *testing.T) {
 // SPEC §6.3, §0: time field missing or not a date is 2 BadValue per
 // measurement; ordered stops, unordered keeps the valid ones.
 func TestTimeseriesInsertErrors(t *testing.T) {
+	t.Parallel()
 	db, clk, _ := openTest(t)
 	mustRun(t, db, "test", `{"create": "w", "timeseries": {"timeField": "t"}}`)
 	now := tsDate(clk.Now())
@@ -264,6 +269,7 @@ func TestTimeseriesInsertErrors(t *testing.T) {
 // SPEC §6.4: find, count, delete by metaField and time; explain shows
 // the bucket scan and skips buckets through control data.
 func TestTimeseriesReadsAndDeletes(t *testing.T) {
+	t.Parallel()
 	db, clk, _ := openTest(t)
 	mustRun(t, db, "test", `{"create": "w", "timeseries": {"timeField": "t", "metaField": "m"}}`)
 	base := clk.Now().Add(-48 * time.Hour)
@@ -338,6 +344,7 @@ func TestTimeseriesReadsAndDeletes(t *testing.T) {
 // (MongoDB's example); buckets are counted; the monitor visits the
 // collection as one target.
 func TestTimeseriesExpiry(t *testing.T) {
+	t.Parallel()
 	db, clk, _ := openTest(t)
 	mustRun(t, db, "test", `{"create": "w", "timeseries": {"timeField": "t", "metaField": "m"}, "expireAfterSeconds": 5}`)
 	now := clk.Now()
@@ -399,6 +406,7 @@ func TestTimeseriesExpiry(t *testing.T) {
 // continues. The clock of the time targets moves an hour at every
 // reading, so the target is reached within the first chunk.
 func TestTimeseriesDeleteTargetTime(t *testing.T) {
+	t.Parallel()
 	db, clk, _ := openTest(t)
 	mustRun(t, db, "test", `{"create": "w", "timeseries": {"timeField": "t", "metaField": "m"}, "expireAfterSeconds": 5}`)
 	const n = 2*1024 + 52
@@ -450,6 +458,7 @@ func TestTimeseriesDeleteTargetTime(t *testing.T) {
 // SPEC §5.2, §6.6: enabling expiry later with collMod deletes old
 // buckets on the next pass; "off" stops it; errors.
 func TestTimeseriesCollModExpiry(t *testing.T) {
+	t.Parallel()
 	db, clk, _ := openTest(t)
 	mustRun(t, db, "test", `{"create": "w", "timeseries": {"timeField": "t"}}`)
 	mustRun(t, db, "test", `{"create": "plain"}`)
@@ -483,6 +492,7 @@ func TestTimeseriesCollModExpiry(t *testing.T) {
 // SPEC §6.5: granularity only grows; custom span and rounding; {} is a
 // no-op; measurements keep their buckets.
 func TestTimeseriesCollModGranularity(t *testing.T) {
+	t.Parallel()
 	db, clk, _ := openTest(t)
 	mustRun(t, db, "test", `{"create": "w", "timeseries": {"timeField": "t", "metaField": "m", "granularity": "minutes"}}`)
 	mustInsertTS(t, db, "w", fmt.Sprintf(`{"t": %s, "m": 1}`, tsDate(clk.Now())))
@@ -513,6 +523,7 @@ func TestTimeseriesCollModGranularity(t *testing.T) {
 // SPEC §6.8: a collection that held a 1969 or 2040 measurement is never
 // reaped, across restarts.
 func TestTimeseriesOutOfRangeNeverReaped(t *testing.T) {
+	t.Parallel()
 	for _, when := range []time.Time{
 		time.Date(1969, 12, 31, 23, 59, 59, 0, time.UTC),
 		time.Date(2040, 1, 1, 0, 0, 0, 0, time.UTC),
@@ -565,6 +576,7 @@ func TestTimeseriesOutOfRangeNeverReaped(t *testing.T) {
 
 // SPEC §6.7: partial TTL indexes on a time-series collection.
 func TestTimeseriesPartialTTLIndex(t *testing.T) {
+	t.Parallel()
 	db, clk, _ := openTest(t)
 	mustRun(t, db, "test", `{"create": "w", "timeseries": {"timeField": "tm", "metaField": "md"}}`)
 	mustRun(t, db, "test", `{"create": "nometa", "timeseries": {"timeField": "tm"}}`)
@@ -643,6 +655,7 @@ func TestTimeseriesPartialTTLIndex(t *testing.T) {
 // Secondary indexes on metaField/time: listed in the user's form, used
 // by the bucket scan, dropped with the collection's index.
 func TestTimeseriesSecondaryIndex(t *testing.T) {
+	t.Parallel()
 	db, clk, _ := openTest(t)
 	mustRun(t, db, "test", `{"create": "w", "timeseries": {"timeField": "t", "metaField": "m"}}`)
 	mustInsertTS(t, db, "w", fmt.Sprintf(`{"t": %s, "m": {"site": "a"}}`, tsDate(clk.Now())))
@@ -669,6 +682,7 @@ func TestTimeseriesSecondaryIndex(t *testing.T) {
 // Drop removes the buckets collection; the data survive a restart and
 // new measurements go on after it.
 func TestTimeseriesDropAndReopen(t *testing.T) {
+	t.Parallel()
 	db, clk, dir := openTest(t)
 	mustRun(t, db, "test", `{"create": "w", "timeseries": {"timeField": "t", "metaField": "m"}, "expireAfterSeconds": 3600}`)
 	mustInsertTS(t, db, "w", fmt.Sprintf(`{"t": %s, "m": 1}`, tsDate(clk.Now())))
@@ -697,6 +711,7 @@ func TestTimeseriesDropAndReopen(t *testing.T) {
 // an ordinary collection, on random data and random filters; so do the
 // results of random deletes.
 func TestTimeseriesMatchesOrdinaryCollection(t *testing.T) {
+	t.Parallel()
 	seed := time.Now().UnixNano()
 	if s := os.Getenv("TTLKV_SEED"); s != "" {
 		seed, _ = strconv.ParseInt(s, 10, 64)

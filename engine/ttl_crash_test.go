@@ -106,6 +106,7 @@ func (f *crashFixture) checkAfterCrash(t *testing.T, lo, hi int) {
 // batches) leaves a consistent collection; after a reopen the next pass
 // finishes the job.
 func TestTTLPassCancelledMidVisit(t *testing.T) {
+	t.Parallel()
 	f := newCrashFixture(t, 600, 400)
 	db, err := Open(f.dir, Options{Clock: f.clk.Now, DisableTTLMonitor: true})
 	if err != nil {
@@ -206,6 +207,7 @@ func TestTTLCrashChild(t *testing.T) {
 // directory: validate is clean, every live document is there, and the
 // next pass deletes exactly what is left expired.
 func TestTTLKilledMidReap(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("spawns child processes")
 	}
@@ -284,6 +286,7 @@ func TestTTLKilledMidReap(t *testing.T) {
 // the data directory has shrunk. A smaller pass starts none, and a pass
 // after writes is not quiet.
 func TestReapReclaimsSpace(t *testing.T) {
+	t.Parallel()
 	db, clk, dir := openTest(t)
 	mustRun(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"t": 1}, "name": "t_1", "expireAfterSeconds": 2400}]}`)
 	now := clk.Now()
@@ -378,6 +381,7 @@ func TestReapReclaimsSpace(t *testing.T) {
 // not make it do so every minute. Once the deletes add up to that share,
 // a pass starts one.
 func TestReclaimWaitsForAShareOfTheStore(t *testing.T) {
+	t.Parallel()
 	db, clk, _ := openTest(t)
 	mustRun(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"t": 1}, "name": "t_1", "expireAfterSeconds": 0}]}`)
 	now := clk.Now()

@@ -14,6 +14,7 @@ import (
 
 // SPEC §1.2–1.4: TTL option validation; nothing is created on error.
 func TestTTLIndexValidation(t *testing.T) {
+	t.Parallel()
 	db, _, _ := openTest(t)
 	cases := []struct {
 		spec string
@@ -98,6 +99,7 @@ func TestTTLIndexValidation(t *testing.T) {
 // SPEC §1.2: the bounds and every numeric type are accepted, truncated
 // toward zero and listed as int32, through the command and the Go API.
 func TestTTLIndexValidValues(t *testing.T) {
+	t.Parallel()
 	db, _, _ := openTest(t)
 	cases := []struct {
 		value string
@@ -143,6 +145,7 @@ func TestTTLIndexValidValues(t *testing.T) {
 // SPEC §1.1: a field named expireAfterSeconds inside key is an
 // ordinary compound index.
 func TestTTLFieldNamedExpireAfterSecondsIsNotTTL(t *testing.T) {
+	t.Parallel()
 	db, _, _ := openTest(t)
 	mustRun(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"a": 1, "expireAfterSeconds": 1}, "name": "x"}]}`)
 	ixs, _ := db.Database("test").Collection("c").ListIndexes(context.Background())
@@ -159,6 +162,7 @@ func TestTTLFieldNamedExpireAfterSecondsIsNotTTL(t *testing.T) {
 
 // SPEC §1.2, §1.6: fractional values truncate; reply and listing shapes.
 func TestCreateIndexesReplyAndListing(t *testing.T) {
+	t.Parallel()
 	db, _, _ := openTest(t)
 	r := mustRun(t, db, "test", `{"createIndexes": "events", "indexes": [{"key": {"createdAt": 1}, "name": "createdAt_1", "expireAfterSeconds": 3600.9}]}`)
 	if field(r, "numIndexesBefore") != int32(1) || field(r, "numIndexesAfter") != int32(2) || field(r, "createdCollectionAutomatically") != true {
@@ -200,6 +204,7 @@ func TestCreateIndexesReplyAndListing(t *testing.T) {
 
 // SPEC §1.5: conflicts and identical specs.
 func TestTTLIndexConflicts(t *testing.T) {
+	t.Parallel()
 	db, _, _ := openTest(t)
 	mustRun(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"t": 1}, "name": "t_1", "expireAfterSeconds": 100}]}`)
 	r := mustRun(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"t": 1}, "name": "t_1", "expireAfterSeconds": 100}]}`)
@@ -255,6 +260,7 @@ func dt(tm time.Time) bson.DateTime { return bson.NewDateTimeFromTime(tm) }
 
 // SPEC §2.1–2.4: which documents expire.
 func TestExpiryRules(t *testing.T) {
+	t.Parallel()
 	db, clk, _ := openTest(t)
 	now := clk.Now()
 	c := db.Database("test").Collection("c")
@@ -310,6 +316,7 @@ func TestExpiryRules(t *testing.T) {
 
 // SPEC §2.4: expireAfterSeconds 0 expires each document at its own time.
 func TestExpireAtClockTime(t *testing.T) {
+	t.Parallel()
 	db, clk, _ := openTest(t)
 	mustRun(t, db, "test", `{"createIndexes": "log_events", "indexes": [{"key": {"expireAt": 1}, "name": "expireAt_1", "expireAfterSeconds": 0}]}`)
 	now := clk.Now()
@@ -331,6 +338,7 @@ func TestExpireAtClockTime(t *testing.T) {
 
 // SPEC §2.5: descending keys, partial and hidden indexes, drop and reopen.
 func TestExpiryIndexKinds(t *testing.T) {
+	t.Parallel()
 	db, clk, dir := openTest(t)
 	now := clk.Now()
 	mustRun(t, db, "test", `{"createIndexes": "desc", "indexes": [{"key": {"t": -1}, "name": "t_-1", "expireAfterSeconds": 10}]}`)
@@ -360,6 +368,7 @@ func TestExpiryIndexKinds(t *testing.T) {
 // SPEC §2.6: a document updated so it no longer qualifies is not
 // deleted by a batch that read the old version.
 func TestReapRechecksInsideBatch(t *testing.T) {
+	t.Parallel()
 	db, clk, _ := openTest(t)
 	now := clk.Now()
 	mustRun(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"t": 1}, "name": "t_1", "expireAfterSeconds": 10}]}`)
@@ -386,6 +395,7 @@ func TestReapRechecksInsideBatch(t *testing.T) {
 
 // SPEC §3.1: parameters, validation, BadValue changes nothing.
 func TestTTLParameters(t *testing.T) {
+	t.Parallel()
 	db, _, _ := openTest(t)
 	r := mustRun(t, db, "admin", `{"getParameter": 1, "ttlMonitorSleepSecs": 1, "ttlMonitorEnabled": 1, "ttlIndexDeleteTargetDocs": 1, "ttlIndexDeleteTargetTimeMS": 1, "ttlMonitorSubPassTargetSecs": 1, "ttlMonitorBatchDeletes": 1}`)
 	want := map[string]any{"ttlMonitorSleepSecs": int32(60), "ttlMonitorEnabled": true, "ttlIndexDeleteTargetDocs": int32(50000),
@@ -429,6 +439,7 @@ func TestTTLParameters(t *testing.T) {
 // SPEC §3.2: an index with 25,000 expired documents does not delay one
 // with a single expired document by more than one visit.
 func TestTTLFairness(t *testing.T) {
+	t.Parallel()
 	db, clk, _ := openTest(t)
 	old := dt(clk.Now().Add(-time.Hour))
 	mustRun(t, db, "test", `{"createIndexes": "big", "indexes": [{"key": {"t": 1}, "name": "big_t", "expireAfterSeconds": 1}]}`)
@@ -477,6 +488,7 @@ func TestTTLFairness(t *testing.T) {
 // SPEC §3.2 with ttlMonitorSubPassTargetSecs 0: each index once per
 // sub-pass, so a big index takes several sub-passes.
 func TestSubPassPerVisit(t *testing.T) {
+	t.Parallel()
 	db, clk, _ := openTest(t)
 	old := dt(clk.Now().Add(-time.Hour))
 	mustRun(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"t": 1}, "name": "t_1", "expireAfterSeconds": 1}]}`)
@@ -501,6 +513,7 @@ func TestSubPassPerVisit(t *testing.T) {
 // SPEC §3.3: ttlMonitorBatchDeletes false deletes everything in one
 // visit and leaves the batchedDeletes counters alone.
 func TestTTLWithoutBatchDeletes(t *testing.T) {
+	t.Parallel()
 	db, clk, _ := openTest(t)
 	old := dt(clk.Now().Add(-time.Hour))
 	mustRun(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"t": 1}, "name": "t_1", "expireAfterSeconds": 1}]}`)
@@ -523,6 +536,7 @@ func TestTTLWithoutBatchDeletes(t *testing.T) {
 
 // SPEC §3.4: currentOp shows the running TTL deletion.
 func TestCurrentOpShowsTTLMonitor(t *testing.T) {
+	t.Parallel()
 	db, clk, _ := openTest(t)
 	mustRun(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"t": 1}, "name": "t_1", "expireAfterSeconds": 1}]}`)
 	insertDocs(t, db, "c", bson.D{{Key: "t", Value: dt(clk.Now().Add(-time.Hour))}})
@@ -547,6 +561,7 @@ func TestCurrentOpShowsTTLMonitor(t *testing.T) {
 // currentOp's other fields filter the operations, as in MongoDB
 // (db.currentOp({desc: "TTLMonitor"})); $all is an option, not a filter.
 func TestCurrentOpFilter(t *testing.T) {
+	t.Parallel()
 	db, clk, _ := openTest(t)
 	mustRun(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"t": 1}, "name": "t_1", "expireAfterSeconds": 1}]}`)
 	insertDocs(t, db, "c", bson.D{{Key: "t", Value: dt(clk.Now().Add(-time.Hour))}})
@@ -581,6 +596,7 @@ func TestCurrentOpFilter(t *testing.T) {
 
 // SPEC §3.5: only a primary deletes.
 func TestSecondaryDoesNotReap(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	clk := newClock()
 	db, err := Open(dir, Options{Clock: clk.Now, DisableTTLMonitor: true})
@@ -607,6 +623,7 @@ func TestSecondaryDoesNotReap(t *testing.T) {
 // SPEC §3.1: the background monitor runs, and a change of
 // ttlMonitorSleepSecs wakes it at once (60 s would time the test out).
 func TestMonitorLoopWakesOnSleepChange(t *testing.T) {
+	t.Parallel()
 	clk := newClock()
 	db, err := Open(t.TempDir(), Options{Clock: clk.Now})
 	if err != nil {
@@ -636,6 +653,7 @@ func TestMonitorLoopWakesOnSleepChange(t *testing.T) {
 // index) shows MongoDB's index bounds for a date range, the date type's
 // ends printed as dates, not as words; numbers end at ±inf.0.
 func TestExplainDateAndNumberBounds(t *testing.T) {
+	t.Parallel()
 	db, _, _ := openTest(t)
 	mustRun(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"t": 1}, "name": "t_1", "expireAfterSeconds": 60}, {"key": {"n": 1}, "name": "n_1"}]}`)
 	cases := []struct{ cmd, path, want string }{
@@ -659,6 +677,7 @@ func TestExplainDateAndNumberBounds(t *testing.T) {
 // larger sleep overflowed the monitor's timer into a busy loop), and a
 // rejected value changes nothing.
 func TestTTLParameterBounds(t *testing.T) {
+	t.Parallel()
 	db, _, _ := openTest(t)
 	ints := []struct {
 		name     string
@@ -738,6 +757,7 @@ func TestTTLParameterBounds(t *testing.T) {
 // counting none, while ttlMonitorEnabled is false or the engine is a
 // secondary or read-only; a primary with the monitor enabled reaps.
 func TestScheduledPassSkipsWhenIdle(t *testing.T) {
+	t.Parallel()
 	db, clk, dir := openTest(t)
 	mustRun(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"t": 1}, "name": "t_1", "expireAfterSeconds": 1}]}`)
 	insertDocs(t, db, "c", bson.D{{Key: "_id", Value: 1}, {Key: "t", Value: dt(clk.Now().Add(-time.Hour))}})
@@ -794,6 +814,7 @@ func mustDecimal(t *testing.T, s string) bson.Decimal128 {
 // builds nothing, conflicting ones are 85, capped collections refuse
 // TTL, and an existing collection is not created automatically.
 func TestTTLIndexConflictsGoAPI(t *testing.T) {
+	t.Parallel()
 	db, _, _ := openTest(t)
 	ctx := context.Background()
 	c := db.Database("test").Collection("c")
@@ -846,6 +867,7 @@ func TestTTLIndexConflictsGoAPI(t *testing.T) {
 // nothing by itself; the monitor then deletes them at its pace, no
 // visit over ttlIndexDeleteTargetDocs.
 func TestTTLIndexBuiltOverExpiredData(t *testing.T) {
+	t.Parallel()
 	db, clk, _ := openTest(t)
 	old := dt(clk.Now().Add(-24 * time.Hour))
 	var docs []bson.D
@@ -872,6 +894,7 @@ func TestTTLIndexBuiltOverExpiredData(t *testing.T) {
 // SPEC §2.5: dropping the TTL index stops expiry at once, by command
 // and through the Go API, with no reopen in between.
 func TestDropTTLIndexStopsExpiry(t *testing.T) {
+	t.Parallel()
 	db, clk, _ := openTest(t)
 	old := dt(clk.Now().Add(-time.Hour))
 	for _, c := range []string{"cmd", "api"} {
@@ -897,6 +920,7 @@ func TestDropTTLIndexStopsExpiry(t *testing.T) {
 // sub-pass takes a fresh list of TTL indexes, so one created during a
 // pass is visited by its next sub-pass.
 func TestTTLSubPassRoundRobin(t *testing.T) {
+	t.Parallel()
 	db, clk, _ := openTest(t)
 	old := dt(clk.Now().Add(-time.Hour))
 	fill := func(coll string, n int) {
@@ -941,6 +965,7 @@ func TestTTLSubPassRoundRobin(t *testing.T) {
 // pre-1970 dates, arrays (earliest date, non-dates ignored), the
 // largest expireAfterSeconds, and a partial filter.
 func TestExpiryBothDirections(t *testing.T) {
+	t.Parallel()
 	db, clk, _ := openTest(t)
 	now := clk.Now()
 	d := func(off time.Duration) bson.DateTime { return dt(now.Add(off)) }
@@ -997,6 +1022,7 @@ func TestExpiryBothDirections(t *testing.T) {
 // target; the pass then starts another sub-pass. The clock of the time
 // targets moves one second per visit.
 func TestTTLSubPassTargetTime(t *testing.T) {
+	t.Parallel()
 	db, clk, _ := openTest(t)
 	old := dt(clk.Now().Add(-time.Hour))
 	fill := func(coll string, n int) {
@@ -1070,6 +1096,7 @@ func TestTTLSubPassTargetTime(t *testing.T) {
 // The clock of the time targets moves 600 ms per chunk of expired keys
 // the visit reads (ttlScanChunk), where the visit checks its targets.
 func TestTTLIndexDeleteTargetTime(t *testing.T) {
+	t.Parallel()
 	db, clk, _ := openTest(t)
 	old := dt(clk.Now().Add(-time.Hour))
 	mustRun(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"t": 1}, "name": "t_1", "expireAfterSeconds": 1}]}`)
@@ -1132,6 +1159,7 @@ func TestTTLIndexDeleteTargetTime(t *testing.T) {
 // ends each visit after 1000 documents, inside its chunk of 4096; the
 // next visit scans the chunk again and deletes no document twice.
 func TestTTLVisitEndsBetweenBatches(t *testing.T) {
+	t.Parallel()
 	db, clk, _ := openTest(t)
 	old := dt(clk.Now().Add(-time.Hour))
 	mustRun(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"t": 1}, "name": "t_1", "expireAfterSeconds": 1}]}`)

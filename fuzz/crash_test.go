@@ -795,6 +795,7 @@ type crashRun struct {
 
 // TestCrashTorture is the crash-torture harness (see the package doc).
 func TestCrashTorture(t *testing.T) {
+	t.Parallel()
 	if os.Getenv(envChild) != "" {
 		t.Skip("in child")
 	}

@@ -12,6 +12,7 @@ import (
 )
 
 func TestCheck(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	out, errOut, code := cli(t, nil, dir, "", "check")
 	if code != 0 || !strings.Contains(out, "all 0 collection(s) consistent") {
@@ -27,6 +28,7 @@ func TestCheck(t *testing.T) {
 }
 
 func TestReapAndStats(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	setup := `db.s.createIndex({at: 1}, {expireAfterSeconds: 60});
 db.s.insertMany([{at: new Date(Date.now() - 3600 * 1000)}, {at: new Date(Date.now() - 7200 * 1000)}, {at: new Date()}])`

@@ -189,6 +189,7 @@ func TestDataDirectory(t *testing.T) {
 }
 
 func TestUsageAndErrors(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	cases := []struct {
 		args     []string
