@@ -70,6 +70,7 @@ func parseAggregate(cmd bson.D) (*aggregateSpec, error) {
 	return s, nil
 }
 
+// cmdAggregate runs the aggregate command.
 func cmdAggregate(ctx context.Context, db *DB, dbName string, cmd bson.D) (bson.D, error) {
 	s, err := parseAggregate(cmd)
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
 
+// cmdCollMod runs the collMod command.
 func cmdCollMod(ctx context.Context, db *DB, dbName string, cmd bson.D) (bson.D, error) {
 	name, err := collName(cmd)
 	if err != nil {

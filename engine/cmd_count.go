@@ -6,6 +6,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
 
+// cmdCount runs the count command.
 func cmdCount(ctx context.Context, db *DB, dbName string, cmd bson.D) (bson.D, error) {
 	name, err := collName(cmd)
 	if err != nil {

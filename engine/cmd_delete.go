@@ -7,19 +7,13 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
 
+// cmdDelete runs the delete command.
 func cmdDelete(ctx context.Context, db *DB, dbName string, cmd bson.D) (bson.D, error) {
-	name, err := collName(cmd)
+	w, err := parseWriteCmd(cmd, "deletes")
 	if err != nil {
 		return nil, err
 	}
-	stmts, err := statements(cmd, "deletes")
-	if err != nil {
-		return nil, err
-	}
-	ordered := true
-	if v, ok := get(cmd, "ordered"); ok {
-		ordered, _ = asBool(v)
-	}
+	name, stmts, ordered := w.coll, w.stmts, w.ordered
 	// Statements are parsed before any runs: a malformed one (limit 2,
 	// a missing q) fails the whole command, as MongoDB's parser does.
 	specs := make([]DeleteSpec, len(stmts))

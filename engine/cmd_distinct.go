@@ -7,6 +7,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
 
+// cmdDistinct runs the distinct command.
 func cmdDistinct(ctx context.Context, db *DB, dbName string, cmd bson.D) (bson.D, error) {
 	name, err := collName(cmd)
 	if err != nil {

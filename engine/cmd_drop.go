@@ -6,6 +6,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
 
+// cmdDrop runs the drop command.
 func cmdDrop(_ context.Context, db *DB, dbName string, cmd bson.D) (bson.D, error) {
 	name, err := collName(cmd)
 	if err != nil {
@@ -25,6 +26,7 @@ func cmdDrop(_ context.Context, db *DB, dbName string, cmd bson.D) (bson.D, erro
 	return bson.D{{Key: "nIndexesWas", Value: nIndexes}, {Key: "ns", Value: dbName + "." + name}}, nil
 }
 
+// cmdDropDatabase runs the dropDatabase command.
 func cmdDropDatabase(_ context.Context, db *DB, dbName string, _ bson.D) (bson.D, error) {
 	return bson.D{{Key: "dropped", Value: dbName}}, db.dropDatabase(dbName)
 }

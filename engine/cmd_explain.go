@@ -8,6 +8,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
 
+// cmdExplain runs the explain command.
 func cmdExplain(ctx context.Context, db *DB, dbName string, cmd bson.D) (bson.D, error) {
 	inner, ok := cmd[0].Value.(bson.D)
 	if !ok || len(inner) == 0 {

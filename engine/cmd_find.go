@@ -79,6 +79,7 @@ func parseFindOptions(cmd bson.D) (bson.D, FindOptions, error) {
 
 const defaultFirstBatch = 101
 
+// cmdFind runs the find command.
 func cmdFind(ctx context.Context, db *DB, dbName string, cmd bson.D) (bson.D, error) {
 	name, err := collName(cmd)
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
 
+// cmdGetMore runs the getMore command.
 func cmdGetMore(ctx context.Context, db *DB, dbName string, cmd bson.D) (bson.D, error) {
 	id, ok := cmd[0].Value.(int64)
 	if !ok {
@@ -67,6 +68,7 @@ func cmdGetMore(ctx context.Context, db *DB, dbName string, cmd bson.D) (bson.D,
 	return cursorReply(id, cur.ns, "nextBatch", docs), nil
 }
 
+// cmdKillCursors runs the killCursors command.
 func cmdKillCursors(_ context.Context, db *DB, dbName string, cmd bson.D) (bson.D, error) {
 	v, _ := get(cmd, "cursors")
 	arr, ok := v.(bson.A)

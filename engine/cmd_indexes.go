@@ -7,6 +7,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
 
+// cmdCreateIndexes runs the createIndexes command.
 func cmdCreateIndexes(ctx context.Context, db *DB, dbName string, cmd bson.D) (bson.D, error) {
 	name, err := collName(cmd)
 	if err != nil {
@@ -41,6 +42,7 @@ func cmdCreateIndexes(ctx context.Context, db *DB, dbName string, cmd bson.D) (b
 	return reply, nil
 }
 
+// cmdListIndexes runs the listIndexes command.
 func cmdListIndexes(_ context.Context, db *DB, dbName string, cmd bson.D) (bson.D, error) {
 	name, err := collName(cmd)
 	if err != nil {
@@ -53,6 +55,7 @@ func cmdListIndexes(_ context.Context, db *DB, dbName string, cmd bson.D) (bson.
 	return cursorReply(0, dbName+"."+name, "firstBatch", db.listIndexes(c)), nil
 }
 
+// cmdDropIndexes runs the dropIndexes command (also deleteIndexes).
 func cmdDropIndexes(_ context.Context, db *DB, dbName string, cmd bson.D) (bson.D, error) {
 	name, err := collName(cmd)
 	if err != nil {

@@ -7,23 +7,13 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
 
+// cmdInsert runs the insert command.
 func cmdInsert(ctx context.Context, db *DB, dbName string, cmd bson.D) (bson.D, error) {
-	name, err := collName(cmd)
+	w, err := parseWriteCmd(cmd, "documents")
 	if err != nil {
 		return nil, err
 	}
-	dv, ok := get(cmd, "documents")
-	if !ok {
-		return nil, document.Errorf(document.CodeFailedToParse, "BSON field 'insert.documents' is missing but a required field")
-	}
-	arr, ok := dv.(bson.A)
-	if !ok {
-		return nil, document.Errorf(document.CodeTypeMismatch, "BSON field 'insert.documents' is the wrong type '%s', expected type 'array'", typeName(dv))
-	}
-	ordered := true
-	if v, ok := get(cmd, "ordered"); ok {
-		ordered, _ = asBool(v)
-	}
+	name, arr, ordered := w.coll, w.stmts, w.ordered
 	docs := make([]any, len(arr))
 	for i, v := range arr {
 		if _, isDoc := v.(bson.D); !isDoc {

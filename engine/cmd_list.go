@@ -6,6 +6,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
 
+// cmdListCollections runs the listCollections command.
 func cmdListCollections(ctx context.Context, db *DB, dbName string, cmd bson.D) (bson.D, error) {
 	var filter bson.D
 	if v, ok := get(cmd, "filter"); ok {
@@ -76,6 +77,7 @@ func listedCappedOptions(opts bson.D) bson.D {
 	return out
 }
 
+// cmdListDatabases runs the listDatabases command.
 func cmdListDatabases(_ context.Context, db *DB, _ string, cmd bson.D) (bson.D, error) {
 	var out bson.A
 	var total int64

@@ -7,6 +7,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
 
+// cmdSetParameter runs the setParameter command.
 func cmdSetParameter(_ context.Context, db *DB, dbName string, cmd bson.D) (bson.D, error) {
 	if dbName != "admin" {
 		return nil, document.Errorf(document.CodeUnauthorized, "setParameter may only be run against the admin database.")
@@ -39,6 +40,7 @@ func cmdSetParameter(_ context.Context, db *DB, dbName string, cmd bson.D) (bson
 	return reply, nil
 }
 
+// cmdGetParameter runs the getParameter command.
 func cmdGetParameter(_ context.Context, db *DB, dbName string, cmd bson.D) (bson.D, error) {
 	if dbName != "admin" {
 		return nil, document.Errorf(document.CodeUnauthorized, "getParameter may only be run against the admin database.")

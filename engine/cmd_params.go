@@ -16,6 +16,32 @@ func collName(cmd bson.D) (string, error) {
 	return s, nil
 }
 
+// writeCmd is what the insert, update and delete commands share: the
+// collection they name, their statements and whether they are ordered.
+type writeCmd struct {
+	coll    string
+	stmts   bson.A
+	ordered bool // default true
+}
+
+// parseWriteCmd reads a write command whose statements are the array
+// under field ("documents", "updates", "deletes").
+func parseWriteCmd(cmd bson.D, field string) (writeCmd, error) {
+	name, err := collName(cmd)
+	if err != nil {
+		return writeCmd{}, err
+	}
+	stmts, err := statements(cmd, field)
+	if err != nil {
+		return writeCmd{}, err
+	}
+	w := writeCmd{coll: name, stmts: stmts, ordered: true}
+	if v, ok := get(cmd, "ordered"); ok {
+		w.ordered, _ = asBool(v)
+	}
+	return w, nil
+}
+
 func intOpt(field string, v any) (int64, error) {
 	n, ok := asInt64(v)
 	if !ok {

@@ -7,6 +7,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
 
+// cmdCollStats runs the collStats command.
 func cmdCollStats(_ context.Context, db *DB, dbName string, cmd bson.D) (bson.D, error) {
 	name, err := collName(cmd)
 	if err != nil {
@@ -45,6 +46,7 @@ func (db *DB) collStatsDoc(c *coll) bson.D {
 	return append(d, db.specialStatsFields(c)...)
 }
 
+// cmdDBStats runs the dbStats command.
 func cmdDBStats(_ context.Context, db *DB, dbName string, _ bson.D) (bson.D, error) {
 	var objects, size, indexSize int64
 	colls := 0

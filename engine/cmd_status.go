@@ -7,6 +7,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
 
+// cmdServerStatus runs the serverStatus command.
 func cmdServerStatus(_ context.Context, db *DB, _ string, _ bson.D) (bson.D, error) {
 	s := db.Stats()
 	lsmB, vlogB := db.store.DiskUsage()

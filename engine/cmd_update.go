@@ -7,19 +7,13 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
 
+// cmdUpdate runs the update command.
 func cmdUpdate(ctx context.Context, db *DB, dbName string, cmd bson.D) (bson.D, error) {
-	name, err := collName(cmd)
+	w, err := parseWriteCmd(cmd, "updates")
 	if err != nil {
 		return nil, err
 	}
-	stmts, err := statements(cmd, "updates")
-	if err != nil {
-		return nil, err
-	}
-	ordered := true
-	if v, ok := get(cmd, "ordered"); ok {
-		ordered, _ = asBool(v)
-	}
+	name, stmts, ordered := w.coll, w.stmts, w.ordered
 	var n, nModified int64
 	var upserted bson.A
 	var werrs []WriteError
