@@ -432,22 +432,9 @@ func (db *DB) ttlVisit(ctx context.Context, t ttlTarget) (deleted int64, more bo
 	if ix == nil || !ix.TTL || t.c.dropped.Load() {
 		return 0, false, nil
 	}
-	end := db.ops.begin(bson.D{{Key: "desc", Value: "TTLMonitor"}, {Key: "op", Value: "remove"},
-		{Key: "ns", Value: m.ns()}, {Key: "index", Value: ix.Name}})
-	defer end()
-	if db.opts.seams.visitStartHook != nil {
-		db.opts.seams.visitStartHook()
-	}
-
-	batching := db.params.bool("ttlMonitorBatchDeletes")
-	var targetDocs, targetMS int64
-	if batching {
-		targetDocs = db.params.int("ttlIndexDeleteTargetDocs")
-		targetMS = db.params.int("ttlIndexDeleteTargetTimeMS")
-	}
-	start := db.targetNow()
-	vc := &visitClock{db: db, start: start, target: time.Duration(targetMS) * time.Millisecond}
-	now := db.now()
+	v := db.beginVisit(m.ns(), ix.Name)
+	defer v.end()
+	batching, targetDocs, vc, now := v.batching, v.targetDocs, v.clock, v.now
 	cutoff := cutoffFor(now, ix.Expire)
 	desc := keyFields(ix.Key)[0].desc
 	prefix := lsm.IndexPrefix(m.ID, ix.ID)
@@ -574,7 +561,7 @@ func (db *DB) ttlVisit(ctx context.Context, t ttlTarget) (deleted int64, more bo
 		if finished {
 			break
 		}
-		if (targetDocs > 0 && deleted >= targetDocs) || (targetMS > 0 && db.targetSince(start) >= time.Duration(targetMS)*time.Millisecond) {
+		if v.targetMet(deleted) {
 			mo.noteVisitEnd(lw, false)
 			return deleted, true, nil
 		}
@@ -614,6 +601,43 @@ func (v *visitClock) stop(before int64) func(deleted int64) bool {
 		}
 		return v.stopped
 	}
+}
+
+// visit is what every TTL visit starts with (beginVisit): its place in
+// currentOp, its targets and its clock.
+type visit struct {
+	end        func() // leaves currentOp
+	batching   bool   // ttlMonitorBatchDeletes
+	targetDocs int64  // ttlIndexDeleteTargetDocs when batching, else 0 (none)
+	targetMS   int64  // ttlIndexDeleteTargetTimeMS when batching, else 0 (none)
+	clock      *visitClock
+	now        bson.DateTime // expiry is judged against this time
+}
+
+// beginVisit registers a TTL visit of index (of namespace ns) in
+// currentOp and reads its targets and the time. The caller defers
+// v.end().
+func (db *DB) beginVisit(ns, index string) *visit {
+	v := &visit{end: db.ops.begin(bson.D{{Key: "desc", Value: "TTLMonitor"}, {Key: "op", Value: "remove"},
+		{Key: "ns", Value: ns}, {Key: "index", Value: index}})}
+	if h := db.opts.seams.visitStartHook; h != nil {
+		h()
+	}
+	v.batching = db.params.bool("ttlMonitorBatchDeletes")
+	if v.batching {
+		v.targetDocs = db.params.int("ttlIndexDeleteTargetDocs")
+		v.targetMS = db.params.int("ttlIndexDeleteTargetTimeMS")
+	}
+	v.clock = &visitClock{db: db, start: db.targetNow(), target: time.Duration(v.targetMS) * time.Millisecond}
+	v.now = db.now()
+	return v
+}
+
+// targetMet reports whether a visit that has deleted documents must
+// stop at a chunk boundary: its document or time target is met.
+func (v *visit) targetMet(deleted int64) bool {
+	return (v.targetDocs > 0 && deleted >= v.targetDocs) ||
+		(v.targetMS > 0 && v.clock.db.targetSince(v.clock.start) >= time.Duration(v.targetMS)*time.Millisecond)
 }
 
 // scanRids reads the record ids of up to want index keys in [lo, hi),

@@ -5,7 +5,6 @@ import (
 	"encoding/binary"
 	"math"
 	"strings"
-	"time"
 
 	"github.com/ttlkv/ttlkv/document"
 	"github.com/ttlkv/ttlkv/engine/query"
@@ -118,21 +117,9 @@ func (db *DB) timeseriesTTLVisit(ctx context.Context, tg ttlTarget) (deleted int
 	if ix == nil {
 		return 0, false, document.Errorf(document.CodeInternalError, "buckets collection %s has no %s index", bm.ns(), tsMinTimeIndex)
 	}
-	end := db.ops.begin(bson.D{{Key: "desc", Value: "TTLMonitor"}, {Key: "op", Value: "remove"},
-		{Key: "ns", Value: m.ns()}, {Key: "index", Value: tsTTLTargetName}})
-	defer end()
-	if h := db.opts.seams.visitStartHook; h != nil {
-		h()
-	}
-	batching := db.params.bool("ttlMonitorBatchDeletes")
-	var targetDocs, targetMS int64
-	if batching {
-		targetDocs = db.params.int("ttlIndexDeleteTargetDocs")
-		targetMS = db.params.int("ttlIndexDeleteTargetTimeMS")
-	}
-	start := db.targetNow()
-	vc := &visitClock{db: db, start: start, target: time.Duration(targetMS) * time.Millisecond}
-	now := db.now()
+	v := db.beginVisit(m.ns(), tsTTLTargetName)
+	defer v.end()
+	batching, targetDocs, vc, now := v.batching, v.targetDocs, v.clock, v.now
 	// Candidates: buckets whose min time is at or before the latest
 	// cut-off of any rule.
 	minExp := int64(math.MaxInt64)
@@ -209,7 +196,7 @@ func (db *DB) timeseriesTTLVisit(ctx context.Context, tg ttlTarget) (deleted int
 			return deleted, false, nil
 		}
 		lo = next
-		if (targetDocs > 0 && deleted >= targetDocs) || (targetMS > 0 && db.targetSince(start) >= time.Duration(targetMS)*time.Millisecond) {
+		if v.targetMet(deleted) {
 			return deleted, true, nil
 		}
 	}
