@@ -569,10 +569,15 @@ func (db *DB) dropIndexes(dbName, name string, which any) (int, error) {
 			return 0, document.Errorf(document.CodeInvalidOptions, "cannot drop _id index")
 		}
 	}
-	nm := m.clone()
-	for i := range nm.Indexes {
-		nm.Indexes[i].partial = m.Indexes[i].partial
-	}
+	return before, db.removeIndexes(c, drop)
+}
+
+// removeIndexes takes the indexes drop out of c's catalog entry,
+// recording each as a pending drop in the same transaction, then
+// deletes their entries (dropIndexData). The caller holds catMu and
+// c.wmu.
+func (db *DB) removeIndexes(c *coll, drop []*indexMeta) error {
+	nm := c.m().clone()
 	kept := nm.Indexes[:0]
 	for _, ix := range nm.Indexes {
 		if !containsID(drop, ix.ID) {
@@ -588,9 +593,9 @@ func (db *DB) dropIndexes(dbName, name string, which any) (int, error) {
 		}
 		return nil
 	}); err != nil {
-		return 0, err
+		return err
 	}
-	return before, db.dropIndexData(nm.ID, drop)
+	return db.dropIndexData(nm.ID, drop)
 }
 
 func containsID(list []*indexMeta, id uint64) bool {

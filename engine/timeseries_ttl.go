@@ -496,25 +496,7 @@ func (db *DB) dropTimeseriesIndexes(c *coll, which any) (int, error) {
 		}
 	}
 	if len(bdrop) > 0 {
-		nbm := bm.clone()
-		bkept := nbm.Indexes[:0]
-		for _, ix := range nbm.Indexes {
-			if !containsID(bdrop, ix.ID) {
-				bkept = append(bkept, ix)
-			}
-		}
-		nbm.Indexes = bkept
-		if err := db.updateMeta(bc, nbm, func(txn *lsm.Txn) error {
-			for _, ix := range bdrop {
-				if err := txn.Set(pendingIndexDropKey(nbm.ID, ix.ID), nil); err != nil {
-					return err
-				}
-			}
-			return nil
-		}); err != nil {
-			return 0, err
-		}
-		if err := db.dropIndexData(nbm.ID, bdrop); err != nil {
+		if err := db.removeIndexes(bc, bdrop); err != nil {
 			return 0, err
 		}
 	}
