@@ -10,35 +10,6 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
 
-// WriteError is one failed document or statement of a write command.
-type WriteError struct {
-	Index int    // position in the request
-	Err   *Error // what went wrong
-}
-
-// BulkWriteError is returned by InsertMany, and by the write commands'
-// Go equivalents, when some documents failed: it lists each failure.
-// The documents not listed were written.
-type BulkWriteError struct {
-	WriteErrors []WriteError
-}
-
-// Error summarises the first failure.
-func (e *BulkWriteError) Error() string {
-	if len(e.WriteErrors) == 0 {
-		return "bulk write error"
-	}
-	return e.WriteErrors[0].Err.Error()
-}
-
-// Unwrap returns the first failure, so errors.As finds an *Error.
-func (e *BulkWriteError) Unwrap() error {
-	if len(e.WriteErrors) == 0 {
-		return nil
-	}
-	return e.WriteErrors[0].Err
-}
-
 // insertChunkDocs is the most documents one insert transaction takes
 // (capped inserts and conversions chunk by it too). Ordinary inserts
 // also stop a chunk at the store's transaction limits: see chunkBudget.
@@ -85,14 +56,6 @@ func docCost(raw []byte, nIdx int) (bytes, entries int64) {
 type errChunkFull struct{ at int }
 
 func (e errChunkFull) Error() string { return "engine: insert chunk exceeds the transaction limit" }
-
-func asUserError(err error) (*Error, bool) {
-	var e *Error
-	if errors.As(err, &e) {
-		return e, true
-	}
-	return nil, false
-}
 
 // insertDocs inserts docs into db.name, creating the collection if
 // needed. Ordered inserts stop at the first failure; unordered ones go
@@ -251,23 +214,6 @@ func (db *DB) insertDocs(ctx context.Context, dbName, name string, docs []any, o
 		werrs = werrs[:1] // an ordered insert stops at its first failure
 	}
 	return ids, werrs, nil
-}
-
-func hasIndex(errs []WriteError, i int) bool {
-	for _, e := range errs {
-		if e.Index == i {
-			return true
-		}
-	}
-	return false
-}
-
-func sortWriteErrors(w []WriteError) {
-	for i := 1; i < len(w); i++ {
-		for j := i; j > 0 && w[j].Index < w[j-1].Index; j-- {
-			w[j], w[j-1] = w[j-1], w[j]
-		}
-	}
 }
 
 // ensureColl returns the collection, creating an ordinary one if it

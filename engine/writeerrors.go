@@ -1,0 +1,59 @@
+package engine
+
+import (
+	"errors"
+)
+
+// WriteError is one failed document or statement of a write command.
+type WriteError struct {
+	Index int    // position in the request
+	Err   *Error // what went wrong
+}
+
+// BulkWriteError is returned by InsertMany, and by the write commands'
+// Go equivalents, when some documents failed: it lists each failure.
+// The documents not listed were written.
+type BulkWriteError struct {
+	WriteErrors []WriteError
+}
+
+// Error summarises the first failure.
+func (e *BulkWriteError) Error() string {
+	if len(e.WriteErrors) == 0 {
+		return "bulk write error"
+	}
+	return e.WriteErrors[0].Err.Error()
+}
+
+// Unwrap returns the first failure, so errors.As finds an *Error.
+func (e *BulkWriteError) Unwrap() error {
+	if len(e.WriteErrors) == 0 {
+		return nil
+	}
+	return e.WriteErrors[0].Err
+}
+
+func asUserError(err error) (*Error, bool) {
+	var e *Error
+	if errors.As(err, &e) {
+		return e, true
+	}
+	return nil, false
+}
+
+func hasIndex(errs []WriteError, i int) bool {
+	for _, e := range errs {
+		if e.Index == i {
+			return true
+		}
+	}
+	return false
+}
+
+func sortWriteErrors(w []WriteError) {
+	for i := 1; i < len(w); i++ {
+		for j := i; j > 0 && w[j].Index < w[j-1].Index; j-- {
+			w[j], w[j-1] = w[j-1], w[j]
+		}
+	}
+}
