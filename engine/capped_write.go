@@ -89,12 +89,11 @@ func (db *DB) insertCapped(ctx context.Context, c *coll, docs []any, ordered boo
 	for i, v := range docs {
 		p, err := prepareCapped(m, v)
 		if err != nil {
-			ue, user := asUserError(err)
-			if !user {
-				return nil, nil, err
+			stop, fault := writeFailed(&werrs, i, err, ordered)
+			if fault != nil {
+				return nil, nil, fault
 			}
-			werrs = append(werrs, WriteError{Index: i, Err: ue})
-			if ordered {
+			if stop {
 				stopAt = i
 				break
 			}
@@ -138,14 +137,12 @@ func (db *DB) insertCapped(ctx context.Context, c *coll, docs []any, ordered boo
 			aheadN--
 			w.setAhead(aheadB, aheadN)
 			if err := w.insert(preps[i]); err != nil {
-				ue, user := asUserError(err)
-				if !user {
+				var fault error
+				if stop, fault = writeFailed(&werrs, i, err, ordered); fault != nil {
 					w.flush()
 					c.wmu.Unlock()
-					return ids, werrs, err
+					return ids, werrs, fault
 				}
-				werrs = append(werrs, WriteError{Index: i, Err: ue})
-				stop = ordered
 				continue
 			}
 			acked = append(acked, i)
@@ -162,11 +159,7 @@ func (db *DB) insertCapped(ctx context.Context, c *coll, docs []any, ordered boo
 			break
 		}
 	}
-	sortWriteErrors(werrs)
-	if ordered && len(werrs) > 1 {
-		werrs = werrs[:1]
-	}
-	return ids, werrs, nil
+	return ids, finishWriteErrors(werrs, ordered), nil
 }
 
 // cappedWriter appends to one capped collection under its write lock,

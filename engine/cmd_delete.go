@@ -32,12 +32,11 @@ func cmdDelete(ctx context.Context, db *DB, dbName string, cmd bson.D) (bson.D, 
 	for i, s := range specs {
 		k, err := db.deleteDocs(ctx, dbName, name, s)
 		if err != nil {
-			ue, ok := asUserError(err)
-			if !ok {
-				return nil, err
+			stop, fault := writeFailed(&werrs, i, err, ordered)
+			if fault != nil {
+				return nil, fault
 			}
-			werrs = append(werrs, WriteError{Index: i, Err: ue})
-			if ordered {
+			if stop {
 				break
 			}
 			continue

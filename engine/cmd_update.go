@@ -24,12 +24,11 @@ func cmdUpdate(ctx context.Context, db *DB, dbName string, cmd bson.D) (bson.D, 
 			res, err = db.updateDocs(ctx, dbName, name, s)
 		}
 		if err != nil {
-			ue, ok := asUserError(err)
-			if !ok {
-				return nil, err
+			stop, fault := writeFailed(&werrs, i, err, ordered)
+			if fault != nil {
+				return nil, fault
 			}
-			werrs = append(werrs, WriteError{Index: i, Err: ue})
-			if ordered {
+			if stop {
 				break
 			}
 			continue

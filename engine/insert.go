@@ -79,13 +79,11 @@ func (db *DB) insertDocs(ctx context.Context, dbName, name string, docs []any, o
 	prepared := make([]bson.D, len(docs))
 	raws := make([][]byte, len(docs))
 	failed := func(i int, e error) bool {
-		ue, ok := asUserError(e)
-		if !ok {
-			err = e
-			return true
+		stop, fault := writeFailed(&werrs, i, e, ordered)
+		if fault != nil {
+			err = fault
 		}
-		werrs = append(werrs, WriteError{Index: i, Err: ue})
-		return ordered
+		return stop
 	}
 	stopAt := len(docs)
 	for i, v := range docs {
@@ -155,14 +153,12 @@ func (db *DB) insertDocs(ctx context.Context, dbName, name string, docs []any, o
 						// transaction and commit the chunk without it.
 						return errChunkFull{at: i}
 					}
-					ue, ok := asUserError(e)
-					if !ok {
-						return e
+					var fault error
+					if stop, fault = writeFailed(&chunkErrs, i, e, ordered); fault != nil {
+						return fault
 					}
-					chunkErrs = append(chunkErrs, WriteError{Index: i, Err: ue})
-					if ordered {
+					if stop {
 						i++
-						stop = true
 						break
 					}
 					continue
@@ -209,11 +205,7 @@ func (db *DB) insertDocs(ctx context.Context, dbName, name string, docs []any, o
 			break
 		}
 	}
-	sortWriteErrors(werrs)
-	if ordered && len(werrs) > 1 {
-		werrs = werrs[:1] // an ordered insert stops at its first failure
-	}
-	return ids, werrs, nil
+	return ids, finishWriteErrors(werrs, ordered), nil
 }
 
 // ensureColl returns the collection, creating an ordinary one if it

@@ -126,12 +126,11 @@ func (db *DB) insertTimeseries(ctx context.Context, c *coll, docs []any, ordered
 			_, _, _, e = t.opts.Split(d)
 		}
 		if e != nil {
-			ue, ok := asUserError(e)
-			if !ok {
-				return nil, nil, e
+			stop, fault := writeFailed(&werrs, i, e, ordered)
+			if fault != nil {
+				return nil, nil, fault
 			}
-			werrs = append(werrs, WriteError{Index: i, Err: ue})
-			if ordered {
+			if stop {
 				stopAt = i
 				break
 			}
@@ -173,11 +172,7 @@ func (db *DB) insertTimeseries(ctx context.Context, c *coll, docs []any, ordered
 			break
 		}
 	}
-	sortWriteErrors(werrs)
-	if ordered && len(werrs) > 1 {
-		werrs = werrs[:1]
-	}
-	return ids, werrs, nil
+	return ids, finishWriteErrors(werrs, ordered), nil
 }
 
 // tsInsertChunk bucketises prepared[start:] up to the chunk bounds and
@@ -237,15 +232,13 @@ func (db *DB) tsInsertChunk(c *coll, bc *coll, prepared []bson.D, start, stopAt 
 		}
 		b, isNew, e := st.bk.Insert(d)
 		if e != nil {
-			ue, ok := asUserError(e)
-			if !ok {
+			var fault error
+			if stop, fault = writeFailed(&chunkErrs, i, e, ordered); fault != nil {
 				c.ext = nil
-				return start, nil, false, e
+				return start, nil, false, fault
 			}
-			chunkErrs = append(chunkErrs, WriteError{Index: i, Err: ue})
-			if ordered {
+			if stop {
 				i++
-				stop = true
 				break
 			}
 			continue

@@ -57,3 +57,27 @@ func sortWriteErrors(w []WriteError) {
 		}
 	}
 }
+
+// writeFailed records e, the failure of document or statement i of a
+// write, in werrs when it is a user error, and reports whether the write
+// stops there: an ordered write stops at its first failure (MongoDB's
+// rule, docs/writes.md). A storage fault is returned as fault, and the
+// write stops.
+func writeFailed(werrs *[]WriteError, i int, e error, ordered bool) (stop bool, fault error) {
+	ue, ok := asUserError(e)
+	if !ok {
+		return true, e
+	}
+	*werrs = append(*werrs, WriteError{Index: i, Err: ue})
+	return ordered, nil
+}
+
+// finishWriteErrors returns werrs in request order; an ordered write
+// reports only its first failure.
+func finishWriteErrors(werrs []WriteError, ordered bool) []WriteError {
+	sortWriteErrors(werrs)
+	if ordered && len(werrs) > 1 {
+		werrs = werrs[:1]
+	}
+	return werrs
+}
