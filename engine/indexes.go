@@ -296,14 +296,7 @@ func (db *DB) createIndexes(ctx context.Context, dbName, name string, specs []bs
 		nm.NextIndexID++
 	}
 	// Reserve the ids and mark the builds so a crash mid-build cleans up.
-	if err := db.updateMeta(c, nm, func(txn *lsm.Txn) error {
-		for _, ix := range todo {
-			if err := txn.Set(pendingIndexDropKey(nm.ID, ix.ID), nil); err != nil {
-				return err
-			}
-		}
-		return nil
-	}); err != nil {
+	if err := db.reserveIndexes(c, nm, todo); err != nil {
 		return nil, err
 	}
 	build := db.buildIndexes
@@ -314,19 +307,8 @@ func (db *DB) createIndexes(ctx context.Context, dbName, name string, specs []bs
 		db.dropIndexData(nm.ID, todo)
 		return nil, err
 	}
-	final := nm.clone()
-	for i := range final.Indexes {
-		final.Indexes[i].partial = nm.Indexes[i].partial
-	}
-	final.Indexes = append(final.Indexes, todo...)
-	if err := db.updateMeta(c, final, func(txn *lsm.Txn) error {
-		for _, ix := range todo {
-			if err := txn.Delete(pendingIndexDropKey(nm.ID, ix.ID)); err != nil {
-				return err
-			}
-		}
-		return nil
-	}); err != nil {
+	final, err := db.publishIndexes(c, nm, todo)
+	if err != nil {
 		return nil, err
 	}
 	res.NumIndexesAfter = len(final.Indexes)
@@ -570,6 +552,40 @@ func (db *DB) dropIndexes(dbName, name string, which any) (int, error) {
 		}
 	}
 	return before, db.removeIndexes(c, drop)
+}
+
+// reserveIndexes writes nm, which has the ids of the indexes ixs
+// reserved, as c's catalog entry, and marks each of ixs as a pending
+// build in the same transaction: if the build never finishes, opening
+// the database drops what it wrote.
+func (db *DB) reserveIndexes(c *coll, nm *collMeta, ixs []*indexMeta) error {
+	return db.updateMeta(c, nm, func(txn *lsm.Txn) error {
+		for _, ix := range ixs {
+			if err := txn.Set(pendingIndexDropKey(nm.ID, ix.ID), nil); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// publishIndexes makes the built indexes ixs part of c's catalog entry
+// (nm plus ixs) and clears their pending marks in the same transaction.
+// It returns the new entry.
+func (db *DB) publishIndexes(c *coll, nm *collMeta, ixs []*indexMeta) (*collMeta, error) {
+	final := nm.clone()
+	final.Indexes = append(final.Indexes, ixs...)
+	if err := db.updateMeta(c, final, func(txn *lsm.Txn) error {
+		for _, ix := range ixs {
+			if err := txn.Delete(pendingIndexDropKey(nm.ID, ix.ID)); err != nil {
+				return err
+			}
+		}
+		return nil
+	}); err != nil {
+		return nil, err
+	}
+	return final, nil
 }
 
 // removeIndexes takes the indexes drop out of c's catalog entry,

@@ -416,30 +416,14 @@ func (db *DB) createTimeseriesIndexes(ctx context.Context, c *coll, specs []bson
 		nbm.NextIndexID++
 	}
 	if len(bixs) > 0 {
-		if err := db.updateMeta(bc, nbm, func(txn *lsm.Txn) error {
-			for _, bix := range bixs {
-				if err := txn.Set(pendingIndexDropKey(nbm.ID, bix.ID), nil); err != nil {
-					return err
-				}
-			}
-			return nil
-		}); err != nil {
+		if err := db.reserveIndexes(bc, nbm, bixs); err != nil {
 			return nil, err
 		}
 		if err := db.buildIndexes(ctx, bc, nbm, bixs); err != nil {
 			db.dropIndexData(nbm.ID, bixs)
 			return nil, err
 		}
-		final := nbm.clone()
-		final.Indexes = append(final.Indexes, bixs...)
-		if err := db.updateMeta(bc, final, func(txn *lsm.Txn) error {
-			for _, bix := range bixs {
-				if err := txn.Delete(pendingIndexDropKey(nbm.ID, bix.ID)); err != nil {
-					return err
-				}
-			}
-			return nil
-		}); err != nil {
+		if _, err := db.publishIndexes(bc, nbm, bixs); err != nil {
 			return nil, err
 		}
 	}
