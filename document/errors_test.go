@@ -5,7 +5,7 @@ import (
 	"testing"
 )
 
-// SPEC §9: every error code the spec names has MongoDB's number and
+// docs/commands.md §9: every error code the page lists has MongoDB's number and
 // code name. Replies carry Code.String() as codeName, so a wrong name
 // here would pass every reply test that compares the two.
 func TestSpecErrorCodes(t *testing.T) {

@@ -46,7 +46,7 @@ func seq(t *testing.T, db *DB, coll string, n int) {
 	insertDocs(t, db, coll, docs...)
 }
 
-// SPEC §4.1: the three batchedDeletes parameters, their defaults and
+// docs/batched-deletes.md §4.1: the three batchedDeletes parameters, their defaults and
 // validation, through setParameter and the Go setter alike.
 func TestBatchedDeleteParameters(t *testing.T) {
 	t.Parallel()
@@ -109,7 +109,7 @@ func TestBatchedDeleteParameters(t *testing.T) {
 	}
 }
 
-// SPEC §4.2: with the time and byte targets at 0 and
+// docs/batched-deletes.md §4.2: with the time and byte targets at 0 and
 // batchedDeletesTargetBatchDocs = k, a delete of N documents adds
 // exactly ceil(N/k) batches (k = 0: one batch).
 func TestBatchedDeleteBatchCount(t *testing.T) {
@@ -157,7 +157,7 @@ func TestBatchedDeleteBatchCount(t *testing.T) {
 	}
 }
 
-// SPEC §4.1: a batch commits when any target is met; the byte target
+// docs/batched-deletes.md §4.1: a batch commits when any target is met; the byte target
 // alone, at one document's size, makes one batch per document.
 func TestBatchedDeleteByteTarget(t *testing.T) {
 	t.Parallel()
@@ -188,7 +188,7 @@ func TestBatchedDeleteByteTarget(t *testing.T) {
 	}
 }
 
-// SPEC §4.1–4.2, batchedDeletesTargetBatchTimeMS: a batch commits once
+// docs/batched-deletes.md §4.1–4.2, batchedDeletesTargetBatchTimeMS: a batch commits once
 // it has run for the target (0: no target) or another target is met,
 // whichever comes first, for a deleteMany and for TTL deletes alike;
 // timeInBatchMillis adds the time the batches took. The clock of the
@@ -253,7 +253,7 @@ func TestBatchedDeleteTimeTarget(t *testing.T) {
 	}
 }
 
-// SPEC §4.1: single deletes use DELETE, which leaves the
+// docs/batched-deletes.md §4.1: single deletes use DELETE, which leaves the
 // batchedDeletes counters alone; multi deletes count.
 func TestSingleDeleteIsNotBatched(t *testing.T) {
 	t.Parallel()
@@ -284,7 +284,7 @@ func TestSingleDeleteIsNotBatched(t *testing.T) {
 	}
 }
 
-// SPEC §4.2: TTL deletes go through the same stage and counters.
+// docs/batched-deletes.md §4.2: TTL deletes go through the same stage and counters.
 func TestTTLDeletesCountAsBatches(t *testing.T) {
 	t.Parallel()
 	db, clk, _ := openTest(t)
@@ -323,7 +323,7 @@ func stages(d bson.D) []string {
 	return out
 }
 
-// SPEC §4.3: explain of a delete shows BATCHED_DELETE (limit 0) or
+// docs/batched-deletes.md §4.3: explain of a delete shows BATCHED_DELETE (limit 0) or
 // DELETE (limit 1) over its input stages, with execution figures, and
 // deletes nothing.
 func TestExplainDelete(t *testing.T) {

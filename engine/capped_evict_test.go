@@ -46,7 +46,7 @@ func byID(t *testing.T, db *DB, coll string, id int64) []int64 {
 	return ints(t, findAll(t, db, "test", coll, bson.D{{Key: "_id", Value: id}}))
 }
 
-// SPEC §7.3: eviction is strict. Once the ring is full, every insert
+// docs/capped.md §7.3: eviction is strict. Once the ring is full, every insert
 // (InsertOne or any batch size) leaves the collection holding the newest
 // documents that fit: never fewer than one less than the most it has held
 // (a wrap may abandon the end of the file), where evicting in steps of

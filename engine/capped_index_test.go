@@ -255,7 +255,7 @@ func TestCappedUniqueSecondary(t *testing.T) {
 	mustValidate(t, db, "test", "c")
 }
 
-// An in-place update (same BSON size, SPEC §7.5) moves the record's
+// An in-place update (same BSON size, docs/capped.md §7.5) moves the record's
 // secondary entries: the old key no longer finds it, the new one does;
 // a new key that a unique index holds for another live record is 11000
 // and changes nothing; an update that keeps the keys leaves the entries.
@@ -359,7 +359,7 @@ func TestCappedSecondaryReconcile(t *testing.T) {
 	mustValidate(t, db, "test", "c")
 }
 
-// TTL indexes stay refused on capped collections (SPEC §1.4), with
+// TTL indexes stay refused on capped collections (docs/ttl-indexes.md §1.4), with
 // MongoDB's code, and other index options are validated as for ordinary
 // collections.
 func TestCappedIndexRefusals(t *testing.T) {

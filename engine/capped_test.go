@@ -73,7 +73,7 @@ func consecutive(a []int64, lo, hi int64) bool {
 	return true
 }
 
-// SPEC §7.1: create validation.
+// docs/capped.md §7.1: create validation.
 func TestCappedCreateValidation(t *testing.T) {
 	t.Parallel()
 	db, _, _ := openTest(t)
@@ -108,7 +108,7 @@ func TestCappedCreateValidation(t *testing.T) {
 	}
 }
 
-// SPEC §7.2: size normalisation, listCollections and collStats.
+// docs/capped.md §7.2: size normalisation, listCollections and collStats.
 func TestCappedSizeNormalisation(t *testing.T) {
 	t.Parallel()
 	db, _, dir := openTest(t)
@@ -163,7 +163,7 @@ func TestCappedSizeNormalisation(t *testing.T) {
 	wantCode(t, db, "test", `{"create": "c0", "capped": true, "size": 9000}`, document.CodeNamespaceExists, "already exists")
 }
 
-// SPEC §7.3: max and size hold after every insert, oldest evicted first,
+// docs/capped.md §7.3: max and size hold after every insert, oldest evicted first,
 // over many wraps of the ring, with documents of varied sizes.
 func TestCappedWrapAroundRetention(t *testing.T) {
 	t.Parallel()
@@ -215,7 +215,7 @@ func TestCappedWrapAroundRetention(t *testing.T) {
 	}
 }
 
-// SPEC §7.3: a document larger than the collection is 2; ordered inserts
+// docs/capped.md §7.3: a document larger than the collection is 2; ordered inserts
 // stop there, unordered ones go on.
 func TestCappedDocumentTooLarge(t *testing.T) {
 	t.Parallel()
@@ -263,7 +263,7 @@ func equalInts(a, b []int64) bool {
 	return true
 }
 
-// SPEC §7.4: a unique _id index; lookups by _id go through it; an _id
+// docs/capped.md §7.4: a unique _id index; lookups by _id go through it; an _id
 // whose document was evicted is free again.
 func TestCappedIDIndex(t *testing.T) {
 	t.Parallel()
@@ -317,7 +317,7 @@ func TestCappedIDIndex(t *testing.T) {
 	mustValidate(t, db, "test", "c")
 }
 
-// SPEC §7.4, §7.5: order rules and refusals.
+// docs/capped.md §7.4, §7.5: order rules and refusals.
 func TestCappedRefusals(t *testing.T) {
 	t.Parallel()
 	db, _, _ := openTest(t)
@@ -371,7 +371,7 @@ func TestCappedRefusals(t *testing.T) {
 	mustValidate(t, db, "test", "c")
 }
 
-// SPEC §7.5: drop removes the collection, its file and kills its cursors.
+// docs/capped.md §7.5: drop removes the collection, its file and kills its cursors.
 func TestCappedDrop(t *testing.T) {
 	t.Parallel()
 	db, _, dir := openTest(t)
@@ -442,7 +442,7 @@ func TestCappedDropWakesTailer(t *testing.T) {
 	}
 }
 
-// SPEC §8.1: tailable validation.
+// docs/tailable.md §8.1: tailable validation.
 func TestTailableValidation(t *testing.T) {
 	t.Parallel()
 	db, _, _ := openTest(t)
@@ -477,7 +477,7 @@ func batchInts(t *testing.T, r bson.D, key string) []int64 {
 	return ints(t, docs)
 }
 
-// SPEC §8.2, §8.3, §7.7: a tailable cursor stays open, returns what was
+// docs/tailable.md §8.2, §8.3, docs/capped.md §7.7: a tailable cursor stays open, returns what was
 // inserted since, filters, waits with awaitData, and fails with 136 when
 // overrun.
 func TestTailableCursor(t *testing.T) {
@@ -605,7 +605,7 @@ func TestTailableGoCursor(t *testing.T) {
 	}
 }
 
-// SPEC §8.3: a tailer sees every document exactly once, in order, while
+// docs/tailable.md §8.3: a tailer sees every document exactly once, in order, while
 // writers race it.
 func TestTailerRacingWriters(t *testing.T) {
 	t.Parallel()
@@ -722,7 +722,7 @@ func TestCappedReopenReconciles(t *testing.T) {
 	mustValidate(t, db, "test", "c")
 }
 
-// SPEC §7.6: convertToCapped.
+// docs/capped.md §7.6: convertToCapped.
 func TestConvertToCapped(t *testing.T) {
 	t.Parallel()
 	db, clk, dir := openTest(t)

@@ -171,7 +171,7 @@ func (db *DB) insertCapped(ctx context.Context, c *coll, docs []any, ordered boo
 // Secondary index entries of appended documents are batched (pending)
 // and committed by flush, or earlier by the evict callback, which must
 // commit the deletes of evicted records' entries before it returns (the
-// crash protocol, see capped_ext.go). Eviction is strict (SPEC §7.3):
+// crash protocol, see capped_ext.go). Eviction is strict (docs/capped.md §7.3):
 // the ring evicts, per append, only the oldest records the new one needs
 // gone. To keep that from costing a Badger commit per insert, the evict
 // callback also deletes, in the same commit, the secondary entries of

@@ -369,7 +369,7 @@ func TestClusteredTTLByID(t *testing.T) {
 		t.Errorf("left %v, want the non-date _ids", left)
 	}
 	mustValidate(t, db, "db", "c")
-	// SPEC §5.2's errors, on a clustered collection.
+	// docs/collmod.md §5.2's errors, on a clustered collection.
 	wantCode(t, db, "db", `{"collMod": "c", "expireAfterSeconds": "on"}`, 72, "expected \"off\"")
 	wantCode(t, db, "db", `{"collMod": "c", "expireAfterSeconds": {"a": 1}}`, 14, "wrong type")
 	wantCode(t, db, "db", `{"collMod": "c", "expireAfterSeconds": -1}`, 72, "cannot be less than 0")

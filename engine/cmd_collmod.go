@@ -77,7 +77,7 @@ func cmdCollMod(ctx context.Context, db *DB, dbName string, cmd bson.D) (bson.D,
 	return reply, nil
 }
 
-// collModIndex applies collMod's index form (SPEC §5.1).
+// collModIndex applies collMod's index form (docs/collmod.md §5.1).
 func (db *DB) collModIndex(c *coll, opt bson.D) (bson.D, error) {
 	m := c.m()
 	var ref any
@@ -117,7 +117,7 @@ func (db *DB) collModIndex(c *coll, opt bson.D) (bson.D, error) {
 		return nil, document.Errorf(document.CodeInvalidOptions, "TTL indexes are not supported for time-series collections")
 	}
 	if m.Kind == kindCapped && hasExp {
-		// SPEC §1.4: TTL and capped are incompatible, however the TTL
+		// docs/ttl-indexes.md §1.4: TTL and capped are incompatible, however the TTL
 		// index would come about.
 		return nil, document.Errorf(document.CodeInvalidOptions, "TTL indexes are not supported for capped collections.")
 	}

@@ -7,7 +7,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
 
-// cmdConvertToCapped runs {convertToCapped: c, size} (SPEC §7.6).
+// cmdConvertToCapped runs {convertToCapped: c, size} (docs/capped.md §7.6).
 func cmdConvertToCapped(ctx context.Context, db *DB, dbName string, cmd bson.D) (bson.D, error) {
 	name, err := collName(cmd)
 	if err != nil {

@@ -53,7 +53,7 @@ func listedIndex(t *testing.T, db *DB, coll, name string) bson.D {
 	return nil
 }
 
-// SPEC §5.1: collMod's index form, its replies and the listing after.
+// docs/collmod.md §5.1: collMod's index form, its replies and the listing after.
 func TestCollModIndexReplies(t *testing.T) {
 	t.Parallel()
 	db, _, dir := openTest(t)
@@ -115,7 +115,7 @@ func TestCollModIndexReplies(t *testing.T) {
 	}
 }
 
-// SPEC §5.1: every error of the index form, with its code and message,
+// docs/collmod.md §5.1: every error of the index form, with its code and message,
 // and nothing changed by a failed collMod.
 func TestCollModIndexErrors(t *testing.T) {
 	t.Parallel()
@@ -171,7 +171,7 @@ func TestCollModIndexErrors(t *testing.T) {
 	}
 }
 
-// SPEC §5.1: a time-series collection refuses the TTL index form.
+// docs/collmod.md §5.1: a time-series collection refuses the TTL index form.
 func TestCollModIndexOnTimeseries(t *testing.T) {
 	t.Parallel()
 	db, _, _ := openTest(t)
@@ -186,7 +186,7 @@ func TestCollModIndexOnTimeseries(t *testing.T) {
 		"TTL indexes are not supported for time-series collections")
 }
 
-// SPEC §5.1: a new value applies from the next visit: documents expire
+// docs/collmod.md §5.1: a new value applies from the next visit: documents expire
 // by it on the next pass, raised or lowered, with no rebuild.
 func TestCollModValueAppliesNextPass(t *testing.T) {
 	t.Parallel()
@@ -223,7 +223,7 @@ func TestCollModValueAppliesNextPass(t *testing.T) {
 	mustValidate(t, db, "test", "c")
 }
 
-// SPEC §5.1: converting a non-TTL single-field index makes its
+// docs/collmod.md §5.1: converting a non-TTL single-field index makes its
 // documents reaped; hiding a TTL index keeps it reaping.
 func TestCollModConvertsToTTL(t *testing.T) {
 	t.Parallel()
@@ -254,7 +254,7 @@ func TestCollModConvertsToTTL(t *testing.T) {
 	mustValidate(t, db, "test", "c")
 }
 
-// SPEC §5.1 with the monitor's low-water mark: a visit reads a chunk
+// docs/collmod.md §5.1 with the monitor's low-water mark: a visit reads a chunk
 // of keys expired under the old value, collMod raises the value before
 // the chunk's batches run, so the batches keep those documents while
 // the visit moves its mark past them. They must still expire once the
@@ -321,7 +321,7 @@ func TestLowWaterSeesWritesBelowMark(t *testing.T) {
 	}
 }
 
-// SPEC §1.4, §5.1: TTL and capped are incompatible, so collMod may not
+// docs/ttl-indexes.md §1.4, docs/collmod.md §5.1: TTL and capped are incompatible, so collMod may not
 // convert a capped collection's index to TTL either (MongoDB: 72
 // "TTL indexes are not supported for capped collections."); hiding it
 // is still fine, and a refused collMod changes nothing.

@@ -59,7 +59,7 @@ func docIdentical(a, b bson.D) bool {
 	return err1 == nil && err2 == nil && string(ea) == string(eb)
 }
 
-// SPEC §0: every command of ordinary collections answers with ok: 1
+// docs/commands.md §0: every command of ordinary collections answers with ok: 1
 // and its reply shape.
 func TestCommandsAnswer(t *testing.T) {
 	t.Parallel()
@@ -148,7 +148,7 @@ func checkCursorShape(t *testing.T, what string, v any, batch string) (int64, bs
 	return id, docs
 }
 
-// SPEC §0: errors are {ok: 0, errmsg, code, codeName}; an unknown
+// docs/commands.md §0: errors are {ok: 0, errmsg, code, codeName}; an unknown
 // command is 59, an unknown query operator 2; neither changes data.
 func TestErrorReplies(t *testing.T) {
 	t.Parallel()
@@ -257,7 +257,7 @@ func TestMalformedExtJSON(t *testing.T) {
 	intact(t, db, "test", "c", before, "malformed Extended JSON")
 }
 
-// SPEC §0 documents: 16 MiB accepted, one byte over rejected with
+// docs/commands.md §0 documents: 16 MiB accepted, one byte over rejected with
 // 10334; nesting 100 accepted, 101 rejected; _id array, regex and
 // undefined rejected (53); NUL in a field name rejected (2). Nothing
 // of a failed insert is stored; updates obey the same limits.
@@ -354,7 +354,7 @@ func TestDocumentLimits(t *testing.T) {
 	intact(t, db, "test", "c", before, "over-deep update")
 }
 
-// SPEC §0: duplicate _id is 11000 with keyPattern and keyValue; ordered
+// docs/commands.md §0: duplicate _id is 11000 with keyPattern and keyValue; ordered
 // inserts stop at the first bad document and keep the ones before;
 // unordered keep every valid one; writeErrors list the indexes.
 func TestInsertOrderedUnordered(t *testing.T) {
@@ -468,7 +468,7 @@ func TestInsertOrderedAcrossChunks(t *testing.T) {
 
 func asErr[T error](err error, target *T) bool { return errors.As(err, target) }
 
-// SPEC §0: every command the spec lists is supported (a malformed call
+// docs/commands.md §0: every command the page lists is supported (a malformed call
 // may fail, but never with 59 CommandNotFound), and a cursor reply
 // names its namespace as "db.coll" in firstBatch and nextBatch alike.
 func TestSpecCommandsSupported(t *testing.T) {

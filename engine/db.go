@@ -137,7 +137,7 @@ func (db *DB) Dir() string { return db.dir }
 func (db *DB) now() bson.DateTime { return bson.NewDateTimeFromTime(db.opts.Clock()) }
 
 // targetNow returns the time on the clock that measures the time
-// targets of the TTL monitor and the batched delete stage (SPEC §3–§4):
+// targets of the TTL monitor and the batched delete stage (docs/ttl-monitor.md §3–§4):
 // the real monotonic clock, not Options.Clock, which says what has
 // expired and which tests freeze.
 func (db *DB) targetNow() time.Time {
@@ -288,7 +288,7 @@ func putMeta(txn *lsm.Txn, m *collMeta) error {
 	return txn.Set(lsm.CatalogKey(m.DB, m.Name), b)
 }
 
-// validateDBName applies MongoDB's database-name rules (SPEC §0).
+// validateDBName applies MongoDB's database-name rules (docs/commands.md §0).
 func validateDBName(name string) error {
 	if name == "" {
 		return document.Errorf(document.CodeInvalidNamespace, "Invalid database name: ''")
@@ -302,7 +302,7 @@ func validateDBName(name string) error {
 	return nil
 }
 
-// validateCollName applies MongoDB's collection-name rules (SPEC §0).
+// validateCollName applies MongoDB's collection-name rules (docs/commands.md §0).
 // internal allows the engine's own system.* namespaces.
 func validateCollName(dbName, name string, internal bool) error {
 	if err := validateDBName(dbName); err != nil {

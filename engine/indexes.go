@@ -42,7 +42,7 @@ func defaultIndexName(key bson.D) string {
 	return strings.Join(parts, "_")
 }
 
-// parseExpireAfterSeconds validates a TTL value (SPEC §1.2) and
+// parseExpireAfterSeconds validates a TTL value (docs/ttl-indexes.md §1.2) and
 // returns it truncated toward zero.
 func parseExpireAfterSeconds(v any, code document.Code) (int64, error) {
 	var f float64

@@ -50,7 +50,7 @@ func candidates(ctx context.Context, p *plan, limit int64) ([]uint64, map[uint64
 }
 
 // deleteTargets are the batched delete stage's commit targets; 0 means
-// no target of that kind (SPEC §4.1).
+// no target of that kind (docs/batched-deletes.md §4.1).
 type deleteTargets struct {
 	docs, timeMS, bytes int64
 }

@@ -12,7 +12,7 @@ import (
 )
 
 // monitor is the TTL monitor: a goroutine that runs a TTL pass every
-// ttlMonitorSleepSecs (SPEC §3), and the per-index state that lets a
+// ttlMonitorSleepSecs (docs/ttl-monitor.md §3), and the per-index state that lets a
 // visit resume where the last one stopped.
 type monitor struct {
 	db      *DB
@@ -151,7 +151,7 @@ func (mo *monitor) loop() {
 	}
 }
 
-// scheduledPass is what the loop does each time its timer fires (SPEC
+// scheduledPass is what the loop does each time its timer fires (docs/ttl-monitor.md
 // §3.2, §3.5): nothing, and no pass counted, while ttlMonitorEnabled is
 // false or the engine is not a primary (it returns nil then);
 // otherwise a TTL pass.

@@ -159,7 +159,7 @@ func TestReplyNumberTypes(t *testing.T) {
 	wantInt32(t, "collStats time-series", r, "count", "timeseries.bucketCount", "timeseries.avgBucketSize")
 
 	// serverStatus counters stay 64-bit, as MongoDB's Counter64
-	// (SPEC §3.4): mongosh shows them as Long.
+	// (docs/ttl-monitor.md §3.4): mongosh shows them as Long.
 	r = mustRun(t, db, "admin", `{"serverStatus": 1}`)
 	for _, f := range []string{"metrics.ttl.deletedDocuments", "metrics.ttl.passes", "metrics.ttl.subPasses", "batchedDeletes.batches", "batchedDeletes.docs"} {
 		if v := field(r, f); fmt.Sprintf("%T", v) != "int64" {

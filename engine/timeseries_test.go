@@ -54,7 +54,7 @@ func ttlPass(t *testing.T, db *DB) *TTLPassResult {
 	return res
 }
 
-// SPEC §6.1: create errors, each leaving nothing behind.
+// docs/timeseries.md §6.1: create errors, each leaving nothing behind.
 func TestTimeseriesCreateErrors(t *testing.T) {
 	t.Parallel()
 	db, _, _ := openTest(t)
@@ -103,7 +103,7 @@ func TestTimeseriesCreateErrors(t *testing.T) {
 	}
 }
 
-// SPEC §6.1, §6.2, §6.4: listing shape per granularity, idempotent
+// docs/timeseries.md §6.1, §6.2, §6.4: listing shape per granularity, idempotent
 // re-create, 48 on different options.
 func TestTimeseriesCreateListing(t *testing.T) {
 	t.Parallel()
@@ -154,7 +154,7 @@ func TestTimeseriesCreateListing(t *testing.T) {
 	wantCode(t, db, "test", `{"insert": "system.buckets.s", "documents": [{}]}`, document.CodeInvalidNamespace, "")
 }
 
-// SPEC §6.3: bucket boundaries per granularity (MongoDB's example), and
+// docs/timeseries.md §6.3: bucket boundaries per granularity (MongoDB's example), and
 // the count limit.
 func TestTimeseriesBucketBoundaries(t *testing.T) {
 	t.Parallel()
@@ -212,7 +212,7 @@ func TestTimeseriesBucketBoundaries(t *testing.T) {
 	}
 }
 
-// SPEC §6.3: meta values compare as MongoDB compares them; measurements
+// docs/timeseries.md §6.3: meta values compare as MongoDB compares them; measurements
 // come back as inserted.
 func TestTimeseriesMetaGrouping(t *testing.T) {
 	t.Parallel()
@@ -245,7 +245,7 @@ func TestTimeseriesMetaGrouping(t *testing.T) {
 	}
 }
 
-// SPEC §6.3, §0: time field missing or not a date is 2 BadValue per
+// docs/timeseries.md §6.3, docs/commands.md §0: time field missing or not a date is 2 BadValue per
 // measurement; ordered stops, unordered keeps the valid ones.
 func TestTimeseriesInsertErrors(t *testing.T) {
 	t.Parallel()
@@ -266,7 +266,7 @@ func TestTimeseriesInsertErrors(t *testing.T) {
 	}
 }
 
-// SPEC §6.4: find, count, delete by metaField and time; explain shows
+// docs/timeseries.md §6.4: find, count, delete by metaField and time; explain shows
 // the bucket scan and skips buckets through control data.
 func TestTimeseriesReadsAndDeletes(t *testing.T) {
 	t.Parallel()
@@ -340,7 +340,7 @@ func TestTimeseriesReadsAndDeletes(t *testing.T) {
 	}
 }
 
-// SPEC §6.6: a bucket goes only when its min + span + expiry has passed
+// docs/timeseries.md §6.6: a bucket goes only when its min + span + expiry has passed
 // (MongoDB's example); buckets are counted; the monitor visits the
 // collection as one target.
 func TestTimeseriesExpiry(t *testing.T) {
@@ -400,7 +400,7 @@ func TestTimeseriesExpiry(t *testing.T) {
 	}
 }
 
-// SPEC §3.1, §6.6, ttlIndexDeleteTargetTimeMS on a time-series
+// docs/ttl-monitor.md §3.1, docs/timeseries.md §6.6, ttlIndexDeleteTargetTimeMS on a time-series
 // collection: a visit deletes buckets, chunk by chunk (1024 at a time),
 // until it has run for the target (0: unlimited), and the next visit
 // continues. The clock of the time targets moves an hour at every
@@ -455,7 +455,7 @@ func TestTimeseriesDeleteTargetTime(t *testing.T) {
 	}
 }
 
-// SPEC §5.2, §6.6: enabling expiry later with collMod deletes old
+// docs/collmod.md §5.2, docs/timeseries.md §6.6: enabling expiry later with collMod deletes old
 // buckets on the next pass; "off" stops it; errors.
 func TestTimeseriesCollModExpiry(t *testing.T) {
 	t.Parallel()
@@ -489,7 +489,7 @@ func TestTimeseriesCollModExpiry(t *testing.T) {
 	}
 }
 
-// SPEC §6.5: granularity only grows; custom span and rounding; {} is a
+// docs/timeseries.md §6.5: granularity only grows; custom span and rounding; {} is a
 // no-op; measurements keep their buckets.
 func TestTimeseriesCollModGranularity(t *testing.T) {
 	t.Parallel()
@@ -520,7 +520,7 @@ func TestTimeseriesCollModGranularity(t *testing.T) {
 	mustValidate(t, db, "test", "w")
 }
 
-// SPEC §6.8: a collection that held a 1969 or 2040 measurement is never
+// docs/timeseries.md §6.8: a collection that held a 1969 or 2040 measurement is never
 // reaped, across restarts.
 func TestTimeseriesOutOfRangeNeverReaped(t *testing.T) {
 	t.Parallel()
@@ -574,7 +574,7 @@ func TestTimeseriesOutOfRangeNeverReaped(t *testing.T) {
 	}
 }
 
-// SPEC §6.7: partial TTL indexes on a time-series collection.
+// docs/timeseries.md §6.7: partial TTL indexes on a time-series collection.
 func TestTimeseriesPartialTTLIndex(t *testing.T) {
 	t.Parallel()
 	db, clk, _ := openTest(t)

@@ -18,7 +18,7 @@ import (
 const tsTTLTargetName = "expireAfterSeconds"
 
 // tsRule is one expiry rule of a time-series collection: the collection's
-// expireAfterSeconds (partial nil) or a partial TTL index (SPEC §6.7),
+// expireAfterSeconds (partial nil) or a partial TTL index (docs/timeseries.md §6.7),
 // whose filter is rewritten to the buckets' meta field.
 type tsRule struct {
 	expire  int64
@@ -45,7 +45,7 @@ func tsRules(t *tsMeta, m *collMeta) []tsRule {
 }
 
 // tsExpireAt is when a bucket with min time minT may go under expiry e:
-// minT + span + e (SPEC §6.6), saturating.
+// minT + span + e (docs/timeseries.md §6.6), saturating.
 func tsExpireAt(o ts.Options, minT bson.DateTime, e int64) bson.DateTime {
 	return bson.DateTime(satAdd(satAdd(int64(minT), satMul(o.BucketMaxSpanSeconds, 1000)), satMul(e, 1000)))
 }
@@ -93,7 +93,7 @@ func (db *DB) timeseriesTTLTargets(c *coll) []ttlTarget {
 }
 
 // timeseriesTTLVisit deletes expired buckets of one time-series
-// collection (SPEC §6.6–6.8): whole buckets whose min + span + expiry
+// collection (docs/timeseries.md §6.6–6.8): whole buckets whose min + span + expiry
 // has passed, found through the buckets' index on control.min.<time>,
 // deleted through the batched delete stage with every bucket re-checked
 // in its batch. Nothing is deleted from a collection that ever held a
@@ -213,7 +213,7 @@ func satMul(a, b int64) int64 {
 }
 
 // collModTimeseries applies collMod's collection-level options to a
-// time-series collection (SPEC §5.2, §6.5): expireAfterSeconds (a
+// time-series collection (docs/collmod.md §5.2, docs/timeseries.md §6.5): expireAfterSeconds (a
 // number >= 0, or "off" to remove it) and timeseries (granularity
 // growth, custom span and rounding, through ts.Options.ApplyCollMod).
 // Everything is validated before anything changes. The caller holds
@@ -271,7 +271,7 @@ func parseCollModExpire(v any) (n int64, on bool, err error) {
 // serves a user's secondary index on a time-series collection.
 const tsIndexPrefix = "_ts_ix_"
 
-// tsIndexKey checks one index spec for a time-series collection (SPEC
+// tsIndexKey checks one index spec for a time-series collection (docs/timeseries.md
 // §6.7) and returns the key of the buckets-collection index that serves
 // it (nil for a partial TTL index, which bucket expiry serves through
 // the control.min index).
@@ -335,7 +335,7 @@ func tsOnlyMeta(o ts.Options, f bson.D) bool {
 }
 
 // createTimeseriesIndexes creates indexes on a time-series collection
-// (SPEC §6.7): a partial TTL index on the timeField filtered on the
+// (docs/timeseries.md §6.7): a partial TTL index on the timeField filtered on the
 // metaField, or a secondary index on metaField and timeField paths,
 // served by an index on the buckets collection. One bad spec creates
 // none.

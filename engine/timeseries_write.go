@@ -102,7 +102,7 @@ const (
 )
 
 // insertSpecialTimeseries inserts measurements into time-series
-// collection c (SPEC §6.3). Each measurement gets an _id like an
+// collection c (docs/timeseries.md §6.3). Each measurement gets an _id like an
 // ordinary document and must have its time field as a date (2
 // BadValue). Measurements go to buckets through the collection's
 // ts.Bucketer; each bucket touched is written once per transaction,
@@ -262,7 +262,7 @@ func (db *DB) tsInsertChunk(c *coll, bc *coll, prepared []bson.D, start, stopAt 
 		keysIn++
 		bytesIn += document.Size(d)
 	}
-	// Whether the chunk stores a time outside 1970..2038 (SPEC §6.8):
+	// Whether the chunk stores a time outside 1970..2038 (docs/timeseries.md §6.8):
 	// a bucket holds one exactly when its min or max time is outside
 	// (its min time is a measurement's time rounded down, which stays
 	// on the same side of 1970 and below the max).

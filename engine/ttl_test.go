@@ -12,7 +12,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
 
-// SPEC §1.2–1.4: TTL option validation; nothing is created on error.
+// docs/ttl-indexes.md §1.2–1.4: TTL option validation; nothing is created on error.
 func TestTTLIndexValidation(t *testing.T) {
 	t.Parallel()
 	db, _, _ := openTest(t)
@@ -96,7 +96,7 @@ func TestTTLIndexValidation(t *testing.T) {
 	}
 }
 
-// SPEC §1.2: the bounds and every numeric type are accepted, truncated
+// docs/ttl-indexes.md §1.2: the bounds and every numeric type are accepted, truncated
 // toward zero and listed as int32, through the command and the Go API.
 func TestTTLIndexValidValues(t *testing.T) {
 	t.Parallel()
@@ -142,7 +142,7 @@ func TestTTLIndexValidValues(t *testing.T) {
 	}
 }
 
-// SPEC §1.1: a field named expireAfterSeconds inside key is an
+// docs/ttl-indexes.md §1.1: a field named expireAfterSeconds inside key is an
 // ordinary compound index.
 func TestTTLFieldNamedExpireAfterSecondsIsNotTTL(t *testing.T) {
 	t.Parallel()
@@ -160,7 +160,7 @@ func TestTTLFieldNamedExpireAfterSecondsIsNotTTL(t *testing.T) {
 	}
 }
 
-// SPEC §1.2, §1.6: fractional values truncate; reply and listing shapes.
+// docs/ttl-indexes.md §1.2, §1.6: fractional values truncate; reply and listing shapes.
 func TestCreateIndexesReplyAndListing(t *testing.T) {
 	t.Parallel()
 	db, _, _ := openTest(t)
@@ -202,7 +202,7 @@ func TestCreateIndexesReplyAndListing(t *testing.T) {
 	}
 }
 
-// SPEC §1.5: conflicts and identical specs.
+// docs/ttl-indexes.md §1.5: conflicts and identical specs.
 func TestTTLIndexConflicts(t *testing.T) {
 	t.Parallel()
 	db, _, _ := openTest(t)
@@ -258,7 +258,7 @@ func pass(t *testing.T, db *DB) *TTLPassResult {
 
 func dt(tm time.Time) bson.DateTime { return bson.NewDateTimeFromTime(tm) }
 
-// SPEC §2.1–2.4: which documents expire.
+// docs/ttl-indexes.md §2.1–2.4: which documents expire.
 func TestExpiryRules(t *testing.T) {
 	t.Parallel()
 	db, clk, _ := openTest(t)
@@ -314,7 +314,7 @@ func TestExpiryRules(t *testing.T) {
 	}
 }
 
-// SPEC §2.4: expireAfterSeconds 0 expires each document at its own time.
+// docs/ttl-indexes.md §2.4: expireAfterSeconds 0 expires each document at its own time.
 func TestExpireAtClockTime(t *testing.T) {
 	t.Parallel()
 	db, clk, _ := openTest(t)
@@ -336,7 +336,7 @@ func TestExpireAtClockTime(t *testing.T) {
 	}
 }
 
-// SPEC §2.5: descending keys, partial and hidden indexes, drop and reopen.
+// docs/ttl-indexes.md §2.5: descending keys, partial and hidden indexes, drop and reopen.
 func TestExpiryIndexKinds(t *testing.T) {
 	t.Parallel()
 	db, clk, dir := openTest(t)
@@ -365,7 +365,7 @@ func TestExpiryIndexKinds(t *testing.T) {
 	}
 }
 
-// SPEC §2.6: a document updated so it no longer qualifies is not
+// docs/ttl-indexes.md §2.6: a document updated so it no longer qualifies is not
 // deleted by a batch that read the old version.
 func TestReapRechecksInsideBatch(t *testing.T) {
 	t.Parallel()
@@ -393,7 +393,7 @@ func TestReapRechecksInsideBatch(t *testing.T) {
 	}
 }
 
-// SPEC §3.1: parameters, validation, BadValue changes nothing.
+// docs/ttl-monitor.md §3.1: parameters, validation, BadValue changes nothing.
 func TestTTLParameters(t *testing.T) {
 	t.Parallel()
 	db, _, _ := openTest(t)
@@ -436,7 +436,7 @@ func TestTTLParameters(t *testing.T) {
 	}
 }
 
-// SPEC §3.2: an index with 25,000 expired documents does not delay one
+// docs/ttl-monitor.md §3.2: an index with 25,000 expired documents does not delay one
 // with a single expired document by more than one visit.
 func TestTTLFairness(t *testing.T) {
 	t.Parallel()
@@ -485,7 +485,7 @@ func TestTTLFairness(t *testing.T) {
 	}
 }
 
-// SPEC §3.2 with ttlMonitorSubPassTargetSecs 0: each index once per
+// docs/ttl-monitor.md §3.2 with ttlMonitorSubPassTargetSecs 0: each index once per
 // sub-pass, so a big index takes several sub-passes.
 func TestSubPassPerVisit(t *testing.T) {
 	t.Parallel()
@@ -510,7 +510,7 @@ func TestSubPassPerVisit(t *testing.T) {
 	}
 }
 
-// SPEC §3.3: ttlMonitorBatchDeletes false deletes everything in one
+// docs/ttl-monitor.md §3.3: ttlMonitorBatchDeletes false deletes everything in one
 // visit and leaves the batchedDeletes counters alone.
 func TestTTLWithoutBatchDeletes(t *testing.T) {
 	t.Parallel()
@@ -534,7 +534,7 @@ func TestTTLWithoutBatchDeletes(t *testing.T) {
 	}
 }
 
-// SPEC §3.4: currentOp shows the running TTL deletion.
+// docs/ttl-monitor.md §3.4: currentOp shows the running TTL deletion.
 func TestCurrentOpShowsTTLMonitor(t *testing.T) {
 	t.Parallel()
 	db, clk, _ := openTest(t)
@@ -594,7 +594,7 @@ func TestCurrentOpFilter(t *testing.T) {
 	}
 }
 
-// SPEC §3.5: only a primary deletes.
+// docs/ttl-monitor.md §3.5: only a primary deletes.
 func TestSecondaryDoesNotReap(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
@@ -620,7 +620,7 @@ func TestSecondaryDoesNotReap(t *testing.T) {
 	}
 }
 
-// SPEC §3.1: the background monitor runs, and a change of
+// docs/ttl-monitor.md §3.1: the background monitor runs, and a change of
 // ttlMonitorSleepSecs wakes it at once (60 s would time the test out).
 func TestMonitorLoopWakesOnSleepChange(t *testing.T) {
 	t.Parallel()
@@ -672,7 +672,7 @@ func TestExplainDateAndNumberBounds(t *testing.T) {
 	}
 }
 
-// SPEC §3.1 through the Go setters and at open time: the defaults, the
+// docs/ttl-monitor.md §3.1 through the Go setters and at open time: the defaults, the
 // bounds of every TTL parameter (MongoDB's are 32-bit ints, and a
 // larger sleep overflowed the monitor's timer into a busy loop), and a
 // rejected value changes nothing.
@@ -753,7 +753,7 @@ func TestTTLParameterBounds(t *testing.T) {
 	}
 }
 
-// SPEC §3.2, §3.5: when the monitor's timer fires it skips the pass,
+// docs/ttl-monitor.md §3.2, §3.5: when the monitor's timer fires it skips the pass,
 // counting none, while ttlMonitorEnabled is false or the engine is a
 // secondary or read-only; a primary with the monitor enabled reaps.
 func TestScheduledPassSkipsWhenIdle(t *testing.T) {
@@ -810,7 +810,7 @@ func mustDecimal(t *testing.T, s string) bson.Decimal128 {
 	return d
 }
 
-// SPEC §1.4-1.6 through the Go API: an identical spec succeeds and
+// docs/ttl-indexes.md §1.4-1.6 through the Go API: an identical spec succeeds and
 // builds nothing, conflicting ones are 85, capped collections refuse
 // TTL, and an existing collection is not created automatically.
 func TestTTLIndexConflictsGoAPI(t *testing.T) {
@@ -863,7 +863,7 @@ func TestTTLIndexConflictsGoAPI(t *testing.T) {
 	}
 }
 
-// SPEC §1.7, §2.6: building a TTL index over expired documents deletes
+// docs/ttl-indexes.md §1.7, §2.6: building a TTL index over expired documents deletes
 // nothing by itself; the monitor then deletes them at its pace, no
 // visit over ttlIndexDeleteTargetDocs.
 func TestTTLIndexBuiltOverExpiredData(t *testing.T) {
@@ -891,7 +891,7 @@ func TestTTLIndexBuiltOverExpiredData(t *testing.T) {
 	mustValidate(t, db, "test", "c")
 }
 
-// SPEC §2.5: dropping the TTL index stops expiry at once, by command
+// docs/ttl-indexes.md §2.5: dropping the TTL index stops expiry at once, by command
 // and through the Go API, with no reopen in between.
 func TestDropTTLIndexStopsExpiry(t *testing.T) {
 	t.Parallel()
@@ -915,7 +915,7 @@ func TestDropTTLIndexStopsExpiry(t *testing.T) {
 	}
 }
 
-// SPEC §3.2: inside a sub-pass, indexes that hit a target are visited
+// docs/ttl-monitor.md §3.2: inside a sub-pass, indexes that hit a target are visited
 // again round-robin until none has work, all in one sub-pass; each
 // sub-pass takes a fresh list of TTL indexes, so one created during a
 // pass is visited by its next sub-pass.
@@ -961,7 +961,7 @@ func TestTTLSubPassRoundRobin(t *testing.T) {
 	}
 }
 
-// SPEC §2.1-2.5 for both key directions: the inclusive cut-off,
+// docs/ttl-indexes.md §2.1-2.5 for both key directions: the inclusive cut-off,
 // pre-1970 dates, arrays (earliest date, non-dates ignored), the
 // largest expireAfterSeconds, and a partial filter.
 func TestExpiryBothDirections(t *testing.T) {
@@ -1016,7 +1016,7 @@ func TestExpiryBothDirections(t *testing.T) {
 	}
 }
 
-// SPEC §3.2, ttlMonitorSubPassTargetSecs: a sub-pass visits every index
+// docs/ttl-monitor.md §3.2, ttlMonitorSubPassTargetSecs: a sub-pass visits every index
 // of its fresh list once, then revisits the ones a target stopped,
 // round-robin, until none has work or the sub-pass has run for the
 // target; the pass then starts another sub-pass. The clock of the time
@@ -1090,7 +1090,7 @@ func TestTTLSubPassTargetTime(t *testing.T) {
 	}
 }
 
-// SPEC §3.1–3.3, ttlIndexDeleteTargetTimeMS: a visit deletes until it
+// docs/ttl-monitor.md §3.1–3.3, ttlIndexDeleteTargetTimeMS: a visit deletes until it
 // has run for the target (0: unlimited), and the index's next visit
 // continues; with ttlMonitorBatchDeletes false a visit has no target.
 // The clock of the time targets moves 600 ms per chunk of expired keys

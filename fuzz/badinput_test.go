@@ -236,7 +236,7 @@ func checksum(t *testing.T, db *engine.DB) string {
 	return hex.EncodeToString(h.Sum(nil))
 }
 
-// TestBadInput runs the catalogue of SPEC §0 limits (at the limit:
+// TestBadInput runs the catalogue of docs/commands.md §0 limits (at the limit:
 // accepted; one past: rejected) and the invalid options of §1, §3–§5
 // that the engine has today. Every rejected call must carry the right
 // code (in the error and the reply) and change nothing; every accepted

@@ -19,7 +19,7 @@
 //     through the engine: later writes to that collection fail with a
 //     clear error until a reopen, which recovers.
 //   - FuzzCommand feeds Extended JSON commands to an in-memory engine.
-//   - TestBadInput is the catalogue of SPEC §0–§8 limits and invalid
+//   - TestBadInput is the catalogue of docs/commands.md §0–§8 limits and invalid
 //     options: right code, nothing written, nothing lost.
 //   - TestSoak (TTLKV_SOAK=duration) runs concurrent clients, the monitor
 //     and reclamation and reports operations, errors by code, peak RSS

@@ -340,7 +340,7 @@ func TestForgetAndLoad(t *testing.T) {
 	}
 }
 
-// TestExpiryExample is SPEC §6.6's example: expiry 5 s, two measurements
+// TestExpiryExample is docs/timeseries.md §6.6's example: expiry 5 s, two measurements
 // at now-5min and now share a bucket that is not deleted; two at
 // now-3600s-5min and now-3600s share one that is.
 func TestExpiryExample(t *testing.T) {
