@@ -309,6 +309,6 @@ func (db *DB) collModClustered(c *coll, opts bson.D) (bson.D, error) {
 	if err := db.updateMeta(c, nm, nil); err != nil {
 		return nil, err
 	}
-	db.mon.resetLowWater(nm.ID, idIndexID)
+	db.ttl.resetLowWater(nm.ID, idIndexID)
 	return bson.D{}, nil
 }

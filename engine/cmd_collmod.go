@@ -187,7 +187,7 @@ func (db *DB) collModIndex(c *coll, opt bson.D) (bson.D, error) {
 		return nil, err
 	}
 	if hasExp {
-		db.mon.resetLowWater(nm.ID, ix.ID)
+		db.ttl.resetLowWater(nm.ID, ix.ID)
 	}
 	return reply, nil
 }

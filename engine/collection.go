@@ -222,7 +222,7 @@ func (db *DB) dropLocked(c *coll) error {
 		return err
 	}
 	c.dropped.Store(true)
-	db.mon.forgetColl(m.ID)
+	db.ttl.forgetColl(m.ID)
 	db.mu.Lock()
 	delete(db.colls, m.ns())
 	db.mu.Unlock()

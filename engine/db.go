@@ -49,6 +49,7 @@ type DB struct {
 	stats      stats
 	ops        opRegistry
 	mon        *monitor
+	ttl        ttlWatcher // the monitor, as writers and catalog changes see it
 	// tsRemovals counts time-series bucket removals (timeseries_write.go).
 	tsRemovals atomic.Uint64
 
@@ -101,6 +102,7 @@ func Open(dir string, opts Options) (*DB, error) {
 		return nil, err
 	}
 	db.mon = newMonitor(db)
+	db.ttl = db.mon
 	if !opts.DisableTTLMonitor {
 		db.mon.start()
 	}

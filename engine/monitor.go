@@ -194,26 +194,50 @@ type TTLPassResult struct {
 // ttlTarget is one thing a sub-pass visits: a TTL index, or a
 // time-series collection's expiry (index 0).
 type ttlTarget struct {
-	c     *coll
-	index uint64
-	name  string
+	c      *coll
+	index  uint64
+	name   string
+	reaper ttlReaper // what expired means for the target, and the visit
 }
 
+// ttlTargets lists every TTL target of the database, as each
+// collection's kind says.
 func (db *DB) ttlTargets() []ttlTarget {
 	var out []ttlTarget
 	for _, c := range db.collsOf("") {
-		m := c.m()
-		if m.Kind == kindTimeseries {
-			out = append(out, db.timeseriesTTLTargets(c)...)
-			continue
-		}
-		for _, ix := range m.Indexes {
-			if ix.TTL {
-				out = append(out, ttlTarget{c: c, index: ix.ID, name: ix.Name})
-			}
-		}
+		out = append(out, kindOf(c.m()).ttlTargets(c)...)
 	}
 	return out
+}
+
+// ttlReaper says what "expired" means for one kind of TTL target and
+// deletes what has: the monitor owns the schedule (passes, sub-passes,
+// fairness), the metrics and reclamation; a reaper performs one visit.
+// A TTL index of an ordinary or clustered collection is indexReaper
+// (ttlVisit, below); a time-series collection's expiry is bucketReaper
+// (timeseries_ttl.go).
+type ttlReaper interface {
+	// visit deletes expired documents through target t until one of the
+	// visit's targets is met (more) or nothing expired is left.
+	visit(ctx context.Context, db *DB, t ttlTarget) (deleted int64, more bool, err error)
+}
+
+// indexReaper expires the documents of a TTL index (docs/ttl-indexes.md §2).
+type indexReaper struct{}
+
+func (indexReaper) visit(ctx context.Context, db *DB, t ttlTarget) (int64, bool, error) {
+	return db.ttlVisit(ctx, t)
+}
+
+// ttlWatcher is how writers and catalog changes tell the TTL monitor what
+// moves the start of its next visits, without calling into it: a key
+// written below an index's low-water mark (noteKey), an index whose
+// expiry changed (resetLowWater), a collection gone (forgetColl).
+// *monitor implements it; DB.ttl holds it.
+type ttlWatcher interface {
+	noteKey(k ttlKey, key []byte)
+	resetLowWater(coll, index uint64)
+	forgetColl(coll uint64)
 }
 
 // RunTTLPass runs one TTL pass now, as the monitor does on its timer:
@@ -274,7 +298,7 @@ func (db *DB) RunTTLPass(ctx context.Context) (*TTLPassResult, error) {
 			t := queue[0]
 			queue = queue[1:]
 			unvisited--
-			n, more, err := db.ttlVisit(ctx, t)
+			n, more, err := t.reaper.visit(ctx, db, t)
 			add(t, n)
 			if err != nil {
 				return stopped(err)
@@ -424,9 +448,6 @@ func cutoffFor(now bson.DateTime, expire int64) bson.DateTime {
 // ttlVisit deletes expired documents through one TTL index until a
 // target is met or none is left. more reports that a target stopped it.
 func (db *DB) ttlVisit(ctx context.Context, t ttlTarget) (deleted int64, more bool, err error) {
-	if t.index == 0 {
-		return db.timeseriesTTLVisit(ctx, t)
-	}
 	m := t.c.m()
 	ix := indexByID(m, t.index)
 	if ix == nil || !ix.TTL || t.c.dropped.Load() {

@@ -89,7 +89,15 @@ func (db *DB) timeseriesTTLTargets(c *coll) []ttlTarget {
 	if err != nil || len(tsRules(t, m)) == 0 {
 		return nil
 	}
-	return []ttlTarget{{c: c, index: 0, name: tsTTLTargetName}}
+	return []ttlTarget{{c: c, index: 0, name: tsTTLTargetName, reaper: bucketReaper{}}}
+}
+
+// bucketReaper expires a time-series collection's buckets whole
+// (docs/timeseries.md §6.6): tsBucketExpired says when.
+type bucketReaper struct{}
+
+func (bucketReaper) visit(ctx context.Context, db *DB, t ttlTarget) (int64, bool, error) {
+	return db.timeseriesTTLVisit(ctx, t)
 }
 
 // timeseriesTTLVisit deletes expired buckets of one time-series

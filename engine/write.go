@@ -231,7 +231,7 @@ func (w *writeCtx) setIndexKey(ix *indexMeta, k []byte, rid uint64, val []byte) 
 		w.uniq[uniqKey(ix, k)] = rid
 	}
 	if ix.TTL {
-		w.c.db.mon.noteKey(ttlKey{w.m.ID, ix.ID}, key)
+		w.c.db.ttl.noteKey(ttlKey{w.m.ID, ix.ID}, key)
 	}
 	if idBoundKept(w.m, ix) {
 		// Before the entry is staged: the bound must cover it from now
