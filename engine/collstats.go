@@ -65,14 +65,14 @@ type collStatsInfo struct {
 
 // collStats counts a collection's documents and bytes by scanning.
 func (db *DB) collStats(c *coll) collStatsInfo {
+	return kindOf(c.m()).stats(db, c)
+}
+
+// ordinaryStats counts an ordinary (possibly clustered) collection's
+// documents and bytes by scanning.
+func (db *DB) ordinaryStats(c *coll) collStatsInfo {
 	m := c.m()
 	st := collStatsInfo{indexSizes: map[string]int64{}}
-	if m.Kind == kindTimeseries {
-		return db.timeseriesStats(c)
-	}
-	if m.Kind == kindCapped {
-		return db.specialStats(c)
-	}
 	_ = db.store.View(func(txn *lsm.Txn) error {
 		it := txn.NewIter(lsm.IterOptions{Prefix: m.recPrefix()})
 		defer it.Close()

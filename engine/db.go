@@ -234,7 +234,7 @@ func (db *DB) initColl(c *coll) error {
 	if err != nil {
 		return err
 	}
-	return db.openExt(c)
+	return kindOf(c.m()).open(db, c)
 }
 
 // lookup returns the collection db.name or nil.

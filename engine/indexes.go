@@ -299,11 +299,7 @@ func (db *DB) createIndexes(ctx context.Context, dbName, name string, specs []bs
 	if err := db.reserveIndexes(c, nm, todo); err != nil {
 		return nil, err
 	}
-	build := db.buildIndexes
-	if nm.Kind == kindCapped {
-		build = db.buildCappedIndexes
-	}
-	if err := build(ctx, c, nm, todo); err != nil {
+	if err := kindOf(nm).buildIndexes(ctx, db, c, nm, todo); err != nil {
 		db.dropIndexData(nm.ID, todo)
 		return nil, err
 	}

@@ -69,12 +69,12 @@ func (db *DB) insertDocs(ctx context.Context, dbName, name string, docs []any, o
 	if err != nil {
 		return nil, nil, err
 	}
-	if c.m().Kind == kindTimeseries {
-		return db.insertTimeseries(ctx, c, docs, ordered)
-	}
-	if k := c.m().Kind; k == kindCapped || k == kindTimeseries {
-		return db.insertSpecial(ctx, c, docs, ordered)
-	}
+	return kindOf(c.m()).insert(ctx, db, c, docs, ordered)
+}
+
+// insertOrdinary inserts docs into c, an ordinary (possibly clustered)
+// collection, in chunks that each fit one transaction.
+func (db *DB) insertOrdinary(ctx context.Context, c *coll, docs []any, ordered bool) (ids []any, werrs []WriteError, err error) {
 	ids = make([]any, len(docs))
 	prepared := make([]bson.D, len(docs))
 	raws := make([][]byte, len(docs))

@@ -1,29 +1,82 @@
 package engine
 
+import (
+	"context"
+
+	"github.com/ttlkv/ttlkv/document"
+	"github.com/ttlkv/ttlkv/engine/query"
+)
+
 // kind is what varies between the kinds of collection: ordinary
 // (clustered or not), capped and time-series. The core asks a
-// collection's kind (kindOf) rather than testing collMeta.Kind.
+// collection's kind (kindOf) rather than testing collMeta.Kind; each
+// kind's methods are thin and call into its own files (capped_*.go,
+// timeseries*.go, or the core's ordinary path).
 type kind interface {
-	// ttlTargets lists what the TTL monitor visits in c (docs/ttl-monitor.md
-	// §3.2): its TTL indexes, or a time-series collection's expiry.
+	// open sets up the kind's state of an existing or just created
+	// collection (a capped collection's ring and in-memory _id index).
+	open(db *DB, c *coll) error
+	// insert inserts docs into c, ordered or not (docs/commands.md §0).
+	insert(ctx context.Context, db *DB, c *coll, docs []any, ordered bool) (ids []any, werrs []WriteError, err error)
+	// delete runs delete statement s, whose filter is f, on c.
+	delete(ctx context.Context, db *DB, c *coll, f *query.Filter, s DeleteSpec) (int64, error)
+	// buildIndexes fills the new indexes ixs of c, whose catalog entry
+	// m reserves them.
+	buildIndexes(ctx context.Context, db *DB, c *coll, m *collMeta, ixs []*indexMeta) error
+	// drop removes what the kind keeps beside the catalog entry of c,
+	// which is already gone (a ring file, a buckets collection).
+	drop(db *DB, c *coll) error
+	// stats counts c's documents and bytes for collStats and dbStats.
+	stats(db *DB, c *coll) collStatsInfo
+	// validate checks c into res under c.wmu; it returns true when the
+	// core's check of documents against index entries is to run too.
+	validate(ctx context.Context, db *DB, c *coll, res *ValidateResult, fail func(string, ...any)) (more bool)
+	// ttlTargets lists what the TTL monitor visits in c
+	// (docs/ttl-monitor.md §3.2): its TTL indexes, or a time-series
+	// collection's expiry.
 	ttlTargets(c *coll) []ttlTarget
 }
 
 // kindOf returns the kind of a collection with catalog entry m. It is
 // the one place that maps collMeta.Kind to behaviour.
 func kindOf(m *collMeta) kind {
-	if m.Kind == kindTimeseries {
+	switch m.Kind {
+	case kindTimeseries:
 		return timeseriesKind{}
+	case kindCapped:
+		return cappedKind{}
 	}
-	return indexedKind{}
+	return ordinaryKind{}
 }
 
-// indexedKind is a collection whose documents expire through TTL
-// indexes: ordinary and clustered collections (capped collections refuse
-// TTL indexes, docs/ttl-indexes.md §1.4, so they list none).
-type indexedKind struct{}
+// ordinaryKind is an ordinary collection, clustered by _id or not: its
+// documents are records in Badger, found through its indexes; they expire
+// through TTL indexes.
+type ordinaryKind struct{}
 
-func (indexedKind) ttlTargets(c *coll) []ttlTarget {
+func (ordinaryKind) open(*DB, *coll) error { return nil }
+
+func (ordinaryKind) insert(ctx context.Context, db *DB, c *coll, docs []any, ordered bool) ([]any, []WriteError, error) {
+	return db.insertOrdinary(ctx, c, docs, ordered)
+}
+
+func (ordinaryKind) delete(ctx context.Context, db *DB, c *coll, f *query.Filter, s DeleteSpec) (int64, error) {
+	return db.deleteOrdinary(ctx, c, f, s)
+}
+
+func (ordinaryKind) buildIndexes(ctx context.Context, db *DB, c *coll, m *collMeta, ixs []*indexMeta) error {
+	return db.buildIndexes(ctx, c, m, ixs)
+}
+
+func (ordinaryKind) drop(*DB, *coll) error { return nil }
+
+func (ordinaryKind) stats(db *DB, c *coll) collStatsInfo { return db.ordinaryStats(c) }
+
+func (ordinaryKind) validate(context.Context, *DB, *coll, *ValidateResult, func(string, ...any)) bool {
+	return true
+}
+
+func (ordinaryKind) ttlTargets(c *coll) []ttlTarget {
 	var out []ttlTarget
 	for _, ix := range c.m().Indexes {
 		if ix.TTL {
@@ -33,8 +86,68 @@ func (indexedKind) ttlTargets(c *coll) []ttlTarget {
 	return out
 }
 
-// timeseriesKind is a time-series collection: its measurements live in
-// buckets of a buckets collection, which expire whole (timeseries*.go).
+// cappedKind is a capped collection: its documents live in a
+// preallocated ring file (capped_*.go, package capped), oldest evicted
+// first (docs/capped.md §7). It has no TTL indexes
+// (docs/ttl-indexes.md §1.4).
+type cappedKind struct{}
+
+func (cappedKind) open(db *DB, c *coll) error { return db.openExt(c) }
+
+func (cappedKind) insert(ctx context.Context, db *DB, c *coll, docs []any, ordered bool) ([]any, []WriteError, error) {
+	return db.insertSpecial(ctx, c, docs, ordered)
+}
+
+func (cappedKind) delete(_ context.Context, _ *DB, c *coll, _ *query.Filter, _ DeleteSpec) (int64, error) {
+	return 0, document.Errorf(document.CodeIllegalOperation, "cannot remove from a capped collection: %s", c.m().ns())
+}
+
+func (cappedKind) buildIndexes(ctx context.Context, db *DB, c *coll, m *collMeta, ixs []*indexMeta) error {
+	return db.buildCappedIndexes(ctx, c, m, ixs)
+}
+
+func (cappedKind) drop(db *DB, c *coll) error {
+	if err := db.dropExt(c); err != nil {
+		db.logf("drop %s: removing kind-specific files: %v", c.m().ns(), err)
+	}
+	return nil
+}
+
+func (cappedKind) stats(db *DB, c *coll) collStatsInfo { return db.specialStats(c) }
+
+func (cappedKind) validate(ctx context.Context, db *DB, c *coll, res *ValidateResult, fail func(string, ...any)) bool {
+	db.validateSpecial(ctx, c, res, fail)
+	return false
+}
+
+func (cappedKind) ttlTargets(*coll) []ttlTarget { return nil }
+
+// timeseriesKind is a time-series collection: a view whose measurements
+// live in the buckets of an ordinary buckets collection
+// (timeseries*.go, package ts), which expire whole (docs/timeseries.md §6).
 type timeseriesKind struct{}
+
+func (timeseriesKind) open(*DB, *coll) error { return nil }
+
+func (timeseriesKind) insert(ctx context.Context, db *DB, c *coll, docs []any, ordered bool) ([]any, []WriteError, error) {
+	return db.insertTimeseries(ctx, c, docs, ordered)
+}
+
+func (timeseriesKind) delete(ctx context.Context, db *DB, c *coll, f *query.Filter, s DeleteSpec) (int64, error) {
+	return db.deleteTimeseries(ctx, c, f, s)
+}
+
+func (timeseriesKind) buildIndexes(ctx context.Context, db *DB, c *coll, m *collMeta, ixs []*indexMeta) error {
+	return db.buildIndexes(ctx, c, m, ixs)
+}
+
+func (timeseriesKind) drop(db *DB, c *coll) error { return db.dropTimeseriesExt(c) }
+
+func (timeseriesKind) stats(db *DB, c *coll) collStatsInfo { return db.timeseriesStats(c) }
+
+func (timeseriesKind) validate(ctx context.Context, db *DB, c *coll, res *ValidateResult, fail func(string, ...any)) bool {
+	db.validateTimeseries(ctx, c, res, fail)
+	return false
+}
 
 func (timeseriesKind) ttlTargets(c *coll) []ttlTarget { return c.db.timeseriesTTLTargets(c) }

@@ -693,12 +693,12 @@ func (db *DB) deleteDocs(ctx context.Context, dbName, name string, s DeleteSpec)
 	if c == nil {
 		return 0, nil
 	}
-	switch c.m().Kind {
-	case kindCapped:
-		return 0, document.Errorf(document.CodeIllegalOperation, "cannot remove from a capped collection: %s", c.m().ns())
-	case kindTimeseries:
-		return db.deleteTimeseries(ctx, c, f, s)
-	}
+	return kindOf(c.m()).delete(ctx, db, c, f, s)
+}
+
+// deleteOrdinary runs delete statement s, whose filter is f, on c, an
+// ordinary (possibly clustered) collection.
+func (db *DB) deleteOrdinary(ctx context.Context, c *coll, f *query.Filter, s DeleteSpec) (int64, error) {
 	p, err := makePlan(c, c.m(), f, nil, s.Hint)
 	if err != nil {
 		return 0, err

@@ -45,12 +45,7 @@ func (db *DB) Validate(ctx context.Context, dbName, name string) (*ValidateResul
 			res.Errors = append(res.Errors, fmt.Sprintf(format, args...))
 		}
 	}
-	if m.Kind == kindTimeseries {
-		db.validateTimeseries(ctx, c, res, fail)
-		return res, nil
-	}
-	if m.Kind == kindCapped || m.Kind == kindTimeseries {
-		db.validateSpecial(ctx, c, res, fail)
+	if !kindOf(m).validate(ctx, db, c, res, fail) {
 		return res, nil
 	}
 	// expected[index][key] for every record: the entry's value, which
