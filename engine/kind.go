@@ -2,9 +2,11 @@ package engine
 
 import (
 	"context"
+	"time"
 
 	"github.com/ttlkv/ttlkv/document"
 	"github.com/ttlkv/ttlkv/engine/query"
+	"go.mongodb.org/mongo-driver/v2/bson"
 )
 
 // kind is what varies between the kinds of collection: ordinary
@@ -18,6 +20,14 @@ type kind interface {
 	open(db *DB, c *coll) error
 	// insert inserts docs into c, ordered or not (docs/commands.md §0).
 	insert(ctx context.Context, db *DB, c *coll, docs []any, ordered bool) (ids []any, werrs []WriteError, err error)
+	// next returns up to n more records of scanner s over a collection
+	// of this kind (exec.go).
+	next(ctx context.Context, s *scanner, n int) ([]record, error)
+	// canUpdate is nil when the kind's documents can be updated.
+	canUpdate() error
+	// update applies u to the records rids of c that still match f,
+	// re-reading each where the write happens (modify.go).
+	update(db *DB, c *coll, rids []uint64, ids map[uint64][]byte, f *query.Filter, u *query.Update, now time.Time, returnNew bool) (matched, modified int64, last bson.D, err error)
 	// delete runs delete statement s, whose filter is f, on c.
 	delete(ctx context.Context, db *DB, c *coll, f *query.Filter, s DeleteSpec) (int64, error)
 	// buildIndexes fills the new indexes ixs of c, whose catalog entry
@@ -60,6 +70,16 @@ func (ordinaryKind) insert(ctx context.Context, db *DB, c *coll, docs []any, ord
 	return db.insertOrdinary(ctx, c, docs, ordered)
 }
 
+func (ordinaryKind) next(ctx context.Context, s *scanner, n int) ([]record, error) {
+	return s.nextRecords(ctx, n)
+}
+
+func (ordinaryKind) canUpdate() error { return nil }
+
+func (ordinaryKind) update(db *DB, c *coll, rids []uint64, ids map[uint64][]byte, f *query.Filter, u *query.Update, now time.Time, returnNew bool) (int64, int64, bson.D, error) {
+	return db.applyOrdinaryUpdates(c, rids, ids, f, u, now, returnNew)
+}
+
 func (ordinaryKind) delete(ctx context.Context, db *DB, c *coll, f *query.Filter, s DeleteSpec) (int64, error) {
 	return db.deleteOrdinary(ctx, c, f, s)
 }
@@ -98,6 +118,16 @@ func (cappedKind) insert(ctx context.Context, db *DB, c *coll, docs []any, order
 	return db.insertSpecial(ctx, c, docs, ordered)
 }
 
+func (cappedKind) next(ctx context.Context, s *scanner, n int) ([]record, error) {
+	return s.nextCapped(ctx, n)
+}
+
+func (cappedKind) canUpdate() error { return nil }
+
+func (cappedKind) update(db *DB, c *coll, rids []uint64, _ map[uint64][]byte, f *query.Filter, u *query.Update, now time.Time, returnNew bool) (int64, int64, bson.D, error) {
+	return db.applyCappedUpdates(c, rids, f, u, now, returnNew)
+}
+
 func (cappedKind) delete(_ context.Context, _ *DB, c *coll, _ *query.Filter, _ DeleteSpec) (int64, error) {
 	return 0, document.Errorf(document.CodeIllegalOperation, "cannot remove from a capped collection: %s", c.m().ns())
 }
@@ -131,6 +161,20 @@ func (timeseriesKind) open(*DB, *coll) error { return nil }
 
 func (timeseriesKind) insert(ctx context.Context, db *DB, c *coll, docs []any, ordered bool) ([]any, []WriteError, error) {
 	return db.insertTimeseries(ctx, c, docs, ordered)
+}
+
+// next is never asked of a time-series collection: its scanner reads
+// the buckets collection (scanner.ts), an ordinary one.
+func (timeseriesKind) next(ctx context.Context, s *scanner, n int) ([]record, error) {
+	return s.nextRecords(ctx, n)
+}
+
+func (timeseriesKind) canUpdate() error {
+	return document.Errorf(document.CodeIllegalOperation, "updates on time-series collections are not supported by ttlkv")
+}
+
+func (timeseriesKind) update(db *DB, c *coll, _ []uint64, _ map[uint64][]byte, _ *query.Filter, _ *query.Update, _ time.Time, _ bool) (int64, int64, bson.D, error) {
+	return 0, 0, nil, timeseriesKind{}.canUpdate()
 }
 
 func (timeseriesKind) delete(ctx context.Context, db *DB, c *coll, f *query.Filter, s DeleteSpec) (int64, error) {

@@ -780,8 +780,8 @@ func (db *DB) updateReturning(ctx context.Context, dbName, name string, s Update
 	if c == nil {
 		return res, nil, nil
 	}
-	if c.m().Kind == kindTimeseries {
-		return nil, nil, document.Errorf(document.CodeIllegalOperation, "updates on time-series collections are not supported by ttlkv")
+	if err := kindOf(c.m()).canUpdate(); err != nil {
+		return nil, nil, err
 	}
 	p, err := makePlan(c, c.m(), f, sort, s.Hint)
 	if err != nil {
@@ -892,9 +892,12 @@ func (db *DB) ridOfID(c *coll, d bson.D) (uint64, error) {
 // applyUpdates updates the given records, re-reading and re-matching
 // each inside the transaction.
 func (db *DB) applyUpdates(c *coll, rids []uint64, ids map[uint64][]byte, f *query.Filter, u *query.Update, now time.Time, returnNew bool) (matched, modified int64, last bson.D, err error) {
-	if c.m().Kind == kindCapped {
-		return db.applyCappedUpdates(c, rids, f, u, now, returnNew)
-	}
+	return kindOf(c.m()).update(db, c, rids, ids, f, u, now, returnNew)
+}
+
+// applyOrdinaryUpdates is applyUpdates on an ordinary (possibly
+// clustered) collection.
+func (db *DB) applyOrdinaryUpdates(c *coll, rids []uint64, ids map[uint64][]byte, f *query.Filter, u *query.Update, now time.Time, returnNew bool) (matched, modified int64, last bson.D, err error) {
 	c.wmu.Lock()
 	defer c.wmu.Unlock()
 	if c.dropped.Load() {
