@@ -71,22 +71,25 @@ func (db *DB) findPlan(dbName, name string, filter bson.D, o FindOptions) (*coll
 	if c == nil {
 		return nil, nil, nil, nil
 	}
-	if c.m().Kind == kindTimeseries {
-		q, err := db.timeseriesQuery(c, filter, f, srt, o, proj)
-		if err != nil {
-			return nil, nil, nil, err
-		}
-		return c, q.sc.p, q, nil
-	}
-	p, err := makePlan(c, c.m(), f, srt, o.Hint)
+	q, err := kindOf(c.m()).query(db, c, filter, f, srt, o, proj)
 	if err != nil {
 		return nil, nil, nil, err
+	}
+	return c, q.sc.p, q, nil
+}
+
+// recordQuery builds the executor of a find on an ordinary (possibly
+// clustered) or capped collection: a plan over its records.
+func (db *DB) recordQuery(c *coll, f *query.Filter, srt *query.Sort, o FindOptions, proj *query.Projection) (*queryExec, error) {
+	p, err := makePlan(c, c.m(), f, srt, o.Hint)
+	if err != nil {
+		return nil, err
 	}
 	limit := o.Limit
 	if limit < 0 {
 		limit = -limit
 	}
-	return c, p, newQueryExec(p, o.Skip, limit, proj), nil
+	return newQueryExec(p, o.Skip, limit, proj), nil
 }
 
 // count returns how many documents match filter, after skip and limit.

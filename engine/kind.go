@@ -20,6 +20,9 @@ type kind interface {
 	open(db *DB, c *coll) error
 	// insert inserts docs into c, ordered or not (docs/commands.md §0).
 	insert(ctx context.Context, db *DB, c *coll, docs []any, ordered bool) (ids []any, werrs []WriteError, err error)
+	// query builds the executor of a find on c (filter is f as the user
+	// gave it).
+	query(db *DB, c *coll, filter bson.D, f *query.Filter, srt *query.Sort, o FindOptions, proj *query.Projection) (*queryExec, error)
 	// next returns up to n more records of scanner s over a collection
 	// of this kind (exec.go).
 	next(ctx context.Context, s *scanner, n int) ([]record, error)
@@ -70,6 +73,10 @@ func (ordinaryKind) insert(ctx context.Context, db *DB, c *coll, docs []any, ord
 	return db.insertOrdinary(ctx, c, docs, ordered)
 }
 
+func (ordinaryKind) query(db *DB, c *coll, _ bson.D, f *query.Filter, srt *query.Sort, o FindOptions, proj *query.Projection) (*queryExec, error) {
+	return db.recordQuery(c, f, srt, o, proj)
+}
+
 func (ordinaryKind) next(ctx context.Context, s *scanner, n int) ([]record, error) {
 	return s.nextRecords(ctx, n)
 }
@@ -118,6 +125,10 @@ func (cappedKind) insert(ctx context.Context, db *DB, c *coll, docs []any, order
 	return db.insertSpecial(ctx, c, docs, ordered)
 }
 
+func (cappedKind) query(db *DB, c *coll, _ bson.D, f *query.Filter, srt *query.Sort, o FindOptions, proj *query.Projection) (*queryExec, error) {
+	return db.recordQuery(c, f, srt, o, proj)
+}
+
 func (cappedKind) next(ctx context.Context, s *scanner, n int) ([]record, error) {
 	return s.nextCapped(ctx, n)
 }
@@ -161,6 +172,10 @@ func (timeseriesKind) open(*DB, *coll) error { return nil }
 
 func (timeseriesKind) insert(ctx context.Context, db *DB, c *coll, docs []any, ordered bool) ([]any, []WriteError, error) {
 	return db.insertTimeseries(ctx, c, docs, ordered)
+}
+
+func (timeseriesKind) query(db *DB, c *coll, filter bson.D, f *query.Filter, srt *query.Sort, o FindOptions, proj *query.Projection) (*queryExec, error) {
+	return db.timeseriesQuery(c, filter, f, srt, o, proj)
 }
 
 // next is never asked of a time-series collection: its scanner reads
