@@ -85,21 +85,15 @@ func (db *DB) insertCapped(ctx context.Context, c *coll, docs []any, ordered boo
 	var werrs []WriteError
 	preps := make([]cappedDoc, len(docs))
 	ok := make([]bool, len(docs))
-	stopAt := len(docs)
-	for i, v := range docs {
-		p, err := prepareCapped(m, v)
-		if err != nil {
-			stop, fault := writeFailed(&werrs, i, err, ordered)
-			if fault != nil {
-				return nil, nil, fault
-			}
-			if stop {
-				stopAt = i
-				break
-			}
-			continue
+	stopAt, err := prepareAll(len(docs), ordered, &werrs, func(i int) error {
+		p, err := prepareCapped(m, docs[i])
+		if err == nil {
+			preps[i], ok[i] = p, true
 		}
-		preps[i], ok[i] = p, true
+		return err
+	})
+	if err != nil {
+		return nil, nil, err
 	}
 	for i := 0; i < stopAt; {
 		if err := ctxErr(ctx); err != nil {

@@ -78,28 +78,16 @@ func (db *DB) insertOrdinary(ctx context.Context, c *coll, docs []any, ordered b
 	ids = make([]any, len(docs))
 	prepared := make([]bson.D, len(docs))
 	raws := make([][]byte, len(docs))
-	failed := func(i int, e error) bool {
-		stop, fault := writeFailed(&werrs, i, e, ordered)
-		if fault != nil {
-			err = fault
-		}
-		return stop
-	}
-	stopAt := len(docs)
-	for i, v := range docs {
-		d, e := prepareInsert(v)
+	stopAt, err := prepareAll(len(docs), ordered, &werrs, func(i int) error {
+		d, e := prepareInsert(docs[i])
 		if e == nil {
 			raws[i], e = document.Marshal(d)
 		}
-		if e != nil {
-			if failed(i, e) {
-				stopAt = i
-				break
-			}
-			continue
+		if e == nil {
+			prepared[i] = d
 		}
-		prepared[i] = d
-	}
+		return e
+	})
 	if err != nil {
 		return nil, nil, err
 	}
@@ -195,11 +183,7 @@ func (db *DB) insertOrdinary(ctx context.Context, c *coll, docs []any, ordered b
 			return ids, werrs, txErr
 		}
 		limit = stopAt
-		for j := start; j < i; j++ {
-			if prepared[j] != nil && !hasIndex(chunkErrs, j) {
-				ids[j] = prepared[j][0].Value
-			}
-		}
+		ackIDs(ids, prepared, start, i, chunkErrs)
 		werrs = append(werrs, chunkErrs...)
 		if stop {
 			break

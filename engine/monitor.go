@@ -455,7 +455,7 @@ func (db *DB) ttlVisit(ctx context.Context, t ttlTarget) (deleted int64, more bo
 	}
 	v := db.beginVisit(m.ns(), ix.Name)
 	defer v.end()
-	batching, targetDocs, vc, now := v.batching, v.targetDocs, v.clock, v.now
+	batching, vc, now := v.batching, v.clock, v.now
 	cutoff := cutoffFor(now, ix.Expire)
 	desc := keyFields(ix.Key)[0].desc
 	prefix := lsm.IndexPrefix(m.ID, ix.ID)
@@ -522,20 +522,14 @@ func (db *DB) ttlVisit(ctx context.Context, t ttlTarget) (deleted int64, more bo
 	// Record ids are read from the index in chunks of ttlScanChunk; the
 	// pipelined deletes of a chunk drain (the last commit is waited for
 	// with nothing staged beside it) before the next chunk is read.
-	chunk := int64(ttlScanChunk)
-	if targetDocs > 0 && targetDocs < chunk {
-		chunk = targetDocs
-	}
+	chunk := v.chunk(ttlScanChunk)
 	finished := false
 	first := true
 	for !finished {
 		if err := ctxErr(ctx); err != nil {
 			return deleted, false, err
 		}
-		want := chunk
-		if targetDocs > 0 && targetDocs-deleted < want {
-			want = targetDocs - deleted
-		}
+		want := v.want(chunk, deleted)
 		var rids []uint64
 		var next []byte
 		err := db.store.View(func(txn *lsm.Txn) error {
@@ -652,6 +646,24 @@ func (db *DB) beginVisit(ns, index string) *visit {
 	v.clock = &visitClock{db: db, start: db.targetNow(), target: time.Duration(v.targetMS) * time.Millisecond}
 	v.now = db.now()
 	return v
+}
+
+// chunk returns how many keys the visit reads at a time: max, or
+// fewer when the document target is smaller.
+func (v *visit) chunk(max int64) int64 {
+	if v.targetDocs > 0 && v.targetDocs < max {
+		return v.targetDocs
+	}
+	return max
+}
+
+// want returns how many keys to read next, in chunks of chunk, when the
+// visit has deleted documents: no more than its document target leaves.
+func (v *visit) want(chunk, deleted int64) int64 {
+	if v.targetDocs > 0 && v.targetDocs-deleted < chunk {
+		return v.targetDocs - deleted
+	}
+	return chunk
 }
 
 // targetMet reports whether a visit that has deleted documents must

@@ -125,7 +125,7 @@ func (db *DB) timeseriesTTLVisit(ctx context.Context, tg ttlTarget) (deleted int
 	}
 	v := db.beginVisit(m.ns(), tsTTLTargetName)
 	defer v.end()
-	batching, targetDocs, vc, now := v.batching, v.targetDocs, v.clock, v.now
+	batching, vc, now := v.batching, v.clock, v.now
 	// Candidates: buckets whose min time is at or before the latest
 	// cut-off of any rule.
 	minExp := int64(math.MaxInt64)
@@ -164,18 +164,12 @@ func (db *DB) timeseriesTTLVisit(ctx context.Context, tg ttlTarget) (deleted int
 	if batching {
 		bd.targets = db.deleteTargets()
 	}
-	chunk := int64(1024)
-	if targetDocs > 0 && targetDocs < chunk {
-		chunk = targetDocs
-	}
+	chunk := v.chunk(1024)
 	for {
 		if err := ctxErr(ctx); err != nil {
 			return deleted, false, err
 		}
-		want := chunk
-		if targetDocs > 0 && targetDocs-deleted < want {
-			want = targetDocs - deleted
-		}
+		want := v.want(chunk, deleted)
 		var rids []uint64
 		var next []byte
 		finished := false

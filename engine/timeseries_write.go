@@ -118,25 +118,19 @@ func (db *DB) insertTimeseries(ctx context.Context, c *coll, docs []any, ordered
 	}
 	ids = make([]any, len(docs))
 	prepared := make([]bson.D, len(docs))
-	stopAt := len(docs)
 	prep := newTSPrepare(len(docs))
-	for i, v := range docs {
-		d, e := prep.prepare(v)
+	stopAt, err := prepareAll(len(docs), ordered, &werrs, func(i int) error {
+		d, e := prep.prepare(docs[i])
 		if e == nil {
 			_, _, _, e = t.opts.Split(d)
 		}
-		if e != nil {
-			stop, fault := writeFailed(&werrs, i, e, ordered)
-			if fault != nil {
-				return nil, nil, fault
-			}
-			if stop {
-				stopAt = i
-				break
-			}
-			continue
+		if e == nil {
+			prepared[i] = d
 		}
-		prepared[i] = d
+		return e
+	})
+	if err != nil {
+		return nil, nil, err
 	}
 	i := 0
 	for i < stopAt {
@@ -162,11 +156,7 @@ func (db *DB) insertTimeseries(ctx context.Context, c *coll, docs []any, ordered
 		if err != nil {
 			return ids, werrs, err
 		}
-		for j := start; j < i; j++ {
-			if prepared[j] != nil && !hasIndex(chunkErrs, j) {
-				ids[j] = prepared[j][0].Value
-			}
-		}
+		ackIDs(ids, prepared, start, i, chunkErrs)
 		werrs = append(werrs, chunkErrs...)
 		if stop {
 			break

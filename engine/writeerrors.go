@@ -2,6 +2,8 @@ package engine
 
 import (
 	"errors"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
 )
 
 // WriteError is one failed document or statement of a write command.
@@ -80,4 +82,36 @@ func finishWriteErrors(werrs []WriteError, ordered bool) []WriteError {
 		werrs = werrs[:1]
 	}
 	return werrs
+}
+
+// prepareAll prepares the n documents of an insert in order with
+// prepare. A user error becomes the write error of its document, and an
+// ordered insert stops preparing there. It returns where the insert
+// stops: n, or an ordered insert's first failed document. A storage
+// fault is returned as fault.
+func prepareAll(n int, ordered bool, werrs *[]WriteError, prepare func(i int) error) (stopAt int, fault error) {
+	for i := 0; i < n; i++ {
+		e := prepare(i)
+		if e == nil {
+			continue
+		}
+		stop, fault := writeFailed(werrs, i, e, ordered)
+		if fault != nil {
+			return i, fault
+		}
+		if stop {
+			return i, nil
+		}
+	}
+	return n, nil
+}
+
+// ackIDs records in ids the _id of each document of prepared[start:end]
+// that a committed chunk wrote: prepared and not among chunkErrs.
+func ackIDs(ids []any, prepared []bson.D, start, end int, chunkErrs []WriteError) {
+	for j := start; j < end; j++ {
+		if prepared[j] != nil && !hasIndex(chunkErrs, j) {
+			ids[j] = prepared[j][0].Value
+		}
+	}
 }
