@@ -220,8 +220,10 @@ func (db *DB) createIndexes(ctx context.Context, dbName, name string, specs []bs
 	}
 	res := &CreateIndexesResult{}
 	c := db.lookup(dbName, name)
-	if c != nil && c.m().Kind == kindTimeseries {
-		return db.createTimeseriesIndexes(ctx, c, specs)
+	if c != nil {
+		if px, ok := kindOf(c.m()).(indexProxy); ok {
+			return px.createIndexes(ctx, db, c, specs)
+		}
 	}
 	// Validate against the current (or a would-be new) collection.
 	probe := &collMeta{DB: dbName, Name: name, Kind: kindNormal, Indexes: []*indexMeta{idIndex()}}
@@ -528,8 +530,8 @@ func (db *DB) dropIndexes(dbName, name string, which any) (int, error) {
 	if c == nil {
 		return 0, document.Errorf(document.CodeNamespaceNotFound, "ns not found %s.%s", dbName, name)
 	}
-	if c.m().Kind == kindTimeseries {
-		return db.dropTimeseriesIndexes(c, which)
+	if px, ok := kindOf(c.m()).(indexProxy); ok {
+		return px.dropIndexes(db, c, which)
 	}
 	c.wmu.Lock()
 	defer c.wmu.Unlock()

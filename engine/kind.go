@@ -50,6 +50,14 @@ type kind interface {
 	ttlTargets(c *coll) []ttlTarget
 }
 
+// indexProxy is a kind whose indexes live on another collection (a
+// time-series collection's, on its buckets collection): createIndexes
+// and dropIndexes hand the whole command over to it.
+type indexProxy interface {
+	createIndexes(ctx context.Context, db *DB, c *coll, specs []bson.D) (*CreateIndexesResult, error)
+	dropIndexes(db *DB, c *coll, which any) (int, error)
+}
+
 // kindOf returns the kind of a collection with catalog entry m. It is
 // the one place that maps collMeta.Kind to behaviour.
 func kindOf(m *collMeta) kind {
@@ -198,6 +206,14 @@ func (timeseriesKind) delete(ctx context.Context, db *DB, c *coll, f *query.Filt
 
 func (timeseriesKind) buildIndexes(ctx context.Context, db *DB, c *coll, m *collMeta, ixs []*indexMeta) error {
 	return db.buildIndexes(ctx, c, m, ixs)
+}
+
+func (timeseriesKind) createIndexes(ctx context.Context, db *DB, c *coll, specs []bson.D) (*CreateIndexesResult, error) {
+	return db.createTimeseriesIndexes(ctx, c, specs)
+}
+
+func (timeseriesKind) dropIndexes(db *DB, c *coll, which any) (int, error) {
+	return db.dropTimeseriesIndexes(c, which)
 }
 
 func (timeseriesKind) drop(db *DB, c *coll) error { return db.dropTimeseriesExt(c) }
