@@ -112,8 +112,8 @@ type batchDeleter struct {
 	// sub-batch holds gentleDocs<<level documents, and a pause after a
 	// contended batch lasts its time>>level.
 	level int
-	// lastContended is when a commit of this run last had to wait for
-	// c.wmu. For gentleFor after it, a yielding pipelined run is gentle:
+	// lastContended is when (on the targets' clock, targetNow) a commit
+	// of this run last had to wait for c.wmu. For gentleFor after it, a yielding pipelined run is gentle:
 	// it commits sub-batches of at most gentleDocs documents, lets other
 	// goroutines run between documents, and pauses after each contended
 	// sub-batch (see runPipelined).
@@ -400,7 +400,7 @@ func (bd *batchDeleter) commitGuard(b *batchState, before func() error) func(com
 		if !b.locked {
 			if (bd.tryLock != nil && !bd.tryLock()) || !c.wmu.TryLock() {
 				bd.contended = true
-				bd.lastContended = time.Now()
+				bd.lastContended = bd.db.targetNow()
 				c.wmu.Lock()
 			}
 			defer c.wmu.Unlock()
@@ -629,7 +629,7 @@ func (bd *batchDeleter) runPipelined(ctx context.Context, rids []uint64, stop fu
 		if bd.c.dropped.Load() {
 			break
 		}
-		gentle := bd.yield && !bd.lastContended.IsZero() && time.Since(bd.lastContended) < gentleFor
+		gentle := bd.yield && !bd.lastContended.IsZero() && bd.db.targetSince(bd.lastContended) < gentleFor
 		b := bd.newBatch(rids, gentle)
 		bd.contended = false
 		pend, uerr := p.Update(bd.stage(rids, b), bd.commitGuard(b, before))
