@@ -26,6 +26,8 @@ type kind interface {
 	// next returns up to n more records of scanner s over a collection
 	// of this kind (exec.go).
 	next(ctx context.Context, s *scanner, n int) ([]record, error)
+	// ridOfID finds the record id of c's document with d's _id.
+	ridOfID(db *DB, c *coll, d bson.D) (uint64, error)
 	// canUpdate is nil when the kind's documents can be updated.
 	canUpdate() error
 	// update applies u to the records rids of c that still match f,
@@ -89,6 +91,10 @@ func (ordinaryKind) next(ctx context.Context, s *scanner, n int) ([]record, erro
 	return s.nextRecords(ctx, n)
 }
 
+func (ordinaryKind) ridOfID(db *DB, c *coll, d bson.D) (uint64, error) {
+	return db.indexRidOfID(c, d)
+}
+
 func (ordinaryKind) canUpdate() error { return nil }
 
 func (ordinaryKind) update(db *DB, c *coll, rids []uint64, ids map[uint64][]byte, f *query.Filter, u *query.Update, now time.Time, returnNew bool) (int64, int64, bson.D, error) {
@@ -141,6 +147,10 @@ func (cappedKind) next(ctx context.Context, s *scanner, n int) ([]record, error)
 	return s.nextCapped(ctx, n)
 }
 
+func (cappedKind) ridOfID(db *DB, c *coll, d bson.D) (uint64, error) {
+	return db.cappedRidOfID(c, d)
+}
+
 func (cappedKind) canUpdate() error { return nil }
 
 func (cappedKind) update(db *DB, c *coll, rids []uint64, _ map[uint64][]byte, f *query.Filter, u *query.Update, now time.Time, returnNew bool) (int64, int64, bson.D, error) {
@@ -190,6 +200,10 @@ func (timeseriesKind) query(db *DB, c *coll, filter bson.D, f *query.Filter, srt
 // the buckets collection (scanner.ts), an ordinary one.
 func (timeseriesKind) next(ctx context.Context, s *scanner, n int) ([]record, error) {
 	return s.nextRecords(ctx, n)
+}
+
+func (timeseriesKind) ridOfID(db *DB, c *coll, d bson.D) (uint64, error) {
+	return db.indexRidOfID(c, d)
 }
 
 func (timeseriesKind) canUpdate() error {

@@ -861,22 +861,31 @@ func (db *DB) updateReturning(ctx context.Context, dbName, name string, s Update
 
 // ridOfID finds the record id of a document by its _id.
 func (db *DB) ridOfID(c *coll, d bson.D) (uint64, error) {
+	return kindOf(c.m()).ridOfID(db, c, d)
+}
+
+// cappedRidOfID finds the record id of a capped collection's document by
+// its _id, in the in-memory _id index.
+func (db *DB) cappedRidOfID(c *coll, d bson.D) (uint64, error) {
+	m := c.m()
+	st, err := cappedOf(c)
+	if err != nil {
+		return 0, err
+	}
+	ks, err := cappedIDKey(m, d)
+	if err != nil {
+		return 0, err
+	}
+	rid, _, _ := st.ids.get(ks)
+	return rid, nil
+}
+
+// indexRidOfID finds the record id of a document by its _id in the _id
+// index in Badger.
+func (db *DB) indexRidOfID(c *coll, d bson.D) (uint64, error) {
 	id, _ := get(d, "_id")
 	var rid uint64
 	m := c.m()
-	if m.Kind == kindCapped {
-		// The _id index of a capped collection is in memory.
-		st, err := cappedOf(c)
-		if err != nil {
-			return 0, err
-		}
-		ks, err := cappedIDKey(m, d)
-		if err != nil {
-			return 0, err
-		}
-		rid, _, _ = st.ids.get(ks)
-		return rid, nil
-	}
 	err := db.store.View(func(txn *lsm.Txn) error {
 		pre := append(lsm.IndexPrefix(m.ID, idIndexID), lsm.AppendKey(nil, id, false)...)
 		it := txn.NewIter(lsm.IterOptions{Prefix: pre, KeysOnly: true})
