@@ -53,19 +53,16 @@ func (db *DB) findPlan(dbName, name string, filter bson.D, o FindOptions) (*coll
 		}
 	}
 	c := db.lookup(dbName, name)
-	if o.Tailable {
-		if c != nil && c.m().Kind != kindCapped {
-			return nil, nil, nil, document.Errorf(document.CodeBadValue, "error processing query: ns=%s.%s tailable cursor requested on non capped collection", dbName, name)
+	if c != nil {
+		if err := kindOf(c.m()).checkFind(c, o, srt); err != nil {
+			return nil, nil, nil, err
 		}
+	}
+	if o.Tailable {
 		if srt != nil {
 			if dir, ok := srt.NaturalOrder(); !ok || dir != 1 {
 				return nil, nil, nil, document.Errorf(document.CodeBadValue, "error processing query: tailable cursor only supported with $natural: 1 sort, got %s", fmtValue(o.Sort))
 			}
-		}
-	}
-	if srt != nil {
-		if dir, ok := srt.NaturalOrder(); ok && c != nil && c.m().Kind == kindTimeseries && dir != 1 {
-			return nil, nil, nil, document.Errorf(document.CodeBadValue, "$natural: -1 is not supported on time-series collections")
 		}
 	}
 	if c == nil {

@@ -23,6 +23,10 @@ type kind interface {
 	// query builds the executor of a find on c (filter is f as the user
 	// gave it).
 	query(db *DB, c *coll, filter bson.D, f *query.Filter, srt *query.Sort, o FindOptions, proj *query.Projection) (*queryExec, error)
+	// checkFind refuses the find options o and sort srt that c's kind
+	// does not support (a tailable cursor on a collection that is not
+	// capped, docs/tailable.md §8.1).
+	checkFind(c *coll, o FindOptions, srt *query.Sort) error
 	// next returns up to n more records of scanner s over a collection
 	// of this kind (exec.go).
 	next(ctx context.Context, s *scanner, n int) ([]record, error)
@@ -87,6 +91,19 @@ func (ordinaryKind) query(db *DB, c *coll, _ bson.D, f *query.Filter, srt *query
 	return db.recordQuery(c, f, srt, o, proj)
 }
 
+func (ordinaryKind) checkFind(c *coll, o FindOptions, _ *query.Sort) error {
+	if o.Tailable {
+		return notCappedTailable(c)
+	}
+	return nil
+}
+
+// notCappedTailable is the error of a tailable find on c, which is not
+// capped.
+func notCappedTailable(c *coll) error {
+	return document.Errorf(document.CodeBadValue, "error processing query: ns=%s tailable cursor requested on non capped collection", c.m().ns())
+}
+
 func (ordinaryKind) next(ctx context.Context, s *scanner, n int) ([]record, error) {
 	return s.nextRecords(ctx, n)
 }
@@ -143,6 +160,8 @@ func (cappedKind) query(db *DB, c *coll, _ bson.D, f *query.Filter, srt *query.S
 	return db.recordQuery(c, f, srt, o, proj)
 }
 
+func (cappedKind) checkFind(*coll, FindOptions, *query.Sort) error { return nil }
+
 func (cappedKind) next(ctx context.Context, s *scanner, n int) ([]record, error) {
 	return s.nextCapped(ctx, n)
 }
@@ -194,6 +213,18 @@ func (timeseriesKind) insert(ctx context.Context, db *DB, c *coll, docs []any, o
 
 func (timeseriesKind) query(db *DB, c *coll, filter bson.D, f *query.Filter, srt *query.Sort, o FindOptions, proj *query.Projection) (*queryExec, error) {
 	return db.timeseriesQuery(c, filter, f, srt, o, proj)
+}
+
+func (timeseriesKind) checkFind(c *coll, o FindOptions, srt *query.Sort) error {
+	if o.Tailable {
+		return notCappedTailable(c)
+	}
+	if srt != nil {
+		if dir, ok := srt.NaturalOrder(); ok && dir != 1 {
+			return document.Errorf(document.CodeBadValue, "$natural: -1 is not supported on time-series collections")
+		}
+	}
+	return nil
 }
 
 // next is never asked of a time-series collection: its scanner reads
