@@ -656,7 +656,14 @@ func BenchmarkSpace(b *testing.B) {
 	// engine starts a background reclamation on its own; DB.Reclaim
 	// would then wait for it and run a second one inside the timer.
 	// With the threshold out of reach the timed Reclaim is the only one.
-	b.Setenv("TTLKV_FAILPOINT_RECLAIM_AFTER", "1000000000000")
+	openEngine := func(b *testing.B, dir string, clk *fakeClock) *engine.DB {
+		b.Helper()
+		opts := engine.Options{Clock: clk.Now, DisableTTLMonitor: true}
+		engine.SetReclaimAfterForTesting(&opts, 1_000_000_000_000)
+		db, err := engine.Open(dir, opts)
+		mustNoErr(b, err, "engine open")
+		return db
+	}
 	for it := 0; it < b.N; it++ {
 		clk := newClock()
 		dir := b.TempDir()

@@ -24,6 +24,7 @@ import (
 //     lost. Each must open, pass Check, return only appended data, and
 //     keep every record that was promised durable.
 func TestPowerCutAtAnchorReuse(t *testing.T) {
+	t.Parallel()
 	for _, sync := range []bool{false, true} {
 		t.Run(fmt.Sprint("SyncEveryAppend=", sync), func(t *testing.T) {
 			m := newMemFS()

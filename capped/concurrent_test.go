@@ -14,6 +14,7 @@ import (
 // tailer sees every record once in order or loses its position with
 // ErrOverwritten, and Read returns the right data or ErrOverwritten.
 func TestConcurrentAppendersAndReaders(t *testing.T) {
+	t.Parallel()
 	for _, sync_ := range []bool{false, true} {
 		path := filepath.Join(t.TempDir(), "ring")
 		r, err := Create(path, 32<<10, Options{SyncEveryAppend: sync_})

@@ -33,7 +33,7 @@
 // collection's size the physical rule binds first; both evict oldest
 // first, and Limits.MaxRecords is applied after space (size wins over
 // max). To hold a full `size` of payload the engine would have to create
-// a larger file; it does not, following SPEC §7.2 (the file is the size).
+// a larger file; it does not, following docs/capped.md §7.2 (the file is the size).
 //
 // # Eviction and the engine's index
 //

@@ -14,6 +14,7 @@ import (
 // records Append evicts (sequence, offset and length) and leaves the same
 // content.
 func TestAppendEvicting(t *testing.T) {
+	t.Parallel()
 	seed := rand.Uint64()
 	t.Logf("seed %d", seed)
 	for _, lim := range []Limits{{}, {MaxRecords: 7}, {MaxDataBytes: 1500}, {MaxRecords: 30, MaxDataBytes: 2500}} {
@@ -69,6 +70,7 @@ func TestAppendEvicting(t *testing.T) {
 // TestAppendEvictingError checks that an evict error writes and evicts
 // nothing, as for Append.
 func TestAppendEvictingError(t *testing.T) {
+	t.Parallel()
 	r, _ := createRing(t, MinCapacity, Options{})
 	var m model
 	for i := 0; ; i++ {
@@ -96,6 +98,7 @@ func TestAppendEvictingError(t *testing.T) {
 // (older than the oldest, each live sequence, past the newest), early
 // stop, records larger than one read, and a closed ring.
 func TestReadRun(t *testing.T) {
+	t.Parallel()
 	seed := rand.Uint64()
 	t.Logf("seed %d", seed)
 	rng := rand.New(rand.NewPCG(seed, 2))
@@ -150,6 +153,7 @@ func TestReadRun(t *testing.T) {
 // TestReadRunCorruption checks that a damaged live record makes ReadRun
 // return a *CorruptionError naming its offset, never wrong data.
 func TestReadRunCorruption(t *testing.T) {
+	t.Parallel()
 	m := newMemFS()
 	r, err := Create("ring", 16384, Options{FS: m})
 	if err != nil {
@@ -185,6 +189,7 @@ func TestReadRunCorruption(t *testing.T) {
 // Overwrite flush first. It also checks that a ring with buffered
 // appends writes far fewer times than one without.
 func TestBufferAppends(t *testing.T) {
+	t.Parallel()
 	seed := rand.Uint64()
 	t.Logf("seed %d", seed)
 	rng := rand.New(rand.NewPCG(seed, 3))

@@ -13,6 +13,7 @@ import (
 // reopen without faults must either recover, keeping every acknowledged
 // record readable with its data, or report corruption; none may panic.
 func TestFaultInjection(t *testing.T) {
+	t.Parallel()
 	for _, sync := range []bool{false, true} {
 		t.Run(fmt.Sprint("SyncEveryAppend=", sync), func(t *testing.T) {
 			for n := 1; ; n++ {

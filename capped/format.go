@@ -21,7 +21,7 @@ const (
 	// smallest capped size).
 	MinCapacity = 4096
 	// MaxCapacity is the largest file size Create accepts (1 PiB, the
-	// largest capped size SPEC §7.1 allows).
+	// largest capped size docs/capped.md §7.1 allows).
 	MaxCapacity = 1 << 50
 	// maxPayload bounds one record's data (the length field is 32 bits).
 	maxPayload = 1<<31 - 1

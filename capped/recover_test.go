@@ -67,6 +67,7 @@ func workload(t *testing.T, m *memFS, rng *rand.Rand, sizes func() int, n int, r
 // were appended with their data, and keep every record acknowledged
 // before the crash.
 func TestCrashAtEveryWriteByte(t *testing.T) {
+	t.Parallel()
 	seed := rand.Uint64()
 	t.Logf("seed %d", seed)
 	for _, tc := range []struct {
@@ -144,6 +145,7 @@ type damageCase struct {
 // ring (header slots included) and checks that Open either reports a
 // *CorruptionError or recovers, and never returns wrong data or panics.
 func TestDamage(t *testing.T) {
+	t.Parallel()
 	m := newMemFS()
 	r, err := Create("ring", MinCapacity, Options{FS: m})
 	if err != nil {
@@ -198,6 +200,7 @@ func TestDamage(t *testing.T) {
 // cleanly closed ring recovers fully from the other one or reports
 // corruption, and damage to both is corruption at offset 0.
 func TestHeaderSlots(t *testing.T) {
+	t.Parallel()
 	m := newMemFS()
 	r, _ := Create("ring", MinCapacity, Options{FS: m})
 	want := map[uint64][]byte{}
@@ -237,6 +240,7 @@ func TestHeaderSlots(t *testing.T) {
 // corruption, reported with its offset; the same damage in a record
 // appended after the last sync is a torn tail and is cut off.
 func TestDamageBeforeSyncedPoint(t *testing.T) {
+	t.Parallel()
 	for _, synced := range []bool{true, false} {
 		m := newMemFS()
 		r, _ := Create("ring", 64<<10, Options{FS: m})
@@ -280,6 +284,7 @@ func TestDamageBeforeSyncedPoint(t *testing.T) {
 // the slot after the newest record holds a valid record from the
 // previous lap; recovery must stop there, not resurrect it.
 func TestStaleLapRecord(t *testing.T) {
+	t.Parallel()
 	m := newMemFS()
 	r, _ := Create("ring", MinCapacity, Options{FS: m})
 	want := map[uint64][]byte{}

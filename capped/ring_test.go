@@ -108,6 +108,7 @@ func (m *model) verify(t *testing.T, r *Ring) {
 }
 
 func TestCreateErrors(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	for _, c := range []int64{0, MinCapacity - 1, MaxCapacity + 1} {
 		if _, err := Create(filepath.Join(dir, fmt.Sprint("c", c)), c, Options{}); !errors.Is(err, ErrBadCapacity) {
@@ -129,6 +130,7 @@ func TestCreateErrors(t *testing.T) {
 }
 
 func TestAppendErrors(t *testing.T) {
+	t.Parallel()
 	r, _ := createRing(t, MinCapacity, Options{})
 	usable := int(MinCapacity - DataStart)
 	tests := []struct {
@@ -158,6 +160,7 @@ func TestAppendErrors(t *testing.T) {
 // live record against a model, and that every record is evicted exactly
 // once, oldest first.
 func TestWrapAround(t *testing.T) {
+	t.Parallel()
 	seed := rand.Uint64()
 	t.Logf("seed %d", seed)
 	rng := rand.New(rand.NewPCG(seed, 0))
@@ -223,6 +226,7 @@ func TestWrapAround(t *testing.T) {
 }
 
 func TestEvictErrorWritesNothing(t *testing.T) {
+	t.Parallel()
 	r, _ := createRing(t, MinCapacity, Options{})
 	var m model
 	for i := 0; ; i++ {
@@ -246,6 +250,7 @@ func TestEvictErrorWritesNothing(t *testing.T) {
 }
 
 func TestMaxRecordsAndMaxDataBytes(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name      string
 		lim       Limits
@@ -290,6 +295,7 @@ func TestMaxRecordsAndMaxDataBytes(t *testing.T) {
 }
 
 func TestOverwrite(t *testing.T) {
+	t.Parallel()
 	r, _ := createRing(t, MinCapacity, Options{})
 	var offs []int64
 	for i := 0; i < 5; i++ {
@@ -356,6 +362,7 @@ func TestOverwrite(t *testing.T) {
 }
 
 func TestIteratorOverrun(t *testing.T) {
+	t.Parallel()
 	r, _ := createRing(t, MinCapacity, Options{})
 	for i := 0; i < 5; i++ {
 		r.Append(payload(uint64(i), 100), Limits{}, nil)
@@ -394,6 +401,7 @@ func TestIteratorOverrun(t *testing.T) {
 }
 
 func TestTailIterator(t *testing.T) {
+	t.Parallel()
 	r, _ := createRing(t, MinCapacity, Options{})
 	it := r.Scan(0, false)
 	if it.Next() || it.Err() != nil {
@@ -410,6 +418,7 @@ func TestTailIterator(t *testing.T) {
 }
 
 func TestWait(t *testing.T) {
+	t.Parallel()
 	r, _ := createRing(t, MinCapacity, Options{})
 	ctx := context.Background()
 
@@ -457,6 +466,7 @@ func TestWait(t *testing.T) {
 }
 
 func TestRemove(t *testing.T) {
+	t.Parallel()
 	r, path := createRing(t, MinCapacity, Options{})
 	r.Close()
 	if err := Remove(path, nil); err != nil {

@@ -14,6 +14,7 @@ import (
 )
 
 func TestMarshalRoundTripTable(t *testing.T) {
+	t.Parallel()
 	oid := bson.ObjectID{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12}
 	d := bson.D{
 		{Key: "_id", Value: oid},
@@ -64,6 +65,7 @@ func TestMarshalRoundTripTable(t *testing.T) {
 }
 
 func TestMarshalFloatBits(t *testing.T) {
+	t.Parallel()
 	for _, f := range []float64{math.Copysign(0, -1), math.NaN(), nanPayload, negNaN, math.Inf(-1), math.SmallestNonzeroFloat64} {
 		b, err := MarshalValue(f)
 		if err != nil {
@@ -81,6 +83,7 @@ func TestMarshalFloatBits(t *testing.T) {
 }
 
 func TestMarshalRandomRoundTrip(t *testing.T) {
+	t.Parallel()
 	r := rand.New(rand.NewSource(seed(t)))
 	n := 2000
 	if longTests() {
@@ -110,6 +113,7 @@ func TestMarshalRandomRoundTrip(t *testing.T) {
 }
 
 func TestAppendMarshalKeepsPrefix(t *testing.T) {
+	t.Parallel()
 	prefix := []byte("key:")
 	out, err := AppendMarshal(prefix, bson.D{{Key: "a", Value: int32(1)}})
 	if err != nil {
@@ -129,6 +133,7 @@ func TestAppendMarshalKeepsPrefix(t *testing.T) {
 }
 
 func TestMarshalRejects(t *testing.T) {
+	t.Parallel()
 	for _, v := range []any{5, uint(1), float32(1), bson.M{}, map[string]any{}, []any{}, struct{}{},
 		bson.CodeWithScope{Code: "x", Scope: bson.M{}}} {
 		if _, err := Marshal(bson.D{{Key: "v", Value: v}}); CodeOf(err) != CodeBadValue {
@@ -147,6 +152,7 @@ func TestMarshalRejects(t *testing.T) {
 // TestUnmarshalTruncated cuts valid encodings at every byte: each prefix
 // must be an error, never a panic or a success.
 func TestUnmarshalTruncated(t *testing.T) {
+	t.Parallel()
 	r := rand.New(rand.NewSource(seed(t)))
 	for i := 0; i < 200; i++ {
 		d := randDoc(r, 3, 5)
@@ -169,6 +175,7 @@ func TestUnmarshalTruncated(t *testing.T) {
 }
 
 func TestUnmarshalCorrupt(t *testing.T) {
+	t.Parallel()
 	be32 := func(n uint32) []byte { return binary.BigEndian.AppendUint32(nil, n) }
 	cat := func(parts ...[]byte) []byte { return bytes.Join(parts, nil) }
 	key := []byte{0xa1, 'a'} // fixstr "a"
@@ -214,6 +221,7 @@ func TestUnmarshalCorrupt(t *testing.T) {
 // one more is an error, and a million levels fail fast without blowing
 // the stack.
 func TestUnmarshalDepth(t *testing.T) {
+	t.Parallel()
 	nest := func(levels int, array bool) []byte {
 		// Top-level map {"a": ...} counts as level 1.
 		b := []byte{0x81, 0xa1, 'a'}
@@ -252,6 +260,7 @@ func TestUnmarshalDepth(t *testing.T) {
 }
 
 func TestUnmarshalNoAliasing(t *testing.T) {
+	t.Parallel()
 	b, err := Marshal(bson.D{{Key: "bin", Value: bson.Binary{Data: []byte{1, 2, 3}}}, {Key: "s", Value: "abc"}})
 	if err != nil {
 		t.Fatal(err)

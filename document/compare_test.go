@@ -27,6 +27,7 @@ type (
 )
 
 func TestCompareTable(t *testing.T) {
+	t.Parallel()
 	oid1 := bson.ObjectID{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1}
 	oid2 := bson.ObjectID{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2}
 	nan := math.NaN()
@@ -150,6 +151,7 @@ func TestCompareTable(t *testing.T) {
 }
 
 func TestTypeNames(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		v    any
 		name string
@@ -185,6 +187,7 @@ func TestTypeNames(t *testing.T) {
 }
 
 func TestLookup(t *testing.T) {
+	t.Parallel()
 	d := bson.D{
 		{Key: "a", Value: bson.D{{Key: "b", Value: int32(1)}, {Key: "2", Value: "two"}}},
 		{Key: "arr", Value: bson.A{"x", bson.D{{Key: "c", Value: "y"}}, bson.A{int32(9)}}},
@@ -227,6 +230,7 @@ func TestLookup(t *testing.T) {
 // TestCompareTotalOrder checks on random values of every type that
 // Compare is antisymmetric, transitive and consistent with Equal.
 func TestCompareTotalOrder(t *testing.T) {
+	t.Parallel()
 	r := rand.New(rand.NewSource(seed(t)))
 	n := 250
 	if longTests() {
@@ -272,6 +276,7 @@ func TestCompareTotalOrder(t *testing.T) {
 // TestCompareNumbersExact compares random int64/float64/decimal triples
 // against big.Rat arithmetic.
 func TestCompareNumbersExact(t *testing.T) {
+	t.Parallel()
 	r := rand.New(rand.NewSource(seed(t)))
 	rat := func(v any) *big.Rat {
 		switch x := v.(type) {

@@ -9,7 +9,7 @@ import (
 type Code int32
 
 // The MongoDB error codes ttlkv returns. Each is returned for the user
-// mistake MongoDB returns it for; see SPEC.md §9.
+// mistake MongoDB returns it for; see docs/commands.md §9.
 const (
 	CodeInternalError                   Code = 1     // an engine fault, not a user mistake
 	CodeBadValue                        Code = 2     // a value out of range or of the wrong form

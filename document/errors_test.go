@@ -5,10 +5,11 @@ import (
 	"testing"
 )
 
-// SPEC §9: every error code the spec names has MongoDB's number and
+// docs/commands.md §9: every error code the page lists has MongoDB's number and
 // code name. Replies carry Code.String() as codeName, so a wrong name
 // here would pass every reply test that compares the two.
 func TestSpecErrorCodes(t *testing.T) {
+	t.Parallel()
 	want := []struct {
 		code Code
 		num  int32
@@ -57,6 +58,7 @@ func TestSpecErrorCodes(t *testing.T) {
 // name, as mongosh prints them (MongoServerError[Unauthorized]), and
 // that only codes MongoDB leaves unnamed print as Location<code>.
 func TestCodeNames(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		code Code
 		want string

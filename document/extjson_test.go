@@ -11,6 +11,7 @@ import (
 )
 
 func TestParseExtJSONAccepts(t *testing.T) {
+	t.Parallel()
 	oid, _ := bson.ObjectIDFromHex("5f3c9c3b8d1e4a2b3c4d5e6f")
 	tests := []struct {
 		in   string
@@ -49,6 +50,7 @@ func TestParseExtJSONAccepts(t *testing.T) {
 }
 
 func TestParseExtJSONRejects(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		in, msg string
 	}{
@@ -94,6 +96,7 @@ func TestParseExtJSONRejects(t *testing.T) {
 }
 
 func TestParseExtJSONValue(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		in   string
 		want any
@@ -118,6 +121,7 @@ func TestParseExtJSONValue(t *testing.T) {
 }
 
 func TestMarshalExtJSON(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		v         any
 		canonical bool
@@ -148,6 +152,7 @@ func TestMarshalExtJSON(t *testing.T) {
 // aside, which Extended JSON cannot carry). Relaxed output parses back to
 // an equal document.
 func TestExtJSONRoundTrip(t *testing.T) {
+	t.Parallel()
 	r := rand.New(rand.NewSource(seed(t)))
 	for i := 0; i < 500; i++ {
 		d := randDoc(r, 3, 5)

@@ -28,6 +28,7 @@ func keepFields(d bson.D, names []string) bson.D {
 // dotted names) and random name sets; and that every truncation of the
 // input and a trailing byte are ErrCorrupt, as for Unmarshal.
 func TestUnmarshalFieldsModel(t *testing.T) {
+	t.Parallel()
 	r := rand.New(rand.NewSource(seed(t)))
 	pool := []string{"a", "b", "_id", "", "x.y", "zz"}
 	n := 2000
@@ -72,6 +73,7 @@ func TestUnmarshalFieldsModel(t *testing.T) {
 // nesting deeper than MaxReadDepth are errors even in a field that is
 // not wanted.
 func TestUnmarshalFieldsRejects(t *testing.T) {
+	t.Parallel()
 	cases := map[string][]byte{
 		"unknown code 0xc1":   {0x82, 0xa1, 'a', 0x01, 0xa1, 'b', 0xc1},
 		"float32 code":        {0x81, 0xa1, 'b', 0xca, 0, 0, 0, 0},

@@ -9,6 +9,7 @@ import (
 )
 
 func TestFormat(t *testing.T) {
+	t.Parallel()
 	oid, _ := bson.ObjectIDFromHex("5f0c4a1b2c3d4e5f60718293")
 	dec, _ := bson.ParseDecimal128("1.50")
 	cases := []struct {
@@ -49,6 +50,7 @@ func TestFormat(t *testing.T) {
 }
 
 func TestFormatDeepValueIsBounded(t *testing.T) {
+	t.Parallel()
 	var v any = int32(1)
 	for range 500 {
 		v = bson.A{v}

@@ -9,6 +9,7 @@ import (
 )
 
 func TestSizeMatchesDriver(t *testing.T) {
+	t.Parallel()
 	r := rand.New(rand.NewSource(seed(t)))
 	fixed := []bson.D{
 		{},
@@ -60,6 +61,7 @@ func nestArrays(n int, emptyLeaf bool) bson.D {
 }
 
 func TestValidateForStorageDepth(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		d    bson.D
@@ -91,6 +93,7 @@ func TestValidateForStorageDepth(t *testing.T) {
 }
 
 func TestValidateForStorageSize(t *testing.T) {
+	t.Parallel()
 	base := bson.D{{Key: "_id", Value: int32(1)}, {Key: "s", Value: ""}}
 	fill := MaxDocumentSize - Size(base)
 	at := bson.D{{Key: "_id", Value: int32(1)}, {Key: "s", Value: strings.Repeat("x", fill)}}
@@ -111,6 +114,7 @@ func TestValidateForStorageSize(t *testing.T) {
 }
 
 func TestValidateForStorageFields(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		d    bson.D

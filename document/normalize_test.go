@@ -38,6 +38,7 @@ type tagged struct {
 }
 
 func TestNormalizeDriverRules(t *testing.T) {
+	t.Parallel()
 	when := time.Date(2024, 5, 6, 7, 8, 9, 123456789, time.UTC)
 	tests := []struct {
 		name string
@@ -83,6 +84,7 @@ func mustMarshalBSON(v any) []byte {
 }
 
 func TestNormalizeErrors(t *testing.T) {
+	t.Parallel()
 	cyc := bson.A{nil}
 	cyc[0] = cyc
 	for _, in := range []any{
@@ -106,6 +108,7 @@ func TestNormalizeErrors(t *testing.T) {
 // same slice, and that the fast path agrees with the driver round trip on
 // random canonical documents.
 func TestNormalizeFastPath(t *testing.T) {
+	t.Parallel()
 	r := rand.New(rand.NewSource(seed(t)))
 	for i := 0; i < 500; i++ {
 		d := randDoc(r, 3, 6)
@@ -128,6 +131,7 @@ func TestNormalizeFastPath(t *testing.T) {
 // TestNormalizeMatchesDriver feeds random non-canonical Go values through
 // both Normalize and the driver.
 func TestNormalizeMatchesDriver(t *testing.T) {
+	t.Parallel()
 	r := rand.New(rand.NewSource(seed(t)))
 	gens := []func() any{
 		func() any { return r.Int63n(1<<40) - 1<<39 },
@@ -165,6 +169,7 @@ func TestNormalizeMatchesDriver(t *testing.T) {
 }
 
 func TestClone(t *testing.T) {
+	t.Parallel()
 	d := bson.D{{Key: "a", Value: bson.A{bson.D{{Key: "b", Value: bson.Binary{Data: []byte{1}}}}}},
 		{Key: "c", Value: bson.CodeWithScope{Code: "x", Scope: bson.D{{Key: "s", Value: int32(1)}}}}}
 	c := Clone(d).(bson.D)

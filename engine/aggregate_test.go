@@ -14,6 +14,7 @@ import (
 // cursor (firstBatch, getMore), index use for a leading $match, the
 // injected clock as $$NOW, and its refusals.
 func TestAggregateCommand(t *testing.T) {
+	t.Parallel()
 	db, clk, _ := openTest(t)
 	var docs []string
 	for i := range 300 {
@@ -97,6 +98,7 @@ func joinComma(s []string) string {
 // collection sees its measurements, and gives the same answer as over
 // the same measurements in an ordinary collection.
 func TestAggregateTimeseries(t *testing.T) {
+	t.Parallel()
 	db, _, _ := openTest(t)
 	ctx := context.Background()
 	mustRun(t, db, "test", `{"create": "ts", "timeseries": {"timeField": "t", "metaField": "m", "granularity": "minutes"}}`)
@@ -140,6 +142,7 @@ func TestAggregateTimeseries(t *testing.T) {
 // TestAggregateCapped checks $natural order and a pipeline over what the
 // ring still holds.
 func TestAggregateCapped(t *testing.T) {
+	t.Parallel()
 	db, _, _ := openTest(t)
 	ctx := context.Background()
 	mustRun(t, db, "test", `{"create": "cap", "capped": true, "size": 100000, "max": 5}`)
@@ -177,6 +180,7 @@ func aggregateAll(t *testing.T, c *Collection, pipeline bson.A) []bson.D {
 // TestExprFilter checks $expr in find, count, delete and an aggregate's
 // $match through the engine.
 func TestExprFilter(t *testing.T) {
+	t.Parallel()
 	db, _, _ := openTest(t)
 	mustRun(t, db, "test", `{"insert": "c", "documents": [{"_id": 1, "spent": 5, "budget": 10}, {"_id": 2, "spent": 12, "budget": 10}, {"_id": 3, "spent": 20, "budget": 15}]}`)
 	over := `{"$expr": {"$gt": ["$spent", "$budget"]}}`
@@ -211,6 +215,7 @@ func mustDoc(t *testing.T, s string) bson.D {
 // fails the query with the expression's error (2 for a $divide by zero)
 // in every command that filters, as in MongoDB, and changes nothing.
 func TestExprFilterFails(t *testing.T) {
+	t.Parallel()
 	db, _, _ := openTest(t)
 	mustRun(t, db, "test", `{"insert": "c", "documents": [{"_id": 1, "a": 4, "b": 2}, {"_id": 2, "a": 1, "b": 0}]}`)
 	mustRun(t, db, "test", `{"create": "cap", "capped": true, "size": 4096}`)
@@ -254,6 +259,7 @@ func TestExprFilterFails(t *testing.T) {
 // DB's clock (Options.Clock), in find, count, delete and an aggregate's
 // $match, so that "expired by now" queries agree with the TTL monitor.
 func TestExprFilterNowIsClock(t *testing.T) {
+	t.Parallel()
 	db, clk, _ := openTest(t)
 	clk.Advance(time.Date(2001, 1, 1, 0, 0, 0, 0, time.UTC).Sub(clk.Now()))
 	// _id 1 expired in 2000; _id 2 expires in 2002: past by the wall

@@ -14,6 +14,7 @@ import (
 // document, collMod, a new index, a drop), the decision is the one the
 // state at the commit point gives, and validate stays clean.
 func TestBatchChangesBeforeCommit(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name   string
 		change func(t *testing.T, db *DB, now time.Time)
@@ -111,6 +112,7 @@ func toInt64(t *testing.T, v any) int64 {
 // batch wait as long as the batch took; without writers, or for user
 // deletes (yield off), there is no pause.
 func TestBatchYieldsToWriters(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name      string
 		yield     bool
@@ -157,6 +159,7 @@ func TestBatchYieldsToWriters(t *testing.T) {
 // stages under c.wmu, which collMod takes too. (TestTTLRace failed now
 // and then with "the catalog kept changing under it" from DeleteOne.)
 func TestBatchNotStarvedByCatalogChanges(t *testing.T) {
+	t.Parallel()
 	db, clk, _ := openTest(t)
 	now := clk.Now()
 	mustRun(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"t": 1}, "name": "t_1", "expireAfterSeconds": 10}]}`)

@@ -46,9 +46,10 @@ func seq(t *testing.T, db *DB, coll string, n int) {
 	insertDocs(t, db, coll, docs...)
 }
 
-// SPEC §4.1: the three batchedDeletes parameters, their defaults and
+// docs/batched-deletes.md §4.1: the three batchedDeletes parameters, their defaults and
 // validation, through setParameter and the Go setter alike.
 func TestBatchedDeleteParameters(t *testing.T) {
+	t.Parallel()
 	db, _, _ := openTest(t)
 	r := mustRun(t, db, "admin", `{"getParameter": 1, "batchedDeletesTargetBatchDocs": 1, "batchedDeletesTargetBatchTimeMS": 1, "batchedDeletesTargetStagedDocBytes": 1}`)
 	want := map[string]any{"batchedDeletesTargetBatchDocs": int32(defaultBatchDocs),
@@ -108,10 +109,11 @@ func TestBatchedDeleteParameters(t *testing.T) {
 	}
 }
 
-// SPEC §4.2: with the time and byte targets at 0 and
+// docs/batched-deletes.md §4.2: with the time and byte targets at 0 and
 // batchedDeletesTargetBatchDocs = k, a delete of N documents adds
 // exactly ceil(N/k) batches (k = 0: one batch).
 func TestBatchedDeleteBatchCount(t *testing.T) {
+	t.Parallel()
 	db, _, _ := openTest(t)
 	db.SetParameter("batchedDeletesTargetBatchTimeMS", 0)
 	db.SetParameter("batchedDeletesTargetStagedDocBytes", 0)
@@ -155,9 +157,10 @@ func TestBatchedDeleteBatchCount(t *testing.T) {
 	}
 }
 
-// SPEC §4.1: a batch commits when any target is met; the byte target
+// docs/batched-deletes.md §4.1: a batch commits when any target is met; the byte target
 // alone, at one document's size, makes one batch per document.
 func TestBatchedDeleteByteTarget(t *testing.T) {
+	t.Parallel()
 	db, _, _ := openTest(t)
 	seq(t, db, "c", 40)
 	raw, _ := document.Marshal(bson.D{{Key: "_id", Value: int32(0)}, {Key: "x", Value: int32(0)}, {Key: "pad", Value: "0123456789"}})
@@ -185,13 +188,14 @@ func TestBatchedDeleteByteTarget(t *testing.T) {
 	}
 }
 
-// SPEC §4.1–4.2, batchedDeletesTargetBatchTimeMS: a batch commits once
+// docs/batched-deletes.md §4.1–4.2, batchedDeletesTargetBatchTimeMS: a batch commits once
 // it has run for the target (0: no target) or another target is met,
 // whichever comes first, for a deleteMany and for TTL deletes alike;
 // timeInBatchMillis adds the time the batches took. The clock of the
 // time targets moves one second at every reading: a batch reads it when
 // it begins and after each document it stages.
 func TestBatchedDeleteTimeTarget(t *testing.T) {
+	t.Parallel()
 	db, clk, _ := openTest(t)
 	db.SetParameter("batchedDeletesTargetStagedDocBytes", 0)
 	el := setElapsed(db, time.Second)
@@ -249,9 +253,10 @@ func TestBatchedDeleteTimeTarget(t *testing.T) {
 	}
 }
 
-// SPEC §4.1: single deletes use DELETE, which leaves the
+// docs/batched-deletes.md §4.1: single deletes use DELETE, which leaves the
 // batchedDeletes counters alone; multi deletes count.
 func TestSingleDeleteIsNotBatched(t *testing.T) {
+	t.Parallel()
 	db, _, _ := openTest(t)
 	seq(t, db, "c", 10)
 	c := db.Database("test").Collection("c")
@@ -279,8 +284,9 @@ func TestSingleDeleteIsNotBatched(t *testing.T) {
 	}
 }
 
-// SPEC §4.2: TTL deletes go through the same stage and counters.
+// docs/batched-deletes.md §4.2: TTL deletes go through the same stage and counters.
 func TestTTLDeletesCountAsBatches(t *testing.T) {
+	t.Parallel()
 	db, clk, _ := openTest(t)
 	mustRun(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"t": 1}, "name": "t_1", "expireAfterSeconds": 10}]}`)
 	old := dt(clk.Now().Add(-time.Hour))
@@ -317,10 +323,11 @@ func stages(d bson.D) []string {
 	return out
 }
 
-// SPEC §4.3: explain of a delete shows BATCHED_DELETE (limit 0) or
+// docs/batched-deletes.md §4.3: explain of a delete shows BATCHED_DELETE (limit 0) or
 // DELETE (limit 1) over its input stages, with execution figures, and
 // deletes nothing.
 func TestExplainDelete(t *testing.T) {
+	t.Parallel()
 	db, clk, _ := openTest(t)
 	mustRun(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"t": 1}, "name": "t_1"}]}`)
 	now := clk.Now()

@@ -91,13 +91,19 @@ func TestCappedCrashChild(t *testing.T) {
 // After SIGKILL during inserts into a wrapping capped collection, every
 // acknowledged insert not yet overwritten is there, in order, the _id
 // index matches the ring, and inserting continues.
-func TestCappedKilledWhileWrapping(t *testing.T) { cappedKilledWhileWrapping(t, false) }
+func TestCappedKilledWhileWrapping(t *testing.T) {
+	t.Parallel()
+	cappedKilledWhileWrapping(t, false)
+}
 
 // The same with secondary indexes ({i: 1} unique, {tag: 1}) and in-place
 // updates of indexed tags: after each kill, validate finds every index
 // matching the ring and lookups through both indexes find the live
 // documents.
-func TestCappedKilledWhileWrappingSecondary(t *testing.T) { cappedKilledWhileWrapping(t, true) }
+func TestCappedKilledWhileWrappingSecondary(t *testing.T) {
+	t.Parallel()
+	cappedKilledWhileWrapping(t, true)
+}
 
 func cappedKilledWhileWrapping(t *testing.T, secondary bool) {
 	if testing.Short() {

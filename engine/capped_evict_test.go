@@ -46,13 +46,14 @@ func byID(t *testing.T, db *DB, coll string, id int64) []int64 {
 	return ints(t, findAll(t, db, "test", coll, bson.D{{Key: "_id", Value: id}}))
 }
 
-// SPEC §7.3: eviction is strict. Once the ring is full, every insert
+// docs/capped.md §7.3: eviction is strict. Once the ring is full, every insert
 // (InsertOne or any batch size) leaves the collection holding the newest
 // documents that fit: never fewer than one less than the most it has held
 // (a wrap may abandon the end of the file), where evicting in steps of
 // size/16 would drop about 16 of these documents at once. The _id index
 // names exactly the live documents after every operation.
 func TestCappedStrictEviction(t *testing.T) {
+	t.Parallel()
 	db, _, _ := openTest(t)
 	for _, batch := range []int{1, 37, 500} {
 		t.Run(fmt.Sprintf("batch%d", batch), func(t *testing.T) {
@@ -102,6 +103,7 @@ func TestCappedStrictEviction(t *testing.T) {
 // batch that stops early puts the entries of the records it did not
 // evict back.
 func TestCappedDoomedRecords(t *testing.T) {
+	t.Parallel()
 	db, _, _ := openTest(t)
 	c := createCapped(t, db, "c", 64<<10, 0)
 	st, err := cappedOf(db.lookup("test", "c"))
@@ -158,6 +160,7 @@ func TestCappedDoomedRecords(t *testing.T) {
 // (checksum intact) is evicted like any other. validate decodes every
 // record and checks the key in the frame against the document's _id.
 func TestCappedFrameKey(t *testing.T) {
+	t.Parallel()
 	db, _, _ := openTest(t)
 	c := createCapped(t, db, "c", 16<<10, 0)
 	insertRange(t, c, 0, 300, 50)
@@ -217,6 +220,7 @@ func TestCappedFrameKey(t *testing.T) {
 }
 
 func TestCappedFrame(t *testing.T) {
+	t.Parallel()
 	ks := lsm.AppendKey(nil, "abc", false)
 	msg := []byte{1, 2, 3, 4, 5}
 	p := encodeCappedPayload(nil, ks, msg, 3)
@@ -255,6 +259,7 @@ func TestCappedFrame(t *testing.T) {
 // document.Marshal, whatever the lengths of key and document (one- to
 // three-byte length prefixes) and the _id's type.
 func TestPrepareCappedFrame(t *testing.T) {
+	t.Parallel()
 	m := &collMeta{Kind: kindCapped, Indexes: []*indexMeta{idIndex()}}
 	for _, tc := range []struct {
 		name string

@@ -1,6 +1,6 @@
 package engine
 
-// Capped collections (SPEC §7) keep their documents in a ring extent
+// Capped collections (docs/capped.md §7) keep their documents in a ring extent
 // file (package capped), one per collection, named "<collection id>.ring"
 // in the capped/ subdirectory of the data directory. The ring is the
 // truth. The _id index is kept in memory (cappedIDIndex: _id keystring
@@ -36,7 +36,7 @@ package engine
 // msgpack encoding of, say, an int32 shrank. See docs/capped.md.
 //
 // Secondary indexes are maintained on insert, eviction and in-place
-// update; see capped_index.go. TTL indexes are refused (SPEC §1.4).
+// update; see capped_index.go. TTL indexes are refused (docs/ttl-indexes.md §1.4).
 
 import (
 	"context"
@@ -60,7 +60,7 @@ import (
 // NotImplemented).
 const codeNotImplemented = document.Code(238)
 
-// Capped size limits (SPEC §7.1-7.2).
+// Capped size limits (docs/capped.md §7.1-7.2).
 const (
 	cappedMinSize   = 4096
 	cappedMaxSize   = 1 << 50 // 1 PiB
@@ -101,7 +101,7 @@ func cappedOf(c *coll) (*cappedState, error) {
 	return st, nil
 }
 
-// normalizeCappedSize applies SPEC §7.2: at least 4096, else rounded up to
+// normalizeCappedSize applies docs/capped.md §7.2: at least 4096, else rounded up to
 // a multiple of 256.
 func normalizeCappedSize(n int64) int64 {
 	if n <= cappedMinSize {
@@ -222,7 +222,7 @@ func (db *DB) ringOptions() capped.Options {
 	// Appends are buffered: a chunk's records are written with few
 	// pwrites when cappedWriter.flush calls Ring.Flush, before the
 	// chunk's entries commit and its inserts are acknowledged.
-	return capped.Options{FS: db.opts.ringFS, SyncEveryAppend: db.opts.SyncWrites, BufferAppends: true}
+	return capped.Options{FS: db.opts.seams.ringFS, SyncEveryAppend: db.opts.SyncWrites, BufferAppends: true}
 }
 
 // prepareExt creates kind-specific storage for a new collection: for a
@@ -687,4 +687,14 @@ func cappedIDKeyTo(dst []byte, m *collMeta, d bson.D) ([]byte, error) {
 		return nil, document.Errorf(document.CodeInvalidIDField, "a capped document must have exactly one _id key, found %d", len(keys))
 	}
 	return append(dst, keys[0]...), nil
+}
+
+// cappedFailedErr explains a ring that failed an I/O operation: it
+// refuses every later write (capped.ErrFailed) until the database is
+// reopened. Other errors are returned unchanged.
+func cappedFailedErr(c *coll, err error) error {
+	if errors.Is(err, capped.ErrFailed) {
+		return fmt.Errorf("engine: capped collection %s refuses writes after an I/O error on its ring file until the database is closed and reopened (acknowledged writes are kept): %w", c.m().ns(), err)
+	}
+	return err
 }

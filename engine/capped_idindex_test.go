@@ -16,6 +16,7 @@ import (
 // full keys, keystring prefixes, or outside the index prefix. The seed is
 // printed so a failure replays.
 func TestCappedIDIndexModel(t *testing.T) {
+	t.Parallel()
 	for _, seed := range []uint64{1, 2, 3, 4, 5} {
 		t.Run(strconv.FormatUint(seed, 10), func(t *testing.T) { cappedIDIndexModel(t, seed) })
 	}

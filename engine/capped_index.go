@@ -11,7 +11,7 @@ package engine
 // (cappedReindex), built over the ring's records by createIndexes
 // (buildCappedIndexes), reconciled with the ring on open
 // (reconcileCappedSecondary) and checked by validate. TTL indexes stay
-// refused (SPEC §1.4).
+// refused (docs/ttl-indexes.md §1.4).
 
 import (
 	"context"
@@ -137,7 +137,7 @@ func (db *DB) buildCappedIndexes(ctx context.Context, c *coll, m *collMeta, ixs 
 	if err != nil {
 		return cappedErr(c, err)
 	}
-	failpoint(FailpointIndexBuildMid)
+	db.failpoint(FailpointIndexBuildMid)
 	return batch.Flush()
 }
 

@@ -54,6 +54,7 @@ func sortedInts(t *testing.T, docs []bson.D) []int64 {
 // index matching the ring, and each query through the index (hinted)
 // returns exactly what a collection scan with the same filter returns.
 func TestCappedSecondaryIndexes(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name    string
 		spec    string // createIndexes spec
@@ -164,6 +165,7 @@ func countPrefix(t *testing.T, db *DB, pre []byte) int {
 // batch is about to evict (its entries deleted ahead) is still taken
 // while the record lives; two documents of one batch cannot share a key.
 func TestCappedUniqueSecondary(t *testing.T) {
+	t.Parallel()
 	db, _, _ := openTest(t)
 	c := createCapped(t, db, "c", 64<<10, 0)
 	ctx := context.Background()
@@ -253,11 +255,12 @@ func TestCappedUniqueSecondary(t *testing.T) {
 	mustValidate(t, db, "test", "c")
 }
 
-// An in-place update (same BSON size, SPEC §7.5) moves the record's
+// An in-place update (same BSON size, docs/capped.md §7.5) moves the record's
 // secondary entries: the old key no longer finds it, the new one does;
 // a new key that a unique index holds for another live record is 11000
 // and changes nothing; an update that keeps the keys leaves the entries.
 func TestCappedSecondaryUpdate(t *testing.T) {
+	t.Parallel()
 	db, _, _ := openTest(t)
 	c := createCapped(t, db, "c", 1<<20, 0)
 	ctx := context.Background()
@@ -308,6 +311,7 @@ func TestCappedSecondaryUpdate(t *testing.T) {
 // for evicted records or keys a document no longer has are removed,
 // missing entries written, a wrong offset fixed.
 func TestCappedSecondaryReconcile(t *testing.T) {
+	t.Parallel()
 	db, clk, dir := openTest(t)
 	c := createCapped(t, db, "c", 32<<10, 0)
 	mustRun(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"a": 1}, "name": "a_1"}, {"key": {"tags": 1}, "name": "tags_1"}]}`)
@@ -355,10 +359,11 @@ func TestCappedSecondaryReconcile(t *testing.T) {
 	mustValidate(t, db, "test", "c")
 }
 
-// TTL indexes stay refused on capped collections (SPEC §1.4), with
+// TTL indexes stay refused on capped collections (docs/ttl-indexes.md §1.4), with
 // MongoDB's code, and other index options are validated as for ordinary
 // collections.
 func TestCappedIndexRefusals(t *testing.T) {
+	t.Parallel()
 	db, _, _ := openTest(t)
 	createCapped(t, db, "c", 1<<20, 0)
 	wantCode(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"t": 1}, "name": "t_1", "expireAfterSeconds": 10}]}`, document.CodeCannotCreateIndex, "TTL index on a capped collection")

@@ -224,7 +224,7 @@ func (s *scanner) cappedIDHits(st *cappedState, want int) []cappedHit {
 }
 
 // defaultMaxAwait is how long an awaitData getMore waits for a new
-// document when maxTimeMS is not given (SPEC §8.2).
+// document when maxTimeMS is not given (docs/tailable.md §8.2).
 const defaultMaxAwait = time.Second
 
 // tailBatchBytes bounds one batch of a tailable cursor when the caller
@@ -232,7 +232,7 @@ const defaultMaxAwait = time.Second
 // 16 MiB reply limit.
 const tailBatchBytes = 16 << 20
 
-// tailState drives a tailable cursor on a capped collection (SPEC §8):
+// tailState drives a tailable cursor on a capped collection (docs/tailable.md §8):
 // it returns matching documents in natural order and then follows the
 // ring's tail, remembering the next sequence to read. A getMore of an
 // awaitData cursor with nothing new waits on the ring (woken by the
@@ -261,7 +261,7 @@ func newTailState(c *coll, q *queryExec, o FindOptions) *tailState {
 
 // keepOpen reports whether the cursor may return more documents later:
 // false once it has failed, reached its limit, or started on an empty
-// collection (SPEC §8.3: cursor id 0).
+// collection (docs/tailable.md §8.3: cursor id 0).
 func (t *tailState) keepOpen() bool { return !t.dead }
 
 // next returns up to n documents (n <= 0: none on the first batch, as

@@ -73,8 +73,9 @@ func consecutive(a []int64, lo, hi int64) bool {
 	return true
 }
 
-// SPEC §7.1: create validation.
+// docs/capped.md §7.1: create validation.
 func TestCappedCreateValidation(t *testing.T) {
+	t.Parallel()
 	db, _, _ := openTest(t)
 	cases := []struct {
 		cmd  string
@@ -107,8 +108,9 @@ func TestCappedCreateValidation(t *testing.T) {
 	}
 }
 
-// SPEC §7.2: size normalisation, listCollections and collStats.
+// docs/capped.md §7.2: size normalisation, listCollections and collStats.
 func TestCappedSizeNormalisation(t *testing.T) {
+	t.Parallel()
 	db, _, dir := openTest(t)
 	cases := []struct {
 		size, max         int64
@@ -161,9 +163,10 @@ func TestCappedSizeNormalisation(t *testing.T) {
 	wantCode(t, db, "test", `{"create": "c0", "capped": true, "size": 9000}`, document.CodeNamespaceExists, "already exists")
 }
 
-// SPEC §7.3: max and size hold after every insert, oldest evicted first,
+// docs/capped.md §7.3: max and size hold after every insert, oldest evicted first,
 // over many wraps of the ring, with documents of varied sizes.
 func TestCappedWrapAroundRetention(t *testing.T) {
+	t.Parallel()
 	seed := rand.Uint64()
 	t.Logf("seed %d", seed)
 	rng := rand.New(rand.NewPCG(seed, 1))
@@ -212,9 +215,10 @@ func TestCappedWrapAroundRetention(t *testing.T) {
 	}
 }
 
-// SPEC §7.3: a document larger than the collection is 2; ordered inserts
+// docs/capped.md §7.3: a document larger than the collection is 2; ordered inserts
 // stop there, unordered ones go on.
 func TestCappedDocumentTooLarge(t *testing.T) {
+	t.Parallel()
 	db, _, _ := openTest(t)
 	createCapped(t, db, "c", 4096, 0)
 	big := strings.Repeat("b", 5000)
@@ -259,9 +263,10 @@ func equalInts(a, b []int64) bool {
 	return true
 }
 
-// SPEC §7.4: a unique _id index; lookups by _id go through it; an _id
+// docs/capped.md §7.4: a unique _id index; lookups by _id go through it; an _id
 // whose document was evicted is free again.
 func TestCappedIDIndex(t *testing.T) {
+	t.Parallel()
 	db, _, _ := openTest(t)
 	c := createCapped(t, db, "c", 1<<20, 3)
 	ctx := context.Background()
@@ -312,8 +317,9 @@ func TestCappedIDIndex(t *testing.T) {
 	mustValidate(t, db, "test", "c")
 }
 
-// SPEC §7.4, §7.5: order rules and refusals.
+// docs/capped.md §7.4, §7.5: order rules and refusals.
 func TestCappedRefusals(t *testing.T) {
+	t.Parallel()
 	db, _, _ := openTest(t)
 	c := createCapped(t, db, "c", 1<<20, 0)
 	ctx := context.Background()
@@ -365,8 +371,9 @@ func TestCappedRefusals(t *testing.T) {
 	mustValidate(t, db, "test", "c")
 }
 
-// SPEC §7.5: drop removes the collection, its file and kills its cursors.
+// docs/capped.md §7.5: drop removes the collection, its file and kills its cursors.
 func TestCappedDrop(t *testing.T) {
+	t.Parallel()
 	db, _, dir := openTest(t)
 	c := createCapped(t, db, "c", 8192, 0)
 	ctx := context.Background()
@@ -404,6 +411,7 @@ func TestCappedDrop(t *testing.T) {
 
 // A waiting awaitData getMore wakes with 175 when the collection is dropped.
 func TestCappedDropWakesTailer(t *testing.T) {
+	t.Parallel()
 	db, _, _ := openTest(t)
 	c := createCapped(t, db, "c", 8192, 0)
 	if _, err := c.InsertOne(context.Background(), bson.D{{Key: "i", Value: int64(0)}}); err != nil {
@@ -434,8 +442,9 @@ func TestCappedDropWakesTailer(t *testing.T) {
 	}
 }
 
-// SPEC §8.1: tailable validation.
+// docs/tailable.md §8.1: tailable validation.
 func TestTailableValidation(t *testing.T) {
+	t.Parallel()
 	db, _, _ := openTest(t)
 	createCapped(t, db, "c", 4096, 0)
 	mustRun(t, db, "test", `{"insert": "plain", "documents": [{"a": 1}]}`)
@@ -468,10 +477,11 @@ func batchInts(t *testing.T, r bson.D, key string) []int64 {
 	return ints(t, docs)
 }
 
-// SPEC §8.2, §8.3, §7.7: a tailable cursor stays open, returns what was
+// docs/tailable.md §8.2, §8.3, docs/capped.md §7.7: a tailable cursor stays open, returns what was
 // inserted since, filters, waits with awaitData, and fails with 136 when
 // overrun.
 func TestTailableCursor(t *testing.T) {
+	t.Parallel()
 	db, _, _ := openTest(t)
 	c := createCapped(t, db, "c", 4096, 0)
 	ctx := context.Background()
@@ -553,6 +563,7 @@ func TestTailableCursor(t *testing.T) {
 // The Go API's tailable cursor blocks in Next until a document arrives
 // and stops when its context ends.
 func TestTailableGoCursor(t *testing.T) {
+	t.Parallel()
 	db, _, _ := openTest(t)
 	c := createCapped(t, db, "c", 1<<20, 0)
 	ctx := context.Background()
@@ -594,9 +605,10 @@ func TestTailableGoCursor(t *testing.T) {
 	}
 }
 
-// SPEC §8.3: a tailer sees every document exactly once, in order, while
+// docs/tailable.md §8.3: a tailer sees every document exactly once, in order, while
 // writers race it.
 func TestTailerRacingWriters(t *testing.T) {
+	t.Parallel()
 	db, _, _ := openTest(t)
 	c := createCapped(t, db, "c", 64<<20, 0)
 	ctx := context.Background()
@@ -653,6 +665,7 @@ func TestTailerRacingWriters(t *testing.T) {
 // memory) is rebuilt from the ring, and _id entries found in the store
 // (an earlier build kept the index there) are removed.
 func TestCappedReopenReconciles(t *testing.T) {
+	t.Parallel()
 	db, clk, dir := openTest(t)
 	c := createCapped(t, db, "c", 4096, 0)
 	ctx := context.Background()
@@ -709,8 +722,9 @@ func TestCappedReopenReconciles(t *testing.T) {
 	mustValidate(t, db, "test", "c")
 }
 
-// SPEC §7.6: convertToCapped.
+// docs/capped.md §7.6: convertToCapped.
 func TestConvertToCapped(t *testing.T) {
+	t.Parallel()
 	db, clk, dir := openTest(t)
 	ctx := context.Background()
 	plain := db.Database("test").Collection("p")
@@ -773,6 +787,7 @@ func TestConvertToCapped(t *testing.T) {
 // Capped collections of an in-memory database live in a private
 // temporary directory.
 func TestCappedInMemory(t *testing.T) {
+	t.Parallel()
 	db, err := Open("", Options{InMemory: true, DisableTTLMonitor: true})
 	if err != nil {
 		t.Fatal(err)
@@ -802,6 +817,7 @@ func TestCappedInMemory(t *testing.T) {
 // with a sort finds its document through it. Compared with the live
 // documents read in natural order.
 func TestCappedIDIndexScans(t *testing.T) {
+	t.Parallel()
 	db, clk, dir := openTest(t)
 	c := createCapped(t, db, "c", 1<<20, 6000)
 	ctx := context.Background()

@@ -85,22 +85,15 @@ func (db *DB) insertCapped(ctx context.Context, c *coll, docs []any, ordered boo
 	var werrs []WriteError
 	preps := make([]cappedDoc, len(docs))
 	ok := make([]bool, len(docs))
-	stopAt := len(docs)
-	for i, v := range docs {
-		p, err := prepareCapped(m, v)
-		if err != nil {
-			ue, user := asUserError(err)
-			if !user {
-				return nil, nil, err
-			}
-			werrs = append(werrs, WriteError{Index: i, Err: ue})
-			if ordered {
-				stopAt = i
-				break
-			}
-			continue
+	stopAt, err := prepareAll(len(docs), ordered, &werrs, func(i int) error {
+		p, err := prepareCapped(m, docs[i])
+		if err == nil {
+			preps[i], ok[i] = p, true
 		}
-		preps[i], ok[i] = p, true
+		return err
+	})
+	if err != nil {
+		return nil, nil, err
 	}
 	for i := 0; i < stopAt; {
 		if err := ctxErr(ctx); err != nil {
@@ -138,14 +131,12 @@ func (db *DB) insertCapped(ctx context.Context, c *coll, docs []any, ordered boo
 			aheadN--
 			w.setAhead(aheadB, aheadN)
 			if err := w.insert(preps[i]); err != nil {
-				ue, user := asUserError(err)
-				if !user {
+				var fault error
+				if stop, fault = writeFailed(&werrs, i, err, ordered); fault != nil {
 					w.flush()
 					c.wmu.Unlock()
-					return ids, werrs, err
+					return ids, werrs, fault
 				}
-				werrs = append(werrs, WriteError{Index: i, Err: ue})
-				stop = ordered
 				continue
 			}
 			acked = append(acked, i)
@@ -162,11 +153,7 @@ func (db *DB) insertCapped(ctx context.Context, c *coll, docs []any, ordered boo
 			break
 		}
 	}
-	sortWriteErrors(werrs)
-	if ordered && len(werrs) > 1 {
-		werrs = werrs[:1]
-	}
-	return ids, werrs, nil
+	return ids, finishWriteErrors(werrs, ordered), nil
 }
 
 // cappedWriter appends to one capped collection under its write lock,
@@ -178,7 +165,7 @@ func (db *DB) insertCapped(ctx context.Context, c *coll, docs []any, ordered boo
 // Secondary index entries of appended documents are batched (pending)
 // and committed by flush, or earlier by the evict callback, which must
 // commit the deletes of evicted records' entries before it returns (the
-// crash protocol, see capped_ext.go). Eviction is strict (SPEC §7.3):
+// crash protocol, see capped_ext.go). Eviction is strict (docs/capped.md §7.3):
 // the ring evicts, per append, only the oldest records the new one needs
 // gone. To keep that from costing a Badger commit per insert, the evict
 // callback also deletes, in the same commit, the secondary entries of
@@ -323,7 +310,7 @@ func (w *cappedWriter) insert(p cappedDoc) error {
 		return dupKeyErr(w.m, w.m.Indexes[0], p.d)
 	}
 	var sec [][][]byte
-	evict := evictOnlyID // only _id: nothing to do in Badger
+	evict := w.evictOnlyID // only _id: nothing to do in Badger
 	if len(w.sec) > 0 {
 		var err error
 		if sec, err = w.secKeys(p.d); err != nil {
@@ -339,7 +326,7 @@ func (w *cappedWriter) insert(p cappedDoc) error {
 		}
 		return cappedErr(w.c, err)
 	}
-	failpoint(FailpointCappedAfterAppend)
+	w.db.failpoint(FailpointCappedAfterAppend)
 	if w.firstSeq == 0 {
 		w.firstSeq = seq
 	}
@@ -363,8 +350,8 @@ func (w *cappedWriter) insert(p cappedDoc) error {
 // the _id index, which is in memory: the writer's flush drops the evicted
 // records from it, so there is nothing to do before the ring reuses
 // their space.
-func evictOnlyID([]capped.Evicted) error {
-	failpoint(FailpointCappedEvict)
+func (w *cappedWriter) evictOnlyID([]capped.Evicted) error {
+	w.db.failpoint(FailpointCappedEvict)
 	return nil
 }
 
@@ -545,7 +532,7 @@ func (w *cappedWriter) evict(ev []capped.Evicted) error {
 		w.err = err
 		return err
 	}
-	failpoint(FailpointCappedEvict)
+	w.db.failpoint(FailpointCappedEvict)
 	if len(own) > 0 {
 		i, _ := slices.BinarySearchFunc(w.mine, own[len(own)-1]+1, func(p seqID, s uint64) int { return cmpU64(p.seq, s) })
 		w.mine = w.mine[i:]

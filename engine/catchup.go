@@ -149,9 +149,6 @@ func (mo *monitor) noteVisitEnd(lw *lowWater, finished bool) {
 func (db *DB) ttlBehind() int64 {
 	var n int64
 	for _, t := range db.ttlTargets() {
-		if t.index == 0 {
-			continue
-		}
 		db.mon.mu.Lock()
 		if lw := db.mon.low[ttlKey{t.c.m().ID, t.index}]; lw != nil && lw.catchUp.level > 0 {
 			n++

@@ -18,6 +18,7 @@ import (
 // that grew less, or shrank, keeps the level; a lag at or under the
 // floor steps one level down.
 func TestCatchUpStep(t *testing.T) {
+	t.Parallel()
 	const floor = 2 * time.Second
 	s := func(d float64) time.Duration { return time.Duration(d * float64(time.Second)) }
 	at := func(sec float64) bson.DateTime { return bson.DateTime(1_700_000_000_000 + int64(sec*1000)) }
@@ -62,9 +63,14 @@ func TestCatchUpStep(t *testing.T) {
 // time>>L. (At the top level the visit does not yield at all:
 // TestCatchUpThroughTheMonitor.)
 func TestCatchUpLevelLoosensGentleReaping(t *testing.T) {
+	t.Parallel()
 	for level := 0; level < maxCatchUp; level++ {
 		t.Run(fmt.Sprint("level ", level), func(t *testing.T) {
 			db, clk, _ := openTest(t)
+			// The targets' clock stands still: a run stays gentle for
+			// gentleFor after a contended commit however slow the
+			// machine (-race, a loaded CI) makes its batches.
+			setElapsed(db, 0)
 			now := clk.Now()
 			mustRun(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"t": 1}, "name": "t_1", "expireAfterSeconds": 10}]}`)
 			const n = 400
@@ -107,6 +113,7 @@ func TestCatchUpLevelLoosensGentleReaping(t *testing.T) {
 // backlog that the reaper eats
 // through faster than the clock moves does not climb.
 func TestCatchUpThroughTheMonitor(t *testing.T) {
+	t.Parallel()
 	var mu sync.Mutex
 	var logs []string
 	clk := newClock()
@@ -142,7 +149,7 @@ func TestCatchUpThroughTheMonitor(t *testing.T) {
 	}
 	insertChunked(t, db, "c", docs)
 	maxLevel := 0
-	db.mon.visitHook = func(string, int64, bool) {
+	db.opts.seams.visitHook = func(string, int64, bool) {
 		maxLevel = max(maxLevel, level())
 		clk.Advance(time.Second)
 	}
@@ -166,7 +173,7 @@ func TestCatchUpThroughTheMonitor(t *testing.T) {
 	}
 	clk.Advance(time.Second)
 	expireIn(clk.Now().Add(-time.Second))
-	db.mon.visitHook = func(_ string, _ int64, _ bool) {
+	db.opts.seams.visitHook = func(_ string, _ int64, _ bool) {
 		maxLevel = max(maxLevel, level())
 		if next >= 10000+3000 {
 			return // the writer stops; the reaper catches up
@@ -177,7 +184,7 @@ func TestCatchUpThroughTheMonitor(t *testing.T) {
 	// The visits' delete runs reap at the index's level, and yield to
 	// writers below the top one only.
 	maxRunLevel := 0
-	db.mon.deleterHook = func(bd *batchDeleter) {
+	db.opts.seams.deleterHook = func(bd *batchDeleter) {
 		bd.tryLock = func() bool {
 			maxRunLevel = max(maxRunLevel, bd.level)
 			if bd.yield != (bd.level < maxCatchUp) {
@@ -187,7 +194,7 @@ func TestCatchUpThroughTheMonitor(t *testing.T) {
 		}
 	}
 	sawBehind := false
-	db.mon.visitStartHook = func() {
+	db.opts.seams.visitStartHook = func() {
 		if db.Stats().TTLIndexesBehind == 1 {
 			sawBehind = true
 		}
@@ -206,7 +213,7 @@ func TestCatchUpThroughTheMonitor(t *testing.T) {
 	// deletes all that has expired (it finishes its range), though each
 	// finds documents that were inserted an hour past their expiry, so
 	// the lag stays above the floor: the level steps down one per window.
-	db.mon.visitHook = nil
+	db.opts.seams.visitHook = nil
 	for want := maxCatchUp - 1; want >= 0; want-- {
 		clk.Advance(catchUpWindow)
 		expireIn(clk.Now().Add(-time.Hour))
@@ -237,6 +244,7 @@ func TestCatchUpThroughTheMonitor(t *testing.T) {
 // ascending index (the range's first key) and a descending one (its
 // last), past strings, numbers and dates not yet expired.
 func TestCatchUpLagOfAscendingAndDescendingIndexes(t *testing.T) {
+	t.Parallel()
 	db, clk, _ := openTest(t)
 	now := clk.Now()
 	for _, ix := range []struct{ coll, key string }{{"asc", `{"t": 1}`}, {"desc", `{"t": -1}`}} {
@@ -268,6 +276,7 @@ func TestCatchUpLagOfAscendingAndDescendingIndexes(t *testing.T) {
 // a process that creates and drops TTL collections does not accumulate
 // it.
 func TestDropForgetsTTLState(t *testing.T) {
+	t.Parallel()
 	db, clk, _ := openTest(t)
 	now := clk.Now()
 	for _, ns := range []struct{ db, coll string }{{"test", "byindex"}, {"test", "bycoll"}, {"other", "bydb"}, {"test", "kept"}} {

@@ -274,7 +274,7 @@ func getString(d bson.D, outer, inner string) (string, bool) {
 // index's date class up to the cut-off, in _id order.
 
 // collModClustered applies collMod's collection form to a clustered
-// collection: expireAfterSeconds n or "off" (SPEC §5.2's codes).
+// collection: expireAfterSeconds n or "off" (docs/collmod.md §5.2's codes).
 func (db *DB) collModClustered(c *coll, opts bson.D) (bson.D, error) {
 	exp, hasExp := int64(0), false
 	set := false
@@ -309,6 +309,6 @@ func (db *DB) collModClustered(c *coll, opts bson.D) (bson.D, error) {
 	if err := db.updateMeta(c, nm, nil); err != nil {
 		return nil, err
 	}
-	db.mon.resetLowWater(nm.ID, idIndexID)
+	db.ttl.resetLowWater(nm.ID, idIndexID)
 	return bson.D{}, nil
 }

@@ -33,6 +33,7 @@ func docIDs(docs []bson.D) []any {
 }
 
 func TestClusteredStoresDocumentsInIDEntries(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	db, _, _ := openTest(t)
 	c := clusteredColl(t, db, "c")
@@ -118,6 +119,7 @@ func TestClusteredStoresDocumentsInIDEntries(t *testing.T) {
 // block, so ids used before a reopen are never handed out again (a
 // reused id would overwrite the secondary entry of an equal key).
 func TestClusteredRecordIDsSurviveReopen(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	db, clk, dir := openTest(t)
 	c := clusteredColl(t, db, "c")
@@ -144,6 +146,7 @@ func TestClusteredRecordIDsSurviveReopen(t *testing.T) {
 // TestClusteredTTL: a TTL index on a clustered collection expires
 // documents like any other, deleting two keys a document.
 func TestClusteredTTL(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	db, clk, _ := openTest(t)
 	c := clusteredColl(t, db, "c")
@@ -190,6 +193,7 @@ func TestClusteredTTL(t *testing.T) {
 // MongoDB's codes (create_command.cpp, create_collection.cpp,
 // clustered_collection_util.cpp), and nothing created by a refusal.
 func TestClusteredCreateErrors(t *testing.T) {
+	t.Parallel()
 	db, _, _ := openTest(t)
 	cases := []struct {
 		cmd  string
@@ -233,6 +237,7 @@ func TestClusteredCreateErrors(t *testing.T) {
 // with clustered: true; creating again with the same spec succeeds,
 // with another fails 48; the clustered index cannot be dropped.
 func TestClusteredListingsAndDrop(t *testing.T) {
+	t.Parallel()
 	db, _, _ := openTest(t)
 	mustRun(t, db, "db", `{"create": "c", "clusteredIndex": {"key": {"_id": 1}, "unique": true}}`)
 	r := mustRun(t, db, "db", `{"listCollections": 1}`)
@@ -269,6 +274,7 @@ func TestClusteredListingsAndDrop(t *testing.T) {
 // clustered with its documents; convertToCapped makes an ordinary
 // capped collection of its documents, in natural (_id) order.
 func TestClusteredRenameAndConvert(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	db, clk, dir := openTest(t)
 	c := clusteredColl(t, db, "c")
@@ -301,6 +307,7 @@ func TestClusteredRenameAndConvert(t *testing.T) {
 // other _ids never expire. collMod changes the value or turns it off;
 // reopening keeps it.
 func TestClusteredTTLByID(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	db, clk, dir := openTest(t)
 	mustRun(t, db, "db", `{"create": "c", "clusteredIndex": {"key": {"_id": 1}, "unique": true}, "expireAfterSeconds": 60}`)
@@ -362,7 +369,7 @@ func TestClusteredTTLByID(t *testing.T) {
 		t.Errorf("left %v, want the non-date _ids", left)
 	}
 	mustValidate(t, db, "db", "c")
-	// SPEC §5.2's errors, on a clustered collection.
+	// docs/collmod.md §5.2's errors, on a clustered collection.
 	wantCode(t, db, "db", `{"collMod": "c", "expireAfterSeconds": "on"}`, 72, "expected \"off\"")
 	wantCode(t, db, "db", `{"collMod": "c", "expireAfterSeconds": {"a": 1}}`, 14, "wrong type")
 	wantCode(t, db, "db", `{"collMod": "c", "expireAfterSeconds": -1}`, 72, "cannot be less than 0")

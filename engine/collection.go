@@ -175,7 +175,7 @@ func (db *DB) createParsed(dbName, name string, co *createOptions, explicit bool
 		return nil, false, err
 	}
 	c.meta.Store(m)
-	if err := db.openExt(c); err != nil {
+	if err := kindOf(m).open(db, c); err != nil {
 		return nil, false, err
 	}
 	db.mu.Lock()
@@ -222,18 +222,13 @@ func (db *DB) dropLocked(c *coll) error {
 		return err
 	}
 	c.dropped.Store(true)
-	db.mon.forgetColl(m.ID)
+	db.ttl.forgetColl(m.ID)
 	db.mu.Lock()
 	delete(db.colls, m.ns())
 	db.mu.Unlock()
 	db.cursors.killColl(c)
-	if m.Kind == kindTimeseries {
-		if err := db.dropTimeseriesExt(c); err != nil {
-			return err
-		}
-	}
-	if err := db.dropExt(c); err != nil {
-		db.logf("drop %s: removing kind-specific files: %v", m.ns(), err)
+	if err := kindOf(m).drop(db, c); err != nil {
+		return err
 	}
 	return db.finishDrop(m.ID)
 }

@@ -53,8 +53,9 @@ func listedIndex(t *testing.T, db *DB, coll, name string) bson.D {
 	return nil
 }
 
-// SPEC §5.1: collMod's index form, its replies and the listing after.
+// docs/collmod.md §5.1: collMod's index form, its replies and the listing after.
 func TestCollModIndexReplies(t *testing.T) {
+	t.Parallel()
 	db, _, dir := openTest(t)
 	mustRun(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"t": 1}, "name": "t_1", "expireAfterSeconds": 100}, {"key": {"u": -1}, "name": "u_-1"}, {"key": {"h": 1}, "name": "h_1"}]}`)
 	cases := []struct {
@@ -114,9 +115,10 @@ func TestCollModIndexReplies(t *testing.T) {
 	}
 }
 
-// SPEC §5.1: every error of the index form, with its code and message,
+// docs/collmod.md §5.1: every error of the index form, with its code and message,
 // and nothing changed by a failed collMod.
 func TestCollModIndexErrors(t *testing.T) {
+	t.Parallel()
 	db, _, _ := openTest(t)
 	mustRun(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"t": 1}, "name": "t_1", "expireAfterSeconds": 100}, {"key": {"a": 1, "b": 1}, "name": "a_1_b_1"}, {"key": {"p": 1}, "name": "p_a", "partialFilterExpression": {"k": 1}}, {"key": {"p": 1}, "name": "p_b", "partialFilterExpression": {"k": 2}}]}`)
 	cases := []struct {
@@ -169,8 +171,9 @@ func TestCollModIndexErrors(t *testing.T) {
 	}
 }
 
-// SPEC §5.1: a time-series collection refuses the TTL index form.
+// docs/collmod.md §5.1: a time-series collection refuses the TTL index form.
 func TestCollModIndexOnTimeseries(t *testing.T) {
+	t.Parallel()
 	db, _, _ := openTest(t)
 	if _, err := run(t, db, "test", `{"create": "ts", "timeseries": {"timeField": "t", "metaField": "m"}}`); err != nil {
 		t.Skipf("time-series collections not available: %v", err)
@@ -183,9 +186,10 @@ func TestCollModIndexOnTimeseries(t *testing.T) {
 		"TTL indexes are not supported for time-series collections")
 }
 
-// SPEC §5.1: a new value applies from the next visit: documents expire
+// docs/collmod.md §5.1: a new value applies from the next visit: documents expire
 // by it on the next pass, raised or lowered, with no rebuild.
 func TestCollModValueAppliesNextPass(t *testing.T) {
+	t.Parallel()
 	db, clk, _ := openTest(t)
 	mustRun(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"t": 1}, "name": "t_1", "expireAfterSeconds": 3600}]}`)
 	now := clk.Now()
@@ -219,9 +223,10 @@ func TestCollModValueAppliesNextPass(t *testing.T) {
 	mustValidate(t, db, "test", "c")
 }
 
-// SPEC §5.1: converting a non-TTL single-field index makes its
+// docs/collmod.md §5.1: converting a non-TTL single-field index makes its
 // documents reaped; hiding a TTL index keeps it reaping.
 func TestCollModConvertsToTTL(t *testing.T) {
+	t.Parallel()
 	db, clk, _ := openTest(t)
 	mustRun(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"t": -1}, "name": "t_-1"}]}`)
 	now := clk.Now()
@@ -249,12 +254,13 @@ func TestCollModConvertsToTTL(t *testing.T) {
 	mustValidate(t, db, "test", "c")
 }
 
-// SPEC §5.1 with the monitor's low-water mark: a visit reads a chunk
+// docs/collmod.md §5.1 with the monitor's low-water mark: a visit reads a chunk
 // of keys expired under the old value, collMod raises the value before
 // the chunk's batches run, so the batches keep those documents while
 // the visit moves its mark past them. They must still expire once the
 // raised value says so (monitor.resetLowWater), not be skipped forever.
 func TestCollModRaiseKeepsLowWaterHonest(t *testing.T) {
+	t.Parallel()
 	db, clk, _ := openTest(t)
 	mustRun(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"t": 1}, "name": "t_1", "expireAfterSeconds": 10}]}`)
 	now := clk.Now()
@@ -265,7 +271,7 @@ func TestCollModRaiseKeepsLowWaterHonest(t *testing.T) {
 	insertDocs(t, db, "c", docs...)
 	db.SetParameter("ttlIndexDeleteTargetDocs", 10) // chunks of 10 keys: the mark moves
 	raised := false
-	db.mon.scanHook = func() {
+	db.opts.seams.scanHook = func() {
 		if !raised {
 			raised = true
 			mustRun(t, db, "test", `{"collMod": "c", "index": {"name": "t_1", "expireAfterSeconds": 95}}`)
@@ -275,7 +281,7 @@ func TestCollModRaiseKeepsLowWaterHonest(t *testing.T) {
 	if n := pass(t, db).Deleted; n != 6 {
 		t.Fatalf("pass with a raise mid-visit deleted %d, want 6", n)
 	}
-	db.mon.scanHook = nil
+	db.opts.seams.scanHook = nil
 	// 30 s later, 0..35 are expired under 95 s.
 	clk.Advance(30 * time.Second)
 	if n := pass(t, db).Deleted; n != 30 {
@@ -291,6 +297,7 @@ func TestCollModRaiseKeepsLowWaterHonest(t *testing.T) {
 // (an insert with an old date, an update that moves a date back) is
 // reaped by the next pass.
 func TestLowWaterSeesWritesBelowMark(t *testing.T) {
+	t.Parallel()
 	db, clk, _ := openTest(t)
 	mustRun(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"t": 1}, "name": "t_1", "expireAfterSeconds": 10}]}`)
 	now := clk.Now()
@@ -314,11 +321,12 @@ func TestLowWaterSeesWritesBelowMark(t *testing.T) {
 	}
 }
 
-// SPEC §1.4, §5.1: TTL and capped are incompatible, so collMod may not
+// docs/ttl-indexes.md §1.4, docs/collmod.md §5.1: TTL and capped are incompatible, so collMod may not
 // convert a capped collection's index to TTL either (MongoDB: 72
 // "TTL indexes are not supported for capped collections."); hiding it
 // is still fine, and a refused collMod changes nothing.
 func TestCollModIndexOnCapped(t *testing.T) {
+	t.Parallel()
 	db, clk, _ := openTest(t)
 	createCapped(t, db, "cap", 1<<20, 0)
 	mustRun(t, db, "test", `{"createIndexes": "cap", "indexes": [{"key": {"t": 1}, "name": "t_1"}]}`)

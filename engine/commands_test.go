@@ -59,9 +59,10 @@ func docIdentical(a, b bson.D) bool {
 	return err1 == nil && err2 == nil && string(ea) == string(eb)
 }
 
-// SPEC §0: every command of ordinary collections answers with ok: 1
+// docs/commands.md §0: every command of ordinary collections answers with ok: 1
 // and its reply shape.
 func TestCommandsAnswer(t *testing.T) {
+	t.Parallel()
 	db, _, _ := openTest(t)
 	mustRun(t, db, "test", `{"insert": "c", "documents": [{"_id": 1, "a": 1}, {"_id": 2, "a": 2}, {"_id": 3, "a": 3}]}`)
 	cases := []struct {
@@ -147,9 +148,10 @@ func checkCursorShape(t *testing.T, what string, v any, batch string) (int64, bs
 	return id, docs
 }
 
-// SPEC §0: errors are {ok: 0, errmsg, code, codeName}; an unknown
+// docs/commands.md §0: errors are {ok: 0, errmsg, code, codeName}; an unknown
 // command is 59, an unknown query operator 2; neither changes data.
 func TestErrorReplies(t *testing.T) {
+	t.Parallel()
 	db, _, _ := openTest(t)
 	mustRun(t, db, "test", `{"insert": "c", "documents": [{"_id": 1, "a": [1, 2]}, {"_id": 2, "a": "x"}]}`)
 	mustRun(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"a": 1}, "name": "a_1"}]}`)
@@ -230,6 +232,7 @@ func TestErrorReplies(t *testing.T) {
 // Malformed Extended JSON is rejected by document.ParseExtJSON with an
 // error and never reaches the engine.
 func TestMalformedExtJSON(t *testing.T) {
+	t.Parallel()
 	db, _, _ := openTest(t)
 	mustRun(t, db, "test", `{"insert": "c", "documents": [{"_id": 1}]}`)
 	before := snapshotDocs(t, db, "test", "c")
@@ -254,11 +257,12 @@ func TestMalformedExtJSON(t *testing.T) {
 	intact(t, db, "test", "c", before, "malformed Extended JSON")
 }
 
-// SPEC §0 documents: 16 MiB accepted, one byte over rejected with
+// docs/commands.md §0 documents: 16 MiB accepted, one byte over rejected with
 // 10334; nesting 100 accepted, 101 rejected; _id array, regex and
 // undefined rejected (53); NUL in a field name rejected (2). Nothing
 // of a failed insert is stored; updates obey the same limits.
 func TestDocumentLimits(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("16 MiB documents")
 	}
@@ -350,10 +354,11 @@ func TestDocumentLimits(t *testing.T) {
 	intact(t, db, "test", "c", before, "over-deep update")
 }
 
-// SPEC §0: duplicate _id is 11000 with keyPattern and keyValue; ordered
+// docs/commands.md §0: duplicate _id is 11000 with keyPattern and keyValue; ordered
 // inserts stop at the first bad document and keep the ones before;
 // unordered keep every valid one; writeErrors list the indexes.
 func TestInsertOrderedUnordered(t *testing.T) {
+	t.Parallel()
 	db, _, _ := openTest(t)
 	mustRun(t, db, "test", `{"insert": "c", "documents": [{"_id": 1}]}`)
 	r := mustRun(t, db, "test", `{"insert": "c", "documents": [{"_id": 2}, {"_id": 1}, {"_id": 3}, {"_id": [0]}, {"_id": 4}]}`)
@@ -440,6 +445,7 @@ func TestInsertOrderedUnordered(t *testing.T) {
 // A large ordered insert spanning several transactions stops at the
 // failing document, and everything before it is kept.
 func TestInsertOrderedAcrossChunks(t *testing.T) {
+	t.Parallel()
 	db, _, _ := openTest(t)
 	var docs []any
 	n := insertChunkDocs*2 + 10
@@ -462,10 +468,11 @@ func TestInsertOrderedAcrossChunks(t *testing.T) {
 
 func asErr[T error](err error, target *T) bool { return errors.As(err, target) }
 
-// SPEC §0: every command the spec lists is supported (a malformed call
+// docs/commands.md §0: every command the page lists is supported (a malformed call
 // may fail, but never with 59 CommandNotFound), and a cursor reply
 // names its namespace as "db.coll" in firstBatch and nextBatch alike.
 func TestSpecCommandsSupported(t *testing.T) {
+	t.Parallel()
 	db, _, _ := openTest(t)
 	for _, name := range []string{"ping", "hello", "buildInfo", "create", "drop", "dropDatabase", "listCollections",
 		"listDatabases", "insert", "find", "getMore", "killCursors", "count", "update", "delete", "createIndexes",

@@ -212,6 +212,7 @@ func ejson(t *testing.T, s string) bson.D {
 // descending, compound, multikey, hinted or chosen by the planner)
 // return the same documents, and those are the expected ones.
 func TestQueryOperators(t *testing.T) {
+	t.Parallel()
 	db, _, _ := openTest(t)
 	loadCorpus(t, db, "test", "q", queryCorpus)
 	mustRun(t, db, "test", `{"createIndexes": "q", "indexes": [
@@ -250,6 +251,7 @@ func TestQueryOperators(t *testing.T) {
 // Unique, sparse and partial indexes over the corpus do not change
 // query results either, when hinted.
 func TestQueryThroughSpecialIndexes(t *testing.T) {
+	t.Parallel()
 	db, _, _ := openTest(t)
 	loadCorpus(t, db, "test", "q", queryCorpus)
 	mustRun(t, db, "test", `{"createIndexes": "q", "indexes": [
@@ -276,6 +278,7 @@ func TestQueryThroughSpecialIndexes(t *testing.T) {
 // Every update modifier through the engine: the stored result, the
 // n/nModified counts, and the indexes kept in step (validate).
 func TestUpdateModifiers(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		before, update, after string
 		modified              int
@@ -339,6 +342,7 @@ func TestUpdateModifiers(t *testing.T) {
 // equality fields), replacement upsert, ordered stop on error, _id
 // immutability, and that failing statements change nothing.
 func TestUpdateStatements(t *testing.T) {
+	t.Parallel()
 	db, _, _ := openTest(t)
 	loadCorpus(t, db, "test", "c", []string{`{"_id": 1, "k": 1}`, `{"_id": 2, "k": 1}`, `{"_id": 3, "k": 2}`})
 	mustRun(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"k": 1}, "name": "k", "unique": false}, {"key": {"u": 1}, "name": "u", "unique": true, "sparse": true}]}`)
@@ -429,6 +433,7 @@ func TestUpdateStatements(t *testing.T) {
 // Delete one/many, with and without indexes; findAndModify remove,
 // new, sort, upsert.
 func TestDeleteAndFindAndModify(t *testing.T) {
+	t.Parallel()
 	db, _, _ := openTest(t)
 	var docs []string
 	for i := 1; i <= 50; i++ {
@@ -485,6 +490,7 @@ func TestDeleteAndFindAndModify(t *testing.T) {
 // sort, skip, limit, projection and batchSize, with cursors across
 // getMore, agree with an in-memory reference for every plan.
 func TestFindOptions(t *testing.T) {
+	t.Parallel()
 	db, _, _ := openTest(t)
 	var docs []string
 	for i := 0; i < 60; i++ {
@@ -591,6 +597,7 @@ func TestFindOptions(t *testing.T) {
 // explain of find shows the stages the plan runs, with correct
 // executionStats counters.
 func TestExplainFind(t *testing.T) {
+	t.Parallel()
 	db, _, _ := openTest(t)
 	var docs []string
 	for i := 0; i < 100; i++ {

@@ -49,6 +49,9 @@ type DB struct {
 	stats      stats
 	ops        opRegistry
 	mon        *monitor
+	ttl        ttlWatcher // the monitor, as writers and catalog changes see it
+	// tsRemovals counts time-series bucket removals (timeseries_write.go).
+	tsRemovals atomic.Uint64
 
 	// targetClock, if set (tests), is the clock of the time targets
 	// (targetNow); nil is the real monotonic clock.
@@ -101,6 +104,7 @@ func Open(dir string, opts Options) (*DB, error) {
 		return nil, err
 	}
 	db.mon = newMonitor(db)
+	db.ttl = db.mon
 	if !opts.DisableTTLMonitor {
 		db.mon.start()
 	}
@@ -137,7 +141,7 @@ func (db *DB) Dir() string { return db.dir }
 func (db *DB) now() bson.DateTime { return bson.NewDateTimeFromTime(db.opts.Clock()) }
 
 // targetNow returns the time on the clock that measures the time
-// targets of the TTL monitor and the batched delete stage (SPEC §3–§4):
+// targets of the TTL monitor and the batched delete stage (docs/ttl-monitor.md §3–§4):
 // the real monotonic clock, not Options.Clock, which says what has
 // expired and which tests freeze.
 func (db *DB) targetNow() time.Time {
@@ -232,7 +236,7 @@ func (db *DB) initColl(c *coll) error {
 	if err != nil {
 		return err
 	}
-	return db.openExt(c)
+	return kindOf(c.m()).open(db, c)
 }
 
 // lookup returns the collection db.name or nil.
@@ -288,7 +292,7 @@ func putMeta(txn *lsm.Txn, m *collMeta) error {
 	return txn.Set(lsm.CatalogKey(m.DB, m.Name), b)
 }
 
-// validateDBName applies MongoDB's database-name rules (SPEC §0).
+// validateDBName applies MongoDB's database-name rules (docs/commands.md §0).
 func validateDBName(name string) error {
 	if name == "" {
 		return document.Errorf(document.CodeInvalidNamespace, "Invalid database name: ''")
@@ -302,7 +306,7 @@ func validateDBName(name string) error {
 	return nil
 }
 
-// validateCollName applies MongoDB's collection-name rules (SPEC §0).
+// validateCollName applies MongoDB's collection-name rules (docs/commands.md §0).
 // internal allows the engine's own system.* namespaces.
 func validateCollName(dbName, name string, internal bool) error {
 	if err := validateDBName(dbName); err != nil {

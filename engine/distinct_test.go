@@ -10,6 +10,7 @@ import (
 )
 
 func TestDistinct(t *testing.T) {
+	t.Parallel()
 	db, _, _ := openTest(t)
 	ctx := context.Background()
 	mustRun(t, db, "test", `{"insert": "c", "documents": [
@@ -60,6 +61,7 @@ func TestDistinct(t *testing.T) {
 // TestDistinctOtherKinds checks distinct over capped collections (ring
 // records) and time-series collections (unpacked measurements).
 func TestDistinctOtherKinds(t *testing.T) {
+	t.Parallel()
 	db, _, _ := openTest(t)
 	ctx := context.Background()
 	mustRun(t, db, "test", `{"create": "cap", "capped": true, "size": 4096, "max": 2}`)

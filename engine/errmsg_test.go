@@ -12,6 +12,7 @@ import (
 // TestErrorMessagesUseServerValueFormat pins the server's value format
 // (BSONObj::toString) in the messages users compare with MongoDB's.
 func TestErrorMessagesUseServerValueFormat(t *testing.T) {
+	t.Parallel()
 	db, _, _ := openTest(t)
 	ctx := context.Background()
 	c := db.Database("test").Collection("c")

@@ -98,9 +98,12 @@ func (s *scanner) next(ctx context.Context, n int) ([]record, error) {
 	if s.ts != nil {
 		return s.nextTS(ctx, n)
 	}
-	if s.p.m.Kind == kindCapped {
-		return s.nextCapped(ctx, n)
-	}
+	return kindOf(s.p.m).next(ctx, s, n)
+}
+
+// nextRecords is next over an ordinary (possibly clustered) collection's
+// records in Badger.
+func (s *scanner) nextRecords(ctx context.Context, n int) ([]record, error) {
 	var out []record
 	for !s.done && len(out) < n {
 		if err := ctxErr(ctx); err != nil {

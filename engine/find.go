@@ -53,40 +53,40 @@ func (db *DB) findPlan(dbName, name string, filter bson.D, o FindOptions) (*coll
 		}
 	}
 	c := db.lookup(dbName, name)
-	if o.Tailable {
-		if c != nil && c.m().Kind != kindCapped {
-			return nil, nil, nil, document.Errorf(document.CodeBadValue, "error processing query: ns=%s.%s tailable cursor requested on non capped collection", dbName, name)
+	if c != nil {
+		if err := kindOf(c.m()).checkFind(c, o, srt); err != nil {
+			return nil, nil, nil, err
 		}
+	}
+	if o.Tailable {
 		if srt != nil {
 			if dir, ok := srt.NaturalOrder(); !ok || dir != 1 {
 				return nil, nil, nil, document.Errorf(document.CodeBadValue, "error processing query: tailable cursor only supported with $natural: 1 sort, got %s", fmtValue(o.Sort))
 			}
 		}
 	}
-	if srt != nil {
-		if dir, ok := srt.NaturalOrder(); ok && c != nil && c.m().Kind == kindTimeseries && dir != 1 {
-			return nil, nil, nil, document.Errorf(document.CodeBadValue, "$natural: -1 is not supported on time-series collections")
-		}
-	}
 	if c == nil {
 		return nil, nil, nil, nil
 	}
-	if c.m().Kind == kindTimeseries {
-		q, err := db.timeseriesQuery(c, filter, f, srt, o, proj)
-		if err != nil {
-			return nil, nil, nil, err
-		}
-		return c, q.sc.p, q, nil
-	}
-	p, err := makePlan(c, c.m(), f, srt, o.Hint)
+	q, err := kindOf(c.m()).query(db, c, filter, f, srt, o, proj)
 	if err != nil {
 		return nil, nil, nil, err
+	}
+	return c, q.sc.p, q, nil
+}
+
+// recordQuery builds the executor of a find on an ordinary (possibly
+// clustered) or capped collection: a plan over its records.
+func (db *DB) recordQuery(c *coll, f *query.Filter, srt *query.Sort, o FindOptions, proj *query.Projection) (*queryExec, error) {
+	p, err := makePlan(c, c.m(), f, srt, o.Hint)
+	if err != nil {
+		return nil, err
 	}
 	limit := o.Limit
 	if limit < 0 {
 		limit = -limit
 	}
-	return c, p, newQueryExec(p, o.Skip, limit, proj), nil
+	return newQueryExec(p, o.Skip, limit, proj), nil
 }
 
 // count returns how many documents match filter, after skip and limit.

@@ -14,6 +14,7 @@ import (
 // FindOne's _id fast path returns what the planner's path returns, for
 // every _id type it takes and for values equal across numeric types.
 func TestFindByIDMatchesPlanner(t *testing.T) {
+	t.Parallel()
 	db, _, _ := openTest(t)
 	ctx := context.Background()
 	c := db.Database("test").Collection("c")

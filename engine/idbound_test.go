@@ -102,6 +102,7 @@ func int32Ids(from, to int) []any {
 // _id index's bound, at it, or the bound had to be read again (reopen,
 // deletes, decreasing ids, rename, drop), and new ones are accepted.
 func TestIDBoundDuplicates(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	cases := []struct {
 		name string
@@ -246,6 +247,7 @@ func TestIDBoundDuplicates(t *testing.T) {
 // above the bound. Fails if the shortcut is removed from prefetchUnique
 // or writeCtx.hasKey.
 func TestIDBoundSkipsUniqueReads(t *testing.T) {
+	t.Parallel()
 	h := newIDBHarness(t)
 	ctx := context.Background()
 	reads := func() int64 { return h.db.stats.uniqReads.Load() }
@@ -304,6 +306,7 @@ func TestIDBoundSkipsUniqueReads(t *testing.T) {
 // Capped collections keep their _id index in memory: no bound is kept
 // for them, and duplicates are still refused.
 func TestIDBoundNotForCapped(t *testing.T) {
+	t.Parallel()
 	h := newIDBHarness(t)
 	h.run(`{"create": "c", "capped": true, "size": 1048576}`)
 	h.ok(int32Ids(1, 20)...)
@@ -323,6 +326,7 @@ func TestIDBoundNotForCapped(t *testing.T) {
 // buckets collection's bound without reads, across a reopen; a copy of
 // an existing bucket is refused; a bucket below the bound is accepted.
 func TestIDBoundTimeseries(t *testing.T) {
+	t.Parallel()
 	h := newIDBHarness(t)
 	h.run(`{"create": "w", "timeseries": {"timeField": "t", "metaField": "m", "granularity": "seconds"}}`)
 	day := time.Date(2026, 11, 20, 0, 0, 0, 0, time.UTC)
@@ -360,6 +364,7 @@ func TestIDBoundTimeseries(t *testing.T) {
 // once, beside a batched delete of other documents (which stages
 // without c.wmu) and updates. Run with -race.
 func TestIDBoundConcurrentWriters(t *testing.T) {
+	t.Parallel()
 	h := newIDBHarness(t)
 	ctx := context.Background()
 	const n, writers = 300, 3

@@ -54,6 +54,7 @@ func indexNames(t *testing.T, db *DB, dbName, coll string) string {
 // Every collection has a unique _id index, however it was created,
 // listed first, and it cannot be dropped.
 func TestIDIndexOnEveryCollection(t *testing.T) {
+	t.Parallel()
 	db, _, _ := openTest(t)
 	mustRun(t, db, "test", `{"create": "explicit"}`)
 	mustRun(t, db, "test", `{"insert": "byInsert", "documents": [{"_id": 1}]}`)
@@ -93,6 +94,7 @@ func TestIDIndexOnEveryCollection(t *testing.T) {
 // exact, for single, compound, descending, multikey, sparse, partial
 // and hidden indexes.
 func TestIndexMaintenance(t *testing.T) {
+	t.Parallel()
 	db, _, _ := openTest(t)
 	loadCorpus(t, db, "test", "c", []string{
 		`{"_id": 1, "a": 1, "b": "x", "t": [1, 2, 2]}`,
@@ -169,6 +171,7 @@ func TestIndexMaintenance(t *testing.T) {
 // CannotIndexParallelArrays: on insert, on update, and on build over
 // existing documents (which creates nothing).
 func TestParallelArrays(t *testing.T) {
+	t.Parallel()
 	db, _, _ := openTest(t)
 	mustRun(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"a": 1, "b": 1}, "name": "ab"}]}`)
 	loadCorpus(t, db, "test", "c", []string{`{"_id": 1, "a": [1, 2], "b": 1}`, `{"_id": 2, "a": 1, "b": [1, 2]}`})
@@ -201,6 +204,7 @@ func TestParallelArrays(t *testing.T) {
 // catalog entry, no stray keys); missing fields collide as null
 // unless sparse; partial unique indexes only constrain their subset.
 func TestUniqueIndexes(t *testing.T) {
+	t.Parallel()
 	db, _, _ := openTest(t)
 	loadCorpus(t, db, "test", "c", []string{`{"_id": 1, "u": 1}`, `{"_id": 2, "u": 2}`, `{"_id": 3, "u": 1}`, `{"_id": 4}`})
 	wantCode(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"u": 1}, "name": "u", "unique": true}]}`, document.CodeDuplicateKey, "index: u dup key")
@@ -271,6 +275,7 @@ func TestUniqueIndexes(t *testing.T) {
 // Sparse, partial and hidden indexes: which documents they hold, when
 // the planner may use them, and what a hint does.
 func TestSparsePartialHidden(t *testing.T) {
+	t.Parallel()
 	db, _, _ := openTest(t)
 	loadCorpus(t, db, "test", "c", []string{
 		`{"_id": 1, "a": 1, "s": 1}`, `{"_id": 2, "a": 5}`, `{"_id": 3, "a": 9, "s": null}`, `{"_id": 4, "s": 2}`})
@@ -331,6 +336,7 @@ func TestSparsePartialHidden(t *testing.T) {
 // The planner uses equality and range predicates and sorts on an
 // index's leading field; results equal a hinted collection scan.
 func TestPlannerChoices(t *testing.T) {
+	t.Parallel()
 	db, _, _ := openTest(t)
 	var docs []string
 	for i := 0; i < 200; i++ {
@@ -418,6 +424,7 @@ var typeClassValues = []string{
 // $eq/$gt/$gte/$lt/$lte/$ne against every value (type bracketing:
 // {$gt: 3} never returns a string).
 func TestIndexRangesEveryType(t *testing.T) {
+	t.Parallel()
 	db, _, _ := openTest(t)
 	var docs []string
 	for i, v := range typeClassValues {
@@ -511,6 +518,7 @@ func idsOf2(docs []bson.D) []any {
 // specs (unique, sparse, partial, hidden, TTL), multikey flags, and
 // the record-id counter (new inserts do not overwrite old records).
 func TestPersistence(t *testing.T) {
+	t.Parallel()
 	db, clk, dir := openTest(t)
 	loadCorpus(t, db, "test", "c", []string{`{"_id": 1, "a": [1, 2], "b": 1}`, `{"_id": 2, "a": 3, "b": 2}`})
 	mustRun(t, db, "test", `{"createIndexes": "c", "indexes": [
@@ -565,6 +573,7 @@ func TestPersistence(t *testing.T) {
 // A second Open of an open directory fails with an error naming it,
 // and leaves the first DB working.
 func TestSecondOpenFails(t *testing.T) {
+	t.Parallel()
 	db, clk, dir := openTest(t)
 	mustRun(t, db, "test", `{"insert": "c", "documents": [{"_id": 1}]}`)
 	db2, err := Open(dir, Options{Clock: clk.Now, DisableTTLMonitor: true})

@@ -42,7 +42,7 @@ func defaultIndexName(key bson.D) string {
 	return strings.Join(parts, "_")
 }
 
-// parseExpireAfterSeconds validates a TTL value (SPEC §1.2) and
+// parseExpireAfterSeconds validates a TTL value (docs/ttl-indexes.md §1.2) and
 // returns it truncated toward zero.
 func parseExpireAfterSeconds(v any, code document.Code) (int64, error) {
 	var f float64
@@ -220,8 +220,10 @@ func (db *DB) createIndexes(ctx context.Context, dbName, name string, specs []bs
 	}
 	res := &CreateIndexesResult{}
 	c := db.lookup(dbName, name)
-	if c != nil && c.m().Kind == kindTimeseries {
-		return db.createTimeseriesIndexes(ctx, c, specs)
+	if c != nil {
+		if px, ok := kindOf(c.m()).(indexProxy); ok {
+			return px.createIndexes(ctx, db, c, specs)
+		}
 	}
 	// Validate against the current (or a would-be new) collection.
 	probe := &collMeta{DB: dbName, Name: name, Kind: kindNormal, Indexes: []*indexMeta{idIndex()}}
@@ -296,37 +298,15 @@ func (db *DB) createIndexes(ctx context.Context, dbName, name string, specs []bs
 		nm.NextIndexID++
 	}
 	// Reserve the ids and mark the builds so a crash mid-build cleans up.
-	if err := db.updateMeta(c, nm, func(txn *lsm.Txn) error {
-		for _, ix := range todo {
-			if err := txn.Set(pendingIndexDropKey(nm.ID, ix.ID), nil); err != nil {
-				return err
-			}
-		}
-		return nil
-	}); err != nil {
+	if err := db.reserveIndexes(c, nm, todo); err != nil {
 		return nil, err
 	}
-	build := db.buildIndexes
-	if nm.Kind == kindCapped {
-		build = db.buildCappedIndexes
-	}
-	if err := build(ctx, c, nm, todo); err != nil {
+	if err := kindOf(nm).buildIndexes(ctx, db, c, nm, todo); err != nil {
 		db.dropIndexData(nm.ID, todo)
 		return nil, err
 	}
-	final := nm.clone()
-	for i := range final.Indexes {
-		final.Indexes[i].partial = nm.Indexes[i].partial
-	}
-	final.Indexes = append(final.Indexes, todo...)
-	if err := db.updateMeta(c, final, func(txn *lsm.Txn) error {
-		for _, ix := range todo {
-			if err := txn.Delete(pendingIndexDropKey(nm.ID, ix.ID)); err != nil {
-				return err
-			}
-		}
-		return nil
-	}); err != nil {
+	final, err := db.publishIndexes(c, nm, todo)
+	if err != nil {
 		return nil, err
 	}
 	res.NumIndexesAfter = len(final.Indexes)
@@ -393,7 +373,7 @@ func (db *DB) buildIndexes(ctx context.Context, c *coll, m *collMeta, ixs []*ind
 				}
 			}
 		}
-		failpoint(FailpointIndexBuildMid)
+		db.failpoint(FailpointIndexBuildMid)
 	}
 	return batch.Flush()
 }
@@ -451,7 +431,7 @@ func pendingIndexDropKey(coll, idx uint64) []byte {
 func (db *DB) dropIndexData(collID uint64, ixs []*indexMeta) error {
 	for _, ix := range ixs {
 		if db.mon != nil {
-			db.mon.resetLowWater(collID, ix.ID)
+			db.ttl.resetLowWater(collID, ix.ID)
 		}
 		p := lsm.IndexPrefix(collID, ix.ID)
 		if _, err := db.store.DeleteRange(p, lsm.PrefixEnd(p)); err != nil {
@@ -550,8 +530,8 @@ func (db *DB) dropIndexes(dbName, name string, which any) (int, error) {
 	if c == nil {
 		return 0, document.Errorf(document.CodeNamespaceNotFound, "ns not found %s.%s", dbName, name)
 	}
-	if c.m().Kind == kindTimeseries {
-		return db.dropTimeseriesIndexes(c, which)
+	if px, ok := kindOf(c.m()).(indexProxy); ok {
+		return px.dropIndexes(db, c, which)
 	}
 	c.wmu.Lock()
 	defer c.wmu.Unlock()
@@ -569,10 +549,49 @@ func (db *DB) dropIndexes(dbName, name string, which any) (int, error) {
 			return 0, document.Errorf(document.CodeInvalidOptions, "cannot drop _id index")
 		}
 	}
-	nm := m.clone()
-	for i := range nm.Indexes {
-		nm.Indexes[i].partial = m.Indexes[i].partial
+	return before, db.removeIndexes(c, drop)
+}
+
+// reserveIndexes writes nm, which has the ids of the indexes ixs
+// reserved, as c's catalog entry, and marks each of ixs as a pending
+// build in the same transaction: if the build never finishes, opening
+// the database drops what it wrote.
+func (db *DB) reserveIndexes(c *coll, nm *collMeta, ixs []*indexMeta) error {
+	return db.updateMeta(c, nm, func(txn *lsm.Txn) error {
+		for _, ix := range ixs {
+			if err := txn.Set(pendingIndexDropKey(nm.ID, ix.ID), nil); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// publishIndexes makes the built indexes ixs part of c's catalog entry
+// (nm plus ixs) and clears their pending marks in the same transaction.
+// It returns the new entry.
+func (db *DB) publishIndexes(c *coll, nm *collMeta, ixs []*indexMeta) (*collMeta, error) {
+	final := nm.clone()
+	final.Indexes = append(final.Indexes, ixs...)
+	if err := db.updateMeta(c, final, func(txn *lsm.Txn) error {
+		for _, ix := range ixs {
+			if err := txn.Delete(pendingIndexDropKey(nm.ID, ix.ID)); err != nil {
+				return err
+			}
+		}
+		return nil
+	}); err != nil {
+		return nil, err
 	}
+	return final, nil
+}
+
+// removeIndexes takes the indexes drop out of c's catalog entry,
+// recording each as a pending drop in the same transaction, then
+// deletes their entries (dropIndexData). The caller holds catMu and
+// c.wmu.
+func (db *DB) removeIndexes(c *coll, drop []*indexMeta) error {
+	nm := c.m().clone()
 	kept := nm.Indexes[:0]
 	for _, ix := range nm.Indexes {
 		if !containsID(drop, ix.ID) {
@@ -588,9 +607,9 @@ func (db *DB) dropIndexes(dbName, name string, which any) (int, error) {
 		}
 		return nil
 	}); err != nil {
-		return 0, err
+		return err
 	}
-	return before, db.dropIndexData(nm.ID, drop)
+	return db.dropIndexData(nm.ID, drop)
 }
 
 func containsID(list []*indexMeta, id uint64) bool {

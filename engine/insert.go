@@ -10,35 +10,6 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
 
-// WriteError is one failed document or statement of a write command.
-type WriteError struct {
-	Index int    // position in the request
-	Err   *Error // what went wrong
-}
-
-// BulkWriteError is returned by InsertMany, and by the write commands'
-// Go equivalents, when some documents failed: it lists each failure.
-// The documents not listed were written.
-type BulkWriteError struct {
-	WriteErrors []WriteError
-}
-
-// Error summarises the first failure.
-func (e *BulkWriteError) Error() string {
-	if len(e.WriteErrors) == 0 {
-		return "bulk write error"
-	}
-	return e.WriteErrors[0].Err.Error()
-}
-
-// Unwrap returns the first failure, so errors.As finds an *Error.
-func (e *BulkWriteError) Unwrap() error {
-	if len(e.WriteErrors) == 0 {
-		return nil
-	}
-	return e.WriteErrors[0].Err
-}
-
 // insertChunkDocs is the most documents one insert transaction takes
 // (capped inserts and conversions chunk by it too). Ordinary inserts
 // also stop a chunk at the store's transaction limits: see chunkBudget.
@@ -62,15 +33,11 @@ type chunkBudget struct {
 
 func (db *DB) chunkBudget() chunkBudget {
 	b := chunkBudget{bytes: db.store.MaxBatchSize() / 2, entries: db.store.MaxBatchCount() / 2}
-	if chunkBudgetHook != nil {
-		b = chunkBudgetHook(b)
+	if h := db.opts.seams.chunkBudgetHook; h != nil {
+		b = h(b)
 	}
 	return b
 }
-
-// chunkBudgetHook, if set (tests), replaces the budget of each insert,
-// so a test can make chunks overflow the store's limits cheaply.
-var chunkBudgetHook func(chunkBudget) chunkBudget
 
 // docCost estimates what a document of raw bytes with nIdx index
 // entries adds to a transaction. It counts the value inline even when
@@ -90,14 +57,6 @@ type errChunkFull struct{ at int }
 
 func (e errChunkFull) Error() string { return "engine: insert chunk exceeds the transaction limit" }
 
-func asUserError(err error) (*Error, bool) {
-	var e *Error
-	if errors.As(err, &e) {
-		return e, true
-	}
-	return nil, false
-}
-
 // insertDocs inserts docs into db.name, creating the collection if
 // needed. Ordered inserts stop at the first failure; unordered ones go
 // on. It returns the _ids inserted (nil entries for failures) and the
@@ -110,39 +69,25 @@ func (db *DB) insertDocs(ctx context.Context, dbName, name string, docs []any, o
 	if err != nil {
 		return nil, nil, err
 	}
-	if c.m().Kind == kindTimeseries {
-		return db.insertTimeseries(ctx, c, docs, ordered)
-	}
-	if k := c.m().Kind; k == kindCapped || k == kindTimeseries {
-		return db.insertSpecial(ctx, c, docs, ordered)
-	}
+	return kindOf(c.m()).insert(ctx, db, c, docs, ordered)
+}
+
+// insertOrdinary inserts docs into c, an ordinary (possibly clustered)
+// collection, in chunks that each fit one transaction.
+func (db *DB) insertOrdinary(ctx context.Context, c *coll, docs []any, ordered bool) (ids []any, werrs []WriteError, err error) {
 	ids = make([]any, len(docs))
 	prepared := make([]bson.D, len(docs))
 	raws := make([][]byte, len(docs))
-	failed := func(i int, e error) bool {
-		ue, ok := asUserError(e)
-		if !ok {
-			err = e
-			return true
-		}
-		werrs = append(werrs, WriteError{Index: i, Err: ue})
-		return ordered
-	}
-	stopAt := len(docs)
-	for i, v := range docs {
-		d, e := prepareInsert(v)
+	stopAt, err := prepareAll(len(docs), ordered, &werrs, func(i int) error {
+		d, e := prepareInsert(docs[i])
 		if e == nil {
 			raws[i], e = document.Marshal(d)
 		}
-		if e != nil {
-			if failed(i, e) {
-				stopAt = i
-				break
-			}
-			continue
+		if e == nil {
+			prepared[i] = d
 		}
-		prepared[i] = d
-	}
+		return e
+	})
 	if err != nil {
 		return nil, nil, err
 	}
@@ -196,14 +141,12 @@ func (db *DB) insertDocs(ctx context.Context, dbName, name string, docs []any, o
 						// transaction and commit the chunk without it.
 						return errChunkFull{at: i}
 					}
-					ue, ok := asUserError(e)
-					if !ok {
-						return e
+					var fault error
+					if stop, fault = writeFailed(&chunkErrs, i, e, ordered); fault != nil {
+						return fault
 					}
-					chunkErrs = append(chunkErrs, WriteError{Index: i, Err: ue})
-					if ordered {
+					if stop {
 						i++
-						stop = true
 						break
 					}
 					continue
@@ -240,38 +183,13 @@ func (db *DB) insertDocs(ctx context.Context, dbName, name string, docs []any, o
 			return ids, werrs, txErr
 		}
 		limit = stopAt
-		for j := start; j < i; j++ {
-			if prepared[j] != nil && !hasIndex(chunkErrs, j) {
-				ids[j] = prepared[j][0].Value
-			}
-		}
+		ackIDs(ids, prepared, start, i, chunkErrs)
 		werrs = append(werrs, chunkErrs...)
 		if stop {
 			break
 		}
 	}
-	sortWriteErrors(werrs)
-	if ordered && len(werrs) > 1 {
-		werrs = werrs[:1] // an ordered insert stops at its first failure
-	}
-	return ids, werrs, nil
-}
-
-func hasIndex(errs []WriteError, i int) bool {
-	for _, e := range errs {
-		if e.Index == i {
-			return true
-		}
-	}
-	return false
-}
-
-func sortWriteErrors(w []WriteError) {
-	for i := 1; i < len(w); i++ {
-		for j := i; j > 0 && w[j].Index < w[j-1].Index; j-- {
-			w[j], w[j-1] = w[j-1], w[j]
-		}
-	}
+	return ids, finishWriteErrors(werrs, ordered), nil
 }
 
 // ensureColl returns the collection, creating an ordinary one if it

@@ -265,6 +265,7 @@ var modelIndexes = []string{
 }
 
 func TestModel(t *testing.T) {
+	t.Parallel()
 	seed := uint64(time.Now().UnixNano())
 	if s := os.Getenv("TTLKV_SEED"); s != "" {
 		n, err := strconv.ParseUint(s, 10, 64)

@@ -50,7 +50,7 @@ func candidates(ctx context.Context, p *plan, limit int64) ([]uint64, map[uint64
 }
 
 // deleteTargets are the batched delete stage's commit targets; 0 means
-// no target of that kind (SPEC §4.1).
+// no target of that kind (docs/batched-deletes.md §4.1).
 type deleteTargets struct {
 	docs, timeMS, bytes int64
 }
@@ -112,8 +112,8 @@ type batchDeleter struct {
 	// sub-batch holds gentleDocs<<level documents, and a pause after a
 	// contended batch lasts its time>>level.
 	level int
-	// lastContended is when a commit of this run last had to wait for
-	// c.wmu. For gentleFor after it, a yielding pipelined run is gentle:
+	// lastContended is when (on the targets' clock, targetNow) a commit
+	// of this run last had to wait for c.wmu. For gentleFor after it, a yielding pipelined run is gentle:
 	// it commits sub-batches of at most gentleDocs documents, lets other
 	// goroutines run between documents, and pauses after each contended
 	// sub-batch (see runPipelined).
@@ -374,7 +374,7 @@ func (bd *batchDeleter) stage(rids []uint64, b *batchState) func(*lsm.Txn) error
 			}
 		}
 		b.read = b.read[:0]
-		failpoint(FailpointReapBeforeCommit)
+		bd.db.failpoint(FailpointReapBeforeCommit)
 		return nil
 	}
 }
@@ -400,7 +400,7 @@ func (bd *batchDeleter) commitGuard(b *batchState, before func() error) func(com
 		if !b.locked {
 			if (bd.tryLock != nil && !bd.tryLock()) || !c.wmu.TryLock() {
 				bd.contended = true
-				bd.lastContended = time.Now()
+				bd.lastContended = bd.db.targetNow()
 				c.wmu.Lock()
 			}
 			defer c.wmu.Unlock()
@@ -426,7 +426,7 @@ func (bd *batchDeleter) commitGuard(b *batchState, before func() error) func(com
 // sub-batch is added to the logical batch in bd.acc, which is counted
 // once it meets a batch target (or at the end of the run, flushAcc).
 func (bd *batchDeleter) finish(b *batchState) {
-	failpoint(FailpointReapAfterCommit)
+	bd.db.failpoint(FailpointReapAfterCommit)
 	if bd.reclaimBytes != nil {
 		bd.reclaimBytes.Add(b.staged)
 	}
@@ -629,7 +629,7 @@ func (bd *batchDeleter) runPipelined(ctx context.Context, rids []uint64, stop fu
 		if bd.c.dropped.Load() {
 			break
 		}
-		gentle := bd.yield && !bd.lastContended.IsZero() && time.Since(bd.lastContended) < gentleFor
+		gentle := bd.yield && !bd.lastContended.IsZero() && bd.db.targetSince(bd.lastContended) < gentleFor
 		b := bd.newBatch(rids, gentle)
 		bd.contended = false
 		pend, uerr := p.Update(bd.stage(rids, b), bd.commitGuard(b, before))
@@ -693,12 +693,12 @@ func (db *DB) deleteDocs(ctx context.Context, dbName, name string, s DeleteSpec)
 	if c == nil {
 		return 0, nil
 	}
-	switch c.m().Kind {
-	case kindCapped:
-		return 0, document.Errorf(document.CodeIllegalOperation, "cannot remove from a capped collection: %s", c.m().ns())
-	case kindTimeseries:
-		return db.deleteTimeseries(ctx, c, f, s)
-	}
+	return kindOf(c.m()).delete(ctx, db, c, f, s)
+}
+
+// deleteOrdinary runs delete statement s, whose filter is f, on c, an
+// ordinary (possibly clustered) collection.
+func (db *DB) deleteOrdinary(ctx context.Context, c *coll, f *query.Filter, s DeleteSpec) (int64, error) {
 	p, err := makePlan(c, c.m(), f, nil, s.Hint)
 	if err != nil {
 		return 0, err
@@ -780,8 +780,8 @@ func (db *DB) updateReturning(ctx context.Context, dbName, name string, s Update
 	if c == nil {
 		return res, nil, nil
 	}
-	if c.m().Kind == kindTimeseries {
-		return nil, nil, document.Errorf(document.CodeIllegalOperation, "updates on time-series collections are not supported by ttlkv")
+	if err := kindOf(c.m()).canUpdate(); err != nil {
+		return nil, nil, err
 	}
 	p, err := makePlan(c, c.m(), f, sort, s.Hint)
 	if err != nil {
@@ -861,22 +861,31 @@ func (db *DB) updateReturning(ctx context.Context, dbName, name string, s Update
 
 // ridOfID finds the record id of a document by its _id.
 func (db *DB) ridOfID(c *coll, d bson.D) (uint64, error) {
+	return kindOf(c.m()).ridOfID(db, c, d)
+}
+
+// cappedRidOfID finds the record id of a capped collection's document by
+// its _id, in the in-memory _id index.
+func (db *DB) cappedRidOfID(c *coll, d bson.D) (uint64, error) {
+	m := c.m()
+	st, err := cappedOf(c)
+	if err != nil {
+		return 0, err
+	}
+	ks, err := cappedIDKey(m, d)
+	if err != nil {
+		return 0, err
+	}
+	rid, _, _ := st.ids.get(ks)
+	return rid, nil
+}
+
+// indexRidOfID finds the record id of a document by its _id in the _id
+// index in Badger.
+func (db *DB) indexRidOfID(c *coll, d bson.D) (uint64, error) {
 	id, _ := get(d, "_id")
 	var rid uint64
 	m := c.m()
-	if m.Kind == kindCapped {
-		// The _id index of a capped collection is in memory.
-		st, err := cappedOf(c)
-		if err != nil {
-			return 0, err
-		}
-		ks, err := cappedIDKey(m, d)
-		if err != nil {
-			return 0, err
-		}
-		rid, _, _ = st.ids.get(ks)
-		return rid, nil
-	}
 	err := db.store.View(func(txn *lsm.Txn) error {
 		pre := append(lsm.IndexPrefix(m.ID, idIndexID), lsm.AppendKey(nil, id, false)...)
 		it := txn.NewIter(lsm.IterOptions{Prefix: pre, KeysOnly: true})
@@ -892,9 +901,12 @@ func (db *DB) ridOfID(c *coll, d bson.D) (uint64, error) {
 // applyUpdates updates the given records, re-reading and re-matching
 // each inside the transaction.
 func (db *DB) applyUpdates(c *coll, rids []uint64, ids map[uint64][]byte, f *query.Filter, u *query.Update, now time.Time, returnNew bool) (matched, modified int64, last bson.D, err error) {
-	if c.m().Kind == kindCapped {
-		return db.applyCappedUpdates(c, rids, f, u, now, returnNew)
-	}
+	return kindOf(c.m()).update(db, c, rids, ids, f, u, now, returnNew)
+}
+
+// applyOrdinaryUpdates is applyUpdates on an ordinary (possibly
+// clustered) collection.
+func (db *DB) applyOrdinaryUpdates(c *coll, rids []uint64, ids map[uint64][]byte, f *query.Filter, u *query.Update, now time.Time, returnNew bool) (matched, modified int64, last bson.D, err error) {
 	c.wmu.Lock()
 	defer c.wmu.Unlock()
 	if c.dropped.Load() {

@@ -12,7 +12,7 @@ import (
 )
 
 // monitor is the TTL monitor: a goroutine that runs a TTL pass every
-// ttlMonitorSleepSecs (SPEC §3), and the per-index state that lets a
+// ttlMonitorSleepSecs (docs/ttl-monitor.md §3), and the per-index state that lets a
 // visit resume where the last one stopped.
 type monitor struct {
 	db      *DB
@@ -30,15 +30,12 @@ type monitor struct {
 	// reclamation (reclaimAfterDeletes; tests lower it).
 	reclaimAfter int64
 	// reclaimShare is reclaimStoreShare (0: no share-of-store rule;
-	// the crash harness's seam, failpointReclaimShare).
+	// the crash harness's seam, SetReclaimAfterForTesting).
 	reclaimShare int64
 	// reclaims counts background reclamations that finished.
 	reclaims atomic.Int64
 	// reclaimActive is set while a background reclamation runs.
 	reclaimActive atomic.Bool
-	// reclaimHook, if set (tests), runs in a background reclamation
-	// before the store's reclamation.
-	reclaimHook func()
 	// sinceReclaim counts TTL deletes since the last triggered
 	// reclamation; lastReclaim is when it was triggered (under mu).
 	sinceReclaim int64
@@ -55,19 +52,6 @@ type monitor struct {
 	// last pass (both under mu).
 	flushOwed   bool
 	lastCommits uint64
-	// passHook, if set (tests), is called after every background pass.
-	passHook func(TTLPassResult)
-	// visitHook, if set (tests), is called after every index visit.
-	visitHook func(index string, deleted int64, more bool)
-	// visitStartHook, if set (tests), is called when a visit has
-	// registered itself in currentOp.
-	visitStartHook func()
-	// deleterHook, if set (tests), sees each visit's batchDeleter
-	// before it runs.
-	deleterHook func(*batchDeleter)
-	// scanHook, if set (tests), is called after a visit has read a
-	// chunk of expired keys and before it deletes their documents.
-	scanHook func()
 }
 
 type ttlKey struct{ coll, index uint64 }
@@ -84,9 +68,12 @@ type lowWater struct {
 }
 
 func newMonitor(db *DB) *monitor {
-	return &monitor{db: db, wake: make(chan struct{}, 1), stopCh: make(chan struct{}), done: make(chan struct{}),
-		low: map[ttlKey]*lowWater{}, reclaimAfter: failpointReclaimAfter(reclaimAfterDeletes),
-		reclaimShare: failpointReclaimShare(reclaimStoreShare)}
+	mo := &monitor{db: db, wake: make(chan struct{}, 1), stopCh: make(chan struct{}), done: make(chan struct{}),
+		low: map[ttlKey]*lowWater{}, reclaimAfter: reclaimAfterDeletes, reclaimShare: reclaimStoreShare}
+	if n := db.opts.seams.reclaimAfter; n > 0 {
+		mo.reclaimAfter, mo.reclaimShare = n, 0
+	}
+	return mo
 }
 
 func (mo *monitor) start() {
@@ -156,7 +143,7 @@ func (mo *monitor) loop() {
 			mo.db.logf("ttl: pass deleted %d documents in %d sub-passes", res.Deleted, res.SubPasses)
 		}
 		mo.mu.Lock()
-		hook := mo.passHook
+		hook := mo.db.opts.seams.passHook
 		mo.mu.Unlock()
 		if hook != nil {
 			hook(*res)
@@ -164,7 +151,7 @@ func (mo *monitor) loop() {
 	}
 }
 
-// scheduledPass is what the loop does each time its timer fires (SPEC
+// scheduledPass is what the loop does each time its timer fires (docs/ttl-monitor.md
 // §3.2, §3.5): nothing, and no pass counted, while ttlMonitorEnabled is
 // false or the engine is not a primary (it returns nil then);
 // otherwise a TTL pass.
@@ -207,26 +194,50 @@ type TTLPassResult struct {
 // ttlTarget is one thing a sub-pass visits: a TTL index, or a
 // time-series collection's expiry (index 0).
 type ttlTarget struct {
-	c     *coll
-	index uint64
-	name  string
+	c      *coll
+	index  uint64
+	name   string
+	reaper ttlReaper // what expired means for the target, and the visit
 }
 
+// ttlTargets lists every TTL target of the database, as each
+// collection's kind says.
 func (db *DB) ttlTargets() []ttlTarget {
 	var out []ttlTarget
 	for _, c := range db.collsOf("") {
-		m := c.m()
-		if m.Kind == kindTimeseries {
-			out = append(out, db.timeseriesTTLTargets(c)...)
-			continue
-		}
-		for _, ix := range m.Indexes {
-			if ix.TTL {
-				out = append(out, ttlTarget{c: c, index: ix.ID, name: ix.Name})
-			}
-		}
+		out = append(out, kindOf(c.m()).ttlTargets(c)...)
 	}
 	return out
+}
+
+// ttlReaper says what "expired" means for one kind of TTL target and
+// deletes what has: the monitor owns the schedule (passes, sub-passes,
+// fairness), the metrics and reclamation; a reaper performs one visit.
+// A TTL index of an ordinary or clustered collection is indexReaper
+// (ttlVisit, below); a time-series collection's expiry is bucketReaper
+// (timeseries_ttl.go).
+type ttlReaper interface {
+	// visit deletes expired documents through target t until one of the
+	// visit's targets is met (more) or nothing expired is left.
+	visit(ctx context.Context, db *DB, t ttlTarget) (deleted int64, more bool, err error)
+}
+
+// indexReaper expires the documents of a TTL index (docs/ttl-indexes.md §2).
+type indexReaper struct{}
+
+func (indexReaper) visit(ctx context.Context, db *DB, t ttlTarget) (int64, bool, error) {
+	return db.ttlVisit(ctx, t)
+}
+
+// ttlWatcher is how writers and catalog changes tell the TTL monitor what
+// moves the start of its next visits, without calling into it: a key
+// written below an index's low-water mark (noteKey), an index whose
+// expiry changed (resetLowWater), a collection gone (forgetColl).
+// *monitor implements it; DB.ttl holds it.
+type ttlWatcher interface {
+	noteKey(k ttlKey, key []byte)
+	resetLowWater(coll, index uint64)
+	forgetColl(coll uint64)
 }
 
 // RunTTLPass runs one TTL pass now, as the monitor does on its timer:
@@ -287,13 +298,13 @@ func (db *DB) RunTTLPass(ctx context.Context) (*TTLPassResult, error) {
 			t := queue[0]
 			queue = queue[1:]
 			unvisited--
-			n, more, err := db.ttlVisit(ctx, t)
+			n, more, err := t.reaper.visit(ctx, db, t)
 			add(t, n)
 			if err != nil {
 				return stopped(err)
 			}
-			if mo.visitHook != nil {
-				mo.visitHook(t.name, n, more)
+			if mo.db.opts.seams.visitHook != nil {
+				mo.db.opts.seams.visitHook(t.name, n, more)
 			}
 			if more {
 				if subTarget == 0 {
@@ -394,9 +405,9 @@ func (db *DB) reclaimAsync(flush bool) bool {
 			case <-ctx.Done():
 			}
 		}()
-		failpoint(FailpointReclaim)
-		if mo.reclaimHook != nil {
-			mo.reclaimHook()
+		db.failpoint(FailpointReclaim)
+		if mo.db.opts.seams.reclaimHook != nil {
+			mo.db.opts.seams.reclaimHook()
 		}
 		reclaim := db.store.ReclaimBackground
 		if flush {
@@ -437,30 +448,14 @@ func cutoffFor(now bson.DateTime, expire int64) bson.DateTime {
 // ttlVisit deletes expired documents through one TTL index until a
 // target is met or none is left. more reports that a target stopped it.
 func (db *DB) ttlVisit(ctx context.Context, t ttlTarget) (deleted int64, more bool, err error) {
-	if t.index == 0 {
-		return db.timeseriesTTLVisit(ctx, t)
-	}
 	m := t.c.m()
 	ix := indexByID(m, t.index)
 	if ix == nil || !ix.TTL || t.c.dropped.Load() {
 		return 0, false, nil
 	}
-	end := db.ops.begin(bson.D{{Key: "desc", Value: "TTLMonitor"}, {Key: "op", Value: "remove"},
-		{Key: "ns", Value: m.ns()}, {Key: "index", Value: ix.Name}})
-	defer end()
-	if db.mon.visitStartHook != nil {
-		db.mon.visitStartHook()
-	}
-
-	batching := db.params.bool("ttlMonitorBatchDeletes")
-	var targetDocs, targetMS int64
-	if batching {
-		targetDocs = db.params.int("ttlIndexDeleteTargetDocs")
-		targetMS = db.params.int("ttlIndexDeleteTargetTimeMS")
-	}
-	start := db.targetNow()
-	vc := &visitClock{db: db, start: start, target: time.Duration(targetMS) * time.Millisecond}
-	now := db.now()
+	v := db.beginVisit(m.ns(), ix.Name)
+	defer v.end()
+	batching, vc, now := v.batching, v.clock, v.now
 	cutoff := cutoffFor(now, ix.Expire)
 	desc := keyFields(ix.Key)[0].desc
 	prefix := lsm.IndexPrefix(m.ID, ix.ID)
@@ -521,26 +516,20 @@ func (db *DB) ttlVisit(ctx context.Context, t ttlTarget) (deleted int64, more bo
 	if batching {
 		bd.targets = db.deleteTargets()
 	}
-	if mo.deleterHook != nil {
-		mo.deleterHook(bd)
+	if mo.db.opts.seams.deleterHook != nil {
+		mo.db.opts.seams.deleterHook(bd)
 	}
 	// Record ids are read from the index in chunks of ttlScanChunk; the
 	// pipelined deletes of a chunk drain (the last commit is waited for
 	// with nothing staged beside it) before the next chunk is read.
-	chunk := int64(ttlScanChunk)
-	if targetDocs > 0 && targetDocs < chunk {
-		chunk = targetDocs
-	}
+	chunk := v.chunk(ttlScanChunk)
 	finished := false
 	first := true
 	for !finished {
 		if err := ctxErr(ctx); err != nil {
 			return deleted, false, err
 		}
-		want := chunk
-		if targetDocs > 0 && targetDocs-deleted < want {
-			want = targetDocs - deleted
-		}
+		want := v.want(chunk, deleted)
 		var rids []uint64
 		var next []byte
 		err := db.store.View(func(txn *lsm.Txn) error {
@@ -560,8 +549,8 @@ func (db *DB) ttlVisit(ctx context.Context, t ttlTarget) (deleted int64, more bo
 		if err != nil {
 			return deleted, false, err
 		}
-		if mo.scanHook != nil {
-			mo.scanHook()
+		if mo.db.opts.seams.scanHook != nil {
+			mo.db.opts.seams.scanHook()
 		}
 		n, err := bd.run(ctx, rids, vc.stop(deleted))
 		deleted += n
@@ -587,7 +576,7 @@ func (db *DB) ttlVisit(ctx context.Context, t ttlTarget) (deleted int64, more bo
 		if finished {
 			break
 		}
-		if (targetDocs > 0 && deleted >= targetDocs) || (targetMS > 0 && db.targetSince(start) >= time.Duration(targetMS)*time.Millisecond) {
+		if v.targetMet(deleted) {
 			mo.noteVisitEnd(lw, false)
 			return deleted, true, nil
 		}
@@ -627,6 +616,61 @@ func (v *visitClock) stop(before int64) func(deleted int64) bool {
 		}
 		return v.stopped
 	}
+}
+
+// visit is what every TTL visit starts with (beginVisit): its place in
+// currentOp, its targets and its clock.
+type visit struct {
+	end        func() // leaves currentOp
+	batching   bool   // ttlMonitorBatchDeletes
+	targetDocs int64  // ttlIndexDeleteTargetDocs when batching, else 0 (none)
+	targetMS   int64  // ttlIndexDeleteTargetTimeMS when batching, else 0 (none)
+	clock      *visitClock
+	now        bson.DateTime // expiry is judged against this time
+}
+
+// beginVisit registers a TTL visit of index (of namespace ns) in
+// currentOp and reads its targets and the time. The caller defers
+// v.end().
+func (db *DB) beginVisit(ns, index string) *visit {
+	v := &visit{end: db.ops.begin(bson.D{{Key: "desc", Value: "TTLMonitor"}, {Key: "op", Value: "remove"},
+		{Key: "ns", Value: ns}, {Key: "index", Value: index}})}
+	if h := db.opts.seams.visitStartHook; h != nil {
+		h()
+	}
+	v.batching = db.params.bool("ttlMonitorBatchDeletes")
+	if v.batching {
+		v.targetDocs = db.params.int("ttlIndexDeleteTargetDocs")
+		v.targetMS = db.params.int("ttlIndexDeleteTargetTimeMS")
+	}
+	v.clock = &visitClock{db: db, start: db.targetNow(), target: time.Duration(v.targetMS) * time.Millisecond}
+	v.now = db.now()
+	return v
+}
+
+// chunk returns how many keys the visit reads at a time: max, or
+// fewer when the document target is smaller.
+func (v *visit) chunk(max int64) int64 {
+	if v.targetDocs > 0 && v.targetDocs < max {
+		return v.targetDocs
+	}
+	return max
+}
+
+// want returns how many keys to read next, in chunks of chunk, when the
+// visit has deleted documents: no more than its document target leaves.
+func (v *visit) want(chunk, deleted int64) int64 {
+	if v.targetDocs > 0 && v.targetDocs-deleted < chunk {
+		return v.targetDocs - deleted
+	}
+	return chunk
+}
+
+// targetMet reports whether a visit that has deleted documents must
+// stop at a chunk boundary: its document or time target is met.
+func (v *visit) targetMet(deleted int64) bool {
+	return (v.targetDocs > 0 && deleted >= v.targetDocs) ||
+		(v.targetMS > 0 && v.clock.db.targetSince(v.clock.start) >= time.Duration(v.targetMS)*time.Millisecond)
 }
 
 // scanRids reads the record ids of up to want index keys in [lo, hi),

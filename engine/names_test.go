@@ -9,10 +9,11 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
 
-// SPEC §0 names: database names are non-empty, under 64 characters,
+// docs/commands.md §0 names: database names are non-empty, under 64 characters,
 // without /\. "$ or NUL. Violations are 73 InvalidNamespace, through
 // commands and through the Go API; one byte under the limit is fine.
 func TestDatabaseNames(t *testing.T) {
+	t.Parallel()
 	db, _, _ := openTest(t)
 	ctx := context.Background()
 	bad := []string{"", strings.Repeat("d", 64), strings.Repeat("d", 100),
@@ -41,9 +42,10 @@ func TestDatabaseNames(t *testing.T) {
 
 func quoteName(s string) string { return "'" + strings.ReplaceAll(s, "\x00", `\0`) + "'" }
 
-// SPEC §0 names: collection names are non-empty, without $ or NUL, not
+// docs/commands.md §0 names: collection names are non-empty, without $ or NUL, not
 // system.*, and db.coll is at most 255 bytes.
 func TestCollectionNames(t *testing.T) {
+	t.Parallel()
 	db, _, _ := openTest(t)
 	ctx := context.Background()
 	long := strings.Repeat("c", 255-len("test."))

@@ -13,6 +13,7 @@ import (
 // BSONObjBuilder::appendNumber(long long) gives a count: int32 across
 // the whole 32-bit range (2^30 included), int64 past it.
 func TestInt32OrLongBoundaries(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		n    int64
 		want any
@@ -83,6 +84,7 @@ func checkStageNumbers(t *testing.T, what string, st bson.D) []string {
 // int32 for any count below 2^31), so the shell shows nReturned: 0,
 // not Long('0'), as mongosh does.
 func TestExplainNumberTypes(t *testing.T) {
+	t.Parallel()
 	db, clk, _ := openTest(t)
 	mustRun(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"t": 1}, "name": "t_1"}]}`)
 	mustRun(t, db, "test", `{"create": "w", "timeseries": {"timeField": "t", "metaField": "m"}}`)
@@ -121,6 +123,7 @@ func TestExplainNumberTypes(t *testing.T) {
 // (appendNumber or int: int32 here), so stats() prints count: 1, not
 // Long('1').
 func TestReplyNumberTypes(t *testing.T) {
+	t.Parallel()
 	db, clk, _ := openTest(t)
 	now := clk.Now()
 	r := mustRun(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"t": 1}, "name": "t_1", "expireAfterSeconds": 60}]}`)
@@ -156,7 +159,7 @@ func TestReplyNumberTypes(t *testing.T) {
 	wantInt32(t, "collStats time-series", r, "count", "timeseries.bucketCount", "timeseries.avgBucketSize")
 
 	// serverStatus counters stay 64-bit, as MongoDB's Counter64
-	// (SPEC §3.4): mongosh shows them as Long.
+	// (docs/ttl-monitor.md §3.4): mongosh shows them as Long.
 	r = mustRun(t, db, "admin", `{"serverStatus": 1}`)
 	for _, f := range []string{"metrics.ttl.deletedDocuments", "metrics.ttl.passes", "metrics.ttl.subPasses", "batchedDeletes.batches", "batchedDeletes.docs"} {
 		if v := field(r, f); fmt.Sprintf("%T", v) != "int64" {

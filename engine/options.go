@@ -58,7 +58,7 @@ type Options struct {
 	// Default: discard.
 	Logf func(format string, args ...any)
 
-	ringFS ringFSSeam // test seam: SetRingFSForTesting (capped_fs_hook.go)
+	seams seams // test seams (seams.go)
 }
 
 func (o *Options) ensureDefaults() {

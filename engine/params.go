@@ -27,7 +27,7 @@ type paramDef struct {
 }
 
 // paramDefs lists the server parameters ttlkv supports, with MongoDB's
-// defaults and valid ranges (SPEC.md §3.1, §4.1). MongoDB declares the
+// defaults and valid ranges (docs/ttl-monitor.md §3.1, docs/batched-deletes.md §4.1). MongoDB declares the
 // counts and durations 32-bit ints, and the engine turns them into
 // time.Durations, which a larger value would overflow (a sleep of 2^40
 // seconds wrapped negative and spun the monitor): they stop at

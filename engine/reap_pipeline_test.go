@@ -19,6 +19,7 @@ import (
 // its documents can only be caught by the conflict check (and the
 // synchronous re-run) or by the re-check under c.wmu.
 func TestPipelinedBatchChanges(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name    string
 		change  func(t *testing.T, db *DB, now time.Time)
@@ -107,6 +108,7 @@ func TestPipelinedBatchChanges(t *testing.T) {
 // Pipelined TTL batches yield to writers exactly as synchronous ones:
 // a batch whose commit found c.wmu held makes the next one wait.
 func TestPipelinedBatchYields(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name      string
 		contended []bool // per batch
@@ -152,6 +154,7 @@ func TestPipelinedBatchYields(t *testing.T) {
 // index makes it decode whole documents. validate finds no entry left
 // behind.
 func TestReapDecodesIndexedFieldsOnly(t *testing.T) {
+	t.Parallel()
 	db, clk, _ := openTest(t)
 	now := clk.Now()
 	mustRun(t, db, "test", `{"createIndexes": "c", "indexes": [

@@ -15,6 +15,7 @@ import (
 // data directory is smaller than while the documents were live, the
 // survivors are intact, and Reclaim after Close returns ErrClosed.
 func TestReclaimShrinksAfterDeletes(t *testing.T) {
+	t.Parallel()
 	db, _, dir := openTest(t)
 	ctx := context.Background()
 	c := db.Database("d").Collection("c")

@@ -15,6 +15,7 @@ import (
 // old name is gone, cursors on the source die, and every refusal has
 // MongoDB's code with nothing changed.
 func TestRenameCollection(t *testing.T) {
+	t.Parallel()
 	db, clk, dir := openTest(t)
 	ctx := context.Background()
 	now := bson.NewDateTimeFromTime(clk.Now())

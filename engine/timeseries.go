@@ -9,7 +9,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
 
-// Time-series collections (SPEC §6). A time-series collection is a
+// Time-series collections (docs/timeseries.md §6). A time-series collection is a
 // catalog entry of kind kindTimeseries with no records of its own: its
 // measurements live, grouped into bucket documents (ts.Bucket.Document),
 // as the records of an ordinary internal collection named
@@ -20,7 +20,7 @@ import (
 //	Indexes: the user's indexes in the user's form (partial TTL indexes,
 //	         secondary indexes on the metaField and timeField)
 //
-// outOfRange is the persistent 1970/2038 flag of SPEC §6.8. The buckets
+// outOfRange is the persistent 1970/2038 flag of docs/timeseries.md §6.8. The buckets
 // collection has an _id index, an index on control.min.<timeField>
 // (tsMinTimeIndex) that bucket expiry and time filters scan, and, with a
 // metaField, an index on meta (tsMetaIndex). Both keys are fixed for a
@@ -87,7 +87,7 @@ func decodeTSMeta(m *collMeta) (*tsMeta, error) {
 }
 
 // parseTimeseriesCreate validates a create with a timeseries option
-// (SPEC §6.1).
+// (docs/timeseries.md §6.1).
 func parseTimeseriesCreate(opts bson.D, has map[string]any, co *createOptions) (*createOptions, error) {
 	o, err := ts.ParseOptions(has["timeseries"])
 	if err != nil {
@@ -318,7 +318,7 @@ func (db *DB) timeseriesStatsFields(c *coll) bson.D {
 }
 
 // timeseriesIndexes renders listIndexes for a time-series collection:
-// the user's indexes in the user's form (SPEC §6.7).
+// the user's indexes in the user's form (docs/timeseries.md §6.7).
 func (db *DB) timeseriesIndexes(c *coll) []bson.D {
 	out := []bson.D{}
 	for _, ix := range c.m().Indexes {

@@ -188,11 +188,11 @@ func tsReadDeltas(txn *lsm.Txn, coll, rid uint64) (tsDeltaSet, error) {
 
 // tsRemoveDeltas deletes every delta of bucket record rid in txn, and
 // reads the key the next delta would get, so that a concurrent append
-// conflicts with txn. It counts the removal in tsRemovals. No
+// conflicts with txn. It counts the removal in db.tsRemovals. No
 // other iterator of txn may be open (Badger allows one per write
 // transaction).
-func tsRemoveDeltas(txn *lsm.Txn, coll, rid uint64) error {
-	tsRemovals.Add(1)
+func (db *DB) tsRemoveDeltas(txn *lsm.Txn, coll, rid uint64) error {
+	db.tsRemovals.Add(1)
 	var keys [][]byte
 	it := txn.NewIter(lsm.IterOptions{Prefix: tsDeltaPrefix(coll, rid), KeysOnly: true})
 	for it.Next() {

@@ -51,6 +51,7 @@ func tsDeltaCounts(t *testing.T, db *DB, name string) (deltas map[uint64]int, ba
 // validate, reopen, deletes and expiry all see base plus deltas, and
 // nothing of a removed bucket is left behind.
 func TestTimeseriesDeltas(t *testing.T) {
+	t.Parallel()
 	db, clk, dir := openTest(t)
 	ctx := context.Background()
 	mustRun(t, db, "test", `{"create": "w", "timeseries": {"timeField": "t", "metaField": "m"}, "expireAfterSeconds": 60}`)
@@ -170,6 +171,7 @@ func TestTimeseriesDeltas(t *testing.T) {
 // TestTimeseriesDeltaFoldOnClose: a bucket that closes has its deltas
 // folded into its base in the same insert.
 func TestTimeseriesDeltaFoldOnClose(t *testing.T) {
+	t.Parallel()
 	db, clk, _ := openTest(t)
 	ctx := context.Background()
 	mustRun(t, db, "test", `{"create": "w", "timeseries": {"timeField": "t", "metaField": "m"}}`)

@@ -14,6 +14,7 @@ import (
 // bucket: count, find (meta restored, field order kept), collStats and
 // validate see them.
 func TestTimeseriesRowDeltaCompat(t *testing.T) {
+	t.Parallel()
 	db, clk, dir := openTest(t)
 	mustRun(t, db, "test", `{"create": "w", "timeseries": {"timeField": "t", "metaField": "m"}}`)
 	now := clk.Now()

@@ -14,6 +14,7 @@ import (
 // from the value of a generated _id; generated ids are distinct
 // ObjectIDs of the current second.
 func TestTSPrepareMatchesPrepareInsert(t *testing.T) {
+	t.Parallel()
 	now := bson.NewDateTimeFromTime(time.Now())
 	deep := bson.D{{Key: "x", Value: int32(1)}}
 	for i := 0; i < 200; i++ {

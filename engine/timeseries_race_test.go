@@ -22,7 +22,6 @@ func tsReapSetup(t *testing.T) (*DB, time.Time) {
 	mustRun(t, db, "test", `{"create": "w", "timeseries": {"timeField": "t", "metaField": "m"}, "expireAfterSeconds": 5}`)
 	old := clk.Now().Add(-3 * time.Hour)
 	mustInsertTS(t, db, "w", tsMeas(old, "a", 1))
-	t.Cleanup(func() { tsReapedHook, tsBucketedHook, tsReapForgetHook = nil, nil, nil })
 	return db, old
 }
 
@@ -33,10 +32,11 @@ func tsReapSetup(t *testing.T) (*DB, time.Time) {
 // found an orphaned delta), and a later fold brought the removed bucket
 // back without its index entries.
 func TestTimeseriesReapOpenBucketThenInsert(t *testing.T) {
+	t.Parallel()
 	db, old := tsReapSetup(t)
 	reached, release := make(chan struct{}), make(chan struct{})
 	var once sync.Once
-	tsReapedHook = func() { once.Do(func() { close(reached); <-release }) }
+	db.opts.seams.tsReapedHook = func() { once.Do(func() { close(reached); <-release }) }
 	done := make(chan error, 1)
 	go func() {
 		res, err := db.RunTTLPass(context.Background())
@@ -80,12 +80,13 @@ func TestTimeseriesReapOpenBucketThenInsert(t *testing.T) {
 // planning its writes. The insert now finds the bucket gone in its own
 // transaction, and the reaper forgets under the wmu.
 func TestTimeseriesReapForgetDuringInsert(t *testing.T) {
+	t.Parallel()
 	db, old := tsReapSetup(t)
 	reached, release := make(chan struct{}), make(chan struct{})
 	forgetting, passDone := make(chan struct{}), make(chan struct{})
 	var once, onceB, onceF sync.Once
-	tsReapedHook = func() { once.Do(func() { close(reached); <-release }) }
-	tsReapForgetHook = func() { onceF.Do(func() { close(forgetting) }) }
+	db.opts.seams.tsReapedHook = func() { once.Do(func() { close(reached); <-release }) }
+	db.opts.seams.tsReapForgetHook = func() { onceF.Do(func() { close(forgetting) }) }
 	var passErr error
 	go func() {
 		defer close(passDone)
@@ -94,7 +95,7 @@ func TestTimeseriesReapForgetDuringInsert(t *testing.T) {
 	<-reached
 	// The insert bucketises into the removed bucket, then lets the
 	// reaper finish (or reach the wmu) before it plans its writes.
-	tsBucketedHook = func() {
+	db.opts.seams.tsBucketedHook = func() {
 		onceB.Do(func() {
 			close(release)
 			select {
@@ -124,13 +125,13 @@ func TestTimeseriesReapForgetDuringInsert(t *testing.T) {
 // reaper read, which conflicted already. The added measurement is
 // itself expired (it lies in the bucket's span, and the bucket is due).
 func TestTimeseriesReapStagedThenInsert(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name string
 		base int // measurements in the bucket's base: >1 makes the insert a delta, 1 a fold
 	}{{"delta", 3}, {"fold", 1}} {
 		t.Run(tc.name, func(t *testing.T) {
 			db, clk, _ := openTest(t)
-			t.Cleanup(func() { tsReapBeforeCommitHook = nil })
 			mustRun(t, db, "test", `{"create": "w", "timeseries": {"timeField": "t", "metaField": "m"}, "expireAfterSeconds": 5}`)
 			old := clk.Now().Add(-3 * time.Hour)
 			var ms []string
@@ -140,7 +141,7 @@ func TestTimeseriesReapStagedThenInsert(t *testing.T) {
 			mustInsertTS(t, db, "w", ms...)
 			var once sync.Once
 			var insErr error
-			tsReapBeforeCommitHook = func() {
+			db.opts.seams.tsReapBeforeCommitHook = func() {
 				once.Do(func() {
 					_, insErr = run(t, db, "test", `{"insert": "w", "documents": [`+tsMeas(old.Add(time.Minute), "a", 99)+`]}`)
 				})

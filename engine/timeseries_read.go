@@ -266,7 +266,7 @@ func tsStageTree(p *plan, st *execStats, isEOF bool) bson.D {
 // rewrites or removes.
 const tsDeleteBatchBuckets = 64
 
-// deleteTimeseries deletes the measurements matching f (SPEC §6.4; as
+// deleteTimeseries deletes the measurements matching f (docs/timeseries.md §6.4; as
 // MongoDB 7, any filter): a bucket whose measurements all match is
 // removed whole, one with some matching is rewritten without them. With
 // Limit 1 only the first match goes. It returns the measurements
@@ -367,7 +367,7 @@ func (db *DB) tsDeleteBatch(c, bc *coll, rids []uint64, f *query.Filter, limit i
 				if err := w.replace(rid, d, nd, raw); err != nil {
 					return err
 				}
-				if err := tsRemoveDeltas(txn, bm.ID, rid); err != nil {
+				if err := db.tsRemoveDeltas(txn, bm.ID, rid); err != nil {
 					return err
 				}
 			}

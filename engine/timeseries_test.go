@@ -54,8 +54,9 @@ func ttlPass(t *testing.T, db *DB) *TTLPassResult {
 	return res
 }
 
-// SPEC §6.1: create errors, each leaving nothing behind.
+// docs/timeseries.md §6.1: create errors, each leaving nothing behind.
 func TestTimeseriesCreateErrors(t *testing.T) {
+	t.Parallel()
 	db, _, _ := openTest(t)
 	cases := []struct {
 		opts string
@@ -102,9 +103,10 @@ func TestTimeseriesCreateErrors(t *testing.T) {
 	}
 }
 
-// SPEC §6.1, §6.2, §6.4: listing shape per granularity, idempotent
+// docs/timeseries.md §6.1, §6.2, §6.4: listing shape per granularity, idempotent
 // re-create, 48 on different options.
 func TestTimeseriesCreateListing(t *testing.T) {
+	t.Parallel()
 	db, _, _ := openTest(t)
 	cases := []struct {
 		name, ts, extra string
@@ -152,9 +154,10 @@ func TestTimeseriesCreateListing(t *testing.T) {
 	wantCode(t, db, "test", `{"insert": "system.buckets.s", "documents": [{}]}`, document.CodeInvalidNamespace, "")
 }
 
-// SPEC §6.3: bucket boundaries per granularity (MongoDB's example), and
+// docs/timeseries.md §6.3: bucket boundaries per granularity (MongoDB's example), and
 // the count limit.
 func TestTimeseriesBucketBoundaries(t *testing.T) {
+	t.Parallel()
 	db, _, _ := openTest(t)
 	day := time.Date(2026, 11, 20, 0, 0, 0, 0, time.UTC)
 	at := func(h, m, s, ms int) time.Time {
@@ -209,9 +212,10 @@ func TestTimeseriesBucketBoundaries(t *testing.T) {
 	}
 }
 
-// SPEC §6.3: meta values compare as MongoDB compares them; measurements
+// docs/timeseries.md §6.3: meta values compare as MongoDB compares them; measurements
 // come back as inserted.
 func TestTimeseriesMetaGrouping(t *testing.T) {
+	t.Parallel()
 	db, clk, _ := openTest(t)
 	mustRun(t, db, "test", `{"create": "w", "timeseries": {"timeField": "t", "metaField": "m"}}`)
 	now := tsDate(clk.Now())
@@ -241,9 +245,10 @@ func TestTimeseriesMetaGrouping(t *testing.T) {
 	}
 }
 
-// SPEC §6.3, §0: time field missing or not a date is 2 BadValue per
+// docs/timeseries.md §6.3, docs/commands.md §0: time field missing or not a date is 2 BadValue per
 // measurement; ordered stops, unordered keeps the valid ones.
 func TestTimeseriesInsertErrors(t *testing.T) {
+	t.Parallel()
 	db, clk, _ := openTest(t)
 	mustRun(t, db, "test", `{"create": "w", "timeseries": {"timeField": "t"}}`)
 	now := tsDate(clk.Now())
@@ -261,9 +266,10 @@ func TestTimeseriesInsertErrors(t *testing.T) {
 	}
 }
 
-// SPEC §6.4: find, count, delete by metaField and time; explain shows
+// docs/timeseries.md §6.4: find, count, delete by metaField and time; explain shows
 // the bucket scan and skips buckets through control data.
 func TestTimeseriesReadsAndDeletes(t *testing.T) {
+	t.Parallel()
 	db, clk, _ := openTest(t)
 	mustRun(t, db, "test", `{"create": "w", "timeseries": {"timeField": "t", "metaField": "m"}}`)
 	base := clk.Now().Add(-48 * time.Hour)
@@ -334,10 +340,11 @@ func TestTimeseriesReadsAndDeletes(t *testing.T) {
 	}
 }
 
-// SPEC §6.6: a bucket goes only when its min + span + expiry has passed
+// docs/timeseries.md §6.6: a bucket goes only when its min + span + expiry has passed
 // (MongoDB's example); buckets are counted; the monitor visits the
 // collection as one target.
 func TestTimeseriesExpiry(t *testing.T) {
+	t.Parallel()
 	db, clk, _ := openTest(t)
 	mustRun(t, db, "test", `{"create": "w", "timeseries": {"timeField": "t", "metaField": "m"}, "expireAfterSeconds": 5}`)
 	now := clk.Now()
@@ -384,7 +391,7 @@ func TestTimeseriesExpiry(t *testing.T) {
 		mustInsertTS(t, db, "w", fmt.Sprintf(`{"t": %s, "m": %d}`, tsDate(clk.Now().Add(-3*time.Hour)), i))
 	}
 	var visits []int64
-	db.mon.visitHook = func(_ string, n int64, _ bool) { visits = append(visits, n) }
+	db.opts.seams.visitHook = func(_ string, n int64, _ bool) { visits = append(visits, n) }
 	if res := ttlPass(t, db); res.Deleted != 5 {
 		t.Fatalf("deleted %d, want 5", res.Deleted)
 	}
@@ -393,12 +400,13 @@ func TestTimeseriesExpiry(t *testing.T) {
 	}
 }
 
-// SPEC §3.1, §6.6, ttlIndexDeleteTargetTimeMS on a time-series
+// docs/ttl-monitor.md §3.1, docs/timeseries.md §6.6, ttlIndexDeleteTargetTimeMS on a time-series
 // collection: a visit deletes buckets, chunk by chunk (1024 at a time),
 // until it has run for the target (0: unlimited), and the next visit
 // continues. The clock of the time targets moves an hour at every
 // reading, so the target is reached within the first chunk.
 func TestTimeseriesDeleteTargetTime(t *testing.T) {
+	t.Parallel()
 	db, clk, _ := openTest(t)
 	mustRun(t, db, "test", `{"create": "w", "timeseries": {"timeField": "t", "metaField": "m"}, "expireAfterSeconds": 5}`)
 	const n = 2*1024 + 52
@@ -410,13 +418,12 @@ func TestTimeseriesDeleteTargetTime(t *testing.T) {
 	// visit ends at the first batch boundary at or after its target,
 	// inside the visit's chunk of 1024 buckets.
 	el := setElapsed(db, 0)
-	tsReapBeforeCommitHook = func() { el.Advance(100 * time.Millisecond) }
-	t.Cleanup(func() { tsReapBeforeCommitHook = nil })
+	db.opts.seams.tsReapBeforeCommitHook = func() { el.Advance(100 * time.Millisecond) }
 	db.SetParameter("batchedDeletesTargetBatchDocs", 100)
 	db.SetParameter("ttlIndexDeleteTargetDocs", 0)
 	db.SetParameter("ttlMonitorSubPassTargetSecs", 0) // a sub-pass per visit
 	var visits []string
-	db.mon.visitHook = func(_ string, deleted int64, more bool) {
+	db.opts.seams.visitHook = func(_ string, deleted int64, more bool) {
 		visits = append(visits, fmt.Sprintf("%d/%v", deleted, more))
 	}
 	for _, c := range []struct {
@@ -448,9 +455,10 @@ func TestTimeseriesDeleteTargetTime(t *testing.T) {
 	}
 }
 
-// SPEC §5.2, §6.6: enabling expiry later with collMod deletes old
+// docs/collmod.md §5.2, docs/timeseries.md §6.6: enabling expiry later with collMod deletes old
 // buckets on the next pass; "off" stops it; errors.
 func TestTimeseriesCollModExpiry(t *testing.T) {
+	t.Parallel()
 	db, clk, _ := openTest(t)
 	mustRun(t, db, "test", `{"create": "w", "timeseries": {"timeField": "t"}}`)
 	mustRun(t, db, "test", `{"create": "plain"}`)
@@ -481,9 +489,10 @@ func TestTimeseriesCollModExpiry(t *testing.T) {
 	}
 }
 
-// SPEC §6.5: granularity only grows; custom span and rounding; {} is a
+// docs/timeseries.md §6.5: granularity only grows; custom span and rounding; {} is a
 // no-op; measurements keep their buckets.
 func TestTimeseriesCollModGranularity(t *testing.T) {
+	t.Parallel()
 	db, clk, _ := openTest(t)
 	mustRun(t, db, "test", `{"create": "w", "timeseries": {"timeField": "t", "metaField": "m", "granularity": "minutes"}}`)
 	mustInsertTS(t, db, "w", fmt.Sprintf(`{"t": %s, "m": 1}`, tsDate(clk.Now())))
@@ -511,9 +520,10 @@ func TestTimeseriesCollModGranularity(t *testing.T) {
 	mustValidate(t, db, "test", "w")
 }
 
-// SPEC §6.8: a collection that held a 1969 or 2040 measurement is never
+// docs/timeseries.md §6.8: a collection that held a 1969 or 2040 measurement is never
 // reaped, across restarts.
 func TestTimeseriesOutOfRangeNeverReaped(t *testing.T) {
+	t.Parallel()
 	for _, when := range []time.Time{
 		time.Date(1969, 12, 31, 23, 59, 59, 0, time.UTC),
 		time.Date(2040, 1, 1, 0, 0, 0, 0, time.UTC),
@@ -564,8 +574,9 @@ func TestTimeseriesOutOfRangeNeverReaped(t *testing.T) {
 	}
 }
 
-// SPEC §6.7: partial TTL indexes on a time-series collection.
+// docs/timeseries.md §6.7: partial TTL indexes on a time-series collection.
 func TestTimeseriesPartialTTLIndex(t *testing.T) {
+	t.Parallel()
 	db, clk, _ := openTest(t)
 	mustRun(t, db, "test", `{"create": "w", "timeseries": {"timeField": "tm", "metaField": "md"}}`)
 	mustRun(t, db, "test", `{"create": "nometa", "timeseries": {"timeField": "tm"}}`)
@@ -644,6 +655,7 @@ func TestTimeseriesPartialTTLIndex(t *testing.T) {
 // Secondary indexes on metaField/time: listed in the user's form, used
 // by the bucket scan, dropped with the collection's index.
 func TestTimeseriesSecondaryIndex(t *testing.T) {
+	t.Parallel()
 	db, clk, _ := openTest(t)
 	mustRun(t, db, "test", `{"create": "w", "timeseries": {"timeField": "t", "metaField": "m"}}`)
 	mustInsertTS(t, db, "w", fmt.Sprintf(`{"t": %s, "m": {"site": "a"}}`, tsDate(clk.Now())))
@@ -670,6 +682,7 @@ func TestTimeseriesSecondaryIndex(t *testing.T) {
 // Drop removes the buckets collection; the data survive a restart and
 // new measurements go on after it.
 func TestTimeseriesDropAndReopen(t *testing.T) {
+	t.Parallel()
 	db, clk, dir := openTest(t)
 	mustRun(t, db, "test", `{"create": "w", "timeseries": {"timeField": "t", "metaField": "m"}, "expireAfterSeconds": 3600}`)
 	mustInsertTS(t, db, "w", fmt.Sprintf(`{"t": %s, "m": 1}`, tsDate(clk.Now())))
@@ -698,6 +711,7 @@ func TestTimeseriesDropAndReopen(t *testing.T) {
 // an ordinary collection, on random data and random filters; so do the
 // results of random deletes.
 func TestTimeseriesMatchesOrdinaryCollection(t *testing.T) {
+	t.Parallel()
 	seed := time.Now().UnixNano()
 	if s := os.Getenv("TTLKV_SEED"); s != "" {
 		seed, _ = strconv.ParseInt(s, 10, 64)

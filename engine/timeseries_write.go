@@ -3,7 +3,6 @@ package engine
 import (
 	"context"
 	"errors"
-	"sync/atomic"
 
 	"github.com/ttlkv/ttlkv/document"
 	"github.com/ttlkv/ttlkv/lsm"
@@ -30,7 +29,7 @@ type tsOpen struct {
 	base      int    // measurements in the base record
 	deltas    uint32 // delta records since the base (seq 0..deltas-1)
 	baseBytes int    // stored size of the base record
-	gen       uint64 // tsRemovals when the bucket was last written
+	gen       uint64 // DB.tsRemovals when the bucket was last written
 }
 
 // tsStateOf returns c's write state for options o, making it when
@@ -69,8 +68,8 @@ func tsForget(c, bc *coll, ids []bson.ObjectID) {
 	if len(ids) == 0 {
 		return
 	}
-	if tsReapForgetHook != nil {
-		tsReapForgetHook()
+	if h := c.db.opts.seams.tsReapForgetHook; h != nil {
+		h()
 	}
 	bc.wmu.Lock()
 	defer bc.wmu.Unlock()
@@ -78,8 +77,8 @@ func tsForget(c, bc *coll, ids []bson.ObjectID) {
 	st.forget(ids)
 }
 
-// tsRemovals counts bucket record removals staged in any buckets
-// collection (tsRemoveDeltas bumps it, inside the remover's transaction,
+// DB.tsRemovals counts bucket record removals staged in any buckets
+// collection of the database (tsRemoveDeltas bumps it, inside the remover's transaction,
 // before it commits). An insert that extends open bucket B checks that
 // B's record still exists only when the count moved since B was last
 // written: a remover of B stages after that write committed (it reads
@@ -87,7 +86,6 @@ func tsForget(c, bc *coll, ids []bson.ObjectID) {
 // earlier staging conflicts and is staged again), hence after the count
 // was read for that write, and bumps it. With no removals (the usual
 // case while loading) the check costs nothing.
-var tsRemovals atomic.Uint64
 
 // errTSBucketGone aborts an insert transaction that was to extend an
 // open bucket whose record another writer removed (the TTL reaper
@@ -104,7 +102,7 @@ const (
 )
 
 // insertSpecialTimeseries inserts measurements into time-series
-// collection c (SPEC §6.3). Each measurement gets an _id like an
+// collection c (docs/timeseries.md §6.3). Each measurement gets an _id like an
 // ordinary document and must have its time field as a date (2
 // BadValue). Measurements go to buckets through the collection's
 // ts.Bucketer; each bucket touched is written once per transaction,
@@ -120,26 +118,19 @@ func (db *DB) insertTimeseries(ctx context.Context, c *coll, docs []any, ordered
 	}
 	ids = make([]any, len(docs))
 	prepared := make([]bson.D, len(docs))
-	stopAt := len(docs)
 	prep := newTSPrepare(len(docs))
-	for i, v := range docs {
-		d, e := prep.prepare(v)
+	stopAt, err := prepareAll(len(docs), ordered, &werrs, func(i int) error {
+		d, e := prep.prepare(docs[i])
 		if e == nil {
 			_, _, _, e = t.opts.Split(d)
 		}
-		if e != nil {
-			ue, ok := asUserError(e)
-			if !ok {
-				return nil, nil, e
-			}
-			werrs = append(werrs, WriteError{Index: i, Err: ue})
-			if ordered {
-				stopAt = i
-				break
-			}
-			continue
+		if e == nil {
+			prepared[i] = d
 		}
-		prepared[i] = d
+		return e
+	})
+	if err != nil {
+		return nil, nil, err
 	}
 	i := 0
 	for i < stopAt {
@@ -165,21 +156,13 @@ func (db *DB) insertTimeseries(ctx context.Context, c *coll, docs []any, ordered
 		if err != nil {
 			return ids, werrs, err
 		}
-		for j := start; j < i; j++ {
-			if prepared[j] != nil && !hasIndex(chunkErrs, j) {
-				ids[j] = prepared[j][0].Value
-			}
-		}
+		ackIDs(ids, prepared, start, i, chunkErrs)
 		werrs = append(werrs, chunkErrs...)
 		if stop {
 			break
 		}
 	}
-	sortWriteErrors(werrs)
-	if ordered && len(werrs) > 1 {
-		werrs = werrs[:1]
-	}
-	return ids, werrs, nil
+	return ids, finishWriteErrors(werrs, ordered), nil
 }
 
 // tsInsertChunk bucketises prepared[start:] up to the chunk bounds and
@@ -200,7 +183,7 @@ func (db *DB) tsInsertChunk(c *coll, bc *coll, prepared []bson.D, start, stopAt 
 		return start, nil, false, err
 	}
 	st := tsStateOf(c, t.opts)
-	gen := tsRemovals.Load()
+	gen := db.tsRemovals.Load()
 	bm := bc.m()
 	// The buckets the chunk touched, in order, and what happened to
 	// them (keyed by pointer: a Bucketer never has two buckets of one
@@ -239,15 +222,13 @@ func (db *DB) tsInsertChunk(c *coll, bc *coll, prepared []bson.D, start, stopAt 
 		}
 		b, isNew, e := st.bk.Insert(d)
 		if e != nil {
-			ue, ok := asUserError(e)
-			if !ok {
+			var fault error
+			if stop, fault = writeFailed(&chunkErrs, i, e, ordered); fault != nil {
 				c.ext = nil
-				return start, nil, false, e
+				return start, nil, false, fault
 			}
-			chunkErrs = append(chunkErrs, WriteError{Index: i, Err: ue})
-			if ordered {
+			if stop {
 				i++
-				stop = true
 				break
 			}
 			continue
@@ -271,7 +252,7 @@ func (db *DB) tsInsertChunk(c *coll, bc *coll, prepared []bson.D, start, stopAt 
 		keysIn++
 		bytesIn += document.Size(d)
 	}
-	// Whether the chunk stores a time outside 1970..2038 (SPEC §6.8):
+	// Whether the chunk stores a time outside 1970..2038 (docs/timeseries.md §6.8):
 	// a bucket holds one exactly when its min or max time is outside
 	// (its min time is a measurement's time rounded down, which stays
 	// on the same side of 1970 and below the max).
@@ -279,8 +260,8 @@ func (db *DB) tsInsertChunk(c *coll, bc *coll, prepared []bson.D, start, stopAt 
 	for _, b := range order {
 		outOfRange = outOfRange || ts.OutOfTTLRange(b.MinTime) || ts.OutOfTTLRange(b.MaxTime())
 	}
-	if tsBucketedHook != nil {
-		tsBucketedHook()
+	if h := db.opts.seams.tsBucketedHook; h != nil {
+		h()
 	}
 	// Plan the writes outside the transaction (encoding is the costly
 	// part); the new stored states apply after commit.

@@ -106,6 +106,7 @@ func (f *crashFixture) checkAfterCrash(t *testing.T, lo, hi int) {
 // batches) leaves a consistent collection; after a reopen the next pass
 // finishes the job.
 func TestTTLPassCancelledMidVisit(t *testing.T) {
+	t.Parallel()
 	f := newCrashFixture(t, 600, 400)
 	db, err := Open(f.dir, Options{Clock: f.clk.Now, DisableTTLMonitor: true})
 	if err != nil {
@@ -115,7 +116,7 @@ func TestTTLPassCancelledMidVisit(t *testing.T) {
 	db.SetParameter("batchedDeletesTargetBatchDocs", f.batchDocs)
 	ctx, cancel := context.WithCancel(context.Background())
 	chunks := 0
-	db.mon.scanHook = func() {
+	db.opts.seams.scanHook = func() {
 		if chunks++; chunks == 3 {
 			cancel()
 		}
@@ -148,8 +149,12 @@ func TestTTLPassCancelledMidVisit(t *testing.T) {
 	f.checkAfterCrash(t, f.n-2*f.targetDocs, f.n-2*f.targetDocs)
 }
 
-// crashChildEnv names the data directory a crash child reaps in.
-const crashChildEnv = "TTLKV_TTL_CRASH_CHILD"
+// crashChildEnv names the data directory a crash child reaps in;
+// crashFailpointEnv the failpoint at which it kills itself, if any.
+const (
+	crashChildEnv     = "TTLKV_TTL_CRASH_CHILD"
+	crashFailpointEnv = "TTLKV_TTL_CRASH_FAILPOINT"
+)
 
 // TestTTLCrashChild is not a test of its own: TestTTLKilledMidReap
 // runs the test binary again with crashChildEnv set, and this function
@@ -165,14 +170,25 @@ func TestTTLCrashChild(t *testing.T) {
 	target, _ := strconv.Atoi(parts[2])
 	batch, _ := strconv.Atoi(parts[3])
 	now := time.UnixMilli(ms)
-	db, err := Open(parts[0], Options{Clock: func() time.Time { return now }, DisableTTLMonitor: true,
+	opts := Options{Clock: func() time.Time { return now }, DisableTTLMonitor: true,
 		Params: map[string]any{"ttlIndexDeleteTargetDocs": target, "batchedDeletesTargetBatchDocs": batch,
-			"batchedDeletesTargetBatchTimeMS": 0, "ttlMonitorSubPassTargetSecs": 0}})
+			"batchedDeletesTargetBatchTimeMS": 0, "ttlMonitorSubPassTargetSecs": 0}}
+	if fp := os.Getenv(crashFailpointEnv); fp != "" {
+		SetFailpointForTesting(&opts, func(name string) {
+			if name == fp {
+				if p, err := os.FindProcess(os.Getpid()); err == nil {
+					p.Kill() // SIGKILL: no deferred function runs
+				}
+				select {}
+			}
+		})
+	}
+	db, err := Open(parts[0], opts)
 	if err != nil {
 		fmt.Printf("open: %v\n", err)
 		os.Exit(3)
 	}
-	db.mon.visitHook = func(index string, deleted int64, more bool) {
+	db.opts.seams.visitHook = func(index string, deleted int64, more bool) {
 		fmt.Printf("visit %s %d\n", index, deleted)
 	}
 	fmt.Println("ready")
@@ -191,6 +207,7 @@ func TestTTLCrashChild(t *testing.T) {
 // directory: validate is clean, every live document is there, and the
 // next pass deletes exactly what is left expired.
 func TestTTLKilledMidReap(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("spawns child processes")
 	}
@@ -218,7 +235,7 @@ func TestTTLKilledMidReap(t *testing.T) {
 			cmd.Env = append(os.Environ(), crashChildEnv+"="+strings.Join([]string{f.dir, strconv.FormatInt(f.clockUnixMs, 10),
 				strconv.Itoa(f.targetDocs), strconv.Itoa(f.batchDocs)}, "|"))
 			if c.failpoint != "" {
-				cmd.Env = append(cmd.Env, "TTLKV_FAILPOINT="+c.failpoint)
+				cmd.Env = append(cmd.Env, crashFailpointEnv+"="+c.failpoint)
 			}
 			out, err := cmd.StdoutPipe()
 			if err != nil {
@@ -269,6 +286,7 @@ func TestTTLKilledMidReap(t *testing.T) {
 // the data directory has shrunk. A smaller pass starts none, and a pass
 // after writes is not quiet.
 func TestReapReclaimsSpace(t *testing.T) {
+	t.Parallel()
 	db, clk, dir := openTest(t)
 	mustRun(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"t": 1}, "name": "t_1", "expireAfterSeconds": 2400}]}`)
 	now := clk.Now()
@@ -310,7 +328,7 @@ func TestReapReclaimsSpace(t *testing.T) {
 		t.Fatal("Stats.Reclaiming before any reclamation started")
 	}
 	release := make(chan struct{})
-	db.mon.reclaimHook = func() { <-release }
+	db.opts.seams.reclaimHook = func() { <-release }
 	if r := pass(t, db); r.Deleted != 1800 {
 		t.Fatalf("second pass deleted %d, want 1800", r.Deleted)
 	}
@@ -319,7 +337,7 @@ func TestReapReclaimsSpace(t *testing.T) {
 	}
 	close(release)
 	waitReclaim()
-	db.mon.reclaimHook = nil
+	db.opts.seams.reclaimHook = nil
 	if db.Stats().Reclaiming {
 		t.Fatal("Stats.Reclaiming after the reclamation finished")
 	}
@@ -363,6 +381,7 @@ func TestReapReclaimsSpace(t *testing.T) {
 // not make it do so every minute. Once the deletes add up to that share,
 // a pass starts one.
 func TestReclaimWaitsForAShareOfTheStore(t *testing.T) {
+	t.Parallel()
 	db, clk, _ := openTest(t)
 	mustRun(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"t": 1}, "name": "t_1", "expireAfterSeconds": 0}]}`)
 	now := clk.Now()

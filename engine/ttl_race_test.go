@@ -64,11 +64,17 @@ func earliestDate(v any) (bson.DateTime, bool) {
 // document was deleted by the monitor unless its state at the time was
 // expired under some value the index had; no live document is missing;
 // no expired one survives two passes; validate is clean.
-func TestTTLRace(t *testing.T) { ttlRace(t, false) }
+func TestTTLRace(t *testing.T) {
+	t.Parallel()
+	ttlRace(t, false)
+}
 
 // TestTTLRaceClustered is TestTTLRace on a collection clustered by _id,
 // whose documents live in their _id entries (clustered.go).
-func TestTTLRaceClustered(t *testing.T) { ttlRace(t, true) }
+func TestTTLRaceClustered(t *testing.T) {
+	t.Parallel()
+	ttlRace(t, true)
+}
 
 func ttlRace(t *testing.T, clustered bool) {
 	seed := testSeed(t)
@@ -82,7 +88,7 @@ func ttlRace(t *testing.T, clustered bool) {
 	defer db.Close()
 	var bgPasses atomic.Int64
 	db.mon.mu.Lock()
-	db.mon.passHook = func(TTLPassResult) { bgPasses.Add(1) }
+	db.opts.seams.passHook = func(TTLPassResult) { bgPasses.Add(1) }
 	db.mon.mu.Unlock()
 	ctx := context.Background()
 	values := []int64{5, 20, 30, 60, 120} // expireAfterSeconds collMod picks from

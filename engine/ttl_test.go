@@ -12,8 +12,9 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
 
-// SPEC §1.2–1.4: TTL option validation; nothing is created on error.
+// docs/ttl-indexes.md §1.2–1.4: TTL option validation; nothing is created on error.
 func TestTTLIndexValidation(t *testing.T) {
+	t.Parallel()
 	db, _, _ := openTest(t)
 	cases := []struct {
 		spec string
@@ -95,9 +96,10 @@ func TestTTLIndexValidation(t *testing.T) {
 	}
 }
 
-// SPEC §1.2: the bounds and every numeric type are accepted, truncated
+// docs/ttl-indexes.md §1.2: the bounds and every numeric type are accepted, truncated
 // toward zero and listed as int32, through the command and the Go API.
 func TestTTLIndexValidValues(t *testing.T) {
+	t.Parallel()
 	db, _, _ := openTest(t)
 	cases := []struct {
 		value string
@@ -140,9 +142,10 @@ func TestTTLIndexValidValues(t *testing.T) {
 	}
 }
 
-// SPEC §1.1: a field named expireAfterSeconds inside key is an
+// docs/ttl-indexes.md §1.1: a field named expireAfterSeconds inside key is an
 // ordinary compound index.
 func TestTTLFieldNamedExpireAfterSecondsIsNotTTL(t *testing.T) {
+	t.Parallel()
 	db, _, _ := openTest(t)
 	mustRun(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"a": 1, "expireAfterSeconds": 1}, "name": "x"}]}`)
 	ixs, _ := db.Database("test").Collection("c").ListIndexes(context.Background())
@@ -157,8 +160,9 @@ func TestTTLFieldNamedExpireAfterSecondsIsNotTTL(t *testing.T) {
 	}
 }
 
-// SPEC §1.2, §1.6: fractional values truncate; reply and listing shapes.
+// docs/ttl-indexes.md §1.2, §1.6: fractional values truncate; reply and listing shapes.
 func TestCreateIndexesReplyAndListing(t *testing.T) {
+	t.Parallel()
 	db, _, _ := openTest(t)
 	r := mustRun(t, db, "test", `{"createIndexes": "events", "indexes": [{"key": {"createdAt": 1}, "name": "createdAt_1", "expireAfterSeconds": 3600.9}]}`)
 	if field(r, "numIndexesBefore") != int32(1) || field(r, "numIndexesAfter") != int32(2) || field(r, "createdCollectionAutomatically") != true {
@@ -198,8 +202,9 @@ func TestCreateIndexesReplyAndListing(t *testing.T) {
 	}
 }
 
-// SPEC §1.5: conflicts and identical specs.
+// docs/ttl-indexes.md §1.5: conflicts and identical specs.
 func TestTTLIndexConflicts(t *testing.T) {
+	t.Parallel()
 	db, _, _ := openTest(t)
 	mustRun(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"t": 1}, "name": "t_1", "expireAfterSeconds": 100}]}`)
 	r := mustRun(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"t": 1}, "name": "t_1", "expireAfterSeconds": 100}]}`)
@@ -253,8 +258,9 @@ func pass(t *testing.T, db *DB) *TTLPassResult {
 
 func dt(tm time.Time) bson.DateTime { return bson.NewDateTimeFromTime(tm) }
 
-// SPEC §2.1–2.4: which documents expire.
+// docs/ttl-indexes.md §2.1–2.4: which documents expire.
 func TestExpiryRules(t *testing.T) {
+	t.Parallel()
 	db, clk, _ := openTest(t)
 	now := clk.Now()
 	c := db.Database("test").Collection("c")
@@ -308,8 +314,9 @@ func TestExpiryRules(t *testing.T) {
 	}
 }
 
-// SPEC §2.4: expireAfterSeconds 0 expires each document at its own time.
+// docs/ttl-indexes.md §2.4: expireAfterSeconds 0 expires each document at its own time.
 func TestExpireAtClockTime(t *testing.T) {
+	t.Parallel()
 	db, clk, _ := openTest(t)
 	mustRun(t, db, "test", `{"createIndexes": "log_events", "indexes": [{"key": {"expireAt": 1}, "name": "expireAt_1", "expireAfterSeconds": 0}]}`)
 	now := clk.Now()
@@ -329,8 +336,9 @@ func TestExpireAtClockTime(t *testing.T) {
 	}
 }
 
-// SPEC §2.5: descending keys, partial and hidden indexes, drop and reopen.
+// docs/ttl-indexes.md §2.5: descending keys, partial and hidden indexes, drop and reopen.
 func TestExpiryIndexKinds(t *testing.T) {
+	t.Parallel()
 	db, clk, dir := openTest(t)
 	now := clk.Now()
 	mustRun(t, db, "test", `{"createIndexes": "desc", "indexes": [{"key": {"t": -1}, "name": "t_-1", "expireAfterSeconds": 10}]}`)
@@ -357,9 +365,10 @@ func TestExpiryIndexKinds(t *testing.T) {
 	}
 }
 
-// SPEC §2.6: a document updated so it no longer qualifies is not
+// docs/ttl-indexes.md §2.6: a document updated so it no longer qualifies is not
 // deleted by a batch that read the old version.
 func TestReapRechecksInsideBatch(t *testing.T) {
+	t.Parallel()
 	db, clk, _ := openTest(t)
 	now := clk.Now()
 	mustRun(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"t": 1}, "name": "t_1", "expireAfterSeconds": 10}]}`)
@@ -384,8 +393,9 @@ func TestReapRechecksInsideBatch(t *testing.T) {
 	}
 }
 
-// SPEC §3.1: parameters, validation, BadValue changes nothing.
+// docs/ttl-monitor.md §3.1: parameters, validation, BadValue changes nothing.
 func TestTTLParameters(t *testing.T) {
+	t.Parallel()
 	db, _, _ := openTest(t)
 	r := mustRun(t, db, "admin", `{"getParameter": 1, "ttlMonitorSleepSecs": 1, "ttlMonitorEnabled": 1, "ttlIndexDeleteTargetDocs": 1, "ttlIndexDeleteTargetTimeMS": 1, "ttlMonitorSubPassTargetSecs": 1, "ttlMonitorBatchDeletes": 1}`)
 	want := map[string]any{"ttlMonitorSleepSecs": int32(60), "ttlMonitorEnabled": true, "ttlIndexDeleteTargetDocs": int32(50000),
@@ -426,9 +436,10 @@ func TestTTLParameters(t *testing.T) {
 	}
 }
 
-// SPEC §3.2: an index with 25,000 expired documents does not delay one
+// docs/ttl-monitor.md §3.2: an index with 25,000 expired documents does not delay one
 // with a single expired document by more than one visit.
 func TestTTLFairness(t *testing.T) {
+	t.Parallel()
 	db, clk, _ := openTest(t)
 	old := dt(clk.Now().Add(-time.Hour))
 	mustRun(t, db, "test", `{"createIndexes": "big", "indexes": [{"key": {"t": 1}, "name": "big_t", "expireAfterSeconds": 1}]}`)
@@ -444,7 +455,7 @@ func TestTTLFairness(t *testing.T) {
 	insertDocs(t, db, "small", bson.D{{Key: "_id", Value: 1}, {Key: "t", Value: old}})
 	db.SetParameter("ttlIndexDeleteTargetDocs", 50)
 	bigVisits, smallSeen := 0, false
-	db.mon.visitHook = func(index string, deleted int64, more bool) {
+	db.opts.seams.visitHook = func(index string, deleted int64, more bool) {
 		switch index {
 		case "big_t":
 			if !smallSeen {
@@ -474,9 +485,10 @@ func TestTTLFairness(t *testing.T) {
 	}
 }
 
-// SPEC §3.2 with ttlMonitorSubPassTargetSecs 0: each index once per
+// docs/ttl-monitor.md §3.2 with ttlMonitorSubPassTargetSecs 0: each index once per
 // sub-pass, so a big index takes several sub-passes.
 func TestSubPassPerVisit(t *testing.T) {
+	t.Parallel()
 	db, clk, _ := openTest(t)
 	old := dt(clk.Now().Add(-time.Hour))
 	mustRun(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"t": 1}, "name": "t_1", "expireAfterSeconds": 1}]}`)
@@ -498,9 +510,10 @@ func TestSubPassPerVisit(t *testing.T) {
 	}
 }
 
-// SPEC §3.3: ttlMonitorBatchDeletes false deletes everything in one
+// docs/ttl-monitor.md §3.3: ttlMonitorBatchDeletes false deletes everything in one
 // visit and leaves the batchedDeletes counters alone.
 func TestTTLWithoutBatchDeletes(t *testing.T) {
+	t.Parallel()
 	db, clk, _ := openTest(t)
 	old := dt(clk.Now().Add(-time.Hour))
 	mustRun(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"t": 1}, "name": "t_1", "expireAfterSeconds": 1}]}`)
@@ -511,7 +524,7 @@ func TestTTLWithoutBatchDeletes(t *testing.T) {
 	insertDocs(t, db, "c", docs...)
 	mustRun(t, db, "admin", `{"setParameter": 1, "ttlMonitorBatchDeletes": false, "ttlIndexDeleteTargetDocs": 10}`)
 	visits := 0
-	db.mon.visitHook = func(string, int64, bool) { visits++ }
+	db.opts.seams.visitHook = func(string, int64, bool) { visits++ }
 	r := pass(t, db)
 	if r.Deleted != 300 || visits != 1 {
 		t.Fatalf("deleted %d in %d visits", r.Deleted, visits)
@@ -521,13 +534,14 @@ func TestTTLWithoutBatchDeletes(t *testing.T) {
 	}
 }
 
-// SPEC §3.4: currentOp shows the running TTL deletion.
+// docs/ttl-monitor.md §3.4: currentOp shows the running TTL deletion.
 func TestCurrentOpShowsTTLMonitor(t *testing.T) {
+	t.Parallel()
 	db, clk, _ := openTest(t)
 	mustRun(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"t": 1}, "name": "t_1", "expireAfterSeconds": 1}]}`)
 	insertDocs(t, db, "c", bson.D{{Key: "t", Value: dt(clk.Now().Add(-time.Hour))}})
 	var seen bson.D
-	db.mon.visitStartHook = func() {
+	db.opts.seams.visitStartHook = func() {
 		r := mustRun(t, db, "admin", `{"currentOp": 1}`)
 		for _, op := range field(r, "inprog").(bson.A) {
 			if field(op.(bson.D), "desc") == "TTLMonitor" {
@@ -547,6 +561,7 @@ func TestCurrentOpShowsTTLMonitor(t *testing.T) {
 // currentOp's other fields filter the operations, as in MongoDB
 // (db.currentOp({desc: "TTLMonitor"})); $all is an option, not a filter.
 func TestCurrentOpFilter(t *testing.T) {
+	t.Parallel()
 	db, clk, _ := openTest(t)
 	mustRun(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"t": 1}, "name": "t_1", "expireAfterSeconds": 1}]}`)
 	insertDocs(t, db, "c", bson.D{{Key: "t", Value: dt(clk.Now().Add(-time.Hour))}})
@@ -562,7 +577,7 @@ func TestCurrentOpFilter(t *testing.T) {
 	}
 	got := make([]int, len(cases))
 	var badErr error
-	db.mon.visitStartHook = func() {
+	db.opts.seams.visitStartHook = func() {
 		for i, tc := range cases {
 			got[i] = len(field(mustRun(t, db, "admin", tc.cmd), "inprog").(bson.A))
 		}
@@ -579,8 +594,9 @@ func TestCurrentOpFilter(t *testing.T) {
 	}
 }
 
-// SPEC §3.5: only a primary deletes.
+// docs/ttl-monitor.md §3.5: only a primary deletes.
 func TestSecondaryDoesNotReap(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	clk := newClock()
 	db, err := Open(dir, Options{Clock: clk.Now, DisableTTLMonitor: true})
@@ -604,9 +620,10 @@ func TestSecondaryDoesNotReap(t *testing.T) {
 	}
 }
 
-// SPEC §3.1: the background monitor runs, and a change of
+// docs/ttl-monitor.md §3.1: the background monitor runs, and a change of
 // ttlMonitorSleepSecs wakes it at once (60 s would time the test out).
 func TestMonitorLoopWakesOnSleepChange(t *testing.T) {
+	t.Parallel()
 	clk := newClock()
 	db, err := Open(t.TempDir(), Options{Clock: clk.Now})
 	if err != nil {
@@ -617,7 +634,7 @@ func TestMonitorLoopWakesOnSleepChange(t *testing.T) {
 	insertDocs(t, db, "c", bson.D{{Key: "t", Value: dt(clk.Now().Add(-time.Hour))}})
 	passes := make(chan TTLPassResult, 16)
 	db.mon.mu.Lock()
-	db.mon.passHook = func(r TTLPassResult) { passes <- r }
+	db.opts.seams.passHook = func(r TTLPassResult) { passes <- r }
 	db.mon.mu.Unlock()
 	if _, err := db.SetParameter("ttlMonitorSleepSecs", 1); err != nil {
 		t.Fatal(err)
@@ -636,6 +653,7 @@ func TestMonitorLoopWakesOnSleepChange(t *testing.T) {
 // index) shows MongoDB's index bounds for a date range, the date type's
 // ends printed as dates, not as words; numbers end at ±inf.0.
 func TestExplainDateAndNumberBounds(t *testing.T) {
+	t.Parallel()
 	db, _, _ := openTest(t)
 	mustRun(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"t": 1}, "name": "t_1", "expireAfterSeconds": 60}, {"key": {"n": 1}, "name": "n_1"}]}`)
 	cases := []struct{ cmd, path, want string }{
@@ -654,11 +672,12 @@ func TestExplainDateAndNumberBounds(t *testing.T) {
 	}
 }
 
-// SPEC §3.1 through the Go setters and at open time: the defaults, the
+// docs/ttl-monitor.md §3.1 through the Go setters and at open time: the defaults, the
 // bounds of every TTL parameter (MongoDB's are 32-bit ints, and a
 // larger sleep overflowed the monitor's timer into a busy loop), and a
 // rejected value changes nothing.
 func TestTTLParameterBounds(t *testing.T) {
+	t.Parallel()
 	db, _, _ := openTest(t)
 	ints := []struct {
 		name     string
@@ -734,10 +753,11 @@ func TestTTLParameterBounds(t *testing.T) {
 	}
 }
 
-// SPEC §3.2, §3.5: when the monitor's timer fires it skips the pass,
+// docs/ttl-monitor.md §3.2, §3.5: when the monitor's timer fires it skips the pass,
 // counting none, while ttlMonitorEnabled is false or the engine is a
 // secondary or read-only; a primary with the monitor enabled reaps.
 func TestScheduledPassSkipsWhenIdle(t *testing.T) {
+	t.Parallel()
 	db, clk, dir := openTest(t)
 	mustRun(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"t": 1}, "name": "t_1", "expireAfterSeconds": 1}]}`)
 	insertDocs(t, db, "c", bson.D{{Key: "_id", Value: 1}, {Key: "t", Value: dt(clk.Now().Add(-time.Hour))}})
@@ -790,10 +810,11 @@ func mustDecimal(t *testing.T, s string) bson.Decimal128 {
 	return d
 }
 
-// SPEC §1.4-1.6 through the Go API: an identical spec succeeds and
+// docs/ttl-indexes.md §1.4-1.6 through the Go API: an identical spec succeeds and
 // builds nothing, conflicting ones are 85, capped collections refuse
 // TTL, and an existing collection is not created automatically.
 func TestTTLIndexConflictsGoAPI(t *testing.T) {
+	t.Parallel()
 	db, _, _ := openTest(t)
 	ctx := context.Background()
 	c := db.Database("test").Collection("c")
@@ -842,10 +863,11 @@ func TestTTLIndexConflictsGoAPI(t *testing.T) {
 	}
 }
 
-// SPEC §1.7, §2.6: building a TTL index over expired documents deletes
+// docs/ttl-indexes.md §1.7, §2.6: building a TTL index over expired documents deletes
 // nothing by itself; the monitor then deletes them at its pace, no
 // visit over ttlIndexDeleteTargetDocs.
 func TestTTLIndexBuiltOverExpiredData(t *testing.T) {
+	t.Parallel()
 	db, clk, _ := openTest(t)
 	old := dt(clk.Now().Add(-24 * time.Hour))
 	var docs []bson.D
@@ -859,7 +881,7 @@ func TestTTLIndexBuiltOverExpiredData(t *testing.T) {
 	}
 	db.SetParameter("ttlIndexDeleteTargetDocs", 10)
 	var visits []int64
-	db.mon.visitHook = func(_ string, deleted int64, _ bool) { visits = append(visits, deleted) }
+	db.opts.seams.visitHook = func(_ string, deleted int64, _ bool) { visits = append(visits, deleted) }
 	if r := pass(t, db); r.Deleted != 35 {
 		t.Fatalf("pass deleted %d", r.Deleted)
 	}
@@ -869,9 +891,10 @@ func TestTTLIndexBuiltOverExpiredData(t *testing.T) {
 	mustValidate(t, db, "test", "c")
 }
 
-// SPEC §2.5: dropping the TTL index stops expiry at once, by command
+// docs/ttl-indexes.md §2.5: dropping the TTL index stops expiry at once, by command
 // and through the Go API, with no reopen in between.
 func TestDropTTLIndexStopsExpiry(t *testing.T) {
+	t.Parallel()
 	db, clk, _ := openTest(t)
 	old := dt(clk.Now().Add(-time.Hour))
 	for _, c := range []string{"cmd", "api"} {
@@ -892,11 +915,12 @@ func TestDropTTLIndexStopsExpiry(t *testing.T) {
 	}
 }
 
-// SPEC §3.2: inside a sub-pass, indexes that hit a target are visited
+// docs/ttl-monitor.md §3.2: inside a sub-pass, indexes that hit a target are visited
 // again round-robin until none has work, all in one sub-pass; each
 // sub-pass takes a fresh list of TTL indexes, so one created during a
 // pass is visited by its next sub-pass.
 func TestTTLSubPassRoundRobin(t *testing.T) {
+	t.Parallel()
 	db, clk, _ := openTest(t)
 	old := dt(clk.Now().Add(-time.Hour))
 	fill := func(coll string, n int) {
@@ -911,7 +935,7 @@ func TestTTLSubPassRoundRobin(t *testing.T) {
 	fill("b", 15)
 	db.SetParameter("ttlIndexDeleteTargetDocs", 10)
 	var visits []string
-	db.mon.visitHook = func(index string, deleted int64, _ bool) {
+	db.opts.seams.visitHook = func(index string, deleted int64, _ bool) {
 		visits = append(visits, fmt.Sprintf("%s%d", index, deleted))
 	}
 	r := pass(t, db)
@@ -924,7 +948,7 @@ func TestTTLSubPassRoundRobin(t *testing.T) {
 	db.SetParameter("ttlMonitorSubPassTargetSecs", 0)
 	visits = nil
 	created := false
-	db.mon.visitHook = func(index string, deleted int64, _ bool) {
+	db.opts.seams.visitHook = func(index string, deleted int64, _ bool) {
 		visits = append(visits, fmt.Sprintf("%s%d", index, deleted))
 		if !created {
 			created = true
@@ -937,10 +961,11 @@ func TestTTLSubPassRoundRobin(t *testing.T) {
 	}
 }
 
-// SPEC §2.1-2.5 for both key directions: the inclusive cut-off,
+// docs/ttl-indexes.md §2.1-2.5 for both key directions: the inclusive cut-off,
 // pre-1970 dates, arrays (earliest date, non-dates ignored), the
 // largest expireAfterSeconds, and a partial filter.
 func TestExpiryBothDirections(t *testing.T) {
+	t.Parallel()
 	db, clk, _ := openTest(t)
 	now := clk.Now()
 	d := func(off time.Duration) bson.DateTime { return dt(now.Add(off)) }
@@ -991,12 +1016,13 @@ func TestExpiryBothDirections(t *testing.T) {
 	}
 }
 
-// SPEC §3.2, ttlMonitorSubPassTargetSecs: a sub-pass visits every index
+// docs/ttl-monitor.md §3.2, ttlMonitorSubPassTargetSecs: a sub-pass visits every index
 // of its fresh list once, then revisits the ones a target stopped,
 // round-robin, until none has work or the sub-pass has run for the
 // target; the pass then starts another sub-pass. The clock of the time
 // targets moves one second per visit.
 func TestTTLSubPassTargetTime(t *testing.T) {
+	t.Parallel()
 	db, clk, _ := openTest(t)
 	old := dt(clk.Now().Add(-time.Hour))
 	fill := func(coll string, n int) {
@@ -1010,7 +1036,7 @@ func TestTTLSubPassTargetTime(t *testing.T) {
 	el := setElapsed(db, 0)
 	db.SetParameter("ttlIndexDeleteTargetDocs", 10)
 	var visits []string
-	db.mon.visitHook = func(index string, deleted int64, _ bool) {
+	db.opts.seams.visitHook = func(index string, deleted int64, _ bool) {
 		visits = append(visits, fmt.Sprintf("%s%d", index, deleted))
 		if len(visits) > 20 {
 			t.Fatalf("a pass still running after visits %v", visits)
@@ -1038,15 +1064,15 @@ func TestTTLSubPassTargetTime(t *testing.T) {
 		visits = nil
 		before := db.Stats()
 		var marks []int
-		prev := db.mon.visitHook
-		db.mon.visitHook = func(index string, deleted int64, more bool) {
+		prev := db.opts.seams.visitHook
+		db.opts.seams.visitHook = func(index string, deleted int64, more bool) {
 			prev(index, deleted, more)
 			if s := db.stats.ttlSubPasses.Load() - before.TTLSubPasses; int(s) > len(marks) {
 				marks = append(marks, len(visits)-1) // a sub-pass ended before this visit
 			}
 		}
 		r := pass(t, db)
-		db.mon.visitHook = prev
+		db.opts.seams.visitHook = prev
 		got := visits
 		for i := len(marks) - 1; i >= 0; i-- {
 			got = append(got[:marks[i]:marks[i]], append([]string{"|"}, got[marks[i]:]...)...)
@@ -1064,12 +1090,13 @@ func TestTTLSubPassTargetTime(t *testing.T) {
 	}
 }
 
-// SPEC §3.1–3.3, ttlIndexDeleteTargetTimeMS: a visit deletes until it
+// docs/ttl-monitor.md §3.1–3.3, ttlIndexDeleteTargetTimeMS: a visit deletes until it
 // has run for the target (0: unlimited), and the index's next visit
 // continues; with ttlMonitorBatchDeletes false a visit has no target.
 // The clock of the time targets moves 600 ms per chunk of expired keys
 // the visit reads (ttlScanChunk), where the visit checks its targets.
 func TestTTLIndexDeleteTargetTime(t *testing.T) {
+	t.Parallel()
 	db, clk, _ := openTest(t)
 	old := dt(clk.Now().Add(-time.Hour))
 	mustRun(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"t": 1}, "name": "t_1", "expireAfterSeconds": 1}]}`)
@@ -1079,11 +1106,11 @@ func TestTTLIndexDeleteTargetTime(t *testing.T) {
 		docs[i] = bson.D{{Key: "_id", Value: int32(i)}, {Key: "t", Value: old}}
 	}
 	el := setElapsed(db, 0)
-	db.mon.scanHook = func() { el.Advance(600 * time.Millisecond) }
+	db.opts.seams.scanHook = func() { el.Advance(600 * time.Millisecond) }
 	db.SetParameter("ttlIndexDeleteTargetDocs", 0)
 	db.SetParameter("ttlMonitorSubPassTargetSecs", 0) // a sub-pass per visit
 	var visits []string
-	db.mon.visitHook = func(_ string, deleted int64, more bool) {
+	db.opts.seams.visitHook = func(_ string, deleted int64, more bool) {
 		visits = append(visits, fmt.Sprintf("%d/%v/left %d", deleted, more, count(t, db, "test", "c")))
 	}
 	for _, c := range []struct {
@@ -1132,6 +1159,7 @@ func TestTTLIndexDeleteTargetTime(t *testing.T) {
 // ends each visit after 1000 documents, inside its chunk of 4096; the
 // next visit scans the chunk again and deletes no document twice.
 func TestTTLVisitEndsBetweenBatches(t *testing.T) {
+	t.Parallel()
 	db, clk, _ := openTest(t)
 	old := dt(clk.Now().Add(-time.Hour))
 	mustRun(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"t": 1}, "name": "t_1", "expireAfterSeconds": 1}]}`)
@@ -1142,7 +1170,7 @@ func TestTTLVisitEndsBetweenBatches(t *testing.T) {
 	}
 	insertDocs(t, db, "c", docs...)
 	el := setElapsed(db, 0)
-	db.mon.deleterHook = func(bd *batchDeleter) {
+	db.opts.seams.deleterHook = func(bd *batchDeleter) {
 		bd.beforeCommit = func() { el.Advance(100 * time.Millisecond) }
 	}
 	db.SetParameter("batchedDeletesTargetBatchDocs", 100)
@@ -1150,7 +1178,7 @@ func TestTTLVisitEndsBetweenBatches(t *testing.T) {
 	db.SetParameter("ttlIndexDeleteTargetTimeMS", 1000)
 	db.SetParameter("ttlMonitorSubPassTargetSecs", 0) // a sub-pass per visit
 	var visits []string
-	db.mon.visitHook = func(_ string, deleted int64, more bool) {
+	db.opts.seams.visitHook = func(_ string, deleted int64, more bool) {
 		visits = append(visits, fmt.Sprintf("%d/%v/left %d", deleted, more, count(t, db, "test", "c")))
 	}
 	r := pass(t, db)

@@ -18,6 +18,7 @@ import (
 // memtables (a 4 MiB time-series estimate; 500 documents per update
 // transaction).
 func TestChunksFitDefaultTxnLimits(t *testing.T) {
+	t.Parallel()
 	db, _, _ := openTest(t)
 	ctx := context.Background()
 	if got := db.store.MaxBatchSize(); got > 3<<20 {

@@ -23,6 +23,7 @@ import (
 // a per-document entry estimate alone, multikey documents overflow the
 // entry count.
 func TestInsertChunkFitsDefaultTxnLimit(t *testing.T) {
+	t.Parallel()
 	arr := func(id, n int) bson.D {
 		a := make(bson.A, n)
 		for j := range a {
@@ -95,13 +96,13 @@ func TestInsertChunkFitsDefaultTxnLimit(t *testing.T) {
 			if tc.long && os.Getenv("TTLKV_LONG") == "" {
 				t.Skip("~60,000 index entries; set TTLKV_LONG=1")
 			}
+			opts := Options{DisableTTLMonitor: true}
 			if tc.inflate {
-				chunkBudgetHook = func(b chunkBudget) chunkBudget {
+				opts.seams.chunkBudgetHook = func(b chunkBudget) chunkBudget {
 					return chunkBudget{bytes: 4 * 2 * b.bytes, entries: 4 * 2 * b.entries}
 				}
-				defer func() { chunkBudgetHook = nil }()
 			}
-			db, err := Open(t.TempDir(), Options{DisableTTLMonitor: true})
+			db, err := Open(t.TempDir(), opts)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -160,6 +161,7 @@ func TestInsertChunkFitsDefaultTxnLimit(t *testing.T) {
 // inserted: the insert fails with an error wrapping lsm.ErrTxnTooBig
 // and stores nothing of it (the documents of earlier chunks stay).
 func TestInsertDocumentOverTxnLimit(t *testing.T) {
+	t.Parallel()
 	db, err := Open(t.TempDir(), Options{DisableTTLMonitor: true})
 	if err != nil {
 		t.Fatal(err)
@@ -196,6 +198,7 @@ func TestInsertDocumentOverTxnLimit(t *testing.T) {
 // time, so deleteMany returned an error and the TTL monitor could never
 // get past such documents.
 func TestDeleteBatchFitsTxnLimit(t *testing.T) {
+	t.Parallel()
 	const n, tags = 1500, 40
 	docs := func(date bson.DateTime) []bson.D {
 		out := make([]bson.D, n)
@@ -260,6 +263,7 @@ func TestDeleteBatchFitsTxnLimit(t *testing.T) {
 // refused build leaves no index and no entry behind, and the documents
 // stay deletable.
 func TestIndexBuildOverTxnLimit(t *testing.T) {
+	t.Parallel()
 	db, _, _ := openTest(t)
 	ctx := context.Background()
 	c := db.Database("t").Collection("c")

@@ -15,6 +15,7 @@ import (
 // for _id, upserts, findAndModify, refusals, and a TTL index on a field
 // the pipeline computes.
 func TestUpdatePipeline(t *testing.T) {
+	t.Parallel()
 	db, clk, _ := openTest(t)
 	ctx := context.Background()
 	now := clk.Now()

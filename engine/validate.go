@@ -45,12 +45,7 @@ func (db *DB) Validate(ctx context.Context, dbName, name string) (*ValidateResul
 			res.Errors = append(res.Errors, fmt.Sprintf(format, args...))
 		}
 	}
-	if m.Kind == kindTimeseries {
-		db.validateTimeseries(ctx, c, res, fail)
-		return res, nil
-	}
-	if m.Kind == kindCapped || m.Kind == kindTimeseries {
-		db.validateSpecial(ctx, c, res, fail)
+	if !kindOf(m).validate(ctx, db, c, res, fail) {
 		return res, nil
 	}
 	// expected[index][key] for every record: the entry's value, which
@@ -132,28 +127,3 @@ func (db *DB) Validate(ctx context.Context, dbName, name string) (*ValidateResul
 }
 
 func idOf(d bson.D) any { v, _ := get(d, "_id"); return v }
-
-func cmdValidate(ctx context.Context, db *DB, dbName string, cmd bson.D) (bson.D, error) {
-	name, err := collName(cmd)
-	if err != nil {
-		return nil, err
-	}
-	r, err := db.Validate(ctx, dbName, name)
-	if err != nil {
-		return nil, err
-	}
-	kpi := bson.D{}
-	for _, ix := range db.lookup(dbName, name).m().Indexes {
-		kpi = append(kpi, bson.E{Key: ix.Name, Value: int32OrLong(r.KeysPerIndex[ix.Name])})
-	}
-	errs := bson.A{}
-	for _, e := range r.Errors {
-		errs = append(errs, e)
-	}
-	// MongoDB (src/mongo/db/catalog/validate_results.cpp): nInvalidDocuments,
-	// nrecords and keysPerIndex through appendNumber, nIndexes an int.
-	return bson.D{{Key: "ns", Value: r.Namespace}, {Key: "nInvalidDocuments", Value: int32(0)},
-		{Key: "nrecords", Value: int32OrLong(r.Records)}, {Key: "nIndexes", Value: int32(len(kpi))},
-		{Key: "keysPerIndex", Value: kpi}, {Key: "valid", Value: r.Valid()},
-		{Key: "errors", Value: errs}, {Key: "warnings", Value: bson.A{}}}, nil
-}

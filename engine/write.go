@@ -231,7 +231,7 @@ func (w *writeCtx) setIndexKey(ix *indexMeta, k []byte, rid uint64, val []byte) 
 		w.uniq[uniqKey(ix, k)] = rid
 	}
 	if ix.TTL {
-		w.c.db.mon.noteKey(ttlKey{w.m.ID, ix.ID}, key)
+		w.c.db.ttl.noteKey(ttlKey{w.m.ID, ix.ID}, key)
 	}
 	if idBoundKept(w.m, ix) {
 		// Before the entry is staged: the bound must cover it from now
@@ -306,7 +306,7 @@ func (w *writeCtx) remove(rid uint64, d bson.D) error {
 		}
 	}
 	if isBucketsColl(w.m) {
-		if err := tsRemoveDeltas(w.txn, w.m.ID, rid); err != nil {
+		if err := w.c.db.tsRemoveDeltas(w.txn, w.m.ID, rid); err != nil {
 			return err
 		}
 	}

@@ -5,7 +5,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
 
-// Codes of SPEC §6 that doc/errors.go does not name.
+// Codes of docs/timeseries.md §6 that doc/errors.go does not name.
 const (
 	codeIDLUnknownField = document.Code(40415)
 	codeCappedGrow      = document.Code(10003)
@@ -21,7 +21,7 @@ var specialSetup = []string{
 	`{"insert": "tsc", "documents": [{"t": {"$date": "2026-01-01T00:00:00Z"}, "m": "a", "v": 1}, {"t": {"$date": "2026-01-01T00:00:01Z"}, "m": "b", "v": 2}]}`,
 }
 
-// specialBadCases is the catalogue of SPEC §6 (time-series), §7 (capped)
+// specialBadCases is the catalogue of docs/timeseries.md §6 (time-series), §7 (capped)
 // and §8 (tailable cursors) invalid options, and the valid calls at
 // their edges.
 func specialBadCases() []badCase {

@@ -236,13 +236,14 @@ func checksum(t *testing.T, db *engine.DB) string {
 	return hex.EncodeToString(h.Sum(nil))
 }
 
-// TestBadInput runs the catalogue of SPEC §0 limits (at the limit:
+// TestBadInput runs the catalogue of docs/commands.md §0 limits (at the limit:
 // accepted; one past: rejected) and the invalid options of §1, §3–§5
 // that the engine has today. Every rejected call must carry the right
 // code (in the error and the reply) and change nothing; every accepted
 // one is undone and must leave the same checksum; every collection
 // validates at the end, after a reopen.
 func TestBadInput(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	clock := func() time.Time { return time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC) }
 	db, err := engine.Open(dir, engine.Options{DisableTTLMonitor: true, Clock: clock})
@@ -343,6 +344,7 @@ func TestBadInput(t *testing.T) {
 // collection (accepted) and one more (67 CannotCreateIndex, nothing
 // created).
 func TestBadInputIndexLimit(t *testing.T) {
+	t.Parallel()
 	db, err := engine.Open("", engine.Options{InMemory: true, DisableTTLMonitor: true})
 	if err != nil {
 		t.Fatal(err)

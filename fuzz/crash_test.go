@@ -33,8 +33,6 @@ const (
 	envChild = "TTLKV_CRASH_CHILD"
 	// envSeed replays one run of TestCrashTorture (all its lives).
 	envSeed = "TTLKV_SEED"
-	// envFailpoint is read by the engine's failpoint seam.
-	envFailpoint = "TTLKV_FAILPOINT"
 )
 
 // Database and collections of the crash workload. "c" has a TTL index
@@ -59,7 +57,7 @@ var failpoints = []string{
 
 // reclaimBulk is how many documents a reclamation life inserts to expire
 // together; the child's engine starts reclamation after one fewer
-// deletes in a pass (TTLKV_FAILPOINT_RECLAIM_AFTER) instead of 10,000.
+// deletes (engine.SetReclaimAfterForTesting) instead of 10,000.
 const reclaimBulk = 500
 
 // childCfg is one life of a child: a process that opens the directory,
@@ -179,11 +177,20 @@ func runChild(cfg childCfg) {
 	ack := &acker{f: os.NewFile(3, "ack")}
 	clk := &childClock{now: time.UnixMilli(cfg.ClockMS).UTC(), ack: ack}
 	ack.line("T %d", cfg.ClockMS)
-	db, err := engine.Open(cfg.Dir, engine.Options{
+	opts := engine.Options{
 		Clock:      clk.Now,
 		SyncWrites: true,
 		Params:     map[string]any{"ttlMonitorSleepSecs": 1},
-	})
+	}
+	if cfg.Failpoint != "" {
+		engine.SetFailpointForTesting(&opts, func(name string) {
+			if name == cfg.Failpoint {
+				killSelf()
+			}
+		})
+	}
+	engine.SetReclaimAfterForTesting(&opts, reclaimBulk-1)
+	db, err := engine.Open(cfg.Dir, opts)
 	if err != nil {
 		fatalChild(ack, "open: %v", err)
 	}
@@ -788,6 +795,7 @@ type crashRun struct {
 
 // TestCrashTorture is the crash-torture harness (see the package doc).
 func TestCrashTorture(t *testing.T) {
+	t.Parallel()
 	if os.Getenv(envChild) != "" {
 		t.Skip("in child")
 	}
@@ -969,8 +977,7 @@ func runLife(cfg childCfg, m *model, killAt int) (reached bool, err error) {
 	}
 	defer pr.Close()
 	cmd := exec.Command(os.Args[0], "-test.run=^TestCrashChild$", "-test.count=1")
-	cmd.Env = append(os.Environ(), envChild+"="+string(cfgJSON), envFailpoint+"="+cfg.Failpoint,
-		fmt.Sprintf("TTLKV_FAILPOINT_RECLAIM_AFTER=%d", reclaimBulk-1))
+	cmd.Env = append(os.Environ(), envChild+"="+string(cfgJSON))
 	cmd.ExtraFiles = []*os.File{pw}
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
@@ -1033,4 +1040,14 @@ func tail(s string) string {
 		return s[len(s)-2000:]
 	}
 	return s
+}
+
+// killSelf kills this process with SIGKILL (on Windows, TerminateProcess),
+// as in a crash: no deferred function runs and nothing is flushed. It
+// never returns.
+func killSelf() {
+	if p, err := os.FindProcess(os.Getpid()); err == nil {
+		p.Kill()
+	}
+	select {} // the kill is on its way
 }

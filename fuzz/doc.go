@@ -4,7 +4,7 @@
 //     mixed, durable workload (inserts, updates, deletes, TTL reaping on a
 //     fast injected clock, index builds) and reports every acknowledged
 //     operation over a pipe; the parent kills it with SIGKILL at a random
-//     moment or at a named engine failpoint (TTLKV_FAILPOINT), reopens the
+//     moment or at a named engine failpoint (engine.SetFailpointForTesting), reopens the
 //     directory, validates every collection and checks that nothing
 //     acknowledged was lost, nothing was deleted before its expiry and
 //     nothing deleted came back. The workload also wraps a capped
@@ -19,7 +19,7 @@
 //     through the engine: later writes to that collection fail with a
 //     clear error until a reopen, which recovers.
 //   - FuzzCommand feeds Extended JSON commands to an in-memory engine.
-//   - TestBadInput is the catalogue of SPEC §0–§8 limits and invalid
+//   - TestBadInput is the catalogue of docs/commands.md §0–§8 limits and invalid
 //     options: right code, nothing written, nothing lost.
 //   - TestSoak (TTLKV_SOAK=duration) runs concurrent clients, the monitor
 //     and reclamation and reports operations, errors by code, peak RSS

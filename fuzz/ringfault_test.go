@@ -198,6 +198,7 @@ func checkRing(m *memFS, run *ringRun, powerCut bool, what string) (err error) {
 // success or an error; a reopen on a healthy disk validates and keeps
 // every acknowledged (durable, for power loss) record.
 func TestRingFaults(t *testing.T) {
+	t.Parallel()
 	for _, sync := range []bool{false, true} {
 		for _, mode := range []string{"once", "forever", "power"} {
 			t.Run(fmt.Sprintf("%s/sync=%v", mode, sync), func(t *testing.T) {

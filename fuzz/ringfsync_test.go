@@ -81,6 +81,7 @@ func (f *failFile) Sync() error {
 // accepting writes, and after a reopen every acknowledged document is
 // there, validate is clean and inserts work again.
 func TestRingIOFailure(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name              string
 		syncWrites        bool

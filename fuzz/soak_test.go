@@ -53,6 +53,7 @@ func openFDs() int {
 // descriptors, and fails on an untyped error or a collection that does
 // not validate. Run it under -race.
 func TestSoak(t *testing.T) {
+	t.Parallel()
 	spec := os.Getenv("TTLKV_SOAK")
 	if spec == "" {
 		t.Skip("set TTLKV_SOAK=duration to run the soak test")

@@ -36,6 +36,7 @@ func mustHave(t *testing.T, s *Store, key []byte, want bool) {
 // Update returns, even though Update does not wait for the write; and a
 // commit is sent only once the one before it has been applied.
 func TestPipelineVisibleAndOrdered(t *testing.T) {
+	t.Parallel()
 	s := pipeStore(t)
 	p := s.NewPipeline()
 	var prev *Pending
@@ -62,6 +63,7 @@ func TestPipelineVisibleAndOrdered(t *testing.T) {
 // commit is sent: a key it reads that someone writes after that makes
 // its commit conflict, reported by Pending.Wait, with nothing written.
 func TestPipelineConflictReported(t *testing.T) {
+	t.Parallel()
 	s := pipeStore(t)
 	if err := s.Update(func(txn *Txn) error { return txn.Set([]byte("shared"), []byte("0")) }); err != nil {
 		t.Fatal(err)
@@ -111,6 +113,7 @@ func TestPipelineConflictReported(t *testing.T) {
 // fn errors, guard errors and a guard that does not send write nothing
 // and return no Pending.
 func TestPipelineNothingSent(t *testing.T) {
+	t.Parallel()
 	boom := errors.New("boom")
 	cases := []struct {
 		name    string
@@ -145,6 +148,7 @@ func TestPipelineNothingSent(t *testing.T) {
 
 // A guard may send only once; a closed store refuses updates.
 func TestPipelineMisuse(t *testing.T) {
+	t.Parallel()
 	s := pipeStore(t)
 	p := s.NewPipeline()
 	_, err := p.Update(func(txn *Txn) error { return txn.Set(pkey(1), nil) }, func(send func() error) error {
@@ -168,6 +172,7 @@ func TestPipelineMisuse(t *testing.T) {
 // TestCommitsCounts checks that Commits counts every way a write reaches
 // Badger (Update, a Batch's flush, a Pipeline's commit) and nothing else.
 func TestCommitsCounts(t *testing.T) {
+	t.Parallel()
 	s := pipeStore(t)
 	want := s.Commits()
 	check := func(what string, delta uint64) {

@@ -13,6 +13,7 @@ import (
 // are dense, sparse (beyond the Next window), missing, deleted, written
 // in the same transaction, duplicated or out of order.
 func TestGetSorted(t *testing.T) {
+	t.Parallel()
 	seed := rand.Uint64()
 	t.Logf("seed %d", seed)
 	rng := rand.New(rand.NewPCG(seed, 7))
@@ -139,6 +140,7 @@ func TestGetSorted(t *testing.T) {
 // A read through GetSorted makes the commit conflict with a writer of
 // that key, as a Get does; UpdateGuarded re-runs fn and guard.
 func TestGetSortedConflictAndGuard(t *testing.T) {
+	t.Parallel()
 	s := openTest(t, Options{InMemory: true})
 	k := RecordKey(1, 5)
 	must(t, s.Update(func(tx *Txn) error { return tx.Set(k, []byte("a")) }))
@@ -197,6 +199,7 @@ func TestGetSortedConflictAndGuard(t *testing.T) {
 // input across collections) are still found: GetSorted bounds its
 // iterator by that prefix and reads such keys with a point Get.
 func TestGetSortedOutsideCommonPrefix(t *testing.T) {
+	t.Parallel()
 	s := openTest(t, Options{InMemory: true})
 	a, b := RecordKey(3, 2), RecordKey(9, 1)
 	c := RecordKey(3, 9)
@@ -228,6 +231,7 @@ func TestGetSortedOutsideCommonPrefix(t *testing.T) {
 // DeleteOwned deletes as Delete does, keeps the caller's slice (no
 // copy), and rejects what Delete rejects.
 func TestDeleteOwned(t *testing.T) {
+	t.Parallel()
 	s := openTest(t, Options{InMemory: true})
 	k := RecordKey(3, 1)
 	must(t, s.Update(func(tx *Txn) error { return tx.Set(k, []byte("v")) }))

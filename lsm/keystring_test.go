@@ -221,6 +221,7 @@ func checkRoundTrip(t *testing.T, v any) {
 }
 
 func TestKeystringEdgeNumbers(t *testing.T) {
+	t.Parallel()
 	for _, a := range edgeNumbers {
 		checkRoundTrip(t, a)
 		for _, b := range edgeNumbers {
@@ -250,6 +251,7 @@ func TestKeystringEdgeNumbers(t *testing.T) {
 }
 
 func TestKeystringRandomPairs(t *testing.T) {
+	t.Parallel()
 	r := seedRand(t)
 	n := 20000
 	if os.Getenv("TTLKV_LONG") != "" {
@@ -269,6 +271,7 @@ func TestKeystringRandomPairs(t *testing.T) {
 }
 
 func TestKeystringGoTypes(t *testing.T) {
+	t.Parallel()
 	// Non-canonical Go types encode as their canonical form.
 	pairs := [][2]any{
 		{int(5), int32(5)}, {uint64(1 << 63), dec("9223372036854775808")}, {float32(0.5), 0.5},
@@ -303,6 +306,7 @@ func TestKeystringGoTypes(t *testing.T) {
 }
 
 func TestTypeBoundBrackets(t *testing.T) {
+	t.Parallel()
 	r := seedRand(t)
 	var vals []any
 	for i := 0; i < 3000; i++ {
@@ -332,6 +336,7 @@ func TestTypeBoundBrackets(t *testing.T) {
 }
 
 func TestDecodeKeyMalformed(t *testing.T) {
+	t.Parallel()
 	good := AppendKey(nil, bson.D{{Key: "a", Value: bson.A{"x", 1.5, dec("0.1")}}}, false)
 	for i := 0; i < len(good); i++ {
 		if _, _, err := DecodeKey(good[:i], false); !errors.Is(err, ErrBadKeystring) {

@@ -9,6 +9,7 @@ import (
 // TestInMemoryValueLimit: values up to the in-memory limit work; larger
 // ones return ErrValueTooLarge (Badger's own error path can panic).
 func TestInMemoryValueLimit(t *testing.T) {
+	t.Parallel()
 	s := openTest(t, Options{InMemory: true})
 	ok := bytes.Repeat([]byte{1}, 64<<10)
 	if err := s.Update(func(tx *Txn) error { return tx.Set(RecordKey(1, 1), ok) }); err != nil {
@@ -34,6 +35,7 @@ func TestInMemoryValueLimit(t *testing.T) {
 }
 
 func TestValueLargerThanVlogFile(t *testing.T) {
+	t.Parallel()
 	s := openTest(t, Options{ValueLogFileSize: 1 << 20})
 	if err := s.Update(func(tx *Txn) error { return tx.Set([]byte{1}, make([]byte, 2<<20)) }); !errors.Is(err, ErrValueTooLarge) {
 		t.Fatalf("Set larger than a value-log file = %v", err)

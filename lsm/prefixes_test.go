@@ -11,6 +11,7 @@ import (
 // ScanPrefixes finds exactly the live keys under each prefix, skipping
 // deleted ones, with one iterator.
 func TestScanPrefixes(t *testing.T) {
+	t.Parallel()
 	s := openTest(t, Options{InMemory: true})
 	key := func(p string, n int) []byte { return []byte(fmt.Sprintf("%s/%03d", p, n)) }
 	must(t, s.Update(func(tx *Txn) error {
@@ -50,6 +51,7 @@ func TestScanPrefixes(t *testing.T) {
 // ScanPrefixes agrees with one prefix scan per prefix on random keys
 // and prefixes, including prefixes past the last key.
 func TestScanPrefixesModel(t *testing.T) {
+	t.Parallel()
 	seed := uint64(time.Now().UnixNano())
 	t.Logf("seed %d", seed)
 	rng := rand.New(rand.NewPCG(seed, 3))

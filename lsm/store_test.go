@@ -27,6 +27,7 @@ func openTest(t *testing.T, o Options) *Store {
 }
 
 func TestKeyLayout(t *testing.T) {
+	t.Parallel()
 	if got := CatalogKey("db", "c"); !bytes.Equal(got, []byte{TagCatalog, 'd', 'b', 0, 'c'}) {
 		t.Fatalf("CatalogKey = %x", got)
 	}
@@ -74,6 +75,7 @@ func TestKeyLayout(t *testing.T) {
 }
 
 func TestTxnBasics(t *testing.T) {
+	t.Parallel()
 	s := openTest(t, Options{InMemory: true})
 	k := []byte{TagMeta, 'a'}
 	if err := s.View(func(tx *Txn) error {
@@ -121,6 +123,7 @@ func TestTxnBasics(t *testing.T) {
 }
 
 func TestIterBounds(t *testing.T) {
+	t.Parallel()
 	s := openTest(t, Options{InMemory: true})
 	var all []string
 	err := s.Update(func(tx *Txn) error {
@@ -197,6 +200,7 @@ func TestIterBounds(t *testing.T) {
 }
 
 func TestConflictRetry(t *testing.T) {
+	t.Parallel()
 	s := openTest(t, Options{InMemory: true})
 	k := []byte{TagMeta, 'n'}
 	const n = 200
@@ -240,6 +244,7 @@ func TestConflictRetry(t *testing.T) {
 }
 
 func TestBatchSplitsAndDeleteRange(t *testing.T) {
+	t.Parallel()
 	s := openTest(t, Options{MemTableSize: 1 << 20, ValueThreshold: 1 << 10})
 	if s.MaxBatchCount() <= 0 || s.MaxBatchSize() <= 0 {
 		t.Fatal("batch limits not positive")
@@ -297,6 +302,7 @@ func TestBatchSplitsAndDeleteRange(t *testing.T) {
 }
 
 func TestLockedNamesDir(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	s, err := Open(dir, Options{})
 	if err != nil {
@@ -340,6 +346,7 @@ func TestLockWaitOpensOnceReleased(t *testing.T) {
 }
 
 func TestReopenReadOnlyAndSequence(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	s, err := Open(dir, Options{})
 	if err != nil {
@@ -392,6 +399,7 @@ func TestReopenReadOnlyAndSequence(t *testing.T) {
 }
 
 func TestReclaim(t *testing.T) {
+	t.Parallel()
 	s := openTest(t, Options{MemTableSize: 2 << 20, ValueThreshold: 512, ValueLogFileSize: 1 << 20})
 	ctx := context.Background()
 	if err := s.Reclaim(ctx); err != nil {
@@ -454,6 +462,7 @@ func must(t *testing.T, err error) {
 // TestReclaimDoesNotFailWriters runs writers while Reclaim flushes the
 // memtables (when Badger rejects writes); every write must succeed.
 func TestReclaimDoesNotFailWriters(t *testing.T) {
+	t.Parallel()
 	s := openTest(t, Options{MemTableSize: 1 << 20, ValueThreshold: 512})
 	stop := make(chan struct{})
 	errs := make(chan error, 1)
@@ -498,6 +507,7 @@ func TestReclaimDoesNotFailWriters(t *testing.T) {
 // commit gate (so it never pauses writers): it runs here with the gate
 // held, where Reclaim's flush would wait for ever.
 func TestReclaimBackground(t *testing.T) {
+	t.Parallel()
 	s := openTest(t, Options{MemTableSize: 2 << 20, ValueThreshold: 512, ValueLogFileSize: 1 << 20})
 	ctx := context.Background()
 	small := bytes.Repeat([]byte("s"), 200)

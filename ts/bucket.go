@@ -553,7 +553,7 @@ func (b *Bucket) document(o Options, version int32, data any) bson.D {
 }
 
 // ExpiresAt returns when the whole bucket may be deleted under a
-// collection expiry of expireAfterSeconds (SPEC §6.6): MinTime +
+// collection expiry of expireAfterSeconds (docs/timeseries.md §6.6): MinTime +
 // BucketMaxSpanSeconds + expireAfterSeconds, the moment every measurement
 // the bucket could hold has expired. The bucket is due when ExpiresAt <=
 // now. The sum saturates at the DateTime range instead of wrapping.
@@ -587,7 +587,7 @@ func satMul1000(s int64) int64 {
 const ttlMaxMillis = math.MaxInt32 * 1000
 
 // OutOfTTLRange reports whether a measurement time falls outside the range
-// the TTL monitor can handle (SPEC §6.8): before 1970-01-01T00:00:00.000Z
+// the TTL monitor can handle (docs/timeseries.md §6.8): before 1970-01-01T00:00:00.000Z
 // or after 2038-01-19T03:14:07.000Z. Both boundaries are in range. A
 // time-series collection that ever held such a measurement is never
 // reaped by the TTL monitor.

@@ -33,6 +33,7 @@ func meas(tm bson.DateTime, meta any, rest ...bson.E) bson.D {
 // 20:10:00, one at 21:09:59.999 joins it and one at 21:10:00 opens
 // another; likewise for minutes and hours with their spans.
 func TestMongoGranularityExamples(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		granularity           string
 		first, open, last, nx string
@@ -74,6 +75,7 @@ func TestMongoGranularityExamples(t *testing.T) {
 }
 
 func TestBucketCountLimit(t *testing.T) {
+	t.Parallel()
 	o := mustOptions(t, bson.D{{Key: "timeField", Value: "t"}, {Key: "metaField", Value: "m"}})
 	bk := NewBucketer(o)
 	base := dt(t, "2024-01-01T00:00:00Z")
@@ -108,6 +110,7 @@ func TestBucketCountLimit(t *testing.T) {
 }
 
 func TestBucketSizeLimit(t *testing.T) {
+	t.Parallel()
 	o := mustOptions(t, bson.D{{Key: "timeField", Value: "t"}})
 	bk := NewBucketer(o)
 	base := dt(t, "2024-01-01T00:00:00Z")
@@ -152,6 +155,7 @@ func TestBucketSizeLimit(t *testing.T) {
 // with fields in another order are different meta values, numbers of
 // different types but equal value are the same, missing and null differ.
 func TestMetaEquality(t *testing.T) {
+	t.Parallel()
 	o := mustOptions(t, bson.D{{Key: "timeField", Value: "t"}, {Key: "metaField", Value: "m"}})
 	base := dt(t, "2024-01-01T00:00:00Z")
 	cases := []struct {
@@ -217,6 +221,7 @@ type bsonNull struct{}
 // TestMetaCopied: a caller changing its meta document after Insert does
 // not change the bucket's meta or the bucketer's grouping.
 func TestMetaCopied(t *testing.T) {
+	t.Parallel()
 	o := mustOptions(t, bson.D{{Key: "timeField", Value: "t"}, {Key: "metaField", Value: "m"}})
 	bk := NewBucketer(o)
 	meta := bson.D{{Key: "k", Value: "a"}}
@@ -240,6 +245,7 @@ func TestMetaCopied(t *testing.T) {
 }
 
 func TestOutOfOrder(t *testing.T) {
+	t.Parallel()
 	o := mustOptions(t, bson.D{{Key: "timeField", Value: "t"}, {Key: "metaField", Value: "m"}})
 	bk := NewBucketer(o)
 	h := bson.DateTime(3600 * 1000)
@@ -287,6 +293,7 @@ func TestOutOfOrder(t *testing.T) {
 }
 
 func TestForgetAndLoad(t *testing.T) {
+	t.Parallel()
 	o := mustOptions(t, bson.D{{Key: "timeField", Value: "t"}, {Key: "metaField", Value: "m"}})
 	bk := NewBucketer(o)
 	b, _, _ := bk.Insert(meas(1000, "s"))
@@ -333,10 +340,11 @@ func TestForgetAndLoad(t *testing.T) {
 	}
 }
 
-// TestExpiryExample is SPEC §6.6's example: expiry 5 s, two measurements
+// TestExpiryExample is docs/timeseries.md §6.6's example: expiry 5 s, two measurements
 // at now-5min and now share a bucket that is not deleted; two at
 // now-3600s-5min and now-3600s share one that is.
 func TestExpiryExample(t *testing.T) {
+	t.Parallel()
 	o := mustOptions(t, bson.D{{Key: "timeField", Value: "t"}})
 	now := dt(t, "2024-03-01T12:34:56.789Z")
 	const expire = 5
@@ -371,6 +379,7 @@ func TestExpiryExample(t *testing.T) {
 }
 
 func TestOutOfTTLRange(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		t   string
 		out bool
@@ -393,6 +402,7 @@ func TestOutOfTTLRange(t *testing.T) {
 // TestFieldOrder: measurements come back with the fields and field order
 // they were inserted with, whatever the mix of shapes.
 func TestFieldOrder(t *testing.T) {
+	t.Parallel()
 	o := mustOptions(t, bson.D{{Key: "timeField", Value: "t"}, {Key: "metaField", Value: "m"}})
 	in := []bson.D{
 		{{Key: "m", Value: "s"}, {Key: "t", Value: bson.DateTime(1)}, {Key: "a", Value: int32(1)}},
@@ -447,6 +457,7 @@ func keysOf(d bson.D) []string {
 
 // TestDocumentLayout pins the stored form of a small bucket.
 func TestDocumentLayout(t *testing.T) {
+	t.Parallel()
 	o := mustOptions(t, bson.D{{Key: "timeField", Value: "t"}, {Key: "metaField", Value: "m"}})
 	b := NewBucket(o, 61000, "s", true)
 	for _, m := range []bson.D{
@@ -488,6 +499,7 @@ func TestDocumentLayout(t *testing.T) {
 }
 
 func TestAddRejects(t *testing.T) {
+	t.Parallel()
 	o := mustOptions(t, bson.D{{Key: "timeField", Value: "t"}, {Key: "metaField", Value: "m"}})
 	b := NewBucket(o, 60000, "s", true)
 	cases := []struct {
@@ -517,6 +529,7 @@ func TestAddRejects(t *testing.T) {
 }
 
 func TestDecodeBucketRejects(t *testing.T) {
+	t.Parallel()
 	o := mustOptions(t, bson.D{{Key: "timeField", Value: "t"}, {Key: "metaField", Value: "m"}})
 	b := NewBucket(o, 60000, "s", true)
 	for _, m := range []bson.D{

@@ -104,7 +104,7 @@ func fastMetaKey(dst []byte, v any, depth int) ([]byte, bool) {
 }
 
 // Bucketer keeps the open buckets of one time-series collection and
-// chooses the bucket for each measurement (SPEC §6.3). Meta values are
+// chooses the bucket for each measurement (docs/timeseries.md §6.3). Meta values are
 // compared with document.Compare, so documents and arrays are equal only with
 // the same fields in the same order, and numbers compare by value (1 and
 // 1.0 share a bucket). Measurements without the meta field share buckets

@@ -74,6 +74,7 @@ func marshalTail(b *Bucket, from int) ([]byte, error) {
 // field orders, encoded after every insert as a writer does (so the
 // cache grows in steps), at every split point a writer uses.
 func TestColumnEncodingMatchesMarshal(t *testing.T) {
+	t.Parallel()
 	r := rand.New(rand.NewSource(seed(t)))
 	metas := []any{"a", int32(1), bson.D{{Key: "x", Value: int32(1)}}, bson.A{"q"}, nil}
 	for _, od := range []bson.D{
@@ -146,6 +147,7 @@ func checkColumnsMatch(t *testing.T, b *Bucket) {
 // The hand-written msgpack forms match document.MarshalValue at every size
 // boundary of integers, strings and arrays.
 func TestAppendValueBoundaries(t *testing.T) {
+	t.Parallel()
 	var vals []any
 	for _, n := range []int64{0, 1, 31, 32, 127, 128, 255, 256, 65535, 65536, math.MaxInt32, -1, -31, -32, -33, -127, -128, -129, -32768, -32769, math.MinInt32} {
 		if n >= math.MinInt32 && n <= math.MaxInt32 {
@@ -200,6 +202,7 @@ func TestAppendValueBoundaries(t *testing.T) {
 // document.Marshal did (measurements are checked for storage first, with a
 // lower limit, so the engine never meets one).
 func TestColumnEncodingDepth(t *testing.T) {
+	t.Parallel()
 	o := Options{TimeField: "t", Granularity: GranularitySeconds, BucketMaxSpanSeconds: 3600, BucketRoundingSeconds: 60}
 	var deep any = int32(1)
 	for i := 0; i < document.MaxReadDepth; i++ {

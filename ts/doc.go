@@ -1,4 +1,4 @@
-// Package ts holds the rules of time-series collections (SPEC.md §6) and
+// Package ts holds the rules of time-series collections (docs/timeseries.md §6) and
 // the bucket codec. It stores nothing: the engine keeps each bucket as a
 // record of the collection's internal buckets collection, and asks ts
 // how to parse and list options (ParseOptions, Options.Listing,

@@ -23,6 +23,7 @@ func sign(c int) int {
 // compare's same-type fast paths order values exactly as document.Compare
 // does (min and max of a column must not depend on which path ran).
 func TestCompareMatchesDocCompare(t *testing.T) {
+	t.Parallel()
 	nan, inf := math.NaN(), math.Inf(1)
 	vals := []any{
 		nan, -inf, -1.5, math.Copysign(0, -1), 0.0, 1e-300, 2.0, inf,
@@ -44,6 +45,7 @@ func TestCompareMatchesDocCompare(t *testing.T) {
 
 // valueSize's fast paths give the BSON size document.Size gives.
 func TestValueSizeMatchesBSON(t *testing.T) {
+	t.Parallel()
 	for _, v := range []any{
 		1.5, int64(3), bson.DateTime(5), bson.Timestamp{T: 1, I: 2}, int32(4), true, false, nil, bson.Null{},
 		"", "abc", "é", bson.NewObjectID(), bson.D{{Key: "a", Value: "b"}}, bson.A{int32(1)},
@@ -60,6 +62,7 @@ func TestValueSizeMatchesBSON(t *testing.T) {
 // field order; two measurements share a bucket iff their metas compare
 // equal (all in one span, well under the count limit).
 func TestBucketerMetaHashMatchesCompare(t *testing.T) {
+	t.Parallel()
 	seed := time.Now().UnixNano()
 	t.Logf("seed %d", seed)
 	r := rand.New(rand.NewSource(seed))

@@ -76,7 +76,7 @@ type bucketing struct {
 }
 
 // ParseOptions validates the timeseries sub-document of a create command
-// (SPEC §6.1–6.2) and returns the options it describes. v must be a
+// (docs/timeseries.md §6.1–6.2) and returns the options it describes. v must be a
 // document (bson.D, or a map that document.Normalize accepts). Errors, all
 // *document.Error:
 //   - v not a document, timeField or metaField not a string, granularity
@@ -195,7 +195,7 @@ func (bk *bucketing) parseField(cmd string, e bson.E) (bool, error) {
 	return true, nil
 }
 
-// resolve applies the pairing rules of SPEC §6.2 to the parsed bucketing
+// resolve applies the pairing rules of docs/timeseries.md §6.2 to the parsed bucketing
 // fields. It returns the granularity ("" for custom) and the span and
 // rounding; all zero when nothing was given.
 func (bk *bucketing) resolve() (string, int64, int64, error) {
@@ -282,7 +282,7 @@ func typeNameOf(v any) string {
 }
 
 // Listing returns the options as listCollections shows them under
-// options.timeseries (SPEC §6.4): {timeField, metaField?, granularity,
+// options.timeseries (docs/timeseries.md §6.4): {timeField, metaField?, granularity,
 // bucketMaxSpanSeconds} for a granularity, {timeField, metaField?,
 // bucketMaxSpanSeconds, bucketRoundingSeconds} for custom bucketing.
 // Numbers are int32, as MongoDB shows them.
@@ -307,7 +307,7 @@ func (o Options) Listing() bson.D {
 func (o Options) Equal(p Options) bool { return o == p }
 
 // ApplyCollMod validates the timeseries sub-document of a collMod against
-// the current options o (SPEC §6.5) and returns the new options; o is not
+// the current options o (docs/timeseries.md §6.5) and returns the new options; o is not
 // changed. Accepted sub-fields are granularity, bucketMaxSpanSeconds and
 // bucketRoundingSeconds ({} changes nothing). Errors, all *document.Error:
 //   - v not a document, or a sub-field of the wrong type: 14;

@@ -39,6 +39,7 @@ func wantCode(t *testing.T, err error, code document.Code, frag string) {
 }
 
 func TestParseOptionsAccepts(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name string
 		in   any
@@ -82,6 +83,7 @@ func TestParseOptionsAccepts(t *testing.T) {
 }
 
 func TestParseOptionsRejects(t *testing.T) {
+	t.Parallel()
 	tf := bson.E{Key: "timeField", Value: "t"}
 	cases := []struct {
 		name string
@@ -126,6 +128,7 @@ func TestParseOptionsRejects(t *testing.T) {
 }
 
 func TestListing(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		in   bson.D
 		want bson.D
@@ -155,6 +158,7 @@ func TestListing(t *testing.T) {
 }
 
 func TestOptionsEqual(t *testing.T) {
+	t.Parallel()
 	a, _ := ParseOptions(bson.D{{Key: "timeField", Value: "t"}, {Key: "metaField", Value: "m"}})
 	b, _ := ParseOptions(bson.D{{Key: "metaField", Value: "m"}, {Key: "timeField", Value: "t"}, {Key: "granularity", Value: "seconds"}})
 	if !a.Equal(b) {
@@ -177,6 +181,7 @@ func TestOptionsEqual(t *testing.T) {
 }
 
 func TestApplyCollMod(t *testing.T) {
+	t.Parallel()
 	mk := func(d bson.D) Options {
 		o, err := ParseOptions(append(bson.D{{Key: "timeField", Value: "t"}, {Key: "metaField", Value: "m"}}, d...))
 		if err != nil {
@@ -252,6 +257,7 @@ func TestApplyCollMod(t *testing.T) {
 }
 
 func TestBucketMin(t *testing.T) {
+	t.Parallel()
 	o := Options{TimeField: "t", BucketMaxSpanSeconds: 3600, BucketRoundingSeconds: 60}
 	cases := []struct{ in, want bson.DateTime }{
 		{0, 0},
@@ -280,6 +286,7 @@ func TestBucketMin(t *testing.T) {
 }
 
 func TestSplit(t *testing.T) {
+	t.Parallel()
 	o := Options{TimeField: "t", MetaField: "m", Granularity: "seconds", BucketMaxSpanSeconds: 3600, BucketRoundingSeconds: 60}
 	when := bson.DateTime(1000)
 	tm, meta, has, err := o.Split(bson.D{{Key: "m", Value: "a"}, {Key: "t", Value: when}, {Key: "x", Value: int32(1)}})

@@ -115,6 +115,7 @@ func randMeasurement(r *rand.Rand, o Options, base bson.DateTime, metas []any) b
 // that Document -> document.Marshal -> document.Unmarshal -> DecodeBucket gives
 // back exactly the inserted measurements, field order and types included.
 func TestRoundTripProperty(t *testing.T) {
+	t.Parallel()
 	r := rand.New(rand.NewSource(seed(t)))
 	n := 3000
 	if long() {
@@ -300,6 +301,7 @@ func checkCompressed(t *testing.T, o Options, b *Bucket, d bson.D, want []bson.D
 // TestAppendRefuses: Append skips the span and size checks but still
 // refuses a wrong meta, an early time, a bad time and a full bucket.
 func TestAppendRefuses(t *testing.T) {
+	t.Parallel()
 	o := mustOptions(t, bson.D{{Key: "timeField", Value: "t"}, {Key: "metaField", Value: "m"}})
 	b := NewBucket(o, 60000, "s", true)
 	far := bson.D{{Key: "t", Value: bson.DateTime(60000 + 10*3600*1000)}, {Key: "m", Value: "s"}}
@@ -333,6 +335,7 @@ func TestAppendRefuses(t *testing.T) {
 // TestCompressedRefuses: DecodeBucket rejects version-2 data that
 // Compress did not make, or a version that does not match the data.
 func TestCompressedRefuses(t *testing.T) {
+	t.Parallel()
 	o := mustOptions(t, bson.D{{Key: "timeField", Value: "t"}, {Key: "metaField", Value: "m"}})
 	b := NewBucket(o, 60000, "s", true)
 	if err := b.Add(o, bson.D{{Key: "t", Value: bson.DateTime(61000)}, {Key: "m", Value: "s"}, {Key: "v", Value: int32(5)}}); err != nil {
@@ -427,6 +430,7 @@ func sameDocs(a, b []bson.D) bool {
 // TestWriteFuzzSeeds regenerates testdata/fuzz/FuzzDecodeBucket when
 // TTLKV_WRITE_SEEDS=1.
 func TestWriteFuzzSeeds(t *testing.T) {
+	t.Parallel()
 	if os.Getenv("TTLKV_WRITE_SEEDS") != "1" {
 		t.Skip("set TTLKV_WRITE_SEEDS=1 to rewrite the fuzz seeds")
 	}

@@ -12,6 +12,7 @@ import (
 // (fields, field order, types), for random buckets and every split
 // point a writer would use, and an empty tail decodes to nothing.
 func TestTailRoundTrip(t *testing.T) {
+	t.Parallel()
 	r := rand.New(rand.NewSource(seed(t)))
 	metas := []any{"a", int32(1), bson.D{{Key: "x", Value: int32(1)}}, bson.A{"q"}, nil}
 	for _, od := range []bson.D{
@@ -71,6 +72,7 @@ func TestTailRoundTrip(t *testing.T) {
 
 // DecodeTail refuses malformed encodings with an error, never a panic.
 func TestDecodeTailRefuses(t *testing.T) {
+	t.Parallel()
 	o := mustOptions(t, bson.D{{Key: "timeField", Value: "t"}, {Key: "metaField", Value: "m"}})
 	oNoMeta := mustOptions(t, bson.D{{Key: "timeField", Value: "t"}})
 	col := func(name string, rows any, vals ...any) bson.A { return bson.A{name, rows, bson.A(vals)} }

@@ -7,9 +7,14 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
+
+	"github.com/ttlkv/ttlkv/engine"
+	"go.mongodb.org/mongo-driver/v2/bson"
 )
 
 func TestCheck(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	out, errOut, code := cli(t, nil, dir, "", "check")
 	if code != 0 || !strings.Contains(out, "all 0 collection(s) consistent") {
@@ -25,6 +30,7 @@ func TestCheck(t *testing.T) {
 }
 
 func TestReapAndStats(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	setup := `db.s.createIndex({at: 1}, {expireAfterSeconds: 60});
 db.s.insertMany([{at: new Date(Date.now() - 3600 * 1000)}, {at: new Date(Date.now() - 7200 * 1000)}, {at: new Date()}])`
@@ -51,44 +57,80 @@ db.s.insertMany([{at: new Date(Date.now() - 3600 * 1000)}, {at: new Date(Date.no
 	}
 }
 
-// cancelAfter is a context that reports itself cancelled from its n-th
-// Err call on: an interrupt (Ctrl-C) that lands in the middle of a TTL
-// pass, between two of its batches.
-type cancelAfter struct {
-	context.Context
-	calls, n atomic.Int64
+// cancelOnDelete is a context that cancels itself once its database
+// has reported a TTL delete: an interrupt (Ctrl-C) that lands in the
+// middle of a TTL pass, between two of its batches. The pass checks its
+// context before each chunk of expired keys and adds a chunk's deletes
+// to the statistics only after the chunk is done, so the interrupt
+// lands after the first chunk whatever the speed. Err looks at the
+// statistics; once it reports the cancellation, Done is closed too.
+type cancelOnDelete struct {
+	context.Context // from context.WithCancel
+	cancel          context.CancelFunc
+	db              atomic.Pointer[engine.DB]
 }
 
-func (c *cancelAfter) Err() error {
-	if c.calls.Add(1) >= c.n.Load() {
-		return context.Canceled
+func newCancelOnDelete() *cancelOnDelete {
+	ctx, cancel := context.WithCancel(context.Background())
+	return &cancelOnDelete{Context: ctx, cancel: cancel}
+}
+
+func (c *cancelOnDelete) Err() error {
+	if db := c.db.Load(); db != nil && db.Stats().TTLDeletedDocuments > 0 {
+		c.cancel()
 	}
-	return nil
+	return c.Context.Err()
 }
 
 // An interrupted ttlkv reap prints what the pass deleted before the
 // interrupt, per index, then the error.
 func TestReapInterrupted(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
-	setup := `db.s.createIndex({at: 1}, {expireAfterSeconds: 60});
-const docs = []; for (let i = 0; i < 5000; i++) docs.push({at: new Date(Date.now() - 3600 * 1000)});
-db.s.insertMany(docs)`
-	if _, errOut, code := cli(t, nil, dir, "", "eval", setup); code != 0 {
-		t.Fatal(errOut)
+	// The setup goes through the engine, not eval. With visits of 100
+	// documents (below), 1,000 documents make ten chunks to interrupt
+	// between; more only make the test slow under -race.
+	const total = 1000
+	setupDB, err := engine.Open(dir, engine.Options{DisableTTLMonitor: true})
+	if err != nil {
+		t.Fatal(err)
 	}
-	ctx := &cancelAfter{Context: context.Background()}
-	ctx.n.Store(20)
-	out, errOut, code := cli(t, ctx, dir, "", "reap")
+	s := setupDB.Database("test").Collection("s")
+	if _, err := s.CreateIndexes(context.Background(), []bson.D{{{Key: "key", Value: bson.D{{Key: "at", Value: 1}}},
+		{Key: "name", Value: "at_1"}, {Key: "expireAfterSeconds", Value: 60}}}); err != nil {
+		t.Fatal(err)
+	}
+	docs := make([]any, total)
+	old := bson.NewDateTimeFromTime(time.Now().Add(-time.Hour))
+	for i := range docs {
+		docs[i] = bson.D{{Key: "at", Value: old}}
+	}
+	if _, err := s.InsertMany(context.Background(), docs, true); err != nil {
+		t.Fatal(err)
+	}
+	if err := setupDB.Close(); err != nil {
+		t.Fatal(err)
+	}
+	ctx := newCancelOnDelete()
+	defer ctx.cancel()
+	// Small visits so that the pass has many chunks to be interrupted
+	// between.
+	out, errOut, code := cliEnv(t, ctx, dir, "", func(e *env) {
+		e.openOpts = func(o *engine.Options) {
+			o.Params = map[string]any{"ttlIndexDeleteTargetDocs": 100}
+		}
+		e.opened = func(db *engine.DB) { ctx.db.Store(db) }
+	}, "reap")
 	m := regexp.MustCompile(`^TTL pass interrupted after deleting (\d+) expired document\(s\)\n  test.s index at_1: (\d+) deleted\n$`).FindStringSubmatch(out)
 	if code != 1 || m == nil || m[1] != m[2] || !strings.Contains(errOut, "context canceled") {
 		t.Fatalf("interrupted reap: exit %d stdout %q stderr %q", code, out, errOut)
 	}
 	deleted, _ := strconv.Atoi(m[1])
-	if deleted == 0 || deleted >= 5000 {
-		t.Fatalf("interrupted reap deleted %d of 5000", deleted)
+	if deleted == 0 || deleted >= total {
+		t.Fatalf("interrupted reap deleted %d of %d", deleted, total)
 	}
 	out, errOut, code = cli(t, nil, dir, "", "reap")
-	if code != 0 || !strings.HasPrefix(out, "TTL pass: deleted "+strconv.Itoa(5000-deleted)+" expired document(s)") {
+	if code != 0 || !strings.HasPrefix(out, "TTL pass: deleted "+strconv.Itoa(total-deleted)+" expired document(s)") {
 		t.Fatalf("the next reap: exit %d stdout %q stderr %q", code, out, errOut)
 	}
 }

@@ -13,6 +13,7 @@ import (
 // TestDemoRerunnable runs the demo twice on one directory: the second run
 // must show the same TTL outcome, since the demo drops its collections.
 func TestDemoRerunnable(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	for run := 1; run <= 2; run++ {
 		start := time.Now()
@@ -73,6 +74,7 @@ func TestDemoRerunnable(t *testing.T) {
 }
 
 func TestTail(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	if _, errOut, code := cli(t, nil, dir, "", "eval", "db.plain.insertOne({})"); code != 0 {
 		t.Fatal(errOut)
@@ -92,6 +94,7 @@ func TestTail(t *testing.T) {
 }
 
 func TestServeStopsOnInterrupt(t *testing.T) {
+	t.Parallel()
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	_, errOut, code := cli(t, ctx, t.TempDir(), "", "serve", "--ttlMonitorSleepSecs", "1")
@@ -104,6 +107,7 @@ func TestServeStopsOnInterrupt(t *testing.T) {
 // --ttlMonitorSleepSecs that setParameter would refuse, instead of
 // silently running with the default 60.
 func TestServeRejectsBadSleepSecs(t *testing.T) {
+	t.Parallel()
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	for _, v := range []string{"0", "-5"} {
@@ -117,6 +121,7 @@ func TestServeRejectsBadSleepSecs(t *testing.T) {
 // TestDemoShellHint checks that the demo's closing hint opens the shell
 // on the directory and database the demo used.
 func TestDemoShellHint(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "my data")
 	out, errOut, code := cli(t, nil, "", "", "demo", "--dir", dir, "--db", "demo")
 	if code != 0 {

@@ -11,6 +11,7 @@ import (
 // time-series documentation as written, each in its own ttlkv eval on
 // one data directory, and compares the output.
 func TestDocsExamples(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	ttl := []struct{ src, want string }{
 		{`db.eventlog.createIndex( { "lastModifiedDate": 1 }, { expireAfterSeconds: 3600 } )`, "lastModifiedDate_1\n"},
@@ -106,6 +107,7 @@ print(c.toArray().length, c.isClosed()); db.log2.insertOne({ _id: 7 }); print(c.
 }
 
 func TestEvalSources(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	script := filepath.Join(t.TempDir(), "s.js")
 	must(t, os.WriteFile(script, []byte("db.c.insertOne({_id: 1});\nprint('from file')\n"), 0o600))

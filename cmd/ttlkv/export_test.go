@@ -5,6 +5,7 @@ import (
 )
 
 func TestExport(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	in := `{"_id": 1, "k": "a", "at": {"$date": "2024-01-01T00:00:00Z"}, "n": {"$numberLong": "7"}}
 {"_id": 2, "k": "b"}

@@ -8,6 +8,7 @@ import (
 )
 
 func TestImport(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name  string
 		args  []string
@@ -49,6 +50,7 @@ func TestImport(t *testing.T) {
 }
 
 func TestImportUpsert(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	if _, errOut, code := cli(t, nil, dir, "{\"_id\": 1, \"v\": 1}\n{\"_id\": 2, \"v\": 1}\n", "import", "c"); code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
@@ -66,6 +68,7 @@ func TestImportUpsert(t *testing.T) {
 // collection with the given options; later imports reuse it; mismatches,
 // upserts and orphan flags are refused before anything is written.
 func TestImportTimeseries(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	var in strings.Builder
 	// 2500 measurements of 3 sensors, one a minute, from 2024-01-01:

@@ -77,6 +77,8 @@ type env struct {
 	db  string // --db
 	// openOpts, if set (tests), adjusts the engine options.
 	openOpts func(*engine.Options)
+	// opened, if set (tests), sees every database a subcommand opens.
+	opened func(*engine.DB)
 	// tailHook, if set (tests), is called by tail after each batch with
 	// the number of documents printed so far and the batch's length.
 	tailHook func(printed int64, batch int)
@@ -235,6 +237,9 @@ func (e *env) open(opts engine.Options) (*engine.DB, error) {
 	db, err := engine.Open(dir, opts)
 	if err != nil {
 		return nil, openError(dir, err)
+	}
+	if e.opened != nil {
+		e.opened(db)
 	}
 	return db, nil
 }

@@ -13,6 +13,13 @@ import (
 // and returns stdout, stderr and the exit code.
 func cli(t *testing.T, ctx context.Context, dir, stdin string, args ...string) (string, string, int) {
 	t.Helper()
+	return cliEnv(t, ctx, dir, stdin, nil, args...)
+}
+
+// cliEnv is cli with adjust, if not nil, applied to the environment
+// before the command runs (test seams: openOpts, opened).
+func cliEnv(t *testing.T, ctx context.Context, dir, stdin string, adjust func(*env), args ...string) (string, string, int) {
+	t.Helper()
 	var out, errb bytes.Buffer
 	if ctx == nil {
 		ctx = context.Background()
@@ -29,6 +36,9 @@ func cli(t *testing.T, ctx context.Context, dir, stdin string, args ...string) (
 			return ""
 		},
 		isTerm: func(any) bool { return false },
+	}
+	if adjust != nil {
+		adjust(e)
 	}
 	code := e.main(args)
 	return out.String(), errb.String(), code
@@ -185,6 +195,7 @@ func TestDataDirectory(t *testing.T) {
 }
 
 func TestUsageAndErrors(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	cases := []struct {
 		args     []string

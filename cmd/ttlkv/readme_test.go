@@ -81,6 +81,7 @@ func TestReadmeCommands(t *testing.T) {
 }
 
 func TestReadmeCommandExtraction(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "R.md")
 	must(t, os.WriteFile(path, []byte("text ttlkv demo\n```sh\ngo run ./cmd/ttlkv demo          # the demo\ngo test ./...\n$ ttlkv run '{\"ping\": 1}'\nttlkv\n```\n```go\nttlkv stats\n```\n"), 0o600))
 	got := readmeCommands(t, path)

@@ -12,6 +12,7 @@ import (
 func engineOptions() engine.Options { return engine.Options{DisableTTLMonitor: true} }
 
 func TestRun(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	cases := []struct {
 		args []string

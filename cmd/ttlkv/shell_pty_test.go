@@ -18,6 +18,7 @@ import (
 // pseudo-terminal: the prompt, a command, history recall with the up
 // arrow, multi-line input, and exit. The history file keeps the lines.
 func TestShellInPseudoTerminal(t *testing.T) {
+	t.Parallel()
 	master, tty, err := pty.Open()
 	if err != nil {
 		t.Skipf("no pseudo-terminal available: %v", err)

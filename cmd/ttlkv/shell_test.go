@@ -8,6 +8,7 @@ import (
 // TestShellPiped drives the shell's loop with piped input: multi-line
 // input, use, help, errors that do not end the session, and exit.
 func TestShellPiped(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	input := strings.Join([]string{
 		"db.c.insertOne({",

@@ -9,6 +9,7 @@ import (
 // ("  db...."), in order, each as its own ttlkv eval on one directory,
 // and expects exit 0.
 func TestShellHelpExamples(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	n := 0
 	for _, line := range strings.Split(shellHelp, "\n") {

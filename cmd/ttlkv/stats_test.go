@@ -12,6 +12,7 @@ import (
 // rule, and counts the documents already past expiry that the next pass
 // will delete (within a partial filter; strings never expire).
 func TestStatsKindsAndTTL(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	setup := `const old = new Date(Date.now() - 7200 * 1000);
 db.createCollection("cap", {capped: true, size: 4096, max: 10}); db.cap.insertMany([{a: 1}, {a: 2}]);
@@ -78,6 +79,7 @@ db.plain.insertOne({})`
 }
 
 func TestHumanDuration(t *testing.T) {
+	t.Parallel()
 	for s, want := range map[int64]string{0: "0 s", 59: "59 s", 60: "1 min", 90: "90 s", 7200: "2 h", 86400: "1 d", 604801: "604801 s", 2147483647: "2147483647 s"} {
 		if got := humanDuration(s); got != want {
 			t.Errorf("humanDuration(%d) = %q, want %q", s, got, want)

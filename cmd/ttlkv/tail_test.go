@@ -134,6 +134,7 @@ func openCapped(t *testing.T, max int32) *engine.DB {
 // TestTailFollows: documents inserted while tail waits are printed once,
 // in order; with --from-start the existing ones come first.
 func TestTailFollows(t *testing.T) {
+	t.Parallel()
 	for _, fromStart := range []bool{false, true} {
 		t.Run(fmt.Sprint("fromStart=", fromStart), func(t *testing.T) {
 			db := openCapped(t, 100)
@@ -163,6 +164,7 @@ func TestTailFollows(t *testing.T) {
 // warns, saying it was more than 5 documents behind and which documents
 // are lost, and continues from the oldest present, printing nothing twice.
 func TestTailPositionLost(t *testing.T) {
+	t.Parallel()
 	db := openCapped(t, 5)
 	insertIDs(t, db, "log", 1, 3)
 	r := startTail(t, db, "log", &tailFlags{fromStart: true, maxTimeMS: 5})
@@ -194,6 +196,7 @@ func TestTailPositionLost(t *testing.T) {
 // TestTailDropped: a dropped collection is waited for, and everything in
 // its successor is printed.
 func TestTailDropped(t *testing.T) {
+	t.Parallel()
 	db := openCapped(t, 10)
 	insertIDs(t, db, "log", 1, 2)
 	r := startTail(t, db, "log", &tailFlags{maxTimeMS: 5})

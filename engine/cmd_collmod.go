@@ -5,10 +5,10 @@ import (
 	"math"
 
 	"github.com/ttlkv/ttlkv/document"
-	"github.com/ttlkv/ttlkv/lsm"
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
 
+// cmdCollMod runs the collMod command.
 func cmdCollMod(ctx context.Context, db *DB, dbName string, cmd bson.D) (bson.D, error) {
 	name, err := collName(cmd)
 	if err != nil {
@@ -77,7 +77,7 @@ func cmdCollMod(ctx context.Context, db *DB, dbName string, cmd bson.D) (bson.D,
 	return reply, nil
 }
 
-// collModIndex applies collMod's index form (SPEC §5.1).
+// collModIndex applies collMod's index form (docs/collmod.md §5.1).
 func (db *DB) collModIndex(c *coll, opt bson.D) (bson.D, error) {
 	m := c.m()
 	var ref any
@@ -117,7 +117,7 @@ func (db *DB) collModIndex(c *coll, opt bson.D) (bson.D, error) {
 		return nil, document.Errorf(document.CodeInvalidOptions, "TTL indexes are not supported for time-series collections")
 	}
 	if m.Kind == kindCapped && hasExp {
-		// SPEC §1.4: TTL and capped are incompatible, however the TTL
+		// docs/ttl-indexes.md §1.4: TTL and capped are incompatible, however the TTL
 		// index would come about.
 		return nil, document.Errorf(document.CodeInvalidOptions, "TTL indexes are not supported for capped collections.")
 	}
@@ -187,156 +187,7 @@ func (db *DB) collModIndex(c *coll, opt bson.D) (bson.D, error) {
 		return nil, err
 	}
 	if hasExp {
-		db.mon.resetLowWater(nm.ID, ix.ID)
+		db.ttl.resetLowWater(nm.ID, ix.ID)
 	}
 	return reply, nil
-}
-
-// findOneAndDelete deletes the first document in sort order matching
-// filter and returns it (nil when none matched).
-func (db *DB) findOneAndDelete(ctx context.Context, dbName, name string, filter, sortD bson.D) (bson.D, error) {
-	if err := db.checkWritable(); err != nil {
-		return nil, err
-	}
-	c := db.lookup(dbName, name)
-	if c == nil {
-		return nil, nil
-	}
-	if c.m().Kind == kindCapped {
-		return nil, document.Errorf(document.CodeIllegalOperation, "cannot remove from a capped collection: %s", c.m().ns())
-	}
-	for attempt := 0; attempt < 100; attempt++ {
-		_, p, q, err := db.findPlan(dbName, name, filter, FindOptions{Sort: sortD, Limit: 1})
-		if err != nil || q == nil || p == nil {
-			return nil, err
-		}
-		docs, err := q.nextBatch(ctx, 1)
-		if err != nil || len(docs) == 0 {
-			return nil, err
-		}
-		rid, err := db.ridOfID(c, docs[0])
-		if err != nil {
-			return nil, err
-		}
-		var gone bson.D
-		bd := &batchDeleter{db: db, c: c, recheck: func(_ *collMeta, d bson.D) bool { return p.filter.Match(d) },
-			onDelete: func(d bson.D) { gone = d }, ids: c.m().idsOf(rid, docs[0])}
-		n, _, err := bd.batch([]uint64{rid})
-		if err != nil {
-			return nil, err
-		}
-		if n == 1 {
-			return gone, nil
-		}
-	}
-	return nil, document.Errorf(document.Code(112), "findAndModify: too many concurrent changes to the matched document")
-}
-
-// databaseSize estimates a database's bytes on disk from its records.
-func (db *DB) databaseSize(dbName string) int64 {
-	var total int64
-	for _, c := range db.collsOf(dbName) {
-		st := db.collStats(c)
-		total += st.size
-	}
-	return total
-}
-
-type collStatsInfo struct {
-	count, size int64
-	indexSizes  map[string]int64
-}
-
-// collStats counts a collection's documents and bytes by scanning.
-func (db *DB) collStats(c *coll) collStatsInfo {
-	m := c.m()
-	st := collStatsInfo{indexSizes: map[string]int64{}}
-	if m.Kind == kindTimeseries {
-		return db.timeseriesStats(c)
-	}
-	if m.Kind == kindCapped {
-		return db.specialStats(c)
-	}
-	_ = db.store.View(func(txn *lsm.Txn) error {
-		it := txn.NewIter(lsm.IterOptions{Prefix: m.recPrefix()})
-		defer it.Close()
-		for it.Next() {
-			v, err := it.Value()
-			if err != nil {
-				return err
-			}
-			st.count++
-			st.size += int64(len(v))
-		}
-		for _, ix := range m.Indexes {
-			it := txn.NewIter(lsm.IterOptions{Prefix: lsm.IndexPrefix(m.ID, ix.ID), KeysOnly: true})
-			var n int64
-			for it.Next() {
-				n += int64(len(it.Key()))
-			}
-			it.Close()
-			st.indexSizes[ix.Name] = n
-		}
-		return nil
-	})
-	return st
-}
-
-func cmdCollStats(_ context.Context, db *DB, dbName string, cmd bson.D) (bson.D, error) {
-	name, err := collName(cmd)
-	if err != nil {
-		return nil, err
-	}
-	c := db.lookup(dbName, name)
-	if c == nil {
-		return nil, document.Errorf(document.CodeNamespaceNotFound, "Collection [%s.%s] not found.", dbName, name)
-	}
-	return db.collStatsDoc(c), nil
-}
-
-func (db *DB) collStatsDoc(c *coll) bson.D {
-	m := c.m()
-	st := db.collStats(c)
-	sizes := bson.D{}
-	var total int64
-	for _, ix := range m.Indexes {
-		sizes = append(sizes, bson.E{Key: ix.Name, Value: int32OrLong(st.indexSizes[ix.Name])})
-		total += st.indexSizes[ix.Name]
-	}
-	var avg int64
-	if st.count > 0 {
-		avg = st.size / st.count
-	}
-	// As MongoDB's collStats (src/mongo/db/stats/storage_stats.cpp):
-	// count, size, storageSize, totalIndexSize and indexSizes through
-	// appendNumber; avgObjSize and nindexes are ints.
-	d := bson.D{{Key: "ns", Value: m.ns()}, {Key: "count", Value: int32OrLong(st.count)}, {Key: "size", Value: int32OrLong(st.size)},
-		{Key: "avgObjSize", Value: int32(avg)}, {Key: "storageSize", Value: int32OrLong(st.size)},
-		{Key: "nindexes", Value: int32(len(m.Indexes))}, {Key: "totalIndexSize", Value: int32OrLong(total)},
-		{Key: "indexSizes", Value: sizes}, {Key: "capped", Value: m.Kind == kindCapped}}
-	if m.Kind == kindTimeseries {
-		return append(d, db.timeseriesStatsFields(c)...)
-	}
-	return append(d, db.specialStatsFields(c)...)
-}
-
-func cmdDBStats(_ context.Context, db *DB, dbName string, _ bson.D) (bson.D, error) {
-	var objects, size, indexSize int64
-	colls := 0
-	indexes := 0
-	for _, c := range db.collsOf(dbName) {
-		st := db.collStats(c)
-		objects += st.count
-		size += st.size
-		for _, n := range st.indexSizes {
-			indexSize += n
-		}
-		colls++
-		indexes += len(c.m().Indexes)
-	}
-	// MongoDB's dbStats appends every count and size with appendNumber
-	// (DatabaseImpl::getStats, src/mongo/db/catalog/database_impl.cpp).
-	return bson.D{{Key: "db", Value: dbName}, {Key: "collections", Value: int32OrLong(int64(colls))}, {Key: "objects", Value: int32OrLong(objects)},
-		{Key: "dataSize", Value: int32OrLong(size)}, {Key: "storageSize", Value: int32OrLong(size)}, {Key: "indexes", Value: int32OrLong(int64(indexes))},
-		{Key: "indexSize", Value: int32OrLong(indexSize)}}, nil
 }

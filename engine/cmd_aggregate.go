@@ -1,0 +1,107 @@
+package engine
+
+import (
+	"context"
+
+	"github.com/ttlkv/ttlkv/document"
+	"github.com/ttlkv/ttlkv/engine/agg"
+	"go.mongodb.org/mongo-driver/v2/bson"
+)
+
+func parseAggregate(cmd bson.D) (*aggregateSpec, error) {
+	if _, ok := cmd[0].Value.(string); !ok {
+		return nil, document.Errorf(document.CodeInvalidNamespace, "ttlkv runs aggregate on a collection only; {aggregate: 1} pipelines ($documents, $currentOp) are not supported")
+	}
+	name, err := collName(cmd)
+	if err != nil {
+		return nil, err
+	}
+	s := &aggregateSpec{name: name, batchSize: -1}
+	havePipeline := false
+	for _, e := range cmd[1:] {
+		switch e.Key {
+		case "pipeline":
+			arr, ok := e.Value.(bson.A)
+			if !ok {
+				return nil, document.Errorf(document.CodeTypeMismatch, "BSON field 'aggregate.pipeline' is the wrong type '%s', expected type 'array'", typeName(e.Value))
+			}
+			s.raw, havePipeline = arr, true
+		case "cursor":
+			cd, ok := e.Value.(bson.D)
+			if !ok {
+				return nil, document.Errorf(document.CodeTypeMismatch, "BSON field 'aggregate.cursor' is the wrong type '%s', expected type 'object'", typeName(e.Value))
+			}
+			s.hasCursor = true
+			if v, ok := get(cd, "batchSize"); ok {
+				n, err := intOpt("aggregate.cursor.batchSize", v)
+				if err != nil {
+					return nil, err
+				}
+				if n < 0 {
+					return nil, document.Errorf(document.CodeBadValue, "BSON field 'batchSize' value must be >= 0, actual value '%d'", n)
+				}
+				s.batchSize = n
+			}
+		case "explain":
+			b, ok := e.Value.(bool)
+			if !ok {
+				return nil, document.Errorf(document.CodeTypeMismatch, "BSON field 'aggregate.explain' is the wrong type '%s', expected type 'bool'", typeName(e.Value))
+			}
+			s.explain = b
+		case "allowDiskUse":
+			b, ok := e.Value.(bool)
+			if !ok {
+				return nil, document.Errorf(document.CodeTypeMismatch, "BSON field 'aggregate.allowDiskUse' is the wrong type '%s', expected type 'bool'", typeName(e.Value))
+			}
+			s.allowDisk = b
+		case "hint":
+			s.hint = e.Value
+		}
+	}
+	if !havePipeline {
+		return nil, document.Errorf(codeIDLFailedToParse, "BSON field 'aggregate.pipeline' is missing but a required field")
+	}
+	if !s.hasCursor && !s.explain {
+		return nil, document.Errorf(document.CodeFailedToParse, "The 'cursor' option is required, except for aggregate with the explain argument")
+	}
+	if s.pipeline, err = agg.Parse(s.raw); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// cmdAggregate runs the aggregate command.
+func cmdAggregate(ctx context.Context, db *DB, dbName string, cmd bson.D) (bson.D, error) {
+	s, err := parseAggregate(cmd)
+	if err != nil {
+		return nil, err
+	}
+	if s.explain {
+		return db.explainAggregate(ctx, dbName, s, "queryPlanner")
+	}
+	if err := validateCollName(dbName, s.name, true); err != nil {
+		return nil, err
+	}
+	q, err := db.aggregate(dbName, s)
+	if err != nil {
+		return nil, err
+	}
+	db.stats.queried.Add(1)
+	ns := dbName + "." + s.name
+	n := int64(defaultFirstBatch)
+	if s.batchSize >= 0 {
+		n = s.batchSize
+	}
+	var docs []bson.D
+	if n > 0 {
+		if docs, err = q.nextBatch(ctx, int(n)); err != nil {
+			return nil, err
+		}
+	}
+	// A batch that filled up may have more behind it: getMore tells.
+	var id int64
+	if !q.done {
+		id = db.cursors.add(&serverCursor{ns: ns, c: db.lookup(dbName, s.name), q: q})
+	}
+	return cursorReply(id, ns, "firstBatch", docs), nil
+}

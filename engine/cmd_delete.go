@@ -1,0 +1,82 @@
+package engine
+
+import (
+	"context"
+
+	"github.com/ttlkv/ttlkv/document"
+	"go.mongodb.org/mongo-driver/v2/bson"
+)
+
+// cmdDelete runs the delete command.
+func cmdDelete(ctx context.Context, db *DB, dbName string, cmd bson.D) (bson.D, error) {
+	w, err := parseWriteCmd(cmd, "deletes")
+	if err != nil {
+		return nil, err
+	}
+	name, stmts, ordered := w.coll, w.stmts, w.ordered
+	// Statements are parsed before any runs: a malformed one (limit 2,
+	// a missing q) fails the whole command, as MongoDB's parser does.
+	specs := make([]DeleteSpec, len(stmts))
+	for i, sv := range stmts {
+		s, err := parseDeleteStmt(sv)
+		if err != nil {
+			return nil, err
+		}
+		if s.Limit != 0 && s.Limit != 1 {
+			return nil, document.Errorf(document.CodeFailedToParse, "The limit field in delete objects must be 0 or 1. Got %d", s.Limit)
+		}
+		specs[i] = s
+	}
+	var n int64
+	var werrs []WriteError
+	for i, s := range specs {
+		k, err := db.deleteDocs(ctx, dbName, name, s)
+		if err != nil {
+			stop, fault := writeFailed(&werrs, i, err, ordered)
+			if fault != nil {
+				return nil, fault
+			}
+			if stop {
+				break
+			}
+			continue
+		}
+		n += k
+	}
+	db.stats.deleted.Add(n)
+	return appendWriteErrors(bson.D{{Key: "n", Value: int32OrLong(n)}}, werrs), nil
+}
+
+func parseDeleteStmt(v any) (DeleteSpec, error) {
+	var s DeleteSpec
+	d, ok := v.(bson.D)
+	if !ok {
+		return s, document.Errorf(document.CodeTypeMismatch, "delete statement must be an object, not %s", typeName(v))
+	}
+	hasLimit := false
+	for _, e := range d {
+		var err error
+		switch e.Key {
+		case "q":
+			s.Filter, err = toDoc("delete.deletes.q", e.Value)
+		case "limit":
+			hasLimit = true
+			s.Limit, err = intOpt("delete.deletes.limit", e.Value)
+		case "hint":
+			s.Hint = e.Value
+		case "collation":
+		default:
+			err = document.Errorf(document.CodeIDLUnknownField, "BSON field 'delete.deletes.%s' is an unknown field.", e.Key)
+		}
+		if err != nil {
+			return s, err
+		}
+	}
+	if s.Filter == nil {
+		return s, document.Errorf(document.CodeFailedToParse, "BSON field 'delete.deletes.q' is missing but a required field")
+	}
+	if !hasLimit {
+		return s, document.Errorf(document.CodeFailedToParse, "BSON field 'delete.deletes.limit' is missing but a required field")
+	}
+	return s, nil
+}

@@ -1,0 +1,177 @@
+package engine
+
+import (
+	"context"
+	"time"
+
+	"github.com/ttlkv/ttlkv/document"
+	"go.mongodb.org/mongo-driver/v2/bson"
+)
+
+// cmdExplain runs the explain command.
+func cmdExplain(ctx context.Context, db *DB, dbName string, cmd bson.D) (bson.D, error) {
+	inner, ok := cmd[0].Value.(bson.D)
+	if !ok || len(inner) == 0 {
+		return nil, document.Errorf(document.CodeFailedToParse, "explain command requires a nested object")
+	}
+	verbosity := "allPlansExecution"
+	if v, ok := get(cmd, "verbosity"); ok {
+		s, isStr := v.(string)
+		if !isStr || (s != "queryPlanner" && s != "executionStats" && s != "allPlansExecution") {
+			return nil, document.Errorf(document.CodeFailedToParse, "verbosity string must be one of {'queryPlanner', 'executionStats', 'allPlansExecution'}")
+		}
+		verbosity = s
+	}
+	if inner[0].Key == "aggregate" {
+		s, err := parseAggregate(append(inner, bson.E{Key: "explain", Value: true}))
+		if err != nil {
+			return nil, err
+		}
+		return db.explainAggregate(ctx, dbName, s, verbosity)
+	}
+	name, err := collName(inner)
+	if err != nil {
+		return nil, err
+	}
+	execute := verbosity != "queryPlanner"
+	ns := dbName + "." + name
+	var p *plan
+	var winning bson.D
+	var st *execStats
+	isEOF := true
+	start := time.Now()
+	switch inner[0].Key {
+	case "find":
+		filter, o, err := parseFindOptions(inner)
+		if err != nil {
+			return nil, err
+		}
+		o.Tailable, o.AwaitData = false, false
+		_, p, q, err := db.findPlan(dbName, name, filter, o)
+		if err != nil {
+			return nil, err
+		}
+		if p == nil {
+			winning = bson.D{{Key: "stage", Value: "EOF"}}
+			break
+		}
+		p.filterRaw, p.sortDoc = filter, o.Sort
+		if execute {
+			for !q.done {
+				if _, err := q.nextBatch(ctx, 4096); err != nil {
+					return nil, err
+				}
+			}
+			st = &q.sc.stats
+		}
+		winning = stageTree(p, st, isEOF)
+		if o.Limit != 0 {
+			lim := o.Limit
+			if lim < 0 {
+				lim = -lim
+			}
+			winning = bson.D{{Key: "stage", Value: "LIMIT"}, {Key: "limitAmount", Value: int32OrLong(lim)}, {Key: "inputStage", Value: winning}}
+		}
+		if o.Skip > 0 {
+			winning = bson.D{{Key: "stage", Value: "SKIP"}, {Key: "skipAmount", Value: int32OrLong(o.Skip)}, {Key: "inputStage", Value: winning}}
+		}
+		if len(o.Projection) > 0 {
+			winning = bson.D{{Key: "stage", Value: "PROJECTION_DEFAULT"}, {Key: "transformBy", Value: o.Projection}, {Key: "inputStage", Value: winning}}
+		}
+	case "count":
+		var filter bson.D
+		if v, ok := get(inner, "query"); ok {
+			if filter, err = toDoc("count.query", v); err != nil {
+				return nil, err
+			}
+		}
+		_, p, q, err := db.findPlan(dbName, name, filter, FindOptions{})
+		if err != nil {
+			return nil, err
+		}
+		if p == nil {
+			winning = bson.D{{Key: "stage", Value: "EOF"}}
+			break
+		}
+		p.filterRaw = filter
+		if execute {
+			for !q.done {
+				if _, err := q.nextBatch(ctx, 4096); err != nil {
+					return nil, err
+				}
+			}
+			st = &q.sc.stats
+		}
+		winning = bson.D{{Key: "stage", Value: "COUNT"}, {Key: "inputStage", Value: stageTree(p, st, true)}}
+	case "delete":
+		stmts, err := statements(inner, "deletes")
+		if err != nil {
+			return nil, err
+		}
+		if len(stmts) != 1 {
+			return nil, document.Errorf(document.CodeInvalidOptions, "explained write batches must be of size 1")
+		}
+		s, err := parseDeleteStmt(stmts[0])
+		if err != nil {
+			return nil, err
+		}
+		_, p, q, err := db.findPlan(dbName, name, s.Filter, FindOptions{Hint: s.Hint})
+		if err != nil {
+			return nil, err
+		}
+		if p == nil {
+			winning = bson.D{{Key: "stage", Value: "EOF"}}
+			break
+		}
+		p.filterRaw = s.Filter
+		stage := "BATCHED_DELETE"
+		var n int64
+		if s.Limit == 1 {
+			stage = "DELETE"
+			q.limit = 1
+		}
+		if execute {
+			for !q.done {
+				docs, err := q.nextBatch(ctx, 4096)
+				if err != nil {
+					return nil, err
+				}
+				n += int64(len(docs))
+			}
+			st = &q.sc.stats
+		}
+		input := stageTree(p, st, true)
+		winning = bson.D{{Key: "stage", Value: stage}}
+		if st != nil {
+			winning = append(winning, bson.E{Key: "nReturned", Value: int32(0)}, bson.E{Key: "isEOF", Value: int32(1)},
+				bson.E{Key: "nWouldDelete", Value: int32OrLong(n)})
+		}
+		if stage == "BATCHED_DELETE" {
+			t := db.deleteTargets()
+			winning = append(winning, bson.E{Key: "batchSizeTargets", Value: bson.D{
+				{Key: "targetBatchDocs", Value: int32OrLong(t.docs)}, {Key: "targetBatchTimeMS", Value: int32OrLong(t.timeMS)},
+				{Key: "targetStagedDocBytes", Value: int32OrLong(t.bytes)}}})
+		}
+		winning = append(winning, bson.E{Key: "inputStage", Value: input})
+		if st != nil {
+			st = &execStats{keysExamined: st.keysExamined, docsExamined: st.docsExamined}
+		}
+	default:
+		return nil, document.Errorf(document.CodeCommandNotFound, "explain of '%s' is not supported", inner[0].Key)
+	}
+	reply := bson.D{{Key: "queryPlanner", Value: bson.D{{Key: "namespace", Value: ns},
+		{Key: "winningPlan", Value: planOnly(winning)}, {Key: "rejectedPlans", Value: bson.A{}}}}}
+	if execute {
+		if st == nil {
+			st = &execStats{}
+		}
+		reply = append(reply, bson.E{Key: "executionStats", Value: bson.D{
+			{Key: "executionSuccess", Value: true}, {Key: "nReturned", Value: int32OrLong(st.nReturned)},
+			{Key: "executionTimeMillis", Value: int32OrLong(time.Since(start).Milliseconds())},
+			{Key: "totalKeysExamined", Value: int32OrLong(st.keysExamined)}, {Key: "totalDocsExamined", Value: int32OrLong(st.docsExamined)},
+			{Key: "executionStages", Value: winning}}})
+	}
+	reply = append(reply, bson.E{Key: "command", Value: inner})
+	_ = p
+	return reply, nil
+}

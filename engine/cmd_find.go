@@ -1,0 +1,128 @@
+package engine
+
+import (
+	"context"
+
+	"github.com/ttlkv/ttlkv/document"
+	"go.mongodb.org/mongo-driver/v2/bson"
+)
+
+func cursorReply(id int64, ns, batchName string, docs []bson.D) bson.D {
+	arr := make(bson.A, len(docs))
+	for i, d := range docs {
+		arr[i] = d
+	}
+	return bson.D{{Key: "cursor", Value: bson.D{{Key: "id", Value: id}, {Key: "ns", Value: ns}, {Key: batchName, Value: arr}}}}
+}
+
+// parseFindOptions reads find's options from the command document.
+func parseFindOptions(cmd bson.D) (bson.D, FindOptions, error) {
+	var o FindOptions
+	var filter bson.D
+	singleBatch := false
+	for _, e := range cmd[1:] {
+		var err error
+		switch e.Key {
+		case "filter":
+			filter, err = toDoc("find.filter", e.Value)
+		case "projection":
+			o.Projection, err = toDoc("find.projection", e.Value)
+		case "sort":
+			o.Sort, err = toDoc("find.sort", e.Value)
+		case "skip":
+			o.Skip, err = intOpt("find.skip", e.Value)
+		case "limit":
+			o.Limit, err = intOpt("find.limit", e.Value)
+			if err == nil && o.Limit < 0 {
+				err = document.Errorf(document.CodeBadValue, "Limit value must be non-negative, but received: %d", o.Limit)
+			}
+		case "batchSize":
+			var n int64
+			n, err = intOpt("find.batchSize", e.Value)
+			if err == nil && n < 0 {
+				err = document.Errorf(document.CodeBadValue, "BatchSize value must be non-negative, but received: %d", n)
+			}
+			o.BatchSize = int32(n)
+			if n == 0 {
+				o.BatchSize = -1 // explicit zero: empty first batch
+			}
+		case "singleBatch":
+			singleBatch, _ = asBool(e.Value)
+		case "hint":
+			o.Hint = e.Value
+		case "tailable":
+			o.Tailable, _ = asBool(e.Value)
+		case "awaitData":
+			o.AwaitData, _ = asBool(e.Value)
+		case "maxTimeMS", "comment", "readConcern", "lsid", "$db", "noCursorTimeout", "allowPartialResults",
+			"collation", "let", "returnKey", "showRecordId", "min", "max", "allowDiskUse", "readPreference", "$readPreference":
+		default:
+			err = document.Errorf(document.CodeIDLUnknownField, "BSON field 'find.%s' is an unknown field.", e.Key)
+		}
+		if err != nil {
+			return nil, o, err
+		}
+	}
+	if singleBatch && o.BatchSize >= 0 {
+		// One batch, then the cursor closes: a negative Limit.
+		n := int64(defaultFirstBatch)
+		if o.BatchSize > 0 {
+			n = int64(o.BatchSize)
+		}
+		if o.Limit > 0 && o.Limit < n {
+			n = o.Limit
+		}
+		o.Limit = -n
+	}
+	return filter, o, nil
+}
+
+const defaultFirstBatch = 101
+
+// cmdFind runs the find command.
+func cmdFind(ctx context.Context, db *DB, dbName string, cmd bson.D) (bson.D, error) {
+	name, err := collName(cmd)
+	if err != nil {
+		return nil, err
+	}
+	filter, o, err := parseFindOptions(cmd)
+	if err != nil {
+		return nil, err
+	}
+	c, _, q, err := db.findPlan(dbName, name, filter, o)
+	if err != nil {
+		return nil, err
+	}
+	db.stats.queried.Add(1)
+	ns := dbName + "." + name
+	if q == nil {
+		return cursorReply(0, ns, "firstBatch", nil), nil
+	}
+	n := defaultFirstBatch
+	switch {
+	case o.BatchSize > 0:
+		n = int(o.BatchSize)
+	case o.BatchSize < 0:
+		n = 0
+	}
+	if o.Limit < 0 {
+		n = int(-o.Limit)
+	}
+	var docs []bson.D
+	cur := &serverCursor{ns: ns, c: c, q: q}
+	if o.Tailable {
+		cur.tail = newTailState(c, q, o)
+		docs, err = cur.tail.next(ctx, n, false)
+	} else if n > 0 {
+		docs, err = q.nextBatch(ctx, n)
+	}
+	if err != nil {
+		return nil, err
+	}
+	var id int64
+	keepOpen := (o.Tailable && cur.tail.keepOpen()) || (!o.Tailable && !q.done && o.Limit >= 0)
+	if keepOpen {
+		id = db.cursors.add(cur)
+	}
+	return cursorReply(id, ns, "firstBatch", docs), nil
+}

@@ -1,0 +1,83 @@
+package engine
+
+import (
+	"context"
+
+	"github.com/ttlkv/ttlkv/document"
+	"go.mongodb.org/mongo-driver/v2/bson"
+)
+
+// cmdCreateIndexes runs the createIndexes command.
+func cmdCreateIndexes(ctx context.Context, db *DB, dbName string, cmd bson.D) (bson.D, error) {
+	name, err := collName(cmd)
+	if err != nil {
+		return nil, err
+	}
+	v, ok := get(cmd, "indexes")
+	if !ok {
+		return nil, document.Errorf(document.CodeFailedToParse, "BSON field 'createIndexes.indexes' is missing but a required field")
+	}
+	arr, ok := v.(bson.A)
+	if !ok {
+		return nil, document.Errorf(document.CodeTypeMismatch, "BSON field 'createIndexes.indexes' is the wrong type '%s', expected type 'array'", typeName(v))
+	}
+	specs := make([]bson.D, len(arr))
+	for i, s := range arr {
+		d, ok := s.(bson.D)
+		if !ok {
+			return nil, document.Errorf(document.CodeTypeMismatch, "index specification must be an object, not %s", typeName(s))
+		}
+		specs[i] = d
+	}
+	if q, ok := get(cmd, "commitQuorum"); ok {
+		// A standalone mongod parses commitQuorum (a number or a
+		// string), then refuses it: there are no voting members to wait
+		// for.
+		switch q.(type) {
+		case int32, int64, float64, string:
+			return nil, document.Errorf(document.CodeBadValue, "Standalones can't specify commitQuorum")
+		}
+		return nil, document.Errorf(document.CodeFailedToParse, "commitQuorum has to be a number or a string")
+	}
+	res, err := db.createIndexes(ctx, dbName, name, specs)
+	if err != nil {
+		return nil, err
+	}
+	reply := bson.D{{Key: "numIndexesBefore", Value: int32(res.NumIndexesBefore)},
+		{Key: "numIndexesAfter", Value: int32(res.NumIndexesAfter)},
+		{Key: "createdCollectionAutomatically", Value: res.CreatedCollectionAutomatically}}
+	if res.Note != "" {
+		reply = append(reply, bson.E{Key: "note", Value: res.Note})
+	}
+	return reply, nil
+}
+
+// cmdListIndexes runs the listIndexes command.
+func cmdListIndexes(_ context.Context, db *DB, dbName string, cmd bson.D) (bson.D, error) {
+	name, err := collName(cmd)
+	if err != nil {
+		return nil, err
+	}
+	c := db.lookup(dbName, name)
+	if c == nil {
+		return nil, document.Errorf(document.CodeNamespaceNotFound, "ns does not exist: %s.%s", dbName, name)
+	}
+	return cursorReply(0, dbName+"."+name, "firstBatch", db.listIndexes(c)), nil
+}
+
+// cmdDropIndexes runs the dropIndexes command (also deleteIndexes).
+func cmdDropIndexes(_ context.Context, db *DB, dbName string, cmd bson.D) (bson.D, error) {
+	name, err := collName(cmd)
+	if err != nil {
+		return nil, err
+	}
+	v, ok := get(cmd, "index")
+	if !ok {
+		return nil, document.Errorf(document.CodeFailedToParse, "BSON field 'dropIndexes.index' is missing but a required field")
+	}
+	was, err := db.dropIndexes(dbName, name, v)
+	if err != nil {
+		return nil, err
+	}
+	return bson.D{{Key: "nIndexesWas", Value: int32(was)}}, nil
+}

@@ -1,0 +1,56 @@
+package engine
+
+import (
+	"context"
+
+	"github.com/ttlkv/ttlkv/document"
+	"go.mongodb.org/mongo-driver/v2/bson"
+)
+
+// cmdInsert runs the insert command.
+func cmdInsert(ctx context.Context, db *DB, dbName string, cmd bson.D) (bson.D, error) {
+	w, err := parseWriteCmd(cmd, "documents")
+	if err != nil {
+		return nil, err
+	}
+	name, arr, ordered := w.coll, w.stmts, w.ordered
+	docs := make([]any, len(arr))
+	for i, v := range arr {
+		if _, isDoc := v.(bson.D); !isDoc {
+			return nil, document.Errorf(document.CodeTypeMismatch, "BSON field 'insert.documents.%d' is the wrong type '%s', expected type 'object'", i, typeName(v))
+		}
+		docs[i] = v
+	}
+	if err := validateCollName(dbName, name, false); err != nil {
+		return nil, err
+	}
+	_, werrs, err := db.insertDocs(ctx, dbName, name, docs, ordered)
+	if err != nil {
+		return nil, err
+	}
+	db.stats.inserted.Add(int64(len(docs) - len(werrs)))
+	n := len(docs) - len(werrs)
+	if ordered && len(werrs) > 0 {
+		n = werrs[0].Index
+	}
+	reply := bson.D{{Key: "n", Value: int32(n)}}
+	return appendWriteErrors(reply, werrs), nil
+}
+
+func appendWriteErrors(reply bson.D, werrs []WriteError) bson.D {
+	if len(werrs) == 0 {
+		return reply
+	}
+	arr := bson.A{}
+	for _, we := range werrs {
+		d := bson.D{{Key: "index", Value: int32(we.Index)}, {Key: "code", Value: int32(we.Err.Code)},
+			{Key: "codeName", Value: we.Err.Name()}, {Key: "errmsg", Value: we.Err.Message}}
+		for _, k := range []string{"keyPattern", "keyValue"} {
+			if v, ok := we.Err.Info[k]; ok {
+				d = append(d, bson.E{Key: k, Value: v})
+			}
+		}
+		arr = append(arr, d)
+	}
+	return append(reply, bson.E{Key: "writeErrors", Value: arr})
+}

@@ -1,0 +1,115 @@
+package engine
+
+import (
+	"context"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+)
+
+// cmdListCollections runs the listCollections command.
+func cmdListCollections(ctx context.Context, db *DB, dbName string, cmd bson.D) (bson.D, error) {
+	var filter bson.D
+	if v, ok := get(cmd, "filter"); ok {
+		var err error
+		if filter, err = toDoc("listCollections.filter", v); err != nil {
+			return nil, err
+		}
+	}
+	nameOnly, _ := get(cmd, "nameOnly")
+	only, _ := asBool(nameOnly)
+	var docs []bson.D
+	for _, c := range db.collsOf(dbName) {
+		m := c.m()
+		if isInternalName(m.Name) {
+			continue
+		}
+		d := db.collectionInfo(c)
+		if only {
+			d = bson.D{{Key: "name", Value: m.Name}, {Key: "type", Value: typeOfColl(m)}}
+		}
+		docs = append(docs, d)
+	}
+	docs, err := filterDocs(docs, filter)
+	if err != nil {
+		return nil, err
+	}
+	return cursorReply(0, dbName+".$cmd.listCollections", "firstBatch", docs), nil
+}
+
+func typeOfColl(m *collMeta) string {
+	if m.Kind == kindTimeseries {
+		return "timeseries"
+	}
+	return "collection"
+}
+
+// collectionInfo renders a collection as listCollections shows it.
+func (db *DB) collectionInfo(c *coll) bson.D {
+	m := c.m()
+	opts := m.Options
+	if opts == nil {
+		opts = bson.D{}
+	}
+	if m.Kind == kindCapped {
+		opts = listedCappedOptions(opts)
+	}
+	d := bson.D{{Key: "name", Value: m.Name}, {Key: "type", Value: typeOfColl(m)}, {Key: "options", Value: opts},
+		{Key: "info", Value: bson.D{{Key: "readOnly", Value: db.opts.Role == RoleReadOnly}}}}
+	if m.Kind != kindTimeseries && !m.Clustered {
+		// A clustered collection's _id index is its clusteredIndex.
+		d = append(d, bson.E{Key: "idIndex", Value: listIndexEntry(idIndex())})
+	}
+	return d
+}
+
+// listedCappedOptions types a capped collection's size and max as
+// MongoDB lists them: CollectionOptions::appendBSON appends both with
+// appendNumber (src/mongo/db/catalog/collection_options.cpp), so small
+// values are int32. The catalog keeps its own int64s.
+func listedCappedOptions(opts bson.D) bson.D {
+	out := make(bson.D, len(opts))
+	for i, e := range opts {
+		if n, ok := e.Value.(int64); ok && (e.Key == "size" || e.Key == "max") {
+			e.Value = int32OrLong(n)
+		}
+		out[i] = e
+	}
+	return out
+}
+
+// cmdListDatabases runs the listDatabases command.
+func cmdListDatabases(_ context.Context, db *DB, _ string, cmd bson.D) (bson.D, error) {
+	var out bson.A
+	var total int64
+	for _, name := range db.DatabaseNames() {
+		size := db.databaseSize(name)
+		total += size
+		out = append(out, bson.D{{Key: "name", Value: name}, {Key: "sizeOnDisk", Value: size}, {Key: "empty", Value: false}})
+	}
+	if out == nil {
+		out = bson.A{}
+	}
+	return bson.D{{Key: "databases", Value: out}, {Key: "totalSize", Value: total}}, nil
+}
+
+// filterDocs keeps the documents matching filter.
+func filterDocs(docs []bson.D, filter bson.D) ([]bson.D, error) {
+	if len(filter) == 0 {
+		return docs, nil
+	}
+	f, err := parseFilter(filter)
+	if err != nil {
+		return nil, err
+	}
+	var out []bson.D
+	for _, d := range docs {
+		ok, err := f.MatchErr(d)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			out = append(out, d)
+		}
+	}
+	return out, nil
+}

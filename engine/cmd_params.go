@@ -1,0 +1,87 @@
+package engine
+
+import (
+	"strings"
+
+	"github.com/ttlkv/ttlkv/document"
+	"go.mongodb.org/mongo-driver/v2/bson"
+)
+
+// collName returns the collection a command names in its first field.
+func collName(cmd bson.D) (string, error) {
+	s, ok := cmd[0].Value.(string)
+	if !ok {
+		return "", document.Errorf(document.CodeInvalidNamespace, "collection name has invalid type %s", typeName(cmd[0].Value))
+	}
+	return s, nil
+}
+
+// writeCmd is what the insert, update and delete commands share: the
+// collection they name, their statements and whether they are ordered.
+type writeCmd struct {
+	coll    string
+	stmts   bson.A
+	ordered bool // default true
+}
+
+// parseWriteCmd reads a write command whose statements are the array
+// under field ("documents", "updates", "deletes").
+func parseWriteCmd(cmd bson.D, field string) (writeCmd, error) {
+	name, err := collName(cmd)
+	if err != nil {
+		return writeCmd{}, err
+	}
+	stmts, err := statements(cmd, field)
+	if err != nil {
+		return writeCmd{}, err
+	}
+	w := writeCmd{coll: name, stmts: stmts, ordered: true}
+	if v, ok := get(cmd, "ordered"); ok {
+		w.ordered, _ = asBool(v)
+	}
+	return w, nil
+}
+
+func intOpt(field string, v any) (int64, error) {
+	n, ok := asInt64(v)
+	if !ok {
+		return 0, document.Errorf(document.CodeTypeMismatch, "BSON field '%s' is the wrong type '%s', expected types '[long, int, decimal, double]'", field, typeName(v))
+	}
+	return n, nil
+}
+
+func statements(cmd bson.D, field string) (bson.A, error) {
+	v, ok := get(cmd, field)
+	if !ok {
+		return nil, document.Errorf(document.CodeFailedToParse, "BSON field '%s.%s' is missing but a required field", cmd[0].Key, field)
+	}
+	arr, ok := v.(bson.A)
+	if !ok {
+		return nil, document.Errorf(document.CodeTypeMismatch, "BSON field '%s.%s' is the wrong type '%s', expected type 'array'", cmd[0].Key, field, typeName(v))
+	}
+	return arr, nil
+}
+
+func isGenericField(k string) bool {
+	switch k {
+	case "comment", "lsid", "$db", "writeConcern", "apiVersion", "apiStrict", "$readPreference":
+		return true
+	}
+	return false
+}
+
+func hasPrefixDollar(s string) bool { return strings.HasPrefix(s, "$") }
+
+// truthy is the server's boolean reading of an option value.
+func truthy(v any) bool {
+	switch x := v.(type) {
+	case bool:
+		return x
+	case nil, bson.Null, bson.Undefined:
+		return false
+	}
+	if document.IsNumber(v) {
+		return document.Compare(v, int32(0)) != 0
+	}
+	return true
+}

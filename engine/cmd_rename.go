@@ -1,0 +1,47 @@
+package engine
+
+import (
+	"context"
+	"strings"
+
+	"github.com/ttlkv/ttlkv/document"
+	"go.mongodb.org/mongo-driver/v2/bson"
+)
+
+// cmdRenameCollection is MongoDB's renameCollection admin command:
+// {renameCollection: "db.from", to: "db.to", dropTarget: bool}.
+func cmdRenameCollection(ctx context.Context, db *DB, dbName string, cmd bson.D) (bson.D, error) {
+	if dbName != "admin" {
+		return nil, document.Errorf(codeUnauthorized, "renameCollection may only be run against the admin database.")
+	}
+	from, ok := cmd[0].Value.(string)
+	if !ok {
+		return nil, document.Errorf(document.CodeTypeMismatch, "BSON field 'renameCollection.renameCollection' is the wrong type '%s', expected type 'string'", typeName(cmd[0].Value))
+	}
+	var to string
+	var haveTo, dropTarget bool
+	for _, e := range cmd[1:] {
+		switch e.Key {
+		case "to":
+			s, ok := e.Value.(string)
+			if !ok {
+				return nil, document.Errorf(document.CodeTypeMismatch, "BSON field 'renameCollection.to' is the wrong type '%s', expected type 'string'", typeName(e.Value))
+			}
+			to, haveTo = s, true
+		case "dropTarget":
+			dropTarget = truthy(e.Value)
+		}
+	}
+	if !haveTo {
+		return nil, document.Errorf(document.CodeFailedToParse, "BSON field 'renameCollection.to' is missing but a required field")
+	}
+	fdb, fname, ok1 := strings.Cut(from, ".")
+	tdb, tname, ok2 := strings.Cut(to, ".")
+	if !ok1 || fdb == "" || fname == "" {
+		return nil, document.Errorf(document.CodeInvalidNamespace, "Invalid source namespace: %s", from)
+	}
+	if !ok2 || tdb == "" || tname == "" {
+		return nil, document.Errorf(document.CodeInvalidNamespace, "Invalid target namespace: %s", to)
+	}
+	return bson.D{}, db.renameCollection(fdb, fname, tdb, tname, dropTarget)
+}

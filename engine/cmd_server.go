@@ -1,0 +1,46 @@
+package engine
+
+import (
+	"context"
+
+	"github.com/ttlkv/ttlkv/document"
+	"go.mongodb.org/mongo-driver/v2/bson"
+)
+
+// cmdPing runs the ping command (also endSessions).
+func cmdPing(context.Context, *DB, string, bson.D) (bson.D, error) { return bson.D{}, nil }
+
+// cmdHello runs the hello command (also isMaster, ismaster).
+func cmdHello(_ context.Context, db *DB, _ string, _ bson.D) (bson.D, error) {
+	return bson.D{
+		{Key: "isWritablePrimary", Value: db.opts.Role == RolePrimary},
+		{Key: "ismaster", Value: db.opts.Role == RolePrimary},
+		{Key: "secondary", Value: db.opts.Role == RoleSecondary},
+		{Key: "maxBsonObjectSize", Value: int32(document.MaxDocumentSize)},
+		{Key: "maxMessageSizeBytes", Value: int32(48000000)},
+		{Key: "maxWriteBatchSize", Value: int32(100000)},
+		{Key: "localTime", Value: db.now()},
+		{Key: "minWireVersion", Value: int32(0)}, {Key: "maxWireVersion", Value: int32(21)},
+		{Key: "readOnly", Value: db.opts.Role == RoleReadOnly},
+	}, nil
+}
+
+// Version is ttlkv's version, reported by buildInfo and `ttlkv version`.
+const Version = "0.1.0"
+
+// cmdBuildInfo runs the buildInfo command (also buildinfo).
+func cmdBuildInfo(context.Context, *DB, string, bson.D) (bson.D, error) {
+	return bson.D{{Key: "version", Value: Version}, {Key: "gitVersion", Value: "ttlkv"},
+		{Key: "versionArray", Value: bson.A{int32(0), int32(1), int32(0), int32(0)}},
+		{Key: "storageEngines", Value: bson.A{"badger"}}, {Key: "maxBsonObjectSize", Value: int32(document.MaxDocumentSize)}}, nil
+}
+
+// cmdGetCmdLineOpts runs the getCmdLineOpts command.
+func cmdGetCmdLineOpts(_ context.Context, db *DB, _ string, _ bson.D) (bson.D, error) {
+	return bson.D{{Key: "argv", Value: bson.A{"ttlkv"}}, {Key: "parsed", Value: bson.D{{Key: "storage", Value: bson.D{{Key: "dbPath", Value: db.dir}}}}}}, nil
+}
+
+// cmdGetLog runs the getLog command.
+func cmdGetLog(context.Context, *DB, string, bson.D) (bson.D, error) {
+	return bson.D{{Key: "totalLinesWritten", Value: int32(0)}, {Key: "log", Value: bson.A{}}}, nil
+}

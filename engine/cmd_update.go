@@ -1,0 +1,93 @@
+package engine
+
+import (
+	"context"
+
+	"github.com/ttlkv/ttlkv/document"
+	"go.mongodb.org/mongo-driver/v2/bson"
+)
+
+// cmdUpdate runs the update command.
+func cmdUpdate(ctx context.Context, db *DB, dbName string, cmd bson.D) (bson.D, error) {
+	w, err := parseWriteCmd(cmd, "updates")
+	if err != nil {
+		return nil, err
+	}
+	name, stmts, ordered := w.coll, w.stmts, w.ordered
+	var n, nModified int64
+	var upserted bson.A
+	var werrs []WriteError
+	for i, sv := range stmts {
+		s, err := parseUpdateStmt(sv)
+		var res *UpdateResult
+		if err == nil {
+			res, err = db.updateDocs(ctx, dbName, name, s)
+		}
+		if err != nil {
+			stop, fault := writeFailed(&werrs, i, err, ordered)
+			if fault != nil {
+				return nil, fault
+			}
+			if stop {
+				break
+			}
+			continue
+		}
+		n += res.MatchedCount + res.UpsertedCount
+		nModified += res.ModifiedCount
+		if res.UpsertedCount > 0 {
+			upserted = append(upserted, bson.D{{Key: "index", Value: int32(i)}, {Key: "_id", Value: res.UpsertedID}})
+		}
+	}
+	db.stats.updated.Add(nModified)
+	reply := bson.D{{Key: "n", Value: int32OrLong(n)}, {Key: "nModified", Value: int32OrLong(nModified)}}
+	if len(upserted) > 0 {
+		reply = append(reply, bson.E{Key: "upserted", Value: upserted})
+	}
+	return appendWriteErrors(reply, werrs), nil
+}
+
+func parseUpdateStmt(v any) (UpdateSpec, error) {
+	var s UpdateSpec
+	d, ok := v.(bson.D)
+	if !ok {
+		return s, document.Errorf(document.CodeTypeMismatch, "update statement must be an object, not %s", typeName(v))
+	}
+	for _, e := range d {
+		var err error
+		switch e.Key {
+		case "q":
+			s.Filter, err = toDoc("update.updates.q", e.Value)
+		case "u":
+			switch u := e.Value.(type) {
+			case bson.D:
+				s.Update = u
+			case bson.A:
+				s.Pipeline = u
+			default:
+				err = document.Errorf(document.CodeTypeMismatch, "BSON field 'update.updates.u' is the wrong type '%s', expected type 'object'", typeName(e.Value))
+			}
+		case "multi":
+			s.Multi, _ = asBool(e.Value)
+		case "upsert":
+			s.Upsert, _ = asBool(e.Value)
+		case "hint":
+			s.Hint = e.Value
+		case "arrayFilters":
+			s.ArrayFilters, _ = e.Value.(bson.A)
+		case "collation", "c", "sort":
+		default:
+			err = document.Errorf(document.CodeIDLUnknownField, "BSON field 'update.updates.%s' is an unknown field.", e.Key)
+		}
+		if err != nil {
+			return s, err
+		}
+	}
+	if s.Update == nil && s.Pipeline == nil {
+		return s, document.Errorf(document.CodeFailedToParse, "BSON field 'update.updates.u' is missing but a required field")
+	}
+	if s.Filter == nil {
+		s.Filter = bson.D{}
+	}
+	return s, nil
+}

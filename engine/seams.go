@@ -1,0 +1,70 @@
+package engine
+
+import "github.com/ttlkv/ttlkv/capped"
+
+// seams are a database's test seams: where tests and the crash harness
+// observe, pause or kill the engine. Options carries them by value, so
+// each DB has its own and tests that use them run in parallel. The zero
+// value is production: every hook nil, every threshold its default.
+type seams struct {
+	// failpoint is called with a failpoint's name (failpoint.go) each
+	// time the engine passes it; the crash harness kills its process
+	// there. SetFailpointForTesting.
+	failpoint func(name string)
+	// reclaimAfter, if positive, replaces reclaimAfterDeletes and turns
+	// off the share-of-store rule (reclaimStoreShare), so that the
+	// crash harness's small stores reach FailpointReclaim after a few
+	// deletes. SetReclaimAfterForTesting.
+	reclaimAfter int64
+	// ringFS is the file system capped ring files are opened through;
+	// nil means the operating system's. SetRingFSForTesting.
+	ringFS capped.FS
+
+	// The TTL monitor's hooks (monitor.go).
+	//
+	// passHook is called after every background pass; visitHook after
+	// every visit of a TTL target; visitStartHook when a visit has
+	// registered itself in currentOp; deleterHook sees each visit's
+	// batchDeleter before it runs; scanHook is called after a visit has
+	// read a chunk of expired keys and before it deletes their
+	// documents; reclaimHook runs in a background reclamation before the
+	// store's reclamation.
+	passHook       func(TTLPassResult)
+	visitHook      func(index string, deleted int64, more bool)
+	visitStartHook func()
+	deleterHook    func(*batchDeleter)
+	scanHook       func()
+	reclaimHook    func()
+
+	// The time-series hooks (timeseries_ttl.go, timeseries_write.go):
+	// tsReapedHook runs after a time-series reap batch committed;
+	// tsBucketedHook runs in an insert chunk after its measurements are
+	// bucketed, with the buckets collection's wmu held; tsReapForgetHook
+	// runs when the reaper is about to take the wmu to forget the
+	// buckets it removed; tsReapBeforeCommitHook runs after a reap batch
+	// is staged, before it takes the wmu to commit.
+	tsReapedHook, tsBucketedHook, tsReapForgetHook, tsReapBeforeCommitHook func()
+
+	// chunkBudgetHook replaces the budget of each insert (insert.go),
+	// so a test can make chunks overflow the store's limits cheaply.
+	chunkBudgetHook func(chunkBudget) chunkBudget
+}
+
+// SetFailpointForTesting makes databases opened with o call f with a
+// failpoint's name (the Failpoint constants) each time they pass it. It
+// is a test seam for crash tests, which kill their process there (package
+// fuzz): production code never calls it.
+func SetFailpointForTesting(o *Options, f func(name string)) { o.seams.failpoint = f }
+
+// SetReclaimAfterForTesting makes databases opened with o start space
+// reclamation after n TTL deletes (counted across passes) whatever share
+// of the store they are, instead of 10,000 that make up a share of it. It
+// is a test seam for crash tests that must reach FailpointReclaim in a
+// small store: production code never calls it.
+func SetReclaimAfterForTesting(o *Options, n int64) { o.seams.reclaimAfter = n }
+
+// SetRingFSForTesting makes databases opened with o open their capped
+// ring files through fsys instead of the operating system (directories
+// and Badger are unaffected). It is a test seam for fault injection
+// (package fuzz): production code never calls it.
+func SetRingFSForTesting(o *Options, fsys capped.FS) { o.seams.ringFS = fsys }

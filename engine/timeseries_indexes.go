@@ -1,0 +1,230 @@
+package engine
+
+import (
+	"context"
+	"strings"
+
+	"github.com/ttlkv/ttlkv/document"
+	"github.com/ttlkv/ttlkv/ts"
+	"go.mongodb.org/mongo-driver/v2/bson"
+)
+
+// tsIndexPrefix prefixes the name of the buckets-collection index that
+// serves a user's secondary index on a time-series collection.
+const tsIndexPrefix = "_ts_ix_"
+
+// tsIndexKey checks one index spec for a time-series collection (docs/timeseries.md
+// §6.7) and returns the key of the buckets-collection index that serves
+// it (nil for a partial TTL index, which bucket expiry serves through
+// the control.min index).
+func tsIndexKey(o ts.Options, ix *indexMeta) (bson.D, error) {
+	if ix.TTL {
+		if ix.Key[0].Key != o.TimeField {
+			return nil, document.Errorf(document.CodeInvalidOptions, "TTL indexes on time-series collections are only supported on the timeField '%s', not on '%s'", o.TimeField, ix.Key[0].Key)
+		}
+		if ix.Partial == nil || o.MetaField == "" {
+			return nil, document.Errorf(document.CodeInvalidOptions, "TTL indexes on time-series collections require a partialFilterExpression on the metaField")
+		}
+		if !tsOnlyMeta(o, ix.Partial) {
+			return nil, document.Errorf(document.CodeInvalidOptions, "TTL indexes on time-series collections require a partialFilterExpression on the metaField '%s' only, got %s", o.MetaField, fmtValue(ix.Partial))
+		}
+		return nil, nil
+	}
+	if ix.Unique {
+		return nil, document.Errorf(document.CodeCannotCreateIndex, "Unique indexes are not supported on time-series collections")
+	}
+	if ix.Partial != nil {
+		return nil, document.Errorf(document.CodeCannotCreateIndex, "ttlkv supports a partialFilterExpression on a time-series collection only for a TTL index on the timeField")
+	}
+	var key bson.D
+	for _, f := range ix.Key {
+		switch {
+		case o.MetaField != "" && (f.Key == o.MetaField || strings.HasPrefix(f.Key, o.MetaField+".")):
+			key = append(key, bson.E{Key: "meta" + f.Key[len(o.MetaField):], Value: f.Value})
+		case f.Key == o.TimeField:
+			key = append(key, bson.E{Key: "control.min." + o.TimeField, Value: f.Value})
+		default:
+			return nil, document.Errorf(document.CodeCannotCreateIndex, "ttlkv supports secondary indexes on a time-series collection only on the metaField and the timeField; '%s' is neither", f.Key)
+		}
+	}
+	return key, nil
+}
+
+// tsOnlyMeta reports whether filter f references only the metaField.
+func tsOnlyMeta(o ts.Options, f bson.D) bool {
+	if len(f) == 0 {
+		return false
+	}
+	for _, e := range f {
+		switch {
+		case e.Key == "$and" || e.Key == "$or" || e.Key == "$nor":
+			arr, ok := e.Value.(bson.A)
+			if !ok {
+				return false
+			}
+			for _, x := range arr {
+				d, ok := x.(bson.D)
+				if !ok || !tsOnlyMeta(o, d) {
+					return false
+				}
+			}
+		case e.Key == o.MetaField || strings.HasPrefix(e.Key, o.MetaField+"."):
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// createTimeseriesIndexes creates indexes on a time-series collection
+// (docs/timeseries.md §6.7): a partial TTL index on the timeField filtered on the
+// metaField, or a secondary index on metaField and timeField paths,
+// served by an index on the buckets collection. One bad spec creates
+// none.
+func (db *DB) createTimeseriesIndexes(ctx context.Context, c *coll, specs []bson.D) (*CreateIndexesResult, error) {
+	t, err := decodeTSMeta(c.m())
+	if err != nil {
+		return nil, err
+	}
+	probe := &collMeta{DB: c.m().DB, Name: c.m().Name, Kind: kindNormal, Indexes: []*indexMeta{idIndex()}}
+	parsed := make([]*indexMeta, 0, len(specs))
+	keys := make([]bson.D, 0, len(specs))
+	for _, s := range specs {
+		ix, err := parseIndexSpec(probe, s)
+		if err != nil {
+			return nil, err
+		}
+		bk, err := tsIndexKey(t.opts, ix)
+		if err != nil {
+			return nil, err
+		}
+		parsed, keys = append(parsed, ix), append(keys, bk)
+	}
+	db.catMu.Lock()
+	defer db.catMu.Unlock()
+	if c.dropped.Load() {
+		return nil, errDropped
+	}
+	_, bc, err := db.tsParts(c)
+	if err != nil {
+		return nil, err
+	}
+	if bc == nil {
+		return nil, document.Errorf(document.CodeNamespaceNotFound, "the buckets collection of %s is missing", c.m().ns())
+	}
+	bc.wmu.Lock()
+	defer bc.wmu.Unlock()
+	m := c.m()
+	res := &CreateIndexesResult{NumIndexesBefore: len(m.Indexes)}
+	var todo []*indexMeta
+	var todoKeys []bson.D
+	for i, ix := range parsed {
+		exists := false
+		for _, old := range append(append([]*indexMeta(nil), m.Indexes...), todo...) {
+			sameKey := document.Equal(old.Key, ix.Key)
+			switch {
+			case old.Name == ix.Name && sameKey && sameOptions(old, ix):
+				exists = true
+			case old.Name == ix.Name:
+				return nil, document.Errorf(document.CodeIndexOptionsConflict, "Index with name: %s already exists with the same name but different options. Requested index: %s, existing index: %s", ix.Name, fmtValue(specs[i]), fmtValue(listIndexEntry(old)))
+			case sameKey && sameOptions(old, ix):
+				return nil, document.Errorf(document.CodeIndexOptionsConflict, "Index already exists with a different name: %s", old.Name)
+			}
+			if exists {
+				break
+			}
+		}
+		if !exists {
+			todo, todoKeys = append(todo, ix), append(todoKeys, keys[i])
+		}
+	}
+	if len(m.Indexes)+len(todo) > maxIndexes {
+		return nil, document.Errorf(document.CodeCannotCreateIndex, "add index fails, too many indexes for %s key:%s", m.ns(), fmtValue(todo[0].Key))
+	}
+	if len(todo) == 0 {
+		res.NumIndexesAfter = res.NumIndexesBefore
+		res.Note = "all indexes already exist"
+		return res, nil
+	}
+	// Buckets-collection indexes for the secondary indexes.
+	bm := bc.m()
+	nbm := bm.clone()
+	var bixs []*indexMeta
+	for i, ix := range todo {
+		if todoKeys[i] == nil {
+			continue
+		}
+		bixs = append(bixs, &indexMeta{ID: nbm.NextIndexID, Name: tsIndexPrefix + ix.Name, Key: todoKeys[i], Sparse: ix.Sparse, Hidden: ix.Hidden})
+		nbm.NextIndexID++
+	}
+	if len(bixs) > 0 {
+		if err := db.reserveIndexes(bc, nbm, bixs); err != nil {
+			return nil, err
+		}
+		if err := db.buildIndexes(ctx, bc, nbm, bixs); err != nil {
+			db.dropIndexData(nbm.ID, bixs)
+			return nil, err
+		}
+		if _, err := db.publishIndexes(bc, nbm, bixs); err != nil {
+			return nil, err
+		}
+	}
+	nm := m.clone()
+	for _, ix := range todo {
+		ix.ID = nm.NextIndexID
+		nm.NextIndexID++
+		nm.Indexes = append(nm.Indexes, ix)
+		res.Names = append(res.Names, ix.Name)
+	}
+	if err := db.updateMeta(c, nm, nil); err != nil {
+		return nil, err
+	}
+	res.NumIndexesAfter = len(nm.Indexes)
+	return res, nil
+}
+
+// dropTimeseriesIndexes drops user indexes of a time-series collection
+// and the buckets-collection indexes serving them. The caller holds
+// catMu. It returns the number of indexes before.
+func (db *DB) dropTimeseriesIndexes(c *coll, which any) (int, error) {
+	_, bc, err := db.tsParts(c)
+	if err != nil {
+		return 0, err
+	}
+	if bc != nil {
+		bc.wmu.Lock()
+		defer bc.wmu.Unlock()
+	}
+	m := c.m()
+	drop, err := indexesToDrop(m, which)
+	if err != nil {
+		return 0, err
+	}
+	nm := m.clone()
+	kept := nm.Indexes[:0]
+	for _, ix := range nm.Indexes {
+		if !containsID(drop, ix.ID) {
+			kept = append(kept, ix)
+		}
+	}
+	nm.Indexes = kept
+	if err := db.updateMeta(c, nm, nil); err != nil {
+		return 0, err
+	}
+	if bc == nil {
+		return len(m.Indexes), nil
+	}
+	bm := bc.m()
+	var bdrop []*indexMeta
+	for _, ix := range drop {
+		if bix := bm.index(tsIndexPrefix + ix.Name); bix != nil {
+			bdrop = append(bdrop, bix)
+		}
+	}
+	if len(bdrop) > 0 {
+		if err := db.removeIndexes(bc, bdrop); err != nil {
+			return 0, err
+		}
+	}
+	return len(m.Indexes), nil
+}
