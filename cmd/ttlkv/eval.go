@@ -25,7 +25,7 @@ func addJSONFlag(fs *pflag.FlagSet, p *string) {
 }
 
 var evalCommand = &command{
-	remote: true,
+	remote:  true,
 	name:    "eval",
 	summary: "run mongosh JavaScript given as an argument, in files, or on stdin",
 	usage:   "ttlkv eval [--db NAME] [--json[=relaxed|canonical]] ['CODE' | -f FILE... | < FILE]",

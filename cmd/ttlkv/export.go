@@ -27,7 +27,7 @@ type exportFlags struct {
 }
 
 var exportCommand = &command{
-	remote: true,
+	remote:  true,
 	name:    "export",
 	summary: "write a collection as JSON lines, a JSON array, CSV or TSV (mongoexport's formats and flags)",
 	usage:   "ttlkv export [-c] COLL [--type json|csv|tsv] [--fields F,G | --fieldFile FILE] [--jsonArray] [--pretty] [--query FILTER] [--sort SPEC] [--limit N] [--skip N] [--out FILE]",

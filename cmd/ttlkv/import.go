@@ -34,7 +34,7 @@ type importFlags struct {
 const maxErrorLines = 10
 
 var importCommand = &command{
-	remote: true,
+	remote:  true,
 	name:    "import",
 	summary: "load JSON lines, a JSON array, CSV or TSV into a collection (mongoimport's formats and flags)",
 	usage:   "ttlkv import [-c] COLL [--file] [FILE] [--type json|csv|tsv] [--fields F,G | --fieldFile FILE | --headerline] [--columnsHaveTypes] [--jsonArray] [--mode insert|upsert] [--stopOnError] [--batchSize N] [--numInsertionWorkers N] [--drop] [--timeField F [--metaField M] [--granularity G] [--expireAfterSeconds N]]",

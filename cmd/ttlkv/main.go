@@ -91,7 +91,7 @@ type command struct {
 	flags    func(fs *pflag.FlagSet) any
 	// remote: the command takes --uri and works through a conn.
 	remote bool
-	run      func(e *env, fs *pflag.FlagSet, cfg any, args []string) int
+	run    func(e *env, fs *pflag.FlagSet, cfg any, args []string) int
 }
 
 // commands lists the subcommands in the order help shows them.

@@ -14,7 +14,7 @@ import (
 type runFlags struct{ canonical bool }
 
 var runCommand = &command{
-	remote: true,
+	remote:  true,
 	name:    "run",
 	summary: "run one database command given as Extended JSON and print the reply",
 	usage:   "ttlkv run [--db NAME] [--canonical] 'COMMAND'",

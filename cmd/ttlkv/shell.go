@@ -43,7 +43,7 @@ Ctrl-C stops a running statement (the session goes on), clears the current
 input, and pressed twice at an empty prompt leaves the shell.`
 
 var shellCommand = &command{
-	remote: true,
+	remote:  true,
 	name:    "shell",
 	summary: "an interactive mongosh-compatible shell (line editing, history, multi-line input)",
 	usage:   "ttlkv shell [--db NAME] [--history FILE]",

@@ -18,7 +18,7 @@ import (
 type statsFlags struct{ json bool }
 
 var statsCommand = &command{
-	remote: true,
+	remote:   true,
 	name:     "stats",
 	summary:  "show what an operator needs: documents, sizes and kind per collection, TTL rules and what awaits expiry, disk use, TTL metrics",
 	usage:    "ttlkv stats [--json]",

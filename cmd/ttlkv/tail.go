@@ -20,7 +20,7 @@ type tailFlags struct {
 }
 
 var tailCommand = &command{
-	remote: true,
+	remote:  true,
 	name:    "tail",
 	summary: "follow a capped collection with a tailable cursor, printing each new document as Extended JSON until Ctrl-C",
 	usage:   "ttlkv tail COLL [--from-start] [--query EXTJSON]",
