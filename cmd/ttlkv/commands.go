@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
@@ -50,6 +51,14 @@ func drain(ctx context.Context, db conn, dbName, coll string, cmd bson.D, f func
 		id := cursorIDOf(cd)
 		if id == 0 {
 			return nil
+		}
+		if ns, ok := document.Get(cd, "ns"); ok && batchKey == "firstBatch" {
+			// getMore names the cursor's namespace: for listCollections
+			// and listIndexes MongoDB wants "$cmd.listCollections" and
+			// the like, not "".
+			if s, _ := ns.(string); strings.Contains(s, ".") {
+				coll = s[strings.Index(s, ".")+1:]
+			}
 		}
 		batchKey = "nextBatch"
 		if reply, err = do(ctx, db, dbName, bson.D{{Key: "getMore", Value: id}, {Key: "collection", Value: coll}}); err != nil {

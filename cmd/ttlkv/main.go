@@ -213,6 +213,10 @@ func (e *env) commandHelp(w io.Writer, c *command, fs *pflag.FlagSet) {
 	if c.notes != "" {
 		fmt.Fprintf(w, "\n%s\n", c.notes)
 	}
+	if c.remote {
+		fmt.Fprintf(w, "\nWith --uri mongodb://HOST:PORT/ it sends the same commands to a running server, 'ttlkv serve'\n"+
+			"or MongoDB itself, instead of opening a data directory; --uri and --dir exclude each other.\n")
+	}
 	fmt.Fprintf(w, "\nFlags:\n%s", fs.FlagUsages())
 	if len(c.examples) > 0 {
 		fmt.Fprintln(w, "\nExamples:")

@@ -27,8 +27,8 @@ var tailCommand = &command{
 	notes: `If tail falls so far behind that documents it has not read yet are overwritten, it prints a
 warning to stderr saying how far behind it was and which documents were lost, and continues from
 the oldest document still present (nothing is printed twice). A data directory is opened by one
-process at a time, so tail sees the writes of its own process only: to follow a collection while
-writing to it, use a tailable cursor in 'ttlkv shell' or in Go (engine.FindOptions{Tailable: true}).
+process at a time: to follow the writes of another process, run 'ttlkv serve' on the directory and
+tail through it with --uri mongodb://127.0.0.1:27017 (or tail a MongoDB server the same way).
 A collection that does not exist is an error (exit 1), as a tailable cursor on it would end at
 once in MongoDB; create it first, e.g. db.createCollection("log", {capped: true, size: 1048576}).
 One that is dropped while tail runs is waited for.`,
