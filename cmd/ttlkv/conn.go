@@ -22,7 +22,8 @@ import (
 // and an error (a *document.Error carrying MongoDB's code when the
 // server gave one). Cursors are followed with getMore and ended with
 // killCursors through the same method, so a tool written against conn
-// works on an opened data directory and on a server alike.
+// works on an opened data directory and on a server alike (see
+// docs/wire.md, "The command-line tools over the protocol").
 type conn interface {
 	RunCommand(ctx context.Context, db string, cmd bson.D) (bson.D, error)
 }
