@@ -116,6 +116,9 @@ func dialURI(ctx context.Context, uri string) (*remoteConn, error) {
 	}
 	if err := client.Ping(ctx, nil); err != nil {
 		_ = client.Disconnect(context.Background())
+		if strings.Contains(err.Error(), "auth error") {
+			return nil, fmt.Errorf("cannot authenticate to %s: %v", shown, err)
+		}
 		return nil, fmt.Errorf("cannot reach the server at %s: %v", shown, err)
 	}
 	sess, err := client.StartSession()

@@ -24,11 +24,16 @@ import (
 // loopback port until the test ends, and returns its mongodb:// URI.
 func startWire(t *testing.T) string {
 	t.Helper()
+	return startWireOpts(t, wire.Options{})
+}
+
+func startWireOpts(t *testing.T, opts wire.Options) string {
+	t.Helper()
 	db, err := engine.Open(t.TempDir(), engine.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := wire.NewServer(db, wire.Options{})
+	srv := wire.NewServer(db, opts)
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -233,6 +238,38 @@ func TestURIUnreachable(t *testing.T) {
 	_, errOut, code := cli(t, nil, "", "", "--uri", "http://nowhere", "eval", "1")
 	if code != 1 || !strings.Contains(errOut, "--uri") {
 		t.Errorf("bad scheme: exit %d: %s", code, errOut)
+	}
+}
+
+func TestURIAuth(t *testing.T) {
+	t.Parallel()
+	uri := startWireOpts(t, wire.Options{Auth: true})
+	ctx := context.Background()
+	client, err := mongo.Connect(options.Client().ApplyURI(uri).SetTimeout(20 * time.Second))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer client.Disconnect(ctx)
+	// The localhost exception lets the first user be created.
+	if err := client.Database("admin").RunCommand(ctx, bson.D{{Key: "createUser", Value: "alice"}, {Key: "pwd", Value: "s3cret"},
+		{Key: "roles", Value: bson.A{bson.D{{Key: "role", Value: "root"}, {Key: "db", Value: "admin"}}}}}).Err(); err != nil {
+		t.Fatal(err)
+	}
+	withUser := func(user string) string {
+		return strings.Replace(uri, "mongodb://", "mongodb://"+user+"@", 1) + "&authSource=admin"
+	}
+	out, errOut, code := cli(t, nil, "", "", "--uri", withUser("alice:s3cret"), "eval", `db.c.insertOne({_id: 1}); db.c.countDocuments()`)
+	if code != 0 || out != "1\n" {
+		t.Fatalf("eval as alice: exit %d: %s%s", code, out, errOut)
+	}
+	_, errOut, code = cli(t, nil, "", "", "--uri", withUser("alice:wrong"), "eval", "1")
+	if code != 1 || !strings.Contains(errOut, "cannot authenticate") || !strings.Contains(errOut, "AuthenticationFailed") || strings.Contains(errOut, "wrong") {
+		t.Errorf("wrong password: exit %d: %s", code, errOut)
+	}
+	// Without credentials the server refuses the command with code 13.
+	out, _, code = cli(t, nil, "", "", "--uri", uri, "run", `{"find": "c"}`)
+	if code != 1 || !strings.Contains(out, `"code":13`) || !strings.Contains(out, `"codeName":"Unauthorized"`) {
+		t.Errorf("unauthenticated find: exit %d: %s", code, out)
 	}
 }
 
