@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -91,14 +92,21 @@ func (e *env) closeSession(cmd string, s *session, code int) int {
 }
 
 // remoteConn runs commands on a MongoDB server (ttlkv serve or MongoDB
-// itself) through the official driver. Every command goes in one
-// explicit session, so a cursor's getMore and killCursors carry the lsid
-// of the command that opened it, as MongoDB requires.
+// itself) through the official driver. Commands that may open or follow
+// a cursor go in one explicit session, so a getMore or killCursors
+// carries the lsid of the command that opened the cursor, as MongoDB
+// requires; a driver session is not safe for concurrent use, so those
+// commands take turns. Plain writes (import's concurrent insert
+// workers) use the driver's implicit sessions and run at once.
 type remoteConn struct {
 	client *mongo.Client
+	mu     sync.Mutex // serialises the use of sess
 	sess   *mongo.Session
 	uri    string // redacted: no password
 }
+
+// cursorless are the commands that never open a cursor.
+var cursorless = map[string]bool{"insert": true, "update": true, "delete": true}
 
 // dialURI connects to uri and checks that the server answers ping.
 func dialURI(ctx context.Context, uri string) (*remoteConn, error) {
@@ -134,8 +142,14 @@ func dialURI(ctx context.Context, uri string) (*remoteConn, error) {
 // engine gives it; ok: 0 also returns a *document.Error with the
 // server's code and message. A network failure returns only the error.
 func (r *remoteConn) RunCommand(ctx context.Context, db string, cmd bson.D) (bson.D, error) {
-	sctx := mongo.NewSessionContext(ctx, r.sess)
-	res := r.client.Database(db).RunCommand(sctx, cmd)
+	var res *mongo.SingleResult
+	if len(cmd) > 0 && cursorless[cmd[0].Key] {
+		res = r.client.Database(db).RunCommand(ctx, cmd)
+	} else {
+		r.mu.Lock()
+		res = r.client.Database(db).RunCommand(mongo.NewSessionContext(ctx, r.sess), cmd)
+		r.mu.Unlock()
+	}
 	raw, err := res.Raw()
 	if len(raw) == 0 {
 		var ce mongo.CommandError

@@ -111,7 +111,7 @@ func TestURIImportExport(t *testing.T) {
 	if err := os.WriteFile(in, []byte(b.String()), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	_, errOut := both(t, dir, uri, "", "import", "--collection", "c", "--file", in)
+	_, errOut := both(t, dir, uri, "", "import", "--collection", "c", "--file", in, "--batchSize", "10", "--numInsertionWorkers", "4")
 	if !strings.Contains(errOut, "250") {
 		t.Errorf("import --uri: %s", errOut)
 	}
