@@ -121,6 +121,13 @@ func TestURIImportExport(t *testing.T) {
 	}
 	// A duplicate import reports the server's write errors as the engine's.
 	both(t, dir, uri, "", "import", "--collection", "c", "--file", in)
+	// A time-series import creates the collection through the server.
+	both(t, dir, uri, "", "import", "--collection", "ts", "--file", in, "--timeField", "at", "--metaField", "tag", "--expireAfterSeconds", "315360000") // ten years: no TTL pass touches it
+	out, _ = both(t, dir, uri, "", "eval", `db.getCollectionInfos({name: "ts"})[0].options`)
+	if !strings.Contains(out, "timeField: 'at'") || !strings.Contains(out, "expireAfterSeconds") {
+		t.Errorf("time-series import --uri: %s", out)
+	}
+	both(t, dir, uri, "", "export", "--collection", "ts", "--sort", `{"tag": 1}`, "--fields", "tag", "--type", "csv")
 }
 
 func TestURIStats(t *testing.T) {
