@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -29,6 +30,14 @@ func startWire(t *testing.T) string {
 
 func startWireOpts(t *testing.T, opts wire.Options) string {
 	t.Helper()
+	uri, _ := startWireStop(t, opts)
+	return uri
+}
+
+// startWireStop is startWire that also returns a function stopping the
+// server early.
+func startWireStop(t *testing.T, opts wire.Options) (string, func()) {
+	t.Helper()
 	db, err := engine.Open(t.TempDir(), engine.Options{DisableTTLMonitor: true}) // nothing expires behind the comparisons
 	if err != nil {
 		t.Fatal(err)
@@ -39,11 +48,15 @@ func startWireOpts(t *testing.T, opts wire.Options) string {
 		t.Fatal(err)
 	}
 	go srv.Serve(l)
-	t.Cleanup(func() {
-		srv.Close()
-		db.Close()
-	})
-	return "mongodb://" + l.Addr().String() + "/?serverSelectionTimeoutMS=10000"
+	var once sync.Once
+	stop := func() {
+		once.Do(func() {
+			srv.Close()
+			db.Close()
+		})
+	}
+	t.Cleanup(stop)
+	return "mongodb://" + l.Addr().String() + "/?serverSelectionTimeoutMS=10000", stop
 }
 
 // both runs the same ttlkv command embedded (on dir) and with --uri, and
@@ -314,5 +327,75 @@ func TestRedactURI(t *testing.T) {
 		if got := redactURI(in); got != want || strings.Contains(got, "s3cret") {
 			t.Errorf("redactURI(%q) = %q, want %q", in, got, want)
 		}
+	}
+}
+
+// A server that goes away under tail --uri ends it with an error, not a
+// hang.
+func TestURITailServerGone(t *testing.T) {
+	t.Parallel()
+	uri, stop := startWireStop(t, wire.Options{})
+	if _, errOut, code := cli(t, nil, "", "", "--uri", uri, "eval", `db.createCollection("log", {capped: true, size: 4096})`); code != 0 {
+		t.Fatal(errOut)
+	}
+	started := make(chan struct{}, 1)
+	var errb syncBuffer
+	e := &env{ctx: context.Background(), stdin: strings.NewReader(""), stdout: &syncBuffer{}, stderr: &errb,
+		getenv: func(string) string { return "" }, isTerm: func(any) bool { return false },
+		tailHook: func(int64, int) {
+			select {
+			case started <- struct{}{}:
+			default:
+			}
+		}}
+	done := make(chan int, 1)
+	go func() { done <- e.main([]string{"--uri", uri + "&socketTimeoutMS=5000", "tail", "log", "--maxTimeMS", "100"}) }()
+	select {
+	case <-started:
+	case code := <-done:
+		t.Fatalf("tail exited %d: %s", code, errb.String())
+	case <-time.After(20 * time.Second):
+		t.Fatal("tail did not start")
+	}
+	stop()
+	select {
+	case code := <-done:
+		if code != 1 || !strings.HasPrefix(errb.String(), "ttlkv tail: ") {
+			t.Errorf("tail after the server stopped: exit %d: %s", code, errb.String())
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("tail did not end when the server stopped")
+	}
+}
+
+// fakeConn answers a listCollections whose cursor continues, and records
+// the getMore it receives.
+type fakeConn struct{ getMores []bson.D }
+
+func (f *fakeConn) RunCommand(_ context.Context, db string, cmd bson.D) (bson.D, error) {
+	if cmd[0].Key == "getMore" {
+		f.getMores = append(f.getMores, cmd)
+		return bson.D{{Key: "cursor", Value: bson.D{{Key: "id", Value: int64(0)}, {Key: "ns", Value: db + ".$cmd.listCollections"},
+			{Key: "nextBatch", Value: bson.A{bson.D{{Key: "name", Value: "b"}}}}}}, {Key: "ok", Value: 1.0}}, nil
+	}
+	return bson.D{{Key: "cursor", Value: bson.D{{Key: "id", Value: int64(7)}, {Key: "ns", Value: db + ".$cmd.listCollections"},
+		{Key: "firstBatch", Value: bson.A{bson.D{{Key: "name", Value: "a"}}}}}}, {Key: "ok", Value: 1.0}}, nil
+}
+
+// drain continues a listCollections cursor on the namespace MongoDB
+// gave it, as a real server's getMore requires.
+func TestDrainGetMoreNamespace(t *testing.T) {
+	t.Parallel()
+	f := &fakeConn{}
+	var names []string
+	err := drain(context.Background(), f, "app", "", bson.D{{Key: "listCollections", Value: 1}}, func(d bson.D) bool {
+		names = append(names, d[0].Value.(string))
+		return true
+	})
+	if err != nil || strings.Join(names, ",") != "a,b" || len(f.getMores) != 1 {
+		t.Fatalf("drain: %v %v %v", err, names, f.getMores)
+	}
+	if c, _ := f.getMores[0][1].Value.(string); c != "$cmd.listCollections" {
+		t.Errorf("getMore named collection %q, want $cmd.listCollections", c)
 	}
 }
