@@ -349,7 +349,9 @@ func TestURITailServerGone(t *testing.T) {
 			}
 		}}
 	done := make(chan int, 1)
-	go func() { done <- e.main([]string{"--uri", uri + "&socketTimeoutMS=5000", "tail", "log", "--maxTimeMS", "100"}) }()
+	go func() {
+		done <- e.main([]string{"--uri", uri + "&socketTimeoutMS=5000", "tail", "log", "--maxTimeMS", "100"})
+	}()
 	select {
 	case <-started:
 	case code := <-done:
