@@ -4,16 +4,16 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/ttlkv/ttlkv/document"
-	"github.com/ttlkv/ttlkv/engine"
 )
 
 // do runs one command and turns a reply with ok: 0 into an error (a
 // *document.Error when the engine gave one).
-func do(ctx context.Context, db *engine.DB, dbName string, cmd bson.D) (bson.D, error) {
+func do(ctx context.Context, db conn, dbName string, cmd bson.D) (bson.D, error) {
 	reply, err := db.RunCommand(ctx, dbName, cmd)
 	if err != nil {
 		return reply, err
@@ -27,7 +27,7 @@ func do(ctx context.Context, db *engine.DB, dbName string, cmd bson.D) (bson.D, 
 
 // drain runs a cursor command and follows it with getMore, calling f for
 // every document; it stops early if f returns false.
-func drain(ctx context.Context, db *engine.DB, dbName, coll string, cmd bson.D, f func(bson.D) bool) error {
+func drain(ctx context.Context, db conn, dbName, coll string, cmd bson.D, f func(bson.D) bool) error {
 	reply, err := do(ctx, db, dbName, cmd)
 	if err != nil {
 		return err
@@ -52,6 +52,14 @@ func drain(ctx context.Context, db *engine.DB, dbName, coll string, cmd bson.D, 
 		if id == 0 {
 			return nil
 		}
+		if ns, ok := document.Get(cd, "ns"); ok && batchKey == "firstBatch" {
+			// getMore names the cursor's namespace: for listCollections
+			// and listIndexes MongoDB wants "$cmd.listCollections" and
+			// the like, not "".
+			if s, _ := ns.(string); strings.Contains(s, ".") {
+				coll = s[strings.Index(s, ".")+1:]
+			}
+		}
 		batchKey = "nextBatch"
 		if reply, err = do(ctx, db, dbName, bson.D{{Key: "getMore", Value: id}, {Key: "collection", Value: coll}}); err != nil {
 			return err
@@ -72,7 +80,7 @@ func cursorIDOf(cd bson.D) int64 {
 
 // collections lists every (database, collection) pair, in order, with
 // each collection's listCollections entry.
-func collections(ctx context.Context, db *engine.DB) ([][2]string, map[string]bson.D, error) {
+func collections(ctx context.Context, db conn) ([][2]string, map[string]bson.D, error) {
 	reply, err := do(ctx, db, "admin", bson.D{{Key: "listDatabases", Value: 1}, {Key: "nameOnly", Value: true}})
 	if err != nil {
 		return nil, nil, err

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/spf13/pflag"
@@ -26,6 +25,7 @@ func addJSONFlag(fs *pflag.FlagSet, p *string) {
 }
 
 var evalCommand = &command{
+	remote:  true,
 	name:    "eval",
 	summary: "run mongosh JavaScript given as an argument, in files, or on stdin",
 	usage:   "ttlkv eval [--db NAME] [--json[=relaxed|canonical]] ['CODE' | -f FILE... | < FILE]",
@@ -69,13 +69,13 @@ var evalCommand = &command{
 			}
 			scripts = append(scripts, script{"<stdin>", string(b)})
 		}
-		db, err := e.open(engine.Options{})
+		db, err := e.connect(engine.Options{})
 		if err != nil {
 			return e.fail("eval", err)
 		}
-		sh, err := mongosh.New(db, mongosh.Options{DB: e.db, Stdout: e.stdout, Stderr: e.stderr, JSON: f.json, Context: e.ctx, Connection: connection(db)})
+		sh, err := mongosh.New(db, mongosh.Options{DB: e.db, Stdout: e.stdout, Stderr: e.stderr, JSON: f.json, Context: e.ctx, Connection: db.connection()})
 		if err != nil {
-			return e.closeDB("eval", db, e.fail("eval", err))
+			return e.closeSession("eval", db, e.fail("eval", err))
 		}
 		for _, s := range scripts {
 			if err := sh.Eval(s.name, s.src); err != nil {
@@ -83,10 +83,10 @@ var evalCommand = &command{
 				if e.ctx.Err() != nil && code == 1 {
 					code = interruptedExit // stopped by SIGINT or SIGTERM
 				}
-				return e.closeDB("eval", db, code)
+				return e.closeSession("eval", db, code)
 			}
 		}
-		return e.closeDB("eval", db, 0)
+		return e.closeSession("eval", db, 0)
 	},
 }
 
@@ -99,14 +99,4 @@ func scriptExit(e *env, err error) int {
 	}
 	fmt.Fprintln(e.stderr, strings.TrimRight(err.Error(), "\n"))
 	return 1
-}
-
-// connection describes the open data directory for db.getMongo(), as
-// mongosh prints its connection string.
-func connection(db *engine.DB) string {
-	dir, err := filepath.Abs(db.Dir())
-	if err != nil {
-		dir = db.Dir()
-	}
-	return fmt.Sprintf("ttlkv://%s (embedded engine, ttlkv %s)", dir, version)
 }

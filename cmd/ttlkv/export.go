@@ -27,6 +27,7 @@ type exportFlags struct {
 }
 
 var exportCommand = &command{
+	remote:  true,
 	name:    "export",
 	summary: "write a collection as JSON lines, a JSON array, CSV or TSV (mongoexport's formats and flags)",
 	usage:   "ttlkv export [-c] COLL [--type json|csv|tsv] [--fields F,G | --fieldFile FILE] [--jsonArray] [--pretty] [--query FILTER] [--sort SPEC] [--limit N] [--skip N] [--out FILE]",
@@ -101,7 +102,7 @@ ObjectIds as ObjectId(hex), documents and arrays as relaxed Extended JSON, missi
 		if f.skip > 0 {
 			find = append(find, bson.E{Key: "skip", Value: f.skip})
 		}
-		db, err := e.open(engine.Options{DisableTTLMonitor: true})
+		db, err := e.connect(engine.Options{DisableTTLMonitor: true})
 		if err != nil {
 			return e.fail("export", err)
 		}
@@ -109,7 +110,7 @@ ObjectIds as ObjectId(hex), documents and arrays as relaxed Extended JSON, missi
 		var file *os.File
 		if f.out != "" {
 			if file, err = os.Create(f.out); err != nil {
-				return e.closeDB("export", db, e.fail("export", err))
+				return e.closeSession("export", db, e.fail("export", err))
 			}
 			w = file
 		}
@@ -151,10 +152,10 @@ ObjectIds as ObjectId(hex), documents and arrays as relaxed Extended JSON, missi
 		}
 		prog.finish()
 		if err != nil {
-			return e.closeDB("export", db, e.fail("export", err))
+			return e.closeSession("export", db, e.fail("export", err))
 		}
 		fmt.Fprintf(e.stderr, "exported %d record(s)\n", n)
-		return e.closeDB("export", db, 0)
+		return e.closeSession("export", db, 0)
 	},
 }
 

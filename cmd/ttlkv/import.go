@@ -34,6 +34,7 @@ type importFlags struct {
 const maxErrorLines = 10
 
 var importCommand = &command{
+	remote:  true,
 	name:    "import",
 	summary: "load JSON lines, a JSON array, CSV or TSV into a collection (mongoimport's formats and flags)",
 	usage:   "ttlkv import [-c] COLL [--file] [FILE] [--type json|csv|tsv] [--fields F,G | --fieldFile FILE | --headerline] [--columnsHaveTypes] [--jsonArray] [--mode insert|upsert] [--stopOnError] [--batchSize N] [--numInsertionWorkers N] [--drop] [--timeField F [--metaField M] [--granularity G] [--expireAfterSeconds N]]",
@@ -101,18 +102,18 @@ On a terminal a progress line is redrawn; otherwise a plain progress line is pri
 			}
 			in = file
 		}
-		db, err := e.open(engine.Options{})
+		db, err := e.connect(engine.Options{})
 		if err != nil {
 			return e.fail("import", err)
 		}
 		imp := &importer{e: e, db: db, coll: args[0], f: f}
 		if f.drop {
 			if _, err := do(e.ctx, db, e.db, bson.D{{Key: "drop", Value: args[0]}}); err != nil && codeOf(err) != document.CodeNamespaceNotFound {
-				return e.closeDB("import", db, e.fail("import", err))
+				return e.closeSession("import", db, e.fail("import", err))
 			}
 		}
 		if err := imp.prepareTimeseries(fs); err != nil {
-			return e.closeDB("import", db, e.fail("import", err))
+			return e.closeSession("import", db, e.fail("import", err))
 		}
 		imp.prog = newProgress(e.stderr, e.isTerm(e.stderr), e.db+"."+args[0], size, true, e.progressEvery)
 		imp.start()
@@ -141,7 +142,7 @@ On a terminal a progress line is redrawn; otherwise a plain progress line is pri
 		if imp.failed > 0 || errors.Is(err, errStopped) {
 			code = 1
 		}
-		return e.closeDB("import", db, code)
+		return e.closeSession("import", db, code)
 	},
 }
 
@@ -201,7 +202,7 @@ type importBatch struct {
 
 type importer struct {
 	e    *env
-	db   *engine.DB
+	db   conn
 	coll string
 	f    *importFlags
 	prog *progress

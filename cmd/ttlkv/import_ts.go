@@ -8,7 +8,6 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/ttlkv/ttlkv/document"
-	"github.com/ttlkv/ttlkv/engine"
 )
 
 // maxBatchBytes bounds the input bytes of one insert command, well under
@@ -116,7 +115,7 @@ func (im *importer) collInfo() (bson.D, error) { return collectionInfo(im.e, im.
 
 // collectionInfo returns the listCollections entry of coll in the
 // current database, nil if it does not exist.
-func collectionInfo(e *env, db *engine.DB, coll string) (bson.D, error) {
+func collectionInfo(e *env, db conn, coll string) (bson.D, error) {
 	var info bson.D
 	err := drain(e.ctx, db, e.db, "", bson.D{{Key: "listCollections", Value: 1}, {Key: "filter", Value: bson.D{{Key: "name", Value: coll}}}},
 		func(d bson.D) bool { info = d; return false })

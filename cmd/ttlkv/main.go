@@ -4,8 +4,10 @@
 // formats, statistics, a consistency check, the TTL reaper and a demo.
 //
 // Every subcommand opens the data directory (--dir, else $TTLKV_DIR, else
-// ./ttlkv-data), works through engine.DB.RunCommand, and closes it. There
-// is no storage logic here.
+// ./ttlkv-data), works through engine.DB.RunCommand, and closes it; shell,
+// eval, run, import, export, tail and stats can instead send the same
+// commands to a server with --uri (see conn.go). There is no storage
+// logic here.
 package main
 
 import (
@@ -75,6 +77,7 @@ type env struct {
 
 	dir string // --dir
 	db  string // --db
+	uri string // --uri: a server to work against instead of a data directory
 	// openOpts, if set (tests), adjusts the engine options.
 	openOpts func(*engine.Options)
 	// opened, if set (tests), sees every database a subcommand opens.
@@ -99,7 +102,9 @@ type command struct {
 	notes    string // optional paragraph shown by --help after the summary
 	examples []string
 	flags    func(fs *pflag.FlagSet) any
-	run      func(e *env, fs *pflag.FlagSet, cfg any, args []string) int
+	// remote: the command takes --uri and works through a conn.
+	remote bool
+	run    func(e *env, fs *pflag.FlagSet, cfg any, args []string) int
 }
 
 // commands lists the subcommands in the order help shows them.
@@ -125,6 +130,11 @@ func (e *env) addGlobal(fs *pflag.FlagSet) {
 	fs.StringVar(&e.db, "db", e.db, "database name")
 }
 
+// addURI registers --uri on a flag set.
+func (e *env) addURI(fs *pflag.FlagSet) {
+	fs.StringVar(&e.uri, "uri", e.uri, "work against the server at this mongodb:// URI ('ttlkv serve' or MongoDB) instead of opening a data directory")
+}
+
 // main parses the global flags and runs a subcommand; it returns the
 // process exit code.
 func (e *env) main(args []string) int {
@@ -135,6 +145,7 @@ func (e *env) main(args []string) int {
 	fs.SetInterspersed(false)
 	fs.SetOutput(io.Discard)
 	e.addGlobal(fs)
+	e.addURI(fs)
 	showVersion := fs.BoolP("version", "v", false, "print the version")
 	help := fs.BoolP("help", "h", false, "show help")
 	if err := fs.Parse(args); err != nil {
@@ -165,6 +176,9 @@ func (e *env) runCommand(c *command, args []string) int {
 	fs.SetOutput(io.Discard)
 	fs.SortFlags = false
 	e.addGlobal(fs)
+	if c.remote {
+		e.addURI(fs)
+	}
 	var cfg any
 	if c.flags != nil {
 		cfg = c.flags(fs)
@@ -179,13 +193,21 @@ func (e *env) runCommand(c *command, args []string) int {
 		e.commandHelp(e.stdout, c, fs)
 		return 0
 	}
+	if e.uri != "" && !c.remote {
+		fmt.Fprintf(e.stderr, "ttlkv %s: --uri is not available: %s works on a data directory (--dir)\n", c.name, c.name)
+		return 2
+	}
+	if e.uri != "" && e.dir != "" {
+		fmt.Fprintf(e.stderr, "ttlkv %s: give --uri or --dir, not both\n", c.name)
+		return 2
+	}
 	return c.run(e, fs, cfg, fs.Args())
 }
 
 // usage prints the list of subcommands.
 func (e *env) usage(w io.Writer) {
 	fmt.Fprintf(w, "ttlkv %s: an embedded document engine with MongoDB's TTL, capped and time-series collections\n\n", version)
-	fmt.Fprintln(w, "Usage: ttlkv [--dir DIR] [--db NAME] COMMAND [flags] [args]")
+	fmt.Fprintln(w, "Usage: ttlkv [--dir DIR | --uri URI] [--db NAME] COMMAND [flags] [args]")
 	fmt.Fprintln(w, "\nCommands:")
 	for _, c := range commands() {
 		fmt.Fprintf(w, "  %-8s %s\n", c.name, c.summary)
@@ -193,6 +215,8 @@ func (e *env) usage(w io.Writer) {
 	fmt.Fprintln(w, "\nGlobal flags:")
 	fmt.Fprintf(w, "  --dir DIR   data directory (default $TTLKV_DIR, else ./%s, created mode 0700)\n", defaultDir)
 	fmt.Fprintln(w, "  --db NAME   database (default test)")
+	fmt.Fprintln(w, "  --uri URI   shell, eval, run, import, export, tail, stats: work against a running server")
+	fmt.Fprintln(w, "              ('ttlkv serve' or MongoDB, mongodb://HOST:PORT/) instead of opening --dir")
 	fmt.Fprintln(w, "\nRun 'ttlkv COMMAND --help' for a command's flags and examples.")
 }
 
@@ -201,6 +225,10 @@ func (e *env) commandHelp(w io.Writer, c *command, fs *pflag.FlagSet) {
 	fmt.Fprintf(w, "Usage: %s\n\n%s\n", c.usage, c.summary)
 	if c.notes != "" {
 		fmt.Fprintf(w, "\n%s\n", c.notes)
+	}
+	if c.remote {
+		fmt.Fprintf(w, "\nWith --uri mongodb://HOST:PORT/ it sends the same commands to a running server, 'ttlkv serve'\n"+
+			"or MongoDB itself, instead of opening a data directory; --uri and --dir exclude each other.\n")
 	}
 	fmt.Fprintf(w, "\nFlags:\n%s", fs.FlagUsages())
 	if len(c.examples) > 0 {

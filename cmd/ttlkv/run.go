@@ -14,6 +14,7 @@ import (
 type runFlags struct{ canonical bool }
 
 var runCommand = &command{
+	remote:  true,
 	name:    "run",
 	summary: "run one database command given as Extended JSON and print the reply",
 	usage:   "ttlkv run [--db NAME] [--canonical] 'COMMAND'",
@@ -44,7 +45,7 @@ an insert, update or delete that failed for some documents fails the script; std
 		if len(cmd) == 0 {
 			return e.fail("run", fmt.Errorf("the command document is empty"))
 		}
-		db, err := e.open(engine.Options{})
+		db, err := e.connect(engine.Options{})
 		if err != nil {
 			return e.fail("run", err)
 		}
@@ -60,13 +61,13 @@ an insert, update or delete that failed for some documents fails the script; std
 		if reply != nil {
 			out, err := document.MarshalExtJSON(reply, f.canonical)
 			if err != nil {
-				return e.closeDB("run", db, e.fail("run", err))
+				return e.closeSession("run", db, e.fail("run", err))
 			}
 			fmt.Fprintln(e.stdout, string(out))
 		} else if cmdErr != nil {
 			fmt.Fprintf(e.stderr, "ttlkv run: %v\n", cmdErr)
 		}
-		return e.closeDB("run", db, code)
+		return e.closeSession("run", db, code)
 	},
 }
 

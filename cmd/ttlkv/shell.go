@@ -43,6 +43,7 @@ Ctrl-C stops a running statement (the session goes on), clears the current
 input, and pressed twice at an empty prompt leaves the shell.`
 
 var shellCommand = &command{
+	remote:  true,
 	name:    "shell",
 	summary: "an interactive mongosh-compatible shell (line editing, history, multi-line input)",
 	usage:   "ttlkv shell [--db NAME] [--history FILE]",
@@ -62,12 +63,12 @@ var shellCommand = &command{
 			fmt.Fprintln(e.stderr, "ttlkv shell: takes no arguments (use 'ttlkv eval' to run code)")
 			return 2
 		}
-		db, err := e.open(engine.Options{})
+		db, err := e.connect(engine.Options{})
 		if err != nil {
 			return e.fail("shell", err)
 		}
 		code := e.shell(db, f)
-		return e.closeDB("shell", db, code)
+		return e.closeSession("shell", db, code)
 	},
 }
 
@@ -160,8 +161,8 @@ func (e *env) newLineReader(history string) (lineReader, bool, error) {
 }
 
 // shell runs the read-eval-print loop until exit or end of input.
-func (e *env) shell(db *engine.DB, f *shellFlags) int {
-	sh, err := mongosh.New(db, mongosh.Options{DB: e.db, Stdout: e.stdout, Stderr: e.stderr, JSON: f.json, Context: e.ctx, Connection: connection(db)})
+func (e *env) shell(db *session, f *shellFlags) int {
+	sh, err := mongosh.New(db, mongosh.Options{DB: e.db, Stdout: e.stdout, Stderr: e.stderr, JSON: f.json, Context: e.ctx, Connection: db.connection()})
 	if err != nil {
 		return e.fail("shell", err)
 	}
@@ -183,7 +184,7 @@ func (e *env) shell(db *engine.DB, f *shellFlags) int {
 	stopClose := context.AfterFunc(e.ctx, in.close)
 	defer stopClose()
 	if interactive {
-		fmt.Fprintf(e.stdout, "ttlkv %s shell on %s. Type \"help\" for help, \"exit\" to leave.\n", version, db.Dir())
+		fmt.Fprintf(e.stdout, "ttlkv %s shell on %s. Type \"help\" for help, \"exit\" to leave.\n", version, db.where())
 	}
 	var buf []string
 	exitArmed := false // Ctrl-C at an empty prompt: a second one exits

@@ -18,6 +18,7 @@ import (
 type statsFlags struct{ json bool }
 
 var statsCommand = &command{
+	remote:   true,
 	name:     "stats",
 	summary:  "show what an operator needs: documents, sizes and kind per collection, TTL rules and what awaits expiry, disk use, TTL metrics",
 	usage:    "ttlkv stats [--json]",
@@ -33,11 +34,11 @@ var statsCommand = &command{
 			fmt.Fprintln(e.stderr, "ttlkv stats: takes no arguments")
 			return 2
 		}
-		db, err := e.open(engine.Options{DisableTTLMonitor: true})
+		db, err := e.connect(engine.Options{DisableTTLMonitor: true})
 		if err != nil {
 			return e.fail("stats", err)
 		}
-		return e.closeDB("stats", db, e.stats(db, f.json))
+		return e.closeSession("stats", db, e.stats(db, f.json))
 	},
 }
 
@@ -61,7 +62,7 @@ type ttlRule struct {
 	expired int64
 }
 
-func (e *env) stats(db *engine.DB, asJSON bool) int {
+func (e *env) stats(db *session, asJSON bool) int {
 	status, err := do(e.ctx, db, "admin", bson.D{{Key: "serverStatus", Value: 1}})
 	if err != nil {
 		return e.fail("stats", err)
@@ -96,13 +97,23 @@ func (e *env) stats(db *engine.DB, asJSON bool) int {
 		return e.statsJSON(status, colls, rules)
 	}
 	w := e.stdout
-	fmt.Fprintf(w, "data directory   %s\n", db.Dir())
 	v, _ := document.Get(status, "version")
-	fmt.Fprintf(w, "engine version   %v\n", v)
-	du := diskUsage(db.Dir())
-	fmt.Fprintf(w, "disk use         %s allocated, as du counts it (logical size %s in %d file(s): preallocated files are sparse; LSM %s, value log %s)\n",
-		humanBytes(du.allocated), humanBytes(du.logical), du.files,
-		humanBytes(num(status, "storageEngine.lsmBytes")), humanBytes(num(status, "storageEngine.vlogBytes")))
+	if db.remote != nil {
+		// The server's files are not ours to measure: what it says only.
+		fmt.Fprintf(w, "server           %s\n", db.where())
+		fmt.Fprintf(w, "engine version   %v\n", v)
+		if _, ok := document.Lookup(status, "storageEngine.lsmBytes"); ok {
+			fmt.Fprintf(w, "disk use         LSM %s, value log %s (as the server reports them)\n",
+				humanBytes(num(status, "storageEngine.lsmBytes")), humanBytes(num(status, "storageEngine.vlogBytes")))
+		}
+	} else {
+		fmt.Fprintf(w, "data directory   %s\n", db.db.Dir())
+		fmt.Fprintf(w, "engine version   %v\n", v)
+		du := diskUsage(db.db.Dir())
+		fmt.Fprintf(w, "disk use         %s allocated, as du counts it (logical size %s in %d file(s): preallocated files are sparse; LSM %s, value log %s)\n",
+			humanBytes(du.allocated), humanBytes(du.logical), du.files,
+			humanBytes(num(status, "storageEngine.lsmBytes")), humanBytes(num(status, "storageEngine.vlogBytes")))
+	}
 	var docs, idx int64
 	for _, c := range colls {
 		docs += num(c.stats, "count")
@@ -159,7 +170,7 @@ func kindText(c collInfo) string {
 // their expiry (a date, or an array's earliest date, at or before now -
 // expireAfterSeconds, within the partial filter): what the next TTL pass
 // will delete.
-func (e *env) ttlRules(db *engine.DB, dbName, coll string, ci collInfo, now time.Time) ([]ttlRule, error) {
+func (e *env) ttlRules(db conn, dbName, coll string, ci collInfo, now time.Time) ([]ttlRule, error) {
 	var out []ttlRule
 	if ci.kind == "timeseries" {
 		if exp, ok := document.Lookup(ci.info, "options.expireAfterSeconds"); ok {

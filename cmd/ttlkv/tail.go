@@ -20,14 +20,15 @@ type tailFlags struct {
 }
 
 var tailCommand = &command{
+	remote:  true,
 	name:    "tail",
 	summary: "follow a capped collection with a tailable cursor, printing each new document as Extended JSON until Ctrl-C",
 	usage:   "ttlkv tail COLL [--from-start] [--query EXTJSON]",
 	notes: `If tail falls so far behind that documents it has not read yet are overwritten, it prints a
 warning to stderr saying how far behind it was and which documents were lost, and continues from
 the oldest document still present (nothing is printed twice). A data directory is opened by one
-process at a time, so tail sees the writes of its own process only: to follow a collection while
-writing to it, use a tailable cursor in 'ttlkv shell' or in Go (engine.FindOptions{Tailable: true}).
+process at a time: to follow the writes of another process, run 'ttlkv serve' on the directory and
+tail through it with --uri mongodb://127.0.0.1:27017 (or tail a MongoDB server the same way).
 A collection that does not exist is an error (exit 1), as a tailable cursor on it would end at
 once in MongoDB; create it first, e.g. db.createCollection("log", {capped: true, size: 1048576}).
 One that is dropped while tail runs is waited for.`,
@@ -61,18 +62,18 @@ One that is dropped while tail runs is waited for.`,
 			}
 			filter = d
 		}
-		db, err := e.open(engine.Options{})
+		db, err := e.connect(engine.Options{})
 		if err != nil {
 			return e.fail("tail", err)
 		}
 		info, err := collectionInfo(e, db, args[0])
 		if err != nil {
-			return e.closeDB("tail", db, e.fail("tail", err))
+			return e.closeSession("tail", db, e.fail("tail", err))
 		}
 		if info == nil {
-			return e.closeDB("tail", db, e.fail("tail", fmt.Errorf("namespace %s.%s does not exist; tail follows a capped collection: create it first, e.g. db.createCollection(%q, {capped: true, size: 1048576})", e.db, args[0], args[0])))
+			return e.closeSession("tail", db, e.fail("tail", fmt.Errorf("namespace %s.%s does not exist; tail follows a capped collection: create it first, e.g. db.createCollection(%q, {capped: true, size: 1048576})", e.db, args[0], args[0])))
 		}
-		return e.closeDB("tail", db, e.tail(db, args[0], filter, f))
+		return e.closeSession("tail", db, e.tail(db, args[0], filter, f))
 	},
 }
 
@@ -99,7 +100,7 @@ type tailState struct {
 // is skipped silently. A cursor that ends without error (the collection
 // is empty or missing) or whose collection is dropped (175) is started
 // again after --maxTimeMS.
-func (e *env) tail(db *engine.DB, coll string, filter bson.D, f *tailFlags) int {
+func (e *env) tail(db conn, coll string, filter bson.D, f *tailFlags) int {
 	st := &tailState{skipping: !f.fromStart}
 	for e.ctx.Err() == nil {
 		err := e.tailCursor(db, coll, filter, f, st)
@@ -127,7 +128,7 @@ func (e *env) tail(db *engine.DB, coll string, filter bson.D, f *tailFlags) int 
 
 // tailCursor runs one tailable cursor from the oldest document until it
 // ends (nil) or fails.
-func (e *env) tailCursor(db *engine.DB, coll string, filter bson.D, f *tailFlags, st *tailState) error {
+func (e *env) tailCursor(db conn, coll string, filter bson.D, f *tailFlags, st *tailState) error {
 	reply, err := do(e.ctx, db, e.db, bson.D{{Key: "find", Value: coll}, {Key: "filter", Value: filter},
 		{Key: "tailable", Value: true}, {Key: "awaitData", Value: true}})
 	if err != nil {
@@ -177,7 +178,7 @@ func (e *env) tailCursor(db *engine.DB, coll string, filter bson.D, f *tailFlags
 // tailLost reports a lost position: the next document the tailer needed
 // was overwritten, so it was more documents behind than the collection
 // holds now.
-func (e *env) tailLost(db *engine.DB, coll string, err error, st *tailState) {
+func (e *env) tailLost(db conn, coll string, err error, st *tailState) {
 	held := "?"
 	if r, cerr := do(e.ctx, db, e.db, bson.D{{Key: "count", Value: coll}}); cerr == nil {
 		held = fmt.Sprint(num(r, "n"))
