@@ -1,0 +1,145 @@
+package query
+
+import (
+	"github.com/ttlkv/ttlkv/collation"
+	"go.mongodb.org/mongo-driver/v2/bson"
+)
+
+// Collate returns the filter with its string comparisons made under
+// collation c ($eq, $ne, $lt, $lte, $gt, $gte, $in, $nin, implicit
+// equality, $all and the same inside $elemMatch), as MongoDB applies an
+// operation's collation (docs/collation.md). Regular expressions, field
+// names, $type, $size, $exists and $mod are not collated. The operands a
+// planner reads through Bounds become collation keys, so bounds of a
+// collated filter address an index with the same collation. A nil c (the
+// simple collation) returns f itself. A filter with $expr under a
+// non-simple collation is 2 BadValue: ttlkv's expressions compare
+// without collation, and ttlkv refuses rather than answer differently.
+func (f *Filter) Collate(c *collation.Collator) (*Filter, error) {
+	if c == nil {
+		return f, nil
+	}
+	if f == nil {
+		return &Filter{coll: c}, nil
+	}
+	if f.hasExpr {
+		return nil, badValue("$expr under a non-simple collation is not supported by ttlkv")
+	}
+	root := collateExpr(f.root, c).(andExpr)
+	return &Filter{root: root, hasExpr: f.hasExpr, coll: c}, nil
+}
+
+// Collator returns the collation the filter compares strings with: nil
+// for the simple collation.
+func (f *Filter) Collator() *collation.Collator {
+	if f == nil {
+		return nil
+	}
+	return f.coll
+}
+
+// Collate returns the sort with strings ordered under collation c; a nil
+// c returns s itself.
+func (s *Sort) Collate(c *collation.Collator) *Sort {
+	if s == nil || c == nil {
+		return s
+	}
+	out := *s
+	out.coll = c
+	return &out
+}
+
+// Collator returns the collation of the sort's string order: nil for the
+// simple collation.
+func (s *Sort) Collator() *collation.Collator {
+	if s == nil {
+		return nil
+	}
+	return s.coll
+}
+
+func collateExpr(e expr, c *collation.Collator) expr {
+	switch t := e.(type) {
+	case andExpr:
+		out := make(andExpr, len(t))
+		for i, x := range t {
+			out[i] = collateExpr(x, c)
+		}
+		return out
+	case orExpr:
+		out := make(orExpr, len(t))
+		for i, x := range t {
+			out[i] = collateExpr(x, c)
+		}
+		return out
+	case norExpr:
+		out := make(norExpr, len(t))
+		for i, x := range t {
+			out[i] = collateExpr(x, c)
+		}
+		return out
+	case notExpr:
+		return notExpr{collateExpr(t.e, c)}
+	case *pathExpr:
+		return collatePath(t, c)
+	}
+	return e
+}
+
+// collateItem replaces the strings of a yielded value by their keys.
+func collateItem(it item, c *collation.Collator) item {
+	if !it.present {
+		return it
+	}
+	return item{v: c.KeyValue(it.v), present: true}
+}
+
+func collatePath(p *pathExpr, c *collation.Collator) *pathExpr {
+	q := *p
+	switch p.kind {
+	case opEq:
+		k := c.KeyValue(p.arg)
+		q.arg = k
+		q.pred = func(it item) bool { return eqMatch(collateItem(it, c), k) }
+	case opGt, opGte, opLt, opLte:
+		op := map[opKind]string{opGt: "$gt", opGte: "$gte", opLt: "$lt", opLte: "$lte"}[p.kind]
+		k := c.KeyValue(p.arg)
+		q.arg = k
+		q.pred = func(it item) bool { return cmpMatch(op, collateItem(it, c), k) }
+	case opIn:
+		type matcher func(raw, keyed item) bool
+		ms := make([]matcher, 0, len(p.args))
+		args := make(bson.A, len(p.args))
+		for i, a := range p.args {
+			if re, ok := a.(bson.Regex); ok {
+				// Validated when the filter was parsed.
+				rx, _ := compileRegex(re.Pattern, re.Options)
+				args[i] = a
+				ms = append(ms, func(raw, _ item) bool { return regexMatch(raw, rx, re) })
+				continue
+			}
+			k := c.KeyValue(a)
+			args[i] = k
+			ms = append(ms, func(_, keyed item) bool { return eqMatch(keyed, k) })
+		}
+		q.args = args
+		q.pred = func(it item) bool {
+			keyed := collateItem(it, c)
+			for _, m := range ms {
+				if m(it, keyed) {
+					return true
+				}
+			}
+			return false
+		}
+	}
+	if p.sub != nil {
+		q.sub = collateExpr(p.sub, c)
+		if p.valueForm {
+			q.pred = elemMatchValuePred(q.sub)
+		} else {
+			q.pred = elemMatchObjectPred(q.sub)
+		}
+	}
+	return &q
+}

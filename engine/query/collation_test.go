@@ -1,0 +1,129 @@
+package query
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/ttlkv/ttlkv/collation"
+	"go.mongodb.org/mongo-driver/v2/bson"
+)
+
+// collCorpus has case, accents, punctuation, numbers and non-Latin
+// scripts.
+var collCorpus = []string{"cafe", "Café", "CAFE", "café", "ca-fe", "10", "9", "Straße", "strasse", "Ελλάδα", "ελλαδα", "日本", "résumé", "Resume"}
+
+// TestFilterUnderCollation is the table per strength: which corpus
+// strings a filter matches, as MongoDB (ICU) answers (jstests/core/
+// collation.js: strength 1 ignores case and accents, 2 ignores case).
+func TestFilterUnderCollation(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		coll   string
+		filter string
+		want   []string
+	}{
+		{`{"locale": "simple"}`, `{"s": "cafe"}`, []string{"cafe"}},
+		{`{"locale": "en", "strength": 1}`, `{"s": "cafe"}`, []string{"cafe", "Café", "CAFE", "café"}},
+		{`{"locale": "en", "strength": 2}`, `{"s": "cafe"}`, []string{"cafe", "CAFE"}},
+		{`{"locale": "en", "strength": 3}`, `{"s": "cafe"}`, []string{"cafe"}},
+		{`{"locale": "en", "strength": 1}`, `{"s": {"$ne": "cafe"}}`, []string{"ca-fe", "10", "9", "Straße", "strasse", "Ελλάδα", "ελλαδα", "日本", "résumé", "Resume"}},
+		{`{"locale": "en", "strength": 1}`, `{"s": {"$in": ["resume", "ελλαδα"]}}`, []string{"Ελλάδα", "ελλαδα", "résumé", "Resume"}},
+		{`{"locale": "en", "strength": 1}`, `{"s": {"$nin": ["resume", "ελλαδα", "cafe"]}}`, []string{"ca-fe", "10", "9", "Straße", "strasse", "日本"}},
+		{`{"locale": "en", "strength": 1}`, `{"s": "strasse"}`, []string{"Straße", "strasse"}},
+		{`{"locale": "en", "strength": 1, "alternate": "shifted"}`, `{"s": "cafe"}`, []string{"cafe", "Café", "CAFE", "café", "ca-fe"}},
+		{`{"locale": "en", "numericOrdering": true}`, `{"s": {"$gt": "9"}}`, []string{"cafe", "Café", "CAFE", "café", "ca-fe", "10", "Straße", "strasse", "Ελλάδα", "ελλαδα", "日本", "résumé", "Resume"}},
+		{`{"locale": "en"}`, `{"s": {"$gt": "9", "$lt": "a"}}`, []string{}},
+		{`{"locale": "en", "strength": 2}`, `{"s": {"$gte": "CAFE", "$lte": "cafe"}}`, []string{"cafe", "CAFE"}},
+		{`{"locale": "en", "strength": 2}`, `{"s": {"$in": [{"$regularExpression": {"pattern": "^C", "options": ""}}, "resume"]}}`, []string{"Café", "CAFE", "Resume"}},
+		// Regexes match bytes, never collated (MongoDB: collation does not apply to $regex).
+		{`{"locale": "en", "strength": 1}`, `{"s": {"$regex": "^caf"}}`, []string{"cafe", "café"}},
+	}
+	for _, tc := range cases {
+		c, err := collation.Parse(D(t, tc.coll))
+		if err != nil {
+			t.Fatalf("%s: %v", tc.coll, err)
+		}
+		f, err := ParseFilter(D(t, tc.filter))
+		if err != nil {
+			t.Fatalf("%s: %v", tc.filter, err)
+		}
+		if f, err = f.Collate(c); err != nil {
+			t.Fatal(err)
+		}
+		got := []string{}
+		for _, s := range collCorpus {
+			if f.Match(bson.D{{Key: "s", Value: s}}) {
+				got = append(got, s)
+			}
+		}
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("%s %s matched %q, want %q", tc.coll, tc.filter, got, tc.want)
+		}
+	}
+}
+
+// TestCollationNested checks that strings inside arrays and embedded
+// documents compare under the collation, and $elemMatch and $all too.
+func TestCollationNested(t *testing.T) {
+	t.Parallel()
+	c := collation.MustParse(bson.D{{Key: "locale", Value: "en"}, {Key: "strength", Value: 2}})
+	doc := D(t, `{"tags": ["Red", "GREEN"], "o": {"n": "Bob"}, "items": [{"k": "ABC"}]}`)
+	for _, fs := range []string{
+		`{"tags": "red"}`, `{"tags": {"$all": ["green", "RED"]}}`, `{"o": {"n": "bob"}}`,
+		`{"items": {"$elemMatch": {"k": "abc"}}}`, `{"tags": {"$elemMatch": {"$eq": "green"}}}`,
+		`{"tags": ["red", "green"]}`, `{"$or": [{"o.n": "BOB"}, {"x": 1}]}`, `{"o.n": {"$not": {"$eq": "x"}}}`,
+	} {
+		f, err := ParseFilter(D(t, fs))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if f.Match(doc) && fs != `{"o.n": {"$not": {"$eq": "x"}}}` {
+			t.Errorf("%s matches without collation", fs)
+		}
+		if f, err = f.Collate(c); err != nil {
+			t.Fatal(err)
+		}
+		if !f.Match(doc) {
+			t.Errorf("%s does not match under strength 2", fs)
+		}
+	}
+}
+
+func TestCollateRefusesExpr(t *testing.T) {
+	t.Parallel()
+	// A filter holding a $expr, built directly so the test does not
+	// depend on an expression compiler being registered.
+	f := &Filter{root: andExpr{exprNode{pred: func(bson.D) (bool, error) { return true, nil }}}, hasExpr: true}
+	if _, err := f.Collate(collation.MustParse(bson.D{{Key: "locale", Value: "en"}})); codeOf(err) != 2 {
+		t.Errorf("Collate of $expr: %v, want 2 BadValue", err)
+	}
+	if g, err := f.Collate(nil); err != nil || g != f {
+		t.Errorf("Collate(simple) = %v, %v; want the filter itself", g, err)
+	}
+}
+
+func TestSortUnderCollation(t *testing.T) {
+	t.Parallel()
+	c := collation.MustParse(bson.D{{Key: "locale", Value: "en"}, {Key: "numericOrdering", Value: true}})
+	s, err := ParseSort(D(t, `{"s": 1}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s = s.Collate(c)
+	docs := []bson.D{}
+	for _, v := range []any{"b", "B", "a10", "a9", int32(5), "Á", bson.A{"z", "A"}} {
+		docs = append(docs, bson.D{{Key: "s", Value: v}})
+	}
+	slices.SortStableFunc(docs, s.Compare)
+	var got []any
+	for _, d := range docs {
+		got = append(got, d[0].Value)
+	}
+	// Numbers before strings; the array sorts by its least element "A".
+	want := []any{int32(5), bson.A{"z", "A"}, "Á", "a9", "a10", "b", "B"}
+	for i := range want {
+		if !equalValues(got[i], want[i]) {
+			t.Fatalf("sorted %v, want %v", got, want)
+		}
+	}
+}
