@@ -20,6 +20,7 @@ type aggregateSpec struct {
 	hint        any
 	hasCursor   bool
 	maxMemBytes int64
+	collation   bson.D // the collation option, nil if none
 }
 
 func parseAggregate(cmd bson.D) (*aggregateSpec, error) {
@@ -70,6 +71,10 @@ func parseAggregate(cmd bson.D) (*aggregateSpec, error) {
 			s.allowDisk = b
 		case "hint":
 			s.hint = e.Value
+		case "collation":
+			if s.collation, err = collationOption("aggregate", e.Value); err != nil {
+				return nil, err
+			}
 		}
 	}
 	if !havePipeline {
@@ -91,9 +96,14 @@ func parseAggregate(cmd bson.D) (*aggregateSpec, error) {
 // $group and $sort hold documents (agg.DefaultMaxMemoryBytes each).
 func (db *DB) aggregate(dbName string, s *aggregateSpec) (*queryExec, error) {
 	p := s.pipeline
-	_, _, q, err := db.findPlan(dbName, s.name, p.Filter(), FindOptions{Sort: p.Sort(), Limit: p.Limit(), Hint: s.hint})
+	_, pl, q, err := db.findPlan(dbName, s.name, p.Filter(), FindOptions{Sort: p.Sort(), Limit: p.Limit(), Hint: s.hint, Collation: s.collation})
 	if err != nil {
 		return nil, err
+	}
+	if pl != nil && pl.filter.Collator() != nil {
+		if err := collatedStagesSupported(p.Stages()); err != nil {
+			return nil, err
+		}
 	}
 	var buf []bson.D
 	src := func(ctx context.Context) (bson.D, error) {

@@ -395,8 +395,10 @@ func parseFindOptions(cmd bson.D) (bson.D, FindOptions, error) {
 			o.Tailable, _ = asBool(e.Value)
 		case "awaitData":
 			o.AwaitData, _ = asBool(e.Value)
+		case "collation":
+			o.Collation, err = collationOption("find", e.Value)
 		case "maxTimeMS", "comment", "readConcern", "lsid", "$db", "noCursorTimeout", "allowPartialResults",
-			"collation", "let", "returnKey", "showRecordId", "min", "max", "allowDiskUse", "readPreference", "$readPreference":
+			"let", "returnKey", "showRecordId", "min", "max", "allowDiskUse", "readPreference", "$readPreference":
 		default:
 			err = document.Errorf(document.CodeIDLUnknownField, "BSON field 'find.%s' is an unknown field.", e.Key)
 		}
@@ -574,6 +576,11 @@ func cmdCount(ctx context.Context, db *DB, dbName string, cmd bson.D) (bson.D, e
 			}
 		case "hint":
 			hint = e.Value
+		case "collation":
+			var spec bson.D
+			if spec, err = collationOption("count", e.Value); err == nil {
+				ctx = withCollation(ctx, spec)
+			}
 		}
 		if err != nil {
 			return nil, err
@@ -673,7 +680,9 @@ func parseUpdateStmt(v any) (UpdateSpec, error) {
 			s.Hint = e.Value
 		case "arrayFilters":
 			s.ArrayFilters, _ = e.Value.(bson.A)
-		case "collation", "c", "sort":
+		case "collation":
+			s.Collation, err = collationOption("update.updates", e.Value)
+		case "c", "sort":
 		default:
 			err = document.Errorf(document.CodeIDLUnknownField, "BSON field 'update.updates.%s' is an unknown field.", e.Key)
 		}
@@ -755,6 +764,7 @@ func parseDeleteStmt(v any) (DeleteSpec, error) {
 		case "hint":
 			s.Hint = e.Value
 		case "collation":
+			s.Collation, err = collationOption("delete.deletes", e.Value)
 		default:
 			err = document.Errorf(document.CodeIDLUnknownField, "BSON field 'delete.deletes.%s' is an unknown field.", e.Key)
 		}
@@ -799,6 +809,10 @@ func cmdFindAndModify(ctx context.Context, db *DB, dbName string, cmd bson.D) (b
 			s.Upsert, _ = asBool(e.Value)
 		case "fields":
 			fields, err = toDoc("findAndModify.fields", e.Value)
+		case "collation":
+			if s.Collation, err = collationOption("findAndModify", e.Value); err == nil {
+				ctx = withCollation(ctx, s.Collation)
+			}
 		}
 		if err != nil {
 			return nil, err

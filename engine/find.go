@@ -19,6 +19,9 @@ type FindOptions struct {
 	Tailable   bool  // follow a capped collection
 	AwaitData  bool  // getMore waits up to MaxAwaitTimeMS for data
 	MaxAwaitMS int64 // awaitData wait, default 1000
+	// Collation compares strings in the filter and sort (nil: the
+	// collection's default collation; {locale: "simple"}: binary).
+	Collation bson.D
 }
 
 // findPlan validates a find and builds its executor. It returns a nil
@@ -68,10 +71,23 @@ func (db *DB) findPlan(dbName, name string, filter bson.D, o FindOptions) (*coll
 			return nil, nil, nil, document.Errorf(document.CodeBadValue, "$natural: -1 is not supported on time-series collections")
 		}
 	}
+	if o.Collation != nil || c != nil {
+		var m *collMeta
+		if c != nil {
+			m = c.m()
+		}
+		if f, srt, err = collateQuery(m, o.Collation, f, srt); err != nil {
+			return nil, nil, nil, err
+		}
+	}
 	if c == nil {
 		return nil, nil, nil, nil
 	}
 	if c.m().Kind == kindTimeseries {
+		if f.Collator() != nil {
+			return nil, nil, nil, document.Errorf(document.CodeBadValue,
+				"a non-simple collation on a time-series collection is not supported by ttlkv (docs/collation.md)")
+		}
 		q, err := db.timeseriesQuery(c, filter, f, srt, o, proj)
 		if err != nil {
 			return nil, nil, nil, err
@@ -91,7 +107,7 @@ func (db *DB) findPlan(dbName, name string, filter bson.D, o FindOptions) (*coll
 
 // count returns how many documents match filter, after skip and limit.
 func (db *DB) count(ctx context.Context, dbName, name string, filter bson.D, skip, limit int64, hint any) (int64, error) {
-	_, _, q, err := db.findPlan(dbName, name, filter, FindOptions{Skip: skip, Limit: limit, Hint: hint})
+	_, _, q, err := db.findPlan(dbName, name, filter, FindOptions{Skip: skip, Limit: limit, Hint: hint, Collation: ctxCollation(ctx)})
 	if err != nil || q == nil {
 		return 0, err
 	}

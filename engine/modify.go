@@ -675,6 +675,9 @@ type DeleteSpec struct {
 	Filter bson.D
 	Limit  int64
 	Hint   any
+	// Collation compares strings in Filter (nil: the collection's
+	// default collation).
+	Collation bson.D
 }
 
 // deleteDocs runs one delete statement and returns the count deleted.
@@ -689,9 +692,19 @@ func (db *DB) deleteDocs(ctx context.Context, dbName, name string, s DeleteSpec)
 	if err != nil {
 		return 0, err
 	}
+	if _, err := opCollator(nil, s.Collation); err != nil {
+		return 0, err
+	}
 	c := db.lookup(dbName, name)
 	if c == nil {
 		return 0, nil
+	}
+	if f, _, err = collateQuery(c.m(), s.Collation, f, nil); err != nil {
+		return 0, err
+	}
+	if f.Collator() != nil && c.m().Kind == kindTimeseries {
+		return 0, document.Errorf(document.CodeBadValue,
+			"a non-simple collation on a time-series collection is not supported by ttlkv (docs/collation.md)")
 	}
 	switch c.m().Kind {
 	case kindCapped:
@@ -736,6 +749,9 @@ type UpdateSpec struct {
 	Upsert       bool
 	Hint         any
 	ArrayFilters bson.A
+	// Collation compares strings in Filter (and findAndModify's sort);
+	// nil: the collection's default collation.
+	Collation bson.D
 }
 
 // UpdateResult reports what an update statement did.
@@ -767,6 +783,9 @@ func (db *DB) updateReturning(ctx context.Context, dbName, name string, s Update
 	if err != nil {
 		return nil, nil, err
 	}
+	if _, err := opCollator(nil, s.Collation); err != nil {
+		return nil, nil, err
+	}
 	if u.IsReplacement() && s.Multi {
 		return nil, nil, document.Errorf(document.CodeFailedToParse, "multi update is not supported for replacement-style update")
 	}
@@ -782,6 +801,9 @@ func (db *DB) updateReturning(ctx context.Context, dbName, name string, s Update
 	}
 	if c.m().Kind == kindTimeseries {
 		return nil, nil, document.Errorf(document.CodeIllegalOperation, "updates on time-series collections are not supported by ttlkv")
+	}
+	if f, sort, err = collateQuery(c.m(), s.Collation, f, sort); err != nil {
+		return nil, nil, err
 	}
 	p, err := makePlan(c, c.m(), f, sort, s.Hint)
 	if err != nil {

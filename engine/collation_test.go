@@ -1,0 +1,207 @@
+package engine
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/ttlkv/ttlkv/document"
+	"go.mongodb.org/mongo-driver/v2/bson"
+)
+
+// firstBatch returns the documents of a cursor reply.
+func firstBatch(t *testing.T, r bson.D) []bson.D {
+	t.Helper()
+	arr, _ := field(r, "cursor.firstBatch").(bson.A)
+	out := make([]bson.D, len(arr))
+	for i, v := range arr {
+		out[i] = v.(bson.D)
+	}
+	return out
+}
+
+// fieldStrings returns the string field f of each document.
+func fieldStrings(docs []bson.D, f string) []string {
+	out := []string{}
+	for _, d := range docs {
+		v, _ := get(d, f)
+		out = append(out, fmt.Sprint(v))
+	}
+	return out
+}
+
+// winningIndex returns the IXSCAN index name of an explain reply, "" for
+// a collection scan.
+func winningIndex(r bson.D) string {
+	st, _ := field(r, "queryPlanner.winningPlan").(bson.D)
+	for st != nil {
+		if s, _ := get(st, "stage"); s == "IXSCAN" {
+			n, _ := get(st, "indexName")
+			return n.(string)
+		}
+		st, _ = field(st, "inputStage").(bson.D)
+	}
+	return ""
+}
+
+// TestCollationOperations is issue 20's example and its siblings: each
+// command with a collation option compares strings under it
+// (jstests/core/collation.js: find, count, distinct, update, delete,
+// findAndModify, aggregate with collation).
+func TestCollationOperations(t *testing.T) {
+	t.Parallel()
+	db, _, _ := openTest(t)
+	loadCorpus(t, db, "test", "c", []string{`{"_id": 1, "b": "x"}`, `{"_id": 2, "b": "X"}`, `{"_id": 3, "b": "y"}`})
+	const s2 = `{"locale": "en", "strength": 2}`
+	if got := firstBatch(t, mustRun(t, db, "test", `{"find": "c", "filter": {"b": "x"}, "collation": `+s2+`}`)); len(got) != 2 {
+		t.Errorf("find with strength 2 found %d, want 2", len(got))
+	}
+	if got := firstBatch(t, mustRun(t, db, "test", `{"find": "c", "filter": {"b": "x"}}`)); len(got) != 1 {
+		t.Errorf("find without collation found %d, want 1", len(got))
+	}
+	if n := field(mustRun(t, db, "test", `{"count": "c", "query": {"b": "X"}, "collation": `+s2+`}`), "n"); n != int32(2) {
+		t.Errorf("count = %v, want 2", n)
+	}
+	if v := field(mustRun(t, db, "test", `{"distinct": "c", "key": "b", "collation": `+s2+`}`), "values").(bson.A); len(v) != 2 {
+		t.Errorf("distinct under strength 2 = %v, want 2 values", v)
+	}
+	if v := field(mustRun(t, db, "test", `{"distinct": "c", "key": "b"}`), "values").(bson.A); len(v) != 3 {
+		t.Errorf("distinct simple = %v, want 3 values", v)
+	}
+	r := mustRun(t, db, "test", `{"aggregate": "c", "pipeline": [{"$match": {"b": "x"}}, {"$count": "n"}], "cursor": {}, "collation": `+s2+`}`)
+	if got := firstBatch(t, r); len(got) != 1 || field(got[0], "n") != int32(2) {
+		t.Errorf("aggregate $match/$count = %v, want n 2", got)
+	}
+	wantCode(t, db, "test", `{"aggregate": "c", "pipeline": [{"$group": {"_id": "$b"}}], "cursor": {}, "collation": `+s2+`}`, document.CodeBadValue, "collation")
+	r = mustRun(t, db, "test", `{"update": "c", "updates": [{"q": {"b": "x"}, "u": {"$set": {"u": true}}, "multi": true, "collation": `+s2+`}]}`)
+	if n := field(r, "nModified"); n != int32(2) {
+		t.Errorf("update nModified = %v, want 2", n)
+	}
+	r = mustRun(t, db, "test", `{"findAndModify": "c", "query": {"b": "Y"}, "update": {"$set": {"f": 1}}, "collation": `+s2+`}`)
+	if v, _ := field(r, "value").(bson.D); v == nil || field(v, "_id") != int32(3) {
+		t.Errorf("findAndModify = %v, want _id 3", r)
+	}
+	r = mustRun(t, db, "test", `{"delete": "c", "deletes": [{"q": {"b": "X"}, "limit": 0, "collation": `+s2+`}]}`)
+	if n := field(r, "n"); n != int32(2) {
+		t.Errorf("delete n = %v, want 2", n)
+	}
+	// A malformed collation is refused by every command, with MongoDB's codes.
+	wantCode(t, db, "test", `{"find": "c", "collation": {"locale": "en", "strength": 9}}`, 51024, "strength")
+	wantCode(t, db, "test", `{"find": "c", "collation": "en"}`, document.CodeTypeMismatch, "collation")
+	wantCode(t, db, "test", `{"count": "c", "collation": {"strength": 1}}`, document.CodeIDLFailedToParse, "locale")
+	wantCode(t, db, "test", `{"delete": "c", "deletes": [{"q": {}, "limit": 0, "collation": {"locale": "en", "bogus": 1}}]}`, document.CodeIDLUnknownField, "bogus")
+	wantCode(t, db, "test", `{"find": "c", "collation": {"locale": "en", "caseFirst": "upper"}}`, document.CodeBadValue, "caseFirst")
+}
+
+// TestCollationCollectionDefault: a collection's default collation is
+// reported in full by listCollections and applies to operations without
+// their own; {locale: "simple"} overrides it.
+func TestCollationCollectionDefault(t *testing.T) {
+	t.Parallel()
+	db, _, _ := openTest(t)
+	mustRun(t, db, "test", `{"create": "c", "collation": {"locale": "fr", "strength": 1}}`)
+	loadCorpus(t, db, "test", "c", []string{`{"_id": 1, "b": "côte"}`, `{"_id": 2, "b": "Cote"}`, `{"_id": 3, "b": "coté"}`})
+	r := mustRun(t, db, "test", `{"listCollections": 1, "filter": {"name": "c"}}`)
+	coll := field(firstBatch(t, r)[0], "options.collation").(bson.D)
+	want := `{"locale": "fr", "caseLevel": false, "caseFirst": "off", "strength": 1, "numericOrdering": false, "alternate": "non-ignorable", "maxVariable": "punct", "normalization": false, "backwards": false, "version": "57.1"}`
+	if got := document.Format(coll); got != document.Format(mustDoc(t, want)) {
+		t.Errorf("options.collation = %s", got)
+	}
+	if got := firstBatch(t, mustRun(t, db, "test", `{"find": "c", "filter": {"b": "cote"}}`)); len(got) != 3 {
+		t.Errorf("find under the default collation found %d, want 3", len(got))
+	}
+	if got := firstBatch(t, mustRun(t, db, "test", `{"find": "c", "filter": {"b": "cote"}, "collation": {"locale": "simple"}}`)); len(got) != 0 {
+		t.Errorf("find with simple collation found %d, want 0", len(got))
+	}
+	// An index without its own collation takes the collection's.
+	mustRun(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"b": 1}, "name": "b_1"}]}`)
+	for _, ix := range firstBatch(t, mustRun(t, db, "test", `{"listIndexes": "c"}`)) {
+		if field(ix, "name") == "b_1" && field(ix, "collation.locale") != "fr" {
+			t.Errorf("b_1 = %v, want the collection's collation", ix)
+		}
+	}
+	if ix := winningIndex(mustRun(t, db, "test", `{"explain": {"find": "c", "filter": {"b": "cote"}}}`)); ix != "b_1" {
+		t.Errorf("default-collation query used %q, want b_1", ix)
+	}
+	if got := firstBatch(t, mustRun(t, db, "test", `{"find": "c", "filter": {"b": "COTE"}}`)); len(got) != 3 {
+		t.Errorf("find through b_1 found %d, want 3", len(got))
+	}
+	wantCode(t, db, "test", `{"create": "d", "collation": {"locale": "simple", "strength": 1}}`, document.CodeFailedToParse, "simple")
+}
+
+// collationCorpus has case, accents, punctuation, numbers and non-Latin
+// scripts, with ties under the collation.
+var collationCorpus = []string{"apple", "Apple", "äpple", "banana", "Banana", "item10", "item9", "item 9", "-x", "zebra",
+	"Zebra", "éclair", "eclair", "Ελλάδα", "ελλάδα", "привет", "日本", "10", "9", "a-b", "ab"}
+
+// TestCollatedIndexOrder: the corpus sorted through an index with the
+// query's collation and without an index gives the same order; an index
+// with another collation is not used (explain), and a unique collated
+// index refuses values equal under its collation.
+func TestCollatedIndexOrder(t *testing.T) {
+	t.Parallel()
+	for _, spec := range []string{
+		`{"locale": "en", "strength": 1}`,
+		`{"locale": "en", "strength": 2}`,
+		`{"locale": "en"}`,
+		`{"locale": "en", "numericOrdering": true}`,
+		`{"locale": "en", "alternate": "shifted"}`,
+		`{"locale": "fr", "backwards": true, "strength": 2}`,
+		`{"locale": "de@collation=phonebook"}`,
+	} {
+		db, _, _ := openTest(t)
+		var docs []string
+		for i, s := range collationCorpus {
+			docs = append(docs, fmt.Sprintf(`{"_id": %d, "s": %q}`, i, s))
+		}
+		loadCorpus(t, db, "test", "c", docs)
+		mustRun(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"s": 1}, "name": "s_coll", "collation": `+spec+`}, {"key": {"s": 1}, "name": "s_simple"}]}`)
+		for _, dir := range []string{"1", "-1"} {
+			q := `{"find": "c", "sort": {"s": ` + dir + `, "_id": 1}, "collation": ` + spec + `}`
+			viaIndex := mustRun(t, db, "test", strings.Replace(q, `"collation"`, `"hint": "s_coll", "collation"`, 1))
+			scan := mustRun(t, db, "test", strings.Replace(q, `"collation"`, `"hint": {"$natural": 1}, "collation"`, 1))
+			a, b := fieldStrings(firstBatch(t, viaIndex), "s"), fieldStrings(firstBatch(t, scan), "s")
+			if strings.Join(a, "|") != strings.Join(b, "|") || len(a) != len(collationCorpus) {
+				t.Errorf("%s dir %s: index order %q\n scan order %q", spec, dir, a, b)
+			}
+		}
+		// Range and equality through the collated index agree with a scan.
+		for _, f := range []string{`{"s": "APPLE"}`, `{"s": {"$gte": "b", "$lt": "item9"}}`, `{"s": {"$in": ["ZEBRA", "ελλαδα"]}}`} {
+			q := `{"find": "c", "filter": ` + f + `, "sort": {"_id": 1}, "collation": ` + spec + `}`
+			if ix := winningIndex(mustRun(t, db, "test", `{"explain": `+q+`}`)); ix != "s_coll" {
+				t.Errorf("%s %s: planned on %q, want s_coll", spec, f, ix)
+			}
+			viaIndex := fieldStrings(firstBatch(t, mustRun(t, db, "test", q)), "s")
+			scan := fieldStrings(firstBatch(t, mustRun(t, db, "test", strings.Replace(q, `"collation"`, `"hint": {"$natural": 1}, "collation"`, 1))), "s")
+			if strings.Join(viaIndex, "|") != strings.Join(scan, "|") {
+				t.Errorf("%s %s: index %q, scan %q", spec, f, viaIndex, scan)
+			}
+		}
+		// A simple-collation query does not use the collated index.
+		if ix := winningIndex(mustRun(t, db, "test", `{"explain": {"find": "c", "filter": {"s": "apple"}}}`)); ix != "s_simple" {
+			t.Errorf("%s: simple query planned on %q, want s_simple", spec, ix)
+		}
+	}
+	// An index with another collation is not used: a collection scan.
+	db, _, _ := openTest(t)
+	loadCorpus(t, db, "test", "c", []string{`{"_id": 1, "s": "a"}`, `{"_id": 2, "s": "A"}`})
+	mustRun(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"s": 1}, "name": "s_fr", "collation": {"locale": "fr"}}]}`)
+	if ix := winningIndex(mustRun(t, db, "test", `{"explain": {"find": "c", "filter": {"s": "a"}, "collation": {"locale": "en", "strength": 2}}}`)); ix != "" {
+		t.Errorf("query with another collation planned on %q, want a collection scan", ix)
+	}
+	if got := firstBatch(t, mustRun(t, db, "test", `{"find": "c", "filter": {"s": "a"}, "collation": {"locale": "en", "strength": 2}}`)); len(got) != 2 {
+		t.Errorf("found %d, want 2", len(got))
+	}
+	// Hinting it is allowed and still answers right (a full index scan).
+	if got := firstBatch(t, mustRun(t, db, "test", `{"find": "c", "filter": {"s": "a"}, "hint": "s_fr", "collation": {"locale": "en", "strength": 2}}`)); len(got) != 2 {
+		t.Errorf("hinted: found %d, want 2", len(got))
+	}
+	// Unique under strength 2: "x" and "X" collide.
+	mustRun(t, db, "test", `{"createIndexes": "u", "indexes": [{"key": {"u": 1}, "name": "u_1", "unique": true, "collation": {"locale": "en", "strength": 2}}]}`)
+	mustRun(t, db, "test", `{"insert": "u", "documents": [{"_id": 3, "u": "x"}]}`)
+	r, _ := run(t, db, "test", `{"insert": "u", "documents": [{"_id": 4, "u": "X"}]}`)
+	if we, _ := field(r, "writeErrors").(bson.A); len(we) != 1 || field(we[0].(bson.D), "code") != int32(11000) {
+		t.Errorf("insert of X beside x under a strength-2 unique index: %v", r)
+	}
+	wantCode(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"v": 1}, "name": "v_1", "collation": {"locale": "en", "maxVariable": "space"}}]}`, document.CodeBadValue, "maxVariable")
+}
