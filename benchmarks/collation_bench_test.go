@@ -41,7 +41,7 @@ func BenchmarkCollation(b *testing.B) {
 		if r.Intn(2) == 0 {
 			w = strings.ToUpper(w)
 		}
-		docs = append(docs, bson.D{{Key: "_id", Value: i}, {Key: "s", Value: w}, {Key: "k", Value: w}, {Key: "ks", Value: w}})
+		docs = append(docs, bson.D{{Key: "_id", Value: int32(i)}, {Key: "s", Value: w}, {Key: "k", Value: w}, {Key: "ks", Value: w}})
 		if len(docs) == cap(docs) {
 			if _, err := c.InsertMany(ctx, docs, true); err != nil {
 				b.Fatal(err)
@@ -54,15 +54,15 @@ func BenchmarkCollation(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
-	coll := bson.D{{Key: "locale", Value: "en"}, {Key: "strength", Value: 2}}
+	coll := bson.D{{Key: "locale", Value: "en"}, {Key: "strength", Value: int32(2)}}
 	mustCmd := func(cmd bson.D) {
 		if _, err := db.RunCommand(ctx, "bench", cmd); err != nil {
 			b.Fatal(err)
 		}
 	}
 	mustCmd(bson.D{{Key: "createIndexes", Value: "c"}, {Key: "indexes", Value: bson.A{
-		bson.D{{Key: "key", Value: bson.D{{Key: "k", Value: 1}}}, {Key: "name", Value: "k_coll"}, {Key: "collation", Value: coll}},
-		bson.D{{Key: "key", Value: bson.D{{Key: "ks", Value: 1}}}, {Key: "name", Value: "ks_simple"}},
+		bson.D{{Key: "key", Value: bson.D{{Key: "k", Value: int32(1)}}}, {Key: "name", Value: "k_coll"}, {Key: "collation", Value: coll}},
+		bson.D{{Key: "key", Value: bson.D{{Key: "ks", Value: int32(1)}}}, {Key: "name", Value: "ks_simple"}},
 	}}})
 	run := func(filter, sort bson.D, collation bson.D) time.Duration {
 		start := time.Now()
@@ -81,7 +81,7 @@ func BenchmarkCollation(b *testing.B) {
 		simpleF, collF, sort bson.D
 	}{
 		{"find", rng, rng, nil},
-		{"sort", rng, rng, bson.D{{Key: "s", Value: 1}}},
+		{"sort", rng, rng, bson.D{{Key: "s", Value: int32(1)}}},
 		{"ixfind", bson.D{{Key: "ks", Value: "banana-7"}}, bson.D{{Key: "k", Value: "BANANA-7"}}, nil},
 	}
 	for _, ph := range phases {

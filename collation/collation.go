@@ -410,6 +410,15 @@ func (c *Collator) Key(s string) []byte {
 	return out
 }
 
+// keyString is string(c.Key(s)) with one allocation.
+func (c *Collator) keyString(s string) string {
+	w := c.pool.Get().(*worker)
+	k := string(w.c.KeyFromString(&w.buf, s))
+	w.buf.Reset()
+	c.pool.Put(w)
+	return k
+}
+
 // KeyValue returns v with every string (and symbol) in it, at any depth
 // of documents and arrays, replaced by its collation key as a string, so
 // that document.Compare of two converted values is their comparison
@@ -421,7 +430,7 @@ func (c *Collator) KeyValue(v any) any {
 	}
 	switch t := v.(type) {
 	case string:
-		return string(c.Key(t))
+		return c.keyString(t)
 	case bson.Symbol:
 		return bson.Symbol(c.Key(string(t)))
 	case bson.D:

@@ -26,16 +26,26 @@ func collatorOf(spec any) *collation.Collator {
 	if !ok || len(d) == 0 {
 		return nil
 	}
-	k := document.Format(d)
-	if c, ok := collators.Load(k); ok {
-		return c.(*collation.Collator)
-	}
-	c, err := collation.Parse(d)
+	c, err := parseCollation(d)
 	if err != nil {
 		return nil
 	}
-	collators.Store(k, c)
 	return c
+}
+
+// parseCollation is collation.Parse with the collators of valid
+// specifications cached, since building one loads x/text's tables.
+func parseCollation(d bson.D) (*collation.Collator, error) {
+	k := document.Format(d)
+	if c, ok := collators.Load(k); ok {
+		return c.(*collation.Collator), nil
+	}
+	c, err := collation.Parse(d)
+	if err != nil {
+		return nil, err
+	}
+	collators.Store(k, c)
+	return c, nil
 }
 
 // defaultCollator is the collection's default collation, nil if simple.
@@ -97,7 +107,7 @@ func normalizeCreateCollation(opts bson.D) (bson.D, error) {
 // for a collection that does not exist).
 func opCollator(m *collMeta, spec bson.D) (*collation.Collator, error) {
 	if spec != nil {
-		return collation.Parse(spec)
+		return parseCollation(spec)
 	}
 	if m == nil {
 		return nil, nil
@@ -126,7 +136,7 @@ func collationOption(cmd string, v any) (bson.D, error) {
 		return nil, document.Errorf(document.CodeTypeMismatch,
 			"BSON field '%s.collation' is the wrong type '%s', expected type 'object'", cmd, typeName(v))
 	}
-	if _, err := collation.Parse(d); err != nil {
+	if _, err := parseCollation(d); err != nil {
 		return nil, err
 	}
 	return d, nil

@@ -1,7 +1,10 @@
 package query
 
 import (
+	"slices"
+
 	"github.com/ttlkv/ttlkv/collation"
+	"github.com/ttlkv/ttlkv/document"
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
 
@@ -142,4 +145,44 @@ func collatePath(p *pathExpr, c *collation.Collator) *pathExpr {
 		}
 	}
 	return &q
+}
+
+// SortDocs sorts docs stably in the sort's order. Under a collation
+// each document's sort values are turned into collation keys once, so
+// the comparisons of the sort compare bytes.
+func (s *Sort) SortDocs(docs []bson.D) {
+	if s == nil || len(s.keys) == 0 {
+		return
+	}
+	if s.coll == nil {
+		slices.SortStableFunc(docs, s.Compare)
+		return
+	}
+	type keyed struct {
+		d    bson.D
+		vals []any
+	}
+	ks := make([]keyed, len(docs))
+	for i, d := range docs {
+		vals := make([]any, len(s.keys))
+		for j, k := range s.keys {
+			vals[j] = s.coll.KeyValue(sortKey(d, s.parts[j], k.Desc, s.coll))
+		}
+		ks[i] = keyed{d, vals}
+	}
+	slices.SortStableFunc(ks, func(a, b keyed) int {
+		for j, k := range s.keys {
+			c := document.Compare(a.vals[j], b.vals[j])
+			if k.Desc {
+				c = -c
+			}
+			if c != 0 {
+				return c
+			}
+		}
+		return 0
+	})
+	for i := range ks {
+		docs[i] = ks[i].d
+	}
 }

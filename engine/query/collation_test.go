@@ -127,3 +127,30 @@ func TestSortUnderCollation(t *testing.T) {
 		}
 	}
 }
+
+// TestSortDocsMatchesCompare: SortDocs, which keys each document once,
+// orders as Compare does, with and without a collation.
+func TestSortDocsMatchesCompare(t *testing.T) {
+	t.Parallel()
+	for _, coll := range []*collation.Collator{nil, collation.MustParse(bson.D{{Key: "locale", Value: "en"}, {Key: "strength", Value: 1}})} {
+		s, err := ParseSort(D(t, `{"s": -1, "n": 1}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		s = s.Collate(coll)
+		var docs []bson.D
+		for i, v := range collCorpus {
+			docs = append(docs, bson.D{{Key: "s", Value: v}, {Key: "n", Value: int32(i % 3)}})
+		}
+		docs = append(docs, bson.D{{Key: "s", Value: bson.A{"b", "Z"}}, {Key: "n", Value: int32(0)}}, bson.D{{Key: "n", Value: int32(1)}})
+		want := slices.Clone(docs)
+		slices.SortStableFunc(want, s.Compare)
+		got := slices.Clone(docs)
+		s.SortDocs(got)
+		for i := range want {
+			if !equalValues(got[i], want[i]) {
+				t.Fatalf("collation %v: SortDocs[%d] = %v, Compare order has %v", coll.Doc(), i, got[i], want[i])
+			}
+		}
+	}
+}
