@@ -400,6 +400,9 @@ func (u *Update) Apply(d bson.D, o UpdateOptions) (bson.D, error) {
 			return nil, err
 		}
 	}
+	if err := u.checkTopLevelDollar(out); err != nil {
+		return nil, err
+	}
 	if hadID {
 		newID, ok := getField(out, "_id")
 		if !ok || !sameValue(oldID, newID) {
@@ -407,6 +410,38 @@ func (u *Update) Apply(d bson.D, o UpdateOptions) (bson.D, error) {
 		}
 	}
 	return out, nil
+}
+
+// creatingOps are the modifiers that write a value at their path; the
+// others ($unset, $pull, $pullAll, $pop) only remove.
+var creatingOps = map[string]bool{
+	"$set": true, "$setOnInsert": true, "$inc": true, "$mul": true, "$min": true, "$max": true,
+	"$push": true, "$addToSet": true, "$currentDate": true, "$rename": true,
+}
+
+// checkTopLevelDollar refuses a written top-level field whose name starts
+// with '$', as MongoDB's storage validation does after an update (52
+// DollarPrefixedFieldName; jstests/core/query/update/update_dollar_fields.js).
+// $-prefixed names below the top level are allowed, and $unset may remove
+// such a field.
+func (u *Update) checkTopLevelDollar(out bson.D) error {
+	for _, m := range u.mods {
+		if !creatingOps[m.op] {
+			continue
+		}
+		name, path := m.parts[0], m.path
+		if m.op == "$rename" {
+			name, path = m.toParts[0], m.to
+		}
+		if !strings.HasPrefix(name, "$") {
+			continue
+		}
+		if _, ok := getField(out, name); ok {
+			return document.Errorf(CodeDollarPrefixedFieldName,
+				"The dollar ($) prefixed field '%s' in '%s' is not valid for storage.", name, path)
+		}
+	}
+	return nil
 }
 
 // replace returns repl as the replacement of d: d's _id first (repl
