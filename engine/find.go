@@ -33,6 +33,11 @@ func (db *DB) findPlan(dbName, name string, filter bson.D, o FindOptions) (*coll
 	if err := validateCollName(dbName, name, true); err != nil {
 		return nil, nil, nil, err
 	}
+	if o.Tailable && o.Limit < 0 {
+		// A negative limit is singleBatch (find's singleBatch, the shell's
+		// limit(-n)); MongoDB refuses it beside tailable.
+		return nil, nil, nil, document.Errorf(document.CodeBadValue, "cannot use tailable option with the 'singleBatch' option")
+	}
 	if o.AwaitData && !o.Tailable {
 		return nil, nil, nil, document.Errorf(document.CodeFailedToParse, "Cannot set 'awaitData' without also setting 'tailable'")
 	}
