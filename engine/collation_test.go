@@ -205,3 +205,24 @@ func TestCollatedIndexOrder(t *testing.T) {
 	}
 	wantCode(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"v": 1}, "name": "v_1", "collation": {"locale": "en", "maxVariable": "space"}}]}`, document.CodeBadValue, "maxVariable")
 }
+
+// TestCollationUpdateOperators: the update command's collation reaches
+// the operators that compare ($addToSet here), and a pipeline update
+// under a collation is refused rather than run without it.
+func TestCollationUpdateOperators(t *testing.T) {
+	t.Parallel()
+	db, _, _ := openTest(t)
+	loadCorpus(t, db, "test", "c", []string{`{"_id": 1, "tags": ["Red"]}`})
+	mustRun(t, db, "test", `{"update": "c", "updates": [{"q": {}, "u": {"$addToSet": {"tags": "RED"}}, "collation": {"locale": "en", "strength": 2}}]}`)
+	if got := findAll(t, db, "test", "c", bson.D{}); len(field(got[0], "tags").(bson.A)) != 1 {
+		t.Errorf("$addToSet under strength 2 added a case variant: %v", got)
+	}
+	mustRun(t, db, "test", `{"update": "c", "updates": [{"q": {}, "u": {"$addToSet": {"tags": "RED"}}}]}`)
+	if got := findAll(t, db, "test", "c", bson.D{}); len(field(got[0], "tags").(bson.A)) != 2 {
+		t.Errorf("$addToSet without collation: %v", got)
+	}
+	r, _ := run(t, db, "test", `{"update": "c", "updates": [{"q": {}, "u": [{"$set": {"x": 1}}], "collation": {"locale": "en"}}]}`)
+	if we, _ := field(r, "writeErrors").(bson.A); len(we) != 1 || field(we[0].(bson.D), "code") != int32(2) {
+		t.Errorf("pipeline update under a collation: %v, want a 2 BadValue write error", r)
+	}
+}

@@ -186,3 +186,25 @@ func (s *Sort) SortDocs(docs []bson.D) {
 		docs[i] = ks[i].d
 	}
 }
+
+// Collate returns the update with its value comparisons made under
+// collation c, as MongoDB applies an update's collation: $min and $max,
+// $addToSet's membership, $pull's condition and $pullAll's values, and
+// $push's $sort. A nil c returns u itself. Replacements and pipeline
+// updates compare nothing and are returned as they are.
+func (u *Update) Collate(c *collation.Collator) *Update {
+	if u == nil || c == nil || u.isRepl || u.fn != nil {
+		return u
+	}
+	out := *u
+	out.mods = make([]*modifier, len(u.mods))
+	for i, m := range u.mods {
+		cm := *m
+		cm.coll = c
+		if m.pull != nil {
+			cm.pull = collateExpr(m.pull, c)
+		}
+		out.mods[i] = &cm
+	}
+	return &out
+}

@@ -154,3 +154,40 @@ func TestSortDocsMatchesCompare(t *testing.T) {
 		}
 	}
 }
+
+// TestUpdateUnderCollation: an update's collation applies to $min/$max,
+// $addToSet, $pull, $pullAll and $push's $sort (jstests/core/query/
+// update/collation_update.js).
+func TestUpdateUnderCollation(t *testing.T) {
+	t.Parallel()
+	c := collation.MustParse(bson.D{{Key: "locale", Value: "en"}, {Key: "strength", Value: 2}})
+	cases := []struct{ doc, update, simple, collated string }{
+		{`{"a": ["foo", "BAR"]}`, `{"$addToSet": {"a": "FOO"}}`, `{"a": ["foo", "BAR", "FOO"]}`, `{"a": ["foo", "BAR"]}`},
+		{`{"a": ["foo", "FOO", "bar"]}`, `{"$pull": {"a": "foo"}}`, `{"a": ["FOO", "bar"]}`, `{"a": ["bar"]}`},
+		{`{"a": ["foo", "FOO", "bar"]}`, `{"$pull": {"a": {"$in": ["FoO"]}}}`, `{"a": ["foo", "FOO", "bar"]}`, `{"a": ["bar"]}`},
+		{`{"a": ["foo", "FOO", "bar"]}`, `{"$pullAll": {"a": ["Foo"]}}`, `{"a": ["foo", "FOO", "bar"]}`, `{"a": ["bar"]}`},
+		{`{"a": "b"}`, `{"$min": {"a": "A"}}`, `{"a": "A"}`, `{"a": "A"}`},
+		{`{"a": "B"}`, `{"$max": {"a": "a"}}`, `{"a": "a"}`, `{"a": "B"}`},
+		{`{"a": ["b", "C"]}`, `{"$push": {"a": {"$each": ["a"], "$sort": 1}}}`, `{"a": ["C", "a", "b"]}`, `{"a": ["a", "b", "C"]}`},
+		{`{"a": [{"k": "b"}, {"k": "C"}]}`, `{"$push": {"a": {"$each": [{"k": "a"}], "$sort": {"k": 1}}}}`,
+			`{"a": [{"k": "C"}, {"k": "a"}, {"k": "b"}]}`, `{"a": [{"k": "a"}, {"k": "b"}, {"k": "C"}]}`},
+	}
+	for _, tc := range cases {
+		u, err := ParseUpdate(D(t, tc.update))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, v := range []struct {
+			u    *Update
+			want string
+		}{{u, tc.simple}, {u.Collate(c), tc.collated}} {
+			got, err := v.u.Apply(D(t, tc.doc), UpdateOptions{Now: testNow})
+			if err != nil {
+				t.Fatalf("%s: %v", tc.update, err)
+			}
+			if js(got) != js(D(t, v.want)) {
+				t.Errorf("%s on %s: got %s, want %s", tc.update, tc.doc, js(got), js(D(t, v.want)))
+			}
+		}
+	}
+}
