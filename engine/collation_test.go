@@ -226,3 +226,26 @@ func TestCollationUpdateOperators(t *testing.T) {
 		t.Errorf("pipeline update under a collation: %v, want a 2 BadValue write error", r)
 	}
 }
+
+// TestCollationPartialIndex: a collated index's partialFilterExpression
+// is evaluated under the index's collation, as in MongoDB: with strength
+// 2, {kind: "a"} admits "A" too, so both documents get keys and a unique
+// index refuses the second.
+func TestCollationPartialIndex(t *testing.T) {
+	t.Parallel()
+	db, _, dir := openTest(t)
+	mustRun(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"u": 1}, "name": "u_1", "unique": true,
+		"partialFilterExpression": {"kind": "a"}, "collation": {"locale": "en", "strength": 2}}]}`)
+	mustRun(t, db, "test", `{"insert": "c", "documents": [{"_id": 1, "kind": "a", "u": 1}]}`)
+	r, _ := run(t, db, "test", `{"insert": "c", "documents": [{"_id": 2, "kind": "A", "u": 1}]}`)
+	if we, _ := field(r, "writeErrors").(bson.A); len(we) != 1 {
+		t.Errorf("insert of kind A under a strength-2 partial unique index: %v, want a duplicate key", r)
+	}
+	// The same holds after a reopen (the catalog recompiles the filter).
+	db = reopen(t, db, dir, newClock())
+	r, _ = run(t, db, "test", `{"insert": "c", "documents": [{"_id": 3, "kind": "A", "u": 1}]}`)
+	if we, _ := field(r, "writeErrors").(bson.A); len(we) != 1 {
+		t.Errorf("after reopen: %v, want a duplicate key", r)
+	}
+	mustRun(t, db, "test", `{"insert": "c", "documents": [{"_id": 4, "kind": "b", "u": 1}]}`)
+}

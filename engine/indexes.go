@@ -183,6 +183,18 @@ func parseIndexSpec(m *collMeta, spec bson.D) (*indexMeta, error) {
 			extra = append(extra, bson.E{Key: "collation", Value: def.Doc()})
 		}
 	}
+	if ix.partial != nil {
+		// MongoDB evaluates a partial filter under its index's collation.
+		for _, e := range extra {
+			if c := collatorOf(e.Value); e.Key == "collation" && c != nil {
+				f, err := ix.partial.Collate(c)
+				if err != nil {
+					return nil, document.Errorf(document.CodeCannotCreateIndex, "Error in specification %s :: caused by :: %v", fmtValue(spec), err)
+				}
+				ix.partial = f
+			}
+		}
+	}
 	if wildcard {
 		if ix.TTL {
 			return nil, document.Errorf(document.CodeCannotCreateIndex, "Index type 'wildcard' does not support the 'expireAfterSeconds' option")
