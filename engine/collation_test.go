@@ -249,3 +249,19 @@ func TestCollationPartialIndex(t *testing.T) {
 	}
 	mustRun(t, db, "test", `{"insert": "c", "documents": [{"_id": 4, "kind": "b", "u": 1}]}`)
 }
+
+// TestCollationTimeseriesRefused: ttlkv does not collate time-series
+// reads, so it refuses a time-series collection with a default collation
+// and a collated read of one, rather than answer without the collation.
+func TestCollationTimeseriesRefused(t *testing.T) {
+	t.Parallel()
+	db, _, _ := openTest(t)
+	wantCode(t, db, "test", `{"create": "w", "timeseries": {"timeField": "t"}, "collation": {"locale": "en"}}`, document.CodeBadValue, "time-series")
+	mustRun(t, db, "test", `{"create": "w", "timeseries": {"timeField": "t"}, "collation": {"locale": "simple"}}`)
+	wantCode(t, db, "test", `{"find": "w", "collation": {"locale": "en"}}`, document.CodeBadValue, "time-series")
+	r, _ := run(t, db, "test", `{"delete": "w", "deletes": [{"q": {}, "limit": 0, "collation": {"locale": "en"}}]}`)
+	if we, _ := field(r, "writeErrors").(bson.A); len(we) != 1 || field(we[0].(bson.D), "code") != int32(2) {
+		t.Errorf("collated delete on time-series: %v, want a 2 BadValue write error", r)
+	}
+	mustRun(t, db, "test", `{"find": "w", "collation": {"locale": "simple"}}`)
+}
