@@ -120,8 +120,12 @@ func TestCollationCollectionDefault(t *testing.T) {
 			t.Errorf("b_1 = %v, want the collection's collation", ix)
 		}
 	}
-	if ix := winningIndex(mustRun(t, db, "test", `{"explain": {"find": "c", "filter": {"b": "cote"}}}`)); ix != "b_1" {
+	ex := mustRun(t, db, "test", `{"explain": {"find": "c", "filter": {"b": "cote"}}}`)
+	if ix := winningIndex(ex); ix != "b_1" {
 		t.Errorf("default-collation query used %q, want b_1", ix)
+	}
+	if loc := field(ex, "queryPlanner.winningPlan.inputStage.collation.locale"); loc != "fr" {
+		t.Errorf("explain IXSCAN collation locale = %v, want fr: %v", loc, ex)
 	}
 	if got := firstBatch(t, mustRun(t, db, "test", `{"find": "c", "filter": {"b": "COTE"}}`)); len(got) != 3 {
 		t.Errorf("find through b_1 found %d, want 3", len(got))
