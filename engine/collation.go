@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"sync"
+	"unsafe"
 
 	"github.com/ttlkv/ttlkv/collation"
 	"github.com/ttlkv/ttlkv/document"
@@ -26,12 +27,25 @@ func collatorOf(spec any) *collation.Collator {
 	if !ok || len(d) == 0 {
 		return nil
 	}
+	// A stored specification's elements do not move while the catalog
+	// entry lives (clones share them), so their address finds the
+	// collator without formatting the document on every query.
+	p := unsafe.SliceData(d)
+	if c, ok := storedCollators.Load(p); ok {
+		return c.(*collation.Collator)
+	}
 	c, err := parseCollation(d)
 	if err != nil {
 		return nil
 	}
+	storedCollators.Store(p, c)
 	return c
 }
+
+// storedCollators maps the first element of a stored specification to
+// its collator. Entries of dropped catalog entries stay (a pointer each);
+// catalog changes are rare.
+var storedCollators sync.Map // *bson.E -> *collation.Collator
 
 // parseCollation is collation.Parse with the collators of valid
 // specifications cached, since building one loads x/text's tables.
