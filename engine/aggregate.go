@@ -20,6 +20,7 @@ type aggregateSpec struct {
 	hint        any
 	hasCursor   bool
 	maxMemBytes int64
+	collation   bson.D // the collation option, nil if none
 }
 
 // aggregate returns an executor whose batches are the pipeline's
@@ -29,9 +30,14 @@ type aggregateSpec struct {
 // $group and $sort hold documents (agg.DefaultMaxMemoryBytes each).
 func (db *DB) aggregate(dbName string, s *aggregateSpec) (*queryExec, error) {
 	p := s.pipeline
-	_, _, q, err := db.findPlan(dbName, s.name, p.Filter(), FindOptions{Sort: p.Sort(), Limit: p.Limit(), Hint: s.hint})
+	_, pl, q, err := db.findPlan(dbName, s.name, p.Filter(), FindOptions{Sort: p.Sort(), Limit: p.Limit(), Hint: s.hint, Collation: s.collation})
 	if err != nil {
 		return nil, err
+	}
+	if pl != nil && pl.filter.Collator() != nil {
+		if err := collatedStagesSupported(p.Stages()); err != nil {
+			return nil, err
+		}
 	}
 	var buf []bson.D
 	src := func(ctx context.Context) (bson.D, error) {

@@ -28,6 +28,11 @@ func (db *DB) convertToCapped(ctx context.Context, dbName, name string, size int
 	db.catMu.Lock()
 	defer db.catMu.Unlock()
 	c := db.lookup(dbName, name)
+	if c == nil && len(db.collsOf(dbName)) == 0 {
+		// As MongoDB's convertToCapped (capped_utils.cpp) answers for a
+		// database that does not exist.
+		return document.Errorf(document.CodeNamespaceNotFound, "database %s not found", dbName)
+	}
 	if c == nil {
 		return document.Errorf(document.CodeNamespaceNotFound, "source collection %s.%s does not exist", dbName, name)
 	}

@@ -464,7 +464,7 @@ func (db *DB) specialStats(c *coll) collStatsInfo {
 
 // specialStatsFields adds a capped collection's collStats fields:
 // maxSize (the normalised size) and max when set.
-func (db *DB) specialStatsFields(c *coll) bson.D {
+func (db *DB) specialStatsFields(c *coll, scale int64) bson.D {
 	if c.m().Kind != kindCapped {
 		return nil
 	}
@@ -472,14 +472,10 @@ func (db *DB) specialStatsFields(c *coll) bson.D {
 	if err != nil {
 		return nil
 	}
-	// MongoDB: appendNumber("max", getCappedMaxDocs()) and
-	// appendNumber("maxSize", getCappedMaxSize() / scale)
-	// (src/mongo/db/stats/storage_stats.cpp).
-	d := bson.D{{Key: "maxSize", Value: int32OrLong(o.size)}}
-	if o.max > 0 {
-		d = append(d, bson.E{Key: "max", Value: int32OrLong(o.max)})
-	}
-	return d
+	// MongoDB: appendNumber("max", getCappedMaxDocs()), 0 when the
+	// collection has no max, then appendNumber("maxSize",
+	// getCappedMaxSize() / scale) (src/mongo/db/stats/storage_stats.cpp).
+	return bson.D{{Key: "max", Value: int32OrLong(o.max)}, {Key: "maxSize", Value: int32OrLong(o.size / scale)}}
 }
 
 // validateSpecial checks a capped collection: the ring's own Check,

@@ -159,6 +159,11 @@ func decodeCollMeta(b []byte) (*collMeta, error) {
 				return nil, fmt.Errorf("catalog entry: index %s partial filter: %w", ix.Name, err)
 			}
 			ix.partial = f
+			if c := ix.collator(); c != nil {
+				if cf, err := f.Collate(c); err == nil {
+					ix.partial = cf // evaluated under the index's collation
+				}
+			}
 		}
 		m.Indexes = append(m.Indexes, ix)
 	}

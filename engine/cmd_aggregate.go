@@ -56,6 +56,10 @@ func parseAggregate(cmd bson.D) (*aggregateSpec, error) {
 			s.allowDisk = b
 		case "hint":
 			s.hint = e.Value
+		case "collation":
+			if s.collation, err = collationOption("aggregate", e.Value); err != nil {
+				return nil, err
+			}
 		}
 	}
 	if !havePipeline {

@@ -28,6 +28,11 @@ func cmdCount(ctx context.Context, db *DB, dbName string, cmd bson.D) (bson.D, e
 			}
 		case "hint":
 			hint = e.Value
+		case "collation":
+			var spec bson.D
+			if spec, err = collationOption("count", e.Value); err == nil {
+				ctx = withCollation(ctx, spec)
+			}
 		}
 		if err != nil {
 			return nil, err

@@ -65,6 +65,7 @@ func parseDeleteStmt(v any) (DeleteSpec, error) {
 		case "hint":
 			s.Hint = e.Value
 		case "collation":
+			s.Collation, err = collationOption("delete.deletes", e.Value)
 		default:
 			err = document.Errorf(document.CodeIDLUnknownField, "BSON field 'delete.deletes.%s' is an unknown field.", e.Key)
 		}

@@ -31,6 +31,12 @@ func cmdDistinct(ctx context.Context, db *DB, dbName string, cmd bson.D) (bson.D
 			if filter, err = toDoc("distinct.query", e.Value); err != nil {
 				return nil, err
 			}
+		case "collation":
+			spec, err := collationOption("distinct", e.Value)
+			if err != nil {
+				return nil, err
+			}
+			ctx = withCollation(ctx, spec)
 		}
 	}
 	if !haveKey {

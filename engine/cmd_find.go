@@ -54,14 +54,19 @@ func parseFindOptions(cmd bson.D) (bson.D, FindOptions, error) {
 			o.Tailable, _ = asBool(e.Value)
 		case "awaitData":
 			o.AwaitData, _ = asBool(e.Value)
+		case "collation":
+			o.Collation, err = collationOption("find", e.Value)
 		case "maxTimeMS", "comment", "readConcern", "lsid", "$db", "noCursorTimeout", "allowPartialResults",
-			"collation", "let", "returnKey", "showRecordId", "min", "max", "allowDiskUse", "readPreference", "$readPreference":
+			"let", "returnKey", "showRecordId", "min", "max", "allowDiskUse", "readPreference", "$readPreference":
 		default:
 			err = document.Errorf(document.CodeIDLUnknownField, "BSON field 'find.%s' is an unknown field.", e.Key)
 		}
 		if err != nil {
 			return nil, o, err
 		}
+	}
+	if singleBatch && o.Tailable {
+		return nil, o, document.Errorf(document.CodeBadValue, "cannot use tailable option with the 'singleBatch' option")
 	}
 	if singleBatch && o.BatchSize >= 0 {
 		// One batch, then the cursor closes: a negative Limit.

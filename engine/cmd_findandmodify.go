@@ -36,6 +36,10 @@ func cmdFindAndModify(ctx context.Context, db *DB, dbName string, cmd bson.D) (b
 			s.Upsert, _ = asBool(e.Value)
 		case "fields":
 			fields, err = toDoc("findAndModify.fields", e.Value)
+		case "collation":
+			if s.Collation, err = collationOption("findAndModify", e.Value); err == nil {
+				ctx = withCollation(ctx, s.Collation)
+			}
 		}
 		if err != nil {
 			return nil, err

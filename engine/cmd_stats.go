@@ -13,20 +13,26 @@ func cmdCollStats(_ context.Context, db *DB, dbName string, cmd bson.D) (bson.D,
 	if err != nil {
 		return nil, err
 	}
+	scale, err := statsScale(cmd)
+	if err != nil {
+		return nil, err
+	}
 	c := db.lookup(dbName, name)
 	if c == nil {
 		return nil, document.Errorf(document.CodeNamespaceNotFound, "Collection [%s.%s] not found.", dbName, name)
 	}
-	return db.collStatsDoc(c), nil
+	return db.collStatsDoc(c, scale), nil
 }
 
-func (db *DB) collStatsDoc(c *coll) bson.D {
+// collStatsDoc is collStats's reply; every size is divided by scale (the
+// averages are not), as MongoDB's storage_stats.cpp does.
+func (db *DB) collStatsDoc(c *coll, scale int64) bson.D {
 	m := c.m()
 	st := db.collStats(c)
 	sizes := bson.D{}
 	var total int64
 	for _, ix := range m.Indexes {
-		sizes = append(sizes, bson.E{Key: ix.Name, Value: int32OrLong(st.indexSizes[ix.Name])})
+		sizes = append(sizes, bson.E{Key: ix.Name, Value: int32OrLong(st.indexSizes[ix.Name] / scale)})
 		total += st.indexSizes[ix.Name]
 	}
 	var avg int64
@@ -36,14 +42,17 @@ func (db *DB) collStatsDoc(c *coll) bson.D {
 	// As MongoDB's collStats (src/mongo/db/stats/storage_stats.cpp):
 	// count, size, storageSize, totalIndexSize and indexSizes through
 	// appendNumber; avgObjSize and nindexes are ints.
-	d := bson.D{{Key: "ns", Value: m.ns()}, {Key: "count", Value: int32OrLong(st.count)}, {Key: "size", Value: int32OrLong(st.size)},
-		{Key: "avgObjSize", Value: int32(avg)}, {Key: "storageSize", Value: int32OrLong(st.size)},
-		{Key: "nindexes", Value: int32(len(m.Indexes))}, {Key: "totalIndexSize", Value: int32OrLong(total)},
+	d := bson.D{{Key: "ns", Value: m.ns()}, {Key: "count", Value: int32OrLong(st.count)}, {Key: "size", Value: int32OrLong(st.size / scale)},
+		{Key: "avgObjSize", Value: int32(avg)}, {Key: "storageSize", Value: int32OrLong(st.size / scale)},
+		{Key: "nindexes", Value: int32(len(m.Indexes))}, {Key: "totalIndexSize", Value: int32OrLong(total / scale)},
 		{Key: "indexSizes", Value: sizes}, {Key: "capped", Value: m.Kind == kindCapped}}
 	if m.Kind == kindTimeseries {
-		return append(d, db.timeseriesStatsFields(c)...)
+		d = append(d, db.timeseriesStatsFields(c)...)
+	} else {
+		d = append(d, db.specialStatsFields(c, scale)...)
 	}
-	return append(d, db.specialStatsFields(c)...)
+	return append(d, bson.E{Key: "totalSize", Value: int32OrLong((st.size + total) / scale)},
+		bson.E{Key: "scaleFactor", Value: int32(scale)})
 }
 
 // cmdDBStats runs the dbStats command.

@@ -75,7 +75,9 @@ func parseUpdateStmt(v any) (UpdateSpec, error) {
 			s.Hint = e.Value
 		case "arrayFilters":
 			s.ArrayFilters, _ = e.Value.(bson.A)
-		case "collation", "c", "sort":
+		case "collation":
+			s.Collation, err = collationOption("update.updates", e.Value)
+		case "c", "sort":
 		default:
 			err = document.Errorf(document.CodeIDLUnknownField, "BSON field 'update.updates.%s' is an unknown field.", e.Key)
 		}

@@ -22,7 +22,7 @@ func (db *DB) findOneAndDelete(ctx context.Context, dbName, name string, filter,
 		return nil, document.Errorf(document.CodeIllegalOperation, "cannot remove from a capped collection: %s", c.m().ns())
 	}
 	for attempt := 0; attempt < 100; attempt++ {
-		_, p, q, err := db.findPlan(dbName, name, filter, FindOptions{Sort: sortD, Limit: 1})
+		_, p, q, err := db.findPlan(dbName, name, filter, FindOptions{Sort: sortD, Limit: 1, Collation: ctxCollation(ctx)})
 		if err != nil || q == nil || p == nil {
 			return nil, err
 		}

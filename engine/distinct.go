@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/ttlkv/ttlkv/collation"
 	"github.com/ttlkv/ttlkv/document"
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
@@ -27,7 +28,7 @@ func (db *DB) distinct(ctx context.Context, dbName, name, key string, filter bso
 	if strings.HasPrefix(key, "$") || strings.HasSuffix(key, ".") || strings.Contains(key, "..") || strings.HasPrefix(key, ".") {
 		return nil, document.Errorf(document.CodeBadValue, "FieldPath field names may not start with '$' or be empty; got '%s'", key)
 	}
-	_, _, q, err := db.findPlan(dbName, name, filter, FindOptions{})
+	_, p, q, err := db.findPlan(dbName, name, filter, FindOptions{Collation: ctxCollation(ctx)})
 	if err != nil || q == nil {
 		return bson.A{}, err
 	}
@@ -46,7 +47,7 @@ func (db *DB) distinct(ctx context.Context, dbName, name, key string, filter bso
 		}
 		// Sort and deduplicate as we go so memory follows the number of
 		// distinct values, not of documents.
-		vals = sortUnique(vals)
+		vals = sortUnique(vals, p.filter.Collator())
 		size = 0
 		for _, v := range vals {
 			size += approxSize(v)
@@ -101,9 +102,11 @@ func distinctValues(v any, parts []string, i int, inArray bool, emit func(any)) 
 	}
 }
 
-func sortUnique(vals bson.A) bson.A {
-	slices.SortStableFunc(vals, document.Compare)
-	return slices.CompactFunc(vals, document.Equal)
+func sortUnique(vals bson.A, coll *collation.Collator) bson.A {
+	// Under a collation, values equal under it count once (the first
+	// met stands for them), as MongoDB's distinct does.
+	slices.SortStableFunc(vals, coll.CompareValues)
+	return slices.CompactFunc(vals, func(a, b any) bool { return coll.CompareValues(a, b) == 0 })
 }
 
 // approxSize is the encoded size of v, for the reply-size limit.

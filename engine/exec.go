@@ -3,7 +3,6 @@ package engine
 import (
 	"bytes"
 	"context"
-	"sort"
 
 	"github.com/ttlkv/ttlkv/document"
 	"github.com/ttlkv/ttlkv/engine/query"
@@ -305,7 +304,7 @@ func (q *queryExec) nextBatch(ctx context.Context, n int) ([]bson.D, error) {
 }
 
 func (q *queryExec) trimSorted() {
-	sort.SliceStable(q.sorted, func(i, j int) bool { return q.sortSt.Compare(q.sorted[i], q.sorted[j]) < 0 })
+	q.sortSt.SortDocs(q.sorted)
 	if q.limit > 0 && int64(len(q.sorted)) > q.skip+q.limit {
 		q.sorted = q.sorted[:q.skip+q.limit]
 	}

@@ -19,6 +19,9 @@ type FindOptions struct {
 	Tailable   bool  // follow a capped collection
 	AwaitData  bool  // getMore waits up to MaxAwaitTimeMS for data
 	MaxAwaitMS int64 // awaitData wait, default 1000
+	// Collation compares strings in the filter and sort (nil: the
+	// collection's default collation; {locale: "simple"}: binary).
+	Collation bson.D
 }
 
 // findPlan validates a find and builds its executor. It returns a nil
@@ -29,6 +32,11 @@ func (db *DB) findPlan(dbName, name string, filter bson.D, o FindOptions) (*coll
 	}
 	if err := validateCollName(dbName, name, true); err != nil {
 		return nil, nil, nil, err
+	}
+	if o.Tailable && o.Limit < 0 {
+		// A negative limit is singleBatch (find's singleBatch, the shell's
+		// limit(-n)); MongoDB refuses it beside tailable.
+		return nil, nil, nil, document.Errorf(document.CodeBadValue, "cannot use tailable option with the 'singleBatch' option")
 	}
 	if o.AwaitData && !o.Tailable {
 		return nil, nil, nil, document.Errorf(document.CodeFailedToParse, "Cannot set 'awaitData' without also setting 'tailable'")
@@ -65,6 +73,15 @@ func (db *DB) findPlan(dbName, name string, filter bson.D, o FindOptions) (*coll
 			}
 		}
 	}
+	if o.Collation != nil || c != nil {
+		var m *collMeta
+		if c != nil {
+			m = c.m()
+		}
+		if f, srt, err = collateQuery(m, o.Collation, f, srt); err != nil {
+			return nil, nil, nil, err
+		}
+	}
 	if c == nil {
 		return nil, nil, nil, nil
 	}
@@ -91,7 +108,7 @@ func (db *DB) recordQuery(c *coll, f *query.Filter, srt *query.Sort, o FindOptio
 
 // count returns how many documents match filter, after skip and limit.
 func (db *DB) count(ctx context.Context, dbName, name string, filter bson.D, skip, limit int64, hint any) (int64, error) {
-	_, _, q, err := db.findPlan(dbName, name, filter, FindOptions{Skip: skip, Limit: limit, Hint: hint})
+	_, _, q, err := db.findPlan(dbName, name, filter, FindOptions{Skip: skip, Limit: limit, Hint: hint, Collation: ctxCollation(ctx)})
 	if err != nil || q == nil {
 		return 0, err
 	}

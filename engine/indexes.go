@@ -78,6 +78,7 @@ func parseExpireAfterSeconds(v any, code document.Code) (int64, error) {
 func parseIndexSpec(m *collMeta, spec bson.D) (*indexMeta, error) {
 	ix := &indexMeta{}
 	var extra bson.D
+	hasCollation := false
 	for _, e := range spec {
 		if !knownIndexOptions[e.Key] {
 			return nil, document.Errorf(document.CodeInvalidIndexSpecificationOption, "The field '%s' is not valid for an index specification. Specification: %s", e.Key, fmtValue(spec))
@@ -158,8 +159,40 @@ func parseIndexSpec(m *collMeta, spec bson.D) (*indexMeta, error) {
 				return nil, err
 			}
 			ix.TTL, ix.Expire = true, n
-		case "collation", "storageEngine":
+		case "collation":
+			// The full specification; none for the simple collation.
+			full, err := normalizeCollation(e.Value)
+			if err != nil {
+				return nil, err
+			}
+			if full != nil && isID {
+				return nil, document.Errorf(document.CodeCannotCreateIndex,
+					"ttlkv keeps the _id index in the simple collation (docs/collation.md): %s", fmtValue(spec))
+			}
+			if full != nil {
+				extra = append(extra, bson.E{Key: "collation", Value: full})
+			}
+			hasCollation = true
+		case "storageEngine":
 			extra = append(extra, e)
+		}
+	}
+	if !hasCollation && !isID {
+		// An index without a collation takes the collection's default.
+		if def := m.defaultCollator(); def != nil {
+			extra = append(extra, bson.E{Key: "collation", Value: def.Doc()})
+		}
+	}
+	if ix.partial != nil {
+		// MongoDB evaluates a partial filter under its index's collation.
+		for _, e := range extra {
+			if c := collatorOf(e.Value); e.Key == "collation" && c != nil {
+				f, err := ix.partial.Collate(c)
+				if err != nil {
+					return nil, document.Errorf(document.CodeCannotCreateIndex, "Error in specification %s :: caused by :: %v", fmtValue(spec), err)
+				}
+				ix.partial = f
+			}
 		}
 	}
 	if wildcard {
@@ -268,9 +301,9 @@ func (db *DB) createIndexes(ctx context.Context, dbName, name string, specs []bs
 				return nil, document.Errorf(document.CodeIndexOptionsConflict, "Index with name: %s already exists with the same name but different options. Requested index: %s, existing index: %s", ix.Name, fmtValue(specs[i]), fmtValue(listIndexEntry(old)))
 			case old.Name == ix.Name:
 				return nil, document.Errorf(document.CodeIndexKeySpecsConflict, "An existing index has the same name as the requested index but different key. Requested index: %s, existing index: %s", fmtValue(specs[i]), fmtValue(listIndexEntry(old)))
-			case sameKey && (old.TTL != ix.TTL || old.TTL && old.Expire != ix.Expire) && document.Equal(nonNilDoc(old.Partial), nonNilDoc(ix.Partial)):
+			case sameKey && (old.TTL != ix.TTL || old.TTL && old.Expire != ix.Expire) && document.Equal(nonNilDoc(old.Partial), nonNilDoc(ix.Partial)) && sameIndexCollation(old, ix):
 				return nil, document.Errorf(document.CodeIndexOptionsConflict, "An equivalent index already exists with a different name and options. Requested index: %s, existing index: %s", fmtValue(specs[i]), fmtValue(listIndexEntry(old)))
-			case sameKey && sameOptions(old, ix) && document.Equal(nonNilDoc(old.Partial), nonNilDoc(ix.Partial)):
+			case sameKey && sameOptions(old, ix) && document.Equal(nonNilDoc(old.Partial), nonNilDoc(ix.Partial)) && sameIndexCollation(old, ix):
 				return nil, document.Errorf(document.CodeIndexOptionsConflict, "Index already exists with a different name: %s", old.Name)
 			}
 			if exists {

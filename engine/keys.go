@@ -101,8 +101,14 @@ func indexKeys(ix *indexMeta, d bson.D) (keys [][]byte, multikey bool, err error
 	perField := make([][]any, len(fields))
 	arrayField := -1
 	allMissing := true
+	coll := ix.collator() // a collated index keys strings by their collation keys
 	for i, f := range fields {
 		vals, isArr := pathValues(d, f.path)
+		if coll != nil {
+			for j, v := range vals {
+				vals[j] = coll.KeyValue(v)
+			}
+		}
 		if len(vals) == 0 {
 			vals = []any{nil}
 		} else {

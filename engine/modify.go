@@ -675,6 +675,9 @@ type DeleteSpec struct {
 	Filter bson.D
 	Limit  int64
 	Hint   any
+	// Collation compares strings in Filter (nil: the collection's
+	// default collation).
+	Collation bson.D
 }
 
 // deleteDocs runs one delete statement and returns the count deleted.
@@ -689,9 +692,15 @@ func (db *DB) deleteDocs(ctx context.Context, dbName, name string, s DeleteSpec)
 	if err != nil {
 		return 0, err
 	}
+	if _, err := opCollator(nil, s.Collation); err != nil {
+		return 0, err
+	}
 	c := db.lookup(dbName, name)
 	if c == nil {
 		return 0, nil
+	}
+	if f, _, err = collateQuery(c.m(), s.Collation, f, nil); err != nil {
+		return 0, err
 	}
 	return kindOf(c.m()).delete(ctx, db, c, f, s)
 }
@@ -736,6 +745,9 @@ type UpdateSpec struct {
 	Upsert       bool
 	Hint         any
 	ArrayFilters bson.A
+	// Collation compares strings in Filter (and findAndModify's sort);
+	// nil: the collection's default collation.
+	Collation bson.D
 }
 
 // UpdateResult reports what an update statement did.
@@ -767,6 +779,9 @@ func (db *DB) updateReturning(ctx context.Context, dbName, name string, s Update
 	if err != nil {
 		return nil, nil, err
 	}
+	if _, err := opCollator(nil, s.Collation); err != nil {
+		return nil, nil, err
+	}
 	if u.IsReplacement() && s.Multi {
 		return nil, nil, document.Errorf(document.CodeFailedToParse, "multi update is not supported for replacement-style update")
 	}
@@ -783,6 +798,14 @@ func (db *DB) updateReturning(ctx context.Context, dbName, name string, s Update
 	if err := kindOf(c.m()).canUpdate(); err != nil {
 		return nil, nil, err
 	}
+	if f, sort, err = collateQuery(c.m(), s.Collation, f, sort); err != nil {
+		return nil, nil, err
+	}
+	if f.Collator() != nil && s.Update == nil && s.Pipeline != nil {
+		return nil, nil, document.Errorf(document.CodeBadValue,
+			"a pipeline update under a non-simple collation is not supported by ttlkv (docs/collation.md)")
+	}
+	u = u.Collate(f.Collator())
 	p, err := makePlan(c, c.m(), f, sort, s.Hint)
 	if err != nil {
 		return nil, nil, err

@@ -181,7 +181,7 @@ func makePlan(c *coll, m *collMeta, filter *query.Filter, sort *query.Sort, hint
 		eq[path] = true
 	}
 	for _, ix := range m.Indexes {
-		if !usable(ix) {
+		if !usable(ix) || !sameCollation(ix, filter, sort) {
 			continue
 		}
 		first := ix.Key[0].Key
@@ -204,7 +204,7 @@ func makePlan(c *coll, m *collMeta, filter *query.Filter, sort *query.Sort, hint
 	}
 	if best == nil && sort != nil {
 		for _, ix := range m.Indexes {
-			if usable(ix) && !ix.Multikey && sortMatches(sort, ix) >= 0 {
+			if usable(ix) && sameCollation(ix, filter, sort) && !ix.Multikey && sortMatches(sort, ix) >= 0 {
 				best = ix
 				break
 			}
@@ -249,12 +249,18 @@ func (p *plan) useIndex(ix *indexMeta) {
 	prefix := lsm.IndexPrefix(p.m.ID, ix.ID)
 	fields := keyFields(ix.Key)
 	ivs, ok := p.filter.Bounds(fields[0].path, !ix.Multikey)
+	same := sameCollation(ix, p.filter, p.sort)
+	if !same {
+		// A hinted index of another collation: its keys are not the
+		// query's, so scan all of it and let the filter decide.
+		ok = false
+	}
 	if !ok {
 		ivs = query.Intervals{{Lo: query.Bound{Value: bson.MinKey{}, Inclusive: true}, Hi: query.Bound{Value: bson.MaxKey{}, Inclusive: true}}}
 	}
 	p.ranges = rangesFor(prefix, ivs, fields[0].desc)
 	p.boundsDesc = bson.D{{Key: fields[0].path, Value: describeIntervals(ivs)}}
-	if p.sort != nil {
+	if p.sort != nil && same {
 		switch sortMatches(p.sort, ix) {
 		case 0:
 			p.sortByIndex = true

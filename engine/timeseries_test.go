@@ -85,6 +85,10 @@ func TestTimeseriesCreateErrors(t *testing.T) {
 		{`"timeseries": {"timeField": "t", "granularity": "minutes", "bucketMaxSpanSeconds": 100, "bucketRoundingSeconds": 100}`, document.CodeInvalidOptions, ""},
 		{`"timeseries": {"timeField": "t", "bucketMaxSpanSeconds": 31536001, "bucketRoundingSeconds": 31536001}`, document.CodeBadValue, ""},
 		{`"timeseries": {"timeField": "t", "bucketMaxSpanSeconds": 0, "bucketRoundingSeconds": 0}`, document.CodeBadValue, ""},
+		// Issue 20: custom values that differ are refused whatever granularity says, and
+		// bucketRoundingSeconds is never allowed beside granularity.
+		{`"timeseries": {"timeField": "t", "granularity": "seconds", "bucketMaxSpanSeconds": 3600, "bucketRoundingSeconds": 60}`, document.CodeInvalidOptions, "alongside the granularity"},
+		{`"timeseries": {"timeField": "t", "granularity": "seconds", "bucketRoundingSeconds": 60}`, document.CodeInvalidOptions, "alongside the granularity"},
 	}
 	for _, c := range cases {
 		wantCode(t, db, "test", `{"create": "w", `+c.opts+`}`, c.code, c.frag)
@@ -511,7 +515,7 @@ func TestTimeseriesCollModGranularity(t *testing.T) {
 		t.Fatalf("%d buckets after growth, want 1", n)
 	}
 	mustRun(t, db, "test", `{"create": "c", "timeseries": {"timeField": "t", "bucketMaxSpanSeconds": 600, "bucketRoundingSeconds": 600}}`)
-	wantCode(t, db, "test", `{"collMod": "c", "timeseries": {"bucketMaxSpanSeconds": 300, "bucketRoundingSeconds": 300}}`, document.CodeInvalidOptions, "Invalid transition")
+	wantCode(t, db, "test", `{"collMod": "c", "timeseries": {"bucketMaxSpanSeconds": 300, "bucketRoundingSeconds": 300}}`, document.CodeInvalidOptions, "needs to be equal or greater to transition")
 	mustRun(t, db, "test", `{"collMod": "c", "timeseries": {"bucketMaxSpanSeconds": 7200, "bucketRoundingSeconds": 7200}}`)
 	opts = field(db.collectionInfo(db.lookup("test", "c")), "options.timeseries")
 	if field(opts.(bson.D), "bucketRoundingSeconds") != int32(7200) {

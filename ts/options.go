@@ -87,14 +87,11 @@ type bucketing struct {
 //     timeField, metaField "_id": 72 InvalidOptions;
 //   - granularity not one of seconds/minutes/hours, span or rounding out
 //     of 1..31536000 or not an integer: 2 BadValue;
-//   - span without rounding or the reverse, span != rounding, or span or
-//     rounding given with a granularity whose default they differ from:
-//     72 InvalidOptions.
+//   - span without rounding or the reverse, span != rounding, a span
+//     beside a granularity other than its default, or any rounding beside
+//     a granularity: 72 InvalidOptions (docs/timeseries.md, "Options").
 //
 // With no granularity and no custom values the granularity is "seconds".
-// Span and rounding given together with a granularity are accepted when
-// they equal that granularity's defaults; the result is then the plain
-// granularity.
 func ParseOptions(v any) (Options, error) {
 	d, err := asDoc(v, "'timeseries' option must be a document")
 	if err != nil {
@@ -195,32 +192,31 @@ func (bk *bucketing) parseField(cmd string, e bson.E) (bool, error) {
 	return true, nil
 }
 
-// resolve applies the pairing rules of docs/timeseries.md §6.2 to the parsed bucketing
-// fields. It returns the granularity ("" for custom) and the span and
-// rounding; all zero when nothing was given.
+// resolve applies create's pairing rules (docs/timeseries.md, as
+// MongoDB's checkBucketingParameters) to the parsed bucketing fields. It
+// returns the granularity ("" for custom) and the span and rounding; all
+// zero when nothing was given. With a granularity, a span other than its
+// default and any rounding at all are 72 InvalidOptions; without one,
+// span and rounding must both be given and be equal (72).
 func (bk *bucketing) resolve() (string, int64, int64, error) {
 	if bk.hasGranularity {
 		g, _ := lookupGranularity(bk.granularity)
 		if bk.hasSpan && bk.span != g.span {
 			return "", 0, 0, document.Errorf(document.CodeInvalidOptions,
-				"Timeseries 'bucketMaxSpanSeconds' is not configurable to a value other than the default of %d for the provided granularity", g.span)
+				"Time-series 'bucketMaxSpanSeconds' cannot be set to a value other than the default of %d for the provided granularity", g.span)
 		}
-		if bk.hasRounding && bk.rounding != g.rounding {
+		if bk.hasRounding {
 			return "", 0, 0, document.Errorf(document.CodeInvalidOptions,
-				"Timeseries 'bucketRoundingSeconds' is not configurable to a value other than the default of %d for the provided granularity", g.rounding)
+				"Time-series 'bucketRoundingSeconds' cannot be set alongside the granularity parameter")
 		}
 		return g.name, g.span, g.rounding, nil
 	}
-	if bk.hasSpan != bk.hasRounding {
-		return "", 0, 0, document.Errorf(document.CodeInvalidOptions,
-			"Time-series 'bucketMaxSpanSeconds' and 'bucketRoundingSeconds' need to be set alongside each other")
-	}
-	if !bk.hasSpan {
+	if !bk.hasSpan && !bk.hasRounding {
 		return "", 0, 0, nil
 	}
-	if bk.span != bk.rounding {
+	if bk.hasSpan != bk.hasRounding || bk.span != bk.rounding {
 		return "", 0, 0, document.Errorf(document.CodeInvalidOptions,
-			"Time-series 'bucketMaxSpanSeconds' and 'bucketRoundingSeconds' need to be equal, got %d and %d", bk.span, bk.rounding)
+			"Time-series 'bucketRoundingSeconds' must be equal to 'bucketMaxSpanSeconds'")
 	}
 	return "", bk.span, bk.rounding, nil
 }
@@ -307,17 +303,21 @@ func (o Options) Listing() bson.D {
 func (o Options) Equal(p Options) bool { return o == p }
 
 // ApplyCollMod validates the timeseries sub-document of a collMod against
-// the current options o (docs/timeseries.md §6.5) and returns the new options; o is not
-// changed. Accepted sub-fields are granularity, bucketMaxSpanSeconds and
+// the current options o and returns the new options; o is not changed.
+// Accepted sub-fields are granularity, bucketMaxSpanSeconds and
 // bucketRoundingSeconds ({} changes nothing). Errors, all *document.Error:
 //   - v not a document, or a sub-field of the wrong type: 14;
 //   - another sub-field (timeField and metaField included): 40415;
-//   - granularity that does not grow (seconds -> minutes -> hours; the
-//     same granularity is a no-op) or that would shrink custom bucketing:
-//     72 "Invalid transition for timeseries.granularity";
-//   - custom span and rounding: the rules of ParseOptions, and neither
-//     may shrink: 72 "Invalid transition for timeseries.bucketMaxSpanSeconds"
-//     or "...bucketRoundingSeconds".
+//   - a granularity with a span other than its default or with any
+//     rounding: 72;
+//   - a granularity that does not grow (seconds -> minutes -> hours; the
+//     same granularity is a no-op): 72 "Invalid transition for
+//     timeseries.granularity";
+//   - custom values without both span and rounding, or unequal: 72;
+//   - a change from custom bucketing (or to it) that shrinks the span or
+//     the rounding: 72 "... needs to be equal or greater to transition".
+//
+// The rules are MongoDB's; docs/timeseries.md lists them.
 //
 // Bucketing only ever grows, so every existing bucket still satisfies the
 // new options (its measurements lie within min + the new span).
@@ -341,37 +341,67 @@ func (o Options) ApplyCollMod(v any) (Options, error) {
 			return o, document.Errorf(document.CodeIDLUnknownField, "BSON field 'collMod.timeseries.%s' is an unknown field.", e.Key)
 		}
 	}
-	g, span, rounding, err := bk.resolve()
-	if err != nil {
-		return o, err
+	return o.collModTarget(bk)
+}
+
+// collModTarget applies collMod's rules (docs/timeseries.md, as MongoDB's
+// isTimeseriesGranularityValidAndUnchanged) to the parsed fields.
+func (o Options) collModTarget(bk bucketing) (Options, error) {
+	if !bk.hasGranularity && !bk.hasSpan && !bk.hasRounding {
+		return o, nil
 	}
-	n := o
-	switch {
-	case bk.hasGranularity:
-		to, _ := lookupGranularity(g)
+	var to granularityDefaults
+	var span, rounding int64
+	if bk.hasGranularity {
+		to, _ = lookupGranularity(bk.granularity)
+		if bk.hasSpan && bk.span != to.span {
+			return o, document.Errorf(document.CodeInvalidOptions,
+				"Timeseries 'bucketMaxSpanSeconds' is not configurable to a value other than the default for the provided granularity")
+		}
+		if bk.hasRounding {
+			return o, document.Errorf(document.CodeInvalidOptions,
+				"Timeseries 'bucketRoundingSeconds' is not configurable alongside the granularity parameter")
+		}
 		if o.Granularity != "" {
 			from, _ := lookupGranularity(o.Granularity)
+			if to.rank == from.rank {
+				return o, nil
+			}
 			if to.rank < from.rank {
 				return o, document.Errorf(document.CodeInvalidOptions,
-					"Invalid transition for timeseries.granularity. Can only transition from 'seconds' to 'minutes' or 'minutes' to 'hours', not from '%s' to '%s'.", o.Granularity, g)
+					"Invalid transition for timeseries.granularity. Can only transition from 'seconds' to 'minutes' or 'minutes' to 'hours'.")
 			}
-		} else if to.span < o.BucketMaxSpanSeconds || to.rounding < o.BucketRoundingSeconds {
+			n := o
+			n.Granularity, n.BucketMaxSpanSeconds, n.BucketRoundingSeconds = to.name, to.span, to.rounding
+			return n, nil
+		}
+		span, rounding = to.span, to.rounding
+	} else {
+		if !bk.hasSpan || !bk.hasRounding {
 			return o, document.Errorf(document.CodeInvalidOptions,
-				"Invalid transition for timeseries.granularity. Granularity '%s' would shrink the custom bucketing (bucketMaxSpanSeconds %d)", g, o.BucketMaxSpanSeconds)
+				"Timeseries 'bucketMaxSpanSeconds' and 'bucketRoundingSeconds' need to be set alongside each other")
 		}
-		n.Granularity, n.BucketMaxSpanSeconds, n.BucketRoundingSeconds = to.name, to.span, to.rounding
-	case bk.hasSpan:
-		if span < o.BucketMaxSpanSeconds {
+		if bk.span != bk.rounding {
 			return o, document.Errorf(document.CodeInvalidOptions,
-				"Invalid transition for timeseries.bucketMaxSpanSeconds, value can only be increased: from %d to %d", o.BucketMaxSpanSeconds, span)
+				"Timeseries 'bucketRoundingSeconds' needs to be equal to 'bucketMaxSpanSeconds'")
 		}
-		if rounding < o.BucketRoundingSeconds {
-			return o, document.Errorf(document.CodeInvalidOptions,
-				"Invalid transition for timeseries.bucketRoundingSeconds, value can only be increased: from %d to %d", o.BucketRoundingSeconds, rounding)
-		}
-		if span != o.BucketMaxSpanSeconds || rounding != o.BucketRoundingSeconds {
-			n.Granularity, n.BucketMaxSpanSeconds, n.BucketRoundingSeconds = "", span, rounding
-		}
+		span, rounding = bk.span, bk.rounding
+	}
+	if span == o.BucketMaxSpanSeconds && rounding == o.BucketRoundingSeconds {
+		return o, nil
+	}
+	if o.BucketMaxSpanSeconds > span {
+		return o, document.Errorf(document.CodeInvalidOptions,
+			"Timeseries 'bucketMaxSpanSeconds' needs to be equal or greater to transition")
+	}
+	if o.BucketRoundingSeconds > rounding {
+		return o, document.Errorf(document.CodeInvalidOptions,
+			"Timeseries 'bucketRoundingSeconds' needs to be equal or greater to transition")
+	}
+	n := o
+	n.Granularity, n.BucketMaxSpanSeconds, n.BucketRoundingSeconds = "", span, rounding
+	if bk.hasGranularity {
+		n.Granularity = to.name
 	}
 	return n, nil
 }

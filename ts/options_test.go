@@ -61,9 +61,6 @@ func TestParseOptionsAccepts(t *testing.T) {
 			Options{TimeField: "t", BucketMaxSpanSeconds: 1, BucketRoundingSeconds: 1}},
 		{"custom max", bson.D{{Key: "timeField", Value: "t"}, {Key: "bucketMaxSpanSeconds", Value: int32(31536000)}, {Key: "bucketRoundingSeconds", Value: int32(31536000)}},
 			Options{TimeField: "t", BucketMaxSpanSeconds: 31536000, BucketRoundingSeconds: 31536000}},
-		{"granularity with its defaults", bson.D{{Key: "timeField", Value: "t"}, {Key: "granularity", Value: "minutes"},
-			{Key: "bucketMaxSpanSeconds", Value: int32(86400)}, {Key: "bucketRoundingSeconds", Value: int32(3600)}},
-			Options{TimeField: "t", Granularity: "minutes", BucketMaxSpanSeconds: 86400, BucketRoundingSeconds: 3600}},
 		{"granularity with its span only", bson.D{{Key: "timeField", Value: "t"}, {Key: "granularity", Value: "seconds"}, {Key: "bucketMaxSpanSeconds", Value: int32(3600)}},
 			Options{TimeField: "t", Granularity: "seconds", BucketMaxSpanSeconds: 3600, BucketRoundingSeconds: 60}},
 		{"map form", bson.M{"timeField": "t", "metaField": "m"},
@@ -108,8 +105,15 @@ func TestParseOptionsRejects(t *testing.T) {
 		{"meta equals time", bson.D{tf, {Key: "metaField", Value: "t"}}, document.CodeInvalidOptions, "different"},
 		{"meta _id", bson.D{tf, {Key: "metaField", Value: "_id"}}, document.CodeInvalidOptions, "_id"},
 		{"bad granularity", bson.D{tf, {Key: "granularity", Value: "days"}}, document.CodeBadValue, "days"},
-		{"span alone", bson.D{tf, {Key: "bucketMaxSpanSeconds", Value: int32(100)}}, document.CodeInvalidOptions, "alongside"},
-		{"rounding alone", bson.D{tf, {Key: "bucketRoundingSeconds", Value: int32(100)}}, document.CodeInvalidOptions, "alongside"},
+		{"span alone", bson.D{tf, {Key: "bucketMaxSpanSeconds", Value: int32(100)}}, document.CodeInvalidOptions, "must be equal"},
+		{"rounding alone", bson.D{tf, {Key: "bucketRoundingSeconds", Value: int32(100)}}, document.CodeInvalidOptions, "must be equal"},
+		// MongoDB 8 (timeseries_options.cpp, checkBucketingParameters; jstests/core/timeseries/ddl/
+		// bucket_span_and_rounding_seconds.js): no rounding beside a granularity, even its default,
+		// and custom values must be equal whatever the granularity says (issue 20's example).
+		{"span default alone", bson.D{tf, {Key: "bucketMaxSpanSeconds", Value: int32(3600)}}, document.CodeInvalidOptions, "must be equal"},
+		{"granularity and its default rounding", bson.D{tf, {Key: "granularity", Value: "seconds"}, {Key: "bucketRoundingSeconds", Value: int32(60)}}, document.CodeInvalidOptions, "alongside the granularity"},
+		{"granularity and its defaults", bson.D{tf, {Key: "granularity", Value: "seconds"}, {Key: "bucketMaxSpanSeconds", Value: int32(3600)}, {Key: "bucketRoundingSeconds", Value: int32(60)}}, document.CodeInvalidOptions, "alongside the granularity"},
+		{"minutes with equal custom values", bson.D{tf, {Key: "granularity", Value: "minutes"}, {Key: "bucketMaxSpanSeconds", Value: int32(4000)}, {Key: "bucketRoundingSeconds", Value: int32(4000)}}, document.CodeInvalidOptions, "86400"},
 		{"unequal", bson.D{tf, {Key: "bucketMaxSpanSeconds", Value: int32(100)}, {Key: "bucketRoundingSeconds", Value: int32(50)}}, document.CodeInvalidOptions, "equal"},
 		{"zero", bson.D{tf, {Key: "bucketMaxSpanSeconds", Value: int32(0)}, {Key: "bucketRoundingSeconds", Value: int32(0)}}, document.CodeBadValue, ">= 1"},
 		{"negative", bson.D{tf, {Key: "bucketMaxSpanSeconds", Value: int64(-5)}, {Key: "bucketRoundingSeconds", Value: int64(-5)}}, document.CodeBadValue, ">= 1"},
@@ -117,7 +121,7 @@ func TestParseOptionsRejects(t *testing.T) {
 		{"fraction", bson.D{tf, {Key: "bucketMaxSpanSeconds", Value: 1.5}, {Key: "bucketRoundingSeconds", Value: 1.5}}, document.CodeBadValue, "integer"},
 		{"NaN", bson.D{tf, {Key: "bucketMaxSpanSeconds", Value: math.NaN()}, {Key: "bucketRoundingSeconds", Value: int32(1)}}, document.CodeBadValue, "integer"},
 		{"granularity and other span", bson.D{tf, {Key: "granularity", Value: "seconds"}, {Key: "bucketMaxSpanSeconds", Value: int32(60)}, {Key: "bucketRoundingSeconds", Value: int32(60)}}, document.CodeInvalidOptions, "3600"},
-		{"granularity and other rounding", bson.D{tf, {Key: "granularity", Value: "hours"}, {Key: "bucketRoundingSeconds", Value: int32(60)}}, document.CodeInvalidOptions, "86400"},
+		{"granularity and other rounding", bson.D{tf, {Key: "granularity", Value: "hours"}, {Key: "bucketRoundingSeconds", Value: int32(60)}}, document.CodeInvalidOptions, "alongside the granularity"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -206,7 +210,8 @@ func TestApplyCollMod(t *testing.T) {
 		{"minutes->hours", min, g("hours"), hr},
 		{"seconds->hours", sec, g("hours"), hr},
 		{"same granularity", min, g("minutes"), min},
-		{"granularity with its defaults", sec, bson.D{{Key: "granularity", Value: "minutes"}, {Key: "bucketMaxSpanSeconds", Value: int32(86400)}, {Key: "bucketRoundingSeconds", Value: int32(3600)}}, min},
+		{"granularity with its span", sec, bson.D{{Key: "granularity", Value: "minutes"}, {Key: "bucketMaxSpanSeconds", Value: int32(86400)}}, min},
+		{"granularity to equal custom", sec, custom(3600), mk(custom(3600))},
 		{"custom grows", sec, custom(7200), cust},
 		{"custom same", cust, custom(7200), cust},
 		{"custom to a larger granularity", cust, g("hours"), hr},
@@ -232,9 +237,13 @@ func TestApplyCollMod(t *testing.T) {
 		{"minutes->seconds", min, g("seconds"), document.CodeInvalidOptions, "Invalid transition for timeseries.granularity"},
 		{"hours->minutes", hr, g("minutes"), document.CodeInvalidOptions, "Invalid transition for timeseries.granularity"},
 		{"hours->seconds", hr, g("seconds"), document.CodeInvalidOptions, "Invalid transition for timeseries.granularity"},
-		{"custom to a smaller granularity", cust, g("seconds"), document.CodeInvalidOptions, "Invalid transition for timeseries.granularity"},
-		{"custom to a granularity with smaller rounding", cust, g("minutes"), document.CodeInvalidOptions, "Invalid transition for timeseries.granularity"},
-		{"custom shrinks", cust, custom(3600), document.CodeInvalidOptions, "Invalid transition for timeseries.bucketMaxSpanSeconds"},
+		{"custom to a smaller granularity", cust, g("seconds"), document.CodeInvalidOptions, "'bucketMaxSpanSeconds' needs to be equal or greater"},
+		{"custom to a granularity with smaller rounding", cust, g("minutes"), document.CodeInvalidOptions, "'bucketRoundingSeconds' needs to be equal or greater"},
+		{"custom shrinks", cust, custom(3600), document.CodeInvalidOptions, "'bucketMaxSpanSeconds' needs to be equal or greater"},
+		// jstests/core/timeseries/ddl/timeseries_collmod_timeseries_options.js: no rounding beside
+		// a granularity in collMod either.
+		{"granularity and its default rounding", sec, bson.D{{Key: "granularity", Value: "minutes"}, {Key: "bucketRoundingSeconds", Value: int32(3600)}}, document.CodeInvalidOptions, "alongside the granularity"},
+		{"rounding alone", sec, bson.D{{Key: "bucketRoundingSeconds", Value: int32(7200)}}, document.CodeInvalidOptions, "alongside each other"},
 		{"bad granularity", sec, g("days"), document.CodeBadValue, "days"},
 		{"not an object", sec, "minutes", document.CodeTypeMismatch, ""},
 		{"granularity number", sec, bson.D{{Key: "granularity", Value: int32(2)}}, document.CodeTypeMismatch, ""},

@@ -8,7 +8,9 @@
 // Values are the Go types of the mongo driver's bson package as package
 // doc canonicalises them: bson.D documents, bson.A arrays, float64,
 // int32, int64, bson.Decimal128, string, bool, nil for null, and the other
-// bson types. Ordering and equality are document.Compare's.
+// bson types. Ordering and equality are document.Compare's, with
+// strings compared under a collation once Filter.Collate, Sort.Collate
+// or Update.Collate has given one (docs/collation.md).
 //
 // # Semantics worth knowing
 //

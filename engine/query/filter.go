@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ttlkv/ttlkv/collation"
 	"github.com/ttlkv/ttlkv/document"
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
@@ -14,7 +15,8 @@ import (
 // ParseFilter and safe for concurrent use by several goroutines.
 type Filter struct {
 	root    andExpr
-	hasExpr bool // some branch is a $expr, whose evaluation can fail
+	hasExpr bool                // some branch is a $expr, whose evaluation can fail
+	coll    *collation.Collator // strings compare under it (Collate); nil: simple
 }
 
 // expr is a node of a parsed filter. root is the value the node is
@@ -83,6 +85,10 @@ type pathExpr struct {
 	arg    any   // opEq..opLte: the operand
 	args   []any // opIn: the operands
 	hasRe  bool  // opIn: some operand is a regex
+	// $elemMatch: the sub-filter its pred runs, and whether it is the
+	// value form; kept so that Collate can rebuild pred.
+	sub       expr
+	valueForm bool
 }
 
 func (p *pathExpr) match(root any) bool {
@@ -820,32 +826,42 @@ func elemMatchExpr(path string, parts []string, v any, depth int) (expr, error) 
 	if !ok {
 		return nil, badValue("$elemMatch needs an Object")
 	}
-	var sub expr
 	if len(d) > 0 && strings.HasPrefix(d[0].Key, "$") && !logicalOps[d[0].Key] {
 		xs, err := parseOps("", nil, d, depth+1)
 		if err != nil {
 			return nil, err
 		}
-		sub = andExpr(xs)
-		return &pathExpr{path: path, parts: parts, pred: func(it item) bool {
-			a, ok := it.v.(bson.A)
-			if !it.present || !ok {
-				return false
-			}
-			for _, e := range a {
-				if sub.match(e) {
-					return true
-				}
-			}
-			return false
-		}}, nil
+		sub := andExpr(xs)
+		return &pathExpr{path: path, parts: parts, sub: sub, valueForm: true, pred: elemMatchValuePred(sub)}, nil
 	}
 	x, err := parseDoc(d, depth+1)
 	if err != nil {
 		return nil, err
 	}
-	sub = x
-	return &pathExpr{path: path, parts: parts, pred: func(it item) bool {
+	return &pathExpr{path: path, parts: parts, sub: x, pred: elemMatchObjectPred(x)}, nil
+}
+
+// elemMatchValuePred is $elemMatch's value form: some element satisfies
+// the operators of sub.
+func elemMatchValuePred(sub expr) func(it item) bool {
+	return func(it item) bool {
+		a, ok := it.v.(bson.A)
+		if !it.present || !ok {
+			return false
+		}
+		for _, e := range a {
+			if sub.match(e) {
+				return true
+			}
+		}
+		return false
+	}
+}
+
+// elemMatchObjectPred is $elemMatch's object form: some document (or
+// array) element satisfies the filter sub.
+func elemMatchObjectPred(sub expr) func(it item) bool {
+	return func(it item) bool {
 		a, ok := it.v.(bson.A)
 		if !it.present || !ok {
 			return false
@@ -863,7 +879,7 @@ func elemMatchExpr(path string, parts []string, v any, depth int) (expr, error) 
 			}
 		}
 		return false
-	}}, nil
+	}
 }
 
 func allExpr(path string, parts []string, v any, depth int) (expr, error) {

@@ -1,7 +1,7 @@
 package query
 
 import (
-	"github.com/ttlkv/ttlkv/document"
+	"github.com/ttlkv/ttlkv/collation"
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
 
@@ -16,7 +16,8 @@ type SortKey struct {
 type Sort struct {
 	keys    []SortKey
 	parts   [][]string
-	natural int // 0, or ±1 for {$natural: ±1}
+	natural int                 // 0, or ±1 for {$natural: ±1}
+	coll    *collation.Collator // nil: simple collation
 }
 
 // ParseSort parses a sort document. Each value must be 1 or -1 as an
@@ -108,9 +109,9 @@ func (s *Sort) Compare(a, b bson.D) int {
 		return 0
 	}
 	for i, k := range s.keys {
-		ka := sortKey(a, s.parts[i], k.Desc)
-		kb := sortKey(b, s.parts[i], k.Desc)
-		c := document.Compare(ka, kb)
+		ka := sortKey(a, s.parts[i], k.Desc, s.coll)
+		kb := sortKey(b, s.parts[i], k.Desc, s.coll)
+		c := s.coll.CompareValues(ka, kb)
 		if k.Desc {
 			c = -c
 		}
@@ -126,7 +127,7 @@ func (s *Sort) Compare(a, b bson.D) int {
 var emptyArrayKey any = bson.Undefined{}
 
 // sortKey returns the value a document sorts by on one key.
-func sortKey(d bson.D, parts []string, desc bool) any {
+func sortKey(d bson.D, parts []string, desc bool, coll *collation.Collator) any {
 	var buf [8]item
 	items := collect(d, parts, false, buf[:0])
 	var best any
@@ -136,7 +137,7 @@ func sortKey(d bson.D, parts []string, desc bool) any {
 			best, have = v, true
 			return
 		}
-		c := document.Compare(v, best)
+		c := coll.CompareValues(v, best)
 		if (desc && c > 0) || (!desc && c < 0) {
 			best = v
 		}

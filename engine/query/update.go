@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ttlkv/ttlkv/collation"
 	"github.com/ttlkv/ttlkv/document"
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
@@ -55,6 +56,9 @@ type modifier struct {
 	sort     any // nil, int (±1) or *Sort
 	// $pull
 	pull expr
+	// coll compares values under a collation ($min, $max, $addToSet,
+	// $pull, $pullAll, $push's $sort); nil: simple. Set by Update.Collate.
+	coll *collation.Collator
 	// $currentDate
 	timestamp bool
 }
@@ -400,6 +404,9 @@ func (u *Update) Apply(d bson.D, o UpdateOptions) (bson.D, error) {
 			return nil, err
 		}
 	}
+	if err := u.checkTopLevelDollar(out); err != nil {
+		return nil, err
+	}
 	if hadID {
 		newID, ok := getField(out, "_id")
 		if !ok || !sameValue(oldID, newID) {
@@ -407,6 +414,38 @@ func (u *Update) Apply(d bson.D, o UpdateOptions) (bson.D, error) {
 		}
 	}
 	return out, nil
+}
+
+// creatingOps are the modifiers that write a value at their path; the
+// others ($unset, $pull, $pullAll, $pop) only remove.
+var creatingOps = map[string]bool{
+	"$set": true, "$setOnInsert": true, "$inc": true, "$mul": true, "$min": true, "$max": true,
+	"$push": true, "$addToSet": true, "$currentDate": true, "$rename": true,
+}
+
+// checkTopLevelDollar refuses a written top-level field whose name starts
+// with '$', as MongoDB's storage validation does after an update (52
+// DollarPrefixedFieldName; jstests/core/query/update/update_dollar_fields.js).
+// $-prefixed names below the top level are allowed, and $unset may remove
+// such a field.
+func (u *Update) checkTopLevelDollar(out bson.D) error {
+	for _, m := range u.mods {
+		if !creatingOps[m.op] {
+			continue
+		}
+		name, path := m.parts[0], m.path
+		if m.op == "$rename" {
+			name, path = m.toParts[0], m.to
+		}
+		if !strings.HasPrefix(name, "$") {
+			continue
+		}
+		if _, ok := getField(out, name); ok {
+			return document.Errorf(CodeDollarPrefixedFieldName,
+				"The dollar ($) prefixed field '%s' in '%s' is not valid for storage.", name, path)
+		}
+	}
+	return nil
 }
 
 // replace returns repl as the replacement of d: d's _id first (repl
@@ -863,7 +902,7 @@ func (m *modifier) apply(out, orig bson.D, o UpdateOptions) (bson.D, error) {
 			if !exists {
 				return cloneValue(m.arg), actSet, nil
 			}
-			c := document.Compare(m.arg, cur)
+			c := m.coll.CompareValues(m.arg, cur)
 			if (m.op == "$min" && c < 0) || (m.op == "$max" && c > 0) {
 				return cloneValue(m.arg), actSet, nil
 			}
@@ -896,7 +935,7 @@ func (m *modifier) apply(out, orig bson.D, o UpdateOptions) (bson.D, error) {
 			}
 			if m.op == "$addToSet" {
 				for _, e := range m.each {
-					if !slices.ContainsFunc(arr, func(x any) bool { return document.Compare(x, e) == 0 }) {
+					if !slices.ContainsFunc(arr, func(x any) bool { return m.coll.CompareValues(x, e) == 0 }) {
 						arr = append(arr, cloneValue(e))
 					}
 				}
@@ -961,7 +1000,7 @@ func idString(d bson.D) string {
 func (m *modifier) pulls(e any) bool {
 	if m.op == "$pullAll" {
 		for _, x := range m.arg.(bson.A) {
-			if document.Compare(x, e) == 0 {
+			if m.coll.CompareValues(x, e) == 0 {
 				return true
 			}
 		}
@@ -996,12 +1035,13 @@ func (m *modifier) push(arr bson.A) bson.A {
 	res = append(res, arr[pos:]...)
 	switch s := m.sort.(type) {
 	case int:
-		slices.SortStableFunc(res, func(a, b any) int { return s * document.Compare(a, b) })
+		slices.SortStableFunc(res, func(a, b any) int { return s * m.coll.CompareValues(a, b) })
 	case *Sort:
+		cs := s.Collate(m.coll)
 		slices.SortStableFunc(res, func(a, b any) int {
 			da, _ := a.(bson.D)
 			db, _ := b.(bson.D)
-			return s.Compare(da, db)
+			return cs.Compare(da, db)
 		})
 	}
 	if m.slice != nil {

@@ -1,0 +1,133 @@
+package engine
+
+import (
+	"context"
+	"strings"
+	"time"
+
+	"github.com/ttlkv/ttlkv/document"
+	"go.mongodb.org/mongo-driver/v2/bson"
+)
+
+// cmdCloneCollectionAsCapped runs {cloneCollectionAsCapped: src,
+// toCollection: dst, size}: a new capped collection dst of size bytes
+// holding src's documents in natural order, the oldest overwritten when
+// they do not fit, with only the _id index; src is unchanged
+// (docs/capped.md, "cloneCollectionAsCapped and dataSize").
+func cmdCloneCollectionAsCapped(ctx context.Context, db *DB, dbName string, cmd bson.D) (bson.D, error) {
+	src, err := collName(cmd)
+	if err != nil {
+		return nil, err
+	}
+	var dst string
+	var sizeV any
+	hasDst, hasSize := false, false
+	for _, e := range cmd[1:] {
+		switch e.Key {
+		case "toCollection":
+			s, ok := e.Value.(string)
+			if !ok {
+				return nil, document.Errorf(document.CodeTypeMismatch,
+					"BSON field 'cloneCollectionAsCapped.toCollection' is the wrong type '%s', expected type 'string'", typeName(e.Value))
+			}
+			dst, hasDst = s, true
+		case "size":
+			sizeV, hasSize = e.Value, true
+		case "temp", "comment", "writeConcern", "lsid", "$db", "apiVersion", "apiStrict", "maxTimeMS":
+		default:
+			return nil, document.Errorf(document.CodeIDLUnknownField, "BSON field 'cloneCollectionAsCapped.%s' is an unknown field.", e.Key)
+		}
+	}
+	if !hasDst {
+		return nil, document.Errorf(codeIDLFailedToParse, "BSON field 'cloneCollectionAsCapped.toCollection' is missing but a required field")
+	}
+	if !hasSize {
+		return nil, document.Errorf(codeIDLFailedToParse, "BSON field 'cloneCollectionAsCapped.size' is missing but a required field")
+	}
+	size, err := parseCappedSize("cloneCollectionAsCapped", sizeV)
+	if err != nil {
+		return nil, err
+	}
+	return bson.D{}, db.cloneCollectionAsCapped(ctx, dbName, src, dst, size)
+}
+
+// cloneCollectionAsCapped copies src into a new capped collection dst.
+// The copy reads src as convertToCapped does; dst is visible, empty, from
+// its creation and its writers wait for the copy. A failed copy drops dst.
+func (db *DB) cloneCollectionAsCapped(ctx context.Context, dbName, src, dst string, size int64) error {
+	if err := db.checkWritable(); err != nil {
+		return err
+	}
+	if err := validateCollName(dbName, src, false); err != nil {
+		return err
+	}
+	if err := validateCollName(dbName, dst, false); err != nil {
+		return err
+	}
+	sc := db.lookup(dbName, src)
+	if sc == nil {
+		if len(db.collsOf(dbName)) == 0 {
+			return document.Errorf(document.CodeNamespaceNotFound, "database %s not found", dbName)
+		}
+		return document.Errorf(document.CodeNamespaceNotFound, "source collection %s.%s does not exist", dbName, src)
+	}
+	if sc.m().Kind == kindTimeseries {
+		return document.Errorf(document.CodeCommandNotSupportedOnView,
+			"cloneCollectionAsCapped is not supported for time-series collections: %s.%s", dbName, src)
+	}
+	if db.lookup(dbName, dst) != nil {
+		return document.Errorf(document.CodeNamespaceExists,
+			"cloneCollectionAsCapped failed - destination collection %s.%s already exists. source: %s.%s", dbName, dst, dbName, src)
+	}
+	dc, created, err := db.createColl(dbName, dst, bson.D{{Key: "capped", Value: true}, {Key: "size", Value: size}})
+	if err != nil {
+		return err
+	}
+	if !created {
+		return document.Errorf(document.CodeNamespaceExists,
+			"cloneCollectionAsCapped failed - destination collection %s.%s already exists. source: %s.%s", dbName, dst, dbName, src)
+	}
+	dc.wmu.Lock()
+	err = db.copyIntoCapped(ctx, sc, sc.m(), dc)
+	dc.wmu.Unlock()
+	if err != nil {
+		if _, derr := db.dropColl(dbName, dst); derr != nil {
+			db.logf("cloneCollectionAsCapped %s.%s: dropping the partial copy: %v", dbName, dst, derr)
+		}
+		return err
+	}
+	return nil
+}
+
+// cmdDataSize runs {dataSize: "db.coll"}: the bytes and count of the
+// collection's documents, {size: 0, numObjects: 0} for one that does
+// not exist. The ranged form (keyPattern, min, max) is refused with
+// 2 BadValue: ttlkv does not implement it (docs/capped.md).
+func cmdDataSize(_ context.Context, db *DB, _ string, cmd bson.D) (bson.D, error) {
+	start := time.Now()
+	ns, ok := cmd[0].Value.(string)
+	if !ok {
+		return nil, document.Errorf(document.CodeTypeMismatch,
+			"BSON field 'dataSize.dataSize' is the wrong type '%s', expected type 'string'", typeName(cmd[0].Value))
+	}
+	for _, e := range cmd[1:] {
+		switch e.Key {
+		case "keyPattern", "min", "max":
+			return nil, document.Errorf(document.CodeBadValue, "dataSize with keyPattern, min and max is not supported by ttlkv")
+		case "estimate", "comment", "lsid", "$db", "apiVersion", "apiStrict", "maxTimeMS", "readConcern", "$readPreference":
+		default:
+			return nil, document.Errorf(document.CodeIDLUnknownField, "BSON field 'dataSize.%s' is an unknown field.", e.Key)
+		}
+	}
+	dbName, name, ok := strings.Cut(ns, ".")
+	if !ok || dbName == "" || name == "" {
+		return nil, document.Errorf(document.CodeInvalidNamespace, "Invalid namespace specified '%s'", ns)
+	}
+	var size, n int64
+	if c := db.lookup(dbName, name); c != nil {
+		st := db.collStats(c)
+		size, n = st.size, st.count
+	}
+	return bson.D{{Key: "size", Value: int32OrLong(size)}, {Key: "numObjects", Value: int32OrLong(n)},
+		{Key: "millis", Value: int32(time.Since(start).Milliseconds())}}, nil
+}

@@ -1,0 +1,214 @@
+package engine
+
+import (
+	"context"
+	"sync"
+	"unsafe"
+
+	"github.com/ttlkv/ttlkv/collation"
+	"github.com/ttlkv/ttlkv/document"
+	"github.com/ttlkv/ttlkv/engine/query"
+	"go.mongodb.org/mongo-driver/v2/bson"
+)
+
+// Collations (docs/collation.md). A collection's default collation is
+// kept in its options, an index's in its spec's extra fields, both as
+// the full specification; the collators are built once per distinct
+// specification and shared.
+
+var collators sync.Map // document.Format(full spec) -> *collation.Collator
+
+// collatorOf returns the collator of a stored full specification; nil
+// for none. A stored specification was validated when it was stored;
+// one that no longer parses is treated as simple rather than failing
+// reads.
+func collatorOf(spec any) *collation.Collator {
+	d, ok := spec.(bson.D)
+	if !ok || len(d) == 0 {
+		return nil
+	}
+	// A stored specification's elements do not move while the catalog
+	// entry lives (clones share them), so their address finds the
+	// collator without formatting the document on every query.
+	p := unsafe.SliceData(d)
+	if c, ok := storedCollators.Load(p); ok {
+		return c.(*collation.Collator)
+	}
+	c, err := parseCollation(d)
+	if err != nil {
+		return nil
+	}
+	storedCollators.Store(p, c)
+	return c
+}
+
+// storedCollators maps the first element of a stored specification to
+// its collator. Entries of dropped catalog entries stay (a pointer each);
+// catalog changes are rare.
+var storedCollators sync.Map // *bson.E -> *collation.Collator
+
+// parseCollation is collation.Parse with the collators of valid
+// specifications cached, since building one loads x/text's tables.
+func parseCollation(d bson.D) (*collation.Collator, error) {
+	k := document.Format(d)
+	if c, ok := collators.Load(k); ok {
+		return c.(*collation.Collator), nil
+	}
+	c, err := collation.Parse(d)
+	if err != nil {
+		return nil, err
+	}
+	collators.Store(k, c)
+	return c, nil
+}
+
+// defaultCollator is the collection's default collation, nil if simple.
+func (m *collMeta) defaultCollator() *collation.Collator {
+	for _, e := range m.Options {
+		if e.Key == "collation" {
+			return collatorOf(e.Value)
+		}
+	}
+	return nil
+}
+
+// collator is the index's collation, nil if simple.
+func (ix *indexMeta) collator() *collation.Collator {
+	for _, e := range ix.Extra {
+		if e.Key == "collation" {
+			return collatorOf(e.Value)
+		}
+	}
+	return nil
+}
+
+// normalizeCollation validates a collation option and returns the full
+// specification to store, or nil for the simple collation.
+func normalizeCollation(v any) (bson.D, error) {
+	c, err := collation.Parse(v)
+	if err != nil {
+		return nil, err
+	}
+	return c.Doc(), nil
+}
+
+// normalizeCreateCollation replaces create's collation option by its
+// full specification, or drops it when it is simple, as MongoDB's
+// listCollections shows it.
+func normalizeCreateCollation(opts bson.D) (bson.D, error) {
+	i := -1
+	for j, e := range opts {
+		if e.Key == "collation" {
+			i = j
+		}
+	}
+	if i < 0 {
+		return opts, nil
+	}
+	spec, err := normalizeCollation(opts[i].Value)
+	if err != nil {
+		return nil, err
+	}
+	out := append(bson.D{}, opts[:i]...)
+	if spec != nil {
+		out = append(out, bson.E{Key: "collation", Value: spec})
+	}
+	return append(out, opts[i+1:]...), nil
+}
+
+// opCollator resolves an operation's collation: its collation option
+// when given (spec non-nil), else the collection's default (m may be nil
+// for a collection that does not exist).
+func opCollator(m *collMeta, spec bson.D) (*collation.Collator, error) {
+	if spec != nil {
+		return parseCollation(spec)
+	}
+	if m == nil {
+		return nil, nil
+	}
+	return m.defaultCollator(), nil
+}
+
+// collateQuery applies an operation's collation to its parsed filter and
+// sort.
+func collateQuery(m *collMeta, spec bson.D, f *query.Filter, s *query.Sort) (*query.Filter, *query.Sort, error) {
+	c, err := opCollator(m, spec)
+	if err != nil || c == nil {
+		return f, s, err
+	}
+	if f, err = f.Collate(c); err != nil {
+		return nil, nil, err
+	}
+	return f, s.Collate(c), nil
+}
+
+// collationOption reads an operation's collation option: a document,
+// else 14 TypeMismatch naming the command's field.
+func collationOption(cmd string, v any) (bson.D, error) {
+	d, ok := v.(bson.D)
+	if !ok {
+		return nil, document.Errorf(document.CodeTypeMismatch,
+			"BSON field '%s.collation' is the wrong type '%s', expected type 'object'", cmd, typeName(v))
+	}
+	if _, err := parseCollation(d); err != nil {
+		return nil, err
+	}
+	return d, nil
+}
+
+// sameCollation reports whether an index can serve a query's string
+// comparisons: its collation is the query's.
+func sameCollation(ix *indexMeta, f *query.Filter, s *query.Sort) bool {
+	c := f.Collator()
+	if c == nil {
+		c = s.Collator()
+	}
+	return collation.Equal(ix.collator(), c)
+}
+
+// collationKey carries a command's collation option through the context
+// to the helpers (count, distinct, findOneAndDelete) whose signatures
+// predate collations.
+type collationKey struct{}
+
+// withCollation returns ctx carrying the collation option spec.
+func withCollation(ctx context.Context, spec bson.D) context.Context {
+	if spec == nil {
+		return ctx
+	}
+	return context.WithValue(ctx, collationKey{}, spec)
+}
+
+// ctxCollation returns the collation option ctx carries, nil if none.
+func ctxCollation(ctx context.Context) bson.D {
+	if ctx == nil {
+		return nil
+	}
+	spec, _ := ctx.Value(collationKey{}).(bson.D)
+	return spec
+}
+
+// collatedStagesSupported refuses, under a non-simple collation, the
+// aggregation stages after the leading $match/$sort that would compare
+// strings: ttlkv's stages compare without collation, and ttlkv refuses
+// rather than answer differently (docs/collation.md).
+func collatedStagesSupported(stages bson.A) error {
+	for _, st := range stages {
+		d, ok := st.(bson.D)
+		if !ok || len(d) == 0 {
+			continue
+		}
+		switch d[0].Key {
+		case "$limit", "$skip", "$unset", "$count":
+			continue
+		}
+		return document.Errorf(document.CodeBadValue,
+			"aggregation stage %s after the leading $match and $sort under a non-simple collation is not supported by ttlkv", d[0].Key)
+	}
+	return nil
+}
+
+// sameIndexCollation reports whether two indexes have one collation;
+// indexes on one key pattern with different collations are distinct
+// indexes, as in MongoDB.
+func sameIndexCollation(a, b *indexMeta) bool { return collation.Equal(a.collator(), b.collator()) }
