@@ -1,0 +1,375 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/ttlkv/ttlkv/document"
+)
+
+func openChanges(t *testing.T, o Options) (*DB, *fakeClock, string) {
+	t.Helper()
+	dir := t.TempDir()
+	clk := newClock()
+	o.Clock, o.DisableTTLMonitor, o.ChangeStreams = clk.Now, true, true
+	db, err := Open(dir, o)
+	if err != nil {
+		t.Fatalf("open: %v", err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db, clk, dir
+}
+
+// drainStream returns the events available now.
+func drainStream(t *testing.T, cs *ChangeStream) []bson.D {
+	t.Helper()
+	var out []bson.D
+	for cs.TryNext(context.Background()) {
+		out = append(out, cs.Current())
+	}
+	if err := cs.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func opsOf(evs []bson.D) string {
+	var s []any
+	for _, e := range evs {
+		s = append(s, field(e, "operationType"))
+	}
+	return fmt.Sprint(s)
+}
+
+func TestWatchEveryOperationType(t *testing.T) {
+	t.Parallel()
+	db, clk, _ := openChanges(t, Options{})
+	ctx := context.Background()
+	mustRun(t, db, "d", `{"create": "c", "changeStreamPreAndPostImages": {"enabled": true}}`)
+	c := db.Database("d").Collection("c")
+	cs, err := c.Watch(ctx, nil, ChangeStreamOptions{FullDocument: "updateLookup", FullDocumentBeforeChange: "whenAvailable"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dbs, err := db.Database("d").Watch(ctx, nil, ChangeStreamOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	all, err := db.Watch(ctx, nil, ChangeStreamOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.InsertMany(ctx, []any{bson.D{{Key: "_id", Value: int32(1)}, {Key: "a", Value: int32(1)}}, bson.D{{Key: "_id", Value: int32(2)}, {Key: "t", Value: bson.NewDateTimeFromTime(clk.Now())}}}, true); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.UpdateOne(ctx, bson.D{{Key: "_id", Value: int32(1)}}, bson.D{{Key: "$set", Value: bson.D{{Key: "a", Value: int32(2)}}}, {Key: "$unset", Value: bson.D{{Key: "zz", Value: ""}}}}, false); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.ReplaceOne(ctx, bson.D{{Key: "_id", Value: int32(1)}}, bson.D{{Key: "b", Value: "r"}}, false); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.DeleteOne(ctx, bson.D{{Key: "_id", Value: int32(1)}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.CreateIndex(ctx, IndexModel{Keys: bson.D{{Key: "t", Value: int32(1)}}, Options: bson.D{{Key: "expireAfterSeconds", Value: int32(60)}}}); err != nil {
+		t.Fatal(err)
+	}
+	clk.Advance(2 * time.Minute)
+	if _, err := db.RunTTLPass(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.InsertOne(ctx, bson.D{{Key: "_id", Value: int32(3)}}); err != nil {
+		t.Fatal(err)
+	}
+	mustRun(t, db, "admin", `{"renameCollection": "d.c", "to": "d.c2"}`)
+	if err := db.Database("d").Collection("c2").Drop(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Database("d").Collection("other").InsertOne(ctx, bson.D{{Key: "_id", Value: int32(9)}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Database("d").Drop(ctx); err != nil {
+		t.Fatal(err)
+	}
+
+	evs := drainStream(t, cs)
+	if got := opsOf(evs); got != "[insert insert update replace delete delete insert rename invalidate]" {
+		t.Fatalf("collection stream: %s", got)
+	}
+	upd := evs[2]
+	if d := field(upd, "updateDescription.updatedFields"); document.Compare(d, bson.D{{Key: "a", Value: int32(2)}}) != 0 {
+		t.Errorf("updatedFields %v", d)
+	}
+	// updateLookup reads the document as it is now: deleted.
+	if v, ok := get(upd, "fullDocument"); !ok || v != nil {
+		t.Errorf("updateLookup of a deleted document: %v %v", v, ok)
+	}
+	if v := field(upd, "fullDocumentBeforeChange"); document.Compare(v, bson.D{{Key: "_id", Value: int32(1)}, {Key: "a", Value: int32(1)}}) != 0 {
+		t.Errorf("update pre-image %v", v)
+	}
+	if v := field(evs[3], "fullDocument"); document.Compare(v, bson.D{{Key: "_id", Value: int32(1)}, {Key: "b", Value: "r"}}) != 0 {
+		t.Errorf("replace fullDocument %v", v)
+	}
+	if v, ok := get(evs[4], "ttlkv"); ok {
+		t.Errorf("a user delete is marked %v", v)
+	}
+	exp := evs[5]
+	if x := field(exp, "ttlkv"); document.Compare(x, bson.D{{Key: "expired", Value: true}, {Key: "index", Value: "t_1"}}) != 0 {
+		t.Errorf("expiration field %v", x)
+	}
+	if v := field(exp, "fullDocumentBeforeChange._id"); v != int32(2) {
+		t.Errorf("expired pre-image %v", field(exp, "fullDocumentBeforeChange"))
+	}
+	if to := field(evs[7], "to"); document.Compare(to, bson.D{{Key: "db", Value: "d"}, {Key: "coll", Value: "c2"}}) != 0 {
+		t.Errorf("rename to %v", to)
+	}
+	if got := opsOf(drainStream(t, dbs)); got != "[insert insert update replace delete delete insert rename drop insert drop dropDatabase invalidate]" {
+		t.Errorf("database stream: %s", got)
+	}
+	if got := opsOf(drainStream(t, all)); got != "[insert insert update replace delete delete insert rename drop insert drop dropDatabase]" {
+		t.Errorf("engine stream: %s", got)
+	}
+}
+
+func TestWatchPreImagesOption(t *testing.T) {
+	t.Parallel()
+	db, _, _ := openChanges(t, Options{})
+	ctx := context.Background()
+	wantCode(t, db, "d", `{"create": "x", "changeStreamPreAndPostImages": true}`, document.CodeTypeMismatch, "changeStreamPreAndPostImages")
+	wantCode(t, db, "d", `{"create": "x", "changeStreamPreAndPostImages": {"on": true}}`, document.CodeIDLUnknownField, "on")
+	c := db.Database("d").Collection("c")
+	if _, err := c.InsertOne(ctx, bson.D{{Key: "_id", Value: int32(1)}}); err != nil {
+		t.Fatal(err)
+	}
+	mustRun(t, db, "d", `{"collMod": "c", "changeStreamPreAndPostImages": {"enabled": true}}`)
+	r := mustRun(t, db, "d", `{"listCollections": 1, "filter": {"name": "c"}}`)
+	if v := field(field(r, "cursor.firstBatch").(bson.A)[0].(bson.D), "options.changeStreamPreAndPostImages.enabled"); v != true {
+		t.Fatalf("listCollections: %v", r)
+	}
+	cs, err := c.Watch(ctx, nil, ChangeStreamOptions{FullDocumentBeforeChange: "required", FullDocument: "required"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.UpdateOne(ctx, bson.D{}, bson.D{{Key: "$set", Value: bson.D{{Key: "x", Value: int32(1)}}}}, false); err != nil {
+		t.Fatal(err)
+	}
+	evs := drainStream(t, cs)
+	if len(evs) != 1 || field(evs[0], "fullDocument.x") != int32(1) || field(evs[0], "fullDocumentBeforeChange._id") != int32(1) {
+		t.Fatalf("images %v", evs)
+	}
+	// Without images, required fails the stream with 280.
+	mustRun(t, db, "d", `{"collMod": "c", "changeStreamPreAndPostImages": {"enabled": false}}`)
+	if _, err := c.DeleteOne(ctx, bson.D{}); err != nil {
+		t.Fatal(err)
+	}
+	if cs.TryNext(ctx) || document.CodeOf(cs.Err()) != document.CodeChangeStreamFatalError {
+		t.Fatalf("required pre-image missing: %v", cs.Err())
+	}
+}
+
+func TestWatchDisabled(t *testing.T) {
+	t.Parallel()
+	db, _, _ := openTest(t)
+	_, err := db.Watch(context.Background(), nil, ChangeStreamOptions{})
+	checkCode(t, "watch without change streams", err, document.CodeIllegalOperation, "not enabled")
+}
+
+func TestWatchResumeAfterRestart(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	clk := newClock()
+	o := Options{Clock: clk.Now, DisableTTLMonitor: true, ChangeStreams: true}
+	db, err := Open(dir, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	c := db.Database("d").Collection("c")
+	cs, err := c.Watch(ctx, nil, ChangeStreamOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 20; i++ {
+		if _, err := c.InsertOne(ctx, bson.D{{Key: "_id", Value: int32(i)}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := 0; i < 7; i++ {
+		if !cs.Next(ctx) {
+			t.Fatal(cs.Err())
+		}
+	}
+	tok := cs.ResumeToken()
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	db, err = Open(dir, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	c = db.Database("d").Collection("c")
+	for i := 20; i < 25; i++ {
+		if _, err := c.InsertOne(ctx, bson.D{{Key: "_id", Value: int32(i)}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cs, err = c.Watch(ctx, nil, ChangeStreamOptions{ResumeAfter: tok})
+	if err != nil {
+		t.Fatal(err)
+	}
+	evs := drainStream(t, cs)
+	if len(evs) != 18 {
+		t.Fatalf("%d events after resuming, want 18", len(evs))
+	}
+	for i, e := range evs {
+		if field(e, "documentKey._id") != int32(i+7) {
+			t.Fatalf("event %d is %v", i, field(e, "documentKey"))
+		}
+	}
+}
+
+func TestWatchOrderUnderConcurrentWriters(t *testing.T) {
+	t.Parallel()
+	db, _, _ := openChanges(t, Options{})
+	ctx := context.Background()
+	cs, err := db.Watch(ctx, nil, ChangeStreamOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const writers, each = 4, 50
+	var wg sync.WaitGroup
+	for w := 0; w < writers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			c := db.Database("d").Collection(fmt.Sprint("c", w))
+			for i := 0; i < each; i++ {
+				if _, err := c.InsertOne(ctx, bson.D{{Key: "_id", Value: int32(i)}}); err != nil {
+					t.Error(err)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	evs := drainStream(t, cs)
+	if len(evs) != writers*each {
+		t.Fatalf("%d events, want %d", len(evs), writers*each)
+	}
+	next := map[any]int32{}
+	var last string
+	for _, e := range evs {
+		tok := field(e, "_id._data").(string)
+		if tok <= last {
+			t.Fatalf("token %s after %s", tok, last)
+		}
+		last = tok
+		coll := field(e, "ns.coll")
+		if id := field(e, "documentKey._id"); id != next[coll] {
+			t.Fatalf("%v: _id %v before %v", coll, id, next[coll])
+		}
+		next[coll]++
+	}
+}
+
+func TestWatchHistoryLostForSlowReader(t *testing.T) {
+	t.Parallel()
+	db, _, _ := openChanges(t, Options{ChangeStreamMaxEvents: 50})
+	ctx := context.Background()
+	c := db.Database("d").Collection("c")
+	cs, err := c.Watch(ctx, nil, ChangeStreamOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 200; i++ {
+		if _, err := c.InsertOne(ctx, bson.D{{Key: "_id", Value: int32(i)}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := db.store.TrimChanges(); err != nil { // the background trimmer may not have run yet
+		t.Fatal(err)
+	}
+	if cs.Next(ctx) || document.CodeOf(cs.Err()) != document.CodeChangeStreamHistoryLost {
+		t.Fatalf("slow reader: %v", cs.Err())
+	}
+}
+
+func TestWatchTTLPassReportsEveryExpiration(t *testing.T) {
+	t.Parallel()
+	db, clk, _ := openChanges(t, Options{})
+	ctx := context.Background()
+	mustRun(t, db, "d", `{"create": "s", "changeStreamPreAndPostImages": {"enabled": true}}`)
+	c := db.Database("d").Collection("s")
+	if _, err := c.CreateIndex(ctx, IndexModel{Keys: bson.D{{Key: "at", Value: int32(1)}}, Options: bson.D{{Key: "expireAfterSeconds", Value: int32(0)}}}); err != nil {
+		t.Fatal(err)
+	}
+	const n = 10_000
+	docs := make([]any, n)
+	for i := range docs {
+		docs[i] = bson.D{{Key: "_id", Value: int32(i)}, {Key: "at", Value: bson.NewDateTimeFromTime(clk.Now())}, {Key: "user", Value: fmt.Sprint("u", i)}}
+	}
+	if _, err := c.InsertMany(ctx, docs, true); err != nil {
+		t.Fatal(err)
+	}
+	cs, err := c.Watch(ctx, []bson.D{{{Key: "$match", Value: bson.D{{Key: "operationType", Value: "delete"}, {Key: "ttlkv.expired", Value: true}}}}},
+		ChangeStreamOptions{FullDocumentBeforeChange: "required"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	clk.Advance(time.Second)
+	res, err := db.RunTTLPass(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Deleted != n {
+		t.Fatalf("deleted %d", res.Deleted)
+	}
+	seen := make([]bool, n)
+	got := 0
+	for cs.TryNext(ctx) {
+		e := cs.Current()
+		id := field(e, "documentKey._id").(int32)
+		if seen[id] {
+			t.Fatalf("_id %d twice", id)
+		}
+		seen[id] = true
+		if field(e, "fullDocumentBeforeChange.user") != fmt.Sprint("u", id) {
+			t.Fatalf("pre-image %v", field(e, "fullDocumentBeforeChange"))
+		}
+		got++
+	}
+	if cs.Err() != nil || got != n {
+		t.Fatalf("%d expiration events, want %d (%v)", got, n, cs.Err())
+	}
+}
+
+func TestWatchNextWakesOnCommit(t *testing.T) {
+	t.Parallel()
+	db, _, _ := openChanges(t, Options{})
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	c := db.Database("d").Collection("c")
+	cs, err := c.Watch(ctx, nil, ChangeStreamOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := make(chan any, 1)
+	go func() {
+		if cs.Next(ctx) {
+			got <- field(cs.Current(), "documentKey._id")
+		}
+		close(got)
+	}()
+	if _, err := c.InsertOne(ctx, bson.D{{Key: "_id", Value: "x"}}); err != nil {
+		t.Fatal(err)
+	}
+	if id := <-got; id != "x" {
+		t.Fatalf("woke with %v (%v)", id, cs.Err())
+	}
+}
