@@ -140,6 +140,9 @@ func (db *DB) aggregate(dbName string, s *aggregateSpec) (*queryExec, error) {
 }
 
 func cmdAggregate(ctx context.Context, db *DB, dbName string, cmd bson.D) (bson.D, error) {
+	if r, ok, err := db.changeStreamAggregate(ctx, dbName, cmd); ok {
+		return r, err
+	}
 	s, err := parseAggregate(cmd)
 	if err != nil {
 		return nil, err

@@ -373,3 +373,86 @@ func TestWatchNextWakesOnCommit(t *testing.T) {
 		t.Fatalf("woke with %v (%v)", id, cs.Err())
 	}
 }
+
+func TestChangeStreamCommands(t *testing.T) {
+	t.Parallel()
+	db, _, _ := openChanges(t, Options{})
+	ctx := context.Background()
+	wantCode(t, db, "d", `{"aggregate": "c", "pipeline": [{"$match": {}}, {"$changeStream": {}}], "cursor": {}}`, 40602, "first stage")
+	wantCode(t, db, "d", `{"aggregate": "c", "pipeline": [{"$changeStream": {"fullDocument": "bogus"}}], "cursor": {}}`, document.CodeBadValue, "bogus")
+	wantCode(t, db, "d", `{"aggregate": "c", "pipeline": [{"$changeStream": {}}, {"$group": {"_id": 1}}], "cursor": {}}`, document.CodeIllegalOperation, "$group")
+	wantCode(t, db, "d", `{"aggregate": "c", "pipeline": [{"$changeStream": {"resumeAfter": {"_data": "nope"}}}], "cursor": {}}`, document.CodeInvalidResumeToken, "nope")
+
+	r := mustRun(t, db, "d", `{"aggregate": "c", "pipeline": [{"$changeStream": {}}, {"$match": {"operationType": "insert"}}], "cursor": {}}`)
+	id, _ := field(r, "cursor.id").(int64)
+	if id == 0 || len(field(r, "cursor.firstBatch").(bson.A)) != 0 || field(r, "cursor.ns") != "d.c" {
+		t.Fatalf("aggregate reply %v", r)
+	}
+	pbrt0 := field(r, "cursor.postBatchResumeToken._data").(string)
+	dbr := mustRun(t, db, "d", `{"aggregate": 1, "pipeline": [{"$changeStream": {}}], "cursor": {}}`)
+	dbID := field(dbr, "cursor.id").(int64)
+	clr := mustRun(t, db, "admin", `{"aggregate": 1, "pipeline": [{"$changeStream": {"allChangesForCluster": true}}], "cursor": {}}`)
+	clID := field(clr, "cursor.id").(int64)
+
+	c := db.Database("d").Collection("c")
+	for i := 0; i < 3; i++ {
+		if _, err := c.InsertOne(ctx, bson.D{{Key: "_id", Value: int32(i)}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := c.DeleteOne(ctx, bson.D{{Key: "_id", Value: int32(0)}}); err != nil {
+		t.Fatal(err)
+	}
+	g := mustRun(t, db, "d", fmt.Sprintf(`{"getMore": {"$numberLong": "%d"}, "collection": "c", "batchSize": 2, "maxTimeMS": 10}`, id))
+	batch := field(g, "cursor.nextBatch").(bson.A)
+	if len(batch) != 2 || field(g, "cursor.id") != id {
+		t.Fatalf("getMore %v", g)
+	}
+	g = mustRun(t, db, "d", fmt.Sprintf(`{"getMore": {"$numberLong": "%d"}, "collection": "c", "maxTimeMS": 10}`, id))
+	batch = field(g, "cursor.nextBatch").(bson.A)
+	if len(batch) != 1 {
+		t.Fatalf("second getMore %v", g)
+	}
+	// The delete was filtered out: the post-batch token is past it.
+	pbrt := field(g, "cursor.postBatchResumeToken._data").(string)
+	last := field(batch[0].(bson.D), "_id._data").(string)
+	if !(pbrt > last && last > pbrt0) {
+		t.Fatalf("postBatchResumeToken %s, last event %s, first %s", pbrt, last, pbrt0)
+	}
+	// An empty getMore waits maxTimeMS and returns the same token.
+	g = mustRun(t, db, "d", fmt.Sprintf(`{"getMore": {"$numberLong": "%d"}, "collection": "c", "maxTimeMS": 1}`, id))
+	if len(field(g, "cursor.nextBatch").(bson.A)) != 0 || field(g, "cursor.postBatchResumeToken._data") != pbrt {
+		t.Fatalf("empty getMore %v", g)
+	}
+	g = mustRun(t, db, "d", fmt.Sprintf(`{"getMore": {"$numberLong": "%d"}, "collection": "$cmd.aggregate", "maxTimeMS": 1}`, dbID))
+	if len(field(g, "cursor.nextBatch").(bson.A)) != 4 {
+		t.Fatalf("database getMore %v", g)
+	}
+	g = mustRun(t, db, "admin", fmt.Sprintf(`{"getMore": {"$numberLong": "%d"}, "collection": "$cmd.aggregate", "maxTimeMS": 1}`, clID))
+	if len(field(g, "cursor.nextBatch").(bson.A)) != 4 {
+		t.Fatalf("cluster getMore %v", g)
+	}
+	// A drop invalidates the collection stream, which then closes (its
+	// $match filters out the drop and the invalidate themselves).
+	r = mustRun(t, db, "d", `{"aggregate": "c", "pipeline": [{"$changeStream": {}}], "cursor": {}}`)
+	id2 := field(r, "cursor.id").(int64)
+	if err := c.Drop(ctx); err != nil {
+		t.Fatal(err)
+	}
+	g = mustRun(t, db, "d", fmt.Sprintf(`{"getMore": {"$numberLong": "%d"}, "collection": "c", "maxTimeMS": 1}`, id))
+	if len(field(g, "cursor.nextBatch").(bson.A)) != 0 || field(g, "cursor.id") != int64(0) {
+		t.Fatalf("after drop, filtered %v", g)
+	}
+	g = mustRun(t, db, "d", fmt.Sprintf(`{"getMore": {"$numberLong": "%d"}, "collection": "c", "maxTimeMS": 1}`, id2))
+	if got := opsOf(toDocs(field(g, "cursor.nextBatch").(bson.A))); got != "[drop invalidate]" || field(g, "cursor.id") != int64(0) {
+		t.Fatalf("after drop %v", g)
+	}
+}
+
+func toDocs(a bson.A) []bson.D {
+	out := make([]bson.D, len(a))
+	for i, v := range a {
+		out[i] = v.(bson.D)
+	}
+	return out
+}
