@@ -456,3 +456,52 @@ func toDocs(a bson.A) []bson.D {
 	}
 	return out
 }
+
+func TestWatchTimeseriesExpiryAndCappedInserts(t *testing.T) {
+	t.Parallel()
+	db, clk, _ := openChanges(t, Options{})
+	ctx := context.Background()
+	mustRun(t, db, "d", `{"create": "ts", "timeseries": {"timeField": "t"}, "expireAfterSeconds": 60}`)
+	mustRun(t, db, "d", `{"create": "cap", "capped": true, "size": 4096}`)
+	dbs, err := db.Database("d").Watch(ctx, nil, ChangeStreamOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := db.Database("d").Collection("ts")
+	for i := 0; i < 3; i++ {
+		if _, err := ts.InsertOne(ctx, bson.D{{Key: "t", Value: bson.NewDateTimeFromTime(clk.Now())}, {Key: "v", Value: int32(i)}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	capc := db.Database("d").Collection("cap")
+	for i := 0; i < 100; i++ { // wraps the ring: evictions are not events
+		if _, err := capc.InsertOne(ctx, bson.D{{Key: "_id", Value: int32(i)}, {Key: "pad", Value: "0123456789012345678901234567890123456789"}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	clk.Advance(3 * time.Hour)
+	if res, err := db.RunTTLPass(ctx); err != nil || res.Deleted != 1 {
+		t.Fatalf("TTL pass: %+v %v", res, err)
+	}
+	evs := drainStream(t, dbs)
+	var inserts, expired int
+	for _, e := range evs {
+		switch {
+		case field(e, "operationType") == "insert" && field(e, "ns.coll") == "cap":
+			if field(e, "documentKey._id") != int32(inserts) {
+				t.Fatalf("capped insert %d is %v", inserts, e)
+			}
+			inserts++
+		case field(e, "operationType") == "delete" && field(e, "ns.coll") == "ts":
+			if x := field(e, "ttlkv"); document.Compare(x, bson.D{{Key: "expired", Value: true}, {Key: "bucket", Value: true}}) != 0 {
+				t.Fatalf("bucket expiry field %v", x)
+			}
+			expired++
+		default:
+			t.Fatalf("unexpected event %v", e)
+		}
+	}
+	if inserts != 100 || expired != 1 {
+		t.Fatalf("%d capped inserts, %d bucket expirations", inserts, expired)
+	}
+}
