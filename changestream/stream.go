@@ -32,6 +32,10 @@ type Options struct {
 	// ShowExpandedEvents is accepted; ttlkv records no DDL events besides
 	// drop, rename and dropDatabase, so it changes nothing.
 	ShowExpandedEvents bool
+	// FromOldest starts at the oldest event the log still holds (a ttlkv
+	// extension, $changeStream field ttlkvFromOldest: true): what a
+	// process that opens a data directory to read its history wants.
+	FromOldest bool
 }
 
 // ParseStage parses the argument of a $changeStream stage. Unknown
@@ -72,14 +76,17 @@ func ParseStage(v any) (Options, bool, error) {
 				return o, false, document.Errorf(document.CodeTypeMismatch, "$changeStream.startAtOperationTime must be a timestamp")
 			}
 			o.StartAtOperationTime = &ts
-		case "showExpandedEvents", "allChangesForCluster":
+		case "showExpandedEvents", "allChangesForCluster", "ttlkvFromOldest":
 			b, ok := e.Value.(bool)
 			if !ok {
 				return o, false, document.Errorf(document.CodeTypeMismatch, "$changeStream.%s must be a boolean", e.Key)
 			}
-			if e.Key == "showExpandedEvents" {
+			switch e.Key {
+			case "showExpandedEvents":
 				o.ShowExpandedEvents = b
-			} else {
+			case "ttlkvFromOldest":
+				o.FromOldest = b
+			default:
 				all = b
 			}
 		default:
@@ -108,6 +115,9 @@ func (o Options) validate() error {
 		n++
 	}
 	if o.StartAtOperationTime != nil {
+		n++
+	}
+	if o.FromOldest {
 		n++
 	}
 	if n > 1 {
@@ -197,7 +207,7 @@ func New(store *lsm.Store, scope Scope, pipeline []bson.D, o Options, lookup Loo
 			return nil, err
 		}
 		s.pos = last
-		if last.Compare(trimmed) < 0 {
+		if o.FromOldest || last.Compare(trimmed) < 0 {
 			s.pos = trimmed
 		}
 	}

@@ -84,7 +84,7 @@ type command struct {
 func commands() []*command {
 	return []*command{
 		demoCommand, shellCommand, evalCommand, runCommand, importCommand, exportCommand,
-		tailCommand, statsCommand, checkCommand, reapCommand, serveCommand, versionCommand, helpCommand,
+		tailCommand, watchCommand, statsCommand, checkCommand, reapCommand, serveCommand, versionCommand, helpCommand,
 	}
 }
 
