@@ -10,7 +10,10 @@ import (
 	"github.com/ttlkv/ttlkv/engine"
 )
 
-type serveFlags struct{ sleepSecs int }
+type serveFlags struct {
+	sleepSecs     int
+	changeStreams bool
+}
 
 var serveCommand = &command{
 	name:    "serve",
@@ -19,10 +22,12 @@ var serveCommand = &command{
 	examples: []string{
 		"ttlkv serve",
 		"ttlkv serve --ttlMonitorSleepSecs 5",
+		"ttlkv serve --change-streams",
 	},
 	flags: func(fs *pflag.FlagSet) any {
 		f := &serveFlags{}
 		fs.IntVar(&f.sleepSecs, "ttlMonitorSleepSecs", 0, "seconds between TTL passes (default MongoDB's 60)")
+		fs.BoolVar(&f.changeStreams, "change-streams", false, "keep the change log, so that watch() and $changeStream work (docs/change-streams.md)")
 		return f
 	},
 	run: func(e *env, fs *pflag.FlagSet, cfg any, args []string) int {
@@ -37,7 +42,7 @@ var serveCommand = &command{
 			defer mu.Unlock()
 			fmt.Fprintf(e.stderr, "%s "+format+"\n", append([]any{time.Now().UTC().Format(time.RFC3339)}, a...)...)
 		}
-		opts := engine.Options{Logf: logf}
+		opts := engine.Options{Logf: logf, ChangeStreams: f.changeStreams}
 		if fs.Changed("ttlMonitorSleepSecs") {
 			if f.sleepSecs < 1 {
 				fmt.Fprintf(e.stderr, "ttlkv serve: --ttlMonitorSleepSecs must be at least 1, got %d\n", f.sleepSecs)
