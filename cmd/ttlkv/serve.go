@@ -10,10 +10,7 @@ import (
 	"github.com/ttlkv/ttlkv/engine"
 )
 
-type serveFlags struct {
-	sleepSecs     int
-	changeStreams bool
-}
+type serveFlags struct{ sleepSecs int }
 
 var serveCommand = &command{
 	name:    "serve",
@@ -27,7 +24,6 @@ var serveCommand = &command{
 	flags: func(fs *pflag.FlagSet) any {
 		f := &serveFlags{}
 		fs.IntVar(&f.sleepSecs, "ttlMonitorSleepSecs", 0, "seconds between TTL passes (default MongoDB's 60)")
-		fs.BoolVar(&f.changeStreams, "change-streams", false, "keep the change log, so that watch() and $changeStream work (docs/change-streams.md)")
 		return f
 	},
 	run: func(e *env, fs *pflag.FlagSet, cfg any, args []string) int {
@@ -42,7 +38,7 @@ var serveCommand = &command{
 			defer mu.Unlock()
 			fmt.Fprintf(e.stderr, "%s "+format+"\n", append([]any{time.Now().UTC().Format(time.RFC3339)}, a...)...)
 		}
-		opts := engine.Options{Logf: logf, ChangeStreams: f.changeStreams}
+		opts := engine.Options{Logf: logf}
 		if fs.Changed("ttlMonitorSleepSecs") {
 			if f.sleepSecs < 1 {
 				fmt.Fprintf(e.stderr, "ttlkv serve: --ttlMonitorSleepSecs must be at least 1, got %d\n", f.sleepSecs)
