@@ -805,6 +805,9 @@ func (db *DB) applyCappedUpdates(c *coll, rids []uint64, f *query.Filter, u *que
 			return matched - 1, modified, last, err
 		}
 		modified++
+		if err := db.noteCappedUpdate(c, d, nd, u.IsReplacement()); err != nil {
+			return matched, modified, last, err
+		}
 	}
 	return matched, modified, last, nil
 }

@@ -154,6 +154,18 @@ func (db *DB) batchInsertEvents(b *lsm.Batch, m *collMeta, docs []bson.D) error 
 	return nil
 }
 
+// noteCappedUpdate records the in-place update of a capped collection's
+// document, after the ring holds it (as batchInsertEvents does).
+func (db *DB) noteCappedUpdate(c *coll, old, new bson.D, replacement bool) error {
+	if !db.changesOn() {
+		return nil
+	}
+	return db.store.Update(func(txn *lsm.Txn) error {
+		w := &writeCtx{c: c, m: c.m(), txn: txn, replacement: replacement}
+		return w.noteReplace(old, new)
+	})
+}
+
 // noteDrop records the drop of collection m in txn.
 func (db *DB) noteDrop(txn *lsm.Txn, m *collMeta) error {
 	if !db.changesOn() || isBucketsColl(m) {

@@ -479,12 +479,15 @@ func TestWatchTimeseriesExpiryAndCappedInserts(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	if _, err := capc.UpdateOne(ctx, bson.D{{Key: "_id", Value: int32(99)}}, bson.D{{Key: "$set", Value: bson.D{{Key: "pad", Value: "x123456789012345678901234567890123456789"}}}}, false); err != nil {
+		t.Fatal(err)
+	}
 	clk.Advance(3 * time.Hour)
 	if res, err := db.RunTTLPass(ctx); err != nil || res.Deleted != 1 {
 		t.Fatalf("TTL pass: %+v %v", res, err)
 	}
 	evs := drainStream(t, dbs)
-	var inserts, expired int
+	var inserts, expired, updates int
 	for _, e := range evs {
 		switch {
 		case field(e, "operationType") == "insert" && field(e, "ns.coll") == "cap":
@@ -492,6 +495,11 @@ func TestWatchTimeseriesExpiryAndCappedInserts(t *testing.T) {
 				t.Fatalf("capped insert %d is %v", inserts, e)
 			}
 			inserts++
+		case field(e, "operationType") == "update" && field(e, "ns.coll") == "cap":
+			if field(e, "updateDescription.updatedFields.pad") != "x123456789012345678901234567890123456789" {
+				t.Fatalf("capped update %v", e)
+			}
+			updates++
 		case field(e, "operationType") == "delete" && field(e, "ns.coll") == "ts":
 			if x := field(e, "ttlkv"); document.Compare(x, bson.D{{Key: "expired", Value: true}, {Key: "bucket", Value: true}}) != 0 {
 				t.Fatalf("bucket expiry field %v", x)
@@ -501,7 +509,7 @@ func TestWatchTimeseriesExpiryAndCappedInserts(t *testing.T) {
 			t.Fatalf("unexpected event %v", e)
 		}
 	}
-	if inserts != 100 || expired != 1 {
-		t.Fatalf("%d capped inserts, %d bucket expirations", inserts, expired)
+	if inserts != 100 || expired != 1 || updates != 1 {
+		t.Fatalf("%d capped inserts, %d updates, %d bucket expirations", inserts, updates, expired)
 	}
 }
