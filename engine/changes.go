@@ -3,6 +3,8 @@ package engine
 import (
 	"context"
 	"errors"
+	"fmt"
+	"sort"
 	"strings"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -233,4 +235,127 @@ func (d *Database) Watch(ctx context.Context, pipeline []bson.D, o ChangeStreamO
 // Watch opens a change stream on every database of the engine.
 func (db *DB) Watch(ctx context.Context, pipeline []bson.D, o ChangeStreamOptions) (*ChangeStream, error) {
 	return db.watch(changestream.Scope{}, pipeline, o)
+}
+
+// ChangeLogCheck is CheckChangeLog's result.
+type ChangeLogCheck struct {
+	// Events is how many events the log holds.
+	Events int
+	// Checked lists the collections compared with the log.
+	Checked []string
+	// Skipped lists collections not compared, each with the reason
+	// (capped and time-series collections: their evictions and
+	// measurements are not events).
+	Skipped []string
+	// Problems lists each disagreement: a document without its events,
+	// an event without its document, a document that differs from what
+	// its events make it.
+	Problems []string
+}
+
+// CheckChangeLog rebuilds every collection from the change log alone
+// (changestream.Model) and compares it with the collection. It needs the
+// log to hold the whole history: nothing trimmed, and change streams on
+// whenever the data directory was written. Document field order is not
+// compared.
+func (db *DB) CheckChangeLog(ctx context.Context) (*ChangeLogCheck, error) {
+	if !db.changesOn() {
+		return nil, document.Errorf(document.CodeIllegalOperation, "change streams are not enabled on this engine (engine.Options.ChangeStreams)")
+	}
+	trimmed, _, err := db.store.ChangeBounds()
+	if err != nil {
+		return nil, err
+	}
+	res := &ChangeLogCheck{}
+	if trimmed != (lsm.ChangePos{}) {
+		for _, c := range db.collsOf("") {
+			res.Skipped = append(res.Skipped, c.m().ns()+": the change log was trimmed, so it no longer holds the whole history")
+		}
+		return res, nil
+	}
+	st, err := changestream.New(db.store, changestream.Scope{}, nil, changestream.Options{FromOldest: true, FullDocument: "whenAvailable"}, nil)
+	if err != nil {
+		return nil, err
+	}
+	model := changestream.NewModel()
+	for st.TryNext(ctx) {
+		res.Events++
+		if err := model.Apply(st.Current()); err != nil {
+			res.Problems = append(res.Problems, err.Error())
+		}
+	}
+	if err := st.Err(); err != nil {
+		return nil, err
+	}
+	seen := map[string]bool{}
+	for _, c := range db.collsOf("") {
+		m := c.m()
+		ns := m.ns()
+		seen[ns] = true
+		if m.Kind == kindCapped || m.Kind == kindTimeseries || isBucketsColl(m) {
+			res.Skipped = append(res.Skipped, ns+": capped and time-series collections are not fully described by events")
+			continue
+		}
+		res.Checked = append(res.Checked, ns)
+		want := model.Docs(ns)
+		cur, err := db.Database(m.DB).Collection(m.Name).Find(ctx, bson.D{})
+		if err != nil {
+			return nil, err
+		}
+		docs, err := cur.All(ctx)
+		if err != nil {
+			return nil, err
+		}
+		found := map[string]bool{}
+		for _, d := range docs {
+			k := changestream.IDKey(idOf(d))
+			found[k] = true
+			w, ok := want[k]
+			switch {
+			case !ok:
+				res.Problems = append(res.Problems, fmt.Sprintf("%s: _id %s has no insert event", ns, extJSONOf(idOf(d))))
+			case document.Compare(sortedDoc(w), sortedDoc(d)) != 0:
+				res.Problems = append(res.Problems, fmt.Sprintf("%s: _id %s differs from what its events make it", ns, extJSONOf(idOf(d))))
+			}
+		}
+		for k, w := range want {
+			if !found[k] {
+				res.Problems = append(res.Problems, fmt.Sprintf("%s: _id %s has events but no document", ns, extJSONOf(idOf(w))))
+			}
+		}
+	}
+	for _, ns := range model.Namespaces() {
+		if !seen[ns] {
+			res.Problems = append(res.Problems, fmt.Sprintf("%s: events leave %d document(s) in a collection that does not exist", ns, len(model.Docs(ns))))
+		}
+	}
+	return res, nil
+}
+
+// sortedDoc returns v with every document's fields sorted by name.
+func sortedDoc(v any) any {
+	switch x := v.(type) {
+	case bson.D:
+		out := make(bson.D, len(x))
+		for i, e := range x {
+			out[i] = bson.E{Key: e.Key, Value: sortedDoc(e.Value)}
+		}
+		sort.SliceStable(out, func(i, j int) bool { return out[i].Key < out[j].Key })
+		return out
+	case bson.A:
+		out := make(bson.A, len(x))
+		for i, e := range x {
+			out[i] = sortedDoc(e)
+		}
+		return out
+	}
+	return v
+}
+
+func extJSONOf(v any) string {
+	b, err := document.MarshalExtJSON(bson.D{{Key: "_id", Value: v}}, false)
+	if err != nil {
+		return fmt.Sprint(v)
+	}
+	return strings.TrimSuffix(strings.TrimPrefix(string(b), `{"_id":`), "}")
 }

@@ -189,6 +189,10 @@ func TestChangesKilledMidWrite(t *testing.T) {
 					t.Fatalf("_id %d is %v, the log says %v", id, d, model[id])
 				}
 			}
+			chk, err := db.CheckChangeLog(context.Background())
+			if err != nil || len(chk.Problems) > 0 || len(chk.Checked) != 1 {
+				t.Fatalf("CheckChangeLog: %v %+v", err, chk)
+			}
 			t.Logf("killed after %d acknowledged inserts: %d documents, %d inserts logged", acked+1, len(all), len(inserted))
 		})
 	}

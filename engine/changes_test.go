@@ -513,3 +513,56 @@ func TestWatchTimeseriesExpiryAndCappedInserts(t *testing.T) {
 		t.Fatalf("%d capped inserts, %d updates, %d bucket expirations", inserts, updates, expired)
 	}
 }
+
+func TestCheckChangeLog(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	ctx := context.Background()
+	db, err := Open(dir, Options{DisableTTLMonitor: true, ChangeStreams: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := db.Database("d").Collection("c")
+	for i := 0; i < 5; i++ {
+		if _, err := c.InsertOne(ctx, bson.D{{Key: "_id", Value: int32(i)}, {Key: "a", Value: bson.D{{Key: "x", Value: int32(i)}}}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := c.UpdateMany(ctx, bson.D{}, bson.D{{Key: "$set", Value: bson.D{{Key: "a.y", Value: "new"}, {Key: "b", Value: bson.A{int32(1)}}}}, {Key: "$unset", Value: bson.D{{Key: "a.x", Value: ""}}}}, false); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.DeleteOne(ctx, bson.D{{Key: "_id", Value: int32(0)}}); err != nil {
+		t.Fatal(err)
+	}
+	mustRun(t, db, "admin", `{"renameCollection": "d.c", "to": "d.r"}`)
+	chk, err := db.CheckChangeLog(ctx)
+	if err != nil || len(chk.Problems) != 0 || fmt.Sprint(chk.Checked) != "[d.r]" || chk.Events != 12 {
+		t.Fatalf("a consistent log: %v %+v", err, chk)
+	}
+	// Writes made with change streams off have no events: check says so.
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	db, err = Open(dir, Options{DisableTTLMonitor: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Database("d").Collection("r").InsertOne(ctx, bson.D{{Key: "_id", Value: "silent"}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Database("d").Collection("r").DeleteOne(ctx, bson.D{{Key: "_id", Value: int32(1)}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	db, err = Open(dir, Options{DisableTTLMonitor: true, ChangeStreams: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	chk, err = db.CheckChangeLog(ctx)
+	if err != nil || len(chk.Problems) != 2 || !contains(fmt.Sprint(chk.Problems), `"silent" has no insert event`) || !contains(fmt.Sprint(chk.Problems), "_id 1 has events but no document") {
+		t.Fatalf("writes without events: %v %+v", err, chk)
+	}
+}
