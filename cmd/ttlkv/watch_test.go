@@ -136,3 +136,19 @@ func TestWatchFollows(t *testing.T) {
 		t.Fatalf("exit %d, output %s", code, out.String())
 	}
 }
+
+func TestCheckChangeLogCLI(t *testing.T) {
+	dir := watchFixture(t)
+	out, errOut, code := cli(t, nil, dir, "", "check", "--change-log")
+	if code != 0 || !strings.Contains(out, "agrees with 2 collection(s)") {
+		t.Fatalf("exit %d\n%s%s", code, out, errOut)
+	}
+	// A write made without the log is a document without its event.
+	if _, errOut, code := cli(t, nil, dir, "", "eval", `db.s.insertOne({_id: "quiet"})`); code != 0 {
+		t.Fatal(errOut)
+	}
+	out, _, code = cli(t, nil, dir, "", "check", "--change-log")
+	if code != 1 || !strings.Contains(out, `"quiet" has no insert event`) {
+		t.Fatalf("exit %d\n%s", code, out)
+	}
+}
