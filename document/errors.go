@@ -43,6 +43,9 @@ const (
 	CodeAmbiguousIndexKeyPattern        Code = 181   // a key pattern that matches several indexes
 	CodeInvalidIndexSpecificationOption Code = 197   // an index option invalid for this index
 	CodeConversionFailure               Code = 241   // a value an aggregation operator cannot convert
+	CodeInvalidResumeToken              Code = 260   // a change stream resume token that is malformed or cannot be resumed from
+	CodeChangeStreamFatalError          Code = 280   // a change stream that cannot go on (a modified resume token, a missing required image)
+	CodeChangeStreamHistoryLost         Code = 286   // a change stream position trimmed from the change log
 	CodeNotWritablePrimary              Code = 10107 // a write to a secondary or read-only engine
 	CodeCannotGrowDocumentInCappedNS    Code = 10003 // a capped update that changes the document's size
 	CodeBSONObjectTooLarge              Code = 10334 // a document over 16 MiB
@@ -59,6 +62,9 @@ var codeNames = map[Code]string{
 	CodeTypeMismatch:                    "TypeMismatch",
 	CodeOverflow:                        "Overflow",
 	CodeIllegalOperation:                "IllegalOperation",
+	CodeInvalidResumeToken:              "InvalidResumeToken",
+	CodeChangeStreamFatalError:          "ChangeStreamFatalError",
+	CodeChangeStreamHistoryLost:         "ChangeStreamHistoryLost",
 	CodeNamespaceNotFound:               "NamespaceNotFound",
 	CodeIndexNotFound:                   "IndexNotFound",
 	CodePathNotViable:                   "PathNotViable",

@@ -211,6 +211,10 @@ type cappedWriter struct {
 	// caller sets them before each insert; zero: no lookahead.
 	aheadBytes int64
 	aheadCount int64
+
+	// inserted are the documents appended since the last flush, whose
+	// insert events flush writes (change streams on only).
+	inserted []bson.D
 }
 
 // seqID is a ring record's sequence, _id keystring, offset and secondary
@@ -332,6 +336,9 @@ func (w *cappedWriter) insert(p cappedDoc) error {
 	}
 	w.added = append(w.added, idAdd{ks: p.ks, seq: seq, off: off})
 	w.byKey[string(p.ks)] = seq
+	if w.db.changesOn() {
+		w.inserted = append(w.inserted, p.d)
+	}
 	if len(w.sec) == 0 {
 		return nil
 	}
@@ -643,6 +650,8 @@ func (w *cappedWriter) flush() error {
 	w.st.ids.prune(w.st.ring.FirstSeq())
 	w.added = w.added[:0]
 	clear(w.byKey)
+	inserted := w.inserted
+	w.inserted = w.inserted[:0]
 	if ferr != nil {
 		return cappedErr(w.c, ferr)
 	}
@@ -651,13 +660,16 @@ func (w *cappedWriter) flush() error {
 	for len(live) > 0 && live[0].seq < first {
 		live = live[1:]
 	}
-	if len(w.pending) > 0 || len(live) > 0 {
+	if len(w.pending) > 0 || len(live) > 0 || len(inserted) > 0 {
 		b := w.db.store.NewBatch()
 		var err error
 		for _, p := range w.pending {
 			if err = w.setEntries(b, p); err != nil {
 				break
 			}
+		}
+		if err == nil {
+			err = w.db.batchInsertEvents(b, w.m, inserted)
 		}
 		for _, d := range live {
 			if err != nil {
@@ -780,6 +792,9 @@ func (db *DB) applyCappedUpdates(c *coll, rids []uint64, f *query.Filter, u *que
 			return matched - 1, modified, last, err
 		}
 		modified++
+		if err := db.noteCappedUpdate(c, d, nd, u.IsReplacement()); err != nil {
+			return matched, modified, last, err
+		}
 	}
 	return matched, modified, last, nil
 }

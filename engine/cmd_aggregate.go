@@ -76,6 +76,9 @@ func parseAggregate(cmd bson.D) (*aggregateSpec, error) {
 
 // cmdAggregate runs the aggregate command.
 func cmdAggregate(ctx context.Context, db *DB, dbName string, cmd bson.D) (bson.D, error) {
+	if r, ok, err := db.changeStreamAggregate(ctx, dbName, cmd); ok {
+		return r, err
+	}
 	s, err := parseAggregate(cmd)
 	if err != nil {
 		return nil, err

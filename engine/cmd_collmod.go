@@ -20,8 +20,14 @@ func cmdCollMod(ctx context.Context, db *DB, dbName string, cmd bson.D) (bson.D,
 	var indexOpt bson.D
 	hasIndex := false
 	var collOpts bson.D
+	var images any
 	for _, e := range cmd[1:] {
 		switch e.Key {
+		case "changeStreamPreAndPostImages":
+			if err := checkPreImagesOption("collMod", e.Value); err != nil {
+				return nil, err
+			}
+			images = e.Value
 		case "index":
 			hasIndex = true
 			d, ok := e.Value.(bson.D)
@@ -43,6 +49,11 @@ func cmdCollMod(ctx context.Context, db *DB, dbName string, cmd bson.D) (bson.D,
 		return nil, document.Errorf(document.CodeNamespaceNotFound, "ns does not exist: %s.%s", dbName, name)
 	}
 	reply := bson.D{}
+	if images != nil {
+		if err := db.collModPreImages(c, images); err != nil {
+			return nil, err
+		}
+	}
 	if hasIndex {
 		r, err := db.collModIndex(c, indexOpt)
 		if err != nil {

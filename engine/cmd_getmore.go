@@ -37,6 +37,9 @@ func cmdGetMore(ctx context.Context, db *DB, dbName string, cmd bson.D) (bson.D,
 		db.cursors.remove(id)
 		return nil, k
 	}
+	if cur.stream != nil {
+		return db.changeStreamGetMore(ctx, cur, cmd, n)
+	}
 	var docs []bson.D
 	var err error
 	if cur.tail != nil {

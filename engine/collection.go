@@ -45,6 +45,11 @@ func parseCreateOptions(opts bson.D) (*createOptions, error) {
 		if !knownCreateFields[e.Key] {
 			return nil, document.Errorf(document.CodeIDLUnknownField, "BSON field 'create.%s' is an unknown field.", e.Key)
 		}
+		if e.Key == "changeStreamPreAndPostImages" {
+			if err := checkPreImagesOption("create", e.Value); err != nil {
+				return nil, err
+			}
+		}
 		has[e.Key] = e.Value
 	}
 	if _, ok := has["collation"]; ok {
@@ -231,6 +236,9 @@ func (db *DB) dropLocked(c *coll) error {
 		if err := txn.Delete(lsk(m)); err != nil {
 			return err
 		}
+		if err := db.noteDrop(txn, m); err != nil {
+			return err
+		}
 		return txn.Set(pendingDropKey(m.ID), nil)
 	})
 	if err != nil {
@@ -305,10 +313,14 @@ func (db *DB) dropDatabase(dbName string) error {
 	}
 	db.catMu.Lock()
 	defer db.catMu.Unlock()
-	for _, c := range db.collsOf(dbName) {
+	colls := db.collsOf(dbName)
+	for _, c := range colls {
 		if err := db.dropLocked(c); err != nil {
 			return err
 		}
+	}
+	if len(colls) > 0 {
+		return db.noteDropDatabase(dbName)
 	}
 	return nil
 }

@@ -6,6 +6,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/ttlkv/ttlkv/changestream"
 	"github.com/ttlkv/ttlkv/document"
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
@@ -17,6 +18,7 @@ type serverCursor struct {
 	c      *coll
 	q      *queryExec
 	tail   *tailState                     // non-nil for tailable cursors on capped collections
+	stream *changestream.Stream           // non-nil for change streams (cmd_changestream.go)
 	mu     sync.Mutex                     // one getMore at a time
 	killed atomic.Pointer[document.Error] // set when the collection is dropped (by another goroutine)
 }

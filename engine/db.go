@@ -98,6 +98,13 @@ func Open(dir string, opts Options) (*DB, error) {
 		return nil, err
 	}
 	db.store = st
+	if opts.ChangeStreams {
+		err := st.EnableChanges(lsm.ChangeLogOptions{MaxEvents: opts.ChangeStreamMaxEvents, MaxBytes: opts.ChangeStreamMaxBytes, Now: opts.Clock})
+		if err != nil {
+			st.Close()
+			return nil, err
+		}
+	}
 	db.cursors.init()
 	if err := db.loadCatalog(); err != nil {
 		st.Close()

@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/ttlkv/ttlkv/changestream"
 	"github.com/ttlkv/ttlkv/document"
 	"github.com/ttlkv/ttlkv/engine/query"
 	"github.com/ttlkv/ttlkv/lsm"
@@ -89,6 +90,9 @@ type batchDeleter struct {
 	// fieldsOf and fields cache decodeFields for one catalog entry.
 	fieldsOf *collMeta
 	fields   []string
+	// expiry, if set, marks the deletes as expirations in their change
+	// events (the TTL monitor, the time-series reaper).
+	expiry *changestream.Expiry
 	// onDelete, if set, sees each deleted document (after commit). It
 	// runs after c.wmu is released: it must not touch state the lock
 	// protects (the time-series reaper collects ids and forgets its open
@@ -261,6 +265,10 @@ func (bd *batchDeleter) decodeFields(m *collMeta) []string {
 	if !bd.indexedOnly || !bd.recheckPure || bd.onDelete != nil || isBucketsColl(m) {
 		return nil
 	}
+	changes := bd.db != nil && bd.db.changesOn()
+	if changes && preImagesOn(m) {
+		return nil // the change event carries the whole document
+	}
 	if bd.fieldsOf == m {
 		return bd.fields
 	}
@@ -283,6 +291,9 @@ func (bd *batchDeleter) decodeFields(m *collMeta) []string {
 		if names == nil {
 			break
 		}
+	}
+	if names != nil && changes && !slices.Contains(names, "_id") {
+		names = append(names, "_id") // the change event's documentKey
 	}
 	bd.fieldsOf, bd.fields = m, names
 	return names
@@ -340,7 +351,7 @@ func (bd *batchDeleter) stage(rids []uint64, b *batchState) func(*lsm.Txn) error
 			return err
 		}
 		keepDocs := bd.onDelete != nil || !bd.recheckPure
-		w := &writeCtx{c: c, m: m, txn: txn}
+		w := &writeCtx{c: c, m: m, txn: txn, expiry: bd.expiry}
 		t := bd.targets
 		b.used = b.look
 		for _, r := range b.read {
@@ -940,7 +951,7 @@ func (db *DB) applyOrdinaryUpdates(c *coll, rids []uint64, ids map[uint64][]byte
 	err = db.store.Update(func(txn *lsm.Txn) error {
 		matched, modified, last, newMeta, stopErr = 0, 0, nil, nil, nil
 		m := c.m()
-		w := &writeCtx{c: c, m: m, txn: txn}
+		w := &writeCtx{c: c, m: m, txn: txn, replacement: u.IsReplacement()}
 		for _, rid := range rids {
 			d, raw, err := getStored(txn, m, rid, ids[rid])
 			if err == lsm.ErrNotFound {

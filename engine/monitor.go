@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/ttlkv/ttlkv/changestream"
 	"github.com/ttlkv/ttlkv/lsm"
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
@@ -510,6 +511,9 @@ func (db *DB) ttlVisit(ctx context.Context, t ttlTarget) (deleted int64, more bo
 	}
 	bd := &batchDeleter{db: db, c: t.c, recheck: recheck, stats: batching, yield: true, pipeline: true,
 		recheckPure: true, indexedOnly: true, reclaimBytes: &mo.deletedBytes}
+	if ix := indexByID(m, t.index); ix != nil {
+		bd.expiry = &changestream.Expiry{Index: ix.Name}
+	}
 	if m.Clustered {
 		bd.ids = map[uint64][]byte{}
 	}

@@ -53,6 +53,19 @@ type Options struct {
 	// RSS is larger: see the README's "Memory" section for what to
 	// expect and for GOMEMLIMIT.
 	MemoryBudget int64
+	// ChangeStreams keeps a change log, written in the same commit as
+	// every insert, update, delete (user or TTL), drop and rename, so
+	// that Watch and $changeStream work (docs/change-streams.md).
+	// Default false: no log, and no cost. On, each write also stores its
+	// event (the whole document for inserts).
+	ChangeStreams bool
+	// ChangeStreamMaxEvents bounds the change log's events; older ones
+	// are trimmed and a stream behind them fails with 286
+	// ChangeStreamHistoryLost. Default 1,000,000.
+	ChangeStreamMaxEvents int64
+	// ChangeStreamMaxBytes bounds the bytes of the change log's events.
+	// Default 256 MiB.
+	ChangeStreamMaxBytes int64
 
 	// Logf receives the engine's log lines (TTL passes, reclamation).
 	// Default: discard.

@@ -53,6 +53,9 @@ func (db *DB) renameCollection(fdb, fname, tdb, tname string, dropTarget bool) e
 		if err := txn.Delete(lsk(old)); err != nil {
 			return err
 		}
+		if err := db.noteRename(txn, old, tdb, tname); err != nil {
+			return err
+		}
 		return putMeta(txn, nm)
 	})
 	if err != nil {

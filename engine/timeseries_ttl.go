@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 
+	"github.com/ttlkv/ttlkv/changestream"
 	"github.com/ttlkv/ttlkv/document"
 	"github.com/ttlkv/ttlkv/engine/query"
 	"github.com/ttlkv/ttlkv/lsm"
@@ -160,7 +161,7 @@ func (db *DB) timeseriesTTLVisit(ctx context.Context, tg ttlTarget) (deleted int
 	}
 	defer func() { tsForget(c, bc, reaped) }()
 	bd := &batchDeleter{db: db, c: bc, recheck: recheck, stats: batching, onDelete: onDelete, beforeCommit: db.opts.seams.tsReapBeforeCommitHook,
-		reclaimBytes: &db.mon.deletedBytes}
+		reclaimBytes: &db.mon.deletedBytes, expiry: &changestream.Expiry{Bucket: true}}
 	if batching {
 		bd.targets = db.deleteTargets()
 	}

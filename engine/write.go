@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 
+	"github.com/ttlkv/ttlkv/changestream"
 	"github.com/ttlkv/ttlkv/document"
 	"github.com/ttlkv/ttlkv/lsm"
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -64,6 +65,11 @@ type writeCtx struct {
 	// pre, if set, holds the committed entries of the unique keys of
 	// the documents this transaction inserts (prefetchUnique).
 	pre *uniqPrefetch
+	// replacement says replace writes a replacement document, and
+	// expiry that remove expires documents (their change events,
+	// changes.go).
+	replacement bool
+	expiry      *changestream.Expiry
 }
 
 // dupKeyErr builds MongoDB's DuplicateKey error.
@@ -216,7 +222,7 @@ func (w *writeCtx) insert(rid uint64, d bson.D, raw []byte) error {
 			}
 		}
 	}
-	return nil
+	return w.noteInsert(d)
 }
 
 // setIndexKey writes one index entry with value val (entryValue),
@@ -286,7 +292,7 @@ func (w *writeCtx) replace(rid uint64, oldDoc, newDoc bson.D, raw []byte) error 
 			}
 		}
 	}
-	return nil
+	return w.noteReplace(oldDoc, newDoc)
 }
 
 // remove deletes record rid and every index entry of d.
@@ -309,6 +315,9 @@ func (w *writeCtx) remove(rid uint64, d bson.D) error {
 		if err := w.c.db.tsRemoveDeltas(w.txn, w.m.ID, rid); err != nil {
 			return err
 		}
+	}
+	if err := w.noteDelete(d); err != nil {
+		return err
 	}
 	if w.m.Clustered {
 		return nil // the document went with its _id entry

@@ -122,10 +122,15 @@ func (p *Pipeline) Update(fn func(*Txn) error, guard func(send func() error) err
 			s.gate.RUnlock()
 			return ErrClosed
 		}
-		bt.CommitWith(func(err error) {
+		applied := func(err error) {
 			pd.err = pendingErr(err)
 			close(pd.done)
-		})
+		}
+		if len(t.changes) > 0 && s.changes != nil {
+			s.commitChanges(bt, t.changes, applied)
+		} else {
+			bt.CommitWith(applied)
+		}
 		s.gate.RUnlock()
 		s.commits.Add(1)
 		pend = pd

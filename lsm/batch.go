@@ -25,6 +25,10 @@ type Batch struct {
 	committed int // writes committed by earlier splits
 	commits   int
 	err       error
+	// size and count estimate the open transaction (writes and changes);
+	// changes are its change-log entries, written at its commit.
+	size, count int64
+	changes     [][]byte
 }
 
 // NewBatch returns an empty Batch.
@@ -50,6 +54,13 @@ func (b *Batch) add(key, val []byte, del bool) error {
 	if !del {
 		val = append([]byte(nil), val...)
 	}
+	cost := b.s.changeEntryCost(len(key), len(val))
+	if b.s.changes != nil && b.pending > 0 && (b.size+cost > b.s.MaxBatchSize()*8/10 || b.count+1 >= b.s.MaxBatchCount()*8/10) {
+		// Keep room for the change entries of the writes to come.
+		if err := b.commit(); err != nil {
+			return err
+		}
+	}
 	for try := 0; try < 2; try++ {
 		if b.t == nil {
 			b.t = b.s.db.NewTransaction(true)
@@ -62,6 +73,8 @@ func (b *Batch) add(key, val []byte, del bool) error {
 		}
 		if err == nil {
 			b.pending++
+			b.size += cost
+			b.count++
 			return nil
 		}
 		if !errors.Is(err, badger.ErrTxnTooBig) || b.pending == 0 {
@@ -80,8 +93,10 @@ func (b *Batch) commit() error {
 	}
 	t := b.t
 	b.t = nil
+	changes := b.changes
+	b.changes, b.size, b.count = nil, 0, 0
 	b.s.gate.RLock()
-	err := t.Commit()
+	err := b.s.commitSync(t, changes)
 	b.s.gate.RUnlock()
 	b.s.commits.Add(1)
 	t.Discard()
@@ -126,6 +141,7 @@ func (b *Batch) Cancel() {
 		b.t.Discard()
 		b.t = nil
 	}
+	b.changes, b.size, b.count = nil, 0, 0
 	b.pending = 0
 }
 
@@ -270,5 +286,31 @@ func (q *Sequence) Release() error {
 		return err
 	}
 	q.leased = q.next
+	return nil
+}
+
+// AddChange stages a change-log entry describing the writes added since
+// the last commit; it is written in the same transaction as they are
+// (the Batch commits early, before a write, to keep room for changes).
+// It returns ErrChangesDisabled when the log is off.
+func (b *Batch) AddChange(val []byte) error {
+	if b.err != nil {
+		return b.err
+	}
+	if b.s.changes == nil {
+		return ErrChangesDisabled
+	}
+	if err := b.s.checkValueSize(val); err != nil {
+		return err
+	}
+	if b.t == nil {
+		b.t = b.s.db.NewTransaction(true)
+	}
+	b.size += b.s.changeEntryCost(13, len(val))
+	b.count++
+	if b.changes == nil {
+		b.changes = [][]byte{}
+	}
+	b.changes = append(b.changes, append([]byte(nil), val...))
 	return nil
 }

@@ -4,7 +4,7 @@
 // # Key space
 //
 // Every key starts with a tag byte (TagCatalog, TagRecord, TagIndex,
-// TagSequence, TagMeta) followed by big-endian fixed-width ids, so related
+// TagSequence, TagMeta, TagChange) followed by big-endian fixed-width ids, so related
 // keys are contiguous: a collection's records, one index's entries, all of
 // a database's catalog entries are each one prefix. Tag 0x7f and keys
 // starting with '!' are reserved.
@@ -41,6 +41,16 @@
 // it on conflict; View reads a snapshot. Batch splits a large stream of
 // writes into transactions that fit Badger's limits (MaxBatchSize,
 // MaxBatchCount); each split is atomic, the Batch is not.
+//
+// # Change log
+//
+// When EnableChanges is on, a transaction (Update, Batch, Pipeline) may
+// stage change entries with AddChange; they are written under TagChange
+// in the same commit as the writes they describe, at a position (commit
+// sequence, index) taken in commit order. ReadChanges reads from a
+// position, ChangeNotify wakes waiting readers, and the log is trimmed
+// oldest first past its size bounds (ErrChangeHistoryLost for a reader
+// left behind). See docs/change-streams.md.
 //
 // # Space
 //

@@ -269,6 +269,8 @@ type Store struct {
 	commits atomic.Uint64
 	// reclaimMu serialises Reclaim calls.
 	reclaimMu sync.Mutex
+	// changes is the change log, nil until EnableChanges (changes.go).
+	changes *changeLog
 }
 
 // isLockErr reports whether badger.Open failed on the directory's lock.
@@ -449,7 +451,7 @@ func (s *Store) updateOnce(fn func(*Txn) error, guard func(commit func() error) 
 		}
 		t.done = true
 		s.gate.RLock()
-		err := bt.Commit()
+		err := s.commitSync(bt, t.changes)
 		s.gate.RUnlock()
 		s.commits.Add(1)
 		return mapErr(err)
@@ -499,6 +501,11 @@ type Txn struct {
 	update bool
 	done   bool
 	iters  []*Iter
+	// size and count estimate what the transaction holds, so AddChange
+	// can refuse an entry that would not fit; changes are the change-log
+	// entries written at commit (changes.go).
+	size, count int64
+	changes     [][]byte
 }
 
 func (t *Txn) discard() {
@@ -602,6 +609,8 @@ func (t *Txn) Set(key, val []byte) error {
 	if err := t.s.checkValueSize(val); err != nil {
 		return err
 	}
+	t.size += t.s.changeEntryCost(len(key), len(val))
+	t.count++
 	return mapErr(t.t.Set(append([]byte(nil), key...), append([]byte(nil), val...)))
 }
 
@@ -623,5 +632,7 @@ func (t *Txn) DeleteOwned(key []byte) error {
 	if err := checkKV(key, nil); err != nil {
 		return err
 	}
+	t.size += t.s.changeEntryCost(len(key), 0)
+	t.count++
 	return mapErr(t.t.Delete(key))
 }

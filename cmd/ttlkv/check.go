@@ -13,18 +13,26 @@ import (
 var checkCommand = &command{
 	name:     "check",
 	summary:  "validate every collection of every database; exit 1 listing each inconsistency",
-	usage:    "ttlkv check",
+	usage:    "ttlkv check [--change-log]",
 	examples: []string{"ttlkv check", "ttlkv check --dir ./ttlkv-data"},
-	run: func(e *env, _ *pflag.FlagSet, _ any, args []string) int {
+	flags: func(fs *pflag.FlagSet) any {
+		return fs.Bool("change-log", false, "also rebuild the collections from the change log and compare (check_changes.go)")
+	},
+	run: func(e *env, _ *pflag.FlagSet, cfg any, args []string) int {
 		if len(args) > 0 {
 			fmt.Fprintln(e.stderr, "ttlkv check: takes no arguments")
 			return 2
 		}
-		db, err := e.open(engine.Options{DisableTTLMonitor: true})
+		changeLog := *cfg.(*bool)
+		db, err := e.open(engine.Options{DisableTTLMonitor: true, ChangeStreams: changeLog})
 		if err != nil {
 			return e.fail("check", err)
 		}
-		return e.closeDB("check", db, e.check(db))
+		code := e.check(db)
+		if changeLog {
+			code = max(code, e.checkChangeLog(db))
+		}
+		return e.closeDB("check", db, code)
 	},
 }
 

@@ -78,6 +78,8 @@ type env struct {
 	dir string // --dir
 	db  string // --db
 	uri string // --uri: a server to work against instead of a data directory
+	// changeStreams is --change-streams: open with the change log on.
+	changeStreams bool
 	// openOpts, if set (tests), adjusts the engine options.
 	openOpts func(*engine.Options)
 	// opened, if set (tests), sees every database a subcommand opens.
@@ -111,7 +113,7 @@ type command struct {
 func commands() []*command {
 	return []*command{
 		demoCommand, shellCommand, evalCommand, runCommand, importCommand, exportCommand,
-		tailCommand, statsCommand, checkCommand, reapCommand, serveCommand, versionCommand, helpCommand,
+		tailCommand, watchCommand, statsCommand, checkCommand, reapCommand, serveCommand, versionCommand, helpCommand,
 	}
 }
 
@@ -124,8 +126,9 @@ func lookup(name string) *command {
 	return nil
 }
 
-// addGlobal registers --dir and --db on a flag set.
+// addGlobal registers --dir, --db and --change-streams on a flag set.
 func (e *env) addGlobal(fs *pflag.FlagSet) {
+	fs.BoolVar(&e.changeStreams, "change-streams", e.changeStreams, "keep the change log while open, so that watch() and $changeStream work (docs/change-streams.md)")
 	fs.StringVar(&e.dir, "dir", e.dir, "data directory (default $TTLKV_DIR, else ./"+defaultDir+")")
 	fs.StringVar(&e.db, "db", e.db, "database name")
 }
@@ -258,6 +261,9 @@ func (e *env) open(opts engine.Options) (*engine.DB, error) {
 	dir := e.dataDir()
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("cannot create data directory %s: %w", dir, err)
+	}
+	if e.changeStreams {
+		opts.ChangeStreams = true
 	}
 	if e.openOpts != nil {
 		e.openOpts(&opts)

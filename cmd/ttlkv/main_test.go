@@ -122,7 +122,7 @@ func TestHelpExamples(t *testing.T) {
 				stdin = string(b)
 			}
 			ctx := context.Background()
-			if c.name == "serve" || c.name == "tail" || c.name == "shell" {
+			if c.name == "serve" || c.name == "tail" || c.name == "watch" || c.name == "shell" {
 				ctx = cancelled
 			}
 			if c.name == "import" && !strings.Contains(ex, "--timeField") {

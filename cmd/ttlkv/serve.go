@@ -47,6 +47,7 @@ var serveCommand = &command{
 		"ttlkv serve --port 0",
 		"ttlkv serve --port 0 --ttlMonitorSleepSecs 5",
 		"ttlkv serve --port 0 --unixSocket ttlkv.sock --maxConns 100",
+		"ttlkv serve --port 0 --change-streams",
 	},
 	flags: func(fs *pflag.FlagSet) any {
 		f := &serveFlags{}

@@ -614,6 +614,7 @@ func (s *Shell) collection(db, name string) *goja.Object {
 		cur.fill()
 		return o
 	})
+	m("watch", func(c goja.FunctionCall) goja.Value { return s.watch(db, name, arg(c, 0), arg(c, 1)) })
 	m("distinct", func(c goja.FunctionCall) goja.Value {
 		cmd := bson.D{{Key: "distinct", Value: name}, {Key: "key", Value: arg(c, 0).String()}}
 		if q := s.optDoc(arg(c, 1), "query"); q != nil {

@@ -56,6 +56,7 @@ func (s *Shell) database(name string) *goja.Object {
 		}
 		return s.database(c.Argument(0).String())
 	})
+	m("watch", func(c goja.FunctionCall) goja.Value { return s.watch(name, "", c.Argument(0), c.Argument(1)) })
 	m("getCollectionNames", func(goja.FunctionCall) goja.Value {
 		names := s.collectionNames(name)
 		items := make([]any, len(names))

@@ -1,0 +1,152 @@
+package benchmarks
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/ttlkv/ttlkv/engine"
+	"go.mongodb.org/mongo-driver/v2/bson"
+)
+
+// Sizes of the change-stream benchmarks (issue 21).
+var (
+	csInsertN  = envInt("TTLKV_BENCH_CS_N", 200_000)       // documents per side of BenchmarkChangeStreamInsert
+	csSingleN  = envInt("TTLKV_BENCH_CS_SINGLE_N", 10_000) // InsertOne calls per side
+	csLatencyN = envInt("TTLKV_BENCH_CS_LATENCY_N", 2000)  // events timed by BenchmarkChangeStreamLatency
+	csReapN    = envInt("TTLKV_BENCH_CS_REAP_N", 200_000)  // documents reaped per side of BenchmarkChangeStreamTTLPass
+)
+
+// openCS opens ttlkv with change streams on or off.
+func openCS(tb testing.TB, clk *fakeClock, on bool) *engine.DB {
+	tb.Helper()
+	db, err := engine.Open(tb.TempDir(), engine.Options{Clock: clk.Now, DisableTTLMonitor: true, ChangeStreams: on})
+	if err != nil {
+		tb.Fatalf("engine open: %v", err)
+	}
+	return db
+}
+
+// BenchmarkChangeStreamInsert: insert throughput with change streams on
+// against off, in the same iteration, sides alternating (x-off: on rate /
+// off rate; target >= 0.8). InsertMany batches of TTLKV_BENCH_BATCH, then
+// single InsertOne calls (x-off-single).
+func BenchmarkChangeStreamInsert(b *testing.B) {
+	ctx := context.Background()
+	for it := 0; it < b.N; it++ {
+		var many, single, cpu [2]float64 // [off, on]
+		order := []bool{false, true}
+		if it%2 == 1 {
+			order = []bool{true, false}
+		}
+		for _, on := range order {
+			k := 0
+			if on {
+				k = 1
+			}
+			db := openCS(b, newClock(), on)
+			c := db.Database("bench").Collection("c")
+			_, err := c.CreateIndex(ctx, engine.IndexModel{Keys: bson.D{{Key: "n", Value: int32(1)}}})
+			mustNoErr(b, err, "index")
+			start, c0 := time.Now(), cpuTime()
+			engineLoad(b, c, 0, csInsertN, noExpiry)
+			many[k] = rate(csInsertN, time.Since(start))
+			cpu[k] = (cpuTime() - c0).Seconds()
+			start = time.Now()
+			for i := 0; i < csSingleN; i++ {
+				_, err := c.InsertOne(ctx, makeDoc(csInsertN+i, noExpiry(i)))
+				mustNoErr(b, err, "InsertOne")
+			}
+			single[k] = rate(csSingleN, time.Since(start))
+			mustNoErr(b, db.Close(), "close")
+		}
+		b.Logf("iteration %d: x-off %.3f x-off-single %.3f x-off-cpu %.3f (on %.0f docs/s, off %.0f docs/s)",
+			it, many[1]/many[0], single[1]/single[0], cpu[0]/cpu[1], many[1], many[0])
+		b.ReportMetric(many[1]/many[0], "x-off")
+		b.ReportMetric(single[1]/single[0], "x-off-single")
+		b.ReportMetric(cpu[0]/cpu[1], "x-off-cpu")
+		b.ReportMetric(many[1], "on-docs/s")
+		b.ReportMetric(many[0], "off-docs/s")
+	}
+}
+
+// BenchmarkChangeStreamLatency: from just before InsertOne to a waiting
+// watcher's Next returning the event (target p99 <= 5 ms).
+func BenchmarkChangeStreamLatency(b *testing.B) {
+	ctx := context.Background()
+	for it := 0; it < b.N; it++ {
+		db := openCS(b, newClock(), true)
+		c := db.Database("bench").Collection("c")
+		cs, err := c.Watch(ctx, nil, engine.ChangeStreamOptions{})
+		mustNoErr(b, err, "watch")
+		lat := make([]time.Duration, csLatencyN)
+		sent := make([]time.Time, csLatencyN)
+		got := make(chan struct{})
+		go func() {
+			defer close(got)
+			for i := 0; i < csLatencyN; i++ {
+				if !cs.Next(ctx) {
+					b.Errorf("watcher stopped: %v", cs.Err())
+					return
+				}
+				lat[i] = time.Since(sent[i])
+				got <- struct{}{}
+			}
+		}()
+		for i := 0; i < csLatencyN; i++ {
+			d := makeDoc(i, noExpiry(i))
+			sent[i] = time.Now()
+			_, err := c.InsertOne(ctx, d)
+			mustNoErr(b, err, "insert")
+			if _, ok := <-got; !ok {
+				break
+			}
+		}
+		mustNoErr(b, db.Close(), "close")
+		b.Logf("iteration %d: p50 %.3f ms p99 %.3f ms", it, ms(percentile(lat, 50)), ms(percentile(lat, 99)))
+		b.ReportMetric(ms(percentile(lat, 50)), "p50-ms")
+		b.ReportMetric(ms(percentile(lat, 99)), "p99-ms")
+	}
+}
+
+// BenchmarkChangeStreamTTLPass: one TTL pass reaping csReapN documents
+// with change streams on and pre-images on (every expired document in
+// its event), against change streams off (x-off, target >= 0.7) and on
+// without pre-images (x-nopre), same iteration.
+func BenchmarkChangeStreamTTLPass(b *testing.B) {
+	ctx := context.Background()
+	kinds := []string{"off", "nopre", "pre"}
+	for it := 0; it < b.N; it++ {
+		rates, cpus := map[string]float64{}, map[string]float64{}
+		for j := range kinds {
+			kind := kinds[(j+it)%len(kinds)]
+			clk := newClock()
+			db := openCS(b, clk, kind != "off")
+			if kind == "pre" {
+				_, err := db.RunCommand(ctx, "bench", bson.D{{Key: "create", Value: "c"}, {Key: "changeStreamPreAndPostImages", Value: bson.D{{Key: "enabled", Value: true}}}})
+				mustNoErr(b, err, "create")
+			}
+			c := db.Database("bench").Collection("c")
+			_, err := c.CreateIndex(ctx, engine.IndexModel{Keys: bson.D{{Key: "exp", Value: int32(1)}}, Options: bson.D{{Key: "expireAfterSeconds", Value: int32(0)}}})
+			mustNoErr(b, err, "index")
+			engineLoad(b, c, 0, csReapN, func(int) time.Time { return baseTime.Add(time.Minute) })
+			clk.Advance(time.Hour)
+			start, c0 := time.Now(), cpuTime()
+			res, err := db.RunTTLPass(ctx)
+			mustNoErr(b, err, "pass")
+			cpus[kind] = (cpuTime() - c0).Seconds()
+			if res.Deleted != int64(csReapN) {
+				b.Fatalf("%s: reaped %d of %d", kind, res.Deleted, csReapN)
+			}
+			rates[kind] = rate(csReapN, time.Since(start))
+			mustNoErr(b, db.Close(), "close")
+		}
+		b.Logf("iteration %d: x-off %.3f x-nopre %.3f x-off-cpu %.3f x-nopre-cpu %.3f (pre %.0f docs/s, off %.0f docs/s)",
+			it, rates["pre"]/rates["off"], rates["pre"]/rates["nopre"], cpus["off"]/cpus["pre"], cpus["nopre"]/cpus["pre"], rates["pre"], rates["off"])
+		b.ReportMetric(cpus["off"]/cpus["pre"], "x-off-cpu")
+		b.ReportMetric(rates["pre"]/rates["off"], "x-off")
+		b.ReportMetric(rates["pre"]/rates["nopre"], "x-nopre")
+		b.ReportMetric(rates["pre"], "pre-docs/s")
+		b.ReportMetric(rates["off"], "off-docs/s")
+	}
+}

@@ -1,0 +1,583 @@
+package changestream
+
+import (
+	"context"
+	"errors"
+	"math"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/ttlkv/ttlkv/document"
+	"github.com/ttlkv/ttlkv/engine/query"
+	"github.com/ttlkv/ttlkv/lsm"
+)
+
+// Options are a stream's options, the fields of a $changeStream stage.
+type Options struct {
+	// FullDocument is "default" (or ""), "updateLookup", "whenAvailable"
+	// or "required": what an update event's fullDocument holds.
+	FullDocument string
+	// FullDocumentBeforeChange is "off" (or ""), "whenAvailable" or
+	// "required": whether events carry the pre-image.
+	FullDocumentBeforeChange string
+	// ResumeAfter is a resume token document: start after its event.
+	ResumeAfter bson.D
+	// StartAfter is like ResumeAfter but also accepts an invalidate
+	// event's token.
+	StartAfter bson.D
+	// StartAtOperationTime starts at the first event whose clusterTime is
+	// at or after it.
+	StartAtOperationTime *bson.Timestamp
+	// ShowExpandedEvents is accepted; ttlkv records no DDL events besides
+	// drop, rename and dropDatabase, so it changes nothing.
+	ShowExpandedEvents bool
+	// FromOldest starts at the oldest event the log still holds (a ttlkv
+	// extension, $changeStream field ttlkvFromOldest: true): what a
+	// process that opens a data directory to read its history wants.
+	FromOldest bool
+}
+
+// ParseStage parses the argument of a $changeStream stage. Unknown
+// fields are 40415; allChangesForCluster is accepted (the caller scopes
+// the stream).
+func ParseStage(v any) (Options, bool, error) {
+	var o Options
+	d, ok := v.(bson.D)
+	if !ok {
+		return o, false, document.Errorf(document.CodeTypeMismatch, "the $changeStream stage must be an object, got %T", v)
+	}
+	all := false
+	for _, e := range d {
+		switch e.Key {
+		case "fullDocument", "fullDocumentBeforeChange":
+			s, ok := e.Value.(string)
+			if !ok {
+				return o, false, document.Errorf(document.CodeTypeMismatch, "$changeStream.%s must be a string", e.Key)
+			}
+			if e.Key == "fullDocument" {
+				o.FullDocument = s
+			} else {
+				o.FullDocumentBeforeChange = s
+			}
+		case "resumeAfter", "startAfter":
+			t, ok := e.Value.(bson.D)
+			if !ok {
+				return o, false, document.Errorf(document.CodeTypeMismatch, "$changeStream.%s must be an object", e.Key)
+			}
+			if e.Key == "resumeAfter" {
+				o.ResumeAfter = t
+			} else {
+				o.StartAfter = t
+			}
+		case "startAtOperationTime":
+			ts, ok := e.Value.(bson.Timestamp)
+			if !ok {
+				return o, false, document.Errorf(document.CodeTypeMismatch, "$changeStream.startAtOperationTime must be a timestamp")
+			}
+			o.StartAtOperationTime = &ts
+		case "showExpandedEvents", "allChangesForCluster", "ttlkvFromOldest":
+			b, ok := e.Value.(bool)
+			if !ok {
+				return o, false, document.Errorf(document.CodeTypeMismatch, "$changeStream.%s must be a boolean", e.Key)
+			}
+			switch e.Key {
+			case "showExpandedEvents":
+				o.ShowExpandedEvents = b
+			case "ttlkvFromOldest":
+				o.FromOldest = b
+			default:
+				all = b
+			}
+		default:
+			return o, false, document.Errorf(document.CodeIDLUnknownField, "BSON field '$changeStream.%s' is an unknown field.", e.Key)
+		}
+	}
+	return o, all, o.validate()
+}
+
+func (o Options) validate() error {
+	switch o.FullDocument {
+	case "", "default", "updateLookup", "whenAvailable", "required":
+	default:
+		return document.Errorf(document.CodeBadValue, "'%s' is not a valid value for $changeStream.fullDocument", o.FullDocument)
+	}
+	switch o.FullDocumentBeforeChange {
+	case "", "off", "whenAvailable", "required":
+	default:
+		return document.Errorf(document.CodeBadValue, "'%s' is not a valid value for $changeStream.fullDocumentBeforeChange", o.FullDocumentBeforeChange)
+	}
+	n := 0
+	if o.ResumeAfter != nil {
+		n++
+	}
+	if o.StartAfter != nil {
+		n++
+	}
+	if o.StartAtOperationTime != nil {
+		n++
+	}
+	if o.FromOldest {
+		n++
+	}
+	if n > 1 {
+		return document.Errorf(document.Code(40674), "Only one type of resume option is allowed, but multiple were found.")
+	}
+	return nil
+}
+
+// Scope is what a stream watches: one collection (DB and Coll), one
+// database (Coll ""), or everything (DB "").
+type Scope struct {
+	DB, Coll string
+}
+
+// Lookup returns the current version of the document with key in a
+// collection (nil, nil when there is none), for fullDocument
+// updateLookup.
+type Lookup func(db, coll string, key bson.D) (bson.D, error)
+
+// readBatch is how many stored changes a stream reads per snapshot.
+const readBatch = 256
+
+// Stream is an open change stream. Next blocks until an event arrives;
+// ResumeToken gives the token to resume after the last event returned
+// (or, with no event buffered, after everything read so far). A Stream is
+// not safe for concurrent use.
+type Stream struct {
+	store  *lsm.Store
+	scope  Scope
+	o      Options
+	lookup Lookup
+	stages []stage
+	pos    lsm.ChangePos // last change read from the log
+	buf    []bson.D
+	cur    bson.D
+	token  bson.D // resume token of cur, or high-water mark
+	ended  bool   // invalidated: no event after what is buffered
+	err    error
+	closed bool
+}
+
+type stage struct {
+	match *query.Filter
+	proj  *query.Projection
+}
+
+// New opens a stream over store's change log. pipeline may hold $match,
+// $project and $unset stages; lookup serves fullDocument updateLookup (nil: no lookup,
+// fullDocument null).
+func New(store *lsm.Store, scope Scope, pipeline []bson.D, o Options, lookup Lookup) (*Stream, error) {
+	if !store.ChangesEnabled() {
+		return nil, document.Errorf(document.CodeIllegalOperation, "change streams are not enabled on this engine (engine.Options.ChangeStreams, or ttlkv serve --change-streams)")
+	}
+	if err := o.validate(); err != nil {
+		return nil, err
+	}
+	s := &Stream{store: store, scope: scope, o: o, lookup: lookup}
+	for _, st := range pipeline {
+		ps, err := parseStage(st)
+		if err != nil {
+			return nil, err
+		}
+		s.stages = append(s.stages, ps)
+	}
+	switch {
+	case o.ResumeAfter != nil || o.StartAfter != nil:
+		td := o.ResumeAfter
+		if td == nil {
+			td = o.StartAfter
+		}
+		t, err := ParseToken(td)
+		if err != nil {
+			return nil, err
+		}
+		if t.Invalidate && o.ResumeAfter != nil {
+			return nil, document.Errorf(document.CodeInvalidResumeToken, "cannot resume a stream after an invalidate event; use startAfter to start a new stream")
+		}
+		s.pos = t.Pos
+	case o.StartAtOperationTime != nil:
+		seq := seqOf(*o.StartAtOperationTime)
+		if seq > 0 {
+			s.pos = lsm.ChangePos{Seq: seq - 1, Index: math.MaxUint32}
+		}
+	default:
+		trimmed, last, err := store.ChangeBounds()
+		if err != nil {
+			return nil, err
+		}
+		s.pos = last
+		if o.FromOldest || last.Compare(trimmed) < 0 {
+			s.pos = trimmed
+		}
+	}
+	s.token = Token{Pos: s.pos}.Doc()
+	// A start position already trimmed fails now, as MongoDB's does.
+	if err := s.fill(); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+func parseStage(st bson.D) (stage, error) {
+	if len(st) != 1 {
+		return stage{}, document.Errorf(document.CodeBadValue, "a pipeline stage specification object must contain exactly one field")
+	}
+	e := st[0]
+	switch e.Key {
+	case "$match":
+		f, ok := e.Value.(bson.D)
+		if !ok {
+			return stage{}, document.Errorf(document.CodeTypeMismatch, "the match filter must be an expression in an object")
+		}
+		m, err := query.ParseFilter(f)
+		if err != nil {
+			return stage{}, err
+		}
+		return stage{match: m}, nil
+	case "$project", "$unset":
+		var p bson.D
+		if e.Key == "$unset" {
+			switch v := e.Value.(type) {
+			case string:
+				p = bson.D{{Key: v, Value: 0}}
+			case bson.A:
+				for _, f := range v {
+					s, ok := f.(string)
+					if !ok {
+						return stage{}, document.Errorf(document.CodeTypeMismatch, "$unset specification must be a string or an array of strings")
+					}
+					p = append(p, bson.E{Key: s, Value: 0})
+				}
+			default:
+				return stage{}, document.Errorf(document.CodeTypeMismatch, "$unset specification must be a string or an array of strings")
+			}
+		} else {
+			var ok bool
+			if p, ok = e.Value.(bson.D); !ok {
+				return stage{}, document.Errorf(document.CodeTypeMismatch, "$project specification must be an object")
+			}
+		}
+		pr, err := query.ParseProjection(p)
+		if err != nil {
+			return stage{}, err
+		}
+		return stage{proj: pr}, nil
+	case "$changeStream":
+		return stage{}, document.Errorf(document.Code(40602), "$changeStream is only valid as the first stage in a pipeline")
+	}
+	return stage{}, document.Errorf(document.CodeIllegalOperation, "%s is not permitted in a $changeStream pipeline (ttlkv allows $match, $project and $unset)", e.Key)
+}
+
+// fill reads the next stored changes into buf (possibly none).
+func (s *Stream) fill() error {
+	if s.ended {
+		return nil
+	}
+	var raws []struct {
+		p lsm.ChangePos
+		v []byte
+	}
+	err := s.store.ReadChanges(s.pos, readBatch, func(p lsm.ChangePos, v []byte) error {
+		raws = append(raws, struct {
+			p lsm.ChangePos
+			v []byte
+		}{p, append([]byte(nil), v...)})
+		return nil
+	})
+	if errors.Is(err, lsm.ErrChangeHistoryLost) {
+		return document.Errorf(document.CodeChangeStreamHistoryLost, "Resume of change stream was not possible, as the resume point may no longer be in the change log (its position %s was trimmed)", Token{Pos: s.pos})
+	}
+	if err != nil {
+		return err
+	}
+	for _, r := range raws {
+		s.pos = r.p
+		c, err := decode(r.v)
+		if err != nil {
+			return err
+		}
+		if !s.inScope(c) {
+			continue
+		}
+		ev, err := s.event(r.p, c)
+		if err != nil {
+			return err
+		}
+		if ev != nil {
+			s.buf = append(s.buf, ev)
+		}
+		if s.invalidates(c) {
+			inv := bson.D{
+				{Key: "_id", Value: Token{Pos: r.p, Invalidate: true}.Doc()},
+				{Key: "operationType", Value: string(Invalidate)},
+				{Key: "clusterTime", Value: ClusterTime(r.p.Seq)},
+				{Key: "wallTime", Value: c.wall},
+			}
+			if inv, err = s.apply(inv); err != nil {
+				return err
+			}
+			if inv != nil {
+				s.buf = append(s.buf, inv)
+			}
+			s.ended = true
+			break
+		}
+	}
+	if len(s.buf) == 0 {
+		s.token = Token{Pos: s.pos}.Doc()
+	}
+	return nil
+}
+
+func (s *Stream) inScope(c *stored) bool {
+	if s.scope.DB == "" {
+		return true
+	}
+	if c.db != s.scope.DB {
+		return false
+	}
+	if s.scope.Coll == "" {
+		return true
+	}
+	return c.op == DropDatabase || c.coll == s.scope.Coll
+}
+
+func (s *Stream) invalidates(c *stored) bool {
+	switch {
+	case s.scope.DB == "":
+		return false
+	case s.scope.Coll == "":
+		return c.op == DropDatabase
+	}
+	return c.op == Drop || c.op == Rename || c.op == DropDatabase
+}
+
+// event shapes a stored change as MongoDB's change event and runs the
+// pipeline; nil when the pipeline filters it out.
+func (s *Stream) event(p lsm.ChangePos, c *stored) (bson.D, error) {
+	if c.op == DropDatabase && s.scope.Coll != "" {
+		return nil, nil // a collection stream sees the drop, then invalidate
+	}
+	tok := Token{Pos: p}
+	ev := bson.D{
+		{Key: "_id", Value: tok.Doc()},
+		{Key: "operationType", Value: string(c.op)},
+		{Key: "clusterTime", Value: ClusterTime(p.Seq)},
+		{Key: "wallTime", Value: c.wall},
+	}
+	switch c.op {
+	case Insert, Replace:
+		ev = append(ev, bson.E{Key: "fullDocument", Value: c.full})
+	case Update:
+		switch s.o.FullDocument {
+		case "updateLookup":
+			var cur any
+			if s.lookup != nil {
+				d, err := s.lookup(c.db, c.coll, c.key)
+				if err != nil {
+					return nil, err
+				}
+				if d != nil {
+					cur = d
+				}
+			}
+			ev = append(ev, bson.E{Key: "fullDocument", Value: cur})
+		case "whenAvailable", "required":
+			if !c.hasFull {
+				if s.o.FullDocument == "required" {
+					return nil, document.Errorf(document.CodeChangeStreamFatalError, "Change stream was configured to require a post-image for all update events, but the post-image was not found for event %s; enable changeStreamPreAndPostImages on %s.%s", tok, c.db, c.coll)
+				}
+				ev = append(ev, bson.E{Key: "fullDocument", Value: nil})
+			} else {
+				ev = append(ev, bson.E{Key: "fullDocument", Value: c.full})
+			}
+		}
+	}
+	ns := bson.D{{Key: "db", Value: c.db}}
+	if c.op != DropDatabase {
+		ns = append(ns, bson.E{Key: "coll", Value: c.coll})
+	}
+	ev = append(ev, bson.E{Key: "ns", Value: ns})
+	if c.op == Rename {
+		ev = append(ev, bson.E{Key: "to", Value: bson.D{{Key: "db", Value: c.toDB}, {Key: "coll", Value: c.toColl}}})
+	}
+	if c.hasKey {
+		ev = append(ev, bson.E{Key: "documentKey", Value: c.key})
+	}
+	if c.op == Update && c.hasUpd {
+		ev = append(ev, bson.E{Key: "updateDescription", Value: c.upd})
+	}
+	if c.op == Update || c.op == Replace || c.op == Delete {
+		switch s.o.FullDocumentBeforeChange {
+		case "whenAvailable":
+			var v any
+			if c.hasPrev {
+				v = c.prev
+			}
+			ev = append(ev, bson.E{Key: "fullDocumentBeforeChange", Value: v})
+		case "required":
+			if !c.hasPrev {
+				return nil, document.Errorf(document.CodeChangeStreamFatalError, "Change stream was configured to require a pre-image for all update, delete and replace events, but the pre-image was not found for event %s; enable changeStreamPreAndPostImages on %s.%s", tok, c.db, c.coll)
+			}
+			ev = append(ev, bson.E{Key: "fullDocumentBeforeChange", Value: c.prev})
+		}
+	}
+	if c.expiry != nil {
+		ev = append(ev, bson.E{Key: "ttlkv", Value: c.expiry})
+	}
+	return s.apply(ev)
+}
+
+// apply runs the pipeline over ev; nil when filtered out. The _id (the
+// resume token) must come through unchanged.
+func (s *Stream) apply(ev bson.D) (bson.D, error) {
+	id := ev[0].Value
+	for _, st := range s.stages {
+		if st.match != nil {
+			ok, err := st.match.MatchErr(ev)
+			if err != nil {
+				return nil, err
+			}
+			if !ok {
+				return nil, nil
+			}
+			continue
+		}
+		ev = st.proj.Apply(ev)
+	}
+	var got any
+	for _, e := range ev {
+		if e.Key == "_id" {
+			got = e.Value
+		}
+	}
+	if got == nil || document.Compare(got, id) != 0 {
+		return nil, document.Errorf(document.CodeChangeStreamFatalError, "Encountered an event whose _id field, which contains the resume token, was modified by the pipeline. Modifying the _id field of an event makes it impossible to resume the stream from that point. Only transformations that retain the unmodified _id field are allowed.")
+	}
+	return ev, nil
+}
+
+// TryNext returns the next event if one is available now, without
+// waiting: true with Current set, or false (check Err).
+func (s *Stream) TryNext(ctx context.Context) bool {
+	if s.closed || s.err != nil {
+		return false
+	}
+	if len(s.buf) == 0 {
+		if err := ctx.Err(); err != nil {
+			s.err = err
+			return false
+		}
+		if err := s.fill(); err != nil {
+			s.err = err
+			return false
+		}
+	}
+	if len(s.buf) == 0 {
+		return false
+	}
+	s.cur, s.buf = s.buf[0], s.buf[1:]
+	s.token = idOf(s.cur)
+	if len(s.buf) == 0 && !s.ended {
+		// Everything read was returned: the high-water mark is the last
+		// position read, which may be past cur (filtered out since).
+		if t, err := ParseToken(s.token); err != nil || t.Pos.Compare(s.pos) != 0 {
+			s.token = Token{Pos: s.pos}.Doc()
+		}
+	}
+	return true
+}
+
+// Next blocks until an event is available (true, Current set), the
+// stream is invalidated and drained, ctx ends, or an error occurs (false;
+// Err says which).
+func (s *Stream) Next(ctx context.Context) bool {
+	for {
+		if s.closed || s.err != nil {
+			return false
+		}
+		ch := s.store.ChangeNotify()
+		if s.TryNext(ctx) {
+			return true
+		}
+		if s.err != nil || s.ended {
+			return false
+		}
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			s.err = ctx.Err()
+			return false
+		}
+	}
+}
+
+// NextBatch returns up to n events (n <= 0: up to 101), waiting up to
+// wait for the first one when none is available; an empty batch is not
+// an error. It is getMore's loop for an awaitData cursor.
+func (s *Stream) NextBatch(ctx context.Context, n int, wait time.Duration) ([]bson.D, error) {
+	if n <= 0 {
+		n = 101
+	}
+	var out []bson.D
+	deadline := time.Now().Add(wait)
+	for len(out) < n {
+		ch := s.store.ChangeNotify()
+		if s.TryNext(ctx) {
+			out = append(out, s.cur)
+			continue
+		}
+		if s.err != nil {
+			return out, s.err
+		}
+		if len(out) > 0 || s.ended || wait <= 0 {
+			break
+		}
+		left := time.Until(deadline)
+		if left <= 0 {
+			break
+		}
+		t := time.NewTimer(left)
+		select {
+		case <-ch:
+		case <-t.C:
+		case <-ctx.Done():
+			t.Stop()
+			return out, ctx.Err()
+		}
+		t.Stop()
+	}
+	return out, nil
+}
+
+// Current returns the event Next or TryNext last returned.
+func (s *Stream) Current() bson.D { return s.cur }
+
+// ResumeToken returns the token to resume after: the last event's _id,
+// or a later position when events were read and filtered out since.
+func (s *Stream) ResumeToken() bson.D { return s.token }
+
+// Ended reports whether the stream was invalidated (no event follows
+// what it has returned).
+func (s *Stream) Ended() bool { return s.ended && len(s.buf) == 0 }
+
+// Err returns the error that stopped the stream, nil if none.
+func (s *Stream) Err() error { return s.err }
+
+// Close ends the stream. It always returns nil.
+func (s *Stream) Close() error {
+	s.closed = true
+	s.buf = nil
+	return nil
+}
+
+func idOf(ev bson.D) bson.D {
+	for _, e := range ev {
+		if e.Key == "_id" {
+			d, _ := e.Value.(bson.D)
+			return d
+		}
+	}
+	return nil
+}

@@ -1,0 +1,361 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/ttlkv/ttlkv/changestream"
+	"github.com/ttlkv/ttlkv/document"
+	"github.com/ttlkv/ttlkv/lsm"
+)
+
+// This file is the engine's side of change streams
+// (docs/change-streams.md): one call at each commit point stages a
+// changestream.Change in the commit's own transaction; the shapes and the
+// reading live in package changestream.
+
+// changesOn reports whether the engine keeps a change log.
+func (db *DB) changesOn() bool { return db.opts.ChangeStreams && db.store.ChangesEnabled() }
+
+// preImagesOn reports whether collection m keeps pre- and post-images
+// for change streams (changeStreamPreAndPostImages: {enabled: true}).
+func preImagesOn(m *collMeta) bool {
+	v, ok := get(m.Options, "changeStreamPreAndPostImages")
+	if !ok {
+		return false
+	}
+	d, ok := v.(bson.D)
+	if !ok {
+		return false
+	}
+	e, _ := get(d, "enabled")
+	b, _ := e.(bool)
+	return b
+}
+
+// checkPreImagesOption validates a changeStreamPreAndPostImages value as
+// MongoDB's IDL does: an object whose only field is the boolean enabled.
+func checkPreImagesOption(cmd string, v any) error {
+	d, ok := v.(bson.D)
+	if !ok {
+		return document.Errorf(document.CodeTypeMismatch, "BSON field '%s.changeStreamPreAndPostImages' is the wrong type '%s', expected type 'object'", cmd, typeName(v))
+	}
+	found := false
+	for _, e := range d {
+		if e.Key != "enabled" {
+			return document.Errorf(document.CodeIDLUnknownField, "BSON field '%s.changeStreamPreAndPostImages.%s' is an unknown field.", cmd, e.Key)
+		}
+		if _, ok := e.Value.(bool); !ok {
+			return document.Errorf(document.CodeTypeMismatch, "BSON field '%s.changeStreamPreAndPostImages.enabled' is the wrong type '%s', expected type 'bool'", cmd, typeName(e.Value))
+		}
+		found = true
+	}
+	if !found {
+		return document.Errorf(document.CodeIDLFailedToParse, "BSON field '%s.changeStreamPreAndPostImages.enabled' is missing but a required field", cmd)
+	}
+	return nil
+}
+
+// collModPreImages sets c's changeStreamPreAndPostImages option (collMod);
+// listCollections shows it among the options.
+func (db *DB) collModPreImages(c *coll, v any) error {
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	nm := c.m().clone()
+	nm.Options = set(append(bson.D(nil), nm.Options...), "changeStreamPreAndPostImages", v)
+	return db.updateMeta(c, nm, nil)
+}
+
+// docKey is a document's documentKey, {_id: ...}.
+func docKey(d bson.D) bson.D {
+	v, _ := get(d, "_id")
+	return bson.D{{Key: "_id", Value: v}}
+}
+
+// stageChange encodes c and stages it in txn.
+func (db *DB) stageChange(txn *lsm.Txn, c *changestream.Change) error {
+	c.WallTime = db.opts.Clock()
+	b, err := c.Encode()
+	if err != nil {
+		return err
+	}
+	return txn.AddChange(b)
+}
+
+// noteInsert records the insert of d (writeCtx.insert).
+func (w *writeCtx) noteInsert(d bson.D) error {
+	if !w.c.db.changesOn() || isBucketsColl(w.m) {
+		return nil
+	}
+	return w.c.db.stageChange(w.txn, &changestream.Change{Op: changestream.Insert, DB: w.m.DB, Coll: w.m.Name, DocumentKey: docKey(d), FullDocument: d})
+}
+
+// noteReplace records the change of a document from old to new
+// (writeCtx.replace): a replace when the write was a replacement
+// document, an update otherwise.
+func (w *writeCtx) noteReplace(old, new bson.D) error {
+	if !w.c.db.changesOn() || isBucketsColl(w.m) {
+		return nil
+	}
+	c := &changestream.Change{Op: changestream.Update, DB: w.m.DB, Coll: w.m.Name, DocumentKey: docKey(old)}
+	images := preImagesOn(w.m)
+	if images {
+		c.Before = old
+	}
+	if w.replacement {
+		c.Op, c.FullDocument = changestream.Replace, new
+	} else {
+		c.UpdateDescription = changestream.Describe(old, new)
+		if images {
+			c.FullDocument = new
+		}
+	}
+	return w.c.db.stageChange(w.txn, c)
+}
+
+// noteDelete records the delete of d (writeCtx.remove), an expiration
+// when w.expiry is set. A time-series bucket is reported only when it
+// expires, on the time-series namespace.
+func (w *writeCtx) noteDelete(d bson.D) error {
+	if !w.c.db.changesOn() {
+		return nil
+	}
+	c := &changestream.Change{Op: changestream.Delete, DB: w.m.DB, Coll: w.m.Name, DocumentKey: docKey(d), Expiry: w.expiry}
+	if isBucketsColl(w.m) {
+		if w.expiry == nil {
+			return nil
+		}
+		c.Coll = strings.TrimPrefix(w.m.Name, tsBucketsPre)
+	}
+	if preImagesOn(w.m) {
+		c.Before = d
+	}
+	return w.c.db.stageChange(w.txn, c)
+}
+
+// batchInsertEvents adds the insert events of a capped collection's
+// documents to b. The ring is the truth for capped data and is flushed
+// before b commits, so unlike other writes these events follow their
+// writes instead of sharing their commit (docs/change-streams.md).
+func (db *DB) batchInsertEvents(b *lsm.Batch, m *collMeta, docs []bson.D) error {
+	for _, d := range docs {
+		c := &changestream.Change{Op: changestream.Insert, DB: m.DB, Coll: m.Name, DocumentKey: docKey(d), FullDocument: d, WallTime: db.opts.Clock()}
+		v, err := c.Encode()
+		if err != nil {
+			return err
+		}
+		if err := b.AddChange(v); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// noteCappedUpdate records the in-place update of a capped collection's
+// document, after the ring holds it (as batchInsertEvents does).
+func (db *DB) noteCappedUpdate(c *coll, old, new bson.D, replacement bool) error {
+	if !db.changesOn() {
+		return nil
+	}
+	return db.store.Update(func(txn *lsm.Txn) error {
+		w := &writeCtx{c: c, m: c.m(), txn: txn, replacement: replacement}
+		return w.noteReplace(old, new)
+	})
+}
+
+// noteDrop records the drop of collection m in txn.
+func (db *DB) noteDrop(txn *lsm.Txn, m *collMeta) error {
+	if !db.changesOn() || isBucketsColl(m) {
+		return nil
+	}
+	return db.stageChange(txn, &changestream.Change{Op: changestream.Drop, DB: m.DB, Coll: m.Name})
+}
+
+// noteRename records the rename of collection m to tdb.tname in txn.
+func (db *DB) noteRename(txn *lsm.Txn, m *collMeta, tdb, tname string) error {
+	if !db.changesOn() || isBucketsColl(m) {
+		return nil
+	}
+	return db.stageChange(txn, &changestream.Change{Op: changestream.Rename, DB: m.DB, Coll: m.Name, ToDB: tdb, ToColl: tname})
+}
+
+// noteDropDatabase records the drop of database name, after the drops
+// of its collections.
+func (db *DB) noteDropDatabase(name string) error {
+	if !db.changesOn() {
+		return nil
+	}
+	return db.store.Update(func(txn *lsm.Txn) error {
+		return db.stageChange(txn, &changestream.Change{Op: changestream.DropDatabase, DB: name})
+	})
+}
+
+// ChangeStreamOptions are Watch's options: the fields of a $changeStream
+// stage (fullDocument, fullDocumentBeforeChange, resumeAfter, startAfter,
+// startAtOperationTime, showExpandedEvents).
+type ChangeStreamOptions = changestream.Options
+
+// ChangeStream is an open change stream: Next blocks until the next
+// event, ResumeToken gives the token to resume from. See
+// docs/change-streams.md.
+type ChangeStream = changestream.Stream
+
+func (db *DB) watch(scope changestream.Scope, pipeline []bson.D, o ChangeStreamOptions) (*ChangeStream, error) {
+	if !db.changesOn() {
+		return nil, document.Errorf(document.CodeIllegalOperation, "change streams are not enabled on this engine (engine.Options.ChangeStreams)")
+	}
+	return changestream.New(db.store, scope, pipeline, o, db.lookupForStream)
+}
+
+// lookupForStream serves fullDocument: "updateLookup".
+func (db *DB) lookupForStream(dbName, coll string, key bson.D) (bson.D, error) {
+	d, err := db.Database(dbName).Collection(coll).FindOne(context.Background(), key)
+	if errors.Is(err, ErrNoDocuments) || document.CodeOf(err) == document.CodeNamespaceNotFound {
+		return nil, nil
+	}
+	return d, err
+}
+
+// Watch opens a change stream on the collection. pipeline may hold
+// $match, $project and $unset stages over the events.
+func (c *Collection) Watch(ctx context.Context, pipeline []bson.D, o ChangeStreamOptions) (*ChangeStream, error) {
+	return c.db.watch(changestream.Scope{DB: c.dbName, Coll: c.name}, pipeline, o)
+}
+
+// Watch opens a change stream on every collection of the database.
+func (d *Database) Watch(ctx context.Context, pipeline []bson.D, o ChangeStreamOptions) (*ChangeStream, error) {
+	return d.db.watch(changestream.Scope{DB: d.name}, pipeline, o)
+}
+
+// Watch opens a change stream on every database of the engine.
+func (db *DB) Watch(ctx context.Context, pipeline []bson.D, o ChangeStreamOptions) (*ChangeStream, error) {
+	return db.watch(changestream.Scope{}, pipeline, o)
+}
+
+// ChangeLogCheck is CheckChangeLog's result.
+type ChangeLogCheck struct {
+	// Events is how many events the log holds.
+	Events int
+	// Checked lists the collections compared with the log.
+	Checked []string
+	// Skipped lists collections not compared, each with the reason
+	// (capped and time-series collections: their evictions and
+	// measurements are not events).
+	Skipped []string
+	// Problems lists each disagreement: a document without its events,
+	// an event without its document, a document that differs from what
+	// its events make it.
+	Problems []string
+}
+
+// CheckChangeLog rebuilds every collection from the change log alone
+// (changestream.Model) and compares it with the collection. It needs the
+// log to hold the whole history: nothing trimmed, and change streams on
+// whenever the data directory was written. Document field order is not
+// compared.
+func (db *DB) CheckChangeLog(ctx context.Context) (*ChangeLogCheck, error) {
+	if !db.changesOn() {
+		return nil, document.Errorf(document.CodeIllegalOperation, "change streams are not enabled on this engine (engine.Options.ChangeStreams)")
+	}
+	trimmed, _, err := db.store.ChangeBounds()
+	if err != nil {
+		return nil, err
+	}
+	res := &ChangeLogCheck{}
+	if trimmed != (lsm.ChangePos{}) {
+		for _, c := range db.collsOf("") {
+			res.Skipped = append(res.Skipped, c.m().ns()+": the change log was trimmed, so it no longer holds the whole history")
+		}
+		return res, nil
+	}
+	st, err := changestream.New(db.store, changestream.Scope{}, nil, changestream.Options{FromOldest: true, FullDocument: "whenAvailable"}, nil)
+	if err != nil {
+		return nil, err
+	}
+	model := changestream.NewModel()
+	for st.TryNext(ctx) {
+		res.Events++
+		if err := model.Apply(st.Current()); err != nil {
+			res.Problems = append(res.Problems, err.Error())
+		}
+	}
+	if err := st.Err(); err != nil {
+		return nil, err
+	}
+	seen := map[string]bool{}
+	for _, c := range db.collsOf("") {
+		m := c.m()
+		ns := m.ns()
+		seen[ns] = true
+		if m.Kind == kindCapped || m.Kind == kindTimeseries || isBucketsColl(m) {
+			res.Skipped = append(res.Skipped, ns+": capped and time-series collections are not fully described by events")
+			continue
+		}
+		res.Checked = append(res.Checked, ns)
+		want := model.Docs(ns)
+		cur, err := db.Database(m.DB).Collection(m.Name).Find(ctx, bson.D{})
+		if err != nil {
+			return nil, err
+		}
+		docs, err := cur.All(ctx)
+		if err != nil {
+			return nil, err
+		}
+		found := map[string]bool{}
+		for _, d := range docs {
+			k := changestream.IDKey(idOf(d))
+			found[k] = true
+			w, ok := want[k]
+			switch {
+			case !ok:
+				res.Problems = append(res.Problems, fmt.Sprintf("%s: _id %s has no insert event", ns, extJSONOf(idOf(d))))
+			case document.Compare(sortedDoc(w), sortedDoc(d)) != 0:
+				res.Problems = append(res.Problems, fmt.Sprintf("%s: _id %s differs from what its events make it", ns, extJSONOf(idOf(d))))
+			}
+		}
+		for k, w := range want {
+			if !found[k] {
+				res.Problems = append(res.Problems, fmt.Sprintf("%s: _id %s has events but no document", ns, extJSONOf(idOf(w))))
+			}
+		}
+	}
+	for _, ns := range model.Namespaces() {
+		if !seen[ns] {
+			res.Problems = append(res.Problems, fmt.Sprintf("%s: events leave %d document(s) in a collection that does not exist", ns, len(model.Docs(ns))))
+		}
+	}
+	return res, nil
+}
+
+// sortedDoc returns v with every document's fields sorted by name.
+func sortedDoc(v any) any {
+	switch x := v.(type) {
+	case bson.D:
+		out := make(bson.D, len(x))
+		for i, e := range x {
+			out[i] = bson.E{Key: e.Key, Value: sortedDoc(e.Value)}
+		}
+		sort.SliceStable(out, func(i, j int) bool { return out[i].Key < out[j].Key })
+		return out
+	case bson.A:
+		out := make(bson.A, len(x))
+		for i, e := range x {
+			out[i] = sortedDoc(e)
+		}
+		return out
+	}
+	return v
+}
+
+func extJSONOf(v any) string {
+	b, err := document.MarshalExtJSON(bson.D{{Key: "_id", Value: v}}, false)
+	if err != nil {
+		return fmt.Sprint(v)
+	}
+	return strings.TrimSuffix(strings.TrimPrefix(string(b), `{"_id":`), "}")
+}

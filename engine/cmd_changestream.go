@@ -1,0 +1,144 @@
+package engine
+
+import (
+	"context"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/ttlkv/ttlkv/changestream"
+	"github.com/ttlkv/ttlkv/document"
+)
+
+// The command form of change streams: aggregate with a leading
+// $changeStream stage opens a server cursor over a changestream.Stream,
+// and getMore on it waits for events like a tailable awaitData cursor
+// (docs/change-streams.md).
+
+// defaultChangeStreamAwait is how long a getMore on a change stream
+// waits for an event when the command gives no maxTimeMS (MongoDB's
+// awaitData default).
+const defaultChangeStreamAwait = time.Second
+
+// changeStreamAggregate runs aggregate when its pipeline holds a
+// $changeStream stage; ok is false (and the reply nil) otherwise.
+func (db *DB) changeStreamAggregate(ctx context.Context, dbName string, cmd bson.D) (reply bson.D, ok bool, err error) {
+	pv, _ := get(cmd, "pipeline")
+	pipe, isArr := pv.(bson.A)
+	if !isArr {
+		return nil, false, nil
+	}
+	at := -1
+	for i, st := range pipe {
+		if d, isDoc := st.(bson.D); isDoc && len(d) > 0 && d[0].Key == "$changeStream" {
+			at = i
+			break
+		}
+	}
+	if at < 0 {
+		return nil, false, nil
+	}
+	if at > 0 {
+		return nil, true, document.Errorf(document.Code(40602), "$changeStream is only valid as the first stage in a pipeline")
+	}
+	o, all, err := changestream.ParseStage(pipe[0].(bson.D)[0].Value)
+	if err != nil {
+		return nil, true, err
+	}
+	rest := make([]bson.D, 0, len(pipe)-1)
+	for _, st := range pipe[1:] {
+		d, isDoc := st.(bson.D)
+		if !isDoc {
+			return nil, true, document.Errorf(document.CodeTypeMismatch, "each element of the 'pipeline' array must be an object")
+		}
+		rest = append(rest, d)
+	}
+	scope := changestream.Scope{DB: dbName}
+	ns := dbName + ".$cmd.aggregate"
+	switch name := cmd[0].Value.(type) {
+	case string:
+		if err := validateCollName(dbName, name, true); err != nil {
+			return nil, true, err
+		}
+		scope.Coll, ns = name, dbName+"."+name
+		if all {
+			return nil, true, document.Errorf(document.CodeInvalidOptions, "A collection change stream cannot set allChangesForCluster")
+		}
+	default:
+		if v, isNum := asInt64(name); !isNum || v != 1 {
+			return nil, true, document.Errorf(document.CodeFailedToParse, "Invalid command format: the 'aggregate' field must specify a collection name or 1")
+		}
+		if all {
+			if dbName != "admin" {
+				return nil, true, document.Errorf(document.CodeInvalidOptions, "$changeStream may only be run on admin when allChangesForCluster is true")
+			}
+			scope.DB = ""
+		} else if dbName == "admin" {
+			return nil, true, document.Errorf(document.CodeInvalidOptions, "$changeStream may not be opened on the internal admin database")
+		}
+	}
+	n := int64(defaultFirstBatch)
+	if cv, has := get(cmd, "cursor"); has {
+		cd, isDoc := cv.(bson.D)
+		if !isDoc {
+			return nil, true, document.Errorf(document.CodeTypeMismatch, "BSON field 'aggregate.cursor' is the wrong type '%s', expected type 'object'", typeName(cv))
+		}
+		if v, has := get(cd, "batchSize"); has {
+			if n, err = intOpt("aggregate.cursor.batchSize", v); err != nil {
+				return nil, true, err
+			}
+		}
+	} else {
+		return nil, true, document.Errorf(document.CodeFailedToParse, "The 'cursor' option is required, except for aggregate with the explain argument")
+	}
+	st, err := db.watch(scope, rest, o)
+	if err != nil {
+		return nil, true, err
+	}
+	docs, err := st.NextBatch(ctx, int(n), 0)
+	if err != nil {
+		return nil, true, err
+	}
+	var id int64
+	if !st.Ended() {
+		id = db.cursors.add(&serverCursor{ns: ns, stream: st})
+	}
+	return changeStreamReply(id, ns, "firstBatch", docs, st), true, nil
+}
+
+// changeStreamGetMore is getMore on a change stream cursor: it waits up
+// to maxTimeMS (default one second) for the first event.
+func (db *DB) changeStreamGetMore(ctx context.Context, cur *serverCursor, cmd bson.D, n int) (bson.D, error) {
+	wait := defaultChangeStreamAwait
+	if v, ok := get(cmd, "maxTimeMS"); ok {
+		if ms, isInt := asInt64(v); isInt && ms >= 0 {
+			wait = time.Duration(ms) * time.Millisecond
+		}
+	}
+	docs, err := cur.stream.NextBatch(ctx, n, wait)
+	if err != nil {
+		db.cursors.remove(cur.id)
+		return nil, err
+	}
+	id := cur.id
+	if cur.stream.Ended() {
+		db.cursors.remove(id)
+		id = 0
+	}
+	return changeStreamReply(id, cur.ns, "nextBatch", docs, cur.stream), nil
+}
+
+// changeStreamReply is a cursor reply with the postBatchResumeToken
+// MongoDB adds to change stream batches.
+func changeStreamReply(id int64, ns, batchName string, docs []bson.D, st *changestream.Stream) bson.D {
+	arr := make(bson.A, len(docs))
+	for i, d := range docs {
+		arr[i] = d
+	}
+	return bson.D{{Key: "cursor", Value: bson.D{
+		{Key: batchName, Value: arr},
+		{Key: "postBatchResumeToken", Value: st.ResumeToken()},
+		{Key: "id", Value: id},
+		{Key: "ns", Value: ns},
+	}}}
+}
