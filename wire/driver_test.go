@@ -64,8 +64,16 @@ type env struct {
 
 func newEnv(t testing.TB, opts Options) *env {
 	t.Helper()
+	return newEnvWith(t, opts, engine.Options{})
+}
+
+// newEnvWith is newEnv over an engine opened with eo (its clock and
+// monitor are the env's).
+func newEnvWith(t testing.TB, opts Options, eo engine.Options) *env {
+	t.Helper()
 	e := &env{clock: &fakeClock{now: time.Date(2026, 11, 26, 12, 0, 0, 0, time.UTC)}, log: &logSink{}}
-	db, err := engine.Open(t.TempDir(), engine.Options{Clock: e.clock.Now, DisableTTLMonitor: true})
+	eo.Clock, eo.DisableTTLMonitor = e.clock.Now, true
+	db, err := engine.Open(t.TempDir(), eo)
 	if err != nil {
 		t.Fatal(err)
 	}
