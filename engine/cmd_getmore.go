@@ -54,7 +54,7 @@ func cmdGetMore(ctx context.Context, db *DB, dbName string, cmd bson.D) (bson.D,
 			id = 0
 		}
 	} else {
-		docs, err = cur.q.nextBatch(ctx, n)
+		docs, err = nextBatchUpTo(ctx, cur.q, n)
 		if err == nil && cur.q.done {
 			db.cursors.remove(id)
 			id = 0
@@ -89,4 +89,31 @@ func cmdKillCursors(_ context.Context, db *DB, dbName string, cmd bson.D) (bson.
 	}
 	return bson.D{{Key: "cursorsKilled", Value: killed}, {Key: "cursorsNotFound", Value: notFound},
 		{Key: "cursorsAlive", Value: bson.A{}}, {Key: "cursorsUnknown", Value: bson.A{}}}, nil
+}
+
+// getMoreBatchBytes is where a getMore without batchSize ends its batch:
+// MongoDB fills such a batch up to the 16 MiB reply limit rather than
+// returning everything the cursor has left (docs/commands.md).
+const getMoreBatchBytes = document.MaxDocumentSize
+
+// nextBatchUpTo returns q's next n documents, or with n 0 as many as fit
+// in getMoreBatchBytes (at least one), so that following a cursor of any
+// size holds one batch at a time.
+func nextBatchUpTo(ctx context.Context, q *queryExec, n int) ([]bson.D, error) {
+	if n > 0 {
+		return q.nextBatch(ctx, n)
+	}
+	var out []bson.D
+	size := 0
+	for !q.done && size < getMoreBatchBytes {
+		docs, err := q.nextBatch(ctx, 256)
+		if err != nil {
+			return nil, err
+		}
+		for _, d := range docs {
+			size += document.Size(d)
+		}
+		out = append(out, docs...)
+	}
+	return out, nil
 }
