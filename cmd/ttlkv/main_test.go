@@ -188,7 +188,7 @@ func TestDataDirectory(t *testing.T) {
 			t.Errorf("exit %d, stderr %q: want exit 1 and a message naming %s as in use", code, errOut, dir)
 		}
 		// Said once, naming the likely holder, without Badger's repetition.
-		if strings.Count(errOut, "in use") != 1 || strings.Count(errOut, dir) != 1 || !strings.Contains(errOut, "ttlkv serve") {
+		if strings.Count(errOut, "in use") != 1 || strings.Count(errOut, dir) != 1 || !strings.Contains(errOut, "ttlkv serve") || !strings.Contains(errOut, "--uri") {
 			t.Errorf("stderr %q: want one short message naming %s once and pointing at ttlkv serve", errOut, dir)
 		}
 	})

@@ -24,7 +24,7 @@ func openError(dir string, err error) error {
 		// Badger's lock error repeats this three times over; say it once.
 		return fmt.Errorf("data directory %s is in use by another process (is 'ttlkv serve' or another ttlkv running on it?). "+
 			"Badger lets one process open a directory at a time, even to read: stop that process first, "+
-			"or run this in it (e.g. in 'ttlkv shell' if that is the holder); 'ttlkv serve' is the process to share a directory through", dir)
+			"or run this in it (e.g. in 'ttlkv shell' if that is the holder); to share a directory, run 'ttlkv serve' on it and give the other commands --uri mongodb://127.0.0.1:27017", dir)
 	}
 	return fmt.Errorf("cannot open data directory %s: %w", dir, err)
 }
