@@ -648,3 +648,18 @@ func compareExact(a, b exactNum) int {
 	}
 	return a.r.Cmp(b.r)
 }
+
+// Int64 is the integer value of a numeric field as replies carry it:
+// an int32 or int64 as is, a double truncated toward zero; 0 for
+// anything else (a missing field, a string, Decimal128).
+func Int64(v any) int64 {
+	switch n := v.(type) {
+	case int32:
+		return int64(n)
+	case int64:
+		return n
+	case float64:
+		return int64(n)
+	}
+	return 0
+}

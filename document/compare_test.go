@@ -308,3 +308,15 @@ func TestCompareNumbersExact(t *testing.T) {
 		}
 	}
 }
+
+func TestInt64(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		v    any
+		want int64
+	}{{int32(-7), -7}, {int64(1) << 40, 1 << 40}, {float64(2.9), 2}, {float64(-2.9), -2}, {"5", 0}, {nil, 0}, {true, 0}} {
+		if got := Int64(c.v); got != c.want {
+			t.Errorf("Int64(%#v) = %d, want %d", c.v, got, c.want)
+		}
+	}
+}

@@ -15,6 +15,7 @@ import (
 	"github.com/xdg-go/scram"
 	"go.mongodb.org/mongo-driver/v2/bson"
 
+	"github.com/ttlkv/ttlkv/document"
 	"github.com/ttlkv/ttlkv/engine"
 )
 
@@ -307,7 +308,7 @@ func (c *conn) saslStart(ctx context.Context, dbName string, cmd bson.D) bson.D 
 
 func (c *conn) saslContinue(cmd bson.D) bson.D {
 	conv := c.auth.conv
-	if conv == nil || toInt64(lookup(cmd, "conversationId")) != int64(c.auth.convID) {
+	if conv == nil || document.Int64(lookup(cmd, "conversationId")) != int64(c.auth.convID) {
 		return errorDoc(17, "ProtocolError", "No SASL session state found", false)
 	}
 	payload, _ := lookup(cmd, "payload").(bson.Binary)

@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/ttlkv/ttlkv/document"
 	"github.com/ttlkv/ttlkv/engine"
 	"github.com/ttlkv/ttlkv/engine/query"
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -82,7 +83,7 @@ func (c *conn) run(dbName string, cmd bson.D, noReply bool) bson.D {
 		if e.Key == "maxTimeMS" && name != "getMore" {
 			// Every command takes maxTimeMS; the server applies it, so
 			// commands whose engine parser lists no maxTimeMS accept it.
-			if ms := toInt64(e.Value); ms > 0 {
+			if ms := document.Int64(e.Value); ms > 0 {
 				var cancel context.CancelFunc
 				ctx, cancel = context.WithTimeout(ctx, time.Duration(ms)*time.Millisecond)
 				defer cancel()
@@ -175,7 +176,7 @@ func parseWriteConcern(cmd bson.D) (writeConcern, *cmdError) {
 					return wc, &cmdError{79, "UnknownReplWriteConcern", fmt.Sprintf("No write concern mode named '%s' found in replica set configuration", w)}
 				}
 			case int32, int64, float64:
-				n := toInt64(w)
+				n := document.Int64(w)
 				if n < 0 {
 					return wc, &cmdError{9, "FailedToParse", "w has to be a non-negative number and not greater than 50; found: " + fmt.Sprint(n)}
 				}
@@ -186,18 +187,6 @@ func parseWriteConcern(cmd bson.D) (writeConcern, *cmdError) {
 		}
 	}
 	return wc, nil
-}
-
-func toInt64(v any) int64 {
-	switch n := v.(type) {
-	case int32:
-		return int64(n)
-	case int64:
-		return n
-	case float64:
-		return int64(n)
-	}
-	return 0
 }
 
 // cmdError is an error reply made in the server.
@@ -450,7 +439,7 @@ func (s *Server) killOp(dbName string, cmd bson.D) bson.D {
 	if v == nil {
 		return errorDoc(4, "NoSuchKey", "Missing expected field \"op\"", false)
 	}
-	id := int32(toInt64(v))
+	id := int32(document.Int64(v))
 	s.ops.mu.Lock()
 	o := s.ops.m[id]
 	s.ops.mu.Unlock()

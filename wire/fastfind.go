@@ -6,6 +6,7 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
+	"github.com/ttlkv/ttlkv/document"
 	"github.com/ttlkv/ttlkv/engine"
 )
 
@@ -35,10 +36,10 @@ func (s *Server) fastFind(ctx context.Context, dbName string, cmd bson.D) (bson.
 			}
 			filter = f
 		case "limit":
-			limitOne = toInt64(e.Value) == 1
+			limitOne = document.Int64(e.Value) == 1
 		case "singleBatch", "comment", "maxTimeMS":
 		case "batchSize":
-			if toInt64(e.Value) < 1 {
+			if document.Int64(e.Value) < 1 {
 				return nil, false
 			}
 		default:

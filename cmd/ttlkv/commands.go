@@ -110,15 +110,7 @@ func collections(ctx context.Context, db conn) ([][2]string, map[string]bson.D, 
 // num reads a numeric reply field as int64.
 func num(d bson.D, path string) int64 {
 	v, _ := document.Lookup(d, path)
-	switch n := v.(type) {
-	case int32:
-		return int64(n)
-	case int64:
-		return n
-	case float64:
-		return int64(n)
-	}
-	return 0
+	return document.Int64(v)
 }
 
 // codeOf returns the MongoDB code of err (0 if none).

@@ -175,7 +175,7 @@ func (e *env) ttlRules(db conn, dbName, coll string, ci collInfo, now time.Time)
 	if ci.kind == "timeseries" {
 		if exp, ok := document.Lookup(ci.info, "options.expireAfterSeconds"); ok {
 			tf, _ := document.Lookup(ci.info, "options.timeseries.timeField")
-			out = append(out, ttlRule{ns: ci.ns, field: fmt.Sprint(tf), expire: toInt64(exp), expired: -1})
+			out = append(out, ttlRule{ns: ci.ns, field: fmt.Sprint(tf), expire: document.Int64(exp), expired: -1})
 		}
 	}
 	err := drain(e.ctx, db, dbName, coll, bson.D{{Key: "listIndexes", Value: coll}}, func(ix bson.D) bool {
@@ -186,7 +186,7 @@ func (e *env) ttlRules(db conn, dbName, coll string, ci collInfo, now time.Time)
 		key, _ := document.Get(ix, "key")
 		kd, _ := key.(bson.D)
 		name, _ := document.Get(ix, "name")
-		r := ttlRule{ns: ci.ns, index: fmt.Sprint(name), expire: toInt64(exp), expired: -1}
+		r := ttlRule{ns: ci.ns, index: fmt.Sprint(name), expire: document.Int64(exp), expired: -1}
 		if len(kd) == 1 {
 			r.field = kd[0].Key
 		}
@@ -280,18 +280,6 @@ func humanDuration(s int64) string {
 		}
 	}
 	return fmt.Sprintf("%d s", s)
-}
-
-func toInt64(v any) int64 {
-	switch n := v.(type) {
-	case int32:
-		return int64(n)
-	case int64:
-		return n
-	case float64:
-		return int64(n)
-	}
-	return 0
 }
 
 // dirUsage is what a data directory takes on disk.
