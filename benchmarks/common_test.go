@@ -158,6 +158,8 @@ func openBadger(tb testing.TB, dir string) *badger.DB {
 		WithNumCompactors(lo.NumCompactors).
 		WithValueThreshold(lo.ValueThreshold).
 		WithValueLogFileSize(lo.ValueLogFileSize).
+		WithNumLevelZeroTables(lo.LevelZeroTables).
+		WithNumLevelZeroTablesStall(2 * lo.LevelZeroTables).
 		WithNumGoroutines(2).
 		WithCompactL0OnClose(true)
 	db, err := badger.Open(bo)

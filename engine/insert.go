@@ -120,7 +120,9 @@ func (db *DB) insertOrdinary(ctx context.Context, c *coll, docs []any, ordered b
 		var ceil uint64 // a clustered collection's new record-id reservation
 		txErr := db.store.Update(func(txn *lsm.Txn) error {
 			i, chunkErrs, stop, newMeta, ceil = start, nil, false, nil, 0
-			w := &writeCtx{c: c, m: c.m(), txn: txn, pre: pre}
+			// raws are encoded once here and never modified: the
+			// transaction keeps them.
+			w := &writeCtx{c: c, m: c.m(), txn: txn, pre: pre, rawOwned: true}
 			var bytesIn, entriesIn int64
 			for ; i < limit && i-start < insertChunkDocs; i++ {
 				if prepared[i] == nil {

@@ -70,6 +70,19 @@ type writeCtx struct {
 	// changes.go).
 	replacement bool
 	expiry      *changestream.Expiry
+	// rawOwned says the encoded documents handed to insert and replace
+	// are never modified afterwards, so the transaction keeps them
+	// rather than copies (lsm.Txn.SetOwned).
+	rawOwned bool
+}
+
+// own returns val for the transaction to keep: val itself if the
+// writer's encodings are owned (rawOwned) or val is empty, else a copy.
+func (w *writeCtx) own(val []byte) []byte {
+	if w.rawOwned || len(val) == 0 {
+		return val
+	}
+	return append([]byte(nil), val...)
 }
 
 // dupKeyErr builds MongoDB's DuplicateKey error.
@@ -211,7 +224,7 @@ func (w *writeCtx) insert(rid uint64, d bson.D, raw []byte) error {
 	}
 	if !w.m.Clustered {
 		// A clustered collection's document is its _id entry's value.
-		if err := w.txn.Set(lsm.RecordKey(w.m.ID, rid), raw); err != nil {
+		if err := w.txn.SetOwned(lsm.RecordKey(w.m.ID, rid), w.own(raw)); err != nil {
 			return err
 		}
 	}
@@ -246,7 +259,7 @@ func (w *writeCtx) setIndexKey(ix *indexMeta, k []byte, rid uint64, val []byte) 
 			return err
 		}
 	}
-	return w.txn.Set(key, val)
+	return w.txn.SetOwned(key, w.own(val)) // key is fresh
 }
 
 // replace swaps record rid's document from oldDoc to newDoc, adjusting

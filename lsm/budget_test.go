@@ -14,8 +14,26 @@ func TestMemoryBudgetDefaults(t *testing.T) {
 	o.ensureDefaults()
 	const mib = 1 << 20
 	if o.MemoryBudget != DefaultMemoryBudget || o.MemTableSize != 16*mib || o.NumMemtables != 2 ||
-		o.BlockCacheSize != 16*mib || o.IndexCacheSize != 8*mib || o.NumCompactors != 2 {
+		o.BlockCacheSize != 16*mib || o.IndexCacheSize != 8*mib || o.NumCompactors != 2 ||
+		o.LevelZeroTables != 10 {
 		t.Fatalf("defaults: %+v", o)
+	}
+}
+
+// TestLevelZeroTablesValidated checks that a negative LevelZeroTables
+// is refused and that one set explicitly is kept and opens.
+func TestLevelZeroTablesValidated(t *testing.T) {
+	t.Parallel()
+	if _, err := Open(t.TempDir(), Options{LevelZeroTables: -1}); err == nil || !strings.Contains(err.Error(), "LevelZeroTables") {
+		t.Fatalf("LevelZeroTables -1: %v", err)
+	}
+	s, err := Open(t.TempDir(), Options{LevelZeroTables: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if s.opts.LevelZeroTables != 3 {
+		t.Fatalf("LevelZeroTables %d, want 3", s.opts.LevelZeroTables)
 	}
 }
 

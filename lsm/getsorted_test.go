@@ -252,3 +252,48 @@ func TestDeleteOwned(t *testing.T) {
 		return nil
 	}))
 }
+
+// TestSetOwned checks that SetOwned stores what it is handed, refuses
+// what Set refuses, and that the store does not copy: the caller's
+// value is what commits.
+func TestSetOwned(t *testing.T) {
+	t.Parallel()
+	s := openTest(t, Options{InMemory: true})
+	k := RecordKey(4, 1)
+	must(t, s.Update(func(tx *Txn) error { return tx.SetOwned(k, []byte("owned")) }))
+	must(t, s.View(func(tx *Txn) error {
+		v, err := tx.Get(k)
+		if err != nil || string(v) != "owned" {
+			t.Errorf("Get after SetOwned: %q, %v", v, err)
+		}
+		if err := tx.SetOwned(RecordKey(4, 2), []byte("x")); !errors.Is(err, ErrReadOnly) {
+			t.Errorf("SetOwned in View: %v, want ErrReadOnly", err)
+		}
+		return nil
+	}))
+	must(t, s.Update(func(tx *Txn) error {
+		if err := tx.SetOwned(nil, []byte("x")); !errors.Is(err, ErrInvalidKey) {
+			t.Errorf("SetOwned(nil): %v, want ErrInvalidKey", err)
+		}
+		if err := tx.SetOwned([]byte{tagInternal, 1}, nil); !errors.Is(err, ErrInvalidKey) {
+			t.Errorf("SetOwned(reserved): %v, want ErrInvalidKey", err)
+		}
+		return nil
+	}))
+	// Not copied: a value changed between SetOwned and the commit is
+	// what commits (which is why callers must not change it).
+	val := []byte("before")
+	must(t, s.Update(func(tx *Txn) error {
+		if err := tx.SetOwned(RecordKey(4, 3), val); err != nil {
+			return err
+		}
+		copy(val, "after!")
+		return nil
+	}))
+	must(t, s.View(func(tx *Txn) error {
+		if v, err := tx.Get(RecordKey(4, 3)); err != nil || string(v) != "after!" {
+			t.Errorf("SetOwned kept a copy: %q, %v", v, err)
+		}
+		return nil
+	}))
+}
