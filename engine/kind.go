@@ -247,12 +247,12 @@ func (timeseriesKind) ridOfID(db *DB, c *coll, d bson.D) (uint64, error) {
 	return db.indexRidOfID(c, d)
 }
 
-func (timeseriesKind) canUpdate() error {
-	return document.Errorf(document.CodeIllegalOperation, "updates on time-series collections are not supported by ttlkv")
-}
+func (timeseriesKind) canUpdate() error { return nil }
 
+// update is never asked of a time-series collection: its update
+// statements run whole (updateStatement, timeseries_update.go).
 func (timeseriesKind) update(db *DB, c *coll, _ []uint64, _ map[uint64][]byte, _ *query.Filter, _ *query.Update, _ time.Time, _ bool) (int64, int64, bson.D, error) {
-	return 0, 0, nil, timeseriesKind{}.canUpdate()
+	return 0, 0, nil, document.Errorf(document.CodeInternalError, "time-series collection %s updated record by record", c.m().ns())
 }
 
 func (timeseriesKind) delete(ctx context.Context, db *DB, c *coll, f *query.Filter, s DeleteSpec) (int64, error) {

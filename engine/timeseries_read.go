@@ -291,7 +291,7 @@ func (db *DB) deleteTimeseries(ctx context.Context, c *coll, f *query.Filter, s 
 		if s.Limit == 1 {
 			limit = 1 - total
 		}
-		k, err := db.tsDeleteBatch(c, bc, rids[:n], f, limit)
+		k, err := db.tsDeleteBatch(c, bc, rids[:n], f.MatchErr, limit)
 		total += k
 		if err != nil {
 			return total, err
@@ -304,10 +304,10 @@ func (db *DB) deleteTimeseries(ctx context.Context, c *coll, f *query.Filter, s 
 	return total, nil
 }
 
-// tsDeleteBatch deletes, in one transaction, the measurements matching
-// f from the buckets rids (at most limit, 0: all), re-reading each
+// tsDeleteBatch deletes, in one transaction, the measurements match
+// accepts from the buckets rids (at most limit, 0: all), re-reading each
 // bucket inside the transaction.
-func (db *DB) tsDeleteBatch(c, bc *coll, rids []uint64, f *query.Filter, limit int64) (int64, error) {
+func (db *DB) tsDeleteBatch(c, bc *coll, rids []uint64, match tsMatch, limit int64) (int64, error) {
 	bc.wmu.Lock()
 	defer bc.wmu.Unlock()
 	if bc.dropped.Load() {
@@ -337,7 +337,7 @@ func (db *DB) tsDeleteBatch(c, bc *coll, rids []uint64, f *query.Filter, limit i
 			for _, m := range b.Measurements(o) {
 				ok := false
 				if limit == 0 || deleted+matched < limit {
-					if ok, err = f.MatchErr(m); err != nil {
+					if ok, err = match(m); err != nil {
 						return err
 					}
 				}
