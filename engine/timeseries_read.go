@@ -391,18 +391,11 @@ func (db *DB) tsDeleteBatch(c, bc *coll, rids []uint64, match tsMatch, limit int
 	return deleted, nil
 }
 
-// rebuildBucket returns the stored (compressed) document of a bucket
-// holding the measurements keep (a subset of b's) with b's meta.
+// rebuildBucket returns the stored (compressed) document of bucket b
+// holding only the measurements keep (a subset of b's), with b's _id,
+// meta and min time (docs/timeseries.md §6.4).
 func rebuildBucket(o ts.Options, b *ts.Bucket, keep []bson.D) (bson.D, error) {
-	minT := bson.DateTime(math.MaxInt64)
-	for _, m := range keep {
-		t, _, _, err := o.Split(m)
-		if err != nil {
-			return nil, err
-		}
-		minT = min(minT, t)
-	}
-	nb := ts.NewBucket(o, minT, b.Meta, b.HasMeta)
+	nb := ts.NewBucketLike(o, b)
 	for _, m := range keep {
 		if err := nb.Add(o, m); err != nil {
 			return nil, document.Errorf(document.CodeInternalError, "rewriting time-series bucket %s: %v", b.ID.Hex(), err)

@@ -21,8 +21,10 @@ import (
 //   - a bucket none of whose measurements changed is left as it is;
 //   - the measurements of a changed bucket that still belong in it (the
 //     same meta, a time in its range, room left) are rewritten into it,
-//     with its control block (and so its min time, which bucket expiry
-//     reads) computed afresh; a bucket left empty is removed;
+//     with its control block computed afresh but its _id and min time
+//     kept, so every measurement it holds lies in [min, min + span) and
+//     bucket expiry (min + span + expireAfterSeconds) stays right; a
+//     bucket left empty is removed;
 //   - the others (a new meta, a time moved out of the bucket's range)
 //     go into new buckets made by the ordinary bucketing rules, written
 //     in the same transaction, so no measurement is ever lost or seen
@@ -314,14 +316,15 @@ func tsEncodeBucket(o ts.Options, b *ts.Bucket) (bson.D, []byte, error) {
 }
 
 // tsRepack splits the measurements ms of bucket b, some of them
-// updated, into a rebuilt bucket holding those that still belong in b
-// (b's meta, a time in b's range, room left), in their order, and the
-// rest, which must move to other buckets. The rebuilt bucket's min time
-// is computed from what it holds; it is nil when nothing stays.
+// updated, into b rebuilt with those that still belong in it (b's meta,
+// a time in b's range, room left), in their order, and the rest, which
+// must move to other buckets. The rebuilt bucket keeps b's _id and min
+// time (as a delete does, docs/timeseries.md §6.4); it is nil when
+// nothing stays.
 func tsRepack(o ts.Options, b *ts.Bucket, ms []bson.D) (*ts.Bucket, []bson.D, error) {
 	span := uint64(o.BucketMaxSpanSeconds) * 1000
-	var stay, move []bson.D
-	var minT bson.DateTime
+	nb := ts.NewBucketLike(o, b)
+	var move []bson.D
 	for _, x := range ms {
 		t, meta, hasMeta, err := o.Split(x)
 		if err != nil {
@@ -332,17 +335,7 @@ func tsRepack(o ts.Options, b *ts.Bucket, ms []bson.D) (*ts.Bucket, []bson.D, er
 			move = append(move, x)
 			continue
 		}
-		if len(stay) == 0 || t < minT {
-			minT = t
-		}
-		stay = append(stay, x)
-	}
-	if len(stay) == 0 {
-		return nil, move, nil
-	}
-	nb := ts.NewBucket(o, minT, b.Meta, b.HasMeta)
-	for _, x := range stay {
-		err := nb.Add(o, x)
+		err = nb.Add(o, x)
 		switch {
 		case errors.Is(err, ts.ErrNoFit) || errors.Is(err, ts.ErrMetaMismatch):
 			move = append(move, x)
