@@ -207,7 +207,7 @@ func (db *DB) tsUpdateBatch(c, bc *coll, rids []uint64, match tsMatch, u *query.
 					continue
 				}
 				matched++
-				nd, err := u.Apply(x, query.UpdateOptions{Now: now})
+				nd, err := u.Apply(x, query.UpdateOptions{Now: now, MutableID: true})
 				if err != nil {
 					return err
 				}
