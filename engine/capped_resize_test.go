@@ -294,3 +294,39 @@ func TestCappedResizeKilledAtEachStep(t *testing.T) {
 		})
 	}
 }
+
+// docs/capped.md §7.8: inserts that run while the collection is resized
+// wait for the resize and go on in the new ring: none fails and none is
+// lost.
+func TestCappedResizeWithConcurrentInserts(t *testing.T) {
+	t.Parallel()
+	db, _, _ := openTest(t)
+	mustRun(t, db, "test", `{"create": "c", "capped": true, "size": 1048576}`)
+	ctx := context.Background()
+	c := db.Database("test").Collection("c")
+	const writers, each = 2, 150
+	errs := make(chan error, writers)
+	for w := 0; w < writers; w++ {
+		go func(w int) {
+			for i := 0; i < each; i++ {
+				if _, err := c.InsertOne(ctx, bson.D{{Key: "_id", Value: int32(w*each + i)}}); err != nil {
+					errs <- fmt.Errorf("insert %d of writer %d: %w", i, w, err)
+					return
+				}
+			}
+			errs <- nil
+		}(w)
+	}
+	for k := 2; k <= 5; k++ {
+		mustRun(t, db, "test", fmt.Sprintf(`{"collMod": "c", "cappedSize": %d}`, k*1048576))
+	}
+	for w := 0; w < writers; w++ {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := count(t, db, "test", "c"); n != writers*each {
+		t.Fatalf("count = %d, want %d", n, writers*each)
+	}
+	mustValidate(t, db, "test", "c")
+}
