@@ -381,3 +381,27 @@ func TestTimeseriesFindAndModify(t *testing.T) {
 	}
 	mustValidate(t, db, "test", "w")
 }
+
+// docs/timeseries.md §6.8 and §6.9: an update that moves a measurement
+// outside 1970..2038 sets the out-of-range flag as an insert does, so
+// the collection is never reaped afterwards, across a restart.
+func TestTimeseriesUpdateOutOfRange(t *testing.T) {
+	t.Parallel()
+	db, clk, dir := openTest(t)
+	mustRun(t, db, "test", `{"create": "w", "timeseries": {"timeField": "t"}, "expireAfterSeconds": 1}`)
+	mustInsertTS(t, db, "w",
+		fmt.Sprintf(`{"_id": 1, "t": %s}`, tsDate(clk.Now().Add(-48*time.Hour))),
+		fmt.Sprintf(`{"_id": 2, "t": %s}`, tsDate(clk.Now().Add(-48*time.Hour))))
+	r := mustRun(t, db, "test", `{"update": "w", "updates": [{"q": {"_id": 2}, "u": {"$set": {"t": {"$date": "1969-12-31T23:59:59Z"}}}}]}`)
+	if field(r, "nModified") != int32(1) {
+		t.Fatalf("update: %v", r)
+	}
+	db = reopen(t, db, dir, clk)
+	clk.Advance(100 * 365 * 24 * time.Hour)
+	if res := ttlPass(t, db); res.Deleted != 0 {
+		t.Fatalf("reaped %d buckets after an update to 1969", res.Deleted)
+	}
+	if n := count(t, db, "test", "w"); n != 2 {
+		t.Fatalf("count = %d", n)
+	}
+}
