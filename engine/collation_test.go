@@ -256,20 +256,58 @@ func TestCollationPartialIndex(t *testing.T) {
 	mustRun(t, db, "test", `{"insert": "c", "documents": [{"_id": 4, "kind": "b", "u": 1}]}`)
 }
 
-// TestCollationTimeseriesRefused: ttlkv does not collate time-series
-// reads, so it refuses a time-series collection with a default collation
-// and a collated read of one, rather than answer without the collation.
-func TestCollationTimeseriesRefused(t *testing.T) {
+// TestCollationTimeseries: a time-series collection with a default
+// collation is refused (ttlkv keeps its buckets' indexes simple), but an
+// operation's collation applies to its reads, counts, sorts, deletes and
+// updates as on an ordinary collection (MongoDB's
+// timeseries_update_collation.js, timeseries_delete_collation.js): the
+// same answers as an ordinary collection holding the same documents.
+func TestCollationTimeseries(t *testing.T) {
 	t.Parallel()
-	db, _, _ := openTest(t)
+	db, clk, _ := openTest(t)
 	wantCode(t, db, "test", `{"create": "w", "timeseries": {"timeField": "t"}, "collation": {"locale": "en"}}`, document.CodeBadValue, "time-series")
-	mustRun(t, db, "test", `{"create": "w", "timeseries": {"timeField": "t"}, "collation": {"locale": "simple"}}`)
-	wantCode(t, db, "test", `{"find": "w", "collation": {"locale": "en"}}`, document.CodeBadValue, "time-series")
-	r, _ := run(t, db, "test", `{"delete": "w", "deletes": [{"q": {}, "limit": 0, "collation": {"locale": "en"}}]}`)
-	if we, _ := field(r, "writeErrors").(bson.A); len(we) != 1 || field(we[0].(bson.D), "code") != int32(2) {
-		t.Errorf("collated delete on time-series: %v, want a 2 BadValue write error", r)
+	mustRun(t, db, "test", `{"create": "w", "timeseries": {"timeField": "t", "metaField": "m"}, "collation": {"locale": "simple"}}`)
+	at := clk.Now().Add(-time.Hour)
+	var docs []string
+	for i, v := range []string{"a", "A", "b", "B", "côte", "cote", "Cote"} {
+		docs = append(docs, fmt.Sprintf(`{"_id": %d, "t": %s, "m": {"k": %q}, "f": %q}`, i, tsDate(at.Add(time.Duration(i)*time.Minute)), v, v))
 	}
-	mustRun(t, db, "test", `{"find": "w", "collation": {"locale": "simple"}}`)
+	for _, c := range []string{"w", "plain"} {
+		loadCorpus(t, db, "test", c, docs)
+	}
+	const s1, s2 = `{"locale": "fr", "strength": 1}`, `{"locale": "en", "strength": 2}`
+	same := func(what string, cmd func(coll string) string) {
+		t.Helper()
+		a, b := mustRun(t, db, "test", cmd("w")), mustRun(t, db, "test", cmd("plain"))
+		if fmt.Sprint(field(a, "cursor.firstBatch"), field(a, "n")) != fmt.Sprint(field(b, "cursor.firstBatch"), field(b, "n")) {
+			t.Errorf("%s: time-series %v, ordinary %v", what, a, b)
+		}
+	}
+	for _, q := range []string{`{"f": "a"}`, `{"m.k": "COTE"}`, `{"m": {"k": "b"}}`, `{"f": {"$gte": "b"}}`, `{"f": {"$in": ["A", "côté"]}}`} {
+		for _, coll := range []string{s1, s2} {
+			same("find "+q, func(c string) string {
+				return `{"find": "` + c + `", "filter": ` + q + `, "sort": {"f": 1, "_id": 1}, "projection": {"_id": 1}, "collation": ` + coll + `}`
+			})
+			same("count "+q, func(c string) string { return `{"count": "` + c + `", "query": ` + q + `, "collation": ` + coll + `}` })
+		}
+	}
+	same("sort", func(c string) string {
+		return `{"find": "` + c + `", "sort": {"f": -1, "_id": 1}, "projection": {"_id": 1}, "collation": ` + s2 + `}`
+	})
+	same("update", func(c string) string {
+		return `{"update": "` + c + `", "updates": [{"q": {"m": {"k": "B"}, "f": "b"}, "u": {"$set": {"m": {"k": "C"}}}, "multi": true, "collation": ` + s2 + `}]}`
+	})
+	same("delete", func(c string) string {
+		return `{"delete": "` + c + `", "deletes": [{"q": {"f": "COTE"}, "limit": 0, "collation": ` + s1 + `}]}`
+	})
+	same("after", func(c string) string {
+		return `{"find": "` + c + `", "sort": {"_id": 1}}`
+	})
+	r := mustRun(t, db, "test", `{"findAndModify": "w", "query": {"f": "A"}, "sort": {"_id": -1}, "remove": true, "collation": `+s2+`}`)
+	if field(r, "value._id") != int32(1) {
+		t.Errorf("collated findAndModify remove: %v", r)
+	}
+	mustValidate(t, db, "test", "w")
 }
 
 // TestCollatedIndexModel is a seeded comparison: random strings (case,

@@ -212,17 +212,7 @@ func (timeseriesKind) insert(ctx context.Context, db *DB, c *coll, docs []any, o
 }
 
 func (timeseriesKind) query(db *DB, c *coll, filter bson.D, f *query.Filter, srt *query.Sort, o FindOptions, proj *query.Projection) (*queryExec, error) {
-	if f.Collator() != nil {
-		return nil, errTimeseriesCollation()
-	}
 	return db.timeseriesQuery(c, filter, f, srt, o, proj)
-}
-
-// errTimeseriesCollation refuses a non-simple collation on a time-series
-// collection rather than ignoring it (docs/collation.md).
-func errTimeseriesCollation() error {
-	return document.Errorf(document.CodeBadValue,
-		"a non-simple collation on a time-series collection is not supported by ttlkv (docs/collation.md)")
 }
 
 func (timeseriesKind) checkFind(c *coll, o FindOptions, srt *query.Sort) error {
@@ -256,9 +246,6 @@ func (timeseriesKind) update(db *DB, c *coll, _ []uint64, _ map[uint64][]byte, _
 }
 
 func (timeseriesKind) delete(ctx context.Context, db *DB, c *coll, f *query.Filter, s DeleteSpec) (int64, error) {
-	if f.Collator() != nil {
-		return 0, errTimeseriesCollation()
-	}
 	return db.deleteTimeseries(ctx, c, f, s)
 }
 

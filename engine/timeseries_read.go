@@ -20,16 +20,20 @@ import (
 // unchanged (every measurement of a bucket has the bucket's meta), and
 // date comparisons on the time field become conditions on control.min
 // and control.max of the time. Anything else (data fields, $nor, $expr,
-// $where, a $or with an untranslatable branch) adds no condition.
-func tsBucketFilter(o ts.Options, f bson.D) bson.D {
+// $where, a $or with an untranslatable branch) adds no condition. Under
+// a non-simple collation (collated) the metaField conditions are left
+// out too: the bucket filter runs without the collation, and a string
+// in the meta would compare differently; the time conditions compare
+// dates, which no collation changes.
+func tsBucketFilter(o ts.Options, f bson.D, collated bool) bson.D {
 	var out bson.D
 	for _, e := range f {
-		out = append(out, tsTranslate(o, e)...)
+		out = append(out, tsTranslate(o, e, collated)...)
 	}
 	return out
 }
 
-func tsTranslate(o ts.Options, e bson.E) bson.D {
+func tsTranslate(o ts.Options, e bson.E, collated bool) bson.D {
 	switch {
 	case e.Key == "$and" || e.Key == "$or":
 		arr, ok := e.Value.(bson.A)
@@ -42,7 +46,7 @@ func tsTranslate(o ts.Options, e bson.E) bson.D {
 			if !ok {
 				return nil
 			}
-			t := tsBucketFilter(o, d)
+			t := tsBucketFilter(o, d, collated)
 			if len(t) == 0 {
 				if e.Key == "$or" {
 					return nil // a branch that keeps every bucket
@@ -58,6 +62,9 @@ func tsTranslate(o ts.Options, e bson.E) bson.D {
 	case strings.HasPrefix(e.Key, "$"):
 		return nil
 	case o.MetaField != "" && (e.Key == o.MetaField || strings.HasPrefix(e.Key, o.MetaField+".")):
+		if collated {
+			return nil
+		}
 		return bson.D{{Key: "meta" + e.Key[len(o.MetaField):], Value: e.Value}}
 	case e.Key == o.TimeField:
 		return tsTimeConds(o, e.Value)
@@ -183,7 +190,7 @@ func (db *DB) tsScanner(c *coll, filter bson.D, f *query.Filter) (*scanner, *tsP
 	if err != nil {
 		return nil, nil, err
 	}
-	bf := tsBucketFilter(t.opts, filter)
+	bf := tsBucketFilter(t.opts, filter, f.Collator() != nil)
 	bff, err := query.ParseFilter(bf)
 	if err != nil {
 		bf, bff = bson.D{}, matchAll

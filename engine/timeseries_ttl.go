@@ -34,7 +34,7 @@ func tsRules(t *tsMeta, m *collMeta) []tsRule {
 		if !ix.TTL || ix.Partial == nil {
 			continue
 		}
-		f, err := query.ParseFilter(tsBucketFilter(t.opts, ix.Partial))
+		f, err := query.ParseFilter(tsBucketFilter(t.opts, ix.Partial, false))
 		if err != nil {
 			continue
 		}

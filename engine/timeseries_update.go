@@ -95,9 +95,6 @@ func (db *DB) tsFirstInOrder(ctx context.Context, c *coll, filter bson.D, f *que
 // srt, set by findAndModify, chooses the measurement a single update
 // changes; returnNew asks for it after the change rather than before.
 func (db *DB) updateTimeseries(ctx context.Context, c *coll, s UpdateSpec, f *query.Filter, u *query.Update, srt *query.Sort, returnNew bool) (*UpdateResult, bson.D, error) {
-	if f.Collator() != nil {
-		return nil, nil, errTimeseriesCollation()
-	}
 	res := &UpdateResult{}
 	match := tsMatchTarget(f, nil)
 	target, sorted, err := db.tsFirstInOrder(ctx, c, s.Filter, f, srt)
@@ -365,9 +362,6 @@ func (db *DB) tsFindOneAndDelete(ctx context.Context, c *coll, filter, sortD bso
 	}
 	if f, srt, err = collateQuery(c.m(), ctxCollation(ctx), f, srt); err != nil {
 		return nil, err
-	}
-	if f.Collator() != nil {
-		return nil, errTimeseriesCollation()
 	}
 	for attempt := 0; attempt < 100; attempt++ {
 		target, _, err := db.tsFirstInOrder(ctx, c, filter, f, srt)

@@ -307,7 +307,6 @@ func TestTimeseriesUpdateErrors(t *testing.T) {
 		{`{"q": {"m": 5}, "u": {"$set": {"f": 1}}, "upsert": true}`, document.CodeBadValue, "'t' must be present"},
 		{`{"q": {}, "u": {"$set": {"$y": 1}}}`, document.Code(52), "not valid for storage"},
 		{`{"q": {}, "u": {"t": {"$date": "2020-01-01T00:00:00Z"}}, "multi": true}`, document.CodeFailedToParse, "multi update is not supported for replacement"},
-		{`{"q": {"f": "f"}, "u": {"$set": {"f": 1}}, "collation": {"locale": "en", "strength": 2}}`, document.CodeBadValue, "collation"},
 	} {
 		r := mustRun(t, db, "test", `{"update": "w", "updates": [`+c.upd+`]}`)
 		if field(r, "writeErrors.0.code") != int32(c.code) || !contains(fmt.Sprint(field(r, "writeErrors.0.errmsg")), c.frag) {
