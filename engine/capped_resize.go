@@ -26,8 +26,9 @@ import (
 //     new id, the new size and max), clears the new id's pending-drop
 //     marker and sets one for the old id: this commit is the switch
 //     (FailpointCappedResizeSwitched);
-//  5. the old ring file is removed (FailpointCappedResizeRemoved) and
-//     the old id's index entries are deleted.
+//  5. the store is synced, so the switch survives a power cut, and the
+//     old ring file is removed (FailpointCappedResizeRemoved) and the
+//     old id's index entries are deleted.
 //
 // A crash before 4 reopens the old collection, complete (its ring was
 // never written); a crash after it reopens the new one, complete (its
@@ -192,6 +193,16 @@ func (db *DB) resizeCapped(ctx context.Context, c *coll, r *cappedResize) error 
 	db.mu.Unlock()
 	db.cursors.killColl(c)
 	db.failpoint(FailpointCappedResizeSwitched)
+	// The switch must be durable before the old ring goes: without
+	// SyncWrites the commit is in the OS's cache, which a power cut
+	// could lose together with the catalog entry naming the new ring.
+	if err := db.store.Sync(); err != nil {
+		if ost, ok := c.ext.(*cappedState); ok && ost != nil {
+			ost.ring.Close()
+		}
+		db.logf("collMod %s: syncing the switch, keeping the old ring file: %v", fin.ns(), err)
+		return nil
+	}
 	if err := db.dropExt(c); err != nil {
 		db.logf("collMod %s: removing the old ring file: %v", fin.ns(), err)
 	}
