@@ -279,6 +279,11 @@ const tsDeleteBatchBuckets = 64
 // Limit 1 only the first match goes. It returns the measurements
 // deleted.
 func (db *DB) deleteTimeseries(ctx context.Context, c *coll, f *query.Filter, s DeleteSpec) (int64, error) {
+	if s.Hint != nil {
+		if _, _, err := resolveHint(c.m(), s.Hint); err != nil {
+			return 0, err
+		}
+	}
 	_, info, err := db.tsScanner(c, s.Filter, f)
 	if err != nil || info.inner == nil {
 		return 0, err

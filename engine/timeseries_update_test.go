@@ -307,6 +307,7 @@ func TestTimeseriesUpdateErrors(t *testing.T) {
 		{`{"q": {"m": 5}, "u": {"$set": {"f": 1}}, "upsert": true}`, document.CodeBadValue, "'t' must be present"},
 		{`{"q": {}, "u": {"$set": {"$y": 1}}}`, document.Code(52), "not valid for storage"},
 		{`{"q": {}, "u": {"t": {"$date": "2020-01-01T00:00:00Z"}}, "multi": true}`, document.CodeFailedToParse, "multi update is not supported for replacement"},
+		{`{"q": {}, "u": {"$set": {"f": 1}}, "hint": "nope_1"}`, document.CodeBadValue, "hint provided does not correspond to an existing index"},
 	} {
 		r := mustRun(t, db, "test", `{"update": "w", "updates": [`+c.upd+`]}`)
 		if field(r, "writeErrors.0.code") != int32(c.code) || !contains(fmt.Sprint(field(r, "writeErrors.0.errmsg")), c.frag) {
@@ -317,9 +318,18 @@ func TestTimeseriesUpdateErrors(t *testing.T) {
 		}
 		unchanged(c.upd)
 	}
+	r, _ := run(t, db, "test", `{"delete": "w", "deletes": [{"q": {}, "limit": 0, "hint": "nope_1"}]}`)
+	if field(r, "writeErrors.0.code") != int32(document.CodeBadValue) {
+		t.Fatalf("delete with a bad hint: %v", r)
+	}
+	unchanged("delete with a bad hint")
+	mustRun(t, db, "test", `{"createIndexes": "w", "indexes": [{"key": {"m": 1}, "name": "m_1"}]}`)
+	for _, h := range []string{`"m_1"`, `{"m": 1}`, `{"$natural": 1}`} {
+		mustRun(t, db, "test", `{"update": "w", "updates": [{"q": {"m": 9}, "u": {"$set": {"f": 1}}, "hint": `+h+`}]}`)
+	}
 	// What MongoDB allows on measurements: changing _id (it is not
 	// immutable there), duplicating one, and upserts with a time.
-	r := mustRun(t, db, "test", fmt.Sprintf(`{"update": "w", "updates": [{"q": {"_id": 1}, "u": {"_id": 2, "t": %s, "m": 2}}]}`, at))
+	r = mustRun(t, db, "test", fmt.Sprintf(`{"update": "w", "updates": [{"q": {"_id": 1}, "u": {"_id": 2, "t": %s, "m": 2}}]}`, at))
 	if field(r, "nModified") != int32(1) {
 		t.Fatalf("replacement changing _id: %v", r)
 	}
