@@ -38,6 +38,14 @@ func tsRules(t *tsMeta, m *collMeta) []tsRule {
 		if err != nil {
 			continue
 		}
+		if c := ix.collator(); c != nil {
+			// The filter holds under the index's collation; every
+			// measurement of a bucket has the bucket's meta, so matching
+			// the bucket's meta under it is exact.
+			if f, err = f.Collate(c); err != nil {
+				continue
+			}
+		}
 		out = append(out, tsRule{expire: ix.Expire, partial: f})
 	}
 	return out
