@@ -348,8 +348,9 @@ func TestCollationTimeseriesDefault(t *testing.T) {
 	if got := firstBatch(t, mustRun(t, db, "test", `{"find": "w"}`)); len(got) != 1 || field(got[0], "_id") != int32(3) {
 		t.Errorf("left %v, want _id 3", got)
 	}
+	mustRun(t, db, "test", `{"collMod": "w", "expireAfterSeconds": 7200}`)
 	if n := field(mustRun(t, db, "test", `{"delete": "w", "deletes": [{"q": {"m": "B"}, "limit": 0}]}`), "n"); n != int32(1) {
-		t.Errorf("delete under the default collation: %v, want 1", n)
+		t.Errorf("delete under the default collation after a collMod: %v, want 1", n)
 	}
 	mustValidate(t, db, "test", "w")
 }
