@@ -58,7 +58,7 @@ func (db *DB) convertToCapped(ctx context.Context, dbName, name string, size int
 		return err
 	}
 	nc.meta.Store(nm)
-	if err := db.copyIntoCapped(ctx, c, old, nc); err != nil {
+	if err := db.copyIntoCapped(ctx, c, old, nc, 0); err != nil {
 		db.abortExt(nc, nm)
 		return err
 	}
@@ -83,9 +83,10 @@ func (db *DB) convertToCapped(ctx context.Context, dbName, name string, size int
 	return db.finishDrop(old.ID)
 }
 
-// copyIntoCapped appends every document of src (natural order) to the
-// new capped collection nc, which nobody else can see yet.
-func (db *DB) copyIntoCapped(ctx context.Context, src *coll, m *collMeta, nc *coll) error {
+// copyIntoCapped appends every document of src (natural order) but the
+// first skip to the new capped collection nc, which nobody else can see
+// yet.
+func (db *DB) copyIntoCapped(ctx context.Context, src *coll, m *collMeta, nc *coll, skip int) error {
 	all, err := query.ParseFilter(bson.D{})
 	if err != nil {
 		return err
@@ -105,6 +106,10 @@ func (db *DB) copyIntoCapped(ctx context.Context, src *coll, m *collMeta, nc *co
 		recs, err := sc.next(ctx, insertChunkDocs)
 		if err != nil {
 			return err
+		}
+		if skip > 0 {
+			k := min(skip, len(recs))
+			recs, skip = recs[k:], skip-k
 		}
 		w := newCappedWriter(db, nc, st)
 		cds := make([]cappedDoc, len(recs))

@@ -102,6 +102,13 @@ func (db *DB) insertCapped(ctx context.Context, c *coll, docs []any, ordered boo
 		c.wmu.Lock()
 		if c.dropped.Load() {
 			c.wmu.Unlock()
+			// A resize (collMod cappedSize, docs/capped.md §7.8) replaced
+			// the collection while this insert waited: go on in the new
+			// one, which holds what was inserted so far.
+			if nc := db.lookup(m.DB, m.Name); nc != nil && nc != c && nc.m().Kind == kindCapped {
+				c = nc
+				continue
+			}
 			return ids, werrs, errDropped
 		}
 		st, err := cappedOf(c)

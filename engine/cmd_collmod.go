@@ -21,6 +21,7 @@ func cmdCollMod(ctx context.Context, db *DB, dbName string, cmd bson.D) (bson.D,
 	hasIndex := false
 	var collOpts bson.D
 	var images any
+	var capOpts bson.D
 	for _, e := range cmd[1:] {
 		switch e.Key {
 		case "changeStreamPreAndPostImages":
@@ -37,9 +38,17 @@ func cmdCollMod(ctx context.Context, db *DB, dbName string, cmd bson.D) (bson.D,
 			indexOpt = d
 		case "expireAfterSeconds", "timeseries", "validator", "validationLevel", "validationAction":
 			collOpts = append(collOpts, e)
+		case "cappedSize", "cappedMax":
+			capOpts = append(capOpts, e)
 		case "comment", "writeConcern", "lsid", "$db", "dryRun":
 		default:
 			return nil, document.Errorf(document.CodeIDLUnknownField, "BSON field 'collMod.%s' is an unknown field.", e.Key)
+		}
+	}
+	var resize *cappedResize
+	if len(capOpts) > 0 {
+		if resize, err = parseCappedResize(capOpts); err != nil {
+			return nil, err
 		}
 	}
 	db.catMu.Lock()
@@ -47,6 +56,10 @@ func cmdCollMod(ctx context.Context, db *DB, dbName string, cmd bson.D) (bson.D,
 	c := db.lookup(dbName, name)
 	if c == nil {
 		return nil, document.Errorf(document.CodeNamespaceNotFound, "ns does not exist: %s.%s", dbName, name)
+	}
+	if resize != nil && c.m().Kind != kindCapped {
+		// Before anything changes (docs/capped.md §7.8).
+		return nil, db.resizeCapped(ctx, c, resize)
 	}
 	reply := bson.D{}
 	if images != nil {
@@ -83,6 +96,11 @@ func cmdCollMod(ctx context.Context, db *DB, dbName string, cmd bson.D) (bson.D,
 					return nil, document.Errorf(document.CodeInvalidOptions, "option only supported on a time-series collection: timeseries")
 				}
 			}
+		}
+	}
+	if resize != nil {
+		if err := db.resizeCapped(ctx, c, resize); err != nil {
+			return nil, err
 		}
 	}
 	return reply, nil

@@ -166,6 +166,45 @@ func sameCollation(ix *indexMeta, f *query.Filter, s *query.Sort) bool {
 	return collation.Equal(ix.collator(), c)
 }
 
+// indexBoundsUsable reports whether index ix may answer filter f on
+// its first field: its collation is the query's, or the bounds hold no
+// value that a collation changes (docs/collation.md): every interval
+// lies within one type class other than strings, documents and arrays,
+// whose keys are the same under every collation. ivs are f's bounds on
+// the field (ok false: none).
+func indexBoundsUsable(ix *indexMeta, f *query.Filter, s *query.Sort, ivs query.Intervals, ok bool) bool {
+	if sameCollation(ix, f, s) {
+		return true
+	}
+	if !ok || len(ivs) == 0 {
+		return false
+	}
+	for _, iv := range ivs {
+		lo, hi := boundClass(iv.Lo.Value), boundClass(iv.Hi.Value)
+		if lo != hi {
+			return false
+		}
+		switch lo {
+		case document.ClassString, document.ClassObject, document.ClassArray, document.ClassMinKey, document.ClassMaxKey, document.ClassUnknown:
+			return false
+		}
+	}
+	return true
+}
+
+// boundClass is the canonical type class of an interval end.
+func boundClass(v any) int {
+	switch b := v.(type) {
+	case query.TypeBracket:
+		return document.CanonicalType(b.Like)
+	case bson.MinKey:
+		return document.ClassMinKey
+	case bson.MaxKey:
+		return document.ClassMaxKey
+	}
+	return document.CanonicalType(v)
+}
+
 // collationKey carries a command's collation option through the context
 // to the helpers (count, distinct, findOneAndDelete) whose signatures
 // predate collations.

@@ -256,20 +256,103 @@ func TestCollationPartialIndex(t *testing.T) {
 	mustRun(t, db, "test", `{"insert": "c", "documents": [{"_id": 4, "kind": "b", "u": 1}]}`)
 }
 
-// TestCollationTimeseriesRefused: ttlkv does not collate time-series
-// reads, so it refuses a time-series collection with a default collation
-// and a collated read of one, rather than answer without the collation.
-func TestCollationTimeseriesRefused(t *testing.T) {
+// TestCollationTimeseries: an operation's collation applies to its reads, counts, sorts, deletes and
+// updates as on an ordinary collection (MongoDB's
+// timeseries_update_collation.js, timeseries_delete_collation.js): the
+// same answers as an ordinary collection holding the same documents.
+func TestCollationTimeseries(t *testing.T) {
 	t.Parallel()
-	db, _, _ := openTest(t)
-	wantCode(t, db, "test", `{"create": "w", "timeseries": {"timeField": "t"}, "collation": {"locale": "en"}}`, document.CodeBadValue, "time-series")
-	mustRun(t, db, "test", `{"create": "w", "timeseries": {"timeField": "t"}, "collation": {"locale": "simple"}}`)
-	wantCode(t, db, "test", `{"find": "w", "collation": {"locale": "en"}}`, document.CodeBadValue, "time-series")
-	r, _ := run(t, db, "test", `{"delete": "w", "deletes": [{"q": {}, "limit": 0, "collation": {"locale": "en"}}]}`)
-	if we, _ := field(r, "writeErrors").(bson.A); len(we) != 1 || field(we[0].(bson.D), "code") != int32(2) {
-		t.Errorf("collated delete on time-series: %v, want a 2 BadValue write error", r)
+	db, clk, _ := openTest(t)
+	mustRun(t, db, "test", `{"create": "w", "timeseries": {"timeField": "t", "metaField": "m"}, "collation": {"locale": "simple"}}`)
+	at := clk.Now().Add(-time.Hour)
+	var docs []string
+	for i, v := range []string{"a", "A", "b", "B", "côte", "cote", "Cote"} {
+		docs = append(docs, fmt.Sprintf(`{"_id": %d, "t": %s, "m": {"k": %q}, "f": %q}`, i, tsDate(at.Add(time.Duration(i)*time.Minute)), v, v))
 	}
-	mustRun(t, db, "test", `{"find": "w", "collation": {"locale": "simple"}}`)
+	for _, c := range []string{"w", "plain"} {
+		loadCorpus(t, db, "test", c, docs)
+	}
+	const s1, s2 = `{"locale": "fr", "strength": 1}`, `{"locale": "en", "strength": 2}`
+	same := func(what string, cmd func(coll string) string) {
+		t.Helper()
+		a, b := mustRun(t, db, "test", cmd("w")), mustRun(t, db, "test", cmd("plain"))
+		if fmt.Sprint(field(a, "cursor.firstBatch"), field(a, "n")) != fmt.Sprint(field(b, "cursor.firstBatch"), field(b, "n")) {
+			t.Errorf("%s: time-series %v, ordinary %v", what, a, b)
+		}
+	}
+	for _, q := range []string{`{"f": "a"}`, `{"m.k": "COTE"}`, `{"m": {"k": "b"}}`, `{"f": {"$gte": "b"}}`, `{"f": {"$in": ["A", "côté"]}}`} {
+		for _, coll := range []string{s1, s2} {
+			same("find "+q, func(c string) string {
+				return `{"find": "` + c + `", "filter": ` + q + `, "sort": {"f": 1, "_id": 1}, "projection": {"_id": 1}, "collation": ` + coll + `}`
+			})
+			same("count "+q, func(c string) string { return `{"count": "` + c + `", "query": ` + q + `, "collation": ` + coll + `}` })
+		}
+	}
+	same("sort", func(c string) string {
+		return `{"find": "` + c + `", "sort": {"f": -1, "_id": 1}, "projection": {"_id": 1}, "collation": ` + s2 + `}`
+	})
+	same("update", func(c string) string {
+		return `{"update": "` + c + `", "updates": [{"q": {"m": {"k": "B"}, "f": "b"}, "u": {"$set": {"m": {"k": "C"}}}, "multi": true, "collation": ` + s2 + `}]}`
+	})
+	same("delete", func(c string) string {
+		return `{"delete": "` + c + `", "deletes": [{"q": {"f": "COTE"}, "limit": 0, "collation": ` + s1 + `}]}`
+	})
+	same("after", func(c string) string {
+		return `{"find": "` + c + `", "sort": {"_id": 1}}`
+	})
+	r := mustRun(t, db, "test", `{"findAndModify": "w", "query": {"f": "A"}, "sort": {"_id": -1}, "remove": true, "collation": `+s2+`}`)
+	if field(r, "value._id") != int32(1) {
+		t.Errorf("collated findAndModify remove: %v", r)
+	}
+	mustValidate(t, db, "test", "w")
+}
+
+// TestCollationTimeseriesDefault: a time-series collection created with a
+// default collation lists it, compares under it in every operation
+// without its own, gives it to indexes created without one, and
+// evaluates a partial TTL index's filter on the metaField under it
+// (MongoDB's timeseries_nondefault_collation.js).
+func TestCollationTimeseriesDefault(t *testing.T) {
+	t.Parallel()
+	db, clk, _ := openTest(t)
+	mustRun(t, db, "test", `{"create": "w", "timeseries": {"timeField": "t", "metaField": "m"}, "collation": {"locale": "en", "strength": 2}}`)
+	r := mustRun(t, db, "test", `{"listCollections": 1, "filter": {"name": "w"}}`)
+	if loc := field(firstBatch(t, r)[0], "options.collation.locale"); loc != "en" {
+		t.Fatalf("listed collation = %v: %v", loc, r)
+	}
+	old := clk.Now().Add(-3 * time.Hour)
+	mustInsertTS(t, db, "w",
+		fmt.Sprintf(`{"_id": 1, "t": %s, "m": "a", "f": "x"}`, tsDate(old)),
+		fmt.Sprintf(`{"_id": 2, "t": %s, "m": "A", "f": "X"}`, tsDate(old)),
+		fmt.Sprintf(`{"_id": 3, "t": %s, "m": "b", "f": "y"}`, tsDate(clk.Now())))
+	if got := firstBatch(t, mustRun(t, db, "test", `{"find": "w", "filter": {"m": "a"}}`)); len(got) != 2 {
+		t.Errorf("find under the default collation: %d, want 2", len(got))
+	}
+	if got := firstBatch(t, mustRun(t, db, "test", `{"find": "w", "filter": {"m": "a"}, "collation": {"locale": "simple"}}`)); len(got) != 1 {
+		t.Errorf("find with the simple collation: %d, want 1", len(got))
+	}
+	if n := field(mustRun(t, db, "test", `{"update": "w", "updates": [{"q": {"f": "x"}, "u": {"$set": {"g": 1}}, "multi": true}]}`), "nModified"); n != int32(2) {
+		t.Errorf("update under the default collation modified %v, want 2", n)
+	}
+	mustRun(t, db, "test", `{"createIndexes": "w", "indexes": [{"key": {"m": 1}, "name": "m_1"}, {"key": {"t": 1}, "name": "ttl", "expireAfterSeconds": 60, "partialFilterExpression": {"m": "A"}}]}`)
+	for _, ix := range firstBatch(t, mustRun(t, db, "test", `{"listIndexes": "w"}`)) {
+		if loc := field(ix, "collation.locale"); loc != "en" {
+			t.Errorf("index %v has collation %v, want the collection's", field(ix, "name"), loc)
+		}
+	}
+	// The partial TTL index's {m: "A"} matches the "a" and "A" buckets
+	// under the collation; "b" is recent anyway.
+	if res := ttlPass(t, db); res.Deleted != 2 {
+		t.Errorf("ttl pass deleted %d buckets, want 2 (meta a and A)", res.Deleted)
+	}
+	if got := firstBatch(t, mustRun(t, db, "test", `{"find": "w"}`)); len(got) != 1 || field(got[0], "_id") != int32(3) {
+		t.Errorf("left %v, want _id 3", got)
+	}
+	mustRun(t, db, "test", `{"collMod": "w", "expireAfterSeconds": 7200}`)
+	if n := field(mustRun(t, db, "test", `{"delete": "w", "deletes": [{"q": {"m": "B"}, "limit": 0}]}`), "n"); n != int32(1) {
+		t.Errorf("delete under the default collation after a collMod: %v, want 1", n)
+	}
+	mustValidate(t, db, "test", "w")
 }
 
 // TestCollatedIndexModel is a seeded comparison: random strings (case,

@@ -62,10 +62,6 @@ func parseCreateOptions(opts bson.D) (*createOptions, error) {
 		for _, e := range opts {
 			has[e.Key] = e.Value
 		}
-		if _, ts := has["timeseries"]; ts && has["collation"] != nil {
-			return nil, document.Errorf(document.CodeBadValue,
-				"a non-simple collation on a time-series collection is not supported by ttlkv (docs/collation.md)")
-		}
 	}
 	if _, ok := has["viewOn"]; ok {
 		return nil, document.Errorf(document.CodeCommandNotFound, "views are not supported by ttlkv")

@@ -21,6 +21,9 @@ func (db *DB) findOneAndDelete(ctx context.Context, dbName, name string, filter,
 	if c.m().Kind == kindCapped {
 		return nil, document.Errorf(document.CodeIllegalOperation, "cannot remove from a capped collection: %s", c.m().ns())
 	}
+	if od, ok := kindOf(c.m()).(oneDeleter); ok {
+		return od.findOneAndDelete(ctx, db, c, filter, sortD)
+	}
 	for attempt := 0; attempt < 100; attempt++ {
 		_, p, q, err := db.findPlan(dbName, name, filter, FindOptions{Sort: sortD, Limit: 1, Collation: ctxCollation(ctx)})
 		if err != nil || q == nil || p == nil {

@@ -212,17 +212,7 @@ func (timeseriesKind) insert(ctx context.Context, db *DB, c *coll, docs []any, o
 }
 
 func (timeseriesKind) query(db *DB, c *coll, filter bson.D, f *query.Filter, srt *query.Sort, o FindOptions, proj *query.Projection) (*queryExec, error) {
-	if f.Collator() != nil {
-		return nil, errTimeseriesCollation()
-	}
 	return db.timeseriesQuery(c, filter, f, srt, o, proj)
-}
-
-// errTimeseriesCollation refuses a non-simple collation on a time-series
-// collection rather than ignoring it (docs/collation.md).
-func errTimeseriesCollation() error {
-	return document.Errorf(document.CodeBadValue,
-		"a non-simple collation on a time-series collection is not supported by ttlkv (docs/collation.md)")
 }
 
 func (timeseriesKind) checkFind(c *coll, o FindOptions, srt *query.Sort) error {
@@ -247,18 +237,15 @@ func (timeseriesKind) ridOfID(db *DB, c *coll, d bson.D) (uint64, error) {
 	return db.indexRidOfID(c, d)
 }
 
-func (timeseriesKind) canUpdate() error {
-	return document.Errorf(document.CodeIllegalOperation, "updates on time-series collections are not supported by ttlkv")
-}
+func (timeseriesKind) canUpdate() error { return nil }
 
+// update is never asked of a time-series collection: its update
+// statements run whole (updateStatement, timeseries_update.go).
 func (timeseriesKind) update(db *DB, c *coll, _ []uint64, _ map[uint64][]byte, _ *query.Filter, _ *query.Update, _ time.Time, _ bool) (int64, int64, bson.D, error) {
-	return 0, 0, nil, timeseriesKind{}.canUpdate()
+	return 0, 0, nil, document.Errorf(document.CodeInternalError, "time-series collection %s updated record by record", c.m().ns())
 }
 
 func (timeseriesKind) delete(ctx context.Context, db *DB, c *coll, f *query.Filter, s DeleteSpec) (int64, error) {
-	if f.Collator() != nil {
-		return 0, errTimeseriesCollation()
-	}
 	return db.deleteTimeseries(ctx, c, f, s)
 }
 

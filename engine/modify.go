@@ -817,6 +817,9 @@ func (db *DB) updateReturning(ctx context.Context, dbName, name string, s Update
 			"a pipeline update under a non-simple collation is not supported by ttlkv (docs/collation.md)")
 	}
 	u = u.Collate(f.Collator())
+	if su, ok := kindOf(c.m()).(statementUpdater); ok {
+		return su.updateStatement(ctx, db, c, s, f, u, sort, returnNew)
+	}
 	p, err := makePlan(c, c.m(), f, sort, s.Hint)
 	if err != nil {
 		return nil, nil, err
@@ -871,26 +874,36 @@ func (db *DB) updateReturning(ctx context.Context, dbName, name string, s Update
 		}
 	}
 	if res.MatchedCount == 0 && s.Upsert {
-		nd, err := u.Upsert(s.Filter, query.UpdateOptions{Now: now, IsUpsertInsert: true})
-		if err != nil {
-			return res, nil, err
-		}
-		ids, werrs, err := db.insertDocs(ctx, dbName, name, []any{nd}, true)
-		if err != nil {
-			return res, nil, err
-		}
-		if len(werrs) > 0 {
-			return res, nil, werrs[0].Err
-		}
-		res.UpsertedCount, res.UpsertedID = 1, ids[0]
-		if returnNew {
-			out, _ = prepareInsert(nd)
-			if out != nil {
-				out = set(out, "_id", ids[0])
-			}
-		}
+		nd, err := db.upsertOne(ctx, dbName, name, s, u, now, returnNew, res)
+		return res, nd, err
 	}
 	return res, out, nil
+}
+
+// upsertOne inserts the document of an upsert that matched nothing:
+// the filter's equalities with u applied. It records the insert in res
+// and returns the new document when returnNew.
+func (db *DB) upsertOne(ctx context.Context, dbName, name string, s UpdateSpec, u *query.Update, now time.Time, returnNew bool, res *UpdateResult) (bson.D, error) {
+	nd, err := u.Upsert(s.Filter, query.UpdateOptions{Now: now, IsUpsertInsert: true})
+	if err != nil {
+		return nil, err
+	}
+	ids, werrs, err := db.insertDocs(ctx, dbName, name, []any{nd}, true)
+	if err != nil {
+		return nil, err
+	}
+	if len(werrs) > 0 {
+		return nil, werrs[0].Err
+	}
+	res.UpsertedCount, res.UpsertedID = 1, ids[0]
+	if !returnNew {
+		return nil, nil
+	}
+	out, _ := prepareInsert(nd)
+	if out != nil {
+		out = set(out, "_id", ids[0])
+	}
+	return out, nil
 }
 
 // ridOfID finds the record id of a document by its _id.

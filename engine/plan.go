@@ -181,13 +181,15 @@ func makePlan(c *coll, m *collMeta, filter *query.Filter, sort *query.Sort, hint
 		eq[path] = true
 	}
 	for _, ix := range m.Indexes {
-		if !usable(ix) || !sameCollation(ix, filter, sort) {
+		if !usable(ix) {
 			continue
 		}
 		first := ix.Key[0].Key
-		if _, ok := filter.Bounds(first, !ix.Multikey); !ok {
+		ivs, ok := filter.Bounds(first, !ix.Multikey)
+		if !ok || !indexBoundsUsable(ix, filter, sort, ivs, ok) {
 			continue
 		}
+		same := sameCollation(ix, filter, sort)
 		score := 1
 		if eq[first] {
 			score = 3
@@ -195,7 +197,7 @@ func makePlan(c *coll, m *collMeta, filter *query.Filter, sort *query.Sort, hint
 				score = 4
 			}
 		}
-		if sort != nil && sortMatches(sort, ix) >= 0 {
+		if same && sort != nil && sortMatches(sort, ix) >= 0 {
 			score++
 		}
 		if score > bestScore {
@@ -250,9 +252,10 @@ func (p *plan) useIndex(ix *indexMeta) {
 	fields := keyFields(ix.Key)
 	ivs, ok := p.filter.Bounds(fields[0].path, !ix.Multikey)
 	same := sameCollation(ix, p.filter, p.sort)
-	if !same {
-		// A hinted index of another collation: its keys are not the
-		// query's, so scan all of it and let the filter decide.
+	if !indexBoundsUsable(ix, p.filter, p.sort, ivs, ok) {
+		// A hinted index of another collation whose bounds hold
+		// strings: its keys are not the query's, so scan all of it and
+		// let the filter decide.
 		ok = false
 	}
 	if !ok {

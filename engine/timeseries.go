@@ -115,6 +115,11 @@ func parseTimeseriesCreate(opts bson.D, has map[string]any, co *createOptions) (
 	}
 	co.kind = kindTimeseries
 	co.raw = tsOptionsDoc(o, tc.expire, tc.hasExpire)
+	if spec, ok := has["collation"]; ok && spec != nil {
+		// The collection's default collation (docs/collation.md): its
+		// operations and its indexes take it.
+		co.raw = append(co.raw, bson.E{Key: "collation", Value: spec})
+	}
 	co.ext = tc
 	return co, nil
 }

@@ -38,6 +38,9 @@ func (db *DB) collModTimeseries(c *coll, cmd bson.D) (bson.D, error) {
 	m := c.m()
 	nm := m.clone()
 	nm.Options = tsOptionsDoc(o, exp, hasExp)
+	if spec, ok := get(m.Options, "collation"); ok {
+		nm.Options = append(nm.Options, bson.E{Key: "collation", Value: spec}) // kept
+	}
 	if err := db.updateMeta(c, nm, nil); err != nil {
 		return nil, err
 	}

@@ -86,7 +86,12 @@ func (db *DB) createTimeseriesIndexes(ctx context.Context, c *coll, specs []bson
 	if err != nil {
 		return nil, err
 	}
+	// The probe carries the collection's default collation, which an
+	// index without its own takes (docs/collation.md).
 	probe := &collMeta{DB: c.m().DB, Name: c.m().Name, Kind: kindNormal, Indexes: []*indexMeta{idIndex()}}
+	if spec, ok := get(c.m().Options, "collation"); ok {
+		probe.Options = bson.D{{Key: "collation", Value: spec}}
+	}
 	parsed := make([]*indexMeta, 0, len(specs))
 	keys := make([]bson.D, 0, len(specs))
 	for _, s := range specs {

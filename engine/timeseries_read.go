@@ -20,16 +20,20 @@ import (
 // unchanged (every measurement of a bucket has the bucket's meta), and
 // date comparisons on the time field become conditions on control.min
 // and control.max of the time. Anything else (data fields, $nor, $expr,
-// $where, a $or with an untranslatable branch) adds no condition.
-func tsBucketFilter(o ts.Options, f bson.D) bson.D {
+// $where, a $or with an untranslatable branch) adds no condition. Under
+// a non-simple collation (collated) the metaField conditions are left
+// out too: the bucket filter runs without the collation, and a string
+// in the meta would compare differently; the time conditions compare
+// dates, which no collation changes.
+func tsBucketFilter(o ts.Options, f bson.D, collated bool) bson.D {
 	var out bson.D
 	for _, e := range f {
-		out = append(out, tsTranslate(o, e)...)
+		out = append(out, tsTranslate(o, e, collated)...)
 	}
 	return out
 }
 
-func tsTranslate(o ts.Options, e bson.E) bson.D {
+func tsTranslate(o ts.Options, e bson.E, collated bool) bson.D {
 	switch {
 	case e.Key == "$and" || e.Key == "$or":
 		arr, ok := e.Value.(bson.A)
@@ -42,7 +46,7 @@ func tsTranslate(o ts.Options, e bson.E) bson.D {
 			if !ok {
 				return nil
 			}
-			t := tsBucketFilter(o, d)
+			t := tsBucketFilter(o, d, collated)
 			if len(t) == 0 {
 				if e.Key == "$or" {
 					return nil // a branch that keeps every bucket
@@ -58,6 +62,9 @@ func tsTranslate(o ts.Options, e bson.E) bson.D {
 	case strings.HasPrefix(e.Key, "$"):
 		return nil
 	case o.MetaField != "" && (e.Key == o.MetaField || strings.HasPrefix(e.Key, o.MetaField+".")):
+		if collated {
+			return nil
+		}
 		return bson.D{{Key: "meta" + e.Key[len(o.MetaField):], Value: e.Value}}
 	case e.Key == o.TimeField:
 		return tsTimeConds(o, e.Value)
@@ -183,7 +190,7 @@ func (db *DB) tsScanner(c *coll, filter bson.D, f *query.Filter) (*scanner, *tsP
 	if err != nil {
 		return nil, nil, err
 	}
-	bf := tsBucketFilter(t.opts, filter)
+	bf := tsBucketFilter(t.opts, filter, f.Collator() != nil)
 	bff, err := query.ParseFilter(bf)
 	if err != nil {
 		bf, bff = bson.D{}, matchAll
@@ -272,6 +279,11 @@ const tsDeleteBatchBuckets = 64
 // Limit 1 only the first match goes. It returns the measurements
 // deleted.
 func (db *DB) deleteTimeseries(ctx context.Context, c *coll, f *query.Filter, s DeleteSpec) (int64, error) {
+	if s.Hint != nil {
+		if _, _, err := resolveHint(c.m(), s.Hint); err != nil {
+			return 0, err
+		}
+	}
 	_, info, err := db.tsScanner(c, s.Filter, f)
 	if err != nil || info.inner == nil {
 		return 0, err
@@ -291,7 +303,7 @@ func (db *DB) deleteTimeseries(ctx context.Context, c *coll, f *query.Filter, s 
 		if s.Limit == 1 {
 			limit = 1 - total
 		}
-		k, err := db.tsDeleteBatch(c, bc, rids[:n], f, limit)
+		k, err := db.tsDeleteBatch(c, bc, rids[:n], f.MatchErr, limit)
 		total += k
 		if err != nil {
 			return total, err
@@ -304,10 +316,10 @@ func (db *DB) deleteTimeseries(ctx context.Context, c *coll, f *query.Filter, s 
 	return total, nil
 }
 
-// tsDeleteBatch deletes, in one transaction, the measurements matching
-// f from the buckets rids (at most limit, 0: all), re-reading each
+// tsDeleteBatch deletes, in one transaction, the measurements match
+// accepts from the buckets rids (at most limit, 0: all), re-reading each
 // bucket inside the transaction.
-func (db *DB) tsDeleteBatch(c, bc *coll, rids []uint64, f *query.Filter, limit int64) (int64, error) {
+func (db *DB) tsDeleteBatch(c, bc *coll, rids []uint64, match tsMatch, limit int64) (int64, error) {
 	bc.wmu.Lock()
 	defer bc.wmu.Unlock()
 	if bc.dropped.Load() {
@@ -337,7 +349,7 @@ func (db *DB) tsDeleteBatch(c, bc *coll, rids []uint64, f *query.Filter, limit i
 			for _, m := range b.Measurements(o) {
 				ok := false
 				if limit == 0 || deleted+matched < limit {
-					if ok, err = f.MatchErr(m); err != nil {
+					if ok, err = match(m); err != nil {
 						return err
 					}
 				}
@@ -391,18 +403,11 @@ func (db *DB) tsDeleteBatch(c, bc *coll, rids []uint64, f *query.Filter, limit i
 	return deleted, nil
 }
 
-// rebuildBucket returns the stored (compressed) document of a bucket
-// holding the measurements keep (a subset of b's) with b's meta.
+// rebuildBucket returns the stored (compressed) document of bucket b
+// holding only the measurements keep (a subset of b's), with b's _id,
+// meta and min time (docs/timeseries.md §6.4).
 func rebuildBucket(o ts.Options, b *ts.Bucket, keep []bson.D) (bson.D, error) {
-	minT := bson.DateTime(math.MaxInt64)
-	for _, m := range keep {
-		t, _, _, err := o.Split(m)
-		if err != nil {
-			return nil, err
-		}
-		minT = min(minT, t)
-	}
-	nb := ts.NewBucket(o, minT, b.Meta, b.HasMeta)
+	nb := ts.NewBucketLike(o, b)
 	for _, m := range keep {
 		if err := nb.Add(o, m); err != nil {
 			return nil, document.Errorf(document.CodeInternalError, "rewriting time-series bucket %s: %v", b.ID.Hex(), err)

@@ -34,9 +34,17 @@ func tsRules(t *tsMeta, m *collMeta) []tsRule {
 		if !ix.TTL || ix.Partial == nil {
 			continue
 		}
-		f, err := query.ParseFilter(tsBucketFilter(t.opts, ix.Partial))
+		f, err := query.ParseFilter(tsBucketFilter(t.opts, ix.Partial, false))
 		if err != nil {
 			continue
+		}
+		if c := ix.collator(); c != nil {
+			// The filter holds under the index's collation; every
+			// measurement of a bucket has the bucket's meta, so matching
+			// the bucket's meta under it is exact.
+			if f, err = f.Collate(c); err != nil {
+				continue
+			}
 		}
 		out = append(out, tsRule{expire: ix.Expire, partial: f})
 	}

@@ -99,6 +99,19 @@ func specialBadCases() []badCase {
 		{name: "convertToCapped time-series", json: `{"convertToCapped": "tsc", "size": 4096}`, code: document.CodeCommandNotSupportedOnView},
 		{name: "convertToCapped size 0", json: `{"convertToCapped": "n", "size": 0}`, code: document.CodeBadValue},
 		{name: "convertToCapped size a string", json: `{"convertToCapped": "n", "size": "big"}`, code: document.CodeTypeMismatch},
+		// §7.8 capped resize (collMod cappedSize / cappedMax)
+		{name: "collMod cappedSize on a plain collection", json: `{"collMod": "c", "cappedSize": 8192}`, code: document.CodeInvalidOptions},
+		{name: "collMod cappedMax on a time-series collection", json: `{"collMod": "tsc", "cappedMax": 5}`, code: document.CodeInvalidOptions},
+		{name: "collMod cappedSize 0", json: `{"collMod": "cp", "cappedSize": 0}`, code: document.CodeInvalidOptions},
+		{name: "collMod cappedSize above 1 PiB", json: `{"collMod": "cp", "cappedSize": {"$numberLong": "1125899906842625"}}`, code: document.CodeInvalidOptions},
+		{name: "collMod cappedSize a string", json: `{"collMod": "cp", "cappedSize": "big"}`, code: document.CodeTypeMismatch},
+		{name: "collMod cappedMax 2^31", json: `{"collMod": "cp", "cappedMax": {"$numberLong": "2147483648"}}`, code: document.CodeInvalidOptions},
+		// §6.9 time-series updates
+		{name: "ts update removes the time field", json: `{"update": "tsc", "updates": [{"q": {}, "u": {"$unset": {"t": ""}}, "multi": true}]}`, writeErr: document.CodeBadValue},
+		{name: "ts update makes the time a string", json: `{"update": "tsc", "updates": [{"q": {"m": "a"}, "u": {"$set": {"t": "noon"}}}]}`, writeErr: document.CodeBadValue},
+		{name: "ts replacement without the time field", json: `{"update": "tsc", "updates": [{"q": {"m": "a"}, "u": {"m": "a", "v": 3}}]}`, writeErr: document.CodeBadValue},
+		{name: "ts upsert without the time field", json: `{"update": "tsc", "updates": [{"q": {"m": "zz"}, "u": {"$set": {"v": 3}}, "upsert": true}]}`, writeErr: document.CodeBadValue},
+		{name: "ts findAndModify sort $natural -1", json: `{"findAndModify": "tsc", "query": {}, "sort": {"$natural": -1}, "update": {"$set": {"v": 3}}}`, code: document.CodeBadValue},
 		// §8.1 tailable cursors
 		{name: "tailable on a plain collection", json: `{"find": "c", "tailable": true}`, code: document.CodeBadValue, frag: "tailable cursor requested on non capped collection"},
 		{name: "awaitData without tailable", json: `{"find": "cp", "awaitData": true}`, code: document.CodeFailedToParse},

@@ -190,6 +190,18 @@ func NewBucket(o Options, t bson.DateTime, meta any, hasMeta bool) *Bucket {
 	return b
 }
 
+// NewBucketLike returns an empty bucket with b's ID, meta and min time:
+// what b becomes when some of its measurements are deleted or updated
+// and the rest written again. The bucket keeps its identity and time
+// range (MongoDB keeps control.min of the time then too), so every
+// measurement that stays still fits.
+func NewBucketLike(o Options, b *Bucket) *Bucket {
+	nb := NewBucket(o, b.MinTime, b.Meta, b.HasMeta)
+	nb.ID, nb.MinTime, nb.maxTime = b.ID, b.MinTime, b.MinTime
+	nb.size = nb.baseSize(o)
+	return nb
+}
+
 func (b *Bucket) baseSize(o Options) int {
 	n := bucketOverhead + elemSize(o.TimeField, b.MinTime)
 	if b.HasMeta {

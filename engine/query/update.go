@@ -29,6 +29,9 @@ type UpdateOptions struct {
 	// IsUpsertInsert is true when the update builds the document an
 	// upsert inserts; only then does $setOnInsert apply.
 	IsUpsertInsert bool
+	// MutableID makes _id an ordinary field that an update may change
+	// or remove, as in a time-series collection's measurements.
+	MutableID bool
 }
 
 // Update is a parsed update document: either modifiers ($set, $inc...)
@@ -375,10 +378,11 @@ func (u *Update) IsReplacement() bool { return u.isRepl }
 // ImmutableField when _id would change or disappear, 14 TypeMismatch for
 // $inc/$mul on a non-number and $pop on a non-array, 2 BadValue for
 // $push/$addToSet/$pull/$pullAll on a non-array, 28 PathNotViable for a
-// path through a scalar.
+// path through a scalar. With o.MutableID, _id may change (a
+// replacement's own _id then comes first).
 func (u *Update) Apply(d bson.D, o UpdateOptions) (bson.D, error) {
 	if u.isRepl {
-		return replace(d, u.replacement)
+		return replace(d, u.replacement, o.MutableID)
 	}
 	if o.Now.IsZero() {
 		o.Now = time.Now()
@@ -395,7 +399,7 @@ func (u *Update) Apply(d bson.D, o UpdateOptions) (bson.D, error) {
 		if err != nil {
 			return nil, err
 		}
-		return replace(d, r)
+		return replace(d, r, o.MutableID)
 	}
 	for _, m := range u.mods {
 		var err error
@@ -407,7 +411,7 @@ func (u *Update) Apply(d bson.D, o UpdateOptions) (bson.D, error) {
 	if err := u.checkTopLevelDollar(out); err != nil {
 		return nil, err
 	}
-	if hadID {
+	if hadID && !o.MutableID {
 		newID, ok := getField(out, "_id")
 		if !ok || !sameValue(oldID, newID) {
 			return nil, immutableID()
@@ -449,12 +453,13 @@ func (u *Update) checkTopLevelDollar(out bson.D) error {
 }
 
 // replace returns repl as the replacement of d: d's _id first (repl
-// may repeat it, not change it), then repl's other fields.
-func replace(d, repl bson.D) (bson.D, error) {
+// may repeat it, not change it unless mutableID, when repl's _id wins),
+// then repl's other fields.
+func replace(d, repl bson.D, mutableID bool) (bson.D, error) {
 	oldID, hadID := getField(d, "_id")
 	out := make(bson.D, 0, len(repl)+1)
 	newID, hasID := getField(repl, "_id")
-	if hadID {
+	if hadID && !(mutableID && hasID) {
 		if hasID && !sameValue(oldID, newID) {
 			return nil, immutableID()
 		}
