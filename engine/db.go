@@ -23,7 +23,13 @@ var (
 	// ErrNoDocuments is returned by FindOne when nothing matches, like
 	// the driver's mongo.ErrNoDocuments.
 	ErrNoDocuments = errors.New("engine: no documents in result")
+	// ErrLocked is wrapped by Open's error when another process (or
+	// another DB in this one) holds the data directory.
+	ErrLocked = lsm.ErrLocked
 )
+
+// DefaultMemoryBudget is Options.MemoryBudget's default, 160 MiB.
+const DefaultMemoryBudget = lsm.DefaultMemoryBudget
 
 // Error is the typed error every user mistake returns: MongoDB's code,
 // code name and a message. Use errors.As(err, &e) with e *engine.Error.

@@ -49,7 +49,7 @@ type Options struct {
 	// MemoryBudget is the memory the storage layer's own structures may
 	// take: Badger's memtables, block and index caches and concurrent
 	// compactions are sized from it (lsm.Options.MemoryBudget). Default
-	// 160 MiB (lsm.DefaultMemoryBudget); at least 32 MiB. The process's
+	// 160 MiB (DefaultMemoryBudget); at least 32 MiB. The process's
 	// RSS is larger: see the README's "Memory" section for what to
 	// expect and for GOMEMLIMIT.
 	MemoryBudget int64

@@ -26,7 +26,6 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/ttlkv/ttlkv/engine"
-	"github.com/ttlkv/ttlkv/lsm"
 )
 
 // version is the ttlkv release this binary reports; set with -ldflags
@@ -41,7 +40,7 @@ const defaultDir = "ttlkv-data"
 // GOMEMLIMIT is set: the engine's default memory budget plus 64 MiB for
 // the rest of the heap, so that the garbage collector, not the heap's
 // doubling, decides the peak (README, "Memory").
-const memoryLimit = lsm.DefaultMemoryBudget + 64<<20
+const memoryLimit = engine.DefaultMemoryBudget + 64<<20
 
 func main() {
 	if os.Getenv("GOMEMLIMIT") == "" {

@@ -6,7 +6,7 @@ import (
 	"io/fs"
 	"strings"
 
-	"github.com/ttlkv/ttlkv/lsm"
+	"github.com/ttlkv/ttlkv/engine"
 )
 
 // openError says why a data directory could not be opened, in one
@@ -20,7 +20,7 @@ func openError(dir string, err error) error {
 	switch {
 	case errors.Is(err, fs.ErrPermission) || strings.Contains(msg, "permission denied"):
 		return fmt.Errorf("cannot open data directory %s: permission denied: this user must be able to read and write the directory and every file in it (%v)", dir, rootCause(err))
-	case errors.Is(err, lsm.ErrLocked):
+	case errors.Is(err, engine.ErrLocked):
 		// Badger's lock error repeats this three times over; say it once.
 		return fmt.Errorf("data directory %s is in use by another process (is 'ttlkv serve' or another ttlkv running on it?). "+
 			"Badger lets one process open a directory at a time, even to read: stop that process first, "+
