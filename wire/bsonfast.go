@@ -199,7 +199,7 @@ func appendA(dst []byte, a bson.A) ([]byte, error) {
 	var key [20]byte
 	for i, v := range a {
 		k := appendIndex(key[:0], i)
-		if dst, err = appendElem(dst, string(k), v); err != nil {
+		if dst, err = appendElem(dst, k, v); err != nil {
 			return nil, err
 		}
 	}
@@ -222,7 +222,11 @@ func appendIndex(b []byte, i int) []byte {
 	return append(b, tmp[n:]...)
 }
 
-func appendKey(dst []byte, t bson.Type, key string) ([]byte, error) {
+// bsonKey is a field name as a string, or an array index as the bytes
+// of its decimal digits (no string to allocate for each element).
+type bsonKey interface{ ~string | ~[]byte }
+
+func appendKey[K bsonKey](dst []byte, t bson.Type, key K) ([]byte, error) {
 	for i := 0; i < len(key); i++ {
 		if key[i] == 0 {
 			return nil, fmt.Errorf("BSON element key %q contains a NUL byte", key)
@@ -233,7 +237,7 @@ func appendKey(dst []byte, t bson.Type, key string) ([]byte, error) {
 	return append(dst, 0), nil
 }
 
-func appendElem(dst []byte, key string, v any) ([]byte, error) {
+func appendElem[K bsonKey](dst []byte, key K, v any) ([]byte, error) {
 	var err error
 	switch x := v.(type) {
 	case bson.D:
