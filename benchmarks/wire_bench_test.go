@@ -1,12 +1,15 @@
 package benchmarks
 
 import (
+	"bufio"
 	"context"
 	"net"
 	"os"
+	"os/exec"
 	"sort"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -22,7 +25,14 @@ import (
 // the same engine: the embedded Go API, the official Go driver through
 // the in-process dialer, and the driver over loopback TCP. Each way gets
 // a fresh data directory; the order of the three alternates between
-// runs.
+// runs. With TTLKV_BENCH_WIRE_PROC=1 a fourth way joins them: the
+// driver over loopback TCP to `ttlkv serve` in a child process, whose
+// CPU time (from /proc) separates the server's work from the client's.
+//
+// Besides wall-time rates, each way reports the CPU time of the process
+// during its turns (cpu-µs per document or per operation): unlike wall
+// time it hardly moves when other processes load the machine, and for
+// the in-process and TCP ways it is client and server together.
 
 func wireEnvInt(name string, def int) int {
 	if n, err := strconv.Atoi(os.Getenv(name)); err == nil && n > 0 {
@@ -39,6 +49,9 @@ type wireTarget struct {
 	ins   func(docs []any)
 	find  func() int
 	one   func(id int)
+	// serverCPU is the CPU time the child server process has used so
+	// far ("proc" only).
+	serverCPU func() time.Duration
 }
 
 func openWireTarget(b *testing.B, kind string) *wireTarget {
@@ -78,6 +91,10 @@ func openWireTarget(b *testing.B, kind string) *wireTarget {
 		t.close = func() { db.Close() }
 		return t
 	}
+	if kind == "proc" {
+		db.Close()
+		return openProcTarget(b, t)
+	}
 	srv := wire.NewServer(db, wire.Options{})
 	o := options.Client()
 	if kind == "inproc" {
@@ -94,6 +111,20 @@ func openWireTarget(b *testing.B, kind string) *wireTarget {
 	if err != nil {
 		b.Fatal(err)
 	}
+	driverTarget(b, t, client)
+	close := t.close
+	t.close = func() {
+		close()
+		srv.Close()
+		db.Close()
+	}
+	return t
+}
+
+// driverTarget fills t's operations with the official driver's calls
+// through client.
+func driverTarget(b *testing.B, t *wireTarget, client *mongo.Client) {
+	ctx := context.Background()
 	c := client.Database("bench").Collection("docs")
 	t.ins = func(docs []any) {
 		if _, err := c.InsertMany(ctx, docs); err != nil {
@@ -119,104 +150,221 @@ func openWireTarget(b *testing.B, kind string) *wireTarget {
 			b.Fatal(err)
 		}
 	}
-	t.close = func() {
-		client.Disconnect(ctx)
-		srv.Close()
-		db.Close()
+	t.close = func() { client.Disconnect(ctx) }
+}
+
+// openProcTarget starts `ttlkv serve` on a free loopback port in a
+// child process with a fresh data directory and connects the driver.
+func openProcTarget(b *testing.B, t *wireTarget) *wireTarget {
+	b.Helper()
+	cmd := exec.Command(ttlkvBinary(b), "serve", "--dir", b.TempDir(), "--port", "0")
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		b.Fatal(err)
 	}
+	if err := cmd.Start(); err != nil {
+		b.Fatal(err)
+	}
+	addr := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(stderr)
+		for sc.Scan() {
+			if _, a, ok := strings.Cut(sc.Text(), "waiting for connections on "); ok {
+				select {
+				case addr <- a:
+				default:
+				}
+			}
+		}
+	}()
+	var a string
+	select {
+	case a = <-addr:
+	case <-time.After(30 * time.Second):
+		cmd.Process.Kill()
+		b.Fatal("ttlkv serve did not report its address within 30 s")
+	}
+	client, err := mongo.Connect(options.Client().ApplyURI("mongodb://" + a))
+	if err != nil {
+		cmd.Process.Kill()
+		b.Fatal(err)
+	}
+	driverTarget(b, t, client)
+	disconnect := t.close
+	t.close = func() {
+		disconnect()
+		cmd.Process.Signal(syscall.SIGTERM)
+		cmd.Wait()
+	}
+	pid := cmd.Process.Pid
+	t.serverCPU = func() time.Duration { return procCPU(pid) }
 	return t
 }
 
-var wireKinds = []string{"embedded", "inproc", "tcp"}
+// procCPU is the user+system CPU time process pid has used, from
+// /proc/pid/stat (clock ticks of 10 ms).
+func procCPU(pid int) time.Duration {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return 0
+	}
+	s := string(b)
+	i := strings.LastIndexByte(s, ')') // the command name may hold spaces
+	if i < 0 {
+		return 0
+	}
+	f := strings.Fields(s[i+1:])
+	if len(f) < 13 {
+		return 0
+	}
+	ut, _ := strconv.ParseInt(f[11], 10, 64)
+	st, _ := strconv.ParseInt(f[12], 10, 64)
+	return time.Duration(ut+st) * 10 * time.Millisecond
+}
 
-// wireRotate is the order of the three ways for step i: each goes
-// first, second and third equally often, so load that comes and goes
-// on the machine hits all three alike.
-func wireRotate(i int) []string {
-	k := i % 3
-	return []string{wireKinds[k], wireKinds[(k+1)%3], wireKinds[(k+2)%3]}
+// wireKinds are the ways in that take turns: the three always, and the
+// child-process server when TTLKV_BENCH_WIRE_PROC=1.
+func wireKinds() []string {
+	k := []string{"embedded", "inproc", "tcp"}
+	if os.Getenv("TTLKV_BENCH_WIRE_PROC") == "1" {
+		k = append(k, "proc")
+	}
+	return k
+}
+
+// wireRotate is the order of the ways for step i: each goes first,
+// second, third... equally often, so load that comes and goes on the
+// machine hits all alike.
+func wireRotate(kinds []string, i int) []string {
+	out := make([]string, len(kinds))
+	for j := range kinds {
+		out[j] = kinds[(i+j)%len(kinds)]
+	}
+	return out
 }
 
 // BenchmarkWireInsertMany inserts TTLKV_BENCH_WIRE_BATCHES (default 20)
 // batches of 1000 documents of about 150 bytes, then reads them all
-// back, through each way in; the three ways take turns batch by batch.
-// Reported: docs/s of each and the driver's ratios to the embedded API
-// (tcp-x-embedded is issue 16's >= 0.7x).
+// back, through each way in; the ways take turns batch by batch.
+// Reported: docs/s of each, the driver's ratios to the embedded API
+// (tcp-x-embedded is issue 16's >= 0.7x), and the process's CPU time per
+// document during each way's turns; with the child-process server, its
+// own CPU per document beside the client's.
 func BenchmarkWireInsertMany(b *testing.B) {
 	batches := wireEnvInt("TTLKV_BENCH_WIRE_BATCHES", 20)
 	const batch = 1000
 	pad := strings.Repeat("p", 100)
+	kinds := wireKinds()
 	for it := 0; it < b.N; it++ {
 		ts := map[string]*wireTarget{}
-		for _, k := range wireKinds {
+		for _, k := range kinds {
 			ts[k] = openWireTarget(b, k)
 		}
 		ins, find := map[string]time.Duration{}, map[string]time.Duration{}
+		insCPU, findCPU := map[string]time.Duration{}, map[string]time.Duration{}
+		var srvIns, srvFind time.Duration
+		turn := func(kind string, wall, cpu map[string]time.Duration, f func()) {
+			start, c0 := time.Now(), cpuTime()
+			f()
+			wall[kind] += time.Since(start)
+			cpu[kind] += cpuTime() - c0
+		}
+		srv0 := serverCPU(ts)
 		for k := range batches {
 			docs := make([]any, batch)
 			for i := range docs {
 				n := k*batch + i
 				docs[i] = bson.D{{Key: "_id", Value: n}, {Key: "n", Value: n}, {Key: "s", Value: pad}}
 			}
-			for _, kind := range wireRotate(k) {
-				start := time.Now()
-				ts[kind].ins(docs)
-				ins[kind] += time.Since(start)
+			for _, kind := range wireRotate(kinds, k) {
+				turn(kind, ins, insCPU, func() { ts[kind].ins(docs) })
 			}
 		}
-		for r := range 3 {
-			for _, kind := range wireRotate(r) {
-				start := time.Now()
-				if got := ts[kind].find(); got != batches*batch {
-					b.Fatalf("%s: read %d documents, want %d", kind, got, batches*batch)
-				}
-				find[kind] += time.Since(start)
+		srv1 := serverCPU(ts)
+		srvIns = srv1 - srv0
+		for r := range len(kinds) {
+			for _, kind := range wireRotate(kinds, r) {
+				turn(kind, find, findCPU, func() {
+					if got := ts[kind].find(); got != batches*batch {
+						b.Fatalf("%s: read %d documents, want %d", kind, got, batches*batch)
+					}
+				})
 			}
 		}
-		for _, k := range wireKinds {
+		srvFind = serverCPU(ts) - srv1
+		for _, k := range kinds {
 			ts[k].close()
 		}
 		n := batches * batch
-		for _, k := range wireKinds {
+		reads := len(kinds) * n
+		for _, k := range kinds {
 			b.ReportMetric(rate(n, ins[k]), k+"-ins-docs/s")
-			b.ReportMetric(rate(3*n, find[k]), k+"-find-docs/s")
+			b.ReportMetric(rate(reads, find[k]), k+"-find-docs/s")
+			b.ReportMetric(perDocµs(insCPU[k], n), k+"-ins-cpu-µs/doc")
+			b.ReportMetric(perDocµs(findCPU[k], reads), k+"-find-cpu-µs/doc")
 		}
 		b.ReportMetric(ins["embedded"].Seconds()/ins["tcp"].Seconds(), "tcp-x-embedded")
 		b.ReportMetric(ins["embedded"].Seconds()/ins["inproc"].Seconds(), "inproc-x-embedded")
 		b.ReportMetric(find["embedded"].Seconds()/find["tcp"].Seconds(), "find-tcp-x-embedded")
+		if ts["proc"] != nil {
+			b.ReportMetric(ins["embedded"].Seconds()/ins["proc"].Seconds(), "proc-x-embedded")
+			b.ReportMetric(find["embedded"].Seconds()/find["proc"].Seconds(), "find-proc-x-embedded")
+			b.ReportMetric(perDocµs(srvIns, n), "proc-ins-server-cpu-µs/doc")
+			b.ReportMetric(perDocµs(srvFind, reads), "proc-find-server-cpu-µs/doc")
+		}
 	}
 }
 
+// serverCPU is the child server's CPU time so far, 0 without one.
+func serverCPU(ts map[string]*wireTarget) time.Duration {
+	if t := ts["proc"]; t != nil {
+		return t.serverCPU()
+	}
+	return 0
+}
+
+func perDocµs(d time.Duration, n int) float64 { return float64(d.Microseconds()) / float64(n) }
+
 // BenchmarkWireRoundTrip runs TTLKV_BENCH_WIRE_OPS (default 2000)
 // single-document round trips (insertOne, then find by _id) through
-// each way in, taking turns op by op, and reports the median of each
-// and the driver's p50 overhead over the embedded call in µs (issue
-// 16's <= 100 µs).
+// each way in, taking turns op by op, and reports the median of each,
+// the driver's p50 overhead over the embedded call in µs (issue 16's
+// <= 100 µs), and the process's CPU time per round trip of each way.
 func BenchmarkWireRoundTrip(b *testing.B) {
 	ops := wireEnvInt("TTLKV_BENCH_WIRE_OPS", 2000)
+	kinds := wireKinds()
 	for it := 0; it < b.N; it++ {
 		ts := map[string]*wireTarget{}
 		lat := map[string][]time.Duration{}
-		for _, k := range wireKinds {
+		cpu := map[string]time.Duration{}
+		for _, k := range kinds {
 			ts[k] = openWireTarget(b, k)
 			ts[k].one(-1) // connect and warm up
 		}
+		srv0 := serverCPU(ts)
 		for i := range ops {
-			for _, kind := range wireRotate(i) {
-				start := time.Now()
+			for _, kind := range wireRotate(kinds, i) {
+				start, c0 := time.Now(), cpuTime()
 				ts[kind].one(i)
 				lat[kind] = append(lat[kind], time.Since(start))
+				cpu[kind] += cpuTime() - c0
 			}
 		}
+		srv := serverCPU(ts) - srv0
 		p50 := map[string]time.Duration{}
-		for _, k := range wireKinds {
+		for _, k := range kinds {
 			ts[k].close()
 			l := lat[k]
 			sort.Slice(l, func(i, j int) bool { return l[i] < l[j] })
 			p50[k] = l[len(l)/2]
 			b.ReportMetric(float64(p50[k].Microseconds()), k+"-p50-µs")
+			b.ReportMetric(perDocµs(cpu[k], ops), k+"-cpu-µs/op")
 		}
 		b.ReportMetric(float64((p50["tcp"] - p50["embedded"]).Microseconds()), "tcp-overhead-p50-µs")
 		b.ReportMetric(float64((p50["inproc"] - p50["embedded"]).Microseconds()), "inproc-overhead-p50-µs")
+		if ts["proc"] != nil {
+			b.ReportMetric(float64((p50["proc"] - p50["embedded"]).Microseconds()), "proc-overhead-p50-µs")
+			b.ReportMetric(perDocµs(srv, ops), "proc-server-cpu-µs/op")
+		}
 	}
 }

@@ -1,11 +1,14 @@
 package wire
 
 import (
+	"bytes"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"math"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 )
 
 // The driver's reflection-based bson.Unmarshal and bson.Marshal cost
@@ -14,73 +17,162 @@ import (
 // producing the same Go types as bson.Unmarshal into a bson.D (and
 // falling back to the driver for the rare types).
 
-// rawToD converts a validated document.
-func rawToD(raw bson.Raw) (bson.D, error) {
-	elems, err := raw.Elements()
+// rawToD converts a validated document. It walks the bytes once with
+// no intermediate element list, shares the strings of common field
+// names, and copies binary data, so the result never aliases raw (a
+// read buffer may be reused).
+func rawToD(raw bson.Raw) (bson.D, error) { return rawToDCap(raw, 0) }
+
+// rawToDCap is rawToD leaving room for extra more fields.
+func rawToDCap(raw bson.Raw, extra int) (bson.D, error) {
+	elems, err := docElems(raw)
 	if err != nil {
 		return nil, err
 	}
-	d := make(bson.D, len(elems))
-	for i, e := range elems {
-		v, err := rawValue(e.Value())
+	n := 0
+	for r := elems; len(r) > 0; n++ {
+		var ok bool
+		if _, r, ok = bsoncore.ReadElement(r); !ok {
+			return nil, errCorrupt
+		}
+	}
+	d := make(bson.D, 0, n+extra)
+	for len(elems) > 0 {
+		el, rest, _ := bsoncore.ReadElement(elems)
+		elems = rest
+		k, err := el.KeyBytesErr()
 		if err != nil {
 			return nil, err
 		}
-		d[i] = bson.E{Key: e.Key(), Value: v}
+		v, err := coreValue(el)
+		if err != nil {
+			return nil, err
+		}
+		d = append(d, bson.E{Key: fieldName(k), Value: v})
 	}
 	return d, nil
 }
 
-func rawToA(raw bson.Raw) (bson.A, error) {
-	vals, err := raw.Values()
+var errCorrupt = errors.New("corrupted BSON document")
+
+// docElems returns the elements of a document: the bytes between its
+// length and its final NUL.
+func docElems(raw []byte) ([]byte, error) {
+	if len(raw) < 5 {
+		return nil, errCorrupt
+	}
+	n := int(binary.LittleEndian.Uint32(raw))
+	if n < 5 || n > len(raw) || raw[n-1] != 0 {
+		return nil, errCorrupt
+	}
+	return raw[4 : n-1], nil
+}
+
+func rawToA(raw []byte) (bson.A, error) {
+	elems, err := docElems(raw)
 	if err != nil {
 		return nil, err
 	}
-	a := make(bson.A, len(vals))
-	for i, rv := range vals {
-		v, err := rawValue(rv)
+	n := 0
+	for r := elems; len(r) > 0; n++ {
+		var ok bool
+		if _, r, ok = bsoncore.ReadElement(r); !ok {
+			return nil, errCorrupt
+		}
+	}
+	a := make(bson.A, 0, n)
+	for len(elems) > 0 {
+		el, rest, _ := bsoncore.ReadElement(elems)
+		elems = rest
+		v, err := coreValue(el)
 		if err != nil {
 			return nil, err
 		}
-		a[i] = v
+		a = append(a, v)
 	}
 	return a, nil
 }
 
-func rawValue(rv bson.RawValue) (any, error) {
-	switch rv.Type {
-	case bson.TypeDouble:
-		return rv.Double(), nil
-	case bson.TypeString:
-		return rv.StringValue(), nil
-	case bson.TypeEmbeddedDocument:
-		return rawToD(rv.Document())
-	case bson.TypeArray:
-		return rawToA(bson.Raw(rv.Array()))
-	case bson.TypeBinary:
-		st, data := rv.Binary()
-		return bson.Binary{Subtype: st, Data: data}, nil
-	case bson.TypeObjectID:
-		return rv.ObjectID(), nil
-	case bson.TypeBoolean:
-		return rv.Boolean(), nil
-	case bson.TypeDateTime:
-		return bson.DateTime(rv.DateTime()), nil
-	case bson.TypeNull:
-		return nil, nil
-	case bson.TypeInt32:
-		return rv.Int32(), nil
-	case bson.TypeInt64:
-		return rv.Int64(), nil
-	case bson.TypeTimestamp:
-		t, i := rv.Timestamp()
-		return bson.Timestamp{T: t, I: i}, nil
-	case bson.TypeDecimal128:
-		return rv.Decimal128(), nil
+// commonFields are field names shared instead of allocated for each
+// command: the commands' own and the usual document fields.
+var commonFields = func() map[string]string {
+	m := map[string]string{}
+	for _, k := range []string{"_id", "$db", "lsid", "id", "insert", "documents", "ordered", "find", "filter",
+		"limit", "singleBatch", "batchSize", "getMore", "collection", "update", "updates", "delete", "deletes",
+		"q", "u", "multi", "upsert", "writeConcern", "w", "j", "wtimeout", "$clusterTime", "clusterTime",
+		"signature", "hash", "keyId", "txnNumber", "autocommit", "maxTimeMS", "comment", "sort", "projection",
+		"skip", "hint", "aggregate", "pipeline", "cursor", "killCursors", "cursors", "$readPreference", "mode",
+		"ping", "hello", "isMaster", "ismaster", "endSessions", "count", "query", "distinct", "key",
+		"findAndModify", "remove", "new", "fields", "apiVersion", "readConcern", "level"} {
+		m[k] = k
 	}
-	var v any
-	err := rv.Unmarshal(&v)
-	return v, err
+	return m
+}()
+
+func fieldName(k []byte) string {
+	if s, ok := commonFields[string(k)]; ok {
+		return s
+	}
+	return string(k)
+}
+
+// coreValue converts one element's value to the Go type bson.Unmarshal
+// into a bson.D gives it.
+func coreValue(el bsoncore.Element) (any, error) {
+	v, err := el.ValueErr()
+	if err != nil {
+		return nil, err
+	}
+	ok := true
+	var out any
+	switch v.Type {
+	case bsoncore.TypeDouble:
+		out, ok = v.DoubleOK()
+	case bsoncore.TypeString:
+		out, ok = v.StringValueOK()
+	case bsoncore.TypeEmbeddedDocument:
+		return rawToD(bson.Raw(v.Data))
+	case bsoncore.TypeArray:
+		return rawToA(v.Data)
+	case bsoncore.TypeBinary:
+		var st byte
+		var data []byte
+		if st, data, ok = v.BinaryOK(); ok {
+			out = bson.Binary{Subtype: st, Data: bytes.Clone(data)}
+		}
+	case bsoncore.TypeObjectID:
+		var id [12]byte
+		id, ok = v.ObjectIDOK()
+		out = bson.ObjectID(id)
+	case bsoncore.TypeBoolean:
+		out, ok = v.BooleanOK()
+	case bsoncore.TypeDateTime:
+		var ms int64
+		ms, ok = v.DateTimeOK()
+		out = bson.DateTime(ms)
+	case bsoncore.TypeNull:
+		return nil, nil
+	case bsoncore.TypeInt32:
+		out, ok = v.Int32OK()
+	case bsoncore.TypeInt64:
+		out, ok = v.Int64OK()
+	case bsoncore.TypeTimestamp:
+		var t, i uint32
+		t, i, ok = v.TimestampOK()
+		out = bson.Timestamp{T: t, I: i}
+	case bsoncore.TypeDecimal128:
+		var h, l uint64
+		h, l, ok = v.Decimal128OK()
+		out = bson.NewDecimal128(h, l)
+	default:
+		var x any
+		err := bson.RawValue{Type: bson.Type(v.Type), Value: bytes.Clone(v.Data)}.Unmarshal(&x)
+		return x, err
+	}
+	if !ok {
+		return nil, errCorrupt
+	}
+	return out, nil
 }
 
 // marshalD encodes d, as bson.Marshal does.
@@ -107,7 +199,7 @@ func appendA(dst []byte, a bson.A) ([]byte, error) {
 	var key [20]byte
 	for i, v := range a {
 		k := appendIndex(key[:0], i)
-		if dst, err = appendElem(dst, string(k), v); err != nil {
+		if dst, err = appendElem(dst, k, v); err != nil {
 			return nil, err
 		}
 	}
@@ -130,7 +222,11 @@ func appendIndex(b []byte, i int) []byte {
 	return append(b, tmp[n:]...)
 }
 
-func appendKey(dst []byte, t bson.Type, key string) ([]byte, error) {
+// bsonKey is a field name as a string, or an array index as the bytes
+// of its decimal digits (no string to allocate for each element).
+type bsonKey interface{ ~string | ~[]byte }
+
+func appendKey[K bsonKey](dst []byte, t bson.Type, key K) ([]byte, error) {
 	for i := 0; i < len(key); i++ {
 		if key[i] == 0 {
 			return nil, fmt.Errorf("BSON element key %q contains a NUL byte", key)
@@ -141,7 +237,7 @@ func appendKey(dst []byte, t bson.Type, key string) ([]byte, error) {
 	return append(dst, 0), nil
 }
 
-func appendElem(dst []byte, key string, v any) ([]byte, error) {
+func appendElem[K bsonKey](dst []byte, key K, v any) ([]byte, error) {
 	var err error
 	switch x := v.(type) {
 	case bson.D:

@@ -59,3 +59,61 @@ func TestFastBSONMatchesDriver(t *testing.T) {
 		t.Fatal("a key with NUL was encoded")
 	}
 }
+
+// TestRawToDCorrupt feeds rawToD documents cut or lying about lengths:
+// each is an error, never a panic.
+func TestRawToDCorrupt(t *testing.T) {
+	t.Parallel()
+	good, _ := bson.Marshal(richDoc())
+	for i := 0; i < len(good); i++ {
+		rawToD(good[:i])
+		bad := bytes.Clone(good)
+		bad[i] ^= 0xff
+		rawToD(bad)
+	}
+	if _, err := rawToD(good[:len(good)-1]); err == nil {
+		t.Fatal("a document cut short was accepted")
+	}
+}
+
+// TestRawToDDoesNotAlias checks that the result shares no bytes with
+// its input, so that a read buffer may be reused.
+func TestRawToDDoesNotAlias(t *testing.T) {
+	t.Parallel()
+	raw, _ := bson.Marshal(bson.D{{Key: "b", Value: bson.Binary{Subtype: 0, Data: []byte{1, 2, 3}}}, {Key: "s", Value: "abc"}})
+	d, err := rawToD(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range raw {
+		raw[i] = 0
+	}
+	if b := d[0].Value.(bson.Binary); !bytes.Equal(b.Data, []byte{1, 2, 3}) || d[1].Value != "abc" {
+		t.Fatalf("the result changed with its input: %v", d)
+	}
+}
+
+// BenchmarkRawToD converts a small command document, beside the
+// driver's bson.Unmarshal into a bson.D.
+func BenchmarkRawToD(b *testing.B) {
+	raw, _ := bson.Marshal(bson.D{{Key: "insert", Value: "docs"}, {Key: "ordered", Value: true},
+		{Key: "lsid", Value: bson.D{{Key: "id", Value: bson.Binary{Subtype: 4, Data: make([]byte, 16)}}}},
+		{Key: "$db", Value: "bench"}, {Key: "doc", Value: bson.D{{Key: "_id", Value: int32(7)}, {Key: "n", Value: int32(7)}, {Key: "s", Value: "ppppppppppppppppppppppp"}}}})
+	b.Run("rawToD", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := rawToD(raw); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("bson.Unmarshal", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			var d bson.D
+			if err := bson.Unmarshal(raw, &d); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}

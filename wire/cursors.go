@@ -6,6 +6,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/ttlkv/ttlkv/document"
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
 
@@ -39,9 +40,7 @@ func largestDoc(batch bson.A) int {
 			break
 		}
 		if d, ok := v.(bson.D); ok {
-			if b, err := marshalD(d); err == nil && len(b) > m {
-				m = len(b)
-			}
+			m = max(m, document.Size(d))
 		}
 	}
 	return m

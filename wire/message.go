@@ -256,7 +256,7 @@ func decodeMsg(m *Message, body, whole []byte, uncompressed bool) error {
 			if i < 0 {
 				return protoErr(9, "FailedToParse", "OP_MSG document sequence identifier not terminated")
 			}
-			s := Sequence{Identifier: string(seq[:i])}
+			s := Sequence{Identifier: fieldName(seq[:i])}
 			seq = seq[i+1:]
 			for len(seq) > 0 {
 				doc, rest, err := readDoc(seq)

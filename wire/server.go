@@ -7,12 +7,14 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"hash/crc32"
 	"io"
 	"net"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	"github.com/ttlkv/ttlkv/document"
 	"github.com/ttlkv/ttlkv/engine"
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
@@ -251,6 +253,9 @@ type conn struct {
 
 	auth   authState
 	client bson.D // the driver's metadata from the handshake
+
+	wbuf     []byte // the last small reply's buffer, reused by the next
+	deadline bool   // a read deadline is set on nc
 }
 
 func (c *conn) serve() {
@@ -278,8 +283,10 @@ func (c *conn) read() ([]byte, error) {
 	o := &c.srv.opts
 	if o.IdleTimeout > 0 {
 		c.nc.SetReadDeadline(time.Now().Add(o.IdleTimeout))
-	} else {
+		c.deadline = true
+	} else if c.deadline {
 		c.nc.SetReadDeadline(time.Time{})
+		c.deadline = false
 	}
 	var hdr [4]byte
 	if _, err := io.ReadFull(c.br, hdr[:1]); err != nil {
@@ -288,7 +295,13 @@ func (c *conn) read() ([]byte, error) {
 		}
 		return nil, err
 	}
-	c.nc.SetReadDeadline(time.Now().Add(o.MessageTimeout))
+	if !c.buffered(hdr[0]) {
+		// The rest must still arrive: it gets MessageTimeout. A message
+		// that came whole with its first byte (the usual case) needs
+		// no deadline, which saves two timer updates a request.
+		c.nc.SetReadDeadline(time.Now().Add(o.MessageTimeout))
+		c.deadline = true
+	}
 	if _, err := io.ReadFull(c.br, hdr[1:]); err != nil {
 		return nil, c.readErr(err)
 	}
@@ -302,6 +315,20 @@ func (c *conn) read() ([]byte, error) {
 		return nil, c.readErr(err)
 	}
 	return buf, nil
+}
+
+// buffered reports whether the rest of the message whose first byte
+// was just read is already in the read buffer.
+func (c *conn) buffered(first byte) bool {
+	if c.br.Buffered() < 3 {
+		return false
+	}
+	b, err := c.br.Peek(3)
+	if err != nil {
+		return false
+	}
+	n := int(uint32(first) | uint32(b[0])<<8 | uint32(b[1])<<16 | uint32(b[2])<<24)
+	return n >= HeaderLen && c.br.Buffered() >= n-1
 }
 
 func (c *conn) readErr(err error) error {
@@ -352,13 +379,56 @@ func (c *conn) handle(b []byte) bool {
 	if comp != CompressorNoop && (perr != nil || !compressible(cmd[0].Key)) {
 		comp = CompressorNoop
 	}
-	body := mustBSON(reply)
-	if len(body) > MaxMessageSize-HeaderLen-16 {
-		c.srv.opts.Logf("conn%d: a %d-byte reply to %s is over the message limit", c.id, len(body), cmd[0].Key)
-		body = mustBSON(errorDoc(10334, "BSONObjectTooLarge", fmt.Sprintf("reply of %d bytes exceeds maxMessageSizeBytes %d", len(body), MaxMessageSize), false))
+	out := c.encodeReply(m.Header.RequestID, reply, cmd[0].Key, m.Flags&FlagChecksumPresent != 0)
+	ok := c.write(out, comp)
+	if cap(out) <= maxKeptReplyBuf {
+		c.wbuf = out[:0]
 	}
-	out := EncodeMsg(c.srv.nextReqID.Add(1), m.Header.RequestID, 0, body, m.Flags&FlagChecksumPresent != 0)
-	return c.write(out, comp)
+	return ok
+}
+
+// maxKeptReplyBuf is the largest reply buffer a connection keeps for
+// its next reply; a larger one (a big batch) goes back to the GC.
+const maxKeptReplyBuf = 64 << 10
+
+// encodeReply builds the OP_MSG answering requestID in one buffer,
+// sized from the reply so that a batch of many documents is encoded
+// without regrowing and copying, and reusing the connection's buffer
+// for small replies. The result is valid until the next call.
+func (c *conn) encodeReply(responseTo int32, reply bson.D, name string, checksum bool) []byte {
+	const pre = HeaderLen + 4 + 1 // header, flags, section kind 0
+	size := pre + document.Size(reply) + 4
+	b := c.wbuf[:0]
+	if cap(b) < size {
+		b = make([]byte, 0, size)
+	}
+	b = append(b, make([]byte, pre)...)
+	out, err := appendD(b, reply)
+	if err != nil {
+		out, _ = appendD(b, errorDoc(1, "InternalError", "reply could not be encoded: "+err.Error(), false))
+	}
+	if n := len(out) - pre; n > MaxMessageSize-HeaderLen-16 {
+		c.srv.opts.Logf("conn%d: a %d-byte reply to %s is over the message limit", c.id, n, name)
+		out, _ = appendD(out[:pre], errorDoc(10334, "BSONObjectTooLarge", fmt.Sprintf("reply of %d bytes exceeds maxMessageSizeBytes %d", n, MaxMessageSize), false))
+	}
+	var flags uint32
+	if checksum {
+		flags = FlagChecksumPresent
+	}
+	binary.LittleEndian.PutUint32(out[4:], uint32(c.srv.nextReqID.Add(1)))
+	binary.LittleEndian.PutUint32(out[8:], uint32(responseTo))
+	binary.LittleEndian.PutUint32(out[12:], uint32(OpMsg))
+	binary.LittleEndian.PutUint32(out[16:], flags)
+	out[20] = 0
+	n := len(out)
+	if checksum {
+		n += 4
+	}
+	binary.LittleEndian.PutUint32(out, uint32(n))
+	if checksum {
+		out = binary.LittleEndian.AppendUint32(out, crc32.Checksum(out, castagnoli))
+	}
+	return out
 }
 
 // compressible reports whether a reply to name may be compressed: the
@@ -447,7 +517,7 @@ func lookup(d bson.D, key string) any {
 // command turns an OP_MSG into a command document: the body with every
 // kind-1 document sequence folded in as an array field.
 func (c *conn) command(m *Message) (bson.D, string, *ProtocolError) {
-	cmd, err := rawToD(m.Body)
+	cmd, err := rawToDCap(m.Body, len(m.Sequences))
 	if err != nil {
 		return bson.D{{Key: "unknown", Value: 1}}, "", protoErr(22, "InvalidBSON", "invalid command document: %v", err)
 	}
