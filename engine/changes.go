@@ -84,15 +84,16 @@ func (db *DB) stageChange(txn *lsm.Txn, c *changestream.Change) error {
 	if err != nil {
 		return err
 	}
-	return txn.AddChange(b)
+	return txn.AddChangeOwned(b)
 }
 
-// noteInsert records the insert of d (writeCtx.insert).
-func (w *writeCtx) noteInsert(d bson.D) error {
+// noteInsert records the insert of d, whose encoding is raw
+// (writeCtx.insert): the event copies raw rather than encoding d again.
+func (w *writeCtx) noteInsert(d bson.D, raw []byte) error {
 	if !w.c.db.changesOn() || isBucketsColl(w.m) {
 		return nil
 	}
-	return w.c.db.stageChange(w.txn, &changestream.Change{Op: changestream.Insert, DB: w.m.DB, Coll: w.m.Name, DocumentKey: docKey(d), FullDocument: d})
+	return w.c.db.stageChange(w.txn, &changestream.Change{Op: changestream.Insert, DB: w.m.DB, Coll: w.m.Name, DocumentKey: docKey(d), FullDocument: d, FullRaw: raw})
 }
 
 // noteReplace records the change of a document from old to new
@@ -133,7 +134,8 @@ func (w *writeCtx) noteDelete(d bson.D) error {
 		c.Coll = strings.TrimPrefix(w.m.Name, tsBucketsPre)
 	}
 	if preImagesOn(w.m) {
-		c.Before = d
+		// d may hold only the indexed fields when beforeRaw is set.
+		c.Before, c.BeforeRaw = d, w.beforeRaw
 	}
 	return w.c.db.stageChange(w.txn, c)
 }

@@ -70,6 +70,9 @@ type writeCtx struct {
 	// changes.go).
 	replacement bool
 	expiry      *changestream.Expiry
+	// beforeRaw, if set, is the encoding of the document remove
+	// deletes, stored as its change event's pre-image.
+	beforeRaw []byte
 }
 
 // dupKeyErr builds MongoDB's DuplicateKey error.
@@ -222,7 +225,7 @@ func (w *writeCtx) insert(rid uint64, d bson.D, raw []byte) error {
 			}
 		}
 	}
-	return w.noteInsert(d)
+	return w.noteInsert(d, raw)
 }
 
 // setIndexKey writes one index entry with value val (entryValue),
