@@ -44,11 +44,31 @@ const (
 	Rename OpType = "rename"
 	// DropDatabase is a database dropped (after one Drop per collection).
 	DropDatabase OpType = "dropDatabase"
+	// Create is a collection created (explicitly or by a first write),
+	// shown with showExpandedEvents only.
+	Create OpType = "create"
+	// CreateIndexes is indexes built, shown with showExpandedEvents only.
+	CreateIndexes OpType = "createIndexes"
+	// DropIndexes is an index dropped, shown with showExpandedEvents only.
+	DropIndexes OpType = "dropIndexes"
+	// Modify is a collection's options changed by collMod, shown with
+	// showExpandedEvents only.
+	Modify OpType = "modify"
 	// Invalidate ends a stream whose collection or database went away.
 	// It is never stored; a stream makes it up after the Drop, Rename
 	// or DropDatabase that ends it.
 	Invalidate OpType = "invalidate"
 )
+
+// Expanded reports whether events of type t are shown only to streams
+// opened with showExpandedEvents.
+func (t OpType) Expanded() bool {
+	switch t {
+	case Create, CreateIndexes, DropIndexes, Modify:
+		return true
+	}
+	return false
+}
 
 // Expiry says why a Delete was an expiration. It appears in the event as
 // the ttlkv field, {expired: true, index: <name>} for a TTL index or
@@ -98,6 +118,13 @@ type Change struct {
 	FullRaw []byte
 	// BeforeRaw, when set, is Before already encoded, as FullRaw.
 	BeforeRaw []byte
+	// Description is a DDL event's operationDescription (Create,
+	// CreateIndexes, DropIndexes, Modify).
+	Description bson.D
+	// StateBefore is a Modify's stateBeforeChange.
+	StateBefore bson.D
+	// NsType is a Create's nsType ("collection").
+	NsType string
 	// WallTime is when the engine made the change.
 	WallTime time.Time
 }
@@ -111,9 +138,12 @@ func (c *Change) Encode() ([]byte, error) {
 	if c.ToDB != "" || c.ToColl != "" {
 		n += 2
 	}
+	if c.NsType != "" {
+		n++
+	}
 	full, before := c.FullRaw, c.BeforeRaw
 	size := 64 + len(c.DB) + len(c.Coll) + len(c.ToDB) + len(c.ToColl) + len(full) + len(before)
-	for _, x := range []bool{c.DocumentKey != nil, full != nil || c.FullDocument != nil, before != nil || c.Before != nil, c.UpdateDescription != nil, c.Expiry != nil} {
+	for _, x := range []bool{c.DocumentKey != nil, full != nil || c.FullDocument != nil, before != nil || c.Before != nil, c.UpdateDescription != nil, c.Expiry != nil, c.Description != nil, c.StateBefore != nil} {
 		if x {
 			n++
 		}
@@ -126,6 +156,9 @@ func (c *Change) Encode() ([]byte, error) {
 	if c.ToDB != "" || c.ToColl != "" {
 		b = appendStr(appendStr(b, "tdb"), c.ToDB)
 		b = appendStr(appendStr(b, "tc"), c.ToColl)
+	}
+	if c.NsType != "" {
+		b = appendStr(appendStr(b, "nt"), c.NsType)
 	}
 	var err error
 	doc := func(key string, raw []byte, d bson.D) {
@@ -165,6 +198,12 @@ func (c *Change) Encode() ([]byte, error) {
 	}
 	if x := c.Expiry; x != nil {
 		doc("x", nil, expiryDoc(x))
+	}
+	if c.Description != nil {
+		doc("d", nil, c.Description)
+	}
+	if c.StateBefore != nil {
+		doc("sb", nil, c.StateBefore)
 	}
 	if err != nil {
 		return nil, err
@@ -221,6 +260,8 @@ type stored struct {
 	toDB, toColl     string
 	key, full, prev  bson.D
 	upd, expiry      bson.D
+	desc, before     bson.D // a DDL event's operationDescription and stateBeforeChange
+	nsType           string
 	wall             bson.DateTime
 	hasKey, hasUpd   bool
 	hasFull, hasPrev bool
@@ -275,6 +316,12 @@ func decode(b []byte) (*stored, error) {
 			s.upd, s.hasUpd, err = sub()
 		case "x":
 			s.expiry, _, err = sub()
+		case "d":
+			s.desc, _, err = sub()
+		case "sb":
+			s.before, _, err = sub()
+		case "nt":
+			s.nsType, err = dec.DecodeString()
 		case "w":
 			var raw []byte
 			if raw, err = dec.DecodeRaw(); err == nil {

@@ -361,3 +361,121 @@ func extJSONOf(v any) string {
 	}
 	return strings.TrimSuffix(strings.TrimPrefix(string(b), `{"_id":`), "}")
 }
+
+// noteCreate records the creation of collection m in txn (a create
+// event, shown with showExpandedEvents): operationDescription is the
+// collection's options as listCollections shows them, after the _id
+// index's spec (clustered collections have none: their clusteredIndex
+// option says it). Time-series collections get none, as in MongoDB.
+func (db *DB) noteCreate(txn *lsm.Txn, m *collMeta) error {
+	if !db.changesOn() || isBucketsColl(m) || m.Kind == kindTimeseries {
+		return nil
+	}
+	desc := bson.D{}
+	if !m.Clustered && len(m.Indexes) > 0 && m.Indexes[0].ID == idIndexID {
+		desc = append(desc, bson.E{Key: "idIndex", Value: listIndexEntry(m.Indexes[0])})
+	}
+	for _, e := range m.Options {
+		if e.Key != "idIndex" {
+			desc = append(desc, e)
+		}
+	}
+	return db.stageChange(txn, &changestream.Change{Op: changestream.Create, DB: m.DB, Coll: m.Name, Description: desc, NsType: "collection"})
+}
+
+// noteIndexes records indexes ixs of collection m built (CreateIndexes:
+// one event listing them all) or dropped (DropIndexes: one event per
+// index), in txn. Shown with showExpandedEvents.
+func (db *DB) noteIndexes(txn *lsm.Txn, m *collMeta, op changestream.OpType, ixs []*indexMeta) error {
+	if !db.changesOn() || isBucketsColl(m) || len(ixs) == 0 {
+		return nil
+	}
+	specs := make(bson.A, 0, len(ixs))
+	for _, ix := range ixs {
+		specs = append(specs, listIndexEntry(ix))
+	}
+	if op == changestream.CreateIndexes {
+		return db.stageChange(txn, &changestream.Change{Op: op, DB: m.DB, Coll: m.Name, Description: bson.D{{Key: "indexes", Value: specs}}})
+	}
+	for _, s := range specs {
+		if err := db.stageChange(txn, &changestream.Change{Op: op, DB: m.DB, Coll: m.Name, Description: bson.D{{Key: "indexes", Value: bson.A{s}}}}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// noteModify records a collMod of collection c (a modify event, shown
+// with showExpandedEvents): desc is the command's options, before the
+// collection's options (and, for an index change, the changed index
+// options) as they were. collMod may commit several catalog changes; the
+// event follows them in a transaction of its own, so a crash in between
+// loses it (docs/change-streams.md).
+func (db *DB) noteModify(c *coll, desc, before bson.D) error {
+	m := c.m()
+	if !db.changesOn() || isBucketsColl(m) || len(desc) == 0 {
+		return nil
+	}
+	return db.store.Update(func(txn *lsm.Txn) error {
+		return db.stageChange(txn, &changestream.Change{Op: changestream.Modify, DB: m.DB, Coll: m.Name, Description: desc, StateBefore: before})
+	})
+}
+
+// modifyBefore returns a modify event's stateBeforeChange for a collMod
+// of c with index option opt (nil when the command changes no index):
+// the collection's options and, for an index, the old values of the
+// index options the command sets.
+func modifyBefore(c *coll, opt bson.D) bson.D {
+	m := c.m()
+	opts := bson.D{}
+	opts = append(opts, m.Options...)
+	before := bson.D{{Key: "collectionOptions", Value: opts}}
+	if opt == nil {
+		return before
+	}
+	var ix *indexMeta
+	if n, ok := get(opt, "name"); ok {
+		if s, ok := n.(string); ok {
+			ix = m.index(s)
+		}
+	} else if k, ok := get(opt, "keyPattern"); ok {
+		if kd, ok := k.(bson.D); ok {
+			ix, _ = findIndex(m, kd)
+		}
+	}
+	if ix == nil {
+		return before
+	}
+	io := bson.D{}
+	if _, ok := get(opt, "hidden"); ok {
+		io = append(io, bson.E{Key: "hidden", Value: ix.Hidden})
+	}
+	if _, ok := get(opt, "expireAfterSeconds"); ok && ix.TTL {
+		io = append(io, bson.E{Key: "expireAfterSeconds", Value: ix.Expire})
+	}
+	return append(before, bson.E{Key: "indexOptions", Value: io})
+}
+
+// noteCreateIndexes records indexes ixs of m built, in txn.
+func (db *DB) noteCreateIndexes(txn *lsm.Txn, m *collMeta, ixs []*indexMeta) error {
+	return db.noteIndexes(txn, m, changestream.CreateIndexes, ixs)
+}
+
+// noteDropIndexes records indexes ixs of m dropped, in txn.
+func (db *DB) noteDropIndexes(txn *lsm.Txn, m *collMeta, ixs []*indexMeta) error {
+	return db.noteIndexes(txn, m, changestream.DropIndexes, ixs)
+}
+
+// modifyDesc returns a modify event's operationDescription: collMod's
+// options, without the collection name and the generic command fields.
+func modifyDesc(cmd bson.D) bson.D {
+	var d bson.D
+	for _, e := range cmd[1:] {
+		switch e.Key {
+		case "comment", "writeConcern", "lsid", "$db", "dryRun":
+		default:
+			d = append(d, e)
+		}
+	}
+	return d
+}

@@ -49,6 +49,7 @@ func cmdCollMod(ctx context.Context, db *DB, dbName string, cmd bson.D) (bson.D,
 		return nil, document.Errorf(document.CodeNamespaceNotFound, "ns does not exist: %s.%s", dbName, name)
 	}
 	reply := bson.D{}
+	desc, before := modifyDesc(cmd), modifyBefore(c, indexOpt)
 	if images != nil {
 		if err := db.collModPreImages(c, images); err != nil {
 			return nil, err
@@ -84,6 +85,9 @@ func cmdCollMod(ctx context.Context, db *DB, dbName string, cmd bson.D) (bson.D,
 				}
 			}
 		}
+	}
+	if err := db.noteModify(c, desc, before); err != nil {
+		return nil, err
 	}
 	return reply, nil
 }
