@@ -655,6 +655,7 @@ func (w *cappedWriter) flush() error {
 	if ferr != nil {
 		return cappedErr(w.c, ferr)
 	}
+	w.db.failpoint(FailpointCappedBeforeEvents)
 	first := w.st.ring.FirstSeq()
 	live := w.doomed[w.doomedAt:]
 	for len(live) > 0 && live[0].seq < first {
@@ -669,7 +670,7 @@ func (w *cappedWriter) flush() error {
 			}
 		}
 		if err == nil {
-			err = w.db.batchInsertEvents(b, w.m, inserted)
+			err = w.db.batchInsertEvents(b, w.m, inserted, w.firstSeq)
 		}
 		for _, d := range live {
 			if err != nil {

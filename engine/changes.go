@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"sort"
@@ -9,6 +10,7 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
+	"github.com/ttlkv/ttlkv/capped"
 	"github.com/ttlkv/ttlkv/changestream"
 	"github.com/ttlkv/ttlkv/document"
 	"github.com/ttlkv/ttlkv/lsm"
@@ -141,20 +143,117 @@ func (w *writeCtx) noteDelete(d bson.D) error {
 }
 
 // batchInsertEvents adds the insert events of a capped collection's
-// documents to b. The ring is the truth for capped data and is flushed
-// before b commits, so unlike other writes these events follow their
-// writes instead of sharing their commit (docs/change-streams.md).
-func (db *DB) batchInsertEvents(b *lsm.Batch, m *collMeta, docs []bson.D) error {
-	for _, d := range docs {
+// documents to b, docs[i] being the ring record of sequence first+i. The
+// ring is the truth for capped data and is flushed before b commits, so
+// unlike other writes these events follow their writes instead of
+// sharing their commit. Each event is staged with the collection's
+// events mark (the last ring sequence whose event is logged) in the same
+// transaction, so after a crash between the two, recoverCappedEvents
+// logs exactly the records whose events are missing
+// (docs/change-streams.md).
+func (db *DB) batchInsertEvents(b *lsm.Batch, m *collMeta, docs []bson.D, first uint64) error {
+	key := cappedEventsKey(m.ID)
+	var mark [8]byte
+	for i, d := range docs {
 		c := &changestream.Change{Op: changestream.Insert, DB: m.DB, Coll: m.Name, DocumentKey: docKey(d), FullDocument: d, WallTime: db.opts.Clock()}
 		v, err := c.Encode()
 		if err != nil {
+			return err
+		}
+		// The mark first: a Batch commits early only before a write, so
+		// the mark and its event share a transaction.
+		binary.BigEndian.PutUint64(mark[:], first+uint64(i))
+		if err := b.Set(key, mark[:]); err != nil {
 			return err
 		}
 		if err := b.AddChange(v); err != nil {
 			return err
 		}
 	}
+	return nil
+}
+
+// cappedEventsKey is the meta key of capped collection id's events mark:
+// the sequence of the last ring record whose insert event is logged.
+func cappedEventsKey(id uint64) []byte {
+	var b [8]byte
+	binary.BigEndian.PutUint64(b[:], id)
+	return append(lsm.MetaKey("changes.capped/"), b[:]...)
+}
+
+// recoverCappedEvents runs when capped collection c's ring is opened
+// (st), on a writable engine. With change streams on, it logs the insert
+// events of the ring records after the events mark: the records a crash
+// left without their events, between the ring's flush and the commit of
+// the events. A collection without a mark (written while change streams
+// were off) gets one at its last record, as writes made with change
+// streams off have no events. With change streams off, it removes the
+// mark, which would otherwise make those writes look lost.
+func (db *DB) recoverCappedEvents(m *collMeta, st *cappedState) error {
+	key := cappedEventsKey(m.ID)
+	var mark uint64
+	found := false
+	err := db.store.View(func(txn *lsm.Txn) error {
+		v, err := txn.Get(key)
+		if errors.Is(err, lsm.ErrNotFound) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if len(v) != 8 {
+			return fmt.Errorf("engine: corrupt capped events mark of %s: %x", m.ns(), v)
+		}
+		mark, found = binary.BigEndian.Uint64(v), true
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if !db.changesOn() {
+		if !found {
+			return nil
+		}
+		return db.store.Update(func(txn *lsm.Txn) error { return txn.Delete(key) })
+	}
+	last := st.ring.LastSeq()
+	if !found {
+		var v [8]byte
+		binary.BigEndian.PutUint64(v[:], last)
+		return db.store.Update(func(txn *lsm.Txn) error { return txn.Set(key, v[:]) })
+	}
+	if mark >= last {
+		return nil
+	}
+	b := db.store.NewBatch()
+	defer b.Cancel()
+	var ferr error
+	n := 0
+	err = st.ring.ReadRun(mark+1, func(rec capped.Record) bool {
+		if rec.Seq <= mark {
+			return true
+		}
+		d, err := decodeCappedPayload(rec.Data)
+		if err == nil {
+			err = db.batchInsertEvents(b, m, []bson.D{d}, rec.Seq)
+		}
+		if err != nil {
+			ferr = err
+			return false
+		}
+		n++
+		return true
+	})
+	if err == nil {
+		err = ferr
+	}
+	if err == nil {
+		err = b.Flush()
+	}
+	if err != nil {
+		return fmt.Errorf("engine: logging the insert events a crash left out of capped collection %s: %w", m.ns(), err)
+	}
+	db.logf("capped %s: logged the insert events of %d records written before a crash", m.ns(), n)
 	return nil
 }
 
@@ -174,6 +273,11 @@ func (db *DB) noteCappedUpdate(c *coll, old, new bson.D, replacement bool) error
 func (db *DB) noteDrop(txn *lsm.Txn, m *collMeta) error {
 	if !db.changesOn() || isBucketsColl(m) {
 		return nil
+	}
+	if m.Kind == kindCapped {
+		if err := txn.Delete(cappedEventsKey(m.ID)); err != nil {
+			return err
+		}
 	}
 	return db.stageChange(txn, &changestream.Change{Op: changestream.Drop, DB: m.DB, Coll: m.Name})
 }
@@ -378,6 +482,13 @@ func (db *DB) noteCreate(txn *lsm.Txn, m *collMeta) error {
 	for _, e := range m.Options {
 		if e.Key != "idIndex" {
 			desc = append(desc, e)
+		}
+	}
+	if m.Kind == kindCapped {
+		// Its ring is empty: every record it gets must have its event
+		// (recoverCappedEvents).
+		if err := txn.Set(cappedEventsKey(m.ID), make([]byte, 8)); err != nil {
+			return err
 		}
 	}
 	return db.stageChange(txn, &changestream.Change{Op: changestream.Create, DB: m.DB, Coll: m.Name, Description: desc, NsType: "collection"})
