@@ -99,9 +99,10 @@ func (w *writeCtx) noteInsert(d bson.D, raw []byte) error {
 }
 
 // noteReplace records the change of a document from old to new
-// (writeCtx.replace): a replace when the write was a replacement
-// document, an update otherwise.
-func (w *writeCtx) noteReplace(old, new bson.D) error {
+// (writeCtx.replace), new being encoded as raw (nil: encode it): a
+// replace when the write was a replacement document, an update
+// otherwise.
+func (w *writeCtx) noteReplace(old, new bson.D, raw []byte) error {
 	if !w.c.db.changesOn() || isBucketsColl(w.m) {
 		return nil
 	}
@@ -111,11 +112,11 @@ func (w *writeCtx) noteReplace(old, new bson.D) error {
 		c.Before = old
 	}
 	if w.replacement {
-		c.Op, c.FullDocument = changestream.Replace, new
+		c.Op, c.FullDocument, c.FullRaw = changestream.Replace, new, raw
 	} else {
 		c.UpdateDescription = changestream.Describe(old, new)
 		if images {
-			c.FullDocument = new
+			c.FullDocument, c.FullRaw = new, raw
 		}
 	}
 	return w.c.db.stageChange(w.txn, c)
@@ -265,7 +266,7 @@ func (db *DB) noteCappedUpdate(c *coll, old, new bson.D, replacement bool) error
 	}
 	return db.store.Update(func(txn *lsm.Txn) error {
 		w := &writeCtx{c: c, m: c.m(), txn: txn, replacement: replacement}
-		return w.noteReplace(old, new)
+		return w.noteReplace(old, new, nil)
 	})
 }
 

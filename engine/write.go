@@ -295,7 +295,7 @@ func (w *writeCtx) replace(rid uint64, oldDoc, newDoc bson.D, raw []byte) error 
 			}
 		}
 	}
-	return w.noteReplace(oldDoc, newDoc)
+	return w.noteReplace(oldDoc, newDoc, raw)
 }
 
 // remove deletes record rid and every index entry of d.
