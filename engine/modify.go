@@ -333,8 +333,9 @@ func (bd *batchDeleter) stage(rids []uint64, b *batchState) func(*lsm.Txn) error
 		// encoded records.
 		fields := bd.decodeFields(m)
 		// A change event's pre-image is the record's bytes, copied as
-		// they are (changes.go), even when only some fields are decoded.
-		keepRaw := fields != nil && bd.db.changesOn() && preImagesOn(m)
+		// they are (changes.go): cheaper than encoding the document
+		// again, and the only way when only some fields are decoded.
+		keepRaw := bd.db != nil && bd.db.changesOn() && preImagesOn(m) && !isBucketsColl(m)
 		b.arena = b.arena[:0]
 		err := txn.GetSortedFunc(b.keys, func(i int, raw []byte) error {
 			var d bson.D
