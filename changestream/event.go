@@ -12,8 +12,12 @@
 package changestream
 
 import (
+	"bytes"
 	"fmt"
+	"math"
 	"time"
+
+	"github.com/vmihailenco/msgpack/v5"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
@@ -40,11 +44,31 @@ const (
 	Rename OpType = "rename"
 	// DropDatabase is a database dropped (after one Drop per collection).
 	DropDatabase OpType = "dropDatabase"
+	// Create is a collection created (explicitly or by a first write),
+	// shown with showExpandedEvents only.
+	Create OpType = "create"
+	// CreateIndexes is indexes built, shown with showExpandedEvents only.
+	CreateIndexes OpType = "createIndexes"
+	// DropIndexes is an index dropped, shown with showExpandedEvents only.
+	DropIndexes OpType = "dropIndexes"
+	// Modify is a collection's options changed by collMod, shown with
+	// showExpandedEvents only.
+	Modify OpType = "modify"
 	// Invalidate ends a stream whose collection or database went away.
 	// It is never stored; a stream makes it up after the Drop, Rename
 	// or DropDatabase that ends it.
 	Invalidate OpType = "invalidate"
 )
+
+// Expanded reports whether events of type t are shown only to streams
+// opened with showExpandedEvents.
+func (t OpType) Expanded() bool {
+	switch t {
+	case Create, CreateIndexes, DropIndexes, Modify:
+		return true
+	}
+	return false
+}
 
 // Expiry says why a Delete was an expiration. It appears in the event as
 // the ttlkv field, {expired: true, index: <name>} for a TTL index or
@@ -88,24 +112,74 @@ type Change struct {
 	UpdateDescription *UpdateDescription
 	// Expiry is set on a Delete that was an expiration.
 	Expiry *Expiry
+	// FullRaw, when set, is FullDocument already encoded by the document
+	// codec (the record's bytes): Encode stores it as is instead of
+	// encoding FullDocument, which may then be nil.
+	FullRaw []byte
+	// BeforeRaw, when set, is Before already encoded, as FullRaw.
+	BeforeRaw []byte
+	// Description is a DDL event's operationDescription (Create,
+	// CreateIndexes, DropIndexes, Modify).
+	Description bson.D
+	// StateBefore is a Modify's stateBeforeChange.
+	StateBefore bson.D
+	// NsType is a Create's nsType ("collection").
+	NsType string
 	// WallTime is when the engine made the change.
 	WallTime time.Time
 }
 
-// Encode returns the Change's stored form (the document codec).
+// Encode returns the Change's stored form: a document in the document
+// codec whose sub-documents (k, f, b, u, x) decode on their own. Where
+// FullRaw or BeforeRaw is set, those bytes are copied in as they are,
+// without encoding the document again.
 func (c *Change) Encode() ([]byte, error) {
-	d := bson.D{{Key: "o", Value: string(c.Op)}, {Key: "db", Value: c.DB}, {Key: "c", Value: c.Coll}}
+	n := 4 // o, db, c, w
 	if c.ToDB != "" || c.ToColl != "" {
-		d = append(d, bson.E{Key: "tdb", Value: c.ToDB}, bson.E{Key: "tc", Value: c.ToColl})
+		n += 2
+	}
+	if c.NsType != "" {
+		n++
+	}
+	full, before := c.FullRaw, c.BeforeRaw
+	size := 64 + len(c.DB) + len(c.Coll) + len(c.ToDB) + len(c.ToColl) + len(full) + len(before)
+	for _, x := range []bool{c.DocumentKey != nil, full != nil || c.FullDocument != nil, before != nil || c.Before != nil, c.UpdateDescription != nil, c.Expiry != nil, c.Description != nil, c.StateBefore != nil} {
+		if x {
+			n++
+		}
+	}
+	b := make([]byte, 0, size)
+	b = appendMapLen(b, n)
+	b = appendStr(appendStr(b, "o"), string(c.Op))
+	b = appendStr(appendStr(b, "db"), c.DB)
+	b = appendStr(appendStr(b, "c"), c.Coll)
+	if c.ToDB != "" || c.ToColl != "" {
+		b = appendStr(appendStr(b, "tdb"), c.ToDB)
+		b = appendStr(appendStr(b, "tc"), c.ToColl)
+	}
+	if c.NsType != "" {
+		b = appendStr(appendStr(b, "nt"), c.NsType)
+	}
+	var err error
+	doc := func(key string, raw []byte, d bson.D) {
+		if err != nil {
+			return
+		}
+		b = appendStr(b, key)
+		if raw != nil {
+			b = append(b, raw...)
+			return
+		}
+		b, err = document.AppendMarshal(b, d)
 	}
 	if c.DocumentKey != nil {
-		d = append(d, bson.E{Key: "k", Value: c.DocumentKey})
+		doc("k", nil, c.DocumentKey)
 	}
-	if c.FullDocument != nil {
-		d = append(d, bson.E{Key: "f", Value: c.FullDocument})
+	if full != nil || c.FullDocument != nil {
+		doc("f", full, c.FullDocument)
 	}
-	if c.Before != nil {
-		d = append(d, bson.E{Key: "b", Value: c.Before})
+	if before != nil || c.Before != nil {
+		doc("b", before, c.Before)
 	}
 	if u := c.UpdateDescription; u != nil {
 		rm := bson.A{}
@@ -120,13 +194,55 @@ func (c *Change) Encode() ([]byte, error) {
 		if uf == nil {
 			uf = bson.D{}
 		}
-		d = append(d, bson.E{Key: "u", Value: bson.D{{Key: "updatedFields", Value: uf}, {Key: "removedFields", Value: rm}, {Key: "truncatedArrays", Value: ta}}})
+		doc("u", nil, bson.D{{Key: "updatedFields", Value: uf}, {Key: "removedFields", Value: rm}, {Key: "truncatedArrays", Value: ta}})
 	}
 	if x := c.Expiry; x != nil {
-		d = append(d, bson.E{Key: "x", Value: expiryDoc(x)})
+		doc("x", nil, expiryDoc(x))
 	}
-	d = append(d, bson.E{Key: "w", Value: bson.NewDateTimeFromTime(c.WallTime)})
-	return document.Marshal(d)
+	if c.Description != nil {
+		doc("d", nil, c.Description)
+	}
+	if c.StateBefore != nil {
+		doc("sb", nil, c.StateBefore)
+	}
+	if err != nil {
+		return nil, err
+	}
+	b = appendStr(b, "w")
+	w, err := document.MarshalValue(bson.NewDateTimeFromTime(c.WallTime))
+	if err != nil {
+		return nil, err
+	}
+	return append(b, w...), nil
+}
+
+// appendMapLen appends a MessagePack map header of n entries, as the
+// document codec writes one (docs/change-streams.md, "Stored form").
+func appendMapLen(b []byte, n int) []byte {
+	switch {
+	case n < 16:
+		return append(b, 0x80|byte(n))
+	case n <= math.MaxUint16:
+		return append(b, 0xde, byte(n>>8), byte(n))
+	}
+	return append(b, 0xdf, byte(n>>24), byte(n>>16), byte(n>>8), byte(n))
+}
+
+// appendStr appends a MessagePack string, as the document codec writes
+// field names and string values.
+func appendStr(b []byte, s string) []byte {
+	n := len(s)
+	switch {
+	case n < 32:
+		b = append(b, 0xa0|byte(n))
+	case n <= math.MaxUint8:
+		b = append(b, 0xd9, byte(n))
+	case n <= math.MaxUint16:
+		b = append(b, 0xda, byte(n>>8), byte(n))
+	default:
+		b = append(b, 0xdb, byte(n>>24), byte(n>>16), byte(n>>8), byte(n))
+	}
+	return append(b, s...)
 }
 
 func expiryDoc(x *Expiry) bson.D {
@@ -144,42 +260,81 @@ type stored struct {
 	toDB, toColl     string
 	key, full, prev  bson.D
 	upd, expiry      bson.D
+	desc, before     bson.D // a DDL event's operationDescription and stateBeforeChange
+	nsType           string
 	wall             bson.DateTime
 	hasKey, hasUpd   bool
 	hasFull, hasPrev bool
 }
 
+// decode reads a stored change. Its sub-documents are decoded one by
+// one, each as a whole document, so a document as deep as the codec
+// allows still decodes inside its event.
 func decode(b []byte) (*stored, error) {
-	d, err := document.Unmarshal(b)
+	dec := msgpack.NewDecoder(bytes.NewReader(b))
+	n, err := dec.DecodeMapLen()
 	if err != nil {
 		return nil, fmt.Errorf("changestream: corrupt change: %w", err)
 	}
 	s := &stored{}
-	for _, e := range d {
-		switch e.Key {
+	sub := func() (bson.D, bool, error) {
+		raw, err := dec.DecodeRaw()
+		if err != nil {
+			return nil, false, err
+		}
+		d, err := document.Unmarshal(raw)
+		if err != nil {
+			return nil, false, err
+		}
+		return d, true, nil
+	}
+	for i := 0; i < n; i++ {
+		k, err := dec.DecodeString()
+		if err != nil {
+			return nil, fmt.Errorf("changestream: corrupt change: %w", err)
+		}
+		switch k {
 		case "o":
-			v, _ := e.Value.(string)
+			var v string
+			v, err = dec.DecodeString()
 			s.op = OpType(v)
 		case "db":
-			s.db, _ = e.Value.(string)
+			s.db, err = dec.DecodeString()
 		case "c":
-			s.coll, _ = e.Value.(string)
+			s.coll, err = dec.DecodeString()
 		case "tdb":
-			s.toDB, _ = e.Value.(string)
+			s.toDB, err = dec.DecodeString()
 		case "tc":
-			s.toColl, _ = e.Value.(string)
+			s.toColl, err = dec.DecodeString()
 		case "k":
-			s.key, s.hasKey = e.Value.(bson.D)
+			s.key, s.hasKey, err = sub()
 		case "f":
-			s.full, s.hasFull = e.Value.(bson.D)
+			s.full, s.hasFull, err = sub()
 		case "b":
-			s.prev, s.hasPrev = e.Value.(bson.D)
+			s.prev, s.hasPrev, err = sub()
 		case "u":
-			s.upd, s.hasUpd = e.Value.(bson.D)
+			s.upd, s.hasUpd, err = sub()
 		case "x":
-			s.expiry, _ = e.Value.(bson.D)
+			s.expiry, _, err = sub()
+		case "d":
+			s.desc, _, err = sub()
+		case "sb":
+			s.before, _, err = sub()
+		case "nt":
+			s.nsType, err = dec.DecodeString()
 		case "w":
-			s.wall, _ = e.Value.(bson.DateTime)
+			var raw []byte
+			if raw, err = dec.DecodeRaw(); err == nil {
+				var v any
+				if v, err = document.UnmarshalValue(raw); err == nil {
+					s.wall, _ = v.(bson.DateTime)
+				}
+			}
+		default:
+			err = dec.Skip()
+		}
+		if err != nil {
+			return nil, fmt.Errorf("changestream: corrupt change: field %q: %w", k, err)
 		}
 	}
 	if s.op == "" {

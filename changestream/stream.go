@@ -29,8 +29,8 @@ type Options struct {
 	// StartAtOperationTime starts at the first event whose clusterTime is
 	// at or after it.
 	StartAtOperationTime *bson.Timestamp
-	// ShowExpandedEvents is accepted; ttlkv records no DDL events besides
-	// drop, rename and dropDatabase, so it changes nothing.
+	// ShowExpandedEvents adds the DDL events create, createIndexes,
+	// dropIndexes and modify, and a rename's operationDescription.
 	ShowExpandedEvents bool
 	// FromOldest starts at the oldest event the log still holds (a ttlkv
 	// extension, $changeStream field ttlkvFromOldest: true): what a
@@ -359,6 +359,9 @@ func (s *Stream) event(p lsm.ChangePos, c *stored) (bson.D, error) {
 	if c.op == DropDatabase && s.scope.Coll != "" {
 		return nil, nil // a collection stream sees the drop, then invalidate
 	}
+	if c.op.Expanded() && !s.o.ShowExpandedEvents {
+		return nil, nil
+	}
 	tok := Token{Pos: p}
 	ev := bson.D{
 		{Key: "_id", Value: tok.Doc()},
@@ -400,7 +403,20 @@ func (s *Stream) event(p lsm.ChangePos, c *stored) (bson.D, error) {
 	}
 	ev = append(ev, bson.E{Key: "ns", Value: ns})
 	if c.op == Rename {
-		ev = append(ev, bson.E{Key: "to", Value: bson.D{{Key: "db", Value: c.toDB}, {Key: "coll", Value: c.toColl}}})
+		to := bson.D{{Key: "db", Value: c.toDB}, {Key: "coll", Value: c.toColl}}
+		ev = append(ev, bson.E{Key: "to", Value: to})
+		if s.o.ShowExpandedEvents {
+			ev = append(ev, bson.E{Key: "operationDescription", Value: bson.D{{Key: "to", Value: to}}})
+		}
+	}
+	if c.desc != nil {
+		ev = append(ev, bson.E{Key: "operationDescription", Value: c.desc})
+	}
+	if c.before != nil {
+		ev = append(ev, bson.E{Key: "stateBeforeChange", Value: c.before})
+	}
+	if c.nsType != "" {
+		ev = append(ev, bson.E{Key: "nsType", Value: c.nsType})
 	}
 	if c.hasKey {
 		ev = append(ev, bson.E{Key: "documentKey", Value: c.key})

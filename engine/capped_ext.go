@@ -337,6 +337,10 @@ func (db *DB) openExt(c *coll) error {
 			r.Close()
 			return fmt.Errorf("engine: reconciling the secondary indexes of capped collection %s: %w", m.ns(), err)
 		}
+		if err := db.recoverCappedEvents(m, st); err != nil {
+			r.Close()
+			return err
+		}
 	}
 	c.ext = st
 	return nil

@@ -662,6 +662,7 @@ func (w *cappedWriter) flush() error {
 	if ferr != nil {
 		return cappedErr(w.c, ferr)
 	}
+	w.db.failpoint(FailpointCappedBeforeEvents)
 	first := w.st.ring.FirstSeq()
 	live := w.doomed[w.doomedAt:]
 	for len(live) > 0 && live[0].seq < first {
@@ -676,7 +677,7 @@ func (w *cappedWriter) flush() error {
 			}
 		}
 		if err == nil {
-			err = w.db.batchInsertEvents(b, w.m, inserted)
+			err = w.db.batchInsertEvents(b, w.m, inserted, w.firstSeq)
 		}
 		for _, d := range live {
 			if err != nil {

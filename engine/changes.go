@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"sort"
@@ -9,6 +10,7 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
+	"github.com/ttlkv/ttlkv/capped"
 	"github.com/ttlkv/ttlkv/changestream"
 	"github.com/ttlkv/ttlkv/document"
 	"github.com/ttlkv/ttlkv/lsm"
@@ -84,21 +86,23 @@ func (db *DB) stageChange(txn *lsm.Txn, c *changestream.Change) error {
 	if err != nil {
 		return err
 	}
-	return txn.AddChange(b)
+	return txn.AddChangeOwned(b)
 }
 
-// noteInsert records the insert of d (writeCtx.insert).
-func (w *writeCtx) noteInsert(d bson.D) error {
+// noteInsert records the insert of d, whose encoding is raw
+// (writeCtx.insert): the event copies raw rather than encoding d again.
+func (w *writeCtx) noteInsert(d bson.D, raw []byte) error {
 	if !w.c.db.changesOn() || isBucketsColl(w.m) {
 		return nil
 	}
-	return w.c.db.stageChange(w.txn, &changestream.Change{Op: changestream.Insert, DB: w.m.DB, Coll: w.m.Name, DocumentKey: docKey(d), FullDocument: d})
+	return w.c.db.stageChange(w.txn, &changestream.Change{Op: changestream.Insert, DB: w.m.DB, Coll: w.m.Name, DocumentKey: docKey(d), FullDocument: d, FullRaw: raw})
 }
 
 // noteReplace records the change of a document from old to new
-// (writeCtx.replace): a replace when the write was a replacement
-// document, an update otherwise.
-func (w *writeCtx) noteReplace(old, new bson.D) error {
+// (writeCtx.replace), new being encoded as raw (nil: encode it): a
+// replace when the write was a replacement document, an update
+// otherwise.
+func (w *writeCtx) noteReplace(old, new bson.D, raw []byte) error {
 	if !w.c.db.changesOn() || isBucketsColl(w.m) {
 		return nil
 	}
@@ -108,11 +112,11 @@ func (w *writeCtx) noteReplace(old, new bson.D) error {
 		c.Before = old
 	}
 	if w.replacement {
-		c.Op, c.FullDocument = changestream.Replace, new
+		c.Op, c.FullDocument, c.FullRaw = changestream.Replace, new, raw
 	} else {
 		c.UpdateDescription = changestream.Describe(old, new)
 		if images {
-			c.FullDocument = new
+			c.FullDocument, c.FullRaw = new, raw
 		}
 	}
 	return w.c.db.stageChange(w.txn, c)
@@ -133,26 +137,124 @@ func (w *writeCtx) noteDelete(d bson.D) error {
 		c.Coll = strings.TrimPrefix(w.m.Name, tsBucketsPre)
 	}
 	if preImagesOn(w.m) {
-		c.Before = d
+		// d may hold only the indexed fields when beforeRaw is set.
+		c.Before, c.BeforeRaw = d, w.beforeRaw
 	}
 	return w.c.db.stageChange(w.txn, c)
 }
 
 // batchInsertEvents adds the insert events of a capped collection's
-// documents to b. The ring is the truth for capped data and is flushed
-// before b commits, so unlike other writes these events follow their
-// writes instead of sharing their commit (docs/change-streams.md).
-func (db *DB) batchInsertEvents(b *lsm.Batch, m *collMeta, docs []bson.D) error {
-	for _, d := range docs {
+// documents to b, docs[i] being the ring record of sequence first+i. The
+// ring is the truth for capped data and is flushed before b commits, so
+// unlike other writes these events follow their writes instead of
+// sharing their commit. Each event is staged with the collection's
+// events mark (the last ring sequence whose event is logged) in the same
+// transaction, so after a crash between the two, recoverCappedEvents
+// logs exactly the records whose events are missing
+// (docs/change-streams.md).
+func (db *DB) batchInsertEvents(b *lsm.Batch, m *collMeta, docs []bson.D, first uint64) error {
+	key := cappedEventsKey(m.ID)
+	var mark [8]byte
+	for i, d := range docs {
 		c := &changestream.Change{Op: changestream.Insert, DB: m.DB, Coll: m.Name, DocumentKey: docKey(d), FullDocument: d, WallTime: db.opts.Clock()}
 		v, err := c.Encode()
 		if err != nil {
+			return err
+		}
+		// The mark first: a Batch commits early only before a write, so
+		// the mark and its event share a transaction.
+		binary.BigEndian.PutUint64(mark[:], first+uint64(i))
+		if err := b.Set(key, mark[:]); err != nil {
 			return err
 		}
 		if err := b.AddChange(v); err != nil {
 			return err
 		}
 	}
+	return nil
+}
+
+// cappedEventsKey is the meta key of capped collection id's events mark:
+// the sequence of the last ring record whose insert event is logged.
+func cappedEventsKey(id uint64) []byte {
+	var b [8]byte
+	binary.BigEndian.PutUint64(b[:], id)
+	return append(lsm.MetaKey("changes.capped/"), b[:]...)
+}
+
+// recoverCappedEvents runs when capped collection c's ring is opened
+// (st), on a writable engine. With change streams on, it logs the insert
+// events of the ring records after the events mark: the records a crash
+// left without their events, between the ring's flush and the commit of
+// the events. A collection without a mark (written while change streams
+// were off) gets one at its last record, as writes made with change
+// streams off have no events. With change streams off, it removes the
+// mark, which would otherwise make those writes look lost.
+func (db *DB) recoverCappedEvents(m *collMeta, st *cappedState) error {
+	key := cappedEventsKey(m.ID)
+	var mark uint64
+	found := false
+	err := db.store.View(func(txn *lsm.Txn) error {
+		v, err := txn.Get(key)
+		if errors.Is(err, lsm.ErrNotFound) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if len(v) != 8 {
+			return fmt.Errorf("engine: corrupt capped events mark of %s: %x", m.ns(), v)
+		}
+		mark, found = binary.BigEndian.Uint64(v), true
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if !db.changesOn() {
+		if !found {
+			return nil
+		}
+		return db.store.Update(func(txn *lsm.Txn) error { return txn.Delete(key) })
+	}
+	last := st.ring.LastSeq()
+	if !found {
+		var v [8]byte
+		binary.BigEndian.PutUint64(v[:], last)
+		return db.store.Update(func(txn *lsm.Txn) error { return txn.Set(key, v[:]) })
+	}
+	if mark >= last {
+		return nil
+	}
+	b := db.store.NewBatch()
+	defer b.Cancel()
+	var ferr error
+	n := 0
+	err = st.ring.ReadRun(mark+1, func(rec capped.Record) bool {
+		if rec.Seq <= mark {
+			return true
+		}
+		d, err := decodeCappedPayload(rec.Data)
+		if err == nil {
+			err = db.batchInsertEvents(b, m, []bson.D{d}, rec.Seq)
+		}
+		if err != nil {
+			ferr = err
+			return false
+		}
+		n++
+		return true
+	})
+	if err == nil {
+		err = ferr
+	}
+	if err == nil {
+		err = b.Flush()
+	}
+	if err != nil {
+		return fmt.Errorf("engine: logging the insert events a crash left out of capped collection %s: %w", m.ns(), err)
+	}
+	db.logf("capped %s: logged the insert events of %d records written before a crash", m.ns(), n)
 	return nil
 }
 
@@ -164,7 +266,7 @@ func (db *DB) noteCappedUpdate(c *coll, old, new bson.D, replacement bool) error
 	}
 	return db.store.Update(func(txn *lsm.Txn) error {
 		w := &writeCtx{c: c, m: c.m(), txn: txn, replacement: replacement}
-		return w.noteReplace(old, new)
+		return w.noteReplace(old, new, nil)
 	})
 }
 
@@ -172,6 +274,11 @@ func (db *DB) noteCappedUpdate(c *coll, old, new bson.D, replacement bool) error
 func (db *DB) noteDrop(txn *lsm.Txn, m *collMeta) error {
 	if !db.changesOn() || isBucketsColl(m) {
 		return nil
+	}
+	if m.Kind == kindCapped {
+		if err := txn.Delete(cappedEventsKey(m.ID)); err != nil {
+			return err
+		}
 	}
 	return db.stageChange(txn, &changestream.Change{Op: changestream.Drop, DB: m.DB, Coll: m.Name})
 }
@@ -358,4 +465,129 @@ func extJSONOf(v any) string {
 		return fmt.Sprint(v)
 	}
 	return strings.TrimSuffix(strings.TrimPrefix(string(b), `{"_id":`), "}")
+}
+
+// noteCreate records the creation of collection m in txn (a create
+// event, shown with showExpandedEvents): operationDescription is the
+// collection's options as listCollections shows them, after the _id
+// index's spec (clustered collections have none: their clusteredIndex
+// option says it). Time-series collections get none, as in MongoDB.
+func (db *DB) noteCreate(txn *lsm.Txn, m *collMeta) error {
+	if !db.changesOn() || isBucketsColl(m) || m.Kind == kindTimeseries {
+		return nil
+	}
+	desc := bson.D{}
+	if !m.Clustered && len(m.Indexes) > 0 && m.Indexes[0].ID == idIndexID {
+		desc = append(desc, bson.E{Key: "idIndex", Value: listIndexEntry(m.Indexes[0])})
+	}
+	for _, e := range m.Options {
+		if e.Key != "idIndex" {
+			desc = append(desc, e)
+		}
+	}
+	if m.Kind == kindCapped {
+		// Its ring is empty: every record it gets must have its event
+		// (recoverCappedEvents).
+		if err := txn.Set(cappedEventsKey(m.ID), make([]byte, 8)); err != nil {
+			return err
+		}
+	}
+	return db.stageChange(txn, &changestream.Change{Op: changestream.Create, DB: m.DB, Coll: m.Name, Description: desc, NsType: "collection"})
+}
+
+// noteIndexes records indexes ixs of collection m built (CreateIndexes:
+// one event listing them all) or dropped (DropIndexes: one event per
+// index), in txn. Shown with showExpandedEvents.
+func (db *DB) noteIndexes(txn *lsm.Txn, m *collMeta, op changestream.OpType, ixs []*indexMeta) error {
+	if !db.changesOn() || isBucketsColl(m) || len(ixs) == 0 {
+		return nil
+	}
+	specs := make(bson.A, 0, len(ixs))
+	for _, ix := range ixs {
+		specs = append(specs, listIndexEntry(ix))
+	}
+	if op == changestream.CreateIndexes {
+		return db.stageChange(txn, &changestream.Change{Op: op, DB: m.DB, Coll: m.Name, Description: bson.D{{Key: "indexes", Value: specs}}})
+	}
+	for _, s := range specs {
+		if err := db.stageChange(txn, &changestream.Change{Op: op, DB: m.DB, Coll: m.Name, Description: bson.D{{Key: "indexes", Value: bson.A{s}}}}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// noteModify records a collMod of collection c (a modify event, shown
+// with showExpandedEvents): desc is the command's options, before the
+// collection's options (and, for an index change, the changed index
+// options) as they were. collMod may commit several catalog changes; the
+// event follows them in a transaction of its own, so a crash in between
+// loses it (docs/change-streams.md).
+func (db *DB) noteModify(c *coll, desc, before bson.D) error {
+	m := c.m()
+	if !db.changesOn() || isBucketsColl(m) || len(desc) == 0 {
+		return nil
+	}
+	return db.store.Update(func(txn *lsm.Txn) error {
+		return db.stageChange(txn, &changestream.Change{Op: changestream.Modify, DB: m.DB, Coll: m.Name, Description: desc, StateBefore: before})
+	})
+}
+
+// modifyBefore returns a modify event's stateBeforeChange for a collMod
+// of c with index option opt (nil when the command changes no index):
+// the collection's options and, for an index, the old values of the
+// index options the command sets.
+func modifyBefore(c *coll, opt bson.D) bson.D {
+	m := c.m()
+	opts := bson.D{}
+	opts = append(opts, m.Options...)
+	before := bson.D{{Key: "collectionOptions", Value: opts}}
+	if opt == nil {
+		return before
+	}
+	var ix *indexMeta
+	if n, ok := get(opt, "name"); ok {
+		if s, ok := n.(string); ok {
+			ix = m.index(s)
+		}
+	} else if k, ok := get(opt, "keyPattern"); ok {
+		if kd, ok := k.(bson.D); ok {
+			ix, _ = findIndex(m, kd)
+		}
+	}
+	if ix == nil {
+		return before
+	}
+	io := bson.D{}
+	if _, ok := get(opt, "hidden"); ok {
+		io = append(io, bson.E{Key: "hidden", Value: ix.Hidden})
+	}
+	if _, ok := get(opt, "expireAfterSeconds"); ok && ix.TTL {
+		io = append(io, bson.E{Key: "expireAfterSeconds", Value: ix.Expire})
+	}
+	return append(before, bson.E{Key: "indexOptions", Value: io})
+}
+
+// noteCreateIndexes records indexes ixs of m built, in txn.
+func (db *DB) noteCreateIndexes(txn *lsm.Txn, m *collMeta, ixs []*indexMeta) error {
+	return db.noteIndexes(txn, m, changestream.CreateIndexes, ixs)
+}
+
+// noteDropIndexes records indexes ixs of m dropped, in txn.
+func (db *DB) noteDropIndexes(txn *lsm.Txn, m *collMeta, ixs []*indexMeta) error {
+	return db.noteIndexes(txn, m, changestream.DropIndexes, ixs)
+}
+
+// modifyDesc returns a modify event's operationDescription: collMod's
+// options, without the collection name and the generic command fields.
+func modifyDesc(cmd bson.D) bson.D {
+	var d bson.D
+	for _, e := range cmd[1:] {
+		switch e.Key {
+		case "comment", "writeConcern", "lsid", "$db", "dryRun":
+		default:
+			d = append(d, e)
+		}
+	}
+	return d
 }

@@ -62,6 +62,7 @@ func cmdCollMod(ctx context.Context, db *DB, dbName string, cmd bson.D) (bson.D,
 		return nil, db.resizeCapped(ctx, c, resize)
 	}
 	reply := bson.D{}
+	desc, before := modifyDesc(cmd), modifyBefore(c, indexOpt)
 	if images != nil {
 		if err := db.collModPreImages(c, images); err != nil {
 			return nil, err
@@ -102,6 +103,9 @@ func cmdCollMod(ctx context.Context, db *DB, dbName string, cmd bson.D) (bson.D,
 		if err := db.resizeCapped(ctx, c, resize); err != nil {
 			return nil, err
 		}
+	}
+	if err := db.noteModify(c, desc, before); err != nil {
+		return nil, err
 	}
 	return reply, nil
 }

@@ -184,6 +184,9 @@ func (db *DB) createParsed(dbName, name string, co *createOptions, explicit bool
 		if err := db.prepareExt(c, m, co); err != nil {
 			return err
 		}
+		if err := db.noteCreate(txn, m); err != nil {
+			return err
+		}
 		return putMeta(txn, m)
 	})
 	if err != nil {

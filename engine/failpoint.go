@@ -20,6 +20,10 @@ const (
 	// FailpointCappedAfterAppend fires in a capped insert after the
 	// document is appended to the ring, before it is indexed.
 	FailpointCappedAfterAppend = "capped.afterAppend"
+	// FailpointCappedBeforeEvents fires in a capped insert after the
+	// ring holds the chunk's records, before their insert events (with
+	// change streams on) and secondary entries commit.
+	FailpointCappedBeforeEvents = "capped.beforeEvents"
 	// FailpointCappedEvict fires in a capped eviction before the ring
 	// records the eviction and reuses the evicted records' space; with
 	// secondary indexes, after their entries' deletes are committed.

@@ -612,7 +612,7 @@ func (db *DB) publishIndexes(c *coll, nm *collMeta, ixs []*indexMeta) (*collMeta
 				return err
 			}
 		}
-		return nil
+		return db.noteCreateIndexes(txn, final, ixs)
 	}); err != nil {
 		return nil, err
 	}
@@ -637,6 +637,9 @@ func (db *DB) removeIndexes(c *coll, drop []*indexMeta) error {
 			if err := txn.Set(pendingIndexDropKey(nm.ID, ix.ID), nil); err != nil {
 				return err
 			}
+		}
+		if err := db.noteDropIndexes(txn, nm, drop); err != nil {
+			return err
 		}
 		return nil
 	}); err != nil {

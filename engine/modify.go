@@ -241,7 +241,8 @@ type batchState struct {
 	staged  int64
 	docs    []bson.D // the deleted documents, when onDelete or the commit guard needs them
 	read    []readDoc
-	locked  bool // the caller holds c.wmu from staging to commit
+	arena   []byte // copies of the records read, for change-event pre-images
+	locked  bool   // the caller holds c.wmu from staging to commit
 }
 
 // readDoc is a record a batch read: its position in the batch's rids,
@@ -251,6 +252,7 @@ type readDoc struct {
 	i    int
 	d    bson.D
 	size int
+	raw  []byte // the record's bytes, when its change event's pre-image needs them
 }
 
 // decodeFields returns the top-level field names a batch over catalog
@@ -266,9 +268,6 @@ func (bd *batchDeleter) decodeFields(m *collMeta) []string {
 		return nil
 	}
 	changes := bd.db != nil && bd.db.changesOn()
-	if changes && preImagesOn(m) {
-		return nil // the change event carries the whole document
-	}
 	if bd.fieldsOf == m {
 		return bd.fields
 	}
@@ -333,6 +332,11 @@ func (bd *batchDeleter) stage(rids []uint64, b *batchState) func(*lsm.Txn) error
 		// memory (the documents share nothing with it): no copy of the
 		// encoded records.
 		fields := bd.decodeFields(m)
+		// A change event's pre-image is the record's bytes, copied as
+		// they are (changes.go): cheaper than encoding the document
+		// again, and the only way when only some fields are decoded.
+		keepRaw := bd.db != nil && bd.db.changesOn() && preImagesOn(m) && !isBucketsColl(m)
+		b.arena = b.arena[:0]
 		err := txn.GetSortedFunc(b.keys, func(i int, raw []byte) error {
 			var d bson.D
 			var err error
@@ -344,7 +348,13 @@ func (bd *batchDeleter) stage(rids []uint64, b *batchState) func(*lsm.Txn) error
 			if err != nil {
 				return err
 			}
-			b.read = append(b.read, readDoc{i: i, d: d, size: len(raw)})
+			r := readDoc{i: i, d: d, size: len(raw)}
+			if keepRaw {
+				at := len(b.arena)
+				b.arena = append(b.arena, raw...)
+				r.raw = b.arena[at:len(b.arena):len(b.arena)]
+			}
+			b.read = append(b.read, r)
 			return nil
 		})
 		if err != nil {
@@ -358,6 +368,7 @@ func (bd *batchDeleter) stage(rids []uint64, b *batchState) func(*lsm.Txn) error
 			if !bd.recheck(m, r.d) {
 				continue
 			}
+			w.beforeRaw = r.raw
 			if err := w.remove(rids[r.i], r.d); err != nil {
 				if errors.Is(err, lsm.ErrTxnTooBig) {
 					if b.deleted > 0 {

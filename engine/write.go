@@ -70,6 +70,9 @@ type writeCtx struct {
 	// changes.go).
 	replacement bool
 	expiry      *changestream.Expiry
+	// beforeRaw, if set, is the encoding of the document remove
+	// deletes, stored as its change event's pre-image.
+	beforeRaw []byte
 	// rawOwned says the encoded documents handed to insert and replace
 	// are never modified afterwards, so the transaction keeps them
 	// rather than copies (lsm.Txn.SetOwned).
@@ -235,7 +238,7 @@ func (w *writeCtx) insert(rid uint64, d bson.D, raw []byte) error {
 			}
 		}
 	}
-	return w.noteInsert(d)
+	return w.noteInsert(d, raw)
 }
 
 // setIndexKey writes one index entry with value val (entryValue),
@@ -305,7 +308,7 @@ func (w *writeCtx) replace(rid uint64, oldDoc, newDoc bson.D, raw []byte) error 
 			}
 		}
 	}
-	return w.noteReplace(oldDoc, newDoc)
+	return w.noteReplace(oldDoc, newDoc, raw)
 }
 
 // remove deletes record rid and every index entry of d.

@@ -184,6 +184,10 @@ func (s *Store) changeEntryCost(key, val int) int64 {
 // would not fit beside the writes already staged, and ErrChangesDisabled
 // when the log is off. The caller may reuse val.
 func (t *Txn) AddChange(val []byte) error {
+	return t.addChange(val, true)
+}
+
+func (t *Txn) addChange(val []byte, copyVal bool) error {
 	if err := t.check(); err != nil {
 		return err
 	}
@@ -202,8 +206,17 @@ func (t *Txn) AddChange(val []byte) error {
 	}
 	t.size += c
 	t.count++
-	t.changes = append(t.changes, append([]byte(nil), val...))
+	if copyVal {
+		val = append([]byte(nil), val...)
+	}
+	t.changes = append(t.changes, val)
 	return nil
+}
+
+// AddChangeOwned is AddChange for a val the transaction may keep: the
+// caller must not modify val afterwards. It saves the copy.
+func (t *Txn) AddChangeOwned(val []byte) error {
+	return t.addChange(val, false)
 }
 
 // ChangesStaged returns how many changes the transaction has staged.

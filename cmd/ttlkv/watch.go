@@ -22,6 +22,7 @@ type watchFlags struct {
 	before       string
 	canonical    bool
 	maxTimeMS    int
+	expanded     bool
 }
 
 var watchCommand = &command{
@@ -53,6 +54,7 @@ ChangeStreamHistoryLost. See docs/change-streams.md.`,
 		fs.StringVar(&f.fullDocument, "full-document", "", "fullDocument option: default, updateLookup, whenAvailable or required")
 		fs.StringVar(&f.before, "before", "", "fullDocumentBeforeChange option: off, whenAvailable or required")
 		fs.BoolVar(&f.canonical, "canonical", false, "print canonical instead of relaxed Extended JSON")
+		fs.BoolVar(&f.expanded, "show-expanded", false, "also print DDL events: create, createIndexes, dropIndexes, modify (showExpandedEvents)")
 		fs.IntVar(&f.maxTimeMS, "maxTimeMS", 1000, "how long each getMore waits for new events")
 		return f
 	},
@@ -100,6 +102,9 @@ func (f *watchFlags) pipeline() (bson.D, bson.A, error) {
 	}
 	if f.before != "" {
 		stage = append(stage, bson.E{Key: "fullDocumentBeforeChange", Value: f.before})
+	}
+	if f.expanded {
+		stage = append(stage, bson.E{Key: "showExpandedEvents", Value: true})
 	}
 	switch {
 	case f.resumeAfter != "" && f.startAfter != "":

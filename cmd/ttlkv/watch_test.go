@@ -75,6 +75,17 @@ func TestWatchPrintsTheLog(t *testing.T) {
 	if strings.Join(ops, " ") != "insert insert insert insert delete delete delete" {
 		t.Fatalf("events: %s", out)
 	}
+	// With the DDL events: the collection's implicit creation and its
+	// TTL index.
+	out, _, code = cli(t, nil, dir, "", "watch", "test.s", "--no-wait", "--show-expanded")
+	ops = ops[:0]
+	for _, e := range lines(out) {
+		v, _ := document.Get(e, "operationType")
+		ops = append(ops, v.(string))
+	}
+	if code != 0 || strings.Join(ops, " ") != "create createIndexes insert insert insert insert delete delete delete" {
+		t.Fatalf("--show-expanded: exit %d, %s", code, out)
+	}
 	out, _, code = cli(t, nil, dir, "", "watch", "test.s", "--no-wait", "--expired", "--before", "whenAvailable")
 	if exp := lines(out); code != 0 || len(exp) != 2 {
 		t.Fatalf("--expired: exit %d, %s", code, out)

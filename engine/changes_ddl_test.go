@@ -1,0 +1,92 @@
+package engine
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/ttlkv/ttlkv/document"
+)
+
+// shapeOf is an event as relaxed Extended JSON without the fields that
+// change from run to run (_id, clusterTime, wallTime).
+func shapeOf(t *testing.T, e bson.D) string {
+	t.Helper()
+	var d bson.D
+	for _, f := range e {
+		switch f.Key {
+		case "_id", "clusterTime", "wallTime":
+		default:
+			d = append(d, f)
+		}
+	}
+	b, err := document.MarshalExtJSON(d, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// TestWatchExpandedEvents: with showExpandedEvents, a stream shows
+// MongoDB's DDL events (create, createIndexes, dropIndexes, modify, and
+// a rename's operationDescription) in their shapes; without it, the
+// same log shows none of them.
+func TestWatchExpandedEvents(t *testing.T) {
+	t.Parallel()
+	db, _, _ := openChanges(t, Options{})
+	ctx := context.Background()
+	d := db.Database("d")
+	exp, err := d.Watch(ctx, nil, ChangeStreamOptions{ShowExpandedEvents: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	plain, err := d.Watch(ctx, nil, ChangeStreamOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustRun(t, db, "d", `{"create": "c"}`)
+	mustRun(t, db, "d", `{"insert": "c", "documents": [{"_id": 1, "a": 1}]}`)
+	mustRun(t, db, "d", `{"createIndexes": "c", "indexes": [{"key": {"a": 1}, "name": "a_1"}, {"key": {"t": 1}, "name": "t_1", "expireAfterSeconds": 60}]}`)
+	mustRun(t, db, "d", `{"collMod": "c", "index": {"name": "a_1", "hidden": true}}`)
+	mustRun(t, db, "d", `{"collMod": "c", "index": {"name": "t_1", "expireAfterSeconds": 120}}`)
+	mustRun(t, db, "d", `{"dropIndexes": "c", "index": ["a_1", "t_1"]}`)
+	mustRun(t, db, "d", `{"create": "k", "capped": true, "size": 4096, "max": 10}`)
+	mustRun(t, db, "d", `{"create": "ts", "timeseries": {"timeField": "t"}}`)
+	mustRun(t, db, "d", `{"insert": "auto", "documents": [{"_id": 2}]}`)
+	mustRun(t, db, "admin", `{"renameCollection": "d.c", "to": "d.c2"}`)
+
+	want := []string{
+		`{"operationType":"create","ns":{"db":"d","coll":"c"},"operationDescription":{"idIndex":{"v":2,"key":{"_id":1},"name":"_id_"}},"nsType":"collection"}`,
+		`{"operationType":"insert","fullDocument":{"_id":1,"a":1},"ns":{"db":"d","coll":"c"},"documentKey":{"_id":1}}`,
+		`{"operationType":"createIndexes","ns":{"db":"d","coll":"c"},"operationDescription":{"indexes":[{"v":2,"key":{"a":1},"name":"a_1"},{"v":2,"key":{"t":1},"name":"t_1","expireAfterSeconds":60}]}}`,
+		`{"operationType":"modify","ns":{"db":"d","coll":"c"},"operationDescription":{"index":{"name":"a_1","hidden":true}},"stateBeforeChange":{"collectionOptions":{},"indexOptions":{"hidden":false}}}`,
+		`{"operationType":"modify","ns":{"db":"d","coll":"c"},"operationDescription":{"index":{"name":"t_1","expireAfterSeconds":120}},"stateBeforeChange":{"collectionOptions":{},"indexOptions":{"expireAfterSeconds":60}}}`,
+		`{"operationType":"dropIndexes","ns":{"db":"d","coll":"c"},"operationDescription":{"indexes":[{"v":2,"key":{"a":1},"name":"a_1","hidden":true}]}}`,
+		`{"operationType":"dropIndexes","ns":{"db":"d","coll":"c"},"operationDescription":{"indexes":[{"v":2,"key":{"t":1},"name":"t_1","expireAfterSeconds":120}]}}`,
+		`{"operationType":"create","ns":{"db":"d","coll":"k"},"operationDescription":{"idIndex":{"v":2,"key":{"_id":1},"name":"_id_"},"capped":true,"size":4096,"max":10},"nsType":"collection"}`,
+		`{"operationType":"create","ns":{"db":"d","coll":"auto"},"operationDescription":{"idIndex":{"v":2,"key":{"_id":1},"name":"_id_"}},"nsType":"collection"}`,
+		`{"operationType":"insert","fullDocument":{"_id":2},"ns":{"db":"d","coll":"auto"},"documentKey":{"_id":2}}`,
+		`{"operationType":"rename","ns":{"db":"d","coll":"c"},"to":{"db":"d","coll":"c2"},"operationDescription":{"to":{"db":"d","coll":"c2"}}}`,
+	}
+	got := drainStream(t, exp)
+	var shapes []string
+	for _, e := range got {
+		shapes = append(shapes, shapeOf(t, e))
+	}
+	if strings.Join(shapes, "\n") != strings.Join(want, "\n") {
+		t.Errorf("expanded events:\n%s\nwant:\n%s", strings.Join(shapes, "\n"), strings.Join(want, "\n"))
+	}
+	if ops := opsOf(drainStream(t, plain)); ops != "[insert insert rename]" {
+		t.Errorf("without showExpandedEvents: %s, want [insert insert rename]", ops)
+	}
+	// A collection stream sees its own collection's DDL events only.
+	cs, err := d.Collection("k").Watch(ctx, nil, ChangeStreamOptions{ShowExpandedEvents: true, FromOldest: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ops := opsOf(drainStream(t, cs)); ops != "[create]" {
+		t.Errorf("stream on d.k: %s, want [create]", ops)
+	}
+}
