@@ -88,7 +88,7 @@ func (db *DB) cloneCollectionAsCapped(ctx context.Context, dbName, src, dst stri
 			"cloneCollectionAsCapped failed - destination collection %s.%s already exists. source: %s.%s", dbName, dst, dbName, src)
 	}
 	dc.wmu.Lock()
-	err = db.copyIntoCapped(ctx, sc, sc.m(), dc, 0)
+	err = db.copyIntoCapped(ctx, sc, sc.m(), dc, 0, true)
 	dc.wmu.Unlock()
 	if err != nil {
 		if _, derr := db.dropColl(dbName, dst); derr != nil {

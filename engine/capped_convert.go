@@ -58,7 +58,7 @@ func (db *DB) convertToCapped(ctx context.Context, dbName, name string, size int
 		return err
 	}
 	nc.meta.Store(nm)
-	if err := db.copyIntoCapped(ctx, c, old, nc, 0); err != nil {
+	if err := db.copyIntoCapped(ctx, c, old, nc, 0, true); err != nil {
 		db.abortExt(nc, nm)
 		return err
 	}
@@ -85,8 +85,9 @@ func (db *DB) convertToCapped(ctx context.Context, dbName, name string, size int
 
 // copyIntoCapped appends every document of src (natural order) but the
 // first skip to the new capped collection nc, which nobody else can see
-// yet.
-func (db *DB) copyIntoCapped(ctx context.Context, src *coll, m *collMeta, nc *coll, skip int) error {
+// yet, with their insert events when events is set (a capped resize
+// copies documents whose events were logged already).
+func (db *DB) copyIntoCapped(ctx context.Context, src *coll, m *collMeta, nc *coll, skip int, events bool) error {
 	all, err := query.ParseFilter(bson.D{})
 	if err != nil {
 		return err
@@ -112,6 +113,7 @@ func (db *DB) copyIntoCapped(ctx context.Context, src *coll, m *collMeta, nc *co
 			recs, skip = recs[k:], skip-k
 		}
 		w := newCappedWriter(db, nc, st)
+		w.silent = !events
 		cds := make([]cappedDoc, len(recs))
 		var aheadB int64
 		for i, r := range recs {

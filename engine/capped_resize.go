@@ -163,7 +163,7 @@ func (db *DB) resizeCapped(ctx context.Context, c *coll, r *cappedResize) error 
 		abandon(nc)
 		return err
 	}
-	if err := db.copyIntoCapped(ctx, c, old, nc, skip); err != nil {
+	if err := db.copyIntoCapped(ctx, c, old, nc, skip, false); err != nil {
 		abandon(nc)
 		return err
 	}

@@ -222,6 +222,10 @@ type cappedWriter struct {
 	// inserted are the documents appended since the last flush, whose
 	// insert events flush writes (change streams on only).
 	inserted []bson.D
+	// silent says the documents appended are copies whose insert events
+	// were logged when they were first inserted (a capped resize): no
+	// events again.
+	silent bool
 }
 
 // seqID is a ring record's sequence, _id keystring, offset and secondary
@@ -343,7 +347,7 @@ func (w *cappedWriter) insert(p cappedDoc) error {
 	}
 	w.added = append(w.added, idAdd{ks: p.ks, seq: seq, off: off})
 	w.byKey[string(p.ks)] = seq
-	if w.db.changesOn() {
+	if w.db.changesOn() && !w.silent {
 		w.inserted = append(w.inserted, p.d)
 	}
 	if len(w.sec) == 0 {

@@ -90,3 +90,49 @@ func TestWatchExpandedEvents(t *testing.T) {
 		t.Errorf("stream on d.k: %s, want [create]", ops)
 	}
 }
+
+// TestWatchCappedResize: a collMod that resizes a capped collection is
+// one modify event after the resize, and the resized ring's records,
+// which carry their insert events already, get none again when the
+// engine reopens (the events mark follows the new ring).
+func TestWatchCappedResize(t *testing.T) {
+	t.Parallel()
+	db, _, dir := openChanges(t, Options{})
+	ctx := context.Background()
+	mustRun(t, db, "d", `{"create": "k", "capped": true, "size": 100000}`)
+	mustRun(t, db, "d", `{"insert": "k", "documents": [{"_id": 1}, {"_id": 2}, {"_id": 3}]}`)
+	cs, err := db.Database("d").Watch(ctx, nil, ChangeStreamOptions{ShowExpandedEvents: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustRun(t, db, "d", `{"collMod": "k", "cappedSize": 8192, "cappedMax": 2}`)
+	mustRun(t, db, "d", `{"insert": "k", "documents": [{"_id": 4}]}`)
+	var ops []string
+	for _, e := range drainStream(t, cs) {
+		op, _ := get(e, "operationType")
+		ops = append(ops, op.(string))
+	}
+	if strings.Join(ops, ",") != "modify,insert" {
+		t.Fatalf("events after the resize: %v, want modify,insert", ops)
+	}
+	tok := cs.ResumeToken()
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	db2, err := Open(dir, Options{DisableTTLMonitor: true, ChangeStreams: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db2.Close()
+	cs2, err := db2.Database("d").Watch(ctx, nil, ChangeStreamOptions{ResumeAfter: tok})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := drainStream(t, cs2); len(got) != 0 {
+		t.Fatalf("reopen logged %d more events, want none: %v", len(got), got)
+	}
+	n, err := db2.Database("d").Collection("k").CountDocuments(ctx, bson.D{})
+	if err != nil || n != 2 {
+		t.Fatalf("count after the resize and reopen: %d, %v; want 2 (cappedMax)", n, err)
+	}
+}
