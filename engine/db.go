@@ -93,6 +93,7 @@ func Open(dir string, opts Options) (*DB, error) {
 		ReadOnly:   opts.Role == RoleReadOnly,
 
 		MemoryBudget: opts.MemoryBudget,
+		MemTableSize: opts.seams.memTableSize,
 	})
 	if err != nil {
 		return nil, err

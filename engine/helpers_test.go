@@ -74,9 +74,23 @@ func (c *fakeElapsed) peek() time.Time {
 // clock.
 func openTest(t *testing.T) (*DB, *fakeClock, string) {
 	t.Helper()
+	return openTestWith(t, func(*Options) {})
+}
+
+// smallTxns sets the seams that shrink the store's transaction limits
+// to a sixteenth of the default's (1 MiB memtables: about 150 KiB and
+// 1,600 entries a transaction), so that a test crosses them with a
+// tenth of the documents.
+func smallTxns(o *Options) { o.seams.memTableSize = 1 << 20 }
+
+// openTestWith is openTest with set applied to the options first.
+func openTestWith(t *testing.T, set func(*Options)) (*DB, *fakeClock, string) {
+	t.Helper()
 	dir := t.TempDir()
 	clk := newClock()
-	db, err := Open(dir, Options{Clock: clk.Now, DisableTTLMonitor: true})
+	o := Options{Clock: clk.Now, DisableTTLMonitor: true}
+	set(&o)
+	db, err := Open(dir, o)
 	if err != nil {
 		t.Fatalf("open: %v", err)
 	}

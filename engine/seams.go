@@ -48,6 +48,27 @@ type seams struct {
 	// chunkBudgetHook replaces the budget of each insert (insert.go),
 	// so a test can make chunks overflow the store's limits cheaply.
 	chunkBudgetHook func(chunkBudget) chunkBudget
+
+	// Sizes tests shrink so that a test crosses a limit with a tenth of
+	// the documents, the limit itself unchanged in kind.
+	//
+	// memTableSize, if positive, is the store's memtable size
+	// (lsm.Options.MemTableSize, at least 1 MiB) instead of the one
+	// MemoryBudget gives; Badger's transaction limits are 15% of it
+	// (MaxBatchSize) and that over 96 (MaxBatchCount), so 1 MiB makes
+	// them a sixteenth of the default's.
+	memTableSize int64
+	// ttlScanChunk, if positive, replaces ttlScanChunk (monitor.go): how
+	// many record ids a TTL visit reads from its index at a time.
+	ttlScanChunk int64
+}
+
+// scanChunk returns how many record ids a TTL visit reads at a time.
+func (s *seams) scanChunk() int64 {
+	if s.ttlScanChunk > 0 {
+		return s.ttlScanChunk
+	}
+	return ttlScanChunk
 }
 
 // SetFailpointForTesting makes databases opened with o call f with a
