@@ -192,14 +192,16 @@ func TestInsertDocumentOverTxnLimit(t *testing.T) {
 // A delete batch whose documents have more index entries than one
 // transaction holds ends before the document that overflowed and
 // commits the others: with batchedDeletesTargetBatchDocs 1000 (the
-// default) and no time or byte target, 1000 documents with 40 indexed
-// array elements each are 42,000 deletes, above Badger's ~26,000-entry
-// limit. Before, the batch failed with "transaction too big" every
-// time, so deleteMany returned an error and the TTL monitor could never
-// get past such documents.
+// default) and no time or byte target, a batch of documents with 40
+// indexed array elements each is 42 deletes a document, and the 150
+// documents here (6,300 deletes) are about four times the ~1,600-entry
+// limit of the 1 MiB memtables the store runs with (smallTxns), as
+// 1,500 documents were of the default's ~26,000. Before, the batch
+// failed with "transaction too big" every time, so deleteMany returned
+// an error and the TTL monitor could never get past such documents.
 func TestDeleteBatchFitsTxnLimit(t *testing.T) {
 	t.Parallel()
-	const n, tags = 1500, 40
+	const n, tags = 150, 40
 	docs := func(date bson.DateTime) []bson.D {
 		out := make([]bson.D, n)
 		for i := range out {
@@ -212,21 +214,22 @@ func TestDeleteBatchFitsTxnLimit(t *testing.T) {
 		return out
 	}
 	setup := func(t *testing.T) (*DB, bson.DateTime) {
-		db, clk, _ := openTest(t)
+		db, clk, _ := openTestWith(t, smallTxns)
 		for name, v := range map[string]any{"batchedDeletesTargetBatchDocs": 1000,
 			"batchedDeletesTargetBatchTimeMS": 0, "batchedDeletesTargetStagedDocBytes": 0} {
 			if _, err := db.SetParameter(name, v); err != nil {
 				t.Fatal(err)
 			}
 		}
-		if per := int64(1000 * (tags + 2)); per < db.store.MaxBatchCount() {
-			t.Fatalf("the fixture no longer overflows a transaction: %d entries a batch, limit %d", per, db.store.MaxBatchCount())
+		if all := int64(n * (tags + 2)); all < 3*db.store.MaxBatchCount() {
+			t.Fatalf("the fixture no longer overflows a transaction three times: %d entries, limit %d", all, db.store.MaxBatchCount())
 		}
 		mustRun(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"tags": 1}, "name": "tags_1"},
 			{"key": {"t": 1}, "name": "t_1", "expireAfterSeconds": 60}]}`)
 		return db, dt(clk.Now().Add(-time.Hour))
 	}
 	t.Run("deleteMany", func(t *testing.T) {
+		t.Parallel()
 		db, old := setup(t)
 		insertDocs(t, db, "c", docs(old)...)
 		before := db.Stats().BatchedDeleteBatches
@@ -235,7 +238,7 @@ func TestDeleteBatchFitsTxnLimit(t *testing.T) {
 			t.Fatalf("DeleteMany = %+v, %v; want %d deleted", r, err, n)
 		}
 		if got := db.Stats().BatchedDeleteBatches - before; got < 3 {
-			t.Errorf("%d batches, want at least 3 (no batch of 1000 fits)", got)
+			t.Errorf("%d batches, want at least 3 (the %d documents are over three transactions' worth)", got, n)
 		}
 		if c := count(t, db, "test", "c"); c != 0 {
 			t.Errorf("%d documents left", c)
@@ -243,6 +246,7 @@ func TestDeleteBatchFitsTxnLimit(t *testing.T) {
 		mustValidate(t, db, "test", "c")
 	})
 	t.Run("ttl", func(t *testing.T) {
+		t.Parallel()
 		db, old := setup(t)
 		insertDocs(t, db, "c", docs(old)...)
 		if r := pass(t, db); r.Deleted != n {
