@@ -379,14 +379,15 @@ func TestReapReclaimsSpace(t *testing.T) {
 // small share of the store (under 1/reclaimStoreShare of its tables):
 // reclamation rewrites the whole store, and a steady expiry rate must
 // not make it do so every minute. Once the deletes add up to that share,
-// a pass starts one.
+// a pass starts one. (500 documents and reclaimAfter 25 keep the shares
+// and the counts of 2,000 and 100 at a quarter of the writes.)
 func TestReclaimWaitsForAShareOfTheStore(t *testing.T) {
 	t.Parallel()
 	db, clk, _ := openTest(t)
 	mustRun(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"t": 1}, "name": "t_1", "expireAfterSeconds": 0}]}`)
 	now := clk.Now()
 	r := rand.New(rand.NewSource(2))
-	const n = 2000
+	const n = 500
 	docs := make([]bson.D, n)
 	for i := range docs {
 		pad := make([]byte, 1500) // incompressible, in the tree
@@ -399,31 +400,31 @@ func TestReclaimWaitsForAShareOfTheStore(t *testing.T) {
 		t.Fatal(err)
 	}
 	tables := db.store.TableBytes()
-	db.mon.reclaimAfter = 100
+	db.mon.reclaimAfter = 25
 	waitReclaim := func() {
 		db.mon.reclaiming.Lock()
 		db.mon.reclaiming.Unlock()
 	}
-	// 300 documents, 15% of the store: no reclamation.
-	clk.Advance(299 * time.Second)
-	if r := pass(t, db); r.Deleted != 300 {
-		t.Fatalf("first pass deleted %d, want 300", r.Deleted)
+	// 75 documents, 15% of the store: no reclamation.
+	clk.Advance(74 * time.Second)
+	if r := pass(t, db); r.Deleted != 75 {
+		t.Fatalf("first pass deleted %d, want 75", r.Deleted)
 	}
 	waitReclaim()
 	if got := db.Stats().Reclamations; got != 0 {
-		t.Fatalf("a pass deleting 300 of %d documents (%d bytes of tables) started %d reclamations, want 0", n, tables, got)
+		t.Fatalf("a pass deleting 75 of %d documents (%d bytes of tables) started %d reclamations, want 0", n, tables, got)
 	}
-	// 1100 more, 70% in all: one.
-	clk.Advance(1100 * time.Second)
-	if r := pass(t, db); r.Deleted != 1100 {
-		t.Fatalf("second pass deleted %d, want 1100", r.Deleted)
+	// 275 more, 70% in all: one.
+	clk.Advance(275 * time.Second)
+	if r := pass(t, db); r.Deleted != 275 {
+		t.Fatalf("second pass deleted %d, want 275", r.Deleted)
 	}
 	waitReclaim()
 	if got := db.Stats().Reclamations; got != 1 {
-		t.Fatalf("passes deleting 1400 of %d documents finished %d reclamations, want 1", n, got)
+		t.Fatalf("passes deleting 350 of %d documents finished %d reclamations, want 1", n, got)
 	}
-	if c := count(t, db, "test", "c"); c != n-1400 {
-		t.Fatalf("%d documents left, want %d", c, n-1400)
+	if c := count(t, db, "test", "c"); c != n-350 {
+		t.Fatalf("%d documents left, want %d", c, n-350)
 	}
 	mustValidate(t, db, "test", "c")
 }
