@@ -230,6 +230,7 @@ func TestTTLKilledMidReap(t *testing.T) {
 			c.name += "-clustered"
 		}
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
 			f := newCrashFixtureIn(t, 1200, 900, clustered)
 			cmd := exec.Command(os.Args[0], "-test.run=^TestTTLCrashChild$", "-test.count=1")
 			cmd.Env = append(os.Environ(), crashChildEnv+"="+strings.Join([]string{f.dir, strconv.FormatInt(f.clockUnixMs, 10),
