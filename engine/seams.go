@@ -61,6 +61,10 @@ type seams struct {
 	// ttlScanChunk, if positive, replaces ttlScanChunk (monitor.go): how
 	// many record ids a TTL visit reads from its index at a time.
 	ttlScanChunk int64
+	// bucketChunk, if positive, replaces bucketScanChunk
+	// (timeseries_ttl.go): how many buckets a time-series TTL visit
+	// reads at a time.
+	bucketChunk int64
 }
 
 // scanChunk returns how many record ids a TTL visit reads at a time.
@@ -69,6 +73,15 @@ func (s *seams) scanChunk() int64 {
 		return s.ttlScanChunk
 	}
 	return ttlScanChunk
+}
+
+// bucketScanChunk returns how many buckets a time-series TTL visit reads
+// at a time.
+func (s *seams) bucketScanChunk() int64 {
+	if s.bucketChunk > 0 {
+		return s.bucketChunk
+	}
+	return bucketScanChunk
 }
 
 // SetFailpointForTesting makes databases opened with o call f with a

@@ -165,7 +165,7 @@ func (db *DB) timeseriesTTLVisit(ctx context.Context, tg ttlTarget) (deleted int
 	if batching {
 		bd.targets = db.deleteTargets()
 	}
-	chunk := v.chunk(1024)
+	chunk := v.chunk(db.opts.seams.bucketScanChunk())
 	for {
 		if err := ctxErr(ctx); err != nil {
 			return deleted, false, err
@@ -212,3 +212,7 @@ func satMul(a, b int64) int64 {
 	}
 	return a * b
 }
+
+// bucketScanChunk is how many buckets a time-series TTL visit reads at
+// a time, as ttlScanChunk is for a TTL index (monitor.go).
+const bucketScanChunk = 1024
