@@ -537,6 +537,7 @@ func TestTimeseriesOutOfRangeNeverReaped(t *testing.T) {
 		time.Date(2040, 1, 1, 0, 0, 0, 0, time.UTC),
 	} {
 		t.Run(when.Format("2006"), func(t *testing.T) {
+			t.Parallel()
 			db, clk, dir := openTest(t)
 			mustRun(t, db, "test", `{"create": "w", "timeseries": {"timeField": "t"}, "expireAfterSeconds": 1}`)
 			mustInsertTS(t, db, "w", fmt.Sprintf(`{"t": %s}`, tsDate(clk.Now().Add(-48*time.Hour))))
