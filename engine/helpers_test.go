@@ -33,7 +33,7 @@ func (c *fakeClock) Advance(d time.Duration) {
 	c.mu.Unlock()
 }
 
-// fakeElapsed is a clock for the time targets (DB.targetClock): it
+// fakeElapsed is a clock for the time targets (seams.targetClock): it
 // moves by step at every reading, and by Advance.
 type fakeElapsed struct {
 	mu   sync.Mutex
@@ -45,7 +45,7 @@ type fakeElapsed struct {
 // targets. db must be idle (the monitor off, nothing deleting).
 func setElapsed(db *DB, step time.Duration) *fakeElapsed {
 	c := &fakeElapsed{now: time.Unix(1e9, 0), step: step}
-	db.targetClock = c.Now
+	db.opts.seams.targetClock = c.Now
 	return c
 }
 

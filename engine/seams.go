@@ -1,6 +1,10 @@
 package engine
 
-import "github.com/ttlkv/ttlkv/capped"
+import (
+	"time"
+
+	"github.com/ttlkv/ttlkv/capped"
+)
 
 // seams are a database's test seams: where tests and the crash harness
 // observe, pause or kill the engine. Options carries them by value, so
@@ -44,6 +48,19 @@ type seams struct {
 	// buckets it removed; tsReapBeforeCommitHook runs after a reap batch
 	// is staged, before it takes the wmu to commit.
 	tsReapedHook, tsBucketedHook, tsReapForgetHook, tsReapBeforeCommitHook func()
+
+	// targetClock, if set, is the clock of the time targets of the TTL
+	// monitor and the batched delete stage (DB.targetNow); nil is the
+	// real monotonic clock. Tests make it stand still or step.
+	targetClock func() time.Time
+
+	// The batched delete stage's (modify.go) view of writers: pause, if
+	// set, replaces time.Sleep for the pause after a contended TTL
+	// batch; writerAt, if set, is asked at each commit of bd whether a
+	// writer holds the collection's write lock, true meaning one does
+	// (a contended batch), before the lock itself is tried.
+	pause    func(time.Duration)
+	writerAt func(bd *batchDeleter) bool
 
 	// chunkBudgetHook replaces the budget of each insert (insert.go),
 	// so a test can make chunks overflow the store's limits cheaply.
