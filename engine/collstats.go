@@ -18,8 +18,8 @@ func (db *DB) findOneAndDelete(ctx context.Context, dbName, name string, filter,
 	if c == nil {
 		return nil, nil
 	}
-	if c.m().Kind == kindCapped {
-		return nil, document.Errorf(document.CodeIllegalOperation, "cannot remove from a capped collection: %s", c.m().ns())
+	if err := kindOf(c.m()).canDelete(c); err != nil {
+		return nil, err
 	}
 	for attempt := 0; attempt < 100; attempt++ {
 		_, p, q, err := db.findPlan(dbName, name, filter, FindOptions{Sort: sortD, Limit: 1, Collation: ctxCollation(ctx)})
