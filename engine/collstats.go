@@ -85,15 +85,21 @@ func (db *DB) ordinaryStats(c *coll) collStatsInfo {
 			st.size += int64(len(v))
 		}
 		for _, ix := range m.Indexes {
-			it := txn.NewIter(lsm.IterOptions{Prefix: lsm.IndexPrefix(m.ID, ix.ID), KeysOnly: true})
-			var n int64
-			for it.Next() {
-				n += int64(len(it.Key()))
-			}
-			it.Close()
-			st.indexSizes[ix.Name] = n
+			st.indexSizes[ix.Name] = indexKeyBytes(txn, m, ix)
 		}
 		return nil
 	})
 	return st
+}
+
+// indexKeyBytes sums the key bytes of index ix of catalog entry m: its
+// size in collStats' indexSizes.
+func indexKeyBytes(txn *lsm.Txn, m *collMeta, ix *indexMeta) int64 {
+	it := txn.NewIter(lsm.IterOptions{Prefix: lsm.IndexPrefix(m.ID, ix.ID), KeysOnly: true})
+	defer it.Close()
+	var n int64
+	for it.Next() {
+		n += int64(len(it.Key()))
+	}
+	return n
 }
