@@ -1164,15 +1164,16 @@ func TestTTLIndexDeleteTargetTime(t *testing.T) {
 
 // ttlIndexDeleteTargetTimeMS ends a visit between two delete batches,
 // not only between chunks of scanned index keys: the clock of the
-// targets moves 100 ms per batch of 100 documents, so a 1000 ms target
-// ends each visit after 1000 documents, inside its chunk of 4096; the
-// next visit scans the chunk again and deletes no document twice.
+// targets moves 100 ms per batch of 10 documents, so a 1000 ms target
+// ends each visit after 100 documents, inside its chunk of 400 (the
+// ttlScanChunk seam; 4096 by default); the next visit scans the chunk
+// again and deletes no document twice.
 func TestTTLVisitEndsBetweenBatches(t *testing.T) {
 	t.Parallel()
-	db, clk, _ := openTest(t)
+	db, clk, _ := openTestWith(t, func(o *Options) { o.seams.ttlScanChunk = 400 })
 	old := dt(clk.Now().Add(-time.Hour))
 	mustRun(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"t": 1}, "name": "t_1", "expireAfterSeconds": 1}]}`)
-	const n = 2500
+	const n = 250
 	docs := make([]bson.D, n)
 	for i := range docs {
 		docs[i] = bson.D{{Key: "_id", Value: int32(i)}, {Key: "t", Value: old}}
@@ -1182,7 +1183,7 @@ func TestTTLVisitEndsBetweenBatches(t *testing.T) {
 	db.opts.seams.deleterHook = func(bd *batchDeleter) {
 		bd.beforeCommit = func() { el.Advance(100 * time.Millisecond) }
 	}
-	db.SetParameter("batchedDeletesTargetBatchDocs", 100)
+	db.SetParameter("batchedDeletesTargetBatchDocs", 10)
 	db.SetParameter("ttlIndexDeleteTargetDocs", 0)
 	db.SetParameter("ttlIndexDeleteTargetTimeMS", 1000)
 	db.SetParameter("ttlMonitorSubPassTargetSecs", 0) // a sub-pass per visit
@@ -1191,7 +1192,7 @@ func TestTTLVisitEndsBetweenBatches(t *testing.T) {
 		visits = append(visits, fmt.Sprintf("%d/%v/left %d", deleted, more, count(t, db, "test", "c")))
 	}
 	r := pass(t, db)
-	if got, want := fmt.Sprint(visits), "[1000/true/left 1500 1000/true/left 500 500/false/left 0]"; got != want || r.Deleted != n {
+	if got, want := fmt.Sprint(visits), "[100/true/left 150 100/true/left 50 50/false/left 0]"; got != want || r.Deleted != n {
 		t.Errorf("visits (deleted/more/left) %s, %d deleted; want %s, %d", got, r.Deleted, want, n)
 	}
 	mustValidate(t, db, "test", "c")
