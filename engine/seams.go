@@ -75,30 +75,13 @@ type seams struct {
 	// (MaxBatchSize) and that over 96 (MaxBatchCount), so 1 MiB makes
 	// them a sixteenth of the default's.
 	memTableSize int64
-	// ttlScanChunk, if positive, replaces ttlScanChunk (monitor.go): how
+	// ttlScanChunk, if not 0, replaces ttlScanChunk (monitor.go): how
 	// many record ids a TTL visit reads from its index at a time.
 	ttlScanChunk int64
-	// bucketChunk, if positive, replaces bucketScanChunk
+	// bucketChunk, if not 0, replaces bucketScanChunk
 	// (timeseries_ttl.go): how many buckets a time-series TTL visit
 	// reads at a time.
 	bucketChunk int64
-}
-
-// scanChunk returns how many record ids a TTL visit reads at a time.
-func (s *seams) scanChunk() int64 {
-	if s.ttlScanChunk > 0 {
-		return s.ttlScanChunk
-	}
-	return ttlScanChunk
-}
-
-// bucketScanChunk returns how many buckets a time-series TTL visit reads
-// at a time.
-func (s *seams) bucketScanChunk() int64 {
-	if s.bucketChunk > 0 {
-		return s.bucketChunk
-	}
-	return bucketScanChunk
 }
 
 // SetFailpointForTesting makes databases opened with o call f with a
@@ -119,3 +102,12 @@ func SetReclaimAfterForTesting(o *Options, n int64) { o.seams.reclaimAfter = n }
 // and Badger are unaffected). It is a test seam for fault injection
 // (package fuzz): production code never calls it.
 func SetRingFSForTesting(o *Options, fsys capped.FS) { o.seams.ringFS = fsys }
+
+// seamOr returns a size seam's value v, or def when the seam is unset
+// (0).
+func seamOr(v, def int64) int64 {
+	if v != 0 {
+		return v
+	}
+	return def
+}

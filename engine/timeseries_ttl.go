@@ -165,7 +165,7 @@ func (db *DB) timeseriesTTLVisit(ctx context.Context, tg ttlTarget) (deleted int
 	if batching {
 		bd.targets = db.deleteTargets()
 	}
-	chunk := v.chunk(db.opts.seams.bucketScanChunk())
+	chunk := v.chunk(seamOr(db.opts.seams.bucketChunk, bucketScanChunk))
 	for {
 		if err := ctxErr(ctx); err != nil {
 			return deleted, false, err
