@@ -48,8 +48,9 @@ func TestExportFormats(t *testing.T) {
 }
 
 // TestImportExportRoundTrip generates 10,000 documents, imports them as
-// JSON lines, exports them as JSON lines, a JSON array, CSV and TSV, imports each export into a new collection and
-// checks that every collection holds the same documents.
+// JSON lines, exports them as JSON lines, a JSON array, CSV and TSV,
+// imports each export into a new collection and checks that every
+// collection holds the same documents.
 func TestImportExportRoundTrip(t *testing.T) {
 	t.Parallel()
 	// 10,000 documents are ten import batches over the two workers in
