@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ttlkv/ttlkv/lsm"
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
 
@@ -77,7 +78,7 @@ func newCrashFixtureIn(t *testing.T, n, expired int, clustered bool) *crashFixtu
 // pass that must finish the job.
 func (f *crashFixture) checkAfterCrash(t *testing.T, lo, hi int) {
 	t.Helper()
-	db, err := Open(f.dir, Options{Clock: f.clk.Now, DisableTTLMonitor: true})
+	db, err := Open(f.dir, Options{Clock: f.clk.Now, DisableTTLMonitor: true, MemoryBudget: lsm.MinMemoryBudget})
 	if err != nil {
 		t.Fatalf("reopen after the crash: %v", err)
 	}
@@ -108,7 +109,7 @@ func (f *crashFixture) checkAfterCrash(t *testing.T, lo, hi int) {
 func TestTTLPassCancelledMidVisit(t *testing.T) {
 	t.Parallel()
 	f := newCrashFixture(t, 600, 400)
-	db, err := Open(f.dir, Options{Clock: f.clk.Now, DisableTTLMonitor: true})
+	db, err := Open(f.dir, Options{Clock: f.clk.Now, DisableTTLMonitor: true, MemoryBudget: lsm.MinMemoryBudget})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -170,7 +171,7 @@ func TestTTLCrashChild(t *testing.T) {
 	target, _ := strconv.Atoi(parts[2])
 	batch, _ := strconv.Atoi(parts[3])
 	now := time.UnixMilli(ms)
-	opts := Options{Clock: func() time.Time { return now }, DisableTTLMonitor: true,
+	opts := Options{Clock: func() time.Time { return now }, DisableTTLMonitor: true, MemoryBudget: lsm.MinMemoryBudget,
 		Params: map[string]any{"ttlIndexDeleteTargetDocs": target, "batchedDeletesTargetBatchDocs": batch,
 			"batchedDeletesTargetBatchTimeMS": 0, "ttlMonitorSubPassTargetSecs": 0}}
 	if fp := os.Getenv(crashFailpointEnv); fp != "" {
