@@ -453,13 +453,7 @@ func (db *DB) specialStats(c *coll) collStatsInfo {
 				st.indexSizes[ix.Name] = cs.ids.keyBytes() // in memory
 				continue
 			}
-			it := txn.NewIter(lsm.IterOptions{Prefix: lsm.IndexPrefix(m.ID, ix.ID), KeysOnly: true})
-			var n int64
-			for it.Next() {
-				n += int64(len(it.Key()))
-			}
-			it.Close()
-			st.indexSizes[ix.Name] = n
+			st.indexSizes[ix.Name] = indexKeyBytes(txn, m, ix)
 		}
 		return nil
 	})

@@ -83,9 +83,9 @@ func TestCatchUpLevelLoosensGentleReaping(t *testing.T) {
 			insertChunked(t, db, "c", docs)
 			commits := 0
 			bd := &batchDeleter{db: db, c: db.lookup("test", "c"), targets: deleteTargets{docs: 100}, yield: true, pipeline: true,
-				recheck: func(*collMeta, bson.D) bool { return true }, level: level,
-				tryLock: func() bool { commits++; return false }, // a writer at every commit
-				sleep:   func(time.Duration) {}}
+				recheck: func(*collMeta, bson.D) bool { return true }, level: level}
+			db.opts.seams.writerAt = func(*batchDeleter) bool { commits++; return true } // a writer at every commit
+			db.opts.seams.pause = func(time.Duration) {}
 			got, err := bd.run(context.Background(), rids, nil)
 			if err != nil || got != n {
 				t.Fatalf("deleted %d, err %v", got, err)
@@ -184,14 +184,12 @@ func TestCatchUpThroughTheMonitor(t *testing.T) {
 	// The visits' delete runs reap at the index's level, and yield to
 	// writers below the top one only.
 	maxRunLevel := 0
-	db.opts.seams.deleterHook = func(bd *batchDeleter) {
-		bd.tryLock = func() bool {
-			maxRunLevel = max(maxRunLevel, bd.level)
-			if bd.yield != (bd.level < maxCatchUp) {
-				t.Errorf("a run at level %d has yield %v", bd.level, bd.yield)
-			}
-			return true
+	db.opts.seams.writerAt = func(bd *batchDeleter) bool {
+		maxRunLevel = max(maxRunLevel, bd.level)
+		if bd.yield != (bd.level < maxCatchUp) {
+			t.Errorf("a run at level %d has yield %v", bd.level, bd.yield)
 		}
+		return false
 	}
 	sawBehind := false
 	db.opts.seams.visitStartHook = func() {

@@ -10,6 +10,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/ttlkv/ttlkv/document"
+	"github.com/ttlkv/ttlkv/lsm"
 )
 
 func openChanges(t *testing.T, o Options) (*DB, *fakeClock, string) {
@@ -17,6 +18,9 @@ func openChanges(t *testing.T, o Options) (*DB, *fakeClock, string) {
 	dir := t.TempDir()
 	clk := newClock()
 	o.Clock, o.DisableTTLMonitor, o.ChangeStreams = clk.Now, true, true
+	if o.MemoryBudget == 0 {
+		o.MemoryBudget = lsm.MinMemoryBudget // as openTest
+	}
 	db, err := Open(dir, o)
 	if err != nil {
 		t.Fatalf("open: %v", err)
@@ -300,16 +304,26 @@ func TestWatchHistoryLostForSlowReader(t *testing.T) {
 	}
 }
 
+// A TTL pass reports every document it deletes, once, as a delete event
+// marked ttlkv.expired with its pre-image. 1,000 documents read in
+// chunks of 400 (the ttlScanChunk seam) and deleted in batches of 100
+// are ten delete commits over three chunks, as 10,000 were at the
+// defaults (4096, 1000), which took 284 s under -race on the loaded box.
 func TestWatchTTLPassReportsEveryExpiration(t *testing.T) {
 	t.Parallel()
-	db, clk, _ := openChanges(t, Options{})
+	var o Options
+	o.seams.ttlScanChunk = 400
+	db, clk, _ := openChanges(t, o)
 	ctx := context.Background()
+	if _, err := db.SetParameter("batchedDeletesTargetBatchDocs", 100); err != nil {
+		t.Fatal(err)
+	}
 	mustRun(t, db, "d", `{"create": "s", "changeStreamPreAndPostImages": {"enabled": true}}`)
 	c := db.Database("d").Collection("s")
 	if _, err := c.CreateIndex(ctx, IndexModel{Keys: bson.D{{Key: "at", Value: int32(1)}}, Options: bson.D{{Key: "expireAfterSeconds", Value: int32(0)}}}); err != nil {
 		t.Fatal(err)
 	}
-	const n = 10_000
+	const n = 1_000
 	docs := make([]any, n)
 	for i := range docs {
 		docs[i] = bson.D{{Key: "_id", Value: int32(i)}, {Key: "at", Value: bson.NewDateTimeFromTime(clk.Now())}, {Key: "user", Value: fmt.Sprint("u", i)}}

@@ -18,8 +18,8 @@ func (db *DB) findOneAndDelete(ctx context.Context, dbName, name string, filter,
 	if c == nil {
 		return nil, nil
 	}
-	if c.m().Kind == kindCapped {
-		return nil, document.Errorf(document.CodeIllegalOperation, "cannot remove from a capped collection: %s", c.m().ns())
+	if err := kindOf(c.m()).canDelete(c); err != nil {
+		return nil, err
 	}
 	if od, ok := kindOf(c.m()).(oneDeleter); ok {
 		return od.findOneAndDelete(ctx, db, c, filter, sortD)
@@ -88,15 +88,21 @@ func (db *DB) ordinaryStats(c *coll) collStatsInfo {
 			st.size += int64(len(v))
 		}
 		for _, ix := range m.Indexes {
-			it := txn.NewIter(lsm.IterOptions{Prefix: lsm.IndexPrefix(m.ID, ix.ID), KeysOnly: true})
-			var n int64
-			for it.Next() {
-				n += int64(len(it.Key()))
-			}
-			it.Close()
-			st.indexSizes[ix.Name] = n
+			st.indexSizes[ix.Name] = indexKeyBytes(txn, m, ix)
 		}
 		return nil
 	})
 	return st
+}
+
+// indexKeyBytes sums the key bytes of index ix of catalog entry m: its
+// size in collStats' indexSizes.
+func indexKeyBytes(txn *lsm.Txn, m *collMeta, ix *indexMeta) int64 {
+	it := txn.NewIter(lsm.IterOptions{Prefix: lsm.IndexPrefix(m.ID, ix.ID), KeysOnly: true})
+	defer it.Close()
+	var n int64
+	for it.Next() {
+		n += int64(len(it.Key()))
+	}
+	return n
 }

@@ -58,10 +58,6 @@ type DB struct {
 	ttl        ttlWatcher // the monitor, as writers and catalog changes see it
 	// tsRemovals counts time-series bucket removals (timeseries_write.go).
 	tsRemovals atomic.Uint64
-
-	// targetClock, if set (tests), is the clock of the time targets
-	// (targetNow); nil is the real monotonic clock.
-	targetClock func() time.Time
 }
 
 // coll is the in-memory state of one existing collection.
@@ -99,6 +95,7 @@ func Open(dir string, opts Options) (*DB, error) {
 		ReadOnly:   opts.Role == RoleReadOnly,
 
 		MemoryBudget: opts.MemoryBudget,
+		MemTableSize: opts.seams.memTableSize,
 	})
 	if err != nil {
 		return nil, err
@@ -158,8 +155,8 @@ func (db *DB) now() bson.DateTime { return bson.NewDateTimeFromTime(db.opts.Cloc
 // the real monotonic clock, not Options.Clock, which says what has
 // expired and which tests freeze.
 func (db *DB) targetNow() time.Time {
-	if db.targetClock != nil {
-		return db.targetClock()
+	if c := db.opts.seams.targetClock; c != nil {
+		return c()
 	}
 	return time.Now()
 }
@@ -167,8 +164,8 @@ func (db *DB) targetNow() time.Time {
 // targetSince returns the time elapsed since start (a targetNow) on the
 // clock of the time targets.
 func (db *DB) targetSince(start time.Time) time.Duration {
-	if db.targetClock != nil {
-		return db.targetClock().Sub(start)
+	if c := db.opts.seams.targetClock; c != nil {
+		return c().Sub(start)
 	}
 	return time.Since(start)
 }

@@ -43,7 +43,7 @@ type idBound struct {
 // idBoundKept reports whether the _id bound covers index ix of catalog
 // entry m.
 func idBoundKept(m *collMeta, ix *indexMeta) bool {
-	return ix.ID == idIndexID && m.Kind == kindNormal
+	return ix.ID == idIndexID && kindOf(m).storesRecords()
 }
 
 // loadIDBound makes c's _id bound known for catalog entry m, reading

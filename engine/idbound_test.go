@@ -232,6 +232,7 @@ func TestIDBoundDuplicates(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			h := newIDBHarness(t)
 			tc.run(h)
 			if n := count(t, h.db, "test", h.coll); n != tc.want {

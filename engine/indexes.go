@@ -216,9 +216,9 @@ func parseIndexSpec(m *collMeta, spec bson.D) (*indexMeta, error) {
 		if len(key) > 1 {
 			return nil, document.Errorf(document.CodeCannotCreateIndex, "TTL indexes are single-field indexes, compound indexes do not support TTL. Index spec: %s", fmtValue(spec))
 		}
-		if m.Kind == kindCapped {
-			return nil, document.Errorf(document.CodeCannotCreateIndex, "Cannot create TTL index on a capped collection")
-		}
+	}
+	if err := kindOf(m).checkIndex(ix); err != nil {
+		return nil, err
 	}
 	ix.Extra = extra
 	return ix, nil

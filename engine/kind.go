@@ -34,6 +34,18 @@ type kind interface {
 	ridOfID(db *DB, c *coll, d bson.D) (uint64, error)
 	// canUpdate is nil when the kind's documents can be updated.
 	canUpdate() error
+	// canDelete is nil when c's documents can be deleted one by one
+	// (a capped collection's only leave by eviction, docs/capped.md).
+	canDelete(c *coll) error
+	// checkIndex refuses an index the kind cannot have, ix as parsed
+	// from its spec (a TTL index on a capped collection,
+	// docs/ttl-indexes.md §1.4).
+	checkIndex(ix *indexMeta) error
+	// storesRecords reports whether the kind's documents are records in
+	// the store found through its own _id index, which the core's fast
+	// paths (the in-memory _id bound, find by _id) read directly:
+	// ordinary and clustered collections, buckets collections included.
+	storesRecords() bool
 	// update applies u to the records rids of c that still match f,
 	// re-reading each where the write happens (modify.go).
 	update(db *DB, c *coll, rids []uint64, ids map[uint64][]byte, f *query.Filter, u *query.Update, now time.Time, returnNew bool) (matched, modified int64, last bson.D, err error)
@@ -114,6 +126,12 @@ func (ordinaryKind) ridOfID(db *DB, c *coll, d bson.D) (uint64, error) {
 
 func (ordinaryKind) canUpdate() error { return nil }
 
+func (ordinaryKind) canDelete(*coll) error { return nil }
+
+func (ordinaryKind) checkIndex(*indexMeta) error { return nil }
+
+func (ordinaryKind) storesRecords() bool { return true }
+
 func (ordinaryKind) update(db *DB, c *coll, rids []uint64, ids map[uint64][]byte, f *query.Filter, u *query.Update, now time.Time, returnNew bool) (int64, int64, bson.D, error) {
 	return db.applyOrdinaryUpdates(c, rids, ids, f, u, now, returnNew)
 }
@@ -172,12 +190,25 @@ func (cappedKind) ridOfID(db *DB, c *coll, d bson.D) (uint64, error) {
 
 func (cappedKind) canUpdate() error { return nil }
 
+func (cappedKind) canDelete(c *coll) error {
+	return document.Errorf(document.CodeIllegalOperation, "cannot remove from a capped collection: %s", c.m().ns())
+}
+
+func (cappedKind) checkIndex(ix *indexMeta) error {
+	if ix.TTL {
+		return document.Errorf(document.CodeCannotCreateIndex, "Cannot create TTL index on a capped collection")
+	}
+	return nil
+}
+
+func (cappedKind) storesRecords() bool { return false }
+
 func (cappedKind) update(db *DB, c *coll, rids []uint64, _ map[uint64][]byte, f *query.Filter, u *query.Update, now time.Time, returnNew bool) (int64, int64, bson.D, error) {
 	return db.applyCappedUpdates(c, rids, f, u, now, returnNew)
 }
 
 func (cappedKind) delete(_ context.Context, _ *DB, c *coll, _ *query.Filter, _ DeleteSpec) (int64, error) {
-	return 0, document.Errorf(document.CodeIllegalOperation, "cannot remove from a capped collection: %s", c.m().ns())
+	return 0, cappedKind{}.canDelete(c)
 }
 
 func (cappedKind) buildIndexes(ctx context.Context, db *DB, c *coll, m *collMeta, ixs []*indexMeta) error {
@@ -238,6 +269,14 @@ func (timeseriesKind) ridOfID(db *DB, c *coll, d bson.D) (uint64, error) {
 }
 
 func (timeseriesKind) canUpdate() error { return nil }
+
+func (timeseriesKind) canDelete(*coll) error { return nil }
+
+func (timeseriesKind) checkIndex(*indexMeta) error { return nil }
+
+// storesRecords is false: the collection is a view; its buckets
+// collection, an ordinary one, stores the records.
+func (timeseriesKind) storesRecords() bool { return false }
 
 // update is never asked of a time-series collection: its update
 // statements run whole (updateStatement, timeseries_update.go).

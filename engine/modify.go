@@ -130,11 +130,6 @@ type batchDeleter struct {
 	// of every applied batch (the TTL monitor's share-of-store rule for
 	// space reclamation).
 	reclaimBytes *atomic.Int64
-	// sleep pauses between batches (tests replace it).
-	sleep func(time.Duration)
-	// tryLock, if set (tests), reports false to simulate a writer
-	// holding c.wmu when a batch commits.
-	tryLock func() bool
 	// ids holds, in a clustered collection, the _id keystring of every
 	// record id the deleter is given (recKey).
 	ids map[uint64][]byte
@@ -187,11 +182,11 @@ func (bd *batchDeleter) yieldFor(took time.Duration) time.Duration { return took
 
 // pause sleeps for d (the yield of a TTL batch to writers).
 func (bd *batchDeleter) pause(d time.Duration) {
-	sleep := bd.sleep
-	if sleep == nil {
-		sleep = time.Sleep
+	if p := bd.db.opts.seams.pause; p != nil {
+		p(d)
+		return
 	}
-	sleep(d)
+	time.Sleep(d)
 }
 
 // errBatchStale aborts a batch whose catalog entry, or whose documents'
@@ -420,7 +415,7 @@ func (bd *batchDeleter) commitGuard(b *batchState, before func() error) func(com
 			bd.beforeCommit()
 		}
 		if !b.locked {
-			if (bd.tryLock != nil && !bd.tryLock()) || !c.wmu.TryLock() {
+			if w := bd.db.opts.seams.writerAt; (w != nil && w(bd)) || !c.wmu.TryLock() {
 				bd.contended = true
 				bd.lastContended = bd.db.targetNow()
 				c.wmu.Lock()

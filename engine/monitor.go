@@ -526,7 +526,7 @@ func (db *DB) ttlVisit(ctx context.Context, t ttlTarget) (deleted int64, more bo
 	// Record ids are read from the index in chunks of ttlScanChunk; the
 	// pipelined deletes of a chunk drain (the last commit is waited for
 	// with nothing staged beside it) before the next chunk is read.
-	chunk := v.chunk(ttlScanChunk)
+	chunk := v.chunk(seamOr(db.opts.seams.ttlScanChunk, ttlScanChunk))
 	finished := false
 	first := true
 	for !finished {

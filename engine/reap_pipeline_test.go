@@ -128,10 +128,10 @@ func TestPipelinedBatchYields(t *testing.T) {
 			co := db.lookup("test", "c")
 			batch := 0
 			var slept []time.Duration
+			db.opts.seams.writerAt = func(*batchDeleter) bool { batch++; return tc.contended[batch-1] }
+			db.opts.seams.pause = func(d time.Duration) { slept = append(slept, d) }
 			bd := &batchDeleter{db: db, c: co, targets: deleteTargets{docs: 2}, yield: true, pipeline: true,
-				recheck: func(*collMeta, bson.D) bool { return true },
-				tryLock: func() bool { batch++; return !tc.contended[batch-1] },
-				sleep:   func(d time.Duration) { slept = append(slept, d) }}
+				recheck: func(*collMeta, bson.D) bool { return true }}
 			n, err := bd.run(context.Background(), []uint64{1, 2, 3, 4, 5, 6}, nil)
 			if err != nil || n != 6 {
 				t.Fatalf("deleted %d, err %v", n, err)

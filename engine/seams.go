@@ -1,6 +1,10 @@
 package engine
 
-import "github.com/ttlkv/ttlkv/capped"
+import (
+	"time"
+
+	"github.com/ttlkv/ttlkv/capped"
+)
 
 // seams are a database's test seams: where tests and the crash harness
 // observe, pause or kill the engine. Options carries them by value, so
@@ -45,9 +49,39 @@ type seams struct {
 	// is staged, before it takes the wmu to commit.
 	tsReapedHook, tsBucketedHook, tsReapForgetHook, tsReapBeforeCommitHook func()
 
+	// targetClock, if set, is the clock of the time targets of the TTL
+	// monitor and the batched delete stage (DB.targetNow); nil is the
+	// real monotonic clock. Tests make it stand still or step.
+	targetClock func() time.Time
+
+	// The batched delete stage's (modify.go) view of writers: pause, if
+	// set, replaces time.Sleep for the pause after a contended TTL
+	// batch; writerAt, if set, is asked at each commit of bd whether a
+	// writer holds the collection's write lock, true meaning one does
+	// (a contended batch), before the lock itself is tried.
+	pause    func(time.Duration)
+	writerAt func(bd *batchDeleter) bool
+
 	// chunkBudgetHook replaces the budget of each insert (insert.go),
 	// so a test can make chunks overflow the store's limits cheaply.
 	chunkBudgetHook func(chunkBudget) chunkBudget
+
+	// Sizes tests shrink so that a test crosses a limit with a tenth of
+	// the documents, the limit itself unchanged in kind.
+	//
+	// memTableSize, if positive, is the store's memtable size
+	// (lsm.Options.MemTableSize, at least 1 MiB) instead of the one
+	// MemoryBudget gives; Badger's transaction limits are 15% of it
+	// (MaxBatchSize) and that over 96 (MaxBatchCount), so 1 MiB makes
+	// them a sixteenth of the default's.
+	memTableSize int64
+	// ttlScanChunk, if not 0, replaces ttlScanChunk (monitor.go): how
+	// many record ids a TTL visit reads from its index at a time.
+	ttlScanChunk int64
+	// bucketChunk, if not 0, replaces bucketScanChunk
+	// (timeseries_ttl.go): how many buckets a time-series TTL visit
+	// reads at a time.
+	bucketChunk int64
 }
 
 // SetFailpointForTesting makes databases opened with o call f with a
@@ -68,3 +102,12 @@ func SetReclaimAfterForTesting(o *Options, n int64) { o.seams.reclaimAfter = n }
 // and Badger are unaffected). It is a test seam for fault injection
 // (package fuzz): production code never calls it.
 func SetRingFSForTesting(o *Options, fsys capped.FS) { o.seams.ringFS = fsys }
+
+// seamOr returns a size seam's value v, or def when the seam is unset
+// (0).
+func seamOr(v, def int64) int64 {
+	if v != 0 {
+		return v
+	}
+	return def
+}

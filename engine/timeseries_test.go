@@ -413,19 +413,23 @@ func TestTimeseriesExpiry(t *testing.T) {
 // reading, so the target is reached within the first chunk.
 func TestTimeseriesDeleteTargetTime(t *testing.T) {
 	t.Parallel()
-	db, clk, _ := openTest(t)
+	// A visit reads 104 buckets at a time (the bucketChunk seam, 1024
+	// by default) and deletes them in batches of 10: ten batches and one
+	// of 4 to a chunk, as 1024 are ten of 100 and one of 24.
+	const chunk, batch = 104, 10
+	db, clk, _ := openTestWith(t, func(o *Options) { o.seams.bucketChunk = chunk })
 	mustRun(t, db, "test", `{"create": "w", "timeseries": {"timeField": "t", "metaField": "m"}, "expireAfterSeconds": 5}`)
-	const n = 2*1024 + 52
+	const n = 2*chunk + 6
 	ms := make([]string, n)
 	for i := range ms {
 		ms[i] = fmt.Sprintf(`{"t": %s, "m": %d}`, tsDate(clk.Now().Add(-3*time.Hour)), i) // a bucket each
 	}
-	// The clock of the targets moves 100 ms per batch of 100 buckets: a
-	// visit ends at the first batch boundary at or after its target,
-	// inside the visit's chunk of 1024 buckets.
+	// The clock of the targets moves 100 ms per batch: a visit ends at
+	// the first batch boundary at or after its target, inside the
+	// visit's chunk.
 	el := setElapsed(db, 0)
 	db.opts.seams.tsReapBeforeCommitHook = func() { el.Advance(100 * time.Millisecond) }
-	db.SetParameter("batchedDeletesTargetBatchDocs", 100)
+	db.SetParameter("batchedDeletesTargetBatchDocs", batch)
 	db.SetParameter("ttlIndexDeleteTargetDocs", 0)
 	db.SetParameter("ttlMonitorSubPassTargetSecs", 0) // a sub-pass per visit
 	var visits []string
@@ -437,10 +441,10 @@ func TestTimeseriesDeleteTargetTime(t *testing.T) {
 		want      string
 		subPasses int
 	}{
-		{1000, "[1000/true 1000/true 100/false]", 3},
+		{1000, "[100/true 100/true 14/false]", 3},
 		// Not met inside a chunk (1000 ms < 1050): met at its end, after
-		// its last batch of 24 (1100 ms).
-		{1050, "[1024/true 1024/true 52/false]", 3},
+		// its last batch of 4 (1100 ms).
+		{1050, "[104/true 104/true 6/false]", 3},
 		{0, fmt.Sprintf("[%d/false]", n), 1},
 	} {
 		mustInsertTS(t, db, "w", ms...)
@@ -535,6 +539,7 @@ func TestTimeseriesOutOfRangeNeverReaped(t *testing.T) {
 		time.Date(2040, 1, 1, 0, 0, 0, 0, time.UTC),
 	} {
 		t.Run(when.Format("2006"), func(t *testing.T) {
+			t.Parallel()
 			db, clk, dir := openTest(t)
 			mustRun(t, db, "test", `{"create": "w", "timeseries": {"timeField": "t"}, "expireAfterSeconds": 1}`)
 			mustInsertTS(t, db, "w", fmt.Sprintf(`{"t": %s}`, tsDate(clk.Now().Add(-48*time.Hour))))

@@ -173,7 +173,7 @@ func (db *DB) timeseriesTTLVisit(ctx context.Context, tg ttlTarget) (deleted int
 	if batching {
 		bd.targets = db.deleteTargets()
 	}
-	chunk := v.chunk(1024)
+	chunk := v.chunk(seamOr(db.opts.seams.bucketChunk, bucketScanChunk))
 	for {
 		if err := ctxErr(ctx); err != nil {
 			return deleted, false, err
@@ -220,3 +220,7 @@ func satMul(a, b int64) int64 {
 	}
 	return a * b
 }
+
+// bucketScanChunk is how many buckets a time-series TTL visit reads at
+// a time, as ttlScanChunk is for a TTL index (monitor.go).
+const bucketScanChunk = 1024

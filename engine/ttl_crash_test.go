@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ttlkv/ttlkv/lsm"
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
 
@@ -77,7 +78,7 @@ func newCrashFixtureIn(t *testing.T, n, expired int, clustered bool) *crashFixtu
 // pass that must finish the job.
 func (f *crashFixture) checkAfterCrash(t *testing.T, lo, hi int) {
 	t.Helper()
-	db, err := Open(f.dir, Options{Clock: f.clk.Now, DisableTTLMonitor: true})
+	db, err := Open(f.dir, Options{Clock: f.clk.Now, DisableTTLMonitor: true, MemoryBudget: lsm.MinMemoryBudget})
 	if err != nil {
 		t.Fatalf("reopen after the crash: %v", err)
 	}
@@ -108,7 +109,7 @@ func (f *crashFixture) checkAfterCrash(t *testing.T, lo, hi int) {
 func TestTTLPassCancelledMidVisit(t *testing.T) {
 	t.Parallel()
 	f := newCrashFixture(t, 600, 400)
-	db, err := Open(f.dir, Options{Clock: f.clk.Now, DisableTTLMonitor: true})
+	db, err := Open(f.dir, Options{Clock: f.clk.Now, DisableTTLMonitor: true, MemoryBudget: lsm.MinMemoryBudget})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -170,7 +171,7 @@ func TestTTLCrashChild(t *testing.T) {
 	target, _ := strconv.Atoi(parts[2])
 	batch, _ := strconv.Atoi(parts[3])
 	now := time.UnixMilli(ms)
-	opts := Options{Clock: func() time.Time { return now }, DisableTTLMonitor: true,
+	opts := Options{Clock: func() time.Time { return now }, DisableTTLMonitor: true, MemoryBudget: lsm.MinMemoryBudget,
 		Params: map[string]any{"ttlIndexDeleteTargetDocs": target, "batchedDeletesTargetBatchDocs": batch,
 			"batchedDeletesTargetBatchTimeMS": 0, "ttlMonitorSubPassTargetSecs": 0}}
 	if fp := os.Getenv(crashFailpointEnv); fp != "" {
@@ -230,6 +231,7 @@ func TestTTLKilledMidReap(t *testing.T) {
 			c.name += "-clustered"
 		}
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
 			f := newCrashFixtureIn(t, 1200, 900, clustered)
 			cmd := exec.Command(os.Args[0], "-test.run=^TestTTLCrashChild$", "-test.count=1")
 			cmd.Env = append(os.Environ(), crashChildEnv+"="+strings.Join([]string{f.dir, strconv.FormatInt(f.clockUnixMs, 10),
@@ -284,21 +286,22 @@ func TestTTLKilledMidReap(t *testing.T) {
 // in them are reclaimed by a full reclamation once a pass finds the
 // store quiet (nothing deleted, no commit since the last pass), and then
 // the data directory has shrunk. A smaller pass starts none, and a pass
-// after writes is not quiet.
+// after writes is not quiet. (500 documents and reclaimAfter 250 keep
+// the shares of 2,000 and 1,000 with a quarter of the writes.)
 func TestReapReclaimsSpace(t *testing.T) {
 	t.Parallel()
 	db, clk, dir := openTest(t)
 	mustRun(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"t": 1}, "name": "t_1", "expireAfterSeconds": 2400}]}`)
 	now := clk.Now()
 	r := rand.New(rand.NewSource(1))
-	const n = 2000
+	const n = 500
 	docs := make([]bson.D, n)
 	for i := range docs {
 		at := now.Add(-30 * time.Minute) // expires 10 minutes from now
 		switch {
 		case i < 10:
 			at = now.Add(-time.Hour) // expired now
-		case i >= 1810:
+		case i >= 460:
 			at = now.Add(time.Hour) // live throughout
 		}
 		pad := make([]byte, 1500) // incompressible, in the tree (< ValueThreshold)
@@ -311,7 +314,7 @@ func TestReapReclaimsSpace(t *testing.T) {
 	}
 	lsm0, vlog0 := db.store.DiskUsage()
 	sst0 := sstBytes(t, dir)
-	db.mon.reclaimAfter = 1000
+	db.mon.reclaimAfter = 250
 	waitReclaim := func() {
 		db.mon.reclaiming.Lock() // held while a background reclamation runs
 		db.mon.reclaiming.Unlock()
@@ -329,8 +332,8 @@ func TestReapReclaimsSpace(t *testing.T) {
 	}
 	release := make(chan struct{})
 	db.opts.seams.reclaimHook = func() { <-release }
-	if r := pass(t, db); r.Deleted != 1800 {
-		t.Fatalf("second pass deleted %d, want 1800", r.Deleted)
+	if r := pass(t, db); r.Deleted != 450 {
+		t.Fatalf("second pass deleted %d, want 450", r.Deleted)
 	}
 	if !db.Stats().Reclaiming {
 		t.Fatal("Stats.Reclaiming is false while the reclamation the pass started runs")
@@ -342,7 +345,7 @@ func TestReapReclaimsSpace(t *testing.T) {
 		t.Fatal("Stats.Reclaiming after the reclamation finished")
 	}
 	if got := db.Stats().Reclamations; got != 1 {
-		t.Fatalf("an 1800-document pass finished %d reclamations, want 1", got)
+		t.Fatalf("a 450-document pass finished %d reclamations, want 1", got)
 	}
 	mustRun(t, db, "test", `{"insert": "c", "documents": [{"_id": -1, "t": "never expires"}]}`)
 	if r := pass(t, db); r.Deleted != 0 {
@@ -368,8 +371,8 @@ func TestReapReclaimsSpace(t *testing.T) {
 	if lsm1+vlog1 >= lsm0+vlog0 || sst1 > sst0/3 {
 		t.Fatalf("reaping 90%% did not give the space back: %d+%d -> %d+%d bytes, tables %d -> %d", lsm0, vlog0, lsm1, vlog1, sst0, sst1)
 	}
-	if c := count(t, db, "test", "c"); c != 191 {
-		t.Fatalf("%d documents left, want 191", c)
+	if c := count(t, db, "test", "c"); c != 41 {
+		t.Fatalf("%d documents left, want 41", c)
 	}
 	mustValidate(t, db, "test", "c")
 }
@@ -379,14 +382,15 @@ func TestReapReclaimsSpace(t *testing.T) {
 // small share of the store (under 1/reclaimStoreShare of its tables):
 // reclamation rewrites the whole store, and a steady expiry rate must
 // not make it do so every minute. Once the deletes add up to that share,
-// a pass starts one.
+// a pass starts one. (500 documents and reclaimAfter 25 keep the shares
+// and the counts of 2,000 and 100 at a quarter of the writes.)
 func TestReclaimWaitsForAShareOfTheStore(t *testing.T) {
 	t.Parallel()
 	db, clk, _ := openTest(t)
 	mustRun(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"t": 1}, "name": "t_1", "expireAfterSeconds": 0}]}`)
 	now := clk.Now()
 	r := rand.New(rand.NewSource(2))
-	const n = 2000
+	const n = 500
 	docs := make([]bson.D, n)
 	for i := range docs {
 		pad := make([]byte, 1500) // incompressible, in the tree
@@ -399,31 +403,31 @@ func TestReclaimWaitsForAShareOfTheStore(t *testing.T) {
 		t.Fatal(err)
 	}
 	tables := db.store.TableBytes()
-	db.mon.reclaimAfter = 100
+	db.mon.reclaimAfter = 25
 	waitReclaim := func() {
 		db.mon.reclaiming.Lock()
 		db.mon.reclaiming.Unlock()
 	}
-	// 300 documents, 15% of the store: no reclamation.
-	clk.Advance(299 * time.Second)
-	if r := pass(t, db); r.Deleted != 300 {
-		t.Fatalf("first pass deleted %d, want 300", r.Deleted)
+	// 75 documents, 15% of the store: no reclamation.
+	clk.Advance(74 * time.Second)
+	if r := pass(t, db); r.Deleted != 75 {
+		t.Fatalf("first pass deleted %d, want 75", r.Deleted)
 	}
 	waitReclaim()
 	if got := db.Stats().Reclamations; got != 0 {
-		t.Fatalf("a pass deleting 300 of %d documents (%d bytes of tables) started %d reclamations, want 0", n, tables, got)
+		t.Fatalf("a pass deleting 75 of %d documents (%d bytes of tables) started %d reclamations, want 0", n, tables, got)
 	}
-	// 1100 more, 70% in all: one.
-	clk.Advance(1100 * time.Second)
-	if r := pass(t, db); r.Deleted != 1100 {
-		t.Fatalf("second pass deleted %d, want 1100", r.Deleted)
+	// 275 more, 70% in all: one.
+	clk.Advance(275 * time.Second)
+	if r := pass(t, db); r.Deleted != 275 {
+		t.Fatalf("second pass deleted %d, want 275", r.Deleted)
 	}
 	waitReclaim()
 	if got := db.Stats().Reclamations; got != 1 {
-		t.Fatalf("passes deleting 1400 of %d documents finished %d reclamations, want 1", n, got)
+		t.Fatalf("passes deleting 350 of %d documents finished %d reclamations, want 1", n, got)
 	}
-	if c := count(t, db, "test", "c"); c != n-1400 {
-		t.Fatalf("%d documents left, want %d", c, n-1400)
+	if c := count(t, db, "test", "c"); c != n-350 {
+		t.Fatalf("%d documents left, want %d", c, n-350)
 	}
 	mustValidate(t, db, "test", "c")
 }

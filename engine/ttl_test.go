@@ -436,15 +436,18 @@ func TestTTLParameters(t *testing.T) {
 	}
 }
 
-// docs/ttl-monitor.md §3.2: an index with 25,000 expired documents does not delay one
-// with a single expired document by more than one visit.
+// docs/ttl-monitor.md §3.2: an index with many expired documents does
+// not delay one with a single expired document by more than one visit.
+// 2,500 documents at 50 a visit (ttlIndexDeleteTargetDocs) are fifty
+// visits of the big index, which is what the check needs; the page's
+// 25,000 took ten times as long to write and delete.
 func TestTTLFairness(t *testing.T) {
 	t.Parallel()
 	db, clk, _ := openTest(t)
 	old := dt(clk.Now().Add(-time.Hour))
 	mustRun(t, db, "test", `{"createIndexes": "big", "indexes": [{"key": {"t": 1}, "name": "big_t", "expireAfterSeconds": 1}]}`)
 	mustRun(t, db, "test", `{"createIndexes": "small", "indexes": [{"key": {"t": 1}, "name": "small_t", "expireAfterSeconds": 1}]}`)
-	const n = 25000
+	const n = 2500
 	docs := make([]any, n)
 	for i := range docs {
 		docs[i] = bson.D{{Key: "_id", Value: int32(i)}, {Key: "t", Value: old}}
@@ -1094,13 +1097,18 @@ func TestTTLSubPassTargetTime(t *testing.T) {
 // has run for the target (0: unlimited), and the index's next visit
 // continues; with ttlMonitorBatchDeletes false a visit has no target.
 // The clock of the time targets moves 600 ms per chunk of expired keys
-// the visit reads (ttlScanChunk), where the visit checks its targets.
+// the visit reads, where the visit checks its targets. The chunk is 400
+// keys (the ttlScanChunk seam) instead of 4096 and a delete batch 100
+// documents instead of 1000, so that the documents fill two chunks and
+// part of a third, four batches to a chunk, as before, with a tenth of
+// the writes.
 func TestTTLIndexDeleteTargetTime(t *testing.T) {
 	t.Parallel()
-	db, clk, _ := openTest(t)
+	const chunk, rest = 400, 81
+	db, clk, _ := openTestWith(t, func(o *Options) { o.seams.ttlScanChunk = chunk })
 	old := dt(clk.Now().Add(-time.Hour))
 	mustRun(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"t": 1}, "name": "t_1", "expireAfterSeconds": 1}]}`)
-	const n = 2*ttlScanChunk + 808
+	const n = 2*chunk + rest
 	docs := make([]bson.D, n)
 	for i := range docs {
 		docs[i] = bson.D{{Key: "_id", Value: int32(i)}, {Key: "t", Value: old}}
@@ -1109,6 +1117,7 @@ func TestTTLIndexDeleteTargetTime(t *testing.T) {
 	db.opts.seams.scanHook = func() { el.Advance(600 * time.Millisecond) }
 	db.SetParameter("ttlIndexDeleteTargetDocs", 0)
 	db.SetParameter("ttlMonitorSubPassTargetSecs", 0) // a sub-pass per visit
+	db.SetParameter("batchedDeletesTargetBatchDocs", chunk/4)
 	var visits []string
 	db.opts.seams.visitHook = func(_ string, deleted int64, more bool) {
 		visits = append(visits, fmt.Sprintf("%d/%v/left %d", deleted, more, count(t, db, "test", "c")))
@@ -1122,11 +1131,11 @@ func TestTTLIndexDeleteTargetTime(t *testing.T) {
 		// 600 ms after the first chunk's scan, 1200 after the second's:
 		// the target is met before the second chunk's first batch, and
 		// the next visit scans that chunk again.
-		{1000, true, fmt.Sprintf("[%d/true/left %d %d/true/left 808 808/false/left 0]", ttlScanChunk, n-ttlScanChunk, ttlScanChunk), 3},
+		{1000, true, fmt.Sprintf("[%d/true/left %d %d/true/left %d %d/false/left 0]", chunk, n-chunk, chunk, rest, rest), 3},
 		// Met exactly at 1200 ms: the same.
-		{1200, true, fmt.Sprintf("[%d/true/left %d %d/true/left 808 808/false/left 0]", ttlScanChunk, n-ttlScanChunk, ttlScanChunk), 3},
+		{1200, true, fmt.Sprintf("[%d/true/left %d %d/true/left %d %d/false/left 0]", chunk, n-chunk, chunk, rest, rest), 3},
 		// Met at the third chunk's scan (1800 ms).
-		{1300, true, fmt.Sprintf("[%d/true/left 808 808/false/left 0]", 2*ttlScanChunk), 2},
+		{1300, true, fmt.Sprintf("[%d/true/left %d %d/false/left 0]", 2*chunk, rest, rest), 2},
 		{0, true, fmt.Sprintf("[%d/false/left 0]", n), 1},
 		{1000, false, fmt.Sprintf("[%d/false/left 0]", n), 1},
 	} {
@@ -1155,15 +1164,16 @@ func TestTTLIndexDeleteTargetTime(t *testing.T) {
 
 // ttlIndexDeleteTargetTimeMS ends a visit between two delete batches,
 // not only between chunks of scanned index keys: the clock of the
-// targets moves 100 ms per batch of 100 documents, so a 1000 ms target
-// ends each visit after 1000 documents, inside its chunk of 4096; the
-// next visit scans the chunk again and deletes no document twice.
+// targets moves 100 ms per batch of 10 documents, so a 1000 ms target
+// ends each visit after 100 documents, inside its chunk of 400 (the
+// ttlScanChunk seam; 4096 by default); the next visit scans the chunk
+// again and deletes no document twice.
 func TestTTLVisitEndsBetweenBatches(t *testing.T) {
 	t.Parallel()
-	db, clk, _ := openTest(t)
+	db, clk, _ := openTestWith(t, func(o *Options) { o.seams.ttlScanChunk = 400 })
 	old := dt(clk.Now().Add(-time.Hour))
 	mustRun(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"t": 1}, "name": "t_1", "expireAfterSeconds": 1}]}`)
-	const n = 2500
+	const n = 250
 	docs := make([]bson.D, n)
 	for i := range docs {
 		docs[i] = bson.D{{Key: "_id", Value: int32(i)}, {Key: "t", Value: old}}
@@ -1173,7 +1183,7 @@ func TestTTLVisitEndsBetweenBatches(t *testing.T) {
 	db.opts.seams.deleterHook = func(bd *batchDeleter) {
 		bd.beforeCommit = func() { el.Advance(100 * time.Millisecond) }
 	}
-	db.SetParameter("batchedDeletesTargetBatchDocs", 100)
+	db.SetParameter("batchedDeletesTargetBatchDocs", 10)
 	db.SetParameter("ttlIndexDeleteTargetDocs", 0)
 	db.SetParameter("ttlIndexDeleteTargetTimeMS", 1000)
 	db.SetParameter("ttlMonitorSubPassTargetSecs", 0) // a sub-pass per visit
@@ -1182,7 +1192,7 @@ func TestTTLVisitEndsBetweenBatches(t *testing.T) {
 		visits = append(visits, fmt.Sprintf("%d/%v/left %d", deleted, more, count(t, db, "test", "c")))
 	}
 	r := pass(t, db)
-	if got, want := fmt.Sprint(visits), "[1000/true/left 1500 1000/true/left 500 500/false/left 0]"; got != want || r.Deleted != n {
+	if got, want := fmt.Sprint(visits), "[100/true/left 150 100/true/left 50 50/false/left 0]"; got != want || r.Deleted != n {
 		t.Errorf("visits (deleted/more/left) %s, %d deleted; want %s, %d", got, r.Deleted, want, n)
 	}
 	mustValidate(t, db, "test", "c")

@@ -11,26 +11,26 @@ import (
 )
 
 // Time-series chunks and update chunks fit the store's transaction
-// limits with the default (16 MiB) memtables: a time-series InsertMany
-// whose measurements open thousands of small buckets, and an UpdateMany
+// limits, whatever the memtables make them: a time-series InsertMany
+// whose measurements open a thousand small buckets, and an UpdateMany
 // whose documents each gain dozens of multikey index entries. Both
 // failed with "transaction too big" when their chunks assumed 32 MiB
 // memtables (a 4 MiB time-series estimate; 500 documents per update
-// transaction).
-func TestChunksFitDefaultTxnLimits(t *testing.T) {
+// transaction). The store runs with 1 MiB memtables (smallTxns), so
+// both cross its limits about as many times over as 20,000
+// measurements and 1,000 documents did the default 16 MiB memtables'
+// (2.4 MiB, 26,000 entries), with a tenth of the documents.
+func TestChunksFitTxnLimits(t *testing.T) {
 	t.Parallel()
-	db, _, _ := openTest(t)
+	db, _, _ := openTestWith(t, smallTxns)
 	ctx := context.Background()
-	if got := db.store.MaxBatchSize(); got > 3<<20 {
-		t.Fatalf("MaxBatchSize %d: this test expects the default 16 MiB memtables (2.4 MiB transactions)", got)
+	if got := db.store.MaxBatchSize(); got > 200<<10 {
+		t.Fatalf("MaxBatchSize %d: this test expects the 1 MiB memtables of smallTxns (150 KiB transactions)", got)
 	}
 
 	mustRun(t, db, "test", `{"create": "ts", "timeseries": {"timeField": "t", "metaField": "m"}}`)
 	base := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	n := 20000
-	if testing.Short() {
-		n = 8000
-	}
+	n := 2000
 	ms := make([]any, n)
 	for i := range ms {
 		ms[i] = bson.D{{Key: "t", Value: bson.NewDateTimeFromTime(base.Add(time.Duration(i) * time.Second))},
@@ -44,7 +44,8 @@ func TestChunksFitDefaultTxnLimits(t *testing.T) {
 		t.Fatalf("time-series count %d, want %d", c, n)
 	}
 
-	docs := make([]any, 1000)
+	const nd = 100 // 330 KiB and 4,000 index entries: over twice a transaction's limits
+	docs := make([]any, nd)
 	pad := strings.Repeat("p", 3300) // with the tags, just under the 4 KiB value threshold: stored inline
 	for i := range docs {
 		docs[i] = bson.D{{Key: "_id", Value: int32(i)}, {Key: "pad", Value: pad}}
@@ -58,8 +59,8 @@ func TestChunksFitDefaultTxnLimits(t *testing.T) {
 		tags[j] = fmt.Sprintf("tag-%02d", j)
 	}
 	res, err := db.Database("test").Collection("c").UpdateMany(ctx, bson.D{}, bson.D{{Key: "$set", Value: bson.D{{Key: "tags", Value: tags}}}}, false)
-	if err != nil || res.ModifiedCount != 1000 {
-		t.Fatalf("UpdateMany adding 40 index entries to each of 1000 documents: %+v, %v", res, err)
+	if err != nil || res.ModifiedCount != nd {
+		t.Fatalf("UpdateMany adding 40 index entries to each of %d documents: %+v, %v", nd, res, err)
 	}
 	mustValidate(t, db, "test", "c")
 	mustValidate(t, db, "test", "ts")

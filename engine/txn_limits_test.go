@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"strings"
 	"testing"
 	"time"
@@ -21,8 +20,12 @@ import (
 // redone shorter. With a fixed 4 MiB chunk, 2000 documents of 3 KB
 // failed with "lsm: transaction too big" under 16 MiB memtables; with
 // a per-document entry estimate alone, multikey documents overflow the
-// entry count.
-func TestInsertChunkFitsDefaultTxnLimit(t *testing.T) {
+// entry count. The store runs with 1 MiB memtables (smallTxns: 150 KiB
+// and 1,600 entries a transaction), so 200 documents of 3 KB are four
+// times its limit, as 2000 were 2.5 times the default's, and the
+// multikey case, which needed ~60,000 index entries and TTLKV_LONG
+// before, runs every time.
+func TestInsertChunkFitsTxnLimit(t *testing.T) {
 	t.Parallel()
 	arr := func(id, n int) bson.D {
 		a := make(bson.A, n)
@@ -39,38 +42,37 @@ func TestInsertChunkFitsDefaultTxnLimit(t *testing.T) {
 		want    int                        // documents stored
 		werrs   []int                      // indexes of failed documents
 		inflate bool                       // budget 4x the store's limits: chunks overflow and are redone
-		long    bool                       // only with TTLKV_LONG=1
 	}{
-		{"2000 docs of 3 KB (inline values, over the transaction limit)", "", true, func(int) []any {
+		{"200 docs of 3 KB (inline values, over the transaction limit)", "", true, func(int) []any {
 			var docs []any
-			for i := 0; i < 2000; i++ {
+			for i := 0; i < 200; i++ {
 				docs = append(docs, bson.D{{Key: "_id", Value: i}, {Key: "p", Value: strings.Repeat("x", 3000)}})
 			}
 			return docs
-		}, 2000, nil, false, false},
+		}, 200, nil, false},
 		{"unordered 3 KB docs keep going past duplicates", "", false, func(int) []any {
 			var docs []any
-			for i := 0; i < 2000; i++ {
+			for i := 0; i < 200; i++ {
 				docs = append(docs, bson.D{{Key: "_id", Value: i}, {Key: "p", Value: strings.Repeat("x", 3000)}})
 			}
-			docs[700], docs[1999] = bson.D{{Key: "_id", Value: 3}}, bson.D{{Key: "_id", Value: 1000}}
+			docs[70], docs[199] = bson.D{{Key: "_id", Value: 3}}, bson.D{{Key: "_id", Value: 100}}
 			return docs
-		}, 1998, []int{700, 1999}, false, false},
+		}, 198, []int{70, 199}, false},
 		{"ordered 3 KB docs overflowing an overestimated chunk stop at a duplicate in a redone chunk", "", true, func(int) []any {
 			var docs []any
-			for i := 0; i < 2000; i++ {
+			for i := 0; i < 200; i++ {
 				docs = append(docs, bson.D{{Key: "_id", Value: i}, {Key: "p", Value: strings.Repeat("x", 3000)}})
 			}
-			return append(docs, bson.D{{Key: "_id", Value: 5}}, bson.D{{Key: "_id", Value: 2000}})
-		}, -1, []int{-1}, true, false},
+			return append(docs, bson.D{{Key: "_id", Value: 5}}, bson.D{{Key: "_id", Value: 200}})
+		}, -1, []int{-1}, true},
 		{"unordered 3 KB docs overflowing an overestimated chunk keep going past duplicates", "", false, func(int) []any {
 			var docs []any
-			for i := 0; i < 2000; i++ {
+			for i := 0; i < 200; i++ {
 				docs = append(docs, bson.D{{Key: "_id", Value: i}, {Key: "p", Value: strings.Repeat("x", 3000)}})
 			}
-			docs[100], docs[1900] = bson.D{{Key: "_id", Value: 3}}, bson.D{{Key: "_id", Value: 1000}}
+			docs[10], docs[190] = bson.D{{Key: "_id", Value: 3}}, bson.D{{Key: "_id", Value: 100}}
 			return docs
-		}, 1998, []int{100, 1900}, true, false},
+		}, 198, []int{10, 190}, true},
 		{"ordered multikey docs over the entry count stop at a duplicate in a redone chunk", "a", true, func(maxEntries int) []any {
 			// 301 entries per document, 1.2x the limit before the duplicate.
 			var docs []any
@@ -78,7 +80,7 @@ func TestInsertChunkFitsDefaultTxnLimit(t *testing.T) {
 				docs = append(docs, arr(i, 300))
 			}
 			return append(docs, arr(5, 300), arr(len(docs)+1, 300)) // duplicate _id 5
-		}, -1, []int{-1}, false, true},
+		}, -1, []int{-1}, false},
 		{"value-log documents of 3 MiB between small ones", "p", true, func(int) []any {
 			var docs []any
 			for i := 0; i < 12; i++ {
@@ -89,14 +91,13 @@ func TestInsertChunkFitsDefaultTxnLimit(t *testing.T) {
 				docs = append(docs, bson.D{{Key: "_id", Value: i}, {Key: "p", Value: strings.Repeat("y", 50)}, {Key: "q", Value: strings.Repeat("z", n)}})
 			}
 			return docs
-		}, 12, nil, false, false},
+		}, 12, nil, false},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			if tc.long && os.Getenv("TTLKV_LONG") == "" {
-				t.Skip("~60,000 index entries; set TTLKV_LONG=1")
-			}
+			t.Parallel()
 			opts := Options{DisableTTLMonitor: true}
+			smallTxns(&opts)
 			if tc.inflate {
 				opts.seams.chunkBudgetHook = func(b chunkBudget) chunkBudget {
 					return chunkBudget{bytes: 4 * 2 * b.bytes, entries: 4 * 2 * b.entries}
@@ -192,14 +193,16 @@ func TestInsertDocumentOverTxnLimit(t *testing.T) {
 // A delete batch whose documents have more index entries than one
 // transaction holds ends before the document that overflowed and
 // commits the others: with batchedDeletesTargetBatchDocs 1000 (the
-// default) and no time or byte target, 1000 documents with 40 indexed
-// array elements each are 42,000 deletes, above Badger's ~26,000-entry
-// limit. Before, the batch failed with "transaction too big" every
-// time, so deleteMany returned an error and the TTL monitor could never
-// get past such documents.
+// default) and no time or byte target, a batch of documents with 40
+// indexed array elements each is 42 deletes a document, and the 150
+// documents here (6,300 deletes) are about four times the ~1,600-entry
+// limit of the 1 MiB memtables the store runs with (smallTxns), as
+// 1,500 documents were of the default's ~26,000. Before, the batch
+// failed with "transaction too big" every time, so deleteMany returned
+// an error and the TTL monitor could never get past such documents.
 func TestDeleteBatchFitsTxnLimit(t *testing.T) {
 	t.Parallel()
-	const n, tags = 1500, 40
+	const n, tags = 150, 40
 	docs := func(date bson.DateTime) []bson.D {
 		out := make([]bson.D, n)
 		for i := range out {
@@ -212,21 +215,22 @@ func TestDeleteBatchFitsTxnLimit(t *testing.T) {
 		return out
 	}
 	setup := func(t *testing.T) (*DB, bson.DateTime) {
-		db, clk, _ := openTest(t)
+		db, clk, _ := openTestWith(t, smallTxns)
 		for name, v := range map[string]any{"batchedDeletesTargetBatchDocs": 1000,
 			"batchedDeletesTargetBatchTimeMS": 0, "batchedDeletesTargetStagedDocBytes": 0} {
 			if _, err := db.SetParameter(name, v); err != nil {
 				t.Fatal(err)
 			}
 		}
-		if per := int64(1000 * (tags + 2)); per < db.store.MaxBatchCount() {
-			t.Fatalf("the fixture no longer overflows a transaction: %d entries a batch, limit %d", per, db.store.MaxBatchCount())
+		if all := int64(n * (tags + 2)); all < 3*db.store.MaxBatchCount() {
+			t.Fatalf("the fixture no longer overflows a transaction three times: %d entries, limit %d", all, db.store.MaxBatchCount())
 		}
 		mustRun(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"tags": 1}, "name": "tags_1"},
 			{"key": {"t": 1}, "name": "t_1", "expireAfterSeconds": 60}]}`)
 		return db, dt(clk.Now().Add(-time.Hour))
 	}
 	t.Run("deleteMany", func(t *testing.T) {
+		t.Parallel()
 		db, old := setup(t)
 		insertDocs(t, db, "c", docs(old)...)
 		before := db.Stats().BatchedDeleteBatches
@@ -235,7 +239,7 @@ func TestDeleteBatchFitsTxnLimit(t *testing.T) {
 			t.Fatalf("DeleteMany = %+v, %v; want %d deleted", r, err, n)
 		}
 		if got := db.Stats().BatchedDeleteBatches - before; got < 3 {
-			t.Errorf("%d batches, want at least 3 (no batch of 1000 fits)", got)
+			t.Errorf("%d batches, want at least 3 (the %d documents are over three transactions' worth)", got, n)
 		}
 		if c := count(t, db, "test", "c"); c != 0 {
 			t.Errorf("%d documents left", c)
@@ -243,6 +247,7 @@ func TestDeleteBatchFitsTxnLimit(t *testing.T) {
 		mustValidate(t, db, "test", "c")
 	})
 	t.Run("ttl", func(t *testing.T) {
+		t.Parallel()
 		db, old := setup(t)
 		insertDocs(t, db, "c", docs(old)...)
 		if r := pass(t, db); r.Deleted != n {

@@ -47,16 +47,18 @@ func TestExportFormats(t *testing.T) {
 	}
 }
 
-// TestImportExportRoundTrip generates 100,000 documents (10,000 with
-// -short), imports them as JSON lines, exports them as JSON lines, a JSON
-// array, CSV and TSV, imports each export into a new collection and
-// checks that every collection holds the same documents.
+// TestImportExportRoundTrip generates 10,000 documents, imports them as
+// JSON lines, exports them as JSON lines, a JSON array, CSV and TSV,
+// imports each export into a new collection and checks that every
+// collection holds the same documents.
 func TestImportExportRoundTrip(t *testing.T) {
 	t.Parallel()
-	n := 100000
-	if testing.Short() {
-		n = 10000
-	}
+	// 10,000 documents are ten import batches over the two workers in
+	// every format; 100,000 (before) took 450 s under -race on the
+	// loaded box and checked nothing more: the export's reply batches
+	// hold either whole (16 MiB), and import and export throughput are
+	// measured in benchmarks/ instead.
+	const n = 10000
 	dir, files := t.TempDir(), t.TempDir()
 	var in strings.Builder
 	for i := 0; i < n; i++ {

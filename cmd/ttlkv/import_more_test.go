@@ -208,6 +208,7 @@ func testEnv(dir, stdin string, stdout, stderr io.Writer) *env {
 			}
 			return ""
 		},
-		isTerm: func(any) bool { return false },
+		isTerm:   func(any) bool { return false },
+		openOpts: smallStore,
 	}
 }

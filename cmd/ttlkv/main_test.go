@@ -7,6 +7,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/ttlkv/ttlkv/engine"
+	"github.com/ttlkv/ttlkv/lsm"
 )
 
 // cli runs ttlkv with args in data directory dir (given as $TTLKV_DIR)
@@ -14,6 +17,16 @@ import (
 func cli(t *testing.T, ctx context.Context, dir, stdin string, args ...string) (string, string, int) {
 	t.Helper()
 	return cliEnv(t, ctx, dir, stdin, nil, args...)
+}
+
+// smallStore gives a store opened by a test the smallest memory budget
+// (32 MiB) unless the command set one: under -race opening a store with
+// the default 160 MiB costs four times as much, and most tests open
+// several.
+func smallStore(o *engine.Options) {
+	if o.MemoryBudget == 0 {
+		o.MemoryBudget = lsm.MinMemoryBudget
+	}
 }
 
 // cliEnv is cli with adjust, if not nil, applied to the environment
@@ -35,7 +48,8 @@ func cliEnv(t *testing.T, ctx context.Context, dir, stdin string, adjust func(*e
 			}
 			return ""
 		},
-		isTerm: func(any) bool { return false },
+		isTerm:   func(any) bool { return false },
+		openOpts: smallStore,
 	}
 	if adjust != nil {
 		adjust(e)
