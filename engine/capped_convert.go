@@ -72,11 +72,7 @@ func (db *DB) convertToCapped(ctx context.Context, dbName, name string, size int
 		db.abortExt(nc, nm)
 		return err
 	}
-	c.dropped.Store(true)
-	db.mu.Lock()
-	db.colls[nm.ns()] = nc
-	db.mu.Unlock()
-	db.cursors.killColl(c)
+	db.replaceColl(c, nc)
 	if err := db.dropExt(c); err != nil {
 		db.logf("convertToCapped %s: removing the original's files: %v", nm.ns(), err)
 	}
@@ -136,4 +132,15 @@ func (db *DB) copyIntoCapped(ctx context.Context, src *coll, m *collMeta, nc *co
 		}
 	}
 	return nil
+}
+
+// replaceColl puts nc, a new collection of the same namespace, in c's
+// place once the catalog commit that makes it so has been made: c is
+// dropped and its cursors are killed.
+func (db *DB) replaceColl(c, nc *coll) {
+	c.dropped.Store(true)
+	db.mu.Lock()
+	db.colls[nc.m().ns()] = nc
+	db.mu.Unlock()
+	db.cursors.killColl(c)
 }

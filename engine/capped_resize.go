@@ -187,11 +187,7 @@ func (db *DB) resizeCapped(ctx context.Context, c *coll, r *cappedResize) error 
 		abandon(nc)
 		return err
 	}
-	c.dropped.Store(true)
-	db.mu.Lock()
-	db.colls[fin.ns()] = nc
-	db.mu.Unlock()
-	db.cursors.killColl(c)
+	db.replaceColl(c, nc)
 	db.failpoint(FailpointCappedResizeSwitched)
 	// The switch must be durable before the old ring goes: without
 	// SyncWrites the commit is in the OS's cache, which a power cut

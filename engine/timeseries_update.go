@@ -274,14 +274,10 @@ func (db *DB) tsUpdateBatch(c, bc *coll, rids []uint64, match tsMatch, u *query.
 				return err
 			}
 		}
-		if outOfRange && !t.outOfRange {
-			newTM = m.clone()
-			newTM.Extra = set(append(bson.D(nil), m.Extra...), "outOfRange", true)
-			if err := putMeta(txn, newTM); err != nil {
-				return err
-			}
-		}
 		var e error
+		if newTM, e = tsFlagOutOfRange(txn, m, outOfRange && !t.outOfRange); e != nil {
+			return e
+		}
 		newBM, e = w.commitMultikey()
 		return e
 	})

@@ -345,14 +345,10 @@ func (db *DB) tsInsertChunk(c *coll, bc *coll, prepared []bson.D, start, stopAt 
 				return e
 			}
 		}
-		if outOfRange && !t.outOfRange {
-			newTM = m.clone()
-			newTM.Extra = set(append(bson.D(nil), m.Extra...), "outOfRange", true)
-			if err := putMeta(txn, newTM); err != nil {
-				return err
-			}
-		}
 		var e error
+		if newTM, e = tsFlagOutOfRange(txn, m, outOfRange && !t.outOfRange); e != nil {
+			return e
+		}
 		newBM, e = w.commitMultikey()
 		return e
 	})
@@ -390,4 +386,20 @@ func tsCheckLive(txn *lsm.Txn, coll, rid uint64) error {
 		err = errTSBucketGone
 	}
 	return err
+}
+
+// tsFlagOutOfRange, when flag is set, records in txn that time-series
+// collection m now holds measurements outside the range the TTL monitor
+// expires (docs/timeseries.md) and returns m's new catalog entry to
+// publish after the commit; otherwise it returns nil.
+func tsFlagOutOfRange(txn *lsm.Txn, m *collMeta, flag bool) (*collMeta, error) {
+	if !flag {
+		return nil, nil
+	}
+	nm := m.clone()
+	nm.Extra = set(append(bson.D(nil), m.Extra...), "outOfRange", true)
+	if err := putMeta(txn, nm); err != nil {
+		return nil, err
+	}
+	return nm, nil
 }

@@ -619,16 +619,7 @@ func (s *Store) checkValueSize(val []byte) error {
 // It returns ErrTxnTooBig when the transaction is full (it remains usable),
 // ErrReadOnly inside View.
 func (t *Txn) Set(key, val []byte) error {
-	if err := t.check(); err != nil {
-		return err
-	}
-	if !t.update {
-		return ErrReadOnly
-	}
-	if err := checkKV(key, val); err != nil {
-		return err
-	}
-	if err := t.s.checkValueSize(val); err != nil {
+	if err := t.checkSet(key, val); err != nil {
 		return err
 	}
 	return t.setOwned(append([]byte(nil), key...), append([]byte(nil), val...))
@@ -640,6 +631,14 @@ func (t *Txn) Set(key, val []byte) error {
 // fewer per entry for a writer that builds fresh keys and encodes each
 // document once, such as an insert).
 func (t *Txn) SetOwned(key, val []byte) error {
+	if err := t.checkSet(key, val); err != nil {
+		return err
+	}
+	return t.setOwned(key, val)
+}
+
+// checkSet is what Set and SetOwned refuse.
+func (t *Txn) checkSet(key, val []byte) error {
 	if err := t.check(); err != nil {
 		return err
 	}
@@ -649,10 +648,7 @@ func (t *Txn) SetOwned(key, val []byte) error {
 	if err := checkKV(key, val); err != nil {
 		return err
 	}
-	if err := t.s.checkValueSize(val); err != nil {
-		return err
-	}
-	return t.setOwned(key, val)
+	return t.s.checkValueSize(val)
 }
 
 func (t *Txn) setOwned(key, val []byte) error {
