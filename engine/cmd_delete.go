@@ -28,20 +28,13 @@ func cmdDelete(ctx context.Context, db *DB, dbName string, cmd bson.D) (bson.D, 
 		specs[i] = s
 	}
 	var n int64
-	var werrs []WriteError
-	for i, s := range specs {
-		k, err := db.deleteDocs(ctx, dbName, name, s)
-		if err != nil {
-			stop, fault := writeFailed(&werrs, i, err, ordered)
-			if fault != nil {
-				return nil, fault
-			}
-			if stop {
-				break
-			}
-			continue
-		}
+	werrs, err := runStatements(len(specs), ordered, func(i int) error {
+		k, err := db.deleteDocs(ctx, dbName, name, specs[i])
 		n += k
+		return err
+	})
+	if err != nil {
+		return nil, err
 	}
 	db.stats.deleted.Add(n)
 	return appendWriteErrors(bson.D{{Key: "n", Value: int32OrLong(n)}}, werrs), nil

@@ -85,3 +85,25 @@ func truthy(v any) bool {
 	}
 	return true
 }
+
+// runStatements runs a write command's n statements in order, each by
+// run, and gathers their failures as write errors: an ordered command
+// stops at its first, an unordered one runs every statement. A failure
+// that is not the statement's own (writeFailed) ends the command.
+func runStatements(n int, ordered bool, run func(i int) error) ([]WriteError, error) {
+	var werrs []WriteError
+	for i := 0; i < n; i++ {
+		err := run(i)
+		if err == nil {
+			continue
+		}
+		stop, fault := writeFailed(&werrs, i, err, ordered)
+		if fault != nil {
+			return nil, fault
+		}
+		if stop {
+			break
+		}
+	}
+	return werrs, nil
+}

@@ -16,28 +16,24 @@ func cmdUpdate(ctx context.Context, db *DB, dbName string, cmd bson.D) (bson.D, 
 	name, stmts, ordered := w.coll, w.stmts, w.ordered
 	var n, nModified int64
 	var upserted bson.A
-	var werrs []WriteError
-	for i, sv := range stmts {
-		s, err := parseUpdateStmt(sv)
-		var res *UpdateResult
-		if err == nil {
-			res, err = db.updateDocs(ctx, dbName, name, s)
-		}
+	werrs, err := runStatements(len(stmts), ordered, func(i int) error {
+		s, err := parseUpdateStmt(stmts[i])
 		if err != nil {
-			stop, fault := writeFailed(&werrs, i, err, ordered)
-			if fault != nil {
-				return nil, fault
-			}
-			if stop {
-				break
-			}
-			continue
+			return err
+		}
+		res, err := db.updateDocs(ctx, dbName, name, s)
+		if err != nil {
+			return err
 		}
 		n += res.MatchedCount + res.UpsertedCount
 		nModified += res.ModifiedCount
 		if res.UpsertedCount > 0 {
 			upserted = append(upserted, bson.D{{Key: "index", Value: int32(i)}, {Key: "_id", Value: res.UpsertedID}})
 		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	db.stats.updated.Add(nModified)
 	reply := bson.D{{Key: "n", Value: int32OrLong(n)}, {Key: "nModified", Value: int32OrLong(nModified)}}
