@@ -1,7 +1,9 @@
 package engine
 
 import (
+	"bytes"
 	"context"
+	"crypto/sha256"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -106,12 +108,20 @@ func (w *writeCtx) noteReplace(old, new bson.D, raw []byte) error {
 	if !w.c.db.changesOn() || isBucketsColl(w.m) {
 		return nil
 	}
-	c := &changestream.Change{Op: changestream.Update, DB: w.m.DB, Coll: w.m.Name, DocumentKey: docKey(old)}
-	images := preImagesOn(w.m)
+	return w.c.db.stageChange(w.txn, replaceChange(w.m, old, new, raw, w.replacement))
+}
+
+// replaceChange is the event of a change of a document of collection m
+// from old to new (encoded as raw, or nil): a replace when replacement is
+// set, an update otherwise, with the pre- and post-images when m keeps
+// them.
+func replaceChange(m *collMeta, old, new bson.D, raw []byte, replacement bool) *changestream.Change {
+	c := &changestream.Change{Op: changestream.Update, DB: m.DB, Coll: m.Name, DocumentKey: docKey(old)}
+	images := preImagesOn(m)
 	if images {
 		c.Before = old
 	}
-	if w.replacement {
+	if replacement {
 		c.Op, c.FullDocument, c.FullRaw = changestream.Replace, new, raw
 	} else {
 		c.UpdateDescription = changestream.Describe(old, new)
@@ -119,7 +129,7 @@ func (w *writeCtx) noteReplace(old, new bson.D, raw []byte) error {
 			c.FullDocument, c.FullRaw = new, raw
 		}
 	}
-	return w.c.db.stageChange(w.txn, c)
+	return c
 }
 
 // noteDelete records the delete of d (writeCtx.remove), an expiration
@@ -258,16 +268,131 @@ func (db *DB) recoverCappedEvents(m *collMeta, st *cappedState) error {
 	return nil
 }
 
-// noteCappedUpdate records the in-place update of a capped collection's
-// document, after the ring holds it (as batchInsertEvents does).
-func (db *DB) noteCappedUpdate(c *coll, old, new bson.D, replacement bool) error {
+// An in-place update of a capped collection's document rewrites its ring
+// record, which is not in Badger, so its event cannot share the write's
+// commit. It is made crash-consistent by an update intent per capped
+// collection (meta key cappedUpdateKey), committed before the overwrite
+// and deleted in the transaction of the event, after it: the record's
+// sequence, the SHA-256 of its new data and the encoded event. Opening
+// the ring (recoverCappedUpdate) logs the event of an intent whose record
+// holds the new data (a crash between the overwrite and the event) and
+// drops one whose record does not (a crash before the overwrite)
+// (docs/change-streams.md).
+
+// Failpoints of an in-place update of a capped collection with change
+// streams on, in order.
+const (
+	// FailpointCappedUpdateIntent fires after the update's intent
+	// commits, before its ring record is overwritten.
+	FailpointCappedUpdateIntent = "capped.update.intent"
+	// FailpointCappedUpdateWritten fires after the ring record is
+	// overwritten, before the update's event commits.
+	FailpointCappedUpdateWritten = "capped.update.written"
+)
+
+// cappedUpdateIntentHead is the length of an update intent before its
+// event: the ring sequence and the SHA-256 of the record's new data.
+const cappedUpdateIntentHead = 8 + sha256.Size
+
+// cappedUpdateKey is the meta key of capped collection id's update
+// intent.
+func cappedUpdateKey(id uint64) []byte {
+	var b [8]byte
+	binary.BigEndian.PutUint64(b[:], id)
+	return append(lsm.MetaKey("changes.cappedUpdate/"), b[:]...)
+}
+
+// cappedUpdateIntent commits the intent of the in-place update of ring
+// record seq of capped collection c from old to new, data being the
+// record's new data, and returns the encoded event for logCappedUpdate
+// (nil with change streams off: no intent, no event).
+func (db *DB) cappedUpdateIntent(c *coll, seq uint64, data []byte, old, new bson.D, replacement bool) ([]byte, error) {
 	if !db.changesOn() {
+		return nil, nil
+	}
+	m := c.m()
+	ch := replaceChange(m, old, new, nil, replacement)
+	ch.WallTime = db.opts.Clock()
+	ev, err := ch.Encode()
+	if err != nil {
+		return nil, err
+	}
+	v := make([]byte, cappedUpdateIntentHead, cappedUpdateIntentHead+len(ev))
+	binary.BigEndian.PutUint64(v, seq)
+	sum := sha256.Sum256(data)
+	copy(v[8:], sum[:])
+	v = append(v, ev...)
+	if err := db.store.Update(func(txn *lsm.Txn) error { return txn.Set(cappedUpdateKey(m.ID), v) }); err != nil {
+		return nil, err
+	}
+	return ev, nil
+}
+
+// logCappedUpdate commits the event ev of capped collection c's in-place
+// update, after the ring holds it, and deletes the update's intent in
+// the same transaction. A nil ev (change streams off) does nothing.
+func (db *DB) logCappedUpdate(c *coll, ev []byte) error {
+	if ev == nil {
 		return nil
 	}
+	id := c.m().ID
 	return db.store.Update(func(txn *lsm.Txn) error {
-		w := &writeCtx{c: c, m: c.m(), txn: txn, replacement: replacement}
-		return w.noteReplace(old, new, nil)
+		if err := txn.Delete(cappedUpdateKey(id)); err != nil {
+			return err
+		}
+		return txn.AddChange(ev)
 	})
+}
+
+// recoverCappedUpdate settles capped collection m's update intent, if a
+// crash left one, when its ring (st) is opened on a writable engine: the
+// update's event is logged when the record holds the update's data (the
+// overwrite happened) and dropped otherwise; either way the intent goes.
+// With change streams off the intent is dropped, as the events mark is.
+func (db *DB) recoverCappedUpdate(m *collMeta, st *cappedState) error {
+	key := cappedUpdateKey(m.ID)
+	var v []byte
+	err := db.store.View(func(txn *lsm.Txn) error {
+		b, err := txn.Get(key)
+		if errors.Is(err, lsm.ErrNotFound) {
+			return nil
+		}
+		v = bytes.Clone(b)
+		return err
+	})
+	if err != nil || v == nil {
+		return err
+	}
+	if len(v) < cappedUpdateIntentHead {
+		return fmt.Errorf("engine: corrupt capped update intent of %s: %x", m.ns(), v)
+	}
+	written := false
+	if db.changesOn() {
+		seq := binary.BigEndian.Uint64(v)
+		it := st.ring.Scan(seq, false)
+		if it.Next() && it.Record().Seq == seq {
+			sum := sha256.Sum256(it.Record().Data)
+			written = bytes.Equal(sum[:], v[8:cappedUpdateIntentHead])
+		} else if err := it.Err(); err != nil && !errors.Is(err, capped.ErrOverwritten) {
+			return fmt.Errorf("engine: reading the record of capped collection %s's update intent: %w", m.ns(), err)
+		}
+	}
+	err = db.store.Update(func(txn *lsm.Txn) error {
+		if err := txn.Delete(key); err != nil {
+			return err
+		}
+		if !written {
+			return nil
+		}
+		return txn.AddChange(v[cappedUpdateIntentHead:])
+	})
+	if err != nil {
+		return fmt.Errorf("engine: settling the update intent of capped collection %s: %w", m.ns(), err)
+	}
+	if written {
+		db.logf("capped %s: logged the event of an update written before a crash", m.ns())
+	}
+	return nil
 }
 
 // noteDrop records the drop of collection m in txn.
@@ -277,6 +402,9 @@ func (db *DB) noteDrop(txn *lsm.Txn, m *collMeta) error {
 	}
 	if m.Kind == kindCapped {
 		if err := txn.Delete(cappedEventsKey(m.ID)); err != nil {
+			return err
+		}
+		if err := txn.Delete(cappedUpdateKey(m.ID)); err != nil {
 			return err
 		}
 	}
