@@ -65,16 +65,6 @@ func checkPreImagesOption(cmd string, v any) error {
 	return nil
 }
 
-// collModPreImages sets c's changeStreamPreAndPostImages option (collMod);
-// listCollections shows it among the options.
-func (db *DB) collModPreImages(c *coll, v any) error {
-	c.wmu.Lock()
-	defer c.wmu.Unlock()
-	nm := c.m().clone()
-	nm.Options = set(append(bson.D(nil), nm.Options...), "changeStreamPreAndPostImages", v)
-	return db.updateMeta(c, nm, nil)
-}
-
 // docKey is a document's documentKey, {_id: ...}.
 func docKey(d bson.D) bson.D {
 	v, _ := get(d, "_id")
@@ -395,6 +385,27 @@ func (db *DB) recoverCappedUpdate(m *collMeta, st *cappedState) error {
 	return nil
 }
 
+// noteCappedSwitch records, in the transaction of a capped resize's
+// switch from the ring of old to the new one of fin, that the new ring's
+// records (copies, last being the last one's sequence) have their insert
+// events already: the new ring's events mark is last, so a crash before
+// the events of its first inserts commit is recovered like any other.
+// The old ring's mark and intent go.
+func (db *DB) noteCappedSwitch(txn *lsm.Txn, old, fin *collMeta, last uint64) error {
+	if err := txn.Delete(cappedEventsKey(old.ID)); err != nil {
+		return err
+	}
+	if err := txn.Delete(cappedUpdateKey(old.ID)); err != nil {
+		return err
+	}
+	if !db.changesOn() {
+		return nil
+	}
+	var v [8]byte
+	binary.BigEndian.PutUint64(v[:], last)
+	return txn.Set(cappedEventsKey(fin.ID), v[:])
+}
+
 // noteDrop records the drop of collection m in txn.
 func (db *DB) noteDrop(txn *lsm.Txn, m *collMeta) error {
 	if !db.changesOn() || isBucketsColl(m) {
@@ -645,28 +656,23 @@ func (db *DB) noteIndexes(txn *lsm.Txn, m *collMeta, op changestream.OpType, ixs
 	return nil
 }
 
-// noteModify records a collMod of collection c (a modify event, shown
-// with showExpandedEvents): desc is the command's options, before the
-// collection's options (and, for an index change, the changed index
-// options) as they were. collMod may commit several catalog changes; the
-// event follows them in a transaction of its own, so a crash in between
-// loses it (docs/change-streams.md).
-func (db *DB) noteModify(c *coll, desc, before bson.D) error {
-	m := c.m()
+// noteModify records a collMod of collection m (a modify event, shown
+// with showExpandedEvents) in txn, the transaction of the collMod's
+// catalog commit (collModCommit, resizeCapped): desc is the command's
+// options, before the collection's options (and, for an index change,
+// the changed index options) as they were.
+func (db *DB) noteModify(txn *lsm.Txn, m *collMeta, desc, before bson.D) error {
 	if !db.changesOn() || isBucketsColl(m) || len(desc) == 0 {
 		return nil
 	}
-	return db.store.Update(func(txn *lsm.Txn) error {
-		return db.stageChange(txn, &changestream.Change{Op: changestream.Modify, DB: m.DB, Coll: m.Name, Description: desc, StateBefore: before})
-	})
+	return db.stageChange(txn, &changestream.Change{Op: changestream.Modify, DB: m.DB, Coll: m.Name, Description: desc, StateBefore: before})
 }
 
 // modifyBefore returns a modify event's stateBeforeChange for a collMod
-// of c with index option opt (nil when the command changes no index):
-// the collection's options and, for an index, the old values of the
-// index options the command sets.
-func modifyBefore(c *coll, opt bson.D) bson.D {
-	m := c.m()
+// of the collection whose entry is m, with index option opt (nil when the
+// command changes no index): the collection's options and, for an index,
+// the old values of the index options the command sets.
+func modifyBefore(m *collMeta, opt bson.D) bson.D {
 	opts := bson.D{}
 	opts = append(opts, m.Options...)
 	before := bson.D{{Key: "collectionOptions", Value: opts}}

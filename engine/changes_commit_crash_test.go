@@ -111,6 +111,69 @@ func eventsOf(t *testing.T, db *DB, coll string) []bson.D {
 	return drainStream(t, cs)
 }
 
+// TestChangesCollModKilledAfterCommit kills a process right after a
+// collMod's catalog commit (for a capped resize, right after the switch
+// to the new ring, and before it, as a control): after reopening, the
+// change and its one modify event are both there or both missing. Before
+// the modify event shared the catalog's commit, a kill there lost it.
+func TestChangesCollModKilledAfterCommit(t *testing.T) {
+	if testing.Short() {
+		t.Skip("spawns child processes")
+	}
+	t.Parallel()
+	cases := []struct {
+		name, failpoint, cmd string
+		applied              bool
+	}{
+		{"options and index", FailpointCollModCommitted, `{"collMod": "c", "changeStreamPreAndPostImages": {"enabled": true}, "index": {"name": "a_1", "hidden": true}}`, true},
+		{"resize switched", FailpointCappedResizeSwitched, `{"collMod": "k", "cappedSize": 8192, "changeStreamPreAndPostImages": {"enabled": true}}`, true},
+		{"resize written", FailpointCappedResizeWritten, `{"collMod": "k", "cappedSize": 8192, "changeStreamPreAndPostImages": {"enabled": true}}`, false},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			db, _, dir := openChanges(t, Options{})
+			mustRun(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"a": 1}, "name": "a_1"}]}`)
+			mustRun(t, db, "test", `{"create": "k", "capped": true, "size": 100000}`)
+			mustRun(t, db, "test", `{"insert": "k", "documents": [{"_id": 1}, {"_id": 2}]}`)
+			if err := db.Close(); err != nil {
+				t.Fatal(err)
+			}
+			_, db = runCommitCrashChild(t, dir, tc.failpoint, 1, "cmd:"+tc.cmd)
+			coll := "c"
+			if strings.HasPrefix(tc.name, "resize") {
+				coll = "k"
+				mustValidate(t, db, "test", "k")
+				size := field(mustRun(t, db, "test", `{"listCollections": 1, "filter": {"name": "k"}}`), "cursor.firstBatch")
+				if got := strings.Contains(fmt.Sprint(size), "8192"); got != tc.applied {
+					t.Errorf("resize applied: %v, want %v (%v)", got, tc.applied, size)
+				}
+			} else {
+				ixs := fmt.Sprint(field(mustRun(t, db, "test", `{"listIndexes": "c"}`), "cursor.firstBatch"))
+				if !strings.Contains(ixs, `"hidden":true`) {
+					t.Errorf("index a_1 is not hidden after the commit: %s", ixs)
+				}
+			}
+			opts := fmt.Sprint(field(mustRun(t, db, "test", fmt.Sprintf(`{"listCollections": 1, "filter": {"name": %q}}`, coll)), "cursor.firstBatch"))
+			if got := strings.Contains(opts, "changeStreamPreAndPostImages"); got != tc.applied {
+				t.Errorf("pre-images option set: %v, want %v (%s)", got, tc.applied, opts)
+			}
+			modifies := 0
+			for _, e := range eventsOf(t, db, coll) {
+				if field(e, "operationType") == "modify" {
+					modifies++
+				}
+			}
+			want := 0
+			if tc.applied {
+				want = 1
+			}
+			if modifies != want {
+				t.Errorf("%d modify events, want %d", modifies, want)
+			}
+		})
+	}
+}
+
 // TestChangesCappedUpdateKilled kills a process updating documents of a
 // capped collection in place one by one, with change streams on, after
 // the update's intent commits (before the ring overwrite) and after the
@@ -191,5 +254,35 @@ func TestChangesCappedUpdateKilled(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// TestCollModIsOneCommit: a collMod whose later option group fails
+// changes nothing and logs nothing; one whose groups all apply logs one
+// modify event, and its catalog entry has every change.
+func TestCollModIsOneCommit(t *testing.T) {
+	t.Parallel()
+	db, _, _ := openChanges(t, Options{})
+	mustRun(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"a": 1}, "name": "a_1"}]}`)
+	wantCode(t, db, "test", `{"collMod": "c", "changeStreamPreAndPostImages": {"enabled": true}, "index": {"name": "nope", "hidden": true}}`, document.CodeIndexNotFound, "")
+	opts := fmt.Sprint(field(mustRun(t, db, "test", `{"listCollections": 1, "filter": {"name": "c"}}`), "cursor.firstBatch"))
+	if strings.Contains(opts, "changeStreamPreAndPostImages") {
+		t.Fatalf("a failed collMod set the pre-images option: %s", opts)
+	}
+	mustRun(t, db, "test", `{"collMod": "c", "changeStreamPreAndPostImages": {"enabled": true}, "index": {"name": "a_1", "hidden": true}}`)
+	var mods []string
+	for _, e := range eventsOf(t, db, "c") {
+		if field(e, "operationType") == "modify" {
+			mods = append(mods, shapeOf(t, e))
+		}
+	}
+	want := `{"operationType":"modify","ns":{"db":"test","coll":"c"},"operationDescription":{"changeStreamPreAndPostImages":{"enabled":true},"index":{"name":"a_1","hidden":true}},"stateBeforeChange":{"collectionOptions":{},"indexOptions":{"hidden":false}}}`
+	if len(mods) != 1 || mods[0] != want {
+		t.Fatalf("modify events %v, want [%s]", mods, want)
+	}
+	opts = fmt.Sprint(field(mustRun(t, db, "test", `{"listCollections": 1, "filter": {"name": "c"}}`), "cursor.firstBatch"))
+	ixs := fmt.Sprint(field(mustRun(t, db, "test", `{"listIndexes": "c"}`), "cursor.firstBatch"))
+	if !strings.Contains(opts, "changeStreamPreAndPostImages") || !strings.Contains(ixs, `"hidden":true`) {
+		t.Fatalf("collMod did not apply both changes: %s / %s", opts, ixs)
 	}
 }
