@@ -635,9 +635,9 @@ func (db *DB) noteCreate(txn *lsm.Txn, m *collMeta) error {
 }
 
 // noteIndexes records indexes ixs of collection m built (CreateIndexes:
-// one event listing them all) or dropped (DropIndexes: one event per
-// index), in txn. Shown with showExpandedEvents.
-func (db *DB) noteIndexes(txn *lsm.Txn, m *collMeta, op changestream.OpType, ixs []*indexMeta) error {
+// one event listing them all, unless perIndex) or dropped (DropIndexes:
+// one event per index), in txn. Shown with showExpandedEvents.
+func (db *DB) noteIndexes(txn *lsm.Txn, m *collMeta, op changestream.OpType, ixs []*indexMeta, perIndex bool) error {
 	if !db.changesOn() || isBucketsColl(m) || len(ixs) == 0 {
 		return nil
 	}
@@ -645,7 +645,7 @@ func (db *DB) noteIndexes(txn *lsm.Txn, m *collMeta, op changestream.OpType, ixs
 	for _, ix := range ixs {
 		specs = append(specs, listIndexEntry(ix))
 	}
-	if op == changestream.CreateIndexes {
+	if op == changestream.CreateIndexes && !perIndex {
 		return db.stageChange(txn, &changestream.Change{Op: op, DB: m.DB, Coll: m.Name, Description: bson.D{{Key: "indexes", Value: specs}}})
 	}
 	for _, s := range specs {
@@ -702,14 +702,17 @@ func modifyBefore(m *collMeta, opt bson.D) bson.D {
 	return append(before, bson.E{Key: "indexOptions", Value: io})
 }
 
-// noteCreateIndexes records indexes ixs of m built, in txn.
-func (db *DB) noteCreateIndexes(txn *lsm.Txn, m *collMeta, ixs []*indexMeta) error {
-	return db.noteIndexes(txn, m, changestream.CreateIndexes, ixs)
+// noteCreateIndexes records indexes ixs of m built, in txn: one event
+// per index when perIndex is set (built on an empty collection), else
+// one listing them all, as MongoDB's createIndexes and commitIndexBuild
+// oplog entries give.
+func (db *DB) noteCreateIndexes(txn *lsm.Txn, m *collMeta, ixs []*indexMeta, perIndex bool) error {
+	return db.noteIndexes(txn, m, changestream.CreateIndexes, ixs, perIndex)
 }
 
 // noteDropIndexes records indexes ixs of m dropped, in txn.
 func (db *DB) noteDropIndexes(txn *lsm.Txn, m *collMeta, ixs []*indexMeta) error {
-	return db.noteIndexes(txn, m, changestream.DropIndexes, ixs)
+	return db.noteIndexes(txn, m, changestream.DropIndexes, ixs, true)
 }
 
 // modifyDesc returns a modify event's operationDescription: collMod's
