@@ -174,3 +174,51 @@ func BenchmarkChangeStreamTTLPass(b *testing.B) {
 		b.ReportMetric(rates["off"], "off-docs/s")
 	}
 }
+
+// csCappedUpdateN is how many in-place updates each side of
+// BenchmarkChangeStreamCappedUpdate makes.
+var csCappedUpdateN = envInt("TTLKV_BENCH_CS_CAPPED_UPDATE_N", 5000)
+
+// BenchmarkChangeStreamCappedUpdate: in-place updates of a capped
+// collection's documents, one UpdateOne each, with change streams on
+// against off, in the same iteration, sides alternating (x-off: on rate
+// / off rate). With change streams on, each update commits its intent
+// before the ring write and its event after it (docs/change-streams.md).
+func BenchmarkChangeStreamCappedUpdate(b *testing.B) {
+	ctx := context.Background()
+	const docs = 1000
+	for it := 0; it < b.N; it++ {
+		var rates [2]float64 // [off, on]
+		order := []bool{false, true}
+		if it%2 == 1 {
+			order = []bool{true, false}
+		}
+		for _, on := range order {
+			k := 0
+			if on {
+				k = 1
+			}
+			db := openCS(b, newClock(), on)
+			_, err := db.RunCommand(ctx, "bench", bson.D{{Key: "create", Value: "k"}, {Key: "capped", Value: true}, {Key: "size", Value: int64(1 << 20)}})
+			mustNoErr(b, err, "create")
+			c := db.Database("bench").Collection("k")
+			batch := make([]any, docs)
+			for i := range batch {
+				batch[i] = bson.D{{Key: "_id", Value: int32(i)}, {Key: "v", Value: int32(0)}}
+			}
+			_, err = c.InsertMany(ctx, batch, true)
+			mustNoErr(b, err, "insert")
+			start := time.Now()
+			for i := 0; i < csCappedUpdateN; i++ {
+				_, err := c.UpdateOne(ctx, bson.D{{Key: "_id", Value: int32(i % docs)}}, bson.D{{Key: "$inc", Value: bson.D{{Key: "v", Value: int32(1)}}}}, false)
+				mustNoErr(b, err, "UpdateOne")
+			}
+			rates[k] = rate(csCappedUpdateN, time.Since(start))
+			mustNoErr(b, db.Close(), "close")
+		}
+		b.Logf("iteration %d: x-off %.3f (on %.0f updates/s, off %.0f updates/s)", it, rates[1]/rates[0], rates[1], rates[0])
+		b.ReportMetric(rates[1]/rates[0], "x-off")
+		b.ReportMetric(rates[1], "on-updates/s")
+		b.ReportMetric(rates[0], "off-updates/s")
+	}
+}

@@ -341,6 +341,11 @@ func (db *DB) openExt(c *coll) error {
 			r.Close()
 			return err
 		}
+		// After the insert events: the update came after its insert.
+		if err := db.recoverCappedUpdate(m, st); err != nil {
+			r.Close()
+			return err
+		}
 	}
 	c.ext = st
 	return nil

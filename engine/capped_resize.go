@@ -95,16 +95,18 @@ func parseCappedResize(opts bson.D) (*cappedResize, error) {
 	return r, nil
 }
 
-// resizeCapped applies r to capped collection c (docs/capped.md §7.8).
-// The caller holds catMu.
-func (db *DB) resizeCapped(ctx context.Context, c *coll, r *cappedResize) error {
+// resizeCapped applies r to capped collection c (docs/capped.md §7.8),
+// with the collMod's other edits and its modify event (note) in the
+// commit that switches to the new ring; a resize to the current limits
+// is collModCommit. The caller holds catMu.
+func (db *DB) resizeCapped(ctx context.Context, c *coll, r *cappedResize, edits []collModEdit, note func(*lsm.Txn, *collMeta) error) (bson.D, error) {
 	old := c.m()
 	if old.Kind != kindCapped {
-		return document.Errorf(document.CodeInvalidOptions, "Collection must be capped to use 'cappedSize' or 'cappedMax': %s", old.ns())
+		return nil, document.Errorf(document.CodeInvalidOptions, "Collection must be capped to use 'cappedSize' or 'cappedMax': %s", old.ns())
 	}
 	cur, err := cappedOptsOf(old)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	want := cur
 	if r.hasSize {
@@ -114,15 +116,19 @@ func (db *DB) resizeCapped(ctx context.Context, c *coll, r *cappedResize) error 
 		want.max = r.max
 	}
 	if want == cur {
-		return nil
+		return db.collModCommit(c, edits, note)
 	}
 	c.wmu.Lock()
 	defer c.wmu.Unlock()
 	if c.dropped.Load() {
-		return errDropped
+		return nil, errDropped
 	}
-	nm := old.clone()
-	nm.Options = cappedRawOptions(want.size, want.max, old.Options)
+	old = c.m()
+	nm, reply, afters, err := applyCollModEdits(old, edits)
+	if err != nil {
+		return nil, err
+	}
+	nm.Options = cappedRawOptions(want.size, want.max, nm.Options)
 	err = db.store.Update(func(txn *lsm.Txn) error {
 		id, err := db.allocCollID(txn)
 		nm.ID = id
@@ -132,7 +138,7 @@ func (db *DB) resizeCapped(ctx context.Context, c *coll, r *cappedResize) error 
 		return txn.Set(pendingDropKey(id), nil)
 	})
 	if err != nil {
-		return err
+		return nil, err
 	}
 	// Whatever fails from here before the switch leaves the old
 	// collection as it was; the new id's drop finishes now (or at Open).
@@ -148,7 +154,7 @@ func (db *DB) resizeCapped(ctx context.Context, c *coll, r *cappedResize) error 
 	co := &createOptions{kind: kindCapped, ext: &want, raw: nm.Options}
 	if err := db.prepareExt(nc, nm, co); err != nil {
 		abandon(nil)
-		return err
+		return nil, err
 	}
 	nm.Extra = set(append(bson.D(nil), old.Extra...), "cappedFile", cappedFileName(nm.ID))
 	nc.meta.Store(nm)
@@ -156,20 +162,20 @@ func (db *DB) resizeCapped(ctx context.Context, c *coll, r *cappedResize) error 
 	st, err := cappedOf(nc)
 	if err != nil {
 		abandon(nc)
-		return err
+		return nil, err
 	}
 	skip, err := db.cappedUnfit(ctx, c, old, nm, st.ring.Capacity()-capped.DataStart)
 	if err != nil {
 		abandon(nc)
-		return err
+		return nil, err
 	}
 	if err := db.copyIntoCapped(ctx, c, old, nc, skip, false); err != nil {
 		abandon(nc)
-		return err
+		return nil, err
 	}
 	if err := st.ring.Sync(); err != nil {
 		abandon(nc)
-		return err
+		return nil, err
 	}
 	db.failpoint(FailpointCappedResizeWritten)
 	// The copy may have marked indexes multikey in nc's entry.
@@ -181,11 +187,23 @@ func (db *DB) resizeCapped(ctx context.Context, c *coll, r *cappedResize) error 
 		if err := txn.Delete(pendingDropKey(fin.ID)); err != nil {
 			return err
 		}
-		return txn.Set(pendingDropKey(old.ID), nil)
+		if err := txn.Set(pendingDropKey(old.ID), nil); err != nil {
+			return err
+		}
+		if err := db.noteCappedSwitch(txn, old, fin, st.ring.LastSeq()); err != nil {
+			return err
+		}
+		if note == nil {
+			return nil
+		}
+		return note(txn, old)
 	})
 	if err != nil {
 		abandon(nc)
-		return err
+		return nil, err
+	}
+	for _, f := range afters {
+		f(fin)
 	}
 	db.replaceColl(c, nc)
 	db.failpoint(FailpointCappedResizeSwitched)
@@ -197,13 +215,16 @@ func (db *DB) resizeCapped(ctx context.Context, c *coll, r *cappedResize) error 
 			ost.ring.Close()
 		}
 		db.logf("collMod %s: syncing the switch, keeping the old ring file: %v", fin.ns(), err)
-		return nil
+		return reply, nil
 	}
 	if err := db.dropExt(c); err != nil {
 		db.logf("collMod %s: removing the old ring file: %v", fin.ns(), err)
 	}
 	db.failpoint(FailpointCappedResizeRemoved)
-	return db.finishDrop(old.ID)
+	if err := db.finishDrop(old.ID); err != nil {
+		return nil, err
+	}
+	return reply, nil
 }
 
 // cappedUnfit returns how many of c's documents (catalog entry m, in

@@ -718,10 +718,11 @@ func cappedErr(c *coll, err error) error {
 }
 
 // cappedOverwrite replaces rec (holding oldDoc) with newDoc (encoded as
-// msg). A change of the document's BSON size is 10003, as in MongoDB; so
-// is the rare same-size update whose storage encoding no longer fits the
-// record.
-func cappedOverwrite(c *coll, st *cappedState, rec capped.Record, oldDoc, newDoc bson.D, msg []byte) error {
+// msg), with its event (a replace when replacement is set) made
+// crash-consistent by an update intent (cappedUpdateIntent). A change of
+// the document's BSON size is 10003, as in MongoDB; so is the rare
+// same-size update whose storage encoding no longer fits the record.
+func cappedOverwrite(c *coll, st *cappedState, rec capped.Record, oldDoc, newDoc bson.D, msg []byte, replacement bool) error {
 	if o, n := document.Size(oldDoc), document.Size(newDoc); o != n {
 		return document.Errorf(document.CodeCannotGrowDocumentInCappedNS, "Cannot change the size of a document in a capped collection: %d != %d", o, n)
 	}
@@ -738,10 +739,21 @@ func cappedOverwrite(c *coll, st *cappedState, rec capped.Record, oldDoc, newDoc
 	if err := c.db.cappedReindex(c, st, rec, oldDoc, newDoc); err != nil {
 		return err
 	}
-	if err := st.ring.Overwrite(rec.Seq, rec.Off, encodeCappedPayload(make([]byte, 0, len(rec.Data)), ks, msg, pad)); err != nil {
+	data := encodeCappedPayload(make([]byte, 0, len(rec.Data)), ks, msg, pad)
+	ev, err := c.db.cappedUpdateIntent(c, rec.Seq, data, oldDoc, newDoc, replacement)
+	if err != nil {
+		return err
+	}
+	if ev != nil {
+		c.db.failpoint(FailpointCappedUpdateIntent)
+	}
+	if err := st.ring.Overwrite(rec.Seq, rec.Off, data); err != nil {
 		return cappedErr(c, err)
 	}
-	return nil
+	if ev != nil {
+		c.db.failpoint(FailpointCappedUpdateWritten)
+	}
+	return c.db.logCappedUpdate(c, ev)
 }
 
 // applyCappedUpdates is applyUpdates for a capped collection: rids are
@@ -800,13 +812,10 @@ func (db *DB) applyCappedUpdates(c *coll, rids []uint64, f *query.Filter, u *que
 		if err := document.ValidateUpdateResult(nd); err != nil {
 			return matched - 1, modified, last, err
 		}
-		if err := cappedOverwrite(c, st, rec, d, nd, msg); err != nil {
+		if err := cappedOverwrite(c, st, rec, d, nd, msg, u.IsReplacement()); err != nil {
 			return matched - 1, modified, last, err
 		}
 		modified++
-		if err := db.noteCappedUpdate(c, d, nd, u.IsReplacement()); err != nil {
-			return matched, modified, last, err
-		}
 	}
 	return matched, modified, last, nil
 }

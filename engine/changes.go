@@ -1,7 +1,9 @@
 package engine
 
 import (
+	"bytes"
 	"context"
+	"crypto/sha256"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -63,16 +65,6 @@ func checkPreImagesOption(cmd string, v any) error {
 	return nil
 }
 
-// collModPreImages sets c's changeStreamPreAndPostImages option (collMod);
-// listCollections shows it among the options.
-func (db *DB) collModPreImages(c *coll, v any) error {
-	c.wmu.Lock()
-	defer c.wmu.Unlock()
-	nm := c.m().clone()
-	nm.Options = set(append(bson.D(nil), nm.Options...), "changeStreamPreAndPostImages", v)
-	return db.updateMeta(c, nm, nil)
-}
-
 // docKey is a document's documentKey, {_id: ...}.
 func docKey(d bson.D) bson.D {
 	v, _ := get(d, "_id")
@@ -106,12 +98,20 @@ func (w *writeCtx) noteReplace(old, new bson.D, raw []byte) error {
 	if !w.c.db.changesOn() || isBucketsColl(w.m) {
 		return nil
 	}
-	c := &changestream.Change{Op: changestream.Update, DB: w.m.DB, Coll: w.m.Name, DocumentKey: docKey(old)}
-	images := preImagesOn(w.m)
+	return w.c.db.stageChange(w.txn, replaceChange(w.m, old, new, raw, w.replacement))
+}
+
+// replaceChange is the event of a change of a document of collection m
+// from old to new (encoded as raw, or nil): a replace when replacement is
+// set, an update otherwise, with the pre- and post-images when m keeps
+// them.
+func replaceChange(m *collMeta, old, new bson.D, raw []byte, replacement bool) *changestream.Change {
+	c := &changestream.Change{Op: changestream.Update, DB: m.DB, Coll: m.Name, DocumentKey: docKey(old)}
+	images := preImagesOn(m)
 	if images {
 		c.Before = old
 	}
-	if w.replacement {
+	if replacement {
 		c.Op, c.FullDocument, c.FullRaw = changestream.Replace, new, raw
 	} else {
 		c.UpdateDescription = changestream.Describe(old, new)
@@ -119,7 +119,7 @@ func (w *writeCtx) noteReplace(old, new bson.D, raw []byte) error {
 			c.FullDocument, c.FullRaw = new, raw
 		}
 	}
-	return w.c.db.stageChange(w.txn, c)
+	return c
 }
 
 // noteDelete records the delete of d (writeCtx.remove), an expiration
@@ -258,16 +258,152 @@ func (db *DB) recoverCappedEvents(m *collMeta, st *cappedState) error {
 	return nil
 }
 
-// noteCappedUpdate records the in-place update of a capped collection's
-// document, after the ring holds it (as batchInsertEvents does).
-func (db *DB) noteCappedUpdate(c *coll, old, new bson.D, replacement bool) error {
+// An in-place update of a capped collection's document rewrites its ring
+// record, which is not in Badger, so its event cannot share the write's
+// commit. It is made crash-consistent by an update intent per capped
+// collection (meta key cappedUpdateKey), committed before the overwrite
+// and deleted in the transaction of the event, after it: the record's
+// sequence, the SHA-256 of its new data and the encoded event. Opening
+// the ring (recoverCappedUpdate) logs the event of an intent whose record
+// holds the new data (a crash between the overwrite and the event) and
+// drops one whose record does not (a crash before the overwrite)
+// (docs/change-streams.md).
+
+// Failpoints of an in-place update of a capped collection with change
+// streams on, in order.
+const (
+	// FailpointCappedUpdateIntent fires after the update's intent
+	// commits, before its ring record is overwritten.
+	FailpointCappedUpdateIntent = "capped.update.intent"
+	// FailpointCappedUpdateWritten fires after the ring record is
+	// overwritten, before the update's event commits.
+	FailpointCappedUpdateWritten = "capped.update.written"
+)
+
+// cappedUpdateIntentHead is the length of an update intent before its
+// event: the ring sequence and the SHA-256 of the record's new data.
+const cappedUpdateIntentHead = 8 + sha256.Size
+
+// cappedUpdateKey is the meta key of capped collection id's update
+// intent.
+func cappedUpdateKey(id uint64) []byte {
+	var b [8]byte
+	binary.BigEndian.PutUint64(b[:], id)
+	return append(lsm.MetaKey("changes.cappedUpdate/"), b[:]...)
+}
+
+// cappedUpdateIntent commits the intent of the in-place update of ring
+// record seq of capped collection c from old to new, data being the
+// record's new data, and returns the encoded event for logCappedUpdate
+// (nil with change streams off: no intent, no event).
+func (db *DB) cappedUpdateIntent(c *coll, seq uint64, data []byte, old, new bson.D, replacement bool) ([]byte, error) {
+	if !db.changesOn() {
+		return nil, nil
+	}
+	m := c.m()
+	ch := replaceChange(m, old, new, nil, replacement)
+	ch.WallTime = db.opts.Clock()
+	ev, err := ch.Encode()
+	if err != nil {
+		return nil, err
+	}
+	v := make([]byte, cappedUpdateIntentHead, cappedUpdateIntentHead+len(ev))
+	binary.BigEndian.PutUint64(v, seq)
+	sum := sha256.Sum256(data)
+	copy(v[8:], sum[:])
+	v = append(v, ev...)
+	if err := db.store.Update(func(txn *lsm.Txn) error { return txn.Set(cappedUpdateKey(m.ID), v) }); err != nil {
+		return nil, err
+	}
+	return ev, nil
+}
+
+// logCappedUpdate commits the event ev of capped collection c's in-place
+// update, after the ring holds it, and deletes the update's intent in
+// the same transaction. A nil ev (change streams off) does nothing.
+func (db *DB) logCappedUpdate(c *coll, ev []byte) error {
+	if ev == nil {
+		return nil
+	}
+	id := c.m().ID
+	return db.store.Update(func(txn *lsm.Txn) error {
+		if err := txn.Delete(cappedUpdateKey(id)); err != nil {
+			return err
+		}
+		return txn.AddChange(ev)
+	})
+}
+
+// recoverCappedUpdate settles capped collection m's update intent, if a
+// crash left one, when its ring (st) is opened on a writable engine: the
+// update's event is logged when the record holds the update's data (the
+// overwrite happened) and dropped otherwise; either way the intent goes.
+// With change streams off the intent is dropped, as the events mark is.
+func (db *DB) recoverCappedUpdate(m *collMeta, st *cappedState) error {
+	key := cappedUpdateKey(m.ID)
+	var v []byte
+	err := db.store.View(func(txn *lsm.Txn) error {
+		b, err := txn.Get(key)
+		if errors.Is(err, lsm.ErrNotFound) {
+			return nil
+		}
+		v = bytes.Clone(b)
+		return err
+	})
+	if err != nil || v == nil {
+		return err
+	}
+	if len(v) < cappedUpdateIntentHead {
+		return fmt.Errorf("engine: corrupt capped update intent of %s: %x", m.ns(), v)
+	}
+	written := false
+	if db.changesOn() {
+		seq := binary.BigEndian.Uint64(v)
+		it := st.ring.Scan(seq, false)
+		if it.Next() && it.Record().Seq == seq {
+			sum := sha256.Sum256(it.Record().Data)
+			written = bytes.Equal(sum[:], v[8:cappedUpdateIntentHead])
+		} else if err := it.Err(); err != nil && !errors.Is(err, capped.ErrOverwritten) {
+			return fmt.Errorf("engine: reading the record of capped collection %s's update intent: %w", m.ns(), err)
+		}
+	}
+	err = db.store.Update(func(txn *lsm.Txn) error {
+		if err := txn.Delete(key); err != nil {
+			return err
+		}
+		if !written {
+			return nil
+		}
+		return txn.AddChange(v[cappedUpdateIntentHead:])
+	})
+	if err != nil {
+		return fmt.Errorf("engine: settling the update intent of capped collection %s: %w", m.ns(), err)
+	}
+	if written {
+		db.logf("capped %s: logged the event of an update written before a crash", m.ns())
+	}
+	return nil
+}
+
+// noteCappedSwitch records, in the transaction of a capped resize's
+// switch from the ring of old to the new one of fin, that the new ring's
+// records (copies, last being the last one's sequence) have their insert
+// events already: the new ring's events mark is last, so a crash before
+// the events of its first inserts commit is recovered like any other.
+// The old ring's mark and intent go.
+func (db *DB) noteCappedSwitch(txn *lsm.Txn, old, fin *collMeta, last uint64) error {
+	if err := txn.Delete(cappedEventsKey(old.ID)); err != nil {
+		return err
+	}
+	if err := txn.Delete(cappedUpdateKey(old.ID)); err != nil {
+		return err
+	}
 	if !db.changesOn() {
 		return nil
 	}
-	return db.store.Update(func(txn *lsm.Txn) error {
-		w := &writeCtx{c: c, m: c.m(), txn: txn, replacement: replacement}
-		return w.noteReplace(old, new, nil)
-	})
+	var v [8]byte
+	binary.BigEndian.PutUint64(v[:], last)
+	return txn.Set(cappedEventsKey(fin.ID), v[:])
 }
 
 // noteDrop records the drop of collection m in txn.
@@ -277,6 +413,9 @@ func (db *DB) noteDrop(txn *lsm.Txn, m *collMeta) error {
 	}
 	if m.Kind == kindCapped {
 		if err := txn.Delete(cappedEventsKey(m.ID)); err != nil {
+			return err
+		}
+		if err := txn.Delete(cappedUpdateKey(m.ID)); err != nil {
 			return err
 		}
 	}
@@ -496,9 +635,9 @@ func (db *DB) noteCreate(txn *lsm.Txn, m *collMeta) error {
 }
 
 // noteIndexes records indexes ixs of collection m built (CreateIndexes:
-// one event listing them all) or dropped (DropIndexes: one event per
-// index), in txn. Shown with showExpandedEvents.
-func (db *DB) noteIndexes(txn *lsm.Txn, m *collMeta, op changestream.OpType, ixs []*indexMeta) error {
+// one event listing them all, unless perIndex) or dropped (DropIndexes:
+// one event per index), in txn. Shown with showExpandedEvents.
+func (db *DB) noteIndexes(txn *lsm.Txn, m *collMeta, op changestream.OpType, ixs []*indexMeta, perIndex bool) error {
 	if !db.changesOn() || isBucketsColl(m) || len(ixs) == 0 {
 		return nil
 	}
@@ -506,7 +645,7 @@ func (db *DB) noteIndexes(txn *lsm.Txn, m *collMeta, op changestream.OpType, ixs
 	for _, ix := range ixs {
 		specs = append(specs, listIndexEntry(ix))
 	}
-	if op == changestream.CreateIndexes {
+	if op == changestream.CreateIndexes && !perIndex {
 		return db.stageChange(txn, &changestream.Change{Op: op, DB: m.DB, Coll: m.Name, Description: bson.D{{Key: "indexes", Value: specs}}})
 	}
 	for _, s := range specs {
@@ -517,28 +656,23 @@ func (db *DB) noteIndexes(txn *lsm.Txn, m *collMeta, op changestream.OpType, ixs
 	return nil
 }
 
-// noteModify records a collMod of collection c (a modify event, shown
-// with showExpandedEvents): desc is the command's options, before the
-// collection's options (and, for an index change, the changed index
-// options) as they were. collMod may commit several catalog changes; the
-// event follows them in a transaction of its own, so a crash in between
-// loses it (docs/change-streams.md).
-func (db *DB) noteModify(c *coll, desc, before bson.D) error {
-	m := c.m()
+// noteModify records a collMod of collection m (a modify event, shown
+// with showExpandedEvents) in txn, the transaction of the collMod's
+// catalog commit (collModCommit, resizeCapped): desc is the command's
+// options, before the collection's options (and, for an index change,
+// the changed index options) as they were.
+func (db *DB) noteModify(txn *lsm.Txn, m *collMeta, desc, before bson.D) error {
 	if !db.changesOn() || isBucketsColl(m) || len(desc) == 0 {
 		return nil
 	}
-	return db.store.Update(func(txn *lsm.Txn) error {
-		return db.stageChange(txn, &changestream.Change{Op: changestream.Modify, DB: m.DB, Coll: m.Name, Description: desc, StateBefore: before})
-	})
+	return db.stageChange(txn, &changestream.Change{Op: changestream.Modify, DB: m.DB, Coll: m.Name, Description: desc, StateBefore: before})
 }
 
 // modifyBefore returns a modify event's stateBeforeChange for a collMod
-// of c with index option opt (nil when the command changes no index):
-// the collection's options and, for an index, the old values of the
-// index options the command sets.
-func modifyBefore(c *coll, opt bson.D) bson.D {
-	m := c.m()
+// of the collection whose entry is m, with index option opt (nil when the
+// command changes no index): the collection's options and, for an index,
+// the old values of the index options the command sets.
+func modifyBefore(m *collMeta, opt bson.D) bson.D {
 	opts := bson.D{}
 	opts = append(opts, m.Options...)
 	before := bson.D{{Key: "collectionOptions", Value: opts}}
@@ -568,14 +702,17 @@ func modifyBefore(c *coll, opt bson.D) bson.D {
 	return append(before, bson.E{Key: "indexOptions", Value: io})
 }
 
-// noteCreateIndexes records indexes ixs of m built, in txn.
-func (db *DB) noteCreateIndexes(txn *lsm.Txn, m *collMeta, ixs []*indexMeta) error {
-	return db.noteIndexes(txn, m, changestream.CreateIndexes, ixs)
+// noteCreateIndexes records indexes ixs of m built, in txn: one event
+// per index when perIndex is set (built on an empty collection), else
+// one listing them all, as MongoDB's createIndexes and commitIndexBuild
+// oplog entries give.
+func (db *DB) noteCreateIndexes(txn *lsm.Txn, m *collMeta, ixs []*indexMeta, perIndex bool) error {
+	return db.noteIndexes(txn, m, changestream.CreateIndexes, ixs, perIndex)
 }
 
 // noteDropIndexes records indexes ixs of m dropped, in txn.
 func (db *DB) noteDropIndexes(txn *lsm.Txn, m *collMeta, ixs []*indexMeta) error {
-	return db.noteIndexes(txn, m, changestream.DropIndexes, ixs)
+	return db.noteIndexes(txn, m, changestream.DropIndexes, ixs, true)
 }
 
 // modifyDesc returns a modify event's operationDescription: collMod's

@@ -136,3 +136,34 @@ func TestWatchCappedResize(t *testing.T) {
 		t.Fatalf("count after the resize and reopen: %d, %v; want 2 (cappedMax)", n, err)
 	}
 }
+
+// TestWatchCreateIndexesEvents: as in MongoDB, createIndexes on an empty
+// (or missing) collection gives one createIndexes event per index, and
+// on a collection holding documents one event listing every index the
+// command built.
+func TestWatchCreateIndexesEvents(t *testing.T) {
+	t.Parallel()
+	db, _, _ := openChanges(t, Options{})
+	ctx := context.Background()
+	cs, err := db.Database("d").Watch(ctx, nil, ChangeStreamOptions{ShowExpandedEvents: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustRun(t, db, "d", `{"createIndexes": "e", "indexes": [{"key": {"a": 1}, "name": "a_1"}, {"key": {"b": 1}, "name": "b_1"}]}`)
+	mustRun(t, db, "d", `{"insert": "e", "documents": [{"_id": 1}]}`)
+	mustRun(t, db, "d", `{"createIndexes": "e", "indexes": [{"key": {"c": 1}, "name": "c_1"}, {"key": {"d": 1}, "name": "d_1"}]}`)
+	want := []string{
+		`{"operationType":"create","ns":{"db":"d","coll":"e"},"operationDescription":{"idIndex":{"v":2,"key":{"_id":1},"name":"_id_"}},"nsType":"collection"}`,
+		`{"operationType":"createIndexes","ns":{"db":"d","coll":"e"},"operationDescription":{"indexes":[{"v":2,"key":{"a":1},"name":"a_1"}]}}`,
+		`{"operationType":"createIndexes","ns":{"db":"d","coll":"e"},"operationDescription":{"indexes":[{"v":2,"key":{"b":1},"name":"b_1"}]}}`,
+		`{"operationType":"insert","fullDocument":{"_id":1},"ns":{"db":"d","coll":"e"},"documentKey":{"_id":1}}`,
+		`{"operationType":"createIndexes","ns":{"db":"d","coll":"e"},"operationDescription":{"indexes":[{"v":2,"key":{"c":1},"name":"c_1"},{"v":2,"key":{"d":1},"name":"d_1"}]}}`,
+	}
+	var shapes []string
+	for _, e := range drainStream(t, cs) {
+		shapes = append(shapes, shapeOf(t, e))
+	}
+	if strings.Join(shapes, "\n") != strings.Join(want, "\n") {
+		t.Errorf("events:\n%s\nwant:\n%s", strings.Join(shapes, "\n"), strings.Join(want, "\n"))
+	}
+}

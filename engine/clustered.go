@@ -273,9 +273,10 @@ func getString(d bson.D, outer, inner string) (string, bool) {
 // so the TTL monitor visits it like any other: it scans the _id
 // index's date class up to the cut-off, in _id order.
 
-// collModClustered applies collMod's collection form to a clustered
-// collection: expireAfterSeconds n or "off" (docs/collmod.md §5.2's codes).
-func (db *DB) collModClustered(c *coll, opts bson.D) (bson.D, error) {
+// collModClustered applies collMod's collection form to nm, the entry
+// of a clustered collection built from m: expireAfterSeconds n or "off"
+// (docs/collmod.md §5.2's codes).
+func (db *DB) collModClustered(m, nm *collMeta, opts bson.D) (bson.D, func(*collMeta), error) {
 	exp, hasExp := int64(0), false
 	set := false
 	for _, e := range opts {
@@ -284,21 +285,14 @@ func (db *DB) collModClustered(c *coll, opts bson.D) (bson.D, error) {
 			set = true
 			var err error
 			if exp, hasExp, err = parseCollModExpire(e.Value); err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 		case "timeseries":
-			return nil, document.Errorf(document.CodeInvalidOptions, "option only supported on a time-series collection: timeseries")
+			return nil, nil, document.Errorf(document.CodeInvalidOptions, "option only supported on a time-series collection: timeseries")
 		}
 	}
 	if !set {
-		return bson.D{}, nil
-	}
-	c.wmu.Lock()
-	defer c.wmu.Unlock()
-	m := c.m()
-	nm := m.clone()
-	for i := range nm.Indexes {
-		nm.Indexes[i].partial = m.Indexes[i].partial
+		return nil, nil, nil
 	}
 	id := indexByID(nm, idIndexID)
 	id.TTL, id.Expire = hasExp, exp
@@ -306,9 +300,5 @@ func (db *DB) collModClustered(c *coll, opts bson.D) (bson.D, error) {
 	if hasExp {
 		nm.Options = append(nm.Options, bson.E{Key: "expireAfterSeconds", Value: exp})
 	}
-	if err := db.updateMeta(c, nm, nil); err != nil {
-		return nil, err
-	}
-	db.ttl.resetLowWater(nm.ID, idIndexID)
-	return bson.D{}, nil
+	return nil, func(fin *collMeta) { db.ttl.resetLowWater(fin.ID, idIndexID) }, nil
 }

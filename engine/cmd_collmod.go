@@ -5,8 +5,22 @@ import (
 	"math"
 
 	"github.com/ttlkv/ttlkv/document"
+	"github.com/ttlkv/ttlkv/lsm"
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
+
+// FailpointCollModCommitted fires right after a collMod's catalog commit
+// (the one that also carries its modify event), before the in-memory
+// follow-ups such as the TTL monitor's reset.
+const FailpointCollModCommitted = "collMod.committed"
+
+// collModEdit applies one part of a collMod (an option group) to nm, the
+// new catalog entry being built from m, the current one, under the
+// collection's write lock. It returns the part's reply fields and, when
+// something must follow the publication of the entry, a function called
+// with the entry published. An edit commits nothing itself, so a collMod
+// is one catalog commit or none (docs/change-streams.md).
+type collModEdit func(m, nm *collMeta) (reply bson.D, after func(fin *collMeta), err error)
 
 // cmdCollMod runs the collMod command.
 func cmdCollMod(ctx context.Context, db *DB, dbName string, cmd bson.D) (bson.D, error) {
@@ -59,76 +73,132 @@ func cmdCollMod(ctx context.Context, db *DB, dbName string, cmd bson.D) (bson.D,
 	}
 	if resize != nil && c.m().Kind != kindCapped {
 		// Before anything changes (docs/capped.md §7.8).
-		return nil, db.resizeCapped(ctx, c, resize)
+		_, err := db.resizeCapped(ctx, c, resize, nil, nil)
+		return nil, err
 	}
-	reply := bson.D{}
-	desc, before := modifyDesc(cmd), modifyBefore(c, indexOpt)
+	var edits []collModEdit
 	if images != nil {
-		if err := db.collModPreImages(c, images); err != nil {
-			return nil, err
-		}
+		edits = append(edits, func(_, nm *collMeta) (bson.D, func(*collMeta), error) {
+			nm.Options = set(append(bson.D(nil), nm.Options...), "changeStreamPreAndPostImages", images)
+			return nil, nil, nil
+		})
 	}
 	if hasIndex {
-		r, err := db.collModIndex(c, indexOpt)
-		if err != nil {
-			return nil, err
-		}
-		reply = append(reply, r...)
+		edits = append(edits, func(m, nm *collMeta) (bson.D, func(*collMeta), error) {
+			return db.collModIndex(m, nm, indexOpt)
+		})
 	}
 	if len(collOpts) > 0 {
-		if c.m().Kind == kindTimeseries {
-			r, err := db.collModTimeseries(c, collOpts)
-			if err != nil {
-				return nil, err
+		edits = append(edits, func(m, nm *collMeta) (bson.D, func(*collMeta), error) {
+			switch {
+			case m.Kind == kindTimeseries:
+				return db.collModTimeseries(c, m, nm, collOpts)
+			case m.Clustered:
+				return db.collModClustered(m, nm, collOpts)
 			}
-			reply = append(reply, r...)
-		} else if c.m().Clustered {
-			r, err := db.collModClustered(c, collOpts)
-			if err != nil {
-				return nil, err
-			}
-			reply = append(reply, r...)
-		} else {
 			for _, e := range collOpts {
 				switch e.Key {
 				case "expireAfterSeconds":
-					return nil, document.Errorf(document.CodeInvalidOptions, "'expireAfterSeconds' option is only supported on collections clustered by _id")
+					return nil, nil, document.Errorf(document.CodeInvalidOptions, "'expireAfterSeconds' option is only supported on collections clustered by _id")
 				case "timeseries":
-					return nil, document.Errorf(document.CodeInvalidOptions, "option only supported on a time-series collection: timeseries")
+					return nil, nil, document.Errorf(document.CodeInvalidOptions, "option only supported on a time-series collection: timeseries")
 				}
 			}
-		}
+			return nil, nil, nil
+		})
 	}
-	if resize != nil {
-		if err := db.resizeCapped(ctx, c, resize); err != nil {
-			return nil, err
-		}
+	// The modify event goes in the transaction of the catalog commit, so
+	// a crash keeps both or neither.
+	desc := modifyDesc(cmd)
+	note := func(txn *lsm.Txn, m *collMeta) error {
+		return db.noteModify(txn, m, desc, modifyBefore(m, indexOpt))
 	}
-	if err := db.noteModify(c, desc, before); err != nil {
+	reply := bson.D{}
+	var r bson.D
+	switch {
+	case resize != nil:
+		r, err = db.resizeCapped(ctx, c, resize, edits, note)
+	case len(edits) > 0 || len(desc) > 0:
+		r, err = db.collModCommit(c, edits, note)
+	}
+	if err != nil {
 		return nil, err
+	}
+	return append(reply, r...), nil
+}
+
+// collModCommit applies edits to c's catalog entry and publishes the
+// result in one transaction, which note (the modify event) writes in
+// too. Nothing changes when an edit fails. The caller holds catMu.
+func (db *DB) collModCommit(c *coll, edits []collModEdit, note func(*lsm.Txn, *collMeta) error) (bson.D, error) {
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	m := c.m()
+	if m.Kind == kindTimeseries {
+		// Bucket writers read the options the commit changes.
+		if _, bc, err := db.tsParts(c); err == nil && bc != nil {
+			bc.wmu.Lock()
+			defer bc.wmu.Unlock()
+		}
+	}
+	nm, reply, afters, err := applyCollModEdits(m, edits)
+	if err != nil {
+		return nil, err
+	}
+	err = db.updateMeta(c, nm, func(txn *lsm.Txn) error {
+		if note == nil {
+			return nil
+		}
+		return note(txn, m)
+	})
+	if err != nil {
+		return nil, err
+	}
+	db.failpoint(FailpointCollModCommitted)
+	for _, f := range afters {
+		f(nm)
 	}
 	return reply, nil
 }
 
-// collModIndex applies collMod's index form (docs/collmod.md §5.1).
-func (db *DB) collModIndex(c *coll, opt bson.D) (bson.D, error) {
-	m := c.m()
+// applyCollModEdits builds the catalog entry edits make of m, with their
+// replies and follow-ups in order.
+func applyCollModEdits(m *collMeta, edits []collModEdit) (*collMeta, bson.D, []func(*collMeta), error) {
+	nm := m.clone()
+	reply := bson.D{}
+	var afters []func(*collMeta)
+	for _, e := range edits {
+		r, after, err := e(m, nm)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		reply = append(reply, r...)
+		if after != nil {
+			afters = append(afters, after)
+		}
+	}
+	return nm, reply, afters, nil
+}
+
+// collModIndex applies collMod's index form (docs/collmod.md §5.1) to
+// nm, built from m.
+func (db *DB) collModIndex(m, nm *collMeta, opt bson.D) (bson.D, func(*collMeta), error) {
 	var ref any
 	nameV, hasName := get(opt, "name")
 	keyV, hasKey := get(opt, "keyPattern")
 	switch {
 	case hasName && hasKey:
-		return nil, document.Errorf(document.CodeInvalidOptions, "Cannot specify both key pattern and name.")
+		return nil, nil, document.Errorf(document.CodeInvalidOptions, "Cannot specify both key pattern and name.")
 	case !hasName && !hasKey:
-		return nil, document.Errorf(document.CodeInvalidOptions, "Must specify either index name or key pattern.")
+		return nil, nil, document.Errorf(document.CodeInvalidOptions, "Must specify either index name or key pattern.")
 	case hasName:
 		if _, ok := nameV.(string); !ok {
-			return nil, document.Errorf(document.CodeTypeMismatch, "BSON field 'collMod.index.name' is the wrong type '%s', expected type 'string'", typeName(nameV))
+			return nil, nil, document.Errorf(document.CodeTypeMismatch, "BSON field 'collMod.index.name' is the wrong type '%s', expected type 'string'", typeName(nameV))
 		}
 		ref = nameV
 	default:
 		if _, ok := keyV.(bson.D); !ok {
-			return nil, document.Errorf(document.CodeTypeMismatch, "BSON field 'collMod.index.keyPattern' is the wrong type '%s', expected type 'object'", typeName(keyV))
+			return nil, nil, document.Errorf(document.CodeTypeMismatch, "BSON field 'collMod.index.keyPattern' is the wrong type '%s', expected type 'object'", typeName(keyV))
 		}
 		ref = keyV
 	}
@@ -138,21 +208,21 @@ func (db *DB) collModIndex(c *coll, opt bson.D) (bson.D, error) {
 		switch e.Key {
 		case "name", "keyPattern", "expireAfterSeconds", "hidden":
 		case "unique", "prepareUnique", "forceNonUnique":
-			return nil, document.Errorf(document.CodeInvalidOptions, "collMod option '%s' is not supported by ttlkv", e.Key)
+			return nil, nil, document.Errorf(document.CodeInvalidOptions, "collMod option '%s' is not supported by ttlkv", e.Key)
 		default:
-			return nil, document.Errorf(document.CodeIDLUnknownField, "BSON field 'collMod.index.%s' is an unknown field.", e.Key)
+			return nil, nil, document.Errorf(document.CodeIDLUnknownField, "BSON field 'collMod.index.%s' is an unknown field.", e.Key)
 		}
 	}
 	if !hasExp && !hasHid {
-		return nil, document.Errorf(document.CodeInvalidOptions, "no expireAfterSeconds or hidden field")
+		return nil, nil, document.Errorf(document.CodeInvalidOptions, "no expireAfterSeconds or hidden field")
 	}
 	if m.Kind == kindTimeseries && hasExp {
-		return nil, document.Errorf(document.CodeInvalidOptions, "TTL indexes are not supported for time-series collections")
+		return nil, nil, document.Errorf(document.CodeInvalidOptions, "TTL indexes are not supported for time-series collections")
 	}
 	if m.Kind == kindCapped && hasExp {
 		// docs/ttl-indexes.md §1.4: TTL and capped are incompatible, however the TTL
 		// index would come about.
-		return nil, document.Errorf(document.CodeInvalidOptions, "TTL indexes are not supported for capped collections.")
+		return nil, nil, document.Errorf(document.CodeInvalidOptions, "TTL indexes are not supported for capped collections.")
 	}
 	var newExp int64
 	if hasExp {
@@ -160,48 +230,41 @@ func (db *DB) collModIndex(c *coll, opt bson.D) (bson.D, error) {
 		case int32, int64, float64, bson.Decimal128:
 			f, _ := asFloat(v)
 			if math.IsNaN(f) {
-				return nil, document.Errorf(document.CodeInvalidOptions, "TTL index 'expireAfterSeconds' option must not be NaN")
+				return nil, nil, document.Errorf(document.CodeInvalidOptions, "TTL index 'expireAfterSeconds' option must not be NaN")
 			}
 			if f < 0 {
-				return nil, document.Errorf(document.CodeInvalidOptions, "TTL index 'expireAfterSeconds' option cannot be less than 0, found %s", fmtValue(v))
+				return nil, nil, document.Errorf(document.CodeInvalidOptions, "TTL index 'expireAfterSeconds' option cannot be less than 0, found %s", fmtValue(v))
 			}
 			if math.Trunc(f) > math.MaxInt32 {
-				return nil, document.Errorf(document.CodeInvalidOptions, "TTL index 'expireAfterSeconds' option must be within the range of a 32-bit integer, found %s", fmtValue(v))
+				return nil, nil, document.Errorf(document.CodeInvalidOptions, "TTL index 'expireAfterSeconds' option must be within the range of a 32-bit integer, found %s", fmtValue(v))
 			}
 			newExp = int64(math.Trunc(f))
 		default:
-			return nil, document.Errorf(document.CodeTypeMismatch, "BSON field 'collMod.index.expireAfterSeconds' is the wrong type '%s', expected types '[long, int, decimal, double]'", typeName(expV))
+			return nil, nil, document.Errorf(document.CodeTypeMismatch, "BSON field 'collMod.index.expireAfterSeconds' is the wrong type '%s', expected types '[long, int, decimal, double]'", typeName(expV))
 		}
 	}
 	var newHidden bool
 	if hasHid {
 		b, ok := hidV.(bool)
 		if !ok {
-			return nil, document.Errorf(document.CodeTypeMismatch, "BSON field 'collMod.index.hidden' is the wrong type '%s', expected type 'bool'", typeName(hidV))
+			return nil, nil, document.Errorf(document.CodeTypeMismatch, "BSON field 'collMod.index.hidden' is the wrong type '%s', expected type 'bool'", typeName(hidV))
 		}
 		newHidden = b
 	}
-	c.wmu.Lock()
-	defer c.wmu.Unlock()
-	m = c.m()
 	ix, err := findIndex(m, ref)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if hasExp {
 		if ix.ID == idIndexID {
-			return nil, document.Errorf(document.CodeInvalidOptions, "the _id field does not support TTL indexes")
+			return nil, nil, document.Errorf(document.CodeInvalidOptions, "the _id field does not support TTL indexes")
 		}
 		if len(ix.Key) > 1 {
-			return nil, document.Errorf(document.CodeInvalidOptions, "TTL indexes are single-field indexes, compound indexes do not support TTL")
+			return nil, nil, document.Errorf(document.CodeInvalidOptions, "TTL indexes are single-field indexes, compound indexes do not support TTL")
 		}
 	}
 	if hasHid && ix.ID == idIndexID {
-		return nil, document.Errorf(document.CodeBadValue, "can't hide _id index")
-	}
-	nm := m.clone()
-	for i := range nm.Indexes {
-		nm.Indexes[i].partial = m.Indexes[i].partial
+		return nil, nil, document.Errorf(document.CodeBadValue, "can't hide _id index")
 	}
 	nix := indexByID(nm, ix.ID)
 	reply := bson.D{}
@@ -216,11 +279,9 @@ func (db *DB) collModIndex(c *coll, opt bson.D) (bson.D, error) {
 		reply = append(reply, bson.E{Key: "hidden_old", Value: ix.Hidden}, bson.E{Key: "hidden_new", Value: newHidden})
 		nix.Hidden = newHidden
 	}
-	if err := db.updateMeta(c, nm, nil); err != nil {
-		return nil, err
+	if !hasExp {
+		return reply, nil, nil
 	}
-	if hasExp {
-		db.ttl.resetLowWater(nm.ID, ix.ID)
-	}
-	return reply, nil
+	ixID := ix.ID
+	return reply, func(fin *collMeta) { db.ttl.resetLowWater(fin.ID, ixID) }, nil
 }

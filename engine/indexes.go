@@ -330,6 +330,13 @@ func (db *DB) createIndexes(ctx context.Context, dbName, name string, specs []bs
 		ix.ID = nm.NextIndexID
 		nm.NextIndexID++
 	}
+	// On an empty collection MongoDB creates the indexes one by one (a
+	// createIndexes oplog entry, so an event, each); otherwise one
+	// build commits them all (commitIndexBuild: one event listing them).
+	empty, err := db.collEmpty(ctx, c, m)
+	if err != nil {
+		return nil, err
+	}
 	// Reserve the ids and mark the builds so a crash mid-build cleans up.
 	if err := db.reserveIndexes(c, nm, todo); err != nil {
 		return nil, err
@@ -338,7 +345,7 @@ func (db *DB) createIndexes(ctx context.Context, dbName, name string, specs []bs
 		db.dropIndexData(nm.ID, todo)
 		return nil, err
 	}
-	final, err := db.publishIndexes(c, nm, todo)
+	final, err := db.publishIndexes(c, nm, todo, empty)
 	if err != nil {
 		return nil, err
 	}
@@ -451,6 +458,26 @@ func (db *DB) fitsOneTxn(m *collMeta, d bson.D, newKeys [][][]byte) error {
 }
 
 var matchAll, _ = query.ParseFilter(bson.D{})
+
+// collEmpty reports whether collection c (entry m) holds no document.
+func (db *DB) collEmpty(ctx context.Context, c *coll, m *collMeta) (bool, error) {
+	p, err := makePlan(c, m, matchAll, nil, nil)
+	if err != nil {
+		return false, err
+	}
+	sc := newScanner(p)
+	sc.noMatch = true
+	for !sc.done {
+		recs, err := sc.next(ctx, 1)
+		if err != nil {
+			return false, err
+		}
+		if len(recs) > 0 {
+			return false, nil
+		}
+	}
+	return true, nil
+}
 
 func pendingIndexDropKey(coll, idx uint64) []byte {
 	var b [16]byte
@@ -601,9 +628,11 @@ func (db *DB) reserveIndexes(c *coll, nm *collMeta, ixs []*indexMeta) error {
 }
 
 // publishIndexes makes the built indexes ixs part of c's catalog entry
-// (nm plus ixs) and clears their pending marks in the same transaction.
-// It returns the new entry.
-func (db *DB) publishIndexes(c *coll, nm *collMeta, ixs []*indexMeta) (*collMeta, error) {
+// (nm plus ixs) and clears their pending marks in the same transaction,
+// which also carries their createIndexes events: one per index when
+// perIndex is set (the collection was empty), else one listing them
+// all. It returns the new entry.
+func (db *DB) publishIndexes(c *coll, nm *collMeta, ixs []*indexMeta, perIndex bool) (*collMeta, error) {
 	final := nm.clone()
 	final.Indexes = append(final.Indexes, ixs...)
 	if err := db.updateMeta(c, final, func(txn *lsm.Txn) error {
@@ -612,7 +641,7 @@ func (db *DB) publishIndexes(c *coll, nm *collMeta, ixs []*indexMeta) (*collMeta
 				return err
 			}
 		}
-		return db.noteCreateIndexes(txn, final, ixs)
+		return db.noteCreateIndexes(txn, final, ixs, perIndex)
 	}); err != nil {
 		return nil, err
 	}

@@ -5,49 +5,42 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
 
-// collModTimeseries applies collMod's collection-level options to a
-// time-series collection (docs/collmod.md §5.2, docs/timeseries.md §6.5): expireAfterSeconds (a
-// number >= 0, or "off" to remove it) and timeseries (granularity
-// growth, custom span and rounding, through ts.Options.ApplyCollMod).
-// Everything is validated before anything changes. The caller holds
-// catMu. A new expiry applies from the monitor's next visit.
-func (db *DB) collModTimeseries(c *coll, cmd bson.D) (bson.D, error) {
-	t, bc, err := db.tsParts(c)
+// collModTimeseries applies collMod's collection-level options to nm,
+// the entry of time-series collection c built from m (docs/collmod.md
+// §5.2, docs/timeseries.md §6.5): expireAfterSeconds (a number >= 0, or
+// "off" to remove it) and timeseries (granularity growth, custom span
+// and rounding, through ts.Options.ApplyCollMod). The caller holds
+// catMu and the buckets collection's write lock (collModCommit). A new
+// expiry applies from the monitor's next visit.
+func (db *DB) collModTimeseries(c *coll, m, nm *collMeta, cmd bson.D) (bson.D, func(*collMeta), error) {
+	t, err := decodeTSMeta(m)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	o, exp, hasExp := t.opts, t.expire, t.hasExpire
 	for _, e := range cmd {
 		switch e.Key {
 		case "expireAfterSeconds":
 			if exp, hasExp, err = parseCollModExpire(e.Value); err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 		case "timeseries":
 			if o, err = o.ApplyCollMod(e.Value); err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 		default:
-			return nil, document.Errorf(document.CodeInvalidOptions, "option '%s' is not supported on a time-series collection", e.Key)
+			return nil, nil, document.Errorf(document.CodeInvalidOptions, "option '%s' is not supported on a time-series collection", e.Key)
 		}
 	}
-	if bc != nil {
-		bc.wmu.Lock()
-		defer bc.wmu.Unlock()
-	}
-	m := c.m()
-	nm := m.clone()
 	nm.Options = tsOptionsDoc(o, exp, hasExp)
 	if spec, ok := get(m.Options, "collation"); ok {
 		nm.Options = append(nm.Options, bson.E{Key: "collation", Value: spec}) // kept
 	}
-	if err := db.updateMeta(c, nm, nil); err != nil {
-		return nil, err
-	}
-	if _, ok := c.ext.(*tsState); ok {
-		tsStateOf(c, o)
-	}
-	return bson.D{}, nil
+	return nil, func(*collMeta) {
+		if _, ok := c.ext.(*tsState); ok {
+			tsStateOf(c, o)
+		}
+	}, nil
 }
 
 // parseCollModExpire parses collMod's collection-level

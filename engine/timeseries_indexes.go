@@ -170,7 +170,7 @@ func (db *DB) createTimeseriesIndexes(ctx context.Context, c *coll, specs []bson
 			db.dropIndexData(nbm.ID, bixs)
 			return nil, err
 		}
-		if _, err := db.publishIndexes(bc, nbm, bixs); err != nil {
+		if _, err := db.publishIndexes(bc, nbm, bixs, false); err != nil { // buckets: no events
 			return nil, err
 		}
 	}
