@@ -418,20 +418,21 @@ func docArray(docs []bson.D) bson.A {
 // nextRawBatch is nextBatchArray's path for a query rawKeep allows: the
 // scan (skipDecode set) returns records undecoded, each matched on the
 // fields its filter reads, and each is transcoded (the fields keep
-// selects) into one buffer that the batch's bson.Raw documents share.
+// selects) into a buffer that the documents of one chunk of the scan
+// share, sized from their stored sizes so that it is seldom regrown.
 func (q *queryExec) nextRawBatch(ctx context.Context, n int, keep func([]byte) bool, maxBytes int) (bson.A, error) {
 	chunk := 1024
 	if maxBytes > 0 {
 		chunk = 256
 	}
-	var buf []byte
-	var ends []int
-	for len(ends) < n && !q.done && (maxBytes <= 0 || len(buf) < maxBytes) {
+	out := bson.A{}
+	size := 0
+	for len(out) < n && !q.done && (maxBytes <= 0 || size < maxBytes) {
 		if q.limit > 0 && q.returned >= q.limit {
 			q.done = true
 			break
 		}
-		want := min(n-len(ends), chunk)
+		want := min(n-len(out), chunk)
 		if q.limit > 0 && int64(want) > q.limit-q.returned {
 			want = int(q.limit - q.returned)
 		}
@@ -440,6 +441,13 @@ func (q *queryExec) nextRawBatch(ctx context.Context, n int, keep func([]byte) b
 		if err != nil {
 			return nil, err
 		}
+		// BSON takes a little more than the stored encoding: type
+		// bytes, NULs after names, 4-byte lengths and int32s.
+		need := 0
+		for _, r := range recs {
+			need += len(r.raw)*3/2 + 16
+		}
+		buf := make([]byte, 0, need)
 		for _, r := range recs {
 			if q.skip > 0 {
 				q.skip--
@@ -448,20 +456,12 @@ func (q *queryExec) nextRawBatch(ctx context.Context, n int, keep func([]byte) b
 			if q.limit > 0 && q.returned >= q.limit {
 				break
 			}
-			if buf == nil {
-				// Room for the batch at about this document's size:
-				// BSON is a little larger than the stored encoding.
-				docs := min(n-len(ends), chunk)
-				limit := maxBytes
-				if limit <= 0 {
-					limit = document.MaxDocumentSize
-				}
-				buf = make([]byte, 0, min(docs*(len(r.raw)*5/4+16), limit+limit/8))
-			}
+			start := len(buf)
 			if buf, err = document.AppendBSONFields(buf, r.raw, keep); err != nil {
 				return nil, err
 			}
-			ends = append(ends, len(buf))
+			out = append(out, bson.Raw(buf[start:len(buf):len(buf)]))
+			size += len(buf) - start
 			q.returned++
 		}
 		if q.sc.done {
@@ -469,11 +469,5 @@ func (q *queryExec) nextRawBatch(ctx context.Context, n int, keep func([]byte) b
 		}
 	}
 	q.sc.stats.nReturned = q.returned
-	out := make(bson.A, len(ends))
-	start := 0
-	for i, e := range ends {
-		out[i] = bson.Raw(buf[start:e:e])
-		start = e
-	}
 	return out, nil
 }
