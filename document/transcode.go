@@ -48,6 +48,10 @@ func AppendBSONFields(dst, b []byte, keep func(name []byte) bool) ([]byte, error
 	if t.p != len(b) {
 		return dst[:len(dst):len(dst)], corruptf("%d trailing bytes", len(b)-t.p)
 	}
+	if t.nulErr != nil {
+		// Reported only once the whole input is known not to be corrupt.
+		return dst[:len(dst):len(dst)], t.nulErr
+	}
 	return t.out, nil
 }
 
@@ -56,10 +60,11 @@ func AppendBSONFields(dst, b []byte, keep func(name []byte) bool) ([]byte, error
 // precedence only where it matters: any input the decoder rejects is
 // rejected here too.
 type transcoder struct {
-	b     []byte
-	p     int
-	out   []byte
-	check bool // refuse NUL bytes in cstrings (off while a skipped field is read)
+	b      []byte
+	p      int
+	out    []byte
+	check  bool  // refuse NUL bytes in cstrings (off while a skipped field is read)
+	nulErr error // the first NUL byte refused; corrupt input takes precedence
 }
 
 func (t *transcoder) left() int { return len(t.b) - t.p }
@@ -131,17 +136,19 @@ func (t *transcoder) str() ([]byte, error) {
 	return t.take(n)
 }
 
-func (t *transcoder) cstring(s []byte, what string) error {
-	if t.check {
+// cstring appends s and its NUL; a NUL inside s is recorded in nulErr
+// (when checking), to be reported if the input proves not corrupt.
+func (t *transcoder) cstring(s []byte, what string) {
+	if t.check && t.nulErr == nil {
 		for _, c := range s {
 			if c == 0 {
-				return Errorf(CodeBadValue, "BSON %s cannot contain null bytes", what)
+				t.nulErr = Errorf(CodeBadValue, "BSON %s cannot contain null bytes", what)
+				break
 			}
 		}
 	}
 	t.out = append(t.out, s...)
 	t.out = append(t.out, 0)
-	return nil
 }
 
 func (t *transcoder) bsonString(s []byte) {
@@ -201,9 +208,7 @@ func (t *transcoder) doc(depth int, keep func([]byte) bool) error {
 func (t *transcoder) element(key []byte, depth int) (bsoncore.Type, error) {
 	tpos := len(t.out)
 	t.out = append(t.out, 0)
-	if err := t.cstring(key, "element key"); err != nil {
-		return 0, err
-	}
+	t.cstring(key, "element key")
 	typ, err := t.value(depth)
 	if err != nil {
 		return 0, err
@@ -414,12 +419,8 @@ func (t *transcoder) ext(depth int) (bsoncore.Type, error) {
 		if err != nil {
 			return 0, err
 		}
-		if err := t.cstring(pat, "regex pattern"); err != nil {
-			return 0, err
-		}
-		if err := t.cstring(sortOptions(opts), "regex options"); err != nil {
-			return 0, err
-		}
+		t.cstring(pat, "regex pattern")
+		t.cstring(sortOptions(opts), "regex options")
 		return bsoncore.TypeRegex, nil
 	case extMinKey, extMaxKey, extUndefined:
 		if err := fixed(0); err != nil {
@@ -456,14 +457,14 @@ func (t *transcoder) ext(depth int) (bsoncore.Type, error) {
 		start := len(t.out)
 		t.out = append(t.out, 0, 0, 0, 0)
 		t.bsonString(code)
-		sub := transcoder{b: rest, out: t.out, check: t.check}
+		sub := transcoder{b: rest, out: t.out, check: t.check, nulErr: t.nulErr}
 		if err := sub.doc(depth+1, nil); err != nil {
 			return 0, err
 		}
 		if sub.p != len(rest) {
 			return 0, corruptf("code with scope has trailing bytes before byte %d", t.p)
 		}
-		t.out = sub.out
+		t.out, t.nulErr = sub.out, sub.nulErr
 		binary.LittleEndian.PutUint32(t.out[start:], uint32(len(t.out)-start))
 		return bsoncore.TypeCodeWithScope, nil
 	}
