@@ -13,10 +13,11 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
 
-func TestMarshalRoundTripTable(t *testing.T) {
-	t.Parallel()
+// allTypesDoc holds a value of every canonical type, the limits of the
+// integer types, nesting and a duplicate field name.
+func allTypesDoc() bson.D {
 	oid := bson.ObjectID{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12}
-	d := bson.D{
+	return bson.D{
 		{Key: "_id", Value: oid},
 		{Key: "i32", Value: int32(-5)},
 		{Key: "i32big", Value: int32(math.MaxInt32)},
@@ -43,6 +44,11 @@ func TestMarshalRoundTripTable(t *testing.T) {
 		{Key: "arr", Value: bson.A{bson.D{}, bson.A{}, "x"}},
 		{Key: "s", Value: "duplicate kept"},
 	}
+}
+
+func TestMarshalRoundTripTable(t *testing.T) {
+	t.Parallel()
+	d := allTypesDoc()
 	b, err := Marshal(d)
 	if err != nil {
 		t.Fatal(err)
@@ -174,15 +180,18 @@ func TestUnmarshalTruncated(t *testing.T) {
 	}
 }
 
-func TestUnmarshalCorrupt(t *testing.T) {
-	t.Parallel()
+type corruptCase struct {
+	name string
+	in   []byte
+}
+
+// corruptEncodings are hand-made bad encodings, one per check of the
+// decoder; AppendBSON must reject each as Unmarshal does.
+func corruptEncodings() []corruptCase {
 	be32 := func(n uint32) []byte { return binary.BigEndian.AppendUint32(nil, n) }
 	cat := func(parts ...[]byte) []byte { return bytes.Join(parts, nil) }
 	key := []byte{0xa1, 'a'} // fixstr "a"
-	tests := []struct {
-		name string
-		in   []byte
-	}{
+	return []corruptCase{
 		{"empty", nil},
 		{"not a map", []byte{0x01}},
 		{"map32 claims 4G fields", cat([]byte{0xdf}, be32(math.MaxUint32), key, []byte{0xc0})},
@@ -206,7 +215,11 @@ func TestUnmarshalCorrupt(t *testing.T) {
 		{"cws scope not map", cat([]byte{0x81}, key, []byte{0xd6, byte(extCodeWithScope), 1, 'x', 0x01, 0x02})},
 		{"reserved code", cat([]byte{0x81}, key, []byte{0xc1})},
 	}
-	for _, tc := range tests {
+}
+
+func TestUnmarshalCorrupt(t *testing.T) {
+	t.Parallel()
+	for _, tc := range corruptEncodings() {
 		t.Run(tc.name, func(t *testing.T) {
 			if d, err := Unmarshal(tc.in); !errors.Is(err, ErrCorrupt) {
 				t.Fatalf("Unmarshal(% x) = %#v, %v; want ErrCorrupt", tc.in, d, err)

@@ -23,7 +23,8 @@ const (
 
 // Size returns the exact number of bytes d takes when BSON-encoded, as
 // bson.Marshal would produce it, without encoding it. Values must be
-// canonical; a value of another type counts as null.
+// canonical, or bson.Raw (a document already encoded, counted as its
+// bytes); a value of another type counts as null.
 func Size(d bson.D) int {
 	n := 5 // int32 length + trailing NUL
 	for i := range d {
@@ -83,6 +84,8 @@ func valueSize(v any) int {
 		return 4
 	case bson.Decimal128:
 		return 16
+	case bson.Raw:
+		return len(x) // a document already encoded
 	}
 	return 0 // nil, Undefined, MinKey, MaxKey, Null
 }

@@ -8,10 +8,11 @@ import (
 )
 
 func cursorReply(id int64, ns, batchName string, docs []bson.D) bson.D {
-	arr := make(bson.A, len(docs))
-	for i, d := range docs {
-		arr[i] = d
-	}
+	return cursorReplyArray(id, ns, batchName, docArray(docs))
+}
+
+// cursorReplyArray is a cursor reply whose batch is arr.
+func cursorReplyArray(id int64, ns, batchName string, arr bson.A) bson.D {
 	return bson.D{{Key: "cursor", Value: bson.D{{Key: "id", Value: id}, {Key: "ns", Value: ns}, {Key: batchName, Value: arr}}}}
 }
 
@@ -113,13 +114,15 @@ func cmdFind(ctx context.Context, db *DB, dbName string, cmd bson.D) (bson.D, er
 	if o.Limit < 0 {
 		n = int(-o.Limit)
 	}
-	var docs []bson.D
+	batch := bson.A{}
 	cur := &serverCursor{ns: ns, c: c, q: q}
 	if o.Tailable {
 		cur.tail = newTailState(c, q, o)
+		var docs []bson.D
 		docs, err = cur.tail.next(ctx, n, false)
+		batch = docArray(docs)
 	} else if n > 0 {
-		docs, err = q.nextBatch(ctx, n)
+		batch, err = q.nextBatchArray(ctx, n, rawBatches(ctx), 0)
 	}
 	if err != nil {
 		return nil, err
@@ -129,5 +132,5 @@ func cmdFind(ctx context.Context, db *DB, dbName string, cmd bson.D) (bson.D, er
 	if keepOpen {
 		id = db.cursors.add(cur)
 	}
-	return cursorReply(id, ns, "firstBatch", docs), nil
+	return cursorReplyArray(id, ns, "firstBatch", batch), nil
 }

@@ -40,7 +40,7 @@ func cmdGetMore(ctx context.Context, db *DB, dbName string, cmd bson.D) (bson.D,
 	if cur.stream != nil {
 		return db.changeStreamGetMore(ctx, cur, cmd, n)
 	}
-	var docs []bson.D
+	var batch bson.A
 	var err error
 	if cur.tail != nil {
 		if v, ok := get(cmd, "maxTimeMS"); ok {
@@ -48,13 +48,15 @@ func cmdGetMore(ctx context.Context, db *DB, dbName string, cmd bson.D) (bson.D,
 				cur.tail.maxAwait = time.Duration(ms) * time.Millisecond
 			}
 		}
+		var docs []bson.D
 		docs, err = cur.tail.next(ctx, n, true)
+		batch = docArray(docs)
 		if err == nil && !cur.tail.keepOpen() {
 			db.cursors.remove(id)
 			id = 0
 		}
 	} else {
-		docs, err = nextBatchUpTo(ctx, cur.q, n)
+		batch, err = nextBatchUpTo(ctx, cur.q, n, rawBatches(ctx))
 		if err == nil && cur.q.done {
 			db.cursors.remove(id)
 			id = 0
@@ -68,7 +70,7 @@ func cmdGetMore(ctx context.Context, db *DB, dbName string, cmd bson.D) (bson.D,
 		db.cursors.remove(id)
 		return nil, k
 	}
-	return cursorReply(id, cur.ns, "nextBatch", docs), nil
+	return cursorReplyArray(id, cur.ns, "nextBatch", batch), nil
 }
 
 // cmdKillCursors runs the killCursors command.
@@ -98,22 +100,11 @@ const getMoreBatchBytes = document.MaxDocumentSize
 
 // nextBatchUpTo returns q's next n documents, or with n 0 as many as fit
 // in getMoreBatchBytes (at least one), so that following a cursor of any
-// size holds one batch at a time.
-func nextBatchUpTo(ctx context.Context, q *queryExec, n int) ([]bson.D, error) {
+// size holds one batch at a time. With raw set they may be bson.Raw
+// (queryExec.nextBatchArray).
+func nextBatchUpTo(ctx context.Context, q *queryExec, n int, raw bool) (bson.A, error) {
 	if n > 0 {
-		return q.nextBatch(ctx, n)
+		return q.nextBatchArray(ctx, n, raw, 0)
 	}
-	var out []bson.D
-	size := 0
-	for !q.done && size < getMoreBatchBytes {
-		docs, err := q.nextBatch(ctx, 256)
-		if err != nil {
-			return nil, err
-		}
-		for _, d := range docs {
-			size += document.Size(d)
-		}
-		out = append(out, docs...)
-	}
-	return out, nil
+	return q.nextBatchArray(ctx, 0, raw, getMoreBatchBytes)
 }

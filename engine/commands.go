@@ -75,6 +75,28 @@ func (db *DB) RunCommand(ctx context.Context, dbName string, cmd bson.D) (bson.D
 	return append(reply, bson.E{Key: "ok", Value: 1.0}), nil
 }
 
+// RunCommandRaw runs a command as RunCommand does, with one difference:
+// the documents of a find or getMore reply's batch (cursor.firstBatch,
+// cursor.nextBatch) may be bson.Raw, each the BSON encoding of one
+// document, where RunCommand gives bson.D. A query on an ordinary
+// collection with no $expr, no sort in memory and no projection (or one
+// of whole top-level fields) hands out its stored documents transcoded
+// straight to BSON, decoding only the fields its filter reads; the wire
+// server copies them into its reply as they are. Other batches are
+// bson.D, as from RunCommand.
+func (db *DB) RunCommandRaw(ctx context.Context, dbName string, cmd bson.D) (bson.D, error) {
+	return db.RunCommand(context.WithValue(ctx, rawBatchesKey{}, true), dbName, cmd)
+}
+
+// rawBatchesKey marks the context of a RunCommandRaw call.
+type rawBatchesKey struct{}
+
+// rawBatches reports whether the command runs for RunCommandRaw.
+func rawBatches(ctx context.Context) bool {
+	v, _ := ctx.Value(rawBatchesKey{}).(bool)
+	return v
+}
+
 func (db *DB) runCommand(ctx context.Context, dbName string, cmd bson.D) (bson.D, error) {
 	if len(cmd) == 0 {
 		return nil, document.Errorf(document.CodeFailedToParse, "empty command document")

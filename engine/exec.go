@@ -40,6 +40,13 @@ type scanner struct {
 	stats   execStats
 	noMatch bool    // return every record, ignoring the filter
 	ts      *tsScan // non-nil: measurements of a time-series collection
+	// skipDecode leaves record.d nil: the caller reads record.raw only
+	// (queryExec.rawKeep). With partialMatch set, the filter is applied
+	// to the record's matchFields alone; without it, there is no filter
+	// to apply.
+	skipDecode   bool
+	partialMatch bool
+	matchFields  []string
 }
 
 // rangeIter returns the iterator options of the scan's current range,
@@ -163,6 +170,27 @@ func (s *scanner) nextRecords(ctx context.Context, n int) ([]record, error) {
 						rec.rid, rec.raw = rid, v
 					}
 					s.stats.docsExamined++
+					if s.skipDecode {
+						keep := true
+						if s.partialMatch && !s.noMatch {
+							d, err := document.UnmarshalFields(rec.raw, s.matchFields)
+							if err == nil {
+								keep, err = s.p.filter.MatchErr(d)
+							}
+							if err != nil {
+								it.Close()
+								return err
+							}
+						}
+						if keep {
+							out = append(out, rec)
+						}
+						if len(out) >= n || examined >= scanChunkKeys {
+							exhausted = false
+							break
+						}
+						continue
+					}
 					d, err := document.Unmarshal(rec.raw)
 					if err != nil {
 						it.Close()
@@ -315,4 +343,131 @@ func (q *queryExec) project(d bson.D) bson.D {
 		return d
 	}
 	return q.proj.Apply(d)
+}
+
+// rawKeep reports whether q's documents can be handed out as their
+// stored encoding transcoded to BSON, without decoding them: an
+// ordinary collection's records (not time-series buckets, which are
+// merged with their deltas), a filter that reads named top-level fields
+// only (or none), no sort in memory, no aggregation stage, and no
+// projection or one of whole top-level fields. keep selects the fields
+// to write (nil: all); match is set when the filter must be applied,
+// to the fields named in matchFields.
+func (q *queryExec) rawKeep() (keep func([]byte) bool, match bool, matchFields []string, ok bool) {
+	if q.gen != nil || q.sortSt != nil || q.sc.ts != nil {
+		return nil, false, nil, false
+	}
+	m := q.sc.p.m
+	if m.Kind != kindNormal || isBucketsColl(m) {
+		return nil, false, nil, false
+	}
+	if !q.sc.noMatch && !q.sc.p.filter.IsEmpty() {
+		if matchFields, ok = q.sc.p.filter.TopFields(); !ok {
+			return nil, false, nil, false
+		}
+		match = true
+	}
+	keep, ok = q.proj.FieldFilter()
+	return keep, match, matchFields, ok
+}
+
+// nextBatchArray returns q's next documents as a bson.A: up to n of
+// them (n <= 0: no count limit), and with maxBytes > 0 no more once
+// their BSON size reaches maxBytes (at least one). With raw set, and
+// when rawKeep allows it, the documents are bson.Raw transcoded from
+// the stored encoding; otherwise they are bson.D.
+func (q *queryExec) nextBatchArray(ctx context.Context, n int, raw bool, maxBytes int) (bson.A, error) {
+	if n <= 0 {
+		n = int(^uint(0) >> 1)
+	}
+	if raw {
+		if keep, match, fields, ok := q.rawKeep(); ok {
+			q.sc.skipDecode, q.sc.partialMatch, q.sc.matchFields = true, match, fields
+			defer func() { q.sc.skipDecode, q.sc.partialMatch, q.sc.matchFields = false, false, nil }()
+			return q.nextRawBatch(ctx, n, keep, maxBytes)
+		}
+	}
+	if maxBytes <= 0 {
+		docs, err := q.nextBatch(ctx, n)
+		return docArray(docs), err
+	}
+	var out []bson.D
+	size := 0
+	for !q.done && size < maxBytes && len(out) < n {
+		docs, err := q.nextBatch(ctx, min(256, n-len(out)))
+		if err != nil {
+			return nil, err
+		}
+		for _, d := range docs {
+			size += document.Size(d)
+		}
+		out = append(out, docs...)
+	}
+	return docArray(out), nil
+}
+
+// docArray returns docs as the elements of a bson.A.
+func docArray(docs []bson.D) bson.A {
+	arr := make(bson.A, len(docs))
+	for i, d := range docs {
+		arr[i] = d
+	}
+	return arr
+}
+
+// nextRawBatch is nextBatchArray's path for a query rawKeep allows: the
+// scan (skipDecode set) returns records undecoded, each matched on the
+// fields its filter reads, and each is transcoded (the fields keep
+// selects) into a buffer that the documents of one chunk of the scan
+// share, sized from their stored sizes so that it is seldom regrown.
+func (q *queryExec) nextRawBatch(ctx context.Context, n int, keep func([]byte) bool, maxBytes int) (bson.A, error) {
+	chunk := 1024
+	if maxBytes > 0 {
+		chunk = 256
+	}
+	out := bson.A{}
+	size := 0
+	for len(out) < n && !q.done && (maxBytes <= 0 || size < maxBytes) {
+		if q.limit > 0 && q.returned >= q.limit {
+			q.done = true
+			break
+		}
+		want := min(n-len(out), chunk)
+		if q.limit > 0 && int64(want) > q.limit-q.returned {
+			want = int(q.limit - q.returned)
+		}
+		want = min(want+int(min(q.skip, int64(chunk))), chunk)
+		recs, err := q.sc.next(ctx, want)
+		if err != nil {
+			return nil, err
+		}
+		// BSON takes a little more than the stored encoding: type
+		// bytes, NULs after names, 4-byte lengths and int32s.
+		need := 0
+		for _, r := range recs {
+			need += len(r.raw)*3/2 + 16
+		}
+		buf := make([]byte, 0, need)
+		for _, r := range recs {
+			if q.skip > 0 {
+				q.skip--
+				continue
+			}
+			if q.limit > 0 && q.returned >= q.limit {
+				break
+			}
+			start := len(buf)
+			if buf, err = document.AppendBSONFields(buf, r.raw, keep); err != nil {
+				return nil, err
+			}
+			out = append(out, bson.Raw(buf[start:len(buf):len(buf)]))
+			size += len(buf) - start
+			q.returned++
+		}
+		if q.sc.done {
+			q.done = true
+		}
+	}
+	q.sc.stats.nReturned = q.returned
+	return out, nil
 }

@@ -292,6 +292,12 @@ func appendElem[K bsonKey](dst []byte, key K, v any) ([]byte, error) {
 			return nil, err
 		}
 		return binary.LittleEndian.AppendUint64(dst, uint64(x)), nil
+	case bson.Raw:
+		// A document already encoded (engine.DB.RunCommandRaw's batches).
+		if dst, err = appendKey(dst, bson.TypeEmbeddedDocument, key); err != nil {
+			return nil, err
+		}
+		return append(dst, x...), nil
 	}
 	t, b, err := bson.MarshalValue(v)
 	if err != nil {

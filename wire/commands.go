@@ -110,7 +110,9 @@ func (c *conn) run(dbName string, cmd bson.D, noReply bool) bson.D {
 		reply, fast = s.fastFind(ctx, dbName, clean)
 	}
 	if !fast {
-		reply, err = s.db.RunCommand(ctx, dbName, clean)
+		// Batches of stored documents come as bson.Raw, copied into
+		// the reply without decoding (docs/wire.md, "Where the time goes").
+		reply, err = s.db.RunCommandRaw(ctx, dbName, clean)
 	}
 	if err != nil && o.killed.Load() {
 		return errorDoc(11601, "Interrupted", "operation was interrupted", false)

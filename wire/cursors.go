@@ -39,8 +39,11 @@ func largestDoc(batch bson.A) int {
 		if i == 16 {
 			break
 		}
-		if d, ok := v.(bson.D); ok {
+		switch d := v.(type) {
+		case bson.D:
 			m = max(m, document.Size(d))
+		case bson.Raw:
+			m = max(m, len(d))
 		}
 	}
 	return m

@@ -923,3 +923,59 @@ func allExpr(path string, parts []string, v any, depth int) (expr, error) {
 	}
 	return out, nil
 }
+
+// TopFields returns the names of the top-level fields the filter reads,
+// each once: matching a document cut down to those fields (in document
+// order, duplicates kept, as document.UnmarshalFields gives them) has
+// the same result as matching the whole document. ok is false when the
+// filter may read the whole document (a $expr), so no field can be left
+// out. An empty filter reads no field.
+func (f *Filter) TopFields() (names []string, ok bool) {
+	if f == nil {
+		return nil, true
+	}
+	if f.hasExpr {
+		return nil, false
+	}
+	return topFields(f.root, nil)
+}
+
+func topFields(e expr, names []string) ([]string, bool) {
+	var ok bool
+	switch x := e.(type) {
+	case andExpr:
+		for _, s := range x {
+			if names, ok = topFields(s, names); !ok {
+				return nil, false
+			}
+		}
+	case orExpr:
+		for _, s := range x {
+			if names, ok = topFields(s, names); !ok {
+				return nil, false
+			}
+		}
+	case norExpr:
+		for _, s := range x {
+			if names, ok = topFields(s, names); !ok {
+				return nil, false
+			}
+		}
+	case notExpr:
+		return topFields(x.e, names)
+	case falseExpr:
+	case *pathExpr:
+		if len(x.parts) == 0 {
+			return nil, false
+		}
+		for _, n := range names {
+			if n == x.parts[0] {
+				return names, true
+			}
+		}
+		names = append(names, x.parts[0])
+	default:
+		return nil, false
+	}
+	return names, true
+}

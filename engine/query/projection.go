@@ -356,3 +356,33 @@ func sliceValue(v any, s *[2]int64, hasSkip bool) any {
 // IsInclusion reports whether the projection lists the fields to keep
 // (true) or the fields to drop (false).
 func (p *Projection) IsInclusion() bool { return p != nil && p.inclusion }
+
+// FieldFilter reports whether p only includes or excludes whole
+// top-level fields (no dotted path, $slice or $elemMatch), and if so
+// which fields Apply keeps: keep(name) is true for a top-level field
+// named name that Apply keeps, whatever its value. keep is nil for a nil
+// or empty projection, which keeps every field. A reader that copies
+// stored documents without decoding them (document.AppendBSONFields)
+// applies such a projection by field name.
+func (p *Projection) FieldFilter() (keep func(name []byte) bool, ok bool) {
+	if p == nil || p.empty {
+		return nil, true
+	}
+	for _, n := range p.root.children {
+		if !n.leaf || len(n.children) > 0 || n.slice != nil || n.elemMatch != nil {
+			return nil, false
+		}
+	}
+	return func(name []byte) bool {
+		if string(name) == "_id" {
+			if p.excludeID {
+				return false
+			}
+			if p.inclusion {
+				return true
+			}
+		}
+		_, named := p.root.children[string(name)]
+		return named == p.inclusion
+	}, true
+}
