@@ -111,6 +111,7 @@ func TestWatchPrintsTheLog(t *testing.T) {
 // A running watch prints events as its process commits them and stops
 // at Ctrl-C (the context) with exit 0.
 func TestWatchFollows(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "data")
 	ctx, cancel := context.WithCancel(context.Background())
 	out := &syncBuffer{}
@@ -131,17 +132,33 @@ func TestWatchFollows(t *testing.T) {
 			return
 		}
 		opened <- db
-		f := &watchFlags{maxTimeMS: 50, fromNow: true}
+		// From the oldest event: the first insert is printed whether
+		// it commits before or after the stream opens.
+		f := &watchFlags{maxTimeMS: 50}
 		stage, pipe, _ := f.pipeline()
 		done <- e.closeDB("watch", db, e.watch(db, "test.c", stage, pipe, f))
 	}()
 	db := <-opened
-	_, err := db.Database("test").Collection("c").InsertOne(context.Background(), bson.D{{Key: "_id", Value: "live"}})
-	must(t, err)
-	deadline := time.Now().Add(10 * time.Second)
-	for !strings.Contains(out.String(), `"live"`) && time.Now().Before(deadline) {
-		time.Sleep(5 * time.Millisecond)
+	c := db.Database("test").Collection("c")
+	// waitFor waits (10 s at most) for the watch to print s.
+	waitFor := func(s string) {
+		t.Helper()
+		for deadline := time.Now().Add(10 * time.Second); !strings.Contains(out.String(), s); {
+			if time.Now().After(deadline) {
+				cancel()
+				<-done
+				t.Fatalf("watch did not print %s; output %s", s, out.String())
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
 	}
+	_, err := c.InsertOne(context.Background(), bson.D{{Key: "_id", Value: "first"}})
+	must(t, err)
+	waitFor(`"first"`)
+	// The stream is open and printing: this one must be followed.
+	_, err = c.InsertOne(context.Background(), bson.D{{Key: "_id", Value: "live"}})
+	must(t, err)
+	waitFor(`"live"`)
 	cancel()
 	if code := <-done; code != 0 || !strings.Contains(out.String(), `"operationType":"insert"`) {
 		t.Fatalf("exit %d, output %s", code, out.String())
@@ -161,5 +178,49 @@ func TestCheckChangeLogCLI(t *testing.T) {
 	out, _, code = cli(t, nil, dir, "", "check", "--change-log")
 	if code != 1 || !strings.Contains(out, `"quiet" has no insert event`) {
 		t.Fatalf("exit %d\n%s", code, out)
+	}
+}
+
+// TestWatchFromNow: with --from-now, an event committed before the
+// watch started is not printed and those after it are.
+func TestWatchFromNow(t *testing.T) {
+	t.Parallel()
+	dir := filepath.Join(t.TempDir(), "data")
+	ctx, cancel := context.WithCancel(context.Background())
+	out := &syncBuffer{}
+	e := &env{ctx: ctx, db: "test", stdout: out, stderr: &syncBuffer{}, isTerm: func(any) bool { return false },
+		getenv: func(k string) string {
+			if k == "TTLKV_DIR" {
+				return dir
+			}
+			return ""
+		}}
+	db, err := e.open(engine.Options{ChangeStreams: true})
+	must(t, err)
+	c := db.Database("test").Collection("c")
+	_, err = c.InsertOne(context.Background(), bson.D{{Key: "_id", Value: "old"}})
+	must(t, err)
+	done := make(chan int, 1)
+	go func() {
+		f := &watchFlags{maxTimeMS: 50, fromNow: true}
+		stage, pipe, _ := f.pipeline()
+		done <- e.closeDB("watch", db, e.watch(db, "test.c", stage, pipe, f))
+	}()
+	// The watch starts at some moment after "old": insert until one
+	// insert made after that moment is printed (10 s at most).
+	deadline := time.Now().Add(10 * time.Second)
+	for i := 0; !strings.Contains(out.String(), `"operationType":"insert"`); i++ {
+		if time.Now().After(deadline) {
+			cancel()
+			<-done
+			t.Fatalf("nothing printed; output %s", out.String())
+		}
+		_, err := c.InsertOne(context.Background(), bson.D{{Key: "_id", Value: i}})
+		must(t, err)
+		time.Sleep(10 * time.Millisecond)
+	}
+	cancel()
+	if code := <-done; code != 0 || strings.Contains(out.String(), `"old"`) {
+		t.Fatalf("exit %d, output %s", code, out.String())
 	}
 }
