@@ -41,6 +41,7 @@ func ttlkvBinary(b *testing.B) string {
 			ttlkvBinErr = err
 			return
 		}
+		fixDirs = append(fixDirs, dir) // removed by TestMain
 		ttlkvBin = filepath.Join(dir, "ttlkv")
 		cmd := exec.Command("go", "build", "-o", ttlkvBin, "github.com/ttlkv/ttlkv/cmd/ttlkv")
 		if out, err := cmd.CombinedOutput(); err != nil {
