@@ -89,7 +89,12 @@ func parseCappedResize(opts bson.D) (*cappedResize, error) {
 			if f >= cappedMaxDocs {
 				return nil, document.Errorf(document.CodeInvalidOptions, "Capped max must be less than 2^31, got %s", fmtValue(e.Value))
 			}
-			r.max, r.hasMax = max(int64(f), 0), true
+			// 0 or less lifts the count limit: MongoDB records the
+			// ceiling, 2^31-1, which collStats then shows as max.
+			r.max, r.hasMax = int64(f), true
+			if f <= 0 {
+				r.max = cappedMaxDocs - 1
+			}
 		}
 	}
 	return r, nil
