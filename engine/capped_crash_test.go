@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
-	"os/exec"
 	"strconv"
 	"strings"
 	"syscall"
@@ -115,20 +114,12 @@ func cappedKilledWhileWrapping(t *testing.T, secondary bool) {
 	dir := t.TempDir()
 	lastAck := int64(-1)
 	for round := 0; round < 3; round++ {
-		cmd := exec.Command(os.Args[0], "-test.run=^TestCappedCrashChild$", "-test.count=1")
-		cmd.Env = append(os.Environ(), cappedCrashEnv+"="+dir)
+		env := []string{cappedCrashEnv + "=" + dir}
 		if secondary {
-			cmd.Env = append(cmd.Env, cappedCrashSecEnv+"=1")
+			env = append(env, cappedCrashSecEnv+"=1")
 		}
-		stdout, err := cmd.StdoutPipe()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
+		cmd, sc := startCrashChild(t, "TestCappedCrashChild", env...)
 		killAfter := 50 + rng.IntN(400)
-		sc := bufio.NewScanner(stdout)
 		acks := 0
 		for sc.Scan() {
 			line := sc.Text()
@@ -149,7 +140,7 @@ func cappedKilledWhileWrapping(t *testing.T, secondary bool) {
 				t.Fatalf("round %d: child: %s", round, line)
 			}
 		}
-		err = cmd.Wait()
+		err := cmd.Wait()
 		ws, _ := cmd.ProcessState.Sys().(syscall.WaitStatus)
 		if err == nil || !ws.Signaled() || ws.Signal() != syscall.SIGKILL {
 			t.Fatalf("round %d: child ended with %v after %d acks, not by SIGKILL", round, err, acks)

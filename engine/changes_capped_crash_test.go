@@ -1,11 +1,9 @@
 package engine
 
 import (
-	"bufio"
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"strconv"
 	"strings"
 	"syscall"
@@ -74,17 +72,7 @@ func TestChangesCappedKilledBeforeEvents(t *testing.T) {
 			if err := db.Close(); err != nil {
 				t.Fatal(err)
 			}
-			cmd := exec.Command(os.Args[0], "-test.run=^TestChangesCappedCrashChild$", "-test.count=1")
-			cmd.Env = append(os.Environ(), cappedCrashChildEnv+"="+dir+"|"+strconv.Itoa(killAt))
-			out, err := cmd.StdoutPipe()
-			if err != nil {
-				t.Fatal(err)
-			}
-			cmd.Stderr = os.Stderr
-			if err := cmd.Start(); err != nil {
-				t.Fatal(err)
-			}
-			sc := bufio.NewScanner(out)
+			cmd, sc := startCrashChild(t, "TestChangesCappedCrashChild", cappedCrashChildEnv+"="+dir+"|"+strconv.Itoa(killAt))
 			acked := -1
 			var lines []string
 			for sc.Scan() {
@@ -94,7 +82,7 @@ func TestChangesCappedKilledBeforeEvents(t *testing.T) {
 					acked, _ = strconv.Atoi(n)
 				}
 			}
-			err = cmd.Wait()
+			err := cmd.Wait()
 			ws, _ := cmd.ProcessState.Sys().(syscall.WaitStatus)
 			if err == nil || !ws.Signaled() || ws.Signal() != syscall.SIGKILL {
 				t.Fatalf("child was not killed (err %v); output:\n%s", err, strings.Join(lines, "\n"))

@@ -1,12 +1,10 @@
 package engine
 
 import (
-	"bufio"
 	"context"
 	"fmt"
 	"math/rand"
 	"os"
-	"os/exec"
 	"strconv"
 	"strings"
 	"sync"
@@ -137,17 +135,7 @@ func TestChangesKilledMidWrite(t *testing.T) {
 				t.Fatal(err)
 			}
 			killAt := 50 + r.Intn(400)
-			cmd := exec.Command(os.Args[0], "-test.run=^TestChangesCrashChild$", "-test.count=1")
-			cmd.Env = append(os.Environ(), changesCrashChildEnv+"="+dir+"|"+strconv.FormatInt(seed+int64(round), 10))
-			out, err := cmd.StdoutPipe()
-			if err != nil {
-				t.Fatal(err)
-			}
-			cmd.Stderr = os.Stderr
-			if err := cmd.Start(); err != nil {
-				t.Fatal(err)
-			}
-			sc := bufio.NewScanner(out)
+			cmd, sc := startCrashChild(t, "TestChangesCrashChild", changesCrashChildEnv+"="+dir+"|"+strconv.FormatInt(seed+int64(round), 10))
 			acked := -1
 			var lines []string
 			for sc.Scan() {
@@ -162,7 +150,7 @@ func TestChangesKilledMidWrite(t *testing.T) {
 					}
 				}
 			}
-			err = cmd.Wait()
+			err := cmd.Wait()
 			ws, _ := cmd.ProcessState.Sys().(syscall.WaitStatus)
 			if err == nil || !ws.Signaled() || ws.Signal() != syscall.SIGKILL {
 				t.Fatalf("child was not killed (err %v); output:\n%s", err, strings.Join(lines, "\n"))

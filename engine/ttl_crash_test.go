@@ -1,13 +1,11 @@
 package engine
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
 	"math/rand"
 	"os"
-	"os/exec"
 	"strconv"
 	"strings"
 	"syscall"
@@ -233,21 +231,12 @@ func TestTTLKilledMidReap(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
 			f := newCrashFixtureIn(t, 1200, 900, clustered)
-			cmd := exec.Command(os.Args[0], "-test.run=^TestTTLCrashChild$", "-test.count=1")
-			cmd.Env = append(os.Environ(), crashChildEnv+"="+strings.Join([]string{f.dir, strconv.FormatInt(f.clockUnixMs, 10),
-				strconv.Itoa(f.targetDocs), strconv.Itoa(f.batchDocs)}, "|"))
+			env := []string{crashChildEnv + "=" + strings.Join([]string{f.dir, strconv.FormatInt(f.clockUnixMs, 10),
+				strconv.Itoa(f.targetDocs), strconv.Itoa(f.batchDocs)}, "|")}
 			if c.failpoint != "" {
-				cmd.Env = append(cmd.Env, crashFailpointEnv+"="+c.failpoint)
+				env = append(env, crashFailpointEnv+"="+c.failpoint)
 			}
-			out, err := cmd.StdoutPipe()
-			if err != nil {
-				t.Fatal(err)
-			}
-			cmd.Stderr = os.Stderr
-			if err := cmd.Start(); err != nil {
-				t.Fatal(err)
-			}
-			sc := bufio.NewScanner(out)
+			cmd, sc := startCrashChild(t, "TestTTLCrashChild", env...)
 			visits := 0
 			var lines []string
 			for sc.Scan() {
@@ -260,7 +249,7 @@ func TestTTLKilledMidReap(t *testing.T) {
 					}
 				}
 			}
-			err = cmd.Wait()
+			err := cmd.Wait()
 			ws, _ := cmd.ProcessState.Sys().(syscall.WaitStatus)
 			if err == nil || !ws.Signaled() || ws.Signal() != syscall.SIGKILL {
 				t.Fatalf("child was not killed (err %v); output:\n%s", err, strings.Join(lines, "\n"))
