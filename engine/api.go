@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/ttlkv/ttlkv/document"
+	"github.com/ttlkv/ttlkv/engine/internal/catalog"
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
 
@@ -351,11 +352,11 @@ func (c *Collection) Drop(ctx context.Context) error {
 // IsCapped reports whether the collection is capped.
 func (c *Collection) IsCapped() bool {
 	co := c.db.lookup(c.dbName, c.name)
-	return co != nil && co.m().Kind == kindCapped
+	return co != nil && co.m().Kind == catalog.KindCapped
 }
 
 func (db *DB) listIndexes(c *coll) []bson.D {
-	if c.m().Kind == kindTimeseries {
+	if c.m().Kind == catalog.KindTimeseries {
 		return db.timeseriesIndexes(c)
 	}
 	var out []bson.D

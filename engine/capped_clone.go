@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/ttlkv/ttlkv/document"
+	"github.com/ttlkv/ttlkv/engine/internal/catalog"
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
 
@@ -71,7 +72,7 @@ func (db *DB) cloneCollectionAsCapped(ctx context.Context, dbName, src, dst stri
 		}
 		return document.Errorf(document.CodeNamespaceNotFound, "source collection %s.%s does not exist", dbName, src)
 	}
-	if sc.m().Kind == kindTimeseries {
+	if sc.m().Kind == catalog.KindTimeseries {
 		return document.Errorf(document.CodeCommandNotSupportedOnView,
 			"cloneCollectionAsCapped is not supported for time-series collections: %s.%s", dbName, src)
 	}

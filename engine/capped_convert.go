@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/ttlkv/ttlkv/document"
+	"github.com/ttlkv/ttlkv/engine/internal/catalog"
 	"github.com/ttlkv/ttlkv/engine/query"
 	"github.com/ttlkv/ttlkv/lsm"
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -36,15 +37,15 @@ func (db *DB) convertToCapped(ctx context.Context, dbName, name string, size int
 	if c == nil {
 		return document.Errorf(document.CodeNamespaceNotFound, "source collection %s.%s does not exist", dbName, name)
 	}
-	if c.m().Kind == kindTimeseries {
+	if c.m().Kind == catalog.KindTimeseries {
 		return document.Errorf(document.CodeCommandNotSupportedOnView, "convertToCapped is not supported for time-series collections: %s.%s", dbName, name)
 	}
 	c.wmu.Lock()
 	defer c.wmu.Unlock()
 	old := c.m()
-	co := &createOptions{kind: kindCapped, ext: &cappedOpts{size: size}, raw: cappedRawOptions(size, 0, nil)}
-	nm := &collMeta{DB: dbName, Name: name, Kind: kindCapped, Options: co.raw,
-		Indexes: []*indexMeta{idIndex()}, NextIndexID: idIndexID + 1}
+	co := &createOptions{kind: catalog.KindCapped, ext: &cappedOpts{size: size}, raw: cappedRawOptions(size, 0, nil)}
+	nm := &catalog.Coll{DB: dbName, Name: name, Kind: catalog.KindCapped, Options: co.raw,
+		Indexes: []*catalog.Index{idIndex()}, NextIndexID: idIndexID + 1}
 	err := db.store.Update(func(txn *lsm.Txn) error {
 		id, err := db.allocCollID(txn)
 		nm.ID = id
@@ -74,7 +75,7 @@ func (db *DB) convertToCapped(ctx context.Context, dbName, name string, size int
 	}
 	db.replaceColl(c, nc)
 	if err := db.dropExt(c); err != nil {
-		db.logf("convertToCapped %s: removing the original's files: %v", nm.ns(), err)
+		db.logf("convertToCapped %s: removing the original's files: %v", nm.NS(), err)
 	}
 	return db.finishDrop(old.ID)
 }
@@ -83,7 +84,7 @@ func (db *DB) convertToCapped(ctx context.Context, dbName, name string, size int
 // first skip to the new capped collection nc, which nobody else can see
 // yet, with their insert events when events is set (a capped resize
 // copies documents whose events were logged already).
-func (db *DB) copyIntoCapped(ctx context.Context, src *coll, m *collMeta, nc *coll, skip int, events bool) error {
+func (db *DB) copyIntoCapped(ctx context.Context, src *coll, m *catalog.Coll, nc *coll, skip int, events bool) error {
 	all, err := query.ParseFilter(bson.D{})
 	if err != nil {
 		return err
@@ -140,7 +141,7 @@ func (db *DB) copyIntoCapped(ctx context.Context, src *coll, m *collMeta, nc *co
 func (db *DB) replaceColl(c, nc *coll) {
 	c.dropped.Store(true)
 	db.mu.Lock()
-	db.colls[nc.m().ns()] = nc
+	db.colls[nc.m().NS()] = nc
 	db.mu.Unlock()
 	db.cursors.killColl(c)
 }

@@ -9,6 +9,8 @@ import (
 
 	"github.com/ttlkv/ttlkv/capped"
 	"github.com/ttlkv/ttlkv/document"
+	"github.com/ttlkv/ttlkv/engine/internal/catalog"
+	"github.com/ttlkv/ttlkv/engine/internal/indexkey"
 	"github.com/ttlkv/ttlkv/lsm"
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
@@ -260,7 +262,7 @@ func TestCappedFrame(t *testing.T) {
 // three-byte length prefixes) and the _id's type.
 func TestPrepareCappedFrame(t *testing.T) {
 	t.Parallel()
-	m := &collMeta{Kind: kindCapped, Indexes: []*indexMeta{idIndex()}}
+	m := &catalog.Coll{Kind: catalog.KindCapped, Indexes: []*catalog.Index{idIndex()}}
 	for _, tc := range []struct {
 		name string
 		d    bson.D
@@ -279,7 +281,7 @@ func TestPrepareCappedFrame(t *testing.T) {
 			t.Fatalf("%s: %v", tc.name, err)
 		}
 		ix := idIndex()
-		keys, _, err := indexKeys(ix, p.d)
+		keys, _, err := indexkey.Of(ix, p.d)
 		if err != nil || len(keys) != 1 {
 			t.Fatalf("%s: indexKeys %v %v", tc.name, keys, err)
 		}

@@ -52,6 +52,8 @@ import (
 
 	"github.com/ttlkv/ttlkv/capped"
 	"github.com/ttlkv/ttlkv/document"
+	"github.com/ttlkv/ttlkv/engine/internal/catalog"
+	"github.com/ttlkv/ttlkv/engine/internal/indexkey"
 	"github.com/ttlkv/ttlkv/lsm"
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
@@ -96,7 +98,7 @@ func cappedOf(c *coll) (*cappedState, error) {
 		if c.dropped.Load() {
 			return nil, errDropped
 		}
-		return nil, fmt.Errorf("engine: collection %s has no open capped ring", c.m().ns())
+		return nil, fmt.Errorf("engine: collection %s has no open capped ring", c.m().NS())
 	}
 	return st, nil
 }
@@ -159,7 +161,7 @@ func parseCappedCreate(opts bson.D, has map[string]any, co *createOptions) (*cre
 			max = int64(f)
 		}
 	}
-	co.kind = kindCapped
+	co.kind = catalog.KindCapped
 	co.ext = &cappedOpts{size: size, max: max}
 	co.raw = cappedRawOptions(size, max, opts)
 	return co, nil
@@ -183,12 +185,12 @@ func cappedRawOptions(size, max int64, opts bson.D) bson.D {
 }
 
 // cappedOptsOf reads the limits back from a catalog entry.
-func cappedOptsOf(m *collMeta) (cappedOpts, error) {
+func cappedOptsOf(m *catalog.Coll) (cappedOpts, error) {
 	var o cappedOpts
 	v, _ := get(m.Options, "size")
 	n, ok := asInt64(v)
 	if !ok || n < cappedMinSize || n > cappedMaxSize {
-		return o, fmt.Errorf("engine: capped collection %s: bad size %v in the catalog", m.ns(), v)
+		return o, fmt.Errorf("engine: capped collection %s: bad size %v in the catalog", m.NS(), v)
 	}
 	o.size = n
 	if v, ok := get(m.Options, "max"); ok {
@@ -228,13 +230,13 @@ func (db *DB) ringOptions() capped.Options {
 // prepareExt creates kind-specific storage for a new collection: for a
 // capped one, its ring file, allocated and fsynced with its directory.
 // It runs inside the create transaction, under catMu.
-func (db *DB) prepareExt(c *coll, m *collMeta, co *createOptions) error {
-	if m.Kind != kindCapped {
+func (db *DB) prepareExt(c *coll, m *catalog.Coll, co *createOptions) error {
+	if m.Kind != catalog.KindCapped {
 		return nil
 	}
 	o, ok := co.ext.(*cappedOpts)
 	if !ok {
-		return fmt.Errorf("engine: capped create of %s without parsed options", m.ns())
+		return fmt.Errorf("engine: capped create of %s without parsed options", m.NS())
 	}
 	dir, tmp, err := db.cappedRingDir()
 	if err != nil {
@@ -254,7 +256,7 @@ func (db *DB) prepareExt(c *coll, m *collMeta, co *createOptions) error {
 		if tmp {
 			os.RemoveAll(dir)
 		}
-		return fmt.Errorf("engine: creating the ring file of capped collection %s: %w", m.ns(), err)
+		return fmt.Errorf("engine: creating the ring file of capped collection %s: %w", m.NS(), err)
 	}
 	m.Extra = bson.D{{Key: "cappedFile", Value: cappedFileName(m.ID)}}
 	st := &cappedState{ring: r, ids: &cappedIDIndex{}, opts: *o}
@@ -290,7 +292,7 @@ func (db *DB) sweepCappedOrphans(dir string, keep uint64) {
 }
 
 // abortExt removes what prepareExt made when the create failed.
-func (db *DB) abortExt(c *coll, m *collMeta) {
+func (db *DB) abortExt(c *coll, m *catalog.Coll) {
 	st, ok := c.ext.(*cappedState)
 	if !ok || st == nil {
 		return
@@ -309,7 +311,7 @@ func (db *DB) abortExt(c *coll, m *collMeta) {
 // A collection just created by prepareExt is already open.
 func (db *DB) openExt(c *coll) error {
 	m := c.m()
-	if m.Kind != kindCapped || c.ext != nil {
+	if m.Kind != catalog.KindCapped || c.ext != nil {
 		return nil
 	}
 	o, err := cappedOptsOf(m)
@@ -317,25 +319,25 @@ func (db *DB) openExt(c *coll) error {
 		return err
 	}
 	if db.opts.InMemory || db.dir == "" {
-		return fmt.Errorf("engine: capped collection %s cannot be reopened in memory", m.ns())
+		return fmt.Errorf("engine: capped collection %s cannot be reopened in memory", m.NS())
 	}
 	path := filepath.Join(db.dir, cappedDir, cappedFileName(m.ID))
 	r, err := capped.Open(path, db.ringOptions())
 	if err != nil {
-		return fmt.Errorf("engine: opening the ring of capped collection %s: %w", m.ns(), err)
+		return fmt.Errorf("engine: opening the ring of capped collection %s: %w", m.NS(), err)
 	}
 	if rec := r.Recovery(); rec.DroppedOldest > 0 {
-		db.logf("capped %s: recovery dropped %d unreadable oldest records; stopped at %d: %s", m.ns(), rec.DroppedOldest, rec.StopOffset, rec.StopReason)
+		db.logf("capped %s: recovery dropped %d unreadable oldest records; stopped at %d: %s", m.NS(), rec.DroppedOldest, rec.StopOffset, rec.StopReason)
 	}
 	st := &cappedState{ring: r, opts: o}
 	if err := db.buildCappedIDIndex(m, st, db.opts.Role == RoleReadOnly); err != nil {
 		r.Close()
-		return fmt.Errorf("engine: building the _id index of capped collection %s: %w", m.ns(), err)
+		return fmt.Errorf("engine: building the _id index of capped collection %s: %w", m.NS(), err)
 	}
 	if db.opts.Role != RoleReadOnly {
 		if err := db.reconcileCappedSecondary(c, m, st); err != nil {
 			r.Close()
-			return fmt.Errorf("engine: reconciling the secondary indexes of capped collection %s: %w", m.ns(), err)
+			return fmt.Errorf("engine: reconciling the secondary indexes of capped collection %s: %w", m.NS(), err)
 		}
 		if err := db.recoverCappedEvents(m, st); err != nil {
 			r.Close()
@@ -370,7 +372,7 @@ func decodeOff(v []byte) (int64, bool) {
 // keystring) and, unless the database is read-only, deletes any _id
 // entries in Badger under the collection's _id index (kept there by
 // earlier builds; the index is not in Badger any more).
-func (db *DB) buildCappedIDIndex(m *collMeta, st *cappedState, readOnly bool) error {
+func (db *DB) buildCappedIDIndex(m *catalog.Coll, st *cappedState, readOnly bool) error {
 	ids := &cappedIDIndex{}
 	var adds []idAdd
 	var ferr error
@@ -401,7 +403,7 @@ func (db *DB) buildCappedIDIndex(m *collMeta, st *cappedState, readOnly bool) er
 	pre := lsm.IndexPrefix(m.ID, idIndexID)
 	n, err := db.store.DeleteRange(pre, lsm.PrefixEnd(pre))
 	if n > 0 {
-		db.logf("capped %s: removed %d _id entries from the store (the _id index is kept in memory)", m.ns(), n)
+		db.logf("capped %s: removed %d _id entries from the store (the _id index is kept in memory)", m.NS(), n)
 	}
 	return err
 }
@@ -446,7 +448,7 @@ func (c *coll) closeExt() error {
 func (db *DB) specialStats(c *coll) collStatsInfo {
 	st := collStatsInfo{indexSizes: map[string]int64{}}
 	cs, err := cappedOf(c)
-	if c.m().Kind != kindCapped || err != nil {
+	if c.m().Kind != catalog.KindCapped || err != nil {
 		return st
 	}
 	st.count = cs.ring.Count()
@@ -468,7 +470,7 @@ func (db *DB) specialStats(c *coll) collStatsInfo {
 // specialStatsFields adds a capped collection's collStats fields:
 // maxSize (the normalised size) and max when set.
 func (db *DB) specialStatsFields(c *coll, scale int64) bson.D {
-	if c.m().Kind != kindCapped {
+	if c.m().Kind != catalog.KindCapped {
 		return nil
 	}
 	o, err := cappedOptsOf(c.m())
@@ -489,7 +491,7 @@ func (db *DB) specialStatsFields(c *coll, scale int64) bson.D {
 // holds c.wmu.
 func (db *DB) validateSpecial(ctx context.Context, c *coll, res *ValidateResult, fail func(string, ...any)) {
 	m := c.m()
-	if m.Kind != kindCapped {
+	if m.Kind != catalog.KindCapped {
 		return
 	}
 	st, err := cappedOf(c)
@@ -533,7 +535,7 @@ func (db *DB) validateSpecial(ctx context.Context, c *coll, res *ValidateResult,
 		}
 		want[string(lsm.IndexKey(m.ID, idIndexID, ks, rec.Seq))] = rec.Off
 		if len(sec) > 0 {
-			if err := cappedSecondaryWant(m, sec, rec.Seq, rec.Off, d, secWant, func(ix *indexMeta) {
+			if err := cappedSecondaryWant(m, sec, rec.Seq, rec.Off, d, secWant, func(ix *catalog.Index) {
 				if !ix.Multikey {
 					fail("ring record %d makes index %s multikey, which the catalog does not say", rec.Seq, ix.Name)
 				}
@@ -659,26 +661,26 @@ func decodeCappedPayload(p []byte) (bson.D, error) {
 }
 
 // cappedIDKey returns the _id index keystring of d.
-func cappedIDKey(m *collMeta, d bson.D) ([]byte, error) { return cappedIDKeyTo(nil, m, d) }
+func cappedIDKey(m *catalog.Coll, d bson.D) ([]byte, error) { return cappedIDKeyTo(nil, m, d) }
 
 // cappedIDKeyTo appends the _id index keystring of d to dst. A document
 // whose first field is a non-array _id (what prepareInsert makes) takes
-// the short path: the keystring of that value, as indexKeys computes it
+// the short path: the keystring of that value, as indexkey.Of computes it
 // for the ascending {_id: 1} index.
-func cappedIDKeyTo(dst []byte, m *collMeta, d bson.D) ([]byte, error) {
+func cappedIDKeyTo(dst []byte, m *catalog.Coll, d bson.D) ([]byte, error) {
 	if len(d) > 0 && d[0].Key == "_id" && len(m.Indexes) > 0 {
 		ix := m.Indexes[0]
-		if _, arr := d[0].Value.(bson.A); !arr && ix.ID == idIndexID && ix.partial == nil && !ix.Sparse && len(ix.Key) == 1 {
+		if _, arr := d[0].Value.(bson.A); !arr && ix.ID == idIndexID && ix.PartialFilter == nil && !ix.Sparse && len(ix.Key) == 1 {
 			if f, ok := asFloat(ix.Key[0].Value); ok && f > 0 {
 				return lsm.AppendKey(dst, d[0].Value, false), nil
 			}
 		}
 	}
-	ix := m.index("_id_")
+	ix := m.Index("_id_")
 	if ix == nil {
 		ix = idIndex()
 	}
-	keys, _, err := indexKeys(ix, d)
+	keys, _, err := indexkey.Of(ix, d)
 	if err != nil {
 		return nil, err
 	}
@@ -693,7 +695,7 @@ func cappedIDKeyTo(dst []byte, m *collMeta, d bson.D) ([]byte, error) {
 // reopened. Other errors are returned unchanged.
 func cappedFailedErr(c *coll, err error) error {
 	if errors.Is(err, capped.ErrFailed) {
-		return fmt.Errorf("engine: capped collection %s refuses writes after an I/O error on its ring file until the database is closed and reopened (acknowledged writes are kept): %w", c.m().ns(), err)
+		return fmt.Errorf("engine: capped collection %s refuses writes after an I/O error on its ring file until the database is closed and reopened (acknowledged writes are kept): %w", c.m().NS(), err)
 	}
 	return err
 }

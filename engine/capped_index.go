@@ -18,13 +18,15 @@ import (
 	"fmt"
 
 	"github.com/ttlkv/ttlkv/capped"
+	"github.com/ttlkv/ttlkv/engine/internal/catalog"
+	"github.com/ttlkv/ttlkv/engine/internal/indexkey"
 	"github.com/ttlkv/ttlkv/lsm"
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
 
 // cappedSecondary returns m's indexes other than _id, in catalog order.
-func cappedSecondary(m *collMeta) []*indexMeta {
-	var out []*indexMeta
+func cappedSecondary(m *catalog.Coll) []*catalog.Index {
+	var out []*catalog.Index
 	for _, ix := range m.Indexes {
 		if ix.ID != idIndexID {
 			out = append(out, ix)
@@ -61,8 +63,8 @@ func cappedKeyLive(db *DB, collID, ixID uint64, k []byte, first, self uint64) (b
 // became multikey, before a document that makes them so is written (a
 // flag set early only makes the planner more careful), and returns the
 // new catalog entry. The caller holds c.wmu.
-func (db *DB) cappedMarkMultikey(c *coll, m *collMeta, ids []uint64) (*collMeta, error) {
-	nm := m.clone()
+func (db *DB) cappedMarkMultikey(c *coll, m *catalog.Coll, ids []uint64) (*catalog.Coll, error) {
+	nm := m.Clone()
 	for _, ix := range nm.Indexes {
 		for _, id := range ids {
 			if ix.ID == id {
@@ -80,7 +82,7 @@ func (db *DB) cappedMarkMultikey(c *coll, m *collMeta, ids []uint64) (*collMeta,
 // capped collection c (createIndexes; the caller holds c.wmu, so the
 // ring does not change meanwhile). A unique index over duplicate keys is
 // 11000 and writes nothing; ixs' Multikey flags are set as found.
-func (db *DB) buildCappedIndexes(ctx context.Context, c *coll, m *collMeta, ixs []*indexMeta) error {
+func (db *DB) buildCappedIndexes(ctx context.Context, c *coll, m *catalog.Coll, ixs []*catalog.Index) error {
 	st, err := cappedOf(c)
 	if err != nil {
 		return err
@@ -108,7 +110,7 @@ func (db *DB) buildCappedIndexes(ctx context.Context, c *coll, m *collMeta, ixs 
 		}
 		v := offValue(rec.Off)
 		for i, ix := range ixs {
-			keys, mk, err := indexKeys(ix, d)
+			keys, mk, err := indexkey.Of(ix, d)
 			if err != nil {
 				ferr = err
 				return false
@@ -160,8 +162,8 @@ func (db *DB) cappedReindex(c *coll, st *cappedState, rec capped.Record, oldDoc,
 	newKeys := make([][][]byte, len(sec))
 	var mk []uint64
 	for i, ix := range sec {
-		oldKeys[i], _, _ = indexKeys(ix, oldDoc)
-		keys, multi, err := indexKeys(ix, newDoc)
+		oldKeys[i], _, _ = indexkey.Of(ix, oldDoc)
+		keys, multi, err := indexkey.Of(ix, newDoc)
 		if err != nil {
 			return err
 		}
@@ -222,9 +224,9 @@ func (db *DB) cappedReindex(c *coll, st *cappedState, rec capped.Record, oldDoc,
 // cappedSecondaryWant adds to want the entries (full Badger key -> ring
 // offset) record seq at off holding d has in the secondary indexes sec,
 // and reports indexes d makes multikey through mk (may be nil).
-func cappedSecondaryWant(m *collMeta, sec []*indexMeta, seq uint64, off int64, d bson.D, want map[string]int64, mk func(ix *indexMeta)) error {
+func cappedSecondaryWant(m *catalog.Coll, sec []*catalog.Index, seq uint64, off int64, d bson.D, want map[string]int64, mk func(ix *catalog.Index)) error {
 	for _, ix := range sec {
-		keys, multi, err := indexKeys(ix, d)
+		keys, multi, err := indexkey.Of(ix, d)
 		if err != nil {
 			return fmt.Errorf("index %s: %w", ix.Name, err)
 		}
@@ -245,7 +247,7 @@ func cappedSecondaryWant(m *collMeta, sec []*indexMeta, seq uint64, off int64, d
 // an index a record makes multikey is so marked. Runs on open, before
 // the collection is visible; its memory is one map entry per index key
 // of the ring.
-func (db *DB) reconcileCappedSecondary(c *coll, m *collMeta, st *cappedState) error {
+func (db *DB) reconcileCappedSecondary(c *coll, m *catalog.Coll, st *cappedState) error {
 	sec := cappedSecondary(m)
 	if len(sec) == 0 {
 		return nil
@@ -255,15 +257,15 @@ func (db *DB) reconcileCappedSecondary(c *coll, m *collMeta, st *cappedState) er
 	err := st.ring.ReadRun(0, func(rec capped.Record) bool {
 		d, err := decodeCappedPayload(rec.Data)
 		if err != nil {
-			db.logf("capped %s: record %d does not decode; left out of the secondary indexes: %v", m.ns(), rec.Seq, err)
+			db.logf("capped %s: record %d does not decode; left out of the secondary indexes: %v", m.NS(), rec.Seq, err)
 			return true
 		}
-		if err := cappedSecondaryWant(m, sec, rec.Seq, rec.Off, d, want, func(ix *indexMeta) {
+		if err := cappedSecondaryWant(m, sec, rec.Seq, rec.Off, d, want, func(ix *catalog.Index) {
 			if !ix.Multikey && !containsU64(mk, ix.ID) {
 				mk = append(mk, ix.ID)
 			}
 		}); err != nil {
-			db.logf("capped %s: record %d: %v", m.ns(), rec.Seq, err)
+			db.logf("capped %s: record %d: %v", m.NS(), rec.Seq, err)
 		}
 		return true
 	})
@@ -318,7 +320,7 @@ func (db *DB) reconcileCappedSecondary(c *coll, m *collMeta, st *cappedState) er
 		return err
 	}
 	if len(mk) > 0 {
-		nm := m.clone()
+		nm := m.Clone()
 		for _, ix := range nm.Indexes {
 			if containsU64(mk, ix.ID) {
 				ix.Multikey = true
@@ -329,7 +331,7 @@ func (db *DB) reconcileCappedSecondary(c *coll, m *collMeta, st *cappedState) er
 		}
 		c.meta.Store(nm)
 	}
-	db.logf("capped %s: reconciled the secondary indexes with the ring: %d entries added, %d removed", m.ns(), len(want), len(stale))
+	db.logf("capped %s: reconciled the secondary indexes with the ring: %d entries added, %d removed", m.NS(), len(want), len(stale))
 	return nil
 }
 
@@ -345,7 +347,7 @@ func containsU64(list []uint64, x uint64) bool {
 // validateCappedSecondary compares every secondary index of m with the
 // entries want (full key -> offset) computed from the ring, counting
 // keys per index into res; missing, extra and misplaced entries fail.
-func (db *DB) validateCappedSecondary(m *collMeta, want map[string]int64, res *ValidateResult, fail func(string, ...any)) {
+func (db *DB) validateCappedSecondary(m *catalog.Coll, want map[string]int64, res *ValidateResult, fail func(string, ...any)) {
 	sec := cappedSecondary(m)
 	err := db.store.View(func(txn *lsm.Txn) error {
 		for _, ix := range sec {

@@ -116,12 +116,12 @@ func TestCappedSecondaryIndexes(t *testing.T) {
 				t.Fatalf("the ring did not wrap enough (first seq %d)", st.ring.FirstSeq())
 			}
 			m := db.lookup("test", "c").m()
-			if ix := m.index("ix"); ix == nil || ix.Multikey != (tc.name == "multikey") {
+			if ix := m.Index("ix"); ix == nil || ix.Multikey != (tc.name == "multikey") {
 				t.Fatalf("index %+v: multikey flag wrong", ix)
 			}
 			// dropIndexes removes the index and its entries.
 			mustRun(t, db, "test", `{"dropIndexes": "c", "index": "ix"}`)
-			if n := countPrefix(t, db, lsm.IndexPrefix(m.ID, m.index("ix").ID)); n != 0 {
+			if n := countPrefix(t, db, lsm.IndexPrefix(m.ID, m.Index("ix").ID)); n != 0 {
 				t.Fatalf("%d entries left after dropIndexes", n)
 			}
 			if ixs, _ := c.ListIndexes(context.Background()); len(ixs) != 1 {
@@ -318,7 +318,7 @@ func TestCappedSecondaryReconcile(t *testing.T) {
 	insertSec(t, c, 0, 600, 50)
 	m := db.lookup("test", "c").m()
 	st, _ := cappedOf(db.lookup("test", "c"))
-	aID, tagsID := m.index("a_1").ID, m.index("tags_1").ID
+	aID, tagsID := m.Index("a_1").ID, m.Index("tags_1").ID
 	rng := rand.New(rand.NewPCG(1, 2))
 	// Damage the indexes: delete some entries, add bogus ones, point one
 	// at a wrong offset.

@@ -319,7 +319,7 @@ func (t *tailState) wait(ctx context.Context, n int) ([]bson.D, error) {
 // killed maps the end of the ring under a cursor to 175 QueryPlanKilled.
 func (t *tailState) killed(err error) error {
 	if t.c.dropped.Load() || errors.Is(err, capped.ErrClosed) || errors.Is(err, errDropped) {
-		return document.Errorf(document.CodeQueryPlanKilled, "collection dropped: %s", t.c.m().ns())
+		return document.Errorf(document.CodeQueryPlanKilled, "collection dropped: %s", t.c.m().NS())
 	}
 	return err
 }

@@ -5,6 +5,7 @@ import (
 
 	"github.com/ttlkv/ttlkv/capped"
 	"github.com/ttlkv/ttlkv/document"
+	"github.com/ttlkv/ttlkv/engine/internal/catalog"
 	"github.com/ttlkv/ttlkv/engine/query"
 	"github.com/ttlkv/ttlkv/lsm"
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -104,10 +105,10 @@ func parseCappedResize(opts bson.D) (*cappedResize, error) {
 // with the collMod's other edits and its modify event (note) in the
 // commit that switches to the new ring; a resize to the current limits
 // is collModCommit. The caller holds catMu.
-func (db *DB) resizeCapped(ctx context.Context, c *coll, r *cappedResize, edits []collModEdit, note func(*lsm.Txn, *collMeta) error) (bson.D, error) {
+func (db *DB) resizeCapped(ctx context.Context, c *coll, r *cappedResize, edits []collModEdit, note func(*lsm.Txn, *catalog.Coll) error) (bson.D, error) {
 	old := c.m()
-	if old.Kind != kindCapped {
-		return nil, document.Errorf(document.CodeInvalidOptions, "Collection must be capped to use 'cappedSize' or 'cappedMax': %s", old.ns())
+	if old.Kind != catalog.KindCapped {
+		return nil, document.Errorf(document.CodeInvalidOptions, "Collection must be capped to use 'cappedSize' or 'cappedMax': %s", old.NS())
 	}
 	cur, err := cappedOptsOf(old)
 	if err != nil {
@@ -152,11 +153,11 @@ func (db *DB) resizeCapped(ctx context.Context, c *coll, r *cappedResize, edits 
 			db.abortExt(nc, nm)
 		}
 		if err := db.finishDrop(nm.ID); err != nil {
-			db.logf("collMod %s: removing the unfinished resize: %v", old.ns(), err)
+			db.logf("collMod %s: removing the unfinished resize: %v", old.NS(), err)
 		}
 	}
 	nc := &coll{db: db}
-	co := &createOptions{kind: kindCapped, ext: &want, raw: nm.Options}
+	co := &createOptions{kind: catalog.KindCapped, ext: &want, raw: nm.Options}
 	if err := db.prepareExt(nc, nm, co); err != nil {
 		abandon(nil)
 		return nil, err
@@ -219,11 +220,11 @@ func (db *DB) resizeCapped(ctx context.Context, c *coll, r *cappedResize, edits 
 		if ost, ok := c.ext.(*cappedState); ok && ost != nil {
 			ost.ring.Close()
 		}
-		db.logf("collMod %s: syncing the switch, keeping the old ring file: %v", fin.ns(), err)
+		db.logf("collMod %s: syncing the switch, keeping the old ring file: %v", fin.NS(), err)
 		return reply, nil
 	}
 	if err := db.dropExt(c); err != nil {
-		db.logf("collMod %s: removing the old ring file: %v", fin.ns(), err)
+		db.logf("collMod %s: removing the old ring file: %v", fin.NS(), err)
 	}
 	db.failpoint(FailpointCappedResizeRemoved)
 	if err := db.finishDrop(old.ID); err != nil {
@@ -236,7 +237,7 @@ func (db *DB) resizeCapped(ctx context.Context, c *coll, r *cappedResize, edits 
 // natural order) a resized ring with usable bytes must leave out: up to
 // and including the newest one too large for it on its own, as the
 // oldest go first and no newer document may be kept without it.
-func (db *DB) cappedUnfit(ctx context.Context, c *coll, m, nm *collMeta, usable int64) (int, error) {
+func (db *DB) cappedUnfit(ctx context.Context, c *coll, m, nm *catalog.Coll, usable int64) (int, error) {
 	all, err := query.ParseFilter(bson.D{})
 	if err != nil {
 		return 0, err

@@ -12,6 +12,8 @@ import (
 
 	"github.com/ttlkv/ttlkv/capped"
 	"github.com/ttlkv/ttlkv/document"
+	"github.com/ttlkv/ttlkv/engine/internal/catalog"
+	"github.com/ttlkv/ttlkv/engine/internal/indexkey"
 	"github.com/ttlkv/ttlkv/engine/query"
 	"github.com/ttlkv/ttlkv/lsm"
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -20,7 +22,7 @@ import (
 // insertSpecial inserts into capped collections; time-series inserts are
 // not implemented here.
 func (db *DB) insertSpecial(ctx context.Context, c *coll, docs []any, ordered bool) ([]any, []WriteError, error) {
-	if c.m().Kind != kindCapped {
+	if c.m().Kind != catalog.KindCapped {
 		return nil, nil, document.Errorf(codeNotImplemented, "inserts into %s collections are not implemented yet", c.m().Kind)
 	}
 	return db.insertCapped(ctx, c, docs, ordered)
@@ -36,7 +38,7 @@ type cappedDoc struct {
 // prepareCapped normalises v and frames it for the ring (see
 // encodeCappedPayload), encoding the document once, straight into the
 // frame.
-func prepareCapped(m *collMeta, v any) (cappedDoc, error) {
+func prepareCapped(m *catalog.Coll, v any) (cappedDoc, error) {
 	d, err := prepareInsert(v)
 	if err != nil {
 		return cappedDoc{}, err
@@ -105,7 +107,7 @@ func (db *DB) insertCapped(ctx context.Context, c *coll, docs []any, ordered boo
 			// A resize (collMod cappedSize, docs/capped.md §7.8) replaced
 			// the collection while this insert waited: go on in the new
 			// one, which holds what was inserted so far.
-			if nc := db.lookup(m.DB, m.Name); nc != nil && nc != c && nc.m().Kind == kindCapped {
+			if nc := db.lookup(m.DB, m.Name); nc != nil && nc != c && nc.m().Kind == catalog.KindCapped {
 				c = nc
 				continue
 			}
@@ -194,10 +196,10 @@ func (db *DB) insertCapped(ctx context.Context, c *coll, docs []any, ordered boo
 type cappedWriter struct {
 	db  *DB
 	c   *coll
-	m   *collMeta
+	m   *catalog.Coll
 	st  *cappedState
-	sec []*indexMeta // secondary indexes, in m.Indexes order; empty: only _id
-	err error        // first failure of the evict callback
+	sec []*catalog.Index // secondary indexes, in m.Indexes order; empty: only _id
+	err error            // first failure of the evict callback
 
 	prefixes [][]byte // entry key prefix per secondary index
 	kbuf     []byte   // entryKey's scratch
@@ -250,7 +252,7 @@ func newCappedWriter(db *DB, c *coll, st *cappedState) *cappedWriter {
 }
 
 // setMeta points the writer at catalog entry m (its indexes).
-func (w *cappedWriter) setMeta(m *collMeta) {
+func (w *cappedWriter) setMeta(m *catalog.Coll) {
 	w.m = m
 	w.sec = cappedSecondary(m)
 	w.prefixes = w.prefixes[:0]
@@ -380,7 +382,7 @@ func (w *cappedWriter) secKeys(d bson.D) ([][][]byte, error) {
 	out := make([][][]byte, len(w.sec))
 	var mk []uint64
 	for i, ix := range w.sec {
-		keys, multi, err := indexKeys(ix, d)
+		keys, multi, err := indexkey.Of(ix, d)
 		if err != nil {
 			return nil, err
 		}
@@ -430,7 +432,7 @@ func (w *cappedWriter) recordKeys(rec capped.Record) (seqID, error) {
 	}
 	s.sec = make([][][]byte, len(w.sec))
 	for i, ix := range w.sec {
-		s.sec[i], _, _ = indexKeys(ix, d)
+		s.sec[i], _, _ = indexkey.Of(ix, d)
 	}
 	return s, nil
 }
@@ -708,7 +710,7 @@ func (w *cappedWriter) flush() error {
 // (ErrTooLarge, ErrOverwritten, ErrSizeChanged) keep it.
 func cappedErr(c *coll, err error) error {
 	if errors.Is(err, capped.ErrClosed) && c.dropped.Load() {
-		return document.Errorf(document.CodeQueryPlanKilled, "collection dropped: %s", c.m().ns())
+		return document.Errorf(document.CodeQueryPlanKilled, "collection dropped: %s", c.m().NS())
 	}
 	var de *document.Error
 	if errors.As(err, &de) {

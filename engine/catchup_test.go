@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ttlkv/ttlkv/engine/internal/catalog"
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
 
@@ -83,7 +84,7 @@ func TestCatchUpLevelLoosensGentleReaping(t *testing.T) {
 			insertChunked(t, db, "c", docs)
 			commits := 0
 			bd := &batchDeleter{db: db, c: db.lookup("test", "c"), targets: deleteTargets{docs: 100}, yield: true, pipeline: true,
-				recheck: func(*collMeta, bson.D) bool { return true }, level: level}
+				recheck: func(*catalog.Coll, bson.D) bool { return true }, level: level}
 			db.opts.seams.writerAt = func(*batchDeleter) bool { commits++; return true } // a writer at every commit
 			db.opts.seams.pause = func(time.Duration) {}
 			got, err := bd.run(context.Background(), rids, nil)

@@ -15,6 +15,7 @@ import (
 	"github.com/ttlkv/ttlkv/capped"
 	"github.com/ttlkv/ttlkv/changestream"
 	"github.com/ttlkv/ttlkv/document"
+	"github.com/ttlkv/ttlkv/engine/internal/catalog"
 	"github.com/ttlkv/ttlkv/lsm"
 )
 
@@ -28,7 +29,7 @@ func (db *DB) changesOn() bool { return db.opts.ChangeStreams && db.store.Change
 
 // preImagesOn reports whether collection m keeps pre- and post-images
 // for change streams (changeStreamPreAndPostImages: {enabled: true}).
-func preImagesOn(m *collMeta) bool {
+func preImagesOn(m *catalog.Coll) bool {
 	v, ok := get(m.Options, "changeStreamPreAndPostImages")
 	if !ok {
 		return false
@@ -105,7 +106,7 @@ func (w *writeCtx) noteReplace(old, new bson.D, raw []byte) error {
 // from old to new (encoded as raw, or nil): a replace when replacement is
 // set, an update otherwise, with the pre- and post-images when m keeps
 // them.
-func replaceChange(m *collMeta, old, new bson.D, raw []byte, replacement bool) *changestream.Change {
+func replaceChange(m *catalog.Coll, old, new bson.D, raw []byte, replacement bool) *changestream.Change {
 	c := &changestream.Change{Op: changestream.Update, DB: m.DB, Coll: m.Name, DocumentKey: docKey(old)}
 	images := preImagesOn(m)
 	if images {
@@ -152,7 +153,7 @@ func (w *writeCtx) noteDelete(d bson.D) error {
 // transaction, so after a crash between the two, recoverCappedEvents
 // logs exactly the records whose events are missing
 // (docs/change-streams.md).
-func (db *DB) batchInsertEvents(b *lsm.Batch, m *collMeta, docs []bson.D, first uint64) error {
+func (db *DB) batchInsertEvents(b *lsm.Batch, m *catalog.Coll, docs []bson.D, first uint64) error {
 	key := cappedEventsKey(m.ID)
 	var mark [8]byte
 	for i, d := range docs {
@@ -190,7 +191,7 @@ func cappedEventsKey(id uint64) []byte {
 // were off) gets one at its last record, as writes made with change
 // streams off have no events. With change streams off, it removes the
 // mark, which would otherwise make those writes look lost.
-func (db *DB) recoverCappedEvents(m *collMeta, st *cappedState) error {
+func (db *DB) recoverCappedEvents(m *catalog.Coll, st *cappedState) error {
 	key := cappedEventsKey(m.ID)
 	var mark uint64
 	found := false
@@ -203,7 +204,7 @@ func (db *DB) recoverCappedEvents(m *collMeta, st *cappedState) error {
 			return err
 		}
 		if len(v) != 8 {
-			return fmt.Errorf("engine: corrupt capped events mark of %s: %x", m.ns(), v)
+			return fmt.Errorf("engine: corrupt capped events mark of %s: %x", m.NS(), v)
 		}
 		mark, found = binary.BigEndian.Uint64(v), true
 		return nil
@@ -252,9 +253,9 @@ func (db *DB) recoverCappedEvents(m *collMeta, st *cappedState) error {
 		err = b.Flush()
 	}
 	if err != nil {
-		return fmt.Errorf("engine: logging the insert events a crash left out of capped collection %s: %w", m.ns(), err)
+		return fmt.Errorf("engine: logging the insert events a crash left out of capped collection %s: %w", m.NS(), err)
 	}
-	db.logf("capped %s: logged the insert events of %d records written before a crash", m.ns(), n)
+	db.logf("capped %s: logged the insert events of %d records written before a crash", m.NS(), n)
 	return nil
 }
 
@@ -339,7 +340,7 @@ func (db *DB) logCappedUpdate(c *coll, ev []byte) error {
 // update's event is logged when the record holds the update's data (the
 // overwrite happened) and dropped otherwise; either way the intent goes.
 // With change streams off the intent is dropped, as the events mark is.
-func (db *DB) recoverCappedUpdate(m *collMeta, st *cappedState) error {
+func (db *DB) recoverCappedUpdate(m *catalog.Coll, st *cappedState) error {
 	key := cappedUpdateKey(m.ID)
 	var v []byte
 	err := db.store.View(func(txn *lsm.Txn) error {
@@ -354,7 +355,7 @@ func (db *DB) recoverCappedUpdate(m *collMeta, st *cappedState) error {
 		return err
 	}
 	if len(v) < cappedUpdateIntentHead {
-		return fmt.Errorf("engine: corrupt capped update intent of %s: %x", m.ns(), v)
+		return fmt.Errorf("engine: corrupt capped update intent of %s: %x", m.NS(), v)
 	}
 	written := false
 	if db.changesOn() {
@@ -364,7 +365,7 @@ func (db *DB) recoverCappedUpdate(m *collMeta, st *cappedState) error {
 			sum := sha256.Sum256(it.Record().Data)
 			written = bytes.Equal(sum[:], v[8:cappedUpdateIntentHead])
 		} else if err := it.Err(); err != nil && !errors.Is(err, capped.ErrOverwritten) {
-			return fmt.Errorf("engine: reading the record of capped collection %s's update intent: %w", m.ns(), err)
+			return fmt.Errorf("engine: reading the record of capped collection %s's update intent: %w", m.NS(), err)
 		}
 	}
 	err = db.store.Update(func(txn *lsm.Txn) error {
@@ -377,10 +378,10 @@ func (db *DB) recoverCappedUpdate(m *collMeta, st *cappedState) error {
 		return txn.AddChange(v[cappedUpdateIntentHead:])
 	})
 	if err != nil {
-		return fmt.Errorf("engine: settling the update intent of capped collection %s: %w", m.ns(), err)
+		return fmt.Errorf("engine: settling the update intent of capped collection %s: %w", m.NS(), err)
 	}
 	if written {
-		db.logf("capped %s: logged the event of an update written before a crash", m.ns())
+		db.logf("capped %s: logged the event of an update written before a crash", m.NS())
 	}
 	return nil
 }
@@ -391,7 +392,7 @@ func (db *DB) recoverCappedUpdate(m *collMeta, st *cappedState) error {
 // events already: the new ring's events mark is last, so a crash before
 // the events of its first inserts commit is recovered like any other.
 // The old ring's mark and intent go.
-func (db *DB) noteCappedSwitch(txn *lsm.Txn, old, fin *collMeta, last uint64) error {
+func (db *DB) noteCappedSwitch(txn *lsm.Txn, old, fin *catalog.Coll, last uint64) error {
 	if err := txn.Delete(cappedEventsKey(old.ID)); err != nil {
 		return err
 	}
@@ -407,11 +408,11 @@ func (db *DB) noteCappedSwitch(txn *lsm.Txn, old, fin *collMeta, last uint64) er
 }
 
 // noteDrop records the drop of collection m in txn.
-func (db *DB) noteDrop(txn *lsm.Txn, m *collMeta) error {
+func (db *DB) noteDrop(txn *lsm.Txn, m *catalog.Coll) error {
 	if !db.changesOn() || isBucketsColl(m) {
 		return nil
 	}
-	if m.Kind == kindCapped {
+	if m.Kind == catalog.KindCapped {
 		if err := txn.Delete(cappedEventsKey(m.ID)); err != nil {
 			return err
 		}
@@ -423,7 +424,7 @@ func (db *DB) noteDrop(txn *lsm.Txn, m *collMeta) error {
 }
 
 // noteRename records the rename of collection m to tdb.tname in txn.
-func (db *DB) noteRename(txn *lsm.Txn, m *collMeta, tdb, tname string) error {
+func (db *DB) noteRename(txn *lsm.Txn, m *catalog.Coll, tdb, tname string) error {
 	if !db.changesOn() || isBucketsColl(m) {
 		return nil
 	}
@@ -515,7 +516,7 @@ func (db *DB) CheckChangeLog(ctx context.Context) (*ChangeLogCheck, error) {
 	res := &ChangeLogCheck{}
 	if trimmed != (lsm.ChangePos{}) {
 		for _, c := range db.collsOf("") {
-			res.Skipped = append(res.Skipped, c.m().ns()+": the change log was trimmed, so it no longer holds the whole history")
+			res.Skipped = append(res.Skipped, c.m().NS()+": the change log was trimmed, so it no longer holds the whole history")
 		}
 		return res, nil
 	}
@@ -536,9 +537,9 @@ func (db *DB) CheckChangeLog(ctx context.Context) (*ChangeLogCheck, error) {
 	seen := map[string]bool{}
 	for _, c := range db.collsOf("") {
 		m := c.m()
-		ns := m.ns()
+		ns := m.NS()
 		seen[ns] = true
-		if m.Kind == kindCapped || m.Kind == kindTimeseries || isBucketsColl(m) {
+		if m.Kind == catalog.KindCapped || m.Kind == catalog.KindTimeseries || isBucketsColl(m) {
 			res.Skipped = append(res.Skipped, ns+": capped and time-series collections are not fully described by events")
 			continue
 		}
@@ -611,8 +612,8 @@ func extJSONOf(v any) string {
 // collection's options as listCollections shows them, after the _id
 // index's spec (clustered collections have none: their clusteredIndex
 // option says it). Time-series collections get none, as in MongoDB.
-func (db *DB) noteCreate(txn *lsm.Txn, m *collMeta) error {
-	if !db.changesOn() || isBucketsColl(m) || m.Kind == kindTimeseries {
+func (db *DB) noteCreate(txn *lsm.Txn, m *catalog.Coll) error {
+	if !db.changesOn() || isBucketsColl(m) || m.Kind == catalog.KindTimeseries {
 		return nil
 	}
 	desc := bson.D{}
@@ -624,7 +625,7 @@ func (db *DB) noteCreate(txn *lsm.Txn, m *collMeta) error {
 			desc = append(desc, e)
 		}
 	}
-	if m.Kind == kindCapped {
+	if m.Kind == catalog.KindCapped {
 		// Its ring is empty: every record it gets must have its event
 		// (recoverCappedEvents).
 		if err := txn.Set(cappedEventsKey(m.ID), make([]byte, 8)); err != nil {
@@ -637,7 +638,7 @@ func (db *DB) noteCreate(txn *lsm.Txn, m *collMeta) error {
 // noteIndexes records indexes ixs of collection m built (CreateIndexes:
 // one event listing them all, unless perIndex) or dropped (DropIndexes:
 // one event per index), in txn. Shown with showExpandedEvents.
-func (db *DB) noteIndexes(txn *lsm.Txn, m *collMeta, op changestream.OpType, ixs []*indexMeta, perIndex bool) error {
+func (db *DB) noteIndexes(txn *lsm.Txn, m *catalog.Coll, op changestream.OpType, ixs []*catalog.Index, perIndex bool) error {
 	if !db.changesOn() || isBucketsColl(m) || len(ixs) == 0 {
 		return nil
 	}
@@ -661,7 +662,7 @@ func (db *DB) noteIndexes(txn *lsm.Txn, m *collMeta, op changestream.OpType, ixs
 // catalog commit (collModCommit, resizeCapped): desc is the command's
 // options, before the collection's options (and, for an index change,
 // the changed index options) as they were.
-func (db *DB) noteModify(txn *lsm.Txn, m *collMeta, desc, before bson.D) error {
+func (db *DB) noteModify(txn *lsm.Txn, m *catalog.Coll, desc, before bson.D) error {
 	if !db.changesOn() || isBucketsColl(m) || len(desc) == 0 {
 		return nil
 	}
@@ -672,17 +673,17 @@ func (db *DB) noteModify(txn *lsm.Txn, m *collMeta, desc, before bson.D) error {
 // of the collection whose entry is m, with index option opt (nil when the
 // command changes no index): the collection's options and, for an index,
 // the old values of the index options the command sets.
-func modifyBefore(m *collMeta, opt bson.D) bson.D {
+func modifyBefore(m *catalog.Coll, opt bson.D) bson.D {
 	opts := bson.D{}
 	opts = append(opts, m.Options...)
 	before := bson.D{{Key: "collectionOptions", Value: opts}}
 	if opt == nil {
 		return before
 	}
-	var ix *indexMeta
+	var ix *catalog.Index
 	if n, ok := get(opt, "name"); ok {
 		if s, ok := n.(string); ok {
-			ix = m.index(s)
+			ix = m.Index(s)
 		}
 	} else if k, ok := get(opt, "keyPattern"); ok {
 		if kd, ok := k.(bson.D); ok {
@@ -706,12 +707,12 @@ func modifyBefore(m *collMeta, opt bson.D) bson.D {
 // per index when perIndex is set (built on an empty collection), else
 // one listing them all, as MongoDB's createIndexes and commitIndexBuild
 // oplog entries give.
-func (db *DB) noteCreateIndexes(txn *lsm.Txn, m *collMeta, ixs []*indexMeta, perIndex bool) error {
+func (db *DB) noteCreateIndexes(txn *lsm.Txn, m *catalog.Coll, ixs []*catalog.Index, perIndex bool) error {
 	return db.noteIndexes(txn, m, changestream.CreateIndexes, ixs, perIndex)
 }
 
 // noteDropIndexes records indexes ixs of m dropped, in txn.
-func (db *DB) noteDropIndexes(txn *lsm.Txn, m *collMeta, ixs []*indexMeta) error {
+func (db *DB) noteDropIndexes(txn *lsm.Txn, m *catalog.Coll, ixs []*catalog.Index) error {
 	return db.noteIndexes(txn, m, changestream.DropIndexes, ixs, true)
 }
 

@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/ttlkv/ttlkv/document"
+	"github.com/ttlkv/ttlkv/engine/internal/catalog"
 	"github.com/ttlkv/ttlkv/lsm"
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
@@ -29,7 +30,7 @@ import (
 
 // recKey returns the key holding document rid: its record key, or in a
 // clustered collection its _id entry, whose _id keystring is id.
-func (m *collMeta) recKey(rid uint64, id []byte) []byte {
+func recKey(m *catalog.Coll, rid uint64, id []byte) []byte {
 	if m.Clustered {
 		return lsm.IndexKey(m.ID, idIndexID, id, rid)
 	}
@@ -37,7 +38,7 @@ func (m *collMeta) recKey(rid uint64, id []byte) []byte {
 }
 
 // recPrefix returns the prefix of the keys holding m's documents.
-func (m *collMeta) recPrefix() []byte {
+func recPrefix(m *catalog.Coll) []byte {
 	if m.Clustered {
 		return lsm.IndexPrefix(m.ID, idIndexID)
 	}
@@ -46,7 +47,7 @@ func (m *collMeta) recPrefix() []byte {
 
 // splitRecKey returns the record id of a key under recPrefix and, in a
 // clustered collection, its _id keystring (a slice of k).
-func (m *collMeta) splitRecKey(k []byte) (rid uint64, id []byte) {
+func splitRecKey(m *catalog.Coll, k []byte) (rid uint64, id []byte) {
 	if m.Clustered {
 		ks, rid, _ := lsm.SplitIndexKey(k)
 		return rid, ks
@@ -57,7 +58,7 @@ func (m *collMeta) splitRecKey(k []byte) (rid uint64, id []byte) {
 
 // idKeyOf returns the _id keystring of d in a clustered collection, nil
 // in any other.
-func (m *collMeta) idKeyOf(d bson.D) []byte {
+func idKeyOf(m *catalog.Coll, d bson.D) []byte {
 	if !m.Clustered {
 		return nil
 	}
@@ -69,14 +70,14 @@ func (m *collMeta) idKeyOf(d bson.D) []byte {
 // whose encoding is raw: nothing, except in a clustered collection,
 // where the _id entry holds the document and the others its _id
 // keystring.
-func (m *collMeta) entryValue(ix *indexMeta, d bson.D, raw []byte) []byte {
+func entryValue(m *catalog.Coll, ix *catalog.Index, d bson.D, raw []byte) []byte {
 	if !m.Clustered {
 		return nil
 	}
 	if ix.ID == idIndexID {
 		return raw
 	}
-	return m.idKeyOf(d)
+	return idKeyOf(m, d)
 }
 
 // sortRidsByID orders rids by their _id keystrings in ids, the order of a
@@ -102,7 +103,7 @@ const ridBlock = 1 << 16
 // ceiling to publish once the transaction commits (0: none). The caller
 // holds c.wmu, under which every record id of the collection is
 // allocated.
-func (c *coll) reserveRID(txn *lsm.Txn, m *collMeta, rid uint64, staged uint64) (uint64, error) {
+func (c *coll) reserveRID(txn *lsm.Txn, m *catalog.Coll, rid uint64, staged uint64) (uint64, error) {
 	if !m.Clustered || rid <= c.ridCeil || rid <= staged {
 		return staged, nil
 	}
@@ -114,7 +115,7 @@ func (c *coll) reserveRID(txn *lsm.Txn, m *collMeta, rid uint64, staged uint64) 
 
 // loadRIDCeil sets a clustered collection's record-id counter from its
 // reserved ceiling: every id ever used is at most the ceiling.
-func (c *coll) loadRIDCeil(txn *lsm.Txn, m *collMeta) error {
+func (c *coll) loadRIDCeil(txn *lsm.Txn, m *catalog.Coll) error {
 	v, err := txn.Get(lsm.SequenceKey(m.ID))
 	if err == lsm.ErrNotFound {
 		return nil
@@ -128,13 +129,13 @@ func (c *coll) loadRIDCeil(txn *lsm.Txn, m *collMeta) error {
 	return nil
 }
 
-// idsOf returns the ids map (recKey) of one document rid, d, of m: nil
+// clusteredIDs returns the ids map (recKey) of one document rid, d, of m: nil
 // unless m is clustered.
-func (m *collMeta) idsOf(rid uint64, d bson.D) map[uint64][]byte {
+func clusteredIDs(m *catalog.Coll, rid uint64, d bson.D) map[uint64][]byte {
 	if !m.Clustered {
 		return nil
 	}
-	return map[uint64][]byte{rid: m.idKeyOf(d)}
+	return map[uint64][]byte{rid: idKeyOf(m, d)}
 }
 
 // parseClusteredIndex validates create's clusteredIndex option, in
@@ -246,7 +247,7 @@ func unset(d bson.D, key string) bson.D {
 
 // clusteredIndexEntry is how listIndexes shows a clustered collection's
 // _id index: its clusteredIndex spec with clustered: true.
-func clusteredIndexEntry(m *collMeta) bson.D {
+func clusteredIndexEntry(m *catalog.Coll) bson.D {
 	spec, _ := getDoc(m.Options, "clusteredIndex")
 	d := slices.Clone(spec)
 	if v, ok := get(m.Options, "expireAfterSeconds"); ok {
@@ -276,7 +277,7 @@ func getString(d bson.D, outer, inner string) (string, bool) {
 // collModClustered applies collMod's collection form to nm, the entry
 // of a clustered collection built from m: expireAfterSeconds n or "off"
 // (docs/collmod.md §5.2's codes).
-func (db *DB) collModClustered(m, nm *collMeta, opts bson.D) (bson.D, func(*collMeta), error) {
+func (db *DB) collModClustered(m, nm *catalog.Coll, opts bson.D) (bson.D, func(*catalog.Coll), error) {
 	exp, hasExp := int64(0), false
 	set := false
 	for _, e := range opts {
@@ -300,5 +301,5 @@ func (db *DB) collModClustered(m, nm *collMeta, opts bson.D) (bson.D, func(*coll
 	if hasExp {
 		nm.Options = append(nm.Options, bson.E{Key: "expireAfterSeconds", Value: exp})
 	}
-	return nil, func(fin *collMeta) { db.ttl.resetLowWater(fin.ID, idIndexID) }, nil
+	return nil, func(fin *catalog.Coll) { db.ttl.resetLowWater(fin.ID, idIndexID) }, nil
 }

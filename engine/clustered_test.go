@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/ttlkv/ttlkv/document"
+	"github.com/ttlkv/ttlkv/engine/internal/catalog"
 	"github.com/ttlkv/ttlkv/lsm"
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
@@ -294,7 +295,7 @@ func TestClusteredRenameAndConvert(t *testing.T) {
 	}
 	mustValidate(t, db, "db", "r")
 	mustRun(t, db, "db", `{"convertToCapped": "r", "size": 100000}`)
-	if m := db.lookup("db", "r").m(); m.Kind != kindCapped || m.Clustered {
+	if m := db.lookup("db", "r").m(); m.Kind != catalog.KindCapped || m.Clustered {
 		t.Fatalf("converted collection kind %s clustered %v", m.Kind, m.Clustered)
 	}
 	if got := docIDs(cfind(t, r, bson.D{}, nil)); !reflect.DeepEqual(got, []any{int32(1), int32(2), int32(3)}) {

@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/ttlkv/ttlkv/document"
+	"github.com/ttlkv/ttlkv/engine/internal/catalog"
 	"github.com/ttlkv/ttlkv/lsm"
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
@@ -20,7 +21,7 @@ const FailpointCollModCommitted = "collMod.committed"
 // something must follow the publication of the entry, a function called
 // with the entry published. An edit commits nothing itself, so a collMod
 // is one catalog commit or none (docs/change-streams.md).
-type collModEdit func(m, nm *collMeta) (reply bson.D, after func(fin *collMeta), err error)
+type collModEdit func(m, nm *catalog.Coll) (reply bson.D, after func(fin *catalog.Coll), err error)
 
 // cmdCollMod runs the collMod command.
 func cmdCollMod(ctx context.Context, db *DB, dbName string, cmd bson.D) (bson.D, error) {
@@ -71,27 +72,27 @@ func cmdCollMod(ctx context.Context, db *DB, dbName string, cmd bson.D) (bson.D,
 	if c == nil {
 		return nil, document.Errorf(document.CodeNamespaceNotFound, "ns does not exist: %s.%s", dbName, name)
 	}
-	if resize != nil && c.m().Kind != kindCapped {
+	if resize != nil && c.m().Kind != catalog.KindCapped {
 		// Before anything changes (docs/capped.md §7.8).
 		_, err := db.resizeCapped(ctx, c, resize, nil, nil)
 		return nil, err
 	}
 	var edits []collModEdit
 	if images != nil {
-		edits = append(edits, func(_, nm *collMeta) (bson.D, func(*collMeta), error) {
+		edits = append(edits, func(_, nm *catalog.Coll) (bson.D, func(*catalog.Coll), error) {
 			nm.Options = set(append(bson.D(nil), nm.Options...), "changeStreamPreAndPostImages", images)
 			return nil, nil, nil
 		})
 	}
 	if hasIndex {
-		edits = append(edits, func(m, nm *collMeta) (bson.D, func(*collMeta), error) {
+		edits = append(edits, func(m, nm *catalog.Coll) (bson.D, func(*catalog.Coll), error) {
 			return db.collModIndex(m, nm, indexOpt)
 		})
 	}
 	if len(collOpts) > 0 {
-		edits = append(edits, func(m, nm *collMeta) (bson.D, func(*collMeta), error) {
+		edits = append(edits, func(m, nm *catalog.Coll) (bson.D, func(*catalog.Coll), error) {
 			switch {
-			case m.Kind == kindTimeseries:
+			case m.Kind == catalog.KindTimeseries:
 				return db.collModTimeseries(c, m, nm, collOpts)
 			case m.Clustered:
 				return db.collModClustered(m, nm, collOpts)
@@ -110,7 +111,7 @@ func cmdCollMod(ctx context.Context, db *DB, dbName string, cmd bson.D) (bson.D,
 	// The modify event goes in the transaction of the catalog commit, so
 	// a crash keeps both or neither.
 	desc := modifyDesc(cmd)
-	note := func(txn *lsm.Txn, m *collMeta) error {
+	note := func(txn *lsm.Txn, m *catalog.Coll) error {
 		return db.noteModify(txn, m, desc, modifyBefore(m, indexOpt))
 	}
 	reply := bson.D{}
@@ -130,11 +131,11 @@ func cmdCollMod(ctx context.Context, db *DB, dbName string, cmd bson.D) (bson.D,
 // collModCommit applies edits to c's catalog entry and publishes the
 // result in one transaction, which note (the modify event) writes in
 // too. Nothing changes when an edit fails. The caller holds catMu.
-func (db *DB) collModCommit(c *coll, edits []collModEdit, note func(*lsm.Txn, *collMeta) error) (bson.D, error) {
+func (db *DB) collModCommit(c *coll, edits []collModEdit, note func(*lsm.Txn, *catalog.Coll) error) (bson.D, error) {
 	c.wmu.Lock()
 	defer c.wmu.Unlock()
 	m := c.m()
-	if m.Kind == kindTimeseries {
+	if m.Kind == catalog.KindTimeseries {
 		// Bucket writers read the options the commit changes.
 		if _, bc, err := db.tsParts(c); err == nil && bc != nil {
 			bc.wmu.Lock()
@@ -163,10 +164,10 @@ func (db *DB) collModCommit(c *coll, edits []collModEdit, note func(*lsm.Txn, *c
 
 // applyCollModEdits builds the catalog entry edits make of m, with their
 // replies and follow-ups in order.
-func applyCollModEdits(m *collMeta, edits []collModEdit) (*collMeta, bson.D, []func(*collMeta), error) {
-	nm := m.clone()
+func applyCollModEdits(m *catalog.Coll, edits []collModEdit) (*catalog.Coll, bson.D, []func(*catalog.Coll), error) {
+	nm := m.Clone()
 	reply := bson.D{}
-	var afters []func(*collMeta)
+	var afters []func(*catalog.Coll)
 	for _, e := range edits {
 		r, after, err := e(m, nm)
 		if err != nil {
@@ -182,7 +183,7 @@ func applyCollModEdits(m *collMeta, edits []collModEdit) (*collMeta, bson.D, []f
 
 // collModIndex applies collMod's index form (docs/collmod.md §5.1) to
 // nm, built from m.
-func (db *DB) collModIndex(m, nm *collMeta, opt bson.D) (bson.D, func(*collMeta), error) {
+func (db *DB) collModIndex(m, nm *catalog.Coll, opt bson.D) (bson.D, func(*catalog.Coll), error) {
 	var ref any
 	nameV, hasName := get(opt, "name")
 	keyV, hasKey := get(opt, "keyPattern")
@@ -216,10 +217,10 @@ func (db *DB) collModIndex(m, nm *collMeta, opt bson.D) (bson.D, func(*collMeta)
 	if !hasExp && !hasHid {
 		return nil, nil, document.Errorf(document.CodeInvalidOptions, "no expireAfterSeconds or hidden field")
 	}
-	if m.Kind == kindTimeseries && hasExp {
+	if m.Kind == catalog.KindTimeseries && hasExp {
 		return nil, nil, document.Errorf(document.CodeInvalidOptions, "TTL indexes are not supported for time-series collections")
 	}
-	if m.Kind == kindCapped && hasExp {
+	if m.Kind == catalog.KindCapped && hasExp {
 		// docs/ttl-indexes.md §1.4: TTL and capped are incompatible, however the TTL
 		// index would come about.
 		return nil, nil, document.Errorf(document.CodeInvalidOptions, "TTL indexes are not supported for capped collections.")
@@ -283,5 +284,5 @@ func (db *DB) collModIndex(m, nm *collMeta, opt bson.D) (bson.D, func(*collMeta)
 		return reply, nil, nil
 	}
 	ixID := ix.ID
-	return reply, func(fin *collMeta) { db.ttl.resetLowWater(fin.ID, ixID) }, nil
+	return reply, func(fin *catalog.Coll) { db.ttl.resetLowWater(fin.ID, ixID) }, nil
 }

@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 
+	"github.com/ttlkv/ttlkv/engine/internal/catalog"
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
 
@@ -36,8 +37,8 @@ func cmdListCollections(ctx context.Context, db *DB, dbName string, cmd bson.D) 
 	return cursorReply(0, dbName+".$cmd.listCollections", "firstBatch", docs), nil
 }
 
-func typeOfColl(m *collMeta) string {
-	if m.Kind == kindTimeseries {
+func typeOfColl(m *catalog.Coll) string {
+	if m.Kind == catalog.KindTimeseries {
 		return "timeseries"
 	}
 	return "collection"
@@ -50,12 +51,12 @@ func (db *DB) collectionInfo(c *coll) bson.D {
 	if opts == nil {
 		opts = bson.D{}
 	}
-	if m.Kind == kindCapped {
+	if m.Kind == catalog.KindCapped {
 		opts = listedCappedOptions(opts)
 	}
 	d := bson.D{{Key: "name", Value: m.Name}, {Key: "type", Value: typeOfColl(m)}, {Key: "options", Value: opts},
 		{Key: "info", Value: bson.D{{Key: "readOnly", Value: db.opts.Role == RoleReadOnly}}}}
-	if m.Kind != kindTimeseries && !m.Clustered {
+	if m.Kind != catalog.KindTimeseries && !m.Clustered {
 		// A clustered collection's _id index is its clusteredIndex.
 		d = append(d, bson.E{Key: "idIndex", Value: listIndexEntry(idIndex())})
 	}

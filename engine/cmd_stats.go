@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/ttlkv/ttlkv/document"
+	"github.com/ttlkv/ttlkv/engine/internal/catalog"
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
 
@@ -42,11 +43,11 @@ func (db *DB) collStatsDoc(c *coll, scale int64) bson.D {
 	// As MongoDB's collStats (src/mongo/db/stats/storage_stats.cpp):
 	// count, size, storageSize, totalIndexSize and indexSizes through
 	// appendNumber; avgObjSize and nindexes are ints.
-	d := bson.D{{Key: "ns", Value: m.ns()}, {Key: "count", Value: int32OrLong(st.count)}, {Key: "size", Value: int32OrLong(st.size / scale)},
+	d := bson.D{{Key: "ns", Value: m.NS()}, {Key: "count", Value: int32OrLong(st.count)}, {Key: "size", Value: int32OrLong(st.size / scale)},
 		{Key: "avgObjSize", Value: int32(avg)}, {Key: "storageSize", Value: int32OrLong(st.size / scale)},
 		{Key: "nindexes", Value: int32(len(m.Indexes))}, {Key: "totalIndexSize", Value: int32OrLong(total / scale)},
-		{Key: "indexSizes", Value: sizes}, {Key: "capped", Value: m.Kind == kindCapped}}
-	if m.Kind == kindTimeseries {
+		{Key: "indexSizes", Value: sizes}, {Key: "capped", Value: m.Kind == catalog.KindCapped}}
+	if m.Kind == catalog.KindTimeseries {
 		d = append(d, db.timeseriesStatsFields(c)...)
 	} else {
 		d = append(d, db.specialStatsFields(c, scale)...)

@@ -2,11 +2,10 @@ package engine
 
 import (
 	"context"
-	"sync"
-	"unsafe"
 
 	"github.com/ttlkv/ttlkv/collation"
 	"github.com/ttlkv/ttlkv/document"
+	"github.com/ttlkv/ttlkv/engine/internal/catalog"
 	"github.com/ttlkv/ttlkv/engine/query"
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
@@ -14,73 +13,7 @@ import (
 // Collations (docs/collation.md). A collection's default collation is
 // kept in its options, an index's in its spec's extra fields, both as
 // the full specification; the collators are built once per distinct
-// specification and shared.
-
-var collators sync.Map // document.Format(full spec) -> *collation.Collator
-
-// collatorOf returns the collator of a stored full specification; nil
-// for none. A stored specification was validated when it was stored;
-// one that no longer parses is treated as simple rather than failing
-// reads.
-func collatorOf(spec any) *collation.Collator {
-	d, ok := spec.(bson.D)
-	if !ok || len(d) == 0 {
-		return nil
-	}
-	// A stored specification's elements do not move while the catalog
-	// entry lives (clones share them), so their address finds the
-	// collator without formatting the document on every query.
-	p := unsafe.SliceData(d)
-	if c, ok := storedCollators.Load(p); ok {
-		return c.(*collation.Collator)
-	}
-	c, err := parseCollation(d)
-	if err != nil {
-		return nil
-	}
-	storedCollators.Store(p, c)
-	return c
-}
-
-// storedCollators maps the first element of a stored specification to
-// its collator. Entries of dropped catalog entries stay (a pointer each);
-// catalog changes are rare.
-var storedCollators sync.Map // *bson.E -> *collation.Collator
-
-// parseCollation is collation.Parse with the collators of valid
-// specifications cached, since building one loads x/text's tables.
-func parseCollation(d bson.D) (*collation.Collator, error) {
-	k := document.Format(d)
-	if c, ok := collators.Load(k); ok {
-		return c.(*collation.Collator), nil
-	}
-	c, err := collation.Parse(d)
-	if err != nil {
-		return nil, err
-	}
-	collators.Store(k, c)
-	return c, nil
-}
-
-// defaultCollator is the collection's default collation, nil if simple.
-func (m *collMeta) defaultCollator() *collation.Collator {
-	for _, e := range m.Options {
-		if e.Key == "collation" {
-			return collatorOf(e.Value)
-		}
-	}
-	return nil
-}
-
-// collator is the index's collation, nil if simple.
-func (ix *indexMeta) collator() *collation.Collator {
-	for _, e := range ix.Extra {
-		if e.Key == "collation" {
-			return collatorOf(e.Value)
-		}
-	}
-	return nil
-}
+// specification and shared (catalog.CollatorOf, catalog.ParseCollation).
 
 // normalizeCollation validates a collation option and returns the full
 // specification to store, or nil for the simple collation.
@@ -119,19 +52,19 @@ func normalizeCreateCollation(opts bson.D) (bson.D, error) {
 // opCollator resolves an operation's collation: its collation option
 // when given (spec non-nil), else the collection's default (m may be nil
 // for a collection that does not exist).
-func opCollator(m *collMeta, spec bson.D) (*collation.Collator, error) {
+func opCollator(m *catalog.Coll, spec bson.D) (*collation.Collator, error) {
 	if spec != nil {
-		return parseCollation(spec)
+		return catalog.ParseCollation(spec)
 	}
 	if m == nil {
 		return nil, nil
 	}
-	return m.defaultCollator(), nil
+	return m.DefaultCollator(), nil
 }
 
 // collateQuery applies an operation's collation to its parsed filter and
 // sort.
-func collateQuery(m *collMeta, spec bson.D, f *query.Filter, s *query.Sort) (*query.Filter, *query.Sort, error) {
+func collateQuery(m *catalog.Coll, spec bson.D, f *query.Filter, s *query.Sort) (*query.Filter, *query.Sort, error) {
 	c, err := opCollator(m, spec)
 	if err != nil || c == nil {
 		return f, s, err
@@ -150,7 +83,7 @@ func collationOption(cmd string, v any) (bson.D, error) {
 		return nil, document.Errorf(document.CodeTypeMismatch,
 			"BSON field '%s.collation' is the wrong type '%s', expected type 'object'", cmd, typeName(v))
 	}
-	if _, err := parseCollation(d); err != nil {
+	if _, err := catalog.ParseCollation(d); err != nil {
 		return nil, err
 	}
 	return d, nil
@@ -158,12 +91,12 @@ func collationOption(cmd string, v any) (bson.D, error) {
 
 // sameCollation reports whether an index can serve a query's string
 // comparisons: its collation is the query's.
-func sameCollation(ix *indexMeta, f *query.Filter, s *query.Sort) bool {
+func sameCollation(ix *catalog.Index, f *query.Filter, s *query.Sort) bool {
 	c := f.Collator()
 	if c == nil {
 		c = s.Collator()
 	}
-	return collation.Equal(ix.collator(), c)
+	return collation.Equal(ix.Collator(), c)
 }
 
 // indexBoundsUsable reports whether index ix may answer filter f on
@@ -172,7 +105,7 @@ func sameCollation(ix *indexMeta, f *query.Filter, s *query.Sort) bool {
 // lies within one type class other than strings, documents and arrays,
 // whose keys are the same under every collation. ivs are f's bounds on
 // the field (ok false: none).
-func indexBoundsUsable(ix *indexMeta, f *query.Filter, s *query.Sort, ivs query.Intervals, ok bool) bool {
+func indexBoundsUsable(ix *catalog.Index, f *query.Filter, s *query.Sort, ivs query.Intervals, ok bool) bool {
 	if sameCollation(ix, f, s) {
 		return true
 	}
@@ -250,4 +183,4 @@ func collatedStagesSupported(stages bson.A) error {
 // sameIndexCollation reports whether two indexes have one collation;
 // indexes on one key pattern with different collations are distinct
 // indexes, as in MongoDB.
-func sameIndexCollation(a, b *indexMeta) bool { return collation.Equal(a.collator(), b.collator()) }
+func sameIndexCollation(a, b *catalog.Index) bool { return collation.Equal(a.Collator(), b.Collator()) }

@@ -5,6 +5,7 @@ import (
 	"errors"
 
 	"github.com/ttlkv/ttlkv/document"
+	"github.com/ttlkv/ttlkv/engine/internal/catalog"
 	"github.com/ttlkv/ttlkv/lsm"
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
@@ -12,14 +13,14 @@ import (
 // idIndexID is the index id of every collection's _id index.
 const idIndexID = 1
 
-func idIndex() *indexMeta {
-	return &indexMeta{ID: idIndexID, Name: "_id_", Key: bson.D{{Key: "_id", Value: int32(1)}}, Unique: true}
+func idIndex() *catalog.Index {
+	return &catalog.Index{ID: idIndexID, Name: "_id_", Key: bson.D{{Key: "_id", Value: int32(1)}}, Unique: true}
 }
 
 // createOptions are the parsed options of a create command.
 type createOptions struct {
 	raw       bson.D // as listCollections shows them
-	kind      collKind
+	kind      catalog.Kind
 	clustered bool // clusteredIndex (clustered.go)
 	// kind-specific parsed state, filled by the capped / time-series
 	// parsers.
@@ -39,7 +40,7 @@ var knownCreateFields = map[string]bool{
 // parseCreateOptions validates create's options (everything but the
 // command name) and decides the collection kind.
 func parseCreateOptions(opts bson.D) (*createOptions, error) {
-	co := &createOptions{kind: kindNormal}
+	co := &createOptions{kind: catalog.KindNormal}
 	has := map[string]any{}
 	for _, e := range opts {
 		if !knownCreateFields[e.Key] {
@@ -159,14 +160,14 @@ func (db *DB) createParsed(dbName, name string, co *createOptions, explicit bool
 		if !explicit || (m.Kind == co.kind && document.Equal(m.Options, co.raw)) {
 			return c, false, nil
 		}
-		return nil, false, document.Errorf(document.CodeNamespaceExists, "Collection %s already exists.", m.ns())
+		return nil, false, document.Errorf(document.CodeNamespaceExists, "Collection %s already exists.", m.NS())
 	}
-	if co.kind == kindTimeseries {
+	if co.kind == catalog.KindTimeseries {
 		return db.createTimeseriesLocked(dbName, name, co)
 	}
-	m := &collMeta{DB: dbName, Name: name, Kind: co.kind, Options: co.raw, NextIndexID: idIndexID + 1, Clustered: co.clustered}
-	if co.kind != kindTimeseries {
-		m.Indexes = []*indexMeta{idIndex()}
+	m := &catalog.Coll{DB: dbName, Name: name, Kind: co.kind, Options: co.raw, NextIndexID: idIndexID + 1, Clustered: co.clustered}
+	if co.kind != catalog.KindTimeseries {
+		m.Indexes = []*catalog.Index{idIndex()}
 		if co.clustered {
 			m.Indexes[0].Name, _ = getString(co.raw, "clusteredIndex", "name")
 			if v, ok := get(co.raw, "expireAfterSeconds"); ok {
@@ -198,7 +199,7 @@ func (db *DB) createParsed(dbName, name string, co *createOptions, explicit bool
 		return nil, false, err
 	}
 	db.mu.Lock()
-	db.colls[m.ns()] = c
+	db.colls[m.NS()] = c
 	db.mu.Unlock()
 	return c, true, nil
 }
@@ -246,7 +247,7 @@ func (db *DB) dropLocked(c *coll) error {
 	c.dropped.Store(true)
 	db.ttl.forgetColl(m.ID)
 	db.mu.Lock()
-	delete(db.colls, m.ns())
+	delete(db.colls, m.NS())
 	db.mu.Unlock()
 	db.cursors.killColl(c)
 	if err := kindOf(m).drop(db, c); err != nil {
@@ -255,7 +256,7 @@ func (db *DB) dropLocked(c *coll) error {
 	return db.finishDrop(m.ID)
 }
 
-func lsk(m *collMeta) []byte { return lsm.CatalogKey(m.DB, m.Name) }
+func lsk(m *catalog.Coll) []byte { return lsm.CatalogKey(m.DB, m.Name) }
 
 // finishDrop removes every record and index key of collection id and
 // then its pending-drop marker.
@@ -326,7 +327,7 @@ func (db *DB) dropDatabase(dbName string) error {
 
 // updateMeta replaces c's catalog entry with nm in one transaction
 // (fn may write more in the same transaction) and publishes it.
-func (db *DB) updateMeta(c *coll, nm *collMeta, fn func(txn *lsm.Txn) error) error {
+func (db *DB) updateMeta(c *coll, nm *catalog.Coll, fn func(txn *lsm.Txn) error) error {
 	err := db.store.Update(func(txn *lsm.Txn) error {
 		if fn != nil {
 			if err := fn(txn); err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/ttlkv/ttlkv/document"
+	"github.com/ttlkv/ttlkv/engine/internal/catalog"
 	"github.com/ttlkv/ttlkv/lsm"
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
@@ -38,8 +39,8 @@ func (db *DB) findOneAndDelete(ctx context.Context, dbName, name string, filter,
 			return nil, err
 		}
 		var gone bson.D
-		bd := &batchDeleter{db: db, c: c, recheck: func(_ *collMeta, d bson.D) bool { return p.filter.Match(d) },
-			onDelete: func(d bson.D) { gone = d }, ids: c.m().idsOf(rid, docs[0])}
+		bd := &batchDeleter{db: db, c: c, recheck: func(_ *catalog.Coll, d bson.D) bool { return p.filter.Match(d) },
+			onDelete: func(d bson.D) { gone = d }, ids: clusteredIDs(c.m(), rid, docs[0])}
 		n, _, err := bd.batch([]uint64{rid})
 		if err != nil {
 			return nil, err
@@ -77,7 +78,7 @@ func (db *DB) ordinaryStats(c *coll) collStatsInfo {
 	m := c.m()
 	st := collStatsInfo{indexSizes: map[string]int64{}}
 	_ = db.store.View(func(txn *lsm.Txn) error {
-		it := txn.NewIter(lsm.IterOptions{Prefix: m.recPrefix()})
+		it := txn.NewIter(lsm.IterOptions{Prefix: recPrefix(m)})
 		defer it.Close()
 		for it.Next() {
 			v, err := it.Value()
@@ -97,7 +98,7 @@ func (db *DB) ordinaryStats(c *coll) collStatsInfo {
 
 // indexKeyBytes sums the key bytes of index ix of catalog entry m: its
 // size in collStats' indexSizes.
-func indexKeyBytes(txn *lsm.Txn, m *collMeta, ix *indexMeta) int64 {
+func indexKeyBytes(txn *lsm.Txn, m *catalog.Coll, ix *catalog.Index) int64 {
 	it := txn.NewIter(lsm.IterOptions{Prefix: lsm.IndexPrefix(m.ID, ix.ID), KeysOnly: true})
 	defer it.Close()
 	var n int64

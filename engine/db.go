@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/ttlkv/ttlkv/document"
+	"github.com/ttlkv/ttlkv/engine/internal/catalog"
+	"github.com/ttlkv/ttlkv/engine/internal/indexkey"
 	"github.com/ttlkv/ttlkv/lsm"
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
@@ -63,18 +65,18 @@ type DB struct {
 // coll is the in-memory state of one existing collection.
 type coll struct {
 	db      *DB
-	meta    atomic.Pointer[collMeta] // replaced whole on catalog change
-	wmu     sync.Mutex               // serialises writers of this collection
+	meta    atomic.Pointer[catalog.Coll] // replaced whole on catalog change
+	wmu     sync.Mutex                   // serialises writers of this collection
 	nextRID atomic.Uint64
 	dropped atomic.Bool
-	ext     any     // kind-specific state (capped ring, bucketer)
-	idb     idBound // upper bound of the _id index's entries; guarded by wmu (idbound.go)
+	ext     any              // kind-specific state (capped ring, bucketer)
+	idb     indexkey.IDBound // upper bound of the _id index's entries; guarded by wmu (idbound.go)
 	// ridCeil is a clustered collection's reserved record-id ceiling
 	// (clustered.go); guarded by wmu.
 	ridCeil uint64
 }
 
-func (c *coll) m() *collMeta { return c.meta.Load() }
+func (c *coll) m() *catalog.Coll { return c.meta.Load() }
 
 var metaNextCollID = lsm.MetaKey("nextCollID")
 
@@ -203,13 +205,13 @@ func (db *DB) loadCatalog() error {
 			if err != nil {
 				return err
 			}
-			m, err := decodeCollMeta(v)
+			m, err := catalog.Decode(v)
 			if err != nil {
 				return err
 			}
 			c := &coll{db: db}
 			c.meta.Store(m)
-			db.colls[m.ns()] = c
+			db.colls[m.NS()] = c
 		}
 		return nil
 	})
@@ -267,7 +269,7 @@ func (db *DB) collsOf(dbName string) []*coll {
 		}
 	}
 	db.mu.RUnlock()
-	sort.Slice(out, func(i, j int) bool { return out[i].m().ns() < out[j].m().ns() })
+	sort.Slice(out, func(i, j int) bool { return out[i].m().NS() < out[j].m().NS() })
 	return out
 }
 
@@ -294,8 +296,8 @@ func (db *DB) allocCollID(txn *lsm.Txn) (uint64, error) {
 }
 
 // putMeta writes a collection's catalog entry in txn.
-func putMeta(txn *lsm.Txn, m *collMeta) error {
-	b, err := m.encode()
+func putMeta(txn *lsm.Txn, m *catalog.Coll) error {
+	b, err := m.Encode()
 	if err != nil {
 		return err
 	}

@@ -5,6 +5,7 @@ import (
 	"context"
 
 	"github.com/ttlkv/ttlkv/document"
+	"github.com/ttlkv/ttlkv/engine/internal/catalog"
 	"github.com/ttlkv/ttlkv/engine/query"
 	"github.com/ttlkv/ttlkv/lsm"
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -81,7 +82,7 @@ func (s *scanner) nextRange() {
 func newScanner(p *plan) *scanner {
 	s := &scanner{p: p}
 	if p.ix == nil {
-		pre := p.m.recPrefix()
+		pre := recPrefix(p.m)
 		s.ranges = []keyRange{{pre, lsm.PrefixEnd(pre)}}
 	} else {
 		s.ranges = p.ranges
@@ -136,7 +137,7 @@ func (s *scanner) nextRecords(ctx context.Context, n int) ([]record, error) {
 						if s.p.ix != nil {
 							s.stats.keysExamined++
 						}
-						rid, id := s.p.m.splitRecKey(k)
+						rid, id := splitRecKey(s.p.m, k)
 						v, err := it.Value()
 						if err != nil {
 							it.Close()
@@ -160,7 +161,7 @@ func (s *scanner) nextRecords(ctx context.Context, n int) ([]record, error) {
 							}
 							rec.id = id
 						}
-						v, err := txn.Get(s.p.m.recKey(rid, rec.id))
+						v, err := txn.Get(recKey(s.p.m, rid, rec.id))
 						if err == lsm.ErrNotFound {
 							continue
 						} else if err != nil {
@@ -358,7 +359,7 @@ func (q *queryExec) rawKeep() (keep func([]byte) bool, match bool, matchFields [
 		return nil, false, nil, false
 	}
 	m := q.sc.p.m
-	if m.Kind != kindNormal || isBucketsColl(m) {
+	if m.Kind != catalog.KindNormal || isBucketsColl(m) {
 		return nil, false, nil, false
 	}
 	if !q.sc.noMatch && !q.sc.p.filter.IsEmpty() {

@@ -30,7 +30,7 @@ func stageTree(p *plan, st *execStats, isEOF bool) bson.D {
 			{Key: "isUnique", Value: p.ix.Unique}, {Key: "isSparse", Value: p.ix.Sparse},
 			{Key: "isPartial", Value: p.ix.Partial != nil}, {Key: "direction", Value: dir},
 			{Key: "indexBounds", Value: p.boundsDesc}}
-		if c := p.ix.collator(); c != nil {
+		if c := p.ix.Collator(); c != nil {
 			// As MongoDB's explain: the index's collation after its name.
 			ixscan = append(ixscan[:3], append(bson.D{{Key: "collation", Value: c.Doc()}}, ixscan[3:]...)...)
 		}

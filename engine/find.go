@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/ttlkv/ttlkv/document"
+	"github.com/ttlkv/ttlkv/engine/internal/catalog"
 	"github.com/ttlkv/ttlkv/engine/query"
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
@@ -74,7 +75,7 @@ func (db *DB) findPlan(dbName, name string, filter bson.D, o FindOptions) (*coll
 		}
 	}
 	if o.Collation != nil || c != nil {
-		var m *collMeta
+		var m *catalog.Coll
 		if c != nil {
 			m = c.m()
 		}

@@ -53,7 +53,7 @@ func (db *DB) findByID(dbName, name string, filter bson.D, o FindOptions) (d bso
 		return nil, true, nil
 	}
 	m := c.m()
-	if !kindOf(m).storesRecords() || isBucketsColl(m) || indexByID(m, idIndexID) == nil || m.defaultCollator() != nil {
+	if !kindOf(m).storesRecords() || isBucketsColl(m) || indexByID(m, idIndexID) == nil || m.DefaultCollator() != nil {
 		return nil, false, nil
 	}
 	f, err := query.ParseFilterAt(filter, db.opts.Clock())

@@ -315,7 +315,7 @@ func TestIDBoundNotForCapped(t *testing.T) {
 	h.ok(int32(21))
 	c := h.db.lookup("test", "c")
 	c.wmu.Lock()
-	known := c.idb.known
+	known := c.idb.Known(c.m().ID)
 	c.wmu.Unlock()
 	if known || h.db.stats.idBoundLoads.Load() != 0 {
 		t.Fatalf("capped collection: bound known=%v, %d loads", known, h.db.stats.idBoundLoads.Load())

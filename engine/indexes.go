@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"github.com/ttlkv/ttlkv/document"
+	"github.com/ttlkv/ttlkv/engine/internal/catalog"
+	"github.com/ttlkv/ttlkv/engine/internal/indexkey"
 	"github.com/ttlkv/ttlkv/engine/query"
 	"github.com/ttlkv/ttlkv/lsm"
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -75,8 +77,8 @@ func parseExpireAfterSeconds(v any, code document.Code) (int64, error) {
 }
 
 // parseIndexSpec validates one index spec for collection meta m.
-func parseIndexSpec(m *collMeta, spec bson.D) (*indexMeta, error) {
-	ix := &indexMeta{}
+func parseIndexSpec(m *catalog.Coll, spec bson.D) (*catalog.Index, error) {
+	ix := &catalog.Index{}
 	var extra bson.D
 	hasCollation := false
 	for _, e := range spec {
@@ -152,7 +154,7 @@ func parseIndexSpec(m *collMeta, spec bson.D) (*indexMeta, error) {
 			if err != nil {
 				return nil, document.Errorf(document.CodeCannotCreateIndex, "Error in specification %s :: caused by :: %v", fmtValue(spec), err)
 			}
-			ix.Partial, ix.partial = pd, f
+			ix.Partial, ix.PartialFilter = pd, f
 		case "expireAfterSeconds":
 			n, err := parseExpireAfterSeconds(e.Value, document.CodeCannotCreateIndex)
 			if err != nil {
@@ -179,19 +181,19 @@ func parseIndexSpec(m *collMeta, spec bson.D) (*indexMeta, error) {
 	}
 	if !hasCollation && !isID {
 		// An index without a collation takes the collection's default.
-		if def := m.defaultCollator(); def != nil {
+		if def := m.DefaultCollator(); def != nil {
 			extra = append(extra, bson.E{Key: "collation", Value: def.Doc()})
 		}
 	}
-	if ix.partial != nil {
+	if ix.PartialFilter != nil {
 		// MongoDB evaluates a partial filter under its index's collation.
 		for _, e := range extra {
-			if c := collatorOf(e.Value); e.Key == "collation" && c != nil {
-				f, err := ix.partial.Collate(c)
+			if c := catalog.CollatorOf(e.Value); e.Key == "collation" && c != nil {
+				f, err := ix.PartialFilter.Collate(c)
 				if err != nil {
 					return nil, document.Errorf(document.CodeCannotCreateIndex, "Error in specification %s :: caused by :: %v", fmtValue(spec), err)
 				}
-				ix.partial = f
+				ix.PartialFilter = f
 			}
 		}
 	}
@@ -201,7 +203,7 @@ func parseIndexSpec(m *collMeta, spec bson.D) (*indexMeta, error) {
 		}
 		return nil, document.Errorf(document.CodeCannotCreateIndex, "wildcard indexes are not supported by ttlkv")
 	}
-	if ix.Sparse && ix.partial != nil {
+	if ix.Sparse && ix.PartialFilter != nil {
 		return nil, document.Errorf(document.CodeCannotCreateIndex, "cannot mix \"partialFilterExpression\" and \"sparse\" options")
 	}
 	if isID {
@@ -226,7 +228,7 @@ func parseIndexSpec(m *collMeta, spec bson.D) (*indexMeta, error) {
 
 // sameOptions reports whether two specs with the same key and name
 // are the same index.
-func sameOptions(a, b *indexMeta) bool {
+func sameOptions(a, b *catalog.Index) bool {
 	return a.Unique == b.Unique && a.Sparse == b.Sparse && a.Hidden == b.Hidden &&
 		a.TTL == b.TTL && (!a.TTL || a.Expire == b.Expire) && document.Equal(nonNilDoc(a.Partial), nonNilDoc(b.Partial))
 }
@@ -259,11 +261,11 @@ func (db *DB) createIndexes(ctx context.Context, dbName, name string, specs []bs
 		}
 	}
 	// Validate against the current (or a would-be new) collection.
-	probe := &collMeta{DB: dbName, Name: name, Kind: kindNormal, Indexes: []*indexMeta{idIndex()}}
+	probe := &catalog.Coll{DB: dbName, Name: name, Kind: catalog.KindNormal, Indexes: []*catalog.Index{idIndex()}}
 	if c != nil {
 		probe = c.m()
 	}
-	parsed := make([]*indexMeta, 0, len(specs))
+	parsed := make([]*catalog.Index, 0, len(specs))
 	for _, s := range specs {
 		ix, err := parseIndexSpec(probe, s)
 		if err != nil {
@@ -289,7 +291,7 @@ func (db *DB) createIndexes(ctx context.Context, dbName, name string, specs []bs
 	}
 	m := c.m()
 	res.NumIndexesBefore = len(m.Indexes)
-	var todo []*indexMeta
+	var todo []*catalog.Index
 	for i, ix := range parsed {
 		exists := false
 		for _, old := range append(m.Indexes, todo...) {
@@ -315,16 +317,16 @@ func (db *DB) createIndexes(ctx context.Context, dbName, name string, specs []bs
 		}
 	}
 	if len(m.Indexes)+len(todo) > maxIndexes {
-		return nil, document.Errorf(document.CodeCannotCreateIndex, "add index fails, too many indexes for %s key:%s", m.ns(), fmtValue(todo[0].Key))
+		return nil, document.Errorf(document.CodeCannotCreateIndex, "add index fails, too many indexes for %s key:%s", m.NS(), fmtValue(todo[0].Key))
 	}
 	if len(todo) == 0 {
 		res.NumIndexesAfter = res.NumIndexesBefore
 		res.Note = "all indexes already exist"
 		return res, nil
 	}
-	nm := m.clone()
+	nm := m.Clone()
 	for i := range nm.Indexes {
-		nm.Indexes[i].partial = m.Indexes[i].partial
+		nm.Indexes[i].PartialFilter = m.Indexes[i].PartialFilter
 	}
 	for _, ix := range todo {
 		ix.ID = nm.NextIndexID
@@ -358,7 +360,7 @@ func (db *DB) createIndexes(ctx context.Context, dbName, name string, specs []bs
 
 // buildIndexes writes the keys of every existing document for ixs.
 // The caller holds the collection's write lock.
-func (db *DB) buildIndexes(ctx context.Context, c *coll, m *collMeta, ixs []*indexMeta) error {
+func (db *DB) buildIndexes(ctx context.Context, c *coll, m *catalog.Coll, ixs []*catalog.Index) error {
 	uniq := make([]map[string]uint64, len(ixs))
 	for i, ix := range ixs {
 		if ix.Unique {
@@ -366,7 +368,7 @@ func (db *DB) buildIndexes(ctx context.Context, c *coll, m *collMeta, ixs []*ind
 		}
 		if idBoundKept(m, ix) {
 			// Entries written here do not raise the _id bound: read it
-			// again afterwards (idBound). The _id index is never
+			// again afterwards (indexkey.IDBound). The _id index is never
 			// rebuilt today; this keeps the invariant if it is.
 			defer c.forgetIDBound()
 		}
@@ -387,7 +389,7 @@ func (db *DB) buildIndexes(ctx context.Context, c *coll, m *collMeta, ixs []*ind
 		}
 		for _, r := range recs {
 			for i, ix := range ixs {
-				keys, mk, err := indexKeys(ix, r.d)
+				keys, mk, err := indexkey.Of(ix, r.d)
 				if err != nil {
 					return err
 				}
@@ -407,7 +409,7 @@ func (db *DB) buildIndexes(ctx context.Context, c *coll, m *collMeta, ixs []*ind
 						}
 						uniq[i][string(k)] = r.rid
 					}
-					if err := batch.Set(lsm.IndexKey(m.ID, ix.ID, k, r.rid), m.entryValue(ix, r.d, r.raw)); err != nil {
+					if err := batch.Set(lsm.IndexKey(m.ID, ix.ID, k, r.rid), entryValue(m, ix, r.d, r.raw)); err != nil {
 						return err
 					}
 				}
@@ -424,7 +426,7 @@ func (db *DB) buildIndexes(ctx context.Context, c *coll, m *collMeta, ixs []*ind
 // document could not be deleted, each document going with all its
 // index entries in one transaction. An insert refuses such a document
 // alike (lsm.ErrTxnTooBig).
-func (db *DB) fitsOneTxn(m *collMeta, d bson.D, newKeys [][][]byte) error {
+func (db *DB) fitsOneTxn(m *catalog.Coll, d bson.D, newKeys [][][]byte) error {
 	// Badger counts a delete as one entry of len(key)+12 bytes, plus 10
 	// per entry for the transaction (txn.checkSize); an index key is its
 	// keystring with a tag, collection and index ids and the record id.
@@ -439,7 +441,7 @@ func (db *DB) fitsOneTxn(m *collMeta, d bson.D, newKeys [][][]byte) error {
 		}
 	}
 	for _, ix := range m.Indexes {
-		keys, _, err := indexKeys(ix, d)
+		keys, _, err := indexkey.Of(ix, d)
 		if err != nil {
 			return err
 		}
@@ -452,7 +454,7 @@ func (db *DB) fitsOneTxn(m *collMeta, d bson.D, newKeys [][][]byte) error {
 		id, _ := get(d, "_id")
 		return document.Errorf(document.CodeCannotCreateIndex,
 			"index build on %s: the document with _id %s would have %d index entries (%d bytes), more than one transaction holds (%d entries, %d bytes), so it could not be deleted",
-			m.ns(), fmtValue(id), entries-1, bytes, db.store.MaxBatchCount(), db.store.MaxBatchSize())
+			m.NS(), fmtValue(id), entries-1, bytes, db.store.MaxBatchCount(), db.store.MaxBatchSize())
 	}
 	return nil
 }
@@ -460,7 +462,7 @@ func (db *DB) fitsOneTxn(m *collMeta, d bson.D, newKeys [][][]byte) error {
 var matchAll, _ = query.ParseFilter(bson.D{})
 
 // collEmpty reports whether collection c (entry m) holds no document.
-func (db *DB) collEmpty(ctx context.Context, c *coll, m *collMeta) (bool, error) {
+func (db *DB) collEmpty(ctx context.Context, c *coll, m *catalog.Coll) (bool, error) {
 	p, err := makePlan(c, m, matchAll, nil, nil)
 	if err != nil {
 		return false, err
@@ -488,7 +490,7 @@ func pendingIndexDropKey(coll, idx uint64) []byte {
 
 // dropIndexData removes the keys of ixs and their pending markers, and
 // forgets the TTL monitor's state of them.
-func (db *DB) dropIndexData(collID uint64, ixs []*indexMeta) error {
+func (db *DB) dropIndexData(collID uint64, ixs []*catalog.Index) error {
 	for _, ix := range ixs {
 		if db.mon != nil {
 			db.ttl.resetLowWater(collID, ix.ID)
@@ -524,7 +526,7 @@ func (db *DB) resumeIndexDrops() error {
 		return err
 	}
 	for _, p := range todo {
-		if err := db.dropIndexData(p.c, []*indexMeta{{ID: p.i}}); err != nil {
+		if err := db.dropIndexData(p.c, []*catalog.Index{{ID: p.i}}); err != nil {
 			return err
 		}
 	}
@@ -532,7 +534,7 @@ func (db *DB) resumeIndexDrops() error {
 }
 
 // listIndexEntry renders an index as listIndexes shows it.
-func listIndexEntry(ix *indexMeta) bson.D {
+func listIndexEntry(ix *catalog.Index) bson.D {
 	d := bson.D{{Key: "v", Value: int32(2)}, {Key: "key", Value: ix.Key}, {Key: "name", Value: ix.Name}}
 	if ix.Unique && ix.ID != idIndexID {
 		d = append(d, bson.E{Key: "unique", Value: true})
@@ -554,15 +556,15 @@ func listIndexEntry(ix *indexMeta) bson.D {
 }
 
 // findIndexes resolves an index reference (a name or a key pattern).
-func findIndex(m *collMeta, ref any) (*indexMeta, error) {
+func findIndex(m *catalog.Coll, ref any) (*catalog.Index, error) {
 	switch r := ref.(type) {
 	case string:
-		if ix := m.index(r); ix != nil {
+		if ix := m.Index(r); ix != nil {
 			return ix, nil
 		}
 		return nil, document.Errorf(document.CodeIndexNotFound, "index not found with name [%s]", r)
 	case bson.D:
-		var found []*indexMeta
+		var found []*catalog.Index
 		for _, ix := range m.Indexes {
 			if document.Equal(ix.Key, r) {
 				found = append(found, ix)
@@ -616,7 +618,7 @@ func (db *DB) dropIndexes(dbName, name string, which any) (int, error) {
 // reserved, as c's catalog entry, and marks each of ixs as a pending
 // build in the same transaction: if the build never finishes, opening
 // the database drops what it wrote.
-func (db *DB) reserveIndexes(c *coll, nm *collMeta, ixs []*indexMeta) error {
+func (db *DB) reserveIndexes(c *coll, nm *catalog.Coll, ixs []*catalog.Index) error {
 	return db.updateMeta(c, nm, func(txn *lsm.Txn) error {
 		for _, ix := range ixs {
 			if err := txn.Set(pendingIndexDropKey(nm.ID, ix.ID), nil); err != nil {
@@ -632,8 +634,8 @@ func (db *DB) reserveIndexes(c *coll, nm *collMeta, ixs []*indexMeta) error {
 // which also carries their createIndexes events: one per index when
 // perIndex is set (the collection was empty), else one listing them
 // all. It returns the new entry.
-func (db *DB) publishIndexes(c *coll, nm *collMeta, ixs []*indexMeta, perIndex bool) (*collMeta, error) {
-	final := nm.clone()
+func (db *DB) publishIndexes(c *coll, nm *catalog.Coll, ixs []*catalog.Index, perIndex bool) (*catalog.Coll, error) {
+	final := nm.Clone()
 	final.Indexes = append(final.Indexes, ixs...)
 	if err := db.updateMeta(c, final, func(txn *lsm.Txn) error {
 		for _, ix := range ixs {
@@ -652,8 +654,8 @@ func (db *DB) publishIndexes(c *coll, nm *collMeta, ixs []*indexMeta, perIndex b
 // recording each as a pending drop in the same transaction, then
 // deletes their entries (dropIndexData). The caller holds catMu and
 // c.wmu.
-func (db *DB) removeIndexes(c *coll, drop []*indexMeta) error {
-	nm := c.m().clone()
+func (db *DB) removeIndexes(c *coll, drop []*catalog.Index) error {
+	nm := c.m().Clone()
 	kept := nm.Indexes[:0]
 	for _, ix := range nm.Indexes {
 		if !containsID(drop, ix.ID) {
@@ -677,7 +679,7 @@ func (db *DB) removeIndexes(c *coll, drop []*indexMeta) error {
 	return db.dropIndexData(nm.ID, drop)
 }
 
-func containsID(list []*indexMeta, id uint64) bool {
+func containsID(list []*catalog.Index, id uint64) bool {
 	for _, ix := range list {
 		if ix.ID == id {
 			return true
@@ -688,8 +690,8 @@ func containsID(list []*indexMeta, id uint64) bool {
 
 // indexesToDrop resolves dropIndexes' index argument: a name, "*" (every
 // index but _id_), a key pattern, or an array of names and patterns.
-func indexesToDrop(m *collMeta, which any) ([]*indexMeta, error) {
-	var drop []*indexMeta
+func indexesToDrop(m *catalog.Coll, which any) ([]*catalog.Index, error) {
+	var drop []*catalog.Index
 	add := func(ref any) error {
 		ix, err := findIndex(m, ref)
 		if err == nil {

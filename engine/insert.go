@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/ttlkv/ttlkv/document"
+	"github.com/ttlkv/ttlkv/engine/internal/catalog"
 	"github.com/ttlkv/ttlkv/lsm"
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
@@ -109,7 +110,7 @@ func (db *DB) insertOrdinary(ctx context.Context, c *coll, docs []any, ordered b
 			return ids, werrs, errDropped
 		}
 		start := i
-		var newMeta *collMeta
+		var newMeta *catalog.Coll
 		var chunkErrs []WriteError
 		stop := false
 		pre, err := db.prefetchUnique(c, c.m(), prepared[start:min(limit, start+insertChunkDocs)])

@@ -5,13 +5,14 @@ import (
 	"time"
 
 	"github.com/ttlkv/ttlkv/document"
+	"github.com/ttlkv/ttlkv/engine/internal/catalog"
 	"github.com/ttlkv/ttlkv/engine/query"
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
 
 // kind is what varies between the kinds of collection: ordinary
 // (clustered or not), capped and time-series. The core asks a
-// collection's kind (kindOf) rather than testing collMeta.Kind; each
+// collection's kind (kindOf) rather than testing catalog.Coll.Kind; each
 // kind's methods are thin and call into its own files (capped_*.go,
 // timeseries*.go, or the core's ordinary path).
 type kind interface {
@@ -40,7 +41,7 @@ type kind interface {
 	// checkIndex refuses an index the kind cannot have, ix as parsed
 	// from its spec (a TTL index on a capped collection,
 	// docs/ttl-indexes.md §1.4).
-	checkIndex(ix *indexMeta) error
+	checkIndex(ix *catalog.Index) error
 	// storesRecords reports whether the kind's documents are records in
 	// the store found through its own _id index, which the core's fast
 	// paths (the in-memory _id bound, find by _id) read directly:
@@ -53,7 +54,7 @@ type kind interface {
 	delete(ctx context.Context, db *DB, c *coll, f *query.Filter, s DeleteSpec) (int64, error)
 	// buildIndexes fills the new indexes ixs of c, whose catalog entry
 	// m reserves them.
-	buildIndexes(ctx context.Context, db *DB, c *coll, m *collMeta, ixs []*indexMeta) error
+	buildIndexes(ctx context.Context, db *DB, c *coll, m *catalog.Coll, ixs []*catalog.Index) error
 	// drop removes what the kind keeps beside the catalog entry of c,
 	// which is already gone (a ring file, a buckets collection).
 	drop(db *DB, c *coll) error
@@ -77,12 +78,12 @@ type indexProxy interface {
 }
 
 // kindOf returns the kind of a collection with catalog entry m. It is
-// the one place that maps collMeta.Kind to behaviour.
-func kindOf(m *collMeta) kind {
+// the one place that maps catalog.Coll.Kind to behaviour.
+func kindOf(m *catalog.Coll) kind {
 	switch m.Kind {
-	case kindTimeseries:
+	case catalog.KindTimeseries:
 		return timeseriesKind{}
-	case kindCapped:
+	case catalog.KindCapped:
 		return cappedKind{}
 	}
 	return ordinaryKind{}
@@ -113,7 +114,7 @@ func (ordinaryKind) checkFind(c *coll, o FindOptions, _ *query.Sort) error {
 // notCappedTailable is the error of a tailable find on c, which is not
 // capped.
 func notCappedTailable(c *coll) error {
-	return document.Errorf(document.CodeBadValue, "error processing query: ns=%s tailable cursor requested on non capped collection", c.m().ns())
+	return document.Errorf(document.CodeBadValue, "error processing query: ns=%s tailable cursor requested on non capped collection", c.m().NS())
 }
 
 func (ordinaryKind) next(ctx context.Context, s *scanner, n int) ([]record, error) {
@@ -128,7 +129,7 @@ func (ordinaryKind) canUpdate() error { return nil }
 
 func (ordinaryKind) canDelete(*coll) error { return nil }
 
-func (ordinaryKind) checkIndex(*indexMeta) error { return nil }
+func (ordinaryKind) checkIndex(*catalog.Index) error { return nil }
 
 func (ordinaryKind) storesRecords() bool { return true }
 
@@ -140,7 +141,7 @@ func (ordinaryKind) delete(ctx context.Context, db *DB, c *coll, f *query.Filter
 	return db.deleteOrdinary(ctx, c, f, s)
 }
 
-func (ordinaryKind) buildIndexes(ctx context.Context, db *DB, c *coll, m *collMeta, ixs []*indexMeta) error {
+func (ordinaryKind) buildIndexes(ctx context.Context, db *DB, c *coll, m *catalog.Coll, ixs []*catalog.Index) error {
 	return db.buildIndexes(ctx, c, m, ixs)
 }
 
@@ -191,10 +192,10 @@ func (cappedKind) ridOfID(db *DB, c *coll, d bson.D) (uint64, error) {
 func (cappedKind) canUpdate() error { return nil }
 
 func (cappedKind) canDelete(c *coll) error {
-	return document.Errorf(document.CodeIllegalOperation, "cannot remove from a capped collection: %s", c.m().ns())
+	return document.Errorf(document.CodeIllegalOperation, "cannot remove from a capped collection: %s", c.m().NS())
 }
 
-func (cappedKind) checkIndex(ix *indexMeta) error {
+func (cappedKind) checkIndex(ix *catalog.Index) error {
 	if ix.TTL {
 		return document.Errorf(document.CodeCannotCreateIndex, "Cannot create TTL index on a capped collection")
 	}
@@ -211,13 +212,13 @@ func (cappedKind) delete(_ context.Context, _ *DB, c *coll, _ *query.Filter, _ D
 	return 0, cappedKind{}.canDelete(c)
 }
 
-func (cappedKind) buildIndexes(ctx context.Context, db *DB, c *coll, m *collMeta, ixs []*indexMeta) error {
+func (cappedKind) buildIndexes(ctx context.Context, db *DB, c *coll, m *catalog.Coll, ixs []*catalog.Index) error {
 	return db.buildCappedIndexes(ctx, c, m, ixs)
 }
 
 func (cappedKind) drop(db *DB, c *coll) error {
 	if err := db.dropExt(c); err != nil {
-		db.logf("drop %s: removing kind-specific files: %v", c.m().ns(), err)
+		db.logf("drop %s: removing kind-specific files: %v", c.m().NS(), err)
 	}
 	return nil
 }
@@ -272,7 +273,7 @@ func (timeseriesKind) canUpdate() error { return nil }
 
 func (timeseriesKind) canDelete(*coll) error { return nil }
 
-func (timeseriesKind) checkIndex(*indexMeta) error { return nil }
+func (timeseriesKind) checkIndex(*catalog.Index) error { return nil }
 
 // storesRecords is false: the collection is a view; its buckets
 // collection, an ordinary one, stores the records.
@@ -281,14 +282,14 @@ func (timeseriesKind) storesRecords() bool { return false }
 // update is never asked of a time-series collection: its update
 // statements run whole (updateStatement, timeseries_update.go).
 func (timeseriesKind) update(db *DB, c *coll, _ []uint64, _ map[uint64][]byte, _ *query.Filter, _ *query.Update, _ time.Time, _ bool) (int64, int64, bson.D, error) {
-	return 0, 0, nil, document.Errorf(document.CodeInternalError, "time-series collection %s updated record by record", c.m().ns())
+	return 0, 0, nil, document.Errorf(document.CodeInternalError, "time-series collection %s updated record by record", c.m().NS())
 }
 
 func (timeseriesKind) delete(ctx context.Context, db *DB, c *coll, f *query.Filter, s DeleteSpec) (int64, error) {
 	return db.deleteTimeseries(ctx, c, f, s)
 }
 
-func (timeseriesKind) buildIndexes(ctx context.Context, db *DB, c *coll, m *collMeta, ixs []*indexMeta) error {
+func (timeseriesKind) buildIndexes(ctx context.Context, db *DB, c *coll, m *catalog.Coll, ixs []*catalog.Index) error {
 	return db.buildIndexes(ctx, c, m, ixs)
 }
 

@@ -586,7 +586,7 @@ func runModel(t *testing.T, seed uint64, ops int) {
 			spec := ejson(t, modelIndexes[g.intn(len(modelIndexes))])
 			name := field(spec, "name").(string)
 			c := db.lookup("test", "m")
-			exists := c != nil && c.m().index(name) != nil
+			exists := c != nil && c.m().Index(name) != nil
 			if exists && g.intn(2) == 0 {
 				if err := coll().DropIndex(ctx, name); err != nil {
 					fail("drop index %s: %v", name, err)
@@ -612,7 +612,7 @@ func runModel(t *testing.T, seed uint64, ops int) {
 			_, err := coll().CreateIndexes(ctx, []bson.D{spec})
 			if dup {
 				wantErr("unique build over duplicates", err, document.CodeDuplicateKey)
-				if c := db.lookup("test", "m"); c != nil && c.m().index("u") != nil {
+				if c := db.lookup("test", "m"); c != nil && c.m().Index("u") != nil {
 					fail("failed unique build left the index")
 				}
 			} else if err != nil {

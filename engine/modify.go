@@ -13,6 +13,7 @@ import (
 
 	"github.com/ttlkv/ttlkv/changestream"
 	"github.com/ttlkv/ttlkv/document"
+	"github.com/ttlkv/ttlkv/engine/internal/catalog"
 	"github.com/ttlkv/ttlkv/engine/query"
 	"github.com/ttlkv/ttlkv/lsm"
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -75,7 +76,7 @@ type batchDeleter struct {
 	stats   bool // count in serverStatus().batchedDeletes
 	// recheck decides, on the current document under the current
 	// catalog entry, whether it is still to be deleted.
-	recheck func(m *collMeta, d bson.D) bool
+	recheck func(m *catalog.Coll, d bson.D) bool
 	// recheckPure says that recheck depends only on its arguments (the
 	// TTL monitor's: the cut-off is fixed at visit start), so the commit
 	// guard, having found the catalog entry unchanged, need not run it
@@ -88,7 +89,7 @@ type batchDeleter struct {
 	// (decodeFields), not whole documents.
 	indexedOnly bool
 	// fieldsOf and fields cache decodeFields for one catalog entry.
-	fieldsOf *collMeta
+	fieldsOf *catalog.Coll
 	fields   []string
 	// expiry, if set, marks the deletes as expirations in their change
 	// events (the TTL monitor, the time-series reaper).
@@ -230,7 +231,7 @@ type batchState struct {
 	look    int       // records read ahead
 	gentle  bool      // a sub-batch of a gentle run
 	keys    [][]byte
-	m       *collMeta // the catalog entry the deletes were computed with
+	m       *catalog.Coll // the catalog entry the deletes were computed with
 	deleted int64
 	used    int // rids consumed
 	staged  int64
@@ -258,7 +259,7 @@ type readDoc struct {
 // a partial filter (which may read any field) or a wildcard key. A
 // document's index keys, and so the entries its delete removes, depend
 // only on those fields.
-func (bd *batchDeleter) decodeFields(m *collMeta) []string {
+func (bd *batchDeleter) decodeFields(m *catalog.Coll) []string {
 	if !bd.indexedOnly || !bd.recheckPure || bd.onDelete != nil || isBucketsColl(m) {
 		return nil
 	}
@@ -268,7 +269,7 @@ func (bd *batchDeleter) decodeFields(m *collMeta) []string {
 	}
 	var names []string
 	for _, ix := range m.Indexes {
-		if ix.partial != nil || ix.Partial != nil {
+		if ix.PartialFilter != nil || ix.Partial != nil {
 			names = nil
 			break
 		}
@@ -321,7 +322,7 @@ func (bd *batchDeleter) stage(rids []uint64, b *batchState) func(*lsm.Txn) error
 		m := c.m()
 		b.m = m
 		for i := range b.keys {
-			b.keys[i] = m.recKey(rids[i], bd.ids[rids[i]])
+			b.keys[i] = recKey(m, rids[i], bd.ids[rids[i]])
 		}
 		// Decode each record as the iterator reaches it, from Badger's
 		// memory (the documents share nothing with it): no copy of the
@@ -372,7 +373,7 @@ func (bd *batchDeleter) stage(rids []uint64, b *batchState) func(*lsm.Txn) error
 						return errBatchFull{at: r.i}
 					}
 					return fmt.Errorf("engine: deleting a document of %s: its index entries do not fit one transaction (%d bytes, %d entries): %w",
-						m.ns(), bd.db.store.MaxBatchSize(), bd.db.store.MaxBatchCount(), err)
+						m.NS(), bd.db.store.MaxBatchSize(), bd.db.store.MaxBatchCount(), err)
 				}
 				return err
 			}
@@ -552,7 +553,7 @@ func (bd *batchDeleter) batch(rids []uint64) (deleted int64, used int, err error
 	case err == errBatchDropped:
 		return 0, len(rids), nil
 	case err == errBatchStale:
-		return 0, 0, fmt.Errorf("engine: delete batch on %s: the catalog kept changing under it", c.m().ns())
+		return 0, 0, fmt.Errorf("engine: delete batch on %s: the catalog kept changing under it", c.m().NS())
 	case err != nil:
 		return 0, 0, err
 	}
@@ -729,7 +730,7 @@ func (db *DB) deleteOrdinary(ctx context.Context, c *coll, f *query.Filter, s De
 	if err != nil {
 		return 0, err
 	}
-	recheck := func(m *collMeta, d bson.D) bool { return f.Match(d) }
+	recheck := func(m *catalog.Coll, d bson.D) bool { return f.Match(d) }
 	if s.Limit == 1 {
 		// DELETE stage: the first match only, re-checked in its batch.
 		for {
@@ -849,7 +850,7 @@ func (db *DB) updateReturning(ctx context.Context, dbName, name string, s Update
 			if err != nil {
 				return nil, nil, err
 			}
-			rids, ids = []uint64{rid}, c.m().idsOf(rid, docs[0])
+			rids, ids = []uint64{rid}, clusteredIDs(c.m(), rid, docs[0])
 		}
 	} else {
 		if rids, ids, err = candidates(ctx, p, limit); err != nil {
@@ -965,7 +966,7 @@ func (db *DB) applyOrdinaryUpdates(c *coll, rids []uint64, ids map[uint64][]byte
 	if c.dropped.Load() {
 		return 0, 0, nil, errDropped
 	}
-	var newMeta *collMeta
+	var newMeta *catalog.Coll
 	var stopErr error
 	err = db.store.Update(func(txn *lsm.Txn) error {
 		matched, modified, last, newMeta, stopErr = 0, 0, nil, nil, nil

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/ttlkv/ttlkv/changestream"
+	"github.com/ttlkv/ttlkv/engine/internal/catalog"
+	"github.com/ttlkv/ttlkv/engine/internal/indexkey"
 	"github.com/ttlkv/ttlkv/lsm"
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
@@ -262,7 +264,7 @@ func (db *DB) RunTTLPass(ctx context.Context) (*TTLPassResult, error) {
 		k := ttlKey{t.c.m().ID, t.index}
 		r := per[k]
 		if r == nil {
-			r = &TTLIndexResult{Namespace: t.c.m().ns(), Index: t.name}
+			r = &TTLIndexResult{Namespace: t.c.m().NS(), Index: t.name}
 			per[k] = r
 			order = append(order, k)
 		}
@@ -428,11 +430,11 @@ func (db *DB) reclaimAsync(flush bool) bool {
 // expiredUnder reports whether d has, at ix's key path, a date at or
 // before cutoff (the earliest date of an array counts), and matches
 // ix's partial filter.
-func expiredUnder(ix *indexMeta, d bson.D, cutoff bson.DateTime) bool {
-	if ix.partial != nil && !ix.partial.Match(d) {
+func expiredUnder(ix *catalog.Index, d bson.D, cutoff bson.DateTime) bool {
+	if ix.PartialFilter != nil && !ix.PartialFilter.Match(d) {
 		return false
 	}
-	vals, _ := pathValues(d, ix.Key[0].Key)
+	vals, _ := indexkey.PathValues(d, ix.Key[0].Key)
 	for _, v := range vals {
 		if t, ok := v.(bson.DateTime); ok && t <= cutoff {
 			return true
@@ -454,11 +456,11 @@ func (db *DB) ttlVisit(ctx context.Context, t ttlTarget) (deleted int64, more bo
 	if ix == nil || !ix.TTL || t.c.dropped.Load() {
 		return 0, false, nil
 	}
-	v := db.beginVisit(m.ns(), ix.Name)
+	v := db.beginVisit(m.NS(), ix.Name)
 	defer v.end()
 	batching, vc, now := v.batching, v.clock, v.now
 	cutoff := cutoffFor(now, ix.Expire)
-	desc := keyFields(ix.Key)[0].desc
+	desc := indexkey.Fields(ix.Key)[0].Desc
 	prefix := lsm.IndexPrefix(m.ID, ix.ID)
 	dateClass := classPrefix(bson.DateTime(0))
 	var lo, hi []byte
@@ -505,7 +507,7 @@ func (db *DB) ttlVisit(ctx context.Context, t ttlTarget) (deleted int64, more bo
 		lo = resume
 	}
 
-	recheck := func(cm *collMeta, d bson.D) bool {
+	recheck := func(cm *catalog.Coll, d bson.D) bool {
 		cix := indexByID(cm, t.index)
 		return cix != nil && cix.TTL && expiredUnder(cix, d, cutoffFor(now, cix.Expire))
 	}
@@ -540,7 +542,7 @@ func (db *DB) ttlVisit(ctx context.Context, t ttlTarget) (deleted int64, more bo
 			if first {
 				// The oldest expired key sets the visit's catch-up level.
 				first = false
-				bd.level = db.noteLag(lw, oldestLag(txn, lo, hi, len(prefix), desc, cutoff), now, m.ns(), ix.Name)
+				bd.level = db.noteLag(lw, oldestLag(txn, lo, hi, len(prefix), desc, cutoff), now, m.NS(), ix.Name)
 				bd.yield = bd.level < maxCatchUp
 			}
 			if bd.ids != nil {
@@ -708,7 +710,7 @@ func scanRids(txn *lsm.Txn, lo, hi []byte, want int64, ids map[uint64][]byte, id
 	return rids, nil, true, nil
 }
 
-func indexByID(m *collMeta, id uint64) *indexMeta {
+func indexByID(m *catalog.Coll, id uint64) *catalog.Index {
 	for _, ix := range m.Indexes {
 		if ix.ID == id {
 			return ix

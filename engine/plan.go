@@ -5,6 +5,8 @@ import (
 	"math"
 
 	"github.com/ttlkv/ttlkv/document"
+	"github.com/ttlkv/ttlkv/engine/internal/catalog"
+	"github.com/ttlkv/ttlkv/engine/internal/indexkey"
 	"github.com/ttlkv/ttlkv/engine/query"
 	"github.com/ttlkv/ttlkv/lsm"
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -17,18 +19,18 @@ type keyRange struct{ lo, hi []byte }
 // natural order, or an index scan over key ranges followed by a fetch.
 type plan struct {
 	c      *coll
-	m      *collMeta
+	m      *catalog.Coll
 	filter *query.Filter
 	sort   *query.Sort
 
-	ix          *indexMeta // nil: collection scan
-	ranges      []keyRange // index scan ranges, ascending byte order
-	reverse     bool       // scan ranges (or records) backwards
-	sortByIndex bool       // the scan order satisfies sort
-	boundsDesc  bson.D     // indexBounds for explain
-	filterRaw   bson.D     // the filter as given, for explain
-	sortDoc     bson.D     // the sort as given, for explain
-	ts          *tsPlan    // non-nil: a read of a time-series collection
+	ix          *catalog.Index // nil: collection scan
+	ranges      []keyRange     // index scan ranges, ascending byte order
+	reverse     bool           // scan ranges (or records) backwards
+	sortByIndex bool           // the scan order satisfies sort
+	boundsDesc  bson.D         // indexBounds for explain
+	filterRaw   bson.D         // the filter as given, for explain
+	sortDoc     bson.D         // the sort as given, for explain
+	ts          *tsPlan        // non-nil: a read of a time-series collection
 }
 
 // classPrefix returns the bytes every ascending key of like's BSON
@@ -147,11 +149,11 @@ func rangesFor(prefix []byte, ivs query.Intervals, desc bool) []keyRange {
 }
 
 // usable reports whether the planner may choose ix without a hint.
-func usable(ix *indexMeta) bool { return !ix.Hidden && ix.partial == nil && !ix.Sparse }
+func usable(ix *catalog.Index) bool { return !ix.Hidden && ix.PartialFilter == nil && !ix.Sparse }
 
 // makePlan chooses how to run filter with sort on c. hint, if not nil,
 // names an index (by name string or key pattern document).
-func makePlan(c *coll, m *collMeta, filter *query.Filter, sort *query.Sort, hint any) (*plan, error) {
+func makePlan(c *coll, m *catalog.Coll, filter *query.Filter, sort *query.Sort, hint any) (*plan, error) {
 	p := &plan{c: c, m: m, filter: filter, sort: sort}
 	if sort != nil {
 		if dir, ok := sort.NaturalOrder(); ok {
@@ -174,7 +176,7 @@ func makePlan(c *coll, m *collMeta, filter *query.Filter, sort *query.Sort, hint
 	}
 	// Prefer an index whose first field the filter bounds: equality
 	// first, then unique, then any range; else one that gives the sort.
-	var best *indexMeta
+	var best *catalog.Index
 	bestScore := 0
 	eq := map[string]bool{}
 	for _, path := range filter.EqualityPaths() {
@@ -220,18 +222,18 @@ func makePlan(c *coll, m *collMeta, filter *query.Filter, sort *query.Sort, hint
 
 // sortMatches returns 0 if scanning ix forwards gives sort's order, 1
 // if backwards, -1 if neither.
-func sortMatches(s *query.Sort, ix *indexMeta) int {
+func sortMatches(s *query.Sort, ix *catalog.Index) int {
 	keys := s.Keys()
 	if len(keys) == 0 || len(keys) > len(ix.Key) || ix.Multikey {
 		return -1
 	}
-	fields := keyFields(ix.Key)
+	fields := indexkey.Fields(ix.Key)
 	fwd, bwd := true, true
 	for i, k := range keys {
-		if k.Path != fields[i].path {
+		if k.Path != fields[i].Path {
 			return -1
 		}
-		if k.Desc != fields[i].desc {
+		if k.Desc != fields[i].Desc {
 			fwd = false
 		} else {
 			bwd = false
@@ -246,11 +248,11 @@ func sortMatches(s *query.Sort, ix *indexMeta) int {
 	return -1
 }
 
-func (p *plan) useIndex(ix *indexMeta) {
+func (p *plan) useIndex(ix *catalog.Index) {
 	p.ix = ix
 	prefix := lsm.IndexPrefix(p.m.ID, ix.ID)
-	fields := keyFields(ix.Key)
-	ivs, ok := p.filter.Bounds(fields[0].path, !ix.Multikey)
+	fields := indexkey.Fields(ix.Key)
+	ivs, ok := p.filter.Bounds(fields[0].Path, !ix.Multikey)
 	same := sameCollation(ix, p.filter, p.sort)
 	if !indexBoundsUsable(ix, p.filter, p.sort, ivs, ok) {
 		// A hinted index of another collation whose bounds hold
@@ -261,8 +263,8 @@ func (p *plan) useIndex(ix *indexMeta) {
 	if !ok {
 		ivs = query.Intervals{{Lo: query.Bound{Value: bson.MinKey{}, Inclusive: true}, Hi: query.Bound{Value: bson.MaxKey{}, Inclusive: true}}}
 	}
-	p.ranges = rangesFor(prefix, ivs, fields[0].desc)
-	p.boundsDesc = bson.D{{Key: fields[0].path, Value: describeIntervals(ivs)}}
+	p.ranges = rangesFor(prefix, ivs, fields[0].Desc)
+	p.boundsDesc = bson.D{{Key: fields[0].Path, Value: describeIntervals(ivs)}}
 	if p.sort != nil && same {
 		switch sortMatches(p.sort, ix) {
 		case 0:
@@ -327,11 +329,11 @@ func boundString(b query.Bound, lo bool) string {
 
 // resolveHint finds the index a hint names; {$natural: ±1} asks for a
 // collection scan.
-func resolveHint(m *collMeta, hint any) (*indexMeta, int, error) {
+func resolveHint(m *catalog.Coll, hint any) (*catalog.Index, int, error) {
 	switch h := hint.(type) {
 	case string:
 		// A hidden index cannot be hinted, as in MongoDB.
-		if ix := m.index(h); ix != nil && !ix.Hidden {
+		if ix := m.Index(h); ix != nil && !ix.Hidden {
 			return ix, 0, nil
 		}
 	case bson.D:

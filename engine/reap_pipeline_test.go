@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ttlkv/ttlkv/engine/internal/catalog"
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
 
@@ -61,10 +62,10 @@ func TestPipelinedBatchChanges(t *testing.T) {
 				}
 				insertDocs(t, db, "c", bson.D{{Key: "_id", Value: 9}, {Key: "t", Value: dt(now.Add(time.Hour))}, {Key: "k", Value: 9}})
 				co := db.lookup("test", "c")
-				ixID := co.m().index("t_1").ID
+				ixID := co.m().Index("t_1").ID
 				commits := 0
 				bd := &batchDeleter{db: db, c: co, targets: deleteTargets{docs: 2}, pipeline: true, stats: true, recheckPure: pure,
-					recheck: func(m *collMeta, d bson.D) bool {
+					recheck: func(m *catalog.Coll, d bson.D) bool {
 						ix := indexByID(m, ixID)
 						return ix != nil && expiredUnder(ix, d, cutoffFor(db.now(), ix.Expire))
 					}}
@@ -131,7 +132,7 @@ func TestPipelinedBatchYields(t *testing.T) {
 			db.opts.seams.writerAt = func(*batchDeleter) bool { batch++; return tc.contended[batch-1] }
 			db.opts.seams.pause = func(d time.Duration) { slept = append(slept, d) }
 			bd := &batchDeleter{db: db, c: co, targets: deleteTargets{docs: 2}, yield: true, pipeline: true,
-				recheck: func(*collMeta, bson.D) bool { return true }}
+				recheck: func(*catalog.Coll, bson.D) bool { return true }}
 			n, err := bd.run(context.Background(), []uint64{1, 2, 3, 4, 5, 6}, nil)
 			if err != nil || n != 6 {
 				t.Fatalf("deleted %d, err %v", n, err)

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"github.com/ttlkv/ttlkv/document"
+	"github.com/ttlkv/ttlkv/engine/internal/catalog"
 	"github.com/ttlkv/ttlkv/lsm"
 )
 
@@ -30,7 +31,7 @@ func (db *DB) renameCollection(fdb, fname, tdb, tname string, dropTarget bool) e
 	if c == nil {
 		return document.Errorf(document.CodeNamespaceNotFound, "Source collection %s.%s does not exist", fdb, fname)
 	}
-	if c.m().Kind == kindTimeseries {
+	if c.m().Kind == catalog.KindTimeseries {
 		return document.Errorf(document.CodeCommandNotSupportedOnView, "cannot rename view: %s.%s (time-series collections cannot be renamed)", fdb, fname)
 	}
 	if fdb == tdb && fname == tname {
@@ -47,7 +48,7 @@ func (db *DB) renameCollection(fdb, fname, tdb, tname string, dropTarget bool) e
 	c.wmu.Lock()
 	defer c.wmu.Unlock()
 	old := c.m()
-	nm := old.clone()
+	nm := old.Clone()
 	nm.DB, nm.Name = tdb, tname
 	err := db.store.Update(func(txn *lsm.Txn) error {
 		if err := txn.Delete(lsk(old)); err != nil {
@@ -63,10 +64,10 @@ func (db *DB) renameCollection(fdb, fname, tdb, tname string, dropTarget bool) e
 	}
 	c.meta.Store(nm)
 	db.mu.Lock()
-	delete(db.colls, old.ns())
-	db.colls[nm.ns()] = c
+	delete(db.colls, old.NS())
+	db.colls[nm.NS()] = c
 	db.mu.Unlock()
-	db.cursors.killCollWith(c, document.Errorf(document.CodeQueryPlanKilled, "collection renamed from '%s' to '%s'", old.ns(), nm.ns()))
+	db.cursors.killCollWith(c, document.Errorf(document.CodeQueryPlanKilled, "collection renamed from '%s' to '%s'", old.NS(), nm.NS()))
 	return nil
 }
 

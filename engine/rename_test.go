@@ -56,7 +56,7 @@ func TestRenameCollection(t *testing.T) {
 	db = reopen(t, db, dir, clk)
 	names := map[string]bool{}
 	for _, c := range db.collsOf("") {
-		names[c.m().ns()] = true
+		names[c.m().NS()] = true
 	}
 	for _, gone := range []string{"test.a", "test.b", "test.cap"} {
 		if names[gone] {

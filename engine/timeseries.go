@@ -4,6 +4,7 @@ import (
 	"math"
 
 	"github.com/ttlkv/ttlkv/document"
+	"github.com/ttlkv/ttlkv/engine/internal/catalog"
 	"github.com/ttlkv/ttlkv/lsm"
 	"github.com/ttlkv/ttlkv/ts"
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -64,11 +65,11 @@ func tsOptionsDoc(o ts.Options, expire int64, hasExpire bool) bson.D {
 }
 
 // decodeTSMeta reads the time-series state of a catalog entry.
-func decodeTSMeta(m *collMeta) (*tsMeta, error) {
+func decodeTSMeta(m *catalog.Coll) (*tsMeta, error) {
 	tv, _ := get(m.Options, "timeseries")
 	o, err := ts.ParseOptions(tv)
 	if err != nil {
-		return nil, document.Errorf(document.CodeInternalError, "time-series collection %s: bad stored options: %v", m.ns(), err)
+		return nil, document.Errorf(document.CodeInternalError, "time-series collection %s: bad stored options: %v", m.NS(), err)
 	}
 	t := &tsMeta{opts: o, buckets: tsBucketsPre + m.Name}
 	if v, ok := get(m.Options, "expireAfterSeconds"); ok {
@@ -113,7 +114,7 @@ func parseTimeseriesCreate(opts bson.D, has map[string]any, co *createOptions) (
 		}
 		tc.expire, tc.hasExpire = n, true
 	}
-	co.kind = kindTimeseries
+	co.kind = catalog.KindTimeseries
 	co.raw = tsOptionsDoc(o, tc.expire, tc.hasExpire)
 	if spec, ok := has["collation"]; ok && spec != nil {
 		// The collection's default collation (docs/collation.md): its
@@ -162,13 +163,13 @@ func parseCollExpire(cmd string, v any) (int64, error) {
 
 // bucketsMeta returns the catalog entry of a new buckets collection for
 // time-series options o.
-func bucketsMeta(dbName, name string, o ts.Options) *collMeta {
-	bm := &collMeta{DB: dbName, Name: name, Kind: kindNormal, Options: bson.D{}, NextIndexID: idIndexID + 1}
-	bm.Indexes = []*indexMeta{idIndex(), {ID: bm.NextIndexID, Name: tsMinTimeIndex,
+func bucketsMeta(dbName, name string, o ts.Options) *catalog.Coll {
+	bm := &catalog.Coll{DB: dbName, Name: name, Kind: catalog.KindNormal, Options: bson.D{}, NextIndexID: idIndexID + 1}
+	bm.Indexes = []*catalog.Index{idIndex(), {ID: bm.NextIndexID, Name: tsMinTimeIndex,
 		Key: bson.D{{Key: "control.min." + o.TimeField, Value: int32(1)}}}}
 	bm.NextIndexID++
 	if o.MetaField != "" {
-		bm.Indexes = append(bm.Indexes, &indexMeta{ID: bm.NextIndexID, Name: tsMetaIndex, Key: bson.D{{Key: "meta", Value: int32(1)}}})
+		bm.Indexes = append(bm.Indexes, &catalog.Index{ID: bm.NextIndexID, Name: tsMetaIndex, Key: bson.D{{Key: "meta", Value: int32(1)}}})
 		bm.NextIndexID++
 	}
 	return bm
@@ -193,7 +194,7 @@ func (db *DB) createTimeseriesLocked(dbName, name string, co *createOptions) (*c
 			return nil, false, err
 		}
 	}
-	m := &collMeta{DB: dbName, Name: name, Kind: kindTimeseries, Options: co.raw, NextIndexID: idIndexID + 1,
+	m := &catalog.Coll{DB: dbName, Name: name, Kind: catalog.KindTimeseries, Options: co.raw, NextIndexID: idIndexID + 1,
 		Extra: bson.D{{Key: "bucketsColl", Value: bname}, {Key: "outOfRange", Value: false}}}
 	bm := bucketsMeta(dbName, bname, tc.opts)
 	err := db.store.Update(func(txn *lsm.Txn) error {
@@ -219,8 +220,8 @@ func (db *DB) createTimeseriesLocked(dbName, name string, co *createOptions) (*c
 	bc := &coll{db: db}
 	bc.meta.Store(bm)
 	db.mu.Lock()
-	db.colls[m.ns()] = c
-	db.colls[bm.ns()] = bc
+	db.colls[m.NS()] = c
+	db.colls[bm.NS()] = bc
 	db.mu.Unlock()
 	return c, true, nil
 }
@@ -317,7 +318,7 @@ func (db *DB) timeseriesStatsFields(c *coll) bson.D {
 		avg = bytes / buckets
 	}
 	return bson.D{{Key: "timeseries", Value: bson.D{
-		{Key: "bucketsNs", Value: bc.m().ns()}, {Key: "bucketCount", Value: int32OrLong(buckets)},
+		{Key: "bucketsNs", Value: bc.m().NS()}, {Key: "bucketCount", Value: int32OrLong(buckets)},
 		{Key: "avgBucketSize", Value: int32(avg)}, {Key: "timeField", Value: t.opts.TimeField},
 	}}}
 }

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"github.com/ttlkv/ttlkv/document"
+	"github.com/ttlkv/ttlkv/engine/internal/catalog"
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
 
@@ -12,7 +13,7 @@ import (
 // and rounding, through ts.Options.ApplyCollMod). The caller holds
 // catMu and the buckets collection's write lock (collModCommit). A new
 // expiry applies from the monitor's next visit.
-func (db *DB) collModTimeseries(c *coll, m, nm *collMeta, cmd bson.D) (bson.D, func(*collMeta), error) {
+func (db *DB) collModTimeseries(c *coll, m, nm *catalog.Coll, cmd bson.D) (bson.D, func(*catalog.Coll), error) {
 	t, err := decodeTSMeta(m)
 	if err != nil {
 		return nil, nil, err
@@ -36,7 +37,7 @@ func (db *DB) collModTimeseries(c *coll, m, nm *collMeta, cmd bson.D) (bson.D, f
 	if spec, ok := get(m.Options, "collation"); ok {
 		nm.Options = append(nm.Options, bson.E{Key: "collation", Value: spec}) // kept
 	}
-	return nil, func(*collMeta) {
+	return nil, func(*catalog.Coll) {
 		if _, ok := c.ext.(*tsState); ok {
 			tsStateOf(c, o)
 		}

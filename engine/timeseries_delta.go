@@ -8,6 +8,7 @@ import (
 
 	"github.com/klauspost/compress/s2"
 	"github.com/ttlkv/ttlkv/document"
+	"github.com/ttlkv/ttlkv/engine/internal/catalog"
 	"github.com/ttlkv/ttlkv/lsm"
 	"github.com/ttlkv/ttlkv/ts"
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -66,8 +67,8 @@ func tsDeltaKey(coll, rid uint64, seq uint32) []byte {
 
 // isBucketsColl reports whether m is the buckets collection of a
 // time-series collection (only those hold deltas).
-func isBucketsColl(m *collMeta) bool {
-	return m.Kind == kindNormal && strings.HasPrefix(m.Name, tsBucketsPre)
+func isBucketsColl(m *catalog.Coll) bool {
+	return m.Kind == catalog.KindNormal && strings.HasPrefix(m.Name, tsBucketsPre)
 }
 
 // encodeDelta returns the stored form of a delta holding the
@@ -218,9 +219,9 @@ func (db *DB) tsRemoveDeltas(txn *lsm.Txn, coll, rid uint64) error {
 
 // bucketsOptions returns the time-series options of the collection whose
 // buckets collection is m.
-func (db *DB) bucketsOptions(m *collMeta) (ts.Options, bool) {
+func (db *DB) bucketsOptions(m *catalog.Coll) (ts.Options, bool) {
 	c := db.lookup(m.DB, strings.TrimPrefix(m.Name, tsBucketsPre))
-	if c == nil || c.m().Kind != kindTimeseries {
+	if c == nil || c.m().Kind != catalog.KindTimeseries {
 		return ts.Options{}, false
 	}
 	t, err := decodeTSMeta(c.m())
@@ -252,7 +253,7 @@ func applyDeltas(o ts.Options, d bson.D, ds tsDeltaSet) (*ts.Bucket, error) {
 // tsMergeRecord returns bucket record rid of buckets collection m with
 // its deltas applied: d itself when it has none, else the merged bucket
 // in the uncompressed version-1 form (as MongoDB shows an open bucket).
-func (db *DB) tsMergeRecord(txn *lsm.Txn, m *collMeta, rid uint64, d bson.D) (bson.D, error) {
+func (db *DB) tsMergeRecord(txn *lsm.Txn, m *catalog.Coll, rid uint64, d bson.D) (bson.D, error) {
 	ds, err := tsReadDeltas(txn, m.ID, rid)
 	if err != nil || ds.n == 0 {
 		return d, err

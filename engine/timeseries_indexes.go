@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/ttlkv/ttlkv/document"
+	"github.com/ttlkv/ttlkv/engine/internal/catalog"
 	"github.com/ttlkv/ttlkv/ts"
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
@@ -17,7 +18,7 @@ const tsIndexPrefix = "_ts_ix_"
 // §6.7) and returns the key of the buckets-collection index that serves
 // it (nil for a partial TTL index, which bucket expiry serves through
 // the control.min index).
-func tsIndexKey(o ts.Options, ix *indexMeta) (bson.D, error) {
+func tsIndexKey(o ts.Options, ix *catalog.Index) (bson.D, error) {
 	if ix.TTL {
 		if ix.Key[0].Key != o.TimeField {
 			return nil, document.Errorf(document.CodeInvalidOptions, "TTL indexes on time-series collections are only supported on the timeField '%s', not on '%s'", o.TimeField, ix.Key[0].Key)
@@ -88,11 +89,11 @@ func (db *DB) createTimeseriesIndexes(ctx context.Context, c *coll, specs []bson
 	}
 	// The probe carries the collection's default collation, which an
 	// index without its own takes (docs/collation.md).
-	probe := &collMeta{DB: c.m().DB, Name: c.m().Name, Kind: kindNormal, Indexes: []*indexMeta{idIndex()}}
+	probe := &catalog.Coll{DB: c.m().DB, Name: c.m().Name, Kind: catalog.KindNormal, Indexes: []*catalog.Index{idIndex()}}
 	if spec, ok := get(c.m().Options, "collation"); ok {
 		probe.Options = bson.D{{Key: "collation", Value: spec}}
 	}
-	parsed := make([]*indexMeta, 0, len(specs))
+	parsed := make([]*catalog.Index, 0, len(specs))
 	keys := make([]bson.D, 0, len(specs))
 	for _, s := range specs {
 		ix, err := parseIndexSpec(probe, s)
@@ -115,17 +116,17 @@ func (db *DB) createTimeseriesIndexes(ctx context.Context, c *coll, specs []bson
 		return nil, err
 	}
 	if bc == nil {
-		return nil, document.Errorf(document.CodeNamespaceNotFound, "the buckets collection of %s is missing", c.m().ns())
+		return nil, document.Errorf(document.CodeNamespaceNotFound, "the buckets collection of %s is missing", c.m().NS())
 	}
 	bc.wmu.Lock()
 	defer bc.wmu.Unlock()
 	m := c.m()
 	res := &CreateIndexesResult{NumIndexesBefore: len(m.Indexes)}
-	var todo []*indexMeta
+	var todo []*catalog.Index
 	var todoKeys []bson.D
 	for i, ix := range parsed {
 		exists := false
-		for _, old := range append(append([]*indexMeta(nil), m.Indexes...), todo...) {
+		for _, old := range append(append([]*catalog.Index(nil), m.Indexes...), todo...) {
 			sameKey := document.Equal(old.Key, ix.Key)
 			switch {
 			case old.Name == ix.Name && sameKey && sameOptions(old, ix):
@@ -144,7 +145,7 @@ func (db *DB) createTimeseriesIndexes(ctx context.Context, c *coll, specs []bson
 		}
 	}
 	if len(m.Indexes)+len(todo) > maxIndexes {
-		return nil, document.Errorf(document.CodeCannotCreateIndex, "add index fails, too many indexes for %s key:%s", m.ns(), fmtValue(todo[0].Key))
+		return nil, document.Errorf(document.CodeCannotCreateIndex, "add index fails, too many indexes for %s key:%s", m.NS(), fmtValue(todo[0].Key))
 	}
 	if len(todo) == 0 {
 		res.NumIndexesAfter = res.NumIndexesBefore
@@ -153,13 +154,13 @@ func (db *DB) createTimeseriesIndexes(ctx context.Context, c *coll, specs []bson
 	}
 	// Buckets-collection indexes for the secondary indexes.
 	bm := bc.m()
-	nbm := bm.clone()
-	var bixs []*indexMeta
+	nbm := bm.Clone()
+	var bixs []*catalog.Index
 	for i, ix := range todo {
 		if todoKeys[i] == nil {
 			continue
 		}
-		bixs = append(bixs, &indexMeta{ID: nbm.NextIndexID, Name: tsIndexPrefix + ix.Name, Key: todoKeys[i], Sparse: ix.Sparse, Hidden: ix.Hidden})
+		bixs = append(bixs, &catalog.Index{ID: nbm.NextIndexID, Name: tsIndexPrefix + ix.Name, Key: todoKeys[i], Sparse: ix.Sparse, Hidden: ix.Hidden})
 		nbm.NextIndexID++
 	}
 	if len(bixs) > 0 {
@@ -174,7 +175,7 @@ func (db *DB) createTimeseriesIndexes(ctx context.Context, c *coll, specs []bson
 			return nil, err
 		}
 	}
-	nm := m.clone()
+	nm := m.Clone()
 	for _, ix := range todo {
 		ix.ID = nm.NextIndexID
 		nm.NextIndexID++
@@ -205,7 +206,7 @@ func (db *DB) dropTimeseriesIndexes(c *coll, which any) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	nm := m.clone()
+	nm := m.Clone()
 	kept := nm.Indexes[:0]
 	for _, ix := range nm.Indexes {
 		if !containsID(drop, ix.ID) {
@@ -220,9 +221,9 @@ func (db *DB) dropTimeseriesIndexes(c *coll, which any) (int, error) {
 		return len(m.Indexes), nil
 	}
 	bm := bc.m()
-	var bdrop []*indexMeta
+	var bdrop []*catalog.Index
 	for _, ix := range drop {
-		if bix := bm.index(tsIndexPrefix + ix.Name); bix != nil {
+		if bix := bm.Index(tsIndexPrefix + ix.Name); bix != nil {
 			bdrop = append(bdrop, bix)
 		}
 	}

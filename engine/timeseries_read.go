@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/ttlkv/ttlkv/document"
+	"github.com/ttlkv/ttlkv/engine/internal/catalog"
 	"github.com/ttlkv/ttlkv/engine/query"
 	"github.com/ttlkv/ttlkv/lsm"
 	"github.com/ttlkv/ttlkv/ts"
@@ -332,7 +333,7 @@ func (db *DB) tsDeleteBatch(c, bc *coll, rids []uint64, match tsMatch, limit int
 	o := t.opts
 	var deleted int64
 	var forget []bson.ObjectID
-	var newMeta *collMeta
+	var newMeta *catalog.Coll
 	err = db.store.Update(func(txn *lsm.Txn) error {
 		deleted, forget, newMeta = 0, forget[:0], nil
 		bm := bc.m()

@@ -684,7 +684,7 @@ func TestTimeseriesSecondaryIndex(t *testing.T) {
 	}
 	mustValidate(t, db, "test", "w")
 	mustRun(t, db, "test", `{"dropIndexes": "w", "index": "*"}`)
-	if db.lookup("test", "system.buckets.w").m().index(tsIndexPrefix+"m.site_1_t_-1") != nil {
+	if db.lookup("test", "system.buckets.w").m().Index(tsIndexPrefix+"m.site_1_t_-1") != nil {
 		t.Fatalf("bucket index left after dropIndexes")
 	}
 	wantCode(t, db, "test", `{"dropIndexes": "w", "index": "nope"}`, document.CodeIndexNotFound, "")

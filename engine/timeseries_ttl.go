@@ -6,6 +6,7 @@ import (
 
 	"github.com/ttlkv/ttlkv/changestream"
 	"github.com/ttlkv/ttlkv/document"
+	"github.com/ttlkv/ttlkv/engine/internal/catalog"
 	"github.com/ttlkv/ttlkv/engine/query"
 	"github.com/ttlkv/ttlkv/lsm"
 	"github.com/ttlkv/ttlkv/ts"
@@ -25,7 +26,7 @@ type tsRule struct {
 }
 
 // tsRules returns the expiry rules of a time-series collection.
-func tsRules(t *tsMeta, m *collMeta) []tsRule {
+func tsRules(t *tsMeta, m *catalog.Coll) []tsRule {
 	var out []tsRule
 	if t.hasExpire {
 		out = append(out, tsRule{expire: t.expire})
@@ -38,7 +39,7 @@ func tsRules(t *tsMeta, m *collMeta) []tsRule {
 		if err != nil {
 			continue
 		}
-		if c := ix.collator(); c != nil {
+		if c := ix.Collator(); c != nil {
 			// The filter holds under the index's collation; every
 			// measurement of a bucket has the bucket's meta, so matching
 			// the bucket's meta under it is exact.
@@ -128,11 +129,11 @@ func (db *DB) timeseriesTTLVisit(ctx context.Context, tg ttlTarget) (deleted int
 		return 0, false, nil
 	}
 	bm := bc.m()
-	ix := bm.index(tsMinTimeIndex)
+	ix := bm.Index(tsMinTimeIndex)
 	if ix == nil {
-		return 0, false, document.Errorf(document.CodeInternalError, "buckets collection %s has no %s index", bm.ns(), tsMinTimeIndex)
+		return 0, false, document.Errorf(document.CodeInternalError, "buckets collection %s has no %s index", bm.NS(), tsMinTimeIndex)
 	}
-	v := db.beginVisit(m.ns(), tsTTLTargetName)
+	v := db.beginVisit(m.NS(), tsTTLTargetName)
 	defer v.end()
 	batching, vc, now := v.batching, v.clock, v.now
 	// Candidates: buckets whose min time is at or before the latest
@@ -146,7 +147,7 @@ func (db *DB) timeseriesTTLVisit(ctx context.Context, tg ttlTarget) (deleted int
 	lo := append(append([]byte{}, prefix...), classPrefix(bson.DateTime(0))...)
 	hi := lsm.PrefixEnd(append(append([]byte{}, prefix...), lsm.AppendKey(nil, cutoff, false)...))
 
-	recheck := func(_ *collMeta, d bson.D) bool {
+	recheck := func(_ *catalog.Coll, d bson.D) bool {
 		cm := c.m()
 		ct, err := decodeTSMeta(cm)
 		if err != nil || ct.outOfRange || c.dropped.Load() {

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/ttlkv/ttlkv/document"
+	"github.com/ttlkv/ttlkv/engine/internal/catalog"
 	"github.com/ttlkv/ttlkv/engine/query"
 	"github.com/ttlkv/ttlkv/lsm"
 	"github.com/ttlkv/ttlkv/ts"
@@ -181,7 +182,7 @@ func (db *DB) tsUpdateBatch(c, bc *coll, rids []uint64, match tsMatch, u *query.
 	}
 	o := t.opts
 	var forget []bson.ObjectID
-	var newBM, newTM *collMeta
+	var newBM, newTM *catalog.Coll
 	err = db.store.Update(func(txn *lsm.Txn) error {
 		matched, modified, last, forget, newBM, newTM = 0, 0, nil, forget[:0], nil, nil
 		bm := bc.m()

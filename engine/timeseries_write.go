@@ -5,6 +5,7 @@ import (
 	"errors"
 
 	"github.com/ttlkv/ttlkv/document"
+	"github.com/ttlkv/ttlkv/engine/internal/catalog"
 	"github.com/ttlkv/ttlkv/lsm"
 	"github.com/ttlkv/ttlkv/ts"
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -114,7 +115,7 @@ func (db *DB) insertTimeseries(ctx context.Context, c *coll, docs []any, ordered
 		return nil, nil, err
 	}
 	if bc == nil {
-		return nil, nil, document.Errorf(document.CodeNamespaceNotFound, "buckets collection %s.%s of time-series collection %s is missing", c.m().DB, t.buckets, c.m().ns())
+		return nil, nil, document.Errorf(document.CodeNamespaceNotFound, "buckets collection %s.%s of time-series collection %s is missing", c.m().DB, t.buckets, c.m().NS())
 	}
 	ids = make([]any, len(docs))
 	prepared := make([]bson.D, len(docs))
@@ -314,7 +315,7 @@ func (db *DB) tsInsertChunk(c *coll, bc *coll, prepared []bson.D, start, stopAt 
 		}
 		writes = append(writes, w)
 	}
-	var newBM, newTM *collMeta
+	var newBM, newTM *catalog.Coll
 	err = db.store.Update(func(txn *lsm.Txn) error {
 		newBM, newTM = nil, nil
 		w := &writeCtx{c: bc, m: bc.m(), txn: txn}
@@ -392,11 +393,11 @@ func tsCheckLive(txn *lsm.Txn, coll, rid uint64) error {
 // collection m now holds measurements outside the range the TTL monitor
 // expires (docs/timeseries.md) and returns m's new catalog entry to
 // publish after the commit; otherwise it returns nil.
-func tsFlagOutOfRange(txn *lsm.Txn, m *collMeta, flag bool) (*collMeta, error) {
+func tsFlagOutOfRange(txn *lsm.Txn, m *catalog.Coll, flag bool) (*catalog.Coll, error) {
 	if !flag {
 		return nil, nil
 	}
-	nm := m.clone()
+	nm := m.Clone()
 	nm.Extra = set(append(bson.D(nil), m.Extra...), "outOfRange", true)
 	if err := putMeta(txn, nm); err != nil {
 		return nil, err

@@ -266,7 +266,7 @@ func ttlRace(t *testing.T, clustered bool) {
 	// writers removed is back, nothing is stale, and a missing document
 	// is one that was expired under some value the index had; with
 	// strict, nothing expired under the final value is left.
-	final := db.lookup("test", "c").m().index("t_1").Expire
+	final := db.lookup("test", "c").m().Index("t_1").Expire
 	checkState := func(stage string, strict bool) {
 		got := map[int32]bson.D{}
 		for _, d := range findAll(t, db, "test", "c", bson.D{}) {

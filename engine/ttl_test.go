@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/ttlkv/ttlkv/document"
+	"github.com/ttlkv/ttlkv/engine/internal/catalog"
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
 
@@ -380,8 +381,8 @@ func TestReapRechecksInsideBatch(t *testing.T) {
 		bson.D{{Key: "$set", Value: bson.D{{Key: "t", Value: dt(now)}}}}, false); err != nil {
 		t.Fatal(err)
 	}
-	ix := co.m().index("t_1")
-	bd := &batchDeleter{db: db, c: co, recheck: func(m *collMeta, d bson.D) bool {
+	ix := co.m().Index("t_1")
+	bd := &batchDeleter{db: db, c: co, recheck: func(m *catalog.Coll, d bson.D) bool {
 		return expiredUnder(indexByID(m, ix.ID), d, cutoffFor(db.now(), indexByID(m, ix.ID).Expire))
 	}}
 	n, err := bd.run(context.Background(), rids, nil)

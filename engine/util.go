@@ -155,3 +155,11 @@ func int32OrLong(n int64) any {
 	}
 	return n
 }
+
+// nonNilDoc returns d, or an empty document for nil.
+func nonNilDoc(d bson.D) bson.D {
+	if d == nil {
+		return bson.D{}
+	}
+	return d
+}

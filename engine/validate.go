@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/ttlkv/ttlkv/document"
+	"github.com/ttlkv/ttlkv/engine/internal/indexkey"
 	"github.com/ttlkv/ttlkv/lsm"
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
@@ -39,7 +40,7 @@ func (db *DB) Validate(ctx context.Context, dbName, name string) (*ValidateResul
 	c.wmu.Lock()
 	defer c.wmu.Unlock()
 	m := c.m()
-	res := &ValidateResult{Namespace: m.ns(), KeysPerIndex: map[string]int64{}}
+	res := &ValidateResult{Namespace: m.NS(), KeysPerIndex: map[string]int64{}}
 	fail := func(format string, args ...any) {
 		if len(res.Errors) < maxValidateErrors {
 			res.Errors = append(res.Errors, fmt.Sprintf(format, args...))
@@ -56,10 +57,10 @@ func (db *DB) Validate(ctx context.Context, dbName, name string) (*ValidateResul
 		expected[i] = map[string]string{}
 	}
 	err := db.store.View(func(txn *lsm.Txn) error {
-		it := txn.NewIter(lsm.IterOptions{Prefix: m.recPrefix()})
+		it := txn.NewIter(lsm.IterOptions{Prefix: recPrefix(m)})
 		defer it.Close()
 		for it.Next() {
-			rid, _ := m.splitRecKey(it.Key())
+			rid, _ := splitRecKey(m, it.Key())
 			raw, err := it.Value()
 			if err != nil {
 				return err
@@ -71,7 +72,7 @@ func (db *DB) Validate(ctx context.Context, dbName, name string) (*ValidateResul
 				continue
 			}
 			for i, ix := range m.Indexes {
-				keys, mk, err := indexKeys(ix, d)
+				keys, mk, err := indexkey.Of(ix, d)
 				if err != nil {
 					fail("record %d: index %s: %v", rid, ix.Name, err)
 					continue
@@ -82,7 +83,7 @@ func (db *DB) Validate(ctx context.Context, dbName, name string) (*ValidateResul
 				for _, k := range keys {
 					full := lsm.IndexKey(m.ID, ix.ID, k, rid)
 					if m.Clustered && ix.ID != idIndexID {
-						expected[i][string(full)] = string(m.idKeyOf(d))
+						expected[i][string(full)] = string(idKeyOf(m, d))
 					} else {
 						expected[i][string(full)] = ""
 					}

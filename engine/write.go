@@ -7,6 +7,8 @@ import (
 
 	"github.com/ttlkv/ttlkv/changestream"
 	"github.com/ttlkv/ttlkv/document"
+	"github.com/ttlkv/ttlkv/engine/internal/catalog"
+	"github.com/ttlkv/ttlkv/engine/internal/indexkey"
 	"github.com/ttlkv/ttlkv/lsm"
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
@@ -56,9 +58,9 @@ var errMultikey = errors.New("engine: index became multikey")
 // writeCtx carries the state of one collection write transaction.
 type writeCtx struct {
 	c        *coll
-	m        *collMeta
+	m        *catalog.Coll
 	txn      *lsm.Txn
-	multikey []*indexMeta // indexes to mark multikey at commit
+	multikey []*catalog.Index // indexes to mark multikey at commit
 	// uniq maps index id + keystring to the record that last set that
 	// key of a unique index in this transaction (see hasKey).
 	uniq map[string]uint64
@@ -89,10 +91,10 @@ func (w *writeCtx) own(val []byte) []byte {
 }
 
 // dupKeyErr builds MongoDB's DuplicateKey error.
-func dupKeyErr(m *collMeta, ix *indexMeta, d bson.D) error {
-	kv := keyValue(ix, d)
+func dupKeyErr(m *catalog.Coll, ix *catalog.Index, d bson.D) error {
+	kv := indexkey.Value(ix, d)
 	e := document.Errorf(document.CodeDuplicateKey, "E11000 duplicate key error collection: %s index: %s dup key: %s",
-		m.ns(), ix.Name, fmtValue(kv))
+		m.NS(), ix.Name, fmtValue(kv))
 	e.Info = map[string]any{"keyPattern": ix.Key, "keyValue": kv}
 	return e
 }
@@ -107,8 +109,8 @@ func dupKeyErr(m *collMeta, ix *indexMeta, d bson.D) error {
 // snapshot is exact because c.wmu serialises the collection's writers;
 // entries this transaction deleted are skipped (w.txn.Has), and entries
 // it wrote come from w.uniq. An _id key above the collection's _id
-// bound (idBound) needs no read.
-func (w *writeCtx) hasKey(ix *indexMeta, ks []byte, rid uint64) (bool, error) {
+// bound (indexkey.IDBound) needs no read.
+func (w *writeCtx) hasKey(ix *catalog.Index, ks []byte, rid uint64) (bool, error) {
 	if other, ok := w.uniq[uniqKey(ix, ks)]; ok && other != rid {
 		live, err := w.txn.Has(lsm.IndexKey(w.m.ID, ix.ID, ks, other))
 		if err != nil || live {
@@ -163,7 +165,7 @@ func (w *writeCtx) hasKey(ix *indexMeta, ks []byte, rid uint64) (bool, error) {
 	return false, nil
 }
 
-func uniqKey(ix *indexMeta, ks []byte) string {
+func uniqKey(ix *catalog.Index, ks []byte) string {
 	var b [8]byte
 	binary.BigEndian.PutUint64(b[:], ix.ID)
 	return string(b[:]) + string(ks)
@@ -174,7 +176,7 @@ func uniqKey(ix *indexMeta, ks []byte) string {
 func (w *writeCtx) docKeys(d bson.D, rid uint64, old [][][]byte) ([][][]byte, error) {
 	all := make([][][]byte, len(w.m.Indexes))
 	for i, ix := range w.m.Indexes {
-		keys, mk, err := indexKeys(ix, d)
+		keys, mk, err := indexkey.Of(ix, d)
 		if err != nil {
 			return nil, err
 		}
@@ -200,7 +202,7 @@ func (w *writeCtx) docKeys(d bson.D, rid uint64, old [][][]byte) ([][][]byte, er
 	return all, nil
 }
 
-func containsIx(list []*indexMeta, ix *indexMeta) bool {
+func containsIx(list []*catalog.Index, ix *catalog.Index) bool {
 	for _, x := range list {
 		if x == ix {
 			return true
@@ -233,7 +235,7 @@ func (w *writeCtx) insert(rid uint64, d bson.D, raw []byte) error {
 	}
 	for i, ix := range w.m.Indexes {
 		for _, k := range keys[i] {
-			if err := w.setIndexKey(ix, k, rid, w.m.entryValue(ix, d, raw)); err != nil {
+			if err := w.setIndexKey(ix, k, rid, entryValue(w.m, ix, d, raw)); err != nil {
 				return err
 			}
 		}
@@ -243,8 +245,8 @@ func (w *writeCtx) insert(rid uint64, d bson.D, raw []byte) error {
 
 // setIndexKey writes one index entry with value val (entryValue),
 // telling the TTL monitor about keys of TTL indexes and raising the _id
-// bound (idBound).
-func (w *writeCtx) setIndexKey(ix *indexMeta, k []byte, rid uint64, val []byte) error {
+// bound (indexkey.IDBound).
+func (w *writeCtx) setIndexKey(ix *catalog.Index, k []byte, rid uint64, val []byte) error {
 	key := lsm.IndexKey(w.m.ID, ix.ID, k, rid)
 	if ix.Unique {
 		if w.uniq == nil {
@@ -257,7 +259,7 @@ func (w *writeCtx) setIndexKey(ix *indexMeta, k []byte, rid uint64, val []byte) 
 	}
 	if idBoundKept(w.m, ix) {
 		// Before the entry is staged: the bound must cover it from now
-		// on (idBound).
+		// on (indexkey.IDBound).
 		if err := w.c.raiseIDBound(w.m, key); err != nil {
 			return err
 		}
@@ -270,7 +272,7 @@ func (w *writeCtx) setIndexKey(ix *indexMeta, k []byte, rid uint64, val []byte) 
 func (w *writeCtx) replace(rid uint64, oldDoc, newDoc bson.D, raw []byte) error {
 	oldKeys := make([][][]byte, len(w.m.Indexes))
 	for i, ix := range w.m.Indexes {
-		ks, _, err := indexKeys(ix, oldDoc)
+		ks, _, err := indexkey.Of(ix, oldDoc)
 		if err != nil {
 			return err
 		}
@@ -283,7 +285,7 @@ func (w *writeCtx) replace(rid uint64, oldDoc, newDoc bson.D, raw []byte) error 
 	if w.m.Clustered {
 		// The _id never changes: its entry, holding the document, is
 		// rewritten in place.
-		if err := w.txn.Set(w.m.recKey(rid, w.m.idKeyOf(oldDoc)), raw); err != nil {
+		if err := w.txn.Set(recKey(w.m, rid, idKeyOf(w.m, oldDoc)), raw); err != nil {
 			return err
 		}
 	} else if err := w.txn.Set(lsm.RecordKey(w.m.ID, rid), raw); err != nil {
@@ -302,7 +304,7 @@ func (w *writeCtx) replace(rid uint64, oldDoc, newDoc bson.D, raw []byte) error 
 		}
 		for _, k := range newKeys[i] {
 			if !containsKey(oldKeys[i], k) {
-				if err := w.setIndexKey(ix, k, rid, w.m.entryValue(ix, newDoc, raw)); err != nil {
+				if err := w.setIndexKey(ix, k, rid, entryValue(w.m, ix, newDoc, raw)); err != nil {
 					return err
 				}
 			}
@@ -314,7 +316,7 @@ func (w *writeCtx) replace(rid uint64, oldDoc, newDoc bson.D, raw []byte) error 
 // remove deletes record rid and every index entry of d.
 func (w *writeCtx) remove(rid uint64, d bson.D) error {
 	for _, ix := range w.m.Indexes {
-		keys, _, err := indexKeys(ix, d)
+		keys, _, err := indexkey.Of(ix, d)
 		if err != nil {
 			// A stored document always produced valid keys; a change in
 			// key rules must not make it undeletable.
@@ -343,11 +345,11 @@ func (w *writeCtx) remove(rid uint64, d bson.D) error {
 
 // commitMultikey records, in the same transaction, that indexes became
 // multikey, and returns the catalog entry to publish after commit.
-func (w *writeCtx) commitMultikey() (*collMeta, error) {
+func (w *writeCtx) commitMultikey() (*catalog.Coll, error) {
 	if len(w.multikey) == 0 {
 		return nil, nil
 	}
-	nm := w.m.clone()
+	nm := w.m.Clone()
 	for _, ix := range nm.Indexes {
 		for _, mk := range w.multikey {
 			if mk.ID == ix.ID {
@@ -357,7 +359,7 @@ func (w *writeCtx) commitMultikey() (*collMeta, error) {
 	}
 	// Keep compiled partial filters.
 	for i, ix := range nm.Indexes {
-		ix.partial = w.m.Indexes[i].partial
+		ix.PartialFilter = w.m.Indexes[i].PartialFilter
 	}
 	return nm, putMeta(w.txn, nm)
 }
@@ -375,8 +377,8 @@ func getRecord(txn *lsm.Txn, collID, rid uint64) (bson.D, []byte, error) {
 
 // getStored reads and decodes document rid of m in txn; id is its _id
 // keystring in a clustered collection (recKey).
-func getStored(txn *lsm.Txn, m *collMeta, rid uint64, id []byte) (bson.D, []byte, error) {
-	raw, err := txn.Get(m.recKey(rid, id))
+func getStored(txn *lsm.Txn, m *catalog.Coll, rid uint64, id []byte) (bson.D, []byte, error) {
+	raw, err := txn.Get(recKey(m, rid, id))
 	if err != nil {
 		return nil, nil, err
 	}

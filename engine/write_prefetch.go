@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"sort"
 
+	"github.com/ttlkv/ttlkv/engine/internal/catalog"
+	"github.com/ttlkv/ttlkv/engine/internal/indexkey"
 	"github.com/ttlkv/ttlkv/lsm"
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
@@ -23,8 +25,8 @@ type uniqPrefetch struct {
 // skipped) under catalog entry m of c; the caller holds c.wmu.
 // Documents whose keys cannot be computed are left out; hasKey falls
 // back to its own read for them. _id keys above the index's bound
-// (idBound) are covered without a read: no entry holds them.
-func (db *DB) prefetchUnique(c *coll, m *collMeta, docs []bson.D) (*uniqPrefetch, error) {
+// (indexkey.IDBound) are covered without a read: no entry holds them.
+func (db *DB) prefetchUnique(c *coll, m *catalog.Coll, docs []bson.D) (*uniqPrefetch, error) {
 	type lookup struct {
 		prefix []byte
 		u      string
@@ -41,7 +43,7 @@ func (db *DB) prefetchUnique(c *coll, m *collMeta, docs []bson.D) (*uniqPrefetch
 			if d == nil {
 				continue
 			}
-			keys, _, err := indexKeys(ix, d)
+			keys, _, err := indexkey.Of(ix, d)
 			if err != nil {
 				continue
 			}

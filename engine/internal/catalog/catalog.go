@@ -1,4 +1,9 @@
-package engine
+// Package catalog holds a collection's catalog entry (Coll, with its
+// indexes' entries, Index) and its stored encoding. The engine keeps one
+// entry per collection under lsm.CatalogKey and replaces it copy-on-write
+// (Coll.Clone) on every catalog change; docs/layout.md says where the
+// package sits.
+package catalog
 
 import (
 	"fmt"
@@ -8,33 +13,35 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
 
-// collKind is the kind of a collection.
-type collKind string
+// Kind is the kind of a collection, stored in its catalog entry.
+type Kind string
 
 const (
-	kindNormal     collKind = "collection" // an ordinary collection
-	kindCapped     collKind = "capped"     // a capped collection kept in a ring file
-	kindTimeseries collKind = "timeseries" // a time-series view over a buckets collection
+	KindNormal     Kind = "collection" // an ordinary collection
+	KindCapped     Kind = "capped"     // a capped collection kept in a ring file
+	KindTimeseries Kind = "timeseries" // a time-series view over a buckets collection
 )
 
-// collMeta is a collection's catalog entry, persisted under CatalogKey.
-type collMeta struct {
+// Coll is a collection's catalog entry, persisted under lsm.CatalogKey.
+// An entry in use is never changed in place: a change is made on a Clone
+// and the clone replaces it.
+type Coll struct {
 	ID          uint64
 	DB, Name    string
-	Kind        collKind
+	Kind        Kind
 	Options     bson.D // the create options as listCollections shows them
-	Indexes     []*indexMeta
+	Indexes     []*Index
 	NextIndexID uint64
 	// Extra is kind-specific persistent state (time-series out-of-range
 	// flag, capped file name); opaque to the catalog.
 	Extra bson.D
 	// Clustered: the collection was created with clusteredIndex; its
-	// documents live in their _id index entries (clustered.go).
+	// documents live in their _id index entries (engine/clustered.go).
 	Clustered bool
 }
 
-// indexMeta is one index's catalog entry.
-type indexMeta struct {
+// Index is one index's catalog entry.
+type Index struct {
 	ID       uint64
 	Name     string
 	Key      bson.D
@@ -47,12 +54,16 @@ type indexMeta struct {
 	Multikey bool   // some document produced several keys
 	Extra    bson.D // other spec options, echoed by listIndexes
 
-	partial *query.Filter // compiled Partial
+	// PartialFilter is Partial compiled, under the index's collation;
+	// nil when Partial is. Not stored: Decode compiles it.
+	PartialFilter *query.Filter
 }
 
-func (m *collMeta) ns() string { return m.DB + "." + m.Name }
+// NS returns the collection's namespace, "db.name".
+func (m *Coll) NS() string { return m.DB + "." + m.Name }
 
-func (m *collMeta) index(name string) *indexMeta {
+// Index returns the index named name, nil if m has none.
+func (m *Coll) Index(name string) *Index {
 	for _, ix := range m.Indexes {
 		if ix.Name == name {
 			return ix
@@ -61,10 +72,12 @@ func (m *collMeta) index(name string) *indexMeta {
 	return nil
 }
 
-// clone returns a deep-enough copy for copy-on-write catalog updates.
-func (m *collMeta) clone() *collMeta {
+// Clone returns a copy of m for a copy-on-write catalog update: the
+// index entries are copied, the documents they hold (Key, Options,
+// Partial, Extra) are shared and must be replaced, not changed.
+func (m *Coll) Clone() *Coll {
 	c := *m
-	c.Indexes = make([]*indexMeta, len(m.Indexes))
+	c.Indexes = make([]*Index, len(m.Indexes))
 	for i, ix := range m.Indexes {
 		cp := *ix
 		c.Indexes[i] = &cp
@@ -72,7 +85,8 @@ func (m *collMeta) clone() *collMeta {
 	return &c
 }
 
-func (m *collMeta) encode() ([]byte, error) {
+// Encode returns the stored form of m, which Decode reads back.
+func (m *Coll) Encode() ([]byte, error) {
 	ixs := make(bson.A, 0, len(m.Indexes))
 	for _, ix := range m.Indexes {
 		d := bson.D{
@@ -91,9 +105,9 @@ func (m *collMeta) encode() ([]byte, error) {
 	d := bson.D{
 		{Key: "v", Value: int32(1)},
 		{Key: "id", Value: int64(m.ID)}, {Key: "db", Value: m.DB}, {Key: "name", Value: m.Name},
-		{Key: "kind", Value: string(m.Kind)}, {Key: "options", Value: nonNilDoc(m.Options)},
+		{Key: "kind", Value: string(m.Kind)}, {Key: "options", Value: orEmpty(m.Options)},
 		{Key: "indexes", Value: ixs}, {Key: "nextIndexID", Value: int64(m.NextIndexID)},
-		{Key: "extra", Value: nonNilDoc(m.Extra)},
+		{Key: "extra", Value: orEmpty(m.Extra)},
 	}
 	if m.Clustered {
 		d = append(d, bson.E{Key: "clustered", Value: true})
@@ -101,22 +115,24 @@ func (m *collMeta) encode() ([]byte, error) {
 	return document.Marshal(d)
 }
 
-func nonNilDoc(d bson.D) bson.D {
+func orEmpty(d bson.D) bson.D {
 	if d == nil {
 		return bson.D{}
 	}
 	return d
 }
 
-func decodeCollMeta(b []byte) (*collMeta, error) {
+// Decode reads a catalog entry stored by Encode, compiling its indexes'
+// partial filters. A malformed entry is an error, never a panic.
+func Decode(b []byte) (*Coll, error) {
 	d, err := document.Unmarshal(b)
 	if err != nil {
 		return nil, fmt.Errorf("catalog entry: %w", err)
 	}
-	m := &collMeta{}
+	m := &Coll{}
 	var bad error
 	i64 := func(d bson.D, k string) uint64 {
-		v, _ := get(d, k)
+		v, _ := document.Get(d, k)
 		n, ok := v.(int64)
 		if !ok && bad == nil {
 			bad = fmt.Errorf("catalog entry: field %q is not int64", k)
@@ -124,30 +140,30 @@ func decodeCollMeta(b []byte) (*collMeta, error) {
 		return uint64(n)
 	}
 	str := func(d bson.D, k string) string {
-		v, _ := get(d, k)
+		v, _ := document.Get(d, k)
 		s, ok := v.(string)
 		if !ok && bad == nil {
 			bad = fmt.Errorf("catalog entry: field %q is not a string", k)
 		}
 		return s
 	}
-	flag := func(d bson.D, k string) bool { v, _ := get(d, k); b, _ := v.(bool); return b }
-	sub := func(d bson.D, k string) bson.D { s, _ := getDoc(d, k); return s }
+	flag := func(d bson.D, k string) bool { v, _ := document.Get(d, k); b, _ := v.(bool); return b }
+	sub := func(d bson.D, k string) bson.D { v, _ := document.Get(d, k); s, _ := v.(bson.D); return s }
 	m.ID = i64(d, "id")
 	m.DB, m.Name = str(d, "db"), str(d, "name")
-	m.Kind = collKind(str(d, "kind"))
+	m.Kind = Kind(str(d, "kind"))
 	m.Options = sub(d, "options")
 	m.NextIndexID = i64(d, "nextIndexID")
 	m.Extra = sub(d, "extra")
 	m.Clustered = flag(d, "clustered")
-	ixs, _ := get(d, "indexes")
+	ixs, _ := document.Get(d, "indexes")
 	arr, _ := ixs.(bson.A)
 	for _, e := range arr {
 		id, ok := e.(bson.D)
 		if !ok {
 			return nil, fmt.Errorf("catalog entry: index is not a document")
 		}
-		ix := &indexMeta{
+		ix := &Index{
 			ID: i64(id, "id"), Name: str(id, "name"), Key: sub(id, "key"),
 			Unique: flag(id, "unique"), Sparse: flag(id, "sparse"), Hidden: flag(id, "hidden"),
 			TTL: flag(id, "ttl"), Expire: int64(i64(id, "expire")), Multikey: flag(id, "multikey"),
@@ -158,10 +174,10 @@ func decodeCollMeta(b []byte) (*collMeta, error) {
 			if err != nil {
 				return nil, fmt.Errorf("catalog entry: index %s partial filter: %w", ix.Name, err)
 			}
-			ix.partial = f
-			if c := ix.collator(); c != nil {
+			ix.PartialFilter = f
+			if c := ix.Collator(); c != nil {
 				if cf, err := f.Collate(c); err == nil {
-					ix.partial = cf // evaluated under the index's collation
+					ix.PartialFilter = cf // evaluated under the index's collation
 				}
 			}
 		}

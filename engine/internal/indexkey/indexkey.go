@@ -1,10 +1,15 @@
-package engine
+// Package indexkey computes the keys an index holds for a document, as
+// MongoDB's key generator does, and keeps the upper bound of a
+// collection's _id index entries that lets a unique-key check skip a
+// read (IDBound). docs/layout.md says where the package sits.
+package indexkey
 
 import (
 	"strconv"
 	"strings"
 
 	"github.com/ttlkv/ttlkv/document"
+	"github.com/ttlkv/ttlkv/engine/internal/catalog"
 	"github.com/ttlkv/ttlkv/lsm"
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
@@ -13,16 +18,16 @@ import (
 // over two array fields of one document.
 const codeCannotIndexParallelArrays = document.Code(171)
 
-// pathValues returns the values an index on path holds for d, as
+// PathValues returns the values an index on path holds for d, as
 // MongoDB's key generator does: arrays along the path are traversed,
 // a final array contributes each element (an empty one contributes
 // undefined), a missing field contributes nothing. isArray reports
 // whether an array was met.
-func pathValues(d bson.D, path string) (vals []any, isArray bool) {
+func PathValues(d bson.D, path string) (vals []any, isArray bool) {
 	if strings.IndexByte(path, '.') < 0 {
 		// A top-level field, the common case: what the walk below does
 		// for one part, without splitting the path.
-		v, ok := get(d, path)
+		v, ok := document.Get(d, path)
 		if !ok {
 			return nil, false
 		}
@@ -51,7 +56,7 @@ func pathValues(d bson.D, path string) (vals []any, isArray bool) {
 		}
 		switch x := v.(type) {
 		case bson.D:
-			if fv, ok := get(x, parts[i]); ok {
+			if fv, ok := document.Get(x, parts[i]); ok {
 				walk(fv, i+1)
 			}
 		case bson.A:
@@ -64,7 +69,7 @@ func pathValues(d bson.D, path string) (vals []any, isArray bool) {
 			}
 			for _, el := range x {
 				if sd, ok := el.(bson.D); ok {
-					if fv, ok := get(sd, parts[i]); ok {
+					if fv, ok := document.Get(sd, parts[i]); ok {
 						walk(fv, i+1)
 					}
 				}
@@ -75,35 +80,57 @@ func pathValues(d bson.D, path string) (vals []any, isArray bool) {
 	return vals, isArray
 }
 
-// keyField is one field of an index key pattern.
-type keyField struct {
-	path string
-	desc bool
+// Field is one field of an index key pattern.
+type Field struct {
+	Path string // the field's dotted path
+	Desc bool   // the field's direction is descending (a negative number)
 }
 
-func keyFields(key bson.D) []keyField {
-	out := make([]keyField, len(key))
+// Fields returns the fields of key pattern key, in order.
+func Fields(key bson.D) []Field {
+	out := make([]Field, len(key))
 	for i, e := range key {
-		f, _ := asFloat(e.Value)
-		out[i] = keyField{path: e.Key, desc: f < 0}
+		out[i] = Field{Path: e.Key, Desc: negative(e.Value)}
 	}
 	return out
 }
 
-// indexKeys returns the distinct keystrings d has in ix, and whether
-// the document made the index multikey. A document excluded by a
-// sparse or partial index has no keys.
-func indexKeys(ix *indexMeta, d bson.D) (keys [][]byte, multikey bool, err error) {
-	if ix.partial != nil && !ix.partial.Match(d) {
+// negative reports whether a key pattern's value is a number below
+// zero; anything else (a string such as "hashed") is ascending.
+func negative(v any) bool {
+	switch n := v.(type) {
+	case int32:
+		return n < 0
+	case int64:
+		return n < 0
+	case int:
+		return n < 0
+	case float64:
+		return n < 0
+	case bson.Decimal128:
+		// Out of float64's range it rounds to an infinity or a zero of
+		// its sign, which orders it the same; NaN is not negative.
+		f, _ := strconv.ParseFloat(n.String(), 64)
+		return f < 0
+	}
+	return false
+}
+
+// Of returns the distinct keystrings d has in ix, and whether the
+// document made the index multikey. A document excluded by a sparse or
+// partial index has no keys. Two array fields in one compound key are
+// MongoDB's CannotIndexParallelArrays (171).
+func Of(ix *catalog.Index, d bson.D) (keys [][]byte, multikey bool, err error) {
+	if ix.PartialFilter != nil && !ix.PartialFilter.Match(d) {
 		return nil, false, nil
 	}
-	fields := keyFields(ix.Key)
+	fields := Fields(ix.Key)
 	perField := make([][]any, len(fields))
 	arrayField := -1
 	allMissing := true
-	coll := ix.collator() // a collated index keys strings by their collation keys
+	coll := ix.Collator() // a collated index keys strings by their collation keys
 	for i, f := range fields {
-		vals, isArr := pathValues(d, f.path)
+		vals, isArr := PathValues(d, f.Path)
 		if coll != nil {
 			for j, v := range vals {
 				vals[j] = coll.KeyValue(v)
@@ -117,7 +144,7 @@ func indexKeys(ix *indexMeta, d bson.D) (keys [][]byte, multikey bool, err error
 		if isArr {
 			if arrayField >= 0 {
 				return nil, false, document.Errorf(codeCannotIndexParallelArrays,
-					"cannot index parallel arrays [%s] [%s]", f.path, fields[arrayField].path)
+					"cannot index parallel arrays [%s] [%s]", f.Path, fields[arrayField].Path)
 			}
 			arrayField = i
 			multikey = true
@@ -131,7 +158,7 @@ func indexKeys(ix *indexMeta, d bson.D) (keys [][]byte, multikey bool, err error
 	var prefix []byte
 	if arrayField < 0 {
 		for i, f := range fields {
-			prefix = lsm.AppendKey(prefix, perField[i][0], f.desc)
+			prefix = lsm.AppendKey(prefix, perField[i][0], f.Desc)
 		}
 		return [][]byte{prefix}, false, nil
 	}
@@ -143,7 +170,7 @@ func indexKeys(ix *indexMeta, d bson.D) (keys [][]byte, multikey bool, err error
 			if i == arrayField {
 				val = v
 			}
-			k = lsm.AppendKey(k, val, f.desc)
+			k = lsm.AppendKey(k, val, f.Desc)
 		}
 		if !seen[string(k)] {
 			seen[string(k)] = true
@@ -153,17 +180,17 @@ func indexKeys(ix *indexMeta, d bson.D) (keys [][]byte, multikey bool, err error
 	return keys, multikey, nil
 }
 
-// keyValue rebuilds the key document {field: value} of d for ix, for
-// DuplicateKey errors.
-func keyValue(ix *indexMeta, d bson.D) bson.D {
+// Value rebuilds the key document {field: value} of d for ix, as a
+// DuplicateKey error's keyValue shows it.
+func Value(ix *catalog.Index, d bson.D) bson.D {
 	out := bson.D{}
-	for _, f := range keyFields(ix.Key) {
-		vals, _ := pathValues(d, f.path)
+	for _, f := range Fields(ix.Key) {
+		vals, _ := PathValues(d, f.Path)
 		var v any
 		if len(vals) > 0 {
 			v = vals[0]
 		}
-		out = append(out, bson.E{Key: f.path, Value: v})
+		out = append(out, bson.E{Key: f.Path, Value: v})
 	}
 	return out
 }

@@ -1,0 +1,101 @@
+package catalog
+
+import (
+	"testing"
+
+	"github.com/ttlkv/ttlkv/document"
+	"go.mongodb.org/mongo-driver/v2/bson"
+)
+
+func sampleColl() *Coll {
+	return &Coll{
+		ID: 7, DB: "test", Name: "c", Kind: KindCapped,
+		Options:     bson.D{{Key: "capped", Value: true}, {Key: "size", Value: int64(4096)}},
+		NextIndexID: 3,
+		Extra:       bson.D{{Key: "file", Value: "7.ring"}},
+		Indexes: []*Index{
+			{ID: 1, Name: "_id_", Key: bson.D{{Key: "_id", Value: int32(1)}}, Unique: true},
+			{ID: 2, Name: "t_1", Key: bson.D{{Key: "t", Value: int32(1)}}, TTL: true, Expire: 60,
+				Partial: bson.D{{Key: "s", Value: "A"}},
+				Extra:   bson.D{{Key: "collation", Value: bson.D{{Key: "locale", Value: "en"}, {Key: "strength", Value: int32(2)}}}}},
+		},
+	}
+}
+
+// An entry read back is the entry written, and its partial filter is
+// compiled under the index's collation.
+func TestEncodeDecode(t *testing.T) {
+	t.Parallel()
+	m := sampleColl()
+	b, err := m.Encode()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := Decode(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.NS() != "test.c" || got.ID != 7 || got.Kind != KindCapped || got.NextIndexID != 3 || got.Clustered {
+		t.Fatalf("decoded %+v", got)
+	}
+	if !document.Equal(got.Options, m.Options) || !document.Equal(got.Extra, m.Extra) {
+		t.Fatalf("options %v extra %v", got.Options, got.Extra)
+	}
+	ix := got.Index("t_1")
+	if ix == nil || !ix.TTL || ix.Expire != 60 || ix.Unique || got.Index("nope") != nil {
+		t.Fatalf("index t_1: %+v", ix)
+	}
+	if ix.PartialFilter == nil || ix.Collator() == nil {
+		t.Fatalf("partial filter %v, collator %v", ix.PartialFilter, ix.Collator())
+	}
+	// Strength 2 ignores case: the compiled filter matches "a".
+	if !ix.PartialFilter.Match(bson.D{{Key: "s", Value: "a"}}) {
+		t.Fatal("partial filter not under the index's collation")
+	}
+	if got.Index("_id_").PartialFilter != nil || got.DefaultCollator() != nil {
+		t.Fatal("_id_ has a filter, or the collection a default collation")
+	}
+}
+
+// A clone's index entries are its own.
+func TestClone(t *testing.T) {
+	t.Parallel()
+	m := sampleColl()
+	c := m.Clone()
+	c.Indexes[1].Hidden = true
+	c.Indexes = append(c.Indexes, &Index{ID: 3, Name: "x_1"})
+	if m.Indexes[1].Hidden || len(m.Indexes) != 2 || m.Index("x_1") != nil {
+		t.Fatal("changing the clone changed the original")
+	}
+}
+
+// A malformed entry is an error, not a panic.
+func TestDecodeBad(t *testing.T) {
+	t.Parallel()
+	good, err := sampleColl().Encode()
+	if err != nil {
+		t.Fatal(err)
+	}
+	bad := []bson.D{
+		{{Key: "id", Value: "seven"}},
+		{{Key: "id", Value: int64(1)}, {Key: "db", Value: int32(1)}},
+		{{Key: "id", Value: int64(1)}, {Key: "db", Value: "d"}, {Key: "name", Value: "c"}, {Key: "kind", Value: "collection"},
+			{Key: "nextIndexID", Value: int64(1)}, {Key: "indexes", Value: bson.A{int32(1)}}},
+		{{Key: "id", Value: int64(1)}, {Key: "db", Value: "d"}, {Key: "name", Value: "c"}, {Key: "kind", Value: "collection"},
+			{Key: "nextIndexID", Value: int64(1)}, {Key: "indexes", Value: bson.A{bson.D{
+				{Key: "id", Value: int64(1)}, {Key: "name", Value: "p"}, {Key: "expire", Value: int64(0)},
+				{Key: "partial", Value: bson.D{{Key: "$bogus", Value: int32(1)}}}}}}},
+	}
+	for i, d := range bad {
+		b, err := document.Marshal(d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := Decode(b); err == nil {
+			t.Errorf("entry %d: decoded", i)
+		}
+	}
+	if _, err := Decode(good[:len(good)/2]); err == nil {
+		t.Error("truncated entry decoded")
+	}
+}
