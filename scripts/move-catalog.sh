@@ -3,13 +3,18 @@
 # call the catalog entry and the index-key code by their names in
 # engine/internal/catalog and engine/internal/indexkey (issue 18, step 4;
 # docs/layout.md). Every change it makes is syntactic (gofmt -r rules, a
-# sed on six method declarations of clustered.go, comment renames, then
-# goimports on the files it changed), and running it again on its own
-# output changes nothing, so it can be re-run after merging a branch
+# sed on six method declarations of clustered.go, scripts/movecatalog
+# for methods other branches declare on the old types, comment renames,
+# then goimports on the files it changed), and running it again on its
+# own output changes nothing, so it can be re-run after merging a branch
 # written against the old names:
 #
+#	git merge -X theirs BRANCH          # conflicting hunks: the branch's side
 #	sh scripts/move-catalog.sh          # rewrite, then go build and go vet ./engine/
 #	sh scripts/move-catalog.sh -n       # rewrite only
+#
+# (-X theirs is safe for the hunks this move changed only mechanically,
+# which the script redoes; see docs/layout.md for what it cannot do.)
 #
 # It needs the Go toolchain; goimports is run through `go run` at a
 # pinned version of golang.org/x/tools (fetched from the module proxy
@@ -38,10 +43,7 @@ sed -i -E \
 # name only methods and fields that no other type of package engine has
 # (ix.partial, fields[i].path: tsRule has a partial field, other types
 # a path field).
-while IFS= read -r rule; do
-	case "$rule" in '' | '#'*) continue ;; esac
-	gofmt -r "$rule" -w engine/*.go
-done <<'RULES'
+cat >"$tmp/rules" <<'RULES'
 # engine/internal/catalog
 collMeta -> catalog.Coll
 indexMeta -> catalog.Index
@@ -78,6 +80,17 @@ a.idKeyOf(b) -> idKeyOf(a, b)
 a.entryValue(b, c, d) -> entryValue(a, b, c, d)
 a.idsOf(b, c) -> clusteredIDs(a, b, c)
 RULES
+
+# Methods a merged branch declared on the old types become functions
+# too, and copies of moved declarations that a merge brought back are
+# deleted (scripts/movecatalog says which on stderr); it prints the
+# rules that rewrite the calls of the converted methods.
+go run ./scripts/movecatalog engine/*.go >>"$tmp/rules"
+
+while IFS= read -r rule; do
+	case "$rule" in '' | '#'*) continue ;; esac
+	gofmt -r "$rule" -w engine/*.go
+done <"$tmp/rules"
 
 # The old names in comments (after //), so that they do not point at
 # names that no longer exist. String literals are left alone.
