@@ -137,6 +137,9 @@ type batchDeleter struct {
 	// position at which an earlier batch of this run overflowed Badger's
 	// transaction limits (errBatchFull).
 	lookCap int
+	// read counts the records the batches read (a batch may read some
+	// it does not delete: re-checked and kept, or past a target).
+	read atomic.Int64
 }
 
 // run deletes rids; it stops early when stop returns true between
@@ -307,7 +310,7 @@ func (bd *batchDeleter) newBatch(rids []uint64, gentle bool) *batchState {
 	if bd.lookCap > 0 && look > bd.lookCap {
 		look = bd.lookCap
 	}
-	return &batchState{start: bd.db.targetNow(), look: look, gentle: gentle, keys: make([][]byte, look)}
+	return &batchState{start: bd.db.targetNow(), look: look, gentle: gentle, keys: make([][]byte, 0, min(look, readChunk))}
 }
 
 // stage returns the transaction function of batch b: it reads the
@@ -320,9 +323,6 @@ func (bd *batchDeleter) stage(rids []uint64, b *batchState) func(*lsm.Txn) error
 		b.deleted, b.used, b.staged, b.docs, b.read = 0, 0, 0, b.docs[:0], b.read[:0]
 		m := c.m()
 		b.m = m
-		for i := range b.keys {
-			b.keys[i] = m.recKey(rids[i], bd.ids[rids[i]])
-		}
 		// Decode each record as the iterator reaches it, from Badger's
 		// memory (the documents share nothing with it): no copy of the
 		// encoded records.
@@ -332,61 +332,22 @@ func (bd *batchDeleter) stage(rids []uint64, b *batchState) func(*lsm.Txn) error
 		// again, and the only way when only some fields are decoded.
 		keepRaw := bd.db != nil && bd.db.changesOn() && preImagesOn(m) && !isBucketsColl(m)
 		b.arena = b.arena[:0]
-		err := txn.GetSortedFunc(b.keys, func(i int, raw []byte) error {
-			var d bson.D
-			var err error
-			if fields != nil {
-				d, err = document.UnmarshalFields(raw, fields)
-			} else {
-				d, err = document.Unmarshal(raw)
-			}
+		keepDocs := bd.onDelete != nil || !bd.recheckPure
+		w := &writeCtx{c: c, m: m, txn: txn, expiry: bd.expiry}
+		b.used = b.look
+		// Read in chunks that double, checking the targets after each: a
+		// batch whose time target ends it after a few documents must not
+		// have read (and decoded) all of its read-ahead first. Reading
+		// everything before the first check made every batch of a slow
+		// machine read thousands of records to delete a handful, again
+		// and again: quadratic, and the reaper fell behind under load.
+		for lo, chunk := 0, readChunk; lo < b.look; lo, chunk = lo+chunk, chunk*2 {
+			hi := min(b.look, lo+chunk)
+			done, err := bd.stageChunk(txn, w, rids, b, lo, hi, fields, keepRaw, keepDocs)
 			if err != nil {
 				return err
 			}
-			r := readDoc{i: i, d: d, size: len(raw)}
-			if keepRaw {
-				at := len(b.arena)
-				b.arena = append(b.arena, raw...)
-				r.raw = b.arena[at:len(b.arena):len(b.arena)]
-			}
-			b.read = append(b.read, r)
-			return nil
-		})
-		if err != nil {
-			return err
-		}
-		keepDocs := bd.onDelete != nil || !bd.recheckPure
-		w := &writeCtx{c: c, m: m, txn: txn, expiry: bd.expiry}
-		t := bd.targets
-		b.used = b.look
-		for _, r := range b.read {
-			if !bd.recheck(m, r.d) {
-				continue
-			}
-			w.beforeRaw = r.raw
-			if err := w.remove(rids[r.i], r.d); err != nil {
-				if errors.Is(err, lsm.ErrTxnTooBig) {
-					if b.deleted > 0 {
-						// Part of this document may be staged: abort, and
-						// redo the batch without it.
-						return errBatchFull{at: r.i}
-					}
-					return fmt.Errorf("engine: deleting a document of %s: its index entries do not fit one transaction (%d bytes, %d entries): %w",
-						m.ns(), bd.db.store.MaxBatchSize(), bd.db.store.MaxBatchCount(), err)
-				}
-				return err
-			}
-			b.deleted++
-			b.staged += int64(r.size)
-			if keepDocs {
-				b.docs = append(b.docs, r.d)
-			}
-			if b.gentle {
-				runtime.Gosched() // a writer waiting for a CPU gets it
-			}
-			if (t.docs > 0 && b.deleted >= t.docs) || (t.bytes > 0 && b.staged >= t.bytes) ||
-				(t.timeMS > 0 && bd.db.targetSince(b.start) >= time.Duration(t.timeMS)*time.Millisecond) || b.deleted >= maxTxnDocs {
-				b.used = r.i + 1
+			if done {
 				break
 			}
 		}
@@ -394,6 +355,80 @@ func (bd *batchDeleter) stage(rids []uint64, b *batchState) func(*lsm.Txn) error
 		bd.db.failpoint(FailpointReapBeforeCommit)
 		return nil
 	}
+}
+
+// readChunk is how many records a batch reads before it first checks its
+// targets; each later read doubles it.
+const readChunk = 64
+
+// stageChunk reads records lo..hi of batch b, re-checks each and stages
+// its delete. It reports whether a batch target was met (b.used then
+// says how many of rids the batch consumed).
+func (bd *batchDeleter) stageChunk(txn *lsm.Txn, w *writeCtx, rids []uint64, b *batchState, lo, hi int, fields []string, keepRaw, keepDocs bool) (bool, error) {
+	m := b.m
+	b.keys = b.keys[:lo]
+	for i := lo; i < hi; i++ {
+		b.keys = append(b.keys, m.recKey(rids[i], bd.ids[rids[i]]))
+	}
+	b.read = b.read[:0]
+	err := txn.GetSortedFunc(b.keys[lo:hi], func(j int, raw []byte) error {
+		i := lo + j
+		var d bson.D
+		var err error
+		if fields != nil {
+			d, err = document.UnmarshalFields(raw, fields)
+		} else {
+			d, err = document.Unmarshal(raw)
+		}
+		if err != nil {
+			return err
+		}
+		r := readDoc{i: i, d: d, size: len(raw)}
+		if keepRaw {
+			at := len(b.arena)
+			b.arena = append(b.arena, raw...)
+			r.raw = b.arena[at:len(b.arena):len(b.arena)]
+		}
+		b.read = append(b.read, r)
+		return nil
+	})
+	if err != nil {
+		return false, err
+	}
+	bd.read.Add(int64(len(b.read)))
+	t := bd.targets
+	for _, r := range b.read {
+		if !bd.recheck(m, r.d) {
+			continue
+		}
+		w.beforeRaw = r.raw
+		if err := w.remove(rids[r.i], r.d); err != nil {
+			if errors.Is(err, lsm.ErrTxnTooBig) {
+				if b.deleted > 0 {
+					// Part of this document may be staged: abort, and
+					// redo the batch without it.
+					return false, errBatchFull{at: r.i}
+				}
+				return false, fmt.Errorf("engine: deleting a document of %s: its index entries do not fit one transaction (%d bytes, %d entries): %w",
+					m.ns(), bd.db.store.MaxBatchSize(), bd.db.store.MaxBatchCount(), err)
+			}
+			return false, err
+		}
+		b.deleted++
+		b.staged += int64(r.size)
+		if keepDocs {
+			b.docs = append(b.docs, r.d)
+		}
+		if b.gentle {
+			runtime.Gosched() // a writer waiting for a CPU gets it
+		}
+		if (t.docs > 0 && b.deleted >= t.docs) || (t.bytes > 0 && b.staged >= t.bytes) ||
+			(t.timeMS > 0 && bd.db.targetSince(b.start) >= time.Duration(t.timeMS)*time.Millisecond) || b.deleted >= maxTxnDocs {
+			b.used = r.i + 1
+			return true, nil
+		}
+	}
+	return false, nil
 }
 
 // commitGuard returns the commit guard of batch b. A batch that staged
