@@ -668,7 +668,7 @@ func cappedIDKey(m *collMeta, d bson.D) ([]byte, error) { return cappedIDKeyTo(n
 func cappedIDKeyTo(dst []byte, m *collMeta, d bson.D) ([]byte, error) {
 	if len(d) > 0 && d[0].Key == "_id" && len(m.Indexes) > 0 {
 		ix := m.Indexes[0]
-		if _, arr := d[0].Value.(bson.A); !arr && ix.ID == idIndexID && ix.partial == nil && !ix.Sparse && len(ix.Key) == 1 {
+		if _, arr := d[0].Value.(bson.A); !arr && ix.ID == idIndexID && ix.partial == nil && !ix.Sparse && len(ix.Key) == 1 && ix.Extra == nil {
 			if f, ok := asFloat(ix.Key[0].Value); ok && f > 0 {
 				return lsm.AppendKey(dst, d[0].Value, false), nil
 			}

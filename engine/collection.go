@@ -16,6 +16,22 @@ func idIndex() *indexMeta {
 	return &indexMeta{ID: idIndexID, Name: "_id_", Key: bson.D{{Key: "_id", Value: int32(1)}}, Unique: true}
 }
 
+// idIndexFor is the _id index of a new collection whose listed options
+// are opts: in the collection's default collation, if it has one, as
+// in MongoDB (docs/collation.md, "The _id index"). The collation is kept
+// in the index's catalog entry, which is what says how the collection's
+// _id keys are made: entries written before this rule have none and
+// stay simple-keyed.
+func idIndexFor(opts bson.D) *indexMeta {
+	ix := idIndex()
+	for _, e := range opts {
+		if e.Key == "collation" && collatorOf(e.Value) != nil {
+			ix.Extra = bson.D{{Key: "collation", Value: e.Value}}
+		}
+	}
+	return ix
+}
+
 // createOptions are the parsed options of a create command.
 type createOptions struct {
 	raw       bson.D // as listCollections shows them
@@ -166,7 +182,7 @@ func (db *DB) createParsed(dbName, name string, co *createOptions, explicit bool
 	}
 	m := &collMeta{DB: dbName, Name: name, Kind: co.kind, Options: co.raw, NextIndexID: idIndexID + 1, Clustered: co.clustered}
 	if co.kind != kindTimeseries {
-		m.Indexes = []*indexMeta{idIndex()}
+		m.Indexes = []*indexMeta{idIndexFor(co.raw)}
 		if co.clustered {
 			m.Indexes[0].Name, _ = getString(co.raw, "clusteredIndex", "name")
 			if v, ok := get(co.raw, "expireAfterSeconds"); ok {
