@@ -219,6 +219,8 @@ func TestIDIndexCollationSpec(t *testing.T) {
 		document.CodeBadValue, "The _id index must have the same collation as the collection")
 	wantCode(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"_id": 1}, "name": "_id_", "collation": `+idOther+`}]}`,
 		document.CodeBadValue, "The _id index must have the same collation as the collection")
+	wantCode(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"_id": -1}, "name": "_id_-1"}]}`,
+		document.CodeBadValue, "for an _id index must be {_id: 1}")
 	mustRun(t, db, "test", `{"create": "s"}`)
 	wantCode(t, db, "test", `{"createIndexes": "s", "indexes": [{"key": {"_id": 1}, "name": "_id_", "collation": `+idDefault+`}]}`,
 		document.CodeBadValue, "collection collation: { locale: \"simple\" }")

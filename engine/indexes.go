@@ -129,11 +129,13 @@ func parseIndexSpec(m *collMeta, spec bson.D) (*indexMeta, error) {
 		ix.Name = defaultIndexName(key)
 	}
 	isID := len(key) == 1 && key[0].Key == "_id"
-	// The _id index itself is {_id: 1}; {_id: -1} is an ordinary index.
+	// {_id: 1} and {_id: -1} are specs of the _id index, as MongoDB's
+	// IndexDescriptor::isIdIndexPattern says ({_id: -1} is then refused
+	// below); {_id: "hashed"} is an ordinary index.
 	idPattern := false
 	if isID {
 		f, ok := asFloat(key[0].Value)
-		idPattern = ok && f == 1
+		idPattern = ok && (f == 1 || f == -1)
 	}
 	for _, e := range spec {
 		switch e.Key {
@@ -228,6 +230,9 @@ func parseIndexSpec(m *collMeta, spec bson.D) (*indexMeta, error) {
 		}
 	}
 	if idPattern {
+		if f, _ := asFloat(key[0].Value); f != 1 {
+			return nil, document.Errorf(document.CodeBadValue, "The field 'key' for an _id index must be {_id: 1}, but got %s", fmtValue(key))
+		}
 		ix.Unique = true // the _id index is unique whatever the spec says
 	}
 	if ix.TTL {
