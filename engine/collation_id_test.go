@@ -221,6 +221,12 @@ func TestIDIndexCollationSpec(t *testing.T) {
 		document.CodeBadValue, "The _id index must have the same collation as the collection")
 	wantCode(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"_id": -1}, "name": "_id_-1"}]}`,
 		document.CodeBadValue, "for an _id index must be {_id: 1}")
+	// create's idIndex option: its collation must be the collection's.
+	mustRun(t, db, "test", `{"create": "i1", "collation": `+idDefault+`, "idIndex": {"key": {"_id": 1}, "name": "_id_", "collation": `+idDefault+`}}`)
+	wantCode(t, db, "test", `{"create": "i2", "collation": `+idDefault+`, "idIndex": {"key": {"_id": 1}, "name": "_id_", "collation": `+idSimple+`}}`,
+		document.CodeBadValue, "The _id index must have the same collation as the collection")
+	wantCode(t, db, "test", `{"create": "i3", "idIndex": {"key": {"_id": 1}, "name": "_id_", "collation": `+idDefault+`}}`,
+		document.CodeBadValue, "The _id index must have the same collation as the collection")
 	mustRun(t, db, "test", `{"create": "s"}`)
 	wantCode(t, db, "test", `{"createIndexes": "s", "indexes": [{"key": {"_id": 1}, "name": "_id_", "collation": `+idDefault+`}]}`,
 		document.CodeBadValue, "collection collation: { locale: \"simple\" }")

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 
+	"github.com/ttlkv/ttlkv/collation"
 	"github.com/ttlkv/ttlkv/document"
 	"github.com/ttlkv/ttlkv/lsm"
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -137,6 +138,41 @@ func parseCreateOptions(opts bson.D) (*createOptions, error) {
 	return co, nil
 }
 
+// checkIDIndexOption checks create's idIndex option (the _id index's
+// spec) against the collection being made: its collation, if it gives
+// one, must be the collection's, 2 BadValue otherwise, as MongoDB
+// answers (docs/collation.md, "The _id index"). The _id index is made
+// from the collection's options whatever else idIndex says.
+func checkIDIndexOption(opts bson.D, co *createOptions) error {
+	v, ok := get(opts, "idIndex")
+	if !ok || co.kind == kindTimeseries || co.clustered {
+		return nil
+	}
+	spec, ok := v.(bson.D)
+	if !ok {
+		return document.Errorf(document.CodeTypeMismatch, "BSON field 'create.idIndex' is the wrong type '%s', expected type 'object'", typeName(v))
+	}
+	cv, ok := get(spec, "collation")
+	if !ok {
+		return nil
+	}
+	full, err := normalizeCollation(cv)
+	if err != nil {
+		return err
+	}
+	want := idIndexFor(co.raw)
+	if !collation.Equal(collatorOf(full), want.collator()) {
+		var coll bson.D
+		if c := want.collator(); c != nil {
+			coll = c.Doc()
+		}
+		return document.Errorf(document.CodeBadValue,
+			"The _id index must have the same collation as the collection. Index collation: %s, collection collation: %s",
+			fmtValue(collationShown(full)), fmtValue(collationShown(coll)))
+	}
+	return nil
+}
+
 // visibleOptions drops the generic command fields from options.
 func visibleOptions(opts bson.D) bson.D {
 	out := bson.D{}
@@ -162,6 +198,9 @@ func (db *DB) createColl(dbName, name string, opts bson.D) (*coll, bool, error) 
 	}
 	co, err := parseCreateOptions(opts)
 	if err != nil {
+		return nil, false, err
+	}
+	if err := checkIDIndexOption(opts, co); err != nil {
 		return nil, false, err
 	}
 	return db.createParsed(dbName, name, co, opts != nil)
