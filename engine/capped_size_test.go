@@ -83,3 +83,27 @@ func TestCappedResizeKeepsIDCollation(t *testing.T) {
 	insertDup(t, db, "c", `{"_id": "A"}`)
 	mustValidate(t, db, "test", "c")
 }
+
+// TestCappedCopiesKeepCollation: convertToCapped and
+// cloneCollectionAsCapped keep the source's default collation, as
+// MongoDB's copy the source's options, so the capped collection's _id
+// index follows it too.
+func TestCappedCopiesKeepCollation(t *testing.T) {
+	t.Parallel()
+	db, _, _ := openTest(t)
+	mustRun(t, db, "test", `{"create": "src", "collation": `+idDefault+`}`)
+	mustRun(t, db, "test", `{"insert": "src", "documents": [{"_id": "a"}, {"_id": "b"}]}`)
+	mustRun(t, db, "test", `{"cloneCollectionAsCapped": "src", "toCollection": "dst", "size": 100000}`)
+	mustRun(t, db, "test", `{"convertToCapped": "src", "size": 100000}`)
+	for _, name := range []string{"src", "dst"} {
+		r := mustRun(t, db, "test", `{"listCollections": 1, "filter": {"name": "`+name+`"}}`)
+		if loc := field(r, "cursor.firstBatch.0.options.collation.locale"); loc != "en" {
+			t.Errorf("%s: options %v, want the en collation", name, field(r, "cursor.firstBatch.0.options"))
+		}
+		insertDup(t, db, name, `{"_id": "A"}`)
+		if got := findIDs(t, db, name, `{"_id": "B"}`, "", ""); fmt.Sprint(got) != "[b]" {
+			t.Errorf("%s: find _id B = %v, want [b]", name, got)
+		}
+		mustValidate(t, db, "test", name)
+	}
+}

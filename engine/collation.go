@@ -92,6 +92,17 @@ func (m *collMeta) appendIDKey(dst []byte, id any) []byte {
 	return lsm.AppendKey(dst, id, false)
 }
 
+// defaultCollationOption returns the collation option of a collection's listed
+// options opts as a one-element document, or nil when it has none.
+func defaultCollationOption(opts bson.D) bson.D {
+	for _, e := range opts {
+		if e.Key == "collation" {
+			return bson.D{e}
+		}
+	}
+	return nil
+}
+
 // idCollationDoc is the full specification of m's _id collation, nil
 // if simple.
 func idCollationDoc(m *collMeta) bson.D {
