@@ -62,7 +62,7 @@ func (m *collMeta) idKeyOf(d bson.D) []byte {
 		return nil
 	}
 	v, _ := get(d, "_id")
-	return lsm.AppendKey(nil, v, false)
+	return m.appendIDKey(nil, v)
 }
 
 // entryValue returns the value of an index entry of ix for a document
@@ -252,7 +252,11 @@ func clusteredIndexEntry(m *collMeta) bson.D {
 	if v, ok := get(m.Options, "expireAfterSeconds"); ok {
 		d = append(d, bson.E{Key: "expireAfterSeconds", Value: v})
 	}
-	return append(d, bson.E{Key: "clustered", Value: true})
+	d = append(d, bson.E{Key: "clustered", Value: true})
+	if c := m.idCollator(); c != nil {
+		d = append(d, bson.E{Key: "collation", Value: c.Doc()})
+	}
+	return d
 }
 
 // getString returns the string at d.outer.inner.

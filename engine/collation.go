@@ -8,6 +8,7 @@ import (
 	"github.com/ttlkv/ttlkv/collation"
 	"github.com/ttlkv/ttlkv/document"
 	"github.com/ttlkv/ttlkv/engine/query"
+	"github.com/ttlkv/ttlkv/lsm"
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
 
@@ -70,6 +71,54 @@ func (m *collMeta) defaultCollator() *collation.Collator {
 		}
 	}
 	return nil
+}
+
+// idCollator is the collation of m's _id index, nil if simple: the
+// collection's default collation for collections created since the
+// _id index follows it, simple for older ones (docs/collation.md).
+func (m *collMeta) idCollator() *collation.Collator {
+	if len(m.Indexes) == 0 || m.Indexes[0].ID != idIndexID {
+		return nil
+	}
+	return m.Indexes[0].collator()
+}
+
+// appendIDKey appends the _id index keystring of the value id to dst:
+// its keystring, of its collation key when the _id index is collated.
+func (m *collMeta) appendIDKey(dst []byte, id any) []byte {
+	if c := m.idCollator(); c != nil {
+		id = c.KeyValue(id)
+	}
+	return lsm.AppendKey(dst, id, false)
+}
+
+// defaultCollationOption returns the collation option of a collection's listed
+// options opts as a one-element document, or nil when it has none.
+func defaultCollationOption(opts bson.D) bson.D {
+	for _, e := range opts {
+		if e.Key == "collation" {
+			return bson.D{e}
+		}
+	}
+	return nil
+}
+
+// idCollationDoc is the full specification of m's _id collation, nil
+// if simple.
+func idCollationDoc(m *collMeta) bson.D {
+	if c := m.idCollator(); c != nil {
+		return c.Doc()
+	}
+	return nil
+}
+
+// collationShown is a stored specification as error messages show it:
+// {locale: "simple"} for none.
+func collationShown(full bson.D) bson.D {
+	if full == nil {
+		return bson.D{{Key: "locale", Value: "simple"}}
+	}
+	return full
 }
 
 // collator is the index's collation, nil if simple.

@@ -975,7 +975,7 @@ func (db *DB) indexRidOfID(c *coll, d bson.D) (uint64, error) {
 	var rid uint64
 	m := c.m()
 	err := db.store.View(func(txn *lsm.Txn) error {
-		pre := append(lsm.IndexPrefix(m.ID, idIndexID), lsm.AppendKey(nil, id, false)...)
+		pre := m.appendIDKey(lsm.IndexPrefix(m.ID, idIndexID), id)
 		it := txn.NewIter(lsm.IterOptions{Prefix: pre, KeysOnly: true})
 		defer it.Close()
 		if it.Next() {
