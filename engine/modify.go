@@ -113,12 +113,12 @@ type batchDeleter struct {
 	// contended is set by batch when its commit had to wait for c.wmu.
 	contended bool
 	// level is the TTL index's catch-up level (catchup.go): a gentle
-	// sub-batch holds gentleDocs<<level documents, and a pause after a
-	// contended batch lasts its time>>level.
+	// sub-batch holds gentle<<level documents, and a pause after a
+	// contended batch lasts its working time>>level.
 	level int
 	// lastContended is when (on the targets' clock, targetNow) a commit
 	// of this run last had to wait for c.wmu. For gentleFor after it, a yielding pipelined run is gentle:
-	// it commits sub-batches of at most gentleDocs documents, lets other
+	// it commits sub-batches of gentle documents (resizeGentle), lets other
 	// goroutines run between documents, and pauses after each contended
 	// sub-batch (see runPipelined).
 	lastContended time.Time
@@ -140,6 +140,10 @@ type batchDeleter struct {
 	// read counts the records the batches read (a batch may read some
 	// it does not delete: re-checked and kept, or past a target).
 	read atomic.Int64
+	// gentle is the size of a gentle sub-batch at level 0, from
+	// gentleDocs up to gentleMaxDocs (0: gentleDocs); resizeGentle
+	// moves it after each contended sub-batch.
+	gentle int
 }
 
 // run deletes rids; it stops early when stop returns true between
@@ -210,14 +214,37 @@ func (e errBatchFull) Error() string {
 var errBatchDropped = errors.New("engine: collection dropped under a delete batch")
 
 // Gentle reaping (runPipelined): while writers of the collection are
-// active, a TTL run commits sub-batches of gentleDocs documents, so a
-// writer never waits long behind a delete commit in c.wmu or in
-// Badger's write pipeline, and yields the CPU between documents. A
+// active, a TTL run commits sub-batches of gentleDocs to gentleMaxDocs
+// documents (resizeGentle), so a writer never waits long behind a
+// delete commit in c.wmu or in Badger's write pipeline, and yields the
+// CPU between documents. A
 // reaper falling behind expiry is less gentle (bd.level, catchup.go).
 const (
-	gentleDocs = 8
-	gentleFor  = 100 * time.Millisecond
+	gentleDocs    = 8
+	gentleMaxDocs = 256
+	gentleFor     = 100 * time.Millisecond
 )
+
+// resizeGentle sizes the next gentle sub-batches after contended
+// sub-batch b, which worked for work (its time less its wait for
+// c.wmu): toward as many documents as would have taken as long to
+// work as b waited for the lock, halfway from the current size, within
+// gentleDocs and gentleMaxDocs (at level 0; newBatch scales by the
+// level). A writer that holds c.wmu nearly all the time makes every
+// commit wait about a millisecond for it (Go's mutex hands a lock to a
+// waiter only after 1 ms); with sub-batches of gentleDocs the reaper
+// then spent nearly all its time waiting and deleted a few thousand
+// documents a second. Sized so, the wait is paid once for about as
+// much work, and the reaper's share of the time while writers are
+// active stays about a third (work, wait, pause as long as the work).
+func (bd *batchDeleter) resizeGentle(b *batchState, work time.Duration) {
+	if !b.gentle || b.look == 0 || work <= 0 || b.lockWait <= 0 {
+		return
+	}
+	want := int(min(int64(b.look)*int64(b.lockWait)/int64(work), gentleMaxDocs<<maxCatchUp)) >> bd.level
+	cur := max(bd.gentle, gentleDocs)
+	bd.gentle = min(max((cur+want)/2, gentleDocs), gentleMaxDocs)
+}
 
 // batchAcc is a logical batch made of gentle sub-batches.
 type batchAcc struct {
@@ -241,6 +268,10 @@ type batchState struct {
 	read    []readDoc
 	arena   []byte // copies of the records read, for change-event pre-images
 	locked  bool   // the caller holds c.wmu from staging to commit
+	// lockWait is how long the commit waited for a writer to release
+	// c.wmu (on the targets' clock): time the batch spent blocked, not
+	// working, which its yield does not repeat.
+	lockWait time.Duration
 }
 
 // readDoc is a record a batch read: its position in the batch's rids,
@@ -297,15 +328,15 @@ func (bd *batchDeleter) decodeFields(m *collMeta) []string {
 }
 
 // newBatch prepares a batch over the front of rids; a gentle one reads
-// (and so deletes) at most gentleDocs documents.
+// (and so deletes) at most the gentle sub-batch's documents.
 func (bd *batchDeleter) newBatch(rids []uint64, gentle bool) *batchState {
 	// Read ahead as many records as the batch can delete at most.
 	look := min(len(rids), maxTxnDocs)
 	if t := bd.targets.docs; t > 0 && int64(look) > t {
 		look = int(t)
 	}
-	if gentle && look > gentleDocs<<bd.level {
-		look = gentleDocs << bd.level
+	if g := max(bd.gentle, gentleDocs) << bd.level; gentle && look > g {
+		look = g
 	}
 	if bd.lookCap > 0 && look > bd.lookCap {
 		look = bd.lookCap
@@ -454,6 +485,7 @@ func (bd *batchDeleter) commitGuard(b *batchState, before func() error) func(com
 				bd.contended = true
 				bd.lastContended = bd.db.targetNow()
 				c.wmu.Lock()
+				b.lockWait = bd.db.targetSince(bd.lastContended)
 			}
 			defer c.wmu.Unlock()
 		}
@@ -715,7 +747,12 @@ func (bd *batchDeleter) runPipelined(ctx context.Context, rids []uint64, stop fu
 				return total, err
 			}
 			_ = p.Flush() // settled above; no old snapshot while pausing
-			bd.pause(bd.yieldFor(bd.db.targetSince(b.start)))
+			// Yield as long as the batch worked: its time less the wait
+			// for the writer's lock, during which the writer already had
+			// the collection (and the CPU) to itself.
+			work := max(bd.db.targetSince(b.start)-b.lockWait, 0)
+			bd.resizeGentle(b, work)
+			bd.pause(bd.yieldFor(work))
 		}
 	}
 	return total, settle()
