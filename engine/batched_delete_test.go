@@ -477,3 +477,41 @@ func BenchmarkBatchedDeleteTargetBatchDocs(b *testing.B) {
 		})
 	}
 }
+
+// A batch that a target ends after a few documents reads about as many
+// records as it deletes, not its whole read-ahead: the batches read in
+// chunks that double (modify.go, readChunk). Before, each batch read up
+// to maxTxnDocs records before its first target check, so a slow
+// machine (or the race detector) made a TTL pass quadratic: every batch
+// of three deletes read and decoded all that was left.
+func TestBatchReadsWhatItDeletes(t *testing.T) {
+	t.Parallel()
+	db, clk, _ := openTest(t)
+	mustRun(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"t": 1}, "name": "t_1", "expireAfterSeconds": 10}]}`)
+	const n = 600
+	docs := make([]bson.D, n)
+	for i := range docs {
+		docs[i] = bson.D{{Key: "_id", Value: int32(i)}, {Key: "t", Value: dt(clk.Now().Add(-time.Hour))}}
+	}
+	insertDocs(t, db, "c", docs...)
+	setElapsed(db, time.Second) // one second a reading: 3 documents a batch
+	db.SetParameter("batchedDeletesTargetBatchTimeMS", 3000)
+	db.SetParameter("batchedDeletesTargetBatchDocs", 0)
+	db.SetParameter("batchedDeletesTargetStagedDocBytes", 0)
+	db.SetParameter("ttlIndexDeleteTargetTimeMS", 0)
+	var bds []*batchDeleter
+	db.opts.seams.deleterHook = func(bd *batchDeleter) { bds = append(bds, bd) }
+	before := batchedDeleteStatus(t, db)
+	if got := pass(t, db).Deleted; got != n {
+		t.Fatalf("pass deleted %d, want %d", got, n)
+	}
+	d := batchedDeleteStatus(t, db).minus(before)
+	var read int64
+	for _, bd := range bds {
+		read += bd.read.Load()
+	}
+	if d.batches < n/3 || read < n || read > d.batches*readChunk {
+		t.Fatalf("%d batches read %d records to delete %d; want at least %d batches reading at most %d a batch",
+			d.batches, read, n, n/3, readChunk)
+	}
+}

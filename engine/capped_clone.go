@@ -80,7 +80,9 @@ func (db *DB) cloneCollectionAsCapped(ctx context.Context, dbName, src, dst stri
 		return document.Errorf(document.CodeNamespaceExists,
 			"cloneCollectionAsCapped failed - destination collection %s.%s already exists. source: %s.%s", dbName, dst, dbName, src)
 	}
-	dc, created, err := db.createColl(dbName, dst, bson.D{{Key: "capped", Value: true}, {Key: "size", Value: size}})
+	// The copy keeps the source's default collation (and so its _id
+	// index's), as MongoDB's copies the source's options.
+	dc, created, err := db.createColl(dbName, dst, append(bson.D{{Key: "capped", Value: true}, {Key: "size", Value: size}}, defaultCollationOption(sc.m().Options)...))
 	if err != nil {
 		return err
 	}

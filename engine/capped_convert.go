@@ -43,9 +43,11 @@ func (db *DB) convertToCapped(ctx context.Context, dbName, name string, size int
 	c.wmu.Lock()
 	defer c.wmu.Unlock()
 	old := c.m()
-	co := &createOptions{kind: catalog.KindCapped, ext: &cappedOpts{size: size}, raw: cappedRawOptions(size, 0, nil)}
+	// The capped collection keeps the default collation (its _id index
+	// follows it), as MongoDB's convertToCapped keeps the options.
+	co := &createOptions{kind: catalog.KindCapped, ext: &cappedOpts{size: size}, raw: cappedRawOptions(size, 0, defaultCollationOption(old.Options))}
 	nm := &catalog.Coll{DB: dbName, Name: name, Kind: catalog.KindCapped, Options: co.raw,
-		Indexes: []*catalog.Index{idIndex()}, NextIndexID: idIndexID + 1}
+		Indexes: []*catalog.Index{idIndexFor(co.raw)}, NextIndexID: idIndexID + 1}
 	err := db.store.Update(func(txn *lsm.Txn) error {
 		id, err := db.allocCollID(txn)
 		nm.ID = id

@@ -62,7 +62,8 @@ import (
 // NotImplemented).
 const codeNotImplemented = document.Code(238)
 
-// Capped size limits (docs/capped.md §7.1-7.2).
+// Capped size limits (docs/capped.md §7.1-7.2). cappedMinSize and
+// cappedSizeAlign shape the ring file, not the size a user sees.
 const (
 	cappedMinSize   = 4096
 	cappedMaxSize   = 1 << 50 // 1 PiB
@@ -74,7 +75,7 @@ const (
 
 // cappedOpts are a capped collection's parsed limits.
 type cappedOpts struct {
-	size int64 // normalised byte size (the ring file's size)
+	size int64 // the size as given: the limit on data bytes, shown as maxSize
 	max  int64 // document limit; 0: none
 }
 
@@ -103,13 +104,15 @@ func cappedOf(c *coll) (*cappedState, error) {
 	return st, nil
 }
 
-// normalizeCappedSize applies docs/capped.md §7.2: at least 4096, else rounded up to
-// a multiple of 256.
-func normalizeCappedSize(n int64) int64 {
-	if n <= cappedMinSize {
+// cappedRingCapacity is the size of the ring file that holds a capped
+// collection of size bytes (docs/capped.md §7.2): size rounded up to a
+// multiple of 256, at least 4096. The size itself, as given, is what
+// listCollections and collStats show and what the data may fill.
+func cappedRingCapacity(size int64) int64 {
+	if size <= cappedMinSize {
 		return cappedMinSize
 	}
-	return (n + cappedSizeAlign - 1) / cappedSizeAlign * cappedSizeAlign
+	return (size + cappedSizeAlign - 1) / cappedSizeAlign * cappedSizeAlign
 }
 
 // cappedNumber reads a numeric capped option (size, max) of cmdName; a
@@ -126,7 +129,8 @@ func cappedNumber(cmdName, field string, v any) (float64, error) {
 	return math.Trunc(f), nil
 }
 
-// parseCappedSize validates a requested size and returns it normalised.
+// parseCappedSize validates a requested size and returns it, whole
+// bytes, as MongoDB keeps it.
 func parseCappedSize(cmdName string, v any) (int64, error) {
 	f, err := cappedNumber(cmdName, "size", v)
 	if err != nil {
@@ -135,7 +139,7 @@ func parseCappedSize(cmdName string, v any) (int64, error) {
 	if f < 1 || f > cappedMaxSize {
 		return 0, document.Errorf(document.CodeBadValue, "capped collection size must be between 1 and %d bytes (1 PiB), got %s", int64(cappedMaxSize), fmtValue(v))
 	}
-	return normalizeCappedSize(int64(f)), nil
+	return int64(f), nil
 }
 
 // parseCappedCreate parses create's capped options (capped is true).
@@ -189,7 +193,7 @@ func cappedOptsOf(m *catalog.Coll) (cappedOpts, error) {
 	var o cappedOpts
 	v, _ := get(m.Options, "size")
 	n, ok := asInt64(v)
-	if !ok || n < cappedMinSize || n > cappedMaxSize {
+	if !ok || n < 1 || n > cappedMaxSize {
 		return o, fmt.Errorf("engine: capped collection %s: bad size %v in the catalog", m.NS(), v)
 	}
 	o.size = n
@@ -251,7 +255,7 @@ func (db *DB) prepareExt(c *coll, m *catalog.Coll, co *createOptions) error {
 	if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return err
 	}
-	r, err := capped.Create(path, o.size, db.ringOptions())
+	r, err := capped.Create(path, cappedRingCapacity(o.size), db.ringOptions())
 	if err != nil {
 		if tmp {
 			os.RemoveAll(dir)
@@ -468,7 +472,7 @@ func (db *DB) specialStats(c *coll) collStatsInfo {
 }
 
 // specialStatsFields adds a capped collection's collStats fields:
-// maxSize (the normalised size) and max when set.
+// maxSize (the size as given) and max when set.
 func (db *DB) specialStatsFields(c *coll, scale int64) bson.D {
 	if c.m().Kind != catalog.KindCapped {
 		return nil
@@ -670,7 +674,7 @@ func cappedIDKey(m *catalog.Coll, d bson.D) ([]byte, error) { return cappedIDKey
 func cappedIDKeyTo(dst []byte, m *catalog.Coll, d bson.D) ([]byte, error) {
 	if len(d) > 0 && d[0].Key == "_id" && len(m.Indexes) > 0 {
 		ix := m.Indexes[0]
-		if _, arr := d[0].Value.(bson.A); !arr && ix.ID == idIndexID && ix.PartialFilter == nil && !ix.Sparse && len(ix.Key) == 1 {
+		if _, arr := d[0].Value.(bson.A); !arr && ix.ID == idIndexID && ix.PartialFilter == nil && !ix.Sparse && len(ix.Key) == 1 && ix.Extra == nil {
 			if f, ok := asFloat(ix.Key[0].Value); ok && f > 0 {
 				return lsm.AppendKey(dst, d[0].Value, false), nil
 			}

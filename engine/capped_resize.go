@@ -57,7 +57,7 @@ const (
 
 // cappedResize is a parsed collMod cappedSize / cappedMax.
 type cappedResize struct {
-	size    int64 // normalised; valid when hasSize
+	size    int64 // as given; valid when hasSize
 	max     int64 // 0: no count limit; valid when hasMax
 	hasSize bool
 	hasMax  bool
@@ -66,7 +66,7 @@ type cappedResize struct {
 // parseCappedResize parses collMod's cappedSize and cappedMax
 // (docs/capped.md §7.8): numbers (14 TypeMismatch otherwise); a size of
 // at most 0 or above 1 PiB, or a max of 2^31 or more, is 72
-// InvalidOptions; the size is normalised as create does; a max of at
+// InvalidOptions; the size is kept as given, as create keeps it; a max of at
 // most 0 removes the count limit.
 func parseCappedResize(opts bson.D) (*cappedResize, error) {
 	r := &cappedResize{}
@@ -85,7 +85,7 @@ func parseCappedResize(opts bson.D) (*cappedResize, error) {
 			if f <= 0 || f > cappedMaxSize {
 				return nil, document.Errorf(document.CodeInvalidOptions, "Capped size must be between 1 and %d bytes (1 PiB), got %s", int64(cappedMaxSize), fmtValue(e.Value))
 			}
-			r.size, r.hasSize = normalizeCappedSize(int64(f)), true
+			r.size, r.hasSize = int64(f), true
 		case "cappedMax":
 			if f >= cappedMaxDocs {
 				return nil, document.Errorf(document.CodeInvalidOptions, "Capped max must be less than 2^31, got %s", fmtValue(e.Value))
@@ -170,7 +170,7 @@ func (db *DB) resizeCapped(ctx context.Context, c *coll, r *cappedResize, edits 
 		abandon(nc)
 		return nil, err
 	}
-	skip, err := db.cappedUnfit(ctx, c, old, nm, st.ring.Capacity()-capped.DataStart)
+	skip, err := db.cappedUnfit(ctx, c, old, nm, st.ring.Capacity()-capped.DataStart, want.size)
 	if err != nil {
 		abandon(nc)
 		return nil, err
@@ -234,10 +234,11 @@ func (db *DB) resizeCapped(ctx context.Context, c *coll, r *cappedResize, edits 
 }
 
 // cappedUnfit returns how many of c's documents (catalog entry m, in
-// natural order) a resized ring with usable bytes must leave out: up to
-// and including the newest one too large for it on its own, as the
-// oldest go first and no newer document may be kept without it.
-func (db *DB) cappedUnfit(ctx context.Context, c *coll, m, nm *catalog.Coll, usable int64) (int, error) {
+// natural order) a resized ring with usable bytes and a data limit of
+// maxData bytes must leave out: up to and including the newest one too
+// large for it on its own, as the oldest go first and no newer document
+// may be kept without it.
+func (db *DB) cappedUnfit(ctx context.Context, c *coll, m, nm *catalog.Coll, usable, maxData int64) (int, error) {
 	all, err := query.ParseFilter(bson.D{})
 	if err != nil {
 		return 0, err
@@ -260,7 +261,7 @@ func (db *DB) cappedUnfit(ctx context.Context, c *coll, m, nm *catalog.Coll, usa
 			if err != nil {
 				return 0, err
 			}
-			if cappedRecordSize(len(cd.payload)) > usable {
+			if cappedRecordSize(len(cd.payload)) > usable || int64(len(cd.payload)) > maxData {
 				skip = seen
 			}
 		}

@@ -108,7 +108,9 @@ func TestCappedCreateValidation(t *testing.T) {
 	}
 }
 
-// docs/capped.md §7.2: size normalisation, listCollections and collStats.
+// docs/capped.md §7.2: the size is kept as given (MongoDB 7.0+ no longer
+// rounds it) and shown by listCollections and collStats; the ring file
+// is at least 4096 bytes, a multiple of 256.
 func TestCappedSizeNormalisation(t *testing.T) {
 	t.Parallel()
 	db, _, dir := openTest(t)
@@ -116,12 +118,12 @@ func TestCappedSizeNormalisation(t *testing.T) {
 		size, max         int64
 		wantSize, wantMax int64
 	}{
-		{1, 0, 4096, 0},
+		{1, 0, 1, 0},
 		{4096, 0, 4096, 0},
-		{4097, 0, 4352, 0},
-		{5000, 7, 5120, 7},
+		{4097, 0, 4097, 0},
+		{5000, 7, 5000, 7},
 		{8192, -3, 8192, 0}, // max <= 0: no limit
-		{100000, 0, 100096, 0},
+		{100000, 0, 100000, 0},
 	}
 	for i, c := range cases {
 		name := fmt.Sprintf("c%d", i)
@@ -150,8 +152,8 @@ func TestCappedSizeNormalisation(t *testing.T) {
 		}
 		m := db.lookup("test", name).m()
 		fi, err := os.Stat(filepath.Join(dir, cappedDir, cappedFileName(m.ID)))
-		if err != nil || fi.Size() != c.wantSize {
-			t.Errorf("ring file of %s: %v size %v, want %d", name, err, fi, c.wantSize)
+		if want := cappedRingCapacity(c.size); err != nil || fi.Size() != want {
+			t.Errorf("ring file of %s: %v size %v, want %d", name, err, fi, want)
 		}
 		if !db.Database("test").Collection(name).IsCapped() {
 			t.Errorf("IsCapped(%s) = false", name)
@@ -161,8 +163,8 @@ func TestCappedSizeNormalisation(t *testing.T) {
 		t.Errorf("IsCapped of a missing collection")
 	}
 	// Same options again: no error; other options: 48.
-	mustRun(t, db, "test", `{"create": "c0", "capped": true, "size": 100}`)
-	wantCode(t, db, "test", `{"create": "c0", "capped": true, "size": 9000}`, document.CodeNamespaceExists, "already exists")
+	mustRun(t, db, "test", `{"create": "c0", "capped": true, "size": 1}`)
+	wantCode(t, db, "test", `{"create": "c0", "capped": true, "size": 100}`, document.CodeNamespaceExists, "already exists")
 }
 
 // docs/capped.md §7.3: max and size hold after every insert, oldest evicted first,
@@ -180,7 +182,7 @@ func TestCappedWrapAroundRetention(t *testing.T) {
 	}{{"bysize", 4096, 0}, {"bymax", 1 << 20, 7}, {"both", 6000, 25}} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := createCapped(t, db, tc.name, tc.size, tc.max)
-			size := normalizeCappedSize(tc.size)
+			size := tc.size // the data limit is the size as given
 			var lastCount int64
 			const n = 600 // a 4 KiB ring wraps dozens of times
 			for i := 0; i < n; i++ {
@@ -758,7 +760,7 @@ func TestConvertToCapped(t *testing.T) {
 		t.Fatalf("indexes after convertToCapped: %v", ixs)
 	}
 	r = mustRun(t, db, "test", `{"listCollections": 1, "filter": {"name": "p"}}`)
-	if opts := field(r, "cursor.firstBatch.0.options"); !document.Equal(opts, bson.D{{Key: "capped", Value: true}, {Key: "size", Value: int64(8192)}}) {
+	if opts := field(r, "cursor.firstBatch.0.options"); !document.Equal(opts, bson.D{{Key: "capped", Value: true}, {Key: "size", Value: int64(8000)}}) {
 		t.Fatalf("options %v", opts)
 	}
 	wantCode(t, db, "test", fmt.Sprintf(`{"getMore": {"$numberLong": "%d"}, "collection": "p"}`, oldCursor), document.CodeQueryPlanKilled, "")

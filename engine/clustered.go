@@ -63,7 +63,7 @@ func idKeyOf(m *catalog.Coll, d bson.D) []byte {
 		return nil
 	}
 	v, _ := get(d, "_id")
-	return lsm.AppendKey(nil, v, false)
+	return appendIDKey(m, nil, v)
 }
 
 // entryValue returns the value of an index entry of ix for a document
@@ -253,7 +253,11 @@ func clusteredIndexEntry(m *catalog.Coll) bson.D {
 	if v, ok := get(m.Options, "expireAfterSeconds"); ok {
 		d = append(d, bson.E{Key: "expireAfterSeconds", Value: v})
 	}
-	return append(d, bson.E{Key: "clustered", Value: true})
+	d = append(d, bson.E{Key: "clustered", Value: true})
+	if c := idCollator(m); c != nil {
+		d = append(d, bson.E{Key: "collation", Value: c.Doc()})
+	}
+	return d
 }
 
 // getString returns the string at d.outer.inner.

@@ -58,7 +58,11 @@ func (db *DB) collectionInfo(c *coll) bson.D {
 		{Key: "info", Value: bson.D{{Key: "readOnly", Value: db.opts.Role == RoleReadOnly}}}}
 	if m.Kind != catalog.KindTimeseries && !m.Clustered {
 		// A clustered collection's _id index is its clusteredIndex.
-		d = append(d, bson.E{Key: "idIndex", Value: listIndexEntry(idIndex())})
+		id := idIndex()
+		if len(m.Indexes) > 0 && m.Indexes[0].ID == idIndexID {
+			id = m.Indexes[0]
+		}
+		d = append(d, bson.E{Key: "idIndex", Value: listIndexEntry(id)})
 	}
 	return d
 }

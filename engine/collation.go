@@ -7,13 +7,66 @@ import (
 	"github.com/ttlkv/ttlkv/document"
 	"github.com/ttlkv/ttlkv/engine/internal/catalog"
 	"github.com/ttlkv/ttlkv/engine/query"
+	"github.com/ttlkv/ttlkv/lsm"
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
 
 // Collations (docs/collation.md). A collection's default collation is
 // kept in its options, an index's in its spec's extra fields, both as
 // the full specification; the collators are built once per distinct
-// specification and shared (catalog.CollatorOf, catalog.ParseCollation).
+// specification and shared.
+
+// document.Format(full spec) -> *collation.Collator
+
+// *bson.E -> *collation.Collator
+
+// idCollator is the collation of m's _id index, nil if simple: the
+// collection's default collation for collections created since the
+// _id index follows it, simple for older ones (docs/collation.md).
+func idCollator(m *catalog.Coll) *collation.Collator {
+	if len(m.Indexes) == 0 || m.Indexes[0].ID != idIndexID {
+		return nil
+	}
+	return m.Indexes[0].Collator()
+}
+
+// appendIDKey appends the _id index keystring of the value id to dst:
+// its keystring, of its collation key when the _id index is collated.
+func appendIDKey(m *catalog.Coll, dst []byte, id any) []byte {
+	if c := idCollator(m); c != nil {
+		id = c.KeyValue(id)
+	}
+	return lsm.AppendKey(dst, id, false)
+}
+
+// defaultCollationOption returns the collation option of a collection's listed
+// options opts as a one-element document, or nil when it has none.
+func defaultCollationOption(opts bson.D) bson.D {
+	for _, e := range opts {
+		if e.Key == "collation" {
+			return bson.D{e}
+		}
+	}
+	return nil
+}
+
+// idCollationDoc is the full specification of m's _id collation, nil
+// if simple.
+func idCollationDoc(m *catalog.Coll) bson.D {
+	if c := idCollator(m); c != nil {
+		return c.Doc()
+	}
+	return nil
+}
+
+// collationShown is a stored specification as error messages show it:
+// {locale: "simple"} for none.
+func collationShown(full bson.D) bson.D {
+	if full == nil {
+		return bson.D{{Key: "locale", Value: "simple"}}
+	}
+	return full
+}
 
 // normalizeCollation validates a collation option and returns the full
 // specification to store, or nil for the simple collation.

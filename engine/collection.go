@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 
+	"github.com/ttlkv/ttlkv/collation"
 	"github.com/ttlkv/ttlkv/document"
 	"github.com/ttlkv/ttlkv/engine/internal/catalog"
 	"github.com/ttlkv/ttlkv/lsm"
@@ -15,6 +16,22 @@ const idIndexID = 1
 
 func idIndex() *catalog.Index {
 	return &catalog.Index{ID: idIndexID, Name: "_id_", Key: bson.D{{Key: "_id", Value: int32(1)}}, Unique: true}
+}
+
+// idIndexFor is the _id index of a new collection whose listed options
+// are opts: in the collection's default collation, if it has one, as
+// in MongoDB (docs/collation.md, "The _id index"). The collation is kept
+// in the index's catalog entry, which is what says how the collection's
+// _id keys are made: entries written before this rule have none and
+// stay simple-keyed.
+func idIndexFor(opts bson.D) *catalog.Index {
+	ix := idIndex()
+	for _, e := range opts {
+		if e.Key == "collation" && catalog.CollatorOf(e.Value) != nil {
+			ix.Extra = bson.D{{Key: "collation", Value: e.Value}}
+		}
+	}
+	return ix
 }
 
 // createOptions are the parsed options of a create command.
@@ -122,6 +139,41 @@ func parseCreateOptions(opts bson.D) (*createOptions, error) {
 	return co, nil
 }
 
+// checkIDIndexOption checks create's idIndex option (the _id index's
+// spec) against the collection being made: its collation, if it gives
+// one, must be the collection's, 2 BadValue otherwise, as MongoDB
+// answers (docs/collation.md, "The _id index"). The _id index is made
+// from the collection's options whatever else idIndex says.
+func checkIDIndexOption(opts bson.D, co *createOptions) error {
+	v, ok := get(opts, "idIndex")
+	if !ok || co.kind == catalog.KindTimeseries || co.clustered {
+		return nil
+	}
+	spec, ok := v.(bson.D)
+	if !ok {
+		return document.Errorf(document.CodeTypeMismatch, "BSON field 'create.idIndex' is the wrong type '%s', expected type 'object'", typeName(v))
+	}
+	cv, ok := get(spec, "collation")
+	if !ok {
+		return nil
+	}
+	full, err := normalizeCollation(cv)
+	if err != nil {
+		return err
+	}
+	want := idIndexFor(co.raw)
+	if !collation.Equal(catalog.CollatorOf(full), want.Collator()) {
+		var coll bson.D
+		if c := want.Collator(); c != nil {
+			coll = c.Doc()
+		}
+		return document.Errorf(document.CodeBadValue,
+			"The _id index must have the same collation as the collection. Index collation: %s, collection collation: %s",
+			fmtValue(collationShown(full)), fmtValue(collationShown(coll)))
+	}
+	return nil
+}
+
 // visibleOptions drops the generic command fields from options.
 func visibleOptions(opts bson.D) bson.D {
 	out := bson.D{}
@@ -149,6 +201,9 @@ func (db *DB) createColl(dbName, name string, opts bson.D) (*coll, bool, error) 
 	if err != nil {
 		return nil, false, err
 	}
+	if err := checkIDIndexOption(opts, co); err != nil {
+		return nil, false, err
+	}
 	return db.createParsed(dbName, name, co, opts != nil)
 }
 
@@ -167,7 +222,7 @@ func (db *DB) createParsed(dbName, name string, co *createOptions, explicit bool
 	}
 	m := &catalog.Coll{DB: dbName, Name: name, Kind: co.kind, Options: co.raw, NextIndexID: idIndexID + 1, Clustered: co.clustered}
 	if co.kind != catalog.KindTimeseries {
-		m.Indexes = []*catalog.Index{idIndex()}
+		m.Indexes = []*catalog.Index{idIndexFor(co.raw)}
 		if co.clustered {
 			m.Indexes[0].Name, _ = getString(co.raw, "clusteredIndex", "name")
 			if v, ok := get(co.raw, "expireAfterSeconds"); ok {

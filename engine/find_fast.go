@@ -60,7 +60,7 @@ func (db *DB) findByID(dbName, name string, filter bson.D, o FindOptions) (d bso
 	if err != nil {
 		return nil, true, err
 	}
-	pre := append(lsm.IndexPrefix(m.ID, idIndexID), lsm.AppendKey(nil, v, false)...)
+	pre := appendIDKey(m, lsm.IndexPrefix(m.ID, idIndexID), v)
 	err = db.store.View(func(txn *lsm.Txn) error {
 		it := txn.NewIter(lsm.IterOptions{Prefix: pre, KeysOnly: !m.Clustered})
 		defer it.Close()

@@ -7,6 +7,7 @@ import (
 	"math"
 	"strings"
 
+	"github.com/ttlkv/ttlkv/collation"
 	"github.com/ttlkv/ttlkv/document"
 	"github.com/ttlkv/ttlkv/engine/internal/catalog"
 	"github.com/ttlkv/ttlkv/engine/internal/indexkey"
@@ -130,6 +131,14 @@ func parseIndexSpec(m *catalog.Coll, spec bson.D) (*catalog.Index, error) {
 		ix.Name = defaultIndexName(key)
 	}
 	isID := len(key) == 1 && key[0].Key == "_id"
+	// {_id: 1} and {_id: -1} are specs of the _id index, as MongoDB's
+	// IndexDescriptor::isIdIndexPattern says ({_id: -1} is then refused
+	// below); {_id: "hashed"} is an ordinary index.
+	idPattern := false
+	if isID {
+		f, ok := asFloat(key[0].Value)
+		idPattern = ok && (f == 1 || f == -1)
+	}
 	for _, e := range spec {
 		switch e.Key {
 		case "unique", "sparse", "hidden":
@@ -167,9 +176,12 @@ func parseIndexSpec(m *catalog.Coll, spec bson.D) (*catalog.Index, error) {
 			if err != nil {
 				return nil, err
 			}
-			if full != nil && isID {
-				return nil, document.Errorf(document.CodeCannotCreateIndex,
-					"ttlkv keeps the _id index in the simple collation (docs/collation.md): %s", fmtValue(spec))
+			if idPattern && !collation.Equal(catalog.CollatorOf(full), idCollator(m)) {
+				// The _id index is in the collection's collation (or
+				// simple in a collection created before that rule).
+				return nil, document.Errorf(document.CodeBadValue,
+					"The _id index must have the same collation as the collection. Index collation: %s, collection collation: %s",
+					fmtValue(collationShown(full)), fmtValue(collationShown(idCollationDoc(m))))
 			}
 			if full != nil {
 				extra = append(extra, bson.E{Key: "collation", Value: full})
@@ -179,10 +191,15 @@ func parseIndexSpec(m *catalog.Coll, spec bson.D) (*catalog.Index, error) {
 			extra = append(extra, e)
 		}
 	}
-	if !hasCollation && !isID {
+	if !hasCollation && !idPattern {
 		// An index without a collation takes the collection's default.
 		if def := m.DefaultCollator(); def != nil {
 			extra = append(extra, bson.E{Key: "collation", Value: def.Doc()})
+		}
+	} else if !hasCollation {
+		// An _id index takes the collection's _id collation.
+		if c := idCollator(m); c != nil {
+			extra = append(extra, bson.E{Key: "collation", Value: c.Doc()})
 		}
 	}
 	if ix.PartialFilter != nil {
@@ -213,6 +230,12 @@ func parseIndexSpec(m *catalog.Coll, spec bson.D) (*catalog.Index, error) {
 		if ix.Hidden {
 			return nil, document.Errorf(document.CodeCannotCreateIndex, "can't hide _id index")
 		}
+	}
+	if idPattern {
+		if f, _ := asFloat(key[0].Value); f != 1 {
+			return nil, document.Errorf(document.CodeBadValue, "The field 'key' for an _id index must be {_id: 1}, but got %s", fmtValue(key))
+		}
+		ix.Unique = true // the _id index is unique whatever the spec says
 	}
 	if ix.TTL {
 		if len(key) > 1 {

@@ -114,12 +114,12 @@ type batchDeleter struct {
 	// contended is set by batch when its commit had to wait for c.wmu.
 	contended bool
 	// level is the TTL index's catch-up level (catchup.go): a gentle
-	// sub-batch holds gentleDocs<<level documents, and a pause after a
-	// contended batch lasts its time>>level.
+	// sub-batch holds gentle<<level documents, and a pause after a
+	// contended batch lasts its working time>>level.
 	level int
 	// lastContended is when (on the targets' clock, targetNow) a commit
 	// of this run last had to wait for c.wmu. For gentleFor after it, a yielding pipelined run is gentle:
-	// it commits sub-batches of at most gentleDocs documents, lets other
+	// it commits sub-batches of gentle documents (resizeGentle), lets other
 	// goroutines run between documents, and pauses after each contended
 	// sub-batch (see runPipelined).
 	lastContended time.Time
@@ -138,6 +138,13 @@ type batchDeleter struct {
 	// position at which an earlier batch of this run overflowed Badger's
 	// transaction limits (errBatchFull).
 	lookCap int
+	// read counts the records the batches read (a batch may read some
+	// it does not delete: re-checked and kept, or past a target).
+	read atomic.Int64
+	// gentle is the size of a gentle sub-batch at level 0, from
+	// gentleDocs up to gentleMaxDocs (0: gentleDocs); resizeGentle
+	// moves it after each contended sub-batch.
+	gentle int
 }
 
 // run deletes rids; it stops early when stop returns true between
@@ -208,14 +215,37 @@ func (e errBatchFull) Error() string {
 var errBatchDropped = errors.New("engine: collection dropped under a delete batch")
 
 // Gentle reaping (runPipelined): while writers of the collection are
-// active, a TTL run commits sub-batches of gentleDocs documents, so a
-// writer never waits long behind a delete commit in c.wmu or in
-// Badger's write pipeline, and yields the CPU between documents. A
+// active, a TTL run commits sub-batches of gentleDocs to gentleMaxDocs
+// documents (resizeGentle), so a writer never waits long behind a
+// delete commit in c.wmu or in Badger's write pipeline, and yields the
+// CPU between documents. A
 // reaper falling behind expiry is less gentle (bd.level, catchup.go).
 const (
-	gentleDocs = 8
-	gentleFor  = 100 * time.Millisecond
+	gentleDocs    = 8
+	gentleMaxDocs = 256
+	gentleFor     = 100 * time.Millisecond
 )
+
+// resizeGentle sizes the next gentle sub-batches after contended
+// sub-batch b, which worked for work (its time less its wait for
+// c.wmu): toward as many documents as would have taken as long to
+// work as b waited for the lock, halfway from the current size, within
+// gentleDocs and gentleMaxDocs (at level 0; newBatch scales by the
+// level). A writer that holds c.wmu nearly all the time makes every
+// commit wait about a millisecond for it (Go's mutex hands a lock to a
+// waiter only after 1 ms); with sub-batches of gentleDocs the reaper
+// then spent nearly all its time waiting and deleted a few thousand
+// documents a second. Sized so, the wait is paid once for about as
+// much work, and the reaper's share of the time while writers are
+// active stays about a third (work, wait, pause as long as the work).
+func (bd *batchDeleter) resizeGentle(b *batchState, work time.Duration) {
+	if !b.gentle || b.look == 0 || work <= 0 || b.lockWait <= 0 {
+		return
+	}
+	want := int(min(int64(b.look)*int64(b.lockWait)/int64(work), gentleMaxDocs<<maxCatchUp)) >> bd.level
+	cur := max(bd.gentle, gentleDocs)
+	bd.gentle = min(max((cur+want)/2, gentleDocs), gentleMaxDocs)
+}
 
 // batchAcc is a logical batch made of gentle sub-batches.
 type batchAcc struct {
@@ -239,6 +269,10 @@ type batchState struct {
 	read    []readDoc
 	arena   []byte // copies of the records read, for change-event pre-images
 	locked  bool   // the caller holds c.wmu from staging to commit
+	// lockWait is how long the commit waited for a writer to release
+	// c.wmu (on the targets' clock): time the batch spent blocked, not
+	// working, which its yield does not repeat.
+	lockWait time.Duration
 }
 
 // readDoc is a record a batch read: its position in the batch's rids,
@@ -295,20 +329,20 @@ func (bd *batchDeleter) decodeFields(m *catalog.Coll) []string {
 }
 
 // newBatch prepares a batch over the front of rids; a gentle one reads
-// (and so deletes) at most gentleDocs documents.
+// (and so deletes) at most the gentle sub-batch's documents.
 func (bd *batchDeleter) newBatch(rids []uint64, gentle bool) *batchState {
 	// Read ahead as many records as the batch can delete at most.
 	look := min(len(rids), maxTxnDocs)
 	if t := bd.targets.docs; t > 0 && int64(look) > t {
 		look = int(t)
 	}
-	if gentle && look > gentleDocs<<bd.level {
-		look = gentleDocs << bd.level
+	if g := max(bd.gentle, gentleDocs) << bd.level; gentle && look > g {
+		look = g
 	}
 	if bd.lookCap > 0 && look > bd.lookCap {
 		look = bd.lookCap
 	}
-	return &batchState{start: bd.db.targetNow(), look: look, gentle: gentle, keys: make([][]byte, look)}
+	return &batchState{start: bd.db.targetNow(), look: look, gentle: gentle, keys: make([][]byte, 0, min(look, readChunk))}
 }
 
 // stage returns the transaction function of batch b: it reads the
@@ -321,9 +355,6 @@ func (bd *batchDeleter) stage(rids []uint64, b *batchState) func(*lsm.Txn) error
 		b.deleted, b.used, b.staged, b.docs, b.read = 0, 0, 0, b.docs[:0], b.read[:0]
 		m := c.m()
 		b.m = m
-		for i := range b.keys {
-			b.keys[i] = recKey(m, rids[i], bd.ids[rids[i]])
-		}
 		// Decode each record as the iterator reaches it, from Badger's
 		// memory (the documents share nothing with it): no copy of the
 		// encoded records.
@@ -333,61 +364,22 @@ func (bd *batchDeleter) stage(rids []uint64, b *batchState) func(*lsm.Txn) error
 		// again, and the only way when only some fields are decoded.
 		keepRaw := bd.db != nil && bd.db.changesOn() && preImagesOn(m) && !isBucketsColl(m)
 		b.arena = b.arena[:0]
-		err := txn.GetSortedFunc(b.keys, func(i int, raw []byte) error {
-			var d bson.D
-			var err error
-			if fields != nil {
-				d, err = document.UnmarshalFields(raw, fields)
-			} else {
-				d, err = document.Unmarshal(raw)
-			}
+		keepDocs := bd.onDelete != nil || !bd.recheckPure
+		w := &writeCtx{c: c, m: m, txn: txn, expiry: bd.expiry}
+		b.used = b.look
+		// Read in chunks that double, checking the targets after each: a
+		// batch whose time target ends it after a few documents must not
+		// have read (and decoded) all of its read-ahead first. Reading
+		// everything before the first check made every batch of a slow
+		// machine read thousands of records to delete a handful, again
+		// and again: quadratic, and the reaper fell behind under load.
+		for lo, chunk := 0, readChunk; lo < b.look; lo, chunk = lo+chunk, chunk*2 {
+			hi := min(b.look, lo+chunk)
+			done, err := bd.stageChunk(txn, w, rids, b, lo, hi, fields, keepRaw, keepDocs)
 			if err != nil {
 				return err
 			}
-			r := readDoc{i: i, d: d, size: len(raw)}
-			if keepRaw {
-				at := len(b.arena)
-				b.arena = append(b.arena, raw...)
-				r.raw = b.arena[at:len(b.arena):len(b.arena)]
-			}
-			b.read = append(b.read, r)
-			return nil
-		})
-		if err != nil {
-			return err
-		}
-		keepDocs := bd.onDelete != nil || !bd.recheckPure
-		w := &writeCtx{c: c, m: m, txn: txn, expiry: bd.expiry}
-		t := bd.targets
-		b.used = b.look
-		for _, r := range b.read {
-			if !bd.recheck(m, r.d) {
-				continue
-			}
-			w.beforeRaw = r.raw
-			if err := w.remove(rids[r.i], r.d); err != nil {
-				if errors.Is(err, lsm.ErrTxnTooBig) {
-					if b.deleted > 0 {
-						// Part of this document may be staged: abort, and
-						// redo the batch without it.
-						return errBatchFull{at: r.i}
-					}
-					return fmt.Errorf("engine: deleting a document of %s: its index entries do not fit one transaction (%d bytes, %d entries): %w",
-						m.NS(), bd.db.store.MaxBatchSize(), bd.db.store.MaxBatchCount(), err)
-				}
-				return err
-			}
-			b.deleted++
-			b.staged += int64(r.size)
-			if keepDocs {
-				b.docs = append(b.docs, r.d)
-			}
-			if b.gentle {
-				runtime.Gosched() // a writer waiting for a CPU gets it
-			}
-			if (t.docs > 0 && b.deleted >= t.docs) || (t.bytes > 0 && b.staged >= t.bytes) ||
-				(t.timeMS > 0 && bd.db.targetSince(b.start) >= time.Duration(t.timeMS)*time.Millisecond) || b.deleted >= maxTxnDocs {
-				b.used = r.i + 1
+			if done {
 				break
 			}
 		}
@@ -395,6 +387,80 @@ func (bd *batchDeleter) stage(rids []uint64, b *batchState) func(*lsm.Txn) error
 		bd.db.failpoint(FailpointReapBeforeCommit)
 		return nil
 	}
+}
+
+// readChunk is how many records a batch reads before it first checks its
+// targets; each later read doubles it.
+const readChunk = 64
+
+// stageChunk reads records lo..hi of batch b, re-checks each and stages
+// its delete. It reports whether a batch target was met (b.used then
+// says how many of rids the batch consumed).
+func (bd *batchDeleter) stageChunk(txn *lsm.Txn, w *writeCtx, rids []uint64, b *batchState, lo, hi int, fields []string, keepRaw, keepDocs bool) (bool, error) {
+	m := b.m
+	b.keys = b.keys[:lo]
+	for i := lo; i < hi; i++ {
+		b.keys = append(b.keys, recKey(m, rids[i], bd.ids[rids[i]]))
+	}
+	b.read = b.read[:0]
+	err := txn.GetSortedFunc(b.keys[lo:hi], func(j int, raw []byte) error {
+		i := lo + j
+		var d bson.D
+		var err error
+		if fields != nil {
+			d, err = document.UnmarshalFields(raw, fields)
+		} else {
+			d, err = document.Unmarshal(raw)
+		}
+		if err != nil {
+			return err
+		}
+		r := readDoc{i: i, d: d, size: len(raw)}
+		if keepRaw {
+			at := len(b.arena)
+			b.arena = append(b.arena, raw...)
+			r.raw = b.arena[at:len(b.arena):len(b.arena)]
+		}
+		b.read = append(b.read, r)
+		return nil
+	})
+	if err != nil {
+		return false, err
+	}
+	bd.read.Add(int64(len(b.read)))
+	t := bd.targets
+	for _, r := range b.read {
+		if !bd.recheck(m, r.d) {
+			continue
+		}
+		w.beforeRaw = r.raw
+		if err := w.remove(rids[r.i], r.d); err != nil {
+			if errors.Is(err, lsm.ErrTxnTooBig) {
+				if b.deleted > 0 {
+					// Part of this document may be staged: abort, and
+					// redo the batch without it.
+					return false, errBatchFull{at: r.i}
+				}
+				return false, fmt.Errorf("engine: deleting a document of %s: its index entries do not fit one transaction (%d bytes, %d entries): %w",
+					m.NS(), bd.db.store.MaxBatchSize(), bd.db.store.MaxBatchCount(), err)
+			}
+			return false, err
+		}
+		b.deleted++
+		b.staged += int64(r.size)
+		if keepDocs {
+			b.docs = append(b.docs, r.d)
+		}
+		if b.gentle {
+			runtime.Gosched() // a writer waiting for a CPU gets it
+		}
+		if (t.docs > 0 && b.deleted >= t.docs) || (t.bytes > 0 && b.staged >= t.bytes) ||
+			(t.timeMS > 0 && bd.db.targetSince(b.start) >= time.Duration(t.timeMS)*time.Millisecond) || b.deleted >= maxTxnDocs {
+			b.used = r.i + 1
+			return true, nil
+		}
+	}
+	return false, nil
 }
 
 // commitGuard returns the commit guard of batch b. A batch that staged
@@ -420,6 +486,7 @@ func (bd *batchDeleter) commitGuard(b *batchState, before func() error) func(com
 				bd.contended = true
 				bd.lastContended = bd.db.targetNow()
 				c.wmu.Lock()
+				b.lockWait = bd.db.targetSince(bd.lastContended)
 			}
 			defer c.wmu.Unlock()
 		}
@@ -681,7 +748,12 @@ func (bd *batchDeleter) runPipelined(ctx context.Context, rids []uint64, stop fu
 				return total, err
 			}
 			_ = p.Flush() // settled above; no old snapshot while pausing
-			bd.pause(bd.yieldFor(bd.db.targetSince(b.start)))
+			// Yield as long as the batch worked: its time less the wait
+			// for the writer's lock, during which the writer already had
+			// the collection (and the CPU) to itself.
+			work := max(bd.db.targetSince(b.start)-b.lockWait, 0)
+			bd.resizeGentle(b, work)
+			bd.pause(bd.yieldFor(work))
 		}
 	}
 	return total, settle()
@@ -941,7 +1013,7 @@ func (db *DB) indexRidOfID(c *coll, d bson.D) (uint64, error) {
 	var rid uint64
 	m := c.m()
 	err := db.store.View(func(txn *lsm.Txn) error {
-		pre := append(lsm.IndexPrefix(m.ID, idIndexID), lsm.AppendKey(nil, id, false)...)
+		pre := appendIDKey(m, lsm.IndexPrefix(m.ID, idIndexID), id)
 		it := txn.NewIter(lsm.IterOptions{Prefix: pre, KeysOnly: true})
 		defer it.Close()
 		if it.Next() {
