@@ -89,21 +89,24 @@ func (r *Ring) readSpan(from uint64, out []Record) ([]Record, uint64, error) {
 	}
 	first := r.live.at(i)
 	start, end := first.off, first.off+recordSize(int(first.n))
-	j := i + 1
-	for ; j < n; j++ {
-		e := r.live.at(j)
+	count := 1
+	for c := r.live.cursorAt(i + 1); c.ok; c.next() {
+		e := c.e
 		s := recordSize(int(e.n))
 		if e.seq > r.committed || e.off != end || end+s-start > runReadBytes {
 			break
 		}
 		end += s
+		count++
 	}
 	buf := make([]byte, end-start)
 	if _, err := r.f.ReadAt(buf, start); err != nil {
 		return out, from, fmt.Errorf("capped: read %s at %d: %w", r.path, start, err)
 	}
-	for k := i; k < j; k++ {
-		e := r.live.at(k)
+	var e entry
+	for c, k := r.live.cursorAt(i), 0; k < count; c.next() {
+		k++
+		e = c.e
 		b := buf[e.off-start : e.off-start+recordSize(int(e.n))]
 		h, payload, err := decodeRecord(b)
 		if err != nil {
@@ -115,5 +118,5 @@ func (r *Ring) readSpan(from uint64, out []Record) ([]Record, uint64, error) {
 		}
 		out = append(out, Record{Seq: e.seq, Off: e.off, Data: payload[:len(payload):len(payload)]})
 	}
-	return out, r.live.at(j-1).seq + 1, nil
+	return out, e.seq + 1, nil
 }
