@@ -257,7 +257,7 @@ func (db *DB) prepareExt(c *coll, m *collMeta, co *createOptions) error {
 		return fmt.Errorf("engine: creating the ring file of capped collection %s: %w", m.ns(), err)
 	}
 	m.Extra = bson.D{{Key: "cappedFile", Value: cappedFileName(m.ID)}}
-	st := &cappedState{ring: r, ids: &cappedIDIndex{}, opts: *o}
+	st := &cappedState{ring: r, ids: newCappedIDIndex(ringIDs{r}), opts: *o}
 	if tmp {
 		st.tmpDir = dir
 	}
@@ -371,7 +371,7 @@ func decodeOff(v []byte) (int64, bool) {
 // entries in Badger under the collection's _id index (kept there by
 // earlier builds; the index is not in Badger any more).
 func (db *DB) buildCappedIDIndex(m *collMeta, st *cappedState, readOnly bool) error {
-	ids := &cappedIDIndex{}
+	ids := newCappedIDIndex(ringIDs{st.ring})
 	var adds []idAdd
 	var ferr error
 	err := st.ring.ReadRun(0, func(rec capped.Record) bool {
@@ -554,7 +554,7 @@ func (db *DB) validateSpecial(ctx context.Context, c *coll, res *ValidateResult,
 	db.validateCappedSecondary(m, secWant, res, fail)
 	// The _id index is in memory; entries of evicted records leave it
 	// when an insert chunk ends, so it holds exactly the live records.
-	st.ids.scan(nil, nil, nil, false, func(ks string, seq uint64, off int64) bool {
+	err = st.ids.scan(nil, nil, nil, false, func(ks string, seq uint64, off int64) bool {
 		res.KeysPerIndex["_id_"]++
 		k := string(lsm.IndexKey(m.ID, idIndexID, []byte(ks), seq))
 		got, ok := want[k]
@@ -567,6 +567,12 @@ func (db *DB) validateSpecial(ctx context.Context, c *coll, res *ValidateResult,
 		delete(want, k)
 		return true
 	})
+	if err != nil {
+		fail("_id index scan: %v", err)
+	}
+	if n := int64(st.ids.len()); n != res.Records {
+		fail("_id index counts %d entries for %d ring records", n, res.Records)
+	}
 	for k := range want {
 		_, seq, _ := lsm.SplitIndexKey([]byte(k))
 		fail("ring record %d is missing its _id index entry", seq)
