@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
+	"hash/maphash"
 	"slices"
 	"sort"
 	"sync"
@@ -334,9 +335,10 @@ func (f *idFIFO) pop() idRef {
 //     run record's when they were added, as default ObjectId _ids are.
 //     Ring order is their _id order, so the index keeps only a sample,
 //     one (keystring, sequence) every idRunBlock run records, and
-//     answers a lookup by a binary search over the samples and a short
-//     read of the ring (at most idRunSpan records). Uniqueness of a new
-//     greatest keystring is free. About two bytes a record.
+//     answers a lookup by a binary search over the samples, a Bloom
+//     filter of the block, and a short read of the ring (at most
+//     idRunSpan records). Uniqueness of a new greatest keystring is
+//     free. About three bytes a record.
 //   - the side: the other records (_ids out of order, such as random
 //     strings), in an exact ordered map (idSide): about 70 bytes a
 //     record.
@@ -351,6 +353,7 @@ type cappedIDIndex struct {
 	src  idSource
 	run  idRun
 	side idSide
+	seed maphash.Seed // of the run blocks' filters
 }
 
 // idSource reads the _id keystrings of a capped collection's records
@@ -385,7 +388,9 @@ func (s ringIDs) idsFrom(from, to uint64, fn func(seq uint64, off int64, ks []by
 	return ferr
 }
 
-func newCappedIDIndex(src idSource) *cappedIDIndex { return &cappedIDIndex{src: src} }
+func newCappedIDIndex(src idSource) *cappedIDIndex {
+	return &cappedIDIndex{src: src, seed: maphash.MakeSeed()}
+}
 
 // The run's sampling: a new sample every idRunBlock run records, or
 // sooner when the run's records are far apart in the ring (out-of-order
@@ -415,6 +420,33 @@ type idSample struct {
 	last uint64 // sequence of the block's newest run record
 	n    uint32 // live run records in the block
 	ksb  uint32 // their keystring bytes
+	// filter is a Bloom filter of the block's keystrings (4 bits each
+	// of 256; about 2% false positives for 32 keys), so that a lookup
+	// of a keystring the block does not hold (the uniqueness check of
+	// an out-of-order _id, most often) reads no ring record.
+	filter [4]uint64
+}
+
+// idBits returns the filter bits of keystring ks.
+func (x *cappedIDIndex) idBits(ks []byte) uint64 { return maphash.Bytes(x.seed, ks) }
+
+// setBits adds hash h to filter f.
+func setBits(f *[4]uint64, h uint64) {
+	for i := 0; i < 4; i++ {
+		b := (h >> (8 * i)) & 255
+		f[b>>6] |= 1 << (b & 63)
+	}
+}
+
+// hasBits reports whether filter f may hold hash h.
+func hasBits(f *[4]uint64, h uint64) bool {
+	for i := 0; i < 4; i++ {
+		b := (h >> (8 * i)) & 255
+		if f[b>>6]&(1<<(b&63)) == 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // get returns the record holding keystring ks, if the index has one. An
@@ -440,7 +472,7 @@ func (x *cappedIDIndex) runFind(ks []byte) (seq uint64, off int64, ok bool, err 
 		return 0, 0, false, nil
 	}
 	i := sort.Search(len(r.s), func(i int) bool { return r.s[i].ks > string(ks) }) - 1
-	if i < 0 {
+	if i < 0 || !hasBits(&r.s[i].filter, x.idBits(ks)) {
 		return 0, 0, false, nil
 	}
 	err = x.src.idsFrom(r.s[i].seq, r.s[i].last, func(s uint64, o int64, k []byte) bool {
@@ -519,6 +551,7 @@ func (x *cappedIDIndex) add(adds []idAdd) {
 			b.n++
 			b.ksb += uint32(len(a.ks))
 		}
+		setBits(&r.s[len(r.s)-1].filter, x.idBits(a.ks))
 		r.maxKS = append(r.maxKS[:0], a.ks...)
 		r.n++
 		r.ksLen += int64(len(a.ks))
