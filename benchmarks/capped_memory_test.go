@@ -82,3 +82,43 @@ func cappedMemory(b *testing.B, random bool) {
 	b.ReportMetric(float64(cappedMemSize)/(1<<20), "ring-MiB")
 	runtime.KeepAlive(batch)
 }
+
+// BenchmarkCappedFindByID fills a capped collection of
+// TTLKV_BENCH_CAPPED_SIZE bytes (4 MiB) past a wrap with ~200-byte
+// documents with default ObjectId _ids, then finds 20,000 live documents
+// by _id in random order: what a lookup by _id costs since the _id index
+// keeps a sample of increasing _ids and reads the ring for the rest
+// (lookup-us). Reported, no target; compare runs of one machine.
+func BenchmarkCappedFindByID(b *testing.B) {
+	for i := 0; i < b.N; i++ {
+		ctx := context.Background()
+		db := openEngine(b, b.TempDir(), newClock())
+		c := createCappedBench(b, db)
+		n := cappedSize / 230 * 11 / 10
+		var ids []any
+		batch := make([]any, 0, benchBatch)
+		for j := 0; j < n; j++ {
+			batch = append(batch, bson.D{{Key: "n", Value: scramble(j)}, {Key: "name", Value: "user-" + strconv.Itoa(j)}, {Key: "pad", Value: filler}})
+			if len(batch) == cap(batch) || j == n-1 {
+				res, err := c.InsertMany(ctx, batch, true)
+				mustNoErr(b, err, "insert")
+				ids = append(ids, res.InsertedIDs...)
+				batch = batch[:0]
+			}
+		}
+		count, err := c.CountDocuments(ctx, bson.D{})
+		mustNoErr(b, err, "count")
+		live := ids[len(ids)-int(count):]
+		rng := rand.New(rand.NewPCG(5, 5))
+		const lookups = 20000
+		start := cpuTime()
+		for j := 0; j < lookups; j++ {
+			d, err := c.FindOne(ctx, bson.D{{Key: "_id", Value: live[rng.IntN(len(live))]}})
+			if err != nil || d == nil {
+				b.Fatalf("find by _id: %v %v", d, err)
+			}
+		}
+		b.ReportMetric(float64(cpuTime()-start)/1e3/lookups, "lookup-cpu-us")
+		db.Close()
+	}
+}
