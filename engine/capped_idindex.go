@@ -11,6 +11,7 @@ import (
 	"unsafe"
 
 	"github.com/ttlkv/ttlkv/capped"
+	"github.com/ttlkv/ttlkv/lsm"
 )
 
 // idSide is the exact part of a capped collection's _id index (see
@@ -726,6 +727,11 @@ func (x *cappedIDIndex) scan(pre, lo, hi []byte, reverse bool, fn func(ks string
 	}
 	x.mu.RLock()
 	defer x.mu.RUnlock()
+	if loRel != nil && hiRel != nil && bytes.Equal(hiRel, lsm.PrefixEnd(loRel)) {
+		if _, rest, err := lsm.DecodeKey(loRel, false); err == nil && len(rest) == 0 {
+			return x.scanPoint(loRel, reverse, fn)
+		}
+	}
 	it := x.newRunIter(loRel, hiRel, reverse)
 	stopped := false
 	// runBefore passes fn the run's entries that come before (ks, seq)
@@ -763,4 +769,34 @@ func (x *cappedIDIndex) scan(pre, lo, hi []byte, reverse bool, fn func(ks string
 		runBefore("", 0, true)
 	}
 	return it.err
+}
+
+// scanPoint is scan of the range of one whole keystring ks (a find by
+// _id: [ks, PrefixEnd(ks))): keystrings are prefix-free, so only entries
+// of ks lie in it, found as get finds them, without reading the run
+// block around them. Called with the read lock held.
+func (x *cappedIDIndex) scanPoint(ks []byte, reverse bool, fn func(ks string, seq uint64, off int64) bool) error {
+	var ents []idEntry
+	if seq, off, ok := x.side.get(ks); ok {
+		ents = append(ents, idEntry{ks: string(ks), seq: seq, off: off})
+	}
+	seq, off, ok, err := x.runFind(ks)
+	if err != nil {
+		return err
+	}
+	if ok && (len(ents) == 0 || ents[0].seq != seq) {
+		ents = append(ents, idEntry{ks: string(ks), seq: seq, off: off})
+		if len(ents) == 2 && ents[0].seq > ents[1].seq {
+			ents[0], ents[1] = ents[1], ents[0]
+		}
+	}
+	if reverse {
+		slices.Reverse(ents)
+	}
+	for _, e := range ents {
+		if !fn(e.ks, e.seq, e.off) {
+			return nil
+		}
+	}
+	return nil
 }

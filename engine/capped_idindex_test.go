@@ -170,6 +170,14 @@ func cappedIDIndexModel(t *testing.T, seed uint64, increasing bool) {
 				pending = 0
 			}
 			lo, hi := bound(), bound()
+			if rng.IntN(4) == 0 { // a find by _id: one whole keystring
+				ks := keyOf(rng.IntN(600))
+				if len(live) > 0 && rng.IntN(2) == 0 {
+					ks = live[rng.IntN(len(live))].ks
+				}
+				lo = append(append([]byte(nil), pre...), ks...)
+				hi = lsm.PrefixEnd(lo)
+			}
 			reverse := rng.IntN(2) == 0
 			limit := 1 + rng.IntN(50)
 			var want [][]byte
