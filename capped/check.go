@@ -33,8 +33,9 @@ func (r *Ring) Check() error {
 	defer r.mu.RUnlock()
 	var bytes, committed int64
 	var prev entry
-	for i := 0; i < r.live.len(); i++ {
-		e := r.live.at(i)
+	i := 0
+	for c := r.live.cursorAt(0); c.ok; c.next() {
+		e := c.e
 		h, payload, err := r.readRecordAt(e.off)
 		if err != nil {
 			return corruptf(r.path, e.off, "record %d: %v", e.seq, err)
@@ -55,6 +56,7 @@ func (r *Ring) Check() error {
 			committed++
 		}
 		prev = e
+		i++
 	}
 	if bytes != r.dataBytes {
 		return corruptf(r.path, DataStart, "live records hold %d payload bytes, accounting says %d", bytes, r.dataBytes)

@@ -140,8 +140,11 @@
 // # Concurrency and memory
 //
 // One writer at a time (an internal mutex); readers run concurrently and
-// hold a read lock only while they copy one record. The ring keeps 24
-// bytes of memory per live record (sequence, offset, length, lap).
+// hold a read lock only while they copy one record. The ring keeps its
+// live records in memory as blocks of up to 128 records that follow each
+// other in the file (the first one's sequence, offset and lap, and the
+// payload lengths: none when equal, a uvarint each when not), about a
+// byte a record (MemBytes reports it).
 //
 // # Errors
 //

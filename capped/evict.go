@@ -53,11 +53,18 @@ const runReadBytes = 128 << 10
 // ErrClosed on a closed ring and a *CorruptionError for a record that
 // fails its checks.
 func (r *Ring) ReadRun(from uint64, fn func(Record) bool) error {
+	return r.ReadRange(from, ^uint64(0), fn)
+}
+
+// ReadRange is ReadRun limited to the records with sequence at most to:
+// it reads no byte past the newest of them, so a short range costs a
+// short read.
+func (r *Ring) ReadRange(from, to uint64, fn func(Record) bool) error {
 	var batch []Record
 	next := from
-	for {
+	for next <= to {
 		var err error
-		batch, next, err = r.readSpan(next, batch[:0])
+		batch, next, err = r.readSpan(next, to, batch[:0])
 		if err != nil {
 			return err
 		}
@@ -70,12 +77,13 @@ func (r *Ring) ReadRun(from uint64, fn func(Record) bool) error {
 			}
 		}
 	}
+	return nil
 }
 
 // readSpan reads the physically contiguous live committed records from
-// sequence from on, up to runReadBytes (at least one record), and
-// returns them with the sequence to continue from.
-func (r *Ring) readSpan(from uint64, out []Record) ([]Record, uint64, error) {
+// sequence from on, up to runReadBytes (at least one record) and up to
+// sequence to, and returns them with the sequence to continue from.
+func (r *Ring) readSpan(from, to uint64, out []Record) ([]Record, uint64, error) {
 	r.mu.RLock()
 	defer r.mu.RUnlock()
 	if r.closed {
@@ -84,26 +92,29 @@ func (r *Ring) readSpan(from uint64, out []Record) ([]Record, uint64, error) {
 	from = max(from, r.firstSeq)
 	i := r.live.search(from)
 	n := r.live.len()
-	if i == n || r.live.at(i).seq > r.committed {
+	if i == n || r.live.at(i).seq > min(r.committed, to) {
 		return out, from, nil
 	}
 	first := r.live.at(i)
 	start, end := first.off, first.off+recordSize(int(first.n))
-	j := i + 1
-	for ; j < n; j++ {
-		e := r.live.at(j)
+	count := 1
+	for c := r.live.cursorAt(i + 1); c.ok; c.next() {
+		e := c.e
 		s := recordSize(int(e.n))
-		if e.seq > r.committed || e.off != end || end+s-start > runReadBytes {
+		if e.seq > r.committed || e.seq > to || e.off != end || end+s-start > runReadBytes {
 			break
 		}
 		end += s
+		count++
 	}
 	buf := make([]byte, end-start)
 	if _, err := r.f.ReadAt(buf, start); err != nil {
 		return out, from, fmt.Errorf("capped: read %s at %d: %w", r.path, start, err)
 	}
-	for k := i; k < j; k++ {
-		e := r.live.at(k)
+	var e entry
+	for c, k := r.live.cursorAt(i), 0; k < count; c.next() {
+		k++
+		e = c.e
 		b := buf[e.off-start : e.off-start+recordSize(int(e.n))]
 		h, payload, err := decodeRecord(b)
 		if err != nil {
@@ -115,5 +126,5 @@ func (r *Ring) readSpan(from uint64, out []Record) ([]Record, uint64, error) {
 		}
 		out = append(out, Record{Seq: e.seq, Off: e.off, Data: payload[:len(payload):len(payload)]})
 	}
-	return out, r.live.at(j-1).seq + 1, nil
+	return out, e.seq + 1, nil
 }

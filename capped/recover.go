@@ -182,8 +182,8 @@ func recoverRing(path string, fsys FS, f File, o Options) (*Ring, error) {
 			r.live.push(c)
 		}
 	}
-	for i := 0; i < r.live.len(); i++ {
-		r.writtenBytes += int64(r.live.at(i).n)
+	for c := r.live.cursorAt(0); c.ok; c.next() {
+		r.writtenBytes += int64(c.e.n)
 	}
 	r.dataBytes = r.writtenBytes
 	info.Records = r.live.len()

@@ -627,14 +627,8 @@ func (r *Ring) commit(target uint64) {
 	if target <= r.committed {
 		return
 	}
-	for i := r.live.len() - 1; i >= 0; i-- {
-		e := r.live.at(i)
-		if e.seq <= r.committed {
-			break
-		}
-		if e.seq <= target {
-			r.dataBytes += int64(e.n)
-		}
+	for c := r.live.cursorAt(r.live.search(r.committed + 1)); c.ok && c.e.seq <= target; c.next() {
+		r.dataBytes += int64(c.e.n)
 	}
 	r.committed = target
 	if r.live.len() == 0 {
@@ -866,3 +860,12 @@ func (r *Ring) Capacity() int64 { return r.capacity }
 
 // Path returns the file's path.
 func (r *Ring) Path() string { return r.path }
+
+// MemBytes returns the bytes of memory the ring keeps for its live
+// records (its in-memory record index), for memory accounting; it does
+// not count the append buffer or the file's page cache.
+func (r *Ring) MemBytes() int64 {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	return r.live.memBytes()
+}

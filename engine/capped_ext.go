@@ -263,7 +263,7 @@ func (db *DB) prepareExt(c *coll, m *catalog.Coll, co *createOptions) error {
 		return fmt.Errorf("engine: creating the ring file of capped collection %s: %w", m.NS(), err)
 	}
 	m.Extra = bson.D{{Key: "cappedFile", Value: cappedFileName(m.ID)}}
-	st := &cappedState{ring: r, ids: &cappedIDIndex{}, opts: *o}
+	st := &cappedState{ring: r, ids: newCappedIDIndex(ringIDs{r}), opts: *o}
 	if tmp {
 		st.tmpDir = dir
 	}
@@ -377,7 +377,7 @@ func decodeOff(v []byte) (int64, bool) {
 // entries in Badger under the collection's _id index (kept there by
 // earlier builds; the index is not in Badger any more).
 func (db *DB) buildCappedIDIndex(m *catalog.Coll, st *cappedState, readOnly bool) error {
-	ids := &cappedIDIndex{}
+	ids := newCappedIDIndex(ringIDs{st.ring})
 	var adds []idAdd
 	var ferr error
 	err := st.ring.ReadRun(0, func(rec capped.Record) bool {
@@ -560,7 +560,7 @@ func (db *DB) validateSpecial(ctx context.Context, c *coll, res *ValidateResult,
 	db.validateCappedSecondary(m, secWant, res, fail)
 	// The _id index is in memory; entries of evicted records leave it
 	// when an insert chunk ends, so it holds exactly the live records.
-	st.ids.scan(nil, nil, nil, false, func(ks string, seq uint64, off int64) bool {
+	err = st.ids.scan(nil, nil, nil, false, func(ks string, seq uint64, off int64) bool {
 		res.KeysPerIndex["_id_"]++
 		k := string(lsm.IndexKey(m.ID, idIndexID, []byte(ks), seq))
 		got, ok := want[k]
@@ -573,6 +573,12 @@ func (db *DB) validateSpecial(ctx context.Context, c *coll, res *ValidateResult,
 		delete(want, k)
 		return true
 	})
+	if err != nil {
+		fail("_id index scan: %v", err)
+	}
+	if n := int64(st.ids.len()); n != res.Records {
+		fail("_id index counts %d entries for %d ring records", n, res.Records)
+	}
 	for k := range want {
 		_, seq, _ := lsm.SplitIndexKey([]byte(k))
 		fail("ring record %d is missing its _id index entry", seq)

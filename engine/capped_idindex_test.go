@@ -18,28 +18,58 @@ import (
 func TestCappedIDIndexModel(t *testing.T) {
 	t.Parallel()
 	for _, seed := range []uint64{1, 2, 3, 4, 5} {
-		t.Run(strconv.FormatUint(seed, 10), func(t *testing.T) { cappedIDIndexModel(t, seed) })
+		t.Run(strconv.FormatUint(seed, 10), func(t *testing.T) { cappedIDIndexModel(t, seed, false) })
+		t.Run("increasing/"+strconv.FormatUint(seed, 10), func(t *testing.T) { cappedIDIndexModel(t, seed, true) })
 	}
 }
 
-func cappedIDIndexModel(t *testing.T, seed uint64) {
+// modelIDs is an idSource over a slice of every record ever added,
+// records older than first being evicted.
+type modelIDs struct {
+	recs  []modelRec // by sequence - 1
+	first uint64
+}
+
+type modelRec struct {
+	ks  []byte
+	seq uint64
+	off int64
+}
+
+func (m *modelIDs) firstSeq() uint64 { return m.first }
+
+func (m *modelIDs) idsFrom(from, to uint64, fn func(seq uint64, off int64, ks []byte) bool) error {
+	for s := max(from, m.first, 1); s <= to && s <= uint64(len(m.recs)); s++ {
+		r := m.recs[s-1]
+		if !fn(r.seq, r.off, r.ks) {
+			return nil
+		}
+	}
+	return nil
+}
+
+// cappedIDIndexModel runs the model with random keys, or (increasing)
+// with keys that mostly grow, as ObjectIds do, and some out of order.
+func cappedIDIndexModel(t *testing.T, seed uint64, increasing bool) {
 	rng := rand.New(rand.NewPCG(seed, 7))
 	pre := lsm.IndexPrefix(42, idIndexID)
+	ctr := 1000
 	keyOf := func(i int) []byte {
+		if increasing && rng.IntN(10) != 0 {
+			ctr += 1 + rng.IntN(2)
+			return lsm.AppendKey(nil, int64(ctr-rng.IntN(40)), false)
+		}
 		if i%3 == 0 {
 			return lsm.AppendKey(nil, "s"+strconv.Itoa(i), false)
 		}
 		return lsm.AppendKey(nil, int64(i), false)
 	}
-	type rec struct {
-		ks  []byte
-		seq uint64
-		off int64
-	}
+	type rec = modelRec
 	var live []rec // the model: live records, oldest first
-	x := &cappedIDIndex{}
+	src := &modelIDs{first: 1}
+	x := newCappedIDIndex(src)
 	seq := uint64(0)
-	maxPages := 0
+	maxPages, maxRun := 0, 0
 	pending := uint64(0) // the model evicted records before this; the index not yet
 	liveKey := func(ks []byte) (rec, bool) {
 		for _, r := range live {
@@ -97,6 +127,7 @@ func cappedIDIndexModel(t *testing.T, seed uint64) {
 				seq++
 				adds = append(adds, idAdd{ks: ks, seq: seq, off: int64(seq * 8)})
 				live = append(live, rec{ks, seq, int64(seq * 8)})
+				src.recs = append(src.recs, rec{ks, seq, int64(seq * 8)})
 			}
 			// As the writer's flush: add the chunk, then drop what it
 			// evicted (an evicted _id may have come back with it).
@@ -116,6 +147,7 @@ func cappedIDIndexModel(t *testing.T, seed uint64) {
 				first = live[0].seq
 			}
 			pending = first
+			src.first = first
 		case op < 8: // lookups
 			if pending != 0 {
 				x.prune(pending)
@@ -123,7 +155,10 @@ func cappedIDIndexModel(t *testing.T, seed uint64) {
 			}
 			for i := 0; i < 10; i++ {
 				ks := keyOf(rng.IntN(600))
-				s, off, ok := x.get(ks)
+				s, off, ok, err := x.get(ks)
+				if err != nil {
+					t.Fatal(err)
+				}
 				r, want := liveKey(ks)
 				if ok != want || (ok && (s != r.seq || off != r.off)) {
 					t.Fatalf("seed %d step %d: get(%x) = %d %d %v, model %v %v", seed, step, ks, s, off, ok, r, want)
@@ -135,6 +170,14 @@ func cappedIDIndexModel(t *testing.T, seed uint64) {
 				pending = 0
 			}
 			lo, hi := bound(), bound()
+			if rng.IntN(4) == 0 { // a find by _id: one whole keystring
+				ks := keyOf(rng.IntN(600))
+				if len(live) > 0 && rng.IntN(2) == 0 {
+					ks = live[rng.IntN(len(live))].ks
+				}
+				lo = append(append([]byte(nil), pre...), ks...)
+				hi = lsm.PrefixEnd(lo)
+			}
 			reverse := rng.IntN(2) == 0
 			limit := 1 + rng.IntN(50)
 			var want [][]byte
@@ -148,13 +191,16 @@ func cappedIDIndexModel(t *testing.T, seed uint64) {
 			}
 			want = want[:min(len(want), limit)]
 			var got [][]byte
-			x.scan(pre, lo, hi, reverse, func(ks string, s uint64, off int64) bool {
+			err := x.scan(pre, lo, hi, reverse, func(ks string, s uint64, off int64) bool {
 				if off != int64(s*8) {
 					t.Fatalf("seed %d step %d: entry %d names offset %d", seed, step, s, off)
 				}
 				got = append(got, lsm.IndexKey(42, idIndexID, []byte(ks), s))
 				return len(got) < limit
 			})
+			if err != nil {
+				t.Fatal(err)
+			}
 			if !slices.EqualFunc(got, want, bytes.Equal) {
 				t.Fatalf("seed %d step %d: scan [%x, %x) reverse %v limit %d:\ngot  %x\nwant %x", seed, step, lo, hi, reverse, limit, got, want)
 			}
@@ -172,14 +218,18 @@ func cappedIDIndexModel(t *testing.T, seed uint64) {
 		if got := x.keyBytes(); got != int64(len(live))*25+ksLen {
 			t.Fatalf("seed %d step %d: keyBytes %d, model %d", seed, step, got, int64(len(live))*25+ksLen)
 		}
-		maxPages = max(maxPages, len(x.pages))
-		for _, p := range x.pages {
+		maxPages = max(maxPages, len(x.side.pages))
+		maxRun = max(maxRun, len(x.run.s))
+		for _, p := range x.side.pages {
 			if len(p.e) == 0 || len(p.e) > idPageMax {
 				t.Fatalf("seed %d step %d: a page of %d entries", seed, step, len(p.e))
 			}
 		}
 	}
-	if maxPages < 3 {
+	if increasing && maxRun < 3 {
+		t.Fatalf("seed %d: at most %d run blocks: the test did not sample the run", seed, maxRun)
+	}
+	if !increasing && maxPages < 3 {
 		t.Fatalf("seed %d: at most %d pages: the test did not split pages", seed, maxPages)
 	}
 }

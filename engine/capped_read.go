@@ -107,7 +107,7 @@ func (s *scanner) nextCappedIndex(ctx context.Context, n int, st *cappedState) (
 		var hits []cappedHit
 		var err error
 		if s.p.ix.ID == idIndexID {
-			hits = s.cappedIDHits(st, want)
+			hits, err = s.cappedIDHits(st, want)
 		} else {
 			err = s.p.c.db.store.View(func(txn *lsm.Txn) error {
 				for !s.done && len(hits) < want {
@@ -188,7 +188,7 @@ type cappedHit struct {
 // (cappedIDIndex), whose entries stand for the Badger keys
 // IndexKey(coll, _id, ks, seq): up to want entries from the plan's
 // ranges, resuming and advancing as a Badger scan does.
-func (s *scanner) cappedIDHits(st *cappedState, want int) []cappedHit {
+func (s *scanner) cappedIDHits(st *cappedState, want int) ([]cappedHit, error) {
 	var hits []cappedHit
 	pre := lsm.IndexPrefix(s.p.m.ID, idIndexID)
 	for !s.done && len(hits) < want {
@@ -202,7 +202,7 @@ func (s *scanner) cappedIDHits(st *cappedState, want int) []cappedHit {
 			}
 		}
 		exhausted := true
-		st.ids.scan(pre, lo, hi, s.p.reverse, func(ks string, seq uint64, off int64) bool {
+		err := st.ids.scan(pre, lo, hi, s.p.reverse, func(ks string, seq uint64, off int64) bool {
 			k := binary.BigEndian.AppendUint64(append(append(s.resume[:0:0], pre...), ks...), seq)
 			if !s.p.reverse {
 				k = append(k, 0)
@@ -216,11 +216,14 @@ func (s *scanner) cappedIDHits(st *cappedState, want int) []cappedHit {
 			}
 			return true
 		})
+		if err != nil {
+			return hits, cappedErr(s.p.c, err)
+		}
 		if exhausted {
 			s.nextRange()
 		}
 	}
-	return hits
+	return hits, nil
 }
 
 // defaultMaxAwait is how long an awaitData getMore waits for a new

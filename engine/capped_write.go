@@ -278,13 +278,16 @@ func (w *cappedWriter) setAhead(bytes, count int64) { w.aheadBytes, w.aheadCount
 // ks: one this writer appended, or one in the collection's _id index.
 // Sequences never repeat, so a record known by its sequence is live
 // while its sequence is at least FirstSeq.
-func (w *cappedWriter) idTaken(ks []byte) bool {
+func (w *cappedWriter) idTaken(ks []byte) (bool, error) {
 	first := w.st.ring.FirstSeq()
 	if seq, ok := w.byKey[string(ks)]; ok && seq >= first {
-		return true
+		return true, nil
 	}
-	seq, _, ok := w.st.ids.get(ks)
-	return ok && seq >= first
+	seq, _, ok, err := w.st.ids.get(ks)
+	if err != nil {
+		return false, cappedErr(w.c, err)
+	}
+	return ok && seq >= first, nil
 }
 
 // secTaken reports whether a live record other than this writer's new
@@ -323,7 +326,9 @@ func (w *cappedWriter) secTaken(i int, k []byte) (bool, error) {
 // insert appends one document and queues its index entries. A duplicate
 // _id or unique secondary key is 11000 and appends nothing.
 func (w *cappedWriter) insert(p cappedDoc) error {
-	if w.idTaken(p.ks) {
+	if taken, err := w.idTaken(p.ks); err != nil {
+		return err
+	} else if taken {
 		return dupKeyErr(w.m, w.m.Indexes[0], p.d)
 	}
 	var sec [][][]byte

@@ -1002,7 +1002,10 @@ func (db *DB) cappedRidOfID(c *coll, d bson.D) (uint64, error) {
 	if err != nil {
 		return 0, err
 	}
-	rid, _, _ := st.ids.get(ks)
+	rid, _, _, err := st.ids.get(ks)
+	if err != nil {
+		return 0, cappedErr(c, err)
+	}
 	return rid, nil
 }
 
