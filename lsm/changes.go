@@ -492,12 +492,18 @@ func (s *Store) TrimChanges() error {
 	}
 	cl.trimMu.Lock()
 	defer cl.trimMu.Unlock()
+	packs, trimmedPacks := false, false
+	defer func() {
+		if trimmedPacks {
+			s.changeValueLogGC()
+		}
+	}()
 	for cl.count.Load() > cl.o.MaxEvents*9/10 || cl.bytes.Load() > cl.o.MaxBytes*9/10 {
 		wantN := cl.count.Load() - cl.o.MaxEvents*9/10
 		wantB := cl.bytes.Load() - cl.o.MaxBytes*9/10
 		var n, b int64
 		err := s.Update(func(t *Txn) error {
-			n, b = 0, 0
+			n, b, packs = 0, 0, false
 			prev, err := s.trimmedIn(t)
 			if err != nil {
 				return err
@@ -517,6 +523,7 @@ func (s *Store) TrimChanges() error {
 					return mapErr(err)
 				}
 				entries++
+				packs = packs || it.Item().UserMeta()&changePackMeta != 0
 				n += entryChanges(p, prev)
 				b += it.Item().ValueSize()
 				lastKey, prev = k, p
@@ -534,6 +541,26 @@ func (s *Store) TrimChanges() error {
 		}
 		cl.count.Add(-n)
 		cl.bytes.Add(-b)
+		trimmedPacks = trimmedPacks || packs
 	}
 	return nil
+}
+
+// changeValueLogGC runs Badger's value-log GC after a trim deleted packs,
+// whose bytes live in the value log: nothing else would give that space
+// back in a store that is only inserted into. A file is rewritten once
+// half of it is garbage, which Badger learns as compactions drop the
+// deleted entries, so the space of one trim often comes back at a later
+// one.
+func (s *Store) changeValueLogGC() {
+	if s.opts.InMemory || s.opts.ReadOnly {
+		return
+	}
+	s.reclaimMu.Lock() // one GC at a time; Close waits for it
+	defer s.reclaimMu.Unlock()
+	for i := 0; i < 8 && !s.closed.Load(); i++ {
+		if s.db.RunValueLogGC(reclaimDiscardRatio) != nil {
+			return // nothing (more) worth rewriting, or an error a later trim meets again
+		}
+	}
 }
