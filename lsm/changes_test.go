@@ -343,3 +343,39 @@ func TestChangePacks(t *testing.T) {
 		t.Fatalf("count after trim and reopen %d, want %d", c, len(got))
 	}
 }
+
+// TestChangePackCorrupt: a damaged pack is an error naming its position,
+// never a panic or a change read past its end.
+func TestChangePackCorrupt(t *testing.T) {
+	t.Parallel()
+	var good []byte
+	must(t, packChanges([][]byte{[]byte("ab"), []byte("cde")}, 100, func(last int, v []byte, pack bool) error {
+		if !pack || last != 1 {
+			t.Fatalf("entry last %d pack %v", last, pack)
+		}
+		good = v
+		return nil
+	}))
+	p := ChangePos{Seq: 9, Index: 1}
+	var got []string
+	must(t, eachChange(p, changePackMeta, good, func(q ChangePos, v []byte) error {
+		got = append(got, fmt.Sprintf("%d:%s", q.Index, v))
+		return nil
+	}))
+	if fmt.Sprint(got) != "[0:ab 1:cde]" {
+		t.Fatalf("read %v", got)
+	}
+	for _, bad := range [][]byte{
+		nil,
+		{0},                                    // no changes
+		{3, 2, 'a', 'b'},                       // more changes than the key's index allows
+		{2, 2, 'a', 'b', 9, 'c'},               // a length past the end
+		append(append([]byte{}, good...), 'x'), // bytes after the last change
+		{2, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff}, // a bad varint
+	} {
+		err := eachChange(p, changePackMeta, bad, func(ChangePos, []byte) error { return nil })
+		if err == nil {
+			t.Errorf("pack %x: no error", bad)
+		}
+	}
+}
