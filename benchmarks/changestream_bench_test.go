@@ -2,6 +2,9 @@ package benchmarks
 
 import (
 	"context"
+	"os"
+	"runtime/pprof"
+	"strings"
 	"testing"
 	"time"
 
@@ -130,10 +133,14 @@ func BenchmarkChangeStreamLatency(b *testing.B) {
 // for flushing and compacting what the load wrote (twice the bytes with
 // change streams on: the insert events). x-off-cpu-total compares the
 // CPU time from the pass to the end of Close (the flushes and
-// compactions of what the pass wrote included).
+// compactions of what the pass wrote included). TTLKV_BENCH_CS_KINDS
+// (e.g. "pre") runs only the sides named, to profile one.
 func BenchmarkChangeStreamTTLPass(b *testing.B) {
 	ctx := context.Background()
 	kinds := []string{"off", "nopre", "pre"}
+	if k := os.Getenv("TTLKV_BENCH_CS_KINDS"); k != "" {
+		kinds = strings.Split(k, ",") // one side alone, to profile it
+	}
 	for it := 0; it < b.N; it++ {
 		rates, cpus, totals := map[string]float64{}, map[string]float64{}, map[string]float64{}
 		for j := range kinds {
@@ -152,6 +159,7 @@ func BenchmarkChangeStreamTTLPass(b *testing.B) {
 			mustNoErr(b, db.Close(), "close after load")
 			db = reopenCS(b, dir, clk, kind != "off")
 			clk.Advance(time.Hour)
+			stop := passProfile(b, kind)
 			start, c0 := time.Now(), cpuTime()
 			res, err := db.RunTTLPass(ctx)
 			mustNoErr(b, err, "pass")
@@ -162,6 +170,11 @@ func BenchmarkChangeStreamTTLPass(b *testing.B) {
 			rates[kind] = rate(csReapN, time.Since(start))
 			mustNoErr(b, db.Close(), "close")
 			totals[kind] = (cpuTime() - c0).Seconds() // Close's flushes and compactions included
+			stop()
+		}
+		if len(kinds) < 3 {
+			b.Logf("iteration %d: %v docs/s, CPU s %v, through Close %v", it, rates, cpus, totals)
+			continue
 		}
 		b.Logf("iteration %d: x-off %.3f x-nopre %.3f x-off-cpu %.3f x-nopre-cpu %.3f (pre %.0f docs/s, off %.0f docs/s)",
 			it, rates["pre"]/rates["off"], rates["pre"]/rates["nopre"], cpus["off"]/cpus["pre"], cpus["nopre"]/cpus["pre"], rates["pre"], rates["off"])
@@ -172,6 +185,23 @@ func BenchmarkChangeStreamTTLPass(b *testing.B) {
 		b.ReportMetric(rates["pre"]/rates["nopre"], "x-nopre")
 		b.ReportMetric(rates["pre"], "pre-docs/s")
 		b.ReportMetric(rates["off"], "off-docs/s")
+	}
+}
+
+// passProfile starts a CPU profile of one side's TTL pass through Close
+// when TTLKV_BENCH_CS_PASS_PROFILE names a file prefix (the profile goes
+// to <prefix>-<kind>.out), and returns what stops it.
+func passProfile(b *testing.B, kind string) (stop func()) {
+	prefix := os.Getenv("TTLKV_BENCH_CS_PASS_PROFILE")
+	if prefix == "" {
+		return func() {}
+	}
+	f, err := os.Create(prefix + "-" + kind + ".out")
+	mustNoErr(b, err, "profile")
+	mustNoErr(b, pprof.StartCPUProfile(f), "profile")
+	return func() {
+		pprof.StopCPUProfile()
+		mustNoErr(b, f.Close(), "profile")
 	}
 }
 

@@ -13,6 +13,7 @@ package changestream
 
 import (
 	"bytes"
+	"encoding/binary"
 	"fmt"
 	"math"
 	"time"
@@ -196,8 +197,8 @@ func (c *Change) Encode() ([]byte, error) {
 		}
 		doc("u", nil, bson.D{{Key: "updatedFields", Value: uf}, {Key: "removedFields", Value: rm}, {Key: "truncatedArrays", Value: ta}})
 	}
-	if x := c.Expiry; x != nil {
-		doc("x", nil, expiryDoc(x))
+	if x := c.Expiry; x != nil && err == nil {
+		b = appendExpiry(appendStr(b, "x"), x)
 	}
 	if c.Description != nil {
 		doc("d", nil, c.Description)
@@ -208,12 +209,29 @@ func (c *Change) Encode() ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	b = appendStr(b, "w")
-	w, err := document.MarshalValue(bson.NewDateTimeFromTime(c.WallTime))
-	if err != nil {
-		return nil, err
+	return appendDateTime(appendStr(b, "w"), bson.NewDateTimeFromTime(c.WallTime)), nil
+}
+
+// appendDateTime appends a date as the document codec writes one: a
+// MessagePack fixext 8 of the codec's date type holding the milliseconds
+// big endian (TestEncodeRawSameBytes holds the two equal).
+func appendDateTime(b []byte, t bson.DateTime) []byte {
+	b = append(b, 0xd7, dateExt)
+	return binary.BigEndian.AppendUint64(b, uint64(t))
+}
+
+// dateExt is the document codec's MessagePack extension type of dates.
+const dateExt = 1
+
+// appendExpiry appends the ttlkv expiry field's document, expiryDoc(x),
+// as the document codec writes it, without building it (an event per
+// expired document; TestEncodeRawSameBytes holds the two equal).
+func appendExpiry(b []byte, x *Expiry) []byte {
+	b = append(appendStr(appendMapLen(b, 2), "expired"), 0xc3) // true
+	if x.Bucket {
+		return append(appendStr(b, "bucket"), 0xc3)
 	}
-	return append(b, w...), nil
+	return appendStr(appendStr(b, "index"), x.Index)
 }
 
 // appendMapLen appends a MessagePack map header of n entries, as the

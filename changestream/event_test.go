@@ -53,6 +53,7 @@ func TestEncodeRawSameBytes(t *testing.T) {
 	for _, c := range []*Change{
 		{Op: Insert, DB: "d", Coll: "c", DocumentKey: bson.D{{Key: "_id", Value: int32(7)}}, FullDocument: full, WallTime: wall},
 		{Op: Delete, DB: strings.Repeat("d", 40), Coll: long, DocumentKey: bson.D{{Key: "_id", Value: int32(7)}}, Before: full, Expiry: &Expiry{Index: "exp_1"}, WallTime: wall},
+		{Op: Delete, DB: "d", Coll: "c", DocumentKey: bson.D{{Key: "_id", Value: int32(7)}}, Before: full, Expiry: &Expiry{Bucket: true}, WallTime: time.UnixMilli(-5)},
 		{Op: Rename, DB: "d", Coll: "c", ToDB: "e", ToColl: "f", WallTime: wall},
 	} {
 		want := oldEncode(t, c)
@@ -82,7 +83,7 @@ func TestEncodeRawSameBytes(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if s.op != c.Op || s.db != c.DB || s.coll != c.Coll || s.toColl != c.ToColl || s.wall != bson.NewDateTimeFromTime(wall) {
+		if s.op != c.Op || s.db != c.DB || s.coll != c.Coll || s.toColl != c.ToColl || s.wall != bson.NewDateTimeFromTime(c.WallTime) {
 			t.Errorf("%s: decoded %+v", c.Op, s)
 		}
 		if c.FullDocument != nil && !reflect.DeepEqual(s.full, full) {

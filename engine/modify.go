@@ -91,6 +91,10 @@ type batchDeleter struct {
 	// fieldsOf and fields cache decodeFields for one catalog entry.
 	fieldsOf *catalog.Coll
 	fields   []string
+	// arena is the last batch's copy buffer of pre-image bytes
+	// (batchState.arena), reused by the next batch once staged: the
+	// events copy what they need when they are encoded.
+	arena []byte
 	// expiry, if set, marks the deletes as expirations in their change
 	// events (the TTL monitor, the time-series reaper).
 	expiry *changestream.Expiry
@@ -363,7 +367,8 @@ func (bd *batchDeleter) stage(rids []uint64, b *batchState) func(*lsm.Txn) error
 		// they are (changes.go): cheaper than encoding the document
 		// again, and the only way when only some fields are decoded.
 		keepRaw := bd.db != nil && bd.db.changesOn() && preImagesOn(m) && !isBucketsColl(m)
-		b.arena = b.arena[:0]
+		b.arena = bd.arena[:0]
+		defer func() { bd.arena = b.arena[:0] }()
 		keepDocs := bd.onDelete != nil || !bd.recheckPure
 		w := &writeCtx{c: c, m: m, txn: txn, expiry: bd.expiry}
 		b.used = b.look

@@ -12,9 +12,23 @@ import (
 )
 
 // TagChange prefixes change-log keys: tag, commit sequence (8 bytes, big
-// endian), index of the change within its commit (4 bytes). Key order is
-// commit order. See docs/change-streams.md.
+// endian), index within its commit of the last change the entry holds
+// (4 bytes). Key order is commit order. An entry holds one change, or
+// several consecutive changes of one commit packed together (its Badger
+// user meta is changePackMeta). See docs/change-streams.md.
 const TagChange byte = 0x06
+
+// changePackMeta is the Badger user meta of a change-log entry holding a
+// pack of changes: a uvarint count, then each change as a uvarint length
+// and its bytes. Entries without it hold one change, as they are.
+const changePackMeta byte = 1
+
+// changePackMax bounds the bytes of one pack. Larger than the value
+// threshold, so a pack lives in Badger's value log, written once,
+// instead of in the tree (write-ahead log, memtable, table builds and
+// compactions copy a value in the tree several times); small enough that
+// a reader resuming inside a pack re-reads little.
+const changePackMax = 64 << 10
 
 // changeTrimmedKey is the meta key holding the position of the last
 // change trimmed from the log (absent: nothing was ever trimmed).
@@ -58,7 +72,8 @@ func (p ChangePos) Compare(q ChangePos) int {
 	return 0
 }
 
-// ChangeKey returns the key of the change at p.
+// ChangeKey returns the key of the change-log entry whose last change is
+// at p.
 func ChangeKey(p ChangePos) []byte {
 	k := make([]byte, 13)
 	k[0] = TagChange
@@ -123,6 +138,11 @@ func (s *Store) EnableChanges(o ChangeLogOptions) error {
 	}
 	cl := &changeLog{o: o, notify: make(chan struct{})}
 	err := s.View(func(t *Txn) error {
+		tp, err := s.trimmedIn(t)
+		if err != nil {
+			return err
+		}
+		prev := tp
 		it := t.t.NewIterator(badger.IteratorOptions{Prefix: []byte{TagChange}})
 		defer it.Close()
 		for it.Rewind(); it.Valid(); it.Next() {
@@ -131,13 +151,9 @@ func (s *Store) EnableChanges(o ChangeLogOptions) error {
 			if !ok {
 				continue
 			}
-			cl.count.Add(1)
+			cl.count.Add(entryChanges(p, prev))
 			cl.bytes.Add(item.ValueSize())
-			cl.last = p.Seq
-		}
-		tp, err := s.trimmedIn(t)
-		if err != nil {
-			return err
+			cl.last, prev = p.Seq, p
 		}
 		cl.last = max(cl.last, tp.Seq)
 		return nil
@@ -167,6 +183,89 @@ func (s *Store) trimmedIn(t *Txn) (ChangePos, error) {
 		return ChangePos{}, fmt.Errorf("lsm: corrupt change-log trim marker %x", v)
 	}
 	return p, nil
+}
+
+// entryChanges returns how many changes the entry whose key is at p
+// holds, prev being the key of the entry before it or, for the oldest
+// entry, the trimmed-through mark: a commit's entries hold its changes
+// from index 0 on, in order, and trimming deletes whole entries.
+func entryChanges(p, prev ChangePos) int64 {
+	if p.Seq == prev.Seq && prev.Index < p.Index {
+		return int64(p.Index - prev.Index)
+	}
+	return int64(p.Index) + 1
+}
+
+// packMax is the most bytes packed into one change-log entry: an
+// in-memory store has no value log and refuses values from the value
+// threshold on.
+func (s *Store) packMax() int {
+	if s.opts.InMemory {
+		return int(s.opts.ValueThreshold) - 1
+	}
+	return changePackMax
+}
+
+// packChanges calls fn with the change-log entries of a commit's
+// changes, in order: last is the index of the entry's last change, pack
+// whether val packs several. Consecutive changes share an entry while
+// the pack stays within max bytes; a change that fits no pack gets an
+// entry of its own, as it is.
+func packChanges(changes [][]byte, max int, fn func(last int, val []byte, pack bool) error) error {
+	for i := 0; i < len(changes); {
+		size, j := binary.MaxVarintLen32, i
+		for j < len(changes) && size+binary.MaxVarintLen32+len(changes[j]) <= max {
+			size += binary.MaxVarintLen32 + len(changes[j])
+			j++
+		}
+		if j <= i+1 {
+			if err := fn(i, changes[i], false); err != nil {
+				return err
+			}
+			i++
+			continue
+		}
+		v := make([]byte, 0, size)
+		v = binary.AppendUvarint(v, uint64(j-i))
+		for _, c := range changes[i:j] {
+			v = binary.AppendUvarint(v, uint64(len(c)))
+			v = append(v, c...)
+		}
+		if err := fn(j-1, v, true); err != nil {
+			return err
+		}
+		i = j
+	}
+	return nil
+}
+
+// eachChange calls fn with each change of the entry at p (the position of
+// its last change), whose Badger user meta is meta and value v.
+func eachChange(p ChangePos, meta byte, v []byte, fn func(ChangePos, []byte) error) error {
+	if meta&changePackMeta == 0 {
+		return fn(p, v)
+	}
+	n, k := binary.Uvarint(v)
+	if k <= 0 || n == 0 || n-1 > uint64(p.Index) {
+		return fmt.Errorf("lsm: corrupt change-log pack at %d.%d: count %d", p.Seq, p.Index, n)
+	}
+	v = v[k:]
+	q := ChangePos{Seq: p.Seq, Index: p.Index - uint32(n-1)}
+	for i := uint64(0); i < n; i++ {
+		l, k := binary.Uvarint(v)
+		if k <= 0 || l > uint64(len(v)-k) {
+			return fmt.Errorf("lsm: corrupt change-log pack at %d.%d: change %d", p.Seq, p.Index, i)
+		}
+		if err := fn(q, v[k:k+int(l)]); err != nil {
+			return err
+		}
+		v = v[k+int(l):]
+		q.Index++
+	}
+	if len(v) != 0 {
+		return fmt.Errorf("lsm: corrupt change-log pack at %d.%d: %d bytes after its changes", p.Seq, p.Index, len(v))
+	}
+	return nil
 }
 
 // changeEntryCost estimates what an entry adds to Badger's transaction
@@ -233,13 +332,18 @@ func (s *Store) commitChanges(bt *badger.Txn, changes [][]byte, done func(error)
 		seq = cl.last + 1
 	}
 	var bytes int64
-	for i, v := range changes {
-		if err := bt.Set(ChangeKey(ChangePos{seq, uint32(i)}), v); err != nil {
-			cl.mu.Unlock()
-			done(mapErr(err))
-			return
+	err := packChanges(changes, s.packMax(), func(last int, v []byte, pack bool) error {
+		e := badger.NewEntry(ChangeKey(ChangePos{seq, uint32(last)}), v)
+		if pack {
+			e = e.WithMeta(changePackMeta)
 		}
 		bytes += int64(len(v))
+		return bt.SetEntry(e)
+	})
+	if err != nil {
+		cl.mu.Unlock()
+		done(mapErr(err))
+		return
 	}
 	cl.last = seq
 	n := int64(len(changes))
@@ -319,24 +423,37 @@ func (s *Store) ReadChanges(after ChangePos, limit int, fn func(p ChangePos, val
 		if after.Compare(tp) < 0 {
 			return ErrChangeHistoryLost
 		}
-		lower := ChangeKey(after)
-		lower = append(lower, 0) // just past after itself
+		// The entry holding the change after after is the first whose
+		// last change is at or past after.
 		n := 0
-		err = t.Scan(IterOptions{Lower: lower, Prefix: []byte{TagChange}}, func(k, v []byte) error {
-			p, ok := DecodeChangeKey(k)
-			if !ok {
+		it := t.t.NewIterator(badger.IteratorOptions{Prefix: []byte{TagChange}})
+		defer it.Close()
+		for it.Seek(ChangeKey(after)); it.Valid(); it.Next() {
+			item := it.Item()
+			p, ok := DecodeChangeKey(item.Key())
+			if !ok || p.Compare(after) <= 0 {
+				continue
+			}
+			err := item.Value(func(v []byte) error {
+				return eachChange(p, item.UserMeta(), v, func(q ChangePos, val []byte) error {
+					if q.Compare(after) <= 0 {
+						return nil
+					}
+					if limit > 0 && n >= limit {
+						return ErrStopRead
+					}
+					n++
+					return fn(q, val)
+				})
+			})
+			if errors.Is(err, ErrStopRead) {
 				return nil
 			}
-			if limit > 0 && n >= limit {
-				return ErrStopRead
+			if err != nil {
+				return mapErr(err)
 			}
-			n++
-			return fn(p, v)
-		})
-		if errors.Is(err, ErrStopRead) {
-			return nil
 		}
-		return err
+		return nil
 	})
 }
 
@@ -375,24 +492,41 @@ func (s *Store) TrimChanges() error {
 	}
 	cl.trimMu.Lock()
 	defer cl.trimMu.Unlock()
+	packs, trimmedPacks := false, false
+	defer func() {
+		if trimmedPacks {
+			s.changeValueLogGC()
+		}
+	}()
 	for cl.count.Load() > cl.o.MaxEvents*9/10 || cl.bytes.Load() > cl.o.MaxBytes*9/10 {
 		wantN := cl.count.Load() - cl.o.MaxEvents*9/10
 		wantB := cl.bytes.Load() - cl.o.MaxBytes*9/10
 		var n, b int64
 		err := s.Update(func(t *Txn) error {
-			n, b = 0, 0
+			n, b, packs = 0, 0, false
+			prev, err := s.trimmedIn(t)
+			if err != nil {
+				return err
+			}
 			var lastKey []byte
 			it := t.t.NewIterator(badger.IteratorOptions{Prefix: []byte{TagChange}})
 			defer it.Close()
 			limit := min(s.MaxBatchCount()/2, 10_000)
-			for it.Rewind(); it.Valid() && int64(n) < limit && (n < wantN || b < wantB); it.Next() {
+			entries := int64(0)
+			for it.Rewind(); it.Valid() && entries < limit && (n < wantN || b < wantB); it.Next() {
 				k := it.Item().KeyCopy(nil)
+				p, ok := DecodeChangeKey(k)
+				if !ok {
+					continue
+				}
 				if err := t.t.Delete(k); err != nil {
 					return mapErr(err)
 				}
-				n++
+				entries++
+				packs = packs || it.Item().UserMeta()&changePackMeta != 0
+				n += entryChanges(p, prev)
 				b += it.Item().ValueSize()
-				lastKey = k
+				lastKey, prev = k, p
 			}
 			if lastKey == nil {
 				return nil
@@ -407,6 +541,26 @@ func (s *Store) TrimChanges() error {
 		}
 		cl.count.Add(-n)
 		cl.bytes.Add(-b)
+		trimmedPacks = trimmedPacks || packs
 	}
 	return nil
+}
+
+// changeValueLogGC runs Badger's value-log GC after a trim deleted packs,
+// whose bytes live in the value log: nothing else would give that space
+// back in a store that is only inserted into. A file is rewritten once
+// half of it is garbage, which Badger learns as compactions drop the
+// deleted entries, so the space of one trim often comes back at a later
+// one.
+func (s *Store) changeValueLogGC() {
+	if s.opts.InMemory || s.opts.ReadOnly {
+		return
+	}
+	s.reclaimMu.Lock() // one GC at a time; Close waits for it
+	defer s.reclaimMu.Unlock()
+	for i := 0; i < 8 && !s.closed.Load(); i++ {
+		if s.db.RunValueLogGC(reclaimDiscardRatio) != nil {
+			return // nothing (more) worth rewriting, or an error a later trim meets again
+		}
+	}
 }
