@@ -1,0 +1,125 @@
+package engine
+
+import (
+	"context"
+	"errors"
+
+	"github.com/ttlkv/ttlkv/document"
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
+)
+
+// The raw insert path (docs/wire.md, "Where the time goes"): an insert
+// command run through RunCommandRaw may carry its documents as
+// bson.Raw, as a wire client sent them. Into an ordinary collection
+// they are transcoded straight to the stored encoding by
+// document.AppendInsertBSON, which applies prepareInsert's rules with
+// the same codes, and the bson.D the write path needs holds only the
+// _id (the only field an _id index reads) unless the collection has
+// other indexes or change streams are on, when the stored bytes are
+// decoded. Into a capped or time-series collection they are decoded
+// as before.
+
+// rawInsert is one document of an insert command as BSON bytes.
+type rawInsert []byte
+
+// rawInsertFault carries a document that is not valid BSON: the whole
+// command fails with InvalidBSON before anything is written, as mongod
+// refuses such a message, rather than that document alone.
+type rawInsertFault struct{ err *Error }
+
+func (f rawInsertFault) Error() string { return f.err.Error() }
+
+// insertRawDocs inserts the documents of an insert command run through
+// RunCommandRaw, where arr may hold bson.Raw documents.
+func (db *DB) insertRawDocs(ctx context.Context, dbName, name string, arr bson.A, ordered bool) ([]WriteError, error) {
+	if err := db.checkWritable(); err != nil {
+		return nil, err
+	}
+	c, _, err := db.ensureColl(dbName, name)
+	if err != nil {
+		return nil, err
+	}
+	k := kindOf(c.m())
+	_, ordinary := k.(ordinaryKind)
+	docs := make([]any, len(arr))
+	for i, v := range arr {
+		r, isRaw := v.(bson.Raw)
+		switch {
+		case isRaw && ordinary:
+			docs[i] = rawInsert(r)
+		case isRaw:
+			if err := bsoncore.Document(r).Validate(); err != nil {
+				return nil, document.Errorf(document.CodeInvalidBSON, "invalid BSON document in insert.documents.%d: %v", i, err)
+			}
+			docs[i] = r
+		default:
+			docs[i] = v
+		}
+	}
+	_, werrs, err := k.insert(ctx, db, c, docs, ordered)
+	var fault rawInsertFault
+	if errors.As(err, &fault) {
+		return nil, fault.err
+	}
+	return werrs, err
+}
+
+// prepareStored prepares v, a document of an insert into the ordinary
+// collection c, for storage: it returns the document the write path
+// indexes (see rawNeedsFull for a raw one) and its stored encoding.
+func (db *DB) prepareStored(c *coll, v any) (bson.D, []byte, error) {
+	r, ok := v.(rawInsert)
+	if !ok {
+		d, err := prepareInsert(v)
+		if err != nil {
+			return nil, nil, err
+		}
+		raw, err := document.Marshal(d)
+		if err != nil {
+			return nil, nil, err
+		}
+		return d, raw, nil
+	}
+	raw, id, err := document.AppendInsertBSON(nil, r, bson.NewObjectID)
+	if err != nil {
+		var de *Error
+		if errors.As(err, &de) && de.Code == document.CodeInvalidBSON {
+			return nil, nil, rawInsertFault{de}
+		}
+		return nil, nil, err
+	}
+	if db.rawNeedsFull(c.m()) {
+		d, err := document.Unmarshal(raw)
+		return d, raw, err
+	}
+	return bson.D{{Key: "_id", Value: id}}, raw, nil
+}
+
+// rawNeedsFull reports whether a raw document inserted into m needs
+// its whole decoded form: when an index other than _id reads its
+// fields, or change streams record it.
+func (db *DB) rawNeedsFull(m *collMeta) bool {
+	return len(m.Indexes) > 1 || db.changesOn()
+}
+
+// completeRaw decodes in full the raw documents of docs[start:end]
+// that were prepared with their _id alone, if m (read under the
+// collection's write lock) now needs them whole: an index created, or
+// change streams turned on, since they were prepared.
+func (db *DB) completeRaw(m *collMeta, docs []any, prepared []bson.D, raws [][]byte, start, end int) error {
+	if !db.rawNeedsFull(m) {
+		return nil
+	}
+	for i := start; i < end; i++ {
+		if _, ok := docs[i].(rawInsert); !ok || len(prepared[i]) != 1 {
+			continue
+		}
+		d, err := document.Unmarshal(raws[i])
+		if err != nil {
+			return err
+		}
+		prepared[i] = d
+	}
+	return nil
+}
