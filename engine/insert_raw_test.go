@@ -169,7 +169,6 @@ func TestRunCommandRawInsert(t *testing.T) {
 	}
 }
 
-
 // TestRunCommandRawInsertInvalidBSON: a malformed document fails the
 // whole insert with InvalidBSON and nothing of it is written, ordered
 // or not, into an ordinary or a capped collection; RunCommand still
