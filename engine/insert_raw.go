@@ -20,8 +20,23 @@ import (
 // decoded. Into a capped or time-series collection they are decoded
 // as before.
 
-// rawInsert is one document of an insert command as BSON bytes.
-type rawInsert []byte
+// rawInsert is one document of an insert command as BSON bytes. The
+// documents of one command share an arena for their stored encodings
+// and prepared _ids, so a batch of 1000 costs a few allocations rather
+// than three a document.
+type rawInsert struct {
+	bson  []byte
+	arena *rawArena
+}
+
+// rawArena holds what the raw documents of one insert are prepared
+// into; each document's slices are capped, so nothing appended later
+// reaches them, and the store may keep them (they are never written
+// again).
+type rawArena struct {
+	buf []byte
+	ids []bson.E
+}
 
 // rawInsertFault carries a document that is not valid BSON: the whole
 // command fails with InvalidBSON before anything is written, as mongod
@@ -43,11 +58,25 @@ func (db *DB) insertRawDocs(ctx context.Context, dbName, name string, arr bson.A
 	k := kindOf(c.m())
 	_, ordinary := k.(ordinaryKind)
 	docs := make([]any, len(arr))
+	var raws []rawInsert
+	arena := &rawArena{}
+	if ordinary {
+		raws = make([]rawInsert, len(arr))
+		n := 0
+		for _, v := range arr {
+			if r, ok := v.(bson.Raw); ok {
+				n += len(r) + 32 // a generated _id and longer headers
+			}
+		}
+		arena.buf = make([]byte, 0, n)
+		arena.ids = make([]bson.E, 0, len(arr))
+	}
 	for i, v := range arr {
 		r, isRaw := v.(bson.Raw)
 		switch {
 		case isRaw && ordinary:
-			docs[i] = rawInsert(r)
+			raws[i] = rawInsert{bson: r, arena: arena}
+			docs[i] = &raws[i]
 		case isRaw:
 			if err := bsoncore.Document(r).Validate(); err != nil {
 				return nil, document.Errorf(document.CodeInvalidBSON, "invalid BSON document in insert.documents.%d: %v", i, err)
@@ -69,7 +98,7 @@ func (db *DB) insertRawDocs(ctx context.Context, dbName, name string, arr bson.A
 // collection c, for storage: it returns the document the write path
 // indexes (see rawNeedsFull for a raw one) and its stored encoding.
 func (db *DB) prepareStored(c *coll, v any) (bson.D, []byte, error) {
-	r, ok := v.(rawInsert)
+	r, ok := v.(*rawInsert)
 	if !ok {
 		d, err := prepareInsert(v)
 		if err != nil {
@@ -81,7 +110,9 @@ func (db *DB) prepareStored(c *coll, v any) (bson.D, []byte, error) {
 		}
 		return d, raw, nil
 	}
-	raw, id, err := document.AppendInsertBSON(nil, r, bson.NewObjectID)
+	a := r.arena
+	start := len(a.buf)
+	out, id, err := document.AppendInsertBSON(a.buf, r.bson, bson.NewObjectID)
 	if err != nil {
 		var de *Error
 		if errors.As(err, &de) && de.Code == document.CodeInvalidBSON {
@@ -89,11 +120,17 @@ func (db *DB) prepareStored(c *coll, v any) (bson.D, []byte, error) {
 		}
 		return nil, nil, err
 	}
+	// out may be a new array (the arena was too small): the documents
+	// before keep the old one, which is never written again.
+	a.buf = out
+	raw := out[start:len(out):len(out)]
 	if db.rawNeedsFull(c.m()) {
 		d, err := document.Unmarshal(raw)
 		return d, raw, err
 	}
-	return bson.D{{Key: "_id", Value: id}}, raw, nil
+	a.ids = append(a.ids, bson.E{Key: "_id", Value: id})
+	n := len(a.ids)
+	return a.ids[n-1 : n : n], raw, nil
 }
 
 // rawNeedsFull reports whether a raw document inserted into m needs
@@ -112,7 +149,7 @@ func (db *DB) completeRaw(m *collMeta, docs []any, prepared []bson.D, raws [][]b
 		return nil
 	}
 	for i := start; i < end; i++ {
-		if _, ok := docs[i].(rawInsert); !ok || len(prepared[i]) != 1 {
+		if _, ok := docs[i].(*rawInsert); !ok || len(prepared[i]) != 1 {
 			continue
 		}
 		d, err := document.Unmarshal(raws[i])

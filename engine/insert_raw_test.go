@@ -60,7 +60,7 @@ func TestPrepareStoredRawMatches(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		gd, graw, gerr := db.prepareStored(c, rawInsert(b))
+		gd, graw, gerr := db.prepareStored(c, &rawInsert{bson: b, arena: &rawArena{}})
 		wd, wraw, werr := db.prepareStored(c, d)
 		if fmt.Sprint(gerr) != fmt.Sprint(werr) {
 			t.Fatalf("doc %d: raw path %v, decoded path %v", i, gerr, werr)
