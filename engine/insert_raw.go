@@ -3,6 +3,8 @@ package engine
 import (
 	"context"
 	"errors"
+	"slices"
+	"strings"
 
 	"github.com/ttlkv/ttlkv/document"
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -15,10 +17,11 @@ import (
 // they are transcoded straight to the stored encoding by
 // document.AppendInsertBSON, which applies prepareInsert's rules with
 // the same codes, and the bson.D the write path needs holds only the
-// _id (the only field an _id index reads) unless the collection has
-// other indexes or change streams are on, when the stored bytes are
-// decoded. Into a capped or time-series collection they are decoded
-// as before.
+// top-level fields the collection's indexes read, decoded from the
+// stored bytes (only the _id, taken from the transcoder, when the _id
+// index is the only one); the whole document is decoded when more may
+// be read (rawFields). Into a capped or time-series collection they
+// are decoded as before.
 
 // rawInsert is one document of an insert command as BSON bytes. The
 // documents of one command share an arena for their stored encodings
@@ -36,6 +39,13 @@ type rawInsert struct {
 type rawArena struct {
 	buf []byte
 	ids []bson.E
+	// m is the collection's metadata the documents are prepared for,
+	// read at the first; fields are the top-level fields its indexes
+	// read (the write path's bson.D holds only those), or whole is set
+	// when the whole document must be decoded (rawFields).
+	m      *collMeta
+	fields []string
+	whole  bool
 }
 
 // rawInsertFault carries a document that is not valid BSON: the whole
@@ -124,8 +134,17 @@ func (db *DB) prepareStored(c *coll, v any) (bson.D, []byte, error) {
 	// before keep the old one, which is never written again.
 	a.buf = out
 	raw := out[start:len(out):len(out)]
-	if db.rawNeedsFull(c.m()) {
+	if a.m == nil {
+		a.m = c.m()
+		a.fields, a.whole = db.rawFields(a.m)
+	}
+	switch {
+	case a.whole:
 		d, err := document.Unmarshal(raw)
+		return d, raw, err
+	case len(a.fields) > 1:
+		// _id is the first field stored, so it comes first.
+		d, err := document.UnmarshalFields(raw, a.fields)
 		return d, raw, err
 	}
 	a.ids = append(a.ids, bson.E{Key: "_id", Value: id})
@@ -133,23 +152,41 @@ func (db *DB) prepareStored(c *coll, v any) (bson.D, []byte, error) {
 	return a.ids[n-1 : n : n], raw, nil
 }
 
-// rawNeedsFull reports whether a raw document inserted into m needs
-// its whole decoded form: when an index other than _id reads its
-// fields, or change streams record it.
-func (db *DB) rawNeedsFull(m *collMeta) bool {
-	return len(m.Indexes) > 1 || db.changesOn()
+// rawFields returns the top-level fields of a document the write path
+// reads when inserting it into m, _id first: the first component of
+// every index key. whole is true when it may read more: a partial
+// index (its filter), a wildcard key, a time-series buckets
+// collection, or change streams (the event holds the document).
+func (db *DB) rawFields(m *collMeta) (fields []string, whole bool) {
+	if db.changesOn() || isBucketsColl(m) {
+		return nil, true
+	}
+	fields = []string{"_id"}
+	for _, ix := range m.Indexes {
+		if ix.partial != nil || ix.Partial != nil {
+			return nil, true
+		}
+		for _, f := range ix.Key {
+			top, _, _ := strings.Cut(f.Key, ".")
+			if top == "" || strings.HasPrefix(top, "$") {
+				return nil, true
+			}
+			if !slices.Contains(fields, top) {
+				fields = append(fields, top)
+			}
+		}
+	}
+	return fields, false
 }
 
 // completeRaw decodes in full the raw documents of docs[start:end]
-// that were prepared with their _id alone, if m (read under the
-// collection's write lock) now needs them whole: an index created, or
-// change streams turned on, since they were prepared.
+// that were prepared for metadata other than m (read under the
+// collection's write lock): an index created, or some other catalog
+// change, since they were prepared.
 func (db *DB) completeRaw(m *collMeta, docs []any, prepared []bson.D, raws [][]byte, start, end int) error {
-	if !db.rawNeedsFull(m) {
-		return nil
-	}
 	for i := start; i < end; i++ {
-		if _, ok := docs[i].(*rawInsert); !ok || len(prepared[i]) != 1 {
+		r, ok := docs[i].(*rawInsert)
+		if !ok || prepared[i] == nil || r.arena.m == m || r.arena.whole {
 			continue
 		}
 		d, err := document.Unmarshal(raws[i])

@@ -107,6 +107,12 @@ func TestRunCommandRawInsert(t *testing.T) {
 				bson.D{{Key: "key", Value: bson.D{{Key: "t", Value: int32(1)}}}, {Key: "name", Value: "t_1"}, {Key: "expireAfterSeconds", Value: int32(60)}},
 			}}}
 		}},
+		{"partial", func(coll string) bson.D {
+			return bson.D{{Key: "createIndexes", Value: coll}, {Key: "indexes", Value: bson.A{
+				bson.D{{Key: "key", Value: bson.D{{Key: "n.a", Value: int32(1)}}}, {Key: "name", Value: "na_1"},
+					{Key: "partialFilterExpression", Value: bson.D{{Key: "s", Value: bson.D{{Key: "$exists", Value: true}}}}}},
+			}}}
+		}},
 		{"clustered", func(coll string) bson.D {
 			return bson.D{{Key: "create", Value: coll}, {Key: "clusteredIndex", Value: bson.D{{Key: "key", Value: bson.D{{Key: "_id", Value: int32(1)}}}, {Key: "unique", Value: true}}}}
 		}},
@@ -164,6 +170,13 @@ func TestRunCommandRawInsert(t *testing.T) {
 				if !reflect.DeepEqual(gotDocs, wantDocs) {
 					t.Fatalf("%s ordered=%v: stored\n raw %v\n dec %v", sh.name, ordered, gotDocs, wantDocs)
 				}
+				// Every index entry is there, and no other.
+				for _, coll := range []string{rawColl, decColl} {
+					v, err := db.RunCommand(ctx, "db", bson.D{{Key: "validate", Value: coll}, {Key: "full", Value: true}})
+					if valid, _ := document.Lookup(v, "valid"); err != nil || valid != true {
+						t.Fatalf("%s ordered=%v: validate %s: %v %v", sh.name, ordered, coll, v, err)
+					}
+				}
 			}
 		}
 	}
@@ -198,5 +211,50 @@ func TestRunCommandRawInsertInvalidBSON(t *testing.T) {
 	_, err := db.RunCommand(ctx, "db", bson.D{{Key: "insert", Value: "plain"}, {Key: "documents", Value: bson.A{bson.Raw(good)}}})
 	if document.CodeOf(err) != document.CodeTypeMismatch {
 		t.Fatalf("RunCommand with bson.Raw: %v, want TypeMismatch", err)
+	}
+}
+
+// TestRunCommandRawInsertIndexRace creates an index after a raw insert
+// has prepared its documents (with their _id alone) and before it
+// writes them, through the chunk budget seam, which runs between the
+// two: the documents are decoded again for the new index, whose
+// entries are all there.
+func TestRunCommandRawInsertIndexRace(t *testing.T) {
+	t.Parallel()
+	var db *DB
+	created := false
+	db, _, _ = openTestWith(t, func(o *Options) {
+		o.seams.chunkBudgetHook = func(b chunkBudget) chunkBudget {
+			if !created {
+				created = true
+				if _, err := db.RunCommand(context.Background(), "db", bson.D{{Key: "createIndexes", Value: "c"},
+					{Key: "indexes", Value: bson.A{bson.D{{Key: "key", Value: bson.D{{Key: "s", Value: int32(1)}}}, {Key: "name", Value: "s_1"}}}}}); err != nil {
+					t.Errorf("createIndexes: %v", err)
+				}
+			}
+			return b
+		}
+	})
+	ctx := context.Background()
+	if _, err := db.RunCommand(ctx, "db", bson.D{{Key: "create", Value: "c"}}); err != nil {
+		t.Fatal(err)
+	}
+	var arr bson.A
+	for i := 0; i < 50; i++ {
+		b, _ := bson.Marshal(bson.D{{Key: "_id", Value: int32(i)}, {Key: "s", Value: fmt.Sprint("v", i%7)}})
+		arr = append(arr, bson.Raw(b))
+	}
+	if _, err := db.RunCommandRaw(ctx, "db", bson.D{{Key: "insert", Value: "c"}, {Key: "documents", Value: arr}}); err != nil {
+		t.Fatal(err)
+	}
+	if !created {
+		t.Fatal("the seam did not run")
+	}
+	v, err := db.RunCommand(ctx, "db", bson.D{{Key: "validate", Value: "c"}, {Key: "full", Value: true}})
+	if valid, _ := document.Lookup(v, "valid"); err != nil || valid != true {
+		t.Fatalf("validate: %v %v", v, err)
+	}
+	if n := len(findAll(t, db, "db", "c", bson.D{{Key: "s", Value: "v3"}})); n != 7 {
+		t.Fatalf("find through s_1: %d documents, want 7", n)
 	}
 }
