@@ -226,8 +226,8 @@ func (t *bsonReader) insertDoc(newID func() bson.ObjectID) ([]byte, any, error) 
 		if _, err := t.value(idType, idVal, last, 1); err != nil {
 			return nil, nil, err
 		}
-		if id, err = UnmarshalValue(t.out[start:]); err != nil {
-			return nil, nil, Errorf(CodeInternalError, "reading back the _id just transcoded: %v", err)
+		if id, err = t.idValue(idType, idVal, start); err != nil {
+			return nil, nil, err
 		}
 	} else {
 		oid := newID()
@@ -268,6 +268,31 @@ func (t *bsonReader) insertDoc(newID func() bson.ObjectID) ([]byte, any, error) 
 }
 
 const idKey = "_id"
+
+// idValue returns the _id whose BSON value of type typ is at p and
+// whose stored encoding starts at out[start:], in its canonical Go
+// type: the usual types read directly, the others decoded back.
+func (t *bsonReader) idValue(typ byte, p, start int) (any, error) {
+	b := t.b
+	switch typ {
+	case bsonInt32:
+		return int32(binary.LittleEndian.Uint32(b[p:])), nil
+	case bsonInt64:
+		return int64(binary.LittleEndian.Uint64(b[p:])), nil
+	case bsonDouble:
+		return math.Float64frombits(binary.LittleEndian.Uint64(b[p:])), nil
+	case bsonObjectID:
+		return bson.ObjectID(b[p : p+12]), nil
+	case bsonString:
+		n := int(binary.LittleEndian.Uint32(b[p:]))
+		return string(b[p+4 : p+4+n-1]), nil
+	}
+	v, err := UnmarshalValue(t.out[start:])
+	if err != nil {
+		return nil, Errorf(CodeInternalError, "reading back the _id just transcoded: %v", err)
+	}
+	return v, nil
+}
 
 // idTypeError is ValidateForStorage's refusal of an _id of BSON type
 // typ, or nil.
