@@ -17,6 +17,7 @@ const (
 	CodeUnauthorized                    Code = 13    // an admin-only command run against another database
 	CodeTypeMismatch                    Code = 14    // a value of the wrong BSON type
 	CodeOverflow                        Code = 15    // a document nested too deeply
+	CodeInvalidBSON                     Code = 22    // bytes that are not a valid BSON document
 	CodeIllegalOperation                Code = 20    // an operation the collection kind forbids
 	CodeNamespaceNotFound               Code = 26    // the collection or database does not exist
 	CodeIndexNotFound                   Code = 27    // the named index does not exist
@@ -61,6 +62,7 @@ var codeNames = map[Code]string{
 	CodeUnauthorized:                    "Unauthorized",
 	CodeTypeMismatch:                    "TypeMismatch",
 	CodeOverflow:                        "Overflow",
+	CodeInvalidBSON:                     "InvalidBSON",
 	CodeIllegalOperation:                "IllegalOperation",
 	CodeInvalidResumeToken:              "InvalidResumeToken",
 	CodeChangeStreamFatalError:          "ChangeStreamFatalError",

@@ -114,7 +114,7 @@ func ValidateForStorage(d bson.D) error {
 		return err
 	}
 	if n := Size(d); n > MaxDocumentSize {
-		return Errorf(CodeBSONObjectTooLarge, "object to insert too large. size in bytes: %d, max size: %d", n, MaxDocumentSize)
+		return tooLargeError(n)
 	}
 	return nil
 }
@@ -153,6 +153,10 @@ func checkValue(v any, depth int) error {
 	// Like MongoDB, the scope of code-with-scope is opaque here: it adds
 	// no nesting level and its field names are not checked.
 	return nil
+}
+
+func tooLargeError(n int) error {
+	return Errorf(CodeBSONObjectTooLarge, "object to insert too large. size in bytes: %d, max size: %d", n, MaxDocumentSize)
 }
 
 func depthError() error {

@@ -14,9 +14,16 @@ func cmdInsert(ctx context.Context, db *DB, dbName string, cmd bson.D) (bson.D, 
 		return nil, err
 	}
 	name, arr, ordered := w.coll, w.stmts, w.ordered
+	// Through RunCommandRaw a document may also be bson.Raw (a wire
+	// client's bytes, stored without being decoded: insert_raw.go).
+	raw := rawBatches(ctx)
 	docs := make([]any, len(arr))
 	for i, v := range arr {
-		if _, isDoc := v.(bson.D); !isDoc {
+		_, isDoc := v.(bson.D)
+		if _, isRaw := v.(bson.Raw); isRaw && raw {
+			isDoc = true
+		}
+		if !isDoc {
 			return nil, document.Errorf(document.CodeTypeMismatch, "BSON field 'insert.documents.%d' is the wrong type '%s', expected type 'object'", i, typeName(v))
 		}
 		docs[i] = v
@@ -24,7 +31,12 @@ func cmdInsert(ctx context.Context, db *DB, dbName string, cmd bson.D) (bson.D, 
 	if err := validateCollName(dbName, name, false); err != nil {
 		return nil, err
 	}
-	_, werrs, err := db.insertDocs(ctx, dbName, name, docs, ordered)
+	var werrs []WriteError
+	if raw {
+		werrs, err = db.insertRawDocs(ctx, dbName, name, arr, ordered)
+	} else {
+		_, werrs, err = db.insertDocs(ctx, dbName, name, docs, ordered)
+	}
 	if err != nil {
 		return nil, err
 	}

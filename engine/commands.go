@@ -84,6 +84,13 @@ func (db *DB) RunCommand(ctx context.Context, dbName string, cmd bson.D) (bson.D
 // straight to BSON, decoding only the fields its filter reads; the wire
 // server copies them into its reply as they are. Other batches are
 // bson.D, as from RunCommand.
+//
+// The documents of an insert command may also be bson.Raw, each one
+// BSON document as a client sent it (RunCommand refuses them): they are
+// checked and stored by document.AppendInsertBSON without being decoded,
+// with the same rules, codes and stored bytes as bson.D documents, and
+// one that is not valid BSON fails the whole insert with InvalidBSON
+// before anything is written (docs/wire.md, "Where the time goes").
 func (db *DB) RunCommandRaw(ctx context.Context, dbName string, cmd bson.D) (bson.D, error) {
 	return db.RunCommand(context.WithValue(ctx, rawBatchesKey{}, true), dbName, cmd)
 }

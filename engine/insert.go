@@ -80,12 +80,9 @@ func (db *DB) insertOrdinary(ctx context.Context, c *coll, docs []any, ordered b
 	prepared := make([]bson.D, len(docs))
 	raws := make([][]byte, len(docs))
 	stopAt, err := prepareAll(len(docs), ordered, &werrs, func(i int) error {
-		d, e := prepareInsert(docs[i])
+		d, raw, e := db.prepareStored(c, docs[i])
 		if e == nil {
-			raws[i], e = document.Marshal(d)
-		}
-		if e == nil {
-			prepared[i] = d
+			prepared[i], raws[i] = d, raw
 		}
 		return e
 	})
@@ -110,6 +107,10 @@ func (db *DB) insertOrdinary(ctx context.Context, c *coll, docs []any, ordered b
 			return ids, werrs, errDropped
 		}
 		start := i
+		if err := db.completeRaw(c.m(), docs, prepared, raws, start, min(limit, start+insertChunkDocs)); err != nil {
+			c.wmu.Unlock()
+			return ids, werrs, err
+		}
 		var newMeta *catalog.Coll
 		var chunkErrs []WriteError
 		stop := false

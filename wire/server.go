@@ -532,6 +532,16 @@ func (c *conn) command(m *Message) (bson.D, string, *ProtocolError) {
 			return cmd, "", protoErr(16, "InvalidLength", "Write batch sizes must be between 1 and %d. Got %d operations.", MaxWriteBatchSize, len(s.Docs))
 		}
 		arr := make(bson.A, len(s.Docs))
+		if cmd[0].Key == "insert" && s.Identifier == "documents" {
+			// The engine stores an insert's documents from their BSON
+			// (engine.DB.RunCommandRaw), checking them as it goes; the
+			// message buffer is the request's own, so they may alias it.
+			for i, raw := range s.Docs {
+				arr[i] = raw
+			}
+			cmd = append(cmd, bson.E{Key: s.Identifier, Value: arr})
+			continue
+		}
 		for i, raw := range s.Docs {
 			d, err := rawToD(raw)
 			if err != nil {
