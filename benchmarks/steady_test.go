@@ -135,6 +135,10 @@ type steadyWindow struct {
 	Anon     int64   `json:"anon"`     // RssAnon at the end: Go heap, Badger's arenas and caches
 	File     int64   `json:"file"`     // RssFile at the end: mapped table and log files
 	Heap     int64   `json:"heap"`     // Go heap in use at the end
+	LiveMax  int64   `json:"liveMax"`  // largest live heap after a collection in the window (/gc/heap/live:bytes)
+	GoalMax  int64   `json:"goalMax"`  // largest heap goal in the window (/gc/heap/goal:bytes)
+	Idle     int64   `json:"idle"`     // heap spans free but not returned to the OS at the end
+	GCs      int64   `json:"gcs"`      // collections in the window
 	P50ms    float64 `json:"p50"`      // insert batch latency
 	P99ms    float64 `json:"p99"`      // insert batch latency
 	LagS     float64 `json:"lag"`      // expired documents still present at the end, in seconds of inserts
@@ -298,10 +302,11 @@ func steadyOutputs(cfg steadyConfig) (table, picture string) {
 func writeSteadyTSV(name string, cfg steadyConfig, ws []steadyWindow) error {
 	var sb strings.Builder
 	fmt.Fprintf(&sb, "# %s\n", mustJSON(cfg))
-	sb.WriteString("side\tw\tend\twall\tlive\tins_s\texp_s\tcpu_us_doc\twb_per_b\tdisk_bytes\trss_bytes\tanon_bytes\tfile_bytes\theap_bytes\tp50_ms\tp99_ms\tlag_s\tbehind_s\n")
+	sb.WriteString("side\tw\tend\twall\tlive\tins_s\texp_s\tcpu_us_doc\twb_per_b\tdisk_bytes\trss_bytes\tanon_bytes\tfile_bytes\theap_bytes\tp50_ms\tp99_ms\tlag_s\tbehind_s\tlive_max\tgoal_max\tidle\tgcs\n")
 	for _, w := range ws {
-		fmt.Fprintf(&sb, "%s\t%d\t%.0f\t%.3f\t%d\t%.0f\t%.0f\t%.3f\t%.3f\t%d\t%d\t%d\t%d\t%d\t%.3f\t%.3f\t%.3f\t%.3f\n", w.Side, w.Index, w.End, w.Wall,
-			w.Live, w.InsRate, w.ExpRate, w.CPUus, w.WBytes, w.Disk, w.RSS, w.Anon, w.File, w.Heap, w.P50ms, w.P99ms, w.LagS, w.BehindS)
+		fmt.Fprintf(&sb, "%s\t%d\t%.0f\t%.3f\t%d\t%.0f\t%.0f\t%.3f\t%.3f\t%d\t%d\t%d\t%d\t%d\t%.3f\t%.3f\t%.3f\t%.3f\t%d\t%d\t%d\t%d\n", w.Side, w.Index, w.End, w.Wall,
+			w.Live, w.InsRate, w.ExpRate, w.CPUus, w.WBytes, w.Disk, w.RSS, w.Anon, w.File, w.Heap, w.P50ms, w.P99ms, w.LagS, w.BehindS,
+			w.LiveMax, w.GoalMax, w.Idle, w.GCs)
 	}
 	return os.WriteFile(name, []byte(sb.String()), 0o644)
 }
@@ -373,7 +378,9 @@ func TestSteadyChild(t *testing.T) {
 		mustNoErr(t, pprof.StartCPUProfile(f), "profile")
 		defer func() { pprof.StopCPUProfile(); f.Close() }()
 	}
+	gcPeaks.start(peakProfileName(steadyProfile, cfg.Mode, side))
 	runSteady(t, side, dir, cfg, w)
+	gcPeaks.close()
 	if steadyProfile != "" {
 		f, err := os.Create(fmt.Sprintf("%s.%s.%s.heap", steadyProfile, cfg.Mode, side))
 		mustNoErr(t, err, "heap profile")
@@ -435,7 +442,8 @@ func runSteady(t *testing.T, side, dir string, cfg steadyConfig, w steadyWorkloa
 		if side != "nottl" && live > unexpired {
 			lag = float64(live-unexpired) / float64(cfg.Rate)
 		}
-		win := steadyWindow{Side: side, Index: idx, End: now.Sub(start).Seconds(), Wall: wall,
+		peak := gcPeaks.take()
+		win := steadyWindow{Side: side, LiveMax: peak.live, GoalMax: peak.goal, Idle: cur.idle, GCs: int64(cur.numGC - prev.numGC), Index: idx, End: now.Sub(start).Seconds(), Wall: wall,
 			Live: live, Inserted: ins, Expired: exp, InsRate: float64(ins) / wall, ExpRate: float64(exp) / wall,
 			Disk: cur.disk, RSS: cur.rss, HWM: cur.hwm, Heap: cur.heap, Anon: cur.anon, File: cur.file,
 			P50ms: ms(percentile(lats, 50)), P99ms: ms(percentile(lats, 99)), LagS: lag, BehindS: behind.Seconds(),
@@ -498,6 +506,8 @@ type procSample struct {
 	disk           int64         // allocated bytes of the data directory
 	rss, hwm, heap int64
 	anon, file     int64
+	idle           int64
+	numGC          uint32
 }
 
 func sampleProc(dir string) procSample {
@@ -526,6 +536,8 @@ func sampleProc(dir string) procSample {
 	var m runtime.MemStats
 	runtime.ReadMemStats(&m)
 	s.heap = int64(m.HeapInuse)
+	s.idle = int64(m.HeapIdle - m.HeapReleased)
+	s.numGC = m.NumGC
 	s.disk, _ = dirBytes(dir)
 	return s
 }
