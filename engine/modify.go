@@ -145,6 +145,11 @@ type batchDeleter struct {
 	// read counts the records the batches read (a batch may read some
 	// it does not delete: re-checked and kept, or past a target).
 	read atomic.Int64
+	// firstRead is how many records the next batch reads before its
+	// first target check: what the last batch consumed (at least
+	// readChunk), so that batches that run to their end read with one
+	// iterator and batches a target ends early read little.
+	firstRead int
 	// gentle is the size of a gentle sub-batch at level 0, from
 	// gentleDocs up to gentleMaxDocs (0: gentleDocs); resizeGentle
 	// moves it after each contended sub-batch.
@@ -350,7 +355,7 @@ func (bd *batchDeleter) newBatch(rids []uint64, gentle bool) *batchState {
 }
 
 // stage returns the transaction function of batch b: it reads the
-// batch's records with one sorted iterator, re-checks each and stages
+// batch's records in sorted chunks, re-checks each and stages
 // the delete of the document with all its index entries, until a batch
 // target is met.
 func (bd *batchDeleter) stage(rids []uint64, b *batchState) func(*lsm.Txn) error {
@@ -378,7 +383,9 @@ func (bd *batchDeleter) stage(rids []uint64, b *batchState) func(*lsm.Txn) error
 		// everything before the first check made every batch of a slow
 		// machine read thousands of records to delete a handful, again
 		// and again: quadratic, and the reaper fell behind under load.
-		for lo, chunk := 0, readChunk; lo < b.look; lo, chunk = lo+chunk, chunk*2 {
+		// The first chunk is what the last batch consumed, so that
+		// batches no target cuts short still read with one iterator.
+		for lo, chunk := 0, max(readChunk, bd.firstRead); lo < b.look; lo, chunk = lo+chunk, chunk*2 {
 			hi := min(b.look, lo+chunk)
 			done, err := bd.stageChunk(txn, w, rids, b, lo, hi, fields, keepRaw, keepDocs)
 			if err != nil {
@@ -388,14 +395,15 @@ func (bd *batchDeleter) stage(rids []uint64, b *batchState) func(*lsm.Txn) error
 				break
 			}
 		}
+		bd.firstRead = b.used
 		b.read = b.read[:0]
 		bd.db.failpoint(FailpointReapBeforeCommit)
 		return nil
 	}
 }
 
-// readChunk is how many records a batch reads before it first checks its
-// targets; each later read doubles it.
+// readChunk is the fewest records a batch reads before it first checks
+// its targets (batchDeleter.firstRead); each later read doubles.
 const readChunk = 64
 
 // stageChunk reads records lo..hi of batch b, re-checks each and stages
