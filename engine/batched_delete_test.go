@@ -478,8 +478,8 @@ func BenchmarkBatchedDeleteTargetBatchDocs(b *testing.B) {
 	}
 }
 
-// A batch that a target ends after a few documents reads about as many
-// records as it deletes, not its whole read-ahead: the batches read in
+// docs/batched-deletes.md §4.2a: a batch that a target ends after a few
+// documents reads about as many records as it deletes, not its whole read-ahead: the batches read in
 // chunks that double (modify.go, readChunk). Before, each batch read up
 // to maxTxnDocs records before its first target check, so a slow
 // machine (or the race detector) made a TTL pass quadratic: every batch
