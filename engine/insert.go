@@ -22,6 +22,11 @@ const insertChunkDocs = 2000
 // ordinary index keys.
 const insertEntryCost = 64
 
+// maxInsertConflicts is how many times an insert runs a chunk again
+// whose commit conflicted with a concurrent transaction before it
+// returns the conflict.
+const maxInsertConflicts = 10
+
 // chunkBudget is what one insert transaction may hold: half of the
 // store's limits (Badger allows 15% of a memtable, 2.4 MiB with 16 MiB
 // memtables), the other half being headroom for index keys longer than
@@ -95,6 +100,7 @@ func (db *DB) insertOrdinary(ctx context.Context, c *coll, docs []any, ordered b
 	// limit is where the current chunk must end: stopAt, or a document
 	// whose entries did not fit beside the earlier ones of its chunk.
 	limit := stopAt
+	conflicts := 0
 	for i < stopAt {
 		if err := ctxErr(ctx); err != nil {
 			return ids, werrs, err
@@ -120,7 +126,11 @@ func (db *DB) insertOrdinary(ctx context.Context, c *coll, docs []any, ordered b
 			return ids, werrs, err
 		}
 		var ceil uint64 // a clustered collection's new record-id reservation
-		txErr := db.store.Update(func(txn *lsm.Txn) error {
+		// The commit is sent under c.wmu and the lock is released once
+		// Badger has ordered it, not once it is written
+		// (docs/batched-deletes.md §4.5): the TTL reaper and the next
+		// writer take the lock while this write goes on.
+		pend, txErr := db.store.UpdateSent(func(txn *lsm.Txn) error {
 			i, chunkErrs, stop, newMeta, ceil = start, nil, false, nil, 0
 			// raws are encoded once here and never modified: the
 			// transaction keeps them.
@@ -165,13 +175,33 @@ func (db *DB) insertOrdinary(ctx context.Context, c *coll, docs []any, ordered b
 			}
 			return e
 		})
-		if txErr == nil && newMeta != nil {
-			c.meta.Store(newMeta)
-		}
-		if txErr == nil && ceil > c.ridCeil {
-			c.ridCeil = ceil
+		if txErr == nil && (newMeta != nil || ceil > c.ridCeil) {
+			// A multikey flag or a new record-id reservation changes what
+			// c.wmu guards, and only if the commit is applied: wait for
+			// it under the lock (rare: an index's first multikey
+			// document, one chunk in 65,536 record ids).
+			txErr, pend = pend.Wait(), nil
+			if txErr == nil && newMeta != nil {
+				c.meta.Store(newMeta)
+			}
+			if txErr == nil && ceil > c.ridCeil {
+				c.ridCeil = ceil
+			}
 		}
 		c.wmu.Unlock()
+		if pend != nil {
+			if h := db.opts.seams.insertSent; h != nil {
+				h()
+			}
+			txErr = pend.Wait()
+		}
+		if errors.Is(txErr, lsm.ErrConflict) && conflicts < maxInsertConflicts {
+			// A commit that conflicted wrote nothing: run the chunk
+			// again (lsm.Store.Update retried it in the same way).
+			conflicts++
+			i = start
+			continue
+		}
 		var full errChunkFull
 		if errors.As(txErr, &full) {
 			// Nothing of the chunk was written; redo it shorter. limit

@@ -62,6 +62,11 @@ type seams struct {
 	pause    func(time.Duration)
 	writerAt func(bd *batchDeleter) bool
 
+	// insertSent, if set, is called by an insert after it has released
+	// c.wmu with its commit ordered and before it waits for the write
+	// (insert.go).
+	insertSent func()
+
 	// chunkBudgetHook replaces the budget of each insert (insert.go),
 	// so a test can make chunks overflow the store's limits cheaply.
 	chunkBudgetHook func(chunkBudget) chunkBudget

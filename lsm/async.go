@@ -182,3 +182,52 @@ func (p *Pipeline) Flush() error {
 // Close is Flush: it waits for the last commit and releases the
 // Pipeline's transaction. Call it before Store.Close.
 func (p *Pipeline) Close() error { return p.Flush() }
+
+// UpdateSent runs fn in a read-write transaction and sends its commit,
+// returning once Badger has ordered it (conflict-checked and given it
+// its commit timestamp), without waiting for it to be written; the
+// commit's outcome is read from the Pending. It is the one-off form of
+// Pipeline.Update, for a caller that holds a lock while it stages and
+// orders a commit and may release it before the write: every
+// transaction begun after UpdateSent returns (by anyone) sees the
+// commit once it is applied, as with a Pipeline.
+//
+// It returns fn's error, with nothing sent and nothing written, when fn
+// fails. Conflicts are not retried here: the Pending's Wait reports
+// them (an error wrapping ErrConflict, nothing written) and the caller
+// runs the work again. A transaction that staged no write is sent as an
+// empty commit, which is applied at once.
+func (s *Store) UpdateSent(fn func(*Txn) error) (*Pending, error) {
+	if s.closed.Load() {
+		return nil, ErrClosed
+	}
+	if s.opts.ReadOnly {
+		return nil, ErrReadOnly
+	}
+	bt := s.db.NewTransaction(true)
+	t := &Txn{s: s, t: bt, update: true}
+	defer t.discard()
+	if err := fn(t); err != nil {
+		return nil, err
+	}
+	t.closeIters()
+	t.done = true
+	pd := &Pending{done: make(chan struct{})}
+	applied := func(err error) {
+		pd.err = pendingErr(err)
+		close(pd.done)
+	}
+	s.gate.RLock()
+	if s.closed.Load() {
+		s.gate.RUnlock()
+		return nil, ErrClosed
+	}
+	if len(t.changes) > 0 && s.changes != nil {
+		s.commitChanges(bt, t.changes, applied)
+	} else {
+		bt.CommitWith(applied)
+	}
+	s.gate.RUnlock()
+	s.commits.Add(1)
+	return pd, nil
+}
