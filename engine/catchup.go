@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"math/bits"
 	"time"
 
 	"github.com/ttlkv/ttlkv/lsm"
@@ -119,9 +120,10 @@ func oldestLag(txn *lsm.Txn, lo, hi []byte, prefixLen int, desc bool, cutoff bso
 // returns the level the visit reaps at, logging a change.
 func (db *DB) noteLag(lw *lowWater, lag time.Duration, now bson.DateTime, ns, index string) int {
 	mo := db.mon
+	floor := db.catchUpFloor()
 	mo.mu.Lock()
 	was := lw.catchUp.level
-	level := lw.catchUp.step(lag, now, db.catchUpFloor())
+	level := lw.catchUp.step(lag, now, floor)
 	mo.mu.Unlock()
 	switch {
 	case was == 0 && level > 0:
@@ -133,7 +135,25 @@ func (db *DB) noteLag(lw *lowWater, lag time.Duration, now bson.DateTime, ns, in
 	case level == 0 && was > 0:
 		db.logf("ttl: %s index %s has caught up", ns, index)
 	}
-	return level
+	return max(level, backlogLevel(lag, floor))
+}
+
+// backlogLevel is the least level a visit reaps at whose oldest expired
+// document expired lag ago: 0 while lag is under floor (caught up),
+// then one more each time lag doubles, up to maxCatchUp (no yielding)
+// from 16 floors on. A reaper far behind expiry paces itself by how far
+// behind it is, not by whether writers are active: a one-off backlog
+// (documents that expired long before a pass, an index built on old
+// dates, a DB reopened after downtime) beside a busy writer was reaped
+// at a few thousand documents a second at level 0 and would not climb,
+// since its lag shrinks as it goes (benchmarks/RESULTS.md, 2026-11-26,
+// "busy17h"). As its lag comes down toward the floor the visits become
+// gentle again.
+func backlogLevel(lag, floor time.Duration) int {
+	if floor <= 0 || lag < floor {
+		return 0
+	}
+	return min(bits.Len64(uint64(lag/floor)), maxCatchUp)
 }
 
 // noteVisitEnd records whether a visit of lw's index deleted everything

@@ -3,6 +3,8 @@ package engine
 import (
 	"testing"
 	"time"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
 )
 
 // A gentle sub-batch whose commit waited long for the writer's lock
@@ -36,5 +38,78 @@ func TestResizeGentle(t *testing.T) {
 		if got := max(bd.gentle, gentleDocs); got != tc.want {
 			t.Errorf("%s: gentle sub-batch %d, want %d", tc.name, got, tc.want)
 		}
+	}
+}
+
+// A visit's least level grows with its backlog: 0 under the floor, one
+// more each time the lag doubles, the top level (no yielding) from 16
+// floors on.
+func TestBacklogLevel(t *testing.T) {
+	t.Parallel()
+	floor := 2 * time.Second
+	for _, tc := range []struct {
+		lag  time.Duration
+		want int
+	}{
+		{0, 0}, {floor - 1, 0}, {floor, 1}, {2*floor - 1, 1}, {2 * floor, 2}, {4 * floor, 3},
+		{8 * floor, 4}, {16*floor - 1, 4}, {16 * floor, maxCatchUp}, {time.Hour, maxCatchUp},
+	} {
+		if got := backlogLevel(tc.lag, floor); got != tc.want {
+			t.Errorf("backlogLevel(%v, %v) = %d, want %d", tc.lag, floor, got, tc.want)
+		}
+	}
+	if got := backlogLevel(time.Hour, 0); got != 0 {
+		t.Errorf("backlogLevel with no floor = %d, want 0", got)
+	}
+}
+
+// Beside a writer that holds the lock at every commit, a visit whose
+// documents expired an hour ago (1,800 floors at ttlMonitorSleepSecs 1)
+// reaps at the top level, in full batches and with no pause; one whose
+// documents expired a second ago (under the floor) is gentle: small
+// sub-batches and a pause after each contended one. The catch-up state
+// itself does not climb for a one-off backlog (TestCatchUpThroughTheMonitor).
+func TestBacklogPacesTheReaper(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name      string
+		age       time.Duration
+		wantLevel int
+		gentle    bool
+	}{
+		{"an hour behind", time.Hour, maxCatchUp, false},
+		{"a second behind", time.Second, 0, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			db, clk, _ := openTest(t)
+			setElapsed(db, 0) // the targets' clock stands still
+			if _, err := db.SetParameter("ttlMonitorSleepSecs", 1); err != nil {
+				t.Fatal(err)
+			}
+			mustRun(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"t": 1}, "name": "t_1", "expireAfterSeconds": 0}]}`)
+			const n = 2500
+			docs := make([]bson.D, n)
+			for i := range docs {
+				docs[i] = bson.D{{Key: "_id", Value: i}, {Key: "t", Value: dt(clk.Now().Add(-tc.age))}}
+			}
+			insertChunked(t, db, "c", docs)
+			commits, pauses, level := 0, 0, -1
+			db.opts.seams.writerAt = func(bd *batchDeleter) bool { commits++; level = bd.level; return true }
+			db.opts.seams.pause = func(time.Duration) { pauses++ }
+			if r := pass(t, db); r.Deleted != n {
+				t.Fatalf("pass deleted %d, want %d", r.Deleted, n)
+			}
+			if level != tc.wantLevel {
+				t.Fatalf("reaped at level %d, want %d", level, tc.wantLevel)
+			}
+			if tc.gentle {
+				if pauses == 0 || commits <= n/defaultBatchDocs+1 {
+					t.Fatalf("caught up beside a writer: %d commits, %d pauses; want gentle sub-batches and pauses", commits, pauses)
+				}
+			} else if pauses != 0 || commits > (n+defaultBatchDocs-1)/defaultBatchDocs {
+				t.Fatalf("an hour behind beside a writer: %d commits, %d pauses; want full batches and no pause", commits, pauses)
+			}
+		})
 	}
 }
