@@ -146,9 +146,9 @@ func (db *DB) noteLag(lw *lowWater, lag time.Duration, now bson.DateTime, ns, in
 // (documents that expired long before a pass, an index built on old
 // dates, a DB reopened after downtime) beside a busy writer was reaped
 // at a few thousand documents a second at level 0 and would not climb,
-// since its lag shrinks as it goes (benchmarks/RESULTS.md, 2026-11-26,
-// "busy17h"). As its lag comes down toward the floor the visits become
-// gentle again.
+// since its lag shrinks as it goes (docs/batched-deletes.md §4.4;
+// benchmarks/RESULTS.md, "busy17h"). As its lag comes down toward the
+// floor the visits become gentle again.
 func backlogLevel(lag, floor time.Duration) int {
 	if floor <= 0 || lag < floor {
 		return 0
