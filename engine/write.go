@@ -106,7 +106,10 @@ func dupKeyErr(m *catalog.Coll, ix *catalog.Index, d bson.D) error {
 // iterator of w.txn: Badger copies and sorts every pending write of a
 // read-write transaction each time one creates an iterator, which made a
 // 2000-document insert chunk quadratic (benchmarks/RESULTS.md). The
-// snapshot is exact because c.wmu serialises the collection's writers;
+// snapshot is exact because c.wmu serialises the collection's writers
+// (a writer releases it once its commit is ordered, and a snapshot begun
+// after that waits in Badger until the commit is applied:
+// docs/batched-deletes.md §4.5);
 // entries this transaction deleted are skipped (w.txn.Has), and entries
 // it wrote come from w.uniq. An _id key above the collection's _id
 // bound (indexkey.IDBound) needs no read.
