@@ -22,7 +22,7 @@ const insertChunkDocs = 2000
 // ordinary index keys.
 const insertEntryCost = 64
 
-// maxInsertConflicts is how many times an insert runs a chunk again
+// maxInsertConflicts is how many times an insert runs one chunk again
 // whose commit conflicted with a concurrent transaction before it
 // returns the conflict.
 const maxInsertConflicts = 10
@@ -216,7 +216,7 @@ func (db *DB) insertOrdinary(ctx context.Context, c *coll, docs []any, ordered b
 		if txErr != nil {
 			return ids, werrs, txErr
 		}
-		limit = stopAt
+		limit, conflicts = stopAt, 0
 		ackIDs(ids, prepared, start, i, chunkErrs)
 		werrs = append(werrs, chunkErrs...)
 		if stop {
