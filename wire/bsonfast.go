@@ -23,8 +23,40 @@ import (
 // read buffer may be reused).
 func rawToD(raw bson.Raw) (bson.D, error) { return rawToDCap(raw, 0) }
 
+// echoedFields are the command fields the server neither reads nor
+// passes to the engine, only shows back (currentOp's command): the
+// session id and the gossiped cluster time and read preference.
+// commandToD keeps their values as bson.Raw.
+var echoedFields = map[string]bool{"lsid": true, "$clusterTime": true, "$readPreference": true}
+
+// commandToD is rawToDCap for a command's body: the values of
+// echoedFields stay bson.Raw slices of body, not decoded or copied
+// (the message buffer is the request's own).
+func commandToD(body bson.Raw, extra int) (bson.D, error) {
+	return rawToDKeep(body, extra, echoedFields)
+}
+
+// shownCommand is cmd with the values commandToD kept raw decoded, as
+// currentOp shows and filters it.
+func shownCommand(cmd bson.D) bson.D {
+	out := make(bson.D, len(cmd))
+	for i, e := range cmd {
+		if r, ok := e.Value.(bson.Raw); ok && echoedFields[e.Key] {
+			if d, err := rawToD(r); err == nil {
+				e.Value = d
+			}
+		}
+		out[i] = e
+	}
+	return out
+}
+
 // rawToDCap is rawToD leaving room for extra more fields.
-func rawToDCap(raw bson.Raw, extra int) (bson.D, error) {
+func rawToDCap(raw bson.Raw, extra int) (bson.D, error) { return rawToDKeep(raw, extra, nil) }
+
+// rawToDKeep is rawToDCap keeping the embedded documents of the
+// top-level fields named in keep as bson.Raw slices of raw.
+func rawToDKeep(raw bson.Raw, extra int, keep map[string]bool) (bson.D, error) {
 	elems, err := docElems(raw)
 	if err != nil {
 		return nil, err
@@ -44,11 +76,18 @@ func rawToDCap(raw bson.Raw, extra int) (bson.D, error) {
 		if err != nil {
 			return nil, err
 		}
+		name := fieldName(k)
+		if keep[name] {
+			if v, err := el.ValueErr(); err == nil && v.Type == bsoncore.TypeEmbeddedDocument {
+				d = append(d, bson.E{Key: name, Value: bson.Raw(v.Data)})
+				continue
+			}
+		}
 		v, err := coreValue(el)
 		if err != nil {
 			return nil, err
 		}
-		d = append(d, bson.E{Key: fieldName(k), Value: v})
+		d = append(d, bson.E{Key: name, Value: v})
 	}
 	return d, nil
 }

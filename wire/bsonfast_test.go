@@ -117,3 +117,48 @@ func BenchmarkRawToD(b *testing.B) {
 		}
 	})
 }
+
+// TestCommandKeepsEchoedFieldsRaw: a command's session id, cluster time
+// and read preference are kept as bson.Raw (not decoded for every
+// request), encode to the same bytes, and currentOp's copy of the
+// command shows them decoded as before.
+func TestCommandKeepsEchoedFieldsRaw(t *testing.T) {
+	t.Parallel()
+	cmd := bson.D{{Key: "find", Value: "c"}, {Key: "filter", Value: bson.D{{Key: "_id", Value: int32(1)}}},
+		{Key: "lsid", Value: bson.D{{Key: "id", Value: bson.Binary{Subtype: 4, Data: make([]byte, 16)}}}},
+		{Key: "$readPreference", Value: bson.D{{Key: "mode", Value: "primaryPreferred"}}},
+		{Key: "$clusterTime", Value: bson.D{{Key: "clusterTime", Value: bson.Timestamp{T: 1, I: 2}}}},
+		{Key: "$db", Value: "test"}}
+	raw, err := bson.Marshal(cmd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := commandToD(raw, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{"lsid", "$readPreference", "$clusterTime"} {
+		if _, ok := lookup(got, k).(bson.Raw); !ok {
+			t.Errorf("%s is %T, want bson.Raw", k, lookup(got, k))
+		}
+	}
+	if _, ok := lookup(got, "filter").(bson.D); !ok {
+		t.Errorf("filter is %T, want bson.D", lookup(got, "filter"))
+	}
+	enc, err := marshalD(got)
+	if err != nil || !bytes.Equal(enc, raw) {
+		t.Fatalf("re-encoded command differs: %v\n got %x\nwant %x", err, enc, raw)
+	}
+	full, err := rawToD(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if shown := shownCommand(got); !reflect.DeepEqual(shown, full) {
+		t.Fatalf("shownCommand = %v, want %v", shown, full)
+	}
+	// A field of another type than a document is decoded as usual.
+	odd, _ := bson.Marshal(bson.D{{Key: "ping", Value: 1}, {Key: "lsid", Value: "x"}, {Key: "$db", Value: "admin"}})
+	if d, err := commandToD(odd, 0); err != nil || lookup(d, "lsid") != "x" {
+		t.Fatalf("commandToD(lsid string) = %v, %v", d, err)
+	}
+}

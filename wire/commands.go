@@ -398,12 +398,21 @@ func (s *Server) mergeServerStatus(reply bson.D) bson.D {
 type op struct {
 	id      int32
 	conn    *conn
-	ns      string
+	db      string
 	cmd     bson.D
 	started time.Time
 	ctx     context.Context
 	cancel  context.CancelFunc
 	killed  atomic.Bool
+}
+
+// ns is the namespace currentOp shows for o: its collection's, or the
+// database's $cmd. Built when shown, not for every request.
+func (o *op) ns() string {
+	if coll, ok := o.cmd[0].Value.(string); ok {
+		return o.db + "." + coll
+	}
+	return o.db + ".$cmd"
 }
 
 type opRegistry struct {
@@ -412,13 +421,7 @@ type opRegistry struct {
 }
 
 func (r *opRegistry) start(c *conn, dbName string, cmd bson.D) *op {
-	o := &op{id: c.srv.nextOpID.Add(1), conn: c, cmd: cmd, started: time.Now()}
-	o.ns = dbName
-	if coll, ok := cmd[0].Value.(string); ok {
-		o.ns = dbName + "." + coll
-	} else {
-		o.ns = dbName + ".$cmd"
-	}
+	o := &op{id: c.srv.nextOpID.Add(1), conn: c, db: dbName, cmd: cmd, started: time.Now()}
 	o.ctx, o.cancel = context.WithCancel(c.ctx)
 	r.mu.Lock()
 	r.m[o.id] = o
@@ -477,7 +480,7 @@ func (s *Server) mergeCurrentOp(reply bson.D, cmd bson.D) bson.D {
 		d := bson.D{{Key: "type", Value: "op"}, {Key: "opid", Value: o.id}, {Key: "active", Value: true},
 			{Key: "connectionId", Value: int32(o.conn.id)}, {Key: "client", Value: o.conn.remote},
 			{Key: "desc", Value: fmt.Sprintf("conn%d", o.conn.id)}, {Key: "op", Value: "command"},
-			{Key: "ns", Value: o.ns}, {Key: "command", Value: o.cmd},
+			{Key: "ns", Value: o.ns()}, {Key: "command", Value: shownCommand(o.cmd)},
 			{Key: "secs_running", Value: int64(now.Sub(o.started) / time.Second)},
 			{Key: "microsecs_running", Value: int64(now.Sub(o.started) / time.Microsecond)}}
 		if o.conn.client != nil {

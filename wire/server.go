@@ -517,7 +517,7 @@ func lookup(d bson.D, key string) any {
 // command turns an OP_MSG into a command document: the body with every
 // kind-1 document sequence folded in as an array field.
 func (c *conn) command(m *Message) (bson.D, string, *ProtocolError) {
-	cmd, err := rawToDCap(m.Body, len(m.Sequences))
+	cmd, err := commandToD(m.Body, len(m.Sequences))
 	if err != nil {
 		return bson.D{{Key: "unknown", Value: 1}}, "", protoErr(22, "InvalidBSON", "invalid command document: %v", err)
 	}
