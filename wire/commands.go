@@ -422,7 +422,16 @@ type opRegistry struct {
 
 func (r *opRegistry) start(c *conn, dbName string, cmd bson.D) *op {
 	o := &op{id: c.srv.nextOpID.Add(1), conn: c, db: dbName, cmd: cmd, started: time.Now()}
-	o.ctx, o.cancel = context.WithCancel(c.ctx)
+	// A connection runs one request at a time, and nothing keeps an
+	// op's context once its request is answered, so the operations of
+	// a connection share one cancelable context until killOp cancels
+	// it: a context per request cost an allocation and two updates of
+	// the connection context's children. killOp cancels under r.mu
+	// while the op is registered, so it never reaches a later op.
+	if c.opCtx == nil || c.opCtx.Err() != nil {
+		c.opCtx, c.opCancel = context.WithCancel(c.ctx)
+	}
+	o.ctx, o.cancel = c.opCtx, c.opCancel
 	r.mu.Lock()
 	r.m[o.id] = o
 	r.mu.Unlock()
@@ -430,7 +439,6 @@ func (r *opRegistry) start(c *conn, dbName string, cmd bson.D) *op {
 }
 
 func (r *opRegistry) finish(o *op) {
-	o.cancel()
 	r.mu.Lock()
 	delete(r.m, o.id)
 	r.mu.Unlock()
@@ -446,12 +454,13 @@ func (s *Server) killOp(dbName string, cmd bson.D) bson.D {
 	}
 	id := int32(document.Int64(v))
 	s.ops.mu.Lock()
-	o := s.ops.m[id]
-	s.ops.mu.Unlock()
-	if o != nil {
+	if o := s.ops.m[id]; o != nil {
+		// Under the lock: once finish has run, the context may be the
+		// next op's.
 		o.killed.Store(true)
 		o.cancel()
 	}
+	s.ops.mu.Unlock()
 	return bson.D{{Key: "info", Value: "attempting to kill op"}, {Key: "ok", Value: 1.0}}
 }
 

@@ -254,8 +254,10 @@ type conn struct {
 	auth   authState
 	client bson.D // the driver's metadata from the handshake
 
-	wbuf     []byte // the last small reply's buffer, reused by the next
-	deadline bool   // a read deadline is set on nc
+	opCtx    context.Context    // the context of this connection's ops (opRegistry.start)
+	opCancel context.CancelFunc // cancels opCtx (killOp)
+	wbuf     []byte             // the last small reply's buffer, reused by the next
+	deadline bool               // a read deadline is set on nc
 }
 
 func (c *conn) serve() {
