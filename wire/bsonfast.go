@@ -23,25 +23,29 @@ import (
 // read buffer may be reused).
 func rawToD(raw bson.Raw) (bson.D, error) { return rawToDCap(raw, 0) }
 
-// echoedFields are the command fields the server neither reads nor
-// passes to the engine, only shows back (currentOp's command): the
-// session id and the gossiped cluster time and read preference.
-// commandToD keeps their values as bson.Raw.
-var echoedFields = map[string]bool{"lsid": true, "$clusterTime": true, "$readPreference": true}
-
-// commandToD is rawToDCap for a command's body: the values of
-// echoedFields stay bson.Raw slices of body, not decoded or copied
-// (the message buffer is the request's own).
+// commandToD is rawToDCap for a command's body, except that a session
+// id of the shape drivers send ({id: <UUID binary>}) stays a bson.Raw
+// slice of body, neither decoded nor copied: nothing in the server
+// reads it, the engine never sees it, and only currentOp shows it back
+// (shownCommand). Any other lsid is decoded as before, so a body is
+// accepted or refused exactly as rawToDCap would.
 func commandToD(body bson.Raw, extra int) (bson.D, error) {
-	return rawToDKeep(body, extra, echoedFields)
+	return rawToDKeep(body, extra, true)
 }
 
-// shownCommand is cmd with the values commandToD kept raw decoded, as
-// currentOp shows and filters it.
+// plainLsid reports whether a document is exactly {id: BinData(4, 16
+// bytes)}: 30 bytes that are valid BSON whatever the 16 are.
+func plainLsid(doc []byte) bool {
+	return len(doc) == 30 && binary.LittleEndian.Uint32(doc) == 30 && doc[4] == byte(bsoncore.TypeBinary) &&
+		string(doc[5:8]) == "id\x00" && binary.LittleEndian.Uint32(doc[8:]) == 16 && doc[12] == 4 && doc[29] == 0
+}
+
+// shownCommand is cmd with a session id commandToD kept raw decoded,
+// as currentOp shows and filters it.
 func shownCommand(cmd bson.D) bson.D {
 	out := make(bson.D, len(cmd))
 	for i, e := range cmd {
-		if r, ok := e.Value.(bson.Raw); ok && echoedFields[e.Key] {
+		if r, ok := e.Value.(bson.Raw); ok && e.Key == "lsid" {
 			if d, err := rawToD(r); err == nil {
 				e.Value = d
 			}
@@ -52,11 +56,11 @@ func shownCommand(cmd bson.D) bson.D {
 }
 
 // rawToDCap is rawToD leaving room for extra more fields.
-func rawToDCap(raw bson.Raw, extra int) (bson.D, error) { return rawToDKeep(raw, extra, nil) }
+func rawToDCap(raw bson.Raw, extra int) (bson.D, error) { return rawToDKeep(raw, extra, false) }
 
-// rawToDKeep is rawToDCap keeping the embedded documents of the
-// top-level fields named in keep as bson.Raw slices of raw.
-func rawToDKeep(raw bson.Raw, extra int, keep map[string]bool) (bson.D, error) {
+// rawToDKeep is rawToDCap keeping a plain top-level lsid as a bson.Raw
+// slice of raw when keepLsid is set.
+func rawToDKeep(raw bson.Raw, extra int, keepLsid bool) (bson.D, error) {
 	elems, err := docElems(raw)
 	if err != nil {
 		return nil, err
@@ -77,8 +81,8 @@ func rawToDKeep(raw bson.Raw, extra int, keep map[string]bool) (bson.D, error) {
 			return nil, err
 		}
 		name := fieldName(k)
-		if keep[name] {
-			if v, err := el.ValueErr(); err == nil && v.Type == bsoncore.TypeEmbeddedDocument {
+		if keepLsid && name == "lsid" {
+			if v, err := el.ValueErr(); err == nil && v.Type == bsoncore.TypeEmbeddedDocument && plainLsid(v.Data) {
 				d = append(d, bson.E{Key: name, Value: bson.Raw(v.Data)})
 				continue
 			}

@@ -118,16 +118,17 @@ func BenchmarkRawToD(b *testing.B) {
 	})
 }
 
-// TestCommandKeepsEchoedFieldsRaw: a command's session id, cluster time
-// and read preference are kept as bson.Raw (not decoded for every
-// request), encode to the same bytes, and currentOp's copy of the
-// command shows them decoded as before.
-func TestCommandKeepsEchoedFieldsRaw(t *testing.T) {
+// TestCommandKeepsLsidRaw: a command's session id of the drivers'
+// shape is kept as bson.Raw (not decoded for every request), encodes to
+// the same bytes, and currentOp's copy of the command shows it decoded
+// as before; any other lsid, and the other fields, are decoded, so a
+// corrupt one is refused as before.
+func TestCommandKeepsLsidRaw(t *testing.T) {
 	t.Parallel()
+	uuid := bson.Binary{Subtype: 4, Data: []byte("0123456789abcdef")}
 	cmd := bson.D{{Key: "find", Value: "c"}, {Key: "filter", Value: bson.D{{Key: "_id", Value: int32(1)}}},
-		{Key: "lsid", Value: bson.D{{Key: "id", Value: bson.Binary{Subtype: 4, Data: make([]byte, 16)}}}},
+		{Key: "lsid", Value: bson.D{{Key: "id", Value: uuid}}},
 		{Key: "$readPreference", Value: bson.D{{Key: "mode", Value: "primaryPreferred"}}},
-		{Key: "$clusterTime", Value: bson.D{{Key: "clusterTime", Value: bson.Timestamp{T: 1, I: 2}}}},
 		{Key: "$db", Value: "test"}}
 	raw, err := bson.Marshal(cmd)
 	if err != nil {
@@ -137,13 +138,13 @@ func TestCommandKeepsEchoedFieldsRaw(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, k := range []string{"lsid", "$readPreference", "$clusterTime"} {
-		if _, ok := lookup(got, k).(bson.Raw); !ok {
-			t.Errorf("%s is %T, want bson.Raw", k, lookup(got, k))
-		}
+	if _, ok := lookup(got, "lsid").(bson.Raw); !ok {
+		t.Errorf("lsid is %T, want bson.Raw", lookup(got, "lsid"))
 	}
-	if _, ok := lookup(got, "filter").(bson.D); !ok {
-		t.Errorf("filter is %T, want bson.D", lookup(got, "filter"))
+	for _, k := range []string{"filter", "$readPreference"} {
+		if _, ok := lookup(got, k).(bson.D); !ok {
+			t.Errorf("%s is %T, want bson.D", k, lookup(got, k))
+		}
 	}
 	enc, err := marshalD(got)
 	if err != nil || !bytes.Equal(enc, raw) {
@@ -156,9 +157,26 @@ func TestCommandKeepsEchoedFieldsRaw(t *testing.T) {
 	if shown := shownCommand(got); !reflect.DeepEqual(shown, full) {
 		t.Fatalf("shownCommand = %v, want %v", shown, full)
 	}
-	// A field of another type than a document is decoded as usual.
-	odd, _ := bson.Marshal(bson.D{{Key: "ping", Value: 1}, {Key: "lsid", Value: "x"}, {Key: "$db", Value: "admin"}})
-	if d, err := commandToD(odd, 0); err != nil || lookup(d, "lsid") != "x" {
-		t.Fatalf("commandToD(lsid string) = %v, %v", d, err)
+	for _, lsid := range []any{
+		"x", bson.D{{Key: "id", Value: bson.Binary{Subtype: 3, Data: uuid.Data}}},
+		bson.D{{Key: "id", Value: uuid}, {Key: "uid", Value: bson.Binary{Data: []byte{1}}}},
+		bson.D{{Key: "id", Value: bson.Binary{Subtype: 4, Data: []byte{1}}}},
+	} {
+		b, _ := bson.Marshal(bson.D{{Key: "ping", Value: 1}, {Key: "lsid", Value: lsid}, {Key: "$db", Value: "admin"}})
+		d, err := commandToD(b, 0)
+		if err != nil {
+			t.Fatalf("commandToD(lsid %v): %v", lsid, err)
+		}
+		if _, raw := lookup(d, "lsid").(bson.Raw); raw || !reflect.DeepEqual(lookup(d, "lsid"), lsid) {
+			t.Fatalf("lsid %v came out as %#v", lsid, lookup(d, "lsid"))
+		}
+	}
+	// An lsid whose inside is not BSON (Validate does not look into
+	// embedded documents) is refused, as by rawToD.
+	bad := append([]byte(nil), raw...)
+	i := bytes.Index(bad, []byte("lsid\x00")) + 5
+	copy(bad[i+4:], "00000000000000000000000000")
+	if _, err := commandToD(bad, 0); err == nil {
+		t.Fatal("commandToD accepted a corrupt lsid")
 	}
 }
