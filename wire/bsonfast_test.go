@@ -2,8 +2,10 @@ package wire
 
 import (
 	"bytes"
+	"fmt"
 	"math"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -134,7 +136,7 @@ func TestCommandKeepsLsidRaw(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := commandToD(raw, 0)
+	got, err := commandToD(raw, 0, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -163,7 +165,7 @@ func TestCommandKeepsLsidRaw(t *testing.T) {
 		bson.D{{Key: "id", Value: bson.Binary{Subtype: 4, Data: []byte{1}}}},
 	} {
 		b, _ := bson.Marshal(bson.D{{Key: "ping", Value: 1}, {Key: "lsid", Value: lsid}, {Key: "$db", Value: "admin"}})
-		d, err := commandToD(b, 0)
+		d, err := commandToD(b, 0, nil)
 		if err != nil {
 			t.Fatalf("commandToD(lsid %v): %v", lsid, err)
 		}
@@ -176,7 +178,60 @@ func TestCommandKeepsLsidRaw(t *testing.T) {
 	bad := append([]byte(nil), raw...)
 	i := bytes.Index(bad, []byte("lsid\x00")) + 5
 	copy(bad[i+4:], "00000000000000000000000000")
-	if _, err := commandToD(bad, 0); err == nil {
+	if _, err := commandToD(bad, 0, nil); err == nil {
 		t.Fatal("commandToD accepted a corrupt lsid")
+	}
+}
+
+// TestCommandStringsShared: with a connection's cache, the top-level
+// strings of a command (collection and database names) are boxed once
+// and shared by later requests; the result is the same command. Not
+// parallel: it counts allocations.
+func TestCommandStringsShared(t *testing.T) {
+	raw, err := bson.Marshal(bson.D{{Key: "find", Value: "docs"}, {Key: "filter", Value: bson.D{{Key: "s", Value: "x"}}},
+		{Key: "comment", Value: strings.Repeat("c", maxCachedString+1)}, {Key: "$db", Value: "bench"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, _ := rawToD(raw)
+	var cache stringCache
+	for range 2 * maxCachedStrings {
+		got, err := commandToD(raw, 0, &cache)
+		if err != nil || !reflect.DeepEqual(got, want) {
+			t.Fatalf("commandToD with a cache = %v, %v; want %v", got, err, want)
+		}
+	}
+	if len(cache.m) != 2 {
+		t.Fatalf("cache holds %d strings, want 2 (the long comment is not kept)", len(cache.m))
+	}
+	with := testing.AllocsPerRun(100, func() { commandToD(raw, 0, &cache) })
+	without := testing.AllocsPerRun(100, func() { commandToD(raw, 0, nil) })
+	if with != without-4 {
+		t.Fatalf("allocations with the cache %v, without %v; want 4 fewer (two strings, each boxed)", with, without)
+	}
+	// A full cache starts over; a string cut short is refused as before.
+	for i := range maxCachedStrings + 1 {
+		b, _ := bson.Marshal(bson.D{{Key: "find", Value: fmt.Sprint("c", i)}, {Key: "$db", Value: "bench"}})
+		if _, err := commandToD(b, 0, &cache); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(cache.m) > maxCachedStrings {
+		t.Fatalf("cache grew to %d strings", len(cache.m))
+	}
+	// Malformed strings come out as without the cache.
+	for _, mutate := range []func(b []byte, i int){
+		func(b []byte, i int) { b[i+4] = 'x' },  // no NUL
+		func(b []byte, i int) { b[i-4] = 0x7f }, // a length past the end
+		func(b []byte, i int) { b[i-4] = 0 },    // length 0
+		func(b []byte, i int) { b[i-4] = 3 },    // shorter than the bytes
+	} {
+		bad := append([]byte(nil), raw...)
+		mutate(bad, bytes.Index(bad, []byte("docs\x00")))
+		d1, err1 := commandToD(bad, 0, &cache)
+		d2, err2 := rawToD(bad)
+		if (err1 == nil) != (err2 == nil) || (err1 == nil && !reflect.DeepEqual(d1, d2)) {
+			t.Fatalf("malformed string: commandToD %v, %v; rawToD %v, %v", d1, err1, d2, err2)
+		}
 	}
 }

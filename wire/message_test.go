@@ -207,6 +207,7 @@ func FuzzDecode(f *testing.F) {
 		c, _ := Compress(plain, id)
 		f.Add(c)
 	}
+	cache := &stringCache{} // shared by the inputs, as by a connection's requests
 	f.Fuzz(func(t *testing.T, b []byte) {
 		m, err := Decode(b)
 		if err == nil && m.Header.OpCode == OpMsg && m.Body == nil {
@@ -220,7 +221,7 @@ func FuzzDecode(f *testing.F) {
 			// body (the server answers 22 InvalidBSON); commandToD must
 			// refuse exactly what rawToD refuses.
 			d, err := rawToD(m.Body)
-			cmd, cerr := commandToD(m.Body, 0)
+			cmd, cerr := commandToD(m.Body, 0, cache)
 			if (err == nil) != (cerr == nil) {
 				t.Fatalf("rawToD: %v, commandToD: %v", err, cerr)
 			}
