@@ -23,8 +23,88 @@ import (
 // read buffer may be reused).
 func rawToD(raw bson.Raw) (bson.D, error) { return rawToDCap(raw, 0) }
 
+// commandToD is rawToDCap for a command's body, except that a session
+// id of the shape drivers send ({id: <UUID binary>}) stays a bson.Raw
+// slice of body, neither decoded nor copied: nothing in the server
+// reads it, the engine never sees it, and only currentOp shows it back
+// (shownCommand). Any other lsid is decoded as before, so a body is
+// accepted or refused exactly as rawToDCap would.
+//
+// With strs non-nil, the command's top-level strings (the collection's
+// and the database's names, mostly the same from one request to the
+// next) are boxed once and shared through strs, a connection's cache.
+func commandToD(body bson.Raw, extra int, strs *stringCache) (bson.D, error) {
+	return rawToDKeep(body, extra, true, strs)
+}
+
+// stringCache holds boxed string values for reuse: a string is
+// immutable, so requests may share one boxed copy. It keeps at most
+// maxCachedStrings strings of at most maxCachedString bytes, and starts
+// over when full. It is not safe for concurrent use (one connection's).
+type stringCache struct{ m map[string]any }
+
+const (
+	maxCachedStrings = 32
+	maxCachedString  = 128
+)
+
+// value returns the string element value v (bsoncore's bytes: length,
+// the bytes, a NUL) boxed, from the cache when it is there; ok is false
+// when v is not a valid BSON string.
+func (c *stringCache) value(v bsoncore.Value) (any, bool) {
+	b := v.Data
+	if len(b) >= 5 && len(b) <= 4+maxCachedString+1 {
+		n := int(int32(binary.LittleEndian.Uint32(b)))
+		if n == len(b)-4 && b[len(b)-1] == 0 {
+			if x, ok := c.m[string(b[4:len(b)-1])]; ok {
+				return x, true
+			}
+		}
+	}
+	s, ok := v.StringValueOK()
+	if !ok {
+		return nil, false
+	}
+	if len(s) > maxCachedString {
+		return s, true
+	}
+	if c.m == nil || len(c.m) >= maxCachedStrings {
+		c.m = make(map[string]any, maxCachedStrings)
+	}
+	var x any = s
+	c.m[s] = x
+	return x, true
+}
+
+// plainLsid reports whether a document is exactly {id: BinData(4, 16
+// bytes)}: 30 bytes that are valid BSON whatever the 16 are.
+func plainLsid(doc []byte) bool {
+	return len(doc) == 30 && binary.LittleEndian.Uint32(doc) == 30 && doc[4] == byte(bsoncore.TypeBinary) &&
+		string(doc[5:8]) == "id\x00" && binary.LittleEndian.Uint32(doc[8:]) == 16 && doc[12] == 4 && doc[29] == 0
+}
+
+// shownCommand is cmd with a session id commandToD kept raw decoded,
+// as currentOp shows and filters it.
+func shownCommand(cmd bson.D) bson.D {
+	out := make(bson.D, len(cmd))
+	for i, e := range cmd {
+		if r, ok := e.Value.(bson.Raw); ok && e.Key == "lsid" {
+			if d, err := rawToD(r); err == nil {
+				e.Value = d
+			}
+		}
+		out[i] = e
+	}
+	return out
+}
+
 // rawToDCap is rawToD leaving room for extra more fields.
-func rawToDCap(raw bson.Raw, extra int) (bson.D, error) {
+func rawToDCap(raw bson.Raw, extra int) (bson.D, error) { return rawToDKeep(raw, extra, false, nil) }
+
+// rawToDKeep is rawToDCap keeping a plain top-level lsid as a bson.Raw
+// slice of raw when keepLsid is set, and taking top-level strings from
+// strs when it is not nil.
+func rawToDKeep(raw bson.Raw, extra int, keepLsid bool, strs *stringCache) (bson.D, error) {
 	elems, err := docElems(raw)
 	if err != nil {
 		return nil, err
@@ -44,11 +124,30 @@ func rawToDCap(raw bson.Raw, extra int) (bson.D, error) {
 		if err != nil {
 			return nil, err
 		}
+		name := fieldName(k)
+		if keepLsid && name == "lsid" {
+			if v, err := el.ValueErr(); err == nil && v.Type == bsoncore.TypeEmbeddedDocument && plainLsid(v.Data) {
+				d = append(d, bson.E{Key: name, Value: bson.Raw(v.Data)})
+				continue
+			}
+		}
+		if strs != nil && bsoncore.Type(el[0]) == bsoncore.TypeString {
+			v, err := el.ValueErr()
+			if err != nil {
+				return nil, err
+			}
+			x, ok := strs.value(v)
+			if !ok {
+				return nil, errCorrupt
+			}
+			d = append(d, bson.E{Key: name, Value: x})
+			continue
+		}
 		v, err := coreValue(el)
 		if err != nil {
 			return nil, err
 		}
-		d = append(d, bson.E{Key: fieldName(k), Value: v})
+		d = append(d, bson.E{Key: name, Value: v})
 	}
 	return d, nil
 }

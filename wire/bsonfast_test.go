@@ -2,8 +2,10 @@ package wire
 
 import (
 	"bytes"
+	"fmt"
 	"math"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -116,4 +118,120 @@ func BenchmarkRawToD(b *testing.B) {
 			}
 		}
 	})
+}
+
+// TestCommandKeepsLsidRaw: a command's session id of the drivers'
+// shape is kept as bson.Raw (not decoded for every request), encodes to
+// the same bytes, and currentOp's copy of the command shows it decoded
+// as before; any other lsid, and the other fields, are decoded, so a
+// corrupt one is refused as before.
+func TestCommandKeepsLsidRaw(t *testing.T) {
+	t.Parallel()
+	uuid := bson.Binary{Subtype: 4, Data: []byte("0123456789abcdef")}
+	cmd := bson.D{{Key: "find", Value: "c"}, {Key: "filter", Value: bson.D{{Key: "_id", Value: int32(1)}}},
+		{Key: "lsid", Value: bson.D{{Key: "id", Value: uuid}}},
+		{Key: "$readPreference", Value: bson.D{{Key: "mode", Value: "primaryPreferred"}}},
+		{Key: "$db", Value: "test"}}
+	raw, err := bson.Marshal(cmd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := commandToD(raw, 0, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := lookup(got, "lsid").(bson.Raw); !ok {
+		t.Errorf("lsid is %T, want bson.Raw", lookup(got, "lsid"))
+	}
+	for _, k := range []string{"filter", "$readPreference"} {
+		if _, ok := lookup(got, k).(bson.D); !ok {
+			t.Errorf("%s is %T, want bson.D", k, lookup(got, k))
+		}
+	}
+	enc, err := marshalD(got)
+	if err != nil || !bytes.Equal(enc, raw) {
+		t.Fatalf("re-encoded command differs: %v\n got %x\nwant %x", err, enc, raw)
+	}
+	full, err := rawToD(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if shown := shownCommand(got); !reflect.DeepEqual(shown, full) {
+		t.Fatalf("shownCommand = %v, want %v", shown, full)
+	}
+	for _, lsid := range []any{
+		"x", bson.D{{Key: "id", Value: bson.Binary{Subtype: 3, Data: uuid.Data}}},
+		bson.D{{Key: "id", Value: uuid}, {Key: "uid", Value: bson.Binary{Data: []byte{1}}}},
+		bson.D{{Key: "id", Value: bson.Binary{Subtype: 4, Data: []byte{1}}}},
+	} {
+		b, _ := bson.Marshal(bson.D{{Key: "ping", Value: 1}, {Key: "lsid", Value: lsid}, {Key: "$db", Value: "admin"}})
+		d, err := commandToD(b, 0, nil)
+		if err != nil {
+			t.Fatalf("commandToD(lsid %v): %v", lsid, err)
+		}
+		if _, raw := lookup(d, "lsid").(bson.Raw); raw || !reflect.DeepEqual(lookup(d, "lsid"), lsid) {
+			t.Fatalf("lsid %v came out as %#v", lsid, lookup(d, "lsid"))
+		}
+	}
+	// An lsid whose inside is not BSON (Validate does not look into
+	// embedded documents) is refused, as by rawToD.
+	bad := append([]byte(nil), raw...)
+	i := bytes.Index(bad, []byte("lsid\x00")) + 5
+	copy(bad[i+4:], "00000000000000000000000000")
+	if _, err := commandToD(bad, 0, nil); err == nil {
+		t.Fatal("commandToD accepted a corrupt lsid")
+	}
+}
+
+// TestCommandStringsShared: with a connection's cache, the top-level
+// strings of a command (collection and database names) are boxed once
+// and shared by later requests; the result is the same command. Not
+// parallel: it counts allocations.
+func TestCommandStringsShared(t *testing.T) {
+	raw, err := bson.Marshal(bson.D{{Key: "find", Value: "docs"}, {Key: "filter", Value: bson.D{{Key: "s", Value: "x"}}},
+		{Key: "comment", Value: strings.Repeat("c", maxCachedString+1)}, {Key: "$db", Value: "bench"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, _ := rawToD(raw)
+	var cache stringCache
+	for range 2 * maxCachedStrings {
+		got, err := commandToD(raw, 0, &cache)
+		if err != nil || !reflect.DeepEqual(got, want) {
+			t.Fatalf("commandToD with a cache = %v, %v; want %v", got, err, want)
+		}
+	}
+	if len(cache.m) != 2 {
+		t.Fatalf("cache holds %d strings, want 2 (the long comment is not kept)", len(cache.m))
+	}
+	with := testing.AllocsPerRun(100, func() { commandToD(raw, 0, &cache) })
+	without := testing.AllocsPerRun(100, func() { commandToD(raw, 0, nil) })
+	if with != without-4 {
+		t.Fatalf("allocations with the cache %v, without %v; want 4 fewer (two strings, each boxed)", with, without)
+	}
+	// A full cache starts over; a string cut short is refused as before.
+	for i := range maxCachedStrings + 1 {
+		b, _ := bson.Marshal(bson.D{{Key: "find", Value: fmt.Sprint("c", i)}, {Key: "$db", Value: "bench"}})
+		if _, err := commandToD(b, 0, &cache); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(cache.m) > maxCachedStrings {
+		t.Fatalf("cache grew to %d strings", len(cache.m))
+	}
+	// Malformed strings come out as without the cache.
+	for _, mutate := range []func(b []byte, i int){
+		func(b []byte, i int) { b[i+4] = 'x' },  // no NUL
+		func(b []byte, i int) { b[i-4] = 0x7f }, // a length past the end
+		func(b []byte, i int) { b[i-4] = 0 },    // length 0
+		func(b []byte, i int) { b[i-4] = 3 },    // shorter than the bytes
+	} {
+		bad := append([]byte(nil), raw...)
+		mutate(bad, bytes.Index(bad, []byte("docs\x00")))
+		d1, err1 := commandToD(bad, 0, &cache)
+		d2, err2 := rawToD(bad)
+		if (err1 == nil) != (err2 == nil) || (err1 == nil && !reflect.DeepEqual(d1, d2)) {
+			t.Fatalf("malformed string: commandToD %v, %v; rawToD %v, %v", d1, err1, d2, err2)
+		}
+	}
 }

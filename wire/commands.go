@@ -398,12 +398,21 @@ func (s *Server) mergeServerStatus(reply bson.D) bson.D {
 type op struct {
 	id      int32
 	conn    *conn
-	ns      string
+	db      string
 	cmd     bson.D
 	started time.Time
 	ctx     context.Context
 	cancel  context.CancelFunc
 	killed  atomic.Bool
+}
+
+// ns is the namespace currentOp shows for o: its collection's, or the
+// database's $cmd. Built when shown, not for every request.
+func (o *op) ns() string {
+	if coll, ok := o.cmd[0].Value.(string); ok {
+		return o.db + "." + coll
+	}
+	return o.db + ".$cmd"
 }
 
 type opRegistry struct {
@@ -412,14 +421,17 @@ type opRegistry struct {
 }
 
 func (r *opRegistry) start(c *conn, dbName string, cmd bson.D) *op {
-	o := &op{id: c.srv.nextOpID.Add(1), conn: c, cmd: cmd, started: time.Now()}
-	o.ns = dbName
-	if coll, ok := cmd[0].Value.(string); ok {
-		o.ns = dbName + "." + coll
-	} else {
-		o.ns = dbName + ".$cmd"
+	o := &op{id: c.srv.nextOpID.Add(1), conn: c, db: dbName, cmd: cmd, started: time.Now()}
+	// A connection runs one request at a time, and nothing keeps an
+	// op's context once its request is answered, so the operations of
+	// a connection share one cancelable context until killOp cancels
+	// it: a context per request cost an allocation and two updates of
+	// the connection context's children. killOp cancels under r.mu
+	// while the op is registered, so it never reaches a later op.
+	if c.opCtx == nil || c.opCtx.Err() != nil {
+		c.opCtx, c.opCancel = context.WithCancel(c.ctx)
 	}
-	o.ctx, o.cancel = context.WithCancel(c.ctx)
+	o.ctx, o.cancel = c.opCtx, c.opCancel
 	r.mu.Lock()
 	r.m[o.id] = o
 	r.mu.Unlock()
@@ -427,7 +439,6 @@ func (r *opRegistry) start(c *conn, dbName string, cmd bson.D) *op {
 }
 
 func (r *opRegistry) finish(o *op) {
-	o.cancel()
 	r.mu.Lock()
 	delete(r.m, o.id)
 	r.mu.Unlock()
@@ -443,12 +454,13 @@ func (s *Server) killOp(dbName string, cmd bson.D) bson.D {
 	}
 	id := int32(document.Int64(v))
 	s.ops.mu.Lock()
-	o := s.ops.m[id]
-	s.ops.mu.Unlock()
-	if o != nil {
+	if o := s.ops.m[id]; o != nil {
+		// Under the lock: once finish has run, the context may be the
+		// next op's.
 		o.killed.Store(true)
 		o.cancel()
 	}
+	s.ops.mu.Unlock()
 	return bson.D{{Key: "info", Value: "attempting to kill op"}, {Key: "ok", Value: 1.0}}
 }
 
@@ -477,7 +489,7 @@ func (s *Server) mergeCurrentOp(reply bson.D, cmd bson.D) bson.D {
 		d := bson.D{{Key: "type", Value: "op"}, {Key: "opid", Value: o.id}, {Key: "active", Value: true},
 			{Key: "connectionId", Value: int32(o.conn.id)}, {Key: "client", Value: o.conn.remote},
 			{Key: "desc", Value: fmt.Sprintf("conn%d", o.conn.id)}, {Key: "op", Value: "command"},
-			{Key: "ns", Value: o.ns}, {Key: "command", Value: o.cmd},
+			{Key: "ns", Value: o.ns()}, {Key: "command", Value: shownCommand(o.cmd)},
 			{Key: "secs_running", Value: int64(now.Sub(o.started) / time.Second)},
 			{Key: "microsecs_running", Value: int64(now.Sub(o.started) / time.Microsecond)}}
 		if o.conn.client != nil {

@@ -124,6 +124,16 @@ func TestCurrentOpAndKillOp(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("killOp did not stop the getMore")
 	}
+	// The killed op's connection serves the next requests (its ops
+	// share a context until one is killed).
+	for i := 1; i <= 3; i++ {
+		if _, err := tailer.Collection("log").InsertOne(ctx, bson.D{{Key: "i", Value: i}}); err != nil {
+			t.Fatalf("insert after killOp: %v", err)
+		}
+	}
+	if n, err := tailer.Collection("log").CountDocuments(ctx, bson.D{}); err != nil || n != 4 {
+		t.Fatalf("count after killOp = %d, %v; want 4", n, err)
+	}
 }
 
 // TestGetMoreWithoutBatchSize checks that a getMore naming no batchSize

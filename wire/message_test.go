@@ -200,11 +200,14 @@ func FuzzDecode(f *testing.F) {
 	f.Add(EncodeMsg(1, 0, 0, body, false))
 	f.Add(EncodeMsg(1, 0, 0, body, true))
 	f.Add(msgWithSequence(f, body, "documents", mustMarshal(f, bson.D{{Key: "a", Value: 1}})))
+	f.Add(EncodeMsg(1, 0, 0, mustMarshal(f, bson.D{{Key: "find", Value: "c"}, {Key: "lsid", Value: benchLsid},
+		{Key: "$readPreference", Value: bson.D{{Key: "mode", Value: "primary"}}}, {Key: "$db", Value: "t"}}), false))
 	plain := EncodeMsg(2, 0, 0, body, false)
 	for _, id := range []byte{CompressorSnappy, CompressorZlib, CompressorZstd} {
 		c, _ := Compress(plain, id)
 		f.Add(c)
 	}
+	cache := &stringCache{} // shared by the inputs, as by a connection's requests
 	f.Fuzz(func(t *testing.T, b []byte) {
 		m, err := Decode(b)
 		if err == nil && m.Header.OpCode == OpMsg && m.Body == nil {
@@ -212,13 +215,24 @@ func FuzzDecode(f *testing.F) {
 		}
 		if err == nil && m.Body != nil {
 			// What the server does next with a decoded body: convert
-			// it, and encode it again to the same bytes.
+			// it (commandToD, keeping a plain lsid raw) and encode it
+			// again to the same bytes. Decode's validation does not look
+			// inside embedded documents, so a conversion may refuse the
+			// body (the server answers 22 InvalidBSON); commandToD must
+			// refuse exactly what rawToD refuses.
 			d, err := rawToD(m.Body)
-			if err != nil {
-				t.Fatalf("a validated body did not convert: %v", err)
+			cmd, cerr := commandToD(m.Body, 0, cache)
+			if (err == nil) != (cerr == nil) {
+				t.Fatalf("rawToD: %v, commandToD: %v", err, cerr)
 			}
-			if again, err := marshalD(d); err == nil && len(again) != len(m.Body) {
-				t.Fatalf("body of %d bytes re-encoded to %d", len(m.Body), len(again))
+			if err == nil {
+				if again, err := marshalD(d); err == nil && len(again) != len(m.Body) {
+					t.Fatalf("body of %d bytes re-encoded to %d", len(m.Body), len(again))
+				}
+				if again, err := marshalD(cmd); err == nil && len(again) != len(m.Body) {
+					t.Fatalf("command of %d bytes re-encoded to %d", len(m.Body), len(again))
+				}
+				_ = shownCommand(cmd)
 			}
 		}
 		_, _ = ReadMessage(bytes.NewReader(b), 1<<20)

@@ -254,8 +254,11 @@ type conn struct {
 	auth   authState
 	client bson.D // the driver's metadata from the handshake
 
-	wbuf     []byte // the last small reply's buffer, reused by the next
-	deadline bool   // a read deadline is set on nc
+	strs     stringCache        // boxed command strings shared between requests (commandToD)
+	opCtx    context.Context    // the context of this connection's ops (opRegistry.start)
+	opCancel context.CancelFunc // cancels opCtx (killOp)
+	wbuf     []byte             // the last small reply's buffer, reused by the next
+	deadline bool               // a read deadline is set on nc
 }
 
 func (c *conn) serve() {
@@ -517,7 +520,7 @@ func lookup(d bson.D, key string) any {
 // command turns an OP_MSG into a command document: the body with every
 // kind-1 document sequence folded in as an array field.
 func (c *conn) command(m *Message) (bson.D, string, *ProtocolError) {
-	cmd, err := rawToDCap(m.Body, len(m.Sequences))
+	cmd, err := commandToD(m.Body, len(m.Sequences), &c.strs)
 	if err != nil {
 		return bson.D{{Key: "unknown", Value: 1}}, "", protoErr(22, "InvalidBSON", "invalid command document: %v", err)
 	}
