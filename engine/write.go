@@ -307,6 +307,14 @@ func (w *writeCtx) replace(rid uint64, oldDoc, newDoc bson.D, raw []byte) error 
 				if err := w.setIndexKey(ix, k, rid, entryValue(w.m, ix, newDoc, raw)); err != nil {
 					return err
 				}
+			} else if carriesTTLValue(w.m, ix) {
+				// A kept TTL entry carries the document's size: rewrite
+				// it, which also makes a TTL batch that read it conflict
+				// (docs/ttl-indexes.md §3). Not a new key: the monitor
+				// is not told.
+				if err := w.txn.SetOwned(lsm.IndexKey(w.m.ID, ix.ID, k, rid), entryValue(w.m, ix, newDoc, raw)); err != nil {
+					return err
+				}
 			}
 		}
 	}
