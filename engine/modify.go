@@ -165,14 +165,17 @@ type batchDeleter struct {
 // run deletes rids; it stops early when stop returns true between
 // batches. It returns how many documents it deleted. The rids are
 // deleted in ascending order (records are keyed by rid, so a batch reads
-// them with one iterator); rids itself is left as it is.
+// them with one iterator), each once; rids itself is left as it is.
 func (bd *batchDeleter) run(ctx context.Context, rids []uint64, stop func(deleted int64) bool) (int64, error) {
 	if bd.ids != nil {
 		// A clustered collection's documents are in _id order.
-		rids = sortRidsByID(rids, bd.ids)
+		rids = slices.Compact(sortRidsByID(rids, bd.ids))
 	} else if !slices.IsSorted(rids) {
 		rids = slices.Clone(rids)
 		slices.Sort(rids)
+		rids = slices.Compact(rids)
+	} else if hasAdjacentDup(rids) {
+		rids = slices.Compact(slices.Clone(rids))
 	}
 	if bd.pipeline {
 		return bd.runPipelined(ctx, rids, stop)
@@ -197,6 +200,18 @@ func (bd *batchDeleter) run(ctx context.Context, rids []uint64, stop func(delete
 		}
 	}
 	return total, nil
+}
+
+// hasAdjacentDup reports whether sorted rids holds a record id twice:
+// a multikey TTL index's scan finds a document once per expired date,
+// and the document is deleted (and counted) once.
+func hasAdjacentDup(rids []uint64) bool {
+	for i := 1; i < len(rids); i++ {
+		if rids[i] == rids[i-1] {
+			return true
+		}
+	}
+	return false
 }
 
 // yieldFor is how long a pipelined TTL run pauses after a contended
