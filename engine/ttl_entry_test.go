@@ -415,3 +415,33 @@ func TestReapFastGuard(t *testing.T) {
 		}
 	}
 }
+
+// A TTL index built over existing documents writes the carried values
+// (validate checks them), and the collection's collation, which keys
+// its _id entries, keys the carried _id alike: the reap leaves no _id
+// entry behind.
+func TestReapFastBuiltIndexAndCollation(t *testing.T) {
+	t.Parallel()
+	db, clk, _ := openTest(t)
+	mustRun(t, db, "test", `{"create": "c", "collation": {"locale": "en", "strength": 2}}`)
+	at := dt(clk.Now().Add(-time.Hour))
+	var docs []bson.D
+	for i := 1; i <= 100; i++ {
+		docs = append(docs, bson.D{{Key: "_id", Value: fmt.Sprintf("Id-%03d", i)}, {Key: "t", Value: at}, {Key: "n", Value: i}})
+	}
+	insertDocs(t, db, "c", docs...)
+	mustRun(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"t": 1}, "name": "t_1", "expireAfterSeconds": 10}]}`)
+	mustValidate(t, db, "test", "c")
+	var fast atomic.Int64
+	countFast(db, &fast)
+	res, err := db.RunTTLPass(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Deleted != 100 || fast.Load() != 100 {
+		t.Fatalf("deleted %d (%d from TTL entries), want 100 (100)", res.Deleted, fast.Load())
+	}
+	if r := mustValidate(t, db, "test", "c"); r.KeysPerIndex["_id_"] != 0 || r.Records != 0 {
+		t.Fatalf("after the reap: %d records, %d _id entries", r.Records, r.KeysPerIndex["_id_"])
+	}
+}
