@@ -150,6 +150,7 @@ func (bd *batchDeleter) readFast(txn *lsm.Txn, m *catalog.Coll, ix *catalog.Inde
 		key []byte
 	}
 	items := make([]item, 0, hi-lo)
+	b.read = slices.Grow(b.read, hi-lo)
 	for i := lo; i < hi; i++ {
 		k := bd.ttl.keys[rids[i]]
 		if k == nil {
@@ -225,8 +226,7 @@ func (bd *batchDeleter) readFast(txn *lsm.Txn, m *catalog.Coll, ix *catalog.Inde
 		case !found[j]:
 			slow = append(slow, it.i)
 		case bytes.Compare(it.key, clo) >= 0 && bytes.Compare(it.key, chi) < 0:
-			fd := dels[j]
-			b.read = append(b.read, readDoc{i: it.i, size: fd.size, fast: &fd})
+			b.read = append(b.read, readDoc{i: it.i, size: dels[j].size, fast: &dels[j]})
 		}
 	}
 	return slow, nil
