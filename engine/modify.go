@@ -475,8 +475,10 @@ func (bd *batchDeleter) stageChunk(txn *lsm.Txn, w *writeCtx, rids []uint64, b *
 			if err := txn.GetSortedFunc(keys, func(x int, raw []byte) error { return decode(slow[x], raw) }); err != nil {
 				return false, err
 			}
-			slices.SortFunc(b.read, func(a, b readDoc) int { return a.i - b.i })
 		}
+		// In the order of rids, which b.used counts in: the entries
+		// were read in key order (a descending index's is the reverse).
+		slices.SortFunc(b.read, func(a, b readDoc) int { return a.i - b.i })
 	} else {
 		b.keys = b.keys[:lo]
 		for i := lo; i < hi; i++ {

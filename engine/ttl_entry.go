@@ -50,6 +50,15 @@ func ttlEntryValue(m *catalog.Coll, d bson.D, raw []byte) []byte {
 	return appendIDKey(m, v, id)
 }
 
+// appendTTLEntry returns ttlEntryValue from the document's _id
+// keystring id and encoded size.
+func appendTTLEntry(id []byte, size int) []byte {
+	v := make([]byte, 0, 1+binary.MaxVarintLen32+len(id))
+	v = append(v, ttlEntryV1)
+	v = binary.AppendUvarint(v, uint64(size))
+	return append(v, id...)
+}
+
 // parseTTLEntry splits a carried TTL entry value into the document's
 // encoded size and its _id keystring (a slice of v); ok is false for
 // an empty value or one of an unknown form.

@@ -83,7 +83,8 @@ func survivors(t *testing.T, db *DB) []int {
 
 // A TTL pass over each fast shape deletes exactly the expired documents,
 // all from their TTL entries, and counts exactly their bytes
-// (batchedDeletes.stagedSizeBytes against collStats before and after).
+// (batchedDeletes.stagedSizeBytes against collStats before and after),
+// in batches that end inside the chunks they read.
 func TestReapFastPath(t *testing.T) {
 	t.Parallel()
 	for _, s := range fastShapes {
@@ -104,6 +105,11 @@ func TestReapFastPath(t *testing.T) {
 			}
 			insertDocs(t, db, "c", docs...)
 			mustValidate(t, db, "test", "c")
+			// Batches of 500 staged bytes end inside the chunks they
+			// read, so a batch that staged its deletes out of the order
+			// of its record ids (a descending index's entries come in
+			// reverse) would skip some of them.
+			mustRun(t, db, "admin", `{"setParameter": 1, "batchedDeletesTargetStagedDocBytes": 500}`)
 			var fast atomic.Int64
 			countFast(db, &fast)
 			c := db.lookup("test", "c")
@@ -431,6 +437,12 @@ func TestReapFastBuiltIndexAndCollation(t *testing.T) {
 	}
 	insertDocs(t, db, "c", docs...)
 	mustRun(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"t": 1}, "name": "t_1", "expireAfterSeconds": 10}]}`)
+	// And inserted after the build: the carried _id is the _id entry's.
+	docs = docs[:0]
+	for i := 101; i <= 150; i++ {
+		docs = append(docs, bson.D{{Key: "_id", Value: fmt.Sprintf("iD-%03d", i)}, {Key: "t", Value: at}, {Key: "n", Value: i}})
+	}
+	insertDocs(t, db, "c", docs...)
 	mustValidate(t, db, "test", "c")
 	var fast atomic.Int64
 	countFast(db, &fast)
@@ -438,8 +450,8 @@ func TestReapFastBuiltIndexAndCollation(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Deleted != 100 || fast.Load() != 100 {
-		t.Fatalf("deleted %d (%d from TTL entries), want 100 (100)", res.Deleted, fast.Load())
+	if res.Deleted != 150 || fast.Load() != 150 {
+		t.Fatalf("deleted %d (%d from TTL entries), want 150 (150)", res.Deleted, fast.Load())
 	}
 	if r := mustValidate(t, db, "test", "c"); r.KeysPerIndex["_id_"] != 0 || r.Records != 0 {
 		t.Fatalf("after the reap: %d records, %d _id entries", r.Records, r.KeysPerIndex["_id_"])
