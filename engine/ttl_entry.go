@@ -16,7 +16,7 @@ import (
 // key: the document's encoded size and its _id keystring
 // (docs/ttl-indexes.md §3). When the collection's only other index is
 // _id, the TTL monitor deletes an expired document from its TTL entry
-// alone (reapFast): the record key is derived from the record id at the
+// alone (readFast, removeFast): the record key is derived from the record id at the
 // end of the entry's key, the _id entry from the carried keystring, and
 // the re-check reads the date in the entry's key. The record is neither
 // read nor decoded. An entry without a value (written before this
@@ -92,7 +92,7 @@ func ttlDateRange(m *catalog.Coll, ix *catalog.Index, cutoff bson.DateTime, desc
 }
 
 // ttlFast is what a TTL visit gives its batch deleter so that it can
-// delete documents from their TTL entries (reapFast).
+// delete documents from their TTL entries (readFast).
 type ttlFast struct {
 	index uint64 // the TTL index visited
 	// now is the visit's time: expiry is judged against it, as the
