@@ -67,11 +67,15 @@ func idKeyOf(m *catalog.Coll, d bson.D) []byte {
 }
 
 // entryValue returns the value of an index entry of ix for a document
-// whose encoding is raw: nothing, except in a clustered collection,
-// where the _id entry holds the document and the others its _id
-// keystring.
+// whose encoding is raw: nothing, except for a TTL index, whose entry
+// carries what its document's delete needs (ttlEntryValue), and in a
+// clustered collection, where the _id entry holds the document and the
+// others its _id keystring.
 func entryValue(m *catalog.Coll, ix *catalog.Index, d bson.D, raw []byte) []byte {
 	if !m.Clustered {
+		if carriesTTLValue(m, ix) {
+			return ttlEntryValue(m, d, raw)
+		}
 		return nil
 	}
 	if ix.ID == idIndexID {

@@ -150,6 +150,12 @@ type batchDeleter struct {
 	// readChunk), so that batches that run to their end read with one
 	// iterator and batches a target ends early read little.
 	firstRead int
+	// ttl, if set (a TTL visit), lets batches delete documents from
+	// their TTL entries without reading them (fastIndex, ttl_entry.go).
+	ttl *ttlFast
+	// fast counts the documents deleted from their TTL entries, once
+	// their batch is applied.
+	fast atomic.Int64
 	// gentle is the size of a gentle sub-batch at level 0, from
 	// gentleDocs up to gentleMaxDocs (0: gentleDocs); resizeGentle
 	// moves it after each contended sub-batch.
@@ -159,14 +165,17 @@ type batchDeleter struct {
 // run deletes rids; it stops early when stop returns true between
 // batches. It returns how many documents it deleted. The rids are
 // deleted in ascending order (records are keyed by rid, so a batch reads
-// them with one iterator); rids itself is left as it is.
+// them with one iterator), each once; rids itself is left as it is.
 func (bd *batchDeleter) run(ctx context.Context, rids []uint64, stop func(deleted int64) bool) (int64, error) {
 	if bd.ids != nil {
 		// A clustered collection's documents are in _id order.
-		rids = sortRidsByID(rids, bd.ids)
+		rids = slices.Compact(sortRidsByID(rids, bd.ids))
 	} else if !slices.IsSorted(rids) {
 		rids = slices.Clone(rids)
 		slices.Sort(rids)
+		rids = slices.Compact(rids)
+	} else if hasAdjacentDup(rids) {
+		rids = slices.Compact(slices.Clone(rids))
 	}
 	if bd.pipeline {
 		return bd.runPipelined(ctx, rids, stop)
@@ -191,6 +200,18 @@ func (bd *batchDeleter) run(ctx context.Context, rids []uint64, stop func(delete
 		}
 	}
 	return total, nil
+}
+
+// hasAdjacentDup reports whether sorted rids holds a record id twice:
+// a multikey TTL index's scan finds a document once per expired date,
+// and the document is deleted (and counted) once.
+func hasAdjacentDup(rids []uint64) bool {
+	for i := 1; i < len(rids); i++ {
+		if rids[i] == rids[i-1] {
+			return true
+		}
+	}
+	return false
 }
 
 // yieldFor is how long a pipelined TTL run pauses after a contended
@@ -272,7 +293,8 @@ type batchState struct {
 	keys    [][]byte
 	m       *catalog.Coll // the catalog entry the deletes were computed with
 	deleted int64
-	used    int // rids consumed
+	fast    int64 // of deleted, those deleted from their TTL entries
+	used    int   // rids consumed
 	staged  int64
 	docs    []bson.D // the deleted documents, when onDelete or the commit guard needs them
 	read    []readDoc
@@ -292,6 +314,8 @@ type readDoc struct {
 	d    bson.D
 	size int
 	raw  []byte // the record's bytes, when its change event's pre-image needs them
+	// fast, if set, is a document deleted from its TTL entry (d is nil).
+	fast *fastDel
 }
 
 // decodeFields returns the top-level field names a batch over catalog
@@ -361,7 +385,7 @@ func (bd *batchDeleter) newBatch(rids []uint64, gentle bool) *batchState {
 func (bd *batchDeleter) stage(rids []uint64, b *batchState) func(*lsm.Txn) error {
 	c := bd.c
 	return func(txn *lsm.Txn) error {
-		b.deleted, b.used, b.staged, b.docs, b.read = 0, 0, 0, b.docs[:0], b.read[:0]
+		b.deleted, b.used, b.staged, b.docs, b.read, b.fast = 0, 0, 0, b.docs[:0], b.read[:0], 0
 		m := c.m()
 		b.m = m
 		// Decode each record as the iterator reaches it, from Badger's
@@ -375,6 +399,7 @@ func (bd *batchDeleter) stage(rids []uint64, b *batchState) func(*lsm.Txn) error
 		b.arena = bd.arena[:0]
 		defer func() { bd.arena = b.arena[:0] }()
 		keepDocs := bd.onDelete != nil || !bd.recheckPure
+		fast := bd.fastIndex(m)
 		w := &writeCtx{c: c, m: m, txn: txn, expiry: bd.expiry}
 		b.used = b.look
 		// Read in chunks that double, checking the targets after each: a
@@ -387,7 +412,7 @@ func (bd *batchDeleter) stage(rids []uint64, b *batchState) func(*lsm.Txn) error
 		// batches no target cuts short still read with one iterator.
 		for lo, chunk := 0, max(readChunk, bd.firstRead); lo < b.look; lo, chunk = lo+chunk, chunk*2 {
 			hi := min(b.look, lo+chunk)
-			done, err := bd.stageChunk(txn, w, rids, b, lo, hi, fields, keepRaw, keepDocs)
+			done, err := bd.stageChunk(txn, w, rids, b, lo, hi, fields, keepRaw, keepDocs, fast)
 			if err != nil {
 				return err
 			}
@@ -409,15 +434,12 @@ const readChunk = 64
 // stageChunk reads records lo..hi of batch b, re-checks each and stages
 // its delete. It reports whether a batch target was met (b.used then
 // says how many of rids the batch consumed).
-func (bd *batchDeleter) stageChunk(txn *lsm.Txn, w *writeCtx, rids []uint64, b *batchState, lo, hi int, fields []string, keepRaw, keepDocs bool) (bool, error) {
+//
+// With fast set (fastIndex), documents whose TTL entry through fast says
+// how to delete them are deleted from it, neither read nor decoded.
+func (bd *batchDeleter) stageChunk(txn *lsm.Txn, w *writeCtx, rids []uint64, b *batchState, lo, hi int, fields []string, keepRaw, keepDocs bool, fast *catalog.Index) (bool, error) {
 	m := b.m
-	b.keys = b.keys[:lo]
-	for i := lo; i < hi; i++ {
-		b.keys = append(b.keys, recKey(m, rids[i], bd.ids[rids[i]]))
-	}
-	b.read = b.read[:0]
-	err := txn.GetSortedFunc(b.keys[lo:hi], func(j int, raw []byte) error {
-		i := lo + j
+	decode := func(i int, raw []byte) error {
 		var d bson.D
 		var err error
 		if fields != nil {
@@ -436,18 +458,50 @@ func (bd *batchDeleter) stageChunk(txn *lsm.Txn, w *writeCtx, rids []uint64, b *
 		}
 		b.read = append(b.read, r)
 		return nil
-	})
-	if err != nil {
-		return false, err
+	}
+	b.read = b.read[:0]
+	if fast != nil {
+		// Delete from the TTL entries what they say how to; read the
+		// other documents (docs/ttl-indexes.md §3).
+		slow, err := bd.readFast(txn, m, fast, rids, b, lo, hi, nil)
+		if err != nil {
+			return false, err
+		}
+		if len(slow) > 0 {
+			keys := make([][]byte, len(slow))
+			for x, i := range slow {
+				keys[x] = recKey(m, rids[i], bd.ids[rids[i]])
+			}
+			if err := txn.GetSortedFunc(keys, func(x int, raw []byte) error { return decode(slow[x], raw) }); err != nil {
+				return false, err
+			}
+		}
+		// In the order of rids, which b.used counts in: the entries
+		// were read in key order (a descending index's is the reverse).
+		slices.SortFunc(b.read, func(a, b readDoc) int { return a.i - b.i })
+	} else {
+		b.keys = b.keys[:lo]
+		for i := lo; i < hi; i++ {
+			b.keys = append(b.keys, recKey(m, rids[i], bd.ids[rids[i]]))
+		}
+		if err := txn.GetSortedFunc(b.keys[lo:hi], func(j int, raw []byte) error { return decode(lo+j, raw) }); err != nil {
+			return false, err
+		}
 	}
 	bd.read.Add(int64(len(b.read)))
 	t := bd.targets
 	for _, r := range b.read {
-		if !bd.recheck(m, r.d) {
+		var err error
+		if r.fast != nil {
+			err = w.removeFast(r.fast)
+			b.fast++
+		} else if !bd.recheck(m, r.d) {
 			continue
+		} else {
+			w.beforeRaw = r.raw
+			err = w.remove(rids[r.i], r.d)
 		}
-		w.beforeRaw = r.raw
-		if err := w.remove(rids[r.i], r.d); err != nil {
+		if err != nil {
 			if errors.Is(err, lsm.ErrTxnTooBig) {
 				if b.deleted > 0 {
 					// Part of this document may be staged: abort, and
@@ -528,6 +582,7 @@ func (bd *batchDeleter) commitGuard(b *batchState, before func() error) func(com
 // once it meets a batch target (or at the end of the run, flushAcc).
 func (bd *batchDeleter) finish(b *batchState) {
 	bd.db.failpoint(FailpointReapAfterCommit)
+	bd.fast.Add(b.fast)
 	if bd.reclaimBytes != nil {
 		bd.reclaimBytes.Add(b.staged)
 	}

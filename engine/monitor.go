@@ -462,17 +462,7 @@ func (db *DB) ttlVisit(ctx context.Context, t ttlTarget) (deleted int64, more bo
 	cutoff := cutoffFor(now, ix.Expire)
 	desc := indexkey.Fields(ix.Key)[0].Desc
 	prefix := lsm.IndexPrefix(m.ID, ix.ID)
-	dateClass := classPrefix(bson.DateTime(0))
-	var lo, hi []byte
-	if !desc {
-		lo = append(append([]byte{}, prefix...), dateClass...)
-		hi = lsm.PrefixEnd(append(append([]byte{}, prefix...), lsm.AppendKey(nil, cutoff, false)...))
-	} else {
-		// Descending keys: dates at or before cutoff are the bytes from
-		// enc(cutoff) to the end of the (inverted) date class.
-		lo = append(append([]byte{}, prefix...), lsm.AppendKey(nil, cutoff, true)...)
-		hi = lsm.PrefixEnd(append(append([]byte{}, prefix...), invert(dateClass)...))
-	}
+	lo, hi := ttlDateRange(m, ix, cutoff, desc)
 	key := ttlKey{m.ID, ix.ID}
 	mo := db.mon
 	// Writers note keys below the mark inside their transaction, before
@@ -519,6 +509,9 @@ func (db *DB) ttlVisit(ctx context.Context, t ttlTarget) (deleted int64, more bo
 	if m.Clustered {
 		bd.ids = map[uint64][]byte{}
 	}
+	// The scan keeps each record's TTL entry key, from which a batch may
+	// delete the document without reading it (ttl_entry.go).
+	bd.ttl = &ttlFast{index: t.index, now: now, keys: map[uint64][]byte{}}
 	if batching {
 		bd.targets = db.deleteTargets()
 	}
@@ -548,8 +541,9 @@ func (db *DB) ttlVisit(ctx context.Context, t ttlTarget) (deleted int64, more bo
 			if bd.ids != nil {
 				clear(bd.ids)
 			}
+			clear(bd.ttl.keys)
 			var err error
-			rids, next, finished, err = scanRids(txn, lo, hi, want, bd.ids, t.index == idIndexID)
+			rids, next, finished, err = scanRids(txn, lo, hi, want, bd.ids, bd.ttl.keys, t.index == idIndexID)
 			return err
 		})
 		if err != nil {
@@ -684,14 +678,25 @@ func (v *visit) targetMet(deleted int64) bool {
 // key is left before hi). ids, when not nil (a clustered collection),
 // is given each record's _id keystring: the entry's value, or with
 // idIndex (the clustered collection's own _id index, clustered TTL)
-// the entry's keystring.
-func scanRids(txn *lsm.Txn, lo, hi []byte, want int64, ids map[uint64][]byte, idIndex bool) (rids []uint64, next []byte, finished bool, err error) {
+// the entry's keystring. keys, when not nil, is given each record's
+// entry key (ttlFast.keys).
+func scanRids(txn *lsm.Txn, lo, hi []byte, want int64, ids, keys map[uint64][]byte, idIndex bool) (rids []uint64, next []byte, finished bool, err error) {
 	it := txn.NewIter(lsm.IterOptions{Lower: lo, Upper: hi, KeysOnly: ids == nil || idIndex})
 	defer it.Close()
+	var arena []byte // the entry keys, in one allocation per few hundred
 	for it.Next() {
 		ks, rid, ok := lsm.SplitIndexKey(it.Key())
 		if !ok {
 			continue
+		}
+		if keys != nil {
+			k := it.Key()
+			if cap(arena)-len(arena) < len(k) {
+				arena = make([]byte, 0, max(16<<10, len(k)))
+			}
+			at := len(arena)
+			arena = append(arena, k...)
+			keys[rid] = arena[at:len(arena):len(arena)]
 		}
 		if ids != nil && idIndex {
 			ids[rid] = bytes.Clone(ks)

@@ -50,8 +50,9 @@ func (db *DB) Validate(ctx context.Context, dbName, name string) (*ValidateResul
 		return res, nil
 	}
 	// expected[index][key] for every record: the entry's value, which
-	// is empty except in a clustered collection's secondary indexes
-	// (entryValue; the _id entries are the records themselves).
+	// is empty except in a clustered collection's secondary indexes and
+	// an ordinary collection's TTL indexes (entryValue; the _id entries
+	// of a clustered collection are the records themselves).
 	expected := make([]map[string]string, len(m.Indexes))
 	for i := range expected {
 		expected[i] = map[string]string{}
@@ -84,6 +85,8 @@ func (db *DB) Validate(ctx context.Context, dbName, name string) (*ValidateResul
 					full := lsm.IndexKey(m.ID, ix.ID, k, rid)
 					if m.Clustered && ix.ID != idIndexID {
 						expected[i][string(full)] = string(idKeyOf(m, d))
+					} else if carriesTTLValue(m, ix) {
+						expected[i][string(full)] = string(ttlEntryValue(m, d, raw))
 					} else {
 						expected[i][string(full)] = ""
 					}
@@ -96,7 +99,7 @@ func (db *DB) Validate(ctx context.Context, dbName, name string) (*ValidateResul
 			}
 		}
 		for i, ix := range m.Indexes {
-			withValue := m.Clustered && ix.ID != idIndexID
+			withValue := (m.Clustered && ix.ID != idIndexID) || carriesTTLValue(m, ix)
 			it := txn.NewIter(lsm.IterOptions{Prefix: lsm.IndexPrefix(m.ID, ix.ID), KeysOnly: !withValue})
 			for it.Next() {
 				res.KeysPerIndex[ix.Name]++
@@ -112,8 +115,16 @@ func (db *DB) Validate(ctx context.Context, dbName, name string) (*ValidateResul
 						it.Close()
 						return err
 					}
-					if string(v) != want {
-						fail("index %s: the entry for record %d names another _id than its document's", ix.Name, rid)
+					switch {
+					case m.Clustered:
+						if string(v) != want {
+							fail("index %s: the entry for record %d names another _id than its document's", ix.Name, rid)
+						}
+					case len(v) > 0 && string(v) != want:
+						// A TTL entry's carried value (none: written before
+						// the format, read the old way) must be its
+						// document's (docs/ttl-indexes.md §3).
+						fail("index %s: the entry for record %d carries another size or _id than its document's", ix.Name, rid)
 					}
 				}
 			}

@@ -238,7 +238,14 @@ func (w *writeCtx) insert(rid uint64, d bson.D, raw []byte) error {
 	}
 	for i, ix := range w.m.Indexes {
 		for _, k := range keys[i] {
-			if err := w.setIndexKey(ix, k, rid, entryValue(w.m, ix, d, raw)); err != nil {
+			var err error
+			if carriesTTLValue(w.m, ix) {
+				// Built here: the transaction may keep it.
+				err = w.setIndexKeyOwned(ix, k, rid, w.ttlValue(keys, d, raw))
+			} else {
+				err = w.setIndexKey(ix, k, rid, entryValue(w.m, ix, d, raw))
+			}
+			if err != nil {
 				return err
 			}
 		}
@@ -246,10 +253,28 @@ func (w *writeCtx) insert(rid uint64, d bson.D, raw []byte) error {
 	return w.noteInsert(d, raw)
 }
 
+// ttlValue returns the carried value of a TTL entry (ttlEntryValue) of
+// document d, encoded as raw, whose index keys are keys: its _id
+// keystring is its _id entry's key, already computed.
+func (w *writeCtx) ttlValue(keys [][][]byte, d bson.D, raw []byte) []byte {
+	for i, ix := range w.m.Indexes {
+		if ix.ID == idIndexID && len(keys[i]) == 1 {
+			return appendTTLEntry(keys[i][0], len(raw))
+		}
+	}
+	return ttlEntryValue(w.m, d, raw)
+}
+
 // setIndexKey writes one index entry with value val (entryValue),
 // telling the TTL monitor about keys of TTL indexes and raising the _id
 // bound (indexkey.IDBound).
 func (w *writeCtx) setIndexKey(ix *catalog.Index, k []byte, rid uint64, val []byte) error {
+	return w.setIndexKeyOwned(ix, k, rid, w.own(val))
+}
+
+// setIndexKeyOwned is setIndexKey with a value the transaction may
+// keep.
+func (w *writeCtx) setIndexKeyOwned(ix *catalog.Index, k []byte, rid uint64, val []byte) error {
 	key := lsm.IndexKey(w.m.ID, ix.ID, k, rid)
 	if ix.Unique {
 		if w.uniq == nil {
@@ -267,7 +292,7 @@ func (w *writeCtx) setIndexKey(ix *catalog.Index, k []byte, rid uint64, val []by
 			return err
 		}
 	}
-	return w.txn.SetOwned(key, w.own(val)) // key is fresh
+	return w.txn.SetOwned(key, val) // key is fresh
 }
 
 // replace swaps record rid's document from oldDoc to newDoc, adjusting
@@ -308,6 +333,14 @@ func (w *writeCtx) replace(rid uint64, oldDoc, newDoc bson.D, raw []byte) error 
 		for _, k := range newKeys[i] {
 			if !containsKey(oldKeys[i], k) {
 				if err := w.setIndexKey(ix, k, rid, entryValue(w.m, ix, newDoc, raw)); err != nil {
+					return err
+				}
+			} else if carriesTTLValue(w.m, ix) {
+				// A kept TTL entry carries the document's size: rewrite
+				// it, which also makes a TTL batch that read it conflict
+				// (docs/ttl-indexes.md §3). Not a new key: the monitor
+				// is not told.
+				if err := w.txn.SetOwned(lsm.IndexKey(w.m.ID, ix.ID, k, rid), entryValue(w.m, ix, newDoc, raw)); err != nil {
 					return err
 				}
 			}

@@ -1,0 +1,459 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/ttlkv/ttlkv/lsm"
+	"go.mongodb.org/mongo-driver/v2/bson"
+)
+
+// fastShape is a collection shape whose TTL reap may run from the TTL
+// entries (docs/ttl-indexes.md §3).
+type fastShape struct {
+	name  string
+	setup string // commands run before the inserts, one per line
+	field string // the TTL field ("_id" for clustered TTL)
+}
+
+var fastShapes = []fastShape{
+	{"ordinary", `{"createIndexes": "c", "indexes": [{"key": {"t": 1}, "name": "t_1", "expireAfterSeconds": 10}]}`, "t"},
+	{"descending", `{"createIndexes": "c", "indexes": [{"key": {"t": -1}, "name": "t_-1", "expireAfterSeconds": 10}]}`, "t"},
+	{"clustered", `{"create": "c", "clusteredIndex": {"key": {"_id": 1}, "unique": true}}
+{"createIndexes": "c", "indexes": [{"key": {"t": 1}, "name": "t_1", "expireAfterSeconds": 10}]}`, "t"},
+	{"clustered-by-id", `{"create": "c", "clusteredIndex": {"key": {"_id": 1}, "unique": true}, "expireAfterSeconds": 10}`, "_id"},
+}
+
+func (s fastShape) open(t *testing.T) (*DB, *fakeClock) {
+	t.Helper()
+	db, clk, _ := openTest(t)
+	for _, line := range strings.Split(s.setup, "\n") {
+		mustRun(t, db, "test", line)
+	}
+	return db, clk
+}
+
+// doc returns document i of a fast-path test: expired when i%3 != 0
+// (dated an hour ago), else dated an hour ahead, except that every
+// seventh holds a string where the date goes (it never expires), and
+// of a size that varies with i.
+func (s fastShape) doc(i int, now time.Time) bson.D {
+	var at any = dt(now.Add(-time.Hour).Add(time.Duration(i) * time.Millisecond))
+	if i%3 == 0 {
+		at = dt(now.Add(time.Hour).Add(time.Duration(i) * time.Millisecond))
+	}
+	if i%7 == 0 && s.field != "_id" {
+		at = fmt.Sprint("not a date ", i)
+	}
+	pad := strings.Repeat("x", i%50)
+	if s.field == "_id" {
+		return bson.D{{Key: "_id", Value: at}, {Key: "n", Value: i}, {Key: "pad", Value: pad}}
+	}
+	return bson.D{{Key: "_id", Value: i}, {Key: "t", Value: at}, {Key: "n", Value: i}, {Key: "pad", Value: pad}}
+}
+
+func (s fastShape) expired(i int) bool { return i%3 != 0 && (i%7 != 0 || s.field == "_id") }
+
+// countFast makes db's TTL visits add the documents their batches
+// deleted from TTL entries to n.
+func countFast(db *DB, n *atomic.Int64) {
+	db.opts.seams.deleterHook = func(bd *batchDeleter) {
+		bd.beforeCommit = nil
+		prev := bd
+		db.opts.seams.visitHook = func(string, int64, bool) { n.Add(prev.fast.Swap(0)) }
+	}
+}
+
+// survivors returns the n fields of c's documents, sorted.
+func survivors(t *testing.T, db *DB) []int {
+	t.Helper()
+	var got []int
+	for _, d := range findAll(t, db, "test", "c", bson.D{}) {
+		v, _ := get(d, "n")
+		got = append(got, int(toInt64(t, v)))
+	}
+	slices.Sort(got)
+	return got
+}
+
+// A TTL pass over each fast shape deletes exactly the expired documents,
+// all from their TTL entries, and counts exactly their bytes
+// (batchedDeletes.stagedSizeBytes against collStats before and after),
+// in batches that end inside the chunks they read.
+func TestReapFastPath(t *testing.T) {
+	t.Parallel()
+	for _, s := range fastShapes {
+		t.Run(s.name, func(t *testing.T) {
+			t.Parallel()
+			db, clk := s.open(t)
+			now := clk.Now()
+			var docs []bson.D
+			var want []int
+			wantDeleted := int64(0)
+			for i := 1; i <= 600; i++ {
+				docs = append(docs, s.doc(i, now))
+				if s.expired(i) {
+					wantDeleted++
+				} else {
+					want = append(want, i)
+				}
+			}
+			insertDocs(t, db, "c", docs...)
+			mustValidate(t, db, "test", "c")
+			// Batches of 500 staged bytes end inside the chunks they
+			// read, so a batch that staged its deletes out of the order
+			// of its record ids (a descending index's entries come in
+			// reverse) would skip some of them.
+			mustRun(t, db, "admin", `{"setParameter": 1, "batchedDeletesTargetStagedDocBytes": 500}`)
+			var fast atomic.Int64
+			countFast(db, &fast)
+			c := db.lookup("test", "c")
+			before := db.collStats(c)
+			staged := db.stats.bdStagedBytes.Load()
+			res, err := db.RunTTLPass(context.Background())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Deleted != wantDeleted {
+				t.Fatalf("deleted %d, want %d", res.Deleted, wantDeleted)
+			}
+			if got := fast.Load(); got != wantDeleted {
+				t.Fatalf("%d deleted from their TTL entries, want all %d", got, wantDeleted)
+			}
+			if got := survivors(t, db); !slices.Equal(got, want) {
+				t.Fatalf("survivors %v, want %v", got, want)
+			}
+			after := db.collStats(c)
+			if after.count != int64(len(want)) || count(t, db, "test", "c") != int64(len(want)) {
+				t.Fatalf("collStats count %d, want %d", after.count, len(want))
+			}
+			if got := db.stats.bdStagedBytes.Load() - staged; got != before.size-after.size {
+				t.Fatalf("staged %d bytes, the collection lost %d", got, before.size-after.size)
+			}
+			mustValidate(t, db, "test", "c")
+		})
+	}
+}
+
+// The fast path is not taken where the delete needs more than the TTL
+// entry: another secondary index, a multikey or partial TTL index, or
+// change streams; the documents are still deleted, the old way.
+func TestReapFastFallsBack(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name  string
+		set   func(*Options)
+		setup []string
+		doc   func(i int, at bson.DateTime) bson.D
+	}{
+		{"second index", nil, []string{`{"createIndexes": "c", "indexes": [{"key": {"t": 1}, "name": "t_1", "expireAfterSeconds": 10}, {"key": {"n": 1}, "name": "n_1"}]}`}, nil},
+		{"multikey", nil, []string{`{"createIndexes": "c", "indexes": [{"key": {"t": 1}, "name": "t_1", "expireAfterSeconds": 10}]}`},
+			func(i int, at bson.DateTime) bson.D {
+				return bson.D{{Key: "_id", Value: i}, {Key: "t", Value: bson.A{at, at + 1}}, {Key: "n", Value: i}}
+			}},
+		{"partial", nil, []string{`{"createIndexes": "c", "indexes": [{"key": {"t": 1}, "name": "t_1", "expireAfterSeconds": 10, "partialFilterExpression": {"n": {"$gt": 0}}}]}`}, nil},
+		{"change streams", func(o *Options) { o.ChangeStreams = true }, []string{`{"createIndexes": "c", "indexes": [{"key": {"t": 1}, "name": "t_1", "expireAfterSeconds": 10}]}`}, nil},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			set := tc.set
+			if set == nil {
+				set = func(*Options) {}
+			}
+			db, clk, _ := openTestWith(t, set)
+			for _, cmd := range tc.setup {
+				mustRun(t, db, "test", cmd)
+			}
+			at := dt(clk.Now().Add(-time.Hour))
+			var docs []bson.D
+			for i := 1; i <= 50; i++ {
+				if tc.doc != nil {
+					docs = append(docs, tc.doc(i, at))
+				} else {
+					docs = append(docs, bson.D{{Key: "_id", Value: i}, {Key: "t", Value: at}, {Key: "n", Value: i}})
+				}
+			}
+			insertDocs(t, db, "c", docs...)
+			var fast atomic.Int64
+			countFast(db, &fast)
+			res, err := db.RunTTLPass(context.Background())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Deleted != 50 || fast.Load() != 0 {
+				t.Fatalf("deleted %d (%d from TTL entries), want 50 (none)", res.Deleted, fast.Load())
+			}
+			mustValidate(t, db, "test", "c")
+		})
+	}
+}
+
+// stripTTLValues empties the value of every other TTL entry of c's
+// index named index, as a store written before the carried values
+// holds them.
+func stripTTLValues(t *testing.T, db *DB, index string) int {
+	t.Helper()
+	m := db.lookup("test", "c").m()
+	ix := m.Index(index)
+	var keys [][]byte
+	err := db.store.View(func(txn *lsm.Txn) error {
+		it := txn.NewIter(lsm.IterOptions{Prefix: lsm.IndexPrefix(m.ID, ix.ID), KeysOnly: true})
+		defer it.Close()
+		for n := 0; it.Next(); n++ {
+			if n%2 == 0 {
+				keys = append(keys, append([]byte(nil), it.Key()...))
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := db.store.Update(func(txn *lsm.Txn) error {
+		for _, k := range keys {
+			if err := txn.Set(k, nil); err != nil {
+				return err
+			}
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	return len(keys)
+}
+
+// A store whose TTL entries carry no value (written before the format)
+// stays valid, and its documents are reaped the old way, beside those
+// whose entries carry it.
+func TestReapFastOldEntries(t *testing.T) {
+	t.Parallel()
+	db, clk, _ := openTest(t)
+	mustRun(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"t": 1}, "name": "t_1", "expireAfterSeconds": 10}]}`)
+	at := dt(clk.Now().Add(-time.Hour))
+	var docs []bson.D
+	for i := 1; i <= 200; i++ {
+		docs = append(docs, bson.D{{Key: "_id", Value: i}, {Key: "t", Value: at + bson.DateTime(i)}, {Key: "n", Value: i}})
+	}
+	insertDocs(t, db, "c", docs...)
+	stripped := stripTTLValues(t, db, "t_1")
+	mustValidate(t, db, "test", "c")
+	var fast atomic.Int64
+	countFast(db, &fast)
+	res, err := db.RunTTLPass(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Deleted != 200 || fast.Load() != int64(200-stripped) {
+		t.Fatalf("deleted %d, %d from TTL entries; want 200, %d", res.Deleted, fast.Load(), 200-stripped)
+	}
+	if n := count(t, db, "test", "c"); n != 0 {
+		t.Fatalf("%d documents left", n)
+	}
+	mustValidate(t, db, "test", "c")
+}
+
+// Updates, replacements and findAndModify keep a TTL entry's carried
+// value true (validate compares it with the record), and a reap then
+// counts the documents' new sizes.
+func TestTTLEntryFollowsUpdates(t *testing.T) {
+	t.Parallel()
+	db, clk, _ := openTest(t)
+	mustRun(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"t": 1}, "name": "t_1", "expireAfterSeconds": 10}]}`)
+	at := dt(clk.Now().Add(-time.Hour))
+	var docs []bson.D
+	for i := 1; i <= 6; i++ {
+		docs = append(docs, bson.D{{Key: "_id", Value: i}, {Key: "t", Value: at}, {Key: "n", Value: i}})
+	}
+	insertDocs(t, db, "c", docs...)
+	c := db.Database("test").Collection("c")
+	ctx := context.Background()
+	if _, err := c.UpdateOne(ctx, bson.D{{Key: "_id", Value: 1}}, bson.D{{Key: "$set", Value: bson.D{{Key: "pad", Value: strings.Repeat("y", 300)}}}}, false); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.UpdateMany(ctx, bson.D{{Key: "n", Value: bson.D{{Key: "$gte", Value: 5}}}}, bson.D{{Key: "$set", Value: bson.D{{Key: "pad", Value: "z"}}}}, false); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.ReplaceOne(ctx, bson.D{{Key: "_id", Value: 2}}, bson.D{{Key: "t", Value: at}, {Key: "n", Value: 2}, {Key: "big", Value: strings.Repeat("w", 1000)}}, false); err != nil {
+		t.Fatal(err)
+	}
+	mustRun(t, db, "test", `{"findAndModify": "c", "query": {"_id": 3}, "update": {"$unset": {"n": 1}}}`)
+	// A document whose date moves stays out of the expired range.
+	if _, err := c.UpdateOne(ctx, bson.D{{Key: "_id", Value: 4}}, bson.D{{Key: "$set", Value: bson.D{{Key: "t", Value: dt(clk.Now().Add(time.Hour))}}}}, false); err != nil {
+		t.Fatal(err)
+	}
+	mustValidate(t, db, "test", "c")
+	before := db.collStats(db.lookup("test", "c"))
+	staged := db.stats.bdStagedBytes.Load()
+	var fast atomic.Int64
+	countFast(db, &fast)
+	res, err := db.RunTTLPass(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Deleted != 5 || fast.Load() != 5 {
+		t.Fatalf("deleted %d (%d from TTL entries), want 5 (5)", res.Deleted, fast.Load())
+	}
+	after := db.collStats(db.lookup("test", "c"))
+	if got := db.stats.bdStagedBytes.Load() - staged; got != before.size-after.size || after.count != 1 {
+		t.Fatalf("staged %d bytes, the collection lost %d; %d left", got, before.size-after.size, after.count)
+	}
+	mustValidate(t, db, "test", "c")
+}
+
+// validate reports a TTL entry whose carried value is not its
+// document's.
+func TestValidateChecksTTLEntryValue(t *testing.T) {
+	t.Parallel()
+	db, clk, _ := openTest(t)
+	mustRun(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"t": 1}, "name": "t_1", "expireAfterSeconds": 10}]}`)
+	insertDocs(t, db, "c", bson.D{{Key: "_id", Value: 1}, {Key: "t", Value: dt(clk.Now())}})
+	m := db.lookup("test", "c").m()
+	ix := m.Index("t_1")
+	err := db.store.Update(func(txn *lsm.Txn) error {
+		it := txn.NewIter(lsm.IterOptions{Prefix: lsm.IndexPrefix(m.ID, ix.ID)})
+		var k, v []byte
+		if it.Next() {
+			k = append([]byte(nil), it.Key()...)
+			v, _ = it.Value()
+			v = append([]byte(nil), v...)
+		}
+		it.Close()
+		size, id, ok := parseTTLEntry(v)
+		if !ok {
+			return fmt.Errorf("entry value %x does not parse", v)
+		}
+		// The same _id, a size one more.
+		nv := append([]byte{ttlEntryV1}, byte(size+1))
+		return txn.Set(k, append(nv, id...))
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := db.Validate(context.Background(), "test", "c")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Valid() || !strings.Contains(strings.Join(res.Errors, "\n"), "carries another size or _id") {
+		t.Fatalf("validate: %v, want the carried value reported", res.Errors)
+	}
+}
+
+// The guard of a delete from TTL entries: a batch reads the entries in
+// its own transaction, so an update that moves a document's date after
+// the scan, or after the batch staged its delete, keeps the document
+// (the batch finds the entry gone, or its commit conflicts and it is
+// staged again), and one that changes only the document's size has it
+// deleted with its new size counted. Without the reads in the batch's
+// transaction the document whose date moved after staging is deleted.
+func TestReapFastGuard(t *testing.T) {
+	t.Parallel()
+	for _, when := range []string{"after scan", "before commit"} {
+		for _, s := range fastShapes[:3] {
+			t.Run(when+"/"+s.name, func(t *testing.T) {
+				t.Parallel()
+				db, clk := s.open(t)
+				now := clk.Now()
+				var docs []bson.D
+				for i := 1; i <= 20; i++ {
+					docs = append(docs, bson.D{{Key: "_id", Value: i}, {Key: "t", Value: dt(now.Add(-time.Hour))}, {Key: "n", Value: i}})
+				}
+				insertDocs(t, db, "c", docs...)
+				c := db.Database("test").Collection("c")
+				// Document 5's date moves out of the expired range;
+				// document 6 grows.
+				change := func() {
+					ctx := context.Background()
+					if _, err := c.UpdateOne(ctx, bson.D{{Key: "_id", Value: 5}}, bson.D{{Key: "$set", Value: bson.D{{Key: "t", Value: dt(now.Add(time.Hour))}}}}, false); err != nil {
+						t.Error(err)
+					}
+					if _, err := c.UpdateOne(ctx, bson.D{{Key: "_id", Value: 6}}, bson.D{{Key: "$set", Value: bson.D{{Key: "pad", Value: strings.Repeat("p", 500)}}}}, false); err != nil {
+						t.Error(err)
+					}
+				}
+				m := db.lookup("test", "c")
+				var once atomic.Bool
+				var atChange int64 // the collection's bytes right after the change
+				hook := func() {
+					if once.CompareAndSwap(false, true) {
+						change()
+						atChange = db.collStats(m).size
+					}
+				}
+				var fast atomic.Int64
+				countFast(db, &fast)
+				if when == "after scan" {
+					db.opts.seams.scanHook = hook
+				} else {
+					inner := db.opts.seams.deleterHook
+					db.opts.seams.deleterHook = func(bd *batchDeleter) {
+						inner(bd)
+						bd.beforeCommit = hook
+					}
+				}
+				staged := db.stats.bdStagedBytes.Load()
+				res, err := db.RunTTLPass(context.Background())
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !once.Load() {
+					t.Fatal("the change did not run")
+				}
+				if res.Deleted != 19 {
+					t.Fatalf("deleted %d, want 19", res.Deleted)
+				}
+				if got := survivors(t, db); !slices.Equal(got, []int{5}) {
+					t.Fatalf("survivors %v, want [5]", got)
+				}
+				if fast.Load() == 0 {
+					t.Fatal("nothing deleted from TTL entries")
+				}
+				if got, want := db.stats.bdStagedBytes.Load()-staged, atChange-db.collStats(m).size; got != want {
+					t.Fatalf("staged %d bytes, the deleted documents held %d", got, want)
+				}
+				mustValidate(t, db, "test", "c")
+			})
+		}
+	}
+}
+
+// A TTL index built over existing documents writes the carried values
+// (validate checks them), and the collection's collation, which keys
+// its _id entries, keys the carried _id alike: the reap leaves no _id
+// entry behind.
+func TestReapFastBuiltIndexAndCollation(t *testing.T) {
+	t.Parallel()
+	db, clk, _ := openTest(t)
+	mustRun(t, db, "test", `{"create": "c", "collation": {"locale": "en", "strength": 2}}`)
+	at := dt(clk.Now().Add(-time.Hour))
+	var docs []bson.D
+	for i := 1; i <= 100; i++ {
+		docs = append(docs, bson.D{{Key: "_id", Value: fmt.Sprintf("Id-%03d", i)}, {Key: "t", Value: at}, {Key: "n", Value: i}})
+	}
+	insertDocs(t, db, "c", docs...)
+	mustRun(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"t": 1}, "name": "t_1", "expireAfterSeconds": 10}]}`)
+	// And inserted after the build: the carried _id is the _id entry's.
+	docs = docs[:0]
+	for i := 101; i <= 150; i++ {
+		docs = append(docs, bson.D{{Key: "_id", Value: fmt.Sprintf("iD-%03d", i)}, {Key: "t", Value: at}, {Key: "n", Value: i}})
+	}
+	insertDocs(t, db, "c", docs...)
+	mustValidate(t, db, "test", "c")
+	var fast atomic.Int64
+	countFast(db, &fast)
+	res, err := db.RunTTLPass(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Deleted != 150 || fast.Load() != 150 {
+		t.Fatalf("deleted %d (%d from TTL entries), want 150 (150)", res.Deleted, fast.Load())
+	}
+	if r := mustValidate(t, db, "test", "c"); r.KeysPerIndex["_id_"] != 0 || r.Records != 0 {
+		t.Fatalf("after the reap: %d records, %d _id entries", r.Records, r.KeysPerIndex["_id_"])
+	}
+}
