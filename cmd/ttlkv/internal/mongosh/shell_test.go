@@ -9,13 +9,14 @@ import (
 	"time"
 
 	"github.com/ttlkv/ttlkv/engine"
+	"github.com/ttlkv/ttlkv/lsm"
 )
 
 // testShell opens an in-memory engine and a shell on it. The clock is
 // fixed so that printed dates are stable.
 func testShell(t *testing.T, opts Options) (*Shell, *bytes.Buffer, *engine.DB) {
 	t.Helper()
-	db, err := engine.Open(t.TempDir(), engine.Options{DisableTTLMonitor: true})
+	db, err := engine.Open(t.TempDir(), engine.Options{DisableTTLMonitor: true, MemoryBudget: lsm.MinMemoryBudget})
 	if err != nil {
 		t.Fatal(err)
 	}
