@@ -9,6 +9,7 @@ import (
 )
 
 func TestWatch(t *testing.T) {
+	t.Parallel()
 	db, err := engine.Open(t.TempDir(), engine.Options{DisableTTLMonitor: true, ChangeStreams: true, MemoryBudget: lsm.MinMemoryBudget})
 	if err != nil {
 		t.Fatal(err)
