@@ -75,13 +75,14 @@ func cappedIDIndexModel(t *testing.T, seed uint64, increasing bool) {
 	seq := uint64(0)
 	maxPages, maxRun := 0, 0
 	pending := uint64(0) // the model evicted records before this; the index not yet
+	// The live records by key (a key is live at most once) and the sum
+	// of their keys' lengths, kept with live so that the model costs
+	// less than the index it checks.
+	liveByKey := map[string]rec{}
+	var ksLen int64
 	liveKey := func(ks []byte) (rec, bool) {
-		for _, r := range live {
-			if bytes.Equal(r.ks, ks) {
-				return r, true
-			}
-		}
-		return rec{}, false
+		r, ok := liveByKey[string(ks)]
+		return r, ok
 	}
 	fullKeys := func() [][]byte { // model entries as Badger keys, sorted
 		var ks [][]byte
@@ -131,6 +132,8 @@ func cappedIDIndexModel(t *testing.T, seed uint64, increasing bool) {
 				seq++
 				adds = append(adds, idAdd{ks: ks, seq: seq, off: int64(seq * 8)})
 				live = append(live, rec{ks, seq, int64(seq * 8)})
+				liveByKey[string(ks)] = live[len(live)-1]
+				ksLen += int64(len(ks))
 				src.recs = append(src.recs, rec{ks, seq, int64(seq * 8)})
 			}
 			// As the writer's flush: add the chunk, then drop what it
@@ -144,6 +147,10 @@ func cappedIDIndexModel(t *testing.T, seed uint64, increasing bool) {
 			n := min(len(live), rng.IntN(20))
 			if rng.IntN(100) == 0 {
 				n = len(live) // everything
+			}
+			for _, r := range live[:n] {
+				delete(liveByKey, string(r.ks))
+				ksLen -= int64(len(r.ks))
 			}
 			live = live[n:]
 			first := seq + 1
@@ -215,9 +222,8 @@ func cappedIDIndexModel(t *testing.T, seed uint64, increasing bool) {
 		if x.len() != len(live) {
 			t.Fatalf("seed %d step %d: %d entries, model %d", seed, step, x.len(), len(live))
 		}
-		var ksLen int64
-		for _, r := range live {
-			ksLen += int64(len(r.ks))
+		if len(liveByKey) != len(live) {
+			t.Fatalf("seed %d step %d: the model's map holds %d keys, its list %d", seed, step, len(liveByKey), len(live))
 		}
 		if got := x.keyBytes(); got != int64(len(live))*25+ksLen {
 			t.Fatalf("seed %d step %d: keyBytes %d, model %d", seed, step, got, int64(len(live))*25+ksLen)

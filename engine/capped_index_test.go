@@ -82,7 +82,9 @@ func TestCappedSecondaryIndexes(t *testing.T) {
 			mustRun(t, db, "test", `{"createIndexes": "c", "indexes": [`+tc.spec+`]}`)
 			mustValidate(t, db, "test", "c")
 			next := int64(500)
-			for round, batch := range []int{1, 7, 100, 333, 2500} {
+			// The last batch (750) wraps the ring (about 250 records)
+			// three times over by itself, evicting its own documents.
+			for round, batch := range []int{1, 7, 100, 333, 750} {
 				insertSec(t, c, next, next+int64(max(batch, 150)), batch)
 				next += int64(max(batch, 150))
 				mustValidate(t, db, "test", "c")
@@ -112,7 +114,7 @@ func TestCappedSecondaryIndexes(t *testing.T) {
 					}
 				}
 			}
-			if st.ring.FirstSeq() < 2000 {
+			if st.ring.FirstSeq() < 1600 {
 				t.Fatalf("the ring did not wrap enough (first seq %d)", st.ring.FirstSeq())
 			}
 			m := db.lookup("test", "c").m()

@@ -23,10 +23,11 @@ import (
 )
 
 // flagCycles is how many crash cycles (kill, reopen, check) a round of
-// TestCrashTorture runs. `go test ./...` uses the default; CI runs a
-// second round of 25 (.ci/run); `go test ./fuzz -run TestCrashTorture
-// -cycles 1000` runs a long round.
-var flagCycles = flag.Int("cycles", 12, "crash cycles (kill, reopen, check) of TestCrashTorture")
+// TestCrashTorture runs at least; a round also goes on until every
+// failpoint has fired (up to twice as many). `go test ./...` uses the
+// default; CI runs a second round of 25 (.ci/run); `go test ./fuzz -run
+// TestCrashTorture -cycles 1000` runs a long round.
+var flagCycles = flag.Int("cycles", 8, "crash cycles (kill, reopen, check) of TestCrashTorture")
 
 // Environment of the crash-torture child.
 const (
@@ -812,7 +813,11 @@ func TestCrashTorture(t *testing.T) {
 		}
 		seeds = []uint64{v}
 	}
-	base := uint64(time.Now().UnixNano()) % 1_000_000_000
+	// Seeds are base+12i+2k, whose first life fires failpoint k (see
+	// runCrash), while a failpoint has not fired yet, then base+12i+1,
+	// whose lives pick failpoints at random; so a short round covers
+	// every failpoint in about len(failpoints) runs.
+	base := uint64(time.Now().UnixNano()) % 1_000_000_000 / 12 * 12
 	start := time.Now()
 	cycles, lost, incons := 0, 0, 0
 	var capChecked, tailSeen, tsChecked, tsExpired int
@@ -830,7 +835,10 @@ func TestCrashTorture(t *testing.T) {
 			if cycles >= *flagCycles && (allReached(fps) || cycles >= 2**flagCycles) {
 				break
 			}
-			seed = base + uint64(i)
+			seed = base + 12*uint64(i) + 1
+			if k := firstUnreached(fps); k >= 0 {
+				seed = base + 12*uint64(i) + 2*uint64(k)
+			}
 		}
 		r := runCrash(t, exe, seed, fps)
 		if r.cycles == 0 && r.err != nil {
@@ -856,7 +864,7 @@ func TestCrashTorture(t *testing.T) {
 	t.Logf("capped documents checked after reopen: %d, seen by tailers: %d; measurements checked: %d, of which expired: %d",
 		capChecked, tailSeen, tsChecked, tsExpired)
 	t.Logf("crash cycles: %d, lost: %d, inconsistent: %d", cycles, lost, incons)
-	if seeds == nil && *flagCycles >= 25 {
+	if seeds == nil {
 		for _, fp := range failpoints {
 			if fps[fp] == 0 {
 				t.Errorf("failpoint %s was never reached", fp)
@@ -867,12 +875,18 @@ func TestCrashTorture(t *testing.T) {
 
 // allReached reports whether every failpoint fired in the round.
 func allReached(fps map[string]int) bool {
-	for _, fp := range failpoints {
+	return firstUnreached(fps) < 0
+}
+
+// firstUnreached is the index in failpoints of the first one that has
+// not fired in the round, or -1.
+func firstUnreached(fps map[string]int) int {
+	for k, fp := range failpoints {
 		if fps[fp] == 0 {
-			return false
+			return k
 		}
 	}
-	return true
+	return -1
 }
 
 type runResult struct {
@@ -902,8 +916,9 @@ func runCrash(t *testing.T, exe string, seed uint64, fps map[string]int) runResu
 		if rng.IntN(3) == 0 {
 			cfg.IndexAt = 0
 		}
-		// Seeds cycle through the failpoints in their first life (one
-		// run in two), so every short round covers each of them.
+		// An even seed's first life fires failpoint (seed/2) mod
+		// len(failpoints); TestCrashTorture picks seeds with this so
+		// that every short round covers each of them.
 		killAt := 1 + rng.IntN(250)
 		if life == 1 && seed%2 == 0 {
 			cfg.Failpoint = failpoints[(seed/2)%uint64(len(failpoints))]

@@ -89,6 +89,7 @@ const people = `[
 ]`
 
 func TestStages(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name, pipeline, want string
 	}{
@@ -144,6 +145,7 @@ func TestStages(t *testing.T) {
 }
 
 func TestExpressions(t *testing.T) {
+	t.Parallel()
 	doc1 := `[{"_id": 1, "i": 7, "big": 2147483647, "l": {"$numberLong": "5"}, "d": 2.5, "z": 0, "s": "Hello", "n": null, "arr": [1, 2, 3],
 		"at": {"$date": "2026-03-04T05:06:07.089Z"}, "sub": [{"v": 1}, {"v": 2}, {"w": 3}]}]`
 	cases := []struct{ expr, want string }{
@@ -227,6 +229,7 @@ func TestExpressions(t *testing.T) {
 }
 
 func TestErrors(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		pipeline string
 		code     int
@@ -276,6 +279,7 @@ func TestErrors(t *testing.T) {
 }
 
 func TestMemoryLimit(t *testing.T) {
+	t.Parallel()
 	for _, p := range []string{`[{"$project": {"a": 1}}, {"$sort": {"name": 1}}]`, `[{"$group": {"_id": "$_id", "all": {"$push": "$$ROOT"}}}]`} {
 		_, err := run(t, people, p, Options{MaxMemoryBytes: 100})
 		if codeOf(err) != 292 {
@@ -289,6 +293,7 @@ func TestMemoryLimit(t *testing.T) {
 
 // TestLimitStopsTheSource checks that a $limit stops reading input.
 func TestLimitStopsTheSource(t *testing.T) {
+	t.Parallel()
 	p, err := Parse(val(t, `[{"$project": {"a": 1}}, {"$limit": 3}]`).(bson.A))
 	if err != nil {
 		t.Fatal(err)
@@ -304,6 +309,7 @@ func TestLimitStopsTheSource(t *testing.T) {
 }
 
 func TestGroupKey(t *testing.T) {
+	t.Parallel()
 	dec, _ := bson.ParseDecimal128("1.0")
 	dec15, _ := bson.ParseDecimal128("1.50")
 	dec01, _ := bson.ParseDecimal128("0.1")
@@ -331,6 +337,7 @@ func TestGroupKey(t *testing.T) {
 // fields, truthiness, inside $or, refused below the top level, and a
 // failing expression matching nothing.
 func TestExprInFilters(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		filter string
 		ids    []int32

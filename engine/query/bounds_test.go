@@ -12,6 +12,7 @@ import (
 )
 
 func TestBoundsExamples(t *testing.T) {
+	t.Parallel()
 	br := func(v any, upper bool) TypeBracket { return TypeBracket{Like: v, Upper: upper} }
 	cases := []struct {
 		filter    string
@@ -74,6 +75,7 @@ func sameBound(a, b Bound) bool {
 func bracketKind(v any) int { _, k := boundClass(v); return k }
 
 func TestEqualityAndRangePaths(t *testing.T) {
+	t.Parallel()
 	f := MustParseFilter(D(t, `{"a": 1, "b": {"$gt": 1}, "c": {"$in": [1]}, "$and": [{"d": {"$eq": 2}}], "$or": [{"e": 1}], "g": {"$ne": 1}, "a": 2}`))
 	if got := f.EqualityPaths(); len(got) != 2 || got[0] != "a" || got[1] != "d" {
 		t.Errorf("EqualityPaths = %v", got)
@@ -193,6 +195,7 @@ func randomFilter(r *rand.Rand, path string) bson.D {
 // bounds (multikey, intersect=false), and with intersect=true every
 // matching document whose path holds no array does too.
 func TestBoundsSuperset(t *testing.T) {
+	t.Parallel()
 	seed := time.Now().UnixNano()
 	if s := os.Getenv("TTLKV_SEED"); s != "" {
 		seed, _ = strconv.ParseInt(s, 10, 64)
@@ -262,6 +265,7 @@ func hasArrayOnPath(d bson.D, parts []string) bool {
 }
 
 func TestNormalizeAndIntersect(t *testing.T) {
+	t.Parallel()
 	iv := normalize(Intervals{point(int32(3)), {Bound{int32(1), true}, Bound{int32(3), false}}, point(int32(1))})
 	if len(iv) != 1 || !sameBound(iv[0].Lo, Bound{int32(1), true}) || !sameBound(iv[0].Hi, Bound{int32(3), true}) {
 		t.Errorf("normalize: %v", iv)

@@ -25,6 +25,7 @@ func runMatchCases(t *testing.T, cases []matchCase) {
 }
 
 func TestMatchEquality(t *testing.T) {
+	t.Parallel()
 	runMatchCases(t, []matchCase{
 		{`{}`, `{"a": 1}`, true},
 		{`{"a": 5}`, `{"a": 5}`, true},
@@ -113,6 +114,7 @@ func TestMatchEquality(t *testing.T) {
 }
 
 func TestMatchNegations(t *testing.T) {
+	t.Parallel()
 	runMatchCases(t, []matchCase{
 		{`{"a": {"$ne": 5}}`, `{"a": 4}`, true},
 		{`{"a": {"$ne": 5}}`, `{"a": 5}`, false},
@@ -151,6 +153,7 @@ func TestMatchNegations(t *testing.T) {
 }
 
 func TestMatchComparisons(t *testing.T) {
+	t.Parallel()
 	runMatchCases(t, []matchCase{
 		{`{"a": {"$gt": 5}}`, `{"a": 6}`, true},
 		{`{"a": {"$gt": 5}}`, `{"a": 5}`, false},
@@ -208,6 +211,7 @@ func TestMatchComparisons(t *testing.T) {
 }
 
 func TestMatchLogical(t *testing.T) {
+	t.Parallel()
 	runMatchCases(t, []matchCase{
 		{`{"a": 1, "b": 2}`, `{"a": 1, "b": 2}`, true},
 		{`{"a": 1, "b": 2}`, `{"a": 1, "b": 3}`, false},
@@ -224,6 +228,7 @@ func TestMatchLogical(t *testing.T) {
 }
 
 func TestMatchExistsType(t *testing.T) {
+	t.Parallel()
 	runMatchCases(t, []matchCase{
 		{`{"a": {"$exists": true}}`, `{"a": null}`, true},
 		{`{"a": {"$exists": true}}`, `{}`, false},
@@ -262,6 +267,7 @@ func TestMatchExistsType(t *testing.T) {
 }
 
 func TestMatchArrayOperators(t *testing.T) {
+	t.Parallel()
 	runMatchCases(t, []matchCase{
 		// $size
 		{`{"a": {"$size": 2}}`, `{"a": [1, 2]}`, true},
@@ -318,6 +324,7 @@ func TestMatchArrayOperators(t *testing.T) {
 }
 
 func TestMatchRegexMod(t *testing.T) {
+	t.Parallel()
 	runMatchCases(t, []matchCase{
 		{`{"a": {"$regex": "^ab"}}`, `{"a": "abc"}`, true},
 		{`{"a": {"$regex": "^ab"}}`, `{"a": "ABC"}`, false},
@@ -349,6 +356,7 @@ func TestMatchRegexMod(t *testing.T) {
 }
 
 func TestParseFilterErrors(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		filter string
 		code   int
@@ -407,6 +415,7 @@ func TestParseFilterErrors(t *testing.T) {
 }
 
 func TestParseFilterMessages(t *testing.T) {
+	t.Parallel()
 	cases := []struct{ filter, msg string }{
 		{`{"a": {"$foo": 1}}`, "unknown operator: $foo"},
 		{`{"$foo": 1}`, "unknown top level operator: $foo"},
@@ -436,6 +445,7 @@ func indexOf(s, sub string) int {
 }
 
 func TestFilterIsEmpty(t *testing.T) {
+	t.Parallel()
 	for s, want := range map[string]bool{`{}`: true, `{"$comment": "x"}`: true, `{"a": 1}`: false} {
 		f, err := ParseFilter(D(t, s))
 		if err != nil {

@@ -33,6 +33,7 @@ func codeOf(err error) int {
 }
 
 func TestHelperNested(t *testing.T) {
+	t.Parallel()
 	d := D(t, `{"a": {"b": [1, {"c": 2}]}}`)
 	if _, ok := d[0].Value.(bson.D); !ok {
 		t.Fatalf("nested doc decoded as %T", d[0].Value)

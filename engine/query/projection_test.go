@@ -8,6 +8,7 @@ import (
 )
 
 func TestProjection(t *testing.T) {
+	t.Parallel()
 	const d = `{"_id": 1, "a": 1, "b": {"c": 2, "d": 3}, "e": [{"c": 1, "d": 2}, {"d": 3}, 5, [{"c": 4}]], "f": [1, 2, 3, 4, 5]}`
 	cases := []struct{ proj, doc, want string }{
 		{`{}`, d, d},
@@ -59,6 +60,7 @@ func TestProjection(t *testing.T) {
 }
 
 func TestProjectionErrors(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		proj string
 		code int
@@ -96,6 +98,7 @@ func TestProjectionErrors(t *testing.T) {
 }
 
 func TestSort(t *testing.T) {
+	t.Parallel()
 	docs := []string{
 		`{"_id": 0, "a": 3}`,
 		`{"_id": 1, "a": "x"}`,
@@ -149,6 +152,7 @@ func TestSort(t *testing.T) {
 }
 
 func TestParseSort(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		sort string
 		code int

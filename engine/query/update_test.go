@@ -43,6 +43,7 @@ func runUpdateCases(t *testing.T, cases []updateCase) {
 }
 
 func TestUpdateSetUnset(t *testing.T) {
+	t.Parallel()
 	runUpdateCases(t, []updateCase{
 		{`{"_id": 1, "a": 1}`, `{"$set": {"a": 2}}`, `{"_id": 1, "a": 2}`, 0},
 		{`{"_id": 1, "a": 1, "z": 0}`, `{"$set": {"a": 2}}`, `{"_id": 1, "a": 2, "z": 0}`, 0},
@@ -74,6 +75,7 @@ func TestUpdateSetUnset(t *testing.T) {
 }
 
 func TestUpdateArithmetic(t *testing.T) {
+	t.Parallel()
 	runUpdateCases(t, []updateCase{
 		{`{"_id": 1, "a": 1}`, `{"$inc": {"a": 2}}`, `{"_id": 1, "a": 3}`, 0},
 		{`{"_id": 1, "a": 1}`, `{"$inc": {"a": -2}}`, `{"_id": 1, "a": -1}`, 0},
@@ -106,6 +108,7 @@ func TestUpdateArithmetic(t *testing.T) {
 }
 
 func TestUpdateArrays(t *testing.T) {
+	t.Parallel()
 	runUpdateCases(t, []updateCase{
 		{`{"_id": 1, "a": [1]}`, `{"$push": {"a": 2}}`, `{"_id": 1, "a": [1, 2]}`, 0},
 		{`{"_id": 1}`, `{"$push": {"a": 2}}`, `{"_id": 1, "a": [2]}`, 0},
@@ -154,6 +157,7 @@ func TestUpdateArrays(t *testing.T) {
 }
 
 func TestUpdateRenameCurrentDate(t *testing.T) {
+	t.Parallel()
 	runUpdateCases(t, []updateCase{
 		{`{"_id": 1, "a": 1, "b": 2}`, `{"$rename": {"a": "c"}}`, `{"_id": 1, "b": 2, "c": 1}`, 0},
 		{`{"_id": 1, "a": 1, "b": 2}`, `{"$rename": {"a": "b"}}`, `{"_id": 1, "b": 1}`, 0},
@@ -173,6 +177,7 @@ func TestUpdateRenameCurrentDate(t *testing.T) {
 }
 
 func TestParseUpdateErrors(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		update string
 		code   int
@@ -206,6 +211,7 @@ func TestParseUpdateErrors(t *testing.T) {
 }
 
 func TestUpdateReplacement(t *testing.T) {
+	t.Parallel()
 	runUpdateCases(t, []updateCase{
 		{`{"_id": 1, "a": 1}`, `{"b": 2}`, `{"_id": 1, "b": 2}`, 0},
 		{`{"_id": 1, "a": 1}`, `{"b": 2, "_id": 1}`, `{"_id": 1, "b": 2}`, 0},
@@ -224,6 +230,7 @@ func TestUpdateReplacement(t *testing.T) {
 }
 
 func TestUpdateDoesNotShareWithInput(t *testing.T) {
+	t.Parallel()
 	d := D(t, `{"_id": 1, "a": {"b": [1, 2]}, "c": [{"d": 1}]}`)
 	u, err := ParseUpdate(D(t, `{"$set": {"x": 1}}`))
 	if err != nil {
@@ -241,6 +248,7 @@ func TestUpdateDoesNotShareWithInput(t *testing.T) {
 }
 
 func TestUpsert(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		filter, update, want string
 		code                 int
@@ -286,6 +294,7 @@ func TestUpsert(t *testing.T) {
 var _ = document.CodeBadValue
 
 func TestUpdateBackfillLimit(t *testing.T) {
+	t.Parallel()
 	runUpdateCases(t, []updateCase{
 		{`{"_id": 1, "a": []}`, `{"$set": {"a.1500001": 1}}`, ``, 2},
 		{`{"_id": 1, "a": []}`, `{"$set": {"a.999999999.b": 1}}`, ``, 2},
@@ -293,6 +302,7 @@ func TestUpdateBackfillLimit(t *testing.T) {
 }
 
 func TestUpdateAllPositional(t *testing.T) {
+	t.Parallel()
 	runUpdateCases(t, []updateCase{
 		{`{"_id": 1, "a": [1, 2, 3]}`, `{"$inc": {"a.$[]": 10}}`, `{"_id": 1, "a": [11, 12, 13]}`, 0},
 		{`{"_id": 1, "a": [{"b": 1}, {"c": 2}]}`, `{"$set": {"a.$[].b": 0}}`, `{"_id": 1, "a": [{"b": 0}, {"c": 2, "b": 0}]}`, 0},

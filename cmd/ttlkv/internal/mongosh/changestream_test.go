@@ -5,10 +5,12 @@ import (
 	"testing"
 
 	"github.com/ttlkv/ttlkv/engine"
+	"github.com/ttlkv/ttlkv/lsm"
 )
 
 func TestWatch(t *testing.T) {
-	db, err := engine.Open(t.TempDir(), engine.Options{DisableTTLMonitor: true, ChangeStreams: true})
+	t.Parallel()
+	db, err := engine.Open(t.TempDir(), engine.Options{DisableTTLMonitor: true, ChangeStreams: true, MemoryBudget: lsm.MinMemoryBudget})
 	if err != nil {
 		t.Fatal(err)
 	}

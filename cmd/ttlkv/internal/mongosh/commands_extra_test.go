@@ -6,6 +6,7 @@ import "testing"
 // command: values unwound from arrays, deduplicated across numeric
 // types, in BSON order, filtered by the query.
 func TestDistinct(t *testing.T) {
+	t.Parallel()
 	s, out, _ := testShell(t, Options{})
 	if _, err := eval(t, s, out, `db.c.insertMany([{a: 2}, {a: [1, 2]}, {a: NumberLong(1)}, {a: "x"}, {b: 1}])`); err != nil {
 		t.Fatal(err)
@@ -27,6 +28,7 @@ func TestDistinct(t *testing.T) {
 // TestRenameCollectionMethod checks db.c.renameCollection(to, dropTarget)
 // on the engine's renameCollection admin command.
 func TestRenameCollectionMethod(t *testing.T) {
+	t.Parallel()
 	s, out, _ := testShell(t, Options{})
 	cases := []struct{ src, want string }{
 		{`db.a.insertMany([{_id: 1}, {_id: 2}]); db.b.insertOne({_id: 9}); db.a.renameCollection("c").ok`, "1"},
@@ -46,6 +48,7 @@ func TestRenameCollectionMethod(t *testing.T) {
 // engine's aggregate command, its cursor drained by getMore, and that
 // wrong arguments are the shell's own errors.
 func TestAggregateMethod(t *testing.T) {
+	t.Parallel()
 	s, out, _ := testShell(t, Options{})
 	if _, err := eval(t, s, out, `for (let i = 0; i < 250; i++) db.c.insertOne({_id: i, g: i % 2})`); err != nil {
 		t.Fatal(err)
@@ -72,6 +75,7 @@ func TestAggregateMethod(t *testing.T) {
 // against the current database instead of admin, and conflicting update
 // operators.
 func TestErrorCodeNames(t *testing.T) {
+	t.Parallel()
 	s, out, _ := testShell(t, Options{})
 	cases := []struct{ src, want string }{
 		{`try { db.runCommand({getParameter: 1, ttlMonitorSleepSecs: 1}) } catch (e) { print(e.code, e.codeName) }`, "13 Unauthorized"},
@@ -90,6 +94,7 @@ func TestErrorCodeNames(t *testing.T) {
 // name or key pattern, replying collMod's hidden_old/hidden_new, and
 // listed by getIndexes; a missing index is IndexNotFound.
 func TestHideIndex(t *testing.T) {
+	t.Parallel()
 	s, out, _ := testShell(t, Options{})
 	cases := []struct{ src, want string }{
 		{`db.c.createIndex({at: 1}, {expireAfterSeconds: 60})`, "at_1"},
@@ -111,6 +116,7 @@ func TestHideIndex(t *testing.T) {
 // TestCurrentOpArguments checks db.currentOp's forms: none, true
 // (mongosh's {$all: true}) and a filter document.
 func TestCurrentOpArguments(t *testing.T) {
+	t.Parallel()
 	s, out, _ := testShell(t, Options{})
 	cases := []struct{ src, want string }{
 		{`db.currentOp().inprog.length`, "0"},

@@ -12,6 +12,7 @@ import (
 // through JavaScript unchanged, except doubles holding an int32 value,
 // which become int32 as in mongosh.
 func TestBSONToJSAndBack(t *testing.T) {
+	t.Parallel()
 	s, _, _ := testShell(t, Options{})
 	oid, _ := bson.ObjectIDFromHex("0123456789abcdef01234567")
 	dec, _ := bson.ParseDecimal128("1.50")
@@ -41,6 +42,7 @@ func TestBSONToJSAndBack(t *testing.T) {
 
 // TestJSToBSON checks mongosh's number rule and the value constructors.
 func TestJSToBSON(t *testing.T) {
+	t.Parallel()
 	s, _, _ := testShell(t, Options{})
 	cases := []struct {
 		src  string

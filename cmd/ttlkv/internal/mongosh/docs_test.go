@@ -10,6 +10,7 @@ import (
 // TestDocsExamples runs every ```js block of docs/*.md in a fresh shell,
 // so that the documentation's examples stay runnable as written.
 func TestDocsExamples(t *testing.T) {
+	t.Parallel()
 	files, err := filepath.Glob(filepath.Join("..", "..", "..", "..", "docs", "*.md"))
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no docs found: %v", err)

@@ -9,13 +9,14 @@ import (
 	"time"
 
 	"github.com/ttlkv/ttlkv/engine"
+	"github.com/ttlkv/ttlkv/lsm"
 )
 
 // testShell opens an in-memory engine and a shell on it. The clock is
 // fixed so that printed dates are stable.
 func testShell(t *testing.T, opts Options) (*Shell, *bytes.Buffer, *engine.DB) {
 	t.Helper()
-	db, err := engine.Open(t.TempDir(), engine.Options{DisableTTLMonitor: true})
+	db, err := engine.Open(t.TempDir(), engine.Options{DisableTTLMonitor: true, MemoryBudget: lsm.MinMemoryBudget})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -38,6 +39,7 @@ func eval(t *testing.T, s *Shell, out *bytes.Buffer, src string) (string, error)
 }
 
 func TestEvalScripts(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name, src, want string
 	}{
@@ -89,6 +91,7 @@ func TestEvalScripts(t *testing.T) {
 }
 
 func TestCRUD(t *testing.T) {
+	t.Parallel()
 	s, out, _ := testShell(t, Options{})
 	steps := []struct{ src, want string }{
 		{`db.c.insertOne({_id: 1, a: 1}).insertedId`, "1\n"},
@@ -130,6 +133,7 @@ func TestCRUD(t *testing.T) {
 }
 
 func TestErrors(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name, src, want string
 	}{
@@ -160,6 +164,7 @@ func TestErrors(t *testing.T) {
 }
 
 func TestCatchCodeAndCodeName(t *testing.T) {
+	t.Parallel()
 	s, out, _ := testShell(t, Options{})
 	got, err := eval(t, s, out, `
 db.c.insertOne({_id: 1});
@@ -175,6 +180,7 @@ try { db.runCommand({nosuchcommand: 1}) } catch (e) { print(e.code, e.codeName) 
 }
 
 func TestQuit(t *testing.T) {
+	t.Parallel()
 	s, out, _ := testShell(t, Options{})
 	_, err := eval(t, s, out, `print("a"); quit(3); print("b")`)
 	var ee *ExitError
@@ -187,6 +193,7 @@ func TestQuit(t *testing.T) {
 }
 
 func TestSleepInterruptedByContext(t *testing.T) {
+	t.Parallel()
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	s, out, _ := testShell(t, Options{Context: ctx})
@@ -198,6 +205,7 @@ func TestSleepInterruptedByContext(t *testing.T) {
 }
 
 func TestJSONOutput(t *testing.T) {
+	t.Parallel()
 	for _, mode := range []string{"relaxed", "canonical"} {
 		s, out, _ := testShell(t, Options{JSON: mode})
 		got, err := eval(t, s, out, `({a: 1, n: NumberLong(2)})`)
