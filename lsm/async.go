@@ -111,28 +111,15 @@ func (p *Pipeline) Update(fn func(*Txn) error, guard func(send func() error) err
 			<-p.last.done
 		}
 		t.done = true
-		pd := &Pending{done: make(chan struct{})}
 		// Begin the next transaction while this commit has no
 		// timestamp yet, so it does not wait for this write.
 		if p.next == nil {
 			p.next = s.db.NewTransaction(true)
 		}
-		s.gate.RLock()
-		if s.closed.Load() {
-			s.gate.RUnlock()
-			return ErrClosed
+		pd, err := s.sendCommit(t)
+		if err != nil {
+			return err
 		}
-		applied := func(err error) {
-			pd.err = pendingErr(err)
-			close(pd.done)
-		}
-		if len(t.changes) > 0 && s.changes != nil {
-			s.commitChanges(bt, t.changes, applied)
-		} else {
-			bt.CommitWith(applied)
-		}
-		s.gate.RUnlock()
-		s.commits.Add(1)
 		pend = pd
 		p.last = pd
 		return nil
@@ -212,22 +199,28 @@ func (s *Store) UpdateSent(fn func(*Txn) error) (*Pending, error) {
 	}
 	t.closeIters()
 	t.done = true
+	return s.sendCommit(t)
+}
+
+// sendCommit hands t's commit to Badger (with its change events, if
+// any) and returns the Pending its write completes; ErrClosed, with
+// nothing sent, once the store is closing.
+func (s *Store) sendCommit(t *Txn) (*Pending, error) {
 	pd := &Pending{done: make(chan struct{})}
 	applied := func(err error) {
 		pd.err = pendingErr(err)
 		close(pd.done)
 	}
 	s.gate.RLock()
+	defer s.gate.RUnlock()
 	if s.closed.Load() {
-		s.gate.RUnlock()
 		return nil, ErrClosed
 	}
 	if len(t.changes) > 0 && s.changes != nil {
-		s.commitChanges(bt, t.changes, applied)
+		s.commitChanges(t.t, t.changes, applied)
 	} else {
-		bt.CommitWith(applied)
+		t.t.CommitWith(applied)
 	}
-	s.gate.RUnlock()
 	s.commits.Add(1)
 	return pd, nil
 }
