@@ -69,6 +69,19 @@ func countFast(db *DB, n *atomic.Int64) {
 	}
 }
 
+// passCountingFast runs one TTL pass and returns how many documents it
+// deleted and how many of those it deleted from their TTL entries.
+func passCountingFast(t *testing.T, db *DB) (deleted, fast int64) {
+	t.Helper()
+	var n atomic.Int64
+	countFast(db, &n)
+	res, err := db.RunTTLPass(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res.Deleted, n.Load()
+}
+
 // survivors returns the n fields of c's documents, sorted.
 func survivors(t *testing.T, db *DB) []int {
 	t.Helper()
@@ -180,14 +193,9 @@ func TestReapFastFallsBack(t *testing.T) {
 				}
 			}
 			insertDocs(t, db, "c", docs...)
-			var fast atomic.Int64
-			countFast(db, &fast)
-			res, err := db.RunTTLPass(context.Background())
-			if err != nil {
-				t.Fatal(err)
-			}
-			if res.Deleted != 50 || fast.Load() != 0 {
-				t.Fatalf("deleted %d (%d from TTL entries), want 50 (none)", res.Deleted, fast.Load())
+			deleted, fast := passCountingFast(t, db)
+			if deleted != 50 || fast != 0 {
+				t.Fatalf("deleted %d (%d from TTL entries), want 50 (none)", deleted, fast)
 			}
 			mustValidate(t, db, "test", "c")
 		})
@@ -243,14 +251,9 @@ func TestReapFastOldEntries(t *testing.T) {
 	insertDocs(t, db, "c", docs...)
 	stripped := stripTTLValues(t, db, "t_1")
 	mustValidate(t, db, "test", "c")
-	var fast atomic.Int64
-	countFast(db, &fast)
-	res, err := db.RunTTLPass(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if res.Deleted != 200 || fast.Load() != int64(200-stripped) {
-		t.Fatalf("deleted %d, %d from TTL entries; want 200, %d", res.Deleted, fast.Load(), 200-stripped)
+	deleted, fast := passCountingFast(t, db)
+	if deleted != 200 || fast != int64(200-stripped) {
+		t.Fatalf("deleted %d, %d from TTL entries; want 200, %d", deleted, fast, 200-stripped)
 	}
 	if n := count(t, db, "test", "c"); n != 0 {
 		t.Fatalf("%d documents left", n)
@@ -444,14 +447,9 @@ func TestReapFastBuiltIndexAndCollation(t *testing.T) {
 	}
 	insertDocs(t, db, "c", docs...)
 	mustValidate(t, db, "test", "c")
-	var fast atomic.Int64
-	countFast(db, &fast)
-	res, err := db.RunTTLPass(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if res.Deleted != 150 || fast.Load() != 150 {
-		t.Fatalf("deleted %d (%d from TTL entries), want 150 (150)", res.Deleted, fast.Load())
+	deleted, fast := passCountingFast(t, db)
+	if deleted != 150 || fast != 150 {
+		t.Fatalf("deleted %d (%d from TTL entries), want 150 (150)", deleted, fast)
 	}
 	if r := mustValidate(t, db, "test", "c"); r.KeysPerIndex["_id_"] != 0 || r.Records != 0 {
 		t.Fatalf("after the reap: %d records, %d _id entries", r.Records, r.KeysPerIndex["_id_"])
