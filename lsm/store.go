@@ -90,7 +90,11 @@ type Options struct {
 	// a compactor a 256 MiB up to 4); see budget. The process's RSS is
 	// larger than the budget: the Go heap the garbage collector has not
 	// yet returned, table and log files mapped into memory, and the rest
-	// of the program (README, "Memory").
+	// of the program (README, "Memory"). Without a Go soft memory limit
+	// (GOMEMLIMIT) the RSS follows the peaks of Badger's compactions more
+	// than the budget: a smaller budget makes smaller memtables, so more
+	// flushes and compactions, and a 96 MiB budget measured a higher RSS
+	// than the default at a 300k-document steady state.
 	MemoryBudget int64
 
 	// MemTableSize is the size of one memtable. Default: from
@@ -142,7 +146,10 @@ type Options struct {
 	// takes, the fewer times the live set is rewritten (bytes written per
 	// byte inserted 6.6 at 5, 5.4 at 10 in the steady-state benchmark;
 	// benchmarks/RESULTS.md). Reads consult every level-0 table, a point
-	// read through its bloom filter.
+	// read through its bloom filter. Memory, same benchmark without a
+	// soft limit: 5 raised the RSS (more compactions, each with its table
+	// builders in flight) and 20 did not lower it over 160 s (it only put
+	// the first compactions off).
 	LevelZeroTables int
 	// ValueLogFileSize is the size of one value-log file. Default 64 MiB:
 	// value-log GC rewrites one file at a time, so smaller files reclaim
@@ -343,7 +350,9 @@ func Open(dir string, o Options) (*Store, error) {
 	// keep coming. With doubling tables the live heap at a 300k-document
 	// steady state kept growing, to 370-460 MiB; with this it was
 	// 210-250 MiB, stepping to about 320 as compactions reached deeper
-	// levels (README, "Memory").
+	// levels (README, "Memory"). Smaller base tables (1 MiB, 512 KiB)
+	// raised the RSS again: more tables, more builders in flight
+	// (benchmarks/RESULTS.md, issue 17 memory).
 	bo.TableSizeMultiplier = 1
 	if o.InMemory {
 		bo.Dir, bo.ValueDir = "", ""
