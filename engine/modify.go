@@ -298,8 +298,11 @@ type batchState struct {
 	staged  int64
 	docs    []bson.D // the deleted documents, when onDelete or the commit guard needs them
 	read    []readDoc
-	arena   []byte // copies of the records read, for change-event pre-images
-	locked  bool   // the caller holds c.wmu from staging to commit
+	// deferred are the documents deleted from their TTL entries whose
+	// keys are not staged yet (flushFast).
+	deferred []readDoc
+	arena    []byte // copies of the records read, for change-event pre-images
+	locked   bool   // the caller holds c.wmu from staging to commit
 	// lockWait is how long the commit waited for a writer to release
 	// c.wmu (on the targets' clock): time the batch spent blocked, not
 	// working, which its yield does not repeat.
@@ -385,7 +388,7 @@ func (bd *batchDeleter) newBatch(rids []uint64, gentle bool) *batchState {
 func (bd *batchDeleter) stage(rids []uint64, b *batchState) func(*lsm.Txn) error {
 	c := bd.c
 	return func(txn *lsm.Txn) error {
-		b.deleted, b.used, b.staged, b.docs, b.read, b.fast = 0, 0, 0, b.docs[:0], b.read[:0], 0
+		b.deleted, b.used, b.staged, b.docs, b.read, b.fast, b.deferred = 0, 0, 0, b.docs[:0], b.read[:0], 0, b.deferred[:0]
 		m := c.m()
 		b.m = m
 		// Decode each record as the iterator reaches it, from Badger's
@@ -419,6 +422,9 @@ func (bd *batchDeleter) stage(rids []uint64, b *batchState) func(*lsm.Txn) error
 			if done {
 				break
 			}
+		}
+		if err := bd.flushFast(w, b); err != nil {
+			return err
 		}
 		bd.firstRead = b.used
 		b.read = b.read[:0]
@@ -491,27 +497,22 @@ func (bd *batchDeleter) stageChunk(txn *lsm.Txn, w *writeCtx, rids []uint64, b *
 	bd.read.Add(int64(len(b.read)))
 	t := bd.targets
 	for _, r := range b.read {
-		var err error
 		if r.fast != nil {
-			err = w.removeFast(r.fast)
+			// Staged at the end of the batch (flushFast), so that the
+			// next chunk's read finds no writes of the batch to merge.
+			b.deferred = append(b.deferred, r)
 			b.fast++
 		} else if !bd.recheck(m, r.d) {
 			continue
 		} else {
-			w.beforeRaw = r.raw
-			err = w.remove(rids[r.i], r.d)
-		}
-		if err != nil {
-			if errors.Is(err, lsm.ErrTxnTooBig) {
-				if b.deleted > 0 {
-					// Part of this document may be staged: abort, and
-					// redo the batch without it.
-					return false, errBatchFull{at: r.i}
-				}
-				return false, fmt.Errorf("engine: deleting a document of %s: its index entries do not fit one transaction (%d bytes, %d entries): %w",
-					m.NS(), bd.db.store.MaxBatchSize(), bd.db.store.MaxBatchCount(), err)
+			// Stage in rid order: the deferred documents first.
+			if err := bd.flushFast(w, b); err != nil {
+				return false, err
 			}
-			return false, err
+			w.beforeRaw = r.raw
+			if err := w.remove(rids[r.i], r.d); err != nil {
+				return false, bd.stageErr(m, err, r.i, b.deleted > 0)
+			}
 		}
 		b.deleted++
 		b.staged += int64(r.size)
@@ -531,6 +532,44 @@ func (bd *batchDeleter) stageChunk(txn *lsm.Txn, w *writeCtx, rids []uint64, b *
 		}
 	}
 	return false, nil
+}
+
+// flushFast stages the deletes of the documents of batch b deleted from
+// their TTL entries whose staging was deferred (b.deferred), in rid
+// order. Deferring them lets every read of the batch run before its
+// first write: a Badger iterator in a transaction that has writes
+// copies and sorts all of them before its first key (it merges them
+// into what it reads), and a batch read its TTL entries in chunks, each
+// with a new iterator, after staging the deletes of the chunks before.
+// The entries are still read in the batch's transaction: the guard is
+// unchanged (readFast).
+func (bd *batchDeleter) flushFast(w *writeCtx, b *batchState) error {
+	before := int(b.deleted) - len(b.deferred) // documents already staged
+	for x, r := range b.deferred {
+		if err := w.removeFast(r.fast); err != nil {
+			return bd.stageErr(b.m, err, r.i, before+x > 0)
+		}
+	}
+	b.deferred = b.deferred[:0]
+	return nil
+}
+
+// stageErr is the error of staging the delete of the document at
+// position at of a batch over m, after others were staged (staged) or
+// not: a transaction overflow with documents staged before redoes the
+// batch without it (errBatchFull), one on the first document is an
+// error of the delete.
+func (bd *batchDeleter) stageErr(m *catalog.Coll, err error, at int, staged bool) error {
+	if !errors.Is(err, lsm.ErrTxnTooBig) {
+		return err
+	}
+	if staged {
+		// Part of this document may be staged: abort, and redo the
+		// batch without it.
+		return errBatchFull{at: at}
+	}
+	return fmt.Errorf("engine: deleting a document of %s: its index entries do not fit one transaction (%d bytes, %d entries): %w",
+		m.NS(), bd.db.store.MaxBatchSize(), bd.db.store.MaxBatchCount(), err)
 }
 
 // commitGuard returns the commit guard of batch b. A batch that staged

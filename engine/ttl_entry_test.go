@@ -455,3 +455,44 @@ func TestReapFastBuiltIndexAndCollation(t *testing.T) {
 		t.Fatalf("after the reap: %d records, %d _id entries", r.Records, r.KeysPerIndex["_id_"])
 	}
 }
+
+// A TTL batch deleting from TTL entries stages its deletes after its
+// reads (flushFast); when they overflow the transaction there, the batch
+// is redone with fewer documents (errBatchFull), as when they are
+// staged one by one: with 1 MiB memtables (smallTxns) and one 1000
+// document batch, the 3,000 deletes are about twice the transaction
+// limit.
+func TestReapFastFitsTxnLimit(t *testing.T) {
+	t.Parallel()
+	const n = 1000
+	db, clk, _ := openTestWith(t, smallTxns)
+	for name, v := range map[string]any{"batchedDeletesTargetBatchDocs": 1000,
+		"batchedDeletesTargetBatchTimeMS": 0, "batchedDeletesTargetStagedDocBytes": 0} {
+		if _, err := db.SetParameter(name, v); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if 3*n < 3*db.store.MaxBatchCount()/2 { // at least one and a half transactions' worth
+		t.Fatalf("the fixture no longer overflows a transaction: %d deletes, limit %d", 3*n, db.store.MaxBatchCount())
+	}
+	mustRun(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"t": 1}, "name": "t_1", "expireAfterSeconds": 60}]}`)
+	old := dt(clk.Now().Add(-time.Hour))
+	docs := make([]bson.D, n)
+	for i := range docs {
+		docs[i] = bson.D{{Key: "_id", Value: int32(i)}, {Key: "t", Value: old}}
+	}
+	insertDocs(t, db, "c", docs...)
+	var fast atomic.Int64
+	countFast(db, &fast)
+	before := db.Stats().BatchedDeleteBatches
+	if r := pass(t, db); r.Deleted != n || fast.Load() != n {
+		t.Fatalf("pass deleted %d, %d from TTL entries; want %d, all", r.Deleted, fast.Load(), n)
+	}
+	if got := db.Stats().BatchedDeleteBatches - before; got < 2 {
+		t.Errorf("%d batches, want at least 2 (the deletes are over a transaction's worth)", got)
+	}
+	if c := count(t, db, "test", "c"); c != 0 {
+		t.Errorf("%d documents left", c)
+	}
+	mustValidate(t, db, "test", "c")
+}
