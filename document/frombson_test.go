@@ -191,14 +191,7 @@ func insertRuleDocs() []bson.D {
 func TestAppendInsertBSONMatchesDecoding(t *testing.T) {
 	t.Parallel()
 	docs := insertRuleDocs()
-	r := rand.New(rand.NewSource(seed(t)))
-	n := 2000
-	if longTests() {
-		n = 50000
-	}
-	for i := 0; i < n; i++ {
-		docs = append(docs, randDoc(r, 4, 6))
-	}
+	docs = appendRandDocs(t, docs)
 	for _, d := range docs {
 		checkInsertBSON(t, mustBSON(t, d), true)
 	}

@@ -135,6 +135,20 @@ func randValue(r *rand.Rand, depth int) any {
 	}
 }
 
+// appendRandDocs appends to docs 2000 random documents (50,000 with
+// TTLKV_LONG=1) from the test's seed.
+func appendRandDocs(t *testing.T, docs []bson.D) []bson.D {
+	r := rand.New(rand.NewSource(seed(t)))
+	n := 2000
+	if longTests() {
+		n = 50000
+	}
+	for i := 0; i < n; i++ {
+		docs = append(docs, randDoc(r, 4, 6))
+	}
+	return docs
+}
+
 func randDoc(r *rand.Rand, depth, maxFields int) bson.D {
 	d := make(bson.D, r.Intn(maxFields+1))
 	for i := range d {

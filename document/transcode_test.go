@@ -102,14 +102,7 @@ func TestAppendBSONMatchesDriver(t *testing.T) {
 		{{Key: "d", Value: bson.D{{Key: "e", Value: bson.A{1.5, nil, true}}}}},
 		{{Key: "t", Value: bson.DateTime(1)}, {Key: "o", Value: bson.ObjectID{1}}, {Key: "m", Value: mustDec("1.5")}},
 	}
-	r := rand.New(rand.NewSource(seed(t)))
-	n := 2000
-	if longTests() {
-		n = 50000
-	}
-	for i := 0; i < n; i++ {
-		docs = append(docs, randDoc(r, 4, 6))
-	}
+	docs = appendRandDocs(t, docs)
 	for _, d := range docs {
 		b, err := Marshal(d)
 		if err != nil {
