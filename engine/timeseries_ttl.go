@@ -170,7 +170,7 @@ func (db *DB) timeseriesTTLVisit(ctx context.Context, tg ttlTarget) (deleted int
 	}
 	defer func() { tsForget(c, bc, reaped) }()
 	bd := &batchDeleter{db: db, c: bc, recheck: recheck, stats: batching, onDelete: onDelete, beforeCommit: db.opts.seams.tsReapBeforeCommitHook,
-		reclaimBytes: &db.mon.deletedBytes, expiry: &changestream.Expiry{Bucket: true}}
+		reclaimBytes: db.mon.DeletedBytes(), expiry: &changestream.Expiry{Bucket: true}}
 	if batching {
 		bd.targets = db.deleteTargets()
 	}
@@ -223,5 +223,5 @@ func satMul(a, b int64) int64 {
 }
 
 // bucketScanChunk is how many buckets a time-series TTL visit reads at
-// a time, as ttlScanChunk is for a TTL index (monitor.go).
+// a time, as ttlScanChunk is for a TTL index (ttl_visit.go).
 const bucketScanChunk = 1024
