@@ -135,7 +135,7 @@ func (db *DB) timeseriesTTLVisit(ctx context.Context, tg ttlTarget) (deleted int
 	}
 	v := db.beginVisit(m.NS(), tsTTLTargetName)
 	defer v.end()
-	batching, vc, now := v.batching, v.clock, v.now
+	batching, budget, now := v.batching, v.budget, v.now
 	// Candidates: buckets whose min time is at or before the latest
 	// cut-off of any rule.
 	minExp := int64(math.MaxInt64)
@@ -174,12 +174,12 @@ func (db *DB) timeseriesTTLVisit(ctx context.Context, tg ttlTarget) (deleted int
 	if batching {
 		bd.targets = db.deleteTargets()
 	}
-	chunk := v.chunk(seamOr(db.opts.seams.bucketChunk, bucketScanChunk))
+	chunk := budget.Chunk(seamOr(db.opts.seams.bucketChunk, bucketScanChunk))
 	for {
 		if err := ctxErr(ctx); err != nil {
 			return deleted, false, err
 		}
-		want := v.want(chunk, deleted)
+		want := budget.Want(chunk, deleted)
 		var rids []uint64
 		var next []byte
 		finished := false
@@ -191,7 +191,7 @@ func (db *DB) timeseriesTTLVisit(ctx context.Context, tg ttlTarget) (deleted int
 		if err != nil {
 			return deleted, false, err
 		}
-		n, err := bd.run(ctx, rids, vc.stop(deleted))
+		n, err := bd.run(ctx, rids, budget.StopFunc(deleted))
 		tsForget(c, bc, reaped)
 		reaped = reaped[:0]
 		deleted += n
@@ -199,14 +199,14 @@ func (db *DB) timeseriesTTLVisit(ctx context.Context, tg ttlTarget) (deleted int
 		if err != nil {
 			return deleted, false, err
 		}
-		if vc.stopped {
+		if budget.Stopped() {
 			return deleted, true, nil
 		}
 		if finished {
 			return deleted, false, nil
 		}
 		lo = next
-		if v.targetMet(deleted) {
+		if budget.Met(deleted) {
 			return deleted, true, nil
 		}
 	}

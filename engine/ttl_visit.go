@@ -8,6 +8,7 @@ import (
 	"github.com/ttlkv/ttlkv/changestream"
 	"github.com/ttlkv/ttlkv/engine/internal/catalog"
 	"github.com/ttlkv/ttlkv/engine/internal/indexkey"
+	"github.com/ttlkv/ttlkv/engine/internal/ttlmon"
 	"github.com/ttlkv/ttlkv/lsm"
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
@@ -43,7 +44,7 @@ func (db *DB) ttlVisit(ctx context.Context, t ttlTarget) (deleted int64, more bo
 	}
 	v := db.beginVisit(m.NS(), ix.Name)
 	defer v.end()
-	batching, vc, now := v.batching, v.clock, v.now
+	batching, budget, now := v.batching, v.budget, v.now
 	cutoff := cutoffFor(now, ix.Expire)
 	desc := indexkey.Fields(ix.Key)[0].Desc
 	prefix := lsm.IndexPrefix(m.ID, ix.ID)
@@ -92,14 +93,14 @@ func (db *DB) ttlVisit(ctx context.Context, t ttlTarget) (deleted int64, more bo
 	// Record ids are read from the index in chunks of ttlScanChunk; the
 	// pipelined deletes of a chunk drain (the last commit is waited for
 	// with nothing staged beside it) before the next chunk is read.
-	chunk := v.chunk(seamOr(db.opts.seams.ttlScanChunk, ttlScanChunk))
+	chunk := budget.Chunk(seamOr(db.opts.seams.ttlScanChunk, ttlScanChunk))
 	finished := false
 	first := true
 	for !finished {
 		if err := ctxErr(ctx); err != nil {
 			return deleted, false, err
 		}
-		want := v.want(chunk, deleted)
+		want := budget.Want(chunk, deleted)
 		var rids []uint64
 		var next []byte
 		err := db.store.View(func(txn *lsm.Txn) error {
@@ -123,13 +124,13 @@ func (db *DB) ttlVisit(ctx context.Context, t ttlTarget) (deleted int64, more bo
 		if db.opts.seams.scanHook != nil {
 			db.opts.seams.scanHook()
 		}
-		n, err := bd.run(ctx, rids, vc.stop(deleted))
+		n, err := bd.run(ctx, rids, budget.StopFunc(deleted))
 		deleted += n
 		db.stats.ttlDeleted.Add(n)
 		if err != nil {
 			return deleted, false, err
 		}
-		if vc.stopped {
+		if budget.Stopped() {
 			// Ended inside the chunk: the next visit scans it again
 			// (its deleted keys are gone from the index), as records
 			// are deleted in record-id order, not in index order.
@@ -145,7 +146,7 @@ func (db *DB) ttlVisit(ctx context.Context, t ttlTarget) (deleted int64, more bo
 		if finished {
 			break
 		}
-		if v.targetMet(deleted) {
+		if budget.Met(deleted) {
 			mo.EndVisit(lw, false)
 			return deleted, true, nil
 		}
@@ -161,41 +162,15 @@ func (db *DB) ttlVisit(ctx context.Context, t ttlTarget) (deleted int64, more bo
 // (benchmarks/RESULTS.md, 2026-11-26), so the chunk stays small.
 const ttlScanChunk = 4096
 
-// visitClock ends a visit at its time target (ttlIndexDeleteTargetTimeMS)
-// between two delete batches, so that a visit overshoots the target by
-// at most one batch rather than by the rest of a scanned chunk (4096
-// documents, seconds of gentle reaping beside writers). A visit always
-// deletes something before it stops, so every visit makes progress.
-type visitClock struct {
-	db      *DB
-	start   time.Time
-	target  time.Duration // 0: no time target
-	stopped bool          // the target ended the visit inside a chunk
-}
-
-// stop returns bd.run's stop function for a chunk begun after the visit
-// had deleted before documents.
-func (v *visitClock) stop(before int64) func(deleted int64) bool {
-	if v.target <= 0 {
-		return nil
-	}
-	return func(deleted int64) bool {
-		if before+deleted > 0 && v.db.targetSince(v.start) >= v.target {
-			v.stopped = true
-		}
-		return v.stopped
-	}
-}
-
 // visit is what every TTL visit starts with (beginVisit): its place in
-// currentOp, its targets and its clock.
+// currentOp, its budget and the time expiry is judged against.
 type visit struct {
-	end        func() // leaves currentOp
-	batching   bool   // ttlMonitorBatchDeletes
-	targetDocs int64  // ttlIndexDeleteTargetDocs when batching, else 0 (none)
-	targetMS   int64  // ttlIndexDeleteTargetTimeMS when batching, else 0 (none)
-	clock      *visitClock
-	now        bson.DateTime // expiry is judged against this time
+	end      func() // leaves currentOp
+	batching bool   // ttlMonitorBatchDeletes
+	// budget holds ttlIndexDeleteTargetDocs and
+	// ttlIndexDeleteTargetTimeMS when batching, else no target.
+	budget *ttlmon.Budget
+	now    bson.DateTime // expiry is judged against this time
 }
 
 // beginVisit registers a TTL visit of index (of namespace ns) in
@@ -208,38 +183,14 @@ func (db *DB) beginVisit(ns, index string) *visit {
 		h()
 	}
 	v.batching = db.params.bool("ttlMonitorBatchDeletes")
+	var docs, ms int64
 	if v.batching {
-		v.targetDocs = db.params.int("ttlIndexDeleteTargetDocs")
-		v.targetMS = db.params.int("ttlIndexDeleteTargetTimeMS")
+		docs = db.params.int("ttlIndexDeleteTargetDocs")
+		ms = db.params.int("ttlIndexDeleteTargetTimeMS")
 	}
-	v.clock = &visitClock{db: db, start: db.targetNow(), target: time.Duration(v.targetMS) * time.Millisecond}
+	v.budget = db.mon.Budget(docs, time.Duration(ms)*time.Millisecond)
 	v.now = db.now()
 	return v
-}
-
-// chunk returns how many keys the visit reads at a time: max, or
-// fewer when the document target is smaller.
-func (v *visit) chunk(max int64) int64 {
-	if v.targetDocs > 0 && v.targetDocs < max {
-		return v.targetDocs
-	}
-	return max
-}
-
-// want returns how many keys to read next, in chunks of chunk, when the
-// visit has deleted documents: no more than its document target leaves.
-func (v *visit) want(chunk, deleted int64) int64 {
-	if v.targetDocs > 0 && v.targetDocs-deleted < chunk {
-		return v.targetDocs - deleted
-	}
-	return chunk
-}
-
-// targetMet reports whether a visit that has deleted documents must
-// stop at a chunk boundary: its document or time target is met.
-func (v *visit) targetMet(deleted int64) bool {
-	return (v.targetDocs > 0 && deleted >= v.targetDocs) ||
-		(v.targetMS > 0 && v.clock.db.targetSince(v.clock.start) >= time.Duration(v.targetMS)*time.Millisecond)
 }
 
 // scanRids reads the record ids of up to want index keys in [lo, hi),
