@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"github.com/ttlkv/ttlkv/engine/internal/ttlmon"
@@ -27,7 +28,11 @@ type TTLPassResult = ttlmon.PassResult
 // sub-passes until one ends with no index having work left. It
 // returns what it deleted. Expiry is judged by Options.Clock.
 func (db *DB) RunTTLPass(ctx context.Context) (*TTLPassResult, error) {
-	return db.mon.Pass(ctx)
+	res, err := db.mon.Pass(ctx)
+	if errors.Is(err, context.DeadlineExceeded) {
+		err = ctxErr(ctx) // MongoDB's MaxTimeMSExpired
+	}
+	return res, err
 }
 
 // ttlKey names a TTL index to the monitor: its collection's id and its

@@ -16,7 +16,7 @@ import (
 // fakeHost is a Host over fakeReapers, with a clock that moves only
 // when a reaper's visit moves it.
 type fakeHost struct {
-	mu        sync.Mutex
+	mu        sync.Mutex // logs
 	targets   []Target
 	scheduled bool
 	writable  error
@@ -32,16 +32,8 @@ func (h *fakeHost) Writable() error              { return h.writable }
 func (h *fakeHost) Scheduled() bool              { return h.scheduled }
 func (h *fakeHost) Sleep() time.Duration         { return h.sleep }
 func (h *fakeHost) SubPassTarget() time.Duration { return h.subPass }
-func (h *fakeHost) Now() time.Time {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	return h.now
-}
-func (h *fakeHost) advance(d time.Duration) {
-	h.mu.Lock()
-	h.now = h.now.Add(d)
-	h.mu.Unlock()
-}
+func (h *fakeHost) Now() time.Time               { return h.now }
+func (h *fakeHost) advance(d time.Duration)      { h.now = h.now.Add(d) }
 func (h *fakeHost) Logf(format string, args ...any) {
 	h.mu.Lock()
 	h.logs = append(h.logs, fmt.Sprintf(format, args...))

@@ -2,9 +2,7 @@ package ttlmon
 
 import (
 	"context"
-	"errors"
 
-	"github.com/ttlkv/ttlkv/document"
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
 
@@ -38,7 +36,8 @@ func (r *PassResult) Reply() bson.D {
 // targets afresh and visits each in turn; a target whose visit stopped
 // at one of its targets goes to the back of the queue, and once every
 // target was visited the sub-pass ends at ttlMonitorSubPassTargetSecs.
-// It returns what it deleted, also when it fails or is cancelled.
+// It returns what it deleted, also when it fails or is cancelled (with
+// the reaper's error, or the context's as it is).
 func (m *Monitor) Pass(ctx context.Context) (*PassResult, error) {
 	if err := m.host.Writable(); err != nil {
 		return nil, err
@@ -115,7 +114,7 @@ func (m *Monitor) Pass(ctx context.Context) (*PassResult, error) {
 		if !workLeft {
 			break
 		}
-		if err := ctxErr(ctx); err != nil {
+		if err := ctx.Err(); err != nil {
 			return stopped(err)
 		}
 	}
@@ -123,15 +122,4 @@ func (m *Monitor) Pass(ctx context.Context) (*PassResult, error) {
 	results()
 	m.afterPass(res.Deleted)
 	return res, nil
-}
-
-// ctxErr is ctx's error, a deadline being MongoDB's MaxTimeMSExpired.
-func ctxErr(ctx context.Context) error {
-	if err := ctx.Err(); err != nil {
-		if errors.Is(err, context.DeadlineExceeded) {
-			return document.Errorf(document.CodeMaxTimeMSExpired, "operation exceeded time limit")
-		}
-		return err
-	}
-	return nil
 }
