@@ -15,7 +15,8 @@ type seams struct {
 	// time the engine passes it; the crash harness kills its process
 	// there. SetFailpointForTesting.
 	failpoint func(name string)
-	// reclaimAfter, if positive, replaces reclaimAfterDeletes and turns
+	// reclaimAfter, if positive, replaces the 10,000 deletes that start
+	// reclamation (engine/internal/ttlmon/reclaim.go) and turns
 	// off the share-of-store rule (reclaimStoreShare), so that the
 	// crash harness's small stores reach FailpointReclaim after a few
 	// deletes. SetReclaimAfterForTesting.
