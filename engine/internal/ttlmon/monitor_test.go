@@ -316,3 +316,38 @@ func TestNoteLagLogs(t *testing.T) {
 		t.Fatalf("level %d after catching up, want 0", st.Level)
 	}
 }
+
+// blockingReaper's visit tells started it began and returns when its
+// context is cancelled.
+type blockingReaper struct{ started chan struct{} }
+
+func (r *blockingReaper) Visit(ctx context.Context) (int64, bool, error) {
+	close(r.started)
+	<-ctx.Done()
+	return 0, false, ctx.Err()
+}
+
+func (r *blockingReaper) Namespace() string { return "test.c" }
+
+// The loop runs a pass when its timer fires, and Stop cancels a pass
+// it runs and waits for the loop to end; a second Stop does nothing.
+func TestStopCancelsTheLoopsPass(t *testing.T) {
+	t.Parallel()
+	h := &fakeHost{scheduled: true, sleep: time.Millisecond}
+	r := &blockingReaper{started: make(chan struct{})}
+	h.targets = []Target{{Key: Key{Coll: 1, Index: 2}, Name: "t_1", Reaper: r}}
+	m := New(h, &fakeStore{}, 0)
+	m.Start()
+	<-r.started
+	m.Stop()
+	m.Stop()
+	h.mu.Lock()
+	logs := strings.Join(h.logs, "\n")
+	h.mu.Unlock()
+	if !strings.Contains(logs, "ttl: pass failed: context canceled") {
+		t.Fatalf("log %q, want the cancelled pass", logs)
+	}
+	if m.Passes() != 0 {
+		t.Fatalf("%d passes counted, want 0", m.Passes())
+	}
+}
