@@ -9,55 +9,9 @@ import (
 	"time"
 
 	"github.com/ttlkv/ttlkv/engine/internal/catalog"
+	"github.com/ttlkv/ttlkv/engine/internal/ttlmon"
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
-
-// catchUp.step: once at least catchUpWindow of clock time has passed
-// since the last comparison, a lag above the floor that grew by more
-// than a tenth of that time climbs one level, by more than half two
-// levels (up to maxCatchUp); one
-// that grew less, or shrank, keeps the level; a lag at or under the
-// floor steps one level down.
-func TestCatchUpStep(t *testing.T) {
-	t.Parallel()
-	const floor = 2 * time.Second
-	s := func(d float64) time.Duration { return time.Duration(d * float64(time.Second)) }
-	at := func(sec float64) bson.DateTime { return bson.DateTime(1_700_000_000_000 + int64(sec*1000)) }
-	type obs struct {
-		sec  float64 // clock time of the visit
-		lag  float64 // seconds
-		want int
-		fin  bool // the visit before this one finished its range
-	}
-	for _, tc := range []struct {
-		name string
-		obs  []obs
-	}{
-		{"caught up stays at 0", []obs{{0, 1, 0, false}, {10, 2, 0, false}, {20, 0, 0, false}}},
-		{"a growing lag climbs once per window", []obs{{0, 10, 0, false}, {3, 11, 1, false}, {6, 12, 2, false}, {9, 13, 3, false}, {12, 14, 4, false}, {15, 15, 5, false}, {18, 16, 5, false}}},
-		{"comparisons wait for a window", []obs{{0, 10, 0, false}, {1, 10.5, 0, false}, {2.9, 10.9, 0, false}, {3, 11, 1, false}, {4, 11.5, 1, false}}},
-		{"growth of a tenth of the time or less holds", []obs{{0, 10, 0, false}, {3, 10.3, 0, false}, {6, 10.6, 0, false}}},
-		{"growth just over a tenth climbs", []obs{{0, 10, 0, false}, {3, 10.4, 1, false}}},
-		{"growth over half the time climbs two levels", []obs{{0, 10, 0, false}, {3, 11.5, 1, false}, {6, 13.1, 3, false}, {9, 16, 5, false}, {12, 20, 5, false}}},
-		{"a shrinking lag above the floor keeps the level", []obs{{0, 10, 0, false}, {3, 11, 1, false}, {6, 12, 2, false}, {9, 11, 2, false}, {12, 6, 2, false}}},
-		{"caught up steps down a level per window", []obs{{0, 10, 0, false}, {3, 11, 1, false}, {6, 12, 2, false}, {9, 2, 1, false}, {10, 1, 1, false}, {12, 1, 0, false}, {15, 0, 0, false}}},
-		{"a one-off backlog does not climb", []obs{{0, 3600, 0, false}, {3, 3500, 0, false}, {6, 3000, 0, false}, {9, 100, 0, false}, {12, 0, 0, false}}},
-		{"a clock moved back restarts the window", []obs{{10, 10, 0, false}, {0, 20, 0, false}, {2, 30, 0, false}, {3, 21, 1, false}}},
-		{"a finished visit steps down whatever the lag", []obs{{0, 10, 0, false}, {3, 11, 1, false}, {6, 12, 2, false},
-			{9, 3600, 1, true}, {12, 3601, 2, false}, {15, 3605, 1, true}, {18, 3605, 0, true}}},
-		{"only the last visit's finish counts", []obs{{0, 10, 0, false}, {3, 11, 1, false}, {4, 11.2, 1, true}, {6, 12, 2, false}}},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			var cu catchUp
-			for i, o := range tc.obs {
-				cu.finished = o.fin
-				if got := cu.step(s(o.lag), at(o.sec), floor); got != o.want {
-					t.Fatalf("observation %d (t=%vs, lag %vs): level %d, want %d", i, o.sec, o.lag, got, o.want)
-				}
-			}
-		})
-	}
-}
 
 // Below the top catch-up level, a gentle sub-batch at level L holds
 // gentleDocs<<L documents, and the pause after a contended batch is its
@@ -127,12 +81,10 @@ func TestCatchUpThroughTheMonitor(t *testing.T) {
 	mustRun(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"t": 1}, "name": "t_1", "expireAfterSeconds": 0}]}`)
 	db.SetParameter("ttlMonitorSleepSecs", 1)
 	db.SetParameter("ttlIndexDeleteTargetDocs", 50)
-	key := ttlKey{db.lookup("test", "c").m().ID, indexByID(db.lookup("test", "c").m(), 2).ID}
+	key := ttlKey{Coll: db.lookup("test", "c").m().ID, Index: indexByID(db.lookup("test", "c").m(), 2).ID}
 	level := func() int {
-		db.mon.mu.Lock()
-		defer db.mon.mu.Unlock()
-		if lw := db.mon.low[key]; lw != nil {
-			return lw.catchUp.level
+		if st, ok := db.mon.State(key); ok {
+			return st.Level
 		}
 		return -1
 	}
@@ -214,7 +166,7 @@ func TestCatchUpThroughTheMonitor(t *testing.T) {
 	// the lag stays above the floor: the level steps down one per window.
 	db.opts.seams.visitHook = nil
 	for want := maxCatchUp - 1; want >= 0; want-- {
-		clk.Advance(catchUpWindow)
+		clk.Advance(ttlmon.CatchUpWindow)
 		expireIn(clk.Now().Add(-time.Hour))
 		if r := pass(t, db); r.Deleted != 100 {
 			t.Fatalf("pass deleted %d, want 100", r.Deleted)
@@ -261,11 +213,9 @@ func TestCatchUpLagOfAscendingAndDescendingIndexes(t *testing.T) {
 	}
 	for _, coll := range []string{"asc", "desc"} {
 		m := db.lookup("test", coll).m()
-		db.mon.mu.Lock()
-		lw := db.mon.low[ttlKey{m.ID, 2}]
-		db.mon.mu.Unlock()
-		if lw == nil || !lw.catchUp.hasRef || lw.catchUp.refLag != 90*time.Second {
-			t.Fatalf("%s: the visit's lag is %+v, want 90s (cutoff now-10s, oldest date now-100s)", coll, lw)
+		st, ok := db.mon.State(ttlKey{Coll: m.ID, Index: 2})
+		if !ok || !st.HasLag || st.Lag != 90*time.Second {
+			t.Fatalf("%s: the visit's lag is %+v, want 90s (cutoff now-10s, oldest date now-100s)", coll, st)
 		}
 	}
 }
@@ -287,11 +237,9 @@ func TestDropForgetsTTLState(t *testing.T) {
 	}
 	pass(t, db)
 	state := func() map[string]bool {
-		db.mon.mu.Lock()
-		defer db.mon.mu.Unlock()
 		out := map[string]bool{}
 		for _, c := range db.collsOf("") {
-			if _, ok := db.mon.low[ttlKey{c.m().ID, 2}]; ok {
+			if _, ok := db.mon.State(ttlKey{Coll: c.m().ID, Index: 2}); ok {
 				out[c.m().Name] = true
 			}
 		}
@@ -307,10 +255,8 @@ func TestDropForgetsTTLState(t *testing.T) {
 	mustRun(t, db, "test", `{"dropIndexes": "byindex", "index": "t"}`)
 	mustRun(t, db, "test", `{"drop": "bycoll"}`)
 	mustRun(t, db, "other", `{"dropDatabase": 1}`)
-	db.mon.mu.Lock()
-	left := len(db.mon.low)
-	_, kept := db.mon.low[ttlKey{ids["kept"], 2}]
-	db.mon.mu.Unlock()
+	left := db.mon.Tracked()
+	_, kept := db.mon.State(ttlKey{Coll: ids["kept"], Index: 2})
 	if left != 1 || !kept {
 		t.Fatalf("after the drops the monitor keeps %d entries (kept's: %v), want only kept's", left, kept)
 	}

@@ -309,5 +309,5 @@ func (db *DB) collModClustered(m, nm *catalog.Coll, opts bson.D) (bson.D, func(*
 	if hasExp {
 		nm.Options = append(nm.Options, bson.E{Key: "expireAfterSeconds", Value: exp})
 	}
-	return nil, func(fin *catalog.Coll) { db.ttl.resetLowWater(fin.ID, idIndexID) }, nil
+	return nil, func(fin *catalog.Coll) { db.ttl.ResetLowWater(fin.ID, idIndexID) }, nil
 }

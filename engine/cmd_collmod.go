@@ -284,5 +284,5 @@ func (db *DB) collModIndex(m, nm *catalog.Coll, opt bson.D) (bson.D, func(*catal
 		return reply, nil, nil
 	}
 	ixID := ix.ID
-	return reply, func(fin *catalog.Coll) { db.ttl.resetLowWater(fin.ID, ixID) }, nil
+	return reply, func(fin *catalog.Coll) { db.ttl.ResetLowWater(fin.ID, ixID) }, nil
 }

@@ -300,7 +300,7 @@ func (db *DB) dropLocked(c *coll) error {
 		return err
 	}
 	c.dropped.Store(true)
-	db.ttl.forgetColl(m.ID)
+	db.ttl.ForgetColl(m.ID)
 	db.mu.Lock()
 	delete(db.colls, m.NS())
 	db.mu.Unlock()

@@ -258,7 +258,7 @@ func TestCollModConvertsToTTL(t *testing.T) {
 // of keys expired under the old value, collMod raises the value before
 // the chunk's batches run, so the batches keep those documents while
 // the visit moves its mark past them. They must still expire once the
-// raised value says so (monitor.resetLowWater), not be skipped forever.
+// raised value says so (the monitor's ResetLowWater), not be skipped forever.
 func TestCollModRaiseKeepsLowWaterHonest(t *testing.T) {
 	t.Parallel()
 	db, clk, _ := openTest(t)

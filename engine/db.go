@@ -14,6 +14,7 @@ import (
 	"github.com/ttlkv/ttlkv/document"
 	"github.com/ttlkv/ttlkv/engine/internal/catalog"
 	"github.com/ttlkv/ttlkv/engine/internal/indexkey"
+	"github.com/ttlkv/ttlkv/engine/internal/ttlmon"
 	"github.com/ttlkv/ttlkv/lsm"
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
@@ -56,7 +57,7 @@ type DB struct {
 	cursors    cursorRegistry
 	stats      stats
 	ops        opRegistry
-	mon        *monitor
+	mon        *ttlmon.Monitor
 	ttl        ttlWatcher // the monitor, as writers and catalog changes see it
 	// tsRemovals counts time-series bucket removals (timeseries_write.go).
 	tsRemovals atomic.Uint64
@@ -118,7 +119,7 @@ func Open(dir string, opts Options) (*DB, error) {
 	db.mon = newMonitor(db)
 	db.ttl = db.mon
 	if !opts.DisableTTLMonitor {
-		db.mon.start()
+		db.mon.Start()
 	}
 	return db, nil
 }
@@ -133,7 +134,7 @@ func (db *DB) Close() error {
 	db.closed = true
 	colls := db.colls
 	db.mu.Unlock()
-	db.mon.stop()
+	db.mon.Stop()
 	db.cursors.killAll()
 	var first error
 	for _, c := range colls {

@@ -41,28 +41,6 @@ func TestResizeGentle(t *testing.T) {
 	}
 }
 
-// A visit's least level grows with its backlog: 0 under the floor, one
-// more each time the lag doubles, the top level (no yielding) from 16
-// floors on.
-func TestBacklogLevel(t *testing.T) {
-	t.Parallel()
-	floor := 2 * time.Second
-	for _, tc := range []struct {
-		lag  time.Duration
-		want int
-	}{
-		{0, 0}, {floor - 1, 0}, {floor, 1}, {2*floor - 1, 1}, {2 * floor, 2}, {4 * floor, 3},
-		{8 * floor, 4}, {16*floor - 1, 4}, {16 * floor, maxCatchUp}, {time.Hour, maxCatchUp},
-	} {
-		if got := backlogLevel(tc.lag, floor); got != tc.want {
-			t.Errorf("backlogLevel(%v, %v) = %d, want %d", tc.lag, floor, got, tc.want)
-		}
-	}
-	if got := backlogLevel(time.Hour, 0); got != 0 {
-		t.Errorf("backlogLevel with no floor = %d, want 0", got)
-	}
-}
-
 // Beside a writer that holds the lock at every commit, a visit whose
 // documents expired an hour ago (1,800 floors at ttlMonitorSleepSecs 1)
 // reaps at the top level, in full batches and with no pause; one whose

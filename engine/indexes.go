@@ -516,7 +516,7 @@ func pendingIndexDropKey(coll, idx uint64) []byte {
 func (db *DB) dropIndexData(collID uint64, ixs []*catalog.Index) error {
 	for _, ix := range ixs {
 		if db.mon != nil {
-			db.ttl.resetLowWater(collID, ix.ID)
+			db.ttl.ResetLowWater(collID, ix.ID)
 		}
 		p := lsm.IndexPrefix(collID, ix.ID)
 		if _, err := db.store.DeleteRange(p, lsm.PrefixEnd(p)); err != nil {

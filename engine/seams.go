@@ -15,7 +15,8 @@ type seams struct {
 	// time the engine passes it; the crash harness kills its process
 	// there. SetFailpointForTesting.
 	failpoint func(name string)
-	// reclaimAfter, if positive, replaces reclaimAfterDeletes and turns
+	// reclaimAfter, if positive, replaces the 10,000 deletes that start
+	// reclamation (engine/internal/ttlmon/reclaim.go) and turns
 	// off the share-of-store rule (reclaimStoreShare), so that the
 	// crash harness's small stores reach FailpointReclaim after a few
 	// deletes. SetReclaimAfterForTesting.
@@ -24,16 +25,15 @@ type seams struct {
 	// nil means the operating system's. SetRingFSForTesting.
 	ringFS capped.FS
 
-	// The TTL monitor's hooks (monitor.go).
+	// The TTL monitor's hooks (monitor.go, ttl_visit.go; a hook after
+	// every background pass is the monitor's SetPassHook).
 	//
-	// passHook is called after every background pass; visitHook after
-	// every visit of a TTL target; visitStartHook when a visit has
+	// visitHook is called after every visit of a TTL target; visitStartHook when a visit has
 	// registered itself in currentOp; deleterHook sees each visit's
 	// batchDeleter before it runs; scanHook is called after a visit has
 	// read a chunk of expired keys and before it deletes their
 	// documents; reclaimHook runs in a background reclamation before the
 	// store's reclamation.
-	passHook       func(TTLPassResult)
 	visitHook      func(index string, deleted int64, more bool)
 	visitStartHook func()
 	deleterHook    func(*batchDeleter)
@@ -80,7 +80,7 @@ type seams struct {
 	// (MaxBatchSize) and that over 96 (MaxBatchCount), so 1 MiB makes
 	// them a sixteenth of the default's.
 	memTableSize int64
-	// ttlScanChunk, if not 0, replaces ttlScanChunk (monitor.go): how
+	// ttlScanChunk, if not 0, replaces ttlScanChunk (ttl_visit.go): how
 	// many record ids a TTL visit reads from its index at a time.
 	ttlScanChunk int64
 	// bucketChunk, if not 0, replaces bucketScanChunk

@@ -10,9 +10,7 @@ import (
 
 // stats are the engine's monotonic counters.
 type stats struct {
-	ttlDeleted   atomic.Int64
-	ttlPasses    atomic.Int64
-	ttlSubPasses atomic.Int64
+	ttlDeleted atomic.Int64 // the TTL monitor counts its passes itself
 
 	bdBatches     atomic.Int64
 	bdDocs        atomic.Int64
@@ -57,12 +55,12 @@ type Stats struct {
 func (db *DB) Stats() Stats {
 	s := &db.stats
 	return Stats{
-		TTLDeletedDocuments: s.ttlDeleted.Load(), TTLPasses: s.ttlPasses.Load(), TTLSubPasses: s.ttlSubPasses.Load(),
+		TTLDeletedDocuments: s.ttlDeleted.Load(), TTLPasses: db.mon.Passes(), TTLSubPasses: db.mon.SubPasses(),
 		BatchedDeleteBatches: s.bdBatches.Load(), BatchedDeleteDocs: s.bdDocs.Load(),
 		BatchedDeleteStagedBytes: s.bdStagedBytes.Load(), BatchedDeleteTimeMillis: s.bdTimeMS.Load(),
 		Inserted: s.inserted.Load(), Queried: s.queried.Load(), Updated: s.updated.Load(), Deleted: s.deleted.Load(),
-		Reclamations: db.mon.reclaims.Load(), Reclaiming: db.mon.reclaimActive.Load(),
-		TTLIndexesBehind: db.ttlBehind(),
+		Reclamations: db.mon.Reclaims(), Reclaiming: db.mon.Reclaiming(),
+		TTLIndexesBehind: db.mon.Behind(),
 	}
 }
 

@@ -135,7 +135,7 @@ func (db *DB) timeseriesTTLVisit(ctx context.Context, tg ttlTarget) (deleted int
 	}
 	v := db.beginVisit(m.NS(), tsTTLTargetName)
 	defer v.end()
-	batching, vc, now := v.batching, v.clock, v.now
+	batching, budget, now := v.batching, v.budget, v.now
 	// Candidates: buckets whose min time is at or before the latest
 	// cut-off of any rule.
 	minExp := int64(math.MaxInt64)
@@ -170,16 +170,16 @@ func (db *DB) timeseriesTTLVisit(ctx context.Context, tg ttlTarget) (deleted int
 	}
 	defer func() { tsForget(c, bc, reaped) }()
 	bd := &batchDeleter{db: db, c: bc, recheck: recheck, stats: batching, onDelete: onDelete, beforeCommit: db.opts.seams.tsReapBeforeCommitHook,
-		reclaimBytes: &db.mon.deletedBytes, expiry: &changestream.Expiry{Bucket: true}}
+		reclaimBytes: db.mon.DeletedBytes(), expiry: &changestream.Expiry{Bucket: true}}
 	if batching {
 		bd.targets = db.deleteTargets()
 	}
-	chunk := v.chunk(seamOr(db.opts.seams.bucketChunk, bucketScanChunk))
+	chunk := budget.Chunk(seamOr(db.opts.seams.bucketChunk, bucketScanChunk))
 	for {
 		if err := ctxErr(ctx); err != nil {
 			return deleted, false, err
 		}
-		want := v.want(chunk, deleted)
+		want := budget.Want(chunk, deleted)
 		var rids []uint64
 		var next []byte
 		finished := false
@@ -191,7 +191,7 @@ func (db *DB) timeseriesTTLVisit(ctx context.Context, tg ttlTarget) (deleted int
 		if err != nil {
 			return deleted, false, err
 		}
-		n, err := bd.run(ctx, rids, vc.stop(deleted))
+		n, err := bd.run(ctx, rids, budget.StopFunc(deleted))
 		tsForget(c, bc, reaped)
 		reaped = reaped[:0]
 		deleted += n
@@ -199,14 +199,14 @@ func (db *DB) timeseriesTTLVisit(ctx context.Context, tg ttlTarget) (deleted int
 		if err != nil {
 			return deleted, false, err
 		}
-		if vc.stopped {
+		if budget.Stopped() {
 			return deleted, true, nil
 		}
 		if finished {
 			return deleted, false, nil
 		}
 		lo = next
-		if v.targetMet(deleted) {
+		if budget.Met(deleted) {
 			return deleted, true, nil
 		}
 	}
@@ -223,5 +223,5 @@ func satMul(a, b int64) int64 {
 }
 
 // bucketScanChunk is how many buckets a time-series TTL visit reads at
-// a time, as ttlScanChunk is for a TTL index (monitor.go).
+// a time, as ttlScanChunk is for a TTL index (ttl_visit.go).
 const bucketScanChunk = 1024

@@ -128,9 +128,7 @@ func TestTTLPassCancelledMidVisit(t *testing.T) {
 		t.Fatalf("cancelled pass: %d passes, %d deleted; want 0, %d", s.TTLPasses, s.TTLDeletedDocuments, 2*f.targetDocs)
 	}
 	// What it deleted is reported and counts toward reclamation.
-	db.mon.mu.Lock()
-	since := db.mon.sinceReclaim
-	db.mon.mu.Unlock()
+	since := db.mon.SinceReclaim()
 	if res.Deleted != int64(2*f.targetDocs) || since != res.Deleted {
 		t.Fatalf("cancelled pass reported %d deleted and added %d to the reclamation count; want %d and %d",
 			res.Deleted, since, 2*f.targetDocs, 2*f.targetDocs)
@@ -303,16 +301,13 @@ func TestReapReclaimsSpace(t *testing.T) {
 	}
 	lsm0, vlog0 := db.store.DiskUsage()
 	sst0 := sstBytes(t, dir)
-	db.mon.reclaimAfter = 250
-	waitReclaim := func() {
-		db.mon.reclaiming.Lock() // held while a background reclamation runs
-		db.mon.reclaiming.Unlock()
-	}
+	db.mon.SetReclaimAfter(250)
+	waitReclaim := db.mon.WaitReclaim
 	if r := pass(t, db); r.Deleted != 10 {
 		t.Fatalf("first pass deleted %d, want 10", r.Deleted)
 	}
 	waitReclaim()
-	if got := db.mon.reclaims.Load(); got != 0 {
+	if got := db.mon.Reclaims(); got != 0 {
 		t.Fatalf("a 10-document pass started %d reclamations", got)
 	}
 	clk.Advance(15 * time.Minute)
@@ -392,11 +387,8 @@ func TestReclaimWaitsForAShareOfTheStore(t *testing.T) {
 		t.Fatal(err)
 	}
 	tables := db.store.TableBytes()
-	db.mon.reclaimAfter = 25
-	waitReclaim := func() {
-		db.mon.reclaiming.Lock()
-		db.mon.reclaiming.Unlock()
-	}
+	db.mon.SetReclaimAfter(25)
+	waitReclaim := db.mon.WaitReclaim
 	// 75 documents, 15% of the store: no reclamation.
 	clk.Advance(74 * time.Second)
 	if r := pass(t, db); r.Deleted != 75 {

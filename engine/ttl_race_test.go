@@ -87,9 +87,7 @@ func ttlRace(t *testing.T, clustered bool) {
 	}
 	defer db.Close()
 	var bgPasses atomic.Int64
-	db.mon.mu.Lock()
-	db.opts.seams.passHook = func(TTLPassResult) { bgPasses.Add(1) }
-	db.mon.mu.Unlock()
+	db.mon.SetPassHook(func(TTLPassResult) { bgPasses.Add(1) })
 	ctx := context.Background()
 	values := []int64{5, 20, 30, 60, 120} // expireAfterSeconds collMod picks from
 	const minExpire = 5

@@ -637,9 +637,7 @@ func TestMonitorLoopWakesOnSleepChange(t *testing.T) {
 	mustRun(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"t": 1}, "name": "t_1", "expireAfterSeconds": 1}]}`)
 	insertDocs(t, db, "c", bson.D{{Key: "t", Value: dt(clk.Now().Add(-time.Hour))}})
 	passes := make(chan TTLPassResult, 16)
-	db.mon.mu.Lock()
-	db.opts.seams.passHook = func(r TTLPassResult) { passes <- r }
-	db.mon.mu.Unlock()
+	db.mon.SetPassHook(func(r TTLPassResult) { passes <- r })
 	if _, err := db.SetParameter("ttlMonitorSleepSecs", 1); err != nil {
 		t.Fatal(err)
 	}
@@ -769,7 +767,7 @@ func TestScheduledPassSkipsWhenIdle(t *testing.T) {
 	idle := func(db *DB, what string) {
 		t.Helper()
 		before := db.Stats()
-		res, err := db.mon.scheduledPass(ctx)
+		res, err := db.mon.ScheduledPass(ctx)
 		if err != nil || res != nil {
 			t.Fatalf("%s: scheduled pass = %+v, %v; want skipped", what, res, err)
 		}
@@ -796,7 +794,7 @@ func TestScheduledPassSkipsWhenIdle(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	res, err := db.mon.scheduledPass(ctx)
+	res, err := db.mon.ScheduledPass(ctx)
 	if err != nil || res == nil || res.Deleted != 1 {
 		t.Fatalf("primary, monitor enabled: scheduled pass = %+v, %v", res, err)
 	}
@@ -1071,7 +1069,7 @@ func TestTTLSubPassTargetTime(t *testing.T) {
 		prev := db.opts.seams.visitHook
 		db.opts.seams.visitHook = func(index string, deleted int64, more bool) {
 			prev(index, deleted, more)
-			if s := db.stats.ttlSubPasses.Load() - before.TTLSubPasses; int(s) > len(marks) {
+			if s := db.mon.SubPasses() - before.TTLSubPasses; int(s) > len(marks) {
 				marks = append(marks, len(visits)-1) // a sub-pass ended before this visit
 			}
 		}

@@ -283,7 +283,7 @@ func (w *writeCtx) setIndexKeyOwned(ix *catalog.Index, k []byte, rid uint64, val
 		w.uniq[uniqKey(ix, k)] = rid
 	}
 	if ix.TTL {
-		w.c.db.ttl.noteKey(ttlKey{w.m.ID, ix.ID}, key)
+		w.c.db.ttl.NoteKey(ttlKey{Coll: w.m.ID, Index: ix.ID}, key)
 	}
 	if idBoundKept(w.m, ix) {
 		// Before the entry is staged: the bound must cover it from now

@@ -1,16 +1,15 @@
-package engine
+package ttlmon
 
 import (
 	"math/bits"
 	"time"
 
-	"github.com/ttlkv/ttlkv/lsm"
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
 
 // Catching up. Beside active writers the TTL reaper is gentle
-// (runPipelined): small sub-batches and a pause as long as each
-// contended one took, so a writer keeps most of its throughput. A
+// (the engine's batch deleter: small sub-batches and a pause as long as
+// each contended one took), so a writer keeps most of its throughput. A
 // writer that never lets up and inserts documents that expire soon
 // would then outrun it, and the expired documents would pile up
 // without bound. So each TTL index's reaper watches its lag: how long
@@ -33,20 +32,21 @@ import (
 // writers does climb, since its lag grows as surely as under a writer
 // that outpaces the reaper.
 const (
-	// maxCatchUp is the top level, at which the reaper does not yield
-	// to writers. Level maxCatchUp-1 has 128-document sub-batches and
+	// MaxCatchUp is the top level, at which the reaper does not yield
+	// to writers. Level MaxCatchUp-1 has 128-document sub-batches and
 	// pauses a sixteenth as long as the sub-batch (about 94% of the
 	// time reaping while writers are active, against 50% at level 0).
-	maxCatchUp = 5
-	// catchUpWindow is the least clock time a lag is compared over.
-	catchUpWindow = 3 * time.Second
+	MaxCatchUp = 5
+	// CatchUpWindow is the least clock time a lag is compared over.
+	CatchUpWindow = 3 * time.Second
 	// catchUpGrowth: a lag that grew by more than 1/catchUpGrowth of the
 	// window's time is losing ground (the reaper deletes less than
 	// about 90% of what expires meanwhile).
 	catchUpGrowth = 10
 )
 
-// catchUp is a TTL index's catch-up state (in lowWater, under mo.mu).
+// catchUp is a TTL index's catch-up state (in lowWater, under
+// Monitor.mu).
 type catchUp struct {
 	level  int
 	refLag time.Duration // the lag the next comparison is made against
@@ -60,12 +60,12 @@ type catchUp struct {
 // catchUpFloor is the lag at or below which a reaper counts as caught
 // up: twice the monitor's interval, since a reaper that keeps up still
 // leaves up to one interval of expired documents between passes.
-func (db *DB) catchUpFloor() time.Duration {
-	return 2 * time.Duration(db.params.int("ttlMonitorSleepSecs")) * time.Second
+func (m *Monitor) catchUpFloor() time.Duration {
+	return 2 * m.host.Sleep()
 }
 
 // step moves the state with lag, observed at clock time now, and
-// returns the new level: once at least catchUpWindow has passed since
+// returns the new level: once at least CatchUpWindow has passed since
 // the last comparison, one level down if the reaper has caught up (the
 // lag is at or under floor, or the last visit deleted everything that
 // had expired by its start), else one up if the lag grew by more than a
@@ -80,7 +80,7 @@ func (cu *catchUp) step(lag time.Duration, now bson.DateTime, floor time.Duratio
 		return cu.level
 	}
 	elapsed := time.Duration(now-cu.refAt) * time.Millisecond
-	if elapsed < catchUpWindow {
+	if elapsed < CatchUpWindow {
 		return cu.level
 	}
 	switch {
@@ -88,59 +88,41 @@ func (cu *catchUp) step(lag time.Duration, now bson.DateTime, floor time.Duratio
 		cu.level = max(cu.level-1, 0)
 	case lag-cu.refLag > elapsed/2:
 		// Expiry at more than twice the reaper's pace: two levels.
-		cu.level = min(cu.level+2, maxCatchUp)
+		cu.level = min(cu.level+2, MaxCatchUp)
 	case lag-cu.refLag > elapsed/catchUpGrowth:
-		cu.level = min(cu.level+1, maxCatchUp)
+		cu.level = min(cu.level+1, MaxCatchUp)
 	}
 	cu.refLag, cu.refAt = lag, now
 	return cu.level
 }
 
-// oldestLag returns how long before cutoff the oldest date in the TTL
-// index range [lo, hi) lies (0 if the range is empty): its first key,
-// or for a descending index its last.
-func oldestLag(txn *lsm.Txn, lo, hi []byte, prefixLen int, desc bool, cutoff bson.DateTime) time.Duration {
-	it := txn.NewIter(lsm.IterOptions{Lower: lo, Upper: hi, KeysOnly: true, Reverse: desc})
-	defer it.Close()
-	if !it.Next() || len(it.Key()) < prefixLen {
-		return 0
-	}
-	v, _, err := lsm.DecodeKey(it.Key()[prefixLen:], desc)
-	if err != nil {
-		return 0
-	}
-	d, ok := v.(bson.DateTime)
-	if !ok || d > cutoff {
-		return 0
-	}
-	return time.Duration(cutoff-d) * time.Millisecond
-}
-
-// noteLag steps the catch-up state of lw with the lag a visit found and
-// returns the level the visit reaps at, logging a change.
-func (db *DB) noteLag(lw *lowWater, lag time.Duration, now bson.DateTime, ns, index string) int {
-	mo := db.mon
-	floor := db.catchUpFloor()
-	mo.mu.Lock()
-	was := lw.catchUp.level
-	level := lw.catchUp.step(lag, now, floor)
-	mo.mu.Unlock()
+// NoteLag steps the catch-up state of ix with the lag a visit found
+// (how long before the expiry cut-off its oldest expired key lies),
+// observed at now on the clock that judges expiry, and returns the
+// level the visit reaps at, logging a change. ns and index name the
+// index in the log.
+func (m *Monitor) NoteLag(ix *Index, lag time.Duration, now bson.DateTime, ns, index string) int {
+	floor := m.catchUpFloor()
+	m.mu.Lock()
+	was := ix.lw.catchUp.level
+	level := ix.lw.catchUp.step(lag, now, floor)
+	m.mu.Unlock()
 	switch {
 	case was == 0 && level > 0:
-		db.logf("ttl: %s index %s is %v behind and losing ground: reaping less gently",
+		m.host.Logf("ttl: %s index %s is %v behind and losing ground: reaping less gently",
 			ns, index, lag.Round(time.Millisecond))
-	case was < maxCatchUp && level == maxCatchUp:
-		db.logf("ttl: %s index %s is %v behind and still losing ground: reaping without yielding to writers",
+	case was < MaxCatchUp && level == MaxCatchUp:
+		m.host.Logf("ttl: %s index %s is %v behind and still losing ground: reaping without yielding to writers",
 			ns, index, lag.Round(time.Millisecond))
 	case level == 0 && was > 0:
-		db.logf("ttl: %s index %s has caught up", ns, index)
+		m.host.Logf("ttl: %s index %s has caught up", ns, index)
 	}
 	return max(level, backlogLevel(lag, floor))
 }
 
 // backlogLevel is the least level a visit reaps at whose oldest expired
 // document expired lag ago: 0 while lag is under floor (caught up),
-// then one more each time lag doubles, up to maxCatchUp (no yielding)
+// then one more each time lag doubles, up to MaxCatchUp (no yielding)
 // from 16 floors on. A reaper far behind expiry paces itself by how far
 // behind it is, not by whether writers are active: a one-off backlog
 // (documents that expired long before a pass, an index built on old
@@ -153,27 +135,19 @@ func backlogLevel(lag, floor time.Duration) int {
 	if floor <= 0 || lag < floor {
 		return 0
 	}
-	return min(bits.Len64(uint64(lag/floor)), maxCatchUp)
+	return min(bits.Len64(uint64(lag/floor)), MaxCatchUp)
 }
 
-// noteVisitEnd records whether a visit of lw's index deleted everything
-// that had expired by its start (finished) or stopped at a target.
-func (mo *monitor) noteVisitEnd(lw *lowWater, finished bool) {
-	mo.mu.Lock()
-	lw.catchUp.finished = finished
-	mo.mu.Unlock()
-}
-
-// ttlBehind returns how many TTL indexes are at a catch-up level above
-// 0 (of those that still exist).
-func (db *DB) ttlBehind() int64 {
+// Behind returns how many TTL indexes of the host's targets now are at
+// a catch-up level above 0.
+func (m *Monitor) Behind() int64 {
 	var n int64
-	for _, t := range db.ttlTargets() {
-		db.mon.mu.Lock()
-		if lw := db.mon.low[ttlKey{t.c.m().ID, t.index}]; lw != nil && lw.catchUp.level > 0 {
+	for _, t := range m.host.Targets() {
+		m.mu.Lock()
+		if lw := m.low[t.Key]; lw != nil && lw.catchUp.level > 0 {
 			n++
 		}
-		db.mon.mu.Unlock()
+		m.mu.Unlock()
 	}
 	return n
 }
