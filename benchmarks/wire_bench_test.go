@@ -277,7 +277,9 @@ func BenchmarkWireInsertMany(b *testing.B) { benchWireInsertMany(b, false) }
 // every way: the driver sends them as they are (its ensureID still
 // decodes each for its _id) and the embedded API stores them from their
 // bytes, so the ratio tells the wire's cost apart from the cost of
-// encoding Go values. Same metrics.
+// encoding Go values. Same metrics. With TTLKV_BENCH_WIRE_NOID=1 (both
+// variants) the documents carry no _id, so that the driver prepends the
+// ObjectId it generates instead of decoding each document for its _id.
 func BenchmarkWireInsertManyRaw(b *testing.B) { benchWireInsertMany(b, true) }
 
 func benchWireInsertMany(b *testing.B, raw bool) {
@@ -285,6 +287,7 @@ func benchWireInsertMany(b *testing.B, raw bool) {
 	const batch = 1000
 	pad := strings.Repeat("p", 100)
 	kinds := wireKinds()
+	noID := os.Getenv("TTLKV_BENCH_WIRE_NOID") == "1"
 	for it := 0; it < b.N; it++ {
 		ts := map[string]*wireTarget{}
 		for _, k := range kinds {
@@ -305,6 +308,9 @@ func benchWireInsertMany(b *testing.B, raw bool) {
 			for i := range docs {
 				n := k*batch + i
 				d := bson.D{{Key: "_id", Value: n}, {Key: "n", Value: n}, {Key: "s", Value: pad}}
+				if noID {
+					d = d[1:]
+				}
 				if !raw {
 					docs[i] = d
 					continue
