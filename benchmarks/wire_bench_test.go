@@ -4,8 +4,10 @@ import (
 	"bufio"
 	"context"
 	"net"
+	"net/url"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
@@ -25,7 +27,8 @@ import (
 // the same engine: the embedded Go API, the official Go driver through
 // the in-process dialer, and the driver over loopback TCP. Each way gets
 // a fresh data directory; the order of the three alternates between
-// runs. With TTLKV_BENCH_WIRE_PROC=1 a fourth way joins them: the
+// runs. With TTLKV_BENCH_WIRE_UNIX=1 the driver over a Unix socket
+// joins them. With TTLKV_BENCH_WIRE_PROC=1 another way joins them: the
 // driver over loopback TCP to `ttlkv serve` in a child process, whose
 // CPU time (from /proc) separates the server's work from the client's.
 //
@@ -65,10 +68,10 @@ func openWireTarget(b *testing.B, kind string) *wireTarget {
 	ctx := context.Background()
 	t := &wireTarget{name: kind}
 	switch kind {
-	case "embedded", "inproc", "tcp", "proc":
+	case "embedded", "inproc", "tcp", "unix", "proc":
 	default:
 		db.Close()
-		b.Fatalf("unknown way %q (TTLKV_BENCH_WIRE_WAYS takes embedded, inproc, tcp, proc)", kind)
+		b.Fatalf("unknown way %q (TTLKV_BENCH_WIRE_WAYS takes embedded, inproc, tcp, unix, proc)", kind)
 	}
 	if kind == "embedded" {
 		c := db.Database("bench").Collection("docs")
@@ -107,9 +110,18 @@ func openWireTarget(b *testing.B, kind string) *wireTarget {
 	}
 	srv := wire.NewServer(db, wire.Options{})
 	o := options.Client()
-	if kind == "inproc" {
+	switch kind {
+	case "inproc":
 		o.ApplyURI("mongodb://ttlkv.local").SetDialer(srv.Dialer())
-	} else {
+	case "unix":
+		path := filepath.Join(b.TempDir(), "w.sock")
+		l, err := net.Listen("unix", path)
+		if err != nil {
+			b.Fatal(err)
+		}
+		go srv.Serve(l)
+		o.ApplyURI("mongodb://" + url.PathEscape(path))
+	default:
 		l, err := net.Listen("tcp", "127.0.0.1:0")
 		if err != nil {
 			b.Fatal(err)
@@ -234,16 +246,21 @@ func procCPU(pid int) time.Duration {
 	return time.Duration(ut+st) * 10 * time.Millisecond
 }
 
-// wireKinds are the ways in that take turns: the three always, and the
-// child-process server when TTLKV_BENCH_WIRE_PROC=1. TTLKV_BENCH_WIRE_WAYS
-// (a comma-separated list, say "embedded,tcp") names others instead, to
-// see what taking turns costs each way; a ratio or overhead whose ways
-// are not all there is not reported.
+// wireKinds are the ways in that take turns: the three always, the
+// driver over a Unix socket to the same process's server ("unix") when
+// TTLKV_BENCH_WIRE_UNIX=1, and the child-process server when
+// TTLKV_BENCH_WIRE_PROC=1. TTLKV_BENCH_WIRE_WAYS (a comma-separated
+// list, say "embedded,tcp") names others instead, to see what taking
+// turns costs each way; a ratio or overhead whose ways are not all
+// there is not reported.
 func wireKinds() []string {
 	if w := os.Getenv("TTLKV_BENCH_WIRE_WAYS"); w != "" {
 		return strings.Split(w, ",")
 	}
 	k := []string{"embedded", "inproc", "tcp"}
+	if os.Getenv("TTLKV_BENCH_WIRE_UNIX") == "1" {
+		k = append(k, "unix")
+	}
 	if os.Getenv("TTLKV_BENCH_WIRE_PROC") == "1" {
 		k = append(k, "proc")
 	}
@@ -355,6 +372,9 @@ func benchWireInsertMany(b *testing.B, raw bool) {
 		if ins["embedded"] > 0 && ins["inproc"] > 0 {
 			b.ReportMetric(ins["embedded"].Seconds()/ins["inproc"].Seconds(), "inproc-x-embedded")
 		}
+		if ins["embedded"] > 0 && ins["unix"] > 0 {
+			b.ReportMetric(ins["embedded"].Seconds()/ins["unix"].Seconds(), "unix-x-embedded")
+		}
 		if ts["proc"] != nil {
 			if ins["embedded"] > 0 {
 				b.ReportMetric(ins["embedded"].Seconds()/ins["proc"].Seconds(), "proc-x-embedded")
@@ -426,7 +446,7 @@ func BenchmarkWireRoundTrip(b *testing.B) {
 			b.ReportMetric(perDocµs(cpu[k], ops), k+"-cpu-µs/op")
 		}
 		if ts["embedded"] != nil {
-			for _, k := range []string{"tcp", "inproc", "proc"} {
+			for _, k := range []string{"tcp", "inproc", "unix", "proc"} {
 				if ts[k] == nil {
 					continue
 				}
