@@ -4,8 +4,10 @@ import (
 	"bufio"
 	"context"
 	"net"
+	"net/url"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
@@ -25,7 +27,8 @@ import (
 // the same engine: the embedded Go API, the official Go driver through
 // the in-process dialer, and the driver over loopback TCP. Each way gets
 // a fresh data directory; the order of the three alternates between
-// runs. With TTLKV_BENCH_WIRE_PROC=1 a fourth way joins them: the
+// runs. With TTLKV_BENCH_WIRE_UNIX=1 the driver over a Unix socket
+// joins them. With TTLKV_BENCH_WIRE_PROC=1 another way joins them: the
 // driver over loopback TCP to `ttlkv serve` in a child process, whose
 // CPU time (from /proc) separates the server's work from the client's.
 //
@@ -42,13 +45,15 @@ func wireEnvInt(name string, def int) int {
 }
 
 // wireTarget is one way in: ins and find run a batch insert and a full
-// read; one runs a single-document insert then a find by _id.
+// read; insOne inserts the single document {_id: id, s: "x"} and
+// findOne finds it by _id (the two halves of the round trip).
 type wireTarget struct {
-	name  string
-	close func()
-	ins   func(docs []any)
-	find  func() int
-	one   func(id int)
+	name    string
+	close   func()
+	ins     func(docs []any)
+	find    func() int
+	insOne  func(id int)
+	findOne func(id int)
 	// serverCPU is the CPU time the child server process has used so
 	// far ("proc" only).
 	serverCPU func() time.Duration
@@ -63,10 +68,10 @@ func openWireTarget(b *testing.B, kind string) *wireTarget {
 	ctx := context.Background()
 	t := &wireTarget{name: kind}
 	switch kind {
-	case "embedded", "inproc", "tcp", "proc":
+	case "embedded", "inproc", "tcp", "unix", "proc":
 	default:
 		db.Close()
-		b.Fatalf("unknown way %q (TTLKV_BENCH_WIRE_WAYS takes embedded, inproc, tcp, proc)", kind)
+		b.Fatalf("unknown way %q (TTLKV_BENCH_WIRE_WAYS takes embedded, inproc, tcp, unix, proc)", kind)
 	}
 	if kind == "embedded" {
 		c := db.Database("bench").Collection("docs")
@@ -86,10 +91,12 @@ func openWireTarget(b *testing.B, kind string) *wireTarget {
 			}
 			return len(all)
 		}
-		t.one = func(id int) {
+		t.insOne = func(id int) {
 			if _, err := c.InsertOne(ctx, bson.D{{Key: "_id", Value: id}, {Key: "s", Value: "x"}}); err != nil {
 				b.Fatal(err)
 			}
+		}
+		t.findOne = func(id int) {
 			if _, err := c.FindOne(ctx, bson.D{{Key: "_id", Value: id}}); err != nil {
 				b.Fatal(err)
 			}
@@ -103,9 +110,18 @@ func openWireTarget(b *testing.B, kind string) *wireTarget {
 	}
 	srv := wire.NewServer(db, wire.Options{})
 	o := options.Client()
-	if kind == "inproc" {
+	switch kind {
+	case "inproc":
 		o.ApplyURI("mongodb://ttlkv.local").SetDialer(srv.Dialer())
-	} else {
+	case "unix":
+		path := filepath.Join(b.TempDir(), "w.sock")
+		l, err := net.Listen("unix", path)
+		if err != nil {
+			b.Fatal(err)
+		}
+		go srv.Serve(l)
+		o.ApplyURI("mongodb://" + url.PathEscape(path))
+	default:
 		l, err := net.Listen("tcp", "127.0.0.1:0")
 		if err != nil {
 			b.Fatal(err)
@@ -148,10 +164,12 @@ func driverTarget(b *testing.B, t *wireTarget, client *mongo.Client) {
 		}
 		return len(all)
 	}
-	t.one = func(id int) {
+	t.insOne = func(id int) {
 		if _, err := c.InsertOne(ctx, bson.D{{Key: "_id", Value: id}, {Key: "s", Value: "x"}}); err != nil {
 			b.Fatal(err)
 		}
+	}
+	t.findOne = func(id int) {
 		if err := c.FindOne(ctx, bson.D{{Key: "_id", Value: id}}).Err(); err != nil {
 			b.Fatal(err)
 		}
@@ -228,16 +246,21 @@ func procCPU(pid int) time.Duration {
 	return time.Duration(ut+st) * 10 * time.Millisecond
 }
 
-// wireKinds are the ways in that take turns: the three always, and the
-// child-process server when TTLKV_BENCH_WIRE_PROC=1. TTLKV_BENCH_WIRE_WAYS
-// (a comma-separated list, say "embedded,tcp") names others instead, to
-// see what taking turns costs each way; a ratio or overhead whose ways
-// are not all there is not reported.
+// wireKinds are the ways in that take turns: the three always, the
+// driver over a Unix socket to the same process's server ("unix") when
+// TTLKV_BENCH_WIRE_UNIX=1, and the child-process server when
+// TTLKV_BENCH_WIRE_PROC=1. TTLKV_BENCH_WIRE_WAYS (a comma-separated
+// list, say "embedded,tcp") names others instead, to see what taking
+// turns costs each way; a ratio or overhead whose ways are not all
+// there is not reported.
 func wireKinds() []string {
 	if w := os.Getenv("TTLKV_BENCH_WIRE_WAYS"); w != "" {
 		return strings.Split(w, ",")
 	}
 	k := []string{"embedded", "inproc", "tcp"}
+	if os.Getenv("TTLKV_BENCH_WIRE_UNIX") == "1" {
+		k = append(k, "unix")
+	}
 	if os.Getenv("TTLKV_BENCH_WIRE_PROC") == "1" {
 		k = append(k, "proc")
 	}
@@ -256,17 +279,32 @@ func wireRotate(kinds []string, i int) []string {
 }
 
 // BenchmarkWireInsertMany inserts TTLKV_BENCH_WIRE_BATCHES (default 20)
-// batches of 1000 documents of about 150 bytes, then reads them all
-// back, through each way in; the ways take turns batch by batch.
-// Reported: docs/s of each, the driver's ratios to the embedded API
-// (tcp-x-embedded is issue 16's >= 0.7x), and the process's CPU time per
-// document during each way's turns; with the child-process server, its
-// own CPU per document beside the client's.
-func BenchmarkWireInsertMany(b *testing.B) {
+// batches of 1000 documents of about 150 bytes, built as bson.D, then
+// reads them all back, through each way in; the ways take turns batch
+// by batch. Reported: docs/s of each, the driver's ratios to the
+// embedded API (tcp-x-embedded is issue 16's >= 0.7x), and the
+// process's CPU time per document during each way's turns; with the
+// child-process server, its own CPU per document beside the client's.
+// The driver marshals each bson.D and decodes it again for its _id
+// (its ensureID); the embedded API encodes the same bson.D once.
+func BenchmarkWireInsertMany(b *testing.B) { benchWireInsertMany(b, false) }
+
+// BenchmarkWireInsertManyRaw is BenchmarkWireInsertMany with documents
+// that are already BSON (bson.Raw, encoded before the clock starts) on
+// every way: the driver sends them as they are (its ensureID still
+// decodes each for its _id) and the embedded API stores them from their
+// bytes, so the ratio tells the wire's cost apart from the cost of
+// encoding Go values. Same metrics. With TTLKV_BENCH_WIRE_NOID=1 (both
+// variants) the documents carry no _id, so that the driver prepends the
+// ObjectId it generates instead of decoding each document for its _id.
+func BenchmarkWireInsertManyRaw(b *testing.B) { benchWireInsertMany(b, true) }
+
+func benchWireInsertMany(b *testing.B, raw bool) {
 	batches := wireEnvInt("TTLKV_BENCH_WIRE_BATCHES", 20)
 	const batch = 1000
 	pad := strings.Repeat("p", 100)
 	kinds := wireKinds()
+	noID := os.Getenv("TTLKV_BENCH_WIRE_NOID") == "1"
 	for it := 0; it < b.N; it++ {
 		ts := map[string]*wireTarget{}
 		for _, k := range kinds {
@@ -286,7 +324,19 @@ func BenchmarkWireInsertMany(b *testing.B) {
 			docs := make([]any, batch)
 			for i := range docs {
 				n := k*batch + i
-				docs[i] = bson.D{{Key: "_id", Value: n}, {Key: "n", Value: n}, {Key: "s", Value: pad}}
+				d := bson.D{{Key: "_id", Value: n}, {Key: "n", Value: n}, {Key: "s", Value: pad}}
+				if noID {
+					d = d[1:]
+				}
+				if !raw {
+					docs[i] = d
+					continue
+				}
+				r, err := bson.Marshal(d)
+				if err != nil {
+					b.Fatal(err)
+				}
+				docs[i] = bson.Raw(r)
 			}
 			for _, kind := range wireRotate(kinds, k) {
 				turn(kind, ins, insCPU, func() { ts[kind].ins(docs) })
@@ -322,6 +372,9 @@ func BenchmarkWireInsertMany(b *testing.B) {
 		if ins["embedded"] > 0 && ins["inproc"] > 0 {
 			b.ReportMetric(ins["embedded"].Seconds()/ins["inproc"].Seconds(), "inproc-x-embedded")
 		}
+		if ins["embedded"] > 0 && ins["unix"] > 0 {
+			b.ReportMetric(ins["embedded"].Seconds()/ins["unix"].Seconds(), "unix-x-embedded")
+		}
 		if ts["proc"] != nil {
 			if ins["embedded"] > 0 {
 				b.ReportMetric(ins["embedded"].Seconds()/ins["proc"].Seconds(), "proc-x-embedded")
@@ -345,50 +398,71 @@ func perDocµs(d time.Duration, n int) float64 { return float64(d.Microseconds()
 
 // BenchmarkWireRoundTrip runs TTLKV_BENCH_WIRE_OPS (default 2000)
 // single-document round trips (insertOne, then find by _id) through
-// each way in, taking turns op by op, and reports the median of each,
-// the driver's p50 overhead over the embedded call in µs (issue 16's
-// <= 100 µs), and the process's CPU time per round trip of each way.
+// each way in, taking turns op by op, and reports the median of each
+// (k-p50-µs: the pair), the driver's p50 overhead over the embedded
+// call in µs (tcp-overhead-p50-µs and the like: the pair's), and the
+// process's CPU time per round trip of each way. Each half is also
+// timed on its own: k-ins-p50-µs and k-find-p50-µs, and their p50
+// overheads over the embedded call (tcp-ins-overhead-p50-µs,
+// tcp-find-overhead-p50-µs, ...), since issue 16's <= 100 µs reads
+// either as the pair or as each single-document operation.
 func BenchmarkWireRoundTrip(b *testing.B) {
 	ops := wireEnvInt("TTLKV_BENCH_WIRE_OPS", 2000)
 	kinds := wireKinds()
 	for it := 0; it < b.N; it++ {
 		ts := map[string]*wireTarget{}
 		lat := map[string][]time.Duration{}
+		insLat := map[string][]time.Duration{}
+		findLat := map[string][]time.Duration{}
 		cpu := map[string]time.Duration{}
 		for _, k := range kinds {
 			ts[k] = openWireTarget(b, k)
-			ts[k].one(-1) // connect and warm up
+			ts[k].insOne(-1) // connect and warm up
+			ts[k].findOne(-1)
 		}
 		srv0 := serverCPU(ts)
 		for i := range ops {
 			for _, kind := range wireRotate(kinds, i) {
+				t := ts[kind]
 				start, c0 := time.Now(), cpuTime()
-				ts[kind].one(i)
-				lat[kind] = append(lat[kind], time.Since(start))
+				t.insOne(i)
+				mid := time.Now()
+				t.findOne(i)
+				end := time.Now()
 				cpu[kind] += cpuTime() - c0
+				lat[kind] = append(lat[kind], end.Sub(start))
+				insLat[kind] = append(insLat[kind], mid.Sub(start))
+				findLat[kind] = append(findLat[kind], end.Sub(mid))
 			}
 		}
 		srv := serverCPU(ts) - srv0
-		p50 := map[string]time.Duration{}
+		p50, insP50, findP50 := map[string]time.Duration{}, map[string]time.Duration{}, map[string]time.Duration{}
 		for _, k := range kinds {
 			ts[k].close()
-			l := lat[k]
-			sort.Slice(l, func(i, j int) bool { return l[i] < l[j] })
-			p50[k] = l[len(l)/2]
+			p50[k], insP50[k], findP50[k] = p50Of(lat[k]), p50Of(insLat[k]), p50Of(findLat[k])
 			b.ReportMetric(float64(p50[k].Microseconds()), k+"-p50-µs")
+			b.ReportMetric(float64(insP50[k].Microseconds()), k+"-ins-p50-µs")
+			b.ReportMetric(float64(findP50[k].Microseconds()), k+"-find-p50-µs")
 			b.ReportMetric(perDocµs(cpu[k], ops), k+"-cpu-µs/op")
 		}
-		if ts["embedded"] != nil && ts["tcp"] != nil {
-			b.ReportMetric(float64((p50["tcp"] - p50["embedded"]).Microseconds()), "tcp-overhead-p50-µs")
-		}
-		if ts["embedded"] != nil && ts["inproc"] != nil {
-			b.ReportMetric(float64((p50["inproc"] - p50["embedded"]).Microseconds()), "inproc-overhead-p50-µs")
+		if ts["embedded"] != nil {
+			for _, k := range []string{"tcp", "inproc", "unix", "proc"} {
+				if ts[k] == nil {
+					continue
+				}
+				b.ReportMetric(float64((p50[k] - p50["embedded"]).Microseconds()), k+"-overhead-p50-µs")
+				b.ReportMetric(float64((insP50[k] - insP50["embedded"]).Microseconds()), k+"-ins-overhead-p50-µs")
+				b.ReportMetric(float64((findP50[k] - findP50["embedded"]).Microseconds()), k+"-find-overhead-p50-µs")
+			}
 		}
 		if ts["proc"] != nil {
-			if ts["embedded"] != nil {
-				b.ReportMetric(float64((p50["proc"] - p50["embedded"]).Microseconds()), "proc-overhead-p50-µs")
-			}
 			b.ReportMetric(perDocµs(srv, ops), "proc-server-cpu-µs/op")
 		}
 	}
+}
+
+// p50Of sorts l and returns its median.
+func p50Of(l []time.Duration) time.Duration {
+	sort.Slice(l, func(i, j int) bool { return l[i] < l[j] })
+	return l[len(l)/2]
 }

@@ -88,9 +88,10 @@ type InsertManyResult struct{ InsertedIDs []any }
 type DeleteResult struct{ DeletedCount int64 }
 
 // InsertOne inserts one document, generating an ObjectId _id when it
-// has none.
+// has none. A bson.Raw document is stored from its bytes; one that is
+// not valid BSON fails with code 22 (InvalidBSON).
 func (c *Collection) InsertOne(ctx context.Context, document any) (*InsertOneResult, error) {
-	ids, werrs, err := c.db.insertDocs(ctx, c.dbName, c.name, []any{document}, true)
+	ids, werrs, err := c.insert(ctx, []any{document}, true)
 	if err != nil {
 		return nil, err
 	}
@@ -103,9 +104,12 @@ func (c *Collection) InsertOne(ctx context.Context, document any) (*InsertOneRes
 
 // InsertMany inserts documents. Ordered inserts stop at the first
 // failure and keep the documents before it; unordered ones keep every
-// valid document. Failures come back as a *BulkWriteError.
+// valid document. Failures come back as a *BulkWriteError. bson.Raw
+// documents are stored from their bytes; one that is not valid BSON
+// fails the whole call with code 22 (InvalidBSON) before anything is
+// written, as mongod refuses such a message.
 func (c *Collection) InsertMany(ctx context.Context, documents []any, ordered bool) (*InsertManyResult, error) {
-	ids, werrs, err := c.db.insertDocs(ctx, c.dbName, c.name, documents, ordered)
+	ids, werrs, err := c.insert(ctx, documents, ordered)
 	if err != nil {
 		return nil, err
 	}
@@ -115,6 +119,14 @@ func (c *Collection) InsertMany(ctx context.Context, documents []any, ordered bo
 		return res, &BulkWriteError{WriteErrors: werrs}
 	}
 	return res, nil
+}
+
+// insert inserts docs, taking the raw path when one is bson.Raw.
+func (c *Collection) insert(ctx context.Context, docs []any, ordered bool) ([]any, []WriteError, error) {
+	if hasRaw(docs) {
+		return c.db.insertRawDocs(ctx, c.dbName, c.name, docs, ordered)
+	}
+	return c.db.insertDocs(ctx, c.dbName, c.name, docs, ordered)
 }
 
 func normFilter(filter any) (bson.D, error) {

@@ -33,7 +33,7 @@ func cmdInsert(ctx context.Context, db *DB, dbName string, cmd bson.D) (bson.D, 
 	}
 	var werrs []WriteError
 	if raw {
-		werrs, err = db.insertRawDocs(ctx, dbName, name, arr, ordered)
+		_, werrs, err = db.insertRawDocs(ctx, dbName, name, arr, ordered)
 	} else {
 		_, werrs, err = db.insertDocs(ctx, dbName, name, docs, ordered)
 	}

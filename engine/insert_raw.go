@@ -57,14 +57,15 @@ type rawInsertFault struct{ err *Error }
 func (f rawInsertFault) Error() string { return f.err.Error() }
 
 // insertRawDocs inserts the documents of an insert command run through
-// RunCommandRaw, where arr may hold bson.Raw documents.
-func (db *DB) insertRawDocs(ctx context.Context, dbName, name string, arr bson.A, ordered bool) ([]WriteError, error) {
+// RunCommandRaw, or of Collection.InsertOne/InsertMany, where arr may
+// hold bson.Raw documents, and returns their _ids as insertDocs does.
+func (db *DB) insertRawDocs(ctx context.Context, dbName, name string, arr bson.A, ordered bool) ([]any, []WriteError, error) {
 	if err := db.checkWritable(); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	c, _, err := db.ensureColl(dbName, name)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	k := kindOf(c.m())
 	_, ordinary := k.(ordinaryKind)
@@ -90,19 +91,30 @@ func (db *DB) insertRawDocs(ctx context.Context, dbName, name string, arr bson.A
 			docs[i] = &raws[i]
 		case isRaw:
 			if err := bsoncore.Document(r).Validate(); err != nil {
-				return nil, document.Errorf(document.CodeInvalidBSON, "invalid BSON document in insert.documents.%d: %v", i, err)
+				return nil, nil, document.Errorf(document.CodeInvalidBSON, "invalid BSON document in insert.documents.%d: %v", i, err)
 			}
 			docs[i] = r
 		default:
 			docs[i] = v
 		}
 	}
-	_, werrs, err := k.insert(ctx, db, c, docs, ordered)
+	ids, werrs, err := k.insert(ctx, db, c, docs, ordered)
 	var fault rawInsertFault
 	if errors.As(err, &fault) {
-		return nil, fault.err
+		return nil, nil, fault.err
 	}
-	return werrs, err
+	return ids, werrs, err
+}
+
+// hasRaw reports whether docs holds a bson.Raw document, which the
+// insert stores from its bytes (insertRawDocs).
+func hasRaw(docs []any) bool {
+	for _, v := range docs {
+		if _, ok := v.(bson.Raw); ok {
+			return true
+		}
+	}
+	return false
 }
 
 // prepareStored prepares v, a document of an insert into the ordinary

@@ -1,0 +1,92 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"reflect"
+	"testing"
+
+	"github.com/ttlkv/ttlkv/document"
+	"go.mongodb.org/mongo-driver/v2/bson"
+)
+
+// TestInsertManyRawAPI: Collection.InsertMany and InsertOne given
+// bson.Raw documents take the raw path and give what the same documents
+// as bson.D give: the _ids, the write errors' positions and codes, the
+// stored documents, into an ordinary and a capped collection. A
+// document that is not valid BSON fails the whole call with
+// InvalidBSON and writes nothing.
+func TestInsertManyRawAPI(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	dDB, _, _ := openTest(t)
+	rDB, _, _ := openTest(t)
+	facts := func(res *InsertManyResult, err error) string {
+		s := ""
+		if res != nil {
+			s = fmt.Sprint(res.InsertedIDs)
+		}
+		var bwe *BulkWriteError
+		if errors.As(err, &bwe) {
+			for _, we := range bwe.WriteErrors {
+				s += fmt.Sprintf(" [%d:%d]", we.Index, we.Err.Code)
+			}
+		} else if err != nil {
+			s += " " + err.Error()
+		}
+		return s
+	}
+	for _, coll := range []string{"plain", "capped"} {
+		if coll == "capped" {
+			for _, db := range []*DB{dDB, rDB} {
+				if err := db.Database("db").CreateCollection(ctx, coll, bson.D{{Key: "capped", Value: true}, {Key: "size", Value: int64(64 << 20)}}); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		var ds, rs []any
+		for _, d := range rawRuleDocs() {
+			if len(d) == 0 || d[0].Key != "_id" {
+				continue // a generated _id differs
+			}
+			b, err := bson.Marshal(d)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ds, rs = append(ds, d), append(rs, bson.Raw(b))
+		}
+		for _, ordered := range []bool{false, true} {
+			dc, rc := dDB.Database("db").Collection(coll), rDB.Database("db").Collection(coll)
+			want := facts(dc.InsertMany(ctx, ds, ordered))
+			if got := facts(rc.InsertMany(ctx, rs, ordered)); got != want {
+				t.Fatalf("%s ordered=%v: bson.Raw gave\n%s\nbson.D gave\n%s", coll, ordered, got, want)
+			}
+		}
+		if w, g := findAll(t, dDB, "db", coll, bson.D{}), findAll(t, rDB, "db", coll, bson.D{}); !reflect.DeepEqual(g, w) {
+			t.Fatalf("%s: stored from bson.Raw\n%v\nfrom bson.D\n%v", coll, g, w)
+		}
+		one, _ := bson.Marshal(bson.D{{Key: "s", Value: "generated id"}})
+		res, err := rDB.Database("db").Collection(coll).InsertOne(ctx, bson.Raw(one))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, ok := res.InsertedID.(bson.ObjectID); !ok {
+			t.Fatalf("%s: InsertOne of a bson.Raw without _id returned _id %#v, want an ObjectID", coll, res.InsertedID)
+		}
+		if d, err := rDB.Database("db").Collection(coll).FindOne(ctx, bson.D{{Key: "_id", Value: res.InsertedID}}); err != nil || d == nil {
+			t.Fatalf("%s: the inserted document is not found: %v %v", coll, d, err)
+		}
+	}
+	good, _ := bson.Marshal(bson.D{{Key: "_id", Value: int32(100)}})
+	bad := []byte{12, 0, 0, 0, 0x08, 'b', 0, 7, 0, 0, 0, 0} // a boolean of 7
+	for _, coll := range []string{"plain", "capped"} {
+		c := rDB.Database("db").Collection(coll)
+		if _, err := c.InsertMany(ctx, []any{bson.Raw(good), bson.Raw(bad)}, false); document.CodeOf(err) != document.CodeInvalidBSON {
+			t.Fatalf("%s: %v, want InvalidBSON", coll, err)
+		}
+		if d, _ := c.FindOne(ctx, bson.D{{Key: "_id", Value: int32(100)}}); d != nil {
+			t.Fatalf("%s: a document of a refused batch was written", coll)
+		}
+	}
+}
