@@ -21,10 +21,24 @@ func noExpiry(int) time.Time { return baseTime.Add(1000 * time.Hour) }
 // WriteBatch: record + secondary index key (base2, the issue's baseline)
 // and record + secondary + _id index key (base3, every key ttlkv writes).
 // Target (issue 2): docs/s >= 0.6x base2.
+//
+// With TTLKV_BENCH_SQLITE (steady_sqlite_test.go) the iteration also
+// has the SQLite peer insert the same documents, in transactions of
+// TTLKV_BENCH_BATCH rows keyed by _id with an index on n, first in odd
+// runs and last in even ones: sqlite-docs/s and x-sqlite (ttlkv's rate
+// over SQLite's; target, issue 17: at least 1).
 func BenchmarkInsert(b *testing.B) {
 	for it := 0; it < b.N; it++ {
 		var base2, base3, eng time.Duration
 		order := insertOrder(insertRuns)
+		var sq sqliteOneOff
+		if sqlitePeer != "" {
+			if insertRuns%2 == 1 {
+				order = append([]string{"sqlite"}, order...)
+			} else {
+				order = append(order, "sqlite")
+			}
+		}
 		insertRuns++
 		for _, what := range order {
 			dir := b.TempDir()
@@ -50,7 +64,14 @@ func BenchmarkInsert(b *testing.B) {
 					base3 = d
 				}
 				mustNoErr(b, db.Close(), "close")
+			case "sqlite":
+				sq = runSQLiteOneOff(b, benchN, "n", false)
 			}
+		}
+		if sq.IngestS > 0 {
+			b.ReportMetric(float64(benchN)/sq.IngestS, "sqlite-docs/s")
+			b.ReportMetric(sq.IngestS/eng.Seconds(), "x-sqlite")
+			b.ReportMetric(sq.IngestCPU*1e6/float64(benchN), "sqlite-cpu-us/doc")
 		}
 		b.ReportMetric(rate(benchN, eng), "docs/s")
 		b.ReportMetric(rate(benchN, base2), "base2-docs/s")
