@@ -99,3 +99,32 @@ func runSQLiteOneOff(tb testing.TB, n int, index string, reap bool) sqliteOneOff
 	}
 	return res
 }
+
+// TestSQLitePeerProtocol runs the SQLite peer (skipped unless
+// TTLKV_BENCH_SQLITE names it) as a steady-state side in a short
+// compressed run and as a one-off, and checks what the harness reads:
+// a window a window with the live set held at the bound, and the
+// one-off's counts (runSQLiteOneOff checks them).
+func TestSQLitePeerProtocol(t *testing.T) {
+	if sqlitePeer == "" {
+		t.Skip("set TTLKV_BENCH_SQLITE to the path sh benchmarks/sqlitepeer/build.sh prints")
+	}
+	t.Parallel()
+	cfg := steadyConfig{Mode: modeCompressed, Rate: 2000, TTL: 3, Window: 2, Windows: 4}
+	ws := runSteadyChild(t, sqliteSide, cfg)
+	if len(ws) != cfg.Windows {
+		t.Fatalf("%d windows, want %d", len(ws), cfg.Windows)
+	}
+	for _, w := range ws {
+		if w.Side != sqliteSide || w.Inserted != int64(cfg.Rate*cfg.Window) || w.CPUus <= 0 || !w.BoundMet {
+			t.Errorf("window %+v", w)
+		}
+	}
+	if m := steadyMedians(ws, cfg); m.Live > int64(cfg.Rate*cfg.TTL) || m.Live == 0 {
+		t.Errorf("live median %d, want in (0, %d]", m.Live, cfg.Rate*cfg.TTL)
+	}
+	res := runSQLiteOneOff(t, 3000, "exp", true)
+	if res.ReapS <= 0 {
+		t.Errorf("one-off: %+v", res)
+	}
+}
