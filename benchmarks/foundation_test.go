@@ -21,10 +21,27 @@ func noExpiry(int) time.Time { return baseTime.Add(1000 * time.Hour) }
 // WriteBatch: record + secondary index key (base2, the issue's baseline)
 // and record + secondary + _id index key (base3, every key ttlkv writes).
 // Target (issue 2): docs/s >= 0.6x base2.
+//
+// With TTLKV_BENCH_SQLITE (steady_sqlite_test.go) the iteration also
+// has the SQLite peer insert the same documents, in transactions of
+// TTLKV_BENCH_BATCH rows keyed by _id with an index on n, first in odd
+// runs and last in even ones: sqlite-docs/s and x-sqlite (ttlkv's rate
+// over SQLite's; target, issue 17: at least 1), and each side's process
+// CPU a document over its ingest (cpu-us/doc, sqlite-cpu-us/doc) and
+// their ratio x-sqlite-cpu (SQLite's over ttlkv's, higher is better):
+// on a loaded machine less at the mercy of the other processes.
 func BenchmarkInsert(b *testing.B) {
 	for it := 0; it < b.N; it++ {
-		var base2, base3, eng time.Duration
+		var base2, base3, eng, engCPU time.Duration
 		order := insertOrder(insertRuns)
+		var sq sqliteOneOff
+		if sqlitePeer != "" {
+			if insertRuns%2 == 1 {
+				order = append([]string{"sqlite"}, order...)
+			} else {
+				order = append(order, "sqlite")
+			}
+		}
 		insertRuns++
 		for _, what := range order {
 			dir := b.TempDir()
@@ -35,9 +52,9 @@ func BenchmarkInsert(b *testing.B) {
 				c := db.Database("bench").Collection("docs")
 				_, err := c.CreateIndex(context.Background(), engine.IndexModel{Keys: bson.D{{Key: "n", Value: 1}}})
 				mustNoErr(b, err, "CreateIndex")
-				start := time.Now()
+				cpu0, start := cpuTime(), time.Now()
 				engineLoad(b, c, 0, benchN, noExpiry)
-				eng = time.Since(start)
+				eng, engCPU = time.Since(start), cpuTime()-cpu0
 				mustNoErr(b, db.Close(), "close")
 			case "base2", "base3":
 				db := openBadger(b, dir)
@@ -50,7 +67,16 @@ func BenchmarkInsert(b *testing.B) {
 					base3 = d
 				}
 				mustNoErr(b, db.Close(), "close")
+			case "sqlite":
+				sq = runSQLiteOneOff(b, benchN, "n", false)
 			}
+		}
+		if sq.IngestS > 0 {
+			b.ReportMetric(float64(benchN)/sq.IngestS, "sqlite-docs/s")
+			b.ReportMetric(sq.IngestS/eng.Seconds(), "x-sqlite")
+			b.ReportMetric(sq.IngestCPU*1e6/float64(benchN), "sqlite-cpu-us/doc")
+			b.ReportMetric(float64(engCPU.Microseconds())/float64(benchN), "cpu-us/doc")
+			b.ReportMetric(sq.IngestCPU/engCPU.Seconds(), "x-sqlite-cpu")
 		}
 		b.ReportMetric(rate(benchN, eng), "docs/s")
 		b.ReportMetric(rate(benchN, base2), "base2-docs/s")

@@ -20,6 +20,7 @@ var sideColors = map[string]color.RGBA{
 	"ordinary":  {213, 94, 0, 255},
 	"clustered": {0, 114, 178, 255},
 	"nottl":     {0, 158, 115, 255},
+	"sqlite":    {204, 121, 167, 255},
 }
 
 // plotSteady draws ws (every side's windows of one run of cfg) as four
@@ -125,6 +126,8 @@ func sideLabel(side string) string {
 		return "ttlkv, clustered + TTL index"
 	case "nottl":
 		return "ttlkv, no TTL index"
+	case sqliteSide:
+		return "SQLite (WAL, date index, reaper)"
 	}
 	return side
 }

@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
 	"runtime/pprof"
@@ -31,7 +30,8 @@ import (
 // with TTLKV_STEADY_CHILD set), so that its CPU time (getrusage), bytes
 // written (/proc/self/io write_bytes) and RSS are the workload's only.
 //
-// Sides (TTLKV_BENCH_STEADY_SIDES, comma-separated; default all four):
+// Sides (TTLKV_BENCH_STEADY_SIDES, comma-separated; default all four,
+// and sqlite with TTLKV_BENCH_SQLITE):
 //
 //   - badger: the floor. Raw Badger, one key a document (a big-endian
 //     sequence number), opened with the options lsm.Open uses. In real
@@ -50,11 +50,15 @@ import (
 //     the benchmark expires it through the index on exp instead.)
 //   - nottl: the ordinary collection without its TTL index: the same
 //     writer, nothing expires; the baseline of the insert-p99 target.
+//   - sqlite: the SQLite peer (benchmarks/sqlitepeer, its own binary;
+//     default only when TTLKV_BENCH_SQLITE names it; see
+//     steady_sqlite_test.go): rows with an index on the date, a reaper
+//     deleting expired rows each second.
 //
 // Sizes are environment variables, with defaults small enough for a run
 // of one to two minutes; see RESULTS.md for the shapes.
 var (
-	steadySides = strings.Split(envStr("TTLKV_BENCH_STEADY_SIDES", "badger,ordinary,clustered,nottl"), ",")
+	steadySides = strings.Split(envStr("TTLKV_BENCH_STEADY_SIDES", defaultSteadySides()), ",")
 	steadyPNG   = os.Getenv("TTLKV_BENCH_STEADY_PNG") // write the windows as a picture here
 	steadyTSV   = os.Getenv("TTLKV_BENCH_STEADY_TSV") // write the windows as a table here (see steadyOutputs)
 	// TTLKV_BENCH_STEADY_PROFILE=prefix: each child writes a CPU profile
@@ -195,6 +199,9 @@ func benchSteady(b *testing.B, cfg steadyConfig) {
 			if n, ok := med["nottl"]; ok && n.P99ms > 0 {
 				b.ReportMetric(m.P99ms/n.P99ms, side+"-p99-x-nottl")
 			}
+			if q, ok := med[sqliteSide]; ok && q.CPUus > 0 {
+				b.ReportMetric(m.CPUus/q.CPUus, side+"-cpu-x-sqlite")
+			}
 		}
 		table, picture := steadyOutputs(cfg)
 		mustNoErr(b, writeSteadyTSV(table, cfg, all), "write table")
@@ -315,7 +322,7 @@ func writeSteadyTSV(name string, cfg steadyConfig, ws []steadyWindow) error {
 // windows.
 func runSteadyChild(tb testing.TB, side string, cfg steadyConfig) []steadyWindow {
 	tb.Helper()
-	cmd := exec.Command(os.Args[0], "-test.run=^TestSteadyChild$", "-test.v", "-test.timeout=0")
+	cmd := steadyChildCommand(tb, side)
 	cmd.Env = append(os.Environ(),
 		"TTLKV_STEADY_CHILD="+side,
 		"TTLKV_STEADY_DIR="+tb.TempDir(),

@@ -123,7 +123,15 @@ func rawReapKeys(db *badger.DB, lo []byte, cutoff time.Time, withID bool) (int, 
 // documents' record and index keys (rawReap). Target (issue 4): >= 0.8x
 // the baseline's docs/s. It also reports the process's CPU time a
 // document over each side's reap, and their ratio (x-baseline-cpu,
-// higher is better).
+// higher is better), and ttlkv's ingest rate (ingest-docs/s).
+//
+// With TTLKV_BENCH_SQLITE (steady_sqlite_test.go) the SQLite peer, in
+// the same iteration after the two, ingests the same documents in
+// transactions of TTLKV_BENCH_BATCH with an index on their date and
+// deletes the expired half in batches of 1000 rows: ingest-x-sqlite and
+// reap-x-sqlite are ttlkv's rates over SQLite's (issue 17's one-off:
+// ingest at least SQLite's), ingest-cpu-x-sqlite and reap-cpu-x-sqlite
+// SQLite's process CPU over ttlkv's (higher is better).
 func BenchmarkReap(b *testing.B) {
 	ctx := context.Background()
 	want := (benchN + 1) / 2
@@ -131,11 +139,12 @@ func BenchmarkReap(b *testing.B) {
 		clk := newClock()
 		db := openEngine(b, b.TempDir(), clk)
 		c := ttlColl(b, db)
+		cpu0, start := cpuTime(), time.Now()
 		engineLoad(b, c, 0, benchN, halfExpired)
+		ingest, ingestCPU := time.Since(start), cpuTime()-cpu0
 		clk.Advance(2 * time.Hour)
 		stopProf := profileReap(b)
-		cpu0 := cpuTime()
-		start := time.Now()
+		cpu0, start = cpuTime(), time.Now()
 		res, err := db.RunTTLPass(ctx)
 		eng := time.Since(start)
 		engCPU := cpuTime() - cpu0
@@ -167,6 +176,19 @@ func BenchmarkReap(b *testing.B) {
 		b.ReportMetric(float64(engCPU.Microseconds())/float64(want), "cpu-us/doc")
 		b.ReportMetric(float64(baseCPU.Microseconds())/float64(want), "base-cpu-us/doc")
 		b.ReportMetric(baseCPU.Seconds()/engCPU.Seconds(), "x-baseline-cpu")
+		b.ReportMetric(rate(benchN, ingest), "ingest-docs/s")
+		if sqlitePeer != "" {
+			sq := runSQLiteOneOff(b, benchN, "exp", true)
+			b.ReportMetric(float64(benchN)/sq.IngestS, "sqlite-ingest-docs/s")
+			b.ReportMetric(sq.IngestS/ingest.Seconds(), "ingest-x-sqlite")
+			b.ReportMetric(float64(ingestCPU.Microseconds())/float64(benchN), "ingest-cpu-us/doc")
+			b.ReportMetric(sq.IngestCPU*1e6/float64(benchN), "sqlite-ingest-cpu-us/doc")
+			b.ReportMetric(sq.IngestCPU/ingestCPU.Seconds(), "ingest-cpu-x-sqlite")
+			b.ReportMetric(float64(sq.Reaped)/sq.ReapS, "sqlite-docs/s")
+			b.ReportMetric(sq.ReapS/eng.Seconds(), "reap-x-sqlite")
+			b.ReportMetric(sq.ReapCPU*1e6/float64(sq.Reaped), "sqlite-cpu-us/doc")
+			b.ReportMetric(sq.ReapCPU/engCPU.Seconds(), "reap-cpu-x-sqlite")
+		}
 	}
 }
 
