@@ -2,7 +2,6 @@ package engine
 
 import (
 	"bytes"
-	"encoding/binary"
 	"fmt"
 	"hash/maphash"
 	"slices"
@@ -203,7 +202,7 @@ func (x *idSide) del(ks string, seq uint64) {
 	}
 }
 
-// cmpEntry compares the Badger key suffix ks || seq (big endian) of an
+// cmpEntry compares the Badger key suffix ks || seq (lsm's record-id suffix) of an
 // entry with k, a key suffix after the index prefix.
 func cmpEntry(ks string, seq uint64, k []byte) int {
 	n := min(len(ks), len(k))
@@ -216,9 +215,8 @@ func cmpEntry(ks string, seq uint64, k []byte) int {
 	if len(k) <= len(ks) {
 		return 1 // k is a prefix of ks, so shorter than ks || seq
 	}
-	var s [8]byte
-	binary.BigEndian.PutUint64(s[:], seq)
-	return bytes.Compare(s[:], k[len(ks):])
+	var s [10]byte
+	return bytes.Compare(lsm.AppendIndexRecordID(s[:0], seq), k[len(ks):])
 }
 
 // relBound turns a scan bound (a full Badger key, nil: none) into one
