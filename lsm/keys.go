@@ -10,11 +10,12 @@ import (
 const (
 	// TagCatalog prefixes catalog keys: tag, db name, 0x00, collection name.
 	TagCatalog byte = 0x01
-	// TagRecord prefixes record keys: tag, collection id, record id.
-	TagRecord byte = 0x02
+	// TagRecord prefixes record keys: tag, collection id, record id
+	// (compact ids; layout 1 used 0x02 with fixed-width ids).
+	TagRecord byte = 0x07
 	// TagIndex prefixes index entry keys: tag, collection id, index id,
-	// keystring, record id.
-	TagIndex byte = 0x03
+	// keystring, record id, record id length (layout 1 used 0x03).
+	TagIndex byte = 0x08
 	// TagSequence prefixes sequence keys: tag, collection id.
 	TagSequence byte = 0x04
 	// TagMeta prefixes store-wide metadata keys: tag, name.
@@ -303,4 +304,23 @@ func PrefixEnd(prefix []byte) []byte {
 		}
 	}
 	return nil
+}
+
+// IndexKeyIDs returns the collection and index ids at the front of an
+// index entry key and what follows them, whatever it is (an entry of an
+// index whose suffix is not keystring and record id, say); ok is false
+// if k does not start with TagIndex and two compact ids.
+func IndexKeyIDs(k []byte) (coll, idx uint64, rest []byte, ok bool) {
+	if len(k) < 3 || k[0] != TagIndex {
+		return 0, 0, nil, false
+	}
+	coll, n, ok := readID(k[1:])
+	if !ok {
+		return 0, 0, nil, false
+	}
+	idx, m, ok := readID(k[1+n:])
+	if !ok {
+		return 0, 0, nil, false
+	}
+	return coll, idx, k[1+n+m:], true
 }

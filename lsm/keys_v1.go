@@ -2,6 +2,12 @@ package lsm
 
 import "encoding/binary"
 
+// Tags of layout 1's record and index entry keys.
+const (
+	tagRecordV1 byte = 0x02
+	tagIndexV1  byte = 0x03
+)
+
 // The first key layout (store format 1): record and index entry keys with
 // fixed-width ids, tag, 8-byte big-endian collection id, 8-byte record id
 // (records) or 8-byte index id, keystring, 8-byte record id (index
@@ -13,7 +19,7 @@ import "encoding/binary"
 // layout.
 func RecordKeyV1(coll, rid uint64) []byte {
 	k := make([]byte, 17)
-	k[0] = TagRecord
+	k[0] = tagRecordV1
 	binary.BigEndian.PutUint64(k[1:], coll)
 	binary.BigEndian.PutUint64(k[9:], rid)
 	return k
@@ -23,7 +29,7 @@ func RecordKeyV1(coll, rid uint64) []byte {
 // idx of collection coll for keystring ks and record rid.
 func IndexKeyV1(coll, idx uint64, ks []byte, rid uint64) []byte {
 	k := make([]byte, 17, 25+len(ks))
-	k[0] = TagIndex
+	k[0] = tagIndexV1
 	binary.BigEndian.PutUint64(k[1:], coll)
 	binary.BigEndian.PutUint64(k[9:], idx)
 	k = append(k, ks...)
@@ -34,7 +40,7 @@ func IndexKeyV1(coll, idx uint64, ks []byte, rid uint64) []byte {
 // entry key of index idx of collection coll.
 func IndexPrefixV1(coll, idx uint64) []byte {
 	k := make([]byte, 17)
-	k[0] = TagIndex
+	k[0] = tagIndexV1
 	binary.BigEndian.PutUint64(k[1:], coll)
 	binary.BigEndian.PutUint64(k[9:], idx)
 	return k
@@ -43,7 +49,7 @@ func IndexPrefixV1(coll, idx uint64) []byte {
 // SplitIndexKeyV1 returns the keystring and record id of an index entry
 // key of the first layout. ks aliases k.
 func SplitIndexKeyV1(k []byte) (ks []byte, rid uint64, ok bool) {
-	if len(k) < 25 || k[0] != TagIndex {
+	if len(k) < 25 || k[0] != tagIndexV1 {
 		return nil, 0, false
 	}
 	n := len(k) - 8
@@ -54,7 +60,7 @@ func SplitIndexKeyV1(k []byte) (ks []byte, rid uint64, ok bool) {
 // record key of collection coll.
 func RecordPrefixV1(coll uint64) []byte {
 	k := make([]byte, 9)
-	k[0] = TagRecord
+	k[0] = tagRecordV1
 	binary.BigEndian.PutUint64(k[1:], coll)
 	return k
 }
@@ -63,7 +69,7 @@ func RecordPrefixV1(coll uint64) []byte {
 // by the entries of every index of collection coll.
 func CollectionIndexPrefixV1(coll uint64) []byte {
 	k := make([]byte, 9)
-	k[0] = TagIndex
+	k[0] = tagIndexV1
 	binary.BigEndian.PutUint64(k[1:], coll)
 	return k
 }
