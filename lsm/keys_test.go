@@ -23,7 +23,6 @@ func randID(r *rand.Rand) uint64 {
 	return math.MaxUint64 - uint64(r.IntN(3))
 }
 
-
 func cmpU(a, b uint64) int {
 	switch {
 	case a < b:
