@@ -69,10 +69,15 @@ func (x *idSide) len() int {
 	return x.n
 }
 
-// keyBytes returns the bytes the entries' Badger keys would take (17
-// bytes of prefix, the keystring, 8 of sequence), for collStats.
+// cappedKeyExtra is about the bytes of an _id entry's Badger key
+// besides its keystring: a 3-byte index prefix and a sequence of up to
+// 16.7 million with its length byte (docs/storage-keys.md).
+const cappedKeyExtra = 3 + 4 + 1
+
+// keyBytes returns about the bytes the entries' Badger keys would take
+// (cappedKeyExtra besides the keystring), for collStats.
 func (x *idSide) keyBytes() int64 {
-	return int64(x.n)*25 + x.ksLen
+	return int64(x.n)*cappedKeyExtra + x.ksLen
 }
 
 // add inserts entries in ascending sequence order (newer than every
@@ -495,12 +500,12 @@ func (x *cappedIDIndex) len() int {
 	return x.run.n + x.side.len()
 }
 
-// keyBytes returns the bytes the entries' Badger keys would take (17
-// bytes of prefix, the keystring, 8 of sequence), for collStats.
+// keyBytes returns about the bytes the entries' Badger keys would take
+// (cappedKeyExtra besides the keystring), for collStats.
 func (x *cappedIDIndex) keyBytes() int64 {
 	x.mu.RLock()
 	defer x.mu.RUnlock()
-	return int64(x.run.n)*25 + x.run.ksLen + x.side.keyBytes()
+	return int64(x.run.n)*cappedKeyExtra + x.run.ksLen + x.side.keyBytes()
 }
 
 // sideLen returns the number of entries of the exact side index.

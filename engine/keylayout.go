@@ -8,7 +8,7 @@ import (
 
 // openKeyLayout brings a store to lsm's current key layout before
 // anything reads it: a store an older ttlkv wrote has its record and
-// index entry keys rewritten, resumably (docs/layout.md, "Key layout");
+// index entry keys rewritten, resumably (docs/storage-keys.md);
 // a new store is marked. A read-only open of a store that needs the
 // rewrite fails with an error wrapping lsm.ErrKeyLayout.
 func (db *DB) openKeyLayout() error {

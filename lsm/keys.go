@@ -69,7 +69,7 @@ func SplitCatalogKey(k []byte) (db, coll string, ok bool) {
 // order-preserving (bytes.Compare of two forms has the sign of the
 // values' comparison), so a key's fields sort as the ids do and a
 // collection's prefix never prefixes another collection's keys. See
-// docs/layout.md, "Key layout".
+// docs/storage-keys.md.
 const idOneByte = 0xf8
 
 // maxIDLen is the longest compact id form.

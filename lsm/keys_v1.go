@@ -13,7 +13,7 @@ const (
 // (records) or 8-byte index id, keystring, 8-byte record id (index
 // entries). Stores written before the compact layout hold these keys; the
 // benchmarks' hand-made raw-Badger indexes keep writing them so their
-// baselines stay what they were. See docs/layout.md, "Key layout".
+// baselines stay what they were. See docs/storage-keys.md.
 
 // RecordKeyV1 returns record rid of collection coll's key in the first
 // layout.

@@ -9,7 +9,7 @@ import (
 
 // KeyLayout is the key layout this version writes: 2, the compact layout
 // (compact ids, tags TagRecord and TagIndex). Layout 1 is the first,
-// fixed-width one (keys_v1.go). See docs/layout.md, "Key layout".
+// fixed-width one (keys_v1.go). See docs/storage-keys.md.
 const KeyLayout = 2
 
 // keyLayoutKey is the meta key holding the store's key layout, one byte.
