@@ -236,3 +236,28 @@ func TestKeyLayoutMark(t *testing.T) {
 		t.Fatalf("malformed key lost: %q %v", v, err)
 	}
 }
+
+// FuzzKeyDecode checks that the key decoders never panic, and that what
+// they accept re-encodes to the same key.
+func FuzzKeyDecode(f *testing.F) {
+	f.Add(RecordKey(1, 2))
+	f.Add(IndexKey(3, 1<<40, AppendKey(nil, "x", false), math.MaxUint64))
+	f.Add([]byte{TagIndex, 0xff, 1, 2, 3})
+	f.Fuzz(func(t *testing.T, k []byte) {
+		if c, r, ok := DecodeRecordKey(k); ok && !bytes.Equal(RecordKey(c, r), k) {
+			t.Fatalf("DecodeRecordKey(%x) = %d, %d, which encode as %x", k, c, r, RecordKey(c, r))
+		}
+		if c, i, ks, r, ok := DecodeIndexKey(k); ok && !bytes.Equal(IndexKey(c, i, ks, r), k) {
+			t.Fatalf("DecodeIndexKey(%x) does not re-encode", k)
+		}
+		if ks, r, ok := SplitIndexKey(k); ok {
+			if _, _, ks2, r2, ok2 := DecodeIndexKey(k); !ok2 || r2 != r || !bytes.Equal(ks, ks2) {
+				t.Fatalf("SplitIndexKey and DecodeIndexKey disagree on %x", k)
+			}
+		}
+		_, _, _, _ = IndexKeyIDs(k)
+		for n := range len(k) + 1 {
+			_, _ = IndexKeyRecordID(k, n)
+		}
+	})
+}
