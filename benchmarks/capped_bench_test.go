@@ -173,10 +173,10 @@ func BenchmarkCappedInsert(b *testing.B) {
 					// A fresh value each time: Badger keeps the slice until
 					// the batch's transaction is written.
 					off := binary.BigEndian.AppendUint64(nil, uint64(i*248))
-					mustNoErr(b, wb.Set(lsm.IndexKey(rawColl, rawIDIx, lsm.AppendKey(nil, int64(i), false), uint64(i+1)), off), "set")
+					mustNoErr(b, wb.Set(lsm.IndexKeyV1(rawColl, rawIDIx, lsm.AppendKey(nil, int64(i), false), uint64(i+1)), off), "set")
 					if i >= perWrap {
 						j := i - perWrap
-						mustNoErr(b, wb.Delete(lsm.IndexKey(rawColl, rawIDIx, lsm.AppendKey(nil, int64(j), false), uint64(j+1))), "delete")
+						mustNoErr(b, wb.Delete(lsm.IndexKeyV1(rawColl, rawIDIx, lsm.AppendKey(nil, int64(j), false), uint64(j+1))), "delete")
 					}
 				}
 				mustNoErr(b, wb.Flush(), "flush")
@@ -313,7 +313,7 @@ func BenchmarkCappedScan(b *testing.B) {
 		seen := 0
 		err = raw.View(func(txn *badger.Txn) error {
 			o := badger.DefaultIteratorOptions
-			o.Prefix = lsm.RecordPrefix(rawColl)
+			o.Prefix = lsm.RecordPrefixV1(rawColl)
 			itr := txn.NewIterator(o)
 			defer itr.Close()
 			for itr.Rewind(); itr.Valid(); itr.Next() {
@@ -385,7 +385,7 @@ func BenchmarkCappedTailLatency(b *testing.B) {
 		rawSent := make([]time.Time, tailN)
 		rawGot := make(chan struct{}, 1)
 		sctx, cancel := context.WithCancel(ctx)
-		pre := lsm.RecordPrefix(rawColl)
+		pre := lsm.RecordPrefixV1(rawColl)
 		done := make(chan error, 1)
 		recv := 0
 		go func() {

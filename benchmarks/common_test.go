@@ -132,10 +132,10 @@ func rawKeys(d bson.D, rid uint64, field string) (rawKV, error) {
 		}
 	}
 	return rawKV{
-		rec: lsm.RecordKey(rawColl, rid),
+		rec: lsm.RecordKeyV1(rawColl, rid),
 		val: val,
-		ix:  lsm.IndexKey(rawColl, rawSecIx, lsm.AppendKey(nil, v, false), rid),
-		id:  lsm.IndexKey(rawColl, rawIDIx, lsm.AppendKey(nil, id, false), rid),
+		ix:  lsm.IndexKeyV1(rawColl, rawSecIx, lsm.AppendKey(nil, v, false), rid),
+		id:  lsm.IndexKeyV1(rawColl, rawIDIx, lsm.AppendKey(nil, id, false), rid),
 	}, nil
 }
 

@@ -162,7 +162,7 @@ func BenchmarkPointLookup(b *testing.B) {
 		start = time.Now()
 		for _, id := range ids {
 			err := f.raw.View(func(txn *badger.Txn) error {
-				item, err := txn.Get(lsm.RecordKey(rawColl, uint64(id+1)))
+				item, err := txn.Get(lsm.RecordKeyV1(rawColl, uint64(id+1)))
 				if err != nil {
 					return err
 				}
@@ -215,15 +215,15 @@ func BenchmarkIndexRangeScan(b *testing.B) {
 			start = time.Now()
 			got = 0
 			err = f.raw.View(func(txn *badger.Txn) error {
-				itr := rawKeyIter(txn, lsm.IndexPrefix(rawColl, rawSecIx))
+				itr := rawKeyIter(txn, lsm.IndexPrefixV1(rawColl, rawSecIx))
 				defer itr.Close()
-				seek := append(lsm.IndexPrefix(rawColl, rawSecIx), lsm.AppendKey(nil, lo, false)...)
+				seek := append(lsm.IndexPrefixV1(rawColl, rawSecIx), lsm.AppendKey(nil, lo, false)...)
 				for itr.Seek(seek); itr.Valid() && got < scanN; itr.Next() {
-					_, rid, ok := lsm.SplitIndexKey(itr.Item().Key())
+					_, rid, ok := lsm.SplitIndexKeyV1(itr.Item().Key())
 					if !ok {
 						continue
 					}
-					item, err := txn.Get(lsm.RecordKey(rawColl, rid))
+					item, err := txn.Get(lsm.RecordKeyV1(rawColl, rid))
 					if err != nil {
 						return err
 					}

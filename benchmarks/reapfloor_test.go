@@ -36,7 +36,7 @@ var floorBatch = envInt("TTLKV_BENCH_BATCH_DOCS", 1000)
 // the previous one was applied. It reads the values (the re-check) but
 // decodes nothing.
 func rawReapReading(db *badger.DB, from, cutoff time.Time) (int, error) {
-	prefix := lsm.IndexPrefix(rawColl, rawSecIx)
+	prefix := lsm.IndexPrefixV1(rawColl, rawSecIx)
 	lo := append(append([]byte{}, prefix...), lsm.AppendKey(nil, bson.NewDateTimeFromTime(from), false)...)
 	hi := lsm.PrefixEnd(append(append([]byte{}, prefix...), lsm.AppendKey(nil, bson.NewDateTimeFromTime(cutoff), false)...))
 	n := 0
@@ -76,8 +76,8 @@ func rawReapReading(db *badger.DB, from, cutoff time.Time) (int, error) {
 			batch := keys[i:min(i+floorBatch, len(keys))]
 			recs := make([][]byte, len(batch))
 			for j, k := range batch {
-				_, rid, _ := lsm.SplitIndexKey(k)
-				recs[j] = lsm.RecordKey(rawColl, rid)
+				_, rid, _ := lsm.SplitIndexKeyV1(k)
+				recs[j] = lsm.RecordKeyV1(rawColl, rid)
 			}
 			slices.SortFunc(recs, bytes.Compare)
 			// As lsm.Txn.GetSortedFunc: bounded by the keys' common

@@ -66,7 +66,7 @@ func halfExpired(i int) time.Time {
 // cutoff (keys only) and deletes each one with its record key through a
 // WriteBatch, in one loop. It returns how many documents it deleted.
 func rawReap(db *badger.DB, cutoff time.Time) (int, error) {
-	return rawReapFrom(db, lsm.IndexPrefix(rawColl, rawSecIx), cutoff)
+	return rawReapFrom(db, lsm.IndexPrefixV1(rawColl, rawSecIx), cutoff)
 }
 
 // rawReapFrom is rawReap starting at index key lo.
@@ -79,7 +79,7 @@ func rawReapFrom(db *badger.DB, lo []byte, cutoff time.Time) (int, error) {
 // the record (rawLoad gives record id i+1 the _id int64(i)): the three
 // keys ttlkv deletes per document, with none of its reads.
 func rawReapKeys(db *badger.DB, lo []byte, cutoff time.Time, withID bool) (int, error) {
-	prefix := lsm.IndexPrefix(rawColl, rawSecIx)
+	prefix := lsm.IndexPrefixV1(rawColl, rawSecIx)
 	hi := lsm.PrefixEnd(append(append([]byte{}, prefix...), lsm.AppendKey(nil, bson.NewDateTimeFromTime(cutoff), false)...))
 	wb := db.NewWriteBatch()
 	defer wb.Cancel()
@@ -92,18 +92,18 @@ func rawReapKeys(db *badger.DB, lo []byte, cutoff time.Time, withID bool) (int, 
 			if string(k) >= string(hi) {
 				break
 			}
-			_, rid, ok := lsm.SplitIndexKey(k)
+			_, rid, ok := lsm.SplitIndexKeyV1(k)
 			if !ok {
 				continue
 			}
 			if err := wb.Delete(k); err != nil {
 				return err
 			}
-			if err := wb.Delete(lsm.RecordKey(rawColl, rid)); err != nil {
+			if err := wb.Delete(lsm.RecordKeyV1(rawColl, rid)); err != nil {
 				return err
 			}
 			if withID {
-				if err := wb.Delete(lsm.IndexKey(rawColl, rawIDIx, lsm.AppendKey(nil, int64(rid-1), false), rid)); err != nil {
+				if err := wb.Delete(lsm.IndexKeyV1(rawColl, rawIDIx, lsm.AppendKey(nil, int64(rid-1), false), rid)); err != nil {
 					return err
 				}
 			}
@@ -210,7 +210,7 @@ var (
 // walk again over the tombstones its earlier steps left. withID: see
 // rawReapKeys.
 func rawReapRange(db *badger.DB, from, cutoff time.Time, withID bool) (int, error) {
-	prefix := lsm.IndexPrefix(rawColl, rawSecIx)
+	prefix := lsm.IndexPrefixV1(rawColl, rawSecIx)
 	return rawReapKeys(db, append(append([]byte{}, prefix...), lsm.AppendKey(nil, bson.NewDateTimeFromTime(from), false)...), cutoff, withID)
 }
 
@@ -304,7 +304,7 @@ func BenchmarkReapInterleaved(b *testing.B) {
 		if engN != want || rawN != want || raw3N != want {
 			b.Fatalf("deleted %d (ttlkv), %d (raw) and %d (raw, three keys), want %d", engN, rawN, raw3N, want)
 		}
-		left, err := countKeys(raw3, lsm.IndexPrefix(rawColl, rawIDIx))
+		left, err := countKeys(raw3, lsm.IndexPrefixV1(rawColl, rawIDIx))
 		mustNoErr(b, err, "count _id keys")
 		if left != benchN-want {
 			b.Fatalf("raw three-key reap left %d _id entries, want %d", left, benchN-want)
@@ -793,7 +793,7 @@ func BenchmarkBatchDocs(b *testing.B) {
 				}
 				mustNoErr(b, wb.Flush(), "raw flush")
 				base := time.Since(start)
-				for _, pre := range [][]byte{lsm.RecordPrefix(rawColl), lsm.CollectionIndexPrefix(rawColl)} {
+				for _, pre := range [][]byte{lsm.RecordPrefixV1(rawColl), lsm.CollectionIndexPrefixV1(rawColl)} {
 					left, err := countKeys(raw, pre)
 					mustNoErr(b, err, "raw count")
 					if left != 0 {

@@ -2,7 +2,6 @@ package engine
 
 import (
 	"bytes"
-	"encoding/binary"
 	"fmt"
 	"hash/maphash"
 	"slices"
@@ -70,10 +69,15 @@ func (x *idSide) len() int {
 	return x.n
 }
 
-// keyBytes returns the bytes the entries' Badger keys would take (17
-// bytes of prefix, the keystring, 8 of sequence), for collStats.
+// cappedKeyExtra is about the bytes of an _id entry's Badger key
+// besides its keystring: a 3-byte index prefix and a sequence of up to
+// 16.7 million with its length byte (docs/storage-keys.md).
+const cappedKeyExtra = 3 + 4 + 1
+
+// keyBytes returns about the bytes the entries' Badger keys would take
+// (cappedKeyExtra besides the keystring), for collStats.
 func (x *idSide) keyBytes() int64 {
-	return int64(x.n)*25 + x.ksLen
+	return int64(x.n)*cappedKeyExtra + x.ksLen
 }
 
 // add inserts entries in ascending sequence order (newer than every
@@ -203,7 +207,7 @@ func (x *idSide) del(ks string, seq uint64) {
 	}
 }
 
-// cmpEntry compares the Badger key suffix ks || seq (big endian) of an
+// cmpEntry compares the Badger key suffix ks || seq (lsm's record-id suffix) of an
 // entry with k, a key suffix after the index prefix.
 func cmpEntry(ks string, seq uint64, k []byte) int {
 	n := min(len(ks), len(k))
@@ -216,9 +220,8 @@ func cmpEntry(ks string, seq uint64, k []byte) int {
 	if len(k) <= len(ks) {
 		return 1 // k is a prefix of ks, so shorter than ks || seq
 	}
-	var s [8]byte
-	binary.BigEndian.PutUint64(s[:], seq)
-	return bytes.Compare(s[:], k[len(ks):])
+	var s [10]byte
+	return bytes.Compare(lsm.AppendIndexRecordID(s[:0], seq), k[len(ks):])
 }
 
 // relBound turns a scan bound (a full Badger key, nil: none) into one
@@ -497,12 +500,12 @@ func (x *cappedIDIndex) len() int {
 	return x.run.n + x.side.len()
 }
 
-// keyBytes returns the bytes the entries' Badger keys would take (17
-// bytes of prefix, the keystring, 8 of sequence), for collStats.
+// keyBytes returns about the bytes the entries' Badger keys would take
+// (cappedKeyExtra besides the keystring), for collStats.
 func (x *cappedIDIndex) keyBytes() int64 {
 	x.mu.RLock()
 	defer x.mu.RUnlock()
-	return int64(x.run.n)*25 + x.run.ksLen + x.side.keyBytes()
+	return int64(x.run.n)*cappedKeyExtra + x.run.ksLen + x.side.keyBytes()
 }
 
 // sideLen returns the number of entries of the exact side index.

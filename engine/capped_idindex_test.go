@@ -225,8 +225,8 @@ func cappedIDIndexModel(t *testing.T, seed uint64, increasing bool) {
 		if len(liveByKey) != len(live) {
 			t.Fatalf("seed %d step %d: the model's map holds %d keys, its list %d", seed, step, len(liveByKey), len(live))
 		}
-		if got := x.keyBytes(); got != int64(len(live))*25+ksLen {
-			t.Fatalf("seed %d step %d: keyBytes %d, model %d", seed, step, got, int64(len(live))*25+ksLen)
+		if got := x.keyBytes(); got != int64(len(live))*cappedKeyExtra+ksLen {
+			t.Fatalf("seed %d step %d: keyBytes %d, model %d", seed, step, got, int64(len(live))*cappedKeyExtra+ksLen)
 		}
 		maxPages = max(maxPages, len(x.side.pages))
 		maxRun = max(maxRun, len(x.run.s))

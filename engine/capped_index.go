@@ -46,10 +46,11 @@ func cappedKeyLive(db *DB, collID, ixID uint64, k []byte, first, self uint64) (b
 		defer it.Close()
 		for it.Next() {
 			key := it.Key()
-			if len(key) != len(pre)+8 {
+			seq, ok := lsm.IndexKeyRecordID(key, len(pre))
+			if !ok {
 				continue
 			}
-			if _, seq, _ := lsm.SplitIndexKey(key); seq >= first && seq != self {
+			if seq >= first && seq != self {
 				taken = true
 				return nil
 			}

@@ -203,7 +203,7 @@ func (s *scanner) cappedIDHits(st *cappedState, want int) ([]cappedHit, error) {
 		}
 		exhausted := true
 		err := st.ids.scan(pre, lo, hi, s.p.reverse, func(ks string, seq uint64, off int64) bool {
-			k := binary.BigEndian.AppendUint64(append(append(s.resume[:0:0], pre...), ks...), seq)
+			k := lsm.AppendIndexRecordID(append(append(s.resume[:0:0], pre...), ks...), seq)
 			if !s.p.reverse {
 				k = append(k, 0)
 			}

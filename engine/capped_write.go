@@ -447,7 +447,7 @@ func (w *cappedWriter) recordKeys(rec capped.Record) (seqID, error) {
 // seq in secondary index w.sec[j]. It equals lsm.IndexKey.
 func (w *cappedWriter) entryKey(j int, k []byte, seq uint64) []byte {
 	w.kbuf = append(append(w.kbuf[:0], w.prefixes[j]...), k...)
-	w.kbuf = binary.BigEndian.AppendUint64(w.kbuf, seq)
+	w.kbuf = lsm.AppendIndexRecordID(w.kbuf, seq)
 	return w.kbuf
 }
 

@@ -112,6 +112,10 @@ func Open(dir string, opts Options) (*DB, error) {
 		}
 	}
 	db.cursors.init()
+	if err := db.openKeyLayout(); err != nil {
+		st.Close()
+		return nil, err
+	}
 	if err := db.loadCatalog(); err != nil {
 		st.Close()
 		return nil, err

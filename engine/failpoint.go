@@ -28,6 +28,9 @@ const (
 	// records the eviction and reuses the evicted records' space; with
 	// secondary indexes, after their entries' deletes are committed.
 	FailpointCappedEvict = "capped.evict"
+	// FailpointKeyLayout fires while Open rewrites an older store's keys
+	// into the current layout, after each committed chunk.
+	FailpointKeyLayout = "keyLayout"
 )
 
 // failpoint calls the failpoint seam (SetFailpointForTesting) with

@@ -66,12 +66,9 @@ func (db *DB) findByID(dbName, name string, filter bson.D, o FindOptions) (d bso
 		defer it.Close()
 		for it.Next() {
 			k := it.Key()
-			if len(k) != len(pre)+8 {
-				continue // a longer value sharing the prefix
-			}
-			_, rid, ok := lsm.SplitIndexKey(k)
+			rid, ok := lsm.IndexKeyRecordID(k, len(pre))
 			if !ok {
-				continue
+				continue // a longer value sharing the prefix
 			}
 			var raw []byte
 			var err error

@@ -452,11 +452,13 @@ func (db *DB) buildIndexes(ctx context.Context, c *coll, m *catalog.Coll, ixs []
 func (db *DB) fitsOneTxn(m *catalog.Coll, d bson.D, newKeys [][][]byte) error {
 	// Badger counts a delete as one entry of len(key)+12 bytes, plus 10
 	// per entry for the transaction (txn.checkSize); an index key is its
-	// keystring with a tag, collection and index ids and the record id.
+	// keystring with a tag, collection and index ids and the record id
+	// (docs/storage-keys.md; counted at their longest: compact ids of
+	// up to 9 bytes, the record id's length byte).
 	const perEntry = 12 + 10
-	const indexKeyExtra = 1 + 8 + 8 + 8
+	const indexKeyExtra = 1 + 9 + 9 + 9 + 1
 	entries := int64(1)
-	bytes := int64(len(lsm.RecordKey(m.ID, 0)) + perEntry)
+	bytes := int64(len(lsm.RecordKey(m.ID, math.MaxUint64)) + perEntry)
 	count := func(keys [][]byte) {
 		for _, k := range keys {
 			entries++

@@ -21,9 +21,10 @@ func tsDeltaCounts(t *testing.T, db *DB, name string) (deltas map[uint64]int, ba
 	id := bc.m().ID
 	deltas, bases = map[uint64]int{}, map[uint64]int32{}
 	err := db.store.View(func(txn *lsm.Txn) error {
-		it := txn.NewIter(lsm.IterOptions{Prefix: lsm.IndexPrefix(id, tsDeltaIndexID), KeysOnly: true})
+		dpre := lsm.IndexPrefix(id, tsDeltaIndexID)
+		it := txn.NewIter(lsm.IterOptions{Prefix: dpre, KeysOnly: true})
 		for it.Next() {
-			deltas[binary.BigEndian.Uint64(it.Key()[17:])]++
+			deltas[binary.BigEndian.Uint64(it.Key()[len(dpre):])]++
 		}
 		it.Close()
 		it = txn.NewIter(lsm.IterOptions{Prefix: lsm.RecordPrefix(id)})

@@ -33,15 +33,16 @@ func (db *DB) validateTimeseries(ctx context.Context, c *coll, res *ValidateResu
 	bid := bc.m().ID
 	_ = db.store.View(func(txn *lsm.Txn) error {
 		// Every delta belongs to a bucket record.
-		dit := txn.NewIter(lsm.IterOptions{Prefix: lsm.IndexPrefix(bid, tsDeltaIndexID), KeysOnly: true})
+		dpre := lsm.IndexPrefix(bid, tsDeltaIndexID)
+		dit := txn.NewIter(lsm.IterOptions{Prefix: dpre, KeysOnly: true})
 		var lastRID uint64
 		for dit.Next() {
 			k := dit.Key()
-			if len(k) != 17+8+4 {
+			if len(k) != len(dpre)+8+4 {
 				fail("time-series delta key %x is malformed", k)
 				continue
 			}
-			rid := binary.BigEndian.Uint64(k[17:])
+			rid := binary.BigEndian.Uint64(k[len(dpre):])
 			if rid == lastRID {
 				continue
 			}

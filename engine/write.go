@@ -147,10 +147,11 @@ func (w *writeCtx) hasKey(ix *catalog.Index, ks []byte, rid uint64) (bool, error
 		defer it.Close()
 		for it.Next() {
 			k := it.Key()
-			if len(k) != len(pre)+8 {
+			other, ok := lsm.IndexKeyRecordID(k, len(pre))
+			if !ok {
 				continue
 			}
-			if _, other, _ := lsm.SplitIndexKey(k); other != rid {
+			if other != rid {
 				found = append(found, other)
 			}
 		}

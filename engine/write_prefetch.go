@@ -81,10 +81,10 @@ func (db *DB) prefetchUnique(c *coll, m *catalog.Coll, docs []bson.D) (*uniqPref
 	db.stats.uniqReads.Add(1)
 	err := db.store.View(func(rt *lsm.Txn) error {
 		return rt.ScanPrefixes(prefixes, func(i int, k []byte) error {
-			if len(k) != len(prefixes[i])+8 {
+			rid, ok := lsm.IndexKeyRecordID(k, len(prefixes[i]))
+			if !ok {
 				return nil
 			}
-			_, rid, _ := lsm.SplitIndexKey(k)
 			p.rids[list[i].u] = append(p.rids[list[i].u], rid)
 			return nil
 		})

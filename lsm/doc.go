@@ -4,10 +4,14 @@
 // # Key space
 //
 // Every key starts with a tag byte (TagCatalog, TagRecord, TagIndex,
-// TagSequence, TagMeta, TagChange) followed by big-endian fixed-width ids, so related
-// keys are contiguous: a collection's records, one index's entries, all of
-// a database's catalog entries are each one prefix. Tag 0x7f and keys
-// starting with '!' are reserved.
+// TagSequence, TagMeta, TagChange) followed by ids, so related keys are
+// contiguous: a collection's records, one index's entries, all of a
+// database's catalog entries are each one prefix. Record and index entry
+// keys write their ids in a compact form that is prefix-free and
+// order-preserving (AppendID); an index entry key ends with its record
+// id's length, so it splits from the end. A store written with the first,
+// fixed-width layout is rewritten once (UpgradeKeyLayout). Tag 0x7f and
+// keys starting with '!' are reserved. See docs/storage-keys.md.
 //
 // # Keystring
 //
