@@ -31,7 +31,14 @@ func (db *DB) prefetchUnique(c *coll, m *catalog.Coll, docs []bson.D) (*uniqPref
 		prefix []byte
 		u      string
 	}
-	p := &uniqPrefetch{covered: map[string]bool{}, rids: map[string][]uint64{}}
+	n := 0
+	for _, ix := range m.Indexes {
+		if ix.Unique {
+			n += len(docs)
+		}
+	}
+	// Sized for every key: a map grown from empty rehashes as it goes.
+	p := &uniqPrefetch{covered: make(map[string]bool, n), rids: map[string][]uint64{}}
 	var list []lookup
 	for _, ix := range m.Indexes {
 		if !ix.Unique {
