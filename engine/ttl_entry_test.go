@@ -640,3 +640,41 @@ func TestReapFastFitsTxnLimit(t *testing.T) {
 	}
 	mustValidate(t, db, "test", "c")
 }
+
+// A TTL index built over a clustered collection's documents writes the
+// carried values (validate checks them), and the reap deletes every
+// document from them.
+func TestReapFastClusteredBuiltIndex(t *testing.T) {
+	t.Parallel()
+	db, clk, _ := openTest(t)
+	mustRun(t, db, "test", `{"create": "c", "clusteredIndex": {"key": {"_id": 1}, "unique": true}}`)
+	at := dt(clk.Now().Add(-time.Hour))
+	var docs []bson.D
+	for i := 1; i <= 100; i++ {
+		docs = append(docs, bson.D{{Key: "_id", Value: fmt.Sprintf("id-%03d", i)}, {Key: "t", Value: at}, {Key: "pad", Value: strings.Repeat("x", i)}})
+	}
+	insertDocs(t, db, "c", docs...)
+	mustRun(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"t": 1}, "name": "t_1", "expireAfterSeconds": 10}]}`)
+	mustValidate(t, db, "test", "c")
+	m := db.lookup("test", "c").m()
+	err := db.store.View(func(txn *lsm.Txn) error {
+		it := txn.NewIter(lsm.IterOptions{Prefix: lsm.IndexPrefix(m.ID, m.Index("t_1").ID)})
+		defer it.Close()
+		for it.Next() {
+			if v, err := it.Value(); err != nil || !isTTLEntry(v) {
+				return fmt.Errorf("built entry value %x (%v) is not a carried value", v, err)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	deleted, fast := passCountingFast(t, db)
+	if deleted != 100 || fast != 100 {
+		t.Fatalf("deleted %d (%d from TTL entries), want 100 (100)", deleted, fast)
+	}
+	if r := mustValidate(t, db, "test", "c"); r.Records != 0 || r.KeysPerIndex["t_1"] != 0 {
+		t.Fatalf("after the reap: %d records, %d TTL entries", r.Records, r.KeysPerIndex["t_1"])
+	}
+}
