@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"slices"
 
 	"github.com/ttlkv/ttlkv/changestream"
 	"github.com/ttlkv/ttlkv/document"
@@ -82,6 +83,8 @@ type writeCtx struct {
 	// vals is the block the TTL entry values of inserts are built in
 	// (ttlValue).
 	vals []byte
+	// keysBuf is docKeys' result for inserts, reused.
+	keysBuf [][][]byte
 }
 
 // own returns val for the transaction to keep: val itself if the
@@ -179,8 +182,17 @@ func uniqKey(ix *catalog.Index, ks []byte) string {
 
 // docKeys computes d's keys for every index, checking unique ones.
 // It writes nothing, so a failure leaves the transaction unchanged.
+//
+// Without old (an insert) the result is valid until the next call: its
+// slice is reused.
 func (w *writeCtx) docKeys(d bson.D, rid uint64, old [][][]byte) ([][][]byte, error) {
-	all := make([][][]byte, len(w.m.Indexes))
+	var all [][][]byte
+	if old == nil {
+		all = slices.Grow(w.keysBuf[:0], len(w.m.Indexes))[:len(w.m.Indexes)]
+		w.keysBuf = all
+	} else {
+		all = make([][][]byte, len(w.m.Indexes))
+	}
 	for i, ix := range w.m.Indexes {
 		keys, mk, err := indexkey.Of(ix, d)
 		if err != nil {
