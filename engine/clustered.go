@@ -19,6 +19,9 @@ import (
 //	_id entry        index tag, coll, _id index, _id keystring, rid -> document
 //	secondary entry  index tag, coll, index, keystring, rid -> _id keystring
 //
+// (a TTL index's secondary entry holds its _id keystring inside the
+// value of docs/ttl-indexes.md §3, entryID).
+//
 // A document is then two keys with one secondary index instead of
 // three, and deleting it (a TTL delete) writes two tombstones: the cost
 // the TTL reap is measured against (benchmarks/RESULTS.md). Natural
@@ -70,18 +73,29 @@ func idKeyOf(m *catalog.Coll, d bson.D) []byte {
 // whose encoding is raw: nothing, except for a TTL index, whose entry
 // carries what its document's delete needs (ttlEntryValue), and in a
 // clustered collection, where the _id entry holds the document and the
-// others its _id keystring.
+// others its _id keystring (a TTL index's inside its carried value).
 func entryValue(m *catalog.Coll, ix *catalog.Index, d bson.D, raw []byte) []byte {
+	if carriesTTLValue(m, ix) {
+		return ttlEntryValue(m, d, raw)
+	}
 	if !m.Clustered {
-		if carriesTTLValue(m, ix) {
-			return ttlEntryValue(m, d, raw)
-		}
 		return nil
 	}
 	if ix.ID == idIndexID {
 		return raw
 	}
 	return idKeyOf(m, d)
+}
+
+// entryID returns the _id keystring held by v, the value of a clustered
+// collection's secondary index entry: v itself, or the keystring inside
+// a TTL entry's carried value (ttlEntryValue; no keystring begins with
+// its version byte). It is a slice of v.
+func entryID(v []byte) []byte {
+	if _, id, ok := parseTTLEntry(v); ok {
+		return id
+	}
+	return v
 }
 
 // sortRidsByID orders rids by their _id keystrings in ids, the order of a

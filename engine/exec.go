@@ -159,7 +159,7 @@ func (s *scanner) nextRecords(ctx context.Context, n int) ([]record, error) {
 								it.Close()
 								return err
 							}
-							rec.id = id
+							rec.id = entryID(id) // a TTL entry carries more
 						}
 						v, err := txn.Get(recKey(s.p.m, rid, rec.id))
 						if err == lsm.ErrNotFound {

@@ -84,8 +84,9 @@ func (db *DB) insertOrdinary(ctx context.Context, c *coll, docs []any, ordered b
 	ids = make([]any, len(docs))
 	prepared := make([]bson.D, len(docs))
 	raws := make([][]byte, len(docs))
+	enc := &encArena{}
 	stopAt, err := prepareAll(len(docs), ordered, &werrs, func(i int) error {
-		d, raw, e := db.prepareStored(c, docs[i])
+		d, raw, e := db.prepareStored(c, docs[i], enc)
 		if e == nil {
 			prepared[i], raws[i] = d, raw
 		}
@@ -135,6 +136,11 @@ func (db *DB) insertOrdinary(ctx context.Context, c *coll, docs []any, ordered b
 			// raws are encoded once here and never modified: the
 			// transaction keeps them.
 			w := &writeCtx{c: c, m: c.m(), txn: txn, pre: pre, rawOwned: true}
+			if pre != nil {
+				// Every key the chunk sets in a unique index goes in:
+				// sized for them, the map does not rehash as it grows.
+				w.uniq = make(map[string]uint64, len(pre.covered))
+			}
 			var bytesIn, entriesIn int64
 			for ; i < limit && i-start < insertChunkDocs; i++ {
 				if prepared[i] == nil {

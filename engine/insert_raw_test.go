@@ -52,6 +52,7 @@ func TestPrepareStoredRawMatches(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	enc := &encArena{} // the decoded path's encodings share blocks, as in an insert
 	for i, d := range rawRuleDocs() {
 		if len(d) > 0 && d[0].Key != "_id" {
 			continue // a generated _id differs; TestRunCommandRawInsert covers these
@@ -60,8 +61,8 @@ func TestPrepareStoredRawMatches(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		gd, graw, gerr := db.prepareStored(c, &rawInsert{bson: b, arena: &rawArena{}})
-		wd, wraw, werr := db.prepareStored(c, d)
+		gd, graw, gerr := db.prepareStored(c, &rawInsert{bson: b, arena: &rawArena{}}, nil)
+		wd, wraw, werr := db.prepareStored(c, d, enc)
 		if fmt.Sprint(gerr) != fmt.Sprint(werr) {
 			t.Fatalf("doc %d: raw path %v, decoded path %v", i, gerr, werr)
 		}
@@ -272,5 +273,45 @@ func TestRunCommandRawInsertIndexRace(t *testing.T) {
 	}
 	if n := len(findAll(t, db, "db", "c", bson.D{{Key: "s", Value: "v3"}})); n != 7 {
 		t.Fatalf("find through s_1: %d documents, want 7", n)
+	}
+}
+
+// An encArena's encodings are document.Marshal's, each stays as it was
+// while later ones are added (small, growing past a block, and large
+// enough to get buffers of their own), and none can be appended to in
+// place.
+func TestEncArena(t *testing.T) {
+	t.Parallel()
+	enc := &encArena{}
+	var want, got [][]byte
+	for i := range 300 {
+		size := i % 50
+		switch {
+		case i%97 == 0:
+			size = 3000 + i // over a 1 KiB room: the block grows or is replaced
+		case i == 250:
+			size = 20_000 // over encArenaBlock/8: alone from here on
+		}
+		d := bson.D{{Key: "_id", Value: int32(i)}, {Key: "pad", Value: strings.Repeat("p", size)}}
+		w, err := document.Marshal(d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		g, err := enc.marshal(d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if cap(g) != len(g) {
+			t.Fatalf("document %d: encoding of length %d has capacity %d", i, len(g), cap(g))
+		}
+		want, got = append(want, w), append(got, g)
+	}
+	for i := range want {
+		if !bytes.Equal(got[i], want[i]) {
+			t.Fatalf("document %d: arena encoding differs from Marshal's", i)
+		}
+	}
+	if _, err := enc.marshal(bson.D{{Key: "bad", Value: make(chan int)}}); err == nil {
+		t.Fatal("an unencodable document encoded")
 	}
 }

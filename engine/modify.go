@@ -168,6 +168,10 @@ type batchDeleter struct {
 // them with one iterator), each once; rids itself is left as it is.
 func (bd *batchDeleter) run(ctx context.Context, rids []uint64, stop func(deleted int64) bool) (int64, error) {
 	if bd.ids != nil {
+		// The TTL monitor's scan gives a TTL entry's whole value.
+		for rid, v := range bd.ids {
+			bd.ids[rid] = entryID(v)
+		}
 		// A clustered collection's documents are in _id order.
 		rids = slices.Compact(sortRidsByID(rids, bd.ids))
 	} else if !slices.IsSorted(rids) {

@@ -11,36 +11,38 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
 
-// A TTL index entry of an ordinary (unclustered) collection carries, in
-// its value, what deleting its document needs besides the entry's own
-// key: the document's encoded size and its _id keystring
-// (docs/ttl-indexes.md §3). When the collection's only other index is
-// _id, the TTL monitor deletes an expired document from its TTL entry
-// alone (readFast, removeFast): the record key is derived from the record id at the
-// end of the entry's key, the _id entry from the carried keystring, and
-// the re-check reads the date in the entry's key. The record is neither
-// read nor decoded. An entry without a value (written before this
-// format, or while the index was not yet a TTL index) takes the path
-// that reads the document.
+// A TTL index entry carries, in its value, what deleting its document
+// needs besides the entry's own key: the document's encoded size and
+// its _id keystring (docs/ttl-indexes.md §3). When the collection's only
+// other index is _id, the TTL monitor deletes an expired document from
+// its TTL entry alone (readFast, removeFast): the re-check reads the
+// date in the entry's key, the _id entry's key is built from the
+// carried keystring and the record id at the end of the entry's key,
+// and, in an ordinary collection, the record key from the record id.
+// The document is neither read nor decoded. An entry without a value,
+// or (clustered) holding the bare _id keystring a clustered secondary
+// entry held before this format, takes the path that reads the
+// document (ordinary) or its _id entry (clustered).
 //
-// A clustered collection's secondary entries already hold the _id
-// keystring (clustered.go), and a clustered TTL on _id scans the entries
-// holding the documents: both use the fast path without a new value,
-// reading only the document's bytes for its size.
+// A clustered collection's own TTL (expireAfterSeconds on the
+// collection, its _id index a TTL index) scans the entries holding the
+// documents: the batch reads, in its transaction, only their sizes
+// (lsm.Txn.GetSortedSizes), not the documents.
 
 // carriesTTLValue reports whether the entries of index ix of collection
-// m carry ttlEntryValue: those of a TTL index of an ordinary collection
-// (not clustered, not a time-series buckets collection, whose records
-// are not deleted one by one through a TTL index).
+// m carry ttlEntryValue: those of a TTL index, except a clustered
+// collection's _id index (its entries hold the documents) and the
+// indexes of a time-series buckets collection (whose records are not
+// deleted one by one through a TTL index).
 func carriesTTLValue(m *catalog.Coll, ix *catalog.Index) bool {
-	return ix.TTL && !m.Clustered && !isBucketsColl(m)
+	return ix.TTL && !(m.Clustered && ix.ID == idIndexID) && !isBucketsColl(m)
 }
 
 // ttlEntryV1 is the first byte of a carried TTL entry value.
 const ttlEntryV1 = 1
 
 // ttlEntryValue returns the value of a TTL index entry of document d,
-// encoded as raw, in unclustered collection m: ttlEntryV1, the size of
+// encoded as raw, in collection m: ttlEntryV1, the size of
 // raw as a uvarint, then d's _id keystring.
 func ttlEntryValue(m *catalog.Coll, d bson.D, raw []byte) []byte {
 	id, _ := get(d, "_id")
@@ -71,6 +73,12 @@ func parseTTLEntry(v []byte) (size int, id []byte, ok bool) {
 		return 0, nil, false
 	}
 	return int(n), v[1+w:], true
+}
+
+// isTTLEntry reports whether v is a carried TTL entry value.
+func isTTLEntry(v []byte) bool {
+	_, _, ok := parseTTLEntry(v)
+	return ok
 }
 
 // ttlDateRange returns the bounds [lo, hi) of the keys of TTL index ix
@@ -175,56 +183,62 @@ func (bd *batchDeleter) readFast(txn *lsm.Txn, m *catalog.Coll, ix *catalog.Inde
 	}
 	dels := make([]fastDel, len(items))
 	found := make([]bool, len(items))
-	needSize := m.Clustered && ix.ID != idIndexID
-	err := txn.GetSortedFunc(keys, func(j int, val []byte) error {
+	// bare lists the clustered entries that hold only the _id keystring
+	// (written before the carried value): their size is their _id
+	// entry's, read below.
+	var bare []int
+	collTTL := m.Clustered && ix.ID == idIndexID
+	fn := func(j int, val []byte) error {
 		key, rid := keys[j], rids[items[j].i]
 		fd := &dels[j]
+		size, id, ok := parseTTLEntry(val)
 		switch {
-		case !m.Clustered:
-			size, id, ok := parseTTLEntry(val)
-			if !ok {
-				return nil // no carried value: read the record
-			}
+		case ok && !m.Clustered:
 			fd.keys = [3][]byte{key, lsm.IndexKey(m.ID, idIndexID, id, rid), lsm.RecordKey(m.ID, rid)}
 			fd.n, fd.size = 3, size
-		case ix.ID == idIndexID:
-			// The entry is the document (clustered TTL on _id).
-			fd.keys[0], fd.n, fd.size = key, 1, len(val)
-		default:
-			if len(val) == 0 {
-				return nil
-			}
+		case ok:
+			fd.keys = [3][]byte{key, lsm.IndexKey(m.ID, idIndexID, id, rid)}
+			fd.n, fd.size = 2, size
+		case m.Clustered && len(val) > 0:
 			fd.keys = [3][]byte{key, lsm.IndexKey(m.ID, idIndexID, val, rid)}
 			fd.n = 2
+			bare = append(bare, j)
+		default:
+			return nil // no carried value: read the record
 		}
 		found[j] = true
 		return nil
-	})
+	}
+	var err error
+	if collTTL {
+		// The entry is the document (clustered TTL on _id): its size
+		// is all the delete needs.
+		err = txn.GetSortedSizes(keys, func(j, size int) error {
+			dels[j].keys[0], dels[j].n, dels[j].size, found[j] = keys[j], 1, size, true
+			return nil
+		})
+	} else {
+		err = txn.GetSortedFunc(keys, fn)
+	}
 	if err != nil {
 		return nil, err
 	}
-	if needSize {
-		// The size of a clustered document is its _id entry's value:
-		// read it (not decoded), in _id order.
-		order := make([]int, 0, len(items))
-		for j := range items {
-			if found[j] {
-				order = append(order, j)
-			}
-		}
-		slices.SortFunc(order, func(a, b int) int { return bytes.Compare(dels[a].keys[1], dels[b].keys[1]) })
-		rk := make([][]byte, len(order))
-		for x, j := range order {
+	if len(bare) > 0 {
+		// The size of such a document is its _id entry's value's: read
+		// it (not decoded), in _id order.
+		slices.SortFunc(bare, func(a, b int) int { return bytes.Compare(dels[a].keys[1], dels[b].keys[1]) })
+		rk := make([][]byte, len(bare))
+		for x, j := range bare {
 			rk[x] = dels[j].keys[1]
 		}
-		seen := make([]bool, len(order))
-		if err := txn.GetSortedFunc(rk, func(x int, val []byte) error {
-			dels[order[x]].size, seen[x] = len(val), true
+		seen := make([]bool, len(bare))
+		if err := txn.GetSortedSizes(rk, func(x, size int) error {
+			dels[bare[x]].size, seen[x] = size, true
 			return nil
 		}); err != nil {
 			return nil, err
 		}
-		for x, j := range order {
+		for x, j := range bare {
 			if !seen[x] {
 				found[j] = false // no document: read it the old way (skipped there)
 			}

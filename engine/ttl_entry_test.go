@@ -51,6 +51,10 @@ func (s fastShape) doc(i int, now time.Time) bson.D {
 		at = fmt.Sprint("not a date ", i)
 	}
 	pad := strings.Repeat("x", i%50)
+	if i%11 == 0 {
+		// Over lsm's ValueThreshold: held in Badger's value log.
+		pad = strings.Repeat("v", 16400+i) // a 3-byte length in the log
+	}
 	if s.field == "_id" {
 		return bson.D{{Key: "_id", Value: at}, {Key: "n", Value: i}, {Key: "pad", Value: pad}}
 	}
@@ -171,6 +175,8 @@ func TestReapFastFallsBack(t *testing.T) {
 			}},
 		{"partial", nil, []string{`{"createIndexes": "c", "indexes": [{"key": {"t": 1}, "name": "t_1", "expireAfterSeconds": 10, "partialFilterExpression": {"n": {"$gt": 0}}}]}`}, nil},
 		{"change streams", func(o *Options) { o.ChangeStreams = true }, []string{`{"createIndexes": "c", "indexes": [{"key": {"t": 1}, "name": "t_1", "expireAfterSeconds": 10}]}`}, nil},
+		{"clustered, second index", nil, []string{`{"create": "c", "clusteredIndex": {"key": {"_id": 1}, "unique": true}}`,
+			`{"createIndexes": "c", "indexes": [{"key": {"t": 1}, "name": "t_1", "expireAfterSeconds": 10}, {"key": {"n": 1}, "name": "n_1"}]}`}, nil},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -202,20 +208,32 @@ func TestReapFastFallsBack(t *testing.T) {
 	}
 }
 
-// stripTTLValues empties the value of every other TTL entry of c's
-// index named index, as a store written before the carried values
-// holds them.
+// stripTTLValues gives every other TTL entry of c's index named index
+// the value a store written before the carried values holds: none, or
+// in a clustered collection the bare _id keystring.
 func stripTTLValues(t *testing.T, db *DB, index string) int {
 	t.Helper()
 	m := db.lookup("test", "c").m()
 	ix := m.Index(index)
-	var keys [][]byte
+	var keys, vals [][]byte
 	err := db.store.View(func(txn *lsm.Txn) error {
-		it := txn.NewIter(lsm.IterOptions{Prefix: lsm.IndexPrefix(m.ID, ix.ID), KeysOnly: true})
+		it := txn.NewIter(lsm.IterOptions{Prefix: lsm.IndexPrefix(m.ID, ix.ID)})
 		defer it.Close()
 		for n := 0; it.Next(); n++ {
 			if n%2 == 0 {
+				v, err := it.Value()
+				if err != nil {
+					return err
+				}
+				_, id, ok := parseTTLEntry(v)
+				if !ok {
+					return fmt.Errorf("entry value %x does not parse", v)
+				}
+				if !m.Clustered {
+					id = nil
+				}
 				keys = append(keys, append([]byte(nil), it.Key()...))
+				vals = append(vals, slices.Clone(id))
 			}
 		}
 		return nil
@@ -224,8 +242,8 @@ func stripTTLValues(t *testing.T, db *DB, index string) int {
 		t.Fatal(err)
 	}
 	if err := db.store.Update(func(txn *lsm.Txn) error {
-		for _, k := range keys {
-			if err := txn.Set(k, nil); err != nil {
+		for i, k := range keys {
+			if err := txn.Set(k, vals[i]); err != nil {
 				return err
 			}
 		}
@@ -236,29 +254,117 @@ func stripTTLValues(t *testing.T, db *DB, index string) int {
 	return len(keys)
 }
 
-// A store whose TTL entries carry no value (written before the format)
-// stays valid, and its documents are reaped the old way, beside those
-// whose entries carry it.
+// A store whose TTL entries carry no value (written before the format;
+// clustered: the bare _id keystring) stays valid, and its documents are
+// reaped the old way (ordinary: the record read; clustered: from the
+// entry, the size read from the _id entry), beside those whose entries
+// carry it, with every size counted.
 func TestReapFastOldEntries(t *testing.T) {
 	t.Parallel()
-	db, clk, _ := openTest(t)
-	mustRun(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"t": 1}, "name": "t_1", "expireAfterSeconds": 10}]}`)
-	at := dt(clk.Now().Add(-time.Hour))
-	var docs []bson.D
-	for i := 1; i <= 200; i++ {
-		docs = append(docs, bson.D{{Key: "_id", Value: i}, {Key: "t", Value: at + bson.DateTime(i)}, {Key: "n", Value: i}})
+	for _, s := range []fastShape{fastShapes[0], fastShapes[2]} {
+		t.Run(s.name, func(t *testing.T) {
+			t.Parallel()
+			db, clk := s.open(t)
+			at := dt(clk.Now().Add(-time.Hour))
+			var docs []bson.D
+			for i := 1; i <= 200; i++ {
+				docs = append(docs, bson.D{{Key: "_id", Value: i}, {Key: "t", Value: at + bson.DateTime(i)}, {Key: "n", Value: i}, {Key: "pad", Value: strings.Repeat("x", i)}})
+			}
+			insertDocs(t, db, "c", docs...)
+			stripped := stripTTLValues(t, db, "t_1")
+			mustValidate(t, db, "test", "c")
+			c := db.lookup("test", "c")
+			before := db.collStats(c)
+			staged := db.stats.bdStagedBytes.Load()
+			deleted, fast := passCountingFast(t, db)
+			wantFast := int64(200 - stripped)
+			if s.name == "clustered" {
+				wantFast = 200 // the bare keystring says how to delete
+			}
+			if deleted != 200 || fast != wantFast {
+				t.Fatalf("deleted %d, %d from TTL entries; want 200, %d", deleted, fast, wantFast)
+			}
+			if n := count(t, db, "test", "c"); n != 0 {
+				t.Fatalf("%d documents left", n)
+			}
+			if got := db.stats.bdStagedBytes.Load() - staged; got != before.size {
+				t.Fatalf("staged %d bytes, the collection held %d", got, before.size)
+			}
+			mustValidate(t, db, "test", "c")
+		})
 	}
-	insertDocs(t, db, "c", docs...)
-	stripped := stripTTLValues(t, db, "t_1")
-	mustValidate(t, db, "test", "c")
-	deleted, fast := passCountingFast(t, db)
-	if deleted != 200 || fast != int64(200-stripped) {
-		t.Fatalf("deleted %d, %d from TTL entries; want 200, %d", deleted, fast, 200-stripped)
+}
+
+// setTTLEntrySizes adds add to the size carried by every TTL entry of
+// c's index named index, and returns how many it changed.
+func setTTLEntrySizes(t *testing.T, db *DB, index string, add int) int {
+	t.Helper()
+	m := db.lookup("test", "c").m()
+	ix := m.Index(index)
+	n := 0
+	err := db.store.Update(func(txn *lsm.Txn) error {
+		it := txn.NewIter(lsm.IterOptions{Prefix: lsm.IndexPrefix(m.ID, ix.ID)})
+		var keys, vals [][]byte
+		for it.Next() {
+			v, err := it.Value()
+			if err != nil {
+				it.Close()
+				return err
+			}
+			size, id, ok := parseTTLEntry(v)
+			if !ok {
+				it.Close()
+				return fmt.Errorf("entry value %x does not parse", v)
+			}
+			keys = append(keys, append([]byte(nil), it.Key()...))
+			vals = append(vals, appendTTLEntry(id, size+add))
+		}
+		it.Close()
+		for i, k := range keys {
+			if err := txn.Set(k, vals[i]); err != nil {
+				return err
+			}
+		}
+		n = len(keys)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
-	if n := count(t, db, "test", "c"); n != 0 {
-		t.Fatalf("%d documents left", n)
+	return n
+}
+
+// A delete from a TTL entry reads neither the document nor, in a
+// clustered collection, its _id entry: the size it counts is the one
+// the entry carries. Entries made to carry sizes 1000 bytes too large
+// are counted so (validate reports them; the documents still go).
+func TestReapFastUsesCarriedSize(t *testing.T) {
+	t.Parallel()
+	for _, s := range []fastShape{fastShapes[0], fastShapes[2]} {
+		t.Run(s.name, func(t *testing.T) {
+			t.Parallel()
+			db, clk := s.open(t)
+			at := dt(clk.Now().Add(-time.Hour))
+			var docs []bson.D
+			for i := 1; i <= 100; i++ {
+				docs = append(docs, bson.D{{Key: "_id", Value: i}, {Key: "t", Value: at}, {Key: "pad", Value: strings.Repeat("x", i)}})
+			}
+			insertDocs(t, db, "c", docs...)
+			changed := setTTLEntrySizes(t, db, "t_1", 1000)
+			if res, err := db.Validate(context.Background(), "test", "c"); err != nil || res.Valid() {
+				t.Fatalf("validate: %v %v, want the carried sizes reported", res, err)
+			}
+			before := db.collStats(db.lookup("test", "c"))
+			staged := db.stats.bdStagedBytes.Load()
+			deleted, fast := passCountingFast(t, db)
+			if deleted != 100 || fast != 100 {
+				t.Fatalf("deleted %d (%d from TTL entries), want 100 (100)", deleted, fast)
+			}
+			if got, want := db.stats.bdStagedBytes.Load()-staged, before.size+int64(1000*changed); got != want {
+				t.Fatalf("staged %d bytes, want the carried %d", got, want)
+			}
+		})
 	}
-	mustValidate(t, db, "test", "c")
 }
 
 // Updates, replacements and findAndModify keep a TTL entry's carried
@@ -266,8 +372,16 @@ func TestReapFastOldEntries(t *testing.T) {
 // counts the documents' new sizes.
 func TestTTLEntryFollowsUpdates(t *testing.T) {
 	t.Parallel()
-	db, clk, _ := openTest(t)
-	mustRun(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"t": 1}, "name": "t_1", "expireAfterSeconds": 10}]}`)
+	for _, s := range []fastShape{fastShapes[0], fastShapes[2]} {
+		t.Run(s.name, func(t *testing.T) {
+			t.Parallel()
+			testTTLEntryFollowsUpdates(t, s)
+		})
+	}
+}
+
+func testTTLEntryFollowsUpdates(t *testing.T, s fastShape) {
+	db, clk := s.open(t)
 	at := dt(clk.Now().Add(-time.Hour))
 	var docs []bson.D
 	for i := 1; i <= 6; i++ {
@@ -290,6 +404,15 @@ func TestTTLEntryFollowsUpdates(t *testing.T) {
 	if _, err := c.UpdateOne(ctx, bson.D{{Key: "_id", Value: 4}}, bson.D{{Key: "$set", Value: bson.D{{Key: "t", Value: dt(clk.Now().Add(time.Hour))}}}}, false); err != nil {
 		t.Fatal(err)
 	}
+	// Found and updated through the TTL index: its entries name the
+	// documents (a clustered entry's _id is inside its carried value).
+	byDate := bson.D{{Key: "t", Value: bson.D{{Key: "$lte", Value: at}}}}
+	if got := findAll(t, db, "test", "c", byDate); len(got) != 5 {
+		t.Fatalf("found %d documents by date, want 5", len(got))
+	}
+	if r, err := c.UpdateMany(ctx, byDate, bson.D{{Key: "$set", Value: bson.D{{Key: "u", Value: 1}}}}, false); err != nil || r.ModifiedCount != 5 {
+		t.Fatalf("update by date: %+v, %v; want 5 modified", r, err)
+	}
 	mustValidate(t, db, "test", "c")
 	before := db.collStats(db.lookup("test", "c"))
 	staged := db.stats.bdStagedBytes.Load()
@@ -310,40 +433,61 @@ func TestTTLEntryFollowsUpdates(t *testing.T) {
 }
 
 // validate reports a TTL entry whose carried value is not its
-// document's.
+// document's (a size one more, or another _id), and in a clustered
+// collection an entry of the old form (the bare _id keystring) naming
+// another _id.
 func TestValidateChecksTTLEntryValue(t *testing.T) {
 	t.Parallel()
-	db, clk, _ := openTest(t)
-	mustRun(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"t": 1}, "name": "t_1", "expireAfterSeconds": 10}]}`)
-	insertDocs(t, db, "c", bson.D{{Key: "_id", Value: 1}, {Key: "t", Value: dt(clk.Now())}})
-	m := db.lookup("test", "c").m()
-	ix := m.Index("t_1")
-	err := db.store.Update(func(txn *lsm.Txn) error {
-		it := txn.NewIter(lsm.IterOptions{Prefix: lsm.IndexPrefix(m.ID, ix.ID)})
-		var k, v []byte
-		if it.Next() {
-			k = append([]byte(nil), it.Key()...)
-			v, _ = it.Value()
-			v = append([]byte(nil), v...)
-		}
-		it.Close()
-		size, id, ok := parseTTLEntry(v)
-		if !ok {
-			return fmt.Errorf("entry value %x does not parse", v)
-		}
-		// The same _id, a size one more.
-		nv := append([]byte{ttlEntryV1}, byte(size+1))
-		return txn.Set(k, append(nv, id...))
-	})
-	if err != nil {
-		t.Fatal(err)
+	type tamper struct {
+		name string
+		val  func(size int, id []byte) []byte
+		want string
 	}
-	res, err := db.Validate(context.Background(), "test", "c")
-	if err != nil {
-		t.Fatal(err)
+	other := lsm.AppendKey(nil, int32(2), false)
+	tampers := []tamper{
+		{"size", func(size int, id []byte) []byte { return appendTTLEntry(id, size+1) }, "carries another size or _id"},
+		{"id", func(size int, id []byte) []byte { return appendTTLEntry(other, size) }, "carries another size or _id"},
 	}
-	if res.Valid() || !strings.Contains(strings.Join(res.Errors, "\n"), "carries another size or _id") {
-		t.Fatalf("validate: %v, want the carried value reported", res.Errors)
+	for _, s := range []fastShape{fastShapes[0], fastShapes[2]} {
+		ts := tampers
+		if s.name == "clustered" {
+			ts = append(ts, tamper{"bare id", func(int, []byte) []byte { return other }, "names another _id"})
+		}
+		for _, tc := range ts {
+			t.Run(s.name+"/"+tc.name, func(t *testing.T) {
+				t.Parallel()
+				db, clk := s.open(t)
+				insertDocs(t, db, "c", bson.D{{Key: "_id", Value: 1}, {Key: "t", Value: dt(clk.Now())}})
+				mustValidate(t, db, "test", "c")
+				m := db.lookup("test", "c").m()
+				ix := m.Index("t_1")
+				err := db.store.Update(func(txn *lsm.Txn) error {
+					it := txn.NewIter(lsm.IterOptions{Prefix: lsm.IndexPrefix(m.ID, ix.ID)})
+					var k, v []byte
+					if it.Next() {
+						k = append([]byte(nil), it.Key()...)
+						v, _ = it.Value()
+						v = append([]byte(nil), v...)
+					}
+					it.Close()
+					size, id, ok := parseTTLEntry(v)
+					if !ok {
+						return fmt.Errorf("entry value %x does not parse", v)
+					}
+					return txn.Set(k, tc.val(size, id))
+				})
+				if err != nil {
+					t.Fatal(err)
+				}
+				res, err := db.Validate(context.Background(), "test", "c")
+				if err != nil {
+					t.Fatal(err)
+				}
+				if res.Valid() || !strings.Contains(strings.Join(res.Errors, "\n"), tc.want) {
+					t.Fatalf("validate: %v, want %q", res.Errors, tc.want)
+				}
+			})
+		}
 	}
 }
 
@@ -495,4 +639,42 @@ func TestReapFastFitsTxnLimit(t *testing.T) {
 		t.Errorf("%d documents left", c)
 	}
 	mustValidate(t, db, "test", "c")
+}
+
+// A TTL index built over a clustered collection's documents writes the
+// carried values (validate checks them), and the reap deletes every
+// document from them.
+func TestReapFastClusteredBuiltIndex(t *testing.T) {
+	t.Parallel()
+	db, clk, _ := openTest(t)
+	mustRun(t, db, "test", `{"create": "c", "clusteredIndex": {"key": {"_id": 1}, "unique": true}}`)
+	at := dt(clk.Now().Add(-time.Hour))
+	var docs []bson.D
+	for i := 1; i <= 100; i++ {
+		docs = append(docs, bson.D{{Key: "_id", Value: fmt.Sprintf("id-%03d", i)}, {Key: "t", Value: at}, {Key: "pad", Value: strings.Repeat("x", i)}})
+	}
+	insertDocs(t, db, "c", docs...)
+	mustRun(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"t": 1}, "name": "t_1", "expireAfterSeconds": 10}]}`)
+	mustValidate(t, db, "test", "c")
+	m := db.lookup("test", "c").m()
+	err := db.store.View(func(txn *lsm.Txn) error {
+		it := txn.NewIter(lsm.IterOptions{Prefix: lsm.IndexPrefix(m.ID, m.Index("t_1").ID)})
+		defer it.Close()
+		for it.Next() {
+			if v, err := it.Value(); err != nil || !isTTLEntry(v) {
+				return fmt.Errorf("built entry value %x (%v) is not a carried value", v, err)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	deleted, fast := passCountingFast(t, db)
+	if deleted != 100 || fast != 100 {
+		t.Fatalf("deleted %d (%d from TTL entries), want 100 (100)", deleted, fast)
+	}
+	if r := mustValidate(t, db, "test", "c"); r.Records != 0 || r.KeysPerIndex["t_1"] != 0 {
+		t.Fatalf("after the reap: %d records, %d TTL entries", r.Records, r.KeysPerIndex["t_1"])
+	}
 }

@@ -83,10 +83,10 @@ func (db *DB) Validate(ctx context.Context, dbName, name string) (*ValidateResul
 				}
 				for _, k := range keys {
 					full := lsm.IndexKey(m.ID, ix.ID, k, rid)
-					if m.Clustered && ix.ID != idIndexID {
-						expected[i][string(full)] = string(idKeyOf(m, d))
-					} else if carriesTTLValue(m, ix) {
+					if carriesTTLValue(m, ix) {
 						expected[i][string(full)] = string(ttlEntryValue(m, d, raw))
+					} else if m.Clustered && ix.ID != idIndexID {
+						expected[i][string(full)] = string(idKeyOf(m, d))
 					} else {
 						expected[i][string(full)] = ""
 					}
@@ -116,11 +116,17 @@ func (db *DB) Validate(ctx context.Context, dbName, name string) (*ValidateResul
 						return err
 					}
 					switch {
-					case m.Clustered:
+					case m.Clustered && carriesTTLValue(m, ix) && !isTTLEntry(v):
+						// Written before the carried value: the bare
+						// _id keystring, read the old way.
+						if _, id, _ := parseTTLEntry([]byte(want)); string(v) != string(id) {
+							fail("index %s: the entry for record %d names another _id than its document's", ix.Name, rid)
+						}
+					case m.Clustered && !carriesTTLValue(m, ix):
 						if string(v) != want {
 							fail("index %s: the entry for record %d names another _id than its document's", ix.Name, rid)
 						}
-					case len(v) > 0 && string(v) != want:
+					case (m.Clustered || len(v) > 0) && string(v) != want:
 						// A TTL entry's carried value (none: written before
 						// the format, read the old way) must be its
 						// document's (docs/ttl-indexes.md §3).

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"slices"
 
 	"github.com/ttlkv/ttlkv/changestream"
 	"github.com/ttlkv/ttlkv/document"
@@ -79,6 +80,11 @@ type writeCtx struct {
 	// are never modified afterwards, so the transaction keeps them
 	// rather than copies (lsm.Txn.SetOwned).
 	rawOwned bool
+	// vals is the block the TTL entry values of inserts are built in
+	// (ttlValue).
+	vals []byte
+	// keysBuf is docKeys' result for inserts, reused.
+	keysBuf [][][]byte
 }
 
 // own returns val for the transaction to keep: val itself if the
@@ -177,8 +183,17 @@ func uniqKey(ix *catalog.Index, ks []byte) string {
 
 // docKeys computes d's keys for every index, checking unique ones.
 // It writes nothing, so a failure leaves the transaction unchanged.
+//
+// Without old (an insert) the result is valid until the next call: its
+// slice is reused.
 func (w *writeCtx) docKeys(d bson.D, rid uint64, old [][][]byte) ([][][]byte, error) {
-	all := make([][][]byte, len(w.m.Indexes))
+	var all [][][]byte
+	if old == nil {
+		all = slices.Grow(w.keysBuf[:0], len(w.m.Indexes))[:len(w.m.Indexes)]
+		w.keysBuf = all
+	} else {
+		all = make([][][]byte, len(w.m.Indexes))
+	}
 	for i, ix := range w.m.Indexes {
 		keys, mk, err := indexkey.Of(ix, d)
 		if err != nil {
@@ -256,11 +271,21 @@ func (w *writeCtx) insert(rid uint64, d bson.D, raw []byte) error {
 
 // ttlValue returns the carried value of a TTL entry (ttlEntryValue) of
 // document d, encoded as raw, whose index keys are keys: its _id
-// keystring is its _id entry's key, already computed.
+// keystring is its _id entry's key, already computed. The values of a
+// transaction share blocks of w.vals; each is a capped slice, never
+// written again.
 func (w *writeCtx) ttlValue(keys [][][]byte, d bson.D, raw []byte) []byte {
 	for i, ix := range w.m.Indexes {
 		if ix.ID == idIndexID && len(keys[i]) == 1 {
-			return appendTTLEntry(keys[i][0], len(raw))
+			id := keys[i][0]
+			if n := 1 + binary.MaxVarintLen32 + len(id); cap(w.vals)-len(w.vals) < n {
+				w.vals = make([]byte, 0, max(4<<10, n))
+			}
+			start := len(w.vals)
+			w.vals = append(w.vals, ttlEntryV1)
+			w.vals = binary.AppendUvarint(w.vals, uint64(len(raw)))
+			w.vals = append(w.vals, id...)
+			return w.vals[start:len(w.vals):len(w.vals)]
 		}
 	}
 	return ttlEntryValue(w.m, d, raw)

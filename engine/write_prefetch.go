@@ -31,8 +31,16 @@ func (db *DB) prefetchUnique(c *coll, m *catalog.Coll, docs []bson.D) (*uniqPref
 		prefix []byte
 		u      string
 	}
-	p := &uniqPrefetch{covered: map[string]bool{}, rids: map[string][]uint64{}}
+	n := 0
+	for _, ix := range m.Indexes {
+		if ix.Unique {
+			n += len(docs)
+		}
+	}
+	// Sized for every key: a map grown from empty rehashes as it goes.
+	p := &uniqPrefetch{covered: make(map[string]bool, n), rids: map[string][]uint64{}}
 	var list []lookup
+	var scratch []byte
 	for _, ix := range m.Indexes {
 		if !ix.Unique {
 			continue
@@ -53,9 +61,11 @@ func (db *DB) prefetchUnique(c *coll, m *catalog.Coll, docs []bson.D) (*uniqPref
 					continue
 				}
 				p.covered[u] = true
-				prefix := append(bytes.Clone(base), k...)
+				// Built in scratch: only a key that must be read is
+				// kept (above the _id bound, as ascending _ids are, none).
+				scratch = append(append(scratch[:0], base...), k...)
 				if bounded {
-					above, err := c.idAbove(m, prefix)
+					above, err := c.idAbove(m, scratch)
 					if err != nil {
 						return nil, err
 					}
@@ -63,7 +73,7 @@ func (db *DB) prefetchUnique(c *coll, m *catalog.Coll, docs []bson.D) (*uniqPref
 						continue // covered, held by no record
 					}
 				}
-				list = append(list, lookup{prefix, u})
+				list = append(list, lookup{bytes.Clone(scratch), u})
 			}
 		}
 	}

@@ -2,6 +2,7 @@ package lsm
 
 import (
 	"bytes"
+	"encoding/binary"
 
 	badger "github.com/dgraph-io/badger/v4"
 )
@@ -40,6 +41,18 @@ func (t *Txn) GetSorted(keys [][]byte) ([][]byte, error) {
 // modify or keep it, and must not use t. An error from fn stops the
 // reads and is returned.
 func (t *Txn) GetSortedFunc(keys [][]byte, fn func(i int, val []byte) error) error {
+	return t.getSorted(keys, func(item *badger.Item, i int) error { return itemValue(item, i, fn) })
+}
+
+// GetSortedSizes is GetSortedFunc giving fn the size of each value
+// instead of the value: a value kept in Badger's value log (one of
+// ValueThreshold bytes or more) is not read.
+func (t *Txn) GetSortedSizes(keys [][]byte, fn func(i, size int) error) error {
+	return t.getSorted(keys, func(item *badger.Item, i int) error { return fn(i, itemSize(item)) })
+}
+
+// getSorted is GetSortedFunc handing each found item to each.
+func (t *Txn) getSorted(keys [][]byte, each func(item *badger.Item, i int) error) error {
 	if err := t.check(); err != nil {
 		return err
 	}
@@ -54,7 +67,7 @@ func (t *Txn) GetSortedFunc(keys [][]byte, fn func(i int, val []byte) error) err
 			}
 			return err
 		}
-		return itemValue(item, i, fn)
+		return each(item, i)
 	}
 	if len(keys) == 1 {
 		if len(keys[0]) == 0 {
@@ -104,7 +117,7 @@ func (t *Txn) GetSortedFunc(keys [][]byte, fn func(i int, val []byte) error) err
 		if !bytes.Equal(item.Key(), k) {
 			continue
 		}
-		if err := itemValue(item, i, fn); err != nil {
+		if err := each(item, i); err != nil {
 			return err
 		}
 	}
@@ -121,6 +134,35 @@ func itemValue(item *badger.Item, i int, fn func(int, []byte) error) error {
 		return mapErr(err)
 	}
 	return ferr
+}
+
+// itemSize returns the size of item's value without reading it from
+// the value log. Badger's ValueSize is exact for a value held in the
+// tree; for one in the value log it counts the entry's header as 6
+// bytes, where it is two bytes (meta, user meta) and the uvarints of
+// the versioned key's length, the value's length and the expiry: the
+// value's length is the one whose uvarint makes the sum agree.
+func itemSize(item *badger.Item) int {
+	v := item.ValueSize()
+	if item.EstimatedSize()-v == item.KeySize() {
+		return int(v) // held in the tree: the value's length
+	}
+	rest := v + 6 - 2 - int64(uvarintLen(uint64(item.KeySize()+8))) - int64(uvarintLen(item.ExpiresAt()))
+	for w := int64(1); w <= binary.MaxVarintLen64; w++ {
+		if n := rest - w; n >= 0 && int64(uvarintLen(uint64(n))) == w {
+			return int(n)
+		}
+	}
+	return int(v)
+}
+
+// uvarintLen is the length of x as a uvarint.
+func uvarintLen(x uint64) int {
+	n := 1
+	for ; x >= 0x80; x >>= 7 {
+		n++
+	}
+	return n
 }
 
 // commonPrefix returns the longest common prefix of a and b (a copy-free

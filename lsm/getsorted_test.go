@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"sort"
 	"testing"
 )
@@ -296,4 +297,53 @@ func TestSetOwned(t *testing.T) {
 		}
 		return nil
 	}))
+}
+
+// TestGetSortedSizes checks that GetSortedSizes gives each value's exact
+// length, for values held in the tree and in the value log (whose
+// entry header varies with the key's and the value's lengths), short
+// and long keys, committed and pending writes, and skips missing keys.
+func TestGetSortedSizes(t *testing.T) {
+	t.Parallel()
+	s := openTest(t, Options{})
+	sizes := []int{0, 1, 100, 4095, 4096, 5000, 16383, 16384, 16500, 100_000, 2_097_151, 2_097_152}
+	var keys [][]byte
+	want := map[string]int{}
+	for i, n := range sizes {
+		for _, ks := range [][]byte{{1}, bytes.Repeat([]byte{2}, 200)} {
+			k := IndexKey(3, 4, ks, uint64(i))
+			keys = append(keys, k)
+			want[string(k)] = n
+		}
+	}
+	sort.Slice(keys, func(a, b int) bool { return bytes.Compare(keys[a], keys[b]) < 0 })
+	missing := IndexKey(3, 4, []byte{1}, 999)
+	check := func(tx *Txn, what string) {
+		t.Helper()
+		all := append(slices.Clone(keys), missing)
+		sort.Slice(all, func(a, b int) bool { return bytes.Compare(all[a], all[b]) < 0 })
+		seen := 0
+		must(t, tx.GetSortedSizes(all, func(i, size int) error {
+			seen++
+			if w, ok := want[string(all[i])]; !ok {
+				t.Errorf("%s: size %d given for a missing key", what, size)
+			} else if size != w {
+				t.Errorf("%s: value of %d bytes: size %d", what, w, size)
+			}
+			return nil
+		}))
+		if seen != len(keys) {
+			t.Errorf("%s: %d sizes, want %d", what, seen, len(keys))
+		}
+	}
+	must(t, s.Update(func(tx *Txn) error {
+		for _, k := range keys {
+			if err := tx.Set(k, bytes.Repeat([]byte{7}, want[string(k)])); err != nil {
+				return err
+			}
+		}
+		check(tx, "pending")
+		return nil
+	}))
+	must(t, s.View(func(tx *Txn) error { check(tx, "committed"); return nil }))
 }

@@ -124,6 +124,27 @@ func Of(ix *catalog.Index, d bson.D) (keys [][]byte, multikey bool, err error) {
 	if ix.PartialFilter != nil && !ix.PartialFilter.Match(d) {
 		return nil, false, nil
 	}
+	if len(ix.Key) == 1 && strings.IndexByte(ix.Key[0].Key, '.') < 0 {
+		// One top-level field, the common case (every insert keys its
+		// _id and a TTL index its date): what the general code below
+		// does when the value is not an array, in one allocation.
+		if v, ok := document.Get(d, ix.Key[0].Key); !(ok && isArray(v)) {
+			if !ok && ix.Sparse {
+				return nil, false, nil
+			}
+			if coll := ix.Collator(); coll != nil && ok {
+				v = coll.KeyValue(v)
+			}
+			one := new(oneKey)
+			one.keys[0] = lsm.AppendKey(one.buf[:0], v, negative(ix.Key[0].Value))
+			return one.keys[:], false, nil
+		}
+	}
+	return ofFields(ix, d)
+}
+
+// ofFields is Of for any key pattern, past the partial filter.
+func ofFields(ix *catalog.Index, d bson.D) (keys [][]byte, multikey bool, err error) {
 	fields := Fields(ix.Key)
 	perField := make([][]any, len(fields))
 	arrayField := -1
@@ -178,6 +199,19 @@ func Of(ix *catalog.Index, d bson.D) (keys [][]byte, multikey bool, err error) {
 		}
 	}
 	return keys, multikey, nil
+}
+
+// oneKey holds the result of Of for a document with one key: the
+// slice of keys and, when it fits, the key's bytes.
+type oneKey struct {
+	keys [1][]byte
+	buf  [24]byte
+}
+
+// isArray reports whether v is an array (its elements are keyed).
+func isArray(v any) bool {
+	_, ok := v.(bson.A)
+	return ok
 }
 
 // Value rebuilds the key document {field: value} of d for ix, as a

@@ -1,7 +1,10 @@
 package indexkey
 
 import (
+	"bytes"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/ttlkv/ttlkv/document"
 	"github.com/ttlkv/ttlkv/engine/internal/catalog"
@@ -105,5 +108,43 @@ func TestIDBound(t *testing.T) {
 	b.Forget()
 	if b.Known(1) {
 		t.Fatal("forgotten bound known")
+	}
+}
+
+// Of's one-field path keys every document as the general code does:
+// present, missing, null, arrays (empty, nested), subdocuments,
+// strings under a collation, sparse and descending indexes.
+func TestOfOneFieldMatchesGeneral(t *testing.T) {
+	t.Parallel()
+	coll := bson.D{{Key: "collation", Value: bson.D{{Key: "locale", Value: "en"}, {Key: "strength", Value: int32(2)}}}}
+	ixs := []*catalog.Index{
+		{Key: bson.D{{Key: "a", Value: int32(1)}}},
+		{Key: bson.D{{Key: "a", Value: int32(-1)}}},
+		{Key: bson.D{{Key: "a", Value: int32(1)}}, Sparse: true},
+		{Key: bson.D{{Key: "a", Value: int32(1)}}, Extra: coll},
+		{Key: bson.D{{Key: "a", Value: "hashed"}}},
+	}
+	if ixs[3].Collator() == nil {
+		t.Fatal("the collated index has no collator")
+	}
+	vals := []any{nil, int32(3), int64(-4), 2.5, "Abc", "abc", bson.A{}, bson.A{int32(1), "x", bson.A{int32(2)}},
+		bson.D{{Key: "b", Value: "Q"}}, bson.NewDateTimeFromTime(time.Unix(1e9, 0)), bson.ObjectID{1, 2, 3}, strings.Repeat("long", 20)}
+	for _, ix := range ixs {
+		for i, v := range append(vals, "missing") {
+			d := bson.D{{Key: "_id", Value: int32(i)}, {Key: "a", Value: v}}
+			if v == "missing" {
+				d = d[:1]
+			}
+			got, gmk, gerr := Of(ix, d)
+			want, wmk, werr := ofFields(ix, d)
+			if gmk != wmk || (gerr == nil) != (werr == nil) || len(got) != len(want) {
+				t.Fatalf("%v of %v: %d keys, multikey %v, err %v; general %d, %v, %v", ix.Key, d, len(got), gmk, gerr, len(want), wmk, werr)
+			}
+			for j := range got {
+				if !bytes.Equal(got[j], want[j]) {
+					t.Fatalf("%v of %v: key %d is %x, general %x", ix.Key, d, j, got[j], want[j])
+				}
+			}
+		}
 	}
 }
