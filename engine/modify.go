@@ -117,7 +117,7 @@ type batchDeleter struct {
 	pipeline bool
 	// contended is set by batch when its commit had to wait for c.wmu.
 	contended bool
-	// level is the TTL index's catch-up level (catchup.go): a gentle
+	// level is the TTL index's catch-up level (engine/internal/ttlmon/catchup.go): a gentle
 	// sub-batch holds gentle<<level documents, and a pause after a
 	// contended batch lasts its working time>>level.
 	level int
@@ -253,7 +253,7 @@ var errBatchDropped = errors.New("engine: collection dropped under a delete batc
 // documents (resizeGentle), so a writer never waits long behind a
 // delete commit in c.wmu or in Badger's write pipeline, and yields the
 // CPU between documents. A
-// reaper falling behind expiry is less gentle (bd.level, catchup.go).
+// reaper falling behind expiry is less gentle (bd.level, engine/internal/ttlmon/catchup.go).
 const (
 	gentleDocs    = 8
 	gentleMaxDocs = 256
@@ -526,7 +526,7 @@ func (bd *batchDeleter) stageChunk(txn *lsm.Txn, w *writeCtx, rids []uint64, b *
 		if b.gentle && bd.level == 0 {
 			// At level 0 (caught up) a writer waiting for a CPU gets
 			// it between documents; above it the backlog comes first
-			// (catchup.go): a yield a document cost half the reap rate.
+			// (engine/internal/ttlmon/catchup.go): a yield a document cost half the reap rate.
 			runtime.Gosched()
 		}
 		if (t.docs > 0 && b.deleted >= t.docs) || (t.bytes > 0 && b.staged >= t.bytes) ||
