@@ -89,7 +89,7 @@ type DeleteResult struct{ DeletedCount int64 }
 
 // InsertOne inserts one document, generating an ObjectId _id when it
 // has none. A bson.Raw document is stored from its bytes; one that is
-// not valid BSON fails with code 22 (InvalidBSON).
+// not valid BSON fails with code 2 (BadValue).
 func (c *Collection) InsertOne(ctx context.Context, document any) (*InsertOneResult, error) {
 	ids, werrs, err := c.insert(ctx, []any{document}, true)
 	if err != nil {
@@ -105,9 +105,9 @@ func (c *Collection) InsertOne(ctx context.Context, document any) (*InsertOneRes
 // InsertMany inserts documents. Ordered inserts stop at the first
 // failure and keep the documents before it; unordered ones keep every
 // valid document. Failures come back as a *BulkWriteError. bson.Raw
-// documents are stored from their bytes; one that is not valid BSON
-// fails the whole call with code 22 (InvalidBSON) before anything is
-// written, as mongod refuses such a message.
+// documents are stored from their bytes; one that is not valid BSON is
+// a write error of its own (code 2, BadValue), like any other invalid
+// document.
 func (c *Collection) InsertMany(ctx context.Context, documents []any, ordered bool) (*InsertManyResult, error) {
 	ids, werrs, err := c.insert(ctx, documents, ordered)
 	if err != nil {
@@ -121,9 +121,13 @@ func (c *Collection) InsertMany(ctx context.Context, documents []any, ordered bo
 	return res, nil
 }
 
-// insert inserts docs, taking the raw path when one is bson.Raw.
+// insert inserts docs, taking the raw path when one is bson.Raw and
+// every bson.Raw is valid BSON. With an invalid one it takes the decoding
+// path, where that document alone fails (a write error) and the valid
+// rest of the batch is kept as the call's ordering says; the wire
+// refuses such a message whole, as mongod does (insertRawDocs).
 func (c *Collection) insert(ctx context.Context, docs []any, ordered bool) ([]any, []WriteError, error) {
-	if hasRaw(docs) {
+	if hasRaw(docs) && rawValid(docs) {
 		return c.db.insertRawDocs(ctx, c.dbName, c.name, docs, ordered)
 	}
 	return c.db.insertDocs(ctx, c.dbName, c.name, docs, ordered)

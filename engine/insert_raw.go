@@ -117,6 +117,16 @@ func hasRaw(docs []any) bool {
 	return false
 }
 
+// rawValid reports whether every bson.Raw of docs is valid BSON.
+func rawValid(docs []any) bool {
+	for _, v := range docs {
+		if r, ok := v.(bson.Raw); ok && bsoncore.Document(r).Validate() != nil {
+			return false
+		}
+	}
+	return true
+}
+
 // prepareStored prepares v, a document of an insert into the ordinary
 // collection c, for storage: it returns the document the write path
 // indexes (see rawNeedsFull for a raw one) and its stored encoding.

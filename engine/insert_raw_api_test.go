@@ -15,8 +15,8 @@ import (
 // bson.Raw documents take the raw path and give what the same documents
 // as bson.D give: the _ids, the write errors' positions and codes, the
 // stored documents, into an ordinary and a capped collection. A
-// document that is not valid BSON fails the whole call with
-// InvalidBSON and writes nothing.
+// document that is not valid BSON is a BadValue write error of its own,
+// and the valid rest is kept as the ordering says.
 func TestInsertManyRawAPI(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -78,15 +78,25 @@ func TestInsertManyRawAPI(t *testing.T) {
 			t.Fatalf("%s: the inserted document is not found: %v %v", coll, d, err)
 		}
 	}
-	good, _ := bson.Marshal(bson.D{{Key: "_id", Value: int32(100)}})
 	bad := []byte{12, 0, 0, 0, 0x08, 'b', 0, 7, 0, 0, 0, 0} // a boolean of 7
+	raw := func(id int32) bson.Raw { b, _ := bson.Marshal(bson.D{{Key: "_id", Value: id}}); return b }
 	for _, coll := range []string{"plain", "capped"} {
 		c := rDB.Database("db").Collection(coll)
-		if _, err := c.InsertMany(ctx, []any{bson.Raw(good), bson.Raw(bad)}, false); document.CodeOf(err) != document.CodeInvalidBSON {
-			t.Fatalf("%s: %v, want InvalidBSON", coll, err)
-		}
-		if d, _ := c.FindOne(ctx, bson.D{{Key: "_id", Value: int32(100)}}); d != nil {
-			t.Fatalf("%s: a document of a refused batch was written", coll)
+		for _, ordered := range []bool{false, true} {
+			base := int32(100)
+			if ordered {
+				base = 200
+			}
+			_, err := c.InsertMany(ctx, []any{raw(base), bson.Raw(bad), raw(base + 1)}, ordered)
+			var bwe *BulkWriteError
+			if !errors.As(err, &bwe) || len(bwe.WriteErrors) != 1 || bwe.WriteErrors[0].Index != 1 || document.CodeOf(bwe.WriteErrors[0].Err) != document.CodeBadValue {
+				t.Fatalf("%s ordered=%v: %v, want one BadValue write error at index 1", coll, ordered, err)
+			}
+			for id, want := range map[int32]bool{base: true, base + 1: !ordered} {
+				if d, _ := c.FindOne(ctx, bson.D{{Key: "_id", Value: id}}); (d != nil) != want {
+					t.Fatalf("%s ordered=%v: _id %d present %v, want %v", coll, ordered, id, d != nil, want)
+				}
+			}
 		}
 	}
 }
