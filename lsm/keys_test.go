@@ -2,6 +2,7 @@ package lsm
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
 	"math"
 	"math/rand/v2"
@@ -23,16 +24,6 @@ func randID(r *rand.Rand) uint64 {
 	return math.MaxUint64 - uint64(r.IntN(3))
 }
 
-func cmpU(a, b uint64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
-}
-
 // TestCompactIDOrderAndPrefixFree checks, over random ids, that the
 // compact form sorts as the ids do, is never a proper prefix of another
 // id's form, and decodes back; and that record and index keys keep both.
@@ -42,7 +33,7 @@ func TestCompactIDOrderAndPrefixFree(t *testing.T) {
 	for range 20000 {
 		a, b := randID(r), randID(r)
 		ea, eb := AppendID(nil, a), AppendID(nil, b)
-		if sign(bytes.Compare(ea, eb)) != cmpU(a, b) {
+		if sign(bytes.Compare(ea, eb)) != cmp.Compare(a, b) {
 			t.Fatalf("ids %d, %d: forms %x, %x sort wrongly", a, b, ea, eb)
 		}
 		if a != b && (bytes.HasPrefix(ea, eb) || bytes.HasPrefix(eb, ea)) {
@@ -53,9 +44,9 @@ func TestCompactIDOrderAndPrefixFree(t *testing.T) {
 		}
 		c1, c2, r1, r2 := randID(r), randID(r), randID(r), randID(r)
 		k1, k2 := RecordKey(c1, r1), RecordKey(c2, r2)
-		want := cmpU(c1, c2)
+		want := cmp.Compare(c1, c2)
 		if want == 0 {
-			want = cmpU(r1, r2)
+			want = cmp.Compare(r1, r2)
 		}
 		if sign(bytes.Compare(k1, k2)) != want {
 			t.Fatalf("record keys (%d,%d) and (%d,%d) sort wrongly", c1, r1, c2, r2)
@@ -67,7 +58,7 @@ func TestCompactIDOrderAndPrefixFree(t *testing.T) {
 		// different indexes never share a prefix.
 		ks := AppendKey(nil, int64(r.IntN(3)), false)
 		i1, i2 := IndexKey(c1, a, ks, r1), IndexKey(c1, a, ks, r2)
-		if sign(bytes.Compare(i1, i2)) != cmpU(r1, r2) {
+		if sign(bytes.Compare(i1, i2)) != cmp.Compare(r1, r2) {
 			t.Fatalf("index entries for rids %d, %d sort wrongly: %x %x", r1, r2, i1, i2)
 		}
 		if a != b && bytes.HasPrefix(i1, IndexPrefix(c1, b)) {
