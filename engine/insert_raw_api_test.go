@@ -46,15 +46,12 @@ func TestInsertManyRawAPI(t *testing.T) {
 			}
 		}
 		var ds, rs []any
-		for _, d := range rawRuleDocs() {
+		docs, raws := rawRuleBSON(t)
+		for i, d := range docs {
 			if len(d) == 0 || d[0].Key != "_id" {
 				continue // a generated _id differs
 			}
-			b, err := bson.Marshal(d)
-			if err != nil {
-				t.Fatal(err)
-			}
-			ds, rs = append(ds, d), append(rs, bson.Raw(b))
+			ds, rs = append(ds, d), append(rs, raws[i])
 		}
 		for _, ordered := range []bool{false, true} {
 			dc, rc := dDB.Database("db").Collection(coll), rDB.Database("db").Collection(coll)

@@ -5,17 +5,59 @@ import (
 	"context"
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/ttlkv/ttlkv/document"
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
 
-// rawRuleDocs exercise each insert rule (docs/wire.md): _id missing,
-// not first, twice, of a refused type; nesting past 100 and past 180
-// levels; a size past 16 MiB; $-prefixed and dotted names (accepted).
-func rawRuleDocs() []bson.D {
+// ruleSet is the rule documents (makeRuleDocs) and each one marshalled.
+type ruleSet struct {
+	docs []bson.D
+	raws []bson.Raw
+	err  error
+}
+
+// sharedRules builds the rule documents and marshals them once for the
+// package's tests: the one past 16 MiB costs about a second to build and
+// marshal under -race, and three tests (TestPrepareStoredRawMatches,
+// TestRunCommandRawInsert, TestInsertManyRawAPI) used to do it four
+// times between them. Tests only read them: rawRuleBSON hands out
+// copies of the slices, and the engine must not write into a
+// caller's documents (were it to, the race detector would see it, as
+// these tests run in parallel).
+var sharedRules = sync.OnceValue(func() ruleSet {
+	rs := ruleSet{docs: makeRuleDocs()}
+	for _, d := range rs.docs {
+		b, err := bson.Marshal(d)
+		if err != nil {
+			rs.err = err
+			break
+		}
+		rs.raws = append(rs.raws, b)
+	}
+	return rs
+})
+
+// rawRuleBSON returns the rule documents and each one marshalled, built
+// once; raws[i] is docs[i] marshalled.
+func rawRuleBSON(t *testing.T) (docs []bson.D, raws []bson.Raw) {
+	t.Helper()
+	rs := sharedRules()
+	if rs.err != nil {
+		t.Fatal(rs.err)
+	}
+	return slices.Clone(rs.docs), slices.Clone(rs.raws)
+}
+
+// makeRuleDocs returns documents that exercise each insert rule
+// (docs/wire.md): _id missing, not first, twice, of a refused type;
+// nesting past 100 and past 180 levels; a size past 16 MiB; $-prefixed
+// and dotted names (accepted).
+func makeRuleDocs() []bson.D {
 	nest := func(n int) bson.D {
 		d := bson.D{{Key: "x", Value: int32(1)}}
 		for i := 1; i < n; i++ {
@@ -53,15 +95,12 @@ func TestPrepareStoredRawMatches(t *testing.T) {
 		t.Fatal(err)
 	}
 	enc := &encArena{} // the decoded path's encodings share blocks, as in an insert
-	for i, d := range rawRuleDocs() {
+	docs, raws := rawRuleBSON(t)
+	for i, d := range docs {
 		if len(d) > 0 && d[0].Key != "_id" {
 			continue // a generated _id differs; TestRunCommandRawInsert covers these
 		}
-		b, err := bson.Marshal(d)
-		if err != nil {
-			t.Fatal(err)
-		}
-		gd, graw, gerr := db.prepareStored(c, &rawInsert{bson: b, arena: &rawArena{}}, nil)
+		gd, graw, gerr := db.prepareStored(c, &rawInsert{bson: raws[i], arena: &rawArena{}}, nil)
 		wd, wraw, werr := db.prepareStored(c, d, enc)
 		if fmt.Sprint(gerr) != fmt.Sprint(werr) {
 			t.Fatalf("doc %d: raw path %v, decoded path %v", i, gerr, werr)
@@ -121,21 +160,20 @@ func TestRunCommandRawInsert(t *testing.T) {
 			return bson.D{{Key: "create", Value: coll}, {Key: "capped", Value: true}, {Key: "size", Value: int64(64 << 20)}}
 		}},
 	}
-	docs := rawRuleDocs()
-	// Each rule document is marshalled once: the one past 16 MiB costs
-	// about a second a marshal under -race.
-	raws := make([]bson.Raw, len(docs))
+	// The rule documents are marshalled once (rawRuleBSON): the one past
+	// 16 MiB costs about a second a marshal under -race.
+	docs, raws := rawRuleBSON(t)
 	for i, d := range docs {
 		if len(d) == 0 || d[0].Key != "_id" {
 			// A generated _id would differ: give both the same one,
 			// not first.
 			docs[i] = append(bson.D{{Key: "s", Value: "gen"}}, bson.E{Key: "_id", Value: fmt.Sprintf("gen%d", i)})
+			b, err := bson.Marshal(docs[i])
+			if err != nil {
+				t.Fatal(err)
+			}
+			raws[i] = b
 		}
-		b, err := bson.Marshal(docs[i])
-		if err != nil {
-			t.Fatal(err)
-		}
-		raws[i] = b
 	}
 	tooLarge := 11 // the rule document past 16 MiB
 	if n := len(raws[tooLarge]); n <= document.MaxDocumentSize {
