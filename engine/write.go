@@ -187,6 +187,12 @@ func uniqKey(ix *catalog.Index, ks []byte) string {
 // Without old (an insert) the result is valid until the next call: its
 // slice is reused.
 func (w *writeCtx) docKeys(d bson.D, rid uint64, old [][][]byte) ([][][]byte, error) {
+	return w.docKeysAt(d, rid, old, -1)
+}
+
+// docKeysAt is docKeys for the document at position at of the chunk
+// w.pre was fetched for (-1: none): its _id keys are the prefetch's.
+func (w *writeCtx) docKeysAt(d bson.D, rid uint64, old [][][]byte, at int) ([][][]byte, error) {
 	var all [][][]byte
 	if old == nil {
 		all = slices.Grow(w.keysBuf[:0], len(w.m.Indexes))[:len(w.m.Indexes)]
@@ -195,9 +201,16 @@ func (w *writeCtx) docKeys(d bson.D, rid uint64, old [][][]byte) ([][][]byte, er
 		all = make([][][]byte, len(w.m.Indexes))
 	}
 	for i, ix := range w.m.Indexes {
-		keys, mk, err := indexkey.Of(ix, d)
-		if err != nil {
-			return nil, err
+		var keys [][]byte
+		var mk bool
+		var err error
+		if ix.ID == idIndexID && old == nil {
+			keys = w.pre.idKeysAt(at)
+		}
+		if keys == nil {
+			if keys, mk, err = indexkey.Of(ix, d); err != nil {
+				return nil, err
+			}
 		}
 		if mk && !ix.Multikey && !containsIx(w.multikey, ix) {
 			w.multikey = append(w.multikey, ix)
@@ -242,7 +255,13 @@ func containsKey(keys [][]byte, k []byte) bool {
 // insert writes a new record and its index entries. On error nothing
 // of this document has been written.
 func (w *writeCtx) insert(rid uint64, d bson.D, raw []byte) error {
-	keys, err := w.docKeys(d, rid, nil)
+	return w.insertAt(rid, d, raw, -1)
+}
+
+// insertAt is insert for the document at position at of the chunk
+// w.pre was fetched for (docKeysAt).
+func (w *writeCtx) insertAt(rid uint64, d bson.D, raw []byte, at int) error {
+	keys, err := w.docKeysAt(d, rid, nil, at)
 	if err != nil {
 		return err
 	}
