@@ -155,7 +155,8 @@ func (db *DB) insertOrdinary(ctx context.Context, c *coll, docs []any, ordered b
 				if ceil, e = c.reserveRID(txn, w.m, rid, ceil); e != nil {
 					return e
 				}
-				if e := w.insert(rid, prepared[i], raws[i]); e != nil {
+				// The chunk's prefetch was made from prepared[start:].
+				if e := w.insertAt(rid, prepared[i], raws[i], i-start); e != nil {
 					if errors.Is(e, lsm.ErrTxnTooBig) && i > start {
 						// Part of this document may be staged: abort the
 						// transaction and commit the chunk without it.

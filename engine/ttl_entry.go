@@ -188,16 +188,17 @@ func (bd *batchDeleter) readFast(txn *lsm.Txn, m *catalog.Coll, ix *catalog.Inde
 	// entry's, read below.
 	var bare []int
 	collTTL := m.Clustered && ix.ID == idIndexID
+	var kb keyBlock // the keys the batch deletes, kept by its transaction
 	fn := func(j int, val []byte) error {
 		key, rid := keys[j], rids[items[j].i]
 		fd := &dels[j]
 		size, id, ok := parseTTLEntry(val)
 		switch {
 		case ok && !m.Clustered:
-			fd.keys = [3][]byte{key, lsm.IndexKey(m.ID, idIndexID, id, rid), lsm.RecordKey(m.ID, rid)}
+			fd.keys = [3][]byte{key, kb.indexKey(m.ID, idIndexID, id, rid), kb.recordKey(m.ID, rid)}
 			fd.n, fd.size = 3, size
 		case ok:
-			fd.keys = [3][]byte{key, lsm.IndexKey(m.ID, idIndexID, id, rid)}
+			fd.keys = [3][]byte{key, kb.indexKey(m.ID, idIndexID, id, rid)}
 			fd.n, fd.size = 2, size
 		case m.Clustered && len(val) > 0:
 			fd.keys = [3][]byte{key, lsm.IndexKey(m.ID, idIndexID, val, rid)}

@@ -194,8 +194,10 @@ func (db *DB) beginVisit(ns, index string) *visit {
 }
 
 // scanRids reads the record ids of up to want index keys in [lo, hi),
-// in key order. next is where the scan resumes (nil when finished: no
-// key is left before hi). ids, when not nil (a clustered collection),
+// in key order. next is where a scan after this one starts: just past
+// the last key read (nil when none was), also when finished (no key is
+// left before hi), so that a visit's low-water mark moves past the
+// keys of its last chunk too (docs/ttl-monitor.md). ids, when not nil (a clustered collection),
 // is given each record's _id keystring: the entry's value, or with
 // idIndex (the clustered collection's own _id index, clustered TTL)
 // the entry's keystring. keys, when not nil, is given each record's
@@ -204,7 +206,9 @@ func scanRids(txn *lsm.Txn, lo, hi []byte, want int64, ids, keys map[uint64][]by
 	it := txn.NewIter(lsm.IterOptions{Lower: lo, Upper: hi, KeysOnly: ids == nil || idIndex})
 	defer it.Close()
 	var arena []byte // the entry keys, in one allocation per few hundred
+	var last []byte  // a copy of the last key read
 	for it.Next() {
+		last = append(last[:0], it.Key()...)
 		ks, rid, ok := lsm.SplitIndexKey(it.Key())
 		if !ok {
 			continue
@@ -232,7 +236,10 @@ func scanRids(txn *lsm.Txn, lo, hi []byte, want int64, ids, keys map[uint64][]by
 			return rids, append(append([]byte{}, it.Key()...), 0), false, nil
 		}
 	}
-	return rids, nil, true, nil
+	if last != nil {
+		next = append(last, 0)
+	}
+	return rids, next, true, nil
 }
 
 // oldestLag returns how long before cutoff the oldest date in the TTL

@@ -85,6 +85,44 @@ type writeCtx struct {
 	vals []byte
 	// keysBuf is docKeys' result for inserts, reused.
 	keysBuf [][][]byte
+	// keys is the block the keys the transaction keeps are built in.
+	keys keyBlock
+}
+
+// keyBlock builds keys in shared blocks: each key is a capped slice of
+// a block, never written again, so a transaction may keep it; a block
+// lives as long as one of its keys does. It saves an allocation a key
+// on paths that build several keys a document (insert, the TTL
+// monitor's deletes).
+type keyBlock struct{ b []byte }
+
+// grab returns an empty slice with room for n bytes at the end of the
+// current block (a new one if it has no room).
+func (kb *keyBlock) grab(n int) []byte {
+	if cap(kb.b)-len(kb.b) < n {
+		kb.b = make([]byte, 0, max(4<<10, n))
+	}
+	return kb.b[len(kb.b):len(kb.b)]
+}
+
+// keep marks k, built by appending to what grab returned, as used and
+// returns it capped.
+func (kb *keyBlock) keep(k []byte) []byte {
+	kb.b = kb.b[:len(kb.b)+len(k)]
+	return k[:len(k):len(k)]
+}
+
+// indexKey is lsm.IndexKey built in the block.
+func (kb *keyBlock) indexKey(coll, idx uint64, ks []byte, rid uint64) []byte {
+	k := kb.grab(1 + 3*binary.MaxVarintLen64 + len(ks))
+	k = append(lsm.AppendID(lsm.AppendID(append(k, lsm.TagIndex), coll), idx), ks...)
+	return kb.keep(lsm.AppendIndexRecordID(k, rid))
+}
+
+// recordKey is lsm.RecordKey built in the block.
+func (kb *keyBlock) recordKey(coll, rid uint64) []byte {
+	k := kb.grab(1 + 2*binary.MaxVarintLen64)
+	return kb.keep(lsm.AppendID(lsm.AppendID(append(k, lsm.TagRecord), coll), rid))
 }
 
 // own returns val for the transaction to keep: val itself if the
@@ -187,6 +225,12 @@ func uniqKey(ix *catalog.Index, ks []byte) string {
 // Without old (an insert) the result is valid until the next call: its
 // slice is reused.
 func (w *writeCtx) docKeys(d bson.D, rid uint64, old [][][]byte) ([][][]byte, error) {
+	return w.docKeysAt(d, rid, old, -1)
+}
+
+// docKeysAt is docKeys for the document at position at of the chunk
+// w.pre was fetched for (-1: none): its _id keys are the prefetch's.
+func (w *writeCtx) docKeysAt(d bson.D, rid uint64, old [][][]byte, at int) ([][][]byte, error) {
 	var all [][][]byte
 	if old == nil {
 		all = slices.Grow(w.keysBuf[:0], len(w.m.Indexes))[:len(w.m.Indexes)]
@@ -195,9 +239,16 @@ func (w *writeCtx) docKeys(d bson.D, rid uint64, old [][][]byte) ([][][]byte, er
 		all = make([][][]byte, len(w.m.Indexes))
 	}
 	for i, ix := range w.m.Indexes {
-		keys, mk, err := indexkey.Of(ix, d)
-		if err != nil {
-			return nil, err
+		var keys [][]byte
+		var mk bool
+		var err error
+		if ix.ID == idIndexID && old == nil {
+			keys = w.pre.idKeysAt(at)
+		}
+		if keys == nil {
+			if keys, mk, err = indexkey.Of(ix, d); err != nil {
+				return nil, err
+			}
 		}
 		if mk && !ix.Multikey && !containsIx(w.multikey, ix) {
 			w.multikey = append(w.multikey, ix)
@@ -242,13 +293,19 @@ func containsKey(keys [][]byte, k []byte) bool {
 // insert writes a new record and its index entries. On error nothing
 // of this document has been written.
 func (w *writeCtx) insert(rid uint64, d bson.D, raw []byte) error {
-	keys, err := w.docKeys(d, rid, nil)
+	return w.insertAt(rid, d, raw, -1)
+}
+
+// insertAt is insert for the document at position at of the chunk
+// w.pre was fetched for (docKeysAt).
+func (w *writeCtx) insertAt(rid uint64, d bson.D, raw []byte, at int) error {
+	keys, err := w.docKeysAt(d, rid, nil, at)
 	if err != nil {
 		return err
 	}
 	if !w.m.Clustered {
 		// A clustered collection's document is its _id entry's value.
-		if err := w.txn.SetOwned(lsm.RecordKey(w.m.ID, rid), w.own(raw)); err != nil {
+		if err := w.txn.SetOwned(w.keys.recordKey(w.m.ID, rid), w.own(raw)); err != nil {
 			return err
 		}
 	}
@@ -301,7 +358,7 @@ func (w *writeCtx) setIndexKey(ix *catalog.Index, k []byte, rid uint64, val []by
 // setIndexKeyOwned is setIndexKey with a value the transaction may
 // keep.
 func (w *writeCtx) setIndexKeyOwned(ix *catalog.Index, k []byte, rid uint64, val []byte) error {
-	key := lsm.IndexKey(w.m.ID, ix.ID, k, rid)
+	key := w.keys.indexKey(w.m.ID, ix.ID, k, rid)
 	if ix.Unique {
 		if w.uniq == nil {
 			w.uniq = map[string]uint64{}

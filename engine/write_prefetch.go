@@ -19,6 +19,20 @@ import (
 type uniqPrefetch struct {
 	covered map[string]bool     // uniqKey of every key looked up
 	rids    map[string][]uint64 // uniqKey -> records holding it
+	// idKeys holds, by the position of each document in the docs given
+	// to prefetchUnique, its _id index keys as indexkey.Of computed them
+	// (nil where they were not), so that the insert does not compute
+	// them again (writeCtx.docKeys). Read-only.
+	idKeys [][][]byte
+}
+
+// idKeysAt returns the _id index keys prefetchUnique computed for the
+// document at position at of its docs, or nil.
+func (p *uniqPrefetch) idKeysAt(at int) [][]byte {
+	if p == nil || at < 0 || at >= len(p.idKeys) {
+		return nil
+	}
+	return p.idKeys[at]
 }
 
 // prefetchUnique looks up the unique-index keys of docs (nil entries
@@ -47,13 +61,19 @@ func (db *DB) prefetchUnique(c *coll, m *catalog.Coll, docs []bson.D) (*uniqPref
 		}
 		base := lsm.IndexPrefix(m.ID, ix.ID)
 		bounded := idBoundKept(m, ix)
-		for _, d := range docs {
+		for at, d := range docs {
 			if d == nil {
 				continue
 			}
-			keys, _, err := indexkey.Of(ix, d)
+			keys, mk, err := indexkey.Of(ix, d)
 			if err != nil {
 				continue
+			}
+			if ix.ID == idIndexID && !mk && len(keys) == 1 {
+				if p.idKeys == nil {
+					p.idKeys = make([][][]byte, len(docs))
+				}
+				p.idKeys[at] = keys
 			}
 			for _, k := range keys {
 				u := uniqKey(ix, k)
