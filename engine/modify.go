@@ -790,6 +790,9 @@ func (bd *batchDeleter) runPipelined(ctx context.Context, rids []uint64, stop fu
 		_ = p.Close()
 		bd.flushAcc()
 	}()
+	if bd.duty != nil && bd.dutyMark.IsZero() {
+		bd.dutyMark, bd.dutyWrites = bd.db.targetNow(), bd.db.foregroundWrites()
+	}
 	var prev *inflight
 	// settle waits for the previous batch's commit and accounts for it,
 	// re-running it synchronously when it conflicted.
@@ -902,10 +905,6 @@ func (bd *batchDeleter) dutyPause(b *batchState) time.Duration {
 		return 0
 	}
 	w := bd.db.foregroundWrites()
-	if bd.dutyMark.IsZero() {
-		bd.dutyMark, bd.dutyWrites = bd.db.targetNow(), w
-		return 0
-	}
 	now := bd.db.targetNow()
 	work := now.Sub(bd.dutyMark) - b.lockWait
 	n := w - bd.dutyWrites

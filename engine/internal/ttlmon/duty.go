@@ -39,10 +39,6 @@ const (
 	// DutyWriterShare is the share of their rate while the reaper
 	// pauses that the writers keep over a slice and its pause.
 	DutyWriterShare = 0.75
-	// dutyMaxPause bounds a pause to this many times the slice's
-	// working time: the reaper keeps at least a fifth of the time
-	// however much it slows the writers, so a backlog is always reaped.
-	dutyMaxPause = 4
 	// dutyDecay weighs the slices before the last in the rates.
 	dutyDecay = 0.75
 )
@@ -57,13 +53,14 @@ const (
 // measure the writers' rate without the reaper; later ones pause
 // work x (DutyWriterShare - x) / (1 - DutyWriterShare), where x is the
 // writers' rate while the reaper works over their rate while it pauses,
-// within 0 and dutyMaxPause x work. A slice with no writer seen is
-// forgotten.
+// so at most 3 x work: the reaper keeps at least a quarter of the time
+// however much it slows the writers, and a backlog is always reaped. A
+// slice with no writer seen is forgotten.
 func (d *Duty) Worked(work time.Duration, writes int64, contended bool) time.Duration {
 	d.worked += max(work, 0)
 	d.writes += max(writes, 0)
 	d.seen = d.seen || writes > 0 || contended
-	if d.worked < dutySlice {
+	if d.worked < DutySlice {
 		return 0
 	}
 	worked, n, seen := d.worked, d.writes, d.seen
@@ -100,15 +97,8 @@ func dutyPause(work time.Duration, rateWork, ratePause float64) time.Duration {
 		return 0
 	}
 	x := rateWork / ratePause
-	if x >= dutyShare {
+	if x >= DutyWriterShare {
 		return 0
 	}
-	f := min((dutyShare-x)/(1-dutyShare), dutyMaxPause)
-	return time.Duration(float64(work) * f)
+	return time.Duration(float64(work) * (DutyWriterShare - max(x, 0)) / (1 - DutyWriterShare))
 }
-
-// dutySlice is DutySlice (a variable for tuning runs).
-var dutySlice = DutySlice
-
-// dutyShare is DutyWriterShare (a variable for tuning runs).
-var dutyShare = DutyWriterShare
