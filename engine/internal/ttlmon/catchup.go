@@ -126,8 +126,9 @@ func (m *Monitor) NoteLag(ix *Index, lag time.Duration, now bson.DateTime, ns, i
 
 // backlogLevel is the least level a visit reaps at whose oldest expired
 // document expired lag ago: 0 while lag is under floor (caught up),
-// then one more each time lag doubles, up to MaxCatchUp (no yielding)
-// from 16 floors on. A reaper far behind expiry paces itself by how far
+// then one more each time lag doubles, up to MaxCatchUp (full batches;
+// beside writers paced by Duty when the catch-up level is lower) from
+// 16 floors on. A reaper far behind expiry paces itself by how far
 // behind it is, not by whether writers are active: a one-off backlog
 // (documents that expired long before a pass, an index built on old
 // dates, a DB reopened after downtime) beside a busy writer was reaped
