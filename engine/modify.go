@@ -869,7 +869,9 @@ func (bd *batchDeleter) runPipelined(ctx context.Context, rids []uint64, stop fu
 			prev = &inflight{b: b, rids: rids[:b.used], pend: pend}
 			rids = rids[b.used:]
 		}
-		if d := bd.dutyPause(b); d > 0 && len(rids) > 0 {
+		if d := bd.dutyPause(b); d > 0 {
+			// Also after a chunk's last batch: the slice was worked
+			// beside writers whatever follows it.
 			if err := settle(); err != nil {
 				return total, err
 			}
