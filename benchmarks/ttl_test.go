@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"runtime/pprof"
+	"runtime/trace"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -363,6 +364,22 @@ func profileEnv(tb testing.TB, env string) func() {
 	}
 }
 
+// traceEnv starts an execution trace into the file named by the
+// environment variable env (when set); the returned function stops it.
+func traceEnv(tb testing.TB, env string) func() {
+	name := os.Getenv(env)
+	if name == "" {
+		return func() {}
+	}
+	f, err := os.Create(name)
+	mustNoErr(tb, err, "create trace")
+	mustNoErr(tb, trace.Start(f), "start trace")
+	return func() {
+		trace.Stop()
+		mustNoErr(tb, f.Close(), "close trace")
+	}
+}
+
 // writerStats is what a one-document-per-transaction writer achieved.
 type writerStats struct {
 	n   int
@@ -523,9 +540,11 @@ func BenchmarkForegroundImpact(b *testing.B) {
 			}
 		}()
 		stopProf := profileEnv(b, "TTLKV_BENCH_FG_PROFILE")
+		stopTrace := traceEnv(b, "TTLKV_BENCH_FG_TRACE")
 		pass, err := runWriter(write, &next, 0, stop)
 		mustNoErr(b, err, "writer beside the reaper")
 		<-stop
+		stopTrace()
 		stopProf()
 		mustNoErr(b, reapErr, "RunTTLPass")
 		pass = countLate(pass)

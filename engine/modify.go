@@ -14,6 +14,7 @@ import (
 	"github.com/ttlkv/ttlkv/changestream"
 	"github.com/ttlkv/ttlkv/document"
 	"github.com/ttlkv/ttlkv/engine/internal/catalog"
+	"github.com/ttlkv/ttlkv/engine/internal/ttlmon"
 	"github.com/ttlkv/ttlkv/engine/query"
 	"github.com/ttlkv/ttlkv/lsm"
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -160,6 +161,14 @@ type batchDeleter struct {
 	// gentleDocs up to gentleMaxDocs (0: gentleDocs); resizeGentle
 	// moves it after each contended sub-batch.
 	gentle int
+	// duty, if set (a one-off backlog at the top level), paces a
+	// pipelined run that does not yield beside writers: slices of work
+	// and pauses (ttlmon.Duty, docs/batched-deletes.md §4.6).
+	duty *ttlmon.Duty
+	// dutyMark is when (targetNow) the working time duty is told of
+	// began; dutyWrites is the foreground writes counted then.
+	dutyMark   time.Time
+	dutyWrites int64
 }
 
 // run deletes rids; it stops early when stop returns true between
@@ -781,6 +790,9 @@ func (bd *batchDeleter) runPipelined(ctx context.Context, rids []uint64, stop fu
 		_ = p.Close()
 		bd.flushAcc()
 	}()
+	if bd.duty != nil && bd.dutyMark.IsZero() {
+		bd.dutyMark, bd.dutyWrites = bd.db.targetNow(), bd.db.foregroundWrites()
+	}
 	var prev *inflight
 	// settle waits for the previous batch's commit and accounts for it,
 	// re-running it synchronously when it conflicted.
@@ -857,6 +869,18 @@ func (bd *batchDeleter) runPipelined(ctx context.Context, rids []uint64, stop fu
 			prev = &inflight{b: b, rids: rids[:b.used], pend: pend}
 			rids = rids[b.used:]
 		}
+		if d := bd.dutyPause(b); d > 0 {
+			// Also after a chunk's last batch: the slice was worked
+			// beside writers whatever follows it.
+			if err := settle(); err != nil {
+				return total, err
+			}
+			_ = p.Flush() // settled above: nothing of the reaper queued in Badger while pausing
+			w := bd.db.foregroundWrites()
+			bd.pause(d)
+			bd.dutyMark, bd.dutyWrites = bd.db.targetNow(), bd.db.foregroundWrites()
+			bd.duty.Paused(d, bd.dutyWrites-w)
+		}
 		if bd.yield && bd.contended && len(rids) > 0 {
 			if err := settle(); err != nil {
 				return total, err
@@ -871,6 +895,30 @@ func (bd *batchDeleter) runPipelined(ctx context.Context, rids []uint64, stop fu
 		}
 	}
 	return total, settle()
+}
+
+// dutyPause tells bd.duty (if set) of the work since the last mark,
+// which ended with batch b, and of the foreground writes meanwhile (the
+// DB's operation counters of writes; b's commit finding a writer of
+// the collection holding c.wmu counts as a writer seen). It returns
+// the pause the run takes now (0: none).
+func (bd *batchDeleter) dutyPause(b *batchState) time.Duration {
+	if bd.duty == nil {
+		return 0
+	}
+	w := bd.db.foregroundWrites()
+	now := bd.db.targetNow()
+	work := now.Sub(bd.dutyMark) - b.lockWait
+	n := w - bd.dutyWrites
+	bd.dutyMark, bd.dutyWrites = now, w
+	return bd.duty.Worked(work, n, bd.contended)
+}
+
+// foregroundWrites is the sum of the DB's operation counters of
+// writes (inserts, updates, deletes; the TTL monitor counts in none).
+func (db *DB) foregroundWrites() int64 {
+	s := &db.stats
+	return s.inserted.Load() + s.updated.Load() + s.deleted.Load()
 }
 
 // DeleteSpec is one delete statement: documents matching Filter, at

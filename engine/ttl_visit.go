@@ -107,8 +107,12 @@ func (db *DB) ttlVisit(ctx context.Context, t ttlTarget) (deleted int64, more bo
 			if first {
 				// The oldest expired key sets the visit's catch-up level.
 				first = false
-				bd.level = mo.NoteLag(lw, oldestLag(txn, lo, hi, len(prefix), desc, cutoff), now, m.NS(), ix.Name)
+				var backlog bool
+				bd.level, backlog = mo.NoteLag(lw, oldestLag(txn, lo, hi, len(prefix), desc, cutoff), now, m.NS(), ix.Name)
 				bd.yield = bd.level < maxCatchUp
+				if !bd.yield && backlog {
+					bd.duty = &ttlmon.Duty{} // docs/batched-deletes.md §4.6
+				}
 			}
 			if bd.ids != nil {
 				clear(bd.ids)

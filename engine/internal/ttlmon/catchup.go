@@ -99,13 +99,16 @@ func (cu *catchUp) step(lag time.Duration, now bson.DateTime, floor time.Duratio
 // NoteLag steps the catch-up state of ix with the lag a visit found
 // (how long before the expiry cut-off its oldest expired key lies),
 // observed at now on the clock that judges expiry, and returns the
-// level the visit reaps at, logging a change. ns and index name the
-// index in the log.
-func (m *Monitor) NoteLag(ix *Index, lag time.Duration, now bson.DateTime, ns, index string) int {
+// level the visit reaps at, logging a change. backlog reports that the
+// level is the backlog level alone, above the catch-up level: a
+// one-off backlog, which at the top level is paced by Duty beside
+// writers, rather than expiry outpacing the reaper, which is not. ns
+// and index name the index in the log.
+func (m *Monitor) NoteLag(ix *Index, lag time.Duration, now bson.DateTime, ns, index string) (level int, backlog bool) {
 	floor := m.catchUpFloor()
 	m.mu.Lock()
 	was := ix.lw.catchUp.level
-	level := ix.lw.catchUp.step(lag, now, floor)
+	level = ix.lw.catchUp.step(lag, now, floor)
 	m.mu.Unlock()
 	switch {
 	case was == 0 && level > 0:
@@ -117,13 +120,15 @@ func (m *Monitor) NoteLag(ix *Index, lag time.Duration, now bson.DateTime, ns, i
 	case level == 0 && was > 0:
 		m.host.Logf("ttl: %s index %s has caught up", ns, index)
 	}
-	return max(level, backlogLevel(lag, floor))
+	bl := backlogLevel(lag, floor)
+	return max(level, bl), bl > level
 }
 
 // backlogLevel is the least level a visit reaps at whose oldest expired
 // document expired lag ago: 0 while lag is under floor (caught up),
-// then one more each time lag doubles, up to MaxCatchUp (no yielding)
-// from 16 floors on. A reaper far behind expiry paces itself by how far
+// then one more each time lag doubles, up to MaxCatchUp (full batches;
+// beside writers paced by Duty when the catch-up level is lower) from
+// 16 floors on. A reaper far behind expiry paces itself by how far
 // behind it is, not by whether writers are active: a one-off backlog
 // (documents that expired long before a pass, an index built on old
 // dates, a DB reopened after downtime) beside a busy writer was reaped

@@ -296,13 +296,17 @@ func TestNoteLagLogs(t *testing.T) {
 	h, m := newFake(0)
 	ix, _ := m.StartVisit(Key{Coll: 1, Index: 2}, nil)
 	const sec = 1000
-	if l := m.NoteLag(ix, time.Hour, 0, "test.c", "t_1"); l != MaxCatchUp {
-		t.Fatalf("an hour behind (floor 2s): level %d, want %d", l, MaxCatchUp)
+	if l, backlog := m.NoteLag(ix, time.Hour, 0, "test.c", "t_1"); l != MaxCatchUp || !backlog {
+		t.Fatalf("an hour behind (floor 2s): level %d (backlog %v), want %d from the backlog", l, backlog, MaxCatchUp)
 	}
 	m.NoteLag(ix, 10*time.Second, 10*sec, "test.c", "t_1")
 	m.NoteLag(ix, 20*time.Second, 13*sec, "test.c", "t_1") // +10s in 3s: two levels
 	m.NoteLag(ix, 40*time.Second, 16*sec, "test.c", "t_1")
-	m.NoteLag(ix, 80*time.Second, 19*sec, "test.c", "t_1")
+	// Losing ground climbed the catch-up level to the top: not a
+	// one-off backlog, whatever the lag (Duty does not pace it).
+	if l, backlog := m.NoteLag(ix, 80*time.Second, 19*sec, "test.c", "t_1"); l != MaxCatchUp || backlog {
+		t.Fatalf("losing ground 40 floors behind: level %d (backlog %v), want %d from catching up", l, backlog, MaxCatchUp)
+	}
 	for i := range MaxCatchUp {
 		m.NoteLag(ix, 0, bson.DateTime((22+3*i)*sec), "test.c", "t_1")
 	}
