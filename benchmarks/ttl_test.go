@@ -3,6 +3,7 @@ package benchmarks
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"runtime/pprof"
 	"runtime/trace"
@@ -351,32 +352,29 @@ func profileReap(tb testing.TB) func() { return profileEnv(tb, "TTLKV_BENCH_REAP
 // profileEnv starts a CPU profile into the file named by the environment
 // variable env (when set); the returned function stops it.
 func profileEnv(tb testing.TB, env string) func() {
-	name := os.Getenv(env)
-	if name == "" {
-		return func() {}
-	}
-	f, err := os.Create(name)
-	mustNoErr(tb, err, "create profile")
-	mustNoErr(tb, pprof.StartCPUProfile(f), "start profile")
-	return func() {
-		pprof.StopCPUProfile()
-		mustNoErr(tb, f.Close(), "close profile")
-	}
+	return recordEnv(tb, env, "profile", pprof.StartCPUProfile, pprof.StopCPUProfile)
 }
 
 // traceEnv starts an execution trace into the file named by the
 // environment variable env (when set); the returned function stops it.
 func traceEnv(tb testing.TB, env string) func() {
+	return recordEnv(tb, env, "trace", trace.Start, trace.Stop)
+}
+
+// recordEnv starts a recording (what: a profile, a trace) into the file
+// named by the environment variable env, when set; the returned
+// function stops it and closes the file.
+func recordEnv(tb testing.TB, env, what string, start func(io.Writer) error, stop func()) func() {
 	name := os.Getenv(env)
 	if name == "" {
 		return func() {}
 	}
 	f, err := os.Create(name)
-	mustNoErr(tb, err, "create trace")
-	mustNoErr(tb, trace.Start(f), "start trace")
+	mustNoErr(tb, err, "create "+what)
+	mustNoErr(tb, start(f), "start "+what)
 	return func() {
-		trace.Stop()
-		mustNoErr(tb, f.Close(), "close trace")
+		stop()
+		mustNoErr(tb, f.Close(), "close "+what)
 	}
 }
 
