@@ -38,7 +38,7 @@ func parseAggregate(cmd bson.D) (*aggregateSpec, error) {
 					return nil, err
 				}
 				if n < 0 {
-					return nil, document.Errorf(document.CodeBadValue, "BSON field 'batchSize' value must be >= 0, actual value '%d'", n)
+					return nil, negativeBatchSize(n)
 				}
 				s.batchSize = n
 			}
@@ -111,4 +111,11 @@ func cmdAggregate(ctx context.Context, db *DB, dbName string, cmd bson.D) (bson.
 		id = db.cursors.add(&serverCursor{ns: ns, c: db.lookup(dbName, s.name), q: q})
 	}
 	return cursorReply(id, ns, "firstBatch", docs), nil
+}
+
+// negativeBatchSize is aggregate's answer to a cursor.batchSize below 0:
+// 51024, as MongoDB's parser of the cursor options (a field outside its
+// allowed range) gives, change streams included (docs/commands.md).
+func negativeBatchSize(n int64) error {
+	return document.Errorf(codeIDLValidator, "BSON field 'batchSize' value must be >= 0, actual value '%d'", n)
 }

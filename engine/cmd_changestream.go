@@ -87,6 +87,9 @@ func (db *DB) changeStreamAggregate(ctx context.Context, dbName string, cmd bson
 			if n, err = intOpt("aggregate.cursor.batchSize", v); err != nil {
 				return nil, true, err
 			}
+			if n < 0 {
+				return nil, true, negativeBatchSize(n)
+			}
 		}
 	} else {
 		return nil, true, document.Errorf(document.CodeFailedToParse, "The 'cursor' option is required, except for aggregate with the explain argument")

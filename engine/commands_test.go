@@ -172,6 +172,8 @@ func TestErrorReplies(t *testing.T) {
 		{`{"find": "c", "sort": {"a": 2}}`, document.CodeBadValue, ""},
 		{`{"find": "c", "limit": -1, "batchSize": -1}`, document.CodeBadValue, ""},
 		{`{"find": "c", "skip": -1}`, document.CodeBadValue, ""},
+		{`{"aggregate": "c", "pipeline": [], "cursor": {"batchSize": -1}}`, codeIDLValidator, "value must be >= 0, actual value '-1'"},
+		{`{"aggregate": "c", "pipeline": [{"$changeStream": {}}], "cursor": {"batchSize": -2}}`, codeIDLValidator, "actual value '-2'"},
 		{`{"find": "c", "hint": "nope"}`, document.CodeBadValue, "hint provided does not correspond to an existing index"},
 		{`{"find": "c", "bogusOption": 1}`, document.CodeIDLUnknownField, "bogusOption"},
 		{`{"find": "c", "filter": 5}`, document.CodeTypeMismatch, "find.filter"},
