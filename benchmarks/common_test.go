@@ -19,6 +19,7 @@ import (
 	badger "github.com/dgraph-io/badger/v4"
 	"github.com/ttlkv/ttlkv/document"
 	"github.com/ttlkv/ttlkv/engine"
+	"github.com/ttlkv/ttlkv/internal/testmain"
 	"github.com/ttlkv/ttlkv/lsm"
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
@@ -313,14 +314,15 @@ func sortInt64(a []int64) { sort.Slice(a, func(i, j int) bool { return a[i] < a[
 func tempDir(prefix string) (string, error) { return os.MkdirTemp("", prefix) }
 
 // TestMain closes and removes the shared read fixture after the run.
+// It ends without the race detector's pause at exit (internal/testmain).
 func TestMain(m *testing.M) {
-	code := m.Run()
-	if fix != nil {
-		_ = fix.eng.Close()
-		_ = fix.raw.Close()
-	}
-	for _, d := range fixDirs {
-		_ = os.RemoveAll(d)
-	}
-	os.Exit(code)
+	testmain.Run(m, func() {
+		if fix != nil {
+			_ = fix.eng.Close()
+			_ = fix.raw.Close()
+		}
+		for _, d := range fixDirs {
+			_ = os.RemoveAll(d)
+		}
+	})
 }

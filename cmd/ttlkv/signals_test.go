@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/creack/pty"
+	"github.com/ttlkv/ttlkv/internal/testmain"
 )
 
 // TestMain lets a test run this test binary as the ttlkv command itself
@@ -23,7 +24,7 @@ func TestMain(m *testing.M) {
 		main()
 		return
 	}
-	os.Exit(m.Run())
+	testmain.Run(m, nil) // without the race detector's pause at exit
 }
 
 // ttlkvProcess returns a command running ttlkv with args on data
