@@ -61,6 +61,10 @@ type wireTarget struct {
 	// serverCPU is the CPU time the child server process has used so
 	// far ("proc" only).
 	serverCPU func() time.Duration
+	// conns is how many connections the in-process server has accepted
+	// so far (the driver's pool and its monitors; nil for "embedded" and
+	// "proc").
+	conns func() int64
 }
 
 func openWireTarget(b *testing.B, kind string) *wireTarget {
@@ -137,6 +141,7 @@ func openWireTarget(b *testing.B, kind string) *wireTarget {
 		b.Fatal(err)
 	}
 	driverTarget(b, t, client)
+	t.conns = func() int64 { return srv.Stats().TotalCreated }
 	close := t.close
 	t.close = func() {
 		close()
@@ -298,7 +303,9 @@ func wireRotate(kinds []string, i int) []string {
 // opens a connection per caller in flight, as an application's would).
 // In each turn a way inserts N x TTLKV_BENCH_WIRE_TURN (default 1)
 // batches, its callers taking the next batch as they finish one; the
-// total is rounded up to whole turns, the same on every way.
+// total is rounded up to whole turns, the same on every way. k-conns is
+// how many connections the server accepted from the driver's pool and
+// monitors (about N plus two when each caller had its own).
 // TTLKV_BENCH_WIRE_INS_PROFILE=file writes a CPU profile of the inserts
 // alone (the reads after them left out).
 func BenchmarkWireInsertMany(b *testing.B) { benchWireInsertMany(b, false) }
@@ -385,7 +392,11 @@ func benchWireInsertMany(b *testing.B, raw bool) {
 			}
 		}
 		srvFind = serverCPU(ts) - srv1
+		conns := map[string]int64{}
 		for _, k := range kinds {
+			if ts[k].conns != nil {
+				conns[k] = ts[k].conns()
+			}
 			ts[k].close()
 		}
 		n := batches * batch
@@ -396,6 +407,9 @@ func benchWireInsertMany(b *testing.B, raw bool) {
 			b.ReportMetric(rate(reads, find[k]), k+"-find-docs/s")
 			b.ReportMetric(perDocµs(insCPU[k], n), k+"-ins-cpu-µs/doc")
 			b.ReportMetric(perDocµs(findCPU[k], reads), k+"-find-cpu-µs/doc")
+			if n, ok := conns[k]; ok {
+				b.ReportMetric(float64(n), k+"-conns")
+			}
 		}
 		if ins["embedded"] > 0 && ins["tcp"] > 0 {
 			b.ReportMetric(ins["embedded"].Seconds()/ins["tcp"].Seconds(), "tcp-x-embedded")
