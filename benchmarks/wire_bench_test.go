@@ -3,6 +3,7 @@ package benchmarks
 import (
 	"bufio"
 	"context"
+	"errors"
 	"net"
 	"net/url"
 	"os"
@@ -11,6 +12,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -45,18 +48,23 @@ func wireEnvInt(name string, def int) int {
 }
 
 // wireTarget is one way in: ins and find run a batch insert and a full
-// read; insOne inserts the single document {_id: id, s: "x"} and
+// read (ins may be called from several goroutines at once, so it
+// returns its error instead of failing the benchmark); insOne inserts the single document {_id: id, s: "x"} and
 // findOne finds it by _id (the two halves of the round trip).
 type wireTarget struct {
 	name    string
 	close   func()
-	ins     func(docs []any)
+	ins     func(docs []any) error
 	find    func() int
 	insOne  func(id int)
 	findOne func(id int)
 	// serverCPU is the CPU time the child server process has used so
 	// far ("proc" only).
 	serverCPU func() time.Duration
+	// conns is how many connections the in-process server has accepted
+	// so far (the driver's pool and its monitors; nil for "embedded" and
+	// "proc").
+	conns func() int64
 }
 
 func openWireTarget(b *testing.B, kind string) *wireTarget {
@@ -75,10 +83,9 @@ func openWireTarget(b *testing.B, kind string) *wireTarget {
 	}
 	if kind == "embedded" {
 		c := db.Database("bench").Collection("docs")
-		t.ins = func(docs []any) {
-			if _, err := c.InsertMany(ctx, docs, true); err != nil {
-				b.Fatal(err)
-			}
+		t.ins = func(docs []any) error {
+			_, err := c.InsertMany(ctx, docs, true)
+			return err
 		}
 		t.find = func() int {
 			cur, err := c.Find(ctx, bson.D{})
@@ -134,6 +141,7 @@ func openWireTarget(b *testing.B, kind string) *wireTarget {
 		b.Fatal(err)
 	}
 	driverTarget(b, t, client)
+	t.conns = func() int64 { return srv.Stats().TotalCreated }
 	close := t.close
 	t.close = func() {
 		close()
@@ -148,10 +156,9 @@ func openWireTarget(b *testing.B, kind string) *wireTarget {
 func driverTarget(b *testing.B, t *wireTarget, client *mongo.Client) {
 	ctx := context.Background()
 	c := client.Database("bench").Collection("docs")
-	t.ins = func(docs []any) {
-		if _, err := c.InsertMany(ctx, docs); err != nil {
-			b.Fatal(err)
-		}
+	t.ins = func(docs []any) error {
+		_, err := c.InsertMany(ctx, docs)
+		return err
 	}
 	t.find = func() int {
 		cur, err := c.Find(ctx, bson.D{})
@@ -280,13 +287,27 @@ func wireRotate(kinds []string, i int) []string {
 
 // BenchmarkWireInsertMany inserts TTLKV_BENCH_WIRE_BATCHES (default 20)
 // batches of 1000 documents of about 150 bytes, built as bson.D, then
-// reads them all back, through each way in; the ways take turns batch
-// by batch. Reported: docs/s of each, the driver's ratios to the
-// embedded API (tcp-x-embedded is issue 16's >= 0.7x), and the
-// process's CPU time per document during each way's turns; with the
-// child-process server, its own CPU per document beside the client's.
-// The driver marshals each bson.D and decodes it again for its _id
-// (its ensureID); the embedded API encodes the same bson.D once.
+// reads them all back, through each way in; the ways take turns.
+// Reported: docs/s of each, the driver's ratios to the embedded API
+// (tcp-x-embedded is issue 16's >= 0.7x), and the process's CPU time
+// per document during each way's turns (tcp-cpu-x-embedded: the
+// embedded API's CPU a document over TCP's); with the child-process
+// server, its own CPU per document beside the client's. The driver
+// marshals each bson.D and decodes it again for its _id (its
+// ensureID); the embedded API encodes the same bson.D once.
+//
+// TTLKV_BENCH_WIRE_CALLERS=N (default 1: one sequential caller, which
+// measures a batch's latency more than a store's throughput) runs N
+// goroutines inserting at once on every way: the embedded API's callers
+// share one engine.DB, the driver's share one mongo.Client (its pool
+// opens a connection per caller in flight, as an application's would).
+// In each turn a way inserts N x TTLKV_BENCH_WIRE_TURN (default 1)
+// batches, its callers taking the next batch as they finish one; the
+// total is rounded up to whole turns, the same on every way. k-conns is
+// how many connections the server accepted from the driver's pool and
+// monitors (about N plus two when each caller had its own).
+// TTLKV_BENCH_WIRE_INS_PROFILE=file writes a CPU profile of the inserts
+// alone (the reads after them left out).
 func BenchmarkWireInsertMany(b *testing.B) { benchWireInsertMany(b, false) }
 
 // BenchmarkWireInsertManyRaw is BenchmarkWireInsertMany with documents
@@ -294,17 +315,41 @@ func BenchmarkWireInsertMany(b *testing.B) { benchWireInsertMany(b, false) }
 // every way: the driver sends them as they are (its ensureID still
 // decodes each for its _id) and the embedded API stores them from their
 // bytes, so the ratio tells the wire's cost apart from the cost of
-// encoding Go values. Same metrics. With TTLKV_BENCH_WIRE_NOID=1 (both
-// variants) the documents carry no _id, so that the driver prepends the
-// ObjectId it generates instead of decoding each document for its _id.
+// encoding Go values. Same metrics and knobs. With
+// TTLKV_BENCH_WIRE_NOID=1 (both variants) the documents carry no _id,
+// so that the driver prepends the ObjectId it generates instead of
+// decoding each document for its _id.
 func BenchmarkWireInsertManyRaw(b *testing.B) { benchWireInsertMany(b, true) }
 
 func benchWireInsertMany(b *testing.B, raw bool) {
-	batches := wireEnvInt("TTLKV_BENCH_WIRE_BATCHES", 20)
 	const batch = 1000
+	callers := wireEnvInt("TTLKV_BENCH_WIRE_CALLERS", 1)
+	perTurn := callers * wireEnvInt("TTLKV_BENCH_WIRE_TURN", 1) // batches a way inserts in a turn
+	turns := (wireEnvInt("TTLKV_BENCH_WIRE_BATCHES", 20) + perTurn - 1) / perTurn
+	batches := turns * perTurn
 	pad := strings.Repeat("p", 100)
 	kinds := wireKinds()
 	noID := os.Getenv("TTLKV_BENCH_WIRE_NOID") == "1"
+	makeBatch := func(k int) []any {
+		docs := make([]any, batch)
+		for i := range docs {
+			n := k*batch + i
+			d := bson.D{{Key: "_id", Value: n}, {Key: "n", Value: n}, {Key: "s", Value: pad}}
+			if noID {
+				d = d[1:]
+			}
+			if !raw {
+				docs[i] = d
+				continue
+			}
+			r, err := bson.Marshal(d)
+			if err != nil {
+				b.Fatal(err)
+			}
+			docs[i] = bson.Raw(r)
+		}
+		return docs
+	}
 	for it := 0; it < b.N; it++ {
 		ts := map[string]*wireTarget{}
 		for _, k := range kinds {
@@ -320,28 +365,21 @@ func benchWireInsertMany(b *testing.B, raw bool) {
 			cpu[kind] += cpuTime() - c0
 		}
 		srv0 := serverCPU(ts)
-		for k := range batches {
-			docs := make([]any, batch)
-			for i := range docs {
-				n := k*batch + i
-				d := bson.D{{Key: "_id", Value: n}, {Key: "n", Value: n}, {Key: "s", Value: pad}}
-				if noID {
-					d = d[1:]
-				}
-				if !raw {
-					docs[i] = d
-					continue
-				}
-				r, err := bson.Marshal(d)
-				if err != nil {
-					b.Fatal(err)
-				}
-				docs[i] = bson.Raw(r)
+		stopProfile := profileEnv(b, "TTLKV_BENCH_WIRE_INS_PROFILE")
+		for tn := range turns {
+			work := make([][]any, perTurn) // built before the clock starts
+			for j := range work {
+				work[j] = makeBatch(tn*perTurn + j)
 			}
-			for _, kind := range wireRotate(kinds, k) {
-				turn(kind, ins, insCPU, func() { ts[kind].ins(docs) })
+			for _, kind := range wireRotate(kinds, tn) {
+				var err error
+				turn(kind, ins, insCPU, func() { err = insertConcurrently(ts[kind].ins, work, callers) })
+				if err != nil {
+					b.Fatalf("%s: %v", kind, err)
+				}
 			}
 		}
+		stopProfile()
 		srv1 := serverCPU(ts)
 		srvIns = srv1 - srv0
 		for r := range len(kinds) {
@@ -354,20 +392,31 @@ func benchWireInsertMany(b *testing.B, raw bool) {
 			}
 		}
 		srvFind = serverCPU(ts) - srv1
+		conns := map[string]int64{}
 		for _, k := range kinds {
+			if ts[k].conns != nil {
+				conns[k] = ts[k].conns()
+			}
 			ts[k].close()
 		}
 		n := batches * batch
 		reads := len(kinds) * n
+		b.ReportMetric(float64(callers), "callers")
 		for _, k := range kinds {
 			b.ReportMetric(rate(n, ins[k]), k+"-ins-docs/s")
 			b.ReportMetric(rate(reads, find[k]), k+"-find-docs/s")
 			b.ReportMetric(perDocµs(insCPU[k], n), k+"-ins-cpu-µs/doc")
 			b.ReportMetric(perDocµs(findCPU[k], reads), k+"-find-cpu-µs/doc")
+			if n, ok := conns[k]; ok {
+				b.ReportMetric(float64(n), k+"-conns")
+			}
 		}
 		if ins["embedded"] > 0 && ins["tcp"] > 0 {
 			b.ReportMetric(ins["embedded"].Seconds()/ins["tcp"].Seconds(), "tcp-x-embedded")
 			b.ReportMetric(find["embedded"].Seconds()/find["tcp"].Seconds(), "find-tcp-x-embedded")
+			if insCPU["tcp"] > 0 {
+				b.ReportMetric(insCPU["embedded"].Seconds()/insCPU["tcp"].Seconds(), "tcp-cpu-x-embedded")
+			}
 		}
 		if ins["embedded"] > 0 && ins["inproc"] > 0 {
 			b.ReportMetric(ins["embedded"].Seconds()/ins["inproc"].Seconds(), "inproc-x-embedded")
@@ -384,6 +433,42 @@ func benchWireInsertMany(b *testing.B, raw bool) {
 			b.ReportMetric(perDocµs(srvFind, reads), "proc-find-server-cpu-µs/doc")
 		}
 	}
+}
+
+// insertConcurrently inserts every batch of work with ins from callers
+// goroutines, each taking the next batch when it has finished one, and
+// returns the first error. One caller inserts them in order on the
+// calling goroutine.
+func insertConcurrently(ins func([]any) error, work [][]any, callers int) error {
+	if callers <= 1 {
+		for _, docs := range work {
+			if err := ins(docs); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	var next atomic.Int64
+	errs := make([]error, callers)
+	var wg sync.WaitGroup
+	for c := range callers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				j := int(next.Add(1)) - 1
+				if j >= len(work) {
+					return
+				}
+				if err := ins(work[j]); err != nil {
+					errs[c] = err
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	return errors.Join(errs...)
 }
 
 // serverCPU is the child server's CPU time so far, 0 without one.
