@@ -664,7 +664,14 @@ func (e *engineSteady) live(time.Time) (int64, int64) {
 	return st.Inserted - st.TTLDeletedDocuments, st.TTLDeletedDocuments
 }
 
-func (e *engineSteady) close() { _ = e.db.Close() }
+func (e *engineSteady) close() {
+	// The TTL monitor's space reclamations during the run (each a
+	// rewrite of the whole store), when there were any.
+	if st := e.db.Stats(); st.Reclamations > 0 || st.Reclaiming || st.ReclaimOwed {
+		fmt.Fprintf(os.Stderr, "steady: %d space reclamations finished, one running %v, one owed %v\n", st.Reclamations, st.Reclaiming, st.ReclaimOwed)
+	}
+	_ = e.db.Close()
+}
 
 // rawSteady is the floor: raw Badger, one key a document.
 type rawSteady struct {
