@@ -376,6 +376,9 @@ func runSteadyChild(tb testing.TB, side string, cfg steadyConfig) []steadyWindow
 	sc := bufio.NewScanner(strings.NewReader(string(out)))
 	sc.Buffer(make([]byte, 1<<20), 1<<20)
 	for sc.Scan() {
+		if note, ok := strings.CutPrefix(strings.TrimSpace(sc.Text()), "steady: "); ok {
+			tb.Logf("%s: %s", side, note)
+		}
 		if rest, ok := strings.CutPrefix(strings.TrimSpace(sc.Text()), "STEADYWIN "); ok {
 			var w steadyWindow
 			if err := json.Unmarshal([]byte(rest), &w); err != nil {
