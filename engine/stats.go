@@ -48,8 +48,7 @@ type Stats struct {
 	// Reclaiming reports whether such a reclamation is running now.
 	Reclaiming bool
 	// ReclaimOwed reports whether a reclamation is due but waits for the
-	// foreground writers to go quiet (for at most 15 minutes, or until
-	// the store's tables double).
+	// foreground writers to go quiet (for at most 15 minutes).
 	ReclaimOwed bool
 	// TTLIndexesBehind counts the TTL indexes whose reaper is falling
 	// behind expiry and reaps less gently beside writers to catch up.

@@ -35,14 +35,13 @@ var flushMarker = []byte{tagInternal, 'f', 'l', 'u', 's', 'h'}
 // runs at a time; others wait. It never exits the process.
 func (s *Store) Reclaim(ctx context.Context) error { return s.reclaim(ctx, true) }
 
-// ReclaimBackground is Reclaim without step 1, and its flatten uses one
-// worker: it never holds writers back, leaves a core to them, and
-// leaves what the memtables still hold (at most the last NumMemtables x
-// MemTableSize of writes) to a later reclamation, by which time Badger
-// has flushed it. It is for reclamation nobody waits for, such as the
-// TTL monitor's after a large reap, where the flush's pause of every
-// writer (hundreds of milliseconds) and the writers' CPU are the costs
-// that matter.
+// ReclaimBackground is Reclaim without step 1: it never holds writers
+// back, and leaves what the memtables still hold (at most the last
+// NumMemtables x MemTableSize of writes) to a later reclamation, by
+// which time Badger has flushed it. It is for reclamation nobody waits
+// for, such as the TTL monitor's after a large reap, where the flush's
+// pause of every writer (hundreds of milliseconds) is the cost that
+// matters.
 func (s *Store) ReclaimBackground(ctx context.Context) error { return s.reclaim(ctx, false) }
 
 // TableBytes returns the on-disk size of the store's tables: the data
@@ -89,11 +88,7 @@ func (s *Store) reclaim(ctx context.Context, flush bool) error {
 		return err
 	}
 	if s.opts.NumCompactors > 0 {
-		workers := s.opts.NumCompactors
-		if !flush {
-			workers = 1 // ReclaimBackground: a core stays free
-		}
-		if err := s.db.Flatten(workers); err != nil {
+		if err := s.db.Flatten(s.opts.NumCompactors); err != nil {
 			return fmt.Errorf("lsm: reclaim: flatten: %w", err)
 		}
 	}

@@ -32,12 +32,6 @@ const reclaimMinGap = time.Minute
 // stop thus still gets its space back, at most once in this time.
 const reclaimMaxDefer = 15 * time.Minute
 
-// reclaimGrowth: a due reclamation waiting for the writers to go quiet
-// runs beside them once the store's tables have grown to reclaimGrowth
-// times their size when it came due: Badger's own compactions are not
-// dropping what was deleted fast enough to keep the disk bounded.
-const reclaimGrowth = 2
-
 // reclaimState is the reclamation trigger's state. Its fields other
 // than the atomics and running are under Monitor.mu.
 type reclaimState struct {
@@ -65,11 +59,9 @@ type reclaimState struct {
 	sinceBytes   int64
 	deletedBytes atomic.Int64
 	// owed is set while a due reclamation waits for the foreground
-	// writers to go quiet; owedAt is when it came due and owedTables
-	// the store's tables then.
-	owed       bool
-	owedAt     time.Time
-	owedTables int64
+	// writers to go quiet; owedAt is when it came due.
+	owed   bool
+	owedAt time.Time
 	// flushOwed is set once a background reclamation has left the
 	// memtables' deletes behind (it does not flush them, which would
 	// pause every writer); a pass that finds the store quiet flushes
@@ -111,8 +103,10 @@ type passFacts struct {
 // documents make up 1/share of the tables, reclaimMinGap after the last
 // one started. It runs at once if the foreground did not write;
 // otherwise it waits, pass after pass, until a pass finds the
-// foreground quiet, or reclaimMaxDefer has passed, or the tables have
-// grown reclaimGrowth-fold, and then runs beside the writers. One that
+// foreground quiet, or until reclaimMaxDefer has passed and then runs
+// beside the writers. (Not at a growth of the tables: in a steady state
+// that fills a store, a reclamation comes due while the tables are a
+// fraction of their steady size.) One that
 // runs while nothing at all is committed is a full Reclaim; otherwise a
 // background one, and a later pass that finds nothing committed since
 // the one before flushes what it left in the memtables.
@@ -125,13 +119,11 @@ func (r *reclaimState) decide(f passFacts) reclaimAction {
 	if due {
 		r.since, r.sinceBytes = 0, 0
 		if !r.owed {
-			r.owed, r.owedAt, r.owedTables = true, f.now, f.tables
+			r.owed, r.owedAt = true, f.now
 		}
 	}
 	if r.owed {
-		run := !f.busy || r.eager ||
-			f.now.Sub(r.owedAt) >= reclaimMaxDefer ||
-			f.tables >= reclaimGrowth*r.owedTables
+		run := !f.busy || r.eager || f.now.Sub(r.owedAt) >= reclaimMaxDefer
 		if !run {
 			return reclaimNone
 		}
@@ -214,7 +206,7 @@ func (m *Monitor) afterPass(deleted, startWrites int64) {
 	if act == reclaimFull {
 		r.flushOwed = true
 	} else if !r.owed {
-		r.owed, r.owedAt, r.owedTables = true, m.host.Now(), tables
+		r.owed, r.owedAt = true, m.host.Now()
 		r.owedFlag.Store(true)
 	}
 	m.mu.Unlock()
