@@ -92,7 +92,7 @@ type passFacts struct {
 	deleted      int64     // TTL deletes of the pass
 	deletedBytes int64     // their documents' encoded size
 	tables       int64     // the store's table bytes now
-	// busy: the foreground wrote since the last pass ended (or, after
+	// busy: the foreground wrote since the last pass ended (or, for
 	// the first pass, during it); committed: anything was committed
 	// since the last pass ended, the monitor's deletes included.
 	busy, committed bool
@@ -106,10 +106,10 @@ type passFacts struct {
 // foreground quiet, or until reclaimMaxDefer has passed and then runs
 // beside the writers. (Not at a growth of the tables: in a steady state
 // that fills a store, a reclamation comes due while the tables are a
-// fraction of their steady size.) One that
-// runs while nothing at all is committed is a full Reclaim; otherwise a
-// background one, and a later pass that finds nothing committed since
-// the one before flushes what it left in the memtables.
+// fraction of their steady size.) One that runs while nothing at all
+// is committed is a full Reclaim; otherwise a background one, and a
+// later pass that finds nothing committed since the one before flushes
+// what it left in the memtables.
 func (r *reclaimState) decide(f passFacts) reclaimAction {
 	r.since += f.deleted
 	r.sinceBytes += f.deletedBytes
@@ -147,7 +147,8 @@ func (r *reclaimState) decide(f passFacts) reclaimAction {
 // against the store's size.
 func (m *Monitor) DeletedBytes() *atomic.Int64 { return &m.reclaim.deletedBytes }
 
-// Reclaims counts the background reclamations that finished.
+// Reclaims counts the reclamations the monitor started (background or
+// full) that finished.
 func (m *Monitor) Reclaims() int64 { return m.reclaim.done.Load() }
 
 // Reclaiming reports whether a background reclamation runs.
