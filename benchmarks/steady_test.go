@@ -376,6 +376,9 @@ func runSteadyChild(tb testing.TB, side string, cfg steadyConfig) []steadyWindow
 	sc := bufio.NewScanner(strings.NewReader(string(out)))
 	sc.Buffer(make([]byte, 1<<20), 1<<20)
 	for sc.Scan() {
+		if note, ok := strings.CutPrefix(strings.TrimSpace(sc.Text()), "steady: "); ok {
+			tb.Logf("%s: %s", side, note)
+		}
 		if rest, ok := strings.CutPrefix(strings.TrimSpace(sc.Text()), "STEADYWIN "); ok {
 			var w steadyWindow
 			if err := json.Unmarshal([]byte(rest), &w); err != nil {
@@ -664,7 +667,14 @@ func (e *engineSteady) live(time.Time) (int64, int64) {
 	return st.Inserted - st.TTLDeletedDocuments, st.TTLDeletedDocuments
 }
 
-func (e *engineSteady) close() { _ = e.db.Close() }
+func (e *engineSteady) close() {
+	// The TTL monitor's space reclamations during the run (each a
+	// rewrite of the whole store), when there were any.
+	if st := e.db.Stats(); st.Reclamations > 0 || st.Reclaiming || st.ReclaimOwed {
+		fmt.Fprintf(os.Stderr, "steady: %d space reclamations finished, one running %v, one owed %v\n", st.Reclamations, st.Reclaiming, st.ReclaimOwed)
+	}
+	_ = e.db.Close()
+}
 
 // rawSteady is the floor: raw Badger, one key a document.
 type rawSteady struct {

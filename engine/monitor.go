@@ -154,3 +154,5 @@ func (h ttlHost) BeforeReclaim() {
 		hook()
 	}
 }
+
+func (h ttlHost) Writes() int64 { return h.db.foregroundWrites() }

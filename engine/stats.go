@@ -40,12 +40,16 @@ type Stats struct {
 
 	Inserted, Queried, Updated, Deleted int64 // operation counters (opcounters)
 
-	// Reclamations counts the background space reclamations the TTL
-	// monitor started after large reaps and that have finished (DB.Reclaim
-	// calls are not counted).
+	// Reclamations counts the space reclamations the TTL monitor started
+	// after large reaps and that have finished, in the background or, once
+	// the store was quiet, in full (DB.Reclaim calls are not counted);
+	// docs/ttl-monitor.md, "Giving the space back", says when they start.
 	Reclamations int64
 	// Reclaiming reports whether such a reclamation is running now.
 	Reclaiming bool
+	// ReclaimOwed reports whether a reclamation is due but waits for the
+	// foreground writers to go quiet (for at most 15 minutes).
+	ReclaimOwed bool
 	// TTLIndexesBehind counts the TTL indexes whose reaper is falling
 	// behind expiry and reaps less gently beside writers to catch up.
 	TTLIndexesBehind int64
@@ -59,7 +63,7 @@ func (db *DB) Stats() Stats {
 		BatchedDeleteBatches: s.bdBatches.Load(), BatchedDeleteDocs: s.bdDocs.Load(),
 		BatchedDeleteStagedBytes: s.bdStagedBytes.Load(), BatchedDeleteTimeMillis: s.bdTimeMS.Load(),
 		Inserted: s.inserted.Load(), Queried: s.queried.Load(), Updated: s.updated.Load(), Deleted: s.deleted.Load(),
-		Reclamations: db.mon.Reclaims(), Reclaiming: db.mon.Reclaiming(),
+		Reclamations: db.mon.Reclaims(), Reclaiming: db.mon.Reclaiming(), ReclaimOwed: db.mon.ReclaimOwed(),
 		TTLIndexesBehind: db.mon.Behind(),
 	}
 }

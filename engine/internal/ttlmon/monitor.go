@@ -69,6 +69,10 @@ type Host interface {
 	// BeforeReclaim is called in a background reclamation before the
 	// store's (the crash harness's failpoint and a test seam).
 	BeforeReclaim()
+	// Writes counts the foreground writes (the operation counters of
+	// inserts, updates and deletes; the monitor's deletes count in
+	// none). Space reclamation waits while it moves.
+	Writes() int64
 }
 
 // Store is the storage the monitor reclaims space in.
@@ -103,14 +107,15 @@ type Monitor struct {
 }
 
 // New returns a stopped monitor. reclaimAfter, if positive, replaces
-// the number of TTL deletes that trigger space reclamation and turns
-// off the share-of-store rule (a test seam).
+// the number of TTL deletes that make space reclamation due, turns off
+// the share-of-store rule and starts a due reclamation beside writers
+// too (a test seam: the crash harness's writers never stop).
 func New(h Host, st Store, reclaimAfter int64) *Monitor {
 	m := &Monitor{host: h, store: st, wake: make(chan struct{}, 1), stopCh: make(chan struct{}), done: make(chan struct{}),
 		low: map[Key]*lowWater{}}
 	m.reclaim.after, m.reclaim.share = reclaimAfterDeletes, reclaimStoreShare
 	if reclaimAfter > 0 {
-		m.reclaim.after, m.reclaim.share = reclaimAfter, 0
+		m.reclaim.after, m.reclaim.share, m.reclaim.eager = reclaimAfter, 0, true
 	}
 	return m
 }

@@ -25,6 +25,7 @@ type fakeHost struct {
 	now       time.Time
 	logs      []string
 	visits    []string // "name:deleted:more"
+	writes    int64    // foreground writes (under mu)
 }
 
 func (h *fakeHost) Targets() []Target            { return slices.Clone(h.targets) }
@@ -43,6 +44,11 @@ func (h *fakeHost) Visited(name string, deleted int64, more bool) {
 	h.visits = append(h.visits, fmt.Sprintf("%s:%d:%v", name, deleted, more))
 }
 func (h *fakeHost) BeforeReclaim() {}
+func (h *fakeHost) Writes() int64 {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.writes
+}
 
 // fakeReaper has left documents expired; each visit deletes up to per
 // of them and takes took on the host's clock.
@@ -212,7 +218,8 @@ func TestReclaimTrigger(t *testing.T) {
 	if full, bg := st.counts(); full+bg != 0 {
 		t.Fatalf("reclaimed (%d, %d) under the store share", full, bg)
 	}
-	pass(0, 1) // 500 bytes: due
+	st.commits++ // the deletes' commits
+	pass(0, 1)   // 500 bytes: due, and no foreground write: at once
 	if full, bg := st.counts(); full != 0 || bg != 1 || m.Reclaims() != 1 {
 		t.Fatalf("reclamations (full %d, background %d, done %d), want one background", full, bg, m.Reclaims())
 	}

@@ -44,6 +44,7 @@ func (m *Monitor) Pass(ctx context.Context) (*PassResult, error) {
 	}
 	m.passMu.Lock()
 	defer m.passMu.Unlock()
+	startWrites := m.host.Writes()
 	res := &PassResult{}
 	per := map[Key]*IndexResult{}
 	var order []Key
@@ -120,6 +121,6 @@ func (m *Monitor) Pass(ctx context.Context) (*PassResult, error) {
 	}
 	m.passes.Add(1)
 	results()
-	m.afterPass(res.Deleted)
+	m.afterPass(res.Deleted, startWrites)
 	return res, nil
 }

@@ -7,12 +7,12 @@ import (
 )
 
 // reclaimAfterDeletes is how many TTL deletes, counted across passes,
-// trigger space reclamation, provided they also make up a share of the
+// make space reclamation due, provided they also make up a share of the
 // store (reclaimStoreShare).
 const reclaimAfterDeletes = 10000
 
-// reclaimStoreShare: the TTL deletes since the last reclamation trigger
-// another only once their documents' encoded size is at least
+// reclaimStoreShare: the TTL deletes since the last reclamation make
+// another due only once their documents' encoded size is at least
 // 1/reclaimStoreShare of the store's tables. Reclamation rewrites the
 // whole store, so a fixed count would rewrite a large store every
 // minute under a steady expiry rate; with a share, the rewriting is at
@@ -21,39 +21,125 @@ const reclaimAfterDeletes = 10000
 // before compression, tables after: this errs toward reclaiming.)
 const reclaimStoreShare = 2
 
-// reclaimMinGap is the least time between two triggered reclamations:
-// Reclaim compacts the whole store, which a fast reaper must not do on
-// every pass.
+// reclaimMinGap is the least time between two reclamations the monitor
+// starts: Reclaim compacts the whole store, which a fast reaper must not
+// do on every pass.
 const reclaimMinGap = time.Minute
 
-// reclaimState is the reclamation trigger's state.
+// reclaimMaxDefer is the longest a due reclamation waits for the
+// foreground writers to go quiet (docs/ttl-monitor.md, "Giving the space
+// back"); after it, it runs beside them. A store whose writers never
+// stop thus still gets its space back, at most once in this time.
+const reclaimMaxDefer = 15 * time.Minute
+
+// reclaimState is the reclamation trigger's state. Its fields other
+// than the atomics and running are under Monitor.mu.
 type reclaimState struct {
 	running sync.Mutex // held while a background reclamation runs
-	// after is how many TTL deletes in one pass trigger space
-	// reclamation (reclaimAfterDeletes; tests lower it).
+	// after is how many TTL deletes in one pass make reclamation due
+	// (reclaimAfterDeletes; tests lower it).
 	after int64
 	// share is reclaimStoreShare (0: no share-of-store rule).
 	share int64
+	// eager runs a due reclamation at once, beside writers too (the
+	// crash harness's seam: its writers never stop).
+	eager bool
 	// done counts background reclamations that finished.
 	done atomic.Int64
-	// active is set while a background reclamation runs.
-	active atomic.Bool
-	// since counts TTL deletes since the last triggered reclamation;
-	// last is when it was triggered (under Monitor.mu).
+	// active is set while a background reclamation runs; owedFlag
+	// mirrors owed for Stats.
+	active, owedFlag atomic.Bool
+	// since counts TTL deletes since the last reclamation came due;
+	// last is when the last one started.
 	since int64
 	last  time.Time
-	// sinceBytes is the encoded size of those documents (under
-	// Monitor.mu); deletedBytes gathers it from the delete batches as
-	// they are applied, and a pass moves it into sinceBytes.
+	// sinceBytes is the encoded size of those documents; deletedBytes
+	// gathers it from the delete batches as they are applied, and a
+	// pass moves it into sinceBytes.
 	sinceBytes   int64
 	deletedBytes atomic.Int64
+	// owed is set while a due reclamation waits for the foreground
+	// writers to go quiet; owedAt is when it came due.
+	owed   bool
+	owedAt time.Time
 	// flushOwed is set once a background reclamation has left the
 	// memtables' deletes behind (it does not flush them, which would
 	// pause every writer); a pass that finds the store quiet flushes
-	// them. lastCommits is the store's commit count at the end of the
-	// last pass (both under Monitor.mu).
+	// them. lastCommits is the store's commit count and lastWrites the
+	// host's foreground write count at the end of the last pass; ended
+	// is set once a pass has ended.
 	flushOwed   bool
 	lastCommits uint64
+	lastWrites  int64
+	ended       bool
+}
+
+// reclaimAction is what the trigger decides after a pass.
+type reclaimAction int
+
+const (
+	// reclaimNone starts nothing.
+	reclaimNone reclaimAction = iota
+	// reclaimBackground starts the store's ReclaimBackground.
+	reclaimBackground
+	// reclaimFull starts the store's Reclaim (flush included).
+	reclaimFull
+)
+
+// passFacts are what the trigger weighs after a pass.
+type passFacts struct {
+	now          time.Time // on the host's clock
+	deleted      int64     // TTL deletes of the pass
+	deletedBytes int64     // their documents' encoded size
+	tables       int64     // the store's table bytes now
+	// busy: the foreground wrote since the last pass ended (or, for
+	// the first pass, during it); committed: anything was committed
+	// since the last pass ended, the monitor's deletes included.
+	busy, committed bool
+}
+
+// decide is the reclamation trigger (docs/ttl-monitor.md, "Giving the
+// space back"). A reclamation comes due after after TTL deletes whose
+// documents make up 1/share of the tables, reclaimMinGap after the last
+// one started. It runs at once if the foreground did not write;
+// otherwise it waits, pass after pass, until a pass finds the
+// foreground quiet, or until reclaimMaxDefer has passed and then runs
+// beside the writers. (Not at a growth of the tables: in a steady state
+// that fills a store, a reclamation comes due while the tables are a
+// fraction of their steady size.) One that runs while nothing at all
+// is committed is a full Reclaim; otherwise a background one, and a
+// later pass that finds nothing committed since the one before flushes
+// what it left in the memtables.
+func (r *reclaimState) decide(f passFacts) reclaimAction {
+	r.since += f.deleted
+	r.sinceBytes += f.deletedBytes
+	due := r.since >= r.after &&
+		(r.last.IsZero() || f.now.Sub(r.last) >= reclaimMinGap) &&
+		(r.share == 0 || r.sinceBytes*r.share >= f.tables)
+	if due {
+		r.since, r.sinceBytes = 0, 0
+		if !r.owed {
+			r.owed, r.owedAt = true, f.now
+		}
+	}
+	if r.owed {
+		run := !f.busy || r.eager || f.now.Sub(r.owedAt) >= reclaimMaxDefer
+		if !run {
+			return reclaimNone
+		}
+		r.owed, r.last = false, f.now
+		if !f.committed && f.deleted == 0 {
+			r.flushOwed = false
+			return reclaimFull
+		}
+		r.flushOwed = true
+		return reclaimBackground
+	}
+	if r.flushOwed && f.deleted == 0 && !f.committed {
+		r.flushOwed = false
+		return reclaimFull
+	}
+	return reclaimNone
 }
 
 // DeletedBytes is where the reapers' delete batches add the encoded size
@@ -61,11 +147,16 @@ type reclaimState struct {
 // against the store's size.
 func (m *Monitor) DeletedBytes() *atomic.Int64 { return &m.reclaim.deletedBytes }
 
-// Reclaims counts the background reclamations that finished.
+// Reclaims counts the reclamations the monitor started (background or
+// full) that finished.
 func (m *Monitor) Reclaims() int64 { return m.reclaim.done.Load() }
 
 // Reclaiming reports whether a background reclamation runs.
 func (m *Monitor) Reclaiming() bool { return m.reclaim.active.Load() }
+
+// ReclaimOwed reports whether a due reclamation waits for the
+// foreground writers to go quiet.
+func (m *Monitor) ReclaimOwed() bool { return m.reclaim.owedFlag.Load() }
 
 // WaitReclaim waits for a background reclamation that runs to end.
 func (m *Monitor) WaitReclaim() {
@@ -73,8 +164,9 @@ func (m *Monitor) WaitReclaim() {
 	m.reclaim.running.Unlock()
 }
 
-// SetReclaimAfter makes n TTL deletes (with the share-of-store rule
-// unchanged) trigger reclamation (a test seam).
+// SetReclaimAfter makes n TTL deletes (with the share-of-store rule and
+// the wait for quiet writers unchanged) make reclamation due (a test
+// seam).
 func (m *Monitor) SetReclaimAfter(n int64) {
 	m.mu.Lock()
 	m.reclaim.after = n
@@ -82,7 +174,7 @@ func (m *Monitor) SetReclaimAfter(n int64) {
 }
 
 // SinceReclaim is how many TTL deletes were counted since the last
-// triggered reclamation.
+// reclamation came due.
 func (m *Monitor) SinceReclaim() int64 {
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -90,42 +182,35 @@ func (m *Monitor) SinceReclaim() int64 {
 }
 
 // afterPass counts a finished pass's deletes toward reclamation and
-// starts one when due.
-//
-// Reclaim after enough deletes in total, not per pass: a steady trickle
-// adds up, and a high rate does not rewrite the store on every pass
-// (reclaimMinGap apart at most once).
-//
-// That reclamation does not flush the memtables, so it never pauses
-// writers; the deletes still in them are reclaimed by the next one, or,
-// if the store goes quiet first (a pass that deletes nothing and no
-// commit since the last pass ended), by a full Reclaim then, when its
-// flush pauses nobody.
-func (m *Monitor) afterPass(deleted int64) {
+// starts one when decide says so. startWrites is the host's foreground
+// write count when the pass began.
+func (m *Monitor) afterPass(deleted, startWrites int64) {
 	r := &m.reclaim
 	commits := m.store.Commits()
+	writes := m.host.Writes()
+	tables := m.store.TableBytes()
 	m.mu.Lock()
-	r.since += deleted
-	r.sinceBytes += r.deletedBytes.Swap(0)
-	due := r.since >= r.after &&
-		(r.last.IsZero() || time.Since(r.last) >= reclaimMinGap) &&
-		(r.share == 0 || r.sinceBytes*r.share >= m.store.TableBytes())
-	quiet := !due && r.flushOwed && deleted == 0 && commits == r.lastCommits
-	if due {
-		r.since, r.sinceBytes = 0, 0
-		r.last = time.Now()
-		r.flushOwed = true
+	from := startWrites
+	if r.ended {
+		from = r.lastWrites
 	}
-	if quiet {
-		r.flushOwed = false
-	}
-	r.lastCommits = commits
+	act := r.decide(passFacts{now: m.host.Now(), deleted: deleted, deletedBytes: r.deletedBytes.Swap(0),
+		tables: tables, busy: writes != from, committed: !r.ended || commits != r.lastCommits})
+	r.ended, r.lastCommits, r.lastWrites = true, commits, writes
+	r.owedFlag.Store(r.owed)
 	m.mu.Unlock()
-	if (due || quiet) && !m.reclaimAsync(quiet) && quiet {
-		m.mu.Lock()
-		r.flushOwed = true // one was running: the next quiet pass
-		m.mu.Unlock()
+	if act == reclaimNone || m.reclaimAsync(act == reclaimFull) {
+		return
 	}
+	// One was running: try again after the next pass.
+	m.mu.Lock()
+	if act == reclaimFull {
+		r.flushOwed = true
+	} else if !r.owed {
+		r.owed, r.owedAt = true, m.host.Now()
+		r.owedFlag.Store(true)
+	}
+	m.mu.Unlock()
 }
 
 // reclaimAsync starts the store's reclamation in the background, one at
