@@ -185,7 +185,7 @@ func (db *DB) timeseriesTTLVisit(ctx context.Context, tg ttlTarget) (deleted int
 		finished := false
 		err := db.store.View(func(txn *lsm.Txn) error {
 			var err error
-			rids, next, finished, err = scanRids(txn, lo, hi, want, nil, nil, false)
+			rids, next, finished, err = scanRids(txn, lo, hi, false, want, nil, nil, false)
 			return err
 		})
 		if err != nil {

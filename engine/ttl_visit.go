@@ -63,10 +63,22 @@ func (db *DB) ttlVisit(ctx context.Context, t ttlTarget) (deleted int64, more bo
 		t.c.wmu.Unlock()
 		return 0, false, nil
 	}
-	lw, resume := mo.StartVisit(key, lo)
+	// An ascending visit walks up from its mark, a descending one down
+	// from its (high-water) mark: the keys it deleted before lie behind
+	// it (docs/ttl-monitor.md, "Why visits keep a low-water mark").
+	var lw *ttlmon.Index
+	var resume []byte
+	if desc {
+		lw, resume = mo.StartVisitDesc(key, hi)
+	} else {
+		lw, resume = mo.StartVisit(key, lo)
+	}
 	t.c.wmu.Unlock()
 	if !desc && resume != nil && bytes.Compare(resume, lo) > 0 {
 		lo = resume
+	}
+	if desc && resume != nil && bytes.Compare(resume, hi) < 0 {
+		hi = resume
 	}
 
 	recheck := func(cm *catalog.Coll, d bson.D) bool {
@@ -119,7 +131,7 @@ func (db *DB) ttlVisit(ctx context.Context, t ttlTarget) (deleted int64, more bo
 			}
 			clear(bd.ttl.keys)
 			var err error
-			rids, next, finished, err = scanRids(txn, lo, hi, want, bd.ids, bd.ttl.keys, t.index == idIndexID)
+			rids, next, finished, err = scanRids(txn, lo, hi, desc, want, bd.ids, bd.ttl.keys, t.index == idIndexID)
 			return err
 		})
 		if err != nil {
@@ -141,10 +153,16 @@ func (db *DB) ttlVisit(ctx context.Context, t ttlTarget) (deleted int64, more bo
 			mo.EndVisit(lw, false)
 			return deleted, true, nil
 		}
-		if next != nil {
-			lo = next
-		}
-		if !desc {
+		switch {
+		case desc:
+			if next != nil {
+				hi = next
+			}
+			mo.Advance(lw, hi)
+		default:
+			if next != nil {
+				lo = next
+			}
 			mo.Advance(lw, lo)
 		}
 		if finished {
@@ -198,16 +216,18 @@ func (db *DB) beginVisit(ns, index string) *visit {
 }
 
 // scanRids reads the record ids of up to want index keys in [lo, hi),
-// in key order. next is where a scan after this one starts: just past
-// the last key read (nil when none was), also when finished (no key is
-// left before hi), so that a visit's low-water mark moves past the
-// keys of its last chunk too (docs/ttl-monitor.md). ids, when not nil (a clustered collection),
+// in key order, or with reverse from hi down. next is where a scan
+// after this one starts (nil when no key was read), also when finished
+// (no key is left), so that a visit's mark moves past the keys of its
+// last chunk too (docs/ttl-monitor.md): just past the last key read,
+// or with reverse that key itself (the next scan's exclusive upper
+// end). ids, when not nil (a clustered collection),
 // is given each record's _id keystring: the entry's value, or with
 // idIndex (the clustered collection's own _id index, clustered TTL)
 // the entry's keystring. keys, when not nil, is given each record's
 // entry key (ttlFast.keys).
-func scanRids(txn *lsm.Txn, lo, hi []byte, want int64, ids, keys map[uint64][]byte, idIndex bool) (rids []uint64, next []byte, finished bool, err error) {
-	it := txn.NewIter(lsm.IterOptions{Lower: lo, Upper: hi, KeysOnly: ids == nil || idIndex})
+func scanRids(txn *lsm.Txn, lo, hi []byte, reverse bool, want int64, ids, keys map[uint64][]byte, idIndex bool) (rids []uint64, next []byte, finished bool, err error) {
+	it := txn.NewIter(lsm.IterOptions{Lower: lo, Upper: hi, Reverse: reverse, KeysOnly: ids == nil || idIndex})
 	defer it.Close()
 	var arena []byte // the entry keys, in one allocation per few hundred
 	var last []byte  // a copy of the last key read
@@ -237,13 +257,22 @@ func scanRids(txn *lsm.Txn, lo, hi []byte, want int64, ids, keys map[uint64][]by
 		}
 		rids = append(rids, rid)
 		if int64(len(rids)) >= want {
-			return rids, append(append([]byte{}, it.Key()...), 0), false, nil
+			return rids, after(last, reverse), false, nil
 		}
 	}
 	if last != nil {
-		next = append(last, 0)
+		next = after(last, reverse)
 	}
 	return rids, next, true, nil
+}
+
+// after returns where a scan resumes after reading key last (a copy
+// the caller owns): just past it, or with reverse last itself.
+func after(last []byte, reverse bool) []byte {
+	if reverse {
+		return bytes.Clone(last)
+	}
+	return append(bytes.Clone(last), 0)
 }
 
 // oldestLag returns how long before cutoff the oldest date in the TTL

@@ -5,12 +5,18 @@ import (
 	"time"
 )
 
-// lowWater is where a TTL index's next visit starts: every expired key
-// below it has been deleted. dirty is the smallest key written below
-// it since the last visit began; a visit starts at the lower of both.
+// lowWater is where a TTL index's next visit starts. For an ascending
+// index every expired key below mark has been deleted, dirty is the
+// smallest key written since the last visit began, and a visit starts
+// at the lower of both. For a descending index (desc) the expired keys
+// sort last and it is the mirror, a high-water mark: every expired key
+// at or after mark has been deleted, dirty is the largest key written,
+// and a visit walks down from the higher of mark and just past dirty
+// (docs/ttl-monitor.md).
 type lowWater struct {
 	mark  []byte
 	dirty []byte
+	desc  bool
 	// catchUp is how far the index's reaper has fallen behind expiry
 	// (catchup.go).
 	catchUp catchUp
@@ -25,7 +31,7 @@ type Index struct {
 }
 
 // NoteKey records that key was written to the TTL index k, so that the
-// index's next visit starts no later than it. Writers call it inside
+// index's next visit reaches it. Writers call it inside
 // their transaction, before it commits, holding the collection's write
 // lock (docs/ttl-monitor.md).
 func (m *Monitor) NoteKey(k Key, key []byte) {
@@ -35,7 +41,7 @@ func (m *Monitor) NoteKey(k Key, key []byte) {
 	if lw == nil || lw.mark == nil {
 		return
 	}
-	if lw.dirty == nil || bytes.Compare(key, lw.dirty) < 0 {
+	if c := bytes.Compare(key, lw.dirty); lw.dirty == nil || (!lw.desc && c < 0) || (lw.desc && c > 0) {
 		lw.dirty = append([]byte(nil), key...)
 	}
 }
@@ -49,24 +55,54 @@ func (m *Monitor) NoteKey(k Key, key []byte) {
 func (m *Monitor) StartVisit(k Key, lo []byte) (ix *Index, resume []byte) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	lw := m.low[k]
-	if lw == nil {
-		lw = &lowWater{}
-		m.low[k] = lw
-	}
+	lw := m.lowWater(k, false)
 	resume = lw.mark
 	if lw.dirty != nil && (resume == nil || bytes.Compare(lw.dirty, resume) < 0) {
 		resume = lw.dirty
 	}
 	lw.dirty = nil
 	if lw.mark == nil {
-		lw.mark = lo // from now on writers below the mark are noted
+		lw.mark = lo // from now on writes are noted
 	}
 	return &Index{key: k, lw: lw}, resume
 }
 
-// Advance moves ix's low-water mark to mark: every expired key below it
-// has been deleted.
+// StartVisitDesc is StartVisit for a descending TTL index k, whose
+// expired keys end (exclusive) at hi: resume (nil: from hi) is the
+// exclusive upper end of the keys the visit must walk, the higher of
+// the index's high-water mark and just past the greatest key written
+// since the last visit began; the visit walks from it down.
+func (m *Monitor) StartVisitDesc(k Key, hi []byte) (ix *Index, resume []byte) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	lw := m.lowWater(k, true)
+	resume = lw.mark
+	if lw.dirty != nil {
+		past := append(bytes.Clone(lw.dirty), 0) // dirty itself is walked
+		if resume == nil || bytes.Compare(past, resume) > 0 {
+			resume = past
+		}
+	}
+	lw.dirty = nil
+	if lw.mark == nil {
+		lw.mark = hi // from now on writes are noted
+	}
+	return &Index{key: k, lw: lw}, resume
+}
+
+// lowWater returns index k's state, made for direction desc if it has
+// none. An index's direction never changes (its key pattern is fixed).
+func (m *Monitor) lowWater(k Key, desc bool) *lowWater {
+	lw := m.low[k]
+	if lw == nil {
+		lw = &lowWater{desc: desc}
+		m.low[k] = lw
+	}
+	return lw
+}
+
+// Advance moves ix's mark to mark: every expired key below it (for a
+// descending index: at or after it) has been deleted.
 func (m *Monitor) Advance(ix *Index, mark []byte) {
 	m.mu.Lock()
 	ix.lw.mark = mark

@@ -1,0 +1,193 @@
+package engine
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/ttlkv/ttlkv/lsm"
+	"go.mongodb.org/mongo-driver/v2/bson"
+)
+
+// descKey returns the prefix of the descending TTL index 2's entries
+// for date d in collection c.
+func descKey(t *testing.T, db *DB, c string, d bson.DateTime) []byte {
+	t.Helper()
+	pre := lsm.IndexPrefix(db.lookup("test", c).m().ID, 2)
+	return append(append([]byte{}, pre...), lsm.AppendKey(nil, d, true)...)
+}
+
+// descMark returns the monitor's mark of collection c's index 2.
+func descMark(t *testing.T, db *DB, c string) []byte {
+	t.Helper()
+	st, ok := db.mon.State(ttlKey{Coll: db.lookup("test", c).m().ID, Index: 2})
+	if !ok {
+		t.Fatal("no monitor state for the TTL index")
+	}
+	return st.Mark
+}
+
+// The mirror of TestLowWaterPassesFinishingChunk for a descending TTL
+// index, whose expired keys sort last: a visit leaves the index's
+// high-water mark at the newest key it deleted, so the next visit's
+// range ends there and does not walk the tombstones beyond it again
+// (docs/ttl-monitor.md, "Why visits keep a low-water mark"). A document
+// written beyond the mark afterwards (an old date inserted, a date
+// moved back) is still deleted by the next pass.
+func TestHighWaterPassesFinishingChunk(t *testing.T) {
+	t.Parallel()
+	db, clk, _ := openTest(t)
+	mustRun(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"t": -1}, "name": "t_-1", "expireAfterSeconds": 10}]}`)
+	now := clk.Now()
+	var docs []bson.D
+	for i := 0; i < 30; i++ { // i is dated 60-i seconds ago
+		docs = append(docs, bson.D{{Key: "_id", Value: int32(i)}, {Key: "t", Value: dt(now.Add(-time.Duration(60-i) * time.Second))}})
+	}
+	docs = append(docs, bson.D{{Key: "_id", Value: "live"}, {Key: "t", Value: dt(now)}})
+	insertDocs(t, db, "c", docs...)
+	if n := pass(t, db).Deleted; n != 30 {
+		t.Fatalf("first pass deleted %d, want 30", n)
+	}
+	// The newest deleted key (31 s ago) is the mark: every key of the
+	// range at or after it is gone, and none the live one.
+	newest := descKey(t, db, "c", dt(now.Add(-31*time.Second)))
+	if mark := descMark(t, db, "c"); !bytes.HasPrefix(mark, newest) {
+		t.Fatalf("mark %x after the visit: want the newest deleted key %x", mark, newest)
+	}
+	insertDocs(t, db, "c", bson.D{{Key: "_id", Value: "old"}, {Key: "t", Value: dt(now.Add(-time.Hour))}})
+	if n := pass(t, db).Deleted; n != 1 || count(t, db, "test", "c") != 1 {
+		t.Fatalf("second pass deleted %d, left %v", n, ids(t, db, "c"))
+	}
+	if _, err := db.Database("test").Collection("c").UpdateOne(context.Background(), bson.D{{Key: "_id", Value: "live"}},
+		bson.D{{Key: "$set", Value: bson.D{{Key: "t", Value: dt(now.Add(-2 * time.Hour))}}}}, false); err != nil {
+		t.Fatal(err)
+	}
+	if n := pass(t, db).Deleted; n != 1 || count(t, db, "test", "c") != 0 {
+		t.Fatalf("a date moved back beyond the mark: deleted %d, left %v", n, ids(t, db, "c"))
+	}
+	mustValidate(t, db, "test", "c")
+}
+
+// A descending visit stopped by its document target walks down in
+// chunks from the oldest key, and each later visit resumes below the
+// keys it deleted: every expired document goes, the live one stays,
+// and writes beyond the mark between the visits are still reaped.
+func TestHighWaterChunksAndWrites(t *testing.T) {
+	t.Parallel()
+	db, clk, _ := openTest(t)
+	mustRun(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"t": -1}, "name": "t_-1", "expireAfterSeconds": 10}]}`)
+	now := clk.Now()
+	var docs []bson.D
+	for i := 0; i < 50; i++ {
+		docs = append(docs, bson.D{{Key: "_id", Value: int32(i)}, {Key: "t", Value: dt(now.Add(-time.Duration(60-i) * time.Second))}})
+	}
+	docs = append(docs, bson.D{{Key: "_id", Value: "live"}, {Key: "t", Value: dt(now)}})
+	insertDocs(t, db, "c", docs...)
+	db.SetParameter("ttlIndexDeleteTargetDocs", 7)
+	// The first visit stops after 7: the oldest 7 (0..6), whose newest
+	// key is the mark.
+	var first []int64
+	db.opts.seams.visitHook = func(_ string, deleted int64, _ bool) { first = append(first, deleted) }
+	if n := pass(t, db).Deleted; n != 50 {
+		t.Fatalf("first pass deleted %d, want 50", n)
+	}
+	db.opts.seams.visitHook = nil
+	if len(first) < 2 || first[0] != 7 {
+		t.Fatalf("visits deleted %v, want 7 first", first)
+	}
+	newest := descKey(t, db, "c", dt(now.Add(-11*time.Second)))
+	if mark := descMark(t, db, "c"); !bytes.HasPrefix(mark, newest) {
+		t.Fatalf("mark %x after the pass: want the newest deleted key %x", mark, newest)
+	}
+	insertDocs(t, db, "c", bson.D{{Key: "_id", Value: "old-insert"}, {Key: "t", Value: dt(now.Add(-time.Hour))}})
+	if _, err := db.Database("test").Collection("c").UpdateOne(context.Background(), bson.D{{Key: "_id", Value: "live"}},
+		bson.D{{Key: "$set", Value: bson.D{{Key: "t", Value: dt(now.Add(-2 * time.Hour))}}}}, false); err != nil {
+		t.Fatal(err)
+	}
+	if n := pass(t, db).Deleted; n != 2 || count(t, db, "test", "c") != 0 {
+		t.Fatalf("writes beyond the mark: deleted %d, left %v", n, ids(t, db, "c"))
+	}
+}
+
+// The mirror of TestCollModRaiseKeepsLowWaterHonest: collMod raises
+// expireAfterSeconds after a descending visit read its first chunk (the
+// oldest keys), so the chunk's batches keep some of them while the
+// visit moves its mark past them. collMod forgets the mark, and they
+// expire once the raised value says so.
+func TestCollModRaiseKeepsHighWaterHonest(t *testing.T) {
+	t.Parallel()
+	db, clk, _ := openTest(t)
+	mustRun(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"t": -1}, "name": "t_-1", "expireAfterSeconds": 10}]}`)
+	now := clk.Now()
+	var docs []bson.D
+	for i := 0; i < 40; i++ { // i is dated 100-i seconds ago
+		docs = append(docs, bson.D{{Key: "_id", Value: int32(i)}, {Key: "t", Value: dt(now.Add(-time.Duration(100-i) * time.Second))}})
+	}
+	insertDocs(t, db, "c", docs...)
+	db.SetParameter("ttlIndexDeleteTargetDocs", 10)
+	raised := false
+	db.opts.seams.scanHook = func() {
+		if !raised {
+			raised = true
+			mustRun(t, db, "test", `{"collMod": "c", "index": {"name": "t_-1", "expireAfterSeconds": 95}}`)
+		}
+	}
+	// The first chunk is 0..9; under 95 s only 0..5 are expired.
+	if n := pass(t, db).Deleted; n != 6 {
+		t.Fatalf("pass with a raise mid-visit deleted %d, want 6", n)
+	}
+	db.opts.seams.scanHook = nil
+	clk.Advance(30 * time.Second)
+	if n := pass(t, db).Deleted; n != 30 {
+		t.Fatalf("after the clock passed the raised value: deleted %d, want 30; left %v", n, ids(t, db, "c"))
+	}
+	if got := fmt.Sprint(ids(t, db, "c")); got != "[36 37 38 39]" {
+		t.Fatalf("survivors %s", got)
+	}
+	mustValidate(t, db, "test", "c")
+}
+
+// A partial descending TTL index behaves as an ascending one: only the
+// documents its filter selects expire, the mark moves past what was
+// deleted, a selected document dated beyond the mark is reaped by the
+// next pass, and reopening forgets the mark.
+func TestHighWaterPartial(t *testing.T) {
+	t.Parallel()
+	db, clk, dir := openTest(t)
+	mustRun(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"t": -1}, "name": "t_-1", "expireAfterSeconds": 10,
+		"partialFilterExpression": {"kind": "a"}}]}`)
+	now := clk.Now()
+	var docs []bson.D
+	for i := 0; i < 20; i++ {
+		kind := "a"
+		if i%2 == 1 {
+			kind = "b"
+		}
+		docs = append(docs, bson.D{{Key: "_id", Value: int32(i)}, {Key: "kind", Value: kind}, {Key: "t", Value: dt(now.Add(-time.Duration(60-i) * time.Second))}})
+	}
+	insertDocs(t, db, "c", docs...)
+	if n := pass(t, db).Deleted; n != 10 || count(t, db, "test", "c") != 10 {
+		t.Fatalf("first pass deleted %d, left %v", n, ids(t, db, "c"))
+	}
+	newest := descKey(t, db, "c", dt(now.Add(-42*time.Second))) // i = 18
+	if mark := descMark(t, db, "c"); !bytes.HasPrefix(mark, newest) {
+		t.Fatalf("mark %x after the visit: want the newest deleted key %x", mark, newest)
+	}
+	insertDocs(t, db, "c",
+		bson.D{{Key: "_id", Value: "old-a"}, {Key: "kind", Value: "a"}, {Key: "t", Value: dt(now.Add(-time.Hour))}},
+		bson.D{{Key: "_id", Value: "old-b"}, {Key: "kind", Value: "b"}, {Key: "t", Value: dt(now.Add(-time.Hour))}})
+	if n := pass(t, db).Deleted; n != 1 || count(t, db, "test", "c") != 11 {
+		t.Fatalf("second pass deleted %d, left %v", n, ids(t, db, "c"))
+	}
+	db = reopen(t, db, dir, clk)
+	if _, ok := db.mon.State(ttlKey{Coll: db.lookup("test", "c").m().ID, Index: 2}); ok {
+		t.Fatal("a mark survived the reopen")
+	}
+	insertDocs(t, db, "c", bson.D{{Key: "_id", Value: "older-a"}, {Key: "kind", Value: "a"}, {Key: "t", Value: dt(now.Add(-2 * time.Hour))}})
+	if n := pass(t, db).Deleted; n != 1 || count(t, db, "test", "c") != 11 {
+		t.Fatalf("pass after the reopen deleted %d, left %v", n, ids(t, db, "c"))
+	}
+	mustValidate(t, db, "test", "c")
+}
