@@ -191,3 +191,51 @@ func TestHighWaterPartial(t *testing.T) {
 	}
 	mustValidate(t, db, "test", "c")
 }
+
+// A descending visit stopped by its time target after reading a chunk
+// and before deleting all of it leaves the high-water mark past the
+// chunks it completed only: the stopped chunk's expired keys lie beyond
+// the mark, and the next visit walks that chunk again rather than skip
+// them. The clock of the time targets moves 600 ms per chunk read, so
+// each visit (target 1000 ms) completes one chunk of 10, reads the next
+// and stops before its first delete batch.
+func TestHighWaterStopInsideChunk(t *testing.T) {
+	t.Parallel()
+	const chunk = 10
+	db, clk, _ := openTestWith(t, func(o *Options) { o.seams.ttlScanChunk = chunk })
+	mustRun(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"t": -1}, "name": "t_-1", "expireAfterSeconds": 10}]}`)
+	now := clk.Now()
+	const n = 35
+	var docs []bson.D
+	for i := 0; i < n; i++ { // i is dated 100-i seconds ago
+		docs = append(docs, bson.D{{Key: "_id", Value: int32(i)}, {Key: "t", Value: dt(now.Add(-time.Duration(100-i) * time.Second))}})
+	}
+	insertDocs(t, db, "c", docs...)
+	el := setElapsed(db, 0)
+	db.opts.seams.scanHook = func() { el.Advance(600 * time.Millisecond) }
+	db.SetParameter("ttlIndexDeleteTargetDocs", 0)
+	db.SetParameter("ttlIndexDeleteTargetTimeMS", 1000)
+	db.SetParameter("ttlMonitorSubPassTargetSecs", 0) // a sub-pass per visit
+	db.SetParameter("batchedDeletesTargetBatchDocs", chunk/2)
+	// After visit v the mark is the newest key of chunk v: i = 10v-1.
+	var got, want []string
+	for v := 1; v <= 3; v++ {
+		want = append(want, fmt.Sprintf("%d/true/%x", chunk, descKey(t, db, "c", dt(now.Add(-time.Duration(100-(10*v-1))*time.Second)))))
+	}
+	want = append(want, fmt.Sprintf("%d/false/", n-3*chunk))
+	db.opts.seams.visitHook = func(_ string, deleted int64, more bool) {
+		mark := descMark(t, db, "c")
+		if more {
+			mark = mark[:len(descKey(t, db, "c", dt(now)))] // the date part
+		} else {
+			mark = nil
+		}
+		got = append(got, fmt.Sprintf("%d/%v/%x", deleted, more, mark))
+	}
+	if r := pass(t, db); r.Deleted != n || count(t, db, "test", "c") != 0 {
+		t.Fatalf("pass deleted %d, left %v; visits %v", r.Deleted, ids(t, db, "c"), got)
+	}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("visits (deleted/more/mark's date key)\n%v\nwant\n%v", got, want)
+	}
+}
