@@ -254,43 +254,52 @@ func TestCollModConvertsToTTL(t *testing.T) {
 	mustValidate(t, db, "test", "c")
 }
 
-// docs/collmod.md §5.1 with the monitor's low-water mark: a visit reads a chunk
-// of keys expired under the old value, collMod raises the value before
-// the chunk's batches run, so the batches keep those documents while
-// the visit moves its mark past them. They must still expire once the
-// raised value says so (the monitor's ResetLowWater), not be skipped forever.
-func TestCollModRaiseKeepsLowWaterHonest(t *testing.T) {
+// docs/collmod.md §5.1 with the monitor's mark, for an ascending TTL
+// index (its low-water mark) and a descending one (its high-water mark,
+// whose visits walk down from the oldest keys): a visit reads a chunk of
+// keys expired under the old value, collMod raises the value before the
+// chunk's batches run, so the batches keep those documents while the
+// visit moves its mark past them. They must still expire once the
+// raised value says so (the monitor's ResetLowWater), not be skipped
+// forever.
+func TestCollModRaiseKeepsMarkHonest(t *testing.T) {
 	t.Parallel()
-	db, clk, _ := openTest(t)
-	mustRun(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"t": 1}, "name": "t_1", "expireAfterSeconds": 10}]}`)
-	now := clk.Now()
-	var docs []bson.D
-	for i := 0; i < 40; i++ { // i is dated 100-i seconds ago
-		docs = append(docs, bson.D{{Key: "_id", Value: int32(i)}, {Key: "t", Value: dt(now.Add(-time.Duration(100-i) * time.Second))}})
+	for _, ix := range []struct{ key, name string }{{`{"t": 1}`, "t_1"}, {`{"t": -1}`, "t_-1"}} {
+		t.Run(ix.name, func(t *testing.T) {
+			t.Parallel()
+			db, clk, _ := openTest(t)
+			mustRun(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": `+ix.key+`, "name": "`+ix.name+`", "expireAfterSeconds": 10}]}`)
+			now := clk.Now()
+			var docs []bson.D
+			for i := 0; i < 40; i++ { // i is dated 100-i seconds ago
+				docs = append(docs, bson.D{{Key: "_id", Value: int32(i)}, {Key: "t", Value: dt(now.Add(-time.Duration(100-i) * time.Second))}})
+			}
+			insertDocs(t, db, "c", docs...)
+			db.SetParameter("ttlIndexDeleteTargetDocs", 10) // chunks of 10 keys: the mark moves
+			raised := false
+			db.opts.seams.scanHook = func() {
+				if !raised {
+					raised = true
+					mustRun(t, db, "test", `{"collMod": "c", "index": {"name": "`+ix.name+`", "expireAfterSeconds": 95}}`)
+				}
+			}
+			// The first chunk is 0..9 either way (the oldest keys); under
+			// 95 s only 0..5 are expired.
+			if n := pass(t, db).Deleted; n != 6 {
+				t.Fatalf("pass with a raise mid-visit deleted %d, want 6", n)
+			}
+			db.opts.seams.scanHook = nil
+			// 30 s later, 0..35 are expired under 95 s.
+			clk.Advance(30 * time.Second)
+			if n := pass(t, db).Deleted; n != 30 {
+				t.Fatalf("after the clock passed the raised value: deleted %d, want 30; left %v", n, ids(t, db, "c"))
+			}
+			if got := fmt.Sprint(ids(t, db, "c")); got != "[36 37 38 39]" {
+				t.Fatalf("survivors %s", got)
+			}
+			mustValidate(t, db, "test", "c")
+		})
 	}
-	insertDocs(t, db, "c", docs...)
-	db.SetParameter("ttlIndexDeleteTargetDocs", 10) // chunks of 10 keys: the mark moves
-	raised := false
-	db.opts.seams.scanHook = func() {
-		if !raised {
-			raised = true
-			mustRun(t, db, "test", `{"collMod": "c", "index": {"name": "t_1", "expireAfterSeconds": 95}}`)
-		}
-	}
-	// Under 95 s only 0..5 are expired; 6..39 were read under 10 s.
-	if n := pass(t, db).Deleted; n != 6 {
-		t.Fatalf("pass with a raise mid-visit deleted %d, want 6", n)
-	}
-	db.opts.seams.scanHook = nil
-	// 30 s later, 0..35 are expired under 95 s.
-	clk.Advance(30 * time.Second)
-	if n := pass(t, db).Deleted; n != 30 {
-		t.Fatalf("after the clock passed the raised value: deleted %d, want 30; left %v", n, ids(t, db, "c"))
-	}
-	if got := fmt.Sprint(ids(t, db, "c")); got != "[36 37 38 39]" {
-		t.Fatalf("survivors %s", got)
-	}
-	mustValidate(t, db, "test", "c")
 }
 
 // The low-water mark with writers: a document written below the mark

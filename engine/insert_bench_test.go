@@ -43,24 +43,36 @@ func BenchmarkInsertExpire(b *testing.B) {
 			b.ReportAllocs()
 			b.ResetTimer()
 			for range b.N {
-				exp := bson.NewDateTimeFromTime(clk.Now().Add(-time.Hour))
-				for j := range docs {
-					docs[j] = bson.D{{Key: "_id", Value: int64(next)}, {Key: "n", Value: int64(next * 7919 % 1000003)},
-						{Key: "exp", Value: exp}, {Key: "name", Value: "user-" + strconv.Itoa(next)}, {Key: "pad", Value: pad}}
-					next++
-				}
-				if _, err := c.InsertMany(ctx, docs, true); err != nil {
-					b.Fatal(err)
-				}
-				res, err := db.RunTTLPass(ctx)
-				if err != nil {
-					b.Fatal(err)
-				}
-				if res.Deleted != int64(len(docs)) {
-					b.Fatalf("deleted %d, want %d", res.Deleted, len(docs))
-				}
-				clk.Advance(time.Millisecond)
+				insertExpireOnce(b, db, c, clk, docs, &next, func(n int, exp bson.DateTime) bson.D {
+					return bson.D{{Key: "_id", Value: int64(n)}, {Key: "n", Value: int64(n * 7919 % 1000003)},
+						{Key: "exp", Value: exp}, {Key: "name", Value: "user-" + strconv.Itoa(n)}, {Key: "pad", Value: pad}}
+				})
 			}
 		})
 	}
+}
+
+// insertExpireOnce is one op of the insert-and-expire benchmarks: it
+// fills docs with mk's documents numbered from *next, dated an hour
+// before clk's time (so already expired), inserts them into c and runs
+// one TTL pass, which must delete exactly them; then the clock moves on
+// a millisecond.
+func insertExpireOnce(b *testing.B, db *DB, c *Collection, clk *fakeClock, docs []any, next *int, mk func(n int, exp bson.DateTime) bson.D) {
+	ctx := context.Background()
+	exp := bson.NewDateTimeFromTime(clk.Now().Add(-time.Hour))
+	for j := range docs {
+		docs[j] = mk(*next, exp)
+		*next++
+	}
+	if _, err := c.InsertMany(ctx, docs, true); err != nil {
+		b.Fatal(err)
+	}
+	res, err := db.RunTTLPass(ctx)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if res.Deleted != int64(len(docs)) {
+		b.Fatalf("deleted %d, want %d", res.Deleted, len(docs))
+	}
+	clk.Advance(time.Millisecond)
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"testing"
-	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
@@ -34,22 +33,9 @@ func BenchmarkExpireSteadyDesc(b *testing.B) {
 				docs := make([]any, 1000)
 				next := 0
 				op := func() {
-					exp := bson.NewDateTimeFromTime(clk.Now().Add(-time.Hour))
-					for j := range docs {
-						docs[j] = bson.D{{Key: "_id", Value: int64(next)}, {Key: "exp", Value: exp}, {Key: "n", Value: int64(next)}}
-						next++
-					}
-					if _, err := c.InsertMany(ctx, docs, true); err != nil {
-						b.Fatal(err)
-					}
-					res, err := db.RunTTLPass(ctx)
-					if err != nil {
-						b.Fatal(err)
-					}
-					if res.Deleted != int64(len(docs)) {
-						b.Fatalf("deleted %d, want %d", res.Deleted, len(docs))
-					}
-					clk.Advance(time.Millisecond)
+					insertExpireOnce(b, db, c, clk, docs, &next, func(n int, exp bson.DateTime) bson.D {
+						return bson.D{{Key: "_id", Value: int64(n)}, {Key: "exp", Value: exp}, {Key: "n", Value: int64(n)}}
+					})
 				}
 				for range after {
 					op()

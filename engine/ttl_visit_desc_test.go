@@ -111,44 +111,6 @@ func TestHighWaterChunksAndWrites(t *testing.T) {
 	}
 }
 
-// The mirror of TestCollModRaiseKeepsLowWaterHonest: collMod raises
-// expireAfterSeconds after a descending visit read its first chunk (the
-// oldest keys), so the chunk's batches keep some of them while the
-// visit moves its mark past them. collMod forgets the mark, and they
-// expire once the raised value says so.
-func TestCollModRaiseKeepsHighWaterHonest(t *testing.T) {
-	t.Parallel()
-	db, clk, _ := openTest(t)
-	mustRun(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"t": -1}, "name": "t_-1", "expireAfterSeconds": 10}]}`)
-	now := clk.Now()
-	var docs []bson.D
-	for i := 0; i < 40; i++ { // i is dated 100-i seconds ago
-		docs = append(docs, bson.D{{Key: "_id", Value: int32(i)}, {Key: "t", Value: dt(now.Add(-time.Duration(100-i) * time.Second))}})
-	}
-	insertDocs(t, db, "c", docs...)
-	db.SetParameter("ttlIndexDeleteTargetDocs", 10)
-	raised := false
-	db.opts.seams.scanHook = func() {
-		if !raised {
-			raised = true
-			mustRun(t, db, "test", `{"collMod": "c", "index": {"name": "t_-1", "expireAfterSeconds": 95}}`)
-		}
-	}
-	// The first chunk is 0..9; under 95 s only 0..5 are expired.
-	if n := pass(t, db).Deleted; n != 6 {
-		t.Fatalf("pass with a raise mid-visit deleted %d, want 6", n)
-	}
-	db.opts.seams.scanHook = nil
-	clk.Advance(30 * time.Second)
-	if n := pass(t, db).Deleted; n != 30 {
-		t.Fatalf("after the clock passed the raised value: deleted %d, want 30; left %v", n, ids(t, db, "c"))
-	}
-	if got := fmt.Sprint(ids(t, db, "c")); got != "[36 37 38 39]" {
-		t.Fatalf("survivors %s", got)
-	}
-	mustValidate(t, db, "test", "c")
-}
-
 // A partial descending TTL index behaves as an ascending one: only the
 // documents its filter selects expire, the mark moves past what was
 // deleted, a selected document dated beyond the mark is reaped by the
