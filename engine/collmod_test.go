@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"testing"
@@ -267,15 +268,8 @@ func TestCollModRaiseKeepsMarkHonest(t *testing.T) {
 	for _, ix := range []struct{ key, name string }{{`{"t": 1}`, "t_1"}, {`{"t": -1}`, "t_-1"}} {
 		t.Run(ix.name, func(t *testing.T) {
 			t.Parallel()
-			db, clk, _ := openTest(t)
-			mustRun(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": `+ix.key+`, "name": "`+ix.name+`", "expireAfterSeconds": 10}]}`)
-			now := clk.Now()
-			var docs []bson.D
-			for i := 0; i < 40; i++ { // i is dated 100-i seconds ago
-				docs = append(docs, bson.D{{Key: "_id", Value: int32(i)}, {Key: "t", Value: dt(now.Add(-time.Duration(100-i) * time.Second))}})
-			}
-			insertDocs(t, db, "c", docs...)
-			db.SetParameter("ttlIndexDeleteTargetDocs", 10) // chunks of 10 keys: the mark moves
+			db, clk, _ := datedTTLColl(t, ix.key, ix.name, 40, 100, false) // i is dated 100-i seconds ago
+			db.SetParameter("ttlIndexDeleteTargetDocs", 10)                // chunks of 10 keys: the mark moves
 			raised := false
 			db.opts.seams.scanHook = func() {
 				if !raised {
@@ -302,31 +296,49 @@ func TestCollModRaiseKeepsMarkHonest(t *testing.T) {
 	}
 }
 
-// The low-water mark with writers: a document written below the mark
-// (an insert with an old date, an update that moves a date back) is
-// reaped by the next pass.
-func TestLowWaterSeesWritesBelowMark(t *testing.T) {
+// The mark with writers, for an ascending TTL index (low-water: its
+// visits walk up from the newest dates' side of what they deleted) and
+// a descending one (high-water: its visits walk down from the oldest
+// key): a visit stopped by its document target deletes the oldest 7
+// first, each later visit resumes past the keys deleted before, and a
+// document written beyond the mark afterwards (an insert with an old
+// date, an update that moves a date back) is reaped by the next pass.
+// For the descending index, the mark after the pass is its newest
+// deleted key.
+func TestMarkSeesWritesBeyondIt(t *testing.T) {
 	t.Parallel()
-	db, clk, _ := openTest(t)
-	mustRun(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"t": 1}, "name": "t_1", "expireAfterSeconds": 10}]}`)
-	now := clk.Now()
-	var docs []bson.D
-	for i := 0; i < 50; i++ {
-		docs = append(docs, bson.D{{Key: "_id", Value: int32(i)}, {Key: "t", Value: dt(now.Add(-time.Duration(60-i) * time.Second))}})
-	}
-	docs = append(docs, bson.D{{Key: "_id", Value: "live"}, {Key: "t", Value: dt(now)}})
-	insertDocs(t, db, "c", docs...)
-	db.SetParameter("ttlIndexDeleteTargetDocs", 7)
-	if n := pass(t, db).Deleted; n != 50 {
-		t.Fatalf("first pass deleted %d", n)
-	}
-	insertDocs(t, db, "c", bson.D{{Key: "_id", Value: "old-insert"}, {Key: "t", Value: dt(now.Add(-time.Hour))}})
-	if _, err := db.Database("test").Collection("c").UpdateOne(context.Background(), bson.D{{Key: "_id", Value: "live"}},
-		bson.D{{Key: "$set", Value: bson.D{{Key: "t", Value: dt(now.Add(-2 * time.Hour))}}}}, false); err != nil {
-		t.Fatal(err)
-	}
-	if n := pass(t, db).Deleted; n != 2 || count(t, db, "test", "c") != 0 {
-		t.Fatalf("writes below the mark: deleted %d, left %v", n, ids(t, db, "c"))
+	for _, ix := range []struct {
+		key, name string
+		desc      bool
+	}{{`{"t": 1}`, "t_1", false}, {`{"t": -1}`, "t_-1", true}} {
+		t.Run(ix.name, func(t *testing.T) {
+			t.Parallel()
+			db, _, now := datedTTLColl(t, ix.key, ix.name, 50, 60, true) // i is dated 60-i seconds ago
+			db.SetParameter("ttlIndexDeleteTargetDocs", 7)
+			var visits []int64
+			db.opts.seams.visitHook = func(_ string, deleted int64, _ bool) { visits = append(visits, deleted) }
+			if n := pass(t, db).Deleted; n != 50 {
+				t.Fatalf("first pass deleted %d, want 50", n)
+			}
+			db.opts.seams.visitHook = nil
+			if len(visits) < 2 || visits[0] != 7 {
+				t.Fatalf("visits deleted %v, want 7 first", visits)
+			}
+			if ix.desc {
+				newest := descKey(t, db, "c", dt(now.Add(-11*time.Second))) // i = 49
+				if mark := descMark(t, db, "c"); !bytes.HasPrefix(mark, newest) {
+					t.Fatalf("mark %x after the pass: want the newest deleted key %x", mark, newest)
+				}
+			}
+			insertDocs(t, db, "c", bson.D{{Key: "_id", Value: "old-insert"}, {Key: "t", Value: dt(now.Add(-time.Hour))}})
+			if _, err := db.Database("test").Collection("c").UpdateOne(context.Background(), bson.D{{Key: "_id", Value: "live"}},
+				bson.D{{Key: "$set", Value: bson.D{{Key: "t", Value: dt(now.Add(-2 * time.Hour))}}}}, false); err != nil {
+				t.Fatal(err)
+			}
+			if n := pass(t, db).Deleted; n != 2 || count(t, db, "test", "c") != 0 {
+				t.Fatalf("writes beyond the mark: deleted %d, left %v", n, ids(t, db, "c"))
+			}
+		})
 	}
 }
 

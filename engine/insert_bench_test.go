@@ -19,12 +19,7 @@ import (
 func BenchmarkInsertExpire(b *testing.B) {
 	for _, side := range []string{"ordinary", "clustered"} {
 		b.Run(side, func(b *testing.B) {
-			clk := newClock()
-			db, err := Open(b.TempDir(), Options{Clock: clk.Now, DisableTTLMonitor: true})
-			if err != nil {
-				b.Fatal(err)
-			}
-			defer db.Close()
+			db, clk := openBenchDB(b)
 			ctx := context.Background()
 			if side == "clustered" {
 				if err := db.Database("bench").CreateCollection(ctx, "docs", bson.D{{Key: "clusteredIndex", Value: bson.D{
@@ -50,6 +45,19 @@ func BenchmarkInsertExpire(b *testing.B) {
 			}
 		})
 	}
+}
+
+// openBenchDB opens a DB in a temporary directory with the default
+// options, the TTL monitor off and a fake clock; it is closed when b
+// ends.
+func openBenchDB(b *testing.B) (*DB, *fakeClock) {
+	clk := newClock()
+	db, err := Open(b.TempDir(), Options{Clock: clk.Now, DisableTTLMonitor: true})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { db.Close() })
+	return db, clk
 }
 
 // insertExpireOnce is one op of the insert-and-expire benchmarks: it

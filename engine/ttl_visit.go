@@ -272,7 +272,7 @@ func after(last []byte, reverse bool) []byte {
 	if reverse {
 		return bytes.Clone(last)
 	}
-	return append(bytes.Clone(last), 0)
+	return append(append(make([]byte, 0, len(last)+1), last...), 0)
 }
 
 // oldestLag returns how long before cutoff the oldest date in the TTL

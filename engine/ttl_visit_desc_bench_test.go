@@ -18,12 +18,7 @@ func BenchmarkExpireSteadyDesc(b *testing.B) {
 	for _, dir := range []int32{-1, 1} {
 		for _, after := range []int{0, 200} {
 			b.Run(fmt.Sprintf("dir=%d/after=%d", dir, after), func(b *testing.B) {
-				clk := newClock()
-				db, err := Open(b.TempDir(), Options{Clock: clk.Now, DisableTTLMonitor: true})
-				if err != nil {
-					b.Fatal(err)
-				}
-				defer db.Close()
+				db, clk := openBenchDB(b)
 				ctx := context.Background()
 				c := db.Database("bench").Collection("docs")
 				if _, err := c.CreateIndex(ctx, IndexModel{Keys: bson.D{{Key: "exp", Value: dir}},

@@ -29,6 +29,26 @@ func descMark(t *testing.T, db *DB, c string) []byte {
 	return st.Mark
 }
 
+// datedTTLColl opens a store with collection c under a TTL index
+// (key, name; expireAfterSeconds 10) holding documents _id 0..n-1, _id
+// i dated oldest-i seconds before the clock's now, and, with live, one
+// more (_id "live") dated now. It returns the store, its clock and now.
+func datedTTLColl(t *testing.T, key, name string, n, oldest int, live bool) (*DB, *fakeClock, time.Time) {
+	t.Helper()
+	db, clk, _ := openTest(t)
+	mustRun(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": `+key+`, "name": "`+name+`", "expireAfterSeconds": 10}]}`)
+	now := clk.Now()
+	var docs []bson.D
+	for i := 0; i < n; i++ {
+		docs = append(docs, bson.D{{Key: "_id", Value: int32(i)}, {Key: "t", Value: dt(now.Add(-time.Duration(oldest-i) * time.Second))}})
+	}
+	if live {
+		docs = append(docs, bson.D{{Key: "_id", Value: "live"}, {Key: "t", Value: dt(now)}})
+	}
+	insertDocs(t, db, "c", docs...)
+	return db, clk, now
+}
+
 // The mirror of TestLowWaterPassesFinishingChunk for a descending TTL
 // index, whose expired keys sort last: a visit leaves the index's
 // high-water mark at the newest key it deleted, so the next visit's
@@ -38,15 +58,7 @@ func descMark(t *testing.T, db *DB, c string) []byte {
 // moved back) is still deleted by the next pass.
 func TestHighWaterPassesFinishingChunk(t *testing.T) {
 	t.Parallel()
-	db, clk, _ := openTest(t)
-	mustRun(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"t": -1}, "name": "t_-1", "expireAfterSeconds": 10}]}`)
-	now := clk.Now()
-	var docs []bson.D
-	for i := 0; i < 30; i++ { // i is dated 60-i seconds ago
-		docs = append(docs, bson.D{{Key: "_id", Value: int32(i)}, {Key: "t", Value: dt(now.Add(-time.Duration(60-i) * time.Second))}})
-	}
-	docs = append(docs, bson.D{{Key: "_id", Value: "live"}, {Key: "t", Value: dt(now)}})
-	insertDocs(t, db, "c", docs...)
+	db, _, now := datedTTLColl(t, `{"t": -1}`, "t_-1", 30, 60, true) // i is dated 60-i seconds ago
 	if n := pass(t, db).Deleted; n != 30 {
 		t.Fatalf("first pass deleted %d, want 30", n)
 	}
@@ -68,47 +80,6 @@ func TestHighWaterPassesFinishingChunk(t *testing.T) {
 		t.Fatalf("a date moved back beyond the mark: deleted %d, left %v", n, ids(t, db, "c"))
 	}
 	mustValidate(t, db, "test", "c")
-}
-
-// A descending visit stopped by its document target walks down in
-// chunks from the oldest key, and each later visit resumes below the
-// keys it deleted: every expired document goes, the live one stays,
-// and writes beyond the mark between the visits are still reaped.
-func TestHighWaterChunksAndWrites(t *testing.T) {
-	t.Parallel()
-	db, clk, _ := openTest(t)
-	mustRun(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"t": -1}, "name": "t_-1", "expireAfterSeconds": 10}]}`)
-	now := clk.Now()
-	var docs []bson.D
-	for i := 0; i < 50; i++ {
-		docs = append(docs, bson.D{{Key: "_id", Value: int32(i)}, {Key: "t", Value: dt(now.Add(-time.Duration(60-i) * time.Second))}})
-	}
-	docs = append(docs, bson.D{{Key: "_id", Value: "live"}, {Key: "t", Value: dt(now)}})
-	insertDocs(t, db, "c", docs...)
-	db.SetParameter("ttlIndexDeleteTargetDocs", 7)
-	// The first visit stops after 7: the oldest 7 (0..6), whose newest
-	// key is the mark.
-	var first []int64
-	db.opts.seams.visitHook = func(_ string, deleted int64, _ bool) { first = append(first, deleted) }
-	if n := pass(t, db).Deleted; n != 50 {
-		t.Fatalf("first pass deleted %d, want 50", n)
-	}
-	db.opts.seams.visitHook = nil
-	if len(first) < 2 || first[0] != 7 {
-		t.Fatalf("visits deleted %v, want 7 first", first)
-	}
-	newest := descKey(t, db, "c", dt(now.Add(-11*time.Second)))
-	if mark := descMark(t, db, "c"); !bytes.HasPrefix(mark, newest) {
-		t.Fatalf("mark %x after the pass: want the newest deleted key %x", mark, newest)
-	}
-	insertDocs(t, db, "c", bson.D{{Key: "_id", Value: "old-insert"}, {Key: "t", Value: dt(now.Add(-time.Hour))}})
-	if _, err := db.Database("test").Collection("c").UpdateOne(context.Background(), bson.D{{Key: "_id", Value: "live"}},
-		bson.D{{Key: "$set", Value: bson.D{{Key: "t", Value: dt(now.Add(-2 * time.Hour))}}}}, false); err != nil {
-		t.Fatal(err)
-	}
-	if n := pass(t, db).Deleted; n != 2 || count(t, db, "test", "c") != 0 {
-		t.Fatalf("writes beyond the mark: deleted %d, left %v", n, ids(t, db, "c"))
-	}
 }
 
 // A partial descending TTL index behaves as an ascending one: only the

@@ -114,6 +114,18 @@ func newFake(subPass time.Duration, reapers ...*fakeReaper) (*fakeHost, *Monitor
 	return h, New(h, &fakeStore{}, 0)
 }
 
+// newReclaimFake is newFake with one reaper deleting up to 1000
+// documents a visit, over a store of 1000 table bytes, with
+// reclamation due after 10 TTL deletes: the reclamation tests' setup.
+func newReclaimFake() (*fakeReaper, *fakeHost, *Monitor, *fakeStore) {
+	r := &fakeReaper{ns: "test.c", per: 1000}
+	h, m := newFake(0, r)
+	st := &fakeStore{tables: 1000}
+	m.store = st
+	m.SetReclaimAfter(10)
+	return r, h, m, st
+}
+
 // A pass visits every target in turn; a target stopped by its budget
 // goes to the back of the queue, so a target with one expired document
 // waits one visit of the large one at most (docs/ttl-monitor.md §3.2).
@@ -199,11 +211,7 @@ func TestPassStopsAndSkips(t *testing.T) {
 // commit since the last pass) flushes what the background one left.
 func TestReclaimTrigger(t *testing.T) {
 	t.Parallel()
-	r := &fakeReaper{ns: "test.c", per: 1000}
-	_, m := newFake(0, r)
-	st := &fakeStore{tables: 1000}
-	m.store = st
-	m.SetReclaimAfter(10)
+	r, _, m, st := newReclaimFake()
 	pass := func(expired, bytes int64) {
 		t.Helper()
 		r.left = expired

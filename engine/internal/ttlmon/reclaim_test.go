@@ -90,11 +90,7 @@ func TestReclaimDecide(t *testing.T) {
 // after which nothing was written starts it.
 func TestReclaimWaitsForQuietWriters(t *testing.T) {
 	t.Parallel()
-	r := &fakeReaper{ns: "test.c", per: 1000}
-	h, m := newFake(0, r)
-	st := &fakeStore{tables: 1000}
-	m.store = st
-	m.SetReclaimAfter(10)
+	r, h, m, st := newReclaimFake()
 	pass := func(expired, bytes, writes int64) {
 		t.Helper()
 		r.left = expired
