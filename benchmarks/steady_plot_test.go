@@ -21,6 +21,7 @@ var sideColors = map[string]color.RGBA{
 	"clustered": {0, 114, 178, 255},
 	"nottl":     {0, 158, 115, 255},
 	"sqlite":    {204, 121, 167, 255},
+	"rawidx":    {128, 128, 128, 255},
 }
 
 // plotSteady draws ws (every side's windows of one run of cfg) as four
@@ -128,6 +129,8 @@ func sideLabel(side string) string {
 		return "ttlkv, no TTL index"
 	case sqliteSide:
 		return "SQLite (WAL, date index, reaper)"
+	case rawIdxSide:
+		return "raw Badger, ttlkv's 3 keys, hand-made reaper"
 	}
 	return side
 }

@@ -50,6 +50,8 @@ import (
 //     the benchmark expires it through the index on exp instead.)
 //   - nottl: the ordinary collection without its TTL index: the same
 //     writer, nothing expires; the baseline of the insert-p99 target.
+//   - rawidx: raw Badger with ttlkv's three keys a document and a
+//     hand-made reaper (steady_rawidx_test.go); only when named.
 //   - sqlite: the SQLite peer (benchmarks/sqlitepeer, its own binary;
 //     default only when TTLKV_BENCH_SQLITE names it; see
 //     steady_sqlite_test.go): rows with an index on the date, a reaper
@@ -208,12 +210,18 @@ func benchSteady(b *testing.B, cfg steadyConfig) {
 			if q := mean[sqliteSide]; q.CPUus > 0 {
 				b.ReportMetric(mean[side].CPUus/q.CPUus, side+"-cpu-mean-x-sqlite")
 			}
+			if ri := mean[rawIdxSide]; ri.CPUus > 0 {
+				b.ReportMetric(mean[side].CPUus/ri.CPUus, side+"-cpu-mean-x-rawidx")
+			}
 			if n, ok := med["nottl"]; ok && n.P99ms > 0 {
 				b.ReportMetric(m.P99ms/n.P99ms, side+"-p99-x-nottl")
 			}
 			if q, ok := med[sqliteSide]; ok && q.CPUus > 0 {
 				b.ReportMetric(m.CPUus/q.CPUus, side+"-cpu-x-sqlite")
 			}
+		}
+		if ri, q := mean[rawIdxSide], mean[sqliteSide]; ri.CPUus > 0 && q.CPUus > 0 {
+			b.ReportMetric(ri.CPUus/q.CPUus, rawIdxSide+"-cpu-mean-x-sqlite")
 		}
 		table, picture := steadyOutputs(cfg)
 		mustNoErr(b, writeSteadyTSV(table, cfg, all), "write table")
@@ -416,6 +424,14 @@ func TestSteadyChild(t *testing.T) {
 		w = newRawSteady(t, dir, cfg)
 	case "ordinary", "clustered", "nottl":
 		w = newEngineSteady(t, dir, cfg, side)
+	case rawIdxSide:
+		ri := newRawIdxSteady(t, dir, cfg)
+		t.Cleanup(func() {
+			if err := ri.failed(); err != nil {
+				t.Errorf("rawidx reaper: %v", err)
+			}
+		})
+		w = ri
 	default:
 		t.Fatalf("unknown side %q", side)
 	}
