@@ -22,6 +22,7 @@ var sideColors = map[string]color.RGBA{
 	"nottl":     {0, 158, 115, 255},
 	"sqlite":    {204, 121, 167, 255},
 	"rawidx":    {128, 128, 128, 255},
+	"rawidx2":   {190, 190, 190, 255},
 }
 
 // plotSteady draws ws (every side's windows of one run of cfg) as four
@@ -131,6 +132,8 @@ func sideLabel(side string) string {
 		return "SQLite (WAL, date index, reaper)"
 	case rawIdxSide:
 		return "raw Badger, ttlkv's 3 keys, hand-made reaper"
+	case rawIdx2Side:
+		return "raw Badger, 2 keys (as clustered), hand-made reaper"
 	}
 	return side
 }

@@ -50,8 +50,9 @@ import (
 //     the benchmark expires it through the index on exp instead.)
 //   - nottl: the ordinary collection without its TTL index: the same
 //     writer, nothing expires; the baseline of the insert-p99 target.
-//   - rawidx: raw Badger with ttlkv's three keys a document and a
-//     hand-made reaper (steady_rawidx_test.go); only when named.
+//   - rawidx, rawidx2: raw Badger with ttlkv's three keys a document
+//     (two for rawidx2, as clustered) and a hand-made reaper
+//     (steady_rawidx_test.go); only when named.
 //   - sqlite: the SQLite peer (benchmarks/sqlitepeer, its own binary;
 //     default only when TTLKV_BENCH_SQLITE names it; see
 //     steady_sqlite_test.go): rows with an index on the date, a reaper
@@ -210,8 +211,11 @@ func benchSteady(b *testing.B, cfg steadyConfig) {
 			if q := mean[sqliteSide]; q.CPUus > 0 {
 				b.ReportMetric(mean[side].CPUus/q.CPUus, side+"-cpu-mean-x-sqlite")
 			}
-			if ri := mean[rawIdxSide]; ri.CPUus > 0 {
+			if ri := mean[rawIdxSide]; ri.CPUus > 0 && side == "ordinary" {
 				b.ReportMetric(mean[side].CPUus/ri.CPUus, side+"-cpu-mean-x-rawidx")
+			}
+			if ri := mean[rawIdx2Side]; ri.CPUus > 0 && side == "clustered" {
+				b.ReportMetric(mean[side].CPUus/ri.CPUus, side+"-cpu-mean-x-rawidx2")
 			}
 			if n, ok := med["nottl"]; ok && n.P99ms > 0 {
 				b.ReportMetric(m.P99ms/n.P99ms, side+"-p99-x-nottl")
@@ -220,8 +224,10 @@ func benchSteady(b *testing.B, cfg steadyConfig) {
 				b.ReportMetric(m.CPUus/q.CPUus, side+"-cpu-x-sqlite")
 			}
 		}
-		if ri, q := mean[rawIdxSide], mean[sqliteSide]; ri.CPUus > 0 && q.CPUus > 0 {
-			b.ReportMetric(ri.CPUus/q.CPUus, rawIdxSide+"-cpu-mean-x-sqlite")
+		for _, s := range []string{rawIdxSide, rawIdx2Side} {
+			if ri, q := mean[s], mean[sqliteSide]; ri.CPUus > 0 && q.CPUus > 0 {
+				b.ReportMetric(ri.CPUus/q.CPUus, s+"-cpu-mean-x-sqlite")
+			}
 		}
 		table, picture := steadyOutputs(cfg)
 		mustNoErr(b, writeSteadyTSV(table, cfg, all), "write table")
@@ -424,8 +430,8 @@ func TestSteadyChild(t *testing.T) {
 		w = newRawSteady(t, dir, cfg)
 	case "ordinary", "clustered", "nottl":
 		w = newEngineSteady(t, dir, cfg, side)
-	case rawIdxSide:
-		ri := newRawIdxSteady(t, dir, cfg)
+	case rawIdxSide, rawIdx2Side:
+		ri := newRawIdxSteady(t, dir, cfg, side == rawIdxSide)
 		t.Cleanup(func() {
 			if err := ri.failed(); err != nil {
 				t.Errorf("rawidx reaper: %v", err)
