@@ -820,7 +820,7 @@ func TestCrashTorture(t *testing.T) {
 	base := uint64(time.Now().UnixNano()) % 1_000_000_000 / 12 * 12
 	start := time.Now()
 	cycles, lost, incons := 0, 0, 0
-	var capChecked, tailSeen, tsChecked, tsExpired int
+	var capChecked, tailSeen, tsChecked, tsExpired, seedsRun, seedsDesc int
 	fps := map[string]int{}
 	for i := 0; ; i++ {
 		var seed uint64
@@ -839,6 +839,10 @@ func TestCrashTorture(t *testing.T) {
 			if k := firstUnreached(fps); k >= 0 {
 				seed = base + 12*uint64(i) + 2*uint64(k)
 			}
+		}
+		seedsRun++
+		if descTTL(seed) {
+			seedsDesc++
 		}
 		r := runCrash(t, exe, seed, fps)
 		if r.cycles == 0 && r.err != nil {
@@ -863,6 +867,7 @@ func TestCrashTorture(t *testing.T) {
 	t.Logf("failpoints reached: %s; %v", strings.Join(fpList, " "), time.Since(start).Round(time.Millisecond))
 	t.Logf("capped documents checked after reopen: %d, seen by tailers: %d; measurements checked: %d, of which expired: %d",
 		capChecked, tailSeen, tsChecked, tsExpired)
+	t.Logf("seeds: %d, of which with a descending TTL index: %d", seedsRun, seedsDesc)
 	t.Logf("crash cycles: %d, lost: %d, inconsistent: %d", cycles, lost, incons)
 	if seeds == nil {
 		for _, fp := range failpoints {
@@ -889,6 +894,14 @@ func firstUnreached(fps map[string]int) int {
 	return -1
 }
 
+// descTTL reports whether seed's TTL index on c.exp is descending: a
+// quarter of the seeds index exp descending, so that the TTL visit's
+// high-water mark (docs/ttl-monitor.md) meets the crashes as the
+// ascending low-water mark does. It is a hash of the seed, drawing
+// nothing from runCrash's rng, so a seed's other choices stay as they
+// were.
+func descTTL(seed uint64) bool { return (seed*0x9E3779B97F4A7C15)>>62 == 0 }
+
 type runResult struct {
 	cycles, lost, incons int
 	failures             []string
@@ -906,7 +919,7 @@ func runCrash(t *testing.T, exe string, seed uint64, fps map[string]int) runResu
 	lives := 1 + rng.IntN(3)
 	m := newModel(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC).UnixMilli())
 	var res runResult
-	if err := crashSetup(dir, m); err != nil {
+	if err := crashSetup(dir, m, descTTL(seed)); err != nil {
 		res.err = err
 		return res
 	}
@@ -957,14 +970,18 @@ func runCrash(t *testing.T, exe string, seed uint64, fps map[string]int) runResu
 
 // crashSetup creates the workload's collections and indexes in the
 // parent, so that no child's failpoint fires during setup.
-func crashSetup(dir string, m *model) error {
+func crashSetup(dir string, m *model, desc bool) error {
 	db, err := engine.Open(dir, engine.Options{SyncWrites: true, DisableTTLMonitor: true})
 	if err != nil {
 		return err
 	}
 	ctx := context.Background()
 	d := db.Database(crashDB)
-	if _, err := d.Collection("c").CreateIndex(ctx, engine.IndexModel{Keys: bson.D{{Key: "exp", Value: 1}},
+	dir1, ttlName := int32(1), "exp_1"
+	if desc {
+		dir1, ttlName = -1, "exp_-1"
+	}
+	if _, err := d.Collection("c").CreateIndex(ctx, engine.IndexModel{Keys: bson.D{{Key: "exp", Value: dir1}},
 		Options: bson.D{{Key: "expireAfterSeconds", Value: 0}}}); err != nil {
 		db.Close()
 		return err
@@ -974,7 +991,7 @@ func crashSetup(dir string, m *model) error {
 		db.Close()
 		return err
 	}
-	m.indexes["c/exp_1"], m.indexes["n/v_1"] = true, true
+	m.indexes["c/"+ttlName], m.indexes["n/v_1"] = true, true
 	if err := createSpecial(ctx, d); err != nil {
 		db.Close()
 		return err
