@@ -19,7 +19,7 @@ import (
 // it found, what it deleted, whether a target stopped it, its pauses
 // beside writers), a line every 50 ms ("S": the live set, documents
 // inserted and TTL-deleted, passes, sub-passes, the process's CPU
-// seconds) and the engine's log ("L"). It is instrumentation only: the
+// seconds, the store's level-0 tables) and the engine's log ("L"). It is instrumentation only: the
 // windows and what "kept up" means are unchanged.
 type steadyTrace struct {
 	mu   sync.Mutex
@@ -77,9 +77,9 @@ func (tr *steadyTrace) start(db *engine.DB) {
 				var ru syscall.Rusage
 				_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
 				cpu := time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-				tr.line("S %.3f live=%d ins=%d ttl=%d passes=%d sub=%d behind=%d cpu=%.3f\n", now.Sub(tr.t0).Seconds(),
+				tr.line("S %.3f live=%d ins=%d ttl=%d passes=%d sub=%d behind=%d cpu=%.3f l0=%d\n", now.Sub(tr.t0).Seconds(),
 					st.Inserted-st.TTLDeletedDocuments, st.Inserted, st.TTLDeletedDocuments, st.TTLPasses, st.TTLSubPasses,
-					st.TTLIndexesBehind, cpu.Seconds())
+					st.TTLIndexesBehind, cpu.Seconds(), st.LevelZeroTables)
 			}
 		}
 	}()
