@@ -637,6 +637,7 @@ type engineSteady struct {
 	clock   int
 	ttl     bool
 	inBatch []any
+	trace   *steadyTrace // nil unless TTLKV_BENCH_STEADY_TRACE
 }
 
 func newEngineSteady(t *testing.T, dir string, cfg steadyConfig, side string) *engineSteady {
@@ -646,8 +647,10 @@ func newEngineSteady(t *testing.T, dir string, cfg steadyConfig, side string) *e
 	if cfg.Mode == modeCompressed {
 		opts.DisableTTLMonitor = true
 	}
+	tr := newSteadyTrace(t, &opts, cfg, side)
 	db, err := engine.Open(dir, opts)
 	mustNoErr(t, err, "engine open")
+	tr.start(db)
 	ctx := context.Background()
 	if side == "clustered" {
 		err := db.Database("bench").CreateCollection(ctx, "docs", bson.D{{Key: "clusteredIndex", Value: bson.D{
@@ -662,7 +665,7 @@ func newEngineSteady(t *testing.T, dir string, cfg steadyConfig, side string) *e
 		})
 		mustNoErr(t, err, "CreateIndex")
 	}
-	return &engineSteady{db: db, c: c, clock: id, ttl: side != "nottl", inBatch: make([]any, 0, steadyBatch)}
+	return &engineSteady{db: db, c: c, clock: id, ttl: side != "nottl", inBatch: make([]any, 0, steadyBatch), trace: tr}
 }
 
 func (e *engineSteady) clockID() int { return e.clock }
@@ -695,6 +698,7 @@ func (e *engineSteady) close() {
 	if st := e.db.Stats(); st.Reclamations > 0 || st.Reclaiming || st.ReclaimOwed {
 		fmt.Fprintf(os.Stderr, "steady: %d space reclamations finished, one running %v, one owed %v\n", st.Reclamations, st.Reclaiming, st.ReclaimOwed)
 	}
+	e.trace.stop()
 	_ = e.db.Close()
 }
 

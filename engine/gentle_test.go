@@ -44,8 +44,10 @@ func TestResizeGentle(t *testing.T) {
 // Beside a writer that holds the lock at every commit, a visit whose
 // documents expired an hour ago (1,800 floors at ttlMonitorSleepSecs 1)
 // reaps at the top level, in full batches and with no pause; one whose
-// documents expired a second ago (under the floor) is gentle: small
-// sub-batches and a pause after each contended one. The catch-up state
+// documents expired a second ago (one interval: a reaper that keeps up)
+// is gentle at level 0: small sub-batches and a pause after each
+// contended one; from 1.25 intervals it is gentle at a higher level
+// (ttlmon.backlogLevel). The catch-up state
 // itself does not climb for a one-off backlog (TestCatchUpThroughTheMonitor).
 func TestBacklogPacesTheReaper(t *testing.T) {
 	t.Parallel()
@@ -57,6 +59,11 @@ func TestBacklogPacesTheReaper(t *testing.T) {
 	}{
 		{"an hour behind", time.Hour, maxCatchUp, false},
 		{"a second behind", time.Second, 0, true},
+		// More than a quarter interval past the one interval a reaper
+		// that keeps up finds: the pass before left work undone.
+		{"1.3 seconds behind", 1300 * time.Millisecond, 1, true},
+		{"1.6 seconds behind", 1600 * time.Millisecond, 2, true},
+		{"three seconds behind", 3 * time.Second, 2, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()

@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"errors"
+	"sync/atomic"
 	"time"
 
 	"github.com/ttlkv/ttlkv/engine/internal/ttlmon"
@@ -156,3 +157,42 @@ func (h ttlHost) BeforeReclaim() {
 }
 
 func (h ttlHost) Writes() int64 { return h.db.foregroundWrites() }
+
+// TTLVisitTrace describes one visit of a TTL index of an ordinary or
+// clustered collection, for a benchmark's trace
+// (SetTTLTraceForTesting).
+type TTLVisitTrace struct {
+	Index      string
+	Start, End time.Time     // wall clock
+	Lag        time.Duration // how long ago the oldest expired key expired, at the visit's start
+	Level      int           // the level the visit reaped at (docs/batched-deletes.md §4.4)
+	Backlog    bool          // the level is the backlog level alone (paced by duty at the top)
+	Deleted    int64
+	More       bool          // a target stopped the visit
+	Paused     time.Duration // the visit's pauses beside writers (gentle and duty)
+}
+
+// visitTracer is SetTTLTraceForTesting's state: f, and the pauses of
+// the batched delete stage summed.
+type visitTracer struct {
+	f      func(TTLVisitTrace)
+	paused atomic.Int64 // nanoseconds
+}
+
+// SetTTLTraceForTesting makes databases opened with o call f after every
+// visit of a TTL index (not a time-series expiry), from the monitor's
+// goroutine. It is a seam for benchmarks that trace the reaper: production
+// code never calls it.
+func SetTTLTraceForTesting(o *Options, f func(TTLVisitTrace)) {
+	tr := &visitTracer{f: f}
+	prev := o.seams.pause
+	o.seams.visitTrace = tr
+	o.seams.pause = func(d time.Duration) {
+		tr.paused.Add(int64(d))
+		if prev != nil {
+			prev(d)
+			return
+		}
+		time.Sleep(d)
+	}
+}

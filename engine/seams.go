@@ -61,6 +61,9 @@ type seams struct {
 	// (a contended batch), before the lock itself is tried.
 	pause    func(time.Duration)
 	writerAt func(bd *batchDeleter) bool
+	// visitTrace, if set, sees every TTL index visit
+	// (SetTTLTraceForTesting, monitor.go).
+	visitTrace *visitTracer
 
 	// insertSent, if set, is called by an insert after it has released
 	// c.wmu with its commit ordered and before it waits for the write

@@ -53,6 +53,10 @@ type Stats struct {
 	// TTLIndexesBehind counts the TTL indexes whose reaper is falling
 	// behind expiry and reaps less gently beside writers to catch up.
 	TTLIndexesBehind int64
+	// LevelZeroTables is how many tables level 0 of the store's tree
+	// holds now (flushed memtables waiting for a compaction); the store
+	// stalls writers while they are many (lsm.Store.LevelZeroTables).
+	LevelZeroTables int
 }
 
 // Stats returns the current counters.
@@ -64,7 +68,7 @@ func (db *DB) Stats() Stats {
 		BatchedDeleteStagedBytes: s.bdStagedBytes.Load(), BatchedDeleteTimeMillis: s.bdTimeMS.Load(),
 		Inserted: s.inserted.Load(), Queried: s.queried.Load(), Updated: s.updated.Load(), Deleted: s.deleted.Load(),
 		Reclamations: db.mon.Reclaims(), Reclaiming: db.mon.Reclaiming(), ReclaimOwed: db.mon.ReclaimOwed(),
-		TTLIndexesBehind: db.mon.Behind(),
+		TTLIndexesBehind: db.mon.Behind(), LevelZeroTables: db.store.LevelZeroTables(),
 	}
 }
 

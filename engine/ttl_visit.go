@@ -44,6 +44,14 @@ func (db *DB) ttlVisit(ctx context.Context, t ttlTarget) (deleted int64, more bo
 	}
 	v := db.beginVisit(m.NS(), ix.Name)
 	defer v.end()
+	var lag time.Duration
+	if tr := db.opts.seams.visitTrace; tr != nil {
+		start, p0 := time.Now(), tr.paused.Load()
+		defer func() {
+			tr.f(TTLVisitTrace{Index: ix.Name, Start: start, End: time.Now(), Lag: lag, Level: v.level,
+				Backlog: v.backlog, Deleted: deleted, More: more, Paused: time.Duration(tr.paused.Load() - p0)})
+		}()
+	}
 	batching, budget, now := v.batching, v.budget, v.now
 	cutoff := cutoffFor(now, ix.Expire)
 	desc := indexkey.Fields(ix.Key)[0].Desc
@@ -120,7 +128,9 @@ func (db *DB) ttlVisit(ctx context.Context, t ttlTarget) (deleted int64, more bo
 				// The oldest expired key sets the visit's catch-up level.
 				first = false
 				var backlog bool
-				bd.level, backlog = mo.NoteLag(lw, oldestLag(txn, lo, hi, len(prefix), desc, cutoff), now, m.NS(), ix.Name)
+				lag = oldestLag(txn, lo, hi, len(prefix), desc, cutoff)
+				bd.level, backlog = mo.NoteLag(lw, lag, now, m.NS(), ix.Name)
+				v.level, v.backlog = bd.level, backlog
 				bd.yield = bd.level < maxCatchUp
 				if !bd.yield && backlog {
 					bd.duty = &ttlmon.Duty{} // docs/batched-deletes.md §4.6
@@ -193,6 +203,10 @@ type visit struct {
 	// ttlIndexDeleteTargetTimeMS when batching, else no target.
 	budget *ttlmon.Budget
 	now    bson.DateTime // expiry is judged against this time
+	// level and backlog are the level the visit reaps at and whether
+	// it is the backlog level alone (for SetTTLTraceForTesting).
+	level   int
+	backlog bool
 }
 
 // beginVisit registers a TTL visit of index (of namespace ns) in

@@ -59,6 +59,19 @@ func (s *Store) TableBytes() int64 {
 	return n
 }
 
+// LevelZeroTables returns how many tables level 0 of the store's tree
+// holds now: memtables flushed and not yet compacted into level 1.
+// Badger stalls writes when they reach twice Options.LevelZeroTables.
+func (s *Store) LevelZeroTables() int {
+	if s.closed.Load() {
+		return 0
+	}
+	if lv := s.db.Levels(); len(lv) > 0 {
+		return lv[0].NumTables
+	}
+	return 0
+}
+
 // Commits returns how many commits (transactions, batches, pipelined
 // commits) the store has sent to Badger since it was opened, failed ones
 // included. Two equal readings mean nothing was written between them.

@@ -125,23 +125,42 @@ func (m *Monitor) NoteLag(ix *Index, lag time.Duration, now bson.DateTime, ns, i
 }
 
 // backlogLevel is the least level a visit reaps at whose oldest expired
-// document expired lag ago: 0 while lag is under floor (caught up),
-// then one more each time lag doubles, up to MaxCatchUp (full batches;
-// beside writers paced by Duty when the catch-up level is lower) from
-// 16 floors on. A reaper far behind expiry paces itself by how far
-// behind it is, not by whether writers are active: a one-off backlog
-// (documents that expired long before a pass, an index built on old
-// dates, a DB reopened after downtime) beside a busy writer was reaped
-// at a few thousand documents a second at level 0 and would not climb,
-// since its lag shrinks as it goes (docs/batched-deletes.md §4.4;
-// benchmarks/RESULTS.md, "busy17h"). As its lag comes down toward the
-// floor the visits become gentle again.
+// document expired lag ago, with floor twice ttlMonitorSleepSecs. A
+// reaper that keeps up starts each visit about one interval (floor/2)
+// behind: what expired since the visit before. Up to a quarter interval
+// more it reaps at 0 (gentle); past that the pass before left work
+// undone, so it yields less: 1 from 1.25 intervals, 2 from 1.5 (the
+// rate x (TTL + 2 x interval) that the live set of a steady state keeps
+// to is met only while the lag stays under two intervals, and the
+// catch-up level would climb only once it is over them, too late); from
+// the floor on at least 2 and one more each time lag doubles, up to
+// MaxCatchUp (full batches; beside writers paced by Duty when the
+// catch-up level is lower) from 16 floors on. A reaper far behind expiry
+// paces itself by how far behind it is, not by whether writers are
+// active: a one-off backlog (documents that expired long before a pass,
+// an index built on old dates, a DB reopened after downtime) beside a
+// busy writer was reaped at a few thousand documents a second at level
+// 0 and would not climb, since its lag shrinks as it goes
+// (docs/batched-deletes.md §4.4; benchmarks/RESULTS.md, "busy17h"). As
+// its lag comes down the visits become gentle again.
 func backlogLevel(lag, floor time.Duration) int {
-	if floor <= 0 || lag < floor {
+	interval := floor / 2
+	switch {
+	case floor <= 0 || lag < interval+interval/4:
 		return 0
+	case lag < interval+interval/2:
+		return 1
+	case lag < floor:
+		return behindLevel
 	}
-	return min(bits.Len64(uint64(lag/floor)), MaxCatchUp)
+	return max(behindLevel, min(bits.Len64(uint64(lag/floor)), MaxCatchUp))
 }
+
+// behindLevel is the least backlog level of a visit that starts half an
+// interval or more behind a reaper that keeps up (backlogLevel): its
+// gentle sub-batches hold four times the documents of level 0 and its
+// pauses a quarter of their working time.
+const behindLevel = 2
 
 // Behind returns how many TTL indexes of the host's targets now are at
 // a catch-up level above 0.

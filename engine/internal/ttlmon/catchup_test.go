@@ -54,9 +54,11 @@ func TestCatchUpStep(t *testing.T) {
 	}
 }
 
-// A visit's least level grows with its backlog: 0 under the floor, one
-// more each time the lag doubles, the top level (no yielding) from 16
-// floors on.
+// A visit's least level grows with its backlog: 0 up to a quarter
+// interval (the floor is two intervals) past the one interval a reaper
+// that keeps up finds, 1 up to half an interval past it, then 2 up to
+// two floors, one more each time the lag doubles, the top level (no
+// yielding) from 16 floors on.
 func TestBacklogLevel(t *testing.T) {
 	t.Parallel()
 	floor := 2 * time.Second
@@ -64,7 +66,8 @@ func TestBacklogLevel(t *testing.T) {
 		lag  time.Duration
 		want int
 	}{
-		{0, 0}, {floor - 1, 0}, {floor, 1}, {2*floor - 1, 1}, {2 * floor, 2}, {4 * floor, 3},
+		{0, 0}, {floor / 2, 0}, {floor*5/8 - 1, 0}, {floor * 5 / 8, 1}, {floor*3/4 - 1, 1}, {floor * 3 / 4, 2},
+		{floor - 1, 2}, {floor, 2}, {2*floor - 1, 2}, {2 * floor, 2}, {4*floor - 1, 2}, {4 * floor, 3},
 		{8 * floor, 4}, {16*floor - 1, 4}, {16 * floor, MaxCatchUp}, {time.Hour, MaxCatchUp},
 	} {
 		if got := backlogLevel(tc.lag, floor); got != tc.want {
