@@ -15,7 +15,7 @@ import (
 // injected clock as $$NOW, and its refusals.
 func TestAggregateCommand(t *testing.T) {
 	t.Parallel()
-	db, clk, _ := openTest(t)
+	db, clk := openMem(t)
 	var docs []string
 	for i := range 300 {
 		docs = append(docs, fmt.Sprintf(`{"_id": %d, "g": %d, "v": %d}`, i, i%3, i))
@@ -99,7 +99,7 @@ func joinComma(s []string) string {
 // the same measurements in an ordinary collection.
 func TestAggregateTimeseries(t *testing.T) {
 	t.Parallel()
-	db, _, _ := openTest(t)
+	db, _ := openMem(t)
 	ctx := context.Background()
 	mustRun(t, db, "test", `{"create": "ts", "timeseries": {"timeField": "t", "metaField": "m", "granularity": "minutes"}}`)
 	base := time.Date(2026, 5, 1, 10, 0, 0, 0, time.UTC)
@@ -143,7 +143,7 @@ func TestAggregateTimeseries(t *testing.T) {
 // ring still holds.
 func TestAggregateCapped(t *testing.T) {
 	t.Parallel()
-	db, _, _ := openTest(t)
+	db, _ := openMem(t)
 	ctx := context.Background()
 	mustRun(t, db, "test", `{"create": "cap", "capped": true, "size": 100000, "max": 5}`)
 	for i := range 12 {
@@ -181,7 +181,7 @@ func aggregateAll(t *testing.T, c *Collection, pipeline bson.A) []bson.D {
 // $match through the engine.
 func TestExprFilter(t *testing.T) {
 	t.Parallel()
-	db, _, _ := openTest(t)
+	db, _ := openMem(t)
 	mustRun(t, db, "test", `{"insert": "c", "documents": [{"_id": 1, "spent": 5, "budget": 10}, {"_id": 2, "spent": 12, "budget": 10}, {"_id": 3, "spent": 20, "budget": 15}]}`)
 	over := `{"$expr": {"$gt": ["$spent", "$budget"]}}`
 	if got := findAll(t, db, "test", "c", mustDoc(t, over)); len(got) != 2 || field(got[0], "_id") != int32(2) {
@@ -216,7 +216,7 @@ func mustDoc(t *testing.T, s string) bson.D {
 // in every command that filters, as in MongoDB, and changes nothing.
 func TestExprFilterFails(t *testing.T) {
 	t.Parallel()
-	db, _, _ := openTest(t)
+	db, _ := openMem(t)
 	mustRun(t, db, "test", `{"insert": "c", "documents": [{"_id": 1, "a": 4, "b": 2}, {"_id": 2, "a": 1, "b": 0}]}`)
 	mustRun(t, db, "test", `{"create": "cap", "capped": true, "size": 4096}`)
 	mustRun(t, db, "test", `{"insert": "cap", "documents": [{"_id": 1, "a": 4, "b": 2}, {"_id": 2, "a": 1, "b": 0}]}`)
@@ -260,7 +260,7 @@ func TestExprFilterFails(t *testing.T) {
 // $match, so that "expired by now" queries agree with the TTL monitor.
 func TestExprFilterNowIsClock(t *testing.T) {
 	t.Parallel()
-	db, clk, _ := openTest(t)
+	db, clk := openMem(t)
 	clk.Advance(time.Date(2001, 1, 1, 0, 0, 0, 0, time.UTC).Sub(clk.Now()))
 	// _id 1 expired in 2000; _id 2 expires in 2002: past by the wall
 	// clock, future by the DB's.

@@ -114,7 +114,7 @@ func TestBatchedDeleteParameters(t *testing.T) {
 // exactly ceil(N/k) batches (k = 0: one batch).
 func TestBatchedDeleteBatchCount(t *testing.T) {
 	t.Parallel()
-	db, _, _ := openTest(t)
+	db, _ := openMem(t)
 	db.SetParameter("batchedDeletesTargetBatchTimeMS", 0)
 	db.SetParameter("batchedDeletesTargetStagedDocBytes", 0)
 	for _, n := range []int{0, 1, 9, 10, 11, 100, 257, 600} {
@@ -161,7 +161,7 @@ func TestBatchedDeleteBatchCount(t *testing.T) {
 // alone, at one document's size, makes one batch per document.
 func TestBatchedDeleteByteTarget(t *testing.T) {
 	t.Parallel()
-	db, _, _ := openTest(t)
+	db, _ := openMem(t)
 	seq(t, db, "c", 40)
 	raw, _ := document.Marshal(bson.D{{Key: "_id", Value: int32(0)}, {Key: "x", Value: int32(0)}, {Key: "pad", Value: "0123456789"}})
 	db.SetParameter("batchedDeletesTargetBatchTimeMS", 0)
@@ -196,7 +196,7 @@ func TestBatchedDeleteByteTarget(t *testing.T) {
 // it begins and after each document it stages.
 func TestBatchedDeleteTimeTarget(t *testing.T) {
 	t.Parallel()
-	db, clk, _ := openTest(t)
+	db, clk := openMem(t)
 	db.SetParameter("batchedDeletesTargetStagedDocBytes", 0)
 	el := setElapsed(db, time.Second)
 	for i, c := range []struct {
@@ -257,7 +257,7 @@ func TestBatchedDeleteTimeTarget(t *testing.T) {
 // batchedDeletes counters alone; multi deletes count.
 func TestSingleDeleteIsNotBatched(t *testing.T) {
 	t.Parallel()
-	db, _, _ := openTest(t)
+	db, _ := openMem(t)
 	seq(t, db, "c", 10)
 	c := db.Database("test").Collection("c")
 	before := batchedDeleteStatus(t, db)
@@ -287,7 +287,7 @@ func TestSingleDeleteIsNotBatched(t *testing.T) {
 // docs/batched-deletes.md §4.2: TTL deletes go through the same stage and counters.
 func TestTTLDeletesCountAsBatches(t *testing.T) {
 	t.Parallel()
-	db, clk, _ := openTest(t)
+	db, clk := openMem(t)
 	mustRun(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"t": 1}, "name": "t_1", "expireAfterSeconds": 10}]}`)
 	old := dt(clk.Now().Add(-time.Hour))
 	var docs []bson.D
@@ -328,7 +328,7 @@ func stages(d bson.D) []string {
 // deletes nothing.
 func TestExplainDelete(t *testing.T) {
 	t.Parallel()
-	db, clk, _ := openTest(t)
+	db, clk := openMem(t)
 	mustRun(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"t": 1}, "name": "t_1"}]}`)
 	now := clk.Now()
 	var docs []bson.D
@@ -486,7 +486,7 @@ func BenchmarkBatchedDeleteTargetBatchDocs(b *testing.B) {
 // of three deletes read and decoded all that was left.
 func TestBatchReadsWhatItDeletes(t *testing.T) {
 	t.Parallel()
-	db, clk, _ := openTest(t)
+	db, clk := openMem(t)
 	mustRun(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"t": 1}, "name": "t_1", "expireAfterSeconds": 10}]}`)
 	const n = 600
 	docs := make([]bson.D, n)

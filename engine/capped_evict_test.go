@@ -56,7 +56,7 @@ func byID(t *testing.T, db *DB, coll string, id int64) []int64 {
 // names exactly the live documents after every operation.
 func TestCappedStrictEviction(t *testing.T) {
 	t.Parallel()
-	db, _, _ := openTest(t)
+	db, _ := openMem(t)
 	for _, batch := range []int{1, 37, 500} {
 		t.Run(fmt.Sprintf("batch%d", batch), func(t *testing.T) {
 			name := fmt.Sprintf("c%d", batch)
@@ -106,7 +106,7 @@ func TestCappedStrictEviction(t *testing.T) {
 // evict back.
 func TestCappedDoomedRecords(t *testing.T) {
 	t.Parallel()
-	db, _, _ := openTest(t)
+	db, _ := openMem(t)
 	c := createCapped(t, db, "c", 64<<10, 0)
 	st, err := cappedOf(db.lookup("test", "c"))
 	if err != nil {
@@ -163,7 +163,7 @@ func TestCappedDoomedRecords(t *testing.T) {
 // record and checks the key in the frame against the document's _id.
 func TestCappedFrameKey(t *testing.T) {
 	t.Parallel()
-	db, _, _ := openTest(t)
+	db, _ := openMem(t)
 	c := createCapped(t, db, "c", 16<<10, 0)
 	insertRange(t, c, 0, 300, 50)
 	st, err := cappedOf(db.lookup("test", "c"))

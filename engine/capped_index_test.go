@@ -72,7 +72,7 @@ func TestCappedSecondaryIndexes(t *testing.T) {
 		{"hidden", `{"key": {"a": 1}, "name": "ix", "hidden": true}`, []bson.D{{{Key: "a", Value: int64(3)}}}, true, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			db, _, _ := openTest(t)
+			db, _ := openMem(t)
 			c := createCapped(t, db, "c", 32<<10, 0)
 			st, err := cappedOf(db.lookup("test", "c"))
 			if err != nil {
@@ -168,7 +168,7 @@ func countPrefix(t *testing.T, db *DB, pre []byte) int {
 // while the record lives; two documents of one batch cannot share a key.
 func TestCappedUniqueSecondary(t *testing.T) {
 	t.Parallel()
-	db, _, _ := openTest(t)
+	db, _ := openMem(t)
 	c := createCapped(t, db, "c", 64<<10, 0)
 	ctx := context.Background()
 	if _, err := c.CreateIndex(ctx, IndexModel{Keys: bson.D{{Key: "u", Value: 1}}, Options: bson.D{{Key: "unique", Value: true}}}); err != nil {
@@ -263,7 +263,7 @@ func TestCappedUniqueSecondary(t *testing.T) {
 // and changes nothing; an update that keeps the keys leaves the entries.
 func TestCappedSecondaryUpdate(t *testing.T) {
 	t.Parallel()
-	db, _, _ := openTest(t)
+	db, _ := openMem(t)
 	c := createCapped(t, db, "c", 1<<20, 0)
 	ctx := context.Background()
 	mustRun(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"a": 1}, "name": "a_1"}, {"key": {"u": 1}, "name": "u_1", "unique": true}]}`)
@@ -366,7 +366,7 @@ func TestCappedSecondaryReconcile(t *testing.T) {
 // collections.
 func TestCappedIndexRefusals(t *testing.T) {
 	t.Parallel()
-	db, _, _ := openTest(t)
+	db, _ := openMem(t)
 	createCapped(t, db, "c", 1<<20, 0)
 	wantCode(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"t": 1}, "name": "t_1", "expireAfterSeconds": 10}]}`, document.CodeCannotCreateIndex, "TTL index on a capped collection")
 	wantCode(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"a": 1}, "name": "a_1", "sparse": true, "partialFilterExpression": {"a": 1}}]}`, document.CodeCannotCreateIndex, "")

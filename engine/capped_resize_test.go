@@ -145,7 +145,7 @@ func TestCappedResize(t *testing.T) {
 // docs/capped.md §7.8: collMod cappedSize / cappedMax errors.
 func TestCappedResizeErrors(t *testing.T) {
 	t.Parallel()
-	db, _, _ := openTest(t)
+	db, _ := openMem(t)
 	mustRun(t, db, "test", `{"create": "c", "capped": true, "size": 8192}`)
 	mustRun(t, db, "test", `{"create": "plain"}`)
 	mustRun(t, db, "test", `{"create": "ts", "timeseries": {"timeField": "t"}}`)
@@ -305,7 +305,7 @@ func TestCappedResizeKilledAtEachStep(t *testing.T) {
 // lost.
 func TestCappedResizeWithConcurrentInserts(t *testing.T) {
 	t.Parallel()
-	db, _, _ := openTest(t)
+	db, _ := openMem(t)
 	mustRun(t, db, "test", `{"create": "c", "capped": true, "size": 1048576}`)
 	ctx := context.Background()
 	c := db.Database("test").Collection("c")

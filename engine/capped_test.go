@@ -223,7 +223,7 @@ func TestCappedWrapAroundRetention(t *testing.T) {
 // stop there, unordered ones go on.
 func TestCappedDocumentTooLarge(t *testing.T) {
 	t.Parallel()
-	db, _, _ := openTest(t)
+	db, _ := openMem(t)
 	createCapped(t, db, "c", 4096, 0)
 	big := strings.Repeat("b", 5000)
 	r := mustRun(t, db, "test", fmt.Sprintf(`{"insert": "c", "documents": [{"i": 1}, {"i": 2, "b": %q}, {"i": 3}]}`, big))
@@ -271,7 +271,7 @@ func equalInts(a, b []int64) bool {
 // whose document was evicted is free again.
 func TestCappedIDIndex(t *testing.T) {
 	t.Parallel()
-	db, _, _ := openTest(t)
+	db, _ := openMem(t)
 	c := createCapped(t, db, "c", 1<<20, 3)
 	ctx := context.Background()
 	for i := 0; i < 3; i++ {
@@ -324,7 +324,7 @@ func TestCappedIDIndex(t *testing.T) {
 // docs/capped.md §7.4, §7.5: order rules and refusals.
 func TestCappedRefusals(t *testing.T) {
 	t.Parallel()
-	db, _, _ := openTest(t)
+	db, _ := openMem(t)
 	c := createCapped(t, db, "c", 1<<20, 0)
 	ctx := context.Background()
 	for i := 0; i < 5; i++ {
@@ -416,7 +416,7 @@ func TestCappedDrop(t *testing.T) {
 // A waiting awaitData getMore wakes with 175 when the collection is dropped.
 func TestCappedDropWakesTailer(t *testing.T) {
 	t.Parallel()
-	db, _, _ := openTest(t)
+	db, _ := openMem(t)
 	c := createCapped(t, db, "c", 8192, 0)
 	if _, err := c.InsertOne(context.Background(), bson.D{{Key: "i", Value: int64(0)}}); err != nil {
 		t.Fatal(err)
@@ -449,7 +449,7 @@ func TestCappedDropWakesTailer(t *testing.T) {
 // docs/tailable.md §8.1: tailable validation.
 func TestTailableValidation(t *testing.T) {
 	t.Parallel()
-	db, _, _ := openTest(t)
+	db, _ := openMem(t)
 	createCapped(t, db, "c", 4096, 0)
 	mustRun(t, db, "test", `{"insert": "plain", "documents": [{"a": 1}]}`)
 	wantCode(t, db, "test", `{"find": "plain", "tailable": true}`, document.CodeBadValue, "tailable cursor requested on non capped collection")
@@ -486,7 +486,7 @@ func batchInts(t *testing.T, r bson.D, key string) []int64 {
 // overrun.
 func TestTailableCursor(t *testing.T) {
 	t.Parallel()
-	db, _, _ := openTest(t)
+	db, _ := openMem(t)
 	c := createCapped(t, db, "c", 4096, 0)
 	ctx := context.Background()
 	ins := func(from, to int) {
@@ -568,7 +568,7 @@ func TestTailableCursor(t *testing.T) {
 // and stops when its context ends.
 func TestTailableGoCursor(t *testing.T) {
 	t.Parallel()
-	db, _, _ := openTest(t)
+	db, _ := openMem(t)
 	c := createCapped(t, db, "c", 1<<20, 0)
 	ctx := context.Background()
 	// Empty collection: the cursor is dead at once.
@@ -613,7 +613,7 @@ func TestTailableGoCursor(t *testing.T) {
 // writers race it.
 func TestTailerRacingWriters(t *testing.T) {
 	t.Parallel()
-	db, _, _ := openTest(t)
+	db, _ := openMem(t)
 	c := createCapped(t, db, "c", 64<<20, 0)
 	ctx := context.Background()
 	if _, err := c.InsertOne(ctx, bson.D{{Key: "w", Value: int64(-1)}, {Key: "i", Value: int64(0)}}); err != nil {

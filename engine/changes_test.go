@@ -178,7 +178,7 @@ func TestWatchPreImagesOption(t *testing.T) {
 
 func TestWatchDisabled(t *testing.T) {
 	t.Parallel()
-	db, _, _ := openTest(t)
+	db, _ := openMem(t)
 	_, err := db.Watch(context.Background(), nil, ChangeStreamOptions{})
 	checkCode(t, "watch without change streams", err, document.CodeIllegalOperation, "not enabled")
 }

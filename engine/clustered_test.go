@@ -149,7 +149,7 @@ func TestClusteredRecordIDsSurviveReopen(t *testing.T) {
 func TestClusteredTTL(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	db, clk, _ := openTest(t)
+	db, clk := openMem(t)
 	c := clusteredColl(t, db, "c")
 	if _, err := c.CreateIndex(ctx, IndexModel{Keys: bson.D{{Key: "t", Value: int32(1)}},
 		Options: bson.D{{Key: "expireAfterSeconds", Value: int32(60)}}}); err != nil {
@@ -195,7 +195,7 @@ func TestClusteredTTL(t *testing.T) {
 // clustered_collection_util.cpp), and nothing created by a refusal.
 func TestClusteredCreateErrors(t *testing.T) {
 	t.Parallel()
-	db, _, _ := openTest(t)
+	db, _ := openMem(t)
 	cases := []struct {
 		cmd  string
 		code document.Code
@@ -239,7 +239,7 @@ func TestClusteredCreateErrors(t *testing.T) {
 // with another fails 48; the clustered index cannot be dropped.
 func TestClusteredListingsAndDrop(t *testing.T) {
 	t.Parallel()
-	db, _, _ := openTest(t)
+	db, _ := openMem(t)
 	mustRun(t, db, "db", `{"create": "c", "clusteredIndex": {"key": {"_id": 1}, "unique": true}}`)
 	r := mustRun(t, db, "db", `{"listCollections": 1}`)
 	batch := field(r, "cursor.firstBatch").(bson.A)

@@ -13,7 +13,7 @@ import (
 // types, still scan the collection.
 func TestCollationNonStringBoundsUseIndex(t *testing.T) {
 	t.Parallel()
-	db, _, _ := openTest(t)
+	db, _ := openMem(t)
 	var docs []string
 	for i := 0; i < 40; i++ {
 		var n string

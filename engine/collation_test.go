@@ -52,7 +52,7 @@ func winningIndex(r bson.D) string {
 // findAndModify, aggregate with collation).
 func TestCollationOperations(t *testing.T) {
 	t.Parallel()
-	db, _, _ := openTest(t)
+	db, _ := openMem(t)
 	loadCorpus(t, db, "test", "c", []string{`{"_id": 1, "b": "x"}`, `{"_id": 2, "b": "X"}`, `{"_id": 3, "b": "y"}`})
 	const s2 = `{"locale": "en", "strength": 2}`
 	if got := firstBatch(t, mustRun(t, db, "test", `{"find": "c", "filter": {"b": "x"}, "collation": `+s2+`}`)); len(got) != 2 {
@@ -100,7 +100,7 @@ func TestCollationOperations(t *testing.T) {
 // their own; {locale: "simple"} overrides it.
 func TestCollationCollectionDefault(t *testing.T) {
 	t.Parallel()
-	db, _, _ := openTest(t)
+	db, _ := openMem(t)
 	mustRun(t, db, "test", `{"create": "c", "collation": {"locale": "fr", "strength": 1}}`)
 	loadCorpus(t, db, "test", "c", []string{`{"_id": 1, "b": "côte"}`, `{"_id": 2, "b": "Cote"}`, `{"_id": 3, "b": "coté"}`})
 	r := mustRun(t, db, "test", `{"listCollections": 1, "filter": {"name": "c"}}`)
@@ -155,7 +155,7 @@ func TestCollatedIndexOrder(t *testing.T) {
 		`{"locale": "fr", "backwards": true, "strength": 2}`,
 		`{"locale": "de@collation=phonebook"}`,
 	} {
-		db, _, _ := openTest(t)
+		db, _ := openMem(t)
 		var docs []string
 		for i, s := range collationCorpus {
 			docs = append(docs, fmt.Sprintf(`{"_id": %d, "s": %q}`, i, s))
@@ -189,7 +189,7 @@ func TestCollatedIndexOrder(t *testing.T) {
 		}
 	}
 	// An index with another collation is not used: a collection scan.
-	db, _, _ := openTest(t)
+	db, _ := openMem(t)
 	loadCorpus(t, db, "test", "c", []string{`{"_id": 1, "s": "a"}`, `{"_id": 2, "s": "A"}`})
 	mustRun(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"s": 1}, "name": "s_fr", "collation": {"locale": "fr"}}]}`)
 	if ix := winningIndex(mustRun(t, db, "test", `{"explain": {"find": "c", "filter": {"s": "a"}, "collation": {"locale": "en", "strength": 2}}}`)); ix != "" {
@@ -217,7 +217,7 @@ func TestCollatedIndexOrder(t *testing.T) {
 // under a collation is refused rather than run without it.
 func TestCollationUpdateOperators(t *testing.T) {
 	t.Parallel()
-	db, _, _ := openTest(t)
+	db, _ := openMem(t)
 	loadCorpus(t, db, "test", "c", []string{`{"_id": 1, "tags": ["Red"]}`})
 	mustRun(t, db, "test", `{"update": "c", "updates": [{"q": {}, "u": {"$addToSet": {"tags": "RED"}}, "collation": {"locale": "en", "strength": 2}}]}`)
 	if got := findAll(t, db, "test", "c", bson.D{}); len(field(got[0], "tags").(bson.A)) != 1 {
@@ -262,7 +262,7 @@ func TestCollationPartialIndex(t *testing.T) {
 // same answers as an ordinary collection holding the same documents.
 func TestCollationTimeseries(t *testing.T) {
 	t.Parallel()
-	db, clk, _ := openTest(t)
+	db, clk := openMem(t)
 	mustRun(t, db, "test", `{"create": "w", "timeseries": {"timeField": "t", "metaField": "m"}, "collation": {"locale": "simple"}}`)
 	at := clk.Now().Add(-time.Hour)
 	var docs []string
@@ -314,7 +314,7 @@ func TestCollationTimeseries(t *testing.T) {
 // (MongoDB's timeseries_nondefault_collation.js).
 func TestCollationTimeseriesDefault(t *testing.T) {
 	t.Parallel()
-	db, clk, _ := openTest(t)
+	db, clk := openMem(t)
 	mustRun(t, db, "test", `{"create": "w", "timeseries": {"timeField": "t", "metaField": "m"}, "collation": {"locale": "en", "strength": 2}}`)
 	r := mustRun(t, db, "test", `{"listCollections": 1, "filter": {"name": "w"}}`)
 	if loc := field(firstBatch(t, r)[0], "options.collation.locale"); loc != "en" {
@@ -378,7 +378,7 @@ func TestCollatedIndexModel(t *testing.T) {
 		`{"locale": "en", "numericOrdering": true}`, `{"locale": "en", "alternate": "shifted"}`,
 		`{"locale": "fr", "strength": 2, "backwards": true}`, `{"locale": "en", "strength": 4, "alternate": "shifted"}`,
 	}
-	db, _, _ := openTest(t)
+	db, _ := openMem(t)
 	var docs []string
 	for i := 0; i < 300; i++ {
 		docs = append(docs, fmt.Sprintf(`{"_id": %d, "s": %q}`, i, word()))

@@ -120,7 +120,7 @@ func TestCollModIndexReplies(t *testing.T) {
 // and nothing changed by a failed collMod.
 func TestCollModIndexErrors(t *testing.T) {
 	t.Parallel()
-	db, _, _ := openTest(t)
+	db, _ := openMem(t)
 	mustRun(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"t": 1}, "name": "t_1", "expireAfterSeconds": 100}, {"key": {"a": 1, "b": 1}, "name": "a_1_b_1"}, {"key": {"p": 1}, "name": "p_a", "partialFilterExpression": {"k": 1}}, {"key": {"p": 1}, "name": "p_b", "partialFilterExpression": {"k": 2}}]}`)
 	cases := []struct {
 		cmd  string
@@ -175,7 +175,7 @@ func TestCollModIndexErrors(t *testing.T) {
 // docs/collmod.md §5.1: a time-series collection refuses the TTL index form.
 func TestCollModIndexOnTimeseries(t *testing.T) {
 	t.Parallel()
-	db, _, _ := openTest(t)
+	db, _ := openMem(t)
 	if _, err := run(t, db, "test", `{"create": "ts", "timeseries": {"timeField": "t", "metaField": "m"}}`); err != nil {
 		t.Skipf("time-series collections not available: %v", err)
 	}
@@ -191,7 +191,7 @@ func TestCollModIndexOnTimeseries(t *testing.T) {
 // by it on the next pass, raised or lowered, with no rebuild.
 func TestCollModValueAppliesNextPass(t *testing.T) {
 	t.Parallel()
-	db, clk, _ := openTest(t)
+	db, clk := openMem(t)
 	mustRun(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"t": 1}, "name": "t_1", "expireAfterSeconds": 3600}]}`)
 	now := clk.Now()
 	insertDocs(t, db, "c",
@@ -228,7 +228,7 @@ func TestCollModValueAppliesNextPass(t *testing.T) {
 // documents reaped; hiding a TTL index keeps it reaping.
 func TestCollModConvertsToTTL(t *testing.T) {
 	t.Parallel()
-	db, clk, _ := openTest(t)
+	db, clk := openMem(t)
 	mustRun(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"t": -1}, "name": "t_-1"}]}`)
 	now := clk.Now()
 	insertDocs(t, db, "c",
@@ -348,7 +348,7 @@ func TestMarkSeesWritesBeyondIt(t *testing.T) {
 // is still fine, and a refused collMod changes nothing.
 func TestCollModIndexOnCapped(t *testing.T) {
 	t.Parallel()
-	db, clk, _ := openTest(t)
+	db, clk := openMem(t)
 	createCapped(t, db, "cap", 1<<20, 0)
 	mustRun(t, db, "test", `{"createIndexes": "cap", "indexes": [{"key": {"t": 1}, "name": "t_1"}]}`)
 	insertDocs(t, db, "cap", bson.D{{Key: "_id", Value: 1}, {Key: "t", Value: dt(clk.Now().Add(-time.Hour))}})

@@ -235,7 +235,7 @@ func TestErrorReplies(t *testing.T) {
 // error and never reaches the engine.
 func TestMalformedExtJSON(t *testing.T) {
 	t.Parallel()
-	db, _, _ := openTest(t)
+	db, _ := openMem(t)
 	mustRun(t, db, "test", `{"insert": "c", "documents": [{"_id": 1}]}`)
 	before := snapshotDocs(t, db, "test", "c")
 	for _, s := range []string{
@@ -361,7 +361,7 @@ func TestDocumentLimits(t *testing.T) {
 // unordered keep every valid one; writeErrors list the indexes.
 func TestInsertOrderedUnordered(t *testing.T) {
 	t.Parallel()
-	db, _, _ := openTest(t)
+	db, _ := openMem(t)
 	mustRun(t, db, "test", `{"insert": "c", "documents": [{"_id": 1}]}`)
 	r := mustRun(t, db, "test", `{"insert": "c", "documents": [{"_id": 2}, {"_id": 1}, {"_id": 3}, {"_id": [0]}, {"_id": 4}]}`)
 	if field(r, "n") != int32(1) {
@@ -448,7 +448,7 @@ func TestInsertOrderedUnordered(t *testing.T) {
 // failing document, and everything before it is kept.
 func TestInsertOrderedAcrossChunks(t *testing.T) {
 	t.Parallel()
-	db, _, _ := openTest(t)
+	db, _ := openMem(t)
 	var docs []any
 	n := insertChunkDocs*2 + 10
 	for i := 0; i < n; i++ {

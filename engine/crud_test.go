@@ -213,7 +213,7 @@ func ejson(t *testing.T, s string) bson.D {
 // return the same documents, and those are the expected ones.
 func TestQueryOperators(t *testing.T) {
 	t.Parallel()
-	db, _, _ := openTest(t)
+	db, _ := openMem(t)
 	loadCorpus(t, db, "test", "q", queryCorpus)
 	mustRun(t, db, "test", `{"createIndexes": "q", "indexes": [
 		{"key": {"a": 1}, "name": "a_1"},
@@ -252,7 +252,7 @@ func TestQueryOperators(t *testing.T) {
 // query results either, when hinted.
 func TestQueryThroughSpecialIndexes(t *testing.T) {
 	t.Parallel()
-	db, _, _ := openTest(t)
+	db, _ := openMem(t)
 	loadCorpus(t, db, "test", "q", queryCorpus)
 	mustRun(t, db, "test", `{"createIndexes": "q", "indexes": [
 		{"key": {"a": 1}, "name": "sparse", "sparse": true},
@@ -310,7 +310,7 @@ func TestUpdateModifiers(t *testing.T) {
 		{`{"_id": 1, "a": 1, "b": 2}`, `{"x": 5}`, `{"_id": 1, "x": 5}`, 1},
 		{`{"_id": 1, "a": 1}`, `{"_id": 1, "a": 1}`, `{"_id": 1, "a": 1}`, 0},
 	}
-	db, clk, _ := openTest(t)
+	db, clk := openMem(t)
 	for i, c := range cases {
 		coll := fmt.Sprintf("u%d", i)
 		loadCorpus(t, db, "test", coll, []string{c.before})
@@ -343,7 +343,7 @@ func TestUpdateModifiers(t *testing.T) {
 // immutability, and that failing statements change nothing.
 func TestUpdateStatements(t *testing.T) {
 	t.Parallel()
-	db, _, _ := openTest(t)
+	db, _ := openMem(t)
 	loadCorpus(t, db, "test", "c", []string{`{"_id": 1, "k": 1}`, `{"_id": 2, "k": 1}`, `{"_id": 3, "k": 2}`})
 	mustRun(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"k": 1}, "name": "k", "unique": false}, {"key": {"u": 1}, "name": "u", "unique": true, "sparse": true}]}`)
 	r := mustRun(t, db, "test", `{"update": "c", "updates": [{"q": {"k": 1}, "u": {"$inc": {"n": 1}}, "multi": true}]}`)
@@ -434,7 +434,7 @@ func TestUpdateStatements(t *testing.T) {
 // new, sort, upsert.
 func TestDeleteAndFindAndModify(t *testing.T) {
 	t.Parallel()
-	db, _, _ := openTest(t)
+	db, _ := openMem(t)
 	var docs []string
 	for i := 1; i <= 50; i++ {
 		docs = append(docs, fmt.Sprintf(`{"_id": %d, "k": %d, "t": [%d, %d]}`, i, i%5, i, i+100))
@@ -491,7 +491,7 @@ func TestDeleteAndFindAndModify(t *testing.T) {
 // getMore, agree with an in-memory reference for every plan.
 func TestFindOptions(t *testing.T) {
 	t.Parallel()
-	db, _, _ := openTest(t)
+	db, _ := openMem(t)
 	var docs []string
 	for i := 0; i < 60; i++ {
 		docs = append(docs, fmt.Sprintf(`{"_id": %d, "a": %d, "b": "s%02d", "c": {"d": %d}}`, i, (i*7)%13, i%10, i%3))
@@ -598,7 +598,7 @@ func TestFindOptions(t *testing.T) {
 // executionStats counters.
 func TestExplainFind(t *testing.T) {
 	t.Parallel()
-	db, _, _ := openTest(t)
+	db, _ := openMem(t)
 	var docs []string
 	for i := 0; i < 100; i++ {
 		docs = append(docs, fmt.Sprintf(`{"_id": %d, "a": %d, "b": %d, "m": [%d, %d]}`, i, i%10, i, i, i+1))

@@ -11,7 +11,7 @@ import (
 
 func TestDistinct(t *testing.T) {
 	t.Parallel()
-	db, _, _ := openTest(t)
+	db, _ := openMem(t)
 	ctx := context.Background()
 	mustRun(t, db, "test", `{"insert": "c", "documents": [
 		{"_id": 1, "a": 2, "s": {"t": [{"u": 5}, {"u": 6}]}},
@@ -62,7 +62,7 @@ func TestDistinct(t *testing.T) {
 // records) and time-series collections (unpacked measurements).
 func TestDistinctOtherKinds(t *testing.T) {
 	t.Parallel()
-	db, _, _ := openTest(t)
+	db, _ := openMem(t)
 	ctx := context.Background()
 	mustRun(t, db, "test", `{"create": "cap", "capped": true, "size": 4096, "max": 2}`)
 	for i := range 4 {

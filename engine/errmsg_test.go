@@ -13,7 +13,7 @@ import (
 // (BSONObj::toString) in the messages users compare with MongoDB's.
 func TestErrorMessagesUseServerValueFormat(t *testing.T) {
 	t.Parallel()
-	db, _, _ := openTest(t)
+	db, _ := openMem(t)
 	ctx := context.Background()
 	c := db.Database("test").Collection("c")
 	if _, err := c.InsertOne(ctx, bson.D{{Key: "_id", Value: int32(1)}, {Key: "u", Value: "x"}}); err != nil {

@@ -15,7 +15,7 @@ import (
 // every _id type it takes and for values equal across numeric types.
 func TestFindByIDMatchesPlanner(t *testing.T) {
 	t.Parallel()
-	db, _, _ := openTest(t)
+	db, _ := openMem(t)
 	ctx := context.Background()
 	c := db.Database("test").Collection("c")
 	oid := bson.NewObjectID()

@@ -14,7 +14,7 @@ import (
 // and the cursor goes on from there (docs/commands.md).
 func TestGetMoreWithoutBatchSizeIsBounded(t *testing.T) {
 	t.Parallel()
-	db, _, _ := openTest(t)
+	db, _ := openMem(t)
 	ctx := context.Background()
 	pad := strings.Repeat("x", 4096)
 	const total = 6000 // about 24 MiB

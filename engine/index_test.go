@@ -55,7 +55,7 @@ func indexNames(t *testing.T, db *DB, dbName, coll string) string {
 // listed first, and it cannot be dropped.
 func TestIDIndexOnEveryCollection(t *testing.T) {
 	t.Parallel()
-	db, _, _ := openTest(t)
+	db, _ := openMem(t)
 	mustRun(t, db, "test", `{"create": "explicit"}`)
 	mustRun(t, db, "test", `{"insert": "byInsert", "documents": [{"_id": 1}]}`)
 	mustRun(t, db, "test", `{"createIndexes": "byIndex", "indexes": [{"key": {"a": 1}, "name": "a_1"}]}`)
@@ -95,7 +95,7 @@ func TestIDIndexOnEveryCollection(t *testing.T) {
 // and hidden indexes.
 func TestIndexMaintenance(t *testing.T) {
 	t.Parallel()
-	db, _, _ := openTest(t)
+	db, _ := openMem(t)
 	loadCorpus(t, db, "test", "c", []string{
 		`{"_id": 1, "a": 1, "b": "x", "t": [1, 2, 2]}`,
 		`{"_id": 2, "a": 2, "t": []}`,
@@ -172,7 +172,7 @@ func TestIndexMaintenance(t *testing.T) {
 // existing documents (which creates nothing).
 func TestParallelArrays(t *testing.T) {
 	t.Parallel()
-	db, _, _ := openTest(t)
+	db, _ := openMem(t)
 	mustRun(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"a": 1, "b": 1}, "name": "ab"}]}`)
 	loadCorpus(t, db, "test", "c", []string{`{"_id": 1, "a": [1, 2], "b": 1}`, `{"_id": 2, "a": 1, "b": [1, 2]}`})
 	before := snapshotDocs(t, db, "test", "c")
@@ -205,7 +205,7 @@ func TestParallelArrays(t *testing.T) {
 // unless sparse; partial unique indexes only constrain their subset.
 func TestUniqueIndexes(t *testing.T) {
 	t.Parallel()
-	db, _, _ := openTest(t)
+	db, _ := openMem(t)
 	loadCorpus(t, db, "test", "c", []string{`{"_id": 1, "u": 1}`, `{"_id": 2, "u": 2}`, `{"_id": 3, "u": 1}`, `{"_id": 4}`})
 	wantCode(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"u": 1}, "name": "u", "unique": true}]}`, document.CodeDuplicateKey, "index: u dup key")
 	if got := indexNames(t, db, "test", "c"); got != "_id_" {
@@ -276,7 +276,7 @@ func TestUniqueIndexes(t *testing.T) {
 // the planner may use them, and what a hint does.
 func TestSparsePartialHidden(t *testing.T) {
 	t.Parallel()
-	db, _, _ := openTest(t)
+	db, _ := openMem(t)
 	loadCorpus(t, db, "test", "c", []string{
 		`{"_id": 1, "a": 1, "s": 1}`, `{"_id": 2, "a": 5}`, `{"_id": 3, "a": 9, "s": null}`, `{"_id": 4, "s": 2}`})
 	mustRun(t, db, "test", `{"createIndexes": "c", "indexes": [
@@ -337,7 +337,7 @@ func TestSparsePartialHidden(t *testing.T) {
 // index's leading field; results equal a hinted collection scan.
 func TestPlannerChoices(t *testing.T) {
 	t.Parallel()
-	db, _, _ := openTest(t)
+	db, _ := openMem(t)
 	var docs []string
 	for i := 0; i < 200; i++ {
 		docs = append(docs, fmt.Sprintf(`{"_id": %d, "a": %d, "b": %d, "c": "%c", "d": %d}`, i, i%20, i%7, 'a'+i%5, i))
@@ -425,7 +425,7 @@ var typeClassValues = []string{
 // {$gt: 3} never returns a string).
 func TestIndexRangesEveryType(t *testing.T) {
 	t.Parallel()
-	db, _, _ := openTest(t)
+	db, _ := openMem(t)
 	var docs []string
 	for i, v := range typeClassValues {
 		docs = append(docs, fmt.Sprintf(`{"_id": %d, "v": %s, "w": %d}`, i, v, i%3))

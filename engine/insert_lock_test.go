@@ -16,7 +16,7 @@ import (
 // the commit was ordered would let the second insert in.
 func TestInsertSeenOnceOrdered(t *testing.T) {
 	t.Parallel()
-	db, _, _ := openTest(t)
+	db, _ := openMem(t)
 	ctx := context.Background()
 	c := db.Database("test").Collection("c")
 	if _, err := c.InsertOne(ctx, bson.D{{Key: "_id", Value: 0}}); err != nil {

@@ -89,7 +89,7 @@ func makeRuleDocs() []bson.D {
 // same error.
 func TestPrepareStoredRawMatches(t *testing.T) {
 	t.Parallel()
-	db, _, _ := openTest(t)
+	db, _ := openMem(t)
 	c, _, err := db.ensureColl("db", "c")
 	if err != nil {
 		t.Fatal(err)

@@ -14,7 +14,7 @@ import (
 // commands and through the Go API; one byte under the limit is fine.
 func TestDatabaseNames(t *testing.T) {
 	t.Parallel()
-	db, _, _ := openTest(t)
+	db, _ := openMem(t)
 	ctx := context.Background()
 	bad := []string{"", strings.Repeat("d", 64), strings.Repeat("d", 100),
 		"a/b", `a\b`, "a.b", "a b", `a"b`, "a$b", "a\x00b"}
@@ -46,7 +46,7 @@ func quoteName(s string) string { return "'" + strings.ReplaceAll(s, "\x00", `\0
 // system.*, and db.coll is at most 255 bytes.
 func TestCollectionNames(t *testing.T) {
 	t.Parallel()
-	db, _, _ := openTest(t)
+	db, _ := openMem(t)
 	ctx := context.Background()
 	long := strings.Repeat("c", 255-len("test."))
 	bad := []string{"", "$", "a$b", "$cmd", "a\x00b", "system.foo", "system.users", long + "x"}

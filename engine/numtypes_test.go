@@ -85,7 +85,7 @@ func checkStageNumbers(t *testing.T, what string, st bson.D) []string {
 // not Long('0'), as mongosh does.
 func TestExplainNumberTypes(t *testing.T) {
 	t.Parallel()
-	db, clk, _ := openTest(t)
+	db, clk := openMem(t)
 	mustRun(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"t": 1}, "name": "t_1"}]}`)
 	mustRun(t, db, "test", `{"create": "w", "timeseries": {"timeField": "t", "metaField": "m"}}`)
 	now := clk.Now()

@@ -16,7 +16,7 @@ import (
 // addOption(2).limit(-1), which sends a negative limit.
 func TestFindTailableSingleBatch(t *testing.T) {
 	t.Parallel()
-	db, _, _ := openTest(t)
+	db, _ := openMem(t)
 	mustRun(t, db, "test", `{"create": "cap", "capped": true, "size": 4096}`)
 	mustRun(t, db, "test", `{"insert": "cap", "documents": [{"_id": 1}]}`)
 	wantCode(t, db, "test", `{"find": "cap", "tailable": true, "singleBatch": true}`, document.CodeBadValue, "singleBatch")
@@ -34,7 +34,7 @@ func TestFindTailableSingleBatch(t *testing.T) {
 // existing database keeps its own message.
 func TestConvertToCappedNoDatabase(t *testing.T) {
 	t.Parallel()
-	db, _, _ := openTest(t)
+	db, _ := openMem(t)
 	wantCode(t, db, "nodb", `{"convertToCapped": "c", "size": 4096}`, document.CodeNamespaceNotFound, "database nodb not found")
 	mustRun(t, db, "test", `{"insert": "other", "documents": [{"_id": 1}]}`)
 	wantCode(t, db, "test", `{"convertToCapped": "c", "size": 4096}`, document.CodeNamespaceNotFound, "source collection test.c does not exist")

@@ -173,7 +173,7 @@ func TestTimeseriesDeltas(t *testing.T) {
 // folded into its base in the same insert.
 func TestTimeseriesDeltaFoldOnClose(t *testing.T) {
 	t.Parallel()
-	db, clk, _ := openTest(t)
+	db, clk := openMem(t)
 	ctx := context.Background()
 	mustRun(t, db, "test", `{"create": "w", "timeseries": {"timeField": "t", "metaField": "m"}}`)
 	c := db.Database("test").Collection("w")

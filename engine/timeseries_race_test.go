@@ -131,7 +131,7 @@ func TestTimeseriesReapStagedThenInsert(t *testing.T) {
 		base int // measurements in the bucket's base: >1 makes the insert a delta, 1 a fold
 	}{{"delta", 3}, {"fold", 1}} {
 		t.Run(tc.name, func(t *testing.T) {
-			db, clk, _ := openTest(t)
+			db, clk := openMem(t)
 			mustRun(t, db, "test", `{"create": "w", "timeseries": {"timeField": "t", "metaField": "m"}, "expireAfterSeconds": 5}`)
 			old := clk.Now().Add(-3 * time.Hour)
 			var ms []string

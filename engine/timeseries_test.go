@@ -57,7 +57,7 @@ func ttlPass(t *testing.T, db *DB) *TTLPassResult {
 // docs/timeseries.md §6.1: create errors, each leaving nothing behind.
 func TestTimeseriesCreateErrors(t *testing.T) {
 	t.Parallel()
-	db, _, _ := openTest(t)
+	db, _ := openMem(t)
 	cases := []struct {
 		opts string
 		code document.Code
@@ -111,7 +111,7 @@ func TestTimeseriesCreateErrors(t *testing.T) {
 // re-create, 48 on different options.
 func TestTimeseriesCreateListing(t *testing.T) {
 	t.Parallel()
-	db, _, _ := openTest(t)
+	db, _ := openMem(t)
 	cases := []struct {
 		name, ts, extra string
 		want            string
@@ -162,7 +162,7 @@ func TestTimeseriesCreateListing(t *testing.T) {
 // the count limit.
 func TestTimeseriesBucketBoundaries(t *testing.T) {
 	t.Parallel()
-	db, _, _ := openTest(t)
+	db, _ := openMem(t)
 	day := time.Date(2026, 11, 20, 0, 0, 0, 0, time.UTC)
 	at := func(h, m, s, ms int) time.Time {
 		return day.Add(time.Duration(h)*time.Hour + time.Duration(m)*time.Minute + time.Duration(s)*time.Second + time.Duration(ms)*time.Millisecond)
@@ -220,7 +220,7 @@ func TestTimeseriesBucketBoundaries(t *testing.T) {
 // come back as inserted.
 func TestTimeseriesMetaGrouping(t *testing.T) {
 	t.Parallel()
-	db, clk, _ := openTest(t)
+	db, clk := openMem(t)
 	mustRun(t, db, "test", `{"create": "w", "timeseries": {"timeField": "t", "metaField": "m"}}`)
 	now := tsDate(clk.Now())
 	mustInsertTS(t, db, "w",
@@ -253,7 +253,7 @@ func TestTimeseriesMetaGrouping(t *testing.T) {
 // measurement; ordered stops, unordered keeps the valid ones.
 func TestTimeseriesInsertErrors(t *testing.T) {
 	t.Parallel()
-	db, clk, _ := openTest(t)
+	db, clk := openMem(t)
 	mustRun(t, db, "test", `{"create": "w", "timeseries": {"timeField": "t"}}`)
 	now := tsDate(clk.Now())
 	r := mustRun(t, db, "test", `{"insert": "w", "documents": [{"t": `+now+`}, {"t": "x"}, {"t": `+now+`}], "ordered": true}`)
@@ -274,7 +274,7 @@ func TestTimeseriesInsertErrors(t *testing.T) {
 // the bucket scan and skips buckets through control data.
 func TestTimeseriesReadsAndDeletes(t *testing.T) {
 	t.Parallel()
-	db, clk, _ := openTest(t)
+	db, clk := openMem(t)
 	mustRun(t, db, "test", `{"create": "w", "timeseries": {"timeField": "t", "metaField": "m"}}`)
 	base := clk.Now().Add(-48 * time.Hour)
 	var docs []any
@@ -351,7 +351,7 @@ func TestTimeseriesReadsAndDeletes(t *testing.T) {
 // collection as one target.
 func TestTimeseriesExpiry(t *testing.T) {
 	t.Parallel()
-	db, clk, _ := openTest(t)
+	db, clk := openMem(t)
 	mustRun(t, db, "test", `{"create": "w", "timeseries": {"timeField": "t", "metaField": "m"}, "expireAfterSeconds": 5}`)
 	now := clk.Now()
 	mustInsertTS(t, db, "w",
@@ -469,7 +469,7 @@ func TestTimeseriesDeleteTargetTime(t *testing.T) {
 // buckets on the next pass; "off" stops it; errors.
 func TestTimeseriesCollModExpiry(t *testing.T) {
 	t.Parallel()
-	db, clk, _ := openTest(t)
+	db, clk := openMem(t)
 	mustRun(t, db, "test", `{"create": "w", "timeseries": {"timeField": "t"}}`)
 	mustRun(t, db, "test", `{"create": "plain"}`)
 	mustInsertTS(t, db, "w", fmt.Sprintf(`{"t": %s}`, tsDate(clk.Now().Add(-10*time.Hour))))
@@ -503,7 +503,7 @@ func TestTimeseriesCollModExpiry(t *testing.T) {
 // no-op; measurements keep their buckets.
 func TestTimeseriesCollModGranularity(t *testing.T) {
 	t.Parallel()
-	db, clk, _ := openTest(t)
+	db, clk := openMem(t)
 	mustRun(t, db, "test", `{"create": "w", "timeseries": {"timeField": "t", "metaField": "m", "granularity": "minutes"}}`)
 	mustInsertTS(t, db, "w", fmt.Sprintf(`{"t": %s, "m": 1}`, tsDate(clk.Now())))
 	wantCode(t, db, "test", `{"collMod": "w", "timeseries": {"granularity": "seconds"}}`, document.CodeInvalidOptions, "Invalid transition for timeseries.granularity")
@@ -588,7 +588,7 @@ func TestTimeseriesOutOfRangeNeverReaped(t *testing.T) {
 // docs/timeseries.md §6.7: partial TTL indexes on a time-series collection.
 func TestTimeseriesPartialTTLIndex(t *testing.T) {
 	t.Parallel()
-	db, clk, _ := openTest(t)
+	db, clk := openMem(t)
 	mustRun(t, db, "test", `{"create": "w", "timeseries": {"timeField": "tm", "metaField": "md"}}`)
 	mustRun(t, db, "test", `{"create": "nometa", "timeseries": {"timeField": "tm"}}`)
 	cases := []struct {
@@ -667,7 +667,7 @@ func TestTimeseriesPartialTTLIndex(t *testing.T) {
 // by the bucket scan, dropped with the collection's index.
 func TestTimeseriesSecondaryIndex(t *testing.T) {
 	t.Parallel()
-	db, clk, _ := openTest(t)
+	db, clk := openMem(t)
 	mustRun(t, db, "test", `{"create": "w", "timeseries": {"timeField": "t", "metaField": "m"}}`)
 	mustInsertTS(t, db, "w", fmt.Sprintf(`{"t": %s, "m": {"site": "a"}}`, tsDate(clk.Now())))
 	mustRun(t, db, "test", `{"createIndexes": "w", "indexes": [{"key": {"m.site": 1, "t": -1}}]}`)
@@ -729,7 +729,7 @@ func TestTimeseriesMatchesOrdinaryCollection(t *testing.T) {
 	}
 	t.Logf("seed %d (TTLKV_SEED to repeat)", seed)
 	rng := rand.New(rand.NewSource(seed))
-	db, clk, _ := openTest(t)
+	db, clk := openMem(t)
 	ctx := context.Background()
 	mustRun(t, db, "test", `{"create": "ts", "timeseries": {"timeField": "t", "metaField": "m", "bucketMaxSpanSeconds": 7200, "bucketRoundingSeconds": 7200}}`)
 	base := clk.Now().Add(-72 * time.Hour)

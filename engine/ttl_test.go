@@ -16,7 +16,7 @@ import (
 // docs/ttl-indexes.md §1.2–1.4: TTL option validation; nothing is created on error.
 func TestTTLIndexValidation(t *testing.T) {
 	t.Parallel()
-	db, _, _ := openTest(t)
+	db, _ := openMem(t)
 	cases := []struct {
 		spec string
 		code document.Code
@@ -101,7 +101,7 @@ func TestTTLIndexValidation(t *testing.T) {
 // toward zero and listed as int32, through the command and the Go API.
 func TestTTLIndexValidValues(t *testing.T) {
 	t.Parallel()
-	db, _, _ := openTest(t)
+	db, _ := openMem(t)
 	cases := []struct {
 		value string
 		goVal any
@@ -147,7 +147,7 @@ func TestTTLIndexValidValues(t *testing.T) {
 // ordinary compound index.
 func TestTTLFieldNamedExpireAfterSecondsIsNotTTL(t *testing.T) {
 	t.Parallel()
-	db, _, _ := openTest(t)
+	db, _ := openMem(t)
 	mustRun(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"a": 1, "expireAfterSeconds": 1}, "name": "x"}]}`)
 	ixs, _ := db.Database("test").Collection("c").ListIndexes(context.Background())
 	if len(ixs) != 2 {
@@ -164,7 +164,7 @@ func TestTTLFieldNamedExpireAfterSecondsIsNotTTL(t *testing.T) {
 // docs/ttl-indexes.md §1.2, §1.6: fractional values truncate; reply and listing shapes.
 func TestCreateIndexesReplyAndListing(t *testing.T) {
 	t.Parallel()
-	db, _, _ := openTest(t)
+	db, _ := openMem(t)
 	r := mustRun(t, db, "test", `{"createIndexes": "events", "indexes": [{"key": {"createdAt": 1}, "name": "createdAt_1", "expireAfterSeconds": 3600.9}]}`)
 	if field(r, "numIndexesBefore") != int32(1) || field(r, "numIndexesAfter") != int32(2) || field(r, "createdCollectionAutomatically") != true {
 		t.Fatalf("reply = %v", r)
@@ -206,7 +206,7 @@ func TestCreateIndexesReplyAndListing(t *testing.T) {
 // docs/ttl-indexes.md §1.5: conflicts and identical specs.
 func TestTTLIndexConflicts(t *testing.T) {
 	t.Parallel()
-	db, _, _ := openTest(t)
+	db, _ := openMem(t)
 	mustRun(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"t": 1}, "name": "t_1", "expireAfterSeconds": 100}]}`)
 	r := mustRun(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"t": 1}, "name": "t_1", "expireAfterSeconds": 100}]}`)
 	if field(r, "note") != "all indexes already exist" || field(r, "numIndexesBefore") != field(r, "numIndexesAfter") {
@@ -262,7 +262,7 @@ func dt(tm time.Time) bson.DateTime { return bson.NewDateTimeFromTime(tm) }
 // docs/ttl-indexes.md §2.1–2.4: which documents expire.
 func TestExpiryRules(t *testing.T) {
 	t.Parallel()
-	db, clk, _ := openTest(t)
+	db, clk := openMem(t)
 	now := clk.Now()
 	c := db.Database("test").Collection("c")
 	if _, err := c.CreateIndex(context.Background(), IndexModel{Keys: bson.D{{Key: "t", Value: 1}}, Options: bson.D{{Key: "expireAfterSeconds", Value: 60}}}); err != nil {
@@ -370,7 +370,7 @@ func TestExpiryIndexKinds(t *testing.T) {
 // deleted by a batch that read the old version.
 func TestReapRechecksInsideBatch(t *testing.T) {
 	t.Parallel()
-	db, clk, _ := openTest(t)
+	db, clk := openMem(t)
 	now := clk.Now()
 	mustRun(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"t": 1}, "name": "t_1", "expireAfterSeconds": 10}]}`)
 	insertDocs(t, db, "c", bson.D{{Key: "_id", Value: 1}, {Key: "t", Value: dt(now.Add(-time.Hour))}})
@@ -444,7 +444,7 @@ func TestTTLParameters(t *testing.T) {
 // 25,000 took ten times as long to write and delete.
 func TestTTLFairness(t *testing.T) {
 	t.Parallel()
-	db, clk, _ := openTest(t)
+	db, clk := openMem(t)
 	old := dt(clk.Now().Add(-time.Hour))
 	mustRun(t, db, "test", `{"createIndexes": "big", "indexes": [{"key": {"t": 1}, "name": "big_t", "expireAfterSeconds": 1}]}`)
 	mustRun(t, db, "test", `{"createIndexes": "small", "indexes": [{"key": {"t": 1}, "name": "small_t", "expireAfterSeconds": 1}]}`)
@@ -493,7 +493,7 @@ func TestTTLFairness(t *testing.T) {
 // sub-pass, so a big index takes several sub-passes.
 func TestSubPassPerVisit(t *testing.T) {
 	t.Parallel()
-	db, clk, _ := openTest(t)
+	db, clk := openMem(t)
 	old := dt(clk.Now().Add(-time.Hour))
 	mustRun(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"t": 1}, "name": "t_1", "expireAfterSeconds": 1}]}`)
 	var docs []bson.D
@@ -518,7 +518,7 @@ func TestSubPassPerVisit(t *testing.T) {
 // visit and leaves the batchedDeletes counters alone.
 func TestTTLWithoutBatchDeletes(t *testing.T) {
 	t.Parallel()
-	db, clk, _ := openTest(t)
+	db, clk := openMem(t)
 	old := dt(clk.Now().Add(-time.Hour))
 	mustRun(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"t": 1}, "name": "t_1", "expireAfterSeconds": 1}]}`)
 	var docs []bson.D
@@ -541,7 +541,7 @@ func TestTTLWithoutBatchDeletes(t *testing.T) {
 // docs/ttl-monitor.md §3.4: currentOp shows the running TTL deletion.
 func TestCurrentOpShowsTTLMonitor(t *testing.T) {
 	t.Parallel()
-	db, clk, _ := openTest(t)
+	db, clk := openMem(t)
 	mustRun(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"t": 1}, "name": "t_1", "expireAfterSeconds": 1}]}`)
 	insertDocs(t, db, "c", bson.D{{Key: "t", Value: dt(clk.Now().Add(-time.Hour))}})
 	var seen bson.D
@@ -566,7 +566,7 @@ func TestCurrentOpShowsTTLMonitor(t *testing.T) {
 // (db.currentOp({desc: "TTLMonitor"})); $all is an option, not a filter.
 func TestCurrentOpFilter(t *testing.T) {
 	t.Parallel()
-	db, clk, _ := openTest(t)
+	db, clk := openMem(t)
 	mustRun(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"t": 1}, "name": "t_1", "expireAfterSeconds": 1}]}`)
 	insertDocs(t, db, "c", bson.D{{Key: "t", Value: dt(clk.Now().Add(-time.Hour))}})
 	cases := []struct {
@@ -656,7 +656,7 @@ func TestMonitorLoopWakesOnSleepChange(t *testing.T) {
 // ends printed as dates, not as words; numbers end at ±inf.0.
 func TestExplainDateAndNumberBounds(t *testing.T) {
 	t.Parallel()
-	db, _, _ := openTest(t)
+	db, _ := openMem(t)
 	mustRun(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"t": 1}, "name": "t_1", "expireAfterSeconds": 60}, {"key": {"n": 1}, "name": "n_1"}]}`)
 	cases := []struct{ cmd, path, want string }{
 		{`{"explain": {"delete": "c", "deletes": [{"q": {"t": {"$lt": {"$date": "1970-01-01T00:00:01Z"}}}, "limit": 0}]}}`,
@@ -817,7 +817,7 @@ func mustDecimal(t *testing.T, s string) bson.Decimal128 {
 // TTL, and an existing collection is not created automatically.
 func TestTTLIndexConflictsGoAPI(t *testing.T) {
 	t.Parallel()
-	db, _, _ := openTest(t)
+	db, _ := openMem(t)
 	ctx := context.Background()
 	c := db.Database("test").Collection("c")
 	ttl := func(field, name string, secs any) IndexModel {
@@ -897,7 +897,7 @@ func TestTTLIndexBuiltOverExpiredData(t *testing.T) {
 // and through the Go API, with no reopen in between.
 func TestDropTTLIndexStopsExpiry(t *testing.T) {
 	t.Parallel()
-	db, clk, _ := openTest(t)
+	db, clk := openMem(t)
 	old := dt(clk.Now().Add(-time.Hour))
 	for _, c := range []string{"cmd", "api"} {
 		mustRun(t, db, "test", fmt.Sprintf(`{"createIndexes": %q, "indexes": [{"key": {"t": 1}, "name": "t_1", "expireAfterSeconds": 10}]}`, c))
@@ -923,7 +923,7 @@ func TestDropTTLIndexStopsExpiry(t *testing.T) {
 // pass is visited by its next sub-pass.
 func TestTTLSubPassRoundRobin(t *testing.T) {
 	t.Parallel()
-	db, clk, _ := openTest(t)
+	db, clk := openMem(t)
 	old := dt(clk.Now().Add(-time.Hour))
 	fill := func(coll string, n int) {
 		mustRun(t, db, "test", fmt.Sprintf(`{"createIndexes": %q, "indexes": [{"key": {"t": 1}, "name": %q, "expireAfterSeconds": 1}]}`, coll, coll))
@@ -968,7 +968,7 @@ func TestTTLSubPassRoundRobin(t *testing.T) {
 // largest expireAfterSeconds, and a partial filter.
 func TestExpiryBothDirections(t *testing.T) {
 	t.Parallel()
-	db, clk, _ := openTest(t)
+	db, clk := openMem(t)
 	now := clk.Now()
 	d := func(off time.Duration) bson.DateTime { return dt(now.Add(off)) }
 	docs := []bson.D{
@@ -1025,7 +1025,7 @@ func TestExpiryBothDirections(t *testing.T) {
 // targets moves one second per visit.
 func TestTTLSubPassTargetTime(t *testing.T) {
 	t.Parallel()
-	db, clk, _ := openTest(t)
+	db, clk := openMem(t)
 	old := dt(clk.Now().Add(-time.Hour))
 	fill := func(coll string, n int) {
 		mustRun(t, db, "test", fmt.Sprintf(`{"createIndexes": %q, "indexes": [{"key": {"t": 1}, "name": %q, "expireAfterSeconds": 1}]}`, coll, coll))

@@ -16,7 +16,7 @@ import (
 // the pipeline computes.
 func TestUpdatePipeline(t *testing.T) {
 	t.Parallel()
-	db, clk, _ := openTest(t)
+	db, clk := openMem(t)
 	ctx := context.Background()
 	now := clk.Now()
 	mustRun(t, db, "test", fmt.Sprintf(`{"insert": "c", "documents": [
