@@ -46,7 +46,7 @@ var evalCommand = &command{
 		type script struct{ name, src string }
 		var scripts []script
 		for _, name := range f.files {
-			b, err := os.ReadFile(name)
+			b, err := os.ReadFile(e.path(name))
 			if err != nil {
 				return e.fail("eval", err)
 			}
@@ -73,7 +73,7 @@ var evalCommand = &command{
 		if err != nil {
 			return e.fail("eval", err)
 		}
-		sh, err := mongosh.New(db, mongosh.Options{DB: e.db, Stdout: e.stdout, Stderr: e.stderr, JSON: f.json, Context: e.ctx, Connection: db.connection()})
+		sh, err := mongosh.New(db, mongosh.Options{DB: e.db, Stdout: e.stdout, Stderr: e.stderr, JSON: f.json, Context: e.ctx, Connection: db.connection(), Dir: e.wd})
 		if err != nil {
 			return e.closeSession("eval", db, e.fail("eval", err))
 		}

@@ -69,6 +69,7 @@ ObjectIds as ObjectId(hex), documents and arrays as relaxed Extended JSON, missi
 			fmt.Fprintln(e.stderr, "ttlkv export: give exactly one collection name (-c)")
 			return 2
 		}
+		f.fieldFile = e.path(f.fieldFile)
 		if err := f.check(); err != nil {
 			fmt.Fprintf(e.stderr, "ttlkv export: %v\n", err)
 			return 2
@@ -109,7 +110,7 @@ ObjectIds as ObjectId(hex), documents and arrays as relaxed Extended JSON, missi
 		var w io.Writer = e.stdout
 		var file *os.File
 		if f.out != "" {
-			if file, err = os.Create(f.out); err != nil {
+			if file, err = os.Create(e.path(f.out)); err != nil {
 				return e.closeSession("export", db, e.fail("export", err))
 			}
 			w = file

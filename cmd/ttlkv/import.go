@@ -86,13 +86,14 @@ On a terminal a progress line is redrawn; otherwise a plain progress line is pri
 			fmt.Fprintln(e.stderr, "ttlkv import: give a collection name (-c) and, optionally, a file (--file; default stdin)")
 			return 2
 		}
+		f.fieldFile = e.path(f.fieldFile)
 		if err := f.check(fs); err != nil {
 			fmt.Fprintf(e.stderr, "ttlkv import: %v\n", err)
 			return 2
 		}
 		in, size := e.stdin, int64(-1)
 		if len(args) == 2 {
-			file, err := os.Open(args[1])
+			file, err := os.Open(e.path(args[1]))
 			if err != nil {
 				return e.fail("import", err)
 			}

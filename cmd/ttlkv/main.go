@@ -17,6 +17,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"runtime/debug"
 	"sort"
 	"sync/atomic"
@@ -73,6 +74,12 @@ type env struct {
 	getenv func(string) string
 	// isTerm reports whether a stream is an interactive terminal.
 	isTerm func(any) bool
+
+	// wd is the directory relative paths are resolved against: the data
+	// directory, the files commands read and write, the Unix socket.
+	// Empty means the process's working directory (tests give each run
+	// its own, so they need not change the process's).
+	wd string
 
 	dir string // --dir
 	db  string // --db
@@ -246,11 +253,20 @@ func (e *env) commandHelp(w io.Writer, c *command, fs *pflag.FlagSet) {
 func (e *env) dataDir() string {
 	switch {
 	case e.dir != "":
-		return e.dir
+		return e.path(e.dir)
 	case e.getenv != nil && e.getenv("TTLKV_DIR") != "":
-		return e.getenv("TTLKV_DIR")
+		return e.path(e.getenv("TTLKV_DIR"))
 	}
-	return defaultDir
+	return e.path(defaultDir)
+}
+
+// path resolves a path a user gave: relative to e.wd when that is set,
+// as given otherwise.
+func (e *env) path(p string) string {
+	if e.wd == "" || p == "" || filepath.IsAbs(p) {
+		return p
+	}
+	return filepath.Join(e.wd, p)
 }
 
 // open creates the data directory if needed (mode 0700) and opens the

@@ -106,16 +106,17 @@ func splitWords(t *testing.T, line string) ([]string, string) {
 // serve, tail and shell run with a cancelled context (they wait for
 // Ctrl-C) and end at once.
 func TestHelpExamples(t *testing.T) {
+	t.Parallel()
 	work := t.TempDir()
-	t.Chdir(work)
-	must(t, os.WriteFile("events.json", []byte("{\"_id\": 1, \"kind\": \"login\", \"at\": {\"$date\": \"2024-01-01T00:00:00Z\"}}\n{\"_id\": 2, \"kind\": \"logout\"}\n"), 0o600))
-	must(t, os.WriteFile("script.js", []byte("db.s.insertOne({x: 1}); print(db.s.countDocuments())\n"), 0o600))
-	must(t, os.WriteFile("weather.json", []byte("{\"timestamp\": {\"$date\": \"2024-01-01T00:00:00Z\"}, \"metadata\": {\"sensor\": 1}, \"temp\": 12}\n"), 0o600))
-	must(t, os.WriteFile("people.csv", []byte("name,age\nAda,36\n\"Lovelace, A.\",37\n"), 0o600))
-	must(t, os.WriteFile("people.tsv", []byte("Ada\t36\nGrace\t85\n"), 0o600))
-	must(t, os.WriteFile("typed.csv", []byte("name.string(),born.date_go(2006-01-02),n.int32()\nAda,1815-12-10,1\n"), 0o600))
+	inWork := func(e *env) { e.wd = work }
+	must(t, os.WriteFile(filepath.Join(work, "events.json"), []byte("{\"_id\": 1, \"kind\": \"login\", \"at\": {\"$date\": \"2024-01-01T00:00:00Z\"}}\n{\"_id\": 2, \"kind\": \"logout\"}\n"), 0o600))
+	must(t, os.WriteFile(filepath.Join(work, "script.js"), []byte("db.s.insertOne({x: 1}); print(db.s.countDocuments())\n"), 0o600))
+	must(t, os.WriteFile(filepath.Join(work, "weather.json"), []byte("{\"timestamp\": {\"$date\": \"2024-01-01T00:00:00Z\"}, \"metadata\": {\"sensor\": 1}, \"temp\": 12}\n"), 0o600))
+	must(t, os.WriteFile(filepath.Join(work, "people.csv"), []byte("name,age\nAda,36\n\"Lovelace, A.\",37\n"), 0o600))
+	must(t, os.WriteFile(filepath.Join(work, "people.tsv"), []byte("Ada\t36\nGrace\t85\n"), 0o600))
+	must(t, os.WriteFile(filepath.Join(work, "typed.csv"), []byte("name.string(),born.date_go(2006-01-02),n.int32()\nAda,1815-12-10,1\n"), 0o600))
 	dir := filepath.Join(work, "data")
-	if _, errOut, code := cli(t, nil, dir, "", "eval", `db.createCollection("log", {capped: true, size: 1048576})`); code != 0 {
+	if _, errOut, code := cliEnv(t, nil, dir, "", inWork, "eval", `db.createCollection("log", {capped: true, size: 1048576})`); code != 0 {
 		t.Fatal(errOut) // tail's examples follow it
 	}
 	cancelled, cancel := context.WithCancel(context.Background())
@@ -131,7 +132,7 @@ func TestHelpExamples(t *testing.T) {
 			}
 			stdin := ""
 			if redirect != "" {
-				b, err := os.ReadFile(redirect)
+				b, err := os.ReadFile(filepath.Join(work, redirect))
 				must(t, err)
 				stdin = string(b)
 			}
@@ -142,7 +143,7 @@ func TestHelpExamples(t *testing.T) {
 			if c.name == "import" && !strings.Contains(ex, "--timeField") {
 				words = append(words, "--mode", "upsert") // examples import the same file again
 			}
-			out, errOut, code := cli(t, ctx, dir, stdin, words[1:]...)
+			out, errOut, code := cliEnv(t, ctx, dir, stdin, inWork, words[1:]...)
 			if code != 0 {
 				t.Errorf("example %q: exit %d\nstdout: %s\nstderr: %s", ex, code, out, errOut)
 			}
@@ -158,6 +159,7 @@ func must(t *testing.T, err error) {
 }
 
 func TestDataDirectory(t *testing.T) {
+	t.Parallel()
 	t.Run("TTLKV_DIR is created 0700", func(t *testing.T) {
 		dir := filepath.Join(t.TempDir(), "d")
 		if _, errOut, code := cli(t, nil, dir, "", "run", `{"ping": 1}`); code != 0 {
@@ -183,11 +185,11 @@ func TestDataDirectory(t *testing.T) {
 		}
 	})
 	t.Run("default ./ttlkv-data", func(t *testing.T) {
-		t.Chdir(t.TempDir())
-		if _, errOut, code := cli(t, nil, "", "", "run", `{"ping": 1}`); code != 0 {
+		work := t.TempDir()
+		if _, errOut, code := cliEnv(t, nil, "", "", func(e *env) { e.wd = work }, "run", `{"ping": 1}`); code != 0 {
 			t.Fatalf("exit %d: %s", code, errOut)
 		}
-		if _, err := os.Stat(defaultDir); err != nil {
+		if _, err := os.Stat(filepath.Join(work, defaultDir)); err != nil {
 			t.Errorf("default directory not created: %v", err)
 		}
 	})

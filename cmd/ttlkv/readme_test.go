@@ -60,22 +60,23 @@ func readmeCommands(t *testing.T, path string) [][]string {
 // directory without $TTLKV_DIR (so the default ./ttlkv-data is used),
 // twice (the README's commands must be re-runnable), and expects exit 0.
 func TestReadmeCommands(t *testing.T) {
+	t.Parallel()
 	readme, err := filepath.Abs(filepath.Join("..", "..", "README.md"))
 	must(t, err)
 	cmds := readmeCommands(t, readme)
 	if len(cmds) == 0 {
 		t.Fatalf("%s: no ttlkv command found (the README's first command is the demo)", readme)
 	}
-	t.Chdir(t.TempDir())
+	work := t.TempDir()
 	for round := 1; round <= 2; round++ {
 		for _, args := range cmds {
-			out, errOut, code := cli(t, context.Background(), "", "", args...)
+			out, errOut, code := cliEnv(t, context.Background(), "", "", func(e *env) { e.wd = work }, args...)
 			if code != 0 {
 				t.Errorf("round %d: ttlkv %s: exit %d\nstdout: %s\nstderr: %s", round, strings.Join(args, " "), code, out, errOut)
 			}
 		}
 	}
-	if _, err := os.Stat(defaultDir); err != nil {
+	if _, err := os.Stat(filepath.Join(work, defaultDir)); err != nil {
 		t.Errorf("the README's commands did not use ./%s: %v", defaultDir, err)
 	}
 }

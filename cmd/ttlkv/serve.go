@@ -115,7 +115,7 @@ func runServe(e *env, fs *pflag.FlagSet, cfg any, args []string) int {
 	wopts := wire.Options{Logf: logf, MaxConns: f.maxConns, Auth: f.auth,
 		IdleTimeout: time.Duration(f.idleTimeoutMS) * time.Millisecond}
 	if f.tlsCertKey != "" {
-		cert, err := tls.LoadX509KeyPair(f.tlsCertKey, f.tlsCertKey)
+		cert, err := tls.LoadX509KeyPair(e.path(f.tlsCertKey), e.path(f.tlsCertKey))
 		if err != nil {
 			return e.fail("serve", fmt.Errorf("--tlsCertificateKeyFile %s: %w", f.tlsCertKey, err))
 		}
@@ -144,16 +144,17 @@ func runServe(e *env, fs *pflag.FlagSet, cfg any, args []string) int {
 		logf("waiting for connections on %s", l.Addr())
 	}
 	if f.unixSocket != "" {
-		if fi, err := os.Lstat(f.unixSocket); err == nil && fi.Mode()&os.ModeSocket != 0 {
-			os.Remove(f.unixSocket) // a stale socket of a previous run
+		sock := e.path(f.unixSocket)
+		if fi, err := os.Lstat(sock); err == nil && fi.Mode()&os.ModeSocket != 0 {
+			os.Remove(sock) // a stale socket of a previous run
 		}
-		l, err := net.Listen("unix", f.unixSocket)
+		l, err := net.Listen("unix", sock)
 		if err != nil {
 			closeAll(ls)
 			e.closeDB("serve", db, 1)
 			return e.fail("serve", err)
 		}
-		os.Chmod(f.unixSocket, 0o700)
+		os.Chmod(sock, 0o700)
 		ls = append(ls, l)
 		logf("waiting for connections on %s", f.unixSocket)
 	}

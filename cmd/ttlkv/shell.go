@@ -120,7 +120,7 @@ func (e *env) newLineReader(history string) (lineReader, bool, error) {
 		return &plainReader{sc: sc}, false, nil
 	}
 	cfg := &readline.Config{
-		HistoryFile:       expandHome(history),
+		HistoryFile:       e.path(expandHome(history)),
 		HistorySearchFold: true,
 		InterruptPrompt:   "^C",
 		EOFPrompt:         "exit",
@@ -162,7 +162,7 @@ func (e *env) newLineReader(history string) (lineReader, bool, error) {
 
 // shell runs the read-eval-print loop until exit or end of input.
 func (e *env) shell(db *session, f *shellFlags) int {
-	sh, err := mongosh.New(db, mongosh.Options{DB: e.db, Stdout: e.stdout, Stderr: e.stderr, JSON: f.json, Context: e.ctx, Connection: db.connection()})
+	sh, err := mongosh.New(db, mongosh.Options{DB: e.db, Stdout: e.stdout, Stderr: e.stderr, JSON: f.json, Context: e.ctx, Connection: db.connection(), Dir: e.wd})
 	if err != nil {
 		return e.fail("shell", err)
 	}

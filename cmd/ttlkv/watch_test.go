@@ -61,6 +61,7 @@ func lines(s string) []bson.D {
 }
 
 func TestWatchPrintsTheLog(t *testing.T) {
+	t.Parallel()
 	dir := watchFixture(t)
 	out, errOut, code := cli(t, nil, dir, "", "watch", "test.s", "--no-wait")
 	if code != 0 {
@@ -166,6 +167,7 @@ func TestWatchFollows(t *testing.T) {
 }
 
 func TestCheckChangeLogCLI(t *testing.T) {
+	t.Parallel()
 	dir := watchFixture(t)
 	out, errOut, code := cli(t, nil, dir, "", "check", "--change-log")
 	if code != 0 || !strings.Contains(out, "agrees with 2 collection(s)") {

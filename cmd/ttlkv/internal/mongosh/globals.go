@@ -3,6 +3,7 @@ package mongosh
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 	"time"
@@ -78,7 +79,11 @@ func (s *Shell) installGlobals() {
 	_ = rt.Set("version", func(goja.FunctionCall) goja.Value { return rt.ToValue("ttlkv") })
 	_ = rt.Set("load", func(c goja.FunctionCall) goja.Value {
 		name := c.Argument(0).String()
-		src, err := os.ReadFile(name)
+		path := name
+		if s.dir != "" && !filepath.IsAbs(path) {
+			path = filepath.Join(s.dir, path)
+		}
+		src, err := os.ReadFile(path)
 		s.check(err)
 		prog, err := goja.Compile(name, rewriteShellCommands(string(src)), false)
 		if err != nil {

@@ -47,6 +47,9 @@ type Options struct {
 	// prints it as mongosh prints its connection string. Default
 	// "ttlkv (embedded engine)".
 	Connection string
+	// Dir is the directory load() resolves relative paths against.
+	// Default: the process's working directory.
+	Dir string
 }
 
 // Shell is one JavaScript runtime with mongosh's globals. It is not safe
@@ -77,6 +80,7 @@ type Shell struct {
 	batchSize  int               // config.displayBatchSize
 	mongoObj   *goja.Object      // what db.getMongo() returns
 	connDesc   string            // Options.Connection
+	dir        string            // Options.Dir
 	srcs       map[string]string // the last source run under each name, for error messages
 }
 
@@ -130,6 +134,7 @@ func New(r Runner, opts Options) (*Shell, error) {
 
 		batchSize: shellBatchSize,
 		connDesc:  opts.Connection,
+		dir:       opts.Dir,
 	}
 	if s.connDesc == "" {
 		s.connDesc = "ttlkv (embedded engine)"
