@@ -175,6 +175,9 @@ func (db *DB) insertOrdinary(ctx context.Context, c *coll, docs []any, ordered b
 				bytesIn += b
 				entriesIn += n
 			}
+			if h := db.opts.seams.insertStaged; h != nil {
+				h(txn)
+			}
 			var e error
 			newMeta, e = w.commitMultikey()
 			if errors.Is(e, lsm.ErrTxnTooBig) && i-start > 1 {

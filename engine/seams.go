@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/ttlkv/ttlkv/capped"
+	"github.com/ttlkv/ttlkv/lsm"
 )
 
 // seams are a database's test seams: where tests and the crash harness
@@ -69,6 +70,11 @@ type seams struct {
 	// c.wmu with its commit ordered and before it waits for the write
 	// (insert.go).
 	insertSent func()
+	// insertStaged, if set, is called in an insert chunk's transaction
+	// once its documents are staged, before it commits (insert.go): a
+	// test reads a key there and commits a write to it beside, so that
+	// the chunk's commit conflicts.
+	insertStaged func(txn *lsm.Txn)
 
 	// chunkBudgetHook replaces the budget of each insert (insert.go),
 	// so a test can make chunks overflow the store's limits cheaply.
