@@ -93,7 +93,27 @@ func shownCommand(cmd bson.D) bson.D {
 				e.Value = d
 			}
 		}
+		if a, ok := e.Value.(bson.A); ok && e.Key == "documents" {
+			e.Value = shownDocuments(a)
+		}
 		out[i] = e
+	}
+	return out
+}
+
+// shownDocuments is an insert's documents as currentOp shows them:
+// the ones kept as BSON for the engine (server.go's document sequence)
+// decoded, so that a currentOp filter on command.documents sees their
+// fields as MongoDB's does. One that does not decode stays as it is.
+func shownDocuments(a bson.A) bson.A {
+	out := make(bson.A, len(a))
+	for i, v := range a {
+		if r, ok := v.(bson.Raw); ok {
+			if d, err := rawToD(r); err == nil {
+				v = d
+			}
+		}
+		out[i] = v
 	}
 	return out
 }

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/ttlkv/ttlkv/engine/query"
 )
 
 func richDoc() bson.D {
@@ -232,6 +234,45 @@ func TestCommandStringsShared(t *testing.T) {
 		d2, err2 := rawToD(bad)
 		if (err1 == nil) != (err2 == nil) || (err1 == nil && !reflect.DeepEqual(d1, d2)) {
 			t.Fatalf("malformed string: commandToD %v, %v; rawToD %v, %v", d1, err1, d2, err2)
+		}
+	}
+}
+
+// TestShownInsertDocuments: an insert's documents, kept as BSON for the
+// engine, show in currentOp's copy of the command decoded, so that a
+// currentOp filter on a field inside them matches as on mongod; the
+// command kept for the engine is not changed.
+func TestShownInsertDocuments(t *testing.T) {
+	t.Parallel()
+	a, err := bson.Marshal(bson.D{{Key: "_id", Value: int32(1)}, {Key: "kind", Value: "login"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := bson.Marshal(bson.D{{Key: "_id", Value: int32(2)}, {Key: "kind", Value: "logout"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := bson.D{{Key: "insert", Value: "events"}, {Key: "documents", Value: bson.A{bson.Raw(a), bson.Raw(b)}}, {Key: "$db", Value: "test"}}
+	shown := shownCommand(cmd)
+	want := bson.A{bson.D{{Key: "_id", Value: int32(1)}, {Key: "kind", Value: "login"}}, bson.D{{Key: "_id", Value: int32(2)}, {Key: "kind", Value: "logout"}}}
+	if got := lookup(shown, "documents"); !reflect.DeepEqual(got, want) {
+		t.Fatalf("shown documents %#v, want %#v", got, want)
+	}
+	if _, ok := lookup(cmd, "documents").(bson.A)[0].(bson.Raw); !ok {
+		t.Fatal("the engine's copy of the command was changed")
+	}
+	op := bson.D{{Key: "op", Value: "command"}, {Key: "command", Value: shown}}
+	for filter, match := range map[string]bool{`{"command.documents.kind": "logout"}`: true, `{"command.documents.kind": "other"}`: false} {
+		var f bson.D
+		if err := bson.UnmarshalExtJSON([]byte(filter), false, &f); err != nil {
+			t.Fatal(err)
+		}
+		q, err := query.ParseFilter(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := q.Match(op); got != match {
+			t.Errorf("%s matches %v, want %v", filter, got, match)
 		}
 	}
 }
