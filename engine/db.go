@@ -122,13 +122,19 @@ func Open(dir string, opts Options) (*DB, error) {
 	}
 	db.mon = newMonitor(db)
 	db.ttl = db.mon
+	if err := db.loadReclaimAccount(); err != nil {
+		st.Close()
+		return nil, err
+	}
 	if !opts.DisableTTLMonitor {
 		db.mon.Start()
 	}
 	return db, nil
 }
 
-// Close stops the TTL monitor, kills open cursors and closes the store.
+// Close stops the TTL monitor (keeping what it counted toward the next
+// space reclamation for the next Open), kills open cursors and closes
+// the store.
 func (db *DB) Close() error {
 	db.mu.Lock()
 	if db.closed {
@@ -140,7 +146,7 @@ func (db *DB) Close() error {
 	db.mu.Unlock()
 	db.mon.Stop()
 	db.cursors.killAll()
-	var first error
+	first := db.saveReclaimAccount()
 	for _, c := range colls {
 		if err := c.closeExt(); err != nil && first == nil {
 			first = err

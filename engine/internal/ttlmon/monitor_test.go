@@ -92,7 +92,11 @@ func (s *fakeStore) Reclaim(ctx context.Context) error {
 }
 func (s *fakeStore) ReclaimBackground(ctx context.Context) error {
 	if s.reclaimHold != nil {
-		<-s.reclaimHold
+		select {
+		case <-s.reclaimHold:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
 	}
 	s.mu.Lock()
 	s.bg++

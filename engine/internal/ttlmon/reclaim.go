@@ -142,6 +142,42 @@ func (r *reclaimState) decide(f passFacts) reclaimAction {
 	return reclaimNone
 }
 
+// ReclaimAccount is what the reclamation trigger has counted toward the
+// next reclamation. The engine keeps it across Close and the next Open,
+// so that a store reopened often (a command-line run each time) still
+// comes to give its space back, and a due one is not forgotten.
+type ReclaimAccount struct {
+	// Deletes is how many TTL deletes were counted since the last
+	// reclamation came due; Bytes is their documents' encoded size.
+	Deletes, Bytes int64
+	// Owed is set when a due reclamation had not run (it waited for the
+	// foreground writers to go quiet, or the store closed beneath it).
+	Owed bool
+}
+
+// ReclaimAccount returns the trigger's account (call it after Stop: the
+// deletes of batches applied since the last pass are in it).
+func (m *Monitor) ReclaimAccount() ReclaimAccount {
+	r := &m.reclaim
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return ReclaimAccount{Deletes: r.since, Bytes: r.sinceBytes + r.deletedBytes.Load(), Owed: r.owed}
+}
+
+// RestoreReclaimAccount sets the trigger's account to a, before the
+// first pass. An owed reclamation waits for quiet writers again, at
+// most reclaimMaxDefer from now.
+func (m *Monitor) RestoreReclaimAccount(a ReclaimAccount) {
+	r := &m.reclaim
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	r.since, r.sinceBytes = a.Deletes, a.Bytes
+	if a.Owed {
+		r.owed, r.owedAt = true, m.host.Now()
+	}
+	r.owedFlag.Store(r.owed)
+}
+
 // DeletedBytes is where the reapers' delete batches add the encoded size
 // of the documents they delete, which the reclamation trigger weighs
 // against the store's size.
@@ -236,7 +272,13 @@ func (m *Monitor) reclaimAsync(flush bool) bool {
 		if err := reclaim(ctx); err != nil {
 			if ctx.Err() == nil {
 				m.host.Logf("ttl: space reclamation: %v", err)
+				return
 			}
+			// Stopped by Stop: still owed (ReclaimAccount).
+			m.mu.Lock()
+			r.owed = true
+			r.owedFlag.Store(true)
+			m.mu.Unlock()
 			return
 		}
 		r.done.Add(1)

@@ -133,3 +133,86 @@ func TestReclaimWaitsForQuietWriters(t *testing.T) {
 		t.Fatalf("quiet writer, reaper committing: reclamations (full %d, background %d), want (1, 1)", full, bg)
 	}
 }
+
+// The reclamation account (what the engine keeps across Close and
+// Open): deletes counted below the threshold carry over, so that a
+// monitor given them comes due with the rest; a reclamation owed beside
+// a writer carries over, is reported owed, and runs at the new
+// monitor's first quiet pass with no deletes of its own; one that Stop
+// cancelled is owed again.
+func TestReclaimAccountCarriesOver(t *testing.T) {
+	t.Parallel()
+	pass := func(t *testing.T, r *fakeReaper, h *fakeHost, m *Monitor, st *fakeStore, expired, writes int64) {
+		t.Helper()
+		r.left = expired
+		m.DeletedBytes().Add(expired * 100)
+		h.mu.Lock()
+		h.writes += writes
+		h.mu.Unlock()
+		if expired > 0 {
+			st.commits++
+		}
+		if _, err := m.Pass(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		m.WaitReclaim()
+		h.advance(time.Second)
+	}
+	t.Run("deletes", func(t *testing.T) {
+		t.Parallel()
+		r, h, m, st := newReclaimFake()
+		pass(t, r, h, m, st, 6, 1)
+		m.Stop()
+		a := m.ReclaimAccount()
+		if a != (ReclaimAccount{Deletes: 6, Bytes: 600}) {
+			t.Fatalf("account %+v, want 6 deletes of 600 bytes", a)
+		}
+		r2, h2, m2, st2 := newReclaimFake()
+		m2.RestoreReclaimAccount(a)
+		pass(t, r2, h2, m2, st2, 4, 0) // 10 with the 6 before: due, quiet
+		if full, bg := st2.counts(); full+bg != 1 {
+			t.Fatalf("reclamations (full %d, background %d) after 6 + 4 deletes, want one", full, bg)
+		}
+		if a := m2.ReclaimAccount(); a != (ReclaimAccount{}) {
+			t.Fatalf("account after the reclamation %+v, want empty", a)
+		}
+	})
+	t.Run("owed", func(t *testing.T) {
+		t.Parallel()
+		r, h, m, st := newReclaimFake()
+		pass(t, r, h, m, st, 0, 0)
+		pass(t, r, h, m, st, 20, 3) // due, beside a writer
+		m.Stop()
+		a := m.ReclaimAccount()
+		if !a.Owed || a.Deletes != 0 {
+			t.Fatalf("account %+v, want owed with no deletes since", a)
+		}
+		r2, h2, m2, st2 := newReclaimFake()
+		m2.RestoreReclaimAccount(a)
+		if !m2.ReclaimOwed() {
+			t.Fatal("the restored monitor does not report the reclamation owed")
+		}
+		pass(t, r2, h2, m2, st2, 0, 0)
+		if full, bg := st2.counts(); full+bg != 1 || m2.ReclaimOwed() {
+			t.Fatalf("first quiet pass: reclamations (full %d, background %d), owed %v; want one, not owed", full, bg, m2.ReclaimOwed())
+		}
+	})
+	t.Run("stopped", func(t *testing.T) {
+		t.Parallel()
+		r, _, m, st := newReclaimFake()
+		st.reclaimHold = make(chan struct{}) // never released: Stop cancels it
+		r.left = 20
+		m.DeletedBytes().Add(2000)
+		st.commits++
+		if _, err := m.Pass(context.Background()); err != nil { // due, quiet, the reaper committed: background
+			t.Fatal(err)
+		}
+		if !m.Reclaiming() {
+			t.Fatal("no background reclamation started")
+		}
+		m.Stop()
+		if a := m.ReclaimAccount(); !a.Owed {
+			t.Fatalf("account %+v after Stop cancelled the reclamation, want owed", a)
+		}
+	})
+}
