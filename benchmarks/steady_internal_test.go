@@ -40,6 +40,24 @@ func TestSteadyMedians(t *testing.T) {
 	}
 }
 
+// TestSteadyMeans checks that the means weigh each steady window by the
+// documents it inserted, for CPU, its system part, page faults and
+// bytes written, and leave the filling windows out.
+func TestSteadyMeans(t *testing.T) {
+	t.Parallel()
+	cfg := steadyConfig{TTL: 4, Window: 2, Windows: 6} // steady from window 4
+	ws := []steadyWindow{
+		{Index: 1, Inserted: 1000, CPUus: 1000, SysUs: 1000, Faults: 1000, WBytes: 1000},
+		{Index: 4, Inserted: 1000, CPUus: 10, SysUs: 2, Faults: 4, WBytes: 2},
+		{Index: 5, Inserted: 3000, CPUus: 30, SysUs: 6, Faults: 8, WBytes: 4},
+		{Index: 6, Inserted: 0, CPUus: 99, SysUs: 99, Faults: 99, WBytes: 99},
+	}
+	m := steadyMeans(ws, cfg)
+	if m.CPUus != 25 || m.SysUs != 5 || m.Faults != 7 || m.WBytes != 3.5 {
+		t.Errorf("means cpu %v sys %v faults %v wb %v, want 25 5 7 3.5", m.CPUus, m.SysUs, m.Faults, m.WBytes)
+	}
+}
+
 // TestPlotSteady checks the picture is written as a PNG.
 func TestPlotSteady(t *testing.T) {
 	t.Parallel()

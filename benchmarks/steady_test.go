@@ -135,6 +135,8 @@ type steadyWindow struct {
 	InsRate  float64 `json:"insRate"`  // inserted per real second
 	ExpRate  float64 `json:"expRate"`  // expired per real second
 	CPUus    float64 `json:"cpuUs"`    // process user+system µs per document inserted
+	SysUs    float64 `json:"sysUs"`    // the system part of CPUus (page faults, I/O, syscalls)
+	Faults   float64 `json:"faults"`   // minor page faults per document inserted (fresh memory first touched)
 	WBytes   float64 `json:"wb"`       // bytes written to the device per byte inserted
 	Disk     int64   `json:"disk"`     // allocated bytes of the data directory (st_blocks)
 	RSS      int64   `json:"rss"`      // VmRSS at the end
@@ -195,6 +197,8 @@ func benchSteady(b *testing.B, cfg steadyConfig) {
 			mean[side] = steadyMeans(ws, cfg)
 			b.ReportMetric(mean[side].CPUus, side+"-cpu-mean-us/doc")
 			b.ReportMetric(mean[side].WBytes, side+"-wb-mean/b")
+			b.ReportMetric(mean[side].SysUs, side+"-sys-mean-us/doc")
+			b.ReportMetric(mean[side].Faults, side+"-faults-mean/doc")
 		}
 		floor, ok := med["badger"]
 		for _, side := range []string{"ordinary", "clustered"} {
@@ -254,11 +258,15 @@ func steadyMeans(ws []steadyWindow, cfg steadyConfig) steadyWindow {
 		}
 		n := float64(w.Inserted)
 		m.CPUus += w.CPUus * n
+		m.SysUs += w.SysUs * n
+		m.Faults += w.Faults * n
 		m.WBytes += w.WBytes * n
 		docs += n
 	}
 	if docs > 0 {
 		m.CPUus /= docs
+		m.SysUs /= docs
+		m.Faults /= docs
 		m.WBytes /= docs
 	}
 	return m
@@ -361,11 +369,11 @@ func steadyOutputs(cfg steadyConfig) (table, picture string) {
 func writeSteadyTSV(name string, cfg steadyConfig, ws []steadyWindow) error {
 	var sb strings.Builder
 	fmt.Fprintf(&sb, "# %s\n", mustJSON(cfg))
-	sb.WriteString("side\tw\tend\twall\tlive\tins_s\texp_s\tcpu_us_doc\twb_per_b\tdisk_bytes\trss_bytes\tanon_bytes\tfile_bytes\theap_bytes\tp50_ms\tp99_ms\tlag_s\tbehind_s\tlive_max\tgoal_max\tidle\tgcs\n")
+	sb.WriteString("side\tw\tend\twall\tlive\tins_s\texp_s\tcpu_us_doc\twb_per_b\tdisk_bytes\trss_bytes\tanon_bytes\tfile_bytes\theap_bytes\tp50_ms\tp99_ms\tlag_s\tbehind_s\tlive_max\tgoal_max\tidle\tgcs\tsys_us_doc\tfaults_doc\n")
 	for _, w := range ws {
-		fmt.Fprintf(&sb, "%s\t%d\t%.0f\t%.3f\t%d\t%.0f\t%.0f\t%.3f\t%.3f\t%d\t%d\t%d\t%d\t%d\t%.3f\t%.3f\t%.3f\t%.3f\t%d\t%d\t%d\t%d\n", w.Side, w.Index, w.End, w.Wall,
+		fmt.Fprintf(&sb, "%s\t%d\t%.0f\t%.3f\t%d\t%.0f\t%.0f\t%.3f\t%.3f\t%d\t%d\t%d\t%d\t%d\t%.3f\t%.3f\t%.3f\t%.3f\t%d\t%d\t%d\t%d\t%.3f\t%.2f\n", w.Side, w.Index, w.End, w.Wall,
 			w.Live, w.InsRate, w.ExpRate, w.CPUus, w.WBytes, w.Disk, w.RSS, w.Anon, w.File, w.Heap, w.P50ms, w.P99ms, w.LagS, w.BehindS,
-			w.LiveMax, w.GoalMax, w.Idle, w.GCs)
+			w.LiveMax, w.GoalMax, w.Idle, w.GCs, w.SysUs, w.Faults)
 	}
 	return os.WriteFile(name, []byte(sb.String()), 0o644)
 }
@@ -520,6 +528,8 @@ func runSteady(t *testing.T, side, dir string, cfg steadyConfig, w steadyWorkloa
 			BoundMet: live <= int64(cfg.Rate)*int64(cfg.TTL+2)}
 		if ins > 0 {
 			win.CPUus = float64(cur.cpu-prev.cpu) / float64(time.Microsecond) / float64(ins)
+			win.SysUs = float64(cur.sys-prev.sys) / float64(time.Microsecond) / float64(ins)
+			win.Faults = float64(cur.minflt-prev.minflt) / float64(ins)
 			if docBytes > 0 {
 				win.WBytes = float64(cur.wbytes-prev.wbytes) / float64(ins*docBytes)
 			}
@@ -572,6 +582,8 @@ func runSteady(t *testing.T, side, dir string, cfg steadyConfig, w steadyWorkloa
 type procSample struct {
 	at             time.Time
 	cpu            time.Duration // user + system
+	sys            time.Duration // system
+	minflt         int64         // minor page faults
 	wbytes         int64         // /proc/self/io write_bytes
 	disk           int64         // allocated bytes of the data directory
 	rss, hwm, heap int64
@@ -585,6 +597,8 @@ func sampleProc(dir string) procSample {
 	var ru syscall.Rusage
 	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) == nil {
 		s.cpu = time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+		s.sys = time.Duration(ru.Stime.Nano())
+		s.minflt = ru.Minflt
 	}
 	if b, err := os.ReadFile("/proc/self/io"); err == nil {
 		for _, line := range strings.Split(string(b), "\n") {
