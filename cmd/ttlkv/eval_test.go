@@ -77,7 +77,7 @@ func TestDocsExamples(t *testing.T) {
 		{`const cursor = db.log2.find().tailable({ awaitData: true });
 while (cursor.hasNext()) { printjson(cursor.next()) }
 db.log2.insertOne({ _id: 6 });
-print(cursor.hasNext(), cursor.next()._id, cursor.isClosed())`, "{ _id: 3 }\n{ _id: 4 }\n{ _id: 5 }\ntrue 6 false\n"},
+print(cursor.hasNext(), cursor.next()._id, cursor.isClosed())`, "{\n  _id: 3\n}\n{\n  _id: 4\n}\n{\n  _id: 5\n}\ntrue 6 false\n"},
 		{`const c = db.log2.find().addOption(DBQuery.Option.tailable).addOption(DBQuery.Option.awaitData);
 print(c.toArray().length, c.isClosed()); db.log2.insertOne({ _id: 7 }); print(c.next()._id)`, "3 false\n7\n"},
 		{`db.runCommand({ "convertToCapped": "eventlog", size: 100000 }).ok + " " + db.eventlog.isCapped()`, "1 true\n"},

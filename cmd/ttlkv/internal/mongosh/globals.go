@@ -33,7 +33,13 @@ func (s *Shell) installGlobals() {
 		return goja.Undefined()
 	})
 	_ = rt.Set("printjson", func(c goja.FunctionCall) goja.Value {
-		fmt.Fprintln(s.out, s.inspect(c.Argument(0)))
+		// mongosh prints printjson's arguments in full, every object
+		// and array on lines of its own.
+		parts := make([]string, len(c.Arguments))
+		for i, a := range c.Arguments {
+			parts[i] = s.inspectTopWith(a, printjsonOpts)
+		}
+		fmt.Fprintln(s.out, strings.Join(parts, " "))
 		return goja.Undefined()
 	})
 	_ = rt.Set("tojson", func(c goja.FunctionCall) goja.Value {
@@ -311,7 +317,7 @@ func (s *Shell) printCursor(c *cursor) {
 		s.check(err)
 		fmt.Fprintln(s.out, indentJSON(out, s.rt.ToValue(2)))
 	} else if len(docs) > 0 {
-		fmt.Fprintln(s.out, s.inspect(arr))
+		fmt.Fprintln(s.out, s.inspectWith(arr, cursorOpts))
 	}
 	if !c.exhaustedNow() && len(docs) == s.batchSize {
 		fmt.Fprintln(s.out, `Type "it" for more`)

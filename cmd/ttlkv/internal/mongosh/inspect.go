@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf16"
 
 	"github.com/dop251/goja"
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -17,9 +18,23 @@ import (
 // on separate lines, as Node's util.inspect (which mongosh uses) does.
 const breakLength = 80
 
-// maxArrayItems is how many elements of an array inspect prints before
-// "... N more items", as Node's util.inspect (maxArrayLength) does.
-const maxArrayItems = 100
+// inspectOpts are the util.inspect options mongosh prints with: compact
+// (0 for false: every object and array on lines of their own), and the
+// depth, array length and string length past which it abbreviates (-1:
+// never).
+type inspectOpts struct {
+	compact, depth, maxArray, maxString int
+}
+
+var (
+	// printOpts is how mongosh prints a value: print(), console.log()
+	// and an expression's result.
+	printOpts = inspectOpts{compact: 3, depth: 6, maxArray: 100, maxString: 10000}
+	// cursorOpts is how it prints a cursor's documents: in full.
+	cursorOpts = inspectOpts{compact: 3, depth: -1, maxArray: -1, maxString: -1}
+	// printjsonOpts is printjson()'s: in full, one entry a line.
+	printjsonOpts = inspectOpts{compact: 0, depth: -1, maxArray: -1, maxString: -1}
+)
 
 func plural(n int) string {
 	if n == 1 {
@@ -32,26 +47,46 @@ var identRe = regexp.MustCompile(`^[A-Za-z_$][A-Za-z0-9_$]*$`)
 
 // inspect renders v the way mongosh prints values: { a: 1, b: 'x' },
 // ObjectId('...'), ISODate('...'), Long('5'), and so on.
-func (s *Shell) inspect(v goja.Value) string {
-	return s.render(s.node(v, 0, map[*goja.Object]bool{}), 0)
+func (s *Shell) inspect(v goja.Value) string { return s.inspectWith(v, printOpts) }
+
+// inspectWith is inspect with o's options.
+func (s *Shell) inspectWith(v goja.Value, o inspectOpts) string {
+	return render(s.node(v, 0, map[*goja.Object]bool{}, o), 0, o)
 }
 
 // inspectTop is inspect, except that a string prints as it is.
-func (s *Shell) inspectTop(v goja.Value) string {
-	if v != nil && goja.IsString(v) {
+func (s *Shell) inspectTop(v goja.Value) string { return s.inspectTopWith(v, printOpts) }
+
+// inspectTopWith is inspectWith, except that a string prints as it is
+// and undefined as nothing, as mongosh's print does.
+func (s *Shell) inspectTopWith(v goja.Value, o inspectOpts) string {
+	switch {
+	case v == nil || goja.IsUndefined(v):
+		return ""
+	case goja.IsString(v):
 		return v.String()
 	}
-	return s.inspect(v)
+	return s.inspectWith(v, o)
 }
 
 // pnode is a value laid out for printing: a leaf, or a bracketed list of
 // entries (each already prefixed with its key) that is printed on one
-// line when it fits.
+// line when Node would.
 type pnode struct {
 	leaf    string
 	open    string
 	close   string
 	entries []pentry
+	// array is set for an array, whose entries Node may group in
+	// columns; numeric when every element is a number (right-aligned).
+	array, numeric bool
+	// more is set when the last entry is an array's "... N more items".
+	more bool
+	// depth is the node's nesting level (the top is 1), and last the
+	// level of the last object or array laid out within it, itself
+	// included: what Node's ctx.currentDepth holds once the node's
+	// entries are formatted.
+	depth, last int
 }
 
 type pentry struct {
@@ -59,17 +94,26 @@ type pentry struct {
 	val pnode
 }
 
-func (s *Shell) node(v goja.Value, depth int, seen map[*goja.Object]bool) pnode {
+func (s *Shell) node(v goja.Value, depth int, seen map[*goja.Object]bool, opts inspectOpts) pnode {
 	switch {
 	case v == nil || goja.IsUndefined(v):
 		return pnode{leaf: "undefined"}
 	case goja.IsNull(v):
 		return pnode{leaf: "null"}
 	case goja.IsString(v):
-		return pnode{leaf: quoteJS(v.String())}
+		str := v.String()
+		if depth > 0 && opts.maxString >= 0 {
+			if n := utf16Len(str); n > opts.maxString {
+				return pnode{leaf: quoteJS(utf16Prefix(str, opts.maxString)) + fmt.Sprintf("... %d more character%s", n-opts.maxString, plural(n-opts.maxString))}
+			}
+		}
+		return pnode{leaf: quoteJS(str)}
 	}
 	o, ok := v.(*goja.Object)
 	if !ok {
+		if f, isFloat := v.Export().(float64); isFloat && f == 0 && math.Signbit(f) {
+			return pnode{leaf: "-0"}
+		}
 		return pnode{leaf: v.String()}
 	}
 	if b := s.boxOf(o); b != nil {
@@ -116,58 +160,217 @@ func (s *Shell) node(v goja.Value, depth int, seen map[*goja.Object]bool) pnode 
 	case "Number", "String", "Boolean":
 		return pnode{leaf: "[" + o.ClassName() + ": " + o.String() + "]"}
 	}
-	seen[o] = true
-	defer delete(seen, o)
 	if o.ClassName() == "Array" {
 		n := int(o.Get("length").ToInteger())
-		p := pnode{open: "[", close: "]"}
-		for i := 0; i < min(n, maxArrayItems); i++ {
-			p.entries = append(p.entries, pentry{val: s.node(o.Get(strconv.Itoa(i)), depth+1, seen)})
+		if n == 0 {
+			return pnode{leaf: "[]"}
 		}
-		if n > maxArrayItems {
-			p.entries = append(p.entries, pentry{val: pnode{leaf: fmt.Sprintf("... %d more item%s", n-maxArrayItems, plural(n-maxArrayItems))}})
+		if opts.depth >= 0 && depth > opts.depth {
+			return pnode{leaf: "[Array]"}
+		}
+		seen[o] = true
+		defer delete(seen, o)
+		p := pnode{open: "[", close: "]", array: true, numeric: true, depth: depth + 1, last: depth + 1}
+		shown := n
+		if opts.maxArray >= 0 {
+			shown = min(n, opts.maxArray)
+		}
+		for i := 0; i < shown; i++ {
+			ev := o.Get(strconv.Itoa(i))
+			p.numeric = p.numeric && ev != nil && isNumber(ev)
+			p.add(pentry{val: s.node(ev, depth+1, seen, opts)})
+		}
+		if n > shown {
+			p.entries = append(p.entries, pentry{val: pnode{leaf: fmt.Sprintf("... %d more item%s", n-shown, plural(n-shown))}})
+			p.more = true
 		}
 		return p
 	}
-	p := pnode{open: "{", close: "}"}
-	for _, k := range o.Keys() {
+	keys := o.Keys()
+	if len(keys) == 0 {
+		return pnode{leaf: "{}"}
+	}
+	if opts.depth >= 0 && depth > opts.depth {
+		return pnode{leaf: "[Object]"}
+	}
+	seen[o] = true
+	defer delete(seen, o)
+	p := pnode{open: "{", close: "}", depth: depth + 1, last: depth + 1}
+	for _, k := range keys {
 		key := k
 		if !identRe.MatchString(k) {
 			key = quoteJS(k)
 		}
-		p.entries = append(p.entries, pentry{key: key, val: s.node(o.Get(k), depth+1, seen)})
+		p.add(pentry{key: key, val: s.node(o.Get(k), depth+1, seen, opts)})
 	}
 	return p
 }
 
-// render lays p out at the given indentation: on one line if it fits
-// in breakLength and holds no line break, else one entry per line.
-func (s *Shell) render(p pnode, indent int) string {
+// add appends e to p, and makes the last object or array laid out in e
+// p's last.
+func (p *pnode) add(e pentry) {
+	if e.val.open != "" {
+		p.last = e.val.last
+	}
+	p.entries = append(p.entries, e)
+}
+
+// isNumber reports whether v is a JavaScript number.
+func isNumber(v goja.Value) bool {
+	switch v.Export().(type) {
+	case int64, float64:
+		return true
+	}
+	return false
+}
+
+// render lays p out at the given indentation as Node's util.inspect
+// does (its reduceToSingleString): with compact set, an array of more
+// than six entries in columns when they are short, and the node on one
+// line when at most compact-1 levels of objects lie below it (counted,
+// as Node does, along the last one laid out) and it fits breakLength;
+// otherwise one entry a line.
+func render(p pnode, indent int, o inspectOpts) string {
 	if p.open == "" {
 		return p.leaf
 	}
-	if len(p.entries) == 0 {
-		return p.open + p.close
-	}
-	parts := make([]string, len(p.entries))
-	total := indent + len(p.open) + 2
-	multi := false
+	out := make([]string, len(p.entries))
 	for i, e := range p.entries {
-		v := s.render(e.val, indent+2)
+		v := render(e.val, indent+2, o)
 		if e.key != "" {
 			v = e.key + ": " + v
 		}
-		parts[i] = v
-		total += len(v) + 2
-		if strings.Contains(v, "\n") {
-			multi = true
+		out[i] = v
+	}
+	if o.compact > 0 {
+		entries := len(out)
+		if p.array && entries > 6 {
+			out = groupArrayElements(out, p.more, indent, p.numeric, o)
+		}
+		if p.last-p.depth < o.compact && entries == len(out) {
+			start := len(out) + indent + len(p.open) + 10
+			if belowBreakLength(out, start) {
+				joined := strings.Join(out, ", ")
+				if !strings.Contains(joined, "\n") {
+					return p.open + " " + joined + " " + p.close
+				}
+			}
 		}
 	}
-	if !multi && total <= breakLength {
-		return p.open + " " + strings.Join(parts, ", ") + " " + p.close
+	ind := "\n" + strings.Repeat(" ", indent)
+	return p.open + ind + "  " + strings.Join(out, ","+ind+"  ") + ind + p.close
+}
+
+// belowBreakLength is Node's isBelowBreakLength: whether out, joined
+// on one line after start columns, stays within breakLength.
+func belowBreakLength(out []string, start int) bool {
+	total := len(out) + start
+	if total+len(out) > breakLength {
+		return false
 	}
-	pad := strings.Repeat(" ", indent+2)
-	return p.open + "\n" + pad + strings.Join(parts, ",\n"+pad) + "\n" + strings.Repeat(" ", indent) + p.close
+	for _, e := range out {
+		total += utf16Len(e)
+		if total > breakLength {
+			return false
+		}
+	}
+	return true
+}
+
+// groupArrayElements is Node's: the entries of a long array of short
+// values set out in aligned columns, as many a row as make the block
+// roughly square (at most 4 x compact, 15, and what fits breakLength);
+// numbers are right-aligned. A trailing "... more items" entry is kept
+// on its own row. out is returned as it is when no grouping applies.
+func groupArrayElements(out []string, more bool, indent int, numeric bool, o inspectOpts) []string {
+	const separatorSpace = 2
+	n := len(out)
+	if more {
+		n--
+	}
+	dataLen := make([]int, n)
+	total, maxLen := 0, 0
+	for i := 0; i < n; i++ {
+		l := utf16Len(out[i])
+		dataLen[i] = l
+		total += l + separatorSpace
+		maxLen = max(maxLen, l)
+	}
+	actualMax := maxLen + separatorSpace
+	if !(actualMax*3+indent < breakLength && (float64(total)/float64(actualMax) > 5 || maxLen <= 6)) {
+		return out
+	}
+	averageBias := math.Sqrt(float64(actualMax) - float64(total)/float64(len(out)))
+	biasedMax := math.Max(float64(actualMax)-3-averageBias, 1)
+	columns := min(
+		int(math.Round(math.Sqrt(2.5*biasedMax*float64(n))/biasedMax)),
+		(breakLength-indent)/actualMax,
+		o.compact*4,
+		15,
+	)
+	if columns <= 1 {
+		return out
+	}
+	maxLineLength := make([]int, columns)
+	for i := 0; i < columns; i++ {
+		w := 0
+		for j := i; j < n; j += columns {
+			w = max(w, dataLen[j])
+		}
+		maxLineLength[i] = w + separatorSpace
+	}
+	var rows []string
+	for i := 0; i < n; i += columns {
+		end := min(i+columns, n)
+		var b strings.Builder
+		j := i
+		for ; j < end-1; j++ {
+			b.WriteString(pad(out[j]+", ", maxLineLength[j-i], numeric))
+		}
+		if numeric {
+			b.WriteString(pad(out[j], maxLineLength[j-i]-separatorSpace, true))
+		} else {
+			b.WriteString(out[j])
+		}
+		rows = append(rows, b.String())
+	}
+	if n < len(out) {
+		rows = append(rows, out[n])
+	}
+	return rows
+}
+
+// pad pads str with spaces to width (in UTF-16 units, as JavaScript
+// counts): on the left when start is set, else on the right.
+func pad(str string, width int, start bool) string {
+	n := width - utf16Len(str)
+	if n <= 0 {
+		return str
+	}
+	if start {
+		return strings.Repeat(" ", n) + str
+	}
+	return str + strings.Repeat(" ", n)
+}
+
+// utf16Len is the length of str as JavaScript counts it.
+func utf16Len(str string) int {
+	n := 0
+	for _, r := range str {
+		n += utf16.RuneLen(r)
+	}
+	return n
+}
+
+// utf16Prefix is str's first n UTF-16 units (a pair split at the end is
+// dropped whole).
+func utf16Prefix(str string, n int) string {
+	for i, r := range str {
+		if n -= utf16.RuneLen(r); n < 0 {
+			return str[:i]
+		}
+	}
+	return str
 }
 
 // bsonLeaf renders a BSON value JavaScript has no literal for, as

@@ -60,7 +60,7 @@ func TestEvalScripts(t *testing.T) {
 		{"bindata", `BinData(0, "AQID")`, "Binary.createFromBase64('AQID', 0)\n"},
 		{"minmax", `[MinKey(), MaxKey]`, "[ MinKey(), MaxKey() ]\n"},
 		{"print", `print("a", 1, {x: 1})`, "a 1 { x: 1 }\n"},
-		{"printjson", `printjson({x: "y"})`, "{ x: 'y' }\n"},
+		{"printjson", `printjson({x: "y"})`, "{\n  x: 'y'\n}\n"},
 		{"console.log", `console.log("hi")`, "hi\n"},
 		{"ejson relaxed", `EJSON.stringify({a: NumberLong(1), d: ISODate("2024-01-01")})`, `{"a":1,"d":{"$date":"2024-01-01T00:00:00Z"}}` + "\n"},
 		{"ejson canonical", `EJSON.stringify({a: 1}, {relaxed: false})`, `{"a":{"$numberInt":"1"}}` + "\n"},

@@ -1,0 +1,45 @@
+// What print and printjson show, as mongosh 2.12.0 shows it: format.out
+// is that mongosh's output for this script (record-format.sh).
+printjson("x");
+printjson(1, {a: 1});
+printjson([]);
+printjson({});
+printjson({a: [], b: {}, c: ObjectId("5f0000000000000000000000"), d: new Date(0), e: NumberLong("5")});
+printjson({a: {b: {c: {d: {e: {f: {g: {h: 1}}}}}}}});
+print({a: {b: {c: {d: {e: {f: {g: {h: 1}}}}}}}});
+var big = [];
+for (var i = 0; i < 103; i++) big.push(i);
+printjson({n: big.length});
+printjson(big.slice(0, 3));
+print(big);
+printjson(null);
+printjson(true);
+for (var w = 60; w <= 84; w += 2) { var o = {k: "x".repeat(w - 13)}; print(JSON.stringify(o).length, o); }
+print({a: "x".repeat(30), b: "y".repeat(30), c: "z".repeat(10)});
+print({a: 1, b: {c: {d: {e: 1}}}});
+print({a: {b: {c: {d: 1}}}, e: {f: 1}});
+print({a: {b: {c: {d: 1}}}, e: 1});
+var s = [];
+for (var i = 0; i < 30; i++) s.push("s" + i);
+print(s);
+var objs = [];
+for (var i = 0; i < 10; i++) objs.push({i: i});
+print(objs);
+print([1, 2, 3, 4, 5, 6, 7]);
+print(["a", "bb", "ccc", "dddd", "eeeee", "ffffff", "ggggggg", "h"]);
+var c = [];
+for (var i = 0; i < 150; i++) c.push(i * 1000);
+print(c);
+print({x: c.slice(0, 20)});
+print([1.5, -2, 300000, 4, 5, 6, 7, 8]);
+print([true, false, null, 1, 2, 3, 4]);
+print(undefined);
+print(1, undefined, 2);
+printjson(undefined, 1);
+print([undefined]);
+print({a: undefined});
+print("a\nb");
+print({s: "a\nb"});
+print(NaN, -0, 1e21, 0.1);
+print({long: "é".repeat(70)});
+print([{a: 1, b: [1, 2, {c: 3}]}, "x"]);
