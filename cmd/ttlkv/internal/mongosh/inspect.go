@@ -43,7 +43,8 @@ func plural(n int) string {
 	return "s"
 }
 
-var identRe = regexp.MustCompile(`^[A-Za-z_$][A-Za-z0-9_$]*$`)
+// identRe is Node's test for a key it prints without quotes (no $).
+var identRe = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
 // inspect renders v the way mongosh prints values: { a: 1, b: 'x' },
 // ObjectId('...'), ISODate('...'), Long('5'), and so on.
@@ -108,6 +109,9 @@ func (s *Shell) node(v goja.Value, depth int, seen map[*goja.Object]bool, opts i
 			}
 		}
 		return pnode{leaf: quoteJS(str)}
+	}
+	if sym, ok := v.(*goja.Symbol); ok {
+		return pnode{leaf: "Symbol(" + sym.String() + ")"}
 	}
 	o, ok := v.(*goja.Object)
 	if !ok {
@@ -175,9 +179,20 @@ func (s *Shell) node(v goja.Value, depth int, seen map[*goja.Object]bool, opts i
 		if opts.maxArray >= 0 {
 			shown = min(n, opts.maxArray)
 		}
+		holes := 0
 		for i := 0; i < shown; i++ {
 			ev := o.Get(strconv.Itoa(i))
-			p.numeric = p.numeric && ev != nil && isNumber(ev)
+			if ev == nil { // a hole: Node counts a run of them as one entry
+				holes++
+				p.numeric = false
+				if i+1 < shown && o.Get(strconv.Itoa(i+1)) == nil {
+					continue
+				}
+				p.add(pentry{val: pnode{leaf: fmt.Sprintf("<%d empty item%s>", holes, plural(holes))}})
+				holes = 0
+				continue
+			}
+			p.numeric = p.numeric && isNumber(ev)
 			p.add(pentry{val: s.node(ev, depth+1, seen, opts)})
 		}
 		if n > shown {
@@ -185,6 +200,11 @@ func (s *Shell) node(v goja.Value, depth int, seen map[*goja.Object]bool, opts i
 			p.more = true
 		}
 		return p
+	}
+	for _, cls := range []string{"Map", "Set"} {
+		if ctor, ok := s.rt.Get(cls).(*goja.Object); ok && s.rt.InstanceOf(o, ctor) {
+			return s.collectionNode(o, cls, depth, seen, opts)
+		}
 	}
 	keys := o.Keys()
 	if len(keys) == 0 {
@@ -202,6 +222,41 @@ func (s *Shell) node(v goja.Value, depth int, seen map[*goja.Object]bool, opts i
 			key = quoteJS(k)
 		}
 		p.add(pentry{key: key, val: s.node(o.Get(k), depth+1, seen, opts)})
+	}
+	return p
+}
+
+// collectionNode lays out a Map ("Map(n) { k => v }") or a Set
+// ("Set(n) { v }") as Node does.
+func (s *Shell) collectionNode(o *goja.Object, cls string, depth int, seen map[*goja.Object]bool, opts inspectOpts) pnode {
+	size := o.Get("size").ToInteger()
+	head := fmt.Sprintf("%s(%d) {", cls, size)
+	if size == 0 {
+		return pnode{leaf: head + "}"}
+	}
+	if opts.depth >= 0 && depth > opts.depth {
+		return pnode{leaf: "[" + cls + "]"}
+	}
+	seen[o] = true
+	defer delete(seen, o)
+	p := pnode{open: head, close: "}", depth: depth + 1, last: depth + 1}
+	it, ok := s.callMethod(o, "entries").(*goja.Object)
+	for ok {
+		r, isObj := s.callMethod(it, "next").(*goja.Object)
+		if !isObj || r.Get("done").ToBoolean() {
+			break
+		}
+		pair, _ := r.Get("value").(*goja.Object)
+		if pair == nil {
+			break
+		}
+		k := s.node(pair.Get("0"), depth+1, seen, opts)
+		if cls == "Set" {
+			p.add(pentry{val: k})
+			continue
+		}
+		v := s.node(pair.Get("1"), depth+1, seen, opts)
+		p.add(pentry{key: render(k, 0, opts) + " =>", val: v})
 	}
 	return p
 }
@@ -237,7 +292,10 @@ func render(p pnode, indent int, o inspectOpts) string {
 	out := make([]string, len(p.entries))
 	for i, e := range p.entries {
 		v := render(e.val, indent+2, o)
-		if e.key != "" {
+		switch {
+		case strings.HasSuffix(e.key, " =>"):
+			v = e.key + " " + v
+		case e.key != "":
 			v = e.key + ": " + v
 		}
 		out[i] = v

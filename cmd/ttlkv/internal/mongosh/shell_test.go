@@ -49,7 +49,7 @@ func TestEvalScripts(t *testing.T) {
 		{"object", `({a: 1, b: 'x', c: [1, 2]})`, "{ a: 1, b: 'x', c: [ 1, 2 ] }\n"},
 		{"quoted key", `({'a-b': 1})`, "{ 'a-b': 1 }\n"},
 		{"oid", `ObjectId('0123456789abcdef01234567')`, "ObjectId('0123456789abcdef01234567')\n"},
-		{"long", `NumberLong(5)`, "Long('5')\n"},
+		{"long", `NumberLong(5)`, "Warning: NumberLong: specifying a number as argument is deprecated and may lead to loss of precision, pass a string instead\nLong('5')\n"},
 		{"long string", `NumberLong("9223372036854775807")`, "Long('9223372036854775807')\n"},
 		{"isodate", `ISODate("2024-01-02T03:04:05Z")`, "ISODate('2024-01-02T03:04:05.000Z')\n"},
 		{"isodate day", `ISODate("2024-01-02")`, "ISODate('2024-01-02T00:00:00.000Z')\n"},
@@ -62,12 +62,12 @@ func TestEvalScripts(t *testing.T) {
 		{"print", `print("a", 1, {x: 1})`, "a 1 { x: 1 }\n"},
 		{"printjson", `printjson({x: "y"})`, "{\n  x: 'y'\n}\n"},
 		{"console.log", `console.log("hi")`, "hi\n"},
-		{"ejson relaxed", `EJSON.stringify({a: NumberLong(1), d: ISODate("2024-01-01")})`, `{"a":1,"d":{"$date":"2024-01-01T00:00:00Z"}}` + "\n"},
+		{"ejson relaxed", `EJSON.stringify({a: NumberLong("1"), d: ISODate("2024-01-01")})`, `{"a":1,"d":{"$date":"2024-01-01T00:00:00Z"}}` + "\n"},
 		{"ejson canonical", `EJSON.stringify({a: 1}, {relaxed: false})`, `{"a":{"$numberInt":"1"}}` + "\n"},
 		{"ejson parse", `EJSON.parse('{"a": {"$oid": "0123456789abcdef01234567"}}').a`, "ObjectId('0123456789abcdef01234567')\n"},
 		{"instanceof", `ObjectId() instanceof ObjectId`, "true\n"},
 		{"oid string", `ObjectId('0123456789abcdef01234567').toString()`, "0123456789abcdef01234567\n"},
-		{"long arithmetic", `NumberLong(5) + 1`, "6\n"},
+		{"long arithmetic", `[NumberLong("5") + 1, NumberLong("5") * 2, NumberInt(5) + 1, NumberDecimal("1.5") + 1].join()`, "51,10,6,1.51\n"},
 		{"multiline object", `({aaaaaaaaaa: 'bbbbbbbbbbbbbbbbbbbb', cccccccccc: 'dddddddddddddddddddd', eeeeeeeeee: 'ffffffffff'})`,
 			"{\n  aaaaaaaaaa: 'bbbbbbbbbbbbbbbbbbbb',\n  cccccccccc: 'dddddddddddddddddddd',\n  eeeeeeeeee: 'ffffffffff'\n}\n"},
 		{"db name", `db.getName()`, "test\n"},
@@ -208,7 +208,7 @@ func TestJSONOutput(t *testing.T) {
 	t.Parallel()
 	for _, mode := range []string{"relaxed", "canonical"} {
 		s, out, _ := testShell(t, Options{JSON: mode})
-		got, err := eval(t, s, out, `({a: 1, n: NumberLong(2)})`)
+		got, err := eval(t, s, out, `({a: 1, n: NumberLong("2")})`)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -30,12 +30,22 @@ const prelude = `(function (g, B, P) {
     return f;
   }
   def('ObjectId', B.objectId, P.objectId);
-  def('NumberLong', B.long, P.long);
+  // mongosh warns when NumberLong or NumberDecimal is given a number
+  // (Long and Decimal128 take one silently).
+  function warnNumber(name, maker) {
+    return function (a) {
+      if (arguments.length > 0 && typeof a === 'number') {
+        B.warn(name + ': specifying a number as argument is deprecated and may lead to loss of precision, pass a string instead');
+      }
+      return maker.apply(null, arguments);
+    };
+  }
+  def('NumberLong', warnNumber('NumberLong', B.long), P.long);
   def('Long', B.long, P.long);
   def('NumberInt', B.int32, P.int32);
   def('Int32', B.int32, P.int32);
   def('Double', B.double, P.double);
-  def('NumberDecimal', B.decimal, P.decimal);
+  def('NumberDecimal', warnNumber('NumberDecimal', B.decimal), P.decimal);
   def('Decimal128', B.decimal, P.decimal);
   def('Timestamp', B.timestamp, P.timestamp);
   def('BinData', B.binData, P.binary);
@@ -87,6 +97,10 @@ func (s *Shell) installValues() error {
 			s.throw("BSONError", "ObjectId: %q is not a 24-character hex string", a.String())
 		}
 		return s.wrap(p.objectID, id)
+	})
+	set(b, "warn", func(c goja.FunctionCall) goja.Value {
+		fmt.Fprintln(s.out, "Warning: "+c.Argument(0).String())
+		return goja.Undefined()
 	})
 	set(b, "long", func(c goja.FunctionCall) goja.Value {
 		a := arg(c, 0)
@@ -261,7 +275,33 @@ func (s *Shell) installProtoMethods() {
 	getter := func(o *goja.Object, name string, f func(v any) goja.Value) {
 		_ = o.DefineAccessorProperty(name, rt.ToValue(func(c goja.FunctionCall) goja.Value { return f(this(c)) }), nil, goja.FLAG_TRUE, goja.FLAG_FALSE)
 	}
-	ejson := func(c goja.FunctionCall) goja.Value {
+	// toJSON is what JSON.stringify makes of a value, as the bson
+	// library under mongosh gives it: a Long's fields, an ObjectId's
+	// hex, a binary's base64, a timestamp as one 64-bit count, a
+	// regular expression's pattern and options, MinKey and MaxKey
+	// empty; numbers as numbers, a decimal in Extended JSON.
+	toJSON := func(c goja.FunctionCall) goja.Value {
+		switch v := this(c).(type) {
+		case int64:
+			o := rt.NewObject()
+			_ = o.Set("high", int64(int32(v>>32)))
+			_ = o.Set("low", int64(int32(v)))
+			_ = o.Set("unsigned", false)
+			return o
+		case bson.ObjectID:
+			return rt.ToValue(v.Hex())
+		case bson.Binary:
+			return rt.ToValue(base64.StdEncoding.EncodeToString(v.Data))
+		case bson.Timestamp:
+			return rt.ToValue(map[string]any{"$timestamp": strconv.FormatUint(uint64(v.T)<<32|uint64(v.I), 10)})
+		case bson.Regex:
+			o := rt.NewObject()
+			_ = o.Set("pattern", v.Pattern)
+			_ = o.Set("options", v.Options)
+			return o
+		case bson.MinKey, bson.MaxKey:
+			return rt.NewObject()
+		}
 		b, err := document.MarshalExtJSON(this(c), false)
 		s.check(err)
 		var x any
@@ -304,7 +344,7 @@ func (s *Shell) installProtoMethods() {
 	}
 	for _, o := range []*goja.Object{p.long, p.objectID, p.decimal, p.timestamp, p.binary, p.minKey, p.maxKey, p.regex, p.int32, p.double, p.other} {
 		method(o, "toString", str)
-		method(o, "toJSON", ejson)
+		method(o, "toJSON", toJSON)
 		method(o, "equals", func(c goja.FunctionCall) goja.Value {
 			other, err := s.toBSON(c.Argument(0), 0)
 			if err != nil {
@@ -313,8 +353,13 @@ func (s *Shell) installProtoMethods() {
 			return rt.ToValue(document.Compare(this(c), other) == 0 && document.TypeName(this(c)) == document.TypeName(other))
 		})
 	}
-	for _, o := range []*goja.Object{p.long, p.decimal, p.int32, p.double} {
+	// Int32 and Double have a valueOf, Long and Decimal128 do not (as in
+	// the bson library under mongosh): Long('5') + 1 is '51' there, and
+	// Long('5') * 2 is 10 through the string.
+	for _, o := range []*goja.Object{p.int32, p.double} {
 		method(o, "valueOf", num)
+	}
+	for _, o := range []*goja.Object{p.long, p.decimal, p.int32, p.double} {
 		method(o, "toNumber", num)
 	}
 	method(p.long, "toInt", num)
