@@ -310,13 +310,11 @@ type ScriptError struct {
 
 // Error renders the error as mongosh prints an uncaught one:
 // "MongoServerError[CodeName]: message" for database errors, and
-// "TypeError: message" (with where it was thrown) for others.
+// "TypeError: message" for others (mongosh does not say where; Where
+// does).
 func (e *ScriptError) Error() string {
 	if e.CodeName != "" {
 		return fmt.Sprintf("%s[%s]: %s", e.Name, e.CodeName, e.Message)
-	}
-	if e.Where != "" {
-		return fmt.Sprintf("%s: %s (at %s)", e.Name, e.Message, e.Where)
 	}
 	return fmt.Sprintf("%s: %s", e.Name, e.Message)
 }
@@ -338,8 +336,9 @@ func (s *Shell) scriptError(v goja.Value, ex *goja.Exception) *ScriptError {
 	}
 	o, ok := v.(*goja.Object)
 	if !ok || o.ClassName() != "Error" {
-		se.Name = "Uncaught"
-		se.Message = s.inspect(v)
+		// A thrown value that is not an Error: mongosh says "Error: "
+		// and the value as print shows it ("Error: str", "Error: { a: 1 }").
+		se.Message = s.inspectTop(v)
 		return se
 	}
 	if n := o.Get("name"); n != nil && !goja.IsUndefined(n) {

@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -208,12 +209,33 @@ func (s *Shell) installValues() error {
 	})
 	set(b, "isoDate", func(c goja.FunctionCall) goja.Value {
 		a := arg(c, 0)
-		t := time.Now()
-		if !absent(a) {
-			var err error
-			if t, err = parseISODate(a.String()); err != nil {
-				s.throw("BSONError", "%v", err)
+		switch {
+		case a == nil || goja.IsUndefined(a): // only undefined: ISODate(null) is new Date(null)
+			return s.toJS(bson.NewDateTimeFromTime(time.Now()))
+		case !goja.IsString(a):
+			// As mongosh: anything but a string is new Date(input).
+			d, err := rt.New(rt.Get("Date").(*goja.Object), a)
+			if err != nil {
+				panic(err)
 			}
+			return d
+		}
+		t, ok := parseISODate(a.String())
+		if !ok {
+			// mongosh's MongoshInvalidInputError, code COMMON-10001
+			// (CommonErrors.InvalidArgument), naming the input as
+			// JSON.stringify writes it.
+			var q strings.Builder
+			enc := json.NewEncoder(&q)
+			enc.SetEscapeHTML(false)
+			_ = enc.Encode(a.String())
+			e, err := rt.New(rt.Get("Error").(*goja.Object), rt.ToValue("[COMMON-10001] "+strings.TrimSuffix(q.String(), "\n")+" is not a valid ISODate"))
+			if err != nil {
+				panic(err)
+			}
+			_ = e.Set("name", "MongoshInvalidInputError")
+			_ = e.Set("code", "COMMON-10001")
+			panic(e)
 		}
 		return s.toJS(bson.NewDateTimeFromTime(t))
 	})
@@ -241,20 +263,55 @@ func (s *Shell) installValues() error {
 	return nil
 }
 
-// parseISODate accepts the forms mongosh's ISODate does: a date, a date
-// and time with or without seconds, fractions and zone (UTC when none).
-func parseISODate(str string) (time.Time, error) {
-	layouts := []string{
-		time.RFC3339Nano, "2006-01-02T15:04:05.999999999", "2006-01-02T15:04:05",
-		"2006-01-02T15:04", "2006-01-02T15:04Z07:00", "2006-01-02 15:04:05.999999999Z07:00",
-		"2006-01-02 15:04:05.999999999", "2006-01-02T15:04:05.999999999Z0700", "2006-01-02",
+// isoDateRe is the form mongosh's ISODate accepts: a date with or
+// without dashes, then optionally a time (T or a space) of hours,
+// minutes, seconds and a fraction, each optional from the right, and a
+// zone (Z, +hh, +hhmm, +hh:mm).
+var isoDateRe = regexp.MustCompile(`^(\d{4})-?(\d{2})-?(\d{2})([T ](\d{2})(:?(\d{2})(:?((\d{2})(\.(\d+))?))?)?(Z|([+-])(\d{2}):?(\d{2})?)?)?$`)
+
+// parseISODate parses str as mongosh's ISODate does: the form of
+// isoDateRe, missing parts zero and the zone UTC, within years 0 to
+// 9999; ok is false otherwise.
+func parseISODate(str string) (time.Time, bool) {
+	m := isoDateRe.FindStringSubmatch(str)
+	if m == nil {
+		return time.Time{}, false
 	}
-	for _, l := range layouts {
-		if t, err := time.Parse(l, str); err == nil {
-			return t.UTC(), nil
+	or := func(v, def string) string {
+		if v == "" {
+			return def
 		}
+		return v
 	}
-	return time.Time{}, fmt.Errorf("ISODate: %q is not an ISO-8601 date", str)
+	num := func(v string) int { n, _ := strconv.Atoi(v); return n }
+	y, mo, d := num(m[1]), num(m[2]), num(m[3])
+	h, mi, sec := num(or(m[5], "0")), num(or(m[7], "0")), num(or(m[10], "0"))
+	ns := 0
+	if frac := m[12]; frac != "" {
+		frac = (frac + "000000000")[:9] // JavaScript keeps milliseconds
+		ns = num(frac[:3]) * int(time.Millisecond)
+	}
+	loc := time.UTC
+	if m[14] != "" && m[16] == "" {
+		return time.Time{}, false // +hh alone: JavaScript's Date refuses it
+	}
+	if m[14] != "" {
+		off := num(m[15])*3600 + num(or(m[16], "0"))*60
+		if m[14] == "-" {
+			off = -off
+		}
+		loc = time.FixedZone("", off)
+	}
+	if mo < 1 || mo > 12 || d < 1 || d > 31 || h > 24 || mi > 59 || sec > 59 || (h == 24 && (mi != 0 || sec != 0 || ns != 0)) {
+		return time.Time{}, false
+	}
+	// A day past the month's end rolls over (February 30th is March
+	// 1st), as JavaScript's Date has it.
+	t := time.Date(y, time.Month(mo), d, h, mi, sec, ns, loc)
+	if ms := t.UnixMilli(); ms < -62167219200000 || ms > 253402300799999 {
+		return time.Time{}, false
+	}
+	return t.UTC(), true
 }
 
 func (s *Shell) installProtoMethods() {

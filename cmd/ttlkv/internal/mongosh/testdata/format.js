@@ -61,3 +61,9 @@ print({"a-b": 1, "c d": 2, "$x": 3, "1a": 4, "": 5, _y: 6});
 print(new Map([["a", 1], [{k: 1}, [2]]]), new Set([1, "2"]), new Map(), new Set());
 print(Symbol("s"), Symbol());
 print([, 1], [1, , , 2], new Array(3));
+["2024-01-02", "20240102", "2024-01-02 03:04", "2024-01-02T03:04:05.6789Z", "2024-01-02T03:04:05+01:00",
+ "2024-01-02T03:04:05-0130", "2024-01-02T0304", "2024-13-01", "2024-02-30", "garbage", "9999-12-31T23:59:59.999Z",
+ "0000-01-01", 0, "2024-01-02T24:00", "a\"b<", new Date(5), null, "2024-01-02T03:04:05.678+01", "2024-01-00"].forEach(function (v) {
+  try { print(ISODate(v)) } catch (e) { print(e.name, e.message, e.code) }
+});
+try { throw "str" } catch (e) { print(typeof e, e) }
