@@ -1,6 +1,7 @@
 package mongosh
 
 import (
+	"fmt"
 	"github.com/dop251/goja"
 	"go.mongodb.org/mongo-driver/v2/bson"
 
@@ -140,8 +141,14 @@ func (s *Shell) installHelpers() error {
 	}
 	bsonsize := func(c goja.FunctionCall) goja.Value {
 		a := c.Argument(0)
-		if goja.IsUndefined(a) || goja.IsNull(a) {
+		switch {
+		case goja.IsUndefined(a):
+			panic(s.invalidInput("Missing required argument at position 0 (bsonsize)"))
+		case goja.IsNull(a):
 			return rt.ToValue(0)
+		}
+		if _, ok := a.(*goja.Object); !ok {
+			panic(s.invalidInput(fmt.Sprintf("Argument at position 0 must be of type object, got %s instead (bsonsize)", jsTypeof(a))))
 		}
 		d, err := s.toBSONDoc(a, "document")
 		s.check(err)
@@ -172,4 +179,26 @@ func (s *Shell) collSize(db, name, field string) goja.Value {
 		return s.rt.ToValue(n("storageSize") + n("totalIndexSize"))
 	}
 	return s.rt.ToValue(n(field))
+}
+
+// jsTypeof is JavaScript's typeof of a value that is not an object.
+func jsTypeof(v goja.Value) string {
+	switch {
+	case v == nil || goja.IsUndefined(v):
+		return "undefined"
+	case goja.IsString(v):
+		return "string"
+	case goja.IsNumber(v):
+		return "number"
+	case goja.IsBigInt(v):
+		return "bigint"
+	}
+	switch v.Export().(type) {
+	case bool:
+		return "boolean"
+	}
+	if _, ok := v.(*goja.Symbol); ok {
+		return "symbol"
+	}
+	return "object"
 }

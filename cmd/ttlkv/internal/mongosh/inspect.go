@@ -2,6 +2,7 @@ package mongosh
 
 import (
 	"encoding/base64"
+	"encoding/hex"
 	"fmt"
 	"math"
 	"regexp"
@@ -452,6 +453,9 @@ func bsonLeaf(v any) string {
 	case bson.Binary:
 		if x.Subtype == 4 && len(x.Data) == 16 {
 			return "UUID('" + uuidString(x.Data) + "')"
+		}
+		if x.Subtype == 5 {
+			return "MD5('" + hex.EncodeToString(x.Data) + "')"
 		}
 		return fmt.Sprintf("Binary.createFromBase64('%s', %d)", base64.StdEncoding.EncodeToString(x.Data), x.Subtype)
 	case bson.MinKey:

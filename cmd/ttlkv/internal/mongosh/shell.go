@@ -404,6 +404,19 @@ done:
 
 // throw raises a JavaScript error of the given class (the name mongosh
 // uses, e.g. "MongoshInvalidInputError" or "TypeError").
+// invalidInput is mongosh's MongoshInvalidInputError for a bad
+// argument: code COMMON-10001 (CommonErrors.InvalidArgument), the code
+// in brackets before the message. The caller panics with it.
+func (s *Shell) invalidInput(msg string) *goja.Object {
+	e, err := s.rt.New(s.rt.Get("Error").(*goja.Object), s.rt.ToValue("[COMMON-10001] "+msg))
+	if err != nil {
+		panic(err)
+	}
+	_ = e.Set("name", "MongoshInvalidInputError")
+	_ = e.Set("code", "COMMON-10001")
+	return e
+}
+
 func (s *Shell) throw(name, format string, args ...any) {
 	ctor := s.rt.Get("Error")
 	if name == "TypeError" {

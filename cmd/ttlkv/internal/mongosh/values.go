@@ -30,39 +30,114 @@ const prelude = `(function (g, B, P) {
     g[name] = f;
     return f;
   }
-  def('ObjectId', B.objectId, P.objectId);
-  // mongosh warns when NumberLong or NumberDecimal is given a number
-  // (Long and Decimal128 take one silently).
-  function warnNumber(name, maker) {
-    return function (a) {
-      if (arguments.length > 0 && typeof a === 'number') {
-        B.warn(name + ': specifying a number as argument is deprecated and may lead to loss of precision, pass a string instead');
+  // check is mongosh's assertArgsDefinedType: each argument must have
+  // one of its expected types (a typeof, 'bson:Long' and the like, or
+  // undefined where it may be left out; true: anything); otherwise
+  // MongoshInvalidInputError, code COMMON-10001.
+  function check(args, expected, name) {
+    for (var i = 0; i < args.length; i++) {
+      var a = args[i], e = expected[i];
+      if (a === undefined) {
+        if (e !== true && Array.isArray(e) && e.indexOf(undefined) >= 0) continue;
+        B.invalid('Missing required argument at position ' + i + ' (' + name + ')');
+      } else if (e === true) {
+        continue;
       }
-      return maker.apply(null, arguments);
-    };
+      var list = typeof e === 'string' ? [e] : e;
+      if (list.indexOf(typeof a) < 0 && list.indexOf('bson:' + B.bsonType(a)) < 0) {
+        var msg = list.filter(function (x) { return x !== undefined; }).map(function (x) { return x.replace(/^bson:/, ''); }).join(' or ');
+        B.invalid('Argument at position ' + i + ' must be of type ' + msg + ', got ' + (typeof a) + ' instead (' + name + ')');
+      }
+    }
   }
-  def('NumberLong', warnNumber('NumberLong', B.long), P.long);
+  // warnNumber: mongosh warns when NumberLong or NumberDecimal is given
+  // a number (Long and Decimal128 take one silently).
+  function warnNumber(name) {
+    B.warn(name + ': specifying a number as argument is deprecated and may lead to loss of precision, pass a string instead');
+  }
+  def('ObjectId', function (id) {
+    check([id], [[undefined, 'string', 'number', 'object']], 'ObjectId');
+    return B.objectId(id);
+  }, P.objectId);
+  def('NumberLong', function (s) {
+    if (s === undefined || s === null) s = '0';
+    check([s], [['string', 'number', 'bson:Long', 'bson:Int32']], 'NumberLong');
+    if (typeof s === 'number') {
+      warnNumber('NumberLong');
+      return B.long(s);
+    }
+    return B.longFromString(String(s));
+  }, P.long);
   def('Long', B.long, P.long);
-  def('NumberInt', B.int32, P.int32);
-  def('Int32', B.int32, P.int32);
+  def('NumberInt', function (v) {
+    if (v === undefined || v === null) v = '0';
+    check([v], [['string', 'number', 'bson:Long', 'bson:Int32']], 'NumberInt');
+    return B.int32(parseInt(String(v), 10) | 0);
+  }, P.int32);
+  def('Int32', function (v) { return B.int32(+v | 0); }, P.int32);
   def('Double', B.double, P.double);
-  def('NumberDecimal', warnNumber('NumberDecimal', B.decimal), P.decimal);
+  def('NumberDecimal', function (s) {
+    if (s === undefined) s = '0';
+    check([s], [['string', 'number', 'bson:Long', 'bson:Int32', 'bson:Decimal128']], 'NumberDecimal');
+    if (typeof s === 'number') warnNumber('NumberDecimal');
+    return B.decimal(String(s));
+  }, P.decimal);
   def('Decimal128', B.decimal, P.decimal);
-  def('Timestamp', B.timestamp, P.timestamp);
-  def('BinData', B.binData, P.binary);
+  // Timestamp is mongosh's over the bson library's: from { t, i }, from
+  // (t, i), or 0; t and i whole, from 0 to 2^32 - 1.
+  function tsPart(o, k) {
+    var v = o[k];
+    if (typeof v !== 'number' && B.bsonType(v) !== 'Int32') B.bsonError('Timestamp constructed from { t, i } must provide ' + k + ' as a number');
+    v = Number(v);
+    if (v < 0 || v !== v) B.bsonError('Timestamp constructed from { t, i } must provide a positive ' + k);
+    if (v > 0xffffffff) B.bsonError('Timestamp constructed from { t, i } must provide ' + k + ' equal or less than uint32 max');
+    return v;
+  }
+  function tsFrom(o) {
+    if (o === undefined || o === null) return B.timestamp(0, 0);
+    if (typeof o === 'object' && 't' in o && 'i' in o) {
+      var t = tsPart(o, 't'), i = tsPart(o, 'i');
+      return B.timestamp(t, i);
+    }
+    var bt = B.bsonType(o);
+    if (bt === 'Long' || bt === 'Timestamp') return B.timestamp(o);
+    B.bsonError('A Timestamp can only be constructed with: bigint, Long, or { t: number; i: number }');
+  }
+  def('Timestamp', function (t, i) {
+    check([t, i], [['number', 'object', undefined], [undefined, 'number']], 'Timestamp');
+    if (typeof t === 'object' && t !== null && 't' in t && 'i' in t) return tsFrom(t);
+    if (i !== undefined || typeof t === 'number') return tsFrom({ t: t, i: i === undefined ? 0 : i });
+    return tsFrom(t);
+  }, P.timestamp);
+  def('BinData', function (sub, b64) {
+    check([sub, b64], ['number', 'string'], 'BinData');
+    return B.binData(sub, b64);
+  }, P.binary);
   def('Binary', B.binData, P.binary);
-  def('HexData', B.hexData, P.binary);
-  def('UUID', B.uuid, P.binary);
+  def('HexData', function (sub, hx) {
+    check([sub, hx], ['number', 'string'], 'HexData');
+    return B.hexData(sub, hx);
+  }, P.binary);
+  def('UUID', function (hx) {
+    if (hx === undefined) return B.uuid();
+    check([hx], ['string'], 'UUID');
+    return B.hexData(4, hx.replace(/-/g, ''));
+  }, P.binary);
+  def('MD5', function (hx) {
+    check([hx], ['string'], 'MD5');
+    return B.hexData(5, hx);
+  }, P.binary);
   def('MinKey', B.minKey, P.minKey);
   def('MaxKey', B.maxKey, P.maxKey);
   def('BSONRegExp', B.regex, P.regex);
   g.ISODate = function ISODate(s) { return B.isoDate(s); };
+  g.__check = check;
   g.Binary.createFromBase64 = function (b64, sub) { return B.binData(sub || 0, b64); };
   g.Binary.createFromHexString = function (hx, sub) { return B.hexData(sub || 0, hx); };
   g.ObjectId.createFromHexString = function (h) { return B.objectId(h); };
   g.ObjectId.isValid = function (h) { return typeof h === 'string' && /^[0-9a-fA-F]{24}$/.test(h); };
   g.Long.fromNumber = function (n) { return B.long(n); };
-  g.Long.fromString = function (s) { return B.long(s); };
+  g.Long.fromString = function (s) { return B.longFromString(String(s)); };
 })`
 
 func (s *Shell) installValues() error {
@@ -80,6 +155,20 @@ func (s *Shell) installValues() error {
 	arg := func(c goja.FunctionCall, i int) goja.Value { return c.Argument(i) }
 	absent := func(v goja.Value) bool { return v == nil || goja.IsUndefined(v) || goja.IsNull(v) }
 
+	set(b, "invalid", func(c goja.FunctionCall) goja.Value {
+		panic(s.invalidInput(c.Argument(0).String()))
+	})
+	set(b, "bsonError", func(c goja.FunctionCall) goja.Value {
+		s.throw("BSONError", "%s", c.Argument(0).String())
+		return nil
+	})
+	set(b, "bsonType", func(c goja.FunctionCall) goja.Value {
+		v, ok := s.boxed(arg(c, 0))
+		if !ok {
+			return rt.ToValue("")
+		}
+		return rt.ToValue(bsonTypeName(v))
+	})
 	set(b, "objectId", func(c goja.FunctionCall) goja.Value {
 		a := arg(c, 0)
 		if absent(a) {
@@ -90,19 +179,26 @@ func (s *Shell) installValues() error {
 				return s.wrap(p.objectID, id)
 			}
 		}
-		if goja.IsNumber(a) {
+		switch {
+		case goja.IsNumber(a):
 			return s.wrap(p.objectID, bson.NewObjectIDFromTimestamp(time.Unix(a.ToInteger(), 0)))
+		case goja.IsString(a):
+			id, err := bson.ObjectIDFromHex(a.String())
+			if err != nil {
+				s.throw("BSONError", "input must be a 24 character hex string, 12 byte Uint8Array, or an integer")
+			}
+			return s.wrap(p.objectID, id)
 		}
-		id, err := bson.ObjectIDFromHex(a.String())
-		if err != nil {
-			s.throw("BSONError", "ObjectId: %q is not a 24-character hex string", a.String())
-		}
-		return s.wrap(p.objectID, id)
+		s.throw("BSONError", "Argument passed in does not match the accepted types")
+		return nil
 	})
 	set(b, "warn", func(c goja.FunctionCall) goja.Value {
 		fmt.Fprintln(s.out, "Warning: "+c.Argument(0).String())
 		return goja.Undefined()
 	})
+	// long is Long and Long.fromNumber: a number truncated toward zero,
+	// NaN 0, beyond the range its end (the bson library's fromNumber);
+	// a string as longFromString; a Long or Int32 as its value.
 	set(b, "long", func(c goja.FunctionCall) goja.Value {
 		a := arg(c, 0)
 		if absent(a) {
@@ -112,34 +208,25 @@ func (s *Shell) installValues() error {
 			a = s.rt.ToValue(fmt.Sprint(v))
 		}
 		if goja.IsString(a) {
-			n, err := strconv.ParseInt(strings.TrimSpace(a.String()), 10, 64)
-			if err != nil {
-				s.throw("BSONError", "NumberLong: %q is not a 64-bit integer", a.String())
-			}
-			return s.wrap(p.long, n)
+			return s.wrap(p.long, s.longFromString(a.String()))
 		}
-		f := a.ToFloat()
-		if math.IsNaN(f) || math.IsInf(f, 0) || f >= 9.223372036854775807e18 || f < -9.223372036854775808e18 {
-			s.throw("BSONError", "NumberLong: %s is out of range", a.String())
-		}
-		return s.wrap(p.long, int64(f))
+		return s.wrap(p.long, longFromNumber(a.ToFloat()))
 	})
+	set(b, "longFromString", func(c goja.FunctionCall) goja.Value {
+		return s.wrap(p.long, s.longFromString(arg(c, 0).String()))
+	})
+	// int32 takes a number already made a 32-bit integer (NumberInt and
+	// Int32 do that in JavaScript, as mongosh does), or a boxed value.
 	set(b, "int32", func(c goja.FunctionCall) goja.Value {
 		a := arg(c, 0)
-		var f float64
-		if goja.IsString(a) {
-			n, err := strconv.ParseFloat(strings.TrimSpace(a.String()), 64)
-			if err != nil {
-				s.throw("BSONError", "NumberInt: %q is not a number", a.String())
-			}
-			f = n
-		} else if !absent(a) {
-			f = a.ToFloat()
+		if v, ok := s.boxed(a); ok {
+			a = s.rt.ToValue(fmt.Sprint(v))
 		}
-		if math.IsNaN(f) {
+		f := a.ToFloat()
+		if absent(a) || math.IsNaN(f) || math.IsInf(f, 0) {
 			f = 0
 		}
-		return s.wrap(p.int32, int32(math.Trunc(math.Max(math.MinInt32, math.Min(math.MaxInt32, f)))))
+		return s.wrap(p.int32, int32(int64(math.Trunc(f))))
 	})
 	set(b, "double", func(c goja.FunctionCall) goja.Value {
 		return s.wrap(p.double, arg(c, 0).ToFloat())
@@ -152,50 +239,37 @@ func (s *Shell) installValues() error {
 		}
 		d, err := bson.ParseDecimal128(str)
 		if err != nil {
-			s.throw("BSONError", "NumberDecimal: %q is not a decimal number", str)
+			s.throw("BSONError", "%s not a valid Decimal128 string", str)
 		}
 		return s.wrap(p.decimal, d)
 	})
+	// timestamp takes t and i (checked by the JavaScript Timestamp), or
+	// a Long or Timestamp to copy.
 	set(b, "timestamp", func(c goja.FunctionCall) goja.Value {
-		a := arg(c, 0)
-		var t, i uint32
-		if o, ok := a.(*goja.Object); ok && s.boxOf(o) == nil {
-			t, i = uint32(o.Get("t").ToInteger()), uint32(o.Get("i").ToInteger())
-		} else if !absent(a) {
-			t, i = uint32(a.ToInteger()), uint32(arg(c, 1).ToInteger())
+		if v, ok := s.boxed(arg(c, 0)); ok {
+			switch x := v.(type) {
+			case bson.Timestamp:
+				return s.wrap(p.timestamp, x)
+			case int64:
+				return s.wrap(p.timestamp, bson.Timestamp{T: uint32(uint64(x) >> 32), I: uint32(x)})
+			}
 		}
-		return s.wrap(p.timestamp, bson.Timestamp{T: t, I: i})
+		return s.wrap(p.timestamp, bson.Timestamp{T: uint32(arg(c, 0).ToInteger()), I: uint32(arg(c, 1).ToInteger())})
 	})
+	// binData and hexData decode as Node's Buffer.from does: what is not
+	// base64 (or hex) is skipped (or ends the data), never refused; the
+	// subtype is kept to its low byte.
 	set(b, "binData", func(c goja.FunctionCall) goja.Value {
-		sub := arg(c, 0).ToInteger()
-		data, err := base64.StdEncoding.DecodeString(arg(c, 1).String())
-		if err != nil || sub < 0 || sub > 255 {
-			s.throw("BSONError", "BinData: subtype must be 0-255 and data base64")
-		}
-		return s.wrap(p.binary, bson.Binary{Subtype: byte(sub), Data: data})
+		return s.wrap(p.binary, bson.Binary{Subtype: byte(arg(c, 0).ToInteger()), Data: lenientBase64(arg(c, 1).String())})
 	})
 	set(b, "hexData", func(c goja.FunctionCall) goja.Value {
-		sub := arg(c, 0).ToInteger()
-		data, err := hex.DecodeString(arg(c, 1).String())
-		if err != nil || sub < 0 || sub > 255 {
-			s.throw("BSONError", "HexData: subtype must be 0-255 and data hex")
-		}
-		return s.wrap(p.binary, bson.Binary{Subtype: byte(sub), Data: data})
+		return s.wrap(p.binary, bson.Binary{Subtype: byte(arg(c, 0).ToInteger()), Data: lenientHex(arg(c, 1).String())})
 	})
 	set(b, "uuid", func(c goja.FunctionCall) goja.Value {
-		a := arg(c, 0)
 		data := make([]byte, 16)
-		if absent(a) {
-			_, _ = rand.Read(data)
-			data[6] = data[6]&0x0f | 0x40
-			data[8] = data[8]&0x3f | 0x80
-		} else {
-			h, err := hex.DecodeString(strings.ReplaceAll(a.String(), "-", ""))
-			if err != nil || len(h) != 16 {
-				s.throw("BSONError", "UUID: %q is not a 32-digit hex UUID", a.String())
-			}
-			data = h
-		}
+		_, _ = rand.Read(data)
+		data[6] = data[6]&0x0f | 0x40
+		data[8] = data[8]&0x3f | 0x80
 		return s.wrap(p.binary, bson.Binary{Subtype: 4, Data: data})
 	})
 	set(b, "minKey", func(goja.FunctionCall) goja.Value { return s.wrap(p.minKey, bson.MinKey{}) })
@@ -229,13 +303,7 @@ func (s *Shell) installValues() error {
 			enc := json.NewEncoder(&q)
 			enc.SetEscapeHTML(false)
 			_ = enc.Encode(a.String())
-			e, err := rt.New(rt.Get("Error").(*goja.Object), rt.ToValue("[COMMON-10001] "+strings.TrimSuffix(q.String(), "\n")+" is not a valid ISODate"))
-			if err != nil {
-				panic(err)
-			}
-			_ = e.Set("name", "MongoshInvalidInputError")
-			_ = e.Set("code", "COMMON-10001")
-			panic(e)
+			panic(s.invalidInput(strings.TrimSuffix(q.String(), "\n") + " is not a valid ISODate"))
 		}
 		return s.toJS(bson.NewDateTimeFromTime(t))
 	})
@@ -261,6 +329,142 @@ func (s *Shell) installValues() error {
 	s.maxKeyCtor = rt.Get("MaxKey").(*goja.Object)
 	s.installEJSON()
 	return nil
+}
+
+// longFromNumber is the bson library's Long.fromNumber: NaN is 0, a
+// number beyond the range is the range's end, others are truncated.
+func longFromNumber(f float64) int64 {
+	switch {
+	case math.IsNaN(f):
+		return 0
+	case f >= 9.223372036854775807e18:
+		return math.MaxInt64
+	case f <= -9.223372036854775808e18:
+		return math.MinInt64
+	}
+	return int64(f)
+}
+
+// longFromString is the bson library's Long.fromString in base 10, as
+// mongosh's NumberLong uses it: "NaN" and the infinities are 0, a
+// leading "-" negates, an empty string and a "-" inside are refused,
+// and the digits are read in runs of eight by JavaScript's parseInt
+// (which stops at the first character that is not a digit, and reads
+// no digit at all as 0), wrapping at 64 bits.
+func (s *Shell) longFromString(str string) int64 {
+	switch str {
+	case "":
+		s.throw("BSONError", "empty string")
+	case "NaN", "Infinity", "+Infinity", "-Infinity":
+		return 0
+	}
+	if i := strings.IndexByte(str, '-'); i > 0 {
+		s.throw("BSONError", "interior hyphen")
+	} else if i == 0 {
+		return -s.longFromString(str[1:])
+	}
+	var result int64
+	for i := 0; i < len(str); i += 8 {
+		size := min(8, len(str)-i)
+		v := parseIntPrefix(str[i : i+size])
+		pow := int64(1)
+		for range size {
+			pow *= 10
+		}
+		result = result*pow + v
+	}
+	return result
+}
+
+// parseIntPrefix is JavaScript's parseInt(str, 10) on a run of at most
+// eight characters: leading blanks and one sign, then digits up to the
+// first other character; no digit at all reads as 0 (NaN there).
+func parseIntPrefix(str string) int64 {
+	str = strings.TrimLeft(str, " \t\n\r\v\f")
+	neg := false
+	if str != "" && (str[0] == '+' || str[0] == '-') {
+		neg, str = str[0] == '-', str[1:]
+	}
+	var n int64
+	for _, r := range str {
+		if r < '0' || r > '9' {
+			break
+		}
+		n = n*10 + int64(r-'0')
+	}
+	if neg {
+		return -n
+	}
+	return n
+}
+
+// lenientBase64 decodes base64 as Node's Buffer.from(str, 'base64')
+// does: the URL-safe alphabet too, other characters skipped, padding
+// optional, a lone trailing character dropped.
+func lenientBase64(str string) []byte {
+	var b strings.Builder
+	for _, r := range str {
+		switch {
+		case r >= 'A' && r <= 'Z', r >= 'a' && r <= 'z', r >= '0' && r <= '9', r == '+', r == '/':
+			b.WriteRune(r)
+		case r == '-':
+			b.WriteByte('+')
+		case r == '_':
+			b.WriteByte('/')
+		case r == '=':
+			goto done
+		}
+	}
+done:
+	clean := b.String()
+	if len(clean)%4 == 1 {
+		clean = clean[:len(clean)-1]
+	}
+	out, _ := base64.RawStdEncoding.DecodeString(clean)
+	return out
+}
+
+// lenientHex decodes hex as Node's Buffer.from(str, 'hex') does: pairs
+// of hex digits up to the first pair that is not one; an odd last digit
+// is dropped.
+func lenientHex(str string) []byte {
+	var out []byte
+	for i := 0; i+1 < len(str); i += 2 {
+		v, err := hex.DecodeString(str[i : i+2])
+		if err != nil {
+			break
+		}
+		out = append(out, v[0])
+	}
+	return out
+}
+
+// bsonTypeName is the bson library's _bsontype of a boxed value, what
+// mongosh's argument checks call its type ("Long", "Int32", ...).
+func bsonTypeName(v any) string {
+	switch v.(type) {
+	case int64:
+		return "Long"
+	case int32:
+		return "Int32"
+	case float64:
+		return "Double"
+	case bson.Decimal128:
+		return "Decimal128"
+	case bson.ObjectID:
+		return "ObjectId"
+	case bson.Timestamp:
+		return "Timestamp"
+	case bson.Binary:
+		return "Binary"
+	case bson.MinKey:
+		return "MinKey"
+	case bson.MaxKey:
+		return "MaxKey"
+	case bson.Regex:
+		return "BSONRegExp"
+	}
+	return ""
 }
 
 // isoDateRe is the form mongosh's ISODate accepts: a date with or

@@ -67,3 +67,19 @@ print([, 1], [1, , , 2], new Array(3));
   try { print(ISODate(v)) } catch (e) { print(e.name, e.message, e.code) }
 });
 try { throw "str" } catch (e) { print(typeof e, e) }
+// Constructors: what each accepts, refuses and makes of odd input, as mongosh.
+var ctorCases = [
+  'ObjectId("zz")', 'ObjectId(5).getTimestamp().getTime()', 'ObjectId(null) instanceof ObjectId', 'ObjectId(ObjectId("5f0000000000000000000000"))', 'ObjectId({})', 'ObjectId(true)',
+  'NumberInt("x")', 'NumberInt(3000000000)', 'NumberInt("1.9")', 'NumberInt(" 12abc")', 'NumberInt(-2.7)', 'NumberInt(null)', 'NumberInt()', 'NumberInt(true)', 'NumberInt(NumberLong("7"))', 'NumberInt(NumberInt(8))', 'NumberInt({})',
+  'NumberLong("abc")', 'NumberLong("1e5")', 'NumberLong("12345678x9")', 'NumberLong("-42")', 'NumberLong("")', 'NumberLong("NaN")', 'NumberLong("99999999999999999999")', 'NumberLong(null)', 'NumberLong()', 'NumberLong(true)', 'NumberLong(NumberInt(3))', 'NumberLong("1-2")', 'NumberLong(" 5")', 'NumberLong("+5")',
+  'NumberDecimal("x")', 'NumberDecimal()', 'NumberDecimal(true)', 'NumberDecimal(NumberLong("5"))', 'NumberDecimal("1e3")', 'NumberDecimal("NaN")',
+  'Timestamp("x")', 'Timestamp()', 'Timestamp(1)', 'Timestamp(1, 2)', 'Timestamp({t: -1, i: 0})', 'Timestamp({t: 1, i: -1})', 'Timestamp({t: 4294967296, i: 0})', 'Timestamp({t: 1})', 'Timestamp(1.5, 2)', 'Timestamp(null)', 'Timestamp(1, "2")',
+  'BinData("x", "AQ")', 'BinData(0, 5)', 'BinData(0, "A!Q==")', 'BinData(300, "AQ==")', 'BinData(0)', 'BinData(-1, "AQ==")',
+  'HexData(0, "zz")', 'HexData(0, "0g12")', 'HexData(0, "abc")', 'HexData(5, "0102")',
+  'UUID("xyz")', 'UUID("0123")', 'UUID(5)', 'UUID("01234567-89ab-cdef-0123-456789abcdef")',
+  'Double("x")', 'Double()', 'Double(NumberInt(3))', 'MinKey(1)', 'BSONRegExp("a")', 'bsonsize(5)', 'bsonsize({a: "x"})'
+];
+ctorCases.forEach(function (c) {
+  try { var v = eval(c); print(c, '=>', v) } catch (e) { print(c, '!!', e.name, '|', e.message) }
+});
+print(BinData(3, "ASNFZ4mrze8BI0VniavN7w=="), BinData(5, "AQ=="), BinData(4, "AQ=="), MD5("0102"), {m: MD5("ab")});
