@@ -43,21 +43,28 @@ var evalCommand = &command{
 	},
 	run: func(e *env, _ *pflag.FlagSet, cfg any, args []string) int {
 		f := cfg.(*evalFlags)
-		type script struct{ name, src string }
+		// As mongosh: the code given runs first and its last value is
+		// printed; then the files, whose last values are not.
+		type script struct {
+			name, src string
+			file      bool
+		}
 		var scripts []script
+		if len(args) == 1 {
+			scripts = append(scripts, script{name: "<eval>", src: args[0]})
+		}
 		for _, name := range f.files {
 			b, err := os.ReadFile(e.path(name))
 			if err != nil {
 				return e.fail("eval", err)
 			}
-			scripts = append(scripts, script{name, string(b)})
+			scripts = append(scripts, script{name: name, src: string(b), file: true})
 		}
 		switch {
 		case len(args) > 1:
 			fmt.Fprintln(e.stderr, "ttlkv eval: give the code as one argument (quote it)")
 			return 2
 		case len(args) == 1:
-			scripts = append(scripts, script{"<eval>", args[0]})
 		case len(scripts) == 0:
 			if e.isTerm(e.stdin) {
 				fmt.Fprintln(e.stderr, "ttlkv eval: no code given; pass 'CODE', -f FILE, or pipe a script on stdin (or use 'ttlkv shell')")
@@ -67,7 +74,7 @@ var evalCommand = &command{
 			if err != nil {
 				return e.fail("eval", err)
 			}
-			scripts = append(scripts, script{"<stdin>", string(b)})
+			scripts = append(scripts, script{name: "<stdin>", src: string(b)})
 		}
 		db, err := e.connect(engine.Options{})
 		if err != nil {
@@ -78,7 +85,11 @@ var evalCommand = &command{
 			return e.closeSession("eval", db, e.fail("eval", err))
 		}
 		for _, s := range scripts {
-			if err := sh.Eval(s.name, s.src); err != nil {
+			run := sh.Eval
+			if s.file {
+				run = sh.RunFile
+			}
+			if err := run(s.name, s.src); err != nil {
 				code := scriptExit(e, err)
 				if e.ctx.Err() != nil && code == 1 {
 					code = interruptedExit // stopped by SIGINT or SIGTERM

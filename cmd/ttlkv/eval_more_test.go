@@ -105,3 +105,26 @@ try { b.execute() } catch (e) { print(e.name, e.result.insertedCount) }`, "Mongo
 		}
 	}
 }
+
+// TestEvalFilesAsMongosh: as mongosh runs --eval and script files, the
+// code given runs first and its last value is printed, then the files,
+// whose last values are not (only what they print shows).
+func TestEvalFilesAsMongosh(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	script := filepath.Join(t.TempDir(), "s.js")
+	must(t, os.WriteFile(script, []byte("print('file');\n1 + 1;\n"), 0o600))
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"eval", "-f", script}, "file\n"},
+		{[]string{"eval", "-f", script, "print('code'); 40 + 2"}, "code\n42\nfile\n"},
+		{[]string{"eval", "40 + 2"}, "42\n"},
+	} {
+		out, errOut, code := cli(t, nil, dir, "", c.args...)
+		if code != 0 || out != c.want {
+			t.Errorf("%q: exit %d, stdout %q, stderr %q; want %q", c.args, code, out, errOut, c.want)
+		}
+	}
+}

@@ -202,7 +202,15 @@ func rewriteShellCommands(src string) string {
 //
 // The run ends early, with a ScriptError named "Interrupted", when
 // Options.Context ends or Interrupt is called.
-func (s *Shell) Eval(name, src string) error {
+func (s *Shell) Eval(name, src string) error { return s.evalSrc(name, src, true) }
+
+// RunFile runs src, the script file name, as mongosh runs the files it
+// is given: like Eval, but the value of the last expression is not
+// printed.
+func (s *Shell) RunFile(name, src string) error { return s.evalSrc(name, src, false) }
+
+// evalSrc is Eval, printing the last expression's value when show is set.
+func (s *Shell) evalSrc(name, src string, show bool) error {
 	ctx, cancel := context.WithCancel(s.base)
 	s.mu.Lock()
 	s.ctx, s.cancel = ctx, cancel
@@ -221,7 +229,7 @@ func (s *Shell) Eval(name, src string) error {
 		s.rt.ClearInterrupt()
 	}()
 	v, err := s.exec(name, src)
-	if err == nil {
+	if err == nil && show {
 		err = s.guard(func() { s.printResult(v) })
 	}
 	var ee *ExitError
