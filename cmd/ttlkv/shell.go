@@ -246,7 +246,10 @@ func (e *env) evalShell(sh *mongosh.Shell, src string) (int, bool) {
 	if errors.As(err, &ee) {
 		return ee.Code, true
 	}
-	if err != nil {
+	var se *mongosh.ScriptError
+	if errors.As(err, &se) {
+		fmt.Fprintln(e.stderr, se.Interactive())
+	} else if err != nil {
 		fmt.Fprintln(e.stderr, err)
 	}
 	return 0, false

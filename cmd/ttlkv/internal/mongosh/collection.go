@@ -113,6 +113,39 @@ func (s *Shell) writeCommand(db string, cmd bson.D, errName string) bson.D {
 	return r
 }
 
+// insertManyError throws the MongoBulkWriteError of an insertMany whose
+// reply r holds write errors arr: its result counts what the server
+// inserted (r's n) and keeps the _ids of those, which are all but the
+// failed ones, and, for an ordered insert, none past the first failure.
+func (s *Shell) insertManyError(arr bson.A, ids bson.D, ordered bool, r bson.D) {
+	failed := map[string]bool{}
+	first := -1
+	for _, x := range arr {
+		d, _ := x.(bson.D)
+		i, _ := document.Get(d, "index")
+		at := int(toInt32(i))
+		failed[strconv.Itoa(at)] = true
+		if first < 0 || at < first {
+			first = at
+		}
+	}
+	kept := bson.D{}
+	for _, e := range ids {
+		at, _ := strconv.Atoi(e.Key)
+		if failed[e.Key] || (ordered && at > first) {
+			continue
+		}
+		kept = append(kept, e)
+	}
+	n, _ := document.Get(r, "n")
+	res := bson.D{{Key: "insertedCount", Value: int32(toInt32(n))}, {Key: "matchedCount", Value: int32(0)}, {Key: "modifiedCount", Value: int32(0)},
+		{Key: "deletedCount", Value: int32(0)}, {Key: "upsertedCount", Value: int32(0)}, {Key: "upsertedIds", Value: bson.D{}}, {Key: "insertedIds", Value: kept}}
+	fn, _ := goja.AssertFunction(s.rt.Get("__bulkError"))
+	if _, err := fn(goja.Undefined(), s.toJS(arr), s.toJS(res)); err != nil {
+		panic(err)
+	}
+}
+
 // hasOperators reports whether an update document starts with a $
 // operator (mongosh's test for "update" versus "replacement").
 func hasOperators(d bson.D) bool {
@@ -187,7 +220,12 @@ func (s *Shell) collection(db, name string) *goja.Object {
 			ordered = truthy(v)
 		}
 		cmd := bson.D{{Key: "insert", Value: name}, {Key: "documents", Value: docs}, {Key: "ordered", Value: ordered}}
-		s.writeCommand(db, append(cmd, opts...), "MongoBulkWriteError")
+		r := s.command(db, append(cmd, opts...))
+		if we, _ := document.Get(r, "writeErrors"); we != nil {
+			if arr, ok := we.(bson.A); ok && len(arr) > 0 {
+				s.insertManyError(arr, ids, ordered, r)
+			}
+		}
 		return ack(bson.E{Key: "insertedIds", Value: ids})
 	}
 	insertOne := func(docArg, optsArg goja.Value) (goja.Value, any) {

@@ -24,7 +24,7 @@ func (s *Shell) installGlobals() {
 	printArgs := func(c goja.FunctionCall) string {
 		parts := make([]string, len(c.Arguments))
 		for i, a := range c.Arguments {
-			parts[i] = s.inspectTop(a)
+			parts[i] = s.printable(a, printOpts)
 		}
 		return strings.Join(parts, " ")
 	}
@@ -37,7 +37,7 @@ func (s *Shell) installGlobals() {
 		// and array on lines of its own.
 		parts := make([]string, len(c.Arguments))
 		for i, a := range c.Arguments {
-			parts[i] = s.inspectTopWith(a, printjsonOpts)
+			parts[i] = s.printable(a, printjsonOpts)
 		}
 		fmt.Fprintln(s.out, strings.Join(parts, " "))
 		return goja.Undefined()
@@ -299,6 +299,34 @@ func (s *Shell) printResult(v goja.Value) {
 		return
 	}
 	fmt.Fprintln(s.out, s.inspectTop(v))
+}
+
+// printable is what print (o printOpts) and printjson (printjsonOpts)
+// show for one argument, as mongosh: a string as it is, undefined as
+// nothing, a cursor as its next displayBatchSize documents in full (and
+// the hint to type "it" when more remain; "it" then goes on from
+// there), anything else inspected.
+func (s *Shell) printable(v goja.Value, o inspectOpts) string {
+	if obj, ok := v.(*goja.Object); ok {
+		if c := s.cursorOf(obj); c != nil {
+			docs := c.take(s.batchSize)
+			s.last = c
+			if len(docs) == 0 {
+				return ""
+			}
+			arr := s.rt.NewArray()
+			for i, d := range docs {
+				_ = arr.Set(fmt.Sprint(i), d)
+			}
+			o.depth, o.maxArray, o.maxString = -1, -1, -1
+			out := s.inspectWith(arr, o)
+			if !c.exhaustedNow() && len(docs) == s.batchSize {
+				out += "\nType \"it\" for more"
+			}
+			return out
+		}
+	}
+	return s.inspectTopWith(v, o)
 }
 
 // printCursor prints the next displayBatchSize documents of c, and the

@@ -85,17 +85,36 @@ const bulkPrelude = `(function (g, codeName) {
         break;
       }
     }
-    if (errors.length > 0) {
-      var err = new Error(errors[0].errmsg);
-      err.name = 'MongoBulkWriteError';
-      err.code = errors[0].code;
-      err.codeName = codeName(errors[0].code);
-      err.writeErrors = errors;
-      err.result = res;
-      throw err;
-    }
+    if (errors.length > 0) bulkError(errors, res);
     return res;
   }
+  // BulkWriteResult is the class of a MongoBulkWriteError's result, as
+  // the driver under mongosh makes it (printed "BulkWriteResult { ... }").
+  function BulkWriteResult(r) {
+    this.insertedCount = r.insertedCount;
+    this.matchedCount = r.matchedCount;
+    this.modifiedCount = r.modifiedCount;
+    this.deletedCount = r.deletedCount;
+    this.upsertedCount = r.upsertedCount;
+    this.upsertedIds = r.upsertedIds;
+    this.insertedIds = r.insertedIds;
+  }
+  // bulkError throws mongosh's MongoBulkWriteError for write errors
+  // (each with its index in the request) and the result so far: the
+  // first error's message and code (no codeName, as in mongosh), the
+  // errors and the result, whose counts it also answers.
+  function bulkError(errors, res) {
+    var err = new Error(errors[0].errmsg);
+    Object.defineProperty(err, 'name', { value: 'MongoBulkWriteError', enumerable: false, writable: true, configurable: true });
+    err.code = errors[0].code;
+    err.writeErrors = errors;
+    err.result = new BulkWriteResult(res);
+    ['insertedCount', 'matchedCount', 'modifiedCount', 'deletedCount', 'upsertedCount', 'insertedIds', 'upsertedIds'].forEach(function (k) {
+      Object.defineProperty(err, k, { get: function () { return err.result[k]; }, enumerable: false, configurable: true });
+    });
+    throw err;
+  }
+  g.__bulkError = bulkError;
   function Bulk(coll, ordered) {
     this._coll = coll; this._ordered = ordered; this._ops = []; this._done = false;
   }

@@ -209,14 +209,14 @@ func (s *Shell) node(v goja.Value, depth int, seen map[*goja.Object]bool, opts i
 	}
 	keys := o.Keys()
 	if len(keys) == 0 {
-		return pnode{leaf: "{}"}
+		return pnode{leaf: s.objectPrefix(o) + "{}"}
 	}
 	if opts.depth >= 0 && depth > opts.depth {
 		return pnode{leaf: "[Object]"}
 	}
 	seen[o] = true
 	defer delete(seen, o)
-	p := pnode{open: "{", close: "}", depth: depth + 1, last: depth + 1}
+	p := pnode{open: s.objectPrefix(o) + "{", close: "}", depth: depth + 1, last: depth + 1}
 	for _, k := range keys {
 		key := k
 		if !identRe.MatchString(k) {
@@ -260,6 +260,25 @@ func (s *Shell) collectionNode(o *goja.Object, cls string, depth int, seen map[*
 		p.add(pentry{key: render(k, 0, opts) + " =>", val: v})
 	}
 	return p
+}
+
+// objectPrefix is what Node prints before an object's braces: the name
+// of the class it was made by ("BulkWriteResult "), nothing for a plain
+// object, "[Object: null prototype] " for one without a prototype.
+func (s *Shell) objectPrefix(o *goja.Object) string {
+	proto := o.Prototype()
+	if proto == nil {
+		return "[Object: null prototype] "
+	}
+	ctor, ok := proto.Get("constructor").(*goja.Object)
+	if !ok {
+		return ""
+	}
+	name := ctor.Get("name")
+	if name == nil || goja.IsUndefined(name) || name.String() == "" || name.String() == "Object" {
+		return ""
+	}
+	return name.String() + " "
 }
 
 // add appends e to p, and makes the last object or array laid out in e

@@ -316,15 +316,21 @@ type ScriptError struct {
 	Where string
 }
 
-// Error renders the error as mongosh prints an uncaught one:
-// "MongoServerError[CodeName]: message" for database errors, and
-// "TypeError: message" for others (mongosh does not say where; Where
-// does).
+// Error renders the error as mongosh prints one that ends --eval code
+// or a script file: "Name: message" ("MongoServerError: E11000 ...",
+// "TypeError: ..."; mongosh does not say where, Where does).
 func (e *ScriptError) Error() string {
+	return fmt.Sprintf("%s: %s", e.Name, e.Message)
+}
+
+// Interactive renders the error as mongosh's shell prints one at its
+// prompt: a database error's code name follows its class
+// ("MongoServerError[DuplicateKey]: E11000 ...").
+func (e *ScriptError) Interactive() string {
 	if e.CodeName != "" {
 		return fmt.Sprintf("%s[%s]: %s", e.Name, e.CodeName, e.Message)
 	}
-	return fmt.Sprintf("%s: %s", e.Name, e.Message)
+	return e.Error()
 }
 
 func (s *Shell) scriptError(v goja.Value, ex *goja.Exception) *ScriptError {
