@@ -2,7 +2,9 @@
 # The mongosh check of issue 16: installs mongosh from the npm registry
 # into a cache directory, starts `ttlkv serve` on a free loopback port,
 # runs check.js with the real mongosh and fails on any difference from
-# expected.txt. Without npm it says so and exits 0.
+# expected.txt; then runs shell.js with the real mongosh against the
+# server and with ttlkv's own shell, and fails if they print differently.
+# Without npm it says so and exits 0.
 #
 #   wire/testdata/mongosh/run.sh            (from anywhere in the repository)
 #   MONGOSH_VERSION=2.12.0 TTLKV_MONGOSH_CACHE=~/.cache/ttlkv-mongosh
@@ -49,4 +51,17 @@ if ! diff -u "$here/expected.txt" "$work/out.txt"; then
 	cat "$work/serve.log"
 	exit 1
 fi
-echo "mongosh check: ok (mongosh $version, ttlkv serve on $addr)"
+# The shell differential: shell.js through the real mongosh against the
+# server, and through ttlkv's own shell (eval -f) on a data directory of
+# its own; the two outputs must be the same.
+"$mongosh" --quiet --norc "mongodb://$addr/test?serverSelectionTimeoutMS=10000" "$here/shell.js" >"$work/shell-mongosh.txt" 2>&1 || {
+	echo "mongosh check: mongosh failed on shell.js:"; cat "$work/shell-mongosh.txt"; exit 1
+}
+"$work/ttlkv" --dir "$work/data-shell" eval -f "$here/shell.js" >"$work/shell-ttlkv.txt" 2>&1 || {
+	echo "mongosh check: ttlkv eval failed on shell.js:"; cat "$work/shell-ttlkv.txt"; exit 1
+}
+if ! diff -u "$work/shell-mongosh.txt" "$work/shell-ttlkv.txt"; then
+	echo "mongosh check: ttlkv's shell prints shell.js differently from mongosh $version (- mongosh, + ttlkv)"
+	exit 1
+fi
+echo "mongosh check: ok (mongosh $version, ttlkv serve on $addr; ttlkv's shell prints shell.js as mongosh does)"

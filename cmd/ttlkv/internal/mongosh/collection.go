@@ -99,7 +99,7 @@ func (s *Shell) writeCommand(db string, cmd bson.D, errName string) bson.D {
 			}
 			m, _ := msg.(string)
 			extra := bson.D{{Key: "writeErrors", Value: arr}}
-			for _, k := range []string{"keyPattern", "keyValue", "errInfo"} {
+			for _, k := range []string{"index", "keyPattern", "keyValue", "errInfo"} {
 				if v, ok := document.Get(first, k); ok {
 					extra = append(extra, bson.E{Key: k, Value: v})
 				}

@@ -1,0 +1,39 @@
+// The shell differential: run.sh runs this script twice, with the real
+// mongosh against `ttlkv serve` and with `ttlkv eval -f` on a data
+// directory of its own, and fails on any difference between the two
+// outputs. The engine under both is the same, so a difference is the
+// shell's: how it prints, what it returns, how it fails.
+const d = db.getSiblingDB("shellcheck");
+d.dropDatabase();
+printjson(d.c.insertOne({ _id: 1, a: 1 }));
+printjson(d.c.insertMany([{ _id: 2, a: 2 }, { _id: 3, a: [1, 2] }]));
+printjson(d.c.find());
+print(d.c.find({ a: 2 }).toArray());
+printjson(d.c.findOne({ _id: 3 }));
+print(d.c.countDocuments(), d.c.estimatedDocumentCount());
+printjson(d.c.updateOne({ _id: 1 }, { $set: { b: "x" } }));
+printjson(d.c.updateMany({}, { $inc: { n: 1 } }));
+printjson(d.c.replaceOne({ _id: 2 }, { z: 1 }));
+printjson(d.c.updateOne({ _id: 4 }, { $set: { a: 4 } }, { upsert: true }));
+printjson(d.c.deleteOne({ _id: 3 }));
+printjson(d.c.deleteMany({ n: 5 }));
+try { d.c.insertOne({ _id: 1 }) } catch (e) { print(e.name, e.code, e.codeName, e.message, e.index, e.keyValue) }
+try { d.c.insertMany([{ _id: 9 }, { _id: 1 }, { _id: 10 }], { ordered: false }) } catch (e) { print(e.name, e.code, e.codeName, e.message); print(e.result); print(e.insertedCount, e.writeErrors.length) }
+try { d.c.insertMany([{ _id: 19 }, { _id: 1 }, { _id: 20 }]) } catch (e) { print(e.result.insertedIds, e.insertedCount) }
+try { d.c.updateOne({ _id: 1 }, { $inc: { a: "x" } }) } catch (e) { print(e.name, e.code, e.codeName, e.message) }
+print(d.c.createIndex({ a: 1 }), d.c.createIndex({ b: 1 }, { expireAfterSeconds: 60 }));
+print(d.c.getIndexes().map((i) => [i.name, i.expireAfterSeconds]));
+print(d.c.find().sort({ _id: -1 }).limit(2).toArray());
+print(d.c.aggregate([{ $group: { _id: null, n: { $sum: 1 } } }]).toArray());
+print(d.c.distinct("a"));
+printjson(d.c.find({}, { _id: 0 }).sort({ _id: 1 }).toArray());
+printjson(d.c.findOneAndUpdate({ _id: 1 }, { $set: { v: 1 } }, { returnDocument: "after" }));
+printjson(d.c.findOneAndDelete({ _id: 10 }));
+printjson(d.c.bulkWrite([{ insertOne: { document: { _id: "y" } } }, { deleteOne: { filter: { _id: 9 } } }]));
+try { d.c.bulkWrite([{ insertOne: { document: { _id: 7 } } }, { insertOne: { document: { _id: 1 } } }], { ordered: false }) } catch (e) { print(e.name, e.codeName, e.result) }
+printjson(d.createCollection("cap", { capped: true, size: 4096 }));
+print(d.cap.isCapped(), d.c.isCapped());
+print(d.getCollectionNames().sort());
+print(d.runCommand({ ping: 1 }), d.adminCommand({ ping: 1 }).ok);
+print(d.c.find().itcount());
+print(d.c.drop(), d.c.drop(), d.getCollectionNames().sort());
