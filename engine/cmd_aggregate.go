@@ -79,6 +79,9 @@ func cmdAggregate(ctx context.Context, db *DB, dbName string, cmd bson.D) (bson.
 	if r, ok, err := db.changeStreamAggregate(ctx, dbName, cmd); ok {
 		return r, err
 	}
+	if r, ok, err := db.collStatsAggregate(ctx, dbName, cmd); ok {
+		return r, err
+	}
 	s, err := parseAggregate(cmd)
 	if err != nil {
 		return nil, err

@@ -1,0 +1,207 @@
+package engine
+
+import (
+	"context"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/ttlkv/ttlkv/document"
+	"github.com/ttlkv/ttlkv/engine/agg"
+)
+
+// The $collStats aggregation stage (docs/commands.md, "$collStats"):
+// the first stage of a collection's pipeline, it produces one document
+// about the collection, {ns, host, localTime} and the parts its
+// specification asks for (latencyStats, storageStats, count,
+// queryExecStats), which the rest of the pipeline then works on. mongosh
+// builds db.collection.stats(), totalIndexSize() and their kin on it.
+
+// collStatsSpec is a parsed $collStats specification.
+type collStatsSpec struct {
+	latency, histograms bool
+	storage             bool
+	scale               int64
+	count, queryExec    bool
+}
+
+// parseCollStatsSpec parses $collStats's argument as MongoDB's IDL does:
+// a document of latencyStats {histograms}, storageStats {scale, verbose,
+// waitForLock, numericOnly}, count {}, queryExecStats {}.
+func parseCollStatsSpec(v any) (collStatsSpec, error) {
+	spec := collStatsSpec{scale: 1}
+	d, ok := v.(bson.D)
+	if !ok {
+		return spec, document.Errorf(40166, "$collStats must take a nested object but found: $collStats: %s", fmtValue(v))
+	}
+	for _, e := range d {
+		switch e.Key {
+		case "targetAllNodes":
+			if _, isBool := e.Value.(bool); !isBool {
+				return spec, document.Errorf(document.CodeTypeMismatch, "BSON field '$collStats.targetAllNodes' is the wrong type '%s', expected type 'bool'", typeName(e.Value))
+			}
+			continue
+		case "latencyStats", "storageStats", "count", "queryExecStats":
+		default:
+			return spec, document.Errorf(document.CodeIDLUnknownField, "BSON field '$collStats.%s' is an unknown field.", e.Key)
+		}
+		sd, isDoc := e.Value.(bson.D)
+		if !isDoc {
+			return spec, document.Errorf(document.CodeTypeMismatch, "BSON field '$collStats.%s' is the wrong type '%s', expected type 'object'", e.Key, typeName(e.Value))
+		}
+		switch e.Key {
+		case "latencyStats":
+			spec.latency = true
+			for _, f := range sd {
+				if f.Key != "histograms" {
+					return spec, document.Errorf(document.CodeIDLUnknownField, "BSON field '$collStats.latencyStats.%s' is an unknown field.", f.Key)
+				}
+				b, isBool := f.Value.(bool)
+				if !isBool {
+					return spec, document.Errorf(document.CodeTypeMismatch, "BSON field '$collStats.latencyStats.histograms' is the wrong type '%s', expected type 'bool'", typeName(f.Value))
+				}
+				spec.histograms = b
+			}
+		case "storageStats":
+			spec.storage = true
+			for _, f := range sd {
+				switch f.Key {
+				case "scale":
+					n, err := statsScale(bson.D{{Key: "$collStats.storageStats"}, f})
+					if err != nil {
+						return spec, err
+					}
+					spec.scale = n
+				case "verbose", "waitForLock", "numericOnly":
+					if _, isBool := f.Value.(bool); !isBool {
+						return spec, document.Errorf(document.CodeTypeMismatch, "BSON field '$collStats.storageStats.%s' is the wrong type '%s', expected type 'bool'", f.Key, typeName(f.Value))
+					}
+				default:
+					return spec, document.Errorf(document.CodeIDLUnknownField, "BSON field '$collStats.storageStats.%s' is an unknown field.", f.Key)
+				}
+			}
+		case "count":
+			spec.count = true
+		case "queryExecStats":
+			spec.queryExec = true
+		}
+	}
+	return spec, nil
+}
+
+// collStatsAggregate runs aggregate when its pipeline holds a $collStats
+// stage; ok is false (and the reply nil) otherwise.
+func (db *DB) collStatsAggregate(ctx context.Context, dbName string, cmd bson.D) (reply bson.D, ok bool, err error) {
+	pv, _ := get(cmd, "pipeline")
+	pipe, isArr := pv.(bson.A)
+	if !isArr {
+		return nil, false, nil
+	}
+	at := -1
+	for i, st := range pipe {
+		if d, isDoc := st.(bson.D); isDoc && len(d) > 0 && d[0].Key == "$collStats" {
+			at = i
+			break
+		}
+	}
+	if at < 0 {
+		return nil, false, nil
+	}
+	if at > 0 {
+		return nil, true, document.Errorf(40602, "$collStats is only valid as the first stage in a pipeline")
+	}
+	name, isColl := cmd[0].Value.(string)
+	if !isColl {
+		return nil, true, document.Errorf(document.CodeInvalidNamespace, "$collStats must be run against a collection namespace")
+	}
+	if err := validateCollName(dbName, name, true); err != nil {
+		return nil, true, err
+	}
+	spec, err := parseCollStatsSpec(pipe[0].(bson.D)[0].Value)
+	if err != nil {
+		return nil, true, err
+	}
+	rest, err := agg.Parse(pipe[1:])
+	if err != nil {
+		return nil, true, err
+	}
+	batch := int64(defaultFirstBatch)
+	if cv, has := get(cmd, "cursor"); has {
+		if cd, isDoc := cv.(bson.D); isDoc {
+			if v, has := get(cd, "batchSize"); has {
+				if batch, err = intOpt("aggregate.cursor.batchSize", v); err != nil {
+					return nil, true, err
+				}
+				if batch < 0 {
+					return nil, true, negativeBatchSize(batch)
+				}
+			}
+		}
+	}
+	stats, err := db.collStatsStageDoc(dbName, name, spec)
+	if err != nil {
+		return nil, true, err
+	}
+	given := false
+	cur := rest.Open(func(context.Context) (bson.D, error) {
+		if given {
+			return nil, nil
+		}
+		given = true
+		return stats, nil
+	}, agg.Options{Now: bson.NewDateTimeFromTime(db.opts.Clock())})
+	var docs []bson.D
+	for int64(len(docs)) < batch {
+		d, err := cur.Next(ctx)
+		if err != nil {
+			return nil, true, err
+		}
+		if d == nil {
+			break
+		}
+		docs = append(docs, d)
+	}
+	// One document in, so at most a handful out: the first batch holds
+	// them all unless batchSize is smaller, and no cursor stays open.
+	return cursorReply(0, dbName+"."+name, "firstBatch", docs), true, nil
+}
+
+// collStatsStageDoc is the document $collStats produces for dbName.name
+// as spec asks. ttlkv keeps no latency or query-execution counters per
+// collection: those parts hold zeros, in MongoDB's shape.
+func (db *DB) collStatsStageDoc(dbName, name string, spec collStatsSpec) (bson.D, error) {
+	d := bson.D{{Key: "ns", Value: dbName + "." + name}, {Key: "host", Value: "ttlkv"},
+		{Key: "localTime", Value: bson.NewDateTimeFromTime(db.opts.Clock())}}
+	if spec.latency {
+		op := bson.D{{Key: "latency", Value: int64(0)}, {Key: "ops", Value: int64(0)}}
+		if spec.histograms {
+			op = append(op, bson.E{Key: "histogram", Value: bson.A{}})
+		}
+		d = append(d, bson.E{Key: "latencyStats", Value: bson.D{{Key: "reads", Value: op}, {Key: "writes", Value: op},
+			{Key: "commands", Value: op}, {Key: "transactions", Value: op}}})
+	}
+	c := db.lookup(dbName, name)
+	missing := func(part string) error {
+		return document.Errorf(document.CodeNamespaceNotFound, "Unable to retrieve %s in $collStats stage :: caused by :: Collection [%s.%s] not found.", part, dbName, name)
+	}
+	if spec.storage {
+		if c == nil {
+			return nil, missing("storageStats")
+		}
+		st := db.collStatsDoc(c, spec.scale)
+		d = append(d, bson.E{Key: "storageStats", Value: st[1:]}) // without its ns
+	}
+	if spec.count {
+		if c == nil {
+			return nil, missing("count")
+		}
+		d = append(d, bson.E{Key: "count", Value: int32OrLong(db.collStats(c).count)})
+	}
+	if spec.queryExec {
+		if c == nil {
+			return nil, missing("queryExecStats")
+		}
+		d = append(d, bson.E{Key: "queryExecStats", Value: bson.D{{Key: "collectionScans", Value: bson.D{
+			{Key: "total", Value: int64(0)}, {Key: "nonTailable", Value: int64(0)}}}}})
+	}
+	return d, nil
+}
