@@ -37,3 +37,12 @@ print(d.getCollectionNames().sort());
 print(d.runCommand({ ping: 1 }), d.adminCommand({ ping: 1 }).ok);
 print(d.c.find().itcount());
 print(d.c.drop(), d.c.drop(), d.getCollectionNames().sort());
+// Statistics: mongosh computes them from the $collStats stage.
+d.s.insertMany([{ _id: 1, s: "abc" }, { _id: 2 }]);
+d.s.createIndex({ s: 1 });
+printjson(d.s.stats());
+print(d.s.totalIndexSize(), d.s.dataSize(), d.s.storageSize(), d.s.totalSize(), d.s.latencyStats().length);
+printjson(d.s.stats({ scale: 1024 }));
+printjson(d.cap.stats());
+print(d.s.aggregate([{ $collStats: { count: {} } }, { $project: { _id: 0, count: 1 } }]).toArray());
+try { d.s.aggregate([{ $match: {} }, { $collStats: {} }]).toArray() } catch (e) { print(e.name, e.code, e.message) }

@@ -1,6 +1,7 @@
 package mongosh
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 
@@ -579,9 +580,30 @@ func (s *Shell) collection(db, name string) *goja.Object {
 		capped, _ := document.Get(od, "capped")
 		return rt.ToValue(truthy(capped))
 	})
-	m("dataSize", func(goja.FunctionCall) goja.Value { return s.collSize(db, name, "size") })
-	m("storageSize", func(goja.FunctionCall) goja.Value { return s.collSize(db, name, "storageSize") })
-	m("totalSize", func(goja.FunctionCall) goja.Value { return s.collSize(db, name, "totalSize") })
+	// The size helpers and stats() compute from the $collStats stage, as
+	// mongosh's do (helpers.go, __collStats).
+	collStats := func(fn string, args ...goja.Value) goja.Value {
+		h := rt.Get("__collStats").(*goja.Object)
+		f, _ := goja.AssertFunction(h.Get(fn))
+		v, err := f(goja.Undefined(), append([]goja.Value{s.collection(db, name)}, args...)...)
+		if err != nil {
+			panic(err)
+		}
+		return v
+	}
+	sizeHelper := func(method, field string) {
+		m(method, func(c goja.FunctionCall) goja.Value {
+			if len(c.Arguments) > 0 {
+				panic(s.invalidInput(fmt.Sprintf("%q takes no argument. Use db.collection.stats to get detailed information.", method)))
+			}
+			return collStats("single", rt.ToValue(field))
+		})
+	}
+	sizeHelper("dataSize", "size")
+	sizeHelper("storageSize", "storageSize")
+	sizeHelper("totalSize", "totalSize")
+	sizeHelper("totalIndexSize", "totalIndexSize")
+	m("latencyStats", func(c goja.FunctionCall) goja.Value { return collStats("latency", arg(c, 0)) })
 	jsHelper := func(helper string, args ...goja.Value) goja.Value {
 		f, _ := goja.AssertFunction(rt.Get(helper))
 		v, err := f(goja.Undefined(), args...)
@@ -599,15 +621,7 @@ func (s *Shell) collection(db, name string) *goja.Object {
 	m("initializeUnorderedBulkOp", func(goja.FunctionCall) goja.Value {
 		return jsHelper("__bulk", s.collection(db, name), rt.ToValue(false))
 	})
-	m("stats", func(c goja.FunctionCall) goja.Value {
-		cmd := bson.D{{Key: "collStats", Value: name}}
-		if a := arg(c, 0); goja.IsNumber(a) {
-			cmd = append(cmd, bson.E{Key: "scale", Value: numberToBSON(a.ToFloat())})
-		} else {
-			cmd = append(cmd, s.optDoc(a, "options")...)
-		}
-		return s.toJS(s.command(db, cmd))
-	})
+	m("stats", func(c goja.FunctionCall) goja.Value { return collStats("stats", arg(c, 0)) })
 	m("validate", func(c goja.FunctionCall) goja.Value {
 		cmd := bson.D{{Key: "validate", Value: name}}
 		if a := arg(c, 0); !goja.IsUndefined(a) {

@@ -3,7 +3,6 @@ package mongosh
 import (
 	"fmt"
 	"github.com/dop251/goja"
-	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/ttlkv/ttlkv/document"
 )
@@ -15,7 +14,7 @@ import (
 // batch them; an ordered bulk stops at the first write error, an
 // unordered one goes on. Write errors throw a MongoBulkWriteError
 // carrying writeErrors and the result so far, as mongosh does.
-const bulkPrelude = `(function (g, codeName) {
+const bulkPrelude = `(function (g, codeName, B) {
   function kindOf(op) {
     var k = Object.keys(op || {});
     if (k.length !== 1) throw new TypeError('bulkWrite: each operation must have exactly one of insertOne, updateOne, updateMany, replaceOne, deleteOne, deleteMany');
@@ -115,6 +114,73 @@ const bulkPrelude = `(function (g, codeName) {
     throw err;
   }
   g.__bulkError = bulkError;
+
+  // Collection statistics as mongosh computes them from the $collStats
+  // stage: stats() merges the storageStats of each shard (here one) into
+  // one document, scaled; dataSize(), storageSize(), totalSize() and
+  // totalIndexSize() sum one field; latencyStats() lists the stage's
+  // documents.
+  function num(v) { return typeof v === 'number' ? v : Number(String(v)); }
+  function storageStats(coll, scale) {
+    return coll.aggregate([{ $collStats: { storageStats: { scale: scale } } }]).toArray();
+  }
+  function stats(coll, options) {
+    if (typeof options === 'number') options = { scale: options };
+    options = options || {};
+    if (options.indexDetailsKey && options.indexDetailsName) B.invalid('Cannot filter indexDetails on both indexDetailsKey and indexDetailsName');
+    var scale = options.scale || 1;
+    var shards = storageStats(coll, 1);
+    if (shards.length === 0) B.runtime('Error running $collStats aggregation stage on ' + coll.getFullName());
+    var result = { ok: 1 }, counts = {}, indexSizes = {}, maxSize = 0, unscaled = 0, nindexes = 0, ts = null;
+    shards.forEach(function (sh) {
+      var st = sh.storageStats, n = st.count === undefined ? 0 : num(st.count);
+      Object.keys(st).forEach(function (f) {
+        var v = st[f];
+        if (['ns', 'ok', 'lastExtentSize', 'paddingFactor'].indexOf(f) >= 0) return;
+        if (['userFlags', 'capped', 'max', 'paddingFactorNote', 'indexDetails', 'wiredTiger'].indexOf(f) >= 0) {
+          if (result[f] === undefined) result[f] = v;
+        } else if (f === 'timeseries') {
+          ts = ts || {};
+          Object.keys(v).forEach(function (k) {
+            if (typeof v[k] === 'string') ts[k] = v[k];
+            else if (k !== 'avgBucketSize') ts[k] = (ts[k] || 0) + num(v[k]);
+          });
+        } else if (['count', 'size', 'storageSize', 'totalIndexSize', 'totalSize', 'numOrphanDocs'].indexOf(f) >= 0) {
+          counts[f] = (counts[f] || 0) + num(v);
+        } else if (f === 'avgObjSize') {
+          unscaled += num(v) * n;
+        } else if (f === 'maxSize') {
+          maxSize = Math.max(maxSize, num(v));
+        } else if (f === 'indexSizes') {
+          Object.keys(v).forEach(function (k) { indexSizes[k] = (indexSizes[k] || 0) + num(v[k]); });
+        } else if (f === 'nindexes') {
+          nindexes = Math.max(nindexes, v);
+        }
+      });
+    });
+    result.sharded = false;
+    Object.keys(counts).forEach(function (f) {
+      result[f] = ['size', 'storageSize', 'totalIndexSize', 'totalSize'].indexOf(f) >= 0 ? counts[f] / scale : counts[f];
+    });
+    if (ts) result.timeseries = ts;
+    result.indexSizes = {};
+    Object.keys(indexSizes).forEach(function (k) { result.indexSizes[k] = indexSizes[k] / scale; });
+    result.avgObjSize = counts.count > 0 ? unscaled / counts.count : 0;
+    if (result.capped) result.maxSize = maxSize / scale;
+    result.ns = coll.getFullName();
+    result.nindexes = nindexes;
+    if (shards[0].storageStats.scaleFactor !== undefined) result.scaleFactor = scale;
+    result.ok = 1;
+    if (!options.indexDetails) delete result.indexDetails;
+    return result;
+  }
+  function single(coll, field) {
+    var r = coll.aggregate([{ $collStats: { storageStats: {} } }, { $group: { _id: null, value: { $sum: '$storageStats.' + field } } }]).toArray();
+    return r[0].value;
+  }
+  g.__collStats = { stats: stats, single: single, latency: function (coll, options) {
+    return coll.aggregate([{ $collStats: { latencyStats: options || {} } }]).toArray();
+  } };
   function Bulk(coll, ordered) {
     this._coll = coll; this._ordered = ordered; this._ops = []; this._done = false;
   }
@@ -155,7 +221,13 @@ func (s *Shell) installHelpers() error {
 	codeName := func(c goja.FunctionCall) goja.Value {
 		return rt.ToValue(document.Code(c.Argument(0).ToInteger()).String())
 	}
-	if _, err := call(goja.Undefined(), rt.GlobalObject(), rt.ToValue(codeName)); err != nil {
+	b := rt.NewObject()
+	_ = b.Set("invalid", func(c goja.FunctionCall) goja.Value { panic(s.invalidInput(c.Argument(0).String())) })
+	_ = b.Set("runtime", func(c goja.FunctionCall) goja.Value {
+		s.throw("MongoshRuntimeError", "%s", c.Argument(0).String())
+		return nil
+	})
+	if _, err := call(goja.Undefined(), rt.GlobalObject(), rt.ToValue(codeName), b); err != nil {
 		return err
 	}
 	bsonsize := func(c goja.FunctionCall) goja.Value {
@@ -175,29 +247,6 @@ func (s *Shell) installHelpers() error {
 	}
 	_ = rt.Set("bsonsize", bsonsize)
 	return rt.GlobalObject().Get("Object").ToObject(rt).Set("bsonsize", bsonsize)
-}
-
-// collSize returns a collStats size field of db.name as a number:
-// "size" for dataSize, "storageSize", or storageSize plus totalIndexSize
-// for "totalSize".
-func (s *Shell) collSize(db, name, field string) goja.Value {
-	r := s.command(db, bson.D{{Key: "collStats", Value: name}})
-	n := func(k string) float64 {
-		v, _ := document.Get(r, k)
-		switch x := v.(type) {
-		case int32:
-			return float64(x)
-		case int64:
-			return float64(x)
-		case float64:
-			return x
-		}
-		return 0
-	}
-	if field == "totalSize" {
-		return s.rt.ToValue(n("storageSize") + n("totalIndexSize"))
-	}
-	return s.rt.ToValue(n(field))
 }
 
 // jsTypeof is JavaScript's typeof of a value that is not an object.
