@@ -46,3 +46,28 @@ printjson(d.s.stats({ scale: 1024 }));
 printjson(d.cap.stats());
 print(d.s.aggregate([{ $collStats: { count: {} } }, { $project: { _id: 0, count: 1 } }]).toArray());
 try { d.s.aggregate([{ $match: {} }, { $collStats: {} }]).toArray() } catch (e) { print(e.name, e.code, e.message) }
+// Time-series, indexes, collation, validation, explain.
+const d2 = db.getSiblingDB("shellcheck2");
+d2.dropDatabase();
+printjson(d2.createCollection("w", { timeseries: { timeField: "t", metaField: "m", granularity: "hours" }, expireAfterSeconds: 3600 }));
+print(Object.keys(d2.w.insertMany([{ t: ISODate("2024-01-01T00:00:00Z"), m: 1, v: 1 }, { t: ISODate("2024-01-01T01:00:00Z"), m: 1, v: 2 }]).insertedIds));
+print(d2.w.find({}, { _id: 0 }).sort({ t: 1 }).toArray());
+printjson(d2.w.stats());
+printjson(d2.runCommand({ collMod: "w", expireAfterSeconds: 7200 }));
+printjson(d2.getCollectionInfos({ name: "w" }));
+printjson(d2.stats());
+d2.c.insertMany([{ _id: 1, a: "B" }, { _id: 2, a: "a" }]);
+printjson(d2.c.createIndexes([{ a: 1 }, { b: -1 }], { sparse: true }));
+printjson(d2.c.getIndexes());
+printjson(d2.c.hideIndex("a_1"));
+printjson(d2.c.unhideIndex({ a: 1 }));
+printjson(d2.c.dropIndexes(["b_-1"]));
+printjson(d2.c.dropIndex("a_1"));
+print(d2.c.find().sort({ a: 1 }).collation({ locale: "en", strength: 2 }).toArray());
+printjson(d2.c.validate());
+printjson(d2.runCommand({ collMod: "c", validator: { a: { $type: "string" } } }));
+try { d2.c.insertOne({ _id: 3, a: 5 }) } catch (e) { print(e.name, e.code, e.codeName); printjson(e.errInfo) }
+printjson(d2.c.find({ _id: 1 }).explain().queryPlanner.winningPlan);
+printjson(d2.c.countDocuments({ a: { $exists: true } }));
+printjson(d2.c.renameCollection("c2"));
+printjson(d2.getCollectionNames().sort());

@@ -131,7 +131,7 @@ const bulkPrelude = `(function (g, codeName, B) {
     var scale = options.scale || 1;
     var shards = storageStats(coll, 1);
     if (shards.length === 0) B.runtime('Error running $collStats aggregation stage on ' + coll.getFullName());
-    var result = { ok: 1 }, counts = {}, indexSizes = {}, maxSize = 0, unscaled = 0, nindexes = 0, ts = null;
+    var result = { ok: 1 }, counts = {}, indexSizes = {}, maxSize = 0, unscaled = 0, nindexes = 0, ts = null, bucketsNs, bucketBytes = 0;
     shards.forEach(function (sh) {
       var st = sh.storageStats, n = st.count === undefined ? 0 : num(st.count);
       Object.keys(st).forEach(function (f) {
@@ -140,10 +140,14 @@ const bulkPrelude = `(function (g, codeName, B) {
         if (['userFlags', 'capped', 'max', 'paddingFactorNote', 'indexDetails', 'wiredTiger'].indexOf(f) >= 0) {
           if (result[f] === undefined) result[f] = v;
         } else if (f === 'timeseries') {
+          // The numbers add up; avgBucketSize is averaged over the
+          // buckets; of the strings only bucketsNs is kept, last.
           ts = ts || {};
+          if (typeof v.bucketsNs === 'string' && bucketsNs === undefined) bucketsNs = v.bucketsNs;
           Object.keys(v).forEach(function (k) {
-            if (typeof v[k] === 'string') ts[k] = v[k];
-            else if (k !== 'avgBucketSize') ts[k] = (ts[k] || 0) + num(v[k]);
+            if (typeof v[k] === 'string') return;
+            if (k === 'avgBucketSize') bucketBytes += num(v.bucketCount) * num(v[k]);
+            else ts[k] = (ts[k] || 0) + num(v[k]);
           });
         } else if (['count', 'size', 'storageSize', 'totalIndexSize', 'totalSize', 'numOrphanDocs'].indexOf(f) >= 0) {
           counts[f] = (counts[f] || 0) + num(v);
@@ -162,7 +166,11 @@ const bulkPrelude = `(function (g, codeName, B) {
     Object.keys(counts).forEach(function (f) {
       result[f] = ['size', 'storageSize', 'totalIndexSize', 'totalSize'].indexOf(f) >= 0 ? counts[f] / scale : counts[f];
     });
-    if (ts) result.timeseries = ts;
+    if (ts && Object.keys(ts).length > 0) {
+      ts.avgBucketSize = ts.bucketCount ? bucketBytes / ts.bucketCount : 0;
+      ts.bucketsNs = bucketsNs;
+      result.timeseries = ts;
+    }
     result.indexSizes = {};
     Object.keys(indexSizes).forEach(function (k) { result.indexSizes[k] = indexSizes[k] / scale; });
     result.avgObjSize = counts.count > 0 ? unscaled / counts.count : 0;
