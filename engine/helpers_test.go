@@ -89,20 +89,14 @@ func smallTxns(o *Options) { o.seams.memTableSize = 1 << 20 }
 // sizes, and keeps its documents under the in-memory value limit.
 func openMem(t *testing.T) (*DB, *fakeClock) {
 	t.Helper()
-	db, clk, _ := openTestWith(t, func(o *Options) {
-		inMemory(o)
-		o.seams.memTableSize = memTestMemTable
-	})
+	// The test budget's 4 MiB memtables, not smaller: 2 MiB ones halve
+	// the arena of a store but double the flushes of the tests that
+	// write more than one, each building a table with Badger's fixed
+	// buffers, and the engine's binary took more CPU, not less
+	// (benchmarks/RESULTS.md, suite18m).
+	db, clk, _ := openTestWith(t, inMemory)
 	return db, clk
 }
-
-// memTestMemTable is openMem's memtable size: 2 MiB, half the test
-// budget's, which halves the arena Badger allocates (and the race
-// runtime shadows) for every store. An openMem test keeps its values
-// under 15% of it (about 300 KiB, the in-memory value limit) and does
-// not depend on the transaction limits it sets (15% of it and that over
-// 96: about 300 KiB and 3,200 entries a transaction).
-const memTestMemTable = 2 << 20
 
 // inMemory makes openTestWith open the store in memory (Options.InMemory):
 // no directory, write-ahead log or value-log file, which saves about a
