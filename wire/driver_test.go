@@ -73,8 +73,6 @@ func newEnvWith(t testing.TB, opts Options, eo engine.Options) *env {
 	t.Helper()
 	e := &env{clock: &fakeClock{now: time.Date(2026, 11, 26, 12, 0, 0, 0, time.UTC)}, log: &logSink{}}
 	eo.Clock, eo.DisableTTLMonitor = e.clock.Now, true
-	// The store is dropped with the test: Close need not compact it.
-	engine.SetSkipCloseCompactionForTesting(&eo)
 	db, err := engine.Open(t.TempDir(), eo)
 	if err != nil {
 		t.Fatal(err)
