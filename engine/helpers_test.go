@@ -114,14 +114,9 @@ func inMemory(o *Options) { o.InMemory = true }
 // after it (SetSkipCloseCompactionForTesting), which builds the
 // flushed tables again for nothing in a store that is then dropped.
 // A reopened store starts with its level-0 tables uncompacted; its
-// contents are the same. A test that checks what the compaction at
-// close does opens its store without it (openTestWith with
-// compactOnClose).
+// contents are the same. A test that would check what the compaction
+// at close does must open its store without it (no test does today).
 func testStore(o *Options) { SetSkipCloseCompactionForTesting(o) }
-
-// compactOnClose undoes testStore: Close compacts level 0, as it does
-// outside tests.
-func compactOnClose(o *Options) { o.seams.skipCloseCompaction = false }
 
 // openTestWith is openTest with set applied to the options first.
 func openTestWith(t *testing.T, set func(*Options)) (*DB, *fakeClock, string) {
