@@ -99,6 +99,8 @@ func Open(dir string, opts Options) (*DB, error) {
 
 		MemoryBudget: opts.MemoryBudget,
 		MemTableSize: opts.seams.memTableSize,
+
+		SkipCloseCompaction: opts.seams.skipCloseCompaction,
 	})
 	if err != nil {
 		return nil, err

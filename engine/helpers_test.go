@@ -89,6 +89,11 @@ func smallTxns(o *Options) { o.seams.memTableSize = 1 << 20 }
 // sizes, and keeps its documents under the in-memory value limit.
 func openMem(t *testing.T) (*DB, *fakeClock) {
 	t.Helper()
+	// The test budget's 4 MiB memtables, not smaller: 2 MiB ones halve
+	// the arena of a store but double the flushes of the tests that
+	// write more than one, each building a table with Badger's fixed
+	// buffers, and the engine's binary took more CPU, not less
+	// (benchmarks/RESULTS.md, suite18m).
 	db, clk, _ := openTestWith(t, inMemory)
 	return db, clk
 }
@@ -104,6 +109,15 @@ func openMem(t *testing.T) (*DB, *fakeClock) {
 // The directory openTestWith returns is then "".
 func inMemory(o *Options) { o.InMemory = true }
 
+// testStore sets what every test store of openTestWith and reopen
+// shares: Close flushes the memtable but skips the level-0 compaction
+// after it (SetSkipCloseCompactionForTesting), which builds the
+// flushed tables again for nothing in a store that is then dropped.
+// A reopened store starts with its level-0 tables uncompacted; its
+// contents are the same. A test that would check what the compaction
+// at close does must open its store without it (no test does today).
+func testStore(o *Options) { SetSkipCloseCompactionForTesting(o) }
+
 // openTestWith is openTest with set applied to the options first.
 func openTestWith(t *testing.T, set func(*Options)) (*DB, *fakeClock, string) {
 	t.Helper()
@@ -115,6 +129,8 @@ func openTestWith(t *testing.T, set func(*Options)) (*DB, *fakeClock, string) {
 	// ms when measured on 2026-11-26), and its arenas are four times
 	// larger.
 	o := Options{Clock: clk.Now, DisableTTLMonitor: true, MemoryBudget: lsm.MinMemoryBudget}
+	// Close flushes but does not compact level 0 (testStore).
+	testStore(&o)
 	set(&o)
 	dir := ""
 	if !o.InMemory {
@@ -133,7 +149,9 @@ func reopen(t *testing.T, db *DB, dir string, clk *fakeClock) *DB {
 	if err := db.Close(); err != nil {
 		t.Fatalf("close: %v", err)
 	}
-	ndb, err := Open(dir, Options{Clock: clk.Now, DisableTTLMonitor: true, MemoryBudget: lsm.MinMemoryBudget})
+	o := Options{Clock: clk.Now, DisableTTLMonitor: true, MemoryBudget: lsm.MinMemoryBudget}
+	testStore(&o)
+	ndb, err := Open(dir, o)
 	if err != nil {
 		t.Fatalf("reopen: %v", err)
 	}

@@ -89,6 +89,9 @@ type seams struct {
 	// (MaxBatchSize) and that over 96 (MaxBatchCount), so 1 MiB makes
 	// them a sixteenth of the default's.
 	memTableSize int64
+	// skipCloseCompaction, if true, makes Close leave level 0 as it is
+	// (lsm.Options.SkipCloseCompaction). SetSkipCloseCompactionForTesting.
+	skipCloseCompaction bool
 	// ttlScanChunk, if not 0, replaces ttlScanChunk (ttl_visit.go): how
 	// many record ids a TTL visit reads from its index at a time.
 	ttlScanChunk int64
@@ -116,6 +119,14 @@ func SetReclaimAfterForTesting(o *Options, n int64) { o.seams.reclaimAfter = n }
 // and Badger are unaffected). It is a test seam for fault injection
 // (package fuzz): production code never calls it.
 func SetRingFSForTesting(o *Options, fsys capped.FS) { o.seams.ringFS = fsys }
+
+// SetSkipCloseCompactionForTesting makes databases opened with o skip
+// the storage layer's compaction of level 0 at Close
+// (lsm.Options.SkipCloseCompaction): Close still flushes everything, and
+// what the database holds is the same, but it reopens with its level-0
+// tables uncompacted. It is a test seam that saves short-lived test
+// stores the compaction's work: production code never calls it.
+func SetSkipCloseCompactionForTesting(o *Options) { o.seams.skipCloseCompaction = true }
 
 // seamOr returns a size seam's value v, or def when the seam is unset
 // (0).

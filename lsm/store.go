@@ -155,6 +155,19 @@ type Options struct {
 	// value-log GC rewrites one file at a time, so smaller files reclaim
 	// space in smaller steps.
 	ValueLogFileSize int64
+
+	// SkipCloseCompaction makes Close flush the memtable but not then
+	// compact level 0 into the level below. Default false: Close
+	// compacts, so a store reopens with no level-0 tables to merge. The
+	// store's contents are the same either way; one closed with it
+	// reopens with its level-0 tables as they were, for the compactors
+	// to merge as usual. It is for short-lived stores (tests) that are
+	// never reopened or whose reopening need not start compacted: the
+	// compaction builds the level's tables again, each with Badger's
+	// fixed buffers (a 3 MiB index builder and twice the table size),
+	// and is most of what closing a small store costs under -race
+	// (benchmarks/RESULTS.md, suite18m).
+	SkipCloseCompaction bool
 }
 
 // DefaultMemoryBudget is Options.MemoryBudget's default: 160 MiB, the
@@ -342,7 +355,7 @@ func Open(dir string, o Options) (*Store, error) {
 		WithNumLevelZeroTables(o.LevelZeroTables).
 		WithNumLevelZeroTablesStall(2 * o.LevelZeroTables).
 		WithNumGoroutines(2).
-		WithCompactL0OnClose(!o.ReadOnly)
+		WithCompactL0OnClose(!o.ReadOnly && !o.SkipCloseCompaction)
 	// Every level's tables at BaseTableSize (2 MiB), not doubling a
 	// level: a compaction keeps up to 8 + splits table builders of about
 	// twice the table size in flight, and Badger's pool keeps up to 8 of

@@ -27,6 +27,10 @@ func smallStore(o *engine.Options) {
 	if o.MemoryBudget == 0 {
 		o.MemoryBudget = lsm.MinMemoryBudget
 	}
+	// A test's store lives in its own temporary directory: Close need
+	// not compact level 0 for a later open (a reopen still reads every
+	// flushed table).
+	engine.SetSkipCloseCompactionForTesting(o)
 }
 
 // cliEnv is cli with adjust, if not nil, applied to the environment
