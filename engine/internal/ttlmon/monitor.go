@@ -172,6 +172,14 @@ func (m *Monitor) loop() {
 			continue
 		case <-t.C:
 		}
+		// The timer and Stop may both be ready (a pass that Stop
+		// cancelled leaves the next timer already due): Stop wins, so
+		// that no pass starts once Stop was called.
+		select {
+		case <-m.stopCh:
+			return
+		default:
+		}
 		last = time.Now()
 		ctx, cancel := m.stopContext()
 		res, err := m.ScheduledPass(ctx)

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -342,10 +343,15 @@ func TestNoteLagLogs(t *testing.T) {
 
 // blockingReaper's visit tells started it began and returns when its
 // context is cancelled.
-type blockingReaper struct{ started chan struct{} }
+type blockingReaper struct {
+	started chan struct{}
+	once    sync.Once
+	visits  atomic.Int64
+}
 
 func (r *blockingReaper) Visit(ctx context.Context) (int64, bool, error) {
-	close(r.started)
+	r.visits.Add(1)
+	r.once.Do(func() { close(r.started) })
 	<-ctx.Done()
 	return 0, false, ctx.Err()
 }
@@ -372,5 +378,10 @@ func TestStopCancelsTheLoopsPass(t *testing.T) {
 	}
 	if m.Passes() != 0 {
 		t.Fatalf("%d passes counted, want 0", m.Passes())
+	}
+	// The pass Stop cancelled leaves the loop's next timer due at once;
+	// no pass starts after Stop all the same.
+	if n := r.visits.Load(); n != 1 {
+		t.Fatalf("%d visits, want the one Stop cancelled", n)
 	}
 }
