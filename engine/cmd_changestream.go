@@ -20,26 +20,32 @@ import (
 // awaitData default).
 const defaultChangeStreamAwait = time.Second
 
-// changeStreamAggregate runs aggregate when its pipeline holds a
-// $changeStream stage; ok is false (and the reply nil) otherwise.
-func (db *DB) changeStreamAggregate(ctx context.Context, dbName string, cmd bson.D) (reply bson.D, ok bool, err error) {
+// leadingStage looks in aggregate command cmd's pipeline for the stage
+// name, one that must come first (MongoDB's 40602 otherwise): found
+// reports whether the pipeline holds it, and pipe is the pipeline.
+func leadingStage(cmd bson.D, name string) (pipe bson.A, found bool, err error) {
 	pv, _ := get(cmd, "pipeline")
 	pipe, isArr := pv.(bson.A)
 	if !isArr {
 		return nil, false, nil
 	}
-	at := -1
 	for i, st := range pipe {
-		if d, isDoc := st.(bson.D); isDoc && len(d) > 0 && d[0].Key == "$changeStream" {
-			at = i
-			break
+		if d, isDoc := st.(bson.D); isDoc && len(d) > 0 && d[0].Key == name {
+			if i > 0 {
+				return nil, true, document.Errorf(document.Code(40602), "%s is only valid as the first stage in a pipeline", name)
+			}
+			return pipe, true, nil
 		}
 	}
-	if at < 0 {
-		return nil, false, nil
-	}
-	if at > 0 {
-		return nil, true, document.Errorf(document.Code(40602), "$changeStream is only valid as the first stage in a pipeline")
+	return nil, false, nil
+}
+
+// changeStreamAggregate runs aggregate when its pipeline holds a
+// $changeStream stage; ok is false (and the reply nil) otherwise.
+func (db *DB) changeStreamAggregate(ctx context.Context, dbName string, cmd bson.D) (reply bson.D, ok bool, err error) {
+	pipe, found, err := leadingStage(cmd, "$changeStream")
+	if !found || err != nil {
+		return nil, found, err
 	}
 	o, all, err := changestream.ParseStage(pipe[0].(bson.D)[0].Value)
 	if err != nil {

@@ -91,23 +91,9 @@ func parseCollStatsSpec(v any) (collStatsSpec, error) {
 // collStatsAggregate runs aggregate when its pipeline holds a $collStats
 // stage; ok is false (and the reply nil) otherwise.
 func (db *DB) collStatsAggregate(ctx context.Context, dbName string, cmd bson.D) (reply bson.D, ok bool, err error) {
-	pv, _ := get(cmd, "pipeline")
-	pipe, isArr := pv.(bson.A)
-	if !isArr {
-		return nil, false, nil
-	}
-	at := -1
-	for i, st := range pipe {
-		if d, isDoc := st.(bson.D); isDoc && len(d) > 0 && d[0].Key == "$collStats" {
-			at = i
-			break
-		}
-	}
-	if at < 0 {
-		return nil, false, nil
-	}
-	if at > 0 {
-		return nil, true, document.Errorf(40602, "$collStats is only valid as the first stage in a pipeline")
+	pipe, found, err := leadingStage(cmd, "$collStats")
+	if !found || err != nil {
+		return nil, found, err
 	}
 	name, isColl := cmd[0].Value.(string)
 	if !isColl {

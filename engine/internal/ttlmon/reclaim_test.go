@@ -93,19 +93,7 @@ func TestReclaimWaitsForQuietWriters(t *testing.T) {
 	r, h, m, st := newReclaimFake()
 	pass := func(expired, bytes, writes int64) {
 		t.Helper()
-		r.left = expired
-		m.DeletedBytes().Add(bytes)
-		h.mu.Lock()
-		h.writes += writes // written between the last pass and this one's end
-		h.mu.Unlock()
-		if expired > 0 {
-			st.commits++
-		}
-		if _, err := m.Pass(context.Background()); err != nil {
-			t.Fatal(err)
-		}
-		m.WaitReclaim()
-		h.advance(time.Second)
+		reclaimPass(t, r, h, m, st, expired, bytes, writes)
 	}
 	pass(0, 0, 5)
 	pass(600, 600, 3) // due, beside a writer
@@ -144,19 +132,7 @@ func TestReclaimAccountCarriesOver(t *testing.T) {
 	t.Parallel()
 	pass := func(t *testing.T, r *fakeReaper, h *fakeHost, m *Monitor, st *fakeStore, expired, writes int64) {
 		t.Helper()
-		r.left = expired
-		m.DeletedBytes().Add(expired * 100)
-		h.mu.Lock()
-		h.writes += writes
-		h.mu.Unlock()
-		if expired > 0 {
-			st.commits++
-		}
-		if _, err := m.Pass(context.Background()); err != nil {
-			t.Fatal(err)
-		}
-		m.WaitReclaim()
-		h.advance(time.Second)
+		reclaimPass(t, r, h, m, st, expired, expired*100, writes)
 	}
 	t.Run("deletes", func(t *testing.T) {
 		t.Parallel()
@@ -215,4 +191,26 @@ func TestReclaimAccountCarriesOver(t *testing.T) {
 			t.Fatalf("account %+v after Stop cancelled the reclamation, want owed", a)
 		}
 	})
+}
+
+// reclaimPass runs one pass of m, a newReclaimFake's monitor, in which
+// the reaper finds expired documents of bytes encoded bytes and the
+// foreground wrote writes times between the last pass and this one's
+// end; it waits for a reclamation the pass started and moves the clock
+// a second on.
+func reclaimPass(t *testing.T, r *fakeReaper, h *fakeHost, m *Monitor, st *fakeStore, expired, bytes, writes int64) {
+	t.Helper()
+	r.left = expired
+	m.DeletedBytes().Add(bytes)
+	h.mu.Lock()
+	h.writes += writes
+	h.mu.Unlock()
+	if expired > 0 {
+		st.commits++
+	}
+	if _, err := m.Pass(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	m.WaitReclaim()
+	h.advance(time.Second)
 }
