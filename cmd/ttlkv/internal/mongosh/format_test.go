@@ -45,3 +45,27 @@ func TestFormatLikeMongosh(t *testing.T) {
 		}
 	}
 }
+
+// TestSyntaxErrorsLikeMongosh: code that does not parse is reported as
+// mongosh 2.12.0 reports it (its parser's words for the common cases,
+// the position with the column from 0, and the code frame around it);
+// each want is what that mongosh printed for the same code.
+func TestSyntaxErrorsLikeMongosh(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ src, want string }{
+		{"var x = ;", "SyntaxError: Unexpected token (1:8)\n\n> 1 | var x = ;\n    |         ^"},
+		{`print("a`, "SyntaxError: Unterminated string constant. (1:6)\n\n> 1 | print(\"a\n    |       ^"},
+		{"foo bar", "SyntaxError: Missing semicolon. (1:3)\n\n> 1 | foo bar\n    |    ^"},
+		{"db.c.find(", "SyntaxError: Unexpected token (1:10)\n\n> 1 | db.c.find(\n    |           ^"},
+		{"var 1x = 2", "SyntaxError: Identifier directly after number. (1:5)\n\n> 1 | var 1x = 2\n    |      ^"},
+		{"if (x) {", "SyntaxError: Unexpected token (1:8)\n\n> 1 | if (x) {\n    |         ^"},
+		{"var a = 1;\nvar b = 2;\nvar c = 3;\nvar d = (;\nvar e = 5;\nvar f = 6;\nvar g = 7;\nvar h = 8;\n",
+			"SyntaxError: Unexpected token (4:9)\n\n  2 | var b = 2;\n  3 | var c = 3;\n> 4 | var d = (;\n    |          ^\n  5 | var e = 5;\n  6 | var f = 6;\n  7 | var g = 7;"},
+	} {
+		s, out, _ := testShell(t, Options{})
+		_, err := eval(t, s, out, tc.src)
+		if err == nil || err.Error() != tc.want {
+			t.Errorf("%q: error\n%v\nwant\n%s", tc.src, err, tc.want)
+		}
+	}
+}

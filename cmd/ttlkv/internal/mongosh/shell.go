@@ -12,11 +12,14 @@ import (
 	"fmt"
 	"io"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
+	"unicode"
 
 	"github.com/dop251/goja"
 	"github.com/dop251/goja/file"
+	"github.com/dop251/goja/parser"
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/ttlkv/ttlkv/document"
@@ -246,7 +249,7 @@ func (s *Shell) exec(name, src string) (goja.Value, error) {
 	src = rewriteShellCommands(src)
 	prog, err := goja.Compile(name, src, false)
 	if err != nil {
-		return nil, &ScriptError{Name: "SyntaxError", Message: syntaxMessage(err)}
+		return nil, &ScriptError{Name: "SyntaxError", Message: syntaxReport(err, src)}
 	}
 	s.srcs[name] = src
 	var v goja.Value
@@ -301,6 +304,79 @@ func syntaxMessage(err error) string {
 		msg = ex.Error()
 	}
 	return syntaxPrefix.ReplaceAllString(msg, "")
+}
+
+// syntaxReport is what mongosh prints after "SyntaxError: " for code
+// that does not parse: its parser's message and the position (line, and
+// column from 0), a blank line, and the lines around it with the
+// position marked (Babel's code frame: two lines before, three after).
+// goja's parser words some errors otherwise; the common ones are said
+// as mongosh says them ("Unexpected token", "Missing semicolon.",
+// "Unterminated string constant."); others keep goja's words.
+func syntaxReport(err error, src string) string {
+	// goja's compiler keeps only the parser's message; parsing again
+	// gives its first error with the position.
+	var list parser.ErrorList
+	if !errors.As(err, &list) {
+		_, perr := parser.ParseFile(nil, "", src, 0)
+		if !errors.As(perr, &list) {
+			return syntaxMessage(err)
+		}
+	}
+	if len(list) == 0 {
+		return syntaxMessage(err)
+	}
+	pe := list[0]
+	lines := strings.Split(src, "\n")
+	line, col := pe.Position.Line, pe.Position.Column-1
+	if line < 1 || line > len(lines) || col < 0 {
+		return syntaxMessage(err)
+	}
+	text := []rune(lines[line-1])
+	at := func(i int) rune {
+		if i >= 0 && i < len(text) {
+			return text[i]
+		}
+		return 0
+	}
+	isIdent := func(r rune) bool { return r == '_' || r == '$' || unicode.IsLetter(r) || unicode.IsDigit(r) }
+	msg := pe.Message
+	switch {
+	case strings.HasPrefix(msg, "Unexpected token ILLEGAL") && strings.ContainsRune("'\"`", at(col)):
+		msg = "Unterminated string constant."
+	case strings.HasPrefix(msg, "Unexpected token ILLEGAL") && unicode.IsDigit(at(col)) && isIdent(at(col+1)):
+		msg, col = "Identifier directly after number.", col+1
+	case msg == "Unexpected identifier":
+		// Babel reports where the statement should have ended: right
+		// after the token before this one.
+		i := col - 1
+		for i >= 0 && (at(i) == ' ' || at(i) == '\t') {
+			i--
+		}
+		msg, col = "Missing semicolon.", i+1
+	case strings.HasPrefix(msg, "Unexpected token") || msg == "Unexpected end of input":
+		msg = "Unexpected token"
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s (%d:%d)\n", msg, line, col)
+	first, last := max(1, line-2), min(len(lines), line+3)
+	width := len(strconv.Itoa(last))
+	for n := first; n <= last; n++ {
+		mark := "  "
+		if n == line {
+			mark = "> "
+		}
+		code := lines[n-1]
+		if code == "" {
+			fmt.Fprintf(&b, "\n%s%*d |", mark, width, n)
+		} else {
+			fmt.Fprintf(&b, "\n%s%*d | %s", mark, width, n, code)
+		}
+		if n == line {
+			fmt.Fprintf(&b, "\n  %*s | %s^", width, "", strings.Repeat(" ", col))
+		}
+	}
+	return b.String()
 }
 
 // ScriptError is an exception a script did not catch.
