@@ -71,3 +71,31 @@ printjson(d2.c.find({ _id: 1 }).explain().queryPlanner.winningPlan);
 printjson(d2.c.countDocuments({ a: { $exists: true } }));
 printjson(d2.c.renameCollection("c2"));
 printjson(d2.getCollectionNames().sort());
+// Refusals: the shell's, the driver's and the server's, each as mongosh shows it.
+const d3 = db.getSiblingDB("shellcheck3");
+d3.dropDatabase();
+d3.c.insertOne({ _id: 1, a: 1 });
+[
+  () => d3.c.updateOne({ _id: 1 }, { $nosuch: { a: 1 } }),
+  () => d3.c.updateOne({ _id: 1 }, { a: 1 }),
+  () => d3.c.updateOne({}),
+  () => d3.c.find({ $nosuch: 1 }).toArray(),
+  () => d3.runCommand({ nosuchcommand: 1 }),
+  () => d3.c.createIndex({ a: "bogus" }),
+  () => d3.c.find().sort({ a: 2 }).toArray(),
+  () => d3.c.find().sort({ a: "desc", _id: "ASC" }).toArray(),
+  () => d3.c.aggregate([{ $nosuch: {} }]).toArray(),
+  () => d3.c.replaceOne({ _id: 1 }, { $set: { a: 1 } }),
+  () => d3.c.insertOne(),
+  () => d3.c.deleteOne(),
+  () => d3.c.deleteMany(),
+  () => d3.c.findOneAndDelete(),
+  () => d3.c.createIndex(),
+  () => d3.c.update({}),
+  () => d3.c.remove({ _id: 9 }),
+  () => d3.createCollection("c"),
+  () => d3.c.dropIndex("nosuch_1"),
+  () => d3.c.insertOne({ _id: 1 }),
+].forEach((f, i) => {
+  try { print(i, "ok", f()) } catch (e) { print(i, e.name, e.code, e.codeName, e.message) }
+});

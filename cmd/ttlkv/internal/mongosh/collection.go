@@ -57,6 +57,26 @@ func (s *Shell) docArg(a goja.Value, what string) bson.D {
 	return d
 }
 
+// argAt returns the required document argument at position pos of the
+// collection method method, refusing a missing one as mongosh does
+// ("Missing required argument at position 0 (Collection.deleteOne)").
+func (s *Shell) argAt(a goja.Value, pos int, method, what string) bson.D {
+	if a == nil || goja.IsUndefined(a) {
+		panic(s.invalidInput(fmt.Sprintf("Missing required argument at position %d (Collection.%s)", pos, method)))
+	}
+	return s.docArg(a, what)
+}
+
+// deprecated prints mongosh's deprecation warning for method, once a
+// shell.
+func (s *Shell) deprecated(method, use string) {
+	if s.warned[method] {
+		return
+	}
+	s.warned[method] = true
+	fmt.Fprintf(s.out, "DeprecationWarning: Collection.%s() is deprecated. Use %s.\n", method, use)
+}
+
 // take removes key from d and returns its value.
 func take(d *bson.D, key string) (any, bool) {
 	for i, e := range *d {
@@ -230,7 +250,7 @@ func (s *Shell) collection(db, name string) *goja.Object {
 		return ack(bson.E{Key: "insertedIds", Value: ids})
 	}
 	insertOne := func(docArg, optsArg goja.Value) (goja.Value, any) {
-		d := s.docArg(docArg, "document")
+		d := s.argAt(docArg, 0, "insertOne", "document")
 		d, id := withID(d)
 		cmd := bson.D{{Key: "insert", Value: name}, {Key: "documents", Value: bson.A{d}}, {Key: "ordered", Value: true}}
 		s.writeCommand(db, append(cmd, s.optDoc(optsArg, "options")...), "MongoServerError")
@@ -295,20 +315,25 @@ func (s *Shell) collection(db, name string) *goja.Object {
 
 	// update builds one update statement; kind is "update" (operators or
 	// a pipeline required), "replace" (no operators allowed) or "legacy".
-	updateStmt := func(c goja.FunctionCall, kind string, multi bool) (bson.D, bson.D) {
-		q := s.docArg(arg(c, 0), "filter")
+	updateStmt := func(c goja.FunctionCall, method, kind string, multi bool) (bson.D, bson.D) {
+		q := s.argAt(arg(c, 0), 0, method, "filter")
 		var u any
 		if o, ok := arg(c, 1).(*goja.Object); ok && o.ClassName() == "Array" && kind != "replace" {
 			v, err := s.toBSON(o, 0)
 			s.check(err)
 			u = v
 		} else {
-			ud := s.docArg(arg(c, 1), "update")
+			if kind == "update" && goja.IsUndefined(arg(c, 1)) {
+				// As the driver under mongosh: an absent update has no
+				// operators.
+				s.throw("MongoInvalidArgumentError", "Update document requires atomic operators")
+			}
+			ud := s.argAt(arg(c, 1), 1, method, "update")
 			switch {
 			case kind == "update" && !hasOperators(ud):
-				s.throw("MongoshInvalidInputError", "Update document requires atomic operators")
+				s.throw("MongoInvalidArgumentError", "Update document requires atomic operators")
 			case kind == "replace" && hasOperators(ud):
-				s.throw("MongoshInvalidInputError", "Replacement document must not contain atomic operators")
+				s.throw("MongoInvalidArgumentError", "Replacement document must not contain atomic operators")
 			}
 			u = ud
 		}
@@ -330,9 +355,12 @@ func (s *Shell) collection(db, name string) *goja.Object {
 		}
 		return bson.D{{Key: "update", Value: name}, {Key: "updates", Value: bson.A{stmt}}}, rest
 	}
-	update := func(kind string, multi bool) func(c goja.FunctionCall) goja.Value {
+	update := func(method, kind string, multi bool) func(c goja.FunctionCall) goja.Value {
 		return func(c goja.FunctionCall) goja.Value {
-			cmd, rest := updateStmt(c, kind, multi)
+			if kind == "legacy" {
+				s.deprecated("update", "updateOne, updateMany, or bulkWrite")
+			}
+			cmd, rest := updateStmt(c, method, kind, multi)
 			r := s.writeCommand(db, append(cmd, rest...), "MongoServerError")
 			n, _ := document.Get(r, "n")
 			nMod, _ := document.Get(r, "nModified")
@@ -353,13 +381,13 @@ func (s *Shell) collection(db, name string) *goja.Object {
 			)
 		}
 	}
-	m("updateOne", update("update", false))
-	m("updateMany", update("update", true))
-	m("replaceOne", update("replace", false))
-	m("update", update("legacy", false))
+	m("updateOne", update("updateOne", "update", false))
+	m("updateMany", update("updateMany", "update", true))
+	m("replaceOne", update("replaceOne", "replace", false))
+	m("update", update("update", "legacy", false))
 
-	deleteCmd := func(filter goja.Value, optsArg goja.Value, limit int32) (bson.D, bson.D) {
-		q := s.docArg(filter, "filter")
+	deleteCmd := func(method string, filter goja.Value, optsArg goja.Value, limit int32) (bson.D, bson.D) {
+		q := s.argAt(filter, 0, method, "filter")
 		stmt := bson.D{{Key: "q", Value: q}, {Key: "limit", Value: limit}}
 		var rest bson.D
 		for _, e := range s.optDoc(optsArg, "options") {
@@ -373,27 +401,28 @@ func (s *Shell) collection(db, name string) *goja.Object {
 		}
 		return bson.D{{Key: "delete", Value: name}, {Key: "deletes", Value: bson.A{stmt}}}, rest
 	}
-	del := func(filter, optsArg goja.Value, limit int32) goja.Value {
-		cmd, rest := deleteCmd(filter, optsArg, limit)
+	del := func(method string, filter, optsArg goja.Value, limit int32) goja.Value {
+		cmd, rest := deleteCmd(method, filter, optsArg, limit)
 		r := s.writeCommand(db, append(cmd, rest...), "MongoServerError")
 		n, _ := document.Get(r, "n")
 		return ack(bson.E{Key: "deletedCount", Value: toInt32(n)})
 	}
-	m("deleteOne", func(c goja.FunctionCall) goja.Value { return del(arg(c, 0), arg(c, 1), 1) })
-	m("deleteMany", func(c goja.FunctionCall) goja.Value { return del(arg(c, 0), arg(c, 1), 0) })
+	m("deleteOne", func(c goja.FunctionCall) goja.Value { return del("deleteOne", arg(c, 0), arg(c, 1), 1) })
+	m("deleteMany", func(c goja.FunctionCall) goja.Value { return del("deleteMany", arg(c, 0), arg(c, 1), 0) })
 	m("remove", func(c goja.FunctionCall) goja.Value {
+		s.deprecated("remove", "deleteOne, deleteMany, findOneAndDelete, or bulkWrite")
 		limit := int32(0)
 		a := arg(c, 1)
 		if o, ok := a.(*goja.Object); ok {
 			if v := o.Get("justOne"); v != nil && v.ToBoolean() {
 				limit = 1
 			}
-			return del(arg(c, 0), a, limit)
+			return del("remove", arg(c, 0), a, limit)
 		}
 		if a != nil && a.ToBoolean() {
 			limit = 1
 		}
-		return del(arg(c, 0), goja.Undefined(), limit)
+		return del("remove", arg(c, 0), goja.Undefined(), limit)
 	})
 
 	findAndModify := func(q bson.D, opts bson.D, fields bson.D) goja.Value {
@@ -423,21 +452,21 @@ func (s *Shell) collection(db, name string) *goja.Object {
 		return s.toJS(v)
 	}
 	m("findOneAndUpdate", func(c goja.FunctionCall) goja.Value {
-		cmd, _ := updateStmt(goja.FunctionCall{Arguments: []goja.Value{arg(c, 0), arg(c, 1)}}, "update", false)
+		cmd, _ := updateStmt(goja.FunctionCall{Arguments: []goja.Value{arg(c, 0), arg(c, 1)}}, "findOneAndUpdate", "update", false)
 		stmt := cmd[1].Value.(bson.A)[0].(bson.D)
 		q, _ := document.Get(stmt, "q")
 		u, _ := document.Get(stmt, "u")
 		return findAndModify(q.(bson.D), s.optDoc(arg(c, 2), "options"), bson.D{{Key: "update", Value: u}})
 	})
 	m("findOneAndReplace", func(c goja.FunctionCall) goja.Value {
-		cmd, _ := updateStmt(goja.FunctionCall{Arguments: []goja.Value{arg(c, 0), arg(c, 1)}}, "replace", false)
+		cmd, _ := updateStmt(goja.FunctionCall{Arguments: []goja.Value{arg(c, 0), arg(c, 1)}}, "findOneAndReplace", "replace", false)
 		stmt := cmd[1].Value.(bson.A)[0].(bson.D)
 		q, _ := document.Get(stmt, "q")
 		u, _ := document.Get(stmt, "u")
 		return findAndModify(q.(bson.D), s.optDoc(arg(c, 2), "options"), bson.D{{Key: "update", Value: u}})
 	})
 	m("findOneAndDelete", func(c goja.FunctionCall) goja.Value {
-		return findAndModify(s.docArg(arg(c, 0), "filter"), s.optDoc(arg(c, 1), "options"), bson.D{{Key: "remove", Value: true}})
+		return findAndModify(s.argAt(arg(c, 0), 0, "findOneAndDelete", "filter"), s.optDoc(arg(c, 1), "options"), bson.D{{Key: "remove", Value: true}})
 	})
 
 	createIndexes := func(keys []bson.D, optsArg, quorum goja.Value) []string {
@@ -472,7 +501,7 @@ func (s *Shell) collection(db, name string) *goja.Object {
 		return names
 	}
 	createIndex := func(c goja.FunctionCall) goja.Value {
-		k := s.docArg(arg(c, 0), "keys")
+		k := s.argAt(arg(c, 0), 0, "createIndex", "keys")
 		return rt.ToValue(createIndexes([]bson.D{k}, arg(c, 1), arg(c, 2))[0])
 	}
 	m("createIndex", createIndex)

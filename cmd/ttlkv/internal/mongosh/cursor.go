@@ -2,6 +2,8 @@ package mongosh
 
 import (
 	"fmt"
+	"strconv"
+	"strings"
 
 	"github.com/dop251/goja"
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -165,6 +167,9 @@ func (s *Shell) newCursor(db, coll string, filter bson.D, opts bson.D) *goja.Obj
 		m(key, func(a goja.FunctionCall) goja.Value {
 			d, err := s.toBSONDoc(a.Argument(0), key)
 			s.check(err)
+			if key == "sort" {
+				d = s.sortDirections(d)
+			}
 			c.set(key, d)
 			return o
 		})
@@ -380,3 +385,42 @@ func verbosity(s *Shell, a goja.Value) string {
 }
 
 var _ = fmt.Sprint
+
+// sortDirections checks and normalises a cursor's sort as the driver
+// under mongosh does before sending it: 1, -1 and their spellings ("1",
+// "asc", "ascending", "desc", "descending", any case) become 1 or -1, a
+// {$meta: ...} stays; anything else is MongoInvalidArgumentError
+// "Invalid sort direction: <value as JSON>".
+func (s *Shell) sortDirections(d bson.D) bson.D {
+	out := make(bson.D, len(d))
+	for i, e := range d {
+		out[i] = e
+		if m, ok := e.Value.(bson.D); ok && len(m) > 0 && m[0].Key == "$meta" {
+			continue
+		}
+		var str string
+		switch v := e.Value.(type) {
+		case string:
+			str = strings.ToLower(v)
+		case int32:
+			str = strconv.FormatInt(int64(v), 10)
+		case int64:
+			str = strconv.FormatInt(v, 10)
+		case float64:
+			str = strconv.FormatFloat(v, 'f', -1, 64)
+		default:
+			str = fmt.Sprint(v)
+		}
+		switch str {
+		case "1", "asc", "ascending":
+			out[i].Value = int32(1)
+		case "-1", "desc", "descending":
+			out[i].Value = int32(-1)
+		default:
+			b, _ := document.MarshalExtJSON(bson.D{{Key: "v", Value: e.Value}}, false)
+			js := strings.TrimSuffix(strings.TrimPrefix(string(b), `{"v":`), "}")
+			s.throw("MongoInvalidArgumentError", "Invalid sort direction: %s", js)
+		}
+	}
+	return out
+}

@@ -85,6 +85,7 @@ type Shell struct {
 	connDesc   string            // Options.Connection
 	dir        string            // Options.Dir
 	srcs       map[string]string // the last source run under each name, for error messages
+	warned     map[string]bool   // the deprecation warnings printed (deprecated)
 }
 
 // protos are the prototypes of the wrapper objects toJS makes.
@@ -134,6 +135,7 @@ func New(r Runner, opts Options) (*Shell, error) {
 		colls:  map[string]*goja.Object{},
 		dbs:    map[string]*goja.Object{},
 		srcs:   map[string]string{},
+		warned: map[string]bool{},
 
 		batchSize: shellBatchSize,
 		connDesc:  opts.Connection,
