@@ -117,3 +117,46 @@ func TestConcurrentAppendersAndReaders(t *testing.T) {
 		}
 	}
 }
+
+// TestDurableMeansVisible: an appender waiting for the group commit
+// (SyncEveryAppend) returns as soon as an fsync's durable mark covers
+// its record, and must then read it. Sync's fsync (which does not hold
+// the group commit's lock) marked records durable before it made them
+// visible, so an appender could return in between and find its record
+// "newer than the last committed" (TestConcurrentAppendersAndReaders
+// failed so, once, under -race). The hook runs the appender's wait and
+// read at the moment the mark is raised.
+func TestDurableMeansVisible(t *testing.T) {
+	t.Parallel()
+	r, err := Create(filepath.Join(t.TempDir(), "ring"), 32<<10, Options{SyncEveryAppend: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	// An appender's record, written but not yet synced.
+	r.writeMu.Lock()
+	seq, off, err := r.appendLocked(payload(1, 100), Limits{}, nil, nil)
+	r.writeMu.Unlock()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ran := false
+	r.afterDurable = func() {
+		if ran {
+			return
+		}
+		ran = true
+		if err := r.groupSync(seq); err != nil {
+			t.Errorf("groupSync(%d): %v", seq, err)
+		}
+		if _, err := r.Read(seq, off); err != nil {
+			t.Errorf("Read(%d) once durable: %v", seq, err)
+		}
+	}
+	if err := r.Sync(); err != nil {
+		t.Fatal(err)
+	}
+	if !ran {
+		t.Fatal("Sync raised no durable mark")
+	}
+}

@@ -68,6 +68,10 @@ type Ring struct {
 	// highest sequence covered by a completed fsync.
 	syncMu  sync.Mutex
 	durable atomic.Uint64
+	// afterDurable, if set (package tests), runs when an fsync has
+	// marked records durable: a group-commit appender that then finds
+	// its record durable must also find it visible.
+	afterDurable func()
 
 	// writeMu serialises writers and guards the writer state below.
 	writeMu      sync.Mutex
@@ -606,17 +610,23 @@ func (r *Ring) groupSync(seq uint64) error {
 	if err := r.f.Sync(); err != nil {
 		return r.fail(err)
 	}
-	r.setDurable(target)
 	r.commit(target)
+	r.setDurable(target)
 	return nil
 }
 
+// setDurable raises the durable mark to s. Callers commit (make
+// visible) before they raise it: an appender in groupSync returns as
+// soon as the mark covers its record, and must then be able to read it.
 func (r *Ring) setDurable(s uint64) {
 	for {
 		d := r.durable.Load()
 		if d >= s || r.durable.CompareAndSwap(d, s) {
-			return
+			break
 		}
+	}
+	if r.afterDurable != nil {
+		r.afterDurable()
 	}
 }
 
@@ -776,8 +786,10 @@ func (r *Ring) syncData() error {
 	if err := r.f.Sync(); err != nil {
 		return r.fail(err)
 	}
-	r.setDurable(target)
+	// Visible first, then durable: syncData does not hold syncMu, so an
+	// appender's groupSync may see the durable mark at once (setDurable).
 	r.commit(target)
+	r.setDurable(target)
 	return nil
 }
 
