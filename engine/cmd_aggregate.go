@@ -10,7 +10,7 @@ import (
 
 func parseAggregate(cmd bson.D) (*aggregateSpec, error) {
 	if _, ok := cmd[0].Value.(string); !ok {
-		return nil, document.Errorf(document.CodeInvalidNamespace, "ttlkv runs aggregate on a collection only; {aggregate: 1} pipelines ($documents, $currentOp) are not supported")
+		return nil, document.Errorf(document.CodeInvalidNamespace, "ttlkv runs aggregate on a collection only; {aggregate: 1} pipelines other than $currentOp and $changeStream ($documents) are not supported")
 	}
 	name, err := collName(cmd)
 	if err != nil {
@@ -80,6 +80,9 @@ func cmdAggregate(ctx context.Context, db *DB, dbName string, cmd bson.D) (bson.
 		return r, err
 	}
 	if r, ok, err := db.collStatsAggregate(ctx, dbName, cmd); ok {
+		return r, err
+	}
+	if r, ok, err := db.currentOpAggregate(ctx, dbName, cmd); ok {
 		return r, err
 	}
 	s, err := parseAggregate(cmd)

@@ -47,8 +47,8 @@ func cmdCurrentOp(_ context.Context, db *DB, _ string, cmd bson.D) (bson.D, erro
 		return nil, err
 	}
 	ops := bson.A{}
-	for _, op := range db.ops.list() {
-		if f.Match(op.(bson.D)) {
+	for _, op := range db.operations() {
+		if f.Match(op) {
 			ops = append(ops, op)
 		}
 	}

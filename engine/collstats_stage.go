@@ -106,7 +106,7 @@ func (db *DB) collStatsAggregate(ctx context.Context, dbName string, cmd bson.D)
 	if err != nil {
 		return nil, true, err
 	}
-	rest, err := agg.Parse(pipe[1:])
+	rest, err := afterSourceStage(pipe[1:])
 	if err != nil {
 		return nil, true, err
 	}
@@ -149,6 +149,14 @@ func (db *DB) collStatsAggregate(ctx context.Context, dbName string, cmd bson.D)
 	// One document in, so at most a handful out: the first batch holds
 	// them all unless batchSize is smaller, and no cursor stays open.
 	return cursorReply(0, dbName+"."+name, "firstBatch", docs), true, nil
+}
+
+// afterSourceStage parses the stages after a stage that produces the
+// documents itself ($collStats, $currentOp). agg.Parse hands a leading
+// $match and $sort to the collection scan, which these stages do not
+// have; a $skip of 0 in front keeps them in the pipeline.
+func afterSourceStage(stages bson.A) (*agg.Pipeline, error) {
+	return agg.Parse(append(bson.A{bson.D{{Key: "$skip", Value: int64(0)}}}, stages...))
 }
 
 // collStatsStageDoc is the document $collStats produces for dbName.name

@@ -57,6 +57,7 @@ type DB struct {
 	cursors    cursorRegistry
 	stats      stats
 	ops        opRegistry
+	opsSource  atomic.Pointer[func() []bson.D] // SetOperationsSource
 	mon        *ttlmon.Monitor
 	ttl        ttlWatcher // the monitor, as writers and catalog changes see it
 	// tsRemovals counts time-series bucket removals (timeseries_write.go).

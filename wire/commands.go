@@ -5,14 +5,12 @@ import (
 	"crypto/rand"
 	"errors"
 	"fmt"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/ttlkv/ttlkv/document"
 	"github.com/ttlkv/ttlkv/engine"
-	"github.com/ttlkv/ttlkv/engine/query"
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
 
@@ -133,8 +131,6 @@ func (c *conn) run(dbName string, cmd bson.D, noReply bool) bson.D {
 		switch name {
 		case "serverStatus":
 			reply = s.mergeServerStatus(reply)
-		case "currentOp":
-			reply = s.mergeCurrentOp(reply, cmd)
 		case "buildInfo", "buildinfo":
 			reply = mergeBuildInfo(reply)
 		case "listDatabases":
@@ -464,20 +460,10 @@ func (s *Server) killOp(dbName string, cmd bson.D) bson.D {
 	return bson.D{{Key: "info", Value: "attempting to kill op"}, {Key: "ok", Value: 1.0}}
 }
 
-// mergeCurrentOp adds the client operations in progress to the
-// engine's (the TTL monitor's), filtered by the same query.
-func (s *Server) mergeCurrentOp(reply bson.D, cmd bson.D) bson.D {
-	var filter bson.D
-	for _, e := range cmd[1:] {
-		if !strings.HasPrefix(e.Key, "$") && !genericFields[e.Key] && e.Key != "comment" && e.Key != "maxTimeMS" {
-			filter = append(filter, e)
-		}
-	}
-	f, err := query.ParseFilter(filter)
-	if err != nil {
-		return reply
-	}
-	inprog, _ := lookup(reply, "inprog").(bson.A)
+// clientOps returns the client operations in progress, as currentOp
+// shows them; the engine lists them beside its own (the currentOp
+// command and the $currentOp stage; engine.DB.SetOperationsSource).
+func (s *Server) clientOps() []bson.D {
 	s.ops.mu.Lock()
 	ops := make([]*op, 0, len(s.ops.m))
 	for _, o := range s.ops.m {
@@ -485,6 +471,7 @@ func (s *Server) mergeCurrentOp(reply bson.D, cmd bson.D) bson.D {
 	}
 	s.ops.mu.Unlock()
 	now := time.Now()
+	out := make([]bson.D, 0, len(ops))
 	for _, o := range ops {
 		d := bson.D{{Key: "type", Value: "op"}, {Key: "opid", Value: o.id}, {Key: "active", Value: true},
 			{Key: "connectionId", Value: int32(o.conn.id)}, {Key: "client", Value: o.conn.remote},
@@ -495,16 +482,7 @@ func (s *Server) mergeCurrentOp(reply bson.D, cmd bson.D) bson.D {
 		if o.conn.client != nil {
 			d = append(d, bson.E{Key: "clientMetadata", Value: o.conn.client})
 		}
-		if f.Match(d) {
-			inprog = append(inprog, d)
-		}
-	}
-	out := bson.D{}
-	for _, e := range reply {
-		if e.Key == "inprog" {
-			e.Value = inprog
-		}
-		out = append(out, e)
+		out = append(out, d)
 	}
 	return out
 }

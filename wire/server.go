@@ -125,6 +125,7 @@ func NewServer(db *engine.DB, opts Options) *Server {
 	s.ops.m = map[int32]*op{}
 	s.users = &userStore{db: db}
 	s.replyTarget = replyTarget
+	db.SetOperationsSource(s.clientOps)
 	return s
 }
 

@@ -219,6 +219,6 @@ var known = map[string]bool{
 	"$lookup": true, "$graphLookup": true, "$facet": true, "$bucket": true, "$bucketAuto": true,
 	"$out": true, "$merge": true, "$unionWith": true, "$sample": true, "$geoNear": true,
 	"$setWindowFields": true, "$densify": true, "$fill": true, "$redact": true, "$indexStats": true,
-	"$documents": true, "$changeStream": true, "$search": true, "$currentOp": true,
+	"$documents": true, "$changeStream": true, "$search": true,
 	"$listSessions": true, "$planCacheStats": true,
 }

@@ -99,3 +99,5 @@ d3.c.insertOne({ _id: 1, a: 1 });
 ].forEach((f, i) => {
   try { print(i, "ok", f()) } catch (e) { print(i, e.name, e.code, e.codeName, e.message) }
 });
+// currentOp: mongosh 2 lists operations through the $currentOp stage.
+print(db.currentOp({ desc: "TTLMonitor" }).inprog.length, db.currentOp().ok, db.currentOp(true).ok);

@@ -1,0 +1,87 @@
+package engine
+
+import (
+	"context"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/ttlkv/ttlkv/document"
+	"github.com/ttlkv/ttlkv/engine/agg"
+)
+
+// The $currentOp aggregation stage (docs/commands.md, "$currentOp"):
+// {aggregate: 1, pipeline: [{$currentOp: {...}}, ...]} on admin yields
+// the operations running now, as the currentOp command lists them, and
+// the rest of the pipeline filters and shapes them. mongosh 2's
+// db.currentOp() is built on it.
+
+// SetOperationsSource makes currentOp (the command and the $currentOp
+// stage) list, beside the engine's own operations, those f returns: a
+// front end's (the wire server's client commands). f must be safe to
+// call from any goroutine; nil removes it.
+func (db *DB) SetOperationsSource(f func() []bson.D) {
+	db.opsSource.Store(&f)
+}
+
+// operations returns the operations running now: the engine's, then
+// those of the source SetOperationsSource gave.
+func (db *DB) operations() []bson.D {
+	out := db.CurrentOp()
+	if f := db.opsSource.Load(); f != nil && *f != nil {
+		out = append(out, (*f)()...)
+	}
+	return out
+}
+
+// currentOpAggregate runs aggregate when its pipeline holds a $currentOp
+// stage; ok is false (and the reply nil) otherwise.
+func (db *DB) currentOpAggregate(ctx context.Context, dbName string, cmd bson.D) (reply bson.D, ok bool, err error) {
+	pipe, found, err := leadingStage(cmd, "$currentOp")
+	if !found || err != nil {
+		return nil, found, err
+	}
+	if v, isNum := asInt64(cmd[0].Value); !isNum || v != 1 || dbName != "admin" {
+		return nil, true, document.Errorf(document.CodeInvalidNamespace, "$currentOp must be run against the 'admin' database with {aggregate: 1}")
+	}
+	spec, isDoc := pipe[0].(bson.D)[0].Value.(bson.D)
+	if !isDoc {
+		return nil, true, document.Errorf(document.CodeFailedToParse, "$currentOp options must be specified in an object, but found: %s", typeName(pipe[0].(bson.D)[0].Value))
+	}
+	for _, e := range spec {
+		switch e.Key {
+		case "allUsers", "idleConnections", "idleCursors", "idleSessions", "localOps", "truncateOps", "backtrace":
+			if _, isBool := e.Value.(bool); !isBool {
+				return nil, true, document.Errorf(document.CodeFailedToParse, "The '%s' parameter of the $currentOp stage must be a boolean value, but found: %s", e.Key, typeName(e.Value))
+			}
+		default:
+			return nil, true, document.Errorf(document.CodeFailedToParse, "Unrecognized option '%s' in $currentOp stage.", e.Key)
+		}
+	}
+	rest, err := afterSourceStage(pipe[1:])
+	if err != nil {
+		return nil, true, err
+	}
+	ops := db.operations()
+	cur := rest.Open(func(context.Context) (bson.D, error) {
+		if len(ops) == 0 {
+			return nil, nil
+		}
+		d := ops[0]
+		ops = ops[1:]
+		return d, nil
+	}, agg.Options{Now: bson.NewDateTimeFromTime(db.opts.Clock())})
+	var docs []bson.D
+	for {
+		d, err := cur.Next(ctx)
+		if err != nil {
+			return nil, true, err
+		}
+		if d == nil {
+			break
+		}
+		docs = append(docs, d)
+	}
+	// The operations of a moment are few: all in the first batch, no
+	// cursor left open.
+	return cursorReply(0, "admin.$cmd.aggregate", "firstBatch", docs), true, nil
+}
