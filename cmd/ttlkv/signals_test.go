@@ -153,6 +153,28 @@ func TestShellCtrlC(t *testing.T) {
 		defer mu.Unlock()
 		t.Fatalf("screen never showed %q %d time(s):\n%s", s, n, screen.String())
 	}
+	// waitAfter blocks until the screen shows s after the last time it
+	// showed after: readline redraws the prompt at every keystroke, so
+	// only a prompt drawn after a statement's output says the shell is
+	// reading again (and its terminal in raw mode, where Ctrl-C is a key,
+	// not a signal).
+	waitAfter := func(after, s string) {
+		t.Helper()
+		deadline := time.Now().Add(30 * time.Second)
+		for time.Now().Before(deadline) {
+			mu.Lock()
+			scr := screen.String()
+			mu.Unlock()
+			if i := strings.LastIndex(scr, after); i >= 0 && strings.Contains(scr[i+len(after):], s) {
+				return
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+		_ = cmd.Process.Kill()
+		mu.Lock()
+		defer mu.Unlock()
+		t.Fatalf("screen never showed %q after %q:\n%s", s, after, screen.String())
+	}
 	type_ := func(s string) { _, _ = io.WriteString(tty, s) }
 
 	waitFor("test> ", 1)
@@ -160,10 +182,10 @@ func TestShellCtrlC(t *testing.T) {
 	waitFor("spinning", 1)
 	type_("\x03")
 	waitFor("MongoshInterruptedError: execution was interrupted", 1)
-	waitFor("test> ", 2)
+	waitAfter("execution was interrupted", "test> ")
 	type_("6 * 7\r")
 	waitFor("42", 1)
-	waitFor("test> ", 3)
+	waitAfter("42", "test> ")
 	type_("\x03")
 	waitFor("To exit, press Ctrl+C again", 1)
 	type_("\x03")
