@@ -37,6 +37,7 @@ const (
 	CodeIndexOptionsConflict            Code = 85    // an index exists with the same name or key but other options
 	CodeIndexKeySpecsConflict           Code = 86    // an index exists with the same name but another key
 	CodeWriteConflict                   Code = 112   // a write that lost a race with another
+	CodeCommandNotSupported             Code = 115   // a command or option the engine does not offer
 	CodeCappedPositionLost              Code = 136   // a capped cursor's position was overwritten
 	CodeCommandNotSupportedOnView       Code = 166   // a command a time-series view cannot run
 	CodeCannotIndexParallelArrays       Code = 171   // a compound index key over two arrays of one document
@@ -85,6 +86,7 @@ var codeNames = map[Code]string{
 	CodeIndexOptionsConflict:            "IndexOptionsConflict",
 	CodeIndexKeySpecsConflict:           "IndexKeySpecsConflict",
 	CodeWriteConflict:                   "WriteConflict",
+	CodeCommandNotSupported:             "CommandNotSupported",
 	CodeCappedPositionLost:              "CappedPositionLost",
 	CodeCommandNotSupportedOnView:       "CommandNotSupportedOnView",
 	CodeCannotIndexParallelArrays:       "CannotIndexParallelArrays",

@@ -60,6 +60,7 @@ func init() {
 		"getCmdLineOpts":          cmdGetCmdLineOpts,
 		"endSessions":             cmdPing,
 		"getLog":                  cmdGetLog,
+		"profile":                 cmdProfile,
 	}
 }
 

@@ -58,6 +58,7 @@ type DB struct {
 	stats      stats
 	ops        opRegistry
 	opsSource  atomic.Pointer[func() []bson.D] // SetOperationsSource
+	profile    atomic.Value                    // profileState (cmd_profile.go)
 	mon        *ttlmon.Monitor
 	ttl        ttlWatcher // the monitor, as writers and catalog changes see it
 	// tsRemovals counts time-series bucket removals (timeseries_write.go).
@@ -88,6 +89,7 @@ var metaNextCollID = lsm.MetaKey("nextCollID")
 func Open(dir string, opts Options) (*DB, error) {
 	opts.ensureDefaults()
 	db := &DB{dir: dir, opts: opts, params: newParams(), colls: map[string]*coll{}}
+	db.profile.Store(profileState{slowMS: 100, sampleRate: 1})
 	for name, v := range opts.Params {
 		if _, err := db.SetParameter(name, v); err != nil {
 			return nil, err

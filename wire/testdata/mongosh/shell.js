@@ -101,3 +101,10 @@ d3.c.insertOne({ _id: 1, a: 1 });
 });
 // currentOp: mongosh 2 lists operations through the $currentOp stage.
 print(db.currentOp({ desc: "TTLMonitor" }).inprog.length, db.currentOp().ok, db.currentOp(true).ok);
+// The profiler: ttlkv keeps none; level 0, slowms and sampleRate are what there is.
+printjson(db.getProfilingStatus());
+printjson(db.setProfilingLevel(0, { slowms: 50 }));
+print(db.getProfilingStatus().slowms);
+try { db.setProfilingLevel(1) } catch (e) { print(e.name, e.code, e.codeName, e.message) }
+try { db.setProfilingLevel(5) } catch (e) { print(e.name, e.message) }
+printjson(db.setProfilingLevel(0, { slowms: 100 }));

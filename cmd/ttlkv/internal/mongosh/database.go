@@ -1,6 +1,8 @@
 package mongosh
 
 import (
+	"fmt"
+
 	"github.com/dop251/goja"
 	"go.mongodb.org/mongo-driver/v2/bson"
 
@@ -127,6 +129,28 @@ func (s *Shell) database(name string) *goja.Object {
 		cmd := bson.D{{Key: "dbStats", Value: 1}}
 		if a := c.Argument(0); goja.IsNumber(a) {
 			cmd = append(cmd, bson.E{Key: "scale", Value: numberToBSON(a.ToFloat())})
+		} else {
+			cmd = s.appendOptions(cmd, a, "options")
+		}
+		return s.toJS(s.command(name, cmd))
+	})
+	// The profiler, as mongosh's helpers over the profile command (ttlkv
+	// keeps none: level 0 is all there is, slowms and sampleRate set).
+	m("getProfilingStatus", func(goja.FunctionCall) goja.Value {
+		return s.toJS(s.command(name, bson.D{{Key: "profile", Value: int32(-1)}}))
+	})
+	m("setProfilingLevel", func(c goja.FunctionCall) goja.Value {
+		lv := c.Argument(0)
+		if goja.IsUndefined(lv) {
+			panic(s.invalidInput("Missing required argument at position 0 (Database.setProfilingLevel)"))
+		}
+		level := lv.ToFloat()
+		if level < 0 || level > 2 {
+			panic(s.invalidInput(fmt.Sprintf("Input level %s is out of range [0..2]", lv.String())))
+		}
+		cmd := bson.D{{Key: "profile", Value: numberToBSON(level)}}
+		if a := c.Argument(1); goja.IsNumber(a) {
+			cmd = append(cmd, bson.E{Key: "slowms", Value: numberToBSON(a.ToFloat())})
 		} else {
 			cmd = s.appendOptions(cmd, a, "options")
 		}
