@@ -59,7 +59,12 @@ func (db *DB) aggregate(dbName string, s *aggregateSpec) (*queryExec, error) {
 	if s.maxMemBytes > 0 {
 		o.MaxMemoryBytes = s.maxMemBytes
 	}
-	cur := p.Open(src, o)
+	return pipelineExec(p.Open(src, o)), nil
+}
+
+// pipelineExec is a query that yields what the pipeline cursor cur
+// produces, batch by batch (getMore goes on from where a batch ended).
+func pipelineExec(cur *agg.Cursor) *queryExec {
 	out := &queryExec{sc: &scanner{}}
 	out.gen = func(ctx context.Context, n int) ([]bson.D, error) {
 		var docs []bson.D
@@ -80,7 +85,7 @@ func (db *DB) aggregate(dbName string, s *aggregateSpec) (*queryExec, error) {
 		}
 		return docs, nil
 	}
-	return out, nil
+	return out
 }
 
 // explainAggregate explains the collection scan the pipeline starts

@@ -100,13 +100,21 @@ func cmdAggregate(ctx context.Context, db *DB, dbName string, cmd bson.D) (bson.
 		return nil, err
 	}
 	db.stats.queried.Add(1)
-	ns := dbName + "." + s.name
+	return db.firstBatchReply(ctx, dbName+"."+s.name, db.lookup(dbName, s.name), q, s.batchSize)
+}
+
+// firstBatchReply is an aggregate's reply: the first batch of q
+// (batchSize documents, the default when negative) and, when q may have
+// more, a server cursor over the rest of collection c (nil: none) for
+// getMore.
+func (db *DB) firstBatchReply(ctx context.Context, ns string, c *coll, q *queryExec, batchSize int64) (bson.D, error) {
 	n := int64(defaultFirstBatch)
-	if s.batchSize >= 0 {
-		n = s.batchSize
+	if batchSize >= 0 {
+		n = batchSize
 	}
 	var docs []bson.D
 	if n > 0 {
+		var err error
 		if docs, err = q.nextBatch(ctx, int(n)); err != nil {
 			return nil, err
 		}
@@ -114,9 +122,29 @@ func cmdAggregate(ctx context.Context, db *DB, dbName string, cmd bson.D) (bson.
 	// A batch that filled up may have more behind it: getMore tells.
 	var id int64
 	if !q.done {
-		id = db.cursors.add(&serverCursor{ns: ns, c: db.lookup(dbName, s.name), q: q})
+		id = db.cursors.add(&serverCursor{ns: ns, c: c, q: q})
 	}
 	return cursorReply(id, ns, "firstBatch", docs), nil
+}
+
+// aggregateBatchSize is aggregate's cursor.batchSize (-1 when absent),
+// for the stages that run before the pipeline is parsed ($collStats,
+// $currentOp).
+func aggregateBatchSize(cmd bson.D) (int64, error) {
+	cv, _ := get(cmd, "cursor")
+	cd, _ := cv.(bson.D)
+	v, has := get(cd, "batchSize")
+	if !has {
+		return -1, nil
+	}
+	n, err := intOpt("aggregate.cursor.batchSize", v)
+	if err != nil {
+		return 0, err
+	}
+	if n < 0 {
+		return 0, negativeBatchSize(n)
+	}
+	return n, nil
 }
 
 // negativeBatchSize is aggregate's answer to a cursor.batchSize below 0:

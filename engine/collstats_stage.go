@@ -106,57 +106,39 @@ func (db *DB) collStatsAggregate(ctx context.Context, dbName string, cmd bson.D)
 	if err != nil {
 		return nil, true, err
 	}
-	rest, err := afterSourceStage(pipe[1:])
-	if err != nil {
-		return nil, true, err
-	}
-	batch := int64(defaultFirstBatch)
-	if cv, has := get(cmd, "cursor"); has {
-		if cd, isDoc := cv.(bson.D); isDoc {
-			if v, has := get(cd, "batchSize"); has {
-				if batch, err = intOpt("aggregate.cursor.batchSize", v); err != nil {
-					return nil, true, err
-				}
-				if batch < 0 {
-					return nil, true, negativeBatchSize(batch)
-				}
-			}
-		}
-	}
 	stats, err := db.collStatsStageDoc(dbName, name, spec)
 	if err != nil {
 		return nil, true, err
 	}
-	given := false
-	cur := rest.Open(func(context.Context) (bson.D, error) {
-		if given {
-			return nil, nil
-		}
-		given = true
-		return stats, nil
-	}, agg.Options{Now: bson.NewDateTimeFromTime(db.opts.Clock())})
-	var docs []bson.D
-	for int64(len(docs)) < batch {
-		d, err := cur.Next(ctx)
-		if err != nil {
-			return nil, true, err
-		}
-		if d == nil {
-			break
-		}
-		docs = append(docs, d)
-	}
-	// One document in, so at most a handful out: the first batch holds
-	// them all unless batchSize is smaller, and no cursor stays open.
-	return cursorReply(0, dbName+"."+name, "firstBatch", docs), true, nil
+	r, err := db.sourceStageReply(ctx, dbName+"."+name, db.lookup(dbName, name), cmd, pipe[1:], []bson.D{stats})
+	return r, true, err
 }
 
-// afterSourceStage parses the stages after a stage that produces the
-// documents itself ($collStats, $currentOp). agg.Parse hands a leading
-// $match and $sort to the collection scan, which these stages do not
-// have; a $skip of 0 in front keeps them in the pipeline.
-func afterSourceStage(stages bson.A) (*agg.Pipeline, error) {
-	return agg.Parse(append(bson.A{bson.D{{Key: "$skip", Value: int64(0)}}}, stages...))
+// sourceStageReply is the reply of an aggregate whose first stage
+// produces the documents docs itself ($collStats, $currentOp): the
+// stages after it run on them, and the results come back as any
+// aggregate's do, in a first batch and then through getMore (ns and c
+// as firstBatchReply takes them). agg.Parse hands a leading $match and
+// $sort to a collection scan, which these stages do not have: a $skip
+// of 0 in front keeps them in the pipeline.
+func (db *DB) sourceStageReply(ctx context.Context, ns string, c *coll, cmd bson.D, stages bson.A, docs []bson.D) (bson.D, error) {
+	batch, err := aggregateBatchSize(cmd)
+	if err != nil {
+		return nil, err
+	}
+	p, err := agg.Parse(append(bson.A{bson.D{{Key: "$skip", Value: int64(0)}}}, stages...))
+	if err != nil {
+		return nil, err
+	}
+	cur := p.Open(func(context.Context) (bson.D, error) {
+		if len(docs) == 0 {
+			return nil, nil
+		}
+		d := docs[0]
+		docs = docs[1:]
+		return d, nil
+	}, agg.Options{Now: bson.NewDateTimeFromTime(db.opts.Clock())})
+	return db.firstBatchReply(ctx, ns, c, pipelineExec(cur), batch)
 }
 
 // collStatsStageDoc is the document $collStats produces for dbName.name

@@ -75,6 +75,26 @@ func TestCollStatsStage(t *testing.T) {
 	if v, _ := get(firstBatch(t, r)[0], "value"); toInt64(t, v) != toInt64(t, total) || toInt64(t, v) == 0 {
 		t.Errorf("totalIndexSize through $group %v, want collStats's %v", v, total)
 	}
+	// A first batch of 0 keeps the document for getMore: nothing is
+	// lost to batchSize.
+	r, err = run(t, db, "test", `{"aggregate": "c", "pipeline": [{"$collStats": {"count": {}}}], "cursor": {"batchSize": 0}}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cur, _ := get(r, "cursor")
+	id, _ := get(cur.(bson.D), "id")
+	if len(firstBatch(t, r)) != 0 || id == int64(0) {
+		t.Fatalf("batchSize 0: %v, want an empty first batch and an open cursor", r)
+	}
+	r, err = db.RunCommand(context.Background(), "test", bson.D{{Key: "getMore", Value: id}, {Key: "collection", Value: "c"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cur, _ = get(r, "cursor")
+	next, _ := get(cur.(bson.D), "nextBatch")
+	if arr, _ := next.(bson.A); len(arr) != 1 {
+		t.Fatalf("getMore after batchSize 0: %v, want the stats document", r)
+	}
 	// latencyStats alone needs no collection.
 	r, err = run(t, db, "test", `{"aggregate": "nosuch", "pipeline": [{"$collStats": {"latencyStats": {}}}], "cursor": {}}`)
 	if err != nil || len(firstBatch(t, r)) != 1 {

@@ -6,7 +6,6 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/ttlkv/ttlkv/document"
-	"github.com/ttlkv/ttlkv/engine/agg"
 )
 
 // The $currentOp aggregation stage (docs/commands.md, "$currentOp"):
@@ -57,31 +56,6 @@ func (db *DB) currentOpAggregate(ctx context.Context, dbName string, cmd bson.D)
 			return nil, true, document.Errorf(document.CodeFailedToParse, "Unrecognized option '%s' in $currentOp stage.", e.Key)
 		}
 	}
-	rest, err := afterSourceStage(pipe[1:])
-	if err != nil {
-		return nil, true, err
-	}
-	ops := db.operations()
-	cur := rest.Open(func(context.Context) (bson.D, error) {
-		if len(ops) == 0 {
-			return nil, nil
-		}
-		d := ops[0]
-		ops = ops[1:]
-		return d, nil
-	}, agg.Options{Now: bson.NewDateTimeFromTime(db.opts.Clock())})
-	var docs []bson.D
-	for {
-		d, err := cur.Next(ctx)
-		if err != nil {
-			return nil, true, err
-		}
-		if d == nil {
-			break
-		}
-		docs = append(docs, d)
-	}
-	// The operations of a moment are few: all in the first batch, no
-	// cursor left open.
-	return cursorReply(0, "admin.$cmd.aggregate", "firstBatch", docs), true, nil
+	r, err := db.sourceStageReply(ctx, "admin.$cmd.aggregate", nil, cmd, pipe[1:], db.operations())
+	return r, true, err
 }

@@ -177,22 +177,30 @@ func hasOperators(d bson.D) bool {
 func indexName(key bson.D) string {
 	parts := make([]string, 0, 2*len(key))
 	for _, e := range key {
-		var v string
-		switch x := e.Value.(type) {
-		case int32:
-			v = strconv.FormatInt(int64(x), 10)
-		case int64:
-			v = strconv.FormatInt(x, 10)
-		case float64:
-			v = strconv.FormatFloat(x, 'f', -1, 64)
-		case string:
-			v = x
-		default:
-			v = document.TypeName(x)
+		v, ok := keyValueString(e.Value)
+		if !ok {
+			v = document.TypeName(e.Value)
 		}
 		parts = append(parts, e.Key, v)
 	}
 	return strings.Join(parts, "_")
+}
+
+// keyValueString is a key pattern's or sort's value as text: a number
+// in its shortest decimal form ("1", "-1", "2.5"), a string as it is;
+// ok is false for any other type.
+func keyValueString(v any) (string, bool) {
+	switch x := v.(type) {
+	case int32:
+		return strconv.FormatInt(int64(x), 10), true
+	case int64:
+		return strconv.FormatInt(x, 10), true
+	case float64:
+		return strconv.FormatFloat(x, 'f', -1, 64), true
+	case string:
+		return x, true
+	}
+	return "", false
 }
 
 // collection returns the collection object for db.name, made once.

@@ -2,7 +2,6 @@ package mongosh
 
 import (
 	"fmt"
-	"strconv"
 	"strings"
 
 	"github.com/dop251/goja"
@@ -398,20 +397,8 @@ func (s *Shell) sortDirections(d bson.D) bson.D {
 		if m, ok := e.Value.(bson.D); ok && len(m) > 0 && m[0].Key == "$meta" {
 			continue
 		}
-		var str string
-		switch v := e.Value.(type) {
-		case string:
-			str = strings.ToLower(v)
-		case int32:
-			str = strconv.FormatInt(int64(v), 10)
-		case int64:
-			str = strconv.FormatInt(v, 10)
-		case float64:
-			str = strconv.FormatFloat(v, 'f', -1, 64)
-		default:
-			str = fmt.Sprint(v)
-		}
-		switch str {
+		str, _ := keyValueString(e.Value)
+		switch strings.ToLower(str) {
 		case "1", "asc", "ascending":
 			out[i].Value = int32(1)
 		case "-1", "desc", "descending":
