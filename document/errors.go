@@ -34,6 +34,7 @@ const (
 	CodeCannotCreateIndex               Code = 67    // an index spec that cannot be built
 	CodeInvalidOptions                  Code = 72    // options that are invalid together or for the target
 	CodeInvalidNamespace                Code = 73    // a bad database or collection name
+	CodeNoReplicationEnabled            Code = 76    // a replica-set command: ttlkv is a standalone server
 	CodeIndexOptionsConflict            Code = 85    // an index exists with the same name or key but other options
 	CodeIndexKeySpecsConflict           Code = 86    // an index exists with the same name but another key
 	CodeWriteConflict                   Code = 112   // a write that lost a race with another
@@ -83,6 +84,7 @@ var codeNames = map[Code]string{
 	CodeCannotCreateIndex:               "CannotCreateIndex",
 	CodeInvalidOptions:                  "InvalidOptions",
 	CodeInvalidNamespace:                "InvalidNamespace",
+	CodeNoReplicationEnabled:            "NoReplicationEnabled",
 	CodeIndexOptionsConflict:            "IndexOptionsConflict",
 	CodeIndexKeySpecsConflict:           "IndexKeySpecsConflict",
 	CodeWriteConflict:                   "WriteConflict",

@@ -26,6 +26,7 @@ func TestSpecErrorCodes(t *testing.T) {
 		{CodeCannotCreateIndex, 67, "CannotCreateIndex"},
 		{CodeInvalidOptions, 72, "InvalidOptions"},
 		{CodeInvalidNamespace, 73, "InvalidNamespace"},
+		{CodeNoReplicationEnabled, 76, "NoReplicationEnabled"},
 		{CodeIndexOptionsConflict, 85, "IndexOptionsConflict"},
 		{CodeCappedPositionLost, 136, "CappedPositionLost"},
 		{CodeCommandNotSupportedOnView, 166, "CommandNotSupportedOnView"},

@@ -9,9 +9,6 @@ import (
 
 // cmdSetParameter runs the setParameter command.
 func cmdSetParameter(_ context.Context, db *DB, dbName string, cmd bson.D) (bson.D, error) {
-	if dbName != "admin" {
-		return nil, document.Errorf(document.CodeUnauthorized, "setParameter may only be run against the admin database.")
-	}
 	reply := bson.D{}
 	// Validate every parameter first so an invalid one changes nothing.
 	for _, e := range cmd[1:] {
@@ -42,9 +39,6 @@ func cmdSetParameter(_ context.Context, db *DB, dbName string, cmd bson.D) (bson
 
 // cmdGetParameter runs the getParameter command.
 func cmdGetParameter(_ context.Context, db *DB, dbName string, cmd bson.D) (bson.D, error) {
-	if dbName != "admin" {
-		return nil, document.Errorf(document.CodeUnauthorized, "getParameter may only be run against the admin database.")
-	}
 	if s, ok := cmd[0].Value.(string); ok && s == "*" {
 		return paramsDoc(db, true, nil), nil
 	}

@@ -11,9 +11,6 @@ import (
 // cmdRenameCollection is MongoDB's renameCollection admin command:
 // {renameCollection: "db.from", to: "db.to", dropTarget: bool}.
 func cmdRenameCollection(ctx context.Context, db *DB, dbName string, cmd bson.D) (bson.D, error) {
-	if dbName != "admin" {
-		return nil, document.Errorf(codeUnauthorized, "renameCollection may only be run against the admin database.")
-	}
 	from, ok := cmd[0].Value.(string)
 	if !ok {
 		return nil, document.Errorf(document.CodeTypeMismatch, "BSON field 'renameCollection.renameCollection' is the wrong type '%s', expected type 'string'", typeName(cmd[0].Value))

@@ -12,55 +12,106 @@ import (
 // cmdFunc runs one command. cmd[0] is the command name and its value.
 type cmdFunc func(ctx context.Context, db *DB, dbName string, cmd bson.D) (bson.D, error)
 
-var commands map[string]cmdFunc
+// cmdFlags are what listCommands tells about a command besides its
+// help (docs/commands.md, "listCommands").
+type cmdFlags uint8
+
+const (
+	// adminOnly: the command runs against the admin database only;
+	// elsewhere it is 13 Unauthorized, before it reads its arguments.
+	adminOnly cmdFlags = 1 << iota
+	// noAuth: the command runs before a client has authenticated
+	// (requiresAuth: false).
+	noAuth
+	// onSecondary: a secondary always runs it (secondaryOk: true).
+	onSecondary
+	// optInSecondary: a secondary runs it when the read preference
+	// allows (secondaryOverrideOk: true).
+	optInSecondary
+	// apiV1: the command is part of the Stable API, version 1.
+	apiV1
+)
+
+// command is one entry of the command table: its name, what runs it,
+// its flags and help for listCommands and {<name>: 1, help: true}, and
+// the other names it answers to (which listCommands leaves out, as
+// mongod does, isMaster aside).
+type command struct {
+	name    string
+	run     cmdFunc
+	flags   cmdFlags
+	help    string
+	aliases []string
+}
+
+// commandTable is every command RunCommand answers, a line a command.
+// listCommands is made from it (cmd_listcommands.go).
+var commandTable []command
+
+// commands maps each name and alias of commandTable to its entry.
+var commands map[string]*command
 
 func init() {
-	commands = map[string]cmdFunc{
-		"ping":                    cmdPing,
-		"hello":                   cmdHello,
-		"isMaster":                cmdHello,
-		"ismaster":                cmdHello,
-		"buildInfo":               cmdBuildInfo,
-		"buildinfo":               cmdBuildInfo,
-		"create":                  cmdCreate,
-		"drop":                    cmdDrop,
-		"dropDatabase":            cmdDropDatabase,
-		"listCollections":         cmdListCollections,
-		"listDatabases":           cmdListDatabases,
-		"insert":                  cmdInsert,
-		"find":                    cmdFind,
-		"getMore":                 cmdGetMore,
-		"killCursors":             cmdKillCursors,
-		"count":                   cmdCount,
-		"distinct":                cmdDistinct,
-		"aggregate":               cmdAggregate,
-		"update":                  cmdUpdate,
-		"delete":                  cmdDelete,
-		"findAndModify":           cmdFindAndModify,
-		"findandmodify":           cmdFindAndModify,
-		"createIndexes":           cmdCreateIndexes,
-		"listIndexes":             cmdListIndexes,
-		"dropIndexes":             cmdDropIndexes,
-		"deleteIndexes":           cmdDropIndexes,
-		"collMod":                 cmdCollMod,
-		"convertToCapped":         cmdConvertToCapped,
-		"cloneCollectionAsCapped": cmdCloneCollectionAsCapped,
-		"dataSize":                cmdDataSize,
-		"datasize":                cmdDataSize,
-		"renameCollection":        cmdRenameCollection,
-		"explain":                 cmdExplain,
-		"serverStatus":            cmdServerStatus,
-		"currentOp":               cmdCurrentOp,
-		"setParameter":            cmdSetParameter,
-		"getParameter":            cmdGetParameter,
-		"validate":                cmdValidate,
-		"dbStats":                 cmdDBStats,
-		"collStats":               cmdCollStats,
-		"runTTLPass":              cmdRunTTLPass,
-		"getCmdLineOpts":          cmdGetCmdLineOpts,
-		"endSessions":             cmdPing,
-		"getLog":                  cmdGetLog,
-		"profile":                 cmdProfile,
+	const read, opt = onSecondary, optInSecondary
+	commandTable = []command{
+		{"ping", cmdPing, noAuth | read | apiV1, "checks that the server answers; replies at once", nil},
+		{"hello", cmdHello, noAuth | read | apiV1, "describes this server: its role, limits and wire versions", []string{"isMaster", "ismaster"}},
+		{"buildInfo", cmdBuildInfo, noAuth | read, "the version and build of the server", []string{"buildinfo"}},
+		{"listCommands", cmdListCommands, noAuth | read, "lists the commands this server answers, with their help", nil},
+		{"hostInfo", cmdHostInfo, read, "describes the machine the server runs on: host name, cores, memory, operating system", nil},
+		{"create", cmdCreate, apiV1, "creates a collection: ordinary, capped, time-series or clustered", nil},
+		{"drop", cmdDrop, apiV1, "drops a collection and its indexes", nil},
+		{"dropDatabase", cmdDropDatabase, apiV1, "drops a database and all its collections", nil},
+		{"listCollections", cmdListCollections, opt | apiV1, "lists the collections of a database", nil},
+		{"listDatabases", cmdListDatabases, adminOnly | opt | apiV1, "lists the databases and their sizes", nil},
+		{"insert", cmdInsert, apiV1, "inserts documents", nil},
+		{"find", cmdFind, opt | apiV1, "queries a collection and returns a cursor", nil},
+		{"getMore", cmdGetMore, read | apiV1, "returns the next batch of a cursor", nil},
+		{"killCursors", cmdKillCursors, read | apiV1, "closes cursors", nil},
+		{"count", cmdCount, opt | apiV1, "counts the documents that match a query", nil},
+		{"distinct", cmdDistinct, opt, "lists the distinct values of a field", nil},
+		{"aggregate", cmdAggregate, opt | apiV1, "runs an aggregation pipeline and returns a cursor", nil},
+		{"update", cmdUpdate, apiV1, "updates or replaces documents", nil},
+		{"delete", cmdDelete, apiV1, "deletes documents", nil},
+		{"findAndModify", cmdFindAndModify, apiV1, "updates, replaces or deletes one document and returns it", []string{"findandmodify"}},
+		{"createIndexes", cmdCreateIndexes, apiV1, "creates indexes, TTL indexes among them", nil},
+		{"listIndexes", cmdListIndexes, opt | apiV1, "lists the indexes of a collection", nil},
+		{"dropIndexes", cmdDropIndexes, apiV1, "drops indexes", []string{"deleteIndexes"}},
+		{"collMod", cmdCollMod, apiV1, "changes a collection's options or an index's expireAfterSeconds, hidden or unique", nil},
+		{"convertToCapped", cmdConvertToCapped, 0, "turns a collection into a capped collection of the given size", nil},
+		{"cloneCollectionAsCapped", cmdCloneCollectionAsCapped, 0, "copies a collection into a new capped collection", nil},
+		{"dataSize", cmdDataSize, opt, "the size of a collection's documents, or of a range of them", []string{"datasize"}},
+		{"renameCollection", cmdRenameCollection, adminOnly, "renames a collection, within a database or to another", nil},
+		{"explain", cmdExplain, opt | apiV1, "describes how a find, count, distinct, aggregate, update, delete or findAndModify runs", nil},
+		{"serverStatus", cmdServerStatus, read, "the server's counters: operations, TTL passes, batched deletes, storage", nil},
+		{"currentOp", cmdCurrentOp, adminOnly | read, "lists the operations running now", nil},
+		{"setParameter", cmdSetParameter, adminOnly | read, "sets server parameters, such as ttlMonitorSleepSecs", nil},
+		{"getParameter", cmdGetParameter, adminOnly | read, "reads server parameters; {getParameter: '*'} reads them all", nil},
+		{"validate", cmdValidate, read, "checks a collection's documents against its indexes", nil},
+		{"dbStats", cmdDBStats, read, "the sizes and counts of a database", nil},
+		{"collStats", cmdCollStats, read, "the sizes and counts of a collection", nil},
+		{"runTTLPass", cmdRunTTLPass, adminOnly, "ttlkv's own: runs one TTL pass now and reports what it deleted", nil},
+		{"getCmdLineOpts", cmdGetCmdLineOpts, adminOnly | read, "the server's command line", nil},
+		{"endSessions", cmdPing, noAuth | read | apiV1, "ends sessions (ttlkv keeps no server sessions)", nil},
+		{"getLog", cmdGetLog, adminOnly | read, "the server's recent log lines (ttlkv keeps none)", nil},
+		{"profile", cmdProfile, read, "reads or sets the profiling level, slowms and sampleRate (ttlkv keeps no profiler: level 0)", nil},
+		{"replSetGetStatus", cmdNoReplication, adminOnly | read, "a replica set's members and their state (ttlkv is a standalone)", nil},
+		{"replSetGetConfig", cmdNoReplication, adminOnly | read, "a replica set's configuration (ttlkv is a standalone)", nil},
+		{"replSetInitiate", cmdReplSetInitiate, adminOnly | read, "makes a replica set of a server started with --replSet (ttlkv is a standalone)", nil},
+		{"replSetReconfig", cmdNoReplication, adminOnly | read, "changes a replica set's configuration (ttlkv is a standalone)", nil},
+		{"replSetFreeze", cmdNoReplication, adminOnly | read, "keeps a member from seeking election (ttlkv is a standalone)", nil},
+		{"replSetStepDown", cmdNoReplication, adminOnly | read, "makes a primary step down (ttlkv is a standalone)", nil},
+		{"replSetSyncFrom", cmdNoReplication, adminOnly | read, "chooses the member a secondary copies from (ttlkv is a standalone)", nil},
+		{"replSetMaintenance", cmdNoReplication, adminOnly | read, "puts a secondary in or out of maintenance (ttlkv is a standalone)", nil},
+		{"replSetGetRBID", cmdNoReplication, adminOnly | read, "a replica set member's rollback id (ttlkv is a standalone)", nil},
+	}
+	commands = make(map[string]*command, 2*len(commandTable))
+	for i := range commandTable {
+		c := &commandTable[i]
+		commands[c.name] = c
+		for _, a := range c.aliases {
+			commands[a] = c
+		}
 	}
 }
 
@@ -115,9 +166,15 @@ func (db *DB) runCommand(ctx context.Context, dbName string, cmd bson.D) (bson.D
 	if err := validateDBName(dbName); err != nil {
 		return nil, err
 	}
-	f, ok := commands[cmd[0].Key]
+	c, ok := commands[cmd[0].Key]
 	if !ok {
 		return nil, document.Errorf(document.CodeCommandNotFound, "no such command: '%s'", cmd[0].Key)
+	}
+	if c.flags&adminOnly != 0 && dbName != "admin" {
+		return nil, document.Errorf(document.CodeUnauthorized, "%s may only be run against the admin database.", cmd[0].Key)
+	}
+	if h, _ := get(cmd, "help"); h == true {
+		return commandHelp(c), nil
 	}
 	if v, ok := get(cmd, "maxTimeMS"); ok {
 		if ms, isInt := asInt64(v); isInt && ms > 0 && cmd[0].Key != "getMore" {
@@ -126,7 +183,7 @@ func (db *DB) runCommand(ctx context.Context, dbName string, cmd bson.D) (bson.D
 			defer cancel()
 		}
 	}
-	return f(ctx, db, dbName, cmd)
+	return c.run(ctx, db, dbName, cmd)
 }
 
 // errorReply renders err as {ok: 0, errmsg, code, codeName}.

@@ -65,10 +65,11 @@ const defaultBatchDocs = 1000
 type params struct {
 	mu   sync.RWMutex
 	vals map[string]int64
+	log  map[string]int64 // log component levels, "" the default (logverbosity.go)
 }
 
 func newParams() *params {
-	p := &params{vals: make(map[string]int64, len(paramDefs))}
+	p := &params{vals: make(map[string]int64, len(paramDefs)), log: newLogLevels()}
 	for name, d := range paramDefs {
 		p.vals[name] = d.def
 	}
@@ -85,6 +86,10 @@ func (p *params) bool(name string) bool { return p.int(name) != 0 }
 
 // parseParam checks v against the parameter's kind and range.
 func parseParam(name string, v any) (int64, error) {
+	if isLogParam(name) {
+		_, err := parseLogParam(name, v)
+		return 0, err
+	}
 	d, ok := paramDefs[name]
 	if !ok {
 		return 0, document.Errorf(document.CodeInvalidOptions, "attempted to set unrecognized parameter [%s], use help:true to see options", name)
@@ -135,6 +140,17 @@ func boolInt(b bool) int64 {
 // Changes take effect at once: a sleeping TTL monitor wakes and
 // recomputes its deadline when ttlMonitorSleepSecs changes.
 func (db *DB) SetParameter(name string, value any) (old any, err error) {
+	if isLogParam(name) {
+		set, err := parseLogParam(name, value)
+		if err != nil {
+			return nil, err
+		}
+		db.params.mu.Lock()
+		defer db.params.mu.Unlock()
+		old := db.params.logParamValue(name)
+		db.params.applyLogLevels(set)
+		return old, nil
+	}
 	n, err := parseParam(name, value)
 	if err != nil {
 		return nil, err
@@ -150,8 +166,14 @@ func (db *DB) SetParameter(name string, value any) (old any, err error) {
 }
 
 // GetParameter returns a server parameter's current value: a bool or
-// an int64 (int32 when it fits, as MongoDB replies).
+// an int64 (int32 when it fits, as MongoDB replies); for
+// logComponentVerbosity, a bson.D of every log component's level.
 func (db *DB) GetParameter(name string) (any, error) {
+	if isLogParam(name) {
+		db.params.mu.RLock()
+		defer db.params.mu.RUnlock()
+		return db.params.logParamValue(name), nil
+	}
 	if _, ok := paramDefs[name]; !ok {
 		return nil, document.Errorf(document.CodeInvalidOptions, "no option found to get: %s", name)
 	}
@@ -170,10 +192,11 @@ func paramValue(name string, n int64) any {
 
 // paramNames returns the parameter names in sorted order.
 func paramNames() []string {
-	names := make([]string, 0, len(paramDefs))
+	names := make([]string, 0, len(paramDefs)+2)
 	for n := range paramDefs {
 		names = append(names, n)
 	}
+	names = append(names, paramLogLevel, paramLogComponent)
 	sort.Strings(names)
 	return names
 }
