@@ -135,7 +135,7 @@ func newCredential(password string) (scramCred, error) {
 var (
 	openCommands = map[string]bool{"hello": true, "isMaster": true, "ismaster": true, "ping": true,
 		"saslStart": true, "saslContinue": true, "authenticate": true, "logout": true, "buildInfo": true,
-		"buildinfo": true, "connectionStatus": true, "endSessions": true}
+		"buildinfo": true, "connectionStatus": true, "endSessions": true, "listCommands": true}
 	sessionCommands = map[string]bool{"startSession": true, "refreshSessions": true, "killSessions": true,
 		"killAllSessions": true, "killAllSessionsByPattern": true, "whatsmyuri": true, "listDatabases": true}
 	readCommands = map[string]bool{"find": true, "aggregate": true, "count": true, "distinct": true,

@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"errors"
 	"fmt"
+	"sort"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -133,6 +134,8 @@ func (c *conn) run(dbName string, cmd bson.D, noReply bool) bson.D {
 			reply = s.mergeServerStatus(reply)
 		case "buildInfo", "buildinfo":
 			reply = mergeBuildInfo(reply)
+		case "listCommands":
+			reply = mergeListCommands(reply)
 		case "listDatabases":
 			reply = c.authorizedDatabases(reply)
 		}
@@ -232,6 +235,67 @@ func (c *conn) local(ctx context.Context, dbName, name string, cmd bson.D) (bson
 		return c.authCommand(ctx, dbName, name, cmd), true
 	}
 	return nil, false
+}
+
+// localCommands describes the commands local answers that the engine
+// does not know, for listCommands (docs/commands.md, "listCommands");
+// TestLocalCommandsListed checks that each is answered here.
+var localCommands = []struct {
+	name, help string
+	noAuth     bool // requiresAuth: false
+	apiV1      bool // in the Stable API, version 1
+}{
+	{"startSession", "starts a logical session", false, false},
+	{"refreshSessions", "keeps sessions alive (ttlkv keeps no server sessions)", false, true},
+	{"killSessions", "ends sessions and their operations (ttlkv keeps no server sessions)", false, false},
+	{"killAllSessions", "ends every session (ttlkv keeps no server sessions)", false, false},
+	{"killAllSessionsByPattern", "ends the sessions that match (ttlkv keeps no server sessions)", false, false},
+	{"whatsmyuri", "the client's address as the server sees it", false, false},
+	{"killOp", "interrupts a running operation by its opid", false, false},
+	{"saslStart", "starts a SCRAM-SHA-256 conversation", true, false},
+	{"saslContinue", "continues a SCRAM-SHA-256 conversation", true, false},
+	{"authenticate", "authenticates with a mechanism other than SASL (refused: only SCRAM-SHA-256)", true, true},
+	{"logout", "forgets the connection's authentication", true, false},
+	{"connectionStatus", "the users and roles the connection is authenticated as", true, false},
+	{"createUser", "adds a user", false, false},
+	{"updateUser", "changes a user's password or roles", false, false},
+	{"dropUser", "removes a user", false, false},
+	{"usersInfo", "describes users", false, false},
+	{"dropAllUsersFromDatabase", "removes every user of a database", false, false},
+}
+
+// mergeListCommands adds the commands the server answers itself to the
+// engine's listCommands reply, in the engine's shape, keeping the names
+// in byte order.
+func mergeListCommands(reply bson.D) bson.D {
+	cmds, ok := lookup(reply, "commands").(bson.D)
+	if !ok {
+		return reply
+	}
+	merged := append(bson.D(nil), cmds...)
+	for _, lc := range localCommands {
+		if lookup(cmds, lc.name) != nil {
+			continue
+		}
+		versions := bson.A{}
+		if lc.apiV1 {
+			versions = append(versions, "1")
+		}
+		merged = append(merged, bson.E{Key: lc.name, Value: bson.D{
+			{Key: "help", Value: lc.help}, {Key: "requiresAuth", Value: !lc.noAuth},
+			{Key: "secondaryOk", Value: true}, {Key: "adminOnly", Value: false},
+			{Key: "apiVersions", Value: versions}, {Key: "deprecatedApiVersions", Value: bson.A{}},
+		}})
+	}
+	sort.SliceStable(merged, func(i, j int) bool { return merged[i].Key < merged[j].Key })
+	out := make(bson.D, 0, len(reply))
+	for _, e := range reply {
+		if e.Key == "commands" {
+			e.Value = merged
+		}
+		out = append(out, e)
+	}
+	return out
 }
 
 // hello answers hello and isMaster in mongod's shape for a standalone.
