@@ -59,7 +59,7 @@ func TestShellHelperCommands(t *testing.T) {
 
 	var hi struct {
 		System struct {
-			NumCores int32 `bson:"numCores"`
+			NumCores int32  `bson:"numCores"`
 			CPUArch  string `bson:"cpuArch"`
 		} `bson:"system"`
 		OS struct {
