@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"strconv"
 
 	"github.com/ttlkv/ttlkv/document"
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -28,10 +29,12 @@ func cmdHello(_ context.Context, db *DB, _ string, _ bson.D) (bson.D, error) {
 // Version is ttlkv's version, reported by buildInfo and `ttlkv version`.
 const Version = "0.1.0"
 
-// cmdBuildInfo runs the buildInfo command (also buildinfo).
+// cmdBuildInfo runs the buildInfo command (also buildinfo). bits is the
+// word size mongosh's db.serverBits() reads.
 func cmdBuildInfo(context.Context, *DB, string, bson.D) (bson.D, error) {
 	return bson.D{{Key: "version", Value: Version}, {Key: "gitVersion", Value: "ttlkv"},
 		{Key: "versionArray", Value: bson.A{int32(0), int32(1), int32(0), int32(0)}},
+		{Key: "bits", Value: int32(strconv.IntSize)}, {Key: "debug", Value: false},
 		{Key: "storageEngines", Value: bson.A{"badger"}}, {Key: "maxBsonObjectSize", Value: int32(document.MaxDocumentSize)}}, nil
 }
 

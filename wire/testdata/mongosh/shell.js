@@ -108,3 +108,36 @@ print(db.getProfilingStatus().slowms);
 try { db.setProfilingLevel(1) } catch (e) { print(e.name, e.code, e.codeName, e.message) }
 try { db.setProfilingLevel(5) } catch (e) { print(e.name, e.message) }
 printjson(db.setProfilingLevel(0, { slowms: 100 }));
+// Server administration helpers: ttlkv is a standalone server, so the rs
+// helpers answer as against a standalone mongod (76 NoReplicationEnabled).
+const lc = db.listCommands();
+print(Object.keys(lc), lc.type, lc.constructor.name);
+printjson(lc.value.ping);
+print(lc.value.hostInfo, lc.value.replSetGetStatus.adminOnly);
+print(db.commandHelp("ping"), db.serverBits(), typeof db.hostInfo().system.numCores);
+print(db.getLogComponents().storage);
+print(db.setLogLevel(2, "storage.journal").was.storage, db.getLogComponents().storage.journal);
+printjson(db.setLogLevel(-1, "storage.journal").ok);
+[
+  () => rs.status(),
+  () => rs.conf(),
+  () => rs.initiate(),
+  () => rs.add("h:1"),
+  () => rs.add(5),
+  () => rs.freeze(),
+  () => rs.stepDown("x"),
+  () => rs.syncFrom("h:1"),
+  () => rs.printReplicationInfo(),
+  () => rs.printSecondaryReplicationInfo(),
+  () => db.getReplicationInfo(),
+  () => db.setLogLevel("x"),
+  () => db.setLogLevel(1, 5),
+  () => db.setLogLevel(1, "nosuch"),
+  () => db.commandHelp(1),
+  () => db.commandHelp("nosuch"),
+  () => sh.status(),
+  () => sh.status(),
+].forEach((f, i) => {
+  try { print(i, "ok", f()) } catch (e) { print(i, e.name, e.code, e.codeName, e.message) }
+});
+print(rs.isMaster().ismaster, rs.hello().isWritablePrimary);

@@ -156,6 +156,7 @@ func (s *Shell) database(name string) *goja.Object {
 		}
 		return s.toJS(s.command(name, cmd))
 	})
+	s.adminMethods(m, name)
 	m("version", func(goja.FunctionCall) goja.Value {
 		r := s.command("admin", bson.D{{Key: "buildInfo", Value: 1}})
 		v, _ := document.Get(r, "version")

@@ -280,6 +280,12 @@ func (s *Shell) printResult(v goja.Value) {
 	if v == nil || goja.IsUndefined(v) {
 		return
 	}
+	if o, ok := v.(*goja.Object); ok && s.json == "" {
+		if out, isResult := s.formatCommandResult(o, printOpts); isResult {
+			fmt.Fprintln(s.out, out)
+			return
+		}
+	}
 	if o, ok := v.(*goja.Object); ok {
 		if c := s.cursorOf(o); c != nil {
 			if c.explainFn != nil {
@@ -308,6 +314,9 @@ func (s *Shell) printResult(v goja.Value) {
 // there), anything else inspected.
 func (s *Shell) printable(v goja.Value, o inspectOpts) string {
 	if obj, ok := v.(*goja.Object); ok {
+		if out, isResult := s.formatCommandResult(obj, o); isResult {
+			return out
+		}
 		if c := s.cursorOf(obj); c != nil {
 			docs := c.take(s.batchSize)
 			s.last = c

@@ -86,6 +86,7 @@ type Shell struct {
 	dir        string            // Options.Dir
 	srcs       map[string]string // the last source run under each name, for error messages
 	warned     map[string]bool   // the deprecation warnings printed (deprecated)
+	cmdResult  *goja.Object      // mongosh's CommandResult constructor (admin.go)
 }
 
 // protos are the prototypes of the wrapper objects toJS makes.
@@ -149,6 +150,9 @@ func New(r Runner, opts Options) (*Shell, error) {
 	}
 	s.installGlobals()
 	if err := s.installHelpers(); err != nil {
+		return nil, err
+	}
+	if err := s.installAdmin(); err != nil {
 		return nil, err
 	}
 	s.setDB(opts.DB)

@@ -1,0 +1,291 @@
+package mongosh
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/dop251/goja"
+	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/ttlkv/ttlkv/document"
+)
+
+// The server administration helpers of mongosh: db.hostInfo(),
+// db.listCommands(), db.commandHelp(), db.getLogComponents(),
+// db.setLogLevel(), db.serverBits(), db.serverCmdLineOpts(), the
+// replication helpers of db, and the rs and sh objects. Each sends the
+// command mongosh sends and checks its arguments with mongosh's words,
+// so that against ttlkv (a standalone server) they print what mongosh
+// prints against a standalone mongod (docs/shell.md).
+
+// adminPrelude defines rs and sh in JavaScript over the db object, and
+// CommandResult, mongosh's wrapper for results that print in a form of
+// their own (db.listCommands()). B holds the Go parts: invalid and
+// runtime throw mongosh's errors, warn prints a warning once.
+const adminPrelude = `(function (g, B) {
+  function CommandResult(type, value) { this.type = type; this.value = value; }
+  function admin() { return g.db.getSiblingDB('admin'); }
+  // mongosh's assertArgsDefinedType: types[i] is a typeof name or a
+  // list of them, undefined in the list meaning optional.
+  function check(args, types, fn) {
+    args.forEach(function (a, i) {
+      var t = types[i], list = Array.isArray(t) ? t : [t];
+      if (a === undefined) {
+        if (list.indexOf(undefined) >= 0) return;
+        B.invalid('Missing required argument at position ' + i + ' (' + fn + ')', 'COMMON-10001');
+      }
+      if (list.indexOf(typeof a) < 0) {
+        var want = list.filter(function (x) { return x !== undefined; }).join(' or ');
+        B.invalid('Argument at position ' + i + ' must be of type ' + want + ', got ' + typeof a + ' instead (' + fn + ')', 'COMMON-10001');
+      }
+    });
+  }
+  function getConfig() {
+    var r = admin().runCommand({ replSetGetConfig: 1 });
+    if (r.config === undefined) B.runtime("Documented returned from command replSetGetConfig does not contain 'config'");
+    return r.config;
+  }
+  var rs = {
+    initiate: function (config) { return admin().runCommand({ replSetInitiate: config === undefined ? {} : config }); },
+    config: function () { return getConfig(); },
+    conf: function () { return getConfig(); },
+    reconfig: function (config, options) {
+      check([config, options], ['object', [undefined, 'object']], 'ReplicaSet.reconfig');
+      return admin().runCommand(Object.assign({ replSetReconfig: config }, options || {}));
+    },
+    status: function () { return admin().runCommand({ replSetGetStatus: 1 }); },
+    isMaster: function () { return g.db.isMaster(); },
+    hello: function () { return g.db.hello(); },
+    printReplicationInfo: function () { return g.db.printReplicationInfo(); },
+    printSecondaryReplicationInfo: function () { return g.db.printSecondaryReplicationInfo(); },
+    add: function (hostport, arb) {
+      check([hostport, arb], [['string', 'object'], [undefined, 'boolean']], 'ReplicaSet.add');
+      getConfig();
+    },
+    addArb: function (host) { return rs.add(host, true); },
+    remove: function (host) {
+      check([host], ['string'], 'ReplicaSet.remove');
+      getConfig();
+    },
+    freeze: function (secs) {
+      check([secs], ['number'], 'ReplicaSet.freeze');
+      return admin().runCommand({ replSetFreeze: secs });
+    },
+    stepDown: function (secs, catchUp) {
+      check([secs, catchUp], [[undefined, 'number'], [undefined, 'number']], 'ReplicaSet.stepDown');
+      var cmd = { replSetStepDown: secs === undefined ? 60 : secs };
+      if (catchUp !== undefined) cmd.secondaryCatchUpPeriodSecs = catchUp;
+      return admin().runCommand(cmd);
+    },
+    syncFrom: function (host) {
+      check([host], ['string'], 'ReplicaSet.syncFrom');
+      return admin().runCommand({ replSetSyncFrom: host });
+    },
+  };
+  var sh = {
+    // sh.status() on a server that is not a mongos: mongosh's warning,
+    // then no config.version, so "no sharding" (ttlkv has no config
+    // database).
+    status: function () {
+      if (g.db.hello().msg !== 'isdbgrid') B.warn('MongoshWarning: [SHAPI-10003] You are not connected to a mongos. This command may not work as expected.');
+      if (g.db.getSiblingDB('config').getCollection('version').findOne() === null) {
+        B.invalid('This db does not have sharding enabled. Be sure you are connecting to a mongos from the shell and not to a mongod.', 'SHAPI-10003');
+      }
+      B.runtime('sh.status() of a sharded cluster is not supported by ttlkv');
+    },
+  };
+  g.rs = rs;
+  g.sh = sh;
+  return CommandResult;
+})`
+
+// installAdmin defines rs, sh and the CommandResult constructor.
+func (s *Shell) installAdmin() error {
+	rt := s.rt
+	fn, err := rt.RunString(adminPrelude)
+	if err != nil {
+		return err
+	}
+	call, _ := goja.AssertFunction(fn)
+	b := rt.NewObject()
+	_ = b.Set("invalid", func(c goja.FunctionCall) goja.Value {
+		panic(s.mongoshError("MongoshInvalidInputError", c.Argument(1).String(), c.Argument(0).String()))
+	})
+	_ = b.Set("runtime", func(c goja.FunctionCall) goja.Value {
+		panic(s.mongoshError("MongoshRuntimeError", "COMMON-10004", c.Argument(0).String()))
+	})
+	_ = b.Set("warn", func(c goja.FunctionCall) goja.Value {
+		s.warnOnce(c.Argument(0).String())
+		return goja.Undefined()
+	})
+	ctor, err := call(goja.Undefined(), rt.GlobalObject(), b)
+	if err != nil {
+		return err
+	}
+	s.cmdResult = ctor.(*goja.Object)
+	return nil
+}
+
+// mongoshError is one of mongosh's own errors: name (such as
+// MongoshInvalidInputError), code (such as COMMON-10001) and a message
+// that starts with the code in brackets, as mongosh's errors do.
+func (s *Shell) mongoshError(name, code, msg string) *goja.Object {
+	e, err := s.rt.New(s.rt.Get("Error").(*goja.Object), s.rt.ToValue("["+code+"] "+msg))
+	if err != nil {
+		panic(err)
+	}
+	_ = e.Set("name", name)
+	_ = e.Set("code", code)
+	return e
+}
+
+// warnOnce prints mongosh's "Warning: msg" line, once a shell.
+func (s *Shell) warnOnce(msg string) {
+	if s.warned["warning:"+msg] {
+		return
+	}
+	s.warned["warning:"+msg] = true
+	fmt.Fprintln(s.out, "Warning: "+msg)
+}
+
+// commandResult wraps value as mongosh's CommandResult of the given type,
+// which print, printjson and the shell's echo show in the type's own
+// form (formatCommandResult).
+func (s *Shell) commandResult(typ string, value goja.Value) goja.Value {
+	o, err := s.rt.New(s.cmdResult, s.rt.ToValue(typ), value)
+	if err != nil {
+		panic(err)
+	}
+	return o
+}
+
+// formatCommandResult renders o when it is a CommandResult: a
+// ListCommandsResult as mongosh's list (each command's name, its true
+// flags, its help, its API versions), any other type as its value.
+func (s *Shell) formatCommandResult(o *goja.Object, opts inspectOpts) (string, bool) {
+	if s.cmdResult == nil || !o.Get("constructor").SameAs(s.cmdResult) {
+		return "", false
+	}
+	value := o.Get("value")
+	if o.Get("type").String() != "ListCommandsResult" {
+		return s.inspectTopWith(value, opts), true
+	}
+	vo, ok := value.(*goja.Object)
+	if !ok {
+		return s.inspectTopWith(value, opts), true
+	}
+	var entries []string
+	for _, name := range vo.Keys() {
+		cmd, _ := vo.Get(name).(*goja.Object)
+		if cmd == nil {
+			continue
+		}
+		var b strings.Builder
+		b.WriteString(name + ": ")
+		for _, k := range cmd.Keys() {
+			if v := cmd.Get(k); v != nil && v.StrictEquals(s.rt.ToValue(true)) {
+				b.WriteString(" " + k)
+			}
+		}
+		if h := cmd.Get("help"); h != nil && h.ToBoolean() {
+			b.WriteString("\n" + s.inspectTopWith(h, opts))
+		}
+		for _, f := range []struct{ key, label string }{{"apiVersions", "API Versions"}, {"deprecatedApiVersions", "Deprecated API Versions"}} {
+			if arr, ok := cmd.Get(f.key).(*goja.Object); ok && arr.ClassName() == "Array" {
+				if n := arr.Get("length").ToInteger(); n > 0 {
+					parts := make([]string, n)
+					for i := range parts {
+						parts[i] = arr.Get(fmt.Sprint(i)).String()
+					}
+					b.WriteString("\n" + f.label + " " + strings.Join(parts, ", "))
+				}
+			}
+		}
+		entries = append(entries, b.String())
+	}
+	return strings.Join(entries, "\n\n"), true
+}
+
+// adminMethods adds mongosh's server administration helpers to the db
+// object of database name.
+func (s *Shell) adminMethods(m func(string, func(goja.FunctionCall) goja.Value), name string) {
+	adminRead := func(cmd bson.D) bson.D { return s.command("admin", cmd) }
+	m("hostInfo", func(goja.FunctionCall) goja.Value {
+		return s.toJS(adminRead(bson.D{{Key: "hostInfo", Value: 1}}))
+	})
+	m("serverCmdLineOpts", func(goja.FunctionCall) goja.Value {
+		return s.toJS(adminRead(bson.D{{Key: "getCmdLineOpts", Value: 1}}))
+	})
+	m("serverBits", func(goja.FunctionCall) goja.Value {
+		r := adminRead(bson.D{{Key: "buildInfo", Value: 1}})
+		bits, ok := document.Get(r, "bits")
+		if !ok {
+			panic(s.mongoshError("MongoshRuntimeError", "COMMON-10004", "Error running command serverBuildInfo "))
+		}
+		return s.toJS(bits)
+	})
+	m("listCommands", func(goja.FunctionCall) goja.Value {
+		r := s.command(name, bson.D{{Key: "listCommands", Value: 1}})
+		cmds, ok := document.Get(r, "commands")
+		if !ok {
+			panic(s.mongoshError("MongoshRuntimeError", "COMMON-10004", "Error running command listCommands "))
+		}
+		return s.commandResult("ListCommandsResult", s.toJS(cmds))
+	})
+	m("commandHelp", func(c goja.FunctionCall) goja.Value {
+		a := c.Argument(0)
+		s.checkArg(a, "string", 0, "Database.commandHelp")
+		r := s.command(name, bson.D{{Key: a.String(), Value: 1}, {Key: "help", Value: true}})
+		h, ok := document.Get(r, "help")
+		if !ok {
+			panic(s.mongoshError("MongoshRuntimeError", "COMMON-10004", "Error running command commandHelp "))
+		}
+		return s.toJS(h)
+	})
+	m("getLogComponents", func(goja.FunctionCall) goja.Value {
+		r := adminRead(bson.D{{Key: "getParameter", Value: 1}, {Key: "logComponentVerbosity", Value: 1}})
+		v, ok := document.Get(r, "logComponentVerbosity")
+		if !ok {
+			panic(s.mongoshError("MongoshRuntimeError", "COMMON-10004", "Error running command  "))
+		}
+		return s.toJS(v)
+	})
+	m("setLogLevel", func(c goja.FunctionCall) goja.Value {
+		level, comp := c.Argument(0), c.Argument(1)
+		s.checkArg(level, "number", 0, "Database.setLogLevel")
+		var names []string
+		switch {
+		case goja.IsString(comp):
+			names = strings.Split(comp.String(), ".")
+		case !goja.IsUndefined(comp):
+			panic(s.mongoshError("MongoshInvalidInputError", "COMMON-10001", "setLogLevel component must be a string: got "+jsTypeof(comp)))
+		}
+		v := bson.D{{Key: "verbosity", Value: numberToBSON(level.ToFloat())}}
+		for i := len(names) - 1; i >= 0; i-- {
+			v = bson.D{{Key: names[i], Value: v}}
+		}
+		return s.toJS(s.command("admin", bson.D{{Key: "setParameter", Value: 1}, {Key: "logComponentVerbosity", Value: v}}))
+	})
+	// Replication information: ttlkv has no oplog (local.oplog.rs) and
+	// no replica-set configuration (local.system.replset), so these
+	// throw mongosh's errors for a server that is not in a replica set.
+	notReplicated := func(goja.FunctionCall) goja.Value {
+		panic(s.mongoshError("MongoshInvalidInputError", "SHAPI-10002", "Replication not detected. Are you connected to a replset?"))
+	}
+	m("getReplicationInfo", notReplicated)
+	m("printReplicationInfo", notReplicated)
+	m("printSecondaryReplicationInfo", func(goja.FunctionCall) goja.Value {
+		panic(s.mongoshError("MongoshInvalidInputError", "SHAPI-10002", "local.system.replset is empty. Are you connected to a replica set?"))
+	})
+}
+
+// checkArg throws mongosh's error for an argument at position i that is
+// missing or not of JavaScript type want (assertArgsDefinedType).
+func (s *Shell) checkArg(a goja.Value, want string, i int, fn string) {
+	if goja.IsUndefined(a) {
+		panic(s.mongoshError("MongoshInvalidInputError", "COMMON-10001", fmt.Sprintf("Missing required argument at position %d (%s)", i, fn)))
+	}
+	if got := jsTypeof(a); got != want {
+		panic(s.mongoshError("MongoshInvalidInputError", "COMMON-10001", fmt.Sprintf("Argument at position %d must be of type %s, got %s instead (%s)", i, want, got, fn)))
+	}
+}
