@@ -2,9 +2,11 @@ package mongosh
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -91,14 +93,32 @@ func (s *Shell) installGlobals() {
 		}
 		src, err := os.ReadFile(path)
 		s.check(err)
-		prog, err := goja.Compile(name, rewriteShellCommands(string(src)), false)
+		if cmd, args, ok := directCommand(string(src)); ok {
+			s.shellCommand(cmd, args, false)
+			return rt.ToValue(true)
+		}
+		prog, err := goja.Compile(name, string(src), false)
 		if err != nil {
-			s.throw("SyntaxError", "%s", syntaxMessage(err))
+			s.throw("SyntaxError", "%s", syntaxReport(err, string(src)))
 		}
 		if _, err := rt.RunProgram(prog); err != nil {
 			panic(err)
 		}
 		return rt.ToValue(true)
+	})
+	// use and it are functions too, as in mongosh: "it" alone in a
+	// script is a reference to a function, not the command.
+	_ = rt.Set("use", func(c goja.FunctionCall) goja.Value {
+		if goja.IsUndefined(c.Argument(0)) {
+			panic(s.mongoshError("MongoshInvalidInputError", "COMMON-10001", "Missing required argument at position 0 (Mongo.use)"))
+		}
+		msg, err := s.Use(c.Argument(0).String())
+		s.check(err)
+		return rt.ToValue(msg)
+	})
+	_ = rt.Set("it", func(goja.FunctionCall) goja.Value {
+		s.shellCommand("it", nil, true)
+		return goja.Undefined()
 	})
 	_ = rt.Set("getSiblingDB", func(c goja.FunctionCall) goja.Value { return s.database(c.Argument(0).String()) })
 	dbq := rt.NewObject()
@@ -145,22 +165,42 @@ func (s *Shell) installGlobals() {
 	})
 	_ = rt.Set("config", config)
 	_ = rt.Set("DBQuery", dbq)
-	_ = rt.Set("__shellCommand", func(c goja.FunctionCall) goja.Value {
-		return s.shellCommand(c.Argument(0).String(), c.Argument(1).String())
-	})
 }
 
-// shellCommand runs one of mongosh's line commands: use, show, it.
-func (s *Shell) shellCommand(kind, arg string) goja.Value {
+// shellCommand runs one of mongosh's shell commands (directCommand):
+// use, show, it, exit or quit with its words. What it shows is printed
+// when echo is set, as mongosh prints an input's result: at the prompt
+// and for --eval code, not for a script file or a load()ed one.
+func (s *Shell) shellCommand(kind string, words []string, echo bool) {
+	arg := ""
+	if len(words) > 0 {
+		arg = words[0]
+	}
+	out := s.out
+	if !echo {
+		out = io.Discard
+	}
 	switch kind {
+	case "exit", "quit":
+		code := 0
+		if n, err := strconv.Atoi(arg); err == nil {
+			code = n
+		}
+		panic(&ExitError{Code: code})
 	case "use":
+		if len(words) == 0 {
+			panic(s.mongoshError("MongoshInvalidInputError", "COMMON-10001", "Missing required argument at position 0 (Mongo.use)"))
+		}
 		msg, err := s.Use(arg)
 		s.check(err)
-		fmt.Fprintln(s.out, msg)
+		fmt.Fprintln(out, msg)
 	case "it":
+		if !echo {
+			return
+		}
 		if s.last == nil || s.last.exhaustedNow() {
-			fmt.Fprintln(s.out, "no cursor")
-			return goja.Undefined()
+			fmt.Fprintln(out, "no cursor")
+			return
 		}
 		s.printCursor(s.last)
 	case "show":
@@ -169,24 +209,28 @@ func (s *Shell) shellCommand(kind, arg string) goja.Value {
 			r := s.command("admin", bson.D{{Key: "listDatabases", Value: 1}})
 			dbs, _ := document.Get(r, "databases")
 			arr, _ := dbs.(bson.A)
-			var lines []string
+			var names, sizes []string
 			for _, d := range arr {
 				dd, _ := d.(bson.D)
 				name, _ := document.Get(dd, "name")
 				size, _ := document.Get(dd, "sizeOnDisk")
-				lines = append(lines, fmt.Sprintf("%-20v %s", name, humanBytes(size)))
+				names = append(names, fmt.Sprint(name))
+				sizes = append(sizes, humanBytes(size))
 			}
-			fmt.Fprintln(s.out, strings.Join(lines, "\n"))
+			fmt.Fprintln(out, textTable(names, sizes))
 		case "collections", "tables":
 			names := s.collectionNames(s.dbName)
 			if len(names) > 0 {
-				fmt.Fprintln(s.out, strings.Join(names, "\n"))
+				fmt.Fprintln(out, strings.Join(names, "\n"))
 			}
 		default:
-			s.throw("MongoshInvalidInputError", "'show %s' is not supported; try 'show dbs' or 'show collections'", arg)
+			what := arg
+			if len(words) == 0 {
+				what = "undefined"
+			}
+			panic(s.mongoshError("MongoshInvalidInputError", "COMMON-10001", fmt.Sprintf("'%s' is not a valid argument for \"show\".", what)))
 		}
 	}
-	return goja.Undefined()
 }
 
 func humanBytes(v any) string {
@@ -199,13 +243,33 @@ func humanBytes(v any) string {
 	case float64:
 		n = x
 	}
-	units := []string{"B", "KiB", "MiB", "GiB", "TiB"}
+	// mongosh formats sizes with numeral's "0 ib" up to 1000 bytes and
+	// "0.00 ib" above: binary units, a space, the unit.
+	if n <= 1000 {
+		return fmt.Sprintf("%.0f B", n)
+	}
+	units := []string{"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"}
 	i := 0
 	for n >= 1024 && i < len(units)-1 {
 		n /= 1024
 		i++
 	}
 	return fmt.Sprintf("%.2f %s", n, units[i])
+}
+
+// textTable lays out "show dbs" as mongosh does (the text-table
+// package): names padded on the right, sizes on the left, two spaces
+// between, no trailing space.
+func textTable(left, right []string) string {
+	wl, wr := 0, 0
+	for i := range left {
+		wl, wr = max(wl, utf16Len(left[i])), max(wr, utf16Len(right[i]))
+	}
+	rows := make([]string, len(left))
+	for i := range left {
+		rows[i] = strings.TrimRight(pad(left[i], wl, false)+"  "+pad(right[i], wr, true), " ")
+	}
+	return strings.Join(rows, "\n")
 }
 
 // collectionNames lists the collections of db, sorted, as

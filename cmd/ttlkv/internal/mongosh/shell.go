@@ -177,30 +177,28 @@ func (s *Shell) setDB(name string) {
 	_ = s.rt.Set("db", s.database(name))
 }
 
-var (
-	useLine  = regexp.MustCompile(`^\s*use\s+([^\s;]+)\s*;?\s*$`)
-	showLine = regexp.MustCompile(`^\s*show\s+(\w+)\s*;?\s*$`)
-	itLine   = regexp.MustCompile(`^\s*it\s*;?\s*$`)
-	exitLine = regexp.MustCompile(`^\s*(exit|quit)\s*;?\s*$`)
-)
+// directCommands are mongosh's shell commands that are not JavaScript
+// (its isDirectShellCommand ones).
+var directCommands = map[string]bool{"use": true, "show": true, "it": true, "exit": true, "quit": true}
 
-// rewriteShellCommands turns mongosh's line commands (use, show, it,
-// exit) into calls of hidden globals, keeping line numbers unchanged.
-func rewriteShellCommands(src string) string {
-	lines := strings.Split(src, "\n")
-	for i, l := range lines {
-		switch {
-		case useLine.MatchString(l):
-			lines[i] = fmt.Sprintf("__shellCommand(%q, %q);", "use", useLine.FindStringSubmatch(l)[1])
-		case showLine.MatchString(l):
-			lines[i] = fmt.Sprintf("__shellCommand(%q, %q);", "show", showLine.FindStringSubmatch(l)[1])
-		case itLine.MatchString(l):
-			lines[i] = `__shellCommand("it", "");`
-		case exitLine.MatchString(l):
-			lines[i] = "quit();"
-		}
+// directCommand reports whether src, taken whole, is one of mongosh's
+// shell commands, and returns it and its words. mongosh decides it so
+// for each input it evaluates (an interactive line, --eval code, a
+// script file, a load()ed file): the first word, once the input is
+// trimmed and one trailing ';' dropped, names a shell command and the
+// next word does not start with '(' (so "use(x)" is JavaScript). The
+// rest of the input is that command's words, whatever it is; inside a
+// longer script the same words are JavaScript, and "show dbs" there is
+// a syntax error, as in mongosh (docs/shell.md).
+func directCommand(src string) (string, []string, bool) {
+	words := strings.Fields(strings.TrimSuffix(strings.TrimSpace(src), ";"))
+	if len(words) == 0 || !directCommands[words[0]] {
+		return "", nil, false
 	}
-	return strings.Join(lines, "\n")
+	if len(words) > 1 && strings.HasPrefix(words[1], "(") {
+		return "", nil, false
+	}
+	return words[0], words[1:], true
 }
 
 // Eval runs src (named name in error messages) and prints the value of
@@ -237,7 +235,13 @@ func (s *Shell) evalSrc(name, src string, show bool) error {
 		cancel()
 		s.rt.ClearInterrupt()
 	}()
-	v, err := s.exec(name, src)
+	var v goja.Value
+	var err error
+	if cmd, args, ok := directCommand(src); ok {
+		err = s.guard(func() { s.shellCommand(cmd, args, show) })
+	} else {
+		v, err = s.exec(name, src)
+	}
 	if err == nil && show {
 		err = s.guard(func() { s.printResult(v) })
 	}
@@ -252,7 +256,6 @@ func (s *Shell) evalSrc(name, src string, show bool) error {
 
 // exec compiles and runs src, turning a thrown value into a *ScriptError.
 func (s *Shell) exec(name, src string) (goja.Value, error) {
-	src = rewriteShellCommands(src)
 	prog, err := goja.Compile(name, src, false)
 	if err != nil {
 		return nil, &ScriptError{Name: "SyntaxError", Message: syntaxReport(err, src)}
@@ -690,6 +693,9 @@ func Incomplete(src string) bool {
 	if depth < 0 || quote != 0 {
 		return false
 	}
-	_, err := goja.Compile("", rewriteShellCommands(src), false)
+	if _, _, ok := directCommand(src); ok {
+		return false
+	}
+	_, err := goja.Compile("", src, false)
 	return err != nil && strings.Contains(err.Error(), "end of input")
 }

@@ -74,7 +74,10 @@ func TestEvalScripts(t *testing.T) {
 		{"db prints", `db`, "test\n"},
 		{"collection prints", `db.foo.bar`, "test.foo.bar\n"},
 		{"sibling", `db.getSiblingDB("other").getName()`, "other\n"},
-		{"use", "use other\ndb.getName()", "switched to db other\nother\n"},
+		{"use", "use other", "switched to db other\n"},
+		// mongosh takes a whole input that starts with "use" as the
+		// command, the rest as its words (--eval 'use other\nx' runs no x).
+		{"use whole input", "use other\ndb.getName()", "switched to db other\n"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
