@@ -141,3 +141,12 @@ printjson(db.setLogLevel(-1, "storage.journal").ok);
   try { print(i, "ok", f()) } catch (e) { print(i, e.name, e.code, e.codeName, e.message) }
 });
 print(rs.isMaster().ismaster, rs.hello().isWritablePrimary);
+// Errors carry the Node driver's own keys (errorLabelSet, errorResponse,
+// the reply's or the write error's fields); a bulk error's writeErrors
+// are WriteErrors with the failed operation; an array given to
+// insertOne is stored as a document of its elements.
+try { d3.c.insertOne({ _id: 1 }) } catch (e) { print(Object.keys(e), JSON.stringify(e)) }
+try { d3.runCommand({ nosuchcommand: 1 }) } catch (e) { print(Object.keys(e), JSON.stringify(e), e.errmsg) }
+try { d3.c.insertMany([{ _id: 1 }, { _id: 2 }]) } catch (e) { print(Object.keys(e)); print(e.errorResponse); print(JSON.stringify(e.writeErrors), e.writeErrors[0].getOperation()) }
+try { d3.c.bulkWrite([{ updateOne: { filter: { _id: 1 }, update: { $bad: 1 } } }]) } catch (e) { print(e.writeErrors) }
+print(d3.c.insertOne([{ a: 1 }, 2]).acknowledged, d3.c.find({ 0: { a: 1 } }, { _id: 0 }).toArray());

@@ -67,6 +67,32 @@ func (s *Shell) argAt(a goja.Value, pos int, method, what string) bson.D {
 	return s.docArg(a, what)
 }
 
+// spreadArray is mongosh's {...doc} of an array given as a document to
+// insert: an object of its own enumerable properties, the elements
+// under "0", "1", ... (so insertOne([{a: 1}, 2]) stores {_id, 0: {a: 1},
+// 1: 2}, as mongosh does). Anything else is returned as it is.
+func (s *Shell) spreadArray(v goja.Value) goja.Value {
+	o, ok := v.(*goja.Object)
+	if !ok || o.ClassName() != "Array" {
+		return v
+	}
+	out := s.rt.NewObject()
+	for _, k := range o.Keys() {
+		_ = out.Set(k, o.Get(k))
+	}
+	return out
+}
+
+// arrayAsDoc is an array inserted as a document, as the driver under
+// mongosh serializes one: its elements under "0", "1", ...
+func arrayAsDoc(a bson.A) bson.D {
+	d := make(bson.D, len(a))
+	for i, v := range a {
+		d[i] = bson.E{Key: strconv.Itoa(i), Value: v}
+	}
+	return d
+}
+
 // deprecated prints mongosh's deprecation warning for method, once a
 // shell.
 func (s *Shell) deprecated(method, use string) {
@@ -119,32 +145,31 @@ func (s *Shell) writeCommand(db string, cmd bson.D, errName string) bson.D {
 				name = document.Code(toInt32(code)).String()
 			}
 			m, _ := msg.(string)
-			extra := bson.D{{Key: "writeErrors", Value: arr}}
-			for _, k := range []string{"index", "keyPattern", "keyValue", "errInfo"} {
-				if v, ok := document.Get(first, k); ok {
-					extra = append(extra, bson.E{Key: k, Value: v})
-				}
-			}
-			if n, ok := document.Get(r, "n"); ok {
-				extra = append(extra, bson.E{Key: "nInserted", Value: n})
-			}
-			s.throwCoded(errName, m, toInt32(code), name, extra)
+			// The driver throws the first write error itself
+			// (errorResponse), not the reply.
+			s.throwCoded(errName, m, toInt32(code), name, first)
 		}
 	}
 	return r
 }
 
-// insertManyError throws the MongoBulkWriteError of an insertMany whose
-// reply r holds write errors arr: its result counts what the server
+// insertManyError throws the MongoBulkWriteError of an insertMany of
+// docs whose reply r holds write errors arr (each given the document
+// that failed as its op): its result counts what the server
 // inserted (r's n) and keeps the _ids of those, which are all but the
 // failed ones, and, for an ordered insert, none past the first failure.
-func (s *Shell) insertManyError(arr bson.A, ids bson.D, ordered bool, r bson.D) {
+func (s *Shell) insertManyError(arr bson.A, docs bson.A, ids bson.D, ordered bool, r bson.D) {
 	failed := map[string]bool{}
 	first := -1
-	for _, x := range arr {
+	errs := make(bson.A, len(arr))
+	for k, x := range arr {
 		d, _ := x.(bson.D)
 		i, _ := document.Get(d, "index")
 		at := int(toInt32(i))
+		if at >= 0 && at < len(docs) {
+			d = append(append(bson.D(nil), d...), bson.E{Key: "op", Value: docs[at]})
+		}
+		errs[k] = d
 		failed[strconv.Itoa(at)] = true
 		if first < 0 || at < first {
 			first = at
@@ -162,7 +187,7 @@ func (s *Shell) insertManyError(arr bson.A, ids bson.D, ordered bool, r bson.D) 
 	res := bson.D{{Key: "insertedCount", Value: int32(toInt32(n))}, {Key: "matchedCount", Value: int32(0)}, {Key: "modifiedCount", Value: int32(0)},
 		{Key: "deletedCount", Value: int32(0)}, {Key: "upsertedCount", Value: int32(0)}, {Key: "upsertedIds", Value: bson.D{}}, {Key: "insertedIds", Value: kept}}
 	fn, _ := goja.AssertFunction(s.rt.Get("__bulkError"))
-	if _, err := fn(goja.Undefined(), s.toJS(arr), s.toJS(res)); err != nil {
+	if _, err := fn(goja.Undefined(), s.toJS(errs), s.toJS(res)); err != nil {
 		panic(err)
 	}
 }
@@ -235,6 +260,9 @@ func (s *Shell) collection(db, name string) *goja.Object {
 		docs := make(bson.A, len(arr))
 		ids := bson.D{}
 		for i, x := range arr {
+			if a, isArr := x.(bson.A); isArr {
+				x = arrayAsDoc(a)
+			}
 			d, ok := x.(bson.D)
 			if !ok {
 				s.throw("MongoshInvalidInputError", "insertMany: document %d is not an object", i)
@@ -252,13 +280,13 @@ func (s *Shell) collection(db, name string) *goja.Object {
 		r := s.command(db, append(cmd, opts...))
 		if we, _ := document.Get(r, "writeErrors"); we != nil {
 			if arr, ok := we.(bson.A); ok && len(arr) > 0 {
-				s.insertManyError(arr, ids, ordered, r)
+				s.insertManyError(arr, docs, ids, ordered, r)
 			}
 		}
 		return ack(bson.E{Key: "insertedIds", Value: ids})
 	}
 	insertOne := func(docArg, optsArg goja.Value) (goja.Value, any) {
-		d := s.argAt(docArg, 0, "insertOne", "document")
+		d := s.argAt(s.spreadArray(docArg), 0, "insertOne", "document")
 		d, id := withID(d)
 		cmd := bson.D{{Key: "insert", Value: name}, {Key: "documents", Value: bson.A{d}}, {Key: "ordered", Value: true}}
 		s.writeCommand(db, append(cmd, s.optDoc(optsArg, "options")...), "MongoServerError")

@@ -36,13 +36,17 @@ const bulkPrelude = `(function (g, codeName, B) {
           res.insertedIds[i] = d._id;
           cmd = 'insert'; item = d; break;
         case 'updateOne': case 'updateMany':
-          item = { q: a.filter || {}, u: a.update, upsert: !!a.upsert, multi: kind === 'updateMany' };
+          // The driver's statement: upsert only when given, multi only when true.
+          item = { q: a.filter || {}, u: a.update };
+          if (typeof a.upsert === 'boolean') item.upsert = a.upsert;
+          if (kind === 'updateMany') item.multi = true;
           if (a.arrayFilters) item.arrayFilters = a.arrayFilters;
           if (a.collation) item.collation = a.collation;
           if (a.hint) item.hint = a.hint;
           cmd = 'update'; break;
         case 'replaceOne':
-          item = { q: a.filter || {}, u: a.replacement, upsert: !!a.upsert, multi: false };
+          item = { q: a.filter || {}, u: a.replacement };
+          if (typeof a.upsert === 'boolean') item.upsert = a.upsert;
           cmd = 'update'; break;
         case 'deleteOne': case 'deleteMany':
           item = { q: a.filter || {}, limit: kind === 'deleteOne' ? 1 : 0 };
@@ -76,6 +80,7 @@ const bulkPrelude = `(function (g, codeName, B) {
       (r.writeErrors || []).forEach(function (we) {
         var e = Object.assign({}, we);
         e.index = gr.index[we.index];
+        e.op = gr.items[we.index];
         errors.push(e);
         if (gr.cmd === 'insert') delete res.insertedIds[e.index];
       });
@@ -98,15 +103,34 @@ const bulkPrelude = `(function (g, codeName, B) {
     this.upsertedIds = r.upsertedIds;
     this.insertedIds = r.insertedIds;
   }
+  // WriteError is the class of a MongoBulkWriteError's writeErrors, as
+  // the driver makes them: err holds index, code, errmsg, errInfo and
+  // op (the operation that failed); code, index, errmsg and errInfo
+  // read it; JSON has code, index, errmsg and op.
+  function WriteError(err) { this.err = err; }
+  ['code', 'index', 'errmsg', 'errInfo'].forEach(function (k) {
+    Object.defineProperty(WriteError.prototype, k, { get: function () { return this.err[k]; }, enumerable: false, configurable: true });
+  });
+  WriteError.prototype.getOperation = function () { return this.err.op; };
+  WriteError.prototype.toJSON = function () { return { code: this.err.code, index: this.err.index, errmsg: this.err.errmsg, op: this.err.op }; };
+  WriteError.prototype.toString = function () { return 'WriteError(' + JSON.stringify(this.toJSON()) + ')'; };
   // bulkError throws mongosh's MongoBulkWriteError for write errors
-  // (each with its index in the request) and the result so far: the
-  // first error's message and code (no codeName, as in mongosh), the
-  // errors and the result, whose counts it also answers.
+  // (each with its index in the request and the operation) and the
+  // result so far: the first error's message and code (no codeName, as
+  // in mongosh), the errors and the result, whose counts it also
+  // answers. Its own keys are the driver's: errorLabelSet,
+  // errorResponse, code, writeErrors, result.
   function bulkError(errors, res) {
+    var wes = errors.map(function (e) {
+      return new WriteError({ index: e.index, code: e.code, errmsg: e.errmsg, errInfo: e.errInfo, op: e.op });
+    });
     var err = new Error(errors[0].errmsg);
     Object.defineProperty(err, 'name', { value: 'MongoBulkWriteError', enumerable: false, writable: true, configurable: true });
+    Object.defineProperty(err, 'errmsg', { value: errors[0].errmsg, enumerable: false, writable: true, configurable: true });
+    err.errorLabelSet = new Set();
+    err.errorResponse = { message: errors[0].errmsg, code: errors[0].code, writeErrors: wes };
     err.code = errors[0].code;
-    err.writeErrors = errors;
+    err.writeErrors = wes;
     err.result = new BulkWriteResult(res);
     ['insertedCount', 'matchedCount', 'modifiedCount', 'deletedCount', 'upsertedCount', 'insertedIds', 'upsertedIds'].forEach(function (k) {
       Object.defineProperty(err, k, { get: function () { return err.result[k]; }, enumerable: false, configurable: true });

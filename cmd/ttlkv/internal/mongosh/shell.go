@@ -597,24 +597,45 @@ func (s *Shell) throwServer(name string, reply bson.D, err error) {
 	s.throwCoded(name, msg, code, codeName, reply)
 }
 
-func (s *Shell) throwCoded(name, msg string, code int32, codeName string, extra bson.D) {
+// throwCoded throws a database error, mongosh's MongoServerError (or
+// the class name), for a failed command or write. response is the
+// document the Node driver makes the error from: the reply, or a
+// write's first write error. As the driver's, the error's own
+// enumerable keys are errorLabelSet, errorResponse (response as it
+// came) and response's fields but errmsg, in response's order; name and
+// errmsg are there too, not enumerable, so that Object.keys(e) and
+// JSON.stringify(e) are mongosh's.
+func (s *Shell) throwCoded(name, msg string, code int32, codeName string, response bson.D) {
+	if len(response) == 0 { // an error that came without a reply
+		response = bson.D{{Key: "ok", Value: 0.0}, {Key: "errmsg", Value: msg}}
+		if code != 0 {
+			response = append(response, bson.E{Key: "code", Value: code}, bson.E{Key: "codeName", Value: codeName})
+		}
+	}
 	e, jerr := s.rt.New(s.rt.Get("Error"), s.rt.ToValue(msg))
 	if jerr != nil {
 		panic(jerr)
 	}
-	for _, f := range extra {
-		switch f.Key {
-		case "ok", "errmsg", "code", "codeName":
-			continue
-		}
-		_ = e.Set(f.Key, s.toJS(f.Value))
+	_ = e.DefineDataProperty("name", s.rt.ToValue(name), goja.FLAG_TRUE, goja.FLAG_TRUE, goja.FLAG_FALSE)
+	_ = e.DefineDataProperty("errmsg", s.rt.ToValue(msg), goja.FLAG_TRUE, goja.FLAG_TRUE, goja.FLAG_FALSE)
+	labels, jerr := s.rt.New(s.rt.Get("Set"))
+	if jerr != nil {
+		panic(jerr)
 	}
-	_ = e.Set("name", name)
-	_ = e.Set("ok", 0)
-	_ = e.Set("errmsg", msg)
+	_ = e.Set("errorLabelSet", labels)
+	_ = e.Set("errorResponse", s.toJS(response))
+	for _, f := range response {
+		if f.Key != "errmsg" && f.Key != "errorLabels" {
+			_ = e.Set(f.Key, s.toJS(f.Value))
+		}
+	}
 	if code != 0 {
-		_ = e.Set("code", code)
-		_ = e.Set("codeName", codeName)
+		if _, ok := document.Get(response, "code"); !ok {
+			_ = e.Set("code", code)
+		}
+		if _, ok := document.Get(response, "codeName"); !ok {
+			_ = e.Set("codeName", codeName)
+		}
 	}
 	panic(e)
 }
