@@ -5,7 +5,9 @@ import (
 	"crypto/rand"
 	"errors"
 	"fmt"
+	"net"
 	"sort"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -136,6 +138,8 @@ func (c *conn) run(dbName string, cmd bson.D, noReply bool) bson.D {
 			reply = mergeBuildInfo(reply)
 		case "listCommands":
 			reply = mergeListCommands(reply)
+		case "hostInfo":
+			reply = c.mergeHostInfo(reply)
 		case "listDatabases":
 			reply = c.authorizedDatabases(reply)
 		}
@@ -294,6 +298,30 @@ func mergeListCommands(reply bson.D) bson.D {
 			e.Value = merged
 		}
 		out = append(out, e)
+	}
+	return out
+}
+
+// mergeHostInfo gives hostInfo's system.hostname the port the client
+// connected to, as mongod names itself "host:port" when the port is not
+// 27017 (docs/commands.md, "hostInfo").
+func (c *conn) mergeHostInfo(reply bson.D) bson.D {
+	a, ok := c.nc.LocalAddr().(*net.TCPAddr)
+	if !ok || a.Port == 27017 {
+		return reply
+	}
+	out := make(bson.D, len(reply))
+	for i, e := range reply {
+		if sys, isDoc := e.Value.(bson.D); isDoc && e.Key == "system" {
+			sys = append(bson.D(nil), sys...)
+			for j, f := range sys {
+				if h, isStr := f.Value.(string); isStr && f.Key == "hostname" {
+					sys[j].Value = h + ":" + strconv.Itoa(a.Port)
+				}
+			}
+			e.Value = sys
+		}
+		out[i] = e
 	}
 	return out
 }

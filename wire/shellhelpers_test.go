@@ -2,8 +2,10 @@ package wire
 
 import (
 	"errors"
+	"net"
 	"slices"
 	"sort"
+	"strings"
 	"testing"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -59,6 +61,7 @@ func TestShellHelperCommands(t *testing.T) {
 
 	var hi struct {
 		System struct {
+			Hostname string `bson:"hostname"`
 			NumCores int32  `bson:"numCores"`
 			CPUArch  string `bson:"cpuArch"`
 		} `bson:"system"`
@@ -71,6 +74,10 @@ func TestShellHelperCommands(t *testing.T) {
 	}
 	if hi.System.NumCores < 1 || hi.System.CPUArch == "" || hi.OS.Type == "" {
 		t.Errorf("hostInfo: %+v", hi)
+	}
+	// Not on 27017: the host name carries the port, as mongod's does.
+	if _, port, _ := net.SplitHostPort(e.addr); !strings.HasSuffix(hi.System.Hostname, ":"+port) {
+		t.Errorf("hostInfo system.hostname %q lacks the port %s", hi.System.Hostname, port)
 	}
 
 	// db.setLogLevel(2, "storage.journal") then db.getLogComponents().
