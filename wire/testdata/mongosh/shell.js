@@ -150,3 +150,33 @@ try { d3.runCommand({ nosuchcommand: 1 }) } catch (e) { print(Object.keys(e), JS
 try { d3.c.insertMany([{ _id: 1 }, { _id: 2 }]) } catch (e) { print(Object.keys(e)); print(e.errorResponse); print(JSON.stringify(e.writeErrors), e.writeErrors[0].getOperation()) }
 try { d3.c.bulkWrite([{ updateOne: { filter: { _id: 1 }, update: { $bad: 1 } } }]) } catch (e) { print(e.writeErrors) }
 print(d3.c.insertOne([{ a: 1 }, 2]).acknowledged, d3.c.find({ 0: { a: 1 } }, { _id: 0 }).toArray());
+// Helpers whose commands or stages ttlkv does not have: mongosh sends
+// them and prints the server's refusal; deprecations warn once.
+const d4 = db.getSiblingDB("shellcheck4");
+d4.dropDatabase();
+d4.c.insertMany([{ _id: 1, a: 1 }, { _id: 2, a: 2 }]);
+[
+  () => d4.getRoles(),
+  () => d4.getRole("read"),
+  () => d4.getRole(1),
+  () => d4.fsyncLock(),
+  () => d4.fsyncUnlock(),
+  () => d4.rotateCertificates(),
+  () => d4.c.reIndex(),
+  () => d4.c.mapReduce(function () { emit(this.a, 1) }, function (k, v) { return 1 }, { out: { inline: 1 } }),
+  () => d4.c.getShardDistribution(),
+  () => d4.c.getSearchIndexes(),
+  () => d4.c.getPlanCache().list(),
+  () => d4.aggregate([{ $documents: [{ x: 1 }] }]).toArray(),
+  () => d4.printCollectionStats(0),
+  () => d4.c.count(),
+  () => d4.c.count({ a: 2 }),
+  () => d4.getLastError(),
+  () => JSON.stringify(d4.getLastErrorObj(1)),
+  () => d4.c.explain().aggregate([{ $match: { a: 1 } }]).ok,
+  () => db.getSiblingDB("admin").aggregate([{ $currentOp: {} }, { $match: { desc: "none" } }]).toArray(),
+].forEach((f, i) => {
+  try { print(i, "ok", f()) } catch (e) { print(i, e.name, e.code, e.codeName, e.message) }
+});
+d4.printCollectionStats();
+print(JSON.stringify(d4.printCollectionStats(1024)).length > 0);

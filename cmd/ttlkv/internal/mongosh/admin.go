@@ -24,6 +24,7 @@ import (
 // runtime throw mongosh's errors, warn prints a warning once.
 const adminPrelude = `(function (g, B) {
   function CommandResult(type, value) { this.type = type; this.value = value; }
+  CommandResult.prototype.toJSON = function () { return this.value; };
   function admin() { return g.db.getSiblingDB('admin'); }
   // mongosh's assertArgsDefinedType: types[i] is a typeof name or a
   // list of them, undefined in the list meaning optional.
@@ -167,7 +168,21 @@ func (s *Shell) formatCommandResult(o *goja.Object, opts inspectOpts) (string, b
 		return "", false
 	}
 	value := o.Get("value")
-	if o.Get("type").String() != "ListCommandsResult" {
+	switch o.Get("type").String() {
+	case "ListCommandsResult":
+	case "StatsResult":
+		// mongosh's formatStats: each key, then its value inspected,
+		// "---" between.
+		vo, ok := value.(*goja.Object)
+		if !ok {
+			return s.inspectTopWith(value, opts), true
+		}
+		var parts []string
+		for _, k := range vo.Keys() {
+			parts = append(parts, k+"\n"+s.inspectWith(vo.Get(k), opts))
+		}
+		return strings.Join(parts, "\n---\n"), true
+	default:
 		return s.inspectTopWith(value, opts), true
 	}
 	vo, ok := value.(*goja.Object)
@@ -266,6 +281,172 @@ func (s *Shell) adminMethods(m func(string, func(goja.FunctionCall) goja.Value),
 		}
 		return s.toJS(s.command("admin", bson.D{{Key: "setParameter", Value: 1}, {Key: "logComponentVerbosity", Value: v}}))
 	})
+	// Roles, locks, certificates, operations, sessions: mongosh's
+	// helpers send these commands; ttlkv answers those it has and refuses
+	// the others with 59 CommandNotFound, as mongosh shows it.
+	withOptions := func(cmd bson.D, opts goja.Value) bson.D {
+		return s.appendOptions(cmd, opts, "options")
+	}
+	m("getRoles", func(c goja.FunctionCall) goja.Value {
+		return s.toJS(s.command(name, withOptions(bson.D{{Key: "rolesInfo", Value: 1}}, c.Argument(0))))
+	})
+	m("getRole", func(c goja.FunctionCall) goja.Value {
+		role := c.Argument(0)
+		s.checkArg(role, "string", 0, "Database.getRole")
+		cmd := bson.D{{Key: "rolesInfo", Value: bson.D{{Key: "role", Value: role.String()}, {Key: "db", Value: name}}}}
+		r := s.command(name, withOptions(cmd, c.Argument(1)))
+		roles, ok := document.Get(r, "roles")
+		if !ok {
+			panic(s.mongoshError("MongoshInternalError", "COMMON-90001", "No roles returned from rolesInfo command"))
+		}
+		arr, _ := roles.(bson.A)
+		for _, x := range arr {
+			if d, isDoc := x.(bson.D); isDoc {
+				if v, _ := document.Get(d, "role"); v == role.String() {
+					return s.toJS(d)
+				}
+			}
+		}
+		return goja.Null()
+	})
+	m("getUser", func(c goja.FunctionCall) goja.Value {
+		user := c.Argument(0)
+		s.checkArg(user, "string", 0, "Database.getUser")
+		cmd := bson.D{{Key: "usersInfo", Value: bson.D{{Key: "user", Value: user.String()}, {Key: "db", Value: name}}}}
+		r := s.command(name, withOptions(cmd, c.Argument(1)))
+		users, ok := document.Get(r, "users")
+		if !ok {
+			panic(s.mongoshError("MongoshInternalError", "COMMON-90001", "No users were returned from the userInfo command"))
+		}
+		arr, _ := users.(bson.A)
+		for _, x := range arr {
+			if d, isDoc := x.(bson.D); isDoc {
+				if v, _ := document.Get(d, "user"); v == user.String() {
+					return s.toJS(d)
+				}
+			}
+		}
+		return goja.Null()
+	})
+	m("fsyncLock", func(goja.FunctionCall) goja.Value {
+		return s.toJS(s.command("admin", bson.D{{Key: "fsync", Value: 1}, {Key: "lock", Value: true}}))
+	})
+	m("fsyncUnlock", func(goja.FunctionCall) goja.Value {
+		return s.toJS(s.command("admin", bson.D{{Key: "fsyncUnlock", Value: 1}}))
+	})
+	m("rotateCertificates", func(c goja.FunctionCall) goja.Value {
+		cmd := bson.D{{Key: "rotateCertificates", Value: 1}}
+		if msg := c.Argument(0); !goja.IsUndefined(msg) {
+			cmd = append(cmd, bson.E{Key: "message", Value: msg.String()})
+		}
+		return s.toJS(s.command("admin", cmd))
+	})
+	m("killOp", func(c goja.FunctionCall) goja.Value {
+		op, err := s.toBSON(c.Argument(0), 0)
+		s.check(err)
+		return s.toJS(s.command("admin", bson.D{{Key: "killOp", Value: 1}, {Key: "op", Value: op}}))
+	})
+	m("logout", func(goja.FunctionCall) goja.Value {
+		return s.toJS(s.command(name, bson.D{{Key: "logout", Value: 1}}))
+	})
+	// getLastErrorObj and getLastError: deprecated; the getlasterror
+	// command's reply, or the error it failed with, returned.
+	lastError := func(c goja.FunctionCall) goja.Value {
+		cmd := bson.D{{Key: "getlasterror", Value: 1}}
+		if w := c.Argument(0); w.ToBoolean() {
+			v, err := s.toBSON(w, 0)
+			s.check(err)
+			cmd = append(cmd, bson.E{Key: "w", Value: v})
+		}
+		if wt := c.Argument(1); wt.ToBoolean() {
+			v, err := s.toBSON(wt, 0)
+			s.check(err)
+			cmd = append(cmd, bson.E{Key: "wtimeout", Value: v})
+		}
+		if j := c.Argument(2); !goja.IsUndefined(j) {
+			v, err := s.toBSON(j, 0)
+			s.check(err)
+			cmd = append(cmd, bson.E{Key: "j", Value: v})
+		}
+		var v goja.Value
+		func() {
+			defer func() {
+				if r := recover(); r != nil {
+					o, isErr := r.(*goja.Object) // a server error thrown by command
+					if !isErr {
+						panic(r)
+					}
+					v = o
+				}
+			}()
+			v = s.toJS(s.command(name, cmd))
+		}()
+		return v
+	}
+	m("getLastErrorObj", func(c goja.FunctionCall) goja.Value {
+		s.deprecatedDB("getLastErrorObj")
+		return lastError(c)
+	})
+	m("getLastError", func(c goja.FunctionCall) goja.Value {
+		s.deprecatedDB("getLastError")
+		r := lastError(goja.FunctionCall{Arguments: []goja.Value{c.Argument(0), c.Argument(1)}})
+		if o, ok := r.(*goja.Object); ok {
+			if e := o.Get("err"); e != nil && e.ToBoolean() {
+				return e
+			}
+		}
+		return goja.Null()
+	})
+	// db.aggregate(pipeline, options): {aggregate: 1}, as for $currentOp
+	// on admin; an AggregationCursor like a collection's.
+	m("aggregate", func(c goja.FunctionCall) goja.Value {
+		p, err := s.toBSON(c.Argument(0), 0)
+		s.check(err)
+		pipeline, ok := p.(bson.A)
+		if !ok {
+			pipeline = bson.A{}
+		}
+		opts := s.optDoc(c.Argument(1), "options")
+		cmd := bson.D{{Key: "aggregate", Value: 1}, {Key: "pipeline", Value: pipeline}}
+		if _, ok := document.Get(opts, "cursor"); !ok {
+			cmd = append(cmd, bson.E{Key: "cursor", Value: bson.D{}})
+		}
+		o := s.newCursor(name, "$cmd.aggregate", nil, nil)
+		cur := s.cursorOf(o)
+		cur.cmd = append(cmd, opts...)
+		cur.fill()
+		return o
+	})
+	// printCollectionStats: each collection's stats() under its name,
+	// printed as mongosh's StatsResult (name, stats, "---" between).
+	m("printCollectionStats", func(c goja.FunctionCall) goja.Value {
+		scale := c.Argument(0)
+		if goja.IsUndefined(scale) {
+			scale = s.rt.ToValue(1)
+		}
+		if !goja.IsNumber(scale) || scale.ToFloat() < 1 {
+			panic(s.mongoshError("MongoshInvalidInputError", "COMMON-10001", "scale has to be a number >=1, got "+scale.String()))
+		}
+		result := s.rt.NewObject()
+		for _, cn := range s.collectionNames(name) {
+			opts := s.rt.NewObject()
+			_ = opts.Set("scale", scale)
+			coll := s.collection(name, cn)
+			var v goja.Value
+			if err := s.guard(func() { v = s.callMethod(coll, "stats", opts) }); err != nil {
+				e := s.rt.NewObject()
+				_ = e.Set("ok", 0)
+				msg := err.Error()
+				if se, isScript := err.(*ScriptError); isScript {
+					msg = se.Message
+				}
+				_ = e.Set("errmsg", msg)
+				v = e
+			}
+			_ = result.Set(cn, v)
+		}
+		return s.commandResult("StatsResult", result)
+	})
 	// Replication information: ttlkv has no oplog (local.oplog.rs) and
 	// no replica-set configuration (local.system.replset), so these
 	// throw mongosh's errors for a server that is not in a replica set.
@@ -277,6 +458,16 @@ func (s *Shell) adminMethods(m func(string, func(goja.FunctionCall) goja.Value),
 	m("printSecondaryReplicationInfo", func(goja.FunctionCall) goja.Value {
 		panic(s.mongoshError("MongoshInvalidInputError", "SHAPI-10002", "local.system.replset is empty. Are you connected to a replica set?"))
 	})
+}
+
+// deprecatedDB prints mongosh's deprecation warning for db.method(),
+// once a shell.
+func (s *Shell) deprecatedDB(method string) {
+	if s.warned["Database."+method] {
+		return
+	}
+	s.warned["Database."+method] = true
+	fmt.Fprintf(s.out, "DeprecationWarning: Database.%s() is deprecated and will be removed in the future.\n", method)
 }
 
 // checkArg throws mongosh's error for an argument at position i that is

@@ -48,3 +48,40 @@ func TestAdminHelpers(t *testing.T) {
 		t.Errorf("sh.status() twice printed %q, want %q", got, want)
 	}
 }
+
+// TestRefusedHelpers checks mongosh's helpers for what ttlkv does not
+// have: each sends mongosh's command or stage, so the refusal is the
+// engine's, with the words mongosh 2.12 printed against ttlkv serve;
+// deprecated helpers warn once; printCollectionStats prints mongosh's
+// StatsResult form.
+func TestRefusedHelpers(t *testing.T) {
+	t.Parallel()
+	s, out, _ := testShell(t, Options{})
+	if _, err := eval(t, s, out, `db.c.insertMany([{_id: 1, a: 1}, {_id: 2, a: 2}])`); err != nil {
+		t.Fatal(err)
+	}
+	errLine := `catch (e) { print(e.name, e.code, e.codeName, e.message) }`
+	for _, tc := range []struct{ src, want string }{
+		{`try { db.getRoles() } ` + errLine, "MongoServerError 59 CommandNotFound no such command: 'rolesInfo'"},
+		{`try { db.fsyncLock() } ` + errLine, "MongoServerError 59 CommandNotFound no such command: 'fsync'"},
+		{`try { db.c.reIndex() } ` + errLine, "MongoServerError 59 CommandNotFound no such command: 'reIndex'"},
+		{`try { db.c.getShardDistribution() } ` + errLine, "MongoshInvalidInputError SHAPI-10001  [SHAPI-10001] Collection c is not sharded"},
+		{`try { db.c.getSearchIndexes() } ` + errLine, "MongoServerError 40324 Location40324 Unrecognized pipeline stage name: '$listSearchIndexes'"},
+		{`try { db.printCollectionStats(0) } ` + errLine, "MongoshInvalidInputError COMMON-10001  [COMMON-10001] scale has to be a number >=1, got 0"},
+		{`db.c.count(); db.c.count()`, "DeprecationWarning: Collection.count() is deprecated. Use countDocuments or estimatedDocumentCount.\n2"},
+		{`db.getLastError()`, "DeprecationWarning: Database.getLastError() is deprecated and will be removed in the future.\nnull"},
+		{`db.c.explain().aggregate([{$match: {a: 1}}]).ok`, "1"},
+		{`db.getSiblingDB("admin").aggregate([{$currentOp: {}}, {$match: {desc: "none"}}]).toArray().length`, "0"},
+		{`db.c.find().limit(0).toArray().length; db.printCollectionStats().type`, "StatsResult"},
+		{`JSON.stringify(db.printCollectionStats()).startsWith('{"c":{"ok":1')`, "true"},
+	} {
+		got, err := eval(t, s, out, tc.src)
+		if err != nil || got != tc.want+"\n" {
+			t.Errorf("%s:\n got %q (%v)\nwant %q", tc.src, got, err, tc.want)
+		}
+	}
+	got, err := eval(t, s, out, `db.printCollectionStats()`)
+	if err != nil || !strings.HasPrefix(got, "c\n{\n  ok: 1,\n") {
+		t.Errorf("db.printCollectionStats() printed %q (%v)", got, err)
+	}
+}

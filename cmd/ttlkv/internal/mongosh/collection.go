@@ -341,7 +341,10 @@ func (s *Shell) collection(db, name string) *goja.Object {
 		return s.toJS(n)
 	}
 	m("countDocuments", func(c goja.FunctionCall) goja.Value { return count(arg(c, 0), arg(c, 1)) })
-	m("count", func(c goja.FunctionCall) goja.Value { return count(arg(c, 0), arg(c, 1)) })
+	m("count", func(c goja.FunctionCall) goja.Value {
+		s.deprecated("count", "countDocuments or estimatedDocumentCount")
+		return count(arg(c, 0), arg(c, 1))
+	})
 	m("estimatedDocumentCount", func(c goja.FunctionCall) goja.Value {
 		cmd := bson.D{{Key: "count", Value: name}}
 		r := s.command(db, append(cmd, s.optDoc(arg(c, 0), "options")...))
@@ -751,6 +754,7 @@ func (s *Shell) collection(db, name string) *goja.Object {
 	m("explain", func(c goja.FunctionCall) goja.Value {
 		return s.explainable(db, name, verbosity(s, arg(c, 0)), co)
 	})
+	s.collectionAdminMethods(m, db, name)
 	str := func(goja.FunctionCall) goja.Value { return rt.ToValue(full) }
 	m("getName", func(goja.FunctionCall) goja.Value { return rt.ToValue(name) })
 	m("getFullName", str)
@@ -779,6 +783,12 @@ func (s *Shell) explainable(db, name, verb string, co *collObject) goja.Value {
 		cur := s.cursorOf(cv.(*goja.Object))
 		// The explained find is a cursor whose first read runs explain.
 		return s.explainCursor(cur, explain)
+	})
+	_ = o.Set("aggregate", func(c goja.FunctionCall) goja.Value {
+		p, err := s.toBSON(c.Argument(0), 0)
+		s.check(err)
+		cmd := bson.D{{Key: "aggregate", Value: name}, {Key: "pipeline", Value: p}, {Key: "cursor", Value: bson.D{}}}
+		return explain(append(cmd, s.optDoc(c.Argument(1), "options")...))
 	})
 	for _, n := range []string{"count", "countDocuments"} {
 		_ = o.Set(n, func(c goja.FunctionCall) goja.Value {

@@ -115,7 +115,7 @@ func TestCRUD(t *testing.T) {
 		{`db.c.findOneAndDelete({_id: 4})`, "{ _id: 4, a: 4 }\n"},
 		{`db.c.deleteOne({_id: 3})`, "{ acknowledged: true, deletedCount: 1 }\n"},
 		{`db.c.remove({})`, "DeprecationWarning: Collection.remove() is deprecated. Use deleteOne, deleteMany, findOneAndDelete, or bulkWrite.\n{ acknowledged: true, deletedCount: 2 }\n"}, // the warning once, as mongosh
-		{`db.c.insert({_id: 5}); db.c.count()`, "1\n"},
+		{`db.c.insert({_id: 5}); db.c.count()`, "DeprecationWarning: Collection.count() is deprecated. Use countDocuments or estimatedDocumentCount.\n1\n"},
 		{`db.c.createIndex({a: 1})`, "a_1\n"},
 		{`db.c.getIndexes().map(i => i.name)`, "[ '_id_', 'a_1' ]\n"},
 		{`db.c.dropIndex('a_1').ok`, "1\n"},
@@ -144,7 +144,7 @@ func TestErrors(t *testing.T) {
 		{"bad ttl", `db.c.createIndex({t: 1}, {expireAfterSeconds: "x"})`, "MongoServerError[CannotCreateIndex]: "},
 		{"syntax", "let x = ;", "SyntaxError: "},
 		{"not a function", `db.c.nosuchmethod()`, "TypeError: db.c.nosuchmethod is not a function"},
-		{"db method not a function", `db.killOp(1)`, "TypeError: db.killOp is not a function"},
+		{"db method not a function", `db.nosuchHelper(1)`, "TypeError: db.nosuchHelper is not a function"},
 		{"chained not a function", "var n = 1;\nn = db.getSiblingDB(\"admin\").getCollection(\"c\").nosuch({a: [1]})",
 			`TypeError: db.getSiblingDB("admin").getCollection("c").nosuch is not a function`},
 		{"callee off the line", "function f() {\n  return db.c\n    .nosuch()\n}\nf()", "TypeError: a collection or database is not a function"},

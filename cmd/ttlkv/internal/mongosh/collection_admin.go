@@ -1,0 +1,80 @@
+package mongosh
+
+import (
+	"fmt"
+
+	"github.com/dop251/goja"
+	"go.mongodb.org/mongo-driver/v2/bson"
+)
+
+// collectionAdminMethods adds mongosh's collection helpers for commands
+// and stages ttlkv may not have (reIndex, mapReduce, search indexes,
+// the plan cache) and for sharding: each sends what mongosh sends, so
+// that a refusal is the server's and prints as mongosh prints it, and
+// getShardDistribution throws mongosh's error for a collection that is
+// not sharded (docs/shell.md).
+func (s *Shell) collectionAdminMethods(m func(string, func(goja.FunctionCall) goja.Value), db, name string) {
+	rt := s.rt
+	aggregate := func(stages ...bson.D) goja.Value {
+		pipeline := make([]any, len(stages))
+		for i, st := range stages {
+			pipeline[i] = s.toJS(st)
+		}
+		cur := s.callMethod(s.collection(db, name), "aggregate", rt.NewArray(pipeline...))
+		return s.callMethod(cur.(*goja.Object), "toArray")
+	}
+	m("reIndex", func(goja.FunctionCall) goja.Value {
+		return s.toJS(s.command(db, bson.D{{Key: "reIndex", Value: name}}))
+	})
+	m("mapReduce", func(c goja.FunctionCall) goja.Value {
+		if !s.warned["mapReduce"] {
+			s.warned["mapReduce"] = true
+			fmt.Fprintln(s.out, "DeprecationWarning: Collection.mapReduce() is deprecated. Use an aggregation instead.\nSee https://mongodb.com/docs/manual/core/map-reduce for details.")
+		}
+		code := func(v goja.Value) any {
+			if _, isFn := goja.AssertFunction(v); isFn {
+				return bson.JavaScript(v.String())
+			}
+			return v.String()
+		}
+		cmd := bson.D{{Key: "mapReduce", Value: name}, {Key: "map", Value: code(c.Argument(0))}, {Key: "reduce", Value: code(c.Argument(1))}}
+		opts := c.Argument(2)
+		if goja.IsString(opts) {
+			cmd = append(cmd, bson.E{Key: "out", Value: opts.String()})
+		} else {
+			cmd = s.appendOptions(cmd, opts, "options")
+		}
+		return s.toJS(s.command(db, cmd))
+	})
+	m("getShardDistribution", func(goja.FunctionCall) goja.Value {
+		aggregate(bson.D{{Key: "$collStats", Value: bson.D{{Key: "storageStats", Value: bson.D{}}}}})
+		panic(s.mongoshError("MongoshInvalidInputError", "SHAPI-10001", "Collection "+name+" is not sharded"))
+	})
+	m("getSearchIndexes", func(c goja.FunctionCall) goja.Value {
+		spec := bson.D{}
+		if n := c.Argument(0); goja.IsString(n) {
+			spec = append(spec, bson.E{Key: "name", Value: n.String()})
+		}
+		return aggregate(bson.D{{Key: "$listSearchIndexes", Value: spec}})
+	})
+	m("getPlanCache", func(goja.FunctionCall) goja.Value {
+		pc := rt.NewObject()
+		_ = pc.Set("list", func(c goja.FunctionCall) goja.Value {
+			stages := []bson.D{{{Key: "$planCacheStats", Value: bson.D{}}}}
+			if p, err := s.toBSON(c.Argument(0), 0); err == nil {
+				if arr, ok := p.(bson.A); ok {
+					for _, st := range arr {
+						if d, isDoc := st.(bson.D); isDoc {
+							stages = append(stages, d)
+						}
+					}
+				}
+			}
+			return aggregate(stages...)
+		})
+		_ = pc.Set("clear", func(goja.FunctionCall) goja.Value {
+			return s.toJS(s.command(db, bson.D{{Key: "planCacheClear", Value: name}}))
+		})
+		return pc
+	})
+}
