@@ -87,3 +87,18 @@ func TestShowDatabasesLayout(t *testing.T) {
 		t.Errorf("textTable:\n%s\nwant\n%s", got, want)
 	}
 }
+
+// TestShowCollectionsLayout: show collections as mongosh 2.12 printed it
+// against ttlkv serve: names in localeCompare order (not byte order),
+// a time-series collection's badge in a column of its own.
+func TestShowCollectionsLayout(t *testing.T) {
+	t.Parallel()
+	s, out, _ := testShell(t, Options{})
+	if _, err := eval(t, s, out, `["Zeta", "alpha", "_x", "a1", "B", "plain"].forEach(n => db.createCollection(n)); db.createCollection("w", {timeseries: {timeField: "t"}})`); err != nil {
+		t.Fatal(err)
+	}
+	got, err := eval(t, s, out, "show collections")
+	if want := "_x\na1\nalpha\nB\nplain\nw      [time-series]\nZeta\n"; err != nil || got != want {
+		t.Errorf("show collections printed %q (%v), want %q", got, err, want)
+	}
+}

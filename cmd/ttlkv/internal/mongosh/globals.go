@@ -12,6 +12,8 @@ import (
 
 	"github.com/dop251/goja"
 	"go.mongodb.org/mongo-driver/v2/bson"
+	"golang.org/x/text/collate"
+	"golang.org/x/text/language"
 
 	"github.com/ttlkv/ttlkv/document"
 )
@@ -219,9 +221,8 @@ func (s *Shell) shellCommand(kind string, words []string, echo bool) {
 			}
 			fmt.Fprintln(out, textTable(names, sizes))
 		case "collections", "tables":
-			names := s.collectionNames(s.dbName)
-			if len(names) > 0 {
-				fmt.Fprintln(out, strings.Join(names, "\n"))
+			if list := s.showCollections(); list != "" {
+				fmt.Fprintln(out, list)
 			}
 		default:
 			what := arg
@@ -231,6 +232,51 @@ func (s *Shell) shellCommand(kind string, words []string, echo bool) {
 			panic(s.mongoshError("MongoshInvalidInputError", "COMMON-10001", fmt.Sprintf("'%s' is not a valid argument for \"show\".", what)))
 		}
 	}
+}
+
+// showCollections is "show collections" as mongosh lays it out: the
+// names in the order of JavaScript's localeCompare (the root collation),
+// system collections last, each with its badge ("[time-series]",
+// "[view]") in a column of its own.
+func (s *Shell) showCollections() string {
+	type entry struct{ name, badge string }
+	var list []entry
+	for _, d := range s.commandCursor(s.dbName, bson.D{{Key: "listCollections", Value: 1}, {Key: "nameOnly", Value: true}}, "") {
+		dd, _ := d.(bson.D)
+		n, _ := document.Get(dd, "name")
+		name, ok := n.(string)
+		if !ok {
+			continue
+		}
+		badge := ""
+		switch t, _ := document.Get(dd, "type"); t {
+		case "timeseries":
+			badge = "[time-series]"
+		case "view":
+			badge = "[view]"
+		}
+		list = append(list, entry{name, badge})
+	}
+	c := collate.New(language.Und)
+	sort.SliceStable(list, func(i, j int) bool { return c.CompareString(list[i].name, list[j].name) < 0 })
+	var names, badges, sysNames, sysBadges []string
+	for _, e := range list {
+		if strings.HasPrefix(e.name, "system.") || strings.HasPrefix(e.name, "enxcol_.") {
+			sysNames, sysBadges = append(sysNames, e.name), append(sysBadges, e.badge)
+			continue
+		}
+		names, badges = append(names, e.name), append(badges, e.badge)
+	}
+	names, badges = append(names, sysNames...), append(badges, sysBadges...)
+	wn := 0
+	for _, n := range names {
+		wn = max(wn, utf16Len(n))
+	}
+	rows := make([]string, len(names))
+	for i := range names {
+		rows[i] = strings.TrimRight(pad(names[i], wn, false)+"  "+badges[i], " ")
+	}
+	return strings.Join(rows, "\n")
 }
 
 func humanBytes(v any) string {
