@@ -13,6 +13,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
+	"go.mongodb.org/mongo-driver/v2/x/mongo/driver/connstring"
 
 	"github.com/ttlkv/ttlkv/document"
 	"github.com/ttlkv/ttlkv/engine"
@@ -89,6 +90,25 @@ func (e *env) closeSession(cmd string, s *session, code int) int {
 	}
 	s.remote.close()
 	return code
+}
+
+// uriDatabase makes the database named in --uri's path (mongodb://HOST/DB)
+// the one commands work in, as mongosh starts in it and mongo-tools
+// take it for --db. given is whether --db was given too: the same name
+// is accepted, a different one refused, as mongo-tools refuse it.
+func (e *env) uriDatabase(given bool) error {
+	cs, err := connstring.Parse(e.uri)
+	if err != nil {
+		return fmt.Errorf("--uri %s: %w", redactURI(e.uri), err)
+	}
+	switch {
+	case cs.Database == "":
+	case given && cs.Database != e.db:
+		return fmt.Errorf("--uri names the database %q and --db %q: give one, or the same in both", cs.Database, e.db)
+	default:
+		e.db = cs.Database
+	}
+	return nil
 }
 
 // remoteConn runs commands on a MongoDB server (ttlkv serve or MongoDB

@@ -83,7 +83,9 @@ type env struct {
 
 	dir string // --dir
 	db  string // --db
-	uri string // --uri: a server to work against instead of a data directory
+	// dbGiven is whether --db was given before the subcommand.
+	dbGiven bool
+	uri     string // --uri: a server to work against instead of a data directory
 	// changeStreams is --change-streams: open with the change log on.
 	changeStreams bool
 	// openOpts, if set (tests), adjusts the engine options.
@@ -162,6 +164,7 @@ func (e *env) main(args []string) int {
 		e.usage(e.stderr)
 		return 2
 	}
+	e.dbGiven = fs.Changed("db")
 	switch {
 	case *showVersion:
 		return e.runCommand(versionCommand, nil)
@@ -210,6 +213,12 @@ func (e *env) runCommand(c *command, args []string) int {
 		fmt.Fprintf(e.stderr, "ttlkv %s: give --uri or --dir, not both\n", c.name)
 		return 2
 	}
+	if e.uri != "" {
+		if err := e.uriDatabase(e.dbGiven || fs.Changed("db")); err != nil {
+			fmt.Fprintf(e.stderr, "ttlkv %s: %v\n", c.name, err)
+			return 2
+		}
+	}
 	return c.run(e, fs, cfg, fs.Args())
 }
 
@@ -223,7 +232,7 @@ func (e *env) usage(w io.Writer) {
 	}
 	fmt.Fprintln(w, "\nGlobal flags:")
 	fmt.Fprintf(w, "  --dir DIR   data directory (default $TTLKV_DIR, else ./%s, created mode 0700)\n", defaultDir)
-	fmt.Fprintln(w, "  --db NAME   database (default test)")
+	fmt.Fprintln(w, "  --db NAME   database (default test; with --uri, the database the URI names, if any)")
 	fmt.Fprintln(w, "  --uri URI   shell, eval, run, import, export, tail, stats: work against a running server")
 	fmt.Fprintln(w, "              ('ttlkv serve' or MongoDB, mongodb://HOST:PORT/) instead of opening --dir")
 	fmt.Fprintln(w, "\nRun 'ttlkv COMMAND --help' for a command's flags and examples.")
