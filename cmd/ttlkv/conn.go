@@ -98,10 +98,9 @@ func (e *env) closeSession(cmd string, s *session, code int) int {
 // is accepted, a different one refused, as mongo-tools refuse it.
 func (e *env) uriDatabase(given bool) error {
 	cs, err := connstring.Parse(e.uri)
-	if err != nil {
-		return fmt.Errorf("--uri %s: %w", redactURI(e.uri), err)
-	}
 	switch {
+	case err != nil:
+		// A malformed URI is connecting's error to report.
 	case cs.Database == "":
 	case given && cs.Database != e.db:
 		return fmt.Errorf("--uri names the database %q and --db %q: give one, or the same in both", cs.Database, e.db)
