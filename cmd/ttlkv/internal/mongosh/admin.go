@@ -290,43 +290,33 @@ func (s *Shell) adminMethods(m func(string, func(goja.FunctionCall) goja.Value),
 	m("getRoles", func(c goja.FunctionCall) goja.Value {
 		return s.toJS(s.command(name, withOptions(bson.D{{Key: "rolesInfo", Value: 1}}, c.Argument(0))))
 	})
-	m("getRole", func(c goja.FunctionCall) goja.Value {
-		role := c.Argument(0)
-		s.checkArg(role, "string", 0, "Database.getRole")
-		cmd := bson.D{{Key: "rolesInfo", Value: bson.D{{Key: "role", Value: role.String()}, {Key: "db", Value: name}}}}
+	// infoOne sends rolesInfo or usersInfo for one name in this database
+	// and returns the entry of that name, null when the reply has none,
+	// as mongosh's getRole and getUser do.
+	infoOne := func(c goja.FunctionCall, helper, cmdName, field, list, missing string) goja.Value {
+		v := c.Argument(0)
+		s.checkArg(v, "string", 0, helper)
+		cmd := bson.D{{Key: cmdName, Value: bson.D{{Key: field, Value: v.String()}, {Key: "db", Value: name}}}}
 		r := s.command(name, withOptions(cmd, c.Argument(1)))
-		roles, ok := document.Get(r, "roles")
+		entries, ok := document.Get(r, list)
 		if !ok {
-			panic(s.mongoshError("MongoshInternalError", "COMMON-90001", "No roles returned from rolesInfo command"))
+			panic(s.mongoshError("MongoshInternalError", "COMMON-90001", missing))
 		}
-		arr, _ := roles.(bson.A)
+		arr, _ := entries.(bson.A)
 		for _, x := range arr {
 			if d, isDoc := x.(bson.D); isDoc {
-				if v, _ := document.Get(d, "role"); v == role.String() {
+				if got, _ := document.Get(d, field); got == v.String() {
 					return s.toJS(d)
 				}
 			}
 		}
 		return goja.Null()
+	}
+	m("getRole", func(c goja.FunctionCall) goja.Value {
+		return infoOne(c, "Database.getRole", "rolesInfo", "role", "roles", "No roles returned from rolesInfo command")
 	})
 	m("getUser", func(c goja.FunctionCall) goja.Value {
-		user := c.Argument(0)
-		s.checkArg(user, "string", 0, "Database.getUser")
-		cmd := bson.D{{Key: "usersInfo", Value: bson.D{{Key: "user", Value: user.String()}, {Key: "db", Value: name}}}}
-		r := s.command(name, withOptions(cmd, c.Argument(1)))
-		users, ok := document.Get(r, "users")
-		if !ok {
-			panic(s.mongoshError("MongoshInternalError", "COMMON-90001", "No users were returned from the userInfo command"))
-		}
-		arr, _ := users.(bson.A)
-		for _, x := range arr {
-			if d, isDoc := x.(bson.D); isDoc {
-				if v, _ := document.Get(d, "user"); v == user.String() {
-					return s.toJS(d)
-				}
-			}
-		}
-		return goja.Null()
+		return infoOne(c, "Database.getUser", "usersInfo", "user", "users", "No users were returned from the userInfo command")
 	})
 	m("fsyncLock", func(goja.FunctionCall) goja.Value {
 		return s.toJS(s.command("admin", bson.D{{Key: "fsync", Value: 1}, {Key: "lock", Value: true}}))
