@@ -23,10 +23,10 @@ func TestGetMoreWithoutBatchSizeIsBounded(t *testing.T) {
 		// still a full batch and a second one.
 		total = 4500
 	}
-	docs := make([]any, 0, 500)
+	docs := make([]any, 0, 1000)
 	for i := 0; i < total; i++ {
 		docs = append(docs, bson.D{{Key: "_id", Value: int32(i)}, {Key: "pad", Value: pad}})
-		if len(docs) == cap(docs) {
+		if len(docs) == cap(docs) || i == total-1 {
 			if _, err := db.Database("test").Collection("big").InsertMany(ctx, docs, true); err != nil {
 				t.Fatal(err)
 			}
