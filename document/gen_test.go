@@ -136,12 +136,15 @@ func randValue(r *rand.Rand, depth int) any {
 }
 
 // appendRandDocs appends to docs 2000 random documents (50,000 with
-// TTLKV_LONG=1) from the test's seed.
+// TTLKV_LONG=1, 500 under the race detector) from the test's seed.
 func appendRandDocs(t *testing.T, docs []bson.D) []bson.D {
 	r := rand.New(rand.NewSource(seed(t)))
 	n := 2000
-	if longTests() {
+	switch {
+	case longTests():
 		n = 50000
+	case raceOn:
+		n = 500 // one goroutine under the race detector: a quarter
 	}
 	for i := 0; i < n; i++ {
 		docs = append(docs, randDoc(r, 4, 6))

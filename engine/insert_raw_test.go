@@ -201,6 +201,13 @@ func TestRunCommandRawInsert(t *testing.T) {
 						if i == tooLarge && !ordered {
 							continue
 						}
+						// Under the race detector (one goroutine), the
+						// indexed and partial shapes, whose inserts take
+						// the plain shape's path up to the size check,
+						// leave the document past 16 MiB to it.
+						if i == tooLarge && raceOn && (sh.name == "indexed" || sh.name == "partial") {
+							continue
+						}
 						groups = append(groups, []int{i})
 					}
 				} else {

@@ -738,8 +738,11 @@ func TestTimeseriesMatchesOrdinaryCollection(t *testing.T) {
 		return bson.NewDateTimeFromTime(base.Add(time.Duration(rng.Int63n(int64(72 * time.Hour)))))
 	}
 	n, queries, deletes := 400, 40, 6
-	if os.Getenv("TTLKV_LONG") != "" {
+	switch {
+	case os.Getenv("TTLKV_LONG") != "":
 		n, queries, deletes = 20000, 500, 40
+	case raceOn:
+		n, queries, deletes = 200, 20, 3 // one goroutine under the race detector: half
 	}
 	var docs []any
 	for i := 0; i < n; i++ {

@@ -278,8 +278,11 @@ func TestKeystringRandomPairs(t *testing.T) {
 	t.Parallel()
 	r := seedRand(t)
 	n := 20000
-	if os.Getenv("TTLKV_LONG") != "" {
+	switch {
+	case os.Getenv("TTLKV_LONG") != "":
 		n = 1000000
+	case raceOn:
+		n = 5000 // one goroutine under the race detector: a quarter
 	}
 	for i := 0; i < n; i++ {
 		a, b := randValue(r, 0), randValue(r, 0)
@@ -333,7 +336,11 @@ func TestTypeBoundBrackets(t *testing.T) {
 	t.Parallel()
 	r := seedRand(t)
 	var vals []any
-	for i := 0; i < 3000; i++ {
+	n := 3000
+	if raceOn {
+		n = 1000 // one goroutine under the race detector: a third
+	}
+	for i := 0; i < n; i++ {
 		vals = append(vals, randValue(r, 0))
 	}
 	vals = append(vals, edgeNumbers...)
