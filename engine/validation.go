@@ -393,7 +393,7 @@ func (db *DB) insertValidated(ctx context.Context, c *coll, k kind, docs []any, 
 // its _id, for the validator to check.
 func docToCheck(x any) (bson.D, error) {
 	if r, ok := x.(*rawInsert); ok {
-		x = r.bson
+		x = bson.Raw(r.bson)
 	}
 	return prepareInsert(x)
 }

@@ -115,6 +115,28 @@ func TestValidatorEnforcedOnEveryWritePath(t *testing.T) {
 	}
 }
 
+// The raw insert path (RunCommandRaw, the wire server's) checks too.
+func TestValidatorRawInsert(t *testing.T) {
+	t.Parallel()
+	db, _ := openMem(t)
+	mustRun(t, db, "test", `{"create": "c", "validator": {"a": {"$type": "string"}}}`)
+	var docs bson.A
+	for _, d := range []bson.D{{{Key: "_id", Value: int32(1)}, {Key: "a", Value: int32(1)}}, {{Key: "_id", Value: int32(2)}, {Key: "a", Value: "s"}}} {
+		raw, err := bson.Marshal(d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		docs = append(docs, bson.Raw(raw))
+	}
+	r, err := db.RunCommandRaw(context.Background(), "test", bson.D{{Key: "insert", Value: "c"}, {Key: "documents", Value: docs}, {Key: "ordered", Value: false}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameValue(t, "n", field(r, "n"), `1`)
+	sameValue(t, "writeErrors.0", field(r, "writeErrors.0.errInfo.failingDocumentId"), `1`)
+	sameValue(t, "docs", findAll(t, db, "test", "c", bson.D{}), `[{"_id": 2, "a": "s"}]`)
+}
+
 // The Go API's inserts and updates are checked too, and errors.As finds
 // the 121 with its errInfo.
 func TestValidatorGoAPI(t *testing.T) {
