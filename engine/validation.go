@@ -126,8 +126,8 @@ func bannedInValidator(v any, depth int) error {
 				return document.Errorf(document.CodeBadValue, "%s is not allowed in this context", e.Key)
 			case "$near", "$nearSphere", "$geoNear":
 				return document.Errorf(codeNearNotAllowed, "$geoNear, $near, and $nearSphere are not allowed in this context, as these operators require sorting geospatial data. If you do not need sort, consider using $geoWithin instead. Check out https://dochub.mongodb.org/core/near-sort-operation and https://dochub.mongodb.org/core/nearSphere-sort-operationfor more details.")
-			case "$expr":
-				continue // an aggregation expression, not a filter
+			case "$expr", "$jsonSchema":
+				continue // not a filter: its keywords are checked by the parser
 			}
 			if err := bannedInValidator(e.Value, depth+1); err != nil {
 				return err
@@ -269,6 +269,10 @@ func (v *docValidator) clauseDetails(e bson.E, d bson.D) (bson.D, bool) {
 		return nil, false
 	}
 	switch e.Key {
+	case "$jsonSchema":
+		sd, _ := e.Value.(bson.D)
+		return bson.D{{Key: "operatorName", Value: "$jsonSchema"},
+			{Key: "schemaRulesNotSatisfied", Value: query.SchemaRulesNotSatisfied(sd, d)}}, true
 	case "$expr":
 		return bson.D{{Key: "operatorName", Value: "$expr"}, {Key: "specifiedAs", Value: clause},
 			{Key: "reason", Value: "expression did not match"}, {Key: "expressionResult", Value: false}}, true
