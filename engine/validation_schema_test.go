@@ -106,11 +106,12 @@ func TestJSONSchemaValidator(t *testing.T) {
 	sameValue(t, "n", field(r, "n"), `1`)
 	sameValue(t, "errInfo 0", field(r, "writeErrors.0.errInfo"), `{"failingDocumentId": 2, "details": {"operatorName": "$jsonSchema",
 		"schemaRulesNotSatisfied": [{"operatorName": "properties", "propertiesNotSatisfied": [{"propertyName": "name",
-			"details": [{"operatorName": "bsonType", "specifiedAs": {"bsonType": "string"}, "consideredValue": 3}]}]}]}}`)
+			"details": [{"operatorName": "bsonType", "specifiedAs": {"bsonType": "string"}, "reason": "type did not match",
+				"consideredValue": 3, "consideredType": "int"}]}]}]}}`)
 	sameValue(t, "errInfo 1", field(r, "writeErrors.1.errInfo.details.schemaRulesNotSatisfied"), `[
 		{"operatorName": "required", "specifiedAs": {"required": ["name", "year"]}, "missingProperties": ["name"]},
 		{"operatorName": "properties", "propertiesNotSatisfied": [{"propertyName": "year",
-			"details": [{"operatorName": "minimum", "specifiedAs": {"minimum": 2017}, "consideredValue": 1999}]}]}]`)
+			"details": [{"operatorName": "minimum", "specifiedAs": {"minimum": 2017}, "reason": "comparison failed", "consideredValue": 1999}]}]}]`)
 	r = mustRun(t, db, "test", `{"update": "c", "updates": [{"q": {"_id": 1}, "u": {"$set": {"year": 3018}}}]}`)
 	sameValue(t, "update code", field(r, "writeErrors.0.code"), `121`)
 	mustRun(t, db, "test", `{"update": "c", "updates": [{"q": {"_id": 1}, "u": {"$set": {"year": 3000}}}]}`)

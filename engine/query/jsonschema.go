@@ -562,8 +562,15 @@ func SchemaRulesNotSatisfied(schemaDoc bson.D, d bson.D) bson.A {
 				}
 				var det bson.A
 				for _, kw := range ps.failing(v) {
-					det = append(det, bson.D{{Key: "operatorName", Value: schemaKeywordShown(kw, sd)}, {Key: "specifiedAs", Value: schemaSpecified(kw, sd)},
-						{Key: "consideredValue", Value: v}})
+					rule := bson.D{{Key: "operatorName", Value: schemaKeywordShown(kw, sd)}, {Key: "specifiedAs", Value: schemaSpecified(kw, sd)}}
+					if r := schemaReasons[kw]; r != "" {
+						rule = append(rule, bson.E{Key: "reason", Value: r})
+					}
+					rule = append(rule, bson.E{Key: "consideredValue", Value: v})
+					if kw == "type" {
+						rule = append(rule, bson.E{Key: "consideredType", Value: document.TypeName(v)})
+					}
+					det = append(det, rule)
 				}
 				props = append(props, bson.D{{Key: "propertyName", Value: p.Key}, {Key: "details", Value: det}})
 			}
@@ -572,6 +579,14 @@ func SchemaRulesNotSatisfied(schemaDoc bson.D, d bson.D) bson.A {
 		out = append(out, rule)
 	}
 	return out
+}
+
+// schemaReasons are the reasons mongod gives for a property's failing
+// keyword, where ttlkv gives one (docs/validation.md, "errInfo").
+var schemaReasons = map[string]string{
+	"type": "type did not match", "minimum": "comparison failed", "maximum": "comparison failed",
+	"minLength": "specified string length was not satisfied", "maxLength": "specified string length was not satisfied",
+	"pattern": "regular expression did not match", "enum": "value was not found in enum",
 }
 
 // schemaKeywordShown is the keyword of sd that failing's name kw stands
