@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ttlkv/ttlkv/collation"
 	"github.com/ttlkv/ttlkv/document"
 	"github.com/ttlkv/ttlkv/engine/internal/catalog"
 	"github.com/ttlkv/ttlkv/engine/query"
@@ -194,8 +195,9 @@ type docValidator struct {
 	rules  bson.D
 	f      *query.Filter
 	now    time.Time
-	level  string // strict or moderate
-	action string // error or warn
+	coll   *collation.Collator // the collection's default collation, or nil
+	level  string              // strict or moderate
+	action string              // error or warn
 }
 
 // validatorFor returns the validator the writes of ctx to the
@@ -211,13 +213,25 @@ func (db *DB) validatorFor(ctx context.Context, m *catalog.Coll) (*docValidator,
 	if level == "off" {
 		return nil, nil
 	}
-	action := optString(m.Options, "validationAction")
-	now := db.opts.Clock()
-	f, err := query.ParseFilterAt(rules, now)
+	dv := &docValidator{db: db, ns: m.NS(), rules: rules, now: db.opts.Clock(), coll: m.DefaultCollator(),
+		level: level, action: optString(m.Options, "validationAction")}
+	f, err := dv.parse(rules)
 	if err != nil {
 		return nil, err
 	}
-	return &docValidator{db: db, ns: m.NS(), rules: rules, f: f, now: now, level: level, action: action}, nil
+	dv.f = f
+	return dv, nil
+}
+
+// parse parses the filter d (the validator or one of its clauses) as
+// the validator is evaluated: in the collection's default collation, as
+// MongoDB evaluates validators (docs/validation.md).
+func (v *docValidator) parse(d bson.D) (*query.Filter, error) {
+	f, err := query.ParseFilterAt(d, v.now)
+	if err != nil || v.coll == nil {
+		return f, err
+	}
+	return f.Collate(v.coll)
 }
 
 // check returns nil when d passes the validator, or when it fails and
@@ -261,7 +275,7 @@ func (v *docValidator) details(d bson.D) bson.D {
 // reports whether d fails it.
 func (v *docValidator) clauseDetails(e bson.E, d bson.D) (bson.D, bool) {
 	clause := bson.D{e}
-	f, err := query.ParseFilterAt(clause, v.now)
+	f, err := v.parse(clause)
 	if err != nil {
 		return nil, false
 	}
@@ -282,8 +296,8 @@ func (v *docValidator) clauseDetails(e bson.E, d bson.D) (bson.D, bool) {
 			var subs bson.A
 			for i, s := range arr {
 				sd, _ := s.(bson.D)
-				sub := &docValidator{db: v.db, ns: v.ns, rules: sd, now: v.now}
-				if sf, err := query.ParseFilterAt(sd, v.now); err == nil && !sf.Match(d) {
+				sub := &docValidator{db: v.db, ns: v.ns, rules: sd, now: v.now, coll: v.coll}
+				if sf, err := sub.parse(sd); err == nil && !sf.Match(d) {
 					subs = append(subs, bson.D{{Key: "index", Value: int32(i)}, {Key: "details", Value: sub.details(d)}})
 				}
 			}

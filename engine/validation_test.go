@@ -323,3 +323,14 @@ func TestValidationErrInfoDetails(t *testing.T) {
 		"specifiedAs": {"$expr": {"$gt": ["$a", "$b"]}}, "reason": "expression did not match", "expressionResult": false}`)
 	sameValue(t, "$expr n", field(r, "n"), `1`)
 }
+
+// A validator is evaluated in the collection's default collation.
+func TestValidatorUsesCollectionCollation(t *testing.T) {
+	t.Parallel()
+	db, _ := openMem(t)
+	mustRun(t, db, "test", `{"create": "c", "collation": {"locale": "en", "strength": 2}, "validator": {"a": "x", "b": {"$in": ["p", "q"]}}}`)
+	r := mustRun(t, db, "test", `{"insert": "c", "documents": [{"_id": 1, "a": "X", "b": "Q"}, {"_id": 2, "a": "Y", "b": "q"}], "ordered": false}`)
+	sameValue(t, "n", field(r, "n"), `1`)
+	sameValue(t, "failing", field(r, "writeErrors.0.errInfo"), `{"failingDocumentId": 2, "details": {"operatorName": "$and",
+		"clausesNotSatisfied": [{"index": 0, "details": {"operatorName": "$eq", "specifiedAs": {"a": "x"}, "reason": "comparison failed", "consideredValue": "Y"}}]}}`)
+}
