@@ -47,6 +47,13 @@ func TestJSONSchemaInFind(t *testing.T) {
 		{`{"not": {"required": ["tags"]}}`, "3,4"},
 		{`{"oneOf": [{"required": ["tags"]}, {"required": ["age"]}]}`, "3,4,5"},
 		{`{"allOf": [{"required": ["tags"]}, {"required": ["age"]}]}`, "1,2"},
+		{`{"properties": {"age": {"multipleOf": 10}}}`, "1,3,4,5"},
+		{`{"properties": {"tags": {"items": [{"bsonType": "string"}], "additionalItems": false}}}`, "2,3,4"},
+		{`{"properties": {"tags": {"items": [{"bsonType": "string"}], "additionalItems": {"bsonType": "int"}}}}`, "2,3,4,5"},
+		{`{"patternProperties": {"^na": {"bsonType": "string"}}}`, "1,2,4,5"},
+		{`{"patternProperties": {"^(_id|name|age|tags)$": {}}, "additionalProperties": false}`, "1,2,3,5"},
+		{`{"dependencies": {"extra": ["name"]}}`, "1,2,3,5"},
+		{`{"dependencies": {"tags": {"required": ["age"]}}}`, "1,2,3,4"},
 	} {
 		r := mustRun(t, db, "test", `{"find": "c", "filter": {"$jsonSchema": `+tc.schema+`}}`)
 		var got []string
@@ -57,8 +64,11 @@ func TestJSONSchemaInFind(t *testing.T) {
 			t.Errorf("$jsonSchema %s: _ids %s, want %s", tc.schema, g, tc.want)
 		}
 	}
+	mustRun(t, db, "test", `{"insert": "u", "documents": [{"_id": 1, "t": [1, 1.0]}, {"_id": 2, "t": [1, 2]}, {"_id": 3, "t": [{"a": 1}, {"a": 1}]}]}`)
+	r := mustRun(t, db, "test", `{"find": "u", "filter": {"$jsonSchema": {"properties": {"t": {"uniqueItems": true}}}}}`)
+	sameValue(t, "uniqueItems", field(r, "cursor.firstBatch"), `[{"_id": 2, "t": [1, 2]}]`)
 	// Beside other operators, and under $or.
-	r := mustRun(t, db, "test", `{"find": "c", "filter": {"$or": [{"$jsonSchema": {"required": ["extra"]}}, {"_id": 1}]}}`)
+	r = mustRun(t, db, "test", `{"find": "c", "filter": {"$or": [{"$jsonSchema": {"required": ["extra"]}}, {"_id": 1}]}}`)
 	if n := len(field(r, "cursor.firstBatch").(bson.A)); n != 2 {
 		t.Errorf("$jsonSchema under $or: %d documents, want 2", n)
 	}
@@ -87,7 +97,10 @@ func TestJSONSchemaRefusals(t *testing.T) {
 		{`{"type": "string", "bsonType": "string"}`, document.CodeFailedToParse, "Cannot specify both $jsonSchema keywords 'type' and 'bsonType'"},
 		{`{"properties": {"a": {"exclusiveMinimum": true}}}`, document.CodeFailedToParse, "'minimum' must be a present if exclusiveMinimum is present"},
 		{`{"properties": {"a": {"minLength": -1}}}`, document.CodeFailedToParse, "must be a non-negative integral number"},
-		{`{"uniqueItems": true}`, document.CodeBadValue, "$jsonSchema keyword 'uniqueItems' is not supported by ttlkv"},
+		{`{"encrypt": {}}`, document.CodeBadValue, "$jsonSchema keyword 'encrypt' is not supported by ttlkv"},
+		{`{"properties": {"a": {"multipleOf": 0}}}`, document.CodeFailedToParse, "$jsonSchema keyword 'multipleOf' must have a positive value"},
+		{`{"dependencies": {"a": []}}`, document.CodeFailedToParse, "property 'a' in $jsonSchema keyword 'dependencies' cannot be an empty array"},
+		{`{"patternProperties": {"(": {}}}`, document.CodeBadValue, "Regular expression is invalid"},
 		{`5`, document.CodeTypeMismatch, "$jsonSchema must be an object"},
 	} {
 		wantCode(t, db, "test", `{"find": "c", "filter": {"$jsonSchema": `+tc.schema+`}}`, tc.code, tc.frag)

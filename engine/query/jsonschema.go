@@ -25,8 +25,7 @@ var schemaUnsupported = map[string]bool{"$ref": true, "$schema": true, "default"
 
 // schemaNotInTTLKV are keywords MongoDB accepts that ttlkv does not
 // implement yet: refused, never ignored.
-var schemaNotInTTLKV = map[string]bool{"patternProperties": true, "additionalItems": true, "dependencies": true,
-	"uniqueItems": true, "multipleOf": true, "encrypt": true, "encryptMetadata": true}
+var schemaNotInTTLKV = map[string]bool{"encrypt": true, "encryptMetadata": true}
 
 // jsonTypes maps JSON Schema's type names to BSON type numbers
 // ("number" is every numeric type).
@@ -52,6 +51,13 @@ type schema struct {
 	enum       bson.A
 	items      *schema
 	itemsList  []*schema
+	addlItemsB *bool   // additionalItems: false/true
+	addlItems  *schema // additionalItems: a schema
+	unique     bool    // uniqueItems
+	multipleOf any     // a positive number, nil: none
+	patProps   []schemaPattern
+	depProps   []schemaDepProps
+	depSchemas []schemaProp // dependencies: property name -> schema
 	minItems   int64
 	maxItems   int64 // -1: none
 	allOf      []*schema
@@ -63,6 +69,19 @@ type schema struct {
 type schemaProp struct {
 	name string
 	s    *schema
+}
+
+// schemaPattern is one entry of patternProperties.
+type schemaPattern struct {
+	re *regexp.Regexp
+	s  *schema
+}
+
+// schemaDepProps is a property dependency: when name is present, so
+// must needs be.
+type schemaDepProps struct {
+	name  string
+	needs []string
 }
 
 // schemaNode is a top-level $jsonSchema in a filter.
@@ -295,6 +314,79 @@ func parseSchema(d bson.D, depth int) (*schema, error) {
 			default:
 				return nil, schemaTypeErr(kw, "an array or an object")
 			}
+		case "additionalItems":
+			switch x := v.(type) {
+			case bool:
+				s.addlItemsB = &x
+			case bson.D:
+				s.addlItems, err = parseSchema(x, depth+1)
+			default:
+				return nil, schemaTypeErr(kw, "either an object or a boolean")
+			}
+		case "uniqueItems":
+			b, ok := v.(bool)
+			if !ok {
+				return nil, schemaTypeErr(kw, "a boolean")
+			}
+			s.unique = b
+		case "multipleOf":
+			if !document.IsNumber(v) {
+				return nil, schemaTypeErr(kw, "a number")
+			}
+			if f := toFloat(v); !(f > 0) {
+				return nil, schemaErr("$jsonSchema keyword 'multipleOf' must have a positive value")
+			}
+			s.multipleOf = v
+		case "patternProperties":
+			pd, ok := v.(bson.D)
+			if !ok {
+				return nil, schemaTypeErr(kw, "an object")
+			}
+			for _, p := range pd {
+				sd, ok := p.Value.(bson.D)
+				if !ok {
+					return nil, document.Errorf(document.CodeTypeMismatch, "$jsonSchema keyword 'patternProperties' has property '%s' which is not an object", p.Key)
+				}
+				re, err := compileRegex(p.Key, "")
+				if err != nil {
+					return nil, err
+				}
+				ps, err := parseSchema(sd, depth+1)
+				if err != nil {
+					return nil, err
+				}
+				s.patProps = append(s.patProps, schemaPattern{re, ps})
+			}
+		case "dependencies":
+			dd, ok := v.(bson.D)
+			if !ok {
+				return nil, schemaTypeErr(kw, "an object")
+			}
+			for _, dep := range dd {
+				switch x := dep.Value.(type) {
+				case bson.D:
+					ds, err := parseSchema(x, depth+1)
+					if err != nil {
+						return nil, err
+					}
+					s.depSchemas = append(s.depSchemas, schemaProp{dep.Key, ds})
+				case bson.A:
+					if len(x) == 0 {
+						return nil, schemaErr("property '%s' in $jsonSchema keyword 'dependencies' cannot be an empty array", dep.Key)
+					}
+					var needs []string
+					for _, n := range x {
+						ns, ok := n.(string)
+						if !ok {
+							return nil, document.Errorf(document.CodeTypeMismatch, "property '%s' in $jsonSchema keyword 'dependencies' must be either an object or an array of strings", dep.Key)
+						}
+						needs = append(needs, ns)
+					}
+					s.depProps = append(s.depProps, schemaDepProps{dep.Key, needs})
+				default:
+					return nil, document.Errorf(document.CodeTypeMismatch, "property '%s' in $jsonSchema keyword 'dependencies' must be either an object or an array of strings", dep.Key)
+				}
+			}
 		case "minItems":
 			s.minItems, err = schemaCount(kw, v)
 		case "maxItems":
@@ -399,6 +491,12 @@ func (s *schema) failing(v any) []string {
 					fail("maximum")
 				}
 			}
+			if s.multipleOf != nil {
+				f, m := toFloat(v), toFloat(s.multipleOf)
+				if r := math.Mod(f, m); r != 0 || math.IsInf(f, 0) {
+					fail("multipleOf")
+				}
+			}
 		} else if document.IsNumber(v) && (s.min != nil || s.max != nil) {
 			fail("minimum") // NaN is below every bound
 		}
@@ -463,9 +561,33 @@ func (s *schema) failingObject(d bson.D, fail func(string)) {
 			break
 		}
 	}
+	for _, p := range s.patProps {
+		for _, e := range d {
+			if p.re.MatchString(e.Key) && len(p.s.failing(e.Value)) > 0 {
+				fail("patternProperties")
+				break
+			}
+		}
+	}
+	for _, dep := range s.depProps {
+		if _, ok := getField(d, dep.name); !ok {
+			continue
+		}
+		for _, n := range dep.needs {
+			if _, ok := getField(d, n); !ok {
+				fail("dependencies")
+				break
+			}
+		}
+	}
+	for _, dep := range s.depSchemas {
+		if _, ok := getField(d, dep.name); ok && len(dep.s.failing(d)) > 0 {
+			fail("dependencies")
+		}
+	}
 	if s.addlBool != nil || s.addl != nil {
 		for _, e := range d {
-			if s.hasProperty(e.Key) {
+			if s.hasProperty(e.Key) || s.matchesPattern(e.Key) {
 				continue
 			}
 			if (s.addlBool != nil && !*s.addlBool) || (s.addl != nil && len(s.addl.failing(e.Value)) > 0) {
@@ -479,6 +601,15 @@ func (s *schema) failingObject(d bson.D, fail func(string)) {
 func (s *schema) hasProperty(name string) bool {
 	for _, p := range s.properties {
 		if p.name == name {
+			return true
+		}
+	}
+	return false
+}
+
+func (s *schema) matchesPattern(name string) bool {
+	for _, p := range s.patProps {
+		if p.re.MatchString(name) {
 			return true
 		}
 	}
@@ -501,10 +632,29 @@ func (s *schema) failingArray(a bson.A, fail func(string)) {
 			}
 		}
 	}
+	if s.unique {
+	uniq:
+		for i := range a {
+			for j := i + 1; j < len(a); j++ {
+				if document.CanonicalType(a[i]) == document.CanonicalType(a[j]) && document.Equal(a[i], a[j]) {
+					fail("uniqueItems")
+					break uniq
+				}
+			}
+		}
+	}
 	for i, is := range s.itemsList {
 		if i < len(a) && len(is.failing(a[i])) > 0 {
 			fail("items")
 			return
+		}
+	}
+	if s.itemsList != nil && len(a) > len(s.itemsList) {
+		for _, e := range a[len(s.itemsList):] {
+			if (s.addlItemsB != nil && !*s.addlItemsB) || (s.addlItems != nil && len(s.addlItems.failing(e)) > 0) {
+				fail("additionalItems")
+				return
+			}
 		}
 	}
 }
