@@ -38,6 +38,7 @@ const (
 	CodeIndexOptionsConflict            Code = 85    // an index exists with the same name or key but other options
 	CodeIndexKeySpecsConflict           Code = 86    // an index exists with the same name but another key
 	CodeWriteConflict                   Code = 112   // a write that lost a race with another
+	CodeDocumentValidationFailure       Code = 121   // a document that fails its collection's validator
 	CodeCommandNotSupported             Code = 115   // a command or option the engine does not offer
 	CodeCappedPositionLost              Code = 136   // a capped cursor's position was overwritten
 	CodeCommandNotSupportedOnView       Code = 166   // a command a time-series view cannot run
@@ -88,6 +89,7 @@ var codeNames = map[Code]string{
 	CodeIndexOptionsConflict:            "IndexOptionsConflict",
 	CodeIndexKeySpecsConflict:           "IndexKeySpecsConflict",
 	CodeWriteConflict:                   "WriteConflict",
+	CodeDocumentValidationFailure:       "DocumentValidationFailure",
 	CodeCommandNotSupported:             "CommandNotSupported",
 	CodeCappedPositionLost:              "CappedPositionLost",
 	CodeCommandNotSupportedOnView:       "CommandNotSupportedOnView",

@@ -91,6 +91,20 @@ func cmdCollMod(ctx context.Context, db *DB, dbName string, cmd bson.D) (bson.D,
 	}
 	if len(collOpts) > 0 {
 		edits = append(edits, func(m, nm *catalog.Coll) (bson.D, func(*catalog.Coll), error) {
+			collOpts := collOpts // an edit may be applied again
+			if m.Kind != catalog.KindTimeseries {
+				// Time-series collections refuse validators
+				// (collModTimeseries); the others take them
+				// (docs/validation.md).
+				val, rest := splitValidationOptions(collOpts)
+				if err := checkValidationOptions("collMod", dbName, name, val, db.opts.Clock()); err != nil {
+					return nil, nil, err
+				}
+				if len(val) > 0 {
+					collModValidation(nm, val)
+				}
+				collOpts = rest
+			}
 			switch {
 			case m.Kind == catalog.KindTimeseries:
 				return db.collModTimeseries(c, m, nm, collOpts)

@@ -57,7 +57,7 @@ func appendWriteErrors(reply bson.D, werrs []WriteError) bson.D {
 	for _, we := range werrs {
 		d := bson.D{{Key: "index", Value: int32(we.Index)}, {Key: "code", Value: int32(we.Err.Code)},
 			{Key: "codeName", Value: we.Err.Name()}, {Key: "errmsg", Value: we.Err.Message}}
-		for _, k := range []string{"keyPattern", "keyValue"} {
+		for _, k := range []string{"keyPattern", "keyValue", "errInfo"} {
 			if v, ok := we.Err.Info[k]; ok {
 				d = append(d, bson.E{Key: k, Value: v})
 			}

@@ -201,6 +201,10 @@ func (db *DB) createColl(dbName, name string, opts bson.D) (*coll, bool, error) 
 	if err != nil {
 		return nil, false, err
 	}
+	if err := checkValidationOptions("create", dbName, name, opts, db.opts.Clock()); err != nil {
+		return nil, false, err
+	}
+	co.raw = withValidationDefaults(co.raw)
 	if err := checkIDIndexOption(opts, co); err != nil {
 		return nil, false, err
 	}

@@ -183,7 +183,7 @@ func (db *DB) runCommand(ctx context.Context, dbName string, cmd bson.D) (bson.D
 			defer cancel()
 		}
 	}
-	return c.run(ctx, db, dbName, cmd)
+	return c.run(validationCtx(ctx, cmd), db, dbName, cmd)
 }
 
 // errorReply renders err as {ok: 0, errmsg, code, codeName}.
@@ -194,7 +194,7 @@ func errorReply(err error) bson.D {
 	}
 	d := bson.D{{Key: "ok", Value: 0.0}, {Key: "errmsg", Value: e.Message},
 		{Key: "code", Value: int32(e.Code)}, {Key: "codeName", Value: e.Name()}}
-	for _, k := range []string{"keyPattern", "keyValue"} {
+	for _, k := range []string{"keyPattern", "keyValue", "errInfo"} {
 		if v, ok := e.Info[k]; ok {
 			d = append(d, bson.E{Key: k, Value: v})
 		}

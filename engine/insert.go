@@ -75,7 +75,7 @@ func (db *DB) insertDocs(ctx context.Context, dbName, name string, docs []any, o
 	if err != nil {
 		return nil, nil, err
 	}
-	return kindOf(c.m()).insert(ctx, db, c, docs, ordered)
+	return db.insertValidated(ctx, c, kindOf(c.m()), docs, ordered)
 }
 
 // insertOrdinary inserts docs into c, an ordinary (possibly clustered)

@@ -98,7 +98,7 @@ func (db *DB) insertRawDocs(ctx context.Context, dbName, name string, arr bson.A
 			docs[i] = v
 		}
 	}
-	ids, werrs, err := k.insert(ctx, db, c, docs, ordered)
+	ids, werrs, err := db.insertValidated(ctx, c, k, docs, ordered)
 	var fault rawInsertFault
 	if errors.As(err, &fault) {
 		return nil, nil, fault.err

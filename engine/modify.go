@@ -1057,7 +1057,9 @@ func (db *DB) updateReturning(ctx context.Context, dbName, name string, s Update
 		return nil, nil, document.Errorf(document.CodeBadValue,
 			"a pipeline update under a non-simple collation is not supported by ttlkv (docs/collation.md)")
 	}
-	u = u.Collate(f.Collator())
+	if u, err = db.checkedUpdate(ctx, c, u.Collate(f.Collator())); err != nil {
+		return nil, nil, err
+	}
 	if su, ok := kindOf(c.m()).(statementUpdater); ok {
 		return su.updateStatement(ctx, db, c, s, f, u, sort, returnNew)
 	}

@@ -195,7 +195,7 @@ func (r *remoteConn) RunCommand(ctx context.Context, db string, cmd bson.D) (bso
 	}
 	msg, _ := document.Get(reply, "errmsg")
 	de := &document.Error{Code: document.Code(num(reply, "code")), Message: fmt.Sprint(msg)}
-	for _, k := range []string{"keyPattern", "keyValue"} {
+	for _, k := range []string{"keyPattern", "keyValue", "errInfo"} {
 		if v, ok := document.Get(reply, k); ok {
 			if de.Info == nil {
 				de.Info = map[string]any{}

@@ -107,7 +107,8 @@ func (p *pathExpr) match(root any) bool {
 // ParseFilter parses a MongoDB query filter. It returns a *document.Error with
 // MongoDB's code for a malformed filter: 2 BadValue for unknown
 // operators, malformed operands and unsupported features ($where,
-// $text, $jsonSchema, geospatial and bitwise operators), 51108 for an
+// $text, geospatial and bitwise operators; $jsonSchema's keywords
+// are in jsonschema.go), 51108 for an
 // invalid regex flag. $expr is accepted at the top level once an
 // expression compiler is registered (RegisterExprCompiler); its $$NOW is
 // the wall clock (ParseFilterAt sets it).
@@ -257,7 +258,16 @@ func parseTopOp(op string, v any, depth int, top *topCtx) (expr, error) {
 		}
 		top.hasExpr = true
 		return exprNode{fn}, nil
-	case "$where", "$text", "$jsonSchema", "$sampleRate", "$alwaysTrue", "$alwaysFalse", "$atomic", "$isolated":
+	case "$jsonSchema":
+		if top == nil {
+			return nil, badValue("$jsonSchema can only be applied to the top-level document")
+		}
+		s, raw, err := parseJSONSchema(v)
+		if err != nil {
+			return nil, err
+		}
+		return schemaNode{s: s, raw: raw}, nil
+	case "$where", "$text", "$sampleRate", "$alwaysTrue", "$alwaysFalse", "$atomic", "$isolated":
 		return nil, badValue("%s is not supported by ttlkv", op)
 	}
 	return nil, badValue("unknown top level operator: %s. If you have a field name that starts with a '$' symbol, consider using $getField or $setField.", op)

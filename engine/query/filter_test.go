@@ -399,7 +399,7 @@ func TestParseFilterErrors(t *testing.T) {
 		{`{"$where": "true"}`, 2},
 		{`{"$expr": {"$eq": [1, 1]}}`, 2},
 		{`{"$text": {"$search": "x"}}`, 2},
-		{`{"$jsonSchema": {}}`, 2},
+		{`{"$jsonSchema": {"format": "email"}}`, 9},
 		{`{"a": {"$near": [0, 0]}}`, 2},
 		{`{"a": {"$geoWithin": {}}}`, 2},
 		{`{"a": {"$bitsAllSet": 1}}`, 2},

@@ -18,6 +18,9 @@ var fuzzDocs = []string{
 
 var filterSeeds = []string{
 	`{"a": 1}`,
+	`{"$jsonSchema": {"bsonType": "object", "required": ["a"], "properties": {"a": {"bsonType": ["int", "string"], "minimum": 1, "maxLength": 3, "enum": [1, "x"]}}, "additionalProperties": false}}`,
+	`{"$jsonSchema": {"properties": {"a": {"items": [{"type": "number"}], "additionalItems": {"uniqueItems": true}, "minItems": 1}}, "patternProperties": {"^b": {"multipleOf": 2}}, "dependencies": {"a": ["b"], "b": {"not": {"required": ["c"]}}}}}`,
+	`{"$or": [{"$jsonSchema": {"anyOf": [{"required": ["a"]}, {"oneOf": [{"allOf": [{"pattern": "^x"}]}]}]}}, {"a": 1}]}`,
 	`{"a": {"$gt": 1, "$lt": 5}}`,
 	`{"a.b": {"$in": [1, null, {"$regularExpression": {"pattern": "^x", "options": "i"}}]}}`,
 	`{"$or": [{"a": {"$exists": false}}, {"a": {"$type": ["array", "number"]}}]}`,

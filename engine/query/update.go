@@ -41,6 +41,23 @@ type Update struct {
 	isRepl      bool
 	mods        []*modifier
 	fn          func(bson.D, UpdateOptions) (bson.D, error) // NewFuncUpdate
+	// check, if set, vets each result of Apply against the document it
+	// came from (WithCheck).
+	check func(old, nd bson.D) error
+}
+
+// WithCheck returns a copy of u whose Apply passes each result, with
+// the document it was computed from, to check, and fails with check's
+// error. An upsert's insert (IsUpsertInsert) is not checked: the insert
+// path checks it. The engine uses it for collection validators
+// (docs/validation.md).
+func (u *Update) WithCheck(check func(old, nd bson.D) error) *Update {
+	if u == nil {
+		return nil
+	}
+	out := *u
+	out.check = check
+	return &out
 }
 
 // modifier is one field of one update operator.
@@ -381,6 +398,20 @@ func (u *Update) IsReplacement() bool { return u.isRepl }
 // path through a scalar. With o.MutableID, _id may change (a
 // replacement's own _id then comes first).
 func (u *Update) Apply(d bson.D, o UpdateOptions) (bson.D, error) {
+	if u.check == nil || o.IsUpsertInsert {
+		return u.apply(d, o)
+	}
+	nd, err := u.apply(d, o)
+	if err != nil {
+		return nil, err
+	}
+	if err := u.check(d, nd); err != nil {
+		return nil, err
+	}
+	return nd, nil
+}
+
+func (u *Update) apply(d bson.D, o UpdateOptions) (bson.D, error) {
 	if u.isRepl {
 		return replace(d, u.replacement, o.MutableID)
 	}

@@ -67,6 +67,10 @@ print(d2.c.find().sort({ a: 1 }).collation({ locale: "en", strength: 2 }).toArra
 printjson(d2.c.validate());
 printjson(d2.runCommand({ collMod: "c", validator: { a: { $type: "string" } } }));
 try { d2.c.insertOne({ _id: 3, a: 5 }) } catch (e) { print(e.name, e.code, e.codeName); printjson(e.errInfo) }
+try { d2.c.insertMany([{ _id: 4, a: "x" }, { _id: 5, a: 5 }], { ordered: false }) } catch (e) { print(e.name, e.code, e.writeErrors.length, e.writeErrors[0].index, e.writeErrors[0].errInfo.failingDocumentId) }
+try { d2.c.updateOne({ _id: 4 }, { $set: { a: 4 } }) } catch (e) { print(e.name, e.code, e.codeName); printjson(e.errInfo.details) }
+printjson(d2.c.insertOne({ _id: 6, a: 6 }, { bypassDocumentValidation: true }));
+printjson(d2.c.find({ _id: { $gte: 3 } }).toArray());
 printjson(d2.c.find({ _id: 1 }).explain().queryPlanner.winningPlan);
 printjson(d2.c.countDocuments({ a: { $exists: true } }));
 printjson(d2.c.renameCollection("c2"));
