@@ -320,6 +320,9 @@ type batchState struct {
 	// c.wmu (on the targets' clock): time the batch spent blocked, not
 	// working, which its yield does not repeat.
 	lockWait time.Duration
+	// traceStart and traceSent are wall-clock times for
+	// SetTTLBatchTraceForTesting (zero unless it is set).
+	traceStart, traceSent time.Time
 }
 
 // readDoc is a record a batch read: its position in the batch's rids,
@@ -391,7 +394,11 @@ func (bd *batchDeleter) newBatch(rids []uint64, gentle bool) *batchState {
 	if bd.lookCap > 0 && look > bd.lookCap {
 		look = bd.lookCap
 	}
-	return &batchState{start: bd.db.targetNow(), look: look, gentle: gentle, keys: make([][]byte, 0, min(look, readChunk))}
+	b := &batchState{start: bd.db.targetNow(), look: look, gentle: gentle, keys: make([][]byte, 0, min(look, readChunk))}
+	if tr := bd.db.opts.seams.visitTrace; tr != nil && tr.batch != nil && bd.ttl != nil {
+		b.traceStart = time.Now()
+	}
+	return b
 }
 
 // stage returns the transaction function of batch b: it reads the
@@ -634,6 +641,9 @@ func (bd *batchDeleter) commitGuard(b *batchState, before func() error) func(com
 // once it meets a batch target (or at the end of the run, flushAcc).
 func (bd *batchDeleter) finish(b *batchState) {
 	bd.db.failpoint(FailpointReapAfterCommit)
+	if tr := bd.db.opts.seams.visitTrace; tr != nil && tr.batch != nil && !b.traceStart.IsZero() && b.deleted > 0 {
+		tr.batch(TTLBatchTrace{Start: b.traceStart, Sent: b.traceSent, Applied: time.Now(), Deleted: b.deleted, Gentle: b.gentle, LockWait: b.lockWait})
+	}
 	bd.fast.Add(b.fast)
 	if bd.reclaimBytes != nil {
 		bd.reclaimBytes.Add(b.staged)
@@ -844,6 +854,9 @@ func (bd *batchDeleter) runPipelined(ctx context.Context, rids []uint64, stop fu
 		b := bd.newBatch(rids, gentle)
 		bd.contended = false
 		pend, uerr := p.Update(bd.stage(rids, b), bd.commitGuard(b, before))
+		if !b.traceStart.IsZero() && pend != nil {
+			b.traceSent = time.Now()
+		}
 		if settleErr != nil {
 			return total, settleErr
 		}
