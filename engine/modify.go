@@ -843,9 +843,6 @@ func (bd *batchDeleter) runPipelined(ctx context.Context, rids []uint64, stop fu
 		}
 		return nil
 	}
-	// yielded says the run paused after its last batch: it does not
-	// also wait for inserts in flight before the next.
-	yielded := false
 	for len(rids) > 0 {
 		if err := ctxErr(ctx); err != nil {
 			if serr := settle(); serr != nil {
@@ -859,13 +856,12 @@ func (bd *batchDeleter) runPipelined(ctx context.Context, rids []uint64, stop fu
 		if bd.c.dropped.Load() {
 			break
 		}
-		if bd.yield && !yielded {
+		if bd.yield {
 			// An insert in flight (its staging, or its commit queued in
 			// Badger's one write pipeline) would share the CPU and the
 			// pipeline with this batch: let it finish first.
 			bd.awaitWriters()
 		}
-		yielded = false
 		workStart := bd.db.targetNow()
 		gentle := bd.yield && !bd.lastContended.IsZero() && bd.db.targetSince(bd.lastContended) < gentleFor
 		b := bd.newBatch(rids, gentle)
@@ -924,8 +920,9 @@ func (bd *batchDeleter) runPipelined(ctx context.Context, rids []uint64, stop fu
 			// the collection (and the CPU) to itself.
 			work := max(bd.db.targetSince(b.start)-b.lockWait, 0)
 			bd.resizeGentle(b, work)
-			bd.pause(bd.yieldFor(work))
-			yielded = true
+			d := bd.yieldFor(work)
+			bd.pause(d)
+			bd.spendWait(d)
 		}
 	}
 	return total, settle()

@@ -47,18 +47,20 @@ func (g *writerGate) idleChan() <-chan struct{} {
 }
 
 // writerWaitCredit is the most a yielding TTL run waits for inserts in
-// flight at a time, and the most it may have waited beyond the time it
-// worked: a run that waits spends this credit, working earns it back
-// (awaitWriters, earnWait). So beside inserts that never stop, the run
-// still works about half of the time, as beside a writer that holds the
-// collection's lock at its commits (batchDeleter.yieldFor); beside a
-// writer of occasional batches it waits for each of them in full. A
+// flight at a time, and the most it may have waited or paused beyond the
+// time it worked: a run that waits, or pauses after a contended batch
+// (batchDeleter.yieldFor), spends this credit, working earns it back
+// (awaitWriters, spendWait, earnWait). So beside inserts that never
+// stop, the run still works about half of the time, as it did beside a
+// writer that holds the collection's lock at its commits before it
+// waited for inserts; beside a writer of occasional batches it waits
+// for each of them in full. A
 // level-0 steady state at 5000 documents a second, in batches of 1000,
 // has batches of 5-20 ms (benchmarks/RESULTS.md, "p99n").
 const writerWaitCredit = 20 * time.Millisecond
 
 // awaitWriters is called by a yielding pipelined TTL run before it
-// stages a batch, unless it paused after its last one: if inserts into
+// stages a batch: if inserts into
 // the collection are in flight, it waits until they end, at most its
 // credit (writerWaitCredit less the waits it has not earned back by
 // working), halved at each catch-up level. It reports whether it
@@ -68,9 +70,15 @@ func (bd *batchDeleter) awaitWriters() bool {
 	if ok {
 		bd.writerWaits++
 		bd.writerWait += waited
-		bd.waitDebt = min(bd.waitDebt+waited, writerWaitCredit)
+		bd.spendWait(waited)
 	}
 	return ok
+}
+
+// spendWait takes d, a wait for inserts in flight or a pause beside a
+// writer, from the run's credit to wait.
+func (bd *batchDeleter) spendWait(d time.Duration) {
+	bd.waitDebt = min(bd.waitDebt+max(d, 0), writerWaitCredit)
 }
 
 // awaitInserts waits until no insert into c is in flight, at most limit.
