@@ -1,7 +1,9 @@
 package benchmarks
 
 import (
+	"bufio"
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -114,5 +116,43 @@ func TestSteadyWorkloadsCompressed(t *testing.T) {
 			t.Errorf("%s: live %d expired %d after %d inserts, want live %d", side, live, expired, next, want)
 		}
 		w.close()
+	}
+}
+
+// The trace's insert line carries the batch's start and duration and the
+// process's CPU and run-queue wait over it; a run without a trace (a nil
+// one) writes nothing and reads nothing.
+func TestSteadyTraceInsertLine(t *testing.T) {
+	t.Parallel()
+	var none *steadyTrace
+	if (none.beforeInsert() != procTimes{}) {
+		t.Fatal("a nil trace read the process's times")
+	}
+	none.insert(time.Now(), time.Millisecond, procTimes{}) // no panic, no file
+	path := filepath.Join(t.TempDir(), "x.trace")
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := &steadyTrace{w: bufio.NewWriter(f), f: f, t0: time.Now(), quit: make(chan struct{}), done: make(chan struct{})}
+	before := tr.beforeInsert()
+	t0 := time.Now()
+	for sum, i := 0, 0; i < 1e6; i++ { // some CPU for the line to count
+		sum += i
+		_ = sum
+	}
+	tr.insert(t0, time.Since(t0), before)
+	close(tr.done)
+	tr.stop()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var start, dur, cpu, runq float64
+	if _, err := fmt.Sscanf(string(b), "I %f %f cpu=%f runq=%f\n", &start, &dur, &cpu, &runq); err != nil {
+		t.Fatalf("insert line %q: %v", b, err)
+	}
+	if start < 0 || dur <= 0 || cpu < 0 || runq < 0 {
+		t.Fatalf("insert line %q: start %v, duration %v, cpu %v, run-queue wait %v", b, start, dur, cpu, runq)
 	}
 }

@@ -537,10 +537,16 @@ func runSteady(t *testing.T, side, dir string, cfg steadyConfig, w steadyWorkloa
 		fmt.Printf("STEADYWIN %s\n", mustJSON(win))
 		prev, prevIns, prevExp, lats, behind = sampleProc(dir), int64(next), expired, lats[:0], 0
 	}
+	var tr *steadyTrace // the batches go to the trace too, if any
+	if e, ok := w.(*engineSteady); ok {
+		tr = e.trace
+	}
 	insertBatch := func(now time.Time) {
+		pt := tr.beforeInsert()
 		t0 := time.Now()
 		mustNoErr(t, w.insert(next, steadyBatch, now), "insert")
 		lats = append(lats, time.Since(t0))
+		tr.insert(t0, lats[len(lats)-1], pt)
 		created = append(created, now)
 		next += steadyBatch
 	}

@@ -169,6 +169,12 @@ type batchDeleter struct {
 	// began; dutyWrites is the foreground writes counted then.
 	dutyMark   time.Time
 	dutyWrites int64
+	// writerWaits and writerWait count the runs' waits for inserts in
+	// flight and their time (targets' clock; awaitWriters); waitDebt is
+	// what of that time work has not earned back yet (earnWait).
+	writerWaits int
+	writerWait  time.Duration
+	waitDebt    time.Duration
 }
 
 // run deletes rids; it stops early when stop returns true between
@@ -320,6 +326,9 @@ type batchState struct {
 	// c.wmu (on the targets' clock): time the batch spent blocked, not
 	// working, which its yield does not repeat.
 	lockWait time.Duration
+	// traceStart and traceSent are wall-clock times for
+	// SetTTLBatchTraceForTesting (zero unless it is set).
+	traceStart, traceSent time.Time
 }
 
 // readDoc is a record a batch read: its position in the batch's rids,
@@ -391,7 +400,11 @@ func (bd *batchDeleter) newBatch(rids []uint64, gentle bool) *batchState {
 	if bd.lookCap > 0 && look > bd.lookCap {
 		look = bd.lookCap
 	}
-	return &batchState{start: bd.db.targetNow(), look: look, gentle: gentle, keys: make([][]byte, 0, min(look, readChunk))}
+	b := &batchState{start: bd.db.targetNow(), look: look, gentle: gentle, keys: make([][]byte, 0, min(look, readChunk))}
+	if tr := bd.db.opts.seams.visitTrace; tr != nil && tr.batch != nil && bd.ttl != nil {
+		b.traceStart = time.Now()
+	}
+	return b
 }
 
 // stage returns the transaction function of batch b: it reads the
@@ -634,6 +647,9 @@ func (bd *batchDeleter) commitGuard(b *batchState, before func() error) func(com
 // once it meets a batch target (or at the end of the run, flushAcc).
 func (bd *batchDeleter) finish(b *batchState) {
 	bd.db.failpoint(FailpointReapAfterCommit)
+	if tr := bd.db.opts.seams.visitTrace; tr != nil && tr.batch != nil && !b.traceStart.IsZero() && b.deleted > 0 {
+		tr.batch(TTLBatchTrace{Start: b.traceStart, Sent: b.traceSent, Applied: time.Now(), Deleted: b.deleted, Gentle: b.gentle, LockWait: b.lockWait})
+	}
 	bd.fast.Add(b.fast)
 	if bd.reclaimBytes != nil {
 		bd.reclaimBytes.Add(b.staged)
@@ -840,10 +856,20 @@ func (bd *batchDeleter) runPipelined(ctx context.Context, rids []uint64, stop fu
 		if bd.c.dropped.Load() {
 			break
 		}
+		if bd.yield {
+			// An insert in flight (its staging, or its commit queued in
+			// Badger's one write pipeline) would share the CPU and the
+			// pipeline with this batch: let it finish first.
+			bd.awaitWriters()
+		}
+		workStart := bd.db.targetNow()
 		gentle := bd.yield && !bd.lastContended.IsZero() && bd.db.targetSince(bd.lastContended) < gentleFor
 		b := bd.newBatch(rids, gentle)
 		bd.contended = false
 		pend, uerr := p.Update(bd.stage(rids, b), bd.commitGuard(b, before))
+		if !b.traceStart.IsZero() && pend != nil {
+			b.traceSent = time.Now()
+		}
 		if settleErr != nil {
 			return total, settleErr
 		}
@@ -869,6 +895,9 @@ func (bd *batchDeleter) runPipelined(ctx context.Context, rids []uint64, stop fu
 			prev = &inflight{b: b, rids: rids[:b.used], pend: pend}
 			rids = rids[b.used:]
 		}
+		if bd.yield {
+			bd.earnWait(bd.db.targetSince(workStart) - b.lockWait)
+		}
 		if d := bd.dutyPause(b); d > 0 {
 			// Also after a chunk's last batch: the slice was worked
 			// beside writers whatever follows it.
@@ -891,7 +920,9 @@ func (bd *batchDeleter) runPipelined(ctx context.Context, rids []uint64, stop fu
 			// the collection (and the CPU) to itself.
 			work := max(bd.db.targetSince(b.start)-b.lockWait, 0)
 			bd.resizeGentle(b, work)
-			bd.pause(bd.yieldFor(work))
+			d := bd.yieldFor(work)
+			bd.pause(d)
+			bd.spendWait(d)
 		}
 	}
 	return total, settle()

@@ -170,13 +170,39 @@ type TTLVisitTrace struct {
 	Deleted    int64
 	More       bool          // a target stopped the visit
 	Paused     time.Duration // the visit's pauses beside writers (gentle and duty)
+	Waited     time.Duration // the visit's waits for inserts in flight (writer_gate.go)
+}
+
+// TTLBatchTrace describes one delete batch of a TTL visit once its
+// commit is applied, for a benchmark's trace (SetTTLBatchTraceForTesting).
+type TTLBatchTrace struct {
+	Start    time.Time     // wall clock: the batch began reading its records
+	Sent     time.Time     // its commit was handed to the store (zero: committed synchronously)
+	Applied  time.Time     // its commit was found applied
+	Deleted  int64         // documents
+	Gentle   bool          // a gentle sub-batch (writers active)
+	LockWait time.Duration // its commit's wait for a writer's lock
 }
 
 // visitTracer is SetTTLTraceForTesting's state: f, and the pauses of
-// the batched delete stage summed.
+// the batched delete stage summed; batch, if set, sees every applied
+// batch (SetTTLBatchTraceForTesting).
 type visitTracer struct {
 	f      func(TTLVisitTrace)
+	batch  func(TTLBatchTrace)
 	paused atomic.Int64 // nanoseconds
+	waited atomic.Int64 // nanoseconds, waiting for inserts in flight
+}
+
+// SetTTLBatchTraceForTesting makes databases opened with o call f after
+// every applied delete batch of a TTL index visit, from the monitor's
+// goroutine. Call it after SetTTLTraceForTesting. It is a seam for
+// benchmarks that trace the reaper: production code never calls it.
+func SetTTLBatchTraceForTesting(o *Options, f func(TTLBatchTrace)) {
+	if o.seams.visitTrace == nil {
+		SetTTLTraceForTesting(o, func(TTLVisitTrace) {})
+	}
+	o.seams.visitTrace.batch = f
 }
 
 // SetTTLTraceForTesting makes databases opened with o call f after every
