@@ -53,8 +53,8 @@ func newSteadyTrace(t *testing.T, opts *engine.Options, cfg steadyConfig, side s
 	tr := &steadyTrace{w: bufio.NewWriter(f), f: f, t0: time.Now(), quit: make(chan struct{}), done: make(chan struct{})}
 	sec := func(at time.Time) float64 { return at.Sub(tr.t0).Seconds() }
 	engine.SetTTLTraceForTesting(opts, func(v engine.TTLVisitTrace) {
-		tr.line("V %.3f %.3f lag=%.3f level=%d backlog=%v deleted=%d more=%v paused=%.3f waited=%.4f\n",
-			sec(v.Start), sec(v.End), v.Lag.Seconds(), v.Level, v.Backlog, v.Deleted, v.More, v.Paused.Seconds(), v.Waited.Seconds())
+		tr.line("V %.3f %.3f lag=%.3f level=%d backlog=%v deleted=%d more=%v paused=%.3f\n",
+			sec(v.Start), sec(v.End), v.Lag.Seconds(), v.Level, v.Backlog, v.Deleted, v.More, v.Paused.Seconds())
 	})
 	engine.SetTTLBatchTraceForTesting(opts, func(b engine.TTLBatchTrace) {
 		sent := -1.0

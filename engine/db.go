@@ -77,9 +77,6 @@ type coll struct {
 	// ridCeil is a clustered collection's reserved record-id ceiling
 	// (clustered.go); guarded by wmu.
 	ridCeil uint64
-	// inserts counts the inserts in flight, for the TTL reaper
-	// (writer_gate.go).
-	inserts writerGate
 }
 
 func (c *coll) m() *catalog.Coll { return c.meta.Load() }

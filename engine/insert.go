@@ -81,10 +81,6 @@ func (db *DB) insertDocs(ctx context.Context, dbName, name string, docs []any, o
 // insertOrdinary inserts docs into c, an ordinary (possibly clustered)
 // collection, in chunks that each fit one transaction.
 func (db *DB) insertOrdinary(ctx context.Context, c *coll, docs []any, ordered bool) (ids []any, werrs []WriteError, err error) {
-	// The TTL reaper lets an insert in flight finish before it stages
-	// its next batch (writer_gate.go).
-	c.inserts.enter()
-	defer c.inserts.leave()
 	ids = make([]any, len(docs))
 	prepared := make([]bson.D, len(docs))
 	raws := make([][]byte, len(docs))

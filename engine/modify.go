@@ -169,12 +169,6 @@ type batchDeleter struct {
 	// began; dutyWrites is the foreground writes counted then.
 	dutyMark   time.Time
 	dutyWrites int64
-	// writerWaits and writerWait count the runs' waits for inserts in
-	// flight and their time (targets' clock; awaitWriters); waitDebt is
-	// what of that time work has not earned back yet (earnWait).
-	writerWaits int
-	writerWait  time.Duration
-	waitDebt    time.Duration
 }
 
 // run deletes rids; it stops early when stop returns true between
@@ -856,13 +850,6 @@ func (bd *batchDeleter) runPipelined(ctx context.Context, rids []uint64, stop fu
 		if bd.c.dropped.Load() {
 			break
 		}
-		if bd.yield {
-			// An insert in flight (its staging, or its commit queued in
-			// Badger's one write pipeline) would share the CPU and the
-			// pipeline with this batch: let it finish first.
-			bd.awaitWriters()
-		}
-		workStart := bd.db.targetNow()
 		gentle := bd.yield && !bd.lastContended.IsZero() && bd.db.targetSince(bd.lastContended) < gentleFor
 		b := bd.newBatch(rids, gentle)
 		bd.contended = false
@@ -895,9 +882,6 @@ func (bd *batchDeleter) runPipelined(ctx context.Context, rids []uint64, stop fu
 			prev = &inflight{b: b, rids: rids[:b.used], pend: pend}
 			rids = rids[b.used:]
 		}
-		if bd.yield {
-			bd.earnWait(bd.db.targetSince(workStart) - b.lockWait)
-		}
 		if d := bd.dutyPause(b); d > 0 {
 			// Also after a chunk's last batch: the slice was worked
 			// beside writers whatever follows it.
@@ -920,9 +904,7 @@ func (bd *batchDeleter) runPipelined(ctx context.Context, rids []uint64, stop fu
 			// the collection (and the CPU) to itself.
 			work := max(bd.db.targetSince(b.start)-b.lockWait, 0)
 			bd.resizeGentle(b, work)
-			d := bd.yieldFor(work)
-			bd.pause(d)
-			bd.spendWait(d)
+			bd.pause(bd.yieldFor(work))
 		}
 	}
 	return total, settle()

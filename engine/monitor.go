@@ -170,7 +170,6 @@ type TTLVisitTrace struct {
 	Deleted    int64
 	More       bool          // a target stopped the visit
 	Paused     time.Duration // the visit's pauses beside writers (gentle and duty)
-	Waited     time.Duration // the visit's waits for inserts in flight (writer_gate.go)
 }
 
 // TTLBatchTrace describes one delete batch of a TTL visit once its
@@ -191,7 +190,6 @@ type visitTracer struct {
 	f      func(TTLVisitTrace)
 	batch  func(TTLBatchTrace)
 	paused atomic.Int64 // nanoseconds
-	waited atomic.Int64 // nanoseconds, waiting for inserts in flight
 }
 
 // SetTTLBatchTraceForTesting makes databases opened with o call f after

@@ -62,10 +62,6 @@ type seams struct {
 	// (a contended batch), before the lock itself is tried.
 	pause    func(time.Duration)
 	writerAt func(bd *batchDeleter) bool
-	// waitWriters, if set, replaces the TTL run's wait for inserts in
-	// flight (writer_gate.go): it is given the channel closed when they
-	// end and the longest the run would wait.
-	waitWriters func(idle <-chan struct{}, limit time.Duration)
 	// visitTrace, if set, sees every TTL index visit
 	// (SetTTLTraceForTesting, monitor.go).
 	visitTrace *visitTracer

@@ -46,11 +46,10 @@ func (db *DB) ttlVisit(ctx context.Context, t ttlTarget) (deleted int64, more bo
 	defer v.end()
 	var lag time.Duration
 	if tr := db.opts.seams.visitTrace; tr != nil {
-		start, p0, w0 := time.Now(), tr.paused.Load(), tr.waited.Load()
+		start, p0 := time.Now(), tr.paused.Load()
 		defer func() {
 			tr.f(TTLVisitTrace{Index: ix.Name, Start: start, End: time.Now(), Lag: lag, Level: v.level,
-				Backlog: v.backlog, Deleted: deleted, More: more, Paused: time.Duration(tr.paused.Load() - p0),
-				Waited: time.Duration(tr.waited.Load() - w0)})
+				Backlog: v.backlog, Deleted: deleted, More: more, Paused: time.Duration(tr.paused.Load() - p0)})
 		}()
 	}
 	batching, budget, now := v.batching, v.budget, v.now
@@ -60,15 +59,6 @@ func (db *DB) ttlVisit(ctx context.Context, t ttlTarget) (deleted int64, more bo
 	lo, hi := ttlDateRange(m, ix, cutoff, desc)
 	key := ttlKey{Coll: m.ID, Index: ix.ID}
 	mo := db.mon
-	// An insert in flight would share the CPU with the visit's scan and
-	// its first batch: let it finish first (writer_gate.go). The wait
-	// counts against the visit's credit for such waits. The visit's
-	// level is known after the scan; until then the index's last one
-	// decides, and at the top level, which never yields, it does not wait.
-	var startWait time.Duration
-	if lvl := mo.LastLevel(key); lvl < maxCatchUp {
-		startWait, _ = db.awaitInserts(t.c, writerWaitCredit>>lvl)
-	}
 	// Writers note keys below the mark inside their transaction, before
 	// it commits, while holding c.wmu. Taking c.wmu here means every
 	// noted key has committed before this visit clears the note and
@@ -104,7 +94,7 @@ func (db *DB) ttlVisit(ctx context.Context, t ttlTarget) (deleted int64, more bo
 		return cix != nil && cix.TTL && expiredUnder(cix, d, cutoffFor(now, cix.Expire))
 	}
 	bd := &batchDeleter{db: db, c: t.c, recheck: recheck, stats: batching, yield: true, pipeline: true,
-		recheckPure: true, indexedOnly: true, reclaimBytes: mo.DeletedBytes(), waitDebt: startWait}
+		recheckPure: true, indexedOnly: true, reclaimBytes: mo.DeletedBytes()}
 	if ix := indexByID(m, t.index); ix != nil {
 		bd.expiry = &changestream.Expiry{Index: ix.Name}
 	}

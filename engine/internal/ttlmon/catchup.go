@@ -121,23 +121,7 @@ func (m *Monitor) NoteLag(ix *Index, lag time.Duration, now bson.DateTime, ns, i
 		m.host.Logf("ttl: %s index %s has caught up", ns, index)
 	}
 	bl := backlogLevel(lag, floor)
-	m.mu.Lock()
-	ix.lw.lastLevel = max(level, bl)
-	m.mu.Unlock()
 	return max(level, bl), bl > level
-}
-
-// LastLevel returns the level the last visit of the TTL index k reaped
-// at (NoteLag), 0 for an index not visited since it was created, its
-// expiry changed or the database opened: what a visit goes by before
-// its own level is known.
-func (m *Monitor) LastLevel(k Key) int {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if lw := m.low[k]; lw != nil {
-		return lw.lastLevel
-	}
-	return 0
 }
 
 // backlogLevel is the least level a visit reaps at whose oldest expired

@@ -20,8 +20,6 @@ type lowWater struct {
 	// catchUp is how far the index's reaper has fallen behind expiry
 	// (catchup.go).
 	catchUp catchUp
-	// lastLevel is the level its last visit reaped at (NoteLag).
-	lastLevel int
 }
 
 // Index is the monitor's state of one TTL index during a visit: where
