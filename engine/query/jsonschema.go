@@ -92,6 +92,21 @@ type schemaNode struct {
 
 func (n schemaNode) match(root any) bool { return n.s.matches(root, true) }
 
+// schemaOrBool parses the value of kw (additionalProperties,
+// additionalItems), a schema or a boolean: one of the two results is
+// set.
+func schemaOrBool(kw string, v any, depth int) (*schema, *bool, error) {
+	switch x := v.(type) {
+	case bool:
+		return nil, &x, nil
+	case bson.D:
+		sub, err := parseSchema(x, depth+1)
+		return sub, nil, err
+	default:
+		return nil, nil, schemaTypeErr(kw, "either an object or a boolean")
+	}
+}
+
 // parseJSONSchema parses the operand of $jsonSchema.
 func parseJSONSchema(v any) (*schema, bson.D, error) {
 	d, ok := v.(bson.D)
@@ -245,14 +260,7 @@ func parseSchema(d bson.D, depth int) (*schema, error) {
 				s.properties = append(s.properties, schemaProp{p.Key, ps})
 			}
 		case "additionalProperties":
-			switch x := v.(type) {
-			case bool:
-				s.addlBool = &x
-			case bson.D:
-				s.addl, err = parseSchema(x, depth+1)
-			default:
-				return nil, schemaTypeErr(kw, "either an object or a boolean")
-			}
+			s.addl, s.addlBool, err = schemaOrBool(kw, v, depth)
 		case "minProperties":
 			s.minProps, err = schemaCount(kw, v)
 		case "maxProperties":
@@ -315,14 +323,7 @@ func parseSchema(d bson.D, depth int) (*schema, error) {
 				return nil, schemaTypeErr(kw, "an array or an object")
 			}
 		case "additionalItems":
-			switch x := v.(type) {
-			case bool:
-				s.addlItemsB = &x
-			case bson.D:
-				s.addlItems, err = parseSchema(x, depth+1)
-			default:
-				return nil, schemaTypeErr(kw, "either an object or a boolean")
-			}
+			s.addlItems, s.addlItemsB, err = schemaOrBool(kw, v, depth)
 		case "uniqueItems":
 			b, ok := v.(bool)
 			if !ok {
