@@ -101,6 +101,16 @@ func TestJSONSchemaRefusals(t *testing.T) {
 		{`{"properties": {"a": {"multipleOf": 0}}}`, document.CodeFailedToParse, "$jsonSchema keyword 'multipleOf' must have a positive value"},
 		{`{"dependencies": {"a": []}}`, document.CodeFailedToParse, "property 'a' in $jsonSchema keyword 'dependencies' cannot be an empty array"},
 		{`{"patternProperties": {"(": {}}}`, document.CodeBadValue, "Regular expression is invalid"},
+		{`{"properties": 1}`, document.CodeTypeMismatch, "$jsonSchema keyword 'properties' must be an object"},
+		{`{"properties": {"a": 1}}`, document.CodeTypeMismatch, "Nested schema for $jsonSchema property 'a' must be an object"},
+		{`{"properties": {"a": {"bogus": 1}}}`, document.CodeFailedToParse, "Unknown $jsonSchema keyword: bogus"},
+		{`{"patternProperties": []}`, document.CodeTypeMismatch, "$jsonSchema keyword 'patternProperties' must be an object"},
+		{`{"patternProperties": {"^a": 1}}`, document.CodeTypeMismatch, "$jsonSchema keyword 'patternProperties' has property '^a' which is not an object"},
+		{`{"patternProperties": {"(": {"bogus": 1}}}`, document.CodeBadValue, "Regular expression is invalid"},
+		{`{"patternProperties": {"^a": {"bogus": 1}}}`, document.CodeFailedToParse, "Unknown $jsonSchema keyword: bogus"},
+		{`{"additionalProperties": 1}`, document.CodeTypeMismatch, "$jsonSchema keyword 'additionalProperties' must be either an object or a boolean"},
+		{`{"additionalItems": "x"}`, document.CodeTypeMismatch, "$jsonSchema keyword 'additionalItems' must be either an object or a boolean"},
+		{`{"additionalProperties": {"bogus": 1}}`, document.CodeFailedToParse, "Unknown $jsonSchema keyword: bogus"},
 		{`5`, document.CodeTypeMismatch, "$jsonSchema must be an object"},
 	} {
 		wantCode(t, db, "test", `{"find": "c", "filter": {"$jsonSchema": `+tc.schema+`}}`, tc.code, tc.frag)

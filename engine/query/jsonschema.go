@@ -92,6 +92,27 @@ type schemaNode struct {
 
 func (n schemaNode) match(root any) bool { return n.s.matches(root, true) }
 
+// schemaMembers parses v, the object of named subschemas kw takes
+// (properties, patternProperties): a member that is not an object is
+// notObject's error (with its name); each is handed to add with a
+// function that parses its schema, so that add vets the name first.
+func schemaMembers(kw string, v any, depth int, notObject string, add func(name string, sub func() (*schema, error)) error) error {
+	pd, ok := v.(bson.D)
+	if !ok {
+		return schemaTypeErr(kw, "an object")
+	}
+	for _, p := range pd {
+		sd, ok := p.Value.(bson.D)
+		if !ok {
+			return document.Errorf(document.CodeTypeMismatch, notObject, p.Key)
+		}
+		if err := add(p.Key, func() (*schema, error) { return parseSchema(sd, depth+1) }); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // schemaOrBool parses the value of kw (additionalProperties,
 // additionalItems), a schema or a boolean: one of the two results is
 // set.
@@ -244,21 +265,12 @@ func parseSchema(d bson.D, depth int) (*schema, error) {
 				s.required = append(s.required, n)
 			}
 		case "properties":
-			pd, ok := v.(bson.D)
-			if !ok {
-				return nil, schemaTypeErr(kw, "an object")
-			}
-			for _, p := range pd {
-				sd, ok := p.Value.(bson.D)
-				if !ok {
-					return nil, document.Errorf(document.CodeTypeMismatch, "Nested schema for $jsonSchema property '%s' must be an object", p.Key)
-				}
-				ps, err := parseSchema(sd, depth+1)
-				if err != nil {
-					return nil, err
-				}
-				s.properties = append(s.properties, schemaProp{p.Key, ps})
-			}
+			err = schemaMembers(kw, v, depth, "Nested schema for $jsonSchema property '%s' must be an object",
+				func(name string, sub func() (*schema, error)) error {
+					ps, err := sub()
+					s.properties = append(s.properties, schemaProp{name, ps})
+					return err
+				})
 		case "additionalProperties":
 			s.addl, s.addlBool, err = schemaOrBool(kw, v, depth)
 		case "minProperties":
@@ -339,25 +351,16 @@ func parseSchema(d bson.D, depth int) (*schema, error) {
 			}
 			s.multipleOf = v
 		case "patternProperties":
-			pd, ok := v.(bson.D)
-			if !ok {
-				return nil, schemaTypeErr(kw, "an object")
-			}
-			for _, p := range pd {
-				sd, ok := p.Value.(bson.D)
-				if !ok {
-					return nil, document.Errorf(document.CodeTypeMismatch, "$jsonSchema keyword 'patternProperties' has property '%s' which is not an object", p.Key)
-				}
-				re, err := compileRegex(p.Key, "")
-				if err != nil {
-					return nil, err
-				}
-				ps, err := parseSchema(sd, depth+1)
-				if err != nil {
-					return nil, err
-				}
-				s.patProps = append(s.patProps, schemaPattern{re, ps})
-			}
+			err = schemaMembers(kw, v, depth, "$jsonSchema keyword 'patternProperties' has property '%s' which is not an object",
+				func(name string, sub func() (*schema, error)) error {
+					re, err := compileRegex(name, "")
+					if err != nil {
+						return err
+					}
+					ps, err := sub()
+					s.patProps = append(s.patProps, schemaPattern{re, ps})
+					return err
+				})
 		case "dependencies":
 			dd, ok := v.(bson.D)
 			if !ok {
