@@ -376,7 +376,6 @@ func (db *DB) insertValidated(ctx context.Context, c *coll, k kind, docs []any, 
 	var failed []WriteError
 	for i, x := range docs {
 		if d, perr := docToCheck(x); perr == nil {
-			// The _id generated here is the one stored.
 			if e := v.check(d); e != nil {
 				ue, ok := asUserError(e)
 				if !ok {
@@ -388,7 +387,9 @@ func (db *DB) insertValidated(ctx context.Context, c *coll, k kind, docs []any, 
 				}
 				continue
 			}
-			x = d
+			if r, raw := x.(*rawInsert); !raw || bson.Raw(r.bson).Lookup("_id").IsZero() {
+				x = d // the _id generated here is the one stored
+			} // else the raw document goes on as it came, as without a validator
 		} // else the kind's own preparation reports the error
 		keep = append(keep, x)
 		at = append(at, i)
