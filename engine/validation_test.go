@@ -135,6 +135,23 @@ func TestValidatorRawInsert(t *testing.T) {
 	sameValue(t, "n", field(r, "n"), `1`)
 	sameValue(t, "writeErrors.0", field(r, "writeErrors.0.errInfo.failingDocumentId"), `1`)
 	sameValue(t, "docs", findAll(t, db, "test", "c", bson.D{}), `[{"_id": 2, "a": "s"}]`)
+
+	// A raw document without an _id passes its check and is stored with
+	// a generated ObjectId _id first.
+	raw, err := bson.Marshal(bson.D{{Key: "a", Value: "t"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.RunCommandRaw(context.Background(), "test", bson.D{{Key: "insert", Value: "c"}, {Key: "documents", Value: bson.A{bson.Raw(raw)}}}); err != nil {
+		t.Fatal(err)
+	}
+	got := findAll(t, db, "test", "c", bson.D{{Key: "a", Value: "t"}})
+	if len(got) != 1 {
+		t.Fatalf("the raw document without an _id: %v", got)
+	}
+	if _, ok := got[0][0].Value.(bson.ObjectID); !ok || got[0][0].Key != "_id" {
+		t.Fatalf("stored without a generated _id first: %v", got[0])
+	}
 }
 
 // The Go API's inserts and updates are checked too, and errors.As finds
