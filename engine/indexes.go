@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/ttlkv/ttlkv/collation"
@@ -314,33 +315,13 @@ func (db *DB) createIndexes(ctx context.Context, dbName, name string, specs []bs
 	}
 	m := c.m()
 	res.NumIndexesBefore = len(m.Indexes)
-	var todo []*catalog.Index
-	for i, ix := range parsed {
-		exists := false
-		for _, old := range append(m.Indexes, todo...) {
-			sameKey := document.Equal(old.Key, ix.Key)
-			switch {
-			case old.Name == ix.Name && sameKey && sameOptions(old, ix):
-				exists = true
-			case old.Name == ix.Name && sameKey:
-				return nil, document.Errorf(document.CodeIndexOptionsConflict, "Index with name: %s already exists with the same name but different options. Requested index: %s, existing index: %s", ix.Name, fmtValue(specs[i]), fmtValue(listIndexEntry(old)))
-			case old.Name == ix.Name:
-				return nil, document.Errorf(document.CodeIndexKeySpecsConflict, "An existing index has the same name as the requested index but different key. Requested index: %s, existing index: %s", fmtValue(specs[i]), fmtValue(listIndexEntry(old)))
-			case sameKey && (old.TTL != ix.TTL || old.TTL && old.Expire != ix.Expire) && document.Equal(nonNilDoc(old.Partial), nonNilDoc(ix.Partial)) && sameIndexCollation(old, ix):
-				return nil, document.Errorf(document.CodeIndexOptionsConflict, "An equivalent index already exists with a different name and options. Requested index: %s, existing index: %s", fmtValue(specs[i]), fmtValue(listIndexEntry(old)))
-			case sameKey && sameOptions(old, ix) && document.Equal(nonNilDoc(old.Partial), nonNilDoc(ix.Partial)) && sameIndexCollation(old, ix):
-				return nil, document.Errorf(document.CodeIndexOptionsConflict, "Index already exists with a different name: %s", old.Name)
-			}
-			if exists {
-				break
-			}
-		}
-		if !exists {
-			todo = append(todo, ix)
-		}
+	pos, err := newIndexes(m, parsed, specs)
+	if err != nil {
+		return nil, err
 	}
-	if len(m.Indexes)+len(todo) > maxIndexes {
-		return nil, document.Errorf(document.CodeCannotCreateIndex, "add index fails, too many indexes for %s key:%s", m.NS(), fmtValue(todo[0].Key))
+	todo := make([]*catalog.Index, len(pos))
+	for j, i := range pos {
+		todo[j] = parsed[i]
 	}
 	if len(todo) == 0 {
 		res.NumIndexesAfter = res.NumIndexesBefore
@@ -746,4 +727,47 @@ func indexesToDrop(m *catalog.Coll, which any) ([]*catalog.Index, error) {
 		return drop, nil
 	}
 	return nil, document.Errorf(document.CodeTypeMismatch, "dropIndexes 'index' must be a string, an object or an array, not %s", typeName(which))
+}
+
+// newIndexes returns the positions in parsed of the indexes a
+// createIndexes must build: those neither in m nor earlier in parsed.
+// It returns the error MongoDB gives instead when a request clashes
+// with an index (docs/commands.md §9): the same name over another key
+// (86 IndexKeySpecsConflict); the same name and key with other options,
+// or the same key under another name with the same options, or with
+// another TTL (85 IndexOptionsConflict); or more than maxIndexes in all
+// (67 CannotCreateIndex). specs are the requests as given, for the
+// messages. Every collection kind's createIndexes asks it.
+func newIndexes(m *catalog.Coll, parsed []*catalog.Index, specs []bson.D) ([]int, error) {
+	var pos []int
+	seen := slices.Clone(m.Indexes)
+	for i, ix := range parsed {
+		exists := false
+		for _, old := range seen {
+			sameKey := document.Equal(old.Key, ix.Key)
+			switch {
+			case old.Name == ix.Name && sameKey && sameOptions(old, ix):
+				exists = true
+			case old.Name == ix.Name && sameKey:
+				return nil, document.Errorf(document.CodeIndexOptionsConflict, "Index with name: %s already exists with the same name but different options. Requested index: %s, existing index: %s", ix.Name, fmtValue(specs[i]), fmtValue(listIndexEntry(old)))
+			case old.Name == ix.Name:
+				return nil, document.Errorf(document.CodeIndexKeySpecsConflict, "An existing index has the same name as the requested index but different key. Requested index: %s, existing index: %s", fmtValue(specs[i]), fmtValue(listIndexEntry(old)))
+			case sameKey && (old.TTL != ix.TTL || old.TTL && old.Expire != ix.Expire) && document.Equal(nonNilDoc(old.Partial), nonNilDoc(ix.Partial)) && sameIndexCollation(old, ix):
+				return nil, document.Errorf(document.CodeIndexOptionsConflict, "An equivalent index already exists with a different name and options. Requested index: %s, existing index: %s", fmtValue(specs[i]), fmtValue(listIndexEntry(old)))
+			case sameKey && sameOptions(old, ix) && document.Equal(nonNilDoc(old.Partial), nonNilDoc(ix.Partial)) && sameIndexCollation(old, ix):
+				return nil, document.Errorf(document.CodeIndexOptionsConflict, "Index already exists with a different name: %s", old.Name)
+			}
+			if exists {
+				break
+			}
+		}
+		if !exists {
+			pos = append(pos, i)
+			seen = append(seen, ix)
+		}
+	}
+	if len(m.Indexes)+len(pos) > maxIndexes {
+		return nil, document.Errorf(document.CodeCannotCreateIndex, "add index fails, too many indexes for %s key:%s", m.NS(), fmtValue(parsed[pos[0]].Key))
+	}
+	return pos, nil
 }

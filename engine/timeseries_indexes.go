@@ -122,30 +122,13 @@ func (db *DB) createTimeseriesIndexes(ctx context.Context, c *coll, specs []bson
 	defer bc.wmu.Unlock()
 	m := c.m()
 	res := &CreateIndexesResult{NumIndexesBefore: len(m.Indexes)}
-	var todo []*catalog.Index
-	var todoKeys []bson.D
-	for i, ix := range parsed {
-		exists := false
-		for _, old := range append(append([]*catalog.Index(nil), m.Indexes...), todo...) {
-			sameKey := document.Equal(old.Key, ix.Key)
-			switch {
-			case old.Name == ix.Name && sameKey && sameOptions(old, ix):
-				exists = true
-			case old.Name == ix.Name:
-				return nil, document.Errorf(document.CodeIndexOptionsConflict, "Index with name: %s already exists with the same name but different options. Requested index: %s, existing index: %s", ix.Name, fmtValue(specs[i]), fmtValue(listIndexEntry(old)))
-			case sameKey && sameOptions(old, ix):
-				return nil, document.Errorf(document.CodeIndexOptionsConflict, "Index already exists with a different name: %s", old.Name)
-			}
-			if exists {
-				break
-			}
-		}
-		if !exists {
-			todo, todoKeys = append(todo, ix), append(todoKeys, keys[i])
-		}
+	pos, err := newIndexes(m, parsed, specs)
+	if err != nil {
+		return nil, err
 	}
-	if len(m.Indexes)+len(todo) > maxIndexes {
-		return nil, document.Errorf(document.CodeCannotCreateIndex, "add index fails, too many indexes for %s key:%s", m.NS(), fmtValue(todo[0].Key))
+	todo, todoKeys := make([]*catalog.Index, len(pos)), make([]bson.D, len(pos))
+	for j, i := range pos {
+		todo[j], todoKeys[j] = parsed[i], keys[i]
 	}
 	if len(todo) == 0 {
 		res.NumIndexesAfter = res.NumIndexesBefore

@@ -683,6 +683,14 @@ func TestTimeseriesSecondaryIndex(t *testing.T) {
 		t.Fatalf("find via index = %v", got)
 	}
 	mustValidate(t, db, "test", "w")
+	// A name taken by another key, and a key taken under another name,
+	// refused with an ordinary collection's codes.
+	wantCode(t, db, "test", `{"createIndexes": "w", "indexes": [{"key": {"m.zone": 1}, "name": "m.site_1_t_-1"}]}`, document.CodeIndexKeySpecsConflict, "same name as the requested index but different key")
+	wantCode(t, db, "test", `{"createIndexes": "w", "indexes": [{"key": {"m.site": 1, "t": -1}, "name": "other"}]}`, document.CodeIndexOptionsConflict, "Index already exists with a different name: m.site_1_t_-1")
+	wantCode(t, db, "test", `{"createIndexes": "w", "indexes": [{"key": {"m.zone": 1}, "name": "z"}, {"key": {"m.other": 1}, "name": "z"}]}`, document.CodeIndexKeySpecsConflict, "")
+	if ixs := db.listIndexes(db.lookup("test", "w")); len(ixs) != 1 {
+		t.Fatalf("refused creates left indexes: %v", ixs)
+	}
 	mustRun(t, db, "test", `{"dropIndexes": "w", "index": "*"}`)
 	if db.lookup("test", "system.buckets.w").m().Index(tsIndexPrefix+"m.site_1_t_-1") != nil {
 		t.Fatalf("bucket index left after dropIndexes")
