@@ -162,7 +162,8 @@ func openBadger(tb testing.TB, dir string) *badger.DB {
 		WithNumLevelZeroTables(lo.LevelZeroTables).
 		WithNumLevelZeroTablesStall(2 * lo.LevelZeroTables).
 		WithNumGoroutines(2).
-		WithCompactL0OnClose(true)
+		WithCompactL0OnClose(true).
+		WithBaseLevelSize(lsm.BaseLevelSize)
 	db, err := badger.Open(bo)
 	if err != nil {
 		tb.Fatalf("badger open: %v", err)

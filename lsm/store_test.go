@@ -562,3 +562,17 @@ func sstBytes(t *testing.T, dir string) int64 {
 	}
 	return n
 }
+
+// The level shape Badger is given: tables of BaseTableSize at every
+// level (TableSizeMultiplier 1) and a base level of BaseLevelSize, on
+// disk and in memory.
+func TestBadgerLevelShape(t *testing.T) {
+	t.Parallel()
+	for _, inMem := range []bool{false, true} {
+		s := openTest(t, Options{InMemory: inMem})
+		o := s.db.Opts()
+		if o.BaseLevelSize != BaseLevelSize || o.TableSizeMultiplier != 1 {
+			t.Fatalf("InMemory %v: BaseLevelSize %d, TableSizeMultiplier %d; want %d and 1", inMem, o.BaseLevelSize, o.TableSizeMultiplier, BaseLevelSize)
+		}
+	}
+}
