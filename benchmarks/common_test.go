@@ -146,24 +146,10 @@ func rawKeys(d bson.D, rid uint64, field string) (rawKV, error) {
 // (engine.Options.MemoryBudget; the sizes lsm derives from it here).
 func openBadger(tb testing.TB, dir string) *badger.DB {
 	tb.Helper()
-	lo := lsm.Options{MemoryBudget: int64(envInt("TTLKV_BENCH_MEMORY_BUDGET", 0))}.WithDefaults()
-	bo := badger.DefaultOptions(dir).
-		WithLogger(nil).
-		WithNumVersionsToKeep(1).
-		WithDetectConflicts(true).
-		WithMetricsEnabled(false).
-		WithMemTableSize(lo.MemTableSize).
-		WithNumMemtables(lo.NumMemtables).
-		WithBlockCacheSize(lo.BlockCacheSize).
-		WithIndexCacheSize(lo.IndexCacheSize).
-		WithNumCompactors(lo.NumCompactors).
-		WithValueThreshold(lo.ValueThreshold).
-		WithValueLogFileSize(lo.ValueLogFileSize).
-		WithNumLevelZeroTables(lo.LevelZeroTables).
-		WithNumLevelZeroTablesStall(2 * lo.LevelZeroTables).
-		WithNumGoroutines(2).
-		WithCompactL0OnClose(true).
-		WithBaseLevelSize(lsm.BaseLevelSize)
+	// Exactly the options lsm.Open gives Badger (memtables, caches,
+	// level shape), without its logger.
+	bo := lsm.BadgerOptions(dir, lsm.Options{MemoryBudget: int64(envInt("TTLKV_BENCH_MEMORY_BUDGET", 0))}).
+		WithLogger(nil)
 	db, err := badger.Open(bo)
 	if err != nil {
 		tb.Fatalf("badger open: %v", err)

@@ -351,6 +351,34 @@ func Open(dir string, o Options) (*Store, error) {
 			return nil, fmt.Errorf("lsm: open read-only %s: %w", dir, err)
 		}
 	}
+	bo, o := o.badgerOptions(dir)
+	db, err := badger.Open(bo)
+	for deadline := time.Now().Add(o.LockWait); err != nil && isLockErr(err) && time.Now().Before(deadline); {
+		time.Sleep(20 * time.Millisecond)
+		db, err = badger.Open(bo)
+	}
+	if err != nil {
+		if isLockErr(err) {
+			return nil, fmt.Errorf("%w: %s (is another ttlkv running on it?): %v", ErrLocked, dir, err)
+		}
+		return nil, fmt.Errorf("lsm: open %s: %w", dir, err)
+	}
+	return &Store{db: db, dir: dir, opts: o}, nil
+}
+
+// BadgerOptions returns the options Open gives Badger for a store in
+// dir opened with o (defaults applied), so that a benchmark's raw Badger
+// floor runs with exactly the store's shape. It does not validate o.
+func BadgerOptions(dir string, o Options) badger.Options {
+	o.ensureDefaults()
+	bo, _ := o.badgerOptions(dir)
+	return bo
+}
+
+// badgerOptions returns the Badger options of a store in dir opened
+// with o, defaults applied, and o as Open keeps it (an in-memory
+// store's ValueThreshold follows its memtable).
+func (o Options) badgerOptions(dir string) (badger.Options, Options) {
 	bo := badger.DefaultOptions(dir).
 		WithSyncWrites(o.SyncWrites).
 		WithInMemory(o.InMemory).
@@ -387,18 +415,7 @@ func Open(dir string, o Options) (*Store, error) {
 		o.ValueThreshold = min(1<<20, o.MemTableSize*15/100)
 		bo = bo.WithValueThreshold(o.ValueThreshold)
 	}
-	db, err := badger.Open(bo)
-	for deadline := time.Now().Add(o.LockWait); err != nil && isLockErr(err) && time.Now().Before(deadline); {
-		time.Sleep(20 * time.Millisecond)
-		db, err = badger.Open(bo)
-	}
-	if err != nil {
-		if isLockErr(err) {
-			return nil, fmt.Errorf("%w: %s (is another ttlkv running on it?): %v", ErrLocked, dir, err)
-		}
-		return nil, fmt.Errorf("lsm: open %s: %w", dir, err)
-	}
-	return &Store{db: db, dir: dir, opts: o}, nil
+	return bo, o
 }
 
 // Dir returns the directory the store was opened on ("" when InMemory).

@@ -10,6 +10,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/dgraph-io/badger/v4"
 )
 
 func openTest(t *testing.T, o Options) *Store {
@@ -573,6 +575,34 @@ func TestBadgerLevelShape(t *testing.T) {
 		o := s.db.Opts()
 		if o.BaseLevelSize != BaseLevelSize || o.TableSizeMultiplier != 1 {
 			t.Fatalf("InMemory %v: BaseLevelSize %d, TableSizeMultiplier %d; want %d and 1", inMem, o.BaseLevelSize, o.TableSizeMultiplier, BaseLevelSize)
+		}
+	}
+}
+
+// TestBadgerOptionsMatchOpen checks that BadgerOptions, what the
+// benchmarks open their raw Badger floor with, is what Open gives Badger:
+// the sizes the memory budget sets and the level shape.
+func TestBadgerOptionsMatchOpen(t *testing.T) {
+	t.Parallel()
+	for _, o := range []Options{{}, {MemoryBudget: 1 << 30, LevelZeroTables: 7}} {
+		dir := t.TempDir()
+		s, err := Open(dir, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, want := BadgerOptions(dir, o), s.db.Opts()
+		s.Close()
+		type shape struct {
+			mt, bc, ic, vt, vlog, base, tbl int64
+			nmt, l0, stall, comp, mult      int
+		}
+		of := func(b badger.Options) shape {
+			return shape{b.MemTableSize, b.BlockCacheSize, b.IndexCacheSize, b.ValueThreshold, b.ValueLogFileSize,
+				b.BaseLevelSize, b.BaseTableSize, b.NumMemtables, b.NumLevelZeroTables, b.NumLevelZeroTablesStall,
+				b.NumCompactors, b.TableSizeMultiplier}
+		}
+		if of(got) != of(want) || got.Dir != dir || got.Compression != want.Compression || got.DetectConflicts != want.DetectConflicts {
+			t.Errorf("%+v: BadgerOptions %+v, Open gave %+v", o, of(got), of(want))
 		}
 	}
 }
