@@ -74,6 +74,43 @@ func TestJSONSchemaInFind(t *testing.T) {
 	}
 }
 
+// multipleOf judges as mongod does, in decimal: a double keeps 15
+// significant digits, so 0.3 is a multiple of 0.1 and 19.99 of 0.01
+// although their doubles' remainders are not zero; longs and decimals
+// are exact (2^63-1 is 7 x 1317624576693539401, 1e300 is 10^300), and
+// infinities and NaN are multiples of nothing.
+func TestJSONSchemaMultipleOfDecimal(t *testing.T) {
+	t.Parallel()
+	db, _ := openMem(t)
+	mustRun(t, db, "test", `{"insert": "m", "documents": [
+		{"_id": 1, "p": 0.3},
+		{"_id": 2, "p": 0.35},
+		{"_id": 3, "p": {"$numberDecimal": "0.30"}},
+		{"_id": 4, "p": 19.99},
+		{"_id": 5, "p": 1e300},
+		{"_id": 6, "p": {"$numberDouble": "Infinity"}},
+		{"_id": 7, "p": {"$numberLong": "9223372036854775807"}},
+		{"_id": 8, "p": {"$numberDecimal": "1E+6000"}},
+		{"_id": 9, "p": {"$numberDouble": "NaN"}},
+		{"_id": 10, "p": 7}]}`)
+	for _, tc := range []struct{ schema, want string }{
+		{`{"properties": {"p": {"multipleOf": 0.1}}}`, "1,3,5,7,8,10"},
+		{`{"properties": {"p": {"multipleOf": 0.01}}}`, "1,2,3,4,5,7,8,10"},
+		{`{"properties": {"p": {"multipleOf": {"$numberDecimal": "0.05"}}}}`, "1,2,3,5,7,8,10"},
+		{`{"properties": {"p": {"multipleOf": 7}}}`, "7,10"},
+		{`{"properties": {"p": {"multipleOf": {"$numberLong": "2"}}}}`, "5,8"},
+	} {
+		r := mustRun(t, db, "test", `{"find": "m", "filter": {"$jsonSchema": `+tc.schema+`}, "sort": {"_id": 1}}`)
+		var got []string
+		for _, d := range field(r, "cursor.firstBatch").(bson.A) {
+			got = append(got, fmtValue(d.(bson.D)[0].Value))
+		}
+		if g := strings.Join(got, ","); g != tc.want {
+			t.Errorf("$jsonSchema %s: _ids %s, want %s", tc.schema, g, tc.want)
+		}
+	}
+}
+
 // Malformed and unsupported schemas are refused with mongod's codes, in
 // find and when set as a validator.
 func TestJSONSchemaRefusals(t *testing.T) {
@@ -99,6 +136,9 @@ func TestJSONSchemaRefusals(t *testing.T) {
 		{`{"properties": {"a": {"minLength": -1}}}`, document.CodeFailedToParse, "must be a non-negative integral number"},
 		{`{"encrypt": {}}`, document.CodeBadValue, "$jsonSchema keyword 'encrypt' is not supported by ttlkv"},
 		{`{"properties": {"a": {"multipleOf": 0}}}`, document.CodeFailedToParse, "$jsonSchema keyword 'multipleOf' must have a positive value"},
+		{`{"properties": {"a": {"multipleOf": {"$numberDouble": "-Infinity"}}}}`, document.CodeFailedToParse, "$jsonSchema keyword 'multipleOf' must have a positive value"},
+		{`{"properties": {"a": {"multipleOf": {"$numberDouble": "Infinity"}}}}`, document.CodeBadValue, "divisor cannot be infinite"},
+		{`{"properties": {"a": {"multipleOf": {"$numberDecimal": "NaN"}}}}`, document.CodeBadValue, "divisor cannot be NaN"},
 		{`{"dependencies": {"a": []}}`, document.CodeFailedToParse, "property 'a' in $jsonSchema keyword 'dependencies' cannot be an empty array"},
 		{`{"patternProperties": {"(": {}}}`, document.CodeBadValue, "Regular expression is invalid"},
 		{`{"properties": 1}`, document.CodeTypeMismatch, "$jsonSchema keyword 'properties' must be an object"},

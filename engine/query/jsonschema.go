@@ -346,8 +346,15 @@ func parseSchema(d bson.D, depth int) (*schema, error) {
 			if !document.IsNumber(v) {
 				return nil, schemaTypeErr(kw, "a number")
 			}
-			if f := toFloat(v); !(f > 0) {
+			// As mongod: a NaN or infinite divisor passes the sign check
+			// and is refused as a divisor.
+			switch f := toFloat(v); {
+			case math.IsNaN(f):
+				return nil, document.Errorf(document.CodeBadValue, "divisor cannot be NaN")
+			case !(f > 0):
 				return nil, schemaErr("$jsonSchema keyword 'multipleOf' must have a positive value")
+			case math.IsInf(f, 1):
+				return nil, document.Errorf(document.CodeBadValue, "divisor cannot be infinite")
 			}
 			s.multipleOf = v
 		case "patternProperties":
@@ -495,14 +502,16 @@ func (s *schema) failing(v any) []string {
 					fail("maximum")
 				}
 			}
-			if s.multipleOf != nil {
-				f, m := toFloat(v), toFloat(s.multipleOf)
-				if r := math.Mod(f, m); r != 0 || math.IsInf(f, 0) {
-					fail("multipleOf")
-				}
+			if s.multipleOf != nil && !isMultipleOf(v, s.multipleOf) {
+				fail("multipleOf")
 			}
-		} else if document.IsNumber(v) && (s.min != nil || s.max != nil) {
-			fail("minimum") // NaN is below every bound
+		} else if document.IsNumber(v) {
+			if s.min != nil || s.max != nil {
+				fail("minimum") // NaN is below every bound
+			}
+			if s.multipleOf != nil {
+				fail("multipleOf") // and a multiple of nothing
+			}
 		}
 	}
 	for _, a := range s.allOf {

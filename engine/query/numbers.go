@@ -188,3 +188,26 @@ func decimalOp(a, b bson.Decimal128, mul bool) bson.Decimal128 {
 func pow10(n int) *big.Int {
 	return new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(n)), nil)
 }
+
+// isMultipleOf reports whether number v is a whole multiple of the
+// positive finite number m as $jsonSchema's multipleOf judges it: both
+// as decimals (a double keeps 15 significant digits, as MongoDB converts
+// it), the remainder of the division exactly zero, so that 0.3 is a
+// multiple of 0.1 and 19.99 of 0.01 although their doubles are not. An
+// infinite or NaN v is not a multiple of anything.
+func isMultipleOf(v, m any) bool {
+	vi, ve, err := toDecimal(v).BigInt()
+	if err != nil {
+		return false
+	}
+	mi, me, err := toDecimal(m).BigInt()
+	if err != nil || mi.Sign() == 0 {
+		return false
+	}
+	// v = vi x 10^ve and m = mi x 10^me: bring both to the smaller
+	// exponent (at most about 12,300 digits apart) and divide.
+	e := min(ve, me)
+	x := new(big.Int).Mul(vi, pow10(ve-e))
+	y := new(big.Int).Mul(mi, pow10(me-e))
+	return x.Rem(x, y).Sign() == 0
+}
