@@ -196,6 +196,10 @@ func pow10(n int) *big.Int {
 // multiple of 0.1 and 19.99 of 0.01 although their doubles are not. An
 // infinite or NaN v is not a multiple of anything.
 func isMultipleOf(v, m any) bool {
+	if rv, rm := numRank(v), numRank(m); rv >= 1 && rv <= 2 && rm >= 1 && rm <= 2 && toInt64(m) > 0 {
+		// Two integers (m is positive): no decimal needed.
+		return toInt64(v)%toInt64(m) == 0
+	}
 	vi, ve, err := toDecimal(v).BigInt()
 	if err != nil {
 		return false
