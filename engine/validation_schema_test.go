@@ -99,6 +99,9 @@ func TestJSONSchemaMultipleOfDecimal(t *testing.T) {
 		{`{"properties": {"p": {"multipleOf": {"$numberDecimal": "0.05"}}}}`, "1,2,3,5,7,8,10"},
 		{`{"properties": {"p": {"multipleOf": 7}}}`, "7,10"},
 		{`{"properties": {"p": {"multipleOf": {"$numberLong": "2"}}}}`, "5,8"},
+		// Decimal divisors beyond a double's range are divisors all the same.
+		{`{"properties": {"p": {"multipleOf": {"$numberDecimal": "1E+400"}}}}`, "8"},
+		{`{"properties": {"p": {"multipleOf": {"$numberDecimal": "1E-400"}}}}`, "1,2,3,4,5,7,8,10"},
 	} {
 		r := mustRun(t, db, "test", `{"find": "m", "filter": {"$jsonSchema": `+tc.schema+`}, "sort": {"_id": 1}}`)
 		var got []string
@@ -139,6 +142,8 @@ func TestJSONSchemaRefusals(t *testing.T) {
 		{`{"properties": {"a": {"multipleOf": {"$numberDouble": "-Infinity"}}}}`, document.CodeFailedToParse, "$jsonSchema keyword 'multipleOf' must have a positive value"},
 		{`{"properties": {"a": {"multipleOf": {"$numberDouble": "Infinity"}}}}`, document.CodeBadValue, "divisor cannot be infinite"},
 		{`{"properties": {"a": {"multipleOf": {"$numberDecimal": "NaN"}}}}`, document.CodeBadValue, "divisor cannot be NaN"},
+		{`{"properties": {"a": {"multipleOf": {"$numberDecimal": "-1E-400"}}}}`, document.CodeFailedToParse, "$jsonSchema keyword 'multipleOf' must have a positive value"},
+		{`{"properties": {"a": {"multipleOf": {"$numberDecimal": "-0"}}}}`, document.CodeFailedToParse, "$jsonSchema keyword 'multipleOf' must have a positive value"},
 		{`{"dependencies": {"a": []}}`, document.CodeFailedToParse, "property 'a' in $jsonSchema keyword 'dependencies' cannot be an empty array"},
 		{`{"patternProperties": {"(": {}}}`, document.CodeBadValue, "Regular expression is invalid"},
 		{`{"properties": 1}`, document.CodeTypeMismatch, "$jsonSchema keyword 'properties' must be an object"},

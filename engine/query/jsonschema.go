@@ -346,14 +346,17 @@ func parseSchema(d bson.D, depth int) (*schema, error) {
 			if !document.IsNumber(v) {
 				return nil, schemaTypeErr(kw, "a number")
 			}
-			// As mongod: a NaN or infinite divisor passes the sign check
-			// and is refused as a divisor.
-			switch f := toFloat(v); {
-			case math.IsNaN(f):
-				return nil, document.Errorf(document.CodeBadValue, "divisor cannot be NaN")
-			case !(f > 0):
+			// Judged as a decimal, as mongod does (a decimal divisor may
+			// lie beyond a double's range): a NaN or +Infinity divisor
+			// passes the sign check and is refused as a divisor.
+			d := toDecimal(v)
+			i, _, err := d.BigInt() // err: NaN or an infinity
+			switch {
+			case d.IsInf() < 0 || err == nil && i.Sign() <= 0:
 				return nil, schemaErr("$jsonSchema keyword 'multipleOf' must have a positive value")
-			case math.IsInf(f, 1):
+			case d.IsNaN():
+				return nil, document.Errorf(document.CodeBadValue, "divisor cannot be NaN")
+			case d.IsInf() > 0:
 				return nil, document.Errorf(document.CodeBadValue, "divisor cannot be infinite")
 			}
 			s.multipleOf = v
