@@ -183,7 +183,11 @@ func (db *DB) runCommand(ctx context.Context, dbName string, cmd bson.D) (bson.D
 			defer cancel()
 		}
 	}
-	return c.run(validationCtx(ctx, cmd), db, dbName, cmd)
+	ctx, err := validationCtx(ctx, cmd)
+	if err != nil {
+		return nil, err
+	}
+	return c.run(ctx, db, dbName, cmd)
 }
 
 // errorReply renders err as {ok: 0, errmsg, code, codeName}.

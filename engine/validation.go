@@ -38,16 +38,33 @@ func WithBypassDocumentValidation(ctx context.Context) context.Context {
 	return context.WithValue(ctx, bypassValidationKey{}, true)
 }
 
+// bypassCommands are the commands whose parsers read
+// bypassDocumentValidation (mongod's IDL types it safeBool for each).
+var bypassCommands = map[string]bool{"insert": true, "update": true, "delete": true, "findAndModify": true, "findandmodify": true, "aggregate": true}
+
 // validationCtx is ctx marked to bypass document validation when cmd
 // asks for it (bypassDocumentValidation: true on insert, update,
-// findAndModify and the others that take it).
-func validationCtx(ctx context.Context, cmd bson.D) context.Context {
-	if v, ok := get(cmd, "bypassDocumentValidation"); ok {
-		if b, _ := asBool(v); b {
-			return WithBypassDocumentValidation(ctx)
-		}
+// findAndModify and the others that take it). On those commands the
+// value must be a boolean or a number (its truth is the value's, as
+// mongod's safeBool); null and undefined count as absent, and any
+// other type is refused with 14 TypeMismatch, before anything is
+// written (docs/validation.md).
+func validationCtx(ctx context.Context, cmd bson.D) (context.Context, error) {
+	v, ok := get(cmd, "bypassDocumentValidation")
+	if !ok {
+		return ctx, nil
 	}
-	return ctx
+	b, isBool := asBool(v)
+	if _, undef := v.(bson.Undefined); undef {
+		b, isBool = false, true
+	}
+	if !isBool && bypassCommands[cmd[0].Key] {
+		return ctx, document.Errorf(document.CodeTypeMismatch, "BSON field '%s.bypassDocumentValidation' is the wrong type '%s', expected types '[bool, long, int, decimal, double]'", cmd[0].Key, typeName(v))
+	}
+	if b {
+		return WithBypassDocumentValidation(ctx), nil
+	}
+	return ctx, nil
 }
 
 func bypassValidation(ctx context.Context) bool {

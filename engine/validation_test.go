@@ -320,6 +320,30 @@ func TestBypassDocumentValidation(t *testing.T) {
 	r = mustRun(t, db, "test", `{"insert": "c", "documents": [{"_id": 4, "a": 5}], "bypassDocumentValidation": false}`)
 	sameValue(t, "not bypassed", field(r, "writeErrors.0.code"), `121`)
 	sameValue(t, "docs", findAll(t, db, "test", "c", bson.D{}), `[{"_id": 1, "a": 5}, {"_id": 2, "a": 7}, {"_id": 3, "a": 9}]`)
+
+	// A number is read by its truth and null counts as absent, as
+	// mongod's safeBool; any other type is refused with 14 before
+	// anything is written.
+	r = mustRun(t, db, "test", `{"insert": "c", "documents": [{"_id": 5, "a": 5}], "bypassDocumentValidation": 1}`)
+	sameValue(t, "bypassed by 1", r, `{"n": 1, "ok": 1.0}`)
+	r = mustRun(t, db, "test", `{"insert": "c", "documents": [{"_id": 6, "a": 5}], "bypassDocumentValidation": 0.0}`)
+	sameValue(t, "checked at 0", field(r, "writeErrors.0.code"), `121`)
+	r = mustRun(t, db, "test", `{"insert": "c", "documents": [{"_id": 6, "a": 5}], "bypassDocumentValidation": null}`)
+	sameValue(t, "checked at null", field(r, "writeErrors.0.code"), `121`)
+	for _, c := range []struct{ cmd, name, typ string }{
+		{`{"insert": "c", "documents": [{"_id": 7, "a": 5}], "bypassDocumentValidation": "yes"}`, "insert", "string"},
+		{`{"update": "c", "updates": [{"q": {"_id": 2}, "u": {"$set": {"a": 8}}}], "bypassDocumentValidation": {}}`, "update", "object"},
+		{`{"findAndModify": "c", "query": {"_id": 8}, "update": {"$set": {"a": 9}}, "upsert": true, "bypassDocumentValidation": [true]}`, "findAndModify", "array"},
+		{`{"delete": "c", "deletes": [{"q": {"_id": 1}, "limit": 1}], "bypassDocumentValidation": "true"}`, "delete", "string"},
+		{`{"aggregate": "c", "pipeline": [{"$out": "d"}], "cursor": {}, "bypassDocumentValidation": "true"}`, "aggregate", "string"},
+	} {
+		_, err := db.RunCommand(context.Background(), "test", mustDoc(t, c.cmd))
+		want := "BSON field '" + c.name + ".bypassDocumentValidation' is the wrong type '" + c.typ + "', expected types '[bool, long, int, decimal, double]'"
+		if ce := (*document.Error)(nil); !errors.As(err, &ce) || ce.Code != document.CodeTypeMismatch || ce.Message != want {
+			t.Errorf("%s: got %v, want 14 %q", c.name, err, want)
+		}
+	}
+	sameValue(t, "nothing written by a refused command", findAll(t, db, "test", "c", bson.D{}), `[{"_id": 1, "a": 5}, {"_id": 2, "a": 7}, {"_id": 3, "a": 9}, {"_id": 5, "a": 5}]`)
 }
 
 // errInfo's details for validators of several clauses, logical
