@@ -184,3 +184,40 @@ d4.c.insertMany([{ _id: 1, a: 1 }, { _id: 2, a: 2 }]);
 });
 d4.printCollectionStats();
 print(JSON.stringify(d4.printCollectionStats(1024)).length > 0);
+
+// Sessions: a session's database is the shell's; ttlkv has no
+// transactions, so a command in one is refused as a standalone server
+// refuses it, and the transaction methods keep the driver's states.
+const sess = db.getMongo().startSession({ causalConsistency: false, readConcern: { level: "local" } });
+const sdb5 = sess.getDatabase("shellcheck5");
+sdb5.dropDatabase();
+sdb5.c.insertOne({ _id: 1 });
+print(db.getSiblingDB("shellcheck5").c.countDocuments({}), sdb5.getName(), sdb5.c.getFullName(), sess.hasEnded(), sess.getOptions());
+print(Object.keys(sess.id), typeof sess.id.id, typeof sess.getClusterTime(), typeof sess.getOperationTime());
+[
+  () => { sess.startTransaction(); sdb5.c.insertOne({ _id: 2 }) },
+  () => sess.abortTransaction(),
+  () => sess.commitTransaction(),
+  () => sess.abortTransaction(),
+  () => { sess.startTransaction(); return sess.commitTransaction() },
+  () => sess.abortTransaction(),
+  () => { sess.startTransaction(); return sdb5.c.find().toArray() },
+  () => sess.startTransaction(),
+  () => sess.abortTransaction(),
+  () => { sess.startTransaction(); sdb5.c.updateOne({ _id: 1 }, { $set: { a: 1 } }) },
+  () => sess.commitTransaction(),
+  () => sess.abortTransaction(),
+  () => sess.withTransaction(() => sdb5.c.deleteOne({ _id: 1 })),
+  () => sess.abortTransaction(),
+  () => sdb5.c.find().toArray(),
+  () => sess.getDatabase("a.b"),
+].forEach((f, i) => {
+  try { print(i, "ok", f()) } catch (e) { print(i, e.name, e.code, e.codeName, e.message) }
+});
+const cur5 = sdb5.c.find();
+sess.endSession();
+print(sess.hasEnded());
+try { cur5.toArray() } catch (e) { print(e.name, e.message) }
+try { sdb5.c.countDocuments({}) } catch (e) { print(e.name, e.message) }
+try { sess.startTransaction(); print("started"); sess.abortTransaction(); print("aborted") } catch (e) { print(e.name, e.message) }
+print(db.getSiblingDB("shellcheck5").c.countDocuments({}));

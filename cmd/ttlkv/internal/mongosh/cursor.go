@@ -28,6 +28,17 @@ type cursor struct {
 	// cmd, when set, is the command that opens the cursor instead of a
 	// find (an aggregate); find's options cannot be set on it.
 	cmd bson.D
+	// sess is the session the cursor was made through, if any: its
+	// commands are the session's.
+	sess *session
+}
+
+// inSession makes the cursor's session current until the returned
+// function is called.
+func (c *cursor) inSession() func() {
+	prev := c.s.curSess
+	c.s.curSess = c.sess
+	return func() { c.s.curSess = prev }
 }
 
 func (c *cursor) String() string { return "Cursor(" + c.db + "." + c.coll + ")" }
@@ -75,6 +86,7 @@ func (c *cursor) fill() bool {
 		return true
 	}
 	s := c.s
+	defer c.inSession()()
 	if !c.started {
 		c.started = true
 		r := s.command(c.db, c.findCommand())
@@ -154,7 +166,7 @@ func (c *cursor) close() {
 // newCursor makes the JavaScript cursor object for a find.
 func (s *Shell) newCursor(db, coll string, filter bson.D, opts bson.D) *goja.Object {
 	rt := s.rt
-	c := &cursor{s: s, db: db, coll: coll, filter: filter, opts: opts}
+	c := &cursor{s: s, db: db, coll: coll, filter: filter, opts: opts, sess: s.curSess}
 	o := rt.NewObject()
 	c.obj = o
 	_ = o.DefineDataPropertySymbol(s.curSym, rt.ToValue(c), goja.FLAG_FALSE, goja.FLAG_FALSE, goja.FLAG_FALSE)
@@ -329,6 +341,7 @@ func (s *Shell) newCursor(db, coll string, filter bson.D, opts bson.D) *goja.Obj
 				}
 			}
 		}
+		defer c.inSession()()
 		r := s.command(c.db, cmd)
 		n, _ := document.Get(r, "n")
 		return s.toJS(n)
@@ -336,6 +349,7 @@ func (s *Shell) newCursor(db, coll string, filter bson.D, opts bson.D) *goja.Obj
 	m("count", func(a goja.FunctionCall) goja.Value { return count(a.Argument(0).ToBoolean()) })
 	m("size", func(goja.FunctionCall) goja.Value { return count(true) })
 	m("explain", func(a goja.FunctionCall) goja.Value {
+		defer c.inSession()()
 		return s.toJS(s.command(c.db, bson.D{{Key: "explain", Value: c.findCommand()}, {Key: "verbosity", Value: verbosity(s, a.Argument(0))}}))
 	})
 	m("close", func(goja.FunctionCall) goja.Value { c.close(); return goja.Undefined() })

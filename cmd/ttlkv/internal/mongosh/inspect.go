@@ -130,11 +130,16 @@ func (s *Shell) node(v goja.Value, depth int, seen map[*goja.Object]bool, opts i
 	if o == s.mongoObj {
 		return pnode{leaf: s.connDesc}
 	}
+	if id, ok := s.sessions[o]; ok { // a Session prints as its id, as mongosh's
+		return s.node(id, depth, seen, opts)
+	}
 	switch d := o.Export().(type) {
 	case *dbObject:
 		return pnode{leaf: d.name}
 	case *collObject:
 		return pnode{leaf: d.db + "." + d.name}
+	case *sessionProxy:
+		return s.node(d.base, depth, seen, opts)
 	}
 	if seen[o] || depth > maxDepth {
 		return pnode{leaf: "[Circular *]"}

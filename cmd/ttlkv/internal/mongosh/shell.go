@@ -79,14 +79,16 @@ type Shell struct {
 	maxKeyCtor *goja.Object
 	colls      map[string]*goja.Object
 	dbs        map[string]*goja.Object
-	last       *cursor           // the cursor "it" continues
-	batchSize  int               // config.displayBatchSize
-	mongoObj   *goja.Object      // what db.getMongo() returns
-	connDesc   string            // Options.Connection
-	dir        string            // Options.Dir
-	srcs       map[string]string // the last source run under each name, for error messages
-	warned     map[string]bool   // the deprecation warnings printed (deprecated)
-	cmdResult  *goja.Object      // mongosh's CommandResult constructor (admin.go)
+	last       *cursor                     // the cursor "it" continues
+	batchSize  int                         // config.displayBatchSize
+	mongoObj   *goja.Object                // what db.getMongo() returns
+	sessions   map[*goja.Object]goja.Value // each Session startSession made, and the id it prints as
+	curSess    *session                    // the session whose database or collection runs a method, if any
+	connDesc   string                      // Options.Connection
+	dir        string                      // Options.Dir
+	srcs       map[string]string           // the last source run under each name, for error messages
+	warned     map[string]bool             // the deprecation warnings printed (deprecated)
+	cmdResult  *goja.Object                // mongosh's CommandResult constructor (admin.go)
 }
 
 // protos are the prototypes of the wrapper objects toJS makes.
@@ -123,20 +125,21 @@ func New(r Runner, opts Options) (*Shell, error) {
 		return nil, fmt.Errorf("--json must be relaxed or canonical, not %q", opts.JSON)
 	}
 	s := &Shell{
-		rt:     goja.New(),
-		run:    r,
-		base:   opts.Context,
-		ctx:    opts.Context,
-		out:    opts.Stdout,
-		errw:   opts.Stderr,
-		json:   opts.JSON,
-		dbName: opts.DB,
-		boxSym: goja.NewSymbol("bson"),
-		curSym: goja.NewSymbol("cursor"),
-		colls:  map[string]*goja.Object{},
-		dbs:    map[string]*goja.Object{},
-		srcs:   map[string]string{},
-		warned: map[string]bool{},
+		rt:       goja.New(),
+		run:      r,
+		base:     opts.Context,
+		ctx:      opts.Context,
+		out:      opts.Stdout,
+		errw:     opts.Stderr,
+		json:     opts.JSON,
+		dbName:   opts.DB,
+		boxSym:   goja.NewSymbol("bson"),
+		curSym:   goja.NewSymbol("cursor"),
+		colls:    map[string]*goja.Object{},
+		dbs:      map[string]*goja.Object{},
+		srcs:     map[string]string{},
+		warned:   map[string]bool{},
+		sessions: map[*goja.Object]goja.Value{},
 
 		batchSize: shellBatchSize,
 		connDesc:  opts.Connection,
@@ -542,6 +545,7 @@ func (s *Shell) check(err error) {
 // command throws a MongoServerError carrying code, codeName and the
 // reply's other fields.
 func (s *Shell) command(db string, cmd bson.D) bson.D {
+	s.sessionCommand(cmd)
 	reply, err := s.run.RunCommand(s.ctx, db, cmd)
 	if err == nil && replyOK(reply) {
 		return reply
