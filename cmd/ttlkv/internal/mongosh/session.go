@@ -36,6 +36,10 @@ type session struct {
 	txn   txnState
 }
 
+// open reports whether the session's transaction has started and not
+// ended.
+func (sess *session) open() bool { return sess.txn == txnStarting || sess.txn == txnInProgress }
+
 // sessionProxy is a database or collection seen through a session: its
 // properties are the shell's own object's, and its methods run with the
 // session current, so the commands they send are the session's.
@@ -96,7 +100,7 @@ func (s *Shell) sessionCommand(cmd bson.D) {
 	if sess.ended {
 		s.throwNamed("MongoExpiredSessionError", "Use of expired sessions is not permitted")
 	}
-	if sess.txn != txnStarting && sess.txn != txnInProgress {
+	if !sess.open() {
 		return
 	}
 	sess.txn = txnInProgress
@@ -152,7 +156,7 @@ func (s *Shell) startSession(c goja.FunctionCall) goja.Value {
 	method("getClusterTime", undefined)
 	method("getOperationTime", undefined)
 	method("endSession", func(goja.FunctionCall) goja.Value {
-		if sess.txn == txnStarting || sess.txn == txnInProgress {
+		if sess.open() {
 			sess.txn = txnAborted
 		}
 		sess.ended = true
@@ -160,7 +164,7 @@ func (s *Shell) startSession(c goja.FunctionCall) goja.Value {
 	})
 	method("hasEnded", func(goja.FunctionCall) goja.Value { return rt.ToValue(sess.ended) })
 	start := func() {
-		if sess.txn == txnStarting || sess.txn == txnInProgress {
+		if sess.open() {
 			s.throwNamed("MongoTransactionError", "Transaction already in progress")
 		}
 		sess.txn = txnStarting
@@ -205,7 +209,7 @@ func (s *Shell) startSession(c goja.FunctionCall) goja.Value {
 		start()
 		r, err := fn(goja.Undefined())
 		if err != nil {
-			if sess.txn == txnStarting || sess.txn == txnInProgress {
+			if sess.open() {
 				sess.txn = txnAborted
 			}
 			panic(err)
