@@ -55,11 +55,34 @@ func (db *DB) aggregate(dbName string, s *aggregateSpec) (*queryExec, error) {
 		buf = buf[1:]
 		return d, nil
 	}
-	o := agg.Options{Now: bson.NewDateTimeFromTime(db.opts.Clock())}
+	o := agg.Options{Now: bson.NewDateTimeFromTime(db.opts.Clock()), Lookup: db.lookupFunc(dbName, s.collation)}
 	if s.maxMemBytes > 0 {
 		o.MaxMemoryBytes = s.maxMemBytes
 	}
 	return pipelineExec(p.Open(src, o)), nil
+}
+
+// lookupFunc is how a pipeline on dbName reads a $lookup's foreign
+// collection: a find with the pipeline's collation, every batch.
+func (db *DB) lookupFunc(dbName string, collation bson.D) agg.LookupFunc {
+	return func(ctx context.Context, from string, filter bson.D, fn func(bson.D) error) error {
+		_, _, q, err := db.findPlan(dbName, from, filter, FindOptions{Collation: collation})
+		if err != nil || q == nil {
+			return err
+		}
+		for !q.done {
+			docs, err := q.nextBatch(ctx, 256)
+			if err != nil {
+				return err
+			}
+			for _, d := range docs {
+				if err := fn(d); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	}
 }
 
 // pipelineExec is a query that yields what the pipeline cursor cur

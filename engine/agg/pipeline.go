@@ -1,7 +1,8 @@
 // Package agg parses and runs MongoDB aggregation pipelines over a
 // stream of documents: the stages $match, $project, $addFields/$set,
 // $unset, $sort, $skip, $limit, $count, $group, $unwind,
-// $replaceRoot/$replaceWith and $sortByCount, with the expression
+// $replaceRoot/$replaceWith, $sortByCount and $lookup (its
+// localField/foreignField form), with the expression
 // operators of expr.go, ops.go, dates.go and convert.go.
 //
 // The engine pushes a leading $match and $sort into its index scan
@@ -35,6 +36,9 @@ type Options struct {
 	MaxMemoryBytes int64
 	// Now is $$NOW.
 	Now bson.DateTime
+	// Lookup reads the foreign collection of a $lookup; nil refuses the
+	// stage.
+	Lookup LookupFunc
 }
 
 // Pipeline is a parsed aggregation pipeline. It is immutable; Run may
@@ -207,6 +211,8 @@ func parseStage(name string, arg any) (stageSpec, error) {
 		return parseUnwind(arg)
 	case "$replaceRoot", "$replaceWith":
 		return parseReplaceRoot(name, arg)
+	case "$lookup":
+		return parseLookup(arg)
 	}
 	if known[name] {
 		return stageSpec{}, document.Errorf(codeUnrecognizedStage, "%s is a MongoDB aggregation stage that ttlkv does not implement", name)
@@ -216,7 +222,7 @@ func parseStage(name string, arg any) (stageSpec, error) {
 
 // known are MongoDB's stages that ttlkv lacks.
 var known = map[string]bool{
-	"$lookup": true, "$graphLookup": true, "$facet": true, "$bucket": true, "$bucketAuto": true,
+	"$graphLookup": true, "$facet": true, "$bucket": true, "$bucketAuto": true,
 	"$out": true, "$merge": true, "$unionWith": true, "$sample": true, "$geoNear": true,
 	"$setWindowFields": true, "$densify": true, "$fill": true, "$redact": true, "$indexStats": true,
 	"$documents": true, "$changeStream": true, "$search": true,

@@ -1,0 +1,231 @@
+package agg
+
+import (
+	"context"
+	"slices"
+	"strings"
+
+	"github.com/ttlkv/ttlkv/document"
+	"go.mongodb.org/mongo-driver/v2/bson"
+)
+
+// codeLookupTooBig is mongod's code for a $lookup whose matches exceed
+// the largest document.
+const codeLookupTooBig = document.Code(4568)
+
+// maxInternalSize is the largest document a stage may build, mongod's
+// BSONObjMaxInternalSize (16 MiB and 16 KiB).
+const maxInternalSize = document.MaxDocumentSize + 16<<10
+
+// LookupFunc runs a find with filter on the collection from, in the
+// pipeline's database, and calls fn with each document it returns, in
+// the order a find with no sort returns them, until fn returns an
+// error. A collection that does not exist returns nothing.
+type LookupFunc func(ctx context.Context, from string, filter bson.D, fn func(bson.D) error) error
+
+// lookupStage is $lookup's equality form: each document gets, at as,
+// the documents of from whose foreignField equals a value of its
+// localField (docs/aggregation.md, "$lookup").
+type lookupStage struct {
+	from         string
+	local        []string
+	foreign      string
+	as           []string
+	foreignField string
+}
+
+func parseLookup(arg any) (stageSpec, error) {
+	spec, ok := arg.(bson.D)
+	if !ok {
+		return stageSpec{}, document.Errorf(document.CodeFailedToParse, "the $lookup specification must be an Object")
+	}
+	var from, as, local, foreign string
+	var hasFrom, hasAs, hasLocal, hasForeign, hasLet, hasPipeline bool
+	for _, e := range spec {
+		switch e.Key {
+		case "pipeline":
+			hasPipeline = true
+			continue
+		case "let":
+			if _, ok := e.Value.(bson.D); !ok {
+				return stageSpec{}, document.Errorf(document.CodeFailedToParse, "$lookup argument 'let: %s' must be an object, is type %s", document.Format(e.Value), document.TypeName(e.Value))
+			}
+			hasLet = true
+			continue
+		}
+		s, ok := e.Value.(string)
+		if !ok {
+			return stageSpec{}, document.Errorf(document.CodeFailedToParse, "$lookup argument '%s: %s' must be a string, is type %s", e.Key, document.Format(e.Value), document.TypeName(e.Value))
+		}
+		switch e.Key {
+		case "from":
+			from, hasFrom = s, true
+		case "as":
+			as, hasAs = s, true
+		case "localField":
+			local, hasLocal = s, true
+		case "foreignField":
+			foreign, hasForeign = s, true
+		default:
+			return stageSpec{}, document.Errorf(document.CodeFailedToParse, "unknown argument to $lookup: %s", e.Key)
+		}
+	}
+	if !hasFrom && !hasPipeline {
+		return stageSpec{}, document.Errorf(document.CodeFailedToParse, "must specify 'from' field for a $lookup")
+	}
+	if !hasAs {
+		return stageSpec{}, document.Errorf(document.CodeFailedToParse, "must specify 'as' field for a $lookup")
+	}
+	if hasPipeline || hasLet {
+		if !hasPipeline {
+			return stageSpec{}, document.Errorf(document.CodeFailedToParse, "$lookup with a 'let' argument must also specify 'pipeline'")
+		}
+		return stageSpec{}, document.Errorf(codeUnrecognizedStage, "$lookup with 'pipeline' is a MongoDB aggregation form that ttlkv does not implement; its localField/foreignField form is implemented")
+	}
+	if hasLocal != hasForeign || !hasLocal {
+		return stageSpec{}, document.Errorf(document.CodeFailedToParse, "$lookup requires either 'pipeline' or both 'localField' and 'foreignField' to be specified")
+	}
+	l := &lookupStage{from: from, foreignField: foreign}
+	var err error
+	if l.as, err = lookupPath(as); err != nil {
+		return stageSpec{}, err
+	}
+	if l.local, err = lookupPath(local); err != nil {
+		return stageSpec{}, err
+	}
+	if _, err = lookupPath(foreign); err != nil {
+		return stageSpec{}, err
+	}
+	return stageSpec{name: "$lookup", spec: spec, make: func(up iter, o *Options) iter {
+		return &lookupIter{lookupStage: l, up: up, o: o}
+	}}, nil
+}
+
+// lookupPath checks a $lookup field path as mongod's FieldPath does.
+func lookupPath(p string) ([]string, error) {
+	if p == "" {
+		return nil, document.Errorf(document.Code(40352), "FieldPath cannot be constructed with empty string")
+	}
+	parts := strings.Split(p, ".")
+	for _, s := range parts {
+		if s == "" {
+			return nil, document.Errorf(document.Code(15998), "FieldPath field names may not be empty strings.")
+		}
+		if strings.HasPrefix(s, "$") {
+			return nil, document.Errorf(codeFieldPathDollar, "FieldPath field names may not start with '$'. Consider using $getField or $setField.")
+		}
+		if strings.ContainsRune(s, 0) {
+			return nil, document.Errorf(document.Code(16411), "FieldPath field names may not contain '\\0'.")
+		}
+	}
+	return parts, nil
+}
+
+type lookupIter struct {
+	*lookupStage
+	up iter
+	o  *Options
+}
+
+func (l *lookupIter) next(ctx context.Context) (bson.D, error) {
+	d, err := l.up.next(ctx)
+	if err != nil || d == nil {
+		return nil, err
+	}
+	if l.o.Lookup == nil {
+		return nil, document.Errorf(codeUnrecognizedStage, "$lookup is not available here")
+	}
+	var size int64
+	matches := bson.A{}
+	err = l.o.Lookup(ctx, l.from, l.filter(d), func(m bson.D) error {
+		if size += approxSize(m); size > maxInternalSize {
+			return document.Errorf(codeLookupTooBig, "Total size of documents in %s matching pipeline's $lookup stage exceeds %d bytes", l.from, maxInternalSize)
+		}
+		matches = append(matches, m)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return setNested(d, l.as, matches), nil
+}
+
+// filter is the query the foreign collection is searched with for d, as
+// mongod builds it: foreignField equal to the one value of localField,
+// $in of its values, or an $or of equalities when a value is a regular
+// expression ($in would match by pattern); a missing localField, or one
+// with no values, is null.
+func (l *lookupIter) filter(d bson.D) bson.D {
+	var vals bson.A
+	regex := false
+	visitPathValues(d, l.local, func(v any) {
+		if _, ok := v.(bson.Regex); ok {
+			regex = true
+		}
+		vals = append(vals, v)
+	})
+	if len(vals) == 0 {
+		vals = bson.A{nil}
+	}
+	switch {
+	case len(vals) == 1:
+		return bson.D{{Key: l.foreignField, Value: bson.D{{Key: "$eq", Value: vals[0]}}}}
+	case !regex:
+		return bson.D{{Key: l.foreignField, Value: bson.D{{Key: "$in", Value: vals}}}}
+	}
+	or := make(bson.A, len(vals))
+	for i, v := range vals {
+		or[i] = bson.D{{Key: l.foreignField, Value: bson.D{{Key: "$eq", Value: v}}}}
+	}
+	return bson.D{{Key: "$or", Value: or}}
+}
+
+// visitPathValues calls fn with each value at path in v, as mongod's
+// $lookup reads its localField: through documents and the documents of
+// arrays on the way, and with each element of an array at the end.
+func visitPathValues(v any, path []string, fn func(any)) {
+	if len(path) == 0 {
+		if arr, ok := v.(bson.A); ok {
+			for _, e := range arr {
+				fn(e)
+			}
+			return
+		}
+		fn(v)
+		return
+	}
+	switch x := v.(type) {
+	case bson.D:
+		if nv, ok := docGet(x, path[0]); ok {
+			visitPathValues(nv, path[1:], fn)
+		}
+	case bson.A:
+		for _, e := range x {
+			if sd, ok := e.(bson.D); ok {
+				visitPathValues(sd, path, fn)
+			}
+		}
+	}
+}
+
+// setNested returns d with v at path, as mongod's $lookup sets as: a
+// field on the way that is not a document is replaced by one.
+func setNested(d bson.D, path []string, v any) bson.D {
+	out := slices.Clone(d)
+	for i, el := range out {
+		if el.Key != path[0] {
+			continue
+		}
+		if len(path) == 1 {
+			out[i].Value = v
+		} else {
+			sub, _ := el.Value.(bson.D)
+			out[i].Value = setNested(sub, path[1:], v)
+		}
+		return out
+	}
+	if len(path) == 1 {
+		return append(out, bson.E{Key: path[0], Value: v})
+	}
+	return append(out, bson.E{Key: path[0], Value: setNested(bson.D{}, path[1:], v)})
+}

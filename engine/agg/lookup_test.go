@@ -1,0 +1,72 @@
+package agg
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/ttlkv/ttlkv/document"
+	"go.mongodb.org/mongo-driver/v2/bson"
+)
+
+// TestLookupFilter checks the query $lookup sends for each document, as
+// mongod builds it: $eq for one value, $in for several, an $or of $eq
+// when one is a regular expression, null when there is none.
+func TestLookupFilter(t *testing.T) {
+	t.Parallel()
+	var got []string
+	o := Options{Lookup: func(_ context.Context, from string, filter bson.D, fn func(bson.D) error) error {
+		got = append(got, from+" "+document.Format(filter))
+		return nil
+	}}
+	docs := `[{"_id": 1, "a": 5}, {"_id": 2, "a": [5, 6, [7]]}, {"_id": 3}, {"_id": 4, "a": []},
+		{"_id": 5, "a": [{"$regularExpression": {"pattern": "^x", "options": ""}}, 1]},
+		{"_id": 6, "a": {"$regularExpression": {"pattern": "^x", "options": ""}}}]`
+	out, err := run(t, docs, `[{"$lookup": {"from": "f", "localField": "a", "foreignField": "b.c", "as": "j"}}]`, o)
+	if err != nil || len(out) != 6 {
+		t.Fatalf("run: %v, %v", out, err)
+	}
+	want := []string{
+		`f { b.c: { $eq: 5 } }`,
+		`f { b.c: { $in: [ 5, 6, [ 7 ] ] } }`,
+		`f { b.c: { $eq: null } }`,
+		`f { b.c: { $eq: null } }`,
+		`f { $or: [ { b.c: { $eq: /^x/ } }, { b.c: { $eq: 1 } } ] }`,
+		`f { b.c: { $eq: /^x/ } }`,
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("filters:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if !same(out[:1], val(t, `[{"_id": 1, "a": 5, "j": []}]`)) {
+		t.Errorf("no match: %v", out[0])
+	}
+}
+
+// TestLookupBounds checks that the matches of one document may not
+// exceed the largest document (4568, as mongod), that the reader's
+// error ends the run, and that a pipeline run without a reader refuses
+// the stage.
+func TestLookupBounds(t *testing.T) {
+	t.Parallel()
+	big := bson.D{{Key: "s", Value: strings.Repeat("x", 1<<20)}}
+	served := 0
+	o := Options{Lookup: func(_ context.Context, _ string, _ bson.D, fn func(bson.D) error) error {
+		for range 40 {
+			served++
+			if err := fn(big); err != nil {
+				return err
+			}
+		}
+		return nil
+	}}
+	pipe := `[{"$lookup": {"from": "f", "localField": "a", "foreignField": "b", "as": "j"}}]`
+	if _, err := run(t, `[{"_id": 1}]`, pipe, o); codeOf(err) != 4568 {
+		t.Fatalf("40 MiB of matches: %v, want 4568", err)
+	}
+	if served != 17 {
+		t.Errorf("the reader served %d documents, want it stopped at the 17th", served)
+	}
+	if _, err := run(t, `[{"_id": 1}]`, pipe, Options{}); codeOf(err) != 40324 {
+		t.Fatalf("no reader: %v, want 40324", err)
+	}
+}
