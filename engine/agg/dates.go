@@ -35,16 +35,16 @@ type datePartExpr struct {
 	fn   func(time.Time) any
 }
 
-func parseDatePart(name string, fn func(time.Time) any, arg any, depth int) (Expr, error) {
+func parseDatePart(name string, fn func(time.Time) any, arg any, depth pdepth) (Expr, error) {
 	e := datePartExpr{name: name, fn: fn}
 	var err error
 	if d, ok := arg.(bson.D); ok && len(d) > 0 && !strings.HasPrefix(d[0].Key, "$") {
 		for _, el := range d {
 			switch el.Key {
 			case "date":
-				e.date, err = parseExpr(el.Value, depth+1)
+				e.date, err = parseExpr(el.Value, depth.deeper())
 			case "timezone":
-				e.tz, err = parseExpr(el.Value, depth+1)
+				e.tz, err = parseExpr(el.Value, depth.deeper())
 			default:
 				return nil, document.Errorf(document.Code(40535), "unrecognized option to %s: \"%s\"", name, el.Key)
 			}
@@ -63,7 +63,7 @@ func parseDatePart(name string, fn func(time.Time) any, arg any, depth int) (Exp
 		}
 		arg = a[0]
 	}
-	e.date, err = parseExpr(arg, depth+1)
+	e.date, err = parseExpr(arg, depth.deeper())
 	return e, err
 }
 
@@ -156,7 +156,7 @@ type dateTruncExpr struct {
 	date, unit, bin, tz, startOfWeek Expr
 }
 
-func parseDateTrunc(arg any, depth int) (Expr, error) {
+func parseDateTrunc(arg any, depth pdepth) (Expr, error) {
 	a, err := parseNamedArgs("$dateTrunc", arg, depth, namedArgs{
 		notObject: 5439007, unknown: 5439008, missing: []int{5439009, 5439010},
 		required: []string{"date", "unit"}, optional: []string{"binSize", "timezone", "startOfWeek"},
@@ -179,7 +179,7 @@ type namedArgs struct {
 
 // parseNamedArgs parses an operator's object argument into expressions
 // by name.
-func parseNamedArgs(op string, arg any, depth int, spec namedArgs) (map[string]Expr, error) {
+func parseNamedArgs(op string, arg any, depth pdepth, spec namedArgs) (map[string]Expr, error) {
 	d, ok := arg.(bson.D)
 	if !ok {
 		return nil, document.Errorf(document.Code(spec.notObject), "%s only supports an object as its argument", op)
@@ -189,7 +189,7 @@ func parseNamedArgs(op string, arg any, depth int, spec namedArgs) (map[string]E
 		if !slices.Contains(spec.required, el.Key) && !slices.Contains(spec.optional, el.Key) {
 			return nil, document.Errorf(document.Code(spec.unknown), spec.unknownMsg, el.Key)
 		}
-		x, err := parseExpr(el.Value, depth+1)
+		x, err := parseExpr(el.Value, depth.deeper())
 		if err != nil {
 			return nil, err
 		}
@@ -300,7 +300,7 @@ type dateToStringExpr struct {
 	date, format, tz, onNull Expr
 }
 
-func parseDateToString(arg any, depth int) (Expr, error) {
+func parseDateToString(arg any, depth pdepth) (Expr, error) {
 	a, err := parseNamedArgs("$dateToString", arg, depth, namedArgs{
 		notObject: 18629, unknown: 18534, missing: []int{18628},
 		required: []string{"date"}, optional: []string{"format", "timezone", "onNull"},

@@ -33,10 +33,74 @@ type Expr interface {
 }
 
 // Env is what an expression is evaluated against: the current document
-// ($$ROOT and $$CURRENT) and the pipeline's $$NOW.
+// ($$ROOT and $$CURRENT), the pipeline's $$NOW, and the user variables
+// bound around the expression ($let, $map, $filter, $reduce).
 type Env struct {
 	Root bson.D
 	Now  bson.DateTime
+	vars *binding
+}
+
+// binding is one user variable's value, in front of the ones bound
+// around it.
+type binding struct {
+	name string
+	val  any
+	up   *binding
+}
+
+// with returns e with name bound to v.
+func (e *Env) with(name string, v any) *Env {
+	sub := *e
+	sub.vars = &binding{name: name, val: v, up: e.vars}
+	return &sub
+}
+
+// pdepth is where an expression is parsed: how deeply nested, and the
+// user variables in scope there.
+type pdepth struct {
+	n    int
+	vars *scope
+}
+
+// scope is one user variable in scope, in front of the outer ones.
+type scope struct {
+	name string
+	up   *scope
+}
+
+func (d pdepth) deeper() pdepth { d.n++; return d }
+
+// with returns d with the variables names in scope.
+func (d pdepth) with(names ...string) pdepth {
+	for _, n := range names {
+		d.vars = &scope{name: n, up: d.vars}
+	}
+	return d
+}
+
+func (d pdepth) defined(name string) bool {
+	for s := d.vars; s != nil; s = s.up {
+		if s.name == name {
+			return true
+		}
+	}
+	return false
+}
+
+// userVar is $$name (or $$name.a.b) for a user variable.
+type userVar struct {
+	name  string
+	parts []string
+}
+
+func (u userVar) Eval(e *Env) (any, error) {
+	for b := e.vars; b != nil; b = b.up {
+		if b.name == u.name {
+			return evalPath(b.val, u.parts), nil
+		}
+	}
+	return missing, nil
 }
 
 type literal struct{ v any }
@@ -139,18 +203,18 @@ const (
 // ParseExpr parses an aggregation expression: "$field.path", "$$ROOT",
 // "$$NOW", {$operator: args}, {$literal: v}, documents and arrays of
 // expressions, and literals.
-func ParseExpr(v any) (Expr, error) { return parseExpr(v, 0) }
+func ParseExpr(v any) (Expr, error) { return parseExpr(v, pdepth{}) }
 
 const maxExprDepth = 150
 
-func parseExpr(v any, depth int) (Expr, error) {
-	if depth > maxExprDepth {
+func parseExpr(v any, depth pdepth) (Expr, error) {
+	if depth.n > maxExprDepth {
 		return nil, document.Errorf(document.CodeBadValue, "aggregation expression nested more than %d levels", maxExprDepth)
 	}
 	switch x := v.(type) {
 	case string:
 		if strings.HasPrefix(x, "$$") {
-			return parseVariable(x[2:])
+			return parseVariable(x[2:], depth)
 		}
 		if strings.HasPrefix(x, "$") {
 			return parseFieldPath(x[1:])
@@ -171,7 +235,7 @@ func parseExpr(v any, depth int) (Expr, error) {
 			if strings.Contains(el.Key, ".") {
 				return nil, document.Errorf(codeFieldPathDot, "FieldPath field names may not contain '.'. Consider using $getField or $setField.")
 			}
-			sub, err := parseExpr(el.Value, depth+1)
+			sub, err := parseExpr(el.Value, depth.deeper())
 			if err != nil {
 				return nil, err
 			}
@@ -182,7 +246,7 @@ func parseExpr(v any, depth int) (Expr, error) {
 	case bson.A:
 		a := make(arrayExpr, 0, len(x))
 		for _, el := range x {
-			sub, err := parseExpr(el, depth+1)
+			sub, err := parseExpr(el, depth.deeper())
 			if err != nil {
 				return nil, err
 			}
@@ -193,8 +257,19 @@ func parseExpr(v any, depth int) (Expr, error) {
 	return literal{v}, nil
 }
 
-func parseVariable(name string) (Expr, error) {
+func parseVariable(name string, depth pdepth) (Expr, error) {
 	base, rest, _ := strings.Cut(name, ".")
+	if depth.defined(base) {
+		var parts []string
+		if rest != "" {
+			f, err := parseFieldPath(rest)
+			if err != nil {
+				return nil, err
+			}
+			parts = f.(fieldPath).parts
+		}
+		return userVar{name: base, parts: parts}, nil
+	}
 	switch base {
 	case "ROOT", "CURRENT":
 		if rest == "" {

@@ -37,7 +37,7 @@ func parseGroup(arg any) (stageSpec, error) {
 	g := &groupSpec{}
 	for _, el := range spec {
 		if el.Key == "_id" {
-			e, err := parseExpr(el.Value, 0)
+			e, err := parseExpr(el.Value, pdepth{})
 			if err != nil {
 				return stageSpec{}, err
 			}
@@ -67,7 +67,7 @@ func parseGroup(arg any) (stageSpec, error) {
 		} else if _, isArr := argV.(bson.A); isArr {
 			return stageSpec{}, document.Errorf(document.Code(40237), "The %s accumulator is a unary operator", op)
 		}
-		e, err := parseExpr(argV, 0)
+		e, err := parseExpr(argV, pdepth{})
 		if err != nil {
 			return stageSpec{}, err
 		}

@@ -57,12 +57,20 @@ func init() {
 }
 
 // parseOperator parses {name: arg}.
-func parseOperator(name string, arg any, depth int) (Expr, error) {
+func parseOperator(name string, arg any, depth pdepth) (Expr, error) {
 	switch name {
 	case "$literal":
 		return literal{arg}, nil
 	case "$cond":
 		return parseCond(arg, depth)
+	case "$let":
+		return parseLet(arg, depth)
+	case "$map":
+		return parseMap(arg, depth)
+	case "$filter":
+		return parseFilter(arg, depth)
+	case "$reduce":
+		return parseReduce(arg, depth)
 	case "$and", "$or":
 		args, err := parseArgs(arg, depth)
 		if err != nil {
@@ -99,14 +107,14 @@ func parseOperator(name string, arg any, depth int) (Expr, error) {
 
 // parseArgs parses an operator's argument: an array is the argument
 // list, anything else is a single argument.
-func parseArgs(arg any, depth int) ([]Expr, error) {
+func parseArgs(arg any, depth pdepth) ([]Expr, error) {
 	list, ok := arg.(bson.A)
 	if !ok {
 		list = bson.A{arg}
 	}
 	out := make([]Expr, 0, len(list))
 	for _, a := range list {
-		e, err := parseExpr(a, depth+1)
+		e, err := parseExpr(a, depth.deeper())
 		if err != nil {
 			return nil, err
 		}
@@ -166,7 +174,7 @@ func (c condExpr) Eval(e *Env) (any, error) {
 	return c.els.Eval(e)
 }
 
-func parseCond(arg any, depth int) (Expr, error) {
+func parseCond(arg any, depth pdepth) (Expr, error) {
 	var parts [3]any
 	switch x := arg.(type) {
 	case bson.A:
@@ -193,13 +201,13 @@ func parseCond(arg any, depth int) (Expr, error) {
 	}
 	var c condExpr
 	var err error
-	if c.cond, err = parseExpr(parts[0], depth+1); err != nil {
+	if c.cond, err = parseExpr(parts[0], depth.deeper()); err != nil {
 		return nil, err
 	}
-	if c.then, err = parseExpr(parts[1], depth+1); err != nil {
+	if c.then, err = parseExpr(parts[1], depth.deeper()); err != nil {
 		return nil, err
 	}
-	if c.els, err = parseExpr(parts[2], depth+1); err != nil {
+	if c.els, err = parseExpr(parts[2], depth.deeper()); err != nil {
 		return nil, err
 	}
 	return c, nil

@@ -3,7 +3,7 @@
 // $unset, $sort, $skip, $limit, $count, $group, $unwind,
 // $replaceRoot/$replaceWith, $sortByCount and $lookup (its
 // localField/foreignField form), with the expression
-// operators of expr.go, ops.go, dates.go and convert.go.
+// operators of expr.go, ops.go, vars.go, dates.go and convert.go.
 //
 // The engine pushes a leading $match and $sort into its index scan
 // (Pipeline.Filter, Pipeline.Sort) and feeds the rest of the pipeline

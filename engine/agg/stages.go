@@ -117,7 +117,7 @@ func parseProject(arg any) (stageSpec, error) {
 			z := document.Compare(v, int32(0)) == 0
 			return pathOp{path: path, include: !z, exclude: z}, nil
 		}
-		e, err := parseExpr(v, 0)
+		e, err := parseExpr(v, pdepth{})
 		return pathOp{path: path, expr: e}, err
 	}, nil)
 	if err != nil {
@@ -299,7 +299,7 @@ func parseAddFields(name string, arg any) (stageSpec, error) {
 		return stageSpec{}, document.Errorf(document.Code(40272), "%s specification stage must be an object, got %s", name, document.TypeName(arg))
 	}
 	ops, err := flattenSpec(nil, spec, func(path []string, v any) (pathOp, error) {
-		e, err := parseExpr(v, 0)
+		e, err := parseExpr(v, pdepth{})
 		return pathOp{path: path, expr: e}, err
 	}, nil)
 	if err != nil {
@@ -370,7 +370,7 @@ func parseReplaceRoot(name string, arg any) (stageSpec, error) {
 		}
 		rootV = v
 	}
-	e, err := parseExpr(rootV, 0)
+	e, err := parseExpr(rootV, pdepth{})
 	if err != nil {
 		return stageSpec{}, err
 	}

@@ -1,0 +1,104 @@
+package agg
+
+import (
+	"testing"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+)
+
+// TestVariables checks $let, $map, $filter and $reduce against mongod's
+// rules: scoping (inner names hide outer ones; $let's vars are
+// evaluated outside it), null and missing input, a missing result in
+// $map as null, $filter's limit, $reduce's $$this and $$value.
+func TestVariables(t *testing.T) {
+	t.Parallel()
+	doc := `[{"_id": 1, "arr": [1, 2, 3, 4], "docs": [{"q": 2, "p": 5}, {"q": 1, "p": 7}, {"p": 1}], "n": null, "s": "x", "x": 10}]`
+	cases := []struct{ expr, want string }{
+		{`{"$let": {"vars": {"a": 2, "b": "$x"}, "in": {"$multiply": ["$$a", "$$b"]}}}`, `20`},
+		{`{"$let": {"vars": {"a": 1}, "in": {"$let": {"vars": {"a": 2, "b": "$$a"}, "in": ["$$a", "$$b"]}}}}`, `[2, 1]`},
+		{`{"$let": {"vars": {"d": {"k": {"z": 3}}}, "in": "$$d.k.z"}}`, `3`},
+		{`{"$let": {"vars": {}, "in": "$$ROOT.s"}}`, `"x"`},
+		{`{"$map": {"input": "$arr", "in": {"$add": ["$$this", "$x"]}}}`, `[11, 12, 13, 14]`},
+		{`{"$map": {"input": "$docs", "as": "d", "in": {"$multiply": ["$$d.q", "$$d.p"]}}}`, `[10, 7, null]`},
+		{`{"$map": {"input": "$docs", "as": "d", "in": "$$d.q"}}`, `[2, 1, null]`},
+		{`{"$map": {"input": "$nosuch", "in": 1}}`, `null`},
+		{`{"$map": {"input": "$n", "in": 1}}`, `null`},
+		{`{"$map": {"input": [], "in": 1}}`, `[]`},
+		{`{"$map": {"input": "$arr", "as": "a", "in": {"$map": {"input": [10, 20], "as": "b", "in": {"$add": ["$$a", "$$b"]}}}}}`, `[[11, 21], [12, 22], [13, 23], [14, 24]]`},
+		{`{"$map": {"input": [1], "as": "x", "in": {"$map": {"input": [5], "as": "x", "in": "$$x"}}}}`, `[[5]]`},
+		{`{"$filter": {"input": "$arr", "cond": {"$gt": ["$$this", 2]}}}`, `[3, 4]`},
+		{`{"$filter": {"input": "$arr", "as": "v", "cond": {"$mod": ["$$v", 2]}, "limit": 1}}`, `[1]`},
+		{`{"$filter": {"input": "$arr", "cond": true, "limit": 2.0}}`, `[1, 2]`},
+		{`{"$filter": {"input": "$arr", "cond": true, "limit": null}}`, `[1, 2, 3, 4]`},
+		{`{"$filter": {"input": [], "cond": true, "limit": -1}}`, `[]`},
+		{`{"$filter": {"input": "$docs", "as": "d", "cond": "$$d.q"}}`, `[{"q": 2, "p": 5}, {"q": 1, "p": 7}]`},
+		{`{"$filter": {"input": "$n", "cond": true}}`, `null`},
+		{`{"$reduce": {"input": "$arr", "initialValue": 0, "in": {"$add": ["$$value", "$$this"]}}}`, `10`},
+		{`{"$reduce": {"input": ["a", "b", "c"], "initialValue": "", "in": {"$concat": ["$$value", "$$this"]}}}`, `"abc"`},
+		{`{"$reduce": {"input": [], "initialValue": {"sum": 0}, "in": 1}}`, `{"sum": 0}`},
+		{`{"$reduce": {"input": "$nosuch", "initialValue": 0, "in": 1}}`, `null`},
+		{`{"$reduce": {"input": "$arr", "initialValue": [], "in": {"$cond": [{"$gt": ["$$this", 2]}, ["$$this"], "$$value"]}}}`, `[4]`},
+	}
+	for _, tc := range cases {
+		got, err := run(t, doc, `[{"$replaceWith": {"v": `+tc.expr+`}}]`, Options{})
+		if err != nil {
+			t.Errorf("%s: %v", tc.expr, err)
+			continue
+		}
+		if want := (bson.A{bson.D{{Key: "v", Value: val(t, tc.want)}}}); !same(got, want) {
+			t.Errorf("%s = %v, want %s", tc.expr, got, tc.want)
+		}
+	}
+}
+
+// TestVariableErrors checks the refusals, with mongod's codes: at parse
+// time for the shape and for a name out of scope or not allowed, at run
+// time for input of the wrong type and a bad limit.
+func TestVariableErrors(t *testing.T) {
+	t.Parallel()
+	doc := `[{"_id": 1, "arr": [1, 2], "s": "x"}]`
+	cases := []struct {
+		expr string
+		code int
+	}{
+		{`{"$let": 1}`, 16874},
+		{`{"$let": {"vars": {}, "in": 1, "x": 1}}`, 16875},
+		{`{"$let": {"in": 1}}`, 16876},
+		{`{"$let": {"vars": {}}}`, 16877},
+		{`{"$let": {"vars": 1, "in": 1}}`, 10065},
+		{`{"$let": {"vars": {"A": 1}, "in": 1}}`, 16867},
+		{`{"$let": {"vars": {"a-b": 1}, "in": 1}}`, 16868},
+		{`{"$let": {"vars": {"": 1}, "in": 1}}`, 16866},
+		{`{"$let": {"vars": {"a": 1, "b": "$$a"}, "in": 1}}`, 17276},
+		{`{"$let": {"vars": {"a": 1}, "in": "$$b"}}`, 17276},
+		{`"$$this"`, 17276},
+		{`{"$map": 1}`, 16878},
+		{`{"$map": {"input": [], "in": 1, "x": 1}}`, 16879},
+		{`{"$map": {"in": 1}}`, 16880},
+		{`{"$map": {"input": []}}`, 16882},
+		{`{"$map": {"input": [], "as": 5, "in": 1}}`, 16866},
+		{`{"$map": {"input": [], "as": "x", "in": "$$this"}}`, 17276},
+		{`{"$map": {"input": "$s", "in": 1}}`, 16883},
+		{`{"$filter": []}`, 28646},
+		{`{"$filter": {"input": [], "cond": 1, "x": 1}}`, 28647},
+		{`{"$filter": {"cond": 1}}`, 28648},
+		{`{"$filter": {"input": []}}`, 28650},
+		{`{"$filter": {"input": "$s", "cond": 1}}`, 28651},
+		{`{"$filter": {"input": "$arr", "cond": 1, "limit": 1.5}}`, 327391},
+		{`{"$filter": {"input": "$arr", "cond": 1, "limit": "a"}}`, 327391},
+		{`{"$filter": {"input": "$arr", "cond": 1, "limit": 0}}`, 327392},
+		{`{"$reduce": 1}`, 40075},
+		{`{"$reduce": {"input": [], "initialValue": 0, "in": 1, "x": 1}}`, 40076},
+		{`{"$reduce": {"initialValue": 0, "in": 1}}`, 40077},
+		{`{"$reduce": {"input": [], "in": 1}}`, 40078},
+		{`{"$reduce": {"input": [], "initialValue": 0}}`, 40079},
+		{`{"$reduce": {"input": "$s", "initialValue": 0, "in": 1}}`, 40080},
+		{`{"$reduce": {"input": [], "initialValue": "$$this", "in": 1}}`, 17276},
+	}
+	for _, tc := range cases {
+		_, err := run(t, doc, `[{"$replaceWith": {"v": `+tc.expr+`}}]`, Options{})
+		if got := codeOf(err); got != tc.code {
+			t.Errorf("%s: got %v, want code %d", tc.expr, err, tc.code)
+		}
+	}
+}
