@@ -54,6 +54,7 @@ func init() {
 		"$toInt":       {1, 1, opToInt},
 		"$toDate":      {1, 1, opToDate},
 	}
+	addArrayOps()
 }
 
 // parseOperator parses {name: arg}.
@@ -71,6 +72,8 @@ func parseOperator(name string, arg any, depth pdepth) (Expr, error) {
 		return parseFilter(arg, depth)
 	case "$reduce":
 		return parseReduce(arg, depth)
+	case "$switch":
+		return parseSwitch(arg, depth)
 	case "$and", "$or":
 		args, err := parseArgs(arg, depth)
 		if err != nil {

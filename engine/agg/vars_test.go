@@ -102,3 +102,67 @@ func TestVariableErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestArrayOperators checks $concatArrays, $isArray, $mergeObjects,
+// $switch and the accumulators' expression forms against mongod's
+// rules, and their refusals with its codes.
+func TestArrayOperators(t *testing.T) {
+	t.Parallel()
+	doc := `[{"_id": 1, "arr": [1, 2, 3, 4], "mix": [1, "a", null, 2.5], "o": {"a": 1, "b": 2}, "n": null, "s": "x", "x": 10}]`
+	cases := []struct{ expr, want string }{
+		{`{"$concatArrays": ["$arr", [5], []]}`, `[1, 2, 3, 4, 5]`},
+		{`{"$concatArrays": ["$arr", "$nosuch"]}`, `null`},
+		{`{"$concatArrays": []}`, `[]`},
+		{`{"$isArray": "$arr"}`, `true`},
+		{`{"$isArray": ["$s"]}`, `false`},
+		{`{"$mergeObjects": ["$o", {"b": 3, "c": 4}, null, "$nosuch"]}`, `{"a": 1, "b": 3, "c": 4}`},
+		{`{"$mergeObjects": []}`, `{}`},
+		{`{"$switch": {"branches": [{"case": {"$gt": ["$x", 20]}, "then": "big"}, {"case": {"$gt": ["$x", 5]}, "then": "mid"}], "default": "small"}}`, `"mid"`},
+		{`{"$switch": {"branches": [{"case": false, "then": 1}], "default": "$s"}}`, `"x"`},
+		{`{"$sum": "$arr"}`, `10`},
+		{`{"$sum": ["$x", 1, "a"]}`, `11`},
+		{`{"$sum": "$mix"}`, `3.5`},
+		{`{"$sum": "$s"}`, `0`},
+		{`{"$avg": "$arr"}`, `2.5`},
+		{`{"$avg": "$s"}`, `null`},
+		{`{"$max": "$mix"}`, `"a"`},
+		{`{"$min": "$mix"}`, `1`},
+		{`{"$min": [3, "$x", null]}`, `3`},
+		{`{"$max": ["$arr", 1]}`, `[1, 2, 3, 4]`},
+		{`{"$max": []}`, `null`},
+		{`{"$stdDevPop": [1, 3]}`, `1.0`},
+	}
+	for _, tc := range cases {
+		got, err := run(t, doc, `[{"$replaceWith": {"v": `+tc.expr+`}}]`, Options{})
+		if err != nil {
+			t.Errorf("%s: %v", tc.expr, err)
+			continue
+		}
+		if want := (bson.A{bson.D{{Key: "v", Value: val(t, tc.want)}}}); !same(got, want) {
+			t.Errorf("%s = %v, want %s", tc.expr, got, tc.want)
+		}
+	}
+	errs := []struct {
+		expr string
+		code int
+	}{
+		{`{"$concatArrays": ["$arr", "$s"]}`, 28664},
+		{`{"$isArray": [1, 2]}`, 16020},
+		{`{"$mergeObjects": ["$o", "$s"]}`, 40400},
+		{`{"$switch": 1}`, 40060},
+		{`{"$switch": {"branches": 1}}`, 40061},
+		{`{"$switch": {"branches": [1]}}`, 40062},
+		{`{"$switch": {"branches": [{"case": 1, "then": 1, "x": 1}]}}`, 40063},
+		{`{"$switch": {"branches": [{"then": 1}]}}`, 40064},
+		{`{"$switch": {"branches": [{"case": 1}]}}`, 40065},
+		{`{"$switch": {"branches": [{"case": false, "then": 1}]}}`, 40066},
+		{`{"$switch": {"branches": [], "x": 1}}`, 40067},
+		{`{"$switch": {"branches": []}}`, 40068},
+	}
+	for _, tc := range errs {
+		_, err := run(t, doc, `[{"$replaceWith": {"v": `+tc.expr+`}}]`, Options{})
+		if got := codeOf(err); got != tc.code {
+			t.Errorf("%s: got %v, want code %d", tc.expr, err, tc.code)
+		}
+	}
+}
