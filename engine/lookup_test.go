@@ -69,8 +69,7 @@ func TestLookup(t *testing.T) {
 }
 
 // TestLookupRefusals checks the refusals of $lookup's parser, with
-// mongod's codes and words, and that the pipeline form is refused as
-// not implemented.
+// mongod's codes and words.
 func TestLookupRefusals(t *testing.T) {
 	t.Parallel()
 	db, _ := openMem(t)
@@ -88,7 +87,12 @@ func TestLookupRefusals(t *testing.T) {
 		{`{"from": "c", "localField": "a", "as": "x"}`, document.CodeFailedToParse, "$lookup requires either 'pipeline' or both 'localField' and 'foreignField' to be specified"},
 		{`{"from": "c", "localField": "a", "foreignField": "b", "as": "x", "let": {"v": 1}}`, document.CodeFailedToParse, "$lookup with a 'let' argument must also specify 'pipeline'"},
 		{`{"from": "c", "localField": "a", "foreignField": "b", "as": "x", "let": 1}`, document.CodeFailedToParse, "$lookup argument 'let: 1' must be an object, is type int"},
-		{`{"from": "c", "pipeline": [], "as": "x"}`, document.Code(40324), "$lookup with 'pipeline' is a MongoDB aggregation form that ttlkv does not implement"},
+		{`{"from": "c", "pipeline": {}, "as": "x"}`, document.CodeFailedToParse, "'pipeline' option must be specified as an array"},
+		{`{"from": "c", "localField": "a", "pipeline": [], "as": "x"}`, document.CodeFailedToParse, "$lookup requires both or neither of 'localField' and 'foreignField' to be specified"},
+		{`{"from": "c", "let": {"A": 1}, "pipeline": [], "as": "x"}`, document.Code(16867), "'A' starts with an invalid character for a user variable name"},
+		{`{"from": "c", "let": {"a": 1}, "pipeline": [{"$match": {"$expr": "$$b"}}], "as": "x"}`, document.Code(17276), "Use of undefined variable: b"},
+		{`{"from": "c", "let": {"a": "$$b"}, "pipeline": [], "as": "x"}`, document.Code(17276), "Use of undefined variable: b"},
+		{`{"from": "c", "pipeline": [{"$graphLookup": {}}], "as": "x"}`, document.Code(40324), "$graphLookup"},
 		{`{"from": "c", "localField": "$a", "foreignField": "b", "as": "x"}`, document.Code(16410), "FieldPath field names may not start with '$'"},
 		{`{"from": "c", "localField": "a..b", "foreignField": "b", "as": "x"}`, document.Code(15998), "FieldPath field names may not be empty strings."},
 		{`{"from": "c", "localField": "a", "foreignField": "b", "as": ""}`, document.Code(40352), "FieldPath cannot be constructed with empty string"},
@@ -102,4 +106,36 @@ func TestLookupRefusals(t *testing.T) {
 	r := mustRun(t, db, "test", `{"aggregate": "c", "pipeline": [{"$lookup": {"from": "c", "localField": "_id", "foreignField": "_id", "as": "x"}}], "cursor": {}}`)
 	_, batch := checkCursorShape(t, "self", field(r, "cursor"), "firstBatch")
 	sameValue(t, "self join", batch, `[{"_id": 1, "x": [{"_id": 1}]}]`)
+}
+
+// TestLookupPipeline checks $lookup's pipeline forms: uncorrelated, with
+// let variables used in the sub-pipeline's $match ($expr) and
+// expressions, the concise form (localField/foreignField and a
+// pipeline), and a $lookup nested in the sub-pipeline that uses the
+// outer let.
+func TestLookupPipeline(t *testing.T) {
+	t.Parallel()
+	db, _ := openMem(t)
+	mustRun(t, db, "test", `{"insert": "authors", "documents": [{"_id": 1, "name": "ann", "min": 2}, {"_id": 2, "name": "bob", "min": 9}]}`)
+	mustRun(t, db, "test", `{"insert": "books", "documents": [{"_id": "b1", "author": 1, "pages": 1}, {"_id": "b2", "author": 1, "pages": 5}, {"_id": "b3", "author": 2, "pages": 7}]}`)
+	mustRun(t, db, "test", `{"insert": "notes", "documents": [{"_id": "n1", "book": "b2", "by": 1}, {"_id": "n2", "book": "b2", "by": 2}]}`)
+	cases := []struct{ lookup, want string }{
+		// Uncorrelated: the same results for every document.
+		{`{"from": "books", "pipeline": [{"$match": {"pages": {"$gt": 4}}}, {"$project": {"_id": 1}}], "as": "x"}`,
+			`[{"_id": 1, "x": [{"_id": "b2"}, {"_id": "b3"}]}, {"_id": 2, "x": [{"_id": "b2"}, {"_id": "b3"}]}]`},
+		// let in $expr and in an expression of a later stage.
+		{`{"from": "books", "let": {"aid": "$_id", "m": "$min"}, "pipeline": [{"$match": {"$expr": {"$and": [{"$eq": ["$author", "$$aid"]}, {"$gte": ["$pages", "$$m"]}]}}}, {"$project": {"_id": 1, "who": "$$aid"}}], "as": "x"}`,
+			`[{"_id": 1, "x": [{"_id": "b2", "who": 1}]}, {"_id": 2, "x": []}]`},
+		// The concise form: the pipeline runs over the equal documents.
+		{`{"from": "books", "localField": "_id", "foreignField": "author", "let": {"n": "$name"}, "pipeline": [{"$sort": {"pages": -1}}, {"$project": {"_id": 1, "n": "$$n"}}], "as": "x"}`,
+			`[{"_id": 1, "x": [{"_id": "b2", "n": "ann"}, {"_id": "b1", "n": "ann"}]}, {"_id": 2, "x": [{"_id": "b3", "n": "bob"}]}]`},
+		// Nested: the inner $lookup sees the outer let.
+		{`{"from": "books", "let": {"aid": "$_id"}, "pipeline": [{"$match": {"$expr": {"$eq": ["$author", "$$aid"]}}}, {"$lookup": {"from": "notes", "let": {"bid": "$_id"}, "pipeline": [{"$match": {"$expr": {"$and": [{"$eq": ["$book", "$$bid"]}, {"$eq": ["$by", "$$aid"]}]}}}, {"$project": {"_id": 1}}], "as": "notes"}}, {"$project": {"_id": 1, "notes": 1}}], "as": "x"}`,
+			`[{"_id": 1, "x": [{"_id": "b1", "notes": []}, {"_id": "b2", "notes": [{"_id": "n1"}]}]}, {"_id": 2, "x": [{"_id": "b3", "notes": []}]}]`},
+	}
+	for _, c := range cases {
+		r := mustRun(t, db, "test", `{"aggregate": "authors", "pipeline": [{"$lookup": `+c.lookup+`}, {"$project": {"x": 1}}, {"$sort": {"_id": 1}}], "cursor": {}}`)
+		_, batch := checkCursorShape(t, "lookup", field(r, "cursor"), "firstBatch")
+		sameValue(t, c.lookup, batch, c.want)
+	}
 }

@@ -7,17 +7,27 @@ import (
 
 func init() { query.RegisterExprCompiler(compileFilterExpr) }
 
-// compileFilterExpr compiles a filter's {$expr: e} with $$NOW at now: a
-// document matches when e is true for it (Truthy). An expression that
-// fails for a document (a $divide by zero) returns its error, which
-// fails the query as in MongoDB.
-func compileFilterExpr(v any, now bson.DateTime) (func(d bson.D) (bool, error), error) {
-	e, err := ParseExpr(v)
+// filterVars are the user variables a filter's $expr sees (the let of
+// the $lookup whose sub-pipeline the filter is in): the names in scope
+// when it is parsed, and their values when it runs.
+type filterVars struct {
+	scope pdepth
+	vals  *binding
+}
+
+// compileFilterExpr compiles a filter's {$expr: e} with $$NOW at now
+// and the variables vars (a filterVars, or nil): a document matches
+// when e is true for it (Truthy). An expression that fails for a
+// document (a $divide by zero) returns its error, which fails the query
+// as in MongoDB.
+func compileFilterExpr(v any, now bson.DateTime, vars any) (func(d bson.D) (bool, error), error) {
+	fv, _ := vars.(filterVars)
+	e, err := parseExpr(v, fv.scope)
 	if err != nil {
 		return nil, err
 	}
 	return func(d bson.D) (bool, error) {
-		r, err := e.Eval(&Env{Root: d, Now: now})
+		r, err := e.Eval(&Env{Root: d, Now: now, vars: fv.vals})
 		if err != nil {
 			return false, err
 		}

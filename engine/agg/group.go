@@ -29,7 +29,7 @@ type groupSpec struct {
 	accs []accSpec
 }
 
-func parseGroup(arg any) (stageSpec, error) {
+func parseGroup(arg any, sc pdepth) (stageSpec, error) {
 	spec, ok := arg.(bson.D)
 	if !ok {
 		return stageSpec{}, document.Errorf(document.Code(15947), "a group's fields must be specified in an object")
@@ -37,7 +37,7 @@ func parseGroup(arg any) (stageSpec, error) {
 	g := &groupSpec{}
 	for _, el := range spec {
 		if el.Key == "_id" {
-			e, err := parseExpr(el.Value, pdepth{})
+			e, err := parseExpr(el.Value, sc)
 			if err != nil {
 				return stageSpec{}, err
 			}
@@ -67,7 +67,7 @@ func parseGroup(arg any) (stageSpec, error) {
 		} else if _, isArr := argV.(bson.A); isArr {
 			return stageSpec{}, document.Errorf(document.Code(40237), "The %s accumulator is a unary operator", op)
 		}
-		e, err := parseExpr(argV, pdepth{})
+		e, err := parseExpr(argV, sc)
 		if err != nil {
 			return stageSpec{}, err
 		}
@@ -145,7 +145,7 @@ func (s *groupStage) next(ctx context.Context) (bson.D, error) {
 }
 
 func (s *groupStage) add(d bson.D) error {
-	env := &Env{Root: d, Now: s.o.Now}
+	env := &Env{Root: d, Now: s.o.Now, vars: s.o.vars}
 	id, err := s.g.id.Eval(env)
 	if err != nil {
 		return err
@@ -419,7 +419,7 @@ func (a *stdDevAcc) result() any {
 	return math.Sqrt(a.m2 / float64(a.n))
 }
 
-func parseSortByCount(arg any) (stageSpec, error) {
+func parseSortByCount(arg any, sc pdepth) (stageSpec, error) {
 	switch x := arg.(type) {
 	case string:
 		if !strings.HasPrefix(x, "$") {
@@ -432,7 +432,7 @@ func parseSortByCount(arg any) (stageSpec, error) {
 	default:
 		return stageSpec{}, document.Errorf(document.Code(40149), "the sortByCount field must be specified as a string or as an object")
 	}
-	g, err := parseGroup(bson.D{{Key: "_id", Value: arg}, {Key: "count", Value: bson.D{{Key: "$sum", Value: int32(1)}}}})
+	g, err := parseGroup(bson.D{{Key: "_id", Value: arg}, {Key: "count", Value: bson.D{{Key: "$sum", Value: int32(1)}}}}, sc)
 	if err != nil {
 		return stageSpec{}, err
 	}

@@ -23,34 +23,46 @@ const maxInternalSize = document.MaxDocumentSize + 16<<10
 // error. A collection that does not exist returns nothing.
 type LookupFunc func(ctx context.Context, from string, filter bson.D, fn func(bson.D) error) error
 
-// lookupStage is $lookup's equality form: each document gets, at as,
-// the documents of from whose foreignField equals a value of its
-// localField (docs/aggregation.md, "$lookup").
+// lookupStage is $lookup: each document gets, at as, the documents of
+// from whose foreignField equals a value of its localField, or the
+// results of a pipeline run over from with the let variables bound, or
+// the pipeline's results over the equal documents (docs/aggregation.md,
+// "$lookup").
 type lookupStage struct {
 	from         string
-	local        []string
-	foreign      string
-	as           []string
+	local        []string // nil: no localField/foreignField
 	foreignField string
+	as           []string
+	letNames     []string
+	letExprs     []Expr
+	sub          *Pipeline // nil: no pipeline
 }
 
-func parseLookup(arg any) (stageSpec, error) {
+func parseLookup(arg any, sc pdepth) (stageSpec, error) {
 	spec, ok := arg.(bson.D)
 	if !ok {
 		return stageSpec{}, document.Errorf(document.CodeFailedToParse, "the $lookup specification must be an Object")
 	}
 	var from, as, local, foreign string
-	var hasFrom, hasAs, hasLocal, hasForeign, hasLet, hasPipeline bool
+	var hasFrom, hasAs, hasLocal, hasForeign bool
+	var let bson.D
+	var pipeline bson.A
+	hasLet, hasPipeline := false, false
 	for _, e := range spec {
 		switch e.Key {
 		case "pipeline":
-			hasPipeline = true
+			arr, ok := e.Value.(bson.A)
+			if !ok {
+				return stageSpec{}, document.Errorf(document.CodeFailedToParse, "invalid $lookup pipeline definition: 'pipeline' option must be specified as an array")
+			}
+			pipeline, hasPipeline = arr, true
 			continue
 		case "let":
-			if _, ok := e.Value.(bson.D); !ok {
+			d, ok := e.Value.(bson.D)
+			if !ok {
 				return stageSpec{}, document.Errorf(document.CodeFailedToParse, "$lookup argument 'let: %s' must be an object, is type %s", document.Format(e.Value), document.TypeName(e.Value))
 			}
-			hasLet = true
+			let, hasLet = d, true
 			continue
 		}
 		s, ok := e.Value.(string)
@@ -70,35 +82,74 @@ func parseLookup(arg any) (stageSpec, error) {
 			return stageSpec{}, document.Errorf(document.CodeFailedToParse, "unknown argument to $lookup: %s", e.Key)
 		}
 	}
-	if !hasFrom && !hasPipeline {
+	if !hasFrom {
 		return stageSpec{}, document.Errorf(document.CodeFailedToParse, "must specify 'from' field for a $lookup")
 	}
 	if !hasAs {
 		return stageSpec{}, document.Errorf(document.CodeFailedToParse, "must specify 'as' field for a $lookup")
 	}
-	if hasPipeline || hasLet {
-		if !hasPipeline {
-			return stageSpec{}, document.Errorf(document.CodeFailedToParse, "$lookup with a 'let' argument must also specify 'pipeline'")
-		}
-		return stageSpec{}, document.Errorf(codeUnrecognizedStage, "$lookup with 'pipeline' is a MongoDB aggregation form that ttlkv does not implement; its localField/foreignField form is implemented")
-	}
-	if hasLocal != hasForeign || !hasLocal {
+	switch {
+	case hasLocal != hasForeign && hasPipeline:
+		return stageSpec{}, document.Errorf(document.CodeFailedToParse, "$lookup requires both or neither of 'localField' and 'foreignField' to be specified")
+	case !hasLocal && !hasPipeline || hasLocal != hasForeign:
 		return stageSpec{}, document.Errorf(document.CodeFailedToParse, "$lookup requires either 'pipeline' or both 'localField' and 'foreignField' to be specified")
+	case hasLet && !hasPipeline:
+		return stageSpec{}, document.Errorf(document.CodeFailedToParse, "$lookup with a 'let' argument must also specify 'pipeline'")
 	}
 	l := &lookupStage{from: from, foreignField: foreign}
 	var err error
 	if l.as, err = lookupPath(as); err != nil {
 		return stageSpec{}, err
 	}
-	if l.local, err = lookupPath(local); err != nil {
-		return stageSpec{}, err
+	if hasLocal {
+		if l.local, err = lookupPath(local); err != nil {
+			return stageSpec{}, err
+		}
+		if _, err = lookupPath(foreign); err != nil {
+			return stageSpec{}, err
+		}
 	}
-	if _, err = lookupPath(foreign); err != nil {
-		return stageSpec{}, err
+	for _, el := range let {
+		if err := checkVarName(el.Key); err != nil {
+			return stageSpec{}, err
+		}
+		x, err := parseExpr(el.Value, sc.deeper())
+		if err != nil {
+			return stageSpec{}, err
+		}
+		l.letNames = append(l.letNames, el.Key)
+		l.letExprs = append(l.letExprs, x)
+	}
+	if hasPipeline {
+		if l.sub, err = parseSubPipeline(pipeline, sc.with(l.letNames...)); err != nil {
+			return stageSpec{}, err
+		}
 	}
 	return stageSpec{name: "$lookup", spec: spec, make: func(up iter, o *Options) iter {
 		return &lookupIter{lookupStage: l, up: up, o: o}
 	}}, nil
+}
+
+// parseSubPipeline parses a $lookup's pipeline with the variables of
+// sc in scope. Every stage stays in it: the foreign collection's
+// documents reach it as they are, so nothing is pushed into a scan.
+func parseSubPipeline(arr bson.A, sc pdepth) (*Pipeline, error) {
+	p := &Pipeline{}
+	for _, sv := range arr {
+		sd, ok := sv.(bson.D)
+		if !ok {
+			return nil, document.Errorf(document.CodeTypeMismatch, "Each element of the 'pipeline' array must be an object")
+		}
+		if len(sd) != 1 {
+			return nil, document.Errorf(codeStageOneField, "A pipeline stage specification object must contain exactly one field.")
+		}
+		st, err := parseStage(sd[0].Key, sd[0].Value, sc)
+		if err != nil {
+			return nil, err
+		}
+		p.stages = append(p.stages, st)
+	}
+	return p, nil
 }
 
 // lookupPath checks a $lookup field path as mongod's FieldPath does.
@@ -135,17 +186,60 @@ func (l *lookupIter) next(ctx context.Context) (bson.D, error) {
 	if l.o.Lookup == nil {
 		return nil, document.Errorf(codeUnrecognizedStage, "$lookup is not available here")
 	}
+	filter := bson.D{}
+	if l.local != nil {
+		filter = l.filter(d)
+	}
 	var size int64
 	matches := bson.A{}
-	err = l.o.Lookup(ctx, l.from, l.filter(d), func(m bson.D) error {
+	add := func(m bson.D) error {
 		if size += approxSize(m); size > maxInternalSize {
 			return document.Errorf(codeLookupTooBig, "Total size of documents in %s matching pipeline's $lookup stage exceeds %d bytes", l.from, maxInternalSize)
 		}
 		matches = append(matches, m)
 		return nil
-	})
-	if err != nil {
+	}
+	if l.sub == nil {
+		if err := l.o.Lookup(ctx, l.from, filter, add); err != nil {
+			return nil, err
+		}
+		return setNested(d, l.as, matches), nil
+	}
+	// The pipeline form: the let values are computed for d, and the
+	// pipeline runs over the foreign documents (those equal to d's
+	// local values, in the concise form) with them bound.
+	sub := *l.o
+	env := &Env{Root: d, Now: l.o.Now, vars: l.o.vars}
+	for i, x := range l.letExprs {
+		v, err := x.Eval(env)
+		if err != nil {
+			return nil, err
+		}
+		sub.vars = &binding{name: l.letNames[i], val: v, up: sub.vars}
+	}
+	var foreign []bson.D
+	var held int64
+	if err := l.o.Lookup(ctx, l.from, filter, func(m bson.D) error {
+		if held += approxSize(m); held > l.o.MaxMemoryBytes {
+			return memoryErr("$lookup", l.o)
+		}
+		foreign = append(foreign, m)
+		return nil
+	}); err != nil {
 		return nil, err
+	}
+	cur := l.sub.Open(sliceSource(foreign), sub)
+	for {
+		m, err := cur.Next(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if m == nil {
+			break
+		}
+		if err := add(m); err != nil {
+			return nil, err
+		}
 	}
 	return setNested(d, l.as, matches), nil
 }

@@ -1,9 +1,9 @@
 // Package agg parses and runs MongoDB aggregation pipelines over a
 // stream of documents: the stages $match, $project, $addFields/$set,
 // $unset, $sort, $skip, $limit, $count, $group, $unwind,
-// $replaceRoot/$replaceWith, $sortByCount and $lookup (its
-// localField/foreignField form), with the expression
-// operators of expr.go, ops.go, vars.go, dates.go and convert.go.
+// $replaceRoot/$replaceWith, $sortByCount and $lookup, with the
+// expression operators of expr.go, ops.go, vars.go, arrays.go, dates.go
+// and convert.go.
 //
 // The engine pushes a leading $match and $sort into its index scan
 // (Pipeline.Filter, Pipeline.Sort) and feeds the rest of the pipeline
@@ -39,6 +39,9 @@ type Options struct {
 	// Lookup reads the foreign collection of a $lookup; nil refuses the
 	// stage.
 	Lookup LookupFunc
+	// vars are the user variables bound around the pipeline: a
+	// $lookup's let, for its sub-pipeline.
+	vars *binding
 }
 
 // Pipeline is a parsed aggregation pipeline. It is immutable; Run may
@@ -92,18 +95,18 @@ func Parse(pipeline bson.A) (*Pipeline, error) {
 				} else {
 					p.filter = bson.D{{Key: "$and", Value: bson.A{p.filter, f}}}
 				}
-				if _, err := parseStage(name, arg); err != nil {
+				if _, err := parseStage(name, arg, pdepth{}); err != nil {
 					return nil, err
 				}
 				continue
 			case name == "$sort" && p.sort == nil:
-				if _, err := parseStage(name, arg); err != nil {
+				if _, err := parseStage(name, arg, pdepth{}); err != nil {
 					return nil, err
 				}
 				p.sort = arg.(bson.D)
 				continue
 			case name == "$limit" && p.sort != nil:
-				st, err := parseStage(name, arg)
+				st, err := parseStage(name, arg, pdepth{})
 				if err != nil {
 					return nil, err
 				}
@@ -114,7 +117,7 @@ func Parse(pipeline bson.A) (*Pipeline, error) {
 			}
 			pushing = false
 		}
-		st, err := parseStage(name, arg)
+		st, err := parseStage(name, arg, pdepth{})
 		if err != nil {
 			return nil, err
 		}
@@ -187,14 +190,14 @@ func (p *Pipeline) Run(ctx context.Context, src Source, o Options) ([]bson.D, er
 	}
 }
 
-func parseStage(name string, arg any) (stageSpec, error) {
+func parseStage(name string, arg any, sc pdepth) (stageSpec, error) {
 	switch name {
 	case "$match":
-		return parseMatch(arg)
+		return parseMatch(arg, sc)
 	case "$project":
-		return parseProject(arg)
+		return parseProject(arg, sc)
 	case "$addFields", "$set":
-		return parseAddFields(name, arg)
+		return parseAddFields(name, arg, sc)
 	case "$unset":
 		return parseUnset(arg)
 	case "$sort":
@@ -204,15 +207,15 @@ func parseStage(name string, arg any) (stageSpec, error) {
 	case "$count":
 		return parseCount(arg)
 	case "$group":
-		return parseGroup(arg)
+		return parseGroup(arg, sc)
 	case "$sortByCount":
-		return parseSortByCount(arg)
+		return parseSortByCount(arg, sc)
 	case "$unwind":
 		return parseUnwind(arg)
 	case "$replaceRoot", "$replaceWith":
-		return parseReplaceRoot(name, arg)
+		return parseReplaceRoot(name, arg, sc)
 	case "$lookup":
-		return parseLookup(arg)
+		return parseLookup(arg, sc)
 	}
 	if known[name] {
 		return stageSpec{}, document.Errorf(codeUnrecognizedStage, "%s is a MongoDB aggregation stage that ttlkv does not implement", name)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/ttlkv/ttlkv/document"
 	"github.com/ttlkv/ttlkv/engine/query"
@@ -27,7 +28,7 @@ func (m *mapStage) next(ctx context.Context) (bson.D, error) {
 		if err != nil || d == nil {
 			return nil, err
 		}
-		r, ok, err := m.fn(d, &Env{Root: d, Now: m.o.Now})
+		r, ok, err := m.fn(d, &Env{Root: d, Now: m.o.Now, vars: m.o.vars})
 		if err != nil {
 			return nil, err
 		}
@@ -41,17 +42,17 @@ func mapSpec(name string, spec any, fn func(d bson.D, env *Env) (bson.D, bool, e
 	return stageSpec{name: name, spec: spec, make: func(up iter, o *Options) iter { return &mapStage{up: up, o: o, fn: fn} }}
 }
 
-func parseMatch(arg any) (stageSpec, error) {
+func parseMatch(arg any, sc pdepth) (stageSpec, error) {
 	f, ok := arg.(bson.D)
 	if !ok {
 		return stageSpec{}, document.Errorf(document.Code(15959), "the match filter must be an expression in an object")
 	}
-	if _, err := query.ParseFilter(f); err != nil {
+	if _, err := query.ParseFilterWith(f, time.Now(), filterVars{scope: sc}); err != nil {
 		return stageSpec{}, err
 	}
 	return stageSpec{name: "$match", spec: f, make: func(up iter, o *Options) iter {
 		// Parsed again for the run: a $expr's $$NOW is the run's.
-		flt, _ := query.ParseFilterAt(f, o.Now.Time())
+		flt, _ := query.ParseFilterWith(f, o.Now.Time(), filterVars{scope: sc, vals: o.vars})
 		return &mapStage{up: up, o: o, fn: func(d bson.D, _ *Env) (bson.D, bool, error) {
 			ok, err := flt.MatchErr(d)
 			return d, ok, err
@@ -96,7 +97,7 @@ func flattenSpec(prefix []string, spec bson.D, leaf func(path []string, v any) (
 	return out, nil
 }
 
-func parseProject(arg any) (stageSpec, error) {
+func parseProject(arg any, sc pdepth) (stageSpec, error) {
 	spec, ok := arg.(bson.D)
 	if !ok {
 		return stageSpec{}, document.Errorf(document.Code(15969), "$project specification must be an object")
@@ -117,7 +118,7 @@ func parseProject(arg any) (stageSpec, error) {
 			z := document.Compare(v, int32(0)) == 0
 			return pathOp{path: path, include: !z, exclude: z}, nil
 		}
-		e, err := parseExpr(v, pdepth{})
+		e, err := parseExpr(v, sc)
 		return pathOp{path: path, expr: e}, err
 	}, nil)
 	if err != nil {
@@ -293,13 +294,13 @@ func setIn(cur any, path []string, v any) any {
 	return setPath(bson.D{}, path, v)
 }
 
-func parseAddFields(name string, arg any) (stageSpec, error) {
+func parseAddFields(name string, arg any, sc pdepth) (stageSpec, error) {
 	spec, ok := arg.(bson.D)
 	if !ok {
 		return stageSpec{}, document.Errorf(document.Code(40272), "%s specification stage must be an object, got %s", name, document.TypeName(arg))
 	}
 	ops, err := flattenSpec(nil, spec, func(path []string, v any) (pathOp, error) {
-		e, err := parseExpr(v, pdepth{})
+		e, err := parseExpr(v, sc)
 		return pathOp{path: path, expr: e}, err
 	}, nil)
 	if err != nil {
@@ -357,7 +358,7 @@ func parseUnset(arg any) (stageSpec, error) {
 	}), nil
 }
 
-func parseReplaceRoot(name string, arg any) (stageSpec, error) {
+func parseReplaceRoot(name string, arg any, sc pdepth) (stageSpec, error) {
 	rootV := arg
 	if name == "$replaceRoot" {
 		spec, ok := arg.(bson.D)
@@ -370,7 +371,7 @@ func parseReplaceRoot(name string, arg any) (stageSpec, error) {
 		}
 		rootV = v
 	}
-	e, err := parseExpr(rootV, pdepth{})
+	e, err := parseExpr(rootV, sc)
 	if err != nil {
 		return stageSpec{}, err
 	}

@@ -28,7 +28,7 @@ func ParseUpdatePipeline(pipeline bson.A) (func(d bson.D, now bson.DateTime) (bs
 		if len(sd) != 1 {
 			return nil, document.Errorf(codeStageOneField, "A pipeline stage specification object must contain exactly one field.")
 		}
-		st, err := parseStage(sd[0].Key, sd[0].Value)
+		st, err := parseStage(sd[0].Key, sd[0].Value, pdepth{})
 		if err != nil {
 			return nil, err
 		}

@@ -3,16 +3,17 @@ package query
 import "go.mongodb.org/mongo-driver/v2/bson"
 
 // exprCompiler compiles the operand of a filter's $expr with $$NOW at
-// now; nil until a package that evaluates aggregation expressions
-// registers one.
-var exprCompiler func(v any, now bson.DateTime) (func(d bson.D) (bool, error), error)
+// now and the variables vars; nil until a package that evaluates
+// aggregation expressions registers one.
+var exprCompiler func(v any, now bson.DateTime, vars any) (func(d bson.D) (bool, error), error)
 
 // RegisterExprCompiler makes filters accept {$expr: …}: compile parses
-// the operand, with $$NOW at now, and returns the predicate a document
-// must satisfy, which fails with the expression's error. The aggregation
-// package registers itself; filters parsed before that refuse $expr with
-// 2 BadValue.
-func RegisterExprCompiler(compile func(v any, now bson.DateTime) (func(d bson.D) (bool, error), error)) {
+// the operand, with $$NOW at now and the user variables vars (what
+// ParseFilterWith was given, nil otherwise; this package does not look
+// into it), and returns the predicate a document must satisfy, which
+// fails with the expression's error. The aggregation package registers
+// itself; filters parsed before that refuse $expr with 2 BadValue.
+func RegisterExprCompiler(compile func(v any, now bson.DateTime, vars any) (func(d bson.D) (bool, error), error)) {
 	exprCompiler = compile
 }
 

@@ -116,8 +116,13 @@ func ParseFilter(f bson.D) (*Filter, error) { return ParseFilterAt(f, time.Now()
 
 // ParseFilterAt is ParseFilter with $$NOW in $expr fixed at now, as
 // MongoDB fixes it for the whole of one operation.
-func ParseFilterAt(f bson.D, now time.Time) (*Filter, error) {
-	top := &topCtx{now: bson.NewDateTimeFromTime(now)}
+func ParseFilterAt(f bson.D, now time.Time) (*Filter, error) { return ParseFilterWith(f, now, nil) }
+
+// ParseFilterWith is ParseFilterAt with the user variables a $expr in
+// the filter may use (an aggregation's, handed to the registered
+// expression compiler as they are).
+func ParseFilterWith(f bson.D, now time.Time, vars any) (*Filter, error) {
+	top := &topCtx{now: bson.NewDateTimeFromTime(now), vars: vars}
 	e, err := parseDocAt(f, 0, top)
 	if err != nil {
 		return nil, err
@@ -184,6 +189,7 @@ func parseDoc(f bson.D, depth int) (andExpr, error) { return parseDocAt(f, depth
 // branches, where $expr may appear, share while they are parsed.
 type topCtx struct {
 	now     bson.DateTime // $$NOW
+	vars    any           // the user variables of a $expr (ParseFilterWith)
 	hasExpr bool          // a $expr was parsed
 }
 
@@ -252,7 +258,7 @@ func parseTopOp(op string, v any, depth int, top *topCtx) (expr, error) {
 		if exprCompiler == nil {
 			return nil, badValue("$expr is not supported by this build of ttlkv")
 		}
-		fn, err := exprCompiler(v, top.now)
+		fn, err := exprCompiler(v, top.now, top.vars)
 		if err != nil {
 			return nil, err
 		}
