@@ -1,13 +1,19 @@
 package agg
 
 import (
+	"math"
+	"slices"
+	"strings"
+
 	"github.com/ttlkv/ttlkv/document"
+	"github.com/ttlkv/ttlkv/engine/query"
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
 
 // More of mongod's expression operators: $concatArrays, $isArray,
-// $mergeObjects, $switch, and the accumulators' expression forms
-// ($sum, $avg, $min, $max, $stdDevPop, $stdDevSamp).
+// $mergeObjects, $first, $last, $reverseArray, $slice, $split,
+// $switch, and the accumulators' expression forms ($sum, $avg, $min,
+// $max, $stdDevPop, $stdDevSamp).
 
 // addArrayOps adds them to listOps (ops.go's init calls it, after
 // making the map).
@@ -15,6 +21,11 @@ func addArrayOps() {
 	listOps["$concatArrays"] = opSpec{0, -1, opConcatArrays}
 	listOps["$isArray"] = opSpec{1, 1, func(a []any) (any, error) { _, ok := a[0].(bson.A); return ok, nil }}
 	listOps["$mergeObjects"] = opSpec{0, -1, opMergeObjects}
+	listOps["$first"] = opSpec{1, 1, arrayEnd("$first", true)}
+	listOps["$last"] = opSpec{1, 1, arrayEnd("$last", false)}
+	listOps["$reverseArray"] = opSpec{1, 1, opReverseArray}
+	listOps["$slice"] = opSpec{2, 3, opSlice}
+	listOps["$split"] = opSpec{2, 2, opSplit}
 	for _, op := range []string{"$sum", "$avg", "$min", "$max", "$stdDevPop", "$stdDevSamp"} {
 		listOps[op] = opSpec{0, -1, accumulatorExpr(op)}
 	}
@@ -161,4 +172,114 @@ func (s switchExpr) Eval(e *Env) (any, error) {
 		return nil, document.Errorf(document.Code(40066), "$switch could not find a matching branch for an input, and no default was specified.")
 	}
 	return s.def.Eval(e)
+}
+
+// arrayEnd is $first or $last of an array: null for null or missing,
+// missing for an empty array.
+func arrayEnd(op string, first bool) opFunc {
+	return func(args []any) (any, error) {
+		if nullish(args[0]) {
+			return nil, nil
+		}
+		arr, ok := args[0].(bson.A)
+		if !ok {
+			return nil, document.Errorf(document.Code(28689), "%s's argument must be an array, but is %s", op, document.TypeName(args[0]))
+		}
+		switch {
+		case len(arr) == 0:
+			return missing, nil
+		case first:
+			return arr[0], nil
+		}
+		return arr[len(arr)-1], nil
+	}
+}
+
+func opReverseArray(args []any) (any, error) {
+	if nullish(args[0]) {
+		return nil, nil
+	}
+	arr, ok := args[0].(bson.A)
+	if !ok {
+		return nil, document.Errorf(document.Code(34435), "The argument to $reverseArray must be an array, but was of type: %s", document.TypeName(args[0]))
+	}
+	out := slices.Clone(arr)
+	slices.Reverse(out)
+	return out, nil
+}
+
+// int32Arg is a $slice argument as a whole number of 32 bits.
+func int32Arg(v any) (int, bool) {
+	f := query.ToFloat(v)
+	if f != math.Trunc(f) || f < math.MinInt32 || f > math.MaxInt32 {
+		return 0, false
+	}
+	return int(f), true
+}
+
+// opSlice is {$slice: [array, n]} (the first n, or the last -n) or
+// {$slice: [array, position, n]} (n from position, which counts from
+// the end when negative).
+func opSlice(args []any) (any, error) {
+	for _, a := range args {
+		if nullish(a) {
+			return nil, nil
+		}
+	}
+	arr, ok := args[0].(bson.A)
+	if !ok {
+		return nil, document.Errorf(document.Code(28724), "First argument to $slice must be an array, but is of type: %s", document.TypeName(args[0]))
+	}
+	if !document.IsNumber(args[1]) {
+		return nil, document.Errorf(document.Code(28725), "Second argument to $slice must be a numeric value, but is of type: %s", document.TypeName(args[1]))
+	}
+	second, ok := int32Arg(args[1])
+	if !ok {
+		return nil, document.Errorf(document.Code(28726), "Second argument to $slice can't be represented as a 32-bit integer: %s", document.Format(args[1]))
+	}
+	n := len(arr)
+	if len(args) == 2 {
+		if second >= 0 {
+			return slices.Clone(arr[:min(second, n)]), nil
+		}
+		return slices.Clone(arr[max(n+second, 0):]), nil
+	}
+	if !document.IsNumber(args[2]) {
+		return nil, document.Errorf(document.Code(28727), "Third argument to $slice must be numeric, but is of type: %s", document.TypeName(args[2]))
+	}
+	count, ok := int32Arg(args[2])
+	if !ok {
+		return nil, document.Errorf(document.Code(28728), "Third argument to $slice can't be represented as a 32-bit integer: %s", document.Format(args[2]))
+	}
+	if count <= 0 {
+		return nil, document.Errorf(document.Code(28729), "Third argument to $slice must be positive: %d", count)
+	}
+	start := second
+	if start < 0 {
+		start = max(n+start, 0)
+	}
+	start = min(start, n)
+	return slices.Clone(arr[start:min(start+count, n)]), nil
+}
+
+func opSplit(args []any) (any, error) {
+	if nullish(args[0]) || nullish(args[1]) {
+		return nil, nil
+	}
+	str, ok := args[0].(string)
+	if !ok {
+		return nil, document.Errorf(document.Code(40085), "$split requires an expression that evaluates to a string as a first argument, found: %s", document.TypeName(args[0]))
+	}
+	sep, ok := args[1].(string)
+	if !ok {
+		return nil, document.Errorf(document.Code(40086), "$split requires an expression that evaluates to a string as a second argument, found: %s", document.TypeName(args[1]))
+	}
+	if sep == "" {
+		return nil, document.Errorf(document.Code(40087), "$split requires a non-empty separator")
+	}
+	out := bson.A{}
+	for _, p := range strings.Split(str, sep) {
+		out = append(out, p)
+	}
+	return out, nil
 }

@@ -100,6 +100,9 @@ func parseOperator(name string, arg any, depth pdepth) (Expr, error) {
 	}
 	if len(args) < spec.min || (spec.max >= 0 && len(args) > spec.max) {
 		want := spec.min
+		if spec.max > spec.min {
+			return nil, document.Errorf(document.Code(28667), "Expression %s takes at least %d arguments, and at most %d, but %d were passed in.", name, spec.min, spec.max, len(args))
+		}
 		if spec.max != spec.min {
 			return nil, document.Errorf(codeExpressionArity, "Expression %s takes at least %d arguments, and %d were passed in.", name, spec.min, len(args))
 		}

@@ -131,6 +131,23 @@ func TestArrayOperators(t *testing.T) {
 		{`{"$max": ["$arr", 1]}`, `[1, 2, 3, 4]`},
 		{`{"$max": []}`, `null`},
 		{`{"$stdDevPop": [1, 3]}`, `1.0`},
+		{`{"$first": "$arr"}`, `1`},
+		{`{"$last": ["$arr"]}`, `4`},
+		{`{"$first": "$nosuch"}`, `null`},
+		{`{"$ifNull": [{"$first": [[]]}, "none"]}`, `"none"`},
+		{`{"$reverseArray": "$arr"}`, `[4, 3, 2, 1]`},
+		{`{"$reverseArray": "$n"}`, `null`},
+		{`{"$slice": ["$arr", 2]}`, `[1, 2]`},
+		{`{"$slice": ["$arr", -2]}`, `[3, 4]`},
+		{`{"$slice": ["$arr", 10]}`, `[1, 2, 3, 4]`},
+		{`{"$slice": ["$arr", 1, 2]}`, `[2, 3]`},
+		{`{"$slice": ["$arr", -3, 2.0]}`, `[2, 3]`},
+		{`{"$slice": ["$arr", -10, 2]}`, `[1, 2]`},
+		{`{"$slice": ["$arr", 9, 2]}`, `[]`},
+		{`{"$slice": ["$arr", "$n"]}`, `null`},
+		{`{"$split": ["a-b--c", "-"]}`, `["a", "b", "", "c"]`},
+		{`{"$split": ["$s", "-"]}`, `["x"]`},
+		{`{"$split": ["$n", "-"]}`, `null`},
 	}
 	for _, tc := range cases {
 		got, err := run(t, doc, `[{"$replaceWith": {"v": `+tc.expr+`}}]`, Options{})
@@ -158,6 +175,19 @@ func TestArrayOperators(t *testing.T) {
 		{`{"$switch": {"branches": [{"case": false, "then": 1}]}}`, 40066},
 		{`{"$switch": {"branches": [], "x": 1}}`, 40067},
 		{`{"$switch": {"branches": []}}`, 40068},
+		{`{"$first": "$s"}`, 28689},
+		{`{"$last": [1, 2]}`, 16020},
+		{`{"$reverseArray": "$s"}`, 34435},
+		{`{"$slice": ["$s", 1]}`, 28724},
+		{`{"$slice": ["$arr", "a"]}`, 28725},
+		{`{"$slice": ["$arr", 1.5]}`, 28726},
+		{`{"$slice": ["$arr", 1, "a"]}`, 28727},
+		{`{"$slice": ["$arr", 1, 1e12]}`, 28728},
+		{`{"$slice": ["$arr", 1, 0]}`, 28729},
+		{`{"$slice": ["$arr"]}`, 28667},
+		{`{"$split": [1, "-"]}`, 40085},
+		{`{"$split": ["a", 1]}`, 40086},
+		{`{"$split": ["a", ""]}`, 40087},
 	}
 	for _, tc := range errs {
 		_, err := run(t, doc, `[{"$replaceWith": {"v": `+tc.expr+`}}]`, Options{})
