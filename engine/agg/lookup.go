@@ -2,7 +2,6 @@ package agg
 
 import (
 	"context"
-	"slices"
 	"strings"
 
 	"github.com/ttlkv/ttlkv/document"
@@ -300,26 +299,4 @@ func visitPathValues(v any, path []string, fn func(any)) {
 			}
 		}
 	}
-}
-
-// setNested returns d with v at path, as mongod's $lookup sets as: a
-// field on the way that is not a document is replaced by one.
-func setNested(d bson.D, path []string, v any) bson.D {
-	out := slices.Clone(d)
-	for i, el := range out {
-		if el.Key != path[0] {
-			continue
-		}
-		if len(path) == 1 {
-			out[i].Value = v
-		} else {
-			sub, _ := el.Value.(bson.D)
-			out[i].Value = setNested(sub, path[1:], v)
-		}
-		return out
-	}
-	if len(path) == 1 {
-		return append(out, bson.E{Key: path[0], Value: v})
-	}
-	return append(out, bson.E{Key: path[0], Value: setNested(bson.D{}, path[1:], v)})
 }

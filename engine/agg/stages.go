@@ -256,8 +256,21 @@ func removeIn(v any, path []string) any {
 
 // setPath returns d with v at path: an existing field keeps its place,
 // a new one is appended, documents on the way are created, and an array
-// on the way has v set in each of its documents.
-func setPath(d bson.D, path []string, v any) bson.D {
+// on the way has v set in each of its documents ($addFields' rule).
+func setPath(d bson.D, path []string, v any) bson.D { return setPathBy(d, path, v, setIn) }
+
+// setNested is setPath with $lookup's rule for what is on the way: a
+// field that is not a document is replaced by one.
+func setNested(d bson.D, path []string, v any) bson.D {
+	return setPathBy(d, path, v, func(cur any, path []string, v any) any {
+		sub, _ := cur.(bson.D)
+		return setNested(sub, path, v)
+	})
+}
+
+// setPathBy sets v at path in d; below the first field, down sets the
+// rest of the path in what the field holds.
+func setPathBy(d bson.D, path []string, v any, down func(cur any, path []string, v any) any) bson.D {
 	out := slices.Clone(d)
 	for i, el := range out {
 		if el.Key != path[0] {
@@ -266,14 +279,14 @@ func setPath(d bson.D, path []string, v any) bson.D {
 		if len(path) == 1 {
 			out[i].Value = v
 		} else {
-			out[i].Value = setIn(el.Value, path[1:], v)
+			out[i].Value = down(el.Value, path[1:], v)
 		}
 		return out
 	}
 	if len(path) == 1 {
 		return append(out, bson.E{Key: path[0], Value: v})
 	}
-	return append(out, bson.E{Key: path[0], Value: setPath(bson.D{}, path[1:], v)})
+	return append(out, bson.E{Key: path[0], Value: setPathBy(bson.D{}, path[1:], v, down)})
 }
 
 func setIn(cur any, path []string, v any) any {

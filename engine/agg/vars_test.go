@@ -13,7 +13,7 @@ import (
 func TestVariables(t *testing.T) {
 	t.Parallel()
 	doc := `[{"_id": 1, "arr": [1, 2, 3, 4], "docs": [{"q": 2, "p": 5}, {"q": 1, "p": 7}, {"p": 1}], "n": null, "s": "x", "x": 10}]`
-	cases := []struct{ expr, want string }{
+	cases := []exprCase{
 		{`{"$let": {"vars": {"a": 2, "b": "$x"}, "in": {"$multiply": ["$$a", "$$b"]}}}`, `20`},
 		{`{"$let": {"vars": {"a": 1}, "in": {"$let": {"vars": {"a": 2, "b": "$$a"}, "in": ["$$a", "$$b"]}}}}`, `[2, 1]`},
 		{`{"$let": {"vars": {"d": {"k": {"z": 3}}}, "in": "$$d.k.z"}}`, `3`},
@@ -39,16 +39,7 @@ func TestVariables(t *testing.T) {
 		{`{"$reduce": {"input": "$nosuch", "initialValue": 0, "in": 1}}`, `null`},
 		{`{"$reduce": {"input": "$arr", "initialValue": [], "in": {"$cond": [{"$gt": ["$$this", 2]}, ["$$this"], "$$value"]}}}`, `[4]`},
 	}
-	for _, tc := range cases {
-		got, err := run(t, doc, `[{"$replaceWith": {"v": `+tc.expr+`}}]`, Options{})
-		if err != nil {
-			t.Errorf("%s: %v", tc.expr, err)
-			continue
-		}
-		if want := (bson.A{bson.D{{Key: "v", Value: val(t, tc.want)}}}); !same(got, want) {
-			t.Errorf("%s = %v, want %s", tc.expr, got, tc.want)
-		}
-	}
+	checkExprs(t, doc, cases)
 }
 
 // TestVariableErrors checks the refusals, with mongod's codes: at parse
@@ -57,10 +48,7 @@ func TestVariables(t *testing.T) {
 func TestVariableErrors(t *testing.T) {
 	t.Parallel()
 	doc := `[{"_id": 1, "arr": [1, 2], "s": "x"}]`
-	cases := []struct {
-		expr string
-		code int
-	}{
+	cases := []exprCode{
 		{`{"$let": 1}`, 16874},
 		{`{"$let": {"vars": {}, "in": 1, "x": 1}}`, 16875},
 		{`{"$let": {"in": 1}}`, 16876},
@@ -95,12 +83,7 @@ func TestVariableErrors(t *testing.T) {
 		{`{"$reduce": {"input": "$s", "initialValue": 0, "in": 1}}`, 40080},
 		{`{"$reduce": {"input": [], "initialValue": "$$this", "in": 1}}`, 17276},
 	}
-	for _, tc := range cases {
-		_, err := run(t, doc, `[{"$replaceWith": {"v": `+tc.expr+`}}]`, Options{})
-		if got := codeOf(err); got != tc.code {
-			t.Errorf("%s: got %v, want code %d", tc.expr, err, tc.code)
-		}
-	}
+	checkExprCodes(t, doc, cases)
 }
 
 // TestArrayOperators checks $concatArrays, $isArray, $mergeObjects,
@@ -109,7 +92,7 @@ func TestVariableErrors(t *testing.T) {
 func TestArrayOperators(t *testing.T) {
 	t.Parallel()
 	doc := `[{"_id": 1, "arr": [1, 2, 3, 4], "mix": [1, "a", null, 2.5], "o": {"a": 1, "b": 2}, "n": null, "s": "x", "x": 10}]`
-	cases := []struct{ expr, want string }{
+	cases := []exprCase{
 		{`{"$concatArrays": ["$arr", [5], []]}`, `[1, 2, 3, 4, 5]`},
 		{`{"$concatArrays": ["$arr", "$nosuch"]}`, `null`},
 		{`{"$concatArrays": []}`, `[]`},
@@ -149,20 +132,8 @@ func TestArrayOperators(t *testing.T) {
 		{`{"$split": ["$s", "-"]}`, `["x"]`},
 		{`{"$split": ["$n", "-"]}`, `null`},
 	}
-	for _, tc := range cases {
-		got, err := run(t, doc, `[{"$replaceWith": {"v": `+tc.expr+`}}]`, Options{})
-		if err != nil {
-			t.Errorf("%s: %v", tc.expr, err)
-			continue
-		}
-		if want := (bson.A{bson.D{{Key: "v", Value: val(t, tc.want)}}}); !same(got, want) {
-			t.Errorf("%s = %v, want %s", tc.expr, got, tc.want)
-		}
-	}
-	errs := []struct {
-		expr string
-		code int
-	}{
+	checkExprs(t, doc, cases)
+	errs := []exprCode{
 		{`{"$concatArrays": ["$arr", "$s"]}`, 28664},
 		{`{"$isArray": [1, 2]}`, 16020},
 		{`{"$mergeObjects": ["$o", "$s"]}`, 40400},
@@ -189,7 +160,40 @@ func TestArrayOperators(t *testing.T) {
 		{`{"$split": ["a", 1]}`, 40086},
 		{`{"$split": ["a", ""]}`, 40087},
 	}
-	for _, tc := range errs {
+	checkExprCodes(t, doc, errs)
+}
+
+// exprCase is an expression and the value it gives; exprCode one and
+// the code it fails with.
+type (
+	exprCase struct{ expr, want string }
+	exprCode struct {
+		expr string
+		code int
+	}
+)
+
+// checkExprs evaluates each expression over the one document of doc and
+// compares the value (type and field order too).
+func checkExprs(t *testing.T, doc string, cases []exprCase) {
+	t.Helper()
+	for _, tc := range cases {
+		got, err := run(t, doc, `[{"$replaceWith": {"v": `+tc.expr+`}}]`, Options{})
+		if err != nil {
+			t.Errorf("%s: %v", tc.expr, err)
+			continue
+		}
+		if want := (bson.A{bson.D{{Key: "v", Value: val(t, tc.want)}}}); !same(got, want) {
+			t.Errorf("%s = %v, want %s", tc.expr, got, tc.want)
+		}
+	}
+}
+
+// checkExprCodes checks that each expression fails over doc with its
+// code, at parse time or when it runs.
+func checkExprCodes(t *testing.T, doc string, cases []exprCode) {
+	t.Helper()
+	for _, tc := range cases {
 		_, err := run(t, doc, `[{"$replaceWith": {"v": `+tc.expr+`}}]`, Options{})
 		if got := codeOf(err); got != tc.code {
 			t.Errorf("%s: got %v, want code %d", tc.expr, err, tc.code)
