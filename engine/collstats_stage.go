@@ -138,8 +138,14 @@ func (db *DB) sourceStageReply(ctx context.Context, ns string, c *coll, cmd bson
 		d := docs[0]
 		docs = docs[1:]
 		return d, nil
-	}, agg.Options{Now: bson.NewDateTimeFromTime(db.opts.Clock()), Lookup: db.lookupFunc(ns[:strings.IndexByte(ns, '.')], nil)})
+	}, agg.Options{Now: bson.NewDateTimeFromTime(db.opts.Clock()), Lookup: db.lookupFunc(dbOfNS(ns), nil)})
 	return db.firstBatchReply(ctx, ns, c, pipelineExec(cur), batch)
+}
+
+// dbOfNS is the database of a namespace ("db.coll", "admin.$cmd.aggregate").
+func dbOfNS(ns string) string {
+	db, _, _ := strings.Cut(ns, ".")
+	return db
 }
 
 // collStatsStageDoc is the document $collStats produces for dbName.name
