@@ -210,6 +210,49 @@ func TestDriverCRUD(t *testing.T) {
 	})
 }
 
+// TestDriverLookup runs a join through the official driver: $lookup's
+// pipeline form with let, and $map and $filter on its results, reach
+// the engine and come back as the driver decodes them.
+func TestDriverLookup(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, Options{})
+	ctx := context.Background()
+	db := e.client(t, false).Database("shop")
+	if _, err := db.Collection("orders").InsertMany(ctx, []any{
+		bson.D{{Key: "_id", Value: 1}, {Key: "items", Value: bson.A{"a", "b"}}},
+		bson.D{{Key: "_id", Value: 2}, {Key: "items", Value: bson.A{"c"}}},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Collection("stock").InsertMany(ctx, []any{
+		bson.D{{Key: "_id", Value: "a"}, {Key: "qty", Value: 3}},
+		bson.D{{Key: "_id", Value: "b"}, {Key: "qty", Value: 0}},
+		bson.D{{Key: "_id", Value: "c"}, {Key: "qty", Value: 9}},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	pipeline := mongo.Pipeline{
+		{{Key: "$lookup", Value: bson.D{{Key: "from", Value: "stock"}, {Key: "let", Value: bson.D{{Key: "want", Value: "$items"}}},
+			{Key: "pipeline", Value: bson.A{bson.D{{Key: "$match", Value: bson.D{{Key: "$expr", Value: bson.D{{Key: "$in", Value: bson.A{"$_id", "$$want"}}}}}}}}},
+			{Key: "as", Value: "stock"}}}},
+		{{Key: "$project", Value: bson.D{{Key: "out", Value: bson.D{{Key: "$map", Value: bson.D{
+			{Key: "input", Value: bson.D{{Key: "$filter", Value: bson.D{{Key: "input", Value: "$stock"}, {Key: "cond", Value: bson.D{{Key: "$eq", Value: bson.A{"$$this.qty", 0}}}}}}}},
+			{Key: "in", Value: "$$this._id"}}}}}}}},
+		{{Key: "$sort", Value: bson.D{{Key: "_id", Value: 1}}}},
+	}
+	cur, err := db.Collection("orders").Aggregate(ctx, pipeline)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []bson.M
+	if err := cur.All(ctx, &got); err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 2 || fmt.Sprint(got[0]["out"]) != "[b]" || fmt.Sprint(got[1]["out"]) != "[]" {
+		t.Fatalf("out of stock per order: %v", got)
+	}
+}
+
 func TestDriverTTLExpiry(t *testing.T) {
 	t.Parallel()
 	transports(t, func(t *testing.T, inproc bool) {
