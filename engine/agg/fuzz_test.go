@@ -22,6 +22,9 @@ func FuzzPipeline(f *testing.F) {
 		`[{"$replaceWith": {"$mergeObjects": ["$$ROOT"]}}]`,
 		`[{"$project": {"s": {"$dateToString": {"date": "$at", "format": "%G-%V %z %Z %L"}}, "t": {"$toDate": "$name"}, "m": {"$mod": ["$age", -1]}}}]`,
 		`[{"$sort": {"age": -1, "name": 1}}, {"$skip": 1}, {"$limit": 2}, {"$count": "n"}]`,
+		`[{"$project": {"m": {"$map": {"input": "$tags", "as": "t", "in": {"$concat": ["$$t", "!"]}}}, "f": {"$filter": {"input": "$tags", "cond": {"$ne": ["$$this", "x"]}, "limit": 2}}, "r": {"$reduce": {"input": "$tags", "initialValue": 0, "in": {"$add": ["$$value", 1]}}}}}]`,
+		`[{"$project": {"l": {"$let": {"vars": {"a": "$age"}, "in": {"$switch": {"branches": [{"case": {"$gt": ["$$a", 3]}, "then": {"$slice": ["$tags", -1, 1]}}], "default": {"$split": ["$name", "a"]}}}}}}}]`,
+		`[{"$lookup": {"from": "x", "localField": "team", "foreignField": "team", "as": "t"}}, {"$project": {"n": {"$size": "$t"}, "s": {"$sum": "$t.age"}, "c": {"$concatArrays": ["$tags", {"$reverseArray": "$tags"}]}}}]`,
 	} {
 		f.Add([]byte(s))
 	}
