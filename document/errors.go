@@ -53,6 +53,8 @@ const (
 	CodeNotWritablePrimary              Code = 10107 // a write to a secondary or read-only engine
 	CodeCannotGrowDocumentInCappedNS    Code = 10003 // a capped update that changes the document's size
 	CodeBSONObjectTooLarge              Code = 10334 // a document over 16 MiB
+	CodeExceededMemoryLimit             Code = 146   // an expression's value would take too much memory
+	CodeQueryExceededMemoryLimit        Code = 292   // a blocking stage over its memory limit, without disk use
 	CodeDuplicateKey                    Code = 11000 // a unique index already holds the key
 	CodeIDLUnknownField                 Code = 40415 // an unknown field in a command or option document
 	CodeIDLFailedToParse                Code = 40414 // a required field missing from a command or option document
@@ -101,6 +103,8 @@ var codeNames = map[Code]string{
 	CodeNotWritablePrimary:              "NotWritablePrimary",
 	CodeCannotGrowDocumentInCappedNS:    "CannotGrowDocumentInCappedNamespace",
 	CodeBSONObjectTooLarge:              "BSONObjectTooLarge",
+	CodeExceededMemoryLimit:             "ExceededMemoryLimit",
+	CodeQueryExceededMemoryLimit:        "QueryExceededMemoryLimitNoDiskUseAllowed",
 	CodeDuplicateKey:                    "DuplicateKey",
 	CodeIDLUnknownField:                 "IDLUnknownField",
 	CodeIDLFailedToParse:                "Location40414",

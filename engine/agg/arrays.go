@@ -34,6 +34,7 @@ func addArrayOps() {
 // opConcatArrays joins its arrays; a null or missing one makes it null.
 func opConcatArrays(args []any) (any, error) {
 	out := bson.A{}
+	var size int64
 	for _, a := range args {
 		if nullish(a) {
 			return nil, nil
@@ -41,6 +42,9 @@ func opConcatArrays(args []any) (any, error) {
 		arr, ok := a.(bson.A)
 		if !ok {
 			return nil, document.Errorf(document.Code(28664), "$concatArrays only supports arrays, not %s", document.TypeName(a))
+		}
+		if size += approxSize(arr); size > maxExprBytes {
+			return nil, document.Errorf(document.CodeExceededMemoryLimit, "$concatArrays would use too much memory and cannot spill")
 		}
 		out = append(out, arr...)
 	}

@@ -412,6 +412,9 @@ func opConcat(args []any) (any, error) {
 		if !ok {
 			return nil, document.Errorf(document.Code(16702), "$concat only supports strings, not %s", document.TypeName(a))
 		}
+		if b.Len()+len(s) > maxExprBytes {
+			return nil, document.Errorf(document.CodeExceededMemoryLimit, "$concat would use too much memory and cannot spill")
+		}
 		b.WriteString(s)
 	}
 	return b.String(), nil

@@ -22,7 +22,7 @@ import (
 const (
 	codeStageOneField     = document.Code(40323)
 	codeUnrecognizedStage = document.Code(40324)
-	codeMemoryLimit       = document.Code(292) // QueryExceededMemoryLimitNoDiskUseAllowed
+	codeMemoryLimit       = document.CodeQueryExceededMemoryLimit
 )
 
 // DefaultMaxMemoryBytes is what one blocking stage ($group, $sort) may

@@ -197,6 +197,7 @@ func (m mapExpr) Eval(e *Env) (any, error) {
 		return nil, document.Errorf(document.Code(16883), "input to $map must be an array not %s", document.TypeName(in))
 	}
 	out := make(bson.A, 0, len(arr))
+	var used int64
 	for _, el := range arr {
 		v, err := m.in.Eval(e.with(m.as, el))
 		if err != nil {
@@ -206,9 +207,18 @@ func (m mapExpr) Eval(e *Env) (any, error) {
 			v = nil
 		}
 		out = append(out, v)
+		if used += approxSize(v); used > maxExprBytes {
+			return nil, document.Errorf(document.CodeExceededMemoryLimit, "$map would use too much memory and cannot spill")
+		}
 	}
 	return out, nil
 }
+
+// maxExprBytes bounds the value one $map, $reduce or $concatArrays may
+// build, mongod's internalQueryMaxMapFilterReduceBytes (100 MiB): past
+// it they fail with 146 ExceededMemoryLimit rather than take the
+// process's memory.
+const maxExprBytes = 100 << 20
 
 func parseFilter(arg any, depth pdepth) (Expr, error) {
 	a, err := parseBinding("$filter", arg, "input", "as", "cond", "limit")
@@ -372,6 +382,12 @@ func (r reduceExpr) Eval(e *Env) (any, error) {
 	for _, el := range arr {
 		if acc, err = r.in.Eval(e.with("this", el).with("value", acc)); err != nil {
 			return nil, err
+		}
+		switch acc.(type) {
+		case bson.A, bson.D, string, bson.Binary:
+			if approxSize(acc) > maxExprBytes {
+				return nil, document.Errorf(document.CodeExceededMemoryLimit, "$reduce would use too much memory and cannot spill")
+			}
 		}
 	}
 	return acc, nil

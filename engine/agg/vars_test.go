@@ -1,6 +1,8 @@
 package agg
 
 import (
+	"fmt"
+	"strings"
 	"testing"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -199,4 +201,26 @@ func checkExprCodes(t *testing.T, doc string, cases []exprCode) {
 			t.Errorf("%s: got %v, want code %d", tc.expr, err, tc.code)
 		}
 	}
+}
+
+// TestExpressionMemoryBound checks that an expression that doubles a
+// value at each step fails with 146 ExceededMemoryLimit once it passes
+// 100 MiB, as mongod's $map/$filter/$reduce limit does, rather than
+// take the process's memory: through $reduce, and through $let's
+// bindings with no loop at all, for arrays and for strings.
+func TestExpressionMemoryBound(t *testing.T) {
+	t.Parallel()
+	doc := `[{"_id": 1, "s": "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"}]`
+	double := `{"$reduce": {"input": {"$map": {"input": [` + strings.Repeat("0,", 63) + `0], "in": 0}}, "initialValue": ["$s"], "in": {"$concatArrays": ["$$value", "$$value"]}}}`
+	let := `["$s"]`
+	for i := range 40 {
+		v := fmt.Sprintf("v%d", i)
+		let = fmt.Sprintf(`{"$let": {"vars": {"%s": %s}, "in": {"$concatArrays": ["$$%s", "$$%s"]}}}`, v, let, v, v)
+	}
+	str := `"$s"`
+	for i := range 40 {
+		v := fmt.Sprintf("v%d", i)
+		str = fmt.Sprintf(`{"$let": {"vars": {"%s": %s}, "in": {"$concat": ["$$%s", "$$%s"]}}}`, v, str, v, v)
+	}
+	checkExprCodes(t, doc, []exprCode{{double, 146}, {let, 146}, {str, 146}})
 }
