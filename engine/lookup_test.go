@@ -139,3 +139,18 @@ func TestLookupPipeline(t *testing.T) {
 		sameValue(t, c.lookup, batch, c.want)
 	}
 }
+
+// TestFacetCommand runs $facet through the aggregate command: the
+// pagination pattern (a total beside a page), with a $lookup in one of
+// its pipelines.
+func TestFacetCommand(t *testing.T) {
+	t.Parallel()
+	db, _ := openMem(t)
+	mustRun(t, db, "test", `{"insert": "users", "documents": [{"_id": 1, "team": "x"}, {"_id": 2, "team": "y"}, {"_id": 3, "team": "x"}]}`)
+	mustRun(t, db, "test", `{"insert": "teams", "documents": [{"_id": "x", "name": "Ex"}, {"_id": "y", "name": "Why"}]}`)
+	r := mustRun(t, db, "test", `{"aggregate": "users", "pipeline": [{"$sort": {"_id": -1}}, {"$facet": {
+		"total": [{"$count": "n"}],
+		"page": [{"$limit": 2}, {"$lookup": {"from": "teams", "localField": "team", "foreignField": "_id", "as": "t"}}, {"$project": {"team": {"$first": "$t.name"}}}]}}], "cursor": {}}`)
+	_, batch := checkCursorShape(t, "facet", field(r, "cursor"), "firstBatch")
+	sameValue(t, "facet", batch, `[{"total": [{"n": 3}], "page": [{"_id": 3, "team": "Ex"}, {"_id": 2, "team": "Why"}]}]`)
+}
