@@ -154,3 +154,42 @@ func TestFacetCommand(t *testing.T) {
 	_, batch := checkCursorShape(t, "facet", field(r, "cursor"), "firstBatch")
 	sameValue(t, "facet", batch, `[{"total": [{"n": 3}], "page": [{"_id": 3, "team": "Ex"}, {"_id": 2, "team": "Why"}]}]`)
 }
+
+// TestUnionWith checks $unionWith: the input's documents, then the
+// other collection's (through its pipeline), later stages seeing both,
+// a collection that does not exist adding nothing, and the refusals
+// with mongod's codes.
+func TestUnionWith(t *testing.T) {
+	t.Parallel()
+	db, _ := openMem(t)
+	mustRun(t, db, "test", `{"insert": "recent", "documents": [{"_id": 1, "v": 10}, {"_id": 2, "v": 20}]}`)
+	mustRun(t, db, "test", `{"insert": "archive", "documents": [{"_id": 3, "v": 30}, {"_id": 4, "v": 40}, {"_id": 5, "v": 50}]}`)
+	cases := []struct{ pipeline, want string }{
+		{`[{"$unionWith": "archive"}, {"$project": {"v": 1}}]`, `[{"_id": 1, "v": 10}, {"_id": 2, "v": 20}, {"_id": 3, "v": 30}, {"_id": 4, "v": 40}, {"_id": 5, "v": 50}]`},
+		{`[{"$match": {"v": {"$gt": 10}}}, {"$unionWith": {"coll": "archive", "pipeline": [{"$match": {"v": {"$lt": 50}}}, {"$set": {"old": true}}]}}]`,
+			`[{"_id": 2, "v": 20}, {"_id": 3, "v": 30, "old": true}, {"_id": 4, "v": 40, "old": true}]`},
+		{`[{"$unionWith": "archive"}, {"$group": {"_id": null, "sum": {"$sum": "$v"}}}]`, `[{"_id": null, "sum": 150}]`},
+		{`[{"$unionWith": "nosuch"}, {"$count": "n"}]`, `[{"n": 2}]`},
+		{`[{"$unionWith": "archive"}, {"$sort": {"v": -1}}, {"$limit": 1}]`, `[{"_id": 5, "v": 50}]`},
+	}
+	for _, c := range cases {
+		r := mustRun(t, db, "test", `{"aggregate": "recent", "pipeline": `+c.pipeline+`, "cursor": {}}`)
+		_, batch := checkCursorShape(t, "union", field(r, "cursor"), "firstBatch")
+		sameValue(t, c.pipeline, batch, c.want)
+	}
+	refusals := []struct {
+		stage string
+		code  document.Code
+		msg   string
+	}{
+		{`5`, document.CodeFailedToParse, "the $unionWith stage specification must be an object or string, but found int"},
+		{`{"coll": 5}`, document.CodeTypeMismatch, "BSON field '$unionWith.coll' is the wrong type 'int', expected type 'string'"},
+		{`{"coll": "a", "pipeline": 5}`, document.CodeTypeMismatch, "BSON field '$unionWith.pipeline' is the wrong type 'int', expected type 'array'"},
+		{`{"coll": "a", "pipeline": [5]}`, document.CodeTypeMismatch, "BSON field '$unionWith.pipeline.0' is the wrong type 'int', expected type 'object'"},
+		{`{"coll": "a", "x": 1}`, document.CodeIDLUnknownField, "BSON field '$unionWith.x' is an unknown field."},
+		{`{"pipeline": []}`, document.CodeFailedToParse, "$unionWith stage without explicit collection must have a pipeline with $documents as first stage"},
+	}
+	for _, c := range refusals {
+		wantCode(t, db, "test", `{"aggregate": "recent", "pipeline": [{"$unionWith": `+c.stage+`}], "cursor": {}}`, c.code, c.msg)
+	}
+}
