@@ -1,8 +1,8 @@
 // Package agg parses and runs MongoDB aggregation pipelines over a
 // stream of documents: the stages $match, $project, $addFields/$set,
 // $unset, $sort, $skip, $limit, $count, $group, $unwind,
-// $replaceRoot/$replaceWith, $sortByCount, $lookup, $facet and
-// $unionWith, with the
+// $replaceRoot/$replaceWith, $sortByCount, $lookup, $facet, $unionWith
+// and $sample, with the
 // expression operators of expr.go, ops.go, vars.go, arrays.go, dates.go
 // and convert.go.
 //
@@ -221,6 +221,8 @@ func parseStage(name string, arg any, sc pdepth) (stageSpec, error) {
 		return parseFacet(arg, sc)
 	case "$unionWith":
 		return parseUnionWith(arg, sc)
+	case "$sample":
+		return parseSample(arg)
 	}
 	if known[name] {
 		return stageSpec{}, document.Errorf(codeUnrecognizedStage, "%s is a MongoDB aggregation stage that ttlkv does not implement", name)
@@ -231,7 +233,7 @@ func parseStage(name string, arg any, sc pdepth) (stageSpec, error) {
 // known are MongoDB's stages that ttlkv lacks.
 var known = map[string]bool{
 	"$graphLookup": true, "$bucket": true, "$bucketAuto": true,
-	"$out": true, "$merge": true, "$sample": true, "$geoNear": true,
+	"$out": true, "$merge": true, "$geoNear": true,
 	"$setWindowFields": true, "$densify": true, "$fill": true, "$redact": true, "$indexStats": true,
 	"$documents": true, "$changeStream": true, "$search": true,
 	"$listSessions": true, "$planCacheStats": true,
