@@ -89,6 +89,10 @@ func parseOperator(name string, arg any, depth pdepth) (Expr, error) {
 		return parseDateTrunc(arg, depth)
 	case "$dateToString":
 		return parseDateToString(arg, depth)
+	case "$dateAdd", "$dateSubtract":
+		return parseDateMath(name, arg, depth)
+	case "$dateDiff":
+		return parseDateDiff(arg, depth)
 	}
 	spec, ok := listOps[name]
 	if !ok {

@@ -1,0 +1,307 @@
+package agg
+
+import (
+	"math"
+	"strings"
+	"time"
+
+	"github.com/ttlkv/ttlkv/document"
+	"go.mongodb.org/mongo-driver/v2/bson"
+)
+
+// $dateAdd, $dateSubtract and $dateDiff: date arithmetic in calendar
+// units, in a time zone (docs/aggregation.md, "Date arithmetic").
+
+// dateMathExpr is {$dateAdd or $dateSubtract: {startDate, unit, amount,
+// timezone}}.
+type dateMathExpr struct {
+	op                      string
+	start, unit, amount, tz Expr
+	sub                     bool
+}
+
+func parseDateMath(op string, arg any, depth pdepth) (Expr, error) {
+	d, ok := arg.(bson.D)
+	if !ok {
+		return nil, document.Errorf(document.Code(5166400), "%s expects an object as its argument", op)
+	}
+	x := dateMathExpr{op: op, sub: op == "$dateSubtract"}
+	for _, el := range d {
+		e, err := parseExpr(el.Value, depth.deeper())
+		if err != nil {
+			return nil, err
+		}
+		switch el.Key {
+		case "startDate":
+			x.start = e
+		case "unit":
+			x.unit = e
+		case "amount":
+			x.amount = e
+		case "timezone":
+			x.tz = e
+		default:
+			return nil, document.Errorf(document.Code(5166401), "Unrecognized argument to %s: %s. Expected arguments are startDate, unit, amount, and optionally timezone.", op, el.Key)
+		}
+	}
+	if x.start == nil || x.unit == nil || x.amount == nil {
+		return nil, document.Errorf(document.Code(5166402), "%s requires startDate, unit, and amount to be present", op)
+	}
+	return x, nil
+}
+
+// timeUnit reads a unit argument as mongod's parseTimeUnit does.
+func timeUnit(op string, v any) (string, error) {
+	s, ok := v.(string)
+	if !ok {
+		return "", document.Errorf(document.Code(5439013), "%s requires 'unit' to be a string, but got %s", op, document.TypeName(v))
+	}
+	switch s {
+	case "year", "quarter", "month", "week", "day", "hour", "minute", "second", "millisecond":
+		return s, nil
+	}
+	return "", document.Errorf(document.Code(5439014), "%s parameter 'unit' value cannot be recognized as a time unit: %s", op, s)
+}
+
+// Eval follows mongod: null if startDate, unit, amount or timezone is
+// null or missing; then the date must be one (or a timestamp or an
+// ObjectId) and the amount a whole 64-bit number.
+func (x dateMathExpr) Eval(e *Env) (any, error) {
+	sv, err := x.start.Eval(e)
+	if err != nil || nullish(sv) {
+		return nil, err
+	}
+	uv, err := x.unit.Eval(e)
+	if err != nil || nullish(uv) {
+		return nil, err
+	}
+	unit, err := timeUnit(x.op, uv)
+	if err != nil {
+		return nil, err
+	}
+	av, err := x.amount.Eval(e)
+	if err != nil || nullish(av) {
+		return nil, err
+	}
+	loc, null, err := evalTZ(x.tz, e)
+	if err != nil || null {
+		return nil, err
+	}
+	var t time.Time
+	switch d := sv.(type) {
+	case bson.DateTime:
+		t = d.Time().UTC()
+	case bson.ObjectID:
+		t = d.Timestamp().UTC()
+	case bson.Timestamp:
+		t = time.Unix(int64(d.T), 0).UTC()
+	default:
+		return nil, document.Errorf(document.Code(5166403), "%s requires startDate to be convertible to a date", x.op)
+	}
+	amount, ok := int64Value(av)
+	if !ok {
+		return nil, document.Errorf(document.Code(5166405), "%s expects integer amount of time units", x.op)
+	}
+	if x.sub {
+		if amount == math.MinInt64 {
+			return nil, document.Errorf(document.Code(6045000), "invalid $dateSubtract 'amount' parameter value: %d", amount)
+		}
+		amount = -amount
+	}
+	out, ok := dateAdd(t, unit, amount, loc)
+	if !ok {
+		return nil, document.Errorf(document.Code(5166406), "dateAdd overflowed")
+	}
+	return bson.NewDateTimeFromTime(out), nil
+}
+
+// int64Value is v as a whole 64-bit number, as mongod's integral64Bit
+// reads it.
+func int64Value(v any) (int64, bool) {
+	switch x := v.(type) {
+	case int32:
+		return int64(x), true
+	case int64:
+		return x, true
+	case float64:
+		if x != math.Trunc(x) || x < -(1<<63) || x >= 1<<63 {
+			return 0, false
+		}
+		return int64(x), true
+	case bson.Decimal128:
+		f, err := decimalToFloat(x)
+		if err != nil {
+			return 0, false
+		}
+		return int64Value(f)
+	}
+	return 0, false
+}
+
+// maxDateMS bounds the dates dateAdd gives (about ±292 million years,
+// what a 64-bit count of milliseconds holds, with room to spare).
+const maxDateMS = 1 << 62
+
+// dateAdd adds amount units to t as mongod does: hours and smaller as
+// elapsed time; days and weeks as calendar days in loc (the same wall
+// time, across a change of clock); months, quarters and years as
+// calendar months in loc, a day past the end of the month going back
+// to its last day (January 31 plus one month is the end of February).
+func dateAdd(t time.Time, unit string, amount int64, loc *time.Location) (time.Time, bool) {
+	ms := t.UnixMilli()
+	step := map[string]int64{"millisecond": 1, "second": 1000, "minute": 60_000, "hour": 3_600_000}[unit]
+	if step != 0 {
+		if amount > maxDateMS/step || amount < -maxDateMS/step {
+			return time.Time{}, false
+		}
+		r := ms + amount*step
+		if r > maxDateMS || r < -maxDateMS {
+			return time.Time{}, false
+		}
+		return time.UnixMilli(r).UTC(), true
+	}
+	lt := t.In(loc)
+	switch unit {
+	case "week", "day":
+		days := amount
+		if unit == "week" {
+			if amount > maxDateMS/7 || amount < -maxDateMS/7 {
+				return time.Time{}, false
+			}
+			days *= 7
+		}
+		if days > 1<<40 || days < -(1<<40) {
+			return time.Time{}, false
+		}
+		out := time.Date(lt.Year(), lt.Month(), lt.Day()+int(days), lt.Hour(), lt.Minute(), lt.Second(), lt.Nanosecond(), loc)
+		return out.UTC(), true
+	}
+	months := amount * map[string]int64{"month": 1, "quarter": 3, "year": 12}[unit]
+	if amount > 1<<36 || amount < -(1<<36) {
+		return time.Time{}, false
+	}
+	total := int64(lt.Year())*12 + int64(lt.Month()-1) + months
+	y, m := floorDiv(total, 12), time.Month(total-floorDiv(total, 12)*12+1)
+	last := time.Date(int(y), m+1, 0, 0, 0, 0, 0, loc).Day()
+	out := time.Date(int(y), m, min(lt.Day(), last), lt.Hour(), lt.Minute(), lt.Second(), lt.Nanosecond(), loc)
+	if ms := out.UnixMilli(); ms > maxDateMS || ms < -maxDateMS {
+		return time.Time{}, false
+	}
+	return out.UTC(), true
+}
+
+// dateDiffExpr is {$dateDiff: {startDate, endDate, unit, timezone,
+// startOfWeek}}.
+type dateDiffExpr struct {
+	start, end, unit, tz, startOfWeek Expr
+}
+
+func parseDateDiff(arg any, depth pdepth) (Expr, error) {
+	a, err := parseNamedArgs("$dateDiff", arg, depth, namedArgs{
+		notObject: 5166301, unknown: 5166302, missing: []int{5166303, 5166304, 5166305},
+		required: []string{"startDate", "endDate", "unit"}, optional: []string{"timezone", "startOfWeek"},
+		unknownMsg: "Unrecognized argument to $dateDiff: %s",
+	})
+	if err != nil {
+		return nil, err
+	}
+	return dateDiffExpr{start: a["startDate"], end: a["endDate"], unit: a["unit"], tz: a["timezone"], startOfWeek: a["startOfWeek"]}, nil
+}
+
+// diffDate reads one of $dateDiff's dates.
+func diffDate(name string, v any) (time.Time, error) {
+	switch d := v.(type) {
+	case bson.DateTime:
+		return d.Time().UTC(), nil
+	case bson.ObjectID:
+		return d.Timestamp().UTC(), nil
+	case bson.Timestamp:
+		return time.Unix(int64(d.T), 0).UTC(), nil
+	}
+	return time.Time{}, document.Errorf(document.Code(5166307), "$dateDiff requires '%s' to be a date, but got %s", name, document.TypeName(v))
+}
+
+// Eval counts the boundaries of unit crossed from startDate to endDate
+// in the time zone, as mongod does: a year boundary between December 31
+// and January 1 counts one year however few seconds apart they are;
+// weeks start on startOfWeek (Sunday by default).
+func (x dateDiffExpr) Eval(e *Env) (any, error) {
+	sv, err := x.start.Eval(e)
+	if err != nil || nullish(sv) {
+		return nil, err
+	}
+	ev, err := x.end.Eval(e)
+	if err != nil || nullish(ev) {
+		return nil, err
+	}
+	uv, err := x.unit.Eval(e)
+	if err != nil || nullish(uv) {
+		return nil, err
+	}
+	unit, err := timeUnit("$dateDiff", uv)
+	if err != nil {
+		return nil, err
+	}
+	start := time.Sunday
+	if unit == "week" && x.startOfWeek != nil {
+		wv, err := x.startOfWeek.Eval(e)
+		if err != nil || nullish(wv) {
+			return nil, err
+		}
+		ws, ok := wv.(string)
+		if !ok {
+			return nil, document.Errorf(document.Code(5439015), "$dateDiff requires 'startOfWeek' to be a string, but got %s", document.TypeName(wv))
+		}
+		w, ok := weekdays[strings.ToLower(ws)]
+		if !ok {
+			return nil, document.Errorf(document.Code(5439016), "$dateDiff parameter 'startOfWeek' value cannot be recognized as a day of a week: %s", ws)
+		}
+		start = w
+	}
+	loc, null, err := evalTZ(x.tz, e)
+	if err != nil || null {
+		return nil, err
+	}
+	a, err := diffDate("startDate", sv)
+	if err != nil {
+		return nil, err
+	}
+	b, err := diffDate("endDate", ev)
+	if err != nil {
+		return nil, err
+	}
+	return dateDiff(a.In(loc), b.In(loc), unit, start), nil
+}
+
+// dateDiff is the count of unit boundaries from a to b (negative when b
+// is earlier), both in the zone to count in.
+func dateDiff(a, b time.Time, unit string, startOfWeek time.Weekday) int64 {
+	months := func(t time.Time) int64 { return int64(t.Year())*12 + int64(t.Month()-1) }
+	// days counts calendar days from a fixed day, in t's zone.
+	days := func(t time.Time) int64 {
+		y, m, d := t.Date()
+		return time.Date(y, m, d, 0, 0, 0, 0, time.UTC).Unix() / 86400
+	}
+	switch unit {
+	case "year":
+		return int64(b.Year() - a.Year())
+	case "quarter":
+		return floorDiv(months(b), 3) - floorDiv(months(a), 3)
+	case "month":
+		return months(b) - months(a)
+	case "week":
+		// Day 0 (1970-01-01) is a Thursday; shift so weeks start on startOfWeek.
+		shift := (int64(time.Thursday) - int64(startOfWeek) + 7) % 7
+		return floorDiv(days(b)+shift, 7) - floorDiv(days(a)+shift, 7)
+	case "day":
+		return days(b) - days(a)
+	}
+	step := map[string]int64{"hour": 3_600_000, "minute": 60_000, "second": 1000, "millisecond": 1}[unit]
+	// Smaller units count in local wall time, so an hour boundary in a
+	// zone with a half-hour offset falls where its clock says.
+	_, offA := a.Zone()
+	_, offB := b.Zone()
+	la := a.UnixMilli() + int64(offA)*1000
+	lb := b.UnixMilli() + int64(offB)*1000
+	return floorDiv(lb, step) - floorDiv(la, step)
+}
