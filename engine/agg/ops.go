@@ -93,6 +93,8 @@ func parseOperator(name string, arg any, depth pdepth) (Expr, error) {
 		return parseDateMath(name, arg, depth)
 	case "$dateDiff":
 		return parseDateDiff(arg, depth)
+	case "$trim", "$ltrim", "$rtrim":
+		return parseTrim(name, arg, depth)
 	}
 	spec, ok := listOps[name]
 	if !ok {

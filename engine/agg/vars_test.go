@@ -133,6 +133,12 @@ func TestArrayOperators(t *testing.T) {
 		{`{"$split": ["a-b--c", "-"]}`, `["a", "b", "", "c"]`},
 		{`{"$split": ["$s", "-"]}`, `["x"]`},
 		{`{"$split": ["$n", "-"]}`, `null`},
+		{`{"$trim": {"input": "  a b \n\t"}}`, `"a b"`},
+		{`{"$ltrim": {"input": "\u00a0 a "}}`, `"a "`},
+		{`{"$rtrim": {"input": "xxaxx", "chars": "x"}}`, `"xxa"`},
+		{`{"$trim": {"input": "éaé", "chars": "é"}}`, `"a"`},
+		{`{"$trim": {"input": "$n"}}`, `null`},
+		{`{"$trim": {"input": "a", "chars": "$nosuch"}}`, `null`},
 	}
 	checkExprs(t, doc, cases)
 	errs := []exprCode{
@@ -161,6 +167,11 @@ func TestArrayOperators(t *testing.T) {
 		{`{"$split": [1, "-"]}`, 40085},
 		{`{"$split": ["a", 1]}`, 40086},
 		{`{"$split": ["a", ""]}`, 40087},
+		{`{"$trim": "a"}`, 50696},
+		{`{"$trim": {"input": "a", "x": 1}}`, 50694},
+		{`{"$trim": {"chars": "a"}}`, 50695},
+		{`{"$trim": {"input": 1}}`, 50699},
+		{`{"$ltrim": {"input": "a", "chars": 1}}`, 50700},
 	}
 	checkExprCodes(t, doc, errs)
 }
