@@ -55,6 +55,7 @@ func init() {
 		"$toDate":      {1, 1, opToDate},
 	}
 	addArrayOps()
+	addConvertOps()
 }
 
 // parseOperator parses {name: arg}.
@@ -95,6 +96,8 @@ func parseOperator(name string, arg any, depth pdepth) (Expr, error) {
 		return parseDateDiff(arg, depth)
 	case "$trim", "$ltrim", "$rtrim":
 		return parseTrim(name, arg, depth)
+	case "$convert":
+		return parseConvert(arg, depth)
 	}
 	spec, ok := listOps[name]
 	if !ok {

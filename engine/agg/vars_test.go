@@ -139,6 +139,20 @@ func TestArrayOperators(t *testing.T) {
 		{`{"$trim": {"input": "éaé", "chars": "é"}}`, `"a"`},
 		{`{"$trim": {"input": "$n"}}`, `null`},
 		{`{"$trim": {"input": "a", "chars": "$nosuch"}}`, `null`},
+		{`{"$toBool": 0}`, `false`},
+		{`{"$toBool": "false"}`, `true`},
+		{`{"$toBool": "$arr"}`, `true`},
+		{`{"$toBool": "$n"}`, `null`},
+		{`{"$toObjectId": "5f1d7c0e9f1b2c3d4e5f6a7b"}`, `{"$oid": "5f1d7c0e9f1b2c3d4e5f6a7b"}`},
+		{`{"$toDecimal": 2.5}`, `{"$numberDecimal": "2.50000000000000"}`},
+		{`{"$toDecimal": "$x"}`, `{"$numberDecimal": "10"}`},
+		{`{"$convert": {"input": "12", "to": "int"}}`, `12`},
+		{`{"$convert": {"input": "12x", "to": "int", "onError": "bad"}}`, `"bad"`},
+		{`{"$convert": {"input": "$nosuch", "to": "int", "onNull": 0}}`, `0`},
+		{`{"$convert": {"input": 1, "to": 8}}`, `true`},
+		{`{"$convert": {"input": 1, "to": {"$numberLong": "2"}}}`, `"1"`},
+		{`{"$convert": {"input": 1, "to": null}}`, `null`},
+		{`{"$convert": {"input": "$arr", "to": "string", "onError": "no"}}`, `"no"`},
 	}
 	checkExprs(t, doc, cases)
 	errs := []exprCode{
@@ -172,6 +186,19 @@ func TestArrayOperators(t *testing.T) {
 		{`{"$trim": {"chars": "a"}}`, 50695},
 		{`{"$trim": {"input": 1}}`, 50699},
 		{`{"$ltrim": {"input": "a", "chars": 1}}`, 50700},
+		{`{"$toObjectId": "abc"}`, 241},
+		{`{"$toObjectId": "zz1d7c0e9f1b2c3d4e5f6a7b"}`, 241},
+		{`{"$toObjectId": 1}`, 241},
+		{`{"$toDecimal": "x"}`, 241},
+		{`{"$convert": 1}`, 9},
+		{`{"$convert": {"input": 1, "to": "int", "x": 1}}`, 9},
+		{`{"$convert": {"to": "int"}}`, 9},
+		{`{"$convert": {"input": 1}}`, 9},
+		{`{"$convert": {"input": 1, "to": "integer"}}`, 2},
+		{`{"$convert": {"input": 1, "to": 1.5}}`, 9},
+		{`{"$convert": {"input": 1, "to": 99}}`, 9},
+		{`{"$convert": {"input": 1, "to": true}}`, 50981},
+		{`{"$convert": {"input": "$arr", "to": "string"}}`, 241},
 	}
 	checkExprCodes(t, doc, errs)
 }

@@ -1,0 +1,246 @@
+package agg
+
+import (
+	"encoding/hex"
+	"errors"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/ttlkv/ttlkv/document"
+	"go.mongodb.org/mongo-driver/v2/bson"
+)
+
+// $convert with onError and onNull, and the conversions it adds to
+// $toString and the others: $toBool, $toObjectId, $toDecimal
+// (docs/aggregation.md, "Conversion").
+
+func addConvertOps() {
+	listOps["$toBool"] = opSpec{1, 1, func(a []any) (any, error) { return convertTo("bool", a[0]) }}
+	listOps["$toObjectId"] = opSpec{1, 1, func(a []any) (any, error) { return convertTo("objectId", a[0]) }}
+	listOps["$toDecimal"] = opSpec{1, 1, func(a []any) (any, error) { return convertTo("decimal", a[0]) }}
+}
+
+// convertTypes are the names $convert's to takes, by the numbers that
+// name them too.
+var convertTypes = map[int]string{1: "double", 2: "string", 7: "objectId", 8: "bool", 9: "date", 16: "int", 18: "long", 19: "decimal"}
+
+// convertTo converts v (not null) to the type named to, as $convert
+// does; a failure is 241 ConversionFailure.
+func convertTo(to string, v any) (any, error) {
+	if nullish(v) {
+		return nil, nil
+	}
+	switch to {
+	case "double":
+		return opToDouble([]any{v})
+	case "string":
+		return toStringValue(v)
+	case "date":
+		return opToDate([]any{v})
+	case "int":
+		return opToInt([]any{v})
+	case "long":
+		return opToLong([]any{v})
+	case "bool":
+		switch x := v.(type) {
+		case bool:
+			return x, nil
+		case int32, int64, float64, bson.Decimal128:
+			f, _ := decimalOrFloat(x)
+			return f != 0, nil
+		}
+		return true, nil
+	case "objectId":
+		switch x := v.(type) {
+		case bson.ObjectID:
+			return x, nil
+		case string:
+			if len(x) != 24 {
+				return nil, document.Errorf(codeConversionFailure, "Failed to parse objectId '%s' in $convert with no onError value: Invalid string length for parsing to OID, expected 24 but found %d", x, len(x))
+			}
+			b, err := hex.DecodeString(x)
+			if err != nil {
+				return nil, document.Errorf(codeConversionFailure, "Failed to parse objectId '%s' in $convert with no onError value: Invalid character found in hex string: %s", x, x)
+			}
+			var id bson.ObjectID
+			copy(id[:], b)
+			return id, nil
+		}
+		return nil, convErr(v, "objectId")
+	case "decimal":
+		switch x := v.(type) {
+		case bson.Decimal128:
+			return x, nil
+		case bool:
+			if x {
+				return bson.ParseDecimal128("1")
+			}
+			return bson.ParseDecimal128("0")
+		case int32:
+			return bson.ParseDecimal128(strconv.FormatInt(int64(x), 10))
+		case int64:
+			return bson.ParseDecimal128(strconv.FormatInt(x, 10))
+		case float64:
+			switch {
+			case math.IsNaN(x):
+				return bson.ParseDecimal128("NaN")
+			case math.IsInf(x, 1):
+				return bson.ParseDecimal128("Infinity")
+			case math.IsInf(x, -1):
+				return bson.ParseDecimal128("-Infinity")
+			}
+			// A double becomes a decimal of 15 significant digits,
+			// trailing zeros kept, as mongod's conversion makes it
+			// (2.5 is 2.50000000000000).
+			return bson.ParseDecimal128(strconv.FormatFloat(x, 'e', 14, 64))
+		case bson.DateTime:
+			return bson.ParseDecimal128(strconv.FormatInt(int64(x), 10))
+		case string:
+			d, err := bson.ParseDecimal128(strings.TrimSpace(x)) // as $toDouble reads a string
+			if err != nil {
+				return nil, document.Errorf(codeConversionFailure, "Failed to parse number '%s' in $convert with no onError value: Failed to parse string to decimal", x)
+			}
+			return d, nil
+		}
+		return nil, convErr(v, "decimal")
+	}
+	return nil, convErr(v, to)
+}
+
+// decimalOrFloat is a number as a float64, for a test against zero (a
+// decimal NaN is not zero).
+func decimalOrFloat(v any) (float64, bool) {
+	switch x := v.(type) {
+	case int32:
+		return float64(x), true
+	case int64:
+		return float64(x), true
+	case float64:
+		return x, true
+	case bson.Decimal128:
+		f, err := decimalToFloat(x)
+		if err != nil {
+			return math.NaN(), true
+		}
+		return f, true
+	}
+	return 0, false
+}
+
+// convertExpr is {$convert: {input, to, onError, onNull}}.
+type convertExpr struct {
+	input, to, onError, onNull Expr
+}
+
+func parseConvert(arg any, depth pdepth) (Expr, error) {
+	d, ok := arg.(bson.D)
+	if !ok {
+		return nil, document.Errorf(document.CodeFailedToParse, "$convert expects an object of named arguments but found: %s", document.TypeName(arg))
+	}
+	c := convertExpr{}
+	for _, el := range d {
+		x, err := parseExpr(el.Value, depth.deeper())
+		if err != nil {
+			return nil, err
+		}
+		switch el.Key {
+		case "input":
+			c.input = x
+		case "to":
+			c.to = x
+		case "onError":
+			c.onError = x
+		case "onNull":
+			c.onNull = x
+		default:
+			return nil, document.Errorf(document.CodeFailedToParse, "$convert found an unknown argument: %s", el.Key)
+		}
+	}
+	if c.input == nil {
+		return nil, document.Errorf(document.CodeFailedToParse, "Missing 'input' parameter to $convert")
+	}
+	if c.to == nil {
+		return nil, document.Errorf(document.CodeFailedToParse, "Missing 'to' parameter to $convert")
+	}
+	return c, nil
+}
+
+// Eval follows mongod: the target type is read first (a bad one is an
+// error whatever the input); a null or missing input gives onNull (null
+// without it); a null target gives null; a failed conversion gives
+// onError when there is one.
+func (c convertExpr) Eval(e *Env) (any, error) {
+	tv, err := c.to.Eval(e)
+	if err != nil {
+		return nil, err
+	}
+	to := ""
+	if !nullish(tv) {
+		switch x := tv.(type) {
+		case string:
+			if !knownTypeAlias(x) {
+				return nil, document.Errorf(document.CodeBadValue, "Unknown type name: %s", x)
+			}
+			to = x
+		case int32, int64, float64, bson.Decimal128:
+			f, _ := decimalOrFloat(x)
+			if f != math.Trunc(f) {
+				return nil, document.Errorf(document.CodeFailedToParse, "In $convert, numeric 'to' argument is not an integer")
+			}
+			name, ok := convertTypes[int(f)]
+			if !ok {
+				if !knownTypeNumber(int(f)) {
+					return nil, document.Errorf(document.CodeFailedToParse, "In $convert, numeric value for 'to' does not correspond to a BSON type: %s", document.Format(x))
+				}
+				name = typeNameOfNumber(int(f))
+			}
+			to = name
+		default:
+			return nil, document.Errorf(document.Code(50981), "$convert's 'to' argument must be a string or number, but is %s", document.TypeName(tv))
+		}
+	}
+	in, err := c.input.Eval(e)
+	if err != nil {
+		return nil, err
+	}
+	if nullish(in) {
+		if c.onNull != nil {
+			return c.onNull.Eval(e)
+		}
+		return nil, nil
+	}
+	if to == "" {
+		return nil, nil
+	}
+	out, err := convertTo(to, in)
+	if err != nil {
+		var de *document.Error
+		if c.onError != nil && errors.As(err, &de) && de.Code == codeConversionFailure {
+			return c.onError.Eval(e)
+		}
+		return nil, err
+	}
+	return out, nil
+}
+
+// typeAliases are the BSON type names $type gives (and $convert's to
+// accepts as names), with their numbers.
+var typeAliases = map[string]int{
+	"double": 1, "string": 2, "object": 3, "array": 4, "binData": 5, "undefined": 6, "objectId": 7, "bool": 8,
+	"date": 9, "null": 10, "regex": 11, "dbPointer": 12, "javascript": 13, "symbol": 14, "javascriptWithScope": 15,
+	"int": 16, "timestamp": 17, "long": 18, "decimal": 19, "minKey": -1, "maxKey": 127,
+}
+
+func knownTypeAlias(s string) bool { _, ok := typeAliases[s]; return ok }
+
+func knownTypeNumber(n int) bool { return typeNameOfNumber(n) != "" }
+
+func typeNameOfNumber(n int) string {
+	for k, v := range typeAliases {
+		if v == n {
+			return k
+		}
+	}
+	return ""
+}
