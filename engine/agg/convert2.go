@@ -138,25 +138,13 @@ func parseConvert(arg any, depth pdepth) (Expr, error) {
 	if !ok {
 		return nil, document.Errorf(document.CodeFailedToParse, "$convert expects an object of named arguments but found: %s", document.TypeName(arg))
 	}
-	c := convertExpr{}
-	for _, el := range d {
-		x, err := parseExpr(el.Value, depth.deeper())
-		if err != nil {
-			return nil, err
-		}
-		switch el.Key {
-		case "input":
-			c.input = x
-		case "to":
-			c.to = x
-		case "onError":
-			c.onError = x
-		case "onNull":
-			c.onNull = x
-		default:
-			return nil, document.Errorf(document.CodeFailedToParse, "$convert found an unknown argument: %s", el.Key)
-		}
+	a, err := namedExprs(d, depth, []string{"input", "to", "onError", "onNull"}, func(name string) error {
+		return document.Errorf(document.CodeFailedToParse, "$convert found an unknown argument: %s", name)
+	})
+	if err != nil {
+		return nil, err
 	}
+	c := convertExpr{input: a["input"], to: a["to"], onError: a["onError"], onNull: a["onNull"]}
 	if c.input == nil {
 		return nil, document.Errorf(document.CodeFailedToParse, "Missing 'input' parameter to $convert")
 	}

@@ -25,25 +25,13 @@ func parseDateMath(op string, arg any, depth pdepth) (Expr, error) {
 	if !ok {
 		return nil, document.Errorf(document.Code(5166400), "%s expects an object as its argument", op)
 	}
-	x := dateMathExpr{op: op, sub: op == "$dateSubtract"}
-	for _, el := range d {
-		e, err := parseExpr(el.Value, depth.deeper())
-		if err != nil {
-			return nil, err
-		}
-		switch el.Key {
-		case "startDate":
-			x.start = e
-		case "unit":
-			x.unit = e
-		case "amount":
-			x.amount = e
-		case "timezone":
-			x.tz = e
-		default:
-			return nil, document.Errorf(document.Code(5166401), "Unrecognized argument to %s: %s. Expected arguments are startDate, unit, amount, and optionally timezone.", op, el.Key)
-		}
+	a, err := namedExprs(d, depth, []string{"startDate", "unit", "amount", "timezone"}, func(name string) error {
+		return document.Errorf(document.Code(5166401), "Unrecognized argument to %s: %s. Expected arguments are startDate, unit, amount, and optionally timezone.", op, name)
+	})
+	if err != nil {
+		return nil, err
 	}
+	x := dateMathExpr{op: op, sub: op == "$dateSubtract", start: a["startDate"], unit: a["unit"], amount: a["amount"], tz: a["timezone"]}
 	if x.start == nil || x.unit == nil || x.amount == nil {
 		return nil, document.Errorf(document.Code(5166402), "%s requires startDate, unit, and amount to be present", op)
 	}

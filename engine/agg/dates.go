@@ -184,21 +184,34 @@ func parseNamedArgs(op string, arg any, depth pdepth, spec namedArgs) (map[strin
 	if !ok {
 		return nil, document.Errorf(document.Code(spec.notObject), "%s only supports an object as its argument", op)
 	}
+	out, err := namedExprs(d, depth, slices.Concat(spec.required, spec.optional), func(name string) error {
+		return document.Errorf(document.Code(spec.unknown), spec.unknownMsg, name)
+	})
+	if err != nil {
+		return nil, err
+	}
+	for i, name := range spec.required {
+		if out[name] == nil {
+			return nil, document.Errorf(document.Code(spec.missing[i]), "Missing '%s' parameter to %s", name, op)
+		}
+	}
+	return out, nil
+}
+
+// namedExprs parses the fields of an operator's object argument, each
+// an expression, by name; a name not in known is refused with unknown's
+// error.
+func namedExprs(d bson.D, depth pdepth, known []string, unknown func(name string) error) (map[string]Expr, error) {
 	out := map[string]Expr{}
 	for _, el := range d {
-		if !slices.Contains(spec.required, el.Key) && !slices.Contains(spec.optional, el.Key) {
-			return nil, document.Errorf(document.Code(spec.unknown), spec.unknownMsg, el.Key)
+		if !slices.Contains(known, el.Key) {
+			return nil, unknown(el.Key)
 		}
 		x, err := parseExpr(el.Value, depth.deeper())
 		if err != nil {
 			return nil, err
 		}
 		out[el.Key] = x
-	}
-	for i, name := range spec.required {
-		if out[name] == nil {
-			return nil, document.Errorf(document.Code(spec.missing[i]), "Missing '%s' parameter to %s", name, op)
-		}
 	}
 	return out, nil
 }

@@ -23,21 +23,13 @@ func parseTrim(op string, arg any, depth pdepth) (Expr, error) {
 	if !ok {
 		return nil, document.Errorf(document.Code(50696), "%s only supports an object as an argument, found %s", op, document.TypeName(arg))
 	}
-	t := trimExpr{op: op}
-	for _, el := range d {
-		x, err := parseExpr(el.Value, depth.deeper())
-		if err != nil {
-			return nil, err
-		}
-		switch el.Key {
-		case "input":
-			t.input = x
-		case "chars":
-			t.cset = x
-		default:
-			return nil, document.Errorf(document.Code(50694), "%s found an unknown argument: %s", op, el.Key)
-		}
+	a, err := namedExprs(d, depth, []string{"input", "chars"}, func(name string) error {
+		return document.Errorf(document.Code(50694), "%s found an unknown argument: %s", op, name)
+	})
+	if err != nil {
+		return nil, err
 	}
+	t := trimExpr{op: op, input: a["input"], cset: a["chars"]}
 	if t.input == nil {
 		return nil, document.Errorf(document.Code(50695), "%s requires an 'input' field", op)
 	}
