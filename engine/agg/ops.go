@@ -56,6 +56,7 @@ func init() {
 	}
 	addArrayOps()
 	addConvertOps()
+	addRoundOps()
 }
 
 // parseOperator parses {name: arg}.

@@ -153,6 +153,21 @@ func TestArrayOperators(t *testing.T) {
 		{`{"$convert": {"input": 1, "to": {"$numberLong": "2"}}}`, `"1"`},
 		{`{"$convert": {"input": 1, "to": null}}`, `null`},
 		{`{"$convert": {"input": "$arr", "to": "string", "onError": "no"}}`, `"no"`},
+		{`{"$round": [2.5, 0]}`, `2.0`},
+		{`{"$round": [3.5]}`, `4.0`},
+		{`{"$round": [-2.5, 0]}`, `-2.0`},
+		{`{"$round": [1.005, 2]}`, `1.0`},
+		{`{"$round": [3.14159, 3]}`, `3.142`},
+		{`{"$round": [1250, -2]}`, `1200`},
+		{`{"$round": [1350, -2]}`, `1400`},
+		{`{"$round": [{"$numberLong": "1234"}, 2]}`, `{"$numberLong": "1234"}`},
+		{`{"$round": [{"$numberDecimal": "2.5"}, 2]}`, `{"$numberDecimal": "2.50"}`},
+		{`{"$round": [{"$numberDecimal": "2.675"}, 2]}`, `{"$numberDecimal": "2.68"}`},
+		{`{"$trunc": [-3.99, 1]}`, `-3.9`},
+		{`{"$trunc": [3.99]}`, `3.0`},
+		{`{"$trunc": [1299, -2]}`, `1200`},
+		{`{"$round": ["$n", 1]}`, `null`},
+		{`{"$round": [1.5, "$n"]}`, `null`},
 	}
 	checkExprs(t, doc, cases)
 	errs := []exprCode{
@@ -199,6 +214,11 @@ func TestArrayOperators(t *testing.T) {
 		{`{"$convert": {"input": 1, "to": 99}}`, 9},
 		{`{"$convert": {"input": 1, "to": true}}`, 50981},
 		{`{"$convert": {"input": "$arr", "to": "string"}}`, 241},
+		{`{"$round": ["a"]}`, 51081},
+		{`{"$round": [1, "a"]}`, 16004},
+		{`{"$round": [1, 1.5]}`, 51082},
+		{`{"$trunc": [1, 101]}`, 51083},
+		{`{"$round": [1, 2, 3]}`, 28667},
 	}
 	checkExprCodes(t, doc, errs)
 }
