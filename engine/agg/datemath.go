@@ -162,7 +162,7 @@ func dateAdd(t time.Time, unit string, amount int64, loc *time.Location) (time.T
 			return time.Time{}, false
 		}
 		out := time.Date(lt.Year(), lt.Month(), lt.Day()+int(days), lt.Hour(), lt.Minute(), lt.Second(), lt.Nanosecond(), loc)
-		return out.UTC(), true
+		return out.UTC(), inDateRange(out)
 	}
 	months := amount * map[string]int64{"month": 1, "quarter": 3, "year": 12}[unit]
 	if amount > 1<<36 || amount < -(1<<36) {
@@ -172,10 +172,18 @@ func dateAdd(t time.Time, unit string, amount int64, loc *time.Location) (time.T
 	y, m := floorDiv(total, 12), time.Month(total-floorDiv(total, 12)*12+1)
 	last := time.Date(int(y), m+1, 0, 0, 0, 0, 0, loc).Day()
 	out := time.Date(int(y), m, min(lt.Day(), last), lt.Hour(), lt.Minute(), lt.Second(), lt.Nanosecond(), loc)
-	if ms := out.UnixMilli(); ms > maxDateMS || ms < -maxDateMS {
-		return time.Time{}, false
+	return out.UTC(), inDateRange(out)
+}
+
+// inDateRange reports whether t is a date a BSON date holds with room to
+// spare (its year within about ±146 million, where maxDateMS falls),
+// checked on the year first since far dates overflow UnixMilli.
+func inDateRange(t time.Time) bool {
+	if y := t.Year(); y > 146_000_000 || y < -146_000_000 {
+		return false
 	}
-	return out.UTC(), true
+	ms := t.UnixMilli()
+	return ms <= maxDateMS && ms >= -maxDateMS
 }
 
 // dateDiffExpr is {$dateDiff: {startDate, endDate, unit, timezone,

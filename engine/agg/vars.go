@@ -1,8 +1,8 @@
 package agg
 
 import (
-	"fmt"
 	"math"
+	"strconv"
 
 	"github.com/ttlkv/ttlkv/document"
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -329,9 +329,7 @@ func int32Value(v any) (int32, bool) {
 // decimalToFloat is d as a float64 (for integral checks: a decimal of
 // 34 digits that is not a whole 32-bit number stays one).
 func decimalToFloat(d bson.Decimal128) (float64, error) {
-	var f float64
-	_, err := fmt.Sscan(d.String(), &f)
-	return f, err
+	return strconv.ParseFloat(d.String(), 64)
 }
 
 func parseReduce(arg any, depth pdepth) (Expr, error) {
