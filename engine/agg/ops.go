@@ -57,6 +57,7 @@ func init() {
 	addArrayOps()
 	addConvertOps()
 	addRoundOps()
+	addMathOps()
 }
 
 // parseOperator parses {name: arg}.
