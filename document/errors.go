@@ -55,6 +55,7 @@ const (
 	CodeBSONObjectTooLarge              Code = 10334 // a document over 16 MiB
 	CodeExceededMemoryLimit             Code = 146   // an expression's value would take too much memory
 	CodeQueryExceededMemoryLimit        Code = 292   // a blocking stage over its memory limit, without disk use
+	CodeMaxSubPipelineDepthExceeded     Code = 269   // $lookup and $unionWith pipelines nested too deeply
 	CodeDuplicateKey                    Code = 11000 // a unique index already holds the key
 	CodeIDLUnknownField                 Code = 40415 // an unknown field in a command or option document
 	CodeIDLFailedToParse                Code = 40414 // a required field missing from a command or option document
@@ -105,6 +106,7 @@ var codeNames = map[Code]string{
 	CodeBSONObjectTooLarge:              "BSONObjectTooLarge",
 	CodeExceededMemoryLimit:             "ExceededMemoryLimit",
 	CodeQueryExceededMemoryLimit:        "QueryExceededMemoryLimitNoDiskUseAllowed",
+	CodeMaxSubPipelineDepthExceeded:     "MaxSubPipelineDepthExceeded",
 	CodeDuplicateKey:                    "DuplicateKey",
 	CodeIDLUnknownField:                 "IDLUnknownField",
 	CodeIDLFailedToParse:                "Location40414",

@@ -61,6 +61,7 @@ func (e *Env) with(name string, v any) *Env {
 type pdepth struct {
 	n    int
 	vars *scope
+	subs int // the sub-pipelines ($lookup, $unionWith) this one is nested in
 }
 
 // scope is one user variable in scope, in front of the outer ones.

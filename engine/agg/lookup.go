@@ -120,7 +120,7 @@ func parseLookup(arg any, sc pdepth) (stageSpec, error) {
 		l.letExprs = append(l.letExprs, x)
 	}
 	if hasPipeline {
-		if l.sub, err = parseSubPipeline(pipeline, sc.with(l.letNames...)); err != nil {
+		if l.sub, err = parseSubPipeline(pipeline, sc.with(l.letNames...), true); err != nil {
 			return stageSpec{}, err
 		}
 	}
@@ -129,10 +129,22 @@ func parseLookup(arg any, sc pdepth) (stageSpec, error) {
 	}}, nil
 }
 
-// parseSubPipeline parses a $lookup's pipeline with the variables of
-// sc in scope. Every stage stays in it: the foreign collection's
-// documents reach it as they are, so nothing is pushed into a scan.
-func parseSubPipeline(arr bson.A, sc pdepth) (*Pipeline, error) {
+// maxSubPipelineDepth is how deeply $lookup and $unionWith pipelines
+// may nest, mongod's internalMaxSubPipelineViewDepth.
+const maxSubPipelineDepth = 20
+
+// parseSubPipeline parses a $lookup's, $unionWith's or $facet's
+// pipeline with the variables of sc in scope; nested counts it against
+// maxSubPipelineDepth ($facet's pipelines do not count, as in mongod).
+// Every stage stays in it: the documents reach it as they are, so
+// nothing is pushed into a scan.
+func parseSubPipeline(arr bson.A, sc pdepth, nested bool) (*Pipeline, error) {
+	if nested {
+		if sc.subs >= maxSubPipelineDepth {
+			return nil, document.Errorf(document.CodeMaxSubPipelineDepthExceeded, "Maximum number of nested sub-pipelines exceeded. Limit is %d", maxSubPipelineDepth)
+		}
+		sc.subs++
+	}
 	p := &Pipeline{}
 	for _, sv := range arr {
 		sd, ok := sv.(bson.D)

@@ -70,3 +70,41 @@ func TestLookupBounds(t *testing.T) {
 		t.Fatalf("no reader: %v, want 40324", err)
 	}
 }
+
+// TestSubPipelineDepth checks mongod's limit on nested sub-pipelines:
+// twenty $lookup or $unionWith pipelines nest, a twenty-first is 269;
+// $facet's pipelines do not count.
+func TestSubPipelineDepth(t *testing.T) {
+	t.Parallel()
+	nest := func(n int, stage func(inner bson.A) bson.D) bson.A {
+		p := bson.A{}
+		for range n {
+			p = bson.A{stage(p)}
+		}
+		return p
+	}
+	lookup := func(inner bson.A) bson.D {
+		return bson.D{{Key: "$lookup", Value: bson.D{{Key: "from", Value: "c"}, {Key: "pipeline", Value: inner}, {Key: "as", Value: "x"}}}}
+	}
+	union := func(inner bson.A) bson.D {
+		return bson.D{{Key: "$unionWith", Value: bson.D{{Key: "coll", Value: "c"}, {Key: "pipeline", Value: inner}}}}
+	}
+	facet := func(inner bson.A) bson.D {
+		return bson.D{{Key: "$facet", Value: bson.D{{Key: "f", Value: bson.A{lookup(inner)}}}}}
+	}
+	for _, c := range []struct {
+		name  string
+		p     bson.A
+		fails bool
+	}{
+		{"20 $lookup", nest(20, lookup), false},
+		{"21 $lookup", nest(21, lookup), true},
+		{"21 $unionWith", nest(21, union), true},
+		{"15 $facet around $lookup", nest(15, facet), false},
+	} {
+		_, err := Parse(c.p)
+		if got := codeOf(err); (got == 269) != c.fails || (!c.fails && err != nil) {
+			t.Errorf("%s: %v", c.name, err)
+		}
+	}
+}
