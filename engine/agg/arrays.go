@@ -26,6 +26,9 @@ func addArrayOps() {
 	listOps["$reverseArray"] = opSpec{1, 1, opReverseArray}
 	listOps["$slice"] = opSpec{2, 3, opSlice}
 	listOps["$split"] = opSpec{2, 2, opSplit}
+	listOps["$range"] = opSpec{2, 3, opRange}
+	listOps["$objectToArray"] = opSpec{1, 1, opObjectToArray}
+	listOps["$indexOfArray"] = opSpec{2, 4, opIndexOfArray}
 	for _, op := range []string{"$sum", "$avg", "$min", "$max", "$stdDevPop", "$stdDevSamp"} {
 		listOps[op] = opSpec{0, -1, accumulatorExpr(op)}
 	}
@@ -286,4 +289,112 @@ func opSplit(args []any) (any, error) {
 		out = append(out, p)
 	}
 	return out, nil
+}
+
+// opRange is {$range: [start, end, step]}: the int32s from start toward
+// end (not included) by step (1 by default).
+func opRange(args []any) (any, error) {
+	names := []string{"starting", "ending", "step"}
+	a := []string{"a", "an", "a"}
+	codes := [][2]int{{34443, 34444}, {34445, 34446}, {34447, 34448}}
+	vals := []int64{0, 0, 1}
+	for i, v := range args {
+		if !document.IsNumber(v) {
+			return nil, document.Errorf(document.Code(codes[i][0]), "$range requires a numeric %s value, found value of type: %s", names[i], document.TypeName(v))
+		}
+		n, ok := int32Value(v)
+		if !ok {
+			return nil, document.Errorf(document.Code(codes[i][1]), "$range requires %s %s value that can be represented as a 32-bit integer, found value: %s", a[i], names[i], fmtNumber(v))
+		}
+		vals[i] = int64(n)
+	}
+	start, end, step := vals[0], vals[1], vals[2]
+	if step == 0 {
+		return nil, document.Errorf(document.Code(34449), "$range requires a non-zero step value")
+	}
+	count := int64(0)
+	if (step > 0 && end > start) || (step < 0 && end < start) {
+		count = (end - start + step - sign(step)) / step
+	}
+	if count*16 > maxExprBytes {
+		return nil, document.Errorf(document.CodeExceededMemoryLimit, "$range would use too much memory and cannot spill")
+	}
+	out := make(bson.A, 0, count)
+	for i := int64(0); i < count; i++ {
+		out = append(out, int32(start+i*step))
+	}
+	return out, nil
+}
+
+func sign(n int64) int64 {
+	if n < 0 {
+		return -1
+	}
+	return 1
+}
+
+// fmtNumber prints a number as mongod's messages do (0.5, 3, 1e+20).
+func fmtNumber(v any) string {
+	if f, ok := v.(float64); ok {
+		return fmtDouble(f)
+	}
+	return document.Format(v)
+}
+
+// opObjectToArray is {$objectToArray: doc}: its fields as [{k, v}].
+func opObjectToArray(args []any) (any, error) {
+	v := args[0]
+	if nullish(v) {
+		return nil, nil
+	}
+	d, ok := v.(bson.D)
+	if !ok {
+		return nil, document.Errorf(document.Code(40390), "$objectToArray requires a document input, found: %s", document.TypeName(v))
+	}
+	out := make(bson.A, 0, len(d))
+	for _, el := range d {
+		out = append(out, bson.D{{Key: "k", Value: el.Key}, {Key: "v", Value: el.Value}})
+	}
+	return out, nil
+}
+
+// opIndexOfArray is {$indexOfArray: [array, value, start, end]}: the
+// first index from start (inclusive) to end (exclusive) where the array
+// holds value, compared as BSON values; -1 when none.
+func opIndexOfArray(args []any) (any, error) {
+	if nullish(args[0]) {
+		return nil, nil
+	}
+	arr, ok := args[0].(bson.A)
+	if !ok {
+		return nil, document.Errorf(document.Code(40090), "$indexOfArray requires an array as a first argument, found: %s", document.TypeName(args[0]))
+	}
+	bound := func(v any, what string) (int, error) {
+		n, ok := int32Value(v)
+		if !ok || !document.IsNumber(v) {
+			return 0, document.Errorf(document.Code(40096), "$indexOfArray requires an integral %s index, found a value of type: %s, with value: %s", what, document.TypeName(v), fmtNumber(v))
+		}
+		if n < 0 {
+			return 0, document.Errorf(document.Code(40097), "$indexOfArray requires a nonnegative %s index, found: %d", what, n)
+		}
+		return int(n), nil
+	}
+	start, end := 0, len(arr)
+	var err error
+	if len(args) > 2 {
+		if start, err = bound(args[2], "starting"); err != nil {
+			return nil, err
+		}
+	}
+	if len(args) > 3 {
+		if end, err = bound(args[3], "ending"); err != nil {
+			return nil, err
+		}
+	}
+	for i := start; i < min(end, len(arr)); i++ {
+		if document.Compare(arr[i], args[1]) == 0 {
+			return int32(i), nil
+		}
+	}
+	return int32(-1), nil
 }

@@ -182,6 +182,17 @@ func TestArrayOperators(t *testing.T) {
 		{`{"$pow": [2.0, 3]}`, `8.0`},
 		{`{"$pow": [{"$numberLong": "3"}, 2]}`, `{"$numberLong": "9"}`},
 		{`{"$pow": [0, 0]}`, `1`},
+		{`{"$range": [0, 5]}`, `[0, 1, 2, 3, 4]`},
+		{`{"$range": [0, 10, 3]}`, `[0, 3, 6, 9]`},
+		{`{"$range": [5, 0, -2]}`, `[5, 3, 1]`},
+		{`{"$range": [5, 0]}`, `[]`},
+		{`{"$range": [1.0, {"$numberLong": "3"}]}`, `[1, 2]`},
+		{`{"$objectToArray": "$o"}`, `[{"k": "a", "v": 1}, {"k": "b", "v": 2}]`},
+		{`{"$objectToArray": "$n"}`, `null`},
+		{`{"$indexOfArray": ["$arr", 3]}`, `2`},
+		{`{"$indexOfArray": ["$arr", 3.0, 3]}`, `-1`},
+		{`{"$indexOfArray": [[1, 2, 1], 1, 1, 3]}`, `2`},
+		{`{"$indexOfArray": ["$n", 1]}`, `null`},
 	}
 	checkExprs(t, doc, cases)
 	errs := []exprCode{
@@ -244,6 +255,18 @@ func TestArrayOperators(t *testing.T) {
 		{`{"$pow": ["a", 2]}`, 28762},
 		{`{"$pow": [2, "a"]}`, 28763},
 		{`{"$pow": [0, -1]}`, 28764},
+		{`{"$range": ["a", 1]}`, 34443},
+		{`{"$range": [0.5, 1]}`, 34444},
+		{`{"$range": [0, "b"]}`, 34445},
+		{`{"$range": [0, 1.5]}`, 34446},
+		{`{"$range": [0, 1, "c"]}`, 34447},
+		{`{"$range": [0, 1, 0.5]}`, 34448},
+		{`{"$range": [0, 1, 0]}`, 34449},
+		{`{"$range": [0, 2000000000]}`, 146},
+		{`{"$objectToArray": "$s"}`, 40390},
+		{`{"$indexOfArray": ["$s", 1]}`, 40090},
+		{`{"$indexOfArray": ["$arr", 1, 1.5]}`, 40096},
+		{`{"$indexOfArray": ["$arr", 1, -1]}`, 40097},
 	}
 	checkExprCodes(t, doc, errs)
 }
