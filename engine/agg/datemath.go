@@ -266,6 +266,15 @@ func (x dateDiffExpr) Eval(e *Env) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	if unit == "millisecond" {
+		// Elapsed time, whatever the zone, as mongod counts it.
+		am, bm := a.UnixMilli(), b.UnixMilli()
+		d := bm - am
+		if (bm >= 0) != (am >= 0) && (d >= 0) != (bm >= 0) {
+			return nil, document.Errorf(document.Code(5166308), "dateDiff overflowed")
+		}
+		return d, nil
+	}
 	return dateDiff(a.In(loc), b.In(loc), unit, start), nil
 }
 
@@ -292,9 +301,11 @@ func dateDiff(a, b time.Time, unit string, startOfWeek time.Weekday) int64 {
 	case "day":
 		return days(b) - days(a)
 	}
-	step := map[string]int64{"hour": 3_600_000, "minute": 60_000, "second": 1000, "millisecond": 1}[unit]
-	// Smaller units count in local wall time, so an hour boundary in a
-	// zone with a half-hour offset falls where its clock says.
+	step := map[string]int64{"hour": 3_600_000, "minute": 60_000, "second": 1000}[unit]
+	// Hours, minutes and seconds count in the zone's wall time, as
+	// mongod's do: an hour boundary in a zone with a half-hour offset
+	// falls where its clock says, and a change of clock counts as the
+	// clock moved.
 	_, offA := a.Zone()
 	_, offB := b.Zone()
 	la := a.UnixMilli() + int64(offA)*1000

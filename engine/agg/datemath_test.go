@@ -41,6 +41,10 @@ func TestDateMath(t *testing.T) {
 		{`{"$dateDiff": {"startDate": "$at", "endDate": {"$date": "2021-02-06T00:00:00Z"}, "unit": "week"}}`, `{"$numberLong": "0"}`},
 		{`{"$dateDiff": {"startDate": "$at", "endDate": {"$date": "2021-02-06T00:00:00Z"}, "unit": "week", "startOfWeek": "sat"}}`, `{"$numberLong": "1"}`},
 		{`{"$dateDiff": {"startDate": "$at", "endDate": "$at", "unit": "millisecond"}}`, `{"$numberLong": "0"}`},
+		// Across New York's spring change: 3 hours of wall clock, 2 elapsed.
+		{`{"$dateDiff": {"startDate": {"$date": "2021-03-14T06:30:00Z"}, "endDate": {"$date": "2021-03-14T08:30:00Z"}, "unit": "hour", "timezone": "America/New_York"}}`, `{"$numberLong": "3"}`},
+		{`{"$dateDiff": {"startDate": {"$date": "2021-03-14T06:30:00Z"}, "endDate": {"$date": "2021-03-14T08:30:00Z"}, "unit": "millisecond", "timezone": "America/New_York"}}`, `{"$numberLong": "7200000"}`},
+		{`{"$dateDiff": {"startDate": {"$date": "2021-01-01T00:00:00Z"}, "endDate": {"$date": "2021-01-01T00:40:00Z"}, "unit": "hour", "timezone": "+05:30"}}`, `{"$numberLong": "1"}`},
 		{`{"$dateDiff": {"startDate": "$n", "endDate": "$at", "unit": "day"}}`, `null`},
 	})
 	checkExprCodes(t, doc, []exprCode{
