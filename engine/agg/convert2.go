@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/ttlkv/ttlkv/document"
+	"github.com/ttlkv/ttlkv/engine/query"
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
 
@@ -77,23 +78,10 @@ func convertTo(to string, v any) (any, error) {
 				return bson.ParseDecimal128("1")
 			}
 			return bson.ParseDecimal128("0")
-		case int32:
-			return bson.ParseDecimal128(strconv.FormatInt(int64(x), 10))
-		case int64:
-			return bson.ParseDecimal128(strconv.FormatInt(x, 10))
-		case float64:
-			switch {
-			case math.IsNaN(x):
-				return bson.ParseDecimal128("NaN")
-			case math.IsInf(x, 1):
-				return bson.ParseDecimal128("Infinity")
-			case math.IsInf(x, -1):
-				return bson.ParseDecimal128("-Infinity")
-			}
-			// A double becomes a decimal of 15 significant digits,
-			// trailing zeros kept, as mongod's conversion makes it
-			// (2.5 is 2.50000000000000).
-			return bson.ParseDecimal128(strconv.FormatFloat(x, 'e', 14, 64))
+		case int32, int64, float64:
+			// A double becomes 15 significant digits, trailing zeros
+			// kept (2.5 is 2.50000000000000), as mongod converts it.
+			return query.ToDecimal(x), nil
 		case bson.DateTime:
 			return bson.ParseDecimal128(strconv.FormatInt(int64(x), 10))
 		case string:

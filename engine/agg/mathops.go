@@ -66,10 +66,7 @@ func unaryMath(op string, f func(float64) float64, check func(float64) error) op
 func numberLike(in any, r float64, more ...any) any {
 	for _, v := range append([]any{in}, more...) {
 		if _, ok := v.(bson.Decimal128); ok {
-			d, err := convertTo("decimal", r)
-			if err == nil {
-				return d
-			}
+			return query.ToDecimal(r)
 		}
 	}
 	return r

@@ -146,6 +146,10 @@ func TestArrayOperators(t *testing.T) {
 		{`{"$toObjectId": "5f1d7c0e9f1b2c3d4e5f6a7b"}`, `{"$oid": "5f1d7c0e9f1b2c3d4e5f6a7b"}`},
 		{`{"$toDecimal": 2.5}`, `{"$numberDecimal": "2.50000000000000"}`},
 		{`{"$toDecimal": "$x"}`, `{"$numberDecimal": "10"}`},
+		// A double meeting a decimal becomes one of 15 significant
+		// digits, trailing zeros kept, as mongod converts it.
+		{`{"$add": [{"$numberDecimal": "1"}, 2.5]}`, `{"$numberDecimal": "3.50000000000000"}`},
+		{`{"$sqrt": {"$numberDecimal": "4"}}`, `{"$numberDecimal": "2.00000000000000"}`},
 		{`{"$convert": {"input": "12", "to": "int"}}`, `12`},
 		{`{"$convert": {"input": "12x", "to": "int", "onError": "bad"}}`, `"bad"`},
 		{`{"$convert": {"input": "$nosuch", "to": "int", "onNull": 0}}`, `0`},

@@ -63,8 +63,8 @@ func toFloat(v any) float64 {
 	return 0
 }
 
-// toDecimal converts a number to Decimal128; doubles keep 15 significant
-// digits, as MongoDB converts them.
+// toDecimal converts a number to Decimal128; doubles become 15
+// significant digits, trailing zeros kept, as MongoDB converts them.
 func toDecimal(v any) bson.Decimal128 {
 	var s string
 	switch t := v.(type) {
@@ -83,7 +83,10 @@ func toDecimal(v any) bson.Decimal128 {
 		case math.IsInf(t, -1):
 			s = "-Infinity"
 		default:
-			s = strconv.FormatFloat(t, 'g', 15, 64)
+			// 15 significant digits, trailing zeros kept: mongod's
+			// Decimal128(double, kRoundTo15Digits) makes 2.5 into
+			// 2.50000000000000.
+			s = strconv.FormatFloat(t, 'e', 14, 64)
 		}
 	}
 	d, err := bson.ParseDecimal128(s)
