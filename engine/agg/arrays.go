@@ -1,12 +1,10 @@
 package agg
 
 import (
-	"math"
 	"slices"
 	"strings"
 
 	"github.com/ttlkv/ttlkv/document"
-	"github.com/ttlkv/ttlkv/engine/query"
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
 
@@ -215,15 +213,6 @@ func opReverseArray(args []any) (any, error) {
 	return out, nil
 }
 
-// int32Arg is a $slice argument as a whole number of 32 bits.
-func int32Arg(v any) (int, bool) {
-	f := query.ToFloat(v)
-	if f != math.Trunc(f) || f < math.MinInt32 || f > math.MaxInt32 {
-		return 0, false
-	}
-	return int(f), true
-}
-
 // opSlice is {$slice: [array, n]} (the first n, or the last -n) or
 // {$slice: [array, position, n]} (n from position, which counts from
 // the end when negative).
@@ -240,7 +229,8 @@ func opSlice(args []any) (any, error) {
 	if !document.IsNumber(args[1]) {
 		return nil, document.Errorf(document.Code(28725), "Second argument to $slice must be a numeric value, but is of type: %s", document.TypeName(args[1]))
 	}
-	second, ok := int32Arg(args[1])
+	second32, ok := int32Value(args[1])
+	second := int(second32)
 	if !ok {
 		return nil, document.Errorf(document.Code(28726), "Second argument to $slice can't be represented as a 32-bit integer: %s", document.Format(args[1]))
 	}
@@ -254,7 +244,8 @@ func opSlice(args []any) (any, error) {
 	if !document.IsNumber(args[2]) {
 		return nil, document.Errorf(document.Code(28727), "Third argument to $slice must be numeric, but is of type: %s", document.TypeName(args[2]))
 	}
-	count, ok := int32Arg(args[2])
+	count32, ok := int32Value(args[2])
+	count := int(count32)
 	if !ok {
 		return nil, document.Errorf(document.Code(28728), "Third argument to $slice can't be represented as a 32-bit integer: %s", document.Format(args[2]))
 	}
@@ -331,14 +322,6 @@ func sign(n int64) int64 {
 		return -1
 	}
 	return 1
-}
-
-// fmtNumber prints a number as mongod's messages do (0.5, 3, 1e+20).
-func fmtNumber(v any) string {
-	if f, ok := v.(float64); ok {
-		return fmtDouble(f)
-	}
-	return document.Format(v)
 }
 
 // opObjectToArray is {$objectToArray: doc}: its fields as [{k, v}].

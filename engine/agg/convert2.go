@@ -48,7 +48,7 @@ func convertTo(to string, v any) (any, error) {
 		case bool:
 			return x, nil
 		case int32, int64, float64, bson.Decimal128:
-			f, _ := decimalOrFloat(x)
+			f := query.ToFloat(x)
 			return f != 0, nil
 		}
 		return true, nil
@@ -96,26 +96,6 @@ func convertTo(to string, v any) (any, error) {
 	return nil, convErr(v, to)
 }
 
-// decimalOrFloat is a number as a float64, for a test against zero (a
-// decimal NaN is not zero).
-func decimalOrFloat(v any) (float64, bool) {
-	switch x := v.(type) {
-	case int32:
-		return float64(x), true
-	case int64:
-		return float64(x), true
-	case float64:
-		return x, true
-	case bson.Decimal128:
-		f, err := decimalToFloat(x)
-		if err != nil {
-			return math.NaN(), true
-		}
-		return f, true
-	}
-	return 0, false
-}
-
 // convertExpr is {$convert: {input, to, onError, onNull}}.
 type convertExpr struct {
 	input, to, onError, onNull Expr
@@ -160,7 +140,7 @@ func (c convertExpr) Eval(e *Env) (any, error) {
 			}
 			to = x
 		case int32, int64, float64, bson.Decimal128:
-			f, _ := decimalOrFloat(x)
+			f := query.ToFloat(x)
 			if f != math.Trunc(f) {
 				return nil, document.Errorf(document.CodeFailedToParse, "In $convert, numeric 'to' argument is not an integer")
 			}

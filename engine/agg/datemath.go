@@ -103,29 +103,6 @@ func (x dateMathExpr) Eval(e *Env) (any, error) {
 	return bson.NewDateTimeFromTime(out), nil
 }
 
-// int64Value is v as a whole 64-bit number, as mongod's integral64Bit
-// reads it.
-func int64Value(v any) (int64, bool) {
-	switch x := v.(type) {
-	case int32:
-		return int64(x), true
-	case int64:
-		return x, true
-	case float64:
-		if x != math.Trunc(x) || x < -(1<<63) || x >= 1<<63 {
-			return 0, false
-		}
-		return int64(x), true
-	case bson.Decimal128:
-		f, err := decimalToFloat(x)
-		if err != nil {
-			return 0, false
-		}
-		return int64Value(f)
-	}
-	return 0, false
-}
-
 // maxDateMS bounds the dates dateAdd gives (about ±292 million years,
 // what a 64-bit count of milliseconds holds, with room to spare).
 const maxDateMS = 1 << 62

@@ -3,7 +3,6 @@ package agg
 import (
 	"math"
 	"math/big"
-	"strconv"
 
 	"github.com/ttlkv/ttlkv/document"
 	"github.com/ttlkv/ttlkv/engine/query"
@@ -38,8 +37,6 @@ func addMathOps() {
 	listOps["$log"] = opSpec{2, 2, opLog}
 	listOps["$pow"] = opSpec{2, 2, opPow}
 }
-
-func fmtDouble(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) }
 
 // unaryMath is an operator of one number giving a double (a decimal for
 // a decimal); check refuses what is outside its domain (NaN passes).
@@ -144,15 +141,4 @@ func opPow(args []any) (any, error) {
 		return math.Pow(bf, ef), nil
 	}
 	return narrow(r.Int64()), nil
-}
-
-// wholeInt is v as an int64 when it is an int or a long.
-func wholeInt(v any) (int64, bool) {
-	switch x := v.(type) {
-	case int32:
-		return int64(x), true
-	case int64:
-		return x, true
-	}
-	return 0, false
 }

@@ -52,16 +52,11 @@ func roundOp(op string, trunc bool) opFunc {
 			if place >= 0 {
 				return v, nil
 			}
-			n := int64(0)
-			if i, ok := x.(int32); ok {
-				n = int64(i)
-			} else {
-				n = x.(int64)
-			}
+			n, _ := wholeInt(x)
 			m, e := quantize(big.NewInt(n), 0, int(place), trunc)
 			m.Mul(m, new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(e)), nil))
 			if !m.IsInt64() {
-				return float64(n), nil // out of a long's range: mongod gives a double too
+				return nil, document.Errorf(document.Code(51080), "invalid conversion from Decimal128 result in %s resulting from arguments: [%d, %d]", op, n, place)
 			}
 			r := m.Int64()
 			if _, is32 := x.(int32); is32 && r >= math.MinInt32 && r <= math.MaxInt32 {

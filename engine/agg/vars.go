@@ -1,9 +1,6 @@
 package agg
 
 import (
-	"math"
-	"strconv"
-
 	"github.com/ttlkv/ttlkv/document"
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
@@ -293,43 +290,6 @@ func (f filterExpr) Eval(e *Env) (any, error) {
 		}
 	}
 	return out, nil
-}
-
-// int32Value is v as a 32-bit integer when it is a number that is one,
-// as mongod's Value::integral reads it.
-func int32Value(v any) (int32, bool) {
-	if !document.IsNumber(v) {
-		return 0, false
-	}
-	var f float64
-	switch x := v.(type) {
-	case int32:
-		return x, true
-	case int64:
-		if x < math.MinInt32 || x > math.MaxInt32 {
-			return 0, false
-		}
-		return int32(x), true
-	case float64:
-		f = x
-	case bson.Decimal128:
-		var err error
-		if f, err = decimalToFloat(x); err != nil {
-			return 0, false
-		}
-	default:
-		return 0, false
-	}
-	if f != math.Trunc(f) || f < math.MinInt32 || f > math.MaxInt32 {
-		return 0, false
-	}
-	return int32(f), true
-}
-
-// decimalToFloat is d as a float64 (for integral checks: a decimal of
-// 34 digits that is not a whole 32-bit number stays one).
-func decimalToFloat(d bson.Decimal128) (float64, error) {
-	return strconv.ParseFloat(d.String(), 64)
 }
 
 func parseReduce(arg any, depth pdepth) (Expr, error) {
