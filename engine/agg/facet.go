@@ -86,21 +86,14 @@ func (f *facetIter) next(ctx context.Context) (bson.D, error) {
 		return nil, nil
 	}
 	f.done = true
-	var in []bson.D
-	var held int64
-	if err := drain(ctx, f.up, func(d bson.D) error {
-		if held += approxSize(d); held > f.o.MaxMemoryBytes {
-			return memoryErr("$facet", f.o)
-		}
-		in = append(in, d)
-		return nil
-	}); err != nil {
+	in := &holder{stage: "$facet", o: f.o}
+	if err := drain(ctx, f.up, in.add); err != nil {
 		return nil, err
 	}
 	out := make(bson.D, 0, len(f.names))
 	var size int64
 	for i, p := range f.subs {
-		cur := p.Open(sliceSource(in), *f.o)
+		cur := p.Open(sliceSource(in.docs), *f.o)
 		res := bson.A{}
 		for {
 			d, err := cur.Next(ctx)

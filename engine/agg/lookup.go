@@ -228,18 +228,11 @@ func (l *lookupIter) next(ctx context.Context) (bson.D, error) {
 		}
 		sub.vars = &binding{name: l.letNames[i], val: v, up: sub.vars}
 	}
-	var foreign []bson.D
-	var held int64
-	if err := l.o.Lookup(ctx, l.from, filter, func(m bson.D) error {
-		if held += approxSize(m); held > l.o.MaxMemoryBytes {
-			return memoryErr("$lookup", l.o)
-		}
-		foreign = append(foreign, m)
-		return nil
-	}); err != nil {
+	foreign := &holder{stage: "$lookup", o: l.o}
+	if err := l.o.Lookup(ctx, l.from, filter, foreign.add); err != nil {
 		return nil, err
 	}
-	cur := l.sub.Open(sliceSource(foreign), sub)
+	cur := l.sub.Open(sliceSource(foreign.docs), sub)
 	for {
 		m, err := cur.Next(ctx)
 		if err != nil {

@@ -108,3 +108,35 @@ func TestSubPipelineDepth(t *testing.T) {
 		}
 	}
 }
+
+// TestForeignDocumentsBound checks that the foreign documents a
+// $lookup pipeline or a $unionWith holds stay within the pipeline's
+// memory limit (292 past it), and that the reader stops once past it.
+func TestForeignDocumentsBound(t *testing.T) {
+	t.Parallel()
+	for _, pipe := range []string{
+		`[{"$lookup": {"from": "f", "pipeline": [], "as": "j"}}]`,
+		`[{"$unionWith": "f"}]`,
+	} {
+		served := 0
+		o := Options{MaxMemoryBytes: 1000, Lookup: func(_ context.Context, _ string, _ bson.D, fn func(bson.D) error) error {
+			for range 100 {
+				served++
+				if err := fn(bson.D{{Key: "s", Value: strings.Repeat("x", 100)}}); err != nil {
+					return err
+				}
+			}
+			return nil
+		}}
+		if _, err := run(t, `[{"_id": 1}]`, pipe, o); codeOf(err) != 292 {
+			t.Errorf("%s over 1000 bytes: %v, want 292", pipe, err)
+		}
+		if served >= 100 {
+			t.Errorf("%s: the reader served all %d documents past the limit", pipe, served)
+		}
+		o.MaxMemoryBytes = 1 << 20
+		if out, err := run(t, `[{"_id": 1}]`, pipe, o); err != nil || len(out) == 0 {
+			t.Errorf("%s within the limit: %v, %v", pipe, len(out), err)
+		}
+	}
+}

@@ -627,6 +627,24 @@ func (s *sortStage) next(ctx context.Context) (bson.D, error) {
 	return d, nil
 }
 
+// holder collects the documents a stage holds ($facet's input, the
+// foreign documents of $lookup's pipeline form and of $unionWith),
+// within the pipeline's memory limit: 292 past it.
+type holder struct {
+	stage string
+	o     *Options
+	docs  []bson.D
+	held  int64
+}
+
+func (h *holder) add(d bson.D) error {
+	if h.held += approxSize(d); h.held > h.o.MaxMemoryBytes {
+		return memoryErr(h.stage, h.o)
+	}
+	h.docs = append(h.docs, d)
+	return nil
+}
+
 func memoryErr(stage string, o *Options) error {
 	return document.Errorf(codeMemoryLimit, "Exceeded memory limit for %s, but didn't allow external spilling; ttlkv holds %s in memory and allows %d bytes", stage, stage, o.MaxMemoryBytes)
 }

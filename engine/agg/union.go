@@ -78,20 +78,13 @@ func (u *unionIter) next(ctx context.Context) (bson.D, error) {
 		}
 		// The union's collection is read whole, within the pipeline's
 		// memory limit, then goes through its pipeline.
-		var docs []bson.D
-		var held int64
-		if err := u.o.Lookup(ctx, u.coll, bson.D{}, func(m bson.D) error {
-			if held += approxSize(m); held > u.o.MaxMemoryBytes {
-				return memoryErr("$unionWith", u.o)
-			}
-			docs = append(docs, m)
-			return nil
-		}); err != nil {
+		docs := &holder{stage: "$unionWith", o: u.o}
+		if err := u.o.Lookup(ctx, u.coll, bson.D{}, docs.add); err != nil {
 			return nil, err
 		}
-		u.second = iter(sliceSource(docs))
+		u.second = iter(sliceSource(docs.docs))
 		if u.sub != nil {
-			u.second = u.sub.Open(sliceSource(docs), *u.o).it
+			u.second = u.sub.Open(sliceSource(docs.docs), *u.o).it
 		}
 	}
 	return u.second.next(ctx)
