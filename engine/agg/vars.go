@@ -3,6 +3,7 @@ package agg
 import (
 	"github.com/ttlkv/ttlkv/document"
 	"go.mongodb.org/mongo-driver/v2/bson"
+	"slices"
 )
 
 // The expressions that bind user variables: $let, $map, $filter and
@@ -125,34 +126,52 @@ type reduceExpr struct {
 	input, initial, in Expr
 }
 
-// parseBinding reads the arguments of $map, $filter or $reduce: known
-// names the arguments the operator takes, and the returned map holds
-// those given.
-func parseBinding(op string, arg any, known ...string) (map[string]any, error) {
+// bindingErrs are the refusals of $map, $filter or $reduce for an
+// argument that is not an object and for an unknown argument.
+type bindingErrs struct {
+	notObject func(arg any) error
+	unknown   func(name string) error
+}
+
+var (
+	mapErrs = bindingErrs{
+		notObject: func(any) error {
+			return document.Errorf(document.Code(16878), "$map only supports an object as its argument")
+		},
+		unknown: func(name string) error {
+			return document.Errorf(document.Code(16879), "Unrecognized parameter to $map: %s", name)
+		},
+	}
+	filterErrs = bindingErrs{
+		notObject: func(any) error {
+			return document.Errorf(document.Code(28646), "$filter only supports an object as its argument")
+		},
+		unknown: func(name string) error {
+			return document.Errorf(document.Code(28647), "Unrecognized parameter to $filter: %s", name)
+		},
+	}
+	reduceErrs = bindingErrs{
+		notObject: func(arg any) error {
+			return document.Errorf(document.Code(40075), "$reduce requires an object as an argument, found: %s", document.TypeName(arg))
+		},
+		unknown: func(name string) error {
+			return document.Errorf(document.Code(40076), "$reduce found an unknown argument: %s", name)
+		},
+	}
+)
+
+// parseBinding reads the arguments of $map, $filter or $reduce as they
+// are (their expressions are parsed afterwards, some with a variable in
+// scope): known names the arguments the operator takes.
+func parseBinding(arg any, errs bindingErrs, known ...string) (map[string]any, error) {
 	spec, ok := arg.(bson.D)
 	if !ok {
-		switch op {
-		case "$map":
-			return nil, document.Errorf(document.Code(16878), "$map only supports an object as its argument")
-		case "$filter":
-			return nil, document.Errorf(document.Code(28646), "$filter only supports an object as its argument")
-		}
-		return nil, document.Errorf(document.Code(40075), "$reduce requires an object as an argument, found: %s", document.TypeName(arg))
+		return nil, errs.notObject(arg)
 	}
 	got := map[string]any{}
 	for _, el := range spec {
-		isKnown := false
-		for _, k := range known {
-			isKnown = isKnown || el.Key == k
-		}
-		if !isKnown {
-			switch op {
-			case "$map":
-				return nil, document.Errorf(document.Code(16879), "Unrecognized parameter to $map: %s", el.Key)
-			case "$filter":
-				return nil, document.Errorf(document.Code(28647), "Unrecognized parameter to $filter: %s", el.Key)
-			}
-			return nil, document.Errorf(document.Code(40076), "$reduce found an unknown argument: %s", el.Key)
+		if !slices.Contains(known, el.Key) {
+			return nil, errs.unknown(el.Key)
 		}
 		got[el.Key] = el.Value
 	}
@@ -160,7 +179,7 @@ func parseBinding(op string, arg any, known ...string) (map[string]any, error) {
 }
 
 func parseMap(arg any, depth pdepth) (Expr, error) {
-	a, err := parseBinding("$map", arg, "input", "as", "in")
+	a, err := parseBinding(arg, mapErrs, "input", "as", "in")
 	if err != nil {
 		return nil, err
 	}
@@ -211,14 +230,14 @@ func (m mapExpr) Eval(e *Env) (any, error) {
 	return out, nil
 }
 
-// maxExprBytes bounds the value one $map, $reduce or $concatArrays may
-// build, mongod's internalQueryMaxMapFilterReduceBytes (100 MiB): past
+// maxExprBytes bounds the value one $map, $reduce, $concatArrays,
+// $concat or $range may build, mongod's internalQueryMaxMapFilterReduceBytes (100 MiB): past
 // it they fail with 146 ExceededMemoryLimit rather than take the
 // process's memory.
 const maxExprBytes = 100 << 20
 
 func parseFilter(arg any, depth pdepth) (Expr, error) {
-	a, err := parseBinding("$filter", arg, "input", "as", "cond", "limit")
+	a, err := parseBinding(arg, filterErrs, "input", "as", "cond", "limit")
 	if err != nil {
 		return nil, err
 	}
@@ -293,7 +312,7 @@ func (f filterExpr) Eval(e *Env) (any, error) {
 }
 
 func parseReduce(arg any, depth pdepth) (Expr, error) {
-	a, err := parseBinding("$reduce", arg, "input", "initialValue", "in")
+	a, err := parseBinding(arg, reduceErrs, "input", "initialValue", "in")
 	if err != nil {
 		return nil, err
 	}
