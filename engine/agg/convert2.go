@@ -22,10 +22,6 @@ func addConvertOps() {
 	listOps["$toDecimal"] = opSpec{1, 1, func(a []any) (any, error) { return convertTo("decimal", a[0]) }}
 }
 
-// convertTypes are the names $convert's to takes, by the numbers that
-// name them too.
-var convertTypes = map[int]string{1: "double", 2: "string", 7: "objectId", 8: "bool", 9: "date", 16: "int", 18: "long", 19: "decimal"}
-
 // convertTo converts v (not null) to the type named to, as $convert
 // does; a failure is 241 ConversionFailure.
 func convertTo(to string, v any) (any, error) {
@@ -135,7 +131,7 @@ func (c convertExpr) Eval(e *Env) (any, error) {
 	if !nullish(tv) {
 		switch x := tv.(type) {
 		case string:
-			if !knownTypeAlias(x) {
+			if _, ok := query.TypeAlias(x); !ok {
 				return nil, document.Errorf(document.CodeBadValue, "Unknown type name: %s", x)
 			}
 			to = x
@@ -144,12 +140,9 @@ func (c convertExpr) Eval(e *Env) (any, error) {
 			if f != math.Trunc(f) {
 				return nil, document.Errorf(document.CodeFailedToParse, "In $convert, numeric 'to' argument is not an integer")
 			}
-			name, ok := convertTypes[int(f)]
+			name, ok := query.TypeAliasName(int(f))
 			if !ok {
-				if !knownTypeNumber(int(f)) {
-					return nil, document.Errorf(document.CodeFailedToParse, "In $convert, numeric value for 'to' does not correspond to a BSON type: %s", document.Format(x))
-				}
-				name = typeNameOfNumber(int(f))
+				return nil, document.Errorf(document.CodeFailedToParse, "In $convert, numeric value for 'to' does not correspond to a BSON type: %s", document.Format(x))
 			}
 			to = name
 		default:
@@ -178,25 +171,4 @@ func (c convertExpr) Eval(e *Env) (any, error) {
 		return nil, err
 	}
 	return out, nil
-}
-
-// typeAliases are the BSON type names $type gives (and $convert's to
-// accepts as names), with their numbers.
-var typeAliases = map[string]int{
-	"double": 1, "string": 2, "object": 3, "array": 4, "binData": 5, "undefined": 6, "objectId": 7, "bool": 8,
-	"date": 9, "null": 10, "regex": 11, "dbPointer": 12, "javascript": 13, "symbol": 14, "javascriptWithScope": 15,
-	"int": 16, "timestamp": 17, "long": 18, "decimal": 19, "minKey": -1, "maxKey": 127,
-}
-
-func knownTypeAlias(s string) bool { _, ok := typeAliases[s]; return ok }
-
-func knownTypeNumber(n int) bool { return typeNameOfNumber(n) != "" }
-
-func typeNameOfNumber(n int) string {
-	for k, v := range typeAliases {
-		if v == n {
-			return k
-		}
-	}
-	return ""
 }

@@ -717,6 +717,24 @@ var typeAliases = map[string]int{
 	"timestamp": 17, "long": 18, "decimal": 19, "minKey": -1, "maxKey": 127,
 }
 
+// TypeAlias returns the BSON type number MongoDB's type name name stands
+// for ("double" 1, ..., "minKey" -1, "maxKey" 127), as $type and
+// $convert read it.
+func TypeAlias(name string) (int, bool) {
+	n, ok := typeAliases[name]
+	return n, ok
+}
+
+// TypeAliasName returns the type name of BSON type number n.
+func TypeAliasName(n int) (string, bool) {
+	for name, v := range typeAliases {
+		if v == n {
+			return name, true
+		}
+	}
+	return "", false
+}
+
 // typeSet is the parsed operand of $type.
 type typeSet struct {
 	nums   map[int]bool
