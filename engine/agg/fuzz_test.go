@@ -30,6 +30,8 @@ func FuzzPipeline(f *testing.F) {
 		`[{"$unionWith": {"coll": "y", "pipeline": [{"$match": {"age": {"$gt": 1}}}]}}, {"$count": "n"}]`,
 		`[{"$facet": {"t": [{"$count": "n"}], "p": [{"$skip": 1}, {"$project": {"name": 1}}], "g": [{"$sortByCount": "$team"}]}}]`,
 		`[{"$lookup": {"from": "x", "localField": "team", "foreignField": "team", "as": "t"}}, {"$project": {"n": {"$size": "$t"}, "s": {"$sum": "$t.age"}, "c": {"$concatArrays": ["$tags", {"$reverseArray": "$tags"}]}}}]`,
+		`[{"$bucket": {"groupBy": "$age", "boundaries": [0, 10, {"$add": [20, 5]}], "default": "other", "output": {"n": {"$sum": 1}, "names": {"$push": "$name"}}}}]`,
+		`[{"$bucketAuto": {"groupBy": {"$toDouble": "$age"}, "buckets": 3, "granularity": "E12", "output": {"f": {"$first": "$name"}}}}]`,
 	} {
 		f.Add([]byte(s))
 	}

@@ -44,34 +44,11 @@ func parseGroup(arg any, sc pdepth) (stageSpec, error) {
 			g.id = e
 			continue
 		}
-		if strings.Contains(el.Key, ".") {
-			return stageSpec{}, document.Errorf(document.Code(40235), "The field name '%s' cannot contain '.'", el.Key)
-		}
-		if strings.HasPrefix(el.Key, "$") {
-			return stageSpec{}, document.Errorf(document.Code(40236), "The field name '%s' cannot be an operator name", el.Key)
-		}
-		ad, ok := el.Value.(bson.D)
-		if !ok || len(ad) != 1 {
-			return stageSpec{}, document.Errorf(document.Code(40234), "The field '%s' must be an accumulator object", el.Key)
-		}
-		op := ad[0].Key
-		if newAcc(op) == nil {
-			return stageSpec{}, document.Errorf(document.Code(15952), "unknown group operator '%s'", op)
-		}
-		argV := ad[0].Value
-		if op == "$count" {
-			if d, ok := argV.(bson.D); !ok || len(d) != 0 {
-				return stageSpec{}, document.Errorf(document.CodeTypeMismatch, "$count takes no arguments, i.e. $count:{}")
-			}
-			argV = int32(1)
-		} else if _, isArr := argV.(bson.A); isArr {
-			return stageSpec{}, document.Errorf(document.Code(40237), "The %s accumulator is a unary operator", op)
-		}
-		e, err := parseExpr(argV, sc)
+		a, err := parseAccField(el, sc)
 		if err != nil {
 			return stageSpec{}, err
 		}
-		g.accs = append(g.accs, accSpec{field: el.Key, op: op, expr: e})
+		g.accs = append(g.accs, a)
 	}
 	if g.id == nil {
 		return stageSpec{}, document.Errorf(document.Code(15955), "a group specification must include an _id")
@@ -79,6 +56,39 @@ func parseGroup(arg any, sc pdepth) (stageSpec, error) {
 	return stageSpec{name: "$group", spec: spec, make: func(up iter, o *Options) iter {
 		return &groupStage{up: up, o: o, g: g, groups: map[string]*group{}}
 	}}, nil
+}
+
+// parseAccField parses one output field of a $group (or $bucketAuto):
+// {name: {accumulator: expression}}.
+func parseAccField(el bson.E, sc pdepth) (accSpec, error) {
+	if strings.Contains(el.Key, ".") {
+		return accSpec{}, document.Errorf(document.Code(40235), "The field name '%s' cannot contain '.'", el.Key)
+	}
+	if strings.HasPrefix(el.Key, "$") {
+		return accSpec{}, document.Errorf(document.Code(40236), "The field name '%s' cannot be an operator name", el.Key)
+	}
+	ad, ok := el.Value.(bson.D)
+	if !ok || len(ad) != 1 {
+		return accSpec{}, document.Errorf(document.Code(40234), "The field '%s' must be an accumulator object", el.Key)
+	}
+	op := ad[0].Key
+	if newAcc(op) == nil {
+		return accSpec{}, document.Errorf(document.Code(15952), "unknown group operator '%s'", op)
+	}
+	argV := ad[0].Value
+	if op == "$count" {
+		if d, ok := argV.(bson.D); !ok || len(d) != 0 {
+			return accSpec{}, document.Errorf(document.CodeTypeMismatch, "$count takes no arguments, i.e. $count:{}")
+		}
+		argV = int32(1)
+	} else if _, isArr := argV.(bson.A); isArr {
+		return accSpec{}, document.Errorf(document.Code(40237), "The %s accumulator is a unary operator", op)
+	}
+	e, err := parseExpr(argV, sc)
+	if err != nil {
+		return accSpec{}, err
+	}
+	return accSpec{field: el.Key, op: op, expr: e}, nil
 }
 
 func newAcc(op string) accumulator {
