@@ -248,8 +248,7 @@ func parseStage(name string, arg any, sc pdepth) (stageSpec, error) {
 
 // known are MongoDB's stages that ttlkv lacks.
 var known = map[string]bool{
-	"$graphLookup": true,
-	"$out":         true, "$merge": true, "$geoNear": true,
+	"$graphLookup": true, "$out": true, "$merge": true, "$geoNear": true,
 	"$setWindowFields": true, "$densify": true, "$fill": true, "$redact": true, "$indexStats": true,
 	"$documents": true, "$changeStream": true, "$search": true,
 	"$listSessions": true, "$planCacheStats": true,
