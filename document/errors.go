@@ -59,11 +59,13 @@ const (
 	CodeDuplicateKey                    Code = 11000 // a unique index already holds the key
 	CodeIDLUnknownField                 Code = 40415 // an unknown field in a command or option document
 	CodeIDLFailedToParse                Code = 40414 // a required field missing from a command or option document
+	CodeMergeStageNoMatchingDocument    Code = 13113 // $merge with whenNotMatched: fail found no document to merge into
 )
 
 var codeNames = map[Code]string{
 	CodeInternalError:                   "InternalError",
 	CodeBadValue:                        "BadValue",
+	CodeMergeStageNoMatchingDocument:    "MergeStageNoMatchingDocument",
 	CodeFailedToParse:                   "FailedToParse",
 	CodeUnauthorized:                    "Unauthorized",
 	CodeTypeMismatch:                    "TypeMismatch",

@@ -27,8 +27,10 @@ type aggregateSpec struct {
 // results. The leading $match and $sort (and a $limit right after that
 // sort) run in the collection scan, using indexes; the other stages
 // pull the scan's documents as their reader asks for results, and only
-// $group and $sort hold documents (agg.DefaultMaxMemoryBytes each).
-func (db *DB) aggregate(dbName string, s *aggregateSpec) (*queryExec, error) {
+// $group and $sort hold documents (agg.DefaultMaxMemoryBytes each). A
+// pipeline ending in $out or $merge is run to its end here, its results
+// written, and the executor returned has nothing to read.
+func (db *DB) aggregate(ctx context.Context, dbName string, s *aggregateSpec) (*queryExec, error) {
 	p := s.pipeline
 	_, pl, q, err := db.findPlan(dbName, s.name, p.Filter(), FindOptions{Sort: p.Sort(), Limit: p.Limit(), Hint: s.hint, Collation: s.collation})
 	if err != nil {
@@ -59,7 +61,13 @@ func (db *DB) aggregate(dbName string, s *aggregateSpec) (*queryExec, error) {
 	if s.maxMemBytes > 0 {
 		o.MaxMemoryBytes = s.maxMemBytes
 	}
-	return pipelineExec(p.Open(src, o)), nil
+	exec := pipelineExec(p.Open(src, o))
+	if out := p.Out(); out != nil {
+		if err := db.writeOut(ctx, dbName, out, exec); err != nil {
+			return nil, err
+		}
+	}
+	return exec, nil
 }
 
 // lookupFunc is how a pipeline on dbName reads a $lookup's foreign
@@ -157,7 +165,7 @@ func (c *Collection) Aggregate(ctx context.Context, pipeline any) (*Cursor, erro
 	if err := validateCollName(c.dbName, c.name, true); err != nil {
 		return nil, err
 	}
-	q, err := c.db.aggregate(c.dbName, s)
+	q, err := c.db.aggregate(ctx, c.dbName, s)
 	if err != nil {
 		return nil, err
 	}

@@ -95,7 +95,7 @@ func cmdAggregate(ctx context.Context, db *DB, dbName string, cmd bson.D) (bson.
 	if err := validateCollName(dbName, s.name, true); err != nil {
 		return nil, err
 	}
-	q, err := db.aggregate(dbName, s)
+	q, err := db.aggregate(ctx, dbName, s)
 	if err != nil {
 		return nil, err
 	}

@@ -131,6 +131,10 @@ func Open(dir string, opts Options) (*DB, error) {
 		st.Close()
 		return nil, err
 	}
+	if err := db.dropOutTemps(); err != nil {
+		st.Close()
+		return nil, err
+	}
 	if !opts.DisableTTLMonitor {
 		db.mon.Start()
 	}
@@ -243,6 +247,26 @@ func (db *DB) loadCatalog() error {
 		return err
 	}
 	return db.resumeDrops()
+}
+
+// dropOutTemps drops the collections a $out was writing into when the
+// process stopped (tmpOutPrefix): their target never changed.
+func (db *DB) dropOutTemps() error {
+	if db.opts.Role == RoleReadOnly {
+		return nil
+	}
+	var temps []*catalog.Coll
+	for _, c := range db.colls {
+		if m := c.m(); strings.HasPrefix(m.Name, tmpOutPrefix) {
+			temps = append(temps, m)
+		}
+	}
+	for _, m := range temps {
+		if _, err := db.dropColl(m.DB, m.Name); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // initColl sets the record-id counter from the highest stored record

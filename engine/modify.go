@@ -1013,6 +1013,9 @@ type UpdateSpec struct {
 	// Collation compares strings in Filter (and findAndModify's sort);
 	// nil: the collection's default collation.
 	Collation bson.D
+	// vars are values for user variables of Pipeline ($merge's $$new
+	// and let).
+	vars bson.D
 }
 
 // UpdateResult reports what an update statement did.

@@ -11,7 +11,7 @@ import (
 // replaces the document as in MongoDB ($$NOW is the update's time).
 func parseUpdateSpec(s UpdateSpec) (*query.Update, error) {
 	if s.Update == nil && s.Pipeline != nil {
-		fn, err := agg.ParseUpdatePipeline(s.Pipeline)
+		fn, err := agg.ParseUpdatePipelineVars(s.Pipeline, s.vars)
 		if err != nil {
 			return nil, err
 		}

@@ -253,6 +253,94 @@ func TestDriverLookup(t *testing.T) {
 	}
 }
 
+// TestDriverRollup runs what a TTL user does before raw events expire,
+// through the official driver: $merge per-key counts into a summary
+// with a pipeline that adds them up, again after more events, then
+// $out a snapshot; the summary outlives the expired events.
+func TestDriverRollup(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, Options{})
+	ctx := context.Background()
+	db := e.client(t, false).Database("app")
+	events := db.Collection("events")
+	if _, err := events.Indexes().CreateOne(ctx, mongo.IndexModel{Keys: bson.D{{Key: "at", Value: 1}},
+		Options: options.Index().SetExpireAfterSeconds(60)}); err != nil {
+		t.Fatal(err)
+	}
+	now := e.clock.Now()
+	add := func(keys ...string) {
+		t.Helper()
+		var docs []any
+		for _, k := range keys {
+			docs = append(docs, bson.D{{Key: "k", Value: k}, {Key: "at", Value: now}})
+		}
+		if _, err := events.InsertMany(ctx, docs); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The events since the last rollup, counted per key and added to the
+	// summary's counts.
+	rollup := func(since time.Time) mongo.Pipeline {
+		return mongo.Pipeline{
+			{{Key: "$match", Value: bson.D{{Key: "at", Value: bson.D{{Key: "$gte", Value: since}}}}}},
+			{{Key: "$group", Value: bson.D{{Key: "_id", Value: "$k"}, {Key: "n", Value: bson.D{{Key: "$sum", Value: 1}}}}}},
+			{{Key: "$merge", Value: bson.D{{Key: "into", Value: "counts"},
+				{Key: "whenMatched", Value: bson.A{bson.D{{Key: "$set", Value: bson.D{{Key: "n", Value: bson.D{{Key: "$add", Value: bson.A{"$n", "$$new.n"}}}}}}}}}}}},
+		}
+	}
+	run := func(p mongo.Pipeline) {
+		t.Helper()
+		cur, err := events.Aggregate(ctx, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if cur.Next(ctx) {
+			t.Fatalf("a writing pipeline returned %v", cur.Current)
+		}
+		cur.Close(ctx)
+	}
+	add("a", "b", "a")
+	run(rollup(now))
+	e.clock.Advance(time.Second)
+	now = e.clock.Now()
+	add("a", "c")
+	run(rollup(now))
+	run(mongo.Pipeline{{{Key: "$group", Value: bson.D{{Key: "_id", Value: nil}, {Key: "n", Value: bson.D{{Key: "$sum", Value: 1}}}}}}, {{Key: "$out", Value: "snapshot"}}})
+
+	e.clock.Advance(2 * time.Minute)
+	if err := db.Client().Database("admin").RunCommand(ctx, bson.D{{Key: "runTTLPass", Value: 1}}).Err(); err != nil {
+		t.Fatal(err)
+	}
+	if n, _ := events.CountDocuments(ctx, bson.D{}); n != 0 {
+		t.Fatalf("%d events left after their TTL", n)
+	}
+	cur, err := db.Collection("counts").Find(ctx, bson.D{}, options.Find().SetSort(bson.D{{Key: "_id", Value: 1}}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []struct {
+		ID string `bson:"_id"`
+		N  int32  `bson:"n"`
+	}
+	if err := cur.All(ctx, &got); err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprint(got) != "[{a 3} {b 1} {c 1}]" {
+		t.Fatalf("counts: %v", got)
+	}
+	var snap struct {
+		N int32 `bson:"n"`
+	}
+	if err := db.Collection("snapshot").FindOne(ctx, bson.D{}).Decode(&snap); err != nil || snap.N != 5 {
+		t.Fatalf("snapshot: %v, %v", snap, err)
+	}
+	// A refusal comes back as the server's error.
+	_, err = events.Aggregate(ctx, mongo.Pipeline{{{Key: "$merge", Value: bson.D{{Key: "into", Value: "counts"}, {Key: "whenMatched", Value: "keepExisting"}, {Key: "whenNotMatched", Value: "fail"}}}}})
+	if cmdCode(t, err) != 51181 {
+		t.Fatalf("an unsupported $merge mode: %v", err)
+	}
+}
+
 func TestDriverTTLExpiry(t *testing.T) {
 	t.Parallel()
 	transports(t, func(t *testing.T, inproc bool) {

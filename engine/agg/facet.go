@@ -45,7 +45,7 @@ func parseFacet(arg any, sc pdepth) (stageSpec, error) {
 				return stageSpec{}, document.Errorf(document.Code(40600), "$facet is not allowed to be used within a $facet stage")
 			}
 		}
-		p, err := parseSubPipeline(arr, sc, false)
+		p, err := parseSubPipeline(arr, sc, "$facet")
 		if err != nil {
 			return stageSpec{}, err
 		}

@@ -120,7 +120,7 @@ func parseLookup(arg any, sc pdepth) (stageSpec, error) {
 		l.letExprs = append(l.letExprs, x)
 	}
 	if hasPipeline {
-		if l.sub, err = parseSubPipeline(pipeline, sc.with(l.letNames...), true); err != nil {
+		if l.sub, err = parseSubPipeline(pipeline, sc.with(l.letNames...), "$lookup"); err != nil {
 			return stageSpec{}, err
 		}
 	}
@@ -133,12 +133,14 @@ func parseLookup(arg any, sc pdepth) (stageSpec, error) {
 // may nest, mongod's internalMaxSubPipelineViewDepth.
 const maxSubPipelineDepth = 20
 
-// parseSubPipeline parses a $lookup's, $unionWith's or $facet's
-// pipeline with the variables of sc in scope; nested counts it against
-// maxSubPipelineDepth ($facet's pipelines do not count, as in mongod).
+// parseSubPipeline parses the pipeline of in ($lookup, $unionWith or
+// $facet) with the variables of sc in scope; it counts against
+// maxSubPipelineDepth unless in a $facet (as in mongod), and may not
+// hold $out or $merge.
 // Every stage stays in it: the documents reach it as they are, so
 // nothing is pushed into a scan.
-func parseSubPipeline(arr bson.A, sc pdepth, nested bool) (*Pipeline, error) {
+func parseSubPipeline(arr bson.A, sc pdepth, in string) (*Pipeline, error) {
+	nested := in != "$facet"
 	if nested {
 		if sc.subs >= maxSubPipelineDepth {
 			return nil, document.Errorf(document.CodeMaxSubPipelineDepthExceeded, "Maximum number of nested sub-pipelines exceeded. Limit is %d", maxSubPipelineDepth)
@@ -157,6 +159,9 @@ func parseSubPipeline(arr bson.A, sc pdepth, nested bool) (*Pipeline, error) {
 		st, err := parseStage(sd[0].Key, sd[0].Value, sc)
 		if err != nil {
 			return nil, err
+		}
+		if st.out != nil {
+			return nil, outStageErr(st.out.Stage, in)
 		}
 		p.add(st)
 	}

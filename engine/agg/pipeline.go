@@ -52,6 +52,7 @@ type Pipeline struct {
 	sort   bson.D // pushed-down leading $sort (nil: none)
 	limit  int64  // pushed-down $limit after that sort (0: none)
 	stages []stageSpec
+	out    *Out // the final $out or $merge (nil: none)
 }
 
 // stageSpec is a parsed stage: a constructor of its per-run iterator
@@ -63,10 +64,16 @@ type stageSpec struct {
 	// parts, when set, are the stages this one stands for (mongod
 	// parses $bucket into a $group and a $sort); name and make are unset.
 	parts []stageSpec
+	// out, when set, is a $out or $merge stage, which the engine runs.
+	out *Out
 }
 
 // add appends a parsed stage, or the stages it stands for.
 func (p *Pipeline) add(st stageSpec) {
+	if st.out != nil {
+		p.out = st.out
+		return
+	}
 	if st.parts != nil {
 		p.stages = append(p.stages, st.parts...)
 		return
@@ -92,6 +99,9 @@ func Parse(pipeline bson.A) (*Pipeline, error) {
 		}
 		if len(sd) != 1 {
 			return nil, document.Errorf(codeStageOneField, "A pipeline stage specification object must contain exactly one field.")
+		}
+		if p.out != nil {
+			return nil, document.Errorf(document.Code(40601), "%s can only be the final stage in the pipeline", p.out.Stage)
 		}
 		name, arg := sd[0].Key, sd[0].Value
 		// Push a leading $match (and $sort, and a $limit right after it)
@@ -157,6 +167,9 @@ func (p *Pipeline) Stages() bson.A {
 	out := bson.A{}
 	for _, s := range p.stages {
 		out = append(out, bson.D{{Key: s.name, Value: s.spec}})
+	}
+	if p.out != nil {
+		out = append(out, bson.D{{Key: p.out.Stage, Value: p.out.spec}})
 	}
 	return out
 }
@@ -239,6 +252,12 @@ func parseStage(name string, arg any, sc pdepth) (stageSpec, error) {
 		return parseBucket(arg, sc)
 	case "$bucketAuto":
 		return parseBucketAuto(arg, sc)
+	case "$out":
+		o, err := parseOut(arg)
+		return stageSpec{out: o}, err
+	case "$merge":
+		o, err := parseMerge(arg, sc)
+		return stageSpec{out: o}, err
 	}
 	if known[name] {
 		return stageSpec{}, document.Errorf(codeUnrecognizedStage, "%s is a MongoDB aggregation stage that ttlkv does not implement", name)
@@ -248,7 +267,7 @@ func parseStage(name string, arg any, sc pdepth) (stageSpec, error) {
 
 // known are MongoDB's stages that ttlkv lacks.
 var known = map[string]bool{
-	"$graphLookup": true, "$out": true, "$merge": true, "$geoNear": true,
+	"$graphLookup": true, "$geoNear": true,
 	"$setWindowFields": true, "$densify": true, "$fill": true, "$redact": true, "$indexStats": true,
 	"$documents": true, "$changeStream": true, "$search": true,
 	"$listSessions": true, "$planCacheStats": true,

@@ -40,7 +40,7 @@ func parseUnionWith(arg any, sc pdepth) (stageSpec, error) {
 						return stageSpec{}, document.Errorf(document.CodeTypeMismatch, "BSON field '$unionWith.pipeline.%d' is the wrong type '%s', expected type 'object'", i, document.TypeName(st))
 					}
 				}
-				p, err := parseSubPipeline(arr, sc, true)
+				p, err := parseSubPipeline(arr, sc, "$unionWith")
 				if err != nil {
 					return stageSpec{}, err
 				}

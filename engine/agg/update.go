@@ -19,6 +19,20 @@ var updateStages = map[string]bool{
 // $addFields, $set, $project, $unset, $replaceRoot and $replaceWith are
 // 72 InvalidOptions, as in MongoDB.
 func ParseUpdatePipeline(pipeline bson.A) (func(d bson.D, now bson.DateTime) (bson.D, error), error) {
+	return ParseUpdatePipelineVars(pipeline, nil)
+}
+
+// ParseUpdatePipelineVars is ParseUpdatePipeline with user variables
+// bound to values: vars' names are in scope ($$name) in the pipeline's
+// expressions, as $merge's $$new and its let are in its whenMatched
+// pipeline.
+func ParseUpdatePipelineVars(pipeline bson.A, vars bson.D) (func(d bson.D, now bson.DateTime) (bson.D, error), error) {
+	sc := pdepth{}
+	var bound *binding
+	for _, v := range vars {
+		sc = sc.with(v.Key)
+		bound = &binding{name: v.Key, val: v.Value, up: bound}
+	}
 	var stages []stageSpec
 	for _, sv := range pipeline {
 		sd, ok := sv.(bson.D)
@@ -28,7 +42,7 @@ func ParseUpdatePipeline(pipeline bson.A) (func(d bson.D, now bson.DateTime) (bs
 		if len(sd) != 1 {
 			return nil, document.Errorf(codeStageOneField, "A pipeline stage specification object must contain exactly one field.")
 		}
-		st, err := parseStage(sd[0].Key, sd[0].Value, pdepth{})
+		st, err := parseStage(sd[0].Key, sd[0].Value, sc)
 		if err != nil {
 			return nil, err
 		}
@@ -39,7 +53,7 @@ func ParseUpdatePipeline(pipeline bson.A) (func(d bson.D, now bson.DateTime) (bs
 	}
 	p := &Pipeline{stages: stages}
 	return func(d bson.D, now bson.DateTime) (bson.D, error) {
-		out, err := p.Run(context.Background(), sliceSource([]bson.D{d}), Options{Now: now})
+		out, err := p.Run(context.Background(), sliceSource([]bson.D{d}), Options{Now: now, vars: bound})
 		if err != nil {
 			return nil, err
 		}
