@@ -352,25 +352,15 @@ func opIndexOfArray(args []any) (any, error) {
 	if !ok {
 		return nil, document.Errorf(document.Code(40090), "$indexOfArray requires an array as a first argument, found: %s", document.TypeName(args[0]))
 	}
-	bound := func(v any, what string) (int, error) {
-		n, ok := int32Value(v)
-		if !ok || !document.IsNumber(v) {
-			return 0, document.Errorf(document.Code(40096), "$indexOfArray requires an integral %s index, found a value of type: %s, with value: %s", what, document.TypeName(v), fmtNumber(v))
-		}
-		if n < 0 {
-			return 0, document.Errorf(document.Code(40097), "$indexOfArray requires a nonnegative %s index, found: %d", what, n)
-		}
-		return int(n), nil
-	}
 	start, end := 0, len(arr)
 	var err error
 	if len(args) > 2 {
-		if start, err = bound(args[2], "starting"); err != nil {
+		if start, err = indexBound("$indexOfArray", args[2], "starting"); err != nil {
 			return nil, err
 		}
 	}
 	if len(args) > 3 {
-		if end, err = bound(args[3], "ending"); err != nil {
+		if end, err = indexBound("$indexOfArray", args[3], "ending"); err != nil {
 			return nil, err
 		}
 	}

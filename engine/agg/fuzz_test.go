@@ -29,6 +29,8 @@ func FuzzPipeline(f *testing.F) {
 		`[{"$project": {"r": {"$round": ["$age", -1]}, "t": {"$trunc": [{"$divide": ["$age", 3]}, 2]}, "d": {"$round": [{"$toDecimal": "$age"}, 1]}}}]`,
 		`[{"$unionWith": {"coll": "y", "pipeline": [{"$match": {"age": {"$gt": 1}}}]}}, {"$count": "n"}]`,
 		`[{"$facet": {"t": [{"$count": "n"}], "p": [{"$skip": 1}, {"$project": {"name": 1}}], "g": [{"$sortByCount": "$team"}]}}]`,
+		`[{"$project": {"f": {"$regexFindAll": {"input": "$name", "regex": "(a*)|(b)", "options": "i"}}, "m": {"$regexMatch": {"input": "$team", "regex": "$name"}}, "r": {"$replaceAll": {"input": "$name", "find": "", "replacement": "$team"}}}}]`,
+		`[{"$project": {"b": {"$substrBytes": ["$name", "$age", -1]}, "c": {"$substrCP": ["$name", 1, "$age"]}, "i": {"$indexOfCP": ["$name", "a", "$age"]}, "k": {"$strcasecmp": ["$name", "$team"]}, "o": {"$replaceOne": {"input": "$team", "find": "a", "replacement": "$name"}}}}]`,
 		`[{"$lookup": {"from": "x", "localField": "team", "foreignField": "team", "as": "t"}}, {"$project": {"n": {"$size": "$t"}, "s": {"$sum": "$t.age"}, "c": {"$concatArrays": ["$tags", {"$reverseArray": "$tags"}]}}}]`,
 		`[{"$bucket": {"groupBy": "$age", "boundaries": [0, 10, {"$add": [20, 5]}], "default": "other", "output": {"n": {"$sum": 1}, "names": {"$push": "$name"}}}}]`,
 		`[{"$bucketAuto": {"groupBy": {"$toDouble": "$age"}, "buckets": 3, "granularity": "E12", "output": {"f": {"$first": "$name"}}}}]`,

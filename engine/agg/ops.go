@@ -58,6 +58,7 @@ func init() {
 	addConvertOps()
 	addRoundOps()
 	addMathOps()
+	addStringOps()
 }
 
 // parseOperator parses {name: arg}.
@@ -100,6 +101,12 @@ func parseOperator(name string, arg any, depth pdepth) (Expr, error) {
 		return parseTrim(name, arg, depth)
 	case "$convert":
 		return parseConvert(arg, depth)
+	case "$regexMatch", "$regexFind", "$regexFindAll":
+		return parseRegex(name, arg, depth)
+	case "$replaceOne", "$replaceAll":
+		return parseReplace(name, arg, depth)
+	case "$substr":
+		name = "$substrBytes" // the old name; mongod names $substrBytes in its errors
 	}
 	spec, ok := listOps[name]
 	if !ok {

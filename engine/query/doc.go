@@ -27,6 +27,8 @@
 //     only NaN and is neither above nor below any number.
 //   - Regexes are Go's RE2 with MongoDB's i, m, s, x options; PCRE-only
 //     syntax (backreferences, lookaround) is 2 BadValue at parse time.
+//     TranslateRegex is the translation; aggregation's $regexMatch,
+//     $regexFind and $regexFindAll use it too.
 //   - Update.Apply never modifies its input and returns a deep copy.
 //     Modifiers apply in field-name order, so new fields are appended in
 //     that order, as MongoDB 5.0+ does.

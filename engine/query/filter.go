@@ -644,12 +644,36 @@ func regexExpr(path string, parts []string, pattern, options string) (expr, erro
 }
 
 // compileRegex translates a PCRE pattern with MongoDB options (i, m, s,
-// x, u) into a Go regexp. Syntax RE2 lacks (backreferences, lookaround)
-// is a BadValue error.
+// x, u) into a Go regexp, with find's refusals: an embedded NUL or
+// syntax RE2 lacks (backreferences, lookaround) is a BadValue error, an
+// unknown option 51108.
 func compileRegex(pattern, options string) (*regexp.Regexp, error) {
 	if strings.IndexByte(pattern, 0) >= 0 {
 		return nil, badValue("Regular expression cannot contain an embedded null byte")
 	}
+	re, badFlag, err := TranslateRegex(pattern, options)
+	if badFlag != 0 {
+		return nil, document.Errorf(codeBadRegexFlag, "invalid flag in regex options: %c", badFlag)
+	}
+	if err != nil {
+		return nil, badValue("Regular expression is invalid or not supported: %v", err)
+	}
+	return re, nil
+}
+
+// TranslateRegex is the Go regexp (RE2) for a MongoDB regular
+// expression: a PCRE pattern and MongoDB's options i, m and s (Go's
+// flags of the same names), x (whitespace and #-comments outside
+// character classes removed, as PCRE's extended mode does) and u
+// (accepted, as mongod does; Go's matching is always Unicode). find,
+// $regex and the aggregation operators $regexMatch, $regexFind and
+// $regexFindAll all translate through it, so they accept and refuse the
+// same patterns; each caller reports a refusal under its own code.
+// badFlag is the first option that is none of these (0 when all are;
+// re and err are then nil); err is Go's reason for refusing a pattern,
+// such as PCRE syntax RE2 lacks (backreferences, lookaround, (*VERB)s).
+// An embedded NUL byte is the caller's to refuse.
+func TranslateRegex(pattern, options string) (re *regexp.Regexp, badFlag rune, err error) {
 	flags := ""
 	extended := false
 	for _, c := range options {
@@ -662,7 +686,7 @@ func compileRegex(pattern, options string) (*regexp.Regexp, error) {
 			extended = true
 		case 'u':
 		default:
-			return nil, document.Errorf(codeBadRegexFlag, "invalid flag in regex options: %c", c)
+			return nil, c, nil
 		}
 	}
 	if extended {
@@ -671,11 +695,8 @@ func compileRegex(pattern, options string) (*regexp.Regexp, error) {
 	if flags != "" {
 		pattern = "(?" + flags + ")" + pattern
 	}
-	re, err := regexp.Compile(pattern)
-	if err != nil {
-		return nil, badValue("Regular expression is invalid or not supported: %v", err)
-	}
-	return re, nil
+	re, err = regexp.Compile(pattern)
+	return re, 0, err
 }
 
 // stripExtended removes unescaped whitespace and #-comments outside
