@@ -92,7 +92,7 @@ func TestLookupRefusals(t *testing.T) {
 		{`{"from": "c", "let": {"A": 1}, "pipeline": [], "as": "x"}`, document.Code(16867), "'A' starts with an invalid character for a user variable name"},
 		{`{"from": "c", "let": {"a": 1}, "pipeline": [{"$match": {"$expr": "$$b"}}], "as": "x"}`, document.Code(17276), "Use of undefined variable: b"},
 		{`{"from": "c", "let": {"a": "$$b"}, "pipeline": [], "as": "x"}`, document.Code(17276), "Use of undefined variable: b"},
-		{`{"from": "c", "pipeline": [{"$graphLookup": {}}], "as": "x"}`, document.Code(40324), "$graphLookup"},
+		{`{"from": "c", "pipeline": [{"$geoNear": {}}], "as": "x"}`, document.Code(40324), "$geoNear"},
 		{`{"from": "c", "localField": "$a", "foreignField": "b", "as": "x"}`, document.Code(16410), "FieldPath field names may not start with '$'"},
 		{`{"from": "c", "localField": "a..b", "foreignField": "b", "as": "x"}`, document.Code(15998), "FieldPath field names may not be empty strings."},
 		{`{"from": "c", "localField": "a", "foreignField": "b", "as": ""}`, document.Code(40352), "FieldPath cannot be constructed with empty string"},

@@ -235,7 +235,7 @@ func TestErrors(t *testing.T) {
 		code     int
 	}{
 		{`[{"$bogus": {}}]`, 40324},
-		{`[{"$graphLookup": {"from": "x"}}]`, 40324},
+		{`[{"$geoNear": {"near": [0, 0]}}]`, 40324},
 		{`[{"$match": {}, "$project": {"a": 1}}]`, 40323},
 		{`[5]`, 14},
 		{`[{"$match": {"a": {"$bad": 1}}}]`, 2},

@@ -34,6 +34,7 @@ func FuzzPipeline(f *testing.F) {
 		`[{"$lookup": {"from": "x", "localField": "team", "foreignField": "team", "as": "t"}}, {"$project": {"n": {"$size": "$t"}, "s": {"$sum": "$t.age"}, "c": {"$concatArrays": ["$tags", {"$reverseArray": "$tags"}]}}}]`,
 		`[{"$bucket": {"groupBy": "$age", "boundaries": [0, 10, {"$add": [20, 5]}], "default": "other", "output": {"n": {"$sum": 1}, "names": {"$push": "$name"}}}}]`,
 		`[{"$bucketAuto": {"groupBy": {"$toDouble": "$age"}, "buckets": 3, "granularity": "E12", "output": {"f": {"$first": "$name"}}}}]`,
+		`[{"$graphLookup": {"from": "x", "startWith": "$tags", "connectFromField": "tags", "connectToField": "name", "as": "g", "maxDepth": 3, "depthField": "d", "restrictSearchWithMatch": {"age": {"$gt": 1}}}}]`,
 		`[{"$merge": {"into": {"db": "d", "coll": "c"}, "on": ["team", "name"], "let": {"a": "$age"}, "whenMatched": [{"$set": {"n": {"$add": ["$n", "$$a", "$$new.age"]}}}], "whenNotMatched": "discard"}}]`,
 	} {
 		f.Add([]byte(s))

@@ -1,8 +1,9 @@
 // Package agg parses and runs MongoDB aggregation pipelines over a
 // stream of documents: the stages $match, $project, $addFields/$set,
 // $unset, $sort, $skip, $limit, $count, $group, $unwind,
-// $replaceRoot/$replaceWith, $sortByCount, $lookup, $facet, $unionWith,
-// $sample, $bucket and $bucketAuto, with the
+// $replaceRoot/$replaceWith, $sortByCount, $lookup, $graphLookup, $facet,
+// $unionWith, $sample, $bucket and $bucketAuto (and $out and $merge, which
+// the engine runs: Pipeline.Out), with the
 // expression operators of expr.go, ops.go, vars.go, arrays.go, dates.go
 // and convert.go.
 //
@@ -252,6 +253,8 @@ func parseStage(name string, arg any, sc pdepth) (stageSpec, error) {
 		return parseBucket(arg, sc)
 	case "$bucketAuto":
 		return parseBucketAuto(arg, sc)
+	case "$graphLookup":
+		return parseGraphLookup(arg, sc)
 	case "$out":
 		o, err := parseOut(arg)
 		return stageSpec{out: o}, err
@@ -267,8 +270,7 @@ func parseStage(name string, arg any, sc pdepth) (stageSpec, error) {
 
 // known are MongoDB's stages that ttlkv lacks.
 var known = map[string]bool{
-	"$graphLookup": true, "$geoNear": true,
-	"$setWindowFields": true, "$densify": true, "$fill": true, "$redact": true, "$indexStats": true,
+	"$geoNear": true, "$setWindowFields": true, "$densify": true, "$fill": true, "$redact": true, "$indexStats": true,
 	"$documents": true, "$changeStream": true, "$search": true,
 	"$listSessions": true, "$planCacheStats": true,
 }
