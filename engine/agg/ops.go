@@ -58,6 +58,7 @@ func init() {
 	addConvertOps()
 	addRoundOps()
 	addMathOps()
+	addDateOps()
 }
 
 // parseOperator parses {name: arg}.
@@ -96,6 +97,10 @@ func parseOperator(name string, arg any, depth pdepth) (Expr, error) {
 		return parseDateMath(name, arg, depth)
 	case "$dateDiff":
 		return parseDateDiff(arg, depth)
+	case "$dateToParts":
+		return parseDateToParts(arg, depth)
+	case "$dateFromParts":
+		return parseDateFromParts(arg, depth)
 	case "$trim", "$ltrim", "$rtrim":
 		return parseTrim(name, arg, depth)
 	case "$convert":
