@@ -1,6 +1,13 @@
 package agg
 
-import "testing"
+import (
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ttlkv/ttlkv/document"
+)
 
 // TestWeekParts checks $week, $isoWeek, $isoWeekYear and $isoDayOfWeek:
 // Sunday-started weeks from 0, ISO weeks that straddle the new year,
@@ -198,5 +205,145 @@ func TestTimestampParts(t *testing.T) {
 		{`{"$tsIncrement": 1}`, 5687302},
 		{`{"$tsSecond": ["$ts", "$ts"]}`, 16020},
 		{`{"$tsIncrement": []}`, 16020},
+	})
+}
+
+// TestDateFromString checks $dateFromString against mongod's
+// date_from_string.js: the forms read without a format, zones in the
+// string and from the timezone argument, formats with each specifier,
+// onNull and onError; and the refusals, 241 ConversionFailure for a
+// string that cannot be read.
+func TestDateFromString(t *testing.T) {
+	t.Parallel()
+	doc := `[{"_id": 1, "n": null, "five": 5, "tz": "Europe/London", "s": "2017-07-06T12:35:37.513Z"}]`
+	checkExprs(t, doc, []exprCase{
+		{`{"$dateFromString": {"dateString": "2017-07-04T11:56:02Z"}}`, `{"$date": "2017-07-04T11:56:02Z"}`},
+		{`{"$dateFromString": {"dateString": "$s"}}`, `{"$date": "2017-07-06T12:35:37.513Z"}`},
+		{`{"$dateFromString": {"dateString": "2017-07-04T11:56:02.81Z"}}`, `{"$date": "2017-07-04T11:56:02.810Z"}`},
+		{`{"$dateFromString": {"dateString": "2017-07-04T11:56.02.8"}}`, `{"$date": "2017-07-04T11:56:02.800Z"}`},
+		{`{"$dateFromString": {"dateString": "1960-07-10T12:10:37.448"}}`, `{"$date": "1960-07-10T12:10:37.448Z"}`},
+		{`{"$dateFromString": {"dateString": "2017-07-06"}}`, `{"$date": "2017-07-06T00:00:00Z"}`},
+		{`{"$dateFromString": {"dateString": "2017-07-06 11:36"}}`, `{"$date": "2017-07-06T11:36:00Z"}`},
+		{`{"$dateFromString": {"dateString": "2017/07/06 11:36:54"}}`, `{"$date": "2017-07-06T11:36:54Z"}`},
+		{`{"$dateFromString": {"dateString": "7/4/17"}}`, `{"$date": "2017-07-04T00:00:00Z"}`},
+		{`{"$dateFromString": {"dateString": "04-07-2017"}}`, `{"$date": "2017-07-04T00:00:00Z"}`},
+		{`{"$dateFromString": {"dateString": "July 4th, 2017"}}`, `{"$date": "2017-07-04T00:00:00Z"}`},
+		{`{"$dateFromString": {"dateString": "July 4th, 2017 12:39:30 BST"}}`, `{"$date": "2017-07-04T11:39:30Z"}`},
+		{`{"$dateFromString": {"dateString": "2017-Jul-04 12:00"}}`, `{"$date": "2017-07-04T12:00:00Z"}`},
+		{`{"$dateFromString": {"dateString": "2017-07-04 12:48:07 GMT+0545"}}`, `{"$date": "2017-07-04T07:03:07Z"}`},
+		{`{"$dateFromString": {"dateString": "2017-07-04 12:48:07 GMT-0200"}}`, `{"$date": "2017-07-04T14:48:07Z"}`},
+		{`{"$dateFromString": {"dateString": "2017-07-14T12:02:44.771 GMT+02:00"}}`, `{"$date": "2017-07-14T10:02:44.771Z"}`},
+		{`{"$dateFromString": {"dateString": "2017-07-14T12:02:44.771+03"}}`, `{"$date": "2017-07-14T09:02:44.771Z"}`},
+		{`{"$dateFromString": {"dateString": "2017-07-14T12:02:44.771+0330"}}`, `{"$date": "2017-07-14T08:32:44.771Z"}`},
+		{`{"$dateFromString": {"dateString": "2017-07-14T12:02:44.771 CEST"}}`, `{"$date": "2017-07-14T10:02:44.771Z"}`},
+		{`{"$dateFromString": {"dateString": "2017-07-14T12:02:44.771 PDT"}}`, `{"$date": "2017-07-14T19:02:44.771Z"}`},
+		{`{"$dateFromString": {"dateString": "2017-07-14T12:02:44.771 L"}}`, `{"$date": "2017-07-14T01:02:44.771Z"}`},
+		{`{"$dateFromString": {"dateString": "2017-07-14T12:02:44.771 P"}}`, `{"$date": "2017-07-14T15:02:44.771Z"}`},
+		// The timezone argument places a string that names no zone; a
+		// zero offset lets it name one.
+		{`{"$dateFromString": {"dateString": "2017-07-04T11:56.02", "timezone": "$tz"}}`, `{"$date": "2017-07-04T10:56:02Z"}`},
+		{`{"$dateFromString": {"dateString": "2017-07-19T18:52:35.199", "timezone": "-05:00"}}`, `{"$date": "2017-07-19T23:52:35.199Z"}`},
+		{`{"$dateFromString": {"dateString": "1960-07-10T12:35:37.513", "timezone": "America/New_York"}}`, `{"$date": "1960-07-10T16:35:37.513Z"}`},
+		{`{"$dateFromString": {"dateString": "2017-07-04T11:56:02+01:00", "timezone": "+00:00"}}`, `{"$date": "2017-07-04T10:56:02Z"}`},
+		// Formats.
+		{`{"$dateFromString": {"dateString": "2017-07-04T11:56:02.813Z", "format": "%Y-%m-%dT%H:%M:%S.%LZ"}}`, `{"$date": "2017-07-04T11:56:02.813Z"}`},
+		{`{"$dateFromString": {"dateString": "2017-07-04T11:56.02.81", "format": "%Y-%m-%dT%H:%M.%S.%L", "timezone": "+01:00"}}`, `{"$date": "2017-07-04T10:56:02.810Z"}`},
+		{`{"$dateFromString": {"dateString": "05 12 1988", "format": "%d %m %Y"}}`, `{"$date": "1988-12-05T00:00:00Z"}`},
+		{`{"$dateFromString": {"dateString": "1992 % 04 % 26", "format": "%Y %% %m %% %d"}}`, `{"$date": "1992-04-26T00:00:00Z"}`},
+		{`{"$dateFromString": {"dateString": "Day: 05 Month: 12 Year: 1988", "format": "Day: %d Month: %m Year: %Y"}}`, `{"$date": "1988-12-05T00:00:00Z"}`},
+		{`{"$dateFromString": {"dateString": "4/26/1992:+0445", "format": "%m/%d/%Y:%z"}}`, `{"$date": "1992-04-25T19:15:00Z"}`},
+		{`{"$dateFromString": {"dateString": "4/26/1992:+285", "format": "%m/%d/%Y:%Z"}}`, `{"$date": "1992-04-25T19:15:00Z"}`},
+		{`{"$dateFromString": {"dateString": "2017-07-14T12:02:44.771 GMT+02", "format": "%Y-%m-%dT%H:%M:%S.%L%z"}}`, `{"$date": "2017-07-14T10:02:44.771Z"}`},
+		{`{"$dateFromString": {"dateString": "12 March 2021", "format": "%d %B %Y"}}`, `{"$date": "2021-03-12T00:00:00Z"}`},
+		{`{"$dateFromString": {"dateString": "12-mar-2021", "format": "%d-%b-%Y"}}`, `{"$date": "2021-03-12T00:00:00Z"}`},
+		{`{"$dateFromString": {"dateString": "2021-059", "format": "%Y-%j"}}`, `{"$date": "2021-03-01T00:00:00Z"}`},
+		{`{"$dateFromString": {"dateString": "2017", "format": "%G"}}`, `{"$date": "2017-01-02T00:00:00Z"}`},
+		{`{"$dateFromString": {"dateString": "2017, Week 53", "format": "%G, Week %V"}}`, `{"$date": "2018-01-01T00:00:00Z"}`},
+		{`{"$dateFromString": {"dateString": "2017, Day 5", "format": "%G, Day %u"}}`, `{"$date": "2017-01-06T00:00:00Z"}`},
+		{`{"$dateFromString": {"dateString": "53.7.2017", "format": "%V.%u.%G"}}`, `{"$date": "2018-01-07T00:00:00Z"}`},
+		{`{"$dateFromString": {"dateString": "1.1.1", "format": "%V.%u.%G"}}`, `{"$date": "0001-01-01T00:00:00Z"}`},
+		// Nulls, onNull and onError.
+		{`{"$dateFromString": {"dateString": "$n"}}`, `null`},
+		{`{"$dateFromString": {"dateString": "$nosuch", "onNull": "none"}}`, `"none"`},
+		{`{"$dateFromString": {"dateString": "2017-07-11T17:05:19Z", "timezone": "$n"}}`, `null`},
+		{`{"$dateFromString": {"dateString": "2017-07-11T17:05:19Z", "format": "$n"}}`, `null`},
+		{`{"$dateFromString": {"dateString": "July 4th", "onError": "bad"}}`, `"bad"`},
+		{`{"$dateFromString": {"dateString": "$five", "onError": "bad", "onNull": 1}}`, `"bad"`},
+	})
+	checkExprCodes(t, doc, []exprCode{
+		{`{"$dateFromString": "no-object"}`, 40540},
+		{`{"$dateFromString": {"unknown": "$tz"}}`, 40541},
+		{`{"$dateFromString": {"format": "%Y"}}`, 40542},
+		{`{"$dateFromString": {"dateString": "4/26/1992", "format": 5}}`, 40684},
+		{`{"$dateFromString": {"dateString": "1992", "format": "%n"}}`, 18536},
+		{`{"$dateFromString": {"dateString": "1992", "format": "%U"}}`, 18536},
+		{`{"$dateFromString": {"dateString": "$n", "format": "%Y%"}}`, 18535},
+		{`{"$dateFromString": {"dateString": "2017-07-11", "timezone": 5}}`, 40517},
+		{`{"$dateFromString": {"dateString": "$n", "timezone": "Nowhere/None", "onNull": 1}}`, 40485},
+		{`{"$dateFromString": {"dateString": "2017-07-11", "format": 5, "onError": 1}}`, 40684},
+		{`{"$dateFromString": {"dateString": 5}}`, 241},
+		{`{"$dateFromString": {"dateString": "July 4th"}}`, 241},
+		{`{"$dateFromString": {"dateString": "12:50:53"}}`, 241},
+		{`{"$dateFromString": {"dateString": "2017, 12:50:53"}}`, 241},
+		{`{"$dateFromString": {"dateString": "60.Monday1770/06:59"}}`, 241},
+		{`{"$dateFromString": {"dateString": "2017-02-30"}}`, 241},
+		{`{"$dateFromString": {"dateString": "2017-02-03 25:00"}}`, 241},
+		{`{"$dateFromString": {"dateString": "2017-07-12T22:23:55 GMT+02:00", "timezone": "Europe/Amsterdam"}}`, 241},
+		{`{"$dateFromString": {"dateString": "2017-07-12T22:23:55Z", "timezone": "Europe/Amsterdam"}}`, 241},
+		{`{"$dateFromString": {"dateString": "2017-07-12T22:23:55 America/New_York"}}`, 241},
+		{`{"$dateFromString": {"dateString": "2018-01", "format": "%Y-%m-%d"}}`, 241},
+		{`{"$dateFromString": {"dateString": "2018-01", "format": "%Y"}}`, 241},
+		{`{"$dateFromString": {"dateString": "1992-26-04", "format": "Y-d-m"}}`, 241},
+		{`{"$dateFromString": {"dateString": "4/26/1992:+0445", "format": "%m/%d/%Y:%z", "timezone": "+0500"}}`, 241},
+		{`{"$dateFromString": {"dateString": "ISO Day 6", "format": "ISO Day %u"}}`, 241},
+		{`{"$dateFromString": {"dateString": "ISO Week 1, 2018", "format": "ISO Week %V, %Y"}}`, 241},
+		{`{"$dateFromString": {"dateString": "12/31/2018", "format": "%m/%d/%G"}}`, 241},
+		{`{"$dateFromString": {"dateString": "12/31\u0000/2018", "format": "%m/%d/%Y"}}`, 241},
+		{`{"$dateFromString": {"dateString": "12/31/2018", "format": "%m/%d\u0000/%Y"}}`, 241},
+		{`{"$dateFromString": {"dateString": "059", "format": "%j"}}`, 241},
+		{`{"$dateFromString": {"dateString": "x", "format": "%Y"}}`, 241},
+	})
+}
+
+// TestDateFromStringMessages checks mongod's words for the failures its
+// tests look for.
+func TestDateFromStringMessages(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ expr, want string }{
+		{`{"$dateFromString": {"dateString": "July 4th"}}`, "an incomplete date/time string has been found, with elements missing: \"July 4th\""},
+		{`{"$dateFromString": {"dateString": "2017, 12:50:53"}}`, "Error parsing date string '2017, 12:50:53'"},
+		{`{"$dateFromString": {"dateString": "2018-01", "format": "%Y-%m-%d"}}`, "Data missing"},
+		{`{"$dateFromString": {"dateString": "2018-01", "format": "%Y"}}`, "Trailing data"},
+		{`{"$dateFromString": {"dateString": "1992-26-04", "format": "Y-d-m"}}`, "Format literal not found"},
+		{`{"$dateFromString": {"dateString": "ISO Week 52", "format": "ISO Week %V"}}`, "The parsed date was invalid"},
+		{`{"$dateFromString": {"dateString": "12/31/2018", "format": "%m/%d/%G"}}`, "Mixing of ISO dates with natural dates is not allowed"},
+		{`{"$dateFromString": {"dateString": "2017-07-12T22:23:55 Europe/Amsterdam"}}`, "passing a time zone identifier as part of the string is not allowed"},
+		{`{"$dateFromString": {"dateString": "4/26/1992:+0445", "format": "%m/%d/%Y:%z", "timezone": "+0500"}}`, "you cannot pass in a date/time string with GMT offset together with a timezone argument"},
+		{`{"$dateFromString": {"dateString": "2017-07-12T22:23:55Z", "timezone": "Europe/Amsterdam"}}`, "you cannot pass in a date/time string with time zone information ('Z') together with a timezone argument"},
+		{`{"$dateFromString": {"dateString": 5}}`, "$dateFromString requires that 'dateString' be a string, found: int with value 5"},
+	} {
+		_, err := run(t, `[{"_id": 1}]`, `[{"$replaceWith": {"v": `+tc.expr+`}}]`, Options{})
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: got %v, want %q", tc.expr, err, tc.want)
+		}
+	}
+}
+
+// FuzzDateString reads any string with and without any format: no input
+// may panic, and every failure must be a typed *document.Error.
+func FuzzDateString(f *testing.F) {
+	f.Add("2017-07-14T12:02:44.771 GMT+02:00", "")
+	f.Add("July 4th, 2017 12:39:30 BST", "%Y")
+	f.Add("53.7.2017", "%V.%u.%G")
+	f.Add("4/26/1992:+285", "%m/%d/%Y:%Z%")
+	f.Add("2021-059 Mar", "%Y-%j %b%%%z")
+	f.Fuzz(func(t *testing.T, s, format string) {
+		for _, hasFormat := range []bool{false, true} {
+			_, err := dateFromString(s, format, hasFormat, time.UTC)
+			var de *document.Error
+			if err != nil && !errors.As(err, &de) {
+				t.Fatalf("%q %q: untyped error %v", s, format, err)
+			}
+		}
 	})
 }

@@ -28,6 +28,7 @@ func FuzzPipeline(f *testing.F) {
 		`[{"$project": {"c": {"$convert": {"input": "$name", "to": "$team", "onError": {"$toBool": "$age"}, "onNull": {"$toDecimal": 1.5}}}, "t": {"$trim": {"input": "$name", "chars": "a"}}, "o": {"$toObjectId": "$name"}}}]`,
 		`[{"$project": {"r": {"$round": ["$age", -1]}, "t": {"$trunc": [{"$divide": ["$age", 3]}, 2]}, "d": {"$round": [{"$toDecimal": "$age"}, 1]}}}]`,
 		`[{"$project": {"w": {"$week": "$at"}, "i": {"$isoWeek": {"date": "$at", "timezone": "Europe/Paris"}}, "p": {"$dateToParts": {"date": "$at", "iso8601": true}}, "f": {"$dateFromParts": {"isoWeekYear": "$age", "isoWeek": 53, "millisecond": "$age", "timezone": "+05:30"}}, "s": {"$tsSecond": "$at"}}}]`,
+		`[{"$project": {"a": {"$dateFromString": {"dateString": "$name", "format": "%G-%V-%u %H:%M:%S.%L%z", "onError": "$age", "timezone": "America/New_York"}}, "b": {"$dateFromString": {"dateString": "July 4th, 2017 12:39:30.5 GMT+0545", "onNull": 1}}, "c": {"$dateFromString": {"dateString": "7/4/17", "format": "%m/%d/%Y%Z"}}}}]`,
 		`[{"$unionWith": {"coll": "y", "pipeline": [{"$match": {"age": {"$gt": 1}}}]}}, {"$count": "n"}]`,
 		`[{"$facet": {"t": [{"$count": "n"}], "p": [{"$skip": 1}, {"$project": {"name": 1}}], "g": [{"$sortByCount": "$team"}]}}]`,
 		`[{"$lookup": {"from": "x", "localField": "team", "foreignField": "team", "as": "t"}}, {"$project": {"n": {"$size": "$t"}, "s": {"$sum": "$t.age"}, "c": {"$concatArrays": ["$tags", {"$reverseArray": "$tags"}]}}}]`,

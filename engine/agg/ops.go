@@ -101,6 +101,8 @@ func parseOperator(name string, arg any, depth pdepth) (Expr, error) {
 		return parseDateToParts(arg, depth)
 	case "$dateFromParts":
 		return parseDateFromParts(arg, depth)
+	case "$dateFromString":
+		return parseDateFromString(arg, depth)
 	case "$trim", "$ltrim", "$rtrim":
 		return parseTrim(name, arg, depth)
 	case "$convert":
