@@ -26,9 +26,7 @@ var dateParts = map[string]func(t time.Time) any{
 	"$millisecond": func(t time.Time) any { return int32(t.Nanosecond() / 1e6) },
 	"$dayOfWeek":   func(t time.Time) any { return int32(t.Weekday()) + 1 },
 	"$dayOfYear":   func(t time.Time) any { return int32(t.YearDay()) },
-	// $week counts Sunday-started weeks: days before the year's first
-	// Sunday are week 0, as mongod (and strftime's %U) counts them.
-	"$week": func(t time.Time) any { return int32((t.YearDay() - int(t.Weekday()) + 6) / 7) },
+	"$week":        func(t time.Time) any { return int32(sundayWeek(t)) },
 	"$isoWeek": func(t time.Time) any {
 		_, w := t.ISOWeek()
 		return int32(w)
@@ -40,6 +38,11 @@ var dateParts = map[string]func(t time.Time) any{
 	},
 	"$isoDayOfWeek": func(t time.Time) any { return int32(isoWeekday(t)) },
 }
+
+// sundayWeek is t's week of the year for $week and %U: weeks start on
+// Sunday and the days before the year's first Sunday are week 0, as
+// mongod (and strftime) counts them.
+func sundayWeek(t time.Time) int { return (t.YearDay() - int(t.Weekday()) + 6) / 7 }
 
 // isoWeekday is t's day of the week from Monday (1) to Sunday (7).
 func isoWeekday(t time.Time) int {
@@ -433,6 +436,12 @@ func formatDate(t time.Time, format string) (string, error) {
 			fmt.Fprintf(&b, "%d", int(t.Weekday())+1)
 		case 'u':
 			fmt.Fprintf(&b, "%d", isoWeekday(t))
+		case 'U':
+			fmt.Fprintf(&b, "%02d", sundayWeek(t))
+		case 'b':
+			b.WriteString(t.Month().String()[:3])
+		case 'B':
+			b.WriteString(t.Month().String())
 		case 'G':
 			y, _ := t.ISOWeek()
 			fmt.Fprintf(&b, "%04d", y)

@@ -12,7 +12,8 @@ import (
 // TestWeekParts checks $week, $isoWeek, $isoWeekYear and $isoDayOfWeek:
 // Sunday-started weeks from 0, ISO weeks that straddle the new year,
 // the time zone moving the day, the {date, timezone} form, null for a
-// null date; and the refusals shared with $year and its siblings.
+// null date; $dateToString's %U, %b and %B; and the refusals shared
+// with $year and its siblings.
 func TestWeekParts(t *testing.T) {
 	t.Parallel()
 	// 2026-03-04 is a Wednesday; 2021-01-01 a Friday in ISO week 53 of
@@ -41,6 +42,9 @@ func TestWeekParts(t *testing.T) {
 		{`{"$isoWeek": "$mon"}`, `1`},
 		{`{"$isoWeekYear": ["$mon"]}`, `{"$numberLong": "2019"}`},
 		{`{"$isoWeek": "$ts"}`, `53`},
+		// $dateToString writes the same weeks, and month names.
+		{`{"$dateToString": {"date": "$at", "format": "%U %V %G %b %B"}}`, `"09 10 2026 Mar March"`},
+		{`{"$dateToString": {"date": "$ny", "format": "%U %u %b %B", "timezone": "-05:00"}}`, `"52 4 Dec December"`},
 		{`{"$week": "$n"}`, `null`},
 		{`{"$isoWeek": {"date": "$nosuch"}}`, `null`},
 		{`{"$isoDayOfWeek": {"date": "$at", "timezone": "$n"}}`, `null`},
