@@ -41,6 +41,7 @@ const (
 	CodeDocumentValidationFailure       Code = 121   // a document that fails its collection's validator
 	CodeCommandNotSupported             Code = 115   // a command or option the engine does not offer
 	CodeCappedPositionLost              Code = 136   // a capped cursor's position was overwritten
+	CodeDurationOverflow                Code = 159   // a count of time that does not fit 64 bits in a finer unit
 	CodeCommandNotSupportedOnView       Code = 166   // a command a time-series view cannot run
 	CodeCannotIndexParallelArrays       Code = 171   // a compound index key over two arrays of one document
 	CodeQueryPlanKilled                 Code = 175   // a cursor whose collection was dropped
@@ -97,6 +98,7 @@ var codeNames = map[Code]string{
 	CodeDocumentValidationFailure:       "DocumentValidationFailure",
 	CodeCommandNotSupported:             "CommandNotSupported",
 	CodeCappedPositionLost:              "CappedPositionLost",
+	CodeDurationOverflow:                "DurationOverflow",
 	CodeCommandNotSupportedOnView:       "CommandNotSupportedOnView",
 	CodeCannotIndexParallelArrays:       "CannotIndexParallelArrays",
 	CodeQueryPlanKilled:                 "QueryPlanKilled",

@@ -75,15 +75,8 @@ func (x dateMathExpr) Eval(e *Env) (any, error) {
 	if err != nil || null {
 		return nil, err
 	}
-	var t time.Time
-	switch d := sv.(type) {
-	case bson.DateTime:
-		t = d.Time().UTC()
-	case bson.ObjectID:
-		t = d.Timestamp().UTC()
-	case bson.Timestamp:
-		t = time.Unix(int64(d.T), 0).UTC()
-	default:
+	t, ok := dateOf(sv)
+	if !ok {
 		return nil, document.Errorf(document.Code(5166403), "%s requires startDate to be convertible to a date", x.op)
 	}
 	amount, ok := int64Value(av)
@@ -183,13 +176,8 @@ func parseDateDiff(arg any, depth pdepth) (Expr, error) {
 
 // diffDate reads one of $dateDiff's dates.
 func diffDate(name string, v any) (time.Time, error) {
-	switch d := v.(type) {
-	case bson.DateTime:
-		return d.Time().UTC(), nil
-	case bson.ObjectID:
-		return d.Timestamp().UTC(), nil
-	case bson.Timestamp:
-		return time.Unix(int64(d.T), 0).UTC(), nil
+	if t, ok := dateOf(v); ok {
+		return t, nil
 	}
 	return time.Time{}, document.Errorf(document.Code(5166307), "$dateDiff requires '%s' to be a date, but got %s", name, document.TypeName(v))
 }

@@ -26,6 +26,30 @@ var dateParts = map[string]func(t time.Time) any{
 	"$millisecond": func(t time.Time) any { return int32(t.Nanosecond() / 1e6) },
 	"$dayOfWeek":   func(t time.Time) any { return int32(t.Weekday()) + 1 },
 	"$dayOfYear":   func(t time.Time) any { return int32(t.YearDay()) },
+	"$week":        func(t time.Time) any { return int32(sundayWeek(t)) },
+	"$isoWeek": func(t time.Time) any {
+		_, w := t.ISOWeek()
+		return int32(w)
+	},
+	// $isoWeekYear is a long in mongod, unlike its siblings.
+	"$isoWeekYear": func(t time.Time) any {
+		y, _ := t.ISOWeek()
+		return int64(y)
+	},
+	"$isoDayOfWeek": func(t time.Time) any { return int32(isoWeekday(t)) },
+}
+
+// sundayWeek is t's week of the year for $week and %U: weeks start on
+// Sunday and the days before the year's first Sunday are week 0, as
+// mongod (and strftime) counts them.
+func sundayWeek(t time.Time) int { return (t.YearDay() - int(t.Weekday()) + 6) / 7 }
+
+// isoWeekday is t's day of the week from Monday (1) to Sunday (7).
+func isoWeekday(t time.Time) int {
+	if w := t.Weekday(); w != time.Sunday {
+		return int(w)
+	}
+	return 7
 }
 
 type datePartExpr struct {
@@ -88,18 +112,42 @@ func evalDate(op string, x Expr, e *Env) (t time.Time, null bool, err error) {
 	if nullish(v) {
 		return time.Time{}, true, nil
 	}
-	switch d := v.(type) {
-	case bson.DateTime:
-		return d.Time().UTC(), false, nil
-	case bson.ObjectID:
-		return d.Timestamp().UTC(), false, nil
-	case bson.Timestamp:
-		return time.Unix(int64(d.T), 0).UTC(), false, nil
-	}
-	return time.Time{}, false, document.Errorf(document.Code(16006), "can't convert from BSON type %s to Date", document.TypeName(v))
+	t, err = coerceDate(v)
+	return t, false, err
 }
 
+// dateOf reads v as a date as mongod's coercibleToDate does: a date, a
+// timestamp (its seconds) or an ObjectId (its creation second).
+func dateOf(v any) (time.Time, bool) {
+	switch d := v.(type) {
+	case bson.DateTime:
+		return d.Time().UTC(), true
+	case bson.ObjectID:
+		return d.Timestamp().UTC(), true
+	case bson.Timestamp:
+		return time.Unix(int64(d.T), 0).UTC(), true
+	}
+	return time.Time{}, false
+}
+
+// coerceDate is dateOf with mongod's refusal of anything else (16006).
+func coerceDate(v any) (time.Time, error) {
+	if t, ok := dateOf(v); ok {
+		return t, nil
+	}
+	return time.Time{}, document.Errorf(document.Code(16006), "can't convert from BSON type %s to Date", document.TypeName(v))
+}
+
+// evalTZ evaluates a timezone argument (nil: UTC) as the date part
+// operators do; null reports null or missing.
 func evalTZ(x Expr, e *Env) (*time.Location, bool, error) {
+	return evalZone(x, e, 40533)
+}
+
+// evalZone is evalTZ refusing a non-string with code: mongod's
+// $dateToParts, $dateFromParts and $dateFromString use 40517 where the
+// date part operators use 40533.
+func evalZone(x Expr, e *Env, code int) (*time.Location, bool, error) {
 	if x == nil {
 		return time.UTC, false, nil
 	}
@@ -112,7 +160,7 @@ func evalTZ(x Expr, e *Env) (*time.Location, bool, error) {
 	}
 	s, ok := v.(string)
 	if !ok {
-		return nil, false, document.Errorf(document.Code(40533), "timezone must evaluate to a string, found %s", document.TypeName(v))
+		return nil, false, document.Errorf(document.Code(code), "timezone must evaluate to a string, found %s", document.TypeName(v))
 	}
 	loc, err := parseTZ(s)
 	if err != nil {
@@ -387,11 +435,13 @@ func formatDate(t time.Time, format string) (string, error) {
 		case 'w':
 			fmt.Fprintf(&b, "%d", int(t.Weekday())+1)
 		case 'u':
-			w := int(t.Weekday())
-			if w == 0 {
-				w = 7
-			}
-			fmt.Fprintf(&b, "%d", w)
+			fmt.Fprintf(&b, "%d", isoWeekday(t))
+		case 'U':
+			fmt.Fprintf(&b, "%02d", sundayWeek(t))
+		case 'b':
+			b.WriteString(t.Month().String()[:3])
+		case 'B':
+			b.WriteString(t.Month().String())
 		case 'G':
 			y, _ := t.ISOWeek()
 			fmt.Fprintf(&b, "%04d", y)

@@ -27,6 +27,8 @@ func FuzzPipeline(f *testing.F) {
 		`[{"$project": {"a": {"$dateAdd": {"startDate": "$at", "unit": "month", "amount": "$age", "timezone": "Europe/Paris"}}, "d": {"$dateDiff": {"startDate": "$at", "endDate": "$$NOW", "unit": "week", "startOfWeek": "mon"}}}}]`,
 		`[{"$project": {"c": {"$convert": {"input": "$name", "to": "$team", "onError": {"$toBool": "$age"}, "onNull": {"$toDecimal": 1.5}}}, "t": {"$trim": {"input": "$name", "chars": "a"}}, "o": {"$toObjectId": "$name"}}}]`,
 		`[{"$project": {"r": {"$round": ["$age", -1]}, "t": {"$trunc": [{"$divide": ["$age", 3]}, 2]}, "d": {"$round": [{"$toDecimal": "$age"}, 1]}}}]`,
+		`[{"$project": {"w": {"$week": "$at"}, "i": {"$isoWeek": {"date": "$at", "timezone": "Europe/Paris"}}, "p": {"$dateToParts": {"date": "$at", "iso8601": true}}, "f": {"$dateFromParts": {"isoWeekYear": "$age", "isoWeek": 53, "millisecond": "$age", "timezone": "+05:30"}}, "s": {"$tsSecond": "$at"}}}]`,
+		`[{"$project": {"a": {"$dateFromString": {"dateString": "$name", "format": "%G-%V-%u %H:%M:%S.%L%z", "onError": "$age", "timezone": "America/New_York"}}, "b": {"$dateFromString": {"dateString": "July 4th, 2017 12:39:30.5 GMT+0545", "onNull": 1}}, "c": {"$dateFromString": {"dateString": "7/4/17", "format": "%m/%d/%Y%Z"}}}}]`,
 		`[{"$unionWith": {"coll": "y", "pipeline": [{"$match": {"age": {"$gt": 1}}}]}}, {"$count": "n"}]`,
 		`[{"$facet": {"t": [{"$count": "n"}], "p": [{"$skip": 1}, {"$project": {"name": 1}}], "g": [{"$sortByCount": "$team"}]}}]`,
 		`[{"$project": {"f": {"$regexFindAll": {"input": "$name", "regex": "(a*)|(b)", "options": "i"}}, "m": {"$regexMatch": {"input": "$team", "regex": "$name"}}, "r": {"$replaceAll": {"input": "$name", "find": "", "replacement": "$team"}}}}]`,

@@ -59,6 +59,7 @@ func init() {
 	addRoundOps()
 	addMathOps()
 	addStringOps()
+	addDateOps()
 }
 
 // parseOperator parses {name: arg}.
@@ -97,6 +98,12 @@ func parseOperator(name string, arg any, depth pdepth) (Expr, error) {
 		return parseDateMath(name, arg, depth)
 	case "$dateDiff":
 		return parseDateDiff(arg, depth)
+	case "$dateToParts":
+		return parseDateToParts(arg, depth)
+	case "$dateFromParts":
+		return parseDateFromParts(arg, depth)
+	case "$dateFromString":
+		return parseDateFromString(arg, depth)
 	case "$trim", "$ltrim", "$rtrim":
 		return parseTrim(name, arg, depth)
 	case "$convert":
