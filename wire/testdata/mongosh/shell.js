@@ -224,3 +224,18 @@ try { cur5.toArray() } catch (e) { print(e.name, e.message) }
 try { sdb5.c.countDocuments({}) } catch (e) { print(e.name, e.message) }
 try { sess.startTransaction(); print("started"); sess.abortTransaction(); print("aborted") } catch (e) { print(e.name, e.message) }
 print(db.getSiblingDB("shellcheck5").c.countDocuments({}));
+// Pipelines that write ($merge, $out), bin ($bucket, $bucketAuto) and walk
+// ($graphLookup), and the string and date operators added with them.
+const d5 = db.getSiblingDB("shellcheck6");
+d5.ev.insertMany([{ _id: 1, k: "a", n: 1, at: ISODate("2026-01-05T10:00:00Z") }, { _id: 2, k: "b", n: 2, at: ISODate("2026-01-12T10:00:00Z"), up: "a" }, { _id: 3, k: "a", n: 3, at: ISODate("2026-01-13T10:00:00Z") }]);
+const rollup = [{ $group: { _id: "$k", n: { $sum: "$n" } } }, { $merge: { into: "sum", whenMatched: [{ $set: { n: { $add: ["$n", "$$new.n"] } } }] } }];
+print(d5.ev.aggregate(rollup).toArray(), d5.ev.aggregate(rollup).toArray());
+print(d5.sum.find().sort({ _id: 1 }).toArray());
+print(d5.ev.aggregate([{ $project: { w: { $isoWeek: "$at" }, y: { $isoWeekYear: "$at" } } }, { $out: "weeks" }]).toArray());
+print(d5.weeks.find().sort({ _id: 1 }).toArray());
+print(d5.ev.aggregate([{ $bucket: { groupBy: "$n", boundaries: [0, 2, 10] } }]).toArray());
+print(d5.ev.aggregate([{ $bucketAuto: { groupBy: "$n", buckets: 2, granularity: "R5" } }]).toArray());
+print(d5.ev.aggregate([{ $match: { _id: 2 } }, { $graphLookup: { from: "ev", startWith: "$up", connectFromField: "up", connectToField: "k", as: "g", depthField: "d" } }, { $project: { ids: "$g._id", ds: "$g.d" } }]).toArray());
+print(d5.ev.aggregate([{ $sort: { _id: 1 } }, { $project: { m: { $regexMatch: { input: "$k", regex: /A/i } }, f: { $regexFind: { input: "xaxa", regex: "a" } }, s: { $substrCP: ["$k", 0, 1] }, r: { $replaceAll: { input: "a-a", find: "a", replacement: "$k" } }, p: { $dateToParts: { date: "$at", iso8601: true } }, fs: { $dateFromString: { dateString: "2026-02-03T04:05:06Z" } } } }]).toArray());
+try { d5.ev.aggregate([{ $merge: { into: "sum", whenMatched: "keepExisting", whenNotMatched: "fail" } }]).toArray() } catch (e) { print(e.name, e.code, e.codeName) }
+try { d5.ev.aggregate([{ $out: "weeks" }, { $match: {} }]).toArray() } catch (e) { print(e.name, e.code, e.codeName) }
