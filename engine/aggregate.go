@@ -21,6 +21,9 @@ type aggregateSpec struct {
 	hasCursor   bool
 	maxMemBytes int64
 	collation   bson.D // the collation option, nil if none
+	// collectionless is {aggregate: 1}: a pipeline that starts with
+	// $documents and reads no collection (name is "$cmd.aggregate").
+	collectionless bool
 }
 
 // aggregate returns an executor whose batches are the pipeline's
@@ -32,9 +35,13 @@ type aggregateSpec struct {
 // written, and the executor returned has nothing to read.
 func (db *DB) aggregate(ctx context.Context, dbName string, s *aggregateSpec) (*queryExec, error) {
 	p := s.pipeline
-	_, pl, q, err := db.findPlan(dbName, s.name, p.Filter(), FindOptions{Sort: p.Sort(), Limit: p.Limit(), Hint: s.hint, Collation: s.collation})
-	if err != nil {
-		return nil, err
+	var pl *plan
+	var q *queryExec
+	if !s.collectionless {
+		var err error
+		if _, pl, q, err = db.findPlan(dbName, s.name, p.Filter(), FindOptions{Sort: p.Sort(), Limit: p.Limit(), Hint: s.hint, Collation: s.collation}); err != nil {
+			return nil, err
+		}
 	}
 	if pl != nil && pl.filter.Collator() != nil {
 		if err := collatedStagesSupported(p.Stages()); err != nil {
@@ -123,6 +130,10 @@ func pipelineExec(cur *agg.Cursor) *queryExec {
 // with ($cursor, as MongoDB names it) and lists the stages after it.
 func (db *DB) explainAggregate(ctx context.Context, dbName string, s *aggregateSpec, verbosity string) (bson.D, error) {
 	p := s.pipeline
+	if s.collectionless {
+		return bson.D{{Key: "explainVersion", Value: "1"}, {Key: "stages", Value: p.Stages()},
+			{Key: "command", Value: bson.D{{Key: "aggregate", Value: int32(1)}, {Key: "pipeline", Value: s.raw}}}}, nil
+	}
 	find := bson.D{{Key: "find", Value: s.name}, {Key: "filter", Value: nonNilDoc(p.Filter())}}
 	if p.Sort() != nil {
 		find = append(find, bson.E{Key: "sort", Value: p.Sort()})
@@ -165,11 +176,37 @@ func (c *Collection) Aggregate(ctx context.Context, pipeline any) (*Cursor, erro
 	if err := validateCollName(c.dbName, c.name, true); err != nil {
 		return nil, err
 	}
+	if s.pipeline.Collectionless() {
+		return nil, document.Errorf(document.CodeInvalidNamespace, "'$documents' can only be run with {aggregate: 1}")
+	}
 	q, err := c.db.aggregate(ctx, c.dbName, s)
 	if err != nil {
 		return nil, err
 	}
 	c.db.stats.queried.Add(1)
+	return &Cursor{q: q, batch: 1024}, nil
+}
+
+// Aggregate runs a pipeline that reads no collection, starting with
+// $documents, on the database, like the driver's Database.Aggregate
+// ({aggregate: 1}).
+func (d *Database) Aggregate(ctx context.Context, pipeline any) (*Cursor, error) {
+	arr, err := normPipeline(pipeline)
+	if err != nil {
+		return nil, err
+	}
+	s := &aggregateSpec{name: collectionlessName, raw: arr, collectionless: true}
+	if s.pipeline, err = agg.Parse(arr); err != nil {
+		return nil, err
+	}
+	if err := checkCollectionless(s); err != nil {
+		return nil, err
+	}
+	q, err := d.db.aggregate(ctx, d.name, s)
+	if err != nil {
+		return nil, err
+	}
+	d.db.stats.queried.Add(1)
 	return &Cursor{q: q, batch: 1024}, nil
 }
 

@@ -9,14 +9,17 @@ import (
 )
 
 func parseAggregate(cmd bson.D) (*aggregateSpec, error) {
-	if _, ok := cmd[0].Value.(string); !ok {
-		return nil, document.Errorf(document.CodeInvalidNamespace, "ttlkv runs aggregate on a collection only; {aggregate: 1} pipelines other than $currentOp and $changeStream ($documents) are not supported")
+	s := &aggregateSpec{batchSize: -1}
+	switch v := cmd[0].Value.(type) {
+	case string:
+		s.name = v
+	default:
+		if !document.IsNumber(v) || document.Compare(v, int32(1)) != 0 {
+			return nil, document.Errorf(document.CodeFailedToParse, "Invalid command format: the 'aggregate' field must specify a collection name or 1")
+		}
+		s.name, s.collectionless = collectionlessName, true
 	}
-	name, err := collName(cmd)
-	if err != nil {
-		return nil, err
-	}
-	s := &aggregateSpec{name: name, batchSize: -1}
+	var err error
 	havePipeline := false
 	for _, e := range cmd[1:] {
 		switch e.Key {
@@ -71,7 +74,30 @@ func parseAggregate(cmd bson.D) (*aggregateSpec, error) {
 	if s.pipeline, err = agg.Parse(s.raw); err != nil {
 		return nil, err
 	}
+	if err := checkCollectionless(s); err != nil {
+		return nil, err
+	}
 	return s, nil
+}
+
+// collectionlessName is the collection part of a {aggregate: 1}
+// pipeline's namespace, as its cursor names it.
+const collectionlessName = "$cmd.aggregate"
+
+// checkCollectionless refuses a pipeline that starts with $documents on
+// a collection, and one that does not on {aggregate: 1}, as mongod does
+// (73).
+func checkCollectionless(s *aggregateSpec) error {
+	p := s.pipeline
+	switch {
+	case s.collectionless && p.FirstStage() == "":
+		return document.Errorf(document.CodeInvalidNamespace, "{aggregate: 1} is not valid for an empty pipeline.")
+	case s.collectionless && !p.Collectionless():
+		return document.Errorf(document.CodeInvalidNamespace, "{aggregate: 1} is not valid for '%s'; a collection is required.", p.FirstStage())
+	case !s.collectionless && p.Collectionless():
+		return document.Errorf(document.CodeInvalidNamespace, "'$documents' can only be run with {aggregate: 1}")
+	}
+	return nil
 }
 
 // cmdAggregate runs the aggregate command.
@@ -92,8 +118,10 @@ func cmdAggregate(ctx context.Context, db *DB, dbName string, cmd bson.D) (bson.
 	if s.explain {
 		return db.explainAggregate(ctx, dbName, s, "queryPlanner")
 	}
-	if err := validateCollName(dbName, s.name, true); err != nil {
-		return nil, err
+	if !s.collectionless {
+		if err := validateCollName(dbName, s.name, true); err != nil {
+			return nil, err
+		}
 	}
 	q, err := db.aggregate(ctx, dbName, s)
 	if err != nil {

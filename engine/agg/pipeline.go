@@ -105,6 +105,9 @@ func Parse(pipeline bson.A) (*Pipeline, error) {
 			return nil, document.Errorf(document.Code(40601), "%s can only be the final stage in the pipeline", p.out.Stage)
 		}
 		name, arg := sd[0].Key, sd[0].Value
+		if name == "$documents" && (p.filter != nil || p.sort != nil || len(p.stages) > 0) {
+			return nil, document.Errorf(document.Code(40602), "$documents is only valid as the first stage in a pipeline")
+		}
 		// Push a leading $match (and $sort, and a $limit right after it)
 		// into the collection scan, where indexes serve them.
 		if pushing {
@@ -255,6 +258,8 @@ func parseStage(name string, arg any, sc pdepth) (stageSpec, error) {
 		return parseBucketAuto(arg, sc)
 	case "$graphLookup":
 		return parseGraphLookup(arg, sc)
+	case "$documents":
+		return parseDocuments(arg, sc)
 	case "$out":
 		o, err := parseOut(arg)
 		return stageSpec{out: o}, err
@@ -271,6 +276,6 @@ func parseStage(name string, arg any, sc pdepth) (stageSpec, error) {
 // known are MongoDB's stages that ttlkv lacks.
 var known = map[string]bool{
 	"$geoNear": true, "$setWindowFields": true, "$densify": true, "$fill": true, "$redact": true, "$indexStats": true,
-	"$documents": true, "$changeStream": true, "$search": true,
+	"$changeStream": true, "$search": true,
 	"$listSessions": true, "$planCacheStats": true,
 }

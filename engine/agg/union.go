@@ -49,7 +49,7 @@ func parseUnionWith(arg any, sc pdepth) (stageSpec, error) {
 				return stageSpec{}, document.Errorf(document.CodeIDLUnknownField, "BSON field '$unionWith.%s' is an unknown field.", el.Key)
 			}
 		}
-		if !hasColl {
+		if !hasColl && (u.sub == nil || !u.sub.Collectionless()) {
 			return stageSpec{}, document.Errorf(document.CodeFailedToParse, "$unionWith stage without explicit collection must have a pipeline with $documents as first stage")
 		}
 	default:
@@ -73,14 +73,16 @@ func (u *unionIter) next(ctx context.Context) (bson.D, error) {
 		if err != nil || d != nil {
 			return d, err
 		}
-		if u.o.Lookup == nil {
+		if u.coll != "" && u.o.Lookup == nil {
 			return nil, document.Errorf(codeUnrecognizedStage, "$unionWith is not available here")
 		}
 		// The union's collection is read whole, within the pipeline's
 		// memory limit, then goes through its pipeline.
 		docs := &holder{stage: "$unionWith", o: u.o}
-		if err := u.o.Lookup(ctx, u.coll, bson.D{}, docs.add); err != nil {
-			return nil, err
+		if u.coll != "" {
+			if err := u.o.Lookup(ctx, u.coll, bson.D{}, docs.add); err != nil {
+				return nil, err
+			}
 		}
 		u.second = iter(sliceSource(docs.docs))
 		if u.sub != nil {
