@@ -30,6 +30,7 @@ func FuzzPipeline(f *testing.F) {
 		`[{"$unionWith": {"coll": "y", "pipeline": [{"$match": {"age": {"$gt": 1}}}]}}, {"$count": "n"}]`,
 		`[{"$facet": {"t": [{"$count": "n"}], "p": [{"$skip": 1}, {"$project": {"name": 1}}], "g": [{"$sortByCount": "$team"}]}}]`,
 		`[{"$lookup": {"from": "x", "localField": "team", "foreignField": "team", "as": "t"}}, {"$project": {"n": {"$size": "$t"}, "s": {"$sum": "$t.age"}, "c": {"$concatArrays": ["$tags", {"$reverseArray": "$tags"}]}}}]`,
+		`[{"$project": {"u": {"$setUnion": ["$tags", ["x", 1.0]]}, "d": {"$setDifference": ["$tags", []]}, "e": {"$setEquals": ["$tags", "$tags"]}, "a": {"$anyElementTrue": ["$tags"]}}}]`,
 	} {
 		f.Add([]byte(s))
 	}

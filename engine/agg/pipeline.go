@@ -3,8 +3,8 @@
 // $unset, $sort, $skip, $limit, $count, $group, $unwind,
 // $replaceRoot/$replaceWith, $sortByCount, $lookup, $facet, $unionWith
 // and $sample, with the
-// expression operators of expr.go, ops.go, vars.go, arrays.go, dates.go
-// and convert.go.
+// expression operators of expr.go, ops.go, vars.go, arrays.go, dates.go,
+// convert.go and sets.go.
 //
 // The engine pushes a leading $match and $sort into its index scan
 // (Pipeline.Filter, Pipeline.Sort) and feeds the rest of the pipeline
