@@ -31,6 +31,7 @@ func FuzzPipeline(f *testing.F) {
 		`[{"$facet": {"t": [{"$count": "n"}], "p": [{"$skip": 1}, {"$project": {"name": 1}}], "g": [{"$sortByCount": "$team"}]}}]`,
 		`[{"$lookup": {"from": "x", "localField": "team", "foreignField": "team", "as": "t"}}, {"$project": {"n": {"$size": "$t"}, "s": {"$sum": "$t.age"}, "c": {"$concatArrays": ["$tags", {"$reverseArray": "$tags"}]}}}]`,
 		`[{"$project": {"u": {"$setUnion": ["$tags", ["x", 1.0]]}, "d": {"$setDifference": ["$tags", []]}, "e": {"$setEquals": ["$tags", "$tags"]}, "a": {"$anyElementTrue": ["$tags"]}}}]`,
+		`[{"$project": {"o": {"$arrayToObject": {"$zip": {"inputs": ["$tags", {"$range": [0, 3]}], "useLongestLength": true, "defaults": ["k", 0]}}}, "s": {"$sortArray": {"input": "$tags", "sortBy": -1}}, "g": {"$getField": {"field": "name", "input": {"$setField": {"field": "a.b", "input": "$$ROOT", "value": "$age"}}}}, "i": {"$isNumber": "$age"}}}]`,
 	} {
 		f.Add([]byte(s))
 	}

@@ -105,6 +105,14 @@ func parseOperator(name string, arg any, depth pdepth) (Expr, error) {
 		return parseTrim(name, arg, depth)
 	case "$convert":
 		return parseConvert(arg, depth)
+	case "$zip":
+		return parseZip(arg, depth)
+	case "$sortArray":
+		return parseSortArray(arg, depth)
+	case "$getField":
+		return parseGetField(arg, depth)
+	case "$setField", "$unsetField":
+		return parseSetField(name, arg, depth)
 	}
 	spec, ok := listOps[name]
 	if !ok {
