@@ -92,14 +92,13 @@ func accumulatorExpr(op string) opFunc {
 		acc := newAcc(op)
 		if len(args) == 1 {
 			if arr, ok := args[0].(bson.A); ok {
-				for _, v := range arr {
-					acc.add(v)
-				}
-				return acc.result(), nil
+				args = arr
 			}
 		}
 		for _, v := range args {
-			acc.add(v)
+			if err := acc.add(v); err != nil {
+				return nil, err
+			}
 		}
 		return acc.result(), nil
 	}

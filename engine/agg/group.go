@@ -14,14 +14,25 @@ import (
 
 // accumulator folds the values of one output field of a group.
 type accumulator interface {
-	add(v any)
+	add(v any) error
 	result() any
 }
+
+// sized is an accumulator that reports what it holds, in bytes, for the
+// $group's memory bound.
+type sized interface{ size() int64 }
 
 type accSpec struct {
 	field string
 	op    string
 	expr  Expr
+	// n is the n-family's n, evaluated for each group against its key
+	// (nil: not one of them); make makes a group's accumulator.
+	n    Expr
+	make func(n int64) accumulator
+	// arg, when set, evaluates the argument for a document in place of
+	// expr ($top and the others take the document's sort key too).
+	arg func(e *Env) (any, error)
 }
 
 type groupSpec struct {
@@ -55,10 +66,20 @@ func parseGroup(arg any, sc pdepth) (stageSpec, error) {
 			return stageSpec{}, document.Errorf(document.Code(40234), "The field '%s' must be an accumulator object", el.Key)
 		}
 		op := ad[0].Key
+		argV := ad[0].Value
+		if _, ok := nOps[op]; ok {
+			a, err := parseNArgs(op, argV, sc)
+			if err != nil {
+				return stageSpec{}, err
+			}
+			g.accs = append(g.accs, accSpec{field: el.Key, op: op, n: a.n, arg: a.arg, make: func(n int64) accumulator {
+				return newKeepN(op, n, a.sort)
+			}})
+			continue
+		}
 		if newAcc(op) == nil {
 			return stageSpec{}, document.Errorf(document.Code(15952), "unknown group operator '%s'", op)
 		}
-		argV := ad[0].Value
 		if op == "$count" {
 			if d, ok := argV.(bson.D); !ok || len(d) != 0 {
 				return stageSpec{}, document.Errorf(document.CodeTypeMismatch, "$count takes no arguments, i.e. $count:{}")
@@ -71,7 +92,7 @@ func parseGroup(arg any, sc pdepth) (stageSpec, error) {
 		if err != nil {
 			return stageSpec{}, err
 		}
-		g.accs = append(g.accs, accSpec{field: el.Key, op: op, expr: e})
+		g.accs = append(g.accs, accSpec{field: el.Key, op: op, expr: e, arg: e.Eval, make: func(int64) accumulator { return newAcc(op) }})
 	}
 	if g.id == nil {
 		return stageSpec{}, document.Errorf(document.Code(15955), "a group specification must include an _id")
@@ -103,6 +124,8 @@ func newAcc(op string) accumulator {
 		return &stdDevAcc{}
 	case "$stdDevSamp":
 		return &stdDevAcc{sample: true}
+	case "$mergeObjects":
+		return &mergeAcc{}
 	}
 	return nil
 }
@@ -157,22 +180,46 @@ func (s *groupStage) add(d bson.D) error {
 	gr := s.groups[k]
 	if gr == nil {
 		gr = &group{id: id, accs: make([]accumulator, len(s.g.accs))}
+		// An n-accumulator's n is evaluated against the group's key
+		// when the key is a document, else against an empty one.
+		keyDoc, _ := id.(bson.D)
+		keyEnv := &Env{Root: keyDoc, Now: s.o.Now, vars: s.o.vars}
 		for i, a := range s.g.accs {
-			gr.accs[i] = newAcc(a.op)
+			var n int64
+			if a.n != nil {
+				nv, err := a.n.Eval(keyEnv)
+				if err != nil {
+					return err
+				}
+				if n, err = validateN(nv); err != nil {
+					return err
+				}
+			}
+			gr.accs[i] = a.make(n)
 		}
 		s.groups[k] = gr
 		s.order = append(s.order, gr)
 		s.mem += int64(len(k)) + approxSize(id) + 64*int64(len(gr.accs))
 	}
 	for i, a := range s.g.accs {
-		v, err := a.expr.Eval(env)
+		v, err := a.arg(env)
 		if err != nil {
 			return err
 		}
 		if (a.op == "$push" || a.op == "$addToSet") && !isMissing(v) {
 			s.mem += approxSize(v)
 		}
-		gr.accs[i].add(v)
+		acc := gr.accs[i]
+		sz, isSized := acc.(sized)
+		if isSized {
+			s.mem -= sz.size()
+		}
+		if err := acc.add(v); err != nil {
+			return err
+		}
+		if isSized {
+			s.mem += sz.size()
+		}
 	}
 	if s.mem > s.o.MaxMemoryBytes {
 		return memoryErr("$group", s.o)
@@ -281,10 +328,11 @@ func abs(n int) int {
 
 type sumAcc struct{ sum any }
 
-func (a *sumAcc) add(v any) {
+func (a *sumAcc) add(v any) error {
 	if document.IsNumber(v) {
 		a.sum = query.AddNumbers(a.sum, v)
 	}
+	return nil
 }
 func (a *sumAcc) result() any { return a.sum }
 
@@ -294,9 +342,9 @@ type avgAcc struct {
 	dec bool
 }
 
-func (a *avgAcc) add(v any) {
+func (a *avgAcc) add(v any) error {
 	if !document.IsNumber(v) {
-		return
+		return nil
 	}
 	if a.sum == nil {
 		a.sum = int32(0)
@@ -306,6 +354,7 @@ func (a *avgAcc) add(v any) {
 	if query.NumRank(v) == 4 {
 		a.dec = true
 	}
+	return nil
 }
 
 func (a *avgAcc) result() any {
@@ -325,9 +374,9 @@ type minMaxAcc struct {
 	set bool
 }
 
-func (a *minMaxAcc) add(v any) {
+func (a *minMaxAcc) add(v any) error {
 	if nullish(v) {
-		return
+		return nil
 	}
 	c := 0
 	if a.set {
@@ -336,6 +385,7 @@ func (a *minMaxAcc) add(v any) {
 	if !a.set || (a.max && c > 0) || (!a.max && c < 0) {
 		a.v, a.set = v, true
 	}
+	return nil
 }
 
 func (a *minMaxAcc) result() any { return a.v }
@@ -345,32 +395,35 @@ type firstAcc struct {
 	set bool
 }
 
-func (a *firstAcc) add(v any) {
+func (a *firstAcc) add(v any) error {
 	if !a.set {
 		if isMissing(v) {
 			v = nil
 		}
 		a.v, a.set = v, true
 	}
+	return nil
 }
 func (a *firstAcc) result() any { return a.v }
 
 type lastAcc struct{ v any }
 
-func (a *lastAcc) add(v any) {
+func (a *lastAcc) add(v any) error {
 	if isMissing(v) {
 		v = nil
 	}
 	a.v = v
+	return nil
 }
 func (a *lastAcc) result() any { return a.v }
 
 type pushAcc struct{ list bson.A }
 
-func (a *pushAcc) add(v any) {
+func (a *pushAcc) add(v any) error {
 	if !isMissing(v) {
 		a.list = append(a.list, v)
 	}
+	return nil
 }
 func (a *pushAcc) result() any { return a.list }
 
@@ -379,15 +432,16 @@ type setAcc struct {
 	list bson.A
 }
 
-func (a *setAcc) add(v any) {
+func (a *setAcc) add(v any) error {
 	if isMissing(v) {
-		return
+		return nil
 	}
 	k := GroupKey(v)
 	if !a.seen[k] {
 		a.seen[k] = true
 		a.list = append(a.list, v)
 	}
+	return nil
 }
 func (a *setAcc) result() any { return a.list }
 
@@ -398,15 +452,16 @@ type stdDevAcc struct {
 	mean, m2 float64
 }
 
-func (a *stdDevAcc) add(v any) {
+func (a *stdDevAcc) add(v any) error {
 	if !document.IsNumber(v) {
-		return
+		return nil
 	}
 	x := query.ToFloat(v)
 	a.n++
 	d := x - a.mean
 	a.mean += d / float64(a.n)
 	a.m2 += d * (x - a.mean)
+	return nil
 }
 
 func (a *stdDevAcc) result() any {

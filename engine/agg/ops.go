@@ -113,6 +113,9 @@ func parseOperator(name string, arg any, depth pdepth) (Expr, error) {
 		return parseGetField(arg, depth)
 	case "$setField", "$unsetField":
 		return parseSetField(name, arg, depth)
+	case "$firstN", "$lastN", "$minN", "$maxN":
+		a, err := parseNArgs(name, arg, depth)
+		return nExpr{op: name, args: a}, err
 	}
 	spec, ok := listOps[name]
 	if !ok {

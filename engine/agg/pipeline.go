@@ -4,7 +4,7 @@
 // $replaceRoot/$replaceWith, $sortByCount, $lookup, $facet, $unionWith
 // and $sample, with the
 // expression operators of expr.go, ops.go, vars.go, arrays.go, dates.go,
-// convert.go, sets.go, arrays2.go and fields.go.
+// convert.go, sets.go, arrays2.go, fields.go and nacc.go.
 //
 // The engine pushes a leading $match and $sort into its index scan
 // (Pipeline.Filter, Pipeline.Sort) and feeds the rest of the pipeline
