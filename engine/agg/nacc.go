@@ -279,6 +279,9 @@ func parseTopBottomArgs(op string, arg any, depth pdepth) (nArgs, error) {
 	if !ok {
 		return nArgs{}, document.Errorf(document.Code(10065), "invalid parameter: expected an object (sortBy)")
 	}
+	if len(sd) == 0 {
+		return nArgs{}, document.Errorf(document.Code(9657900), "%s requires a non-empty 'sortBy'", op)
+	}
 	if r.sort, err = query.ParseSort(sd); err != nil {
 		return nArgs{}, err
 	}
