@@ -33,6 +33,8 @@ func FuzzPipeline(f *testing.F) {
 		`[{"$project": {"u": {"$setUnion": ["$tags", ["x", 1.0]]}, "d": {"$setDifference": ["$tags", []]}, "e": {"$setEquals": ["$tags", "$tags"]}, "a": {"$anyElementTrue": ["$tags"]}}}]`,
 		`[{"$project": {"o": {"$arrayToObject": {"$zip": {"inputs": ["$tags", {"$range": [0, 3]}], "useLongestLength": true, "defaults": ["k", 0]}}}, "s": {"$sortArray": {"input": "$tags", "sortBy": -1}}, "g": {"$getField": {"field": "name", "input": {"$setField": {"field": "a.b", "input": "$$ROOT", "value": "$age"}}}}, "i": {"$isNumber": "$age"}}}]`,
 		`[{"$group": {"_id": {"t": "$team"}, "f": {"$firstN": {"input": "$name", "n": {"$cond": [{"$eq": ["$t", "a"]}, 1, 2]}}}, "m": {"$maxN": {"input": "$age", "n": 2}}, "t": {"$topN": {"n": 2, "sortBy": {"age": -1, "tags": 1}, "output": "$name"}}, "b": {"$bottom": {"sortBy": {"at": 1}, "output": "$$ROOT"}}, "o": {"$mergeObjects": {"n": "$name"}}}}, {"$project": {"l": {"$lastN": {"n": 1, "input": "$f"}}, "x": {"$minN": {"n": 3, "input": "$m"}}}}]`,
+		`[{"$bucket": {"groupBy": "$age", "boundaries": [0, 10, {"$add": [20, 5]}], "default": "other", "output": {"n": {"$sum": 1}, "names": {"$push": "$name"}}}}]`,
+		`[{"$bucketAuto": {"groupBy": {"$toDouble": "$age"}, "buckets": 3, "granularity": "E12", "output": {"f": {"$first": "$name"}}}}]`,
 	} {
 		f.Add([]byte(s))
 	}

@@ -25,14 +25,13 @@ type sized interface{ size() int64 }
 type accSpec struct {
 	field string
 	op    string
-	expr  Expr
-	// n is the n-family's n, evaluated for each group against its key
-	// (nil: not one of them); make makes a group's accumulator.
+	// arg evaluates the accumulator's argument for one document ($top
+	// and the others take the document's sort key with it).
+	arg func(e *Env) (any, error)
+	// n is the n-family's n, evaluated once for each group (nil: not one
+	// of them); make makes a group's accumulator.
 	n    Expr
 	make func(n int64) accumulator
-	// arg, when set, evaluates the argument for a document in place of
-	// expr ($top and the others take the document's sort key too).
-	arg func(e *Env) (any, error)
 }
 
 type groupSpec struct {
@@ -55,44 +54,11 @@ func parseGroup(arg any, sc pdepth) (stageSpec, error) {
 			g.id = e
 			continue
 		}
-		if strings.Contains(el.Key, ".") {
-			return stageSpec{}, document.Errorf(document.Code(40235), "The field name '%s' cannot contain '.'", el.Key)
-		}
-		if strings.HasPrefix(el.Key, "$") {
-			return stageSpec{}, document.Errorf(document.Code(40236), "The field name '%s' cannot be an operator name", el.Key)
-		}
-		ad, ok := el.Value.(bson.D)
-		if !ok || len(ad) != 1 {
-			return stageSpec{}, document.Errorf(document.Code(40234), "The field '%s' must be an accumulator object", el.Key)
-		}
-		op := ad[0].Key
-		argV := ad[0].Value
-		if _, ok := nOps[op]; ok {
-			a, err := parseNArgs(op, argV, sc)
-			if err != nil {
-				return stageSpec{}, err
-			}
-			g.accs = append(g.accs, accSpec{field: el.Key, op: op, n: a.n, arg: a.arg, make: func(n int64) accumulator {
-				return newKeepN(op, n, a.sort)
-			}})
-			continue
-		}
-		if newAcc(op) == nil {
-			return stageSpec{}, document.Errorf(document.Code(15952), "unknown group operator '%s'", op)
-		}
-		if op == "$count" {
-			if d, ok := argV.(bson.D); !ok || len(d) != 0 {
-				return stageSpec{}, document.Errorf(document.CodeTypeMismatch, "$count takes no arguments, i.e. $count:{}")
-			}
-			argV = int32(1)
-		} else if _, isArr := argV.(bson.A); isArr {
-			return stageSpec{}, document.Errorf(document.Code(40237), "The %s accumulator is a unary operator", op)
-		}
-		e, err := parseExpr(argV, sc)
+		a, err := parseAccField(el, sc)
 		if err != nil {
 			return stageSpec{}, err
 		}
-		g.accs = append(g.accs, accSpec{field: el.Key, op: op, expr: e, arg: e.Eval, make: func(int64) accumulator { return newAcc(op) }})
+		g.accs = append(g.accs, a)
 	}
 	if g.id == nil {
 		return stageSpec{}, document.Errorf(document.Code(15955), "a group specification must include an _id")
@@ -100,6 +66,70 @@ func parseGroup(arg any, sc pdepth) (stageSpec, error) {
 	return stageSpec{name: "$group", spec: spec, make: func(up iter, o *Options) iter {
 		return &groupStage{up: up, o: o, g: g, groups: map[string]*group{}}
 	}}, nil
+}
+
+// parseAccField parses one output field of a $group (or $bucketAuto):
+// {name: {accumulator: expression}}.
+func parseAccField(el bson.E, sc pdepth) (accSpec, error) {
+	if strings.Contains(el.Key, ".") {
+		return accSpec{}, document.Errorf(document.Code(40235), "The field name '%s' cannot contain '.'", el.Key)
+	}
+	if strings.HasPrefix(el.Key, "$") {
+		return accSpec{}, document.Errorf(document.Code(40236), "The field name '%s' cannot be an operator name", el.Key)
+	}
+	ad, ok := el.Value.(bson.D)
+	if !ok || len(ad) != 1 {
+		return accSpec{}, document.Errorf(document.Code(40234), "The field '%s' must be an accumulator object", el.Key)
+	}
+	op := ad[0].Key
+	argV := ad[0].Value
+	if _, ok := nOps[op]; ok {
+		a, err := parseNArgs(op, argV, sc)
+		if err != nil {
+			return accSpec{}, err
+		}
+		return accSpec{field: el.Key, op: op, n: a.n, arg: a.arg, make: func(n int64) accumulator {
+			return newKeepN(op, n, a.sort)
+		}}, nil
+	}
+	if newAcc(op) == nil {
+		return accSpec{}, document.Errorf(document.Code(15952), "unknown group operator '%s'", op)
+	}
+	if op == "$count" {
+		if d, ok := argV.(bson.D); !ok || len(d) != 0 {
+			return accSpec{}, document.Errorf(document.CodeTypeMismatch, "$count takes no arguments, i.e. $count:{}")
+		}
+		argV = int32(1)
+	} else if _, isArr := argV.(bson.A); isArr {
+		return accSpec{}, document.Errorf(document.Code(40237), "The %s accumulator is a unary operator", op)
+	}
+	e, err := parseExpr(argV, sc)
+	if err != nil {
+		return accSpec{}, err
+	}
+	return plainAcc(el.Key, op, e), nil
+}
+
+// start makes the accumulator of a new group; env is what an
+// n-accumulator's n is evaluated against.
+func (a accSpec) start(env *Env) (accumulator, error) {
+	var n int64
+	if a.n != nil {
+		nv, err := a.n.Eval(env)
+		if err != nil {
+			return nil, err
+		}
+		if n, err = validateN(nv); err != nil {
+			return nil, err
+		}
+	}
+	return a.make(n), nil
+}
+
+// plainAcc is the accSpec of an accumulator that is not of the n-family:
+// op over expr.
+func plainAcc(field, op string, expr Expr) accSpec {
+	return accSpec{field: field, op: op, arg: expr.Eval, make: func(int64) accumulator { return newAcc(op) }}
 }
 
 func newAcc(op string) accumulator {
@@ -185,17 +215,11 @@ func (s *groupStage) add(d bson.D) error {
 		keyDoc, _ := id.(bson.D)
 		keyEnv := &Env{Root: keyDoc, Now: s.o.Now, vars: s.o.vars}
 		for i, a := range s.g.accs {
-			var n int64
-			if a.n != nil {
-				nv, err := a.n.Eval(keyEnv)
-				if err != nil {
-					return err
-				}
-				if n, err = validateN(nv); err != nil {
-					return err
-				}
+			acc, err := a.start(keyEnv)
+			if err != nil {
+				return err
 			}
-			gr.accs[i] = a.make(n)
+			gr.accs[i] = acc
 		}
 		s.groups[k] = gr
 		s.order = append(s.order, gr)

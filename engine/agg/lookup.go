@@ -158,7 +158,7 @@ func parseSubPipeline(arr bson.A, sc pdepth, nested bool) (*Pipeline, error) {
 		if err != nil {
 			return nil, err
 		}
-		p.stages = append(p.stages, st)
+		p.add(st)
 	}
 	return p, nil
 }

@@ -1,8 +1,8 @@
 // Package agg parses and runs MongoDB aggregation pipelines over a
 // stream of documents: the stages $match, $project, $addFields/$set,
 // $unset, $sort, $skip, $limit, $count, $group, $unwind,
-// $replaceRoot/$replaceWith, $sortByCount, $lookup, $facet, $unionWith
-// and $sample, with the
+// $replaceRoot/$replaceWith, $sortByCount, $lookup, $facet, $unionWith,
+// $sample, $bucket and $bucketAuto, with the
 // expression operators of expr.go, ops.go, vars.go, arrays.go, dates.go,
 // convert.go, sets.go, arrays2.go, fields.go and nacc.go.
 //
@@ -60,6 +60,18 @@ type stageSpec struct {
 	name string
 	spec any
 	make func(up iter, o *Options) iter
+	// parts, when set, are the stages this one stands for (mongod
+	// parses $bucket into a $group and a $sort); name and make are unset.
+	parts []stageSpec
+}
+
+// add appends a parsed stage, or the stages it stands for.
+func (p *Pipeline) add(st stageSpec) {
+	if st.parts != nil {
+		p.stages = append(p.stages, st.parts...)
+		return
+	}
+	p.stages = append(p.stages, st)
 }
 
 // iter yields a stage's documents one at a time: nil and no error at
@@ -112,7 +124,7 @@ func Parse(pipeline bson.A) (*Pipeline, error) {
 					return nil, err
 				}
 				p.limit = st.spec.(int64)
-				p.stages = append(p.stages, st)
+				p.add(st)
 				pushing = false
 				continue
 			}
@@ -122,7 +134,7 @@ func Parse(pipeline bson.A) (*Pipeline, error) {
 		if err != nil {
 			return nil, err
 		}
-		p.stages = append(p.stages, st)
+		p.add(st)
 	}
 	return p, nil
 }
@@ -223,6 +235,10 @@ func parseStage(name string, arg any, sc pdepth) (stageSpec, error) {
 		return parseUnionWith(arg, sc)
 	case "$sample":
 		return parseSample(arg)
+	case "$bucket":
+		return parseBucket(arg, sc)
+	case "$bucketAuto":
+		return parseBucketAuto(arg, sc)
 	}
 	if known[name] {
 		return stageSpec{}, document.Errorf(codeUnrecognizedStage, "%s is a MongoDB aggregation stage that ttlkv does not implement", name)
@@ -232,8 +248,7 @@ func parseStage(name string, arg any, sc pdepth) (stageSpec, error) {
 
 // known are MongoDB's stages that ttlkv lacks.
 var known = map[string]bool{
-	"$graphLookup": true, "$bucket": true, "$bucketAuto": true,
-	"$out": true, "$merge": true, "$geoNear": true,
+	"$graphLookup": true, "$out": true, "$merge": true, "$geoNear": true,
 	"$setWindowFields": true, "$densify": true, "$fill": true, "$redact": true, "$indexStats": true,
 	"$documents": true, "$changeStream": true, "$search": true,
 	"$listSessions": true, "$planCacheStats": true,
