@@ -137,8 +137,11 @@ func (k *keepN) add(v any) error {
 		k.items = append(k.items, r)
 	case k.kind == keepLast:
 		if int64(len(k.items)) == k.n {
+			// Drop the oldest by reslicing: append copies the n kept
+			// when it grows the array, so each value costs O(1).
 			k.bytes -= k.items[0].bytes
-			k.items = slices.Delete(k.items, 0, 1)
+			k.items[0] = ranked{}
+			k.items = k.items[1:]
 		}
 		k.items = append(k.items, r)
 	case int64(len(k.items)) < k.n:
