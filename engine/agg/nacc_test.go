@@ -138,6 +138,8 @@ func TestNExpressions(t *testing.T) {
 		{`{"$maxN": {"n": {"$numberLong": "9223372036854775807"}, "input": "$a"}}`, `[3, 2, 1.0, 1]`},
 		{`{"$firstN": {"n": 10, "input": [null, "$nosuch"]}}`, `[null, null]`},
 		{`{"$lastN": {"n": 2.0, "input": []}}`, `[]`},
+		{`{"$lastN": {"n": {"$numberDecimal": "9223372036854775807"}, "input": "$a"}}`, `[3, null, 1, 2, 1.0]`},
+		{`{"$firstN": {"n": {"$numberDecimal": "2.000"}, "input": "$a"}}`, `[3, null]`},
 	})
 	checkExprCodes(t, doc, []exprCode{
 		{`{"$firstN": {"n": 1, "input": "$s"}}`, 5788200},
@@ -145,6 +147,9 @@ func TestNExpressions(t *testing.T) {
 		{`{"$minN": {"n": 0, "input": "$a"}}`, 5787908},
 		{`{"$maxN": {"n": null, "input": "$a"}}`, 5787902},
 		{`{"$firstN": {"n": 0.5, "input": "$a"}}`, 5787903},
+		{`{"$firstN": {"n": {"$numberDecimal": "1.5"}, "input": "$a"}}`, 5787903},
+		{`{"$firstN": {"n": {"$numberDecimal": "NaN"}, "input": "$a"}}`, 5787903},
+		{`{"$firstN": {"n": {"$numberDecimal": "1E+6000"}, "input": "$a"}}`, 5787903},
 		{`{"$minN": 5}`, 5787900},
 		{`{"$lastN": {"n": 1}}`, 5787907},
 		{`{"$firstN": {"n": 1, "input": [], "x": 1}}`, 5787901},
