@@ -107,8 +107,8 @@ func (k *keepN) Pop() any {
 	return last
 }
 
-// add takes one value: for $top and $bottom a document {output, key}
-// made by topBottomArg.
+// add takes one value: for $top and the others the topBottomValue that
+// nArgs.arg made of a document.
 func (k *keepN) add(v any) error {
 	r := ranked{key: v, out: v, seq: k.seq}
 	switch k.kind {
