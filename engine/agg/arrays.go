@@ -27,6 +27,7 @@ func addArrayOps() {
 	listOps["$range"] = opSpec{2, 3, opRange}
 	listOps["$objectToArray"] = opSpec{1, 1, opObjectToArray}
 	listOps["$indexOfArray"] = opSpec{2, 4, opIndexOfArray}
+	listOps["$arrayToObject"] = opSpec{1, 1, opArrayToObject}
 	for _, op := range []string{"$sum", "$avg", "$min", "$max", "$stdDevPop", "$stdDevSamp"} {
 		listOps[op] = opSpec{0, -1, accumulatorExpr(op)}
 	}
@@ -60,20 +61,24 @@ func opMergeObjects(args []any) (any, error) {
 		if nullish(a) {
 			continue
 		}
-		d, ok := a.(bson.D)
-		if !ok {
-			return nil, document.Errorf(document.Code(40400), "$mergeObjects requires object inputs, but input %s is of type %s", document.Format(a), document.TypeName(a))
+		var err error
+		if out, err = mergeObject(out, a); err != nil {
+			return nil, err
 		}
-	fields:
-		for _, el := range d {
-			for i := range out {
-				if out[i].Key == el.Key {
-					out[i].Value = el.Value
-					continue fields
-				}
-			}
-			out = append(out, el)
-		}
+	}
+	return out, nil
+}
+
+// mergeObject merges the document a into out, as $mergeObjects does (a
+// later field replaces an earlier one in its place); a that is not a
+// document is 40400.
+func mergeObject(out bson.D, a any) (bson.D, error) {
+	d, ok := a.(bson.D)
+	if !ok {
+		return nil, document.Errorf(document.Code(40400), "$mergeObjects requires object inputs, but input %s is of type %s", document.Format(a), document.TypeName(a))
+	}
+	for _, el := range d {
+		out = putField(out, el.Key, el.Value)
 	}
 	return out, nil
 }
@@ -87,14 +92,13 @@ func accumulatorExpr(op string) opFunc {
 		acc := newAcc(op)
 		if len(args) == 1 {
 			if arr, ok := args[0].(bson.A); ok {
-				for _, v := range arr {
-					acc.add(v)
-				}
-				return acc.result(), nil
+				args = arr
 			}
 		}
 		for _, v := range args {
-			acc.add(v)
+			if err := acc.add(v); err != nil {
+				return nil, err
+			}
 		}
 		return acc.result(), nil
 	}

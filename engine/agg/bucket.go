@@ -255,7 +255,7 @@ func parseBucketAuto(arg any, sc pdepth) (stageSpec, error) {
 		return stageSpec{}, document.Errorf(document.Code(40243), "The $bucketAuto 'buckets' field must be greater than 0, but found: %d", b.n)
 	}
 	if len(b.accs) == 0 {
-		b.accs = []accSpec{{field: "count", op: "$sum", expr: literal{int32(1)}}}
+		b.accs = []accSpec{plainAcc("count", "$sum", literal{int32(1)})}
 	}
 	return stageSpec{name: "$bucketAuto", spec: spec, make: func(up iter, o *Options) iter {
 		return &bucketAutoStage{up: up, o: o, b: b}
@@ -403,17 +403,24 @@ func (s *bucketAutoStage) bucket(docs []keyed, lo, hi any) (bson.D, error) {
 	slices.SortFunc(byPos, func(a, b keyed) int { return a.pos - b.pos })
 	out := bson.D{{Key: "_id", Value: bson.D{{Key: "min", Value: lo}, {Key: "max", Value: hi}}}}
 	for _, a := range s.b.accs {
-		acc := newAcc(a.op)
+		// An n-accumulator's n cannot see a key here: it is evaluated
+		// against an empty document.
+		acc, err := a.start(&Env{Now: s.o.Now, vars: s.o.vars})
+		if err != nil {
+			return nil, err
+		}
 		in := docs
-		if a.op == "$first" || a.op == "$last" {
+		if a.op == "$first" || a.op == "$last" || a.op == "$firstN" || a.op == "$lastN" {
 			in = byPos
 		}
 		for _, k := range in {
-			v, err := a.expr.Eval(&Env{Root: k.doc, Now: s.o.Now, vars: s.o.vars})
+			v, err := a.arg(&Env{Root: k.doc, Now: s.o.Now, vars: s.o.vars})
 			if err != nil {
 				return nil, err
 			}
-			acc.add(v)
+			if err := acc.add(v); err != nil {
+				return nil, err
+			}
 		}
 		v := acc.result()
 		if isMissing(v) {

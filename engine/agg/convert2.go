@@ -19,6 +19,7 @@ import (
 func addConvertOps() {
 	listOps["$toBool"] = opSpec{1, 1, func(a []any) (any, error) { return convertTo("bool", a[0]) }}
 	listOps["$toObjectId"] = opSpec{1, 1, func(a []any) (any, error) { return convertTo("objectId", a[0]) }}
+	listOps["$isNumber"] = opSpec{1, 1, func(a []any) (any, error) { return document.IsNumber(a[0]), nil }}
 	listOps["$toDecimal"] = opSpec{1, 1, func(a []any) (any, error) { return convertTo("decimal", a[0]) }}
 }
 

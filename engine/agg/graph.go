@@ -149,7 +149,7 @@ func (g *graphIter) next(ctx context.Context) (bson.D, error) {
 	if err != nil {
 		return nil, err
 	}
-	frontier := newValueSet()
+	frontier := newOrderedSet()
 	if arr, ok := start.(bson.A); ok {
 		for _, v := range arr {
 			frontier.add(v)
@@ -164,16 +164,17 @@ func (g *graphIter) next(ctx context.Context) (bson.D, error) {
 	return setNested(d, g.as, found), nil
 }
 
-// valueSet is a set of values under BSON equality, in insertion order.
-type valueSet struct {
+// orderedSet is a set of values under BSON equality, in insertion
+// order, with their approximate size.
+type orderedSet struct {
 	seen map[string]bool
 	list bson.A
 	size int64
 }
 
-func newValueSet() *valueSet { return &valueSet{seen: map[string]bool{}} }
+func newOrderedSet() *orderedSet { return &orderedSet{seen: map[string]bool{}} }
 
-func (s *valueSet) add(v any) {
+func (s *orderedSet) add(v any) {
 	k := GroupKey(v)
 	if !s.seen[k] {
 		s.seen[k] = true
@@ -184,12 +185,12 @@ func (s *valueSet) add(v any) {
 
 // search runs the breadth-first search from frontier and returns the
 // documents found, in the order they were found.
-func (g *graphIter) search(ctx context.Context, frontier *valueSet) (bson.A, error) {
+func (g *graphIter) search(ctx context.Context, frontier *orderedSet) (bson.A, error) {
 	visited := map[string]bool{}
 	found := bson.A{}
 	var held int64
 	for depth := int64(0); len(frontier.list) > 0 && (g.maxDepth < 0 || depth <= g.maxDepth); depth++ {
-		next := newValueSet()
+		next := newOrderedSet()
 		err := g.o.Lookup(ctx, g.from, g.query(frontier.list), func(m bson.D) error {
 			id, ok := docGet(m, "_id")
 			if !ok {

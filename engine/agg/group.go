@@ -14,14 +14,24 @@ import (
 
 // accumulator folds the values of one output field of a group.
 type accumulator interface {
-	add(v any)
+	add(v any) error
 	result() any
 }
+
+// sized is an accumulator that reports what it holds, in bytes, for the
+// $group's memory bound.
+type sized interface{ size() int64 }
 
 type accSpec struct {
 	field string
 	op    string
-	expr  Expr
+	// arg evaluates the accumulator's argument for one document ($top
+	// and the others take the document's sort key with it).
+	arg func(e *Env) (any, error)
+	// n is the n-family's n, evaluated once for each group (nil: not one
+	// of them); make makes a group's accumulator.
+	n    Expr
+	make func(n int64) accumulator
 }
 
 type groupSpec struct {
@@ -72,10 +82,19 @@ func parseAccField(el bson.E, sc pdepth) (accSpec, error) {
 		return accSpec{}, document.Errorf(document.Code(40234), "The field '%s' must be an accumulator object", el.Key)
 	}
 	op := ad[0].Key
+	argV := ad[0].Value
+	if _, ok := nOps[op]; ok {
+		a, err := parseNArgs(op, argV, sc)
+		if err != nil {
+			return accSpec{}, err
+		}
+		return accSpec{field: el.Key, op: op, n: a.n, arg: a.arg, make: func(n int64) accumulator {
+			return newKeepN(op, n, a.sort)
+		}}, nil
+	}
 	if newAcc(op) == nil {
 		return accSpec{}, document.Errorf(document.Code(15952), "unknown group operator '%s'", op)
 	}
-	argV := ad[0].Value
 	if op == "$count" {
 		if d, ok := argV.(bson.D); !ok || len(d) != 0 {
 			return accSpec{}, document.Errorf(document.CodeTypeMismatch, "$count takes no arguments, i.e. $count:{}")
@@ -88,7 +107,29 @@ func parseAccField(el bson.E, sc pdepth) (accSpec, error) {
 	if err != nil {
 		return accSpec{}, err
 	}
-	return accSpec{field: el.Key, op: op, expr: e}, nil
+	return plainAcc(el.Key, op, e), nil
+}
+
+// start makes the accumulator of a new group; env is what an
+// n-accumulator's n is evaluated against.
+func (a accSpec) start(env *Env) (accumulator, error) {
+	var n int64
+	if a.n != nil {
+		nv, err := a.n.Eval(env)
+		if err != nil {
+			return nil, err
+		}
+		if n, err = validateN(nv); err != nil {
+			return nil, err
+		}
+	}
+	return a.make(n), nil
+}
+
+// plainAcc is the accSpec of an accumulator that is not of the n-family:
+// op over expr.
+func plainAcc(field, op string, expr Expr) accSpec {
+	return accSpec{field: field, op: op, arg: expr.Eval, make: func(int64) accumulator { return newAcc(op) }}
 }
 
 func newAcc(op string) accumulator {
@@ -113,6 +154,8 @@ func newAcc(op string) accumulator {
 		return &stdDevAcc{}
 	case "$stdDevSamp":
 		return &stdDevAcc{sample: true}
+	case "$mergeObjects":
+		return &mergeAcc{}
 	}
 	return nil
 }
@@ -167,22 +210,40 @@ func (s *groupStage) add(d bson.D) error {
 	gr := s.groups[k]
 	if gr == nil {
 		gr = &group{id: id, accs: make([]accumulator, len(s.g.accs))}
+		// An n-accumulator's n is evaluated against the group's key
+		// when the key is a document, else against an empty one.
+		keyDoc, _ := id.(bson.D)
+		keyEnv := &Env{Root: keyDoc, Now: s.o.Now, vars: s.o.vars}
 		for i, a := range s.g.accs {
-			gr.accs[i] = newAcc(a.op)
+			acc, err := a.start(keyEnv)
+			if err != nil {
+				return err
+			}
+			gr.accs[i] = acc
 		}
 		s.groups[k] = gr
 		s.order = append(s.order, gr)
 		s.mem += int64(len(k)) + approxSize(id) + 64*int64(len(gr.accs))
 	}
 	for i, a := range s.g.accs {
-		v, err := a.expr.Eval(env)
+		v, err := a.arg(env)
 		if err != nil {
 			return err
 		}
 		if (a.op == "$push" || a.op == "$addToSet") && !isMissing(v) {
 			s.mem += approxSize(v)
 		}
-		gr.accs[i].add(v)
+		acc := gr.accs[i]
+		sz, isSized := acc.(sized)
+		if isSized {
+			s.mem -= sz.size()
+		}
+		if err := acc.add(v); err != nil {
+			return err
+		}
+		if isSized {
+			s.mem += sz.size()
+		}
 	}
 	if s.mem > s.o.MaxMemoryBytes {
 		return memoryErr("$group", s.o)
@@ -291,10 +352,11 @@ func abs(n int) int {
 
 type sumAcc struct{ sum any }
 
-func (a *sumAcc) add(v any) {
+func (a *sumAcc) add(v any) error {
 	if document.IsNumber(v) {
 		a.sum = query.AddNumbers(a.sum, v)
 	}
+	return nil
 }
 func (a *sumAcc) result() any { return a.sum }
 
@@ -304,9 +366,9 @@ type avgAcc struct {
 	dec bool
 }
 
-func (a *avgAcc) add(v any) {
+func (a *avgAcc) add(v any) error {
 	if !document.IsNumber(v) {
-		return
+		return nil
 	}
 	if a.sum == nil {
 		a.sum = int32(0)
@@ -316,6 +378,7 @@ func (a *avgAcc) add(v any) {
 	if query.NumRank(v) == 4 {
 		a.dec = true
 	}
+	return nil
 }
 
 func (a *avgAcc) result() any {
@@ -335,9 +398,9 @@ type minMaxAcc struct {
 	set bool
 }
 
-func (a *minMaxAcc) add(v any) {
+func (a *minMaxAcc) add(v any) error {
 	if nullish(v) {
-		return
+		return nil
 	}
 	c := 0
 	if a.set {
@@ -346,6 +409,7 @@ func (a *minMaxAcc) add(v any) {
 	if !a.set || (a.max && c > 0) || (!a.max && c < 0) {
 		a.v, a.set = v, true
 	}
+	return nil
 }
 
 func (a *minMaxAcc) result() any { return a.v }
@@ -355,32 +419,35 @@ type firstAcc struct {
 	set bool
 }
 
-func (a *firstAcc) add(v any) {
+func (a *firstAcc) add(v any) error {
 	if !a.set {
 		if isMissing(v) {
 			v = nil
 		}
 		a.v, a.set = v, true
 	}
+	return nil
 }
 func (a *firstAcc) result() any { return a.v }
 
 type lastAcc struct{ v any }
 
-func (a *lastAcc) add(v any) {
+func (a *lastAcc) add(v any) error {
 	if isMissing(v) {
 		v = nil
 	}
 	a.v = v
+	return nil
 }
 func (a *lastAcc) result() any { return a.v }
 
 type pushAcc struct{ list bson.A }
 
-func (a *pushAcc) add(v any) {
+func (a *pushAcc) add(v any) error {
 	if !isMissing(v) {
 		a.list = append(a.list, v)
 	}
+	return nil
 }
 func (a *pushAcc) result() any { return a.list }
 
@@ -389,15 +456,16 @@ type setAcc struct {
 	list bson.A
 }
 
-func (a *setAcc) add(v any) {
+func (a *setAcc) add(v any) error {
 	if isMissing(v) {
-		return
+		return nil
 	}
 	k := GroupKey(v)
 	if !a.seen[k] {
 		a.seen[k] = true
 		a.list = append(a.list, v)
 	}
+	return nil
 }
 func (a *setAcc) result() any { return a.list }
 
@@ -408,15 +476,16 @@ type stdDevAcc struct {
 	mean, m2 float64
 }
 
-func (a *stdDevAcc) add(v any) {
+func (a *stdDevAcc) add(v any) error {
 	if !document.IsNumber(v) {
-		return
+		return nil
 	}
 	x := query.ToFloat(v)
 	a.n++
 	d := x - a.mean
 	a.mean += d / float64(a.n)
 	a.m2 += d * (x - a.mean)
+	return nil
 }
 
 func (a *stdDevAcc) result() any {

@@ -2,10 +2,12 @@ package agg
 
 import (
 	"math"
+	"math/big"
 	"strconv"
 
 	"github.com/ttlkv/ttlkv/document"
 	"github.com/ttlkv/ttlkv/engine/query"
+	"go.mongodb.org/mongo-driver/v2/bson"
 )
 
 // How the operators read and print the numbers of their arguments.
@@ -19,6 +21,8 @@ func int64Value(v any) (int64, bool) {
 		return int64(x), true
 	case int64:
 		return x, true
+	case bson.Decimal128:
+		return decimalInt64(x)
 	}
 	if !document.IsNumber(v) {
 		return 0, false
@@ -28,6 +32,34 @@ func int64Value(v any) (int64, bool) {
 		return 0, false // a fraction, NaN, an infinity, or out of range
 	}
 	return int64(f), true
+}
+
+// decimalInt64 is d as an int64 when it is a whole number in range,
+// read exactly (through a double, 9223372036854775807 would not be).
+func decimalInt64(d bson.Decimal128) (int64, bool) {
+	coef, exp, err := d.BigInt()
+	if err != nil {
+		return 0, false // NaN or an infinity
+	}
+	if coef.Sign() == 0 {
+		return 0, true
+	}
+	ten := big.NewInt(10)
+	for ; exp < 0; exp++ {
+		var rem big.Int
+		if coef.QuoRem(coef, ten, &rem); rem.Sign() != 0 {
+			return 0, false // a fraction
+		}
+	}
+	for ; exp > 0; exp-- {
+		if coef.Mul(coef, ten); coef.BitLen() > 64 {
+			return 0, false
+		}
+	}
+	if !coef.IsInt64() {
+		return 0, false
+	}
+	return coef.Int64(), true
 }
 
 // int32Value is v as a 32-bit integer when it is a number that is one,

@@ -21,6 +21,10 @@ type opSpec struct {
 // listOps are the operators whose arguments are evaluated eagerly.
 var listOps map[string]opSpec
 
+// arityRefusals are the operators of listOps that mongod refuses with
+// their own code and words, not 16020, for a wrong count of arguments.
+var arityRefusals = map[string]func(n int) error{}
+
 func init() {
 	listOps = map[string]opSpec{
 		"$add":         {0, -1, opAdd},
@@ -60,6 +64,7 @@ func init() {
 	addMathOps()
 	addStringOps()
 	addDateOps()
+	addSetOps()
 }
 
 // parseOperator parses {name: arg}.
@@ -114,6 +119,17 @@ func parseOperator(name string, arg any, depth pdepth) (Expr, error) {
 		return parseReplace(name, arg, depth)
 	case "$substr":
 		name = "$substrBytes" // the old name; mongod names $substrBytes in its errors
+	case "$zip":
+		return parseZip(arg, depth)
+	case "$sortArray":
+		return parseSortArray(arg, depth)
+	case "$getField":
+		return parseGetField(arg, depth)
+	case "$setField", "$unsetField":
+		return parseSetField(name, arg, depth)
+	case "$firstN", "$lastN", "$minN", "$maxN":
+		a, err := parseNArgs(name, arg, depth)
+		return nExpr{op: name, args: a}, err
 	}
 	spec, ok := listOps[name]
 	if !ok {
@@ -124,6 +140,9 @@ func parseOperator(name string, arg any, depth pdepth) (Expr, error) {
 		return nil, err
 	}
 	if len(args) < spec.min || (spec.max >= 0 && len(args) > spec.max) {
+		if refuse, ok := arityRefusals[name]; ok {
+			return nil, refuse(len(args))
+		}
 		want := spec.min
 		if spec.max > spec.min {
 			return nil, document.Errorf(document.Code(28667), "Expression %s takes at least %d arguments, and at most %d, but %d were passed in.", name, spec.min, spec.max, len(args))

@@ -2,10 +2,10 @@
 // stream of documents: the stages $match, $project, $addFields/$set,
 // $unset, $sort, $skip, $limit, $count, $group, $unwind,
 // $replaceRoot/$replaceWith, $sortByCount, $lookup, $graphLookup, $facet,
-// $unionWith, $sample, $bucket and $bucketAuto (and $out and $merge, which
-// the engine runs: Pipeline.Out), with the
-// expression operators of expr.go, ops.go, vars.go, arrays.go, dates.go
-// and convert.go.
+// $unionWith, $sample, $bucket, $bucketAuto and $documents (and $out and
+// $merge, which the engine runs: Pipeline.Out), with the expression
+// operators of expr.go, ops.go, vars.go, arrays.go, arrays2.go, dates.go,
+// dates2.go, strings.go, convert.go, sets.go, fields.go and nacc.go.
 //
 // The engine pushes a leading $match and $sort into its index scan
 // (Pipeline.Filter, Pipeline.Sort) and feeds the rest of the pipeline
