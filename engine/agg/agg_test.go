@@ -182,6 +182,7 @@ func TestExpressions(t *testing.T) {
 		{`{"$lt": ["$nosuch", null]}`, `true`},
 		{`{"$cmp": ["$i", 7.0]}`, `0`},
 		{`{"$literal": "$i"}`, `"$i"`},
+		{`{"$const": {"$add": 1}}`, `{"$add": 1}`},
 		{`["$i", "$nosuch"]`, `[7, null]`},
 		{`{"$year": "$at"}`, `2026`},
 		{`{"$month": "$at"}`, `3`},

@@ -70,7 +70,7 @@ func init() {
 // parseOperator parses {name: arg}.
 func parseOperator(name string, arg any, depth pdepth) (Expr, error) {
 	switch name {
-	case "$literal":
+	case "$literal", "$const": // $const is mongod's older name for it
 		return literal{arg}, nil
 	case "$cond":
 		return parseCond(arg, depth)
