@@ -1,15 +1,16 @@
 // Package agg parses and runs MongoDB aggregation pipelines over a
 // stream of documents: the stages $match, $project, $addFields/$set,
 // $unset, $sort, $skip, $limit, $count, $group, $unwind,
-// $replaceRoot/$replaceWith, $sortByCount, $lookup, $facet, $unionWith
-// and $sample, with the
+// $replaceRoot/$replaceWith, $sortByCount, $lookup, $facet, $unionWith,
+// $sample and $setWindowFields (window.go), with the
 // expression operators of expr.go, ops.go, vars.go, arrays.go, dates.go
 // and convert.go.
 //
 // The engine pushes a leading $match and $sort into its index scan
 // (Pipeline.Filter, Pipeline.Sort) and feeds the rest of the pipeline
-// document by document; only $group and $sort hold documents, within
-// Options.MaxMemoryBytes.
+// document by document; the stages that hold documents ($group, $sort,
+// $sample, $facet, $setWindowFields, the foreign side of $lookup and
+// $unionWith) do so within Options.MaxMemoryBytes.
 package agg
 
 import (
@@ -223,6 +224,8 @@ func parseStage(name string, arg any, sc pdepth) (stageSpec, error) {
 		return parseUnionWith(arg, sc)
 	case "$sample":
 		return parseSample(arg)
+	case "$setWindowFields":
+		return parseSetWindowFields(arg, sc)
 	}
 	if known[name] {
 		return stageSpec{}, document.Errorf(codeUnrecognizedStage, "%s is a MongoDB aggregation stage that ttlkv does not implement", name)
@@ -234,7 +237,7 @@ func parseStage(name string, arg any, sc pdepth) (stageSpec, error) {
 var known = map[string]bool{
 	"$graphLookup": true, "$bucket": true, "$bucketAuto": true,
 	"$out": true, "$merge": true, "$geoNear": true,
-	"$setWindowFields": true, "$densify": true, "$fill": true, "$redact": true, "$indexStats": true,
+	"$densify": true, "$fill": true, "$redact": true, "$indexStats": true,
 	"$documents": true, "$changeStream": true, "$search": true,
 	"$listSessions": true, "$planCacheStats": true,
 }

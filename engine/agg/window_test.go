@@ -1,0 +1,198 @@
+package agg
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+)
+
+const readings = `[
+	{"_id": 1, "s": "a", "t": 1, "v": 10},
+	{"_id": 2, "s": "a", "t": 2, "v": 20},
+	{"_id": 3, "s": "b", "t": 1, "v": 5},
+	{"_id": 4, "s": "a", "t": 3, "v": 30},
+	{"_id": 5, "s": "b", "t": 4, "v": "x"}
+]`
+
+// TestSetWindowFields checks the window functions over documents and
+// range windows, partitions, the order of the results and the fields
+// they set.
+func TestSetWindowFields(t *testing.T) {
+	t.Parallel()
+	dates := `[
+		{"_id": 1, "at": {"$date": "2026-01-01T00:00:00Z"}, "v": 1},
+		{"_id": 2, "at": {"$date": "2026-01-01T00:30:00Z"}, "v": 2},
+		{"_id": 3, "at": {"$date": "2026-01-01T01:30:00Z"}, "v": 4},
+		{"_id": 4, "at": {"$date": "2026-02-01T01:30:00Z"}, "v": 8}
+	]`
+	ties := `[{"_id": 1, "k": 5}, {"_id": 2, "k": 3}, {"_id": 3, "k": 5}, {"_id": 4}, {"_id": 5, "k": null}, {"_id": 6, "k": 7}]`
+	cases := []struct {
+		name, docs, pipeline, want string
+	}{
+		{"running total by partition, in partition then sortBy order", readings,
+			`[{"$setWindowFields": {"partitionBy": "$s", "sortBy": {"t": 1}, "output": {"total": {"$sum": "$v", "window": {"documents": ["unbounded", "current"]}}}}}, {"$project": {"total": 1}}]`,
+			`[{"_id": 1, "total": 10}, {"_id": 2, "total": 30}, {"_id": 4, "total": 60}, {"_id": 3, "total": 5}, {"_id": 5, "total": 5}]`},
+		{"moving average over the previous and current document", readings,
+			`[{"$setWindowFields": {"partitionBy": "$s", "sortBy": {"t": 1}, "output": {"avg": {"$avg": "$v", "window": {"documents": [-1, 0]}}}}}, {"$project": {"avg": 1}}]`,
+			`[{"_id": 1, "avg": 10.0}, {"_id": 2, "avg": 15.0}, {"_id": 4, "avg": 25.0}, {"_id": 3, "avg": 5.0}, {"_id": 5, "avg": 5.0}]`},
+		{"no partition and no sortBy: the whole input, in its order", readings,
+			`[{"$setWindowFields": {"output": {"n": {"$count": {}}, "ids": {"$push": "$_id"}}}}, {"$project": {"n": 1, "ids": 1}}, {"$limit": 2}]`,
+			`[{"_id": 1, "n": 5, "ids": [1, 2, 3, 4, 5]}, {"_id": 2, "n": 5, "ids": [1, 2, 3, 4, 5]}]`},
+		{"a constant partitionBy is one partition", readings,
+			`[{"$setWindowFields": {"partitionBy": "k", "output": {"n": {"$count": {}}}}}, {"$project": {"n": 1}}, {"$limit": 1}]`,
+			`[{"_id": 1, "n": 5}]`},
+		{"dotted output paths", readings,
+			`[{"$match": {"s": "a"}}, {"$setWindowFields": {"sortBy": {"t": 1}, "output": {"m.max": {"$max": "$v", "window": {"documents": ["current", "unbounded"]}}, "m.min": {"$min": "$v", "window": {"documents": [0, 1]}}}}}, {"$project": {"m": 1}}]`,
+			`[{"_id": 1, "m": {"max": 30, "min": 10}}, {"_id": 2, "m": {"max": 30, "min": 20}}, {"_id": 4, "m": {"max": 30, "min": 30}}]`},
+		{"first and last of a sliding window", readings,
+			`[{"$match": {"s": "a"}}, {"$setWindowFields": {"sortBy": {"t": -1}, "output": {"f": {"$first": "$v", "window": {"documents": [-1, 1]}}, "l": {"$last": "$nosuch", "window": {"documents": [-1, 1]}}}}}, {"$project": {"f": 1, "l": 1}}]`,
+			`[{"_id": 4, "f": 30}, {"_id": 2, "f": 30}, {"_id": 1, "f": 20}]`},
+		{"empty windows past the partition's end", readings,
+			`[{"$match": {"s": "a"}}, {"$setWindowFields": {"sortBy": {"t": 1}, "output": {"s": {"$sum": "$v", "window": {"documents": [1, 1]}}, "a": {"$avg": "$v", "window": {"documents": [1, 1]}}, "p": {"$push": "$v", "window": {"documents": [1, 2]}}, "f": {"$first": "$v", "window": {"documents": [1, 1]}}}}}, {"$project": {"s": 1, "a": 1, "p": 1, "f": 1}}]`,
+			`[{"_id": 1, "s": 20, "a": 20.0, "p": [20, 30], "f": 20}, {"_id": 2, "s": 30, "a": 30.0, "p": [30], "f": 30}, {"_id": 4, "s": 0, "a": null, "p": [], "f": null}]`},
+		{"addToSet and stdDevPop over the partition", `[{"_id": 1, "v": 2}, {"_id": 2, "v": 4}, {"_id": 3, "v": 2}]`,
+			`[{"$setWindowFields": {"output": {"set": {"$addToSet": "$v"}, "sd": {"$stdDevPop": "$v"}, "sds": {"$stdDevSamp": "$v", "window": {"documents": ["unbounded", "unbounded"]}}}}}, {"$limit": 1}]`,
+			`[{"_id": 1, "v": 2, "set": [2, 4], "sd": 0.9428090415820634, "sds": 1.1547005383792515}]`},
+		{"rank, denseRank and documentNumber; null and missing tie", ties,
+			`[{"$setWindowFields": {"sortBy": {"k": 1}, "output": {"r": {"$rank": {}}, "d": {"$denseRank": {}}, "n": {"$documentNumber": {}}}}}, {"$project": {"r": 1, "d": 1, "n": 1}}]`,
+			`[{"_id": 4, "r": 1, "d": 1, "n": 1}, {"_id": 5, "r": 1, "d": 1, "n": 2}, {"_id": 2, "r": 3, "d": 2, "n": 3}, {"_id": 1, "r": 4, "d": 3, "n": 4}, {"_id": 3, "r": 4, "d": 3, "n": 5}, {"_id": 6, "r": 6, "d": 4, "n": 6}]`},
+		{"shift forward and back, with a default", readings,
+			`[{"$setWindowFields": {"partitionBy": "$s", "sortBy": {"t": 1}, "output": {"next": {"$shift": {"output": "$v", "by": 1, "default": "none"}}, "prev": {"$shift": {"output": "$_id", "by": -1}}}}}, {"$project": {"next": 1, "prev": 1}}]`,
+			`[{"_id": 1, "next": 20, "prev": null}, {"_id": 2, "next": 30, "prev": 1}, {"_id": 4, "next": "none", "prev": 2}, {"_id": 3, "next": "x", "prev": null}, {"_id": 5, "next": "none", "prev": 3}]`},
+		{"numeric range window", `[{"_id": 1, "t": 1, "v": 1}, {"_id": 2, "t": 1.5, "v": 2}, {"_id": 3, "t": 3, "v": 4}, {"_id": 4, "t": 10, "v": 8}]`,
+			`[{"$setWindowFields": {"sortBy": {"t": 1}, "output": {"s": {"$sum": "$v", "window": {"range": [-2, 0]}}, "f": {"$sum": "$v", "window": {"range": ["current", 1]}}, "u": {"$push": "$_id", "window": {"range": ["unbounded", -1]}}}}}, {"$project": {"s": 1, "f": 1, "u": 1}}]`,
+			`[{"_id": 1, "s": 1, "f": 3, "u": []}, {"_id": 2, "s": 3, "f": 2, "u": []}, {"_id": 3, "s": 7, "f": 4, "u": [1, 2]}, {"_id": 4, "s": 8, "f": 8, "u": [1, 2, 3]}]`},
+		{"range window with a unit over dates", dates,
+			`[{"$setWindowFields": {"sortBy": {"at": 1}, "output": {"h": {"$sum": "$v", "window": {"range": [-1, "current"], "unit": "hour"}}, "m": {"$sum": "$v", "window": {"range": [-1, 0], "unit": "month"}}}}}, {"$project": {"h": 1, "m": 1}}]`,
+			`[{"_id": 1, "h": 1, "m": 1}, {"_id": 2, "h": 3, "m": 3}, {"_id": 3, "h": 6, "m": 7}, {"_id": 4, "h": 8, "m": 12}]`},
+		{"null and missing partition keys are one partition", `[{"_id": 1, "p": null}, {"_id": 2}, {"_id": 3, "p": 1}, {"_id": 4, "p": 1.0}]`,
+			`[{"$setWindowFields": {"partitionBy": "$p", "output": {"ids": {"$push": "$_id"}}}}, {"$project": {"ids": 1}}]`,
+			`[{"_id": 1, "ids": [1, 2]}, {"_id": 2, "ids": [1, 2]}, {"_id": 3, "ids": [3, 4]}, {"_id": 4, "ids": [3, 4]}]`},
+		{"an output replaces the field, and a missing value removes it", `[{"_id": 1, "v": 1, "w": 9}]`,
+			`[{"$setWindowFields": {"sortBy": {"_id": 1}, "output": {"v": {"$sum": "$v"}, "w": {"$shift": {"output": "$nosuch", "by": 0}}}}}]`,
+			`[{"_id": 1, "v": 1}]`},
+		{"partitionBy an expression", readings,
+			`[{"$setWindowFields": {"partitionBy": {"$gt": ["$t", 1]}, "sortBy": {"_id": 1}, "output": {"n": {"$count": {}, "window": {"documents": ["unbounded", "current"]}}}}}, {"$project": {"n": 1}}]`,
+			`[{"_id": 1, "n": 1}, {"_id": 3, "n": 2}, {"_id": 2, "n": 1}, {"_id": 4, "n": 2}, {"_id": 5, "n": 3}]`},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			got, err := run(t, c.docs, c.pipeline, Options{})
+			if err != nil || !same(got, val(t, c.want)) {
+				t.Errorf("got %v, %v\nwant %s", got, err, c.want)
+			}
+		})
+	}
+}
+
+// TestSetWindowFieldsRefusals checks the refusals, at parse and at run,
+// with mongod's codes.
+func TestSetWindowFieldsRefusals(t *testing.T) {
+	t.Parallel()
+	sw := func(spec string) string { return `[{"$setWindowFields": ` + spec + `}]` }
+	out := func(fn string) string { return sw(`{"sortBy": {"t": 1}, "output": {"o": ` + fn + `}}`) }
+	cases := []struct {
+		name, pipeline string
+		code           int
+	}{
+		{"not a document", sw(`1`), 9},
+		{"unknown field", sw(`{"output": {}, "x": 1}`), 40415},
+		{"no output", sw(`{"sortBy": {"t": 1}}`), 40414},
+		{"sortBy not a document", sw(`{"sortBy": 1, "output": {}}`), 14},
+		{"output not a document", sw(`{"output": []}`), 14},
+		{"bad sortBy", sw(`{"sortBy": {"t": 2}, "output": {}}`), 2},
+		{"conflicting output paths", sw(`{"output": {"a": {"$sum": 1}, "a.b": {"$sum": 1}}}`), 6307900},
+		{"output path with $", sw(`{"output": {"$a": {"$sum": 1}}}`), 16410},
+		{"output not an object", sw(`{"output": {"a": 1}}`), 9},
+		{"unknown window function", out(`{"$summ": "$v"}`), 9},
+		{"a function ttlkv lacks", out(`{"$topN": {"n": 1, "sortBy": {"v": 1}, "output": "$v"}}`), 9},
+		{"no window function", out(`{"window": {}}`), 9},
+		{"two functions", out(`{"$sum": 1, "$avg": 1}`), 9},
+		{"unknown argument", out(`{"$sum": 1, "x": 1}`), 9},
+		{"window not an object", out(`{"$sum": 1, "window": 1}`), 9},
+		{"documents and range", out(`{"$sum": 1, "window": {"documents": [0, 1], "range": [0, 1]}}`), 9},
+		{"unit without range", out(`{"$sum": 1, "window": {"documents": [0, 1], "unit": "day"}}`), 9},
+		{"unknown window field", out(`{"$sum": 1, "window": {"rows": [0, 1]}}`), 9},
+		{"bounds not a pair", out(`{"$sum": 1, "window": {"documents": [0]}}`), 9},
+		{"a bound that is no word", out(`{"$sum": 1, "window": {"documents": ["current", "later"]}}`), 9},
+		{"a bound that is no constant", out(`{"$sum": 1, "window": {"documents": ["$t", 1]}}`), 9},
+		{"fractional documents bound", out(`{"$sum": 1, "window": {"documents": [0, 1.5]}}`), 9},
+		{"lower above upper", out(`{"$sum": 1, "window": {"documents": [1, 0]}}`), 5339900},
+		{"current above upper", out(`{"$sum": 1, "window": {"range": ["current", -1]}}`), 5339900},
+		{"documents bounds need a sortBy", sw(`{"output": {"o": {"$sum": 1, "window": {"documents": ["unbounded", "current"]}}}}`), 5339901},
+		{"range needs one sortBy field", sw(`{"sortBy": {"t": 1, "u": 1}, "output": {"o": {"$sum": 1, "window": {"range": [0, 1]}}}}`), 5339902},
+		{"range needs an ascending sortBy", sw(`{"sortBy": {"t": -1}, "output": {"o": {"$sum": 1, "window": {"range": [0, 1]}}}}`), 8947401},
+		{"range bound not a number", out(`{"$sum": 1, "window": {"range": [true, 1]}}`), 9},
+		{"unit bound not an integer", out(`{"$sum": 1, "window": {"range": [0.5, 1], "unit": "day"}}`), 9},
+		{"unit not a string", out(`{"$sum": 1, "window": {"range": [0, 1], "unit": 1}}`), 9},
+		{"unknown unit", out(`{"$sum": 1, "window": {"range": [0, 1], "unit": "fortnight"}}`), 9},
+		{"$count with an argument", out(`{"$count": 1}`), 9},
+		{"$first with an unknown argument", out(`{"$first": 1, "x": 1}`), 9},
+		{"rank needs a sortBy", sw(`{"output": {"r": {"$rank": {}}}}`), 5371602},
+		{"rank needs one sortBy field", sw(`{"sortBy": {"a": 1, "b": 1}, "output": {"r": {"$rank": {}}}}`), 5371602},
+		{"rank takes no window", out(`{"$rank": {}, "window": {"documents": [0, 0]}}`), 5371601},
+		{"rank takes {}", out(`{"$denseRank": 1}`), 5371603},
+		{"shift needs a sortBy", sw(`{"output": {"s": {"$shift": {"output": "$v", "by": 1}}}}`), 9},
+		{"shift takes no window", out(`{"$shift": {"output": "$v", "by": 1}, "window": {}}`), 9},
+		{"shift by a fraction", out(`{"$shift": {"output": "$v", "by": 1.5}}`), 9},
+		{"shift with no by", out(`{"$shift": {"output": "$v"}}`), 9},
+		{"shift with no output", out(`{"$shift": {"by": 1}}`), 9},
+		{"shift default not constant", out(`{"$shift": {"output": "$v", "by": 1, "default": "$v"}}`), 9},
+		{"shift argument not an object", out(`{"$shift": 1}`), 9},
+		{"constant array partitionBy", sw(`{"partitionBy": [1], "output": {}}`), 14},
+		// At run time.
+		{"array partition key", `[{"$setWindowFields": {"partitionBy": "$arr", "output": {"n": {"$count": {}}}}}]`, 14},
+		{"range over a non-number", `[{"$setWindowFields": {"sortBy": {"s": 1}, "output": {"o": {"$sum": 1, "window": {"range": [0, 1]}}}}}]`, 5429414},
+		{"range over a date without unit", `[{"$setWindowFields": {"sortBy": {"at": 1}, "output": {"o": {"$sum": 1, "window": {"range": [0, 1]}}}}}]`, 5429413},
+		{"unit over a non-date", `[{"$setWindowFields": {"sortBy": {"t": 1}, "output": {"o": {"$sum": 1, "window": {"range": [0, 1], "unit": "day"}}}}}]`, 5429513},
+	}
+	docs := `[{"_id": 1, "t": 1, "s": "a", "arr": [1], "at": {"$date": "2026-01-01T00:00:00Z"}}]`
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			if _, err := run(t, docs, c.pipeline, Options{}); codeOf(err) != c.code {
+				t.Errorf("%s: %v, want code %d", c.pipeline, err, c.code)
+			}
+		})
+	}
+}
+
+// TestSetWindowFieldsMemory checks that the stage holds its input, and
+// what its functions compute, within the memory limit.
+func TestSetWindowFieldsMemory(t *testing.T) {
+	t.Parallel()
+	if _, err := run(t, readings, `[{"$setWindowFields": {"output": {"n": {"$count": {}}}}}]`, Options{MaxMemoryBytes: 200}); codeOf(err) != 292 {
+		t.Errorf("input over the limit: %v, want 292", err)
+	}
+	big := `[{"_id": 1, "s": "` + strings.Repeat("x", 300) + `"}]`
+	p := `[{"$project": {"_id": 1}}, {"$setWindowFields": {"output": {"s": {"$push": {"$literal": "` + strings.Repeat("y", 2000) + `"}}}}}]`
+	if _, err := run(t, big, p, Options{MaxMemoryBytes: 1000}); codeOf(err) != 292 {
+		t.Errorf("computed inputs over the limit: %v, want 292", err)
+	}
+}
+
+// TestSetWindowFieldsRunningTotalIsLinear runs a running total over a
+// partition large enough that folding each window afresh would not end
+// in the test's time.
+func TestSetWindowFieldsRunningTotalIsLinear(t *testing.T) {
+	t.Parallel()
+	const n = 200_000
+	in := make([]bson.D, n)
+	for i := range in {
+		in[i] = bson.D{{Key: "_id", Value: int32(i)}, {Key: "v", Value: int32(1)}}
+	}
+	p, err := Parse(val(t, `[{"$setWindowFields": {"sortBy": {"_id": 1}, "output": {"s": {"$sum": "$v", "window": {"documents": ["unbounded", "current"]}}}}}]`).(bson.A))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := p.Run(t.Context(), sliceSource(in), Options{})
+	if err != nil || len(out) != n {
+		t.Fatalf("%d results, %v", len(out), err)
+	}
+	if last := out[n-1][2].Value; fmt.Sprint(last) != fmt.Sprint(n) {
+		t.Errorf("running total at the end: %v, want %d", last, n)
+	}
+}
