@@ -30,6 +30,8 @@ func FuzzPipeline(f *testing.F) {
 		`[{"$unionWith": {"coll": "y", "pipeline": [{"$match": {"age": {"$gt": 1}}}]}}, {"$count": "n"}]`,
 		`[{"$facet": {"t": [{"$count": "n"}], "p": [{"$skip": 1}, {"$project": {"name": 1}}], "g": [{"$sortByCount": "$team"}]}}]`,
 		`[{"$lookup": {"from": "x", "localField": "team", "foreignField": "team", "as": "t"}}, {"$project": {"n": {"$size": "$t"}, "s": {"$sum": "$t.age"}, "c": {"$concatArrays": ["$tags", {"$reverseArray": "$tags"}]}}}]`,
+		`[{"$setWindowFields": {"partitionBy": "$team", "sortBy": {"age": 1}, "output": {"s": {"$sum": "$age", "window": {"documents": ["unbounded", "current"]}}, "a.b": {"$avg": "$age", "window": {"range": [-5, 5]}}, "r": {"$rank": {}}, "p": {"$shift": {"output": "$name", "by": -1, "default": "?"}}}}}]`,
+		`[{"$setWindowFields": {"sortBy": {"at": 1}, "output": {"d": {"$derivative": {"input": "$age", "unit": "hour"}, "window": {"range": [-1, "current"], "unit": "day"}}, "i": {"$integral": {"input": "$age", "unit": "second"}}, "e": {"$expMovingAvg": {"input": "$age", "N": 2}}, "l": {"$linearFill": "$age"}, "f": {"$locf": "$tags"}}}}]`,
 	} {
 		f.Add([]byte(s))
 	}

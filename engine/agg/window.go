@@ -207,9 +207,10 @@ func init() {
 	windowParsers = map[string]func(string, bson.D, *windowSpec, pdepth) (windowFunc, error){
 		"$count": parseWindowCount, "$first": parseWindowFirstLast, "$last": parseWindowFirstLast,
 		"$rank": parseWindowRank, "$denseRank": parseWindowRank, "$documentNumber": parseWindowRank,
-		"$shift": parseWindowShift,
+		"$shift": parseWindowShift, "$derivative": parseWindowDerivative, "$integral": parseWindowIntegral,
+		"$expMovingAvg": parseWindowExpMovingAvg, "$locf": parseWindowLocf, "$linearFill": parseWindowLinearFill,
 	}
-	for _, op := range []string{"$sum", "$avg", "$min", "$max", "$push", "$addToSet", "$stdDevPop", "$stdDevSamp"} {
+	for _, op := range []string{"$sum", "$avg", "$min", "$max", "$push", "$addToSet", "$stdDevPop", "$stdDevSamp", "$covariancePop", "$covarianceSamp"} {
 		windowParsers[op] = parseWindowAcc
 	}
 }
@@ -266,12 +267,16 @@ func functionArgs(fd bson.D, w *windowSpec, windowAllowed bool) (name string, ar
 	return name, arg, b, nil
 }
 
-// accWindow is one of $group's accumulators over a window.
+// accWindow is an accumulator over a window: one of $group's, or
+// $covariancePop/$covarianceSamp, or $integral.
 type accWindow struct {
-	op     string
+	mk     func() accumulator
 	input  Expr
 	bounds windowBounds
+	check  func(v any) error // refuses an input (nil: any will do)
 }
+
+func groupAcc(op string) func() accumulator { return func() accumulator { return newAcc(op) } }
 
 func parseWindowAcc(_ string, fd bson.D, w *windowSpec, sc pdepth) (windowFunc, error) {
 	name, arg, b, err := functionArgs(fd, w, true)
@@ -282,7 +287,13 @@ func parseWindowAcc(_ string, fd bson.D, w *windowSpec, sc pdepth) (windowFunc, 
 	if err != nil {
 		return nil, err
 	}
-	return &accWindow{op: name, input: e, bounds: b}, nil
+	a := &accWindow{mk: groupAcc(name), input: e, bounds: b}
+	switch name {
+	case "$covariancePop", "$covarianceSamp":
+		samp := name == "$covarianceSamp"
+		a.mk = func() accumulator { return &covAcc{samp: samp} }
+	}
+	return a, nil
 }
 
 func parseWindowCount(_ string, fd bson.D, w *windowSpec, _ pdepth) (windowFunc, error) {
@@ -297,7 +308,7 @@ func parseWindowCount(_ string, fd bson.D, w *windowSpec, _ pdepth) (windowFunc,
 	if err != nil {
 		return nil, err
 	}
-	return &accWindow{op: "$sum", input: literal{int32(1)}, bounds: b}, nil
+	return &accWindow{mk: groupAcc("$sum"), input: literal{int32(1)}, bounds: b}, nil
 }
 
 func (a *accWindow) start(p *partition) windowState {
@@ -324,6 +335,13 @@ func (s *accState) value(i int) (any, error) {
 		if err != nil {
 			return nil, err
 		}
+		if s.check != nil {
+			for _, v := range in {
+				if err := s.check(v); err != nil {
+					return nil, err
+				}
+			}
+		}
 		s.in = in
 	}
 	lo, hi, ok, err := s.bounds.endpoints(s.p, i, &s.hint)
@@ -331,11 +349,11 @@ func (s *accState) value(i int) (any, error) {
 		return nil, err
 	}
 	if !ok {
-		return newAcc(s.op).result(), nil
+		return s.mk().result(), nil
 	}
 	hi++ // half-open
 	if s.acc == nil || lo != s.lo || hi < s.hi {
-		s.acc, s.lo, s.hi = newAcc(s.op), lo, lo
+		s.acc, s.lo, s.hi = s.mk(), lo, lo
 	}
 	for ; s.hi < hi; s.hi++ {
 		s.acc.add(s.in[s.hi])

@@ -196,3 +196,93 @@ func TestSetWindowFieldsRunningTotalIsLinear(t *testing.T) {
 		t.Errorf("running total at the end: %v, want %d", last, n)
 	}
 }
+
+// TestSetWindowFieldsTimeSeries checks $derivative, $integral,
+// $expMovingAvg, the covariances, $locf and $linearFill.
+func TestSetWindowFieldsTimeSeries(t *testing.T) {
+	t.Parallel()
+	series := `[{"_id": 1, "t": 0, "v": 0}, {"_id": 2, "t": 2, "v": 4}, {"_id": 3, "t": 4, "v": 12}]`
+	dated := `[{"_id": 1, "t": {"$date": "2026-01-01T00:00:00Z"}, "v": 0}, {"_id": 2, "t": {"$date": "2026-01-01T00:00:02Z"}, "v": 4}, {"_id": 3, "t": {"$date": "2026-01-01T00:00:04Z"}, "v": 12}]`
+	cases := []struct {
+		name, docs, pipeline, want string
+	}{
+		{"derivative over the previous document", series,
+			`[{"$setWindowFields": {"sortBy": {"t": 1}, "output": {"d": {"$derivative": {"input": "$v"}, "window": {"documents": [-1, 0]}}}}}, {"$project": {"d": 1}}]`,
+			`[{"_id": 1, "d": null}, {"_id": 2, "d": 2.0}, {"_id": 3, "d": 4.0}]`},
+		{"derivative per second over dates", dated,
+			`[{"$setWindowFields": {"sortBy": {"t": 1}, "output": {"d": {"$derivative": {"input": "$v", "unit": "second"}, "window": {"range": [-2, 0], "unit": "second"}}}}}, {"$project": {"d": 1}}]`,
+			`[{"_id": 1, "d": null}, {"_id": 2, "d": 2.0}, {"_id": 3, "d": 4.0}]`},
+		{"running integral", series,
+			`[{"$setWindowFields": {"sortBy": {"t": 1}, "output": {"i": {"$integral": {"input": "$v"}, "window": {"documents": ["unbounded", "current"]}}}}}, {"$project": {"i": 1}}]`,
+			`[{"_id": 1, "i": 0}, {"_id": 2, "i": 4.0}, {"_id": 3, "i": 20.0}]`},
+		{"integral per second over dates, whole partition", dated,
+			`[{"$setWindowFields": {"sortBy": {"t": 1}, "output": {"i": {"$integral": {"input": "$v", "unit": "second"}}}}}, {"$project": {"i": 1}}, {"$limit": 1}]`,
+			`[{"_id": 1, "i": 20.0}]`},
+		{"exponential moving average", series,
+			`[{"$setWindowFields": {"sortBy": {"t": 1}, "output": {"a": {"$expMovingAvg": {"input": "$v", "alpha": 0.5}}, "n": {"$expMovingAvg": {"input": "$nosuch", "N": 3}}}}}, {"$project": {"a": 1, "n": 1}}]`,
+			`[{"_id": 1, "a": 0.0, "n": null}, {"_id": 2, "a": 2.0, "n": null}, {"_id": 3, "a": 7.0, "n": null}]`},
+		{"covariances", `[{"_id": 1, "x": 1, "y": 1}, {"_id": 2, "x": 3, "y": 3}, {"_id": 3, "x": "no", "y": 9}]`,
+			`[{"$setWindowFields": {"sortBy": {"_id": 1}, "output": {"p": {"$covariancePop": ["$x", "$y"]}, "s": {"$covarianceSamp": ["$x", "$y"]}, "p1": {"$covariancePop": ["$x", "$y"], "window": {"documents": [0, 0]}}, "s1": {"$covarianceSamp": ["$x", "$y"], "window": {"documents": [0, 0]}}}}}, {"$project": {"p": 1, "s": 1, "p1": 1, "s1": 1}}]`,
+			`[{"_id": 1, "p": 1.0, "s": 2.0, "p1": 0.0, "s1": null}, {"_id": 2, "p": 1.0, "s": 2.0, "p1": 0.0, "s1": null}, {"_id": 3, "p": 1.0, "s": 2.0, "p1": null, "s1": null}]`},
+		{"locf", `[{"_id": 1, "v": null}, {"_id": 2, "v": 1}, {"_id": 3, "v": null}, {"_id": 4}, {"_id": 5, "v": 5}, {"_id": 6}]`,
+			`[{"$setWindowFields": {"sortBy": {"_id": 1}, "output": {"v": {"$locf": "$v"}}}}]`,
+			`[{"_id": 1, "v": null}, {"_id": 2, "v": 1}, {"_id": 3, "v": 1}, {"_id": 4, "v": 1}, {"_id": 5, "v": 5}, {"_id": 6, "v": 5}]`},
+		{"linearFill", `[{"_id": 1, "t": 1, "v": 10}, {"_id": 2, "t": 2, "v": null}, {"_id": 3, "t": 4}, {"_id": 4, "t": 5, "v": 50}, {"_id": 5, "t": 6}, {"_id": 6, "t": 0}]`,
+			`[{"$setWindowFields": {"sortBy": {"t": 1}, "output": {"v": {"$linearFill": "$v"}}}}, {"$project": {"v": 1}}]`,
+			`[{"_id": 6, "v": null}, {"_id": 1, "v": 10}, {"_id": 2, "v": 20.0}, {"_id": 3, "v": 40.0}, {"_id": 4, "v": 50}, {"_id": 5, "v": null}]`},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			got, err := run(t, c.docs, c.pipeline, Options{})
+			if err != nil || !same(got, val(t, c.want)) {
+				t.Errorf("got %v, %v\nwant %s", got, err, c.want)
+			}
+		})
+	}
+	sw := func(output string) string {
+		return `[{"$setWindowFields": {"sortBy": {"t": 1}, "output": {"o": ` + output + `}}}]`
+	}
+	refusals := []struct {
+		name, docs, pipeline string
+		code                 int
+	}{
+		{"derivative needs a sortBy", series, `[{"$setWindowFields": {"output": {"o": {"$derivative": {"input": "$v"}, "window": {"documents": [-1, 0]}}}}}]`, 9},
+		{"derivative needs one sortBy field", series, `[{"$setWindowFields": {"sortBy": {"t": 1, "v": 1}, "output": {"o": {"$derivative": {"input": "$v"}, "window": {"documents": [-1, 0]}}}}}]`, 9},
+		{"derivative needs a window", series, sw(`{"$derivative": {"input": "$v"}}`), 9},
+		{"derivative needs an input", series, sw(`{"$derivative": {}, "window": {"documents": [-1, 0]}}`), 9},
+		{"derivative takes an object", series, sw(`{"$derivative": "$v", "window": {"documents": [-1, 0]}}`), 9},
+		{"derivative unit above a week", series, sw(`{"$derivative": {"input": "$v", "unit": "month"}, "window": {"documents": [-1, 0]}}`), 5490710},
+		{"derivative unknown unit", series, sw(`{"$derivative": {"input": "$v", "unit": "jiffy"}, "window": {"documents": [-1, 0]}}`), 9},
+		{"derivative unit over numbers", series, sw(`{"$derivative": {"input": "$v", "unit": "second"}, "window": {"documents": [-1, 0]}}`), 5624900},
+		{"derivative over dates without unit", dated, sw(`{"$derivative": {"input": "$v"}, "window": {"documents": [-1, 0]}}`), 5624901},
+		{"derivative over strings", `[{"t": "a", "v": 1}]`, sw(`{"$derivative": {"input": "$v"}, "window": {"documents": [-1, 0]}}`), 5624902},
+		{"derivative of null", `[{"t": 1}, {"t": 2}]`, sw(`{"$derivative": {"input": "$v"}, "window": {"documents": [-1, 0]}}`), 5624903},
+		{"integral of a string", `[{"t": 1, "v": "a"}]`, sw(`{"$integral": {"input": "$v"}}`), 5423900},
+		{"integral unit over numbers", series, sw(`{"$integral": {"input": "$v", "unit": "hour"}}`), 5423901},
+		{"integral over dates without unit", dated, sw(`{"$integral": {"input": "$v"}}`), 5423902},
+		{"integral unknown argument", series, sw(`{"$integral": {"input": "$v", "x": 1}}`), 9},
+		{"expMovingAvg needs a sortBy", series, `[{"$setWindowFields": {"output": {"o": {"$expMovingAvg": {"input": "$v", "N": 2}}}}}]`, 9},
+		{"expMovingAvg takes no window", series, sw(`{"$expMovingAvg": {"input": "$v", "N": 2}, "window": {}}`), 9},
+		{"expMovingAvg fractional N", series, sw(`{"$expMovingAvg": {"input": "$v", "N": 1.5}}`), 9},
+		{"expMovingAvg N of 0", series, sw(`{"$expMovingAvg": {"input": "$v", "N": 0}}`), 9},
+		{"expMovingAvg N not a number", series, sw(`{"$expMovingAvg": {"input": "$v", "N": "2"}}`), 9},
+		{"expMovingAvg alpha of 1", series, sw(`{"$expMovingAvg": {"input": "$v", "alpha": 1}}`), 9},
+		{"expMovingAvg with neither", series, sw(`{"$expMovingAvg": {"input": "$v", "beta": 1}}`), 9},
+		{"expMovingAvg with both", series, sw(`{"$expMovingAvg": {"input": "$v", "N": 2, "alpha": 0.5}}`), 9},
+		{"locf takes no window", series, sw(`{"$locf": "$v", "window": {}}`), 9},
+		{"linearFill needs a sortBy", series, `[{"$setWindowFields": {"output": {"o": {"$linearFill": "$v"}}}}]`, 605001},
+		{"linearFill of a string", `[{"t": 1, "v": "a"}]`, sw(`{"$linearFill": "$v"}`), 14},
+		{"linearFill over strings", `[{"t": "a", "v": 1}]`, sw(`{"$linearFill": "$v"}`), 14},
+		{"linearFill over repeated values", `[{"t": 1, "v": 1}, {"t": 1, "v": 2}]`, sw(`{"$linearFill": "$v"}`), 6050106},
+		{"linearFill over numbers and dates", `[{"t": 1, "v": 1}, {"t": {"$date": "2026-01-01T00:00:00Z"}, "v": 2}]`, sw(`{"$linearFill": "$v"}`), 14},
+	}
+	for _, c := range refusals {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			if _, err := run(t, c.docs, c.pipeline, Options{}); codeOf(err) != c.code {
+				t.Errorf("%s: %v, want code %d", c.pipeline, err, c.code)
+			}
+		})
+	}
+}
