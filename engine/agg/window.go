@@ -241,14 +241,10 @@ func parseWindowFunc(fd bson.D, w *windowSpec, sc pdepth) (windowFunc, error) {
 // functionArgs reads {$fn: arg, window: {...}} as the accumulator-like
 // window functions do: the function's argument and the bounds (whole
 // partition by default).
-func functionArgs(fd bson.D, w *windowSpec, windowAllowed bool) (name string, arg any, b windowBounds, err error) {
-	b = windowBounds{}
+func functionArgs(fd bson.D, w *windowSpec) (name string, arg any, b windowBounds, err error) {
 	for _, el := range fd {
 		switch {
 		case el.Key == "window":
-			if !windowAllowed {
-				continue
-			}
 			if b, err = parseWindowBounds(el.Value, w); err != nil {
 				return "", nil, b, err
 			}
@@ -279,7 +275,7 @@ type accWindow struct {
 func groupAcc(op string) func() accumulator { return func() accumulator { return newAcc(op) } }
 
 func parseWindowAcc(_ string, fd bson.D, w *windowSpec, sc pdepth) (windowFunc, error) {
-	name, arg, b, err := functionArgs(fd, w, true)
+	name, arg, b, err := functionArgs(fd, w)
 	if err != nil {
 		return nil, err
 	}
@@ -304,7 +300,7 @@ func parseWindowCount(_ string, fd bson.D, w *windowSpec, _ pdepth) (windowFunc,
 			}
 		}
 	}
-	_, _, b, err := functionArgs(fd, w, true)
+	_, _, b, err := functionArgs(fd, w)
 	if err != nil {
 		return nil, err
 	}
@@ -870,6 +866,11 @@ func (it *windowIter) next(ctx context.Context) (bson.D, error) {
 			return nil, nil
 		}
 		it.startPartition()
+	}
+	// A window folded afresh for each document costs its length:
+	// stop between documents when the operation is cancelled.
+	if err := ctx.Err(); err != nil {
+		return nil, err
 	}
 	i := it.at
 	it.at++

@@ -16,6 +16,21 @@ const readings = `[
 	{"_id": 5, "s": "b", "t": 4, "v": "x"}
 ]`
 
+// windowCase is a pipeline over docs and the results it must give.
+type windowCase struct{ name, docs, pipeline, want string }
+
+func runWindowCases(t *testing.T, cases []windowCase) {
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			got, err := run(t, c.docs, c.pipeline, Options{})
+			if err != nil || !same(got, val(t, c.want)) {
+				t.Errorf("got %v, %v\nwant %s", got, err, c.want)
+			}
+		})
+	}
+}
+
 // TestSetWindowFields checks the window functions over documents and
 // range windows, partitions, the order of the results and the fields
 // they set.
@@ -28,9 +43,7 @@ func TestSetWindowFields(t *testing.T) {
 		{"_id": 4, "at": {"$date": "2026-02-01T01:30:00Z"}, "v": 8}
 	]`
 	ties := `[{"_id": 1, "k": 5}, {"_id": 2, "k": 3}, {"_id": 3, "k": 5}, {"_id": 4}, {"_id": 5, "k": null}, {"_id": 6, "k": 7}]`
-	cases := []struct {
-		name, docs, pipeline, want string
-	}{
+	cases := []windowCase{
 		{"running total by partition, in partition then sortBy order", readings,
 			`[{"$setWindowFields": {"partitionBy": "$s", "sortBy": {"t": 1}, "output": {"total": {"$sum": "$v", "window": {"documents": ["unbounded", "current"]}}}}}, {"$project": {"total": 1}}]`,
 			`[{"_id": 1, "total": 10}, {"_id": 2, "total": 30}, {"_id": 4, "total": 60}, {"_id": 3, "total": 5}, {"_id": 5, "total": 5}]`},
@@ -77,15 +90,7 @@ func TestSetWindowFields(t *testing.T) {
 			`[{"$setWindowFields": {"partitionBy": {"$gt": ["$t", 1]}, "sortBy": {"_id": 1}, "output": {"n": {"$count": {}, "window": {"documents": ["unbounded", "current"]}}}}}, {"$project": {"n": 1}}]`,
 			`[{"_id": 1, "n": 1}, {"_id": 3, "n": 2}, {"_id": 2, "n": 1}, {"_id": 4, "n": 2}, {"_id": 5, "n": 3}]`},
 	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			t.Parallel()
-			got, err := run(t, c.docs, c.pipeline, Options{})
-			if err != nil || !same(got, val(t, c.want)) {
-				t.Errorf("got %v, %v\nwant %s", got, err, c.want)
-			}
-		})
-	}
+	runWindowCases(t, cases)
 }
 
 // TestSetWindowFieldsRefusals checks the refusals, at parse and at run,
@@ -203,9 +208,7 @@ func TestSetWindowFieldsTimeSeries(t *testing.T) {
 	t.Parallel()
 	series := `[{"_id": 1, "t": 0, "v": 0}, {"_id": 2, "t": 2, "v": 4}, {"_id": 3, "t": 4, "v": 12}]`
 	dated := `[{"_id": 1, "t": {"$date": "2026-01-01T00:00:00Z"}, "v": 0}, {"_id": 2, "t": {"$date": "2026-01-01T00:00:02Z"}, "v": 4}, {"_id": 3, "t": {"$date": "2026-01-01T00:00:04Z"}, "v": 12}]`
-	cases := []struct {
-		name, docs, pipeline, want string
-	}{
+	cases := []windowCase{
 		{"derivative over the previous document", series,
 			`[{"$setWindowFields": {"sortBy": {"t": 1}, "output": {"d": {"$derivative": {"input": "$v"}, "window": {"documents": [-1, 0]}}}}}, {"$project": {"d": 1}}]`,
 			`[{"_id": 1, "d": null}, {"_id": 2, "d": 2.0}, {"_id": 3, "d": 4.0}]`},
@@ -231,15 +234,7 @@ func TestSetWindowFieldsTimeSeries(t *testing.T) {
 			`[{"$setWindowFields": {"sortBy": {"t": 1}, "output": {"v": {"$linearFill": "$v"}}}}, {"$project": {"v": 1}}]`,
 			`[{"_id": 6, "v": null}, {"_id": 1, "v": 10}, {"_id": 2, "v": 20.0}, {"_id": 3, "v": 40.0}, {"_id": 4, "v": 50}, {"_id": 5, "v": null}]`},
 	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			t.Parallel()
-			got, err := run(t, c.docs, c.pipeline, Options{})
-			if err != nil || !same(got, val(t, c.want)) {
-				t.Errorf("got %v, %v\nwant %s", got, err, c.want)
-			}
-		})
-	}
+	runWindowCases(t, cases)
 	sw := func(output string) string {
 		return `[{"$setWindowFields": {"sortBy": {"t": 1}, "output": {"o": ` + output + `}}}]`
 	}
