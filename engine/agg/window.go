@@ -269,7 +269,35 @@ type accWindow struct {
 	mk     func() accumulator
 	input  Expr
 	bounds windowBounds
-	check  func(v any) error // refuses an input (nil: any will do)
+	check  func(v any) error                // refuses an input (nil: any will do)
+	finish func(acc accumulator, r any) any // adjusts the result (nil: none)
+}
+
+// Where a window's start moves, mongod folds it with its removable
+// functions, which differ from $group's in three results: a sum gives a
+// long that fits an int as an int, $addToSet gives its values in BSON
+// order, and $stdDevPop of one number is the int 0. From the partition's
+// start it uses $group's.
+
+// sumWindow is $sum (and $count) over b.
+func sumWindow(input Expr, b windowBounds) *accWindow {
+	a := &accWindow{mk: groupAcc("$sum"), input: input, bounds: b}
+	if b.lo.kind != boundUnbounded {
+		a.finish = func(_ accumulator, r any) any {
+			if n, ok := r.(int64); ok {
+				return intOrLong(n)
+			}
+			return r
+		}
+	}
+	return a
+}
+
+// sortedSet orders an $addToSet result.
+func sortedSet(_ accumulator, r any) any {
+	a := r.(bson.A)
+	slices.SortStableFunc(a, document.Compare)
+	return a
 }
 
 func groupAcc(op string) func() accumulator { return func() accumulator { return newAcc(op) } }
@@ -285,6 +313,21 @@ func parseWindowAcc(_ string, fd bson.D, w *windowSpec, sc pdepth) (windowFunc, 
 	}
 	a := &accWindow{mk: groupAcc(name), input: e, bounds: b}
 	switch name {
+	case "$sum":
+		a = sumWindow(e, b)
+	case "$addToSet":
+		if b.lo.kind != boundUnbounded {
+			a.finish = sortedSet
+		}
+	case "$stdDevPop":
+		if b.lo.kind != boundUnbounded {
+			a.finish = func(acc accumulator, r any) any {
+				if f, ok := r.(float64); ok && f == 0 && acc.(*stdDevAcc).n == 1 {
+					return int32(0) // not a NaN or an infinity
+				}
+				return r
+			}
+		}
 	case "$covariancePop", "$covarianceSamp":
 		samp := name == "$covarianceSamp"
 		a.mk = func() accumulator { return &covAcc{samp: samp} }
@@ -304,7 +347,7 @@ func parseWindowCount(_ string, fd bson.D, w *windowSpec, _ pdepth) (windowFunc,
 	if err != nil {
 		return nil, err
 	}
-	return &accWindow{mk: groupAcc("$sum"), input: literal{int32(1)}, bounds: b}, nil
+	return sumWindow(literal{int32(1)}, b), nil
 }
 
 func (a *accWindow) start(p *partition) windowState {
@@ -345,7 +388,7 @@ func (s *accState) value(i int) (any, error) {
 		return nil, err
 	}
 	if !ok {
-		return s.mk().result(), nil
+		return s.mk().result(), nil // what the function gives for no input; [] and 0 need no finish
 	}
 	hi++ // half-open
 	if s.acc == nil || lo != s.lo || hi < s.hi {
@@ -357,6 +400,9 @@ func (s *accState) value(i int) (any, error) {
 	r := s.acc.result()
 	if a, ok := r.(bson.A); ok {
 		r = slices.Clone(a) // the accumulator goes on appending
+	}
+	if s.finish != nil {
+		r = s.finish(s.acc, r)
 	}
 	return r, nil
 }
