@@ -105,7 +105,11 @@ func parseSetWindowFields(arg any, sc pdepth) (stageSpec, error) {
 			if err != nil {
 				return stageSpec{}, err
 			}
-			if c, ok := constantOf(e); ok {
+			c, ok, err := constantOf(el.Value, e)
+			if err != nil {
+				return stageSpec{}, err
+			}
+			if ok {
 				if _, isArr := c.(bson.A); isArr {
 					return stageSpec{}, document.Errorf(document.CodeTypeMismatch, "An expression used to partition cannot evaluate to value of type array")
 				}
@@ -170,34 +174,40 @@ func parseSetWindowFields(arg any, sc pdepth) (stageSpec, error) {
 	}}, nil
 }
 
-// constantOf returns the value of an expression that reads nothing of
-// the document: a literal, or documents and arrays of literals.
-func constantOf(e Expr) (any, bool) {
-	switch x := e.(type) {
-	case literal:
-		return x.v, true
-	case objectExpr:
-		out := make(bson.D, 0, len(x.keys))
-		for i, k := range x.keys {
-			v, ok := constantOf(x.exprs[i])
-			if !ok {
-				return nil, false
-			}
-			out = append(out, bson.E{Key: k, Value: v})
-		}
-		return out, true
-	case arrayExpr:
-		out := make(bson.A, 0, len(x))
-		for _, sub := range x {
-			v, ok := constantOf(sub)
-			if !ok {
-				return nil, false
-			}
-			out = append(out, v)
-		}
-		return out, true
+// constantOf returns the value of e, parsed from raw, when it reads
+// nothing of a document and no variable (no "$" string outside a
+// $literal): a literal, or an operator over literals, which mongod folds
+// to a constant when it optimizes the pipeline. An error is the one
+// computing it gives.
+func constantOf(raw any, e Expr) (any, bool, error) {
+	if !readsNothing(raw, 0) {
+		return nil, false, nil
 	}
-	return nil, false
+	v, err := e.Eval(&Env{})
+	return v, err == nil, err
+}
+
+func readsNothing(v any, depth int) bool {
+	if depth > maxExprDepth {
+		return false
+	}
+	switch x := v.(type) {
+	case string:
+		return !strings.HasPrefix(x, "$")
+	case bson.D:
+		for _, el := range x {
+			if el.Key != "$literal" && !readsNothing(el.Value, depth+1) {
+				return false
+			}
+		}
+	case bson.A:
+		for _, el := range x {
+			if !readsNothing(el, depth+1) {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // windowParsers are the window functions ttlkv runs, by name.
@@ -561,7 +571,10 @@ func parseShiftArgs(name string, args bson.D, sc pdepth) (*shiftWindow, error) {
 			if err != nil {
 				return nil, err
 			}
-			c, ok := constantOf(e)
+			c, ok, err := constantOf(el.Value, e)
+			if err != nil {
+				return nil, err
+			}
 			if !ok {
 				return nil, errParse("'$shift:default' expression must yield a constant value.")
 			}
@@ -737,7 +750,10 @@ func parseBoundPair(a bson.A, number func(any) (any, error)) (lo, hi bound, err 
 		if err != nil {
 			return bound{}, err
 		}
-		c, ok := constantOf(e)
+		c, ok, err := constantOf(v, e)
+		if err != nil {
+			return bound{}, err
+		}
 		if !ok {
 			return bound{}, errParse("Window bounds expression must be a constant.")
 		}
