@@ -418,7 +418,7 @@ func (s *accState) value(i int) (any, error) {
 }
 
 // firstLastWindow is $first or $last: the input at the window's first
-// or last document (a missing field stays missing), null for an empty
+// or last document (null for a missing field), null for an empty
 // window.
 type firstLastWindow struct {
 	last   bool
@@ -461,8 +461,21 @@ func (f *firstLastWindow) start(p *partition) windowState {
 		if f.last {
 			lo = hi
 		}
-		return p.eval(f.input, lo)
+		v, err := p.eval(f.input, lo)
+		return orDefault(v, err, nil)
 	})
+}
+
+// orDefault gives a function's value at a document, or def where that is
+// missing: mongod's $first, $last and $shift give their default (null
+// unless $shift names one) for a field the document lacks, as for a
+// window with no document (jstests/aggregation/sources/setWindowFields/
+// shift.js).
+func orDefault(v any, err error, def any) (any, error) {
+	if err == nil && isMissing(v) {
+		return def, nil
+	}
+	return v, err
 }
 
 // stateFunc is a windowState written as a function.
@@ -520,7 +533,8 @@ func intOrLong(n int64) any {
 }
 
 // shiftWindow is $shift: {output, by, default}: output at the document
-// by places away in the partition, default (null) past its ends.
+// by places away in the partition, default (null) past its ends or where
+// output is missing.
 type shiftWindow struct {
 	output Expr
 	by     int
@@ -604,7 +618,8 @@ func (s *shiftWindow) start(p *partition) windowState {
 		if j < 0 || j >= len(p.docs) {
 			return s.def, nil
 		}
-		return p.eval(s.output, j)
+		v, err := p.eval(s.output, j)
+		return orDefault(v, err, s.def)
 	})
 }
 

@@ -61,7 +61,7 @@ func TestSetWindowFields(t *testing.T) {
 			`[{"_id": 1, "m": {"max": 30, "min": 10}}, {"_id": 2, "m": {"max": 30, "min": 20}}, {"_id": 4, "m": {"max": 30, "min": 30}}]`},
 		{"first and last of a sliding window", readings,
 			`[{"$match": {"s": "a"}}, {"$setWindowFields": {"sortBy": {"t": -1}, "output": {"f": {"$first": "$v", "window": {"documents": [-1, 1]}}, "l": {"$last": "$nosuch", "window": {"documents": [-1, 1]}}}}}, {"$project": {"f": 1, "l": 1}}]`,
-			`[{"_id": 4, "f": 30}, {"_id": 2, "f": 30}, {"_id": 1, "f": 20}]`},
+			`[{"_id": 4, "f": 30, "l": null}, {"_id": 2, "f": 30, "l": null}, {"_id": 1, "f": 20, "l": null}]`},
 		{"empty windows past the partition's end", readings,
 			`[{"$match": {"s": "a"}}, {"$setWindowFields": {"sortBy": {"t": 1}, "output": {"s": {"$sum": "$v", "window": {"documents": [1, 1]}}, "a": {"$avg": "$v", "window": {"documents": [1, 1]}}, "p": {"$push": "$v", "window": {"documents": [1, 2]}}, "f": {"$first": "$v", "window": {"documents": [1, 1]}}}}}, {"$project": {"s": 1, "a": 1, "p": 1, "f": 1}}]`,
 			`[{"_id": 1, "s": 20, "a": 20.0, "p": [20, 30], "f": 20}, {"_id": 2, "s": 30, "a": 30.0, "p": [30], "f": 30}, {"_id": 4, "s": 0, "a": null, "p": [], "f": null}]`},
@@ -83,9 +83,12 @@ func TestSetWindowFields(t *testing.T) {
 		{"null and missing partition keys are one partition", `[{"_id": 1, "p": null}, {"_id": 2}, {"_id": 3, "p": 1}, {"_id": 4, "p": 1.0}]`,
 			`[{"$setWindowFields": {"partitionBy": "$p", "output": {"ids": {"$push": "$_id"}}}}, {"$project": {"ids": 1}}]`,
 			`[{"_id": 1, "ids": [1, 2]}, {"_id": 2, "ids": [1, 2]}, {"_id": 3, "ids": [3, 4]}, {"_id": 4, "ids": [3, 4]}]`},
-		{"an output replaces the field, and a missing value removes it", `[{"_id": 1, "v": 1, "w": 9}]`,
+		{"an output replaces the field", `[{"_id": 1, "v": 1, "w": 9}]`,
 			`[{"$setWindowFields": {"sortBy": {"_id": 1}, "output": {"v": {"$sum": "$v"}, "w": {"$shift": {"output": "$nosuch", "by": 0}}}}}]`,
-			`[{"_id": 1, "v": 1}]`},
+			`[{"_id": 1, "v": 1, "w": null}]`},
+		{"shift gives its default for a missing output (shift.js)", `[{"_id": 1}, {"_id": 2}]`,
+			`[{"$setWindowFields": {"sortBy": {"_id": 1}, "output": {"a": {"$shift": {"output": "$b", "by": 1, "default": "c"}}}}}]`,
+			`[{"_id": 1, "a": "c"}, {"_id": 2, "a": "c"}]`},
 		{"a moving sum of longs that fit is an int; a running one stays long", `[{"_id": 1, "v": {"$numberLong": "2"}}, {"_id": 2, "v": {"$numberLong": "3"}}]`,
 			`[{"$setWindowFields": {"sortBy": {"_id": 1}, "output": {"m": {"$sum": "$v", "window": {"documents": [-1, 0]}}, "r": {"$sum": "$v", "window": {"documents": ["unbounded", "current"]}}}}}, {"$project": {"m": 1, "r": 1}}]`,
 			`[{"_id": 1, "m": 2, "r": {"$numberLong": "2"}}, {"_id": 2, "m": 5, "r": {"$numberLong": "5"}}]`},
@@ -294,5 +297,46 @@ func TestSetWindowFieldsTimeSeries(t *testing.T) {
 				t.Errorf("%s: %v, want code %d", c.pipeline, err, c.code)
 			}
 		})
+	}
+}
+
+// TestSetWindowFieldsRanges checks range windows over unevenly spaced
+// values with ties, as jstests/aggregation/sources/setWindowFields/
+// range.js does: a number bound reaches the documents that tie,
+// "current" only the current document, and windows may be empty.
+func TestSetWindowFieldsRanges(t *testing.T) {
+	t.Parallel()
+	docs := `[{"x": 0}, {"x": 1}, {"x": 1.5}, {"x": 2}, {"x": 3}, {"x": 100}, {"x": 100}, {"x": 101}]`
+	cases := []struct{ lo, hi, want string }{
+		{`-1`, `0`, `[[0], [0, 1], [1, 1.5], [1, 1.5, 2], [2, 3], [100, 100], [100, 100], [100, 100, 101]]`},
+		{`"unbounded"`, `0`, `[[0], [0, 1], [0, 1, 1.5], [0, 1, 1.5, 2], [0, 1, 1.5, 2, 3], [0, 1, 1.5, 2, 3, 100, 100], [0, 1, 1.5, 2, 3, 100, 100], [0, 1, 1.5, 2, 3, 100, 100, 101]]`},
+		{`0`, `"unbounded"`, `[[0, 1, 1.5, 2, 3, 100, 100, 101], [1, 1.5, 2, 3, 100, 100, 101], [1.5, 2, 3, 100, 100, 101], [2, 3, 100, 100, 101], [3, 100, 100, 101], [100, 100, 101], [100, 100, 101], [101]]`},
+		{`"current"`, `"current"`, `[[0], [1], [1.5], [2], [3], [100], [100], [101]]`},
+		{`"current"`, `1`, `[[0, 1], [1, 1.5, 2], [1.5, 2], [2, 3], [3], [100, 100, 101], [100, 101], [101]]`},
+		{`-97`, `"current"`, `[[0], [0, 1], [0, 1, 1.5], [0, 1, 1.5, 2], [0, 1, 1.5, 2, 3], [3, 100], [3, 100, 100], [100, 100, 101]]`},
+		{`-1`, `-1`, `[[], [0], [], [1], [2], [], [], [100, 100]]`},
+		{`1`, `1`, `[[1], [2], [], [3], [], [101], [101], []]`},
+		{`"unbounded"`, `-99`, `[[], [], [], [], [], [0, 1], [0, 1], [0, 1, 1.5, 2]]`},
+		{`99`, `"unbounded"`, `[[100, 100, 101], [100, 100, 101], [101], [101], [], [], [], []]`},
+		{`999`, `999`, `[[], [], [], [], [], [], [], []]`},
+	}
+	for _, c := range cases {
+		p := `[{"$setWindowFields": {"sortBy": {"x": 1}, "output": {"y": {"$push": "$x", "window": {"range": [` + c.lo + `, ` + c.hi + `]}}}}}]`
+		got, err := run(t, docs, p, Options{})
+		if err != nil {
+			t.Fatalf("range [%s, %s]: %v", c.lo, c.hi, err)
+		}
+		ys := bson.A{}
+		for _, d := range got {
+			ys = append(ys, d[len(d)-1].Value)
+		}
+		if fmt.Sprint(ys) != fmt.Sprint(val(t, c.want)) {
+			t.Errorf("range [%s, %s]: %v, want %s", c.lo, c.hi, ys, c.want)
+		}
+	}
+	ties := `[{"x": 0}, {"x": 0}, {"x": 0}, {"x": 0}, {"x": 3}, {"x": 3}, {"x": 3}]`
+	got, err := run(t, ties, `[{"$setWindowFields": {"sortBy": {"x": 1}, "output": {"y": {"$push": "$x", "window": {"range": ["unbounded", -3]}}}}}]`, Options{})
+	if err != nil || fmt.Sprint(got) != fmt.Sprint(val(t, `[{"x": 0, "y": []}, {"x": 0, "y": []}, {"x": 0, "y": []}, {"x": 0, "y": []}, {"x": 3, "y": [0, 0, 0, 0]}, {"x": 3, "y": [0, 0, 0, 0]}, {"x": 3, "y": [0, 0, 0, 0]}]`)) {
+		t.Errorf("ties: %v, %v", got, err)
 	}
 }
