@@ -2,8 +2,12 @@ package agg
 
 import (
 	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
@@ -338,5 +342,89 @@ func TestSetWindowFieldsRanges(t *testing.T) {
 	got, err := run(t, ties, `[{"$setWindowFields": {"sortBy": {"x": 1}, "output": {"y": {"$push": "$x", "window": {"range": ["unbounded", -3]}}}}}]`, Options{})
 	if err != nil || fmt.Sprint(got) != fmt.Sprint(val(t, `[{"x": 0, "y": []}, {"x": 0, "y": []}, {"x": 0, "y": []}, {"x": 0, "y": []}, {"x": 3, "y": [0, 0, 0, 0]}, {"x": 3, "y": [0, 0, 0, 0]}, {"x": 3, "y": [0, 0, 0, 0]}]`)) {
 		t.Errorf("ties: %v, %v", got, err)
+	}
+}
+
+// TestSetWindowFieldsModel runs random documents and range windows over
+// random partitions with ties and compares each window with one chosen
+// by brute force; a failure prints its seed.
+func TestSetWindowFieldsModel(t *testing.T) {
+	t.Parallel()
+	seed := time.Now().UnixNano()
+	rng := rand.New(rand.NewPCG(uint64(seed), 0))
+	bounds := []string{`"unbounded"`, `"current"`, `-3`, `-2`, `-1`, `0`, `1`, `2`, `3`}
+	num := func(b string) (int, bool) {
+		n, err := strconv.Atoi(b)
+		return n, err == nil
+	}
+	for round := range 1000 {
+		n := 1 + rng.IntN(12)
+		var in []bson.D
+		for i := range n {
+			in = append(in, bson.D{{Key: "_id", Value: int32(i)}, {Key: "p", Value: int32(rng.IntN(2))}, {Key: "x", Value: int32(rng.IntN(6))}})
+		}
+		lo, hi := bounds[rng.IntN(len(bounds))], bounds[rng.IntN(len(bounds))]
+		ln, lnum := num(lo)
+		hn, hnum := num(hi)
+		if lo == `"current"` {
+			ln, lnum = 0, true
+		}
+		if hi == `"current"` {
+			hn, hnum = 0, true
+		}
+		if lnum && hnum && ln > hn {
+			continue
+		}
+		kind := []string{"documents", "range"}[rng.IntN(2)]
+		p := `[{"$setWindowFields": {"partitionBy": "$p", "sortBy": {"x": 1}, "output": {"w": {"$push": "$_id", "window": {"` + kind + `": [` + lo + `, ` + hi + `]}}}}}]`
+		pl, err := Parse(val(t, p).(bson.A))
+		if err != nil {
+			t.Fatalf("seed %d round %d: %s: %v", seed, round, p, err)
+		}
+		got, err := pl.Run(t.Context(), sliceSource(slices.Clone(in)), Options{})
+		if err != nil {
+			t.Fatalf("seed %d round %d: %s: %v", seed, round, p, err)
+		}
+		// The model: partitions in key order, each sorted stably by x.
+		var sorted []bson.D
+		for _, key := range []int32{0, 1} {
+			var part []bson.D
+			for _, d := range in {
+				if d[1].Value == key {
+					part = append(part, d)
+				}
+			}
+			slices.SortStableFunc(part, func(a, b bson.D) int { return int(a[2].Value.(int32) - b[2].Value.(int32)) })
+			for i, d := range part {
+				w := bson.A{}
+				for j, e := range part {
+					xi, xj := int(d[2].Value.(int32)), int(e[2].Value.(int32))
+					ok := true
+					switch {
+					case lo == `"current"`:
+						ok = j >= i
+					case lnum && kind == "documents":
+						ok = j >= i+ln
+					case lnum:
+						ok = xj >= xi+ln
+					}
+					switch {
+					case hi == `"current"`:
+						ok = ok && j <= i
+					case hnum && kind == "documents":
+						ok = ok && j <= i+hn
+					case hnum:
+						ok = ok && xj <= xi+hn
+					}
+					if ok {
+						w = append(w, e[0].Value)
+					}
+				}
+				sorted = append(sorted, append(slices.Clone(d), bson.E{Key: "w", Value: w}))
+			}
+		}
+		if fmt.Sprint(got) != fmt.Sprint(sorted) {
+			t.Fatalf("seed %d round %d: %s\ngot  %v\nwant %v", seed, round, p, got, sorted)
+		}
 	}
 }
