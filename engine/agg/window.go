@@ -2,6 +2,7 @@ package agg
 
 import (
 	"context"
+	"math"
 	"slices"
 	"strings"
 	"time"
@@ -293,6 +294,7 @@ type accWindow struct {
 func sumWindow(input Expr, b windowBounds) *accWindow {
 	a := &accWindow{mk: groupAcc("$sum"), input: input, bounds: b}
 	if b.lo.kind != boundUnbounded {
+		a.mk = newSlidingSum("$sum")
 		a.finish = func(_ accumulator, r any) any {
 			if n, ok := r.(int64); ok {
 				return intOrLong(n)
@@ -325,6 +327,15 @@ func parseWindowAcc(_ string, fd bson.D, w *windowSpec, sc pdepth) (windowFunc, 
 	switch name {
 	case "$sum":
 		a = sumWindow(e, b)
+	case "$avg":
+		if b.lo.kind != boundUnbounded {
+			a.mk = newSlidingSum("$avg")
+		}
+	case "$min", "$max":
+		if b.lo.kind != boundUnbounded {
+			isMax := name == "$max"
+			a.mk = func() accumulator { return &slidingMinMax{max: isMax} }
+		}
 	case "$addToSet":
 		if b.lo.kind != boundUnbounded {
 			a.finish = sortedSet
@@ -367,8 +378,10 @@ func (a *accWindow) start(p *partition) windowState {
 // accState folds the window of the current document. While the window
 // keeps its start and only grows at its end (a running total over
 // [unbounded, current]), the accumulator carries on from the previous
-// document; any other move folds the window afresh, which costs its
-// length.
+// document; when the start moves forward too, an accumulator that can
+// take values back (a remover: $count, $sum and $avg of whole numbers,
+// $min, $max) drops those that left; any other move folds the window
+// afresh, which costs its length.
 type accState struct {
 	*accWindow
 	p      *partition
@@ -401,11 +414,13 @@ func (s *accState) value(i int) (any, error) {
 		return s.mk().result(), nil // what the function gives for no input; [] and 0 need no finish
 	}
 	hi++ // half-open
-	if s.acc == nil || lo != s.lo || hi < s.hi {
+	if !s.slide(lo, hi) {
 		s.acc, s.lo, s.hi = s.mk(), lo, lo
 	}
-	for ; s.hi < hi; s.hi++ {
-		s.acc.add(s.in[s.hi])
+	s.fold(hi)
+	if st, ok := s.acc.(staler); ok && st.stale() {
+		s.acc, s.hi = s.mk(), lo
+		s.fold(hi)
 	}
 	r := s.acc.result()
 	if a, ok := r.(bson.A); ok {
@@ -415,6 +430,152 @@ func (s *accState) value(i int) (any, error) {
 		r = s.finish(s.acc, r)
 	}
 	return r, nil
+}
+
+// fold adds the window's values up to hi (exclusive).
+func (s *accState) fold(hi int) {
+	for ; s.hi < hi; s.hi++ {
+		s.acc.add(s.in[s.hi])
+	}
+}
+
+// staler is an accumulator that took values back and then met one it
+// cannot hold exactly: the window must be folded afresh.
+type staler interface {
+	stale() bool
+}
+
+// slide moves the accumulator's start to lo, when it can: the window
+// has not moved back, and the accumulator takes back what leaves it.
+func (s *accState) slide(lo, hi int) bool {
+	if s.acc == nil || lo < s.lo || hi < s.hi || lo > s.hi {
+		return false
+	}
+	if lo == s.lo {
+		return true
+	}
+	r, ok := s.acc.(remover)
+	if !ok {
+		return false
+	}
+	for ; s.lo < lo; s.lo++ {
+		if !r.remove(s.in[s.lo]) {
+			return false
+		}
+	}
+	return true
+}
+
+// remover is an accumulator that can take back the oldest value it
+// holds, exactly; false means it cannot, and the window is folded
+// afresh.
+type remover interface {
+	accumulator
+	remove(v any) bool
+}
+
+// slidingSum is $sum, $count or $avg over a window whose start moves.
+// While every number in it is an int or a long it keeps their exact sum
+// and takes numbers back; a double or a decimal (whose sums depend on
+// their order) or a sum past a long makes it refuse, or go stale if it
+// has taken values back, and the window is folded afresh with $group's
+// accumulator, which it wraps.
+type slidingSum struct {
+	avg     bool
+	inner   accumulator // what $group's would give; wrong once a value is taken back
+	sum     int64
+	n       int64 // the numbers in the window
+	exact   bool
+	removed bool
+}
+
+func newSlidingSum(op string) func() accumulator {
+	return func() accumulator { return &slidingSum{avg: op == "$avg", inner: newAcc(op), exact: true} }
+}
+
+func (a *slidingSum) add(v any) {
+	a.inner.add(v)
+	if !document.IsNumber(v) {
+		return
+	}
+	a.n++
+	x, ok := wholeInt(v)
+	if !ok || (x > 0 && a.sum > math.MaxInt64-x) || (x < 0 && a.sum < math.MinInt64-x) {
+		a.exact = false
+		return
+	}
+	a.sum += x
+}
+
+func (a *slidingSum) remove(v any) bool {
+	if !a.exact {
+		return false
+	}
+	if x, ok := wholeInt(v); ok {
+		a.sum -= x // within range: it was added to a sum that was
+		a.n--
+	}
+	a.removed = true
+	return true
+}
+
+func (a *slidingSum) stale() bool { return !a.exact && a.removed }
+
+func (a *slidingSum) result() any {
+	switch {
+	case !a.exact:
+		return a.inner.result()
+	case !a.avg:
+		return intOrLong(a.sum)
+	case a.n == 0:
+		return nil
+	}
+	return float64(a.sum) / float64(a.n)
+}
+
+// slidingMinMax is $min or $max over a window whose start moves: a queue
+// of the values that can still become the extreme, the earliest of equal
+// ones first, as $group's accumulator keeps the first it sees.
+type slidingMinMax struct {
+	max            bool
+	q              []seqValue
+	added, removed int64
+}
+
+type seqValue struct {
+	v   any
+	seq int64
+}
+
+func (a *slidingMinMax) add(v any) {
+	seq := a.added
+	a.added++
+	if nullish(v) {
+		return
+	}
+	for len(a.q) > 0 {
+		c := document.Compare(v, a.q[len(a.q)-1].v)
+		if (a.max && c <= 0) || (!a.max && c >= 0) {
+			break
+		}
+		a.q = a.q[:len(a.q)-1]
+	}
+	a.q = append(a.q, seqValue{v: v, seq: seq})
+}
+
+func (a *slidingMinMax) remove(any) bool {
+	if len(a.q) > 0 && a.q[0].seq == a.removed {
+		a.q = a.q[1:]
+	}
+	a.removed++
+	return true
+}
+
+func (a *slidingMinMax) result() any {
+	if len(a.q) == 0 {
+		return nil
+	}
+	return a.q[0].v
 }
 
 // firstLastWindow is $first or $last: the input at the window's first

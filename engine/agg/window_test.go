@@ -201,17 +201,22 @@ func TestSetWindowFieldsMemory(t *testing.T) {
 	}
 }
 
-// TestSetWindowFieldsRunningTotalIsLinear runs a running total over a
-// partition large enough that folding each window afresh would not end
-// in the test's time.
-func TestSetWindowFieldsRunningTotalIsLinear(t *testing.T) {
+// TestSetWindowFieldsLinear runs a running total, and a count, an
+// average and a maximum over sliding windows, over a partition large
+// enough that folding each window afresh would not end in the test's
+// time.
+func TestSetWindowFieldsLinear(t *testing.T) {
 	t.Parallel()
-	const n = 200_000
+	const n, w = 200_000, 20_000
 	in := make([]bson.D, n)
 	for i := range in {
-		in[i] = bson.D{{Key: "_id", Value: int32(i)}, {Key: "v", Value: int32(1)}}
+		in[i] = bson.D{{Key: "_id", Value: int32(i)}, {Key: "v", Value: int32(i % 7)}}
 	}
-	p, err := Parse(val(t, `[{"$setWindowFields": {"sortBy": {"_id": 1}, "output": {"s": {"$sum": "$v", "window": {"documents": ["unbounded", "current"]}}}}}]`).(bson.A))
+	p, err := Parse(val(t, `[{"$setWindowFields": {"sortBy": {"_id": 1}, "output": {
+		"s": {"$sum": 1, "window": {"documents": ["unbounded", "current"]}},
+		"c": {"$count": {}, "window": {"range": [-20000, 0]}},
+		"a": {"$avg": "$v", "window": {"documents": [-19999, 0]}},
+		"m": {"$max": "$_id", "window": {"documents": [-19999, 0]}}}}}]`).(bson.A))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -219,8 +224,13 @@ func TestSetWindowFieldsRunningTotalIsLinear(t *testing.T) {
 	if err != nil || len(out) != n {
 		t.Fatalf("%d results, %v", len(out), err)
 	}
-	if last := out[n-1][2].Value; fmt.Sprint(last) != fmt.Sprint(n) {
-		t.Errorf("running total at the end: %v, want %d", last, n)
+	last := out[n-1]
+	sum := 0
+	for i := n - w; i < n; i++ {
+		sum += i % 7
+	}
+	if fmt.Sprint(last[2:]) != fmt.Sprint(bson.D{{Key: "s", Value: n}, {Key: "c", Value: w + 1}, {Key: "a", Value: float64(sum) / w}, {Key: "m", Value: n - 1}}) {
+		t.Errorf("at the end: %v", last)
 	}
 }
 
@@ -361,7 +371,19 @@ func TestSetWindowFieldsModel(t *testing.T) {
 		n := 1 + rng.IntN(12)
 		var in []bson.D
 		for i := range n {
-			in = append(in, bson.D{{Key: "_id", Value: int32(i)}, {Key: "p", Value: int32(rng.IntN(2))}, {Key: "x", Value: int32(rng.IntN(6))}})
+			d := bson.D{{Key: "_id", Value: int32(i)}, {Key: "p", Value: int32(rng.IntN(2))}, {Key: "x", Value: int32(rng.IntN(6))}}
+			switch rng.IntN(8) {
+			case 0:
+				d = append(d, bson.E{Key: "v", Value: nil})
+			case 1: // missing
+			case 2:
+				d = append(d, bson.E{Key: "v", Value: float64(rng.IntN(5)) + 0.5})
+			case 3:
+				d = append(d, bson.E{Key: "v", Value: int64(rng.IntN(5))})
+			default:
+				d = append(d, bson.E{Key: "v", Value: int32(rng.IntN(5))})
+			}
+			in = append(in, d)
 		}
 		lo, hi := bounds[rng.IntN(len(bounds))], bounds[rng.IntN(len(bounds))]
 		ln, lnum := num(lo)
@@ -376,7 +398,7 @@ func TestSetWindowFieldsModel(t *testing.T) {
 			continue
 		}
 		kind := []string{"documents", "range"}[rng.IntN(2)]
-		p := `[{"$setWindowFields": {"partitionBy": "$p", "sortBy": {"x": 1}, "output": {"w": {"$push": "$_id", "window": {"` + kind + `": [` + lo + `, ` + hi + `]}}}}}]`
+		p := `[{"$setWindowFields": {"partitionBy": "$p", "sortBy": {"x": 1}, "output": {` + strings.ReplaceAll(`"w": {"$push": "$_id", W}, "s": {"$sum": "$v", W}, "mn": {"$min": "$v", W}, "mx": {"$max": "$v", W}, "c": {"$count": {}, W}, "a": {"$avg": "$v", W}`, "W", `"window": {"`+kind+`": [`+lo+`, `+hi+`]}`) + `}}}]`
 		pl, err := Parse(val(t, p).(bson.A))
 		if err != nil {
 			t.Fatalf("seed %d round %d: %s: %v", seed, round, p, err)
@@ -420,11 +442,35 @@ func TestSetWindowFieldsModel(t *testing.T) {
 						w = append(w, e[0].Value)
 					}
 				}
-				sorted = append(sorted, append(slices.Clone(d), bson.E{Key: "w", Value: w}))
+				// $sum, $min, $max, $count and $avg of v over the window, by
+				// $group's accumulators.
+				accs := []accumulator{newAcc("$sum"), newAcc("$min"), newAcc("$max"), newAcc("$count"), newAcc("$avg")}
+				for _, id := range w {
+					v, _ := docGet(in[id.(int32)], "v")
+					if _, has := docGet(in[id.(int32)], "v"); !has {
+						v = missing
+					}
+					for k, a := range accs {
+						if k == 3 {
+							a.add(int32(1))
+						} else {
+							a.add(v)
+						}
+					}
+				}
+				out := append(slices.Clone(d), bson.E{Key: "w", Value: w})
+				for k, name := range []string{"s", "mn", "mx", "c", "a"} {
+					r := accs[k].result()
+					if n, isLong := r.(int64); isLong && k == 0 && lo != `"unbounded"` {
+						r = intOrLong(n) // mongod's removable sum
+					}
+					out = append(out, bson.E{Key: name, Value: r})
+				}
+				sorted = append(sorted, out)
 			}
 		}
 		if fmt.Sprint(got) != fmt.Sprint(sorted) {
-			t.Fatalf("seed %d round %d: %s\ngot  %v\nwant %v", seed, round, p, got, sorted)
+			t.Fatalf("seed %d round %d: %s\nin %v\ngot  %v\nwant %v", seed, round, p, in, got, sorted)
 		}
 	}
 }
