@@ -845,13 +845,7 @@ func parseWindowBounds(v any, w *windowSpec) (windowBounds, error) {
 		if err != nil {
 			return b, err
 		}
-		if b.lo, b.hi, err = parseBoundPair(a, func(c any) (any, error) {
-			n, ok := int32Value(c)
-			if !ok {
-				return nil, errParse("Numeric document-based bounds must be an integer")
-			}
-			return n, nil
-		}); err != nil {
+		if b.lo, b.hi, err = parseBoundPair(a, wholeBound("Numeric document-based bounds must be an integer")); err != nil {
 			return b, err
 		}
 		if (b.lo.kind != boundUnbounded || b.hi.kind != boundUnbounded) && w.sortBy == nil {
@@ -872,13 +866,7 @@ func parseWindowBounds(v any, w *windowSpec) (windowBounds, error) {
 		if !ok {
 			return b, errParse("'unit' must be a string")
 		}
-		if b.lo, b.hi, err = parseBoundPair(a, func(c any) (any, error) {
-			n, ok := int32Value(c)
-			if !ok {
-				return nil, errParse("With 'unit', range-based bounds must be an integer")
-			}
-			return n, nil
-		}); err != nil {
+		if b.lo, b.hi, err = parseBoundPair(a, wholeBound("With 'unit', range-based bounds must be an integer")); err != nil {
 			return b, err
 		}
 		switch u {
@@ -907,6 +895,18 @@ func parseWindowBounds(v any, w *windowSpec) (windowBounds, error) {
 		return b, document.Errorf(document.Code(8947401), "Range-based bounds require an ascending sortBy")
 	}
 	return b, nil
+}
+
+// wholeBound reads a bound that must be a 32-bit whole number, as
+// mongod's Value::integral; refused with msg.
+func wholeBound(msg string) func(any) (any, error) {
+	return func(c any) (any, error) {
+		n, ok := int32Value(c)
+		if !ok {
+			return nil, errParse("%s", msg)
+		}
+		return n, nil
+	}
 }
 
 // parseBoundPair reads [lower, upper]: "unbounded", "current", or a
