@@ -272,9 +272,9 @@ type bucketAutoStage struct {
 	out  []bson.D
 }
 
-// keyed is one input document with its groupBy value and its position
+// autoEntry is one input document with its groupBy value and its position
 // in the input.
-type keyed struct {
+type autoEntry struct {
 	key any
 	pos int
 	doc bson.D
@@ -296,7 +296,7 @@ func (s *bucketAutoStage) next(ctx context.Context) (bson.D, error) {
 }
 
 func (s *bucketAutoStage) run(ctx context.Context) error {
-	var docs []keyed
+	var docs []autoEntry
 	var held int64
 	err := drain(ctx, s.up, func(d bson.D) error {
 		k, err := s.b.groupBy.Eval(&Env{Root: d, Now: s.o.Now, vars: s.o.vars})
@@ -321,13 +321,13 @@ func (s *bucketAutoStage) run(ctx context.Context) error {
 		if held += approxSize(d) + approxSize(k); held > s.o.MaxMemoryBytes {
 			return memoryErr("$bucketAuto", s.o)
 		}
-		docs = append(docs, keyed{key: k, pos: len(docs), doc: d})
+		docs = append(docs, autoEntry{key: k, pos: len(docs), doc: d})
 		return nil
 	})
 	if err != nil {
 		return err
 	}
-	slices.SortStableFunc(docs, func(a, b keyed) int { return document.Compare(a.key, b.key) })
+	slices.SortStableFunc(docs, func(a, b autoEntry) int { return document.Compare(a.key, b.key) })
 	return s.buckets(docs)
 }
 
@@ -336,7 +336,7 @@ func (s *bucketAutoStage) run(ctx context.Context) error {
 // bucket, a bucket's max is the next bucket's min (the last one's is its
 // largest key), and with a granularity the bounds are rounded outwards
 // to the series.
-func (s *bucketAutoStage) buckets(docs []keyed) error {
+func (s *bucketAutoStage) buckets(docs []autoEntry) error {
 	n := s.b.n
 	size := int(math.Round(float64(len(docs)) / float64(n)))
 	size = max(size, 1)
@@ -398,9 +398,9 @@ func (s *bucketAutoStage) buckets(docs []keyed) error {
 // bucket computes one bucket's document. $first and $last see the
 // bucket's documents in input order, as in mongod; the other
 // accumulators see them in key order.
-func (s *bucketAutoStage) bucket(docs []keyed, lo, hi any) (bson.D, error) {
+func (s *bucketAutoStage) bucket(docs []autoEntry, lo, hi any) (bson.D, error) {
 	byPos := slices.Clone(docs)
-	slices.SortFunc(byPos, func(a, b keyed) int { return a.pos - b.pos })
+	slices.SortFunc(byPos, func(a, b autoEntry) int { return a.pos - b.pos })
 	out := bson.D{{Key: "_id", Value: bson.D{{Key: "min", Value: lo}, {Key: "max", Value: hi}}}}
 	for _, a := range s.b.accs {
 		// An n-accumulator's n cannot see a key here: it is evaluated

@@ -41,6 +41,8 @@ func FuzzPipeline(f *testing.F) {
 		`[{"$bucketAuto": {"groupBy": {"$toDouble": "$age"}, "buckets": 3, "granularity": "E12", "output": {"f": {"$first": "$name"}}}}]`,
 		`[{"$graphLookup": {"from": "x", "startWith": "$tags", "connectFromField": "tags", "connectToField": "name", "as": "g", "maxDepth": 3, "depthField": "d", "restrictSearchWithMatch": {"age": {"$gt": 1}}}}]`,
 		`[{"$merge": {"into": {"db": "d", "coll": "c"}, "on": ["team", "name"], "let": {"a": "$age"}, "whenMatched": [{"$set": {"n": {"$add": ["$n", "$$a", "$$new.age"]}}}], "whenNotMatched": "discard"}}]`,
+		`[{"$setWindowFields": {"partitionBy": "$team", "sortBy": {"age": 1}, "output": {"s": {"$sum": "$age", "window": {"documents": ["unbounded", "current"]}}, "a.b": {"$avg": "$age", "window": {"range": [-5, 5]}}, "r": {"$rank": {}}, "p": {"$shift": {"output": "$name", "by": -1, "default": "?"}}}}}]`,
+		`[{"$setWindowFields": {"sortBy": {"at": 1}, "output": {"d": {"$derivative": {"input": "$age", "unit": "hour"}, "window": {"range": [-1, "current"], "unit": "day"}}, "i": {"$integral": {"input": "$age", "unit": "second"}}, "e": {"$expMovingAvg": {"input": "$age", "N": 2}}, "l": {"$linearFill": "$age"}, "f": {"$locf": "$tags"}}}}]`,
 	} {
 		f.Add([]byte(s))
 	}

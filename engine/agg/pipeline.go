@@ -2,15 +2,17 @@
 // stream of documents: the stages $match, $project, $addFields/$set,
 // $unset, $sort, $skip, $limit, $count, $group, $unwind,
 // $replaceRoot/$replaceWith, $sortByCount, $lookup, $graphLookup, $facet,
-// $unionWith, $sample, $bucket, $bucketAuto and $documents (and $out and
-// $merge, which the engine runs: Pipeline.Out), with the expression
-// operators of expr.go, ops.go, vars.go, arrays.go, arrays2.go, dates.go,
-// dates2.go, strings.go, convert.go, sets.go, fields.go and nacc.go.
+// $unionWith, $sample, $bucket, $bucketAuto, $setWindowFields (window.go)
+// and $documents (and $out and $merge, which the engine runs:
+// Pipeline.Out), with the expression operators of expr.go, ops.go,
+// vars.go, arrays.go, arrays2.go, dates.go, dates2.go, strings.go,
+// convert.go, sets.go, fields.go and nacc.go.
 //
 // The engine pushes a leading $match and $sort into its index scan
 // (Pipeline.Filter, Pipeline.Sort) and feeds the rest of the pipeline
-// document by document; only $group and $sort hold documents, within
-// Options.MaxMemoryBytes.
+// document by document; the stages that hold documents ($group, $sort,
+// $sample, $facet, $setWindowFields, the foreign side of $lookup and
+// $unionWith) do so within Options.MaxMemoryBytes.
 package agg
 
 import (
@@ -266,6 +268,8 @@ func parseStage(name string, arg any, sc pdepth) (stageSpec, error) {
 	case "$merge":
 		o, err := parseMerge(arg, sc)
 		return stageSpec{out: o}, err
+	case "$setWindowFields":
+		return parseSetWindowFields(arg, sc)
 	}
 	if known[name] {
 		return stageSpec{}, document.Errorf(codeUnrecognizedStage, "%s is a MongoDB aggregation stage that ttlkv does not implement", name)
@@ -275,7 +279,7 @@ func parseStage(name string, arg any, sc pdepth) (stageSpec, error) {
 
 // known are MongoDB's stages that ttlkv lacks.
 var known = map[string]bool{
-	"$geoNear": true, "$setWindowFields": true, "$densify": true, "$fill": true, "$redact": true, "$indexStats": true,
+	"$geoNear": true, "$densify": true, "$fill": true, "$redact": true, "$indexStats": true,
 	"$changeStream": true, "$search": true,
 	"$listSessions": true, "$planCacheStats": true,
 }
