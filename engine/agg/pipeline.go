@@ -262,6 +262,8 @@ func parseStage(name string, arg any, sc pdepth) (stageSpec, error) {
 		return parseGraphLookup(arg, sc)
 	case "$documents":
 		return parseDocuments(arg, sc)
+	case "$fill":
+		return parseFill(arg, sc)
 	case "$out":
 		o, err := parseOut(arg)
 		return stageSpec{out: o}, err
@@ -279,7 +281,7 @@ func parseStage(name string, arg any, sc pdepth) (stageSpec, error) {
 
 // known are MongoDB's stages that ttlkv lacks.
 var known = map[string]bool{
-	"$geoNear": true, "$densify": true, "$fill": true, "$redact": true, "$indexStats": true,
+	"$geoNear": true, "$densify": true, "$redact": true, "$indexStats": true,
 	"$changeStream": true, "$search": true,
 	"$listSessions": true, "$planCacheStats": true,
 }
