@@ -39,6 +39,9 @@ type Env struct {
 	Root bson.D
 	Now  bson.DateTime
 	vars *binding
+	// current is $$CURRENT when it is not $$ROOT ($redact's level);
+	// field paths read it.
+	current bson.D
 }
 
 // binding is one user variable's value, in front of the ones bound
@@ -108,12 +111,17 @@ type literal struct{ v any }
 
 func (l literal) Eval(*Env) (any, error) { return l.v, nil }
 
-// fieldPath is "$a.b" (or "$$ROOT.a.b"); no parts is $$ROOT itself.
+// fieldPath is "$a.b" or "$$CURRENT.a.b" (root: "$$ROOT.a.b"); no
+// parts is the document itself.
 type fieldPath struct {
 	parts []string
+	root  bool
 }
 
 func (f fieldPath) Eval(e *Env) (any, error) {
+	if e.current != nil && !f.root {
+		return evalPath(e.current, f.parts), nil
+	}
 	return evalPath(e.Root, f.parts), nil
 }
 
@@ -274,10 +282,15 @@ func parseVariable(name string, depth pdepth) (Expr, error) {
 	switch base {
 	case "ROOT", "CURRENT":
 		if rest == "" {
-			return fieldPath{}, nil
+			return fieldPath{root: base == "ROOT"}, nil
 		}
 		f, err := parseFieldPath(rest)
-		return f, err
+		if err != nil {
+			return nil, err
+		}
+		fp := f.(fieldPath)
+		fp.root = base == "ROOT"
+		return fp, nil
 	case "NOW":
 		if rest == "" {
 			return nowVar{}, nil

@@ -2,8 +2,8 @@
 // stream of documents: the stages $match, $project, $addFields/$set,
 // $unset, $sort, $skip, $limit, $count, $group, $unwind,
 // $replaceRoot/$replaceWith, $sortByCount, $lookup, $graphLookup, $facet,
-// $unionWith, $sample, $bucket, $bucketAuto, $setWindowFields (window.go)
-// and $documents (and $out and $merge, which the engine runs:
+// $unionWith, $sample, $bucket, $bucketAuto, $setWindowFields (window.go),
+// $fill, $redact and $documents (and $out and $merge, which the engine runs:
 // Pipeline.Out), with the expression operators of expr.go, ops.go,
 // vars.go, arrays.go, arrays2.go, dates.go, dates2.go, strings.go,
 // convert.go, sets.go, fields.go and nacc.go.
@@ -264,6 +264,8 @@ func parseStage(name string, arg any, sc pdepth) (stageSpec, error) {
 		return parseDocuments(arg, sc)
 	case "$fill":
 		return parseFill(arg, sc)
+	case "$redact":
+		return parseRedact(arg, sc)
 	case "$out":
 		o, err := parseOut(arg)
 		return stageSpec{out: o}, err
@@ -281,7 +283,7 @@ func parseStage(name string, arg any, sc pdepth) (stageSpec, error) {
 
 // known are MongoDB's stages that ttlkv lacks.
 var known = map[string]bool{
-	"$geoNear": true, "$densify": true, "$redact": true, "$indexStats": true,
+	"$geoNear": true, "$densify": true, "$indexStats": true,
 	"$changeStream": true, "$search": true,
 	"$listSessions": true, "$planCacheStats": true,
 }
