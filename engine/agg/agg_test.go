@@ -63,6 +63,42 @@ func codeOf(err error) int {
 	return 0
 }
 
+// pipelineCase is a pipeline run over docs and the results it must give,
+// exactly (same).
+type pipelineCase struct{ name, docs, pipeline, want string }
+
+// checkPipelines runs each case and reports every mismatch.
+func checkPipelines(t *testing.T, cases []pipelineCase) {
+	t.Helper()
+	for _, c := range cases {
+		out, err := run(t, c.docs, c.pipeline, Options{})
+		if err != nil {
+			t.Errorf("%s: %v", c.name, err)
+			continue
+		}
+		if !same(out, val(t, c.want)) {
+			t.Errorf("%s: got %v, want %s", c.name, out, c.want)
+		}
+	}
+}
+
+// codeCase is a pipeline that must fail with code.
+type codeCase struct {
+	pipeline string
+	code     int
+}
+
+// checkCodes runs each pipeline over docs and reports every one that
+// does not fail with its code.
+func checkCodes(t *testing.T, docs string, cases []codeCase) {
+	t.Helper()
+	for _, c := range cases {
+		if _, err := run(t, docs, c.pipeline, Options{}); codeOf(err) != c.code {
+			t.Errorf("%s: %v, want code %d", c.pipeline, err, c.code)
+		}
+	}
+}
+
 // same compares results with the expected array exactly: value, type
 // and field order.
 func same(got []bson.D, want any) bool {

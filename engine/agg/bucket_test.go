@@ -16,9 +16,7 @@ const prices = `[
 // _id, count as the default output, and explain's $group and $sort.
 func TestBucket(t *testing.T) {
 	t.Parallel()
-	cases := []struct {
-		name, docs, pipeline, want string
-	}{
+	cases := []pipelineCase{
 		{"default and output", prices,
 			`[{"$bucket": {"groupBy": "$p", "boundaries": [0, 50, 100], "default": "other", "output": {"n": {"$sum": 1}, "ids": {"$push": "$_id"}}}}]`,
 			`[{"_id": 0, "n": 2, "ids": [1, 6]}, {"_id": 50, "n": 2, "ids": [3, 7]}, {"_id": "other", "n": 4, "ids": [2, 4, 5, 8]}]`},
@@ -35,16 +33,7 @@ func TestBucket(t *testing.T) {
 			`[{"$bucket": {"groupBy": "$s", "boundaries": [{"$literal": "$a"}, {"$literal": "$c"}]}}]`,
 			`[{"_id": "$a", "count": 1}]`},
 	}
-	for _, c := range cases {
-		out, err := run(t, c.docs, c.pipeline, Options{})
-		if err != nil {
-			t.Errorf("%s: %v", c.name, err)
-			continue
-		}
-		if !same(out, val(t, c.want)) {
-			t.Errorf("%s: got %v, want %s", c.name, out, c.want)
-		}
-	}
+	checkPipelines(t, cases)
 
 	p, err := Parse(val(t, `[{"$bucket": {"groupBy": "$p", "boundaries": [0, 1]}}]`).(bson.A))
 	if err != nil {
@@ -55,10 +44,7 @@ func TestBucket(t *testing.T) {
 		t.Errorf("explain of $bucket: %v, want a $group and a $sort", st)
 	}
 
-	errs := []struct {
-		pipeline string
-		code     int
-	}{
+	errs := []codeCase{
 		{`[{"$bucket": 1}]`, 40201},
 		{`[{"$bucket": {"groupBy": "p", "boundaries": [0, 1]}}]`, 40202},
 		{`[{"$bucket": {"groupBy": {"a": 1}, "boundaries": [0, 1]}}]`, 40202},
@@ -77,11 +63,7 @@ func TestBucket(t *testing.T) {
 		{`[{"$bucket": {"groupBy": "$p", "boundaries": [0, 10], "output": {"n": {"$bogus": 1}}}}]`, 15952},
 		{`[{"$bucket": {"groupBy": "$p", "boundaries": [0, 50, 100]}}]`, 40066}, // 200, "x" and missing have no bucket
 	}
-	for _, c := range errs {
-		if _, err := run(t, prices, c.pipeline, Options{}); codeOf(err) != c.code {
-			t.Errorf("%s: %v, want code %d", c.pipeline, err, c.code)
-		}
-	}
+	checkCodes(t, prices, errs)
 	// A default equal to the highest boundary is allowed.
 	if _, err := run(t, prices, `[{"$bucket": {"groupBy": "$p", "boundaries": [0, 10], "default": 10}}]`, Options{}); err != nil {
 		t.Errorf("default at the upper bound: %v", err)
@@ -95,9 +77,7 @@ func TestBucket(t *testing.T) {
 func TestBucketAuto(t *testing.T) {
 	t.Parallel()
 	ten := `[{"v": 4}, {"v": 9}, {"v": 1}, {"v": 10}, {"v": 5}, {"v": 3}, {"v": 2}, {"v": 8}, {"v": 7}, {"v": 6}]`
-	cases := []struct {
-		name, docs, pipeline, want string
-	}{
+	cases := []pipelineCase{
 		{"three of ten", ten, `[{"$bucketAuto": {"groupBy": "$v", "buckets": 3}}]`,
 			`[{"_id": {"min": 1, "max": 4}, "count": 3}, {"_id": {"min": 4, "max": 7}, "count": 3}, {"_id": {"min": 7, "max": 10}, "count": 4}]`},
 		{"equal keys share a bucket", `[{"v": 1}, {"v": 2}, {"v": 2}, {"v": 2}, {"v": 3}]`,
@@ -129,16 +109,7 @@ func TestBucketAuto(t *testing.T) {
 			`[{"$bucketAuto": {"groupBy": "$v", "buckets": 1, "granularity": "1-2-5"}}]`,
 			`[{"_id": {"min": {"$numberDecimal": "0.500000000000000"}, "max": {"$numberDecimal": "5.00000000000000"}}, "count": 2}]`},
 	}
-	for _, c := range cases {
-		out, err := run(t, c.docs, c.pipeline, Options{})
-		if err != nil {
-			t.Errorf("%s: %v", c.name, err)
-			continue
-		}
-		if !same(out, val(t, c.want)) {
-			t.Errorf("%s: got %v, want %s", c.name, out, c.want)
-		}
-	}
+	checkPipelines(t, cases)
 
 	errs := []struct {
 		docs, pipeline string

@@ -12,9 +12,7 @@ import (
 func TestFill(t *testing.T) {
 	t.Parallel()
 	docs := `[{"_id": 1, "t": 1, "v": 10, "s": "a"}, {"_id": 2, "t": 2, "s": null}, {"_id": 3, "t": 3, "v": 30}, {"_id": 4, "t": 4}]`
-	cases := []struct {
-		name, docs, pipeline, want string
-	}{
+	cases := []pipelineCase{
 		{"methods and a value", docs,
 			`[{"$fill": {"sortBy": {"t": 1}, "output": {"v": {"method": "linear"}, "s": {"method": "locf"}, "c": {"value": 0}}}}]`,
 			`[{"_id": 1, "t": 1, "v": 10, "s": "a", "c": 0}, {"_id": 2, "t": 2, "s": "a", "v": 20.0, "c": 0},
@@ -26,16 +24,7 @@ func TestFill(t *testing.T) {
 			`[{"$fill": {"sortBy": {"t": 1}, "partitionByFields": ["g"], "output": {"v": {"method": "locf"}}}}, {"$sort": {"_id": 1}}]`,
 			`[{"_id": 1, "g": "x", "t": 1, "v": 1}, {"_id": 2, "g": "y", "t": 2, "v": 5}, {"_id": 3, "g": "x", "t": 3, "v": 1}, {"_id": 4, "g": "y", "t": 4, "v": 5}]`},
 	}
-	for _, c := range cases {
-		out, err := run(t, c.docs, c.pipeline, Options{})
-		if err != nil {
-			t.Errorf("%s: %v", c.name, err)
-			continue
-		}
-		if !same(out, val(t, c.want)) {
-			t.Errorf("%s: got %v, want %s", c.name, out, c.want)
-		}
-	}
+	checkPipelines(t, cases)
 
 	p, err := Parse(val(t, `[{"$fill": {"sortBy": {"t": 1}, "output": {"v": {"method": "locf"}, "c": {"value": 0}}}}]`).(bson.A))
 	if err != nil {
@@ -45,10 +34,7 @@ func TestFill(t *testing.T) {
 		t.Errorf("explain of $fill: %v, want $setWindowFields and $addFields", st)
 	}
 
-	errs := []struct {
-		pipeline string
-		code     int
-	}{
+	errs := []codeCase{
 		{`[{"$fill": 1}]`, 9},
 		{`[{"$fill": {}}]`, 40414},
 		{`[{"$fill": {"output": {}}}]`, 6050203},
@@ -61,9 +47,5 @@ func TestFill(t *testing.T) {
 		{`[{"$fill": {"output": 1}}]`, 14},
 		{`[{"$fill": {"output": {"v": {"method": "linear"}}}}]`, 605001},
 	}
-	for _, c := range errs {
-		if _, err := run(t, docs, c.pipeline, Options{}); codeOf(err) != c.code {
-			t.Errorf("%s: %v, want code %d", c.pipeline, err, c.code)
-		}
-	}
+	checkCodes(t, docs, errs)
 }
