@@ -37,6 +37,8 @@ func FuzzPipeline(f *testing.F) {
 		`[{"$bucket": {"groupBy": "$age", "boundaries": [0, 10, {"$add": [20, 5]}], "default": "other", "output": {"n": {"$sum": 1}, "names": {"$push": "$name"}}}}]`,
 		`[{"$bucketAuto": {"groupBy": {"$toDouble": "$age"}, "buckets": 3, "granularity": "E12", "output": {"f": {"$first": "$name"}}}}]`,
 		`[{"$graphLookup": {"from": "x", "startWith": "$tags", "connectFromField": "tags", "connectToField": "name", "as": "g", "maxDepth": 3, "depthField": "d", "restrictSearchWithMatch": {"age": {"$gt": 1}}}}]`,
+		`[{"$densify": {"field": "age", "partitionByFields": ["team", "x.y"], "range": {"step": 0.5, "bounds": "full"}}}]`,
+		`[{"$densify": {"field": "at", "range": {"step": 1, "unit": "month", "bounds": [{"$date": "2020-01-31T00:00:00Z"}, {"$date": "2021-01-01T00:00:00Z"}]}}}]`,
 		`[{"$merge": {"into": {"db": "d", "coll": "c"}, "on": ["team", "name"], "let": {"a": "$age"}, "whenMatched": [{"$set": {"n": {"$add": ["$n", "$$a", "$$new.age"]}}}], "whenNotMatched": "discard"}}]`,
 	} {
 		f.Add([]byte(s))

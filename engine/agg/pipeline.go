@@ -2,10 +2,10 @@
 // stream of documents: the stages $match, $project, $addFields/$set,
 // $unset, $sort, $skip, $limit, $count, $group, $unwind,
 // $replaceRoot/$replaceWith, $sortByCount, $lookup, $graphLookup, $facet,
-// $unionWith, $sample, $bucket and $bucketAuto (and $out and $merge, which
-// the engine runs: Pipeline.Out), with the
-// expression operators of expr.go, ops.go, vars.go, arrays.go, dates.go
-// and convert.go.
+// $unionWith, $sample, $bucket, $bucketAuto and $densify (and $out and
+// $merge, which the engine runs: Pipeline.Out), with the expression
+// operators of expr.go, ops.go, vars.go, arrays.go, dates.go and
+// convert.go.
 //
 // The engine pushes a leading $match and $sort into its index scan
 // (Pipeline.Filter, Pipeline.Sort) and feeds the rest of the pipeline
@@ -36,6 +36,9 @@ type Options struct {
 	// MaxMemoryBytes bounds the documents a $group or $sort stage holds;
 	// 0 means DefaultMaxMemoryBytes. ttlkv does not spill to disk.
 	MaxMemoryBytes int64
+	// MaxDensifyDocs bounds the documents one $densify may generate
+	// (5897900 past it); 0 means DefaultMaxDensifyDocs.
+	MaxDensifyDocs int64
 	// Now is $$NOW.
 	Now bson.DateTime
 	// Lookup reads the foreign collection of a $lookup; nil refuses the
@@ -253,6 +256,8 @@ func parseStage(name string, arg any, sc pdepth) (stageSpec, error) {
 		return parseBucket(arg, sc)
 	case "$bucketAuto":
 		return parseBucketAuto(arg, sc)
+	case "$densify":
+		return parseDensify(arg)
 	case "$graphLookup":
 		return parseGraphLookup(arg, sc)
 	case "$out":
@@ -270,7 +275,7 @@ func parseStage(name string, arg any, sc pdepth) (stageSpec, error) {
 
 // known are MongoDB's stages that ttlkv lacks.
 var known = map[string]bool{
-	"$geoNear": true, "$setWindowFields": true, "$densify": true, "$fill": true, "$redact": true, "$indexStats": true,
+	"$geoNear": true, "$setWindowFields": true, "$fill": true, "$redact": true, "$indexStats": true,
 	"$documents": true, "$changeStream": true, "$search": true,
 	"$listSessions": true, "$planCacheStats": true,
 }
