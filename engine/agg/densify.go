@@ -602,8 +602,12 @@ func (s *densifyIter) firstExplicit(d bson.D, v any) (bson.D, error) {
 	}
 	switch s.where(v) {
 	case rangeMin:
+		// Remembered as its partition's last value, so that the
+		// partition's next gap starts there (mongod's doc_on_bound.js:
+		// the stage of the source we read forgot to, and generated the
+		// lower bound twice).
 		s.state, s.cur = dsNeedGen, v
-		return d, nil
+		return d, s.setPartition(d)
 	case rangeBelow:
 		s.state = dsStart
 		return d, nil

@@ -2,8 +2,13 @@ package agg
 
 import (
 	"context"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
 	"testing"
 
+	"github.com/ttlkv/ttlkv/document"
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
 
@@ -334,6 +339,214 @@ func TestDensifyGenerateChecks(t *testing.T) {
 		}
 		if err := canGenerate(val(t, c.fields).(bson.D), parts); codeOf(err) != c.code {
 			t.Errorf("%s at %s: %v, want code %d", c.path, c.fields, err, c.code)
+		}
+	}
+}
+
+// TestDensifyJstests replays mongod's jstests whose documents are many
+// (doc_on_bound.js, decimal.js, generated_limit.js): the expected
+// documents are the tests', ordered by a final $sort.
+func TestDensifyJstests(t *testing.T) {
+	t.Parallel()
+	// times lists documents of September 2023 as "DDTHH" (generated) or
+	// "DDTHHo" (from the input, orig: true).
+	times := func(s string) string {
+		var out []string
+		for _, f := range strings.Fields(s) {
+			d := `{"time": {"$date": "2023-09-` + strings.TrimSuffix(f, "o") + `:00:00Z"}`
+			if strings.HasSuffix(f, "o") {
+				d += `, "orig": true`
+			}
+			out = append(out, d+"}")
+		}
+		return "[" + strings.Join(out, ", ") + "]"
+	}
+	input := func(s string) string {
+		var out []string
+		for _, f := range strings.Fields(s) {
+			key, at, _ := strings.Cut(f, "@")
+			out = append(out, `{"key": `+key+`, "time": {"$date": "2023-09-`+at+`Z"}, "orig": true}`)
+		}
+		return "[" + strings.Join(out, ", ") + "]"
+	}
+	tail := `, {"$sort": {"time": 1, "orig": 1}}, {"$project": {"_id": 0, "time": 1, "orig": 1}}]`
+	cases := []struct {
+		name, docs, densify, want string
+	}{
+		{"a document on the lower bound, partitioned", input("1@12T00:00:00 1@13T00:00:00 1@14T00:00:00 1@15T00:00:00"),
+			`{"field": "time", "partitionByFields": ["key"], "range": {"step": 6, "unit": "hour", "bounds": [{"$date": "2023-09-13T00:00:00Z"}, {"$date": "2023-09-16T00:00:00Z"}]}}`,
+			times("12T00o 13T00o 13T06 13T12 13T18 14T00o 14T06 14T12 14T18 15T00o 15T06 15T12 15T18")},
+		{"a document on the lower bound", input("1@12T00:00:00 1@13T00:00:00 2@13T00:00:10 1@14T00:00:00 1@15T00:00:00"),
+			`{"field": "time", "range": {"step": 6, "unit": "hour", "bounds": [{"$date": "2023-09-13T00:00:00Z"}, {"$date": "2023-09-16T00:00:00Z"}]}}`,
+			strings.Replace(times("12T00o 13T00o 13T06 13T12 13T18 14T00o 14T06 14T12 14T18 15T00o 15T06 15T12 15T18"),
+				`{"time": {"$date": "2023-09-13T06:00:00Z"}}`, `{"time": {"$date": "2023-09-13T00:00:10Z"}, "orig": true}, {"time": {"$date": "2023-09-13T06:00:00Z"}}`, 1)},
+		{"documents on and off the full bounds", input("1@12T00:00:00 2@12T04:00:00 1@13T00:00:00 1@14T00:00:00 1@15T00:00:00 2@15T18:00:00"),
+			`{"field": "time", "partitionByFields": ["key"], "range": {"step": 6, "unit": "hour", "bounds": "full"}}`,
+			times("12T00 12T00o 12T04o 12T06 12T06 12T12 12T12 12T18 12T18 13T00 13T00o 13T06 13T06 13T12 13T12 13T18 13T18 " +
+				"14T00 14T00o 14T06 14T06 14T12 14T12 14T18 14T18 15T00 15T00o 15T06 15T06 15T12 15T12 15T18 15T18o")},
+	}
+	for _, c := range cases {
+		out, err := run(t, c.docs, `[{"$densify": `+c.densify+`}`+tail, Options{})
+		if err != nil {
+			t.Errorf("%s: %v", c.name, err)
+			continue
+		}
+		if !same(out, val(t, c.want)) {
+			t.Errorf("%s: got %v, want %s", c.name, out, c.want)
+		}
+	}
+
+	// Decimals: the sum's type, compared by value (decimal.js).
+	decimals := []struct {
+		name, docs, step, want string
+	}{
+		{"decimal values", `[{"val": {"$numberDecimal": "0"}}, {"val": {"$numberDecimal": "3"}}]`, `1`,
+			`[{"val": {"$numberDecimal": "0"}}, {"val": {"$numberDecimal": "1"}}, {"val": {"$numberDecimal": "2"}}, {"val": {"$numberDecimal": "3"}}]`},
+		{"the last value's type", `[{"val": {"$numberDecimal": "0"}}, {"val": 2.0}, {"val": {"$numberDecimal": "4"}}]`, `1`,
+			`[{"val": {"$numberDecimal": "0"}}, {"val": {"$numberDecimal": "1"}}, {"val": 2.0}, {"val": 3.0}, {"val": {"$numberDecimal": "4"}}]`},
+		{"a decimal step", `[{"val": {"$numberDecimal": "0"}}, {"val": 0.5}, {"val": {"$numberDecimal": "1"}}]`, `{"$numberDecimal": "0.1"}`,
+			`[{"val": {"$numberDecimal": "0"}}, {"val": {"$numberDecimal": "0.1"}}, {"val": {"$numberDecimal": "0.2"}}, {"val": {"$numberDecimal": "0.3"}}, {"val": {"$numberDecimal": "0.4"}}, {"val": 0.5}, ` +
+				`{"val": {"$numberDecimal": "0.6"}}, {"val": {"$numberDecimal": "0.7"}}, {"val": {"$numberDecimal": "0.8"}}, {"val": {"$numberDecimal": "0.9"}}, {"val": {"$numberDecimal": "1"}}]`},
+		{"a decimal step over ints", `[{"val": 0}, {"val": 1}]`, `{"$numberDecimal": "0.5"}`,
+			`[{"val": 0}, {"val": {"$numberDecimal": "0.5"}}, {"val": 1}]`},
+	}
+	for _, c := range decimals {
+		out, err := run(t, c.docs, `[{"$densify": {"field": "val", "range": {"step": `+c.step+`, "bounds": "full"}}}]`, Options{})
+		want := val(t, c.want).(bson.A)
+		ok := err == nil && len(out) == len(want)
+		for i := 0; ok && i < len(out); i++ {
+			w := want[i].(bson.D)
+			ok = document.Compare(out[i], w) == 0 && document.TypeName(out[i][0].Value) == document.TypeName(w[0].Value)
+		}
+		if !ok {
+			t.Errorf("%s: got %v, %v; want %s", c.name, out, err, c.want)
+		}
+	}
+	if _, err := run(t, `[]`, `[{"$densify": {"field": "val", "range": {"step": 0.1, "bounds": [{"$numberDecimal": "0.1"}, {"$numberDecimal": "0.9"}]}}}]`, Options{}); codeOf(err) != 5876900 {
+		t.Errorf("a double step with decimal bounds: %v, want 5876900", err)
+	}
+
+	// What counts towards the limit: generated documents only, across
+	// partitions (generated_limit.js, with a limit of 10 or 20).
+	limits := []struct {
+		docs, densify string
+		max           int64
+		code          int
+	}{
+		{`[]`, `{"field": "val", "range": {"step": 1, "bounds": [0, 11]}}`, 10, 5897900},
+		{`[]`, `{"field": "val", "range": {"step": 4, "bounds": [0, 45]}}`, 10, 5897900},
+		{`[]`, `{"field": "val", "range": {"step": 1, "bounds": [0, 10]}}`, 10, 0},
+		{`[{"val": 0, "part": 1}, {"val": 12, "part": 1}]`, `{"field": "val", "range": {"step": 1, "bounds": "full"}}`, 10, 5897900},
+		{`[{"val": 0, "part": 1}, {"val": 12, "part": 1}, {"val": 0, "part": 2}, {"val": 12, "part": 2}]`,
+			`{"field": "val", "partitionByFields": ["part"], "range": {"step": 1, "bounds": "partition"}}`, 20, 5897900},
+		{`[{"val": 0, "part": 1}, {"val": 12, "part": 1}, {"val": 5, "part": 1}]`, `{"field": "val", "range": {"step": 1, "bounds": "full"}}`, 10, 0},
+	}
+	for _, c := range limits {
+		if _, err := run(t, c.docs, `[{"$densify": `+c.densify+`}]`, Options{MaxDensifyDocs: c.max}); codeOf(err) != c.code {
+			t.Errorf("%s over %s with a limit of %d: %v, want code %d", c.densify, c.docs, c.max, err, c.code)
+		}
+	}
+}
+
+// TestDensifyModel runs the numeric scenarios of mongod's
+// explicit_range.js and full_range.js against their model
+// (libs/densify_in_js.js): without partitions, the values generated are
+// those of the grid lo + k*step within [lo, hi) that no document holds
+// (for "full", lo and hi are the smallest and largest values), output in
+// order after the documents without a value.
+func TestDensifyModel(t *testing.T) {
+	t.Parallel()
+	onStep := func(min, max, step int) []int {
+		var out []int
+		for i := min; i < max; i++ {
+			if (i-min)%step == 0 {
+				out = append(out, i)
+			}
+		}
+		return out
+	}
+	pred := func(min, max int) []int {
+		var out []int
+		for i := min; i < max; i++ {
+			if i%3 == 0 || i%7 == 0 {
+				out = append(out, i)
+			}
+		}
+		return out
+	}
+	scenarios := []struct {
+		docs   []int
+		lo, hi int
+		full   bool
+	}{
+		{nil, 0, 10, false},
+		{[]int{0, 30}, 10, 25, false},
+		{onStep(2, 11, 2), 1, 12, false},
+		{onStep(2, 11, 2), 1, 11, false},
+		{onStep(2, 11, 2), 1, 10, false},
+		{onStep(-20, -1, 2), -10, -1, false},
+		{onStep(-20, -1, 2), -10, 0, false},
+		{onStep(-20, -1, 2), -10, -2, false},
+		{onStep(0, 10, 3), 5, 15, false},
+		{onStep(20, 30, 2), 10, 25, false},
+		{onStep(20, 30, 2), 10, 35, false},
+		{pred(0, 25), 10, 20, false},
+		{pred(0, 30), 10, 25, false},
+		{onStep(0, 10, 2), 0, 0, true},
+		{pred(-5, 31), 0, 0, true},
+		{[]int{-3, 0, 1, 17}, 0, 0, true},
+	}
+	for _, sc := range scenarios {
+		for _, step := range []int{1, 2, 3, 4, 5, 7} {
+			var docs []string
+			for i, v := range sc.docs {
+				docs = append(docs, fmt.Sprintf(`{"val": %d}`, v))
+				if i%4 == 1 {
+					docs = append(docs, `{"val": null}`, `{}`)
+				}
+			}
+			bounds := `"full"`
+			lo, hi := sc.lo, sc.hi
+			if sc.full {
+				if len(sc.docs) > 0 {
+					lo, hi = slices.Min(sc.docs), slices.Max(sc.docs)
+				}
+			} else {
+				bounds = fmt.Sprintf("[%d, %d]", lo, hi)
+			}
+			// The model: the documents in order, the grid's values that no
+			// document holds.
+			var want []string
+			for range 2 * ((len(sc.docs) + 2) / 4) {
+				want = append(want, "-")
+			}
+			vals := slices.Sorted(slices.Values(sc.docs))
+			for v := lo; v < hi; v += step {
+				if !slices.Contains(vals, v) {
+					vals = append(vals, v)
+				}
+			}
+			if sc.full && len(sc.docs) == 0 {
+				vals = nil
+			}
+			slices.Sort(vals)
+			for _, v := range vals {
+				want = append(want, strconv.Itoa(v))
+			}
+			pipeline := fmt.Sprintf(`[{"$densify": {"field": "val", "range": {"step": %d, "bounds": %s}}}]`, step, bounds)
+			out, err := run(t, "["+strings.Join(docs, ", ")+"]", pipeline, Options{})
+			var got []string
+			for _, d := range out {
+				v, ok := docGet(d, "val")
+				if n, isInt := v.(int32); ok && isInt {
+					got = append(got, strconv.Itoa(int(n)))
+				} else {
+					got = append(got, "-")
+				}
+			}
+			if err != nil || !slices.Equal(got, want) {
+				t.Errorf("%s over %v: got %v, %v\nwant %v", pipeline, sc.docs, got, err, want)
+			}
 		}
 	}
 }
