@@ -33,6 +33,7 @@ type densifySpec struct {
 	field      []string
 	fieldName  string
 	partitions [][]string
+	partExpr   *partNode // the partition expression of partitions
 	partNames  []string
 	step       any    // a positive number
 	unit       string // "" for numbers, else a date unit
@@ -121,6 +122,7 @@ func parseDensify(arg any) (stageSpec, error) {
 		return stageSpec{}, err
 	}
 	s.field = parts
+	s.partExpr = partitionExpr(s.partitions)
 	if s.bounds == densifyPartition && len(s.partitions) == 0 {
 		return stageSpec{}, document.Errorf(document.Code(5733408), "One cannot specify the bounds as 'partition' without specifying a non-empty array of partitionByFields. You may have meant to specify 'full' bounds.")
 	}
@@ -814,39 +816,60 @@ func (s *densifyIter) finishPartitions() (bson.D, error) {
 
 // partFields is d's partition: its partition fields, as mongod's
 // partition expression {a: "$a", x: {y: "$x.y"}} evaluates them.
-func (s *densifyIter) partFields(d bson.D) bson.D {
-	out := bson.D{}
-	for _, p := range s.partitions {
-		out = putPartition(out, p, evalPath(d, p))
-	}
-	return out
+func (s *densifyIter) partFields(d bson.D) bson.D { return s.partExpr.eval(d) }
+
+// partNode is a field of the partition expression: a path's value
+// (leaf) or an object of fields.
+type partNode struct {
+	key  string
+	leaf bool
+	path []string
+	kids []*partNode
 }
 
-// putPartition sets v at path in d, creating the documents on the way
-// even when v is missing (as an object expression keeps its nested
-// objects).
-func putPartition(d bson.D, path []string, v any) bson.D {
-	for i, el := range d {
-		if el.Key != path[0] {
-			continue
-		}
-		if len(path) == 1 {
-			if !isMissing(v) {
-				d[i].Value = v
+// partitionExpr builds the partition expression of the partition
+// paths as mongod sets them one by one in a document: a path below
+// another one's field turns that field into an object, a path ending at
+// an object's field replaces the object.
+func partitionExpr(paths [][]string) *partNode {
+	root := &partNode{}
+	for _, p := range paths {
+		n := root
+		for i, k := range p {
+			var child *partNode
+			for _, c := range n.kids {
+				if c.key == k {
+					child = c
+				}
 			}
-			return d
+			if child == nil {
+				child = &partNode{key: k}
+				n.kids = append(n.kids, child)
+			}
+			if i == len(p)-1 {
+				child.leaf, child.path, child.kids = true, p, nil
+			} else if child.leaf {
+				child.leaf, child.path = false, nil
+			}
+			n = child
 		}
-		sub, _ := el.Value.(bson.D)
-		d[i].Value = putPartition(slices.Clone(sub), path[1:], v)
-		return d
 	}
-	if len(path) == 1 {
-		if isMissing(v) {
-			return d
+	return root
+}
+
+// eval evaluates an object node over d: a path's value is left out
+// when missing; an object is kept even when empty, as mongod's object
+// expression does.
+func (n *partNode) eval(d bson.D) bson.D {
+	out := bson.D{}
+	for _, c := range n.kids {
+		if !c.leaf {
+			out = append(out, bson.E{Key: c.key, Value: c.eval(d)})
+		} else if v := evalPath(d, c.path); !isMissing(v) {
+			out = append(out, bson.E{Key: c.key, Value: v})
 		}
-		return append(d, bson.E{Key: path[0], Value: v})
 	}
-	return append(d, bson.E{Key: path[0], Value: putPartition(bson.D{}, path[1:], v)})
+	return out
 }
 
 func (s *densifyIter) partKey(d bson.D) string { return GroupKey(s.partFields(d)) }

@@ -65,6 +65,13 @@ func TestDensify(t *testing.T) {
 			`[{"$densify": {"field": "v", "partitionByFields": ["a", "x.y"], "range": {"step": 1, "bounds": "partition"}}}]`,
 			`[{"a": 1, "v": 0}, {"a": 1, "x": {}, "v": 1}, {"a": 1, "v": 2}, {"a": 1, "x": {"y": 1, "z": 9}, "v": 0}, {"a": 1, "x": {"y": 1}, "v": 1}, {"a": 1, "x": {"y": 1}, "v": 2}]`},
 
+		{"a partition path below another one makes it an object", `[{"a": {"b": 1, "c": 2}, "v": 0}, {"a": {"b": 1, "c": 3}, "v": 2}, {"a": 5, "v": 0}, {"a": 5, "v": 2}]`,
+			`[{"$densify": {"field": "v", "partitionByFields": ["a", "a.b"], "range": {"step": 1, "bounds": "partition"}}}]`,
+			`[{"a": 5, "v": 0}, {"a": {}, "v": 1}, {"a": 5, "v": 2}, {"a": {"b": 1, "c": 2}, "v": 0}, {"a": {"b": 1}, "v": 1}, {"a": {"b": 1, "c": 3}, "v": 2}]`},
+		{"a partition path above another one replaces it", `[{"a": {"b": 1, "c": 2}, "v": 0}, {"a": {"b": 1, "c": 3}, "v": 2}, {"a": 5, "v": 0}, {"a": 5, "v": 2}]`,
+			`[{"$densify": {"field": "v", "partitionByFields": ["a.b", "a"], "range": {"step": 1, "bounds": "partition"}}}]`,
+			`[{"a": 5, "v": 0}, {"a": 5, "v": 1}, {"a": 5, "v": 2}, {"a": {"b": 1, "c": 2}, "v": 0}, {"a": {"b": 1, "c": 3}, "v": 2}]`},
+
 		// Explicit ranges (explicit_range.js, partitions.js).
 		{"a range: below and above pass through", `[{"v": 0}, {"v": 3}, {"v": 7}]`,
 			`[{"$densify": {"field": "v", "range": {"step": 1, "bounds": [2, 5]}}}]`,
