@@ -83,6 +83,18 @@ func TestDensifyTimeseries(t *testing.T) {
 		t.Errorf("explain stages: %s, want $sort then $_internalDensify", got)
 	}
 
+	// internalQueryMaxAllowedDensifyDocs bounds what it generates, as in
+	// mongod's generated_limit.js.
+	if v := field(mustRun(t, db, "admin", `{"getParameter": 1, "internalQueryMaxAllowedDensifyDocs": 1}`), "internalQueryMaxAllowedDensifyDocs"); v != int32(500000) {
+		t.Errorf("internalQueryMaxAllowedDensifyDocs = %v, want 500000", v)
+	}
+	mustRun(t, db, "admin", `{"setParameter": 1, "internalQueryMaxAllowedDensifyDocs": 4}`)
+	partition := `{"aggregate": "ts", "pipeline": [{"$densify": {"field": "t", "partitionByFields": ["m"], "range": {"step": 1, "unit": "hour", "bounds": "partition"}}}], "cursor": {}}`
+	mustRun(t, db, "test", partition) // four generated
+	mustRun(t, db, "admin", `{"setParameter": 1, "internalQueryMaxAllowedDensifyDocs": 3}`)
+	wantCode(t, db, "test", partition, document.Code(5897900), "internalQueryMaxAllowedDensifyDocs")
+	wantCode(t, db, "admin", `{"setParameter": 1, "internalQueryMaxAllowedDensifyDocs": 0}`, document.CodeBadValue, "less than the minimum")
+
 	wantCode(t, db, "test", `{"aggregate": "ts", "pipeline": [{"$densify": {"field": "t", "range": {"step": 1, "unit": "hour", "bounds": "partition"}}}], "cursor": {}}`, document.Code(5733408), "partitionByFields")
 	wantCode(t, db, "test", `{"aggregate": "ts", "pipeline": [{"$densify": {"field": "temp", "range": {"step": 1, "unit": "hour", "bounds": "full"}}}], "cursor": {}}`, document.Code(6053600), "numeric densify value")
 }
