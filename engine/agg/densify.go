@@ -504,6 +504,10 @@ func (s *densifyIter) first(d bson.D, v any) (bson.D, error) {
 	return s.firstExplicit(d, v)
 }
 
+// needGen handles a document with a value after the first: it takes
+// its partition's last value (a new partition starts below the smallest
+// value for "full", is only recorded for "partition", starts below the
+// range for explicit bounds), then fills the gap up to it.
 func (s *densifyIter) needGen(d bson.D, v any) (bson.D, error) {
 	switch s.bounds {
 	case densifyFull:
