@@ -64,7 +64,7 @@ func (db *DB) aggregate(ctx context.Context, dbName string, s *aggregateSpec) (*
 		buf = buf[1:]
 		return d, nil
 	}
-	o := agg.Options{Now: bson.NewDateTimeFromTime(db.opts.Clock()), Lookup: db.lookupFunc(dbName, s.collation)}
+	o := db.aggOptions(dbName, s.collation)
 	if s.maxMemBytes > 0 {
 		o.MaxMemoryBytes = s.maxMemBytes
 	}
@@ -75,6 +75,16 @@ func (db *DB) aggregate(ctx context.Context, dbName string, s *aggregateSpec) (*
 		}
 	}
 	return exec, nil
+}
+
+// aggOptions are the options of a pipeline run in dbName: the engine's
+// clock as $$NOW, $lookup's reader, the server parameters' limits.
+func (db *DB) aggOptions(dbName string, collation bson.D) agg.Options {
+	return agg.Options{
+		Now:            bson.NewDateTimeFromTime(db.opts.Clock()),
+		Lookup:         db.lookupFunc(dbName, collation),
+		MaxDensifyDocs: db.params.int("internalQueryMaxAllowedDensifyDocs"),
+	}
 }
 
 // lookupFunc is how a pipeline on dbName reads a $lookup's foreign

@@ -138,7 +138,7 @@ func (db *DB) sourceStageReply(ctx context.Context, ns string, c *coll, cmd bson
 		d := docs[0]
 		docs = docs[1:]
 		return d, nil
-	}, agg.Options{Now: bson.NewDateTimeFromTime(db.opts.Clock()), Lookup: db.lookupFunc(dbOfNS(ns), nil)})
+	}, db.aggOptions(dbOfNS(ns), nil))
 	return db.firstBatchReply(ctx, ns, c, pipelineExec(cur), batch)
 }
 

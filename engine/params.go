@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"github.com/ttlkv/ttlkv/document"
+	"github.com/ttlkv/ttlkv/engine/agg"
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
 
@@ -42,6 +43,8 @@ var paramDefs = map[string]paramDef{
 	"batchedDeletesTargetBatchDocs":      {kind: paramInt, def: defaultBatchDocs, min: 0, max: math.MaxInt32},
 	"batchedDeletesTargetBatchTimeMS":    {kind: paramInt, def: 5, min: 0, max: math.MaxInt32},
 	"batchedDeletesTargetStagedDocBytes": {kind: paramInt, def: 2 << 20, min: 0, max: math.MaxInt64},
+	// How many documents one $densify may generate (docs/aggregation.md).
+	"internalQueryMaxAllowedDensifyDocs": {kind: paramInt, def: agg.DefaultMaxDensifyDocs, min: 1, max: math.MaxInt32},
 }
 
 // defaultBatchDocs is batchedDeletesTargetBatchDocs' default. MongoDB

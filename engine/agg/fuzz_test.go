@@ -42,6 +42,8 @@ func FuzzPipeline(f *testing.F) {
 		`[{"$bucket": {"groupBy": "$age", "boundaries": [0, 10, {"$add": [20, 5]}], "default": "other", "output": {"n": {"$sum": 1}, "names": {"$push": "$name"}}}}]`,
 		`[{"$bucketAuto": {"groupBy": {"$toDouble": "$age"}, "buckets": 3, "granularity": "E12", "output": {"f": {"$first": "$name"}}}}]`,
 		`[{"$graphLookup": {"from": "x", "startWith": "$tags", "connectFromField": "tags", "connectToField": "name", "as": "g", "maxDepth": 3, "depthField": "d", "restrictSearchWithMatch": {"age": {"$gt": 1}}}}]`,
+		`[{"$densify": {"field": "age", "partitionByFields": ["team", "x.y"], "range": {"step": 0.5, "bounds": "full"}}}]`,
+		`[{"$densify": {"field": "at", "range": {"step": 1, "unit": "month", "bounds": [{"$date": "2020-01-31T00:00:00Z"}, {"$date": "2021-01-01T00:00:00Z"}]}}}]`,
 		`[{"$merge": {"into": {"db": "d", "coll": "c"}, "on": ["team", "name"], "let": {"a": "$age"}, "whenMatched": [{"$set": {"n": {"$add": ["$n", "$$a", "$$new.age"]}}}], "whenNotMatched": "discard"}}]`,
 		`[{"$setWindowFields": {"partitionBy": "$team", "sortBy": {"age": 1}, "output": {"s": {"$sum": "$age", "window": {"documents": ["unbounded", "current"]}}, "a.b": {"$avg": "$age", "window": {"range": [-5, 5]}}, "r": {"$rank": {}}, "p": {"$shift": {"output": "$name", "by": -1, "default": "?"}}}}}]`,
 		`[{"$setWindowFields": {"sortBy": {"at": 1}, "output": {"d": {"$derivative": {"input": "$age", "unit": "hour"}, "window": {"range": [-1, "current"], "unit": "day"}}, "i": {"$integral": {"input": "$age", "unit": "second"}}, "e": {"$expMovingAvg": {"input": "$age", "N": 2}}, "l": {"$linearFill": "$age"}, "f": {"$locf": "$tags"}}}}]`,

@@ -2,7 +2,7 @@
 // stream of documents: the stages $match, $project, $addFields/$set,
 // $unset, $sort, $skip, $limit, $count, $group, $unwind,
 // $replaceRoot/$replaceWith, $sortByCount, $lookup, $graphLookup, $facet,
-// $unionWith, $sample, $bucket, $bucketAuto, $setWindowFields (window.go),
+// $unionWith, $sample, $bucket, $bucketAuto, $densify, $setWindowFields (window.go),
 // $fill, $redact and $documents (and $out and $merge, which the engine runs:
 // Pipeline.Out), with the expression operators of expr.go, ops.go,
 // vars.go, arrays.go, arrays2.go, dates.go, dates2.go, strings.go,
@@ -38,6 +38,9 @@ type Options struct {
 	// MaxMemoryBytes bounds the documents a $group or $sort stage holds;
 	// 0 means DefaultMaxMemoryBytes. ttlkv does not spill to disk.
 	MaxMemoryBytes int64
+	// MaxDensifyDocs bounds the documents one $densify may generate
+	// (5897900 past it); 0 means DefaultMaxDensifyDocs.
+	MaxDensifyDocs int64
 	// Now is $$NOW.
 	Now bson.DateTime
 	// Lookup reads the foreign collection of a $lookup; nil refuses the
@@ -258,6 +261,8 @@ func parseStage(name string, arg any, sc pdepth) (stageSpec, error) {
 		return parseBucket(arg, sc)
 	case "$bucketAuto":
 		return parseBucketAuto(arg, sc)
+	case "$densify":
+		return parseDensify(arg)
 	case "$graphLookup":
 		return parseGraphLookup(arg, sc)
 	case "$documents":
@@ -283,7 +288,7 @@ func parseStage(name string, arg any, sc pdepth) (stageSpec, error) {
 
 // known are MongoDB's stages that ttlkv lacks.
 var known = map[string]bool{
-	"$geoNear": true, "$densify": true, "$indexStats": true,
+	"$geoNear": true, "$indexStats": true,
 	"$changeStream": true, "$search": true,
 	"$listSessions": true, "$planCacheStats": true,
 }
