@@ -52,6 +52,9 @@ func TestPercentileAccumulators(t *testing.T) {
 		{"median, even count, discrete", `[{"x": 4}, {"x": 1}, {"x": 3}, {"x": 2}]`, `{"$median": {"input": "$x", "method": "discrete"}}`, `2.0`},
 		{"median, even count, continuous", `[{"x": 4}, {"x": 1}, {"x": 3}, {"x": 2}]`, `{"$median": {"input": "$x", "method": "continuous"}}`, `2.5`},
 		{"median of no numbers", pctNone, `{"$median": {"input": "$x", "method": "approximate"}}`, `null`},
+		{"continuous median between the inputs", `[{"x": 0}, {"x": 2}]`, `{"$median": {"input": "$x", "method": "continuous"}}`, `1.0`},
+		{"decimal NaN ignored, past a double's range infinite", `[{"x": {"$numberDecimal": "NaN"}}, {"x": {"$numberDecimal": "-NaN"}}, {"x": {"$numberDecimal": "2E+310"}}, {"x": 7}]`,
+			pct("[0, 1]", "continuous"), `[7.0, {"$numberDouble": "Infinity"}]`},
 	}
 	for _, tc := range cases {
 		got, err := run(t, tc.docs, `[{"$group": {"_id": null, "p": `+tc.acc+`}}, {"$project": {"_id": 0}}]`, Options{})
