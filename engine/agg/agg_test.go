@@ -283,7 +283,7 @@ func TestErrors(t *testing.T) {
 		{`[{"$project": {"a": {"$add": 1, "$sub": 2}}}]`, 15983},
 		{`[{"$project": {"a": {"$divide": [1]}}}]`, 16020},
 		{`[{"$group": {"n": {"$sum": 1}}}]`, 15955},
-		{`[{"$group": {"_id": null, "n": {"$median": 1}}}]`, 15952},
+		{`[{"$group": {"_id": null, "n": {"$nosuchacc": 1}}}]`, 15952},
 		{`[{"$group": {"_id": null, "a.b": {"$sum": 1}}}]`, 40235},
 		{`[{"$group": {"_id": null, "n": 1}}]`, 40234},
 		{`[{"$group": {"_id": null, "n": {"$sum": [1, 2]}}}]`, 40237},

@@ -47,6 +47,8 @@ func FuzzPipeline(f *testing.F) {
 		`[{"$merge": {"into": {"db": "d", "coll": "c"}, "on": ["team", "name"], "let": {"a": "$age"}, "whenMatched": [{"$set": {"n": {"$add": ["$n", "$$a", "$$new.age"]}}}], "whenNotMatched": "discard"}}]`,
 		`[{"$setWindowFields": {"partitionBy": "$team", "sortBy": {"age": 1}, "output": {"s": {"$sum": "$age", "window": {"documents": ["unbounded", "current"]}}, "a.b": {"$avg": "$age", "window": {"range": [-5, 5]}}, "r": {"$rank": {}}, "p": {"$shift": {"output": "$name", "by": -1, "default": "?"}}}}}]`,
 		`[{"$setWindowFields": {"sortBy": {"at": 1}, "output": {"d": {"$derivative": {"input": "$age", "unit": "hour"}, "window": {"range": [-1, "current"], "unit": "day"}}, "i": {"$integral": {"input": "$age", "unit": "second"}}, "e": {"$expMovingAvg": {"input": "$age", "N": 2}}, "l": {"$linearFill": "$age"}, "f": {"$locf": "$tags"}}}}]`,
+		`[{"$group": {"_id": "$team", "p": {"$percentile": {"input": "$age", "p": [0, 0.5, {"$divide": [99, 100]}], "method": "continuous"}}, "m": {"$median": {"input": {"$toDouble": "$age"}, "method": "approximate"}}}}, {"$project": {"q": {"$percentile": {"input": "$p", "p": [0.9], "method": "discrete"}}, "r": {"$median": {"input": ["$m", 1, "$_id"], "method": "continuous"}}}}]`,
+		`[{"$setWindowFields": {"sortBy": {"age": 1}, "output": {"p": {"$percentile": {"input": "$age", "p": [1, 0.25], "method": "discrete"}, "window": {"documents": [-2, "current"]}}, "m": {"$median": {"input": "$age", "method": "continuous"}, "window": {"range": [-10, 10]}}}}}]`,
 	} {
 		f.Add([]byte(s))
 	}

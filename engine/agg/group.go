@@ -92,6 +92,13 @@ func parseAccField(el bson.E, sc pdepth) (accSpec, error) {
 			return newKeepN(op, n, a.sort)
 		}}, nil
 	}
+	if op == "$percentile" || op == "$median" {
+		a, err := parsePctArgs(op, argV, true, sc)
+		if err != nil {
+			return accSpec{}, err
+		}
+		return accSpec{field: el.Key, op: op, arg: a.input.Eval, make: func(int64) accumulator { return newPctAcc(a) }}, nil
+	}
 	if newAcc(op) == nil {
 		return accSpec{}, document.Errorf(document.Code(15952), "unknown group operator '%s'", op)
 	}

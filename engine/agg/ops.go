@@ -130,6 +130,9 @@ func parseOperator(name string, arg any, depth pdepth) (Expr, error) {
 	case "$firstN", "$lastN", "$minN", "$maxN":
 		a, err := parseNArgs(name, arg, depth)
 		return nExpr{op: name, args: a}, err
+	case "$percentile", "$median":
+		a, err := parsePctArgs(name, arg, false, depth)
+		return pctExpr{a}, err
 	}
 	spec, ok := listOps[name]
 	if !ok {

@@ -6,7 +6,7 @@
 // $fill, $redact and $documents (and $out and $merge, which the engine runs:
 // Pipeline.Out), with the expression operators of expr.go, ops.go,
 // vars.go, arrays.go, arrays2.go, dates.go, dates2.go, strings.go,
-// convert.go, sets.go, fields.go and nacc.go.
+// convert.go, sets.go, fields.go, nacc.go and percentile.go.
 //
 // The engine pushes a leading $match and $sort into its index scan
 // (Pipeline.Filter, Pipeline.Sort) and feeds the rest of the pipeline

@@ -220,6 +220,7 @@ func init() {
 		"$rank": parseWindowRank, "$denseRank": parseWindowRank, "$documentNumber": parseWindowRank,
 		"$shift": parseWindowShift, "$derivative": parseWindowDerivative, "$integral": parseWindowIntegral,
 		"$expMovingAvg": parseWindowExpMovingAvg, "$locf": parseWindowLocf, "$linearFill": parseWindowLinearFill,
+		"$percentile": parseWindowPct, "$median": parseWindowPct,
 	}
 	for _, op := range []string{"$sum", "$avg", "$min", "$max", "$push", "$addToSet", "$stdDevPop", "$stdDevSamp", "$covariancePop", "$covarianceSamp"} {
 		windowParsers[op] = parseWindowAcc
