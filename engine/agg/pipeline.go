@@ -1,18 +1,16 @@
 // Package agg parses and runs MongoDB aggregation pipelines over a
-// stream of documents: the stages $match, $project, $addFields/$set,
-// $unset, $sort, $skip, $limit, $count, $group, $unwind,
-// $replaceRoot/$replaceWith, $sortByCount, $lookup, $graphLookup, $facet,
-// $unionWith, $sample, $bucket, $bucketAuto, $densify, $setWindowFields (window.go),
-// $fill, $redact and $documents (and $out and $merge, which the engine runs:
-// Pipeline.Out), with the expression operators of expr.go, ops.go,
-// vars.go, arrays.go, arrays2.go, dates.go, dates2.go, strings.go,
-// convert.go, sets.go, fields.go, nacc.go and percentile.go.
+// stream of documents (docs/aggregation.md lists what it implements):
+// the stages of stages.go and of a file each for the larger ones
+// (lookup.go, graph.go, facet.go, union.go, sample.go, bucket.go,
+// densify.go, window.go, fill.go, redact.go, documents.go), $out and
+// $merge (out.go; the engine writes: Pipeline.Out), and the expression
+// operators of expr.go, ops.go and the files they register.
 //
 // The engine pushes a leading $match and $sort into its index scan
 // (Pipeline.Filter, Pipeline.Sort) and feeds the rest of the pipeline
 // document by document; the stages that hold documents ($group, $sort,
-// $sample, $facet, $setWindowFields, the foreign side of $lookup and
-// $unionWith) do so within Options.MaxMemoryBytes.
+// $sample, $facet, $bucketAuto, $densify, $setWindowFields, the foreign
+// side of $lookup and $unionWith) do so within Options.MaxMemoryBytes.
 package agg
 
 import (
