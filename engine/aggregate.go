@@ -21,6 +21,7 @@ type aggregateSpec struct {
 	hasCursor   bool
 	maxMemBytes int64
 	collation   bson.D // the collation option, nil if none
+	let         bson.D // the let option, nil if none
 	// collectionless is {aggregate: 1}: a pipeline that starts with
 	// $documents and reads no collection (name is "$cmd.aggregate").
 	collectionless bool
@@ -39,7 +40,7 @@ func (db *DB) aggregate(ctx context.Context, dbName string, s *aggregateSpec) (*
 	var q *queryExec
 	if !s.collectionless {
 		var err error
-		if _, pl, q, err = db.findPlan(dbName, s.name, p.Filter(), FindOptions{Sort: p.Sort(), Limit: p.Limit(), Hint: s.hint, Collation: s.collation}); err != nil {
+		if _, pl, q, err = db.findPlan(dbName, s.name, p.Filter(), FindOptions{Sort: p.Sort(), Limit: p.Limit(), Hint: s.hint, Collation: s.collation, filterVars: p.FilterVars()}); err != nil {
 			return nil, err
 		}
 	}

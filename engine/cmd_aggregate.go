@@ -2,13 +2,14 @@ package engine
 
 import (
 	"context"
+	"time"
 
 	"github.com/ttlkv/ttlkv/document"
 	"github.com/ttlkv/ttlkv/engine/agg"
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
 
-func parseAggregate(cmd bson.D) (*aggregateSpec, error) {
+func parseAggregate(cmd bson.D, now time.Time) (*aggregateSpec, error) {
 	s := &aggregateSpec{batchSize: -1}
 	switch v := cmd[0].Value.(type) {
 	case string:
@@ -63,6 +64,10 @@ func parseAggregate(cmd bson.D) (*aggregateSpec, error) {
 			if s.collation, err = collationOption("aggregate", e.Value); err != nil {
 				return nil, err
 			}
+		case "let":
+			if s.let, err = letValue("aggregate", e.Value); err != nil {
+				return nil, err
+			}
 		}
 	}
 	if !havePipeline {
@@ -71,7 +76,11 @@ func parseAggregate(cmd bson.D) (*aggregateSpec, error) {
 	if !s.hasCursor && !s.explain {
 		return nil, document.Errorf(document.CodeFailedToParse, "The 'cursor' option is required, except for aggregate with the explain argument")
 	}
-	if s.pipeline, err = agg.Parse(s.raw); err != nil {
+	let, err := agg.ParseLet(s.let, bson.NewDateTimeFromTime(now))
+	if err != nil {
+		return nil, err
+	}
+	if s.pipeline, err = agg.ParseWith(s.raw, let); err != nil {
 		return nil, err
 	}
 	if err := checkCollectionless(s); err != nil {
@@ -111,7 +120,7 @@ func cmdAggregate(ctx context.Context, db *DB, dbName string, cmd bson.D) (bson.
 	if r, ok, err := db.currentOpAggregate(ctx, dbName, cmd); ok {
 		return r, err
 	}
-	s, err := parseAggregate(cmd)
+	s, err := parseAggregate(cmd, db.opts.Clock())
 	if err != nil {
 		return nil, err
 	}

@@ -14,6 +14,13 @@ func cmdDelete(ctx context.Context, db *DB, dbName string, cmd bson.D) (bson.D, 
 		return nil, err
 	}
 	name, stmts, ordered := w.coll, w.stmts, w.ordered
+	let, err := letOpt(cmd)
+	if err != nil {
+		return nil, err
+	}
+	if err := db.checkLet(let); err != nil {
+		return nil, err
+	}
 	// Statements are parsed before any runs: a malformed one (limit 2,
 	// a missing q) fails the whole command, as MongoDB's parser does.
 	specs := make([]DeleteSpec, len(stmts))
@@ -25,6 +32,7 @@ func cmdDelete(ctx context.Context, db *DB, dbName string, cmd bson.D) (bson.D, 
 		if s.Limit != 0 && s.Limit != 1 {
 			return nil, document.Errorf(document.CodeFailedToParse, "The limit field in delete objects must be 0 or 1. Got %d", s.Limit)
 		}
+		s.Let = let
 		specs[i] = s
 	}
 	var n int64

@@ -23,7 +23,7 @@ func cmdExplain(ctx context.Context, db *DB, dbName string, cmd bson.D) (bson.D,
 		verbosity = s
 	}
 	if inner[0].Key == "aggregate" {
-		s, err := parseAggregate(append(inner, bson.E{Key: "explain", Value: true}))
+		s, err := parseAggregate(append(inner, bson.E{Key: "explain", Value: true}), db.opts.Clock())
 		if err != nil {
 			return nil, err
 		}

@@ -57,8 +57,10 @@ func parseFindOptions(cmd bson.D) (bson.D, FindOptions, error) {
 			o.AwaitData, _ = asBool(e.Value)
 		case "collation":
 			o.Collation, err = collationOption("find", e.Value)
+		case "let":
+			o.Let, err = letValue("find", e.Value)
 		case "maxTimeMS", "comment", "readConcern", "lsid", "$db", "noCursorTimeout", "allowPartialResults",
-			"let", "returnKey", "showRecordId", "min", "max", "allowDiskUse", "readPreference", "$readPreference":
+			"returnKey", "showRecordId", "min", "max", "allowDiskUse", "readPreference", "$readPreference":
 		default:
 			err = document.Errorf(document.CodeIDLUnknownField, "BSON field 'find.%s' is an unknown field.", e.Key)
 		}

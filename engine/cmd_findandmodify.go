@@ -14,6 +14,13 @@ func cmdFindAndModify(ctx context.Context, db *DB, dbName string, cmd bson.D) (b
 		return nil, err
 	}
 	var s UpdateSpec
+	if s.Let, err = letOpt(cmd); err != nil {
+		return nil, err
+	}
+	if err := db.checkLet(s.Let); err != nil {
+		return nil, err
+	}
+	ctx = withLet(ctx, s.Let)
 	var sortD bson.D
 	var remove, returnNew bool
 	var fields bson.D

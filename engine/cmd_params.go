@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"github.com/ttlkv/ttlkv/engine/agg"
 	"strings"
 
 	"github.com/ttlkv/ttlkv/document"
@@ -40,6 +41,33 @@ func parseWriteCmd(cmd bson.D, field string) (writeCmd, error) {
 		w.ordered, _ = asBool(v)
 	}
 	return w, nil
+}
+
+// letOpt reads a command's let option: a document of variables, or
+// none.
+func letOpt(cmd bson.D) (bson.D, error) {
+	v, ok := get(cmd, "let")
+	if !ok {
+		return nil, nil
+	}
+	return letValue(cmd[0].Key, v)
+}
+
+// checkLet evaluates a write command's let once before any statement
+// runs, so that a bad one fails the command, as in mongod, not each
+// statement.
+func (db *DB) checkLet(let bson.D) error {
+	_, err := agg.ParseLet(let, bson.NewDateTimeFromTime(db.opts.Clock()))
+	return err
+}
+
+// letValue is the value of command's let option: a document.
+func letValue(command string, v any) (bson.D, error) {
+	d, ok := v.(bson.D)
+	if !ok {
+		return nil, document.Errorf(document.CodeTypeMismatch, "BSON field '%s.let' is the wrong type '%s', expected type 'object'", command, typeName(v))
+	}
+	return d, nil
 }
 
 func intOpt(field string, v any) (int64, error) {

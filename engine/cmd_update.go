@@ -14,6 +14,13 @@ func cmdUpdate(ctx context.Context, db *DB, dbName string, cmd bson.D) (bson.D, 
 		return nil, err
 	}
 	name, stmts, ordered := w.coll, w.stmts, w.ordered
+	let, err := letOpt(cmd)
+	if err != nil {
+		return nil, err
+	}
+	if err := db.checkLet(let); err != nil {
+		return nil, err
+	}
 	var n, nModified int64
 	var upserted bson.A
 	werrs, err := runStatements(len(stmts), ordered, func(i int) error {
@@ -21,6 +28,7 @@ func cmdUpdate(ctx context.Context, db *DB, dbName string, cmd bson.D) (bson.D, 
 		if err != nil {
 			return err
 		}
+		s.Let = let
 		res, err := db.updateDocs(ctx, dbName, name, s)
 		if err != nil {
 			return err

@@ -204,6 +204,26 @@ func withCollation(ctx context.Context, spec bson.D) context.Context {
 	return context.WithValue(ctx, collationKey{}, spec)
 }
 
+type letKey struct{}
+
+// withLet is ctx carrying a command's let, for the paths that take no
+// options (findAndModify's remove).
+func withLet(ctx context.Context, let bson.D) context.Context {
+	if let == nil {
+		return ctx
+	}
+	return context.WithValue(ctx, letKey{}, let)
+}
+
+// ctxLet returns the let ctx carries, nil if none.
+func ctxLet(ctx context.Context) bson.D {
+	if ctx == nil {
+		return nil
+	}
+	let, _ := ctx.Value(letKey{}).(bson.D)
+	return let
+}
+
 // ctxCollation returns the collation option ctx carries, nil if none.
 func ctxCollation(ctx context.Context) bson.D {
 	if ctx == nil {

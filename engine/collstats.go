@@ -26,7 +26,7 @@ func (db *DB) findOneAndDelete(ctx context.Context, dbName, name string, filter,
 		return od.findOneAndDelete(ctx, db, c, filter, sortD)
 	}
 	for attempt := 0; attempt < 100; attempt++ {
-		_, p, q, err := db.findPlan(dbName, name, filter, FindOptions{Sort: sortD, Limit: 1, Collation: ctxCollation(ctx)})
+		_, p, q, err := db.findPlan(dbName, name, filter, FindOptions{Sort: sortD, Limit: 1, Collation: ctxCollation(ctx), Let: ctxLet(ctx)})
 		if err != nil || q == nil || p == nil {
 			return nil, err
 		}

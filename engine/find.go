@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"github.com/ttlkv/ttlkv/engine/agg"
 
 	"github.com/ttlkv/ttlkv/document"
 	"github.com/ttlkv/ttlkv/engine/internal/catalog"
@@ -23,6 +24,12 @@ type FindOptions struct {
 	// Collation compares strings in the filter and sort (nil: the
 	// collection's default collation; {locale: "simple"}: binary).
 	Collation bson.D
+	// Let names values the filter's $expr reads as $$name (the
+	// command's let; docs/aggregation.md, "Variables").
+	Let bson.D
+	// filterVars are a pipeline's let variables, already evaluated, for
+	// the scan's filter (an aggregate's; Let is then nil).
+	filterVars any
 }
 
 // findPlan validates a find and builds its executor. It returns a nil
@@ -45,7 +52,15 @@ func (db *DB) findPlan(dbName, name string, filter bson.D, o FindOptions) (*coll
 	if o.Skip < 0 {
 		return nil, nil, nil, document.Errorf(document.CodeBadValue, "Skip value must be non-negative, but received: %d", o.Skip)
 	}
-	f, err := query.ParseFilterAt(filter, db.opts.Clock())
+	vars := o.filterVars
+	if vars == nil && len(o.Let) > 0 {
+		l, err := agg.ParseLet(o.Let, bson.NewDateTimeFromTime(db.opts.Clock()))
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		vars = l.FilterVars()
+	}
+	f, err := query.ParseFilterWith(filter, db.opts.Clock(), vars)
 	if err != nil {
 		return nil, nil, nil, err
 	}

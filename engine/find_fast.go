@@ -35,7 +35,7 @@ func idPointValue(filter bson.D) (any, bool) {
 // The record is matched against the parsed filter, so the result is the
 // one the planner's path gives.
 func (db *DB) findByID(dbName, name string, filter bson.D, o FindOptions) (d bson.D, handled bool, err error) {
-	if len(o.Projection) > 0 || len(o.Sort) > 0 || o.Skip != 0 || o.Hint != nil || o.Tailable || o.AwaitData || o.Collation != nil {
+	if len(o.Projection) > 0 || len(o.Sort) > 0 || o.Skip != 0 || o.Hint != nil || o.Tailable || o.AwaitData || o.Collation != nil || o.Let != nil {
 		return nil, false, nil
 	}
 	v, ok := idPointValue(filter)

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/ttlkv/ttlkv/engine/agg"
 	"runtime"
 	"slices"
 	"strings"
@@ -943,6 +944,9 @@ type DeleteSpec struct {
 	// Collation compares strings in Filter (nil: the collection's
 	// default collation).
 	Collation bson.D
+	// Let names values Filter's $expr reads as $$name (the delete
+	// command's let).
+	Let bson.D
 }
 
 // deleteDocs runs one delete statement and returns the count deleted.
@@ -953,7 +957,7 @@ func (db *DB) deleteDocs(ctx context.Context, dbName, name string, s DeleteSpec)
 	if s.Limit != 0 && s.Limit != 1 {
 		return 0, document.Errorf(document.CodeFailedToParse, "The limit field in delete objects must be 0 or 1. Got %d", s.Limit)
 	}
-	f, err := query.ParseFilterAt(s.Filter, db.opts.Clock())
+	f, _, err := db.parseFilterLet(s.Filter, s.Let)
 	if err != nil {
 		return 0, err
 	}
@@ -1013,6 +1017,9 @@ type UpdateSpec struct {
 	// Collation compares strings in Filter (and findAndModify's sort);
 	// nil: the collection's default collation.
 	Collation bson.D
+	// Let names values that Filter's $expr and Pipeline read as $$name
+	// (the command's let).
+	Let bson.D
 	// vars are values for user variables of Pipeline ($merge's $$new
 	// and let).
 	vars bson.D
@@ -1039,9 +1046,12 @@ func (db *DB) updateReturning(ctx context.Context, dbName, name string, s Update
 	if err := db.checkWritable(); err != nil {
 		return nil, nil, err
 	}
-	f, err := query.ParseFilterAt(s.Filter, db.opts.Clock())
+	f, l, err := db.parseFilterLet(s.Filter, s.Let)
 	if err != nil {
 		return nil, nil, err
+	}
+	if l != nil {
+		s.vars = append(l.Values(), s.vars...)
 	}
 	u, err := parseUpdateSpec(s)
 	if err != nil {
@@ -1288,4 +1298,17 @@ func (db *DB) applyOrdinaryUpdates(c *coll, rids []uint64, ids map[uint64][]byte
 		err = stopErr
 	}
 	return matched, modified, last, err
+}
+
+// parseFilterLet parses a write's filter with the variables of its
+// command's let (nil: none), which it also returns for an update
+// pipeline.
+func (db *DB) parseFilterLet(filter, let bson.D) (*query.Filter, *agg.Let, error) {
+	now := db.opts.Clock()
+	l, err := agg.ParseLet(let, bson.NewDateTimeFromTime(now))
+	if err != nil {
+		return nil, nil, err
+	}
+	f, err := query.ParseFilterWith(filter, now, l.FilterVars())
+	return f, l, err
 }

@@ -341,6 +341,48 @@ func TestDriverRollup(t *testing.T) {
 	}
 }
 
+// TestDriverLet sends the let option through the official driver's
+// Aggregate, Find and UpdateMany options, as an application written for
+// MongoDB 5.0 and later does.
+func TestDriverLet(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, Options{})
+	ctx := context.Background()
+	coll := e.client(t, false).Database("app").Collection("items")
+	if _, err := coll.InsertMany(ctx, []any{bson.D{{Key: "_id", Value: 1}, {Key: "qty", Value: 5}}, bson.D{{Key: "_id", Value: 2}, {Key: "qty", Value: 50}}}); err != nil {
+		t.Fatal(err)
+	}
+	low := bson.D{{Key: "$expr", Value: bson.D{{Key: "$lt", Value: bson.A{"$qty", "$$limit"}}}}}
+	cur, err := coll.Aggregate(ctx, mongo.Pipeline{{{Key: "$match", Value: low}}}, options.Aggregate().SetLet(bson.D{{Key: "limit", Value: 10}}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []bson.M
+	if err := cur.All(ctx, &got); err != nil || len(got) != 1 || fmt.Sprint(got[0]["_id"]) != "1" {
+		t.Fatalf("aggregate with let: %v, %v", got, err)
+	}
+	res, err := coll.UpdateMany(ctx, low, mongo.Pipeline{{{Key: "$set", Value: bson.D{{Key: "restock", Value: "$$limit"}}}}}, options.UpdateMany().SetLet(bson.D{{Key: "limit", Value: 10}}))
+	if err != nil || res.ModifiedCount != 1 {
+		t.Fatalf("updateMany with let: %v, %v", res, err)
+	}
+	fc, err := coll.Find(ctx, bson.D{{Key: "$expr", Value: bson.D{{Key: "$eq", Value: bson.A{"$restock", "$$limit"}}}}}, options.Find().SetLet(bson.D{{Key: "limit", Value: 10}}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got = nil
+	if err := fc.All(ctx, &got); err != nil || len(got) != 1 || fmt.Sprint(got[0]["_id"]) != "1" {
+		t.Fatalf("find with let: %v, %v", got, err)
+	}
+	var gone bson.M
+	if err := coll.FindOneAndDelete(ctx, low, options.FindOneAndDelete().SetLet(bson.D{{Key: "limit", Value: 10}})).Decode(&gone); err != nil || fmt.Sprint(gone["_id"]) != "1" {
+		t.Fatalf("findOneAndDelete with let: %v, %v", gone, err)
+	}
+	_, err = coll.Aggregate(ctx, mongo.Pipeline{}, options.Aggregate().SetLet(bson.D{{Key: "x", Value: "$qty"}}))
+	if cmdCode(t, err) != 4890500 {
+		t.Fatalf("a let that reads a field: %v", err)
+	}
+}
+
 func TestDriverTTLExpiry(t *testing.T) {
 	t.Parallel()
 	transports(t, func(t *testing.T, inproc bool) {

@@ -42,6 +42,9 @@ type Env struct {
 	// current is $$CURRENT when it is not $$ROOT ($redact's level);
 	// field paths read it.
 	current bson.D
+	// noDoc marks a command's let being evaluated: there is no
+	// document, and reading a field is refused.
+	noDoc bool
 }
 
 // binding is one user variable's value, in front of the ones bound
@@ -119,6 +122,9 @@ type fieldPath struct {
 }
 
 func (f fieldPath) Eval(e *Env) (any, error) {
+	if e.noDoc {
+		return nil, letFieldErr()
+	}
 	if e.current != nil && !f.root {
 		return evalPath(e.current, f.parts), nil
 	}

@@ -57,6 +57,7 @@ type Pipeline struct {
 	limit  int64  // pushed-down $limit after that sort (0: none)
 	stages []stageSpec
 	out    *Out // the final $out or $merge (nil: none)
+	let    *Let // the command's let (nil: none)
 }
 
 // stageSpec is a parsed stage: a constructor of its per-run iterator
@@ -93,7 +94,11 @@ type iter interface {
 }
 
 // Parse parses a pipeline (an array of one-field stage documents).
-func Parse(pipeline bson.A) (*Pipeline, error) {
+func Parse(pipeline bson.A) (*Pipeline, error) { return parseTop(pipeline, pdepth{}) }
+
+// parseTop parses a command's pipeline with the variables of sc in
+// scope.
+func parseTop(pipeline bson.A, sc pdepth) (*Pipeline, error) {
 	p := &Pipeline{}
 	pushing := true
 	for _, sv := range pipeline {
@@ -125,18 +130,18 @@ func Parse(pipeline bson.A) (*Pipeline, error) {
 				} else {
 					p.filter = bson.D{{Key: "$and", Value: bson.A{p.filter, f}}}
 				}
-				if _, err := parseStage(name, arg, pdepth{}); err != nil {
+				if _, err := parseStage(name, arg, sc); err != nil {
 					return nil, err
 				}
 				continue
 			case name == "$sort" && p.sort == nil:
-				if _, err := parseStage(name, arg, pdepth{}); err != nil {
+				if _, err := parseStage(name, arg, sc); err != nil {
 					return nil, err
 				}
 				p.sort = arg.(bson.D)
 				continue
 			case name == "$limit" && p.sort != nil:
-				st, err := parseStage(name, arg, pdepth{})
+				st, err := parseStage(name, arg, sc)
 				if err != nil {
 					return nil, err
 				}
@@ -147,7 +152,7 @@ func Parse(pipeline bson.A) (*Pipeline, error) {
 			}
 			pushing = false
 		}
-		st, err := parseStage(name, arg, pdepth{})
+		st, err := parseStage(name, arg, sc)
 		if err != nil {
 			return nil, err
 		}
@@ -194,6 +199,9 @@ type Cursor struct{ it iter }
 func (p *Pipeline) Open(src Source, o Options) *Cursor {
 	if o.MaxMemoryBytes <= 0 {
 		o.MaxMemoryBytes = DefaultMaxMemoryBytes
+	}
+	if p.let != nil {
+		o.vars = chainVars(p.let.vals, o.vars)
 	}
 	var it iter = src
 	for _, s := range p.stages {
