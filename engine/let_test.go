@@ -32,6 +32,13 @@ func TestCommandLet(t *testing.T) {
 	if got := batch(r); got != want {
 		t.Fatalf("aggregate with let: %s, want %s", got, want)
 	}
+	// Where mongod wants a constant, a let variable is one.
+	r = mustRun(t, db, "test", `{"aggregate": "c", "let": {"ps": [0.5, 1], "mid": 2},
+		"pipeline": [{"$group": {"_id": null, "p": {"$percentile": {"input": "$v", "p": "$$ps", "method": "discrete"}}}},
+		{"$unionWith": {"coll": "c", "pipeline": [{"$bucket": {"groupBy": "$v", "boundaries": [0, "$$mid", 10]}}]}}], "cursor": {}}`)
+	if got := batch(r); got != `[ { _id: null, p: [ 2.0, 3.0 ] }, { _id: 0, count: 1 }, { _id: 2, count: 2 } ]` {
+		t.Fatalf("let variables as constants: %s", got)
+	}
 	if got := batch(mustRun(t, db, "test", `{"find": "c", "filter": {"$expr": {"$eq": ["$v", "$$x"]}}, "let": {"x": 2}}`)); got != `[ { _id: 2, v: 2 } ]` {
 		t.Fatalf("find with let: %s", got)
 	}

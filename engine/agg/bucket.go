@@ -26,49 +26,13 @@ func groupByArg(v any) bool {
 	return false
 }
 
-// constValue returns the value of an expression that depends on no
-// document and no variable (a literal, or operators, objects and arrays
-// of literals), as mongod folds constants when it parses; ok is false
-// for anything else.
-func constValue(e Expr) (v any, ok bool, err error) {
-	switch x := e.(type) {
-	case literal:
-		return x.v, true, nil
-	case objectExpr:
-		for _, s := range x.exprs {
-			if _, ok, err := constValue(s); !ok || err != nil {
-				return nil, false, err
-			}
-		}
-	case arrayExpr:
-		for _, s := range x {
-			if _, ok, err := constValue(s); !ok || err != nil {
-				return nil, false, err
-			}
-		}
-	case opExpr:
-		for _, s := range x.args {
-			if _, ok, err := constValue(s); !ok || err != nil {
-				return nil, false, err
-			}
-		}
-	default:
-		return nil, false, nil
-	}
-	v, err = e.Eval(&Env{})
-	if err != nil {
-		return nil, false, err
-	}
-	return v, true, nil
-}
-
 // parseConstant parses v and returns its value if it is constant.
 func parseConstant(v any, sc pdepth) (any, bool, error) {
 	e, err := parseExpr(v, sc)
 	if err != nil {
 		return nil, false, err
 	}
-	return constValue(e)
+	return constantOf(v, e, sc)
 }
 
 // parseBucket parses $bucket as mongod does: into a $group whose _id is a

@@ -68,6 +68,19 @@ type pdepth struct {
 	n    int
 	vars *scope
 	subs int // the sub-pipelines ($lookup, $unionWith) this one is nested in
+	// consts are the command let's variables, whose values are known
+	// while parsing (constantOf).
+	consts *binding
+}
+
+// isConst reports whether name is a command let's variable.
+func (d pdepth) isConst(name string) bool {
+	for b := d.consts; b != nil; b = b.up {
+		if b.name == name {
+			return true
+		}
+	}
+	return false
 }
 
 // scope is one user variable in scope, in front of the outer ones.
@@ -335,6 +348,49 @@ func Truthy(v any) bool {
 	}
 	if document.IsNumber(v) {
 		return document.Compare(v, int32(0)) != 0
+	}
+	return true
+}
+
+// constantOf returns the value of e, parsed from raw in the scope sc,
+// when it reads nothing of a document and no variable but a command
+// let's (whose values are known when the pipeline is parsed): a literal,
+// an operator over literals, which mongod folds to a constant when it
+// optimizes the pipeline. An error is the one computing it gives.
+func constantOf(raw any, e Expr, sc pdepth) (any, bool, error) {
+	if !readsNothing(raw, sc, 0) {
+		return nil, false, nil
+	}
+	v, err := e.Eval(&Env{vars: sc.consts})
+	return v, err == nil, err
+}
+
+// readsNothing reports whether v, as written, reads no field and no
+// variable but sc's constants: no "$" string outside a $literal but
+// "$$name" for a command let's name.
+func readsNothing(v any, sc pdepth, depth int) bool {
+	if depth > maxExprDepth {
+		return false
+	}
+	switch x := v.(type) {
+	case string:
+		if name, ok := strings.CutPrefix(x, "$$"); ok {
+			base, _, _ := strings.Cut(name, ".")
+			return sc.isConst(base)
+		}
+		return !strings.HasPrefix(x, "$")
+	case bson.D:
+		for _, el := range x {
+			if el.Key != "$literal" && !readsNothing(el.Value, sc, depth+1) {
+				return false
+			}
+		}
+	case bson.A:
+		for _, el := range x {
+			if !readsNothing(el, sc, depth+1) {
+				return false
+			}
+		}
 	}
 	return true
 }

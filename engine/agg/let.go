@@ -47,6 +47,7 @@ func ParseLet(let bson.D, now bson.DateTime) (*Let, error) {
 		}
 		l.scope = l.scope.with(el.Key)
 		l.vals = &binding{name: el.Key, val: v, up: l.vals}
+		l.scope.consts = l.vals
 		l.doc = append(l.doc, bson.E{Key: el.Key, Value: v})
 	}
 	return l, nil

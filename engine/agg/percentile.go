@@ -122,7 +122,7 @@ func parsePs(raw any, depth pdepth) ([]float64, error) {
 	if err != nil {
 		return nil, err
 	}
-	v, ok, err := constantOf(raw, e)
+	v, ok, err := constantOf(raw, e, depth)
 	if err != nil {
 		return nil, err
 	}

@@ -106,7 +106,7 @@ func parseSetWindowFields(arg any, sc pdepth) (stageSpec, error) {
 			if err != nil {
 				return stageSpec{}, err
 			}
-			c, ok, err := constantOf(el.Value, e)
+			c, ok, err := constantOf(el.Value, e, sc)
 			if err != nil {
 				return stageSpec{}, err
 			}
@@ -173,42 +173,6 @@ func parseSetWindowFields(arg any, sc pdepth) (stageSpec, error) {
 	return stageSpec{name: "$setWindowFields", spec: spec, make: func(up iter, o *Options) iter {
 		return &windowIter{w: w, up: up, o: o}
 	}}, nil
-}
-
-// constantOf returns the value of e, parsed from raw, when it reads
-// nothing of a document and no variable (no "$" string outside a
-// $literal): a literal, or an operator over literals, which mongod folds
-// to a constant when it optimizes the pipeline. An error is the one
-// computing it gives.
-func constantOf(raw any, e Expr) (any, bool, error) {
-	if !readsNothing(raw, 0) {
-		return nil, false, nil
-	}
-	v, err := e.Eval(&Env{})
-	return v, err == nil, err
-}
-
-func readsNothing(v any, depth int) bool {
-	if depth > maxExprDepth {
-		return false
-	}
-	switch x := v.(type) {
-	case string:
-		return !strings.HasPrefix(x, "$")
-	case bson.D:
-		for _, el := range x {
-			if el.Key != "$literal" && !readsNothing(el.Value, depth+1) {
-				return false
-			}
-		}
-	case bson.A:
-		for _, el := range x {
-			if !readsNothing(el, depth+1) {
-				return false
-			}
-		}
-	}
-	return true
 }
 
 // windowParsers are the window functions ttlkv runs, by name.
@@ -767,7 +731,7 @@ func parseShiftArgs(name string, args bson.D, sc pdepth) (*shiftWindow, error) {
 			if err != nil {
 				return nil, err
 			}
-			c, ok, err := constantOf(el.Value, e)
+			c, ok, err := constantOf(el.Value, e, sc)
 			if err != nil {
 				return nil, err
 			}
@@ -947,7 +911,7 @@ func parseBoundPair(a bson.A, number func(any) (any, error)) (lo, hi bound, err 
 		if err != nil {
 			return bound{}, err
 		}
-		c, ok, err := constantOf(v, e)
+		c, ok, err := constantOf(v, e, pdepth{})
 		if err != nil {
 			return bound{}, err
 		}
