@@ -207,6 +207,10 @@ func TestExpressions(t *testing.T) {
 		{`{"$concat": ["$s", " ", "world"]}`, `"Hello world"`},
 		{`{"$concat": ["$s", "$nosuch"]}`, `null`},
 		{`{"$toLower": "$s"}`, `"hello"`},
+		{`{"$toUpper": "ÉcolE"}`, `"ÉCOLE"`}, // mongod changes ASCII letters only
+		{`{"$toLower": "ÉCOLE"}`, `"École"`},
+		{`{"$toUpper": "$i"}`, `"7"`},
+		{`{"$toLower": "$nosuch"}`, `""`},
 		{`{"$strLenCP": "$s"}`, `5`},
 		{`{"$size": "$arr"}`, `3`},
 		{`{"$in": [2, "$arr"]}`, `true`},

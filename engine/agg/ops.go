@@ -45,8 +45,8 @@ func init() {
 		"$not":         {1, 1, func(a []any) (any, error) { return !Truthy(a[0]), nil }},
 		"$ifNull":      {2, -1, opIfNull},
 		"$concat":      {0, -1, opConcat},
-		"$toLower":     {1, 1, stringCase(strings.ToLower)},
-		"$toUpper":     {1, 1, stringCase(strings.ToUpper)},
+		"$toLower":     {1, 1, stringCase(asciiLower)},
+		"$toUpper":     {1, 1, stringCase(asciiUpper)},
 		"$strLenCP":    {1, 1, opStrLen},
 		"$size":        {1, 1, opSize},
 		"$in":          {2, 2, opIn},
@@ -467,13 +467,13 @@ func opConcat(args []any) (any, error) {
 	return b.String(), nil
 }
 
+// stringCase is $toLower or $toUpper: the argument as mongod coerces it
+// to a string (null and missing are "", a number or a date its text,
+// anything else 16007), its ASCII letters in the other case. mongod
+// leaves other letters as they are, and so does this.
 func stringCase(f func(string) string) opFunc {
 	return func(args []any) (any, error) {
-		a := args[0]
-		if nullish(a) {
-			return "", nil
-		}
-		s, err := toStringValue(a)
+		s, err := coerceToString(args[0])
 		if err != nil {
 			return nil, err
 		}

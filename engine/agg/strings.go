@@ -321,11 +321,19 @@ func opStrcasecmp(args []any) (any, error) {
 }
 
 // asciiUpper is s with its ASCII letters upper-cased, byte by byte.
-func asciiUpper(s string) string {
+func asciiUpper(s string) string { return asciiCase(s, 'a', 'A') }
+
+// asciiLower is s with its ASCII capitals in lower case, as mongod's
+// $toLower changes them; other characters stay.
+func asciiLower(s string) string { return asciiCase(s, 'A', 'a') }
+
+// asciiCase moves the 26 ASCII letters from the case starting at from
+// to the case starting at to.
+func asciiCase(s string, from, to byte) string {
 	b := []byte(s)
 	for i, c := range b {
-		if 'a' <= c && c <= 'z' {
-			b[i] = c - 'a' + 'A'
+		if from <= c && c <= from+25 {
+			b[i] = c - from + to
 		}
 	}
 	return string(b)

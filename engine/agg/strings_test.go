@@ -84,6 +84,8 @@ func TestStringBytesAndCodePoints(t *testing.T) {
 		{`{"$substr": ["a", 0]}`, 16020},
 		{`{"$substrBytes": ["$o", 0, 1]}`, 16007},
 		{`{"$substrBytes": ["$arr", 0, 1]}`, 16007},
+		{`{"$toUpper": true}`, 16007},
+		{`{"$toLower": "$arr"}`, 16007},
 		{`{"$substrBytes": ["a", {"$numberDecimal": "0"}, 1]}`, 16034},
 		{`{"$substrBytes": ["a", "$nosuch", 1]}`, 16034},
 		{`{"$substrBytes": ["a", 0, "1"]}`, 16035},
