@@ -20,6 +20,8 @@ func TestFill(t *testing.T) {
 		{"a value only, no sort", docs,
 			`[{"$fill": {"output": {"v": {"value": {"$multiply": ["$t", 100]}}}}}]`,
 			`[{"_id": 1, "t": 1, "v": 10, "s": "a"}, {"_id": 2, "t": 2, "s": null, "v": 200}, {"_id": 3, "t": 3, "v": 30}, {"_id": 4, "t": 4, "v": 400}]`},
+		{"an output with neither method nor value does nothing, as in mongod", docs,
+			`[{"$fill": {"output": {"v": {}}}}, {"$count": "n"}]`, `[{"n": 4}]`},
 		{"partitions", `[{"_id": 1, "g": "x", "t": 1, "v": 1}, {"_id": 2, "g": "y", "t": 2, "v": 5}, {"_id": 3, "g": "x", "t": 3}, {"_id": 4, "g": "y", "t": 4}]`,
 			`[{"$fill": {"sortBy": {"t": 1}, "partitionByFields": ["g"], "output": {"v": {"method": "locf"}}}}, {"$sort": {"_id": 1}}]`,
 			`[{"_id": 1, "g": "x", "t": 1, "v": 1}, {"_id": 2, "g": "y", "t": 2, "v": 5}, {"_id": 3, "g": "x", "t": 3, "v": 1}, {"_id": 4, "g": "y", "t": 4, "v": 5}]`},

@@ -66,8 +66,9 @@ type stageSpec struct {
 	name string
 	spec any
 	make func(up iter, o *Options) iter
-	// parts, when set, are the stages this one stands for (mongod
-	// parses $bucket into a $group and a $sort); name and make are unset.
+	// parts are the stages this one stands for when make is nil (mongod
+	// parses $bucket into a $group and a $sort; a $fill with nothing to
+	// fill stands for none).
 	parts []stageSpec
 	// out, when set, is a $out or $merge stage, which the engine runs.
 	out *Out
@@ -79,7 +80,7 @@ func (p *Pipeline) add(st stageSpec) {
 		p.out = st.out
 		return
 	}
-	if st.parts != nil {
+	if st.make == nil { // a stage that stands for others (maybe none)
 		p.stages = append(p.stages, st.parts...)
 		return
 	}
