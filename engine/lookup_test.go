@@ -193,3 +193,26 @@ func TestUnionWith(t *testing.T) {
 		wantCode(t, db, "test", `{"aggregate": "recent", "pipeline": [{"$unionWith": `+c.stage+`}], "cursor": {}}`, c.code, c.msg)
 	}
 }
+
+// TestLookupPipelineEqualities checks the pipeline form's usual join,
+// {$match: {$expr: {$eq: ["$field", "$$var"]}}}, against a collection
+// with an index on the field: the find the stage sends for it (the
+// equality, so the index serves it) returns what the $match keeps and
+// more, and the results are the $expr's: 1 and 1.0 alike, not an array
+// holding 1, null only for null, a missing variable for the documents
+// without the field.
+func TestLookupPipelineEqualities(t *testing.T) {
+	t.Parallel()
+	db, _ := openMem(t)
+	mustRun(t, db, "test", `{"insert": "f", "documents": [{"_id": 1, "k": 1}, {"_id": 2, "k": [1, 2]}, {"_id": 3},
+		{"_id": 4, "k": null}, {"_id": 5, "k": 1.0}, {"_id": 6, "k": "1"}]}`)
+	mustRun(t, db, "test", `{"createIndexes": "f", "indexes": [{"key": {"k": 1}, "name": "k_1"}]}`)
+	mustRun(t, db, "test", `{"insert": "l", "documents": [{"_id": "one", "x": 1}, {"_id": "null", "x": null}, {"_id": "missing"}, {"_id": "arr", "x": [1, 2]}]}`)
+	r := mustRun(t, db, "test", `{"aggregate": "l", "pipeline": [{"$lookup": {"from": "f", "let": {"v": "$x"},
+		"pipeline": [{"$match": {"$expr": {"$eq": ["$k", "$$v"]}}}, {"$sort": {"_id": 1}}, {"$project": {"_id": 1}}], "as": "j"}},
+		{"$project": {"ids": "$j._id"}}, {"$sort": {"_id": 1}}], "cursor": {}}`)
+	got := document.Format(field(r, "cursor.firstBatch"))
+	if got != `[ { _id: "arr", ids: [ 2 ] }, { _id: "missing", ids: [ 3 ] }, { _id: "null", ids: [ 4 ] }, { _id: "one", ids: [ 1, 5 ] } ]` {
+		t.Fatalf("joins: %s", got)
+	}
+}

@@ -34,7 +34,8 @@ type lookupStage struct {
 	as           []string
 	letNames     []string
 	letExprs     []Expr
-	sub          *Pipeline // nil: no pipeline
+	sub          *Pipeline   // nil: no pipeline
+	push         *lookupPush // what of sub's leading $match the find takes (nil: nothing)
 }
 
 func parseLookup(arg any, sc pdepth) (stageSpec, error) {
@@ -123,6 +124,7 @@ func parseLookup(arg any, sc pdepth) (stageSpec, error) {
 		if l.sub, err = parseSubPipeline(pipeline, sc.with(l.letNames...), "$lookup"); err != nil {
 			return stageSpec{}, err
 		}
+		l.push = parseLookupPush(pipeline, sc.with(l.letNames...))
 	}
 	return stageSpec{name: "$lookup", spec: spec, make: func(up iter, o *Options) iter {
 		return &lookupIter{lookupStage: l, up: up, o: o}
@@ -235,6 +237,16 @@ func (l *lookupIter) next(ctx context.Context) (bson.D, error) {
 			return nil, err
 		}
 		sub.vars = &binding{name: l.letNames[i], val: v, up: sub.vars}
+	}
+	// The leading $match's plain predicates and equalities narrow the
+	// find, so that an index on the foreign field serves it.
+	extra := l.push.filter(&Env{Now: l.o.Now, vars: sub.vars})
+	switch {
+	case extra == nil:
+	case len(filter) == 0:
+		filter = extra
+	default:
+		filter = bson.D{{Key: "$and", Value: bson.A{filter, extra}}}
 	}
 	foreign := &holder{stage: "$lookup", o: l.o}
 	if err := l.o.Lookup(ctx, l.from, filter, foreign.add); err != nil {

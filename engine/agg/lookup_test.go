@@ -140,3 +140,53 @@ func TestForeignDocumentsBound(t *testing.T) {
 		}
 	}
 }
+
+// TestLookupPushdown checks what of a $lookup pipeline's leading $match
+// goes into the foreign find: its plain predicates, and the equalities of
+// its $expr between a field and a let variable or a constant, with the
+// variable's value; nothing for a missing value, two fields or another
+// operator. The $match still runs, so the results are the pipeline's.
+func TestLookupPushdown(t *testing.T) {
+	t.Parallel()
+	foreign := []bson.D{
+		{{Key: "_id", Value: int32(1)}, {Key: "k", Value: int32(1)}, {Key: "s", Value: "A"}},
+		{{Key: "_id", Value: int32(2)}, {Key: "k", Value: bson.A{int32(1), int32(2)}}, {Key: "s", Value: "A"}},
+		{{Key: "_id", Value: int32(3)}, {Key: "s", Value: "A"}},
+		{{Key: "_id", Value: int32(4)}, {Key: "k", Value: nil}, {Key: "s", Value: "A"}},
+		{{Key: "_id", Value: int32(5)}, {Key: "k", Value: 1.0}, {Key: "s", Value: "B"}},
+	}
+	var sent []string
+	o := Options{Lookup: func(_ context.Context, _ string, filter bson.D, fn func(bson.D) error) error {
+		sent = append(sent, document.Format(filter))
+		for _, d := range foreign { // every document: the pipeline's $match must do the filtering
+			if err := fn(d); err != nil {
+				return err
+			}
+		}
+		return nil
+	}}
+	pipe := `[{"$lookup": {"from": "f", "let": {"a": "$x"}, "pipeline": [
+		{"$match": {"s": "A", "$expr": {"$and": [{"$eq": ["$$a", "$k"]}, {"$eq": ["$k", "$k"]}, {"$gt": ["$_id", 0]}]}}},
+		{"$project": {"_id": 1}}], "as": "j"}}, {"$project": {"ids": "$j._id"}}]`
+	out, err := run(t, `[{"_id": "one", "x": 1}, {"_id": "null", "x": null}, {"_id": "missing"}]`, pipe, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !same(out, val(t, `[{"_id": "one", "ids": [1]}, {"_id": "null", "ids": [4]}, {"_id": "missing", "ids": [3]}]`)) {
+		t.Fatalf("results: %v", out)
+	}
+	want := []string{`{ s: "A", k: { $eq: 1 } }`, `{ s: "A", k: { $eq: null } }`, `{ s: "A" }`}
+	if strings.Join(sent, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("finds:\n%s\nwant\n%s", strings.Join(sent, "\n"), strings.Join(want, "\n"))
+	}
+	// With the concise form the equality of localField joins the pushed
+	// predicates; a constant side is pushed too.
+	sent = nil
+	pipe = `[{"$lookup": {"from": "f", "localField": "x", "foreignField": "k", "pipeline": [{"$match": {"$expr": {"$eq": ["$s", {"$concat": ["A", ""]}]}}}], "as": "j"}}]`
+	if _, err := run(t, `[{"_id": 1, "x": 1}]`, pipe, o); err != nil {
+		t.Fatal(err)
+	}
+	if len(sent) != 1 || sent[0] != `{ $and: [ { k: { $eq: 1 } }, { s: { $eq: "A" } } ] }` {
+		t.Fatalf("concise form: %v", sent)
+	}
+}
