@@ -222,6 +222,9 @@ func init() {
 		"$expMovingAvg": parseWindowExpMovingAvg, "$locf": parseWindowLocf, "$linearFill": parseWindowLinearFill,
 		"$percentile": parseWindowPct, "$median": parseWindowPct,
 	}
+	for op := range nOps {
+		windowParsers[op] = parseWindowN
+	}
 	for _, op := range []string{"$sum", "$avg", "$min", "$max", "$push", "$addToSet", "$stdDevPop", "$stdDevSamp", "$covariancePop", "$covarianceSamp"} {
 		windowParsers[op] = parseWindowAcc
 	}
