@@ -225,7 +225,7 @@ func init() {
 	for op := range nOps {
 		windowParsers[op] = parseWindowN
 	}
-	for _, op := range []string{"$sum", "$avg", "$min", "$max", "$push", "$addToSet", "$stdDevPop", "$stdDevSamp", "$covariancePop", "$covarianceSamp"} {
+	for _, op := range []string{"$sum", "$avg", "$min", "$max", "$push", "$addToSet", "$stdDevPop", "$stdDevSamp", "$covariancePop", "$covarianceSamp", "$concatArrays", "$setUnion"} {
 		windowParsers[op] = parseWindowAcc
 	}
 }
@@ -356,6 +356,8 @@ func parseWindowAcc(_ string, fd bson.D, w *windowSpec, sc pdepth) (windowFunc, 
 	case "$covariancePop", "$covarianceSamp":
 		samp := name == "$covarianceSamp"
 		a.mk = func() accumulator { return &covAcc{samp: samp} }
+	case "$concatArrays", "$setUnion":
+		a.mk = func() accumulator { return newArrayAcc(name) }
 	}
 	return a, nil
 }

@@ -155,18 +155,28 @@ func TestSetWindowFieldsNMemory(t *testing.T) {
 		t.Errorf("outputs over the stage's limit: %v, want 292", err)
 	}
 	big := strings.Repeat("x", 1<<20)
-	p, err := Parse(val(t, `[{"$setWindowFields": {"sortBy": {"i": 1}, "output": {"l": {"$lastN": {"input": "$big", "n": 1000}, "window": {"documents": ["unbounded", "current"]}}}}}]`).(bson.A))
-	if err != nil {
-		t.Fatal(err)
-	}
-	sent := int32(0)
-	_, err = p.Run(context.Background(), func(context.Context) (bson.D, error) {
-		if sent++; sent > 120 {
-			return nil, nil
-		}
-		return bson.D{{Key: "i", Value: sent}, {Key: "big", Value: big}}, nil // one string, shared
-	}, Options{MaxMemoryBytes: 1 << 40})
+	err := runWindowOver(t, `{"$lastN": {"input": "$big", "n": 1000}, "window": {"documents": ["unbounded", "current"]}}`, 120, func(i int32) bson.D {
+		return bson.D{{Key: "i", Value: i}, {Key: "big", Value: big}} // one string, shared
+	})
 	if codeOf(err) != 146 {
 		t.Errorf("$lastN over 120 MiB: got %v, want 146", err)
 	}
+}
+
+// runWindowOver runs $setWindowFields with the one output fn, sorted by
+// i, over n documents that doc makes (without holding them), with no
+// memory limit for the stage.
+func runWindowOver(t *testing.T, fn string, n int32, doc func(i int32) bson.D) error {
+	p, err := Parse(val(t, `[{"$setWindowFields": {"sortBy": {"i": 1}, "output": {"o": `+fn+`}}}]`).(bson.A))
+	if err != nil {
+		return err
+	}
+	sent := int32(0)
+	_, err = p.Run(context.Background(), func(context.Context) (bson.D, error) {
+		if sent++; sent > n {
+			return nil, nil
+		}
+		return doc(sent), nil
+	}, Options{MaxMemoryBytes: 1 << 40})
+	return err
 }
