@@ -220,7 +220,7 @@ func init() {
 		"$rank": parseWindowRank, "$denseRank": parseWindowRank, "$documentNumber": parseWindowRank,
 		"$shift": parseWindowShift, "$derivative": parseWindowDerivative, "$integral": parseWindowIntegral,
 		"$expMovingAvg": parseWindowExpMovingAvg, "$locf": parseWindowLocf, "$linearFill": parseWindowLinearFill,
-		"$percentile": parseWindowPct, "$median": parseWindowPct,
+		"$percentile": parseWindowPct, "$median": parseWindowPct, "$minMaxScaler": parseWindowScaler,
 	}
 	for op := range nOps {
 		windowParsers[op] = parseWindowN
