@@ -44,10 +44,19 @@ type densifySpec struct {
 
 // idlField names a field of the $densify spec in the IDL parser's
 // messages.
-func idlField(path string) string { return "BSON field '$densify." + path + "'" }
+func idlField(path string) string { return idlFieldIn("$densify", path) }
+
+// idlFieldIn names the field at path of the IDL struct parsed as root.
+func idlFieldIn(root, path string) string { return "BSON field '" + root + "." + path + "'" }
 
 func idlWrongType(path string, v any, want string) error {
-	return document.Errorf(document.CodeTypeMismatch, "%s is the wrong type '%s', expected type '%s'", idlField(path), document.TypeName(v), want)
+	return idlWrongTypeIn("$densify", path, v, want)
+}
+
+// idlWrongTypeIn is the IDL parser's refusal (14) of a field of the
+// wrong type.
+func idlWrongTypeIn(root, path string, v any, want string) error {
+	return document.Errorf(document.CodeTypeMismatch, "%s is the wrong type '%s', expected type '%s'", idlFieldIn(root, path), document.TypeName(v), want)
 }
 
 // parseDensify parses $densify as mongod's IDL and RangeStatement do and

@@ -64,6 +64,12 @@ type keepN struct {
 	items  []ranked
 	seq    int64
 	bytes  int64
+	// sliding is set over a $setWindowFields window whose start moves,
+	// where mongod's removable window functions keep every value of the
+	// window: a missing value holds its place in $firstN and $lastN and
+	// is left out of the result, and of values that tie $maxN and
+	// $bottomN keep the latest rather than the earliest.
+	sliding bool
 }
 
 func newKeepN(op string, n int64, sort *query.Sort) *keepN {
@@ -113,7 +119,7 @@ func (k *keepN) add(v any) error {
 	r := ranked{key: v, out: v, seq: k.seq}
 	switch k.kind {
 	case keepFirst, keepLast:
-		if isMissing(v) {
+		if isMissing(v) && !k.sliding {
 			r.key, r.out = nil, nil
 		}
 	case keepMin, keepMax:
@@ -148,9 +154,12 @@ func (k *keepN) add(v any) error {
 		heap.Push(k, r)
 	default:
 		// Full: the new value replaces the first to drop if it ranks
-		// better; a tie keeps the earlier one.
+		// better; a tie keeps the earlier one, or over a sliding window
+		// the later one where mongod keeps the latest (the root is then
+		// the earliest of the lowest).
 		c := k.keyCmp(k.items[0], r)
-		if (k.keepsLow() && c <= 0) || (!k.keepsLow() && c >= 0) {
+		late := k.sliding && !k.keepsLow()
+		if (k.keepsLow() && c <= 0) || (!k.keepsLow() && (c > 0 || (c == 0 && !late))) {
 			return nil
 		}
 		k.bytes -= k.items[0].bytes
@@ -182,9 +191,11 @@ func (k *keepN) result() any {
 		}
 		return items[0].out
 	}
-	out := make(bson.A, len(items))
-	for i, r := range items {
-		out[i] = r.out
+	out := make(bson.A, 0, len(items))
+	for _, r := range items {
+		if !isMissing(r.out) { // only a sliding $firstN or $lastN keeps one
+			out = append(out, r.out)
+		}
 	}
 	return out
 }

@@ -668,6 +668,8 @@ func approxSize(v any) int64 {
 		return int64(len(x)) + 16
 	case bson.Binary:
 		return int64(len(x.Data)) + 32
+	case topBottomValue:
+		return approxSize(x.out) + approxSize(x.key)
 	}
 	return 16
 }

@@ -184,9 +184,12 @@ func init() {
 		"$rank": parseWindowRank, "$denseRank": parseWindowRank, "$documentNumber": parseWindowRank,
 		"$shift": parseWindowShift, "$derivative": parseWindowDerivative, "$integral": parseWindowIntegral,
 		"$expMovingAvg": parseWindowExpMovingAvg, "$locf": parseWindowLocf, "$linearFill": parseWindowLinearFill,
-		"$percentile": parseWindowPct, "$median": parseWindowPct,
+		"$percentile": parseWindowPct, "$median": parseWindowPct, "$minMaxScaler": parseWindowScaler,
 	}
-	for _, op := range []string{"$sum", "$avg", "$min", "$max", "$push", "$addToSet", "$stdDevPop", "$stdDevSamp", "$covariancePop", "$covarianceSamp"} {
+	for op := range nOps {
+		windowParsers[op] = parseWindowN
+	}
+	for _, op := range []string{"$sum", "$avg", "$min", "$max", "$push", "$addToSet", "$stdDevPop", "$stdDevSamp", "$covariancePop", "$covarianceSamp", "$concatArrays", "$setUnion"} {
 		windowParsers[op] = parseWindowAcc
 	}
 }
@@ -317,6 +320,8 @@ func parseWindowAcc(_ string, fd bson.D, w *windowSpec, sc pdepth) (windowFunc, 
 	case "$covariancePop", "$covarianceSamp":
 		samp := name == "$covarianceSamp"
 		a.mk = func() accumulator { return &covAcc{samp: samp} }
+	case "$concatArrays", "$setUnion":
+		a.mk = func() accumulator { return newArrayAcc(name) }
 	}
 	return a, nil
 }

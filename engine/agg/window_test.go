@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ttlkv/ttlkv/engine/query"
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
 
@@ -132,7 +133,7 @@ func TestSetWindowFieldsRefusals(t *testing.T) {
 		{"output path with $", sw(`{"output": {"$a": {"$sum": 1}}}`), 16410},
 		{"output not an object", sw(`{"output": {"a": 1}}`), 9},
 		{"unknown window function", out(`{"$summ": "$v"}`), 9},
-		{"a function ttlkv lacks", out(`{"$topN": {"n": 1, "sortBy": {"v": 1}, "output": "$v"}}`), 9},
+		{"a function ttlkv lacks", out(`{"$mergeObjects": "$v"}`), 9},
 		{"no window function", out(`{"window": {}}`), 9},
 		{"two functions", out(`{"$sum": 1, "$avg": 1}`), 9},
 		{"unknown argument", out(`{"$sum": 1, "x": 1}`), 9},
@@ -376,6 +377,10 @@ func TestSetWindowFieldsModel(t *testing.T) {
 		n, err := strconv.Atoi(b)
 		return n, err == nil
 	}
+	byV, err := query.ParseSort(bson.D{{Key: "v", Value: int32(1)}})
+	if err != nil {
+		t.Fatal(err)
+	}
 	for round := range 1000 {
 		n := 1 + rng.IntN(12)
 		var in []bson.D
@@ -407,7 +412,7 @@ func TestSetWindowFieldsModel(t *testing.T) {
 			continue
 		}
 		kind := []string{"documents", "range"}[rng.IntN(2)]
-		p := `[{"$setWindowFields": {"partitionBy": "$p", "sortBy": {"x": 1}, "output": {` + strings.ReplaceAll(`"w": {"$push": "$_id", W}, "s": {"$sum": "$v", W}, "mn": {"$min": "$v", W}, "mx": {"$max": "$v", W}, "c": {"$count": {}, W}, "a": {"$avg": "$v", W}`, "W", `"window": {"`+kind+`": [`+lo+`, `+hi+`]}`) + `}}}]`
+		p := `[{"$setWindowFields": {"partitionBy": "$p", "sortBy": {"x": 1}, "output": {` + strings.ReplaceAll(`"w": {"$push": "$_id", W}, "s": {"$sum": "$v", W}, "mn": {"$min": "$v", W}, "mx": {"$max": "$v", W}, "c": {"$count": {}, W}, "a": {"$avg": "$v", W}, "fn": {"$firstN": {"input": "$v", "n": 2}, W}, "xn": {"$maxN": {"input": "$v", "n": 2}, W}, "bt": {"$bottom": {"output": "$_id", "sortBy": {"v": 1}}, W}`, "W", `"window": {"`+kind+`": [`+lo+`, `+hi+`]}`) + `}}}]`
 		pl, err := Parse(val(t, p).(bson.A))
 		if err != nil {
 			t.Fatalf("seed %d round %d: %s: %v", seed, round, p, err)
@@ -452,23 +457,32 @@ func TestSetWindowFieldsModel(t *testing.T) {
 					}
 				}
 				// $sum, $min, $max, $count and $avg of v over the window, by
-				// $group's accumulators.
-				accs := []accumulator{newAcc("$sum"), newAcc("$min"), newAcc("$max"), newAcc("$count"), newAcc("$avg")}
+				// $group's accumulators; the n-family's over a sliding
+				// window as mongod's removable functions keep them.
+				sliding := lo != `"unbounded"`
+				ns := []*keepN{newKeepN("$firstN", 2, nil), newKeepN("$maxN", 2, nil), newKeepN("$bottom", 1, byV)}
+				accs := []accumulator{newAcc("$sum"), newAcc("$min"), newAcc("$max"), newAcc("$count"), newAcc("$avg"), ns[0], ns[1], ns[2]}
+				for _, k := range ns {
+					k.sliding = sliding
+				}
 				for _, id := range w {
 					v, _ := docGet(in[id.(int32)], "v")
 					if _, has := docGet(in[id.(int32)], "v"); !has {
 						v = missing
 					}
 					for k, a := range accs {
-						if k == 3 {
+						switch k {
+						case 3:
 							a.add(int32(1))
-						} else {
+						case 7:
+							a.add(topBottomValue{out: id, key: includePaths(in[id.(int32)], [][]string{{"v"}})})
+						default:
 							a.add(v)
 						}
 					}
 				}
 				out := append(slices.Clone(d), bson.E{Key: "w", Value: w})
-				for k, name := range []string{"s", "mn", "mx", "c", "a"} {
+				for k, name := range []string{"s", "mn", "mx", "c", "a", "fn", "xn", "bt"} {
 					r := accs[k].result()
 					if n, isLong := r.(int64); isLong && k == 0 && lo != `"unbounded"` {
 						r = intOrLong(n) // mongod's removable sum
