@@ -129,7 +129,7 @@ func (f *scalerWindow) parseArgs(d bson.D, sc pdepth) error {
 		if err != nil {
 			return nil, err
 		}
-		c, ok, err := constantOf(raw, e)
+		c, ok, err := constantOf(raw, e, sc)
 		switch {
 		case err != nil:
 			return nil, err
