@@ -24,9 +24,7 @@ func at(s string) string { return `{"$date": "` + s + `Z"}` }
 // untouched, "full" across partitions and "partition" within each.
 func TestDensify(t *testing.T) {
 	t.Parallel()
-	cases := []struct {
-		name, docs, pipeline, want string
-	}{
+	cases := []pipelineCase{
 		{"full", `[{"_id": 3, "v": 4}, {"_id": 1, "v": 0}, {"_id": 2, "v": 2}]`,
 			`[{"$densify": {"field": "v", "range": {"step": 1, "bounds": "full"}}}]`,
 			`[{"_id": 1, "v": 0}, {"v": 1}, {"_id": 2, "v": 2}, {"v": 3}, {"_id": 3, "v": 4}]`},
@@ -115,16 +113,7 @@ func TestDensify(t *testing.T) {
 			`[{"$densify": {"field": "t", "range": {"step": 1, "unit": "week", "bounds": "full"}}}]`,
 			`[{"t": ` + day("2021-01-01") + `}, {"t": ` + day("2021-01-08") + `}, {"t": ` + day("2021-01-15") + `}, {"t": ` + day("2021-01-20") + `}]`},
 	}
-	for _, c := range cases {
-		out, err := run(t, c.docs, c.pipeline, Options{})
-		if err != nil {
-			t.Errorf("%s: %v", c.name, err)
-			continue
-		}
-		if !same(out, val(t, c.want)) {
-			t.Errorf("%s: got %v, want %s", c.name, out, c.want)
-		}
-	}
+	checkPipelines(t, cases)
 }
 
 // TestDensifyExplain checks that $densify stands for a $sort (on the
