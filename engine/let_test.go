@@ -39,6 +39,12 @@ func TestCommandLet(t *testing.T) {
 	if got := batch(r); got != `[ { _id: null, p: [ 2.0, 3.0 ] }, { _id: 0, count: 1 }, { _id: 2, count: 2 } ]` {
 		t.Fatalf("let variables as constants: %s", got)
 	}
+	r = mustRun(t, db, "test", `{"aggregate": "c", "let": {"lo": -1}, "pipeline": [
+		{"$setWindowFields": {"sortBy": {"_id": 1}, "output": {"s": {"$sum": "$v", "window": {"documents": [{"$add": ["$$lo", 0]}, 0]}}}}},
+		{"$project": {"s": 1}}], "cursor": {}}`)
+	if got := batch(r); got != `[ { _id: 1, s: 1 }, { _id: 2, s: 3 }, { _id: 3, s: 5 } ]` {
+		t.Fatalf("a let variable as a window bound: %s", got)
+	}
 	if got := batch(mustRun(t, db, "test", `{"find": "c", "filter": {"$expr": {"$eq": ["$v", "$$x"]}}, "let": {"x": 2}}`)); got != `[ { _id: 2, v: 2 } ]` {
 		t.Fatalf("find with let: %s", got)
 	}

@@ -24,6 +24,7 @@ type windowSpec struct {
 	sortBy    *query.Sort // nil: no sortBy
 	sortPath  []string    // the single sortBy field, for range windows and $derivative
 	outputs   []windowOutput
+	sc        pdepth // where the stage is parsed: a command let's constants for the bounds
 }
 
 type windowOutput struct {
@@ -96,7 +97,7 @@ func parseSetWindowFields(arg any, sc pdepth) (stageSpec, error) {
 	if !ok {
 		return stageSpec{}, document.Errorf(document.CodeFailedToParse, "the $setWindowFields stage specification must be an object, found %s", document.TypeName(arg))
 	}
-	w := &windowSpec{}
+	w := &windowSpec{sc: sc}
 	var output bson.D
 	haveOutput := false
 	for _, el := range spec {
@@ -835,7 +836,7 @@ func parseWindowBounds(v any, w *windowSpec) (windowBounds, error) {
 		if err != nil {
 			return b, err
 		}
-		if b.lo, b.hi, err = parseBoundPair(a, wholeBound("Numeric document-based bounds must be an integer")); err != nil {
+		if b.lo, b.hi, err = parseBoundPair(a, w.sc, wholeBound("Numeric document-based bounds must be an integer")); err != nil {
 			return b, err
 		}
 		if (b.lo.kind != boundUnbounded || b.hi.kind != boundUnbounded) && w.sortBy == nil {
@@ -856,7 +857,7 @@ func parseWindowBounds(v any, w *windowSpec) (windowBounds, error) {
 		if !ok {
 			return b, errParse("'unit' must be a string")
 		}
-		if b.lo, b.hi, err = parseBoundPair(a, wholeBound("With 'unit', range-based bounds must be an integer")); err != nil {
+		if b.lo, b.hi, err = parseBoundPair(a, w.sc, wholeBound("With 'unit', range-based bounds must be an integer")); err != nil {
 			return b, err
 		}
 		switch u {
@@ -869,7 +870,7 @@ func parseWindowBounds(v any, w *windowSpec) (windowBounds, error) {
 		if len(d) != 1 {
 			return b, errParse("'window' field that specifies range cannot have other fields besides 'unit'")
 		}
-		if b.lo, b.hi, err = parseBoundPair(a, func(c any) (any, error) {
+		if b.lo, b.hi, err = parseBoundPair(a, w.sc, func(c any) (any, error) {
 			if !document.IsNumber(c) {
 				return nil, errParse("Range-based bounds expression must be a number")
 			}
@@ -901,7 +902,7 @@ func wholeBound(msg string) func(any) (any, error) {
 
 // parseBoundPair reads [lower, upper]: "unbounded", "current", or a
 // constant that number accepts; lower may not pass upper.
-func parseBoundPair(a bson.A, number func(any) (any, error)) (lo, hi bound, err error) {
+func parseBoundPair(a bson.A, sc pdepth, number func(any) (any, error)) (lo, hi bound, err error) {
 	one := func(v any) (bound, error) {
 		if s, ok := v.(string); ok {
 			switch s {
@@ -912,11 +913,11 @@ func parseBoundPair(a bson.A, number func(any) (any, error)) (lo, hi bound, err 
 			}
 			return bound{}, errParse("Window bounds must be 'unbounded', 'current', or a number.")
 		}
-		e, err := parseExpr(v, pdepth{})
+		e, err := parseExpr(v, sc)
 		if err != nil {
 			return bound{}, err
 		}
-		c, ok, err := constantOf(v, e, pdepth{})
+		c, ok, err := constantOf(v, e, sc)
 		if err != nil {
 			return bound{}, err
 		}
