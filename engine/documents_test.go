@@ -50,6 +50,14 @@ func TestAggregateDocuments(t *testing.T) {
 	if field(r, "cursor.firstBatch.0.n") != int32(3) {
 		t.Fatalf("$unionWith of $documents: %v", r)
 	}
+	// A $lookup without from joins documents its pipeline makes.
+	r = mustRun(t, db, "test", `{"aggregate": "made", "pipeline": [{"$match": {"_id": 1}}, {"$lookup": {"let": {"id": "$_id"},
+		"pipeline": [{"$documents": [{"k": 1, "name": "one"}, {"k": 2, "name": "two"}]}, {"$match": {"$expr": {"$eq": ["$k", "$$id"]}}}], "as": "names"}},
+		{"$project": {"n": "$names.name"}}], "cursor": {}}`)
+	if got := document.Format(field(r, "cursor.firstBatch")); got != `[ { _id: 1, n: [ "one" ] } ]` {
+		t.Fatalf("$lookup of $documents: %s", got)
+	}
+	wantCode(t, db, "test", `{"aggregate": "made", "pipeline": [{"$lookup": {"pipeline": [{"$match": {}}], "as": "x"}}], "cursor": {}}`, document.CodeFailedToParse, "must specify 'from'")
 	cur, err := db.Database("test").Aggregate(context.Background(), bson.A{bson.D{{Key: "$documents", Value: bson.A{bson.D{{Key: "a", Value: 1}}}}}})
 	if err != nil || !cur.Next(context.Background()) || field(cur.Current, "a") != int32(1) {
 		t.Fatalf("Database.Aggregate: %v", err)

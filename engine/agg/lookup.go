@@ -82,7 +82,8 @@ func parseLookup(arg any, sc pdepth) (stageSpec, error) {
 			return stageSpec{}, document.Errorf(document.CodeFailedToParse, "unknown argument to $lookup: %s", e.Key)
 		}
 	}
-	if !hasFrom {
+	if !hasFrom && !(hasPipeline && !hasLocal && startsWithDocuments(pipeline)) {
+		// Without from, the pipeline must make its own documents.
 		return stageSpec{}, document.Errorf(document.CodeFailedToParse, "must specify 'from' field for a $lookup")
 	}
 	if !hasAs {
@@ -204,7 +205,7 @@ func (l *lookupIter) next(ctx context.Context) (bson.D, error) {
 	if err != nil || d == nil {
 		return nil, err
 	}
-	if l.o.Lookup == nil {
+	if l.o.Lookup == nil && l.from != "" {
 		return nil, document.Errorf(codeUnrecognizedStage, "$lookup is not available here")
 	}
 	filter := bson.D{}
@@ -249,8 +250,10 @@ func (l *lookupIter) next(ctx context.Context) (bson.D, error) {
 		filter = bson.D{{Key: "$and", Value: bson.A{filter, extra}}}
 	}
 	foreign := &holder{stage: "$lookup", o: l.o}
-	if err := l.o.Lookup(ctx, l.from, filter, foreign.add); err != nil {
-		return nil, err
+	if l.from != "" {
+		if err := l.o.Lookup(ctx, l.from, filter, foreign.add); err != nil {
+			return nil, err
+		}
 	}
 	cur := l.sub.Open(sliceSource(foreign.docs), sub)
 	for {
@@ -324,4 +327,15 @@ func visitPathValues(v any, path []string, fn func(any)) {
 			}
 		}
 	}
+}
+
+// startsWithDocuments reports whether a pipeline's first stage is
+// $documents, which makes a $lookup's foreign documents itself (mongod
+// then takes no from).
+func startsWithDocuments(pipeline bson.A) bool {
+	if len(pipeline) == 0 {
+		return false
+	}
+	st, ok := pipeline[0].(bson.D)
+	return ok && len(st) == 1 && st[0].Key == "$documents"
 }
