@@ -395,7 +395,12 @@ func (t *tailState) read(n int, await bool) ([]bson.D, error) {
 			q.skip--
 			continue
 		}
-		out = append(out, q.project(d))
+		pd, err := q.project(d)
+		if err != nil {
+			t.dead = true
+			return out, err
+		}
+		out = append(out, pd)
 		q.returned++
 		bytes += len(rec.Data)
 	}

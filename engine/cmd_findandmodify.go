@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"github.com/ttlkv/ttlkv/engine/query"
 
 	"github.com/ttlkv/ttlkv/document"
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -58,6 +59,11 @@ func cmdFindAndModify(ctx context.Context, db *DB, dbName string, cmd bson.D) (b
 	if remove == (s.Update != nil || s.Pipeline != nil) {
 		return nil, document.Errorf(document.CodeFailedToParse, "Either an update or remove=true must be specified")
 	}
+	// The projection is checked before anything is written.
+	proj, err := query.ParseProjectionAt(fields, db.opts.Clock())
+	if err != nil {
+		return nil, err
+	}
 	if remove {
 		d, err := db.findOneAndDelete(ctx, dbName, name, s.Filter, sortD)
 		if err != nil {
@@ -66,7 +72,10 @@ func cmdFindAndModify(ctx context.Context, db *DB, dbName string, cmd bson.D) (b
 		var v any
 		n := int32(0)
 		if d != nil {
-			v, n = projectOne(d, fields), 1
+			if v, err = proj.ApplyErr(d); err != nil {
+				return nil, err
+			}
+			n = 1
 		}
 		return bson.D{{Key: "lastErrorObject", Value: bson.D{{Key: "n", Value: n}}}, {Key: "value", Value: v}}, nil
 	}
@@ -84,7 +93,9 @@ func cmdFindAndModify(ctx context.Context, db *DB, dbName string, cmd bson.D) (b
 	}
 	var v any
 	if d != nil {
-		v = projectOne(d, fields)
+		if v, err = proj.ApplyErr(d); err != nil {
+			return nil, err
+		}
 	}
 	leo := bson.D{{Key: "n", Value: int32(res.MatchedCount + res.UpsertedCount)},
 		{Key: "updatedExisting", Value: res.MatchedCount > 0}}
@@ -92,15 +103,4 @@ func cmdFindAndModify(ctx context.Context, db *DB, dbName string, cmd bson.D) (b
 		leo = append(leo, bson.E{Key: "upserted", Value: res.UpsertedID})
 	}
 	return bson.D{{Key: "lastErrorObject", Value: leo}, {Key: "value", Value: v}}, nil
-}
-
-func projectOne(d bson.D, fields bson.D) bson.D {
-	if len(fields) == 0 {
-		return d
-	}
-	p, err := parseProjection(fields)
-	if err != nil {
-		return d
-	}
-	return p.Apply(d)
 }

@@ -313,7 +313,11 @@ func (q *queryExec) nextBatch(ctx context.Context, n int) ([]bson.D, error) {
 				if q.limit > 0 && q.returned >= q.limit {
 					break
 				}
-				out = append(out, q.project(r.d))
+				pd, err := q.project(r.d)
+				if err != nil {
+					return out, err
+				}
+				out = append(out, pd)
 				q.returned++
 			}
 			if q.sc.done {
@@ -325,7 +329,11 @@ func (q *queryExec) nextBatch(ctx context.Context, n int) ([]bson.D, error) {
 			q.skip--
 			continue
 		}
-		out = append(out, q.project(d))
+		pd, err := q.project(d)
+		if err != nil {
+			return out, err
+		}
+		out = append(out, pd)
 		q.returned++
 	}
 	q.sc.stats.nReturned = q.returned
@@ -339,11 +347,11 @@ func (q *queryExec) trimSorted() {
 	}
 }
 
-func (q *queryExec) project(d bson.D) bson.D {
+func (q *queryExec) project(d bson.D) (bson.D, error) {
 	if q.proj == nil {
-		return d
+		return d, nil
 	}
-	return q.proj.Apply(d)
+	return q.proj.ApplyErr(d)
 }
 
 // rawKeep reports whether q's documents can be handed out as their

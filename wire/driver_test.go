@@ -342,8 +342,9 @@ func TestDriverRollup(t *testing.T) {
 }
 
 // TestDriverLet sends the let option through the official driver's
-// Aggregate, Find and UpdateMany options, as an application written for
-// MongoDB 5.0 and later does.
+// Aggregate, Find, UpdateMany and FindOneAndDelete options, as an
+// application written for MongoDB 5.0 and later does, and a find
+// projection that computes a field (4.4).
 func TestDriverLet(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, Options{})
@@ -380,6 +381,14 @@ func TestDriverLet(t *testing.T) {
 	_, err = coll.Aggregate(ctx, mongo.Pipeline{}, options.Aggregate().SetLet(bson.D{{Key: "x", Value: "$qty"}}))
 	if cmdCode(t, err) != 4890500 {
 		t.Fatalf("a let that reads a field: %v", err)
+	}
+	// A find projection that computes a field, as MongoDB 4.4 allows.
+	var doubled struct {
+		Double int32 `bson:"double"`
+	}
+	if err := coll.FindOne(ctx, bson.D{}, options.FindOne().SetProjection(bson.D{{Key: "_id", Value: 0},
+		{Key: "double", Value: bson.D{{Key: "$multiply", Value: bson.A{"$qty", 2}}}}})).Decode(&doubled); err != nil || doubled.Double != 100 {
+		t.Fatalf("a computed projection: %v, %v", doubled, err)
 	}
 }
 

@@ -1,11 +1,33 @@
 package agg
 
 import (
+	"context"
+
 	"github.com/ttlkv/ttlkv/engine/query"
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
 
-func init() { query.RegisterExprCompiler(compileFilterExpr) }
+func init() {
+	query.RegisterExprCompiler(compileFilterExpr)
+	query.RegisterProjectionCompiler(compileProjection)
+}
+
+// compileProjection compiles a find projection that computes fields as
+// the $project stage it is, since MongoDB 4.4, with $$NOW at now.
+func compileProjection(p bson.D, now bson.DateTime) (func(bson.D) (bson.D, error), error) {
+	st, err := parseProject(p, pdepth{})
+	if err != nil {
+		return nil, err
+	}
+	pl := &Pipeline{stages: []stageSpec{st}}
+	return func(d bson.D) (bson.D, error) {
+		out, err := pl.Run(context.Background(), sliceSource([]bson.D{d}), Options{Now: now})
+		if err != nil || len(out) != 1 {
+			return nil, err
+		}
+		return out[0], nil
+	}, nil
+}
 
 // filterVars are the user variables a filter's $expr sees (the let of
 // the $lookup whose sub-pipeline the filter is in): the names in scope

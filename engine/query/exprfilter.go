@@ -1,6 +1,10 @@
 package query
 
-import "go.mongodb.org/mongo-driver/v2/bson"
+import (
+	"strings"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+)
 
 // exprCompiler compiles the operand of a filter's $expr with $$NOW at
 // now and the variables vars; nil until a package that evaluates
@@ -34,4 +38,73 @@ func (e exprNode) match(root any) bool {
 		panic(exprFailure{err})
 	}
 	return r
+}
+
+// projectionCompiler compiles a find projection that computes fields
+// (aggregation expressions, MongoDB 4.4's find projections) into the
+// function that projects a document; nil until the aggregation package
+// registers one.
+var projectionCompiler func(p bson.D, now bson.DateTime) (func(d bson.D) (bson.D, error), error)
+
+// RegisterProjectionCompiler makes find projections accept computed
+// fields ({full: {$concat: ["$first", " ", "$last"]}}, {tag: "literal"},
+// {x: "$a.b"}): compile parses the whole projection as $project does,
+// with $$NOW at now, and
+// returns the function that projects a document, which fails with an
+// expression's error. The aggregation package registers itself.
+func RegisterProjectionCompiler(compile func(p bson.D, now bson.DateTime) (func(d bson.D) (bson.D, error), error)) {
+	projectionCompiler = compile
+}
+
+// computesFields reports whether a projection has a field computed by
+// an expression or set to a literal: a value that is neither a number,
+// a boolean, a sub-projection nor one of find's operators ($slice,
+// $elemMatch, $meta).
+func computesFields(p bson.D) bool {
+	for _, e := range p {
+		switch v := e.Value.(type) {
+		case bool, int32, int64, float64, bson.Decimal128:
+		case bson.D:
+			if len(v) == 0 {
+				continue
+			}
+			if !strings.HasPrefix(v[0].Key, "$") {
+				if computesFields(v) {
+					return true
+				}
+				continue
+			}
+			switch v[0].Key {
+			case "$slice", "$elemMatch", "$meta":
+			default:
+				return true
+			}
+		default:
+			return true
+		}
+	}
+	return false
+}
+
+// usesFindOperators reports whether a projection uses $slice,
+// $elemMatch, $meta or the positional "a.$", which a computed
+// projection cannot sit beside in ttlkv.
+func usesFindOperators(p bson.D) bool {
+	for _, e := range p {
+		if strings.HasSuffix(e.Key, ".$") || e.Key == "$" {
+			return true
+		}
+		v, ok := e.Value.(bson.D)
+		if !ok || len(v) == 0 {
+			continue
+		}
+		switch v[0].Key {
+		case "$slice", "$elemMatch", "$meta":
+			return true
+		}
+		if !strings.HasPrefix(v[0].Key, "$") && usesFindOperators(v) {
+			return true
+		}
+	}
+	return false
 }

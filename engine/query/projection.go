@@ -2,6 +2,7 @@ package query
 
 import (
 	"strings"
+	"time"
 
 	"github.com/ttlkv/ttlkv/document"
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -22,6 +23,9 @@ type Projection struct {
 	excludeID bool
 	root      *projNode
 	empty     bool
+	// compute projects a document when the projection computes fields
+	// (RegisterProjectionCompiler); the fields above are then unused.
+	compute func(bson.D) (bson.D, error)
 }
 
 type projNode struct {
@@ -36,12 +40,29 @@ func newProjNode() *projNode { return &projNode{children: map[string]*projNode{}
 
 // ParseProjection parses a projection document. Mixing inclusion and
 // exclusion (other than of _id) is 31254 or 31253; overlapping paths are
-// 31249; the positional "a.$", $meta, expressions and literal values are
-// 2 BadValue (not supported).
-func ParseProjection(p bson.D) (*Projection, error) {
+// 31249; the positional "a.$" and $meta are 2 BadValue (not supported).
+// Computed fields (expressions, literals, "$path") make it a $project,
+// as in MongoDB 4.4 (RegisterProjectionCompiler); beside $slice,
+// $elemMatch or a positional path they are 2 BadValue.
+func ParseProjection(p bson.D) (*Projection, error) { return ParseProjectionAt(p, time.Now()) }
+
+// ParseProjectionAt is ParseProjection with $$NOW at now for computed
+// fields.
+func ParseProjectionAt(p bson.D, now time.Time) (*Projection, error) {
 	pr := &Projection{root: newProjNode()}
 	if len(p) == 0 {
 		pr.empty = true
+		return pr, nil
+	}
+	if computesFields(p) {
+		if usesFindOperators(p) || projectionCompiler == nil {
+			return nil, badValue("ttlkv does not support computed fields beside $slice, $elemMatch, $meta or a positional projection")
+		}
+		fn, err := projectionCompiler(p, bson.NewDateTimeFromTime(now))
+		if err != nil {
+			return nil, err
+		}
+		pr.compute = fn
 		return pr, nil
 	}
 	mode := 0 // 1 inclusion, -1 exclusion, 0 not yet known
@@ -226,6 +247,22 @@ func parseSlice(n *projNode, v any) error {
 // result shares no documents or arrays with it. Inclusion keeps the
 // document's field order.
 func (p *Projection) Apply(d bson.D) bson.D {
+	out, _ := p.ApplyErr(d)
+	return out
+}
+
+// ApplyErr is Apply with the error of a computed field's expression (a
+// $divide by zero), which fails the query as in MongoDB; a projection
+// that computes nothing never fails.
+func (p *Projection) ApplyErr(d bson.D) (bson.D, error) {
+	if p != nil && p.compute != nil {
+		return p.compute(cloneDoc(d))
+	}
+	return p.apply(d), nil
+}
+
+// apply is Apply for a projection that computes nothing.
+func (p *Projection) apply(d bson.D) bson.D {
 	if p == nil || p.empty {
 		return cloneDoc(d)
 	}

@@ -239,3 +239,5 @@ print(d5.ev.aggregate([{ $match: { _id: 2 } }, { $graphLookup: { from: "ev", sta
 print(d5.ev.aggregate([{ $sort: { _id: 1 } }, { $project: { m: { $regexMatch: { input: "$k", regex: /A/i } }, f: { $regexFind: { input: "xaxa", regex: "a" } }, s: { $substrCP: ["$k", 0, 1] }, r: { $replaceAll: { input: "a-a", find: "a", replacement: "$k" } }, p: { $dateToParts: { date: "$at", iso8601: true } }, fs: { $dateFromString: { dateString: "2026-02-03T04:05:06Z" } } } }]).toArray());
 try { d5.ev.aggregate([{ $merge: { into: "sum", whenMatched: "keepExisting", whenNotMatched: "fail" } }]).toArray() } catch (e) { print(e.name, e.code, e.codeName) }
 try { d5.ev.aggregate([{ $out: "weeks" }, { $match: {} }]).toArray() } catch (e) { print(e.name, e.code, e.codeName) }
+print(d5.ev.find({}, { _id: 0, kk: { $concat: ["$k", "$k"] }, n2: { $multiply: ["$n", 2] }, lit: "x" }).sort({ n: 1 }).toArray());
+print(d5.aggregate([{ $documents: [{ a: 1 }] }, { $project: { b: { $add: ["$a", "$$x"] } } }], { let: { x: 41 } }).toArray());
