@@ -383,11 +383,9 @@ func TestDriverLet(t *testing.T) {
 		t.Fatalf("a let that reads a field: %v", err)
 	}
 	// A find projection that computes a field, as MongoDB 4.4 allows.
-	var doubled struct {
-		Double int32 `bson:"double"`
-	}
+	var doubled bson.M
 	if err := coll.FindOne(ctx, bson.D{}, options.FindOne().SetProjection(bson.D{{Key: "_id", Value: 0},
-		{Key: "double", Value: bson.D{{Key: "$multiply", Value: bson.A{"$qty", 2}}}}})).Decode(&doubled); err != nil || doubled.Double != 100 {
+		{Key: "double", Value: bson.D{{Key: "$multiply", Value: bson.A{"$qty", 2}}}}})).Decode(&doubled); err != nil || fmt.Sprint(doubled["double"]) != "100" {
 		t.Fatalf("a computed projection: %v, %v", doubled, err)
 	}
 }

@@ -395,7 +395,8 @@ func sliceValue(v any, s *[2]int64, hasSkip bool) any {
 func (p *Projection) IsInclusion() bool { return p != nil && p.inclusion }
 
 // FieldFilter reports whether p only includes or excludes whole
-// top-level fields (no dotted path, $slice or $elemMatch), and if so
+// top-level fields (no dotted path, $slice, $elemMatch or computed
+// field), and if so
 // which fields Apply keeps: keep(name) is true for a top-level field
 // named name that Apply keeps, whatever its value. keep is nil for a nil
 // or empty projection, which keeps every field. A reader that copies
@@ -404,6 +405,9 @@ func (p *Projection) IsInclusion() bool { return p != nil && p.inclusion }
 func (p *Projection) FieldFilter() (keep func(name []byte) bool, ok bool) {
 	if p == nil || p.empty {
 		return nil, true
+	}
+	if p.compute != nil {
+		return nil, false // computed fields need the decoded document
 	}
 	for _, n := range p.root.children {
 		if !n.leaf || len(n.children) > 0 || n.slice != nil || n.elemMatch != nil {
