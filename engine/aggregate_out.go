@@ -28,6 +28,9 @@ func (db *DB) writeOut(ctx context.Context, dbName string, o *agg.Out, q *queryE
 	if err := validateCollName(tdb, o.Coll, false); err != nil {
 		return err
 	}
+	if t := db.lookup(tdb, o.Coll); t != nil && t.m().Kind == catalog.KindView {
+		return errView(t.m())
+	}
 	if t := db.lookup(tdb, o.Coll); t != nil && t.m().Kind == catalog.KindTimeseries {
 		return document.Errorf(document.CodeCommandNotSupportedOnView, "%s to time-series collection %s.%s is not supported by ttlkv", o.Stage, tdb, o.Coll)
 	}

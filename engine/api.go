@@ -350,6 +350,9 @@ func (c *Collection) ListIndexes(ctx context.Context) ([]bson.D, error) {
 	if co == nil {
 		return nil, document.Errorf(document.CodeNamespaceNotFound, "ns does not exist: %s.%s", c.dbName, c.name)
 	}
+	if co.m().Kind == catalog.KindView {
+		return nil, errView(co.m())
+	}
 	return c.db.listIndexes(co), nil
 }
 

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"github.com/ttlkv/ttlkv/engine/internal/catalog"
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -65,6 +66,9 @@ func (db *DB) changeStreamAggregate(ctx context.Context, dbName string, cmd bson
 	case string:
 		if err := validateCollName(dbName, name, true); err != nil {
 			return nil, true, err
+		}
+		if c := db.lookup(dbName, name); c != nil && c.m().Kind == catalog.KindView {
+			return nil, true, errView(c.m()) // a view has no changes of its own, as in mongod
 		}
 		scope.Coll, ns = name, dbName+"."+name
 		if all {

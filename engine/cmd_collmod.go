@@ -37,8 +37,11 @@ func cmdCollMod(ctx context.Context, db *DB, dbName string, cmd bson.D) (bson.D,
 	var collOpts bson.D
 	var images any
 	var capOpts bson.D
+	var viewOpts bson.D
 	for _, e := range cmd[1:] {
 		switch e.Key {
+		case "viewOn", "pipeline":
+			viewOpts = append(viewOpts, e)
 		case "changeStreamPreAndPostImages":
 			if err := checkPreImagesOption("collMod", e.Value); err != nil {
 				return nil, err
@@ -71,6 +74,15 @@ func cmdCollMod(ctx context.Context, db *DB, dbName string, cmd bson.D) (bson.D,
 	c := db.lookup(dbName, name)
 	if c == nil {
 		return nil, document.Errorf(document.CodeNamespaceNotFound, "ns does not exist: %s.%s", dbName, name)
+	}
+	if c.m().Kind == catalog.KindView || viewOpts != nil {
+		if c.m().Kind != catalog.KindView {
+			return nil, document.Errorf(document.CodeInvalidOptions, "option only supported on a view: %s", viewOpts[0].Key)
+		}
+		if hasIndex || collOpts != nil || capOpts != nil || images != nil {
+			return nil, errView(c.m())
+		}
+		return bson.D{}, db.modifyView(c, viewOpts)
 	}
 	if resize != nil && c.m().Kind != catalog.KindCapped {
 		// Before anything changes (docs/capped.md §7.8).

@@ -21,6 +21,9 @@ func cmdDelete(ctx context.Context, db *DB, dbName string, cmd bson.D) (bson.D, 
 	if err := db.checkLet(let); err != nil {
 		return nil, err
 	}
+	if err := db.refuseView(dbName, name); err != nil {
+		return nil, err
+	}
 	// Statements are parsed before any runs: a malformed one (limit 2,
 	// a missing q) fails the whole command, as MongoDB's parser does.
 	specs := make([]DeleteSpec, len(stmts))

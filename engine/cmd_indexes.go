@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"github.com/ttlkv/ttlkv/engine/internal/catalog"
 
 	"github.com/ttlkv/ttlkv/document"
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -61,6 +62,9 @@ func cmdListIndexes(_ context.Context, db *DB, dbName string, cmd bson.D) (bson.
 	c := db.lookup(dbName, name)
 	if c == nil {
 		return nil, document.Errorf(document.CodeNamespaceNotFound, "ns does not exist: %s.%s", dbName, name)
+	}
+	if c.m().Kind == catalog.KindView {
+		return nil, errView(c.m())
 	}
 	return cursorReply(0, dbName+"."+name, "firstBatch", db.listIndexes(c)), nil
 }

@@ -38,8 +38,11 @@ func cmdListCollections(ctx context.Context, db *DB, dbName string, cmd bson.D) 
 }
 
 func typeOfColl(m *catalog.Coll) string {
-	if m.Kind == catalog.KindTimeseries {
+	switch m.Kind {
+	case catalog.KindTimeseries:
 		return "timeseries"
+	case catalog.KindView:
+		return "view"
 	}
 	return "collection"
 }
@@ -55,7 +58,10 @@ func (db *DB) collectionInfo(c *coll) bson.D {
 		opts = listedCappedOptions(opts)
 	}
 	d := bson.D{{Key: "name", Value: m.Name}, {Key: "type", Value: typeOfColl(m)}, {Key: "options", Value: opts},
-		{Key: "info", Value: bson.D{{Key: "readOnly", Value: db.opts.Role == RoleReadOnly}}}}
+		{Key: "info", Value: bson.D{{Key: "readOnly", Value: db.opts.Role == RoleReadOnly || m.Kind == catalog.KindView}}}}
+	if m.Kind == catalog.KindView {
+		return d // a view has no _id index
+	}
 	if m.Kind != catalog.KindTimeseries && !m.Clustered {
 		// A clustered collection's _id index is its clusteredIndex.
 		id := idIndex()

@@ -22,6 +22,9 @@ func cmdCollStats(_ context.Context, db *DB, dbName string, cmd bson.D) (bson.D,
 	if c == nil {
 		return nil, document.Errorf(document.CodeNamespaceNotFound, "Collection [%s.%s] not found.", dbName, name)
 	}
+	if c.m().Kind == catalog.KindView {
+		return nil, errView(c.m())
+	}
 	return db.collStatsDoc(c, scale), nil
 }
 

@@ -21,6 +21,9 @@ func cmdUpdate(ctx context.Context, db *DB, dbName string, cmd bson.D) (bson.D, 
 	if err := db.checkLet(let); err != nil {
 		return nil, err
 	}
+	if err := db.refuseView(dbName, name); err != nil {
+		return nil, err
+	}
 	var n, nModified int64
 	var upserted bson.A
 	werrs, err := runStatements(len(stmts), ordered, func(i int) error {

@@ -82,7 +82,10 @@ func parseCreateOptions(opts bson.D) (*createOptions, error) {
 		}
 	}
 	if _, ok := has["viewOn"]; ok {
-		return nil, document.Errorf(document.CodeCommandNotFound, "views are not supported by ttlkv")
+		return parseViewCreate(opts, has, co)
+	}
+	if _, ok := has["pipeline"]; ok {
+		return nil, document.Errorf(document.CodeInvalidOptions, "'pipeline' requires 'viewOn' to also be specified")
 	}
 	if _, ok := has["timeseries"]; ok {
 		return parseTimeseriesCreate(opts, has, co)
@@ -224,8 +227,14 @@ func (db *DB) createParsed(dbName, name string, co *createOptions, explicit bool
 	if co.kind == catalog.KindTimeseries {
 		return db.createTimeseriesLocked(dbName, name, co)
 	}
+	if co.kind == catalog.KindView {
+		on, _ := viewDef(&catalog.Coll{Options: co.raw})
+		if err := db.checkViewGraph(dbName, name, on); err != nil {
+			return nil, false, err
+		}
+	}
 	m := &catalog.Coll{DB: dbName, Name: name, Kind: co.kind, Options: co.raw, NextIndexID: idIndexID + 1, Clustered: co.clustered}
-	if co.kind != catalog.KindTimeseries {
+	if co.kind != catalog.KindTimeseries && co.kind != catalog.KindView {
 		m.Indexes = []*catalog.Index{idIndexFor(co.raw)}
 		if co.clustered {
 			m.Indexes[0].Name, _ = getString(co.raw, "clusteredIndex", "name")

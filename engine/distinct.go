@@ -32,6 +32,7 @@ func (db *DB) distinct(ctx context.Context, dbName, name, key string, filter bso
 	if err != nil || q == nil {
 		return bson.A{}, err
 	}
+	coll := planCollator(p)
 	var vals bson.A
 	var size int
 	parts := strings.Split(key, ".")
@@ -47,7 +48,7 @@ func (db *DB) distinct(ctx context.Context, dbName, name, key string, filter bso
 		}
 		// Sort and deduplicate as we go so memory follows the number of
 		// distinct values, not of documents.
-		vals = sortUnique(vals, p.filter.Collator())
+		vals = sortUnique(vals, coll)
 		size = 0
 		for _, v := range vals {
 			size += approxSize(v)
@@ -127,4 +128,14 @@ func (c *Collection) Distinct(ctx context.Context, field string, filter any) ([]
 	}
 	vals, err := c.db.distinct(ctx, c.dbName, c.name, field, f)
 	return []any(vals), err
+}
+
+// planCollator is the collator a distinct compares its values with: the
+// plan's (nil for a view, whose pipeline's results are compared
+// binary).
+func planCollator(p *plan) *collation.Collator {
+	if p == nil {
+		return nil
+	}
+	return p.filter.Collator()
 }

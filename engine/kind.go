@@ -85,6 +85,8 @@ func kindOf(m *catalog.Coll) kind {
 		return timeseriesKind{}
 	case catalog.KindCapped:
 		return cappedKind{}
+	case catalog.KindView:
+		return viewKind{}
 	}
 	return ordinaryKind{}
 }

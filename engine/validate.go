@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"fmt"
+	"github.com/ttlkv/ttlkv/engine/internal/catalog"
 
 	"github.com/ttlkv/ttlkv/document"
 	"github.com/ttlkv/ttlkv/engine/internal/indexkey"
@@ -34,6 +35,9 @@ func (db *DB) Validate(ctx context.Context, dbName, name string) (*ValidateResul
 	c := db.lookup(dbName, name)
 	if c == nil {
 		return nil, document.Errorf(document.CodeNamespaceNotFound, "Collection '%s.%s' does not exist to validate.", dbName, name)
+	}
+	if c.m().Kind == catalog.KindView {
+		return nil, errView(c.m())
 	}
 	// Hold the writers off so documents and entries are compared at one
 	// point in time.

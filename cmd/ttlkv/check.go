@@ -49,7 +49,7 @@ func (e *env) check(db *engine.DB) int {
 		reply, err := do(e.ctx, db, c[0], bson.D{{Key: "validate", Value: c[1]}, {Key: "full", Value: true}})
 		if err != nil {
 			if codeOf(err) == document.CodeCommandNotSupportedOnView {
-				fmt.Fprintf(e.stdout, "skip     %s (a view; its buckets collection is checked)\n", ns)
+				fmt.Fprintf(e.stdout, "skip     %s (a view: it holds no documents of its own)\n", ns)
 				continue
 			}
 			bad++

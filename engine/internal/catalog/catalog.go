@@ -20,6 +20,7 @@ const (
 	KindNormal     Kind = "collection" // an ordinary collection
 	KindCapped     Kind = "capped"     // a capped collection kept in a ring file
 	KindTimeseries Kind = "timeseries" // a time-series view over a buckets collection
+	KindView       Kind = "view"       // a view: a pipeline over another collection, read-only
 )
 
 // Coll is a collection's catalog entry, persisted under lsm.CatalogKey.

@@ -241,3 +241,7 @@ try { d5.ev.aggregate([{ $merge: { into: "sum", whenMatched: "keepExisting", whe
 try { d5.ev.aggregate([{ $out: "weeks" }, { $match: {} }]).toArray() } catch (e) { print(e.name, e.code, e.codeName) }
 print(d5.ev.find({}, { _id: 0, kk: { $concat: ["$k", "$k"] }, n2: { $multiply: ["$n", 2] }, lit: "x" }).sort({ n: 1 }).toArray());
 print(d5.aggregate([{ $documents: [{ a: 1 }] }, { $project: { b: { $add: ["$a", "$$x"] } } }], { let: { x: 41 } }).toArray());
+printjson(d5.createView("pv", "ev", [{ $project: { k: 1, n: 1 } }]));
+print(d5.pv.find({ n: { $gte: 2 } }).sort({ _id: 1 }).toArray(), d5.pv.countDocuments({}));
+print(d5.getCollectionInfos({ type: "view" }));
+try { d5.pv.insertOne({ x: 1 }) } catch (e) { print(e.name, e.code, e.codeName) }

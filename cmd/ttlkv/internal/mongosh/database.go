@@ -86,9 +86,22 @@ func (s *Shell) database(name string) *goja.Object {
 		s.command(name, cmd)
 		return s.toJS(bson.D{{Key: "ok", Value: 1.0}})
 	})
+	// db.createView(name, source, pipeline, options): create with viewOn
+	// and pipeline, as mongosh sends it.
 	m("createView", func(c goja.FunctionCall) goja.Value {
-		s.throw("MongoshUnimplementedError", "createView is not supported by ttlkv")
-		return nil
+		if !goja.IsString(c.Argument(0)) || !goja.IsString(c.Argument(1)) {
+			s.throw("MongoshInvalidInputError", "createView: the view and source names must be strings")
+		}
+		p, err := s.toBSON(c.Argument(2), 0)
+		s.check(err)
+		pipeline, ok := p.(bson.A)
+		if !ok {
+			s.throw("MongoshInvalidInputError", "createView: the pipeline must be an array, got %s", s.describe(c.Argument(2)))
+		}
+		cmd := bson.D{{Key: "create", Value: c.Argument(0).String()}, {Key: "viewOn", Value: c.Argument(1).String()}, {Key: "pipeline", Value: pipeline}}
+		cmd = s.appendOptions(cmd, c.Argument(3), "options")
+		s.command(name, cmd)
+		return s.toJS(bson.D{{Key: "ok", Value: 1.0}})
 	})
 	m("dropDatabase", func(goja.FunctionCall) goja.Value {
 		r := s.command(name, bson.D{{Key: "dropDatabase", Value: 1}})

@@ -1,0 +1,271 @@
+package engine
+
+import (
+	"context"
+	"time"
+
+	"github.com/ttlkv/ttlkv/document"
+	"github.com/ttlkv/ttlkv/engine/agg"
+	"github.com/ttlkv/ttlkv/engine/internal/catalog"
+	"github.com/ttlkv/ttlkv/engine/query"
+	"go.mongodb.org/mongo-driver/v2/bson"
+)
+
+// A view (create with viewOn and pipeline) is a read-only collection
+// whose documents are its pipeline's results over another collection or
+// view of the same database, computed when it is read (docs/views.md).
+// Its catalog entry keeps viewOn and pipeline in its options and has no
+// records and no indexes.
+
+// maxViewDepth is how many views may stand on each other, mongod's
+// ViewGraph::kMaxViewDepth.
+const maxViewDepth = 20
+
+// viewKind is a view's kind: reads run its pipeline, writes are refused.
+type viewKind struct{}
+
+// errView is mongod's refusal of a write, an index or another operation
+// a view cannot take.
+func errView(m *catalog.Coll) error {
+	return document.Errorf(document.CodeCommandNotSupportedOnView, "Namespace %s is a view, not a collection", m.NS())
+}
+
+// viewDef returns a view's source collection and pipeline.
+func viewDef(m *catalog.Coll) (string, bson.A) {
+	on, _ := get(m.Options, "viewOn")
+	s, _ := on.(string)
+	p, _ := get(m.Options, "pipeline")
+	a, _ := p.(bson.A)
+	return s, a
+}
+
+// parseViewCreate checks create's options for a view: viewOn a
+// non-empty string, pipeline an array of stages that parse (without
+// $out or $merge, 166, as mongod refuses them in a view), and nothing
+// that only collections take.
+func parseViewCreate(opts bson.D, has map[string]any, co *createOptions) (*createOptions, error) {
+	on, ok := has["viewOn"].(string)
+	if !ok {
+		return nil, document.Errorf(document.CodeTypeMismatch, "BSON field 'create.viewOn' is the wrong type '%s', expected type 'string'", typeName(has["viewOn"]))
+	}
+	if on == "" {
+		return nil, document.Errorf(document.CodeBadValue, "'viewOn' cannot be empty")
+	}
+	pipe := bson.A{}
+	if v, ok := has["pipeline"]; ok {
+		if pipe, ok = v.(bson.A); !ok {
+			return nil, document.Errorf(document.CodeTypeMismatch, "BSON field 'create.pipeline' is the wrong type '%s', expected type 'array'", typeName(v))
+		}
+	}
+	for _, k := range []string{"capped", "size", "max", "timeseries", "expireAfterSeconds", "validator", "validationLevel", "validationAction", "clusteredIndex", "idIndex", "changeStreamPreAndPostImages", "indexOptionDefaults", "storageEngine"} {
+		if _, ok := has[k]; ok {
+			return nil, document.Errorf(document.CodeInvalidOptions, "option not supported on a view: %s", k)
+		}
+	}
+	if _, ok := has["collation"]; ok {
+		return nil, document.Errorf(document.CodeInvalidOptions, "ttlkv does not support a collation on a view")
+	}
+	if err := checkViewPipeline(pipe); err != nil {
+		return nil, err
+	}
+	co.kind = catalog.KindView
+	co.raw = bson.D{{Key: "viewOn", Value: on}, {Key: "pipeline", Value: pipe}}
+	return co, nil
+}
+
+// checkViewPipeline parses a view's pipeline as mongod validates it.
+func checkViewPipeline(pipe bson.A) error {
+	for _, st := range pipe {
+		if d, ok := st.(bson.D); ok && len(d) == 1 && (d[0].Key == "$out" || d[0].Key == "$merge") {
+			return document.Errorf(document.CodeOptionNotSupportedOnView, "%s cannot be used in a view definition", d[0].Key)
+		}
+	}
+	p, err := agg.Parse(pipe)
+	if err != nil {
+		return err
+	}
+	if p.Collectionless() {
+		return document.Errorf(document.CodeOptionNotSupportedOnView, "$documents cannot be used in a view definition")
+	}
+	return nil
+}
+
+// checkViewGraph refuses a view of dbName named name on viewOn that
+// would close a cycle (140 GraphContainsCycle) or stand on more than
+// maxViewDepth views (165 ViewDepthLimitExceeded), as mongod's view
+// catalog does.
+func (db *DB) checkViewGraph(dbName, name, viewOn string) error {
+	seen := []string{name}
+	for depth, on := 1, viewOn; ; depth++ {
+		for _, s := range seen {
+			if s == on {
+				return document.Errorf(document.CodeGraphContainsCycle, "View cycle detected: %s", joinArrow(append(seen, on)))
+			}
+		}
+		if depth > maxViewDepth {
+			return document.Errorf(document.CodeViewDepthLimitExceeded, "View depth too deep or view cycle detected. Maximum depth is %d", maxViewDepth)
+		}
+		c := db.lookup(dbName, on)
+		if c == nil || c.m().Kind != catalog.KindView {
+			return nil
+		}
+		seen = append(seen, on)
+		on, _ = viewDef(c.m())
+	}
+}
+
+func joinArrow(names []string) string {
+	s := ""
+	for i, n := range names {
+		if i > 0 {
+			s += " => "
+		}
+		s += n
+	}
+	return s
+}
+
+func (viewKind) open(*DB, *coll) error { return nil }
+
+func (viewKind) insert(_ context.Context, _ *DB, c *coll, _ []any, _ bool) ([]any, []WriteError, error) {
+	return nil, nil, errView(c.m())
+}
+
+// query runs a find on a view as mongod does: an aggregate over the
+// view's source of the view's pipeline, then the find's filter, sort,
+// skip and limit; the projection is applied to its results.
+func (viewKind) query(db *DB, c *coll, filter bson.D, _ *query.Filter, _ *query.Sort, o FindOptions, proj *query.Projection) (*queryExec, error) {
+	m := c.m()
+	on, pipe := viewDef(m)
+	full := append(bson.A{}, pipe...)
+	if len(filter) > 0 {
+		full = append(full, bson.D{{Key: "$match", Value: filter}})
+	}
+	if len(o.Sort) > 0 {
+		full = append(full, bson.D{{Key: "$sort", Value: o.Sort}})
+	}
+	if o.Skip > 0 {
+		full = append(full, bson.D{{Key: "$skip", Value: o.Skip}})
+	}
+	if lim := max(o.Limit, -o.Limit); lim > 0 {
+		full = append(full, bson.D{{Key: "$limit", Value: lim}})
+	}
+	p, err := agg.ParseWith(full, nil)
+	if err != nil {
+		return nil, err
+	}
+	q, err := db.aggregate(context.Background(), m.DB, &aggregateSpec{name: on, pipeline: p, raw: full})
+	if err != nil {
+		return nil, err
+	}
+	if proj != nil {
+		gen := q.gen
+		q.gen = func(ctx context.Context, n int) ([]bson.D, error) {
+			docs, err := gen(ctx, n)
+			for i, d := range docs {
+				if docs[i], err = proj.ApplyErr(d); err != nil {
+					return nil, err
+				}
+			}
+			return docs, err
+		}
+	}
+	return q, nil
+}
+
+func (viewKind) checkFind(c *coll, o FindOptions, _ *query.Sort) error {
+	if o.Tailable {
+		return errView(c.m())
+	}
+	if o.Hint != nil {
+		return document.Errorf(document.CodeOptionNotSupportedOnView, "hint is not supported on a view")
+	}
+	return nil
+}
+
+func (viewKind) next(context.Context, *scanner, int) ([]record, error) {
+	return nil, document.Errorf(document.CodeInternalError, "a view has no records")
+}
+
+func (viewKind) ridOfID(_ *DB, c *coll, _ bson.D) (uint64, error) { return 0, errView(c.m()) }
+
+func (viewKind) canUpdate() error {
+	return document.Errorf(document.CodeCommandNotSupportedOnView, "a view is read-only")
+}
+
+func (viewKind) canDelete(c *coll) error { return errView(c.m()) }
+
+func (viewKind) checkIndex(*catalog.Index) error {
+	return document.Errorf(document.CodeCommandNotSupportedOnView, "a view has no indexes")
+}
+
+func (viewKind) storesRecords() bool { return false }
+
+func (viewKind) update(_ *DB, c *coll, _ []uint64, _ map[uint64][]byte, _ *query.Filter, _ *query.Update, _ time.Time, _ bool) (int64, int64, bson.D, error) {
+	return 0, 0, nil, errView(c.m())
+}
+
+func (viewKind) delete(_ context.Context, _ *DB, c *coll, _ *query.Filter, _ DeleteSpec) (int64, error) {
+	return 0, errView(c.m())
+}
+
+func (viewKind) buildIndexes(_ context.Context, _ *DB, c *coll, _ *catalog.Coll, _ []*catalog.Index) error {
+	return errView(c.m())
+}
+
+func (viewKind) createIndexes(_ context.Context, _ *DB, c *coll, _ []bson.D) (*CreateIndexesResult, error) {
+	return nil, errView(c.m())
+}
+
+func (viewKind) dropIndexes(_ *DB, c *coll, _ any) (int, error) { return 0, errView(c.m()) }
+
+func (viewKind) drop(*DB, *coll) error { return nil }
+
+func (viewKind) stats(*DB, *coll) collStatsInfo { return collStatsInfo{} }
+
+func (viewKind) validate(_ context.Context, _ *DB, _ *coll, _ *ValidateResult, _ func(string, ...any)) bool {
+	return false
+}
+
+func (viewKind) ttlTargets(*coll) []ttlTarget { return nil }
+
+// modifyView is collMod on a view: a new viewOn, a new pipeline, or
+// both, checked as create checks them. The caller holds db.catMu.
+func (db *DB) modifyView(c *coll, opts bson.D) error {
+	old := c.m()
+	on, pipe := viewDef(old)
+	for _, e := range opts {
+		switch e.Key {
+		case "viewOn":
+			s, ok := e.Value.(string)
+			if !ok || s == "" {
+				return document.Errorf(document.CodeBadValue, "'viewOn' must be a non-empty string")
+			}
+			on = s
+		case "pipeline":
+			a, ok := e.Value.(bson.A)
+			if !ok {
+				return document.Errorf(document.CodeTypeMismatch, "BSON field 'collMod.pipeline' is the wrong type '%s', expected type 'array'", typeName(e.Value))
+			}
+			pipe = a
+		}
+	}
+	if err := checkViewPipeline(pipe); err != nil {
+		return err
+	}
+	if err := db.checkViewGraph(old.DB, old.Name, on); err != nil {
+		return err
+	}
+	nm := old.Clone()
+	nm.Options = bson.D{{Key: "viewOn", Value: on}, {Key: "pipeline", Value: pipe}}
+	return db.updateMeta(c, nm, nil)
+}
+
+// refuseView fails a write command on a view as a whole (166), as
+// mongod does, before any statement runs.
+func (db *DB) refuseView(dbName, name string) error {
+	if c := db.lookup(dbName, name); c != nil && c.m().Kind == catalog.KindView {
+		return errView(c.m())
+	}
+	return nil
+}
