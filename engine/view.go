@@ -150,7 +150,11 @@ func (viewKind) query(db *DB, c *coll, filter bson.D, _ *query.Filter, _ *query.
 	if lim := max(o.Limit, -o.Limit); lim > 0 {
 		full = append(full, bson.D{{Key: "$limit", Value: lim}})
 	}
-	p, err := agg.ParseWith(full, nil)
+	let, err := agg.ParseLet(o.Let, bson.NewDateTimeFromTime(db.opts.Clock()))
+	if err != nil {
+		return nil, err
+	}
+	p, err := agg.ParseWith(full, let)
 	if err != nil {
 		return nil, err
 	}

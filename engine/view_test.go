@@ -27,6 +27,9 @@ func TestViews(t *testing.T) {
 	if got := batch(`{"find": "public", "filter": {"pay": {"$gte": 20}}, "sort": {"pay": -1}, "projection": {"_id": 0, "name": 1}}`); got != `[ { name: "cy" }, { name: "bob" } ]` {
 		t.Fatalf("find on a view: %s", got)
 	}
+	if got := batch(`{"find": "public", "filter": {"$expr": {"$eq": ["$pay", "$$p"]}}, "let": {"p": 30}, "projection": {"name": 1, "_id": 0}}`); got != `[ { name: "cy" } ]` {
+		t.Fatalf("find with let on a view: %s", got)
+	}
 	if got := batch(`{"find": "public", "sort": {"_id": 1}, "skip": 1, "limit": 1}`); got != `[ { _id: 2, name: "bob", dept: "b", pay: 20 } ]` {
 		t.Fatalf("skip and limit on a view: %s", got)
 	}
