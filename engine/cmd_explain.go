@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"github.com/ttlkv/ttlkv/engine/internal/catalog"
 	"time"
 
 	"github.com/ttlkv/ttlkv/document"
@@ -32,6 +33,9 @@ func cmdExplain(ctx context.Context, db *DB, dbName string, cmd bson.D) (bson.D,
 	name, err := collName(inner)
 	if err != nil {
 		return nil, err
+	}
+	if c := db.lookup(dbName, name); c != nil && c.m().Kind == catalog.KindView && inner[0].Key == "find" {
+		return db.explainViewFind(ctx, dbName, c, inner, verbosity)
 	}
 	execute := verbosity != "queryPlanner"
 	ns := dbName + "." + name

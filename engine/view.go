@@ -273,3 +273,34 @@ func (db *DB) refuseView(dbName, name string) error {
 	}
 	return nil
 }
+
+// explainViewFind explains a find on a view as mongod does: as the
+// aggregate over the view's source that the find runs (viewKind.query).
+func (db *DB) explainViewFind(ctx context.Context, dbName string, c *coll, find bson.D, verbosity string) (bson.D, error) {
+	filter, o, err := parseFindOptions(find)
+	if err != nil {
+		return nil, err
+	}
+	on, pipe := viewDef(c.m())
+	full := append(bson.A{}, pipe...)
+	if len(filter) > 0 {
+		full = append(full, bson.D{{Key: "$match", Value: filter}})
+	}
+	if len(o.Sort) > 0 {
+		full = append(full, bson.D{{Key: "$sort", Value: o.Sort}})
+	}
+	if o.Skip > 0 {
+		full = append(full, bson.D{{Key: "$skip", Value: o.Skip}})
+	}
+	if lim := max(o.Limit, -o.Limit); lim > 0 {
+		full = append(full, bson.D{{Key: "$limit", Value: lim}})
+	}
+	if len(o.Projection) > 0 {
+		full = append(full, bson.D{{Key: "$project", Value: o.Projection}})
+	}
+	p, err := agg.Parse(full)
+	if err != nil {
+		return nil, err
+	}
+	return db.explainAggregate(ctx, dbName, &aggregateSpec{name: on, pipeline: p, raw: full}, verbosity)
+}

@@ -48,7 +48,13 @@ func TestViews(t *testing.T) {
 	if got := batch(`{"aggregate": "emp", "pipeline": [{"$match": {"_id": 2}}, {"$lookup": {"from": "public", "localField": "_id", "foreignField": "_id", "as": "p"}}, {"$project": {"keys": {"$objectToArray": {"$first": "$p"}}}}, {"$project": {"n": {"$size": "$keys"}}}], "cursor": {}}`); got != `[ { _id: 2, n: 4 } ]` {
 		t.Fatalf("$lookup from a view: %s", got)
 	}
-	r := mustRun(t, db, "test", `{"listCollections": 1, "filter": {"type": "view"}}`)
+	// Explain shows the aggregate the find runs: the view's stages over
+	// its source, then the find's.
+	r := mustRun(t, db, "test", `{"explain": {"find": "public", "filter": {"dept": "a"}}, "verbosity": "queryPlanner"}`)
+	if st, _ := field(r, "stages").(bson.A); len(st) != 3 || field(st[1].(bson.D), "$project") == nil || field(st[2].(bson.D), "$match") == nil {
+		t.Fatalf("explain of a find on a view: %v", r)
+	}
+	r = mustRun(t, db, "test", `{"listCollections": 1, "filter": {"type": "view"}}`)
 	views := field(r, "cursor.firstBatch").(bson.A)
 	if len(views) != 2 || document.Format(field(views[0].(bson.D), "info")) != `{ readOnly: true }` || field(views[0].(bson.D), "idIndex") != nil {
 		t.Fatalf("listCollections: %v", views)
