@@ -390,6 +390,38 @@ func TestDriverLet(t *testing.T) {
 	}
 }
 
+// TestDriverView creates a view with the official driver's CreateView
+// and reads it as an application does; a write to it is the server's
+// 166.
+func TestDriverView(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, Options{})
+	ctx := context.Background()
+	db := e.client(t, false).Database("app")
+	if _, err := db.Collection("users").InsertMany(ctx, []any{bson.D{{Key: "_id", Value: 1}, {Key: "name", Value: "ann"}, {Key: "pw", Value: "x"}},
+		bson.D{{Key: "_id", Value: 2}, {Key: "name", Value: "bob"}, {Key: "pw", Value: "y"}}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.CreateView(ctx, "safeUsers", "users", mongo.Pipeline{{{Key: "$project", Value: bson.D{{Key: "pw", Value: 0}}}}}); err != nil {
+		t.Fatal(err)
+	}
+	cur, err := db.Collection("safeUsers").Find(ctx, bson.D{{Key: "name", Value: "bob"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []bson.M
+	if err := cur.All(ctx, &got); err != nil || len(got) != 1 || got[0]["pw"] != nil || got[0]["name"] != "bob" {
+		t.Fatalf("find on a view: %v, %v", got, err)
+	}
+	if n, err := db.Collection("safeUsers").CountDocuments(ctx, bson.D{}); err != nil || n != 2 {
+		t.Fatalf("count on a view: %d, %v", n, err)
+	}
+	_, err = db.Collection("safeUsers").InsertOne(ctx, bson.D{{Key: "name", Value: "cy"}})
+	if cmdCode(t, err) != 166 {
+		t.Fatalf("insert into a view: %v", err)
+	}
+}
+
 func TestDriverTTLExpiry(t *testing.T) {
 	t.Parallel()
 	transports(t, func(t *testing.T, inproc bool) {
