@@ -176,3 +176,21 @@ func TestGranularitySeries(t *testing.T) {
 		t.Errorf("rounding a negative number: %v, want 40267", err)
 	}
 }
+
+// TestArrayAccumulators checks $concatArrays and $setUnion as $group
+// accumulators (mongod 8.1) and $mergeObjects as a window function:
+// arrays concatenated in input order, their elements once each in BSON
+// order, documents merged over the window; a non-array input is 14.
+func TestArrayAccumulators(t *testing.T) {
+	t.Parallel()
+	docs := `[{"_id": 1, "g": "a", "t": [3, 1], "o": {"x": 1}}, {"_id": 2, "g": "a", "t": [1, 2], "o": {"y": 2}}, {"_id": 3, "g": "b", "t": [], "o": {"x": 3}}, {"_id": 4, "g": "b"}]`
+	checkPipelines(t, []pipelineCase{
+		{"group", docs, `[{"$group": {"_id": "$g", "all": {"$concatArrays": "$t"}, "set": {"$setUnion": "$t"}}}, {"$sort": {"_id": 1}}]`,
+			`[{"_id": "a", "all": [3, 1, 1, 2], "set": [1, 2, 3]}, {"_id": "b", "all": [], "set": []}]`},
+		{"window", docs, `[{"$setWindowFields": {"sortBy": {"_id": 1}, "output": {"m": {"$mergeObjects": "$o", "window": {"documents": ["unbounded", "current"]}}}}}, {"$project": {"m": 1}}]`,
+			`[{"_id": 1, "m": {"x": 1}}, {"_id": 2, "m": {"x": 1, "y": 2}}, {"_id": 3, "m": {"x": 3, "y": 2}}, {"_id": 4, "m": {"x": 3, "y": 2}}]`},
+	})
+	checkCodes(t, docs, []codeCase{
+		{`[{"$group": {"_id": null, "all": {"$concatArrays": "$g"}}}]`, 14},
+	})
+}

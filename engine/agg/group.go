@@ -163,6 +163,8 @@ func newAcc(op string) accumulator {
 		return &stdDevAcc{sample: true}
 	case "$mergeObjects":
 		return &mergeAcc{}
+	case "$concatArrays", "$setUnion":
+		return newArrayAcc(op) // mongod 8.1's accumulators (window_arrays.go)
 	}
 	return nil
 }

@@ -190,7 +190,7 @@ func init() {
 	for op := range nOps {
 		windowParsers[op] = parseWindowN
 	}
-	for _, op := range []string{"$sum", "$avg", "$min", "$max", "$push", "$addToSet", "$stdDevPop", "$stdDevSamp", "$covariancePop", "$covarianceSamp", "$concatArrays", "$setUnion"} {
+	for _, op := range []string{"$sum", "$avg", "$min", "$max", "$push", "$addToSet", "$stdDevPop", "$stdDevSamp", "$covariancePop", "$covarianceSamp", "$concatArrays", "$setUnion", "$mergeObjects"} {
 		windowParsers[op] = parseWindowAcc
 	}
 }
@@ -398,8 +398,11 @@ func (s *accState) value(i int) (any, error) {
 		}
 	}
 	r := s.acc.result()
-	if a, ok := r.(bson.A); ok {
-		r = slices.Clone(a) // the accumulator goes on appending
+	switch x := r.(type) {
+	case bson.A:
+		r = slices.Clone(x) // the accumulator goes on appending
+	case bson.D:
+		r = slices.Clone(x) // $mergeObjects goes on setting fields in place
 	}
 	if s.finish != nil {
 		r = s.finish(s.acc, r)

@@ -133,7 +133,7 @@ func TestSetWindowFieldsRefusals(t *testing.T) {
 		{"output path with $", sw(`{"output": {"$a": {"$sum": 1}}}`), 16410},
 		{"output not an object", sw(`{"output": {"a": 1}}`), 9},
 		{"unknown window function", out(`{"$summ": "$v"}`), 9},
-		{"a function ttlkv lacks", out(`{"$mergeObjects": "$v"}`), 9},
+		{"a function mongod lacks too", out(`{"$nosuchfn": "$v"}`), 9},
 		{"no window function", out(`{"window": {}}`), 9},
 		{"two functions", out(`{"$sum": 1, "$avg": 1}`), 9},
 		{"unknown argument", out(`{"$sum": 1, "x": 1}`), 9},
