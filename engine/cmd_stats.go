@@ -62,9 +62,13 @@ func (db *DB) collStatsDoc(c *coll, scale int64) bson.D {
 // cmdDBStats runs the dbStats command.
 func cmdDBStats(_ context.Context, db *DB, dbName string, _ bson.D) (bson.D, error) {
 	var objects, size, indexSize int64
-	colls := 0
+	colls, views := 0, 0
 	indexes := 0
 	for _, c := range db.collsOf(dbName) {
+		if c.m().Kind == catalog.KindView {
+			views++
+			continue
+		}
 		st := db.collStats(c)
 		objects += st.count
 		size += st.size
@@ -76,7 +80,7 @@ func cmdDBStats(_ context.Context, db *DB, dbName string, _ bson.D) (bson.D, err
 	}
 	// MongoDB's dbStats appends every count and size with appendNumber
 	// (DatabaseImpl::getStats, src/mongo/db/catalog/database_impl.cpp).
-	return bson.D{{Key: "db", Value: dbName}, {Key: "collections", Value: int32OrLong(int64(colls))}, {Key: "objects", Value: int32OrLong(objects)},
+	return bson.D{{Key: "db", Value: dbName}, {Key: "collections", Value: int32OrLong(int64(colls))}, {Key: "views", Value: int32OrLong(int64(views))}, {Key: "objects", Value: int32OrLong(objects)},
 		{Key: "dataSize", Value: int32OrLong(size)}, {Key: "storageSize", Value: int32OrLong(size)}, {Key: "indexes", Value: int32OrLong(int64(indexes))},
 		{Key: "indexSize", Value: int32OrLong(indexSize)}}, nil
 }

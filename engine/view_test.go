@@ -54,6 +54,9 @@ func TestViews(t *testing.T) {
 	if st, _ := field(r, "stages").(bson.A); len(st) != 3 || field(st[1].(bson.D), "$project") == nil || field(st[2].(bson.D), "$match") == nil {
 		t.Fatalf("explain of a find on a view: %v", r)
 	}
+	if r := mustRun(t, db, "test", `{"dbStats": 1}`); field(r, "collections") != int32(1) || field(r, "views") != int32(2) {
+		t.Fatalf("dbStats: %v, want 1 collection and 2 views", r)
+	}
 	r = mustRun(t, db, "test", `{"listCollections": 1, "filter": {"type": "view"}}`)
 	views := field(r, "cursor.firstBatch").(bson.A)
 	if len(views) != 2 || document.Format(field(views[0].(bson.D), "info")) != `{ readOnly: true }` || field(views[0].(bson.D), "idIndex") != nil {
