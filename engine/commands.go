@@ -74,6 +74,7 @@ func init() {
 		{"update", cmdUpdate, apiV1, "updates or replaces documents", nil},
 		{"delete", cmdDelete, apiV1, "deletes documents", nil},
 		{"findAndModify", cmdFindAndModify, apiV1, "updates, replaces or deletes one document and returns it", []string{"findandmodify"}},
+		{"bulkWrite", cmdBulkWrite, adminOnly | apiV1, "inserts, updates and deletes across collections in one command (MongoDB 8.0's client bulk write)", nil},
 		{"createIndexes", cmdCreateIndexes, apiV1, "creates indexes, TTL indexes among them", nil},
 		{"listIndexes", cmdListIndexes, opt | apiV1, "lists the indexes of a collection", nil},
 		{"dropIndexes", cmdDropIndexes, apiV1, "drops indexes", []string{"deleteIndexes"}},

@@ -40,7 +40,7 @@ func WithBypassDocumentValidation(ctx context.Context) context.Context {
 
 // bypassCommands are the commands whose parsers read
 // bypassDocumentValidation (mongod's IDL types it safeBool for each).
-var bypassCommands = map[string]bool{"insert": true, "update": true, "delete": true, "findAndModify": true, "findandmodify": true, "aggregate": true}
+var bypassCommands = map[string]bool{"insert": true, "update": true, "delete": true, "findAndModify": true, "findandmodify": true, "aggregate": true, "bulkWrite": true}
 
 // validationCtx is ctx marked to bypass document validation when cmd
 // asks for it (bypassDocumentValidation: true on insert, update,

@@ -422,6 +422,44 @@ func TestDriverView(t *testing.T) {
 	}
 }
 
+// TestDriverClientBulkWrite runs the official driver's Client.BulkWrite
+// (MongoDB 8.0's bulkWrite command) across two databases: inserts, an
+// updateOne with a sort, an upsert, a deleteMany, and a duplicate key
+// reported for its operation while the unordered rest goes on.
+func TestDriverClientBulkWrite(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, Options{})
+	ctx := context.Background()
+	client := e.client(t, false)
+	writes := []mongo.ClientBulkWrite{
+		{Database: "app", Collection: "a", Model: mongo.NewClientInsertOneModel().SetDocument(bson.D{{Key: "_id", Value: 1}, {Key: "v", Value: 1}})},
+		{Database: "app", Collection: "a", Model: mongo.NewClientInsertOneModel().SetDocument(bson.D{{Key: "_id", Value: 2}, {Key: "v", Value: 2}})},
+		{Database: "logs", Collection: "b", Model: mongo.NewClientInsertOneModel().SetDocument(bson.D{{Key: "_id", Value: "x"}})},
+		{Database: "app", Collection: "a", Model: mongo.NewClientUpdateOneModel().SetFilter(bson.D{}).SetSort(bson.D{{Key: "v", Value: -1}}).
+			SetUpdate(bson.D{{Key: "$set", Value: bson.D{{Key: "top", Value: true}}}})},
+		{Database: "app", Collection: "a", Model: mongo.NewClientUpdateOneModel().SetFilter(bson.D{{Key: "_id", Value: 3}}).
+			SetUpdate(bson.D{{Key: "$set", Value: bson.D{{Key: "v", Value: 3}}}}).SetUpsert(true)},
+		{Database: "app", Collection: "a", Model: mongo.NewClientInsertOneModel().SetDocument(bson.D{{Key: "_id", Value: 1}})},
+		{Database: "logs", Collection: "b", Model: mongo.NewClientDeleteManyModel().SetFilter(bson.D{})},
+	}
+	res, err := client.BulkWrite(ctx, writes, options.ClientBulkWrite().SetOrdered(false).SetVerboseResults(true))
+	var bwe mongo.ClientBulkWriteException
+	if !errors.As(err, &bwe) || len(bwe.WriteErrors) != 1 || bwe.WriteErrors[5].Code != 11000 {
+		t.Fatalf("bulk write: %v, want one duplicate key at 5", err)
+	}
+	if res == nil {
+		res = bwe.PartialResult
+	}
+	if res.InsertedCount != 3 || res.MatchedCount != 1 || res.ModifiedCount != 1 || res.UpsertedCount != 1 || res.DeletedCount != 1 ||
+		res.UpdateResults[4].UpsertedID != int32(3) {
+		t.Fatalf("result: %+v", res)
+	}
+	var top bson.M
+	if err := client.Database("app").Collection("a").FindOne(ctx, bson.D{{Key: "top", Value: true}}).Decode(&top); err != nil || fmt.Sprint(top["_id"]) != "2" {
+		t.Fatalf("updateOne with sort: %v, %v", top, err)
+	}
+}
+
 func TestDriverTTLExpiry(t *testing.T) {
 	t.Parallel()
 	transports(t, func(t *testing.T, inproc bool) {
