@@ -58,6 +58,10 @@ func TestBulkWriteCommand(t *testing.T) {
 		{"admin", `{"bulkWrite": 1, "nsInfo": [{"ns": "test.a"}], "ops": [{"update": 0, "filter": {}}]}`, document.CodeIDLFailedToParse},
 		{"admin", `{"bulkWrite": 1, "nsInfo": [{"ns": "test.a"}], "ops": [{"insert": 0, "document": {}, "bogus": 1}]}`, document.CodeIDLUnknownField},
 		{"admin", `{"bulkWrite": 1, "nsInfo": [{"ns": "nodot"}], "ops": [{"insert": 0, "document": {}}]}`, document.CodeInvalidNamespace},
+		{"admin", `{"bulkWrite": 1, "nsInfo": [{}], "ops": [{"insert": 0, "document": {}}]}`, document.CodeIDLFailedToParse},
+		{"admin", `{"bulkWrite": 1, "nsInfo": [{"ns": 1}], "ops": [{"insert": 0, "document": {}}]}`, document.CodeTypeMismatch},
+		{"admin", `{"bulkWrite": 1, "nsInfo": [{"ns": "test.a"}], "ops": [{}]}`, document.CodeFailedToParse},
+		{"admin", `{"bulkWrite": 1, "nsInfo": [{"ns": "test.a"}], "ops": [1]}`, document.CodeTypeMismatch},
 		{"admin", `{"bulkWrite": 1, "nsInfo": [{"ns": "test.a"}], "ops": [{"insert": 0, "document": {}}], "bogus": 1}`, document.CodeIDLUnknownField},
 	}
 	for _, c := range refusals {

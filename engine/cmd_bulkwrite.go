@@ -74,11 +74,17 @@ func cmdBulkWrite(ctx context.Context, db *DB, _ string, cmd bson.D) (bson.D, er
 		if !ok {
 			return nil, document.Errorf(document.CodeTypeMismatch, "BSON field 'bulkWrite.nsInfo.%d' is the wrong type '%s', expected type 'object'", i, typeName(v))
 		}
-		s, _ := get(d, "ns")
+		s, have := get(d, "ns")
+		if !have {
+			return nil, document.Errorf(document.CodeIDLFailedToParse, "BSON field 'bulkWrite.nsInfo.ns' is missing but a required field")
+		}
 		ns, ok := s.(string)
+		if !ok {
+			return nil, document.Errorf(document.CodeTypeMismatch, "BSON field 'bulkWrite.nsInfo.ns' is the wrong type '%s', expected type 'string'", typeName(s))
+		}
 		dbName, coll, dot := strings.Cut(ns, ".")
-		if !ok || !dot {
-			return nil, document.Errorf(document.CodeInvalidNamespace, "Invalid namespace specified '%v'", s)
+		if !dot {
+			return nil, document.Errorf(document.CodeInvalidNamespace, "Invalid namespace specified '%s'", ns)
 		}
 		if err := validateCollName(dbName, coll, false); err != nil {
 			return nil, err
@@ -155,8 +161,11 @@ func cmdBulkWrite(ctx context.Context, db *DB, _ string, cmd bson.D) (bson.D, er
 // indexes nsInfo.
 func parseBulkOp(v any, i, nns int) (bulkOp, error) {
 	d, ok := v.(bson.D)
-	if !ok || len(d) == 0 {
+	if !ok {
 		return bulkOp{}, document.Errorf(document.CodeTypeMismatch, "BSON field 'bulkWrite.ops.%d' is the wrong type '%s', expected type 'object'", i, typeName(v))
+	}
+	if len(d) == 0 {
+		return bulkOp{}, document.Errorf(document.CodeFailedToParse, "Unrecognized bulkWrite operation: {}; an operation starts with insert, update or delete")
 	}
 	op := bulkOp{kind: d[0].Key}
 	switch op.kind {
