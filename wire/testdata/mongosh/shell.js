@@ -245,3 +245,16 @@ printjson(d5.createView("pv", "ev", [{ $project: { k: 1, n: 1 } }]));
 print(d5.pv.find({ n: { $gte: 2 } }).sort({ _id: 1 }).toArray(), d5.pv.countDocuments({}));
 print(d5.getCollectionInfos({ type: "view" }));
 try { d5.pv.insertOne({ x: 1 }) } catch (e) { print(e.name, e.code, e.codeName) }
+// Mongo.bulkWrite (MongoDB 8.0's bulkWrite command): counts, verbose
+// results, the errors the driver throws, and what it refuses itself.
+const mg = db.getMongo();
+const cbe = (e) => { print(e.name, "|", e.message, "|", Object.keys(e).join()); if (e.writeErrors) printjson(e.writeErrors); if (e.partialResult) printjson(e.partialResult); if (e.cause) print(e.cause.code, e.cause.message) };
+printjson(mg.bulkWrite([{ name: "insertOne", namespace: "shellcheck7.c", document: { _id: 1, a: 1 } }, { name: "updateOne", namespace: "shellcheck7.c", filter: { _id: 1 }, update: { $set: { a: 2 } } }, { name: "insertOne", namespace: "shellcheck8.d", document: { _id: 1 } }, { name: "deleteMany", namespace: "shellcheck8.d", filter: {} }]));
+printjson(mg.bulkWrite([{ name: "insertOne", namespace: "shellcheck7.c", document: { _id: 2 } }, { name: "updateOne", namespace: "shellcheck7.c", filter: { _id: 9 }, update: { $set: { a: 1 } }, upsert: true }, { name: "deleteOne", namespace: "shellcheck7.c", filter: { _id: 2 } }, { name: "replaceOne", namespace: "shellcheck7.c", filter: { _id: 1 }, replacement: { z: 1 } }, { name: "updateMany", namespace: "shellcheck7.c", filter: {}, update: [{ $set: { p: 1 } }] }], { verboseResults: true }));
+try { mg.bulkWrite([{ name: "insertOne", namespace: "shellcheck7.c", document: { _id: 1 } }, { name: "insertOne", namespace: "shellcheck7.c", document: { _id: 7 } }]) } catch (e) { cbe(e) }
+try { mg.bulkWrite([{ name: "insertOne", namespace: "shellcheck7.c", document: { _id: 1 } }, { name: "insertOne", namespace: "shellcheck7.c", document: { _id: 8 } }], { ordered: false, verboseResults: true }) } catch (e) { cbe(e) }
+try { mg.bulkWrite([{ name: "insertOne", namespace: "nodot", document: {} }]) } catch (e) { cbe(e) }
+try { mg.bulkWrite([]) } catch (e) { cbe(e) }
+try { mg.bulkWrite([{ name: "updateOne", namespace: "shellcheck7.c", filter: {}, update: { z: 1 } }]) } catch (e) { cbe(e) }
+try { mg.bulkWrite([{ name: "insertOne", namespace: "shellcheck7.c", document: {} }], { writeConcern: { w: 0 } }) } catch (e) { cbe(e) }
+print(db.getSiblingDB("shellcheck7").c.find().sort({ _id: 1 }).toArray());

@@ -184,6 +184,14 @@ func (s *Shell) database(name string) *goja.Object {
 		_ = mo.Set("toString", func(goja.FunctionCall) goja.Value { return rt.ToValue(s.connDesc) })
 		_ = mo.Set("getDB", func(c goja.FunctionCall) goja.Value { return s.database(c.Argument(0).String()) })
 		_ = mo.Set("startSession", s.startSession)
+		_ = mo.Set("bulkWrite", func(c goja.FunctionCall) goja.Value {
+			fn, _ := goja.AssertFunction(rt.Get("__clientBulkWrite"))
+			v, err := fn(goja.Undefined(), mo, c.Argument(0), c.Argument(1))
+			if err != nil {
+				panic(err)
+			}
+			return v
+		})
 		_ = mo.Set("getDBNames", func(goja.FunctionCall) goja.Value {
 			r := s.command("admin", bson.D{{Key: "listDatabases", Value: 1}, {Key: "nameOnly", Value: true}})
 			dbs, _ := document.Get(r, "databases")

@@ -238,6 +238,121 @@ const bulkPrelude = `(function (g, codeName, B) {
   };
   Bulk.prototype.toString = function () { return 'Bulk(' + this._coll.getFullName() + ', ' + this._ops.length + ' operation(s))'; };
   g.__bulkWrite = bulkWrite;
+
+  // clientBulkWrite is mongosh's Mongo.bulkWrite (mongosh 2.3+, MongoDB
+  // 8.0's bulkWrite command), as the Node driver builds it: models name
+  // their operation and namespace; the result counts what was done and,
+  // with verboseResults, maps each operation's index to its result.
+  // Write errors throw a MongoClientBulkWriteError with writeErrors (a
+  // Map of index to code and message) and partialResult; a failed
+  // command throws one whose cause is the server's error.
+  function namedError(name, message) {
+    var err = new Error(message);
+    Object.defineProperty(err, 'name', { value: name, enumerable: false, writable: true, configurable: true });
+    err.errorLabelSet = new Set();
+    return err;
+  }
+  function hasAtomic(d) {
+    if (Array.isArray(d)) return d.length > 0;
+    var k = Object.keys(d || {});
+    return k.length > 0 && k[0].charAt(0) === '$';
+  }
+  function clientBulkWrite(mongo, models, options) {
+    options = options || {};
+    var verbose = !!options.verboseResults, ordered = options.ordered !== false;
+    var wc = options.writeConcern, acknowledged = !(wc && wc.w === 0);
+    if (!acknowledged && ordered) throw namedError('MongoInvalidArgumentError', 'Cannot request unacknowledged write concern and ordered writes');
+    if (models && models.length === 0) throw namedError('MongoClientBulkWriteExecutionError', 'No client bulk write models were provided.');
+    var nsIndex = {}, nsInfo = [], ops = [], inserted = {};
+    function ns(name) {
+      if (!(name in nsIndex)) { nsIndex[name] = nsInfo.length; nsInfo.push(name === undefined ? {} : { ns: name }); }
+      return nsIndex[name];
+    }
+    function copy(op, m, keys) {
+      keys.forEach(function (k) { if (m[k] !== undefined) op[k] = m[k]; });
+      return op;
+    }
+    Array.prototype.forEach.call(models || [], function (m, i) {
+      var op;
+      switch (m.name) {
+        case 'insertOne':
+          var d = m.document;
+          if (d._id === undefined) d = Object.assign({ _id: new ObjectId() }, d);
+          inserted[i] = d._id;
+          op = { insert: ns(m.namespace), document: d };
+          break;
+        case 'updateOne': case 'updateMany':
+          if (!hasAtomic(m.update)) throw namedError('MongoAPIError', 'Client bulk write update models must only contain atomic modifiers (start with $) and must not be empty.');
+          op = copy({ update: ns(m.namespace), filter: m.filter, updateMods: m.update, multi: m.name === 'updateMany' }, m, ['upsert', 'arrayFilters', 'hint', 'collation']);
+          if (m.name === 'updateOne') copy(op, m, ['sort']);
+          break;
+        case 'replaceOne':
+          if (hasAtomic(m.replacement) || Array.isArray(m.replacement)) throw namedError('MongoAPIError', 'Client bulk write replace models must not contain atomic modifiers (start with $) and must not be empty.');
+          op = copy({ update: ns(m.namespace), filter: m.filter, updateMods: m.replacement, multi: false }, m, ['upsert', 'hint', 'collation', 'sort']);
+          break;
+        case 'deleteOne': case 'deleteMany':
+          op = copy({ delete: ns(m.namespace), filter: m.filter, multi: m.name === 'deleteMany' }, m, ['hint', 'collation']);
+          break;
+        default:
+          op = {};
+      }
+      ops.push(op);
+    });
+    var res = { acknowledged: acknowledged, insertedCount: 0, matchedCount: 0, modifiedCount: 0, deletedCount: 0, upsertedCount: 0, insertResults: undefined, updateResults: undefined, deleteResults: undefined };
+    if (ops.length === 0) return res;
+    var cmd = { bulkWrite: 1, errorsOnly: !verbose, ordered: ordered, ops: ops, nsInfo: nsInfo };
+    copy(cmd, options, ['bypassDocumentValidation', 'comment', 'let', 'writeConcern']);
+    var admin = mongo.getDB('admin'), reply;
+    try {
+      reply = admin.runCommand(cmd);
+    } catch (e) {
+      throw clientError('Mongo client bulk write encountered an error during execution', new Map(), partial(res), e);
+    }
+    if (!acknowledged) return res;
+    ['insertedCount', 'nInserted', 'matchedCount', 'nMatched', 'modifiedCount', 'nModified', 'deletedCount', 'nDeleted', 'upsertedCount', 'nUpserted'].forEach(function (k, j, a) {
+      if (j % 2 === 0) res[k] = Number(reply[a[j + 1]] || 0);
+    });
+    if (verbose) { res.insertResults = new Map(); res.updateResults = new Map(); res.deleteResults = new Map(); }
+    var errors = new Map(), cursor = reply.cursor, items = cursor.firstBatch;
+    for (;;) {
+      items.forEach(function (it) {
+        var i = Number(it.idx), op = ops[i];
+        if (it.ok !== 1 && it.ok !== true && Number(it.ok) !== 1) { errors.set(i, { code: it.code, message: it.errmsg }); return; }
+        if (!verbose) return;
+        if (op.insert !== undefined) res.insertResults.set(i, { insertedId: inserted[i] });
+        else if (op.update !== undefined) {
+          var u = { matchedCount: Number(it.n || 0), modifiedCount: Number(it.nModified || 0), didUpsert: it.upserted != null };
+          if (it.upserted != null) u.upsertedId = it.upserted._id;
+          res.updateResults.set(i, u);
+        } else res.deleteResults.set(i, { deletedCount: Number(it.n || 0) });
+      });
+      if (!cursor.id || Number(cursor.id) === 0) break;
+      cursor = admin.runCommand({ getMore: cursor.id, collection: '$cmd.bulkWrite' }).cursor;
+      items = cursor.nextBatch;
+    }
+    if (errors.size > 0) {
+      throw clientError(ordered ? 'Mongo client ordered bulk write encountered a write error.' : 'Mongo client bulk write encountered errors during execution.', errors, partial(res));
+    }
+    return res;
+  }
+  // partial is a result in the order a MongoClientBulkWriteError's
+  // partialResult prints its fields.
+  function partial(r) {
+    return { acknowledged: r.acknowledged, insertedCount: r.insertedCount, upsertedCount: r.upsertedCount, matchedCount: r.matchedCount, modifiedCount: r.modifiedCount, deletedCount: r.deletedCount, insertResults: r.insertResults, updateResults: r.updateResults, deleteResults: r.deleteResults };
+  }
+  // clientError is the driver's MongoClientBulkWriteError: its own keys
+  // are errorLabelSet, errorResponse, writeConcernErrors, writeErrors,
+  // cause (when a command failed) and partialResult.
+  function clientError(message, writeErrors, partialResult, cause) {
+    var err = namedError('MongoClientBulkWriteError', message);
+    err.errorResponse = { message: message };
+    err.writeConcernErrors = [];
+    err.writeErrors = writeErrors;
+    if (cause !== undefined) err.cause = cause;
+    err.partialResult = partialResult;
+    return err;
+  }
+  g.__clientBulkWrite = clientBulkWrite;
   g.__bulk = function (coll, ordered) { return new Bulk(coll, ordered); };
 })`
 
