@@ -2,9 +2,10 @@ package engine
 
 import (
 	"context"
-	"github.com/ttlkv/ttlkv/engine/query"
 
 	"github.com/ttlkv/ttlkv/document"
+	"github.com/ttlkv/ttlkv/engine/agg"
+	"github.com/ttlkv/ttlkv/engine/query"
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
 
@@ -60,7 +61,15 @@ func cmdFindAndModify(ctx context.Context, db *DB, dbName string, cmd bson.D) (b
 		return nil, document.Errorf(document.CodeFailedToParse, "Either an update or remove=true must be specified")
 	}
 	// The projection is checked before anything is written.
-	proj, err := query.ParseProjectionAt(fields, db.opts.Clock())
+	var vars any
+	if len(s.Let) > 0 {
+		l, err := agg.ParseLet(s.Let, bson.NewDateTimeFromTime(db.opts.Clock()))
+		if err != nil {
+			return nil, err
+		}
+		vars = l.FilterVars()
+	}
+	proj, err := query.ParseProjectionWith(fields, db.opts.Clock(), vars)
 	if err != nil {
 		return nil, err
 	}

@@ -72,7 +72,7 @@ func (db *DB) findPlan(dbName, name string, filter bson.D, o FindOptions) (*coll
 	}
 	var proj *query.Projection
 	if len(o.Projection) > 0 {
-		if proj, err = query.ParseProjectionAt(o.Projection, db.opts.Clock()); err != nil {
+		if proj, err = query.ParseProjectionWith(o.Projection, db.opts.Clock(), vars); err != nil {
 			return nil, nil, nil, err
 		}
 	}

@@ -48,6 +48,15 @@ func TestCommandLet(t *testing.T) {
 	if got := batch(mustRun(t, db, "test", `{"find": "c", "filter": {"$expr": {"$eq": ["$v", "$$x"]}}, "let": {"x": 2}}`)); got != `[ { _id: 2, v: 2 } ]` {
 		t.Fatalf("find with let: %s", got)
 	}
+	// A projection that computes fields reads the command's let too.
+	if got := batch(mustRun(t, db, "test", `{"find": "c", "filter": {"_id": 1}, "projection": {"v": 1, "w": {"$add": ["$v", "$$x"]}}, "let": {"x": 10}}`)); got != `[ { _id: 1, v: 1, w: 11 } ]` {
+		t.Fatalf("find's projection with let: %s", got)
+	}
+	r = mustRun(t, db, "test", `{"findAndModify": "c", "query": {"_id": 3}, "update": {"$set": {"z": 1}}, "fields": {"t": "$$tag"}, "let": {"tag": "x"}}`)
+	if document.Format(field(r, "value")) != `{ _id: 3, t: "x" }` {
+		t.Fatalf("findAndModify's fields with let: %v", r)
+	}
+	mustRun(t, db, "test", `{"update": "c", "updates": [{"q": {"_id": 3}, "u": {"$unset": {"z": 1}}}]}`)
 	mustRun(t, db, "test", `{"update": "c", "updates": [{"q": {"$expr": {"$eq": ["$_id", "$$id"]}}, "u": [{"$set": {"v": "$$nv"}}]}], "let": {"id": 1, "nv": 100}}`)
 	r = mustRun(t, db, "test", `{"findAndModify": "c", "query": {"$expr": {"$eq": ["$_id", "$$id"]}}, "update": [{"$set": {"w": "$$w"}}], "new": true, "let": {"id": 2, "w": "x"}}`)
 	if document.Format(field(r, "value")) != `{ _id: 2, v: 2, w: "x" }` {
@@ -72,6 +81,8 @@ func TestCommandLet(t *testing.T) {
 		{`{"aggregate": "c", "pipeline": [{"$project": {"a": "$$b"}}], "cursor": {}, "let": {"a": 1}}`, 17276},
 		{`{"aggregate": "c", "pipeline": [], "cursor": {}, "let": {"a": "$$b", "b": 1}}`, 17276},
 		{`{"find": "c", "filter": {"$expr": "$$x"}}`, 17276},
+		{`{"find": "c", "projection": {"a": "$$x"}}`, 17276},
+		{`{"find": "c", "projection": {"a": "$$x"}, "let": {"y": 1}}`, 17276},
 		{`{"find": "c", "let": []}`, document.CodeTypeMismatch},
 		{`{"update": "c", "updates": [{"q": {}, "u": {"$set": {"a": 1}}}], "let": {"x": {"$divide": [1, 0]}}}`, document.CodeBadValue},
 		{`{"delete": "c", "deletes": [{"q": {}, "limit": 0}], "let": "x"}`, document.CodeTypeMismatch},

@@ -388,6 +388,16 @@ func TestDriverLet(t *testing.T) {
 		{Key: "double", Value: bson.D{{Key: "$multiply", Value: bson.A{"$qty", 2}}}}})).Decode(&doubled); err != nil || fmt.Sprint(doubled["double"]) != "100" {
 		t.Fatalf("a computed projection: %v, %v", doubled, err)
 	}
+	// ...which reads the command's let, as mongod's does.
+	sc, err := coll.Find(ctx, bson.D{}, options.Find().SetLimit(1).SetLet(bson.D{{Key: "k", Value: 3}}).SetProjection(bson.D{{Key: "_id", Value: 0},
+		{Key: "scaled", Value: bson.D{{Key: "$multiply", Value: bson.A{"$qty", "$$k"}}}}}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got = nil
+	if err := sc.All(ctx, &got); err != nil || len(got) != 1 || fmt.Sprint(got[0]["scaled"]) != "150" {
+		t.Fatalf("a computed projection with let: %v, %v", got, err)
+	}
 }
 
 // TestDriverView creates a view with the official driver's CreateView

@@ -13,15 +13,17 @@ func init() {
 }
 
 // compileProjection compiles a find projection that computes fields as
-// the $project stage it is, since MongoDB 4.4, with $$NOW at now.
-func compileProjection(p bson.D, now bson.DateTime) (func(bson.D) (bson.D, error), error) {
-	st, err := parseProject(p, pdepth{})
+// the $project stage it is, since MongoDB 4.4, with $$NOW at now and the
+// variables vars (a filterVars: the command's let; or nil).
+func compileProjection(p bson.D, now bson.DateTime, vars any) (func(bson.D) (bson.D, error), error) {
+	fv, _ := vars.(filterVars)
+	st, err := parseProject(p, fv.scope)
 	if err != nil {
 		return nil, err
 	}
 	pl := &Pipeline{stages: []stageSpec{st}}
 	return func(d bson.D) (bson.D, error) {
-		out, err := pl.Run(context.Background(), sliceSource([]bson.D{d}), Options{Now: now})
+		out, err := pl.Run(context.Background(), sliceSource([]bson.D{d}), Options{Now: now, vars: fv.vals})
 		if err != nil || len(out) != 1 {
 			return nil, err
 		}

@@ -44,7 +44,7 @@ func (e exprNode) match(root any) bool {
 // (aggregation expressions, MongoDB 4.4's find projections) into the
 // function that projects a document; nil until the aggregation package
 // registers one.
-var projectionCompiler func(p bson.D, now bson.DateTime) (func(d bson.D) (bson.D, error), error)
+var projectionCompiler func(p bson.D, now bson.DateTime, vars any) (func(d bson.D) (bson.D, error), error)
 
 // RegisterProjectionCompiler makes find projections accept computed
 // fields ({full: {$concat: ["$first", " ", "$last"]}}, {tag: "literal"},
@@ -52,7 +52,7 @@ var projectionCompiler func(p bson.D, now bson.DateTime) (func(d bson.D) (bson.D
 // with $$NOW at now, and
 // returns the function that projects a document, which fails with an
 // expression's error. The aggregation package registers itself.
-func RegisterProjectionCompiler(compile func(p bson.D, now bson.DateTime) (func(d bson.D) (bson.D, error), error)) {
+func RegisterProjectionCompiler(compile func(p bson.D, now bson.DateTime, vars any) (func(d bson.D) (bson.D, error), error)) {
 	projectionCompiler = compile
 }
 

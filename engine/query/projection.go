@@ -49,6 +49,13 @@ func ParseProjection(p bson.D) (*Projection, error) { return ParseProjectionAt(p
 // ParseProjectionAt is ParseProjection with $$NOW at now for computed
 // fields.
 func ParseProjectionAt(p bson.D, now time.Time) (*Projection, error) {
+	return ParseProjectionWith(p, now, nil)
+}
+
+// ParseProjectionWith is ParseProjectionAt with the user variables (a
+// command's let) that computed fields may read, as ParseFilterWith takes
+// them for a $expr.
+func ParseProjectionWith(p bson.D, now time.Time, vars any) (*Projection, error) {
 	pr := &Projection{root: newProjNode()}
 	if len(p) == 0 {
 		pr.empty = true
@@ -58,7 +65,7 @@ func ParseProjectionAt(p bson.D, now time.Time) (*Projection, error) {
 		if usesFindOperators(p) || projectionCompiler == nil {
 			return nil, badValue("ttlkv does not support computed fields beside $slice, $elemMatch, $meta or a positional projection")
 		}
-		fn, err := projectionCompiler(p, bson.NewDateTimeFromTime(now))
+		fn, err := projectionCompiler(p, bson.NewDateTimeFromTime(now), vars)
 		if err != nil {
 			return nil, err
 		}
