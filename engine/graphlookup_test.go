@@ -46,9 +46,27 @@ func TestGraphLookup(t *testing.T) {
 	check("maxDepth 0", chain(`, "maxDepth": 0.0`), "Ron int64(0)")
 	check("restricted", chain(`, "restrictSearchWithMatch": {"name": {"$ne": "Eliot"}}`), "Ron int64(0)")
 
+	// restrictSearchWithMatch reads the command's let and a $lookup's.
+	r := mustRun(t, db, "test", `{"aggregate": "emp", "let": {"stop": "Eliot"}, "pipeline": [{"$match": {"_id": 5}},
+		{"$graphLookup": {"from": "emp", "startWith": "$reportsTo", "connectFromField": "reportsTo", "connectToField": "name", "as": "up",
+			"restrictSearchWithMatch": {"$expr": {"$ne": ["$name", "$$stop"]}}}}, {"$project": {"ids": "$up._id"}}], "cursor": {}}`)
+	if got := document.Format(field(r, "cursor.firstBatch")); got != `[ { _id: 5, ids: [ 3 ] } ]` {
+		t.Fatalf("restrictSearchWithMatch with the command's let: %s", got)
+	}
+	r = mustRun(t, db, "test", `{"aggregate": "emp", "pipeline": [{"$match": {"_id": {"$in": [2, 3]}}}, {"$sort": {"_id": 1}},
+		{"$lookup": {"from": "emp", "let": {"boss": "$name"}, "as": "x", "pipeline": [{"$match": {"_id": 5}},
+			{"$graphLookup": {"from": "emp", "startWith": "$reportsTo", "connectFromField": "reportsTo", "connectToField": "name", "as": "up",
+				"restrictSearchWithMatch": {"$expr": {"$ne": ["$name", "$$boss"]}}}}, {"$project": {"ids": "$up._id"}}]}},
+		{"$project": {"ids": "$x.ids"}}], "cursor": {}}`)
+	if got := document.Format(field(r, "cursor.firstBatch")); got != `[ { _id: 2, ids: [ [ 3 ] ] }, { _id: 3, ids: [ [] ] } ]` {
+		t.Fatalf("restrictSearchWithMatch with a $lookup's let: %s", got)
+	}
+	wantCode(t, db, "test", `{"aggregate": "emp", "pipeline": [{"$graphLookup": {"from": "emp", "startWith": "$reportsTo", "connectFromField": "reportsTo", "connectToField": "name", "as": "up",
+		"restrictSearchWithMatch": {"$expr": {"$ne": ["$name", "$$nobody"]}}}}], "cursor": {}}`, 17276, "")
+
 	// Dev reports to no one: no start, nothing found. A null start finds
 	// the document whose name is null, not the one without a name.
-	r := mustRun(t, db, "test", `{"aggregate": "emp", "pipeline": [{"$match": {"_id": {"$in": [1, 7]}}}, {"$sort": {"_id": 1}},
+	r = mustRun(t, db, "test", `{"aggregate": "emp", "pipeline": [{"$match": {"_id": {"$in": [1, 7]}}}, {"$sort": {"_id": 1}},
 		{"$graphLookup": {"from": "emp", "startWith": "$name", "connectFromField": "reportsTo", "connectToField": "reportsTo", "as": "down"}},
 		{"$project": {"ids": "$down._id"}}], "cursor": {}}`)
 	if got := document.Format(field(r, "cursor.firstBatch")); got != `[ { _id: 1, ids: [ 2 ] }, { _id: 7, ids: [] } ]` {

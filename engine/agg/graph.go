@@ -3,6 +3,7 @@ package agg
 import (
 	"context"
 	"math"
+	"time"
 
 	"github.com/ttlkv/ttlkv/document"
 	"github.com/ttlkv/ttlkv/engine/query"
@@ -22,6 +23,12 @@ type graphLookup struct {
 	depthField  []string // nil: none
 	maxDepth    int64    // < 0: none
 	restrict    bson.D   // nil: none
+	// restrictVars: restrict reads user variables (a command's or a
+	// $lookup's let), so the search applies it to what each find
+	// returns rather than sending it with the find; scope is what it
+	// was parsed in.
+	restrictVars bool
+	scope        pdepth
 }
 
 func parseGraphLookup(arg any, sc pdepth) (stageSpec, error) {
@@ -63,10 +70,11 @@ func parseGraphLookup(arg any, sc pdepth) (stageSpec, error) {
 			if !ok {
 				return stageSpec{}, document.Errorf(document.Code(40185), "restrictSearchWithMatch must be an object, found %s", document.TypeName(el.Value))
 			}
-			if _, err := query.ParseFilter(d); err != nil {
+			if _, err := query.ParseFilterWith(d, time.Now(), filterVars{scope: sc}); err != nil {
 				return stageSpec{}, err
 			}
-			g.restrict = d
+			_, err := query.ParseFilter(d)
+			g.restrict, g.restrictVars, g.scope = d, err != nil, sc
 			continue
 		}
 		s, isStr := el.Value.(string)
@@ -133,8 +141,9 @@ func safeLong(v any) (int64, bool) {
 
 type graphIter struct {
 	*graphLookup
-	up iter
-	o  *Options
+	up    iter
+	o     *Options
+	local *query.Filter // restrict with the run's variables, when restrictVars
 }
 
 func (g *graphIter) next(ctx context.Context) (bson.D, error) {
@@ -144,6 +153,11 @@ func (g *graphIter) next(ctx context.Context) (bson.D, error) {
 	}
 	if g.o.Lookup == nil {
 		return nil, document.Errorf(codeUnrecognizedStage, "$graphLookup is not available here")
+	}
+	if g.restrictVars && g.local == nil {
+		if g.local, err = query.ParseFilterWith(g.restrict, g.o.Now.Time(), filterVars{scope: g.scope, vals: g.o.vars}); err != nil {
+			return nil, err
+		}
 	}
 	start, err := g.startWith.Eval(&Env{Root: d, Now: g.o.Now, vars: g.o.vars})
 	if err != nil {
@@ -192,6 +206,11 @@ func (g *graphIter) search(ctx context.Context, frontier *orderedSet) (bson.A, e
 	for depth := int64(0); len(frontier.list) > 0 && (g.maxDepth < 0 || depth <= g.maxDepth); depth++ {
 		next := newOrderedSet()
 		err := g.o.Lookup(ctx, g.from, g.query(frontier.list), func(m bson.D) error {
+			if g.local != nil {
+				if ok, err := g.local.MatchErr(m); err != nil || !ok {
+					return err
+				}
+			}
 			id, ok := docGet(m, "_id")
 			if !ok {
 				return document.Errorf(document.Code(40271), "Documents in the '%s' namespace must contain an _id for de-duplication in $graphLookup", g.from)
@@ -225,7 +244,7 @@ func (g *graphIter) search(ctx context.Context, frontier *orderedSet) (bson.A, e
 // alone would conflate.
 func (g *graphIter) query(values bson.A) bson.D {
 	and := bson.A{}
-	if g.restrict != nil {
+	if g.restrict != nil && !g.restrictVars {
 		and = append(and, g.restrict)
 	}
 	and = append(and, bson.D{{Key: g.connectTo, Value: bson.D{{Key: "$in", Value: values}}}})
