@@ -154,6 +154,10 @@ func (viewKind) query(db *DB, c *coll, filter bson.D, _ *query.Filter, _ *query.
 	if err != nil {
 		return nil, err
 	}
+	if let == nil {
+		// An aggregate's let, for the $match and $sort it pushed down.
+		let = agg.LetOfVars(o.filterVars)
+	}
 	p, err := agg.ParseWith(full, let)
 	if err != nil {
 		return nil, err

@@ -39,6 +39,11 @@ func TestViews(t *testing.T) {
 	if got := batch(`{"aggregate": "deptA", "pipeline": [{"$group": {"_id": null, "pay": {"$sum": "$pay"}}}], "cursor": {}}`); got != `[ { _id: null, pay: 40 } ]` {
 		t.Fatalf("aggregate on a view: %s", got)
 	}
+	// The aggregate's let reaches the $match it leads with, which runs
+	// after the view's own stages.
+	if got := batch(`{"aggregate": "deptA", "let": {"min": 15}, "pipeline": [{"$match": {"$expr": {"$gt": ["$pay", "$$min"]}}}, {"$project": {"_id": 0, "name": 1, "over": {"$subtract": ["$pay", "$$min"]}}}], "cursor": {}}`); got != `[ { name: "cy", over: 15 } ]` {
+		t.Fatalf("aggregate on a view with let: %s", got)
+	}
 	if n := field(mustRun(t, db, "test", `{"count": "deptA", "query": {"pay": {"$gt": 15}}}`), "n"); n != int32(1) {
 		t.Fatalf("count on a view: %v", n)
 	}

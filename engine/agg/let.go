@@ -71,6 +71,17 @@ func (l *Let) FilterVars() any {
 	return filterVars{scope: l.scope, vals: l.vals}
 }
 
+// LetOfVars is the Let whose FilterVars are vars (nil: none), for a
+// pipeline built around a filter that reads them, as a view's is around
+// the filter an aggregate pushed down to it.
+func LetOfVars(vars any) *Let {
+	fv, ok := vars.(filterVars)
+	if !ok || fv.vals == nil {
+		return nil
+	}
+	return &Let{scope: fv.scope, vals: fv.vals}
+}
+
 // ParseWith parses a pipeline whose expressions may read the variables
 // of let (nil: none), as Parse does.
 func ParseWith(pipeline bson.A, let *Let) (*Pipeline, error) {
