@@ -39,6 +39,10 @@ func TestCommandLet(t *testing.T) {
 	if got := batch(r); got != `[ { _id: null, p: [ 2.0, 3.0 ] }, { _id: 0, count: 1 }, { _id: 2, count: 2 } ]` {
 		t.Fatalf("let variables as constants: %s", got)
 	}
+	r = mustRun(t, db, "test", `{"aggregate": "c", "let": {"k": 2}, "pipeline": [{"$bucketAuto": {"groupBy": "$v", "buckets": 1, "output": {"top": {"$maxN": {"input": "$v", "n": "$$k"}}}}}], "cursor": {}}`)
+	if got := batch(r); got != `[ { _id: { min: 1, max: 3 }, top: [ 3, 2 ] } ]` {
+		t.Fatalf("a let variable as $bucketAuto's n: %s", got)
+	}
 	r = mustRun(t, db, "test", `{"aggregate": "c", "let": {"lo": -1}, "pipeline": [
 		{"$setWindowFields": {"sortBy": {"_id": 1}, "output": {"s": {"$sum": "$v", "window": {"documents": [{"$add": ["$$lo", 0]}, 0]}}}}},
 		{"$project": {"s": 1}}], "cursor": {}}`)

@@ -196,6 +196,10 @@ func parseBucketAuto(arg any, sc pdepth) (stageSpec, error) {
 				if err != nil {
 					return stageSpec{}, err
 				}
+				if a.nReads {
+					// A bucket has no key for n to read.
+					return stageSpec{}, document.Errorf(document.Code(4544714), "Can't refer to the group key in $bucketAuto")
+				}
 				b.accs = append(b.accs, a)
 			}
 		case "granularity":

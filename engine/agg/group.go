@@ -29,9 +29,12 @@ type accSpec struct {
 	// and the others take the document's sort key with it).
 	arg func(e *Env) (any, error)
 	// n is the n-family's n, evaluated once for each group (nil: not one
-	// of them); make makes a group's accumulator.
-	n    Expr
-	make func(n int64) accumulator
+	// of them); nReads is set when it reads more than constants (the
+	// group key), which $bucketAuto refuses; make makes a group's
+	// accumulator.
+	n      Expr
+	nReads bool
+	make   func(n int64) accumulator
 }
 
 type groupSpec struct {
@@ -88,7 +91,12 @@ func parseAccField(el bson.E, sc pdepth) (accSpec, error) {
 		if err != nil {
 			return accSpec{}, err
 		}
-		return accSpec{field: el.Key, op: op, n: a.n, arg: a.arg, make: func(n int64) accumulator {
+		nReads := false
+		if a.nRaw != nil {
+			_, isConst, _ := constantOf(a.nRaw, a.n, sc)
+			nReads = !isConst
+		}
+		return accSpec{field: el.Key, op: op, n: a.n, nReads: nReads, arg: a.arg, make: func(n int64) accumulator {
 			return newKeepN(op, n, a.sort)
 		}}, nil
 	}

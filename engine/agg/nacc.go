@@ -221,6 +221,7 @@ func validateN(v any) (int64, error) {
 // $bottomN ({output, sortBy} for $top and $bottom, n being 1).
 type nArgs struct {
 	n, input Expr
+	nRaw     any // n as written (nil for $top and $bottom)
 	sort     *query.Sort
 	paths    [][]string // sortBy's fields, for the sort keys
 }
@@ -250,7 +251,7 @@ func parseNArgs(op string, arg any, depth pdepth) (nArgs, error) {
 	if _, ok := a["input"]; !ok {
 		return nArgs{}, document.Errorf(document.Code(5787907), "Missing value for 'input'")
 	}
-	var r nArgs
+	r := nArgs{nRaw: a["n"]}
 	if r.n, err = parseExpr(a["n"], depth.deeper()); err != nil {
 		return nArgs{}, err
 	}
@@ -303,6 +304,7 @@ func parseTopBottomArgs(op string, arg any, depth pdepth) (nArgs, error) {
 		r.paths = append(r.paths, strings.Split(k.Path, "."))
 	}
 	if r.n == nil {
+		r.nRaw = a["n"]
 		if r.n, err = parseExpr(a["n"], depth.deeper()); err != nil {
 			return nArgs{}, err
 		}

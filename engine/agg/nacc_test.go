@@ -64,21 +64,24 @@ func TestNAccumulators(t *testing.T) {
 }
 
 // TestNAccumulatorsInBucketAuto checks that $bucketAuto's output takes
-// the n-family as $group does, n evaluated against an empty document
-// (a bucket has no key to read).
+// the n-family as $group does, with an n that is a constant: a bucket
+// has no key to read, and mongod refuses one that reads anything
+// (4544714) when it parses the stage.
 func TestNAccumulatorsInBucketAuto(t *testing.T) {
 	t.Parallel()
 	got, err := run(t, nDocs, `[{"$sort": {"_id": 1}}, {"$bucketAuto": {"groupBy": "$s", "buckets": 2, "output": {
 		"f": {"$firstN": {"input": "$_id", "n": 2}}, "t": {"$top": {"output": "$_id", "sortBy": {"s": -1}}},
-		"m": {"$maxN": {"input": "$v", "n": {"$ifNull": ["$g", 1]}}}, "o": {"$mergeObjects": "$m"}}}}]`, Options{})
+		"m": {"$maxN": {"input": "$v", "n": {"$subtract": [2, 1]}}}, "o": {"$mergeObjects": "$m"}}}}]`, Options{})
 	want := `[{"_id": {"min": 5, "max": 30}, "f": [1, 3], "t": 3, "m": [3], "o": {"x": 1, "y": 1}},
 		{"_id": {"min": 30, "max": 40}, "f": [2, 7], "t": 7, "m": [1], "o": {"z": 2, "x": 3, "y": {"$numberLong": "7"}}}]`
 	if err != nil || !same(got, val(t, want)) {
 		t.Errorf("got %v (%v), want %s", got, err, want)
 	}
-	_, err = run(t, nDocs, `[{"$bucketAuto": {"groupBy": "$s", "buckets": 2, "output": {"f": {"$firstN": {"input": "$_id", "n": "$g"}}}}}]`, Options{})
-	if codeOf(err) != 5787902 {
-		t.Errorf("n from a field in $bucketAuto: got %v, want 5787902", err)
+	for _, n := range []string{`"$g"`, `{"$ifNull": ["$g", 1]}`, `"$$ROOT"`} {
+		_, err = run(t, nDocs, `[{"$bucketAuto": {"groupBy": "$s", "buckets": 2, "output": {"f": {"$firstN": {"input": "$_id", "n": `+n+`}}}}}]`, Options{})
+		if codeOf(err) != 4544714 {
+			t.Errorf("n %s in $bucketAuto: got %v, want 4544714", n, err)
+		}
 	}
 }
 
