@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"errors"
+	"path/filepath"
 
 	"github.com/ttlkv/ttlkv/document"
 	"github.com/ttlkv/ttlkv/engine/agg"
@@ -16,7 +17,7 @@ type aggregateSpec struct {
 	raw         bson.A
 	batchSize   int64 // -1: default
 	explain     bool
-	allowDisk   bool
+	noDisk      bool // allowDiskUse: false: a $sort past its memory limit is 292
 	hint        any
 	hasCursor   bool
 	maxMemBytes int64
@@ -40,7 +41,7 @@ func (db *DB) aggregate(ctx context.Context, dbName string, s *aggregateSpec) (*
 	var q *queryExec
 	if !s.collectionless {
 		var err error
-		if _, pl, q, err = db.findPlan(dbName, s.name, p.Filter(), FindOptions{Sort: p.Sort(), Limit: p.Limit(), Hint: s.hint, Collation: s.collation, filterVars: p.FilterVars()}); err != nil {
+		if _, pl, q, err = db.findPlan(dbName, s.name, p.Filter(), FindOptions{Sort: p.Sort(), Limit: p.Limit(), Hint: s.hint, Collation: s.collation, AllowDiskUse: boolPtr(!s.noDisk), filterVars: p.FilterVars()}); err != nil {
 			return nil, err
 		}
 	}
@@ -67,8 +68,9 @@ func (db *DB) aggregate(ctx context.Context, dbName string, s *aggregateSpec) (*
 	}
 	o := db.aggOptions(dbName, s.collation)
 	if s.maxMemBytes > 0 {
-		o.MaxMemoryBytes = s.maxMemBytes
+		o.MaxMemoryBytes, o.MaxSortBytes = s.maxMemBytes, s.maxMemBytes
 	}
+	o.Spill = !s.noDisk
 	exec := pipelineExec(p.Open(src, o))
 	if out := p.Out(); out != nil {
 		if err := db.writeOut(ctx, dbName, out, exec); err != nil {
@@ -85,7 +87,21 @@ func (db *DB) aggOptions(dbName string, collation bson.D) agg.Options {
 		Now:            bson.NewDateTimeFromTime(db.opts.Clock()),
 		Lookup:         db.lookupFunc(dbName, collation),
 		MaxDensifyDocs: db.params.int("internalQueryMaxAllowedDensifyDocs"),
+		Spill:          true,
+		SpillDir:       db.spillDir(),
+		MaxSortBytes:   db.params.int("internalQueryMaxBlockingSortMemoryUsageBytes"),
 	}
+}
+
+// spillDir is where sorts past their memory limit write their runs: the
+// data directory's _tmp, as mongod's dbpath/_tmp ("" for an in-memory
+// store: the system's temporary directory). The files are unlinked as
+// soon as they are made (engine/internal/extsort).
+func (db *DB) spillDir() string {
+	if db.opts.InMemory || db.dir == "" {
+		return ""
+	}
+	return filepath.Join(db.dir, "_tmp")
 }
 
 // lookupFunc is how a pipeline on dbName reads a $lookup's foreign

@@ -57,7 +57,7 @@ func parseAggregate(cmd bson.D, now time.Time) (*aggregateSpec, error) {
 			if !ok {
 				return nil, document.Errorf(document.CodeTypeMismatch, "BSON field 'aggregate.allowDiskUse' is the wrong type '%s', expected type 'bool'", typeName(e.Value))
 			}
-			s.allowDisk = b
+			s.noDisk = !b
 		case "hint":
 			s.hint = e.Value
 		case "collation":

@@ -60,7 +60,15 @@ func parseFindOptions(cmd bson.D) (bson.D, FindOptions, error) {
 		case "let":
 			o.Let, err = letValue("find", e.Value)
 		case "maxTimeMS", "comment", "readConcern", "lsid", "$db", "noCursorTimeout", "allowPartialResults",
-			"returnKey", "showRecordId", "min", "max", "allowDiskUse", "readPreference", "$readPreference":
+			"returnKey", "showRecordId", "min", "max", "readPreference", "$readPreference":
+		case "allowDiskUse":
+			switch v := e.Value.(type) {
+			case bool:
+				o.AllowDiskUse = &v
+			case nil:
+			default:
+				err = document.Errorf(document.CodeTypeMismatch, "BSON field 'find.allowDiskUse' is the wrong type '%s', expected type 'bool'", typeName(e.Value))
+			}
 		default:
 			err = document.Errorf(document.CodeIDLUnknownField, "BSON field 'find.%s' is an unknown field.", e.Key)
 		}

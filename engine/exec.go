@@ -3,9 +3,12 @@ package engine
 import (
 	"bytes"
 	"context"
+	"errors"
 
 	"github.com/ttlkv/ttlkv/document"
+	"github.com/ttlkv/ttlkv/engine/agg"
 	"github.com/ttlkv/ttlkv/engine/internal/catalog"
+	"github.com/ttlkv/ttlkv/engine/internal/extsort"
 	"github.com/ttlkv/ttlkv/engine/query"
 	"github.com/ttlkv/ttlkv/lsm"
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -237,7 +240,8 @@ func (s *scanner) nextRecords(ctx context.Context, n int) ([]record, error) {
 type queryExec struct {
 	sc       *scanner
 	sortSt   *query.Sort // non-nil: SORT stage in memory
-	sorted   []bson.D
+	sortCfg  sortConfig
+	sorted   *extsort.Iter
 	sortDone bool
 	skip     int64
 	limit    int64 // 0: none
@@ -267,21 +271,9 @@ func (q *queryExec) nextBatch(ctx context.Context, n int) ([]bson.D, error) {
 	}
 	var out []bson.D
 	if q.sortSt != nil && !q.sortDone {
-		for !q.sc.done {
-			recs, err := q.sc.next(ctx, 1024)
-			if err != nil {
-				return nil, err
-			}
-			for _, r := range recs {
-				q.sorted = append(q.sorted, r.d)
-			}
-			// Keep only skip+limit documents when limited (top-k).
-			if q.limit > 0 && int64(len(q.sorted)) > 4*(q.skip+q.limit)+1024 {
-				q.trimSorted()
-			}
+		if err := q.sortAll(ctx); err != nil {
+			return nil, err
 		}
-		q.trimSorted()
-		q.sortDone = true
 	}
 	for len(out) < n && !q.done {
 		if q.limit > 0 && q.returned >= q.limit {
@@ -290,11 +282,14 @@ func (q *queryExec) nextBatch(ctx context.Context, n int) ([]bson.D, error) {
 		}
 		var d bson.D
 		if q.sortSt != nil {
-			if len(q.sorted) == 0 {
+			var err error
+			if d, err = q.sorted.Next(); err != nil {
+				return out, err
+			}
+			if d == nil {
 				q.done = true
 				break
 			}
-			d, q.sorted = q.sorted[0], q.sorted[1:]
 		} else {
 			want := n - len(out)
 			if q.limit > 0 && int64(want) > q.limit-q.returned {
@@ -340,11 +335,50 @@ func (q *queryExec) nextBatch(ctx context.Context, n int) ([]bson.D, error) {
 	return out, nil
 }
 
-func (q *queryExec) trimSorted() {
-	q.sortSt.SortDocs(q.sorted)
-	if q.limit > 0 && int64(len(q.sorted)) > q.skip+q.limit {
-		q.sorted = q.sorted[:q.skip+q.limit]
+// sortConfig is how a query's in-memory sort may use disk: past
+// agg.DefaultMaxMemoryBytes (mongod's internalQueryMaxBlockingSortMemoryUsageBytes)
+// it writes sorted runs to dir, or with noSpill fails with 292.
+type sortConfig struct {
+	dir      string
+	noSpill  bool
+	maxBytes int64 // 0: agg.DefaultMaxMemoryBytes
+}
+
+// sortAll reads the whole scan into the SORT stage: only the first
+// skip+limit documents when limited (a top-k), and past the memory limit
+// in sorted runs on disk, merged as the results are read.
+func (q *queryExec) sortAll(ctx context.Context) error {
+	maxBytes := q.sortCfg.maxBytes
+	if maxBytes <= 0 {
+		maxBytes = agg.DefaultMaxMemoryBytes
 	}
+	srt := &extsort.Sorter{Compare: q.sortSt.Compare, Size: agg.ApproxSize, MaxBytes: maxBytes,
+		Dir: q.sortCfg.dir, NoSpill: q.sortCfg.noSpill}
+	if q.limit > 0 {
+		srt.Limit = q.skip + q.limit
+	}
+	for !q.sc.done {
+		recs, err := q.sc.next(ctx, 1024)
+		if err != nil {
+			srt.Close()
+			return err
+		}
+		for _, r := range recs {
+			if err := srt.Add(r.d); err != nil {
+				srt.Close()
+				if errors.Is(err, extsort.ErrMemory) {
+					return document.Errorf(document.CodeQueryExceededMemoryLimit, "Executor error during find command :: caused by :: Sort exceeded memory limit of %d bytes, but did not opt in to external sorting.", maxBytes)
+				}
+				return err
+			}
+		}
+	}
+	it, err := srt.Sort()
+	if err != nil {
+		return err
+	}
+	q.sorted, q.sortDone = it, true
+	return nil
 }
 
 func (q *queryExec) project(d bson.D) (bson.D, error) {

@@ -27,6 +27,10 @@ type FindOptions struct {
 	// Let names values the filter's $expr reads as $$name (the
 	// command's let; docs/aggregation.md, "Variables").
 	Let bson.D
+	// AllowDiskUse: a sort no index gives that holds more than 100 MiB
+	// writes sorted runs to disk (nil or true, MongoDB 6.0's default)
+	// or fails with 292 (false).
+	AllowDiskUse *bool
 	// filterVars are a pipeline's let variables, already evaluated, for
 	// the scan's filter (an aggregate's; Let is then nil).
 	filterVars any
@@ -119,7 +123,9 @@ func (db *DB) recordQuery(c *coll, f *query.Filter, srt *query.Sort, o FindOptio
 	if limit < 0 {
 		limit = -limit
 	}
-	return newQueryExec(p, o.Skip, limit, proj), nil
+	q := newQueryExec(p, o.Skip, limit, proj)
+	q.sortCfg = db.sortConfig(o)
+	return q, nil
 }
 
 // count returns how many documents match filter, after skip and limit.
@@ -140,3 +146,12 @@ func (db *DB) count(ctx context.Context, dbName, name string, filter bson.D, ski
 		}
 	}
 }
+
+// sortConfig is how a find's in-memory sort may use disk (FindOptions'
+// AllowDiskUse).
+func (db *DB) sortConfig(o FindOptions) sortConfig {
+	return sortConfig{dir: db.spillDir(), noSpill: o.AllowDiskUse != nil && !*o.AllowDiskUse,
+		maxBytes: db.params.int("internalQueryMaxBlockingSortMemoryUsageBytes")}
+}
+
+func boolPtr(b bool) *bool { return &b }

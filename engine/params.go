@@ -45,6 +45,9 @@ var paramDefs = map[string]paramDef{
 	"batchedDeletesTargetStagedDocBytes": {kind: paramInt, def: 2 << 20, min: 0, max: math.MaxInt64},
 	// How many documents one $densify may generate (docs/aggregation.md).
 	"internalQueryMaxAllowedDensifyDocs": {kind: paramInt, def: agg.DefaultMaxDensifyDocs, min: 1, max: math.MaxInt32},
+	// What a sort no index gives (find's SORT, $sort) holds in memory
+	// before it spills to disk or, with allowDiskUse: false, fails.
+	"internalQueryMaxBlockingSortMemoryUsageBytes": {kind: paramInt, def: agg.DefaultMaxMemoryBytes, min: 1, max: math.MaxInt64},
 }
 
 // defaultBatchDocs is batchedDeletesTargetBatchDocs' default. MongoDB

@@ -223,7 +223,7 @@ func (db *DB) timeseriesQuery(c *coll, filter bson.D, f *query.Filter, srt *quer
 	if limit < 0 {
 		limit = -limit
 	}
-	q := &queryExec{sc: sc, skip: o.Skip, limit: limit, proj: proj}
+	q := &queryExec{sc: sc, skip: o.Skip, limit: limit, proj: proj, sortCfg: db.sortConfig(o)}
 	sc.p.sort = srt
 	sc.p.sortByIndex = true
 	if srt != nil {

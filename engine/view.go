@@ -162,7 +162,7 @@ func (viewKind) query(db *DB, c *coll, filter bson.D, _ *query.Filter, _ *query.
 	if err != nil {
 		return nil, err
 	}
-	q, err := db.aggregate(context.Background(), m.DB, &aggregateSpec{name: on, pipeline: p, raw: full})
+	q, err := db.aggregate(context.Background(), m.DB, &aggregateSpec{name: on, pipeline: p, raw: full, noDisk: o.AllowDiskUse != nil && !*o.AllowDiskUse})
 	if err != nil {
 		return nil, err
 	}

@@ -798,3 +798,48 @@ func TestFindOneByID(t *testing.T) {
 		}
 	}
 }
+
+// TestDriverSortSpill sorts past internalQueryMaxBlockingSortMemoryUsageBytes
+// through the official driver: by default the sort spills to disk and
+// every document comes back in order, across getMore; with the
+// driver's SetAllowDiskUse(false) find and aggregate fail with 292.
+func TestDriverSortSpill(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, Options{})
+	ctx := context.Background()
+	cl := e.client(t, false)
+	coll := cl.Database("app").Collection("events")
+	var docs []any
+	for i := range 400 {
+		docs = append(docs, bson.D{{Key: "_id", Value: i}, {Key: "at", Value: (i * 7919) % 400}, {Key: "pad", Value: strings.Repeat("p", 200)}})
+	}
+	if _, err := coll.InsertMany(ctx, docs); err != nil {
+		t.Fatal(err)
+	}
+	if err := cl.Database("admin").RunCommand(ctx, bson.D{{Key: "setParameter", Value: 1}, {Key: "internalQueryMaxBlockingSortMemoryUsageBytes", Value: 8192}}).Err(); err != nil {
+		t.Fatal(err)
+	}
+	cur, err := coll.Find(ctx, bson.D{}, options.Find().SetSort(bson.D{{Key: "at", Value: -1}}).SetBatchSize(64))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []struct {
+		At int `bson:"at"`
+	}
+	if err := cur.All(ctx, &got); err != nil || len(got) != 400 || got[0].At != 399 || got[399].At != 0 {
+		t.Fatalf("a sort that spills: %d documents, %v", len(got), err)
+	}
+	for i := 1; i < len(got); i++ {
+		if got[i].At > got[i-1].At {
+			t.Fatalf("out of order at %d: %d after %d", i, got[i].At, got[i-1].At)
+		}
+	}
+	_, err = coll.Find(ctx, bson.D{}, options.Find().SetSort(bson.D{{Key: "at", Value: 1}}).SetAllowDiskUse(false))
+	if cmdCode(t, err) != 292 {
+		t.Fatalf("find without disk: %v, want 292", err)
+	}
+	_, err = coll.Aggregate(ctx, mongo.Pipeline{{{Key: "$sort", Value: bson.D{{Key: "at", Value: 1}}}}}, options.Aggregate().SetAllowDiskUse(false))
+	if cmdCode(t, err) != 292 {
+		t.Fatalf("aggregate without disk: %v, want 292", err)
+	}
+}

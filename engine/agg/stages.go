@@ -2,11 +2,13 @@ package agg
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/ttlkv/ttlkv/document"
+	"github.com/ttlkv/ttlkv/engine/internal/extsort"
 	"github.com/ttlkv/ttlkv/engine/query"
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
@@ -579,12 +581,13 @@ func (s *skipLimit) next(ctx context.Context) (bson.D, error) {
 }
 
 // sortStage reads every document on its first next and returns them
-// sorted.
+// sorted, spilling sorted runs to disk past the memory limit when the
+// run allows it (Options.Spill).
 type sortStage struct {
 	up   iter
 	o    *Options
 	s    *query.Sort
-	docs []bson.D
+	it   *extsort.Iter
 	read bool
 }
 
@@ -606,25 +609,39 @@ func parseSort(arg any) (stageSpec, error) {
 func (s *sortStage) next(ctx context.Context) (bson.D, error) {
 	if !s.read {
 		s.read = true
-		var mem int64
+		srt := &extsort.Sorter{Compare: s.s.Compare, Size: ApproxSize, MaxBytes: s.o.sortBytes(), Dir: s.o.SpillDir, NoSpill: !s.o.Spill}
 		err := drain(ctx, s.up, func(d bson.D) error {
-			s.docs = append(s.docs, d)
-			if mem += approxSize(d); mem > s.o.MaxMemoryBytes {
-				return memoryErr("$sort", s.o)
+			if err := srt.Add(d); err != nil {
+				if errors.Is(err, extsort.ErrMemory) {
+					return sortMemoryErr(s.o)
+				}
+				return err
 			}
 			return nil
 		})
 		if err != nil {
+			srt.Close()
 			return nil, err
 		}
-		slices.SortStableFunc(s.docs, s.s.Compare)
+		if s.it, err = srt.Sort(); err != nil {
+			return nil, err
+		}
 	}
-	if len(s.docs) == 0 {
-		return nil, nil
+	return s.it.Next()
+}
+
+// sortMemoryErr is mongod's refusal of a sort past its memory limit
+// that may not spill (allowDiskUse: false).
+func sortMemoryErr(o *Options) error {
+	return document.Errorf(codeMemoryLimit, "Sort exceeded memory limit of %d bytes, but did not opt in to external sorting.", o.sortBytes())
+}
+
+// sortBytes is $sort's memory limit.
+func (o *Options) sortBytes() int64 {
+	if o.MaxSortBytes > 0 {
+		return o.MaxSortBytes
 	}
-	d := s.docs[0]
-	s.docs = s.docs[1:]
-	return d, nil
+	return o.MaxMemoryBytes
 }
 
 // holder collects the documents a stage holds ($facet's input, the
@@ -648,6 +665,10 @@ func (h *holder) add(d bson.D) error {
 func memoryErr(stage string, o *Options) error {
 	return document.Errorf(codeMemoryLimit, "Exceeded memory limit for %s, but didn't allow external spilling; ttlkv holds %s in memory and allows %d bytes", stage, stage, o.MaxMemoryBytes)
 }
+
+// ApproxSize is a cheap estimate of a document's memory footprint, as
+// the blocking stages count it against their limit.
+func ApproxSize(d bson.D) int64 { return approxSize(d) }
 
 // approxSize is a cheap estimate of a value's memory footprint.
 func approxSize(v any) int64 {
