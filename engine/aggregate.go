@@ -68,7 +68,7 @@ func (db *DB) aggregate(ctx context.Context, dbName string, s *aggregateSpec) (*
 	}
 	o := db.aggOptions(dbName, s.collation)
 	if s.maxMemBytes > 0 {
-		o.MaxMemoryBytes, o.MaxSortBytes = s.maxMemBytes, s.maxMemBytes
+		o.MaxMemoryBytes, o.MaxSortBytes, o.MaxGroupBytes = s.maxMemBytes, s.maxMemBytes, s.maxMemBytes
 	}
 	o.Spill = !s.noDisk
 	exec := pipelineExec(p.Open(src, o))
@@ -90,6 +90,7 @@ func (db *DB) aggOptions(dbName string, collation bson.D) agg.Options {
 		Spill:          true,
 		SpillDir:       db.spillDir(),
 		MaxSortBytes:   db.params.int("internalQueryMaxBlockingSortMemoryUsageBytes"),
+		MaxGroupBytes:  db.params.int("internalDocumentSourceGroupMaxMemoryBytes"),
 	}
 }
 

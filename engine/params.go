@@ -48,6 +48,9 @@ var paramDefs = map[string]paramDef{
 	// What a sort no index gives (find's SORT, $sort) holds in memory
 	// before it spills to disk or, with allowDiskUse: false, fails.
 	"internalQueryMaxBlockingSortMemoryUsageBytes": {kind: paramInt, def: agg.DefaultMaxMemoryBytes, min: 1, max: math.MaxInt64},
+	// What a $group holds before it spills its groups to disk or, with
+	// allowDiskUse: false, fails.
+	"internalDocumentSourceGroupMaxMemoryBytes": {kind: paramInt, def: agg.DefaultMaxMemoryBytes, min: 1, max: math.MaxInt64},
 }
 
 // defaultBatchDocs is batchedDeletesTargetBatchDocs' default. MongoDB

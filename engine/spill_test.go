@@ -77,3 +77,33 @@ func TestSortSpillsToDisk(t *testing.T) {
 	ascending("a small top-k without disk", readAll(`{"find": "c", "sort": {"k": 1}, "limit": 3, "allowDiskUse": false}`), 3)
 	ascending("allowDiskUse: true", readAll(`{"find": "c", "sort": {"k": 1}, "allowDiskUse": true}`), n)
 }
+
+// TestGroupSpillsToDisk checks a $group past
+// internalDocumentSourceGroupMaxMemoryBytes: by default it spills its
+// groups and returns each once with every document counted; with
+// allowDiskUse: false it is 292 as in mongod.
+func TestGroupSpillsToDisk(t *testing.T) {
+	t.Parallel()
+	db, _, _ := openTest(t)
+	var docs []string
+	for i := range 900 {
+		docs = append(docs, fmt.Sprintf(`{"_id": %d, "user": "u%03d", "n": %d}`, i, i%300, i))
+	}
+	mustRun(t, db, "test", `{"insert": "ev", "documents": [`+strings.Join(docs, ",")+`]}`)
+	mustRun(t, db, "admin", `{"setParameter": 1, "internalDocumentSourceGroupMaxMemoryBytes": 3000}`)
+	pipeline := `[{"$group": {"_id": "$user", "n": {"$sum": 1}, "total": {"$sum": "$n"}, "ids": {"$push": "$_id"}}}, {"$sort": {"_id": 1}}]`
+	r := mustRun(t, db, "test", `{"aggregate": "ev", "pipeline": `+pipeline+`, "cursor": {"batchSize": 1000}}`)
+	b := field(r, "cursor.firstBatch").(bson.A)
+	if len(b) != 300 {
+		t.Fatalf("%d groups, want 300", len(b))
+	}
+	for i, g := range b {
+		d := g.(bson.D)
+		// user i holds documents i, i+300, i+600, in that order.
+		if field(d, "_id") != fmt.Sprintf("u%03d", i) || field(d, "n") != int32(3) || field(d, "total") != int32(3*i+900) ||
+			document.Format(field(d, "ids")) != fmt.Sprintf("[ %d, %d, %d ]", i, i+300, i+600) {
+			t.Fatalf("group %d: %s", i, document.Format(d))
+		}
+	}
+	wantCode(t, db, "test", `{"aggregate": "ev", "pipeline": `+pipeline+`, "allowDiskUse": false, "cursor": {}}`, document.CodeQueryExceededMemoryLimit, "$group")
+}

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/ttlkv/ttlkv/document"
+	"github.com/ttlkv/ttlkv/engine/internal/extsort"
 	"github.com/ttlkv/ttlkv/engine/query"
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
@@ -178,12 +179,15 @@ func newAcc(op string) accumulator {
 }
 
 type group struct {
+	key  string // GroupKey(id)
 	id   any
 	accs []accumulator
 }
 
 // groupStage reads every document on its first next and then returns
-// the groups in the order their keys first appeared.
+// the groups in the order their keys first appeared; past its memory
+// limit it spills them to disk (group_spill.go) and returns them in the
+// order of their keys.
 type groupStage struct {
 	up     iter
 	read   bool
@@ -192,14 +196,30 @@ type groupStage struct {
 	groups map[string]*group
 	order  []*group
 	mem    int64
+	// runs holds the spilled groups (nil: none); merged reads them back
+	// merged, pending is the first state of the next key.
+	runs    *extsort.Sorter
+	merged  *extsort.Iter
+	pending bson.D
 }
 
 func (s *groupStage) next(ctx context.Context) (bson.D, error) {
 	if !s.read {
 		s.read = true
 		if err := drain(ctx, s.up, s.add); err != nil {
+			if s.runs != nil {
+				s.runs.Close()
+			}
 			return nil, err
 		}
+		if s.runs != nil {
+			if err := s.mergeRuns(); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if s.merged != nil {
+		return s.nextMerged(ctx)
 	}
 	if len(s.order) == 0 {
 		return nil, nil
@@ -226,7 +246,7 @@ func (s *groupStage) add(d bson.D) error {
 	k := GroupKey(id)
 	gr := s.groups[k]
 	if gr == nil {
-		gr = &group{id: id, accs: make([]accumulator, len(s.g.accs))}
+		gr = &group{key: k, id: id, accs: make([]accumulator, len(s.g.accs))}
 		// An n-accumulator's n is evaluated against the group's key
 		// when the key is a document, else against an empty one.
 		keyDoc, _ := id.(bson.D)
@@ -262,7 +282,10 @@ func (s *groupStage) add(d bson.D) error {
 			s.mem += sz.size()
 		}
 	}
-	if s.mem > s.o.MaxMemoryBytes {
+	if s.mem > s.o.groupBytes() {
+		if s.o.Spill && s.canSpill() {
+			return s.spill()
+		}
 		return memoryErr("$group", s.o)
 	}
 	return nil

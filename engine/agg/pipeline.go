@@ -34,16 +34,18 @@ const DefaultMaxMemoryBytes = 100 << 20
 // Options control a pipeline run.
 type Options struct {
 	// MaxMemoryBytes bounds the documents a blocking stage holds; 0
-	// means DefaultMaxMemoryBytes. Past it $sort spills to disk when
-	// Spill is set and fails with 292 otherwise; the other stages fail.
+	// means DefaultMaxMemoryBytes. Past it $sort and $group spill to
+	// disk when Spill is set and fail with 292 otherwise; the other
+	// stages fail.
 	MaxMemoryBytes int64
-	// Spill lets $sort write sorted runs to SpillDir ("" is the
-	// system's temporary directory) past MaxMemoryBytes, as mongod does
-	// with allowDiskUse.
+	// Spill lets $sort and $group write sorted runs to SpillDir (""
+	// is the system's temporary directory) past their limits, as mongod
+	// does with allowDiskUse.
 	Spill    bool
 	SpillDir string
-	// MaxSortBytes is $sort's memory limit (0: MaxMemoryBytes).
-	MaxSortBytes int64
+	// MaxSortBytes is $sort's memory limit, MaxGroupBytes $group's (0:
+	// MaxMemoryBytes).
+	MaxSortBytes, MaxGroupBytes int64
 	// MaxDensifyDocs bounds the documents one $densify may generate
 	// (5897900 past it); 0 means DefaultMaxDensifyDocs.
 	MaxDensifyDocs int64

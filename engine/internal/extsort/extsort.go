@@ -115,6 +115,15 @@ func (s *Sorter) trim() {
 	}
 }
 
+// Flush writes what is held as a run now, whatever it costs: for a
+// caller that keeps its own budget (a $group that spills its groups).
+func (s *Sorter) Flush() error {
+	if len(s.buf) == 0 {
+		return nil
+	}
+	return s.spill()
+}
+
 // Spilled reports how many runs were written and their bytes.
 func (s *Sorter) Spilled() (runs int, bytes int64) { return len(s.runs), s.spilt }
 
