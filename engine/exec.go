@@ -25,6 +25,14 @@ type record struct {
 // execStats are explain's executionStats counters.
 type execStats struct {
 	keysExamined, docsExamined, nReturned int64
+	sort                                  sortStats // the SORT stage's, if any
+}
+
+// sortStats are an in-memory sort's figures, as mongod's SORT stage
+// reports them: its memory limit, what it sorted (by the estimate the
+// limit is counted in) and the runs it wrote to disk.
+type sortStats struct {
+	memLimit, bytes, spills int64
 }
 
 // scanChunkKeys bounds the keys one read transaction examines, so that
@@ -373,6 +381,8 @@ func (q *queryExec) sortAll(ctx context.Context) error {
 			}
 		}
 	}
+	runs, _ := srt.Spilled()
+	q.sc.stats.sort = sortStats{memLimit: maxBytes, bytes: srt.Sorted(), spills: int64(runs)}
 	it, err := srt.Sort()
 	if err != nil {
 		return err

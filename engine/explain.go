@@ -47,12 +47,24 @@ func stageTree(p *plan, st *execStats, isEOF bool) bson.D {
 		leaf = append(leaf, bson.E{Key: "inputStage", Value: ixscan})
 	}
 	if p.sort != nil && !p.sortByIndex && len(p.sort.Keys()) > 0 {
-		leaf = bson.D{{Key: "stage", Value: "SORT"}, {Key: "sortPattern", Value: p.sortDoc}, {Key: "inputStage", Value: leaf}}
+		leaf = sortStageDoc(p, st, leaf)
 	}
 	if st != nil {
 		leaf = withExec(leaf, st.nReturned, isEOF)
 	}
 	return leaf
+}
+
+// sortStageDoc is the SORT stage over in; with execution figures it
+// adds mongod's: memLimit, type, totalDataSizeSorted, usedDisk, spills.
+func sortStageDoc(p *plan, st *execStats, in bson.D) bson.D {
+	d := bson.D{{Key: "stage", Value: "SORT"}, {Key: "sortPattern", Value: p.sortDoc}}
+	if st != nil {
+		d = append(d, bson.E{Key: "memLimit", Value: int32OrLong(st.sort.memLimit)}, bson.E{Key: "type", Value: "simple"},
+			bson.E{Key: "totalDataSizeSorted", Value: int32OrLong(st.sort.bytes)}, bson.E{Key: "usedDisk", Value: st.sort.spills > 0},
+			bson.E{Key: "spills", Value: int32OrLong(st.sort.spills)})
+	}
+	return append(d, bson.E{Key: "inputStage", Value: in})
 }
 
 // withExec adds a stage's execution figures after its name. MongoDB
@@ -75,7 +87,8 @@ func (p *plan) filterDoc() bson.D { return p.filterRaw }
 
 // execFields are the stage fields that only executionStats shows.
 var execFields = map[string]bool{"nReturned": true, "isEOF": true, "nWouldDelete": true,
-	"docsExamined": true, "keysExamined": true}
+	"docsExamined": true, "keysExamined": true,
+	"memLimit": true, "type": true, "totalDataSizeSorted": true, "usedDisk": true, "spills": true}
 
 // planOnly returns a copy of a stage tree without its execution
 // figures, as queryPlanner.winningPlan shows it (MongoDB keeps those

@@ -68,6 +68,22 @@ func TestSortSpillsToDisk(t *testing.T) {
 		t.Fatalf("_tmp: %v %v, want an empty directory (the runs are unlinked)", ents, err)
 	}
 
+	// explain's executionStats show the SORT stage's figures as
+	// mongod's do; the plan alone does not.
+	ex := mustRun(t, db, "test", `{"explain": {"find": "c", "sort": {"k": 1}}, "verbosity": "executionStats"}`)
+	srt := field(ex, "executionStats.executionStages").(bson.D)
+	if field(srt, "stage") != "SORT" || field(srt, "memLimit") != int32(4000) || field(srt, "usedDisk") != true ||
+		field(srt, "spills").(int32) < 10 || field(srt, "type") != "simple" || field(srt, "totalDataSizeSorted").(int32) < 600*100 {
+		t.Fatalf("explain's SORT: %s", document.Format(srt))
+	}
+	if plan := field(ex, "queryPlanner.winningPlan").(bson.D); len(plan) != 3 {
+		t.Fatalf("the winning plan shows execution figures: %s", document.Format(plan))
+	}
+	ex = mustRun(t, db, "test", `{"explain": {"find": "c", "sort": {"k": 1}, "limit": 2}, "verbosity": "executionStats"}`)
+	if s := field(ex, "executionStats.executionStages.inputStage").(bson.D); field(s, "usedDisk") != false || field(s, "spills") != int32(0) {
+		t.Fatalf("explain's SORT with a small limit: %s", document.Format(s))
+	}
+
 	const refused = "Sort exceeded memory limit of 4000 bytes, but did not opt in to external sorting."
 	wantCode(t, db, "test", `{"find": "c", "sort": {"k": 1}, "allowDiskUse": false}`, document.CodeQueryExceededMemoryLimit, refused)
 	wantCode(t, db, "test", `{"aggregate": "c", "pipeline": [{"$sort": {"k": 1}}], "allowDiskUse": false, "cursor": {}}`, document.CodeQueryExceededMemoryLimit, refused)

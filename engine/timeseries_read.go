@@ -262,7 +262,7 @@ func tsStageTree(p *plan, st *execStats, isEOF bool) bson.D {
 		if st != nil {
 			leaf = withExec(leaf, st.nReturned, isEOF)
 		}
-		leaf = bson.D{{Key: "stage", Value: "SORT"}, {Key: "sortPattern", Value: p.sortDoc}, {Key: "inputStage", Value: leaf}}
+		leaf = sortStageDoc(p, st, leaf)
 	}
 	if st != nil {
 		leaf = withExec(leaf, st.nReturned, isEOF)

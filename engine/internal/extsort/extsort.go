@@ -51,6 +51,7 @@ type Sorter struct {
 
 	buf   []bson.D
 	held  int64
+	total int64 // Size of everything added
 	own   *owner
 	runs  []run
 	spilt int64 // bytes written to runs
@@ -82,7 +83,9 @@ func (fs *files) close() {
 // run (or, with NoSpill, returns ErrMemory).
 func (s *Sorter) Add(d bson.D) error {
 	s.buf = append(s.buf, d)
-	s.held += s.Size(d)
+	sz := s.Size(d)
+	s.held += sz
+	s.total += sz
 	if s.Limit > 0 && int64(len(s.buf)) > 4*s.Limit+1024 {
 		s.trim()
 	}
@@ -123,6 +126,9 @@ func (s *Sorter) Flush() error {
 	}
 	return s.spill()
 }
+
+// Sorted reports what the documents added cost by Size, in all.
+func (s *Sorter) Sorted() int64 { return s.total }
 
 // Spilled reports how many runs were written and their bytes.
 func (s *Sorter) Spilled() (runs int, bytes int64) { return len(s.runs), s.spilt }
