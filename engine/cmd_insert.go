@@ -28,6 +28,20 @@ func cmdInsert(ctx context.Context, db *DB, dbName string, cmd bson.D) (bson.D, 
 		}
 		docs[i] = v
 	}
+	if c := db.bucketsTarget(dbName, name); c != nil {
+		// mongorestore writing a time-series collection's buckets.
+		ds := make([]bson.D, len(docs))
+		for i, v := range docs {
+			if ds[i], err = asDoc(v); err != nil {
+				return nil, err
+			}
+		}
+		n, werrs, err := db.insertBuckets(ctx, dbName, c, ds, ordered)
+		if err != nil {
+			return nil, err
+		}
+		return appendWriteErrors(bson.D{{Key: "n", Value: int32(n)}}, werrs), nil
+	}
 	if err := validateCollName(dbName, name, false); err != nil {
 		return nil, err
 	}

@@ -254,6 +254,10 @@ type queryExec struct {
 	skip     int64
 	limit    int64 // 0: none
 	proj     *query.Projection
+	// present, when set, turns a stored document into what a client
+	// reads (a time-series bucket as MongoDB's bucket document); the
+	// filter and sort see the stored form.
+	present  func(bson.D) (bson.D, error)
 	returned int64
 	done     bool
 	// gen, when set, produces the documents instead of the scan (an
@@ -392,6 +396,12 @@ func (q *queryExec) sortAll(ctx context.Context) error {
 }
 
 func (q *queryExec) project(d bson.D) (bson.D, error) {
+	if q.present != nil {
+		var err error
+		if d, err = q.present(d); err != nil {
+			return nil, err
+		}
+	}
 	if q.proj == nil {
 		return d, nil
 	}

@@ -125,6 +125,9 @@ func (db *DB) recordQuery(c *coll, f *query.Filter, srt *query.Sort, o FindOptio
 	}
 	q := newQueryExec(p, o.Skip, limit, proj)
 	q.sortCfg = db.sortConfig(o)
+	if isBucketsColl(c.m()) {
+		q.present = db.presentBucket(c.m())
+	}
 	return q, nil
 }
 

@@ -97,7 +97,7 @@ func TestTimeseriesDeltas(t *testing.T) {
 	// The buckets collection shows merged buckets.
 	var total int32
 	for _, b := range tsBucketDocs(t, db, "w", "t") {
-		total += field(b, "control.count").(int32)
+		total += bucketCount(b)
 	}
 	if total != int32(inserted) {
 		t.Fatalf("bucket documents count %d measurements, want %d", total, inserted)

@@ -527,6 +527,27 @@ func (b *Bucket) Document(o Options) bson.D {
 	return b.document(o, 1, data)
 }
 
+// MongoDocument returns the bucket as MongoDB's uncompressed (version
+// 1) bucket document: {_id, control: {version: 1, min, max}, meta?,
+// data: {<field>: {"0": v0, ...}}}, without ttlkv's control.count and
+// layout, so that mongorestore can write it into a MongoDB time-series
+// collection. The values are shared with the bucket.
+func (b *Bucket) MongoDocument(o Options) bson.D {
+	d := b.Document(o)
+	out := make(bson.D, 0, len(d))
+	for _, e := range d {
+		switch e.Key {
+		case "layout":
+			continue
+		case "control":
+			c := e.Value.(bson.D)
+			e.Value = bson.D{c[0], c[1], c[2]} // version, min, max
+		}
+		out = append(out, e)
+	}
+	return out
+}
+
 // document returns the stored form with the given control.version and
 // data value.
 func (b *Bucket) document(o Options, version int32, data any) bson.D {
