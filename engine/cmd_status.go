@@ -1,7 +1,13 @@
 package engine
 
 import (
+	"bufio"
 	"context"
+	"math"
+	"os"
+	"strconv"
+	"strings"
+	"time"
 
 	"github.com/ttlkv/ttlkv/engine/query"
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -11,9 +17,17 @@ import (
 func cmdServerStatus(_ context.Context, db *DB, _ string, _ bson.D) (bson.D, error) {
 	s := db.Stats()
 	lsmB, vlogB := db.store.DiskUsage()
+	up := time.Since(db.opened)
 	return bson.D{
 		{Key: "host", Value: "ttlkv"}, {Key: "version", Value: Version}, {Key: "process", Value: "ttlkv"},
+		{Key: "pid", Value: int64(os.Getpid())}, {Key: "uptime", Value: math.Floor(up.Seconds())},
+		{Key: "uptimeMillis", Value: up.Milliseconds()}, {Key: "uptimeEstimate", Value: int64(up.Seconds())},
 		{Key: "localTime", Value: db.now()},
+		// No locks: nothing queues, and what runs is not counted.
+		{Key: "globalLock", Value: bson.D{{Key: "totalTime", Value: up.Microseconds()},
+			{Key: "currentQueue", Value: bson.D{{Key: "total", Value: int32(0)}, {Key: "readers", Value: int32(0)}, {Key: "writers", Value: int32(0)}}},
+			{Key: "activeClients", Value: bson.D{{Key: "total", Value: int32(0)}, {Key: "readers", Value: int32(0)}, {Key: "writers", Value: int32(0)}}}}},
+		{Key: "mem", Value: memStatus()},
 		{Key: "opcounters", Value: bson.D{{Key: "insert", Value: s.Inserted}, {Key: "query", Value: s.Queried},
 			{Key: "update", Value: s.Updated}, {Key: "delete", Value: s.Deleted}}},
 		{Key: "metrics", Value: bson.D{{Key: "ttl", Value: bson.D{
@@ -53,4 +67,34 @@ func cmdCurrentOp(_ context.Context, db *DB, _ string, cmd bson.D) (bson.D, erro
 		}
 	}
 	return bson.D{{Key: "inprog", Value: ops}}, nil
+}
+
+// memStatus is serverStatus' mem section: the process's resident and
+// virtual sizes in MiB, as mongod reports them (mongostat reads them),
+// from /proc/self/status; {bits, supported: false} where that is not
+// there.
+func memStatus() bson.D {
+	d := bson.D{{Key: "bits", Value: int32(64)}}
+	f, err := os.Open("/proc/self/status")
+	if err != nil {
+		return append(d, bson.E{Key: "supported", Value: false})
+	}
+	defer f.Close()
+	var rss, vsz int64
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		k, v, _ := strings.Cut(sc.Text(), ":")
+		kb, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 10, 64)
+		if err != nil {
+			continue
+		}
+		switch k {
+		case "VmRSS":
+			rss = kb
+		case "VmSize":
+			vsz = kb
+		}
+	}
+	return append(d, bson.E{Key: "resident", Value: int32(rss >> 10)}, bson.E{Key: "virtual", Value: int32(vsz >> 10)},
+		bson.E{Key: "supported", Value: true})
 }

@@ -177,12 +177,15 @@ func checkIDIndexOption(opts bson.D, co *createOptions) error {
 	return nil
 }
 
-// visibleOptions drops the generic command fields from options.
+// visibleOptions drops the generic command fields from options, and
+// idIndex: as in mongod, it describes the _id index (listCollections
+// shows that as idIndex beside the options), it is not an option the
+// collection keeps. mongorestore sends it with every create.
 func visibleOptions(opts bson.D) bson.D {
 	out := bson.D{}
 	for _, e := range opts {
 		switch e.Key {
-		case "comment", "writeConcern", "lsid", "$db", "apiVersion", "apiStrict":
+		case "comment", "writeConcern", "lsid", "$db", "apiVersion", "apiStrict", "idIndex":
 			continue
 		}
 		out = append(out, e)
@@ -300,6 +303,7 @@ func (db *DB) dropLocked(c *coll) error {
 	m := c.m()
 	c.wmu.Lock()
 	defer c.wmu.Unlock()
+	db.top.forget(m.DB + "." + m.Name)
 	err := db.store.Update(func(txn *lsm.Txn) error {
 		if err := txn.Delete(lsk(m)); err != nil {
 			return err

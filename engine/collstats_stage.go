@@ -149,18 +149,13 @@ func dbOfNS(ns string) string {
 }
 
 // collStatsStageDoc is the document $collStats produces for dbName.name
-// as spec asks. ttlkv keeps no latency or query-execution counters per
-// collection: those parts hold zeros, in MongoDB's shape.
+// as spec asks. latencyStats are the commands' counters (top.go), with
+// no histogram buckets; queryExecStats hold zeros, in MongoDB's shape.
 func (db *DB) collStatsStageDoc(dbName, name string, spec collStatsSpec) (bson.D, error) {
 	d := bson.D{{Key: "ns", Value: dbName + "." + name}, {Key: "host", Value: "ttlkv"},
 		{Key: "localTime", Value: bson.NewDateTimeFromTime(db.opts.Clock())}}
 	if spec.latency {
-		op := bson.D{{Key: "latency", Value: int64(0)}, {Key: "ops", Value: int64(0)}}
-		if spec.histograms {
-			op = append(op, bson.E{Key: "histogram", Value: bson.A{}})
-		}
-		d = append(d, bson.E{Key: "latencyStats", Value: bson.D{{Key: "reads", Value: op}, {Key: "writes", Value: op},
-			{Key: "commands", Value: op}, {Key: "transactions", Value: op}}})
+		d = append(d, bson.E{Key: "latencyStats", Value: db.latencyStats(dbName+"."+name, spec.histograms)})
 	}
 	c := db.lookup(dbName, name)
 	missing := func(part string) error {

@@ -91,6 +91,7 @@ func init() {
 		{"validate", cmdValidate, read, "checks a collection's documents against its indexes", nil},
 		{"dbStats", cmdDBStats, read, "the sizes and counts of a database", nil},
 		{"collStats", cmdCollStats, read, "the sizes and counts of a collection", nil},
+		{"top", cmdTop, adminOnly | read, "each collection's operations and the time they took, in microseconds (mongotop)", nil},
 		{"runTTLPass", cmdRunTTLPass, adminOnly, "ttlkv's own: runs one TTL pass now and reports what it deleted", nil},
 		{"getCmdLineOpts", cmdGetCmdLineOpts, adminOnly | read, "the server's command line", nil},
 		{"endSessions", cmdPing, noAuth | read | apiV1, "ends sessions (ttlkv keeps no server sessions)", nil},
@@ -187,6 +188,10 @@ func (db *DB) runCommand(ctx context.Context, dbName string, cmd bson.D) (bson.D
 	ctx, err := validationCtx(ctx, cmd)
 	if err != nil {
 		return nil, err
+	}
+	if ns := topNamespace(dbName, cmd); ns != "" {
+		start := time.Now()
+		defer func() { db.top.record(ns, cmd[0].Key, time.Since(start)) }()
 	}
 	return c.run(ctx, db, dbName, cmd)
 }

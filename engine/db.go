@@ -56,6 +56,8 @@ type DB struct {
 	nextCollID atomic.Uint64
 	cursors    cursorRegistry
 	stats      stats
+	top        topStats
+	opened     time.Time // when Open ran (serverStatus' uptime)
 	ops        opRegistry
 	opsSource  atomic.Pointer[func() []bson.D] // SetOperationsSource
 	profile    atomic.Value                    // profileState (cmd_profile.go)
@@ -88,7 +90,7 @@ var metaNextCollID = lsm.MetaKey("nextCollID")
 // naming it.
 func Open(dir string, opts Options) (*DB, error) {
 	opts.ensureDefaults()
-	db := &DB{dir: dir, opts: opts, params: newParams(), colls: map[string]*coll{}}
+	db := &DB{dir: dir, opts: opts, params: newParams(), colls: map[string]*coll{}, opened: time.Now()}
 	db.profile.Store(profileState{slowMS: 100, sampleRate: 1})
 	for name, v := range opts.Params {
 		if _, err := db.SetParameter(name, v); err != nil {

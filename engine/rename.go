@@ -27,6 +27,7 @@ func (db *DB) renameCollection(fdb, fname, tdb, tname string, dropTarget bool) e
 	}
 	db.catMu.Lock()
 	defer db.catMu.Unlock()
+	defer db.top.forget(fdb + "." + fname)
 	c := db.lookup(fdb, fname)
 	if c == nil {
 		return document.Errorf(document.CodeNamespaceNotFound, "Source collection %s.%s does not exist", fdb, fname)
