@@ -1,0 +1,9 @@
+// What must survive a dump and a restore: each collection's options,
+// indexes and documents.
+const a = db.getSiblingDB("app");
+for (const c of a.getCollectionInfos({}).sort((x, y) => x.name < y.name ? -1 : 1)) {
+  const info = a.getCollectionInfos({ name: c.name })[0];
+  print(c.name, info.type, EJSON.stringify(info.options));
+  if (info.type !== "view") print(EJSON.stringify(a.getCollection(c.name).getIndexes().map(i => { delete i.ns; return i; })));
+  print(EJSON.stringify(a.getCollection(c.name).find().sort({ _id: 1 }).toArray()));
+}
