@@ -73,6 +73,18 @@ func topNamespace(dbName string, cmd bson.D) string {
 	return dbName + "." + name
 }
 
+// CountCommand counts cmd, run on database dbName and answered in d
+// outside RunCommand (a server's fast path for a find by _id), as
+// RunCommand counts the commands it runs: in top and latencyStats.
+func (db *DB) CountCommand(dbName string, cmd bson.D, d time.Duration) {
+	if len(cmd) == 0 {
+		return
+	}
+	if ns := topNamespace(dbName, cmd); ns != "" {
+		db.top.record(ns, cmd[0].Key, d)
+	}
+}
+
 // record counts a command of kind cmd on namespace ns that took d.
 func (t *topStats) record(ns, cmd string, d time.Duration) {
 	k := topKinds[cmd]

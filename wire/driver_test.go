@@ -843,3 +843,31 @@ func TestDriverSortSpill(t *testing.T) {
 		t.Fatalf("aggregate without disk: %v, want 292", err)
 	}
 }
+
+// TestDriverTop reads top through the driver, as mongotop does: a
+// FindOne by _id (the server's fast path) and a Find are both counted.
+func TestDriverTop(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, Options{})
+	ctx := context.Background()
+	cl := e.client(t, false)
+	coll := cl.Database("app").Collection("top")
+	if _, err := coll.InsertOne(ctx, bson.D{{Key: "_id", Value: 1}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := coll.FindOne(ctx, bson.D{{Key: "_id", Value: 1}}).Err(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := coll.Find(ctx, bson.D{{Key: "x", Value: 1}}); err != nil {
+		t.Fatal(err)
+	}
+	raw, err := cl.Database("admin").RunCommand(ctx, bson.D{{Key: "top", Value: 1}}).Raw()
+	if err != nil {
+		t.Fatal(err)
+	}
+	queries, _ := raw.Lookup("totals", "app.top", "queries", "count").AsInt64OK()
+	inserts, _ := raw.Lookup("totals", "app.top", "insert", "count").AsInt64OK()
+	if queries != 2 || inserts != 1 {
+		t.Fatalf("top counts %d queries and %d inserts, want 2 and 1: %v", queries, inserts, raw)
+	}
+}

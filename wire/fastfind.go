@@ -3,6 +3,7 @@ package wire
 import (
 	"context"
 	"errors"
+	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
@@ -49,6 +50,7 @@ func (s *Server) fastFind(ctx context.Context, dbName string, cmd bson.D) (bson.
 	if filter == nil || !limitOne {
 		return nil, false
 	}
+	start := time.Now()
 	d, err := s.db.Database(dbName).Collection(coll).FindOne(ctx, filter)
 	batch := bson.A{}
 	switch {
@@ -58,6 +60,7 @@ func (s *Server) fastFind(ctx context.Context, dbName string, cmd bson.D) (bson.
 	default:
 		batch = append(batch, d)
 	}
+	s.db.CountCommand(dbName, cmd, time.Since(start))
 	return bson.D{{Key: "cursor", Value: bson.D{{Key: "id", Value: int64(0)}, {Key: "ns", Value: dbName + "." + coll},
 		{Key: "firstBatch", Value: batch}}}, {Key: "ok", Value: 1.0}}, true
 }
