@@ -2,8 +2,8 @@
 # The mongo-tools check: mongodump of a ttlkv server and mongorestore into
 # a second one carry every kind of collection over (ordinary with TTL and
 # partial indexes, capped, time-series with expiry, validated, a view);
-# mongoexport and mongoimport round-trip; mongostat and mongotop read the
-# server. The tools come from $MONGO_TOOLS_BIN (a directory holding the
+# mongoexport and mongoimport round-trip; mongofiles puts and gets a file;
+# mongostat and mongotop read the server. The tools come from $MONGO_TOOLS_BIN (a directory holding the
 # binaries) or are built from $MONGO_TOOLS_SRC (a checkout of
 # github.com/mongodb/mongo-tools, which vendors its dependencies) into
 # $TTLKV_MONGOTOOLS_CACHE. Neither the Go module proxy nor Debian nor npm
@@ -18,7 +18,7 @@ bin=${MONGO_TOOLS_BIN:-}
 if [ -z "$bin" ] && [ -n "${MONGO_TOOLS_SRC:-}" ]; then
 	bin="$cache/bin"
 	mkdir -p "$bin"
-	for t in mongodump mongorestore mongoexport mongoimport mongostat mongotop; do
+	for t in mongodump mongorestore mongoexport mongoimport mongostat mongotop mongofiles; do
 		if [ ! -x "$bin/$t" ]; then
 			(cd "$MONGO_TOOLS_SRC" && GOFLAGS=-mod=vendor go build -o "$bin/$t" "./$t/main")
 		fi
@@ -64,6 +64,11 @@ fi
 "$bin/mongoimport" --quiet --uri "mongodb://$dst/app" -c events2 --file "$work/events.json"
 n=$("$work/ttlkv" eval --uri "mongodb://$dst/" --db app 'print(db.events2.countDocuments({}))')
 [ "$n" = "3" ] || { echo "mongo-tools check: mongoimport gave $n documents, want 3"; exit 1; }
+# GridFS: a file in, the same bytes out.
+head -c 600000 /dev/urandom >"$work/blob"
+"$bin/mongofiles" --quiet --uri "mongodb://$src/files" put --local "$work/blob" blob
+"$bin/mongofiles" --quiet --uri "mongodb://$src/files" get --local "$work/blob.out" blob
+cmp "$work/blob" "$work/blob.out" || { echo "mongo-tools check: mongofiles gave back other bytes"; exit 1; }
 "$bin/mongostat" --uri "mongodb://$src" -n 1 >"$work/stat.txt" 2>&1 || { cat "$work/stat.txt"; exit 1; }
 "$bin/mongotop" --uri "mongodb://$src" -n 1 1 >"$work/top.txt" 2>&1 || { cat "$work/top.txt"; exit 1; }
-echo "mongo-tools check: ok (mongodump, mongorestore, mongoexport, mongoimport, mongostat, mongotop against ttlkv serve)"
+echo "mongo-tools check: ok (mongodump, mongorestore, mongoexport, mongoimport, mongofiles, mongostat, mongotop against ttlkv serve)"
