@@ -92,6 +92,17 @@ admin {"currentOp": 1, "$all": true, "desc": "TTLMonitor", "op": {"$in": ["remov
 {"find": "cl", "filter": {}, "hint": {"$natural": -1}}
 {"listIndexes": "cl"}
 {"validate": "cl"}`,
+	`{"create": "ts", "timeseries": {"timeField": "t", "metaField": "m"}}
+{"insert": "ts", "documents": [{"t": {"$date": "2026-01-01T00:00:00Z"}, "m": 1, "v": 1}]}
+{"find": "system.buckets.ts", "sort": {"meta": 1}}
+{"insert": "system.buckets.ts", "documents": [{"control": {"version": 1}, "meta": 2, "data": {"t": {"0": {"$date": "2026-01-01T00:00:00Z"}, "7": {"$date": "2026-01-01T00:00:01Z"}}, "v": {"7": 2}}}, {"control": {"version": 2}, "data": {"t": {"$binary": {"base64": "AA==", "subType": "07"}}}}], "ordered": false}
+admin {"top": 1}
+admin {"setParameter": 1, "internalQueryMaxBlockingSortMemoryUsageBytes": 100, "internalDocumentSourceGroupMaxMemoryBytes": 100}
+{"find": "ts", "sort": {"v": 1}, "allowDiskUse": true}
+{"aggregate": "ts", "pipeline": [{"$group": {"_id": "$v", "p": {"$push": "$$ROOT"}, "f": {"$firstN": {"input": "$v", "n": 2}}}}, {"$sort": {"_id": -1}}], "cursor": {}}
+{"aggregate": "ts", "pipeline": [{"$sort": {"t": 1}}], "allowDiskUse": false, "cursor": {}}
+{"aggregate": "ts", "pipeline": [{"$collStats": {"latencyStats": {"histograms": true}}}], "cursor": {}}
+admin {"serverStatus": 1}`,
 }
 
 // commandDB is the database fuzzed commands run against.
