@@ -364,7 +364,7 @@ func (q *queryExec) sortAll(ctx context.Context) error {
 	if maxBytes <= 0 {
 		maxBytes = agg.DefaultMaxMemoryBytes
 	}
-	srt := &extsort.Sorter{Compare: q.sortSt.Compare, Size: agg.ApproxSize, MaxBytes: maxBytes,
+	srt := &extsort.Sorter{Compare: q.sortSt.Compare, SortBuf: q.sortSt.SortDocs, Size: agg.ApproxSize, MaxBytes: maxBytes,
 		Dir: q.sortCfg.dir, NoSpill: q.sortCfg.noSpill}
 	if q.limit > 0 {
 		srt.Limit = q.skip + q.limit

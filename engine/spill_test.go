@@ -123,3 +123,34 @@ func TestGroupSpillsToDisk(t *testing.T) {
 	}
 	wantCode(t, db, "test", `{"aggregate": "ev", "pipeline": `+pipeline+`, "allowDiskUse": false, "cursor": {}}`, document.CodeQueryExceededMemoryLimit, "$group")
 }
+
+// TestCollatedSortSpills checks a collated sort that spills: each run is
+// sorted with the collation's keys and the merge compares with the
+// collation, so "a", "B", "c" interleave case-insensitively.
+func TestCollatedSortSpills(t *testing.T) {
+	t.Parallel()
+	db, _, _ := openTest(t)
+	var docs []string
+	for i := range 300 {
+		docs = append(docs, fmt.Sprintf(`{"_id": %d, "s": "%c%03d"}`, i, "aBcD"[i%4], (i*37)%300))
+	}
+	mustRun(t, db, "test", `{"insert": "c", "documents": [`+strings.Join(docs, ",")+`]}`)
+	mustRun(t, db, "admin", `{"setParameter": 1, "internalQueryMaxBlockingSortMemoryUsageBytes": 2000}`)
+	r := mustRun(t, db, "test", `{"find": "c", "sort": {"s": 1}, "collation": {"locale": "en", "strength": 2}, "batchSize": 300}`)
+	b := field(r, "cursor.firstBatch").(bson.A)
+	if len(b) != 300 {
+		t.Fatalf("%d documents", len(b))
+	}
+	prev := ""
+	for _, d := range b {
+		s := strings.ToLower(field(d.(bson.D), "s").(string))
+		if s < prev {
+			t.Fatalf("%q after %q: not in the collation's order", s, prev)
+		}
+		prev = s
+	}
+	ex := mustRun(t, db, "test", `{"explain": {"find": "c", "sort": {"s": 1}, "collation": {"locale": "en", "strength": 2}}, "verbosity": "executionStats"}`)
+	if field(ex, "executionStats.executionStages.usedDisk") != true {
+		t.Fatalf("the collated sort did not spill: %s", document.Format(field(ex, "executionStats.executionStages")))
+	}
+}
