@@ -464,7 +464,13 @@ func (s *Server) mergeServerStatus(reply bson.D) bson.D {
 	st := s.Stats()
 	out := make(bson.D, 0, len(reply)+3)
 	for _, e := range reply {
-		if e.Key == "opcounters" || e.Key == "ok" {
+		switch e.Key {
+		case "opcounters", "ok":
+			continue
+		case "version":
+			// The version buildInfo claims (mongostat shows this one),
+			// ttlkv's own beside it, as buildInfo gives both.
+			out = append(out, bson.E{Key: "version", Value: claimedVersion}, bson.E{Key: "ttlkvVersion", Value: e.Value})
 			continue
 		}
 		out = append(out, e)

@@ -766,6 +766,16 @@ func TestDriverServerStatus(t *testing.T) {
 	if bi.Version != claimedVersion {
 		t.Fatalf("buildInfo version %q", bi.Version)
 	}
+	// serverStatus claims the same version (mongostat shows it), with
+	// ttlkv's own beside it.
+	var sv struct {
+		Version      string `bson:"version"`
+		TtlkvVersion string `bson:"ttlkvVersion"`
+	}
+	if err := client.Database("admin").RunCommand(ctx, bson.D{{Key: "serverStatus", Value: 1}}).Decode(&sv); err != nil ||
+		sv.Version != claimedVersion || sv.TtlkvVersion != engine.Version {
+		t.Fatalf("serverStatus versions %+v, %v", sv, err)
+	}
 }
 
 // TestFindOneByID covers the _id fast path against the command path:
