@@ -609,7 +609,7 @@ func parseSort(arg any) (stageSpec, error) {
 func (s *sortStage) next(ctx context.Context) (bson.D, error) {
 	if !s.read {
 		s.read = true
-		srt := &extsort.Sorter{Compare: s.s.Compare, Size: ApproxSize, MaxBytes: s.o.sortBytes(), Dir: s.o.SpillDir, NoSpill: !s.o.Spill}
+		srt := &extsort.Sorter{Compare: s.s.Compare, SortBuf: s.s.SortDocs, Size: ApproxSize, MaxBytes: s.o.sortBytes(), Dir: s.o.SpillDir, NoSpill: !s.o.Spill}
 		err := drain(ctx, s.up, func(d bson.D) error {
 			if err := srt.Add(d); err != nil {
 				if errors.Is(err, extsort.ErrMemory) {

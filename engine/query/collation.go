@@ -147,30 +147,33 @@ func collatePath(p *pathExpr, c *collation.Collator) *pathExpr {
 	return &q
 }
 
-// SortDocs sorts docs stably in the sort's order. Under a collation
-// each document's sort values are turned into collation keys once, so
-// the comparisons of the sort compare bytes.
+// SortDocs sorts docs stably in the sort's order. Each document's sort
+// values are found once (under a collation, turned into collation keys,
+// so that the comparisons compare bytes), rather than at every
+// comparison as Compare finds them; equal documents keep their order by
+// their position.
 func (s *Sort) SortDocs(docs []bson.D) {
 	if s == nil || len(s.keys) == 0 {
-		return
-	}
-	if s.coll == nil {
-		slices.SortStableFunc(docs, s.Compare)
 		return
 	}
 	type keyed struct {
 		d    bson.D
 		vals []any
+		i    int
 	}
 	ks := make([]keyed, len(docs))
+	vals := make([]any, len(docs)*len(s.keys))
 	for i, d := range docs {
-		vals := make([]any, len(s.keys))
+		v := vals[i*len(s.keys) : (i+1)*len(s.keys) : (i+1)*len(s.keys)]
 		for j, k := range s.keys {
-			vals[j] = s.coll.KeyValue(sortKey(d, s.parts[j], k.Desc, s.coll))
+			v[j] = sortKey(d, s.parts[j], k.Desc, s.coll)
+			if s.coll != nil {
+				v[j] = s.coll.KeyValue(v[j])
+			}
 		}
-		ks[i] = keyed{d, vals}
+		ks[i] = keyed{d, v, i}
 	}
-	slices.SortStableFunc(ks, func(a, b keyed) int {
+	slices.SortFunc(ks, func(a, b keyed) int {
 		for j, k := range s.keys {
 			c := document.Compare(a.vals[j], b.vals[j])
 			if k.Desc {
@@ -180,7 +183,7 @@ func (s *Sort) SortDocs(docs []bson.D) {
 				return c
 			}
 		}
-		return 0
+		return a.i - b.i
 	})
 	for i := range ks {
 		docs[i] = ks[i].d
