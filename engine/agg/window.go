@@ -1148,12 +1148,20 @@ func (it *windowIter) load(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	slices.SortStableFunc(ks, func(a, b keyed) int {
-		if c := document.Compare(a.key, b.key); c != 0 {
-			return c
+	// By sortBy first (each document's sort values found once), then,
+	// stably, by partition key: the partitions in order, each sorted.
+	if it.w.sortBy != nil {
+		docs := make([]bson.D, len(ks))
+		for i, k := range ks {
+			docs[i] = k.d
 		}
-		return it.w.sortBy.Compare(a.d, b.d)
-	})
+		byOrder := make([]keyed, len(ks))
+		for i, j := range it.w.sortBy.Order(docs) {
+			byOrder[i] = ks[j]
+		}
+		ks = byOrder
+	}
+	slices.SortStableFunc(ks, func(a, b keyed) int { return document.Compare(a.key, b.key) })
 	it.docs = make([]bson.D, len(ks))
 	it.keys = make([]any, len(ks))
 	for i, k := range ks {

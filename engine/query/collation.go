@@ -156,6 +156,24 @@ func (s *Sort) SortDocs(docs []bson.D) {
 	if s == nil || len(s.keys) == 0 {
 		return
 	}
+	order := s.Order(docs)
+	sorted := make([]bson.D, len(docs))
+	for i, j := range order {
+		sorted[i] = docs[j]
+	}
+	copy(docs, sorted)
+}
+
+// Order returns the positions of docs in the sort's order, stably, as
+// SortDocs would put them, without moving docs.
+func (s *Sort) Order(docs []bson.D) []int {
+	order := make([]int, len(docs))
+	if s == nil || len(s.keys) == 0 {
+		for i := range order {
+			order[i] = i
+		}
+		return order
+	}
 	type keyed struct {
 		d    bson.D
 		vals []any
@@ -186,8 +204,9 @@ func (s *Sort) SortDocs(docs []bson.D) {
 		return a.i - b.i
 	})
 	for i := range ks {
-		docs[i] = ks[i].d
+		order[i] = ks[i].i
 	}
+	return order
 }
 
 // Collate returns the update with its value comparisons made under
