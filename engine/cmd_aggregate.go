@@ -117,6 +117,9 @@ func cmdAggregate(ctx context.Context, db *DB, dbName string, cmd bson.D) (bson.
 	if r, ok, err := db.collStatsAggregate(ctx, dbName, cmd); ok {
 		return r, err
 	}
+	if r, ok, err := db.indexStatsAggregate(ctx, dbName, cmd); ok {
+		return r, err
+	}
 	if r, ok, err := db.currentOpAggregate(ctx, dbName, cmd); ok {
 		return r, err
 	}

@@ -150,7 +150,8 @@ func dbOfNS(ns string) string {
 
 // collStatsStageDoc is the document $collStats produces for dbName.name
 // as spec asks. latencyStats are the commands' counters (top.go), with
-// no histogram buckets; queryExecStats hold zeros, in MongoDB's shape.
+// no histogram buckets; queryExecStats counts the plans that scanned the
+// whole collection (indexstats.go).
 func (db *DB) collStatsStageDoc(dbName, name string, spec collStatsSpec) (bson.D, error) {
 	d := bson.D{{Key: "ns", Value: dbName + "." + name}, {Key: "host", Value: "ttlkv"},
 		{Key: "localTime", Value: bson.NewDateTimeFromTime(db.opts.Clock())}}
@@ -178,8 +179,9 @@ func (db *DB) collStatsStageDoc(dbName, name string, spec collStatsSpec) (bson.D
 		if c == nil {
 			return nil, missing("queryExecStats")
 		}
+		n := db.top.of(dbName + "." + name)
 		d = append(d, bson.E{Key: "queryExecStats", Value: bson.D{{Key: "collectionScans", Value: bson.D{
-			{Key: "total", Value: int64(0)}, {Key: "nonTailable", Value: int64(0)}}}}})
+			{Key: "total", Value: n.collScans}, {Key: "nonTailable", Value: n.collScansNonTailable}}}}})
 	}
 	return d, nil
 }

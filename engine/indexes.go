@@ -7,6 +7,7 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/ttlkv/ttlkv/collation"
 	"github.com/ttlkv/ttlkv/document"
@@ -356,7 +357,9 @@ func (db *DB) createIndexes(ctx context.Context, dbName, name string, specs []bs
 		return nil, err
 	}
 	res.NumIndexesAfter = len(final.Indexes)
+	now := time.Now()
 	for _, ix := range todo {
+		db.noteIndexCreated(dbName+"."+name, ix.Name, now)
 		res.Names = append(res.Names, ix.Name)
 	}
 	return res, nil

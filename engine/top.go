@@ -18,6 +18,7 @@ import (
 type topStats struct {
 	mu sync.Mutex
 	ns map[string]*nsTop
+	ix map[string]map[string]*ixUse // by namespace, then index name (indexstats.go)
 }
 
 // opTime is a count of operations and their total time, in
@@ -36,6 +37,9 @@ type nsTop struct {
 	total, readLock, writeLock                         opTime
 	queries, getmore, insert, update, remove, commands opTime
 	latReads, latWrites, latCommands                   opTime
+	// Plans that scanned the whole collection ($collStats'
+	// queryExecStats.collectionScans), and those of them not tailable.
+	collScans, collScansNonTailable int64
 }
 
 // topKinds says how top counts a collection command: its field
@@ -91,14 +95,7 @@ func (t *topStats) record(ns, cmd string, d time.Duration) {
 	us := d.Microseconds()
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if t.ns == nil {
-		t.ns = map[string]*nsTop{}
-	}
-	n := t.ns[ns]
-	if n == nil {
-		n = &nsTop{}
-		t.ns[ns] = n
-	}
+	n := t.nsLocked(ns)
 	n.total.add(us)
 	if k.write {
 		n.writeLock.add(us)
@@ -129,6 +126,20 @@ func (t *topStats) record(ns, cmd string, d time.Duration) {
 	}
 }
 
+// nsLocked returns the counters of namespace ns, made if missing; t.mu
+// is held.
+func (t *topStats) nsLocked(ns string) *nsTop {
+	if t.ns == nil {
+		t.ns = map[string]*nsTop{}
+	}
+	n := t.ns[ns]
+	if n == nil {
+		n = &nsTop{}
+		t.ns[ns] = n
+	}
+	return n
+}
+
 // of returns a copy of the counters of namespace ns (zeros if none).
 func (t *topStats) of(ns string) nsTop {
 	t.mu.Lock()
@@ -144,6 +155,14 @@ func (t *topStats) forget(ns string) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	delete(t.ns, ns)
+	delete(t.ix, ns)
+}
+
+// forgetIndex drops the access counter of index name of ns (dropped).
+func (t *topStats) forgetIndex(ns, name string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	delete(t.ix[ns], name)
 }
 
 // cmdTop runs the top command: each collection's counters, in

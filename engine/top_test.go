@@ -85,3 +85,53 @@ func TestServerStatusProcess(t *testing.T) {
 		t.Fatalf("globalLock: %s", document.Format(field(s, "globalLock")))
 	}
 }
+
+// TestIndexStats checks $indexStats: one document per index, {name,
+// key, host, accesses: {ops, since}, spec}, ops counting the plans that
+// chose the index (finds, counts, updates, deletes), a collection scan
+// counted in $collStats' queryExecStats instead; a re-created index
+// starts again at zero; the stage's refusals.
+func TestIndexStats(t *testing.T) {
+	t.Parallel()
+	db, _ := openMem(t)
+	mustRun(t, db, "app", `{"insert": "c", "documents": [{"_id": 1, "a": 1}, {"_id": 2, "a": 2}]}`)
+	mustRun(t, db, "app", `{"createIndexes": "c", "indexes": [{"key": {"a": 1}, "name": "a_1"}]}`)
+	mustRun(t, db, "app", `{"find": "c", "filter": {"a": 1}}`)
+	mustRun(t, db, "app", `{"count": "c", "query": {"a": {"$gt": 0}}}`)
+	mustRun(t, db, "app", `{"update": "c", "updates": [{"q": {"a": 2}, "u": {"$set": {"b": 1}}}]}`)
+	mustRun(t, db, "app", `{"find": "c", "filter": {"_id": 1}}`)
+	mustRun(t, db, "app", `{"find": "c", "filter": {"b": 1}}`)
+	mustRun(t, db, "app", `{"delete": "c", "deletes": [{"q": {"zz": 1}, "limit": 0}]}`)
+	stats := func() map[string]bson.D {
+		t.Helper()
+		r := mustRun(t, db, "app", `{"aggregate": "c", "pipeline": [{"$indexStats": {}}, {"$sort": {"name": 1}}], "cursor": {}}`)
+		out := map[string]bson.D{}
+		for _, d := range field(r, "cursor.firstBatch").(bson.A) {
+			out[field(d.(bson.D), "name").(string)] = d.(bson.D)
+		}
+		return out
+	}
+	s := stats()
+	if len(s) != 2 || field(s["a_1"], "accesses.ops") != int64(3) || field(s["_id_"], "accesses.ops") != int64(1) ||
+		document.Format(field(s["a_1"], "key")) != `{ a: 1 }` || field(s["a_1"], "spec.name") != "a_1" || field(s["a_1"], "host") != "ttlkv" {
+		t.Fatalf("$indexStats: %v", s)
+	}
+	if _, ok := field(s["a_1"], "accesses.since").(bson.DateTime); !ok {
+		t.Fatalf("accesses.since: %v", s["a_1"])
+	}
+	q := mustRun(t, db, "app", `{"aggregate": "c", "pipeline": [{"$collStats": {"queryExecStats": {}}}], "cursor": {}}`)
+	if field(q, "cursor.firstBatch.0.queryExecStats.collectionScans.total") != int64(2) ||
+		field(q, "cursor.firstBatch.0.queryExecStats.collectionScans.nonTailable") != int64(2) {
+		t.Fatalf("queryExecStats: %v", q)
+	}
+	mustRun(t, db, "app", `{"dropIndexes": "c", "index": "a_1"}`)
+	mustRun(t, db, "app", `{"createIndexes": "c", "indexes": [{"key": {"a": 1}, "name": "a_1"}]}`)
+	if s := stats(); field(s["a_1"], "accesses.ops") != int64(0) {
+		t.Fatalf("a re-created index: %v", s["a_1"])
+	}
+	wantCode(t, db, "app", `{"aggregate": "c", "pipeline": [{"$indexStats": {"x": 1}}], "cursor": {}}`, 28803, "")
+	wantCode(t, db, "app", `{"aggregate": "c", "pipeline": [{"$match": {}}, {"$indexStats": {}}], "cursor": {}}`, 40602, "")
+	if r := mustRun(t, db, "app", `{"aggregate": "none", "pipeline": [{"$indexStats": {}}], "cursor": {}}`); len(field(r, "cursor.firstBatch").(bson.A)) != 0 {
+		t.Fatalf("$indexStats of a missing collection: %v", r)
+	}
+}

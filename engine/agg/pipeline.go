@@ -305,7 +305,7 @@ func parseStage(name string, arg any, sc pdepth) (stageSpec, error) {
 
 // known are MongoDB's stages that ttlkv lacks.
 var known = map[string]bool{
-	"$geoNear": true, "$indexStats": true,
+	"$geoNear": true, "$indexStats": true, // $indexStats: only as a first stage (engine/indexstats.go)
 	"$changeStream": true, "$search": true,
 	"$listSessions": true, "$planCacheStats": true,
 }
