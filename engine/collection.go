@@ -304,6 +304,7 @@ func (db *DB) dropLocked(c *coll) error {
 	c.wmu.Lock()
 	defer c.wmu.Unlock()
 	db.top.forget(m.DB + "." + m.Name)
+	db.forgetIndexUse(m.ID)
 	err := db.store.Update(func(txn *lsm.Txn) error {
 		if err := txn.Delete(lsk(m)); err != nil {
 			return err

@@ -57,7 +57,8 @@ type DB struct {
 	cursors    cursorRegistry
 	stats      stats
 	top        topStats
-	opened     time.Time // when Open ran (serverStatus' uptime)
+	ixUsage    indexUsage // $indexStats (indexstats.go)
+	opened     time.Time  // when Open ran (serverStatus' uptime)
 	ops        opRegistry
 	opsSource  atomic.Pointer[func() []bson.D] // SetOperationsSource
 	profile    atomic.Value                    // profileState (cmd_profile.go)

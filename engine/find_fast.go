@@ -60,6 +60,7 @@ func (db *DB) findByID(dbName, name string, filter bson.D, o FindOptions) (d bso
 	if err != nil {
 		return nil, true, err
 	}
+	db.notePlan(m, indexByID(m, idIndexID), false) // $indexStats: the _id index
 	pre := appendIDKey(m, lsm.IndexPrefix(m.ID, idIndexID), v)
 	err = db.store.View(func(txn *lsm.Txn) error {
 		it := txn.NewIter(lsm.IterOptions{Prefix: pre, KeysOnly: !m.Clustered})

@@ -359,7 +359,7 @@ func (db *DB) createIndexes(ctx context.Context, dbName, name string, specs []bs
 	res.NumIndexesAfter = len(final.Indexes)
 	now := time.Now()
 	for _, ix := range todo {
-		db.noteIndexCreated(dbName+"."+name, ix.Name, now)
+		db.noteIndexCreated(nm.ID, ix.Name, now)
 		res.Names = append(res.Names, ix.Name)
 	}
 	return res, nil

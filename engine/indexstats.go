@@ -2,6 +2,8 @@ package engine
 
 import (
 	"context"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -16,68 +18,98 @@ import (
 // since the index was created or the store opened, as mongod counts
 // them since its start. A query, count, distinct, aggregate scan,
 // update, delete or findAndModify counts once for the plan it runs;
-// the TTL monitor's own deletes do not plan, and are not counted.
+// a find by _id through the fast path counts for the _id index; the TTL
+// monitor's own deletes do not plan, and are not counted.
 
 // ixUse is one index's access counter.
 type ixUse struct {
-	ops   int64
+	ops   atomic.Int64
 	since time.Time
 }
 
-// notePlan counts what plan p of collection m chose: its index, or a
-// collection scan (tailable or not).
-func (db *DB) notePlan(m *catalog.Coll, p *plan, tailable bool) {
-	ns := m.DB + "." + m.Name
-	t := &db.top
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if p.ix != nil {
-		if t.ix == nil {
-			t.ix = map[string]map[string]*ixUse{}
+// ixKey names an index: its collection's id (never reused, so a
+// re-created collection starts afresh) and its name.
+type ixKey struct {
+	coll uint64
+	name string
+}
+
+// indexUsage holds the access counters of the indexes. A plan's count
+// is a read-locked lookup and an atomic add: it sits on the path of
+// every find by _id.
+type indexUsage struct {
+	mu sync.RWMutex
+	m  map[ixKey]*ixUse
+}
+
+// notePlan counts what a plan on collection m chose: index ix, or (nil)
+// a collection scan, tailable or not.
+func (db *DB) notePlan(m *catalog.Coll, ix *catalog.Index, tailable bool) {
+	if ix == nil {
+		t := &db.top
+		t.mu.Lock()
+		defer t.mu.Unlock()
+		n := t.nsLocked(m.DB + "." + m.Name)
+		n.collScans++
+		if !tailable {
+			n.collScansNonTailable++
 		}
-		byName := t.ix[ns]
-		if byName == nil {
-			byName = map[string]*ixUse{}
-			t.ix[ns] = byName
-		}
-		u := byName[p.ix.Name]
-		if u == nil {
-			u = &ixUse{since: db.opened}
-			byName[p.ix.Name] = u
-		}
-		u.ops++
 		return
 	}
-	n := t.nsLocked(ns)
-	n.collScans++
-	if !tailable {
-		n.collScansNonTailable++
+	u := &db.ixUsage
+	k := ixKey{m.ID, ix.Name}
+	u.mu.RLock()
+	c := u.m[k]
+	u.mu.RUnlock()
+	if c == nil {
+		u.mu.Lock()
+		if c = u.m[k]; c == nil {
+			if u.m == nil {
+				u.m = map[ixKey]*ixUse{}
+			}
+			c = &ixUse{since: db.opened}
+			u.m[k] = c
+		}
+		u.mu.Unlock()
 	}
+	c.ops.Add(1)
 }
 
-// noteIndexCreated starts the counter of index name of ns at now.
-func (db *DB) noteIndexCreated(ns, name string, now time.Time) {
-	t := &db.top
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if t.ix == nil {
-		t.ix = map[string]map[string]*ixUse{}
+// noteIndexCreated starts the counter of index name of collection coll
+// at now.
+func (db *DB) noteIndexCreated(coll uint64, name string, now time.Time) {
+	u := &db.ixUsage
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	if u.m == nil {
+		u.m = map[ixKey]*ixUse{}
 	}
-	if t.ix[ns] == nil {
-		t.ix[ns] = map[string]*ixUse{}
-	}
-	t.ix[ns][name] = &ixUse{since: now}
+	u.m[ixKey{coll, name}] = &ixUse{since: now}
 }
 
-// indexUse returns the accesses of index name of ns and since when.
-func (db *DB) indexUse(ns, name string) (int64, time.Time) {
-	t := &db.top
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if u := t.ix[ns][name]; u != nil {
-		return u.ops, u.since
+// indexUse returns the accesses of index name of collection coll and
+// since when.
+func (db *DB) indexUse(coll uint64, name string) (int64, time.Time) {
+	u := &db.ixUsage
+	u.mu.RLock()
+	defer u.mu.RUnlock()
+	if c := u.m[ixKey{coll, name}]; c != nil {
+		return c.ops.Load(), c.since
 	}
 	return 0, db.opened
+}
+
+// forgetIndexUse drops the counters of collection coll's indexes (it
+// was dropped).
+func (db *DB) forgetIndexUse(coll uint64) {
+	u := &db.ixUsage
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	for k := range u.m {
+		if k.coll == coll {
+			delete(u.m, k)
+		}
+	}
 }
 
 // indexStatsAggregate runs aggregate when its pipeline starts with
@@ -105,12 +137,11 @@ func (db *DB) indexStatsAggregate(ctx context.Context, dbName string, cmd bson.D
 		if c.m().Kind == catalog.KindView {
 			return nil, true, errView(c.m())
 		}
-		ns := dbName + "." + name
 		for _, sd := range db.listIndexes(c) {
 			ixName, _ := get(sd, "name")
 			key, _ := get(sd, "key")
 			n, _ := ixName.(string)
-			ops, since := db.indexUse(ns, n)
+			ops, since := db.indexUse(c.m().ID, n)
 			docs = append(docs, bson.D{{Key: "name", Value: n}, {Key: "key", Value: key}, {Key: "host", Value: "ttlkv"},
 				{Key: "accesses", Value: bson.D{{Key: "ops", Value: ops}, {Key: "since", Value: bson.NewDateTimeFromTime(since)}}},
 				{Key: "spec", Value: sd}})

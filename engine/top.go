@@ -18,7 +18,6 @@ import (
 type topStats struct {
 	mu sync.Mutex
 	ns map[string]*nsTop
-	ix map[string]map[string]*ixUse // by namespace, then index name (indexstats.go)
 }
 
 // opTime is a count of operations and their total time, in
@@ -155,14 +154,6 @@ func (t *topStats) forget(ns string) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	delete(t.ns, ns)
-	delete(t.ix, ns)
-}
-
-// forgetIndex drops the access counter of index name of ns (dropped).
-func (t *topStats) forgetIndex(ns, name string) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	delete(t.ix[ns], name)
 }
 
 // cmdTop runs the top command: each collection's counters, in

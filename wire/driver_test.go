@@ -880,4 +880,18 @@ func TestDriverTop(t *testing.T) {
 	if queries != 2 || inserts != 1 {
 		t.Fatalf("top counts %d queries and %d inserts, want 2 and 1: %v", queries, inserts, raw)
 	}
+	// $indexStats: the FindOne used the _id index, the Find scanned.
+	cur, err := coll.Aggregate(ctx, bson.A{bson.D{{Key: "$indexStats", Value: bson.D{}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ix []struct {
+		Name     string `bson:"name"`
+		Accesses struct {
+			Ops int64 `bson:"ops"`
+		} `bson:"accesses"`
+	}
+	if err := cur.All(ctx, &ix); err != nil || len(ix) != 1 || ix[0].Name != "_id_" || ix[0].Accesses.Ops != 1 {
+		t.Fatalf("$indexStats: %+v, %v", ix, err)
+	}
 }
