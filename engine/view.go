@@ -136,20 +136,7 @@ func (viewKind) insert(_ context.Context, _ *DB, c *coll, _ []any, _ bool) ([]an
 // skip and limit; the projection is applied to its results.
 func (viewKind) query(db *DB, c *coll, filter bson.D, _ *query.Filter, _ *query.Sort, o FindOptions, proj *query.Projection) (*queryExec, error) {
 	m := c.m()
-	on, pipe := viewDef(m)
-	full := append(bson.A{}, pipe...)
-	if len(filter) > 0 {
-		full = append(full, bson.D{{Key: "$match", Value: filter}})
-	}
-	if len(o.Sort) > 0 {
-		full = append(full, bson.D{{Key: "$sort", Value: o.Sort}})
-	}
-	if o.Skip > 0 {
-		full = append(full, bson.D{{Key: "$skip", Value: o.Skip}})
-	}
-	if lim := max(o.Limit, -o.Limit); lim > 0 {
-		full = append(full, bson.D{{Key: "$limit", Value: lim}})
-	}
+	on, full := viewFindPipeline(m, filter, o)
 	let, err := agg.ParseLet(o.Let, bson.NewDateTimeFromTime(db.opts.Clock()))
 	if err != nil {
 		return nil, err
@@ -278,14 +265,11 @@ func (db *DB) refuseView(dbName, name string) error {
 	return nil
 }
 
-// explainViewFind explains a find on a view as mongod does: as the
-// aggregate over the view's source that the find runs (viewKind.query).
-func (db *DB) explainViewFind(ctx context.Context, dbName string, c *coll, find bson.D, verbosity string) (bson.D, error) {
-	filter, o, err := parseFindOptions(find)
-	if err != nil {
-		return nil, err
-	}
-	on, pipe := viewDef(c.m())
+// viewFindPipeline is the aggregate mongod makes of a find on view m:
+// the view's source, and the view's pipeline followed by the find's
+// filter ($match), sort, skip and limit.
+func viewFindPipeline(m *catalog.Coll, filter bson.D, o FindOptions) (string, bson.A) {
+	on, pipe := viewDef(m)
 	full := append(bson.A{}, pipe...)
 	if len(filter) > 0 {
 		full = append(full, bson.D{{Key: "$match", Value: filter}})
@@ -299,10 +283,25 @@ func (db *DB) explainViewFind(ctx context.Context, dbName string, c *coll, find 
 	if lim := max(o.Limit, -o.Limit); lim > 0 {
 		full = append(full, bson.D{{Key: "$limit", Value: lim}})
 	}
+	return on, full
+}
+
+// explainViewFind explains a find on a view as mongod does: as the
+// aggregate over the view's source that the find runs (viewKind.query).
+func (db *DB) explainViewFind(ctx context.Context, dbName string, c *coll, find bson.D, verbosity string) (bson.D, error) {
+	filter, o, err := parseFindOptions(find)
+	if err != nil {
+		return nil, err
+	}
+	on, full := viewFindPipeline(c.m(), filter, o)
 	if len(o.Projection) > 0 {
 		full = append(full, bson.D{{Key: "$project", Value: o.Projection}})
 	}
-	p, err := agg.Parse(full)
+	let, err := agg.ParseLet(o.Let, bson.NewDateTimeFromTime(db.opts.Clock()))
+	if err != nil {
+		return nil, err
+	}
+	p, err := agg.ParseWith(full, let)
 	if err != nil {
 		return nil, err
 	}

@@ -59,6 +59,8 @@ func TestViews(t *testing.T) {
 	if st, _ := field(r, "stages").(bson.A); len(st) != 3 || field(st[1].(bson.D), "$project") == nil || field(st[2].(bson.D), "$match") == nil {
 		t.Fatalf("explain of a find on a view: %v", r)
 	}
+	// ...with the find's let, as the find itself runs.
+	mustRun(t, db, "test", `{"explain": {"find": "public", "filter": {"$expr": {"$eq": ["$dept", "$$d"]}}, "let": {"d": "a"}}, "verbosity": "executionStats"}`)
 	if r := mustRun(t, db, "test", `{"dbStats": 1}`); field(r, "collections") != int32(1) || field(r, "views") != int32(2) {
 		t.Fatalf("dbStats: %v, want 1 collection and 2 views", r)
 	}
