@@ -16,10 +16,8 @@ func cmdFindAndModify(ctx context.Context, db *DB, dbName string, cmd bson.D) (b
 		return nil, err
 	}
 	var s UpdateSpec
-	if s.Let, err = letOpt(cmd); err != nil {
-		return nil, err
-	}
-	if err := db.checkLet(s.Let); err != nil {
+	var let *agg.Let
+	if s.Let, let, err = db.writeLet(cmd); err != nil {
 		return nil, err
 	}
 	ctx = withLet(ctx, s.Let)
@@ -61,15 +59,7 @@ func cmdFindAndModify(ctx context.Context, db *DB, dbName string, cmd bson.D) (b
 		return nil, document.Errorf(document.CodeFailedToParse, "Either an update or remove=true must be specified")
 	}
 	// The projection is checked before anything is written.
-	var vars any
-	if len(s.Let) > 0 {
-		l, err := agg.ParseLet(s.Let, bson.NewDateTimeFromTime(db.opts.Clock()))
-		if err != nil {
-			return nil, err
-		}
-		vars = l.FilterVars()
-	}
-	proj, err := query.ParseProjectionWith(fields, db.opts.Clock(), vars)
+	proj, err := query.ParseProjectionWith(fields, db.opts.Clock(), let.FilterVars())
 	if err != nil {
 		return nil, err
 	}

@@ -61,6 +61,17 @@ func (db *DB) checkLet(let bson.D) error {
 	return err
 }
 
+// writeLet reads and checks a write command's let (letOpt, checkLet):
+// the document, and its variables evaluated (nil when there is none).
+func (db *DB) writeLet(cmd bson.D) (bson.D, *agg.Let, error) {
+	let, err := letOpt(cmd)
+	if err != nil {
+		return nil, nil, err
+	}
+	l, err := agg.ParseLet(let, bson.NewDateTimeFromTime(db.opts.Clock()))
+	return let, l, err
+}
+
 // letValue is the value of command's let option: a document.
 func letValue(command string, v any) (bson.D, error) {
 	d, ok := v.(bson.D)

@@ -14,11 +14,8 @@ func cmdUpdate(ctx context.Context, db *DB, dbName string, cmd bson.D) (bson.D, 
 		return nil, err
 	}
 	name, stmts, ordered := w.coll, w.stmts, w.ordered
-	let, err := letOpt(cmd)
+	let, _, err := db.writeLet(cmd)
 	if err != nil {
-		return nil, err
-	}
-	if err := db.checkLet(let); err != nil {
 		return nil, err
 	}
 	if err := db.refuseView(dbName, name); err != nil {

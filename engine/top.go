@@ -42,22 +42,34 @@ type nsTop struct {
 }
 
 // topKinds says how top counts a collection command: its field
-// (queries, getmore, insert, update, remove or commands), whether it
-// takes a write lock, and its latencyStats class.
+// (queries, getmore, insert, update, remove or commands), its
+// latencyStats class (reads, writes or commands), and whether it takes
+// a write lock.
 var topKinds = map[string]struct {
-	field, latency string
+	field, latency func(*nsTop) *opTime
 	write          bool
 }{
-	"find": {"queries", "reads", false}, "aggregate": {"commands", "reads", false},
-	"count": {"commands", "reads", false}, "distinct": {"commands", "reads", false},
-	"getMore": {"getmore", "reads", false},
-	"insert":  {"insert", "writes", true}, "update": {"update", "writes", true},
-	"delete": {"remove", "writes", true}, "findAndModify": {"commands", "writes", true},
-	"createIndexes": {"commands", "commands", true}, "dropIndexes": {"commands", "commands", true},
-	"collMod": {"commands", "commands", true}, "create": {"commands", "commands", true},
-	"listIndexes": {"commands", "commands", false}, "collStats": {"commands", "commands", false},
-	"validate": {"commands", "commands", false},
+	"find": {topQueries, topReads, false}, "aggregate": {topCommands, topReads, false},
+	"count": {topCommands, topReads, false}, "distinct": {topCommands, topReads, false},
+	"getMore": {topGetmores, topReads, false},
+	"insert":  {topInserts, topWrites, true}, "update": {topUpdates, topWrites, true},
+	"delete": {topRemoves, topWrites, true}, "findAndModify": {topCommands, topWrites, true},
+	"createIndexes": {topCommands, topLatCommands, true}, "dropIndexes": {topCommands, topLatCommands, true},
+	"collMod": {topCommands, topLatCommands, true}, "create": {topCommands, topLatCommands, true},
+	"listIndexes": {topCommands, topLatCommands, false}, "collStats": {topCommands, topLatCommands, false},
+	"validate": {topCommands, topLatCommands, false},
 }
+
+// The counters topKinds names.
+func topQueries(n *nsTop) *opTime     { return &n.queries }
+func topGetmores(n *nsTop) *opTime    { return &n.getmore }
+func topInserts(n *nsTop) *opTime     { return &n.insert }
+func topUpdates(n *nsTop) *opTime     { return &n.update }
+func topRemoves(n *nsTop) *opTime     { return &n.remove }
+func topCommands(n *nsTop) *opTime    { return &n.commands }
+func topReads(n *nsTop) *opTime       { return &n.latReads }
+func topWrites(n *nsTop) *opTime      { return &n.latWrites }
+func topLatCommands(n *nsTop) *opTime { return &n.latCommands }
 
 // topNamespace returns the collection a command runs on, for top: its
 // first field's string (getMore's collection), "" for other commands.
@@ -101,28 +113,8 @@ func (t *topStats) record(ns, cmd string, d time.Duration) {
 	} else {
 		n.readLock.add(us)
 	}
-	switch k.field {
-	case "queries":
-		n.queries.add(us)
-	case "getmore":
-		n.getmore.add(us)
-	case "insert":
-		n.insert.add(us)
-	case "update":
-		n.update.add(us)
-	case "remove":
-		n.remove.add(us)
-	default:
-		n.commands.add(us)
-	}
-	switch k.latency {
-	case "reads":
-		n.latReads.add(us)
-	case "writes":
-		n.latWrites.add(us)
-	default:
-		n.latCommands.add(us)
-	}
+	k.field(n).add(us)
+	k.latency(n).add(us)
 }
 
 // nsLocked returns the counters of namespace ns, made if missing; t.mu
