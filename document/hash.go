@@ -13,7 +13,7 @@ import (
 
 // HashedKey returns the key a hashed index keeps for value v: MongoDB's
 // 64-bit hash of a BSON value with the default seed (0), the number
-// convertShardKeyToHashed and $toHashedIndexKey return (docs/indexes.md,
+// convertShardKeyToHashed and $toHashedIndexKey return (docs/commands.md,
 // "Hashed indexes"). Numbers of every type are truncated to a 64-bit
 // integer before hashing, so 2, 2.0 and 2.7 have the same key; a
 // document or an array hashes its fields with their names, in order.

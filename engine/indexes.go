@@ -79,6 +79,12 @@ func parseExpireAfterSeconds(v any, code document.Code) (int64, error) {
 	return int64(t), nil
 }
 
+// MongoDB's codes for the rules of hashed indexes.
+const (
+	codeMaxOneHashedField = document.Code(31303) // two hashed fields in one key
+	codeHashedNotUnique   = document.Code(16764) // a unique hashed index
+)
+
 // parseIndexSpec validates one index spec for collection meta m.
 func parseIndexSpec(m *catalog.Coll, spec bson.D) (*catalog.Index, error) {
 	ix := &catalog.Index{}
@@ -101,6 +107,7 @@ func parseIndexSpec(m *catalog.Coll, spec bson.D) (*catalog.Index, error) {
 		return nil, document.Errorf(document.CodeCannotCreateIndex, "Index keys cannot be empty.")
 	}
 	wildcard := false
+	hashed := 0
 	for _, f := range key {
 		if f.Key == "" || strings.HasPrefix(f.Key, "$") && f.Key != "$**" {
 			return nil, document.Errorf(document.CodeCannotCreateIndex, "Index key contains an illegal field name: '%s'", f.Key)
@@ -111,6 +118,10 @@ func parseIndexSpec(m *catalog.Coll, spec bson.D) (*catalog.Index, error) {
 		}
 		switch v := f.Value.(type) {
 		case string:
+			if v == indexkey.Hashed {
+				hashed++
+				continue
+			}
 			return nil, document.Errorf(document.CodeCannotCreateIndex, "Index type '%s' is not supported by ttlkv (key %s)", v, fmtValue(key))
 		default:
 			n, ok := asFloat(v)
@@ -221,6 +232,18 @@ func parseIndexSpec(m *catalog.Coll, spec bson.D) (*catalog.Index, error) {
 			return nil, document.Errorf(document.CodeCannotCreateIndex, "Index type 'wildcard' does not support the 'expireAfterSeconds' option")
 		}
 		return nil, document.Errorf(document.CodeCannotCreateIndex, "wildcard indexes are not supported by ttlkv")
+	}
+	if hashed > 0 {
+		// docs/commands.md, "Hashed indexes".
+		if hashed > 1 {
+			return nil, document.Errorf(codeMaxOneHashedField, "A maximum of one index field is allowed to be hashed but found %d for 'key' %s", hashed, fmtValue(key))
+		}
+		if ix.Unique && !idPattern {
+			return nil, document.Errorf(codeHashedNotUnique, "Currently hashed indexes cannot guarantee uniqueness. Use a regular index.")
+		}
+		if ix.TTL {
+			return nil, document.Errorf(document.CodeCannotCreateIndex, "TTL indexes cannot be hashed: the TTL monitor reads an index in date order. Index spec: %s", fmtValue(spec))
+		}
 	}
 	if ix.Sparse && ix.PartialFilter != nil {
 		return nil, document.Errorf(document.CodeCannotCreateIndex, "cannot mix \"partialFilterExpression\" and \"sparse\" options")

@@ -3,6 +3,7 @@ package engine
 import (
 	"bytes"
 	"math"
+	"slices"
 
 	"github.com/ttlkv/ttlkv/document"
 	"github.com/ttlkv/ttlkv/engine/internal/catalog"
@@ -191,6 +192,11 @@ func makePlan(c *coll, m *catalog.Coll, filter *query.Filter, sort *query.Sort, 
 		if !ok || !indexBoundsUsable(ix, filter, sort, ivs, ok) {
 			continue
 		}
+		if ix.Key[0].Value == indexkey.Hashed {
+			if _, ok := hashedIntervals(ivs); !ok {
+				continue // a hashed index answers equalities only
+			}
+		}
 		same := sameCollation(ix, filter, sort)
 		score := 1
 		if eq[first] {
@@ -220,6 +226,32 @@ func makePlan(c *coll, m *catalog.Coll, filter *query.Filter, sort *query.Sort, 
 	return p, nil
 }
 
+// hashedIntervals returns the intervals of a hashed index's keys for
+// ivs, a filter's intervals on the hashed field: one point a value, its
+// hash. ok is false unless every interval is a point (an equality or an
+// $in), the only filters a hashed index answers; two values may share a
+// hash, so the filter still decides each document fetched.
+func hashedIntervals(ivs query.Intervals) (out query.Intervals, ok bool) {
+	hashes := make([]int64, 0, len(ivs))
+	for _, iv := range ivs {
+		if !iv.Lo.Inclusive || !iv.Hi.Inclusive || query.CompareBound(iv.Lo.Value, iv.Hi.Value) != 0 {
+			return nil, false
+		}
+		if _, bracket := iv.Lo.Value.(query.TypeBracket); bracket {
+			return nil, false
+		}
+		hashes = append(hashes, document.HashedKey(iv.Lo.Value))
+	}
+	slices.Sort(hashes)
+	hashes = slices.Compact(hashes)
+	out = make(query.Intervals, len(hashes))
+	for i, h := range hashes {
+		b := query.Bound{Value: h, Inclusive: true}
+		out[i] = query.Interval{Lo: b, Hi: b}
+	}
+	return out, len(out) > 0
+}
+
 // sortMatches returns 0 if scanning ix forwards gives sort's order, 1
 // if backwards, -1 if neither.
 func sortMatches(s *query.Sort, ix *catalog.Index) int {
@@ -230,7 +262,7 @@ func sortMatches(s *query.Sort, ix *catalog.Index) int {
 	fields := indexkey.Fields(ix.Key)
 	fwd, bwd := true, true
 	for i, k := range keys {
-		if k.Path != fields[i].Path {
+		if k.Path != fields[i].Path || fields[i].Hashed {
 			return -1
 		}
 		if k.Desc != fields[i].Desc {
@@ -259,6 +291,9 @@ func (p *plan) useIndex(ix *catalog.Index) {
 		// strings: its keys are not the query's, so scan all of it and
 		// let the filter decide.
 		ok = false
+	}
+	if ok && fields[0].Hashed {
+		ivs, ok = hashedIntervals(ivs)
 	}
 	if !ok {
 		ivs = query.Intervals{{Lo: query.Bound{Value: bson.MinKey{}, Inclusive: true}, Hi: query.Bound{Value: bson.MaxKey{}, Inclusive: true}}}

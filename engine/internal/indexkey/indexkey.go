@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/ttlkv/ttlkv/collation"
 	"github.com/ttlkv/ttlkv/document"
 	"github.com/ttlkv/ttlkv/engine/internal/catalog"
 	"github.com/ttlkv/ttlkv/lsm"
@@ -82,17 +83,61 @@ func PathValues(d bson.D, path string) (vals []any, isArray bool) {
 
 // Field is one field of an index key pattern.
 type Field struct {
-	Path string // the field's dotted path
-	Desc bool   // the field's direction is descending (a negative number)
+	Path   string // the field's dotted path
+	Desc   bool   // the field's direction is descending (a negative number)
+	Hashed bool   // the field is "hashed": keyed by document.HashedKey of its value
 }
 
 // Fields returns the fields of key pattern key, in order.
 func Fields(key bson.D) []Field {
 	out := make([]Field, len(key))
 	for i, e := range key {
-		out[i] = Field{Path: e.Key, Desc: negative(e.Value)}
+		out[i] = Field{Path: e.Key, Desc: negative(e.Value), Hashed: e.Value == Hashed}
 	}
 	return out
+}
+
+// Hashed is the value of a hashed field in an index key pattern
+// ({a: "hashed"}).
+const Hashed = "hashed"
+
+// codeCannotHashArrays is MongoDB's code for an array on the path of a
+// hashed index's field.
+const codeCannotHashArrays = document.Code(16766)
+
+// hashedValue returns the key value of a hashed field of d at path: the
+// hash of its value (of null when it is missing), under coll when not
+// nil. An array anywhere on the path is an error, as in MongoDB.
+func hashedValue(d bson.D, path string, coll *collation.Collator) (any, error) {
+	var v any = d
+	rest := path
+	for v != nil {
+		sub, ok := v.(bson.D)
+		if !ok {
+			v = nil // a scalar on the way: the field is missing
+			break
+		}
+		part, tail, more := strings.Cut(rest, ".")
+		fv, found := document.Get(sub, part)
+		if !found {
+			v = nil
+			break
+		}
+		if _, isArr := fv.(bson.A); isArr {
+			at := path[:len(path)-len(rest)] + part
+			return nil, document.Errorf(codeCannotHashArrays,
+				"Error: hashed indexes do not currently support array values. Found array at path: %s", at)
+		}
+		v = fv
+		if !more {
+			break
+		}
+		rest = tail
+	}
+	if coll != nil && v != nil {
+		v = coll.KeyValue(v)
+	}
+	return document.HashedKey(v), nil
 }
 
 // negative reports whether a key pattern's value is a number below
@@ -124,7 +169,7 @@ func Of(ix *catalog.Index, d bson.D) (keys [][]byte, multikey bool, err error) {
 	if ix.PartialFilter != nil && !ix.PartialFilter.Match(d) {
 		return nil, false, nil
 	}
-	if len(ix.Key) == 1 && strings.IndexByte(ix.Key[0].Key, '.') < 0 {
+	if len(ix.Key) == 1 && strings.IndexByte(ix.Key[0].Key, '.') < 0 && ix.Key[0].Value != Hashed {
 		// One top-level field, the common case (every insert keys its
 		// _id and a TTL index its date): what the general code below
 		// does when the value is not an array, in one allocation.
@@ -151,6 +196,17 @@ func ofFields(ix *catalog.Index, d bson.D) (keys [][]byte, multikey bool, err er
 	allMissing := true
 	coll := ix.Collator() // a collated index keys strings by their collation keys
 	for i, f := range fields {
+		if f.Hashed {
+			if present, _ := PathValues(d, f.Path); len(present) > 0 {
+				allMissing = false
+			}
+			h, err := hashedValue(d, f.Path, coll)
+			if err != nil {
+				return nil, false, err
+			}
+			perField[i] = []any{h}
+			continue
+		}
 		vals, isArr := PathValues(d, f.Path)
 		if coll != nil {
 			for j, v := range vals {

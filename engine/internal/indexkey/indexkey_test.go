@@ -44,7 +44,7 @@ func TestFields(t *testing.T) {
 	t.Parallel()
 	dec, _ := bson.ParseDecimal128("-1")
 	got := Fields(bson.D{{Key: "a", Value: int32(1)}, {Key: "b", Value: float64(-1)}, {Key: "c", Value: "hashed"}, {Key: "d", Value: dec}})
-	want := []Field{{"a", false}, {"b", true}, {"c", false}, {"d", true}}
+	want := []Field{{Path: "a"}, {Path: "b", Desc: true}, {Path: "c", Hashed: true}, {Path: "d", Desc: true}}
 	if len(got) != len(want) {
 		t.Fatalf("%v", got)
 	}
