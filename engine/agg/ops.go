@@ -52,11 +52,17 @@ func init() {
 		"$in":          {2, 2, opIn},
 		"$arrayElemAt": {2, 2, opArrayElemAt},
 		"$type":        {1, 1, opType},
-		"$toString":    {1, 1, opToString},
-		"$toDouble":    {1, 1, opToDouble},
-		"$toLong":      {1, 1, opToLong},
-		"$toInt":       {1, 1, opToInt},
-		"$toDate":      {1, 1, opToDate},
+		"$toHashedIndexKey": {1, 1, func(a []any) (any, error) {
+			if isMissing(a[0]) {
+				return document.HashedKey(nil), nil // a missing value hashes as null
+			}
+			return document.HashedKey(a[0]), nil
+		}},
+		"$toString": {1, 1, opToString},
+		"$toDouble": {1, 1, opToDouble},
+		"$toLong":   {1, 1, opToLong},
+		"$toInt":    {1, 1, opToInt},
+		"$toDate":   {1, 1, opToDate},
 	}
 	addArrayOps()
 	addConvertOps()
