@@ -258,3 +258,13 @@ try { mg.bulkWrite([]) } catch (e) { cbe(e) }
 try { mg.bulkWrite([{ name: "updateOne", namespace: "shellcheck7.c", filter: {}, update: { z: 1 } }]) } catch (e) { cbe(e) }
 try { mg.bulkWrite([{ name: "insertOne", namespace: "shellcheck7.c", document: {} }], { writeConcern: { w: 0 } }) } catch (e) { cbe(e) }
 print(db.getSiblingDB("shellcheck7").c.find().sort({ _id: 1 }).toArray());
+// Hashed indexes: mongosh's convertShardKeyToHashed asks the server
+// ($documents and $toHashedIndexKey), and explain shows hashed bounds.
+const d8 = db.getSiblingDB("shellcheck8");
+d8.dropDatabase();
+print(convertShardKeyToHashed("hashThisStringLiteral"), convertShardKeyToHashed({ a: 1 }), convertShardKeyToHashed(2.7));
+print(d8.h.createIndex({ k: "hashed" }), d8.h.insertMany([{ _id: 1, k: 2 }, { _id: 2, k: 2.5 }, { _id: 3, k: "x" }]).insertedIds);
+print(d8.h.find({ k: 2 }).toArray(), d8.h.find({ k: { $in: [2.5, "x"] } }).sort({ _id: 1 }).toArray());
+print(d8.h.find({ k: "x" }).explain().queryPlanner.winningPlan.inputStage.indexBounds);
+try { d8.h.insertOne({ _id: 4, k: [1] }) } catch (e) { print(e.name, e.code, e.codeName, e.message) }
+try { d8.h.createIndex({ a: "hashed" }, { unique: true }) } catch (e) { print(e.name, e.code, e.codeName, e.message) }

@@ -123,6 +123,22 @@ func (s *Shell) installGlobals() {
 		return goja.Undefined()
 	})
 	_ = rt.Set("getSiblingDB", func(c goja.FunctionCall) goja.Value { return s.database(c.Argument(0).String()) })
+	// convertShardKeyToHashed(value): the key a hashed index keeps for
+	// value, asked of the server with $toHashedIndexKey, as mongosh does.
+	_ = rt.Set("convertShardKeyToHashed", func(c goja.FunctionCall) goja.Value {
+		v, err := s.toBSON(c.Argument(0), 0)
+		s.check(err)
+		batch := s.commandCursor("admin", bson.D{{Key: "aggregate", Value: 1}, {Key: "pipeline", Value: bson.A{
+			bson.D{{Key: "$documents", Value: bson.A{bson.D{}}}},
+			bson.D{{Key: "$project", Value: bson.D{{Key: "_id", Value: bson.D{{Key: "$toHashedIndexKey", Value: bson.D{{Key: "$literal", Value: v}}}}}}}},
+		}}, {Key: "cursor", Value: bson.D{}}}, "")
+		if len(batch) == 0 {
+			s.throw("MongoshRuntimeError", "convertShardKeyToHashed: the server returned no hash")
+		}
+		d, _ := batch[0].(bson.D)
+		h, _ := document.Get(d, "_id")
+		return s.toJS(h)
+	})
 	dbq := rt.NewObject()
 	opt := rt.NewObject()
 	for name, v := range map[string]int{"tailable": 2, "slaveOk": 4, "oplogReplay": 8, "noTimeout": 16, "awaitData": 32, "exhaust": 64, "partial": 128} {

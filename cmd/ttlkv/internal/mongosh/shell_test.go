@@ -74,6 +74,8 @@ func TestEvalScripts(t *testing.T) {
 		{"db prints", `db`, "test\n"},
 		{"collection prints", `db.foo.bar`, "test.foo.bar\n"},
 		{"sibling", `db.getSiblingDB("other").getName()`, "other\n"},
+		{"hash", `convertShardKeyToHashed("hashThisStringLiteral")`, "Long('-5776344739422278694')\n"},
+		{"hash of a document", `convertShardKeyToHashed({a: "abc", b: NumberLong("123")})`, "Long('4771603801758380216')\n"},
 		{"use", "use other", "switched to db other\n"},
 		// mongosh takes a whole input that starts with "use" as the
 		// command, the rest as its words (--eval 'use other\nx' runs no x).
@@ -117,6 +119,9 @@ func TestCRUD(t *testing.T) {
 		{`db.c.remove({})`, "DeprecationWarning: Collection.remove() is deprecated. Use deleteOne, deleteMany, findOneAndDelete, or bulkWrite.\n{ acknowledged: true, deletedCount: 2 }\n"}, // the warning once, as mongosh
 		{`db.c.insert({_id: 5}); db.c.count()`, "DeprecationWarning: Collection.count() is deprecated. Use countDocuments or estimatedDocumentCount.\n1\n"},
 		{`db.c.createIndex({a: 1})`, "a_1\n"},
+		{`db.c.createIndex({a: "hashed"})`, "a_hashed\n"},
+		{`db.c.find({a: 11}).hint("a_hashed").explain().queryPlanner.winningPlan.inputStage.indexName`, "a_hashed\n"},
+		{`db.c.dropIndex('a_hashed').ok`, "1\n"},
 		{`db.c.getIndexes().map(i => i.name)`, "[ '_id_', 'a_1' ]\n"},
 		{`db.c.dropIndex('a_1').ok`, "1\n"},
 		{`db.getCollectionNames()`, "[ 'c' ]\n"},
