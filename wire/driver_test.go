@@ -895,3 +895,47 @@ func TestDriverTop(t *testing.T) {
 		t.Fatalf("$indexStats: %+v, %v", ix, err)
 	}
 }
+
+// A hashed index through the driver: created with the driver's index
+// model, used by an equality, and an array on its field refused with
+// 16766 while the rest of an unordered insertMany goes in.
+func TestDriverHashedIndex(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, Options{})
+	ctx := context.Background()
+	cl := e.client(t, false)
+	coll := cl.Database("app").Collection("users")
+	name, err := coll.Indexes().CreateOne(ctx, mongo.IndexModel{Keys: bson.D{{Key: "tenant", Value: "hashed"}}})
+	if err != nil || name != "tenant_hashed" {
+		t.Fatalf("createIndex: %q, %v", name, err)
+	}
+	_, err = coll.InsertMany(ctx, []any{
+		bson.D{{Key: "_id", Value: 1}, {Key: "tenant", Value: "a"}},
+		bson.D{{Key: "_id", Value: 2}, {Key: "tenant", Value: bson.A{"a"}}},
+		bson.D{{Key: "_id", Value: 3}, {Key: "tenant", Value: "b"}},
+	}, options.InsertMany().SetOrdered(false))
+	var bwe mongo.BulkWriteException
+	if !errors.As(err, &bwe) || len(bwe.WriteErrors) != 1 || bwe.WriteErrors[0].Code != 16766 || bwe.WriteErrors[0].Index != 1 {
+		t.Fatalf("insertMany with an array: %v", err)
+	}
+	n, err := coll.CountDocuments(ctx, bson.D{{Key: "tenant", Value: "b"}})
+	if err != nil || n != 1 {
+		t.Fatalf("count tenant b: %d, %v", n, err)
+	}
+	var plan struct {
+		QueryPlanner struct {
+			WinningPlan struct {
+				InputStage struct {
+					IndexName string `bson:"indexName"`
+				} `bson:"inputStage"`
+			} `bson:"winningPlan"`
+		} `bson:"queryPlanner"`
+	}
+	err = cl.Database("app").RunCommand(ctx, bson.D{{Key: "explain", Value: bson.D{{Key: "find", Value: "users"}, {Key: "filter", Value: bson.D{{Key: "tenant", Value: "a"}}}}}}).Decode(&plan)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ix := plan.QueryPlanner.WinningPlan.InputStage.IndexName; ix != "tenant_hashed" {
+		t.Fatalf("find tenant a planned on %q", ix)
+	}
+}
