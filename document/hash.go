@@ -121,11 +121,11 @@ func hashClass(v any) (int, bool) {
 	return c, false
 }
 
-// hashInt64 is the 64-bit integer a number hashes as: doubles and
-// decimals truncated (decimals rounded half to even, as MongoDB's
-// Decimal128::toLong does), NaN as 0, values past int64's range clamped
-// to its ends, and the double 2^63 as -2^63 (MongoDB keeps that old
-// overflow for hashes).
+// hashInt64 is the 64-bit integer a number hashes as: a double
+// truncated toward zero, a decimal rounded half to even (as MongoDB's
+// Decimal128::toLong rounds), NaN as 0, values past int64's range
+// clamped to its ends, and the double 2^63 as -2^63 (MongoDB keeps that
+// old overflow for hashes).
 func hashInt64(v any) int64 {
 	switch n := v.(type) {
 	case int32:
