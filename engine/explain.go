@@ -25,7 +25,11 @@ func stageTree(p *plan, st *execStats, isEOF bool) bson.D {
 		if p.reverse {
 			dir = "backward"
 		}
-		ixscan := bson.D{{Key: "stage", Value: "IXSCAN"}, {Key: "keyPattern", Value: p.ix.Key},
+		keyPattern := p.ix.Key
+		if p.keyPattern != nil {
+			keyPattern = p.keyPattern
+		}
+		ixscan := bson.D{{Key: "stage", Value: "IXSCAN"}, {Key: "keyPattern", Value: keyPattern},
 			{Key: "indexName", Value: p.ix.Name}, {Key: "isMultiKey", Value: p.ix.Multikey},
 			{Key: "isUnique", Value: p.ix.Unique}, {Key: "isSparse", Value: p.ix.Sparse},
 			{Key: "isPartial", Value: p.ix.Partial != nil}, {Key: "direction", Value: dir},

@@ -36,6 +36,7 @@ var knownIndexOptions = map[string]bool{
 	"key": true, "name": true, "unique": true, "sparse": true, "hidden": true,
 	"partialFilterExpression": true, "expireAfterSeconds": true, "background": true, "v": true,
 	"ns": true, "dropDups": true, "collation": true, "storageEngine": true,
+	indexkey.WildcardProjection: true,
 }
 
 // defaultIndexName joins fields and directions: {a: 1, b: -1} -> a_1_b_-1.
@@ -202,6 +203,24 @@ func parseIndexSpec(m *catalog.Coll, spec bson.D) (*catalog.Index, error) {
 			hasCollation = true
 		case "storageEngine":
 			extra = append(extra, e)
+		case indexkey.WildcardProjection:
+			if !wildcard {
+				return nil, document.Errorf(document.CodeBadValue, "The field 'wildcardProjection' is only allowed in 'wildcard' indexes")
+			}
+			pd, ok := e.Value.(bson.D)
+			if !ok {
+				return nil, document.Errorf(document.CodeTypeMismatch, "The field 'wildcardProjection' must be a non-empty object, but got %s", typeName(e.Value))
+			}
+			if len(key) != 1 || key[0].Key != "$**" {
+				return nil, document.Errorf(document.CodeFailedToParse, "The field 'wildcardProjection' is only allowed when 'key' is {\"$**\": ±1}")
+			}
+			if len(pd) == 0 {
+				return nil, document.Errorf(document.CodeFailedToParse, "The 'wildcardProjection' field can't be an empty object")
+			}
+			if err := indexkey.CheckWildcardProjection(pd); err != nil {
+				return nil, err
+			}
+			extra = append(extra, e)
 		}
 	}
 	if !hasCollation && !idPattern {
@@ -228,10 +247,20 @@ func parseIndexSpec(m *catalog.Coll, spec bson.D) (*catalog.Index, error) {
 		}
 	}
 	if wildcard {
-		if ix.TTL {
+		// docs/commands.md, "Wildcard indexes".
+		switch {
+		case ix.TTL:
 			return nil, document.Errorf(document.CodeCannotCreateIndex, "Index type 'wildcard' does not support the 'expireAfterSeconds' option")
+		case ix.Unique:
+			return nil, document.Errorf(document.CodeCannotCreateIndex, "Index type 'wildcard' does not support the unique option")
+		case ix.Sparse:
+			return nil, document.Errorf(document.CodeCannotCreateIndex, "Index type 'wildcard' does not support the sparse option")
+		case len(key) > 1:
+			return nil, document.Errorf(document.CodeCannotCreateIndex, "compound wildcard indexes are not supported by ttlkv (key %s)", fmtValue(key))
 		}
-		return nil, document.Errorf(document.CodeCannotCreateIndex, "wildcard indexes are not supported by ttlkv")
+		if f, ok := asFloat(key[0].Value); !ok || f < 0 {
+			return nil, document.Errorf(document.CodeCannotCreateIndex, "a wildcard index's key must be ascending in ttlkv (key %s)", fmtValue(key))
+		}
 	}
 	if hashed > 0 {
 		// docs/commands.md, "Hashed indexes".
@@ -764,13 +793,27 @@ func indexesToDrop(m *catalog.Coll, which any) ([]*catalog.Index, error) {
 // another TTL (85 IndexOptionsConflict); or more than maxIndexes in all
 // (67 CannotCreateIndex). specs are the requests as given, for the
 // messages. Every collection kind's createIndexes asks it.
+// wildcardProjectionOf returns a wildcard index's wildcardProjection,
+// nil when it has none.
+func wildcardProjectionOf(ix *catalog.Index) bson.D {
+	for _, e := range ix.Extra {
+		if e.Key == indexkey.WildcardProjection {
+			d, _ := e.Value.(bson.D)
+			return d
+		}
+	}
+	return nil
+}
+
 func newIndexes(m *catalog.Coll, parsed []*catalog.Index, specs []bson.D) ([]int, error) {
 	var pos []int
 	seen := slices.Clone(m.Indexes)
 	for i, ix := range parsed {
 		exists := false
 		for _, old := range seen {
-			sameKey := document.Equal(old.Key, ix.Key)
+			// A wildcard index's projection is part of what it keys,
+			// as in MongoDB.
+			sameKey := document.Equal(old.Key, ix.Key) && document.Equal(nonNilDoc(wildcardProjectionOf(old)), nonNilDoc(wildcardProjectionOf(ix)))
 			switch {
 			case old.Name == ix.Name && sameKey && sameOptions(old, ix):
 				exists = true

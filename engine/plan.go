@@ -2,6 +2,7 @@ package engine
 
 import (
 	"bytes"
+	"fmt"
 	"math"
 	"slices"
 
@@ -29,6 +30,8 @@ type plan struct {
 	reverse     bool           // scan ranges (or records) backwards
 	sortByIndex bool           // the scan order satisfies sort
 	boundsDesc  bson.D         // indexBounds for explain
+	keyPattern  bson.D         // keyPattern for explain; nil: ix.Key
+	wcPath      string         // the path a wildcard index ix is scanned for
 	filterRaw   bson.D         // the filter as given, for explain
 	sortDoc     bson.D         // the sort as given, for explain
 	ts          *tsPlan        // non-nil: a read of a time-series collection
@@ -172,6 +175,14 @@ func makePlan(c *coll, m *catalog.Coll, filter *query.Filter, sort *query.Sort, 
 			p.reverse = natural < 0
 			return p, nil
 		}
+		if indexkey.IsWildcard(ix.Key) {
+			path, _, _, ok := wildcardPath(ix, filter, sort)
+			if !ok {
+				// Documents without the fields it keeps are not in it.
+				return nil, document.Errorf(document.CodeBadValue, "error processing query: planner returned error :: caused by :: the hinted wildcard index %s cannot answer a query without an equality or range on a field it keeps", ix.Name)
+			}
+			p.wcPath = path
+		}
 		p.useIndex(ix)
 		return p, nil
 	}
@@ -179,12 +190,27 @@ func makePlan(c *coll, m *catalog.Coll, filter *query.Filter, sort *query.Sort, 
 	// first, then unique, then any range; else one that gives the sort.
 	var best *catalog.Index
 	bestScore := 0
+	bestPath := "" // best's path, when best is a wildcard index
 	eq := map[string]bool{}
 	for _, path := range filter.EqualityPaths() {
 		eq[path] = true
 	}
 	for _, ix := range m.Indexes {
 		if !usable(ix) {
+			continue
+		}
+		if indexkey.IsWildcard(ix.Key) {
+			path, _, isEq, ok := wildcardPath(ix, filter, sort)
+			if !ok {
+				continue
+			}
+			score := 1
+			if isEq {
+				score = 3
+			}
+			if score > bestScore {
+				best, bestScore, bestPath = ix, score, path
+			}
 			continue
 		}
 		first := ix.Key[0].Key
@@ -209,7 +235,7 @@ func makePlan(c *coll, m *catalog.Coll, filter *query.Filter, sort *query.Sort, 
 			score++
 		}
 		if score > bestScore {
-			best, bestScore = ix, score
+			best, bestScore, bestPath = ix, score, ""
 		}
 	}
 	if best == nil && sort != nil {
@@ -221,9 +247,65 @@ func makePlan(c *coll, m *catalog.Coll, filter *query.Filter, sort *query.Sort, 
 		}
 	}
 	if best != nil {
+		p.wcPath = bestPath
 		p.useIndex(best)
 	}
 	return p, nil
+}
+
+// wildcardPath returns the path of filter that wildcard index ix
+// answers, its intervals, and whether they come from an equality: the
+// first path the index keeps that has an equality, else the first with
+// a range. ok is false when the index answers none: a document without
+// a field has no key in it, so intervals that hold null (or undefined)
+// are not answered, nor are documents or arrays, whose keys are their
+// leaves'.
+func wildcardPath(ix *catalog.Index, filter *query.Filter, sort *query.Sort) (path string, ivs query.Intervals, eq, ok bool) {
+	for i, paths := range [][]string{filter.EqualityPaths(), filter.RangePaths()} {
+		for _, path := range paths {
+			if !indexkey.WildcardCovers(ix, path) {
+				continue
+			}
+			ivs, ok := filter.Bounds(path, !ix.Multikey)
+			if !ok || !indexBoundsUsable(ix, filter, sort, ivs, ok) || !scalarIntervals(ivs) {
+				continue
+			}
+			return path, ivs, i == 0, true
+		}
+	}
+	return "", nil, false, false
+}
+
+// scalarIntervals reports whether every interval lies within one type
+// class of scalars other than null and undefined.
+func scalarIntervals(ivs query.Intervals) bool {
+	if len(ivs) == 0 {
+		return false
+	}
+	for _, iv := range ivs {
+		lo, hi := boundClass(iv.Lo.Value), boundClass(iv.Hi.Value)
+		if lo != hi {
+			return false
+		}
+		switch lo {
+		case document.ClassMinKey, document.ClassMaxKey, document.ClassUndefined, document.ClassNull,
+			document.ClassObject, document.ClassArray, document.ClassUnknown:
+			return false
+		}
+	}
+	return true
+}
+
+// useWildcard makes p scan wildcard index ix, under prefix, for the
+// keys of p.wcPath in the filter's intervals on it.
+func (p *plan) useWildcard(prefix []byte) {
+	_, ivs, _, _ := wildcardPath(p.ix, p.filter, p.sort)
+	pathPrefix := lsm.AppendKey(append([]byte(nil), prefix...), p.wcPath, false)
+	p.ranges = rangesFor(pathPrefix, ivs, false)
+	quoted := fmt.Sprintf("%q", p.wcPath)
+	p.boundsDesc = bson.D{{Key: "$_path", Value: bson.A{"[" + quoted + ", " + quoted + "]"}},
+		{Key: p.wcPath, Value: describeIntervals(ivs)}}
+	p.keyPattern = bson.D{{Key: "$_path", Value: int32(1)}, {Key: p.wcPath, Value: int32(1)}}
 }
 
 // hashedIntervals returns the intervals of a hashed index's keys for
@@ -283,6 +365,10 @@ func sortMatches(s *query.Sort, ix *catalog.Index) int {
 func (p *plan) useIndex(ix *catalog.Index) {
 	p.ix = ix
 	prefix := lsm.IndexPrefix(p.m.ID, ix.ID)
+	if p.wcPath != "" {
+		p.useWildcard(prefix)
+		return
+	}
 	fields := indexkey.Fields(ix.Key)
 	ivs, ok := p.filter.Bounds(fields[0].Path, !ix.Multikey)
 	same := sameCollation(ix, p.filter, p.sort)

@@ -6,6 +6,7 @@ import (
 
 	"github.com/ttlkv/ttlkv/document"
 	"github.com/ttlkv/ttlkv/engine/internal/catalog"
+	"github.com/ttlkv/ttlkv/engine/internal/indexkey"
 	"github.com/ttlkv/ttlkv/ts"
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
@@ -99,6 +100,9 @@ func (db *DB) createTimeseriesIndexes(ctx context.Context, c *coll, specs []bson
 		ix, err := parseIndexSpec(probe, s)
 		if err != nil {
 			return nil, err
+		}
+		if indexkey.IsWildcard(ix.Key) {
+			return nil, document.Errorf(document.CodeCannotCreateIndex, "wildcard indexes on a time-series collection are not supported by ttlkv (key %s)", fmtValue(ix.Key))
 		}
 		bk, err := tsIndexKey(t.opts, ix)
 		if err != nil {

@@ -169,6 +169,9 @@ func Of(ix *catalog.Index, d bson.D) (keys [][]byte, multikey bool, err error) {
 	if ix.PartialFilter != nil && !ix.PartialFilter.Match(d) {
 		return nil, false, nil
 	}
+	if IsWildcard(ix.Key) {
+		return wildcardKeys(ix, d)
+	}
 	if len(ix.Key) == 1 && strings.IndexByte(ix.Key[0].Key, '.') < 0 && ix.Key[0].Value != Hashed {
 		// One top-level field, the common case (every insert keys its
 		// _id and a TTL index its date): what the general code below

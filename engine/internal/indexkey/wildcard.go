@@ -1,0 +1,359 @@
+package indexkey
+
+import (
+	"strings"
+
+	"github.com/ttlkv/ttlkv/collation"
+	"github.com/ttlkv/ttlkv/document"
+	"github.com/ttlkv/ttlkv/engine/internal/catalog"
+	"github.com/ttlkv/ttlkv/lsm"
+	"go.mongodb.org/mongo-driver/v2/bson"
+)
+
+// A wildcard index ({"$**": 1}, or {"a.$**": 1} for the subtree under
+// a) keeps one key a leaf of the document: the leaf's dotted path, then
+// its value, as MongoDB's wildcard key generator makes them
+// (docs/commands.md, "Wildcard indexes").
+
+// MongoDB's codes for a projection that mixes inclusions and
+// exclusions.
+const (
+	codeExclusionInInclusion = document.Code(31254)
+	codeInclusionInExclusion = document.Code(31253)
+	codePathCollision        = document.Code(31250)
+)
+
+// WildcardProjection is the name of the index option that chooses the
+// paths a {"$**": 1} index keeps.
+const WildcardProjection = "wildcardProjection"
+
+// IsWildcard reports whether key pattern key is a wildcard index's.
+func IsWildcard(key bson.D) bool {
+	for _, f := range key {
+		if f.Key == "$**" || strings.HasSuffix(f.Key, ".$**") {
+			return true
+		}
+	}
+	return false
+}
+
+// projNode is one level of a wildcard index's path projection: the
+// fields named at this level, each either a leaf (the whole subtree) or
+// an inner node. include says whether named leaves are kept (an
+// inclusion projection) or dropped (an exclusion).
+type projNode struct {
+	fields  map[string]*projNode // nil value: a leaf
+	include bool
+}
+
+// all reports whether everything below the node is kept: an exclusion
+// that names nothing.
+func (n *projNode) all() bool { return n == nil }
+
+// CheckWildcardProjection checks a wildcardProjection document: field
+// paths (dotted or nested) to 1/true or 0/false, all inclusions or all
+// exclusions but for _id, no path inside another.
+func CheckWildcardProjection(p bson.D) error {
+	_, err := parseProjection(p)
+	return err
+}
+
+// parseProjection returns a wildcardProjection as a tree.
+func parseProjection(p bson.D) (*projNode, error) {
+	root := &projNode{fields: map[string]*projNode{}}
+	mode := 0 // 1 inclusion, -1 exclusion, 0 not yet known
+	idMode := 0
+	var add func(prefix []string, d bson.D) error
+	add = func(prefix []string, d bson.D) error {
+		if len(d) == 0 && len(prefix) > 0 {
+			return document.Errorf(document.CodeFailedToParse, "An empty sub-projection is not a valid value. Found empty object at path: %s", strings.Join(prefix, "."))
+		}
+		for _, e := range d {
+			if e.Key == "" || strings.HasPrefix(e.Key, "$") {
+				return document.Errorf(document.CodeFailedToParse, "Failed to parse projection: wildcardProjection: field path '%s' is not valid", e.Key)
+			}
+			path := append(append([]string(nil), prefix...), strings.Split(e.Key, ".")...)
+			if sub, ok := e.Value.(bson.D); ok {
+				if err := add(path, sub); err != nil {
+					return err
+				}
+				continue
+			}
+			var in bool
+			switch v := e.Value.(type) {
+			case bool:
+				in = v
+			default:
+				f, ok := numberOf(v)
+				if !ok {
+					return document.Errorf(document.CodeFailedToParse, "Failed to parse projection: wildcardProjection: the value of '%s' must be a number or a boolean", strings.Join(path, "."))
+				}
+				in = f != 0
+			}
+			m := -1
+			if in {
+				m = 1
+			}
+			if len(path) == 1 && path[0] == "_id" {
+				idMode = m
+			} else if mode == 0 {
+				mode = m
+			} else if mode != m {
+				if mode > 0 {
+					return document.Errorf(codeExclusionInInclusion, "Cannot do exclusion on field %s in inclusion projection", strings.Join(path, "."))
+				}
+				return document.Errorf(codeInclusionInExclusion, "Cannot do inclusion on field %s in exclusion projection", strings.Join(path, "."))
+			}
+			node := root
+			for i, part := range path {
+				next, ok := node.fields[part]
+				if i == len(path)-1 {
+					if ok {
+						return document.Errorf(codePathCollision, "Path collision at %s", strings.Join(path, "."))
+					}
+					node.fields[part] = nil
+					break
+				}
+				if ok && next == nil {
+					return document.Errorf(codePathCollision, "Path collision at %s remaining portion %s", strings.Join(path, "."), strings.Join(path[i+1:], "."))
+				}
+				if !ok {
+					next = &projNode{fields: map[string]*projNode{}}
+					node.fields[part] = next
+				}
+				node = next
+			}
+		}
+		return nil
+	}
+	if err := add(nil, p); err != nil {
+		return nil, err
+	}
+	if mode == 0 {
+		// Only _id named: its mode is the projection's.
+		mode = idMode
+	}
+	root.include = mode > 0
+	var setMode func(n *projNode)
+	setMode = func(n *projNode) {
+		for _, c := range n.fields {
+			if c != nil {
+				c.include = root.include
+				setMode(c)
+			}
+		}
+	}
+	setMode(root)
+	// _id is dropped unless named for inclusion; in an inclusion
+	// projection it is kept only when named.
+	if idMode > 0 {
+		root.fields["_id"] = nil
+		if !root.include {
+			delete(root.fields, "_id")
+		}
+	} else if root.include {
+		delete(root.fields, "_id")
+	} else {
+		root.fields["_id"] = nil
+	}
+	return root, nil
+}
+
+// numberOf returns a BSON number as a float64.
+func numberOf(v any) (float64, bool) {
+	switch n := v.(type) {
+	case int32:
+		return float64(n), true
+	case int64:
+		return float64(n), true
+	case float64:
+		return n, true
+	case bson.Decimal128:
+		if n.IsZero() {
+			return 0, true
+		}
+		return 1, true
+	}
+	return 0, false
+}
+
+// wildcardRoot returns the projection of ix: the subtree of "a.$**",
+// or the wildcardProjection of "$**" (without one, everything but _id).
+func wildcardRoot(ix *catalog.Index) (*projNode, error) {
+	field := ix.Key[0].Key
+	if field != "$**" {
+		// {"a.b.$**": 1}: an inclusion of a.b.
+		path := strings.Split(strings.TrimSuffix(field, ".$**"), ".")
+		root := &projNode{fields: map[string]*projNode{}, include: true}
+		node := root
+		for i, part := range path {
+			if i == len(path)-1 {
+				node.fields[part] = nil
+				break
+			}
+			next := &projNode{fields: map[string]*projNode{}, include: true}
+			node.fields[part] = next
+			node = next
+		}
+		return root, nil
+	}
+	for _, e := range ix.Extra {
+		if e.Key == WildcardProjection {
+			if p, ok := e.Value.(bson.D); ok {
+				return parseProjection(p)
+			}
+		}
+	}
+	return &projNode{fields: map[string]*projNode{"_id": nil}}, nil
+}
+
+// WildcardCovers reports whether a wildcard index ix can hold keys for
+// path: the path lies in its projection. A field named on the way to a
+// projected path ("a" for a projection of "a.b") is not covered: its
+// keys are its leaves'.
+func WildcardCovers(ix *catalog.Index, path string) bool {
+	root, err := wildcardRoot(ix)
+	if err != nil {
+		return false
+	}
+	node := root
+	for _, part := range strings.Split(path, ".") {
+		if node.all() {
+			return true
+		}
+		child, named := node.fields[part]
+		switch {
+		case named && child == nil:
+			return node.include // a leaf: the whole subtree kept or dropped
+		case named:
+			node = child
+		default:
+			return !node.include
+		}
+	}
+	// The path ends at an inner node: only an exclusion keeps it whole
+	// enough to answer for its own leaves.
+	return node.all() || !node.include
+}
+
+// wildcardKeys returns the keys of d in wildcard index ix, and whether
+// an array was traversed: the projection applied to d first, then one
+// key a leaf of what it kept.
+func wildcardKeys(ix *catalog.Index, d bson.D) (keys [][]byte, multikey bool, err error) {
+	root, err := wildcardRoot(ix)
+	if err != nil {
+		return nil, false, err
+	}
+	w := wildcardWalk{coll: ix.Collator(), seen: map[string]bool{}}
+	w.object(project(d, root), "")
+	return w.keys, w.multikey, nil
+}
+
+// project applies projection node n to d, as MongoDB's projection does
+// for a wildcard index: nested arrays are not descended (an inclusion
+// drops them, an exclusion keeps them whole).
+func project(d bson.D, n *projNode) bson.D {
+	out := bson.D{}
+	for _, e := range d {
+		c, named := n.fields[e.Key]
+		switch {
+		case named && c == nil:
+			if n.include {
+				out = append(out, e)
+			}
+		case named:
+			if v, ok := projectValue(e.Value, c); ok {
+				out = append(out, bson.E{Key: e.Key, Value: v})
+			}
+		default:
+			if !n.include {
+				out = append(out, e)
+			}
+		}
+	}
+	return out
+}
+
+// projectValue applies inner node n to the value of a field it names;
+// ok is false when nothing of it is kept.
+func projectValue(v any, n *projNode) (any, bool) {
+	switch x := v.(type) {
+	case bson.D:
+		return project(x, n), true
+	case bson.A:
+		out := bson.A{}
+		for _, el := range x {
+			switch y := el.(type) {
+			case bson.D:
+				out = append(out, project(y, n))
+			default:
+				if !n.include {
+					out = append(out, el) // scalars and nested arrays
+				}
+			}
+		}
+		return out, true
+	}
+	return v, !n.include
+}
+
+// wildcardWalk makes the keys of a projected document.
+type wildcardWalk struct {
+	coll     *collation.Collator
+	seen     map[string]bool
+	keys     [][]byte
+	multikey bool
+}
+
+func (w *wildcardWalk) add(path string, v any) {
+	if w.coll != nil {
+		v = w.coll.KeyValue(v)
+	}
+	k := lsm.AppendKey(nil, path, false)
+	k = lsm.AppendKey(k, v, false)
+	if !w.seen[string(k)] {
+		w.seen[string(k)] = true
+		w.keys = append(w.keys, k)
+	}
+}
+
+// object keys the fields of d, a document at path ("" at the top).
+func (w *wildcardWalk) object(d bson.D, path string) {
+	for _, e := range d {
+		if strings.IndexByte(e.Key, '.') >= 0 {
+			continue // a dotted field name cannot be queried
+		}
+		p := e.Key
+		if path != "" {
+			p = path + "." + e.Key
+		}
+		w.value(e.Value, p, false)
+	}
+}
+
+// value keys v at path; inArray says v is an element of an array.
+func (w *wildcardWalk) value(v any, path string, inArray bool) {
+	switch x := v.(type) {
+	case bson.A:
+		if inArray {
+			w.add(path, x) // a nested array is a value
+			return
+		}
+		w.multikey = true
+		if len(x) == 0 {
+			w.add(path, bson.Undefined{}) // as a regular index keys it
+			return
+		}
+		for _, el := range x {
+			w.value(el, path, true)
+		}
+	case bson.D:
+		if len(x) == 0 {
+			w.add(path, x)
+			return
+		}
+		w.object(x, path)
+	default:
+		w.add(path, v)
+	}
+}
