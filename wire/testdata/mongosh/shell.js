@@ -268,3 +268,11 @@ print(d8.h.find({ k: 2 }).toArray(), d8.h.find({ k: { $in: [2.5, "x"] } }).sort(
 print(d8.h.find({ k: "x" }).explain().queryPlanner.winningPlan.inputStage.indexBounds);
 try { d8.h.insertOne({ _id: 4, k: [1] }) } catch (e) { print(e.name, e.code, e.codeName, e.message) }
 try { d8.h.createIndex({ a: "hashed" }, { unique: true }) } catch (e) { print(e.name, e.code, e.codeName, e.message) }
+// Wildcard indexes: keys by path, and explain's $_path bounds.
+print(d8.w.createIndex({ "$**": 1 }), d8.w.createIndex({ "$**": 1 }, { name: "proj", wildcardProjection: { "a.b": 1 } }));
+print(d8.w.insertMany([{ _id: 1, a: { b: 1, c: "x" } }, { _id: 2, a: [{ b: 2 }, { b: 1 }] }, { _id: 3, z: 1 }]).insertedIds);
+print(d8.w.find({ "a.b": 1 }).sort({ _id: 1 }).toArray(), d8.w.find({ "a.c": "x" }).toArray());
+const wp = d8.w.find({ "a.c": "x" }).explain().queryPlanner.winningPlan.inputStage;
+print(wp.indexName, wp.keyPattern, wp.indexBounds);
+print(d8.w.getIndexes().map((i) => [i.name, i.wildcardProjection]));
+try { d8.w.createIndex({ "$**": 1 }, { unique: true, name: "u" }) } catch (e) { print(e.name, e.code, e.codeName, e.message) }

@@ -6,6 +6,7 @@ a.events.insertMany([{ _id: 1, at: ISODate("2026-01-01T00:00:00Z"), kind: "x", n
 a.events.createIndex({ at: 1 }, { expireAfterSeconds: 315360000 });
 a.events.createIndex({ kind: 1, n: -1 }, { name: "kind_n", partialFilterExpression: { n: { $exists: true } } });
 a.events.createIndex({ kind: "hashed" });
+a.events.createIndex({ "$**": 1 }, { name: "all_but_at", wildcardProjection: { at: 0 } });
 a.createCollection("log", { capped: true, size: 65536, max: 100 });
 a.log.insertMany([{ _id: 1, m: "a" }, { _id: 2, m: "b" }]);
 a.createCollection("metrics", { timeseries: { timeField: "t", metaField: "host", granularity: "seconds" }, expireAfterSeconds: 315360000 });
