@@ -21,6 +21,11 @@ import (
 // "admin " runs on the admin database.
 var commandSeeds = []string{
 	`{"ping": 1}`,
+	`{"createIndexes": "h", "indexes": [{"key": {"a": "hashed", "b": 1}, "name": "ah"}, {"key": {"$**": 1}, "name": "w", "wildcardProjection": {"a": 0, "c": {"d": 0}}}]}
+{"insert": "h", "documents": [{"_id": 1, "a": {"x": [1]}, "b": [1, 2], "c": {"d": 1, "e": [[1], {}]}}, {"_id": 2, "a": 2.5, "c": []}]}
+{"find": "h", "filter": {"a": {"$in": [2, "x", null]}, "c.e": {"$gt": 0}}}
+{"update": "h", "updates": [{"q": {"c.e": {}}, "u": {"$set": {"a": [1]}}}]}
+{"aggregate": "h", "pipeline": [{"$project": {"k": {"$toHashedIndexKey": "$c"}}}], "cursor": {}}`,
 	`{"insert": "c", "documents": [{"_id": 1, "t": {"$date": "2026-01-01T00:00:00Z"}}, {"_id": 2, "a": [1, 2, {"b": 3}]}]}
 {"createIndexes": "c", "indexes": [{"key": {"t": 1}, "name": "t_1", "expireAfterSeconds": 0}]}
 {"find": "c", "filter": {"t": {"$lte": {"$date": "2030-01-01T00:00:00Z"}}}, "sort": {"t": -1}}`,
