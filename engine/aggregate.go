@@ -7,6 +7,7 @@ import (
 
 	"github.com/ttlkv/ttlkv/document"
 	"github.com/ttlkv/ttlkv/engine/agg"
+	"github.com/ttlkv/ttlkv/engine/internal/catalog"
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
 
@@ -39,10 +40,23 @@ func (db *DB) aggregate(ctx context.Context, dbName string, s *aggregateSpec) (*
 	p := s.pipeline
 	var pl *plan
 	var q *queryExec
+	collation := s.collation
 	if !s.collectionless {
 		var err error
-		if _, pl, q, err = db.findPlan(dbName, s.name, p.Filter(), FindOptions{Sort: p.Sort(), Limit: p.Limit(), Hint: s.hint, Collation: s.collation, AllowDiskUse: boolPtr(!s.noDisk), filterVars: p.FilterVars()}); err != nil {
+		var c *coll
+		if c, pl, q, err = db.findPlan(dbName, s.name, p.Filter(), FindOptions{Sort: p.Sort(), Limit: p.Limit(), Hint: s.hint, Collation: s.collation, AllowDiskUse: boolPtr(!s.noDisk), filterVars: p.FilterVars()}); err != nil {
 			return nil, err
+		}
+		if c != nil && c.m().Kind == catalog.KindView {
+			// The stages after the view's run under its collation too.
+			if collation, err = viewCollation(c.m(), s.collation); err != nil {
+				return nil, err
+			}
+			if c.m().DefaultCollator() != nil {
+				if err := collatedStagesSupported(p.Stages()); err != nil {
+					return nil, err
+				}
+			}
 		}
 	}
 	if pl != nil && pl.filter.Collator() != nil {
@@ -66,7 +80,7 @@ func (db *DB) aggregate(ctx context.Context, dbName string, s *aggregateSpec) (*
 		buf = buf[1:]
 		return d, nil
 	}
-	o := db.aggOptions(dbName, s.collation)
+	o := db.aggOptions(dbName, collation)
 	if s.maxMemBytes > 0 {
 		o.MaxMemoryBytes, o.MaxSortBytes, o.MaxGroupBytes = s.maxMemBytes, s.maxMemBytes, s.maxMemBytes
 	}

@@ -231,8 +231,9 @@ func (db *DB) createParsed(dbName, name string, co *createOptions, explicit bool
 		return db.createTimeseriesLocked(dbName, name, co)
 	}
 	if co.kind == catalog.KindView {
-		on, _ := viewDef(&catalog.Coll{Options: co.raw})
-		if err := db.checkViewGraph(dbName, name, on); err != nil {
+		vm := &catalog.Coll{Options: co.raw}
+		on, _ := viewDef(vm)
+		if err := db.checkViewGraph(dbName, name, on, vm.DefaultCollator()); err != nil {
 			return nil, false, err
 		}
 	}

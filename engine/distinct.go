@@ -8,6 +8,7 @@ import (
 
 	"github.com/ttlkv/ttlkv/collation"
 	"github.com/ttlkv/ttlkv/document"
+	"github.com/ttlkv/ttlkv/engine/internal/catalog"
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
 
@@ -28,11 +29,14 @@ func (db *DB) distinct(ctx context.Context, dbName, name, key string, filter bso
 	if strings.HasPrefix(key, "$") || strings.HasSuffix(key, ".") || strings.Contains(key, "..") || strings.HasPrefix(key, ".") {
 		return nil, document.Errorf(document.CodeBadValue, "FieldPath field names may not start with '$' or be empty; got '%s'", key)
 	}
-	_, p, q, err := db.findPlan(dbName, name, filter, FindOptions{Collation: ctxCollation(ctx)})
+	c, p, q, err := db.findPlan(dbName, name, filter, FindOptions{Collation: ctxCollation(ctx)})
 	if err != nil || q == nil {
 		return bson.A{}, err
 	}
 	coll := planCollator(p)
+	if c != nil && c.m().Kind == catalog.KindView {
+		coll = c.m().DefaultCollator() // a view's reads run under its own
+	}
 	var vals bson.A
 	var size int
 	parts := strings.Split(key, ".")

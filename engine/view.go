@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/ttlkv/ttlkv/collation"
 	"github.com/ttlkv/ttlkv/document"
 	"github.com/ttlkv/ttlkv/engine/agg"
 	"github.com/ttlkv/ttlkv/engine/internal/catalog"
@@ -62,14 +63,21 @@ func parseViewCreate(opts bson.D, has map[string]any, co *createOptions) (*creat
 			return nil, document.Errorf(document.CodeInvalidOptions, "option not supported on a view: %s", k)
 		}
 	}
-	if _, ok := has["collation"]; ok {
-		return nil, document.Errorf(document.CodeInvalidOptions, "ttlkv does not support a collation on a view")
+	var full bson.D // the view's collation, nil when simple
+	if v, ok := has["collation"]; ok {
+		var err error
+		if full, err = normalizeCollation(v); err != nil {
+			return nil, err
+		}
 	}
 	if err := checkViewPipeline(pipe); err != nil {
 		return nil, err
 	}
 	co.kind = catalog.KindView
 	co.raw = bson.D{{Key: "viewOn", Value: on}, {Key: "pipeline", Value: pipe}}
+	if full != nil {
+		co.raw = append(co.raw, bson.E{Key: "collation", Value: full})
+	}
 	return co, nil
 }
 
@@ -91,10 +99,14 @@ func checkViewPipeline(pipe bson.A) error {
 }
 
 // checkViewGraph refuses a view of dbName named name on viewOn that
-// would close a cycle (140 GraphContainsCycle) or stand on more than
-// maxViewDepth views (165 ViewDepthLimitExceeded), as mongod's view
-// catalog does.
-func (db *DB) checkViewGraph(dbName, name, viewOn string) error {
+// would close a cycle (140 GraphContainsCycle), stand on more than
+// maxViewDepth views (165 ViewDepthLimitExceeded), or stand on a view
+// of another collation (167 OptionNotSupportedOnView), as mongod's view
+// catalog does. coll is the view's collation (nil: simple).
+func (db *DB) checkViewGraph(dbName, name, viewOn string, coll *collation.Collator) error {
+	if c := db.lookup(dbName, viewOn); c != nil && c.m().Kind == catalog.KindView && !collation.Equal(coll, c.m().DefaultCollator()) {
+		return document.Errorf(document.CodeOptionNotSupportedOnView, "View %s.%s has a collation that does not match the collation of view %s", dbName, name, c.m().NS())
+	}
 	seen := []string{name}
 	for depth, on := 1, viewOn; ; depth++ {
 		for _, s := range seen {
@@ -149,7 +161,11 @@ func (viewKind) query(db *DB, c *coll, filter bson.D, _ *query.Filter, _ *query.
 	if err != nil {
 		return nil, err
 	}
-	q, err := db.aggregate(context.Background(), m.DB, &aggregateSpec{name: on, pipeline: p, raw: full, noDisk: o.AllowDiskUse != nil && !*o.AllowDiskUse})
+	coll, err := viewCollation(m, o.Collation)
+	if err != nil {
+		return nil, err
+	}
+	q, err := db.aggregate(context.Background(), m.DB, &aggregateSpec{name: on, pipeline: p, raw: full, noDisk: o.AllowDiskUse != nil && !*o.AllowDiskUse, collation: coll})
 	if err != nil {
 		return nil, err
 	}
@@ -248,11 +264,14 @@ func (db *DB) modifyView(c *coll, opts bson.D) error {
 	if err := checkViewPipeline(pipe); err != nil {
 		return err
 	}
-	if err := db.checkViewGraph(old.DB, old.Name, on); err != nil {
+	if err := db.checkViewGraph(old.DB, old.Name, on, old.DefaultCollator()); err != nil {
 		return err
 	}
 	nm := old.Clone()
 	nm.Options = bson.D{{Key: "viewOn", Value: on}, {Key: "pipeline", Value: pipe}}
+	if full, ok := get(old.Options, "collation"); ok {
+		nm.Options = append(nm.Options, bson.E{Key: "collation", Value: full}) // collMod keeps it
+	}
 	return db.updateMeta(c, nm, nil)
 }
 
@@ -263,6 +282,31 @@ func (db *DB) refuseView(dbName, name string) error {
 		return errView(c.m())
 	}
 	return nil
+}
+
+// simpleCollation is the collation option that asks for binary
+// comparison, whatever the collection's default.
+var simpleCollation = bson.D{{Key: "locale", Value: "simple"}}
+
+// viewCollation returns the collation a read of view m runs its
+// pipeline under: the view's own (given at create, else simple: a view
+// does not take its source's default), as mongod does. An operation
+// that names another is 167 OptionNotSupportedOnView.
+func viewCollation(m *catalog.Coll, op bson.D) (bson.D, error) {
+	own := m.DefaultCollator()
+	if op != nil {
+		c, err := catalog.ParseCollation(op)
+		if err != nil {
+			return nil, err
+		}
+		if !collation.Equal(c, own) {
+			return nil, document.Errorf(document.CodeOptionNotSupportedOnView, "Cannot override a view's default collation")
+		}
+	}
+	if own == nil {
+		return simpleCollation, nil
+	}
+	return own.Doc(), nil
 }
 
 // viewFindPipeline is the aggregate mongod makes of a find on view m:
@@ -305,5 +349,9 @@ func (db *DB) explainViewFind(ctx context.Context, dbName string, c *coll, find 
 	if err != nil {
 		return nil, err
 	}
-	return db.explainAggregate(ctx, dbName, &aggregateSpec{name: on, pipeline: p, raw: full}, verbosity)
+	coll, err := viewCollation(c.m(), o.Collation)
+	if err != nil {
+		return nil, err
+	}
+	return db.explainAggregate(ctx, dbName, &aggregateSpec{name: on, pipeline: p, raw: full, collation: coll}, verbosity)
 }
