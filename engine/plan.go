@@ -277,12 +277,16 @@ func wildcardPath(ix *catalog.Index, filter *query.Filter, sort *query.Sort) (pa
 }
 
 // scalarIntervals reports whether every interval lies within one type
-// class of scalars other than null and undefined.
+// class of scalars other than null and undefined, or is the empty
+// document (which a wildcard index keeps as a value).
 func scalarIntervals(ivs query.Intervals) bool {
 	if len(ivs) == 0 {
 		return false
 	}
 	for _, iv := range ivs {
+		if d, ok := iv.Lo.Value.(bson.D); ok && len(d) == 0 && iv.Lo.Inclusive && iv.Hi.Inclusive && query.CompareBound(iv.Lo.Value, iv.Hi.Value) == 0 {
+			continue
+		}
 		lo, hi := boundClass(iv.Lo.Value), boundClass(iv.Hi.Value)
 		if lo != hi {
 			return false

@@ -45,7 +45,8 @@ func TestWildcardIndexFind(t *testing.T) {
 		{`{"tags": ["a"]}`, []int32{4}, ""},
 		{`{"n": 1, "attrs.color": "red"}`, []int32{3}, "n"},
 		{`{"n": null}`, []int32{1, 2, 4, 5, 6}, ""},
-		{`{"attrs": {}}`, []int32{4}, ""},
+		{`{"attrs": {}}`, []int32{4}, "attrs"},
+		{`{"attrs": {"color": "red"}}`, []int32{3}, ""},
 		{`{"_id": 3}`, []int32{3}, ""},
 		{`{"attrs.color": {"$in": ["blue", "RED"]}}`, []int32{2, 6}, "attrs.color"},
 		{`{"attrs.color": {"$exists": true}}`, []int32{1, 2, 3, 6}, ""},
@@ -190,4 +191,33 @@ func TestWildcardIndexKinds(t *testing.T) {
 		}
 		mustValidate(t, db, "test", c)
 	}
+}
+
+// Hashed and wildcard indexes, and a view's collation, survive a
+// restart: their keys are found the same way after it.
+func TestIndexKindsAcrossReopen(t *testing.T) {
+	t.Parallel()
+	db, clk, dir := openTest(t)
+	mustRun(t, db, "test", `{"insert": "k", "documents": `+wildcardDocs+`}`)
+	mustRun(t, db, "test", `{"createIndexes": "k", "indexes": [
+		{"key": {"n": "hashed"}, "name": "n_hashed"},
+		{"key": {"$**": 1}, "name": "w", "wildcardProjection": {"attrs": 1}}]}`)
+	mustRun(t, db, "test", `{"create": "kv", "viewOn": "k", "pipeline": [], "collation": {"locale": "en", "strength": 2}}`)
+	db = reopen(t, db, dir, clk)
+	for _, c := range []struct {
+		cmd string
+		id  int32
+	}{
+		{`{"find": "k", "filter": {"n": 1}, "hint": "n_hashed"}`, 3},
+		{`{"find": "k", "filter": {"attrs.color": "blue"}, "hint": "w"}`, 2},
+	} {
+		r := mustRun(t, db, "test", c.cmd)
+		if _, b := checkCursorShape(t, c.cmd, field(r, "cursor"), "firstBatch"); len(b) != 1 || field(b[0].(bson.D), "_id") != c.id {
+			t.Errorf("after reopen, %s: %v", c.cmd, b)
+		}
+	}
+	if got := hashedIDs(findAll(t, db, "test", "kv", mustDoc(t, `{"attrs.color": "RED"}`))); !slices.Equal(got, []int32{1, 3, 6}) {
+		t.Errorf("after reopen, the collated view finds %v", got)
+	}
+	mustValidate(t, db, "test", "k")
 }
