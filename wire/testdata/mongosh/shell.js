@@ -276,3 +276,8 @@ const wp = d8.w.find({ "a.c": "x" }).explain().queryPlanner.winningPlan.inputSta
 print(wp.indexName, wp.keyPattern, wp.indexBounds);
 print(d8.w.getIndexes().map((i) => [i.name, i.wildcardProjection]));
 try { d8.w.createIndex({ "$**": 1 }, { unique: true, name: "u" }) } catch (e) { print(e.name, e.code, e.codeName, e.message) }
+// A view's collation: its reads run under it; another is refused.
+d8.vs.insertMany([{ _id: 1, s: "a" }, { _id: 2, s: "A" }]);
+print(d8.createView("vci", "vs", [], { collation: { locale: "en", strength: 2 } }), d8.vci.find({ s: "a" }).sort({ _id: 1 }).toArray());
+try { d8.vci.find().collation({ locale: "fr" }).toArray() } catch (e) { print(e.name, e.code, e.codeName, e.message) }
+print(d8.getCollectionInfos({ name: "vci" })[0].options.collation.strength);
