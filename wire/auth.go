@@ -147,7 +147,7 @@ var (
 	dbAdminCommands = map[string]bool{"collMod": true, "validate": true, "create": true, "drop": true,
 		"createIndexes": true, "dropIndexes": true, "deleteIndexes": true, "listCollections": true,
 		"listIndexes": true, "dbStats": true, "collStats": true, "convertToCapped": true,
-		"renameCollection": true, "dropDatabase": true}
+		"renameCollection": true, "dropDatabase": true, "compact": true}
 	userAdminCommands = map[string]bool{"createUser": true, "updateUser": true, "dropUser": true,
 		"usersInfo": true, "dropAllUsersFromDatabase": true}
 	knownRoles = map[string]bool{"read": true, "readWrite": true, "dbAdmin": true, "userAdmin": true,
