@@ -92,6 +92,7 @@ func init() {
 		{"dbStats", cmdDBStats, read, "the sizes and counts of a database", nil},
 		{"collStats", cmdCollStats, read, "the sizes and counts of a collection", nil},
 		{"top", cmdTop, adminOnly | read, "each collection's operations and the time they took, in microseconds (mongotop)", nil},
+		{"dbHash", cmdDBHash, read, "an MD5 of each collection's documents in _id order, and of those hashes, to compare two servers' data", []string{"dbhash"}},
 		{"compact", cmdCompact, 0, "gives the disk space of deleted documents back to the file system (ttlkv compacts the whole store)", nil},
 		{"runTTLPass", cmdRunTTLPass, adminOnly, "ttlkv's own: runs one TTL pass now and reports what it deleted", nil},
 		{"getCmdLineOpts", cmdGetCmdLineOpts, adminOnly | read, "the server's command line", nil},

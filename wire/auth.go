@@ -140,7 +140,7 @@ var (
 		"killAllSessions": true, "killAllSessionsByPattern": true, "whatsmyuri": true, "listDatabases": true}
 	readCommands = map[string]bool{"find": true, "aggregate": true, "count": true, "distinct": true,
 		"listCollections": true, "listIndexes": true, "dbStats": true, "collStats": true, "explain": true,
-		"getMore": true, "killCursors": true}
+		"getMore": true, "killCursors": true, "dbHash": true, "dbhash": true}
 	writeCommandsAuth = map[string]bool{"insert": true, "update": true, "delete": true, "findAndModify": true,
 		"findandmodify": true, "create": true, "drop": true, "createIndexes": true, "dropIndexes": true,
 		"deleteIndexes": true, "convertToCapped": true, "renameCollection": true}
