@@ -281,3 +281,17 @@ d8.vs.insertMany([{ _id: 1, s: "a" }, { _id: 2, s: "A" }]);
 print(d8.createView("vci", "vs", [], { collation: { locale: "en", strength: 2 } }), d8.vci.find({ s: "a" }).sort({ _id: 1 }).toArray());
 try { d8.vci.find().collation({ locale: "fr" }).toArray() } catch (e) { print(e.name, e.code, e.codeName, e.message) }
 print(d8.getCollectionInfos({ name: "vci" })[0].options.collation.strength);
+// findAndModify, exists, getIndices and getMongo on a collection.
+const d9 = db.getSiblingDB("shellcheck9");
+d9.dropDatabase();
+d9.f.insertMany([{ _id: 1, a: 1 }, { _id: 2, a: 2 }]);
+printjson(d9.f.findAndModify({ query: { _id: 1 }, update: { $inc: { a: 10 } }, new: true }));
+printjson(d9.f.findAndModify({ query: { _id: 2 }, update: { b: 1 }, fields: { _id: 0 } }));
+printjson(d9.f.findAndModify({ query: { _id: 3 }, update: { $set: { c: 1 } }, upsert: true, new: true }));
+printjson(d9.f.findAndModify({ query: { a: { $gt: 0 } }, sort: { a: -1 }, remove: true }));
+printjson(d9.f.findAndModify({ query: { _id: 99 }, remove: true }));
+for (const bad of [undefined, {}, { query: {} }, { query: {}, fields: {}, projection: {}, remove: true }]) {
+  try { d9.f.findAndModify(bad) } catch (e) { print(e.name, e.message) }
+}
+print(d9.f.find().sort({ _id: 1 }).toArray(), d9.f.exists().name, d9.f.exists().type, d9.nosuch.exists());
+print(d9.f.getIndices().map((i) => i.name), d9.f.getMongo() === db.getMongo());

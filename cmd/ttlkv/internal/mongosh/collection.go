@@ -507,6 +507,44 @@ func (s *Shell) collection(db, name string) *goja.Object {
 	m("findOneAndDelete", func(c goja.FunctionCall) goja.Value {
 		return findAndModify(s.argAt(arg(c, 0), 0, "findOneAndDelete", "filter"), s.optDoc(arg(c, 1), "options"), bson.D{{Key: "remove", Value: true}})
 	})
+	// findAndModify({query, update | remove, ...}): mongosh's, which is
+	// findOneAndDelete with remove, findOneAndUpdate with an update of
+	// operators or a pipeline, findOneAndReplace with a document.
+	m("findAndModify", func(c goja.FunctionCall) goja.Value {
+		opts := s.argAt(arg(c, 0), 0, "findAndModify", "options")
+		q, ok := document.Get(opts, "query")
+		if !ok {
+			panic(s.invalidInput(`Missing required property: "query"`))
+		}
+		qd, _ := q.(bson.D)
+		_, hasFields := document.Get(opts, "fields")
+		if _, hasProj := document.Get(opts, "projection"); hasProj && hasFields {
+			panic(s.invalidInput("Cannot specify both .fields and .projection for findAndModify()"))
+		}
+		var rest bson.D
+		var update any
+		remove := false
+		for _, e := range opts {
+			switch e.Key {
+			case "query":
+			case "update":
+				update = e.Value
+			case "remove":
+				remove = truthy(e.Value)
+			case "fields":
+				rest = append(rest, bson.E{Key: "projection", Value: e.Value})
+			default:
+				rest = append(rest, e)
+			}
+		}
+		if remove {
+			return findAndModify(qd, rest, bson.D{{Key: "remove", Value: true}})
+		}
+		if update == nil {
+			panic(s.invalidInput("Must specify options.update or options.remove"))
+		}
+		return findAndModify(qd, rest, bson.D{{Key: "update", Value: update}})
+	})
 
 	createIndexes := func(keys []bson.D, optsArg, quorum goja.Value) []string {
 		opts := s.optDoc(optsArg, "options")
@@ -571,6 +609,22 @@ func (s *Shell) collection(db, name string) *goja.Object {
 		return s.commandCursor(db, bson.D{{Key: "listIndexes", Value: name}}, name)
 	}
 	m("getIndexes", func(goja.FunctionCall) goja.Value { return s.toJS(listIndexes()) })
+	m("getIndices", func(goja.FunctionCall) goja.Value { return s.toJS(listIndexes()) })
+	// exists(): the collection's listCollections entry, or null.
+	m("exists", func(goja.FunctionCall) goja.Value {
+		infos := s.commandCursor(db, bson.D{{Key: "listCollections", Value: 1}, {Key: "filter", Value: bson.D{{Key: "name", Value: name}}}}, "")
+		if len(infos) == 0 {
+			return goja.Null()
+		}
+		return s.toJS(infos[0])
+	})
+	m("getMongo", func(goja.FunctionCall) goja.Value {
+		d := s.database(db).ToObject(rt)
+		f, _ := goja.AssertFunction(d.Get("getMongo"))
+		v, err := f(d)
+		s.check(err)
+		return v
+	})
 	m("getIndexSpecs", func(goja.FunctionCall) goja.Value { return s.toJS(listIndexes()) })
 	m("getIndexKeys", func(goja.FunctionCall) goja.Value {
 		out := bson.A{}
