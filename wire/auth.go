@@ -48,6 +48,7 @@ type userDoc struct {
 	DB          string     `bson:"db"`
 	Credentials creds      `bson:"credentials"`
 	Roles       []roleName `bson:"roles"`
+	CustomData  bson.D     `bson:"customData,omitempty"` // what the administrator keeps about the user
 }
 
 type creds struct {
@@ -400,6 +401,13 @@ func (u *userStore) put(ctx context.Context, db string, cmd bson.D, create bool)
 		ud.Roles = roles
 	} else if create {
 		return &cmdError{9, "FailedToParse", "BSON field 'createUser.roles' is missing but a required field"}
+	}
+	if v := lookup(cmd, "customData"); v != nil {
+		d, ok := v.(bson.D)
+		if !ok {
+			return &cmdError{14, "TypeMismatch", fmt.Sprintf("BSON field '%s.customData' is the wrong type '%s', expected type 'object'", cmd[0].Key, document.TypeName(v))}
+		}
+		ud.CustomData = d
 	}
 	if v := lookup(cmd, "pwd"); v != nil {
 		pwd, ok := v.(string)

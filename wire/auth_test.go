@@ -2,6 +2,7 @@ package wire
 
 import (
 	"context"
+	"github.com/ttlkv/ttlkv/document"
 	"strings"
 	"testing"
 
@@ -125,4 +126,47 @@ func TestAuth(t *testing.T) {
 			t.Fatalf("stored user %v %v", d, err)
 		}
 	})
+}
+
+// A user's customData is kept and shown by usersInfo, as mongod does;
+// updateUser replaces it; another type is 14.
+func TestUserCustomData(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, Options{Auth: true})
+	ctx := context.Background()
+	anon := e.client(t, false)
+	if err := createUser(ctx, anon.Database("admin"), "boss", "s3cret", bson.A{"root"}); err != nil {
+		t.Fatal(err)
+	}
+	root := e.client(t, false, withAuth("boss", "s3cret", "admin"))
+	app := root.Database("app")
+	run := func(cmd bson.D) bson.D {
+		t.Helper()
+		var r bson.D
+		if err := app.RunCommand(ctx, cmd).Decode(&r); err != nil {
+			t.Fatalf("%v: %v", cmd, err)
+		}
+		return r
+	}
+	custom := func() any {
+		t.Helper()
+		r := run(bson.D{{Key: "usersInfo", Value: "bob"}})
+		users, _ := lookup(r, "users").(bson.A)
+		if len(users) != 1 {
+			t.Fatalf("usersInfo: %v", r)
+		}
+		return lookup(users[0].(bson.D), "customData")
+	}
+	run(bson.D{{Key: "createUser", Value: "bob"}, {Key: "pwd", Value: "x"}, {Key: "roles", Value: bson.A{"read"}}, {Key: "customData", Value: bson.D{{Key: "team", Value: "ops"}}}})
+	if got := custom(); !document.Equal(got, bson.D{{Key: "team", Value: "ops"}}) {
+		t.Fatalf("customData %v", got)
+	}
+	run(bson.D{{Key: "updateUser", Value: "bob"}, {Key: "customData", Value: bson.D{{Key: "team", Value: "dev"}}}})
+	if got := custom(); !document.Equal(got, bson.D{{Key: "team", Value: "dev"}}) {
+		t.Fatalf("customData after updateUser %v", got)
+	}
+	err := app.RunCommand(ctx, bson.D{{Key: "updateUser", Value: "bob"}, {Key: "customData", Value: "x"}}).Err()
+	if cmdCode(t, err) != 14 {
+		t.Fatalf("a string customData: %v", err)
+	}
 }

@@ -1,6 +1,8 @@
 package mongosh
 
 import (
+	"crypto/md5"
+	"encoding/hex"
 	"fmt"
 	"strings"
 
@@ -318,6 +320,105 @@ func (s *Shell) adminMethods(m func(string, func(goja.FunctionCall) goja.Value),
 	m("getUser", func(c goja.FunctionCall) goja.Value {
 		return infoOne(c, "Database.getUser", "usersInfo", "user", "users", "No users were returned from the userInfo command")
 	})
+	// User administration: mongosh's helpers and the commands they send
+	// (ttlkv serve --auth keeps the users; an embedded store has none
+	// and answers 59).
+	m("getUsers", func(c goja.FunctionCall) goja.Value {
+		return s.toJS(s.command(name, withOptions(bson.D{{Key: "usersInfo", Value: 1}}, c.Argument(0))))
+	})
+	withWriteConcern := func(cmd bson.D, wc goja.Value) bson.D {
+		if wc != nil && !goja.IsUndefined(wc) && !goja.IsNull(wc) {
+			d, err := s.toBSONDoc(wc, "writeConcern")
+			s.check(err)
+			cmd = append(cmd, bson.E{Key: "writeConcern", Value: d})
+		}
+		return cmd
+	}
+	// userCommand is createUser or updateUser from a user document: its
+	// fields as they are but user (the command's value) and
+	// passwordDigestor, which says who digests the password.
+	userCommand := func(cmdName, user string, doc bson.D, wc goja.Value) bson.D {
+		cmd := bson.D{{Key: cmdName, Value: user}}
+		digestor, pwd := "", ""
+		for _, e := range doc {
+			switch e.Key {
+			case "user":
+			case "passwordDigestor":
+				digestor, _ = e.Value.(string)
+				if digestor != "server" && digestor != "client" {
+					panic(s.invalidInput(fmt.Sprintf("Invalid field: passwordDigestor must be 'client' or 'server', got %v", e.Value)))
+				}
+			default:
+				if e.Key == "pwd" {
+					pwd, _ = e.Value.(string)
+				}
+				cmd = append(cmd, e)
+			}
+		}
+		cmd = withWriteConcern(cmd, wc)
+		switch digestor {
+		case "server":
+			cmd = append(cmd, bson.E{Key: "digestPassword", Value: true})
+		case "client":
+			// The legacy SCRAM-SHA-1 digest, made by the shell.
+			sum := md5.Sum([]byte(user + ":mongo:" + pwd))
+			for i, e := range cmd {
+				if e.Key == "pwd" {
+					cmd[i].Value = hex.EncodeToString(sum[:])
+				}
+			}
+			cmd = append(cmd, bson.E{Key: "digestPassword", Value: false})
+		}
+		return cmd
+	}
+	m("createUser", func(c goja.FunctionCall) goja.Value {
+		s.checkArg(c.Argument(0), "object", 0, "Database.createUser")
+		doc := s.docArg(c.Argument(0), "user")
+		for _, k := range []string{"user", "roles", "pwd"} {
+			if _, ok := document.Get(doc, k); !ok {
+				panic(s.invalidInput(fmt.Sprintf("Missing required property: %q", k)))
+			}
+		}
+		if _, ok := document.Get(doc, "createUser"); ok {
+			panic(s.invalidInput("Cannot set createUser field in helper method"))
+		}
+		u, _ := document.Get(doc, "user")
+		us, _ := u.(string)
+		return s.toJS(s.command(name, userCommand("createUser", us, doc, c.Argument(1))))
+	})
+	m("updateUser", func(c goja.FunctionCall) goja.Value {
+		s.checkArg(c.Argument(0), "string", 0, "Database.updateUser")
+		s.checkArg(c.Argument(1), "object", 1, "Database.updateUser")
+		doc := s.docArg(c.Argument(1), "update")
+		return s.toJS(s.command(name, userCommand("updateUser", c.Argument(0).String(), doc, c.Argument(2))))
+	})
+	m("changeUserPassword", func(c goja.FunctionCall) goja.Value {
+		s.checkArg(c.Argument(0), "string", 0, "Database.changeUserPassword")
+		s.checkArg(c.Argument(1), "string", 1, "Database.changeUserPassword")
+		cmd := bson.D{{Key: "updateUser", Value: c.Argument(0).String()}, {Key: "pwd", Value: c.Argument(1).String()}}
+		return s.toJS(s.command(name, withWriteConcern(cmd, c.Argument(2))))
+	})
+	m("dropUser", func(c goja.FunctionCall) goja.Value {
+		s.checkArg(c.Argument(0), "string", 0, "Database.dropUser")
+		return s.toJS(s.command(name, withWriteConcern(bson.D{{Key: "dropUser", Value: c.Argument(0).String()}}, c.Argument(1))))
+	})
+	m("dropAllUsers", func(c goja.FunctionCall) goja.Value {
+		return s.toJS(s.command(name, withWriteConcern(bson.D{{Key: "dropAllUsersFromDatabase", Value: 1}}, c.Argument(0))))
+	})
+	rolesCommand := func(cmdName, helper string) func(c goja.FunctionCall) goja.Value {
+		return func(c goja.FunctionCall) goja.Value {
+			s.checkArg(c.Argument(0), "string", 0, helper)
+			if goja.IsUndefined(c.Argument(1)) {
+				panic(s.mongoshError("MongoshInvalidInputError", "COMMON-10001", fmt.Sprintf("Missing required argument at position 1 (%s)", helper)))
+			}
+			roles, err := s.toBSON(c.Argument(1), 0)
+			s.check(err)
+			cmd := bson.D{{Key: cmdName, Value: c.Argument(0).String()}, {Key: "roles", Value: roles}}
+			return s.toJS(s.command(name, withWriteConcern(cmd, c.Argument(2))))
+		}
+	}
+	m("grantRolesToUser", rolesCommand("grantRolesToUser", "Database.grantRolesToUser"))
+	m("revokeRolesFromUser", rolesCommand("revokeRolesFromUser", "Database.revokeRolesFromUser"))
 	m("fsyncLock", func(goja.FunctionCall) goja.Value {
 		return s.toJS(s.command("admin", bson.D{{Key: "fsync", Value: 1}, {Key: "lock", Value: true}}))
 	})
