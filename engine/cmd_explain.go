@@ -107,6 +107,92 @@ func cmdExplain(ctx context.Context, db *DB, dbName string, cmd bson.D) (bson.D,
 			st = &q.sc.stats
 		}
 		winning = bson.D{{Key: "stage", Value: "COUNT"}, {Key: "inputStage", Value: stageTree(p, st, true)}}
+	case "distinct":
+		// The plan that reads the documents, under the projection of the
+		// key that distinct takes of each (mongod's PROJECTION_SIMPLE
+		// when no index gives the values).
+		key, ok := get(inner, "key")
+		ks, isStr := key.(string)
+		if !ok || !isStr {
+			return nil, document.Errorf(document.CodeTypeMismatch, "BSON field 'distinct.key' is missing or is not a string")
+		}
+		var filter bson.D
+		if v, ok := get(inner, "query"); ok && v != nil {
+			if filter, err = toDoc("distinct.query", v); err != nil {
+				return nil, err
+			}
+		}
+		var coll bson.D
+		if v, ok := get(inner, "collation"); ok {
+			if coll, err = collationOption("distinct", v); err != nil {
+				return nil, err
+			}
+		}
+		_, p, q, err := db.findPlan(dbName, name, filter, FindOptions{Collation: coll})
+		if err != nil {
+			return nil, err
+		}
+		if p == nil {
+			winning = bson.D{{Key: "stage", Value: "EOF"}}
+			break
+		}
+		p.filterRaw = filter
+		if execute {
+			for !q.done {
+				if _, err := q.nextBatch(ctx, 4096); err != nil {
+					return nil, err
+				}
+			}
+			st = &q.sc.stats
+		}
+		transform := bson.D{{Key: ks, Value: int32(1)}}
+		if ks != "_id" {
+			transform = append(transform, bson.E{Key: "_id", Value: int32(0)})
+		}
+		winning = bson.D{{Key: "stage", Value: "PROJECTION_SIMPLE"}, {Key: "transformBy", Value: transform}, {Key: "inputStage", Value: stageTree(p, st, true)}}
+	case "update", "findAndModify":
+		// An update statement, or findAndModify's one document: the plan
+		// that finds the documents, under UPDATE or DELETE; executed, it
+		// counts the documents matched and those the update would change,
+		// and writes nothing.
+		ex, err := db.explainWrite(dbName, name, inner)
+		if err != nil {
+			return nil, err
+		}
+		if ex.p == nil {
+			winning = bson.D{{Key: "stage", Value: "EOF"}}
+			break
+		}
+		p = ex.p
+		if execute {
+			if st, err = ex.run(ctx, db); err != nil {
+				return nil, err
+			}
+		}
+		winning = bson.D{{Key: "stage", Value: ex.stage}}
+		if st != nil {
+			winning = append(winning, bson.E{Key: "nReturned", Value: int32(0)}, bson.E{Key: "isEOF", Value: int32(1)})
+			if ex.stage == "UPDATE" {
+				winning = append(winning, bson.E{Key: "nMatched", Value: int32OrLong(ex.matched)},
+					bson.E{Key: "nWouldModify", Value: int32OrLong(ex.modified)}, bson.E{Key: "nWouldUpsert", Value: int32OrLong(ex.upserted)})
+			} else {
+				winning = append(winning, bson.E{Key: "nWouldDelete", Value: int32OrLong(ex.matched)})
+			}
+		}
+		input := stageTree(ex.p, st, true)
+		if ex.limit > 0 && !ex.p.sortByIndex && ex.p.sort != nil && len(ex.p.sort.Keys()) > 0 {
+			// A sort that keeps one document: mongod's SORT with its limit.
+			for i, e := range input {
+				if e.Key == "sortPattern" {
+					input = append(input[:i+1:i+1], append(bson.D{{Key: "limitAmount", Value: int32OrLong(ex.limit)}}, input[i+1:]...)...)
+					break
+				}
+			}
+		}
+		winning = append(winning, bson.E{Key: "inputStage", Value: input})
+		if st != nil {
+			st = &execStats{keysExamined: st.keysExamined, docsExamined: st.docsExamined}
+		}
 	case "delete":
 		stmts, err := statements(inner, "deletes")
 		if err != nil {

@@ -1,0 +1,122 @@
+package engine
+
+import (
+	"context"
+
+	"github.com/ttlkv/ttlkv/document"
+	"github.com/ttlkv/ttlkv/engine/query"
+	"go.mongodb.org/mongo-driver/v2/bson"
+)
+
+// writeExplain is an explained update statement or findAndModify: the
+// plan that finds its documents and, once run, what it would do.
+type writeExplain struct {
+	p      *plan
+	q      *queryExec
+	stage  string        // UPDATE or DELETE
+	u      *query.Update // nil for a delete
+	upsert bool
+	limit  int64 // 1 when the write changes one document at most
+
+	matched, modified, upserted int64
+}
+
+// explainWrite plans the update statement of an explained update
+// command (which must hold exactly one) or findAndModify, as the
+// command would find its documents: findAndModify one, by its sort, an
+// update with multi false one.
+func (db *DB) explainWrite(dbName, name string, inner bson.D) (*writeExplain, error) {
+	var s UpdateSpec
+	var sortD bson.D
+	ex := &writeExplain{stage: "UPDATE"}
+	limit := int64(0)
+	if inner[0].Key == "update" {
+		stmts, err := statements(inner, "updates")
+		if err != nil {
+			return nil, err
+		}
+		if len(stmts) != 1 {
+			return nil, document.Errorf(document.CodeInvalidOptions, "explained write batches must be of size 1")
+		}
+		if s, err = parseUpdateStmt(stmts[0]); err != nil {
+			return nil, err
+		}
+		if !s.Multi {
+			limit = 1
+		}
+	} else {
+		limit = 1
+		remove := false
+		for _, e := range inner[1:] {
+			var err error
+			switch e.Key {
+			case "query":
+				s.Filter, err = toDoc("findAndModify.query", e.Value)
+			case "sort":
+				sortD, err = toDoc("findAndModify.sort", e.Value)
+			case "update":
+				var ok bool
+				if s.Update, s.Pipeline, ok = updateArg(e.Value); !ok {
+					err = document.Errorf(document.CodeFailedToParse, "Update argument must be either an object or an array")
+				}
+			case "remove":
+				remove, _ = asBool(e.Value)
+			case "upsert":
+				s.Upsert, _ = asBool(e.Value)
+			case "collation":
+				s.Collation, err = collationOption("findAndModify", e.Value)
+			}
+			if err != nil {
+				return nil, err
+			}
+		}
+		if remove == (s.Update != nil || s.Pipeline != nil) {
+			return nil, document.Errorf(document.CodeFailedToParse, "Either an update or remove=true must be specified")
+		}
+		if remove {
+			ex.stage = "DELETE"
+		}
+	}
+	if ex.stage == "UPDATE" {
+		u, err := parseUpdateSpec(s)
+		if err != nil {
+			return nil, err
+		}
+		ex.u, ex.upsert = u, s.Upsert
+	}
+	_, p, q, err := db.findPlan(dbName, name, s.Filter, FindOptions{Sort: sortD, Limit: limit, Hint: s.Hint, Collation: s.Collation})
+	if err != nil {
+		return nil, err
+	}
+	if p != nil {
+		p.filterRaw, p.sortDoc = s.Filter, sortD
+	}
+	ex.p, ex.q, ex.limit = p, q, limit
+	return ex, nil
+}
+
+// run reads the documents the write would change, counts them and, for
+// an update, those it would modify, and returns the scan's statistics.
+func (ex *writeExplain) run(ctx context.Context, db *DB) (*execStats, error) {
+	now := db.opts.Clock()
+	for !ex.q.done {
+		docs, err := ex.q.nextBatch(ctx, 4096)
+		if err != nil {
+			return nil, err
+		}
+		for _, d := range docs {
+			ex.matched++
+			if ex.u == nil {
+				continue
+			}
+			nd, err := ex.u.Apply(document.CloneDoc(d), query.UpdateOptions{Now: now})
+			if err == nil && !document.Equal(nd, d) {
+				ex.modified++
+			}
+		}
+	}
+	if ex.u != nil && ex.upsert && ex.matched == 0 {
+		ex.upserted = 1
+	}
+	return &ex.q.sc.stats, nil
+}
