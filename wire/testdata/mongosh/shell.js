@@ -295,3 +295,18 @@ for (const bad of [undefined, {}, { query: {} }, { query: {}, fields: {}, projec
 }
 print(d9.f.find().sort({ _id: 1 }).toArray(), d9.f.exists().name, d9.f.exists().type, d9.nosuch.exists());
 print(d9.f.getIndices().map((i) => i.name), d9.f.getMongo() === db.getMongo());
+// The Mongo object's helpers, and explain() of distinct and the findAndModify family.
+const mo = db.getMongo();
+print(mo.getCollection("shellcheck9.f").getFullName(), mo.convertShardKeyToHashed("x"));
+for (const f of [() => mo.getCollection("nodot"), () => mo.getCollection(), () => mo.isCausalConsistency(), () => mo.setCausalConsistency(true), () => mo.setReadPref("bogus"), () => mo.setWriteConcern(true), () => mo.setWriteConcern({ w: 1 }, 5)]) {
+  try { print(f()) } catch (e) { print(e.name, e.message) }
+}
+print(mo.getReadPrefMode(), mo.getReadPrefTagSet(), mo.getReadConcern(), mo.getWriteConcern());
+mo.setReadConcern("majority"); mo.setReadPref("primaryPreferred");
+print(mo.getReadConcern(), mo.getReadPrefMode(), mo.getDBs().ok, typeof mo.getDBs().databases);
+const cx = db.getSiblingDB("shellcheck9").f.explain("queryPlanner");
+print(cx.getVerbosity(), cx.getCollection().getFullName());
+cx.setVerbosity("executionStats");
+print(cx.getVerbosity(), Object.keys(cx.distinct("a", { a: 1 })).includes("queryPlanner"));
+print(cx.findOneAndUpdate({ _id: 2 }, { $set: { z: 1 } }).queryPlanner.winningPlan.stage, cx.findAndModify({ query: { _id: 2 }, remove: true }).ok);
+print(db.getSiblingDB("shellcheck9").f.find({ _id: 2 }).toArray());

@@ -27,6 +27,12 @@ var watchOptions = map[string]bool{"batchSize": true, "maxAwaitTimeMS": true, "c
 // watch opens a change stream on db.coll (coll "": the database) with
 // a pipeline and mongosh's watch options, and returns its cursor object.
 func (s *Shell) watch(db, coll string, pipelineArg, optsArg goja.Value) goja.Value {
+	return s.watchWith(db, coll, pipelineArg, optsArg, nil)
+}
+
+// watchWith is watch with stage's fields first in the $changeStream
+// stage (Mongo.watch's allChangesForCluster).
+func (s *Shell) watchWith(db, coll string, pipelineArg, optsArg goja.Value, stage bson.D) goja.Value {
 	var pipeline bson.A
 	if !goja.IsUndefined(pipelineArg) && !goja.IsNull(pipelineArg) {
 		p, err := s.toBSON(pipelineArg, 0)
@@ -37,7 +43,7 @@ func (s *Shell) watch(db, coll string, pipelineArg, optsArg goja.Value) goja.Val
 		}
 	}
 	opts := s.optDoc(optsArg, "options")
-	stage := bson.D{}
+	stage = append(bson.D{}, stage...)
 	cs := &changeStream{s: s, db: db, coll: coll, maxAwait: 1000}
 	cursor := bson.D{}
 	for _, e := range opts {

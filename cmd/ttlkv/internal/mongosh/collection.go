@@ -18,6 +18,10 @@ type collObject struct {
 	db      string
 	name    string
 	methods map[string]goja.Value
+	// explainWith, while set, is given the findAndModify command that
+	// findAndModify and the findOneAnd* methods would run, and its
+	// result is theirs: how explain() explains them.
+	explainWith func(bson.D) goja.Value
 }
 
 func (c *collObject) Get(key string) goja.Value {
@@ -483,6 +487,9 @@ func (s *Shell) collection(db, name string) *goja.Object {
 				cmd = append(cmd, e)
 			}
 		}
+		if co.explainWith != nil {
+			return co.explainWith(cmd)
+		}
 		r := s.command(db, cmd)
 		if v, ok := document.Get(opts, "includeResultMetadata"); ok && truthy(v) {
 			return s.toJS(r)
@@ -827,6 +834,33 @@ func (s *Shell) explainable(db, name, verb string, co *collObject) goja.Value {
 	o := rt.NewObject()
 	explain := func(cmd bson.D) goja.Value {
 		return s.toJS(s.command(db, bson.D{{Key: "explain", Value: cmd}, {Key: "verbosity", Value: verb}}))
+	}
+	_ = o.Set("getVerbosity", func(goja.FunctionCall) goja.Value { return rt.ToValue(verb) })
+	_ = o.Set("setVerbosity", func(c goja.FunctionCall) goja.Value {
+		verb = verbosity(s, c.Argument(0))
+		return goja.Undefined()
+	})
+	_ = o.Set("getCollection", func(goja.FunctionCall) goja.Value { return s.collection(db, name) })
+	_ = o.Set("distinct", func(c goja.FunctionCall) goja.Value {
+		cmd := bson.D{{Key: "distinct", Value: name}, {Key: "key", Value: c.Argument(0).String()}}
+		if q := s.optDoc(c.Argument(1), "query"); q != nil {
+			cmd = append(cmd, bson.E{Key: "query", Value: q})
+		}
+		return explain(append(cmd, s.optDoc(c.Argument(2), "options")...))
+	})
+	// The findAndModify family: the collection's own methods, which
+	// check their arguments as they do, hand their command to explain.
+	for _, n := range []string{"findAndModify", "findOneAndDelete", "findOneAndReplace", "findOneAndUpdate"} {
+		_ = o.Set(n, func(c goja.FunctionCall) goja.Value {
+			f, _ := goja.AssertFunction(co.methods[n])
+			co.explainWith = explain
+			defer func() { co.explainWith = nil }()
+			v, err := f(goja.Undefined(), c.Arguments...)
+			if err != nil {
+				panic(err)
+			}
+			return v
+		})
 	}
 	_ = o.Set("find", func(c goja.FunctionCall) goja.Value {
 		f, _ := goja.AssertFunction(co.methods["find"])
