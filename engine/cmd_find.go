@@ -60,7 +60,9 @@ func parseFindOptions(cmd bson.D) (bson.D, FindOptions, error) {
 		case "let":
 			o.Let, err = letValue("find", e.Value)
 		case "maxTimeMS", "comment", "readConcern", "lsid", "$db", "noCursorTimeout", "allowPartialResults",
-			"returnKey", "showRecordId", "min", "max", "readPreference", "$readPreference":
+			"returnKey", "showRecordId", "min", "max", "readPreference", "$readPreference",
+			"oplogReplay": // deprecated; mongod 4.4 and later take it and ignore it
+
 		case "allowDiskUse":
 			switch v := e.Value.(type) {
 			case bool:
