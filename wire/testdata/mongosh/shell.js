@@ -310,3 +310,11 @@ cx.setVerbosity("executionStats");
 print(cx.getVerbosity(), Object.keys(cx.distinct("a", { a: 1 })).includes("queryPlanner"));
 print(cx.findOneAndUpdate({ _id: 2 }, { $set: { z: 1 } }).queryPlanner.winningPlan.stage, cx.findAndModify({ query: { _id: 2 }, remove: true }).ok);
 print(db.getSiblingDB("shellcheck9").f.find({ _id: 2 }).toArray());
+// Cursor options of mongosh's that a standalone takes as they are, and its refusals.
+const dc = db.getSiblingDB("shellcheck10");
+dc.dropDatabase();
+dc.c.insertMany([{ _id: 1 }, { _id: 2 }]);
+print(dc.c.find().allowPartialResults().oplogReplay().readConcern("local").maxAwaitTimeMS(10).sort({ _id: 1 }).toArray());
+for (const f of [() => dc.c.find().maxScan(5), () => dc.c.find().toJSON(), () => JSON.stringify(dc.c.find())]) {
+  try { print(f()) } catch (e) { print(e.name, e.message) }
+}

@@ -31,6 +31,10 @@ type cursor struct {
 	// sess is the session the cursor was made through, if any: its
 	// commands are the session's.
 	sess *session
+	// maxAwait is maxAwaitTimeMS: how long a tailable awaitData
+	// cursor's getMore waits for a document (its maxTimeMS); nil: the
+	// server's default.
+	maxAwait any
 }
 
 // inSession makes the cursor's session current until the returned
@@ -104,6 +108,9 @@ func (c *cursor) fill() bool {
 		cmd := bson.D{{Key: "getMore", Value: c.id}, {Key: "collection", Value: c.coll}}
 		if bs, ok := c.opt("batchSize"); ok {
 			cmd = append(cmd, bson.E{Key: "batchSize", Value: bs})
+		}
+		if c.maxAwait != nil {
+			cmd = append(cmd, bson.E{Key: "maxTimeMS", Value: c.maxAwait})
 		}
 		r := s.command(c.db, cmd)
 		cur, _ := document.Get(r, "cursor")
@@ -241,6 +248,25 @@ func (s *Shell) newCursor(db, coll string, filter bson.D, opts bson.D) *goja.Obj
 	boolOpt("noCursorTimeout")
 	m("pretty", self)
 	m("readPref", self)
+	m("oplogReplay", self) // a flag only a replica set's oplog reads
+	m("allowPartialResults", func(goja.FunctionCall) goja.Value {
+		c.set("allowPartialResults", true) // a standalone has no shards to miss
+		return o
+	})
+	m("readConcern", func(a goja.FunctionCall) goja.Value {
+		c.set("readConcern", bson.D{{Key: "level", Value: a.Argument(0).String()}})
+		return o
+	})
+	m("maxAwaitTimeMS", func(a goja.FunctionCall) goja.Value {
+		c.maxAwait = numberToBSON(float64(a.Argument(0).ToInteger()))
+		return o
+	})
+	m("maxScan", func(goja.FunctionCall) goja.Value {
+		panic(s.mongoshError("MongoshDeprecatedError", "COMMON-10003", "`maxScan()` was removed because it was deprecated in MongoDB 4.0"))
+	})
+	m("toJSON", func(goja.FunctionCall) goja.Value {
+		panic(s.invalidInput("Cannot serialize a cursor to JSON. Did you mean to call .toArray() first?"))
+	})
 	m("tailable", func(a goja.FunctionCall) goja.Value {
 		arg := a.Argument(0)
 		on, await := true, false
