@@ -231,7 +231,7 @@ func makePlan(c *coll, m *catalog.Coll, filter *query.Filter, sort *query.Sort, 
 				score = 4
 			}
 		}
-		if same && sort != nil && sortMatches(sort, ix) >= 0 {
+		if same && sort != nil && sortMatchesAfter(sort, ix, pointPrefix(fieldBounds(ix, filter, sort))) >= 0 {
 			score++
 		}
 		if score > bestScore {
@@ -340,12 +340,26 @@ func hashedIntervals(ivs query.Intervals) (out query.Intervals, ok bool) {
 
 // sortMatches returns 0 if scanning ix forwards gives sort's order, 1
 // if backwards, -1 if neither.
-func sortMatches(s *query.Sort, ix *catalog.Index) int {
+func sortMatches(s *query.Sort, ix *catalog.Index) int { return sortMatchesAfter(s, ix, 0) }
+
+// sortMatchesAfter is sortMatches for a scan whose first fixed fields
+// hold one value each (an equality on each): the sort may name the
+// fields after them, or start from the first.
+func sortMatchesAfter(s *query.Sort, ix *catalog.Index, fixed int) int {
+	if r := sortMatchesFrom(s, ix, 0); r >= 0 || fixed == 0 {
+		return r
+	}
+	return sortMatchesFrom(s, ix, fixed)
+}
+
+// sortMatchesFrom is sortMatches against the fields of ix from the
+// from-th on.
+func sortMatchesFrom(s *query.Sort, ix *catalog.Index, from int) int {
 	keys := s.Keys()
-	if len(keys) == 0 || len(keys) > len(ix.Key) || ix.Multikey {
+	if len(keys) == 0 || from+len(keys) > len(ix.Key) || ix.Multikey {
 		return -1
 	}
-	fields := indexkey.Fields(ix.Key)
+	fields := indexkey.Fields(ix.Key)[from:]
 	fwd, bwd := true, true
 	for i, k := range keys {
 		if k.Path != fields[i].Path || fields[i].Hashed {
@@ -374,30 +388,127 @@ func (p *plan) useIndex(ix *catalog.Index) {
 		return
 	}
 	fields := indexkey.Fields(ix.Key)
-	ivs, ok := p.filter.Bounds(fields[0].Path, !ix.Multikey)
-	same := sameCollation(ix, p.filter, p.sort)
-	if !indexBoundsUsable(ix, p.filter, p.sort, ivs, ok) {
-		// A hinted index of another collation whose bounds hold
-		// strings: its keys are not the query's, so scan all of it and
-		// let the filter decide.
-		ok = false
+	ivs, bounded := fieldBounds(ix, p.filter, p.sort)
+	p.ranges = compoundRanges(prefix, fields, ivs, bounded)
+	p.boundsDesc = bson.D{}
+	for i, f := range fields {
+		p.boundsDesc = append(p.boundsDesc, bson.E{Key: f.Path, Value: describeIntervals(ivs[i])})
 	}
-	if ok && fields[0].Hashed {
-		ivs, ok = hashedIntervals(ivs)
-	}
-	if !ok {
-		ivs = query.Intervals{{Lo: query.Bound{Value: bson.MinKey{}, Inclusive: true}, Hi: query.Bound{Value: bson.MaxKey{}, Inclusive: true}}}
-	}
-	p.ranges = rangesFor(prefix, ivs, fields[0].Desc)
-	p.boundsDesc = bson.D{{Key: fields[0].Path, Value: describeIntervals(ivs)}}
-	if p.sort != nil && same {
-		switch sortMatches(p.sort, ix) {
+	if p.sort != nil && sameCollation(ix, p.filter, p.sort) {
+		switch sortMatchesAfter(p.sort, ix, pointPrefix(ivs, bounded)) {
 		case 0:
 			p.sortByIndex = true
 		case 1:
 			p.sortByIndex, p.reverse = true, true
 		}
 	}
+}
+
+// allValues is the interval of every key value, [MinKey, MaxKey].
+var allValues = query.Intervals{{Lo: query.Bound{Value: bson.MinKey{}, Inclusive: true}, Hi: query.Bound{Value: bson.MaxKey{}, Inclusive: true}}}
+
+// fieldBounds returns the intervals filter puts on each field of ix,
+// in key-value terms (a hashed field's hashes), and whether the index
+// may use them: a field the filter does not bound, whose bounds a
+// collation other than the index's changes, or a hashed field that is
+// not an equality, is [MinKey, MaxKey] and unbounded. A multikey index
+// uses the bounds of its first field only: without knowing which paths
+// hold the arrays, bounds on two of its fields could exclude a document
+// whose array elements meet them separately.
+func fieldBounds(ix *catalog.Index, filter *query.Filter, sort *query.Sort) ([]query.Intervals, []bool) {
+	fields := indexkey.Fields(ix.Key)
+	ivs := make([]query.Intervals, len(fields))
+	bounded := make([]bool, len(fields))
+	for i, f := range fields {
+		ivs[i] = allValues
+		if i > 0 && ix.Multikey {
+			continue
+		}
+		iv, ok := filter.Bounds(f.Path, !ix.Multikey)
+		if !ok || !indexBoundsUsable(ix, filter, sort, iv, ok) {
+			continue
+		}
+		if f.Hashed {
+			if iv, ok = hashedIntervals(iv); !ok {
+				continue
+			}
+		}
+		ivs[i], bounded[i] = iv, true
+	}
+	return ivs, bounded
+}
+
+// maxPointPrefixes bounds how many key prefixes equalities on leading
+// fields expand to ($in x $in ...); past it, the field's intervals bound
+// a range under the prefixes so far instead.
+const maxPointPrefixes = 4096
+
+// compoundRanges converts per-field intervals to sorted byte ranges of
+// keys under prefix: each leading field whose intervals are all points
+// extends the key prefixes (one a combination of points), and the first
+// other field bounds a range under each prefix. A field's bounds after
+// that one do not narrow the ranges: the filter, run on each document,
+// still holds them.
+func compoundRanges(prefix []byte, fields []indexkey.Field, ivs []query.Intervals, bounded []bool) []keyRange {
+	prefixes := [][]byte{prefix}
+	for i, f := range fields {
+		if !bounded[i] {
+			break
+		}
+		if i < len(fields)-1 && allPoints(ivs[i]) && len(prefixes)*len(ivs[i]) <= maxPointPrefixes {
+			next := make([][]byte, 0, len(prefixes)*len(ivs[i]))
+			for _, pre := range prefixes {
+				for _, iv := range ivs[i] {
+					next = append(next, lsm.AppendKey(append([]byte(nil), pre...), iv.Lo.Value, f.Desc))
+				}
+			}
+			slices.SortFunc(next, bytes.Compare)
+			prefixes = next
+			continue
+		}
+		var out []keyRange
+		for _, pre := range prefixes {
+			out = append(out, rangesFor(pre, ivs[i], f.Desc)...)
+		}
+		return out
+	}
+	out := make([]keyRange, 0, len(prefixes))
+	for _, pre := range prefixes {
+		out = append(out, keyRange{pre, lsm.PrefixEnd(pre)})
+	}
+	return out
+}
+
+// allPoints reports whether every interval is a single value.
+func allPoints(ivs query.Intervals) bool {
+	for _, iv := range ivs {
+		if !isPoint(iv) {
+			return false
+		}
+	}
+	return len(ivs) > 0
+}
+
+func isPoint(iv query.Interval) bool {
+	switch iv.Lo.Value.(type) {
+	case query.TypeBracket, bson.MinKey, bson.MaxKey:
+		return false
+	}
+	return iv.Lo.Inclusive && iv.Hi.Inclusive && query.CompareBound(iv.Lo.Value, iv.Hi.Value) == 0
+}
+
+// pointPrefix returns how many leading fields the bounds fix to one
+// value each: scanning the index under them gives the next fields'
+// order.
+func pointPrefix(ivs []query.Intervals, bounded []bool) int {
+	n := 0
+	for i := range ivs {
+		if !bounded[i] || len(ivs[i]) != 1 || !isPoint(ivs[i][0]) {
+			break
+		}
+		n++
+	}
+	return n
 }
 
 func describeIntervals(ivs query.Intervals) bson.A {
