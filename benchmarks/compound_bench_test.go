@@ -1,0 +1,98 @@
+package benchmarks
+
+import (
+	"context"
+	"sort"
+	"testing"
+	"time"
+
+	"github.com/ttlkv/ttlkv/engine"
+	"go.mongodb.org/mongo-driver/v2/bson"
+)
+
+// compoundN is how many documents the compound-index benchmark holds:
+// compoundTenants tenants, one document a second each.
+var compoundN = envInt("TTLKV_BENCH_COMPOUND_N", 200_000)
+
+const compoundTenants = 200
+
+// BenchmarkCompoundRange times the query a TTL store's readers make most,
+// one tenant's recent documents ({tenant: t, at: {$gte: since}}) over an
+// index on {tenant: 1, at: 1}, against fetching the same documents by
+// _id with $in, interleaved in one run (medians of rounds; x-by-id is
+// the first over the second, 1 being as fast as reading those documents
+// straight from the _id index). A planner that bounds only the index's
+// first field reads all of the tenant's documents; one that bounds both
+// reads the ones returned.
+func BenchmarkCompoundRange(b *testing.B) {
+	ctx := context.Background()
+	db, err := engine.Open(b.TempDir(), engine.Options{DisableTTLMonitor: true})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer db.Close()
+	c := db.Database("bench").Collection("events")
+	base := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	pad := make([]byte, 100)
+	for i := range pad {
+		pad[i] = 'p'
+	}
+	docs := make([]any, 0, 1000)
+	for i := range compoundN {
+		docs = append(docs, bson.D{{Key: "_id", Value: int64(i)}, {Key: "tenant", Value: int32(i % compoundTenants)},
+			{Key: "at", Value: bson.NewDateTimeFromTime(base.Add(time.Duration(i) * time.Second))}, {Key: "pad", Value: string(pad)}})
+		if len(docs) == cap(docs) || i == compoundN-1 {
+			if _, err := c.InsertMany(ctx, docs, true); err != nil {
+				b.Fatal(err)
+			}
+			docs = docs[:0]
+		}
+	}
+	if _, err := c.CreateIndex(ctx, engine.IndexModel{Keys: bson.D{{Key: "tenant", Value: 1}, {Key: "at", Value: 1}}}); err != nil {
+		b.Fatal(err)
+	}
+	// Tenant 7's last 25 documents.
+	const want = 25
+	since := base.Add(time.Duration(compoundN-want*compoundTenants) * time.Second)
+	var idList bson.A
+	for i := compoundN - want*compoundTenants; i < compoundN; i++ {
+		if i%compoundTenants == 7 {
+			idList = append(idList, int64(i))
+		}
+	}
+	run := func(filter bson.D) time.Duration {
+		start := time.Now()
+		for range 20 {
+			cur, err := c.Find(ctx, filter)
+			if err != nil {
+				b.Fatal(err)
+			}
+			n := 0
+			for cur.Next(ctx) {
+				n++
+			}
+			cur.Close(ctx)
+			if n != want {
+				b.Fatalf("%v: %d documents, want %d", filter, n, want)
+			}
+		}
+		return time.Since(start) / 20
+	}
+	ranged := bson.D{{Key: "tenant", Value: int32(7)}, {Key: "at", Value: bson.D{{Key: "$gte", Value: bson.NewDateTimeFromTime(since)}}}}
+	byID := bson.D{{Key: "_id", Value: bson.D{{Key: "$in", Value: idList}}}}
+	for it := 0; it < b.N; it++ {
+		var rs, is []time.Duration
+		for range 5 {
+			rs = append(rs, run(ranged))
+			is = append(is, run(byID))
+		}
+		med := func(d []time.Duration) time.Duration {
+			sort.Slice(d, func(i, j int) bool { return d[i] < d[j] })
+			return d[len(d)/2]
+		}
+		r, i := med(rs), med(is)
+		b.ReportMetric(float64(r.Microseconds()), "ranged-us")
+		b.ReportMetric(float64(i.Microseconds()), "by-id-us")
+		b.ReportMetric(float64(r)/float64(i), "x-by-id")
+	}
+}
