@@ -132,6 +132,12 @@ func TestCompoundBoundsExplain(t *testing.T) {
 	if k := field(r, "executionStats.totalKeysExamined"); k != int32(2) {
 		t.Errorf("keys examined %v, want 2 (the range under t: a)", k)
 	}
+	// Bounds on a field after a range skip the keys out of them without
+	// fetching their documents.
+	r = mustRun(t, db, "test", `{"explain": {"find": "x", "filter": {"t": {"$gte": "a"}, "at": 2}}, "verbosity": "executionStats"}`)
+	if k, d := field(r, "executionStats.totalKeysExamined"), field(r, "executionStats.totalDocsExamined"); k != int32(4) || d != int32(2) {
+		t.Errorf("t >= a, at 2: %v keys and %v documents examined, want 4 and 2", k, d)
+	}
 	stages, ix, _ := explainPlan(t, db, "test", `{"find": "x", "filter": {"t": "a"}, "sort": {"at": -1}}`)
 	if ix != "t_at" || slices.Contains(stages, "SORT") {
 		t.Errorf("t: a sorted by at: %v on %q, want the index's order", stages, ix)

@@ -157,7 +157,15 @@ func (s *scanner) nextRecords(ctx context.Context, n int) ([]record, error) {
 						rec.rid, rec.id, rec.raw = rid, bytes.Clone(id), v
 					} else {
 						s.stats.keysExamined++
-						_, rid, _ := lsm.SplitIndexKey(k)
+						ks, rid, _ := lsm.SplitIndexKey(k)
+						if s.p.keyChecks != nil && !s.p.keyInBounds(ks) {
+							// Out of a later field's bounds: not fetched.
+							if examined >= scanChunkKeys {
+								exhausted = false // resume in a new transaction
+								break
+							}
+							continue
+						}
 						if s.seen != nil {
 							if _, dup := s.seen[rid]; dup {
 								continue

@@ -32,6 +32,11 @@ type plan struct {
 	boundsDesc  bson.D         // indexBounds for explain
 	keyPattern  bson.D         // keyPattern for explain; nil: ix.Key
 	wcPath      string         // the path a wildcard index ix is scanned for
+	// keyChecks are the bounds of fields the ranges do not enforce
+	// (after the first field a range bounds): an index entry whose key
+	// is out of them is skipped without fetching its document.
+	keyChecks []fieldCheck
+	fieldDesc []bool // each index field's direction, to read its keys
 	filterRaw   bson.D         // the filter as given, for explain
 	sortDoc     bson.D         // the sort as given, for explain
 	ts          *tsPlan        // non-nil: a read of a time-series collection
@@ -389,7 +394,19 @@ func (p *plan) useIndex(ix *catalog.Index) {
 	}
 	fields := indexkey.Fields(ix.Key)
 	ivs, bounded := fieldBounds(ix, p.filter, p.sort)
-	p.ranges = compoundRanges(prefix, fields, ivs, bounded)
+	var enforced int
+	p.ranges, enforced = compoundRanges(prefix, fields, ivs, bounded)
+	p.fieldDesc = make([]bool, len(fields))
+	for i, f := range fields {
+		p.fieldDesc[i] = f.Desc
+		if i >= enforced && bounded[i] {
+			ck := fieldCheck{field: i}
+			for _, iv := range ivs[i] {
+				ck.ranges = append(ck.ranges, intervalRange(nil, iv, f.Desc))
+			}
+			p.keyChecks = append(p.keyChecks, ck)
+		}
+	}
 	p.boundsDesc = bson.D{}
 	for i, f := range fields {
 		p.boundsDesc = append(p.boundsDesc, bson.E{Key: f.Path, Value: describeIntervals(ivs[i])})
@@ -449,12 +466,13 @@ const maxPointPrefixes = 4096
 // other field bounds a range under each prefix. A field's bounds after
 // that one do not narrow the ranges: the filter, run on each document,
 // still holds them.
-func compoundRanges(prefix []byte, fields []indexkey.Field, ivs []query.Intervals, bounded []bool) []keyRange {
+func compoundRanges(prefix []byte, fields []indexkey.Field, ivs []query.Intervals, bounded []bool) (ranges []keyRange, enforced int) {
 	prefixes := [][]byte{prefix}
 	for i, f := range fields {
 		if !bounded[i] {
 			break
 		}
+		enforced = i + 1
 		if i < len(fields)-1 && allPoints(ivs[i]) && len(prefixes)*len(ivs[i]) <= maxPointPrefixes {
 			next := make([][]byte, 0, len(prefixes)*len(ivs[i]))
 			for _, pre := range prefixes {
@@ -470,13 +488,51 @@ func compoundRanges(prefix []byte, fields []indexkey.Field, ivs []query.Interval
 		for _, pre := range prefixes {
 			out = append(out, rangesFor(pre, ivs[i], f.Desc)...)
 		}
-		return out
+		return out, enforced
 	}
 	out := make([]keyRange, 0, len(prefixes))
 	for _, pre := range prefixes {
 		out = append(out, keyRange{pre, lsm.PrefixEnd(pre)})
 	}
-	return out
+	return out, enforced
+}
+
+// fieldCheck is the bounds of one index field, as ranges of the bytes
+// of its own key (hi nil: no upper end).
+type fieldCheck struct {
+	field  int
+	ranges []keyRange
+}
+
+// keyInBounds reports whether the keystring ks of an index entry (its
+// fields, without the record id) is within p's key checks; a key it
+// cannot read counts as within, so that the filter decides.
+func (p *plan) keyInBounds(ks []byte) bool {
+	last := p.keyChecks[len(p.keyChecks)-1].field
+	ci := 0
+	rest := ks
+	for i := 0; i <= last; i++ {
+		_, next, err := lsm.DecodeKey(rest, p.fieldDesc[i])
+		if err != nil {
+			return true
+		}
+		if ck := p.keyChecks[ci]; ck.field == i {
+			fb := rest[:len(rest)-len(next)]
+			in := false
+			for _, r := range ck.ranges {
+				if bytes.Compare(fb, r.lo) >= 0 && (r.hi == nil || bytes.Compare(fb, r.hi) < 0) {
+					in = true
+					break
+				}
+			}
+			if !in {
+				return false
+			}
+			ci++
+		}
+		rest = next
+	}
+	return true
 }
 
 // allPoints reports whether every interval is a single value.
