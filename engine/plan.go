@@ -36,10 +36,10 @@ type plan struct {
 	// (after the first field a range bounds): an index entry whose key
 	// is out of them is skipped without fetching its document.
 	keyChecks []fieldCheck
-	fieldDesc []bool // each index field's direction, to read its keys
-	filterRaw   bson.D         // the filter as given, for explain
-	sortDoc     bson.D         // the sort as given, for explain
-	ts          *tsPlan        // non-nil: a read of a time-series collection
+	fieldDesc []bool  // each index field's direction, to read its keys
+	filterRaw bson.D  // the filter as given, for explain
+	sortDoc   bson.D  // the sort as given, for explain
+	ts        *tsPlan // non-nil: a read of a time-series collection
 }
 
 // classPrefix returns the bytes every ascending key of like's BSON
