@@ -138,6 +138,15 @@ func TestCompoundBoundsExplain(t *testing.T) {
 	if k, d := field(r, "executionStats.totalKeysExamined"), field(r, "executionStats.totalDocsExamined"); k != int32(4) || d != int32(2) {
 		t.Errorf("t >= a, at 2: %v keys and %v documents examined, want 4 and 2", k, d)
 	}
+	// Of two indexes an equality on t chooses alike, the planner takes
+	// the one whose ranges also enforce at.
+	mustRun(t, db, "test", `{"createIndexes": "x", "indexes": [{"key": {"t": 1}, "name": "t_1"}]}`)
+	mustRun(t, db, "test", `{"createIndexes": "y", "indexes": [{"key": {"t": 1}, "name": "t_1"}, {"key": {"t": 1, "at": 1}, "name": "t_at"}]}`)
+	for _, coll := range []string{"x", "y"} {
+		if _, ix, _ := explainPlan(t, db, "test", `{"find": "`+coll+`", "filter": {"t": "a", "at": {"$gt": 1}}}`); ix != "t_at" {
+			t.Errorf("%s: t and at bounded: planned on %q, want t_at", coll, ix)
+		}
+	}
 	stages, ix, _ := explainPlan(t, db, "test", `{"find": "x", "filter": {"t": "a"}, "sort": {"at": -1}}`)
 	if ix != "t_at" || slices.Contains(stages, "SORT") {
 		t.Errorf("t: a sorted by at: %v on %q, want the index's order", stages, ix)

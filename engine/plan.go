@@ -213,6 +213,7 @@ func makePlan(c *coll, m *catalog.Coll, filter *query.Filter, sort *query.Sort, 
 			if isEq {
 				score = 3
 			}
+			score = score*16 + 1 // its ranges enforce one field
 			if score > bestScore {
 				best, bestScore, bestPath = ix, score, path
 			}
@@ -236,9 +237,14 @@ func makePlan(c *coll, m *catalog.Coll, filter *query.Filter, sort *query.Sort, 
 				score = 4
 			}
 		}
-		if same && sort != nil && sortMatchesAfter(sort, ix, pointPrefix(fieldBounds(ix, filter, sort))) >= 0 {
+		fivs, fbounded := fieldBounds(ix, filter, sort)
+		if same && sort != nil && sortMatchesAfter(sort, ix, pointPrefix(fivs, fbounded)) >= 0 {
 			score++
 		}
+		// Between indexes of one score, the one whose ranges enforce
+		// more of the filter's fields reads fewer keys.
+		_, enforced := compoundRanges(nil, indexkey.Fields(ix.Key), fivs, fbounded)
+		score = score*16 + min(enforced, 15)
 		if score > bestScore {
 			best, bestScore, bestPath = ix, score, ""
 		}
