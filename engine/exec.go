@@ -59,6 +59,11 @@ type scanner struct {
 	skipDecode   bool
 	partialMatch bool
 	matchFields  []string
+	// subs are the scans of an index union's branches, read one after
+	// the other (si the current one), sharing seen so that a document is
+	// taken once.
+	subs []*scanner
+	si   int
 }
 
 // rangeIter returns the iterator options of the scan's current range,
@@ -92,6 +97,16 @@ func (s *scanner) nextRange() {
 
 func newScanner(p *plan) *scanner {
 	s := &scanner{p: p}
+	if p.or != nil {
+		seen := map[uint64]struct{}{}
+		for _, sp := range p.or {
+			sub := newScanner(sp)
+			sub.seen = seen
+			s.subs = append(s.subs, sub)
+			p.orStats = append(p.orStats, &sub.stats)
+		}
+		return s
+	}
 	if p.ix == nil {
 		pre := recPrefix(p.m)
 		s.ranges = []keyRange{{pre, lsm.PrefixEnd(pre)}}
@@ -116,7 +131,33 @@ func (s *scanner) next(ctx context.Context, n int) ([]record, error) {
 	if s.ts != nil {
 		return s.nextTS(ctx, n)
 	}
+	if s.subs != nil {
+		return s.nextUnion(ctx, n)
+	}
 	return kindOf(s.p.m).next(ctx, s, n)
+}
+
+// nextUnion is next over an index union: each branch's scan in turn,
+// with this scan's settings, its figures added to this scan's.
+func (s *scanner) nextUnion(ctx context.Context, n int) ([]record, error) {
+	var out []record
+	for s.si < len(s.subs) && len(out) < n {
+		sub := s.subs[s.si]
+		sub.noMatch, sub.skipDecode, sub.partialMatch, sub.matchFields = s.noMatch, s.skipDecode, s.partialMatch, s.matchFields
+		k0, d0 := sub.stats.keysExamined, sub.stats.docsExamined
+		recs, err := sub.next(ctx, n-len(out))
+		s.stats.keysExamined += sub.stats.keysExamined - k0
+		s.stats.docsExamined += sub.stats.docsExamined - d0
+		out = append(out, recs...)
+		if err != nil {
+			return out, err
+		}
+		if sub.done {
+			s.si++
+		}
+	}
+	s.done = s.si >= len(s.subs)
+	return out, nil
 }
 
 // nextRecords is next over an ordinary (possibly clustered) collection's

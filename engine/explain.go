@@ -11,7 +11,27 @@ func stageTree(p *plan, st *execStats, isEOF bool) bson.D {
 		return tsStageTree(p, st, isEOF)
 	}
 	var leaf bson.D
-	if p.ix == nil {
+	if p.or != nil {
+		// mongod's index union: FETCH (the whole filter) over OR over an
+		// IXSCAN a branch.
+		inputs := bson.A{}
+		for i, sp := range p.or {
+			var sst *execStats
+			if st != nil && i < len(p.orStats) {
+				sst = p.orStats[i]
+			}
+			inputs = append(inputs, ixscanDoc(sp, sst))
+		}
+		or := bson.D{{Key: "stage", Value: "OR"}, {Key: "inputStages", Value: inputs}}
+		leaf = bson.D{{Key: "stage", Value: "FETCH"}}
+		if len(p.filterDoc()) > 0 {
+			leaf = append(leaf, bson.E{Key: "filter", Value: p.filterDoc()})
+		}
+		if st != nil {
+			leaf = append(leaf, bson.E{Key: "docsExamined", Value: int32OrLong(st.docsExamined)})
+		}
+		leaf = append(leaf, bson.E{Key: "inputStage", Value: or})
+	} else if p.ix == nil {
 		dir := "forward"
 		if p.reverse {
 			dir = "backward"
@@ -21,26 +41,7 @@ func stageTree(p *plan, st *execStats, isEOF bool) bson.D {
 			leaf = append(leaf, bson.E{Key: "docsExamined", Value: int32OrLong(st.docsExamined)})
 		}
 	} else {
-		dir := "forward"
-		if p.reverse {
-			dir = "backward"
-		}
-		keyPattern := p.ix.Key
-		if p.keyPattern != nil {
-			keyPattern = p.keyPattern
-		}
-		ixscan := bson.D{{Key: "stage", Value: "IXSCAN"}, {Key: "keyPattern", Value: keyPattern},
-			{Key: "indexName", Value: p.ix.Name}, {Key: "isMultiKey", Value: p.ix.Multikey},
-			{Key: "isUnique", Value: p.ix.Unique}, {Key: "isSparse", Value: p.ix.Sparse},
-			{Key: "isPartial", Value: p.ix.Partial != nil}, {Key: "direction", Value: dir},
-			{Key: "indexBounds", Value: p.boundsDesc}}
-		if c := p.ix.Collator(); c != nil {
-			// As MongoDB's explain: the index's collation after its name.
-			ixscan = append(ixscan[:3], append(bson.D{{Key: "collation", Value: c.Doc()}}, ixscan[3:]...)...)
-		}
-		if st != nil {
-			ixscan = append(ixscan, bson.E{Key: "keysExamined", Value: int32OrLong(st.keysExamined)})
-		}
+		ixscan := ixscanDoc(p, st)
 		leaf = bson.D{{Key: "stage", Value: "FETCH"}}
 		if len(p.filterDoc()) > 0 {
 			leaf = append(leaf, bson.E{Key: "filter", Value: p.filterDoc()})
@@ -57,6 +58,32 @@ func stageTree(p *plan, st *execStats, isEOF bool) bson.D {
 		leaf = withExec(leaf, st.nReturned, isEOF)
 	}
 	return leaf
+}
+
+// ixscanDoc is the IXSCAN stage of index plan p; stats, when non-nil,
+// add its keysExamined.
+func ixscanDoc(p *plan, st *execStats) bson.D {
+	dir := "forward"
+	if p.reverse {
+		dir = "backward"
+	}
+	keyPattern := p.ix.Key
+	if p.keyPattern != nil {
+		keyPattern = p.keyPattern
+	}
+	ixscan := bson.D{{Key: "stage", Value: "IXSCAN"}, {Key: "keyPattern", Value: keyPattern},
+		{Key: "indexName", Value: p.ix.Name}, {Key: "isMultiKey", Value: p.ix.Multikey},
+		{Key: "isUnique", Value: p.ix.Unique}, {Key: "isSparse", Value: p.ix.Sparse},
+		{Key: "isPartial", Value: p.ix.Partial != nil}, {Key: "direction", Value: dir},
+		{Key: "indexBounds", Value: p.boundsDesc}}
+	if c := p.ix.Collator(); c != nil {
+		// As MongoDB's explain: the index's collation after its name.
+		ixscan = append(ixscan[:3], append(bson.D{{Key: "collation", Value: c.Doc()}}, ixscan[3:]...)...)
+	}
+	if st != nil {
+		ixscan = append(ixscan, bson.E{Key: "keysExamined", Value: int32OrLong(st.keysExamined)})
+	}
+	return ixscan
 }
 
 // sortStageDoc is the SORT stage over in; with execution figures it

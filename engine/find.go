@@ -119,7 +119,7 @@ func (db *DB) recordQuery(c *coll, f *query.Filter, srt *query.Sort, o FindOptio
 	if err != nil {
 		return nil, err
 	}
-	db.notePlan(c.m(), p.ix, o.Tailable)
+	db.notePlanOf(c.m(), p, o.Tailable)
 	limit := o.Limit
 	if limit < 0 {
 		limit = -limit

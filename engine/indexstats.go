@@ -44,6 +44,17 @@ type indexUsage struct {
 
 // notePlan counts what a plan on collection m chose: index ix, or (nil)
 // a collection scan, tailable or not.
+// notePlanOf is notePlan for plan p: each index of an index union.
+func (db *DB) notePlanOf(m *catalog.Coll, p *plan, tailable bool) {
+	if p.or == nil {
+		db.notePlan(m, p.ix, tailable)
+		return
+	}
+	for _, sp := range p.or {
+		db.notePlan(m, sp.ix, tailable)
+	}
+}
+
 func (db *DB) notePlan(m *catalog.Coll, ix *catalog.Index, tailable bool) {
 	if ix == nil {
 		t := &db.top

@@ -981,7 +981,7 @@ func (db *DB) deleteOrdinary(ctx context.Context, c *coll, f *query.Filter, s De
 	if err != nil {
 		return 0, err
 	}
-	db.notePlan(c.m(), p.ix, false)
+	db.notePlanOf(c.m(), p, false)
 	recheck := func(m *catalog.Coll, d bson.D) bool { return f.Match(d) }
 	if s.Limit == 1 {
 		// DELETE stage: the first match only, re-checked in its batch.
@@ -1094,7 +1094,7 @@ func (db *DB) updateReturning(ctx context.Context, dbName, name string, s Update
 	if err != nil {
 		return nil, nil, err
 	}
-	db.notePlan(c.m(), p.ix, false)
+	db.notePlanOf(c.m(), p, false)
 	var limit int64
 	if !s.Multi {
 		limit = 1

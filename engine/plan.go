@@ -36,10 +36,15 @@ type plan struct {
 	// (after the first field a range bounds): an index entry whose key
 	// is out of them is skipped without fetching its document.
 	keyChecks []fieldCheck
-	fieldDesc []bool  // each index field's direction, to read its keys
-	filterRaw bson.D  // the filter as given, for explain
-	sortDoc   bson.D  // the sort as given, for explain
-	ts        *tsPlan // non-nil: a read of a time-series collection
+	// or, when set, is an index union: one plan a branch of the
+	// filter's $or, each matching the whole filter, their documents
+	// taken once each (ix is nil).
+	or        []*plan
+	orStats   []*execStats // each branch scan's figures, once it runs
+	fieldDesc []bool       // each index field's direction, to read its keys
+	filterRaw bson.D       // the filter as given, for explain
+	sortDoc   bson.D       // the sort as given, for explain
+	ts        *tsPlan      // non-nil: a read of a time-series collection
 }
 
 // classPrefix returns the bytes every ascending key of like's BSON
@@ -249,6 +254,12 @@ func makePlan(c *coll, m *catalog.Coll, filter *query.Filter, sort *query.Sort, 
 			best, bestScore, bestPath = ix, score, ""
 		}
 	}
+	if best == nil {
+		if subs := orPlans(c, m, filter); subs != nil {
+			p.or = subs
+			return p, nil
+		}
+	}
 	if best == nil && sort != nil {
 		for _, ix := range m.Indexes {
 			if usable(ix) && sameCollation(ix, filter, sort) && !ix.Multikey && sortMatches(sort, ix) >= 0 {
@@ -262,6 +273,30 @@ func makePlan(c *coll, m *catalog.Coll, filter *query.Filter, sort *query.Sort, 
 		p.useIndex(best)
 	}
 	return p, nil
+}
+
+// orPlans returns an index union for filter when its $or's branches
+// can each be read through an index: a plan a branch, bounded by the
+// branch, matching the whole filter. It returns nil when a branch has
+// no index to use, and for collections other than ordinary ones.
+func orPlans(c *coll, m *catalog.Coll, filter *query.Filter) []*plan {
+	if m.Kind != catalog.KindNormal || isBucketsColl(m) {
+		return nil
+	}
+	branches, ok := filter.OrBranches()
+	if !ok {
+		return nil
+	}
+	subs := make([]*plan, 0, len(branches))
+	for _, br := range branches {
+		sp, err := makePlan(c, m, br, nil, nil)
+		if err != nil || sp.ix == nil || sp.or != nil {
+			return nil
+		}
+		sp.filter = filter
+		subs = append(subs, sp)
+	}
+	return subs
 }
 
 // wildcardPath returns the path of filter that wildcard index ix

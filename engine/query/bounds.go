@@ -337,3 +337,32 @@ func (f *Filter) paths(keep func(*pathExpr) bool) []string {
 	walk(f.root)
 	return out
 }
+
+// OrBranches returns the branches of the filter's $or, each as a filter
+// of its own under the filter's collation, when its top level holds
+// exactly one $or (beside any other conditions); ok is false otherwise.
+// A document the filter matches matches one of them at least.
+func (f *Filter) OrBranches() (branches []*Filter, ok bool) {
+	if f == nil {
+		return nil, false
+	}
+	var or orExpr
+	n := 0
+	for _, e := range f.root {
+		if o, isOr := e.(orExpr); isOr {
+			or, n = o, n+1
+		}
+	}
+	if n != 1 || len(or) == 0 {
+		return nil, false
+	}
+	out := make([]*Filter, len(or))
+	for i, e := range or {
+		a, isAnd := e.(andExpr)
+		if !isAnd {
+			a = andExpr{e}
+		}
+		out[i] = &Filter{root: a, hasExpr: f.hasExpr, coll: f.coll}
+	}
+	return out, true
+}
