@@ -197,3 +197,46 @@ func firstIDs(t *testing.T, db *DB, cmd string) []int32 {
 	}
 	return out
 }
+
+// Updates, deletes, counts and distinct read through an index union
+// as finds do, each document once.
+func TestOrUnionWrites(t *testing.T) {
+	t.Parallel()
+	db, _ := openMem(t)
+	var docs []string
+	for i := 0; i < 60; i++ {
+		docs = append(docs, fmt.Sprintf(`{"_id": %d, "a": %d, "b": %d}`, i, i%6, i%10))
+	}
+	loadCorpus(t, db, "test", "w", docs)
+	mustRun(t, db, "test", `{"createIndexes": "w", "indexes": [{"key": {"a": 1}, "name": "a_1"}, {"key": {"b": 1}, "name": "b_1"}]}`)
+	filter := `{"$or": [{"a": 0}, {"b": 0}]}` // _id % 6 == 0 or _id % 10 == 0: 10 + 6 - 2 = 14
+	if stages, _, _ := explainPlan(t, db, "test", `{"find": "w", "filter": `+filter+`}`); !slices.Contains(stages, "OR") {
+		t.Fatalf("plan %v, want an index union", stages)
+	}
+	r := mustRun(t, db, "test", `{"count": "w", "query": `+filter+`}`)
+	if field(r, "n") != int32(14) {
+		t.Fatalf("count: %v", r)
+	}
+	r = mustRun(t, db, "test", `{"distinct": "w", "key": "a", "query": `+filter+`}`)
+	if vals, _ := field(r, "values").(bson.A); len(vals) != 3 { // a of 0, 10, 20, ... is 0, 4, 2
+		t.Fatalf("distinct: %v", r)
+	}
+	r = mustRun(t, db, "test", `{"update": "w", "updates": [{"q": `+filter+`, "u": {"$inc": {"n": 1}}, "multi": true}]}`)
+	if field(r, "n") != int32(14) || field(r, "nModified") != int32(14) {
+		t.Fatalf("update: %v", r)
+	}
+	if got := count(t, db, "test", "w"); got != 60 {
+		t.Fatalf("%d documents after the update", got)
+	}
+	if n := len(findAll(t, db, "test", "w", mustDoc(t, `{"n": 1}`))); n != 14 {
+		t.Fatalf("%d documents updated once, want 14", n)
+	}
+	r = mustRun(t, db, "test", `{"delete": "w", "deletes": [{"q": `+filter+`, "limit": 0}]}`)
+	if field(r, "n") != int32(14) {
+		t.Fatalf("delete: %v", r)
+	}
+	if got := count(t, db, "test", "w"); got != 46 {
+		t.Fatalf("%d documents after the delete, want 46", got)
+	}
+	mustValidate(t, db, "test", "w")
+}
