@@ -21,43 +21,14 @@ func cmdFindAndModify(ctx context.Context, db *DB, dbName string, cmd bson.D) (b
 		return nil, err
 	}
 	ctx = withLet(ctx, s.Let)
-	var sortD bson.D
-	var remove, returnNew bool
-	var fields bson.D
-	for _, e := range cmd[1:] {
-		switch e.Key {
-		case "query":
-			s.Filter, err = toDoc("findAndModify.query", e.Value)
-		case "sort":
-			sortD, err = toDoc("findAndModify.sort", e.Value)
-		case "update":
-			var ok bool
-			if s.Update, s.Pipeline, ok = updateArg(e.Value); !ok {
-				err = document.Errorf(document.CodeFailedToParse, "Update argument must be either an object or an array")
-			}
-		case "remove":
-			remove, _ = asBool(e.Value)
-		case "new":
-			returnNew, _ = asBool(e.Value)
-		case "upsert":
-			s.Upsert, _ = asBool(e.Value)
-		case "fields":
-			fields, err = toDoc("findAndModify.fields", e.Value)
-		case "collation":
-			if s.Collation, err = collationOption("findAndModify", e.Value); err == nil {
-				ctx = withCollation(ctx, s.Collation)
-			}
-		}
-		if err != nil {
-			return nil, err
-		}
+	f, err := parseFindAndModify(cmd, &s)
+	if err != nil {
+		return nil, err
 	}
-	if s.Filter == nil {
-		s.Filter = bson.D{}
+	if s.Collation != nil {
+		ctx = withCollation(ctx, s.Collation)
 	}
-	if remove == (s.Update != nil || s.Pipeline != nil) {
-		return nil, document.Errorf(document.CodeFailedToParse, "Either an update or remove=true must be specified")
-	}
+	sortD, remove, returnNew, fields := f.sort, f.remove, f.returnNew, f.fields
 	// The projection is checked before anything is written.
 	proj, err := query.ParseProjectionWith(fields, db.opts.Clock(), let.FilterVars())
 	if err != nil {
@@ -102,4 +73,52 @@ func cmdFindAndModify(ctx context.Context, db *DB, dbName string, cmd bson.D) (b
 		leo = append(leo, bson.E{Key: "upserted", Value: res.UpsertedID})
 	}
 	return bson.D{{Key: "lastErrorObject", Value: leo}, {Key: "value", Value: v}}, nil
+}
+
+// famOptions are the fields of a findAndModify command that are not
+// its UpdateSpec's.
+type famOptions struct {
+	sort, fields      bson.D
+	remove, returnNew bool
+}
+
+// parseFindAndModify reads a findAndModify command's query, update,
+// upsert and collation into s and returns its other fields; an update
+// and remove both given, or neither, is 9.
+func parseFindAndModify(cmd bson.D, s *UpdateSpec) (famOptions, error) {
+	var f famOptions
+	for _, e := range cmd[1:] {
+		var err error
+		switch e.Key {
+		case "query":
+			s.Filter, err = toDoc("findAndModify.query", e.Value)
+		case "sort":
+			f.sort, err = toDoc("findAndModify.sort", e.Value)
+		case "update":
+			var ok bool
+			if s.Update, s.Pipeline, ok = updateArg(e.Value); !ok {
+				err = document.Errorf(document.CodeFailedToParse, "Update argument must be either an object or an array")
+			}
+		case "remove":
+			f.remove, _ = asBool(e.Value)
+		case "new":
+			f.returnNew, _ = asBool(e.Value)
+		case "upsert":
+			s.Upsert, _ = asBool(e.Value)
+		case "fields":
+			f.fields, err = toDoc("findAndModify.fields", e.Value)
+		case "collation":
+			s.Collation, err = collationOption("findAndModify", e.Value)
+		}
+		if err != nil {
+			return f, err
+		}
+	}
+	if s.Filter == nil {
+		s.Filter = bson.D{}
+	}
+	if f.remove == (s.Update != nil || s.Pipeline != nil) {
+		return f, document.Errorf(document.CodeFailedToParse, "Either an update or remove=true must be specified")
+	}
+	return f, nil
 }

@@ -46,34 +46,12 @@ func (db *DB) explainWrite(dbName, name string, inner bson.D) (*writeExplain, er
 		}
 	} else {
 		limit = 1
-		remove := false
-		for _, e := range inner[1:] {
-			var err error
-			switch e.Key {
-			case "query":
-				s.Filter, err = toDoc("findAndModify.query", e.Value)
-			case "sort":
-				sortD, err = toDoc("findAndModify.sort", e.Value)
-			case "update":
-				var ok bool
-				if s.Update, s.Pipeline, ok = updateArg(e.Value); !ok {
-					err = document.Errorf(document.CodeFailedToParse, "Update argument must be either an object or an array")
-				}
-			case "remove":
-				remove, _ = asBool(e.Value)
-			case "upsert":
-				s.Upsert, _ = asBool(e.Value)
-			case "collation":
-				s.Collation, err = collationOption("findAndModify", e.Value)
-			}
-			if err != nil {
-				return nil, err
-			}
+		f, err := parseFindAndModify(inner, &s)
+		if err != nil {
+			return nil, err
 		}
-		if remove == (s.Update != nil || s.Pipeline != nil) {
-			return nil, document.Errorf(document.CodeFailedToParse, "Either an update or remove=true must be specified")
-		}
-		if remove {
+		sortD = f.sort
+		if f.remove {
 			ex.stage = "DELETE"
 		}
 	}
