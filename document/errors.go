@@ -62,7 +62,7 @@ const (
 	CodeIDLFailedToParse                Code = 40414 // a required field missing from a command or option document
 	CodeMergeStageNoMatchingDocument    Code = 13113 // $merge with whenNotMatched: fail found no document to merge into
 	CodeGraphContainsCycle              Code = 140   // a view defined on itself through other views
-	CodeOptionNotSupportedOnView        Code = 157   // an option or stage a view cannot have
+	CodeOptionNotSupportedOnView        Code = 167   // an option or stage a view cannot have
 	CodeViewDepthLimitExceeded          Code = 165   // views standing on more than 20 views
 )
 

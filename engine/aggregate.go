@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"errors"
+	"github.com/ttlkv/ttlkv/collation"
 	"path/filepath"
 
 	"github.com/ttlkv/ttlkv/document"
@@ -41,6 +42,9 @@ func (db *DB) aggregate(ctx context.Context, dbName string, s *aggregateSpec) (*
 	var pl *plan
 	var q *queryExec
 	collation := s.collation
+	if err := db.checkInvolvedViews(dbName, s); err != nil {
+		return nil, err
+	}
 	if !s.collectionless {
 		var err error
 		var c *coll
@@ -262,4 +266,78 @@ func normPipeline(v any) (bson.A, error) {
 		return nil, document.Errorf(document.CodeTypeMismatch, "aggregate: the pipeline must be an array, got %s", typeName(v))
 	}
 	return arr, nil
+}
+
+// checkInvolvedViews refuses an aggregation that reads a view through
+// $lookup, $graphLookup or $unionWith (at any depth of its pipeline)
+// whose default collation is not the aggregation's, as mongod does
+// (167). The aggregation's collation is its collation option, else its
+// collection's or view's default.
+func (db *DB) checkInvolvedViews(dbName string, s *aggregateSpec) error {
+	names := involvedNamespaces(s.raw, nil)
+	if len(names) == 0 {
+		return nil
+	}
+	var agg *collation.Collator
+	if s.collation != nil {
+		var err error
+		if agg, err = catalog.ParseCollation(s.collation); err != nil {
+			return err
+		}
+	} else if c := db.lookup(dbName, s.name); c != nil && !s.collectionless {
+		agg = c.m().DefaultCollator()
+	}
+	for _, name := range names {
+		c := db.lookup(dbName, name)
+		if c == nil || c.m().Kind != catalog.KindView {
+			continue
+		}
+		if !collation.Equal(c.m().DefaultCollator(), agg) {
+			return document.Errorf(document.CodeOptionNotSupportedOnView, "Cannot override a view's default collation%s", c.m().NS())
+		}
+	}
+	return nil
+}
+
+// involvedNamespaces appends to out the collections a pipeline's
+// $lookup, $graphLookup and $unionWith stages read, and those of their
+// own pipelines and of $facet's.
+func involvedNamespaces(stages bson.A, out []string) []string {
+	for _, st := range stages {
+		d, ok := st.(bson.D)
+		if !ok || len(d) != 1 {
+			continue
+		}
+		switch arg := d[0].Value.(type) {
+		case string:
+			if d[0].Key == "$unionWith" {
+				out = append(out, arg)
+			}
+		case bson.D:
+			switch d[0].Key {
+			case "$lookup", "$graphLookup", "$unionWith":
+				name := "from"
+				if d[0].Key == "$unionWith" {
+					name = "coll"
+				}
+				if from, ok := get(arg, name); ok {
+					if fs, ok := from.(string); ok {
+						out = append(out, fs)
+					}
+				}
+				if sub, ok := get(arg, "pipeline"); ok {
+					if a, ok := sub.(bson.A); ok {
+						out = involvedNamespaces(a, out)
+					}
+				}
+			case "$facet":
+				for _, e := range arg {
+					if a, ok := e.Value.(bson.A); ok {
+						out = involvedNamespaces(a, out)
+					}
+				}
+			}
+		}
+	}
+	return out
 }

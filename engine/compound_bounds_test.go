@@ -240,3 +240,33 @@ func TestOrUnionWrites(t *testing.T) {
 	}
 	mustValidate(t, db, "test", "w")
 }
+
+// An index union over a clustered collection's _id index and a
+// secondary index takes each document once: a find, a count and a
+// multi-document update see it once.
+func TestOrUnionClustered(t *testing.T) {
+	t.Parallel()
+	db, _ := openMem(t)
+	mustRun(t, db, "test", `{"create": "c", "clusteredIndex": {"key": {"_id": 1}, "unique": true}}`)
+	mustRun(t, db, "test", `{"insert": "c", "documents": [{"_id": 1, "b": 1}, {"_id": 2, "b": 2}, {"_id": 3, "b": 1}]}`)
+	mustRun(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"b": 1}, "name": "b_1"}]}`)
+	filter := `{"$or": [{"_id": 1}, {"b": 1}]}`
+	if stages, _, _ := explainPlan(t, db, "test", `{"find": "c", "filter": `+filter+`}`); !slices.Contains(stages, "OR") {
+		t.Fatalf("plan %v, want an index union", stages)
+	}
+	got := firstIDs(t, db, `{"find": "c", "filter": `+filter+`}`)
+	slices.Sort(got)
+	if !slices.Equal(got, []int32{1, 3}) {
+		t.Fatalf("find: %v, want 1 and 3 once each", got)
+	}
+	if r := mustRun(t, db, "test", `{"count": "c", "query": `+filter+`}`); field(r, "n") != int32(2) {
+		t.Fatalf("count: %v", r)
+	}
+	r := mustRun(t, db, "test", `{"update": "c", "updates": [{"q": `+filter+`, "u": {"$inc": {"n": 1}}, "multi": true}]}`)
+	if field(r, "nModified") != int32(2) {
+		t.Fatalf("update: %v", r)
+	}
+	if got := findAll(t, db, "test", "c", mustDoc(t, `{"n": 2}`)); len(got) != 0 {
+		t.Fatalf("documents updated twice: %v", got)
+	}
+}

@@ -190,6 +190,15 @@ func (s *scanner) nextRecords(ctx context.Context, n int) ([]record, error) {
 							s.stats.keysExamined++
 						}
 						rid, id := splitRecKey(s.p.m, k)
+						if s.seen != nil {
+							// A branch of an index union over the clustered
+							// _id index: its secondary indexes' entries
+							// carry the same record ids.
+							if _, dup := s.seen[rid]; dup {
+								continue
+							}
+							s.seen[rid] = struct{}{}
+						}
 						v, err := it.Value()
 						if err != nil {
 							it.Close()

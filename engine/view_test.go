@@ -84,7 +84,7 @@ func TestViews(t *testing.T) {
 		{`{"validate": "public"}`, 166},
 		{`{"aggregate": "emp", "pipeline": [{"$out": "public"}], "cursor": {}}`, 166},
 		{`{"aggregate": "public", "pipeline": [{"$changeStream": {}}], "cursor": {}}`, 166},
-		{`{"create": "bad", "viewOn": "emp", "pipeline": [{"$out": "x"}]}`, 157},
+		{`{"create": "bad", "viewOn": "emp", "pipeline": [{"$out": "x"}]}`, 167},
 		{`{"create": "bad", "viewOn": "emp", "pipeline": [{"$nosuch": 1}]}`, 40324},
 		{`{"create": "bad", "viewOn": ""}`, document.CodeBadValue},
 		{`{"create": "bad", "viewOn": 1}`, document.CodeTypeMismatch},
