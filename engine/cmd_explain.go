@@ -34,8 +34,21 @@ func cmdExplain(ctx context.Context, db *DB, dbName string, cmd bson.D) (bson.D,
 	if err != nil {
 		return nil, err
 	}
-	if c := db.lookup(dbName, name); c != nil && c.m().Kind == catalog.KindView && inner[0].Key == "find" {
-		return db.explainViewFind(ctx, dbName, c, inner, verbosity)
+	if c := db.lookup(dbName, name); c != nil && c.m().Kind == catalog.KindView {
+		switch inner[0].Key {
+		case "find":
+			return db.explainViewFind(ctx, dbName, c, inner, verbosity)
+		case "distinct":
+			// The find that distinct runs over the view.
+			find := bson.D{{Key: "find", Value: name}}
+			if q, ok := get(inner, "query"); ok && q != nil {
+				find = append(find, bson.E{Key: "filter", Value: q})
+			}
+			if coll, ok := get(inner, "collation"); ok {
+				find = append(find, bson.E{Key: "collation", Value: coll})
+			}
+			return db.explainViewFind(ctx, dbName, c, find, verbosity)
+		}
 	}
 	execute := verbosity != "queryPlanner"
 	ns := dbName + "." + name

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/ttlkv/ttlkv/document"
+	"github.com/ttlkv/ttlkv/engine/internal/catalog"
 	"github.com/ttlkv/ttlkv/engine/query"
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
@@ -26,6 +27,9 @@ type writeExplain struct {
 // command would find its documents: findAndModify one, by its sort, an
 // update with multi false one.
 func (db *DB) explainWrite(dbName, name string, inner bson.D) (*writeExplain, error) {
+	if c := db.lookup(dbName, name); c != nil && c.m().Kind == catalog.KindView {
+		return nil, errView(c.m()) // a view takes no writes, explained or not
+	}
 	var s UpdateSpec
 	var sortD bson.D
 	ex := &writeExplain{stage: "UPDATE"}

@@ -61,3 +61,23 @@ func TestExplainUpdateFindAndModifyDistinct(t *testing.T) {
 	wantCode(t, db, "test", `{"explain": {"update": "e", "updates": [{"q": {}, "u": {"$bogus": {"x": 1}}}]}}`, document.CodeFailedToParse, "")
 	intact(t, db, "test", "e", before, "explain")
 }
+
+// explain of a write on a view is 166, as the write is; explain of
+// distinct on a view is the aggregate it runs; a write's counters are
+// execution figures, not part of the plan.
+func TestExplainWritesOnViews(t *testing.T) {
+	t.Parallel()
+	db, _ := openMem(t)
+	mustRun(t, db, "test", `{"insert": "s", "documents": [{"_id": 1, "a": 1}]}`)
+	mustRun(t, db, "test", `{"create": "v", "viewOn": "s", "pipeline": []}`)
+	wantCode(t, db, "test", `{"explain": {"update": "v", "updates": [{"q": {}, "u": {"$set": {"b": 1}}}]}}`, document.CodeCommandNotSupportedOnView, "")
+	wantCode(t, db, "test", `{"explain": {"findAndModify": "v", "query": {}, "remove": true}}`, document.CodeCommandNotSupportedOnView, "")
+	r := mustRun(t, db, "test", `{"explain": {"distinct": "v", "key": "a", "query": {"a": 1}}}`)
+	if field(r, "ok") != 1.0 || field(r, "stages") == nil && field(r, "queryPlanner") == nil {
+		t.Fatalf("distinct on a view: %v", r)
+	}
+	r = mustRun(t, db, "test", `{"explain": {"update": "s", "updates": [{"q": {}, "u": {"$set": {"b": 1}}}]}, "verbosity": "executionStats"}`)
+	if field(r, "queryPlanner.winningPlan.nMatched") != nil || field(r, "executionStats.executionStages.nMatched") != int32(1) {
+		t.Fatalf("nMatched belongs to the execution stages only: %v", r)
+	}
+}

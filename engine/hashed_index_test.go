@@ -233,3 +233,31 @@ func TestHashedIndexCollation(t *testing.T) {
 		t.Errorf("simple find: %v", got)
 	}
 }
+
+// A double and a decimal of one value hash apart (the double truncated,
+// the decimal rounded half to even, as in mongod), so a hashed index
+// looks up both keys of a non-integer number and finds either.
+func TestHashedIndexDoubleAndDecimal(t *testing.T) {
+	t.Parallel()
+	db, _ := openMem(t)
+	mustRun(t, db, "test", `{"createIndexes": "n", "indexes": [{"key": {"a": "hashed"}, "name": "a_hashed"}]}`)
+	mustRun(t, db, "test", `{"insert": "n", "documents": [{"_id": 1, "a": 1.5}, {"_id": 2, "a": {"$numberDecimal": "1.5"}},
+		{"_id": 3, "a": 3.5}, {"_id": 4, "a": {"$numberDecimal": "3.50"}}, {"_id": 5, "a": 3}, {"_id": 6, "a": 4}]}`)
+	for _, c := range []struct {
+		filter string
+		want   []int32
+	}{
+		{`{"a": 1.5}`, []int32{1, 2}},
+		{`{"a": {"$numberDecimal": "1.5"}}`, []int32{1, 2}},
+		{`{"a": 3.5}`, []int32{3, 4}},
+		{`{"a": {"$numberDecimal": "3.5"}}`, []int32{3, 4}},
+		{`{"a": {"$in": [3, 4]}}`, []int32{5, 6}},
+	} {
+		if _, ix, _ := explainPlan(t, db, "test", `{"find": "n", "filter": `+c.filter+`}`); ix != "a_hashed" {
+			t.Errorf("%s planned on %q", c.filter, ix)
+		}
+		if got := hashedIDs(findAll(t, db, "test", "n", mustDoc(t, c.filter))); !slices.Equal(got, c.want) {
+			t.Errorf("%s: %v, want %v", c.filter, got, c.want)
+		}
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strconv"
 
 	"github.com/ttlkv/ttlkv/document"
 	"github.com/ttlkv/ttlkv/engine/internal/catalog"
@@ -373,6 +374,9 @@ func hashedIntervals(ivs query.Intervals) (out query.Intervals, ok bool) {
 			return nil, false
 		}
 		hashes = append(hashes, document.HashedKey(iv.Lo.Value))
+		if alt, ok := otherIntegerOf(iv.Lo.Value); ok {
+			hashes = append(hashes, document.HashedKey(alt))
+		}
 	}
 	slices.Sort(hashes)
 	hashes = slices.Compact(hashes)
@@ -382,6 +386,28 @@ func hashedIntervals(ivs query.Intervals) (out query.Intervals, ok bool) {
 		out[i] = query.Interval{Lo: b, Hi: b}
 	}
 	return out, len(out) > 0
+}
+
+// otherIntegerOf returns, for a number that is not a whole one, the
+// integer it hashes as in the other numeric type: a double hashes as its
+// truncation and a decimal as its rounding half to even
+// (document.HashedKey), so a double 1.5 and a decimal 1.5, equal under
+// the filter, have different keys. Looking both up finds a document
+// holding either (mongod looks up one and misses the other).
+func otherIntegerOf(v any) (int64, bool) {
+	const limit = 1 << 62 // well inside int64, where the conversions are exact enough
+	switch n := v.(type) {
+	case float64:
+		if n != math.Trunc(n) && math.Abs(n) < limit {
+			return int64(math.RoundToEven(n)), true
+		}
+	case bson.Decimal128:
+		f, err := strconv.ParseFloat(n.String(), 64)
+		if err == nil && f != math.Trunc(f) && math.Abs(f) < limit {
+			return int64(math.Trunc(f)), true
+		}
+	}
+	return 0, false
 }
 
 // sortMatches returns 0 if scanning ix forwards gives sort's order, 1
