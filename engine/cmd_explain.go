@@ -102,7 +102,16 @@ func cmdExplain(ctx context.Context, db *DB, dbName string, cmd bson.D) (bson.D,
 				return nil, err
 			}
 		}
-		_, p, q, err := db.findPlan(dbName, name, filter, FindOptions{})
+		// The count's hint and collation choose its plan, as they do the
+		// count's.
+		co := FindOptions{}
+		co.Hint, _ = get(inner, "hint")
+		if v, ok := get(inner, "collation"); ok {
+			if co.Collation, err = collationOption("count", v); err != nil {
+				return nil, err
+			}
+		}
+		_, p, q, err := db.findPlan(dbName, name, filter, co)
 		if err != nil {
 			return nil, err
 		}
@@ -111,6 +120,23 @@ func cmdExplain(ctx context.Context, db *DB, dbName string, cmd bson.D) (bson.D,
 			break
 		}
 		p.filterRaw = filter
+		if keyCountable(p) {
+			// The keys alone: COUNT over the IXSCAN, no FETCH.
+			var n int64
+			if execute {
+				if n, err = db.countKeys(ctx, q.sc); err != nil {
+					return nil, err
+				}
+				st = &q.sc.stats
+				st.nReturned = 0
+			}
+			ix := ixscanDoc(p, st)
+			if st != nil {
+				ix = withExec(ix, n, true)
+			}
+			winning = bson.D{{Key: "stage", Value: "COUNT"}, {Key: "inputStage", Value: ix}}
+			break
+		}
 		if execute {
 			for !q.done {
 				if _, err := q.nextBatch(ctx, 4096); err != nil {

@@ -138,6 +138,18 @@ func (db *DB) count(ctx context.Context, dbName, name string, filter bson.D, ski
 	if err != nil || q == nil {
 		return 0, err
 	}
+	if keyCountable(q.sc.p) {
+		// The index's keys say which documents match: count them.
+		n, err := db.countKeys(ctx, q.sc)
+		if err != nil {
+			return 0, err
+		}
+		n = max(n-skip, 0)
+		if lim := max(limit, -limit); lim > 0 {
+			n = min(n, lim)
+		}
+		return n, nil
+	}
 	var n int64
 	for {
 		docs, err := q.nextBatch(ctx, 4096)

@@ -366,3 +366,81 @@ func (f *Filter) OrBranches() (branches []*Filter, ok bool) {
 	}
 	return out, true
 }
+
+// ExactPaths returns the paths of the filter when its index bounds say
+// exactly which documents match it: every condition is an equality, an
+// $in or a range ($gt, $gte, $lt, $lte) on a path, against scalars other
+// than null, undefined, MinKey, MaxKey and NaN (and regular
+// expressions), with no other operator, $or or $expr. A document whose
+// index key is within the bounds of each of those paths (an index that
+// is not multikey, keyed by the values) then matches, and no other does.
+// ok is false otherwise.
+func (f *Filter) ExactPaths() (paths []string, ok bool) {
+	if f == nil || f.hasExpr {
+		return nil, false
+	}
+	seen := map[string]bool{}
+	var walk func(a andExpr) bool
+	walk = func(a andExpr) bool {
+		for _, e := range a {
+			switch t := e.(type) {
+			case andExpr:
+				if !walk(t) {
+					return false
+				}
+			case *pathExpr:
+				if t.parts == nil || t.sub != nil {
+					return false
+				}
+				switch t.kind {
+				case opEq, opGt, opGte:
+					if !exactScalar(t.arg) {
+						return false
+					}
+				case opLt, opLte:
+					// Numbers' bounds start below every number, NaN
+					// included, which $lt and $lte do not match.
+					if !exactScalar(t.arg) || document.CanonicalType(t.arg) == document.ClassNumber {
+						return false
+					}
+				case opIn:
+					if t.hasRe || len(t.args) == 0 {
+						return false
+					}
+					for _, v := range t.args {
+						if !exactScalar(v) {
+							return false
+						}
+					}
+				default:
+					return false
+				}
+				if !seen[t.path] {
+					seen[t.path] = true
+					paths = append(paths, t.path)
+				}
+			default:
+				return false
+			}
+		}
+		return true
+	}
+	if !walk(f.root) {
+		return nil, false
+	}
+	return paths, true
+}
+
+// exactScalar reports whether an operand's index bounds hold exactly the
+// values a condition on it matches.
+func exactScalar(v any) bool {
+	switch x := v.(type) {
+	case nil, bson.Null, bson.Undefined, bson.MinKey, bson.MaxKey, bson.Regex, bson.D, bson.A:
+		return false
+	case float64:
+		return x == x // not NaN
+	case bson.Decimal128:
+		return !x.IsNaN()
+	}
+	return true
+}

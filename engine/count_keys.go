@@ -1,0 +1,85 @@
+package engine
+
+import (
+	"context"
+
+	"github.com/ttlkv/ttlkv/engine/internal/catalog"
+	"github.com/ttlkv/ttlkv/engine/internal/indexkey"
+	"github.com/ttlkv/ttlkv/lsm"
+)
+
+// keyCountable reports whether plan p can count the documents its
+// filter matches by counting index keys, without fetching a document
+// (mongod's COUNT_SCAN): a single index that is not multikey, sparse,
+// partial, hashed or wildcard, on an ordinary collection (not its
+// clustered _id index), and a filter whose every condition its bounds
+// enforce exactly (query.Filter.ExactPaths) on fields the index bounds.
+func keyCountable(p *plan) bool {
+	if p == nil || p.ix == nil || p.or != nil || p.ts != nil || p.wcPath != "" {
+		return false
+	}
+	ix, m := p.ix, p.m
+	if ix.Multikey || ix.Sparse || ix.PartialFilter != nil || indexkey.IsWildcard(ix.Key) {
+		return false
+	}
+	if m.Kind != catalog.KindNormal || isBucketsColl(m) || (m.Clustered && ix.ID == idIndexID) {
+		return false
+	}
+	paths, ok := p.filter.ExactPaths()
+	if !ok {
+		return false
+	}
+	fields := indexkey.Fields(ix.Key)
+	_, bounded := fieldBounds(ix, p.filter, p.sort)
+	for _, f := range fields {
+		if f.Hashed {
+			return false
+		}
+	}
+	for _, path := range paths {
+		found := false
+		for i, f := range fields {
+			if f.Path == path && bounded[i] {
+				found = true
+				break
+			}
+		}
+		if !found {
+			return false
+		}
+	}
+	return true
+}
+
+// countKeys counts the index keys of plan p within its ranges and key
+// checks (keyCountable says when that is the count of documents), and
+// adds them to the scan's figures.
+func (db *DB) countKeys(ctx context.Context, s *scanner) (int64, error) {
+	p := s.p
+	var n int64
+	err := db.store.View(func(txn *lsm.Txn) error {
+		for _, r := range p.ranges {
+			if err := ctxErr(ctx); err != nil {
+				return err
+			}
+			it := txn.NewIter(lsm.IterOptions{Lower: r.lo, Upper: r.hi, KeysOnly: true})
+			for it.Next() {
+				s.stats.keysExamined++
+				if p.keyChecks != nil {
+					ks, _, _ := lsm.SplitIndexKey(it.Key())
+					if !p.keyInBounds(ks) {
+						continue
+					}
+				}
+				n++
+			}
+			err := it.Err()
+			it.Close()
+			if err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	return n, err
+}
