@@ -124,7 +124,7 @@ func cmdExplain(ctx context.Context, db *DB, dbName string, cmd bson.D) (bson.D,
 			// The keys alone: COUNT over the IXSCAN, no FETCH.
 			var n int64
 			if execute {
-				if n, err = db.countKeys(ctx, q.sc); err != nil {
+				if n, _, err = db.countKeys(ctx, q.sc); err != nil {
 					return nil, err
 				}
 				st = &q.sc.stats

@@ -53,11 +53,27 @@ func keyCountable(p *plan) bool {
 
 // countKeys counts the index keys of plan p within its ranges and key
 // checks (keyCountable says when that is the count of documents), and
-// adds them to the scan's figures.
-func (db *DB) countKeys(ctx context.Context, s *scanner) (int64, error) {
+// adds them to the scan's figures. ok is false, and nothing is counted,
+// when the catalog entry in the snapshot it reads no longer has the
+// index as the plan saw it (a writer made it multikey, or dropped it,
+// after the plan was made): the caller counts documents instead.
+func (db *DB) countKeys(ctx context.Context, s *scanner) (n int64, ok bool, err error) {
 	p := s.p
-	var n int64
-	err := db.store.View(func(txn *lsm.Txn) error {
+	err = db.store.View(func(txn *lsm.Txn) error {
+		raw, err := txn.Get(lsm.CatalogKey(p.m.DB, p.m.Name))
+		if err == lsm.ErrNotFound {
+			return nil
+		} else if err != nil {
+			return err
+		}
+		m, err := catalog.Decode(raw)
+		if err != nil {
+			return err
+		}
+		if ix := indexByID(m, p.ix.ID); ix == nil || ix.Multikey {
+			return nil
+		}
+		ok = true
 		for _, r := range p.ranges {
 			if err := ctxErr(ctx); err != nil {
 				return err
@@ -81,5 +97,5 @@ func (db *DB) countKeys(ctx context.Context, s *scanner) (int64, error) {
 		}
 		return nil
 	})
-	return n, err
+	return n, ok && err == nil, err
 }

@@ -108,3 +108,25 @@ func TestCountByKeysAgreesWithScan(t *testing.T) {
 	}
 	t.Logf("%d of 400 counts by keys alone", counted)
 }
+
+// A count planned before a writer made the index multikey does not
+// count that document's keys: the catalog entry in the snapshot the
+// keys are read from says the index is multikey now, and the count
+// fetches documents instead.
+func TestCountByKeysAfterIndexTurnsMultikey(t *testing.T) {
+	t.Parallel()
+	db, _ := openMem(t)
+	mustRun(t, db, "test", `{"createIndexes": "r", "indexes": [{"key": {"a": 1}, "name": "a"}]}`)
+	mustRun(t, db, "test", `{"insert": "r", "documents": [{"_id": 1, "a": 1}]}`)
+	_, p, q, err := db.findPlan("test", "r", mustDoc(t, `{"a": {"$gte": 1}}`), FindOptions{})
+	if err != nil || !keyCountable(p) {
+		t.Fatalf("plan: %v, countable %v", err, keyCountable(p))
+	}
+	mustRun(t, db, "test", `{"insert": "r", "documents": [{"_id": 2, "a": [1, 2, 3]}]}`)
+	if n, ok, err := db.countKeys(t.Context(), q.sc); err != nil || ok {
+		t.Fatalf("countKeys after the index turned multikey: %d, ok %v, %v; want it to decline", n, ok, err)
+	}
+	if r := mustRun(t, db, "test", `{"count": "r", "query": {"a": {"$gte": 1}}}`); field(r, "n") != int32(2) {
+		t.Fatalf("count: %v", r)
+	}
+}

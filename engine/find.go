@@ -140,15 +140,17 @@ func (db *DB) count(ctx context.Context, dbName, name string, filter bson.D, ski
 	}
 	if keyCountable(q.sc.p) {
 		// The index's keys say which documents match: count them.
-		n, err := db.countKeys(ctx, q.sc)
+		n, ok, err := db.countKeys(ctx, q.sc)
 		if err != nil {
 			return 0, err
 		}
-		n = max(n-skip, 0)
-		if lim := max(limit, -limit); lim > 0 {
-			n = min(n, lim)
+		if ok {
+			n = max(n-skip, 0)
+			if lim := max(limit, -limit); lim > 0 {
+				n = min(n, lim)
+			}
+			return n, nil
 		}
-		return n, nil
 	}
 	var n int64
 	for {
