@@ -71,7 +71,7 @@ func (db *DB) countKeys(ctx context.Context, s *scanner) (n int64, ok bool, err 
 			return err
 		}
 		if ix := indexByID(m, p.ix.ID); ix == nil || ix.Multikey {
-			return nil
+			return nil // the fetching count takes over
 		}
 		ok = true
 		for _, r := range p.ranges {

@@ -130,3 +130,29 @@ func TestCountByKeysAfterIndexTurnsMultikey(t *testing.T) {
 		t.Fatalf("count: %v", r)
 	}
 }
+
+// A find planned before a writer made its index multikey takes each
+// document once: the scan sees, in the snapshot it reads, that the
+// index is multikey now.
+func TestFindAfterIndexTurnsMultikey(t *testing.T) {
+	t.Parallel()
+	db, _ := openMem(t)
+	mustRun(t, db, "test", `{"createIndexes": "r", "indexes": [{"key": {"a": 1}, "name": "a"}]}`)
+	mustRun(t, db, "test", `{"insert": "r", "documents": [{"_id": 1, "a": 1}]}`)
+	_, p, q, err := db.findPlan("test", "r", mustDoc(t, `{"a": {"$gte": 1}}`), FindOptions{})
+	if err != nil || p.ix == nil || p.ix.Multikey {
+		t.Fatalf("plan: %v", err)
+	}
+	mustRun(t, db, "test", `{"insert": "r", "documents": [{"_id": 2, "a": [1, 2, 3]}]}`)
+	docs, err := q.nextBatch(t.Context(), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []any
+	for _, d := range docs {
+		ids = append(ids, field(d, "_id"))
+	}
+	if len(ids) != 2 {
+		t.Fatalf("documents %v, want 1 and 2 once each", ids)
+	}
+}

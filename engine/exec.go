@@ -169,6 +169,17 @@ func (s *scanner) nextRecords(ctx context.Context, n int) ([]record, error) {
 			return out, err
 		}
 		err := s.p.c.db.store.View(func(txn *lsm.Txn) error {
+			if s.seen == nil && s.p.ix != nil && !(s.p.m.Clustered && s.p.ix.ID == idIndexID) {
+				// The plan was made from a catalog entry in which the
+				// index was not multikey; a writer may have made it so
+				// since. Then this snapshot can hold several keys of one
+				// document: take each document once from here on.
+				if mk, err := multikeyIn(txn, s.p.m, s.p.ix.ID); err != nil {
+					return err
+				} else if mk {
+					s.seen = map[uint64]struct{}{}
+				}
+			}
 			examined := 0
 			for !s.done && len(out) < n && examined < scanChunkKeys {
 				// Index entries are read for their keys, except in a
@@ -591,4 +602,21 @@ func (q *queryExec) nextRawBatch(ctx context.Context, n int, keep func([]byte) b
 	}
 	q.sc.stats.nReturned = q.returned
 	return out, nil
+}
+
+// multikeyIn reports whether index id of collection m is multikey in
+// the catalog entry that txn reads (false when it is no longer there).
+func multikeyIn(txn *lsm.Txn, m *catalog.Coll, id uint64) (bool, error) {
+	raw, err := txn.Get(lsm.CatalogKey(m.DB, m.Name))
+	if err == lsm.ErrNotFound {
+		return false, nil
+	} else if err != nil {
+		return false, err
+	}
+	cm, err := catalog.Decode(raw)
+	if err != nil {
+		return false, err
+	}
+	ix := indexByID(cm, id)
+	return ix != nil && ix.Multikey, nil
 }
