@@ -120,32 +120,61 @@ func cmdExplain(ctx context.Context, db *DB, dbName string, cmd bson.D) (bson.D,
 			break
 		}
 		p.filterRaw = filter
+		var skip, limit int64
+		if v, ok := get(inner, "skip"); ok {
+			if skip, err = intOpt("count.skip", v); err != nil {
+				return nil, err
+			}
+		}
+		if v, ok := get(inner, "limit"); ok {
+			if limit, err = intOpt("count.limit", v); err != nil {
+				return nil, err
+			}
+			limit = max(limit, -limit)
+		}
+		// matched is how many documents the plan finds; COUNT takes skip
+		// and limit of them, as mongod's nSkipped and nCounted say.
+		var matched int64
+		var input bson.D
 		if keyCountable(p) {
 			// The keys alone: COUNT over the IXSCAN, no FETCH.
-			var n int64
 			if execute {
-				if n, _, err = db.countKeys(ctx, q.sc); err != nil {
+				if matched, _, err = db.countKeys(ctx, q.sc); err != nil {
 					return nil, err
 				}
 				st = &q.sc.stats
-				st.nReturned = 0
 			}
-			ix := ixscanDoc(p, st)
+			input = ixscanDoc(p, st)
 			if st != nil {
-				ix = withExec(ix, n, true)
+				input = withExec(input, matched, true)
 			}
-			winning = bson.D{{Key: "stage", Value: "COUNT"}, {Key: "inputStage", Value: ix}}
-			break
-		}
-		if execute {
-			for !q.done {
-				if _, err := q.nextBatch(ctx, 4096); err != nil {
-					return nil, err
+		} else {
+			if execute {
+				for !q.done {
+					docs, err := q.nextBatch(ctx, 4096)
+					if err != nil {
+						return nil, err
+					}
+					matched += int64(len(docs))
 				}
+				st = &q.sc.stats
 			}
-			st = &q.sc.stats
+			input = stageTree(p, st, true)
 		}
-		winning = bson.D{{Key: "stage", Value: "COUNT"}, {Key: "inputStage", Value: stageTree(p, st, true)}}
+		winning = bson.D{{Key: "stage", Value: "COUNT"}}
+		if st != nil {
+			skipped := min(skip, matched)
+			counted := matched - skipped
+			if limit > 0 {
+				counted = min(counted, limit)
+			}
+			st.nReturned = 0 // a count returns no documents
+			winning = append(winning, bson.E{Key: "nCounted", Value: int32OrLong(counted)}, bson.E{Key: "nSkipped", Value: int32OrLong(skipped)})
+		}
+		winning = append(winning, bson.E{Key: "inputStage", Value: input})
+		if st != nil {
+			winning = withExec(winning, 0, true)
+		}
 	case "distinct":
 		// The plan that reads the documents, under the projection of the
 		// key that distinct takes of each (mongod's PROJECTION_SIMPLE

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"fmt"
+	"go.mongodb.org/mongo-driver/v2/bson"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -154,5 +155,31 @@ func TestFindAfterIndexTurnsMultikey(t *testing.T) {
 	}
 	if len(ids) != 2 {
 		t.Fatalf("documents %v, want 1 and 2 once each", ids)
+	}
+}
+
+// explain of a count: COUNT over the index scan that answers it, with
+// mongod's nCounted and nSkipped after skip and limit, and no
+// documents returned; the figures only under executionStats.
+func TestExplainCount(t *testing.T) {
+	t.Parallel()
+	db, _ := openMem(t)
+	mustRun(t, db, "test", `{"insert": "e", "documents": [{"_id": 1, "a": 1}, {"_id": 2, "a": 2}, {"_id": 3, "a": 2}, {"_id": 4, "a": 2}]}`)
+	mustRun(t, db, "test", `{"createIndexes": "e", "indexes": [{"key": {"a": 1}, "name": "a_1"}]}`)
+	for _, c := range []struct {
+		query, input string
+	}{
+		{`{"a": 2}`, "IXSCAN"},                         // the keys answer it
+		{`{"a": 2, "b": {"$exists": false}}`, "FETCH"}, // documents must be read
+	} {
+		r := mustRun(t, db, "test", `{"explain": {"count": "e", "query": `+c.query+`, "skip": 1, "limit": 1}, "verbosity": "executionStats"}`)
+		st := field(r, "executionStats.executionStages")
+		if field(st.(bson.D), "stage") != "COUNT" || field(st.(bson.D), "nCounted") != int32(1) || field(st.(bson.D), "nSkipped") != int32(1) ||
+			field(st.(bson.D), "nReturned") != int32(0) || field(st.(bson.D), "inputStage.stage") != c.input {
+			t.Errorf("count %s: %v", c.query, st)
+		}
+		if field(r, "executionStats.nReturned") != int32(0) || field(r, "queryPlanner.winningPlan.nCounted") != nil {
+			t.Errorf("count %s: %v", c.query, r)
+		}
 	}
 }

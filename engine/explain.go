@@ -118,7 +118,7 @@ func (p *plan) filterDoc() bson.D { return p.filterRaw }
 
 // execFields are the stage fields that only executionStats shows.
 var execFields = map[string]bool{"nReturned": true, "isEOF": true, "nWouldDelete": true,
-	"nMatched": true, "nWouldModify": true, "nWouldUpsert": true,
+	"nMatched": true, "nWouldModify": true, "nWouldUpsert": true, "nCounted": true, "nSkipped": true,
 	"docsExamined": true, "keysExamined": true,
 	"memLimit": true, "type": true, "totalDataSizeSorted": true, "usedDisk": true, "spills": true}
 
