@@ -170,6 +170,7 @@ func (e *env) shell(db *session, f *shellFlags) int {
 	if err != nil {
 		return e.fail("shell", err)
 	}
+	sh.SetInteractive(interactive)
 	defer in.close()
 	// SIGINT while a statement runs (Ctrl-C on a terminal outside
 	// readline's raw mode) stops that statement only; see signals.go.

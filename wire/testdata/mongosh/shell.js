@@ -318,3 +318,5 @@ print(dc.c.find().allowPartialResults().oplogReplay().readConcern("local").maxAw
 for (const f of [() => dc.c.find().maxScan(5), () => dc.c.find().toJSON(), () => JSON.stringify(dc.c.find())]) {
   try { print(f()) } catch (e) { print(e.name, e.message) }
 }
+// The shell says it runs a script, and cls() then prints nothing.
+print(isInteractive()); cls(); print("after cls");

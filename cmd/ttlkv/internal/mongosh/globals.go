@@ -123,6 +123,13 @@ func (s *Shell) installGlobals() {
 		return goja.Undefined()
 	})
 	_ = rt.Set("getSiblingDB", func(c goja.FunctionCall) goja.Value { return s.database(c.Argument(0).String()) })
+	_ = rt.Set("isInteractive", func(goja.FunctionCall) goja.Value { return rt.ToValue(s.interactive) })
+	_ = rt.Set("cls", func(goja.FunctionCall) goja.Value {
+		if s.interactive {
+			fmt.Fprint(s.out, "\x1b[H\x1b[2J") // cursor home, clear the screen
+		}
+		return goja.Undefined()
+	})
 	// convertShardKeyToHashed(value): the key a hashed index keeps for
 	// value, asked of the server with $toHashedIndexKey, as mongosh does.
 	_ = rt.Set("convertShardKeyToHashed", func(c goja.FunctionCall) goja.Value {

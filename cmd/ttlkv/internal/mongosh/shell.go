@@ -72,23 +72,24 @@ type Shell struct {
 	json   string
 	dbName string
 
-	boxSym     *goja.Symbol
-	curSym     *goja.Symbol
-	protos     protos
-	minKeyCtor *goja.Object
-	maxKeyCtor *goja.Object
-	colls      map[string]*goja.Object
-	dbs        map[string]*goja.Object
-	last       *cursor                     // the cursor "it" continues
-	batchSize  int                         // config.displayBatchSize
-	mongoObj   *goja.Object                // what db.getMongo() returns
-	sessions   map[*goja.Object]goja.Value // each Session startSession made, and the id it prints as
-	curSess    *session                    // the session whose database or collection runs a method, if any
-	connDesc   string                      // Options.Connection
-	dir        string                      // Options.Dir
-	srcs       map[string]string           // the last source run under each name, for error messages
-	warned     map[string]bool             // the deprecation warnings printed (deprecated)
-	cmdResult  *goja.Object                // mongosh's CommandResult constructor (admin.go)
+	boxSym      *goja.Symbol
+	curSym      *goja.Symbol
+	protos      protos
+	minKeyCtor  *goja.Object
+	maxKeyCtor  *goja.Object
+	colls       map[string]*goja.Object
+	dbs         map[string]*goja.Object
+	last        *cursor                     // the cursor "it" continues
+	batchSize   int                         // config.displayBatchSize
+	mongoObj    *goja.Object                // what db.getMongo() returns
+	sessions    map[*goja.Object]goja.Value // each Session startSession made, and the id it prints as
+	curSess     *session                    // the session whose database or collection runs a method, if any
+	connDesc    string                      // Options.Connection
+	interactive bool                        // SetInteractive: a person types at a terminal
+	dir         string                      // Options.Dir
+	srcs        map[string]string           // the last source run under each name, for error messages
+	warned      map[string]bool             // the deprecation warnings printed (deprecated)
+	cmdResult   *goja.Object                // mongosh's CommandResult constructor (admin.go)
 }
 
 // protos are the prototypes of the wrapper objects toJS makes.
@@ -724,3 +725,8 @@ func Incomplete(src string) bool {
 	_, err := goja.Compile("", src, false)
 	return err != nil && strings.Contains(err.Error(), "end of input")
 }
+
+// SetInteractive says whether a person types the shell's input at a
+// terminal (the interactive shell) or it runs a script: isInteractive()
+// answers it, and cls() clears the screen only then.
+func (s *Shell) SetInteractive(on bool) { s.interactive = on }

@@ -75,6 +75,7 @@ func TestEvalScripts(t *testing.T) {
 		{"collection prints", `db.foo.bar`, "test.foo.bar\n"},
 		{"sibling", `db.getSiblingDB("other").getName()`, "other\n"},
 		{"hash", `convertShardKeyToHashed("hashThisStringLiteral")`, "Long('-5776344739422278694')\n"},
+		{"not interactive", `print(isInteractive()); cls(); print("after")`, "false\nafter\n"},
 		{"hash of a document", `convertShardKeyToHashed({a: "abc", b: NumberLong("123")})`, "Long('4771603801758380216')\n"},
 		{"use", "use other", "switched to db other\n"},
 		// mongosh takes a whole input that starts with "use" as the
@@ -233,5 +234,16 @@ func TestJSONOutput(t *testing.T) {
 		if got != want {
 			t.Errorf("%s: got %q, want %q", mode, got, want)
 		}
+	}
+}
+
+// The interactive shell says so, and cls() clears its screen.
+func TestInteractiveCls(t *testing.T) {
+	t.Parallel()
+	s, out, _ := testShell(t, Options{})
+	s.SetInteractive(true)
+	got, err := eval(t, s, out, `print(isInteractive()); cls()`)
+	if err != nil || got != "true\n\x1b[H\x1b[2J" {
+		t.Fatalf("got %q, %v", got, err)
 	}
 }
