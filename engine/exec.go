@@ -64,6 +64,32 @@ type scanner struct {
 	// taken once.
 	subs []*scanner
 	si   int
+	// misses counts the keys in a row that a key check skipped.
+	misses int
+}
+
+// seekAfterMisses is how many keys in a row out of a later field's
+// bounds a forward index scan reads before it seeks past them: a new
+// iterator costs more than reading a few keys.
+const seekAfterMisses = 16
+
+// seekTo moves a forward index scan to the index keystring next (nil:
+// past the whole index): within its current range when next is in it,
+// else to the next range. A next at or before where the scan is goes
+// nowhere: the scan reads on from where it was.
+func (s *scanner) seekTo(next []byte) {
+	r := s.ranges[s.ri]
+	if next != nil {
+		k := append(append([]byte(nil), s.p.ixPrefix...), next...)
+		if bytes.Compare(k, s.resume) <= 0 {
+			return
+		}
+		if r.hi == nil || bytes.Compare(k, r.hi) < 0 {
+			s.resume = k
+			return
+		}
+	}
+	s.nextRange()
 }
 
 // rangeIter returns the iterator options of the scan's current range,
@@ -219,13 +245,28 @@ func (s *scanner) nextRecords(ctx context.Context, n int) ([]record, error) {
 					} else {
 						s.stats.keysExamined++
 						ks, rid, _ := lsm.SplitIndexKey(k)
-						if s.p.keyChecks != nil && !s.p.keyInBounds(ks) {
-							// Out of a later field's bounds: not fetched.
-							if examined >= scanChunkKeys {
-								exhausted = false // resume in a new transaction
-								break
+						if s.p.keyChecks != nil {
+							ok, next := s.p.keyCheck(ks)
+							if !ok {
+								// Out of a later field's bounds: not fetched.
+								s.misses++
+								if examined >= scanChunkKeys {
+									exhausted = false // resume in a new transaction
+									break
+								}
+								if s.misses >= seekAfterMisses && !s.p.reverse {
+									// A run of keys out of bounds: go to the
+									// next key that can be within them.
+									// seekTo moves to the next range itself
+									// when next is past this one.
+									s.misses = 0
+									s.seekTo(next)
+									exhausted = false
+									break
+								}
+								continue
 							}
-							continue
+							s.misses = 0
 						}
 						if s.seen != nil {
 							if _, dup := s.seen[rid]; dup {

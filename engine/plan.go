@@ -43,6 +43,7 @@ type plan struct {
 	or        []*plan
 	orStats   []*execStats // each branch scan's figures, once it runs
 	fieldDesc []bool       // each index field's direction, to read its keys
+	ixPrefix  []byte       // the index's key prefix, before the keystring
 	filterRaw bson.D       // the filter as given, for explain
 	sortDoc   bson.D       // the sort as given, for explain
 	ts        *tsPlan      // non-nil: a read of a time-series collection
@@ -461,6 +462,7 @@ func (p *plan) useIndex(ix *catalog.Index) {
 	}
 	fields := indexkey.Fields(ix.Key)
 	ivs, bounded := fieldBounds(ix, p.filter, p.sort)
+	p.ixPrefix = prefix
 	var enforced int
 	p.ranges, enforced = compoundRanges(prefix, fields, ivs, bounded)
 	p.fieldDesc = make([]bool, len(fields))
@@ -471,6 +473,7 @@ func (p *plan) useIndex(ix *catalog.Index) {
 			for _, iv := range ivs[i] {
 				ck.ranges = append(ck.ranges, intervalRange(nil, iv, f.Desc))
 			}
+			slices.SortFunc(ck.ranges, func(a, b keyRange) int { return bytes.Compare(a.lo, b.lo) })
 			p.keyChecks = append(p.keyChecks, ck)
 		}
 	}
@@ -575,31 +578,51 @@ type fieldCheck struct {
 // fields, without the record id) is within p's key checks; a key it
 // cannot read counts as within, so that the filter decides.
 func (p *plan) keyInBounds(ks []byte) bool {
+	ok, _ := p.keyCheck(ks)
+	return ok
+}
+
+// keyCheck is keyInBounds that also returns, for a key out of bounds,
+// where the scan can go on from: the least keystring after ks that can
+// be within the failing field's bounds (the fields before it as in ks,
+// then the start of the field's next range above its value in ks), or
+// past every keystring that begins with those fields (nil: nowhere
+// within this index).
+func (p *plan) keyCheck(ks []byte) (ok bool, next []byte) {
 	last := p.keyChecks[len(p.keyChecks)-1].field
 	ci := 0
 	rest := ks
 	for i := 0; i <= last; i++ {
-		_, next, err := lsm.DecodeKey(rest, p.fieldDesc[i])
+		_, after, err := lsm.DecodeKey(rest, p.fieldDesc[i])
 		if err != nil {
-			return true
+			return true, nil
 		}
 		if ck := p.keyChecks[ci]; ck.field == i {
-			fb := rest[:len(rest)-len(next)]
-			in := false
-			for _, r := range ck.ranges {
-				if bytes.Compare(fb, r.lo) >= 0 && (r.hi == nil || bytes.Compare(fb, r.hi) < 0) {
-					in = true
-					break
+			fb := rest[:len(rest)-len(after)]
+			if !inRanges(fb, ck.ranges) {
+				head := ks[:len(ks)-len(rest)]
+				for _, r := range ck.ranges { // sorted by their starts
+					if bytes.Compare(r.lo, fb) > 0 {
+						return false, append(append([]byte(nil), head...), r.lo...)
+					}
 				}
-			}
-			if !in {
-				return false
+				return false, lsm.PrefixEnd(head)
 			}
 			ci++
 		}
-		rest = next
+		rest = after
 	}
-	return true
+	return true, nil
+}
+
+// inRanges reports whether a field's key bytes fb lie in one of ranges.
+func inRanges(fb []byte, ranges []keyRange) bool {
+	for _, r := range ranges {
+		if bytes.Compare(fb, r.lo) >= 0 && (r.hi == nil || bytes.Compare(fb, r.hi) < 0) {
+			return true
+		}
+	}
+	return false
 }
 
 // allPoints reports whether every interval is a single value.
