@@ -498,19 +498,19 @@ var allValues = query.Intervals{{Lo: query.Bound{Value: bson.MinKey{}, Inclusive
 // in key-value terms (a hashed field's hashes), and whether the index
 // may use them: a field the filter does not bound, whose bounds a
 // collation other than the index's changes, or a hashed field that is
-// not an equality, is [MinKey, MaxKey] and unbounded. A multikey index
-// uses the bounds of its first field only: without knowing which paths
-// hold the arrays, bounds on two of its fields could exclude a document
-// whose array elements meet them separately.
+// not an equality, is [MinKey, MaxKey] and unbounded. A multikey
+// index's fields take one conjunct's bounds each (a field's conjuncts
+// may be met by different elements of an array), and are compounded as
+// any index's: a document keys at most one of an index's fields as an
+// array (two are refused, 171), so its keys pair each element of that
+// field with the single values of the others, and a document that meets
+// every field's bounds has a key within all of them.
 func fieldBounds(ix *catalog.Index, filter *query.Filter, sort *query.Sort) ([]query.Intervals, []bool) {
 	fields := indexkey.Fields(ix.Key)
 	ivs := make([]query.Intervals, len(fields))
 	bounded := make([]bool, len(fields))
 	for i, f := range fields {
 		ivs[i] = allValues
-		if i > 0 && ix.Multikey {
-			continue
-		}
 		iv, ok := filter.Bounds(f.Path, !ix.Multikey)
 		if !ok || !indexBoundsUsable(ix, filter, sort, iv, ok) {
 			continue
