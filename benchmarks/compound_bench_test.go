@@ -2,6 +2,7 @@ package benchmarks
 
 import (
 	"context"
+	"fmt"
 	"sort"
 	"testing"
 	"time"
@@ -131,6 +132,83 @@ func BenchmarkCompoundRange(b *testing.B) {
 		b.ReportMetric(float64(med(ss).Microseconds()), "skip-us")
 		b.ReportMetric(float64(o.Microseconds()), "or-us")
 		b.ReportMetric(float64(o)/float64(i), "or-x-by-id")
+		b.ReportMetric(float64(r.Microseconds()), "ranged-us")
+		b.ReportMetric(float64(i.Microseconds()), "by-id-us")
+		b.ReportMetric(float64(r)/float64(i), "x-by-id")
+	}
+}
+
+// BenchmarkMultikeyRange times one tag's recent documents
+// ({tags: t, at: {$gte: since}}) over a multikey index on
+// {tags: 1, at: 1}, against the same documents by _id with $in
+// (x-by-id, medians of rounds, as BenchmarkCompoundRange). An index
+// bounded on its first field only reads every document with the tag
+// (1,000); one bounded on both reads the 25 returned.
+func BenchmarkMultikeyRange(b *testing.B) {
+	ctx := context.Background()
+	db, err := engine.Open(b.TempDir(), engine.Options{DisableTTLMonitor: true})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer db.Close()
+	c := db.Database("bench").Collection("tagged")
+	base := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	n := compoundN / 2
+	tags := compoundTenants / 2
+	docs := make([]any, 0, 1000)
+	for i := range n {
+		docs = append(docs, bson.D{{Key: "_id", Value: int64(i)},
+			{Key: "tags", Value: bson.A{fmt.Sprintf("t%d", i%tags), fmt.Sprintf("g%d", i%7)}},
+			{Key: "at", Value: bson.NewDateTimeFromTime(base.Add(time.Duration(i) * time.Second))}})
+		if len(docs) == cap(docs) || i == n-1 {
+			if _, err := c.InsertMany(ctx, docs, true); err != nil {
+				b.Fatal(err)
+			}
+			docs = docs[:0]
+		}
+	}
+	if _, err := c.CreateIndex(ctx, engine.IndexModel{Keys: bson.D{{Key: "tags", Value: 1}, {Key: "at", Value: 1}}}); err != nil {
+		b.Fatal(err)
+	}
+	const want = 25
+	since := base.Add(time.Duration(n-want*tags) * time.Second)
+	var idList bson.A
+	for i := n - want*tags; i < n; i++ {
+		if i%tags == 7 {
+			idList = append(idList, int64(i))
+		}
+	}
+	run := func(filter bson.D) time.Duration {
+		start := time.Now()
+		for range 20 {
+			cur, err := c.Find(ctx, filter)
+			if err != nil {
+				b.Fatal(err)
+			}
+			got := 0
+			for cur.Next(ctx) {
+				got++
+			}
+			cur.Close(ctx)
+			if got != want {
+				b.Fatalf("%v: %d documents, want %d", filter, got, want)
+			}
+		}
+		return time.Since(start) / 20
+	}
+	ranged := bson.D{{Key: "tags", Value: "t7"}, {Key: "at", Value: bson.D{{Key: "$gte", Value: bson.NewDateTimeFromTime(since)}}}}
+	byID := bson.D{{Key: "_id", Value: bson.D{{Key: "$in", Value: idList}}}}
+	for it := 0; it < b.N; it++ {
+		var rs, is []time.Duration
+		for range 5 {
+			rs = append(rs, run(ranged))
+			is = append(is, run(byID))
+		}
+		med := func(d []time.Duration) time.Duration {
+			sort.Slice(d, func(i, j int) bool { return d[i] < d[j] })
+			return d[len(d)/2]
+		}
+		r, i := med(rs), med(is)
 		b.ReportMetric(float64(r.Microseconds()), "ranged-us")
 		b.ReportMetric(float64(i.Microseconds()), "by-id-us")
 		b.ReportMetric(float64(r)/float64(i), "x-by-id")
