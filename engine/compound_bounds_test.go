@@ -451,3 +451,129 @@ func TestCompoundMultikeyAgreeWithScan(t *testing.T) {
 		t.Errorf("b was bounded on a_b_c in %d filters of 400", bounded)
 	}
 }
+
+// Fields through one array ({"a.b": 1, "a.c": 1}) are keyed element by
+// element, as mongod keys them, and not refused as parallel arrays; an
+// index over them finds what a collection scan finds, though a.b and
+// a.c may be met by different elements (their bounds are not
+// compounded).
+func TestSharedArrayPrefixAgreeWithScan(t *testing.T) {
+	t.Parallel()
+	rng := rand.New(rand.NewPCG(17, 2028))
+	small := func() string {
+		if rng.IntN(6) == 0 {
+			return "null"
+		}
+		return fmt.Sprint(rng.IntN(4))
+	}
+	elem := func() string {
+		switch rng.IntN(6) {
+		case 0:
+			return small() // not a document: a.b and a.c are null for it
+		case 1:
+			return fmt.Sprintf(`{"b": [%s, %s], "c": %s}`, small(), small(), small())
+		}
+		var fs []string
+		if rng.IntN(5) > 0 {
+			fs = append(fs, `"b": `+small())
+		}
+		if rng.IntN(5) > 0 {
+			fs = append(fs, `"c": `+small())
+		}
+		return "{" + strings.Join(fs, ", ") + "}"
+	}
+	db, _ := openMem(t)
+	var docs []string
+	for i := 0; i < 300; i++ {
+		var a string
+		switch rng.IntN(5) {
+		case 0:
+			a = elem()
+		case 1:
+			a = "[]"
+		default:
+			var el []string
+			for range 1 + rng.IntN(3) {
+				el = append(el, elem())
+			}
+			a = "[" + strings.Join(el, ", ") + "]"
+		}
+		docs = append(docs, fmt.Sprintf(`{"_id": %d, "a": %s, "x": %d}`, i, a, rng.IntN(3)))
+	}
+	loadCorpus(t, db, "test", "sp", docs)
+	mustRun(t, db, "test", `{"createIndexes": "sp", "indexes": [
+		{"key": {"a.b": 1, "a.c": 1}, "name": "ab_ac"},
+		{"key": {"x": 1, "a.c": -1, "a.b": 1}, "name": "x_ac_ab"},
+		{"key": {"a": 1, "a.b": 1}, "name": "a_ab"}]}`)
+	ids := func(cmd string) []int32 {
+		t.Helper()
+		var out []int32
+		for _, d := range firstBatch(t, mustRun(t, db, "test", cmd)) {
+			out = append(out, field(d, "_id").(int32))
+		}
+		slices.Sort(out)
+		return out
+	}
+	cond := func() string {
+		switch rng.IntN(5) {
+		case 0:
+			return fmt.Sprintf(`{"$in": [%s, %s]}`, small(), small())
+		case 1:
+			return fmt.Sprintf(`{"%s": %d}`, []string{"$gt", "$gte", "$lt", "$lte"}[rng.IntN(4)], rng.IntN(4))
+		case 2:
+			return fmt.Sprintf(`{"$ne": %s}`, small())
+		}
+		return small()
+	}
+	for i := 0; i < 300; i++ {
+		var parts []string
+		for _, f := range []string{"a.b", "a.c", "x"} {
+			if rng.IntN(2) == 0 {
+				parts = append(parts, fmt.Sprintf(`"%s": %s`, f, cond()))
+			}
+		}
+		if rng.IntN(4) == 0 {
+			parts = append(parts, fmt.Sprintf(`"a": {"$elemMatch": {"b": %s, "c": %s}}`, cond(), cond()))
+		}
+		filter := "{" + strings.Join(parts, ", ") + "}"
+		find := `{"find": "sp", "filter": ` + filter + `, "batchSize": 1000`
+		scanned := ids(find + `, "hint": {"$natural": 1}}`)
+		for _, hint := range []string{"ab_ac", "x_ac_ab", "a_ab"} {
+			if got := ids(find + `, "hint": "` + hint + `"}`); !slices.Equal(got, scanned) {
+				t.Fatalf("filter %s with hint %s finds %v; a collection scan finds %v", filter, hint, got, scanned)
+			}
+		}
+		if got := ids(find + `}`); !slices.Equal(got, scanned) {
+			t.Fatalf("filter %s as planned finds %v; a collection scan finds %v", filter, got, scanned)
+		}
+	}
+	// Two arrays on different paths are still refused, and nothing of the
+	// batch's other documents is lost.
+	r := mustRun(t, db, "test", `{"insert": "sp", "documents": [{"_id": "ok1", "a": {"b": 1}}, {"_id": "bad", "a": [{"b": [1, 2], "c": [3, 4]}]}, {"_id": "ok2"}], "ordered": false}`)
+	if we, _ := field(r, "writeErrors").(bson.A); len(we) != 1 || field(we[0].(bson.D), "code") != int32(171) || field(r, "n") != int32(2) {
+		t.Fatalf("parallel arrays in one element: %v", r)
+	}
+}
+
+// An array element that is not a document, or lacks the field, keys a
+// dotted path as null, as mongod does: {"a.b": null} through an index
+// on a.b finds {a: [{b: 1}, {c: 2}]}, which it used to miss.
+func TestDottedPathNullThroughArray(t *testing.T) {
+	t.Parallel()
+	db, _ := openMem(t)
+	loadCorpus(t, db, "test", "p", []string{`{"_id": 1, "a": [{"b": 1}, {"c": 2}]}`, `{"_id": 2, "a": [{"b": 1}, 5]}`,
+		`{"_id": 3, "a": []}`, `{"_id": 4, "a": [[{"b": 1}]]}`, `{"_id": 5, "a": [{"b": null}]}`, `{"_id": 6, "a": {"b": 2}}`})
+	mustRun(t, db, "test", `{"createIndexes": "p", "indexes": [{"key": {"a.b": 1}, "name": "ab"}]}`)
+	for _, f := range []string{`{"a.b": null}`, `{"a.b": {"$in": [null, 2]}}`, `{"a.b": {"$exists": false}}`, `{"a.b": 1}`, `{"a.b": {"$ne": 1}}`} {
+		want := firstIDs(t, db, `{"find": "p", "filter": `+f+`, "hint": {"$natural": 1}}`)
+		got := firstIDs(t, db, `{"find": "p", "filter": `+f+`, "hint": "ab"}`)
+		slices.Sort(got)
+		slices.Sort(want)
+		if !slices.Equal(got, want) {
+			t.Errorf("%s through a.b: %v; a collection scan finds %v", f, got, want)
+		}
+	}
+	if got := firstIDs(t, db, `{"find": "p", "filter": {"a.b": null}, "hint": "ab"}`); !slices.Contains(got, 1) {
+		t.Errorf("{a.b: null} through a.b: %v, without document 1", got)
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"math"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/ttlkv/ttlkv/document"
 	"github.com/ttlkv/ttlkv/engine/internal/catalog"
@@ -501,16 +502,23 @@ var allValues = query.Intervals{{Lo: query.Bound{Value: bson.MinKey{}, Inclusive
 // not an equality, is [MinKey, MaxKey] and unbounded. A multikey
 // index's fields take one conjunct's bounds each (a field's conjuncts
 // may be met by different elements of an array), and are compounded as
-// any index's: a document keys at most one of an index's fields as an
-// array (two are refused, 171), so its keys pair each element of that
-// field with the single values of the others, and a document that meets
-// every field's bounds has a key within all of them.
+// any index's, except two fields whose paths begin alike (a.b, a.c): a
+// document keys the fields through one array element by element, and
+// the rest with their single values (two arrays are refused, 171), so a
+// document that meets the bounds of fields of different beginnings has
+// a key within all of them, but a.b and a.c may be met by different
+// elements.
 func fieldBounds(ix *catalog.Index, filter *query.Filter, sort *query.Sort) ([]query.Intervals, []bool) {
 	fields := indexkey.Fields(ix.Key)
 	ivs := make([]query.Intervals, len(fields))
 	bounded := make([]bool, len(fields))
+	var firsts []string // the first path parts of the fields bounded so far
 	for i, f := range fields {
 		ivs[i] = allValues
+		first, _, _ := strings.Cut(f.Path, ".")
+		if ix.Multikey && slices.Contains(firsts, first) {
+			continue
+		}
 		iv, ok := filter.Bounds(f.Path, !ix.Multikey)
 		if !ok || !indexBoundsUsable(ix, filter, sort, iv, ok) {
 			continue
@@ -521,6 +529,7 @@ func fieldBounds(ix *catalog.Index, filter *query.Filter, sort *query.Sort) ([]q
 			}
 		}
 		ivs[i], bounded[i] = iv, true
+		firsts = append(firsts, first)
 	}
 	return ivs, bounded
 }

@@ -194,6 +194,157 @@ func Of(ix *catalog.Index, d bson.D) (keys [][]byte, multikey bool, err error) {
 // ofFields is Of for any key pattern, past the partial filter.
 func ofFields(ix *catalog.Index, d bson.D) (keys [][]byte, multikey bool, err error) {
 	fields := Fields(ix.Key)
+	for _, f := range fields {
+		if !f.Hashed && hasNumericPart(f.Path) {
+			return ofPositionalFields(ix, d)
+		}
+	}
+	coll := ix.Collator() // a collated index keys strings by their collation keys
+	if k, ok, err := scalarKey(ix, fields, d, coll); ok || err != nil {
+		if k == nil {
+			return nil, false, err
+		}
+		return [][]byte{k}, false, nil
+	}
+	return walkedKeys(ix, fields, d, coll)
+}
+
+// walkedKeys is ofFields by keyWalker, for a document that meets arrays
+// on the fields' paths.
+func walkedKeys(ix *catalog.Index, fields []Field, d bson.D, coll *collation.Collator) (keys [][]byte, multikey bool, err error) {
+	cur := make([]any, len(fields))
+	hashedMissing := make([]bool, len(fields))
+	rem := make([][]string, len(fields))
+	var idx []int
+	for i, f := range fields {
+		if f.Hashed {
+			present, _ := PathValues(d, f.Path)
+			h, err := hashedValue(d, f.Path, coll)
+			if err != nil {
+				return nil, false, err
+			}
+			cur[i], hashedMissing[i] = h, len(present) == 0
+			continue
+		}
+		rem[i] = strings.Split(f.Path, ".")
+		idx = append(idx, i)
+	}
+	w := keyWalker{fields: fields}
+	if err := w.walk(d, idx, rem, cur); err != nil {
+		return nil, false, err
+	}
+	var seen map[string]bool
+	if len(w.out) > 1 {
+		seen = make(map[string]bool, len(w.out))
+	}
+	for _, t := range w.out {
+		if ix.Sparse {
+			// A sparse index leaves out a key that only missing fields
+			// made.
+			onlyMissing := true
+			for i, v := range t {
+				if fields[i].Hashed {
+					onlyMissing = onlyMissing && hashedMissing[i]
+				} else if _, m := v.(missingValue); !m {
+					onlyMissing = false
+				}
+			}
+			if onlyMissing {
+				continue
+			}
+		}
+		var k []byte
+		for i, f := range fields {
+			v := t[i]
+			if _, m := v.(missingValue); m {
+				v = nil
+			} else if coll != nil && !f.Hashed {
+				v = coll.KeyValue(v)
+			}
+			k = lsm.AppendKey(k, v, f.Desc)
+		}
+		if seen != nil {
+			if seen[string(k)] {
+				continue
+			}
+			seen[string(k)] = true
+		}
+		keys = append(keys, k)
+	}
+	return keys, w.multikey && len(keys) > 0, nil
+}
+
+// scalarKey is ofFields for a document that meets no array on the
+// fields' paths, the common case: its one key (nil when a sparse index
+// leaves it out), and ok. ok is false when an array is met.
+func scalarKey(ix *catalog.Index, fields []Field, d bson.D, coll *collation.Collator) (key []byte, ok bool, err error) {
+	var buf [4]any
+	vals := buf[:0]
+	allMissing := true
+	for _, f := range fields {
+		if f.Hashed {
+			if present, _ := PathValues(d, f.Path); len(present) > 0 {
+				allMissing = false
+			}
+			h, err := hashedValue(d, f.Path, coll)
+			if err != nil {
+				return nil, true, err
+			}
+			vals = append(vals, h)
+			continue
+		}
+		v, found, arr := scalarAt(d, f.Path)
+		if arr {
+			return nil, false, nil
+		}
+		if found {
+			allMissing = false
+			if coll != nil {
+				v = coll.KeyValue(v)
+			}
+		}
+		vals = append(vals, v)
+	}
+	if ix.Sparse && allMissing {
+		return nil, true, nil
+	}
+	for i, f := range fields {
+		key = lsm.AppendKey(key, vals[i], f.Desc)
+	}
+	return key, true, nil
+}
+
+// scalarAt returns the value at path in d, following documents: found
+// is false when the path ends early (a missing field, a scalar on the
+// way), arr is true when it meets an array.
+func scalarAt(d bson.D, path string) (v any, found, arr bool) {
+	var cur any = d
+	rest := path
+	for {
+		part, tail, more := strings.Cut(rest, ".")
+		sub, isDoc := cur.(bson.D)
+		if !isDoc {
+			return nil, false, false
+		}
+		fv, ok := document.Get(sub, part)
+		if !ok {
+			return nil, false, false
+		}
+		if isArray(fv) {
+			return nil, false, true
+		}
+		if !more {
+			return fv, true, false
+		}
+		cur, rest = fv, tail
+	}
+}
+
+// ofPositionalFields is ofFields for a key pattern with a path that may
+// index into an array by position (a.0): at most one field may be an
+// array, and keys are its values crossed with the others' single values.
+func ofPositionalFields(ix *catalog.Index, d bson.D) (keys [][]byte, multikey bool, err error) {
+	fields := Fields(ix.Key)
 	perField := make([][]any, len(fields))
 	arrayField := -1
 	allMissing := true
