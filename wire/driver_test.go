@@ -939,3 +939,55 @@ func TestDriverHashedIndex(t *testing.T) {
 		t.Fatalf("find tenant a planned on %q", ix)
 	}
 }
+
+// An index over two fields of an array of sub-documents, the shape of
+// an order's items: mongod keys them element by element, and the Go
+// driver's inserts, finds and $elemMatch read them back as from mongod.
+func TestDriverArrayOfSubdocumentsIndex(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, Options{})
+	ctx := context.Background()
+	coll := e.client(t, false).Database("shop").Collection("orders")
+	name, err := coll.Indexes().CreateOne(ctx, mongo.IndexModel{Keys: bson.D{{Key: "items.sku", Value: 1}, {Key: "items.qty", Value: -1}}})
+	if err != nil || name != "items.sku_1_items.qty_-1" {
+		t.Fatalf("createIndex: %q, %v", name, err)
+	}
+	item := func(sku string, qty int) bson.D { return bson.D{{Key: "sku", Value: sku}, {Key: "qty", Value: qty}} }
+	_, err = coll.InsertMany(ctx, []any{
+		bson.D{{Key: "_id", Value: 1}, {Key: "items", Value: bson.A{item("pen", 1), item("ink", 9)}}},
+		bson.D{{Key: "_id", Value: 2}, {Key: "items", Value: bson.A{item("pen", 9)}}},
+		bson.D{{Key: "_id", Value: 3}, {Key: "items", Value: bson.A{bson.D{{Key: "sku", Value: bson.A{"a", "b"}}, {Key: "qty", Value: bson.A{1, 2}}}}}},
+		bson.D{{Key: "_id", Value: 4}, {Key: "items", Value: bson.A{bson.D{{Key: "sku", Value: "pad"}}}}},
+	}, options.InsertMany().SetOrdered(false))
+	var bwe mongo.BulkWriteException
+	if !errors.As(err, &bwe) || len(bwe.WriteErrors) != 1 || bwe.WriteErrors[0].Code != 171 || bwe.WriteErrors[0].Index != 2 {
+		t.Fatalf("insertMany: %v (want only document 3 refused, 171)", err)
+	}
+	ids := func(filter bson.D) string {
+		t.Helper()
+		cur, err := coll.Find(ctx, filter, options.Find().SetHint("items.sku_1_items.qty_-1").SetSort(bson.D{{Key: "_id", Value: 1}}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []bson.M
+		if err := cur.All(ctx, &got); err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, d := range got {
+			out = append(out, fmt.Sprint(d["_id"]))
+		}
+		return strings.Join(out, ",")
+	}
+	// pen and qty 9 in different items of order 1: the filter matches it,
+	// $elemMatch does not.
+	if got := ids(bson.D{{Key: "items.sku", Value: "pen"}, {Key: "items.qty", Value: 9}}); got != "1,2" {
+		t.Errorf("sku pen, qty 9: %s, want 1,2", got)
+	}
+	if got := ids(bson.D{{Key: "items", Value: bson.D{{Key: "$elemMatch", Value: bson.D{{Key: "sku", Value: "pen"}, {Key: "qty", Value: 9}}}}}}); got != "2" {
+		t.Errorf("$elemMatch sku pen, qty 9: %s, want 2", got)
+	}
+	if got := ids(bson.D{{Key: "items.qty", Value: nil}, {Key: "items.sku", Value: "pad"}}); got != "4" {
+		t.Errorf("sku pad without qty: %s, want 4", got)
+	}
+}
