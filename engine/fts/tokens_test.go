@@ -1,0 +1,33 @@
+package fts
+
+import (
+	"slices"
+	"testing"
+)
+
+// The tokenizer's cases from mongod's own unit tests and its research
+// notes (docs/text.md).
+func TestTokens(t *testing.T) {
+	t.Parallel()
+	en, _ := LookupLanguage("english")
+	fr, _ := LookupLanguage("FR")
+	tr, _ := LookupLanguage("turkish")
+	for _, tc := range []struct {
+		l    *Language
+		in   string
+		o    tokenOptions
+		want []string
+	}{
+		{en, "Do you see Mark's dog running?", tokenOptions{}, []string{"do", "you", "see", "mark", "dog", "run"}},
+		{fr, "Voyez-vous «le chien» de Mark courante? C'est bien!", tokenOptions{}, []string{"voi", "vous", "le", "chien", "de", "mark", "cour", "c", "est", "bien"}},
+		{fr, "parlâmes parlèrent", tokenOptions{}, []string{"parl", "parl"}},
+		{tr, "KAÇ YAŞINDASIN SEN, VE SEN NEREDEN VARDIR?", tokenOptions{}, []string{"kac", "yas", "sen", "ve", "sen", "nere", "var"}},
+		{en, "this is -really fun", tokenOptions{stopWords: true}, []string{"realli", "fun"}},
+		{en, "This is Positively fun", tokenOptions{stopWords: true, caseSensitive: true}, []string{"Posit", "fun"}},
+		{en, "snake_case café", tokenOptions{}, []string{"snake_cas", "cafe"}},
+	} {
+		if got := tc.l.tokens(tc.in, tc.o); !slices.Equal(got, tc.want) {
+			t.Errorf("%s %q: %q, want %q", tc.l.Name, tc.in, got, tc.want)
+		}
+	}
+}
