@@ -64,6 +64,8 @@ const (
 	CodeGraphContainsCycle              Code = 140   // a view defined on itself through other views
 	CodeOptionNotSupportedOnView        Code = 167   // an option or stage a view cannot have
 	CodeViewDepthLimitExceeded          Code = 165   // views standing on more than 20 views
+	CodeNoSuchKey                       Code = 4     // a required field missing from an operator's document
+	CodeNoQueryExecutionPlans           Code = 291   // a query no plan can answer (a $text the text index cannot serve)
 )
 
 var codeNames = map[Code]string{
@@ -73,6 +75,8 @@ var codeNames = map[Code]string{
 	CodeGraphContainsCycle:              "GraphContainsCycle",
 	CodeOptionNotSupportedOnView:        "OptionNotSupportedOnView",
 	CodeViewDepthLimitExceeded:          "ViewDepthLimitExceeded",
+	CodeNoSuchKey:                       "NoSuchKey",
+	CodeNoQueryExecutionPlans:           "NoQueryExecutionPlans",
 	CodeFailedToParse:                   "FailedToParse",
 	CodeUnauthorized:                    "Unauthorized",
 	CodeTypeMismatch:                    "TypeMismatch",

@@ -50,6 +50,9 @@ func stageTree(p *plan, st *execStats, isEOF bool) bson.D {
 			leaf = append(leaf, bson.E{Key: "docsExamined", Value: int32OrLong(st.docsExamined)})
 		}
 		leaf = append(leaf, bson.E{Key: "inputStage", Value: ixscan})
+		if p.text != nil {
+			leaf = textMatchDoc(p, leaf)
+		}
 	}
 	if p.sort != nil && !p.sortByIndex && len(p.sort.Keys()) > 0 {
 		leaf = sortStageDoc(p, st, leaf)

@@ -103,6 +103,9 @@ func (db *DB) findPlan(dbName, name string, filter bson.D, o FindOptions) (*coll
 		}
 	}
 	if c == nil {
+		if f.Text() != nil {
+			return nil, nil, nil, document.Errorf(document.CodeIndexNotFound, "text index required for $text query (no such collection '%s.%s')", dbName, name)
+		}
 		return nil, nil, nil, nil
 	}
 	q, err := kindOf(c.m()).query(db, c, filter, f, srt, o, proj)

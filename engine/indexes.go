@@ -37,6 +37,7 @@ var knownIndexOptions = map[string]bool{
 	"partialFilterExpression": true, "expireAfterSeconds": true, "background": true, "v": true,
 	"ns": true, "dropDups": true, "collation": true, "storageEngine": true,
 	indexkey.WildcardProjection: true,
+	"weights":                   true, "default_language": true, "language_override": true, "textIndexVersion": true,
 }
 
 // defaultIndexName joins fields and directions: {a: 1, b: -1} -> a_1_b_-1.
@@ -107,6 +108,15 @@ func parseIndexSpec(m *catalog.Coll, spec bson.D) (*catalog.Index, error) {
 	if len(key) == 0 {
 		return nil, document.Errorf(document.CodeCannotCreateIndex, "Index keys cannot be empty.")
 	}
+	userKey := key // the key as given names the index
+	textKey, textOpts, text, err := parseTextIndex(key, spec)
+	if err != nil {
+		return nil, err
+	}
+	if text {
+		key = textKey
+		extra = append(extra, textOpts...)
+	}
 	wildcard := false
 	hashed := 0
 	for _, f := range key {
@@ -121,6 +131,9 @@ func parseIndexSpec(m *catalog.Coll, spec bson.D) (*catalog.Index, error) {
 		case string:
 			if v == indexkey.Hashed {
 				hashed++
+				continue
+			}
+			if text && f.Key == "_fts" {
 				continue
 			}
 			return nil, document.Errorf(document.CodeCannotCreateIndex, "Index type '%s' is not supported by ttlkv (key %s)", v, fmtValue(key))
@@ -142,7 +155,7 @@ func parseIndexSpec(m *catalog.Coll, spec bson.D) (*catalog.Index, error) {
 		}
 		ix.Name = s
 	} else {
-		ix.Name = defaultIndexName(key)
+		ix.Name = defaultIndexName(userKey)
 	}
 	isID := len(key) == 1 && key[0].Key == "_id"
 	// {_id: 1} and {_id: -1} are specs of the _id index, as MongoDB's
@@ -190,6 +203,9 @@ func parseIndexSpec(m *catalog.Coll, spec bson.D) (*catalog.Index, error) {
 			if err != nil {
 				return nil, err
 			}
+			if text && full != nil {
+				return nil, document.Errorf(document.CodeCannotCreateIndex, "Index type 'text' does not support collation: %s", fmtValue(e.Value))
+			}
 			if idPattern && !collation.Equal(catalog.CollatorOf(full), idCollator(m)) {
 				// The _id index is in the collection's collation (or
 				// simple in a collection created before that rule).
@@ -223,8 +239,9 @@ func parseIndexSpec(m *catalog.Coll, spec bson.D) (*catalog.Index, error) {
 			extra = append(extra, e)
 		}
 	}
-	if !hasCollation && !idPattern {
-		// An index without a collation takes the collection's default.
+	if !hasCollation && !idPattern && !text {
+		// An index without a collation takes the collection's default
+		// (a text index compares its terms' bytes).
 		if def := m.DefaultCollator(); def != nil {
 			extra = append(extra, bson.E{Key: "collation", Value: def.Doc()})
 		}
@@ -784,15 +801,6 @@ func indexesToDrop(m *catalog.Coll, which any) ([]*catalog.Index, error) {
 	return nil, document.Errorf(document.CodeTypeMismatch, "dropIndexes 'index' must be a string, an object or an array, not %s", typeName(which))
 }
 
-// newIndexes returns the positions in parsed of the indexes a
-// createIndexes must build: those neither in m nor earlier in parsed.
-// It returns the error MongoDB gives instead when a request clashes
-// with an index (docs/commands.md §9): the same name over another key
-// (86 IndexKeySpecsConflict); the same name and key with other options,
-// or the same key under another name with the same options, or with
-// another TTL (85 IndexOptionsConflict); or more than maxIndexes in all
-// (67 CannotCreateIndex). specs are the requests as given, for the
-// messages. Every collection kind's createIndexes asks it.
 // wildcardProjectionOf returns a wildcard index's wildcardProjection,
 // nil when it has none.
 func wildcardProjectionOf(ix *catalog.Index) bson.D {
@@ -805,6 +813,15 @@ func wildcardProjectionOf(ix *catalog.Index) bson.D {
 	return nil
 }
 
+// newIndexes returns the positions in parsed of the indexes a
+// createIndexes must build: those neither in m nor earlier in parsed.
+// It returns the error MongoDB gives instead when a request clashes
+// with an index (docs/commands.md §9): the same name over another key
+// (86 IndexKeySpecsConflict); the same name and key with other options,
+// or the same key under another name with the same options, or with
+// another TTL (85 IndexOptionsConflict); or more than maxIndexes in all
+// (67 CannotCreateIndex). specs are the requests as given, for the
+// messages. Every collection kind's createIndexes asks it.
 func newIndexes(m *catalog.Coll, parsed []*catalog.Index, specs []bson.D) ([]int, error) {
 	var pos []int
 	seen := slices.Clone(m.Indexes)
@@ -814,6 +831,14 @@ func newIndexes(m *catalog.Coll, parsed []*catalog.Index, specs []bson.D) ([]int
 			// A wildcard index's projection is part of what it keys,
 			// as in MongoDB.
 			sameKey := document.Equal(old.Key, ix.Key) && document.Equal(nonNilDoc(wildcardProjectionOf(old)), nonNilDoc(wildcardProjectionOf(ix)))
+			if isTextKey(ix.Key) && isTextKey(old.Key) && !(old.Name == ix.Name && sameKey && sameOptions(old, ix) && document.Equal(old.Extra, ix.Extra)) {
+				// One text index a collection; the same one again is
+				// no change (docs/text.md).
+				if sameKey {
+					return nil, document.Errorf(document.CodeIndexOptionsConflict, "An equivalent index already exists with a different name and options. Requested index: %s, existing index: %s", fmtValue(specs[i]), fmtValue(listIndexEntry(old)))
+				}
+				return nil, document.Errorf(document.CodeCannotCreateIndex, "only one text index per collection allowed, found existing text index \"%s\"", old.Name)
+			}
 			switch {
 			case old.Name == ix.Name && sameKey && sameOptions(old, ix):
 				exists = true

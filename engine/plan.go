@@ -48,6 +48,7 @@ type plan struct {
 	filterRaw bson.D       // the filter as given, for explain
 	sortDoc   bson.D       // the sort as given, for explain
 	ts        *tsPlan      // non-nil: a read of a time-series collection
+	text      *textPlan    // non-nil: a $text query through the text index
 }
 
 // classPrefix returns the bytes every ascending key of like's BSON
@@ -166,12 +167,20 @@ func rangesFor(prefix []byte, ivs query.Intervals, desc bool) []keyRange {
 }
 
 // usable reports whether the planner may choose ix without a hint.
-func usable(ix *catalog.Index) bool { return !ix.Hidden && ix.PartialFilter == nil && !ix.Sparse }
+func usable(ix *catalog.Index) bool {
+	return !ix.Hidden && ix.PartialFilter == nil && !ix.Sparse && !isTextKey(ix.Key)
+}
 
 // makePlan chooses how to run filter with sort on c. hint, if not nil,
 // names an index (by name string or key pattern document).
 func makePlan(c *coll, m *catalog.Coll, filter *query.Filter, sort *query.Sort, hint any) (*plan, error) {
 	p := &plan{c: c, m: m, filter: filter, sort: sort}
+	if filter.Text() != nil {
+		if err := p.useText(hint); err != nil {
+			return nil, err
+		}
+		return p, nil
+	}
 	if sort != nil {
 		if dir, ok := sort.NaturalOrder(); ok {
 			p.reverse = dir < 0
@@ -183,6 +192,9 @@ func makePlan(c *coll, m *catalog.Coll, filter *query.Filter, sort *query.Sort, 
 		ix, natural, err := resolveHint(m, hint)
 		if err != nil {
 			return nil, err
+		}
+		if ix != nil && isTextKey(ix.Key) {
+			return nil, document.Errorf(document.CodeBadValue, "error processing query: planner returned error :: caused by :: a text index answers only a $text query; hint %s", ix.Name)
 		}
 		if natural != 0 {
 			p.reverse = natural < 0

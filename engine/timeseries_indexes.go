@@ -35,6 +35,9 @@ func tsIndexKey(o ts.Options, ix *catalog.Index) (bson.D, error) {
 	if ix.Unique {
 		return nil, document.Errorf(document.CodeCannotCreateIndex, "Unique indexes are not supported on time-series collections")
 	}
+	if isTextKey(ix.Key) {
+		return nil, document.Errorf(document.CodeInvalidOptions, "Text indexes are not supported on time-series collections")
+	}
 	if ix.Partial != nil {
 		return nil, document.Errorf(document.CodeCannotCreateIndex, "ttlkv supports a partialFilterExpression on a time-series collection only for a TTL index on the timeField")
 	}

@@ -112,7 +112,7 @@ func Parse(pipeline bson.A) (*Pipeline, error) { return parseTop(pipeline, pdept
 func parseTop(pipeline bson.A, sc pdepth) (*Pipeline, error) {
 	p := &Pipeline{}
 	pushing := true
-	for _, sv := range pipeline {
+	for i, sv := range pipeline {
 		sd, ok := sv.(bson.D)
 		if !ok {
 			return nil, document.Errorf(document.CodeTypeMismatch, "Each element of the 'pipeline' array must be an object")
@@ -124,6 +124,9 @@ func parseTop(pipeline bson.A, sc pdepth) (*Pipeline, error) {
 			return nil, document.Errorf(document.Code(40601), "%s can only be the final stage in the pipeline", p.out.Stage)
 		}
 		name, arg := sd[0].Key, sd[0].Value
+		if name == "$match" && i > 0 && holdsText(arg) {
+			return nil, document.Errorf(document.Code(17313), "$match with $text is only allowed as the first pipeline stage")
+		}
 		if name == "$documents" && (p.filter != nil || p.sort != nil || len(p.stages) > 0) {
 			return nil, document.Errorf(document.Code(40602), "$documents is only valid as the first stage in a pipeline")
 		}
@@ -308,4 +311,23 @@ var known = map[string]bool{
 	"$geoNear": true, "$indexStats": true, // $indexStats: only as a first stage (engine/indexstats.go)
 	"$changeStream": true, "$search": true,
 	"$listSessions": true, "$planCacheStats": true,
+}
+
+// holdsText reports whether a $match's filter has a $text anywhere.
+func holdsText(v any) bool {
+	switch t := v.(type) {
+	case bson.D:
+		for _, e := range t {
+			if e.Key == "$text" || holdsText(e.Value) {
+				return true
+			}
+		}
+	case bson.A:
+		for _, x := range t {
+			if holdsText(x) {
+				return true
+			}
+		}
+	}
+	return false
 }

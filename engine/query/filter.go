@@ -16,6 +16,7 @@ import (
 type Filter struct {
 	root    andExpr
 	hasExpr bool                // some branch is a $expr, whose evaluation can fail
+	text    *TextSearch         // the $text, nil if none
 	coll    *collation.Collator // strings compare under it (Collate); nil: simple
 }
 
@@ -127,7 +128,7 @@ func ParseFilterWith(f bson.D, now time.Time, vars any) (*Filter, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Filter{root: e, hasExpr: top.hasExpr}, nil
+	return &Filter{root: e, hasExpr: top.hasExpr, text: top.text}, nil
 }
 
 // MustParseFilter is ParseFilter for filters written in code; it panics
@@ -155,7 +156,7 @@ func (f *Filter) MatchErr(d bson.D) (ok bool, err error) {
 	if f == nil {
 		return true, nil
 	}
-	if !f.hasExpr {
+	if !f.hasExpr && f.text == nil {
 		return f.root.match(d), nil
 	}
 	defer func() {
@@ -191,6 +192,9 @@ type topCtx struct {
 	now     bson.DateTime // $$NOW
 	vars    any           // the user variables of a $expr (ParseFilterWith)
 	hasExpr bool          // a $expr was parsed
+	text    *TextSearch   // the $text parsed, nil if none
+	inOr    bool          // parsing an $or's branches
+	inNor   bool          // parsing a $nor's branches
 }
 
 // parseDocAt parses a filter document; top is non-nil for the query's
@@ -231,6 +235,11 @@ func parseTopOp(op string, v any, depth int, top *topCtx) (expr, error) {
 			return nil, badValue("$and/$or/$nor must be a nonempty array")
 		}
 		subs := make([]expr, 0, len(arr))
+		if top != nil && op != "$and" {
+			saveOr, saveNor := top.inOr, top.inNor
+			top.inOr, top.inNor = top.inOr || op == "$or", top.inNor || op == "$nor"
+			defer func() { top.inOr, top.inNor = saveOr, saveNor }()
+		}
 		for _, s := range arr {
 			sd, ok := s.(bson.D)
 			if !ok {
@@ -273,7 +282,9 @@ func parseTopOp(op string, v any, depth int, top *topCtx) (expr, error) {
 			return nil, err
 		}
 		return schemaNode{s: s, raw: raw}, nil
-	case "$where", "$text", "$sampleRate", "$alwaysTrue", "$alwaysFalse", "$atomic", "$isolated":
+	case "$text":
+		return parseText(v, top)
+	case "$where", "$sampleRate", "$alwaysTrue", "$alwaysFalse", "$atomic", "$isolated":
 		return nil, badValue("%s is not supported by ttlkv", op)
 	}
 	return nil, badValue("unknown top level operator: %s. If you have a field name that starts with a '$' symbol, consider using $getField or $setField.", op)

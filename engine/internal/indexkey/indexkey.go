@@ -172,6 +172,9 @@ func Of(ix *catalog.Index, d bson.D) (keys [][]byte, multikey bool, err error) {
 	if IsWildcard(ix.Key) {
 		return wildcardKeys(ix, d)
 	}
+	if IsText(ix.Key) {
+		return textKeys(ix, d)
+	}
 	if len(ix.Key) == 1 && strings.IndexByte(ix.Key[0].Key, '.') < 0 && ix.Key[0].Value != Hashed {
 		// One top-level field, the common case (every insert keys its
 		// _id and a TTL index its date): what the general code below

@@ -1,0 +1,260 @@
+package engine
+
+import (
+	"bytes"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/ttlkv/ttlkv/document"
+	"github.com/ttlkv/ttlkv/engine/fts"
+	"github.com/ttlkv/ttlkv/engine/internal/catalog"
+	"github.com/ttlkv/ttlkv/engine/internal/indexkey"
+	"github.com/ttlkv/ttlkv/lsm"
+	"go.mongodb.org/mongo-driver/v2/bson"
+)
+
+// textIndexOptions are the index spec options of a text index.
+var textIndexOptions = []string{"weights", "default_language", "language_override", "textIndexVersion"}
+
+// parseTextIndex recognises a text index's key pattern ({title: "text"},
+// {"$**": "text"}, {a: 1, title: "text"}, or the stored form with
+// _fts and _ftsx) and returns the key as mongod stores it (prefix
+// fields, _fts: "text", _ftsx: 1, suffix fields) and its options
+// (weights, default_language, language_override, textIndexVersion)
+// with their defaults. ok is false for a key pattern without text.
+// docs/text.md, "Text indexes".
+func parseTextIndex(key, spec bson.D) (norm bson.D, opts bson.D, ok bool, err error) {
+	stored := false
+	var textFields []string
+	for _, f := range key {
+		if s, isStr := f.Value.(string); isStr && s == "text" {
+			if f.Key == "_fts" {
+				stored = true
+			} else {
+				textFields = append(textFields, f.Key)
+			}
+		}
+	}
+	if !stored && len(textFields) == 0 {
+		for _, o := range textIndexOptions {
+			if _, has := get(spec, o); has {
+				return nil, nil, false, document.Errorf(document.CodeCannotCreateIndex, "Index key pattern %s is not a text index: the option '%s' is for text indexes", fmtValue(key), o)
+			}
+		}
+		return nil, nil, false, nil
+	}
+	fail := func(format string, a ...any) (bson.D, bson.D, bool, error) {
+		return nil, nil, true, document.Errorf(document.CodeCannotCreateIndex, format, a...)
+	}
+	if stored && len(textFields) > 0 {
+		return fail("Can't use both the stored form of a text index (_fts) and text fields in one key pattern: %s", fmtValue(key))
+	}
+	weights := map[string]float64{}
+	inText, afterText := false, false
+	for i := 0; i < len(key); i++ {
+		f := key[i]
+		if stored && f.Key == "_fts" {
+			if i+1 >= len(key) || key[i+1].Key != "_ftsx" {
+				return fail("expected _ftsx after _fts")
+			}
+			if n, isNum := asFloat(key[i+1].Value); !isNum || n != 1 {
+				return fail("expecting _ftsx:1")
+			}
+			norm = append(norm, bson.E{Key: "_fts", Value: "text"}, bson.E{Key: "_ftsx", Value: int32(1)})
+			i++
+			afterText = true
+			continue
+		}
+		if s, isStr := f.Value.(string); isStr && s == "text" {
+			if afterText && !inText {
+				return fail("'text' fields in index must all be adjacent")
+			}
+			if f.Key != "$**" && (strings.HasSuffix(f.Key, ".$**") || strings.HasPrefix(f.Key, "$")) {
+				return fail("Index key contains an illegal field name: '%s'", f.Key)
+			}
+			if !inText {
+				norm = append(norm, bson.E{Key: "_fts", Value: "text"}, bson.E{Key: "_ftsx", Value: int32(1)})
+			}
+			inText, afterText = true, true
+			weights[f.Key] = 1
+			continue
+		}
+		inText = false
+		if _, isStr := f.Value.(string); isStr {
+			return fail("Can't use more than one index plugin for a single index.")
+		}
+		if f.Key == "_fts" || f.Key == "_ftsx" {
+			return fail("text index with reserved fields _fts/_ftsx not allowed")
+		}
+		if n, isNum := asFloat(f.Value); !isNum || (math.Trunc(n) != 1 && math.Trunc(n) != -1) {
+			return fail("expected value 1 or -1 for non-text key in compound index")
+		}
+		norm = append(norm, f)
+	}
+	language, override, version := "english", "language", int32(3)
+	for _, e := range spec {
+		switch e.Key {
+		case "weights":
+			switch w := e.Value.(type) {
+			case string:
+				if w != "$**" {
+					return fail("text index option 'weights' must be an object")
+				}
+				weights["$**"] = 1
+			case bson.D:
+				for _, we := range w {
+					n, isNum := asFloat(we.Value)
+					if !isNum {
+						return fail("weight for text index needs numeric type")
+					}
+					n = math.Trunc(n)
+					if !(n > 0 && n < 100000) {
+						return fail("text index weight must be in the exclusive interval (0,100000) but found: %v", n)
+					}
+					if we.Key == "" {
+						return fail("weight cannot be on an empty field")
+					}
+					if we.Key != "$**" {
+						for _, part := range strings.Split(we.Key, ".") {
+							if part == "" {
+								return fail("weight cannot have empty path component")
+							}
+							if strings.HasPrefix(part, "$") {
+								return fail("weight cannot have path component with $ prefix")
+							}
+						}
+					}
+					weights[we.Key] = n
+				}
+			default:
+				return fail("text index option 'weights' must be an object")
+			}
+		case "default_language":
+			s, isStr := e.Value.(string)
+			if !isStr {
+				return fail("default_language needs a string type")
+			}
+			if _, known := fts.LookupLanguage(s); !known {
+				return fail("default_language is not valid")
+			}
+			language = s
+		case "language_override":
+			s, isStr := e.Value.(string)
+			if !isStr {
+				return fail("language_override must be a string")
+			}
+			if s == "" || strings.HasPrefix(s, "$") || strings.Contains(s, ".") {
+				return fail("language_override is not valid")
+			}
+			override = s
+		case "textIndexVersion":
+			n, isNum := asFloat(e.Value)
+			if !isNum {
+				return fail("text index option 'textIndexVersion' must be a number")
+			}
+			if n != 2 && n != 3 {
+				return fail("bad textIndexVersion: %v (ttlkv builds version 3; a version 2 spec is built as version 3)", n)
+			}
+		}
+	}
+	if len(weights) == 0 {
+		return fail("text index option 'weights' must specify fields or the wildcard")
+	}
+	names := make([]string, 0, len(weights))
+	for k := range weights {
+		names = append(names, k)
+	}
+	slices.Sort(names)
+	wd := make(bson.D, 0, len(names))
+	for _, k := range names {
+		wd = append(wd, bson.E{Key: k, Value: int32(weights[k])})
+	}
+	opts = bson.D{{Key: "weights", Value: wd}, {Key: "default_language", Value: language},
+		{Key: "language_override", Value: override}, {Key: "textIndexVersion", Value: version}}
+	return norm, opts, true, nil
+}
+
+// isTextKey reports whether an index's key pattern is a text index's.
+func isTextKey(key bson.D) bool { return indexkey.IsText(key) }
+
+// textPlan is a $text query's reading by the collection's text index.
+type textPlan struct {
+	q    *fts.Query
+	spec *fts.Spec
+}
+
+// useText plans filter's $text: the collection's text index, scanned
+// for each of the query's terms under the equalities the filter gives
+// its prefix fields; each document fetched is matched against the whole
+// filter, the $text by the index's reading of it. docs/text.md.
+func (p *plan) useText(hint any) error {
+	ts := p.filter.Text()
+	if hint != nil {
+		return document.Errorf(document.CodeBadValue, "error processing query: planner returned error :: caused by :: a $text query cannot be hinted")
+	}
+	if p.sort != nil {
+		if _, natural := p.sort.NaturalOrder(); natural {
+			p.sort = nil // the text index's order; there is no other
+		}
+	}
+	var ix *catalog.Index
+	for _, x := range p.m.Indexes {
+		if isTextKey(x.Key) && !x.Hidden {
+			ix = x
+			break
+		}
+	}
+	if ix == nil {
+		return document.Errorf(document.CodeIndexNotFound, "text index required for $text query")
+	}
+	spec := indexkey.TextSpec(ix)
+	lang := spec.DefaultLanguage
+	if ts.Language != "" {
+		l, ok := fts.LookupLanguage(ts.Language)
+		if !ok {
+			return document.Errorf(document.CodeBadValue, "unsupported language: \"%s\" for text index version 3", ts.Language)
+		}
+		lang = l
+	}
+	q := fts.ParseQuery(ts.Search, lang, ts.CaseSensitive, ts.DiacriticSensitive)
+	ts.Bind(func(d bson.D) (bool, error) { return q.Match(d, spec) })
+	p.text = &textPlan{q: q, spec: spec}
+	p.ix = ix
+	prefix := lsm.IndexPrefix(p.m.ID, ix.ID)
+	pre, _ := indexkey.TextFields(ix.Key)
+	for _, f := range pre {
+		ivs, ok := p.filter.Bounds(f.Path, true)
+		if !ok || len(ivs) != 1 || !isPoint(ivs[0]) {
+			return document.Errorf(document.CodeNoQueryExecutionPlans, "error processing query: planner returned error :: caused by :: failed to use text index to satisfy $text query (if text index is compound, are equality predicates given for all prefix fields?)")
+		}
+		prefix = lsm.AppendKey(prefix, ivs[0].Lo.Value, f.Desc)
+	}
+	p.ixPrefix = prefix
+	p.ranges = nil
+	for _, t := range q.BoundsTerms {
+		lo := lsm.AppendKey(append([]byte(nil), prefix...), fts.KeyTerm(t), false)
+		p.ranges = append(p.ranges, keyRange{lo, lsm.PrefixEnd(lo)})
+	}
+	slices.SortFunc(p.ranges, func(a, b keyRange) int { return bytes.Compare(a.lo, b.lo) })
+	p.boundsDesc = bson.D{}
+	return nil
+}
+
+// textMatchDoc is explain's TEXT_MATCH stage of a $text plan over in,
+// with mongod's reading of the query.
+func textMatchDoc(p *plan, in bson.D) bson.D {
+	q := p.text.q
+	arr := func(ss []string) bson.A {
+		out := bson.A{}
+		for _, s := range ss {
+			out = append(out, s)
+		}
+		return out
+	}
+	return bson.D{{Key: "stage", Value: "TEXT_MATCH"}, {Key: "indexPrefix", Value: bson.D{}},
+		{Key: "indexName", Value: p.ix.Name},
+		{Key: "parsedTextQuery", Value: bson.D{{Key: "terms", Value: arr(q.Terms)}, {Key: "negatedTerms", Value: arr(q.NegatedTerms)},
+			{Key: "phrases", Value: arr(q.Phrases)}, {Key: "negatedPhrases", Value: arr(q.NegatedPhrases)}}},
+		{Key: "textIndexVersion", Value: int32(3)}, {Key: "inputStage", Value: in}}
+}

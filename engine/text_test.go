@@ -1,0 +1,174 @@
+package engine
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/ttlkv/ttlkv/document"
+	"go.mongodb.org/mongo-driver/v2/bson"
+)
+
+// A text index as mongod stores and lists it, and $text through it:
+// terms, stemming, stop words, negation, phrases, the language of the
+// query and of each document, and prefix fields.
+func TestTextIndexAndSearch(t *testing.T) {
+	t.Parallel()
+	db, _ := openMem(t)
+	loadCorpus(t, db, "test", "art", []string{
+		`{"_id": 1, "title": "Coffee shops", "body": "The best coffee in town", "tenant": "a"}`,
+		`{"_id": 2, "title": "Tea", "body": "Green tea and coffee beans", "tenant": "a"}`,
+		`{"_id": 3, "title": "Running", "body": "runners run daily", "tenant": "b"}`,
+		`{"_id": 4, "title": "Café", "body": "un café au lait", "language": "french", "tenant": "b"}`,
+		`{"_id": 5, "title": 7, "body": ["shop talk", {"x": "coffee"}], "tenant": "a"}`,
+		`{"_id": 6, "tenant": "a"}`,
+	})
+	r := mustRun(t, db, "test", `{"createIndexes": "art", "indexes": [{"key": {"title": "text", "body": "text"}, "weights": {"title": 10}}]}`)
+	if field(r, "ok") != 1.0 && field(r, "ok") != int32(1) {
+		t.Fatalf("createIndexes: %v", r)
+	}
+	lr := mustRun(t, db, "test", `{"listIndexes": "art"}`)
+	ixs := firstBatch(t, lr)
+	want := `{"v": 2, "key": {"_fts": "text", "_ftsx": 1}, "name": "title_text_body_text", "weights": {"body": 1, "title": 10}, "default_language": "english", "language_override": "language", "textIndexVersion": 3}`
+	var wd bson.D
+	if err := bson.UnmarshalExtJSON([]byte(want), false, &wd); err != nil {
+		t.Fatal(err)
+	}
+	if len(ixs) != 2 || !document.Equal(ixs[1], wd) {
+		t.Fatalf("listIndexes: %v, want %v", ixs, wd)
+	}
+	ids := func(filter string) []int32 {
+		t.Helper()
+		got := firstIDs(t, db, `{"find": "art", "filter": `+filter+`}`)
+		slices.Sort(got)
+		return got
+	}
+	for _, tc := range []struct {
+		filter string
+		want   []int32
+	}{
+		{`{"$text": {"$search": "coffee"}}`, []int32{1, 2}},
+		{`{"$text": {"$search": "COFFEE shop"}}`, []int32{1, 2, 5}},
+		{`{"$text": {"$search": "coffee -tea"}}`, []int32{1}},
+		{`{"$text": {"$search": "\"coffee beans\""}}`, []int32{2}},
+		{`{"$text": {"$search": "the"}}`, nil},
+		{`{"$text": {"$search": "running"}}`, []int32{3}},
+		{`{"$text": {"$search": "cafe"}}`, nil},
+		{`{"$text": {"$search": "café", "$language": "fr"}}`, []int32{4}},
+		{`{"$text": {"$search": "cafe", "$language": "french"}}`, []int32{4}},
+		{`{"$text": {"$search": "Coffee", "$caseSensitive": true}}`, []int32{1}},
+		{`{"$text": {"$search": "coffee"}, "tenant": "a", "_id": {"$gt": 1}}`, []int32{2}},
+	} {
+		if got := ids(tc.filter); !slices.Equal(got, tc.want) {
+			t.Errorf("%s: %v, want %v", tc.filter, got, tc.want)
+		}
+	}
+	for _, tc := range []struct {
+		cmd  string
+		code document.Code
+	}{
+		{`{"find": "art", "filter": {"$text": {"$search": "x", "$language": "klingon"}}}`, document.CodeBadValue},
+		{`{"find": "art", "filter": {"$text": {"$search": "x"}}, "hint": {"$natural": 1}}`, document.CodeBadValue},
+		{`{"aggregate": "art", "pipeline": [{"$sort": {"_id": 1}}, {"$match": {"$text": {"$search": "x"}}}], "cursor": {}}`, 17313},
+		{`{"aggregate": "art", "pipeline": [{"$match": {"a": 1}}, {"$match": {"$and": [{"$text": {"$search": "x"}}]}}], "cursor": {}}`, 17313},
+		{`{"find": "art", "filter": {"title": "Tea"}, "hint": "title_text_body_text"}`, document.CodeBadValue},
+		{`{"find": "none", "filter": {"$text": {"$search": "x"}}}`, document.CodeIndexNotFound},
+		{`{"createIndexes": "art", "indexes": [{"key": {"tenant": 1, "other": "text"}, "name": "o"}]}`, document.CodeCannotCreateIndex},
+		{`{"createIndexes": "art", "indexes": [{"key": {"other": "text"}, "name": "o"}]}`, document.CodeIndexOptionsConflict},
+		{`{"createIndexes": "art", "indexes": [{"key": {"title": "text", "body": "text"}, "name": "again", "weights": {"title": 5}}]}`, document.CodeIndexOptionsConflict},
+		{`{"createIndexes": "art", "indexes": [{"key": {"a": "text", "b": 1, "c": "text"}}]}`, document.CodeCannotCreateIndex},
+		{`{"createIndexes": "art", "indexes": [{"key": {"a": "text", "b": "hashed"}}]}`, document.CodeCannotCreateIndex},
+		{`{"createIndexes": "art", "indexes": [{"key": {"a": 1}, "weights": {"a": 2}}]}`, document.CodeCannotCreateIndex},
+		{`{"createIndexes": "x2", "indexes": [{"key": {"a": "text"}, "weights": {"a": 100000}}]}`, document.CodeCannotCreateIndex},
+		{`{"createIndexes": "x2", "indexes": [{"key": {"a": "text"}, "default_language": "klingon"}]}`, document.CodeCannotCreateIndex},
+	} {
+		wantCode(t, db, "test", tc.cmd, tc.code, "")
+	}
+	// The same index again is no change; a document's bad language
+	// override is refused and the rest of an unordered batch lands.
+	mustRun(t, db, "test", `{"createIndexes": "art", "indexes": [{"key": {"title": "text", "body": "text"}, "weights": {"title": 10}, "default_language": "english"}]}`)
+	r = mustRun(t, db, "test", `{"insert": "art", "documents": [{"_id": 9, "title": "x", "language": "klingon"}, {"_id": 10, "title": "x", "language": 5}, {"_id": 11, "title": "espresso"}], "ordered": false}`)
+	we, _ := field(r, "writeErrors").(bson.A)
+	if field(r, "n") != int32(1) || len(we) != 2 || field(we[0].(bson.D), "code") != int32(17262) || field(we[1].(bson.D), "code") != int32(17261) {
+		t.Fatalf("insert with bad overrides: %v", r)
+	}
+	if got := ids(`{"$text": {"$search": "espresso"}}`); !slices.Equal(got, []int32{11}) {
+		t.Errorf("espresso: %v", got)
+	}
+	// A compound text index needs an equality on its prefix field.
+	mustRun(t, db, "test", `{"createIndexes": "notes", "indexes": [{"key": {"tenant": 1, "note": "text"}}]}`)
+	loadCorpus(t, db, "test", "notes", []string{`{"_id": 1, "tenant": "a", "note": "hello world"}`, `{"_id": 2, "tenant": "b", "note": "hello there"}`})
+	if got := firstIDs(t, db, `{"find": "notes", "filter": {"tenant": "b", "$text": {"$search": "hello"}}}`); !slices.Equal(got, []int32{2}) {
+		t.Errorf("tenant b hello: %v", got)
+	}
+	wantCode(t, db, "test", `{"find": "notes", "filter": {"$text": {"$search": "hello"}}}`, document.CodeNoQueryExecutionPlans, "prefix fields")
+	// Capped and clustered collections take a text index; a time-series
+	// collection does not (72, as mongod).
+	for _, create := range []string{`{"create": "cap", "capped": true, "size": 100000}`, `{"create": "cl", "clusteredIndex": {"key": {"_id": 1}, "unique": true}}`} {
+		mustRun(t, db, "test", create)
+	}
+	for _, name := range []string{"cap", "cl"} {
+		mustRun(t, db, "test", `{"createIndexes": "`+name+`", "indexes": [{"key": {"m": "text"}, "name": "m"}]}`)
+		loadCorpus(t, db, "test", name, []string{`{"_id": 1, "m": "hello world"}`, `{"_id": 2, "m": "goodbye"}`})
+		if got := firstIDs(t, db, `{"find": "`+name+`", "filter": {"$text": {"$search": "worlds"}}}`); !slices.Equal(got, []int32{1}) {
+			t.Errorf("%s: worlds: %v", name, got)
+		}
+	}
+	mustRun(t, db, "test", `{"create": "w", "timeseries": {"timeField": "t", "metaField": "m"}}`)
+	wantCode(t, db, "test", `{"createIndexes": "w", "indexes": [{"key": {"m": "text"}, "name": "x"}]}`, document.CodeInvalidOptions, "Text indexes are not supported")
+	if r, err := db.Validate(t.Context(), "test", "art"); err != nil || !r.Valid() {
+		t.Fatalf("validate: %v %v", r, err)
+	}
+}
+
+// explain of a $text find shows mongod's TEXT_MATCH over the fetch of
+// the text index's keys, with the parsed query.
+func TestTextExplain(t *testing.T) {
+	t.Parallel()
+	db, _ := openMem(t)
+	mustRun(t, db, "test", `{"createIndexes": "e", "indexes": [{"key": {"s": "text"}, "name": "s_text"}]}`)
+	loadCorpus(t, db, "test", "e", []string{`{"_id": 1, "s": "quick brown fox"}`, `{"_id": 2, "s": "lazy dog"}`})
+	r := mustRun(t, db, "test", `{"explain": {"find": "e", "filter": {"$text": {"$search": "foxes -dog \"brown fox\""}}}, "verbosity": "executionStats"}`)
+	stages, ix, _ := explainPlan(t, db, "test", `{"find": "e", "filter": {"$text": {"$search": "foxes -dog"}}}`)
+	if !slices.Equal(stages, []string{"TEXT_MATCH", "FETCH", "IXSCAN"}) || ix != "s_text" {
+		t.Fatalf("stages %v on %q", stages, ix)
+	}
+	if got := field(r, "queryPlanner.winningPlan.parsedTextQuery.terms"); fmtValue(got) != `[ "fox", "brown" ]` {
+		t.Errorf("terms %s", fmtValue(got))
+	}
+	if got := field(r, "queryPlanner.winningPlan.parsedTextQuery.negatedTerms"); fmtValue(got) != `[ "dog" ]` {
+		t.Errorf("negated terms %s", fmtValue(got))
+	}
+	if n := field(r, "executionStats.nReturned"); n != int32(1) {
+		t.Errorf("nReturned %v", n)
+	}
+}
+
+// $text serves every command that takes a filter: count, distinct,
+// update, delete, findAndModify, and an aggregation's first $match.
+func TestTextInOtherCommands(t *testing.T) {
+	t.Parallel()
+	db, _ := openMem(t)
+	mustRun(t, db, "test", `{"createIndexes": "e", "indexes": [{"key": {"s": "text"}, "name": "s_text"}]}`)
+	loadCorpus(t, db, "test", "e", []string{`{"_id": 1, "s": "quick brown fox"}`, `{"_id": 2, "s": "lazy dog"}`, `{"_id": 3, "s": "fox den"}`})
+	if r := mustRun(t, db, "test", `{"count": "e", "query": {"$text": {"$search": "fox"}}}`); field(r, "n") != int32(2) {
+		t.Errorf("count: %v", r)
+	}
+	if r := mustRun(t, db, "test", `{"distinct": "e", "key": "_id", "query": {"$text": {"$search": "fox"}}}`); fmtValue(field(r, "values")) != "[ 1, 3 ]" {
+		t.Errorf("distinct: %v", r)
+	}
+	if r := mustRun(t, db, "test", `{"aggregate": "e", "pipeline": [{"$match": {"$text": {"$search": "foxes"}}}, {"$count": "n"}], "cursor": {}}`); field(firstBatch(t, r)[0], "n") != int32(2) {
+		t.Errorf("aggregate: %v", r)
+	}
+	if r := mustRun(t, db, "test", `{"update": "e", "updates": [{"q": {"$text": {"$search": "fox"}}, "u": {"$set": {"f": 1}}, "multi": true}]}`); field(r, "nModified") != int32(2) {
+		t.Errorf("update: %v", r)
+	}
+	if r := mustRun(t, db, "test", `{"findAndModify": "e", "query": {"$text": {"$search": "den"}}, "update": {"$set": {"g": 1}}, "new": true}`); field(r, "value.g") != int32(1) || field(r, "value._id") != int32(3) {
+		t.Errorf("findAndModify: %v", r)
+	}
+	if r := mustRun(t, db, "test", `{"delete": "e", "deletes": [{"q": {"$text": {"$search": "dog"}}, "limit": 0}]}`); field(r, "n") != int32(1) {
+		t.Errorf("delete: %v", r)
+	}
+	if got := firstIDs(t, db, `{"find": "e", "filter": {"$text": {"$search": "dog lazy"}}}`); len(got) != 0 {
+		t.Errorf("the deleted document's keys remain: %v", got)
+	}
+}
