@@ -332,6 +332,16 @@ func (s *scanner) nextRecords(ctx context.Context, n int) ([]record, error) {
 						it.Close()
 						return err
 					} else if ok {
+						if t := s.p.text; t != nil && t.score {
+							// The score travels as the last field to the
+							// sort and the projection (query.TextScoreField).
+							score, err := t.q.Score(d, t.spec)
+							if err != nil {
+								it.Close()
+								return err
+							}
+							rec.d = append(d, bson.E{Key: query.TextScoreField, Value: score})
+						}
 						out = append(out, rec)
 					}
 					if len(out) >= n || examined >= scanChunkKeys {
@@ -512,9 +522,10 @@ func (q *queryExec) project(d bson.D) (bson.D, error) {
 			return nil, err
 		}
 	}
-	if q.proj == nil {
+	if q.proj == nil && !(q.sc.p.text != nil && q.sc.p.text.score) {
 		return d, nil
 	}
+	// A nil projection too takes a text score's field away.
 	return q.proj.ApplyErr(d)
 }
 

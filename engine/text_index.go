@@ -180,8 +180,9 @@ func isTextKey(key bson.D) bool { return indexkey.IsText(key) }
 
 // textPlan is a $text query's reading by the collection's text index.
 type textPlan struct {
-	q    *fts.Query
-	spec *fts.Spec
+	q     *fts.Query
+	spec  *fts.Spec
+	score bool // each document carries its text score (a $meta sort or projection)
 }
 
 // useText plans filter's $text: the collection's text index, scanned
@@ -258,3 +259,7 @@ func textMatchDoc(p *plan, in bson.D) bson.D {
 			{Key: "phrases", Value: arr(q.Phrases)}, {Key: "negatedPhrases", Value: arr(q.NegatedPhrases)}}},
 		{Key: "textIndexVersion", Value: int32(3)}, {Key: "inputStage", Value: in}}
 }
+
+// errNoTextScore is mongod's refusal of a {$meta: "textScore"} sort or
+// projection without a $text.
+var errNoTextScore = document.Errorf(document.Code(40218), "query requires text score metadata, but it is not available")

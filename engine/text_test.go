@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/ttlkv/ttlkv/document"
+	"github.com/ttlkv/ttlkv/engine/query"
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
 
@@ -171,4 +172,45 @@ func TestTextInOtherCommands(t *testing.T) {
 	if got := firstIDs(t, db, `{"find": "e", "filter": {"$text": {"$search": "dog lazy"}}}`); len(got) != 0 {
 		t.Errorf("the deleted document's keys remain: %v", got)
 	}
+}
+
+// {$meta: "textScore"} in a find's projection and sort gives mongod's
+// scores, highest first, and is refused (40218) without a $text.
+func TestTextScore(t *testing.T) {
+	t.Parallel()
+	db, _ := openMem(t)
+	mustRun(t, db, "test", `{"createIndexes": "s", "indexes": [{"key": {"x": "text"}, "name": "x_text"}]}`)
+	loadCorpus(t, db, "test", "s", []string{`{"_id": 1, "x": "test"}`, `{"_id": 2, "x": "hello"}`, `{"_id": 3, "x": "test test", "score": "mine"}`,
+		`{"_id": 4, "x": "textual content"}`, `{"_id": 5, "x": "additional content"}`, `{"_id": 6, "x": "irrelevant content"}`})
+	docs := func(cmd string) []bson.D {
+		t.Helper()
+		return firstBatch(t, mustRun(t, db, "test", cmd))
+	}
+	got := docs(`{"find": "s", "filter": {"$text": {"$search": "test"}}, "projection": {"score": {"$meta": "textScore"}}, "sort": {"score": {"$meta": "textScore"}}}`)
+	if len(got) != 2 || field(got[0], "_id") != int32(3) || field(got[0], "score") != 1.5 || field(got[1], "score") != 1.1 {
+		t.Fatalf("test: %v", got)
+	}
+	// The score replaces a field of that name in place, and goes last
+	// otherwise; a sort alone returns no score.
+	if k := got[0][len(got[0])-1].Key; k != "score" || len(got[0]) != 3 {
+		t.Errorf("projected document %v", got[0])
+	}
+	got = docs(`{"find": "s", "filter": {"$text": {"$search": "textual content -irrelevant"}}, "projection": {"x": 0, "m.s": {"$meta": "textScore"}}, "sort": {"s": {"$meta": "textScore"}}}`)
+	if len(got) != 2 || field(got[0], "m.s") != 1.5 || field(got[1], "m.s") != 0.75 || field(got[0], "x") != nil {
+		t.Fatalf("textual content: %v", got)
+	}
+	got = docs(`{"find": "s", "filter": {"$text": {"$search": "content"}}, "sort": {"s": {"$meta": "textScore"}, "_id": -1}}`)
+	for _, d := range got {
+		for _, e := range d {
+			if e.Key == query.TextScoreField {
+				t.Fatalf("a score's carrier field came out: %v", d)
+			}
+		}
+	}
+	if len(got) != 3 || field(got[0], "_id") != int32(6) {
+		t.Errorf("content by score then _id descending: %v", got)
+	}
+	wantCode(t, db, "test", `{"find": "s", "filter": {}, "sort": {"s": {"$meta": "textScore"}}}`, 40218, "text score metadata")
+	wantCode(t, db, "test", `{"find": "s", "filter": {"x": "test"}, "projection": {"s": {"$meta": "textScore"}}}`, 40218, "text score metadata")
+	wantCode(t, db, "test", `{"find": "s", "filter": {}, "projection": {"s": {"$meta": "other"}}}`, 17308, "")
 }

@@ -26,6 +26,9 @@ type Projection struct {
 	// compute projects a document when the projection computes fields
 	// (RegisterProjectionCompiler); the fields above are then unused.
 	compute func(bson.D) (bson.D, error)
+	// textScore are the paths given {$meta: "textScore"}, set after the
+	// rest of the projection from the document's TextScoreField.
+	textScore []string
 }
 
 type projNode struct {
@@ -56,6 +59,30 @@ func ParseProjectionAt(p bson.D, now time.Time) (*Projection, error) {
 // command's let) that computed fields may read, as ParseFilterWith takes
 // them for a $expr.
 func ParseProjectionWith(p bson.D, now time.Time, vars any) (*Projection, error) {
+	var textScore []string
+	if hasMeta(p) {
+		rest := bson.D{}
+		for _, e := range p {
+			_, isMeta, err := metaArg(e.Value)
+			if err != nil {
+				return nil, err
+			}
+			if !isMeta {
+				rest = append(rest, e)
+				continue
+			}
+			if strings.HasSuffix(e.Key, ".$") || e.Key == "$" {
+				return nil, badValue("positional projection cannot be used with $meta")
+			}
+			textScore = append(textScore, e.Key)
+		}
+		pr, err := ParseProjectionWith(rest, now, vars)
+		if err != nil {
+			return nil, err
+		}
+		pr.textScore = textScore
+		return pr, nil
+	}
 	pr := &Projection{root: newProjNode()}
 	if len(p) == 0 {
 		pr.empty = true
@@ -262,11 +289,34 @@ func (p *Projection) Apply(d bson.D) bson.D {
 // $divide by zero), which fails the query as in MongoDB; a projection
 // that computes nothing never fails.
 func (p *Projection) ApplyErr(d bson.D) (bson.D, error) {
+	out, err := p.applyErr(d)
+	if err == nil && (p.NeedsTextScore() || hasTextScore(d)) {
+		out = p.withTextScore(d, out)
+	}
+	return out, err
+}
+
+func (p *Projection) applyErr(d bson.D) (bson.D, error) {
 	if p != nil && p.compute != nil {
 		return p.compute(cloneDoc(d))
 	}
 	return p.apply(d), nil
 }
+
+// hasMeta reports whether a projection gives a field a {$meta: ...}.
+func hasMeta(p bson.D) bool {
+	for _, e := range p {
+		if m, ok := e.Value.(bson.D); ok && len(m) > 0 && m[0].Key == "$meta" {
+			return true
+		}
+	}
+	return false
+}
+
+// hasTextScore reports whether d carries a text score (TextScoreField),
+// as a $text query's documents do on their way out; it is the last
+// field.
+func hasTextScore(d bson.D) bool { return len(d) > 0 && d[len(d)-1].Key == TextScoreField }
 
 // apply is Apply for a projection that computes nothing.
 func (p *Projection) apply(d bson.D) bson.D {
@@ -413,7 +463,7 @@ func (p *Projection) FieldFilter() (keep func(name []byte) bool, ok bool) {
 	if p == nil || p.empty {
 		return nil, true
 	}
-	if p.compute != nil {
+	if p.compute != nil || len(p.textScore) > 0 {
 		return nil, false // computed fields need the decoded document
 	}
 	for _, n := range p.root.children {

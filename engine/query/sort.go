@@ -22,15 +22,25 @@ type Sort struct {
 
 // ParseSort parses a sort document. Each value must be 1 or -1 as an
 // int32, int64 or double; anything else is 2 BadValue. {$natural: ±1} is
-// accepted only alone and is reported by NaturalOrder; {$meta: ...} is 2
-// BadValue (text scores are not supported). An empty document sorts
-// nothing.
+// accepted only alone and is reported by NaturalOrder; {$meta:
+// "textScore"} sorts by a $text query's score, highest first
+// (NeedsTextScore), other $meta names are refused. An empty document
+// sorts nothing.
 func ParseSort(s bson.D) (*Sort, error) {
 	out := &Sort{}
 	seen := map[string]bool{}
 	for _, e := range s {
-		if m, ok := e.Value.(bson.D); ok && len(m) > 0 && m[0].Key == "$meta" {
-			return nil, badValue("$meta sort is not supported by ttlkv")
+		if _, isMeta, err := metaArg(e.Value); err != nil {
+			return nil, err
+		} else if isMeta {
+			// {$meta: "textScore"}: by the score, highest first.
+			if seen[TextScoreField] {
+				return nil, badValue("sort key %q appears twice", e.Key)
+			}
+			seen[TextScoreField] = true
+			out.keys = append(out.keys, SortKey{Path: TextScoreField, Desc: true})
+			out.parts = append(out.parts, []string{TextScoreField})
+			continue
 		}
 		dir, ok := plusMinusOne(e.Value)
 		if !ok {

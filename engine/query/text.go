@@ -1,6 +1,8 @@
 package query
 
 import (
+	"strings"
+
 	"github.com/ttlkv/ttlkv/document"
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
@@ -97,4 +99,99 @@ func parseText(v any, top *topCtx) (expr, error) {
 	}
 	top.text = t
 	return textNode{t}, nil
+}
+
+// TextScoreField is the field under which a $text query's documents
+// carry their text score between the scan and the projection: a name no
+// stored document can have (BSON field names hold no NUL byte).
+const TextScoreField = "\x00textScore"
+
+// metaArg returns the name of a {$meta: name} value, and whether v is
+// one.
+func metaArg(v any) (string, bool, error) {
+	m, ok := v.(bson.D)
+	if !ok || len(m) == 0 || m[0].Key != "$meta" {
+		return "", false, nil
+	}
+	if len(m) != 1 {
+		return "", true, badValue("$meta takes one argument")
+	}
+	name, ok := m[0].Value.(string)
+	if !ok {
+		return "", true, document.Errorf(document.Code(17307), "$meta only supports string arguments")
+	}
+	if name != "textScore" {
+		if knownMeta[name] {
+			return "", true, badValue("$meta %q is not supported by ttlkv", name)
+		}
+		return "", true, document.Errorf(document.Code(17308), "Unsupported argument to $meta: %s", name)
+	}
+	return name, true, nil
+}
+
+// knownMeta are mongod's other $meta names, which ttlkv does not keep.
+var knownMeta = map[string]bool{"randVal": true, "searchScore": true, "searchHighlights": true, "geoNearDistance": true,
+	"geoNearPoint": true, "recordId": true, "indexKey": true, "sortKey": true, "searchScoreDetails": true,
+	"searchSequenceToken": true, "score": true, "scoreDetails": true, "vectorSearchScore": true}
+
+// NeedsTextScore reports whether the sort orders by {$meta: "textScore"}.
+func (s *Sort) NeedsTextScore() bool {
+	if s == nil {
+		return false
+	}
+	for _, k := range s.keys {
+		if k.Path == TextScoreField {
+			return true
+		}
+	}
+	return false
+}
+
+// NeedsTextScore reports whether the projection writes a text score.
+func (p *Projection) NeedsTextScore() bool { return p != nil && len(p.textScore) > 0 }
+
+// withTextScore is out with the score d carries (TextScoreField)
+// removed and written at each of the projection's textScore paths.
+func (p *Projection) withTextScore(d, out bson.D) bson.D {
+	var score any
+	for i, e := range out {
+		if e.Key == TextScoreField {
+			out = append(out[:i:i], out[i+1:]...)
+			break
+		}
+	}
+	for _, e := range d {
+		if e.Key == TextScoreField {
+			score = e.Value
+		}
+	}
+	if p == nil || score == nil {
+		return out
+	}
+	for _, path := range p.textScore {
+		out = setScorePath(out, path, score)
+	}
+	return out
+}
+
+// setScorePath sets the value at a dotted path of d, replacing a field there
+// or adding it (and the documents on the way) at the end.
+func setScorePath(d bson.D, path string, v any) bson.D {
+	head, rest, more := strings.Cut(path, ".")
+	for i, e := range d {
+		if e.Key != head {
+			continue
+		}
+		if !more {
+			d[i].Value = v
+			return d
+		}
+		sub, _ := e.Value.(bson.D)
+		d[i].Value = setScorePath(append(bson.D(nil), sub...), rest, v)
+		return d
+	}
+	if !more {
+		return append(d, bson.E{Key: head, Value: v})
+	}
+	return append(d, bson.E{Key: head, Value: setScorePath(nil, rest, v)})
 }
