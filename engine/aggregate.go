@@ -68,6 +68,13 @@ func (db *DB) aggregate(ctx context.Context, dbName string, s *aggregateSpec) (*
 			return nil, err
 		}
 	}
+	if p.UsesTextScore() {
+		// docs/text.md: the stages read the scores the scan gives.
+		if pl == nil || pl.text == nil {
+			return nil, errNoTextScore
+		}
+		pl.text.score, q.keepScore = true, true
+	}
 	var buf []bson.D
 	src := func(ctx context.Context) (bson.D, error) {
 		for len(buf) == 0 {
@@ -89,7 +96,7 @@ func (db *DB) aggregate(ctx context.Context, dbName string, s *aggregateSpec) (*
 		o.MaxMemoryBytes, o.MaxSortBytes, o.MaxGroupBytes = s.maxMemBytes, s.maxMemBytes, s.maxMemBytes
 	}
 	o.Spill = !s.noDisk
-	exec := pipelineExec(p.Open(src, o))
+	exec := pipelineExec(p.Open(src, o), p.UsesTextScore())
 	if out := p.Out(); out != nil {
 		if err := db.writeOut(ctx, dbName, out, exec); err != nil {
 			return nil, err
@@ -148,7 +155,7 @@ func (db *DB) lookupFunc(dbName string, collation bson.D) agg.LookupFunc {
 
 // pipelineExec is a query that yields what the pipeline cursor cur
 // produces, batch by batch (getMore goes on from where a batch ended).
-func pipelineExec(cur *agg.Cursor) *queryExec {
+func pipelineExec(cur *agg.Cursor, stripScore bool) *queryExec {
 	out := &queryExec{sc: &scanner{}}
 	out.gen = func(ctx context.Context, n int) ([]bson.D, error) {
 		var docs []bson.D
@@ -163,6 +170,9 @@ func pipelineExec(cur *agg.Cursor) *queryExec {
 			if d == nil {
 				out.done = true
 				break
+			}
+			if stripScore {
+				d = agg.StripTextScore(d)
 			}
 			docs = append(docs, d)
 			out.returned++

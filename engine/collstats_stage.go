@@ -139,7 +139,7 @@ func (db *DB) sourceStageReply(ctx context.Context, ns string, c *coll, cmd bson
 		docs = docs[1:]
 		return d, nil
 	}, db.aggOptions(dbOfNS(ns), nil))
-	return db.firstBatchReply(ctx, ns, c, pipelineExec(cur), batch)
+	return db.firstBatchReply(ctx, ns, c, pipelineExec(cur, false), batch)
 }
 
 // dbOfNS is the database of a namespace ("db.coll", "admin.$cmd.aggregate").

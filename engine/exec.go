@@ -380,6 +380,9 @@ type queryExec struct {
 	present  func(bson.D) (bson.D, error)
 	returned int64
 	done     bool
+	// keepScore hands the documents on with the text score they carry
+	// (query.TextScoreField), for an aggregation's $meta.
+	keepScore bool
 	// gen, when set, produces the documents instead of the scan (an
 	// aggregation pipeline's results); it sets done at the end.
 	gen func(ctx context.Context, n int) ([]bson.D, error)
@@ -522,7 +525,10 @@ func (q *queryExec) project(d bson.D) (bson.D, error) {
 			return nil, err
 		}
 	}
-	if q.proj == nil && !(q.sc.p.text != nil && q.sc.p.text.score) {
+	if q.keepScore {
+		return d, nil // an aggregation's stages read the score
+	}
+	if q.proj == nil && !(q.sc.p != nil && q.sc.p.text != nil && q.sc.p.text.score) {
 		return d, nil
 	}
 	// A nil projection too takes a text score's field away.

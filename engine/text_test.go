@@ -214,3 +214,39 @@ func TestTextScore(t *testing.T) {
 	wantCode(t, db, "test", `{"find": "s", "filter": {"x": "test"}, "projection": {"s": {"$meta": "textScore"}}}`, 40218, "text score metadata")
 	wantCode(t, db, "test", `{"find": "s", "filter": {}, "projection": {"s": {"$meta": "other"}}}`, 17308, "")
 }
+
+// An aggregation reads a $text query's score through {$meta:
+// "textScore"} in its stages ($project, $addFields, $sort, $group's
+// expressions), after a $project that drops every other field, and no
+// score's carrier field reaches a client or a $out.
+func TestTextScoreAggregate(t *testing.T) {
+	t.Parallel()
+	db, _ := openMem(t)
+	mustRun(t, db, "test", `{"createIndexes": "s", "indexes": [{"key": {"x": "text"}, "name": "x_text"}]}`)
+	loadCorpus(t, db, "test", "s", []string{`{"_id": 1, "x": "test", "k": "a"}`, `{"_id": 2, "x": "hello", "k": "a"}`, `{"_id": 3, "x": "test test", "k": "b"}`})
+	agg := func(pipeline string) []bson.D {
+		t.Helper()
+		return firstBatch(t, mustRun(t, db, "test", `{"aggregate": "s", "pipeline": `+pipeline+`, "cursor": {}}`))
+	}
+	got := agg(`[{"$match": {"$text": {"$search": "test"}}}, {"$project": {"k": 1}}, {"$sort": {"s": {"$meta": "textScore"}}}, {"$addFields": {"score": {"$meta": "textScore"}}}]`)
+	if len(got) != 2 || field(got[0], "_id") != int32(3) || field(got[0], "score") != 1.5 || field(got[1], "score") != 1.1 {
+		t.Fatalf("project, sort, addFields: %v", got)
+	}
+	got = agg(`[{"$match": {"$text": {"$search": "test"}}}, {"$group": {"_id": null, "total": {"$sum": {"$meta": "textScore"}}, "docs": {"$push": "$$ROOT"}}}]`)
+	if len(got) != 1 || field(got[0], "total") != 2.6 {
+		t.Fatalf("group: %v", got)
+	}
+	for _, d := range field(got[0], "docs").(bson.A) {
+		if n := len(d.(bson.D)); d.(bson.D)[n-1].Key == query.TextScoreField {
+			t.Fatalf("a score's carrier field came out in $push: %v", d)
+		}
+	}
+	mustRun(t, db, "test", `{"aggregate": "s", "pipeline": [{"$match": {"$text": {"$search": "test"}}}, {"$set": {"s": {"$meta": "textScore"}}}, {"$out": "scored"}], "cursor": {}}`)
+	for _, d := range firstBatch(t, mustRun(t, db, "test", `{"find": "scored", "filter": {}}`)) {
+		if len(d) != 4 || d[3].Key != "s" {
+			t.Fatalf("$out wrote %v", d)
+		}
+	}
+	wantCode(t, db, "test", `{"aggregate": "s", "pipeline": [{"$project": {"s": {"$meta": "textScore"}}}], "cursor": {}}`, 40218, "")
+	wantCode(t, db, "test", `{"aggregate": "s", "pipeline": [{"$match": {"$text": {"$search": "test"}}}, {"$project": {"s": {"$meta": 5}}}], "cursor": {}}`, 17307, "")
+}

@@ -78,6 +78,8 @@ func parseOperator(name string, arg any, depth pdepth) (Expr, error) {
 	switch name {
 	case "$literal", "$const": // $const is mongod's older name for it
 		return literal{arg}, nil
+	case "$meta":
+		return parseMeta(arg)
 	case "$cond":
 		return parseCond(arg, depth)
 	case "$let":

@@ -68,6 +68,8 @@ type Pipeline struct {
 	stages []stageSpec
 	out    *Out // the final $out or $merge (nil: none)
 	let    *Let // the command's let (nil: none)
+	// textScore: a stage reads a $text query's score (UsesTextScore).
+	textScore bool
 }
 
 // stageSpec is a parsed stage: a constructor of its per-run iterator
@@ -169,6 +171,9 @@ func parseTop(pipeline bson.A, sc pdepth) (*Pipeline, error) {
 		st, err := parseStage(name, arg, sc)
 		if err != nil {
 			return nil, err
+		}
+		if mentionsTextScore(arg) {
+			p.textScore = true
 		}
 		p.add(st)
 	}
