@@ -320,3 +320,15 @@ for (const f of [() => dc.c.find().maxScan(5), () => dc.c.find().toJSON(), () =>
 }
 // The shell says it runs a script, and cls() then prints nothing.
 print(isInteractive()); cls(); print("after cls");
+// Text search: the index as listed, $text with scores, the errors.
+const tx = d.getCollection("articles");
+tx.insertMany([{ _id: 1, title: "Coffee", body: "the best coffee beans" }, { _id: 2, title: "Tea", body: "green tea and coffee" }, { _id: 3, title: "Run", body: "runners running" }]);
+print(tx.createIndex({ title: "text", body: "text" }, { weights: { title: 5 } }));
+printjson(tx.getIndexes()[1]);
+printjson(tx.find({ $text: { $search: "coffee -green" } }, { score: { $meta: "textScore" } }).toArray());
+printjson(tx.find({ $text: { $search: "coffee" } }, { _id: 1, score: { $meta: "textScore" } }).sort({ score: { $meta: "textScore" } }).toArray());
+print(tx.countDocuments({ $text: { $search: "run" } }));
+printjson(tx.aggregate([{ $match: { $text: { $search: "coffee tea" } } }, { $project: { s: { $meta: "textScore" } } }, { $sort: { s: -1 } }]).toArray());
+try { tx.find({ $text: { $search: "x" } }, { s: { $meta: "textScore" } }).hint({ _id: 1 }).toArray() } catch (e) { print(e.code, e.codeName) }
+try { d.c.find({ $text: { $search: "x" } }).toArray() } catch (e) { print(e.code, e.codeName, e.message) }
+try { tx.find({}).sort({ s: { $meta: "textScore" } }).toArray() } catch (e) { print(e.code, e.codeName) }

@@ -14,3 +14,5 @@ for (const c of a.getCollectionInfos({}).sort((x, y) => x.name < y.name ? -1 : 1
 // measurements afresh, under new bucket _ids).
 const plain = a.getCollectionInfos({ type: "collection" }).map(c => c.name).filter(n => !n.startsWith("system.")).sort();
 print(EJSON.stringify(a.runCommand({ dbHash: 1, collections: plain }).collections));
+// A text index survives with its weights: the same scores.
+print(EJSON.stringify(a.articles.find({ $text: { $search: "coffee" } }, { score: { $meta: "textScore" } }).sort({ score: { $meta: "textScore" } }).toArray()));

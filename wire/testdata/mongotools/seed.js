@@ -18,3 +18,6 @@ a.createCollection("valid", { validator: { $jsonSchema: { required: ["x"] } }, v
 a.valid.insertOne({ _id: 1, x: 1 });
 a.createCollection("clustered", { clusteredIndex: { key: { _id: 1 }, unique: true }, expireAfterSeconds: 315360000 });
 a.clustered.insertOne({ _id: ISODate("2026-01-01T00:00:00Z"), v: 1 });
+a.articles.insertMany([{ _id: 1, title: "Coffee", body: "the best coffee beans" },
+  { _id: 2, title: "Tea", body: "green tea and coffee", language: "spanish" }]);
+a.articles.createIndex({ title: "text", body: "text" }, { weights: { title: 5 }, name: "search" });
