@@ -69,8 +69,8 @@ type scanner struct {
 }
 
 // seekAfterMisses is how many keys in a row out of a later field's
-// bounds a forward index scan reads before it seeks past them: a new
-// iterator costs more than reading a few keys.
+// bounds an index scan reads before it seeks past them: a new iterator
+// costs more than reading a few keys.
 const seekAfterMisses = 16
 
 // seekTo moves a forward index scan to the index keystring next (nil:
@@ -88,6 +88,23 @@ func (s *scanner) seekTo(next []byte) {
 			s.resume = k
 			return
 		}
+	}
+	s.nextRange()
+}
+
+// seekBelow moves a backward index scan below the index keystring
+// bound: within its current range when bound is above the range's
+// start, else to the range before. A bound at or above where the scan
+// is goes nowhere.
+func (s *scanner) seekBelow(bound []byte) {
+	r := s.ranges[s.ri]
+	k := append(append([]byte(nil), s.p.ixPrefix...), bound...)
+	if s.resume != nil && bytes.Compare(k, s.resume) >= 0 {
+		return
+	}
+	if bytes.Compare(k, r.lo) > 0 {
+		s.resume = k
+		return
 	}
 	s.nextRange()
 }
@@ -246,7 +263,7 @@ func (s *scanner) nextRecords(ctx context.Context, n int) ([]record, error) {
 						s.stats.keysExamined++
 						ks, rid, _ := lsm.SplitIndexKey(k)
 						if s.p.keyChecks != nil {
-							ok, next := s.p.keyCheck(ks)
+							ok, next, prev := s.p.keyCheck(ks)
 							if !ok {
 								// Out of a later field's bounds: not fetched.
 								s.misses++
@@ -254,13 +271,17 @@ func (s *scanner) nextRecords(ctx context.Context, n int) ([]record, error) {
 									exhausted = false // resume in a new transaction
 									break
 								}
-								if s.misses >= seekAfterMisses && !s.p.reverse {
+								if s.misses >= seekAfterMisses {
 									// A run of keys out of bounds: go to the
-									// next key that can be within them.
-									// seekTo moves to the next range itself
-									// when next is past this one.
+									// next key that can be within them (the
+									// next range, when that is past this
+									// one).
 									s.misses = 0
-									s.seekTo(next)
+									if s.p.reverse {
+										s.seekBelow(prev)
+									} else {
+										s.seekTo(next)
+									}
 									exhausted = false
 									break
 								}

@@ -599,41 +599,52 @@ type fieldCheck struct {
 // fields, without the record id) is within p's key checks; a key it
 // cannot read counts as within, so that the filter decides.
 func (p *plan) keyInBounds(ks []byte) bool {
-	ok, _ := p.keyCheck(ks)
+	ok, _, _ := p.keyCheck(ks)
 	return ok
 }
 
 // keyCheck is keyInBounds that also returns, for a key out of bounds,
-// where the scan can go on from: the least keystring after ks that can
-// be within the failing field's bounds (the fields before it as in ks,
-// then the start of the field's next range above its value in ks), or
-// past every keystring that begins with those fields (nil: nowhere
-// within this index).
-func (p *plan) keyCheck(ks []byte) (ok bool, next []byte) {
+// where the scan can go on from. Forward, next: the least keystring
+// after ks that can be within the failing field's bounds (the fields
+// before it as in ks, then the start of the field's next range above
+// its value in ks), or past every keystring that begins with those
+// fields (nil: nowhere within this index). Backward, prev: the bound
+// below which the greatest such keystring lies (those fields, then the
+// end of the field's range below its value in ks, or the fields alone).
+func (p *plan) keyCheck(ks []byte) (ok bool, next, prev []byte) {
 	last := p.keyChecks[len(p.keyChecks)-1].field
 	ci := 0
 	rest := ks
 	for i := 0; i <= last; i++ {
 		_, after, err := lsm.DecodeKey(rest, p.fieldDesc[i])
 		if err != nil {
-			return true, nil
+			return true, nil, nil
 		}
 		if ck := p.keyChecks[ci]; ck.field == i {
 			fb := rest[:len(rest)-len(after)]
 			if !inRanges(fb, ck.ranges) {
 				head := ks[:len(ks)-len(rest)]
+				next = lsm.PrefixEnd(head)
 				for _, r := range ck.ranges { // sorted by their starts
 					if bytes.Compare(r.lo, fb) > 0 {
-						return false, append(append([]byte(nil), head...), r.lo...)
+						next = append(append([]byte(nil), head...), r.lo...)
+						break
 					}
 				}
-				return false, lsm.PrefixEnd(head)
+				prev = append([]byte(nil), head...)
+				for j := len(ck.ranges) - 1; j >= 0; j-- {
+					if r := ck.ranges[j]; r.hi != nil && bytes.Compare(r.hi, fb) <= 0 {
+						prev = append(prev, r.hi...)
+						break
+					}
+				}
+				return false, next, prev
 			}
 			ci++
 		}
 		rest = after
 	}
-	return true, nil
+	return true, nil, nil
 }
 
 // inRanges reports whether a field's key bytes fb lie in one of ranges.
