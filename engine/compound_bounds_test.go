@@ -557,6 +557,21 @@ func TestSharedArrayPrefixAgreeWithScan(t *testing.T) {
 			t.Fatalf("filter %s as planned finds %v; a collection scan finds %v", filter, got, scanned)
 		}
 	}
+	// One $elemMatch bounds both fields, compounded; without one, only
+	// the first. An $elemMatch alone plans on the index.
+	bounds := func(filter string) string {
+		r := mustRun(t, db, "test", `{"explain": {"find": "sp", "filter": `+filter+`, "hint": "ab_ac"}, "verbosity": "queryPlanner"}`)
+		return fmtValue(field(r, "queryPlanner.winningPlan.inputStage.indexBounds"))
+	}
+	if got := bounds(`{"a": {"$elemMatch": {"b": 1, "c": {"$gt": 2}}}}`); got != `{ a.b: [ "[1, 1]" ], a.c: [ "(2, inf.0]" ] }` {
+		t.Errorf("$elemMatch bounds %s", got)
+	}
+	if got := bounds(`{"a.b": 1, "a.c": {"$gt": 2}}`); got != `{ a.b: [ "[1, 1]" ], a.c: [ "[MinKey, MaxKey]" ] }` {
+		t.Errorf("bounds without $elemMatch %s", got)
+	}
+	if _, ix, _ := explainPlan(t, db, "test", `{"find": "sp", "filter": {"a": {"$elemMatch": {"b": 1, "c": 2}}}}`); ix == "" {
+		t.Error("an $elemMatch on the indexed array is a collection scan")
+	}
 	// Two arrays on different paths are still refused, and nothing of the
 	// batch's other documents is lost.
 	r := mustRun(t, db, "test", `{"insert": "sp", "documents": [{"_id": "ok1", "a": {"b": 1}}, {"_id": "bad", "a": [{"b": [1, 2], "c": [3, 4]}]}, {"_id": "ok2"}], "ordered": false}`)

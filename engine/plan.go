@@ -519,16 +519,31 @@ var allValues = query.Intervals{{Lo: query.Bound{Value: bson.MinKey{}, Inclusive
 // the rest with their single values (two arrays are refused, 171), so a
 // document that meets the bounds of fields of different beginnings has
 // a key within all of them, but a.b and a.c may be met by different
-// elements.
+// elements, unless one $elemMatch on a bounds both.
 func fieldBounds(ix *catalog.Index, filter *query.Filter, sort *query.Sort) ([]query.Intervals, []bool) {
 	fields := indexkey.Fields(ix.Key)
 	ivs := make([]query.Intervals, len(fields))
 	bounded := make([]bool, len(fields))
-	var firsts []string // the first path parts of the fields bounded so far
+	firsts := map[string]int{}    // the first path part of each field bounded so far: the field
+	shared := map[string]string{} // a first path part: the $elemMatch path bounding its fields together
 	for i, f := range fields {
 		ivs[i] = allValues
 		first, _, _ := strings.Cut(f.Path, ".")
-		if ix.Multikey && slices.Contains(firsts, first) {
+		if j, seen := firsts[first]; ix.Multikey && seen {
+			// Fields through one array are compounded only under one
+			// $elemMatch, whose conditions hold for one element: both
+			// bounded by it alone.
+			em, at, ok := filter.ElemMatchOn(fields[j].Path, f.Path)
+			if !ok || (shared[first] != "" && shared[first] != at) {
+				continue
+			}
+			ivj, okj := em.Bounds(fields[j].Path[len(at)+1:], false)
+			ivi, oki := em.Bounds(f.Path[len(at)+1:], false)
+			if !okj || !oki || fields[j].Hashed || f.Hashed || !indexBoundsUsable(ix, filter, sort, ivi, true) || !indexBoundsUsable(ix, filter, sort, ivj, true) {
+				continue
+			}
+			shared[first] = at
+			ivs[j], ivs[i], bounded[i] = ivj, ivi, true
 			continue
 		}
 		iv, ok := filter.Bounds(f.Path, !ix.Multikey)
@@ -541,7 +556,7 @@ func fieldBounds(ix *catalog.Index, filter *query.Filter, sort *query.Sort) ([]q
 			}
 		}
 		ivs[i], bounded[i] = iv, true
-		firsts = append(firsts, first)
+		firsts[first] = i
 	}
 	return ivs, bounded
 }

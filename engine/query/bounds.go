@@ -2,6 +2,7 @@ package query
 
 import (
 	"slices"
+	"strings"
 
 	"github.com/ttlkv/ttlkv/document"
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -110,7 +111,11 @@ func (f *Filter) Bounds(path string, intersect bool) (Intervals, bool) {
 			return nil, false
 		}
 	}
-	var cands []*pathExpr
+	type cand struct {
+		iv   Intervals
+		rank int
+	}
+	var cands []cand
 	var walk func(a andExpr)
 	walk = func(a andExpr) {
 		for _, e := range a {
@@ -119,7 +124,16 @@ func (f *Filter) Bounds(path string, intersect bool) (Intervals, bool) {
 				walk(t)
 			case *pathExpr:
 				if t.path == path && t.kind != opOther && t.parts != nil {
-					cands = append(cands, t)
+					if iv, ok := t.intervals(); ok {
+						cands = append(cands, cand{iv, map[opKind]int{opEq: 3, opIn: 2}[t.kind] + 1})
+					}
+				}
+				// {a: {$elemMatch: {b: ...}}} bounds a.b: the element
+				// that matches has a key there.
+				if sub, ok := t.sub.(andExpr); ok && !t.valueForm && t.parts != nil && strings.HasPrefix(path, t.path+".") {
+					if iv, ok := (&Filter{root: sub}).Bounds(path[len(t.path)+1:], intersect); ok {
+						cands = append(cands, cand{iv, 1})
+					}
 				}
 			}
 		}
@@ -129,10 +143,7 @@ func (f *Filter) Bounds(path string, intersect bool) (Intervals, bool) {
 	bestRank := 0
 	have := false
 	for _, c := range cands {
-		iv, ok := c.intervals()
-		if !ok {
-			continue
-		}
+		iv := c.iv
 		if intersect {
 			if !have {
 				best, have = iv, true
@@ -141,9 +152,8 @@ func (f *Filter) Bounds(path string, intersect bool) (Intervals, bool) {
 			}
 			continue
 		}
-		rank := map[opKind]int{opEq: 3, opIn: 2}[c.kind] + 1
-		if rank > bestRank {
-			best, bestRank, have = iv, rank, true
+		if c.rank > bestRank {
+			best, bestRank, have = iv, c.rank, true
 		}
 	}
 	return best, have
@@ -443,4 +453,46 @@ func exactScalar(v any) bool {
 		return !x.IsNaN()
 	}
 	return true
+}
+
+// ElemMatchOn returns the filter of the first object-form $elemMatch
+// among f's top-level conditions whose path is a proper prefix of every
+// one of paths, and that path: {a: {$elemMatch: {b: 1, c: 2}}} for a.b
+// and a.c. Its conditions hold for one element together, so bounds
+// taken from it for a.b and a.c can be compounded on an index that keys
+// a's elements one at a time.
+func (f *Filter) ElemMatchOn(paths ...string) (sub *Filter, prefix string, ok bool) {
+	if f == nil {
+		return nil, "", false
+	}
+	var walk func(a andExpr) bool
+	walk = func(a andExpr) bool {
+		for _, e := range a {
+			switch t := e.(type) {
+			case andExpr:
+				if walk(t) {
+					return true
+				}
+			case *pathExpr:
+				s, isAnd := t.sub.(andExpr)
+				if !isAnd || t.valueForm || t.parts == nil {
+					continue
+				}
+				all := true
+				for _, p := range paths {
+					if !strings.HasPrefix(p, t.path+".") {
+						all = false
+						break
+					}
+				}
+				if all {
+					sub, prefix = &Filter{root: s, coll: f.coll}, t.path
+					return true
+				}
+			}
+		}
+		return false
+	}
+	ok = walk(f.root)
+	return sub, prefix, ok
 }
