@@ -9,6 +9,7 @@ import (
 	"github.com/ttlkv/ttlkv/document"
 	"github.com/ttlkv/ttlkv/engine/agg"
 	"github.com/ttlkv/ttlkv/engine/internal/catalog"
+	"github.com/ttlkv/ttlkv/engine/query"
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
 
@@ -96,6 +97,7 @@ func (db *DB) aggregate(ctx context.Context, dbName string, s *aggregateSpec) (*
 		o.MaxMemoryBytes, o.MaxSortBytes, o.MaxGroupBytes = s.maxMemBytes, s.maxMemBytes, s.maxMemBytes
 	}
 	o.Spill = !s.noDisk
+	o.TextScore = p.UsesTextScore()
 	exec := pipelineExec(p.Open(src, o), p.UsesTextScore())
 	if out := p.Out(); out != nil {
 		if err := db.writeOut(ctx, dbName, out, exec); err != nil {
@@ -172,7 +174,7 @@ func pipelineExec(cur *agg.Cursor, stripScore bool) *queryExec {
 				break
 			}
 			if stripScore {
-				d = agg.StripTextScore(d)
+				d = query.StripTextScore(d)
 			}
 			docs = append(docs, d)
 			out.returned++

@@ -11,6 +11,7 @@ import (
 
 	"github.com/ttlkv/ttlkv/collation"
 	"github.com/ttlkv/ttlkv/document"
+	"github.com/ttlkv/ttlkv/engine/fts"
 	"github.com/ttlkv/ttlkv/engine/internal/catalog"
 	"github.com/ttlkv/ttlkv/engine/internal/indexkey"
 	"github.com/ttlkv/ttlkv/engine/query"
@@ -145,6 +146,9 @@ func parseIndexSpec(m *catalog.Coll, spec bson.D) (*catalog.Index, error) {
 		}
 	}
 	ix.Key = key
+	if text {
+		ix.Text = fts.SpecFromOptions(textOpts)
+	}
 	if nv, ok := get(spec, "name"); ok {
 		s, isStr := nv.(string)
 		if !isStr {
@@ -189,6 +193,9 @@ func parseIndexSpec(m *catalog.Coll, spec bson.D) (*catalog.Index, error) {
 			f, err := query.ParseFilter(pd)
 			if err != nil {
 				return nil, document.Errorf(document.CodeCannotCreateIndex, "Error in specification %s :: caused by :: %v", fmtValue(spec), err)
+			}
+			if f.Text() != nil {
+				return nil, document.Errorf(document.CodeCannotCreateIndex, "Error in specification %s :: caused by :: Expression not supported in partial index: $text", fmtValue(spec))
 			}
 			ix.Partial, ix.PartialFilter = pd, f
 		case "expireAfterSeconds":

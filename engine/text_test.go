@@ -250,3 +250,22 @@ func TestTextScoreAggregate(t *testing.T) {
 	wantCode(t, db, "test", `{"aggregate": "s", "pipeline": [{"$project": {"s": {"$meta": "textScore"}}}], "cursor": {}}`, 40218, "")
 	wantCode(t, db, "test", `{"aggregate": "s", "pipeline": [{"$match": {"$text": {"$search": "test"}}}, {"$project": {"s": {"$meta": 5}}}], "cursor": {}}`, 17307, "")
 }
+
+// Text that is not UTF-8 is refused with mongod's 28755 where a text
+// index reads it, and the document is not written.
+func TestTextInvalidUTF8(t *testing.T) {
+	t.Parallel()
+	db, _ := openMem(t)
+	mustRun(t, db, "test", `{"createIndexes": "u", "indexes": [{"key": {"s": "text"}, "name": "s_text"}]}`)
+	c := db.Database("test").Collection("u")
+	_, err := c.InsertOne(t.Context(), bson.D{{Key: "_id", Value: 1}, {Key: "s", Value: "bad \xff\xfe word"}})
+	if document.CodeOf(err) != 28755 {
+		t.Fatalf("insert of invalid UTF-8: %v, want 28755", err)
+	}
+	if _, err := c.InsertOne(t.Context(), bson.D{{Key: "_id", Value: 2}, {Key: "other", Value: "bad \xff"}}); err != nil {
+		t.Fatalf("invalid UTF-8 in a field the index does not read: %v", err)
+	}
+	if n, _ := c.CountDocuments(t.Context(), bson.D{}); n != 1 {
+		t.Fatalf("%d documents, want 1", n)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/ttlkv/ttlkv/document"
+	"github.com/ttlkv/ttlkv/engine/query"
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
 
@@ -138,10 +139,16 @@ func (f fieldPath) Eval(e *Env) (any, error) {
 	if e.noDoc {
 		return nil, letFieldErr()
 	}
+	d := e.Root
 	if e.current != nil && !f.root {
-		return evalPath(e.current, f.parts), nil
+		d = e.current
 	}
-	return evalPath(e.Root, f.parts), nil
+	if len(f.parts) == 0 {
+		// The whole document, without a $text query's score (mongod's
+		// metadata is not a field).
+		return query.WithoutTextScore(d), nil
+	}
+	return evalPath(d, f.parts), nil
 }
 
 type nowVar struct{}

@@ -151,13 +151,28 @@ func parseSubPipeline(arr bson.A, sc pdepth, in string) (*Pipeline, error) {
 		sc.subs++
 	}
 	p := &Pipeline{}
-	for _, sv := range arr {
+	for i, sv := range arr {
 		sd, ok := sv.(bson.D)
 		if !ok {
 			return nil, document.Errorf(document.CodeTypeMismatch, "Each element of the 'pipeline' array must be an object")
 		}
 		if len(sd) != 1 {
 			return nil, document.Errorf(codeStageOneField, "A pipeline stage specification object must contain exactly one field.")
+		}
+		if sd[0].Key == "$match" && holdsText(sd[0].Value) {
+			// A $text reads a collection's text index: as the first
+			// stage of a pipeline over a collection ($lookup's,
+			// $unionWith's), the find that reads it runs the $match
+			// whole (docs/text.md); elsewhere, 17313 as in mongod.
+			m, isDoc := sd[0].Value.(bson.D)
+			if i > 0 || in == "$facet" || !isDoc || holdsExpr(m) {
+				return nil, document.Errorf(document.Code(17313), "$match with $text is only allowed as the first pipeline stage")
+			}
+			if _, err := parseStage("$match", m, sc); err != nil {
+				return nil, err
+			}
+			p.textMatch = m
+			continue
 		}
 		if sd[0].Key == "$documents" && len(p.stages) > 0 {
 			return nil, document.Errorf(document.Code(40602), "$documents is only valid as the first stage in a pipeline")
@@ -240,8 +255,12 @@ func (l *lookupIter) next(ctx context.Context) (bson.D, error) {
 		sub.vars = &binding{name: l.letNames[i], val: v, up: sub.vars}
 	}
 	// The leading $match's plain predicates and equalities narrow the
-	// find, so that an index on the foreign field serves it.
+	// find, so that an index on the foreign field serves it; a leading
+	// $match with a $text is the find's, whole.
 	extra := l.push.filter(&Env{Now: l.o.Now, vars: sub.vars})
+	if l.sub.textMatch != nil {
+		extra = l.sub.textMatch
+	}
 	switch {
 	case extra == nil:
 	case len(filter) == 0:

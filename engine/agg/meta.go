@@ -15,8 +15,8 @@ func (metaExpr) Eval(e *Env) (any, error) {
 	if e.current != nil {
 		d = e.current
 	}
-	if n := len(d); n > 0 && d[n-1].Key == query.TextScoreField {
-		return d[n-1].Value, nil
+	if v, ok := query.TextScoreOf(d); ok {
+		return v, nil
 	}
 	return missing, nil
 }
@@ -66,51 +66,17 @@ func mentionsTextScore(v any) bool {
 	return false
 }
 
-// StripTextScore returns d without the text score a $text query's
-// document carries, at any depth (a $$ROOT kept by $push holds one).
-func StripTextScore(d bson.D) bson.D {
-	out := d
-	copied := false
-	for i := 0; i < len(out); i++ {
-		e := out[i]
-		if e.Key == query.TextScoreField {
-			if !copied {
-				out, copied = append(bson.D(nil), out...), true
-			}
-			out = append(out[:i], out[i+1:]...)
-			i--
-			continue
-		}
-		if nv, changed := stripValue(e.Value); changed {
-			if !copied {
-				out, copied = append(bson.D(nil), out...), true
-			}
-			out[i].Value = nv
-		}
+// keepTextScore returns out, a stage's document made from in, with in's
+// text score when out lost it: a $text query's score stays with its
+// document through $project, $addFields, $replaceRoot and the like, as
+// mongod's metadata does.
+func keepTextScore(in, out bson.D) bson.D {
+	score, ok := query.TextScoreOf(in)
+	if !ok {
+		return out
 	}
-	return out
-}
-
-func stripValue(v any) (any, bool) {
-	switch t := v.(type) {
-	case bson.D:
-		s := StripTextScore(t)
-		return s, len(s) != len(t) || !sameBacking(s, t)
-	case bson.A:
-		var out bson.A
-		for i, x := range t {
-			if nv, changed := stripValue(x); changed {
-				if out == nil {
-					out = append(bson.A(nil), t...)
-				}
-				out[i] = nv
-			}
-		}
-		if out != nil {
-			return out, true
-		}
+	if _, has := query.TextScoreOf(out); has {
+		return out
 	}
-	return v, false
+	return append(out[:len(out):len(out)], bson.E{Key: query.TextScoreField, Value: score})
 }
-
-func sameBacking(a, b bson.D) bool { return len(a) == 0 || len(b) == 0 || &a[0] == &b[0] }

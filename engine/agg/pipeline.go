@@ -33,6 +33,9 @@ const DefaultMaxMemoryBytes = 100 << 20
 
 // Options control a pipeline run.
 type Options struct {
+	// TextScore: the documents carry a $text query's score
+	// (query.TextScoreField), which the stages keep with them.
+	TextScore bool
 	// MaxMemoryBytes bounds the documents a blocking stage holds; 0
 	// means DefaultMaxMemoryBytes. Past it $sort and $group spill to
 	// disk when Spill is set and fail with 292 otherwise; the other
@@ -70,6 +73,9 @@ type Pipeline struct {
 	let    *Let // the command's let (nil: none)
 	// textScore: a stage reads a $text query's score (UsesTextScore).
 	textScore bool
+	// textMatch is a sub-pipeline's leading $match holding a $text,
+	// which the find reading its collection runs (nil: none).
+	textMatch bson.D
 }
 
 // stageSpec is a parsed stage: a constructor of its per-run iterator
@@ -330,6 +336,25 @@ func holdsText(v any) bool {
 	case bson.A:
 		for _, x := range t {
 			if holdsText(x) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// holdsExpr reports whether a $match's filter has a $expr anywhere.
+func holdsExpr(v any) bool {
+	switch t := v.(type) {
+	case bson.D:
+		for _, e := range t {
+			if e.Key == "$expr" || holdsExpr(e.Value) {
+				return true
+			}
+		}
+	case bson.A:
+		for _, x := range t {
+			if holdsExpr(x) {
 				return true
 			}
 		}

@@ -35,6 +35,9 @@ func (m *mapStage) next(ctx context.Context) (bson.D, error) {
 			return nil, err
 		}
 		if ok {
+			if m.o.TextScore {
+				r = keepTextScore(d, r)
+			}
 			return r, nil
 		}
 	}
@@ -167,15 +170,6 @@ func parseProject(arg any, sc pdepth) (stageSpec, error) {
 	}
 	return mapSpec("$project", spec, func(d bson.D, env *Env) (bson.D, bool, error) {
 		out := includePaths(d, incl)
-		// A $text query's score stays with the document, as mongod's
-		// metadata does, last (set after the computed fields below).
-		var score *bson.E
-		if n := len(d); n > 0 && d[n-1].Key == query.TextScoreField {
-			score = &d[n-1]
-			if k := len(out); k > 0 && out[k-1].Key == query.TextScoreField {
-				out = out[:k-1]
-			}
-		}
 		for _, op := range computed {
 			v, err := op.expr.Eval(env)
 			if err != nil {
@@ -184,9 +178,6 @@ func parseProject(arg any, sc pdepth) (stageSpec, error) {
 			if !isMissing(v) {
 				out = setPath(out, op.path, v)
 			}
-		}
-		if score != nil {
-			out = append(out, *score)
 		}
 		return out, true, nil
 	}), nil

@@ -80,7 +80,11 @@ func (u *unionIter) next(ctx context.Context) (bson.D, error) {
 		// memory limit, then goes through its pipeline.
 		docs := &holder{stage: "$unionWith", o: u.o}
 		if u.coll != "" {
-			if err := u.o.Lookup(ctx, u.coll, bson.D{}, docs.add); err != nil {
+			filter := bson.D{}
+			if u.sub != nil && u.sub.textMatch != nil {
+				filter = u.sub.textMatch // a leading $match with a $text
+			}
+			if err := u.o.Lookup(ctx, u.coll, filter, docs.add); err != nil {
 				return nil, err
 			}
 		}

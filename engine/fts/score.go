@@ -4,6 +4,7 @@ import (
 	"crypto/md5"
 	"encoding/hex"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/ttlkv/ttlkv/document"
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -19,8 +20,54 @@ type Spec struct {
 	LanguageOverride string
 }
 
-// MongoDB's codes for a document's language override.
+// SpecFromOptions returns the spec of a text index from its stored
+// options (weights, default_language, language_override), with mongod's
+// defaults for any missing.
+func SpecFromOptions(opts bson.D) *Spec {
+	en, _ := LookupLanguage("english")
+	s := &Spec{Weights: map[string]float64{}, DefaultLanguage: en, LanguageOverride: "language"}
+	for _, e := range opts {
+		switch e.Key {
+		case "weights":
+			w, _ := e.Value.(bson.D)
+			for _, we := range w {
+				if we.Key == "$**" {
+					s.Wildcard = true
+					continue
+				}
+				s.Weights[we.Key] = weightOf(we.Value)
+			}
+		case "default_language":
+			name, _ := e.Value.(string)
+			if l, ok := LookupLanguage(name); ok {
+				s.DefaultLanguage = l
+			}
+		case "language_override":
+			if name, ok := e.Value.(string); ok {
+				s.LanguageOverride = name
+			}
+		}
+	}
+	return s
+}
+
+// weightOf is a stored weight as a number.
+func weightOf(v any) float64 {
+	switch n := v.(type) {
+	case int32:
+		return float64(n)
+	case int64:
+		return float64(n)
+	case float64:
+		return n
+	}
+	return 1
+}
+
+// MongoDB's codes for a document's language override, and for text
+// that is not UTF-8.
 const (
+	codeInvalidUTF8         = document.Code(28755)
 	codeOverrideNotString   = document.Code(17261)
 	codeOverrideUnsupported = document.Code(17262)
 )
@@ -64,6 +111,10 @@ func (s *Spec) visitDoc(d bson.D, prefix string, l *Language, fn func(string, fl
 func (s *Spec) visitValue(v any, path string, l *Language, inArray bool, fn func(string, float64, *Language)) error {
 	switch t := v.(type) {
 	case string:
+		_, weighted := s.Weights[path]
+		if (weighted || s.Wildcard) && !utf8.ValidString(t) {
+			return document.Errorf(codeInvalidUTF8, "text contains invalid UTF-8")
+		}
 		if w, ok := s.Weights[path]; ok {
 			fn(t, w, l)
 		} else if s.Wildcard {

@@ -289,11 +289,10 @@ func (p *Projection) Apply(d bson.D) bson.D {
 // $divide by zero), which fails the query as in MongoDB; a projection
 // that computes nothing never fails.
 func (p *Projection) ApplyErr(d bson.D) (bson.D, error) {
-	out, err := p.applyErr(d)
-	if err == nil && (p.NeedsTextScore() || hasTextScore(d)) {
-		out = p.withTextScore(d, out)
+	if hasTextScore(d) {
+		return p.applyWithTextScore(d)
 	}
-	return out, err
+	return p.applyErr(d)
 }
 
 func (p *Projection) applyErr(d bson.D) (bson.D, error) {

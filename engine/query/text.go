@@ -150,28 +150,97 @@ func (s *Sort) NeedsTextScore() bool {
 // NeedsTextScore reports whether the projection writes a text score.
 func (p *Projection) NeedsTextScore() bool { return p != nil && len(p.textScore) > 0 }
 
-// withTextScore is out with the score d carries (TextScoreField)
-// removed and written at each of the projection's textScore paths.
-func (p *Projection) withTextScore(d, out bson.D) bson.D {
-	var score any
-	for i, e := range out {
-		if e.Key == TextScoreField {
-			out = append(out[:i:i], out[i+1:]...)
-			break
+// TextScoreOf returns the text score d carries, and whether it carries
+// one (a top-level TextScoreField, anywhere: stages may add fields after
+// it).
+func TextScoreOf(d bson.D) (any, bool) {
+	for i := len(d) - 1; i >= 0; i-- {
+		if d[i].Key == TextScoreField {
+			return d[i].Value, true
 		}
 	}
-	for _, e := range d {
-		if e.Key == TextScoreField {
-			score = e.Value
+	return nil, false
+}
+
+// WithoutTextScore returns d without its top-level TextScoreField (d
+// itself when it has none).
+func WithoutTextScore(d bson.D) bson.D {
+	for i := len(d) - 1; i >= 0; i-- {
+		if d[i].Key == TextScoreField {
+			out := make(bson.D, 0, len(d)-1)
+			out = append(out, d[:i]...)
+			return append(out, d[i+1:]...)
 		}
 	}
-	if p == nil || score == nil {
-		return out
+	return d
+}
+
+// StripTextScore returns d without any TextScoreField, at any depth (a
+// document an expression copied whole may hold one).
+func StripTextScore(d bson.D) bson.D {
+	out, _ := stripDoc(d)
+	return out
+}
+
+func stripDoc(d bson.D) (bson.D, bool) {
+	var out bson.D
+	for i, e := range d {
+		if e.Key == TextScoreField {
+			if out == nil {
+				out = append(make(bson.D, 0, len(d)), d[:i]...)
+			}
+			continue
+		}
+		v, changed := stripValue(e.Value)
+		if changed && out == nil {
+			out = append(make(bson.D, 0, len(d)), d[:i]...)
+		}
+		if out != nil {
+			out = append(out, bson.E{Key: e.Key, Value: v})
+		}
+	}
+	if out == nil {
+		return d, false
+	}
+	return out, true
+}
+
+func stripValue(v any) (any, bool) {
+	switch t := v.(type) {
+	case bson.D:
+		return stripDoc(t)
+	case bson.A:
+		var out bson.A
+		for i, x := range t {
+			nv, changed := stripValue(x)
+			if changed && out == nil {
+				out = append(bson.A(nil), t...)
+			}
+			if out != nil {
+				out[i] = nv
+			}
+		}
+		if out != nil {
+			return out, true
+		}
+	}
+	return v, false
+}
+
+// applyWithTextScore is ApplyErr for a document that carries a text
+// score: the projection runs on the document without it (so that no
+// expression sees it), then the score is written at the projection's
+// textScore paths.
+func (p *Projection) applyWithTextScore(d bson.D) (bson.D, error) {
+	score, _ := TextScoreOf(d)
+	out, err := p.applyErr(WithoutTextScore(d))
+	if err != nil || p == nil {
+		return out, err
 	}
 	for _, path := range p.textScore {
 		out = setScorePath(out, path, score)
 	}
-	return out
+	return out, nil
 }
 
 // setScorePath sets the value at a dotted path of d, replacing a field there

@@ -9,6 +9,7 @@ import (
 	"fmt"
 
 	"github.com/ttlkv/ttlkv/document"
+	"github.com/ttlkv/ttlkv/engine/fts"
 	"github.com/ttlkv/ttlkv/engine/query"
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
@@ -58,6 +59,20 @@ type Index struct {
 	// PartialFilter is Partial compiled, under the index's collation;
 	// nil when Partial is. Not stored: Decode compiles it.
 	PartialFilter *query.Filter
+	// Text is a text index's spec, parsed from Extra; nil for other
+	// indexes. Not stored: Decode parses it.
+	Text *fts.Spec
+}
+
+// IsTextKey reports whether key is a text index's stored key pattern
+// (one with _fts: "text").
+func IsTextKey(key bson.D) bool {
+	for _, e := range key {
+		if e.Key == "_fts" {
+			return true
+		}
+	}
+	return false
 }
 
 // NS returns the collection's namespace, "db.name".
@@ -169,6 +184,9 @@ func Decode(b []byte) (*Coll, error) {
 			Unique: flag(id, "unique"), Sparse: flag(id, "sparse"), Hidden: flag(id, "hidden"),
 			TTL: flag(id, "ttl"), Expire: int64(i64(id, "expire")), Multikey: flag(id, "multikey"),
 			Partial: sub(id, "partial"), Extra: sub(id, "extra"),
+		}
+		if IsTextKey(ix.Key) {
+			ix.Text = fts.SpecFromOptions(ix.Extra)
 		}
 		if ix.Partial != nil {
 			f, err := query.ParseFilter(ix.Partial)

@@ -21,6 +21,7 @@ import (
 	"os"
 	"runtime"
 	"slices"
+	"strings"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
@@ -164,14 +165,17 @@ func (s *Sorter) spill() error {
 	w := bufio.NewWriterSize(f, 1<<20)
 	var n int64
 	for _, d := range s.buf {
-		var b []byte
-		if b, err = bson.Marshal(d); err != nil {
+		kind, b, err := encodeRecord(d)
+		if err != nil {
 			return fmt.Errorf("extsort: encoding a document: %w", err)
+		}
+		if err := w.WriteByte(kind); err != nil {
+			return fmt.Errorf("extsort: writing a run: %w", err)
 		}
 		if _, err := w.Write(b); err != nil {
 			return fmt.Errorf("extsort: writing a run: %w", err)
 		}
-		n += int64(len(b))
+		n += 1 + int64(len(b))
 	}
 	if err := w.Flush(); err != nil {
 		return fmt.Errorf("extsort: writing a run: %w", err)
@@ -329,7 +333,7 @@ func (s *source) advance() error {
 		s.cur, s.mem = s.mem[0], s.mem[1:]
 		return nil
 	}
-	var hdr [4]byte
+	var hdr [5]byte // the record's kind, then its BSON's length
 	if _, err := io.ReadFull(s.r, hdr[:]); err != nil {
 		if err == io.EOF {
 			s.cur = nil
@@ -337,17 +341,17 @@ func (s *source) advance() error {
 		}
 		return fmt.Errorf("extsort: reading a run: %w", err)
 	}
-	n := int(binary.LittleEndian.Uint32(hdr[:]))
+	n := int(binary.LittleEndian.Uint32(hdr[1:]))
 	if n < 5 {
 		return fmt.Errorf("extsort: a run holds a document of %d bytes", n)
 	}
-	b := make([]byte, n)
+	b := make([]byte, 1+n)
 	copy(b, hdr[:])
-	if _, err := io.ReadFull(s.r, b[4:]); err != nil {
+	if _, err := io.ReadFull(s.r, b[5:]); err != nil {
 		return fmt.Errorf("extsort: reading a run: %w", err)
 	}
-	var d bson.D
-	if err := bson.Unmarshal(b, &d); err != nil {
+	d, err := decodeRecord(b)
+	if err != nil {
 		return fmt.Errorf("extsort: decoding a run's document: %w", err)
 	}
 	s.cur = d
@@ -374,4 +378,59 @@ func (h *sources) Pop() any {
 	x := h.list[len(h.list)-1]
 	h.list = h.list[:len(h.list)-1]
 	return x
+}
+
+// A run's record is a kind byte and a BSON document: recordPlain, the
+// document; recordEnvelope, {d: the document without its top-level
+// fields whose names BSON cannot encode (a NUL byte: the engine's own
+// fields, such as a $text query's score), x: [name, value, ...]}.
+const (
+	recordPlain    = 0
+	recordEnvelope = 1
+)
+
+// encodeRecord returns d's record in a run: its kind and its BSON.
+func encodeRecord(d bson.D) (byte, []byte, error) {
+	var rest bson.D
+	var inner bson.A
+	for i, e := range d {
+		if strings.IndexByte(e.Key, 0) < 0 {
+			if rest != nil {
+				rest = append(rest, e)
+			}
+			continue
+		}
+		if rest == nil {
+			rest = append(make(bson.D, 0, len(d)), d[:i]...)
+		}
+		inner = append(inner, e.Key, e.Value)
+	}
+	if rest == nil {
+		b, err := bson.Marshal(d)
+		return recordPlain, b, err
+	}
+	b, err := bson.Marshal(bson.D{{Key: "d", Value: rest}, {Key: "x", Value: inner}})
+	return recordEnvelope, b, err
+}
+
+// decodeRecord is encodeRecord's inverse: the fields an envelope took
+// out come back last.
+func decodeRecord(b []byte) (bson.D, error) {
+	var d bson.D
+	if err := bson.Unmarshal(b[1:], &d); err != nil {
+		return nil, err
+	}
+	if b[0] != recordEnvelope {
+		return d, nil
+	}
+	if len(d) != 2 {
+		return nil, fmt.Errorf("an envelope of %d fields", len(d))
+	}
+	doc, _ := d[0].Value.(bson.D)
+	inner, _ := d[1].Value.(bson.A)
+	for i := 0; i+1 < len(inner); i += 2 {
+		name, _ := inner[i].(string)
+		doc = append(doc, bson.E{Key: name, Value: inner[i+1]})
+	}
+	return doc, nil
 }

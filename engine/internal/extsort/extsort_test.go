@@ -144,7 +144,10 @@ func TestSpillKeepsValues(t *testing.T) {
 			{Key: "date", Value: bson.DateTime(1700000000123)}, {Key: "oid", Value: oid}, {Key: "bin", Value: bson.Binary{Subtype: 4, Data: []byte("0123456789abcdef")}},
 			{Key: "re", Value: bson.Regex{Pattern: "^a", Options: "i"}}, {Key: "ts", Value: bson.Timestamp{T: 5, I: 6}},
 			{Key: "min", Value: bson.MinKey{}}, {Key: "max", Value: bson.MaxKey{}}, {Key: "js", Value: bson.JavaScript("x")},
-			{Key: "sub", Value: bson.D{{Key: "a", Value: bson.A{int32(1), "x", bson.D{{Key: "b", Value: int64(2)}}, bson.A{}}}}}}
+			{Key: "sub", Value: bson.D{{Key: "a", Value: bson.A{int32(1), "x", bson.D{{Key: "b", Value: int64(2)}}, bson.A{}}}}},
+			// A field the engine adds, whose name BSON cannot encode (a
+			// $text query's score), comes back last, as it was.
+			{Key: "\x00textScore", Value: 1.25}}
 	}
 	s := &Sorter{Compare: byK, Size: size, MaxBytes: 150, Dir: t.TempDir()}
 	for _, k := range []int32{2, 1, 0} {

@@ -1,9 +1,6 @@
 package indexkey
 
 import (
-	"fmt"
-	"sync"
-
 	"github.com/ttlkv/ttlkv/document"
 	"github.com/ttlkv/ttlkv/engine/fts"
 	"github.com/ttlkv/ttlkv/engine/internal/catalog"
@@ -13,14 +10,7 @@ import (
 
 // IsText reports whether key is a text index's stored key pattern (one
 // with _fts: "text").
-func IsText(key bson.D) bool {
-	for _, e := range key {
-		if e.Key == "_fts" {
-			return true
-		}
-	}
-	return false
-}
+func IsText(key bson.D) bool { return catalog.IsTextKey(key) }
 
 // TextFields returns the fields of a text index's key before _fts (its
 // prefix) and after _ftsx (its suffix).
@@ -40,52 +30,13 @@ func TextFields(key bson.D) (prefix, suffix []Field) {
 	return prefix, suffix
 }
 
-var textSpecs sync.Map // string(spec options) -> *fts.Spec
-
 // TextSpec returns what text index ix indexes: its weights, languages
-// and override field, from the options parseTextIndex stored.
+// and override field (the catalog entry's, parsed once).
 func TextSpec(ix *catalog.Index) *fts.Spec {
-	cacheKey := fmt.Sprint(ix.Extra)
-	if s, ok := textSpecs.Load(cacheKey); ok {
-		return s.(*fts.Spec)
+	if ix.Text != nil {
+		return ix.Text
 	}
-	en, _ := fts.LookupLanguage("english")
-	s := &fts.Spec{Weights: map[string]float64{}, DefaultLanguage: en, LanguageOverride: "language"}
-	for _, e := range ix.Extra {
-		switch e.Key {
-		case "weights":
-			w, _ := e.Value.(bson.D)
-			for _, we := range w {
-				if we.Key == "$**" {
-					s.Wildcard = true
-					continue
-				}
-				s.Weights[we.Key] = weightOf(we.Value)
-			}
-		case "default_language":
-			name, _ := e.Value.(string)
-			if l, ok := fts.LookupLanguage(name); ok {
-				s.DefaultLanguage = l
-			}
-		case "language_override":
-			s.LanguageOverride, _ = e.Value.(string)
-		}
-	}
-	textSpecs.Store(cacheKey, s)
-	return s
-}
-
-// weightOf is a stored weight as a number.
-func weightOf(v any) float64 {
-	switch n := v.(type) {
-	case int32:
-		return float64(n)
-	case int64:
-		return float64(n)
-	case float64:
-		return n
-	}
-	return 1
+	return fts.SpecFromOptions(ix.Extra)
 }
 
 // codeTextPrefixArray is MongoDB's code for an array in a field before
