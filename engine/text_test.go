@@ -269,3 +269,20 @@ func TestTextInvalidUTF8(t *testing.T) {
 		t.Fatalf("%d documents, want 1", n)
 	}
 }
+
+// A $text on a view is the view's pipeline followed by the $match, as
+// mongod resolves it: 17313 after any stage, found through the text
+// index when the view's pipeline is empty.
+func TestTextOnViews(t *testing.T) {
+	t.Parallel()
+	db, _ := openMem(t)
+	mustRun(t, db, "test", `{"createIndexes": "e", "indexes": [{"key": {"s": "text"}, "name": "s_text"}]}`)
+	loadCorpus(t, db, "test", "e", []string{`{"_id": 1, "s": "quick brown fox"}`, `{"_id": 2, "s": "lazy dog"}`})
+	mustRun(t, db, "test", `{"create": "v", "viewOn": "e", "pipeline": [{"$match": {"_id": {"$gt": 0}}}]}`)
+	mustRun(t, db, "test", `{"create": "v0", "viewOn": "e", "pipeline": []}`)
+	wantCode(t, db, "test", `{"find": "v", "filter": {"$text": {"$search": "fox"}}}`, 17313, "first pipeline stage")
+	wantCode(t, db, "test", `{"count": "v", "query": {"$text": {"$search": "fox"}}}`, 17313, "first pipeline stage")
+	if got := firstIDs(t, db, `{"find": "v0", "filter": {"$text": {"$search": "foxes"}}}`); !slices.Equal(got, []int32{1}) {
+		t.Errorf("through an empty view: %v", got)
+	}
+}
