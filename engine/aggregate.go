@@ -71,10 +71,10 @@ func (db *DB) aggregate(ctx context.Context, dbName string, s *aggregateSpec) (*
 	}
 	if p.UsesTextScore() {
 		// docs/text.md: the stages read the scores the scan gives.
-		if pl == nil || pl.text == nil {
+		if !pl.needTextScore() {
 			return nil, errNoTextScore
 		}
-		pl.text.score, q.keepScore = true, true
+		q.keepScore = true
 	}
 	var buf []bson.D
 	src := func(ctx context.Context) (bson.D, error) {

@@ -549,7 +549,7 @@ func (q *queryExec) project(d bson.D) (bson.D, error) {
 	if q.keepScore {
 		return d, nil // an aggregation's stages read the score
 	}
-	if q.proj == nil && !(q.sc.p != nil && q.sc.p.text != nil && q.sc.p.text.score) {
+	if q.proj == nil && !q.sc.p.carriesTextScore() {
 		return d, nil
 	}
 	// A nil projection too takes a text score's field away.

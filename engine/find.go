@@ -113,10 +113,9 @@ func (db *DB) findPlan(dbName, name string, filter bson.D, o FindOptions) (*coll
 		return nil, nil, nil, err
 	}
 	if srt.NeedsTextScore() || proj.NeedsTextScore() {
-		if q.sc.p == nil || q.sc.p.text == nil {
+		if !q.sc.p.needTextScore() {
 			return nil, nil, nil, errNoTextScore
 		}
-		q.sc.p.text.score = true
 	}
 	return c, q.sc.p, q, nil
 }

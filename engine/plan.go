@@ -175,6 +175,18 @@ func usable(ix *catalog.Index) bool {
 // names an index (by name string or key pattern document).
 func makePlan(c *coll, m *catalog.Coll, filter *query.Filter, sort *query.Sort, hint any) (*plan, error) {
 	p := &plan{c: c, m: m, filter: filter, sort: sort}
+	if filter.TextUnderOr() {
+		// docs/text.md: an index union, the $text's branch through the
+		// text index, every other branch through an index of its own.
+		if hint != nil {
+			return nil, document.Errorf(document.CodeBadValue, "error processing query: planner returned error :: caused by :: a $text query cannot be hinted")
+		}
+		if subs := orPlans(c, m, filter); subs != nil {
+			p.or = subs
+			return p, nil
+		}
+		return nil, document.Errorf(document.CodeNoQueryExecutionPlans, "error processing query: planner returned error :: caused by :: Failed to produce a solution for TEXT under OR - other non-TEXT clauses under OR have to be indexed as well.")
+	}
 	if filter.Text() != nil {
 		if err := p.useText(hint); err != nil {
 			return nil, err
@@ -309,6 +321,12 @@ func orPlans(c *coll, m *catalog.Coll, filter *query.Filter) []*plan {
 			return nil
 		}
 		sp.filter = filter
+		if sp.text != nil {
+			// The $text's branch first: a document both find is then
+			// taken with its text score.
+			subs = append([]*plan{sp}, subs...)
+			continue
+		}
 		subs = append(subs, sp)
 	}
 	return subs

@@ -263,3 +263,39 @@ func textMatchDoc(p *plan, in bson.D) bson.D {
 // errNoTextScore is mongod's refusal of a {$meta: "textScore"} sort or
 // projection without a $text.
 var errNoTextScore = document.Errorf(document.Code(40218), "query requires text score metadata, but it is not available")
+
+// needTextScore makes p's $text scan give its documents their scores,
+// and reports whether p has one (itself, or a branch of its union).
+func (p *plan) needTextScore() bool {
+	if p == nil {
+		return false
+	}
+	if p.text != nil {
+		p.text.score = true
+		return true
+	}
+	for _, sp := range p.or {
+		if sp.text != nil {
+			sp.text.score = true
+			return true
+		}
+	}
+	return false
+}
+
+// carriesTextScore reports whether p's documents carry their text
+// scores (needTextScore was asked).
+func (p *plan) carriesTextScore() bool {
+	if p == nil {
+		return false
+	}
+	if p.text != nil {
+		return p.text.score
+	}
+	for _, sp := range p.or {
+		if sp.text != nil {
+			return sp.text.score
+		}
+	}
+	return false
+}

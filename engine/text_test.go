@@ -286,3 +286,32 @@ func TestTextOnViews(t *testing.T) {
 		t.Errorf("through an empty view: %v", got)
 	}
 }
+
+// A $text as a branch of the filter's top-level $or: an index union,
+// the text index for its branch and an index for every other (291
+// when one has none), scores for the documents the $text finds.
+func TestTextUnderOr(t *testing.T) {
+	t.Parallel()
+	db, _ := openMem(t)
+	mustRun(t, db, "test", `{"createIndexes": "o", "indexes": [{"key": {"s": "text"}, "name": "s_text"}, {"key": {"k": 1}, "name": "k"}]}`)
+	loadCorpus(t, db, "test", "o", []string{`{"_id": 1, "s": "quick brown fox", "k": 1}`, `{"_id": 2, "s": "lazy dog", "k": 2}`,
+		`{"_id": 3, "s": "fox den", "k": 3}`, `{"_id": 4, "s": "nothing here", "k": 4}`})
+	if got := firstIDs(t, db, `{"find": "o", "filter": {"$or": [{"$text": {"$search": "fox"}}, {"k": 2}]}, "sort": {"_id": 1}}`); !slices.Equal(got, []int32{1, 2, 3}) {
+		t.Errorf("fox or k 2: %v", got)
+	}
+	got := firstBatch(t, mustRun(t, db, "test", `{"find": "o", "filter": {"$or": [{"k": 1}, {"$text": {"$search": "fox"}}]}, "projection": {"sc": {"$meta": "textScore"}}, "sort": {"sc": {"$meta": "textScore"}}}`))
+	if len(got) != 2 || field(got[0], "_id") != int32(3) || field(got[0], "sc") != 0.75 || field(got[1], "sc") == nil {
+		t.Errorf("scored: %v", got)
+	}
+	got = firstBatch(t, mustRun(t, db, "test", `{"find": "o", "filter": {"$or": [{"k": 2}, {"$text": {"$search": "fox"}}]}, "sort": {"sc": {"$meta": "textScore"}}}`))
+	for _, d := range got {
+		if _, carries := query.TextScoreOf(d); carries {
+			t.Fatalf("a score's carrier field came out: %v", d)
+		}
+	}
+	if stages, _, _ := explainPlan(t, db, "test", `{"find": "o", "filter": {"$or": [{"$text": {"$search": "fox"}}, {"k": 2}]}}`); !slices.Contains(stages, "OR") {
+		t.Errorf("stages %v", stages)
+	}
+	wantCode(t, db, "test", `{"find": "o", "filter": {"$or": [{"$text": {"$search": "fox"}}, {"z": 2}]}}`, document.CodeNoQueryExecutionPlans, "other non-TEXT clauses under OR have to be indexed")
+	wantCode(t, db, "test", `{"find": "o", "filter": {"$and": [{"$or": [{"$text": {"$search": "fox"}}, {"k": 2}]}]}}`, document.CodeNoQueryExecutionPlans, "")
+}

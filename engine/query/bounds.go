@@ -373,6 +373,9 @@ func (f *Filter) OrBranches() (branches []*Filter, ok bool) {
 			a = andExpr{e}
 		}
 		out[i] = &Filter{root: a, hasExpr: f.hasExpr, coll: f.coll}
+		if holdsText(a) {
+			out[i].text = f.text
+		}
 	}
 	return out, true
 }

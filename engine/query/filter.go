@@ -17,6 +17,7 @@ type Filter struct {
 	root    andExpr
 	hasExpr bool                // some branch is a $expr, whose evaluation can fail
 	text    *TextSearch         // the $text, nil if none
+	textOr  bool                // the $text is a branch of the top-level $or
 	coll    *collation.Collator // strings compare under it (Collate); nil: simple
 }
 
@@ -128,7 +129,7 @@ func ParseFilterWith(f bson.D, now time.Time, vars any) (*Filter, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Filter{root: e, hasExpr: top.hasExpr, text: top.text}, nil
+	return &Filter{root: e, hasExpr: top.hasExpr, text: top.text, textOr: top.text != nil && top.text.underOr}, nil
 }
 
 // MustParseFilter is ParseFilter for filters written in code; it panics
@@ -194,6 +195,7 @@ type topCtx struct {
 	hasExpr bool          // a $expr was parsed
 	text    *TextSearch   // the $text parsed, nil if none
 	inOr    bool          // parsing an $or's branches
+	topOr   bool          // ... the branches of an $or of the filter's top level
 	inNor   bool          // parsing a $nor's branches
 }
 
@@ -236,9 +238,10 @@ func parseTopOp(op string, v any, depth int, top *topCtx) (expr, error) {
 		}
 		subs := make([]expr, 0, len(arr))
 		if top != nil && op != "$and" {
-			saveOr, saveNor := top.inOr, top.inNor
+			saveOr, saveTop, saveNor := top.inOr, top.topOr, top.inNor
+			top.topOr = op == "$or" && !top.inOr && !top.inNor && depth == 0
 			top.inOr, top.inNor = top.inOr || op == "$or", top.inNor || op == "$nor"
-			defer func() { top.inOr, top.inNor = saveOr, saveNor }()
+			defer func() { top.inOr, top.topOr, top.inNor = saveOr, saveTop, saveNor }()
 		}
 		for _, s := range arr {
 			sd, ok := s.(bson.D)

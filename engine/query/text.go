@@ -16,7 +16,8 @@ type TextSearch struct {
 	CaseSensitive      bool
 	DiacriticSensitive bool
 
-	match func(bson.D) (bool, error)
+	match   func(bson.D) (bool, error)
+	underOr bool // a branch of the top-level $or
 }
 
 // Bind sets how a document is matched against the $text: the text
@@ -59,8 +60,8 @@ func parseText(v any, top *topCtx) (expr, error) {
 		return nil, badValue("Too many text expressions")
 	case top.inNor:
 		return nil, badValue("text expression not allowed in nor")
-	case top.inOr:
-		return nil, document.Errorf(document.CodeNoQueryExecutionPlans, "Failed to produce a solution for TEXT under OR - ttlkv does not plan $text under $or")
+	case top.inOr && !top.topOr:
+		return nil, document.Errorf(document.CodeNoQueryExecutionPlans, "Failed to produce a solution for TEXT under OR - ttlkv plans $text under an $or of the filter's top level only")
 	}
 	d, ok := v.(bson.D)
 	if !ok {
@@ -98,7 +99,27 @@ func parseText(v any, top *topCtx) (expr, error) {
 		return nil, document.Errorf(document.CodeNoSuchKey, "Missing expected field \"$search\"")
 	}
 	top.text = t
+	t.underOr = top.inOr
 	return textNode{t}, nil
+}
+
+// TextUnderOr reports whether the filter's $text is a branch of its
+// top-level $or rather than a condition of the whole filter.
+func (f *Filter) TextUnderOr() bool { return f != nil && f.textOr }
+
+// holdsText reports whether a holds the $text node.
+func holdsText(a andExpr) bool {
+	for _, e := range a {
+		switch t := e.(type) {
+		case textNode:
+			return true
+		case andExpr:
+			if holdsText(t) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // TextScoreField is the field under which a $text query's documents
