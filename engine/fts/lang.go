@@ -54,10 +54,12 @@ func init() {
 		{"none", "", nil},
 	} {
 		lang := &Language{Name: l.name, stem: l.stem, stop: map[string]bool{}}
+		list := stopWordLists[l.name]
 		if l.name == "english" {
-			for _, w := range strings.Fields(englishStopWords) {
-				lang.stop[w] = true
-			}
+			list = englishStopWords
+		}
+		for _, w := range strings.Fields(list) {
+			lang.stop[w] = true
 		}
 		languages[l.name] = lang
 		if l.alias != "" {
