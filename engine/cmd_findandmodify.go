@@ -109,6 +109,12 @@ func parseFindAndModify(cmd bson.D, s *UpdateSpec) (famOptions, error) {
 			f.fields, err = toDoc("findAndModify.fields", e.Value)
 		case "collation":
 			s.Collation, err = collationOption("findAndModify", e.Value)
+		case "arrayFilters":
+			a, ok := e.Value.(bson.A)
+			if !ok {
+				err = document.Errorf(document.CodeTypeMismatch, "BSON field 'findAndModify.arrayFilters' is the wrong type '%s', expected type 'array'", typeName(e.Value))
+			}
+			s.ArrayFilters = a
 		}
 		if err != nil {
 			return f, err
@@ -119,6 +125,9 @@ func parseFindAndModify(cmd bson.D, s *UpdateSpec) (famOptions, error) {
 	}
 	if f.remove == (s.Update != nil || s.Pipeline != nil) {
 		return f, document.Errorf(document.CodeFailedToParse, "Either an update or remove=true must be specified")
+	}
+	if f.remove && s.ArrayFilters != nil {
+		return f, document.Errorf(document.CodeFailedToParse, "Cannot specify arrayFilters and remove=true")
 	}
 	return f, nil
 }

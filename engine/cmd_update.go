@@ -78,7 +78,11 @@ func parseUpdateStmt(v any) (UpdateSpec, error) {
 		case "hint":
 			s.Hint = e.Value
 		case "arrayFilters":
-			s.ArrayFilters, _ = e.Value.(bson.A)
+			a, ok := e.Value.(bson.A)
+			if !ok {
+				err = document.Errorf(document.CodeTypeMismatch, "BSON field 'update.updates.arrayFilters' is the wrong type '%s', expected type 'array'", typeName(e.Value))
+			}
+			s.ArrayFilters = a
 		case "collation":
 			s.Collation, err = collationOption("update.updates", e.Value)
 		case "c", "sort":

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"github.com/ttlkv/ttlkv/document"
 	"github.com/ttlkv/ttlkv/engine/agg"
 	"github.com/ttlkv/ttlkv/engine/query"
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -11,6 +12,9 @@ import (
 // replaces the document as in MongoDB ($$NOW is the update's time).
 func parseUpdateSpec(s UpdateSpec) (*query.Update, error) {
 	if s.Update == nil && s.Pipeline != nil {
+		if s.ArrayFilters != nil {
+			return nil, document.Errorf(document.CodeFailedToParse, "arrayFilters may not be specified for pipeline-style updates")
+		}
 		fn, err := agg.ParseUpdatePipelineVars(s.Pipeline, s.vars)
 		if err != nil {
 			return nil, err
@@ -19,7 +23,7 @@ func parseUpdateSpec(s UpdateSpec) (*query.Update, error) {
 			return fn(d, bson.NewDateTimeFromTime(o.Now))
 		}), nil
 	}
-	return query.ParseUpdate(s.Update)
+	return query.ParseUpdateWith(s.Update, s.ArrayFilters)
 }
 
 // updateArg splits an update argument of the Go API or a command into

@@ -1056,3 +1056,35 @@ func TestDriverTextSearch(t *testing.T) {
 		t.Fatalf("$text under an $or: %v", err)
 	}
 }
+
+// The filtered positional operator through the Go driver's
+// ArrayFilters option, in UpdateMany and FindOneAndUpdate.
+func TestDriverArrayFilters(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, Options{})
+	ctx := context.Background()
+	coll := e.client(t, false).Database("school").Collection("students")
+	_, err := coll.InsertMany(ctx, []any{
+		bson.D{{Key: "_id", Value: 1}, {Key: "grades", Value: bson.A{95, 92, 90}}},
+		bson.D{{Key: "_id", Value: 2}, {Key: "grades", Value: bson.A{98, 100, 102}}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := coll.UpdateMany(ctx, bson.D{}, bson.D{{Key: "$set", Value: bson.D{{Key: "grades.$[g]", Value: 100}}}},
+		options.UpdateMany().SetArrayFilters([]any{bson.D{{Key: "g", Value: bson.D{{Key: "$gte", Value: 100}}}}}))
+	if err != nil || res.ModifiedCount != 1 {
+		t.Fatalf("updateMany: %+v, %v", res, err)
+	}
+	var got struct {
+		Grades []int `bson:"grades"`
+	}
+	if err := coll.FindOne(ctx, bson.D{{Key: "_id", Value: 2}}).Decode(&got); err != nil || fmt.Sprint(got.Grades) != "[98 100 100]" {
+		t.Fatalf("student 2: %v, %v", got.Grades, err)
+	}
+	err = coll.FindOneAndUpdate(ctx, bson.D{{Key: "_id", Value: 1}}, bson.D{{Key: "$inc", Value: bson.D{{Key: "grades.$[low]", Value: 5}}}},
+		options.FindOneAndUpdate().SetArrayFilters([]any{bson.D{{Key: "low", Value: bson.D{{Key: "$lt", Value: 93}}}}}).SetReturnDocument(options.After)).Decode(&got)
+	if err != nil || fmt.Sprint(got.Grades) != "[95 97 95]" {
+		t.Fatalf("findOneAndUpdate: %v, %v", got.Grades, err)
+	}
+}

@@ -220,9 +220,18 @@ func (u *Update) Collate(c *collation.Collator) *Update {
 	}
 	out := *u
 	out.mods = make([]*modifier, len(u.mods))
+	var af arrayFilters
+	if len(u.mods) > 0 {
+		// Array filters compare strings under the operation's collation,
+		// as its filter does.
+		af, _ = u.mods[0].af.collate(c)
+	}
 	for i, m := range u.mods {
 		cm := *m
 		cm.coll = c
+		if m.af != nil {
+			cm.af = af
+		}
 		if m.pull != nil {
 			cm.pull = collateExpr(m.pull, c)
 		}

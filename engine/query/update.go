@@ -81,6 +81,8 @@ type modifier struct {
 	coll *collation.Collator
 	// $currentDate
 	timestamp bool
+	// af are the update's array filters, by identifier ($[id]).
+	af arrayFilters
 }
 
 var modifierNames = map[string]bool{
@@ -96,9 +98,14 @@ var modifierNames = map[string]bool{
 // BadValue for malformed operands, 14 TypeMismatch for a non-numeric $inc
 // or $mul operand, 56 EmptyFieldName, 40 ConflictingUpdateOperators for
 // two modifiers on overlapping paths. The all-positional operator $[]
-// is supported (it updates every element of an array); the positional $
-// and filtered $[<id>] are not (2 BadValue).
-func ParseUpdate(u bson.D) (*Update, error) {
+// updates every element of an array, $[<id>] those an array filter
+// matches (ParseUpdateWith; here, with none, it is 2 BadValue); the
+// positional $ is not supported (2 BadValue).
+func ParseUpdate(u bson.D) (*Update, error) { return ParseUpdateWith(u, nil) }
+
+// parseUpdate is ParseUpdate without the array filters' checks.
+
+func parseUpdate(u bson.D) (*Update, error) {
 	if len(u) == 0 || !strings.HasPrefix(u[0].Key, "$") {
 		for _, e := range u {
 			if strings.HasPrefix(e.Key, "$") {
@@ -169,7 +176,7 @@ func parseUpdatePath(op, path string) ([]string, error) {
 		if p == "" {
 			return nil, document.Errorf(CodeEmptyFieldName, "The update path '%s' contains an empty field name, which is not allowed.", path)
 		}
-		if p == "$" || strings.HasPrefix(p, "$[") && p != "$[]" {
+		if p == "$" || strings.HasPrefix(p, "$[") && !strings.HasSuffix(p, "]") {
 			return nil, badValue("the positional operator %s in '%s' is not supported by ttlkv", p, path)
 		}
 	}
@@ -200,8 +207,11 @@ func parseModifier(op, path string, v any) (*modifier, error) {
 		if err != nil {
 			return nil, err
 		}
-		if slices.Contains(parts, allPositional) || slices.Contains(toParts, allPositional) {
-			return nil, badValue("The source and target field for $rename must not contain positional operators: %s: %q", path, to)
+		if slices.ContainsFunc(parts, isArrayUpdate) {
+			return nil, badValue("The source field for $rename may not be dynamic: %s", path)
+		}
+		if slices.ContainsFunc(toParts, isArrayUpdate) {
+			return nil, badValue("The destination field for $rename may not be dynamic: %s", to)
 		}
 		if to == path {
 			return nil, badValue("The source and target field for $rename must differ: %s: %q", path, to)
@@ -373,6 +383,13 @@ func checkConflicts(mods []*modifier) error {
 	}
 	for i := range ts {
 		for j := i + 1; j < len(ts); j++ {
+			if k, ok := positionalClash(ts[i].parts, ts[j].parts); ok {
+				b := ts[j].path
+				if isArrayUpdate(ts[j].parts[k]) {
+					b = ts[i].path
+				}
+				return document.Errorf(CodeConflictingUpdateOperators, "Updating the path '%s' would create a conflict at '%s'", b, strings.Join(ts[i].parts[:k], "."))
+			}
 			if isPrefix(ts[i].parts, ts[j].parts) || isPrefix(ts[j].parts, ts[i].parts) {
 				a, b := ts[i].path, ts[j].path
 				if len(b) < len(a) {
@@ -654,7 +671,7 @@ func equalityValue(v any) (any, bool) {
 // setPath stores val at parts inside container c (a document or array),
 // creating missing documents on the way and padding arrays with nulls.
 func setPath(c any, parts []string, val any, full string) (any, error) {
-	return modifyPath(c, parts, full, true, func(cur any, exists bool) (any, action, error) {
+	return modifyPath(c, parts, full, true, nil, func(cur any, exists bool) (any, action, error) {
 		return val, actSet, nil
 	})
 }
@@ -684,11 +701,11 @@ type leafFunc func(cur any, exists bool) (any, action, error)
 // through a scalar is 28 PathNotViable); otherwise a missing or
 // non-traversable intermediate makes the update a no-op. It returns the
 // possibly reallocated container.
-func modifyPath(c any, parts []string, full string, create bool, fn leafFunc) (any, error) {
+func modifyPath(c any, parts []string, full string, create bool, af arrayFilters, fn leafFunc) (any, error) {
 	key := parts[0]
 	last := len(parts) == 1
-	if key == allPositional {
-		return modifyAll(c, parts, full, create, fn)
+	if isArrayUpdate(key) {
+		return modifyAll(c, parts, full, create, af, fn)
 	}
 	switch t := c.(type) {
 	case bson.D:
@@ -720,7 +737,7 @@ func modifyPath(c any, parts []string, full string, create bool, fn leafFunc) (a
 			if !create {
 				return t, nil
 			}
-			child, err := modifyPath(bson.D{}, parts[1:], full, create, fn)
+			child, err := modifyPath(bson.D{}, parts[1:], full, create, af, fn)
 			if err != nil {
 				return nil, err
 			}
@@ -735,12 +752,12 @@ func modifyPath(c any, parts []string, full string, create bool, fn leafFunc) (a
 			if !create {
 				return t, nil
 			}
-			if parts[1] == allPositional {
+			if isArrayUpdate(parts[1]) {
 				return nil, badValue("Cannot apply array updates to non-array element {%s: %s} in path '%s'", key, js(t[i].Value), full)
 			}
 			return nil, notViable(parts[1], key, t[i].Value)
 		}
-		child, err := modifyPath(t[i].Value, parts[1:], full, create, fn)
+		child, err := modifyPath(t[i].Value, parts[1:], full, create, af, fn)
 		if err != nil {
 			return nil, err
 		}
@@ -787,7 +804,7 @@ func modifyPath(c any, parts []string, full string, create bool, fn leafFunc) (a
 			if idx-len(t) > maxBackfill {
 				return nil, errBackfill()
 			}
-			child, err := modifyPath(bson.D{}, parts[1:], full, create, fn)
+			child, err := modifyPath(bson.D{}, parts[1:], full, create, af, fn)
 			if err != nil {
 				return nil, err
 			}
@@ -805,12 +822,12 @@ func modifyPath(c any, parts []string, full string, create bool, fn leafFunc) (a
 			if !create {
 				return t, nil
 			}
-			if parts[1] == allPositional {
+			if isArrayUpdate(parts[1]) {
 				return nil, badValue("Cannot apply array updates to non-array element {%s: %s} in path '%s'", key, js(t[idx]), full)
 			}
 			return nil, notViable(parts[1], key, t[idx])
 		}
-		child, err := modifyPath(t[idx], parts[1:], full, create, fn)
+		child, err := modifyPath(t[idx], parts[1:], full, create, af, fn)
 		if err != nil {
 			return nil, err
 		}
@@ -825,8 +842,9 @@ func modifyPath(c any, parts []string, full string, create bool, fn leafFunc) (a
 const allPositional = "$[]"
 
 // modifyAll applies the rest of the path to every element of the array
-// c. c must be an array: anything else is 2 BadValue, as in MongoDB.
-func modifyAll(c any, parts []string, full string, create bool, fn leafFunc) (any, error) {
+// c ($[]), or to every element its array filter matches ($[id]). c must
+// be an array: anything else is 2 BadValue, as in MongoDB.
+func modifyAll(c any, parts []string, full string, create bool, af arrayFilters, fn leafFunc) (any, error) {
 	t, ok := c.(bson.A)
 	if !ok {
 		if !create {
@@ -836,7 +854,23 @@ func modifyAll(c any, parts []string, full string, create bool, fn leafFunc) (an
 		}
 		return nil, badValue("Cannot apply array updates to non-array element %s in path '%s'", js(c), full)
 	}
+	var filter *Filter
+	id := parts[0][2 : len(parts[0])-1]
+	if id != "" {
+		if filter = af[id]; filter == nil {
+			return nil, badValue("No array filter found for identifier '%s' in path '%s'", id, full)
+		}
+	}
 	for i := range t {
+		if filter != nil {
+			ok, err := filter.MatchErr(bson.D{{Key: id, Value: t[i]}})
+			if err != nil {
+				return nil, err
+			}
+			if !ok {
+				continue
+			}
+		}
 		if len(parts) == 1 {
 			nv, act, err := fn(t[i], true)
 			if err != nil {
@@ -858,7 +892,7 @@ func modifyAll(c any, parts []string, full string, create bool, fn leafFunc) (an
 			}
 			return nil, notViable(parts[1], strconv.Itoa(i), t[i])
 		}
-		child, err := modifyPath(t[i], parts[1:], full, create, fn)
+		child, err := modifyPath(t[i], parts[1:], full, create, af, fn)
 		if err != nil {
 			return nil, err
 		}
@@ -1018,7 +1052,7 @@ func (m *modifier) apply(out, orig bson.D, o UpdateOptions) (bson.D, error) {
 	default:
 		return nil, document.Errorf(document.CodeInternalError, "modifier %s has no implementation", m.op)
 	}
-	r, err := modifyPath(out, m.parts, m.path, create, fn)
+	r, err := modifyPath(out, m.parts, m.path, create, m.af, fn)
 	if err != nil {
 		return nil, err
 	}
@@ -1125,7 +1159,7 @@ func (m *modifier) applyRename(out bson.D) (bson.D, error) {
 		}
 		c = v
 	}
-	r, err := modifyPath(out, m.parts, m.path, false, func(any, bool) (any, action, error) { return nil, actRemove, nil })
+	r, err := modifyPath(out, m.parts, m.path, false, nil, func(any, bool) (any, action, error) { return nil, actRemove, nil })
 	if err != nil {
 		return nil, err
 	}

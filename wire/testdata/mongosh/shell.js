@@ -332,3 +332,10 @@ printjson(tx.aggregate([{ $match: { $text: { $search: "coffee tea" } } }, { $pro
 try { tx.find({ $text: { $search: "x" } }, { s: { $meta: "textScore" } }).hint({ _id: 1 }).toArray() } catch (e) { print(e.code, e.codeName) }
 try { d.c.find({ $text: { $search: "x" } }).toArray() } catch (e) { print(e.code, e.codeName, e.message) }
 try { tx.find({}).sort({ s: { $meta: "textScore" } }).toArray() } catch (e) { print(e.code, e.codeName) }
+// arrayFilters: the filtered positional operator.
+const af = d.getCollection("grades");
+af.insertOne({ _id: 1, grades: [{ g: 80, m: 75 }, { g: 85, m: 90 }, { g: 85, m: 85 }] });
+printjson(af.updateOne({ _id: 1 }, { $set: { "grades.$[e].m": 100 } }, { arrayFilters: [{ "e.g": { $gte: 85 } }] }));
+printjson(af.findOne());
+printjson(af.findOneAndUpdate({ _id: 1 }, { $inc: { "grades.$[e].g": 1 } }, { arrayFilters: [{ "e.m": 75 }], returnDocument: "after" }));
+try { af.updateOne({ _id: 1 }, { $set: { "grades.$[x]": 0 } }) } catch (e) { print(e.code, e.codeName, e.message) }

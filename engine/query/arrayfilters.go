@@ -1,0 +1,159 @@
+package query
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/ttlkv/ttlkv/collation"
+	"github.com/ttlkv/ttlkv/document"
+	"go.mongodb.org/mongo-driver/v2/bson"
+)
+
+// arrayFilters are an update's arrayFilters by identifier: the filter
+// an element of an array must match for a $[identifier] path to reach
+// it (matched as the document {identifier: element}).
+type arrayFilters map[string]*Filter
+
+// isArrayUpdate reports whether a path component updates array
+// elements: $[] (all of them) or $[identifier] (those its filter
+// matches).
+func isArrayUpdate(p string) bool {
+	return strings.HasPrefix(p, "$[") && strings.HasSuffix(p, "]")
+}
+
+// positionalClash reports whether two update paths clash at a component
+// where one updates array elements and the other names a field or an
+// index (a.$[i] and a.0, a.$[] and a.b): the position k of that
+// component. Two different array updates ($[i], $[j]) do not clash.
+func positionalClash(a, b []string) (int, bool) {
+	for k := 0; k < len(a) && k < len(b); k++ {
+		pa, pb := isArrayUpdate(a[k]), isArrayUpdate(b[k])
+		switch {
+		case pa != pb:
+			return k, true
+		case a[k] != b[k]:
+			return 0, false
+		}
+	}
+	return 0, false
+}
+
+// ParseUpdateWith is ParseUpdate with the statement's arrayFilters (nil:
+// none): each a filter whose top-level fields all begin with one
+// identifier, which names the elements a $[identifier] path updates.
+// Errors are mongod's: 14 for an entry that is not a document, 9 for a
+// filter without one identifier, for two filters of one identifier and
+// for a filter no path uses, 2 for a bad identifier and for a path whose
+// identifier has no filter.
+func ParseUpdateWith(u bson.D, filters bson.A) (*Update, error) {
+	up, err := parseUpdate(u)
+	if err != nil {
+		return nil, err
+	}
+	af := arrayFilters{}
+	for i, fv := range filters {
+		fd, ok := fv.(bson.D)
+		if !ok {
+			return nil, document.Errorf(document.CodeTypeMismatch, "BSON field 'arrayFilters.%d' is the wrong type '%s', expected type 'object'", i, typeName(fv))
+		}
+		id, err := filterIdentifier(fd)
+		if err != nil {
+			return nil, err
+		}
+		f, err := ParseFilter(fd)
+		if err != nil {
+			return nil, err
+		}
+		if f.Text() != nil {
+			return nil, badValue("$text is not allowed in this context")
+		}
+		if af[id] != nil {
+			return nil, document.Errorf(document.CodeFailedToParse, "Found multiple array filters with the same top-level field name %s", id)
+		}
+		af[id] = f
+	}
+	used := map[string]bool{}
+	for _, m := range up.mods {
+		for _, p := range append(slices.Clone(m.parts), m.toParts...) {
+			if !isArrayUpdate(p) || p == allPositional {
+				continue
+			}
+			id := p[2 : len(p)-1]
+			if af[id] == nil {
+				return nil, badValue("No array filter found for identifier '%s' in path '%s'", id, m.path)
+			}
+			used[id] = true
+		}
+		m.af = af
+	}
+	for _, fv := range filters {
+		id, _ := filterIdentifier(fv.(bson.D))
+		if !used[id] {
+			return nil, document.Errorf(document.CodeFailedToParse, "The array filter for identifier '%s' was not used in the update %s", id, js(u))
+		}
+	}
+	return up, nil
+}
+
+// filterIdentifier returns the identifier an array filter's top-level
+// fields begin with ($and, $or and $nor branches included).
+func filterIdentifier(fd bson.D) (string, error) {
+	var ids []string
+	var walk func(d bson.D)
+	walk = func(d bson.D) {
+		for _, e := range d {
+			switch e.Key {
+			case "$and", "$or", "$nor":
+				if arr, ok := e.Value.(bson.A); ok {
+					for _, x := range arr {
+						if sub, ok := x.(bson.D); ok {
+							walk(sub)
+						}
+					}
+				}
+				continue
+			}
+			if strings.HasPrefix(e.Key, "$") {
+				continue
+			}
+			id, _, _ := strings.Cut(e.Key, ".")
+			if !slices.Contains(ids, id) {
+				ids = append(ids, id)
+			}
+		}
+	}
+	walk(fd)
+	switch {
+	case len(ids) == 0:
+		return "", document.Errorf(document.CodeFailedToParse, "Cannot use an expression without a top-level field name in arrayFilters")
+	case len(ids) > 1:
+		return "", document.Errorf(document.CodeFailedToParse, "Error parsing array filter :: caused by :: Expected a single top-level field name, found '%s' and '%s'", ids[0], ids[1])
+	}
+	id := ids[0]
+	valid := id[0] >= 'a' && id[0] <= 'z'
+	for _, r := range id {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9') {
+			valid = false
+		}
+	}
+	if !valid {
+		return "", badValue("Error parsing array filter :: caused by :: The top-level field name must be an alphanumeric string beginning with a lowercase letter, found '%s'", id)
+	}
+	return id, nil
+}
+
+// collate returns the filters under collation c.
+func (af arrayFilters) collate(c *collation.Collator) (arrayFilters, error) {
+	if len(af) == 0 || c == nil {
+		return af, nil
+	}
+	out := arrayFilters{}
+	for id, f := range af {
+		cf, err := f.Collate(c)
+		if err != nil {
+			return nil, err
+		}
+		out[id] = cf
+	}
+	return out, nil
+}
