@@ -72,6 +72,9 @@ func (db *DB) explainWrite(dbName, name string, inner bson.D) (*writeExplain, er
 	}
 	if p != nil {
 		p.filterRaw, p.sortDoc = s.Filter, sortD
+		if ex.u != nil {
+			ex.u = ex.u.WithQuery(p.filter)
+		}
 	}
 	ex.p, ex.q, ex.limit = p, q, limit
 	return ex, nil

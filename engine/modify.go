@@ -1084,7 +1084,7 @@ func (db *DB) updateReturning(ctx context.Context, dbName, name string, s Update
 		return nil, nil, document.Errorf(document.CodeBadValue,
 			"a pipeline update under a non-simple collation is not supported by ttlkv (docs/collation.md)")
 	}
-	if u, err = db.checkedUpdate(ctx, c, u.Collate(f.Collator())); err != nil {
+	if u, err = db.checkedUpdate(ctx, c, u.Collate(f.Collator()).WithQuery(f)); err != nil {
 		return nil, nil, err
 	}
 	if su, ok := kindOf(c.m()).(statementUpdater); ok {

@@ -44,6 +44,9 @@ type Update struct {
 	// check, if set, vets each result of Apply against the document it
 	// came from (WithCheck).
 	check func(old, nd bson.D) error
+	// query is the statement's filter, which the positional $ reads
+	// (WithQuery); nil: none.
+	query *Filter
 }
 
 // WithCheck returns a copy of u whose Apply passes each result, with
@@ -83,6 +86,8 @@ type modifier struct {
 	timestamp bool
 	// af are the update's array filters, by identifier ($[id]).
 	af arrayFilters
+	// positional is the index in parts of the positional $, -1 if none.
+	positional int
 }
 
 var modifierNames = map[string]bool{
@@ -176,9 +181,15 @@ func parseUpdatePath(op, path string) ([]string, error) {
 		if p == "" {
 			return nil, document.Errorf(CodeEmptyFieldName, "The update path '%s' contains an empty field name, which is not allowed.", path)
 		}
-		if p == "$" || strings.HasPrefix(p, "$[") && !strings.HasSuffix(p, "]") {
+		if strings.HasPrefix(p, "$[") && !strings.HasSuffix(p, "]") {
 			return nil, badValue("the positional operator %s in '%s' is not supported by ttlkv", p, path)
 		}
+	}
+	switch n := countPositional(parts); {
+	case n > 1:
+		return nil, badValue("Too many positional (i.e. '$') elements found in path '%s'", path)
+	case n == 1 && parts[0] == "$":
+		return nil, badValue("Cannot have positional (i.e. '$') element in the first position in path '%s'", path)
 	}
 	return parts, nil
 }
@@ -188,7 +199,7 @@ func parseModifier(op, path string, v any) (*modifier, error) {
 	if err != nil {
 		return nil, err
 	}
-	m := &modifier{op: op, path: path, parts: parts, arg: v}
+	m := &modifier{op: op, path: path, parts: parts, arg: v, positional: slices.Index(parts, "$")}
 	switch op {
 	case "$inc", "$mul":
 		if !document.IsNumber(v) {
@@ -207,10 +218,10 @@ func parseModifier(op, path string, v any) (*modifier, error) {
 		if err != nil {
 			return nil, err
 		}
-		if slices.ContainsFunc(parts, isArrayUpdate) {
+		if slices.ContainsFunc(parts, isDynamic) {
 			return nil, badValue("The source field for $rename may not be dynamic: %s", path)
 		}
-		if slices.ContainsFunc(toParts, isArrayUpdate) {
+		if slices.ContainsFunc(toParts, isDynamic) {
 			return nil, badValue("The destination field for $rename may not be dynamic: %s", to)
 		}
 		if to == path {
@@ -450,6 +461,15 @@ func (u *Update) apply(d bson.D, o UpdateOptions) (bson.D, error) {
 		return replace(d, r, o.MutableID)
 	}
 	for _, m := range u.mods {
+		if m.positional >= 0 {
+			// $: the element of the array before it that the query
+			// matched, in this document.
+			pm, err := u.resolvePositional(m, d, o)
+			if err != nil {
+				return nil, err
+			}
+			m = pm
+		}
 		var err error
 		out, err = m.apply(out, d, o)
 		if err != nil {

@@ -339,3 +339,7 @@ printjson(af.updateOne({ _id: 1 }, { $set: { "grades.$[e].m": 100 } }, { arrayFi
 printjson(af.findOne());
 printjson(af.findOneAndUpdate({ _id: 1 }, { $inc: { "grades.$[e].g": 1 } }, { arrayFilters: [{ "e.m": 75 }], returnDocument: "after" }));
 try { af.updateOne({ _id: 1 }, { $set: { "grades.$[x]": 0 } }) } catch (e) { print(e.code, e.codeName, e.message) }
+// The positional $ of an update.
+printjson(af.updateOne({ _id: 1, "grades.m": 75 }, { $set: { "grades.$.m": 76 } }));
+printjson(af.findOne().grades[0]);
+try { af.updateOne({ _id: 1 }, { $set: { "grades.$.m": 0 } }) } catch (e) { print(e.code, e.codeName, e.message) }

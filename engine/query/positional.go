@@ -1,0 +1,138 @@
+package query
+
+import (
+	"slices"
+	"strconv"
+	"strings"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+)
+
+// isDynamic reports whether a path component is resolved per document:
+// the positional $, $[] or $[identifier].
+func isDynamic(p string) bool { return p == "$" || isArrayUpdate(p) }
+
+// countPositional counts a path's positional $ components.
+func countPositional(parts []string) int {
+	n := 0
+	for _, p := range parts {
+		if p == "$" {
+			n++
+		}
+	}
+	return n
+}
+
+// WithQuery returns a copy of u whose positional $ paths are resolved
+// against filter, the statement's query: a.$ is the first element of a
+// that the query's conditions match.
+func (u *Update) WithQuery(filter *Filter) *Update {
+	if u == nil || u.isRepl || u.fn != nil {
+		return u
+	}
+	out := *u
+	out.query = filter
+	return &out
+}
+
+// errNoPositionalMatch is mongod's refusal of a positional $ that the
+// query did not place.
+func errNoPositionalMatch() error {
+	return badValue("The positional operator did not find the match needed from the query.")
+}
+
+// resolvePositional returns m with its $ replaced by the index of the
+// first element of the array before it (reached through documents) for
+// which d still matches the query when that array holds the element
+// alone: the element the query's conditions on the array matched. An
+// upsert's insert, a query that names no condition any single element
+// meets, or no array there: 2, as mongod.
+func (u *Update) resolvePositional(m *modifier, d bson.D, o UpdateOptions) (*modifier, error) {
+	if u.query == nil || o.IsUpsertInsert {
+		return nil, errNoPositionalMatch()
+	}
+	k := m.positional
+	arr, ok := docsPath(d, m.parts[:k])
+	if !ok || !u.query.reads(strings.Join(m.parts[:k], ".")) {
+		return nil, errNoPositionalMatch()
+	}
+	for i := range arr {
+		probe := withPath(d, m.parts[:k], bson.A{arr[i]})
+		match, err := u.query.MatchErr(probe)
+		if err != nil {
+			return nil, err
+		}
+		if match {
+			pm := *m
+			pm.parts = slices.Clone(m.parts)
+			pm.parts[k] = strconv.Itoa(i)
+			pm.positional = -1
+			return &pm, nil
+		}
+	}
+	return nil, errNoPositionalMatch()
+}
+
+// docsPath returns the array at parts in d, followed through documents
+// only.
+func docsPath(d bson.D, parts []string) (bson.A, bool) {
+	var cur any = d
+	for _, p := range parts {
+		sub, ok := cur.(bson.D)
+		if !ok {
+			return nil, false
+		}
+		v, found := getField(sub, p)
+		if !found {
+			return nil, false
+		}
+		cur = v
+	}
+	arr, ok := cur.(bson.A)
+	return arr, ok
+}
+
+// withPath returns a copy of d with the value at parts (documents all
+// the way) replaced by v; d is not changed.
+func withPath(d bson.D, parts []string, v any) bson.D {
+	out := slices.Clone(d)
+	for i, e := range out {
+		if e.Key != parts[0] {
+			continue
+		}
+		if len(parts) == 1 {
+			out[i].Value = v
+		} else if sub, ok := e.Value.(bson.D); ok {
+			out[i].Value = withPath(sub, parts[1:], v)
+		}
+		break
+	}
+	return out
+}
+
+// reads reports whether a condition of f reads the array at path: a
+// condition on the path or below it (positive: the $ of an update
+// takes its element; $not and $nor do not place it).
+func (f *Filter) reads(path string) bool {
+	var walk func(e expr) bool
+	walk = func(e expr) bool {
+		switch t := e.(type) {
+		case andExpr:
+			for _, x := range t {
+				if walk(x) {
+					return true
+				}
+			}
+		case orExpr:
+			for _, x := range t {
+				if walk(x) {
+					return true
+				}
+			}
+		case *pathExpr:
+			return t.path == path || strings.HasPrefix(t.path, path+".")
+		}
+		return false
+	}
+	return f != nil && walk(f.root)
+}
