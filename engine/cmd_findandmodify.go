@@ -34,6 +34,14 @@ func cmdFindAndModify(ctx context.Context, db *DB, dbName string, cmd bson.D) (b
 	if err != nil {
 		return nil, err
 	}
+	if proj.HasPositional() {
+		// a.$ is the element the query places.
+		qf, err := query.ParseFilterWith(nonNilDoc(s.Filter), db.opts.Clock(), let.FilterVars())
+		if err != nil {
+			return nil, err
+		}
+		proj = proj.WithQuery(qf)
+	}
 	if remove {
 		d, err := db.findOneAndDelete(ctx, dbName, name, s.Filter, sortD)
 		if err != nil {

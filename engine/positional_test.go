@@ -66,3 +66,32 @@ func TestPositionalUpdate(t *testing.T) {
 		t.Errorf("upsert with $: %v", r)
 	}
 }
+
+// The positional projection a.$: the array holds the element the query
+// placed; mongod's errors otherwise.
+func TestPositionalProjection(t *testing.T) {
+	t.Parallel()
+	db, _ := openMem(t)
+	loadCorpus(t, db, "test", "pp", []string{
+		`{"_id": 1, "name": "x", "grades": [80, 85, 90], "s": {"items": [{"k": "a", "v": 1}, {"k": "b", "v": 2}]}}`,
+		`{"_id": 2, "name": "y", "grades": [95, 88]}`,
+	})
+	for _, tc := range []struct{ filter, proj, want string }{
+		{`{"grades": {"$gte": 85}}`, `{"grades.$": 1}`, `[ { _id: 1, grades: [ 85 ] }, { _id: 2, grades: [ 95 ] } ]`},
+		{`{"_id": 1, "grades": 90}`, `{"grades.$": 1, "name": 1}`, `[ { _id: 1, name: "x", grades: [ 90 ] } ]`},
+		{`{"s.items.k": "b"}`, `{"s.items.$": 1, "_id": 0}`, `[ { s: { items: [ { k: "b", v: 2 } ] } } ]`},
+		{`{"s.items": {"$elemMatch": {"v": {"$gt": 1}}}}`, `{"s.items.$": 1}`, `[ { _id: 1, s: { items: [ { k: "b", v: 2 } ] } } ]`},
+	} {
+		got := fmtValue(firstBatch(t, mustRun(t, db, "test", `{"find": "pp", "filter": `+tc.filter+`, "projection": `+tc.proj+`, "sort": {"_id": 1}}`)))
+		if got != tc.want {
+			t.Errorf("%s %s: %s, want %s", tc.filter, tc.proj, got, tc.want)
+		}
+	}
+	r := mustRun(t, db, "test", `{"findAndModify": "pp", "query": {"grades": 88}, "update": {"$set": {"seen": true}}, "fields": {"grades.$": 1}}`)
+	if got := fmtValue(field(r, "value")); got != `{ _id: 2, grades: [ 88 ] }` {
+		t.Errorf("findAndModify fields: %s", got)
+	}
+	wantCode(t, db, "test", `{"find": "pp", "filter": {}, "projection": {"grades.$": 1}}`, 51246, "couldn't find a matching element in the array")
+	wantCode(t, db, "test", `{"find": "pp", "filter": {"grades": 80}, "projection": {"grades.$": 1, "s.items.$": 1}}`, 31276, "more than one positional projection")
+	wantCode(t, db, "test", `{"find": "pp", "filter": {"grades": 80}, "projection": {"name": 0, "grades.$": 1}}`, 31395, "cannot be used with exclusion")
+}

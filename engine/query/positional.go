@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/ttlkv/ttlkv/document"
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
 
@@ -135,4 +136,71 @@ func (f *Filter) reads(path string) bool {
 		return false
 	}
 	return f != nil && walk(f.root)
+}
+
+// HasPositional reports whether the projection has a positional path
+// (a.$), which needs the query (WithQuery).
+func (p *Projection) HasPositional() bool { return p != nil && p.positional != "" }
+
+// WithQuery returns a copy of p whose positional path is placed by
+// filter, the find's query.
+func (p *Projection) WithQuery(filter *Filter) *Projection {
+	if p == nil || p.positional == "" {
+		return p
+	}
+	out := *p
+	out.query = filter
+	return &out
+}
+
+// errPositionalProjection is mongod's 51246 for a positional projection
+// the query does not place.
+func errPositionalProjection() error {
+	return document.Errorf(document.Code(51246), "Executor error during find command :: caused by :: positional operator '.$' couldn't find a matching element in the array")
+}
+
+// applyPositional is apply for a projection with a positional path: the
+// array there holds only the element the query placed (as the update's
+// $ finds it). A document without the field keeps none; one the query
+// does not place, 51246 as mongod.
+func (p *Projection) applyPositional(d bson.D) (bson.D, error) {
+	out := p.apply(d)
+	parts := strings.Split(p.positional, ".")
+	arr, ok := docsPath(d, parts)
+	if !ok {
+		if _, present := lookupDocs(d, parts); !present {
+			return out, nil
+		}
+		return nil, errPositionalProjection()
+	}
+	if p.query == nil || !p.query.reads(p.positional) {
+		return nil, errPositionalProjection()
+	}
+	for i := range arr {
+		match, err := p.query.MatchErr(withPath(d, parts, bson.A{arr[i]}))
+		if err != nil {
+			return nil, err
+		}
+		if match {
+			return withPath(out, parts, bson.A{cloneValue(arr[i])}), nil
+		}
+	}
+	return nil, errPositionalProjection()
+}
+
+// lookupDocs returns the value at parts in d through documents only.
+func lookupDocs(d bson.D, parts []string) (any, bool) {
+	var cur any = d
+	for _, p := range parts {
+		sub, ok := cur.(bson.D)
+		if !ok {
+			return nil, false
+		}
+		v, found := getField(sub, p)
+		if !found {
+			return nil, false
+		}
+		cur = v
+	}
+	return cur, true
 }

@@ -1,6 +1,7 @@
 package query
 
 import (
+	"slices"
 	"strings"
 	"time"
 
@@ -29,6 +30,11 @@ type Projection struct {
 	// textScore are the paths given {$meta: "textScore"}, set after the
 	// rest of the projection from the document's TextScoreField.
 	textScore []string
+	// positional is the array path of a positional projection (a.$),
+	// "" if none; query is the filter that places its element
+	// (WithQuery).
+	positional string
+	query      *Filter
 }
 
 type projNode struct {
@@ -116,7 +122,24 @@ func ParseProjectionWith(p bson.D, now time.Time, vars any) (*Projection, error)
 				return badValue("invalid projection path %q", path)
 			}
 			if parts[len(parts)-1] == "$" {
-				return badValue("positional projection %q is not supported by ttlkv", path)
+				// The positional projection: the element of the array
+				// the query placed (applyPositional).
+				if pr.positional != "" {
+					return document.Errorf(document.Code(31276), "Cannot specify more than one positional projection per query.")
+				}
+				if !truthy(e.Value) || mode == -1 {
+					return document.Errorf(document.Code(31395), "positional projection cannot be used with exclusion")
+				}
+				if len(parts) == 1 || slices.Contains(parts[:len(parts)-1], "$") {
+					return badValue("positional projection %q is not valid", path)
+				}
+				mode = 1
+				parts = parts[:len(parts)-1]
+				path = strings.Join(parts, ".")
+				pr.positional = path
+				pr.leafAt(parts).leaf = true
+				paths = append(paths, path)
+				continue
 			}
 			for _, q := range parts {
 				if strings.HasPrefix(q, "$") {
@@ -299,6 +322,9 @@ func (p *Projection) applyErr(d bson.D) (bson.D, error) {
 	if p != nil && p.compute != nil {
 		return p.compute(cloneDoc(d))
 	}
+	if p != nil && p.positional != "" {
+		return p.applyPositional(d)
+	}
 	return p.apply(d), nil
 }
 
@@ -462,7 +488,7 @@ func (p *Projection) FieldFilter() (keep func(name []byte) bool, ok bool) {
 	if p == nil || p.empty {
 		return nil, true
 	}
-	if p.compute != nil || len(p.textScore) > 0 {
+	if p.compute != nil || len(p.textScore) > 0 || p.positional != "" {
 		return nil, false // computed fields need the decoded document
 	}
 	for _, n := range p.root.children {

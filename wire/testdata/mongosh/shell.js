@@ -343,3 +343,5 @@ try { af.updateOne({ _id: 1 }, { $set: { "grades.$[x]": 0 } }) } catch (e) { pri
 printjson(af.updateOne({ _id: 1, "grades.m": 75 }, { $set: { "grades.$.m": 76 } }));
 printjson(af.findOne().grades[0]);
 try { af.updateOne({ _id: 1 }, { $set: { "grades.$.m": 0 } }) } catch (e) { print(e.code, e.codeName, e.message) }
+printjson(af.find({ "grades.g": 85 }, { "grades.$": 1 }).toArray());
+try { af.find({}, { "grades.$": 1 }).toArray() } catch (e) { print(e.code, e.codeName) }
