@@ -464,7 +464,7 @@ func parseOp(path string, parts []string, op string, v any, depth int) (expr, er
 	case "$near", "$nearSphere", "$geoWithin", "$geoIntersects", "$within", "$box", "$center", "$centerSphere", "$polygon", "$geometry", "$maxDistance", "$minDistance":
 		return nil, badValue("geospatial operator %s is not supported by ttlkv", op)
 	case "$bitsAllSet", "$bitsAllClear", "$bitsAnySet", "$bitsAnyClear":
-		return nil, badValue("bitwise operator %s is not supported by ttlkv", op)
+		return bitsExpr(op, path, parts, v)
 	case "$expr", "$where", "$text", "$jsonSchema":
 		return nil, badValue("%s is not supported by ttlkv", op)
 	}

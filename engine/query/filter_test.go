@@ -411,7 +411,11 @@ func TestParseFilterErrors(t *testing.T) {
 		{`{"$jsonSchema": {"format": "email"}}`, 9},
 		{`{"a": {"$near": [0, 0]}}`, 2},
 		{`{"a": {"$geoWithin": {}}}`, 2},
-		{`{"a": {"$bitsAllSet": 1}}`, 2},
+		{`{"a": {"$bitsAllSet": -1}}`, 2},
+		{`{"a": {"$bitsAllSet": [-1]}}`, 2},
+		{`{"a": {"$bitsAllSet": [1.5]}}`, 2},
+		{`{"a": {"$bitsAllSet": 1.5}}`, 2},
+		{`{"a": {"$bitsAnySet": "x"}}`, 2},
 		{`{"a..b": 1}`, 2},
 		{`{"a.": 1}`, 2},
 	}

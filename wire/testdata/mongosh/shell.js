@@ -345,3 +345,9 @@ printjson(af.findOne().grades[0]);
 try { af.updateOne({ _id: 1 }, { $set: { "grades.$.m": 0 } }) } catch (e) { print(e.code, e.codeName, e.message) }
 printjson(af.find({ "grades.g": 85 }, { "grades.$": 1 }).toArray());
 try { af.find({}, { "grades.$": 1 }).toArray() } catch (e) { print(e.code, e.codeName) }
+// Bitwise query operators.
+const bits = d.getCollection("bits");
+bits.insertMany([{ _id: 1, a: 54 }, { _id: 2, a: NumberLong(-1) }, { _id: 3, a: BinData(0, "Ng==") }, { _id: 4, a: 5.5 }]);
+print(bits.find({ a: { $bitsAllSet: [1, 5] } }).toArray().map((x) => x._id));
+print(bits.find({ a: { $bitsAnyClear: 50 } }).toArray().map((x) => x._id));
+try { bits.find({ a: { $bitsAllSet: -1 } }).toArray() } catch (e) { print(e.code, e.codeName) }
