@@ -84,6 +84,8 @@ type modifier struct {
 	coll *collation.Collator
 	// $currentDate
 	timestamp bool
+	// $bit
+	bits []bitOp
 	// af are the update's array filters, by identifier ($[id]).
 	af arrayFilters
 	// positional is the index in parts of the positional $, -1 if none.
@@ -93,7 +95,7 @@ type modifier struct {
 var modifierNames = map[string]bool{
 	"$set": true, "$unset": true, "$inc": true, "$mul": true, "$min": true, "$max": true,
 	"$rename": true, "$push": true, "$addToSet": true, "$pull": true, "$pullAll": true,
-	"$pop": true, "$currentDate": true, "$setOnInsert": true,
+	"$pop": true, "$currentDate": true, "$setOnInsert": true, "$bit": true,
 }
 
 // ParseUpdate parses an update document. A document whose first field
@@ -201,6 +203,10 @@ func parseModifier(op, path string, v any) (*modifier, error) {
 	}
 	m := &modifier{op: op, path: path, parts: parts, arg: v, positional: slices.Index(parts, "$")}
 	switch op {
+	case "$bit":
+		if err := parseBit(m, v); err != nil {
+			return nil, err
+		}
 	case "$inc", "$mul":
 		if !document.IsNumber(v) {
 			verb := "increment"
@@ -492,7 +498,7 @@ func (u *Update) apply(d bson.D, o UpdateOptions) (bson.D, error) {
 // others ($unset, $pull, $pullAll, $pop) only remove.
 var creatingOps = map[string]bool{
 	"$set": true, "$setOnInsert": true, "$inc": true, "$mul": true, "$min": true, "$max": true,
-	"$push": true, "$addToSet": true, "$currentDate": true, "$rename": true,
+	"$push": true, "$addToSet": true, "$currentDate": true, "$rename": true, "$bit": true,
 }
 
 // checkTopLevelDollar refuses a written top-level field whose name starts
@@ -986,6 +992,10 @@ func (m *modifier) apply(out, orig bson.D, o UpdateOptions) (bson.D, error) {
 				r = mulNumbers(cur, m.arg)
 			}
 			return r, actSet, nil
+		}
+	case "$bit":
+		fn = func(cur any, exists bool) (any, action, error) {
+			return m.applyBit(cur, exists, orig)
 		}
 	case "$min", "$max":
 		fn = func(cur any, exists bool) (any, action, error) {

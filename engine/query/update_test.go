@@ -317,3 +317,22 @@ func TestUpdateAllPositional(t *testing.T) {
 		{`{"_id": 1, "a": [1, {"b": 1}]}`, `{"$set": {"a.$[].b": 2}}`, ``, 28},
 	})
 }
+
+// $bit: and, or, xor in turn, int32 widened by an int64, a missing
+// field as 0 of the operand's type; mongod's refusals.
+func TestUpdateBit(t *testing.T) {
+	t.Parallel()
+	runUpdateCases(t, []updateCase{
+		{`{"_id": 1, "a": 13}`, `{"$bit": {"a": {"and": 10}}}`, `{"_id": 1, "a": 8}`, 0},
+		{`{"_id": 1, "a": 13}`, `{"$bit": {"a": {"or": 2}}}`, `{"_id": 1, "a": 15}`, 0},
+		{`{"_id": 1, "a": 13}`, `{"$bit": {"a": {"xor": 5}}}`, `{"_id": 1, "a": 8}`, 0},
+		{`{"_id": 1, "a": 13}`, `{"$bit": {"a": {"and": 10, "or": 1}}}`, `{"_id": 1, "a": 9}`, 0},
+		{`{"_id": 1, "a": 1}`, `{"$bit": {"a": {"or": {"$numberLong": "4294967296"}}}}`, `{"_id": 1, "a": {"$numberLong": "4294967297"}}`, 0},
+		{`{"_id": 1}`, `{"$bit": {"a": {"or": 5}}}`, `{"_id": 1, "a": 5}`, 0},
+		{`{"_id": 1, "a": [0, 2]}`, `{"$bit": {"a.$[]": {"or": 10}}}`, `{"_id": 1, "a": [10, 10]}`, 0},
+		{`{"_id": 1, "a": 1.5}`, `{"$bit": {"a": {"or": 1}}}`, ``, 2},
+		{`{"_id": 1, "a": 1}`, `{"$bit": {"a": {"nand": 1}}}`, ``, 2},
+		{`{"_id": 1, "a": 1}`, `{"$bit": {"a": {"or": 1.0}}}`, ``, 2},
+		{`{"_id": 1, "a": 1}`, `{"$bit": {"a": 5}}`, ``, 2},
+	})
+}
