@@ -555,6 +555,12 @@ func fieldBounds(ix *catalog.Index, filter *query.Filter, sort *query.Sort) ([]q
 			if !ok || (shared[first] != "" && shared[first] != at) {
 				continue
 			}
+			// Only fields one part below the $elemMatch's path: a.b.c
+			// and a.b.d under an $elemMatch on a may be met by
+			// different elements of an array at a.b.
+			if strings.Contains(fields[j].Path[len(at)+1:], ".") || strings.Contains(f.Path[len(at)+1:], ".") {
+				continue
+			}
 			ivj, okj := em.Bounds(fields[j].Path[len(at)+1:], false)
 			ivi, oki := em.Bounds(f.Path[len(at)+1:], false)
 			if !okj || !oki || fields[j].Hashed || f.Hashed || !indexBoundsUsable(ix, filter, sort, ivi, true) || !indexBoundsUsable(ix, filter, sort, ivj, true) {

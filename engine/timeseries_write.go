@@ -3,9 +3,11 @@ package engine
 import (
 	"context"
 	"errors"
+	"strings"
 
 	"github.com/ttlkv/ttlkv/document"
 	"github.com/ttlkv/ttlkv/engine/internal/catalog"
+	"github.com/ttlkv/ttlkv/engine/internal/indexkey"
 	"github.com/ttlkv/ttlkv/lsm"
 	"github.com/ttlkv/ttlkv/ts"
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -120,10 +122,18 @@ func (db *DB) insertTimeseries(ctx context.Context, c *coll, docs []any, ordered
 	ids = make([]any, len(docs))
 	prepared := make([]bson.D, len(docs))
 	prep := newTSPrepare(len(docs))
+	metaIxs := tsMetaIndexes(bc.m())
 	stopAt, err := prepareAll(len(docs), ordered, &werrs, func(i int) error {
 		d, e := prep.prepare(docs[i])
+		var meta any
+		var hasMeta bool
 		if e == nil {
-			_, _, _, e = t.opts.Split(d)
+			_, meta, hasMeta, e = t.opts.Split(d)
+		}
+		if e == nil && hasMeta {
+			// A meta the buckets' indexes cannot key (two arrays: 171)
+			// is this measurement's write error, not the batch's.
+			e = tsCheckMetaKeys(metaIxs, meta)
 		}
 		if e == nil {
 			prepared[i] = d
@@ -403,4 +413,37 @@ func tsFlagOutOfRange(txn *lsm.Txn, m *catalog.Coll, flag bool) (*catalog.Coll, 
 		return nil, err
 	}
 	return nm, nil
+}
+
+// tsMetaIndexes are the indexes of a buckets collection that read only
+// its meta field.
+func tsMetaIndexes(bm *catalog.Coll) []*catalog.Index {
+	var out []*catalog.Index
+	for _, ix := range bm.Indexes {
+		onMeta := len(ix.Key) > 0
+		for _, f := range ix.Key {
+			if f.Key != "meta" && !strings.HasPrefix(f.Key, "meta.") {
+				onMeta = false
+			}
+		}
+		if onMeta {
+			out = append(out, ix)
+		}
+	}
+	return out
+}
+
+// tsCheckMetaKeys reports the error keying a bucket of this meta value
+// would meet in the meta indexes ixs.
+func tsCheckMetaKeys(ixs []*catalog.Index, meta any) error {
+	if len(ixs) == 0 {
+		return nil
+	}
+	d := bson.D{{Key: "meta", Value: meta}}
+	for _, ix := range ixs {
+		if _, _, err := indexkey.Of(ix, d); err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -1,6 +1,7 @@
 package indexkey
 
 import (
+	"strconv"
 	"strings"
 
 	"github.com/ttlkv/ttlkv/document"
@@ -27,6 +28,10 @@ type missingValue struct{}
 //     is missing otherwise (an empty array: missing); inside the element
 //     the same rules apply again, to those fields only.
 //
+// A path component of digits that meets an array takes the element at
+// that position (a.0), alone; an array it reaches so is one value (an
+// empty one undefined), not expanded.
+//
 // So {"a.b": 1, "a.c": 1} keys {a: [{b: 1}, {c: 2}]} as (1, null) and
 // (null, 2), element by element, and {a: 1, b: 1} keys {a: [1, 2], b: 3}
 // as (1, 3) and (2, 3).
@@ -46,8 +51,27 @@ func (w *keyWalker) walk(c bson.D, idx []int, rem [][]string, cur []any) error {
 	for _, i := range idx {
 		parts := rem[i]
 		var v any = c
+		positional := false // v was reached by an array position (a.0)
 		for j := 0; ; j++ {
 			if a, ok := v.(bson.A); ok {
+				if j < len(parts) && isPosition(parts[j]) {
+					// a.0: that element, not each of them.
+					if n, _ := strconv.Atoi(parts[j]); n < len(a) {
+						v, positional = a[n], true
+						continue
+					}
+					cur[i] = missingValue{}
+					break
+				}
+				if j == len(parts) && positional {
+					// An array reached by position is one value.
+					if len(a) == 0 {
+						cur[i] = bson.Undefined{}
+					} else {
+						cur[i] = a
+					}
+					break
+				}
 				at := strings.Join(parts[:j], ".")
 				if arrField < 0 {
 					arr, arrAt, arrField = a, at, i
@@ -77,7 +101,7 @@ func (w *keyWalker) walk(c bson.D, idx []int, rem [][]string, cur []any) error {
 				cur[i] = missingValue{}
 				break
 			}
-			v = fv
+			v, positional = fv, false
 		}
 	}
 	if arrField < 0 {
@@ -120,23 +144,16 @@ func (w *keyWalker) walk(c bson.D, idx []int, rem [][]string, cur []any) error {
 	return nil
 }
 
-// hasNumericPart reports whether a path has a component that is all
-// digits, which may index into an array positionally.
-func hasNumericPart(path string) bool {
-	for _, p := range strings.Split(path, ".") {
-		if p == "" {
-			continue
-		}
-		digits := true
-		for _, r := range p {
-			if r < '0' || r > '9' {
-				digits = false
-				break
-			}
-		}
-		if digits {
-			return true
+// isPosition reports whether a path component is all digits: an
+// array position when it meets an array.
+func isPosition(p string) bool {
+	if p == "" {
+		return false
+	}
+	for _, r := range p {
+		if r < '0' || r > '9' {
+			return false
 		}
 	}
-	return false
+	return true
 }

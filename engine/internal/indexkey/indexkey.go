@@ -197,11 +197,6 @@ func Of(ix *catalog.Index, d bson.D) (keys [][]byte, multikey bool, err error) {
 // ofFields is Of for any key pattern, past the partial filter.
 func ofFields(ix *catalog.Index, d bson.D) (keys [][]byte, multikey bool, err error) {
 	fields := Fields(ix.Key)
-	for _, f := range fields {
-		if !f.Hashed && hasNumericPart(f.Path) {
-			return ofPositionalFields(ix, d)
-		}
-	}
 	coll := ix.Collator() // a collated index keys strings by their collation keys
 	if k, ok, err := scalarKey(ix, fields, d, coll); ok || err != nil {
 		if k == nil {
@@ -341,77 +336,6 @@ func scalarAt(d bson.D, path string) (v any, found, arr bool) {
 		}
 		cur, rest = fv, tail
 	}
-}
-
-// ofPositionalFields is ofFields for a key pattern with a path that may
-// index into an array by position (a.0): at most one field may be an
-// array, and keys are its values crossed with the others' single values.
-func ofPositionalFields(ix *catalog.Index, d bson.D) (keys [][]byte, multikey bool, err error) {
-	fields := Fields(ix.Key)
-	perField := make([][]any, len(fields))
-	arrayField := -1
-	allMissing := true
-	coll := ix.Collator() // a collated index keys strings by their collation keys
-	for i, f := range fields {
-		if f.Hashed {
-			if present, _ := PathValues(d, f.Path); len(present) > 0 {
-				allMissing = false
-			}
-			h, err := hashedValue(d, f.Path, coll)
-			if err != nil {
-				return nil, false, err
-			}
-			perField[i] = []any{h}
-			continue
-		}
-		vals, isArr := PathValues(d, f.Path)
-		if coll != nil {
-			for j, v := range vals {
-				vals[j] = coll.KeyValue(v)
-			}
-		}
-		if len(vals) == 0 {
-			vals = []any{nil}
-		} else {
-			allMissing = false
-		}
-		if isArr {
-			if arrayField >= 0 {
-				return nil, false, document.Errorf(codeCannotIndexParallelArrays,
-					"cannot index parallel arrays [%s] [%s]", f.Path, fields[arrayField].Path)
-			}
-			arrayField = i
-			multikey = true
-		}
-		perField[i] = vals
-	}
-	if ix.Sparse && allMissing {
-		return nil, false, nil
-	}
-	// Cross product: at most one field has several values.
-	var prefix []byte
-	if arrayField < 0 {
-		for i, f := range fields {
-			prefix = lsm.AppendKey(prefix, perField[i][0], f.Desc)
-		}
-		return [][]byte{prefix}, false, nil
-	}
-	seen := map[string]bool{}
-	for _, v := range perField[arrayField] {
-		var k []byte
-		for i, f := range fields {
-			val := perField[i][0]
-			if i == arrayField {
-				val = v
-			}
-			k = lsm.AppendKey(k, val, f.Desc)
-		}
-		if !seen[string(k)] {
-			seen[string(k)] = true
-			keys = append(keys, k)
-		}
-	}
-	return keys, multikey, nil
 }
 
 // oneKey holds the result of Of for a document with one key: the
