@@ -59,8 +59,21 @@ func parseFindOptions(cmd bson.D) (bson.D, FindOptions, error) {
 			o.Collation, err = collationOption("find", e.Value)
 		case "let":
 			o.Let, err = letValue("find", e.Value)
+		case "min", "max":
+			var d bson.D
+			if d, err = toDoc("find."+e.Key, e.Value); err == nil {
+				if e.Key == "min" {
+					o.Min = d
+				} else {
+					o.Max = d
+				}
+			}
+		case "returnKey":
+			o.ReturnKey, _ = asBool(e.Value)
+		case "showRecordId":
+			o.ShowRecordID, _ = asBool(e.Value)
 		case "maxTimeMS", "comment", "readConcern", "lsid", "$db", "noCursorTimeout", "allowPartialResults",
-			"returnKey", "showRecordId", "min", "max", "readPreference", "$readPreference",
+			"readPreference", "$readPreference",
 			"oplogReplay": // deprecated; mongod 4.4 and later take it and ignore it
 
 		case "allowDiskUse":

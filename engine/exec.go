@@ -66,6 +66,9 @@ type scanner struct {
 	si   int
 	// misses counts the keys in a row that a key check skipped.
 	misses int
+	// recordIDs: each document carries its record id (recordIDField),
+	// for a find's showRecordId.
+	recordIDs bool
 }
 
 // seekAfterMisses is how many keys in a row out of a later field's
@@ -348,11 +351,18 @@ func (s *scanner) nextRecords(ctx context.Context, n int) ([]record, error) {
 					}
 					rec.d = d
 					if s.noMatch {
+						if s.recordIDs {
+							rec.d = append(rec.d[:len(rec.d):len(rec.d)], bson.E{Key: recordIDField, Value: int64(rec.rid)})
+						}
 						out = append(out, rec)
 					} else if ok, err := s.p.filter.MatchErr(d); err != nil {
 						it.Close()
 						return err
 					} else if ok {
+						if s.recordIDs {
+							rec.d = append(rec.d[:len(rec.d):len(rec.d)], bson.E{Key: recordIDField, Value: int64(rec.rid)})
+							d = rec.d
+						}
 						if t := s.p.text; t != nil && t.score {
 							// The score travels as the last field to the
 							// sort and the projection (query.TextScoreField).
@@ -404,6 +414,11 @@ type queryExec struct {
 	// keepScore hands the documents on with the text score they carry
 	// (query.TextScoreField), for an aggregation's $meta.
 	keepScore bool
+	// returnKey returns each document's index key instead of it.
+	returnKey bool
+	// showRecordID adds each document's record id as $recordId, after
+	// the projection; the scan carries it (recordIDField).
+	showRecordID bool
 	// gen, when set, produces the documents instead of the scan (an
 	// aggregation pipeline's results); it sets done at the end.
 	gen func(ctx context.Context, n int) ([]bson.D, error)
@@ -541,6 +556,19 @@ func (q *queryExec) sortAll(ctx context.Context) error {
 }
 
 func (q *queryExec) project(d bson.D) (bson.D, error) {
+	if q.showRecordID {
+		rid, rest := takeRecordID(d)
+		q.showRecordID = false
+		out, err := q.project(rest)
+		q.showRecordID = true
+		if err != nil || rid == nil {
+			return out, err
+		}
+		return append(out[:len(out):len(out)], bson.E{Key: "$recordId", Value: rid}), nil
+	}
+	if q.returnKey {
+		return q.sc.p.indexKeyOf(d), nil
+	}
 	if q.present != nil {
 		var err error
 		if d, err = q.present(d); err != nil {
@@ -566,7 +594,7 @@ func (q *queryExec) project(d bson.D) (bson.D, error) {
 // to write (nil: all); match is set when the filter must be applied,
 // to the fields named in matchFields.
 func (q *queryExec) rawKeep() (keep func([]byte) bool, match bool, matchFields []string, ok bool) {
-	if q.gen != nil || q.sortSt != nil || q.sc.ts != nil {
+	if q.gen != nil || q.sortSt != nil || q.sc.ts != nil || q.returnKey || q.showRecordID {
 		return nil, false, nil, false
 	}
 	m := q.sc.p.m

@@ -31,6 +31,15 @@ type FindOptions struct {
 	// writes sorted runs to disk (nil or true, MongoDB 6.0's default)
 	// or fails with 292 (false).
 	AllowDiskUse *bool
+	// Min and Max bound the hinted index's keys (inclusive, exclusive),
+	// each a document of the key pattern's fields in its order; either
+	// needs Hint (docs/commands.md, "Find options").
+	Min, Max bson.D
+	// ReturnKey returns each document's index key ({} without an index)
+	// instead of the document.
+	ReturnKey bool
+	// ShowRecordID adds each document's record id as $recordId.
+	ShowRecordID bool
 	// filterVars are a pipeline's let variables, already evaluated, for
 	// the scan's filter (an aggregate's; Let is then nil).
 	filterVars any
@@ -123,9 +132,17 @@ func (db *DB) findPlan(dbName, name string, filter bson.D, o FindOptions) (*coll
 // recordQuery builds the executor of a find on an ordinary (possibly
 // clustered) or capped collection: a plan over its records.
 func (db *DB) recordQuery(c *coll, f *query.Filter, srt *query.Sort, o FindOptions, proj *query.Projection) (*queryExec, error) {
+	if (o.Min != nil || o.Max != nil) && o.Hint == nil {
+		return nil, errMinMaxHint()
+	}
 	p, err := makePlan(c, c.m(), f, srt, o.Hint)
 	if err != nil {
 		return nil, err
+	}
+	if o.Min != nil || o.Max != nil {
+		if err := p.boundMinMax(o.Min, o.Max); err != nil {
+			return nil, err
+		}
 	}
 	db.notePlanOf(c.m(), p, o.Tailable)
 	limit := o.Limit
@@ -133,6 +150,10 @@ func (db *DB) recordQuery(c *coll, f *query.Filter, srt *query.Sort, o FindOptio
 		limit = -limit
 	}
 	q := newQueryExec(p, o.Skip, limit, proj)
+	q.returnKey = o.ReturnKey
+	if o.ShowRecordID {
+		q.showRecordID, q.sc.recordIDs = true, true
+	}
 	q.sortCfg = db.sortConfig(o)
 	if isBucketsColl(c.m()) {
 		q.present = db.presentBucket(c.m())

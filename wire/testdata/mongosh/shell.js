@@ -351,3 +351,11 @@ bits.insertMany([{ _id: 1, a: 54 }, { _id: 2, a: NumberLong(-1) }, { _id: 3, a: 
 print(bits.find({ a: { $bitsAllSet: [1, 5] } }).toArray().map((x) => x._id));
 print(bits.find({ a: { $bitsAnyClear: 50 } }).toArray().map((x) => x._id));
 try { bits.find({ a: { $bitsAllSet: -1 } }).toArray() } catch (e) { print(e.code, e.codeName) }
+// Cursor min() and max(), and a find command's returnKey (mongosh
+// 2.12.0's cursor.returnKey() does not send it).
+const mm = d.getCollection("mm");
+mm.insertMany([{ _id: 1, a: 5 }, { _id: 2, a: 7 }, { _id: 3, a: 9 }]);
+mm.createIndex({ a: 1 });
+printjson(mm.find().min({ a: 6 }).max({ a: 9 }).hint({ a: 1 }).toArray());
+printjson(d.runCommand({ find: "mm", filter: { a: { $gt: 6 } }, hint: { a: 1 }, returnKey: true }).cursor.firstBatch);
+try { mm.find().min({ a: 6 }).toArray() } catch (e) { print(e.code, e.codeName) }
