@@ -85,7 +85,10 @@ func parseUpdateStmt(v any) (UpdateSpec, error) {
 			s.ArrayFilters = a
 		case "collation":
 			s.Collation, err = collationOption("update.updates", e.Value)
-		case "c", "sort":
+		case "c":
+			s.Constants, err = toDoc("update.updates.c", e.Value)
+		case "sort":
+			s.Sort, err = toDoc("update.updates.sort", e.Value)
 		default:
 			err = document.Errorf(document.CodeIDLUnknownField, "BSON field 'update.updates.%s' is an unknown field.", e.Key)
 		}

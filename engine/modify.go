@@ -1021,6 +1021,12 @@ type UpdateSpec struct {
 	// Let names values that Filter's $expr and Pipeline read as $$name
 	// (the command's let).
 	Let bson.D
+	// Constants names values that Pipeline reads as $$name (the
+	// statement's c); only a pipeline update takes them.
+	Constants bson.D
+	// Sort picks the document a single (not Multi) update changes, the
+	// first in its order (MongoDB 8.0's updateOne sort).
+	Sort bson.D
 	// vars are values for user variables of Pipeline ($merge's $$new
 	// and let).
 	vars bson.D
@@ -1036,7 +1042,17 @@ type UpdateResult struct {
 
 // updateDocs runs one update statement.
 func (db *DB) updateDocs(ctx context.Context, dbName, name string, s UpdateSpec) (*UpdateResult, error) {
-	res, _, err := db.updateReturning(ctx, dbName, name, s, nil, false)
+	var sort *query.Sort
+	if s.Sort != nil {
+		if s.Multi {
+			return nil, document.Errorf(document.CodeFailedToParse, "Cannot specify sort with multi=true")
+		}
+		var err error
+		if sort, err = parseSort(s.Sort); err != nil {
+			return nil, err
+		}
+	}
+	res, _, err := db.updateReturning(ctx, dbName, name, s, sort, false)
 	return res, err
 }
 
@@ -1053,6 +1069,12 @@ func (db *DB) updateReturning(ctx context.Context, dbName, name string, s Update
 	}
 	if l != nil {
 		s.vars = append(l.Values(), s.vars...)
+	}
+	if s.Constants != nil {
+		if s.Pipeline == nil {
+			return nil, nil, document.Errorf(document.CodeFailedToParse, "Constant values may only be specified for pipeline updates")
+		}
+		s.vars = append(slices.Clone(s.Constants), s.vars...)
 	}
 	u, err := parseUpdateSpec(s)
 	if err != nil {
