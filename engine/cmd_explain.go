@@ -144,7 +144,11 @@ func cmdExplain(ctx context.Context, db *DB, dbName string, cmd bson.D) (bson.D,
 				}
 				st = &q.sc.stats
 			}
-			input = ixscanDoc(p, st)
+			if cs, ok := countScanDoc(p, st); ok {
+				input = cs // one interval: mongod's COUNT_SCAN
+			} else {
+				input = ixscanDoc(p, st)
+			}
 			if st != nil {
 				input = withExec(input, matched, true)
 			}

@@ -3,6 +3,8 @@ package engine
 import (
 	"context"
 
+	"go.mongodb.org/mongo-driver/v2/bson"
+
 	"github.com/ttlkv/ttlkv/engine/internal/catalog"
 	"github.com/ttlkv/ttlkv/engine/internal/indexkey"
 	"github.com/ttlkv/ttlkv/lsm"
@@ -98,4 +100,47 @@ func (db *DB) countKeys(ctx context.Context, s *scanner) (n int64, ok bool, err 
 		return nil
 	})
 	return n, ok && err == nil, err
+}
+
+// countScanDoc is explain's COUNT_SCAN stage of a count from keys whose
+// plan reads one contiguous interval of the index: every field the
+// filter bounds fixed to one value, the fields after it spanning all
+// values, as mongod shows it (startKey and endKey, both inclusive). ok
+// is false for other plans, which explain shows as an IXSCAN.
+func countScanDoc(p *plan, st *execStats) (bson.D, bool) {
+	if len(p.ranges) != 1 || p.keyChecks != nil {
+		return nil, false
+	}
+	ivs, bounded := fieldBounds(p.ix, p.filter, p.sort)
+	fields := indexkey.Fields(p.ix.Key)
+	start, end := bson.D{}, bson.D{}
+	for i, f := range fields {
+		lo, hi := any(bson.MinKey{}), any(bson.MaxKey{})
+		if f.Desc {
+			lo, hi = hi, lo
+		}
+		if bounded[i] {
+			if len(ivs[i]) != 1 || !isPoint(ivs[i][0]) {
+				return nil, false
+			}
+			lo, hi = ivs[i][0].Lo.Value, ivs[i][0].Lo.Value
+		}
+		start = append(start, bson.E{Key: f.Path, Value: lo})
+		end = append(end, bson.E{Key: f.Path, Value: hi})
+	}
+	mkp := bson.D{}
+	for _, f := range fields {
+		mkp = append(mkp, bson.E{Key: f.Path, Value: bson.A{}})
+	}
+	d := bson.D{{Key: "stage", Value: "COUNT_SCAN"}, {Key: "keyPattern", Value: p.ix.Key},
+		{Key: "indexName", Value: p.ix.Name}, {Key: "isMultiKey", Value: p.ix.Multikey},
+		{Key: "multiKeyPaths", Value: mkp}, {Key: "isUnique", Value: p.ix.Unique},
+		{Key: "isSparse", Value: p.ix.Sparse}, {Key: "isPartial", Value: p.ix.Partial != nil},
+		{Key: "indexVersion", Value: int32(2)},
+		{Key: "indexBounds", Value: bson.D{{Key: "startKey", Value: start}, {Key: "startKeyInclusive", Value: true},
+			{Key: "endKey", Value: end}, {Key: "endKeyInclusive", Value: true}}}}
+	if st != nil {
+		d = append(d, bson.E{Key: "keysExamined", Value: int32OrLong(st.keysExamined)})
+	}
+	return d, true
 }

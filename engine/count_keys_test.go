@@ -169,7 +169,8 @@ func TestExplainCount(t *testing.T) {
 	for _, c := range []struct {
 		query, input string
 	}{
-		{`{"a": 2}`, "IXSCAN"},                         // the keys answer it
+		{`{"a": 2}`, "COUNT_SCAN"},                     // the keys of one interval answer it
+		{`{"a": {"$in": [1, 2]}}`, "IXSCAN"},           // the keys of two
 		{`{"a": 2, "b": {"$exists": false}}`, "FETCH"}, // documents must be read
 	} {
 		r := mustRun(t, db, "test", `{"explain": {"count": "e", "query": `+c.query+`, "skip": 1, "limit": 1}, "verbosity": "executionStats"}`)
@@ -181,5 +182,10 @@ func TestExplainCount(t *testing.T) {
 		if field(r, "executionStats.nReturned") != int32(0) || field(r, "queryPlanner.winningPlan.nCounted") != nil {
 			t.Errorf("count %s: %v", c.query, r)
 		}
+	}
+	// COUNT_SCAN's bounds as mongod writes them: start and end keys.
+	r := mustRun(t, db, "test", `{"explain": {"count": "e", "query": {"a": 2}}, "verbosity": "queryPlanner"}`)
+	if got := fmtValue(field(r, "queryPlanner.winningPlan.inputStage.indexBounds")); got != `{ startKey: { a: 2 }, startKeyInclusive: true, endKey: { a: 2 }, endKeyInclusive: true }` {
+		t.Errorf("COUNT_SCAN bounds %s", got)
 	}
 }
