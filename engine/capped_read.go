@@ -92,6 +92,9 @@ func (s *scanner) cappedRecord(seq uint64, data []byte) (*record, error) {
 			return nil, err
 		}
 	}
+	if s.recordIDs {
+		d = append(d, bson.E{Key: recordIDField, Value: int64(seq)})
+	}
 	return &record{rid: seq, d: d, raw: msg}, nil
 }
 

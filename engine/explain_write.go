@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"slices"
 
 	"github.com/ttlkv/ttlkv/document"
 	"github.com/ttlkv/ttlkv/engine/internal/catalog"
@@ -60,6 +61,9 @@ func (db *DB) explainWrite(dbName, name string, inner bson.D) (*writeExplain, er
 		}
 	}
 	if ex.stage == "UPDATE" {
+		if s.Constants != nil && s.Pipeline != nil {
+			s.vars = append(slices.Clone(s.Constants), s.vars...)
+		}
 		u, err := parseUpdateSpec(s)
 		if err != nil {
 			return nil, err

@@ -19,8 +19,20 @@ func errMinMaxHint() error {
 // min and max. Each must name the key pattern's fields in its order.
 func (p *plan) boundMinMax(min, max bson.D) error {
 	ix := p.ix
-	if ix == nil || p.or != nil || p.ts != nil || p.wcPath != "" || isTextKey(ix.Key) || indexkey.IsWildcard(ix.Key) {
+	if ix == nil {
+		return document.Errorf(document.CodeNoQueryExecutionPlans, "error processing query: planner returned error :: caused by :: min and max are not allowed with a $natural hint")
+	}
+	if p.or != nil || p.ts != nil || p.wcPath != "" || isTextKey(ix.Key) || indexkey.IsWildcard(ix.Key) {
 		return errMinMaxHint()
+	}
+	if min != nil && max != nil {
+		same := len(min) == len(max)
+		for i := 0; same && i < len(min); i++ {
+			same = min[i].Key == max[i].Key
+		}
+		if !same {
+			return document.Errorf(document.Code(51176), "min and max must have the same field names")
+		}
 	}
 	fields := indexkey.Fields(ix.Key)
 	coll := ix.Collator()
@@ -54,6 +66,9 @@ func (p *plan) boundMinMax(min, max bson.D) error {
 		if hi, err = enc(max); err != nil {
 			return err
 		}
+	}
+	if lo != nil && hi != nil && bytes.Compare(lo, hi) >= 0 {
+		return document.Errorf(document.Code(51175), "min() must be less than max()")
 	}
 	var out []keyRange
 	for _, r := range p.ranges {

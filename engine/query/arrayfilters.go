@@ -2,6 +2,7 @@ package query
 
 import (
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/ttlkv/ttlkv/collation"
@@ -56,16 +57,19 @@ func ParseUpdateWith(u bson.D, filters bson.A) (*Update, error) {
 		if !ok {
 			return nil, document.Errorf(document.CodeTypeMismatch, "BSON field 'arrayFilters.%d' is the wrong type '%s', expected type 'object'", i, typeName(fv))
 		}
-		id, err := filterIdentifier(fd)
-		if err != nil {
-			return nil, err
-		}
 		f, err := ParseFilter(fd)
 		if err != nil {
 			return nil, err
 		}
 		if f.Text() != nil {
 			return nil, badValue("$text is not allowed in this context")
+		}
+		if f.hasExpr {
+			return nil, document.Errorf(document.Code(224), "$expr is not allowed in the context of an array filter")
+		}
+		id, err := filterIdentifier(fd)
+		if err != nil {
+			return nil, err
 		}
 		if af[id] != nil {
 			return nil, document.Errorf(document.CodeFailedToParse, "Found multiple array filters with the same top-level field name %s", id)
@@ -83,6 +87,7 @@ func ParseUpdateWith(u bson.D, filters bson.A) (*Update, error) {
 				return nil, badValue("No array filter found for identifier '%s' in path '%s'", id, m.path)
 			}
 			used[id] = true
+			m.filtered = true
 		}
 		m.af = af
 	}
@@ -156,4 +161,65 @@ func (af arrayFilters) collate(c *collation.Collator) (arrayFilters, error) {
 		out[id] = cf
 	}
 	return out, nil
+}
+
+// expandFiltered returns the concrete paths of m's path in the original
+// document d: each $[] and $[id] on the way replaced by the position of
+// every element (every one, or those id's filter matches). Where d has
+// no array to expand, the path is returned as it is, for modifyPath's
+// errors.
+func expandFiltered(m *modifier, d bson.D) ([][]string, error) {
+	var out [][]string
+	var walk func(cur any, parts []string, k int) error
+	walk = func(cur any, parts []string, k int) error {
+		for ; k < len(parts); k++ {
+			p := parts[k]
+			if isArrayUpdate(p) {
+				arr, ok := cur.(bson.A)
+				if !ok {
+					out = append(out, parts)
+					return nil
+				}
+				id := p[2 : len(p)-1]
+				for i, el := range arr {
+					if id != "" {
+						match, err := m.af[id].MatchErr(bson.D{{Key: id, Value: el}})
+						if err != nil {
+							return err
+						}
+						if !match {
+							continue
+						}
+					}
+					next := slices.Clone(parts)
+					next[k] = strconv.Itoa(i)
+					if err := walk(el, next, k+1); err != nil {
+						return err
+					}
+				}
+				return nil
+			}
+			switch t := cur.(type) {
+			case bson.D:
+				v, found := getField(t, p)
+				if !found {
+					cur = nil
+					continue
+				}
+				cur = v
+			case bson.A:
+				if i, ok := arrayIndex(p); ok && i < len(t) {
+					cur = t[i]
+				} else {
+					cur = nil
+				}
+			default:
+				cur = nil
+			}
+		}
+		out = append(out, parts)
+		return nil
+	}
+	err := walk(d, m.parts, 0)
+	return out, err
 }

@@ -42,55 +42,87 @@ func errNoPositionalMatch() error {
 	return badValue("The positional operator did not find the match needed from the query.")
 }
 
-// resolvePositional returns m with its $ replaced by the index of the
-// first element of the array before it (reached through documents) for
-// which d still matches the query when that array holds the element
-// alone: the element the query's conditions on the array matched. An
-// upsert's insert, a query that names no condition any single element
-// meets, or no array there: 2, as mongod.
+// resolvePositional returns m with its $ replaced by the position the
+// query matched in d (matchPosition), as mongod's positional operator:
+// an upsert's insert, or a query that matched no array element: 2.
 func (u *Update) resolvePositional(m *modifier, d bson.D, o UpdateOptions) (*modifier, error) {
 	if u.query == nil || o.IsUpsertInsert {
 		return nil, errNoPositionalMatch()
 	}
-	k := m.positional
-	arr, ok := docsPath(d, m.parts[:k])
-	if !ok || !u.query.reads(strings.Join(m.parts[:k], ".")) {
+	pos, ok := u.query.matchPosition(d)
+	if !ok {
 		return nil, errNoPositionalMatch()
 	}
-	for i := range arr {
-		probe := withPath(d, m.parts[:k], bson.A{arr[i]})
-		match, err := u.query.MatchErr(probe)
-		if err != nil {
-			return nil, err
-		}
-		if match {
-			pm := *m
-			pm.parts = slices.Clone(m.parts)
-			pm.parts[k] = strconv.Itoa(i)
-			pm.positional = -1
-			return &pm, nil
-		}
-	}
-	return nil, errNoPositionalMatch()
+	pm := *m
+	pm.parts = slices.Clone(m.parts)
+	pm.parts[m.positional] = strconv.Itoa(pos)
+	pm.positional = -1
+	return &pm, nil
 }
 
-// docsPath returns the array at parts in d, followed through documents
-// only.
-func docsPath(d bson.D, parts []string) (bson.A, bool) {
-	var cur any = d
-	for _, p := range parts {
-		sub, ok := cur.(bson.D)
-		if !ok {
-			return nil, false
+// matchPosition returns the array position at which d matched f, as
+// mongod's matcher records it for the positional operator: a condition
+// met by an element of an array on its path (the first array there)
+// records that element's position; of the conditions of an $and (and
+// the top level) the last one met that records one wins; of an $or, the
+// first branch met. ok is false when no condition recorded one.
+func (f *Filter) matchPosition(d bson.D) (int, bool) {
+	if f == nil {
+		return 0, false
+	}
+	return positionIn(f.root, d)
+}
+
+func positionIn(e expr, d bson.D) (pos int, ok bool) {
+	switch t := e.(type) {
+	case andExpr:
+		for _, x := range t {
+			if p, found := positionIn(x, d); found {
+				pos, ok = p, true
+			}
 		}
-		v, found := getField(sub, p)
+	case orExpr:
+		for _, x := range t {
+			if x.match(d) {
+				return positionIn(x, d)
+			}
+		}
+	case *pathExpr:
+		if t.parts == nil || !t.match(d) {
+			return 0, false
+		}
+		return leafPosition(t, d)
+	}
+	return pos, ok
+}
+
+// leafPosition is the position of the first element of the first array
+// on t's path (reached through documents) with which d alone still
+// meets t.
+func leafPosition(t *pathExpr, d bson.D) (int, bool) {
+	var cur any = d
+	for k := 0; ; k++ {
+		if arr, isArr := cur.(bson.A); isArr {
+			for i := range arr {
+				if t.match(withPath(d, t.parts[:k], bson.A{arr[i]})) {
+					return i, true
+				}
+			}
+			return 0, false
+		}
+		if k == len(t.parts) {
+			return 0, false
+		}
+		sub, isDoc := cur.(bson.D)
+		if !isDoc {
+			return 0, false
+		}
+		v, found := getField(sub, t.parts[k])
 		if !found {
-			return nil, false
+			return 0, false
 		}
 		cur = v
 	}
-	arr, ok := cur.(bson.A)
-	return arr, ok
 }
 
 // withPath returns a copy of d with the value at parts (documents all
@@ -109,33 +141,6 @@ func withPath(d bson.D, parts []string, v any) bson.D {
 		break
 	}
 	return out
-}
-
-// reads reports whether a condition of f reads the array at path: a
-// condition on the path or below it (positive: the $ of an update
-// takes its element; $not and $nor do not place it).
-func (f *Filter) reads(path string) bool {
-	var walk func(e expr) bool
-	walk = func(e expr) bool {
-		switch t := e.(type) {
-		case andExpr:
-			for _, x := range t {
-				if walk(x) {
-					return true
-				}
-			}
-		case orExpr:
-			for _, x := range t {
-				if walk(x) {
-					return true
-				}
-			}
-		case *pathExpr:
-			return t.path == path || strings.HasPrefix(t.path, path+".")
-		}
-		return false
-	}
-	return f != nil && walk(f.root)
 }
 
 // HasPositional reports whether the projection has a positional path
@@ -159,48 +164,34 @@ func errPositionalProjection() error {
 	return document.Errorf(document.Code(51246), "Executor error during find command :: caused by :: positional operator '.$' couldn't find a matching element in the array")
 }
 
-// applyPositional is apply for a projection with a positional path: the
-// array there holds only the element the query placed (as the update's
-// $ finds it). A document without the field keeps none; one the query
-// does not place, 51246 as mongod.
+// applyPositional is apply for a projection with a positional path:
+// the first array on the path (reached through documents) keeps only
+// the element at the position the query matched (matchPosition). A
+// path without an array is projected as it is; one the query matched
+// no position for: 51246, as mongod.
 func (p *Projection) applyPositional(d bson.D) (bson.D, error) {
 	out := p.apply(d)
 	parts := strings.Split(p.positional, ".")
-	arr, ok := docsPath(d, parts)
-	if !ok {
-		if _, present := lookupDocs(d, parts); !present {
+	var cur any = out
+	for k := 0; k < len(parts); k++ {
+		sub, isDoc := cur.(bson.D)
+		if !isDoc {
 			return out, nil
 		}
-		return nil, errPositionalProjection()
-	}
-	if p.query == nil || !p.query.reads(p.positional) {
-		return nil, errPositionalProjection()
-	}
-	for i := range arr {
-		match, err := p.query.MatchErr(withPath(d, parts, bson.A{arr[i]}))
-		if err != nil {
-			return nil, err
-		}
-		if match {
-			return withPath(out, parts, bson.A{cloneValue(arr[i])}), nil
-		}
-	}
-	return nil, errPositionalProjection()
-}
-
-// lookupDocs returns the value at parts in d through documents only.
-func lookupDocs(d bson.D, parts []string) (any, bool) {
-	var cur any = d
-	for _, p := range parts {
-		sub, ok := cur.(bson.D)
-		if !ok {
-			return nil, false
-		}
-		v, found := getField(sub, p)
+		v, found := getField(sub, parts[k])
 		if !found {
-			return nil, false
+			return out, nil
 		}
-		cur = v
+		arr, isArr := v.(bson.A)
+		if !isArr {
+			cur = v
+			continue
+		}
+		pos, ok := p.query.matchPosition(d)
+		if !ok || pos >= len(arr) {
+			return nil, errPositionalProjection()
+		}
+		return withPath(out, parts[:k+1], bson.A{arr[pos]}), nil
 	}
-	return cur, true
+	return out, nil
 }

@@ -90,6 +90,8 @@ type modifier struct {
 	af arrayFilters
 	// positional is the index in parts of the positional $, -1 if none.
 	positional int
+	// filtered: parts hold a $[identifier] (expandFiltered).
+	filtered bool
 }
 
 var modifierNames = map[string]bool{
@@ -182,9 +184,6 @@ func parseUpdatePath(op, path string) ([]string, error) {
 	for _, p := range parts {
 		if p == "" {
 			return nil, document.Errorf(CodeEmptyFieldName, "The update path '%s' contains an empty field name, which is not allowed.", path)
-		}
-		if strings.HasPrefix(p, "$[") && !strings.HasSuffix(p, "]") {
-			return nil, badValue("the positional operator %s in '%s' is not supported by ttlkv", p, path)
 		}
 	}
 	switch n := countPositional(parts); {
@@ -467,6 +466,23 @@ func (u *Update) apply(d bson.D, o UpdateOptions) (bson.D, error) {
 		return replace(d, r, o.MutableID)
 	}
 	for _, m := range u.mods {
+		if m.filtered {
+			// $[id]: the elements the array filters match in the
+			// document as it was, whatever the modifiers before this
+			// one wrote (mongod evaluates every filter first).
+			paths, err := expandFiltered(m, d)
+			if err != nil {
+				return nil, err
+			}
+			for _, parts := range paths {
+				pm := *m
+				pm.parts, pm.filtered = parts, false
+				if out, err = pm.apply(out, d, o); err != nil {
+					return nil, err
+				}
+			}
+			continue
+		}
 		if m.positional >= 0 {
 			// $: the element of the array before it that the query
 			// matched, in this document.
@@ -760,6 +776,12 @@ func modifyPath(c any, parts []string, full string, create bool, af arrayFilters
 			return t, nil
 		}
 		if i < 0 {
+			if isArrayUpdate(parts[1]) {
+				// Every modifier needs the array an array update
+				// names, as mongod.
+				all := strings.Split(full, ".")
+				return nil, badValue("The path '%s' must exist in the document in order to apply array updates.", strings.Join(all[:len(all)-len(parts)+1], "."))
+			}
 			if !create {
 				return t, nil
 			}
