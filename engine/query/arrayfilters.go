@@ -223,3 +223,52 @@ func expandFiltered(m *modifier, d bson.D) ([][]string, error) {
 	err := walk(d, m.parts, 0)
 	return out, err
 }
+
+// expandAll returns, for each of u's modifiers with a $[identifier], its
+// concrete paths in d (expandFiltered); nil for the others. Two
+// modifiers whose concrete paths meet (a.$[i].c and a.$[j].c where both
+// filters match one element) are 40, as mongod.
+func (u *Update) expandAll(d bson.D) ([][][]string, error) {
+	var out [][][]string
+	for i, m := range u.mods {
+		if !m.filtered {
+			continue
+		}
+		if out == nil {
+			out = make([][][]string, len(u.mods))
+		}
+		paths, err := expandFiltered(m, d)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = paths
+	}
+	if out == nil {
+		return nil, nil
+	}
+	concrete := func(i int) [][]string {
+		if out[i] != nil || u.mods[i].filtered {
+			return out[i]
+		}
+		return [][]string{u.mods[i].parts}
+	}
+	for i := range u.mods {
+		for j := i + 1; j < len(u.mods); j++ {
+			if !u.mods[i].filtered && !u.mods[j].filtered {
+				continue
+			}
+			for _, a := range concrete(i) {
+				for _, b := range concrete(j) {
+					if isPrefix(a, b) || isPrefix(b, a) {
+						short := a
+						if len(b) < len(a) {
+							short = b
+						}
+						return nil, document.Errorf(CodeConflictingUpdateOperators, "Update created a conflict at '%s'", strings.Join(short, "."))
+					}
+				}
+			}
+		}
+	}
+	return out, nil
+}

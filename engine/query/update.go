@@ -465,16 +465,16 @@ func (u *Update) apply(d bson.D, o UpdateOptions) (bson.D, error) {
 		}
 		return replace(d, r, o.MutableID)
 	}
-	for _, m := range u.mods {
+	expanded, err := u.expandAll(d)
+	if err != nil {
+		return nil, err
+	}
+	for mi, m := range u.mods {
 		if m.filtered {
 			// $[id]: the elements the array filters match in the
 			// document as it was, whatever the modifiers before this
 			// one wrote (mongod evaluates every filter first).
-			paths, err := expandFiltered(m, d)
-			if err != nil {
-				return nil, err
-			}
-			for _, parts := range paths {
+			for _, parts := range expanded[mi] {
 				pm := *m
 				pm.parts, pm.filtered = parts, false
 				if out, err = pm.apply(out, d, o); err != nil {
