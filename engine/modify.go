@@ -1125,6 +1125,9 @@ func (db *DB) updateReturning(ctx context.Context, dbName, name string, s Update
 	var ids map[uint64][]byte
 	if sort != nil {
 		// findAndModify: the first document in sort order.
+		if sort.NeedsTextScore() && !p.needTextScore() {
+			return nil, nil, errNoTextScore
+		}
 		q := newQueryExec(p, 0, 1, nil)
 		q.sc.noMatch = false
 		docs, err := q.nextBatch(ctx, 1)

@@ -315,3 +315,21 @@ func TestTextUnderOr(t *testing.T) {
 	wantCode(t, db, "test", `{"find": "o", "filter": {"$or": [{"$text": {"$search": "fox"}}, {"z": 2}]}}`, document.CodeNoQueryExecutionPlans, "other non-TEXT clauses under OR have to be indexed")
 	wantCode(t, db, "test", `{"find": "o", "filter": {"$and": [{"$or": [{"$text": {"$search": "fox"}}, {"k": 2}]}]}}`, document.CodeNoQueryExecutionPlans, "")
 }
+
+// findAndModify sorted by textScore changes the best-scoring document.
+func TestTextScoreFindAndModify(t *testing.T) {
+	t.Parallel()
+	db, _ := openMem(t)
+	mustRun(t, db, "test", `{"createIndexes": "fm", "indexes": [{"key": {"x": "text"}, "name": "x_text"}]}`)
+	loadCorpus(t, db, "test", "fm", []string{`{"_id": 1, "x": "test and more words"}`, `{"_id": 2, "x": "test"}`, `{"_id": 3, "x": "nothing"}`})
+	r := mustRun(t, db, "test", `{"findAndModify": "fm", "query": {"$text": {"$search": "test"}}, "sort": {"s": {"$meta": "textScore"}}, "update": {"$set": {"best": true}}, "new": true}`)
+	if field(r, "value._id") != int32(2) {
+		t.Errorf("best by score: %v", r)
+	}
+	for _, e := range field(r, "value").(bson.D) {
+		if e.Key == query.TextScoreField {
+			t.Fatalf("a score's carrier field came out: %v", r)
+		}
+	}
+	wantCode(t, db, "test", `{"findAndModify": "fm", "query": {}, "sort": {"s": {"$meta": "textScore"}}, "remove": true}`, 40218, "")
+}
