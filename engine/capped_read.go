@@ -398,6 +398,9 @@ func (t *tailState) read(n int, await bool) ([]bson.D, error) {
 			q.skip--
 			continue
 		}
+		if q.showRecordID {
+			d = append(d, bson.E{Key: recordIDField, Value: int64(rec.Seq)})
+		}
 		pd, err := q.project(d)
 		if err != nil {
 			t.dead = true

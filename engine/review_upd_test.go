@@ -289,6 +289,24 @@ func TestReviewShowRecordIDCapped(t *testing.T) {
 			t.Errorf("capped find with showRecordId: %s has no $recordId", fmtValue(d))
 		}
 	}
+	// A tailable cursor's getMore reads records its own way.
+	r := mustRun(t, db, "test", `{"find": "capri", "filter": {}, "showRecordId": true, "tailable": true, "batchSize": 1}`)
+	id := field(r, "cursor.id")
+	loadCorpus(t, db, "test", "capri", []string{`{"_id": 3, "a": 3}`})
+	seen := 0
+	for range 3 {
+		r = mustRun(t, db, "test", fmt.Sprintf(`{"getMore": %d, "collection": "capri", "batchSize": 5}`, id))
+		for _, d := range field(r, "cursor.nextBatch").(bson.A) {
+			doc := d.(bson.D)
+			seen++
+			if doc[len(doc)-1].Key != "$recordId" {
+				t.Errorf("tailable getMore with showRecordId: %s has no $recordId", fmtValue(doc))
+			}
+		}
+	}
+	if seen != 2 {
+		t.Errorf("tailable getMore returned %d documents, want 2", seen)
+	}
 }
 
 // What is sound: showRecordId across getMore batches, with a sort, a
