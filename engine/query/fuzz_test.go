@@ -28,6 +28,9 @@ var filterSeeds = []string{
 	`{"a": {"$all": [{"$elemMatch": {"$gt": 0}}]}, "b": {"$size": 2}}`,
 	`{"a": {"$not": {"$regex": "x", "$options": "smx"}}, "b": {"$mod": [3, 1]}}`,
 	`{"$nor": [{"a": {"$ne": null}}], "$and": [{"b": {"$nin": [[], 2]}}], "$comment": "c"}`,
+	`{"a": {"$bitsAllSet": [1, 70]}, "b": {"$bitsAnyClear": {"$binary": {"base64": "Mg==", "subType": "00"}}}}`,
+	`{"$text": {"$search": "a -b \"c d\"", "$language": "fr"}, "a.$": 1, "s": {"$meta": "textScore"}}`,
+	`{"$or": [{"$text": {"$search": "x"}}, {"a": 1}]}`,
 }
 
 var updateSeeds = []string{
@@ -38,6 +41,9 @@ var updateSeeds = []string{
 	`{"$min": {"a": 0}, "$max": {"b": "y"}, "$mul": {"x": 2}, "$setOnInsert": {"s": 1}, "$pullAll": {"q": [1]}}`,
 	`{"b": 2, "c": [1, {"d": 3}]}`,
 	`{"$set": {"a.3.b": [1]}}`,
+	`{"$set": {"a.$": 1}, "$bit": {"n": {"and": 5, "xor": 3}}}`,
+	`{"$inc": {"a.$[].b.$[]": 1}, "$unset": {"c.$[]": 1}}`,
+	`{"$set": {"a.$[i]": 2, "a.$[j].b": 3, "x.$": 1}}`,
 }
 
 func addSeeds(f *testing.F, seeds []string) {
@@ -108,11 +114,22 @@ func FuzzParseUpdate(f *testing.F) {
 		if err := bson.Unmarshal(data, &d); err != nil {
 			return
 		}
+		o := UpdateOptions{Now: time.Unix(1700000000, 0)}
+		// With array filters and the positional $ placed by a query.
+		if uf, err := ParseUpdateWith(d, bson.A{bson.D{{Key: "i", Value: int32(1)}}, bson.D{{Key: "j.b", Value: bson.D{{Key: "$gt", Value: int32(0)}}}}}); err == nil {
+			uf = uf.WithQuery(MustParseFilter(bson.D{{Key: "a", Value: int32(1)}}))
+			for _, x := range fuzzTargets(t) {
+				before := js(x)
+				_, _ = uf.Apply(x, o)
+				if js(x) != before {
+					t.Fatalf("Apply modified its input: %s -> %s", before, js(x))
+				}
+			}
+		}
 		u, err := ParseUpdate(d)
 		if err != nil {
 			return
 		}
-		o := UpdateOptions{Now: time.Unix(1700000000, 0)}
 		for _, x := range fuzzTargets(t) {
 			before := js(x)
 			_, _ = u.Apply(x, o)
