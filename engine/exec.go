@@ -20,6 +20,7 @@ type record struct {
 	id  []byte // _id keystring, in a clustered collection (recKey)
 	d   bson.D
 	raw []byte // stored encoding
+	key []byte // the index keystring the scan read it by, when it keeps keys
 }
 
 // execStats are explain's executionStats counters.
@@ -67,8 +68,9 @@ type scanner struct {
 	// misses counts the keys in a row that a key check skipped.
 	misses int
 	// recordIDs: each document carries its record id (recordIDField),
-	// for a find's showRecordId.
-	recordIDs bool
+	// for a find's showRecordId; indexKeys: the index key the scan read
+	// it by (indexKeyField), for returnKey.
+	recordIDs, indexKeys bool
 }
 
 // seekAfterMisses is how many keys in a row out of a later field's
@@ -265,6 +267,9 @@ func (s *scanner) nextRecords(ctx context.Context, n int) ([]record, error) {
 					} else {
 						s.stats.keysExamined++
 						ks, rid, _ := lsm.SplitIndexKey(k)
+						if s.indexKeys {
+							rec.key = bytes.Clone(ks)
+						}
 						if s.p.keyChecks != nil {
 							ok, next, prev := s.p.keyCheck(ks)
 							if !ok {
@@ -351,18 +356,14 @@ func (s *scanner) nextRecords(ctx context.Context, n int) ([]record, error) {
 					}
 					rec.d = d
 					if s.noMatch {
-						if s.recordIDs {
-							rec.d = append(rec.d[:len(rec.d):len(rec.d)], bson.E{Key: recordIDField, Value: int64(rec.rid)})
-						}
+						s.carry(&rec)
 						out = append(out, rec)
 					} else if ok, err := s.p.filter.MatchErr(d); err != nil {
 						it.Close()
 						return err
 					} else if ok {
-						if s.recordIDs {
-							rec.d = append(rec.d[:len(rec.d):len(rec.d)], bson.E{Key: recordIDField, Value: int64(rec.rid)})
-							d = rec.d
-						}
+						s.carry(&rec)
+						d = rec.d
 						if t := s.p.text; t != nil && t.score {
 							// The score travels as the last field to the
 							// sort and the projection (query.TextScoreField).
@@ -567,6 +568,13 @@ func (q *queryExec) project(d bson.D) (bson.D, error) {
 		return append(out[:len(out):len(out)], bson.E{Key: "$recordId", Value: rid}), nil
 	}
 	if q.returnKey {
+		for _, e := range d {
+			if e.Key == indexKeyField {
+				return e.Value.(bson.D), nil
+			}
+		}
+		// A scan that kept no key (a capped collection's, a clustered
+		// _id index's): the key made from the document.
 		return q.sc.p.indexKeyOf(d), nil
 	}
 	if q.present != nil {

@@ -6,6 +6,7 @@ import (
 
 	"github.com/ttlkv/ttlkv/document"
 	"github.com/ttlkv/ttlkv/engine/internal/catalog"
+	"github.com/ttlkv/ttlkv/engine/internal/indexkey"
 	"github.com/ttlkv/ttlkv/engine/query"
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
@@ -151,6 +152,9 @@ func (db *DB) recordQuery(c *coll, f *query.Filter, srt *query.Sort, o FindOptio
 	}
 	q := newQueryExec(p, o.Skip, limit, proj)
 	q.returnKey = o.ReturnKey
+	if o.ReturnKey && p.ix != nil && !isTextKey(p.ix.Key) && !indexkey.IsWildcard(p.ix.Key) && !(c.m().Clustered && p.ix.ID == idIndexID) {
+		q.sc.indexKeys = true // the scan keeps the keys it reads by
+	}
 	if o.ShowRecordID {
 		q.showRecordID, q.sc.recordIDs = true, true
 	}

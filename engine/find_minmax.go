@@ -86,13 +86,52 @@ func (p *plan) boundMinMax(min, max bson.D) error {
 	return nil
 }
 
-// indexKeyOf is returnKey's document for d: the values of p's index
-// fields ({} for a plan without an index).
-func (p *plan) indexKeyOf(d bson.D) bson.D {
-	if p == nil || p.ix == nil || isTextKey(p.ix.Key) || indexkey.IsWildcard(p.ix.Key) {
-		return bson.D{}
+// indexKeyField carries the index key a document was read by, from the
+// scan to a find's returnKey: a name no stored document can have.
+const indexKeyField = "\x00indexKey"
+
+// carry appends to rec's document what the find asked the scan to
+// carry: its record id, the index key it was read by.
+func (s *scanner) carry(rec *record) {
+	if s.recordIDs {
+		rec.d = append(rec.d[:len(rec.d):len(rec.d)], bson.E{Key: recordIDField, Value: int64(rec.rid)})
 	}
-	return indexkey.Value(p.ix, d)
+	if s.indexKeys && rec.key != nil {
+		rec.d = append(rec.d[:len(rec.d):len(rec.d)], bson.E{Key: indexKeyField, Value: s.p.keyDoc(rec.key, rec.d)})
+	}
+}
+
+// keyDoc is index keystring ks of document d as returnKey shows it: each
+// field of p's key pattern with its value in the key, as d holds it (the
+// array element the key was made of, in its own type) where d has one
+// whose key it is, else as the key decodes.
+func (p *plan) keyDoc(ks []byte, d bson.D) bson.D {
+	out := bson.D{}
+	rest := ks
+	coll := p.ix.Collator()
+	for _, f := range indexkey.Fields(p.ix.Key) {
+		v, next, err := lsm.DecodeKey(rest, f.Desc)
+		if err != nil {
+			break
+		}
+		fb := rest[:len(rest)-len(next)]
+		if !f.Hashed {
+			vals, _ := indexkey.PathValues(d, f.Path)
+			for _, x := range vals {
+				kv := x
+				if coll != nil {
+					kv = coll.KeyValue(x)
+				}
+				if bytes.Equal(lsm.AppendKey(nil, kv, f.Desc), fb) {
+					v = x
+					break
+				}
+			}
+		}
+		out = append(out, bson.E{Key: f.Path, Value: v})
+		rest = next
+	}
+	return out
 }
 
 // recordIDField carries a document's record id from the scan to a
@@ -109,4 +148,13 @@ func takeRecordID(d bson.D) (any, bson.D) {
 		}
 	}
 	return nil, d
+}
+
+// indexKeyOf is returnKey's document for d when the scan kept no key:
+// the values of p's index fields in d ({} for a plan without an index).
+func (p *plan) indexKeyOf(d bson.D) bson.D {
+	if p == nil || p.ix == nil || isTextKey(p.ix.Key) || indexkey.IsWildcard(p.ix.Key) {
+		return bson.D{}
+	}
+	return indexkey.Value(p.ix, d)
 }

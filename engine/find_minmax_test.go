@@ -65,3 +65,18 @@ func TestFindShowRecordID(t *testing.T) {
 		t.Errorf("without showRecordId: %s", got)
 	}
 }
+
+// returnKey returns the key the scan read each document by: for an
+// array, the element the bounds matched, not the document's first.
+func TestFindReturnKeyMultikey(t *testing.T) {
+	t.Parallel()
+	db, _ := openMem(t)
+	loadCorpus(t, db, "test", "rk", []string{`{"_id": 1, "tags": ["a", "b"]}`, `{"_id": 2, "it": [{"b": 1}, {"c": 2}]}`})
+	mustRun(t, db, "test", `{"createIndexes": "rk", "indexes": [{"key": {"tags": 1}, "name": "tags"}, {"key": {"it.b": 1, "it.c": 1}, "name": "bc"}]}`)
+	if got := fmtValue(firstBatch(t, mustRun(t, db, "test", `{"find": "rk", "filter": {"tags": "b"}, "returnKey": true}`))); got != `[ { tags: "b" } ]` {
+		t.Errorf("tags b: %s", got)
+	}
+	if got := fmtValue(firstBatch(t, mustRun(t, db, "test", `{"find": "rk", "filter": {"it.b": 1}, "returnKey": true, "hint": "bc"}`))); got != `[ { it.b: 1, it.c: null } ]` {
+		t.Errorf("it.b 1: %s", got)
+	}
+}
