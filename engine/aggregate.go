@@ -46,7 +46,12 @@ func (db *DB) aggregate(ctx context.Context, dbName string, s *aggregateSpec) (*
 	if err := db.checkInvolvedViews(dbName, s); err != nil {
 		return nil, err
 	}
-	if !s.collectionless {
+	if g := p.GeoNear(); g != nil && !s.collectionless {
+		var err error
+		if pl, q, err = db.geoNearFind(dbName, s, g); err != nil {
+			return nil, err
+		}
+	} else if !s.collectionless {
 		var err error
 		var c *coll
 		if c, pl, q, err = db.findPlan(dbName, s.name, p.Filter(), FindOptions{Sort: p.Sort(), Limit: p.Limit(), Hint: s.hint, Collation: s.collation, AllowDiskUse: boolPtr(!s.noDisk), filterVars: p.FilterVars()}); err != nil {

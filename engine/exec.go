@@ -428,6 +428,10 @@ type queryExec struct {
 func newQueryExec(p *plan, skip, limit int64, proj *query.Projection) *queryExec {
 	// A positional projection (a.$) is placed by the query.
 	q := &queryExec{sc: newScanner(p), skip: skip, limit: limit, proj: proj.WithQuery(p.filter)}
+	if p.near != nil {
+		q.gen = nearGen(q, p.near, p.sort, nil)
+		return q
+	}
 	if p.sort != nil && !p.sortByIndex && len(p.sort.Keys()) > 0 {
 		q.sortSt = p.sort
 	}

@@ -53,6 +53,11 @@ func stageTree(p *plan, st *execStats, isEOF bool) bson.D {
 		if p.text != nil {
 			leaf = textMatchDoc(p, leaf)
 		}
+		if p.near != nil {
+			// The documents the index finds, ordered by distance.
+			leaf = bson.D{{Key: "stage", Value: nearStageName(p.ix)}, {Key: "keyPattern", Value: p.ix.Key},
+				{Key: "indexName", Value: p.ix.Name}, {Key: "inputStage", Value: leaf}}
+		}
 	}
 	if p.sort != nil && !p.sortByIndex && len(p.sort.Keys()) > 0 {
 		leaf = sortStageDoc(p, st, leaf)

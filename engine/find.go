@@ -171,6 +171,9 @@ func (db *DB) count(ctx context.Context, dbName, name string, filter bson.D, ski
 	if err != nil || q == nil {
 		return 0, err
 	}
+	if q.sc.p != nil && q.sc.p.near != nil {
+		return 0, errNearNotAllowed
+	}
 	if keyCountable(q.sc.p) {
 		// The index's keys say which documents match: count them.
 		n, ok, err := db.countKeys(ctx, q.sc)

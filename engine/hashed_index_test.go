@@ -92,8 +92,8 @@ func TestHashedIndexRules(t *testing.T) {
 		codeHashedNotUnique, "cannot guarantee uniqueness")
 	wantCode(t, db, "test", `{"createIndexes": "r", "indexes": [{"key": {"a": "hashed"}, "name": "a", "expireAfterSeconds": 10}]}`,
 		document.CodeCannotCreateIndex, "TTL indexes cannot be hashed")
-	wantCode(t, db, "test", `{"createIndexes": "r", "indexes": [{"key": {"a": "2dsphere"}, "name": "a"}]}`,
-		document.CodeCannotCreateIndex, "Index type '2dsphere' is not supported")
+	wantCode(t, db, "test", `{"createIndexes": "r", "indexes": [{"key": {"a": "geoHaystack"}, "name": "a"}]}`,
+		document.CodeCannotCreateIndex, "Index type 'geoHaystack' is not supported")
 
 	// The default name is MongoDB's.
 	mustRun(t, db, "test", `{"createIndexes": "r", "indexes": [{"key": {"a.b": "hashed", "c": 1}}]}`)

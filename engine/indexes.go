@@ -39,6 +39,8 @@ var knownIndexOptions = map[string]bool{
 	"ns": true, "dropDups": true, "collation": true, "storageEngine": true,
 	indexkey.WildcardProjection: true,
 	"weights":                   true, "default_language": true, "language_override": true, "textIndexVersion": true,
+	"2dsphereIndexVersion": true, "bits": true, "min": true, "max": true,
+	"finestIndexedLevel": true, "coarsestIndexedLevel": true,
 }
 
 // defaultIndexName joins fields and directions: {a: 1, b: -1} -> a_1_b_-1.
@@ -120,6 +122,7 @@ func parseIndexSpec(m *catalog.Coll, spec bson.D) (*catalog.Index, error) {
 	}
 	wildcard := false
 	hashed := 0
+	var geoKinds []string // each field's geo type, "" for others
 	for _, f := range key {
 		if f.Key == "" || strings.HasPrefix(f.Key, "$") && f.Key != "$**" {
 			return nil, document.Errorf(document.CodeCannotCreateIndex, "Index key contains an illegal field name: '%s'", f.Key)
@@ -132,6 +135,10 @@ func parseIndexSpec(m *catalog.Coll, spec bson.D) (*catalog.Index, error) {
 		case string:
 			if v == indexkey.Hashed {
 				hashed++
+				continue
+			}
+			if v == indexkey.Geo2DSphere || v == indexkey.Geo2D {
+				geoKinds = append(geoKinds, v)
 				continue
 			}
 			if text && f.Key == "_fts" {
@@ -148,6 +155,13 @@ func parseIndexSpec(m *catalog.Coll, spec bson.D) (*catalog.Index, error) {
 	ix.Key = key
 	if text {
 		ix.Text = fts.SpecFromOptions(textOpts)
+	}
+	if len(geoKinds) > 0 {
+		geoOpts, err := parseGeoIndex(key, spec, geoKinds, text || wildcard || hashed > 0)
+		if err != nil {
+			return nil, err
+		}
+		extra = append(extra, geoOpts...)
 	}
 	if nv, ok := get(spec, "name"); ok {
 		s, isStr := nv.(string)
@@ -196,6 +210,9 @@ func parseIndexSpec(m *catalog.Coll, spec bson.D) (*catalog.Index, error) {
 			}
 			if f.Text() != nil {
 				return nil, document.Errorf(document.CodeCannotCreateIndex, "Error in specification %s :: caused by :: Expression not supported in partial index: $text", fmtValue(spec))
+			}
+			if f.Near() != nil {
+				return nil, document.Errorf(document.CodeCannotCreateIndex, "Error in specification %s :: caused by :: %v", fmtValue(spec), errNearNotAllowed)
 			}
 			ix.Partial, ix.PartialFilter = pd, f
 		case "expireAfterSeconds":
@@ -300,6 +317,17 @@ func parseIndexSpec(m *catalog.Coll, spec bson.D) (*catalog.Index, error) {
 	}
 	if ix.Sparse && ix.PartialFilter != nil {
 		return nil, document.Errorf(document.CodeCannotCreateIndex, "cannot mix \"partialFilterExpression\" and \"sparse\" options")
+	}
+	if len(geoKinds) > 0 {
+		// docs/geo.md, "Indexes".
+		switch {
+		case m.Kind != catalog.KindNormal || isBucketsColl(m):
+			return nil, document.Errorf(document.CodeCannotCreateIndex, "geospatial indexes are not supported by ttlkv on a %s collection. Index spec: %s", m.Kind, fmtValue(spec))
+		case ix.TTL:
+			return nil, document.Errorf(document.CodeCannotCreateIndex, "a geospatial index cannot be a TTL index in ttlkv: the TTL monitor reads an index in date order. Index spec: %s", fmtValue(spec))
+		case ix.Unique:
+			return nil, document.Errorf(document.CodeCannotCreateIndex, "a geospatial index cannot be unique in ttlkv: its keys are cells, which many geometries share. Index spec: %s", fmtValue(spec))
+		}
 	}
 	if isID {
 		if ix.TTL {

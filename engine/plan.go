@@ -42,13 +42,14 @@ type plan struct {
 	// filter's $or, each matching the whole filter, their documents
 	// taken once each (ix is nil).
 	or        []*plan
-	orStats   []*execStats // each branch scan's figures, once it runs
-	fieldDesc []bool       // each index field's direction, to read its keys
-	ixPrefix  []byte       // the index's key prefix, before the keystring
-	filterRaw bson.D       // the filter as given, for explain
-	sortDoc   bson.D       // the sort as given, for explain
-	ts        *tsPlan      // non-nil: a read of a time-series collection
-	text      *textPlan    // non-nil: a $text query through the text index
+	orStats   []*execStats   // each branch scan's figures, once it runs
+	fieldDesc []bool         // each index field's direction, to read its keys
+	ixPrefix  []byte         // the index's key prefix, before the keystring
+	filterRaw bson.D         // the filter as given, for explain
+	sortDoc   bson.D         // the sort as given, for explain
+	ts        *tsPlan        // non-nil: a read of a time-series collection
+	text      *textPlan      // non-nil: a $text query through the text index
+	near      *query.GeoNear // non-nil: a $near through a geo index, ordered by distance
 }
 
 // classPrefix returns the bytes every ascending key of like's BSON
@@ -168,7 +169,7 @@ func rangesFor(prefix []byte, ivs query.Intervals, desc bool) []keyRange {
 
 // usable reports whether the planner may choose ix without a hint.
 func usable(ix *catalog.Index) bool {
-	return !ix.Hidden && ix.PartialFilter == nil && !ix.Sparse && !isTextKey(ix.Key)
+	return !ix.Hidden && ix.PartialFilter == nil && !ix.Sparse && !isTextKey(ix.Key) && !indexkey.IsGeo(ix.Key)
 }
 
 // makePlan chooses how to run filter with sort on c. hint, if not nil,
@@ -193,6 +194,12 @@ func makePlan(c *coll, m *catalog.Coll, filter *query.Filter, sort *query.Sort, 
 		}
 		return p, nil
 	}
+	if filter.Near() != nil {
+		if err := p.useNear(hint); err != nil {
+			return nil, err
+		}
+		return p, nil
+	}
 	if sort != nil {
 		if dir, ok := sort.NaturalOrder(); ok {
 			p.reverse = dir < 0
@@ -207,6 +214,12 @@ func makePlan(c *coll, m *catalog.Coll, filter *query.Filter, sort *query.Sort, 
 		}
 		if ix != nil && isTextKey(ix.Key) {
 			return nil, document.Errorf(document.CodeBadValue, "error processing query: planner returned error :: caused by :: a text index answers only a $text query; hint %s", ix.Name)
+		}
+		if ix != nil && indexkey.IsGeo(ix.Key) {
+			// Only documents with a geometry are in it.
+			if pos, _ := indexkey.GeoField(ix.Key); !slices.Contains(filter.GeoPaths(), ix.Key[pos].Key) {
+				return nil, document.Errorf(document.CodeBadValue, "error processing query: planner returned error :: caused by :: the hinted geospatial index %s answers only a $geoWithin or $geoIntersects on its field", ix.Name)
+			}
 		}
 		if natural != 0 {
 			p.reverse = natural < 0
@@ -280,6 +293,11 @@ func makePlan(c *coll, m *catalog.Coll, filter *query.Filter, sort *query.Sort, 
 		if score > bestScore {
 			best, bestScore, bestPath = ix, score, ""
 		}
+	}
+	if bestScore < 3*16 && p.useGeo() {
+		// A 2dsphere index bounded by the region, unless an equality
+		// picked an index.
+		return p, nil
 	}
 	if best == nil {
 		if subs := orPlans(c, m, filter); subs != nil {
@@ -546,6 +564,12 @@ func fieldBounds(ix *catalog.Index, filter *query.Filter, sort *query.Sort) ([]q
 	shared := map[string]string{} // a first path part: the $elemMatch path bounding its fields together
 	for i, f := range fields {
 		ivs[i] = allValues
+		if kind := geoKindOf(ix, i); kind != "" {
+			if iv, ok := geoFieldBounds(kind, f.Path, filter); ok {
+				ivs[i], bounded[i] = iv, true
+			}
+			continue
+		}
 		first, _, _ := strings.Cut(f.Path, ".")
 		if j, seen := firsts[first]; ix.Multikey && seen {
 			// Fields through one array are compounded only under one

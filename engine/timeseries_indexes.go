@@ -38,6 +38,9 @@ func tsIndexKey(o ts.Options, ix *catalog.Index) (bson.D, error) {
 	if isTextKey(ix.Key) {
 		return nil, document.Errorf(document.CodeInvalidOptions, "Text indexes are not supported on time-series collections")
 	}
+	if indexkey.IsGeo(ix.Key) {
+		return nil, document.Errorf(document.CodeCannotCreateIndex, "geospatial indexes are not supported by ttlkv on a time-series collection (key %s)", fmtValue(ix.Key))
+	}
 	if ix.Partial != nil {
 		return nil, document.Errorf(document.CodeCannotCreateIndex, "ttlkv supports a partialFilterExpression on a time-series collection only for a TTL index on the timeField")
 	}

@@ -279,7 +279,13 @@ func TestErrors(t *testing.T) {
 		code     int
 	}{
 		{`[{"$bogus": {}}]`, 40324},
-		{`[{"$geoNear": {"near": [0, 0]}}]`, 40324},
+		{`[{"$geoNear": {"near": [0, 0]}}]`, 16606},
+		{`[{"$limit": 1}, {"$geoNear": {"near": [0, 0], "distanceField": "d"}}]`, 40602},
+		{`[{"$geoNear": {"near": 5, "distanceField": "d"}}]`, 16605},
+		{`[{"$geoNear": {"near": [0, 0], "distanceField": "d", "limit": 5}}]`, 50858},
+		{`[{"$geoNear": {"near": [0, 0], "distanceField": "d", "query": {"a": {"$near": [0, 0]}}}}]`, 5626500},
+		{`[{"$match": {"a": {"$nearSphere": [0, 0]}}}]`, 5626500},
+		{`[{"$facet": {"a": [{"$geoNear": {"near": [0, 0], "distanceField": "d"}}]}}]`, 40600},
 		{`[{"$match": {}, "$project": {"a": 1}}]`, 40323},
 		{`[5]`, 14},
 		{`[{"$match": {"a": {"$bad": 1}}}]`, 2},

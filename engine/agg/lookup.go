@@ -159,6 +159,12 @@ func parseSubPipeline(arr bson.A, sc pdepth, in string) (*Pipeline, error) {
 		if len(sd) != 1 {
 			return nil, document.Errorf(codeStageOneField, "A pipeline stage specification object must contain exactly one field.")
 		}
+		if sd[0].Key == "$geoNear" && i == 0 {
+			if in == "$facet" {
+				return nil, document.Errorf(document.Code(40600), "$geoNear is not allowed to be used within a $facet stage")
+			}
+			return nil, document.Errorf(codeUnrecognizedStage, "$geoNear as the first stage of a %s pipeline is not supported by ttlkv", in)
+		}
 		if sd[0].Key == "$match" && holdsText(sd[0].Value) {
 			// A $text reads a collection's text index: as the first
 			// stage of a pipeline over a collection ($lookup's,

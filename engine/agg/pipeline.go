@@ -76,6 +76,8 @@ type Pipeline struct {
 	// textMatch is a sub-pipeline's leading $match holding a $text,
 	// which the find reading its collection runs (nil: none).
 	textMatch bson.D
+	// geoNear is the leading $geoNear, which the engine runs (nil: none).
+	geoNear *GeoNear
 }
 
 // stageSpec is a parsed stage: a constructor of its per-run iterator
@@ -137,6 +139,14 @@ func parseTop(pipeline bson.A, sc pdepth) (*Pipeline, error) {
 		}
 		if name == "$documents" && (p.filter != nil || p.sort != nil || len(p.stages) > 0) {
 			return nil, document.Errorf(document.Code(40602), "$documents is only valid as the first stage in a pipeline")
+		}
+		if name == "$geoNear" && i == 0 {
+			g, err := parseGeoNear(arg)
+			if err != nil {
+				return nil, err
+			}
+			p.geoNear, pushing = g, false
+			continue
 		}
 		// Push a leading $match (and $sort, and a $limit right after it)
 		// into the collection scan, where indexes serve them.
@@ -310,6 +320,8 @@ func parseStage(name string, arg any, sc pdepth) (stageSpec, error) {
 		return stageSpec{out: o}, err
 	case "$setWindowFields":
 		return parseSetWindowFields(arg, sc)
+	case "$geoNear":
+		return stageSpec{}, errGeoNearNotFirst
 	}
 	if known[name] {
 		return stageSpec{}, document.Errorf(codeUnrecognizedStage, "%s is a MongoDB aggregation stage that ttlkv does not implement", name)

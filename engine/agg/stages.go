@@ -52,8 +52,10 @@ func parseMatch(arg any, sc pdepth) (stageSpec, error) {
 	if !ok {
 		return stageSpec{}, document.Errorf(document.Code(15959), "the match filter must be an expression in an object")
 	}
-	if _, err := query.ParseFilterWith(f, time.Now(), filterVars{scope: sc}); err != nil {
+	if pf, err := query.ParseFilterWith(f, time.Now(), filterVars{scope: sc}); err != nil {
 		return stageSpec{}, err
+	} else if pf.Near() != nil {
+		return stageSpec{}, query.ErrNearNotAllowed
 	}
 	return stageSpec{name: "$match", spec: f, make: func(up iter, o *Options) iter {
 		// Parsed again for the run: a $expr's $$NOW is the run's.

@@ -29,7 +29,7 @@ func (f *Filter) Collate(c *collation.Collator) (*Filter, error) {
 		return nil, badValue("$expr under a non-simple collation is not supported by ttlkv")
 	}
 	root := collateExpr(f.root, c).(andExpr)
-	return &Filter{root: root, hasExpr: f.hasExpr, text: f.text, textOr: f.textOr, coll: c}, nil
+	return &Filter{root: root, hasExpr: f.hasExpr, text: f.text, textOr: f.textOr, near: f.near, coll: c}, nil
 }
 
 // Collator returns the collation the filter compares strings with: nil

@@ -18,6 +18,7 @@ type Filter struct {
 	hasExpr bool                // some branch is a $expr, whose evaluation can fail
 	text    *TextSearch         // the $text, nil if none
 	textOr  bool                // the $text is a branch of the top-level $or
+	near    *GeoNear            // the $near or $nearSphere, nil if none
 	coll    *collation.Collator // strings compare under it (Collate); nil: simple
 }
 
@@ -129,7 +130,16 @@ func ParseFilterWith(f bson.D, now time.Time, vars any) (*Filter, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Filter{root: e, hasExpr: top.hasExpr, text: top.text, textOr: top.text != nil && top.text.underOr}, nil
+	near, nears := findNear(e)
+	switch {
+	case nears > 1:
+		return nil, badValue("Too many geoNear expressions")
+	case nears == 1 && near == nil:
+		return nil, badValue("geoNear must be top-level expr")
+	case near != nil && top.text != nil:
+		return nil, badValue("text and geoNear not allowed in same query")
+	}
+	return &Filter{root: e, hasExpr: top.hasExpr, text: top.text, textOr: top.text != nil && top.text.underOr, near: near}, nil
 }
 
 // MustParseFilter is ParseFilter for filters written in code; it panics
@@ -367,6 +377,25 @@ func parseOps(path string, parts []string, ops bson.D, depth int) ([]expr, error
 	if hasOptions && !hasRegex {
 		return nil, badValue("$options needs a $regex")
 	}
+	if isNearOps(ops) {
+		if parts == nil {
+			return nil, badValue("geoNear must be top-level expr")
+		}
+		n, err := parseNear(path, parts, ops)
+		if err != nil {
+			return nil, err
+		}
+		return []expr{n}, nil
+	}
+	for _, e := range ops {
+		if len(ops) > 1 && (e.Key == "$geoWithin" || e.Key == "$within" || e.Key == "$geoIntersects") {
+			for _, o := range ops {
+				if o.Key != e.Key {
+					return nil, badValue("can't parse extra field: %s", js(bson.D{o}))
+				}
+			}
+		}
+	}
 	if hasRegex {
 		x, err := regexExpr(path, parts, rePattern, reOptions)
 		if err != nil {
@@ -461,8 +490,10 @@ func parseOp(path string, parts []string, op string, v any, depth int) (expr, er
 		return allExpr(path, parts, v, depth)
 	case "$comment":
 		return andExpr{}, nil
-	case "$near", "$nearSphere", "$geoWithin", "$geoIntersects", "$within", "$box", "$center", "$centerSphere", "$polygon", "$geometry", "$maxDistance", "$minDistance":
-		return nil, badValue("geospatial operator %s is not supported by ttlkv", op)
+	case "$geoWithin", "$within":
+		return parseGeoWithin(path, parts, v)
+	case "$geoIntersects":
+		return parseGeoIntersects(path, parts, v)
 	case "$bitsAllSet", "$bitsAllClear", "$bitsAnySet", "$bitsAnyClear":
 		return bitsExpr(op, path, parts, v)
 	case "$expr", "$where", "$text", "$jsonSchema":

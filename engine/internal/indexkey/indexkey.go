@@ -175,6 +175,9 @@ func Of(ix *catalog.Index, d bson.D) (keys [][]byte, multikey bool, err error) {
 	if IsText(ix.Key) {
 		return textKeys(ix, d)
 	}
+	if IsGeo(ix.Key) {
+		return geoKeys(ix, d)
+	}
 	if len(ix.Key) == 1 && strings.IndexByte(ix.Key[0].Key, '.') < 0 && ix.Key[0].Value != Hashed {
 		// One top-level field, the common case (every insert keys its
 		// _id and a TTL index its date): what the general code below

@@ -1,0 +1,515 @@
+package geo
+
+import (
+	"errors"
+	"math"
+	"strings"
+
+	"github.com/golang/geo/s1"
+	"github.com/golang/geo/s2"
+	"go.mongodb.org/mongo-driver/v2/bson"
+)
+
+// Region is the operand of $geoWithin: a flat shape of legacy
+// coordinates ($box, $center, $polygon) or a region of the sphere
+// ($centerSphere, or a GeoJSON Polygon or MultiPolygon in $geometry).
+type Region struct {
+	flat flatKind
+	// $box: the corners; $center: the center and radius; $polygon: the
+	// vertices.
+	minX, minY, maxX, maxY float64
+	cx, cy, r              float64
+	poly                   [][2]float64
+
+	// On the sphere: a cap ($centerSphere) or polygons ($geometry).
+	cap   *s2.Cap
+	polys []*s2.Polygon
+}
+
+type flatKind int
+
+const (
+	notFlat flatKind = iota
+	flatBox
+	flatCenter
+	flatPolygon
+)
+
+// Flat reports whether the region is a flat shape, which only legacy
+// coordinate pairs can be within.
+func (r *Region) Flat() bool { return r.flat != notFlat }
+
+// ParseWithin reads $geoWithin's operand: one shape.
+func ParseWithin(v any) (*Region, error) {
+	d, ok := v.(bson.D)
+	if !ok {
+		return nil, geoErr("geometry must be an object")
+	}
+	var shape *bson.E
+	for i := range d {
+		switch d[i].Key {
+		case "$uniqueDocs":
+			continue
+		case "$box", "$center", "$centerSphere", "$polygon", "$geometry":
+			if shape != nil {
+				return nil, geoErr("$geoWithin doesn't accept multiple shapes: %s", fmtValue(v))
+			}
+			shape = &d[i]
+		default:
+			return nil, geoErr("unknown geo specifier: %s", fmtElem(d[i]))
+		}
+	}
+	if shape == nil {
+		return nil, geoErr("geo query doesn't have any geometry")
+	}
+	switch shape.Key {
+	case "$box":
+		pts, err := flatPoints(shape.Value)
+		if err != nil {
+			return nil, err
+		}
+		if len(pts) < 2 {
+			return nil, geoErr("Point must only contain numeric elements, instead got type missing")
+		}
+		return &Region{flat: flatBox,
+			minX: math.Min(pts[0][0], pts[1][0]), maxX: math.Max(pts[0][0], pts[1][0]),
+			minY: math.Min(pts[0][1], pts[1][1]), maxY: math.Max(pts[0][1], pts[1][1])}, nil
+	case "$center", "$centerSphere":
+		arr, ok := shape.Value.(bson.A)
+		if !ok {
+			return nil, geoErr("Point must be an array or object, instead got type %s", typeName(shape.Value))
+		}
+		if len(arr) > 2 {
+			return nil, geoErr("Only 2 fields allowed for circular region, but more were provided")
+		}
+		var center, radius any = missing{}, missing{}
+		if len(arr) > 0 {
+			center = arr[0]
+		}
+		if len(arr) > 1 {
+			radius = arr[1]
+		}
+		x, y, err := legacyPair(center, false)
+		if err != nil {
+			return nil, unwrapNotGeometry(err)
+		}
+		rad, ok := number(radius)
+		if !ok || rad < 0 || math.IsNaN(rad) {
+			return nil, geoErr("Radius must be a non-negative number: %s", fmtValue(radius))
+		}
+		if shape.Key == "$center" {
+			return &Region{flat: flatCenter, cx: x, cy: y, r: rad}, nil
+		}
+		if !validLngLat(x, y) {
+			return nil, geoErr("Longitude/latitude is out of bounds, lng: %s lat: %s", fmtNum(x), fmtNum(y))
+		}
+		c := s2.CapFromCenterAngle(pointOf(x, y), s1.Angle(math.Min(rad, math.Pi)))
+		return &Region{cap: &c}, nil
+	case "$polygon":
+		pts, err := flatPoints(shape.Value)
+		if err != nil {
+			return nil, err
+		}
+		if len(pts) < 3 {
+			return nil, geoErr("Polygon must have at least 3 points, instead got %d vertices", len(pts))
+		}
+		return &Region{flat: flatPolygon, poly: pts}, nil
+	}
+	// $geometry
+	g, err := ParseGeometry(shape.Value)
+	if err != nil {
+		return nil, err
+	}
+	if len(g.Polygons) == 0 || g.Type != "Polygon" && g.Type != "MultiPolygon" && g.Type != "GeometryCollection" {
+		return nil, geoErr("$within not supported with provided geometry: %s", fmtElem(*shape))
+	}
+	return &Region{polys: g.Polygons}, nil
+}
+
+// unwrapNotGeometry turns ErrNotGeometry's wrapping into the plain
+// message a query's point gets.
+func unwrapNotGeometry(err error) error {
+	if errors.Is(err, ErrNotGeometry) {
+		return geoErr("%s", strings.TrimPrefix(err.Error(), ErrNotGeometry.Error()+": "))
+	}
+	return err
+}
+
+// fmtElem renders a field as mongod's messages do ({name: value}).
+func fmtElem(e bson.E) string { return fmtValue(bson.D{e}) }
+
+// flatPoints reads the points of $box or $polygon: an array (or a
+// document) of legacy pairs, two numbers each.
+func flatPoints(v any) ([][2]float64, error) {
+	var vals []any
+	switch t := v.(type) {
+	case bson.A:
+		vals = t
+	case bson.D:
+		for _, e := range t {
+			vals = append(vals, e.Value)
+		}
+	default:
+		return nil, geoErr("Point must be an array or object, instead got type %s", typeName(v))
+	}
+	out := make([][2]float64, 0, len(vals))
+	for _, e := range vals {
+		x, y, err := legacyPair(e, false)
+		if err != nil {
+			return nil, unwrapNotGeometry(err)
+		}
+		out = append(out, [2]float64{x, y})
+	}
+	return out, nil
+}
+
+// ParseGeometry reads the $geometry of $geoIntersects (or of $geoWithin):
+// any GeoJSON object, and a Polygon in the strict-winding coordinate
+// reference system (a "big polygon", larger than a hemisphere if its
+// ring says so).
+func ParseGeometry(v any) (*Geometry, error) {
+	switch t := v.(type) {
+	case bson.D:
+		return parseQueryGeoJSON(t)
+	case bson.A:
+		x, y, err := legacyPair(t, false)
+		if err != nil {
+			return nil, err
+		}
+		return queryPoint(x, y)
+	}
+	return nil, geoErr("Point must be an array or object, instead got type %s", typeName(v))
+}
+
+// queryPoint is a query's legacy point read on the sphere.
+func queryPoint(x, y float64) (*Geometry, error) {
+	if !validLngLat(x, y) {
+		return nil, geoErr("Longitude/latitude is out of bounds, lng: %s lat: %s", fmtNum(x), fmtNum(y))
+	}
+	return &Geometry{Legacy: true, X: x, Y: y, OnSphere: true, Points: []s2.Point{pointOf(x, y)}}, nil
+}
+
+func parseQueryGeoJSON(d bson.D) (*Geometry, error) {
+	if len(d) > 0 && isNumber(d[0].Value) {
+		// A legacy pair as the query's geometry: a point on the sphere.
+		x, y, err := legacyPair(d, false)
+		if err != nil {
+			return nil, err
+		}
+		return queryPoint(x, y)
+	}
+	if crs, ok := get(d, "crs"); ok {
+		strict, err := parseCRS(crs)
+		if err != nil {
+			return nil, err
+		}
+		if strict {
+			if t, _ := get(d, "type"); t != "Polygon" {
+				return nil, geoErr("Strict winding order CRS is only supported by polygon")
+			}
+			cv := orMissing(d, "coordinates")
+			rings, ok := cv.(bson.A)
+			if !ok {
+				return nil, geoErr("Coordinates of polygon must be an array, instead got type %s", typeName(cv))
+			}
+			if len(rings) != 1 {
+				return nil, geoErr("Only one simple loop is allowed in a big polygon, instead provided %d loops: %s", len(rings), fmtValue(cv))
+			}
+			l, err := ring(rings[0], true)
+			if err != nil {
+				return nil, err
+			}
+			return &Geometry{OnSphere: true, Type: "Polygon", Polygons: []*s2.Polygon{s2.PolygonFromOrientedLoops([]*s2.Loop{l})}}, nil
+		}
+		stripped := make(bson.D, 0, len(d)-1)
+		for _, e := range d {
+			if e.Key != "crs" {
+				stripped = append(stripped, e)
+			}
+		}
+		d = stripped
+	}
+	return parseGeoJSON(d, true)
+}
+
+// Contains reports whether g lies within r: a legacy pair in a flat
+// shape; on the sphere, every part of g.
+func (r *Region) Contains(g *Geometry) bool {
+	if r.flat != notFlat {
+		// A legacy pair, or a GeoJSON Point read as one.
+		return (g.Legacy || g.Type == "Point") && r.flatContains(g.X, g.Y)
+	}
+	if !g.OnSphere {
+		return false
+	}
+	if r.cap != nil {
+		for _, p := range g.Points {
+			if !r.cap.ContainsPoint(p) && !r.cap.IntersectsCell(leaf(p)) {
+				return false
+			}
+		}
+		for _, l := range g.Lines {
+			for _, p := range *l {
+				if !r.cap.ContainsPoint(p) {
+					return false
+				}
+			}
+		}
+		for _, pg := range g.Polygons {
+			for _, l := range pg.Loops() {
+				for _, p := range l.Vertices() {
+					if !r.cap.ContainsPoint(p) {
+						return false
+					}
+				}
+			}
+		}
+		return true
+	}
+	for _, p := range g.Points {
+		if !anyPolygon(r.polys, func(pg *s2.Polygon) bool { return polygonHasPoint(pg, p) }) {
+			return false
+		}
+	}
+	for _, l := range g.Lines {
+		if !anyPolygon(r.polys, func(pg *s2.Polygon) bool { return polygonContainsLine(pg, l) }) {
+			return false
+		}
+	}
+	for _, o := range g.Polygons {
+		if !anyPolygon(r.polys, func(pg *s2.Polygon) bool { return pg.Contains(o) }) {
+			return false
+		}
+	}
+	return true
+}
+
+func anyPolygon(ps []*s2.Polygon, f func(*s2.Polygon) bool) bool {
+	for _, p := range ps {
+		if f(p) {
+			return true
+		}
+	}
+	return false
+}
+
+// leaf is the smallest S2 cell holding p.
+func leaf(p s2.Point) s2.Cell { return s2.CellFromPoint(p) }
+
+// polygonHasPoint reports whether p is in pg, its boundary included (a
+// point whose leaf cell meets the polygon).
+func polygonHasPoint(pg *s2.Polygon, p s2.Point) bool {
+	return pg.ContainsPoint(p) || pg.IntersectsCell(leaf(p))
+}
+
+// polygonContainsLine reports whether every point of l is in p: its
+// vertices are, and no edge of l crosses p's boundary.
+func polygonContainsLine(p *s2.Polygon, l *s2.Polyline) bool {
+	for _, v := range *l {
+		if !p.ContainsPoint(v) {
+			return false
+		}
+	}
+	return !lineCrossesPolygon(p, l)
+}
+
+// lineCrossesPolygon reports whether an edge of l crosses an edge of p.
+func lineCrossesPolygon(p *s2.Polygon, l *s2.Polyline) bool {
+	pts := *l
+	for i := 0; i+1 < len(pts); i++ {
+		for e := 0; e < p.NumEdges(); e++ {
+			ed := p.Edge(e)
+			if s2.CrossingSign(pts[i], pts[i+1], ed.V0, ed.V1) == s2.Cross {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// flatContains reports whether (x, y) is in a flat shape, its boundary
+// included.
+func (r *Region) flatContains(x, y float64) bool {
+	switch r.flat {
+	case flatBox:
+		return x >= r.minX && x <= r.maxX && y >= r.minY && y <= r.maxY
+	case flatCenter:
+		return math.Hypot(x-r.cx, y-r.cy) <= r.r
+	case flatPolygon:
+		return flatPolygonContains(r.poly, x, y)
+	}
+	return false
+}
+
+// flatPolygonContains is the even-odd test of (x, y) against the
+// polygon's edges, a point on an edge counting as inside.
+func flatPolygonContains(poly [][2]float64, x, y float64) bool {
+	in := false
+	n := len(poly)
+	for i := 0; i < n; i++ {
+		a, b := poly[i], poly[(i+1)%n]
+		// On the edge?
+		cross := (b[0]-a[0])*(y-a[1]) - (b[1]-a[1])*(x-a[0])
+		if cross == 0 && x >= math.Min(a[0], b[0]) && x <= math.Max(a[0], b[0]) && y >= math.Min(a[1], b[1]) && y <= math.Max(a[1], b[1]) {
+			return true
+		}
+		if (a[1] > y) != (b[1] > y) {
+			xi := a[0] + (y-a[1])*(b[0]-a[0])/(b[1]-a[1])
+			if x < xi {
+				in = !in
+			}
+		}
+	}
+	return in
+}
+
+// Intersects reports whether stored geometry g and query geometry q
+// share a point (on the sphere).
+func Intersects(q, g *Geometry) bool {
+	if !g.OnSphere || !q.OnSphere {
+		return false
+	}
+	for _, a := range q.Points {
+		if pointTouches(a, g) {
+			return true
+		}
+	}
+	for _, a := range g.Points {
+		if pointTouches(a, q) {
+			return true
+		}
+	}
+	for _, l := range q.Lines {
+		for _, m := range g.Lines {
+			if l.Intersects(m) {
+				return true
+			}
+		}
+		for _, pg := range g.Polygons {
+			if lineMeetsPolygon(l, pg) {
+				return true
+			}
+		}
+	}
+	for _, pg := range q.Polygons {
+		for _, m := range g.Lines {
+			if lineMeetsPolygon(m, pg) {
+				return true
+			}
+		}
+		for _, o := range g.Polygons {
+			if pg.Intersects(o) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// onLine is how close to a polyline a point may be to lie on it.
+const onLine = s1.Angle(1e-12)
+
+// pointTouches reports whether point p is one of g's points, on one of
+// its lines or in one of its polygons.
+func pointTouches(p s2.Point, g *Geometry) bool {
+	for _, o := range g.Points {
+		if o == p {
+			return true
+		}
+	}
+	for _, l := range g.Lines {
+		if lineDistance(l, p) <= onLine {
+			return true
+		}
+	}
+	for _, pg := range g.Polygons {
+		if polygonHasPoint(pg, p) {
+			return true
+		}
+	}
+	return false
+}
+
+func lineMeetsPolygon(l *s2.Polyline, p *s2.Polygon) bool {
+	for _, v := range *l {
+		if p.ContainsPoint(v) {
+			return true
+		}
+	}
+	return lineCrossesPolygon(p, l)
+}
+
+// lineDistance is the angle from p to the nearest point of l.
+func lineDistance(l *s2.Polyline, p s2.Point) s1.Angle {
+	pts := *l
+	best := s1.InfAngle()
+	for i := 0; i+1 < len(pts); i++ {
+		if d := s2.DistanceFromSegment(p, pts[i], pts[i+1]); d < best {
+			best = d
+		}
+	}
+	return best
+}
+
+// SphereDistance is the angle from p to the nearest point of g, zero
+// when p is in one of its polygons; +Inf for a geometry not on the
+// sphere.
+func (g *Geometry) SphereDistance(p s2.Point) s1.Angle {
+	best := s1.InfAngle()
+	if !g.OnSphere {
+		return best
+	}
+	for _, o := range g.Points {
+		if d := o.Distance(p); d < best {
+			best = d
+		}
+	}
+	for _, l := range g.Lines {
+		if d := lineDistance(l, p); d < best {
+			best = d
+		}
+	}
+	for _, pg := range g.Polygons {
+		if pg.ContainsPoint(p) {
+			return 0
+		}
+		for e := 0; e < pg.NumEdges(); e++ {
+			ed := pg.Edge(e)
+			if d := s2.DistanceFromSegment(p, ed.V0, ed.V1); d < best {
+				best = d
+			}
+		}
+	}
+	return best
+}
+
+// NearestPoint is the point of g nearest to p, as a GeoJSON point or
+// legacy pair would show it, for includeLocs: the geometry's own point
+// for a point, and g's first point otherwise.
+func (g *Geometry) NearestPoint(p s2.Point) s2.Point {
+	best, bd := s2.Point{}, s1.InfAngle()
+	for _, o := range g.Points {
+		if d := o.Distance(p); d < bd {
+			best, bd = o, d
+		}
+	}
+	return best
+}
+
+// PointLngLat is a point's longitude and latitude in degrees.
+func PointLngLat(p s2.Point) (lng, lat float64) {
+	ll := s2.LatLngFromPoint(p)
+	return ll.Lng.Degrees(), ll.Lat.Degrees()
+}
+
+// Point returns the point on the sphere at longitude lng, latitude lat.
+func Point(lng, lat float64) s2.Point { return pointOf(lng, lat) }
+
+// ValidLngLat reports whether (lng, lat) is a longitude and a latitude.
+func ValidLngLat(lng, lat float64) bool { return validLngLat(lng, lat) }
+
+// LegacyPair reads a legacy coordinate pair.
+func LegacyPair(v any) (x, y float64, err error) { return legacyPair(v, false) }
+
+// Number reads a BSON number as a float64.
+func Number(v any) (float64, bool) { return number(v) }

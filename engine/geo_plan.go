@@ -1,0 +1,288 @@
+package engine
+
+import (
+	"context"
+	"slices"
+
+	"github.com/ttlkv/ttlkv/document"
+	"github.com/ttlkv/ttlkv/engine/agg"
+	"github.com/ttlkv/ttlkv/engine/geo"
+	"github.com/ttlkv/ttlkv/engine/internal/catalog"
+	"github.com/ttlkv/ttlkv/engine/internal/indexkey"
+	"github.com/ttlkv/ttlkv/engine/query"
+	"go.mongodb.org/mongo-driver/v2/bson"
+)
+
+// errNoGeoIndex is mongod's answer to a $near without an index that can
+// answer it.
+var errNoGeoIndex = document.Errorf(document.CodeNoQueryExecutionPlans, "error processing query: planner returned error :: caused by :: unable to find index for $geoNear query")
+
+// errNearNotAllowed is mongod's refusal of $near, $nearSphere and
+// $geoNear where no sort by distance can happen (a count, a $match).
+var errNearNotAllowed = query.ErrNearNotAllowed
+
+// refuseNear returns errNearNotAllowed when f has a $near.
+func refuseNear(f *query.Filter) error {
+	if f.Near() != nil {
+		return errNearNotAllowed
+	}
+	return nil
+}
+
+// geoKindOf returns the geo type of field i of ix's key, "" for others.
+func geoKindOf(ix *catalog.Index, i int) string {
+	if s, ok := ix.Key[i].Value.(string); ok && (s == indexkey.Geo2DSphere || s == indexkey.Geo2D) {
+		return s
+	}
+	return ""
+}
+
+// geoIndexesOn returns the visible indexes with a geo field of one of
+// kinds on path, in the order kinds names them (a 2d index before a
+// 2dsphere one, as mongod prefers).
+func geoIndexesOn(m *catalog.Coll, path string, kinds ...string) []*catalog.Index {
+	var out []*catalog.Index
+	for _, k := range kinds {
+		for _, ix := range m.Indexes {
+			if ix.Hidden {
+				continue
+			}
+			for i, f := range ix.Key {
+				if f.Key == path && geoKindOf(ix, i) == k {
+					out = append(out, ix)
+					break
+				}
+			}
+		}
+	}
+	return out
+}
+
+// nearKinds are the index types that can answer n: a flat $near a 2d
+// index, a legacy $nearSphere either, a GeoJSON point a 2dsphere one.
+func nearKinds(n *query.GeoNear) []string {
+	switch {
+	case !n.Sphere:
+		return []string{indexkey.Geo2D}
+	case n.GeoJSON:
+		return []string{indexkey.Geo2DSphere}
+	}
+	return []string{indexkey.Geo2D, indexkey.Geo2DSphere}
+}
+
+// useNear makes p answer a $near through a geo index on its path
+// (docs/geo.md, "Near queries"): the index's documents within the
+// bounds, which the executor orders by distance.
+func (p *plan) useNear(hint any) error {
+	n := p.filter.Near()
+	if p.sort != nil {
+		if _, ok := p.sort.NaturalOrder(); ok {
+			return document.Errorf(document.CodeBadValue, "geoNear expression not allowed with $natural sort order")
+		}
+	}
+	cands := geoIndexesOn(p.m, n.Path, nearKinds(n)...)
+	var ix *catalog.Index
+	if hint != nil {
+		hx, natural, err := resolveHint(p.m, hint)
+		if err != nil {
+			return err
+		}
+		if natural != 0 {
+			return document.Errorf(document.CodeBadValue, "geoNear expression not allowed with $natural hint")
+		}
+		if !slices.Contains(cands, hx) {
+			return errNoGeoIndex
+		}
+		ix = hx
+	} else if len(cands) > 0 {
+		ix = cands[0]
+	}
+	if ix == nil {
+		return errNoGeoIndex
+	}
+	p.near = n
+	p.useIndex(ix)
+	p.sortByIndex, p.reverse = false, false
+	return nil
+}
+
+// useGeo makes p read a 2dsphere index for a $geoWithin or
+// $geoIntersects on the sphere, and reports whether it did: the cells
+// that cover the query's region bound the index's geo field.
+func (p *plan) useGeo() bool {
+	for _, path := range p.filter.GeoPaths() {
+		if _, ok := p.filter.GeoCells(path); !ok {
+			continue
+		}
+		for _, ix := range geoIndexesOn(p.m, path, indexkey.Geo2DSphere) {
+			if ix.PartialFilter != nil {
+				continue
+			}
+			p.useIndex(ix)
+			return true
+		}
+	}
+	return false
+}
+
+// geoFieldBounds returns the intervals of a geo field of an index: the
+// key ranges of the cells covering the filter's region when the field
+// is 2dsphere and the filter bounds it, else none.
+func geoFieldBounds(kind, path string, filter *query.Filter) (query.Intervals, bool) {
+	if kind != indexkey.Geo2DSphere {
+		return nil, false
+	}
+	cov, ok := filter.GeoCells(path)
+	if !ok {
+		return nil, false
+	}
+	var out query.Intervals
+	for _, r := range cov.KeyRanges() {
+		out = append(out, query.Interval{Lo: query.Bound{Value: r[0], Inclusive: true}, Hi: query.Bound{Value: r[1], Inclusive: true}})
+	}
+	return out, true
+}
+
+// nearResult is one document of a near query with its distance.
+type nearResult struct {
+	d    bson.D
+	dist float64
+}
+
+// nearGen returns q's producer for a near plan: every document the scan
+// finds within the bounds, ordered by the query's sort when it has one
+// and by distance (nearest first) after it, then skipped, limited,
+// annotated (when annotate is not nil) and projected.
+func nearGen(q *queryExec, n *query.GeoNear, userSort *query.Sort, annotate func(bson.D) bson.D) func(ctx context.Context, want int) ([]bson.D, error) {
+	var results []nearResult
+	pos, loaded := 0, false
+	return func(ctx context.Context, want int) ([]bson.D, error) {
+		if !loaded {
+			for !q.sc.done {
+				recs, err := q.sc.next(ctx, 1024)
+				if err != nil {
+					return nil, err
+				}
+				for _, r := range recs {
+					dist, ok := n.Distance(r.d)
+					if !ok {
+						continue
+					}
+					results = append(results, nearResult{d: r.d, dist: dist})
+				}
+			}
+			slices.SortStableFunc(results, func(a, b nearResult) int {
+				if c := userSort.Compare(a.d, b.d); c != 0 {
+					return c
+				}
+				switch {
+				case a.dist < b.dist:
+					return -1
+				case a.dist > b.dist:
+					return 1
+				}
+				return 0
+			})
+			loaded = true
+			pos = int(min(q.skip, int64(len(results))))
+			q.skip = 0
+		}
+		var out []bson.D
+		for len(out) < want && pos < len(results) {
+			if q.limit > 0 && q.returned >= q.limit {
+				break
+			}
+			d := results[pos].d
+			if annotate != nil {
+				d = annotate(d)
+			}
+			pd, err := q.project(d)
+			if err != nil {
+				return out, err
+			}
+			pos++
+			out = append(out, pd)
+			q.returned++
+		}
+		if pos >= len(results) || q.limit > 0 && q.returned >= q.limit {
+			q.done = true
+		}
+		q.sc.stats.nReturned = q.returned
+		return out, nil
+	}
+}
+
+// nearStageName is explain's name of a near plan's stage.
+func nearStageName(ix *catalog.Index) string {
+	if _, kind := indexkey.GeoField(ix.Key); kind == indexkey.Geo2D {
+		return "GEO_NEAR_2D"
+	}
+	return "GEO_NEAR_2DSPHERE"
+}
+
+var _ = geo.EarthRadiusMeters
+
+// geoNearKey returns the field a $geoNear without a key reads: the one
+// 2d index's, else the one 2dsphere index's, with mongod's refusals
+// (27) when there are none or several.
+func geoNearKey(m *catalog.Coll) (string, error) {
+	for _, kind := range []string{indexkey.Geo2D, indexkey.Geo2DSphere} {
+		var paths []string
+		for _, ix := range m.Indexes {
+			if ix.Hidden {
+				continue
+			}
+			for i, f := range ix.Key {
+				if geoKindOf(ix, i) == kind {
+					paths = append(paths, f.Key)
+				}
+			}
+		}
+		switch {
+		case len(paths) > 1:
+			return "", document.Errorf(document.CodeIndexNotFound, "There is more than one %s index on %s; unsure which to use for $geoNear", kind, m.NS())
+		case len(paths) == 1:
+			return paths[0], nil
+		}
+	}
+	return "", document.Errorf(document.CodeIndexNotFound, "$geoNear requires a 2d or 2dsphere index, but none were found")
+}
+
+// geoNearFind is the find a pipeline's leading $geoNear reads with: its
+// near query through the collection's geo index, each document given
+// its distance (and location) as the stage asks. A collection that does
+// not exist gives no documents.
+func (db *DB) geoNearFind(dbName string, s *aggregateSpec, g *agg.GeoNear) (*plan, *queryExec, error) {
+	c := db.lookup(dbName, s.name)
+	if c == nil {
+		return nil, nil, nil
+	}
+	if c.m().Kind == catalog.KindView {
+		// The view's own stages come first.
+		return nil, nil, document.Errorf(document.Code(40602), "$geoNear is only valid as the first stage in a pipeline.")
+	}
+	key := g.Key
+	if key == "" {
+		var err error
+		if key, err = geoNearKey(c.m()); err != nil {
+			return nil, nil, err
+		}
+	}
+	_, pl, q, err := db.findPlan(dbName, s.name, g.NearFilter(key), FindOptions{Hint: s.hint, Collation: s.collation, AllowDiskUse: boolPtr(!s.noDisk)})
+	if err != nil || q == nil {
+		return pl, q, err
+	}
+	if pl.near == nil {
+		return nil, nil, errNoGeoIndex
+	}
+	n := pl.near
+	q.gen = nearGen(q, n, nil, func(d bson.D) bson.D {
+		dist, _ := n.Distance(d)
+		var loc any
+		if g.IncludeLocs != "" {
+			loc, _ = n.Location(d)
+		}
+		return g.Annotate(d, dist, loc)
+	})
+	return pl, q, nil
+}
