@@ -1088,3 +1088,95 @@ func TestDriverArrayFilters(t *testing.T) {
 		t.Fatalf("findOneAndUpdate: %v, %v", got.Grades, err)
 	}
 }
+
+// Places that expire, through the Go driver: vehicles report positions
+// into a collection with a 2dsphere index and a TTL index; $near finds
+// the nearest live ones with a distance bound in meters, $geoWithin a
+// $centerSphere in radians, $geoNear gives distances, a bad position is
+// refused with mongod's code while the rest of an unordered batch is
+// kept, and a TTL pass takes old positions out of every answer.
+func TestDriverGeo(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, Options{})
+	ctx := context.Background()
+	coll := e.client(t, false).Database("fleet").Collection("positions")
+	if _, err := coll.Indexes().CreateMany(ctx, []mongo.IndexModel{
+		{Keys: bson.D{{Key: "at", Value: "2dsphere"}}},
+		{Keys: bson.D{{Key: "seen", Value: 1}}, Options: options.Index().SetExpireAfterSeconds(60)},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	point := func(lng, lat float64) bson.D {
+		return bson.D{{Key: "type", Value: "Point"}, {Key: "coordinates", Value: bson.A{lng, lat}}}
+	}
+	now := e.clock.Now()
+	_, err := coll.InsertMany(ctx, []any{
+		bson.D{{Key: "_id", Value: "old"}, {Key: "at", Value: point(2.2950, 48.8740)}, {Key: "seen", Value: now.Add(-time.Hour)}},
+		bson.D{{Key: "_id", Value: "arc"}, {Key: "at", Value: point(2.2945, 48.8738)}, {Key: "seen", Value: now}},
+		bson.D{{Key: "_id", Value: "tower"}, {Key: "at", Value: point(2.2945, 48.8584)}, {Key: "seen", Value: now}},
+		bson.D{{Key: "_id", Value: "bad"}, {Key: "at", Value: point(48.87, 120)}, {Key: "seen", Value: now}},
+		bson.D{{Key: "_id", Value: "lyon"}, {Key: "at", Value: point(4.8357, 45.7640)}, {Key: "seen", Value: now}},
+	}, options.InsertMany().SetOrdered(false))
+	var bwe mongo.BulkWriteException
+	if !errors.As(err, &bwe) || len(bwe.WriteErrors) != 1 || bwe.WriteErrors[0].Code != 16755 || bwe.WriteErrors[0].Index != 3 {
+		t.Fatalf("insert with a latitude of 120: %v", err)
+	}
+	near := func() []string {
+		t.Helper()
+		cur, err := coll.Find(ctx, bson.D{{Key: "at", Value: bson.D{{Key: "$near", Value: bson.D{
+			{Key: "$geometry", Value: point(2.2950, 48.8738)}, {Key: "$maxDistance", Value: 5000}}}}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []struct {
+			ID string `bson:"_id"`
+		}
+		if err := cur.All(ctx, &got); err != nil {
+			t.Fatal(err)
+		}
+		var ids []string
+		for _, g := range got {
+			ids = append(ids, g.ID)
+		}
+		return ids
+	}
+	if got := strings.Join(near(), ","); got != "old,arc,tower" {
+		t.Fatalf("$near within 5 km: %s", got)
+	}
+	// 300 km from the Arc, in radians of the Earth's 6378.1 km.
+	n, err := coll.CountDocuments(ctx, bson.D{{Key: "at", Value: bson.D{{Key: "$geoWithin", Value: bson.D{
+		{Key: "$centerSphere", Value: bson.A{bson.A{2.2945, 48.8738}, 300 / 6378.1}}}}}}})
+	if err != nil || n != 3 {
+		t.Fatalf("count within 300 km: %d, %v", n, err)
+	}
+	cur, err := coll.Aggregate(ctx, mongo.Pipeline{
+		{{Key: "$geoNear", Value: bson.D{{Key: "near", Value: point(2.2945, 48.8584)}, {Key: "distanceField", Value: "meters"},
+			{Key: "query", Value: bson.D{{Key: "_id", Value: bson.D{{Key: "$ne", Value: "old"}}}}}}}},
+		{{Key: "$project", Value: bson.D{{Key: "meters", Value: bson.D{{Key: "$round", Value: bson.A{"$meters", -3}}}}}}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var dists []struct {
+		ID     string  `bson:"_id"`
+		Meters float64 `bson:"meters"`
+	}
+	if err := cur.All(ctx, &dists); err != nil {
+		t.Fatal(err)
+	}
+	// Tower to Arc is 1.7 km; to Lyon, 394 km on a sphere of 6378.1 km.
+	if len(dists) != 3 || dists[0].ID != "tower" || dists[0].Meters != 0 || dists[1].Meters != 2000 || dists[2].ID != "lyon" || dists[2].Meters != 394000 {
+		t.Fatalf("$geoNear: %+v", dists)
+	}
+	err = coll.FindOne(ctx, bson.D{{Key: "seen", Value: bson.D{{Key: "$near", Value: bson.A{0, 0}}}}}).Err()
+	if code := cmdCode(t, err); code != 291 {
+		t.Fatalf("$near without a geo index: %v", err)
+	}
+	e.clock.Advance(30 * time.Second)
+	if err := coll.Database().Client().Database("admin").RunCommand(ctx, bson.D{{Key: "runTTLPass", Value: 1}}).Err(); err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(near(), ","); got != "arc,tower" {
+		t.Fatalf("$near after the old position expired: %s", got)
+	}
+}

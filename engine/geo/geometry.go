@@ -37,6 +37,8 @@ type Geometry struct {
 	Polygons []*s2.Polygon
 	// Type is the GeoJSON type name, or "" for a legacy pair.
 	Type string
+	// edges indexes Polygons' edges for a query's geometry.
+	edges edgeIndexes
 }
 
 // ErrNotGeometry is returned for a value that is neither a legacy

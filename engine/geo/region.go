@@ -4,6 +4,7 @@ import (
 	"errors"
 	"math"
 	"strings"
+	"sync"
 
 	"github.com/golang/geo/s1"
 	"github.com/golang/geo/s2"
@@ -24,6 +25,26 @@ type Region struct {
 	// On the sphere: a cap ($centerSphere) or polygons ($geometry).
 	cap   *s2.Cap
 	polys []*s2.Polygon
+	edges edgeIndexes // of polys, built once for the documents a query reads
+}
+
+// edgeIndexes are indexes of polygons' edges, built on first use: a
+// query's polygon is asked about every document it reads.
+type edgeIndexes struct {
+	once sync.Once
+	idx  []*s2.ShapeIndex
+}
+
+// of returns the index of polys[i].
+func (e *edgeIndexes) of(polys []*s2.Polygon, i int) *s2.ShapeIndex {
+	e.once.Do(func() {
+		e.idx = make([]*s2.ShapeIndex, len(polys))
+		for j, p := range polys {
+			e.idx[j] = s2.NewShapeIndex()
+			e.idx[j].Add(p)
+		}
+	})
+	return e.idx[i]
 }
 
 type flatKind int
@@ -272,7 +293,14 @@ func (r *Region) Contains(g *Geometry) bool {
 		}
 	}
 	for _, l := range g.Lines {
-		if !anyPolygon(r.polys, func(pg *s2.Polygon) bool { return polygonContainsLine(pg, l) }) {
+		in := false
+		for i, pg := range r.polys {
+			if polygonContainsLine(pg, r.edges.of(r.polys, i), l) {
+				in = true
+				break
+			}
+		}
+		if !in {
 			return false
 		}
 	}
@@ -304,24 +332,28 @@ func polygonHasPoint(pg *s2.Polygon, p s2.Point) bool {
 
 // polygonContainsLine reports whether every point of l is in p: its
 // vertices are, and no edge of l crosses p's boundary.
-func polygonContainsLine(p *s2.Polygon, l *s2.Polyline) bool {
+func polygonContainsLine(p *s2.Polygon, idx *s2.ShapeIndex, l *s2.Polyline) bool {
 	for _, v := range *l {
 		if !p.ContainsPoint(v) {
 			return false
 		}
 	}
-	return !lineCrossesPolygon(p, l)
+	return !lineCrossesPolygon(p, idx, l)
 }
 
-// lineCrossesPolygon reports whether an edge of l crosses an edge of p.
-func lineCrossesPolygon(p *s2.Polygon, l *s2.Polyline) bool {
+// lineCrossesPolygon reports whether an edge of l crosses an edge of p,
+// finding the candidates through idx, an index of p's edges (nil: one
+// is built).
+func lineCrossesPolygon(p *s2.Polygon, idx *s2.ShapeIndex, l *s2.Polyline) bool {
+	if idx == nil {
+		idx = s2.NewShapeIndex()
+		idx.Add(p)
+	}
+	q := s2.NewCrossingEdgeQuery(idx)
 	pts := *l
 	for i := 0; i+1 < len(pts); i++ {
-		for e := 0; e < p.NumEdges(); e++ {
-			ed := p.Edge(e)
-			if s2.CrossingSign(pts[i], pts[i+1], ed.V0, ed.V1) == s2.Cross {
-				return true
-			}
+		if len(q.Crossings(pts[i], pts[i+1], p, s2.CrossingTypeInterior)) > 0 {
+			return true
 		}
 	}
 	return false
@@ -386,14 +418,14 @@ func Intersects(q, g *Geometry) bool {
 			}
 		}
 		for _, pg := range g.Polygons {
-			if lineMeetsPolygon(l, pg) {
+			if lineMeetsPolygon(l, pg, nil) {
 				return true
 			}
 		}
 	}
-	for _, pg := range q.Polygons {
+	for i, pg := range q.Polygons {
 		for _, m := range g.Lines {
-			if lineMeetsPolygon(m, pg) {
+			if lineMeetsPolygon(m, pg, q.edges.of(q.Polygons, i)) {
 				return true
 			}
 		}
@@ -430,13 +462,13 @@ func pointTouches(p s2.Point, g *Geometry) bool {
 	return false
 }
 
-func lineMeetsPolygon(l *s2.Polyline, p *s2.Polygon) bool {
+func lineMeetsPolygon(l *s2.Polyline, p *s2.Polygon, idx *s2.ShapeIndex) bool {
 	for _, v := range *l {
 		if p.ContainsPoint(v) {
 			return true
 		}
 	}
-	return lineCrossesPolygon(p, l)
+	return lineCrossesPolygon(p, idx, l)
 }
 
 // lineDistance is the angle from p to the nearest point of l.

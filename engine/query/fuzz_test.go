@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ttlkv/ttlkv/engine/geo"
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
 
@@ -14,6 +15,7 @@ var fuzzDocs = []string{
 	`{"_id": 2, "a": [1, [2], {"b": 3}], "c": {"d": null}}`,
 	`{"_id": 3, "a": {"b": [{"c": 1}, 2]}, "x": {"$numberDecimal": "1.5"}}`,
 	`{"_id": {"k": 1}, "a": [], "n": {"$numberDouble": "NaN"}, "t": {"$date": "2024-01-01T00:00:00Z"}}`,
+	`{"_id": 4, "a": {"type": "Polygon", "coordinates": [[[0, 0], [3, 0], [3, 3], [0, 0]]]}, "b": [[1, 2], {"x": 3, "y": 4}], "c": {"type": "LineString", "coordinates": [[0, 0], [1, 1]]}}`,
 }
 
 var filterSeeds = []string{
@@ -31,6 +33,11 @@ var filterSeeds = []string{
 	`{"a": {"$bitsAllSet": [1, 70]}, "b": {"$bitsAnyClear": {"$binary": {"base64": "Mg==", "subType": "00"}}}}`,
 	`{"$text": {"$search": "a -b \"c d\"", "$language": "fr"}, "a.$": 1, "s": {"$meta": "textScore"}}`,
 	`{"$or": [{"$text": {"$search": "x"}}, {"a": 1}]}`,
+	`{"a": {"$geoWithin": {"$box": [[0, 0], [5, 5]]}}, "b": {"$within": {"$polygon": [[0, 0], [9, 0], [9, 9]]}}, "c": {"$geoWithin": {"$center": [[0, 0], 2]}}}`,
+	`{"a": {"$geoWithin": {"$centerSphere": [[0, 0], 0.1]}}, "b": {"$geoIntersects": {"$geometry": {"type": "MultiPolygon", "coordinates": [[[[0, 0], [2, 0], [2, 2], [0, 0]]]]}}}}`,
+	`{"a": {"$geoWithin": {"$geometry": {"type": "Polygon", "coordinates": [[[0, 0], [0, 9], [9, 9], [9, 0], [0, 0]]], "crs": {"type": "name", "properties": {"name": "urn:x-mongodb:crs:strictwinding:EPSG:4326"}}}}}}`,
+	`{"b": {"$near": [1, 1, 5], "$minDistance": 0.5}, "c": {"$geoIntersects": {"$geometry": {"type": "GeometryCollection", "geometries": [{"type": "Point", "coordinates": [1, 1]}]}}}}`,
+	`{"a": {"$nearSphere": {"$geometry": {"type": "Point", "coordinates": [1, 2]}, "$maxDistance": 1000}}}`,
 }
 
 var updateSeeds = []string{
@@ -90,6 +97,27 @@ func FuzzParseFilter(f *testing.F) {
 			}
 			flt.EqualityPaths()
 			flt.RangePaths()
+			for _, path := range flt.GeoPaths() {
+				if c, ok := flt.GeoCells(path); ok {
+					c.KeyRanges()
+				}
+			}
+			if n := flt.Near(); n != nil {
+				if c, ok := flt.GeoCells(n.Path); ok {
+					c.KeyRanges()
+				}
+				for _, x := range docs {
+					n.Distance(x)
+					n.Location(x)
+				}
+			}
+		}
+		for _, e := range d {
+			// Each value as a stored geometry, and its index keys.
+			if g, err := geo.Parse(e.Value); err == nil {
+				g.Keys()
+				g.SphereDistance(geo.Point(1, 2))
+			}
 		}
 		if p, err := ParseProjection(d); err == nil {
 			for _, x := range docs {

@@ -359,3 +359,21 @@ mm.createIndex({ a: 1 });
 printjson(mm.find().min({ a: 6 }).max({ a: 9 }).hint({ a: 1 }).toArray());
 printjson(d.runCommand({ find: "mm", filter: { a: { $gt: 6 } }, hint: { a: 1 }, returnKey: true }).cursor.firstBatch);
 try { mm.find().min({ a: 6 }).toArray() } catch (e) { print(e.code, e.codeName) }
+// Geospatial: a 2dsphere index, $near with distances, $geoWithin,
+// $geoIntersects, $geoNear, and mongod's errors.
+const places = d.getCollection("places");
+print(places.createIndex({ loc: "2dsphere" }));
+places.insertMany([
+  { _id: 1, loc: { type: "Point", coordinates: [-73.97, 40.77] } },
+  { _id: 2, loc: { type: "Point", coordinates: [-73.88, 40.78] } },
+  { _id: 3, loc: [-73.99, 40.75] },
+  { _id: 4, loc: { type: "LineString", coordinates: [[-74, 40.7], [-73.9, 40.8]] } },
+]);
+printjson(places.find({ loc: { $near: { $geometry: { type: "Point", coordinates: [-73.97, 40.77] }, $maxDistance: 8000 } } }).toArray().map((x) => x._id));
+printjson(places.find({ loc: { $geoWithin: { $centerSphere: [[-73.97, 40.77], 5 / 3963.2] } } }).sort({ _id: 1 }).toArray().map((x) => x._id));
+printjson(places.find({ loc: { $geoIntersects: { $geometry: { type: "Polygon", coordinates: [[[-74.1, 40.6], [-73.95, 40.6], [-73.95, 40.76], [-74.1, 40.76], [-74.1, 40.6]]] } } } }).sort({ _id: 1 }).toArray().map((x) => x._id));
+printjson(places.aggregate([{ $geoNear: { near: [-73.97, 40.77], spherical: true, distanceField: "d", query: { _id: { $lt: 4 } } } }, { $project: { d: { $round: ["$d", 6] } } }]).toArray());
+print(places.countDocuments({ loc: { $geoWithin: { $box: [[-74, 40.7], [-73.9, 40.8]] } } }));
+try { places.insertOne({ _id: 5, loc: { type: "Point", coordinates: [40.77, -173.97] } }) } catch (e) { print(e.code, e.codeName) }
+try { places.countDocuments({ loc: { $near: [0, 0] } }) } catch (e) { print(e.code, e.codeName) }
+try { d.c.find({ loc: { $nearSphere: [0, 0] } }).toArray() } catch (e) { print(e.code, e.codeName) }

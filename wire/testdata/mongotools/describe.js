@@ -16,3 +16,6 @@ const plain = a.getCollectionInfos({ type: "collection" }).map(c => c.name).filt
 print(EJSON.stringify(a.runCommand({ dbHash: 1, collections: plain }).collections));
 // A text index survives with its weights: the same scores.
 print(EJSON.stringify(a.articles.find({ $text: { $search: "coffee" } }, { score: { $meta: "textScore" } }).sort({ score: { $meta: "textScore" } }).toArray()));
+// Geo indexes survive: the same nearest places, and a flat $near.
+print(EJSON.stringify(a.places.aggregate([{ $geoNear: { near: { type: "Point", coordinates: [2.35, 48.85] }, distanceField: "d", key: "loc" } }, { $project: { d: { $round: ["$d", 0] } } }]).toArray()));
+print(EJSON.stringify(a.places.find({ p: { $near: [0, 0] } }).toArray()));

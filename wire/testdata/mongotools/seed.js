@@ -21,3 +21,7 @@ a.clustered.insertOne({ _id: ISODate("2026-01-01T00:00:00Z"), v: 1 });
 a.articles.insertMany([{ _id: 1, title: "Coffee", body: "the best coffee beans" },
   { _id: 2, title: "Tea", body: "green tea and coffee", language: "spanish" }]);
 a.articles.createIndex({ title: "text", body: "text" }, { weights: { title: 5 }, name: "search" });
+a.places.insertMany([{ _id: 1, loc: { type: "Point", coordinates: [2.29, 48.86] } }, { _id: 2, loc: { type: "Point", coordinates: [4.83, 45.76] } },
+  { _id: 3, p: [3, 4] }]);
+a.places.createIndex({ loc: "2dsphere" });
+a.places.createIndex({ p: "2d" }, { bits: 20 });
