@@ -197,7 +197,19 @@ func (db *DB) explainAggregate(ctx context.Context, dbName string, s *aggregateS
 		return bson.D{{Key: "explainVersion", Value: "1"}, {Key: "stages", Value: p.Stages()},
 			{Key: "command", Value: bson.D{{Key: "aggregate", Value: int32(1)}, {Key: "pipeline", Value: s.raw}}}}, nil
 	}
-	find := bson.D{{Key: "find", Value: s.name}, {Key: "filter", Value: nonNilDoc(p.Filter())}}
+	filter := p.Filter()
+	if g := p.GeoNear(); g != nil {
+		// The find $geoNear runs as (docs/geo.md).
+		key := g.Key
+		if c := db.lookup(dbName, s.name); c != nil && key == "" {
+			var err error
+			if key, err = geoNearKey(c.m()); err != nil {
+				return nil, err
+			}
+		}
+		filter = g.NearFilter(key)
+	}
+	find := bson.D{{Key: "find", Value: s.name}, {Key: "filter", Value: nonNilDoc(filter)}}
 	if p.Sort() != nil {
 		find = append(find, bson.E{Key: "sort", Value: p.Sort()})
 	}

@@ -76,7 +76,7 @@ func TestAggregateCommand(t *testing.T) {
 	wantCode(t, db, "test", `{"aggregate": "c", "cursor": {}}`, codeIDLFailedToParse, "'aggregate.pipeline' is missing")
 	wantCode(t, db, "test", `{"aggregate": "c", "pipeline": {}, "cursor": {}}`, document.CodeTypeMismatch, "expected type 'array'")
 	wantCode(t, db, "test", `{"aggregate": 1, "pipeline": [], "cursor": {}}`, document.CodeInvalidNamespace, "not valid for an empty pipeline")
-	wantCode(t, db, "test", `{"aggregate": "c", "pipeline": [{"$geoNear": {"near": [0, 0]}}], "cursor": {}}`, document.Code(16606), "'distanceField'")
+	wantCode(t, db, "test", `{"aggregate": "c", "pipeline": [{"$geoNear": {"near": [0, 0], "distanceField": 1}}], "cursor": {}}`, document.Code(16606), "'distanceField'")
 	wantCode(t, db, "test", `{"aggregate": "c", "pipeline": [{"$project": {"x": {"$divide": ["$v", "$g"]}}}], "cursor": {}}`, document.CodeBadValue, "divide by zero")
 	if n := count(t, db, "test", "c"); n != 300 {
 		t.Fatalf("after the refusals: %d documents, want 300", n)

@@ -129,6 +129,9 @@ func (db *DB) findPlan(dbName, name string, filter bson.D, o FindOptions) (*coll
 	if err != nil {
 		return nil, nil, nil, err
 	}
+	if proj.NeedsGeoMeta() && q.sc.p.near == nil {
+		return nil, nil, nil, document.Errorf(document.CodeBadValue, "query requires $meta \"geoNearDistance\" or \"geoNearPoint\" metadata, but it is not available: the filter has no $near or $nearSphere")
+	}
 	if srt.NeedsTextScore() || proj.NeedsTextScore() {
 		if !q.sc.p.needTextScore() {
 			return nil, nil, nil, errNoTextScore

@@ -200,6 +200,10 @@ func nearGen(q *queryExec, n *query.GeoNear, userSort *query.Sort, annotate func
 			if err != nil {
 				return out, err
 			}
+			if q.proj.NeedsGeoMeta() {
+				loc, _ := n.Location(results[pos].d)
+				pd = q.proj.SetGeoMeta(pd, results[pos].dist, loc)
+			}
 			pos++
 			out = append(out, pd)
 			q.returned++

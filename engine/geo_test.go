@@ -155,6 +155,17 @@ func TestGeoNear(t *testing.T) {
 	if d, _ := field(firstBatch(t, r)[0], "d").(float64); math.Abs(d-math.Pi/2*6378100) > 1e-3 {
 		t.Fatalf("GeoJSON $geoNear distance: %v, want pi/2 x 6378100 m", r)
 	}
+	// The distance and point in a find's projection (geo_operator_crs.js).
+	r = mustRun(t, db, "test", `{"find": "n", "filter": {"geo": {"$nearSphere": [0, 0]}, "_id": 1}, "projection": {"_id": 0, "dis": {"$meta": "geoNearDistance"}, "at": {"$meta": "geoNearPoint"}}}`)
+	if d, _ := field(firstBatch(t, r)[0], "dis").(float64); math.Abs(d-math.Pi/2) > 1e-9 || fmt.Sprint(field(firstBatch(t, r)[0], "at")) != fmt.Sprint(bson.D{{Key: "type", Value: "Point"}, {Key: "coordinates", Value: bson.A{int32(90), int32(0)}}}) {
+		t.Fatalf("projected distance and point: %v", r)
+	}
+	r = mustRun(t, db, "test", `{"find": "n", "filter": {"geo": {"$nearSphere": {"$geometry": {"type": "Point", "coordinates": [0, 0]}}}, "_id": 1}, "projection": {"dis": {"$meta": "geoNearDistance"}}}`)
+	if d, _ := field(firstBatch(t, r)[0], "dis").(float64); math.Abs(d-math.Pi/2*6378100) > 1e-3 {
+		t.Fatalf("projected distance in meters: %v", r)
+	}
+	wantCode(t, db, "test", `{"find": "n", "filter": {}, "projection": {"dis": {"$meta": "geoNearDistance"}}}`, 2, "metadata, but it is not available")
+	wantCode(t, db, "test", `{"find": "n", "filter": {"geo": {"$nearSphere": [0, 0]}}, "sort": {"dis": {"$meta": "geoNearDistance"}}}`, 2, "not supported by ttlkv in a sort")
 	// Where $near may not be.
 	wantCode(t, db, "test", `{"count": "n", "query": {"geo": {"$nearSphere": [0, 0]}}}`, 5626500, "not allowed in this context")
 	wantCode(t, db, "test", `{"aggregate": "n", "pipeline": [{"$match": {"geo": {"$nearSphere": [0, 0]}}}], "cursor": {}}`, 5626500, "not allowed in this context")
@@ -269,4 +280,44 @@ func TestGeoIndexKinds(t *testing.T) {
 	mustRun(t, db, "test", `{"create": "ts", "timeseries": {"timeField": "t", "metaField": "m"}}`)
 	wantCode(t, db, "test", `{"createIndexes": "ring", "indexes": [{"key": {"loc": "2dsphere"}, "name": "loc"}]}`, 67, "geospatial indexes are not supported")
 	wantCode(t, db, "test", `{"createIndexes": "ts", "indexes": [{"key": {"m.loc": "2dsphere"}, "name": "loc"}]}`, 67, "")
+}
+
+// explain of a pipeline led by $geoNear shows the near plan it runs.
+func TestGeoNearExplain(t *testing.T) {
+	t.Parallel()
+	db, _ := openMem(t)
+	loadCorpus(t, db, "test", "x", []string{`{"_id": 1, "loc": [1, 1]}`})
+	mustRun(t, db, "test", `{"createIndexes": "x", "indexes": [{"key": {"loc": "2dsphere"}, "name": "loc"}]}`)
+	ex := mustRun(t, db, "test", `{"explain": {"aggregate": "x", "pipeline": [{"$geoNear": {"near": [0, 0], "spherical": true, "distanceField": "d"}}], "cursor": {}}}`)
+	if s := fmt.Sprint(ex); !contains(s, "GEO_NEAR_2DSPHERE") || !contains(s, "$nearSphere") {
+		t.Fatalf("explain: %v", ex)
+	}
+}
+
+// $geoNear without a distanceField orders the documents by distance and
+// adds nothing, through a 2d index (flat) and a 2dsphere one (spherical),
+// as mongod's geonear_distancefield_optional test runs it.
+func TestGeoNearWithoutDistanceField(t *testing.T) {
+	t.Parallel()
+	for _, kind := range []string{"2d", "2dsphere"} {
+		db, _ := openMem(t)
+		mustRun(t, db, "test", `{"createIndexes": "o", "indexes": [{"key": {"pt": "`+kind+`"}, "name": "pt"}]}`)
+		loadCorpus(t, db, "test", "o", []string{`{"_id": 1, "pt": [0, 0]}`, `{"_id": 2, "pt": [0.23, -0.32]}`, `{"_id": 3, "pt": [5.9, 0.0]}`, `{"_id": 4, "pt": [7.2, -1.4]}`})
+		for _, tc := range []struct {
+			near string
+			want []int32
+		}{{`[0, 0]`, []int32{1, 2, 3, 4}}, {`[7.2, -1.4]`, []int32{4, 3, 2, 1}}} {
+			r := mustRun(t, db, "test", fmt.Sprintf(`{"aggregate": "o", "pipeline": [{"$geoNear": {"near": %s, "spherical": %v}}], "cursor": {}}`, tc.near, kind == "2dsphere"))
+			var got []int32
+			for _, d := range firstBatch(t, r) {
+				if len(d) != 2 {
+					t.Fatalf("%s: a document gained fields: %v", kind, d)
+				}
+				got = append(got, field(d, "_id").(int32))
+			}
+			if !slices.Equal(got, tc.want) {
+				t.Errorf("%s near %s: %v, want %v", kind, tc.near, got, tc.want)
+			}
+		}
+	}
 }

@@ -279,7 +279,7 @@ func TestErrors(t *testing.T) {
 		code     int
 	}{
 		{`[{"$bogus": {}}]`, 40324},
-		{`[{"$geoNear": {"near": [0, 0]}}]`, 16606},
+		{`[{"$geoNear": {"near": [0, 0], "distanceField": true}}]`, 16606},
 		{`[{"$limit": 1}, {"$geoNear": {"near": [0, 0], "distanceField": "d"}}]`, 40602},
 		{`[{"$geoNear": {"near": 5, "distanceField": "d"}}]`, 16605},
 		{`[{"$geoNear": {"near": [0, 0], "distanceField": "d", "limit": 5}}]`, 50858},

@@ -15,7 +15,8 @@ import (
 type GeoNear struct {
 	// Near is the point: a legacy pair or a GeoJSON Point.
 	Near any
-	// DistanceField is where each document's distance goes.
+	// DistanceField is where each document's distance goes ("": not
+	// written, as mongod allows).
 	DistanceField string
 	// Spherical: a legacy point's distances are on the sphere, in
 	// radians ($nearSphere); otherwise flat ($near). A GeoJSON point's
@@ -136,9 +137,6 @@ func parseGeoNear(arg any) (*GeoNear, error) {
 	if !hasNear {
 		return nil, document.Errorf(document.Code(16605), "$geoNear requires a 'near' option as an Array")
 	}
-	if g.DistanceField == "" {
-		return nil, document.Errorf(document.Code(16606), "$geoNear requires a 'distanceField' option as a String")
-	}
 	return g, nil
 }
 
@@ -178,7 +176,10 @@ func (g *GeoNear) NearFilter(key string) bson.D {
 // Annotate returns d with the stage's distance field (dist times the
 // multiplier) and, when asked, the location measured to.
 func (g *GeoNear) Annotate(d bson.D, dist float64, loc any) bson.D {
-	out := setPath(d, strings.Split(g.DistanceField, "."), dist*g.Multiplier)
+	out := d
+	if g.DistanceField != "" {
+		out = setPath(d, strings.Split(g.DistanceField, "."), dist*g.Multiplier)
+	}
 	if g.IncludeLocs != "" && loc != nil {
 		out = setPath(out, strings.Split(g.IncludeLocs, "."), loc)
 	}

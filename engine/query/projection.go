@@ -30,6 +30,10 @@ type Projection struct {
 	// textScore are the paths given {$meta: "textScore"}, set after the
 	// rest of the projection from the document's TextScoreField.
 	textScore []string
+	// geoDist and geoPoint are the paths given {$meta: "geoNearDistance"}
+	// and {$meta: "geoNearPoint"}, which a $near's executor sets
+	// (SetGeoMeta).
+	geoDist, geoPoint []string
 	// positional is the array path of a positional projection (a.$),
 	// "" if none; query is the filter that places its element
 	// (WithQuery).
@@ -65,11 +69,11 @@ func ParseProjectionAt(p bson.D, now time.Time) (*Projection, error) {
 // command's let) that computed fields may read, as ParseFilterWith takes
 // them for a $expr.
 func ParseProjectionWith(p bson.D, now time.Time, vars any) (*Projection, error) {
-	var textScore []string
+	var textScore, geoDist, geoPoint []string
 	if hasMeta(p) {
 		rest := bson.D{}
 		for _, e := range p {
-			_, isMeta, err := metaArg(e.Value)
+			name, isMeta, err := metaArg(e.Value)
 			if err != nil {
 				return nil, err
 			}
@@ -80,13 +84,20 @@ func ParseProjectionWith(p bson.D, now time.Time, vars any) (*Projection, error)
 			if strings.HasSuffix(e.Key, ".$") || e.Key == "$" {
 				return nil, badValue("positional projection cannot be used with $meta")
 			}
-			textScore = append(textScore, e.Key)
+			switch name {
+			case "geoNearDistance":
+				geoDist = append(geoDist, e.Key)
+			case "geoNearPoint":
+				geoPoint = append(geoPoint, e.Key)
+			default:
+				textScore = append(textScore, e.Key)
+			}
 		}
 		pr, err := ParseProjectionWith(rest, now, vars)
 		if err != nil {
 			return nil, err
 		}
-		pr.textScore = textScore
+		pr.textScore, pr.geoDist, pr.geoPoint = textScore, geoDist, geoPoint
 		return pr, nil
 	}
 	pr := &Projection{root: newProjNode()}
@@ -508,4 +519,25 @@ func (p *Projection) FieldFilter() (keep func(name []byte) bool, ok bool) {
 		_, named := p.root.children[string(name)]
 		return named == p.inclusion
 	}, true
+}
+
+// NeedsGeoMeta reports whether the projection writes a $near's distance
+// or point ({$meta: "geoNearDistance"} or "geoNearPoint").
+func (p *Projection) NeedsGeoMeta() bool {
+	return p != nil && (len(p.geoDist) > 0 || len(p.geoPoint) > 0)
+}
+
+// SetGeoMeta writes a $near's distance and point at the projection's
+// geoNearDistance and geoNearPoint paths of out, a projected document.
+func (p *Projection) SetGeoMeta(out bson.D, dist float64, point any) bson.D {
+	if p == nil {
+		return out
+	}
+	for _, path := range p.geoDist {
+		out = setScorePath(out, path, dist)
+	}
+	for _, path := range p.geoPoint {
+		out = setScorePath(out, path, point)
+	}
+	return out
 }

@@ -30,8 +30,10 @@ func ParseSort(s bson.D) (*Sort, error) {
 	out := &Sort{}
 	seen := map[string]bool{}
 	for _, e := range s {
-		if _, isMeta, err := metaArg(e.Value); err != nil {
+		if name, isMeta, err := metaArg(e.Value); err != nil {
 			return nil, err
+		} else if isMeta && name != "textScore" {
+			return nil, badValue("$meta %q is not supported by ttlkv in a sort: a $near returns its documents nearest first", name)
 		} else if isMeta {
 			// {$meta: "textScore"}: by the score, highest first.
 			if seen[TextScoreField] {

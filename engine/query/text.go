@@ -141,7 +141,7 @@ func metaArg(v any) (string, bool, error) {
 	if !ok {
 		return "", true, document.Errorf(document.Code(17307), "$meta only supports string arguments")
 	}
-	if name != "textScore" {
+	if name != "textScore" && name != "geoNearDistance" && name != "geoNearPoint" {
 		if knownMeta[name] {
 			return "", true, badValue("$meta %q is not supported by ttlkv", name)
 		}
