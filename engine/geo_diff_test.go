@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
 )
 
 // The 2dsphere index is a covering: reading it by the cells of a query's
@@ -109,5 +111,81 @@ func TestGeoIndexMatchesScan(t *testing.T) {
 				t.Fatalf("$nearSphere [%g, %g] within %g misses point %d", x, y, r, id)
 			}
 		}
+	}
+}
+
+// A $near read ring by ring hands out the same documents in the same
+// order as sorting every document by its distance: random points and
+// lines, random centers, with bounds, skip, limit and small batches
+// (each getMore goes on from the ring it stopped in). A limited $near
+// reads a few rings, not the whole index.
+func TestGeoNearRingsMatchSort(t *testing.T) {
+	t.Parallel()
+	rng := rand.New(rand.NewPCG(3, 9))
+	db, _ := openMem(t)
+	var docs []string
+	for i := 0; i < 3000; i++ {
+		// Dense around (10, 10), sparse elsewhere.
+		x, y := 10+rng.NormFloat64()*0.05, 10+rng.NormFloat64()*0.05
+		if i%10 == 0 {
+			x, y = rng.Float64()*360-180, rng.Float64()*170-85
+		}
+		if i%7 == 0 {
+			docs = append(docs, fmt.Sprintf(`{"_id": %d, "loc": {"type": "LineString", "coordinates": [[%g, %g], [%g, %g]]}}`, i, x, y, x+0.01, y+0.01))
+			continue
+		}
+		docs = append(docs, fmt.Sprintf(`{"_id": %d, "loc": {"type": "Point", "coordinates": [%g, %g]}}`, i, x, y))
+	}
+	loadCorpus(t, db, "test", "r", docs)
+	mustRun(t, db, "test", `{"createIndexes": "r", "indexes": [{"key": {"loc": "2dsphere"}, "name": "loc"}]}`)
+	all := func(near string) []int32 {
+		t.Helper()
+		// A sort on a field no document has keeps distance order but
+		// reads everything first: the reference.
+		return firstIDs(t, db, `{"find": "r", "filter": {"loc": `+near+`}, "sort": {"none": 1}, "batchSize": 10000}`)
+	}
+	ringIDs := func(near string, skip, limit, batch int) []int32 {
+		t.Helper()
+		r := mustRun(t, db, "test", fmt.Sprintf(`{"find": "r", "filter": {"loc": %s}, "skip": %d, "limit": %d, "batchSize": %d}`, near, skip, limit, batch))
+		var ids []int32
+		for _, d := range firstBatch(t, r) {
+			ids = append(ids, field(d, "_id").(int32))
+		}
+		for id, _ := field(r, "cursor.id").(int64); id != 0; {
+			g := mustRun(t, db, "test", fmt.Sprintf(`{"getMore": {"$numberLong": "%d"}, "collection": "r", "batchSize": %d}`, id, batch))
+			arr, _ := field(g, "cursor.nextBatch").(bson.A)
+			for _, d := range arr {
+				ids = append(ids, field(d.(bson.D), "_id").(int32))
+			}
+			id, _ = field(g, "cursor.id").(int64)
+		}
+		return ids
+	}
+	for i := 0; i < 12; i++ {
+		x, y := 10+rng.NormFloat64()*0.1, 10+rng.NormFloat64()*0.1
+		if i%3 == 0 {
+			x, y = rng.Float64()*360-180, rng.Float64()*170-85
+		}
+		nears := []string{
+			fmt.Sprintf(`{"$near": {"$geometry": {"type": "Point", "coordinates": [%g, %g]}}}`, x, y),
+			fmt.Sprintf(`{"$nearSphere": [%g, %g], "$maxDistance": 0.01}`, x, y),
+			fmt.Sprintf(`{"$near": {"$geometry": {"type": "Point", "coordinates": [%g, %g]}, "$minDistance": 2000, "$maxDistance": 900000}}`, x, y),
+		}
+		for _, near := range nears {
+			want := all(near)
+			skip, limit, batch := rng.IntN(5), rng.IntN(40), 1+rng.IntN(7)
+			got := ringIDs(near, skip, limit, batch)
+			w := want[min(skip, len(want)):]
+			if limit > 0 && len(w) > limit {
+				w = w[:limit]
+			}
+			if !slices.Equal(got, w) {
+				t.Fatalf("%s skip %d limit %d batch %d:\nrings %v\nsort  %v", near, skip, limit, batch, got, w)
+			}
+		}
+	}
+	ex := mustRun(t, db, "test", `{"explain": {"find": "r", "filter": {"loc": {"$near": {"$geometry": {"type": "Point", "coordinates": [10, 10]}}}}, "limit": 10}, "verbosity": "executionStats"}`)
+	if n, _ := field(ex, "executionStats.totalDocsExamined").(int32); n == 0 || n > 600 {
+		t.Fatalf("a $near limited to 10 in a dense spot examined %v documents of 3000", field(ex, "executionStats.totalDocsExamined"))
 	}
 }

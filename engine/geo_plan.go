@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"math"
 	"slices"
 
 	"github.com/ttlkv/ttlkv/document"
@@ -154,6 +155,9 @@ type nearResult struct {
 // and by distance (nearest first) after it, then skipped, limited,
 // annotated (when annotate is not nil) and projected.
 func nearGen(q *queryExec, n *query.GeoNear, userSort *query.Sort, annotate func(bson.D) bson.D) func(ctx context.Context, want int) ([]bson.D, error) {
+	if userSort == nil && ringable(q.sc.p, n) {
+		return nearRings(q, n, annotate)
+	}
 	var results []nearResult
 	pos, loaded := 0, false
 	return func(ctx context.Context, want int) ([]bson.D, error) {
@@ -192,23 +196,153 @@ func nearGen(q *queryExec, n *query.GeoNear, userSort *query.Sort, annotate func
 			if q.limit > 0 && q.returned >= q.limit {
 				break
 			}
-			d := results[pos].d
-			if annotate != nil {
-				d = annotate(d)
-			}
-			pd, err := q.project(d)
+			pd, err := emitNear(q, n, annotate, results[pos])
 			if err != nil {
 				return out, err
-			}
-			if q.proj.NeedsGeoMeta() {
-				loc, _ := n.Location(results[pos].d)
-				pd = q.proj.SetGeoMeta(pd, results[pos].dist, loc)
 			}
 			pos++
 			out = append(out, pd)
 			q.returned++
 		}
 		if pos >= len(results) || q.limit > 0 && q.returned >= q.limit {
+			q.done = true
+		}
+		q.sc.stats.nReturned = q.returned
+		return out, nil
+	}
+}
+
+// emitNear projects, annotates and hands out r as a near query's next
+// document.
+func emitNear(q *queryExec, n *query.GeoNear, annotate func(bson.D) bson.D, r nearResult) (bson.D, error) {
+	d := r.d
+	if annotate != nil {
+		d = annotate(d)
+	}
+	pd, err := q.project(d)
+	if err != nil {
+		return nil, err
+	}
+	if q.proj.NeedsGeoMeta() {
+		loc, _ := n.Location(r.d)
+		pd = q.proj.SetGeoMeta(pd, r.dist, loc)
+	}
+	return pd, nil
+}
+
+// ringable reports whether p's near query can be read ring by ring: on
+// the sphere, through a 2dsphere index whose first field is the geo
+// field, so that a cap's covering bounds the scan.
+func ringable(p *plan, n *query.GeoNear) bool {
+	if p.ix == nil || !n.Sphere {
+		return false
+	}
+	pos, kind := indexkey.GeoField(p.ix.Key)
+	return pos == 0 && kind == indexkey.Geo2DSphere
+}
+
+// nearFirstRing is the radius (radians, about 640 m) of the first cap a
+// near query reads; each next cap is four times as wide.
+const nearFirstRing = 1e-4
+
+// nearRings returns the producer of a near query read ring by ring, as
+// mongod's GEO_NEAR_2DSPHERE does: it scans the index by the covering
+// of a cap, hands out, nearest first, the documents of the ring between
+// the last cap and this one, and widens the cap only when the reader
+// wants more. A limit reads as far as its last document, not the whole
+// index.
+func nearRings(q *queryExec, n *query.GeoNear, annotate func(bson.D) bson.D) func(ctx context.Context, want int) ([]bson.D, error) {
+	maxR := math.Pi
+	if !math.IsInf(n.Max, 1) {
+		maxR = n.Max
+		if n.GeoJSON {
+			maxR /= geo.EarthRadiusMeters
+		}
+		maxR = min(maxR, math.Pi)
+	}
+	radians := func(dist float64) float64 {
+		if n.GeoJSON {
+			return dist / geo.EarthRadiusMeters
+		}
+		return dist
+	}
+	var queue []nearResult
+	qi := 0
+	prev, r := -1.0, min(nearFirstRing, maxR)
+	skip := q.skip
+	q.skip = 0
+	fill := func(ctx context.Context) error {
+		for qi >= len(queue) && prev < maxR {
+			queue, qi = queue[:0], 0
+			// The cap scanned is a hair wider than the ring, so that a
+			// document whose computed distance is r is in its covering.
+			cov := geo.CapCovering(n.At(), r*(1+1e-9)+1e-15)
+			var ivs query.Intervals
+			for _, kr := range cov.KeyRanges() {
+				ivs = append(ivs, query.Interval{Lo: query.Bound{Value: kr[0], Inclusive: true}, Hi: query.Bound{Value: kr[1], Inclusive: true}})
+			}
+			pc := *q.sc.p
+			pc.ranges = rangesFor(pc.ixPrefix, ivs, false)
+			sc := newScanner(&pc)
+			sc.recordIDs, sc.indexKeys = q.sc.recordIDs, q.sc.indexKeys
+			for !sc.done {
+				recs, err := sc.next(ctx, 1024)
+				if err != nil {
+					return err
+				}
+				for _, rec := range recs {
+					dist, ok := n.Distance(rec.d)
+					if !ok {
+						continue
+					}
+					if rad := radians(dist); rad > prev && rad <= r {
+						queue = append(queue, nearResult{d: rec.d, dist: dist})
+					}
+				}
+			}
+			q.sc.stats.keysExamined += sc.stats.keysExamined
+			q.sc.stats.docsExamined += sc.stats.docsExamined
+			slices.SortStableFunc(queue, func(a, b nearResult) int {
+				switch {
+				case a.dist < b.dist:
+					return -1
+				case a.dist > b.dist:
+					return 1
+				}
+				return 0
+			})
+			prev, r = r, min(r*4, maxR)
+		}
+		return nil
+	}
+	return func(ctx context.Context, want int) ([]bson.D, error) {
+		var out []bson.D
+		for len(out) < want && !q.done {
+			if q.limit > 0 && q.returned >= q.limit {
+				q.done = true
+				break
+			}
+			if err := fill(ctx); err != nil {
+				return out, err
+			}
+			if qi >= len(queue) {
+				q.done = true
+				break
+			}
+			res := queue[qi]
+			qi++
+			if skip > 0 {
+				skip--
+				continue
+			}
+			pd, err := emitNear(q, n, annotate, res)
+			if err != nil {
+				return out, err
+			}
+			out = append(out, pd)
+			q.returned++
+		}
+		if q.limit > 0 && q.returned >= q.limit {
 			q.done = true
 		}
 		q.sc.stats.nReturned = q.returned
@@ -224,7 +358,6 @@ func nearStageName(ix *catalog.Index) string {
 	return "GEO_NEAR_2DSPHERE"
 }
 
-var _ = geo.EarthRadiusMeters
 
 // geoNearKey returns the field a $geoNear without a key reads: the one
 // 2d index's, else the one 2dsphere index's, with mongod's refusals

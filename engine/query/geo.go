@@ -90,6 +90,10 @@ type GeoNear struct {
 	parts    []string
 }
 
+// At is the point on the sphere distances are measured from (when
+// Sphere is set).
+func (n *GeoNear) At() s2.Point { return n.at }
+
 // match keeps the documents within the bounds: a near query returns
 // only those.
 func (n *GeoNear) match(root any) bool {
