@@ -358,7 +358,6 @@ func nearStageName(ix *catalog.Index) string {
 	return "GEO_NEAR_2DSPHERE"
 }
 
-
 // geoNearKey returns the field a $geoNear without a key reads: the one
 // 2d index's, else the one 2dsphere index's, with mongod's refusals
 // (27) when there are none or several.
