@@ -58,7 +58,8 @@ func cmdFindAndModify(ctx context.Context, db *DB, dbName string, cmd bson.D) (b
 		return bson.D{{Key: "lastErrorObject", Value: bson.D{{Key: "n", Value: n}}}, {Key: "value", Value: v}}, nil
 	}
 	srt := sortD
-	if srt == nil {
+	if srt == nil && !hasNear(s.Filter) {
+		// (A $near orders its documents itself: the nearest first.)
 		srt = bson.D{{Key: "$natural", Value: int32(1)}}
 	}
 	ps, err := parseSort(srt)

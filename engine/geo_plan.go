@@ -45,7 +45,9 @@ func geoIndexesOn(m *catalog.Coll, path string, kinds ...string) []*catalog.Inde
 	var out []*catalog.Index
 	for _, k := range kinds {
 		for _, ix := range m.Indexes {
-			if ix.Hidden {
+			if ix.Hidden || ix.PartialFilter != nil {
+				// (A partial index lacks the documents outside its
+				// filter, which a near query may want.)
 				continue
 			}
 			for i, f := range ix.Key {
@@ -363,7 +365,7 @@ func nearStageName(ix *catalog.Index) string {
 // (27) when there are none or several.
 func geoNearKey(m *catalog.Coll) (string, error) {
 	for _, kind := range []string{indexkey.Geo2D, indexkey.Geo2DSphere} {
-		var paths []string
+		var paths []string // each index's first field of the kind
 		for _, ix := range m.Indexes {
 			if ix.Hidden {
 				continue
@@ -371,6 +373,7 @@ func geoNearKey(m *catalog.Coll) (string, error) {
 			for i, f := range ix.Key {
 				if geoKindOf(ix, i) == kind {
 					paths = append(paths, f.Key)
+					break
 				}
 			}
 		}
@@ -421,4 +424,58 @@ func (db *DB) geoNearFind(dbName string, s *aggregateSpec, g *agg.GeoNear) (*pla
 		return g.Annotate(d, dist, loc)
 	})
 	return pl, q, nil
+}
+
+// hasNear reports whether filter holds a $near or $nearSphere (parsed
+// as a query; a filter that does not parse has none).
+func hasNear(filter bson.D) bool {
+	f, err := query.ParseFilter(filter)
+	return err == nil && f.Near() != nil
+}
+
+// nearCandidates is candidates for a near plan: the records within the
+// bounds, nearest first, up to limit (0: all).
+func nearCandidates(ctx context.Context, p *plan, limit int64) ([]uint64, map[uint64][]byte, error) {
+	sc := newScanner(p)
+	type cand struct {
+		rid  uint64
+		id   []byte
+		dist float64
+	}
+	var cs []cand
+	for !sc.done {
+		recs, err := sc.next(ctx, 1024)
+		if err != nil {
+			return nil, nil, err
+		}
+		for _, r := range recs {
+			if dist, ok := p.near.Distance(r.d); ok {
+				cs = append(cs, cand{r.rid, r.id, dist})
+			}
+		}
+	}
+	slices.SortStableFunc(cs, func(a, b cand) int {
+		switch {
+		case a.dist < b.dist:
+			return -1
+		case a.dist > b.dist:
+			return 1
+		}
+		return 0
+	})
+	if limit > 0 && int64(len(cs)) > limit {
+		cs = cs[:limit]
+	}
+	rids := make([]uint64, len(cs))
+	var ids map[uint64][]byte
+	if p.m.Clustered {
+		ids = map[uint64][]byte{}
+	}
+	for i, c := range cs {
+		rids[i] = c.rid
+		if ids != nil {
+			ids[c.rid] = c.id
+		}
+	}
+	return rids, ids, nil
 }

@@ -29,6 +29,9 @@ const maxTxnDocs = 5000
 // (0: all), reading in short transactions, and in a clustered
 // collection their _id keystrings (nil otherwise).
 func candidates(ctx context.Context, p *plan, limit int64) ([]uint64, map[uint64][]byte, error) {
+	if p.near != nil && limit > 0 {
+		return nearCandidates(ctx, p, limit)
+	}
 	sc := newScanner(p)
 	var rids []uint64
 	var ids map[uint64][]byte

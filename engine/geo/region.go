@@ -3,6 +3,7 @@ package geo
 import (
 	"errors"
 	"math"
+	"slices"
 	"strings"
 	"sync"
 
@@ -263,6 +264,9 @@ func (r *Region) Contains(g *Geometry) bool {
 	if !g.OnSphere {
 		return false
 	}
+	if r.cap != nil && r.cap.Radius() > math.Pi/2 {
+		return r.bigCapContains(g)
+	}
 	if r.cap != nil {
 		for _, p := range g.Points {
 			if !r.cap.ContainsPoint(p) && !r.cap.IntersectsCell(leaf(p)) {
@@ -312,6 +316,36 @@ func (r *Region) Contains(g *Geometry) bool {
 	return true
 }
 
+// bigCapContains is Contains for a cap wider than a hemisphere, which
+// is not convex: a line or polygon is in it when no point of it lies
+// inside the cap's complement (the small cap around the antipode).
+func (r *Region) bigCapContains(g *Geometry) bool {
+	anti := s2.Point{Vector: r.cap.Center().Mul(-1)}
+	away := s1.Angle(math.Pi) - r.cap.Radius()
+	for _, p := range g.Points {
+		if !r.cap.ContainsPoint(p) && !r.cap.IntersectsCell(leaf(p)) {
+			return false
+		}
+	}
+	for _, l := range g.Lines {
+		if lineDistance(l, anti) < away {
+			return false
+		}
+	}
+	for _, pg := range g.Polygons {
+		if pg.ContainsPoint(anti) {
+			return false
+		}
+		for e := 0; e < pg.NumEdges(); e++ {
+			ed := pg.Edge(e)
+			if s2.DistanceFromSegment(anti, ed.V0, ed.V1) < away {
+				return false
+			}
+		}
+	}
+	return true
+}
+
 func anyPolygon(ps []*s2.Polygon, f func(*s2.Polygon) bool) bool {
 	for _, p := range ps {
 		if f(p) {
@@ -330,15 +364,63 @@ func polygonHasPoint(pg *s2.Polygon, p s2.Point) bool {
 	return pg.ContainsPoint(p) || pg.IntersectsCell(leaf(p))
 }
 
-// polygonContainsLine reports whether every point of l is in p: its
-// vertices are, and no edge of l crosses p's boundary.
+// polygonContainsLine reports whether every point of l is in p, its
+// boundary included: l's vertices are, and so is the middle of every
+// piece l's edges are cut into where they meet p's boundary (an edge
+// from one vertex of a hole to another crosses no edge, yet leaves the
+// polygon).
 func polygonContainsLine(p *s2.Polygon, idx *s2.ShapeIndex, l *s2.Polyline) bool {
 	for _, v := range *l {
-		if !p.ContainsPoint(v) {
+		if !polygonHasPoint(p, v) {
 			return false
 		}
 	}
-	return !lineCrossesPolygon(p, idx, l)
+	if idx == nil {
+		idx = s2.NewShapeIndex()
+		idx.Add(p)
+	}
+	q := s2.NewClosestEdgeQuery(idx, s2.NewClosestEdgeQueryOptions().IncludeInteriors(false).DistanceLimit(s1.ChordAngleFromAngle(onLine)))
+	pts := *l
+	for i := 0; i+1 < len(pts); i++ {
+		a, b := pts[i], pts[i+1]
+		cuts := []s2.Point{a, b}
+		for _, r := range q.FindEdges(s2.NewMinDistanceToEdgeTarget(s2.Edge{V0: a, V1: b})) {
+			if r.EdgeID() < 0 {
+				continue
+			}
+			e := p.Edge(int(r.EdgeID()))
+			if s2.CrossingSign(a, b, e.V0, e.V1) == s2.Cross {
+				cuts = append(cuts, s2.Intersection(a, b, e.V0, e.V1))
+			}
+			for _, v := range []s2.Point{e.V0, e.V1} {
+				if s2.DistanceFromSegment(v, a, b) <= onLine {
+					cuts = append(cuts, v)
+				}
+			}
+		}
+		if len(cuts) == 2 {
+			continue // the edge meets no boundary: its ends are inside
+		}
+		slices.SortFunc(cuts, func(x, y s2.Point) int {
+			dx, dy := a.Distance(x), a.Distance(y)
+			switch {
+			case dx < dy:
+				return -1
+			case dx > dy:
+				return 1
+			}
+			return 0
+		})
+		for j := 0; j+1 < len(cuts); j++ {
+			if cuts[j].Distance(cuts[j+1]) <= onLine {
+				continue
+			}
+			if !polygonHasPoint(p, s2.Interpolate(0.5, cuts[j], cuts[j+1])) {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // lineCrossesPolygon reports whether an edge of l crosses an edge of p,

@@ -109,9 +109,24 @@ func (n *GeoNear) Distance(d bson.D) (float64, bool) { return n.distanceOf(d) }
 // Location returns the geometry value of d the distance was measured
 // to (includeLocs), and false when d has none within the bounds.
 func (n *GeoNear) Location(d bson.D) (any, bool) {
+	_, v, ok := n.nearest(d)
+	return v, ok
+}
+
+// distanceOf is a document's distance: its nearest geometry's, when
+// that is within the bounds (a document with a geometry nearer than
+// $minDistance is not returned, as in mongod).
+func (n *GeoNear) distanceOf(root any) (float64, bool) {
+	dist, _, ok := n.nearest(root)
+	return dist, ok
+}
+
+// nearest returns the distance to root's nearest geometry at the path
+// and that geometry's value, ok when it is within the bounds.
+func (n *GeoNear) nearest(root any) (float64, any, bool) {
 	var buf [8]item
 	best, bestV := math.Inf(1), any(nil)
-	for _, it := range collect(d, n.parts, true, buf[:0]) {
+	for _, it := range collect(root, n.parts, true, buf[:0]) {
 		if !it.present {
 			continue
 		}
@@ -119,25 +134,14 @@ func (n *GeoNear) Location(d bson.D) (any, bool) {
 			best, bestV = dist, it.v
 		}
 	}
-	return bestV, bestV != nil
-}
-
-func (n *GeoNear) distanceOf(root any) (float64, bool) {
-	var buf [8]item
-	best, found := math.Inf(1), false
-	for _, it := range collect(root, n.parts, true, buf[:0]) {
-		if !it.present {
-			continue
-		}
-		if dist, ok := n.measure(it.v); ok && dist < best {
-			best, found = dist, true
-		}
+	if bestV == nil || best < n.Min || best > n.Max {
+		return 0, nil, false
 	}
-	return best, found
+	return best, bestV, true
 }
 
 // measure is the distance from the point to the geometry v, in the
-// query's unit, when v is a geometry within the bounds.
+// query's unit, when v is a geometry that has one.
 func (n *GeoNear) measure(v any) (float64, bool) {
 	g, err := geo.Parse(v)
 	if err != nil {
@@ -158,9 +162,6 @@ func (n *GeoNear) measure(v any) (float64, bool) {
 		if n.GeoJSON {
 			dist *= geo.EarthRadiusMeters
 		}
-	}
-	if dist < n.Min || dist > n.Max {
-		return 0, false
 	}
 	return dist, true
 }
@@ -189,6 +190,20 @@ func parseNear(path string, parts []string, ops bson.D) (*GeoNear, error) {
 	}
 	n.Sphere = n.Op == "$nearSphere"
 	if d, ok := arg.(bson.D); ok && !(len(d) > 0 && isNumberValue(d[0].Value)) {
+		if _, typed := getField(d, "type"); typed && !hasField(d, "$geometry") {
+			// A GeoJSON point given as it is, its bounds beside it:
+			// meters on the sphere, the legacy form's rules otherwise.
+			g, err := geo.ParseGeometry(d)
+			if err != nil {
+				return nil, badValue("invalid point in geo near query: %s  %v", js(d), err)
+			}
+			if g.Type != "Point" {
+				return nil, badValue("$near requires geojson point, given %s", js(d))
+			}
+			n.at, n.X, n.Y = g.Points[0], g.X, g.Y
+			n.Sphere, n.GeoJSON = true, true
+			return n, n.parseBounds(rest)
+		}
 		// {$geometry: point, $maxDistance: m, $minDistance: m}.
 		if len(rest) > 0 {
 			return nil, badValue("geo near accepts just one argument when querying for a GeoJSON point. Extra field found: %s", js(bson.D{rest[0]}))
@@ -219,6 +234,21 @@ func (n *GeoNear) parseLegacyForm(arg any, rest bson.D) error {
 		return badValue("%v", err)
 	}
 	n.X, n.Y = x, y
+	if err := n.parseBounds(rest); err != nil {
+		return err
+	}
+	if n.Sphere {
+		if !geo.ValidLngLat(x, y) {
+			return badValue("Legacy point is out of bounds for spherical query")
+		}
+		n.at = geo.Point(x, y)
+	}
+	return nil
+}
+
+// parseBounds reads the $maxDistance and $minDistance beside a point,
+// with mongod's numbered codes (34413 for another field).
+func (n *GeoNear) parseBounds(rest bson.D) error {
 	for _, e := range rest {
 		switch e.Key {
 		case "$maxDistance", "$minDistance":
@@ -243,12 +273,6 @@ func (n *GeoNear) parseLegacyForm(arg any, rest bson.D) error {
 		default:
 			return document.Errorf(document.Code(34413), "invalid argument in geo near query: %s", e.Key)
 		}
-	}
-	if n.Sphere {
-		if !geo.ValidLngLat(x, y) {
-			return badValue("Legacy point is out of bounds for spherical query")
-		}
-		n.at = geo.Point(x, y)
 	}
 	return nil
 }
