@@ -251,11 +251,16 @@ func parseIndexSpec(m *catalog.Coll, spec bson.D) (*catalog.Index, error) {
 			if !ok {
 				return nil, document.Errorf(document.CodeTypeMismatch, "The field 'wildcardProjection' must be a non-empty object, but got %s", typeName(e.Value))
 			}
-			if len(key) != 1 || key[0].Key != "$**" {
+			if !slices.ContainsFunc(key, func(f bson.E) bool { return f.Key == "$**" }) {
 				return nil, document.Errorf(document.CodeFailedToParse, "The field 'wildcardProjection' is only allowed when 'key' is {\"$**\": ±1}")
 			}
 			if len(pd) == 0 {
 				return nil, document.Errorf(document.CodeFailedToParse, "The 'wildcardProjection' field can't be an empty object")
+			}
+			if len(key) > 1 {
+				if err := indexkey.CheckCompoundWildcard(key, pd); err != nil {
+					return nil, err
+				}
 			}
 			if err := indexkey.CheckWildcardProjection(pd); err != nil {
 				return nil, err
@@ -296,11 +301,19 @@ func parseIndexSpec(m *catalog.Coll, spec bson.D) (*catalog.Index, error) {
 			return nil, document.Errorf(document.CodeCannotCreateIndex, "Index type 'wildcard' does not support the unique option")
 		case ix.Sparse:
 			return nil, document.Errorf(document.CodeCannotCreateIndex, "Index type 'wildcard' does not support the sparse option")
-		case len(key) > 1:
-			return nil, document.Errorf(document.CodeCannotCreateIndex, "compound wildcard indexes are not supported by ttlkv (key %s)", fmtValue(key))
+		case hashed > 0 || text || len(geoKinds) > 0:
+			return nil, document.Errorf(document.CodeCannotCreateIndex, "Can't use more than one index plugin for a single index.")
 		}
-		if f, ok := asFloat(key[0].Value); !ok || f < 0 {
-			return nil, document.Errorf(document.CodeCannotCreateIndex, "a wildcard index's key must be ascending in ttlkv (key %s)", fmtValue(key))
+		// docs/commands.md, "Compound wildcard indexes".
+		var proj bson.D
+		if p, ok := get(spec, indexkey.WildcardProjection); ok {
+			proj, _ = p.(bson.D)
+		}
+		if err := indexkey.CheckCompoundWildcard(key, proj); err != nil {
+			return nil, err
+		}
+		if f, ok := asFloat(key[indexkey.WildcardPos(key)].Value); !ok || f <= 0 {
+			return nil, document.Errorf(document.CodeCannotCreateIndex, "a wildcard field's direction must be ascending in ttlkv (key %s)", fmtValue(key))
 		}
 	}
 	if hashed > 0 {

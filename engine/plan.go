@@ -50,6 +50,7 @@ type plan struct {
 	ts        *tsPlan        // non-nil: a read of a time-series collection
 	text      *textPlan      // non-nil: a $text query through the text index
 	near      *query.GeoNear // non-nil: a $near through a geo index, ordered by distance
+	cwi       *cwiScan       // non-nil: how a compound wildcard index ix is read
 }
 
 // classPrefix returns the bytes every ascending key of like's BSON
@@ -225,7 +226,13 @@ func makePlan(c *coll, m *catalog.Coll, filter *query.Filter, sort *query.Sort, 
 			p.reverse = natural < 0
 			return p, nil
 		}
-		if indexkey.IsWildcard(ix.Key) {
+		if indexkey.IsWildcard(ix.Key) && len(ix.Key) > 1 {
+			s, ok := cwiRead(ix, filter, sort, true)
+			if !ok {
+				return nil, document.Errorf(document.CodeBadValue, "error processing query: planner returned error :: caused by :: the hinted compound wildcard index %s cannot answer a query without an equality or range on a wildcard path or on its first regular field", ix.Name)
+			}
+			p.cwi = s
+		} else if indexkey.IsWildcard(ix.Key) {
 			path, _, _, ok := wildcardPath(ix, filter, sort)
 			if !ok {
 				// Documents without the fields it keeps are not in it.
@@ -240,13 +247,30 @@ func makePlan(c *coll, m *catalog.Coll, filter *query.Filter, sort *query.Sort, 
 	// first, then unique, then any range; else one that gives the sort.
 	var best *catalog.Index
 	bestScore := 0
-	bestPath := "" // best's path, when best is a wildcard index
+	bestPath := ""       // best's path, when best is a wildcard index
+	var bestCWI *cwiScan // best's reading, when best is a compound wildcard index
 	eq := map[string]bool{}
 	for _, path := range filter.EqualityPaths() {
 		eq[path] = true
 	}
 	for _, ix := range m.Indexes {
 		if !usable(ix) {
+			continue
+		}
+		if indexkey.IsWildcard(ix.Key) && len(ix.Key) > 1 {
+			s, ok := cwiFor(ix, filter, sort)
+			if !ok {
+				continue
+			}
+			score := 1
+			if s.eq {
+				score = 3
+			}
+			_, enforced := compoundRanges(nil, s.fields, s.ivs, s.bounded)
+			score = score*16 + min(enforced, 15)
+			if score > bestScore {
+				best, bestScore, bestPath, bestCWI = ix, score, "", s
+			}
 			continue
 		}
 		if indexkey.IsWildcard(ix.Key) {
@@ -307,14 +331,14 @@ func makePlan(c *coll, m *catalog.Coll, filter *query.Filter, sort *query.Sort, 
 	}
 	if best == nil && sort != nil {
 		for _, ix := range m.Indexes {
-			if usable(ix) && sameCollation(ix, filter, sort) && !ix.Multikey && sortMatches(sort, ix) >= 0 {
+			if usable(ix) && sameCollation(ix, filter, sort) && !ix.Multikey && !indexkey.IsWildcard(ix.Key) && sortMatches(sort, ix) >= 0 {
 				best = ix
 				break
 			}
 		}
 	}
 	if best != nil {
-		p.wcPath = bestPath
+		p.wcPath, p.cwi = bestPath, bestCWI
 		p.useIndex(best)
 	}
 	return p, nil
@@ -507,6 +531,10 @@ func (p *plan) useIndex(ix *catalog.Index) {
 	prefix := lsm.IndexPrefix(p.m.ID, ix.ID)
 	if p.wcPath != "" {
 		p.useWildcard(prefix)
+		return
+	}
+	if p.cwi != nil {
+		p.useCompoundWildcard(prefix)
 		return
 	}
 	fields := indexkey.Fields(ix.Key)

@@ -148,7 +148,7 @@ func TestWildcardIndexRules(t *testing.T) {
 		{`{"key": {"$**": 1}, "name": "x", "unique": true}`, document.CodeCannotCreateIndex, "does not support the unique option"},
 		{`{"key": {"$**": 1}, "name": "x", "sparse": true}`, document.CodeCannotCreateIndex, "does not support the sparse option"},
 		{`{"key": {"$**": 1}, "name": "x", "expireAfterSeconds": 5}`, document.CodeCannotCreateIndex, "'expireAfterSeconds'"},
-		{`{"key": {"$**": 1, "a": 1}, "name": "x"}`, document.CodeCannotCreateIndex, "compound wildcard indexes are not supported"},
+		{`{"key": {"$**": 1, "a": 1}, "name": "x"}`, document.CodeCannotCreateIndex, "must also specify 'wildcardProjection'"},
 		{`{"key": {"a": 1}, "name": "x", "wildcardProjection": {"a": 1}}`, document.CodeBadValue, "only allowed in 'wildcard' indexes"},
 		{`{"key": {"a.$**": 1}, "name": "x", "wildcardProjection": {"a": 1}}`, document.CodeFailedToParse, "only allowed when 'key' is"},
 		{`{"key": {"$**": 1}, "name": "x", "wildcardProjection": {}}`, document.CodeFailedToParse, "can't be an empty object"},

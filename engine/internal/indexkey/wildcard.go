@@ -1,6 +1,7 @@
 package indexkey
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/ttlkv/ttlkv/collation"
@@ -26,6 +27,16 @@ const (
 // WildcardProjection is the name of the index option that chooses the
 // paths a {"$**": 1} index keeps.
 const WildcardProjection = "wildcardProjection"
+
+// WildcardPos returns the position of key's wildcard field, -1 if none.
+func WildcardPos(key bson.D) int {
+	for i, f := range key {
+		if f.Key == "$**" || strings.HasSuffix(f.Key, ".$**") {
+			return i
+		}
+	}
+	return -1
+}
 
 // IsWildcard reports whether key pattern key is a wildcard index's.
 func IsWildcard(key bson.D) bool {
@@ -180,7 +191,7 @@ func numberOf(v any) (float64, bool) {
 // wildcardRoot returns the projection of ix: the subtree of "a.$**",
 // or the wildcardProjection of "$**" (without one, everything but _id).
 func wildcardRoot(ix *catalog.Index) (*projNode, error) {
-	field := ix.Key[0].Key
+	field := ix.Key[WildcardPos(ix.Key)].Key
 	if field != "$**" {
 		// {"a.b.$**": 1}: an inclusion of a.b.
 		path := strings.Split(strings.TrimSuffix(field, ".$**"), ".")
@@ -246,7 +257,62 @@ func wildcardKeys(ix *catalog.Index, d bson.D) (keys [][]byte, multikey bool, er
 	}
 	w := wildcardWalk{coll: ix.Collator(), seen: map[string]bool{}}
 	w.object(project(d, root), "")
-	return w.keys, w.multikey, nil
+	if len(ix.Key) == 1 {
+		return w.keys, w.multikey, nil
+	}
+	return compoundWildcardKeys(ix, d, w.keys, w.multikey)
+}
+
+// codeCannotBuildIndexKeys is MongoDB's code for a document an index
+// cannot key.
+const codeCannotBuildIndexKeys = document.Code(133)
+
+// compoundWildcardKeys returns the keys of d in a compound wildcard
+// index: each leaf key (path and value) between the values of the
+// regular fields before and after the wildcard; a document without a
+// leaf but with a regular field has one key whose path and value are
+// MinKey; one with neither has none (docs/commands.md, "Compound
+// wildcard indexes"). The regular fields are single values, as mongod
+// requires.
+func compoundWildcardKeys(ix *catalog.Index, d bson.D, leaves [][]byte, multikey bool) ([][]byte, bool, error) {
+	pos := WildcardPos(ix.Key)
+	coll := ix.Collator()
+	var pre, post []byte
+	present := false
+	for i, f := range Fields(ix.Key) {
+		if i == pos {
+			continue
+		}
+		v, ok := document.Lookup(d, f.Path)
+		if ok {
+			present = true
+			if _, arr := v.(bson.A); arr {
+				return nil, false, document.Errorf(codeCannotBuildIndexKeys, "the regular field '%s' of compound wildcard index %s holds an array; its regular fields must hold single values", f.Path, ix.Name)
+			}
+		} else {
+			v = nil
+		}
+		if coll != nil {
+			v = coll.KeyValue(v)
+		}
+		if i < pos {
+			pre = lsm.AppendKey(pre, v, f.Desc)
+		} else {
+			post = lsm.AppendKey(post, v, f.Desc)
+		}
+	}
+	if len(leaves) == 0 {
+		if !present {
+			return nil, false, nil
+		}
+		leaves = [][]byte{lsm.AppendKey(lsm.AppendKey(nil, bson.MinKey{}, false), bson.MinKey{}, false)}
+	}
+	keys := make([][]byte, len(leaves))
+	for i, l := range leaves {
+		k := make([]byte, 0, len(pre)+len(l)+len(post))
+		keys[i] = append(append(append(k, pre...), l...), post...)
+	}
+	return keys, multikey || len(keys) > 1, nil
 }
 
 // project applies projection node n to d, as MongoDB's projection does
@@ -356,4 +422,145 @@ func (w *wildcardWalk) value(v any, path string, inArray bool) {
 	default:
 		w.add(path, v)
 	}
+}
+
+// MongoDB's codes for the rules of compound wildcard indexes.
+const (
+	codeWildcardOverlap       = document.Code(7246200) // projection paths overlap
+	codeTwoWildcards          = document.Code(7246201)
+	codeWildcardKeyOverlap    = document.Code(7246204) // "a.$**" beside a.b
+	codeProjectionIncludesKey = document.Code(7246208)
+	codeKeyNotExcluded        = document.Code(7246209)
+	codeKeyNotExcludedEnd     = document.Code(7246210)
+	codeProjectionMixed       = document.Code(7246211)
+)
+
+// CheckCompoundWildcard checks the key pattern of a compound wildcard
+// index and its wildcardProjection (nil: none) by mongod's rules: one
+// wildcard field; "a.$**" beside no field at or under a; "$**" only
+// with a projection, which includes no regular field or excludes them
+// all, and mixes inclusions and exclusions only for _id.
+func CheckCompoundWildcard(key, proj bson.D) error {
+	pos := -1
+	for i, f := range key {
+		if f.Key == "$**" || strings.HasSuffix(f.Key, ".$**") {
+			if pos >= 0 {
+				return document.Errorf(codeTwoWildcards, "Index Key can contain only one wildcard index field")
+			}
+			pos = i
+		}
+	}
+	if len(key) < 2 || pos < 0 {
+		return nil
+	}
+	var regular []string
+	for i, f := range key {
+		if i != pos {
+			regular = append(regular, f.Key)
+		}
+	}
+	wild := key[pos].Key
+	if wild != "$**" {
+		prefix := strings.TrimSuffix(wild, ".$**")
+		for _, r := range regular {
+			if pathPrefixOrEqual(prefix, r) {
+				return document.Errorf(codeWildcardKeyOverlap, "A wildcard index field should not overlap with and index key fields if wildcard projection is empty, however '%s' is overlapping with the wildcard index field.", r)
+			}
+		}
+		return nil
+	}
+	if proj == nil {
+		return document.Errorf(document.CodeCannotCreateIndex, "Compound wildcard indexes on all fields must also specify 'wildcardProjection' option")
+	}
+	var incl, excl []string
+	var flatten func(prefix string, d bson.D)
+	flatten = func(prefix string, d bson.D) {
+		for _, e := range d {
+			p := e.Key
+			if prefix != "" {
+				p = prefix + "." + e.Key
+			}
+			if sub, ok := e.Value.(bson.D); ok {
+				flatten(p, sub)
+				continue
+			}
+			in := true
+			switch v := e.Value.(type) {
+			case bool:
+				in = v
+			default:
+				f, _ := numberOf(v)
+				in = f != 0
+			}
+			if in {
+				incl = append(incl, p)
+			} else {
+				excl = append(excl, p)
+			}
+		}
+	}
+	flatten("", proj)
+	onlyID := func(ps []string) bool { return len(ps) == 1 && ps[0] == "_id" }
+	if len(incl) > 0 && len(excl) > 0 && !onlyID(incl) && !onlyID(excl) {
+		return document.Errorf(codeProjectionMixed, "Inclusion and exclusion statements cannot combine in the wildcardProjection with an exception of explicitly including _id field")
+	}
+	for _, list := range [][]string{incl, excl} {
+		for i, a := range list {
+			for _, b := range list[i+1:] {
+				if pathPrefixOrEqual(a, b) || pathPrefixOrEqual(b, a) {
+					return document.Errorf(codeWildcardOverlap, "Fields in Wildcard Projection cannot overlap, however '%s' is overlapped with '%s", a, b)
+				}
+			}
+		}
+	}
+	if len(excl) == 0 || onlyID(excl) && len(incl) > 0 {
+		// An inclusion: it may include no regular field.
+		for _, p := range incl {
+			for _, r := range regular {
+				if pathPrefixOrEqual(p, r) {
+					return document.Errorf(codeProjectionIncludesKey, "Index Key and Wildcard Projection cannot contain overlapping fields, however '%s' index field is ovverlapping with '%s' wildcardProjection path.", r, p)
+				}
+			}
+		}
+		return nil
+	}
+	// Every regular field must lie at or under an excluded path: the
+	// two lists walked in path order, as mongod walks them.
+	fields := append([]string(nil), regular...)
+	ex := append([]string(nil), excl...)
+	byPath := func(a, b string) int { return comparePaths(a, b) }
+	slices.SortFunc(fields, byPath)
+	slices.SortFunc(ex, byPath)
+	fi, ei := 0, 0
+	for fi < len(fields) && ei < len(ex) {
+		switch {
+		case pathPrefixOrEqual(ex[ei], fields[fi]):
+			fi++
+		case comparePaths(ex[ei], fields[fi]) < 0:
+			ei++
+		default:
+			return document.Errorf(codeKeyNotExcluded, "wildcardProjection paths must exclude all regular index fields, however '%s'is not excluded.", fields[fi])
+		}
+	}
+	if fi < len(fields) {
+		return document.Errorf(codeKeyNotExcludedEnd, "wildcardProjection paths must exclude all regular index fields, however '%s'is not excluded.", fields[fi])
+	}
+	return nil
+}
+
+// pathPrefixOrEqual reports whether dotted path a is b or one of its
+// ancestors.
+func pathPrefixOrEqual(a, b string) bool {
+	return a == b || strings.HasPrefix(b, a+".")
+}
+
+// comparePaths orders dotted paths part by part.
+func comparePaths(a, b string) int {
+	pa, pb := strings.Split(a, "."), strings.Split(b, ".")
+	for i := 0; i < len(pa) && i < len(pb); i++ {
+		if c := strings.Compare(pa[i], pb[i]); c != 0 {
+			return c
+		}
+	}
+	return len(pa) - len(pb)
 }

@@ -377,3 +377,12 @@ print(places.countDocuments({ loc: { $geoWithin: { $box: [[-74, 40.7], [-73.9, 4
 try { places.insertOne({ _id: 5, loc: { type: "Point", coordinates: [40.77, -173.97] } }) } catch (e) { print(e.code, e.codeName) }
 try { places.countDocuments({ loc: { $near: [0, 0] } }) } catch (e) { print(e.code, e.codeName) }
 try { d.c.find({ loc: { $nearSphere: [0, 0] } }).toArray() } catch (e) { print(e.code, e.codeName) }
+// Compound wildcard indexes.
+const cw = d.getCollection("cw");
+cw.insertMany([{ _id: 1, tenant: "a", attrs: { color: "red" } }, { _id: 2, tenant: "a" }, { _id: 3, tenant: "b", attrs: { color: "red", size: 2 } }]);
+print(cw.createIndex({ tenant: 1, "attrs.$**": 1 }));
+printjson(cw.find({ tenant: "a" }).sort({ _id: 1 }).toArray().map((x) => x._id));
+printjson(cw.find({ "attrs.color": "red" }).sort({ _id: 1 }).toArray().map((x) => x._id));
+printjson(cw.find({ tenant: "a", "attrs.color": "red" }).explain().queryPlanner.winningPlan.inputStage.keyPattern);
+try { cw.createIndex({ "$**": 1, tenant: 1 }) } catch (e) { print(e.code, e.codeName) }
+try { cw.createIndex({ "a.$**": 1, "b.$**": 1 }) } catch (e) { print(e.code, e.codeName) }

@@ -19,3 +19,5 @@ print(EJSON.stringify(a.articles.find({ $text: { $search: "coffee" } }, { score:
 // Geo indexes survive: the same nearest places, and a flat $near.
 print(EJSON.stringify(a.places.aggregate([{ $geoNear: { near: { type: "Point", coordinates: [2.35, 48.85] }, distanceField: "d", key: "loc" } }, { $project: { d: { $round: ["$d", 0] } } }]).toArray()));
 print(EJSON.stringify(a.places.find({ p: { $near: [0, 0] } }).toArray()));
+// Compound wildcard indexes survive: the same answers through them.
+print(EJSON.stringify(a.products.find({ tenant: "t1", "attrs.color": "red" }).toArray()), EJSON.stringify(a.products.find({ tenant: "t1" }).sort({ _id: 1 }).toArray()));
