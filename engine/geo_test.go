@@ -1,10 +1,12 @@
 package engine
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/ttlkv/ttlkv/document"
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -319,5 +321,47 @@ func TestGeoNearWithoutDistanceField(t *testing.T) {
 				t.Errorf("%s near %s: %v, want %v", kind, tc.near, got, tc.want)
 			}
 		}
+	}
+}
+
+// Positions that expire: the TTL monitor's deletes take their geo and
+// compound wildcard keys with them (validate finds no stray entry), and
+// $near no longer finds them.
+func TestGeoTTL(t *testing.T) {
+	t.Parallel()
+	db, clk := openMem(t)
+	mustRun(t, db, "test", `{"createIndexes": "pos", "indexes": [{"key": {"at": "2dsphere"}, "name": "at"}, {"key": {"seen": 1}, "name": "seen", "expireAfterSeconds": 60}, {"key": {"fleet": 1, "tags.$**": 1}, "name": "fleet_tags"}]}`)
+	now := clk.Now()
+	var docs []string
+	for i := 0; i < 200; i++ {
+		seen := now
+		if i%2 == 0 {
+			seen = now.Add(-time.Hour)
+		}
+		docs = append(docs, fmt.Sprintf(`{"_id": %d, "fleet": "f%d", "tags": {"kind": "k%d"}, "at": {"type": "Point", "coordinates": [%g, %g]}, "seen": {"$date": %q}}`,
+			i, i%3, i%4, float64(i%20)/10, float64(i/20)/10, seen.Format(time.RFC3339Nano)))
+	}
+	loadCorpus(t, db, "test", "pos", docs)
+	if _, err := db.RunTTLPass(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if n := count(t, db, "test", "pos"); n != 100 {
+		t.Fatalf("%d documents after the TTL pass, want 100", n)
+	}
+	got := firstIDs(t, db, `{"find": "pos", "filter": {"at": {"$near": {"$geometry": {"type": "Point", "coordinates": [0, 0]}}}}, "limit": 5}`)
+	for _, id := range got {
+		if id%2 == 0 {
+			t.Fatalf("$near found expired document %d: %v", id, got)
+		}
+	}
+	if len(got) != 5 {
+		t.Fatalf("$near after the pass: %v", got)
+	}
+	// Odd _ids of fleet f1: 1, 7, ..., 199.
+	if n := len(firstIDs(t, db, `{"find": "pos", "filter": {"fleet": "f1"}, "batchSize": 1000}`)); n != 34 {
+		t.Fatalf("fleet f1 through the compound wildcard index: %d, want 34", n)
+	}
+	if v := mustValidate(t, db, "test", "pos"); !v.Valid() {
+		t.Fatalf("validate: %+v", v)
 	}
 }
