@@ -189,3 +189,69 @@ func TestGeoNearRingsMatchSort(t *testing.T) {
 		t.Fatalf("a $near limited to 10 in a dense spot examined %v documents of 3000", field(ex, "executionStats.totalDocsExamined"))
 	}
 }
+
+// A 2d index answers flat shapes by the grid cells that cover their
+// bounding box, and a flat $near ring by ring; both give the collection
+// scan's (and the full sort's) answers: random pairs, arrays of pairs
+// and documents as pairs, with bits and bounds of the index's own.
+func TestGeo2DMatchesScan(t *testing.T) {
+	t.Parallel()
+	rng := rand.New(rand.NewPCG(21, 22))
+	db, _ := openMem(t)
+	pt := func() string { return fmt.Sprintf(`[%g, %g]`, rng.Float64()*200-100, rng.Float64()*200-100) }
+	var docs []string
+	for i := 0; i < 1500; i++ {
+		switch i % 5 {
+		case 0:
+			docs = append(docs, fmt.Sprintf(`{"_id": %d, "p": [%s, %s]}`, i, pt(), pt()))
+		case 1:
+			docs = append(docs, fmt.Sprintf(`{"_id": %d, "p": {"x": %g, "y": %g}}`, i, rng.NormFloat64()*5, rng.NormFloat64()*5))
+		case 2:
+			docs = append(docs, fmt.Sprintf(`{"_id": %d}`, i))
+		default:
+			docs = append(docs, fmt.Sprintf(`{"_id": %d, "p": %s}`, i, pt()))
+		}
+	}
+	loadCorpus(t, db, "test", "scan", docs)
+	loadCorpus(t, db, "test", "flat", docs)
+	mustRun(t, db, "test", `{"createIndexes": "flat", "indexes": [{"key": {"p": "2d"}, "name": "p", "bits": 20, "min": -150, "max": 150}]}`)
+	for i := 0; i < 40; i++ {
+		x, y, w := rng.Float64()*200-100, rng.Float64()*200-100, rng.Float64()*30
+		var f string
+		switch i % 3 {
+		case 0:
+			f = fmt.Sprintf(`{"p": {"$geoWithin": {"$box": [[%g, %g], [%g, %g]]}}}`, x, y, x+w, y+w/2)
+		case 1:
+			f = fmt.Sprintf(`{"p": {"$geoWithin": {"$center": [[%g, %g], %g]}}}`, x/10, y/10, w/3)
+		case 2:
+			f = fmt.Sprintf(`{"p": {"$geoWithin": {"$polygon": [[%g, %g], [%g, %g], [%g, %g]]}}}`, x, y, x+w, y, x, y+w)
+		}
+		want := firstIDs(t, db, `{"find": "scan", "filter": `+f+`, "sort": {"_id": 1}, "batchSize": 5000}`)
+		got := firstIDs(t, db, `{"find": "flat", "filter": `+f+`, "sort": {"_id": 1}, "batchSize": 5000}`)
+		if !slices.Equal(got, want) {
+			t.Fatalf("%s: index %v, scan %v", f, got, want)
+		}
+		if ex := fmt.Sprint(mustRun(t, db, "test", `{"explain": {"find": "flat", "filter": `+f+`}}`)); !strings.Contains(ex, "IXSCAN") {
+			t.Fatalf("%s: not read through the 2d index: %s", f, ex)
+		}
+	}
+	for i := 0; i < 15; i++ {
+		x, y := rng.NormFloat64()*20, rng.NormFloat64()*20
+		near := fmt.Sprintf(`{"$near": [%g, %g]}`, x, y)
+		if i%2 == 1 {
+			near = fmt.Sprintf(`{"$near": [%g, %g], "$maxDistance": %g, "$minDistance": %g}`, x, y, rng.Float64()*60, rng.Float64()*5)
+		}
+		want := firstIDs(t, db, `{"find": "flat", "filter": {"p": `+near+`}, "sort": {"none": 1}, "batchSize": 5000}`)
+		skip, limit := rng.IntN(4), 1+rng.IntN(30)
+		got := firstIDs(t, db, fmt.Sprintf(`{"find": "flat", "filter": {"p": %s}, "skip": %d, "limit": %d}`, near, skip, limit))
+		w := want[min(skip, len(want)):]
+		w = w[:min(limit, len(w))]
+		if !slices.Equal(got, w) {
+			t.Fatalf("%s skip %d limit %d: rings %v, sort %v", near, skip, limit, got, w)
+		}
+	}
+	ex := mustRun(t, db, "test", `{"explain": {"find": "flat", "filter": {"p": {"$near": [1, 1]}}, "limit": 5}, "verbosity": "executionStats"}`)
+	if n, _ := field(ex, "executionStats.totalDocsExamined").(int32); n == 0 || n > 200 {
+		t.Fatalf("a flat $near limited to 5 examined %v documents of 1500", field(ex, "executionStats.totalDocsExamined"))
+	}
+}

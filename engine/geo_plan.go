@@ -114,10 +114,13 @@ func (p *plan) useNear(hint any) error {
 // that cover the query's region bound the index's geo field.
 func (p *plan) useGeo() bool {
 	for _, path := range p.filter.GeoPaths() {
-		if _, ok := p.filter.GeoCells(path); !ok {
+		kind := indexkey.Geo2DSphere
+		if _, _, _, _, flat := p.filter.GeoFlatBox(path); flat {
+			kind = indexkey.Geo2D // a flat shape: a 2d index's grid
+		} else if _, ok := p.filter.GeoCells(path); !ok {
 			continue
 		}
-		for _, ix := range geoIndexesOn(p.m, path, indexkey.Geo2DSphere) {
+		for _, ix := range geoIndexesOn(p.m, path, kind) {
 			if ix.PartialFilter != nil {
 				continue
 			}
@@ -131,19 +134,28 @@ func (p *plan) useGeo() bool {
 // geoFieldBounds returns the intervals of a geo field of an index: the
 // key ranges of the cells covering the filter's region when the field
 // is 2dsphere and the filter bounds it, else none.
-func geoFieldBounds(kind, path string, filter *query.Filter) (query.Intervals, bool) {
-	if kind != indexkey.Geo2DSphere {
-		return nil, false
+func geoFieldBounds(ix *catalog.Index, kind, path string, filter *query.Filter) (query.Intervals, bool) {
+	if kind == indexkey.Geo2D {
+		x0, y0, x1, y1, ok := filter.GeoFlatBox(path)
+		if !ok {
+			return nil, false
+		}
+		return keyIntervals(indexkey.Geo2DOf(ix).Cover2D(x0, y0, x1, y1)), true
 	}
 	cov, ok := filter.GeoCells(path)
 	if !ok {
 		return nil, false
 	}
-	var out query.Intervals
-	for _, r := range cov.KeyRanges() {
+	return keyIntervals(cov.KeyRanges()), true
+}
+
+// keyIntervals turns ranges of integer keys into index intervals.
+func keyIntervals(ranges [][2]int64) query.Intervals {
+	out := make(query.Intervals, 0, len(ranges))
+	for _, r := range ranges {
 		out = append(out, query.Interval{Lo: query.Bound{Value: r[0], Inclusive: true}, Hi: query.Bound{Value: r[1], Inclusive: true}})
 	}
-	return out, true
+	return out
 }
 
 // nearResult is one document of a near query with its distance.
@@ -236,11 +248,65 @@ func emitNear(q *queryExec, n *query.GeoNear, annotate func(bson.D) bson.D, r ne
 // the sphere, through a 2dsphere index whose first field is the geo
 // field, so that a cap's covering bounds the scan.
 func ringable(p *plan, n *query.GeoNear) bool {
-	if p.ix == nil || !n.Sphere {
+	if p.ix == nil {
 		return false
 	}
 	pos, kind := indexkey.GeoField(p.ix.Key)
-	return pos == 0 && kind == indexkey.Geo2DSphere
+	return pos == 0 && (kind == indexkey.Geo2DSphere && n.Sphere || kind == indexkey.Geo2D && !n.Sphere)
+}
+
+// rings is how a near query widens: its first radius, its last, the
+// index intervals that hold every document within a radius, and a
+// distance in the radius's unit.
+type rings struct {
+	first, last float64
+	cover       func(r float64) query.Intervals
+	unit        func(dist float64) float64
+}
+
+// ringsOf returns the rings of n through ringable plan p: caps on the
+// sphere (radians) for a 2dsphere index, boxes in the plane for a 2d
+// index (its grid's cells, the first sixteen across).
+func ringsOf(p *plan, n *query.GeoNear) rings {
+	if _, kind := indexkey.GeoField(p.ix.Key); kind == indexkey.Geo2D {
+		g := indexkey.Geo2DOf(p.ix)
+		last := n.Max
+		if math.IsInf(last, 1) {
+			last = 2 * (g.Max - g.Min) // past every corner of the grid
+		}
+		return rings{
+			first: min(16*(g.Max-g.Min)/float64(uint64(1)<<g.Bits), last),
+			last:  last,
+			cover: func(r float64) query.Intervals {
+				r = r*(1+1e-9) + 1e-12
+				return keyIntervals(g.Cover2D(n.X-r, n.Y-r, n.X+r, n.Y+r))
+			},
+			unit: func(d float64) float64 { return d },
+		}
+	}
+	last := math.Pi
+	if !math.IsInf(n.Max, 1) {
+		last = n.Max
+		if n.GeoJSON {
+			last /= geo.EarthRadiusMeters
+		}
+		last = min(last, math.Pi)
+	}
+	return rings{
+		first: min(nearFirstRing, last),
+		last:  last,
+		// The cap scanned is a hair wider than the ring, so that a
+		// document whose computed distance is r is in its covering.
+		cover: func(r float64) query.Intervals {
+			return keyIntervals(geo.CapCovering(n.At(), r*(1+1e-9)+1e-15).KeyRanges())
+		},
+		unit: func(d float64) float64 {
+			if n.GeoJSON {
+				return d / geo.EarthRadiusMeters
+			}
+			return d
+		},
+	}
 }
 
 // nearFirstRing is the radius (radians, about 640 m) of the first cap a
@@ -254,37 +320,18 @@ const nearFirstRing = 1e-4
 // wants more. A limit reads as far as its last document, not the whole
 // index.
 func nearRings(q *queryExec, n *query.GeoNear, annotate func(bson.D) bson.D) func(ctx context.Context, want int) ([]bson.D, error) {
-	maxR := math.Pi
-	if !math.IsInf(n.Max, 1) {
-		maxR = n.Max
-		if n.GeoJSON {
-			maxR /= geo.EarthRadiusMeters
-		}
-		maxR = min(maxR, math.Pi)
-	}
-	radians := func(dist float64) float64 {
-		if n.GeoJSON {
-			return dist / geo.EarthRadiusMeters
-		}
-		return dist
-	}
+	rg := ringsOf(q.sc.p, n)
+	maxR := rg.last
 	var queue []nearResult
 	qi := 0
-	prev, r := -1.0, min(nearFirstRing, maxR)
+	prev, r := -1.0, rg.first
 	skip := q.skip
 	q.skip = 0
 	fill := func(ctx context.Context) error {
 		for qi >= len(queue) && prev < maxR {
 			queue, qi = queue[:0], 0
-			// The cap scanned is a hair wider than the ring, so that a
-			// document whose computed distance is r is in its covering.
-			cov := geo.CapCovering(n.At(), r*(1+1e-9)+1e-15)
-			var ivs query.Intervals
-			for _, kr := range cov.KeyRanges() {
-				ivs = append(ivs, query.Interval{Lo: query.Bound{Value: kr[0], Inclusive: true}, Hi: query.Bound{Value: kr[1], Inclusive: true}})
-			}
 			pc := *q.sc.p
-			pc.ranges = rangesFor(pc.ixPrefix, ivs, false)
+			pc.ranges = rangesFor(pc.ixPrefix, rg.cover(r), false)
 			sc := newScanner(&pc)
 			sc.recordIDs, sc.indexKeys = q.sc.recordIDs, q.sc.indexKeys
 			for !sc.done {
@@ -297,7 +344,7 @@ func nearRings(q *queryExec, n *query.GeoNear, annotate func(bson.D) bson.D) fun
 					if !ok {
 						continue
 					}
-					if rad := radians(dist); rad > prev && rad <= r {
+					if rad := rg.unit(dist); rad > prev && rad <= r {
 						queue = append(queue, nearResult{d: rec.d, dist: dist})
 					}
 				}

@@ -593,7 +593,7 @@ func fieldBounds(ix *catalog.Index, filter *query.Filter, sort *query.Sort) ([]q
 	for i, f := range fields {
 		ivs[i] = allValues
 		if kind := geoKindOf(ix, i); kind != "" {
-			if iv, ok := geoFieldBounds(kind, f.Path, filter); ok {
+			if iv, ok := geoFieldBounds(ix, kind, f.Path, filter); ok {
 				ivs[i], bounded[i] = iv, true
 			}
 			continue

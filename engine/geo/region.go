@@ -61,6 +61,24 @@ const (
 // coordinate pairs can be within.
 func (r *Region) Flat() bool { return r.flat != notFlat }
 
+// FlatBox returns the bounding box of a flat shape, and false for a
+// region of the sphere.
+func (r *Region) FlatBox() (x0, y0, x1, y1 float64, ok bool) {
+	switch r.flat {
+	case flatBox:
+		return r.minX, r.minY, r.maxX, r.maxY, true
+	case flatCenter:
+		return r.cx - r.r, r.cy - r.r, r.cx + r.r, r.cy + r.r, true
+	case flatPolygon:
+		x0, y0, x1, y1 = math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)
+		for _, p := range r.poly {
+			x0, y0, x1, y1 = min(x0, p[0]), min(y0, p[1]), max(x1, p[0]), max(y1, p[1])
+		}
+		return x0, y0, x1, y1, true
+	}
+	return 0, 0, 0, 0, false
+}
+
 // ParseWithin reads $geoWithin's operand: one shape.
 func ParseWithin(v any) (*Region, error) {
 	d, ok := v.(bson.D)

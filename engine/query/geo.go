@@ -461,3 +461,36 @@ func (f *Filter) GeoCells(path string) (geo.Covering, bool) {
 	walk(f.root)
 	return out, found
 }
+
+// GeoFlatBox returns a box that holds every legacy pair a flat
+// $geoWithin of the filter's top-level conjunction at path, or a flat
+// $near with a $maxDistance on it, can match; false when none bounds
+// path so.
+func (f *Filter) GeoFlatBox(path string) (x0, y0, x1, y1 float64, ok bool) {
+	if f == nil {
+		return 0, 0, 0, 0, false
+	}
+	if n := f.near; n != nil && n.Path == path && !n.Sphere && !math.IsInf(n.Max, 1) {
+		return n.X - n.Max, n.Y - n.Max, n.X + n.Max, n.Y + n.Max, true
+	}
+	var walk func(a andExpr) bool
+	walk = func(a andExpr) bool {
+		for _, e := range a {
+			switch t := e.(type) {
+			case andExpr:
+				if walk(t) {
+					return true
+				}
+			case *geoExpr:
+				if t.path == path && t.parts != nil && t.within != nil {
+					if x0, y0, x1, y1, ok = t.within.FlatBox(); ok {
+						return true
+					}
+				}
+			}
+		}
+		return false
+	}
+	walk(f.root)
+	return x0, y0, x1, y1, ok
+}

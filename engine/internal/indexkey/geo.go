@@ -1,9 +1,11 @@
 package indexkey
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/ttlkv/ttlkv/document"
@@ -73,15 +75,7 @@ func Geo2DOf(ix *catalog.Index) Geo2DParams {
 // Hash2D is the 2d index key of the point (x, y): its cell in a grid of
 // 2^bits by 2^bits over [min, max), the bits of x and y interleaved.
 func (p Geo2DParams) Hash2D(x, y float64) int64 {
-	scale := func(v float64) uint64 {
-		f := (v - p.Min) / (p.Max - p.Min) * float64(uint64(1)<<p.Bits)
-		n := uint64(math.Max(0, f))
-		if lim := uint64(1)<<p.Bits - 1; n > lim {
-			n = lim
-		}
-		return n
-	}
-	xs, ys := scale(x), scale(y)
+	xs, ys := p.grid(x), p.grid(y)
 	var h uint64
 	for i := p.Bits - 1; i >= 0; i-- {
 		h = h<<2 | (xs>>i&1)<<1 | ys>>i&1
@@ -244,3 +238,75 @@ func geoValueKeys(ix *catalog.Index, kind string, d bson.D, v any) ([]int64, err
 }
 
 func fmtNum(f float64) string { return fmt.Sprint(f) }
+
+// maxCover2D bounds the cells of a 2d covering.
+const maxCover2D = 32
+
+// Cover2D returns the ranges of 2d keys whose grid cells meet the box
+// [x0, x1] x [y0, y1]: a quadtree walk from the whole grid down, each
+// cell inside the box (or at the finest level, or past the budget of
+// cells) taken whole as the range of keys below it, sorted and merged.
+func (p Geo2DParams) Cover2D(x0, y0, x1, y1 float64) [][2]int64 {
+	if x1 < x0 || y1 < y0 {
+		return nil
+	}
+	gx0, gy0 := p.grid(x0), p.grid(y0)
+	gx1, gy1 := p.grid(x1), p.grid(y1)
+	type cell struct {
+		level  int
+		cx, cy uint64
+	}
+	var out [][2]int64
+	emit := func(c cell) {
+		shift := uint(p.Bits - c.level)
+		var prefix uint64
+		for i := c.level - 1; i >= 0; i-- {
+			prefix = prefix<<2 | (c.cx>>uint(i)&1)<<1 | c.cy>>uint(i)&1
+		}
+		lo := prefix << (2 * shift)
+		hi := lo | (uint64(1)<<(2*shift) - 1)
+		out = append(out, [2]int64{int64(lo), int64(hi)})
+	}
+	queue := []cell{{}}
+	for len(queue) > 0 {
+		c := queue[0]
+		queue = queue[1:]
+		shift := uint(p.Bits - c.level)
+		cx0, cy0 := c.cx<<shift, c.cy<<shift
+		cx1, cy1 := cx0+(uint64(1)<<shift)-1, cy0+(uint64(1)<<shift)-1
+		if cx1 < gx0 || cx0 > gx1 || cy1 < gy0 || cy0 > gy1 {
+			continue // disjoint
+		}
+		inside := cx0 >= gx0 && cx1 <= gx1 && cy0 >= gy0 && cy1 <= gy1
+		if inside || c.level == p.Bits || len(out)+len(queue)+4 > maxCover2D {
+			emit(c)
+			continue
+		}
+		for _, d := range [4][2]uint64{{0, 0}, {0, 1}, {1, 0}, {1, 1}} {
+			queue = append(queue, cell{c.level + 1, c.cx<<1 | d[0], c.cy<<1 | d[1]})
+		}
+	}
+	slices.SortFunc(out, func(a, b [2]int64) int { return cmp.Compare(a[0], b[0]) })
+	merged := out[:0]
+	for _, r := range out {
+		if n := len(merged); n > 0 && r[0] <= merged[n-1][1]+1 {
+			merged[n-1][1] = max(merged[n-1][1], r[1])
+			continue
+		}
+		merged = append(merged, r)
+	}
+	return merged
+}
+
+// grid is the grid coordinate of v, clamped to the grid.
+func (p Geo2DParams) grid(v float64) uint64 {
+	f := (v - p.Min) / (p.Max - p.Min) * float64(uint64(1)<<p.Bits)
+	lim := uint64(1)<<p.Bits - 1
+	switch {
+	case math.IsNaN(f) || f <= 0:
+		return 0
+	case f >= float64(lim):
+		return lim
+	}
+	return uint64(f)
+}
