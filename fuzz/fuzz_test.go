@@ -21,6 +21,14 @@ import (
 // "admin " runs on the admin database.
 var commandSeeds = []string{
 	`{"ping": 1}`,
+	`{"createIndexes": "g", "indexes": [{"key": {"loc": "2dsphere", "k": 1}, "name": "loc"}, {"key": {"p": "2d"}, "name": "p", "bits": 8}, {"key": {"k": 1, "attrs.$**": 1}, "name": "cw"}]}
+{"insert": "g", "documents": [{"_id": 1, "loc": {"type": "Point", "coordinates": [1, 2]}, "p": [1, 1], "k": 1, "attrs": {"a": [1, {"b": 2}]}}, {"_id": 2, "loc": {"type": "Polygon", "coordinates": [[[0, 0], [3, 0], [3, 3], [0, 0]]]}, "p": [[5, 5], [6, 6]]}], "ordered": false}
+{"find": "g", "filter": {"loc": {"$near": {"$geometry": {"type": "Point", "coordinates": [0, 0]}, "$maxDistance": 500000}}}, "limit": 1, "projection": {"d": {"$meta": "geoNearDistance"}}}
+{"find": "g", "filter": {"p": {"$geoWithin": {"$box": [[0, 0], [5, 5]]}}, "loc": {"$geoIntersects": {"$geometry": {"type": "LineString", "coordinates": [[0, 0], [2, 2]]}}}}}
+{"aggregate": "g", "pipeline": [{"$geoNear": {"near": [0, 0], "distanceField": "d", "key": "p", "includeLocs": "at"}}], "cursor": {}}
+{"update": "g", "updates": [{"q": {"p": {"$near": [0, 0]}}, "u": {"$set": {"p": [200, 0]}}}]}
+{"find": "g", "filter": {"k": 1, "attrs.a.b": {"$gte": 2}}}
+{"validate": "g"}`,
 	`{"createIndexes": "h", "indexes": [{"key": {"a": "hashed", "b": 1}, "name": "ah"}, {"key": {"$**": 1}, "name": "w", "wildcardProjection": {"a": 0, "c": {"d": 0}}}]}
 {"insert": "h", "documents": [{"_id": 1, "a": {"x": [1]}, "b": [1, 2], "c": {"d": 1, "e": [[1], {}]}}, {"_id": 2, "a": 2.5, "c": []}]}
 {"find": "h", "filter": {"a": {"$in": [2, "x", null]}, "c.e": {"$gt": 0}}}
