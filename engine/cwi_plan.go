@@ -29,7 +29,7 @@ type cwiScan struct {
 // key of a document without a leaf) and every string.
 var pathIntervals = query.Intervals{
 	{Lo: query.Bound{Value: bson.MinKey{}, Inclusive: true}, Hi: query.Bound{Value: bson.MinKey{}, Inclusive: true}},
-	{Lo: query.Bound{Value: "", Inclusive: true}, Hi: query.Bound{Value: query.TypeBracket{Like: "", Upper: true}, Inclusive: true}},
+	{Lo: query.Bound{Value: "", Inclusive: true}, Hi: query.Bound{Value: bson.D{}, Inclusive: false}},
 }
 
 // cwiFor returns how compound wildcard index ix can answer filter: by

@@ -148,7 +148,7 @@ func TestCompoundWildcardQueries(t *testing.T) {
 			t.Fatalf("%d documents", n)
 		}
 	}
-	wantWriteError(t, db, `{"insert": "cw", "documents": [{"_id": 1000, "tenant": ["a", "b"], "attrs": {"x": 1}}]}`, 133, "holds an array")
+	wantWriteError(t, db, `{"insert": "cw", "documents": [{"_id": 1000, "tenant": ["a", "b"], "attrs": {"x": 1}}]}`, 133, "meets an array")
 	// Updates move a document's keys; validate agrees.
 	mustRun(t, db, "test", `{"update": "cw", "updates": [{"q": {}, "u": {"$inc": {"attrs.size": 1}, "$set": {"tenant": "t9"}}, "multi": true}]}`)
 	mustRun(t, db, "test", `{"update": "scan", "updates": [{"q": {}, "u": {"$inc": {"attrs.size": 1}, "$set": {"tenant": "t9"}}, "multi": true}]}`)

@@ -283,14 +283,14 @@ func compoundWildcardKeys(ix *catalog.Index, d bson.D, leaves [][]byte, multikey
 		if i == pos {
 			continue
 		}
-		v, ok := document.Lookup(d, f.Path)
-		if ok {
-			present = true
-			if _, arr := v.(bson.A); arr {
-				return nil, false, document.Errorf(codeCannotBuildIndexKeys, "the regular field '%s' of compound wildcard index %s holds an array; its regular fields must hold single values", f.Path, ix.Name)
-			}
-		} else {
-			v = nil
+		// An array anywhere on the path would make the field multikey.
+		vals, arr := PathValues(d, f.Path)
+		if arr {
+			return nil, false, document.Errorf(codeCannotBuildIndexKeys, "the regular field '%s' of compound wildcard index %s meets an array; its regular fields must hold single values", f.Path, ix.Name)
+		}
+		var v any
+		if len(vals) > 0 {
+			present, v = true, vals[0]
 		}
 		if coll != nil {
 			v = coll.KeyValue(v)
