@@ -59,7 +59,7 @@ func cwiRead(ix *catalog.Index, filter *query.Filter, sort *query.Sort, hinted b
 				if name == "" {
 					name = "$_value"
 				}
-				s.fields = append(s.fields, indexkey.Field{Path: "$_path"}, indexkey.Field{Path: name})
+				s.fields = append(s.fields, indexkey.Field{Path: "$_path"}, indexkey.Field{Path: name, Desc: f.Desc})
 				s.ivs = append(s.ivs, pathIvs, valIvs)
 				s.bounded = append(s.bounded, true, valBounded)
 				if first && path != "" {

@@ -312,8 +312,8 @@ func parseIndexSpec(m *catalog.Coll, spec bson.D) (*catalog.Index, error) {
 		if err := indexkey.CheckCompoundWildcard(key, proj); err != nil {
 			return nil, err
 		}
-		if f, ok := asFloat(key[indexkey.WildcardPos(key)].Value); !ok || f <= 0 {
-			return nil, document.Errorf(document.CodeCannotCreateIndex, "a wildcard field's direction must be ascending in ttlkv (key %s)", fmtValue(key))
+		if f, ok := asFloat(key[indexkey.WildcardPos(key)].Value); !ok || f == 0 || math.IsNaN(f) {
+			return nil, document.Errorf(document.CodeCannotCreateIndex, "Values in the index key pattern can only be of numerical or string type, and numbers must be non-zero; found %s", fmtValue(key[indexkey.WildcardPos(key)].Value))
 		}
 	}
 	if hashed > 0 {

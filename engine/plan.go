@@ -425,12 +425,17 @@ func scalarIntervals(ivs query.Intervals) bool {
 // keys of p.wcPath in the filter's intervals on it.
 func (p *plan) useWildcard(prefix []byte) {
 	_, ivs, _, _ := wildcardPath(p.ix, p.filter, p.sort)
+	desc := indexkey.Fields(p.ix.Key)[0].Desc
 	pathPrefix := lsm.AppendKey(append([]byte(nil), prefix...), p.wcPath, false)
-	p.ranges = rangesFor(pathPrefix, ivs, false)
+	p.ranges = rangesFor(pathPrefix, ivs, desc)
 	quoted := fmt.Sprintf("%q", p.wcPath)
 	p.boundsDesc = bson.D{{Key: "$_path", Value: bson.A{"[" + quoted + ", " + quoted + "]"}},
 		{Key: p.wcPath, Value: describeIntervals(ivs)}}
-	p.keyPattern = bson.D{{Key: "$_path", Value: int32(1)}, {Key: p.wcPath, Value: int32(1)}}
+	dir := int32(1)
+	if desc {
+		dir = -1
+	}
+	p.keyPattern = bson.D{{Key: "$_path", Value: int32(1)}, {Key: p.wcPath, Value: dir}}
 }
 
 // hashedIntervals returns the intervals of a hashed index's keys for

@@ -626,14 +626,40 @@ func TestReviewCWIParentRegularField(t *testing.T) {
 }
 
 // mongod accepts a descending wildcard component ({a: 1, "b.$**": -1,
-// c: 1}, compound_wildcard_index_validation.js); ttlkv documents a
-// refusal. Reported, not asserted.
-func TestReviewCWIDescendingWildcardNote(t *testing.T) {
+// c: 1}, compound_wildcard_index_validation.js, and {"$**": -1}): its
+// values are keyed descending, and reads through it find what a
+// collection scan finds.
+func TestReviewCWIDescendingWildcard(t *testing.T) {
 	t.Parallel()
 	db, _ := openMem(t)
-	if _, err := run(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"a": 1, "b.$**": -1, "c": 1}, "name": "cw"}]}`); err != nil {
-		t.Logf("note: descending wildcard refused (documented ttlkv divergence): %v", err)
+	mustRun(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"a": 1, "b.$**": -1, "c": 1}, "name": "cw"}]}`)
+	mustRun(t, db, "test", `{"createIndexes": "s", "indexes": [{"key": {"$**": -1}, "name": "all"}]}`)
+	var docs []string
+	for i := 0; i < 60; i++ {
+		docs = append(docs, fmt.Sprintf(`{"_id": %d, "a": %d, "b": {"x": %d, "y": "s%d"}, "c": %d}`, i, i%3, i%7, i%5, i%2))
 	}
+	for _, coll := range []string{"c", "s", "plain"} {
+		loadCorpus(t, db, "test", coll, docs)
+	}
+	for _, f := range []string{`{"b.x": {"$gte": 3, "$lt": 6}}`, `{"a": 1, "b.x": {"$in": [0, 6]}}`, `{"b.y": {"$gt": "s2"}}`, `{"a": 2}`} {
+		want := cwrIDs(t, db, `{"find": "plain", "filter": `+f+`, "sort": {"_id": 1}}`)
+		for _, coll := range []string{"c", "s"} {
+			if coll == "s" && f == `{"a": 2}` {
+				continue
+			}
+			if got := cwrIDs(t, db, `{"find": "`+coll+`", "filter": `+f+`, "sort": {"_id": 1}}`); !slices.Equal(got, want) {
+				t.Errorf("%s on %s: %v, want %v", f, coll, got, want)
+			}
+			if ex := fmt.Sprint(mustRun(t, db, "test", `{"explain": {"find": "`+coll+`", "filter": `+f+`}}`)); !strings.Contains(ex, "IXSCAN") {
+				t.Errorf("%s on %s: not read through the index: %s", f, coll, ex)
+			}
+		}
+	}
+	ex := fmt.Sprint(mustRun(t, db, "test", `{"explain": {"find": "c", "filter": {"a": 1, "b.x": 2}}}`))
+	if !strings.Contains(ex, `"keyPattern":{"a":{"$numberInt":"1"},"$_path":{"$numberInt":"1"},"b.x":{"$numberInt":"-1"},"c":{"$numberInt":"1"}}`) {
+		t.Errorf("keyPattern of a descending wildcard: %s", ex)
+	}
+	mustValidate(t, db, "test", "c")
 }
 
 // Index identity: same key, different projection -> two indexes; same

@@ -255,7 +255,7 @@ func wildcardKeys(ix *catalog.Index, d bson.D) (keys [][]byte, multikey bool, er
 	if err != nil {
 		return nil, false, err
 	}
-	w := wildcardWalk{coll: ix.Collator(), seen: map[string]bool{}}
+	w := wildcardWalk{coll: ix.Collator(), seen: map[string]bool{}, desc: negative(ix.Key[WildcardPos(ix.Key)].Value)}
 	w.object(project(d, root), "")
 	if len(ix.Key) == 1 {
 		return w.keys, w.multikey, nil
@@ -305,7 +305,7 @@ func compoundWildcardKeys(ix *catalog.Index, d bson.D, leaves [][]byte, multikey
 		if !present {
 			return nil, false, nil
 		}
-		leaves = [][]byte{lsm.AppendKey(lsm.AppendKey(nil, bson.MinKey{}, false), bson.MinKey{}, false)}
+		leaves = [][]byte{lsm.AppendKey(lsm.AppendKey(nil, bson.MinKey{}, false), bson.MinKey{}, negative(ix.Key[pos].Value))}
 	}
 	keys := make([][]byte, len(leaves))
 	for i, l := range leaves {
@@ -366,6 +366,7 @@ func projectValue(v any, n *projNode) (any, bool) {
 // wildcardWalk makes the keys of a projected document.
 type wildcardWalk struct {
 	coll     *collation.Collator
+	desc     bool // the wildcard field is descending: values keyed so
 	seen     map[string]bool
 	keys     [][]byte
 	multikey bool
@@ -376,7 +377,7 @@ func (w *wildcardWalk) add(path string, v any) {
 		v = w.coll.KeyValue(v)
 	}
 	k := lsm.AppendKey(nil, path, false)
-	k = lsm.AppendKey(k, v, false)
+	k = lsm.AppendKey(k, v, w.desc)
 	if !w.seen[string(k)] {
 		w.seen[string(k)] = true
 		w.keys = append(w.keys, k)
