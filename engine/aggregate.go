@@ -46,8 +46,11 @@ func (db *DB) aggregate(ctx context.Context, dbName string, s *aggregateSpec) (*
 	if err := db.checkInvolvedViews(dbName, s); err != nil {
 		return nil, err
 	}
-	if g := p.GeoNear(); g != nil && !s.collectionless {
-		var err error
+	if p.GeoNear() != nil && !s.collectionless {
+		g, err := p.GeoNearAt(bson.NewDateTimeFromTime(db.opts.Clock()))
+		if err != nil {
+			return nil, err
+		}
 		if pl, q, err = db.geoNearFind(dbName, s, g); err != nil {
 			return nil, err
 		}
@@ -118,6 +121,7 @@ func (db *DB) aggOptions(dbName string, collation bson.D) agg.Options {
 	return agg.Options{
 		Now:            bson.NewDateTimeFromTime(db.opts.Clock()),
 		Lookup:         db.lookupFunc(dbName, collation),
+		GeoNear:        db.geoNearFunc(dbName, collation),
 		MaxDensifyDocs: db.params.int("internalQueryMaxAllowedDensifyDocs"),
 		Spill:          true,
 		SpillDir:       db.spillDir(),
@@ -198,7 +202,11 @@ func (db *DB) explainAggregate(ctx context.Context, dbName string, s *aggregateS
 			{Key: "command", Value: bson.D{{Key: "aggregate", Value: int32(1)}, {Key: "pipeline", Value: s.raw}}}}, nil
 	}
 	filter := p.Filter()
-	if g := p.GeoNear(); g != nil {
+	if p.GeoNear() != nil {
+		g, err := p.GeoNearAt(bson.NewDateTimeFromTime(db.opts.Clock()))
+		if err != nil {
+			return nil, err
+		}
 		// The find $geoNear runs as (docs/geo.md).
 		key := g.Key
 		if c := db.lookup(dbName, s.name); c != nil && key == "" {

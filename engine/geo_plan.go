@@ -526,3 +526,27 @@ func nearCandidates(ctx context.Context, p *plan, limit int64) ([]uint64, map[ui
 	}
 	return rids, ids, nil
 }
+
+// geoNearFunc is how a pipeline on dbName runs the $geoNear that leads
+// a $lookup's or $unionWith's pipeline: the same find as a leading one,
+// with the pipeline's collation, each document in distance order.
+func (db *DB) geoNearFunc(dbName string, collation bson.D) agg.GeoNearFunc {
+	return func(ctx context.Context, from string, g *agg.GeoNear, fn func(bson.D) error) error {
+		_, q, err := db.geoNearFind(dbName, &aggregateSpec{name: from, collation: collation}, g)
+		if err != nil || q == nil {
+			return err
+		}
+		for !q.done {
+			docs, err := q.nextBatch(ctx, 256)
+			if err != nil {
+				return err
+			}
+			for _, d := range docs {
+				if err := fn(d); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -364,4 +365,40 @@ func TestGeoTTL(t *testing.T) {
 	if v := mustValidate(t, db, "test", "pos"); !v.Valid() {
 		t.Fatalf("validate: %+v", v)
 	}
+}
+
+// $geoNear leads a $lookup's or $unionWith's pipeline, its near a let
+// variable (mongod 5.1): each store gets its two nearest depots; a
+// command's let may give near too.
+func TestGeoNearInSubPipelines(t *testing.T) {
+	t.Parallel()
+	db, _ := openMem(t)
+	mustRun(t, db, "test", `{"createIndexes": "depots", "indexes": [{"key": {"at": "2dsphere"}, "name": "at"}]}`)
+	loadCorpus(t, db, "test", "depots", []string{
+		`{"_id": "west", "at": {"type": "Point", "coordinates": [-1, 0]}}`,
+		`{"_id": "east", "at": {"type": "Point", "coordinates": [1, 0]}}`,
+		`{"_id": "far", "at": {"type": "Point", "coordinates": [30, 30]}}`,
+	})
+	loadCorpus(t, db, "test", "stores", []string{
+		`{"_id": 1, "loc": {"type": "Point", "coordinates": [-0.9, 0]}}`,
+		`{"_id": 2, "loc": {"type": "Point", "coordinates": [29, 29]}}`,
+	})
+	r := mustRun(t, db, "test", `{"aggregate": "stores", "pipeline": [{"$lookup": {"from": "depots", "let": {"pt": "$loc"}, "pipeline": [
+		{"$geoNear": {"near": "$$pt", "distanceField": "m"}}, {"$limit": 2}, {"$project": {"_id": 1}}], "as": "nearest"}}, {"$sort": {"_id": 1}}], "cursor": {}}`)
+	got := fmt.Sprint(firstBatch(t, r))
+	want := `[{"_id":{"$numberInt":"1"},"loc":{"type":"Point","coordinates":[{"$numberDouble":"-0.9"},{"$numberInt":"0"}]},"nearest":[{"_id":"west"},{"_id":"east"}]} {"_id":{"$numberInt":"2"},"loc":{"type":"Point","coordinates":[{"$numberInt":"29"},{"$numberInt":"29"}]},"nearest":[{"_id":"far"},{"_id":"east"}]}]`
+	if got != want {
+		t.Fatalf("$lookup with $geoNear:\n%s\nwant\n%s", got, want)
+	}
+	r = mustRun(t, db, "test", `{"aggregate": "stores", "pipeline": [{"$match": {"_id": 1}}, {"$unionWith": {"coll": "depots", "pipeline": [{"$geoNear": {"near": [30, 30], "spherical": true, "distanceField": "d", "maxDistance": 0.1}}]}}], "cursor": {}}`)
+	if ids := fmt.Sprint(firstBatch(t, r)); !strings.Contains(ids, `"_id":"far"`) || strings.Contains(ids, `"west"`) {
+		t.Fatalf("$unionWith with $geoNear: %s", ids)
+	}
+	r = mustRun(t, db, "test", `{"aggregate": "depots", "pipeline": [{"$geoNear": {"near": "$$pt", "distanceField": "m"}}, {"$limit": 1}], "let": {"pt": {"type": "Point", "coordinates": [0.9, 0]}}, "cursor": {}}`)
+	if id := field(firstBatch(t, r)[0], "_id"); id != "east" {
+		t.Fatalf("$geoNear near a command let: %v", r)
+	}
+	wantCode(t, db, "test", `{"aggregate": "stores", "pipeline": [{"$facet": {"x": [{"$geoNear": {"near": [0, 0], "distanceField": "d"}}]}}], "cursor": {}}`, 40600, "")
+	wantCode(t, db, "test", `{"aggregate": "depots", "pipeline": [{"$geoNear": {"near": "$x", "distanceField": "d"}}], "cursor": {}}`, 16605, "")
+	wantCode(t, db, "test", `{"aggregate": "stores", "pipeline": [{"$lookup": {"from": "depots", "let": {"pt": "$nothere"}, "pipeline": [{"$geoNear": {"near": "$$pt", "distanceField": "m"}}], "as": "n"}}], "cursor": {}}`, 16605, "")
 }

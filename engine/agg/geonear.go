@@ -1,6 +1,7 @@
 package agg
 
 import (
+	"context"
 	"math"
 	"strings"
 
@@ -34,6 +35,61 @@ type GeoNear struct {
 	// Key is the field whose geo index answers the stage ("": the one
 	// geo index the collection has).
 	Key string
+	// nearExpr, when set, is near as an expression ("$$pt", a $lookup's
+	// let variable): constant within one run, evaluated by Resolve.
+	nearExpr Expr
+}
+
+// GeoNearFunc runs a $geoNear over collection from (the first stage of
+// a $lookup's or $unionWith's pipeline), calling fn with each document
+// in order.
+type GeoNearFunc func(ctx context.Context, from string, g *GeoNear, fn func(bson.D) error) error
+
+// Resolve returns g with near evaluated under env's variables when it
+// is an expression (g itself otherwise).
+func (g *GeoNear) Resolve(env *Env) (*GeoNear, error) {
+	if g.nearExpr == nil {
+		return g, nil
+	}
+	v, err := g.nearExpr.Eval(env)
+	if err != nil {
+		return nil, err
+	}
+	switch v.(type) {
+	case bson.A, bson.D:
+	default:
+		return nil, document.Errorf(document.Code(16605), "$geoNear requires a 'near' option as an Array")
+	}
+	out := *g
+	out.Near, out.nearExpr = v, nil
+	return &out, nil
+}
+
+// GeoNearAt returns the pipeline's leading $geoNear with near evaluated
+// under the command's let (nil if it has none).
+func (p *Pipeline) GeoNearAt(now bson.DateTime) (*GeoNear, error) {
+	if p.geoNear == nil {
+		return nil, nil
+	}
+	var vals *binding
+	if p.let != nil {
+		vals = p.let.vals
+	}
+	return p.geoNear.Resolve(&Env{Now: now, vars: vals, noDoc: true})
+}
+
+// withQuery returns g with its query and filter both applied.
+func (g *GeoNear) withQuery(filter bson.D) *GeoNear {
+	if len(filter) == 0 {
+		return g
+	}
+	out := *g
+	if len(g.Query) == 0 {
+		out.Query = filter
+	} else {
+		out.Query = bson.D{{Key: "$and", Value: bson.A{filter, g.Query}}}
+	}
+	return &out
 }
 
 // GeoNear returns the pipeline's leading $geoNear, nil if none.
@@ -43,8 +99,9 @@ func (p *Pipeline) GeoNear() *GeoNear { return p.geoNear }
 // stage.
 var errGeoNearNotFirst = document.Errorf(document.Code(40602), "$geoNear is only valid as the first stage in a pipeline.")
 
-// parseGeoNear reads $geoNear's options with mongod's codes.
-func parseGeoNear(arg any) (*GeoNear, error) {
+// parseGeoNear reads $geoNear's options with mongod's codes; near may
+// be an expression of the variables of sc (mongod 5.1).
+func parseGeoNear(arg any, sc pdepth) (*GeoNear, error) {
 	d, ok := arg.(bson.D)
 	if !ok {
 		return nil, document.Errorf(document.CodeFailedToParse, "$geoNear must be an object, found %s", document.TypeName(arg))
@@ -64,8 +121,25 @@ func parseGeoNear(arg any) (*GeoNear, error) {
 	for _, e := range d {
 		switch e.Key {
 		case "near":
-			switch e.Value.(type) {
-			case bson.A, bson.D:
+			switch t := e.Value.(type) {
+			case bson.A:
+			case bson.D:
+				if len(t) > 0 && strings.HasPrefix(t[0].Key, "$") {
+					x, err := parseExpr(t, sc)
+					if err != nil {
+						return nil, err
+					}
+					g.nearExpr = x
+				}
+			case string:
+				if !strings.HasPrefix(t, "$$") {
+					return nil, document.Errorf(document.Code(16605), "$geoNear requires a 'near' option as an Array")
+				}
+				x, err := parseExpr(t, sc)
+				if err != nil {
+					return nil, err
+				}
+				g.nearExpr = x
 			default:
 				return nil, document.Errorf(document.Code(16605), "$geoNear requires a 'near' option as an Array")
 			}

@@ -163,7 +163,14 @@ func parseSubPipeline(arr bson.A, sc pdepth, in string) (*Pipeline, error) {
 			if in == "$facet" {
 				return nil, document.Errorf(document.Code(40600), "$geoNear is not allowed to be used within a $facet stage")
 			}
-			return nil, document.Errorf(codeUnrecognizedStage, "$geoNear as the first stage of a %s pipeline is not supported by ttlkv", in)
+			// The first stage of a pipeline over a collection: the
+			// engine reads the collection with it (docs/geo.md).
+			g, err := parseGeoNear(sd[0].Value, sc)
+			if err != nil {
+				return nil, err
+			}
+			p.geoNear = g
+			continue
 		}
 		if sd[0].Key == "$match" && holdsText(sd[0].Value) {
 			// A $text reads a collection's text index: as the first
@@ -275,7 +282,19 @@ func (l *lookupIter) next(ctx context.Context) (bson.D, error) {
 		filter = bson.D{{Key: "$and", Value: bson.A{filter, extra}}}
 	}
 	foreign := &holder{stage: "$lookup", o: l.o}
-	if l.from != "" {
+	switch {
+	case l.from != "" && l.sub.geoNear != nil:
+		g, err := l.sub.geoNear.Resolve(&Env{Now: l.o.Now, vars: sub.vars, noDoc: true})
+		if err != nil {
+			return nil, err
+		}
+		if l.o.GeoNear == nil {
+			return nil, document.Errorf(codeUnrecognizedStage, "$geoNear is not available here")
+		}
+		if err := l.o.GeoNear(ctx, l.from, g.withQuery(filter), foreign.add); err != nil {
+			return nil, err
+		}
+	case l.from != "":
 		if err := l.o.Lookup(ctx, l.from, filter, foreign.add); err != nil {
 			return nil, err
 		}

@@ -57,6 +57,9 @@ type Options struct {
 	// Lookup reads the foreign collection of a $lookup; nil refuses the
 	// stage.
 	Lookup LookupFunc
+	// GeoNear runs the $geoNear that leads a $lookup's or $unionWith's
+	// pipeline; nil refuses it.
+	GeoNear GeoNearFunc
 	// vars are the user variables bound around the pipeline: a
 	// $lookup's let, for its sub-pipeline.
 	vars *binding
@@ -141,7 +144,7 @@ func parseTop(pipeline bson.A, sc pdepth) (*Pipeline, error) {
 			return nil, document.Errorf(document.Code(40602), "$documents is only valid as the first stage in a pipeline")
 		}
 		if name == "$geoNear" && i == 0 {
-			g, err := parseGeoNear(arg)
+			g, err := parseGeoNear(arg, sc)
 			if err != nil {
 				return nil, err
 			}

@@ -84,7 +84,18 @@ func (u *unionIter) next(ctx context.Context) (bson.D, error) {
 			if u.sub != nil && u.sub.textMatch != nil {
 				filter = u.sub.textMatch // a leading $match with a $text
 			}
-			if err := u.o.Lookup(ctx, u.coll, filter, docs.add); err != nil {
+			if u.sub != nil && u.sub.geoNear != nil {
+				g, err := u.sub.geoNear.Resolve(&Env{Now: u.o.Now, vars: u.o.vars, noDoc: true})
+				if err != nil {
+					return nil, err
+				}
+				if u.o.GeoNear == nil {
+					return nil, document.Errorf(codeUnrecognizedStage, "$geoNear is not available here")
+				}
+				if err := u.o.GeoNear(ctx, u.coll, g, docs.add); err != nil {
+					return nil, err
+				}
+			} else if err := u.o.Lookup(ctx, u.coll, filter, docs.add); err != nil {
 				return nil, err
 			}
 		}
