@@ -30,6 +30,7 @@ cleanup() {
 }
 trap cleanup EXIT INT TERM
 (cd "$root" && go build -o "$work/ttlkv" ./cmd/ttlkv)
+: >"$work/serve.log" # there before the loop reads it, whenever the server starts
 "$work/ttlkv" --dir "$work/data" serve --port 0 2>"$work/serve.log" &
 pid=$!
 addr=
