@@ -162,6 +162,7 @@ func keyIntervals(ranges [][2]int64) query.Intervals {
 type nearResult struct {
 	d    bson.D
 	dist float64
+	rid  uint64
 }
 
 // nearGen returns q's producer for a near plan: every document the scan
@@ -270,10 +271,9 @@ type rings struct {
 func ringsOf(p *plan, n *query.GeoNear) rings {
 	if _, kind := indexkey.GeoField(p.ix.Key); kind == indexkey.Geo2D {
 		g := indexkey.Geo2DOf(p.ix)
-		last := n.Max
-		if math.IsInf(last, 1) {
-			last = 2 * (g.Max - g.Min) // past every corner of the grid
-		}
+		// As mongod's 2d near: no farther than 1.5 times the grid's
+		// width, which reaches every corner from any point inside it.
+		last := min(n.Max, 1.5*(g.Max-g.Min))
 		return rings{
 			first: min(16*(g.Max-g.Min)/float64(uint64(1)<<g.Bits), last),
 			last:  last,
@@ -325,6 +325,9 @@ func nearRings(q *queryExec, n *query.GeoNear, annotate func(bson.D) bson.D) fun
 	var queue []nearResult
 	qi := 0
 	prev, r := -1.0, rg.first
+	// taken are the records a ring has taken: one a later ring finds
+	// again (moved since, between two getMores) is not handed out twice.
+	taken := map[uint64]struct{}{}
 	skip := q.skip
 	q.skip = 0
 	fill := func(ctx context.Context) error {
@@ -344,8 +347,12 @@ func nearRings(q *queryExec, n *query.GeoNear, annotate func(bson.D) bson.D) fun
 					if !ok {
 						continue
 					}
+					if _, dup := taken[rec.rid]; dup {
+						continue
+					}
 					if rad := rg.unit(dist); rad > prev && rad <= r {
-						queue = append(queue, nearResult{d: rec.d, dist: dist})
+						taken[rec.rid] = struct{}{}
+						queue = append(queue, nearResult{d: rec.d, dist: dist, rid: rec.rid})
 					}
 				}
 			}

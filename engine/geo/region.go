@@ -340,6 +340,9 @@ func (r *Region) Contains(g *Geometry) bool {
 func (r *Region) bigCapContains(g *Geometry) bool {
 	anti := s2.Point{Vector: r.cap.Center().Mul(-1)}
 	away := s1.Angle(math.Pi) - r.cap.Radius()
+	if away <= 0 {
+		return true // the whole sphere
+	}
 	for _, p := range g.Points {
 		if !r.cap.ContainsPoint(p) && !r.cap.IntersectsCell(leaf(p)) {
 			return false

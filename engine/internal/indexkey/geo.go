@@ -80,8 +80,13 @@ func (p Geo2DParams) Hash2D(x, y float64) int64 {
 	for i := p.Bits - 1; i >= 0; i-- {
 		h = h<<2 | (xs>>i&1)<<1 | ys>>i&1
 	}
-	return int64(h)
+	return signedKey(h)
 }
+
+// signedKey is the index key of 2d hash h: h with its top bit flipped,
+// so that the signed keys sort as the unsigned hashes do (a 32-bit grid
+// uses all 64 bits).
+func signedKey(h uint64) int64 { return int64(h ^ 1<<63) }
 
 // geoValues returns the values at parts of v that a geospatial field
 // keys: arrays along the path are traversed; at its end an array is one
@@ -263,9 +268,14 @@ func (p Geo2DParams) Cover2D(x0, y0, x1, y1 float64) [][2]int64 {
 		for i := c.level - 1; i >= 0; i-- {
 			prefix = prefix<<2 | (c.cx>>uint(i)&1)<<1 | c.cy>>uint(i)&1
 		}
-		lo := prefix << (2 * shift)
-		hi := lo | (uint64(1)<<(2*shift) - 1)
-		out = append(out, [2]int64{int64(lo), int64(hi)})
+		var lo, hi uint64
+		if 2*shift >= 64 {
+			lo, hi = 0, math.MaxUint64 // the whole grid of 32 bits
+		} else {
+			lo = prefix << (2 * shift)
+			hi = lo | (uint64(1)<<(2*shift) - 1)
+		}
+		out = append(out, [2]int64{signedKey(lo), signedKey(hi)})
 	}
 	queue := []cell{{}}
 	for len(queue) > 0 {
@@ -289,7 +299,7 @@ func (p Geo2DParams) Cover2D(x0, y0, x1, y1 float64) [][2]int64 {
 	slices.SortFunc(out, func(a, b [2]int64) int { return cmp.Compare(a[0], b[0]) })
 	merged := out[:0]
 	for _, r := range out {
-		if n := len(merged); n > 0 && r[0] <= merged[n-1][1]+1 {
+		if n := len(merged); n > 0 && (r[0] <= merged[n-1][1] || merged[n-1][1] != math.MaxInt64 && r[0] == merged[n-1][1]+1) {
 			merged[n-1][1] = max(merged[n-1][1], r[1])
 			continue
 		}
