@@ -69,7 +69,7 @@ func (db *DB) cappedMarkMultikey(c *coll, m *catalog.Coll, ids []uint64) (*catal
 	for _, ix := range nm.Indexes {
 		for _, id := range ids {
 			if ix.ID == id {
-				ix.Multikey = true
+				ix.MarkMultikey(catalog.AllFields) // (which fields: not kept for a capped collection)
 			}
 		}
 	}
@@ -117,7 +117,7 @@ func (db *DB) buildCappedIndexes(ctx context.Context, c *coll, m *catalog.Coll, 
 				return false
 			}
 			if mk {
-				ix.Multikey = true
+				ix.MarkMultikey(indexkey.MultikeyFields(ix, d))
 			}
 			for _, k := range keys {
 				if uniq[i] != nil {
@@ -324,7 +324,7 @@ func (db *DB) reconcileCappedSecondary(c *coll, m *catalog.Coll, st *cappedState
 		nm := m.Clone()
 		for _, ix := range nm.Indexes {
 			if containsU64(mk, ix.ID) {
-				ix.Multikey = true
+				ix.MarkMultikey(catalog.AllFields)
 			}
 		}
 		if err := db.store.Update(func(txn *lsm.Txn) error { return putMeta(txn, nm) }); err != nil {

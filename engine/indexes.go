@@ -518,7 +518,7 @@ func (db *DB) buildIndexes(ctx context.Context, c *coll, m *catalog.Coll, ixs []
 					return err
 				}
 				if mk {
-					ix.Multikey = true
+					ix.MarkMultikey(indexkey.MultikeyFields(ix, r.d))
 				}
 				newKeys[i] = keys
 			}

@@ -289,7 +289,7 @@ func makePlan(c *coll, m *catalog.Coll, filter *query.Filter, sort *query.Sort, 
 			continue
 		}
 		first := ix.Key[0].Key
-		ivs, ok := filter.Bounds(first, !ix.Multikey)
+		ivs, ok := filter.Bounds(first, !ix.FieldMultikey(0))
 		if !ok || !indexBoundsUsable(ix, filter, sort, ivs, ok) {
 			continue
 		}
@@ -581,14 +581,18 @@ var allValues = query.Intervals{{Lo: query.Bound{Value: bson.MinKey{}, Inclusive
 // may use them: a field the filter does not bound, whose bounds a
 // collation other than the index's changes, or a hashed field that is
 // not an equality, is [MinKey, MaxKey] and unbounded. A multikey
-// index's fields take one conjunct's bounds each (a field's conjuncts
-// may be met by different elements of an array), and are compounded as
-// any index's, except two fields whose paths begin alike (a.b, a.c): a
-// document keys the fields through one array element by element, and
-// the rest with their single values (two arrays are refused, 171), so a
-// document that meets the bounds of fields of different beginnings has
-// a key within all of them, but a.b and a.c may be met by different
-// elements, unless one $elemMatch on a bounds both.
+// index's fields on whose paths some document met an array
+// (catalog.Index.FieldMultikey) take one conjunct's bounds each (a
+// field's conjuncts may be met by different elements of an array); its
+// other fields intersect theirs, as any index's do. All are compounded
+// as any index's, except two multikey fields whose paths begin alike
+// (a.b, a.c): a document keys the fields through one array element by
+// element, and the rest with their single values (two arrays are
+// refused, 171), so a document that meets the bounds of fields of
+// different beginnings has a key within all of them, but a.b and a.c
+// may be met by different elements, unless one $elemMatch on a bounds
+// both. (A field no document met an array on cannot share one: any
+// array on its path would have marked it.)
 func fieldBounds(ix *catalog.Index, filter *query.Filter, sort *query.Sort) ([]query.Intervals, []bool) {
 	fields := indexkey.Fields(ix.Key)
 	ivs := make([]query.Intervals, len(fields))
@@ -604,7 +608,7 @@ func fieldBounds(ix *catalog.Index, filter *query.Filter, sort *query.Sort) ([]q
 			continue
 		}
 		first, _, _ := strings.Cut(f.Path, ".")
-		if j, seen := firsts[first]; ix.Multikey && seen {
+		if j, seen := firsts[first]; seen && ix.FieldMultikey(i) {
 			// Fields through one array are compounded only under one
 			// $elemMatch, whose conditions hold for one element: both
 			// bounded by it alone.
@@ -627,7 +631,7 @@ func fieldBounds(ix *catalog.Index, filter *query.Filter, sort *query.Sort) ([]q
 			ivs[j], ivs[i], bounded[i] = ivj, ivi, true
 			continue
 		}
-		iv, ok := filter.Bounds(f.Path, !ix.Multikey)
+		iv, ok := filter.Bounds(f.Path, !ix.FieldMultikey(i))
 		if !ok || !indexBoundsUsable(ix, filter, sort, iv, ok) {
 			continue
 		}
@@ -637,7 +641,11 @@ func fieldBounds(ix *catalog.Index, filter *query.Filter, sort *query.Sort) ([]q
 			}
 		}
 		ivs[i], bounded[i] = iv, true
-		firsts[first] = i
+		if ix.FieldMultikey(i) {
+			// (A field no document met an array on is compounded
+			// freely: the arrays two such fields meet are their own.)
+			firsts[first] = i
+		}
 	}
 	return ivs, bounded
 }

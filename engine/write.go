@@ -61,7 +61,8 @@ type writeCtx struct {
 	c        *coll
 	m        *catalog.Coll
 	txn      *lsm.Txn
-	multikey []*catalog.Index // indexes to mark multikey at commit
+	multikey []*catalog.Index  // indexes to mark multikey at commit
+	mkFields map[uint64]uint64 // by index id, the fields to mark with them
 	// uniq maps index id + keystring to the record that last set that
 	// key of a unique index in this transaction (see hasKey).
 	uniq map[string]uint64
@@ -250,8 +251,18 @@ func (w *writeCtx) docKeysAt(d bson.D, rid uint64, old [][][]byte, at int) ([][]
 				return nil, err
 			}
 		}
-		if mk && !ix.Multikey && !containsIx(w.multikey, ix) {
-			w.multikey = append(w.multikey, ix)
+		if mk {
+			// Which fields met an array: a field no document has met
+			// one on keeps bounds the planner may intersect.
+			if f := indexkey.MultikeyFields(ix, d); !ix.Multikey || f&^ix.MultikeyFields != 0 {
+				if !containsIx(w.multikey, ix) {
+					w.multikey = append(w.multikey, ix)
+				}
+				if w.mkFields == nil {
+					w.mkFields = map[uint64]uint64{}
+				}
+				w.mkFields[ix.ID] |= f
+			}
 		}
 		if ix.Unique {
 			for _, k := range keys {
@@ -472,7 +483,7 @@ func (w *writeCtx) commitMultikey() (*catalog.Coll, error) {
 	for _, ix := range nm.Indexes {
 		for _, mk := range w.multikey {
 			if mk.ID == ix.ID {
-				ix.Multikey = true
+				ix.MarkMultikey(w.mkFields[ix.ID])
 			}
 		}
 	}

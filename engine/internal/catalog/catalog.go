@@ -54,7 +54,11 @@ type Index struct {
 	TTL      bool   // has expireAfterSeconds
 	Expire   int64  // expireAfterSeconds when TTL
 	Multikey bool   // some document produced several keys
-	Extra    bson.D // other spec options, echoed by listIndexes
+	// MultikeyFields has bit i set when some document met an array on
+	// the path of the key's field i (when Multikey; an entry written
+	// before ttlkv kept it has every bit set).
+	MultikeyFields uint64
+	Extra          bson.D // other spec options, echoed by listIndexes
 
 	// PartialFilter is Partial compiled, under the index's collation;
 	// nil when Partial is. Not stored: Decode compiles it.
@@ -112,6 +116,9 @@ func (m *Coll) Encode() ([]byte, error) {
 		}
 		if ix.Partial != nil {
 			d = append(d, bson.E{Key: "partial", Value: ix.Partial})
+		}
+		if ix.Multikey {
+			d = append(d, bson.E{Key: "mkfields", Value: int64(ix.MultikeyFields)})
 		}
 		if ix.Extra != nil {
 			d = append(d, bson.E{Key: "extra", Value: ix.Extra})
@@ -185,6 +192,14 @@ func Decode(b []byte) (*Coll, error) {
 			TTL: flag(id, "ttl"), Expire: int64(i64(id, "expire")), Multikey: flag(id, "multikey"),
 			Partial: sub(id, "partial"), Extra: sub(id, "extra"),
 		}
+		if ix.Multikey {
+			ix.MultikeyFields = AllFields // until ttlkv kept which
+			if v, ok := document.Get(id, "mkfields"); ok {
+				if n, isInt := v.(int64); isInt {
+					ix.MultikeyFields = uint64(n)
+				}
+			}
+		}
 		if IsTextKey(ix.Key) {
 			ix.Text = fts.SpecFromOptions(ix.Extra)
 		}
@@ -206,4 +221,21 @@ func Decode(b []byte) (*Coll, error) {
 		return nil, bad
 	}
 	return m, nil
+}
+
+// AllFields marks every field of a key multikey.
+const AllFields = ^uint64(0)
+
+// MarkMultikey records that a document met arrays on the paths of the
+// fields in fields (AllFields when they are not known).
+func (ix *Index) MarkMultikey(fields uint64) {
+	ix.Multikey = true
+	ix.MultikeyFields |= fields
+}
+
+// FieldMultikey reports whether a document met an array on the path of
+// field i of the index's key, so that its bounds may not be intersected
+// (its values in one document are several).
+func (ix *Index) FieldMultikey(i int) bool {
+	return ix.Multikey && (i >= 64 || ix.MultikeyFields&(1<<uint(i)) != 0)
 }

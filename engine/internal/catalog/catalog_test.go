@@ -99,3 +99,47 @@ func TestDecodeBad(t *testing.T) {
 		t.Error("truncated entry decoded")
 	}
 }
+
+// Which fields of a multikey index met arrays is kept; an entry written
+// before ttlkv kept it reads as every field.
+func TestMultikeyFields(t *testing.T) {
+	t.Parallel()
+	m := sampleColl()
+	m.Indexes[1].MarkMultikey(1 << 1)
+	b, err := m.Encode()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := Decode(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ix := got.Index("t_1")
+	if !ix.Multikey || ix.FieldMultikey(0) || !ix.FieldMultikey(1) || got.Index("_id_").FieldMultikey(0) {
+		t.Fatalf("decoded %+v", ix)
+	}
+	raw, err := document.Unmarshal(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The same entry without mkfields, as an older ttlkv wrote it.
+	ixs, _ := document.Get(raw, "indexes")
+	for _, e := range ixs.(bson.A) {
+		d := e.(bson.D)
+		for i := range d {
+			if d[i].Key == "mkfields" {
+				d[i].Key = "unknown"
+			}
+		}
+	}
+	old, err := document.Marshal(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err = Decode(old); err != nil {
+		t.Fatal(err)
+	}
+	if ix := got.Index("t_1"); !ix.FieldMultikey(0) || !ix.FieldMultikey(1) {
+		t.Fatalf("an entry without mkfields: %+v", ix)
+	}
+}

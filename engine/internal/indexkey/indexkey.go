@@ -368,3 +368,22 @@ func Value(ix *catalog.Index, d bson.D) bson.D {
 	}
 	return out
 }
+
+// MultikeyFields returns the fields of ix's key (bit i for field i) on
+// whose paths d meets an array: every field for a wildcard, text or geo
+// index, whose keys are not one value a field.
+func MultikeyFields(ix *catalog.Index, d bson.D) uint64 {
+	if IsWildcard(ix.Key) || IsText(ix.Key) || IsGeo(ix.Key) {
+		return catalog.AllFields
+	}
+	var out uint64
+	for i, f := range ix.Key {
+		if i >= 64 {
+			return catalog.AllFields
+		}
+		if _, arr := PathValues(d, f.Key); arr {
+			out |= 1 << uint(i)
+		}
+	}
+	return out
+}
