@@ -181,10 +181,10 @@ func BenchmarkMultikeyRange(b *testing.B) {
 			idList = append(idList, int64(i))
 		}
 	}
-	run := func(filter bson.D) time.Duration {
+	run := func(filter bson.D, o ...engine.FindOptions) time.Duration {
 		start := time.Now()
 		for range 20 {
-			cur, err := c.Find(ctx, filter)
+			cur, err := c.Find(ctx, filter, o...)
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -208,21 +208,24 @@ func BenchmarkMultikeyRange(b *testing.B) {
 		{Key: "$lt", Value: bson.NewDateTimeFromTime(mid.Add(time.Duration(want*tags) * time.Second))}}}}
 	byID := bson.D{{Key: "_id", Value: bson.D{{Key: "$in", Value: idList}}}}
 	for it := 0; it < b.N; it++ {
-		var rs, ws, is []time.Duration
+		var rs, ws, ns, is []time.Duration
 		for range 5 {
 			rs = append(rs, run(ranged))
 			ws = append(ws, run(window))
+			ns = append(ns, run(bson.D{{Key: "tags", Value: "t7"}}, engine.FindOptions{Sort: bson.D{{Key: "at", Value: -1}}, Limit: want}))
 			is = append(is, run(byID))
 		}
 		med := func(d []time.Duration) time.Duration {
 			sort.Slice(d, func(i, j int) bool { return d[i] < d[j] })
 			return d[len(d)/2]
 		}
-		r, w, i := med(rs), med(ws), med(is)
+		r, w, nw, i := med(rs), med(ws), med(ns), med(is)
 		b.ReportMetric(float64(r.Microseconds()), "ranged-us")
 		b.ReportMetric(float64(w.Microseconds()), "window-us")
 		b.ReportMetric(float64(i.Microseconds()), "by-id-us")
 		b.ReportMetric(float64(r)/float64(i), "x-by-id")
 		b.ReportMetric(float64(w)/float64(i), "window-x-by-id")
+		b.ReportMetric(float64(nw.Microseconds()), "newest-us")
+		b.ReportMetric(float64(nw)/float64(i), "newest-x-by-id")
 	}
 }

@@ -331,7 +331,7 @@ func makePlan(c *coll, m *catalog.Coll, filter *query.Filter, sort *query.Sort, 
 	}
 	if best == nil && sort != nil {
 		for _, ix := range m.Indexes {
-			if usable(ix) && sameCollation(ix, filter, sort) && !ix.Multikey && !indexkey.IsWildcard(ix.Key) && sortMatches(sort, ix) >= 0 {
+			if usable(ix) && sameCollation(ix, filter, sort) && !indexkey.IsWildcard(ix.Key) && sortMatches(sort, ix) >= 0 {
 				best = ix
 				break
 			}
@@ -504,11 +504,19 @@ func sortMatchesAfter(s *query.Sort, ix *catalog.Index, fixed int) int {
 }
 
 // sortMatchesFrom is sortMatches against the fields of ix from the
-// from-th on.
+// from-th on. A field some document met an array on gives no order (a
+// document has several of its values), as mongod's multikey paths say;
+// the fields before and after the sort's may (the scan takes each
+// document once, at its first key).
 func sortMatchesFrom(s *query.Sort, ix *catalog.Index, from int) int {
 	keys := s.Keys()
-	if len(keys) == 0 || from+len(keys) > len(ix.Key) || ix.Multikey {
+	if len(keys) == 0 || from+len(keys) > len(ix.Key) {
 		return -1
+	}
+	for i := range keys {
+		if ix.FieldMultikey(from + i) {
+			return -1
+		}
 	}
 	fields := indexkey.Fields(ix.Key)[from:]
 	fwd, bwd := true, true
