@@ -254,4 +254,29 @@ func TestGeo2DMatchesScan(t *testing.T) {
 	if n, _ := field(ex, "executionStats.totalDocsExamined").(int32); n == 0 || n > 200 {
 		t.Fatalf("a flat $near limited to 5 examined %v documents of 1500", field(ex, "executionStats.totalDocsExamined"))
 	}
+	// $nearSphere through the 2d index: radians on the sphere, ring by
+	// ring as longitude and latitude boxes, near the poles and the
+	// antimeridian too.
+	for i := 0; i < 15; i++ {
+		x, y := rng.Float64()*360-180, rng.Float64()*170-85
+		if i%5 == 0 {
+			x, y = 179.9, 89.5
+		}
+		near := fmt.Sprintf(`{"$nearSphere": [%g, %g]}`, x, y)
+		if i%2 == 1 {
+			near = fmt.Sprintf(`{"$nearSphere": [%g, %g], "$maxDistance": %g}`, x, y, rng.Float64())
+		}
+		want := firstIDs(t, db, `{"find": "flat", "filter": {"p": `+near+`}, "sort": {"none": 1}, "batchSize": 5000}`)
+		skip, limit := rng.IntN(4), 1+rng.IntN(30)
+		got := firstIDs(t, db, fmt.Sprintf(`{"find": "flat", "filter": {"p": %s}, "skip": %d, "limit": %d}`, near, skip, limit))
+		w := want[min(skip, len(want)):]
+		w = w[:min(limit, len(w))]
+		if !slices.Equal(got, w) {
+			t.Fatalf("%s skip %d limit %d: rings %v, sort %v", near, skip, limit, got, w)
+		}
+	}
+	ex = mustRun(t, db, "test", `{"explain": {"find": "flat", "filter": {"p": {"$nearSphere": [1, 1]}}, "limit": 5}, "verbosity": "executionStats"}`)
+	if n, _ := field(ex, "executionStats.totalDocsExamined").(int32); n == 0 || n > 200 {
+		t.Fatalf("a $nearSphere on a 2d index limited to 5 examined %v documents of 1500", field(ex, "executionStats.totalDocsExamined"))
+	}
 }

@@ -253,7 +253,7 @@ func ringable(p *plan, n *query.GeoNear) bool {
 		return false
 	}
 	pos, kind := indexkey.GeoField(p.ix.Key)
-	return pos == 0 && (kind == indexkey.Geo2DSphere && n.Sphere || kind == indexkey.Geo2D && !n.Sphere)
+	return pos == 0 && (kind == indexkey.Geo2DSphere && n.Sphere || kind == indexkey.Geo2D && !n.GeoJSON)
 }
 
 // rings is how a near query widens: its first radius, its last, the
@@ -269,6 +269,25 @@ type rings struct {
 // sphere (radians) for a 2dsphere index, boxes in the plane for a 2d
 // index (its grid's cells, the first sixteen across).
 func ringsOf(p *plan, n *query.GeoNear) rings {
+	if _, kind := indexkey.GeoField(p.ix.Key); kind == indexkey.Geo2D && n.Sphere {
+		// $nearSphere of legacy pairs through a 2d index: radians on the
+		// sphere, each cap read as the longitude and latitude box that
+		// holds it.
+		g := indexkey.Geo2DOf(p.ix)
+		last := math.Pi
+		if !math.IsInf(n.Max, 1) {
+			last = min(n.Max, math.Pi)
+		}
+		return rings{
+			first: min(nearFirstRing, last),
+			last:  last,
+			cover: func(r float64) query.Intervals {
+				x0, y0, x1, y1 := capBox(n.X, n.Y, r*(1+1e-9)+1e-12)
+				return keyIntervals(g.Cover2D(x0, y0, x1, y1))
+			},
+			unit: func(d float64) float64 { return d },
+		}
+	}
 	if _, kind := indexkey.GeoField(p.ix.Key); kind == indexkey.Geo2D {
 		g := indexkey.Geo2DOf(p.ix)
 		// As mongod's 2d near: no farther than 1.5 times the grid's
@@ -556,4 +575,29 @@ func (db *DB) geoNearFunc(dbName string, collation bson.D) agg.GeoNearFunc {
 		}
 		return nil
 	}
+}
+
+// capBox returns a longitude and latitude box (degrees) that holds every
+// point within r radians of (lng, lat): latitudes r either side, and the
+// longitudes the cap spans at its widest latitude, or all of them when
+// it reaches a pole or crosses the antimeridian.
+func capBox(lng, lat, r float64) (x0, y0, x1, y1 float64) {
+	d := r * 180 / math.Pi
+	y0, y1 = lat-d, lat+d
+	if y0 <= -90 || y1 >= 90 || r >= math.Pi/2 {
+		return -180, max(y0, -90), 180, min(y1, 90)
+	}
+	widest := max(math.Abs(y0), math.Abs(y1)) * math.Pi / 180
+	// The cap's half-width in longitude at latitude phi is at most
+	// asin(sin r / cos phi), and phi's cosine is least at the widest.
+	s := math.Sin(r) / math.Cos(widest)
+	if s >= 1 {
+		return -180, y0, 180, y1
+	}
+	dl := math.Asin(s) * 180 / math.Pi
+	x0, x1 = lng-dl, lng+dl
+	if x0 < -180 || x1 > 180 {
+		return -180, y0, 180, y1
+	}
+	return x0, y0, x1, y1
 }
