@@ -254,6 +254,22 @@ func TestGeo2DMatchesScan(t *testing.T) {
 	if n, _ := field(ex, "executionStats.totalDocsExamined").(int32); n == 0 || n > 200 {
 		t.Fatalf("a flat $near limited to 5 examined %v documents of 1500", field(ex, "executionStats.totalDocsExamined"))
 	}
+	// $centerSphere through the 2d index: the box that holds the cap.
+	for i := 0; i < 15; i++ {
+		x, y, r := rng.Float64()*360-180, rng.Float64()*170-85, rng.Float64()*0.5
+		if i%5 == 0 {
+			x, y = -179.8, -88
+		}
+		f := fmt.Sprintf(`{"p": {"$geoWithin": {"$centerSphere": [[%g, %g], %g]}}}`, x, y, r)
+		want := firstIDs(t, db, `{"find": "scan", "filter": `+f+`, "sort": {"_id": 1}, "batchSize": 5000}`)
+		got := firstIDs(t, db, `{"find": "flat", "filter": `+f+`, "sort": {"_id": 1}, "batchSize": 5000}`)
+		if !slices.Equal(got, want) {
+			t.Fatalf("%s: index %v, scan %v", f, got, want)
+		}
+		if ex := fmt.Sprint(mustRun(t, db, "test", `{"explain": {"find": "flat", "filter": `+f+`}}`)); !strings.Contains(ex, "IXSCAN") {
+			t.Fatalf("%s: not read through the 2d index: %s", f, ex)
+		}
+	}
 	// $nearSphere through the 2d index: radians on the sphere, ring by
 	// ring as longitude and latitude boxes, near the poles and the
 	// antimeridian too.

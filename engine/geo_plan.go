@@ -114,13 +114,17 @@ func (p *plan) useNear(hint any) error {
 // that cover the query's region bound the index's geo field.
 func (p *plan) useGeo() bool {
 	for _, path := range p.filter.GeoPaths() {
-		kind := indexkey.Geo2DSphere
-		if _, _, _, _, flat := p.filter.GeoFlatBox(path); flat {
-			kind = indexkey.Geo2D // a flat shape: a 2d index's grid
+		kinds := []string{indexkey.Geo2DSphere}
+		if _, _, _, _, flat := p.filter.GeoFlatBox(path, false); flat {
+			kinds = []string{indexkey.Geo2D} // a flat shape: a 2d index's grid
 		} else if _, ok := p.filter.GeoCells(path); !ok {
 			continue
+		} else if _, _, _, _, cap := p.filter.GeoFlatBox(path, true); cap {
+			// A $centerSphere: a 2d index's grid by the box holding
+			// the cap, when there is no 2dsphere index.
+			kinds = append(kinds, indexkey.Geo2D)
 		}
-		for _, ix := range geoIndexesOn(p.m, path, kind) {
+		for _, ix := range geoIndexesOn(p.m, path, kinds...) {
 			if ix.PartialFilter != nil {
 				continue
 			}
@@ -136,7 +140,7 @@ func (p *plan) useGeo() bool {
 // is 2dsphere and the filter bounds it, else none.
 func geoFieldBounds(ix *catalog.Index, kind, path string, filter *query.Filter) (query.Intervals, bool) {
 	if kind == indexkey.Geo2D {
-		x0, y0, x1, y1, ok := filter.GeoFlatBox(path)
+		x0, y0, x1, y1, ok := filter.GeoFlatBox(path, true)
 		if !ok {
 			return nil, false
 		}
@@ -282,7 +286,7 @@ func ringsOf(p *plan, n *query.GeoNear) rings {
 			first: min(nearFirstRing, last),
 			last:  last,
 			cover: func(r float64) query.Intervals {
-				x0, y0, x1, y1 := capBox(n.X, n.Y, r*(1+1e-9)+1e-12)
+				x0, y0, x1, y1 := geo.CapBox(n.X, n.Y, r*(1+1e-9)+1e-12)
 				return keyIntervals(g.Cover2D(x0, y0, x1, y1))
 			},
 			unit: func(d float64) float64 { return d },
@@ -575,29 +579,4 @@ func (db *DB) geoNearFunc(dbName string, collation bson.D) agg.GeoNearFunc {
 		}
 		return nil
 	}
-}
-
-// capBox returns a longitude and latitude box (degrees) that holds every
-// point within r radians of (lng, lat): latitudes r either side, and the
-// longitudes the cap spans at its widest latitude, or all of them when
-// it reaches a pole or crosses the antimeridian.
-func capBox(lng, lat, r float64) (x0, y0, x1, y1 float64) {
-	d := r * 180 / math.Pi
-	y0, y1 = lat-d, lat+d
-	if y0 <= -90 || y1 >= 90 || r >= math.Pi/2 {
-		return -180, max(y0, -90), 180, min(y1, 90)
-	}
-	widest := max(math.Abs(y0), math.Abs(y1)) * math.Pi / 180
-	// The cap's half-width in longitude at latitude phi is at most
-	// asin(sin r / cos phi), and phi's cosine is least at the widest.
-	s := math.Sin(r) / math.Cos(widest)
-	if s >= 1 {
-		return -180, y0, 180, y1
-	}
-	dl := math.Asin(s) * 180 / math.Pi
-	x0, x1 = lng-dl, lng+dl
-	if x0 < -180 || x1 > 180 {
-		return -180, y0, 180, y1
-	}
-	return x0, y0, x1, y1
 }

@@ -23,10 +23,12 @@ type Region struct {
 	cx, cy, r              float64
 	poly                   [][2]float64
 
-	// On the sphere: a cap ($centerSphere) or polygons ($geometry).
-	cap   *s2.Cap
-	polys []*s2.Polygon
-	edges edgeIndexes // of polys, built once for the documents a query reads
+	// On the sphere: a cap ($centerSphere, around capLng, capLat) or
+	// polygons ($geometry).
+	capLng, capLat float64
+	cap            *s2.Cap
+	polys          []*s2.Polygon
+	edges          edgeIndexes // of polys, built once for the documents a query reads
 }
 
 // edgeIndexes are indexes of polygons' edges, built on first use: a
@@ -60,6 +62,41 @@ const (
 // Flat reports whether the region is a flat shape, which only legacy
 // coordinate pairs can be within.
 func (r *Region) Flat() bool { return r.flat != notFlat }
+
+// SphereBox returns a longitude and latitude box that holds a
+// $centerSphere's cap, and false for other regions.
+func (r *Region) SphereBox() (x0, y0, x1, y1 float64, ok bool) {
+	if r.cap == nil {
+		return 0, 0, 0, 0, false
+	}
+	x0, y0, x1, y1 = CapBox(r.capLng, r.capLat, float64(r.cap.Radius())*(1+1e-9)+1e-12)
+	return x0, y0, x1, y1, true
+}
+
+// CapBox returns a longitude and latitude box (degrees) that holds
+// every point within r radians of (lng, lat): latitudes r either side,
+// and the longitudes the cap spans at its widest latitude, or all of
+// them when it reaches a pole or crosses the antimeridian.
+func CapBox(lng, lat, r float64) (x0, y0, x1, y1 float64) {
+	d := r * 180 / math.Pi
+	y0, y1 = lat-d, lat+d
+	if y0 <= -90 || y1 >= 90 || r >= math.Pi/2 {
+		return -180, max(y0, -90), 180, min(y1, 90)
+	}
+	widest := max(math.Abs(y0), math.Abs(y1)) * math.Pi / 180
+	// The cap's half-width in longitude at latitude phi is at most
+	// asin(sin r / cos phi), and phi's cosine is least at the widest.
+	s := math.Sin(r) / math.Cos(widest)
+	if s >= 1 {
+		return -180, y0, 180, y1
+	}
+	dl := math.Asin(s) * 180 / math.Pi
+	x0, x1 = lng-dl, lng+dl
+	if x0 < -180 || x1 > 180 {
+		return -180, y0, 180, y1
+	}
+	return x0, y0, x1, y1
+}
 
 // FlatBox returns the bounding box of a flat shape, and false for a
 // region of the sphere.
@@ -144,7 +181,7 @@ func ParseWithin(v any) (*Region, error) {
 			return nil, geoErr("Longitude/latitude is out of bounds, lng: %s lat: %s", fmtNum(x), fmtNum(y))
 		}
 		c := s2.CapFromCenterAngle(pointOf(x, y), s1.Angle(math.Min(rad, math.Pi)))
-		return &Region{cap: &c}, nil
+		return &Region{cap: &c, capLng: x, capLat: y}, nil
 	case "$polygon":
 		pts, err := flatPoints(shape.Value)
 		if err != nil {

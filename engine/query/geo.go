@@ -466,7 +466,10 @@ func (f *Filter) GeoCells(path string) (geo.Covering, bool) {
 // $geoWithin of the filter's top-level conjunction at path, or a flat
 // $near with a $maxDistance on it, can match; false when none bounds
 // path so.
-func (f *Filter) GeoFlatBox(path string) (x0, y0, x1, y1 float64, ok bool) {
+//
+// With caps set, a $centerSphere's cap counts too, as the longitude and
+// latitude box that holds it (a 2d index holds legacy pairs as such).
+func (f *Filter) GeoFlatBox(path string, caps bool) (x0, y0, x1, y1 float64, ok bool) {
 	if f == nil {
 		return 0, 0, 0, 0, false
 	}
@@ -485,6 +488,11 @@ func (f *Filter) GeoFlatBox(path string) (x0, y0, x1, y1 float64, ok bool) {
 				if t.path == path && t.parts != nil && t.within != nil {
 					if x0, y0, x1, y1, ok = t.within.FlatBox(); ok {
 						return true
+					}
+					if caps {
+						if x0, y0, x1, y1, ok = t.within.SphereBox(); ok {
+							return true
+						}
 					}
 				}
 			}
