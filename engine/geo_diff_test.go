@@ -296,3 +296,36 @@ func TestGeo2DMatchesScan(t *testing.T) {
 		t.Fatalf("a $nearSphere on a 2d index limited to 5 examined %v documents of 1500", field(ex, "executionStats.totalDocsExamined"))
 	}
 }
+
+// A $near through a compound 2dsphere index whose earlier fields an
+// equality (or $in) fixes reads ring by ring under those values: the
+// same answers as a full sort, and a limited one reads a few documents.
+func TestGeoNearRingsCompoundPrefix(t *testing.T) {
+	t.Parallel()
+	rng := rand.New(rand.NewPCG(41, 42))
+	db, _ := openMem(t)
+	var docs []string
+	for i := 0; i < 2000; i++ {
+		docs = append(docs, fmt.Sprintf(`{"_id": %d, "cat": "c%d", "loc": {"type": "Point", "coordinates": [%g, %g]}, "n": %d}`,
+			i, i%4, 10+rng.NormFloat64()*0.05, 10+rng.NormFloat64()*0.05, i%10))
+	}
+	loadCorpus(t, db, "test", "cp", docs)
+	mustRun(t, db, "test", `{"createIndexes": "cp", "indexes": [{"key": {"cat": 1, "loc": "2dsphere", "n": 1}, "name": "cat_loc_n"}]}`)
+	for i := 0; i < 12; i++ {
+		x, y := 10+rng.NormFloat64()*0.1, 10+rng.NormFloat64()*0.1
+		pre := []string{`"cat": "c1"`, `"cat": {"$in": ["c0", "c3"]}`, `"cat": "c2", "n": {"$lt": 5}`}[i%3]
+		f := fmt.Sprintf(`{%s, "loc": {"$near": {"$geometry": {"type": "Point", "coordinates": [%g, %g]}}}}`, pre, x, y)
+		want := firstIDs(t, db, `{"find": "cp", "filter": `+f+`, "sort": {"none": 1}, "batchSize": 5000}`)
+		skip, limit := rng.IntN(4), 1+rng.IntN(20)
+		got := firstIDs(t, db, fmt.Sprintf(`{"find": "cp", "filter": %s, "skip": %d, "limit": %d}`, f, skip, limit))
+		w := want[min(skip, len(want)):]
+		w = w[:min(limit, len(w))]
+		if !slices.Equal(got, w) {
+			t.Fatalf("%s skip %d limit %d: rings %v, sort %v", f, skip, limit, got, w)
+		}
+	}
+	ex := mustRun(t, db, "test", `{"explain": {"find": "cp", "filter": {"cat": "c1", "loc": {"$near": {"$geometry": {"type": "Point", "coordinates": [10, 10]}}}}, "limit": 5}, "verbosity": "executionStats"}`)
+	if n, _ := field(ex, "executionStats.totalDocsExamined").(int32); n == 0 || n > 200 {
+		t.Fatalf("a $near under cat c1 limited to 5 examined %v documents (500 in c1)", field(ex, "executionStats.totalDocsExamined"))
+	}
+}

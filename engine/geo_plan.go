@@ -249,15 +249,42 @@ func emitNear(q *queryExec, n *query.GeoNear, annotate func(bson.D) bson.D, r ne
 	return pd, nil
 }
 
-// ringable reports whether p's near query can be read ring by ring: on
-// the sphere, through a 2dsphere index whose first field is the geo
-// field, so that a cap's covering bounds the scan.
+// ringable reports whether p's near query can be read ring by ring:
+// through a 2dsphere index (on the sphere) or a 2d index (legacy
+// pairs) whose fields before the geo field are each fixed by
+// equalities, so that a ring's covering, under those values, bounds the
+// scan.
 func ringable(p *plan, n *query.GeoNear) bool {
 	if p.ix == nil {
 		return false
 	}
 	pos, kind := indexkey.GeoField(p.ix.Key)
-	return pos == 0 && (kind == indexkey.Geo2DSphere && n.Sphere || kind == indexkey.Geo2D && !n.GeoJSON)
+	if !(kind == indexkey.Geo2DSphere && n.Sphere || kind == indexkey.Geo2D && !n.GeoJSON) {
+		return false
+	}
+	if pos > 0 {
+		ivs, bounded := fieldBounds(p.ix, p.filter, p.sort)
+		for i := 0; i < pos; i++ {
+			if !bounded[i] || !allPoints(ivs[i]) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// ringRanges are the index ranges of one ring of near plan p: the
+// ring's covering of the geo field under the values its earlier fields
+// are fixed to, and the bounds of the fields after it.
+func ringRanges(p *plan, cover query.Intervals) []keyRange {
+	pos, _ := indexkey.GeoField(p.ix.Key)
+	if pos == 0 {
+		return rangesFor(p.ixPrefix, cover, false)
+	}
+	ivs, bounded := fieldBounds(p.ix, p.filter, p.sort)
+	ivs[pos], bounded[pos] = cover, true
+	ranges, _ := compoundRanges(p.ixPrefix, indexkey.Fields(p.ix.Key), ivs, bounded)
+	return ranges
 }
 
 // rings is how a near query widens: its first radius, its last, the
@@ -357,7 +384,7 @@ func nearRings(q *queryExec, n *query.GeoNear, annotate func(bson.D) bson.D) fun
 		for qi >= len(queue) && prev < maxR {
 			queue, qi = queue[:0], 0
 			pc := *q.sc.p
-			pc.ranges = rangesFor(pc.ixPrefix, rg.cover(r), false)
+			pc.ranges = ringRanges(&pc, rg.cover(r))
 			sc := newScanner(&pc)
 			sc.recordIDs, sc.indexKeys = q.sc.recordIDs, q.sc.indexKeys
 			for !sc.done {
