@@ -103,6 +103,7 @@ func cwiRead(ix *catalog.Index, filter *query.Filter, sort *query.Sort, hinted b
 // for the bounded fields after them.
 func (p *plan) useCompoundWildcard(prefix []byte) {
 	s := p.cwi
+	defer p.cwiSort()
 	var enforced int
 	p.ixPrefix = prefix
 	p.ranges, enforced = compoundRanges(prefix, s.fields, s.ivs, s.bounded)
@@ -130,5 +131,36 @@ func (p *plan) useCompoundWildcard(prefix []byte) {
 		}
 		p.keyPattern = append(p.keyPattern, bson.E{Key: f.Path, Value: dir})
 		p.boundsDesc = append(p.boundsDesc, bson.E{Key: f.Path, Value: describeIntervals(s.ivs[i])})
+	}
+}
+
+// cwiSort makes a compound wildcard index's scan give p's sort when the
+// sort names regular fields before the wildcard, from the first, in the
+// index's directions or all reversed (mongod's prefix sorts): those
+// fields hold one value a document, and every key of a document has
+// them, so taking each document at its first key keeps their order.
+func (p *plan) cwiSort() {
+	if p.sort == nil || !sameCollation(p.ix, p.filter, p.sort) {
+		return
+	}
+	keys := p.sort.Keys()
+	pos := indexkey.WildcardPos(p.ix.Key)
+	if len(keys) == 0 || len(keys) > pos {
+		return
+	}
+	fields := indexkey.Fields(p.ix.Key)
+	fwd, bwd := true, true
+	for i, k := range keys {
+		if k.Path != fields[i].Path {
+			return
+		}
+		if k.Desc != fields[i].Desc {
+			fwd = false
+		} else {
+			bwd = false
+		}
+	}
+	if fwd || bwd {
+		p.sortByIndex, p.reverse = true, bwd
 	}
 }

@@ -181,3 +181,40 @@ func TestCompoundWildcardUnbounded(t *testing.T) {
 		t.Fatalf("b >= 1: %v", got)
 	}
 }
+
+// A compound wildcard index gives a sort on its regular fields before
+// the wildcard, from the first (mongod's prefix sorts): no SORT stage,
+// each document once, the collection scan's order.
+func TestCompoundWildcardPrefixSort(t *testing.T) {
+	t.Parallel()
+	db, _ := openMem(t)
+	mustRun(t, db, "test", `{"createIndexes": "ps", "indexes": [{"key": {"a": 1, "b": -1, "w.$**": 1}, "name": "ab_w"}]}`)
+	var docs []string
+	for i := 0; i < 200; i++ {
+		docs = append(docs, fmt.Sprintf(`{"_id": %d, "a": %d, "b": %d, "w": {"x": %d, "y": [1, 2, %d]}}`, i, i%10, i, i%3, i%5))
+	}
+	loadCorpus(t, db, "test", "ps", docs)
+	loadCorpus(t, db, "test", "plain", docs)
+	for _, q := range []string{
+		`"filter": {"a": {"$gte": 7}}, "sort": {"a": 1, "b": -1}, "limit": 15`,
+		`"filter": {"a": {"$in": [2, 4]}}, "sort": {"a": -1, "b": 1}, "skip": 3, "limit": 9`,
+		`"filter": {"a": 3, "w.x": 1}, "sort": {"a": 1, "b": -1}`,
+	} {
+		want := firstIDs(t, db, `{"find": "plain", `+q+`, "batchSize": 1000}`)
+		got := firstIDs(t, db, `{"find": "ps", `+q+`, "batchSize": 1000}`)
+		if !slices.Equal(got, want) {
+			t.Fatalf("%s: index %v, scan %v", q, got, want)
+		}
+		if ex := fmt.Sprint(mustRun(t, db, "test", `{"explain": {"find": "ps", `+q+`}}`)); strings.Contains(ex, `"SORT"`) || !strings.Contains(ex, "ab_w") {
+			t.Fatalf("%s: %s", q, ex)
+		}
+	}
+	// A sort on the wildcard's path is done in memory.
+	q := `"filter": {"a": 3, "w.x": {"$gte": 0}}, "sort": {"w.x": 1, "_id": 1}`
+	if ex := fmt.Sprint(mustRun(t, db, "test", `{"explain": {"find": "ps", `+q+`}}`)); !strings.Contains(ex, `"SORT"`) {
+		t.Fatalf("%s: %s", q, ex)
+	}
+	if got, want := firstIDs(t, db, `{"find": "ps", `+q+`}`), firstIDs(t, db, `{"find": "plain", `+q+`}`); !slices.Equal(got, want) {
+		t.Fatalf("%s: index %v, scan %v", q, got, want)
+	}
+}
