@@ -14,7 +14,7 @@ import (
 
 var demoCommand = &command{
 	name:    "demo",
-	summary: "a short guided run: documents and indexes, then TTL expiry, capped and time-series collections",
+	summary: "a short guided run: documents and indexes, then TTL expiry, capped and time-series collections, places that expire",
 	usage:   "ttlkv demo [--dir DIR] [--db NAME]",
 	examples: []string{
 		"ttlkv demo",
@@ -41,6 +41,7 @@ const (
 	demoSessions = "demo_sessions"
 	demoLog      = "demo_log"
 	demoWeather  = "demo_weather"
+	demoScooters = "demo_scooters"
 )
 
 type demo struct {
@@ -96,7 +97,7 @@ func (d *demo) ago(dur time.Duration) bson.DateTime { return bson.NewDateTimeFro
 
 func (d *demo) run() int {
 	d.say("ttlkv demo — data directory %s, database %q\n", d.db.Dir(), d.e.db)
-	for _, c := range []string{demoOrders, demoSessions, demoLog, demoWeather} {
+	for _, c := range []string{demoOrders, demoSessions, demoLog, demoWeather, demoScooters} {
 		if _, err := do(d.e.ctx, d.db, d.e.db, bson.D{{Key: "drop", Value: c}}); err != nil && codeOf(err) != document.CodeNamespaceNotFound {
 			return d.e.fail("demo", err)
 		}
@@ -109,6 +110,7 @@ func (d *demo) run() int {
 		{"2. TTL: documents that expire", d.ttl},
 		{"3. A capped collection keeps only the newest documents", d.capped},
 		{"4. A time-series collection with automatic removal", d.timeseries},
+		{"5. Places that expire: a 2dsphere index beside a TTL index", d.places},
 	}
 	for _, st := range steps {
 		d.say("%s", st.title)
@@ -286,4 +288,46 @@ func (d *demo) tsFigures() [2]int64 {
 	n := d.cmd("", bson.D{{Key: "count", Value: demoWeather}})
 	st := d.cmd("", bson.D{{Key: "collStats", Value: demoWeather}})
 	return [2]int64{num(n, "n"), num(st, "timeseries.bucketCount")}
+}
+
+// places is the geo chapter: scooters report where they are; the ones
+// that stopped reporting expire, and $geoNear stops finding them.
+func (d *demo) places() {
+	d.cmd(fmt.Sprintf("db.%s.createIndex({ at: \"2dsphere\" })", demoScooters),
+		bson.D{{Key: "createIndexes", Value: demoScooters}, {Key: "indexes", Value: bson.A{
+			bson.D{{Key: "key", Value: bson.D{{Key: "at", Value: "2dsphere"}}}, {Key: "name", Value: "at_2dsphere"}}}}})
+	d.cmd(fmt.Sprintf("db.%s.createIndex({ lastPing: 1 }, { expireAfterSeconds: 120 })", demoScooters),
+		bson.D{{Key: "createIndexes", Value: demoScooters}, {Key: "indexes", Value: bson.A{
+			bson.D{{Key: "key", Value: bson.D{{Key: "lastPing", Value: int32(1)}}}, {Key: "name", Value: "lastPing_1"}, {Key: "expireAfterSeconds", Value: int32(120)}}}}})
+	point := func(lng, lat float64) bson.D {
+		return bson.D{{Key: "type", Value: "Point"}, {Key: "coordinates", Value: bson.A{lng, lat}}}
+	}
+	scooters := bson.A{
+		bson.D{{Key: "_id", Value: "sc1"}, {Key: "at", Value: point(2.3364, 48.8611)}, {Key: "lastPing", Value: d.ago(time.Hour)}},
+		bson.D{{Key: "_id", Value: "sc2"}, {Key: "at", Value: point(2.3390, 48.8600)}, {Key: "lastPing", Value: d.ago(10 * time.Second)}},
+		bson.D{{Key: "_id", Value: "sc3"}, {Key: "at", Value: point(2.3440, 48.8590)}, {Key: "lastPing", Value: d.ago(0)}},
+		bson.D{{Key: "_id", Value: "sc4"}, {Key: "at", Value: point(2.3700, 48.8530)}, {Key: "lastPing", Value: d.ago(0)}},
+	}
+	d.cmd(fmt.Sprintf("db.%s.insertMany([...]) — 4 scooters near the Louvre; sc1 last reported an hour ago", demoScooters),
+		bson.D{{Key: "insert", Value: demoScooters}, {Key: "documents", Value: scooters}})
+	near := func() {
+		d.say(`  > db.%s.aggregate([{ $geoNear: { near: { type: "Point", coordinates: [2.3376, 48.8606] }, distanceField: "meters", maxDistance: 1000 } }, { $project: { meters: { $round: ["$meters", 0] } } }])`, demoScooters)
+		d.show(d.find(bson.D{{Key: "aggregate", Value: demoScooters}, {Key: "pipeline", Value: bson.A{
+			bson.D{{Key: "$geoNear", Value: bson.D{{Key: "near", Value: point(2.3376, 48.8606)}, {Key: "distanceField", Value: "meters"}, {Key: "maxDistance", Value: int32(1000)}}}},
+			bson.D{{Key: "$project", Value: bson.D{{Key: "meters", Value: bson.D{{Key: "$round", Value: bson.A{"$meters", int32(0)}}}}}}}}},
+			{Key: "cursor", Value: bson.D{}}}))
+	}
+	near()
+	if d.err != nil {
+		return
+	}
+	d.say("    (sc4 is about 2.5 km away, past maxDistance)")
+	d.say("  > db.adminCommand({ runTTLPass: 1 })")
+	r, err := do(d.e.ctx, d.db, "admin", bson.D{{Key: "runTTLPass", Value: 1}})
+	if err != nil {
+		d.err = err
+		return
+	}
+	d.say("    the pass deleted %d stale scooter(s); the nearest is now sc2", num(r, "deleted"))
+	near()
 }

@@ -37,6 +37,11 @@ func TestDemoRerunnable(t *testing.T) {
 			// The capped find shows the projection it runs.
 			"db.demo_log.find({}, { _id: 0 }).sort({ $natural: -1 })",
 			"Try it yourself:  ttlkv shell   (then: db.demo_sessions.find())",
+			// The geo chapter: the nearest three, then without the
+			// scooter that stopped reporting.
+			"    {\"_id\":\"sc1\",\"meters\":104.0}\n    {\"_id\":\"sc2\",\"meters\":122.0}\n    {\"_id\":\"sc3\",\"meters\":501.0}\n",
+			"the pass deleted 1 stale scooter(s); the nearest is now sc2",
+			"    {\"_id\":\"sc2\",\"meters\":122.0}\n    {\"_id\":\"sc3\",\"meters\":501.0}\n\nDone.",
 		} {
 			if !strings.Contains(out, want) {
 				t.Errorf("run %d: output lacks %q:\n%s", run, want, out)
