@@ -146,22 +146,28 @@ func (db *DB) spillDir() string {
 func (db *DB) lookupFunc(dbName string, collation bson.D) agg.LookupFunc {
 	return func(ctx context.Context, from string, filter bson.D, fn func(bson.D) error) error {
 		_, _, q, err := db.findPlan(dbName, from, filter, FindOptions{Collation: collation})
-		if err != nil || q == nil {
+		if err != nil {
 			return err
 		}
-		for !q.done {
-			docs, err := q.nextBatch(ctx, 256)
-			if err != nil {
+		return q.each(ctx, fn)
+	}
+}
+
+// each calls fn with every document q gives, batch by batch (none for a
+// nil q: a collection that does not exist).
+func (q *queryExec) each(ctx context.Context, fn func(bson.D) error) error {
+	for q != nil && !q.done {
+		docs, err := q.nextBatch(ctx, 256)
+		if err != nil {
+			return err
+		}
+		for _, d := range docs {
+			if err := fn(d); err != nil {
 				return err
 			}
-			for _, d := range docs {
-				if err := fn(d); err != nil {
-					return err
-				}
-			}
 		}
-		return nil
 	}
+	return nil
 }
 
 // pipelineExec is a query that yields what the pipeline cursor cur

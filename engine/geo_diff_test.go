@@ -241,14 +241,7 @@ func TestGeo2DMatchesScan(t *testing.T) {
 		if i%2 == 1 {
 			near = fmt.Sprintf(`{"$near": [%g, %g], "$maxDistance": %g, "$minDistance": %g}`, x, y, rng.Float64()*60, rng.Float64()*5)
 		}
-		want := firstIDs(t, db, `{"find": "flat", "filter": {"p": `+near+`}, "sort": {"none": 1}, "batchSize": 5000}`)
-		skip, limit := rng.IntN(4), 1+rng.IntN(30)
-		got := firstIDs(t, db, fmt.Sprintf(`{"find": "flat", "filter": {"p": %s}, "skip": %d, "limit": %d}`, near, skip, limit))
-		w := want[min(skip, len(want)):]
-		w = w[:min(limit, len(w))]
-		if !slices.Equal(got, w) {
-			t.Fatalf("%s skip %d limit %d: rings %v, sort %v", near, skip, limit, got, w)
-		}
+		checkNearPage(t, db, "flat", `{"p": `+near+`}`, rng.IntN(4), 1+rng.IntN(30))
 	}
 	ex := mustRun(t, db, "test", `{"explain": {"find": "flat", "filter": {"p": {"$near": [1, 1]}}, "limit": 5}, "verbosity": "executionStats"}`)
 	if n, _ := field(ex, "executionStats.totalDocsExamined").(int32); n == 0 || n > 200 {
@@ -282,14 +275,7 @@ func TestGeo2DMatchesScan(t *testing.T) {
 		if i%2 == 1 {
 			near = fmt.Sprintf(`{"$nearSphere": [%g, %g], "$maxDistance": %g}`, x, y, rng.Float64())
 		}
-		want := firstIDs(t, db, `{"find": "flat", "filter": {"p": `+near+`}, "sort": {"none": 1}, "batchSize": 5000}`)
-		skip, limit := rng.IntN(4), 1+rng.IntN(30)
-		got := firstIDs(t, db, fmt.Sprintf(`{"find": "flat", "filter": {"p": %s}, "skip": %d, "limit": %d}`, near, skip, limit))
-		w := want[min(skip, len(want)):]
-		w = w[:min(limit, len(w))]
-		if !slices.Equal(got, w) {
-			t.Fatalf("%s skip %d limit %d: rings %v, sort %v", near, skip, limit, got, w)
-		}
+		checkNearPage(t, db, "flat", `{"p": `+near+`}`, rng.IntN(4), 1+rng.IntN(30))
 	}
 	ex = mustRun(t, db, "test", `{"explain": {"find": "flat", "filter": {"p": {"$nearSphere": [1, 1]}}, "limit": 5}, "verbosity": "executionStats"}`)
 	if n, _ := field(ex, "executionStats.totalDocsExamined").(int32); n == 0 || n > 200 {
@@ -315,17 +301,24 @@ func TestGeoNearRingsCompoundPrefix(t *testing.T) {
 		x, y := 10+rng.NormFloat64()*0.1, 10+rng.NormFloat64()*0.1
 		pre := []string{`"cat": "c1"`, `"cat": {"$in": ["c0", "c3"]}`, `"cat": "c2", "n": {"$lt": 5}`}[i%3]
 		f := fmt.Sprintf(`{%s, "loc": {"$near": {"$geometry": {"type": "Point", "coordinates": [%g, %g]}}}}`, pre, x, y)
-		want := firstIDs(t, db, `{"find": "cp", "filter": `+f+`, "sort": {"none": 1}, "batchSize": 5000}`)
-		skip, limit := rng.IntN(4), 1+rng.IntN(20)
-		got := firstIDs(t, db, fmt.Sprintf(`{"find": "cp", "filter": %s, "skip": %d, "limit": %d}`, f, skip, limit))
-		w := want[min(skip, len(want)):]
-		w = w[:min(limit, len(w))]
-		if !slices.Equal(got, w) {
-			t.Fatalf("%s skip %d limit %d: rings %v, sort %v", f, skip, limit, got, w)
-		}
+		checkNearPage(t, db, "cp", f, rng.IntN(4), 1+rng.IntN(20))
 	}
 	ex := mustRun(t, db, "test", `{"explain": {"find": "cp", "filter": {"cat": "c1", "loc": {"$near": {"$geometry": {"type": "Point", "coordinates": [10, 10]}}}}, "limit": 5}, "verbosity": "executionStats"}`)
 	if n, _ := field(ex, "executionStats.totalDocsExamined").(int32); n == 0 || n > 200 {
 		t.Fatalf("a $near under cat c1 limited to 5 examined %v documents (500 in c1)", field(ex, "executionStats.totalDocsExamined"))
+	}
+}
+
+// checkNearPage checks that a near query's page (skip, limit) read ring
+// by ring is the same page of the query forced to read everything and
+// sort by distance (a sort on a field no document has).
+func checkNearPage(t *testing.T, db *DB, coll, filter string, skip, limit int) {
+	t.Helper()
+	want := firstIDs(t, db, `{"find": "`+coll+`", "filter": `+filter+`, "sort": {"none": 1}, "batchSize": 5000}`)
+	got := firstIDs(t, db, fmt.Sprintf(`{"find": %q, "filter": %s, "skip": %d, "limit": %d}`, coll, filter, skip, limit))
+	w := want[min(skip, len(want)):]
+	w = w[:min(limit, len(w))]
+	if !slices.Equal(got, w) {
+		t.Fatalf("%s skip %d limit %d: rings %v, sort %v", filter, skip, limit, got, w)
 	}
 }

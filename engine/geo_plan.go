@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"cmp"
 	"context"
 	"math"
 	"slices"
@@ -162,12 +163,17 @@ func keyIntervals(ranges [][2]int64) query.Intervals {
 	return out
 }
 
-// nearResult is one document of a near query with its distance.
+// nearResult is one document of a near query with its distance (and,
+// for a write's candidates, its record id and clustered _id key).
 type nearResult struct {
 	d    bson.D
 	dist float64
 	rid  uint64
+	id   []byte
 }
+
+// byDistance orders near results nearest first.
+func byDistance(a, b nearResult) int { return cmp.Compare(a.dist, b.dist) }
 
 // nearGen returns q's producer for a near plan: every document the scan
 // finds within the bounds, ordered by the query's sort when it has one
@@ -198,13 +204,7 @@ func nearGen(q *queryExec, n *query.GeoNear, userSort *query.Sort, annotate func
 				if c := userSort.Compare(a.d, b.d); c != 0 {
 					return c
 				}
-				switch {
-				case a.dist < b.dist:
-					return -1
-				case a.dist > b.dist:
-					return 1
-				}
-				return 0
+				return byDistance(a, b)
 			})
 			loaded = true
 			pos = int(min(q.skip, int64(len(results))))
@@ -408,15 +408,7 @@ func nearRings(q *queryExec, n *query.GeoNear, annotate func(bson.D) bson.D) fun
 			}
 			q.sc.stats.keysExamined += sc.stats.keysExamined
 			q.sc.stats.docsExamined += sc.stats.docsExamined
-			slices.SortStableFunc(queue, func(a, b nearResult) int {
-				switch {
-				case a.dist < b.dist:
-					return -1
-				case a.dist > b.dist:
-					return 1
-				}
-				return 0
-			})
+			slices.SortStableFunc(queue, byDistance)
 			prev, r = r, min(r*4, maxR)
 		}
 		return nil
@@ -541,12 +533,7 @@ func hasNear(filter bson.D) bool {
 // bounds, nearest first, up to limit (0: all).
 func nearCandidates(ctx context.Context, p *plan, limit int64) ([]uint64, map[uint64][]byte, error) {
 	sc := newScanner(p)
-	type cand struct {
-		rid  uint64
-		id   []byte
-		dist float64
-	}
-	var cs []cand
+	var cs []nearResult
 	for !sc.done {
 		recs, err := sc.next(ctx, 1024)
 		if err != nil {
@@ -554,19 +541,11 @@ func nearCandidates(ctx context.Context, p *plan, limit int64) ([]uint64, map[ui
 		}
 		for _, r := range recs {
 			if dist, ok := p.near.Distance(r.d); ok {
-				cs = append(cs, cand{r.rid, r.id, dist})
+				cs = append(cs, nearResult{dist: dist, rid: r.rid, id: r.id})
 			}
 		}
 	}
-	slices.SortStableFunc(cs, func(a, b cand) int {
-		switch {
-		case a.dist < b.dist:
-			return -1
-		case a.dist > b.dist:
-			return 1
-		}
-		return 0
-	})
+	slices.SortStableFunc(cs, byDistance)
 	if limit > 0 && int64(len(cs)) > limit {
 		cs = cs[:limit]
 	}
@@ -590,20 +569,9 @@ func nearCandidates(ctx context.Context, p *plan, limit int64) ([]uint64, map[ui
 func (db *DB) geoNearFunc(dbName string, collation bson.D) agg.GeoNearFunc {
 	return func(ctx context.Context, from string, g *agg.GeoNear, fn func(bson.D) error) error {
 		_, q, err := db.geoNearFind(dbName, &aggregateSpec{name: from, collation: collation}, g)
-		if err != nil || q == nil {
+		if err != nil {
 			return err
 		}
-		for !q.done {
-			docs, err := q.nextBatch(ctx, 256)
-			if err != nil {
-				return err
-			}
-			for _, d := range docs {
-				if err := fn(d); err != nil {
-					return err
-				}
-			}
-		}
-		return nil
+		return q.each(ctx, fn)
 	}
 }

@@ -9,6 +9,7 @@ package geo
 import (
 	"errors"
 	"fmt"
+	"github.com/ttlkv/ttlkv/document"
 	"math"
 	"strconv"
 	"strings"
@@ -114,47 +115,13 @@ func legacyPair(v any, extra bool) (x, y float64, err error) {
 // missing stands for an absent value in error messages.
 type missing struct{}
 
-// typeName is mongod's name of a BSON value's type.
+// typeName is mongod's name of a value's type in its messages
+// ("missing" for an absent one).
 func typeName(v any) string {
-	switch v.(type) {
-	case missing:
+	if _, ok := v.(missing); ok {
 		return "missing"
-	case float64:
-		return "double"
-	case string:
-		return "string"
-	case bson.D:
-		return "object"
-	case bson.A:
-		return "array"
-	case bool:
-		return "bool"
-	case nil, bson.Null:
-		return "null"
-	case int32:
-		return "int"
-	case int64:
-		return "long"
-	case bson.Decimal128:
-		return "decimal"
-	case bson.DateTime:
-		return "date"
-	case bson.ObjectID:
-		return "objectId"
-	case bson.Binary:
-		return "binData"
-	case bson.Regex:
-		return "regex"
-	case bson.Timestamp:
-		return "timestamp"
-	case bson.Undefined:
-		return "undefined"
-	case bson.MinKey:
-		return "minKey"
-	case bson.MaxKey:
-		return "maxKey"
 	}
-	return fmt.Sprintf("%T", v)
+	return document.TypeName(v)
 }
 
 func isNumber(v any) bool {

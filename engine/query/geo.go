@@ -401,6 +401,16 @@ func findNear(root andExpr) (top *GeoNear, count int) {
 // filter's top-level conjunction constrains.
 func (f *Filter) GeoPaths() []string {
 	var out []string
+	for _, g := range f.topGeo() {
+		out = append(out, g.path)
+	}
+	return out
+}
+
+// topGeo returns the $geoWithin and $geoIntersects of the filter's
+// top-level conjunction (its $and's too), in order.
+func (f *Filter) topGeo() []*geoExpr {
+	var out []*geoExpr
 	var walk func(a andExpr)
 	walk = func(a andExpr) {
 		for _, e := range a {
@@ -408,7 +418,9 @@ func (f *Filter) GeoPaths() []string {
 			case andExpr:
 				walk(t)
 			case *geoExpr:
-				out = append(out, t.path)
+				if t.parts != nil {
+					out = append(out, t)
+				}
 			}
 		}
 	}
@@ -433,33 +445,18 @@ func (f *Filter) GeoCells(path string) (geo.Covering, bool) {
 		}
 		return geo.CapCovering(n.at, angle), true
 	}
-	var out geo.Covering
-	found := false
-	var walk func(a andExpr)
-	walk = func(a andExpr) {
-		for _, e := range a {
-			if found {
-				return
+	for _, g := range f.topGeo() {
+		switch {
+		case g.path != path:
+		case g.within != nil:
+			if c, ok := g.within.Covering(); ok {
+				return c, true
 			}
-			switch t := e.(type) {
-			case andExpr:
-				walk(t)
-			case *geoExpr:
-				if t.path != path || t.parts == nil {
-					continue
-				}
-				if t.within != nil {
-					if c, ok := t.within.Covering(); ok {
-						out, found = c, true
-					}
-				} else if t.inter != nil {
-					out, found = t.inter.Covering(), true
-				}
-			}
+		case g.inter != nil:
+			return g.inter.Covering(), true
 		}
 	}
-	walk(f.root)
-	return out, found
+	return geo.Covering{}, false
 }
 
 // GeoFlatBox returns a box that holds every legacy pair a flat
@@ -476,29 +473,18 @@ func (f *Filter) GeoFlatBox(path string, caps bool) (x0, y0, x1, y1 float64, ok 
 	if n := f.near; n != nil && n.Path == path && !n.Sphere && !math.IsInf(n.Max, 1) {
 		return n.X - n.Max, n.Y - n.Max, n.X + n.Max, n.Y + n.Max, true
 	}
-	var walk func(a andExpr) bool
-	walk = func(a andExpr) bool {
-		for _, e := range a {
-			switch t := e.(type) {
-			case andExpr:
-				if walk(t) {
-					return true
-				}
-			case *geoExpr:
-				if t.path == path && t.parts != nil && t.within != nil {
-					if x0, y0, x1, y1, ok = t.within.FlatBox(); ok {
-						return true
-					}
-					if caps {
-						if x0, y0, x1, y1, ok = t.within.SphereBox(); ok {
-							return true
-						}
-					}
-				}
+	for _, g := range f.topGeo() {
+		if g.path != path || g.within == nil {
+			continue
+		}
+		if x0, y0, x1, y1, ok = g.within.FlatBox(); ok {
+			return x0, y0, x1, y1, true
+		}
+		if caps {
+			if x0, y0, x1, y1, ok = g.within.SphereBox(); ok {
+				return x0, y0, x1, y1, true
 			}
 		}
-		return false
 	}
-	walk(f.root)
-	return x0, y0, x1, y1, ok
+	return 0, 0, 0, 0, false
 }
