@@ -42,7 +42,10 @@ func (db *DB) aggregate(ctx context.Context, dbName string, s *aggregateSpec) (*
 	p := s.pipeline
 	var pl *plan
 	var q *queryExec
-	collation := s.collation
+	collSpec := s.collation
+	// runColl is the run's collation, which the stages after the scan
+	// compare under (docs/collation.md, "Aggregation").
+	var runColl *collation.Collator
 	if err := db.checkInvolvedViews(dbName, s); err != nil {
 		return nil, err
 	}
@@ -62,18 +65,17 @@ func (db *DB) aggregate(ctx context.Context, dbName string, s *aggregateSpec) (*
 		}
 		if c != nil && c.m().Kind == catalog.KindView {
 			// The stages after the view's run under its collation too.
-			if collation, err = viewCollation(c.m(), s.collation); err != nil {
+			if collSpec, err = viewCollation(c.m(), s.collation); err != nil {
 				return nil, err
 			}
-			if c.m().DefaultCollator() != nil {
-				if err := collatedStagesSupported(p.Stages()); err != nil {
-					return nil, err
-				}
-			}
+			runColl = c.m().DefaultCollator()
 		}
 	}
-	if pl != nil && pl.filter.Collator() != nil {
-		if err := collatedStagesSupported(p.Stages()); err != nil {
+	if pl != nil && runColl == nil {
+		runColl = pl.filter.Collator()
+	} else if s.collectionless && s.collation != nil {
+		var err error
+		if runColl, err = catalog.ParseCollation(s.collation); err != nil {
 			return nil, err
 		}
 	}
@@ -100,7 +102,8 @@ func (db *DB) aggregate(ctx context.Context, dbName string, s *aggregateSpec) (*
 		buf = buf[1:]
 		return d, nil
 	}
-	o := db.aggOptions(dbName, collation)
+	o := db.aggOptions(dbName, collSpec)
+	o.Collator = runColl
 	if s.maxMemBytes > 0 {
 		o.MaxMemoryBytes, o.MaxSortBytes, o.MaxGroupBytes = s.maxMemBytes, s.maxMemBytes, s.maxMemBytes
 	}

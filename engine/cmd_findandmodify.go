@@ -5,6 +5,7 @@ import (
 
 	"github.com/ttlkv/ttlkv/document"
 	"github.com/ttlkv/ttlkv/engine/agg"
+	"github.com/ttlkv/ttlkv/engine/internal/catalog"
 	"github.com/ttlkv/ttlkv/engine/query"
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
@@ -34,6 +35,15 @@ func cmdFindAndModify(ctx context.Context, db *DB, dbName string, cmd bson.D) (b
 	if err != nil {
 		return nil, err
 	}
+	var m *catalog.Coll
+	if c := db.lookup(dbName, name); c != nil {
+		m = c.m()
+	}
+	coll, err := opCollator(m, s.Collation)
+	if err != nil {
+		return nil, err
+	}
+	proj = proj.Collate(coll)
 	if proj.HasPositional() {
 		// a.$ is the element the query places.
 		qf, err := query.ParseFilterWith(nonNilDoc(s.Filter), db.opts.Clock(), let.FilterVars())

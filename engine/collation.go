@@ -233,26 +233,6 @@ func ctxCollation(ctx context.Context) bson.D {
 	return spec
 }
 
-// collatedStagesSupported refuses, under a non-simple collation, the
-// aggregation stages after the leading $match/$sort that would compare
-// strings: ttlkv's stages compare without collation, and ttlkv refuses
-// rather than answer differently (docs/collation.md).
-func collatedStagesSupported(stages bson.A) error {
-	for _, st := range stages {
-		d, ok := st.(bson.D)
-		if !ok || len(d) == 0 {
-			continue
-		}
-		switch d[0].Key {
-		case "$limit", "$skip", "$unset", "$count":
-			continue
-		}
-		return document.Errorf(document.CodeBadValue,
-			"aggregation stage %s after the leading $match and $sort under a non-simple collation is not supported by ttlkv", d[0].Key)
-	}
-	return nil
-}
-
 // sameIndexCollation reports whether two indexes have one collation;
 // indexes on one key pattern with different collations are distinct
 // indexes, as in MongoDB.

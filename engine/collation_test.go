@@ -74,7 +74,10 @@ func TestCollationOperations(t *testing.T) {
 	if got := firstBatch(t, r); len(got) != 1 || field(got[0], "n") != int32(2) {
 		t.Errorf("aggregate $match/$count = %v, want n 2", got)
 	}
-	wantCode(t, db, "test", `{"aggregate": "c", "pipeline": [{"$group": {"_id": "$b"}}], "cursor": {}, "collation": `+s2+`}`, document.CodeBadValue, "collation")
+	r = mustRun(t, db, "test", `{"aggregate": "c", "pipeline": [{"$group": {"_id": "$b"}}, {"$sort": {"_id": 1}}], "cursor": {}, "collation": `+s2+`}`)
+	if got := firstBatch(t, r); len(got) != 2 || field(got[0], "_id") != "x" || field(got[1], "_id") != "y" {
+		t.Errorf("$group under strength 2 = %v, want x and y", got)
+	}
 	r = mustRun(t, db, "test", `{"update": "c", "updates": [{"q": {"b": "x"}, "u": {"$set": {"u": true}}, "multi": true, "collation": `+s2+`}]}`)
 	if n := field(r, "nModified"); n != int32(2) {
 		t.Errorf("update nModified = %v, want 2", n)
@@ -213,8 +216,8 @@ func TestCollatedIndexOrder(t *testing.T) {
 }
 
 // TestCollationUpdateOperators: the update command's collation reaches
-// the operators that compare ($addToSet here), and a pipeline update
-// under a collation is refused rather than run without it.
+// the operators that compare ($addToSet here), and a pipeline update's
+// expressions.
 func TestCollationUpdateOperators(t *testing.T) {
 	t.Parallel()
 	db, _ := openMem(t)
@@ -227,9 +230,15 @@ func TestCollationUpdateOperators(t *testing.T) {
 	if got := findAll(t, db, "test", "c", bson.D{}); len(field(got[0], "tags").(bson.A)) != 2 {
 		t.Errorf("$addToSet without collation: %v", got)
 	}
-	r, _ := run(t, db, "test", `{"update": "c", "updates": [{"q": {}, "u": [{"$set": {"x": 1}}], "collation": {"locale": "en"}}]}`)
-	if we, _ := field(r, "writeErrors").(bson.A); len(we) != 1 || field(we[0].(bson.D), "code") != int32(2) {
-		t.Errorf("pipeline update under a collation: %v, want a 2 BadValue write error", r)
+	// A pipeline update compares under the collation too.
+	const pipe = `[{"$set": {"red": {"$in": ["red", "$tags"]}, "first": {"$eq": [{"$arrayElemAt": ["$tags", 0]}, "RED"]}}}]`
+	mustRun(t, db, "test", `{"update": "c", "updates": [{"q": {"tags": "red"}, "u": `+pipe+`, "collation": {"locale": "en", "strength": 2}}]}`)
+	if got := findAll(t, db, "test", "c", bson.D{}); field(got[0], "red") != true || field(got[0], "first") != true {
+		t.Errorf("pipeline update under strength 2: %v, want red and first true", got)
+	}
+	mustRun(t, db, "test", `{"update": "c", "updates": [{"q": {}, "u": `+pipe+`}]}`)
+	if got := findAll(t, db, "test", "c", bson.D{}); field(got[0], "red") != false || field(got[0], "first") != false {
+		t.Errorf("pipeline update, simple: %v, want red and first false", got)
 	}
 }
 

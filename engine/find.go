@@ -118,6 +118,7 @@ func (db *DB) findPlan(dbName, name string, filter bson.D, o FindOptions) (*coll
 		if f, srt, err = collateQuery(m, o.Collation, f, srt); err != nil {
 			return nil, nil, nil, err
 		}
+		proj = proj.Collate(f.Collator())
 	}
 	if c == nil {
 		if f.Text() != nil {

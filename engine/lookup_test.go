@@ -101,9 +101,10 @@ func TestLookupRefusals(t *testing.T) {
 	for _, c := range cases {
 		wantCode(t, db, "test", `{"aggregate": "c", "pipeline": [{"$lookup": `+c.stage+`}], "cursor": {}}`, c.code, c.msg)
 	}
-	// Under a collation the stage is refused, as ttlkv's stages compare
-	// without one (docs/collation.md).
-	wantCode(t, db, "test", `{"aggregate": "c", "pipeline": [{"$lookup": {"from": "c", "localField": "a", "foreignField": "b", "as": "x"}}], "cursor": {}, "collation": {"locale": "en", "strength": 2}}`, document.CodeBadValue, "$lookup")
+	// Under a collation the stage runs (docs/collation.md): a bad
+	// stage is still refused with its code.
+	mustRun(t, db, "test", `{"aggregate": "c", "pipeline": [{"$lookup": {"from": "c", "localField": "a", "foreignField": "b", "as": "x"}}], "cursor": {}, "collation": {"locale": "en", "strength": 2}}`)
+	wantCode(t, db, "test", `{"aggregate": "c", "pipeline": [{"$lookup": {"from": "c", "localField": "$a", "foreignField": "b", "as": "x"}}], "cursor": {}, "collation": {"locale": "en", "strength": 2}}`, document.Code(16410), "FieldPath")
 	r := mustRun(t, db, "test", `{"aggregate": "c", "pipeline": [{"$lookup": {"from": "c", "localField": "_id", "foreignField": "_id", "as": "x"}}], "cursor": {}}`)
 	_, batch := checkCursorShape(t, "self", field(r, "cursor"), "firstBatch")
 	sameValue(t, "self join", batch, `[{"_id": 1, "x": [{"_id": 1}]}]`)

@@ -1105,10 +1105,6 @@ func (db *DB) updateReturning(ctx context.Context, dbName, name string, s Update
 	if f, sort, err = collateQuery(c.m(), s.Collation, f, sort); err != nil {
 		return nil, nil, err
 	}
-	if f.Collator() != nil && s.Update == nil && s.Pipeline != nil {
-		return nil, nil, document.Errorf(document.CodeBadValue,
-			"a pipeline update under a non-simple collation is not supported by ttlkv (docs/collation.md)")
-	}
 	if u, err = db.checkedUpdate(ctx, c, u.Collate(f.Collator()).WithQuery(f)); err != nil {
 		return nil, nil, err
 	}

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"github.com/ttlkv/ttlkv/collation"
 	"github.com/ttlkv/ttlkv/document"
 	"github.com/ttlkv/ttlkv/engine/agg"
 	"github.com/ttlkv/ttlkv/engine/query"
@@ -19,8 +20,8 @@ func parseUpdateSpec(s UpdateSpec) (*query.Update, error) {
 		if err != nil {
 			return nil, err
 		}
-		return query.NewFuncUpdate(func(d bson.D, o query.UpdateOptions) (bson.D, error) {
-			return fn(d, bson.NewDateTimeFromTime(o.Now))
+		return query.NewFuncUpdate(func(d bson.D, o query.UpdateOptions, c *collation.Collator) (bson.D, error) {
+			return fn(d, bson.NewDateTimeFromTime(o.Now), c)
 		}), nil
 	}
 	return query.ParseUpdateWith(s.Update, s.ArrayFilters)

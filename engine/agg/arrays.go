@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/ttlkv/ttlkv/collation"
 	"github.com/ttlkv/ttlkv/document"
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
@@ -26,10 +27,10 @@ func addArrayOps() {
 	listOps["$split"] = opSpec{2, 2, opSplit}
 	listOps["$range"] = opSpec{2, 3, opRange}
 	listOps["$objectToArray"] = opSpec{1, 1, opObjectToArray}
-	listOps["$indexOfArray"] = opSpec{2, 4, opIndexOfArray}
+	addCollOp("$indexOfArray", 2, 4, opIndexOfArray)
 	listOps["$arrayToObject"] = opSpec{1, 1, opArrayToObject}
 	for _, op := range []string{"$sum", "$avg", "$min", "$max", "$stdDevPop", "$stdDevSamp"} {
-		listOps[op] = opSpec{0, -1, accumulatorExpr(op)}
+		addCollOp(op, 0, -1, accumulatorExpr(op))
 	}
 }
 
@@ -87,9 +88,9 @@ func mergeObject(out bson.D, a any) (bson.D, error) {
 // reads it: one argument that is an array gives its elements, one that
 // is not gives itself, several give each of them (an array among
 // several is one value).
-func accumulatorExpr(op string) opFunc {
-	return func(args []any) (any, error) {
-		acc := newAcc(op)
+func accumulatorExpr(op string) collOpFunc {
+	return func(c *collation.Collator, args []any) (any, error) {
+		acc := newAcc(op, c)
 		if len(args) == 1 {
 			if arr, ok := args[0].(bson.A); ok {
 				args = arr
@@ -348,7 +349,7 @@ func opObjectToArray(args []any) (any, error) {
 // opIndexOfArray is {$indexOfArray: [array, value, start, end]}: the
 // first index from start (inclusive) to end (exclusive) where the array
 // holds value, compared as BSON values; -1 when none.
-func opIndexOfArray(args []any) (any, error) {
+func opIndexOfArray(c *collation.Collator, args []any) (any, error) {
 	if nullish(args[0]) {
 		return nil, nil
 	}
@@ -369,7 +370,7 @@ func opIndexOfArray(args []any) (any, error) {
 		}
 	}
 	for i := start; i < min(end, len(arr)); i++ {
-		if document.Compare(arr[i], args[1]) == 0 {
+		if c.CompareValues(arr[i], args[1]) == 0 {
 			return int32(i), nil
 		}
 	}

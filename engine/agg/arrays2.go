@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/ttlkv/ttlkv/collation"
 	"github.com/ttlkv/ttlkv/document"
 	"github.com/ttlkv/ttlkv/engine/query"
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -255,10 +256,11 @@ func parseSortBy(v any) (by *query.Sort, desc bool, err error) {
 
 // compareBy orders a and b by a sortBy: whole values in BSON order, or
 // documents by the sort's fields, where a value that is not a document
-// sorts as one with none of them.
-func compareBy(by *query.Sort, desc bool, a, b any) int {
+// sorts as one with none of them; whole values compare under coll, and
+// by carries its own collation.
+func compareBy(coll *collation.Collator, by *query.Sort, desc bool, a, b any) int {
 	if by == nil {
-		c := document.Compare(a, b)
+		c := coll.CompareValues(a, b)
 		if desc {
 			c = -c
 		}
@@ -266,7 +268,7 @@ func compareBy(by *query.Sort, desc bool, a, b any) int {
 	}
 	da, _ := a.(bson.D)
 	db, _ := b.(bson.D)
-	return by.Compare(da, db)
+	return by.Compare(da, db) // by is collated already
 }
 
 // Eval sorts the input array (stably); null for null or missing.
@@ -280,6 +282,7 @@ func (s sortArrayExpr) Eval(e *Env) (any, error) {
 		return nil, document.Errorf(document.Code(2942504), "The input argument to $sortArray must be an array, but was of type: %s", document.TypeName(v))
 	}
 	out := slices.Clone(arr)
-	slices.SortStableFunc(out, func(a, b any) int { return compareBy(s.by, s.desc, a, b) })
+	by := s.by.Collate(e.coll)
+	slices.SortStableFunc(out, func(a, b any) int { return compareBy(e.coll, by, s.desc, a, b) })
 	return out, nil
 }

@@ -267,7 +267,7 @@ func (s *bucketAutoStage) run(ctx context.Context) error {
 	var docs []autoEntry
 	var held int64
 	err := drain(ctx, s.up, func(d bson.D) error {
-		k, err := s.b.groupBy.Eval(&Env{Root: d, Now: s.o.Now, vars: s.o.vars})
+		k, err := s.b.groupBy.Eval(s.o.env(d))
 		if err != nil {
 			return err
 		}
@@ -295,7 +295,7 @@ func (s *bucketAutoStage) run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	slices.SortStableFunc(docs, func(a, b autoEntry) int { return document.Compare(a.key, b.key) })
+	slices.SortStableFunc(docs, func(a, b autoEntry) int { return s.o.Collator.CompareValues(a.key, b.key) })
 	return s.buckets(docs)
 }
 
@@ -346,7 +346,7 @@ func (s *bucketAutoStage) buckets(docs []autoEntry) error {
 				}
 			}
 		} else {
-			for i < len(docs) && document.Compare(hi, docs[i].key) == 0 {
+			for i < len(docs) && s.o.Collator.CompareValues(hi, docs[i].key) == 0 {
 				i++
 			}
 			if i < len(docs) {
@@ -373,7 +373,7 @@ func (s *bucketAutoStage) bucket(docs []autoEntry, lo, hi any) (bson.D, error) {
 	for _, a := range s.b.accs {
 		// An n-accumulator's n cannot see a key here: it is evaluated
 		// against an empty document.
-		acc, err := a.start(&Env{Now: s.o.Now, vars: s.o.vars})
+		acc, err := a.start(s.o.env(nil))
 		if err != nil {
 			return nil, err
 		}
@@ -382,7 +382,7 @@ func (s *bucketAutoStage) bucket(docs []autoEntry, lo, hi any) (bson.D, error) {
 			in = byPos
 		}
 		for _, k := range in {
-			v, err := a.arg(&Env{Root: k.doc, Now: s.o.Now, vars: s.o.vars})
+			v, err := a.arg(s.o.env(k.doc))
 			if err != nil {
 				return nil, err
 			}

@@ -885,7 +885,7 @@ func (n *partNode) eval(d bson.D) bson.D {
 	return out
 }
 
-func (s *densifyIter) partKey(d bson.D) string { return GroupKey(s.partFields(d)) }
+func (s *densifyIter) partKey(d bson.D) string { return collKey(s.o.Collator, s.partFields(d)) }
 
 // setPartition records d's value as its partition's last one, within the
 // memory limit (mongod's 6007200 past it).
@@ -898,7 +898,7 @@ func (s *densifyIter) setPartition(d bson.D) error {
 		return err
 	}
 	fields := s.partFields(d)
-	k := GroupKey(fields)
+	k := collKey(s.o.Collator, fields)
 	p, ok := s.table[k]
 	if !ok {
 		p = &densifyPart{fields: fields, size: approxSize(fields) + int64(len(k))}

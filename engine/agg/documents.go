@@ -33,7 +33,7 @@ type documentsIter struct {
 func (d *documentsIter) next(context.Context) (bson.D, error) {
 	if !d.done {
 		d.done = true
-		v, err := d.e.Eval(&Env{Root: bson.D{}, Now: d.o.Now, vars: d.o.vars})
+		v, err := d.e.Eval(d.o.env(bson.D{}))
 		if err != nil {
 			return nil, err
 		}

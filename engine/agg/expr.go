@@ -3,6 +3,7 @@ package agg
 import (
 	"strings"
 
+	"github.com/ttlkv/ttlkv/collation"
 	"github.com/ttlkv/ttlkv/document"
 	"github.com/ttlkv/ttlkv/engine/query"
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -46,6 +47,8 @@ type Env struct {
 	// noDoc marks a command's let being evaluated: there is no
 	// document, and reading a field is refused.
 	noDoc bool
+	// coll is the collation values compare under (nil: simple).
+	coll *collation.Collator
 }
 
 // binding is one user variable's value, in front of the ones bound

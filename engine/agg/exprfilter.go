@@ -3,6 +3,7 @@ package agg
 import (
 	"context"
 
+	"github.com/ttlkv/ttlkv/collation"
 	"github.com/ttlkv/ttlkv/engine/query"
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
@@ -15,15 +16,15 @@ func init() {
 // compileProjection compiles a find projection that computes fields as
 // the $project stage it is, since MongoDB 4.4, with $$NOW at now and the
 // variables vars (a filterVars: the command's let; or nil).
-func compileProjection(p bson.D, now bson.DateTime, vars any) (func(bson.D) (bson.D, error), error) {
+func compileProjection(p bson.D, now bson.DateTime, vars any) (func(bson.D, *collation.Collator) (bson.D, error), error) {
 	fv, _ := vars.(filterVars)
 	st, err := parseProject(p, fv.scope)
 	if err != nil {
 		return nil, err
 	}
 	pl := &Pipeline{stages: []stageSpec{st}}
-	return func(d bson.D) (bson.D, error) {
-		out, err := pl.Run(context.Background(), sliceSource([]bson.D{d}), Options{Now: now, vars: fv.vals})
+	return func(d bson.D, c *collation.Collator) (bson.D, error) {
+		out, err := pl.Run(context.Background(), sliceSource([]bson.D{d}), Options{Now: now, vars: fv.vals, Collator: c})
 		if err != nil || len(out) != 1 {
 			return nil, err
 		}
@@ -44,14 +45,14 @@ type filterVars struct {
 // when e is true for it (Truthy). An expression that fails for a
 // document (a $divide by zero) returns its error, which fails the query
 // as in MongoDB.
-func compileFilterExpr(v any, now bson.DateTime, vars any) (func(d bson.D) (bool, error), error) {
+func compileFilterExpr(v any, now bson.DateTime, vars any) (query.ExprPredicate, error) {
 	fv, _ := vars.(filterVars)
 	e, err := parseExpr(v, fv.scope)
 	if err != nil {
 		return nil, err
 	}
-	return func(d bson.D) (bool, error) {
-		r, err := e.Eval(&Env{Root: d, Now: now, vars: fv.vals})
+	return func(d bson.D, c *collation.Collator) (bool, error) {
+		r, err := e.Eval(&Env{Root: d, Now: now, vars: fv.vals, coll: c})
 		if err != nil {
 			return false, err
 		}

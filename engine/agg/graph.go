@@ -5,6 +5,7 @@ import (
 	"math"
 	"time"
 
+	"github.com/ttlkv/ttlkv/collation"
 	"github.com/ttlkv/ttlkv/document"
 	"github.com/ttlkv/ttlkv/engine/query"
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -158,12 +159,15 @@ func (g *graphIter) next(ctx context.Context) (bson.D, error) {
 		if g.local, err = query.ParseFilterWith(g.restrict, g.o.Now.Time(), filterVars{scope: g.scope, vals: g.o.vars}); err != nil {
 			return nil, err
 		}
+		if g.local, err = g.local.Collate(g.o.Collator); err != nil {
+			return nil, err
+		}
 	}
-	start, err := g.startWith.Eval(&Env{Root: d, Now: g.o.Now, vars: g.o.vars})
+	start, err := g.startWith.Eval(g.o.env(d))
 	if err != nil {
 		return nil, err
 	}
-	frontier := newOrderedSet()
+	frontier := newOrderedSet(g.o.Collator)
 	if arr, ok := start.(bson.A); ok {
 		for _, v := range arr {
 			frontier.add(v)
@@ -178,18 +182,22 @@ func (g *graphIter) next(ctx context.Context) (bson.D, error) {
 	return setNested(d, g.as, found), nil
 }
 
-// orderedSet is a set of values under BSON equality, in insertion
-// order, with their approximate size.
+// orderedSet is a set of values under BSON equality with strings
+// compared under a collation, in insertion order, with their
+// approximate size.
 type orderedSet struct {
 	seen map[string]bool
 	list bson.A
 	size int64
+	coll *collation.Collator
 }
 
-func newOrderedSet() *orderedSet { return &orderedSet{seen: map[string]bool{}} }
+func newOrderedSet(c *collation.Collator) *orderedSet {
+	return &orderedSet{seen: map[string]bool{}, coll: c}
+}
 
 func (s *orderedSet) add(v any) {
-	k := GroupKey(v)
+	k := collKey(s.coll, v)
 	if !s.seen[k] {
 		s.seen[k] = true
 		s.list = append(s.list, v)
@@ -204,7 +212,7 @@ func (g *graphIter) search(ctx context.Context, frontier *orderedSet) (bson.A, e
 	found := bson.A{}
 	var held int64
 	for depth := int64(0); len(frontier.list) > 0 && (g.maxDepth < 0 || depth <= g.maxDepth); depth++ {
-		next := newOrderedSet()
+		next := newOrderedSet(g.o.Collator)
 		err := g.o.Lookup(ctx, g.from, g.query(frontier.list), func(m bson.D) error {
 			if g.local != nil {
 				if ok, err := g.local.MatchErr(m); err != nil || !ok {
@@ -215,7 +223,7 @@ func (g *graphIter) search(ctx context.Context, frontier *orderedSet) (bson.A, e
 			if !ok {
 				return document.Errorf(document.Code(40271), "Documents in the '%s' namespace must contain an _id for de-duplication in $graphLookup", g.from)
 			}
-			k := GroupKey(id)
+			k := collKey(g.o.Collator, id)
 			if visited[k] {
 				return nil
 			}

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/ttlkv/ttlkv/collation"
 	"github.com/ttlkv/ttlkv/document"
 	"github.com/ttlkv/ttlkv/engine/internal/extsort"
 	"github.com/ttlkv/ttlkv/engine/query"
@@ -35,7 +36,7 @@ type accSpec struct {
 	// accumulator.
 	n      Expr
 	nReads bool
-	make   func(n int64) accumulator
+	make   func(n int64, c *collation.Collator) accumulator
 }
 
 type groupSpec struct {
@@ -97,8 +98,8 @@ func parseAccField(el bson.E, sc pdepth) (accSpec, error) {
 			_, isConst, _ := constantOf(a.nRaw, a.n, sc)
 			nReads = !isConst
 		}
-		return accSpec{field: el.Key, op: op, n: a.n, nReads: nReads, arg: a.arg, make: func(n int64) accumulator {
-			return newKeepN(op, n, a.sort)
+		return accSpec{field: el.Key, op: op, n: a.n, nReads: nReads, arg: a.arg, make: func(n int64, c *collation.Collator) accumulator {
+			return newKeepN(op, n, a.sort, c)
 		}}, nil
 	}
 	if op == "$percentile" || op == "$median" {
@@ -106,9 +107,9 @@ func parseAccField(el bson.E, sc pdepth) (accSpec, error) {
 		if err != nil {
 			return accSpec{}, err
 		}
-		return accSpec{field: el.Key, op: op, arg: a.input.Eval, make: func(int64) accumulator { return newPctAcc(a) }}, nil
+		return accSpec{field: el.Key, op: op, arg: a.input.Eval, make: func(int64, *collation.Collator) accumulator { return newPctAcc(a) }}, nil
 	}
-	if newAcc(op) == nil {
+	if newAcc(op, nil) == nil {
 		return accSpec{}, document.Errorf(document.Code(15952), "unknown group operator '%s'", op)
 	}
 	if op == "$count" {
@@ -139,25 +140,27 @@ func (a accSpec) start(env *Env) (accumulator, error) {
 			return nil, err
 		}
 	}
-	return a.make(n), nil
+	return a.make(n, env.coll), nil
 }
 
 // plainAcc is the accSpec of an accumulator that is not of the n-family:
 // op over expr.
 func plainAcc(field, op string, expr Expr) accSpec {
-	return accSpec{field: field, op: op, arg: expr.Eval, make: func(int64) accumulator { return newAcc(op) }}
+	return accSpec{field: field, op: op, arg: expr.Eval, make: func(_ int64, c *collation.Collator) accumulator { return newAcc(op, c) }}
 }
 
-func newAcc(op string) accumulator {
+// newAcc is a new accumulator op comparing values under c (nil:
+// simple): $min, $max, $addToSet and $setUnion compare.
+func newAcc(op string, c *collation.Collator) accumulator {
 	switch op {
 	case "$sum", "$count":
 		return &sumAcc{sum: int32(0)}
 	case "$avg":
 		return &avgAcc{}
 	case "$min":
-		return &minMaxAcc{max: false}
+		return &minMaxAcc{max: false, coll: c}
 	case "$max":
-		return &minMaxAcc{max: true}
+		return &minMaxAcc{max: true, coll: c}
 	case "$first":
 		return &firstAcc{}
 	case "$last":
@@ -165,7 +168,7 @@ func newAcc(op string) accumulator {
 	case "$push":
 		return &pushAcc{list: bson.A{}}
 	case "$addToSet":
-		return &setAcc{seen: map[string]bool{}, list: bson.A{}}
+		return &setAcc{seen: map[string]bool{}, list: bson.A{}, coll: c}
 	case "$stdDevPop":
 		return &stdDevAcc{}
 	case "$stdDevSamp":
@@ -173,13 +176,13 @@ func newAcc(op string) accumulator {
 	case "$mergeObjects":
 		return &mergeAcc{}
 	case "$concatArrays", "$setUnion":
-		return newArrayAcc(op) // mongod 8.1's accumulators (window_arrays.go)
+		return newArrayAcc(op, c) // mongod 8.1's accumulators (window_arrays.go)
 	}
 	return nil
 }
 
 type group struct {
-	key  string // GroupKey(id)
+	key  string // collKey of id under the run's collation
 	id   any
 	accs []accumulator
 }
@@ -235,7 +238,7 @@ func (s *groupStage) next(ctx context.Context) (bson.D, error) {
 }
 
 func (s *groupStage) add(d bson.D) error {
-	env := &Env{Root: d, Now: s.o.Now, vars: s.o.vars}
+	env := s.o.env(d)
 	id, err := s.g.id.Eval(env)
 	if err != nil {
 		return err
@@ -243,14 +246,14 @@ func (s *groupStage) add(d bson.D) error {
 	if isMissing(id) {
 		id = nil
 	}
-	k := GroupKey(id)
+	k := collKey(s.o.Collator, id)
 	gr := s.groups[k]
 	if gr == nil {
 		gr = &group{key: k, id: id, accs: make([]accumulator, len(s.g.accs))}
 		// An n-accumulator's n is evaluated against the group's key
 		// when the key is a document, else against an empty one.
 		keyDoc, _ := id.(bson.D)
-		keyEnv := &Env{Root: keyDoc, Now: s.o.Now, vars: s.o.vars}
+		keyEnv := s.o.env(keyDoc)
 		for i, a := range s.g.accs {
 			acc, err := a.start(keyEnv)
 			if err != nil {
@@ -433,9 +436,10 @@ func (a *avgAcc) result() any {
 }
 
 type minMaxAcc struct {
-	max bool
-	v   any
-	set bool
+	max  bool
+	v    any
+	set  bool
+	coll *collation.Collator
 }
 
 func (a *minMaxAcc) add(v any) error {
@@ -444,7 +448,7 @@ func (a *minMaxAcc) add(v any) error {
 	}
 	c := 0
 	if a.set {
-		c = document.Compare(v, a.v)
+		c = a.coll.CompareValues(v, a.v)
 	}
 	if !a.set || (a.max && c > 0) || (!a.max && c < 0) {
 		a.v, a.set = v, true
@@ -494,13 +498,14 @@ func (a *pushAcc) result() any { return a.list }
 type setAcc struct {
 	seen map[string]bool
 	list bson.A
+	coll *collation.Collator
 }
 
 func (a *setAcc) add(v any) error {
 	if isMissing(v) {
 		return nil
 	}
-	k := GroupKey(v)
+	k := collKey(a.coll, v)
 	if !a.seen[k] {
 		a.seen[k] = true
 		a.list = append(a.list, v)

@@ -106,7 +106,7 @@ func (s *groupStage) nextMerged(ctx context.Context) (bson.D, error) {
 	}
 	key, id := d[0].Value.(string), d[1].Value
 	keyDoc, _ := id.(bson.D)
-	keyEnv := &Env{Root: keyDoc, Now: s.o.Now, vars: s.o.vars}
+	keyEnv := s.o.env(keyDoc)
 	accs := make([]accumulator, len(s.g.accs))
 	for i, a := range s.g.accs {
 		acc, err := a.start(keyEnv)

@@ -259,7 +259,7 @@ func (l *lookupIter) next(ctx context.Context) (bson.D, error) {
 	// pipeline runs over the foreign documents (those equal to d's
 	// local values, in the concise form) with them bound.
 	sub := *l.o
-	env := &Env{Root: d, Now: l.o.Now, vars: l.o.vars}
+	env := l.o.env(d)
 	for i, x := range l.letExprs {
 		v, err := x.Eval(env)
 		if err != nil {
@@ -270,7 +270,7 @@ func (l *lookupIter) next(ctx context.Context) (bson.D, error) {
 	// The leading $match's plain predicates and equalities narrow the
 	// find, so that an index on the foreign field serves it; a leading
 	// $match with a $text is the find's, whole.
-	extra := l.push.filter(&Env{Now: l.o.Now, vars: sub.vars})
+	extra := l.push.filter(&Env{Now: l.o.Now, vars: sub.vars, coll: l.o.Collator})
 	if l.sub.textMatch != nil {
 		extra = l.sub.textMatch
 	}

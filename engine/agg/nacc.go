@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/ttlkv/ttlkv/collation"
 	"github.com/ttlkv/ttlkv/document"
 	"github.com/ttlkv/ttlkv/engine/query"
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -61,6 +62,7 @@ type keepN struct {
 	single bool
 	n      int64
 	sort   *query.Sort // $top and $bottom's sortBy
+	coll   *collation.Collator
 	items  []ranked
 	seq    int64
 	bytes  int64
@@ -72,9 +74,11 @@ type keepN struct {
 	sliding bool
 }
 
-func newKeepN(op string, n int64, sort *query.Sort) *keepN {
+// newKeepN is op's state keeping n values, ranked by sort ($top and
+// $bottom) or by value under c ($minN and $maxN).
+func newKeepN(op string, n int64, sort *query.Sort, c *collation.Collator) *keepN {
 	spec := nOps[op]
-	return &keepN{op: op, kind: spec.kind, single: spec.single, n: n, sort: sort}
+	return &keepN{op: op, kind: spec.kind, single: spec.single, n: n, sort: sort.Collate(c), coll: c}
 }
 
 // keyCmp compares the keys of a and b.
@@ -82,7 +86,7 @@ func (k *keepN) keyCmp(a, b ranked) int {
 	if k.sort != nil {
 		return k.sort.Compare(a.key.(bson.D), b.key.(bson.D))
 	}
-	return document.Compare(a.key, b.key)
+	return k.coll.CompareValues(a.key, b.key)
 }
 
 // order ranks a before b (<0) or after (>0) by key, then by arrival.
@@ -358,7 +362,7 @@ func (x nExpr) Eval(e *Env) (any, error) {
 	if !ok {
 		return nil, document.Errorf(document.Code(5788200), "Input must be an array")
 	}
-	acc := newKeepN(x.op, n, nil)
+	acc := newKeepN(x.op, n, nil, e.coll)
 	for _, v := range arr {
 		if err := acc.add(v); err != nil {
 			return nil, err

@@ -4,6 +4,7 @@ import (
 	"math"
 	"strings"
 
+	"github.com/ttlkv/ttlkv/collation"
 	"github.com/ttlkv/ttlkv/document"
 	"github.com/ttlkv/ttlkv/engine/query"
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -11,6 +12,21 @@ import (
 
 // opFunc computes an operator from its evaluated arguments.
 type opFunc func(args []any) (any, error)
+
+// collOpFunc computes an operator that compares values from its
+// evaluated arguments, under the collation c (nil: simple).
+type collOpFunc func(c *collation.Collator, args []any) (any, error)
+
+// collOps are the operators of listOps that compare values, and so take
+// the run's collation: {$eq: ["a", "A"]} is true under a strength-2
+// collation, as in MongoDB.
+var collOps = map[string]collOpFunc{}
+
+// addCollOp adds the collated operator name to listOps and collOps.
+func addCollOp(name string, min, max int, f collOpFunc) {
+	listOps[name] = opSpec{min, max, func(args []any) (any, error) { return f(nil, args) }}
+	collOps[name] = f
+}
 
 // opSpec describes an operator taking a list of arguments.
 type opSpec struct {
@@ -35,13 +51,6 @@ func init() {
 		"$abs":         {1, 1, numeric1("$abs", math.Abs)},
 		"$floor":       {1, 1, numeric1("$floor", math.Floor)},
 		"$ceil":        {1, 1, numeric1("$ceil", math.Ceil)},
-		"$eq":          {2, 2, cmpOp(func(c int) bool { return c == 0 })},
-		"$ne":          {2, 2, cmpOp(func(c int) bool { return c != 0 })},
-		"$gt":          {2, 2, cmpOp(func(c int) bool { return c > 0 })},
-		"$gte":         {2, 2, cmpOp(func(c int) bool { return c >= 0 })},
-		"$lt":          {2, 2, cmpOp(func(c int) bool { return c < 0 })},
-		"$lte":         {2, 2, cmpOp(func(c int) bool { return c <= 0 })},
-		"$cmp":         {2, 2, opCmp},
 		"$not":         {1, 1, func(a []any) (any, error) { return !Truthy(a[0]), nil }},
 		"$ifNull":      {2, -1, opIfNull},
 		"$concat":      {0, -1, opConcat},
@@ -49,7 +58,6 @@ func init() {
 		"$toUpper":     {1, 1, stringCase(asciiUpper)},
 		"$strLenCP":    {1, 1, opStrLen},
 		"$size":        {1, 1, opSize},
-		"$in":          {2, 2, opIn},
 		"$arrayElemAt": {2, 2, opArrayElemAt},
 		"$type":        {1, 1, opType},
 		"$toHashedIndexKey": {1, 1, func(a []any) (any, error) {
@@ -64,6 +72,14 @@ func init() {
 		"$toInt":    {1, 1, opToInt},
 		"$toDate":   {1, 1, opToDate},
 	}
+	addCollOp("$eq", 2, 2, cmpOp(func(c int) bool { return c == 0 }))
+	addCollOp("$ne", 2, 2, cmpOp(func(c int) bool { return c != 0 }))
+	addCollOp("$gt", 2, 2, cmpOp(func(c int) bool { return c > 0 }))
+	addCollOp("$gte", 2, 2, cmpOp(func(c int) bool { return c >= 0 }))
+	addCollOp("$lt", 2, 2, cmpOp(func(c int) bool { return c < 0 }))
+	addCollOp("$lte", 2, 2, cmpOp(func(c int) bool { return c <= 0 }))
+	addCollOp("$cmp", 2, 2, opCmp)
+	addCollOp("$in", 2, 2, opIn)
 	addArrayOps()
 	addConvertOps()
 	addRoundOps()
@@ -163,7 +179,7 @@ func parseOperator(name string, arg any, depth pdepth) (Expr, error) {
 		}
 		return nil, document.Errorf(codeExpressionArity, "Expression %s takes exactly %d arguments. %d were passed in.", name, want, len(args))
 	}
-	return opExpr{name: name, args: args, fn: spec.fn}, nil
+	return opExpr{name: name, args: args, fn: spec.fn, cfn: collOps[name]}, nil
 }
 
 // parseArgs parses an operator's argument: an array is the argument
@@ -188,6 +204,7 @@ type opExpr struct {
 	name string
 	args []Expr
 	fn   opFunc
+	cfn  collOpFunc // set for an operator that compares values
 }
 
 func (o opExpr) Eval(e *Env) (any, error) {
@@ -198,6 +215,9 @@ func (o opExpr) Eval(e *Env) (any, error) {
 			return nil, err
 		}
 		vals[i] = v
+	}
+	if o.cfn != nil {
+		return o.cfn(e.coll, vals)
 	}
 	return o.fn(vals)
 }
@@ -428,9 +448,9 @@ func numeric1(op string, f func(float64) float64) opFunc {
 	}
 }
 
-func cmpOp(ok func(int) bool) opFunc {
-	return func(args []any) (any, error) {
-		return ok(document.Compare(orNull(args[0]), orNull(args[1]))), nil
+func cmpOp(ok func(int) bool) collOpFunc {
+	return func(c *collation.Collator, args []any) (any, error) {
+		return ok(c.CompareValues(orNull(args[0]), orNull(args[1]))), nil
 	}
 }
 
@@ -444,8 +464,8 @@ func orNull(v any) any {
 	return v
 }
 
-func opCmp(args []any) (any, error) {
-	return int32(document.Compare(orNull(args[0]), orNull(args[1]))), nil
+func opCmp(c *collation.Collator, args []any) (any, error) {
+	return int32(c.CompareValues(orNull(args[0]), orNull(args[1]))), nil
 }
 
 func opIfNull(args []any) (any, error) {
@@ -512,13 +532,13 @@ func opSize(args []any) (any, error) {
 	return int32(len(a)), nil
 }
 
-func opIn(args []any) (any, error) {
+func opIn(c *collation.Collator, args []any) (any, error) {
 	arr, ok := args[1].(bson.A)
 	if !ok {
 		return nil, document.Errorf(document.Code(40081), "$in requires an array as a second argument, found: %s", typeOrMissing(args[1]))
 	}
 	for _, el := range arr {
-		if document.Compare(orNull(args[0]), el) == 0 {
+		if c.CompareValues(orNull(args[0]), el) == 0 {
 			return true, nil
 		}
 	}

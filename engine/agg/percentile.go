@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/ttlkv/ttlkv/collation"
 	"github.com/ttlkv/ttlkv/document"
 	"github.com/ttlkv/ttlkv/engine/query"
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -336,5 +337,5 @@ func parseWindowPct(_ string, fd bson.D, w *windowSpec, sc pdepth) (windowFunc, 
 	if err != nil {
 		return nil, err
 	}
-	return &accWindow{mk: func() accumulator { return newPctAcc(a) }, input: a.input, bounds: b}, nil
+	return &accWindow{mk: func(*collation.Collator) accumulator { return newPctAcc(a) }, input: a.input, bounds: b}, nil
 }

@@ -16,6 +16,7 @@ package agg
 import (
 	"context"
 
+	"github.com/ttlkv/ttlkv/collation"
 	"github.com/ttlkv/ttlkv/document"
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
@@ -60,9 +61,19 @@ type Options struct {
 	// GeoNear runs the $geoNear that leads a $lookup's or $unionWith's
 	// pipeline; nil refuses it.
 	GeoNear GeoNearFunc
+	// Collator is the run's collation (nil: simple): the stages and
+	// expressions compare strings under it wherever they compare values
+	// (docs/collation.md, "Aggregation").
+	Collator *collation.Collator
 	// vars are the user variables bound around the pipeline: a
 	// $lookup's let, for its sub-pipeline.
 	vars *binding
+}
+
+// env is the Env of an expression evaluated against root in this run:
+// its $$NOW, the variables bound around the pipeline and its collation.
+func (o *Options) env(root bson.D) *Env {
+	return &Env{Root: root, Now: o.Now, vars: o.vars, coll: o.Collator}
 }
 
 // Pipeline is a parsed aggregation pipeline. It is immutable; Run may

@@ -41,7 +41,7 @@ func (r *redactIter) next(ctx context.Context) (bson.D, error) {
 		if err != nil || d == nil {
 			return d, err
 		}
-		env := &Env{Root: d, Now: r.o.Now, vars: r.o.vars}
+		env := r.o.env(d)
 		env = env.with("DESCEND", redactDescend).with("PRUNE", redactPrune).with("KEEP", redactKeep)
 		out, keep, err := r.redact(env, d)
 		if err != nil {

@@ -3,6 +3,7 @@ package agg
 import (
 	"slices"
 
+	"github.com/ttlkv/ttlkv/collation"
 	"github.com/ttlkv/ttlkv/document"
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
@@ -15,38 +16,43 @@ import (
 
 // addSetOps adds them to listOps (ops.go's init calls it).
 func addSetOps() {
-	listOps["$setUnion"] = opSpec{0, -1, opSetUnion}
-	listOps["$setIntersection"] = opSpec{0, -1, opSetIntersection}
-	listOps["$setDifference"] = opSpec{2, 2, opSetDifference}
-	listOps["$setEquals"] = opSpec{2, -1, opSetEquals}
+	addCollOp("$setUnion", 0, -1, opSetUnion)
+	addCollOp("$setIntersection", 0, -1, opSetIntersection)
+	addCollOp("$setDifference", 2, 2, opSetDifference)
+	addCollOp("$setEquals", 2, -1, opSetEquals)
 	arityRefusals["$setEquals"] = func(n int) error {
 		return document.Errorf(document.Code(17045), "$setEquals needs at least two arguments had: %d", n)
 	}
-	listOps["$setIsSubset"] = opSpec{2, 2, opSetIsSubset}
+	addCollOp("$setIsSubset", 2, 2, opSetIsSubset)
 	listOps["$allElementsTrue"] = opSpec{1, 1, elementsTrue("$allElementsTrue", 17040, true)}
 	listOps["$anyElementTrue"] = opSpec{1, 1, elementsTrue("$anyElementTrue", 17041, false)}
 }
 
-// valueSet is a set of BSON values, keyed by GroupKey.
+// valueSet is a set of BSON values, keyed by collKey under one
+// collation.
 type valueSet map[string]bool
 
-// newValueSet holds the distinct values of arr.
-func newValueSet(arr bson.A) valueSet {
+// collKey is GroupKey of v with its strings compared under c: equal for
+// values equal under the collation ("a" and "A" at strength 2).
+func collKey(c *collation.Collator, v any) string { return GroupKey(c.KeyValue(v)) }
+
+// newValueSet holds the distinct values of arr under c.
+func newValueSet(c *collation.Collator, arr bson.A) valueSet {
 	s := make(valueSet, len(arr))
 	for _, v := range arr {
-		s[GroupKey(v)] = true
+		s[collKey(c, v)] = true
 	}
 	return s
 }
 
-func (s valueSet) has(v any) bool { return s[GroupKey(v)] }
+func (s valueSet) has(c *collation.Collator, v any) bool { return s[collKey(c, v)] }
 
-// distinct is arr without the later of equal elements.
-func distinct(arr bson.A) bson.A {
+// distinct is arr without the later of equal elements under c.
+func distinct(c *collation.Collator, arr bson.A) bson.A {
 	seen := valueSet{}
 	out := bson.A{}
 	for _, v := range arr {
-		if k := GroupKey(v); !seen[k] {
+		if k := collKey(c, v); !seen[k] {
 			seen[k] = true
 			out = append(out, v)
 		}
@@ -54,10 +60,10 @@ func distinct(arr bson.A) bson.A {
 	return out
 }
 
-// sortedSet is arr's distinct values in BSON order.
-func sortedSet(arr bson.A) bson.A {
-	out := distinct(arr)
-	slices.SortStableFunc(out, document.Compare)
+// sortedSet is arr's distinct values in BSON order under c.
+func sortedSet(c *collation.Collator, arr bson.A) bson.A {
+	out := distinct(c, arr)
+	slices.SortStableFunc(out, c.CompareValues)
 	return out
 }
 
@@ -73,7 +79,7 @@ func setArg(code int, msg string, v any) (bson.A, error) {
 
 // opSetUnion is the distinct values of all its arrays; null when one is
 // null or missing.
-func opSetUnion(args []any) (any, error) {
+func opSetUnion(c *collation.Collator, args []any) (any, error) {
 	var all bson.A
 	for _, a := range args {
 		if nullish(a) {
@@ -85,12 +91,12 @@ func opSetUnion(args []any) (any, error) {
 		}
 		all = append(all, arr...)
 	}
-	return sortedSet(all), nil
+	return sortedSet(c, all), nil
 }
 
 // opSetIntersection is the distinct values every array holds; null when
 // one is null or missing.
-func opSetIntersection(args []any) (any, error) {
+func opSetIntersection(c *collation.Collator, args []any) (any, error) {
 	var cur bson.A
 	for i, a := range args {
 		if nullish(a) {
@@ -101,19 +107,19 @@ func opSetIntersection(args []any) (any, error) {
 			return nil, err
 		}
 		if i == 0 {
-			cur = distinct(arr)
+			cur = distinct(c, arr)
 			continue
 		}
-		in := newValueSet(arr)
-		cur = slices.DeleteFunc(cur, func(v any) bool { return !in.has(v) })
+		in := newValueSet(c, arr)
+		cur = slices.DeleteFunc(cur, func(v any) bool { return !in.has(c, v) })
 	}
-	return sortedSet(cur), nil
+	return sortedSet(c, cur), nil
 }
 
 // opSetDifference is the distinct values of the first array that the
 // second does not hold, in the first's order; null when either is null
 // or missing.
-func opSetDifference(args []any) (any, error) {
+func opSetDifference(c *collation.Collator, args []any) (any, error) {
 	if nullish(args[0]) || nullish(args[1]) {
 		return nil, nil
 	}
@@ -125,10 +131,10 @@ func opSetDifference(args []any) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	seen := newValueSet(rhs)
+	seen := newValueSet(c, rhs)
 	out := bson.A{}
 	for _, v := range lhs {
-		if k := GroupKey(v); !seen[k] {
+		if k := collKey(c, v); !seen[k] {
 			seen[k] = true
 			out = append(out, v)
 		}
@@ -138,14 +144,14 @@ func opSetDifference(args []any) (any, error) {
 
 // opSetEquals reports whether all its arrays hold the same distinct
 // values. Null and missing are refused, as mongod does.
-func opSetEquals(args []any) (any, error) {
+func opSetEquals(c *collation.Collator, args []any) (any, error) {
 	var first valueSet
 	for i, a := range args {
 		arr, ok := a.(bson.A)
 		if !ok {
 			return nil, document.Errorf(document.Code(17044), "All operands of $setEquals must be arrays. %d-th argument is of type: %s", i+1, typeOrMissing(a))
 		}
-		s := newValueSet(arr)
+		s := newValueSet(c, arr)
 		if i == 0 {
 			first = s
 			continue
@@ -164,7 +170,7 @@ func opSetEquals(args []any) (any, error) {
 
 // opSetIsSubset reports whether every value of the first array is in the
 // second. Null and missing are refused, as mongod does.
-func opSetIsSubset(args []any) (any, error) {
+func opSetIsSubset(c *collation.Collator, args []any) (any, error) {
 	lhs, err := setArg(17046, "both operands of $setIsSubset must be arrays. First argument is of type: ", args[0])
 	if err != nil {
 		return nil, err
@@ -173,9 +179,9 @@ func opSetIsSubset(args []any) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	in := newValueSet(rhs)
+	in := newValueSet(c, rhs)
 	for _, v := range lhs {
-		if !in.has(v) {
+		if !in.has(c, v) {
 			return false, nil
 		}
 	}

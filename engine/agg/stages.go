@@ -30,7 +30,7 @@ func (m *mapStage) next(ctx context.Context) (bson.D, error) {
 		if err != nil || d == nil {
 			return nil, err
 		}
-		r, ok, err := m.fn(d, &Env{Root: d, Now: m.o.Now, vars: m.o.vars})
+		r, ok, err := m.fn(d, m.o.env(d))
 		if err != nil {
 			return nil, err
 		}
@@ -60,6 +60,7 @@ func parseMatch(arg any, sc pdepth) (stageSpec, error) {
 	return stageSpec{name: "$match", spec: f, make: func(up iter, o *Options) iter {
 		// Parsed again for the run: a $expr's $$NOW is the run's.
 		flt, _ := query.ParseFilterWith(f, o.Now.Time(), filterVars{scope: sc, vals: o.vars})
+		flt, _ = flt.Collate(o.Collator) // collating a parsed filter cannot fail
 		return &mapStage{up: up, o: o, fn: func(d bson.D, _ *Env) (bson.D, bool, error) {
 			ok, err := flt.MatchErr(d)
 			return d, ok, err
@@ -608,7 +609,9 @@ func parseSort(arg any) (stageSpec, error) {
 	if err != nil {
 		return stageSpec{}, err
 	}
-	return stageSpec{name: "$sort", spec: spec, make: func(up iter, o *Options) iter { return &sortStage{up: up, o: o, s: s} }}, nil
+	return stageSpec{name: "$sort", spec: spec, make: func(up iter, o *Options) iter {
+		return &sortStage{up: up, o: o, s: s.Collate(o.Collator)}
+	}}, nil
 }
 
 func (s *sortStage) next(ctx context.Context) (bson.D, error) {

@@ -3,6 +3,7 @@ package agg
 import (
 	"context"
 
+	"github.com/ttlkv/ttlkv/collation"
 	"github.com/ttlkv/ttlkv/document"
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
@@ -15,10 +16,11 @@ var updateStages = map[string]bool{
 
 // ParseUpdatePipeline parses the pipeline form of an update
 // (updateOne(filter, [{$set: …}])) and returns the function that
-// computes a document's new version; now is $$NOW. Stages other than
+// computes a document's new version; now is $$NOW, and c the collation
+// its expressions compare under (nil: simple). Stages other than
 // $addFields, $set, $project, $unset, $replaceRoot and $replaceWith are
 // 72 InvalidOptions, as in MongoDB.
-func ParseUpdatePipeline(pipeline bson.A) (func(d bson.D, now bson.DateTime) (bson.D, error), error) {
+func ParseUpdatePipeline(pipeline bson.A) (func(d bson.D, now bson.DateTime, c *collation.Collator) (bson.D, error), error) {
 	return ParseUpdatePipelineVars(pipeline, nil)
 }
 
@@ -26,7 +28,7 @@ func ParseUpdatePipeline(pipeline bson.A) (func(d bson.D, now bson.DateTime) (bs
 // bound to values: vars' names are in scope ($$name) in the pipeline's
 // expressions, as $merge's $$new and its let are in its whenMatched
 // pipeline.
-func ParseUpdatePipelineVars(pipeline bson.A, vars bson.D) (func(d bson.D, now bson.DateTime) (bson.D, error), error) {
+func ParseUpdatePipelineVars(pipeline bson.A, vars bson.D) (func(d bson.D, now bson.DateTime, c *collation.Collator) (bson.D, error), error) {
 	sc := pdepth{}
 	var bound *binding
 	for _, v := range vars {
@@ -52,8 +54,8 @@ func ParseUpdatePipelineVars(pipeline bson.A, vars bson.D) (func(d bson.D, now b
 		stages = append(stages, st)
 	}
 	p := &Pipeline{stages: stages}
-	return func(d bson.D, now bson.DateTime) (bson.D, error) {
-		out, err := p.Run(context.Background(), sliceSource([]bson.D{d}), Options{Now: now, vars: bound})
+	return func(d bson.D, now bson.DateTime, c *collation.Collator) (bson.D, error) {
+		out, err := p.Run(context.Background(), sliceSource([]bson.D{d}), Options{Now: now, vars: bound, Collator: c})
 		if err != nil {
 			return nil, err
 		}

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ttlkv/ttlkv/collation"
 	"github.com/ttlkv/ttlkv/document"
 	"github.com/ttlkv/ttlkv/engine/query"
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -76,7 +77,7 @@ func (p *partition) input(e Expr) ([]any, error) {
 
 // eval returns e over document j of the partition.
 func (p *partition) eval(e Expr, j int) (any, error) {
-	return e.Eval(&Env{Root: p.docs[j], Now: p.o.Now, vars: p.o.vars})
+	return e.Eval(p.o.env(p.docs[j]))
 }
 
 // sortValues returns the single sortBy field of every document.
@@ -172,6 +173,11 @@ func parseSetWindowFields(arg any, sc pdepth) (stageSpec, error) {
 		w.outputs = append(w.outputs, windowOutput{path: path, fn: fn})
 	}
 	return stageSpec{name: "$setWindowFields", spec: spec, make: func(up iter, o *Options) iter {
+		if o.Collator != nil { // sortBy orders strings under the run's collation
+			cw := *w
+			cw.sortBy = w.sortBy.Collate(o.Collator)
+			return &windowIter{w: &cw, up: up, o: o}
+		}
 		return &windowIter{w: w, up: up, o: o}
 	}}, nil
 }
@@ -246,7 +252,7 @@ func functionArgs(fd bson.D, w *windowSpec) (name string, arg any, b windowBound
 // accWindow is an accumulator over a window: one of $group's, or
 // $covariancePop/$covarianceSamp, or $integral.
 type accWindow struct {
-	mk     func() accumulator
+	mk     func(c *collation.Collator) accumulator // a fresh accumulator comparing under c
 	input  Expr
 	bounds windowBounds
 	check  func(v any) error                // refuses an input (nil: any will do)
@@ -274,14 +280,16 @@ func sumWindow(input Expr, b windowBounds) *accWindow {
 	return a
 }
 
-// bsonOrdered orders an $addToSet result.
-func bsonOrdered(_ accumulator, r any) any {
+// bsonOrdered orders an $addToSet result, under its collation.
+func bsonOrdered(acc accumulator, r any) any {
 	a := r.(bson.A)
-	slices.SortStableFunc(a, document.Compare)
+	slices.SortStableFunc(a, acc.(*setAcc).coll.CompareValues)
 	return a
 }
 
-func groupAcc(op string) func() accumulator { return func() accumulator { return newAcc(op) } }
+func groupAcc(op string) func(*collation.Collator) accumulator {
+	return func(c *collation.Collator) accumulator { return newAcc(op, c) }
+}
 
 func parseWindowAcc(_ string, fd bson.D, w *windowSpec, sc pdepth) (windowFunc, error) {
 	name, arg, b, err := functionArgs(fd, w)
@@ -303,7 +311,7 @@ func parseWindowAcc(_ string, fd bson.D, w *windowSpec, sc pdepth) (windowFunc, 
 	case "$min", "$max":
 		if b.lo.kind != boundUnbounded {
 			isMax := name == "$max"
-			a.mk = func() accumulator { return &slidingMinMax{max: isMax} }
+			a.mk = func(c *collation.Collator) accumulator { return &slidingMinMax{max: isMax, coll: c} }
 		}
 	case "$addToSet":
 		if b.lo.kind != boundUnbounded {
@@ -320,9 +328,9 @@ func parseWindowAcc(_ string, fd bson.D, w *windowSpec, sc pdepth) (windowFunc, 
 		}
 	case "$covariancePop", "$covarianceSamp":
 		samp := name == "$covarianceSamp"
-		a.mk = func() accumulator { return &covAcc{samp: samp} }
+		a.mk = func(*collation.Collator) accumulator { return &covAcc{samp: samp} }
 	case "$concatArrays", "$setUnion":
-		a.mk = func() accumulator { return newArrayAcc(name) }
+		a.mk = func(c *collation.Collator) accumulator { return newArrayAcc(name, c) }
 	}
 	return a, nil
 }
@@ -382,17 +390,17 @@ func (s *accState) value(i int) (any, error) {
 		return nil, err
 	}
 	if !ok {
-		return s.mk().result(), nil // what the function gives for no input; [] and 0 need no finish
+		return s.mk(s.p.o.Collator).result(), nil // what the function gives for no input; [] and 0 need no finish
 	}
 	hi++ // half-open
 	if !s.slide(lo, hi) {
-		s.acc, s.lo, s.hi = s.mk(), lo, lo
+		s.acc, s.lo, s.hi = s.mk(s.p.o.Collator), lo, lo
 	}
 	if err := s.fold(hi); err != nil {
 		return nil, err
 	}
 	if st, ok := s.acc.(staler); ok && st.stale() {
-		s.acc, s.hi = s.mk(), lo
+		s.acc, s.hi = s.mk(s.p.o.Collator), lo
 		if err := s.fold(hi); err != nil {
 			return nil, err
 		}
@@ -470,8 +478,10 @@ type slidingSum struct {
 	removed bool
 }
 
-func newSlidingSum(op string) func() accumulator {
-	return func() accumulator { return &slidingSum{avg: op == "$avg", inner: newAcc(op), exact: true} }
+func newSlidingSum(op string) func(*collation.Collator) accumulator {
+	return func(*collation.Collator) accumulator {
+		return &slidingSum{avg: op == "$avg", inner: newAcc(op, nil), exact: true}
+	}
 }
 
 // add folds v in; the inner accumulator may refuse it.
@@ -529,6 +539,7 @@ type slidingMinMax struct {
 	max            bool
 	q              []seqValue
 	added, removed int64
+	coll           *collation.Collator
 }
 
 type seqValue struct {
@@ -548,7 +559,7 @@ func (a *slidingMinMax) addValue(v any) {
 		return
 	}
 	for len(a.q) > 0 {
-		c := document.Compare(v, a.q[len(a.q)-1].v)
+		c := a.coll.CompareValues(v, a.q[len(a.q)-1].v)
 		if (a.max && c <= 0) || (!a.max && c >= 0) {
 			break
 		}
@@ -1131,7 +1142,7 @@ func (it *windowIter) load(ctx context.Context) error {
 		}
 		var key any
 		if it.w.partition != nil {
-			v, err := it.w.partition.Eval(&Env{Root: d, Now: it.o.Now, vars: it.o.vars})
+			v, err := it.w.partition.Eval(it.o.env(d))
 			if err != nil {
 				return err
 			}
@@ -1139,7 +1150,7 @@ func (it *windowIter) load(ctx context.Context) error {
 				return document.Errorf(document.CodeTypeMismatch, "Cannot 'partitionBy' an expression of type array")
 			}
 			if !isMissing(v) {
-				key = v
+				key = it.o.Collator.KeyValue(v) // partitions are equal under the collation
 			}
 		}
 		ks = append(ks, keyed{d: d, key: key})

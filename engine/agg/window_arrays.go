@@ -3,6 +3,7 @@ package agg
 import (
 	"slices"
 
+	"github.com/ttlkv/ttlkv/collation"
 	"github.com/ttlkv/ttlkv/document"
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
@@ -23,14 +24,15 @@ type arrayAcc struct {
 	inner accumulator
 	list  func() bson.A // what inner holds so far
 	bytes int64
+	coll  *collation.Collator
 }
 
-func newArrayAcc(op string) accumulator {
+func newArrayAcc(op string, c *collation.Collator) accumulator {
 	if op == "$setUnion" {
-		s := newAcc("$addToSet").(*setAcc)
-		return &arrayAcc{op: op, inner: s, list: func() bson.A { return s.list }}
+		s := newAcc("$addToSet", c).(*setAcc)
+		return &arrayAcc{op: op, inner: s, list: func() bson.A { return s.list }, coll: c}
 	}
-	p := newAcc("$push").(*pushAcc)
+	p := newAcc("$push", c).(*pushAcc)
 	return &arrayAcc{op: op, inner: p, list: func() bson.A { return p.list }}
 }
 
@@ -68,7 +70,7 @@ func (a *arrayAcc) add(v any) error {
 func (a *arrayAcc) result() any {
 	r := slices.Clone(a.list())
 	if a.op == "$setUnion" {
-		slices.SortStableFunc(r, document.Compare)
+		slices.SortStableFunc(r, a.coll.CompareValues)
 	}
 	return r
 }

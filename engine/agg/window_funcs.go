@@ -3,6 +3,7 @@ package agg
 import (
 	"math"
 
+	"github.com/ttlkv/ttlkv/collation"
 	"github.com/ttlkv/ttlkv/document"
 	"github.com/ttlkv/ttlkv/engine/query"
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -216,7 +217,7 @@ func parseWindowIntegral(name string, fd bson.D, w *windowSpec, sc pdepth) (wind
 		return nil, err
 	}
 	a := &accWindow{
-		mk:     func() accumulator { return &integralAcc{unit: unit} },
+		mk:     func(*collation.Collator) accumulator { return &integralAcc{unit: unit} },
 		input:  arrayExpr{fieldPath{parts: w.sortPath}, input},
 		bounds: b,
 	}

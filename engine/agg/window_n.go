@@ -1,6 +1,7 @@
 package agg
 
 import (
+	"github.com/ttlkv/ttlkv/collation"
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
 
@@ -57,7 +58,7 @@ func (x nInput) Eval(e *Env) (any, error) { return x.args.arg(e) }
 // field path is missing, so refused), and folds each window with the
 // accumulator.
 func (f *nWindow) start(p *partition) windowState {
-	nv, err := f.args.n.Eval(&Env{Root: bson.D{}, Now: p.o.Now, vars: p.o.vars})
+	nv, err := f.args.n.Eval(p.o.env(bson.D{}))
 	var n int64
 	if err == nil {
 		n, err = validateN(nv)
@@ -66,8 +67,8 @@ func (f *nWindow) start(p *partition) windowState {
 		return stateFunc(func(int) (any, error) { return nil, err })
 	}
 	sliding := f.bounds.lo.kind != boundUnbounded
-	a := &accWindow{input: nInput{f.args}, bounds: f.bounds, mk: func() accumulator {
-		k := newKeepN(f.op, n, f.args.sort)
+	a := &accWindow{input: nInput{f.args}, bounds: f.bounds, mk: func(c *collation.Collator) accumulator {
+		k := newKeepN(f.op, n, f.args.sort, c)
 		k.sliding = sliding
 		return k
 	}}

@@ -1,6 +1,7 @@
 package agg
 
 import (
+	"github.com/ttlkv/ttlkv/collation"
 	"github.com/ttlkv/ttlkv/document"
 	"github.com/ttlkv/ttlkv/engine/query"
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -179,7 +180,7 @@ func (a *scalerRange) result() any { return bson.A{a.lo.result(), a.hi.result()}
 // (10487000), and its extremes (9522905, an assertion in mongod).
 func (f *scalerWindow) start(p *partition) windowState {
 	growing := f.bounds.lo.kind == boundUnbounded
-	acc := &accWindow{input: f.input, bounds: f.bounds, mk: func() accumulator {
+	acc := &accWindow{input: f.input, bounds: f.bounds, mk: func(*collation.Collator) accumulator {
 		return &scalerRange{lo: slidingMinMax{}, hi: slidingMinMax{max: true}}
 	}}
 	if growing {

@@ -460,8 +460,8 @@ func TestSetWindowFieldsModel(t *testing.T) {
 				// $group's accumulators; the n-family's over a sliding
 				// window as mongod's removable functions keep them.
 				sliding := lo != `"unbounded"`
-				ns := []*keepN{newKeepN("$firstN", 2, nil), newKeepN("$maxN", 2, nil), newKeepN("$bottom", 1, byV)}
-				accs := []accumulator{newAcc("$sum"), newAcc("$min"), newAcc("$max"), newAcc("$count"), newAcc("$avg"), ns[0], ns[1], ns[2]}
+				ns := []*keepN{newKeepN("$firstN", 2, nil, nil), newKeepN("$maxN", 2, nil, nil), newKeepN("$bottom", 1, byV, nil)}
+				accs := []accumulator{newAcc("$sum", nil), newAcc("$min", nil), newAcc("$max", nil), newAcc("$count", nil), newAcc("$avg", nil), ns[0], ns[1], ns[2]}
 				for _, k := range ns {
 					k.sliding = sliding
 				}

@@ -15,18 +15,14 @@ import (
 // names, $type, $size, $exists and $mod are not collated. The operands a
 // planner reads through Bounds become collation keys, so bounds of a
 // collated filter address an index with the same collation. A nil c (the
-// simple collation) returns f itself. A filter with $expr under a
-// non-simple collation is 2 BadValue: ttlkv's expressions compare
-// without collation, and ttlkv refuses rather than answer differently.
+// simple collation) returns f itself. A $expr compares its values
+// under c too.
 func (f *Filter) Collate(c *collation.Collator) (*Filter, error) {
 	if c == nil {
 		return f, nil
 	}
 	if f == nil {
 		return &Filter{coll: c}, nil
-	}
-	if f.hasExpr {
-		return nil, badValue("$expr under a non-simple collation is not supported by ttlkv")
 	}
 	root := collateExpr(f.root, c).(andExpr)
 	return &Filter{root: root, hasExpr: f.hasExpr, text: f.text, textOr: f.textOr, near: f.near, coll: c}, nil
@@ -85,6 +81,9 @@ func collateExpr(e expr, c *collation.Collator) expr {
 		return notExpr{collateExpr(t.e, c)}
 	case *pathExpr:
 		return collatePath(t, c)
+	case exprNode:
+		t.coll = c
+		return t
 	}
 	return e
 }
@@ -215,8 +214,13 @@ func (s *Sort) Order(docs []bson.D) []int {
 // $push's $sort. A nil c returns u itself. Replacements and pipeline
 // updates compare nothing and are returned as they are.
 func (u *Update) Collate(c *collation.Collator) *Update {
-	if u == nil || c == nil || u.isRepl || u.fn != nil {
+	if u == nil || c == nil || u.isRepl {
 		return u
+	}
+	if u.fn != nil {
+		out := *u
+		out.fnColl = c
+		return &out
 	}
 	out := *u
 	out.mods = make([]*modifier, len(u.mods))

@@ -89,13 +89,23 @@ func TestCollationNested(t *testing.T) {
 	}
 }
 
-func TestCollateRefusesExpr(t *testing.T) {
+func TestCollateGivesExprItsCollation(t *testing.T) {
 	t.Parallel()
 	// A filter holding a $expr, built directly so the test does not
-	// depend on an expression compiler being registered.
-	f := &Filter{root: andExpr{exprNode{pred: func(bson.D) (bool, error) { return true, nil }}}, hasExpr: true}
-	if _, err := f.Collate(collation.MustParse(bson.D{{Key: "locale", Value: "en"}})); codeOf(err) != 2 {
-		t.Errorf("Collate of $expr: %v, want 2 BadValue", err)
+	// depend on an expression compiler being registered: the predicate
+	// reports the collation it was handed.
+	var got *collation.Collator
+	f := &Filter{root: andExpr{exprNode{pred: func(_ bson.D, c *collation.Collator) (bool, error) { got = c; return true, nil }}}, hasExpr: true}
+	c := collation.MustParse(bson.D{{Key: "locale", Value: "en"}})
+	g, err := f.Collate(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !g.Match(bson.D{}) || got != c {
+		t.Errorf("the $expr of a collated filter ran under %v, want %v", got, c)
+	}
+	if !f.Match(bson.D{}) || got != nil {
+		t.Errorf("the $expr of the filter itself ran under %v, want simple", got)
 	}
 	if g, err := f.Collate(nil); err != nil || g != f {
 		t.Errorf("Collate(simple) = %v, %v; want the filter itself", g, err)

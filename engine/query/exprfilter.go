@@ -3,26 +3,36 @@ package query
 import (
 	"strings"
 
+	"github.com/ttlkv/ttlkv/collation"
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
 
 // exprCompiler compiles the operand of a filter's $expr with $$NOW at
 // now and the variables vars; nil until a package that evaluates
 // aggregation expressions registers one.
-var exprCompiler func(v any, now bson.DateTime, vars any) (func(d bson.D) (bool, error), error)
+var exprCompiler func(v any, now bson.DateTime, vars any) (ExprPredicate, error)
+
+// ExprPredicate reports whether a $expr holds for d, its values
+// compared under the collation c (nil: simple), or the expression's
+// error.
+type ExprPredicate func(d bson.D, c *collation.Collator) (bool, error)
 
 // RegisterExprCompiler makes filters accept {$expr: …}: compile parses
 // the operand, with $$NOW at now and the user variables vars (what
 // ParseFilterWith was given, nil otherwise; this package does not look
 // into it), and returns the predicate a document must satisfy, which
-// fails with the expression's error. The aggregation package registers
+// fails with the expression's error; it compares values under the
+// filter's collation (Filter.Collate). The aggregation package registers
 // itself; filters parsed before that refuse $expr with 2 BadValue.
-func RegisterExprCompiler(compile func(v any, now bson.DateTime, vars any) (func(d bson.D) (bool, error), error)) {
+func RegisterExprCompiler(compile func(v any, now bson.DateTime, vars any) (ExprPredicate, error)) {
 	exprCompiler = compile
 }
 
-// exprNode is a top-level $expr.
-type exprNode struct{ pred func(bson.D) (bool, error) }
+// exprNode is a top-level $expr, with the collation it compares under.
+type exprNode struct {
+	pred ExprPredicate
+	coll *collation.Collator
+}
 
 // exprFailure carries a $expr's evaluation error out of the matcher's
 // recursion to Filter.MatchErr, the only place that recovers it.
@@ -33,7 +43,7 @@ func (e exprNode) match(root any) bool {
 	if !ok {
 		return false
 	}
-	r, err := e.pred(d)
+	r, err := e.pred(d, e.coll)
 	if err != nil {
 		panic(exprFailure{err})
 	}
@@ -44,15 +54,15 @@ func (e exprNode) match(root any) bool {
 // (aggregation expressions, MongoDB 4.4's find projections) into the
 // function that projects a document; nil until the aggregation package
 // registers one.
-var projectionCompiler func(p bson.D, now bson.DateTime, vars any) (func(d bson.D) (bson.D, error), error)
+var projectionCompiler func(p bson.D, now bson.DateTime, vars any) (func(d bson.D, c *collation.Collator) (bson.D, error), error)
 
 // RegisterProjectionCompiler makes find projections accept computed
 // fields ({full: {$concat: ["$first", " ", "$last"]}}, {tag: "literal"},
 // {x: "$a.b"}): compile parses the whole projection as $project does,
 // with $$NOW at now, and
-// returns the function that projects a document, which fails with an
-// expression's error. The aggregation package registers itself.
-func RegisterProjectionCompiler(compile func(p bson.D, now bson.DateTime, vars any) (func(d bson.D) (bson.D, error), error)) {
+// returns the function that projects a document under a collation (nil:
+// simple), which fails with an expression's error. The aggregation package registers itself.
+func RegisterProjectionCompiler(compile func(p bson.D, now bson.DateTime, vars any) (func(d bson.D, c *collation.Collator) (bson.D, error), error)) {
 	projectionCompiler = compile
 }
 

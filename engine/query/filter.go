@@ -285,7 +285,7 @@ func parseTopOp(op string, v any, depth int, top *topCtx) (expr, error) {
 			return nil, err
 		}
 		top.hasExpr = true
-		return exprNode{fn}, nil
+		return exprNode{pred: fn}, nil
 	case "$jsonSchema":
 		if top == nil {
 			return nil, badValue("$jsonSchema can only be applied to the top-level document")

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ttlkv/ttlkv/collation"
 	"github.com/ttlkv/ttlkv/document"
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
@@ -26,7 +27,9 @@ type Projection struct {
 	empty     bool
 	// compute projects a document when the projection computes fields
 	// (RegisterProjectionCompiler); the fields above are then unused.
-	compute func(bson.D) (bson.D, error)
+	compute func(bson.D, *collation.Collator) (bson.D, error)
+	// coll is the collation computed fields compare under (Collate).
+	coll *collation.Collator
 	// textScore are the paths given {$meta: "textScore"}, set after the
 	// rest of the projection from the document's TextScoreField.
 	textScore []string
@@ -319,6 +322,18 @@ func (p *Projection) Apply(d bson.D) bson.D {
 	return out
 }
 
+// Collate returns the projection with its computed fields' expressions
+// comparing strings under c, as MongoDB applies a find's collation to
+// them; a nil c, or a projection that computes nothing, returns p.
+func (p *Projection) Collate(c *collation.Collator) *Projection {
+	if p == nil || c == nil || p.compute == nil {
+		return p
+	}
+	out := *p
+	out.coll = c
+	return &out
+}
+
 // ApplyErr is Apply with the error of a computed field's expression (a
 // $divide by zero), which fails the query as in MongoDB; a projection
 // that computes nothing never fails.
@@ -331,7 +346,7 @@ func (p *Projection) ApplyErr(d bson.D) (bson.D, error) {
 
 func (p *Projection) applyErr(d bson.D) (bson.D, error) {
 	if p != nil && p.compute != nil {
-		return p.compute(cloneDoc(d))
+		return p.compute(cloneDoc(d), p.coll)
 	}
 	if p != nil && p.positional != "" {
 		return p.applyPositional(d)

@@ -40,7 +40,8 @@ type Update struct {
 	replacement bson.D
 	isRepl      bool
 	mods        []*modifier
-	fn          func(bson.D, UpdateOptions) (bson.D, error) // NewFuncUpdate
+	fn          func(bson.D, UpdateOptions, *collation.Collator) (bson.D, error) // NewFuncUpdate
+	fnColl      *collation.Collator                                              // the collation fn runs under
 	// check, if set, vets each result of Apply against the document it
 	// came from (WithCheck).
 	check func(old, nd bson.D) error
@@ -459,7 +460,7 @@ func (u *Update) apply(d bson.D, o UpdateOptions) (bson.D, error) {
 	if u.fn != nil {
 		// A pipeline's result replaces the document, as in MongoDB: a
 		// result without _id keeps the old one.
-		r, err := u.fn(out, o)
+		r, err := u.fn(out, o, u.fnColl)
 		if err != nil {
 			return nil, err
 		}
