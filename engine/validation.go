@@ -144,8 +144,19 @@ func bannedInValidator(v any, depth int) error {
 				return document.Errorf(document.CodeBadValue, "%s is not allowed in this context", e.Key)
 			case "$near", "$nearSphere", "$geoNear":
 				return document.Errorf(codeNearNotAllowed, "$geoNear, $near, and $nearSphere are not allowed in this context, as these operators require sorting geospatial data. If you do not need sort, consider using $geoWithin instead. Check out https://dochub.mongodb.org/core/near-sort-operation and https://dochub.mongodb.org/core/nearSphere-sort-operationfor more details.")
-			case "$expr", "$jsonSchema":
+			case "$expr":
+				if mentionsRand(e.Value, 0) {
+					return errRandInValidator()
+				}
 				continue // not a filter: its keywords are checked by the parser
+			case "$jsonSchema":
+				continue // not a filter: its keywords are checked by the parser
+			case "$sampleRate":
+				// mongod reads a rate strictly between 0 and 1 as a $expr
+				// with $rand; 0 and 1 are constants.
+				if r, ok := e.Value.(float64); ok && r > 0 && r < 1 {
+					return errRandInValidator()
+				}
 			}
 			if err := bannedInValidator(e.Value, depth+1); err != nil {
 				return err
@@ -159,6 +170,34 @@ func bannedInValidator(v any, depth int) error {
 		}
 	}
 	return nil
+}
+
+// errRandInValidator is mongod's refusal of a random draw in a
+// validator ($rand, or $sampleRate, which draws one).
+func errRandInValidator() error {
+	return document.Errorf(document.Code(3040500), "$rand not allowed inside collection validators")
+}
+
+// mentionsRand reports whether an expression holds a $rand anywhere.
+func mentionsRand(v any, depth int) bool {
+	if depth > 100 {
+		return false
+	}
+	switch x := v.(type) {
+	case bson.D:
+		for _, e := range x {
+			if e.Key == "$rand" || mentionsRand(e.Value, depth+1) {
+				return true
+			}
+		}
+	case bson.A:
+		for _, e := range x {
+			if mentionsRand(e, depth+1) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // withValidationDefaults adds validationLevel "strict" and

@@ -391,6 +391,9 @@ func readsNothing(v any, sc pdepth, depth int) bool {
 		return !strings.HasPrefix(x, "$")
 	case bson.D:
 		for _, el := range x {
+			if el.Key == "$rand" {
+				return false // a new value each time: never folded
+			}
 			if el.Key != "$literal" && !readsNothing(el.Value, sc, depth+1) {
 				return false
 			}

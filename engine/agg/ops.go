@@ -94,6 +94,8 @@ func parseOperator(name string, arg any, depth pdepth) (Expr, error) {
 	switch name {
 	case "$literal", "$const": // $const is mongod's older name for it
 		return literal{arg}, nil
+	case "$rand":
+		return parseRand(arg)
 	case "$meta":
 		return parseMeta(arg)
 	case "$cond":

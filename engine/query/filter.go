@@ -297,7 +297,14 @@ func parseTopOp(op string, v any, depth int, top *topCtx) (expr, error) {
 		return schemaNode{s: s, raw: raw}, nil
 	case "$text":
 		return parseText(v, top)
-	case "$where", "$sampleRate", "$alwaysTrue", "$alwaysFalse", "$atomic", "$isolated":
+	case "$alwaysTrue", "$alwaysFalse":
+		return parseAlwaysBoolean(op, v)
+	case "$sampleRate":
+		if top == nil {
+			return nil, badValue("$sampleRate can only be applied to the top-level document")
+		}
+		return parseSampleRate(v)
+	case "$where", "$atomic", "$isolated":
 		return nil, badValue("%s is not supported by ttlkv", op)
 	}
 	return nil, badValue("unknown top level operator: %s. If you have a field name that starts with a '$' symbol, consider using $getField or $setField.", op)
