@@ -214,6 +214,9 @@ func parseIndexSpec(m *catalog.Coll, spec bson.D) (*catalog.Index, error) {
 			if f.Near() != nil {
 				return nil, document.Errorf(document.CodeCannotCreateIndex, "Error in specification %s :: caused by :: %v", fmtValue(spec), errNearNotAllowed)
 			}
+			if err := partialFilterSupported(pd, spec); err != nil {
+				return nil, err
+			}
 			ix.Partial, ix.PartialFilter = pd, f
 		case "expireAfterSeconds":
 			n, err := parseExpireAfterSeconds(e.Value, document.CodeCannotCreateIndex)
