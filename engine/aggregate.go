@@ -73,11 +73,20 @@ func (db *DB) aggregate(ctx context.Context, dbName string, s *aggregateSpec) (*
 	}
 	if pl != nil && runColl == nil {
 		runColl = pl.filter.Collator()
-	} else if s.collectionless && s.collation != nil {
+	} else if pl == nil && s.collation != nil {
+		// Collectionless, or a collection that does not exist: the
+		// option alone.
 		var err error
 		if runColl, err = catalog.ParseCollation(s.collation); err != nil {
 			return nil, err
 		}
+	}
+	// The foreign reads of $lookup, $graphLookup and $unionWith run
+	// under the run's collation, never the foreign collection's default,
+	// as in mongod.
+	collSpec = simpleCollation
+	if runColl != nil {
+		collSpec = runColl.Doc()
 	}
 	if p.UsesTextScore() {
 		// docs/text.md: the stages read the scores the scan gives.

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/ttlkv/ttlkv/collation"
 	"github.com/ttlkv/ttlkv/document"
 	"github.com/ttlkv/ttlkv/engine/query"
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -82,9 +83,6 @@ func parseBucket(arg any, sc pdepth) (stageSpec, error) {
 				if document.CanonicalType(lo) != document.CanonicalType(hi) {
 					return stageSpec{}, document.Errorf(document.Code(40193), "All values in the the 'boundaries' option to $bucket must have the same type. Found conflicting types %s and %s.", document.TypeName(lo), document.TypeName(hi))
 				}
-				if document.Compare(lo, hi) >= 0 {
-					return stageSpec{}, document.Errorf(document.Code(40194), "The 'boundaries' option to $bucket must be sorted, but elements %d and %d are not in ascending order (%s is not less than %s).", i-1, i, document.Format(lo), document.Format(hi))
-				}
 			}
 			haveB = true
 		case "default":
@@ -109,10 +107,15 @@ func parseBucket(arg any, sc pdepth) (stageSpec, error) {
 	if !haveGroup || !haveB {
 		return stageSpec{}, document.Errorf(document.Code(40198), "$bucket requires 'groupBy' and 'boundaries' to be specified.")
 	}
-	lo, hi := bounds[0], bounds[len(bounds)-1]
-	if hasDef && document.CanonicalType(def) == document.CanonicalType(lo) &&
-		document.Compare(def, lo) >= 0 && document.Compare(def, hi) < 0 {
-		return stageSpec{}, document.Errorf(document.Code(40199), "The $bucket 'default' field must be less than the lowest boundary or greater than or equal to the highest boundary.")
+	// The boundaries' order and the default's place compare under the
+	// run's collation, so a boundary that compares strings is checked
+	// when the run starts (before any document is read); the others now.
+	check := func(c *collation.Collator) error { return checkBucketOrder(c, bounds, def, hasDef) }
+	collated := slices.ContainsFunc(bounds, holdsString) || (hasDef && holdsString(def))
+	if !collated {
+		if err := check(nil); err != nil {
+			return stageSpec{}, err
+		}
 	}
 	// The values go in as $literal so that a string boundary such as "$x"
 	// stays a string (mongod would read it as a path).
@@ -145,7 +148,63 @@ func parseBucket(arg any, sc pdepth) (stageSpec, error) {
 	if err != nil {
 		return stageSpec{}, err
 	}
+	if collated {
+		mk := g.make
+		g.make = func(up iter, o *Options) iter {
+			return &checkedIter{check: func() error { return check(o.Collator) }, make: func() iter { return mk(up, o) }}
+		}
+	}
 	return stageSpec{parts: []stageSpec{g, s}}, nil
+}
+
+// checkBucketOrder refuses $bucket boundaries not in ascending order
+// under c (40194) and a default between the lowest and the highest
+// boundary (40199), as mongod does with the pipeline's collation.
+func checkBucketOrder(c *collation.Collator, bounds []any, def any, hasDef bool) error {
+	for i := 1; i < len(bounds); i++ {
+		lo, hi := bounds[i-1], bounds[i]
+		if c.CompareValues(lo, hi) >= 0 {
+			return document.Errorf(document.Code(40194), "The 'boundaries' option to $bucket must be sorted, but elements %d and %d are not in ascending order (%s is not less than %s).", i-1, i, document.Format(lo), document.Format(hi))
+		}
+	}
+	lo, hi := bounds[0], bounds[len(bounds)-1]
+	if hasDef && document.CanonicalType(def) == document.CanonicalType(lo) &&
+		c.CompareValues(def, lo) >= 0 && c.CompareValues(def, hi) < 0 {
+		return document.Errorf(document.Code(40199), "The $bucket 'default' field must be less than the lowest boundary or greater than or equal to the highest boundary.")
+	}
+	return nil
+}
+
+// holdsString reports whether v is or holds a string or a symbol, whose
+// order a collation changes.
+func holdsString(v any) bool {
+	switch x := v.(type) {
+	case string, bson.Symbol:
+		return true
+	case bson.D:
+		return slices.ContainsFunc(x, func(e bson.E) bool { return holdsString(e.Value) })
+	case bson.A:
+		return slices.ContainsFunc(x, holdsString)
+	}
+	return false
+}
+
+// checkedIter runs check when first read, before making (and reading)
+// the iterator make gives; check's error fails the run.
+type checkedIter struct {
+	check func() error
+	make  func() iter
+	it    iter
+}
+
+func (c *checkedIter) next(ctx context.Context) (bson.D, error) {
+	if c.it == nil {
+		if err := c.check(); err != nil {
+			return nil, err
+		}
+		c.it = c.make()
+	}
+	return c.it.next(ctx)
 }
 
 // bucketAutoSpec is a parsed $bucketAuto.

@@ -223,7 +223,7 @@ func (g *graphIter) search(ctx context.Context, frontier *orderedSet) (bson.A, e
 			if !ok {
 				return document.Errorf(document.Code(40271), "Documents in the '%s' namespace must contain an _id for de-duplication in $graphLookup", g.from)
 			}
-			k := collKey(g.o.Collator, id)
+			k := GroupKey(id) // documents are told apart by _id without the collation, as in mongod
 			if visited[k] {
 				return nil
 			}

@@ -705,6 +705,10 @@ type shiftWindow struct {
 	output Expr
 	by     int
 	def    any
+	// defExpr is the default's expression and defVars the constants it
+	// reads: a run under a collation evaluates it again under that.
+	defExpr Expr
+	defVars *binding
 }
 
 func parseWindowShift(_ string, fd bson.D, w *windowSpec, sc pdepth) (windowFunc, error) {
@@ -758,7 +762,7 @@ func parseShiftArgs(name string, args bson.D, sc pdepth) (*shiftWindow, error) {
 			if !ok {
 				return nil, errParse("'$shift:default' expression must yield a constant value.")
 			}
-			s.def = c
+			s.def, s.defExpr, s.defVars = c, e, sc.consts
 		case "by":
 			n, ok := int32Value(el.Value)
 			if !ok {
@@ -779,13 +783,21 @@ func parseShiftArgs(name string, args bson.D, sc pdepth) (*shiftWindow, error) {
 }
 
 func (s *shiftWindow) start(p *partition) windowState {
+	def := s.def
+	if p.o.Collator != nil && s.defExpr != nil {
+		v, err := s.defExpr.Eval(&Env{vars: s.defVars, coll: p.o.Collator})
+		if err != nil {
+			return stateFunc(func(int) (any, error) { return nil, err })
+		}
+		def = v
+	}
 	return stateFunc(func(i int) (any, error) {
 		j := i + s.by
 		if j < 0 || j >= len(p.docs) {
-			return s.def, nil
+			return def, nil
 		}
 		v, err := p.eval(s.output, j)
-		return orDefault(v, err, s.def)
+		return orDefault(v, err, def)
 	})
 }
 
