@@ -12,7 +12,7 @@ import (
 // refuses, so that an index ttlkv builds can be built on MongoDB too:
 // mongod takes equalities, $lt, $lte, $gt, $gte, $exists: true, $type,
 // $in, $all (equalities), $geoWithin and $geoIntersects, under $and and
-// $or at any depth (docs/commands.md, "Partial indexes"); anything that
+// $or four nodes deep at most (docs/commands.md, "Partial indexes"); anything that
 // negates ($ne, $nin, $not, $exists: false, $nor) or matches otherwise
 // ($regex, $mod, $size, $elemMatch, the bitwise operators,
 // $alwaysTrue, $sampleRate) is 67 "Expression not supported in partial
@@ -20,6 +20,9 @@ import (
 // $jsonSchema are 224, $where 2. spec is the index specification, for
 // the message.
 func partialFilterSupported(f bson.D, spec bson.D) error {
+	if filterDepth(f) > maxPartialFilterDepth {
+		return document.Errorf(document.CodeCannotCreateIndex, "partialFilterExpression depth may not exceed %d", maxPartialFilterDepth)
+	}
 	bad, err := partialDoc(f)
 	if err != nil {
 		return err
@@ -29,6 +32,54 @@ func partialFilterSupported(f bson.D, spec bson.D) error {
 	}
 	return document.Errorf(document.CodeCannotCreateIndex,
 		"Error in specification %s :: caused by :: Expression not supported in partial index: %s", fmtValue(spec), bad)
+}
+
+// maxPartialFilterDepth is mongod's internalPartialFilterExpressionMaxDepth
+// default: a partial filter's tree may be four nodes deep.
+const maxPartialFilterDepth = 4
+
+// filterDepth is the depth of the tree mongod parses filter document d
+// into: a document of one condition is that condition, of several an
+// $and of them; $and and $or are a node over their documents, $all an
+// $and of equalities, any other condition a leaf.
+func filterDepth(d bson.D) int {
+	var kids []int
+	for _, e := range d {
+		switch {
+		case e.Key == "$and" || e.Key == "$or" || e.Key == "$nor":
+			arr, _ := e.Value.(bson.A)
+			deepest := 0
+			for _, sub := range arr {
+				sd, _ := sub.(bson.D)
+				deepest = max(deepest, filterDepth(sd))
+			}
+			kids = append(kids, 1+deepest)
+		case e.Key == "$comment":
+		case strings.HasPrefix(e.Key, "$"):
+			kids = append(kids, 1)
+		default:
+			ops, ok := e.Value.(bson.D)
+			if !ok || len(ops) == 0 || !strings.HasPrefix(ops[0].Key, "$") {
+				kids = append(kids, 1)
+				continue
+			}
+			for _, op := range ops {
+				if arr, ok := op.Value.(bson.A); ok && op.Key == "$all" && len(arr) > 0 {
+					kids = append(kids, 2)
+				} else {
+					kids = append(kids, 1)
+				}
+			}
+		}
+	}
+	if len(kids) == 1 {
+		return kids[0]
+	}
+	deepest := 0
+	for _, k := range kids {
+		deepest = max(deepest, k)
+	}
+	return 1 + deepest
 }
 
 // partialDoc returns the first expression of filter document d that a
