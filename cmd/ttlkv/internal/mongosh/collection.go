@@ -686,6 +686,7 @@ func (s *Shell) collection(db, name string) *goja.Object {
 		})
 	}
 	m("drop", func(goja.FunctionCall) goja.Value {
+		s.checkOpen()
 		_, err := s.run.RunCommand(s.ctx, db, bson.D{{Key: "drop", Value: name}})
 		if err != nil {
 			if document.CodeOf(err) == document.CodeNamespaceNotFound {

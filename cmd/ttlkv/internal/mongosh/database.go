@@ -177,124 +177,7 @@ func (s *Shell) database(name string) *goja.Object {
 		v, _ := document.Get(r, "version")
 		return s.toJS(v)
 	})
-	m("getMongo", func(goja.FunctionCall) goja.Value {
-		if s.mongoObj != nil {
-			return s.mongoObj
-		}
-		mo := rt.NewObject()
-		s.mongoObj = mo
-		_ = mo.Set("toString", func(goja.FunctionCall) goja.Value { return rt.ToValue(s.connDesc) })
-		_ = mo.Set("getDB", func(c goja.FunctionCall) goja.Value { return s.database(c.Argument(0).String()) })
-		_ = mo.Set("startSession", s.startSession)
-		_ = mo.Set("bulkWrite", func(c goja.FunctionCall) goja.Value {
-			fn, _ := goja.AssertFunction(rt.Get("__clientBulkWrite"))
-			v, err := fn(goja.Undefined(), mo, c.Argument(0), c.Argument(1))
-			if err != nil {
-				panic(err)
-			}
-			return v
-		})
-		// getURI: the connection string, as mongosh's (its password
-		// hidden); an embedded engine has none and gives its description.
-		_ = mo.Set("getURI", func(goja.FunctionCall) goja.Value { return rt.ToValue(s.connDesc) })
-		_ = mo.Set("getCollection", func(c goja.FunctionCall) goja.Value {
-			if goja.IsUndefined(c.Argument(0)) {
-				panic(s.invalidInput("Missing required argument at position 0"))
-			}
-			s.checkArg(c.Argument(0), "string", 0, "Mongo.getCollection")
-			dbName, coll, ok := strings.Cut(c.Argument(0).String(), ".")
-			if !ok || dbName == "" || coll == "" {
-				panic(s.invalidInput("Collection must be of the format <db>.<collection>"))
-			}
-			return s.collection(dbName, coll)
-		})
-		_ = mo.Set("convertShardKeyToHashed", func(c goja.FunctionCall) goja.Value {
-			fn, _ := goja.AssertFunction(rt.Get("convertShardKeyToHashed"))
-			v, err := fn(goja.Undefined(), c.Argument(0))
-			if err != nil {
-				panic(err)
-			}
-			return v
-		})
-		_ = mo.Set("getDBs", func(c goja.FunctionCall) goja.Value {
-			return s.toJS(s.command("admin", s.appendOptions(bson.D{{Key: "listDatabases", Value: 1}}, c.Argument(0), "options")))
-		})
-		_ = mo.Set("watch", func(c goja.FunctionCall) goja.Value {
-			pipeline, opts := c.Argument(0), c.Argument(1)
-			if o, ok := pipeline.(*goja.Object); ok && o.ClassName() != "Array" {
-				pipeline, opts = goja.Undefined(), pipeline // watch(options)
-			}
-			return s.watchWith("admin", "", pipeline, opts, bson.D{{Key: "allChangesForCluster", Value: true}})
-		})
-		// Read and write concerns and read preferences: kept and given
-		// back, as mongosh's are; a standalone has one member, so they
-		// change no answer.
-		var readConcern, readPref goja.Value = goja.Undefined(), rt.ToValue("primary")
-		var readTags, writeConcern goja.Value = goja.Undefined(), goja.Undefined()
-		_ = mo.Set("getReadConcern", func(goja.FunctionCall) goja.Value { return readConcern })
-		_ = mo.Set("setReadConcern", func(c goja.FunctionCall) goja.Value {
-			readConcern = c.Argument(0)
-			return goja.Undefined()
-		})
-		_ = mo.Set("getReadPrefMode", func(goja.FunctionCall) goja.Value { return readPref })
-		_ = mo.Set("getReadPrefTagSet", func(goja.FunctionCall) goja.Value { return readTags })
-		_ = mo.Set("setReadPref", func(c goja.FunctionCall) goja.Value {
-			switch m := c.Argument(0).String(); m {
-			case "primary", "primaryPreferred", "secondary", "secondaryPreferred", "nearest":
-				readPref, readTags = c.Argument(0), c.Argument(1)
-			default:
-				e, err := rt.New(rt.Get("Error").(*goja.Object), rt.ToValue(fmt.Sprintf("Invalid read preference mode %s", strconv.Quote(m))))
-				s.check(err)
-				_ = e.Set("name", "MongoInvalidArgumentError")
-				panic(e)
-			}
-			return goja.Undefined()
-		})
-		_ = mo.Set("getWriteConcern", func(goja.FunctionCall) goja.Value { return writeConcern })
-		_ = mo.Set("setWriteConcern", func(c goja.FunctionCall) goja.Value {
-			w := c.Argument(0)
-			if o, ok := w.(*goja.Object); ok {
-				if !goja.IsUndefined(c.Argument(1)) || !goja.IsUndefined(c.Argument(2)) {
-					panic(s.invalidInput("If concern is given as an object no other arguments must be specified"))
-				}
-				writeConcern = o
-				return goja.Undefined()
-			}
-			if t := jsTypeof(w); t != "string" && t != "number" {
-				panic(s.invalidInput("w value must be a number or string, got: " + t))
-			}
-			wc := rt.NewObject()
-			_ = wc.Set("w", w)
-			if t := c.Argument(1); !goja.IsUndefined(t) {
-				_ = wc.Set("wtimeout", t)
-			}
-			if j := c.Argument(2); !goja.IsUndefined(j) {
-				_ = wc.Set("j", j)
-			}
-			writeConcern = wc
-			return goja.Undefined()
-		})
-		unimplemented := func(msg string) func(goja.FunctionCall) goja.Value {
-			return func(goja.FunctionCall) goja.Value {
-				panic(s.mongoshError("MongoshUnimplementedError", "COMMON-90002", msg))
-			}
-		}
-		_ = mo.Set("isCausalConsistency", unimplemented("Causal consistency for drivers is set via Mongo.startSession and can be checked via session.getOptions. The default value is true"))
-		_ = mo.Set("setCausalConsistency", unimplemented("It is not possible to set causal consistency for an entire connection due to the driver, use startSession({causalConsistency: <>}) instead."))
-		_ = mo.Set("getDBNames", func(goja.FunctionCall) goja.Value {
-			r := s.command("admin", bson.D{{Key: "listDatabases", Value: 1}, {Key: "nameOnly", Value: true}})
-			dbs, _ := document.Get(r, "databases")
-			arr, _ := dbs.(bson.A)
-			out := bson.A{}
-			for _, x := range arr {
-				xd, _ := x.(bson.D)
-				n, _ := document.Get(xd, "name")
-				out = append(out, n)
-			}
-			return s.toJS(out)
-		})
-		return mo
-	})
+	m("getMongo", func(goja.FunctionCall) goja.Value { return s.mongo() })
 	o := rt.NewDynamicObject(d)
 	s.dbs[name] = o
 	return o
@@ -323,4 +206,157 @@ func (s *Shell) appendOptions(cmd bson.D, a goja.Value, what string) bson.D {
 	d, err := s.toBSONDoc(a, what)
 	s.check(err)
 	return append(cmd, d...)
+}
+
+// validDBName returns name, or throws mongosh's error for a database
+// name it refuses.
+func (s *Shell) validDBName(name string) string {
+	if name == "" || strings.ContainsAny(name, "/\\. \"\x00") {
+		panic(s.invalidInput("Invalid database name: " + name))
+	}
+	return name
+}
+
+// mongo returns the Mongo object of connection s (db.getMongo(), what
+// Mongo() returns), made once.
+func (s *Shell) mongo() *goja.Object {
+	if s.mongoObj != nil {
+		return s.mongoObj
+	}
+	rt := s.rt
+	mo := rt.NewObject()
+	s.mongoObj = mo
+	s.mongos[mo] = s
+	_ = mo.Set("toString", func(goja.FunctionCall) goja.Value { return rt.ToValue(s.connDesc) })
+	_ = mo.Set("getDB", func(c goja.FunctionCall) goja.Value {
+		s.checkArg(c.Argument(0), "string", 0, "Mongo.getDB")
+		return s.database(s.validDBName(c.Argument(0).String()))
+	})
+	// use(name): the global db becomes this connection's database name.
+	_ = mo.Set("use", func(c goja.FunctionCall) goja.Value {
+		s.checkArg(c.Argument(0), "string", 0, "Mongo.use")
+		s.setDB(s.validDBName(c.Argument(0).String()))
+		return rt.ToValue("switched to db " + c.Argument(0).String())
+	})
+	// close(): the connection's commands fail from now on
+	// (MongoNotConnectedError); one a script opened is disconnected.
+	_ = mo.Set("close", func(goja.FunctionCall) goja.Value {
+		s.closeConn()
+		return goja.Undefined()
+	})
+	_ = mo.Set("startSession", s.startSession)
+	_ = mo.Set("bulkWrite", func(c goja.FunctionCall) goja.Value {
+		fn, _ := goja.AssertFunction(rt.Get("__clientBulkWrite"))
+		v, err := fn(goja.Undefined(), mo, c.Argument(0), c.Argument(1))
+		if err != nil {
+			panic(err)
+		}
+		return v
+	})
+	// getURI: the connection string, as mongosh's: the shell's own
+	// without its password (an embedded engine has none and gives its
+	// description), a script's as it was opened.
+	_ = mo.Set("getURI", func(goja.FunctionCall) goja.Value {
+		if s.byScript {
+			return rt.ToValue(s.uri)
+		}
+		return rt.ToValue(s.connDesc)
+	})
+	_ = mo.Set("getCollection", func(c goja.FunctionCall) goja.Value {
+		if goja.IsUndefined(c.Argument(0)) {
+			panic(s.invalidInput("Missing required argument at position 0"))
+		}
+		s.checkArg(c.Argument(0), "string", 0, "Mongo.getCollection")
+		dbName, coll, ok := strings.Cut(c.Argument(0).String(), ".")
+		if !ok || dbName == "" || coll == "" {
+			panic(s.invalidInput("Collection must be of the format <db>.<collection>"))
+		}
+		return s.collection(dbName, coll)
+	})
+	_ = mo.Set("convertShardKeyToHashed", func(c goja.FunctionCall) goja.Value {
+		fn, _ := goja.AssertFunction(rt.Get("convertShardKeyToHashed"))
+		v, err := fn(goja.Undefined(), c.Argument(0))
+		if err != nil {
+			panic(err)
+		}
+		return v
+	})
+	_ = mo.Set("getDBs", func(c goja.FunctionCall) goja.Value {
+		return s.toJS(s.command("admin", s.appendOptions(bson.D{{Key: "listDatabases", Value: 1}}, c.Argument(0), "options")))
+	})
+	_ = mo.Set("watch", func(c goja.FunctionCall) goja.Value {
+		pipeline, opts := c.Argument(0), c.Argument(1)
+		if o, ok := pipeline.(*goja.Object); ok && o.ClassName() != "Array" {
+			pipeline, opts = goja.Undefined(), pipeline // watch(options)
+		}
+		return s.watchWith("admin", "", pipeline, opts, bson.D{{Key: "allChangesForCluster", Value: true}})
+	})
+	// Read and write concerns and read preferences: kept and given
+	// back, as mongosh's are; a standalone has one member, so they
+	// change no answer.
+	var readConcern, readPref goja.Value = goja.Undefined(), rt.ToValue("primary")
+	var readTags, writeConcern goja.Value = goja.Undefined(), goja.Undefined()
+	_ = mo.Set("getReadConcern", func(goja.FunctionCall) goja.Value { return readConcern })
+	_ = mo.Set("setReadConcern", func(c goja.FunctionCall) goja.Value {
+		readConcern = c.Argument(0)
+		return goja.Undefined()
+	})
+	_ = mo.Set("getReadPrefMode", func(goja.FunctionCall) goja.Value { return readPref })
+	_ = mo.Set("getReadPrefTagSet", func(goja.FunctionCall) goja.Value { return readTags })
+	_ = mo.Set("setReadPref", func(c goja.FunctionCall) goja.Value {
+		switch m := c.Argument(0).String(); m {
+		case "primary", "primaryPreferred", "secondary", "secondaryPreferred", "nearest":
+			readPref, readTags = c.Argument(0), c.Argument(1)
+		default:
+			e, err := rt.New(rt.Get("Error").(*goja.Object), rt.ToValue(fmt.Sprintf("Invalid read preference mode %s", strconv.Quote(m))))
+			s.check(err)
+			_ = e.Set("name", "MongoInvalidArgumentError")
+			panic(e)
+		}
+		return goja.Undefined()
+	})
+	_ = mo.Set("getWriteConcern", func(goja.FunctionCall) goja.Value { return writeConcern })
+	_ = mo.Set("setWriteConcern", func(c goja.FunctionCall) goja.Value {
+		w := c.Argument(0)
+		if o, ok := w.(*goja.Object); ok {
+			if !goja.IsUndefined(c.Argument(1)) || !goja.IsUndefined(c.Argument(2)) {
+				panic(s.invalidInput("If concern is given as an object no other arguments must be specified"))
+			}
+			writeConcern = o
+			return goja.Undefined()
+		}
+		if t := jsTypeof(w); t != "string" && t != "number" {
+			panic(s.invalidInput("w value must be a number or string, got: " + t))
+		}
+		wc := rt.NewObject()
+		_ = wc.Set("w", w)
+		if t := c.Argument(1); !goja.IsUndefined(t) {
+			_ = wc.Set("wtimeout", t)
+		}
+		if j := c.Argument(2); !goja.IsUndefined(j) {
+			_ = wc.Set("j", j)
+		}
+		writeConcern = wc
+		return goja.Undefined()
+	})
+	unimplemented := func(msg string) func(goja.FunctionCall) goja.Value {
+		return func(goja.FunctionCall) goja.Value {
+			panic(s.mongoshError("MongoshUnimplementedError", "COMMON-90002", msg))
+		}
+	}
+	_ = mo.Set("isCausalConsistency", unimplemented("Causal consistency for drivers is set via Mongo.startSession and can be checked via session.getOptions. The default value is true"))
+	_ = mo.Set("setCausalConsistency", unimplemented("It is not possible to set causal consistency for an entire connection due to the driver, use startSession({causalConsistency: <>}) instead."))
+	_ = mo.Set("getDBNames", func(goja.FunctionCall) goja.Value {
+		r := s.command("admin", bson.D{{Key: "listDatabases", Value: 1}, {Key: "nameOnly", Value: true}})
+		dbs, _ := document.Get(r, "databases")
+		arr, _ := dbs.(bson.A)
+		out := bson.A{}
+		for _, x := range arr {
+			xd, _ := x.(bson.D)
+			n, _ := document.Get(xd, "name")
+			out = append(out, n)
+		}
+		return s.toJS(out)
+	})
+	return mo
 }

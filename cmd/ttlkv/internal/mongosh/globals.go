@@ -122,7 +122,19 @@ func (s *Shell) installGlobals() {
 		s.shellCommand("it", nil, true)
 		return goja.Undefined()
 	})
-	_ = rt.Set("getSiblingDB", func(c goja.FunctionCall) goja.Value { return s.database(c.Argument(0).String()) })
+	_ = rt.Set("getSiblingDB", func(c goja.FunctionCall) goja.Value { return s.cur.database(c.Argument(0).String()) })
+	// db is mongosh's: it can be given another database (of this
+	// connection or another, db = connect(uri)), and nothing else.
+	dbGet := rt.ToValue(func(goja.FunctionCall) goja.Value { return s.curDB })
+	dbSet := rt.ToValue(func(c goja.FunctionCall) goja.Value {
+		d := s.dbOf(c.Argument(0))
+		if d == nil {
+			panic(s.mongoshError("MongoshInvalidInputError", "COMMON-10002", "Cannot reassign 'db' to non-Database type"))
+		}
+		s.curDB, s.cur = c.Argument(0), d.s
+		return goja.Undefined()
+	})
+	_ = rt.GlobalObject().DefineAccessorProperty("db", dbGet, dbSet, goja.FLAG_TRUE, goja.FLAG_TRUE)
 	_ = rt.Set("isInteractive", func(goja.FunctionCall) goja.Value { return rt.ToValue(s.interactive) })
 	_ = rt.Set("cls", func(goja.FunctionCall) goja.Value {
 		if s.interactive {
@@ -135,7 +147,7 @@ func (s *Shell) installGlobals() {
 	_ = rt.Set("convertShardKeyToHashed", func(c goja.FunctionCall) goja.Value {
 		v, err := s.toBSON(c.Argument(0), 0)
 		s.check(err)
-		batch := s.commandCursor("admin", bson.D{{Key: "aggregate", Value: 1}, {Key: "pipeline", Value: bson.A{
+		batch := s.cur.commandCursor("admin", bson.D{{Key: "aggregate", Value: 1}, {Key: "pipeline", Value: bson.A{
 			bson.D{{Key: "$documents", Value: bson.A{bson.D{}}}},
 			bson.D{{Key: "$project", Value: bson.D{{Key: "_id", Value: bson.D{{Key: "$toHashedIndexKey", Value: bson.D{{Key: "$literal", Value: v}}}}}}}},
 		}}, {Key: "cursor", Value: bson.D{}}}, "")
@@ -231,7 +243,7 @@ func (s *Shell) shellCommand(kind string, words []string, echo bool) {
 	case "show":
 		switch arg {
 		case "dbs", "databases":
-			r := s.command("admin", bson.D{{Key: "listDatabases", Value: 1}})
+			r := s.cur.command("admin", bson.D{{Key: "listDatabases", Value: 1}})
 			dbs, _ := document.Get(r, "databases")
 			arr, _ := dbs.(bson.A)
 			var names, sizes []string
@@ -264,7 +276,7 @@ func (s *Shell) shellCommand(kind string, words []string, echo bool) {
 func (s *Shell) showCollections() string {
 	type entry struct{ name, badge string }
 	var list []entry
-	for _, d := range s.commandCursor(s.dbName, bson.D{{Key: "listCollections", Value: 1}, {Key: "nameOnly", Value: true}}, "") {
+	for _, d := range s.cur.commandCursor(s.DB(), bson.D{{Key: "listCollections", Value: 1}, {Key: "nameOnly", Value: true}}, "") {
 		dd, _ := d.(bson.D)
 		n, _ := document.Get(dd, "name")
 		name, ok := n.(string)

@@ -127,8 +127,8 @@ func (s *Shell) node(v goja.Value, depth int, seen map[*goja.Object]bool, opts i
 	if c := s.cursorOf(o); c != nil {
 		return pnode{leaf: c.String()}
 	}
-	if o == s.mongoObj {
-		return pnode{leaf: s.connDesc}
+	if c, ok := s.mongos[o]; ok {
+		return pnode{leaf: c.connDesc}
 	}
 	if id, ok := s.sessions[o]; ok { // a Session prints as its id, as mongosh's
 		return s.node(id, depth, seen, opts)

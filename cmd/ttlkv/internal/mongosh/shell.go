@@ -53,13 +53,49 @@ type Options struct {
 	// Dir is the directory load() resolves relative paths against.
 	// Default: the process's working directory.
 	Dir string
+	// URI is the connection string the Runner was opened with, "" for
+	// an embedded engine; new Mongo(db.getMongo()) opens it again.
+	URI string
+	// Dial opens the connections of a script's connect(uri), new
+	// Mongo(uri) and Mongo(uri). uri is a mongodb:// or mongodb+srv://
+	// connection string as mongosh makes it: directConnection=true for
+	// one host, serverSelectionTimeoutMS=2000 for localhost. A Runner
+	// that is an io.Closer is closed by Mongo.close() or Close. A
+	// failure is shown as the Node driver under mongosh shows it
+	// (connect.go). Nil: connect() and Mongo() are refused.
+	Dial func(ctx context.Context, uri string) (Runner, error)
 }
 
 // Shell is one JavaScript runtime with mongosh's globals. It is not safe
 // for concurrent use.
+//
+// A *Shell is also one connection of that runtime: the shell's own (the
+// one New returns, on its Runner) or one a script opened with connect()
+// or Mongo() (connect.go), which shares the runtime (core) with it. The
+// database, collection and Mongo objects a connection makes send their
+// commands to its Runner.
 type Shell struct {
+	*core
+
+	run      Runner
+	colls    map[string]*goja.Object
+	dbs      map[string]*goja.Object
+	mongoObj *goja.Object // what db.getMongo() returns for this connection's databases
+	connDesc string       // Options.Connection, or the connection string a script gave
+	// uri is the connection string a script opened this connection
+	// with (mongosh's, its parameters added), Options.URI for the
+	// shell's own.
+	uri string
+	// closer closes the Runner of a connection a script opened; nil for
+	// the shell's own, which its owner closes.
+	closer   io.Closer
+	closed   bool // Mongo.close() was called: commands fail as the driver's do
+	byScript bool // a script opened it
+}
+
+// core is the state the connections of one runtime share.
+type core struct {
 	rt   *goja.Runtime
-	run  Runner
 	base context.Context // Options.Context
 	// ctx bounds the commands of the running Eval: base, cancelled early
 	// by Interrupt.
@@ -70,26 +106,29 @@ type Shell struct {
 	out    io.Writer
 	errw   io.Writer
 	json   string
-	dbName string
 
 	boxSym      *goja.Symbol
 	curSym      *goja.Symbol
 	protos      protos
 	minKeyCtor  *goja.Object
 	maxKeyCtor  *goja.Object
-	colls       map[string]*goja.Object
-	dbs         map[string]*goja.Object
 	last        *cursor                     // the cursor "it" continues
 	batchSize   int                         // config.displayBatchSize
-	mongoObj    *goja.Object                // what db.getMongo() returns
 	sessions    map[*goja.Object]goja.Value // each Session startSession made, and the id it prints as
 	curSess     *session                    // the session whose database or collection runs a method, if any
-	connDesc    string                      // Options.Connection
 	interactive bool                        // SetInteractive: a person types at a terminal
 	dir         string                      // Options.Dir
 	srcs        map[string]string           // the last source run under each name, for error messages
 	warned      map[string]bool             // the deprecation warnings printed (deprecated)
 	cmdResult   *goja.Object                // mongosh's CommandResult constructor (admin.go)
+
+	// curDB is the global db: a Database of some connection (cur), or
+	// one seen through a session.
+	curDB  goja.Value
+	cur    *Shell
+	mongos map[*goja.Object]*Shell // each Mongo object and its connection
+	opened []*Shell                // the connections scripts opened, closed by Close
+	dial   func(ctx context.Context, uri string) (Runner, error)
 }
 
 // protos are the prototypes of the wrapper objects toJS makes.
@@ -125,27 +164,33 @@ func New(r Runner, opts Options) (*Shell, error) {
 	default:
 		return nil, fmt.Errorf("--json must be relaxed or canonical, not %q", opts.JSON)
 	}
-	s := &Shell{
+	c := &core{
 		rt:       goja.New(),
-		run:      r,
 		base:     opts.Context,
 		ctx:      opts.Context,
 		out:      opts.Stdout,
 		errw:     opts.Stderr,
 		json:     opts.JSON,
-		dbName:   opts.DB,
 		boxSym:   goja.NewSymbol("bson"),
 		curSym:   goja.NewSymbol("cursor"),
-		colls:    map[string]*goja.Object{},
-		dbs:      map[string]*goja.Object{},
 		srcs:     map[string]string{},
 		warned:   map[string]bool{},
 		sessions: map[*goja.Object]goja.Value{},
+		mongos:   map[*goja.Object]*Shell{},
 
 		batchSize: shellBatchSize,
-		connDesc:  opts.Connection,
 		dir:       opts.Dir,
+		dial:      opts.Dial,
 	}
+	s := &Shell{
+		core:     c,
+		run:      r,
+		colls:    map[string]*goja.Object{},
+		dbs:      map[string]*goja.Object{},
+		connDesc: opts.Connection,
+		uri:      opts.URI,
+	}
+	c.cur = s
 	if s.connDesc == "" {
 		s.connDesc = "ttlkv (embedded engine)"
 	}
@@ -153,6 +198,7 @@ func New(r Runner, opts Options) (*Shell, error) {
 		return nil, err
 	}
 	s.installGlobals()
+	s.installConnect()
 	if err := s.installHelpers(); err != nil {
 		return nil, err
 	}
@@ -164,21 +210,38 @@ func New(r Runner, opts Options) (*Shell, error) {
 }
 
 // DB returns the name of the database the global db points at.
-func (s *Shell) DB() string { return s.dbName }
+func (s *Shell) DB() string { return s.dbOf(s.curDB).name }
 
-// Use points the global db at database name, as mongosh's "use" does,
-// and returns mongosh's message.
+// Use points the global db at database name of the connection db is on,
+// as mongosh's "use" does, and returns mongosh's message.
 func (s *Shell) Use(name string) (string, error) {
 	if name == "" || strings.ContainsAny(name, "/\\. \"$\x00") {
 		return "", fmt.Errorf("invalid database name %q", name)
 	}
-	s.setDB(name)
+	s.cur.setDB(name)
 	return "switched to db " + name, nil
 }
 
+// setDB makes database name of connection s the global db.
 func (s *Shell) setDB(name string) {
-	s.dbName = name
-	_ = s.rt.Set("db", s.database(name))
+	s.curDB, s.cur = s.database(name), s
+}
+
+// dbOf returns the database v is, seen through a session or not; nil
+// when v is not a database.
+func (s *Shell) dbOf(v goja.Value) *dbObject {
+	o, ok := v.(*goja.Object)
+	if !ok {
+		return nil
+	}
+	switch x := o.Export().(type) {
+	case *dbObject:
+		return x
+	case *sessionProxy:
+		d, _ := x.base.Export().(*dbObject)
+		return d
+	}
+	return nil
 }
 
 // directCommands are mongosh's shell commands that are not JavaScript
@@ -546,6 +609,7 @@ func (s *Shell) check(err error) {
 // command throws a MongoServerError carrying code, codeName and the
 // reply's other fields.
 func (s *Shell) command(db string, cmd bson.D) bson.D {
+	s.checkOpen()
 	s.sessionCommand(cmd)
 	reply, err := s.run.RunCommand(s.ctx, db, cmd)
 	if err == nil && replyOK(reply) {
