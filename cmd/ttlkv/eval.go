@@ -80,10 +80,11 @@ var evalCommand = &command{
 		if err != nil {
 			return e.fail("eval", err)
 		}
-		sh, err := mongosh.New(db, mongosh.Options{DB: e.db, Stdout: e.stdout, Stderr: e.stderr, JSON: f.json, Context: e.ctx, Connection: db.connection(), Dir: e.wd})
+		sh, err := mongosh.New(db, e.shellOptions(db, f.json))
 		if err != nil {
 			return e.closeSession("eval", db, e.fail("eval", err))
 		}
+		defer sh.Close()
 		for _, s := range scripts {
 			run := sh.Eval
 			if s.file {

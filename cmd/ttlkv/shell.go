@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/ttlkv/ttlkv/cmd/ttlkv/internal/mongosh"
+	"github.com/ttlkv/ttlkv/cmd/ttlkv/internal/remote"
 	"github.com/ttlkv/ttlkv/engine"
 )
 
@@ -160,12 +161,34 @@ func (e *env) newLineReader(history string) (lineReader, bool, error) {
 	return &rlReader{rl: rl}, true, nil
 }
 
+// shellOptions are the options of the shell (ttlkv shell, ttlkv eval)
+// on db: its connect() and Mongo() open connections with the client of
+// --uri.
+func (e *env) shellOptions(db *session, json string) mongosh.Options {
+	uri := ""
+	if db.remote != nil {
+		uri = e.uri
+	}
+	return mongosh.Options{DB: e.db, Stdout: e.stdout, Stderr: e.stderr, JSON: json, Context: e.ctx,
+		Connection: db.connection(), Dir: e.wd, URI: uri, Dial: shellDial}
+}
+
+// shellDial opens a connection of the shell's connect() or Mongo().
+func shellDial(ctx context.Context, uri string) (mongosh.Runner, error) {
+	c, err := remote.Dial(ctx, uri, "ttlkv "+version)
+	if err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
 // shell runs the read-eval-print loop until exit or end of input.
 func (e *env) shell(db *session, f *shellFlags) int {
-	sh, err := mongosh.New(db, mongosh.Options{DB: e.db, Stdout: e.stdout, Stderr: e.stderr, JSON: f.json, Context: e.ctx, Connection: db.connection(), Dir: e.wd})
+	sh, err := mongosh.New(db, e.shellOptions(db, f.json))
 	if err != nil {
 		return e.fail("shell", err)
 	}
+	defer sh.Close()
 	in, interactive, err := e.newLineReader(f.history)
 	if err != nil {
 		return e.fail("shell", err)

@@ -390,3 +390,38 @@ func TestDrainGetMoreNamespace(t *testing.T) {
 		t.Errorf("getMore named collection %q, want $cmd.listCollections", c)
 	}
 }
+
+// TestShellConnect: the shell's connect() and new Mongo() open
+// connections with --uri's client, on a data directory or over --uri
+// alike, and a script's error for an unreachable server is mongosh's.
+func TestShellConnect(t *testing.T) {
+	t.Parallel()
+	uri := startWire(t)
+	addr := strings.TrimSuffix(strings.TrimPrefix(uri, "mongodb://"), "/?serverSelectionTimeoutMS=10000")
+	script := `const shop = connect("mongodb://` + addr + `/shop"); shop.items.insertOne({_id: 1});
+const m = new Mongo("mongodb://` + addr + `"); print(shop, m.getDB("shop").items.countDocuments(), m.getDBNames().includes("shop"));
+db = m.getDB("shop"); m.close();
+try { db.items.findOne() } catch (e) { print(e.name) }`
+	out, errOut, code := cli(t, nil, t.TempDir(), "", "eval", script)
+	if code != 0 || out != "shop 1 true\nMongoNotConnectedError\n" {
+		t.Errorf("eval on a data directory: exit %d: %s%s", code, out, errOut)
+	}
+	out, errOut, code = cli(t, nil, "", "", "--uri", uri, "eval", `Mongo(db.getMongo()).getDB("shop").items.countDocuments()`)
+	if code != 0 || out != "1\n" {
+		t.Errorf("Mongo(db.getMongo()) over --uri: exit %d: %s%s", code, out, errOut)
+	}
+	out, errOut, code = cli(t, nil, t.TempDir(), "db = connect(\"mongodb://"+addr+"/shop\")\ndb.items.countDocuments()\nuse other\n", "shell")
+	if code != 0 || !strings.Contains(out, "1\n") || !strings.Contains(out, "switched to db other") {
+		t.Errorf("shell: exit %d: %s%s", code, out, errOut)
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	gone := l.Addr().String()
+	l.Close()
+	_, errOut, code = cli(t, nil, t.TempDir(), "", "eval", `connect("mongodb://`+gone+`/x?serverSelectionTimeoutMS=100")`)
+	if code != 1 || errOut != "MongoNetworkError: connect ECONNREFUSED "+gone+"\n" {
+		t.Errorf("unreachable: exit %d: %q", code, errOut)
+	}
+}
