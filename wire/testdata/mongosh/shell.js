@@ -386,3 +386,22 @@ printjson(cw.find({ "attrs.color": "red" }).sort({ _id: 1 }).toArray().map((x) =
 printjson(cw.find({ tenant: "a", "attrs.color": "red" }).explain().queryPlanner.winningPlan.inputStage.keyPattern);
 try { cw.createIndex({ "$**": 1, tenant: 1 }) } catch (e) { print(e.code, e.codeName) }
 try { cw.createIndex({ "a.$**": 1, "b.$**": 1 }) } catch (e) { print(e.code, e.codeName) }
+// Connections a script opens: Mongo(m) opens m's connection again (on a
+// data directory, ttlkv's shell shares its engine), close() ends it; a
+// connection string mongosh cannot use, a server that is not there, and
+// db given something else than a database are refused.
+const m2 = Mongo(db.getMongo());
+const cdb = m2.getDB("shellcheck");
+print(cdb.getName(), cdb.c.countDocuments() === d.c.countDocuments(), cdb.getMongo() === m2, db.getMongo() === m2);
+db = cdb;
+print(db.getName(), db.getMongo() === m2);
+m2.close();
+try { db.c.findOne() } catch (e) { print(e.name, e.message) }
+db = d;
+print(db.getName(), db.c.countDocuments() > 0);
+try { connect("a b") } catch (e) { print(e.name, e.code, e.message) }
+try { connect(5) } catch (e) { print(e.name, e.code, e.message) }
+try { new Mongo("mongodb://127.0.0.1:1/x?serverSelectionTimeoutMS=500") } catch (e) { print(e.name, e.message) }
+try { connect("mongodb://127.0.0.1:1/x?serverSelectionTimeoutMS=500") } catch (e) { print(e.name, e.message) }
+try { db = 5 } catch (e) { print(e.name, e.code, e.message) }
+print(typeof connect, typeof Mongo, db.getName());
