@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ttlkv/ttlkv/collation"
 	"github.com/ttlkv/ttlkv/document"
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
@@ -52,11 +53,16 @@ func FuzzPipeline(f *testing.F) {
 		`[{"$setWindowFields": {"sortBy": {"age": 1}, "output": {"c": {"$concatArrays": "$tags", "window": {"documents": [-1, 0]}}, "u": {"$setUnion": {"$ifNull": ["$tags", []]}, "window": {"range": ["unbounded", 2]}}}}}]`,
 		`[{"$setWindowFields": {"partitionBy": "$team", "sortBy": {"age": 1}, "output": {"s": {"$minMaxScaler": {"input": "$age", "min": -1, "max": {"$add": [1, 1]}}, "window": {"documents": [-1, 2]}}, "g": {"$minMaxScaler": {"input": {"$toDouble": "$age"}}, "window": {"range": ["unbounded", 0]}}}}}]`,
 		`[{"$setWindowFields": {"sortBy": {"age": 1}, "output": {"p": {"$percentile": {"input": "$age", "p": [1, 0.25], "method": "discrete"}, "window": {"documents": [-2, "current"]}}, "m": {"$median": {"input": "$age", "method": "continuous"}, "window": {"range": [-10, 10]}}}}}]`,
+		`[{"$project": {"r": {"$rand": {}}, "c": {"$cmp": ["$name", "$team"]}, "i": {"$in": ["$team", ["A", "b"]]}}}, {"$match": {"$sampleRate": 0.5}}, {"$bucket": {"groupBy": "$name", "boundaries": ["a", "m", "z"], "default": "?"}}]`,
 	} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(runOne)
 }
+
+// fuzzCollator is the collation FuzzPipeline runs each pipeline under
+// besides the simple one.
+var fuzzCollator = collation.MustParse(bson.D{{Key: "locale", Value: "en"}, {Key: "strength", Value: int32(2)}, {Key: "numericOrdering", Value: true}})
 
 func runOne(t *testing.T, data []byte) {
 	{
@@ -84,18 +90,21 @@ func runOne(t *testing.T, data []byte) {
 			in = append(in, d.(bson.D))
 		}
 		// Read at most 10,000 results: $unwind stages multiply documents
-		// without bound, as in MongoDB, and are pulled only as read.
+		// without bound, as in MongoDB, and are pulled only as read. Each
+		// pipeline runs simple and under a collation.
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 		defer cancel()
-		c := p.Open(sliceSource(in), Options{MaxMemoryBytes: 1 << 20})
-		for range 10000 {
-			d, err := c.Next(ctx)
-			var de *document.Error
-			if err != nil && !errors.As(err, &de) && !errors.Is(err, context.DeadlineExceeded) {
-				t.Fatalf("Run(%s): untyped error %T %v", data, err, err)
-			}
-			if err != nil || d == nil {
-				break
+		for _, coll := range []*collation.Collator{nil, fuzzCollator} {
+			c := p.Open(sliceSource(in), Options{MaxMemoryBytes: 1 << 20, Collator: coll})
+			for range 10000 {
+				d, err := c.Next(ctx)
+				var de *document.Error
+				if err != nil && !errors.As(err, &de) && !errors.Is(err, context.DeadlineExceeded) {
+					t.Fatalf("Run(%s) under %v: untyped error %T %v", data, coll, err, err)
+				}
+				if err != nil || d == nil {
+					break
+				}
 			}
 		}
 	}

@@ -233,7 +233,7 @@ func (l *lookupIter) next(ctx context.Context) (bson.D, error) {
 	if err != nil || d == nil {
 		return nil, err
 	}
-	if l.o.Lookup == nil && l.from != "" {
+	if l.o.Lookup == nil && (l.from != "" || l.sub == nil) {
 		return nil, document.Errorf(codeUnrecognizedStage, "$lookup is not available here")
 	}
 	filter := bson.D{}

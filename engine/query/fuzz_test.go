@@ -20,6 +20,7 @@ var fuzzDocs = []string{
 
 var filterSeeds = []string{
 	`{"a": 1}`,
+	`{"$or": [{"$alwaysTrue": 1}, {"$alwaysFalse": 1.0}], "$sampleRate": 0.5}`,
 	`{"$jsonSchema": {"bsonType": "object", "required": ["a"], "properties": {"a": {"bsonType": ["int", "string"], "minimum": 1, "maxLength": 3, "enum": [1, "x"]}}, "additionalProperties": false}}`,
 	`{"$jsonSchema": {"properties": {"a": {"items": [{"type": "number"}], "additionalItems": {"uniqueItems": true}, "minItems": 1}}, "patternProperties": {"^b": {"multipleOf": 2}}, "dependencies": {"a": ["b"], "b": {"not": {"required": ["c"]}}}}}`,
 	`{"$or": [{"$jsonSchema": {"anyOf": [{"required": ["a"]}, {"oneOf": [{"allOf": [{"pattern": "^x"}]}]}]}}, {"a": 1}]}`,
