@@ -22,6 +22,10 @@ func parseAggregate(cmd bson.D, now time.Time) (*aggregateSpec, error) {
 	}
 	var err error
 	havePipeline := false
+	if err := strictFields(cmd, "pipeline", "explain", "allowDiskUse", "cursor", "bypassDocumentValidation",
+		"collation", "hint", "let"); err != nil {
+		return nil, err
+	}
 	for _, e := range cmd[1:] {
 		switch e.Key {
 		case "pipeline":

@@ -15,6 +15,9 @@ func cmdCount(ctx context.Context, db *DB, dbName string, cmd bson.D) (bson.D, e
 	var filter bson.D
 	var skip, limit int64
 	var hint any
+	if err := strictFields(cmd, "query", "limit", "skip", "hint", "collation", "fields"); err != nil {
+		return nil, err
+	}
 	for _, e := range cmd[1:] {
 		switch e.Key {
 		case "query":

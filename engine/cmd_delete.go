@@ -9,6 +9,9 @@ import (
 
 // cmdDelete runs the delete command.
 func cmdDelete(ctx context.Context, db *DB, dbName string, cmd bson.D) (bson.D, error) {
+	if err := strictFields(cmd, "deletes", "ordered", "let"); err != nil {
+		return nil, err
+	}
 	w, err := parseWriteCmd(cmd, "deletes")
 	if err != nil {
 		return nil, err

@@ -16,6 +16,9 @@ func cmdDistinct(ctx context.Context, db *DB, dbName string, cmd bson.D) (bson.D
 	var key string
 	var haveKey bool
 	var filter bson.D
+	if err := strictFields(cmd, "key", "query", "collation", "hint"); err != nil {
+		return nil, err
+	}
 	for _, e := range cmd[1:] {
 		switch e.Key {
 		case "key":

@@ -106,6 +106,10 @@ type famOptions struct {
 // and remove both given, or neither, is 9.
 func parseFindAndModify(cmd bson.D, s *UpdateSpec) (famOptions, error) {
 	var f famOptions
+	if err := strictFields(cmd, "query", "sort", "remove", "update", "new", "fields", "upsert",
+		"bypassDocumentValidation", "arrayFilters", "hint", "collation", "let"); err != nil {
+		return f, err
+	}
 	for _, e := range cmd[1:] {
 		var err error
 		switch e.Key {

@@ -14,6 +14,9 @@ func cmdCreateIndexes(ctx context.Context, db *DB, dbName string, cmd bson.D) (b
 	if err != nil {
 		return nil, err
 	}
+	if err := strictFields(cmd, "indexes", "commitQuorum", "ignoreUnknownIndexOptions"); err != nil {
+		return nil, err
+	}
 	v, ok := get(cmd, "indexes")
 	if !ok {
 		return nil, document.Errorf(document.CodeFailedToParse, "BSON field 'createIndexes.indexes' is missing but a required field")

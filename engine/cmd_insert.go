@@ -9,6 +9,9 @@ import (
 
 // cmdInsert runs the insert command.
 func cmdInsert(ctx context.Context, db *DB, dbName string, cmd bson.D) (bson.D, error) {
+	if err := strictFields(cmd, "documents", "ordered", "bypassDocumentValidation"); err != nil {
+		return nil, err
+	}
 	w, err := parseWriteCmd(cmd, "documents")
 	if err != nil {
 		return nil, err

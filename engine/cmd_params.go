@@ -1,10 +1,11 @@
 package engine
 
 import (
-	"github.com/ttlkv/ttlkv/engine/agg"
+	"slices"
 	"strings"
 
 	"github.com/ttlkv/ttlkv/document"
+	"github.com/ttlkv/ttlkv/engine/agg"
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
 
@@ -38,7 +39,11 @@ func parseWriteCmd(cmd bson.D, field string) (writeCmd, error) {
 	}
 	w := writeCmd{coll: name, stmts: stmts, ordered: true}
 	if v, ok := get(cmd, "ordered"); ok {
-		w.ordered, _ = asBool(v)
+		b, isBool := v.(bool)
+		if !isBool {
+			return writeCmd{}, document.Errorf(document.CodeTypeMismatch, "BSON field '%s.ordered' is the wrong type '%s', expected type 'bool'", cmd[0].Key, typeName(v))
+		}
+		w.ordered = b
 	}
 	return w, nil
 }
@@ -145,4 +150,37 @@ func runStatements(n int, ordered bool, run func(i int) error) ([]WriteError, er
 		}
 	}
 	return werrs, nil
+}
+
+// commandField reports whether k is a field any command may carry
+// beside its own: mongod's generic arguments (sessions, transactions,
+// read and write concern, read preference, API version, time limits,
+// comments) and the $-prefixed fields of its internal protocol.
+func commandField(k string) bool {
+	if isGenericField(k) || strings.HasPrefix(k, "$") {
+		return true
+	}
+	switch k {
+	case "maxTimeMS", "readConcern", "apiDeprecationErrors", "txnNumber", "autocommit", "startTransaction",
+		"stmtId", "stmtIds", "mayBypassWriteBlocking", "maxTimeMSOpOnly", "clientOperationKey",
+		"databaseVersion", "shardVersion", "encryptionInformation", "collectionUUID", "sampleId":
+		return true
+	}
+	return false
+}
+
+// strictFields refuses, as mongod's strict IDL parsers do, a field of
+// cmd (after its first) that is neither one of the command's own
+// (known) nor a generic one (commandField): 40415 "BSON field
+// 'update.multi' is an unknown field." A misplaced option (multi beside
+// updates rather than inside a statement) is refused rather than
+// ignored.
+func strictFields(cmd bson.D, known ...string) error {
+	for _, e := range cmd[1:] {
+		if commandField(e.Key) || slices.Contains(known, e.Key) {
+			continue
+		}
+		return document.Errorf(document.CodeIDLUnknownField, "BSON field '%s.%s' is an unknown field.", cmd[0].Key, e.Key)
+	}
+	return nil
 }

@@ -9,6 +9,9 @@ import (
 
 // cmdUpdate runs the update command.
 func cmdUpdate(ctx context.Context, db *DB, dbName string, cmd bson.D) (bson.D, error) {
+	if err := strictFields(cmd, "updates", "ordered", "bypassDocumentValidation", "let"); err != nil {
+		return nil, err
+	}
 	w, err := parseWriteCmd(cmd, "updates")
 	if err != nil {
 		return nil, err
