@@ -17,6 +17,11 @@ func cmdDelete(ctx context.Context, db *DB, dbName string, cmd bson.D) (bson.D, 
 		return nil, err
 	}
 	name, stmts, ordered := w.coll, w.stmts, w.ordered
+	for _, st := range stmts {
+		if err := deleteStmtShape(st); err != nil {
+			return nil, err
+		}
+	}
 	let, _, err := db.writeLet(cmd)
 	if err != nil {
 		return nil, err
@@ -49,6 +54,35 @@ func cmdDelete(ctx context.Context, db *DB, dbName string, cmd bson.D) (bson.D, 
 	}
 	db.stats.deleted.Add(n)
 	return appendWriteErrors(bson.D{{Key: "n", Value: int32OrLong(n)}}, werrs), nil
+}
+
+// deleteStmtShape refuses a delete statement mongod's IDL parser
+// refuses, which fails the whole command before any statement runs: not
+// a document (14), an unknown field (40415), q or limit missing (40414).
+func deleteStmtShape(v any) error {
+	d, ok := v.(bson.D)
+	if !ok {
+		return document.Errorf(document.CodeTypeMismatch, "BSON field 'delete.deletes' is the wrong type '%s', expected type 'object'", typeName(v))
+	}
+	hasQ, hasLimit := false, false
+	for _, e := range d {
+		switch e.Key {
+		case "q":
+			hasQ = true
+		case "limit":
+			hasLimit = true
+		case "hint", "collation", "sampleId":
+		default:
+			return document.Errorf(document.CodeIDLUnknownField, "BSON field 'delete.deletes.%s' is an unknown field.", e.Key)
+		}
+	}
+	if !hasQ {
+		return document.Errorf(codeIDLFailedToParse, "BSON field 'delete.deletes.q' is missing but a required field")
+	}
+	if !hasLimit {
+		return document.Errorf(codeIDLFailedToParse, "BSON field 'delete.deletes.limit' is missing but a required field")
+	}
+	return nil
 }
 
 func parseDeleteStmt(v any) (DeleteSpec, error) {

@@ -149,6 +149,12 @@ func parseFindAndModify(cmd bson.D, s *UpdateSpec) (famOptions, error) {
 	if f.remove == (s.Update != nil || s.Pipeline != nil) {
 		return f, document.Errorf(document.CodeFailedToParse, "Either an update or remove=true must be specified")
 	}
+	if f.remove && f.returnNew {
+		return f, document.Errorf(document.CodeFailedToParse, "Cannot specify both new=true and remove=true; 'remove' always returns the deleted document")
+	}
+	if f.remove && s.Upsert {
+		return f, document.Errorf(document.CodeFailedToParse, "Cannot specify both upsert=true and remove=true")
+	}
 	if f.remove && s.ArrayFilters != nil {
 		return f, document.Errorf(document.CodeFailedToParse, "Cannot specify arrayFilters and remove=true")
 	}

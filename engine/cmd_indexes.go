@@ -31,6 +31,12 @@ func cmdCreateIndexes(ctx context.Context, db *DB, dbName string, cmd bson.D) (b
 		if !ok {
 			return nil, document.Errorf(document.CodeTypeMismatch, "index specification must be an object, not %s", typeName(s))
 		}
+		// The command needs a name, as mongod's; the Go API names an
+		// index from its key (Collection.CreateIndex).
+		_, hasKey := get(d, "key")
+		if _, hasName := get(d, "name"); hasKey && !hasName {
+			return nil, document.Errorf(document.CodeFailedToParse, "Error in specification %s :: caused by :: The 'name' field is a required property of an index specification", fmtValue(d))
+		}
 		specs[i] = d
 	}
 	if q, ok := get(cmd, "commitQuorum"); ok {

@@ -37,6 +37,9 @@ func parseWriteCmd(cmd bson.D, field string) (writeCmd, error) {
 	if err != nil {
 		return writeCmd{}, err
 	}
+	if len(stmts) == 0 || len(stmts) > 100000 {
+		return writeCmd{}, document.Errorf(document.Code(16), "Write batch sizes must be between 1 and 100000. Got %d operations.", len(stmts))
+	}
 	w := writeCmd{coll: name, stmts: stmts, ordered: true}
 	if v, ok := get(cmd, "ordered"); ok {
 		b, isBool := v.(bool)

@@ -17,6 +17,11 @@ func cmdUpdate(ctx context.Context, db *DB, dbName string, cmd bson.D) (bson.D, 
 		return nil, err
 	}
 	name, stmts, ordered := w.coll, w.stmts, w.ordered
+	for _, st := range stmts {
+		if err := updateStmtShape(st); err != nil {
+			return nil, err
+		}
+	}
 	let, _, err := db.writeLet(cmd)
 	if err != nil {
 		return nil, err
@@ -52,6 +57,40 @@ func cmdUpdate(ctx context.Context, db *DB, dbName string, cmd bson.D) (bson.D, 
 		reply = append(reply, bson.E{Key: "upserted", Value: upserted})
 	}
 	return appendWriteErrors(reply, werrs), nil
+}
+
+// updateStmtShape refuses an update statement mongod's IDL parser
+// refuses, which fails the whole command before any statement runs:
+// not a document (14), an unknown field (40415), multi or upsert not a
+// boolean (14), q or u missing (40414).
+func updateStmtShape(v any) error {
+	d, ok := v.(bson.D)
+	if !ok {
+		return document.Errorf(document.CodeTypeMismatch, "BSON field 'update.updates' is the wrong type '%s', expected type 'object'", typeName(v))
+	}
+	hasQ, hasU := false, false
+	for _, e := range d {
+		switch e.Key {
+		case "q":
+			hasQ = true
+		case "u":
+			hasU = true
+		case "multi", "upsert":
+			if _, ok := e.Value.(bool); !ok {
+				return document.Errorf(document.CodeTypeMismatch, "BSON field 'update.updates.%s' is the wrong type '%s', expected type 'bool'", e.Key, typeName(e.Value))
+			}
+		case "hint", "arrayFilters", "collation", "c", "sort", "sampleId", "upsertSupplied":
+		default:
+			return document.Errorf(document.CodeIDLUnknownField, "BSON field 'update.updates.%s' is an unknown field.", e.Key)
+		}
+	}
+	if !hasQ {
+		return document.Errorf(codeIDLFailedToParse, "BSON field 'update.updates.q' is missing but a required field")
+	}
+	if !hasU {
+		return document.Errorf(codeIDLFailedToParse, "BSON field 'update.updates.u' is missing but a required field")
+	}
+	return nil
 }
 
 func parseUpdateStmt(v any) (UpdateSpec, error) {

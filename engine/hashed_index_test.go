@@ -96,7 +96,7 @@ func TestHashedIndexRules(t *testing.T) {
 		document.CodeCannotCreateIndex, "Index type 'geoHaystack' is not supported")
 
 	// The default name is MongoDB's.
-	mustRun(t, db, "test", `{"createIndexes": "r", "indexes": [{"key": {"a.b": "hashed", "c": 1}}]}`)
+	mustRun(t, db, "test", `{"createIndexes": "r", "indexes": [{"key": {"a.b": "hashed", "c": 1}, "name": "a.b_hashed_c_1"}]}`)
 	if got := indexNames(t, db, "test", "r"); got != "_id_,a.b_hashed_c_1" {
 		t.Fatalf("indexes %s", got)
 	}

@@ -100,6 +100,9 @@ func parseIndexSpec(m *catalog.Coll, spec bson.D) (*catalog.Index, error) {
 			return nil, document.Errorf(document.CodeInvalidIndexSpecificationOption, "The field '%s' is not valid for an index specification. Specification: %s", e.Key, fmtValue(spec))
 		}
 	}
+	if err := indexOptionTypes(spec); err != nil {
+		return nil, err
+	}
 	kv, ok := get(spec, "key")
 	if !ok {
 		return nil, document.Errorf(document.CodeFailedToParse, "The 'key' field is a required property of an index specification")
@@ -110,6 +113,9 @@ func parseIndexSpec(m *catalog.Coll, spec bson.D) (*catalog.Index, error) {
 	}
 	if len(key) == 0 {
 		return nil, document.Errorf(document.CodeCannotCreateIndex, "Index keys cannot be empty.")
+	}
+	if err := indexKeyPaths(key); err != nil {
+		return nil, err
 	}
 	userKey := key // the key as given names the index
 	textKey, textOpts, text, err := parseTextIndex(key, spec)
@@ -346,11 +352,19 @@ func parseIndexSpec(m *catalog.Coll, spec bson.D) (*catalog.Index, error) {
 		}
 	}
 	if isID {
-		if ix.TTL {
-			return nil, document.Errorf(document.CodeInvalidIndexSpecificationOption, "The field 'expireAfterSeconds' is not valid for an _id index specification. Specification: %s", fmtValue(spec))
-		}
 		if ix.Hidden {
 			return nil, document.Errorf(document.CodeCannotCreateIndex, "can't hide _id index")
+		}
+	}
+	if idPattern || (isID && ix.TTL) {
+		// mongod's validateIdIndexSpec: the _id index takes its key,
+		// name, version, namespace and collation, nothing else.
+		for _, e := range spec {
+			switch e.Key {
+			case "key", "name", "v", "ns", "collation", "hidden":
+			default:
+				return nil, document.Errorf(document.CodeInvalidIndexSpecificationOption, "The field '%s' is not valid for an _id index specification. Specification: %s", e.Key, fmtValue(spec))
+			}
 		}
 	}
 	if idPattern {
@@ -915,4 +929,97 @@ func newIndexes(m *catalog.Coll, parsed []*catalog.Index, specs []bson.D) ([]int
 		return nil, document.Errorf(document.CodeCannotCreateIndex, "add index fails, too many indexes for %s key:%s", m.NS(), fmtValue(parsed[pos[0]].Key))
 	}
 	return pos, nil
+}
+
+// indexOptionTypes refuses index options of a type or value mongod's
+// validateIndexSpec refuses: hidden not a boolean (14), unique, sparse
+// and background neither a boolean nor a number (14, in mongod's words,
+// its unclosed quote included), a geo or text option that is not a
+// number (14), v other than 1 or 2 or v 1 with a collation (67), a
+// storageEngine that is not a non-empty document (67), a name holding a
+// NUL byte (67) or "*" (2).
+func indexOptionTypes(spec bson.D) error {
+	for _, e := range spec {
+		switch e.Key {
+		case "hidden":
+			if _, ok := e.Value.(bool); !ok {
+				return document.Errorf(document.CodeTypeMismatch, "The field 'hidden' must be a bool, but got %s", typeName(e.Value))
+			}
+		case "unique", "sparse", "background":
+			if _, ok := e.Value.(bool); !ok && !document.IsNumber(e.Value) {
+				return document.Errorf(document.CodeTypeMismatch, "The field '%s has value %s: %s, which is not convertible to bool", e.Key, e.Key, fmtValue(e.Value))
+			}
+		case "2dsphereIndexVersion", "bits", "min", "max", "finestIndexedLevel", "coarsestIndexedLevel", "textIndexVersion":
+			if !document.IsNumber(e.Value) {
+				return document.Errorf(document.CodeTypeMismatch, "The field '%s' must be a number, but got %s", e.Key, typeName(e.Value))
+			}
+		case "v":
+			if !document.IsNumber(e.Value) {
+				return document.Errorf(document.CodeTypeMismatch, "The field 'v' must be a number, but got %s", typeName(e.Value))
+			}
+			v, _ := asFloat(e.Value)
+			if v != 1 && v != 2 {
+				return document.Errorf(document.CodeCannotCreateIndex, "Invalid index specification %s; cannot create an index with v=%s", fmtValue(spec), fmtValue(e.Value))
+			}
+			if _, has := get(spec, "collation"); has && v == 1 {
+				return document.Errorf(document.CodeCannotCreateIndex, "Invalid index specification %s; cannot create an index with the 'collation' option and v=1", fmtValue(spec))
+			}
+		case "storageEngine":
+			d, ok := e.Value.(bson.D)
+			if !ok {
+				return document.Errorf(document.CodeCannotCreateIndex, "\"storageEngine\" options must be a document if present")
+			}
+			if len(d) == 0 {
+				return document.Errorf(document.CodeCannotCreateIndex, "Empty \"storageEngine\" options are invalid. Please remove the field or include valid options.")
+			}
+		case "name":
+			s, _ := e.Value.(string)
+			if strings.Contains(s, "\x00") {
+				return document.Errorf(document.CodeCannotCreateIndex, "index name cannot contain NUL bytes")
+			}
+			if s == "*" {
+				return document.Errorf(document.CodeBadValue, "The index name '*' is not valid.")
+			}
+		}
+	}
+	return nil
+}
+
+// indexKeyPaths refuses key fields mongod's validateKeyPattern refuses:
+// an empty path component (67), a component starting with '$' but a
+// wildcard's $** (67), the text index's internal _fts and _ftsx outside
+// a text key (67), and a field named twice (2).
+func indexKeyPaths(key bson.D) error {
+	text := false
+	for _, f := range key {
+		if v, _ := f.Value.(string); v == "text" {
+			text = true
+		}
+	}
+	seen := make(map[string]bool, len(key))
+	for _, f := range key {
+		if seen[f.Key] {
+			return document.Errorf(document.CodeBadValue, "The field '%s' appears multiple times in the index key pattern %s", f.Key, fmtValue(key))
+		}
+		seen[f.Key] = true
+		if f.Key == "" {
+			continue // reported as an illegal field name
+		}
+		for _, part := range strings.Split(f.Key, ".") {
+			switch {
+			case part == "":
+				return document.Errorf(document.CodeCannotCreateIndex, "Index keys cannot contain an empty field.")
+			case part == "$**":
+			case strings.HasPrefix(part, "$"):
+				if f.Key == part {
+					continue // the whole key: reported as an illegal field name, as before
+				}
+				return document.Errorf(document.CodeCannotCreateIndex, "Index key contains an illegal field name: field name starts with '$'.")
+			}
+		}
+		if !text && (f.Key == "_fts" || f.Key == "_ftsx") {
+			return document.Errorf(document.CodeCannotCreateIndex, "Index key contains an illegal field name: '%s'", f.Key)
+		}
+	}
+	return nil
 }

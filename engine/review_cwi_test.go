@@ -670,7 +670,7 @@ func TestReviewCWIIdentity(t *testing.T) {
 	mustRun(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"a": 1, "$**": 1}, "name": "p1", "wildcardProjection": {"a": 0}}]}`)
 	mustRun(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"a": 1, "$**": 1}, "name": "p2", "wildcardProjection": {"a": 0, "b": 0}}]}`)
 	wantCode(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"a": 1, "$**": 1}, "name": "p3", "wildcardProjection": {"a": 0}}]}`, 85, "")
-	r := mustRun(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"a": 1, "b.$**": 1}}]}`)
+	r := mustRun(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"a": 1, "b.$**": 1}, "name": "a_1_b.$**_1"}]}`)
 	_ = r
 	lr := fmt.Sprint(firstBatch(t, mustRun(t, db, "test", `{"listIndexes": "c"}`)))
 	if !strings.Contains(lr, `a_1_b.$**_1`) {

@@ -23,7 +23,7 @@ func TestTextIndexAndSearch(t *testing.T) {
 		`{"_id": 5, "title": 7, "body": ["shop talk", {"x": "coffee"}], "tenant": "a"}`,
 		`{"_id": 6, "tenant": "a"}`,
 	})
-	r := mustRun(t, db, "test", `{"createIndexes": "art", "indexes": [{"key": {"title": "text", "body": "text"}, "weights": {"title": 10}}]}`)
+	r := mustRun(t, db, "test", `{"createIndexes": "art", "indexes": [{"key": {"title": "text", "body": "text"}, "name": "title_text_body_text", "weights": {"title": 10}}]}`)
 	if field(r, "ok") != 1.0 && field(r, "ok") != int32(1) {
 		t.Fatalf("createIndexes: %v", r)
 	}
@@ -76,17 +76,17 @@ func TestTextIndexAndSearch(t *testing.T) {
 		{`{"createIndexes": "art", "indexes": [{"key": {"tenant": 1, "other": "text"}, "name": "o"}]}`, document.CodeCannotCreateIndex},
 		{`{"createIndexes": "art", "indexes": [{"key": {"other": "text"}, "name": "o"}]}`, document.CodeIndexOptionsConflict},
 		{`{"createIndexes": "art", "indexes": [{"key": {"title": "text", "body": "text"}, "name": "again", "weights": {"title": 5}}]}`, document.CodeIndexOptionsConflict},
-		{`{"createIndexes": "art", "indexes": [{"key": {"a": "text", "b": 1, "c": "text"}}]}`, document.CodeCannotCreateIndex},
-		{`{"createIndexes": "art", "indexes": [{"key": {"a": "text", "b": "hashed"}}]}`, document.CodeCannotCreateIndex},
-		{`{"createIndexes": "art", "indexes": [{"key": {"a": 1}, "weights": {"a": 2}}]}`, document.CodeCannotCreateIndex},
-		{`{"createIndexes": "x2", "indexes": [{"key": {"a": "text"}, "weights": {"a": 100000}}]}`, document.CodeCannotCreateIndex},
-		{`{"createIndexes": "x2", "indexes": [{"key": {"a": "text"}, "default_language": "klingon"}]}`, document.CodeCannotCreateIndex},
+		{`{"createIndexes": "art", "indexes": [{"key": {"a": "text", "b": 1, "c": "text"}, "name": "a_text_b_1_c_text"}]}`, document.CodeCannotCreateIndex},
+		{`{"createIndexes": "art", "indexes": [{"key": {"a": "text", "b": "hashed"}, "name": "a_text_b_hashed"}]}`, document.CodeCannotCreateIndex},
+		{`{"createIndexes": "art", "indexes": [{"key": {"a": 1}, "name": "a_1", "weights": {"a": 2}}]}`, document.CodeCannotCreateIndex},
+		{`{"createIndexes": "x2", "indexes": [{"key": {"a": "text"}, "name": "a_text", "weights": {"a": 100000}}]}`, document.CodeCannotCreateIndex},
+		{`{"createIndexes": "x2", "indexes": [{"key": {"a": "text"}, "name": "a_text", "default_language": "klingon"}]}`, document.CodeCannotCreateIndex},
 	} {
 		wantCode(t, db, "test", tc.cmd, tc.code, "")
 	}
 	// The same index again is no change; a document's bad language
 	// override is refused and the rest of an unordered batch lands.
-	mustRun(t, db, "test", `{"createIndexes": "art", "indexes": [{"key": {"title": "text", "body": "text"}, "weights": {"title": 10}, "default_language": "english"}]}`)
+	mustRun(t, db, "test", `{"createIndexes": "art", "indexes": [{"key": {"title": "text", "body": "text"}, "name": "title_text_body_text", "weights": {"title": 10}, "default_language": "english"}]}`)
 	r = mustRun(t, db, "test", `{"insert": "art", "documents": [{"_id": 9, "title": "x", "language": "klingon"}, {"_id": 10, "title": "x", "language": 5}, {"_id": 11, "title": "espresso"}], "ordered": false}`)
 	we, _ := field(r, "writeErrors").(bson.A)
 	if field(r, "n") != int32(1) || len(we) != 2 || field(we[0].(bson.D), "code") != int32(17262) || field(we[1].(bson.D), "code") != int32(17261) {
@@ -96,7 +96,7 @@ func TestTextIndexAndSearch(t *testing.T) {
 		t.Errorf("espresso: %v", got)
 	}
 	// A compound text index needs an equality on its prefix field.
-	mustRun(t, db, "test", `{"createIndexes": "notes", "indexes": [{"key": {"tenant": 1, "note": "text"}}]}`)
+	mustRun(t, db, "test", `{"createIndexes": "notes", "indexes": [{"key": {"tenant": 1, "note": "text"}, "name": "tenant_1_note_text"}]}`)
 	loadCorpus(t, db, "test", "notes", []string{`{"_id": 1, "tenant": "a", "note": "hello world"}`, `{"_id": 2, "tenant": "b", "note": "hello there"}`})
 	if got := firstIDs(t, db, `{"find": "notes", "filter": {"tenant": "b", "$text": {"$search": "hello"}}}`); !slices.Equal(got, []int32{2}) {
 		t.Errorf("tenant b hello: %v", got)

@@ -682,7 +682,7 @@ func TestTimeseriesSecondaryIndex(t *testing.T) {
 	db, clk := openMem(t)
 	mustRun(t, db, "test", `{"create": "w", "timeseries": {"timeField": "t", "metaField": "m"}}`)
 	mustInsertTS(t, db, "w", fmt.Sprintf(`{"t": %s, "m": {"site": "a"}}`, tsDate(clk.Now())))
-	mustRun(t, db, "test", `{"createIndexes": "w", "indexes": [{"key": {"m.site": 1, "t": -1}}]}`)
+	mustRun(t, db, "test", `{"createIndexes": "w", "indexes": [{"key": {"m.site": 1, "t": -1}, "name": "m.site_1_t_-1"}]}`)
 	ixs := db.listIndexes(db.lookup("test", "w"))
 	if len(ixs) != 1 || field(ixs[0], "name") != "m.site_1_t_-1" {
 		t.Fatalf("listIndexes = %v", ixs)

@@ -24,9 +24,9 @@ type fastShape struct {
 var fastShapes = []fastShape{
 	{"ordinary", `{"createIndexes": "c", "indexes": [{"key": {"t": 1}, "name": "t_1", "expireAfterSeconds": 10}]}`, "t"},
 	{"descending", `{"createIndexes": "c", "indexes": [{"key": {"t": -1}, "name": "t_-1", "expireAfterSeconds": 10}]}`, "t"},
-	{"clustered", `{"create": "c", "clusteredIndex": {"key": {"_id": 1}, "unique": true}}
+	{"clustered", `{"create": "c", "clusteredIndex": {"key": {"_id": 1}, "name": "_id_1", "unique": true}}
 {"createIndexes": "c", "indexes": [{"key": {"t": 1}, "name": "t_1", "expireAfterSeconds": 10}]}`, "t"},
-	{"clustered-by-id", `{"create": "c", "clusteredIndex": {"key": {"_id": 1}, "unique": true}, "expireAfterSeconds": 10}`, "_id"},
+	{"clustered-by-id", `{"create": "c", "clusteredIndex": {"key": {"_id": 1}, "name": "_id_1", "unique": true}, "expireAfterSeconds": 10}`, "_id"},
 }
 
 func (s fastShape) open(t *testing.T) (*DB, *fakeClock) {
@@ -175,7 +175,7 @@ func TestReapFastFallsBack(t *testing.T) {
 			}},
 		{"partial", nil, []string{`{"createIndexes": "c", "indexes": [{"key": {"t": 1}, "name": "t_1", "expireAfterSeconds": 10, "partialFilterExpression": {"n": {"$gt": 0}}}]}`}, nil},
 		{"change streams", func(o *Options) { o.ChangeStreams = true }, []string{`{"createIndexes": "c", "indexes": [{"key": {"t": 1}, "name": "t_1", "expireAfterSeconds": 10}]}`}, nil},
-		{"clustered, second index", nil, []string{`{"create": "c", "clusteredIndex": {"key": {"_id": 1}, "unique": true}}`,
+		{"clustered, second index", nil, []string{`{"create": "c", "clusteredIndex": {"key": {"_id": 1}, "name": "_id_1", "unique": true}}`,
 			`{"createIndexes": "c", "indexes": [{"key": {"t": 1}, "name": "t_1", "expireAfterSeconds": 10}, {"key": {"n": 1}, "name": "n_1"}]}`}, nil},
 	}
 	for _, tc := range cases {

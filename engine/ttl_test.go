@@ -169,7 +169,7 @@ func TestCreateIndexesReplyAndListing(t *testing.T) {
 	if field(r, "numIndexesBefore") != int32(1) || field(r, "numIndexesAfter") != int32(2) || field(r, "createdCollectionAutomatically") != true {
 		t.Fatalf("reply = %v", r)
 	}
-	mustRun(t, db, "test", `{"createIndexes": "events", "indexes": [{"key": {"t": -1}}, {"key": {"a": 1, "b": -1}}]}`)
+	mustRun(t, db, "test", `{"createIndexes": "events", "indexes": [{"key": {"t": -1}, "name": "t_-1"}, {"key": {"a": 1, "b": -1}, "name": "a_1_b_-1"}]}`)
 	r = mustRun(t, db, "test", `{"listIndexes": "events"}`)
 	batch := field(r, "cursor.firstBatch").(bson.A)
 	var names []string
@@ -987,15 +987,15 @@ func TestExpiryBothDirections(t *testing.T) {
 	const want = "[cutoff+1ms array-new array-empty nested-array double future]"
 	for _, dir := range []int{1, -1} {
 		coll := fmt.Sprintf("dir%d", dir)
-		mustRun(t, db, "test", fmt.Sprintf(`{"createIndexes": %q, "indexes": [{"key": {"t": %d}, "expireAfterSeconds": 60}]}`, coll, dir))
+		mustRun(t, db, "test", fmt.Sprintf(`{"createIndexes": %q, "indexes": [{"key": {"t": %d}, "name": "t", "expireAfterSeconds": 60}]}`, coll, dir))
 		insertDocs(t, db, coll, docs...)
 		// The largest value: only dates over 68 years old expire.
 		big := coll + "max"
-		mustRun(t, db, "test", fmt.Sprintf(`{"createIndexes": %q, "indexes": [{"key": {"t": %d}, "expireAfterSeconds": 2147483647}]}`, big, dir))
+		mustRun(t, db, "test", fmt.Sprintf(`{"createIndexes": %q, "indexes": [{"key": {"t": %d}, "name": "t", "expireAfterSeconds": 2147483647}]}`, big, dir))
 		insertDocs(t, db, big, docs...)
 		// A partial TTL index.
 		part := coll + "part"
-		mustRun(t, db, "test", fmt.Sprintf(`{"createIndexes": %q, "indexes": [{"key": {"t": %d}, "expireAfterSeconds": 0, "partialFilterExpression": {"k": {"$gt": 1}}}]}`, part, dir))
+		mustRun(t, db, "test", fmt.Sprintf(`{"createIndexes": %q, "indexes": [{"key": {"t": %d}, "name": "t", "expireAfterSeconds": 0, "partialFilterExpression": {"k": {"$gt": 1}}}]}`, part, dir))
 		insertDocs(t, db, part,
 			bson.D{{Key: "_id", Value: 1}, {Key: "t", Value: d(-time.Hour)}, {Key: "k", Value: 1}},
 			bson.D{{Key: "_id", Value: 2}, {Key: "t", Value: d(-time.Hour)}, {Key: "k", Value: 2}},
