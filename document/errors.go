@@ -34,6 +34,7 @@ const (
 	CodeCannotCreateIndex               Code = 67    // an index spec that cannot be built
 	CodeInvalidOptions                  Code = 72    // options that are invalid together or for the target
 	CodeInvalidNamespace                Code = 73    // a bad database or collection name
+	CodeInvalidLength                   Code = 16    // a write batch of no statement or too many
 	CodeNoReplicationEnabled            Code = 76    // a replica-set command: ttlkv is a standalone server
 	CodeIndexOptionsConflict            Code = 85    // an index exists with the same name or key but other options
 	CodeIndexKeySpecsConflict           Code = 86    // an index exists with the same name but another key
@@ -101,6 +102,7 @@ var codeNames = map[Code]string{
 	CodeCannotCreateIndex:               "CannotCreateIndex",
 	CodeInvalidOptions:                  "InvalidOptions",
 	CodeInvalidNamespace:                "InvalidNamespace",
+	CodeInvalidLength:                   "InvalidLength",
 	CodeNoReplicationEnabled:            "NoReplicationEnabled",
 	CodeIndexOptionsConflict:            "IndexOptionsConflict",
 	CodeIndexKeySpecsConflict:           "IndexKeySpecsConflict",

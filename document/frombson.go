@@ -229,6 +229,9 @@ func (t *bsonReader) insertDoc(newID func() bson.ObjectID) ([]byte, any, error) 
 		if id, err = t.idValue(idType, idVal, start); err != nil {
 			return nil, nil, err
 		}
+		if err := IDStorageError(id); err != nil {
+			return nil, nil, err
+		}
 	} else {
 		oid := newID()
 		t.out = appendExtHeader(t.out, extObjectID, 12)

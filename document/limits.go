@@ -95,7 +95,8 @@ func valueSize(v any) int {
 // (CodeBSONObjectTooLarge), no field sits deeper than MaxWriteDepth levels
 // (CodeOverflow; empty documents and arrays do not add a level), no field
 // name contains a NUL byte (CodeBadValue), and _id is not an array, a
-// regex or undefined (CodeInvalidIDField). d must be canonical.
+// regex or undefined (CodeInvalidIDField) and holds no '$'-prefixed
+// field but a DBRef's (IDStorageError). d must be canonical.
 func ValidateForStorage(d bson.D) error {
 	for i := range d {
 		if d[i].Key != "_id" {
@@ -108,6 +109,9 @@ func ValidateForStorage(d bson.D) error {
 			return Errorf(CodeInvalidIDField, "The '_id' value cannot be of type regex")
 		case bson.Undefined:
 			return Errorf(CodeInvalidIDField, "The '_id' value cannot be of type undefined")
+		}
+		if err := IDStorageError(d[i].Value); err != nil {
+			return err
 		}
 	}
 	if err := checkDoc(d, 1); err != nil {
@@ -174,4 +178,45 @@ func ValidateUpdateResult(d bson.D) error {
 		return Errorf(CodeBSONObjectTooLarge, "Resulting document after update is larger than %d", MaxDocumentSize)
 	}
 	return err
+}
+
+// IDStorageError refuses an _id document holding, at any depth, a field
+// whose name starts with '$', but for a DBRef's $ref, $id and $db in
+// that order, as mongod's storage check does (CodeDollarPrefixedFieldName:
+// "_id fields may not contain '$'-prefixed fields: $oid is not valid
+// for storage."). A JSON decoder's {"$oid": "…"} left undecoded is the
+// usual case. Anything but a document or an array is nil.
+func IDStorageError(v any) error {
+	switch x := v.(type) {
+	case bson.D:
+		for i, e := range x {
+			if strings.HasPrefix(e.Key, "$") && !dbRefField(x, i) {
+				return Errorf(CodeDollarPrefixedFieldName, "_id fields may not contain '$'-prefixed fields: %s is not valid for storage.", e.Key)
+			}
+			if err := IDStorageError(e.Value); err != nil {
+				return err
+			}
+		}
+	case bson.A:
+		for _, e := range x {
+			if err := IDStorageError(e); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// dbRefField reports whether field i of d is a DBRef's: $ref first, $id
+// second, $db third.
+func dbRefField(d bson.D, i int) bool {
+	switch {
+	case i == 0:
+		return d[0].Key == "$ref"
+	case i == 1:
+		return d[1].Key == "$id" && d[0].Key == "$ref"
+	case i == 2:
+		return d[2].Key == "$db" && d[1].Key == "$id" && d[0].Key == "$ref"
+	}
+	return false
 }

@@ -63,7 +63,7 @@ func cmdBulkWrite(ctx context.Context, db *DB, _ string, cmd bson.D) (bson.D, er
 		return nil, document.Errorf(document.CodeIDLFailedToParse, "BSON field 'bulkWrite.nsInfo' is missing but a required field")
 	}
 	if len(opsV) == 0 || len(opsV) > 100000 {
-		return nil, document.Errorf(document.Code(16), "Write batch sizes must be between 1 and 100000. Got %d operations.", len(opsV))
+		return nil, document.Errorf(document.CodeInvalidLength, "Write batch sizes must be between 1 and 100000. Got %d operations.", len(opsV))
 	}
 	if err := db.checkLet(let); err != nil {
 		return nil, err

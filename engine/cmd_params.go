@@ -38,7 +38,7 @@ func parseWriteCmd(cmd bson.D, field string) (writeCmd, error) {
 		return writeCmd{}, err
 	}
 	if len(stmts) == 0 || len(stmts) > 100000 {
-		return writeCmd{}, document.Errorf(document.Code(16), "Write batch sizes must be between 1 and 100000. Got %d operations.", len(stmts))
+		return writeCmd{}, document.Errorf(document.CodeInvalidLength, "Write batch sizes must be between 1 and 100000. Got %d operations.", len(stmts))
 	}
 	w := writeCmd{coll: name, stmts: stmts, ordered: true}
 	if v, ok := get(cmd, "ordered"); ok {

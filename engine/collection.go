@@ -207,6 +207,11 @@ func (db *DB) createColl(dbName, name string, opts bson.D) (*coll, bool, error) 
 	if err != nil {
 		return nil, false, err
 	}
+	if v, ok := get(opts, "autoIndexId"); ok && !truthy(v) {
+		// mongod refuses it for every collection that can be
+		// replicated, that is every user collection.
+		return nil, false, document.Errorf(document.Code(50001), "autoIndexId:false is not allowed for collection %s.%s because it can be replicated", dbName, name)
+	}
 	if err := checkValidationOptions("create", dbName, name, opts, db.opts.Clock()); err != nil {
 		return nil, false, err
 	}

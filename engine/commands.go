@@ -180,8 +180,17 @@ func (db *DB) runCommand(ctx context.Context, dbName string, cmd bson.D) (bson.D
 	if h, _ := get(cmd, "help"); h == true {
 		return commandHelp(c), nil
 	}
+	if v, ok := get(cmd, "writeConcern"); ok {
+		if err := CheckWriteConcern(v); err != nil {
+			return nil, err
+		}
+	}
 	if v, ok := get(cmd, "maxTimeMS"); ok {
-		if ms, isInt := asInt64(v); isInt && ms > 0 && cmd[0].Key != "getMore" {
+		ms, err := parseMaxTimeMS(v)
+		if err != nil {
+			return nil, err
+		}
+		if ms > 0 && cmd[0].Key != "getMore" {
 			var cancel context.CancelFunc
 			ctx, cancel = context.WithTimeout(ctx, time.Duration(ms)*time.Millisecond)
 			defer cancel()

@@ -163,6 +163,13 @@ func parseWriteConcern(cmd bson.D) (writeConcern, *cmdError) {
 	if !ok {
 		return wc, &cmdError{14, "TypeMismatch", "BSON field 'writeConcern' is the wrong type, expected type 'object'"}
 	}
+	if err := engine.CheckWriteConcern(d); err != nil {
+		var de *document.Error
+		if errors.As(err, &de) {
+			return wc, &cmdError{int32(de.Code), de.Name(), de.Message}
+		}
+		return wc, &cmdError{2, "BadValue", err.Error()}
+	}
 	for _, e := range d {
 		switch e.Key {
 		case "j":

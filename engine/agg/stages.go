@@ -88,6 +88,9 @@ func flattenSpec(prefix []string, spec bson.D, leaf func(path []string, v any) (
 		if slices.Contains(parts, "") {
 			return nil, document.Errorf(document.CodeBadValue, "FieldPath must not contain an empty field name: '%s'", el.Key)
 		}
+		if slices.ContainsFunc(parts, func(p string) bool { return strings.HasPrefix(p, "$") }) {
+			return nil, document.Errorf(codeFieldPathDollar, "FieldPath field names may not start with '$'. Consider using $getField or $setField.")
+		}
 		path := append(slices.Clone(prefix), parts...)
 		if sub, ok := el.Value.(bson.D); ok && len(sub) > 0 && !strings.HasPrefix(sub[0].Key, "$") {
 			var err error
@@ -112,6 +115,9 @@ func parseProject(arg any, sc pdepth) (stageSpec, error) {
 	}
 	if len(spec) == 0 {
 		return stageSpec{}, document.Errorf(document.Code(51272), "projection specification must have at least one field")
+	}
+	if positionalPath(spec) {
+		return stageSpec{}, document.Errorf(document.Code(31324), "Cannot use positional projection in aggregation projection")
 	}
 	ops, err := flattenSpec(nil, spec, func(path []string, v any) (pathOp, error) {
 		switch x := v.(type) {
@@ -766,4 +772,19 @@ func checkCtx(ctx context.Context, n int) error {
 		return ctx.Err()
 	}
 	return nil
+}
+
+// positionalPath reports whether a projection names a path ending in
+// the positional "$" (a.$), at any depth of its sub-projections: find's
+// positional projection, which aggregation refuses (31324).
+func positionalPath(spec bson.D) bool {
+	for _, el := range spec {
+		if strings.HasSuffix(el.Key, ".$") {
+			return true
+		}
+		if sub, ok := el.Value.(bson.D); ok && len(sub) > 0 && !strings.HasPrefix(sub[0].Key, "$") && positionalPath(sub) {
+			return true
+		}
+	}
+	return false
 }
