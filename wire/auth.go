@@ -269,10 +269,20 @@ func (c *conn) authCommand(ctx context.Context, dbName, name string, cmd bson.D)
 
 func (c *conn) saslStart(ctx context.Context, dbName string, cmd bson.D) bson.D {
 	mech, _ := lookup(cmd, "mechanism").(string)
+	payload, ok := lookup(cmd, "payload").(bson.Binary)
+	if mech == "SCRAM-SHA-1" && ok {
+		// ttlkv keeps SCRAM-SHA-256 credentials only, as a mongod whose
+		// users were created with mechanisms: ["SCRAM-SHA-256"]: an
+		// unknown user fails as any (18), a known one is told it has no
+		// SCRAM-SHA-1 credential (334), as mongod answers.
+		if _, err := c.srv.users.get(ctx, dbName, scramUser(payload.Data)); err != nil {
+			return errorDoc(18, "AuthenticationFailed", "Authentication failed.", false)
+		}
+		return errorDoc(334, "MechanismUnavailable", "Unable to use SCRAM-SHA-1 based authentication for user without any SCRAM-SHA-1 credentials registered", false)
+	}
 	if mech != mechanism {
 		return errorDoc(334, "MechanismUnavailable", fmt.Sprintf("Received authentication for mechanism %s which is not enabled", mech), false)
 	}
-	payload, ok := lookup(cmd, "payload").(bson.Binary)
 	if !ok {
 		return errorDoc(14, "TypeMismatch", "saslStart.payload must be binary", false)
 	}
@@ -529,4 +539,16 @@ func (c *conn) authorizedDatabases(reply bson.D) bson.D {
 		out = append(out, e)
 	}
 	return out
+}
+
+// scramUser is the user name of a SCRAM client-first message
+// ("n,,n=name,r=nonce"), its "=2C" and "=3D" escapes undone; "" if the
+// message names none.
+func scramUser(msg []byte) string {
+	for _, part := range strings.Split(string(msg), ",") {
+		if name, ok := strings.CutPrefix(part, "n="); ok {
+			return strings.NewReplacer("=2C", ",", "=3D", "=").Replace(name)
+		}
+	}
+	return ""
 }
