@@ -16,6 +16,8 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/vmihailenco/msgpack/v5"
@@ -91,6 +93,11 @@ type UpdateDescription struct {
 	RemovedFields []string
 	// TruncatedArrays lists arrays shortened: {field, newSize}.
 	TruncatedArrays []bson.D
+	// DisambiguatedPaths maps each path above that a dotted string
+	// cannot tell apart (an array index, a field named by digits or
+	// holding a dot) to its components, indexes as numbers; shown with
+	// showExpandedEvents, as mongod's.
+	DisambiguatedPaths bson.D
 }
 
 // Change is one change as the engine records it.
@@ -195,7 +202,11 @@ func (c *Change) Encode() ([]byte, error) {
 		if uf == nil {
 			uf = bson.D{}
 		}
-		doc("u", nil, bson.D{{Key: "updatedFields", Value: uf}, {Key: "removedFields", Value: rm}, {Key: "truncatedArrays", Value: ta}})
+		ud := bson.D{{Key: "updatedFields", Value: uf}, {Key: "removedFields", Value: rm}, {Key: "truncatedArrays", Value: ta}}
+		if len(u.DisambiguatedPaths) > 0 {
+			ud = append(ud, bson.E{Key: "disambiguatedPaths", Value: u.DisambiguatedPaths})
+		}
+		doc("u", nil, ud)
 	}
 	if x := c.Expiry; x != nil && err == nil {
 		b = appendExpiry(appendStr(b, "x"), x)
@@ -366,11 +377,29 @@ func decode(b []byte) (*stored, error) {
 // element by element), fields removed, and arrays shortened.
 func Describe(old, new bson.D) *UpdateDescription {
 	u := &UpdateDescription{UpdatedFields: bson.D{}}
-	diffDoc(u, "", old, new)
+	diffDoc(u, "", nil, old, new)
 	return u
 }
 
-func diffDoc(u *UpdateDescription, prefix string, old, new bson.D) {
+// note records path p (of components comps) in DisambiguatedPaths when a
+// dotted string does not say what its components are.
+func (u *UpdateDescription) note(p string, comps []any) {
+	for _, c := range comps {
+		ambiguous := false
+		switch x := c.(type) {
+		case int32:
+			ambiguous = true
+		case string:
+			ambiguous = strings.Contains(x, ".") || (x != "" && strings.Trim(x, "0123456789") == "")
+		}
+		if ambiguous {
+			u.DisambiguatedPaths = append(u.DisambiguatedPaths, bson.E{Key: p, Value: bson.A(slices.Clone(comps))})
+			return
+		}
+	}
+}
+
+func diffDoc(u *UpdateDescription, prefix string, comps []any, old, new bson.D) {
 	oldAt := make(map[string]any, len(old))
 	for _, e := range old {
 		oldAt[e.Key] = e.Value
@@ -379,45 +408,52 @@ func diffDoc(u *UpdateDescription, prefix string, old, new bson.D) {
 	for _, e := range new {
 		seen[e.Key] = true
 		p := prefix + e.Key
+		c := append(slices.Clip(comps), e.Key)
 		ov, ok := oldAt[e.Key]
 		if !ok {
 			u.UpdatedFields = append(u.UpdatedFields, bson.E{Key: p, Value: e.Value})
+			u.note(p, c)
 			continue
 		}
-		diffValue(u, p, ov, e.Value)
+		diffValue(u, p, c, ov, e.Value)
 	}
 	for _, e := range old {
 		if !seen[e.Key] {
 			u.RemovedFields = append(u.RemovedFields, prefix+e.Key)
+			u.note(prefix+e.Key, append(slices.Clip(comps), e.Key))
 		}
 	}
 }
 
-func diffValue(u *UpdateDescription, p string, ov, nv any) {
+func diffValue(u *UpdateDescription, p string, comps []any, ov, nv any) {
 	switch n := nv.(type) {
 	case bson.D:
 		if o, ok := ov.(bson.D); ok {
-			diffDoc(u, p+".", o, n)
+			diffDoc(u, p+".", comps, o, n)
 			return
 		}
 	case bson.A:
 		if o, ok := ov.(bson.A); ok {
 			for i := 0; i < len(n); i++ {
 				ip := fmt.Sprintf("%s.%d", p, i)
+				ic := append(slices.Clip(comps), int32(i))
 				if i >= len(o) {
 					u.UpdatedFields = append(u.UpdatedFields, bson.E{Key: ip, Value: n[i]})
+					u.note(ip, ic)
 					continue
 				}
-				diffValue(u, ip, o[i], n[i])
+				diffValue(u, ip, ic, o[i], n[i])
 			}
 			if len(n) < len(o) {
 				u.TruncatedArrays = append(u.TruncatedArrays, bson.D{{Key: "field", Value: p}, {Key: "newSize", Value: int32(len(n))}})
+				u.note(p, comps)
 			}
 			return
 		}
 	}
 	if !sameValue(ov, nv) {
 		u.UpdatedFields = append(u.UpdatedFields, bson.E{Key: p, Value: nv})
+		u.note(p, comps)
 	}
 }
 

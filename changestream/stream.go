@@ -9,6 +9,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/ttlkv/ttlkv/document"
+	"github.com/ttlkv/ttlkv/engine/agg"
 	"github.com/ttlkv/ttlkv/engine/query"
 	"github.com/ttlkv/ttlkv/lsm"
 )
@@ -45,7 +46,7 @@ func ParseStage(v any) (Options, bool, error) {
 	var o Options
 	d, ok := v.(bson.D)
 	if !ok {
-		return o, false, document.Errorf(document.CodeTypeMismatch, "the $changeStream stage must be an object, got %T", v)
+		return o, false, document.Errorf(document.Code(50808), "$changeStream stage expects a document as argument")
 	}
 	all := false
 	for _, e := range d {
@@ -53,7 +54,7 @@ func ParseStage(v any) (Options, bool, error) {
 		case "fullDocument", "fullDocumentBeforeChange":
 			s, ok := e.Value.(string)
 			if !ok {
-				return o, false, document.Errorf(document.CodeTypeMismatch, "$changeStream.%s must be a string", e.Key)
+				return o, false, document.Errorf(document.CodeTypeMismatch, "BSON field '$changeStream.%s' is the wrong type '%s', expected type 'string'", e.Key, document.TypeName(e.Value))
 			}
 			if e.Key == "fullDocument" {
 				o.FullDocument = s
@@ -76,6 +77,12 @@ func ParseStage(v any) (Options, bool, error) {
 				return o, false, document.Errorf(document.CodeTypeMismatch, "$changeStream.startAtOperationTime must be a timestamp")
 			}
 			o.StartAtOperationTime = &ts
+		case "showMigrationEvents", "allowToRunOnConfigDB", "allowToRunOnSystemNS":
+			// mongod's internal options, taken and (false or true) of no
+			// effect on a standalone.
+			if _, ok := e.Value.(bool); !ok {
+				return o, false, document.Errorf(document.CodeTypeMismatch, "BSON field '$changeStream.%s' is the wrong type '%s', expected type 'bool'", e.Key, document.TypeName(e.Value))
+			}
 		case "showExpandedEvents", "allChangesForCluster", "ttlkvFromOldest":
 			b, ok := e.Value.(bool)
 			if !ok {
@@ -100,12 +107,15 @@ func (o Options) validate() error {
 	switch o.FullDocument {
 	case "", "default", "updateLookup", "whenAvailable", "required":
 	default:
-		return document.Errorf(document.CodeBadValue, "'%s' is not a valid value for $changeStream.fullDocument", o.FullDocument)
+		return document.Errorf(document.CodeBadValue, "Enumeration value '%s' for field '$changeStream.fullDocument' is not a valid value.", o.FullDocument)
 	}
 	switch o.FullDocumentBeforeChange {
 	case "", "off", "whenAvailable", "required":
 	default:
-		return document.Errorf(document.CodeBadValue, "'%s' is not a valid value for $changeStream.fullDocumentBeforeChange", o.FullDocumentBeforeChange)
+		return document.Errorf(document.CodeBadValue, "Enumeration value '%s' for field '$changeStream.fullDocumentBeforeChange' is not a valid value.", o.FullDocumentBeforeChange)
+	}
+	if o.ResumeAfter != nil && o.StartAfter != nil {
+		return document.Errorf(document.Code(50865), "Do not specify both 'resumeAfter' and 'startAfter' in a $changeStream stage")
 	}
 	n := 0
 	if o.ResumeAfter != nil {
@@ -155,17 +165,24 @@ type Stream struct {
 	cur    bson.D
 	token  bson.D // resume token of cur, or high-water mark
 	ended  bool   // invalidated: no event after what is buffered
-	err    error
-	closed bool
+	// invToken is the invalidate event's token when the pipeline
+	// filtered the event out: the stream's last resume token, as mongod's.
+	invToken bson.D
+	err      error
+	closed   bool
 }
 
 type stage struct {
 	match *query.Filter
 	proj  *query.Projection
+	// agg is one of the aggregation stages a stream may run besides
+	// ($addFields, $set, $replaceRoot, $replaceWith, $redact).
+	agg *agg.Pipeline
 }
 
 // New opens a stream over store's change log. pipeline may hold $match,
-// $project and $unset stages; lookup serves fullDocument updateLookup (nil: no lookup,
+// $project, $unset, $addFields, $set, $replaceRoot, $replaceWith and
+// $redact stages, as mongod's; lookup serves fullDocument updateLookup (nil: no lookup,
 // fullDocument null).
 func New(store *lsm.Store, scope Scope, pipeline []bson.D, o Options, lookup Lookup) (*Stream, error) {
 	if !store.ChangesEnabled() {
@@ -195,6 +212,11 @@ func New(store *lsm.Store, scope Scope, pipeline []bson.D, o Options, lookup Loo
 		if t.Invalidate && o.ResumeAfter != nil {
 			return nil, document.Errorf(document.CodeInvalidResumeToken, "cannot resume a stream after an invalidate event; use startAfter to start a new stream")
 		}
+		if !t.Invalidate && !t.HighWater {
+			if err := s.checkResumePoint(t); err != nil {
+				return nil, err
+			}
+		}
 		s.pos = t.Pos
 	case o.StartAtOperationTime != nil:
 		seq := seqOf(*o.StartAtOperationTime)
@@ -211,7 +233,7 @@ func New(store *lsm.Store, scope Scope, pipeline []bson.D, o Options, lookup Loo
 			s.pos = trimmed
 		}
 	}
-	s.token = Token{Pos: s.pos}.Doc()
+	s.token = Token{Pos: s.pos, HighWater: true}.Doc()
 	// A start position already trimmed fails now, as MongoDB's does.
 	if err := s.fill(); err != nil {
 		return nil, err
@@ -263,10 +285,16 @@ func parseStage(st bson.D) (stage, error) {
 			return stage{}, err
 		}
 		return stage{proj: pr}, nil
+	case "$addFields", "$set", "$replaceRoot", "$replaceWith", "$redact":
+		p, err := agg.Parse(bson.A{st})
+		if err != nil {
+			return stage{}, err
+		}
+		return stage{agg: p}, nil
 	case "$changeStream":
 		return stage{}, document.Errorf(document.Code(40602), "$changeStream is only valid as the first stage in a pipeline")
 	}
-	return stage{}, document.Errorf(document.CodeIllegalOperation, "%s is not permitted in a $changeStream pipeline (ttlkv allows $match, $project and $unset)", e.Key)
+	return stage{}, document.Errorf(document.CodeIllegalOperation, "%s is not permitted in a $changeStream pipeline", e.Key)
 }
 
 // fill reads the next stored changes into buf (possibly none).
@@ -314,18 +342,21 @@ func (s *Stream) fill() error {
 				{Key: "clusterTime", Value: ClusterTime(r.p.Seq)},
 				{Key: "wallTime", Value: c.wall},
 			}
+			tok := inv[0].Value.(bson.D)
 			if inv, err = s.apply(inv); err != nil {
 				return err
 			}
 			if inv != nil {
 				s.buf = append(s.buf, inv)
+			} else {
+				s.invToken = tok // filtered out: the stream still ends at it
 			}
 			s.ended = true
 			break
 		}
 	}
 	if len(s.buf) == 0 {
-		s.token = Token{Pos: s.pos}.Doc()
+		s.token = Token{Pos: s.pos, HighWater: true}.Doc()
 	}
 	return nil
 }
@@ -333,6 +364,9 @@ func (s *Stream) fill() error {
 func (s *Stream) inScope(c *stored) bool {
 	if s.scope.DB == "" {
 		return true
+	}
+	if c.op == Rename && c.toDB == s.scope.DB && (s.scope.Coll == "" || c.toColl == s.scope.Coll) {
+		return true // a rename onto the watched collection (or into the database)
 	}
 	if c.db != s.scope.DB {
 		return false
@@ -389,7 +423,7 @@ func (s *Stream) event(p lsm.ChangePos, c *stored) (bson.D, error) {
 		case "whenAvailable", "required":
 			if !c.hasFull {
 				if s.o.FullDocument == "required" {
-					return nil, document.Errorf(document.CodeChangeStreamFatalError, "Change stream was configured to require a post-image for all update events, but the post-image was not found for event %s; enable changeStreamPreAndPostImages on %s.%s", tok, c.db, c.coll)
+					return nil, document.Errorf(document.CodeNoMatchingDocument, "Change stream was configured to require a post-image for all update events, but the post-image was not found for event %s; enable changeStreamPreAndPostImages on %s.%s", tok, c.db, c.coll)
 				}
 				ev = append(ev, bson.E{Key: "fullDocument", Value: nil})
 			} else {
@@ -403,8 +437,9 @@ func (s *Stream) event(p lsm.ChangePos, c *stored) (bson.D, error) {
 	}
 	ev = append(ev, bson.E{Key: "ns", Value: ns})
 	if c.op == Rename {
+		// mongod's rename event begins with its target.
 		to := bson.D{{Key: "db", Value: c.toDB}, {Key: "coll", Value: c.toColl}}
-		ev = append(ev, bson.E{Key: "to", Value: to})
+		ev = append(bson.D{{Key: "to", Value: to}}, ev...)
 		if s.o.ShowExpandedEvents {
 			ev = append(ev, bson.E{Key: "operationDescription", Value: bson.D{{Key: "to", Value: to}}})
 		}
@@ -422,7 +457,7 @@ func (s *Stream) event(p lsm.ChangePos, c *stored) (bson.D, error) {
 		ev = append(ev, bson.E{Key: "documentKey", Value: c.key})
 	}
 	if c.op == Update && c.hasUpd {
-		ev = append(ev, bson.E{Key: "updateDescription", Value: c.upd})
+		ev = append(ev, bson.E{Key: "updateDescription", Value: s.updateDescription(c.upd)})
 	}
 	if c.op == Update || c.op == Replace || c.op == Delete {
 		switch s.o.FullDocumentBeforeChange {
@@ -434,7 +469,7 @@ func (s *Stream) event(p lsm.ChangePos, c *stored) (bson.D, error) {
 			ev = append(ev, bson.E{Key: "fullDocumentBeforeChange", Value: v})
 		case "required":
 			if !c.hasPrev {
-				return nil, document.Errorf(document.CodeChangeStreamFatalError, "Change stream was configured to require a pre-image for all update, delete and replace events, but the pre-image was not found for event %s; enable changeStreamPreAndPostImages on %s.%s", tok, c.db, c.coll)
+				return nil, document.Errorf(document.CodeNoMatchingDocument, "Change stream was configured to require a pre-image for all update, delete and replace events, but the pre-image was not found for event %s; enable changeStreamPreAndPostImages on %s.%s", tok, c.db, c.coll)
 			}
 			ev = append(ev, bson.E{Key: "fullDocumentBeforeChange", Value: c.prev})
 		}
@@ -448,7 +483,7 @@ func (s *Stream) event(p lsm.ChangePos, c *stored) (bson.D, error) {
 // apply runs the pipeline over ev; nil when filtered out. The _id (the
 // resume token) must come through unchanged.
 func (s *Stream) apply(ev bson.D) (bson.D, error) {
-	id := ev[0].Value
+	id := any(idOf(ev))
 	for _, st := range s.stages {
 		if st.match != nil {
 			ok, err := st.match.MatchErr(ev)
@@ -458,6 +493,23 @@ func (s *Stream) apply(ev bson.D) (bson.D, error) {
 			if !ok {
 				return nil, nil
 			}
+			continue
+		}
+		if st.agg != nil {
+			one := ev
+			c := st.agg.Open(func(context.Context) (bson.D, error) {
+				d := one
+				one = nil
+				return d, nil
+			}, agg.Options{Now: bson.NewDateTimeFromTime(time.Now())})
+			out, err := c.Next(context.Background())
+			if err != nil {
+				return nil, err
+			}
+			if out == nil { // $redact pruned it
+				return nil, nil
+			}
+			ev = out
 			continue
 		}
 		ev = st.proj.Apply(ev)
@@ -499,7 +551,7 @@ func (s *Stream) TryNext(ctx context.Context) bool {
 		// Everything read was returned: the high-water mark is the last
 		// position read, which may be past cur (filtered out since).
 		if t, err := ParseToken(s.token); err != nil || t.Pos.Compare(s.pos) != 0 {
-			s.token = Token{Pos: s.pos}.Doc()
+			s.token = Token{Pos: s.pos, HighWater: true}.Doc()
 		}
 	}
 	return true
@@ -572,7 +624,12 @@ func (s *Stream) Current() bson.D { return s.cur }
 
 // ResumeToken returns the token to resume after: the last event's _id,
 // or a later position when events were read and filtered out since.
-func (s *Stream) ResumeToken() bson.D { return s.token }
+func (s *Stream) ResumeToken() bson.D {
+	if s.invToken != nil && s.Ended() {
+		return s.invToken
+	}
+	return s.token
+}
 
 // Ended reports whether the stream was invalidated (no event follows
 // what it has returned).
@@ -597,3 +654,59 @@ func idOf(ev bson.D) bson.D {
 	}
 	return nil
 }
+
+// updateDescription is a stored updateDescription as the stream shows
+// it: with disambiguatedPaths ({} when none) under showExpandedEvents,
+// without them otherwise, as mongod's.
+func (s *Stream) updateDescription(ud bson.D) bson.D {
+	out := make(bson.D, 0, len(ud)+1)
+	var dp any = bson.D{}
+	for _, e := range ud {
+		if e.Key == "disambiguatedPaths" {
+			dp = e.Value
+			continue
+		}
+		out = append(out, e)
+	}
+	if s.o.ShowExpandedEvents {
+		out = append(out, bson.E{Key: "disambiguatedPaths", Value: dp})
+	}
+	return out
+}
+
+// checkResumePoint refuses an event token whose event this stream would
+// not have shown (another collection's, another database's), as
+// mongod's does: 280 "cannot resume stream; the resume token was not
+// found". A position the log no longer holds is left to the read, which
+// reports the history lost.
+func (s *Stream) checkResumePoint(t Token) error {
+	prev := t.Pos
+	switch {
+	case prev.Index > 0:
+		prev.Index--
+	case prev.Seq > 0:
+		prev = lsm.ChangePos{Seq: prev.Seq - 1, Index: math.MaxUint32}
+	default:
+		return nil
+	}
+	var at lsm.ChangePos
+	var c *stored
+	err := s.store.ReadChanges(prev, 1, func(p lsm.ChangePos, v []byte) error {
+		at = p
+		var err error
+		c, err = decode(v)
+		return err
+	})
+	if err != nil {
+		if errors.Is(err, lsm.ErrChangeHistoryLost) {
+			return nil
+		}
+		return err
+	}
+	if c == nil || at != t.Pos || !s.inScope(c) {
+		return document.Errorf(document.CodeChangeStreamFatalError, "cannot resume stream; the resume token was not found. %s", fmtToken(t))
+	}
+	return nil
+}
+
+func fmtToken(t Token) string { return "{_data: \"" + t.String() + "\"}" }

@@ -18,15 +18,24 @@ type Token struct {
 	Pos lsm.ChangePos
 	// Invalidate marks the token of an invalidate event.
 	Invalidate bool
+	// HighWater marks a high-water-mark token (a postBatchResumeToken
+	// with no event under it): the stream has read up to Pos, which may
+	// be another namespace's change, so resuming from it is not checked
+	// against the stream's namespace.
+	HighWater bool
 }
 
 // String returns the token's _data: "82", the commit sequence (16 hex
-// digits), the index within the commit (8), and "01" for an invalidate.
+// digits), the index within the commit (8), and "01" for an invalidate
+// or "02" for a high-water mark.
 // Tokens of later events compare greater as strings, as MongoDB's do.
 func (t Token) String() string {
 	s := fmt.Sprintf("82%016X%08X", t.Pos.Seq, t.Pos.Index)
-	if t.Invalidate {
+	switch {
+	case t.Invalidate:
 		s += "01"
+	case t.HighWater:
+		s += "02"
 	}
 	return s
 }
@@ -50,18 +59,23 @@ func ParseToken(v any) (Token, error) {
 		}
 		s, ok := e.Value.(string)
 		if !ok {
-			return Token{}, document.Errorf(document.CodeBadValue, "resume token _data must be a string")
+			return Token{}, document.Errorf(document.Code(40647), "Bad resume token: _data of missing or of wrong type. Expected string, got %s", document.TypeName(e.Value))
 		}
 		data, found = s, true
 	}
 	if !found {
-		return Token{}, document.Errorf(document.CodeBadValue, "resume token has no _data field")
+		return Token{}, document.Errorf(document.Code(40647), "Bad resume token: _data of missing or of wrong type. Expected string, got missing")
+	}
+	if _, err := hex.DecodeString(data); err != nil || len(data)%2 != 0 {
+		return Token{}, document.Errorf(document.CodeFailedToParse, "resume token string was not a valid hex string")
 	}
 	var t Token
 	switch {
 	case len(data) == 26:
 	case len(data) == 28 && strings.HasSuffix(data, "01"):
 		t.Invalidate = true
+	case len(data) == 28 && strings.HasSuffix(data, "02"):
+		t.HighWater = true
 	default:
 		return Token{}, document.Errorf(document.CodeInvalidResumeToken, "resume token %q was not produced by ttlkv", data)
 	}

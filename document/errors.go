@@ -35,6 +35,7 @@ const (
 	CodeInvalidOptions                  Code = 72    // options that are invalid together or for the target
 	CodeInvalidNamespace                Code = 73    // a bad database or collection name
 	CodeInvalidLength                   Code = 16    // a write batch of no statement or too many
+	CodeNoMatchingDocument              Code = 47    // a change event whose required pre- or post-image is missing
 	CodeNoReplicationEnabled            Code = 76    // a replica-set command: ttlkv is a standalone server
 	CodeIndexOptionsConflict            Code = 85    // an index exists with the same name or key but other options
 	CodeIndexKeySpecsConflict           Code = 86    // an index exists with the same name but another key
@@ -103,6 +104,7 @@ var codeNames = map[Code]string{
 	CodeInvalidOptions:                  "InvalidOptions",
 	CodeInvalidNamespace:                "InvalidNamespace",
 	CodeInvalidLength:                   "InvalidLength",
+	CodeNoMatchingDocument:              "NoMatchingDocument",
 	CodeNoReplicationEnabled:            "NoReplicationEnabled",
 	CodeIndexOptionsConflict:            "IndexOptionsConflict",
 	CodeIndexKeySpecsConflict:           "IndexKeySpecsConflict",

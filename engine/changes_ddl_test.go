@@ -68,7 +68,7 @@ func TestWatchExpandedEvents(t *testing.T) {
 		`{"operationType":"create","ns":{"db":"d","coll":"k"},"operationDescription":{"idIndex":{"v":2,"key":{"_id":1},"name":"_id_"},"capped":true,"size":4096,"max":10},"nsType":"collection"}`,
 		`{"operationType":"create","ns":{"db":"d","coll":"auto"},"operationDescription":{"idIndex":{"v":2,"key":{"_id":1},"name":"_id_"}},"nsType":"collection"}`,
 		`{"operationType":"insert","fullDocument":{"_id":2},"ns":{"db":"d","coll":"auto"},"documentKey":{"_id":2}}`,
-		`{"operationType":"rename","ns":{"db":"d","coll":"c"},"to":{"db":"d","coll":"c2"},"operationDescription":{"to":{"db":"d","coll":"c2"}}}`,
+		`{"to":{"db":"d","coll":"c2"},"operationType":"rename","ns":{"db":"d","coll":"c"},"operationDescription":{"to":{"db":"d","coll":"c2"}}}`,
 	}
 	got := drainStream(t, exp)
 	var shapes []string

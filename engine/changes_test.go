@@ -166,12 +166,12 @@ func TestWatchPreImagesOption(t *testing.T) {
 	if len(evs) != 1 || field(evs[0], "fullDocument.x") != int32(1) || field(evs[0], "fullDocumentBeforeChange._id") != int32(1) {
 		t.Fatalf("images %v", evs)
 	}
-	// Without images, required fails the stream with 280.
+	// Without images, required fails the stream with 47, as mongod's.
 	mustRun(t, db, "d", `{"collMod": "c", "changeStreamPreAndPostImages": {"enabled": false}}`)
 	if _, err := c.DeleteOne(ctx, bson.D{}); err != nil {
 		t.Fatal(err)
 	}
-	if cs.TryNext(ctx) || document.CodeOf(cs.Err()) != document.CodeChangeStreamFatalError {
+	if cs.TryNext(ctx) || document.CodeOf(cs.Err()) != document.CodeNoMatchingDocument {
 		t.Fatalf("required pre-image missing: %v", cs.Err())
 	}
 }
@@ -400,7 +400,8 @@ func TestChangeStreamCommands(t *testing.T) {
 	wantCode(t, db, "d", `{"aggregate": "c", "pipeline": [{"$match": {}}, {"$changeStream": {}}], "cursor": {}}`, 40602, "first stage")
 	wantCode(t, db, "d", `{"aggregate": "c", "pipeline": [{"$changeStream": {"fullDocument": "bogus"}}], "cursor": {}}`, document.CodeBadValue, "bogus")
 	wantCode(t, db, "d", `{"aggregate": "c", "pipeline": [{"$changeStream": {}}, {"$group": {"_id": 1}}], "cursor": {}}`, document.CodeIllegalOperation, "$group")
-	wantCode(t, db, "d", `{"aggregate": "c", "pipeline": [{"$changeStream": {"resumeAfter": {"_data": "nope"}}}], "cursor": {}}`, document.CodeInvalidResumeToken, "nope")
+	wantCode(t, db, "d", `{"aggregate": "c", "pipeline": [{"$changeStream": {"resumeAfter": {"_data": "nope"}}}], "cursor": {}}`, document.CodeFailedToParse, "not a valid hex string")
+	wantCode(t, db, "d", `{"aggregate": "c", "pipeline": [{"$changeStream": {"resumeAfter": {"_data": "00ff"}}}], "cursor": {}}`, document.CodeInvalidResumeToken, "00ff")
 
 	r := mustRun(t, db, "d", `{"aggregate": "c", "pipeline": [{"$changeStream": {}}, {"$match": {"operationType": "insert"}}], "cursor": {}}`)
 	id, _ := field(r, "cursor.id").(int64)
@@ -583,5 +584,37 @@ func TestCheckChangeLog(t *testing.T) {
 	chk, err = db.CheckChangeLog(ctx)
 	if err != nil || len(chk.Problems) != 2 || !contains(fmt.Sprint(chk.Problems), `"silent" has no insert event`) || !contains(fmt.Sprint(chk.Problems), "_id 1 has events but no document") {
 		t.Fatalf("writes without events: %v %+v", err, chk)
+	}
+}
+
+// TestWatchDisambiguatedPaths: under showExpandedEvents an update's
+// updateDescription lists each path a dotted string cannot tell apart,
+// an array index as a number and a field named by digits as a string,
+// as mongod's disambiguatedPaths do; without it the field is absent.
+func TestWatchDisambiguatedPaths(t *testing.T) {
+	t.Parallel()
+	db := csOpen(t)
+	mustRun(t, db, "d", `{"insert": "c", "documents": [{"_id": 1, "arr": [1, 2], "o": {"0": 0}, "a": 1}]}`)
+	exp, _ := csOpenCursor(t, db, "d", `{"aggregate": "c", "pipeline": [{"$changeStream": {"showExpandedEvents": true}}], "cursor": {}}`)
+	plain, _ := csOpenCursor(t, db, "d", `{"aggregate": "c", "pipeline": [{"$changeStream": {}}], "cursor": {}}`)
+	mustRun(t, db, "d", `{"update": "c", "updates": [{"q": {"_id": 1}, "u": {"$set": {"arr.1": 5, "o.0": 1, "a": 2}}}]}`)
+	for _, tc := range []struct {
+		id   int64
+		want string
+	}{
+		{exp, `{"updatedFields":{"arr.1":5,"o.0":1,"a":2},"removedFields":[],"truncatedArrays":[],"disambiguatedPaths":{"arr.1":["arr",1],"o.0":["o","0"]}}`},
+		{plain, `{"updatedFields":{"arr.1":5,"o.0":1,"a":2},"removedFields":[],"truncatedArrays":[]}`},
+	} {
+		g, err := csGetMore(t, db, "d", "c", tc.id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		evs := csBatch(t, g)
+		if len(evs) != 1 {
+			t.Fatalf("events %v", evs)
+		}
+		if got := csJSON(t, field(evs[0], "updateDescription")); got != tc.want {
+			t.Errorf("updateDescription %s, want %s", got, tc.want)
+		}
 	}
 }

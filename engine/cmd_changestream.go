@@ -2,8 +2,10 @@ package engine
 
 import (
 	"context"
-	"github.com/ttlkv/ttlkv/engine/internal/catalog"
+	"strings"
 	"time"
+
+	"github.com/ttlkv/ttlkv/engine/internal/catalog"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
@@ -71,21 +73,24 @@ func (db *DB) changeStreamAggregate(ctx context.Context, dbName string, cmd bson
 			return nil, true, errView(c.m()) // a view has no changes of its own, as in mongod
 		}
 		scope.Coll, ns = name, dbName+"."+name
-		if all {
-			return nil, true, document.Errorf(document.CodeInvalidOptions, "A collection change stream cannot set allChangesForCluster")
-		}
 	default:
 		if v, isNum := asInt64(name); !isNum || v != 1 {
 			return nil, true, document.Errorf(document.CodeFailedToParse, "Invalid command format: the 'aggregate' field must specify a collection name or 1")
 		}
-		if all {
-			if dbName != "admin" {
-				return nil, true, document.Errorf(document.CodeInvalidOptions, "$changeStream may only be run on admin when allChangesForCluster is true")
-			}
-			scope.DB = ""
-		} else if dbName == "admin" {
-			return nil, true, document.Errorf(document.CodeInvalidOptions, "$changeStream may not be opened on the internal admin database")
-		}
+	}
+	// Where a stream may be opened, as mongod's
+	// assertIsLegalSpecification says: the whole cluster from admin
+	// only; no stream on the internal databases or on a system
+	// collection.
+	switch {
+	case all && (dbName != "admin" || scope.Coll != ""):
+		return nil, true, document.Errorf(document.CodeInvalidOptions, "A $changeStream with 'allChangesForCluster:true' may only be opened on the 'admin' database, and with no collection name; found %s", ns)
+	case all:
+		scope.DB = ""
+	case dbName == "admin" || dbName == "config" || dbName == "local":
+		return nil, true, document.Errorf(document.CodeInvalidNamespace, "$changeStream may not be opened on the internal %s database", dbName)
+	case strings.HasPrefix(scope.Coll, "system."):
+		return nil, true, document.Errorf(document.CodeInvalidNamespace, "$changeStream may not be opened on the internal %s collection", ns)
 	}
 	n := int64(defaultFirstBatch)
 	if cv, has := get(cmd, "cursor"); has {
@@ -108,9 +113,11 @@ func (db *DB) changeStreamAggregate(ctx context.Context, dbName string, cmd bson
 	if err != nil {
 		return nil, true, err
 	}
-	docs, err := st.NextBatch(ctx, int(n), 0)
-	if err != nil {
-		return nil, true, err
+	var docs []bson.D
+	if n > 0 { // batchSize 0: an empty first batch, as mongod's
+		if docs, err = st.NextBatch(ctx, int(n), 0); err != nil {
+			return nil, true, err
+		}
 	}
 	var id int64
 	if !st.Ended() {

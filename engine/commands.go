@@ -220,5 +220,11 @@ func errorReply(err error) bson.D {
 			d = append(d, bson.E{Key: k, Value: v})
 		}
 	}
+	switch e.Code {
+	case document.CodeChangeStreamFatalError, document.CodeChangeStreamHistoryLost:
+		// A driver does not resume a change stream after these, as
+		// mongod's label tells it.
+		d = append(d, bson.E{Key: "errorLabels", Value: bson.A{"NonResumableChangeStreamError"}})
+	}
 	return d
 }

@@ -103,7 +103,7 @@ func TestWatchPrintsTheLog(t *testing.T) {
 	if n := len(lines(out)); code != 0 || n != 8 {
 		t.Fatalf("everything: exit %d, %d events", code, n)
 	}
-	_, errOut, code = cli(t, nil, dir, "", "watch", "test.s", "--no-wait", "--resume-after", "bogus")
+	_, errOut, code = cli(t, nil, dir, "", "watch", "test.s", "--no-wait", "--resume-after", "00ff")
 	if code != 1 || !strings.Contains(errOut, "InvalidResumeToken") {
 		t.Fatalf("bad token: exit %d, %s", code, errOut)
 	}

@@ -36,12 +36,13 @@ func TestWatch(t *testing.T) {
 		cs.close();
 		print(cs.isClosed(), cs.isExhausted());
 		try { db.s.watch([{$group: {_id: 1}}]) } catch (e) { print(e.code) }
+		try { db.s.watch([], {resumeAfter: {_data: "00ff"}}) } catch (e) { print(e.codeName) }
 		try { db.s.watch([], {resumeAfter: {_data: "x"}}) } catch (e) { print(e.codeName) }
 	`)
 	if err != nil {
 		t.Fatalf("%v\n%s", err, got)
 	}
-	want := "null\ninsert 1 1\ntrue delete\nnull string\n3\ntrue true\n20\nInvalidResumeToken\n"
+	want := "null\ninsert 1 1\ntrue delete\nnull string\n3\ntrue true\n20\nInvalidResumeToken\nFailedToParse\n"
 	if got != want {
 		t.Fatalf("got\n%s\nwant\n%s", got, want)
 	}
