@@ -207,8 +207,8 @@ func (t *bsonReader) insertDoc(newID func() bson.ObjectID) ([]byte, any, error) 
 			if idAt < 0 {
 				idAt, idType, idVal = p, typ, k+1
 			} else if idErr == nil {
-				// ValidateForStorage checks every top-level _id.
-				idErr = idTypeError(typ)
+				// Two top-level _id fields, as ValidateForStorage refuses.
+				idErr = errMultipleIDs()
 			}
 		}
 		p = e

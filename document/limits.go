@@ -98,9 +98,13 @@ func valueSize(v any) int {
 // regex or undefined (CodeInvalidIDField) and holds no '$'-prefixed
 // field but a DBRef's (IDStorageError). d must be canonical.
 func ValidateForStorage(d bson.D) error {
+	ids := 0
 	for i := range d {
 		if d[i].Key != "_id" {
 			continue
+		}
+		if ids++; ids > 1 {
+			return errMultipleIDs()
 		}
 		switch d[i].Value.(type) {
 		case bson.A:
@@ -219,4 +223,10 @@ func dbRefField(d bson.D, i int) bool {
 		return d[2].Key == "$db" && d[1].Key == "$id" && d[0].Key == "$ref"
 	}
 	return false
+}
+
+// errMultipleIDs is mongod's refusal of a document with two top-level
+// _id fields.
+func errMultipleIDs() error {
+	return Errorf(CodeBadValue, "can't have multiple _id fields in one document")
 }

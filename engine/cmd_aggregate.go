@@ -40,6 +40,9 @@ func parseAggregate(cmd bson.D, now time.Time) (*aggregateSpec, error) {
 				return nil, document.Errorf(document.CodeTypeMismatch, "BSON field 'aggregate.cursor' is the wrong type '%s', expected type 'object'", typeName(e.Value))
 			}
 			s.hasCursor = true
+			if _, err := cursorOption("aggregate", cd); err != nil {
+				return nil, err
+			}
 			if v, ok := get(cd, "batchSize"); ok {
 				n, err := intOpt("aggregate.cursor.batchSize", v)
 				if err != nil {

@@ -44,7 +44,9 @@ func cmdBulkWrite(ctx context.Context, db *DB, _ string, cmd bson.D) (bson.D, er
 				nsV, haveNs = a, true
 			}
 		case "ordered":
-			ordered, _ = asBool(e.Value)
+			if ordered, err = boolField("bulkWrite", "ordered", e.Value); err != nil {
+				return nil, err
+			}
 		case "errorsOnly":
 			errorsOnly, _ = asBool(e.Value)
 		case "let":
@@ -81,6 +83,13 @@ func cmdBulkWrite(ctx context.Context, db *DB, _ string, cmd bson.D) (bson.D, er
 		ns, ok := s.(string)
 		if !ok {
 			return nil, document.Errorf(document.CodeTypeMismatch, "BSON field 'bulkWrite.nsInfo.ns' is the wrong type '%s', expected type 'string'", typeName(s))
+		}
+		for _, f := range d {
+			switch f.Key {
+			case "ns", "collectionUUID", "encryptionInformation", "isTimeseriesNamespace":
+			default:
+				return nil, document.Errorf(document.CodeIDLUnknownField, "BSON field 'bulkWrite.nsInfo.%s' is an unknown field.", f.Key)
+			}
 		}
 		dbName, coll, dot := strings.Cut(ns, ".")
 		if !dot {
@@ -195,9 +204,9 @@ func parseBulkOp(v any, i, nns int) (bulkOp, error) {
 				err = document.Errorf(document.CodeFailedToParse, "Update argument must be either an object or an array")
 			}
 		case e.Key == "multi" && op.kind != "insert":
-			multi, _ = asBool(e.Value)
+			multi, err = boolField("bulkWrite.ops", "multi", e.Value)
 		case e.Key == "upsert" && op.kind == "update":
-			op.update.Upsert, _ = asBool(e.Value)
+			op.update.Upsert, err = boolField("bulkWrite.ops", "upsert", e.Value)
 		case e.Key == "arrayFilters" && op.kind == "update":
 			a, ok := e.Value.(bson.A)
 			if !ok {

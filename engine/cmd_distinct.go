@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/ttlkv/ttlkv/document"
+	"github.com/ttlkv/ttlkv/engine/internal/catalog"
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
 
@@ -44,6 +45,14 @@ func cmdDistinct(ctx context.Context, db *DB, dbName string, cmd bson.D) (bson.D
 	}
 	if !haveKey {
 		return nil, document.Errorf(document.CodeFailedToParse, "BSON field 'distinct.key' is missing but a required field")
+	}
+	if h, ok := get(cmd, "hint"); ok {
+		// mongod 7.1's distinct hint: it must name an index (2).
+		if c := db.lookup(dbName, name); c != nil && c.m().Kind != catalog.KindView {
+			if _, _, err := resolveHint(c.m(), h); err != nil {
+				return nil, err
+			}
+		}
 	}
 	vals, err := db.distinct(ctx, dbName, name, key, filter)
 	if err != nil {

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"github.com/ttlkv/ttlkv/document"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
@@ -10,6 +11,9 @@ import (
 func cmdDrop(_ context.Context, db *DB, dbName string, cmd bson.D) (bson.D, error) {
 	name, err := collName(cmd)
 	if err != nil {
+		return nil, err
+	}
+	if err := strictFields(cmd); err != nil {
 		return nil, err
 	}
 	if err := validateCollName(dbName, name, true); err != nil {
@@ -27,6 +31,12 @@ func cmdDrop(_ context.Context, db *DB, dbName string, cmd bson.D) (bson.D, erro
 }
 
 // cmdDropDatabase runs the dropDatabase command.
-func cmdDropDatabase(_ context.Context, db *DB, dbName string, _ bson.D) (bson.D, error) {
+func cmdDropDatabase(_ context.Context, db *DB, dbName string, cmd bson.D) (bson.D, error) {
+	if err := strictFields(cmd); err != nil {
+		return nil, err
+	}
+	if n, ok := asFloat(cmd[0].Value); !ok || n != 1 {
+		return nil, document.Errorf(document.Code(5255100), "Have to pass 1 as 'drop' parameter")
+	}
 	return bson.D{{Key: "dropped", Value: dbName}}, db.dropDatabase(dbName)
 }

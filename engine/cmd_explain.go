@@ -57,6 +57,21 @@ func cmdExplain(ctx context.Context, db *DB, dbName string, cmd bson.D) (bson.D,
 	var st *execStats
 	isEOF := true
 	start := time.Now()
+	// The explained command's own parser is as strict as when it runs.
+	var strictErr error
+	switch inner[0].Key {
+	case "update":
+		strictErr = strictFields(inner, "updates", "ordered", "bypassDocumentValidation", "let")
+	case "delete":
+		strictErr = strictFields(inner, "deletes", "ordered", "let")
+	case "count":
+		strictErr = strictFields(inner, "query", "limit", "skip", "hint", "collation", "fields")
+	case "distinct":
+		strictErr = strictFields(inner, "key", "query", "collation", "hint")
+	}
+	if strictErr != nil {
+		return nil, strictErr
+	}
 	switch inner[0].Key {
 	case "find":
 		filter, o, err := parseFindOptions(inner)

@@ -52,6 +52,15 @@ func cmdFindAndModify(ctx context.Context, db *DB, dbName string, cmd bson.D) (b
 		}
 		proj = proj.WithQuery(qf)
 	}
+	if s.Hint != nil {
+		// The hint names an index of the collection, as mongod checks
+		// before it writes (2).
+		if c := db.lookup(dbName, name); c != nil && c.m().Kind != catalog.KindView {
+			if _, _, err := resolveHint(c.m(), s.Hint); err != nil {
+				return nil, err
+			}
+		}
+	}
 	if remove {
 		d, err := db.findOneAndDelete(ctx, dbName, name, s.Filter, sortD)
 		if err != nil {
@@ -130,6 +139,13 @@ func parseFindAndModify(cmd bson.D, s *UpdateSpec) (famOptions, error) {
 			s.Upsert, _ = asBool(e.Value)
 		case "fields":
 			f.fields, err = toDoc("findAndModify.fields", e.Value)
+		case "hint":
+			switch e.Value.(type) {
+			case string, bson.D:
+				s.Hint = e.Value
+			default:
+				err = document.Errorf(document.CodeFailedToParse, "Hint must be a string or an object")
+			}
 		case "collation":
 			s.Collation, err = collationOption("findAndModify", e.Value)
 		case "arrayFilters":

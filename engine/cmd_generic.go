@@ -87,3 +87,43 @@ func CheckWriteConcern(v any) error {
 	}
 	return nil
 }
+
+// readOnlyCommands are the commands that take no writeConcern, as
+// mongod's supportsWriteConcern says of them.
+var readOnlyCommands = map[string]bool{
+	"find": true, "count": true, "distinct": true, "getMore": true,
+	"listCollections": true, "listIndexes": true,
+}
+
+// WriteConcernSupported refuses a writeConcern given to a command that
+// writes nothing (a find, a count, an aggregate without $out or $merge):
+// 72 "Command does not support writeConcern", as mongod answers.
+func WriteConcernSupported(cmd bson.D) error {
+	if len(cmd) == 0 {
+		return nil
+	}
+	if _, has := get(cmd, "writeConcern"); !has {
+		return nil
+	}
+	name := cmd[0].Key
+	refused := readOnlyCommands[name]
+	if name == "aggregate" {
+		refused = !writesOut(cmd)
+	}
+	if refused {
+		return document.Errorf(document.CodeInvalidOptions, "Command does not support writeConcern")
+	}
+	return nil
+}
+
+// writesOut reports whether an aggregate command's pipeline ends in
+// $out or $merge.
+func writesOut(cmd bson.D) bool {
+	pv, _ := get(cmd, "pipeline")
+	p, _ := pv.(bson.A)
+	if len(p) == 0 {
+		return false
+	}
+	last, _ := p[len(p)-1].(bson.D)
+	return len(last) > 0 && (last[0].Key == "$out" || last[0].Key == "$merge")
+}

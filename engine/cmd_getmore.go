@@ -19,6 +19,9 @@ func cmdGetMore(ctx context.Context, db *DB, dbName string, cmd bson.D) (bson.D,
 	if !ok {
 		return nil, document.Errorf(document.CodeFailedToParse, "BSON field 'getMore.collection' is missing but a required field")
 	}
+	if err := strictFields(cmd, "collection", "batchSize", "term", "lastKnownCommittedOpTime", "includeQueryStatsMetrics"); err != nil {
+		return nil, err
+	}
 	n := 0
 	if v, ok := get(cmd, "batchSize"); ok {
 		b, err := intOpt("getMore.batchSize", v)
@@ -39,6 +42,9 @@ func cmdGetMore(ctx context.Context, db *DB, dbName string, cmd bson.D) (bson.D,
 	}
 	if cur.stream != nil {
 		return db.changeStreamGetMore(ctx, cur, cmd, n)
+	}
+	if _, has := get(cmd, "maxTimeMS"); has && (cur.tail == nil || !cur.tail.await) {
+		return nil, document.Errorf(document.CodeBadValue, "cannot set maxTimeMS on getMore command for a non-awaitData cursor")
 	}
 	var batch bson.A
 	var err error
@@ -79,6 +85,14 @@ func cmdKillCursors(_ context.Context, db *DB, dbName string, cmd bson.D) (bson.
 	arr, ok := v.(bson.A)
 	if !ok {
 		return nil, document.Errorf(document.CodeFailedToParse, "BSON field 'killCursors.cursors' is missing but a required field")
+	}
+	if err := strictFields(cmd, "cursors"); err != nil {
+		return nil, err
+	}
+	for i, x := range arr {
+		if _, ok := x.(int64); !ok {
+			return nil, document.Errorf(document.CodeTypeMismatch, "BSON field 'killCursors.cursors.%d' is the wrong type '%s', expected type 'long'", i, typeName(x))
+		}
 	}
 	killed, notFound := bson.A{}, bson.A{}
 	for _, x := range arr {

@@ -68,6 +68,14 @@ func cmdListIndexes(_ context.Context, db *DB, dbName string, cmd bson.D) (bson.
 	if err != nil {
 		return nil, err
 	}
+	if err := strictFields(cmd, "cursor", "includeBuildUUIDs", "includeIndexBuildInfo"); err != nil {
+		return nil, err
+	}
+	if v, ok := get(cmd, "cursor"); ok {
+		if _, err := cursorOption("listIndexes", v); err != nil {
+			return nil, err
+		}
+	}
 	c := db.lookup(dbName, name)
 	if c == nil {
 		return nil, document.Errorf(document.CodeNamespaceNotFound, "ns does not exist: %s.%s", dbName, name)
@@ -82,6 +90,9 @@ func cmdListIndexes(_ context.Context, db *DB, dbName string, cmd bson.D) (bson.
 func cmdDropIndexes(_ context.Context, db *DB, dbName string, cmd bson.D) (bson.D, error) {
 	name, err := collName(cmd)
 	if err != nil {
+		return nil, err
+	}
+	if err := strictFields(cmd, "index"); err != nil {
 		return nil, err
 	}
 	v, ok := get(cmd, "index")

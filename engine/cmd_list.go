@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"github.com/ttlkv/ttlkv/document"
 
 	"github.com/ttlkv/ttlkv/engine/internal/catalog"
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -9,6 +10,21 @@ import (
 
 // cmdListCollections runs the listCollections command.
 func cmdListCollections(ctx context.Context, db *DB, dbName string, cmd bson.D) (bson.D, error) {
+	if err := strictFields(cmd, "filter", "nameOnly", "authorizedCollections", "cursor", "includePendingDrops"); err != nil {
+		return nil, err
+	}
+	for _, f := range []string{"nameOnly", "authorizedCollections"} {
+		if v, ok := get(cmd, f); ok {
+			if _, err := boolField("listCollections", f, v); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if v, ok := get(cmd, "cursor"); ok {
+		if _, err := cursorOption("listCollections", v); err != nil {
+			return nil, err
+		}
+	}
 	var filter bson.D
 	if v, ok := get(cmd, "filter"); ok {
 		var err error
@@ -90,6 +106,14 @@ func listedCappedOptions(opts bson.D) bson.D {
 
 // cmdListDatabases runs the listDatabases command.
 func cmdListDatabases(_ context.Context, db *DB, _ string, cmd bson.D) (bson.D, error) {
+	if err := strictFields(cmd, "filter", "nameOnly", "authorizedDatabases"); err != nil {
+		return nil, err
+	}
+	if v, ok := get(cmd, "filter"); ok {
+		if _, ok := v.(bson.D); !ok {
+			return nil, document.Errorf(document.CodeTypeMismatch, "BSON field 'listDatabases.filter' is the wrong type '%s', expected type 'object'", typeName(v))
+		}
+	}
 	var out bson.A
 	var total int64
 	for _, name := range db.DatabaseNames() {

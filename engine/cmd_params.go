@@ -187,3 +187,39 @@ func strictFields(cmd bson.D, known ...string) error {
 	}
 	return nil
 }
+
+// cursorOption checks a command's cursor option as mongod's strict
+// SimpleCursorOptions does: a document (14) of batchSize alone (40415),
+// a number of at least 0 (51024). It returns the batch size, -1 when
+// none is given.
+func cursorOption(cmd string, v any) (int64, error) {
+	d, ok := v.(bson.D)
+	if !ok {
+		return 0, document.Errorf(document.CodeTypeMismatch, "BSON field '%s.cursor' is the wrong type '%s', expected type 'object'", cmd, typeName(v))
+	}
+	n := int64(-1)
+	for _, e := range d {
+		if e.Key != "batchSize" {
+			return 0, document.Errorf(document.CodeIDLUnknownField, "BSON field '%s.cursor.%s' is an unknown field.", cmd, e.Key)
+		}
+		b, err := intOpt(cmd+".cursor.batchSize", e.Value)
+		if err != nil {
+			return 0, err
+		}
+		if b < 0 {
+			return 0, negativeBatchSize(b)
+		}
+		n = b
+	}
+	return n, nil
+}
+
+// boolField is a command field that mongod's IDL types bool: a boolean,
+// else 14.
+func boolField(cmd, field string, v any) (bool, error) {
+	b, ok := v.(bool)
+	if !ok {
+		return false, document.Errorf(document.CodeTypeMismatch, "BSON field '%s.%s' is the wrong type '%s', expected type 'bool'", cmd, field, typeName(v))
+	}
+	return b, nil
+}

@@ -26,7 +26,19 @@ func cmdRenameCollection(ctx context.Context, db *DB, dbName string, cmd bson.D)
 			}
 			to, haveTo = s, true
 		case "dropTarget":
-			dropTarget = truthy(e.Value)
+			b, ok := e.Value.(bool)
+			if !ok {
+				return nil, document.Errorf(document.CodeTypeMismatch, "BSON field 'renameCollection.dropTarget' is the wrong type '%s', expected type 'bool'", typeName(e.Value))
+			}
+			dropTarget = b
+		case "stayTemp":
+			if _, ok := e.Value.(bool); !ok {
+				return nil, document.Errorf(document.CodeTypeMismatch, "BSON field 'renameCollection.stayTemp' is the wrong type '%s', expected type 'bool'", typeName(e.Value))
+			}
+		default:
+			if !commandField(e.Key) {
+				return nil, document.Errorf(document.CodeIDLUnknownField, "BSON field 'renameCollection.%s' is an unknown field.", e.Key)
+			}
 		}
 	}
 	if !haveTo {

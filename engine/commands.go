@@ -184,6 +184,9 @@ func (db *DB) runCommand(ctx context.Context, dbName string, cmd bson.D) (bson.D
 		if err := CheckWriteConcern(v); err != nil {
 			return nil, err
 		}
+		if err := WriteConcernSupported(cmd); err != nil {
+			return nil, err
+		}
 	}
 	if v, ok := get(cmd, "maxTimeMS"); ok {
 		ms, err := parseMaxTimeMS(v)

@@ -118,7 +118,6 @@ func csKeys(d bson.D) string {
 	return strings.Join(k, ",")
 }
 
-
 // TestReviewCSStagesAfterChangeStream: mongod lets $match, $project,
 // $addFields, $set, $replaceRoot, $replaceWith, $redact (and $unset)
 // follow $changeStream (jstests/change_streams/allowlist.js, every stage

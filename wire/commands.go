@@ -163,7 +163,7 @@ func parseWriteConcern(cmd bson.D) (writeConcern, *cmdError) {
 	if !ok {
 		return wc, &cmdError{14, "TypeMismatch", "BSON field 'writeConcern' is the wrong type, expected type 'object'"}
 	}
-	if err := engine.CheckWriteConcern(d); err != nil {
+	if err := errors.Join(engine.CheckWriteConcern(d), engine.WriteConcernSupported(cmd)); err != nil {
 		var de *document.Error
 		if errors.As(err, &de) {
 			return wc, &cmdError{int32(de.Code), de.Name(), de.Message}

@@ -39,8 +39,11 @@ func getMore(db *mongo.Database, coll string, id int64) error {
 func TestCursorsAcrossConnections(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, Options{OrphanCursorTimeout: time.Hour})
-	a := e.client(t, false).Database("app")
-	b := e.client(t, true).Database("app")
+	// Clients without a timeout: with one the driver gives every
+	// command, a raw getMore too, a maxTimeMS, which mongod (and ttlkv)
+	// refuse on a getMore of a cursor that does not await data.
+	a := e.client(t, false, noTimeout).Database("app")
+	b := e.client(t, true, noTimeout).Database("app")
 	seed(t, a.Collection("c"), 10)
 	id := openCursor(t, a, "c")
 	if err := getMore(b, "c", id); err != nil {
@@ -144,7 +147,7 @@ func TestGetMoreWithoutBatchSize(t *testing.T) {
 	e := newEnv(t, Options{})
 	e.srv.replyTarget = 1 << 20
 	ctx := context.Background()
-	db := e.client(t, true).Database("app")
+	db := e.client(t, true, noTimeout).Database("app")
 	big := make([]byte, 64<<10)
 	for i := range 40 {
 		if _, err := db.Collection("big").InsertOne(ctx, bson.D{{Key: "_id", Value: i}, {Key: "b", Value: big}}); err != nil {
@@ -177,3 +180,7 @@ func TestGetMoreWithoutBatchSize(t *testing.T) {
 		t.Fatalf("driver read %d documents: %v", n, cur.Err())
 	}
 }
+
+// noTimeout takes the client's timeout off, so that the driver does not
+// add maxTimeMS to the raw getMore commands a test sends.
+func noTimeout(o *options.ClientOptions) { o.Timeout = nil }

@@ -138,6 +138,12 @@ func parseProject(arg any, sc pdepth) (stageSpec, error) {
 	if err != nil {
 		return stageSpec{}, err
 	}
+	if a, b, ok := conflictingPaths(ops); ok {
+		if len(a) < len(b) {
+			return stageSpec{}, document.Errorf(document.Code(31249), "Invalid $project :: caused by :: Path collision at %s remaining portion %s", strings.Join(b, "."), strings.Join(b[len(a):], "."))
+		}
+		return stageSpec{}, document.Errorf(document.Code(31250), "Invalid $project :: caused by :: Path collision at %s", strings.Join(b, "."))
+	}
 	exclusion := true
 	idExcluded := false
 	for _, op := range ops {
@@ -326,12 +332,18 @@ func parseAddFields(name string, arg any, sc pdepth) (stageSpec, error) {
 	if !ok {
 		return stageSpec{}, document.Errorf(document.Code(40272), "%s specification stage must be an object, got %s", name, document.TypeName(arg))
 	}
+	if err := dottedInSubObject(spec, false); err != nil {
+		return stageSpec{}, err
+	}
 	ops, err := flattenSpec(nil, spec, func(path []string, v any) (pathOp, error) {
 		e, err := parseExpr(v, sc)
 		return pathOp{path: path, expr: e}, err
 	}, nil)
 	if err != nil {
 		return stageSpec{}, err
+	}
+	if a, b, ok := conflictingPaths(ops); ok {
+		return stageSpec{}, document.Errorf(document.Code(40176), "Invalid %s :: caused by :: specification contains two conflicting paths. Cannot specify both '%s' and '%s': %s", name, strings.Join(b, "."), strings.Join(a, "."), document.Format(spec))
 	}
 	return mapSpec(name, spec, func(d bson.D, env *Env) (bson.D, bool, error) {
 		out := d
@@ -787,4 +799,38 @@ func positionalPath(spec bson.D) bool {
 		}
 	}
 	return false
+}
+
+// conflictingPaths finds two paths of a flattened specification one of
+// which is a prefix of the other (p and p.q), in the order given: the
+// first and the later. mongod refuses such a $set or $addFields (40176)
+// and such a $project (31249, 31250).
+func conflictingPaths(ops []pathOp) (first, later []string, found bool) {
+	for j := range ops {
+		for i := range j {
+			a, b := ops[i].path, ops[j].path
+			n := min(len(a), len(b))
+			if slices.Equal(a[:n], b[:n]) {
+				return a, b, true
+			}
+		}
+	}
+	return nil, nil, false
+}
+
+// dottedInSubObject refuses, as mongod's $set and $addFields do (40183),
+// a dotted field name inside a sub-object of the specification ({p:
+// {"q.r": 1}}); inSub is whether spec is one.
+func dottedInSubObject(spec bson.D, inSub bool) error {
+	for _, el := range spec {
+		if inSub && strings.Contains(el.Key, ".") {
+			return document.Errorf(document.Code(40183), "cannot use dotted field name '%s' in a sub object: %s", el.Key, document.Format(spec))
+		}
+		if sub, ok := el.Value.(bson.D); ok && len(sub) > 0 && !strings.HasPrefix(sub[0].Key, "$") {
+			if err := dottedInSubObject(sub, true); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }

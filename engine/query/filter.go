@@ -845,6 +845,9 @@ func parseTypeOperand(v any, set *typeSet) error {
 func typeExpr(path string, parts []string, v any) (expr, error) {
 	set := typeSet{nums: map[int]bool{}}
 	if arr, ok := v.(bson.A); ok {
+		if len(arr) == 0 {
+			return nil, document.Errorf(document.CodeFailedToParse, "%s must match at least one type", path)
+		}
 		for _, e := range arr {
 			if err := parseTypeOperand(e, &set); err != nil {
 				return nil, err
