@@ -68,6 +68,9 @@ const (
 	CodeViewDepthLimitExceeded          Code = 165   // views standing on more than 20 views
 	CodeNoSuchKey                       Code = 4     // a required field missing from an operator's document
 	CodeNoQueryExecutionPlans           Code = 291   // a query no plan can answer (a $text the text index cannot serve)
+	CodeUnknownError                    Code = 8     // a script threw a value that is not an object
+	CodeJSInterpreterFailure            Code = 139   // a script threw, or does not compile
+	CodeInterrupted                     Code = 11601 // an operation (a script) stopped from outside
 )
 
 var codeNames = map[Code]string{
@@ -79,6 +82,9 @@ var codeNames = map[Code]string{
 	CodeViewDepthLimitExceeded:          "ViewDepthLimitExceeded",
 	CodeNoSuchKey:                       "NoSuchKey",
 	CodeNoQueryExecutionPlans:           "NoQueryExecutionPlans",
+	CodeUnknownError:                    "UnknownError",
+	CodeJSInterpreterFailure:            "JSInterpreterFailure",
+	CodeInterrupted:                     "Interrupted",
 	CodeFailedToParse:                   "FailedToParse",
 	CodeUnauthorized:                    "Unauthorized",
 	CodeTypeMismatch:                    "TypeMismatch",

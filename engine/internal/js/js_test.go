@@ -1,0 +1,214 @@
+package js
+
+import (
+	"context"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/ttlkv/ttlkv/document"
+	"go.mongodb.org/mongo-driver/v2/bson"
+)
+
+func TestFunctionSource(t *testing.T) {
+	t.Parallel()
+	// The forms mongod turns into functions (jstests/core/where1.js and
+	// the $function tests use each).
+	doc := bson.D{{Key: "a", Value: int32(2)}, {Key: "b", Value: "x"}}
+	cases := []struct {
+		src  string
+		want bool
+	}{
+		{"return this.a == 2", true},
+		{"this.a == 2", true},
+		{"this.a == 3", false},
+		{"this.a == 2;", true},
+		{"  this.a == 2 ;  ; ", true},
+		{"function() { return this.a == 2; }", true},
+		{"function () { return obj.a == 2 }", true},
+		{"function f() { return this.a == 2 }", true},
+		{"var x = 2; this.a == x", true},
+		{"var x = 3; this.a == x", false},
+		{"((this.a == 2))", true},
+		{"(this.a == 2) && (this.b == 'x')", true},
+		{"if (this.a == 2) { return true } return false", true},
+		{"if (this.a == 2) { return false } return true", false},
+		{"obj.b === 'x'", true},
+		{"true", true},
+		{"1", true},
+		{"0", false},
+		{"null", false},
+		{"var y = 1", false}, // no expression last: undefined
+		{"this.a == 2 // a comment", true},
+		{"\nthis.b\n", true},
+	}
+	for _, c := range cases {
+		f, err := Compile(c.src)
+		if err != nil {
+			t.Errorf("%q: %v", c.src, err)
+			continue
+		}
+		got, err := f.Where(context.Background(), doc)
+		if err != nil || got != c.want {
+			t.Errorf("%q (%s): %v, %v; want %v", c.src, f.Source(), got, err, c.want)
+		}
+	}
+}
+
+func codeOf(err error) document.Code { return document.CodeOf(err) }
+
+func TestErrors(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		src  string
+		code document.Code
+		msg  string
+	}{
+		{"this.a ==", CodeJSInterpreterFailure, "SyntaxError"},
+		{"function(){ throw new Error('boom') }", CodeJSInterpreterFailure, "uncaught exception: Error: boom :\n"},
+		{"nosuch()", CodeJSInterpreterFailure, "uncaught exception: ReferenceError: nosuch is not defined"},
+		{"function(){ throw 'str' }", CodeUnknownError, "uncaught exception: str"},
+		{"function f(n){ return f(n+1) }", CodeJSInterpreterFailure, "too much recursion"},
+		{"function(){ return 'ab'.repeat(1e9) }", CodeJSInterpreterFailure, "RangeError"},
+		{"function(){ return new Array(1e9).join('x') }", CodeJSInterpreterFailure, "RangeError"},
+	}
+	for _, c := range cases {
+		f, err := Compile(c.src)
+		if err == nil {
+			_, err = f.Call(context.Background(), int32(1))
+		}
+		if codeOf(err) != c.code || err == nil || !strings.Contains(err.Error(), c.msg) {
+			t.Errorf("%q: %v; want code %d containing %q", c.src, err, c.code, c.msg)
+		}
+	}
+}
+
+func TestInterrupt(t *testing.T) {
+	t.Parallel()
+	f, err := Compile("function(){ while (true) {} }")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	_, err = f.Call(ctx)
+	if codeOf(err) != document.CodeMaxTimeMSExpired {
+		t.Fatalf("deadline: %v", err)
+	}
+	ctx, cancel = context.WithCancel(context.Background())
+	time.AfterFunc(20*time.Millisecond, cancel)
+	_, err = f.Where(ctx, bson.D{})
+	if codeOf(err) != CodeInterrupted {
+		t.Fatalf("cancel: %v", err)
+	}
+	// The runtime that was interrupted is not reused interrupted.
+	g, _ := Compile("1 + 1")
+	if v, err := g.Call(context.Background()); err != nil || v != 2.0 {
+		t.Fatalf("after: %v %v", v, err)
+	}
+}
+
+func TestConversions(t *testing.T) {
+	t.Parallel()
+	oid := bson.NewObjectID()
+	when := bson.DateTime(1700000000123)
+	dec, _ := bson.ParseDecimal128("1.5")
+	bin := bson.Binary{Subtype: 0, Data: []byte{1, 2, 3}}
+	ts := bson.Timestamp{T: 5, I: 6}
+	in := bson.D{
+		{Key: "z", Value: int32(1)}, {Key: "1", Value: "one"}, {Key: "a", Value: 2.5},
+		{Key: "l", Value: int64(1) << 60}, {Key: "s", Value: "str"}, {Key: "t", Value: true},
+		{Key: "n", Value: nil}, {Key: "u", Value: bson.Undefined{}}, {Key: "d", Value: when},
+		{Key: "o", Value: oid}, {Key: "r", Value: bson.Regex{Pattern: "^a", Options: "i"}},
+		{Key: "arr", Value: bson.A{int32(1), "two", bson.D{{Key: "x", Value: int32(3)}}}},
+		{Key: "dec", Value: dec}, {Key: "bin", Value: bin}, {Key: "ts", Value: ts},
+		{Key: "min", Value: bson.MinKey{}}, {Key: "max", Value: bson.MaxKey{}},
+		{Key: "sub", Value: bson.D{{Key: "q", Value: int32(7)}}},
+	}
+	id, _ := Compile("function(x) { return x }")
+	got, err := id.Call(context.Background(), in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if document.Compare(got, in) != 0 || document.Format(got) != document.Format(in) {
+		t.Fatalf("identity:\n got %s\nwant %s", document.Format(got), document.Format(in))
+	}
+	checks := []struct {
+		src  string
+		want any
+	}{
+		{"function(x) { return typeof x.z }", "number"},
+		{"function(x) { return x.l > 1 && x.l.toNumber() == 1152921504606846976 }", true},
+		{"function(x) { return x.l.toString() }", `NumberLong("1152921504606846976")`},
+		{"function(x) { return NumberLong(5) == 5 && NumberLong(5) < 6 && NumberLong(5).toString() }", "NumberLong(5)"},
+		{"function(x) { return x.o.str.length == 24 && x.o.equals(x.o) && x.o.getTimestamp() instanceof Date }", true},
+		{"function(x) { return x.o instanceof ObjectId && x.o.toString().indexOf('ObjectId(') == 0 }", true},
+		{"function(x) { return x.d instanceof Date && x.d.getTime() }", 1700000000123.0},
+		{"function(x) { return x.r.test('ABC') }", true},
+		{"function(x) { return x.n === null && x.u === undefined && x.nosuch === undefined }", true},
+		{"function(x) { return Object.keys(x).slice(0, 3).join() }", "z,1,a"},
+		{"function(x) { return x.arr.length == 3 && Array.isArray(x.arr) && x.arr[2].x }", 3.0},
+		{"function(x) { return x.ts.t + x.ts.i }", 11.0},
+		{"function(x) { return x.bin.length() }", 3.0},
+		{"function(x) { return 1 }", 1.0},
+		{"function(x) { x.z = 5; return x.z }", 5.0},
+		{"function(x) { x.z = 5; x.a = 7; return x }", bson.D{{Key: "z", Value: int32(5)}, {Key: "a", Value: 7.0}}},
+		{"function(x) { return {b: 1, a: [1, 'x'], c: {d: null}} }", bson.D{{Key: "b", Value: 1.0}, {Key: "a", Value: bson.A{1.0, "x"}}, {Key: "c", Value: bson.D{{Key: "d", Value: nil}}}}},
+		{"function(x) { return NumberInt(4) }", int32(4)},
+		{"function(x) { return NumberLong('9007199254740993') }", int64(9007199254740993)},
+		{"function(x) { return NumberDecimal('1.5') }", dec},
+		{"function(x) { return new Date(5) }", bson.DateTime(5)},
+		{"function(x) { return /a.b/im }", bson.Regex{Pattern: "a.b", Options: "im"}},
+		{"function(x) { return undefined }", bson.Undefined{}},
+		{"function(x) { return [x.min, x.max, x.dec, x.bin, x.ts] }", bson.A{bson.MinKey{}, bson.MaxKey{}, dec, bin, ts}},
+		{"function(x) { return ObjectId('000000000000000000000001') }", bson.ObjectID{11: 1}},
+		{"function(x) { return x.sub }", bson.D{{Key: "q", Value: int32(7)}}},
+		{"function(x) { delete x.sub.q; x.sub.r = 1; return x.sub }", bson.D{{Key: "r", Value: 1.0}}},
+	}
+	for _, c := range checks {
+		f, err := Compile(c.src)
+		if err != nil {
+			t.Fatalf("%s: %v", c.src, err)
+		}
+		got, err := f.Call(context.Background(), in)
+		if c.src == "function(x) { x.z = 5; x.a = 7; return x }" {
+			d, _ := got.(bson.D)
+			if len(d) > 2 {
+				got = d[:1]
+				got = append(got.(bson.D), d[2])
+			}
+		}
+		if err != nil || document.Compare(got, c.want) != 0 || document.TypeNumber(got) != document.TypeNumber(c.want) {
+			t.Errorf("%s: %s (%v); want %s", c.src, document.Format(got), err, document.Format(c.want))
+		}
+	}
+}
+
+func TestConcurrentCalls(t *testing.T) {
+	t.Parallel()
+	f, err := Compile("function(a, b) { var s = 0; for (var i = 0; i < 100; i++) s += a; leak = b; return s + b }")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	for g := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range 50 {
+				got, err := f.Call(context.Background(), int32(1), int32(g*1000+i))
+				if err != nil || got != float64(100+g*1000+i) {
+					t.Errorf("%v %v", got, err)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	// A global a script assigned is gone for the next call.
+	h, _ := Compile("typeof leak")
+	if got, _ := h.Call(context.Background()); got != "undefined" {
+		t.Fatalf("leak: %v", got)
+	}
+}

@@ -1,0 +1,120 @@
+package js
+
+import (
+	"runtime"
+
+	"github.com/dop251/goja"
+)
+
+// vm is one goja runtime with what the conversions need. A runtime is
+// not safe for concurrent use: a call takes one from the pool and gives
+// it back when done, unless something went wrong in it.
+type vm struct {
+	rt       *goja.Runtime
+	fns      map[*goja.Program]goja.Callable // the functions compiled in rt
+	protos   map[string]*goja.Object         // the prototypes of the BSON types
+	date     goja.Value                      // Date
+	regexp   goja.Value                      // RegExp
+	baseline map[string]bool                 // the global names after setup
+}
+
+const maxFuncsPerVM = 256
+
+var pool = make(chan *vm, 4*runtime.GOMAXPROCS(0))
+
+func getVM() *vm {
+	select {
+	case v := <-pool:
+		return v
+	default:
+		return newVM()
+	}
+}
+
+func putVM(v *vm) {
+	select {
+	case pool <- v:
+	default:
+	}
+}
+
+// function returns f compiled in this runtime.
+func (v *vm) function(f *Func) (goja.Callable, error) {
+	if fn, ok := v.fns[f.prg]; ok {
+		return fn, nil
+	}
+	val, err := v.rt.RunProgram(f.prg)
+	if err != nil {
+		return nil, err
+	}
+	fn, ok := goja.AssertFunction(val)
+	if !ok {
+		return nil, syntaxError(errNotFunction)
+	}
+	if len(v.fns) >= maxFuncsPerVM {
+		clear(v.fns)
+	}
+	v.fns[f.prg] = fn
+	return fn, nil
+}
+
+type notFunction struct{}
+
+func (notFunction) Error() string { return "the script is not a function" }
+
+var errNotFunction error = notFunction{}
+
+// cleanGlobals deletes the global variables a call left (obj, and what
+// the script assigned without declaring), so that the next call on this
+// runtime does not see them.
+func (v *vm) cleanGlobals() {
+	g := v.rt.GlobalObject()
+	for _, k := range g.Keys() {
+		if !v.baseline[k] {
+			_ = g.Delete(k)
+		}
+	}
+}
+
+func newVM() *vm {
+	rt := goja.New()
+	rt.SetMaxCallStackSize(MaxCallStackSize)
+	v := &vm{rt: rt, fns: map[*goja.Program]goja.Callable{}, protos: map[string]*goja.Object{}}
+	v.date = rt.Get("Date")
+	v.regexp = rt.Get("RegExp")
+	v.setupTypes()
+	if _, err := rt.RunString(limitsPrelude); err != nil {
+		panic(err)
+	}
+	v.baseline = map[string]bool{}
+	for _, k := range rt.GlobalObject().Keys() {
+		v.baseline[k] = true
+	}
+	return v
+}
+
+// limitsPrelude bounds the strings single built-in calls may make, which
+// an interruption cannot stop midway.
+const limitsPrelude = `(function (max) {
+  function redefine(proto, name, check) {
+    var orig = proto[name];
+    Object.defineProperty(proto, name, {
+      value: function () {
+        check(this, arguments);
+        return orig.apply(this, arguments);
+      },
+      writable: true, configurable: true, enumerable: false
+    });
+  }
+  function fail() { throw new RangeError('Invalid string length'); }
+  redefine(String.prototype, 'repeat', function (s, a) {
+    if (String(s).length * Number(a[0]) > max) fail();
+  });
+  function pad(s, a) { if (Number(a[0]) > max) fail(); }
+  redefine(String.prototype, 'padStart', pad);
+  redefine(String.prototype, 'padEnd', pad);
+  redefine(Array.prototype, 'join', function (arr, a) {
+    var sep = a[0] === undefined ? 1 : String(a[0]).length;
+    if (Number(arr.length) * sep > max) fail();
+  });
+})(` + "67108864" + `);`
