@@ -139,6 +139,7 @@ func (db *DB) aggOptions(dbName string, collation bson.D) agg.Options {
 		SpillDir:       db.spillDir(),
 		MaxSortBytes:   db.params.int("internalQueryMaxBlockingSortMemoryUsageBytes"),
 		MaxGroupBytes:  db.params.int("internalDocumentSourceGroupMaxMemoryBytes"),
+		NoScripting:    db.opts.NoScripting,
 	}
 }
 

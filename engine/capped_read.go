@@ -88,7 +88,11 @@ func (s *scanner) cappedRecord(seq uint64, data []byte) (*record, error) {
 	}
 	s.stats.docsExamined++
 	if !s.noMatch {
-		if ok, err := s.p.filter.MatchErr(d); err != nil || !ok {
+		flt := s.flt
+		if flt == nil {
+			flt = s.p.filter
+		}
+		if ok, err := flt.MatchErr(d); err != nil || !ok {
 			return nil, err
 		}
 	}

@@ -46,7 +46,7 @@ func cmdFindAndModify(ctx context.Context, db *DB, dbName string, cmd bson.D) (b
 	proj = proj.Collate(coll)
 	if proj.HasPositional() {
 		// a.$ is the element the query places.
-		qf, err := query.ParseFilterWith(nonNilDoc(s.Filter), db.opts.Clock(), let.FilterVars())
+		qf, err := query.ParseFilterOpts(nonNilDoc(s.Filter), db.filterOptions(let.FilterVars()))
 		if err != nil {
 			return nil, err
 		}

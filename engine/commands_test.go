@@ -164,7 +164,7 @@ func TestErrorReplies(t *testing.T) {
 		{`{"noSuchCommand": 1}`, document.CodeCommandNotFound, "no such command: 'noSuchCommand'"},
 		{`{"Find": "c"}`, document.CodeCommandNotFound, "no such command"},
 		{`{"find": "c", "filter": {"a": {"$foo": 1}}}`, document.CodeBadValue, "$foo"},
-		{`{"find": "c", "filter": {"$where": "1"}}`, document.CodeBadValue, ""},
+		{`{"find": "c", "filter": {"$where": 1}}`, document.CodeBadValue, "$where got bad type"},
 		{`{"count": "c", "query": {"a": {"$bogus": 1}}}`, document.CodeBadValue, "$bogus"},
 		{`{"delete": "c", "deletes": [{"q": {"a": {"$bogus": 1}}, "limit": 0}]}`, 0, ""},
 		{`{"update": "c", "updates": [{"q": {}, "u": {"$bogus": {"a": 1}}, "multi": true}]}`, 0, ""},

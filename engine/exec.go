@@ -45,6 +45,8 @@ const scanChunkKeys = 4096
 // with the plan's filter.
 type scanner struct {
 	p       *plan
+	flt     *query.Filter   // p.filter bound to fltCtx (filter)
+	fltCtx  context.Context //
 	ranges  []keyRange
 	ri      int    // current range
 	resume  []byte // next key bound within ranges[ri]; nil: range start
@@ -173,9 +175,20 @@ func newScanner(p *plan) *scanner {
 	return s
 }
 
+// filter is the scan's filter bound to the context of the batch being
+// read, so that a $where (or a $function in a $expr) stops when that
+// context ends: a cursor's batches each have their own.
+func (s *scanner) filter(ctx context.Context) *query.Filter {
+	if s.flt == nil || s.fltCtx != ctx {
+		s.flt, s.fltCtx = s.p.filter.WithContext(ctx), ctx
+	}
+	return s.flt
+}
+
 // next returns up to n more matching records; fewer (maybe none) with
 // done set at the end.
 func (s *scanner) next(ctx context.Context, n int) ([]record, error) {
+	s.filter(ctx)
 	if s.ts != nil {
 		return s.nextTS(ctx, n)
 	}
@@ -212,6 +225,7 @@ func (s *scanner) nextUnion(ctx context.Context, n int) ([]record, error) {
 // records in Badger.
 func (s *scanner) nextRecords(ctx context.Context, n int) ([]record, error) {
 	var out []record
+	flt := s.filter(ctx)
 	for !s.done && len(out) < n {
 		if err := ctxErr(ctx); err != nil {
 			return out, err
@@ -326,7 +340,7 @@ func (s *scanner) nextRecords(ctx context.Context, n int) ([]record, error) {
 						if s.partialMatch && !s.noMatch {
 							d, err := document.UnmarshalFields(rec.raw, s.matchFields)
 							if err == nil {
-								keep, err = s.p.filter.MatchErr(d)
+								keep, err = flt.MatchErr(d)
 							}
 							if err != nil {
 								it.Close()
@@ -358,7 +372,7 @@ func (s *scanner) nextRecords(ctx context.Context, n int) ([]record, error) {
 					if s.noMatch {
 						s.carry(&rec)
 						out = append(out, rec)
-					} else if ok, err := s.p.filter.MatchErr(d); err != nil {
+					} else if ok, err := flt.MatchErr(d); err != nil {
 						it.Close()
 						return err
 					} else if ok {

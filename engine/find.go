@@ -76,7 +76,7 @@ func (db *DB) findPlan(dbName, name string, filter bson.D, o FindOptions) (*coll
 		}
 		vars = l.FilterVars()
 	}
-	f, err := query.ParseFilterWith(filter, db.opts.Clock(), vars)
+	f, err := query.ParseFilterOpts(filter, db.filterOptions(vars))
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -143,6 +143,13 @@ func (db *DB) findPlan(dbName, name string, filter bson.D, o FindOptions) (*coll
 
 // recordQuery builds the executor of a find on an ordinary (possibly
 // clustered) or capped collection: a plan over its records.
+// filterOptions are how a user's query filter (a find's, a count's, a
+// distinct's, a write's) is parsed: $where accepted, JavaScript as the
+// engine's options say, $expr with the variables vars.
+func (db *DB) filterOptions(vars any) query.ParseOptions {
+	return query.ParseOptions{Now: db.opts.Clock(), Vars: vars, Where: true, NoScripting: db.opts.NoScripting}
+}
+
 func (db *DB) recordQuery(c *coll, f *query.Filter, srt *query.Sort, o FindOptions, proj *query.Projection) (*queryExec, error) {
 	if (o.Min != nil || o.Max != nil) && o.Hint == nil {
 		return nil, errMinMaxHint()

@@ -964,6 +964,7 @@ func (db *DB) deleteDocs(ctx context.Context, dbName, name string, s DeleteSpec)
 	if err != nil {
 		return 0, err
 	}
+	f = f.WithContext(ctx) // a $where stops when the command's context ends
 	if _, err := opCollator(nil, s.Collation); err != nil {
 		return 0, err
 	}
@@ -1070,6 +1071,7 @@ func (db *DB) updateReturning(ctx context.Context, dbName, name string, s Update
 	if err != nil {
 		return nil, nil, err
 	}
+	f = f.WithContext(ctx) // a $where stops when the command's context ends
 	if l != nil {
 		s.vars = append(l.Values(), s.vars...)
 	}
@@ -1335,6 +1337,8 @@ func (db *DB) parseFilterLet(filter, let bson.D) (*query.Filter, *agg.Let, error
 	if err != nil {
 		return nil, nil, err
 	}
-	f, err := query.ParseFilterWith(filter, now, l.FilterVars())
+	o := db.filterOptions(l.FilterVars())
+	o.Now = now
+	f, err := query.ParseFilterOpts(filter, o)
 	return f, l, err
 }

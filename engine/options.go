@@ -46,6 +46,13 @@ type Options struct {
 	// defaults. Invalid ones fail Open. SetParameter changes them later.
 	Params map[string]any
 
+	// NoScripting turns server-side JavaScript off, as mongod's
+	// --noscripting (security.javascriptEnabled: false) does: a $where
+	// fails with 6108304 "no globalScriptEngine in $where parsing", a
+	// $function or an $accumulator with 31264 when it would run
+	// (docs/javascript.md). Default false: scripting is on.
+	NoScripting bool
+
 	// MemoryBudget is the memory the storage layer's own structures may
 	// take: Badger's memtables, block and index caches and concurrent
 	// compactions are sized from it (lsm.Options.MemoryBudget). Default

@@ -148,6 +148,9 @@ func bannedInValidator(v any, depth int) error {
 				if mentionsRand(e.Value, 0) {
 					return errRandInValidator()
 				}
+				if mentionsKey(e.Value, "$function", 0) {
+					return document.Errorf(document.Code(4660800), "$function cannot be used inside a validator.")
+				}
 				continue // not a filter: its keywords are checked by the parser
 			case "$jsonSchema":
 				continue // not a filter: its keywords are checked by the parser
@@ -170,6 +173,29 @@ func bannedInValidator(v any, depth int) error {
 		}
 	}
 	return nil
+}
+
+// mentionsKey reports whether an expression, as written, holds the
+// operator key at any depth.
+func mentionsKey(v any, key string, depth int) bool {
+	if depth > 200 {
+		return false
+	}
+	switch x := v.(type) {
+	case bson.D:
+		for _, e := range x {
+			if e.Key == key || mentionsKey(e.Value, key, depth+1) {
+				return true
+			}
+		}
+	case bson.A:
+		for _, e := range x {
+			if mentionsKey(e, key, depth+1) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // errRandInValidator is mongod's refusal of a random draw in a

@@ -449,7 +449,10 @@ func (s *bucketAutoStage) bucket(docs []autoEntry, lo, hi any) (bson.D, error) {
 				return nil, err
 			}
 		}
-		v := acc.result()
+		v, err := accResult(acc)
+		if err != nil {
+			return nil, err
+		}
 		if isMissing(v) {
 			v = nil
 		}

@@ -1,6 +1,7 @@
 package agg
 
 import (
+	"context"
 	"strings"
 
 	"github.com/ttlkv/ttlkv/collation"
@@ -49,6 +50,19 @@ type Env struct {
 	noDoc bool
 	// coll is the collation values compare under (nil: simple).
 	coll *collation.Collator
+	// ctx is the operation's context, which ends the JavaScript a
+	// $function or an $accumulator runs (nil: background); noJS refuses
+	// that JavaScript (mongod --noscripting).
+	ctx  context.Context
+	noJS bool
+}
+
+// context is the context JavaScript runs under.
+func (e *Env) context() context.Context {
+	if e.ctx == nil {
+		return context.Background()
+	}
+	return e.ctx
 }
 
 // binding is one user variable's value, in front of the ones bound

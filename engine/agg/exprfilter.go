@@ -40,22 +40,22 @@ type filterVars struct {
 	vals  *binding
 }
 
-// compileFilterExpr compiles a filter's {$expr: e} with $$NOW at now
-// and the variables vars (a filterVars, or nil): a document matches
-// when e is true for it (Truthy). An expression that fails for a
-// document (a $divide by zero) returns its error, which fails the query
-// as in MongoDB.
-func compileFilterExpr(v any, now bson.DateTime, vars any) (query.ExprPredicate, error) {
-	fv, _ := vars.(filterVars)
+// compileFilterExpr compiles a filter's {$expr: e} with the options o
+// (o.Vars a filterVars, or nil): a document matches when e is true for
+// it (Truthy). An expression that fails for a document (a $divide by
+// zero) returns its error, which fails the query as in MongoDB. It also
+// reports whether e runs JavaScript ($function).
+func compileFilterExpr(v any, o query.ExprOptions) (query.ExprPredicate, bool, error) {
+	fv, _ := o.Vars.(filterVars)
 	e, err := parseExpr(v, fv.scope)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
-	return func(d bson.D, c *collation.Collator) (bool, error) {
-		r, err := e.Eval(&Env{Root: d, Now: now, vars: fv.vals, coll: c})
+	return func(ctx context.Context, d bson.D, c *collation.Collator) (bool, error) {
+		r, err := e.Eval(&Env{Root: d, Now: o.Now, vars: fv.vals, coll: c, ctx: ctx, noJS: o.NoScripting})
 		if err != nil {
 			return false, err
 		}
 		return Truthy(r), nil
-	}, nil
+	}, UsesJavaScript(v), nil
 }

@@ -37,6 +37,9 @@ type accSpec struct {
 	n      Expr
 	nReads bool
 	make   func(n int64, c *collation.Collator) accumulator
+	// startEnv, when set, makes a group's accumulator from the group's
+	// env instead of make ($accumulator: init runs then).
+	startEnv func(env *Env) (accumulator, error)
 }
 
 type groupSpec struct {
@@ -102,6 +105,9 @@ func parseAccField(el bson.E, sc pdepth) (accSpec, error) {
 			return newKeepN(op, n, a.sort, c)
 		}}, nil
 	}
+	if op == "$accumulator" {
+		return parseJSAccumulator(el.Key, argV, sc)
+	}
 	if op == "$percentile" || op == "$median" {
 		a, err := parsePctArgs(op, argV, true, sc)
 		if err != nil {
@@ -130,6 +136,9 @@ func parseAccField(el bson.E, sc pdepth) (accSpec, error) {
 // start makes the accumulator of a new group; env is what an
 // n-accumulator's n is evaluated against.
 func (a accSpec) start(env *Env) (accumulator, error) {
+	if a.startEnv != nil {
+		return a.startEnv(env)
+	}
 	var n int64
 	if a.n != nil {
 		nv, err := a.n.Eval(env)
@@ -232,7 +241,11 @@ func (s *groupStage) next(ctx context.Context) (bson.D, error) {
 	d := make(bson.D, 0, 1+len(gr.accs))
 	d = append(d, bson.E{Key: "_id", Value: gr.id})
 	for i, a := range s.g.accs {
-		d = append(d, bson.E{Key: a.field, Value: gr.accs[i].result()})
+		v, err := accResult(gr.accs[i])
+		if err != nil {
+			return nil, err
+		}
+		d = append(d, bson.E{Key: a.field, Value: v})
 	}
 	return d, nil
 }

@@ -155,7 +155,11 @@ func (s *groupStage) nextMerged(ctx context.Context) (bson.D, error) {
 	out := make(bson.D, 0, 1+len(accs))
 	out = append(out, bson.E{Key: "_id", Value: id})
 	for i, a := range s.g.accs {
-		out = append(out, bson.E{Key: a.field, Value: accs[i].result()})
+		v, err := accResult(accs[i])
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, bson.E{Key: a.field, Value: v})
 	}
 	return out, nil
 }

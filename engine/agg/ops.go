@@ -159,6 +159,8 @@ func parseOperator(name string, arg any, depth pdepth) (Expr, error) {
 	case "$percentile", "$median":
 		a, err := parsePctArgs(name, arg, false, depth)
 		return pctExpr{a}, err
+	case "$function":
+		return parseFunction(arg, depth)
 	}
 	spec, ok := listOps[name]
 	if !ok {

@@ -68,12 +68,27 @@ type Options struct {
 	// vars are the user variables bound around the pipeline: a
 	// $lookup's let, for its sub-pipeline.
 	vars *binding
+	// NoScripting refuses the JavaScript of $function and $accumulator
+	// with 31264, as mongod --noscripting does.
+	NoScripting bool
+	// run holds the context of the cursor's current Next, which the
+	// pipeline and its sub-pipelines share.
+	run *runState
+}
+
+// runState is what the stages of one run share as it goes.
+type runState struct {
+	ctx context.Context
 }
 
 // env is the Env of an expression evaluated against root in this run:
 // its $$NOW, the variables bound around the pipeline and its collation.
 func (o *Options) env(root bson.D) *Env {
-	return &Env{Root: root, Now: o.Now, vars: o.vars, coll: o.Collator}
+	e := &Env{Root: root, Now: o.Now, vars: o.vars, coll: o.Collator, noJS: o.NoScripting}
+	if o.run != nil {
+		e.ctx = o.run.ctx
+	}
+	return e
 }
 
 // Pipeline is a parsed aggregation pipeline. It is immutable; Run may
@@ -241,7 +256,10 @@ type Source func(ctx context.Context) (bson.D, error)
 func (s Source) next(ctx context.Context) (bson.D, error) { return s(ctx) }
 
 // Cursor yields a pipeline's results.
-type Cursor struct{ it iter }
+type Cursor struct {
+	it  iter
+	run *runState
+}
 
 // Open returns a cursor over the results of the stages after the scan,
 // reading src as they need it.
@@ -252,11 +270,14 @@ func (p *Pipeline) Open(src Source, o Options) *Cursor {
 	if p.let != nil {
 		o.vars = chainVars(p.let.vals, o.vars)
 	}
+	if o.run == nil {
+		o.run = &runState{}
+	}
 	var it iter = src
 	for _, s := range p.stages {
 		it = s.make(it, &o)
 	}
-	return &Cursor{it: it}
+	return &Cursor{it: it, run: o.run}
 }
 
 // Next returns the next result, or nil at the end.
@@ -264,6 +285,7 @@ func (c *Cursor) Next(ctx context.Context) (bson.D, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	c.run.ctx = ctx
 	return c.it.next(ctx)
 }
 

@@ -59,10 +59,16 @@ func parseMatch(arg any, sc pdepth) (stageSpec, error) {
 	}
 	return stageSpec{name: "$match", spec: f, make: func(up iter, o *Options) iter {
 		// Parsed again for the run: a $expr's $$NOW is the run's.
-		flt, _ := query.ParseFilterWith(f, o.Now.Time(), filterVars{scope: sc, vals: o.vars})
+		flt, _ := query.ParseFilterOpts(f, query.ParseOptions{Now: o.Now.Time(), Vars: filterVars{scope: sc, vals: o.vars}, NoScripting: o.NoScripting})
 		flt, _ = flt.Collate(o.Collator) // collating a parsed filter cannot fail
-		return &mapStage{up: up, o: o, fn: func(d bson.D, _ *Env) (bson.D, bool, error) {
-			ok, err := flt.MatchErr(d)
+		// A $function in a $expr runs under the context of the
+		// cursor's current batch.
+		bound, boundCtx := flt, context.Context(nil)
+		return &mapStage{up: up, o: o, fn: func(d bson.D, env *Env) (bson.D, bool, error) {
+			if flt.RunsJavaScript() && env.ctx != boundCtx {
+				bound, boundCtx = flt.WithContext(env.ctx), env.ctx
+			}
+			ok, err := bound.MatchErr(d)
 			return d, ok, err
 		}}
 	}}, nil

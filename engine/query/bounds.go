@@ -372,7 +372,7 @@ func (f *Filter) OrBranches() (branches []*Filter, ok bool) {
 		if !isAnd {
 			a = andExpr{e}
 		}
-		out[i] = &Filter{root: a, hasExpr: f.hasExpr, coll: f.coll}
+		out[i] = &Filter{root: a, hasExpr: f.hasExpr, js: f.js, coll: f.coll}
 		if holdsText(a) {
 			out[i].text = f.text
 		}

@@ -25,7 +25,7 @@ func (f *Filter) Collate(c *collation.Collator) (*Filter, error) {
 		return &Filter{coll: c}, nil
 	}
 	root := collateExpr(f.root, c).(andExpr)
-	return &Filter{root: root, hasExpr: f.hasExpr, text: f.text, textOr: f.textOr, near: f.near, coll: c}, nil
+	return &Filter{root: root, hasExpr: f.hasExpr, js: f.js, text: f.text, textOr: f.textOr, near: f.near, coll: c}, nil
 }
 
 // Collator returns the collation the filter compares strings with: nil

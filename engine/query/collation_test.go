@@ -1,6 +1,7 @@
 package query
 
 import (
+	"context"
 	"slices"
 	"testing"
 
@@ -95,7 +96,7 @@ func TestCollateGivesExprItsCollation(t *testing.T) {
 	// depend on an expression compiler being registered: the predicate
 	// reports the collation it was handed.
 	var got *collation.Collator
-	f := &Filter{root: andExpr{exprNode{pred: func(_ bson.D, c *collation.Collator) (bool, error) { got = c; return true, nil }}}, hasExpr: true}
+	f := &Filter{root: andExpr{exprNode{pred: func(_ context.Context, _ bson.D, c *collation.Collator) (bool, error) { got = c; return true, nil }}}, hasExpr: true}
 	c := collation.MustParse(bson.D{{Key: "locale", Value: "en"}})
 	g, err := f.Collate(c)
 	if err != nil {

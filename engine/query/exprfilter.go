@@ -1,37 +1,48 @@
 package query
 
 import (
+	"context"
 	"strings"
 
 	"github.com/ttlkv/ttlkv/collation"
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
 
-// exprCompiler compiles the operand of a filter's $expr with $$NOW at
-// now and the variables vars; nil until a package that evaluates
-// aggregation expressions registers one.
-var exprCompiler func(v any, now bson.DateTime, vars any) (ExprPredicate, error)
+// exprCompiler compiles the operand of a filter's $expr; nil until a
+// package that evaluates aggregation expressions registers one.
+var exprCompiler func(v any, o ExprOptions) (pred ExprPredicate, usesJS bool, err error)
+
+// ExprOptions are what a $expr is compiled with: $$NOW, the user
+// variables (what ParseFilterWith was given, nil otherwise; this package
+// does not look into them) and whether JavaScript ($function) is
+// refused.
+type ExprOptions struct {
+	Now         bson.DateTime
+	Vars        any
+	NoScripting bool
+}
 
 // ExprPredicate reports whether a $expr holds for d, its values
 // compared under the collation c (nil: simple), or the expression's
-// error.
-type ExprPredicate func(d bson.D, c *collation.Collator) (bool, error)
+// error; JavaScript it runs stops when ctx ends.
+type ExprPredicate func(ctx context.Context, d bson.D, c *collation.Collator) (bool, error)
 
 // RegisterExprCompiler makes filters accept {$expr: …}: compile parses
-// the operand, with $$NOW at now and the user variables vars (what
-// ParseFilterWith was given, nil otherwise; this package does not look
-// into it), and returns the predicate a document must satisfy, which
-// fails with the expression's error; it compares values under the
-// filter's collation (Filter.Collate). The aggregation package registers
-// itself; filters parsed before that refuse $expr with 2 BadValue.
-func RegisterExprCompiler(compile func(v any, now bson.DateTime, vars any) (ExprPredicate, error)) {
+// the operand with the options o and returns the predicate a document
+// must satisfy, which fails with the expression's error, and whether it
+// runs JavaScript; it compares values under the filter's collation
+// (Filter.Collate). The aggregation package registers itself; filters
+// parsed before that refuse $expr with 2 BadValue.
+func RegisterExprCompiler(compile func(v any, o ExprOptions) (ExprPredicate, bool, error)) {
 	exprCompiler = compile
 }
 
-// exprNode is a top-level $expr, with the collation it compares under.
+// exprNode is a top-level $expr, with the collation it compares under
+// and the context its JavaScript runs under (nil: background).
 type exprNode struct {
 	pred ExprPredicate
 	coll *collation.Collator
+	ctx  context.Context
 }
 
 // exprFailure carries a $expr's evaluation error out of the matcher's
@@ -43,7 +54,11 @@ func (e exprNode) match(root any) bool {
 	if !ok {
 		return false
 	}
-	r, err := e.pred(d, e.coll)
+	ctx := e.ctx
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	r, err := e.pred(ctx, d, e.coll)
 	if err != nil {
 		panic(exprFailure{err})
 	}

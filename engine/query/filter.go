@@ -1,6 +1,7 @@
 package query
 
 import (
+	"context"
 	"math"
 	"regexp"
 	"strings"
@@ -15,7 +16,8 @@ import (
 // ParseFilter and safe for concurrent use by several goroutines.
 type Filter struct {
 	root    andExpr
-	hasExpr bool                // some branch is a $expr, whose evaluation can fail
+	hasExpr bool                // some branch is a $expr or a $where, whose evaluation can fail
+	js      bool                // some branch runs JavaScript ($where, $function in a $expr)
 	text    *TextSearch         // the $text, nil if none
 	textOr  bool                // the $text is a branch of the top-level $or
 	near    *GeoNear            // the $near or $nearSphere, nil if none
@@ -125,7 +127,35 @@ func ParseFilterAt(f bson.D, now time.Time) (*Filter, error) { return ParseFilte
 // the filter may use (an aggregation's, handed to the registered
 // expression compiler as they are).
 func ParseFilterWith(f bson.D, now time.Time, vars any) (*Filter, error) {
-	top := &topCtx{now: bson.NewDateTimeFromTime(now), vars: vars}
+	return ParseFilterOpts(f, ParseOptions{Now: now, Vars: vars})
+}
+
+// ParseOptions are what ParseFilterOpts takes besides the filter.
+type ParseOptions struct {
+	// Now is $$NOW in a $expr (the zero time: the wall clock).
+	Now time.Time
+	// Vars are the user variables of a $expr, as ParseFilterWith takes
+	// them.
+	Vars any
+	// Where accepts the $where operator, as the filter of a find, a
+	// count, a distinct, an update, a delete or a findAndModify does;
+	// elsewhere (an aggregation's $match, a validator, a partial index)
+	// it is 2 "$where is not allowed in this context".
+	Where bool
+	// NoScripting refuses JavaScript as mongod --noscripting does: a
+	// $where with 6108304 when parsed, a $function in a $expr with 31264
+	// when it runs.
+	NoScripting bool
+}
+
+// ParseFilterOpts is ParseFilter with options. A $where's function, and
+// a $function in a $expr, run under context.Background until
+// WithContext binds the operation's context.
+func ParseFilterOpts(f bson.D, o ParseOptions) (*Filter, error) {
+	if o.Now.IsZero() {
+		o.Now = time.Now()
+	}
+	top := &topCtx{now: bson.NewDateTimeFromTime(o.Now), vars: o.Vars, where: o.Where, noScripting: o.NoScripting}
 	e, err := parseDocAt(f, 0, top)
 	if err != nil {
 		return nil, err
@@ -139,7 +169,57 @@ func ParseFilterWith(f bson.D, now time.Time, vars any) (*Filter, error) {
 	case near != nil && top.text != nil:
 		return nil, badValue("text and geoNear not allowed in same query")
 	}
-	return &Filter{root: e, hasExpr: top.hasExpr, text: top.text, textOr: top.text != nil && top.text.underOr, near: near}, nil
+	return &Filter{root: e, hasExpr: top.hasExpr, js: top.js, text: top.text, textOr: top.text != nil && top.text.underOr, near: near}, nil
+}
+
+// WithContext returns the filter with the JavaScript it runs ($where, a
+// $function in a $expr) interrupted when ctx ends: an operation binds
+// its context (maxTimeMS, a client gone) before it matches documents,
+// batch by batch for a cursor. A filter that runs no JavaScript is
+// returned as it is.
+func (f *Filter) WithContext(ctx context.Context) *Filter {
+	if f == nil || !f.js {
+		return f
+	}
+	out := *f
+	out.root = bindContext(f.root, ctx).(andExpr)
+	return &out
+}
+
+// RunsJavaScript reports whether matching runs JavaScript: a $where, a
+// $function in a $expr.
+func (f *Filter) RunsJavaScript() bool { return f != nil && f.js }
+
+func bindContext(e expr, ctx context.Context) expr {
+	switch t := e.(type) {
+	case andExpr:
+		out := make(andExpr, len(t))
+		for i, x := range t {
+			out[i] = bindContext(x, ctx)
+		}
+		return out
+	case orExpr:
+		out := make(orExpr, len(t))
+		for i, x := range t {
+			out[i] = bindContext(x, ctx)
+		}
+		return out
+	case norExpr:
+		out := make(norExpr, len(t))
+		for i, x := range t {
+			out[i] = bindContext(x, ctx)
+		}
+		return out
+	case notExpr:
+		return notExpr{bindContext(t.e, ctx)}
+	case exprNode:
+		t.ctx = ctx
+		return t
+	case whereNode:
+		t.ctx = ctx
+		return t
+	}
+	return e
 }
 
 // MustParseFilter is ParseFilter for filters written in code; it panics
@@ -200,13 +280,16 @@ func parseDoc(f bson.D, depth int) (andExpr, error) { return parseDocAt(f, depth
 // topCtx is what the query's own document and its $and/$or/$nor
 // branches, where $expr may appear, share while they are parsed.
 type topCtx struct {
-	now     bson.DateTime // $$NOW
-	vars    any           // the user variables of a $expr (ParseFilterWith)
-	hasExpr bool          // a $expr was parsed
-	text    *TextSearch   // the $text parsed, nil if none
-	inOr    bool          // parsing an $or's branches
-	topOr   bool          // ... the branches of an $or of the filter's top level
-	inNor   bool          // parsing a $nor's branches
+	now         bson.DateTime // $$NOW
+	vars        any           // the user variables of a $expr (ParseFilterWith)
+	hasExpr     bool          // a $expr or a $where was parsed
+	js          bool          // ... one that runs JavaScript
+	where       bool          // $where is accepted (ParseOptions.Where)
+	noScripting bool          // JavaScript is refused (ParseOptions.NoScripting)
+	text        *TextSearch   // the $text parsed, nil if none
+	inOr        bool          // parsing an $or's branches
+	topOr       bool          // ... the branches of an $or of the filter's top level
+	inNor       bool          // parsing a $nor's branches
 }
 
 // parseDocAt parses a filter document; top is non-nil for the query's
@@ -280,12 +363,15 @@ func parseTopOp(op string, v any, depth int, top *topCtx) (expr, error) {
 		if exprCompiler == nil {
 			return nil, badValue("$expr is not supported by this build of ttlkv")
 		}
-		fn, err := exprCompiler(v, top.now, top.vars)
+		fn, usesJS, err := exprCompiler(v, ExprOptions{Now: top.now, Vars: top.vars, NoScripting: top.noScripting})
 		if err != nil {
 			return nil, err
 		}
 		top.hasExpr = true
+		top.js = top.js || usesJS
 		return exprNode{pred: fn}, nil
+	case "$where":
+		return parseWhere(v, top)
 	case "$jsonSchema":
 		if top == nil {
 			return nil, badValue("$jsonSchema can only be applied to the top-level document")
@@ -304,7 +390,7 @@ func parseTopOp(op string, v any, depth int, top *topCtx) (expr, error) {
 			return nil, badValue("$sampleRate can only be applied to the top-level document")
 		}
 		return parseSampleRate(v)
-	case "$where", "$atomic", "$isolated":
+	case "$atomic", "$isolated":
 		return nil, badValue("%s is not supported by ttlkv", op)
 	}
 	return nil, badValue("unknown top level operator: %s. If you have a field name that starts with a '$' symbol, consider using $getField or $setField.", op)
@@ -503,7 +589,9 @@ func parseOp(path string, parts []string, op string, v any, depth int) (expr, er
 		return parseGeoIntersects(path, parts, v)
 	case "$bitsAllSet", "$bitsAllClear", "$bitsAnySet", "$bitsAnyClear":
 		return bitsExpr(op, path, parts, v)
-	case "$expr", "$where", "$text", "$jsonSchema":
+	case "$where":
+		return nil, badValue("unknown operator: %s", op)
+	case "$expr", "$text", "$jsonSchema":
 		return nil, badValue("%s is not supported by ttlkv", op)
 	}
 	return nil, badValue("unknown operator: %s", op)

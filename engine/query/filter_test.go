@@ -441,7 +441,7 @@ func TestParseFilterMessages(t *testing.T) {
 		{`{"$foo": 1}`, "unknown top level operator: $foo"},
 		{`{"$and": []}`, "$and/$or/$nor must be a nonempty array"},
 		{`{"a": {"$in": 1}}`, "$in needs an array"},
-		{`{"$where": "1"}`, "not supported"},
+		{`{"$where": "1"}`, "$where is not allowed in this context"},
 	}
 	for _, c := range cases {
 		_, err := ParseFilter(D(t, c.filter))
