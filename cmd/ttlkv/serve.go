@@ -29,6 +29,7 @@ type serveFlags struct {
 	tlsCertKey    string
 	auth          bool
 	idleTimeoutMS int
+	noScripting   bool
 }
 
 // unsafeFlag is the flag an operator must pass to listen beyond
@@ -38,7 +39,7 @@ const unsafeFlag = "iKnowListeningWithoutAuthIsUnsafe"
 var serveCommand = &command{
 	name:    "serve",
 	summary: "serve the data directory to MongoDB drivers and mongosh over the wire protocol, with the TTL monitor running, until Ctrl-C",
-	usage:   "ttlkv serve [--port N] [--bind_ip ADDRS] [--unixSocket PATH] [--auth] [--tlsCertificateKeyFile PEM] [--maxConns N] [--ttlMonitorSleepSecs N]",
+	usage:   "ttlkv serve [--port N] [--bind_ip ADDRS] [--unixSocket PATH] [--auth] [--tlsCertificateKeyFile PEM] [--maxConns N] [--ttlMonitorSleepSecs N] [--noscripting]",
 	notes: "Listens on 127.0.0.1:27017 by default, like mongod. Listening beyond loopback (--bind_ip 0.0.0.0,\n" +
 		"--bind_ip_all) is refused unless --auth is on or --" + unsafeFlag + " is given.\n" +
 		"--port 0 picks a free port and logs it. --dbpath is another name for --dir.\n" +
@@ -62,6 +63,7 @@ var serveCommand = &command{
 		fs.BoolVar(&f.auth, "auth", false, "access control: clients authenticate with SCRAM-SHA-256")
 		fs.IntVar(&f.idleTimeoutMS, "idleTimeoutMS", 0, "close connections idle this long (0: never)")
 		fs.IntVar(&f.sleepSecs, "ttlMonitorSleepSecs", 0, "seconds between TTL passes (default MongoDB's 60)")
+		fs.BoolVar(&f.noScripting, "noscripting", false, "turn server-side JavaScript off ($where, $function, $accumulator), as mongod --noscripting")
 		return f
 	},
 	run: runServe,
@@ -105,7 +107,7 @@ func runServe(e *env, fs *pflag.FlagSet, cfg any, args []string) int {
 			return usage("refusing to listen on %s without access control: pass --auth, or --%s if the network is trusted", addrs[i], unsafeFlag)
 		}
 	}
-	opts := engine.Options{Logf: logf}
+	opts := engine.Options{Logf: logf, NoScripting: f.noScripting}
 	if fs.Changed("ttlMonitorSleepSecs") {
 		if f.sleepSecs < 1 {
 			return usage("--ttlMonitorSleepSecs must be at least 1, got %d", f.sleepSecs)
