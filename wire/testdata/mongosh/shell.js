@@ -386,6 +386,16 @@ printjson(cw.find({ "attrs.color": "red" }).sort({ _id: 1 }).toArray().map((x) =
 printjson(cw.find({ tenant: "a", "attrs.color": "red" }).explain().queryPlanner.winningPlan.inputStage.keyPattern);
 try { cw.createIndex({ "$**": 1, tenant: 1 }) } catch (e) { print(e.code, e.codeName) }
 try { cw.createIndex({ "a.$**": 1, "b.$**": 1 }) } catch (e) { print(e.code, e.codeName) }
+// Server-side JavaScript: $where, $function, $accumulator.
+const sj = d.getCollection("sj");
+sj.insertMany([{ _id: 1, a: 1, w: "x" }, { _id: 2, a: 2, w: "y" }, { _id: 3, a: 3, w: "x" }]);
+printjson(sj.find({ $where: "this.a > 1" }).sort({ _id: 1 }).toArray().map((x) => x._id));
+printjson(sj.find({ $where: "function() { return obj.w == 'x' }" }).sort({ _id: 1 }).toArray().map((x) => x._id));
+printjson(sj.aggregate([{ $sort: { _id: 1 } }, { $project: { _id: 0, n: { $function: { body: "function(a) { return a * 10 }", args: ["$a"], lang: "js" } } } }]).toArray());
+printjson(sj.aggregate([{ $group: { _id: "$w", c: { $accumulator: { init: "function() { return 0 }", accumulateArgs: ["$a"], accumulate: "function(s, a) { return s + a }", merge: "function(x, y) { return x + y }", lang: "js" } } } }, { $sort: { _id: 1 } }]).toArray());
+try { sj.find({ $where: "throw new Error('boom')" }).toArray() } catch (e) { print(e.code, e.codeName) }
+try { sj.aggregate([{ $match: { $where: "true" } }]).toArray() } catch (e) { print(e.code, e.codeName) }
+try { sj.find({ $where: "while (true) {}" }).maxTimeMS(50).toArray() } catch (e) { print(e.code, e.codeName) }
 // Connections a script opens: Mongo(m) opens m's connection again (on a
 // data directory, ttlkv's shell shares its engine), close() ends it; a
 // connection string mongosh cannot use, a server that is not there, and
