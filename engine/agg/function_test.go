@@ -92,6 +92,10 @@ func TestAccumulator(t *testing.T) {
 			"init": "function(w) { return w + ':' }", "initArgs": ["$w"], "accumulateArgs": ["$_id"],
 			"accumulate": "function(s, id) { return s + id }", "merge": "function(a, b) { return a + b }", "lang": "js"}}}}, {"$sort": {"_id.w": 1}}]`,
 			`[{"_id": {"w": "hello"}, "v": "hello:14"}, {"_id": {"w": "hi"}, "v": "hi:5"}, {"_id": {"w": "world"}, "v": "world:23"}]`},
+		{"bucket", words, `[{"$bucket": {"groupBy": "$_id", "boundaries": [0, 3, 10], "output": {"w": {"$accumulator": {
+			"init": "function() { return '' }", "accumulateArgs": ["$word"],
+			"accumulate": "function(s, w) { return s + w[0] }", "merge": "function(a, b) { return a + b }", "lang": "js"}}}}}]`,
+			`[{"_id": 0, "w": "hw"}, {"_id": 3, "w": "whh"}]`},
 		{"bucketAuto", words, `[{"$bucketAuto": {"groupBy": "$_id", "buckets": 1, "output": {"w": {"$accumulator": {
 			"init": "function() { return '' }", "accumulateArgs": ["$word"],
 			"accumulate": "function(s, w) { return s + w[0] }", "merge": "function(a, b) { return a + b }", "lang": "js"}}}}}]`,
@@ -118,6 +122,7 @@ func TestAccumulator(t *testing.T) {
 		{acc(`"init": "function() { return nosuch }", "accumulate": "function(s) { return s }", "merge": "function(a) { return a }", "accumulateArgs": []`), 139},
 		{`[{"$bucketAuto": {"groupBy": "$_id", "buckets": 1, "output": {"w": {"$accumulator": {` + base + `, "accumulateArgs": [], "initArgs": ["$word"]}}}}}]`, 4544714},
 		{`[{"$project": {"x": {"$accumulator": {` + base + `, "accumulateArgs": []}}}}]`, 168},
+		{`[{"$setWindowFields": {"sortBy": {"_id": 1}, "output": {"x": {"$accumulator": {` + base + `, "accumulateArgs": []}}}}}]`, 9},
 	})
 }
 

@@ -33,9 +33,12 @@
 //     Modifiers apply in field-name order, so new fields are appended in
 //     that order, as MongoDB 5.0+ does.
 //
+//   - $where runs JavaScript (engine/internal/js) where ParseOptions.Where
+//     accepts it; Filter.WithContext binds the context that stops it.
+//
 // # Not supported
 //
-// $where, $expr, $text, $jsonSchema, geospatial and bitwise query
+// $expr, $text, $jsonSchema, geospatial and bitwise query
 // operators; the positional $ and filtered $[<id>] update operators
 // (the all-positional $[] is supported); pipeline updates; projection
 // expressions, positional projection and $meta. Each is a 2 BadValue
