@@ -17,10 +17,11 @@
 // the engine is recovered and reported, the call stack is bounded, a
 // script stops when the context it runs under ends (maxTimeMS, a client
 // gone) or after CallTimeout, as mongod's
-// internalQueryJavaScriptFnTimeoutMillis, and strings a single built-in
-// call could make larger than MaxStringLength are refused.
+// internalQueryJavaScriptFnTimeoutMillis, strings a single built-in call
+// could make larger than MaxStringLength are refused, and scripts stop
+// when the heap grows past SetMemoryLimit's bound while they run.
 //
 // Errors are *document.Error with mongod's codes: 139 JSInterpreterFailure
-// for a thrown exception or a syntax error, 50 MaxTimeMSExpired and 11601
-// Interrupted for an interrupted script.
+// for a thrown exception, a syntax error or memory exhausted, 50
+// MaxTimeMSExpired and 11601 Interrupted for an interrupted script.
 package js

@@ -193,6 +193,7 @@ func (f *Func) run(ctx context.Context, body func(v *vm, fn goja.Callable) error
 	timer := time.AfterFunc(time.Duration(callTimeout.Load()), func() {
 		interrupt(document.Errorf(CodeInterrupted, "JavaScript execution interrupted"))
 	})
+	unwatch := watchMemory(interrupt)
 	err, healthy = v.guard(func() error {
 		fn, err := v.function(f)
 		if err != nil {
@@ -205,6 +206,7 @@ func (f *Func) run(ctx context.Context, body func(v *vm, fn goja.Callable) error
 	mu.Unlock()
 	stop()
 	timer.Stop()
+	unwatch()
 	v.rt.ClearInterrupt()
 	if healthy {
 		v.cleanGlobals()

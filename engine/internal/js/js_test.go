@@ -212,3 +212,17 @@ func TestConcurrentCalls(t *testing.T) {
 		t.Fatalf("leak: %v", got)
 	}
 }
+
+func TestOutOfMemory(t *testing.T) {
+	// Not parallel: the limit is the process's.
+	old := SetMemoryLimit(64 << 20)
+	defer SetMemoryLimit(old)
+	f, err := Compile("function() { var a = []; while (true) a.push(new Array(1000).fill(1.5)); }")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = f.Call(context.Background())
+	if codeOf(err) != CodeJSInterpreterFailure || !strings.Contains(err.Error(), "Out of memory") {
+		t.Fatalf("%v", err)
+	}
+}
