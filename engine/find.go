@@ -93,6 +93,11 @@ func (db *DB) findPlan(dbName, name string, filter bson.D, o FindOptions) (*coll
 	}
 	var proj *query.Projection
 	if len(o.Projection) > 0 {
+		if db.opts.NoScripting && agg.UsesJavaScript(o.Projection) {
+			// A computed projection runs without the engine's switch:
+			// refused here, where mongod refuses it on the first document.
+			return nil, nil, nil, document.Errorf(document.Code(31264), "Cannot run server-side javascript without the javascript engine enabled")
+		}
 		if proj, err = query.ParseProjectionWith(o.Projection, db.opts.Clock(), vars); err != nil {
 			return nil, nil, nil, err
 		}

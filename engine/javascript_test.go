@@ -178,6 +178,7 @@ func TestNoScripting(t *testing.T) {
 	wantCode(t, db, "test", `{"aggregate": "w", "pipeline": [{"$project": {"x": {"$function": {"body": "1", "args": [], "lang": "js"}}}}], "cursor": {}}`, document.Code(31264), "Cannot run server-side javascript without the javascript engine enabled")
 	wantCode(t, db, "test", `{"find": "w", "filter": {"$expr": {"$function": {"body": "1", "args": [], "lang": "js"}}}}`, document.Code(31264), "")
 	wantCode(t, db, "test", `{"aggregate": "w", "pipeline": [{"$group": {"_id": 1, "x": {"$accumulator": {"init": "function() { return 0 }", "accumulate": "function(s) { return s }", "accumulateArgs": [], "merge": "function(a) { return a }"}}}}], "cursor": {}}`, document.Code(31264), "")
+	wantCode(t, db, "test", `{"find": "w", "projection": {"x": {"$function": {"body": "1", "args": [], "lang": "js"}}}}`, document.Code(31264), "")
 	// Nothing runs on an empty collection: no error, as in mongod.
 	mustRun(t, db, "test", `{"aggregate": "empty", "pipeline": [{"$project": {"x": {"$function": {"body": "1", "args": [], "lang": "js"}}}}], "cursor": {}}`)
 }
