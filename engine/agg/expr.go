@@ -55,10 +55,16 @@ type Env struct {
 	// that JavaScript (mongod --noscripting).
 	ctx  context.Context
 	noJS bool
+	// run, when set, holds the context of the cursor's current batch,
+	// which takes the place of ctx.
+	run *runState
 }
 
 // context is the context JavaScript runs under.
 func (e *Env) context() context.Context {
+	if e.run != nil && e.run.ctx != nil {
+		return e.run.ctx
+	}
 	if e.ctx == nil {
 		return context.Background()
 	}

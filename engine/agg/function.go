@@ -228,12 +228,16 @@ func (a *jsAccSpec) start(env *Env) (accumulator, error) {
 	if err != nil {
 		return nil, err
 	}
-	ctx := env.context()
-	st, err := fn.Call(ctx, args...)
+	st, err := fn.Call(env.context(), args...)
 	if err != nil {
 		return nil, err
 	}
-	return &jsAcc{spec: a, ctx: ctx, st: st}, nil
+	// The group lives on past this batch: its later calls run under the
+	// context of the batch they run in.
+	run, ctx := env.run, env.ctx
+	return &jsAcc{spec: a, st: st, ctx: func() context.Context {
+		return (&Env{run: run, ctx: ctx}).context()
+	}}, nil
 }
 
 // jsAcc is one group's $accumulator: its state, a BSON value as in
@@ -241,7 +245,7 @@ func (a *jsAccSpec) start(env *Env) (accumulator, error) {
 // state spilled (group_spill.go).
 type jsAcc struct {
 	spec *jsAccSpec
-	ctx  context.Context
+	ctx  func() context.Context
 	st   any
 }
 
@@ -254,7 +258,7 @@ func (a *jsAcc) add(v any) error {
 	if err != nil {
 		return err
 	}
-	st, err := fn.Call(a.ctx, append(bson.A{a.st}, args...)...)
+	st, err := fn.Call(a.ctx(), append(bson.A{a.st}, args...)...)
 	if err != nil {
 		return err
 	}
@@ -277,7 +281,7 @@ func (a *jsAcc) resultErr() (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return fn.Call(a.ctx, a.st)
+	return fn.Call(a.ctx(), a.st)
 }
 
 func (a *jsAcc) size() int64 { return approxSize(a.st) }
@@ -291,7 +295,7 @@ func (a *jsAcc) mergeState(st any) error {
 	if err != nil {
 		return err
 	}
-	v, err := fn.Call(a.ctx, a.st, st)
+	v, err := fn.Call(a.ctx(), a.st, st)
 	if err != nil {
 		return err
 	}

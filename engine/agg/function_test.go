@@ -188,3 +188,29 @@ func TestFunctionStopsWithTheContext(t *testing.T) {
 		t.Fatalf("second: %v, want 50", err)
 	}
 }
+
+// TestAccumulatorFinalizeInALaterBatch checks that the groups a $group
+// returns in a later batch finalize under that batch's context, not
+// under the first one's, which has ended.
+func TestAccumulatorFinalizeInALaterBatch(t *testing.T) {
+	t.Parallel()
+	p, err := Parse(val(t, strings.Replace(accumulatorGroup, `, {"$sort": {"_id": 1}}`, "", 1)).(bson.A))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var docs []bson.D
+	for _, d := range val(t, words).(bson.A) {
+		docs = append(docs, d.(bson.D))
+	}
+	c := p.Open(sliceSource(docs), Options{})
+	ctx, cancel := context.WithCancel(context.Background())
+	if d, err := c.Next(ctx); err != nil || d == nil {
+		t.Fatalf("first: %v %v", d, err)
+	}
+	cancel()
+	for i := 0; i < 2; i++ {
+		if d, err := c.Next(context.Background()); err != nil || d == nil {
+			t.Fatalf("later: %v %v", d, err)
+		}
+	}
+}

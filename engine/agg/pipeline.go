@@ -84,7 +84,7 @@ type runState struct {
 // env is the Env of an expression evaluated against root in this run:
 // its $$NOW, the variables bound around the pipeline and its collation.
 func (o *Options) env(root bson.D) *Env {
-	e := &Env{Root: root, Now: o.Now, vars: o.vars, coll: o.Collator, noJS: o.NoScripting}
+	e := &Env{Root: root, Now: o.Now, vars: o.vars, coll: o.Collator, noJS: o.NoScripting, run: o.run}
 	if o.run != nil {
 		e.ctx = o.run.ctx
 	}
