@@ -35,11 +35,12 @@
 //   - $where runs JavaScript (engine/internal/js) where ParseOptions.Where
 //     accepts it; Filter.WithContext binds the context that stops it.
 //
-// # Not supported
+// # Elsewhere
 //
-// $expr, $text, $jsonSchema, geospatial and bitwise query
-// operators; the positional $ and filtered $[<id>] update operators
-// (the all-positional $[] is supported); pipeline updates; projection
-// expressions, positional projection and $meta. Each is a 2 BadValue
-// error saying so, never a silent difference.
+// Aggregation expressions ($expr, computed projections, pipeline
+// updates) are engine/agg's, which registers them here
+// (RegisterExprCompiler, RegisterProjectionCompiler); text search
+// ($text) is engine/fts's scoring over what Filter.Text returns;
+// geospatial predicates are engine/geo's. What this package refuses, it
+// refuses with MongoDB's code, never as a silent difference.
 package query
