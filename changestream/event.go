@@ -382,14 +382,15 @@ func Describe(old, new bson.D) *UpdateDescription {
 }
 
 // note records path p (of components comps) in DisambiguatedPaths when a
-// dotted string does not say what its components are.
+// dotted string does not say what its components are: when a field's
+// name holds a dot or is all digits (so that it reads as an array
+// index). Array indexes alone do not make a path ambiguous, as in
+// mongod's jstest expanded_update_description.js; when a path is listed,
+// its indexes are numbers and its field names strings.
 func (u *UpdateDescription) note(p string, comps []any) {
 	for _, c := range comps {
 		ambiguous := false
-		switch x := c.(type) {
-		case int32:
-			ambiguous = true
-		case string:
+		if x, ok := c.(string); ok {
 			ambiguous = strings.Contains(x, ".") || (x != "" && strings.Trim(x, "0123456789") == "")
 		}
 		if ambiguous {

@@ -588,22 +588,25 @@ func TestCheckChangeLog(t *testing.T) {
 }
 
 // TestWatchDisambiguatedPaths: under showExpandedEvents an update's
-// updateDescription lists each path a dotted string cannot tell apart,
-// an array index as a number and a field named by digits as a string,
-// as mongod's disambiguatedPaths do; without it the field is absent.
+// updateDescription lists each path a dotted string cannot tell apart (a
+// field named by digits or holding a dot), its array indexes as numbers
+// and its field names as strings, as mongod's disambiguatedPaths do (the
+// cases of its jstest expanded_update_description.js); a path of plain
+// names and array indexes is not listed; without showExpandedEvents the
+// field is absent.
 func TestWatchDisambiguatedPaths(t *testing.T) {
 	t.Parallel()
 	db := csOpen(t)
-	mustRun(t, db, "d", `{"insert": "c", "documents": [{"_id": 1, "arr": [1, 2], "o": {"0": 0}, "a": 1}]}`)
+	mustRun(t, db, "d", `{"insert": "c", "documents": [{"_id": 1, "arr": [1, 2], "o": {"0": 0}, "a": 1, "n": [[{"0": "x"}]]}]}`)
 	exp, _ := csOpenCursor(t, db, "d", `{"aggregate": "c", "pipeline": [{"$changeStream": {"showExpandedEvents": true}}], "cursor": {}}`)
 	plain, _ := csOpenCursor(t, db, "d", `{"aggregate": "c", "pipeline": [{"$changeStream": {}}], "cursor": {}}`)
-	mustRun(t, db, "d", `{"update": "c", "updates": [{"q": {"_id": 1}, "u": {"$set": {"arr.1": 5, "o.0": 1, "a": 2}}}]}`)
+	mustRun(t, db, "d", `{"update": "c", "updates": [{"q": {"_id": 1}, "u": {"$set": {"arr.1": 5, "o.0": 1, "a": 2, "n.0.0.0": "y"}}}]}`)
 	for _, tc := range []struct {
 		id   int64
 		want string
 	}{
-		{exp, `{"updatedFields":{"arr.1":5,"o.0":1,"a":2},"removedFields":[],"truncatedArrays":[],"disambiguatedPaths":{"arr.1":["arr",1],"o.0":["o","0"]}}`},
-		{plain, `{"updatedFields":{"arr.1":5,"o.0":1,"a":2},"removedFields":[],"truncatedArrays":[]}`},
+		{exp, `{"updatedFields":{"arr.1":5,"o.0":1,"a":2,"n.0.0.0":"y"},"removedFields":[],"truncatedArrays":[],"disambiguatedPaths":{"o.0":["o","0"],"n.0.0.0":["n",0,0,"0"]}}`},
+		{plain, `{"updatedFields":{"arr.1":5,"o.0":1,"a":2,"n.0.0.0":"y"},"removedFields":[],"truncatedArrays":[]}`},
 	} {
 		g, err := csGetMore(t, db, "d", "c", tc.id)
 		if err != nil {
