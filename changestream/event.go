@@ -381,6 +381,26 @@ func Describe(old, new bson.D) *UpdateDescription {
 	return u
 }
 
+// Updated records path p (components comps: field names as strings,
+// array indexes as int32) written with value v, as an operator update
+// logs it.
+func (u *UpdateDescription) Updated(p string, comps []any, v any) {
+	u.UpdatedFields = append(u.UpdatedFields, bson.E{Key: p, Value: v})
+	u.note(p, comps)
+}
+
+// Removed records path p (components comps) removed.
+func (u *UpdateDescription) Removed(p string, comps []any) {
+	u.RemovedFields = append(u.RemovedFields, p)
+	u.note(p, comps)
+}
+
+// DiffAt records the difference between ov and nv, the values at path p
+// (components comps), as Describe records a document's.
+func (u *UpdateDescription) DiffAt(p string, comps []any, ov, nv any) {
+	diffValue(u, p, comps, ov, nv)
+}
+
 // note records path p (of components comps) in DisambiguatedPaths when a
 // dotted string does not say what its components are: when a field's
 // name holds a dot or is all digits (so that it reads as an array

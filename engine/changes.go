@@ -7,6 +7,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"github.com/ttlkv/ttlkv/engine/query"
 	"sort"
 	"strings"
 
@@ -99,14 +100,14 @@ func (w *writeCtx) noteReplace(old, new bson.D, raw []byte) error {
 	if !w.c.db.changesOn() || isBucketsColl(w.m) {
 		return nil
 	}
-	return w.c.db.stageChange(w.txn, replaceChange(w.m, old, new, raw, w.replacement))
+	return w.c.db.stageChange(w.txn, replaceChange(w.m, old, new, raw, w.replacement, w.touched))
 }
 
 // replaceChange is the event of a change of a document of collection m
 // from old to new (encoded as raw, or nil): a replace when replacement is
 // set, an update otherwise, with the pre- and post-images when m keeps
 // them.
-func replaceChange(m *catalog.Coll, old, new bson.D, raw []byte, replacement bool) *changestream.Change {
+func replaceChange(m *catalog.Coll, old, new bson.D, raw []byte, replacement bool, touched []query.Touched) *changestream.Change {
 	c := &changestream.Change{Op: changestream.Update, DB: m.DB, Coll: m.Name, DocumentKey: docKey(old)}
 	images := preImagesOn(m)
 	if images {
@@ -115,7 +116,11 @@ func replaceChange(m *catalog.Coll, old, new bson.D, raw []byte, replacement boo
 	if replacement {
 		c.Op, c.FullDocument, c.FullRaw = changestream.Replace, new, raw
 	} else {
-		c.UpdateDescription = changestream.Describe(old, new)
+		if touched != nil {
+			c.UpdateDescription = describeOps(old, new, touched)
+		} else {
+			c.UpdateDescription = changestream.Describe(old, new)
+		}
 		if images {
 			c.FullDocument, c.FullRaw = new, raw
 		}
@@ -302,7 +307,7 @@ func (db *DB) cappedUpdateIntent(c *coll, seq uint64, data []byte, old, new bson
 		return nil, nil
 	}
 	m := c.m()
-	ch := replaceChange(m, old, new, nil, replacement)
+	ch := replaceChange(m, old, new, nil, replacement, nil)
 	ch.WallTime = db.opts.Clock()
 	ev, err := ch.Encode()
 	if err != nil {

@@ -605,8 +605,8 @@ func TestWatchDisambiguatedPaths(t *testing.T) {
 		id   int64
 		want string
 	}{
-		{exp, `{"updatedFields":{"arr.1":5,"o.0":1,"a":2,"n.0.0.0":"y"},"removedFields":[],"truncatedArrays":[],"disambiguatedPaths":{"o.0":["o","0"],"n.0.0.0":["n",0,0,"0"]}}`},
-		{plain, `{"updatedFields":{"arr.1":5,"o.0":1,"a":2,"n.0.0.0":"y"},"removedFields":[],"truncatedArrays":[]}`},
+		{exp, `{"updatedFields":{"a":2,"arr.1":5,"n.0.0.0":"y","o.0":1},"removedFields":[],"truncatedArrays":[],"disambiguatedPaths":{"n.0.0.0":["n",0,0,"0"],"o.0":["o","0"]}}`},
+		{plain, `{"updatedFields":{"a":2,"arr.1":5,"n.0.0.0":"y","o.0":1},"removedFields":[],"truncatedArrays":[]}`},
 	} {
 		g, err := csGetMore(t, db, "d", "c", tc.id)
 		if err != nil {
@@ -618,6 +618,56 @@ func TestWatchDisambiguatedPaths(t *testing.T) {
 		}
 		if got := csJSON(t, field(evs[0], "updateDescription")); got != tc.want {
 			t.Errorf("updateDescription %s, want %s", got, tc.want)
+		}
+	}
+}
+
+// TestWatchUpdateDescriptionOfOperators: an update with operators is
+// described as mongod logs it, each modifier's path with the whole value
+// now there (mongod's jstest expanded_update_description.js: a $set of
+// [0] over [0, 1, 2, 3] is that array, not a truncation); a field
+// created under a missing parent is that parent; a $push that only
+// appends gives the new elements at their indexes; a $rename removes its
+// source and writes its target; a modifier that changes nothing is not
+// logged; a pipeline update is still the difference of the documents.
+func TestWatchUpdateDescriptionOfOperators(t *testing.T) {
+	t.Parallel()
+	db := csOpen(t)
+	mustRun(t, db, "d", `{"insert": "c", "documents": [{"_id": 1, "arr": [0, 1, 2, 3], "o": {"x": 1}, "p": [5, 6], "q": [1], "r": 1, "s": 7, "g": [{"v": 1}, {"v": 2}]}]}`)
+	id, _ := csOpenCursor(t, db, "d", `{"aggregate": "c", "pipeline": [{"$changeStream": {}}], "cursor": {}}`)
+	for _, u := range []string{
+		`{"$set": {"arr": [0]}}`,
+		`{"$set": {"o": {"x": 1, "y": 2}}}`,
+		`{"$pop": {"p": 1}}`,
+		`{"$push": {"q": {"$each": [2, 3]}}}`,
+		`{"$set": {"n.m": 1, "s": 7}}`,
+		`{"$rename": {"r": "rr"}, "$unset": {"zz": 1}}`,
+		`{"$inc": {"g.$[].v": 10}}`,
+	} {
+		mustRun(t, db, "d", `{"update": "c", "updates": [{"q": {"_id": 1}, "u": `+u+`}]}`)
+	}
+	mustRun(t, db, "d", `{"update": "c", "updates": [{"q": {"_id": 1}, "u": [{"$set": {"arr": [0, 9]}}]}]}`)
+	r, err := csGetMore(t, db, "d", "c", id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		`{"updatedFields":{"arr":[0]},"removedFields":[],"truncatedArrays":[]}`,
+		`{"updatedFields":{"o":{"x":1,"y":2}},"removedFields":[],"truncatedArrays":[]}`,
+		`{"updatedFields":{"p":[5]},"removedFields":[],"truncatedArrays":[]}`,
+		`{"updatedFields":{"q.1":2,"q.2":3},"removedFields":[],"truncatedArrays":[]}`,
+		`{"updatedFields":{"n":{"m":1}},"removedFields":[],"truncatedArrays":[]}`,
+		`{"updatedFields":{"rr":1},"removedFields":["r"],"truncatedArrays":[]}`,
+		`{"updatedFields":{"g.0.v":11,"g.1.v":12},"removedFields":[],"truncatedArrays":[]}`,
+		`{"updatedFields":{"arr.1":9},"removedFields":[],"truncatedArrays":[]}`,
+	}
+	evs := csBatch(t, r)
+	if len(evs) != len(want) {
+		t.Fatalf("%d events, want %d: %v", len(evs), len(want), evs)
+	}
+	for i, ev := range evs {
+		if got := csJSON(t, field(ev, "updateDescription")); got != want[i] {
+			t.Errorf("update %d: updateDescription %s, want %s", i, got, want[i])
 		}
 	}
 }

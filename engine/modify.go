@@ -1278,7 +1278,12 @@ func (db *DB) applyOrdinaryUpdates(c *coll, rids []uint64, ids map[uint64][]byte
 				continue
 			}
 			matched++
-			nd, err := u.Apply(d, query.UpdateOptions{Now: now})
+			var touched []query.Touched
+			uo := query.UpdateOptions{Now: now}
+			if db.changesOn() && !u.IsReplacement() && !u.IsPipeline() {
+				uo.Touched = &touched // what the change event describes
+			}
+			nd, err := u.Apply(d, uo)
 			if err != nil {
 				if _, user := asUserError(err); user {
 					// Keep the documents updated before this one, as
@@ -1306,7 +1311,10 @@ func (db *DB) applyOrdinaryUpdates(c *coll, rids []uint64, ids map[uint64][]byte
 			if merr != nil {
 				return merr
 			}
-			if err := w.replace(rid, d, nd, nraw); err != nil {
+			w.touched = touched
+			err = w.replace(rid, d, nd, nraw)
+			w.touched = nil
+			if err != nil {
 				if _, user := asUserError(err); user {
 					stopErr, matched = err, matched-1
 					break

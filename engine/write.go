@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"github.com/ttlkv/ttlkv/engine/query"
 	"slices"
 
 	"github.com/ttlkv/ttlkv/changestream"
@@ -73,7 +74,11 @@ type writeCtx struct {
 	// expiry that remove expires documents (their change events,
 	// changes.go).
 	replacement bool
-	expiry      *changestream.Expiry
+	// touched is what the update being written logged of its modifiers
+	// (query.UpdateOptions.Touched), for its change event; nil: describe
+	// it as a difference of the documents.
+	touched []query.Touched
+	expiry  *changestream.Expiry
 	// beforeRaw, if set, is the encoding of the document remove
 	// deletes, stored as its change event's pre-image.
 	beforeRaw []byte

@@ -32,6 +32,19 @@ type UpdateOptions struct {
 	// MutableID makes _id an ordinary field that an update may change
 	// or remove, as in a time-series collection's measurements.
 	MutableID bool
+	// Touched, when not nil, receives each place a modifier wrote or
+	// removed, in the order they applied, its path as it applied to this
+	// document (positional paths resolved): what mongod logs of an
+	// update, which a change event's updateDescription shows.
+	Touched *[]Touched
+}
+
+// Touched is one modifier's application: its operator, the path it
+// wrote or removed, and for $rename the path it moved the value to.
+type Touched struct {
+	Op   string
+	Path []string
+	To   []string
 }
 
 // Update is a parsed update document: either modifiers ($set, $inc...)
@@ -422,6 +435,11 @@ func checkConflicts(mods []*modifier) error {
 // IsReplacement reports whether the update is a replacement document.
 func (u *Update) IsReplacement() bool { return u.isRepl }
 
+// IsPipeline reports whether the update computes the new document
+// (NewFuncUpdate: an aggregation pipeline) rather than applying
+// modifiers.
+func (u *Update) IsPipeline() bool { return u.fn != nil }
+
 // Apply returns the document that results from applying the update to d.
 // d is never modified; the result shares no documents or arrays with d.
 // Existing fields keep their position, new fields are appended to their
@@ -481,6 +499,7 @@ func (u *Update) apply(d bson.D, o UpdateOptions) (bson.D, error) {
 				if out, err = pm.apply(out, d, o); err != nil {
 					return nil, err
 				}
+				o.touch(&pm)
 			}
 			continue
 		}
@@ -498,6 +517,7 @@ func (u *Update) apply(d bson.D, o UpdateOptions) (bson.D, error) {
 		if err != nil {
 			return nil, err
 		}
+		o.touch(m)
 	}
 	if err := u.checkTopLevelDollar(out); err != nil {
 		return nil, err
@@ -1221,4 +1241,12 @@ func (m *modifier) applyRename(out bson.D) (bson.D, error) {
 		return nil, err
 	}
 	return r.(bson.D), nil
+}
+
+// touch records m's application in o.Touched, when asked.
+func (o UpdateOptions) touch(m *modifier) {
+	if o.Touched == nil {
+		return
+	}
+	*o.Touched = append(*o.Touched, Touched{Op: m.op, Path: slices.Clone(m.parts), To: slices.Clone(m.toParts)})
 }
