@@ -76,6 +76,9 @@ func (db *DB) cloneCollectionAsCapped(ctx context.Context, dbName, src, dst stri
 		return document.Errorf(document.CodeCommandNotSupportedOnView,
 			"cloneCollectionAsCapped is not supported for time-series collections: %s.%s", dbName, src)
 	}
+	if sc.m().Kind == catalog.KindView {
+		return document.Errorf(document.CodeCommandNotSupportedOnView, "cloneCollectionAsCapped not supported for views: %s.%s", dbName, src)
+	}
 	if db.lookup(dbName, dst) != nil {
 		return document.Errorf(document.CodeNamespaceExists,
 			"cloneCollectionAsCapped failed - destination collection %s.%s already exists. source: %s.%s", dbName, dst, dbName, src)

@@ -40,6 +40,10 @@ func (db *DB) convertToCapped(ctx context.Context, dbName, name string, size int
 	if c.m().Kind == catalog.KindTimeseries {
 		return document.Errorf(document.CodeCommandNotSupportedOnView, "convertToCapped is not supported for time-series collections: %s.%s", dbName, name)
 	}
+	if c.m().Kind == catalog.KindView {
+		// convertToCapped clones the view first, as mongod's does.
+		return document.Errorf(document.CodeCommandNotSupportedOnView, "cloneCollectionAsCapped not supported for views: %s.%s", dbName, name)
+	}
 	c.wmu.Lock()
 	defer c.wmu.Unlock()
 	old := c.m()

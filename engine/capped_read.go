@@ -258,7 +258,10 @@ type tailState struct {
 
 	started bool
 	pos     uint64 // next sequence to read once started
-	dead    bool   // never returns more (empty at start, error, limit)
+	dead    bool   // never returns more, and closes (empty at start, error)
+	// spent: the find's limit is reached; the cursor stays open and
+	// returns nothing more, as mongod keeps a tailable cursor.
+	spent bool
 }
 
 func newTailState(c *coll, q *queryExec, o FindOptions) *tailState {
@@ -269,9 +272,10 @@ func newTailState(c *coll, q *queryExec, o FindOptions) *tailState {
 	return t
 }
 
-// keepOpen reports whether the cursor may return more documents later:
-// false once it has failed, reached its limit, or started on an empty
-// collection (docs/tailable.md §8.3: cursor id 0).
+// keepOpen reports whether the cursor stays open: false once it has
+// failed or started on an empty collection (docs/tailable.md §8.3:
+// cursor id 0); a cursor whose limit is reached stays open, returning
+// nothing more, as mongod's tailable cursors do.
 func (t *tailState) keepOpen() bool { return !t.dead }
 
 // next returns up to n documents (n <= 0: none on the first batch, as
@@ -337,7 +341,7 @@ func (t *tailState) killed(err error) error {
 // read returns what is available now, without waiting. n <= 0 means
 // nothing on a first batch (await false) and up to 16 MiB on a getMore.
 func (t *tailState) read(n int, await bool) ([]bson.D, error) {
-	if t.dead {
+	if t.dead || t.spent {
 		return nil, nil
 	}
 	if t.c.dropped.Load() {
@@ -369,7 +373,7 @@ func (t *tailState) read(n int, await bool) ([]bson.D, error) {
 	bytes := 0
 	for n <= 0 || len(out) < n {
 		if q.limit > 0 && q.returned >= q.limit {
-			t.dead = true
+			t.spent = true
 			break
 		}
 		if n <= 0 && bytes >= tailBatchBytes {

@@ -80,6 +80,13 @@ func cmdCollMod(ctx context.Context, db *DB, dbName string, cmd bson.D) (bson.D,
 			return nil, document.Errorf(document.CodeInvalidOptions, "option only supported on a view: %s", viewOpts[0].Key)
 		}
 		if hasIndex || collOpts != nil || capOpts != nil || images != nil {
+			// mongod's parseCollModRequest names the first option a
+			// view does not take (72).
+			for _, e := range cmd[1:] {
+				if e.Key != "viewOn" && e.Key != "pipeline" && !commandField(e.Key) {
+					return nil, document.Errorf(document.CodeInvalidOptions, "option not supported on a view: %s", e.Key)
+				}
+			}
 			return nil, errView(c.m())
 		}
 		return bson.D{}, db.modifyView(c, viewOpts)
@@ -302,7 +309,8 @@ func (db *DB) collModIndex(m, nm *catalog.Coll, opt bson.D) (bson.D, func(*catal
 		reply = append(reply, bson.E{Key: "expireAfterSeconds_new", Value: int32(newExp)})
 		nix.TTL, nix.Expire = true, newExp
 	}
-	if hasHid {
+	if hasHid && newHidden != ix.Hidden {
+		// A no-op is not reported, as mongod's collMod does not.
 		reply = append(reply, bson.E{Key: "hidden_old", Value: ix.Hidden}, bson.E{Key: "hidden_new", Value: newHidden})
 		nix.Hidden = newHidden
 	}

@@ -346,9 +346,10 @@ type readDoc struct {
 // first path components of every index key, when recheck reads only
 // indexed fields (indexedOnly), the commit guard does not re-run it
 // (recheckPure) and no onDelete wants the documents, and no index has
-// a partial filter (which may read any field) or a wildcard key. A
-// document's index keys, and so the entries its delete removes, depend
-// only on those fields.
+// a partial filter (which may read any field), a wildcard key or a text
+// key (whose _fts/_ftsx stand for the weighted fields and the language
+// override, none of them named in the key). A document's index keys,
+// and so the entries its delete removes, depend only on those fields.
 func (bd *batchDeleter) decodeFields(m *catalog.Coll) []string {
 	if !bd.indexedOnly || !bd.recheckPure || bd.onDelete != nil || isBucketsColl(m) {
 		return nil
@@ -359,7 +360,7 @@ func (bd *batchDeleter) decodeFields(m *catalog.Coll) []string {
 	}
 	var names []string
 	for _, ix := range m.Indexes {
-		if ix.PartialFilter != nil || ix.Partial != nil {
+		if ix.PartialFilter != nil || ix.Partial != nil || isTextKey(ix.Key) {
 			names = nil
 			break
 		}

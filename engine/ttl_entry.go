@@ -89,6 +89,12 @@ func ttlDateRange(m *catalog.Coll, ix *catalog.Index, cutoff bson.DateTime, desc
 	dateClass := classPrefix(bson.DateTime(0))
 	if !desc {
 		lo = append(slices.Clip(prefix), dateClass...)
+		if m.Clustered && len(ix.Key) == 1 && ix.Key[0].Key == "_id" {
+			// A clustered collection expires from the epoch, as mongod's
+			// monitor scans its _ids: an _id dated before 1970 stays
+			// (docs/ttl-indexes.md §2.4).
+			lo = append(slices.Clip(prefix), lsm.AppendKey(nil, bson.DateTime(0), false)...)
+		}
 		hi = lsm.PrefixEnd(append(slices.Clip(prefix), lsm.AppendKey(nil, cutoff, false)...))
 		return lo, hi
 	}
