@@ -58,34 +58,16 @@ func (s *Sort) Collator() *collation.Collator {
 }
 
 func collateExpr(e expr, c *collation.Collator) expr {
-	switch t := e.(type) {
-	case andExpr:
-		out := make(andExpr, len(t))
-		for i, x := range t {
-			out[i] = collateExpr(x, c)
+	return mapLogical(e, func(x expr) expr {
+		switch t := x.(type) {
+		case *pathExpr:
+			return collatePath(t, c)
+		case exprNode:
+			t.coll = c
+			return t
 		}
-		return out
-	case orExpr:
-		out := make(orExpr, len(t))
-		for i, x := range t {
-			out[i] = collateExpr(x, c)
-		}
-		return out
-	case norExpr:
-		out := make(norExpr, len(t))
-		for i, x := range t {
-			out[i] = collateExpr(x, c)
-		}
-		return out
-	case notExpr:
-		return notExpr{collateExpr(t.e, c)}
-	case *pathExpr:
-		return collatePath(t, c)
-	case exprNode:
-		t.coll = c
-		return t
-	}
-	return e
+		return x
+	})
 }
 
 // collateItem replaces the strings of a yielded value by their keys.

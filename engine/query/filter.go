@@ -191,35 +191,42 @@ func (f *Filter) WithContext(ctx context.Context) *Filter {
 func (f *Filter) RunsJavaScript() bool { return f != nil && f.js }
 
 func bindContext(e expr, ctx context.Context) expr {
+	return mapLogical(e, func(x expr) expr {
+		switch t := x.(type) {
+		case exprNode:
+			t.ctx = ctx
+			return t
+		case whereNode:
+			t.ctx = ctx
+			return t
+		}
+		return x
+	})
+}
+
+// mapLogical rebuilds a filter tree with leaf applied to every node
+// below its logical operators ($and, $or, $nor, $not): how Collate and
+// WithContext give the leaves what they need without touching the
+// parsed filter.
+func mapLogical(e expr, leaf func(expr) expr) expr {
+	each := func(xs []expr) []expr {
+		out := make([]expr, len(xs))
+		for i, x := range xs {
+			out[i] = mapLogical(x, leaf)
+		}
+		return out
+	}
 	switch t := e.(type) {
 	case andExpr:
-		out := make(andExpr, len(t))
-		for i, x := range t {
-			out[i] = bindContext(x, ctx)
-		}
-		return out
+		return andExpr(each(t))
 	case orExpr:
-		out := make(orExpr, len(t))
-		for i, x := range t {
-			out[i] = bindContext(x, ctx)
-		}
-		return out
+		return orExpr(each(t))
 	case norExpr:
-		out := make(norExpr, len(t))
-		for i, x := range t {
-			out[i] = bindContext(x, ctx)
-		}
-		return out
+		return norExpr(each(t))
 	case notExpr:
-		return notExpr{bindContext(t.e, ctx)}
-	case exprNode:
-		t.ctx = ctx
-		return t
-	case whereNode:
-		t.ctx = ctx
-		return t
+		return notExpr{mapLogical(t.e, leaf)}
 	}
-	return e
+	return leaf(e)
 }
 
 // MustParseFilter is ParseFilter for filters written in code; it panics
