@@ -34,6 +34,7 @@ const (
 	CodeCannotCreateIndex               Code = 67    // an index spec that cannot be built
 	CodeInvalidOptions                  Code = 72    // options that are invalid together or for the target
 	CodeInvalidNamespace                Code = 73    // a bad database or collection name
+	CodeInvalidPipelineOperator         Code = 168   // an unknown expression, or a find option a view's aggregate has not
 	CodeInvalidLength                   Code = 16    // a write batch of no statement or too many
 	CodeNoMatchingDocument              Code = 47    // a change event whose required pre- or post-image is missing
 	CodeNoReplicationEnabled            Code = 76    // a replica-set command: ttlkv is a standalone server
@@ -113,6 +114,7 @@ var codeNames = map[Code]string{
 	CodeNoMatchingDocument:              "NoMatchingDocument",
 	CodeNoReplicationEnabled:            "NoReplicationEnabled",
 	CodeIndexOptionsConflict:            "IndexOptionsConflict",
+	CodeInvalidPipelineOperator:         "InvalidPipelineOperator",
 	CodeIndexKeySpecsConflict:           "IndexKeySpecsConflict",
 	CodeWriteConflict:                   "WriteConflict",
 	CodeDocumentValidationFailure:       "DocumentValidationFailure",

@@ -72,7 +72,9 @@ func parseFindOptions(cmd bson.D) (bson.D, FindOptions, error) {
 			o.ReturnKey, _ = asBool(e.Value)
 		case "showRecordId":
 			o.ShowRecordID, _ = asBool(e.Value)
-		case "maxTimeMS", "comment", "readConcern", "lsid", "$db", "noCursorTimeout", "allowPartialResults",
+		case "noCursorTimeout":
+			o.noCursorTimeout, _ = asBool(e.Value)
+		case "maxTimeMS", "comment", "readConcern", "lsid", "$db", "allowPartialResults",
 			"readPreference", "$readPreference",
 			"oplogReplay": // deprecated; mongod 4.4 and later take it and ignore it
 
@@ -94,6 +96,7 @@ func parseFindOptions(cmd bson.D) (bson.D, FindOptions, error) {
 	if singleBatch && o.Tailable {
 		return nil, o, document.Errorf(document.CodeBadValue, "cannot use tailable option with the 'singleBatch' option")
 	}
+	o.singleBatch = singleBatch
 	if singleBatch && o.BatchSize >= 0 {
 		// One batch, then the cursor closes: a negative Limit.
 		n := int64(defaultFirstBatch)

@@ -297,6 +297,11 @@ func (db *DB) dropColl(dbName, name string) (bool, error) {
 	}
 	db.catMu.Lock()
 	defer db.catMu.Unlock()
+	if t := db.bucketsTarget(dbName, name); t != nil {
+		// Dropping a time-series collection's buckets drops the
+		// collection, as in mongod.
+		return true, db.dropLocked(t)
+	}
 	c := db.lookup(dbName, name)
 	if c == nil {
 		return false, nil

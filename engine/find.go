@@ -46,6 +46,10 @@ type FindOptions struct {
 	filterVars any
 	// noNear refuses a $near in the filter (a count: 5626500).
 	noNear bool
+	// noCursorTimeout and singleBatch are the find command's options
+	// of those names (a time-series collection refuses them: its find
+	// runs as an aggregate).
+	noCursorTimeout, singleBatch bool
 }
 
 // findPlan validates a find and builds its executor. It returns a nil
@@ -106,6 +110,12 @@ func (db *DB) findPlan(dbName, name string, filter bson.D, o FindOptions) (*coll
 	if c != nil {
 		if err := kindOf(c.m()).checkFind(c, o, srt); err != nil {
 			return nil, nil, nil, err
+		}
+		if c.m().Kind == catalog.KindTimeseries && !o.noNear {
+			// A time-series find runs as a $match, where $near is refused.
+			if err := refuseNear(f); err != nil {
+				return nil, nil, nil, err
+			}
 		}
 	}
 	if o.Tailable {

@@ -42,6 +42,11 @@ func (db *DB) renameCollection(fdb, fname, tdb, tname string, dropTarget bool) e
 		return document.Errorf(document.CodeIllegalOperation, "Can't rename a collection to itself")
 	}
 	if t := db.lookup(tdb, tname); t != nil {
+		if k := t.m().Kind; k == catalog.KindView || k == catalog.KindTimeseries {
+			// A view (a time-series collection is one in mongod) is not
+			// a collection dropTarget drops.
+			return document.Errorf(document.CodeNamespaceExists, "a view already exists with that name: %s.%s", tdb, tname)
+		}
 		if !dropTarget {
 			return document.Errorf(document.CodeNamespaceExists, "target namespace exists")
 		}

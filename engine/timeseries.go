@@ -94,7 +94,7 @@ func parseTimeseriesCreate(opts bson.D, has map[string]any, co *createOptions) (
 	if err != nil {
 		return nil, err
 	}
-	for _, k := range []string{"capped", "size", "max", "validator", "clusteredIndex", "viewOn", "pipeline"} {
+	for _, k := range []string{"capped", "size", "max", "validator", "validationLevel", "validationAction", "idIndex", "clusteredIndex", "viewOn", "pipeline"} {
 		v, ok := has[k]
 		if !ok {
 			continue
@@ -120,6 +120,13 @@ func parseTimeseriesCreate(opts bson.D, has map[string]any, co *createOptions) (
 		// The collection's default collation (docs/collation.md): its
 		// operations and its indexes take it.
 		co.raw = append(co.raw, bson.E{Key: "collation", Value: spec})
+	}
+	for _, k := range []string{"storageEngine", "indexOptionDefaults"} {
+		// Kept and listed as given, as mongod lists them; ttlkv has one
+		// storage engine.
+		if v, ok := has[k]; ok {
+			co.raw = append(co.raw, bson.E{Key: k, Value: v})
+		}
 	}
 	co.ext = tc
 	return co, nil
@@ -175,6 +182,39 @@ func bucketsMeta(dbName, name string, o ts.Options) *catalog.Coll {
 	return bm
 }
 
+// addDefaultTSIndex gives a new time-series collection m with a
+// metaField the index mongod (6.3 and later) creates with it,
+// {<metaField>: 1, <timeField>: 1} named "<metaField>_1_<timeField>_1",
+// and its buckets-collection index in bm. It may be dropped like any
+// other (docs/timeseries.md §6.7).
+func addDefaultTSIndex(m, bm *catalog.Coll, o ts.Options) error {
+	if o.MetaField == "" {
+		return nil
+	}
+	spec := bson.D{
+		{Key: "key", Value: bson.D{{Key: o.MetaField, Value: int32(1)}, {Key: o.TimeField, Value: int32(1)}}},
+		{Key: "name", Value: o.MetaField + "_1_" + o.TimeField + "_1"},
+	}
+	probe := &catalog.Coll{DB: m.DB, Name: m.Name, Kind: catalog.KindNormal, Indexes: []*catalog.Index{idIndex()}}
+	if c, ok := get(m.Options, "collation"); ok {
+		probe.Options = bson.D{{Key: "collation", Value: c}}
+	}
+	ix, err := parseIndexSpec(probe, spec)
+	if err != nil {
+		return err
+	}
+	bk, err := tsIndexKey(o, ix)
+	if err != nil {
+		return err
+	}
+	ix.ID = m.NextIndexID
+	m.NextIndexID++
+	m.Indexes = append(m.Indexes, ix)
+	bm.Indexes = append(bm.Indexes, &catalog.Index{ID: bm.NextIndexID, Name: tsIndexPrefix + ix.Name, Key: bk})
+	bm.NextIndexID++
+	return nil
+}
+
 // createTimeseriesLocked creates a time-series collection and its
 // buckets collection in one transaction. The caller holds catMu and has
 // checked that dbName.name does not exist.
@@ -197,6 +237,9 @@ func (db *DB) createTimeseriesLocked(dbName, name string, co *createOptions) (*c
 	m := &catalog.Coll{DB: dbName, Name: name, Kind: catalog.KindTimeseries, Options: co.raw, NextIndexID: idIndexID + 1,
 		Extra: bson.D{{Key: "bucketsColl", Value: bname}, {Key: "outOfRange", Value: false}}}
 	bm := bucketsMeta(dbName, bname, tc.opts)
+	if err := addDefaultTSIndex(m, bm, tc.opts); err != nil {
+		return nil, false, err
+	}
 	err := db.store.Update(func(txn *lsm.Txn) error {
 		id, err := db.allocCollID(txn)
 		if err != nil {

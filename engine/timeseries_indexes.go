@@ -33,7 +33,7 @@ func tsIndexKey(o ts.Options, ix *catalog.Index) (bson.D, error) {
 		return nil, nil
 	}
 	if ix.Unique {
-		return nil, document.Errorf(document.CodeCannotCreateIndex, "Unique indexes are not supported on time-series collections")
+		return nil, document.Errorf(document.CodeInvalidOptions, "Unique indexes are not supported on time-series collections")
 	}
 	if isTextKey(ix.Key) {
 		return nil, document.Errorf(document.CodeInvalidOptions, "Text indexes are not supported on time-series collections")

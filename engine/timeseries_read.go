@@ -187,6 +187,28 @@ func (s *scanner) nextTS(ctx context.Context, n int) ([]record, error) {
 // tsScanner builds the scanner of a read of time-series collection c
 // with measurement filter f (raw form filter).
 func (db *DB) tsScanner(c *coll, filter bson.D, f *query.Filter) (*scanner, *tsPlan, error) {
+	return db.tsScannerHinted(c, filter, f, nil)
+}
+
+// tsScannerHinted is tsScanner with a find's hint: an index of the
+// time-series collection (its buckets-collection index reads the
+// buckets), or {$natural: ±1} (the buckets in record order, forwards or
+// backwards; measurements keep their order within a bucket). A hint
+// that names no index is 2 BadValue, as for any collection.
+func (db *DB) tsScannerHinted(c *coll, filter bson.D, f *query.Filter, hint any) (*scanner, *tsPlan, error) {
+	var bucketHint any
+	if hint != nil {
+		ix, natural, err := resolveHint(c.m(), hint)
+		if err != nil {
+			return nil, nil, err
+		}
+		switch {
+		case natural != 0:
+			bucketHint = bson.D{{Key: "$natural", Value: int32(natural)}}
+		case ix != nil && !ix.TTL:
+			bucketHint = tsIndexPrefix + ix.Name
+		}
+	}
 	t, bc, err := db.tsParts(c)
 	if err != nil {
 		return nil, nil, err
@@ -199,7 +221,10 @@ func (db *DB) tsScanner(c *coll, filter bson.D, f *query.Filter) (*scanner, *tsP
 	scan := &tsScan{o: t.opts, f: f}
 	info := &tsPlan{scan: scan, bucket: nonNilDoc(bf)}
 	if bc != nil {
-		ip, err := makePlan(bc, bc.m(), bff, nil, nil)
+		if name, ok := bucketHint.(string); ok && bc.m().Index(name) == nil {
+			bucketHint = nil
+		}
+		ip, err := makePlan(bc, bc.m(), bff, nil, bucketHint)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -215,7 +240,7 @@ func (db *DB) tsScanner(c *coll, filter bson.D, f *query.Filter) (*scanner, *tsP
 // collection: measurements unpacked from the candidate buckets, then
 // SORT, skip, limit and projection as for any collection.
 func (db *DB) timeseriesQuery(c *coll, filter bson.D, f *query.Filter, srt *query.Sort, o FindOptions, proj *query.Projection) (*queryExec, error) {
-	sc, _, err := db.tsScanner(c, filter, f)
+	sc, _, err := db.tsScannerHinted(c, filter, f, o.Hint)
 	if err != nil {
 		return nil, err
 	}

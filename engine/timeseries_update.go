@@ -71,8 +71,10 @@ func tsMatchTarget(f *query.Filter, target bson.D) tsMatch {
 // $natural: 1 is the order of the bucket scan, for which it returns
 // nil, nil and the caller needs no target.
 func (db *DB) tsFirstInOrder(ctx context.Context, c *coll, filter bson.D, f *query.Filter, srt *query.Sort) (target bson.D, sorted bool, err error) {
-	if err := (timeseriesKind{}).checkFind(c, FindOptions{}, srt); err != nil {
-		return nil, false, err
+	if srt != nil {
+		if dir, ok := srt.NaturalOrder(); ok && dir != 1 {
+			return nil, false, document.Errorf(document.CodeBadValue, "$natural: -1 is not supported on time-series collections")
+		}
 	}
 	if srt == nil {
 		return nil, false, nil

@@ -111,7 +111,7 @@ func TestBucketerMetaHashMatchesCompare(t *testing.T) {
 		case an || bn:
 			return an && bn
 		}
-		return document.Compare(a, b) == 0
+		return document.Compare(NormalizeMeta(a), NormalizeMeta(b)) == 0
 	}
 	for i := range recs {
 		for j := 0; j < i; j++ {

@@ -2,6 +2,7 @@ package ts
 
 import (
 	"math"
+	"sort"
 	"strings"
 
 	"github.com/ttlkv/ttlkv/document"
@@ -83,6 +84,7 @@ type bucketing struct {
 //     not a string, span or rounding not a number: 14 TypeMismatch;
 //   - an unknown sub-field: 40415 IDLUnknownField; a sub-field given twice:
 //     40413; timeField missing: 40414 (MongoDB's IDL codes);
+//   - timeField or metaField holding a NUL byte: 2 BadValue;
 //   - timeField or metaField empty or containing '.', metaField equal to
 //     timeField, metaField "_id": 72 InvalidOptions;
 //   - granularity not one of seconds/minutes/hours, span or rounding out
@@ -131,6 +133,11 @@ func ParseOptions(v any) (Options, error) {
 	}
 	if !hasTime {
 		return Options{}, document.Errorf(codeIDLFailedToParse, "BSON field 'create.timeseries.timeField' is missing but a required field")
+	}
+	for _, f := range [][2]string{{"timeField", o.TimeField}, {"metaField", o.MetaField}} {
+		if strings.IndexByte(f[1], 0) >= 0 {
+			return Options{}, document.Errorf(document.CodeBadValue, "The '%s' for a time-series collection must not contain a null byte", f[0])
+		}
 	}
 	if o.TimeField == "" {
 		return Options{}, document.Errorf(document.CodeInvalidOptions, "The 'timeField' for a time-series collection must not be empty")
@@ -452,7 +459,7 @@ func (o Options) Split(m bson.D) (t bson.DateTime, meta any, hasMeta bool, err e
 			dt, ok := e.Value.(bson.DateTime)
 			if !ok {
 				return 0, nil, false, document.Errorf(document.CodeBadValue,
-					"'%s' must be present and contain a valid BSON UTC datetime value, got %s", o.TimeField, typeNameOf(e.Value))
+					"'%s' must be present and contain a valid BSON UTC datetime value", o.TimeField)
 			}
 			t, haveTime = dt, true
 		case o.MetaField != "" && e.Key == o.MetaField && !hasMeta:
@@ -463,5 +470,64 @@ func (o Options) Split(m bson.D) (t bson.DateTime, meta any, hasMeta bool, err e
 		return 0, nil, false, document.Errorf(document.CodeBadValue,
 			"'%s' must be present and contain a valid BSON UTC datetime value", o.TimeField)
 	}
+	if hasMeta {
+		meta = NormalizeMeta(meta)
+	}
 	return t, meta, hasMeta, nil
+}
+
+// NormalizeMeta is meta value v as a bucket keeps it: the fields of every
+// document in it, at any depth and inside arrays, sorted by name
+// (bytewise); arrays keep their order. As in mongod, measurements whose
+// metas differ only in field order share buckets, and read back with the
+// sorted meta (docs/timeseries.md §6.2). v is returned as it is when it
+// is already so.
+func NormalizeMeta(v any) any {
+	if !metaNeedsSort(v) {
+		return v
+	}
+	return sortMeta(v)
+}
+
+// metaNeedsSort reports whether some document in v has fields out of
+// order.
+func metaNeedsSort(v any) bool {
+	switch x := v.(type) {
+	case bson.D:
+		for i, e := range x {
+			if i > 0 && x[i-1].Key > e.Key {
+				return true
+			}
+			if metaNeedsSort(e.Value) {
+				return true
+			}
+		}
+	case bson.A:
+		for _, e := range x {
+			if metaNeedsSort(e) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// sortMeta returns a copy of v with every document's fields sorted.
+func sortMeta(v any) any {
+	switch x := v.(type) {
+	case bson.D:
+		out := make(bson.D, len(x))
+		for i, e := range x {
+			out[i] = bson.E{Key: e.Key, Value: sortMeta(e.Value)}
+		}
+		sort.SliceStable(out, func(i, j int) bool { return out[i].Key < out[j].Key })
+		return out
+	case bson.A:
+		out := make(bson.A, len(x))
+		for i, e := range x {
+			out[i] = sortMeta(e)
+		}
+		return out
+	}
+	return v
 }

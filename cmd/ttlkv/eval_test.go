@@ -95,8 +95,9 @@ print(c.toArray().length, c.isClosed()); db.log2.insertOne({ _id: 7 }); print(c.
 	// Errors the documentation describes.
 	refusals := []struct{ src, want string }{
 		{`db.log.insertOne({ big: "x".repeat(200000) })`, "MongoServerError[BadValue]"},
-		{`db.weather.find().sort({ $natural: -1 }).toArray()`, "MongoServerError[BadValue]"},
-		{`db.weather.find().tailable().toArray()`, "MongoServerError[BadValue]"},
+		{`db.weather.find().sort({ $natural: -1 }).toArray()`, "MongoServerError[InvalidPipelineOperator]"},
+		{`db.weather.find().tailable().toArray()`, "MongoServerError[InvalidPipelineOperator]"},
+		{`db.log.find().tailable().sort({ $natural: -1 }).toArray()`, "MongoServerError[BadValue]"},
 	}
 	for _, ex := range refusals {
 		// Caught, to see the code name too: uncaught, mongosh prints

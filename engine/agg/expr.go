@@ -253,7 +253,7 @@ const (
 	codeUndefinedVariable = document.Code(17276)
 	codeFieldPathDollar   = document.Code(16410)
 	codeFieldPathDot      = document.Code(16412)
-	codeUnknownExpression = document.Code(168) // InvalidPipelineOperator
+	codeUnknownExpression = document.CodeInvalidPipelineOperator
 	codeExpressionArity   = document.Code(16020)
 	codeObjectOneOperator = document.Code(15983)
 )
