@@ -48,12 +48,12 @@ const (
 
 // Limits the server advertises in hello and enforces on input.
 const (
-	HeaderLen          = 16
-	MaxMessageSize     = 48000000 // maxMessageSizeBytes
-	MaxBSONObjectSize  = 16 * 1024 * 1024
-	MaxWriteBatchSize  = 100000
-	maxBSONUserObject  = MaxBSONObjectSize + 16*1024 // a command document may carry 16 KiB of overhead
-	maxSectionsAllowed = 64                          // more kind-1 sections than any driver sends
+	HeaderLen         = 16
+	MaxMessageSize    = 48000000 // maxMessageSizeBytes
+	MaxBSONObjectSize = 16 * 1024 * 1024
+	MaxWriteBatchSize = 100000
+	maxBSONUserObject = MaxBSONObjectSize + 16*1024 // a command document may carry 16 KiB of overhead
+	maxSequences      = 2                           // kind-1 sections a message may have, as in mongod
 )
 
 // Header is the 16-byte header every message starts with.
@@ -208,12 +208,13 @@ func decodeMsg(m *Message, body, whole []byte, uncompressed bool) error {
 	}
 	m.Flags = binary.LittleEndian.Uint32(body)
 	if bad := m.Flags & requiredFlagBits &^ (FlagChecksumPresent | FlagMoreToCome); bad != 0 {
-		return protoErr(9, "FailedToParse", "Unrecognized OP_MSG flag bits 0x%x", bad)
+		// Connection-fatal in mongod (223 IllegalOpMsgFlag): no reply.
+		return fmt.Errorf("%w: unrecognized OP_MSG flag bits 0x%x", ErrFrame, bad)
 	}
 	sections := body[4:]
 	if m.Flags&FlagChecksumPresent != 0 {
 		if len(sections) < 4 {
-			return fmt.Errorf("%w: OP_MSG checksum missing", ErrFrame)
+			return protoErr(51252, "Location51252", "Invalid message size for an OpMsg containing a checksum")
 		}
 		want := binary.LittleEndian.Uint32(sections[len(sections)-4:])
 		sections = sections[:len(sections)-4]
@@ -226,7 +227,8 @@ func decodeMsg(m *Message, body, whole []byte, uncompressed bool) error {
 			got = checksumOf(m.Header, body[:len(body)-4])
 		}
 		if got != want {
-			return protoErr(9, "FailedToParse", "OP_MSG checksum does not match contents")
+			// Connection-fatal in mongod (288 ChecksumMismatch).
+			return fmt.Errorf("%w: OP_MSG checksum does not match contents", ErrFrame)
 		}
 	}
 	for len(sections) > 0 {
@@ -239,7 +241,7 @@ func decodeMsg(m *Message, body, whole []byte, uncompressed bool) error {
 				return err
 			}
 			if m.Body != nil {
-				return protoErr(9, "FailedToParse", "Multiple body sections in OP_MSG")
+				return protoErr(40430, "Location40430", "Multiple body sections in message")
 			}
 			m.Body, sections = doc, rest
 		case 1:
@@ -248,7 +250,7 @@ func decodeMsg(m *Message, body, whole []byte, uncompressed bool) error {
 			}
 			size := int32(binary.LittleEndian.Uint32(sections))
 			if size < 5 || int(size) > len(sections) {
-				return protoErr(9, "FailedToParse", "OP_MSG document sequence size %d is out of range", size)
+				return protoErr(15, "Overflow", "OP_MSG document sequence size %d runs past the message", size)
 			}
 			seq := sections[4:size]
 			sections = sections[size:]
@@ -266,21 +268,22 @@ func decodeMsg(m *Message, body, whole []byte, uncompressed bool) error {
 				s.Docs = append(s.Docs, doc)
 				seq = rest
 			}
-			if len(m.Sequences) >= maxSectionsAllowed {
-				return protoErr(9, "FailedToParse", "too many OP_MSG document sequences")
+			if len(m.Sequences) >= maxSequences {
+				// Connection-fatal in mongod (233 TooManyDocumentSequences).
+				return fmt.Errorf("%w: too many document sequences in OP_MSG; the limit is %d", ErrFrame, maxSequences)
 			}
 			for _, o := range m.Sequences {
 				if o.Identifier == s.Identifier {
-					return protoErr(9, "FailedToParse", "Duplicate document sequence: %s", s.Identifier)
+					return protoErr(40431, "Location40431", "Duplicate document sequence: %s", s.Identifier)
 				}
 			}
 			m.Sequences = append(m.Sequences, s)
 		default:
-			return protoErr(9, "FailedToParse", "Unknown section kind %d", kind)
+			return protoErr(40432, "Location40432", "Unknown section kind %d", kind)
 		}
 	}
 	if m.Body == nil {
-		return protoErr(9, "FailedToParse", "OP_MSG messages must have a body")
+		return protoErr(40587, "Location40587", "OP_MSG messages must have a body")
 	}
 	return nil
 }
@@ -308,10 +311,125 @@ func readDoc(b []byte) (bson.Raw, []byte, error) {
 		return nil, nil, protoErr(10334, "BSONObjectTooLarge", "BSON document of %d bytes is larger than the maximum of %d", n, maxBSONUserObject)
 	}
 	doc := bson.Raw(b[:n])
+	if tooDeep(doc, maxBSONDepth) {
+		// Checked before anything walks the document recursively: a
+		// client must not be able to exhaust the server's stack.
+		return nil, nil, protoErr(15, "Overflow", "BSONObj exceeds maximum nested object depth")
+	}
 	if err := doc.Validate(); err != nil {
 		return nil, nil, protoErr(22, "InvalidBSON", "invalid BSON: %v", err)
 	}
 	return doc, b[n:], nil
+}
+
+// maxBSONDepth is how deep documents and arrays of a message may nest
+// below its top-level document, mongod's limit for what it receives.
+const maxBSONDepth = 200
+
+// tooDeep reports whether BSON document b nests documents or arrays
+// (a JavaScript scope included) more than max levels deep. It walks b
+// without recursion and stops at the first malformation, which it
+// leaves to the full validation to report.
+func tooDeep(b []byte, max int) bool {
+	if len(b) < 5 {
+		return false
+	}
+	le := func(i int) int { return int(int32(binary.LittleEndian.Uint32(b[i:]))) }
+	ends := []int{le(0)} // where each open document ends
+	i := 4
+	for len(ends) > 0 {
+		end := ends[len(ends)-1]
+		if end > len(b) || i >= end {
+			return false
+		}
+		t := b[i]
+		i++
+		if t == 0 {
+			if i != end {
+				return false
+			}
+			ends = ends[:len(ends)-1]
+			continue
+		}
+		k := bytes.IndexByte(b[i:end], 0)
+		if k < 0 {
+			return false
+		}
+		i += k + 1
+		size := 0
+		switch t {
+		case 0x03, 0x04: // document, array
+			if i+4 > end {
+				return false
+			}
+			n := le(i)
+			if n < 5 || i+n > end {
+				return false
+			}
+			if len(ends) > max {
+				return true
+			}
+			ends = append(ends, i+n)
+			i += 4
+			continue
+		case 0x0F: // code with scope: int32 total, string, document
+			if i+8 > end {
+				return false
+			}
+			n, sl := le(i), le(i+4)
+			doc := i + 8 + sl
+			if n < 14 || sl < 1 || i+n > end || doc < i || doc+5 > i+n || le(doc) != i+n-doc {
+				return false
+			}
+			if len(ends) > max {
+				return true
+			}
+			ends = append(ends, i+n)
+			i = doc + 4
+			continue
+		case 0x01, 0x09, 0x11, 0x12: // double, date, timestamp, int64
+			size = 8
+		case 0x02, 0x0D, 0x0E: // string, code, symbol
+			if i+4 > end {
+				return false
+			}
+			size = 4 + le(i)
+		case 0x05: // binary
+			if i+4 > end {
+				return false
+			}
+			size = 5 + le(i)
+		case 0x06, 0x0A, 0xFF, 0x7F: // undefined, null, min and max key
+		case 0x07:
+			size = 12
+		case 0x08:
+			size = 1
+		case 0x0B: // regex: two cstrings
+			for range 2 {
+				j := bytes.IndexByte(b[i+size:end], 0)
+				if j < 0 {
+					return false
+				}
+				size += j + 1
+			}
+		case 0x0C: // DBPointer: string, ObjectId
+			if i+4 > end {
+				return false
+			}
+			size = 4 + le(i) + 12
+		case 0x10:
+			size = 4
+		case 0x13:
+			size = 16
+		default:
+			return false
+		}
+		if size < 0 || i+size > end {
+			return false
+		}
+		i += size
+	}
+	return false
 }
 
 func decodeQuery(m *Message, body []byte) error {

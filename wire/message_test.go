@@ -64,10 +64,9 @@ func TestDecodeChecksumMismatch(t *testing.T) {
 	t.Parallel()
 	b := EncodeMsg(1, 0, 0, mustMarshal(t, bson.D{{Key: "ping", Value: 1}}), true)
 	b[len(b)-1] ^= 0xff
-	_, err := Decode(b)
-	var pe *ProtocolError
-	if !errors.As(err, &pe) || pe.Code != 9 {
-		t.Fatalf("got %v, want a FailedToParse ProtocolError", err)
+	// Connection-fatal, as in mongod: no reply, the connection closes.
+	if _, err := Decode(b); !errors.Is(err, ErrFrame) {
+		t.Fatalf("got %v, want ErrFrame", err)
 	}
 }
 
@@ -156,7 +155,7 @@ func TestDecodeBadInput(t *testing.T) {
 		{"unknown opcode", withOp(9999), true},
 		{"cut short", good[:len(good)-3], true},
 		{"invalid BSON", badDoc, false},
-		{"unknown required flag", unknownFlag, false},
+		{"unknown required flag", unknownFlag, true},
 		{"no body", EncodeMsg(1, 0, 0, nil, false)[:HeaderLen+4], false},
 	}
 	for _, c := range cases {
@@ -237,4 +236,46 @@ func FuzzDecode(f *testing.F) {
 		}
 		_, _ = ReadMessage(bytes.NewReader(b), 1<<20)
 	})
+}
+
+// TestTooDeep: documents and arrays may nest 200 levels below the
+// top-level document, a JavaScript scope counting as one; deeper is
+// refused before anything walks the document recursively.
+func TestTooDeep(t *testing.T) {
+	t.Parallel()
+	nest := func(n int, arr bool) any {
+		var v any = int32(1)
+		for range n {
+			if arr {
+				v = bson.A{v}
+			} else {
+				v = bson.D{{Key: "a", Value: v}}
+			}
+		}
+		return v
+	}
+	for _, c := range []struct {
+		name string
+		doc  bson.D
+		want bool
+	}{
+		{"flat", bson.D{{Key: "s", Value: "x"}, {Key: "r", Value: bson.Regex{Pattern: "a", Options: "i"}}, {Key: "b", Value: bson.Binary{Data: []byte{1}}}}, false},
+		{"200 documents", bson.D{{Key: "x", Value: nest(200, false)}}, false},
+		{"201 documents", bson.D{{Key: "x", Value: nest(201, false)}}, true},
+		{"200 arrays", bson.D{{Key: "x", Value: nest(200, true)}}, false},
+		{"201 arrays", bson.D{{Key: "x", Value: nest(201, true)}}, true},
+		{"a scope 199 deep", bson.D{{Key: "x", Value: bson.CodeWithScope{Code: "f", Scope: nest(199, false).(bson.D)}}}, false},
+		{"a scope 201 deep", bson.D{{Key: "x", Value: bson.CodeWithScope{Code: "f", Scope: nest(201, false).(bson.D)}}}, true},
+	} {
+		b, err := bson.Marshal(c.doc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := tooDeep(b, maxBSONDepth); got != c.want {
+			t.Errorf("%s: tooDeep %v, want %v", c.name, got, c.want)
+		}
+		for i := range b { // a document cut anywhere is never too deep, nor a panic
+			tooDeep(b[:i], maxBSONDepth)
+		}
+	}
 }

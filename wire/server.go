@@ -10,6 +10,7 @@ import (
 	"hash/crc32"
 	"io"
 	"net"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -352,6 +353,11 @@ func isTimeout(err error) bool {
 
 // handle answers one message; false closes the connection.
 func (c *conn) handle(b []byte) bool {
+	if h, err := parseHeader(b); err == nil && h.OpCode == opGetMore {
+		// Legacy OP_GET_MORE: answered, as mongod 5.1 and later
+		// answer it, with an error the client can read.
+		return c.write(EncodeReply(c.srv.nextReqID.Add(1), h.RequestID, 2, mustBSON(errorDoc(5739101, "Location5739101", legacyRemoved("OP_GET_MORE"), true))), CompressorNoop)
+	}
 	m, err := Decode(b)
 	if err != nil {
 		var pe *ProtocolError
@@ -364,7 +370,15 @@ func (c *conn) handle(b []byte) bool {
 		if h.OpCode == OpQuery {
 			return c.write(EncodeReply(c.srv.nextReqID.Add(1), h.RequestID, 2, mustBSON(errorDoc(pe.Code, pe.CodeName, pe.Msg, true))), CompressorNoop)
 		}
-		return c.write(EncodeMsg(c.srv.nextReqID.Add(1), h.RequestID, 0, mustBSON(errorDoc(pe.Code, pe.CodeName, pe.Msg, false)), false), CompressorNoop)
+		var flags uint32
+		if h.OpCode == OpMsg && len(b) >= HeaderLen+4 {
+			flags = binary.LittleEndian.Uint32(b[HeaderLen:])
+		}
+		if flags&FlagMoreToCome != 0 {
+			return true // the client reads no reply to it, not even an error
+		}
+		sum := flags&FlagChecksumPresent != 0
+		return c.write(EncodeMsg(c.srv.nextReqID.Add(1), h.RequestID, 0, mustBSON(errorDoc(pe.Code, pe.CodeName, pe.Msg, false)), sum), CompressorNoop)
 	}
 	if m.Query != nil {
 		return c.handleQuery(m)
@@ -484,6 +498,13 @@ func errorDoc(code int32, name, msg string, legacy bool) bson.D {
 // handshake on admin.$cmd (or any db's $cmd), as mongod 5.1 and later.
 func (c *conn) handleQuery(m *Message) bool {
 	q := m.Query
+	isCmdNS := strings.HasSuffix(q.FullCollection, ".$cmd")
+	if !isCmdNS {
+		// A query on a collection, not a command: mongod 5.1 and later
+		// answer every one of them so.
+		c.srv.opts.Logf("conn%d: refused legacy OP_QUERY on %s", c.id, q.FullCollection)
+		return c.write(EncodeReply(c.srv.nextReqID.Add(1), m.Header.RequestID, 2, mustBSON(errorDoc(5739101, "Location5739101", legacyRemoved("OP_QUERY"), true))), CompressorNoop)
+	}
 	var cmd bson.D
 	if err := bson.Unmarshal(q.Doc, &cmd); err != nil || len(cmd) == 0 {
 		return c.write(EncodeReply(c.srv.nextReqID.Add(1), m.Header.RequestID, 2, mustBSON(errorDoc(22, "InvalidBSON", "invalid OP_QUERY document", true))), CompressorNoop)
@@ -494,11 +515,13 @@ func (c *conn) handleQuery(m *Message) bool {
 		}
 	}
 	name := cmd[0].Key
-	isCmdNS := len(q.FullCollection) > 5 && q.FullCollection[len(q.FullCollection)-5:] == ".$cmd"
 	var reply bson.D
-	if isCmdNS && (name == "hello" || name == "isMaster" || name == "ismaster") {
+	switch {
+	case name == "hello" || name == "isMaster" || name == "ismaster":
 		reply = c.hello(cmd, name != "hello")
-	} else {
+	case opQueryCommands[name]:
+		reply = c.run(strings.TrimSuffix(q.FullCollection, ".$cmd"), cmd, false)
+	default:
 		reply = errorDoc(352, "UnsupportedOpQueryCommand", fmt.Sprintf("Unsupported OP_QUERY command: %s. The client driver may require an upgrade.", name), true)
 		c.srv.opts.Logf("conn%d: refused legacy OP_QUERY %q on %s", c.id, name, q.FullCollection)
 	}
@@ -507,6 +530,22 @@ func (c *conn) handleQuery(m *Message) bool {
 		flags = 2 // QueryFailure
 	}
 	return c.write(EncodeReply(c.srv.nextReqID.Add(1), m.Header.RequestID, flags, mustBSON(reply)), m.Compressor)
+}
+
+// opGetMore is the legacy OP_GET_MORE opcode.
+const opGetMore OpCode = 2005
+
+// opQueryCommands are the commands besides hello that mongod still runs
+// when they come as a legacy OP_QUERY (drivers' handshakes and
+// authentication before OP_MSG).
+var opQueryCommands = map[string]bool{
+	"buildinfo": true, "buildInfo": true, "saslStart": true, "saslContinue": true, "authenticate": true, "_isSelf": true,
+}
+
+// legacyRemoved is mongod's message for a legacy opcode it no longer
+// serves.
+func legacyRemoved(op string) string {
+	return op + " is no longer supported. The client driver may require an upgrade. For more details see https://dochub.mongodb.org/core/legacy-opcode-removal"
 }
 
 func lookup(d bson.D, key string) any {
@@ -526,11 +565,11 @@ func (c *conn) command(m *Message) (bson.D, string, *ProtocolError) {
 		return bson.D{{Key: "unknown", Value: 1}}, "", protoErr(22, "InvalidBSON", "invalid command document: %v", err)
 	}
 	if len(cmd) == 0 {
-		return bson.D{{Key: "unknown", Value: 1}}, "", protoErr(9, "FailedToParse", "empty command document")
+		return bson.D{{Key: "unknown", Value: 1}}, "", protoErr(40571, "Location40571", "OP_MSG requests require a $db argument")
 	}
 	for _, s := range m.Sequences {
 		if lookup(cmd, s.Identifier) != nil {
-			return cmd, "", protoErr(40413, "Location40413", "Duplicate field %s in the command body and a document sequence", s.Identifier)
+			return cmd, "", protoErr(40433, "Location40433", "Duplicate field between body and document sequence %s", s.Identifier)
 		}
 		if len(s.Docs) > MaxWriteBatchSize {
 			return cmd, "", protoErr(16, "InvalidLength", "Write batch sizes must be between 1 and %d. Got %d operations.", MaxWriteBatchSize, len(s.Docs))
@@ -555,9 +594,17 @@ func (c *conn) command(m *Message) (bson.D, string, *ProtocolError) {
 		}
 		cmd = append(cmd, bson.E{Key: s.Identifier, Value: arr})
 	}
-	dbName, _ := lookup(cmd, "$db").(string)
-	if dbName == "" {
+	dbv := lookup(cmd, "$db")
+	dbName, isStr := dbv.(string)
+	switch {
+	case dbv == nil:
 		return cmd, "", protoErr(40571, "Location40571", "OP_MSG requests require a $db argument")
+	case !isStr:
+		return cmd, "", protoErr(13111, "Location13111", "$db must be a string, not %s", document.TypeName(dbv))
+	case dbName == "":
+		return cmd, "", protoErr(73, "InvalidNamespace", "Invalid database name: ''")
+	case cmd[0].Key == "$db":
+		return cmd, "", protoErr(59, "CommandNotFound", "no such command: '$db'")
 	}
 	return cmd, dbName, nil
 }
