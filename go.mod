@@ -5,6 +5,7 @@ go 1.26.8
 require (
 	github.com/blevesearch/snowballstem v0.9.0
 	github.com/chzyer/readline v1.5.1
+	github.com/cockroachdb/apd/v3 v3.2.3
 	github.com/creack/pty v1.1.24
 	github.com/dgraph-io/badger/v4 v4.9.6
 	github.com/dop251/goja v0.0.0-20260917113740-793a2a65c13b

@@ -27,15 +27,30 @@ func toStringValue(v any) (string, error) {
 	case int64:
 		return strconv.FormatInt(x, 10), nil
 	case float64:
+		switch {
+		case math.IsInf(x, 1):
+			return "Infinity", nil
+		case math.IsInf(x, -1):
+			return "-Infinity", nil
+		}
 		return strconv.FormatFloat(x, 'g', -1, 64), nil
 	case bson.Decimal128:
 		return x.String(), nil
 	case bson.ObjectID:
 		return x.Hex(), nil
 	case bson.DateTime:
+		if y := x.Time().UTC().Year(); y < 0 || y > 9999 {
+			return "", errYearRange()
+		}
 		return x.Time().UTC().Format("2006-01-02T15:04:05.000Z"), nil
 	}
 	return "", convErr(v, "string")
+}
+
+// strictNumber reports whether s is a number as mongod reads one: no
+// white space around it, no digit separators.
+func strictNumber(s string) bool {
+	return s != "" && strings.TrimSpace(s) == s && !strings.Contains(s, "_")
 }
 
 func opToString(args []any) (any, error) {
@@ -57,8 +72,8 @@ func opToDouble(args []any) (any, error) {
 	case bson.DateTime:
 		return float64(x), nil
 	case string:
-		f, err := strconv.ParseFloat(strings.TrimSpace(x), 64)
-		if err != nil {
+		f, err := strconv.ParseFloat(x, 64)
+		if err != nil || !strictNumber(x) {
 			return nil, document.Errorf(codeConversionFailure, "Failed to parse number '%s' in $convert with no onError value", x)
 		}
 		return f, nil
@@ -69,7 +84,7 @@ func opToDouble(args []any) (any, error) {
 	return nil, convErr(args[0], "double")
 }
 
-func toIntRange(v any, lo, hi float64, to string) (int64, bool, error) {
+func toIntRange(v any, lo, hi int64, to string) (int64, bool, error) {
 	switch x := v.(type) {
 	case nil, bson.Null, bson.Undefined, Missing:
 		return 0, true, nil
@@ -81,7 +96,7 @@ func toIntRange(v any, lo, hi float64, to string) (int64, bool, error) {
 	case int32:
 		return int64(x), false, nil
 	case int64:
-		if float64(x) < lo || float64(x) > hi {
+		if x < lo || x > hi {
 			return 0, false, document.Errorf(codeConversionFailure, "Conversion would overflow target type in $convert with no onError value: %d", x)
 		}
 		return x, false, nil
@@ -91,15 +106,24 @@ func toIntRange(v any, lo, hi float64, to string) (int64, bool, error) {
 		}
 		return int64(x), false, nil
 	case string:
-		n, err := strconv.ParseInt(strings.TrimSpace(x), 10, 64)
-		if err != nil || float64(n) < lo || float64(n) > hi {
+		n, err := strconv.ParseInt(x, 10, 64)
+		if err != nil || n < lo || n > hi {
 			return 0, false, document.Errorf(codeConversionFailure, "Failed to parse number '%s' in $convert with no onError value", x)
+		}
+		return n, false, nil
+	}
+	if d, ok := v.(bson.Decimal128); ok {
+		// Toward zero, exactly (not through a double).
+		n, ok := query.DecimalTruncInt64(d)
+		if !ok || n < lo || n > hi {
+			return 0, false, document.Errorf(codeConversionFailure, "Conversion would overflow target type in $convert with no onError value: %s", document.Format(v))
 		}
 		return n, false, nil
 	}
 	if document.IsNumber(v) {
 		f := math.Trunc(query.ToFloat(v))
-		if math.IsNaN(f) || f < lo || f > hi {
+		// MaxInt64 as a double rounds up to 2^63, which no int64 holds.
+		if math.IsNaN(f) || f < float64(lo) || f > float64(hi) || f >= 1<<63 {
 			return 0, false, document.Errorf(codeConversionFailure, "Conversion would overflow target type in $convert with no onError value: %s", document.Format(v))
 		}
 		return int64(f), false, nil
@@ -136,12 +160,16 @@ func opToDate(args []any) (any, error) {
 	case int64:
 		return bson.DateTime(x), nil
 	case float64:
-		if math.IsNaN(x) || math.IsInf(x, 0) {
+		if math.IsNaN(x) || x < -(1<<63) || x >= 1<<63 {
 			return nil, document.Errorf(codeConversionFailure, "Conversion would overflow target type in $convert with no onError value: %s", document.Format(x))
 		}
 		return bson.DateTime(int64(x)), nil
 	case bson.Decimal128:
-		return bson.DateTime(int64(query.ToFloat(x))), nil
+		n, ok := query.DecimalTruncInt64(x)
+		if !ok {
+			return nil, document.Errorf(codeConversionFailure, "Conversion would overflow target type in $convert with no onError value: %s", document.Format(x))
+		}
+		return bson.DateTime(n), nil
 	case string:
 		for _, layout := range []string{time.RFC3339Nano, "2006-01-02T15:04:05.000Z0700", "2006-01-02T15:04:05", "2006-01-02 15:04:05", "2006-01-02"} {
 			if t, err := time.Parse(layout, x); err == nil {

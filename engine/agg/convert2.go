@@ -5,7 +5,6 @@ import (
 	"errors"
 	"math"
 	"strconv"
-	"strings"
 
 	"github.com/ttlkv/ttlkv/document"
 	"github.com/ttlkv/ttlkv/engine/query"
@@ -82,8 +81,8 @@ func convertTo(to string, v any) (any, error) {
 		case bson.DateTime:
 			return bson.ParseDecimal128(strconv.FormatInt(int64(x), 10))
 		case string:
-			d, err := bson.ParseDecimal128(strings.TrimSpace(x)) // as $toDouble reads a string
-			if err != nil {
+			d, err := query.ParseDecimalRounded(x) // more than 34 digits are rounded, as in mongod
+			if err != nil || !strictNumber(x) {
 				return nil, document.Errorf(codeConversionFailure, "Failed to parse number '%s' in $convert with no onError value: Failed to parse string to decimal", x)
 			}
 			return d, nil

@@ -71,7 +71,7 @@ func (x dateMathExpr) Eval(e *Env) (any, error) {
 	if err != nil || nullish(av) {
 		return nil, err
 	}
-	loc, null, err := evalTZ(x.tz, e)
+	loc, null, err := evalZone(x.tz, e, codeZoneNotString)
 	if err != nil || null {
 		return nil, err
 	}
@@ -89,11 +89,24 @@ func (x dateMathExpr) Eval(e *Env) (any, error) {
 		}
 		amount = -amount
 	}
+	if lim, ok := maxDateAddAmount[unit]; ok && (amount > lim || amount < -lim) {
+		return nil, document.Errorf(document.Code(5976500), "invalid %s 'amount' parameter value: %d %s", x.op, amount, unit)
+	}
 	out, ok := dateAdd(t, unit, amount, loc)
 	if !ok {
 		return nil, document.Errorf(document.Code(5166406), "dateAdd overflowed")
 	}
 	return bson.NewDateTimeFromTime(out), nil
+}
+
+// maxDateAddAmount is the largest amount of each unit $dateAdd takes
+// before computing, as mongod checks it: what spans the 2^64
+// milliseconds a date has (a year of 365 days, a quarter and a month
+// from it). A smaller amount can still overflow: 5166406.
+var maxDateAddAmount = map[string]int64{
+	"year": 584942417, "quarter": 584942417 * 4, "month": 584942417 * 12,
+	"week": 30500568904, "day": 213503982334, "hour": 5124095576030,
+	"minute": 307445734561825, "second": 18446744073709551,
 }
 
 // maxDateMS bounds the dates dateAdd gives (about ±292 million years,
@@ -219,7 +232,7 @@ func (x dateDiffExpr) Eval(e *Env) (any, error) {
 		}
 		start = w
 	}
-	loc, null, err := evalTZ(x.tz, e)
+	loc, null, err := evalZone(x.tz, e, codeZoneNotString)
 	if err != nil || null {
 		return nil, err
 	}
@@ -267,13 +280,14 @@ func dateDiff(a, b time.Time, unit string, startOfWeek time.Weekday) int64 {
 		return days(b) - days(a)
 	}
 	step := map[string]int64{"hour": 3_600_000, "minute": 60_000, "second": 1000}[unit]
-	// Hours, minutes and seconds count in the zone's wall time, as
-	// mongod's do: an hour boundary in a zone with a half-hour offset
-	// falls where its clock says, and a change of clock counts as the
-	// clock moved.
+	// Hours, minutes and seconds count the boundaries of the zone's
+	// wall time (an hour boundary in a zone with a half-hour offset
+	// falls where its clock says), then, as mongod's do, take back a
+	// change of the clock between the two in whole units: across a
+	// change of an hour, 1:00 EDT to 1:00 EST is one hour.
 	_, offA := a.Zone()
 	_, offB := b.Zone()
 	la := a.UnixMilli() + int64(offA)*1000
 	lb := b.UnixMilli() + int64(offB)*1000
-	return floorDiv(lb, step) - floorDiv(la, step)
+	return floorDiv(lb, step) - floorDiv(la, step) + int64(offA-offB)*1000/step
 }

@@ -41,8 +41,9 @@ func TestDateMath(t *testing.T) {
 		{`{"$dateDiff": {"startDate": "$at", "endDate": {"$date": "2021-02-06T00:00:00Z"}, "unit": "week"}}`, `{"$numberLong": "0"}`},
 		{`{"$dateDiff": {"startDate": "$at", "endDate": {"$date": "2021-02-06T00:00:00Z"}, "unit": "week", "startOfWeek": "sat"}}`, `{"$numberLong": "1"}`},
 		{`{"$dateDiff": {"startDate": "$at", "endDate": "$at", "unit": "millisecond"}}`, `{"$numberLong": "0"}`},
-		// Across New York's spring change: 3 hours of wall clock, 2 elapsed.
-		{`{"$dateDiff": {"startDate": {"$date": "2021-03-14T06:30:00Z"}, "endDate": {"$date": "2021-03-14T08:30:00Z"}, "unit": "hour", "timezone": "America/New_York"}}`, `{"$numberLong": "3"}`},
+		// Across New York's spring change: 3 hours of wall clock, the
+		// change taken back (mongod's utcOffsetCorrectionForHours): 2.
+		{`{"$dateDiff": {"startDate": {"$date": "2021-03-14T06:30:00Z"}, "endDate": {"$date": "2021-03-14T08:30:00Z"}, "unit": "hour", "timezone": "America/New_York"}}`, `{"$numberLong": "2"}`},
 		{`{"$dateDiff": {"startDate": {"$date": "2021-03-14T06:30:00Z"}, "endDate": {"$date": "2021-03-14T08:30:00Z"}, "unit": "millisecond", "timezone": "America/New_York"}}`, `{"$numberLong": "7200000"}`},
 		{`{"$dateDiff": {"startDate": {"$date": "2021-01-01T00:00:00Z"}, "endDate": {"$date": "2021-01-01T00:40:00Z"}, "unit": "hour", "timezone": "+05:30"}}`, `{"$numberLong": "1"}`},
 		{`{"$dateDiff": {"startDate": "$n", "endDate": "$at", "unit": "day"}}`, `null`},
@@ -53,10 +54,13 @@ func TestDateMath(t *testing.T) {
 		{`{"$dateAdd": {"startDate": "$at", "unit": "day"}}`, 5166402},
 		{`{"$dateAdd": {"startDate": "$s", "unit": "day", "amount": 1}}`, 5166403},
 		{`{"$dateAdd": {"startDate": "$at", "unit": "day", "amount": 1.5}}`, 5166405},
-		{`{"$dateAdd": {"startDate": "$at", "unit": "year", "amount": {"$numberLong": "9000000000000000000"}}}`, 5166406},
-		{`{"$dateAdd": {"startDate": "$at", "unit": "month", "amount": {"$numberLong": "60000000000"}}}`, 5166406},
-		{`{"$dateAdd": {"startDate": "$at", "unit": "day", "amount": {"$numberLong": "1000000000000"}}}`, 5166406},
-		{`{"$dateAdd": {"startDate": "$at", "unit": "week", "amount": {"$numberLong": "100000000000"}}}`, 5166406},
+		{`{"$dateAdd": {"startDate": "$at", "unit": "year", "amount": {"$numberLong": "9000000000000000000"}}}`, 5976500},
+		{`{"$dateAdd": {"startDate": "$at", "unit": "month", "amount": {"$numberLong": "60000000000"}}}`, 5976500},
+		{`{"$dateAdd": {"startDate": "$at", "unit": "day", "amount": {"$numberLong": "1000000000000"}}}`, 5976500},
+		{`{"$dateAdd": {"startDate": "$at", "unit": "week", "amount": {"$numberLong": "100000000000"}}}`, 5976500},
+		// Within the amount's bound, past the last date: 5166406.
+		{`{"$dateAdd": {"startDate": "$at", "unit": "year", "amount": 500000000}}`, 5166406},
+		{`{"$dateAdd": {"startDate": "$at", "unit": "day", "amount": {"$numberLong": "200000000000"}}}`, 5166406},
 		{`{"$dateAdd": {"startDate": "$at", "unit": 1, "amount": 1}}`, 5439013},
 		{`{"$dateAdd": {"startDate": "$at", "unit": "fortnight", "amount": 1}}`, 5439014},
 		{`{"$dateSubtract": {"startDate": "$at", "unit": "day", "amount": {"$numberLong": "-9223372036854775808"}}}`, 6045000},

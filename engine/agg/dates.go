@@ -274,8 +274,10 @@ var weekdays = map[string]time.Weekday{
 // Eval truncates the date to the start of its bin; bins of binSize units
 // count from 2000-01-01T00:00:00 in the time zone, as MongoDB's do.
 func (d dateTruncExpr) Eval(e *Env) (any, error) {
-	t, null, err := evalDate("$dateTrunc", d.date, e)
-	if err != nil || null {
+	// As mongod: every argument is evaluated, and a null one gives
+	// null, before the date's type is looked at.
+	dv, err := d.date.Eval(e)
+	if err != nil {
 		return nil, err
 	}
 	uv, err := d.unit.Eval(e)
@@ -293,14 +295,40 @@ func (d dateTruncExpr) Eval(e *Env) (any, error) {
 			return nil, err
 		}
 		f := query.ToFloat(bv)
-		if !document.IsNumber(bv) || f != math.Trunc(f) || f < 1 || f > 1e11 {
-			return nil, document.Errorf(document.Code(5439017), "$dateTrunc requires 'binSize' to be a positive 64-bit integer, but got value '%s' of type %s", document.Format(bv), document.TypeName(bv))
+		if !document.IsNumber(bv) || f != math.Trunc(f) || f < -(1<<63) || f >= 1<<63 {
+			return nil, document.Errorf(document.Code(5439017), "$dateTrunc requires 'binSize' to be a 64-bit integer, but got value '%s' of type %s", document.Format(bv), document.TypeName(bv))
+		}
+		if f <= 0 {
+			return nil, document.Errorf(document.Code(5439018), "$dateTrunc requires 'binSize' to be greater than 0, but got value %d", int64(f))
 		}
 		bin = int64(f)
 	}
-	loc, null, err := evalTZ(d.tz, e)
+	loc, null, err := evalZone(d.tz, e, codeZoneNotString)
 	if err != nil || null {
 		return nil, err
+	}
+	if unit == "week" && d.startOfWeek != nil {
+		if sv, err := d.startOfWeek.Eval(e); err != nil || nullish(sv) {
+			return nil, err
+		}
+	}
+	if nullish(dv) {
+		return nil, nil
+	}
+	t, ok := dateOf(dv)
+	if !ok {
+		return nil, document.Errorf(document.Code(5439012), "$dateTrunc requires 'date' to be a date, but got %s", document.TypeName(dv))
+	}
+	switch unit {
+	case "year", "quarter", "month", "week", "day":
+		if bin > 1e11 {
+			return nil, document.Errorf(document.Code(5439006), "The bin size is too large: %d %s(s)", bin, unit)
+		}
+	case "hour", "minute", "second", "millisecond":
+		step := map[string]int64{"hour": 3600000, "minute": 60000, "second": 1000, "millisecond": 1}[unit]
+		if bin > math.MaxInt64/step {
+			return nil, document.Errorf(document.Code(5439002), "Bin size is too large; binSize * unit overflows a 64-bit number of milliseconds")
+		}
 	}
 	lt := t.In(loc)
 	ref := time.Date(2000, 1, 1, 0, 0, 0, 0, loc)
@@ -339,13 +367,26 @@ func (d dateTruncExpr) Eval(e *Env) (any, error) {
 	default:
 		return nil, document.Errorf(document.Code(5439014), "$dateTrunc parameter 'unit' value cannot be recognized as a time unit: %s", unit)
 	}
+	if out.Before(minBSONDate) || out.After(maxBSONDate) {
+		// The bin starts before the first date BSON holds (or after
+		// the last): mongod's dateAdd overflows computing it.
+		return nil, document.Errorf(document.Code(5166406), "dateAdd overflowed")
+	}
 	return bson.NewDateTimeFromTime(out), nil
 }
 
-// truncDays truncates to bins of n calendar days counted from ref.
+// minBSONDate and maxBSONDate are the first and last instants a BSON
+// date holds.
+var minBSONDate, maxBSONDate = time.UnixMilli(math.MinInt64), time.UnixMilli(math.MaxInt64)
+
+// truncDays truncates to bins of n calendar days counted from ref,
+// counting days by the calendar (any distance from ref, unlike a
+// time.Duration's ±292 years).
 func truncDays(t, ref time.Time, n int64, loc *time.Location) time.Time {
-	day := time.Date(t.Year(), t.Month(), t.Day(), 0, 0, 0, 0, loc)
-	days := int64(math.Round(day.Sub(ref).Hours() / 24))
+	civil := func(x time.Time) int64 {
+		return floorDiv(time.Date(x.Year(), x.Month(), x.Day(), 0, 0, 0, 0, time.UTC).Unix(), 86400)
+	}
+	days := civil(t) - civil(ref)
 	return ref.AddDate(0, 0, int(floorDiv(days, n)*n))
 }
 
@@ -374,6 +415,36 @@ func parseDateToString(arg any, depth pdepth) (Expr, error) {
 }
 
 func (d dateToStringExpr) Eval(e *Env) (any, error) {
+	// mongod's order: the format is checked and the timezone evaluated
+	// first, a null one of them gives null, and only then is the date
+	// looked at (null or missing: onNull).
+	format := "%Y-%m-%dT%H:%M:%S.%LZ"
+	nullArg := false
+	if d.format != nil {
+		fv, err := d.format.Eval(e)
+		if err != nil {
+			return nil, err
+		}
+		if nullish(fv) {
+			nullArg = true
+		} else {
+			s, ok := fv.(string)
+			if !ok {
+				return nil, document.Errorf(document.Code(18533), "$dateToString requires that 'format' be a string, found: %s with value %s", document.TypeName(fv), document.Format(fv))
+			}
+			if _, err := formatDate(time.Unix(0, 0).UTC(), s); err != nil {
+				return nil, err
+			}
+			format = s
+		}
+	}
+	loc, null, err := evalZone(d.tz, e, codeZoneNotString)
+	if err != nil {
+		return nil, err
+	}
+	if null || nullArg {
+		return nil, nil
+	}
 	t, null, err := evalDate("$dateToString", d.date, e)
 	if err != nil {
 		return nil, err
@@ -384,23 +455,12 @@ func (d dateToStringExpr) Eval(e *Env) (any, error) {
 		}
 		return nil, nil
 	}
-	format := "%Y-%m-%dT%H:%M:%S.%LZ"
-	if d.format != nil {
-		fv, err := d.format.Eval(e)
-		if err != nil || nullish(fv) {
-			return nil, err
-		}
-		s, ok := fv.(string)
-		if !ok {
-			return nil, document.Errorf(document.Code(18533), "$dateToString requires that 'format' be a string, found: %s with value %s", document.TypeName(fv), document.Format(fv))
-		}
-		format = s
-	}
-	loc, null, err := evalTZ(d.tz, e)
-	if err != nil || null {
-		return nil, err
-	}
 	return formatDate(t.In(loc), format)
+}
+
+// errYearRange is mongod's refusal to print a year outside 0-9999.
+func errYearRange() error {
+	return document.Errorf(document.Code(18537), "Could not convert date to string: date component was outside the supported range of 0-9999")
 }
 
 func formatDate(t time.Time, format string) (string, error) {
@@ -417,6 +477,9 @@ func formatDate(t time.Time, format string) (string, error) {
 		i++
 		switch format[i] {
 		case 'Y':
+			if t.Year() < 0 || t.Year() > 9999 {
+				return "", errYearRange()
+			}
 			fmt.Fprintf(&b, "%04d", t.Year())
 		case 'm':
 			fmt.Fprintf(&b, "%02d", int(t.Month()))
@@ -444,6 +507,9 @@ func formatDate(t time.Time, format string) (string, error) {
 			b.WriteString(t.Month().String())
 		case 'G':
 			y, _ := t.ISOWeek()
+			if y < 0 || y > 9999 {
+				return "", errYearRange()
+			}
 			fmt.Fprintf(&b, "%04d", y)
 		case 'V':
 			_, w := t.ISOWeek()

@@ -10,9 +10,10 @@ import (
 )
 
 // $sqrt, $exp, $ln, $log10, $log and $pow, with mongod's domain checks
-// and codes. A decimal argument is computed through a double and given
-// back as a decimal (mongod computes in decimal: the last digits can
-// differ).
+// and codes. A decimal argument of the first four is computed in decimal,
+// 34 digits (query.DecimalMath); $log and $pow compute a decimal through
+// a double and give back a decimal (mongod computes in decimal: the last
+// digits can differ).
 
 func addMathOps() {
 	listOps["$sqrt"] = opSpec{1, 1, unaryMath("$sqrt", math.Sqrt, func(f float64) error {
@@ -53,6 +54,11 @@ func unaryMath(op string, f func(float64) float64, check func(float64) error) op
 		if check != nil && !math.IsNaN(x) {
 			if err := check(x); err != nil {
 				return nil, err
+			}
+		}
+		if d, ok := v.(bson.Decimal128); ok {
+			if r, ok := query.DecimalMath(op, d); ok {
+				return r, nil
 			}
 		}
 		return numberLike(v, f(x)), nil

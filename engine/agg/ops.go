@@ -376,7 +376,7 @@ func opDivide(args []any) (any, error) {
 		return nil, document.Errorf(document.CodeBadValue, "can't $divide by zero")
 	}
 	if query.NumRank(a) == 4 || query.NumRank(b) == 4 {
-		return query.ToDecimal(query.ToFloat(a) / query.ToFloat(b)), nil
+		return query.DecimalDiv(a, b), nil
 	}
 	return query.ToFloat(a) / query.ToFloat(b), nil
 }
@@ -399,6 +399,9 @@ func opMod(args []any) (any, error) {
 			return fitLike(0, max(ra, rb)), nil
 		}
 		return fitLike(x%y, max(ra, rb)), nil
+	}
+	if ra == 4 || rb == 4 {
+		return query.DecimalMod(a, b), nil
 	}
 	return math.Mod(query.ToFloat(a), query.ToFloat(b)), nil
 }
@@ -446,6 +449,14 @@ func numeric1(op string, f func(float64) float64) opFunc {
 		case float64:
 			return f(x), nil
 		case bson.Decimal128:
+			switch op {
+			case "$abs":
+				return query.DecimalAbs(x), nil
+			case "$floor":
+				return query.DecimalFloor(x), nil
+			case "$ceil":
+				return query.DecimalCeil(x), nil
+			}
 			return query.ToDecimal(f(query.ToFloat(x))), nil
 		}
 		return nil, document.Errorf(document.Code(28765), "%s only supports numeric types, not %s", op, document.TypeName(a))

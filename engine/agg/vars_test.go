@@ -149,7 +149,7 @@ func TestArrayOperators(t *testing.T) {
 		// A double meeting a decimal becomes one of 15 significant
 		// digits, trailing zeros kept, as mongod converts it.
 		{`{"$add": [{"$numberDecimal": "1"}, 2.5]}`, `{"$numberDecimal": "3.50000000000000"}`},
-		{`{"$sqrt": {"$numberDecimal": "4"}}`, `{"$numberDecimal": "2.00000000000000"}`},
+		{`{"$sqrt": {"$numberDecimal": "4"}}`, `{"$numberDecimal": "2"}`},
 		{`{"$convert": {"input": "12", "to": "int"}}`, `12`},
 		{`{"$convert": {"input": "12x", "to": "int", "onError": "bad"}}`, `"bad"`},
 		{`{"$convert": {"input": "$nosuch", "to": "int", "onNull": 0}}`, `0`},

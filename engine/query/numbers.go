@@ -82,6 +82,12 @@ func toDecimal(v any) bson.Decimal128 {
 			s = "Infinity"
 		case math.IsInf(t, -1):
 			s = "-Infinity"
+		case t == 0:
+			// mongod's zero is exactly zero (+0E+0), not 15 digits of it.
+			s = "0"
+			if math.Signbit(t) {
+				s = "-0"
+			}
 		default:
 			// 15 significant digits, trailing zeros kept: mongod's
 			// Decimal128(double, kRoundTo15Digits) makes 2.5 into
