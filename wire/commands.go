@@ -53,9 +53,20 @@ func (c *conn) run(dbName string, cmd bson.D, noReply bool) bson.D {
 	if err := c.authorize(dbName, name, cmd); err != nil {
 		return err.reply()
 	}
+	if err := checkSessionFields(name, cmd); err != nil {
+		return err.reply()
+	}
 	for _, k := range []string{"txnNumber", "startTransaction", "autocommit"} {
 		if lookup(cmd, k) != nil {
 			return errorDoc(20, "IllegalOperation", "Transaction numbers are only allowed on a replica set member or mongos", false)
+		}
+	}
+	if err := checkReadConcern(cmd); err != nil {
+		return err.reply()
+	}
+	if name == "getMore" {
+		if err := s.cursors.checkSession(cmd); err != nil {
+			return err.reply()
 		}
 	}
 	switch name {
@@ -590,4 +601,106 @@ func (s *Server) clientOps() []bson.D {
 		out = append(out, d)
 	}
 	return out
+}
+
+// noAuthCommands are the commands mongod runs without authentication;
+// they take no transaction number.
+var noAuthCommands = map[string]bool{
+	"hello": true, "isMaster": true, "ismaster": true, "ping": true, "buildInfo": true, "buildinfo": true,
+	"saslStart": true, "saslContinue": true, "authenticate": true, "logout": true, "getnonce": true,
+}
+
+// sessionID is the id of a command's lsid (nil without one, or when it
+// has none).
+func sessionID(v any) []byte {
+	switch l := v.(type) {
+	case bson.Raw:
+		if _, d, ok := l.Lookup("id").BinaryOK(); ok {
+			return d
+		}
+	case bson.D:
+		if b, ok := lookup(l, "id").(bson.Binary); ok {
+			return b.Data
+		}
+	}
+	return nil
+}
+
+// checkSessionFields checks lsid, txnNumber, autocommit and
+// startTransaction as mongod parses them before a command runs: types
+// (14), an lsid without id (40414), a txnNumber on a command that needs
+// no authentication (50889), and the fields each needs beside it (72).
+func checkSessionFields(name string, cmd bson.D) *cmdError {
+	lsid := lookup(cmd, "lsid")
+	switch l := lsid.(type) {
+	case nil:
+	case bson.Raw:
+		if _, err := l.LookupErr("id"); err != nil {
+			return &cmdError{40414, "Location40414", "BSON field 'OperationSessionInfo.lsid.id' is missing but a required field"}
+		}
+	case bson.D:
+		if lookup(l, "id") == nil {
+			return &cmdError{40414, "Location40414", "BSON field 'OperationSessionInfo.lsid.id' is missing but a required field"}
+		}
+	default:
+		return &cmdError{14, "TypeMismatch", fmt.Sprintf("BSON field 'OperationSessionInfo.lsid' is the wrong type '%s', expected type 'object'", document.TypeName(lsid))}
+	}
+	txn := lookup(cmd, "txnNumber")
+	if txn != nil {
+		switch txn.(type) {
+		case int64, int32:
+		default:
+			return &cmdError{14, "TypeMismatch", fmt.Sprintf("BSON field 'OperationSessionInfo.txnNumber' is the wrong type '%s', expected type 'long'", document.TypeName(txn))}
+		}
+	}
+	for _, k := range []string{"autocommit", "startTransaction"} {
+		if v := lookup(cmd, k); v != nil {
+			if _, ok := v.(bool); !ok {
+				return &cmdError{14, "TypeMismatch", fmt.Sprintf("BSON field 'OperationSessionInfo.%s' is the wrong type '%s', expected type 'bool'", k, document.TypeName(v))}
+			}
+		}
+	}
+	switch {
+	case noAuthCommands[name] && txn != nil:
+		return &cmdError{50889, "Location50889", "It is illegal to provide a txnNumber for this command"}
+	case lsid == nil && txn != nil:
+		return &cmdError{72, "InvalidOptions", "Transaction number requires a session ID to also be specified"}
+	case lookup(cmd, "autocommit") != nil && txn == nil:
+		return &cmdError{72, "InvalidOptions", "'autocommit' field requires a transaction number to also be specified"}
+	case lookup(cmd, "startTransaction") != nil && lookup(cmd, "autocommit") == nil:
+		return &cmdError{72, "InvalidOptions", "'startTransaction' field requires 'autocommit' field to also be specified"}
+	}
+	return nil
+}
+
+// readConcernLevels are the levels mongod knows.
+var readConcernLevels = map[string]bool{"local": true, "majority": true, "linearizable": true, "available": true, "snapshot": true}
+
+// checkReadConcern checks a command's readConcern as mongod parses it:
+// a known level (9), known fields (72), and none a standalone cannot
+// give, linearizable and snapshot (123 NotAReplicaSet).
+func checkReadConcern(cmd bson.D) *cmdError {
+	rc, ok := lookup(cmd, "readConcern").(bson.D)
+	if !ok {
+		return nil
+	}
+	for _, e := range rc {
+		switch e.Key {
+		case "level", "afterClusterTime", "afterOpTime", "atClusterTime", "provenance", "allowTransactionTableSnapshot":
+		default:
+			return &cmdError{72, "InvalidOptions", "Unrecognized option in readConcern: " + e.Key}
+		}
+	}
+	lv := lookup(rc, "level")
+	if lv == nil {
+		return nil
+	}
+	level, _ := lv.(string)
+	if !readConcernLevels[level] {
+		return &cmdError{9, "FailedToParse", "readConcern.level must be either 'local', 'majority', 'linearizable', 'available', or 'snapshot'"}
+	}
+	if level == "linearizable" || level == "snapshot" {
+		return &cmdError{123, "NotAReplicaSet", "node needs to be a replica set member to use read concern"}
+	}
+	return nil
 }

@@ -2,6 +2,7 @@ package wire
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"sync"
 	"time"
@@ -24,6 +25,10 @@ type cursorOwner struct {
 	ns      string
 	orphan  *time.Timer
 	docSize int // the largest document seen in its batches, in bytes
+	// inSession and session are whether the command that opened the
+	// cursor had an lsid, and its id: a getMore must come from the same.
+	inSession bool
+	session   string
 }
 
 // replyTarget is the size a getMore without batchSize aims its batch at,
@@ -90,9 +95,44 @@ func (r *cursorOwners) track(connID int64, cmd bson.D, reply bson.D) {
 		batch, _ := lookup(cur, "firstBatch").(bson.A)
 		size := largestDoc(batch)
 		r.mu.Lock()
-		r.m[id] = &cursorOwner{conn: connID, ns: ns, docSize: size}
+		lsid := lookup(cmd, "lsid")
+		r.m[id] = &cursorOwner{conn: connID, ns: ns, docSize: size, inSession: lsid != nil, session: string(sessionID(lsid))}
 		r.mu.Unlock()
 	}
+}
+
+// checkSession refuses a getMore from a session other than the one
+// that opened its cursor, as mongod does: 50736 from a session on a
+// cursor opened without one, 50737 without an lsid on a cursor opened
+// in one, 50738 from another session.
+func (r *cursorOwners) checkSession(cmd bson.D) *cmdError {
+	id, _ := cmd[0].Value.(int64)
+	r.mu.Lock()
+	o := r.m[id]
+	r.mu.Unlock()
+	if o == nil {
+		return nil // the engine answers an unknown cursor
+	}
+	lsid := lookup(cmd, "lsid")
+	now := string(sessionID(lsid))
+	switch {
+	case !o.inSession && lsid != nil:
+		return &cmdError{50736, "Location50736", fmt.Sprintf("Cannot run getMore on cursor %d, which was not created in a session, in session %s", id, sessionName(now))}
+	case o.inSession && lsid == nil:
+		return &cmdError{50737, "Location50737", fmt.Sprintf("Cannot run getMore on cursor %d, which was created in session %s, without an lsid", id, sessionName(o.session))}
+	case o.inSession && now != o.session:
+		return &cmdError{50738, "Location50738", fmt.Sprintf("Cannot run getMore on cursor %d, which was created in session %s, in session %s", id, sessionName(o.session), sessionName(now))}
+	}
+	return nil
+}
+
+// sessionName prints a session id as a UUID.
+func sessionName(id string) string {
+	if len(id) != 16 {
+		return fmt.Sprintf("%x", id)
+	}
+	b := []byte(id)
+	return fmt.Sprintf("%x-%x-%x-%x-%x", b[:4], b[4:6], b[6:8], b[8:10], b[10:])
 }
 
 // adopt hands cursor id to connection connID (a getMore from it).

@@ -639,3 +639,138 @@ func TestReviewWire26AbruptClosesLeakNothing(t *testing.T) {
 	}
 	rw26StillServes(t, keep)
 }
+
+// TestReviewWire26GetMoreChecksSession: ttlkv ignored lsid, so a
+// cursor opened in one session was continued from another session or
+// from none. mongod's getMore checks the session the cursor was
+// created in (src/mongo/db/commands/getmore_cmd.cpp, validateLSID):
+// 50736 "Cannot run getMore on cursor N, which was not created in a
+// session, in session ...", 50737 "... which was created in session
+// ..., without an lsid", 50738 "... which was created in session X, in
+// session Y". The ttlkv docs (docs/wire.md, "The command-line tools")
+// note that MongoDB refuses a getMore from another session.
+func TestReviewWire26GetMoreChecksSession(t *testing.T) {
+	t.Parallel()
+	addr := newEnv(t, Options{}).listen(t)
+	c := rawConn(t, addr)
+	docs := bson.A{}
+	for i := 0; i < 20; i++ {
+		docs = append(docs, bson.D{{Key: "_id", Value: i}})
+	}
+	if d := rw26Cmd(t, c, bson.D{{Key: "insert", Value: "c"}, {Key: "documents", Value: docs}, {Key: "$db", Value: "app"}}); lookup(d, "ok") != 1.0 {
+		t.Fatal(d)
+	}
+	open := func(lsid bson.D) int64 {
+		t.Helper()
+		cmd := bson.D{{Key: "find", Value: "c"}, {Key: "batchSize", Value: 2}}
+		if lsid != nil {
+			cmd = append(cmd, bson.E{Key: "lsid", Value: lsid})
+		}
+		d := rw26Cmd(t, c, append(cmd, bson.E{Key: "$db", Value: "app"}))
+		cur, _ := lookup(d, "cursor").(bson.D)
+		id, _ := lookup(cur, "id").(int64)
+		if id == 0 {
+			t.Fatalf("find opened no cursor: %v", d)
+		}
+		return id
+	}
+	getMore := func(id int64, lsid bson.D) bson.D {
+		cmd := bson.D{{Key: "getMore", Value: id}, {Key: "collection", Value: "c"}, {Key: "batchSize", Value: 2}}
+		if lsid != nil {
+			cmd = append(cmd, bson.E{Key: "lsid", Value: lsid})
+		}
+		return rw26Cmd(t, c, append(cmd, bson.E{Key: "$db", Value: "app"}))
+	}
+	rw26WantCode(t, "getMore from another session", getMore(open(rw26Lsid(1)), rw26Lsid(2)), 50738)
+	rw26WantCode(t, "getMore without lsid on a session's cursor", getMore(open(rw26Lsid(1)), nil), 50737)
+	rw26WantCode(t, "getMore in a session on a cursor opened without one", getMore(open(nil), rw26Lsid(3)), 50736)
+	// The same session from another connection is served.
+	id := open(rw26Lsid(4))
+	other := rawConn(t, addr)
+	d := rw26Cmd(t, other, bson.D{{Key: "getMore", Value: id}, {Key: "collection", Value: "c"}, {Key: "batchSize", Value: 2}, {Key: "lsid", Value: rw26Lsid(4)}, {Key: "$db", Value: "app"}})
+	if lookup(d, "ok") != 1.0 {
+		t.Errorf("getMore in the cursor's session from another connection: %v", d)
+	}
+}
+
+// TestReviewWire26SessionFieldsValidated: ttlkv took lsid off without
+// looking at it and answered any txnNumber, autocommit or
+// startTransaction with 20 IllegalOperation. mongod parses them first
+// (src/mongo/db/initialize_operation_session_info.cpp,
+// initializeOperationSessionInfo, run for every command): the IDL
+// parse of OperationSessionInfo gives 14 TypeMismatch for a wrong type
+// and 40414 for an lsid without id; for a command that needs no
+// authentication (ping, hello) a txnNumber is 50889 "It is illegal to
+// provide a txnNumber for this command"; a txnNumber without lsid is
+// 72 InvalidOptions "Transaction number requires a session ID to also
+// be specified"; autocommit without txnNumber is 72 "'autocommit'
+// field requires a transaction number to also be specified";
+// startTransaction without autocommit is 72 "'startTransaction' field
+// requires 'autocommit' field to also be specified". Only an lsid with
+// a txnNumber reaches 20 "Transaction numbers are only allowed on a
+// replica set member or mongos".
+func TestReviewWire26SessionFieldsValidated(t *testing.T) {
+	t.Parallel()
+	c := rawConn(t, newEnv(t, Options{}).listen(t))
+	lsid := rw26Lsid(9)
+	for _, tc := range []struct {
+		name string
+		cmd  bson.D
+		code int32
+	}{
+		{"lsid of the wrong type", bson.D{{Key: "ping", Value: 1}, {Key: "lsid", Value: int32(5)}}, 14},
+		{"lsid without id", bson.D{{Key: "ping", Value: 1}, {Key: "lsid", Value: bson.D{}}}, 40414},
+		{"txnNumber of the wrong type", bson.D{{Key: "find", Value: "c"}, {Key: "lsid", Value: lsid}, {Key: "txnNumber", Value: "x"}}, 14},
+		{"txnNumber on ping", bson.D{{Key: "ping", Value: 1}, {Key: "lsid", Value: lsid}, {Key: "txnNumber", Value: int64(1)}}, 50889},
+		{"txnNumber without lsid", bson.D{{Key: "find", Value: "c"}, {Key: "txnNumber", Value: int64(1)}}, 72},
+		{"autocommit without txnNumber", bson.D{{Key: "find", Value: "c"}, {Key: "lsid", Value: lsid}, {Key: "autocommit", Value: false}}, 72},
+		{"startTransaction without autocommit", bson.D{{Key: "find", Value: "c"}, {Key: "lsid", Value: lsid}, {Key: "startTransaction", Value: true}}, 72},
+	} {
+		d := rw26Cmd(t, c, append(tc.cmd, bson.E{Key: "$db", Value: "app"}))
+		rw26WantCode(t, tc.name, d, tc.code)
+	}
+	// The one ttlkv already answers as mongod does.
+	d := rw26Cmd(t, c, bson.D{{Key: "find", Value: "c"}, {Key: "lsid", Value: lsid}, {Key: "txnNumber", Value: int64(1)}, {Key: "$db", Value: "app"}})
+	rw26WantCode(t, "lsid and txnNumber on a standalone", d, 20)
+}
+
+// TestReviewWire26ReadConcernValidated: ttlkv dropped readConcern
+// unread, so an unknown level and "linearizable" on a standalone both
+// ran. mongod parses it (src/mongo/db/repl/read_concern_args.cpp,
+// ReadConcernArgs::parse: 9 FailedToParse "readConcern.level must be
+// either 'local', 'majority', 'linearizable', 'available', or
+// 'snapshot'", 72 InvalidOptions for an unknown field) and refuses
+// linearizable on a standalone (read_concern_mongod.cpp: 123
+// NotAReplicaSet "node needs to be a replica set member to use read
+// concern").
+func TestReviewWire26ReadConcernValidated(t *testing.T) {
+	t.Parallel()
+	c := rawConn(t, newEnv(t, Options{}).listen(t))
+	find := func(rc bson.D) bson.D {
+		return rw26Cmd(t, c, bson.D{{Key: "find", Value: "c"}, {Key: "readConcern", Value: rc}, {Key: "$db", Value: "app"}})
+	}
+	// 7.0's hand-written parser gives 9 and 72; a server parsing
+	// readConcern with IDL would give 2 (bad enum) and 40415 (unknown
+	// field). Either way the command is refused.
+	refused := func(what string, d bson.D, codes ...int32) {
+		t.Helper()
+		if ok, _ := lookup(d, "ok").(float64); ok == 0 {
+			for _, c := range codes {
+				if rw26Code(d) == c {
+					return
+				}
+			}
+		}
+		t.Errorf("%s: got %v; mongod refuses it with code %v", what, d, codes)
+	}
+	refused("readConcern level foo", find(bson.D{{Key: "level", Value: "foo"}}), 9, 2)
+	refused("readConcern with an unknown field", find(bson.D{{Key: "level", Value: "local"}, {Key: "bogus", Value: 1}}), 72, 40415)
+	rw26WantCode(t, "linearizable on a standalone", find(bson.D{{Key: "level", Value: "linearizable"}}), 123)
+	if d := find(bson.D{{Key: "level", Value: "majority"}}); lookup(d, "ok") != 1.0 {
+		t.Errorf("majority on a standalone: %v; mongod runs it", d)
+	}
+}
+
+func rw26Lsid(b byte) bson.D {
+	return bson.D{{Key: "id", Value: bson.Binary{Subtype: 4, Data: bytes.Repeat([]byte{b}, 16)}}}
+}
