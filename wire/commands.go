@@ -351,9 +351,18 @@ func (c *conn) hello(cmd bson.D, legacy bool) bson.D {
 	if err != nil {
 		return base
 	}
-	if cl, ok := lookup(cmd, "client").(bson.D); ok && c.client == nil {
-		c.client = cl
+	if v := lookup(cmd, "client"); v != nil {
+		// As mongod: only the first hello of a connection may carry
+		// the client's metadata, and it must be well formed.
+		if c.helloSeen {
+			return (&cmdError{186, "ClientMetadataCannotBeMutated", "The client metadata document may only be sent in the first hello"}).reply()
+		}
+		if err := checkClientMetadata(v); err != nil {
+			return err.reply()
+		}
+		c.client, _ = v.(bson.D)
 	}
+	c.helloSeen = true
 	var reply bson.D
 	if legacy {
 		if v, ok := lookup(cmd, "helloOk").(bool); ok && v {
@@ -703,4 +712,56 @@ func checkReadConcern(cmd bson.D) *cmdError {
 		return &cmdError{123, "NotAReplicaSet", "node needs to be a replica set member to use read concern"}
 	}
 	return nil
+}
+
+// checkClientMetadata checks a hello's client document as mongod does:
+// a document (14) of at most 1024 bytes (185), with driver.name,
+// driver.version and os.type strings (183 when missing, 14 when not
+// strings), an application.name of at most 128 bytes (184).
+func checkClientMetadata(v any) *cmdError {
+	doc, ok := v.(bson.D)
+	if !ok {
+		return &cmdError{14, "TypeMismatch", "The client metadata document must be a document"}
+	}
+	if n := document.Size(doc); n > 1024 {
+		return &cmdError{185, "ClientMetadataDocumentTooLarge", "The client metadata document must be less then or equal to 1024 bytes"}
+	}
+	need := func(sub string, fields ...string) *cmdError {
+		d, ok := lookup(doc, sub).(bson.D)
+		if !ok {
+			if lookup(doc, sub) == nil {
+				return &cmdError{183, "ClientMetadataMissingField", fmt.Sprintf("Missing required sub-document '%s' in the client metadata document", sub)}
+			}
+			return &cmdError{14, "TypeMismatch", fmt.Sprintf("The '%s' field is required to be a BSON document in the client metadata document", sub)}
+		}
+		for _, f := range fields {
+			switch lookup(d, f).(type) {
+			case string:
+			case nil:
+				return &cmdError{183, "ClientMetadataMissingField", fmt.Sprintf("Missing required field '%s.%s' in the client metadata document", sub, f)}
+			default:
+				return &cmdError{14, "TypeMismatch", fmt.Sprintf("The '%s.%s' field must be a string in the client metadata document", sub, f)}
+			}
+		}
+		return nil
+	}
+	if app := lookup(doc, "application"); app != nil {
+		a, ok := app.(bson.D)
+		if !ok {
+			return &cmdError{14, "TypeMismatch", "The 'application' field is required to be a BSON document in the client metadata document"}
+		}
+		switch name := lookup(a, "name").(type) {
+		case nil:
+		case string:
+			if len(name) > 128 {
+				return &cmdError{184, "ClientMetadataAppNameTooLarge", "The 'application.name' field must be less then or equal to 128 bytes in the client metadata document"}
+			}
+		default:
+			return &cmdError{14, "TypeMismatch", "The 'application.name' field must be a string in the client metadata document"}
+		}
+	}
+	if err := need("driver", "name", "version"); err != nil {
+		return err
+	}
+	return need("os", "type")
 }

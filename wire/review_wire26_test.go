@@ -774,3 +774,34 @@ func TestReviewWire26ReadConcernValidated(t *testing.T) {
 func rw26Lsid(b byte) bson.D {
 	return bson.D{{Key: "id", Value: bson.Binary{Subtype: 4, Data: bytes.Repeat([]byte{b}, 16)}}}
 }
+
+// TestReviewWire26ClientMetadataValidated: ttlkv kept whatever
+// "client" document a hello carried, on any hello. mongod accepts it on
+// the first hello of a connection only and validates it
+// (src/mongo/rpc/metadata/client_metadata.cpp): a later hello with
+// "client" is 186 ClientMetadataCannotBeMutated "The client metadata
+// document may only be sent in the first hello" (setFromMetadata);
+// a document without driver (or os) is 183 ClientMetadataMissingField;
+// application.name over 128 bytes is 184 ClientMetadataAppNameTooLarge;
+// a document over 1024 bytes on mongod is 185
+// ClientMetadataDocumentTooLarge.
+func TestReviewWire26ClientMetadataValidated(t *testing.T) {
+	t.Parallel()
+	addr := newEnv(t, Options{}).listen(t)
+	good := bson.D{{Key: "driver", Value: bson.D{{Key: "name", Value: "review"}, {Key: "version", Value: "1"}}},
+		{Key: "os", Value: bson.D{{Key: "type", Value: "linux"}}}}
+	hello := func(c net.Conn, client bson.D) bson.D {
+		return rw26Cmd(t, c, bson.D{{Key: "hello", Value: 1}, {Key: "client", Value: client}, {Key: "$db", Value: "admin"}})
+	}
+	c := rawConn(t, addr)
+	if d := hello(c, good); lookup(d, "ok") != 1.0 {
+		t.Fatalf("first hello: %v", d)
+	}
+	rw26WantCode(t, "second hello with client", hello(c, good), 186)
+
+	rw26WantCode(t, "client without driver", hello(rawConn(t, addr), bson.D{{Key: "application", Value: bson.D{{Key: "name", Value: "x"}}}}), 183)
+	longApp := append(bson.D{{Key: "application", Value: bson.D{{Key: "name", Value: strings.Repeat("a", 200)}}}}, good...)
+	rw26WantCode(t, "application.name of 200 bytes", hello(rawConn(t, addr), longApp), 184)
+	big := append(append(bson.D{}, good...), bson.E{Key: "pad", Value: strings.Repeat("p", 2000)})
+	rw26WantCode(t, "client document of 2 KB", hello(rawConn(t, addr), big), 185)
+}

@@ -253,8 +253,9 @@ type conn struct {
 	ctx    context.Context
 	cancel context.CancelFunc
 
-	auth   authState
-	client bson.D // the driver's metadata from the handshake
+	auth      authState
+	client    bson.D // the driver's metadata from the handshake
+	helloSeen bool   // a hello has been answered (the metadata may come with the first only)
 
 	strs     stringCache        // boxed command strings shared between requests (commandToD)
 	opCtx    context.Context    // the context of this connection's ops (opRegistry.start)
