@@ -46,7 +46,7 @@ const (
 // of precedence: nesting deeper than MaxReadDepth (CodeOverflow), an
 // _id that is an array, a regex or undefined (CodeInvalidIDField), a
 // non-empty document or array deeper than MaxWriteDepth (CodeOverflow),
-// and a size over MaxDocumentSize (CodeBSONObjectTooLarge). raw must be
+// and a size over MaxDocumentSize (2 BadValue, as mongod answers an insert). raw must be
 // exactly one BSON document; anything else (lengths that lie, unknown
 // types, strings without their NUL, a boolean other than 0 or 1) is an
 // error with CodeInvalidBSON. On error dst is returned unchanged in

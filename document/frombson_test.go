@@ -226,7 +226,7 @@ func TestAppendInsertBSONRules(t *testing.T) {
 		{"id undefined", bson.D{{Key: "_id", Value: bson.Undefined{}}}, CodeInvalidIDField},
 		{"too deep", nestDocs(MaxWriteDepth+1, false), CodeOverflow},
 		{"far too deep", nestDocs(MaxReadDepth+1, true), CodeOverflow},
-		{"too large", bson.D{{Key: "s", Value: strings.Repeat("x", MaxDocumentSize)}}, CodeBSONObjectTooLarge},
+		{"too large", bson.D{{Key: "s", Value: strings.Repeat("x", MaxDocumentSize)}}, CodeBadValue},
 		{"ok", bson.D{{Key: "$x", Value: int32(1)}}, 0},
 	} {
 		_, _, err := AppendInsertBSON(nil, mustBSON(t, tc.d), fixedID)

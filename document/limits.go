@@ -92,7 +92,8 @@ func valueSize(v any) int {
 
 // ValidateForStorage checks what MongoDB checks before it stores a
 // document: the encoded size is at most MaxDocumentSize
-// (CodeBSONObjectTooLarge), no field sits deeper than MaxWriteDepth levels
+// (2 BadValue, "object to insert too large", as mongod answers an
+// insert), no field sits deeper than MaxWriteDepth levels
 // (CodeOverflow; empty documents and arrays do not add a level), no field
 // name contains a NUL byte (CodeBadValue), and _id is not an array, a
 // regex or undefined (CodeInvalidIDField) and holds no '$'-prefixed
@@ -163,8 +164,12 @@ func checkValue(v any, depth int) error {
 	return nil
 }
 
+// tooLargePrefix begins the message of an insert's document over
+// MaxDocumentSize; mongod's code for it is 2 BadValue.
+const tooLargePrefix = "object to insert too large"
+
 func tooLargeError(n int) error {
-	return Errorf(CodeBSONObjectTooLarge, "object to insert too large. size in bytes: %d, max size: %d", n, MaxDocumentSize)
+	return Errorf(CodeBadValue, tooLargePrefix+". size in bytes: %d, max size: %d", n, MaxDocumentSize)
 }
 
 func depthError() error {
@@ -178,7 +183,7 @@ func depthError() error {
 func ValidateUpdateResult(d bson.D) error {
 	err := ValidateForStorage(d)
 	var de *Error
-	if errors.As(err, &de) && de.Code == CodeBSONObjectTooLarge {
+	if errors.As(err, &de) && de.Code == CodeBadValue && strings.HasPrefix(de.Message, tooLargePrefix) {
 		return Errorf(CodeBSONObjectTooLarge, "Resulting document after update is larger than %d", MaxDocumentSize)
 	}
 	return err

@@ -105,7 +105,7 @@ func TestValidateForStorageSize(t *testing.T) {
 	}
 	over := bson.D{{Key: "_id", Value: int32(1)}, {Key: "s", Value: strings.Repeat("x", fill+1)}}
 	err := ValidateForStorage(over)
-	if CodeOf(err) != CodeBSONObjectTooLarge {
+	if CodeOf(err) != CodeBadValue || !strings.Contains(err.Error(), "object to insert too large") {
 		t.Fatalf("document of %d bytes: err = %v, want BSONObjectTooLarge", Size(over), err)
 	}
 	if !strings.Contains(err.Error(), "16777217") {

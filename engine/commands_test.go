@@ -298,7 +298,7 @@ func TestDocumentLimits(t *testing.T) {
 		mustValidate(t, db, "test", "c")
 	}
 	_, err := c.InsertOne(ctx, sized(2, document.MaxDocumentSize+1))
-	checkCode(t, "16 MiB + 1", err, document.CodeBSONObjectTooLarge, "")
+	checkCode(t, "16 MiB + 1", err, document.CodeBadValue, "object to insert too large")
 	bigIntact("oversize insert")
 	// An update that grows a document past the limit fails too.
 	_, err = c.UpdateOne(ctx, bson.D{{Key: "_id", Value: 1}}, bson.D{{Key: "$set", Value: bson.D{{Key: "t", Value: "y"}}}}, false)

@@ -90,7 +90,7 @@ func badCases() []badCase {
 		{name: "insert into system.", json: `{"insert": "system.x", "documents": [{}]}`, code: document.CodeInvalidNamespace},
 		// §0 documents.
 		{name: "document of 16 MiB", cmd: insertCmd(docOfSize(100, document.MaxDocumentSize)), undo: `{"delete": "c", "deletes": [{"q": {"_id": 100}, "limit": 1}]}`},
-		{name: "document of 16 MiB + 1", cmd: insertCmd(docOfSize(100, document.MaxDocumentSize+1)), writeErr: document.CodeBSONObjectTooLarge},
+		{name: "document of 16 MiB + 1", cmd: insertCmd(docOfSize(100, document.MaxDocumentSize+1)), writeErr: document.CodeBadValue},
 		{name: "update growing a document past 16 MiB", cmd: bson.D{{Key: "update", Value: "c"}, {Key: "updates", Value: bson.A{bson.D{
 			{Key: "q", Value: bson.D{{Key: "_id", Value: int32(3)}}},
 			{Key: "u", Value: bson.D{{Key: "$set", Value: bson.D{{Key: "s", Value: str(document.MaxDocumentSize, 'q')}}}}}}}}},

@@ -805,3 +805,28 @@ func TestReviewWire26ClientMetadataValidated(t *testing.T) {
 	big := append(append(bson.D{}, good...), bson.E{Key: "pad", Value: strings.Repeat("p", 2000)})
 	rw26WantCode(t, "client document of 2 KB", hello(rawConn(t, addr), big), 185)
 }
+
+// TestReviewWire26InsertOver16MiBIsBadValue: an inserted document over
+// 16 MiB (but within the 16 MiB + 16 KiB a message may carry) is a
+// write error 10334 BSONObjectTooLarge in ttlkv. mongod's
+// fixDocumentForInsert (src/mongo/db/ops/insert.cpp) refuses it with 2
+// BadValue "object to insert too large. size in bytes: N, max size:
+// 16777216"; the jstest of the allowDocumentsGreaterThanMaxUserSize
+// parameter asserts ErrorCodes.BadValue for an insert of
+// maxBsonObjectSize bytes, and PyMongo's encryption prose test
+// test_06_insert_fails_over_16MiB asserts code 2.
+func TestReviewWire26InsertOver16MiBIsBadValue(t *testing.T) {
+	t.Parallel()
+	c := rawConn(t, newEnv(t, Options{}).listen(t))
+	big := mustMarshal(t, bson.D{{Key: "_id", Value: 1}, {Key: "x", Value: strings.Repeat("x", 16*1024*1024)}})
+	c.Write(rw26Msg(1, 0, rw26Body(mustMarshal(t, bson.D{{Key: "insert", Value: "c"}, {Key: "$db", Value: "app"}})), rw26Seq("documents", big)))
+	_, d := rw26Read(t, c)
+	we, _ := lookup(d, "writeErrors").(bson.A)
+	if len(we) != 1 {
+		t.Fatalf("insert of %d bytes: %v", len(big), d)
+	}
+	e, _ := we[0].(bson.D)
+	if rw26Code(e) != 2 || !strings.HasPrefix(lookup(e, "errmsg").(string), "object to insert too large") {
+		t.Errorf("write error %v; mongod: code 2 BadValue \"object to insert too large...\"", e)
+	}
+}
