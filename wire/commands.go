@@ -80,6 +80,7 @@ func (c *conn) run(dbName string, cmd bson.D, noReply bool) bson.D {
 
 	o := s.ops.start(c, dbName, cmd)
 	defer s.ops.finish(o)
+	defer c.watchDisconnect()()
 	s.stats.active.Add(1)
 	defer s.stats.active.Add(-1)
 

@@ -830,3 +830,64 @@ func TestReviewWire26InsertOver16MiBIsBadValue(t *testing.T) {
 		t.Errorf("write error %v; mongod: code 2 BadValue \"object to insert too large...\"", e)
 	}
 }
+
+// TestReviewWire26DisconnectKillsRunningFind: a client starts a find
+// whose $where never returns and goes away. ttlkv's connection
+// goroutine was inside the command and noticed nothing, so the scan
+// went on (a core busy) until the JavaScript call timed out after 60
+// s, and the connection stayed counted meanwhile; a client could repeat
+// it from many connections. mongod marks reads killable on client
+// disconnect (CommandHelpers::handleMarkKillOnClientDisconnect in the
+// find, aggregate, count, distinct, listCollections... commands) and
+// jstests/noPassthrough/socket_disconnect_kills.js checks that exactly
+// this find ({$where: function() { while (true) {} }}) leaves
+// $currentOp within 10 s of the socket closing.
+func TestReviewWire26DisconnectKillsRunningFind(t *testing.T) {
+	e := newEnv(t, Options{})
+	addr := e.listen(t)
+	c := rawConn(t, addr)
+	if d := rw26Cmd(t, c, bson.D{{Key: "insert", Value: "c"}, {Key: "documents", Value: bson.A{bson.D{{Key: "_id", Value: 1}}}}, {Key: "$db", Value: "app"}}); lookup(d, "ok") != 1.0 {
+		t.Fatal(d)
+	}
+	c.Write(rw26Msg(2, 0, rw26Body(mustMarshal(t, bson.D{{Key: "find", Value: "c"},
+		{Key: "filter", Value: bson.D{{Key: "$where", Value: "while (true) {}"}}}, {Key: "$db", Value: "app"}}))))
+	for i := 0; i < 2500 && e.srv.Stats().Active == 0; i++ {
+		time.Sleep(2 * time.Millisecond)
+	}
+	if e.srv.Stats().Active == 0 {
+		t.Fatal("the find never started")
+	}
+	c.Close()
+	start := time.Now()
+	for time.Since(start) < 10*time.Second && (e.srv.Stats().Active > 0 || e.srv.Stats().Current > 0) {
+		time.Sleep(5 * time.Millisecond)
+	}
+	if st := e.srv.Stats(); st.Active > 0 || st.Current > 0 {
+		t.Errorf("10 s after its client closed the socket the find still runs (active %d, connections %d); mongod kills it on disconnect", st.Active, st.Current)
+	}
+}
+
+// TestDisconnectWatchKeepsPipelinedRequests: the watch of a long request
+// only peeks at the connection, so a request the client sends while the
+// first runs is answered after it, in order, and the connection goes on.
+func TestDisconnectWatchKeepsPipelinedRequests(t *testing.T) {
+	t.Parallel()
+	c := rawConn(t, newEnv(t, Options{}).listen(t))
+	if d := rw26Cmd(t, c, bson.D{{Key: "insert", Value: "c"}, {Key: "documents", Value: bson.A{bson.D{{Key: "_id", Value: 1}}}}, {Key: "$db", Value: "app"}}); lookup(d, "ok") != 1.0 {
+		t.Fatal(d)
+	}
+	// A find that runs well past the watch's delay, then a ping sent
+	// behind it before its reply.
+	slow := bson.D{{Key: "find", Value: "c"}, {Key: "filter", Value: bson.D{{Key: "$where", Value: "var s = 0; for (var i = 0; i < 2000000; i++) { s += i } return s > 0"}}}, {Key: "$db", Value: "app"}}
+	c.Write(rw26Msg(7, 0, rw26Body(mustMarshal(t, slow))))
+	c.Write(rw26Msg(8, 0, rw26Body(mustMarshal(t, bson.D{{Key: "ping", Value: 1}, {Key: "$db", Value: "admin"}}))))
+	h, d := rw26Read(t, c)
+	if h.ResponseTo != 7 || lookup(d, "ok") != 1.0 {
+		t.Fatalf("first reply answers %d: %v", h.ResponseTo, d)
+	}
+	h, d = rw26Read(t, c)
+	if h.ResponseTo != 8 || lookup(d, "ok") != 1.0 {
+		t.Fatalf("second reply answers %d: %v", h.ResponseTo, d)
+	}
+	rw26StillServes(t, c)
+}

@@ -283,6 +283,51 @@ func (c *conn) serve() {
 	}
 }
 
+// disconnectWatchDelay is how long a request runs before its
+// connection is watched for the client going away.
+const disconnectWatchDelay = 100 * time.Millisecond
+
+// watchDisconnect watches, while a request that has run longer than
+// disconnectWatchDelay goes on, for the client closing its connection,
+// and then cancels the connection's context, so the request stops as
+// mongod stops an operation whose client is gone. It returns the stop
+// function the request calls when it ends, which returns once nothing
+// reads the connection any more. The watch only peeks: a request the
+// client sent meanwhile stays for the next read.
+func (c *conn) watchDisconnect() (stop func()) {
+	var mu sync.Mutex
+	stopped, started := false, false
+	done := make(chan struct{})
+	t := time.AfterFunc(disconnectWatchDelay, func() {
+		mu.Lock()
+		defer mu.Unlock()
+		if stopped {
+			return
+		}
+		started = true
+		go func() {
+			defer close(done)
+			if _, err := c.br.Peek(1); err != nil && !isTimeout(err) {
+				c.srv.opts.Logf("conn%d: the client went away during a request (%v); stopping it", c.id, err)
+				c.cancel()
+			}
+		}()
+	})
+	return func() {
+		t.Stop()
+		mu.Lock()
+		stopped = true
+		watching := started
+		mu.Unlock()
+		if watching {
+			c.nc.SetReadDeadline(time.Now()) // ends the peek
+			<-done
+			c.nc.SetReadDeadline(time.Time{})
+			c.deadline = false
+		}
+	}
+}
+
 // read reads one message, waiting at most IdleTimeout for its first
 // bytes and MessageTimeout for the rest.
 func (c *conn) read() ([]byte, error) {
