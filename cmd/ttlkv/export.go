@@ -9,7 +9,9 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strconv"
+	"strings"
 
 	"github.com/spf13/pflag"
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -20,10 +22,10 @@ import (
 )
 
 type exportFlags struct {
-	collection, query, sort, out, format, typ, fieldFile string
-	fields                                               []string
-	jsonArray, pretty, noHeaderLine                      bool
-	limit, skip                                          int64
+	collection, query, queryFile, sort, out, format, typ, fieldFile string
+	fields                                                          []string
+	jsonArray, pretty, noHeaderLine, assertExists                   bool
+	limit, skip                                                     int64
 }
 
 var exportCommand = &command{
@@ -31,7 +33,7 @@ var exportCommand = &command{
 	name:    "export",
 	summary: "write a collection as JSON lines, a JSON array, CSV or TSV (mongoexport's formats and flags)",
 	usage:   "ttlkv export [-c] COLL [--type json|csv|tsv] [--fields F,G | --fieldFile FILE] [--jsonArray] [--pretty] [--query FILTER] [--sort SPEC] [--limit N] [--skip N] [--out FILE]",
-	notes: `--query and --sort take Extended JSON or, as mongoexport does, the shell's relaxed syntax:
+	notes: `--query and --sort take Extended JSON or (unlike mongoexport) the shell's relaxed syntax:
 {n: {$lt: 2}}, {at: {$gte: ISODate("2024-01-01")}}. CSV and TSV need the fields to write (--fields
 or --fieldFile; dotted names reach into nested documents); the first line names them unless
 --noHeaderLine. Strings, numbers and booleans are written as they are, dates as ISO-8601,
@@ -47,6 +49,8 @@ ObjectIds as ObjectId(hex), documents and arrays as relaxed Extended JSON, missi
 		f := &exportFlags{}
 		fs.StringVarP(&f.collection, "collection", "c", "", "collection to export (or give it as the argument)")
 		fs.StringVarP(&f.query, "query", "q", "", "filter, as Extended JSON or in the shell's syntax")
+		fs.StringVar(&f.queryFile, "queryFile", "", "file holding the filter (instead of --query)")
+		fs.BoolVar(&f.assertExists, "assertExists", false, "fail if the collection does not exist")
 		fs.StringVar(&f.sort, "sort", "", "sort specification, as Extended JSON or in the shell's syntax")
 		fs.Int64Var(&f.limit, "limit", 0, "export at most N documents (0: all)")
 		fs.Int64Var(&f.skip, "skip", 0, "skip the first N documents")
@@ -70,6 +74,17 @@ ObjectIds as ObjectId(hex), documents and arrays as relaxed Extended JSON, missi
 			return 2
 		}
 		f.fieldFile = e.path(f.fieldFile)
+		if f.queryFile != "" {
+			if f.query != "" {
+				fmt.Fprintln(e.stderr, "ttlkv export: either --query or --queryFile, not both")
+				return 2
+			}
+			b, err := os.ReadFile(e.path(f.queryFile))
+			if err != nil {
+				return e.fail("export", fmt.Errorf("--queryFile: %w", err))
+			}
+			f.query = string(b)
+		}
 		if err := f.check(); err != nil {
 			fmt.Fprintf(e.stderr, "ttlkv export: %v\n", err)
 			return 2
@@ -97,8 +112,13 @@ ObjectIds as ObjectId(hex), documents and arrays as relaxed Extended JSON, missi
 			}
 			find = append(find, bson.E{Key: "projection", Value: proj})
 		}
-		if f.limit > 0 {
+		switch {
+		case f.limit > 0:
 			find = append(find, bson.E{Key: "limit", Value: f.limit})
+		case f.limit < 0:
+			// As the driver mongoexport uses reads a negative limit: that
+			// many documents, in one batch.
+			find = append(find, bson.E{Key: "limit", Value: -f.limit}, bson.E{Key: "singleBatch", Value: true})
 		}
 		if f.skip > 0 {
 			find = append(find, bson.E{Key: "skip", Value: f.skip})
@@ -107,9 +127,27 @@ ObjectIds as ObjectId(hex), documents and arrays as relaxed Extended JSON, missi
 		if err != nil {
 			return e.fail("export", err)
 		}
+		// A collection that does not exist exports nothing at all (not
+		// even "[]" or a header), or fails with --assertExists, as in
+		// mongoexport.
+		info, err := collectionInfo(e, db, coll)
+		if err != nil {
+			return e.closeSession("export", db, e.fail("export", err))
+		}
+		if info == nil {
+			if f.assertExists {
+				return e.closeSession("export", db, e.fail("export", fmt.Errorf("collection `%s` does not exist", coll)))
+			}
+			fmt.Fprintln(e.stderr, "exported 0 records")
+			return e.closeSession("export", db, 0)
+		}
 		var w io.Writer = e.stdout
 		var file *os.File
 		if f.out != "" {
+			// mongoexport makes the directory --out names.
+			if err := os.MkdirAll(filepath.Dir(e.path(f.out)), 0o750); err != nil {
+				return e.closeSession("export", db, e.fail("export", err))
+			}
 			if file, err = os.Create(e.path(f.out)); err != nil {
 				return e.closeSession("export", db, e.fail("export", err))
 			}
@@ -127,6 +165,9 @@ ObjectIds as ObjectId(hex), documents and arrays as relaxed Extended JSON, missi
 			prog = newProgress(e.stderr, e.isTerm(e.stderr), e.db+"."+coll, total, false, e.progressEvery)
 		}
 		out := newExportWriter(w, f)
+		if err := out.header(); err != nil {
+			return e.closeSession("export", db, e.fail("export", err))
+		}
 		n := 0
 		var werr error
 		err = drain(e.ctx, db, e.db, coll, find, func(d bson.D) bool {
@@ -155,13 +196,18 @@ ObjectIds as ObjectId(hex), documents and arrays as relaxed Extended JSON, missi
 		if err != nil {
 			return e.closeSession("export", db, e.fail("export", err))
 		}
-		fmt.Fprintf(e.stderr, "exported %d record(s)\n", n)
+		if n == 1 {
+			fmt.Fprintln(e.stderr, "exported 1 record")
+		} else {
+			fmt.Fprintf(e.stderr, "exported %d records\n", n)
+		}
 		return e.closeSession("export", db, 0)
 	},
 }
 
 // check validates the flags together.
 func (f *exportFlags) check() error {
+	f.typ = strings.ToLower(f.typ) // as mongoexport reads it
 	if f.format != "relaxed" && f.format != "canonical" {
 		return errors.New("--jsonFormat must be relaxed or canonical")
 	}
@@ -226,14 +272,33 @@ func newExportWriter(w io.Writer, f *exportFlags) *exportWriter {
 	return x
 }
 
+// header writes CSV's and TSV's field names, before any document (so
+// an export that matches nothing still has them, as mongoexport's does).
+func (x *exportWriter) header() error {
+	if x.csv == nil || x.f.noHeaderLine {
+		return nil
+	}
+	if x.f.typ == "tsv" {
+		return x.tsvLine(x.f.fields)
+	}
+	return x.csv.Write(x.f.fields)
+}
+
+// tsvLine writes one TSV line: the values joined by tabs, unquoted, as
+// mongoimport's TSV reader splits them (mongoexport writes no TSV).
+func (x *exportWriter) tsvLine(rec []string) error {
+	for i, v := range rec {
+		if i > 0 {
+			x.bw.WriteByte('\t')
+		}
+		x.bw.WriteString(v)
+	}
+	return x.bw.WriteByte('\n')
+}
+
 func (x *exportWriter) write(d bson.D) error {
 	defer func() { x.n++ }()
 	if x.csv != nil {
-		if x.n == 0 && !x.f.noHeaderLine {
-			if err := x.csv.Write(x.f.fields); err != nil {
-				return err
-			}
-		}
 		for i, name := range x.f.fields {
 			v, ok := document.Lookup(d, name)
 			if !ok {
@@ -246,6 +311,9 @@ func (x *exportWriter) write(d bson.D) error {
 			}
 			x.record[i] = s
 		}
+		if x.f.typ == "tsv" {
+			return x.tsvLine(x.record)
+		}
 		return x.csv.Write(x.record)
 	}
 	b, err := document.MarshalExtJSON(d, x.f.format == "canonical")
@@ -254,23 +322,19 @@ func (x *exportWriter) write(d bson.D) error {
 	}
 	if x.f.pretty {
 		var ind bytes.Buffer
-		prefix := ""
-		if x.f.jsonArray {
-			prefix = "\t"
-		}
-		if err := json.Indent(&ind, b, prefix, "\t"); err != nil {
+		if err := json.Indent(&ind, b, "", "\t"); err != nil {
 			return err
 		}
 		b = ind.Bytes()
 	}
+	// mongoexport's array: "[", the documents joined by "," (and a
+	// newline when pretty), "]".
 	switch {
 	case !x.f.jsonArray:
-	case x.n == 0 && x.f.pretty:
-		x.bw.WriteString("[\n\t")
 	case x.n == 0:
 		x.bw.WriteString("[")
 	case x.f.pretty:
-		x.bw.WriteString(",\n\t")
+		x.bw.WriteString(",\n")
 	default:
 		x.bw.WriteString(",")
 	}
@@ -294,7 +358,7 @@ func (x *exportWriter) close() error {
 		case x.n == 0:
 			x.bw.WriteString("[]\n")
 		case x.f.pretty:
-			x.bw.WriteString("\n]\n")
+			x.bw.WriteString("]\n\n")
 		default:
 			x.bw.WriteString("]\n")
 		}

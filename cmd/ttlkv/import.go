@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
+	"strings"
 	"sync"
 
 	"github.com/spf13/pflag"
@@ -17,6 +19,7 @@ import (
 type importFlags struct {
 	collection, file, typ string
 	fields                []string
+	fieldList             string // --fields as given
 	fieldFile             string
 	headerline            bool
 	columnsHaveTypes      bool
@@ -61,7 +64,7 @@ On a terminal a progress line is redrawn; otherwise a plain progress line is pri
 		fs.StringVarP(&f.collection, "collection", "c", "", "collection to import into (or give it as the first argument)")
 		fs.StringVar(&f.file, "file", "", "file to import (or give it as the second argument; default stdin)")
 		fs.StringVar(&f.typ, "type", "json", "input format: json (lines, or an array), csv or tsv")
-		fs.StringSliceVarP(&f.fields, "fields", "f", nil, "csv/tsv: comma-separated field names (name.type() with --columnsHaveTypes)")
+		fs.StringVarP(&f.fieldList, "fields", "f", "", "csv/tsv: comma-separated field names (name.type() with --columnsHaveTypes)")
 		fs.StringVar(&f.fieldFile, "fieldFile", "", "csv/tsv: file with one field name per line")
 		fs.BoolVar(&f.headerline, "headerline", false, "csv/tsv: the first line names the fields")
 		fs.BoolVar(&f.columnsHaveTypes, "columnsHaveTypes", false, "csv/tsv: field names carry types, e.g. n.int32()")
@@ -78,6 +81,12 @@ On a terminal a progress line is redrawn; otherwise a plain progress line is pri
 		f := cfg.(*importFlags)
 		if f.collection != "" {
 			args = append([]string{f.collection}, args...)
+		}
+		if f.collection == "" && f.file != "" && len(args) == 0 {
+			// As mongoimport: the file's name without its extension.
+			base := filepath.Base(f.file)
+			args = []string{strings.TrimSuffix(base, filepath.Ext(base))}
+			fmt.Fprintf(e.stderr, "no collection given; using the file name %q as the collection\n", args[0])
 		}
 		if f.file != "" {
 			args = append(args, f.file)
@@ -140,7 +149,9 @@ On a terminal a progress line is redrawn; otherwise a plain progress line is pri
 			fmt.Fprintf(e.stderr, "ttlkv import: %v\n", err)
 			code = 1
 		}
-		if imp.failed > 0 || errors.Is(err, errStopped) {
+		// Like mongoimport, duplicate keys and validation failures alone
+		// (without --stopOnError) do not fail the import.
+		if imp.failed > imp.ignorable || errors.Is(err, errStopped) {
 			code = 1
 		}
 		return e.closeSession("import", db, code)
@@ -149,6 +160,7 @@ On a terminal a progress line is redrawn; otherwise a plain progress line is pri
 
 // check validates the flags together.
 func (f *importFlags) check(fs *pflag.FlagSet) error {
+	f.typ = strings.ToLower(f.typ) // as mongoimport reads it
 	if f.mode != "insert" && f.mode != "upsert" {
 		return fmt.Errorf("--mode must be insert or upsert, not %q", f.mode)
 	}
@@ -166,6 +178,9 @@ func (f *importFlags) check(fs *pflag.FlagSet) error {
 			}
 		}
 	case "csv", "tsv":
+		if f.fieldList != "" {
+			f.fields = splitFieldList(f.fieldList)
+		}
 		if f.jsonArray {
 			return errors.New("--jsonArray applies to --type json only")
 		}
@@ -188,6 +203,44 @@ func (f *importFlags) check(fs *pflag.FlagSet) error {
 		return fmt.Errorf("--type must be json, csv or tsv, not %q", f.typ)
 	}
 	return f.ts.check(fs)
+}
+
+// splitFieldList splits --fields at the commas outside parentheses, as
+// mongoimport does, so a type argument may hold one (a date layout such
+// as born.date(Jan 2, 2006)).
+func splitFieldList(s string) []string {
+	var out []string
+	depth, start := 0, 0
+	for i, c := range s {
+		switch c {
+		case '(':
+			depth++
+		case ')':
+			depth = max(depth-1, 0)
+		case ',':
+			if depth == 0 {
+				out = append(out, strings.TrimSpace(s[start:i]))
+				start = i + 1
+			}
+		}
+	}
+	return append(out, strings.TrimSpace(s[start:]))
+}
+
+// checkFieldNames refuses column names mongoimport refuses before it
+// imports anything: two equal names, or a name and a path below it.
+func checkFieldNames(fields []csvField) error {
+	for i, a := range fields {
+		for _, b := range fields[:i] {
+			switch {
+			case a.name == b.name:
+				return fmt.Errorf("fields cannot be identical: '%s' and '%s'", b.name, a.name)
+			case strings.HasPrefix(a.name, b.name+"."), strings.HasPrefix(b.name, a.name+"."):
+				return fmt.Errorf("fields '%s' and '%s' are incompatible", b.name, a.name)
+			}
+		}
+	}
+	return nil
 }
 
 // errStopped ends an import after --stopOnError saw a failure (already
@@ -223,6 +276,7 @@ type importer struct {
 	mu         sync.Mutex // guards the counters below and stderr
 	imported   int64
 	failed     int64
+	ignorable  int64 // of failed: duplicate keys and validation failures, which mongoimport goes past (exit 0)
 	listed     int   // failures listed on stderr
 	suppressed int64 // failures counted but not listed
 	stopped    bool  // --stopOnError saw a failure
@@ -375,8 +429,13 @@ func (im *importer) send(cmd bson.D, lines []int) error {
 	}
 	we, _ := document.Get(reply, "writeErrors")
 	errs, _ := we.(bson.A)
+	ignorable := int64(0)
 	for _, x := range errs {
 		d, _ := x.(bson.D)
+		switch num(d, "code") {
+		case 11000, 11001, 12582, 121: // duplicate key, document validation
+			ignorable++
+		}
 		i := num(d, "index")
 		msg, _ := document.Get(d, "errmsg")
 		line := 0
@@ -389,6 +448,7 @@ func (im *importer) send(cmd bson.D, lines []int) error {
 	defer im.mu.Unlock()
 	im.imported += num(reply, "n")
 	im.failed += int64(len(errs))
+	im.ignorable += ignorable
 	if len(errs) > 0 && im.f.stopOnError {
 		im.stopped = true
 		return errStopped

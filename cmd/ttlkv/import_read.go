@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"encoding/base32"
 	"encoding/base64"
-	"encoding/csv"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -67,28 +66,126 @@ func (im *importer) readJSON(br *bufio.Reader) error {
 	return err
 }
 
-// readLines reads JSON lines, one document a line; blank lines are
-// skipped.
+// readLines reads a stream of JSON values, as mongoimport does: usually
+// one document a line, but a document may span lines (what --pretty
+// writes) and a line may hold several; white space between them is
+// skipped. Each value is parsed on its own and reported with the line
+// it starts on. Unlike mongoimport, a '{' at the start of a line while
+// a value is still open begins a new one, so one broken line costs one
+// document, not the rest of the input.
 func (im *importer) readLines(br *bufio.Reader) error {
 	line := 0
+	var sc valueScanner
 	for {
 		text, err := br.ReadBytes('\n')
 		if len(text) > 0 {
 			line++
 			im.prog.add(int64(len(text)), 0)
-			if t := bytes.TrimSpace(text); len(t) > 0 { // ReadBytes made a new slice: addJSON may keep it
-				if perr := im.addJSON(t, line); perr != nil {
+			// ReadBytes made a new slice: addJSON may keep what it gets.
+			for _, v := range sc.feed(text, line) {
+				if perr := im.addJSON(v.text, v.line); perr != nil {
 					return perr
 				}
 			}
 		}
 		if err == io.EOF {
+			if v, ok := sc.rest(); ok {
+				// A value whose brackets or quotes never close: parsed
+				// as it is, so its error is reported.
+				return im.addJSON(v.text, v.line)
+			}
 			return nil
 		}
 		if err != nil {
 			return err
 		}
 	}
+}
+
+// jsonValue is one top-level value of a JSON stream and the line it
+// starts on.
+type jsonValue struct {
+	text []byte
+	line int
+}
+
+// valueScanner splits a JSON stream fed to it line by line into its
+// top-level values, tracking brackets and strings across lines.
+type valueScanner struct {
+	acc        []byte // the value begun on an earlier line
+	start      int    // the line acc begins on
+	depth      int
+	inStr, esc bool
+}
+
+// feed scans one line and returns the values that end in it. A value
+// that begins and ends on this line is a sub-slice of text.
+func (s *valueScanner) feed(text []byte, line int) []jsonValue {
+	var out []jsonValue
+	if len(s.acc) > 0 && !s.inStr && len(text) > 0 && text[0] == '{' {
+		// A '{' at the start of a line while a value is still open
+		// begins a new document (a document's own lines are indented,
+		// as --pretty writes them): the open one is broken, and is
+		// reported with its line rather than swallowing what follows.
+		out = append(out, jsonValue{bytes.TrimSpace(s.acc), s.start})
+		s.acc, s.depth = nil, 0
+	}
+	begin := -1 // where in text the value being scanned begins, when it begins here
+	if len(s.acc) > 0 {
+		begin = 0
+	}
+	emit := func(end int) {
+		v := text[begin:end]
+		if len(s.acc) > 0 {
+			v = append(s.acc, v...)
+			s.acc = nil
+		} else {
+			s.start = line
+		}
+		out = append(out, jsonValue{bytes.TrimSpace(v), s.start})
+		begin = -1
+	}
+	for i, c := range text {
+		if begin < 0 {
+			if c == ' ' || c == '\t' || c == '\r' || c == '\n' {
+				continue
+			}
+			begin, s.start = i, line
+		}
+		switch {
+		case s.inStr && s.esc:
+			s.esc = false
+		case s.inStr && c == '\\':
+			s.esc = true
+		case s.inStr:
+			s.inStr = c != '"'
+		case c == '"':
+			s.inStr = true
+		case c == '{' || c == '[':
+			s.depth++
+		case c == '}' || c == ']':
+			s.depth--
+			if s.depth <= 0 {
+				s.depth = 0
+				emit(i + 1)
+			}
+		case s.depth == 0 && (c == ' ' || c == '\t' || c == '\r' || c == '\n'):
+			emit(i) // the end of a top-level scalar
+		}
+	}
+	if begin >= 0 {
+		if len(s.acc) == 0 {
+			s.start = line
+		}
+		s.acc = append(s.acc, text[begin:]...)
+	}
+	return out
+}
+
+// rest returns what is left unfinished at the end of the stream.
+func (s *valueScanner) rest() (jsonValue, bool) {
+	t := bytes.TrimSpace(s.acc)
+	return jsonValue{t, s.start}, len(t) > 0
 }
 
 // readArray reads one JSON array element by element. It splits the
@@ -293,17 +390,15 @@ func (c countingReader) Read(p []byte) (int, error) {
 // one, and a string otherwise.
 func (im *importer) readCSV(br *bufio.Reader) error {
 	skipBOM(br)
-	r := csv.NewReader(countingReader{br, &im.pending})
+	cr := &csvReader{r: bufio.NewReader(countingReader{br, &im.pending})}
+	read := cr.Read
 	if im.f.typ == "tsv" {
-		r.Comma = '\t'
-		r.LazyQuotes = true
+		read = (&tsvReader{*cr}).Read
 	}
-	r.FieldsPerRecord = -1
-	r.ReuseRecord = true
 	var fields []csvField
 	specs := im.f.fields
 	if im.f.headerline {
-		rec, err := r.Read()
+		rec, _, err := read()
 		if err == io.EOF {
 			return nil
 		}
@@ -319,15 +414,17 @@ func (im *importer) readCSV(br *bufio.Reader) error {
 		}
 		fields = append(fields, f)
 	}
+	if err := checkFieldNames(fields); err != nil {
+		return err
+	}
 	for {
-		rec, err := r.Read()
+		rec, line, err := read()
 		if err == io.EOF {
 			return nil
 		}
-		line, _ := r.FieldPos(0)
-		var pe *csv.ParseError
-		if errors.As(err, &pe) {
-			if perr := im.parseError(pe.StartLine, pe.Err); perr != nil {
+		var se *csvSyntaxError
+		if errors.As(err, &se) {
+			if perr := im.parseError(se.line, se); perr != nil {
 				return perr
 			}
 			continue
@@ -420,10 +517,11 @@ func csvValue(f csvField, s string) (any, error) {
 		}
 		return x, nil
 	case "boolean":
-		switch strings.ToLower(strings.TrimSpace(s)) {
-		case "true", "t", "1", "yes", "y":
+		// mongoimport's boolean(): true or false in any case, 1 or 0.
+		switch strings.ToLower(s) {
+		case "true", "1":
 			return true, nil
-		case "false", "f", "0", "no", "n", "":
+		case "false", "0":
 			return false, nil
 		}
 		return nil, fmt.Errorf("%q is not a boolean", s)
@@ -470,7 +568,10 @@ func autoValue(s string) any {
 		}
 		return n
 	}
-	if c := s[0]; (c >= '0' && c <= '9') || c == '-' || c == '.' || c == '+' {
+	// Any text ParseFloat reads is a double, as in mongoimport: NaN,
+	// Infinity and inf too. (Not Go's digit separators: "1_000" stays
+	// a string.)
+	if !strings.Contains(s, "_") {
 		if x, err := strconv.ParseFloat(s, 64); err == nil {
 			return x
 		}

@@ -24,7 +24,9 @@ func TestImport(t *testing.T) {
 			[]string{"line 2: ", "line 3: ", "2 document(s) imported successfully. 2 document(s) failed"}, "2"},
 		{"stopOnError keeps what came before", []string{"--stopOnError"}, "{\"_id\": 1}\n{\"_id\": 2}\nnot json\n{\"_id\": 4}\n", 1,
 			[]string{"line 3: ", "2 document(s) imported successfully. 1 document(s) failed"}, "2"},
-		{"duplicate _id reported by line", []string{"--batchSize", "2"}, "{\"_id\": 1}\n{\"_id\": 1}\n{\"_id\": 3}\n", 1,
+		// A duplicate key is reported, but fails the import only with
+		// --stopOnError, as in mongoimport.
+		{"duplicate _id reported by line", []string{"--batchSize", "2"}, "{\"_id\": 1}\n{\"_id\": 1}\n{\"_id\": 3}\n", 0,
 			[]string{"line 2: E11000", "2 document(s) imported successfully. 1 document(s) failed"}, "2"},
 		{"bad array element line", nil, "[{\"_id\": 1},\n {\"_id\": {\"$oid\": \"zz\"}},\n {\"_id\": 3}]", 1,
 			[]string{"line 2: ", "2 document(s) imported successfully. 1 document(s) failed"}, "2"},

@@ -138,7 +138,7 @@ func lookup(name string) *command {
 func (e *env) addGlobal(fs *pflag.FlagSet) {
 	fs.BoolVar(&e.changeStreams, "change-streams", e.changeStreams, "keep the change log while open, so that watch() and $changeStream work (docs/change-streams.md)")
 	fs.StringVar(&e.dir, "dir", e.dir, "data directory (default $TTLKV_DIR, else ./"+defaultDir+")")
-	fs.StringVar(&e.db, "db", e.db, "database name")
+	fs.StringVarP(&e.db, "db", "d", e.db, "database name")
 }
 
 // addURI registers --uri on a flag set.
