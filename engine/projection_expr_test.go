@@ -43,7 +43,7 @@ func TestFindComputedProjection(t *testing.T) {
 		cmd  string
 		code document.Code
 	}{
-		{`{"find": "c", "projection": {"a": 0, "up": {"$toUpper": "$a"}}}`, 31254},
+		{`{"find": "c", "projection": {"a": 0, "up": {"$toUpper": "$a"}}}`, 31252}, // mongod: an expression in an exclusion projection
 		{`{"find": "c", "projection": {"d": {"$divide": [1, 0]}}}`, document.CodeBadValue},
 		{`{"find": "c", "projection": {"arr": {"$slice": 1}, "up": {"$toUpper": "$a"}}}`, document.CodeBadValue},
 		{`{"find": "c", "projection": {"x": {"$nosuch": 1}}}`, 168},

@@ -352,18 +352,12 @@ func parseVariable(name string, depth pdepth) (Expr, error) {
 
 func parseFieldPath(p string) (Expr, error) {
 	if p == "" {
-		return nil, document.Errorf(document.CodeBadValue, "'$' by itself is not a valid FieldPath")
+		return nil, document.Errorf(document.Code(16872), "'$' by itself is not a valid FieldPath")
 	}
-	parts := strings.Split(p, ".")
-	for _, s := range parts {
-		if s == "" {
-			return nil, document.Errorf(document.CodeBadValue, "FieldPath must not contain an empty field name: '%s'", p)
-		}
-		if strings.HasPrefix(s, "$") {
-			return nil, document.Errorf(codeFieldPathDollar, "FieldPath field names may not start with '$'. Consider using $getField or $setField.")
-		}
+	if err := checkFieldPath(p); err != nil {
+		return nil, err
 	}
-	return fieldPath{parts: parts}, nil
+	return fieldPath{parts: strings.Split(p, ".")}, nil
 }
 
 // Truthy is the aggregation boolean reading of v: false, null,

@@ -55,6 +55,9 @@ func parseGroup(arg any, sc pdepth) (stageSpec, error) {
 	g := &groupSpec{}
 	for _, el := range spec {
 		if el.Key == "_id" {
+			if g.id != nil {
+				return stageSpec{}, document.Errorf(document.Code(15948), "a group's _id may only be specified once")
+			}
 			e, err := parseExpr(el.Value, sc)
 			if err != nil {
 				return stageSpec{}, err
@@ -163,7 +166,7 @@ func plainAcc(field, op string, expr Expr) accSpec {
 func newAcc(op string, c *collation.Collator) accumulator {
 	switch op {
 	case "$sum", "$count":
-		return &sumAcc{sum: int32(0)}
+		return &sumAcc{}
 	case "$avg":
 		return &avgAcc{}
 	case "$min":
@@ -406,34 +409,28 @@ func abs(n int) int {
 	return n
 }
 
-type sumAcc struct{ sum any }
+// sumAcc is $sum: mongod's summation (summer.go).
+type sumAcc struct{ s summer }
 
 func (a *sumAcc) add(v any) error {
-	if document.IsNumber(v) {
-		a.sum = query.AddNumbers(a.sum, v)
-	}
+	a.s.add(v)
 	return nil
 }
-func (a *sumAcc) result() any { return a.sum }
+func (a *sumAcc) result() any { return a.s.result() }
 
+// avgAcc is $avg: the sum as $sum makes it, over the count of numbers;
+// a double, or a decimal once one was seen.
 type avgAcc struct {
-	sum any
-	n   int64
-	dec bool
+	s summer
+	n int64
 }
 
 func (a *avgAcc) add(v any) error {
 	if !document.IsNumber(v) {
 		return nil
 	}
-	if a.sum == nil {
-		a.sum = int32(0)
-	}
-	a.sum = query.AddNumbers(a.sum, v)
+	a.s.add(v)
 	a.n++
-	if query.NumRank(v) == 4 {
-		a.dec = true
-	}
 	return nil
 }
 
@@ -441,11 +438,10 @@ func (a *avgAcc) result() any {
 	if a.n == 0 {
 		return nil
 	}
-	avg := query.ToFloat(a.sum) / float64(a.n)
-	if a.dec {
-		return query.ToDecimal(avg)
+	if a.s.rank == 4 {
+		return query.DecimalDiv(a.s.decimal(), a.n)
 	}
-	return avg
+	return a.s.double() / float64(a.n)
 }
 
 type minMaxAcc struct {
@@ -498,10 +494,21 @@ func (a *lastAcc) add(v any) error {
 }
 func (a *lastAcc) result() any { return a.v }
 
-type pushAcc struct{ list bson.A }
+// maxAccBytes is how much one $push or $addToSet may hold, as mongod's
+// internalQueryMaxPushBytes and internalQueryMaxAddToSetBytes (100 MiB):
+// past it the group fails (146), whatever its own limit.
+const maxAccBytes = 100 << 20
+
+type pushAcc struct {
+	list bson.A
+	size int64
+}
 
 func (a *pushAcc) add(v any) error {
 	if !isMissing(v) {
+		if a.size += approxSize(v); a.size > maxAccBytes {
+			return document.Errorf(document.CodeExceededMemoryLimit, "$push used too much memory and cannot spill to disk. Memory limit: %d bytes", maxAccBytes)
+		}
 		a.list = append(a.list, v)
 	}
 	return nil
@@ -512,6 +519,7 @@ type setAcc struct {
 	seen map[string]bool
 	list bson.A
 	coll *collation.Collator
+	size int64
 }
 
 func (a *setAcc) add(v any) error {
@@ -520,6 +528,9 @@ func (a *setAcc) add(v any) error {
 	}
 	k := collKey(a.coll, v)
 	if !a.seen[k] {
+		if a.size += approxSize(v); a.size > maxAccBytes {
+			return document.Errorf(document.CodeExceededMemoryLimit, "$addToSet used too much memory and cannot spill to disk. Memory limit: %d bytes", maxAccBytes)
+		}
 		a.seen[k] = true
 		a.list = append(a.list, v)
 	}

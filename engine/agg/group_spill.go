@@ -6,7 +6,6 @@ import (
 	"slices"
 
 	"github.com/ttlkv/ttlkv/engine/internal/extsort"
-	"github.com/ttlkv/ttlkv/engine/query"
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
 
@@ -166,24 +165,26 @@ func (s *groupStage) nextMerged(ctx context.Context) (bson.D, error) {
 
 // The accumulators' states.
 
-func (a *sumAcc) state() any { return a.sum }
+func (a *sumAcc) state() any { return a.s.state() }
 func (a *sumAcc) mergeState(st any) error {
-	return a.add(st)
+	s, _ := st.(bson.A)
+	a.s.merge(s)
+	return nil
 }
 
-func (a *avgAcc) state() any { return bson.A{a.sum, a.n, a.dec} }
+func (a *avgAcc) state() any { return bson.A{a.s.state(), a.n} }
 func (a *avgAcc) mergeState(st any) error {
 	s, _ := st.(bson.A)
+	if len(s) != 2 {
+		return nil
+	}
 	n, _ := s[1].(int64)
 	if n == 0 {
 		return nil
 	}
-	if a.sum == nil {
-		a.sum = int32(0)
-	}
-	a.sum = query.AddNumbers(a.sum, s[0])
+	inner, _ := s[0].(bson.A)
+	a.s.merge(inner)
 	a.n += n
-	a.dec = a.dec || s[2] == true
 	return nil
 }
 
@@ -213,7 +214,11 @@ func (a *lastAcc) mergeState(st any) error {
 func (a *pushAcc) state() any { return a.list }
 func (a *pushAcc) mergeState(st any) error {
 	s, _ := st.(bson.A)
-	a.list = append(a.list, s...)
+	for _, v := range s {
+		if err := a.add(v); err != nil {
+			return err
+		}
+	}
 	return nil
 }
 

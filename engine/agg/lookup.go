@@ -204,22 +204,34 @@ func parseSubPipeline(arr bson.A, sc pdepth, in string) (*Pipeline, error) {
 
 // lookupPath checks a $lookup field path as mongod's FieldPath does.
 func lookupPath(p string) ([]string, error) {
-	if p == "" {
-		return nil, document.Errorf(document.Code(40352), "FieldPath cannot be constructed with empty string")
+	if err := checkFieldPath(p); err != nil {
+		return nil, err
 	}
-	parts := strings.Split(p, ".")
-	for _, s := range parts {
+	return strings.Split(p, "."), nil
+}
+
+// checkFieldPath refuses a dotted path as mongod's FieldPath does: an
+// empty one 40352, one ending with '.' 40353, an empty component 15998,
+// a component starting with '$' 16410, a NUL 16411.
+func checkFieldPath(p string) error {
+	if p == "" {
+		return document.Errorf(document.Code(40352), "FieldPath cannot be constructed with empty string")
+	}
+	if strings.HasSuffix(p, ".") {
+		return document.Errorf(document.Code(40353), "FieldPath must not end with a '.'.")
+	}
+	for _, s := range strings.Split(p, ".") {
 		if s == "" {
-			return nil, document.Errorf(document.Code(15998), "FieldPath field names may not be empty strings.")
+			return document.Errorf(document.Code(15998), "FieldPath field names may not be empty strings.")
 		}
 		if strings.HasPrefix(s, "$") {
-			return nil, document.Errorf(codeFieldPathDollar, "FieldPath field names may not start with '$'. Consider using $getField or $setField.")
+			return document.Errorf(codeFieldPathDollar, "FieldPath field names may not start with '$'. Consider using $getField or $setField.")
 		}
 		if strings.ContainsRune(s, 0) {
-			return nil, document.Errorf(document.Code(16411), "FieldPath field names may not contain '\\0'.")
+			return document.Errorf(document.Code(16411), "FieldPath field names may not contain '\\0'.")
 		}
 	}
-	return parts, nil
+	return nil
 }
 
 type lookupIter struct {

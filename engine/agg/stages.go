@@ -3,6 +3,7 @@ package agg
 import (
 	"context"
 	"errors"
+	"math"
 	"slices"
 	"strings"
 	"time"
@@ -80,6 +81,7 @@ type pathOp struct {
 	include bool // $project: 1/true
 	exclude bool // $project: 0/false
 	expr    Expr // computed value
+	isOp    bool // expr is an operator object ({$add: ...}), not a literal or a path
 }
 
 // flattenSpec turns {a: {b: v}, "c.d": w} into paths a.b and c.d; leaf
@@ -87,16 +89,10 @@ type pathOp struct {
 // leaves.
 func flattenSpec(prefix []string, spec bson.D, leaf func(path []string, v any) (pathOp, error), out []pathOp) ([]pathOp, error) {
 	for _, el := range spec {
-		if el.Key == "" || strings.HasPrefix(el.Key, "$") {
-			return nil, document.Errorf(codeFieldPathDollar, "FieldPath field names may not start with '$'. Consider using $getField or $setField.")
+		if err := checkFieldPath(el.Key); err != nil {
+			return nil, err
 		}
 		parts := strings.Split(el.Key, ".")
-		if slices.Contains(parts, "") {
-			return nil, document.Errorf(document.CodeBadValue, "FieldPath must not contain an empty field name: '%s'", el.Key)
-		}
-		if slices.ContainsFunc(parts, func(p string) bool { return strings.HasPrefix(p, "$") }) {
-			return nil, document.Errorf(codeFieldPathDollar, "FieldPath field names may not start with '$'. Consider using $getField or $setField.")
-		}
 		path := append(slices.Clone(prefix), parts...)
 		if sub, ok := el.Value.(bson.D); ok && len(sub) > 0 && !strings.HasPrefix(sub[0].Key, "$") {
 			var err error
@@ -139,7 +135,8 @@ func parseProject(arg any, sc pdepth) (stageSpec, error) {
 			return pathOp{path: path, include: !z, exclude: z}, nil
 		}
 		e, err := parseExpr(v, sc)
-		return pathOp{path: path, expr: e}, err
+		_, isOp := v.(bson.D)
+		return pathOp{path: path, expr: e, isOp: isOp}, err
 	}, nil)
 	if err != nil {
 		return stageSpec{}, err
@@ -150,28 +147,44 @@ func parseProject(arg any, sc pdepth) (stageSpec, error) {
 		}
 		return stageSpec{}, document.Errorf(document.Code(31250), "Invalid $project :: caused by :: Path collision at %s", strings.Join(b, "."))
 	}
-	exclusion := true
-	idExcluded := false
+	// As mongod's parser: the first field other than the top-level _id
+	// decides inclusion or exclusion, and a later field of the other
+	// kind is refused with the code of its own kind; the top-level _id
+	// may be included or excluded in either.
+	const (
+		undecided = iota
+		including
+		excluding
+	)
+	mode := undecided
+	idExcluded, idIncluded := false, false
 	for _, op := range ops {
-		isID := len(op.path) == 1 && op.path[0] == "_id"
-		if isID && op.exclude {
-			idExcluded = true
+		name := strings.Join(op.path, ".")
+		if len(op.path) == 1 && op.path[0] == "_id" && op.expr == nil {
+			idExcluded, idIncluded = op.exclude, op.include
 			continue
 		}
-		if !op.exclude {
-			exclusion = false
+		switch {
+		case op.exclude && mode == including:
+			return stageSpec{}, document.Errorf(document.Code(31254), "Invalid $project :: caused by :: Cannot do exclusion on field %s in inclusion projection", name)
+		case op.exclude:
+			mode = excluding
+		case op.include && mode == excluding:
+			return stageSpec{}, document.Errorf(document.Code(31253), "Invalid $project :: caused by :: Cannot do inclusion on field %s in exclusion projection", name)
+		case op.expr != nil && mode == excluding && op.isOp:
+			return stageSpec{}, document.Errorf(document.Code(31252), "Invalid $project :: caused by :: Cannot use expression other than $meta in exclusion projection")
+		case op.expr != nil && mode == excluding:
+			return stageSpec{}, document.Errorf(document.Code(31310), "Invalid $project :: caused by :: Cannot use an expression other than $meta in exclusion projection")
+		default:
+			mode = including
 		}
 	}
-	for _, op := range ops {
-		isID := len(op.path) == 1 && op.path[0] == "_id"
-		if !exclusion && op.exclude && !isID {
-			return stageSpec{}, document.Errorf(document.Code(31254), "Invalid $project :: caused by :: Cannot do exclusion on field %s in inclusion projection", strings.Join(op.path, "."))
-		}
-	}
-	if exclusion {
+	if mode == excluding || (mode == undecided && !idIncluded) {
 		return mapSpec("$project", spec, func(d bson.D, _ *Env) (bson.D, bool, error) {
 			for _, op := range ops {
-				d = removePath(d, op.path)
+				if op.exclude {
+					d = removePath(d, op.path)
+				}
 			}
 			return d, true, nil
 		}), nil
@@ -282,7 +295,8 @@ func removeIn(v any, path []string) any {
 
 // setPath returns d with v at path: an existing field keeps its place,
 // a new one is appended, documents on the way are created, and an array
-// on the way has v set in each of its documents ($addFields' rule).
+// on the way has v set in each of its elements, a scalar element
+// becoming a document ($addFields' rule).
 func setPath(d bson.D, path []string, v any) bson.D { return setPathBy(d, path, v, setIn) }
 
 // setNested is setPath with $lookup's rule for what is on the way: a
@@ -320,12 +334,16 @@ func setIn(cur any, path []string, v any) any {
 	case bson.D:
 		return setPath(x, path, v)
 	case bson.A:
+		// As mongod: the path goes into every element, documents and
+		// nested arrays alike, and a scalar is replaced by a document
+		// holding the rest of the path.
 		out := make(bson.A, len(x))
 		for i, el := range x {
-			if _, ok := el.(bson.D); ok {
+			switch el.(type) {
+			case bson.D, bson.A:
 				out[i] = setIn(el, path, v)
-			} else {
-				out[i] = el
+			default:
+				out[i] = setPath(bson.D{}, path, v)
 			}
 		}
 		return out
@@ -389,10 +407,10 @@ func parseUnset(arg any) (stageSpec, error) {
 	}
 	var paths [][]string
 	for _, n := range names {
-		parts := strings.Split(n, ".")
-		if n == "" || strings.HasPrefix(n, "$") || slices.Contains(parts, "") {
-			return stageSpec{}, document.Errorf(codeFieldPathDollar, "Invalid $unset :: caused by :: FieldPath field names may not be empty or start with '$': '%s'", n)
+		if err := checkFieldPath(n); err != nil {
+			return stageSpec{}, err
 		}
+		parts := strings.Split(n, ".")
 		paths = append(paths, parts)
 	}
 	return mapSpec("$unset", arg, func(d bson.D, _ *Env) (bson.D, bool, error) {
@@ -408,7 +426,7 @@ func parseReplaceRoot(name string, arg any, sc pdepth) (stageSpec, error) {
 	if name == "$replaceRoot" {
 		spec, ok := arg.(bson.D)
 		if !ok {
-			return stageSpec{}, document.Errorf(document.Code(40228), "expected an object as specification for $replaceRoot stage, got %s", document.TypeName(arg))
+			return stageSpec{}, document.Errorf(document.Code(40229), "expected an object as specification for $replaceRoot stage, got %s", document.TypeName(arg))
 		}
 		v, ok := docGet(spec, "newRoot")
 		if !ok || len(spec) != 1 {
@@ -475,8 +493,11 @@ func parseUnwind(arg any) (stageSpec, error) {
 				pathS, have = s, true
 			case "includeArrayIndex":
 				s, ok := el.Value.(string)
-				if !ok || s == "" || strings.HasPrefix(s, "$") {
-					return stageSpec{}, document.Errorf(document.Code(28810), "includeArrayIndex option to $unwind stage should be a non-empty string not starting with '$'")
+				if !ok || s == "" {
+					return stageSpec{}, document.Errorf(document.Code(28810), "expected a non-empty string for the includeArrayIndex option to $unwind stage")
+				}
+				if strings.HasPrefix(s, "$") {
+					return stageSpec{}, document.Errorf(document.Code(28822), "includeArrayIndex option to $unwind stage should not be prefixed with a '$': %s", s)
 				}
 				u.index = strings.Split(s, ".")
 			case "preserveNullAndEmptyArrays":
@@ -495,13 +516,16 @@ func parseUnwind(arg any) (stageSpec, error) {
 	default:
 		return stageSpec{}, document.Errorf(document.Code(15981), "expected either a string or an object as specification for $unwind stage, got %s", document.TypeName(arg))
 	}
+	if pathS == "" {
+		return stageSpec{}, document.Errorf(document.Code(28812), "no path specified to $unwind stage")
+	}
 	if !strings.HasPrefix(pathS, "$") || len(pathS) == 1 {
 		return stageSpec{}, document.Errorf(document.Code(28818), "path option to $unwind stage should be prefixed with a '$': %s", pathS)
 	}
-	u.path = strings.Split(pathS[1:], ".")
-	if slices.Contains(u.path, "") || strings.HasPrefix(pathS[1:], "$") {
-		return stageSpec{}, document.Errorf(document.CodeBadValue, "FieldPath must not contain an empty field name: '%s'", pathS)
+	if err := checkFieldPath(pathS[1:]); err != nil {
+		return stageSpec{}, err
 	}
+	u.path = strings.Split(pathS[1:], ".")
 	return stageSpec{name: "$unwind", spec: arg, make: func(up iter, _ *Options) iter { return &unwindIter{unwindStage: u, up: up} }}, nil
 }
 
@@ -572,19 +596,33 @@ type skipLimit struct {
 	n           int64
 }
 
+// parseSkipLimit reads $skip's and $limit's argument as mongod 5.0 and
+// later do: any non-negative 64-bit integer, as an int, a long, or a
+// whole double or decimal in range; anything else is 5107200 ($skip)
+// or 5107201 ($limit), and $limit 0 is 15958.
 func parseSkipLimit(name string, arg any) (stageSpec, error) {
-	f := query.ToFloat(arg)
-	if !document.IsNumber(arg) || f != float64(int64(f)) {
-		if name == "$skip" {
-			return stageSpec{}, document.Errorf(document.Code(15972), "Argument to $skip must be a number")
+	n, ok := int64(0), false
+	switch x := arg.(type) {
+	case int32:
+		n, ok = int64(x), true
+	case int64:
+		n, ok = x, true
+	case float64:
+		if x == math.Trunc(x) && x >= -(1<<63) && x < 1<<63 {
+			n, ok = int64(x), true
 		}
-		return stageSpec{}, document.Errorf(document.Code(15957), "the limit must be specified as a number")
+	case bson.Decimal128:
+		n, ok = query.DecimalTruncInt64(x)
+		ok = ok && document.Compare(x, n) == 0 // whole
 	}
-	n := int64(f)
-	if name == "$skip" {
-		if n < 0 {
-			return stageSpec{}, document.Errorf(document.Code(15956), "Argument to $skip cannot be negative")
+	if !ok || n < 0 {
+		code := document.Code(5107200)
+		if name == "$limit" {
+			code = 5107201
 		}
+		return stageSpec{}, document.Errorf(code, "invalid argument to %s stage: Expected a non-negative integer that fits a 64-bit number, got %s", name, document.Format(arg))
+	}
+	if name == "$skip" {
 		return stageSpec{name: name, spec: n, make: func(up iter, _ *Options) iter { return &skipLimit{up: up, skip: n} }}, nil
 	}
 	if n <= 0 {
@@ -737,8 +775,10 @@ type countStage struct {
 func parseCount(arg any) (stageSpec, error) {
 	s, ok := arg.(string)
 	switch {
-	case !ok || s == "":
-		return stageSpec{}, document.Errorf(document.Code(40156), "the count field must be a non-empty string")
+	case !ok:
+		return stageSpec{}, document.Errorf(document.Code(40156), "the count field must be a string")
+	case s == "":
+		return stageSpec{}, document.Errorf(document.Code(40157), "the count field must be a non-empty string")
 	case strings.HasPrefix(s, "$"):
 		return stageSpec{}, document.Errorf(document.Code(40158), "the count field cannot be a $-prefixed path")
 	case strings.Contains(s, "."):

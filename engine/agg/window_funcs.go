@@ -298,6 +298,9 @@ func isNaN(v any) bool {
 type expMovingAvgWindow struct {
 	input Expr
 	alpha float64
+	// decAlpha is alpha as a decimal: 2/(N+1) to 34 digits for N, or
+	// alpha's double as a decimal.
+	decAlpha any
 }
 
 func parseWindowExpMovingAvg(_ string, fd bson.D, w *windowSpec, sc pdepth) (windowFunc, error) {
@@ -329,6 +332,7 @@ func parseWindowExpMovingAvg(_ string, fd bson.D, w *windowSpec, sc pdepth) (win
 			return nil, errParse("'N' must be greater than zero. Got %s", fmtNumber(n))
 		}
 		f.alpha = 2 / (nf + 1)
+		f.decAlpha = query.DecimalDiv(int32(2), nf+1)
 		return f, nil
 	}
 	if a, ok := docGet(sub, "alpha"); ok {
@@ -340,35 +344,44 @@ func parseWindowExpMovingAvg(_ string, fd bson.D, w *windowSpec, sc pdepth) (win
 			return nil, errParse("'alpha' must be between 0 and 1 (exclusive), found alpha: %s", fmtNumber(a))
 		}
 		f.alpha = af
+		f.decAlpha = query.ToDecimal(af)
 		return f, nil
 	}
 	return nil, errParse("Got unrecognized field in $expMovingAvg$expMovingAvg sub object must have exactly two fields: An 'input' field, and either an 'N' field or an 'alpha' field")
 }
 
+// start runs the average in doubles until a decimal comes, then, as
+// mongod does, in decimal (the decimal is then the result).
 func (f *expMovingAvgWindow) start(p *partition) windowState {
 	var avg float64
-	var init, dec bool
+	var davg any // the decimal average, once a decimal was seen
+	var init bool
 	return stateFunc(func(i int) (any, error) {
 		v, err := p.eval(f.input, i)
 		if err != nil {
 			return nil, err
 		}
 		if document.IsNumber(v) {
-			x := query.ToFloat(v)
-			if query.NumRank(v) == 4 {
-				dec = true
+			if davg == nil && query.NumRank(v) == 4 && init {
+				davg = query.ToDecimal(avg)
 			}
-			if init {
-				avg = x*f.alpha + avg*(1-f.alpha)
-			} else {
-				avg, init = x, true
+			switch {
+			case davg != nil:
+				davg = query.DecimalEMA(v, davg, f.decAlpha)
+			case query.NumRank(v) == 4:
+				davg = v
+			case init:
+				avg = query.ToFloat(v)*f.alpha + avg*(1-f.alpha)
+			default:
+				avg = query.ToFloat(v)
 			}
+			init = true
 		}
 		switch {
 		case !init:
 			return nil, nil
-		case dec:
-			return query.ToDecimal(avg), nil
+		case davg != nil:
+			return davg, nil
 		}
 		return avg, nil
 	})

@@ -162,3 +162,17 @@ func ParseDecimalRounded(s string) (bson.Decimal128, error) {
 	}
 	return bson.ParseDecimal128(r.String())
 }
+
+// DecimalEMA is one step of an exponential moving average in decimal,
+// as mongod's $expMovingAvg takes it once a decimal is seen:
+// x*alpha + prev*(1-alpha), each operation to 34 digits.
+func DecimalEMA(x, prev, alpha any) bson.Decimal128 {
+	a := toAPD(alpha)
+	var t, u, one, r apd.Decimal
+	one.SetInt64(1)
+	decCtx.Mul(&t, toAPD(x), a)
+	decCtx.Sub(&u, &one, a)
+	decCtx.Mul(&u, toAPD(prev), &u)
+	decCtx.Add(&r, &t, &u)
+	return fromAPD(&r)
+}
