@@ -3,11 +3,13 @@ package engine
 import (
 	"bytes"
 	"context"
+	"errors"
 	"strings"
 	"time"
 
 	"github.com/ttlkv/ttlkv/collation"
 	"github.com/ttlkv/ttlkv/document"
+	"github.com/ttlkv/ttlkv/engine/agg"
 	"github.com/ttlkv/ttlkv/engine/internal/catalog"
 	"github.com/ttlkv/ttlkv/engine/query"
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -252,7 +254,21 @@ func collModValidation(nm *catalog.Coll, opts bson.D) {
 	for _, e := range opts {
 		out = set(out, e.Key, e.Value)
 	}
-	nm.Options = withValidationDefaults(out)
+	// As mongod's collMod: the level and action are stored whatever was
+	// given (their defaults when unset), and an empty validator is not
+	// listed.
+	if v, ok := get(out, "validator"); ok {
+		if d, isDoc := v.(bson.D); isDoc && len(d) == 0 {
+			out = unset(out, "validator")
+		}
+	}
+	if _, ok := get(out, "validationLevel"); !ok {
+		out = append(out, bson.E{Key: "validationLevel", Value: "strict"})
+	}
+	if _, ok := get(out, "validationAction"); !ok {
+		out = append(out, bson.E{Key: "validationAction", Value: "error"})
+	}
+	nm.Options = out
 }
 
 // splitValidationOptions returns the validation options of opts and the
@@ -321,12 +337,12 @@ func (v *docValidator) parse(d bson.D) (*query.Filter, error) {
 // DocumentValidationFailure with its errInfo.
 func (v *docValidator) check(d bson.D) error {
 	ok, err := v.f.MatchErr(d)
-	if err != nil {
-		return err
-	}
-	if ok {
+	if err == nil && ok {
 		return nil
 	}
+	// A validator that fails to evaluate (a $divide by zero) is a
+	// failed validation, as in mongod: warn lets the write through,
+	// error refuses it with 121 and the failure in its details.
 	id, _ := get(d, "_id")
 	if v.action == "warn" {
 		v.db.logf("ttlkv: document failed validation in %s (validationAction warn): _id %s", v.ns, fmtValue(id))
@@ -367,11 +383,34 @@ func (v *docValidator) clauseDetails(e bson.E, d bson.D) (bson.D, bool) {
 	switch e.Key {
 	case "$jsonSchema":
 		sd, _ := e.Value.(bson.D)
-		return bson.D{{Key: "operatorName", Value: "$jsonSchema"},
-			{Key: "schemaRulesNotSatisfied", Value: query.SchemaRulesNotSatisfied(sd, d)}}, true
+		if !schemaAllowsObject(sd) {
+			// A top-level type that is not object matches no document:
+			// mongod reports the schema as always false.
+			return bson.D{{Key: "operatorName", Value: "$jsonSchema"}, {Key: "specifiedAs", Value: clause},
+				{Key: "reason", Value: "expression always evaluates to false"}}, true
+		}
+		det := bson.D{{Key: "operatorName", Value: "$jsonSchema"}}
+		if title, ok := get(sd, "title"); ok {
+			det = append(det, bson.E{Key: "title", Value: title})
+		}
+		return append(det, bson.E{Key: "schemaRulesNotSatisfied", Value: query.SchemaRulesNotSatisfied(sd, d)}), true
 	case "$expr":
-		return bson.D{{Key: "operatorName", Value: "$expr"}, {Key: "specifiedAs", Value: clause},
-			{Key: "reason", Value: "expression did not match"}, {Key: "expressionResult", Value: false}}, true
+		det := bson.D{{Key: "operatorName", Value: "$expr"}, {Key: "specifiedAs", Value: clause}}
+		res, err := evalValidatorExpr(e.Value, d, v.now)
+		if err != nil {
+			// mongod gives the error it met as the details.
+			var ee *Error
+			code, name, msg := document.CodeBadValue, "BadValue", err.Error()
+			if errors.As(err, &ee) {
+				code, name, msg = ee.Code, ee.Name(), ee.Message
+			}
+			return append(det, bson.E{Key: "reason", Value: "failed to evaluate aggregation expression"},
+				bson.E{Key: "details", Value: bson.D{{Key: "code", Value: int32(code)}, {Key: "codeName", Value: name}, {Key: "errmsg", Value: msg}}}), true
+		}
+		if res == nil {
+			res = bson.Null{}
+		}
+		return append(det, bson.E{Key: "reason", Value: "expression did not match"}, bson.E{Key: "expressionResult", Value: res}), true
 	case "$and", "$or", "$nor":
 		det := bson.D{{Key: "operatorName", Value: e.Key}}
 		if arr, ok := e.Value.(bson.A); ok && e.Key != "$nor" {
@@ -525,4 +564,41 @@ func (v *docValidator) checkUpdate(old, nd bson.D) error {
 		}
 	}
 	return v.check(nd)
+}
+
+// evalValidatorExpr evaluates a validator's $expr operand for d, for its
+// errInfo: the value it gave (0, null, false...), or its error.
+func evalValidatorExpr(v any, d bson.D, now time.Time) (any, error) {
+	e, err := agg.ParseExpr(v)
+	if err != nil {
+		return nil, err
+	}
+	r, err := e.Eval(&agg.Env{Root: d, Now: bson.NewDateTimeFromTime(now)})
+	if _, missing := r.(agg.Missing); missing {
+		r = nil
+	}
+	return r, err
+}
+
+// schemaAllowsObject reports whether a $jsonSchema's top-level type or
+// bsonType (if any) admits a document.
+func schemaAllowsObject(sd bson.D) bool {
+	for _, kw := range []string{"bsonType", "type"} {
+		v, ok := get(sd, kw)
+		if !ok {
+			continue
+		}
+		switch x := v.(type) {
+		case string:
+			return x == "object"
+		case bson.A:
+			for _, n := range x {
+				if n == "object" {
+					return true
+				}
+			}
+			return false
+		}
+	}
+	return true
 }

@@ -173,13 +173,14 @@ func TestJSONSchemaValidator(t *testing.T) {
 	r := mustRun(t, db, "test", `{"insert": "c", "documents": [{"_id": 1, "name": "a", "year": 2020}, {"_id": 2, "name": 3, "year": 2020}, {"_id": 3, "year": 1999}], "ordered": false}`)
 	sameValue(t, "n", field(r, "n"), `1`)
 	sameValue(t, "errInfo 0", field(r, "writeErrors.0.errInfo"), `{"failingDocumentId": 2, "details": {"operatorName": "$jsonSchema",
-		"schemaRulesNotSatisfied": [{"operatorName": "properties", "propertiesNotSatisfied": [{"propertyName": "name",
+		"schemaRulesNotSatisfied": [{"operatorName": "properties", "propertiesNotSatisfied": [{"propertyName": "name", "description": "a name",
 			"details": [{"operatorName": "bsonType", "specifiedAs": {"bsonType": "string"}, "reason": "type did not match",
 				"consideredValue": 3, "consideredType": "int"}]}]}]}}`)
+	// In mongod's order: properties before required.
 	sameValue(t, "errInfo 1", field(r, "writeErrors.1.errInfo.details.schemaRulesNotSatisfied"), `[
-		{"operatorName": "required", "specifiedAs": {"required": ["name", "year"]}, "missingProperties": ["name"]},
 		{"operatorName": "properties", "propertiesNotSatisfied": [{"propertyName": "year",
-			"details": [{"operatorName": "minimum", "specifiedAs": {"minimum": 2017}, "reason": "comparison failed", "consideredValue": 1999}]}]}]`)
+			"details": [{"operatorName": "minimum", "specifiedAs": {"minimum": 2017}, "reason": "comparison failed", "consideredValue": 1999}]}]},
+		{"operatorName": "required", "specifiedAs": {"required": ["name", "year"]}, "missingProperties": ["name"]}]`)
 	r = mustRun(t, db, "test", `{"update": "c", "updates": [{"q": {"_id": 1}, "u": {"$set": {"year": 3018}}}]}`)
 	sameValue(t, "update code", field(r, "writeErrors.0.code"), `121`)
 	mustRun(t, db, "test", `{"update": "c", "updates": [{"q": {"_id": 1}, "u": {"$set": {"year": 3000}}}]}`)

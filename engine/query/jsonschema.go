@@ -3,6 +3,7 @@ package query
 import (
 	"math"
 	"regexp"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -147,9 +148,12 @@ func schemaTypeErr(kw, want string) error {
 }
 
 func schemaCount(kw string, v any) (int64, error) {
+	if !document.IsNumber(v) {
+		return 0, schemaErr("Expected a number in: %s: %s", kw, document.Format(v))
+	}
 	n, ok := wholeNumber(v)
-	if !ok || !document.IsNumber(v) {
-		return 0, schemaTypeErr(kw, "a number")
+	if !ok {
+		return 0, schemaErr("Expected an integer: %s: %s", kw, document.Format(v))
 	}
 	if n < 0 {
 		return 0, schemaErr("$jsonSchema keyword '%s' must be a non-negative integral number", kw)
@@ -163,7 +167,7 @@ func parseSchemaList(kw string, v any, depth int) ([]*schema, error) {
 		return nil, schemaTypeErr(kw, "an array")
 	}
 	if len(arr) == 0 {
-		return nil, schemaErr("$jsonSchema keyword '%s' must be a non-empty array", kw)
+		return nil, document.Errorf(document.CodeBadValue, "$jsonSchema keyword '%s' must be a non-empty array", kw)
 	}
 	out := make([]*schema, len(arr))
 	for i, x := range arr {
@@ -199,6 +203,11 @@ func parseSchemaTypes(kw string, v any, s *schema) error {
 	if len(names) == 0 {
 		return schemaErr("$jsonSchema keyword '%s' must name at least one type", kw)
 	}
+	for i, n := range names {
+		if slices.Contains(names[:i], n) {
+			return schemaErr("$jsonSchema keyword '%s' has duplicate value: %s", kw, n)
+		}
+	}
 	if s.types == nil {
 		s.types = map[int]bool{}
 	}
@@ -215,6 +224,9 @@ func parseSchemaTypes(kw string, v any, s *schema) error {
 				s.types[t] = true
 			}
 			continue
+		}
+		if n == "integer" {
+			return schemaErr("$jsonSchema type 'integer' is not currently supported.")
 		}
 		if n == "number" {
 			for _, t := range jsonTypes["number"] {
@@ -239,8 +251,13 @@ func parseSchema(d bson.D, depth int) (*schema, error) {
 	var hasType, hasBSONType bool
 	var hasMin, hasMax bool
 	var exclMinSet, exclMaxSet bool
+	seen := map[string]bool{}
 	for _, e := range d {
 		kw, v := e.Key, e.Value
+		if seen[kw] {
+			return nil, schemaErr("Duplicate $jsonSchema keyword: %s", kw)
+		}
+		seen[kw] = true
 		var err error
 		switch kw {
 		case "type":
@@ -261,6 +278,9 @@ func parseSchema(d bson.D, depth int) (*schema, error) {
 				n, ok := x.(string)
 				if !ok {
 					return nil, schemaTypeErr(kw, "an array of strings")
+				}
+				if slices.Contains(s.required, n) {
+					return nil, schemaErr("$jsonSchema keyword 'required' array cannot contain duplicate values")
 				}
 				s.required = append(s.required, n)
 			}
@@ -305,7 +325,14 @@ func parseSchema(d bson.D, depth int) (*schema, error) {
 			if !ok {
 				return nil, schemaTypeErr(kw, "a string")
 			}
-			s.pattern, err = compileRegex(p, "")
+			if depth == 0 {
+				// The top level is a document, which a pattern (for
+				// strings) never applies to: mongod does not compile it.
+				break
+			}
+			if s.pattern, err = compileRegex(p, ""); err != nil {
+				err = document.Errorf(document.Code(51091), "Regular expression is invalid: %v", err)
+			}
 		case "enum":
 			arr, ok := v.(bson.A)
 			if !ok {
@@ -314,12 +341,22 @@ func parseSchema(d bson.D, depth int) (*schema, error) {
 			if len(arr) == 0 {
 				return nil, schemaErr("$jsonSchema keyword 'enum' cannot be an empty array")
 			}
+			for i, x := range arr {
+				for _, y := range arr[:i] {
+					if unorderedEqual(x, y) {
+						return nil, schemaErr("$jsonSchema keyword 'enum' array cannot contain duplicate values")
+					}
+				}
+			}
 			s.enum = arr
 		case "items":
 			switch x := v.(type) {
 			case bson.D:
 				s.items, err = parseSchema(x, depth+1)
 			case bson.A:
+				// Non-nil even when empty: additionalItems then applies
+				// from the first element.
+				s.itemsList = make([]*schema, 0, len(x))
 				for _, it := range x {
 					itd, ok := it.(bson.D)
 					if !ok {
@@ -394,6 +431,9 @@ func parseSchema(d bson.D, depth int) (*schema, error) {
 						if !ok {
 							return nil, document.Errorf(document.CodeTypeMismatch, "property '%s' in $jsonSchema keyword 'dependencies' must be either an object or an array of strings", dep.Key)
 						}
+						if slices.Contains(needs, ns) {
+							return nil, schemaErr("property '%s' in $jsonSchema keyword 'dependencies' contains duplicate values", dep.Key)
+						}
 						needs = append(needs, ns)
 					}
 					s.depProps = append(s.depProps, schemaDepProps{dep.Key, needs})
@@ -466,7 +506,7 @@ func (s *schema) failing(v any) []string {
 	if s.enum != nil {
 		found := false
 		for _, e := range s.enum {
-			if document.CanonicalType(e) == document.CanonicalType(v) && document.Equal(e, v) {
+			if document.CanonicalType(e) == document.CanonicalType(v) && unorderedEqual(e, v) {
 				found = true
 				break
 			}
@@ -652,7 +692,7 @@ func (s *schema) failingArray(a bson.A, fail func(string)) {
 	uniq:
 		for i := range a {
 			for j := i + 1; j < len(a); j++ {
-				if document.CanonicalType(a[i]) == document.CanonicalType(a[j]) && document.Equal(a[i], a[j]) {
+				if document.CanonicalType(a[i]) == document.CanonicalType(a[j]) && unorderedEqual(a[i], a[j]) {
 					fail("uniqueItems")
 					break uniq
 				}
@@ -692,7 +732,7 @@ func SchemaRulesNotSatisfied(schemaDoc bson.D, d bson.D) bson.A {
 	}
 	var out bson.A
 	seenType := false
-	for _, e := range schemaDoc {
+	for _, e := range inMongodOrder(schemaDoc) {
 		kw := e.Key
 		key := kw
 		if kw == "bsonType" || kw == "type" {
@@ -711,6 +751,7 @@ func SchemaRulesNotSatisfied(schemaDoc bson.D, d bson.D) bson.A {
 					missing = append(missing, r)
 				}
 			}
+			slices.SortFunc(missing, func(a, b any) int { return strings.Compare(a.(string), b.(string)) })
 			rule = append(rule, bson.E{Key: "missingProperties", Value: missing})
 		case "properties":
 			rule = bson.D{{Key: "operatorName", Value: kw}}
@@ -727,7 +768,9 @@ func SchemaRulesNotSatisfied(schemaDoc bson.D, d bson.D) bson.A {
 					continue
 				}
 				var det bson.A
-				for _, kw := range ps.failing(v) {
+				fails := ps.failing(v)
+				slices.SortStableFunc(fails, func(a, b string) int { return schemaOrder[a] - schemaOrder[b] })
+				for _, kw := range fails {
 					rule := bson.D{{Key: "operatorName", Value: schemaKeywordShown(kw, sd)}, {Key: "specifiedAs", Value: schemaSpecified(kw, sd)}}
 					if r := schemaReasons[kw]; r != "" {
 						rule = append(rule, bson.E{Key: "reason", Value: r})
@@ -738,12 +781,38 @@ func SchemaRulesNotSatisfied(schemaDoc bson.D, d bson.D) bson.A {
 					}
 					det = append(det, rule)
 				}
-				props = append(props, bson.D{{Key: "propertyName", Value: p.Key}, {Key: "details", Value: det}})
+				entry := bson.D{{Key: "propertyName", Value: p.Key}}
+				if desc, ok := getField(sd, "description"); ok {
+					entry = append(entry, bson.E{Key: "description", Value: desc})
+				}
+				props = append(props, append(entry, bson.E{Key: "details", Value: det}))
 			}
 			rule = append(rule, bson.E{Key: "propertiesNotSatisfied", Value: props})
 		}
 		out = append(out, rule)
 	}
+	return out
+}
+
+// schemaOrder is the order in which mongod builds a schema's keywords,
+// which is the order its errInfo lists the failing ones in: the scalar
+// keywords, the array ones, the object ones (properties before
+// required), the logical ones, the type last.
+var schemaOrder = func() map[string]int {
+	m := map[string]int{}
+	for i, kw := range []string{"multipleOf", "maximum", "minimum", "pattern", "maxLength", "minLength",
+		"items", "additionalItems", "maxItems", "minItems", "uniqueItems",
+		"properties", "patternProperties", "additionalProperties", "required", "minProperties", "maxProperties", "dependencies",
+		"allOf", "anyOf", "oneOf", "not", "enum", "type", "bsonType"} {
+		m[kw] = i + 1
+	}
+	return m
+}()
+
+// inMongodOrder is the keywords of schema document sd in schemaOrder.
+func inMongodOrder(sd bson.D) bson.D {
+	out := slices.Clone(sd)
+	slices.SortStableFunc(out, func(a, b bson.E) int { return schemaOrder[a.Key] - schemaOrder[b.Key] })
 	return out
 }
 
@@ -779,4 +848,31 @@ func schemaSpecified(kw string, sd bson.D) bson.D {
 		}
 	}
 	return out
+}
+
+// unorderedEqual compares two values as mongod's $jsonSchema enum and
+// uniqueItems do: numbers by value, documents without regard to the
+// order of their fields, at any depth.
+func unorderedEqual(a, b any) bool {
+	return document.Compare(sortedFields(a), sortedFields(b)) == 0
+}
+
+// sortedFields is v with the fields of every document in it sorted.
+func sortedFields(v any) any {
+	switch x := v.(type) {
+	case bson.D:
+		out := make(bson.D, len(x))
+		for i, e := range x {
+			out[i] = bson.E{Key: e.Key, Value: sortedFields(e.Value)}
+		}
+		slices.SortStableFunc(out, func(a, b bson.E) int { return strings.Compare(a.Key, b.Key) })
+		return out
+	case bson.A:
+		out := make(bson.A, len(x))
+		for i, e := range x {
+			out[i] = sortedFields(e)
+		}
+		return out
+	}
+	return v
 }
