@@ -335,7 +335,8 @@ func tooDeep(b []byte, max int) bool {
 		return false
 	}
 	le := func(i int) int { return int(int32(binary.LittleEndian.Uint32(b[i:]))) }
-	ends := []int{le(0)} // where each open document ends
+	var stack [16]int                // most documents nest less: no allocation
+	ends := append(stack[:0], le(0)) // where each open document ends
 	i := 4
 	for len(ends) > 0 {
 		end := ends[len(ends)-1]
