@@ -171,12 +171,8 @@ func opToDate(args []any) (any, error) {
 		}
 		return bson.DateTime(n), nil
 	case string:
-		for _, layout := range []string{time.RFC3339Nano, "2006-01-02T15:04:05.000Z0700", "2006-01-02T15:04:05", "2006-01-02 15:04:05", "2006-01-02"} {
-			if t, err := time.Parse(layout, x); err == nil {
-				return bson.NewDateTimeFromTime(t), nil
-			}
-		}
-		return nil, document.Errorf(codeConversionFailure, "Error parsing date string '%s'", x)
+		// mongod reads it as $dateFromString without a format does.
+		return dateFromString(x, "", false, time.UTC)
 	}
 	return nil, convErr(args[0], "date")
 }

@@ -367,3 +367,21 @@ func TestReviewDates26DecimalSqrtPrecision(t *testing.T) {
 		{`{"$sqrt": {"$numberDecimal": "2"}}`, `{"$numberDecimal": "1.414213562373095048801688724209698"}`},
 	})
 }
+
+
+// TestReviewDates26ToDateReadsLikeDateFromString: mongod converts a
+// string to a date ($toDate, $convert to "date") with the same parser as
+// $dateFromString without a format: TimeZoneDatabase::fromString(input,
+// utcZone()) in the conversion table (expression.cpp, table[String][Date]).
+// ttlkv's $toDate knew only a few RFC 3339 layouts, so strings that its
+// own $dateFromString reads ("2017-07-04 10:00", an offset without a
+// colon, a zone abbreviation, "July 4th, 2017") were 241.
+func TestReviewDates26ToDateReadsLikeDateFromString(t *testing.T) {
+	t.Parallel()
+	checkExprs(t, `[{"_id": 1}]`, []exprCase{
+		{`{"$toDate": "2017-07-04 10:00"}`, `{"$date": "2017-07-04T10:00:00Z"}`},
+		{`{"$toDate": "2017-07-04T10:00:00+0530"}`, `{"$date": "2017-07-04T04:30:00Z"}`},
+		{`{"$toDate": "2017-07-04T10:00:00 EST"}`, `{"$date": "2017-07-04T15:00:00Z"}`},
+		{`{"$convert": {"input": "July 4th, 2017", "to": "date"}}`, `{"$date": "2017-07-04T00:00:00Z"}`},
+	})
+}
