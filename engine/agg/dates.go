@@ -172,32 +172,50 @@ func evalZone(x Expr, e *Env, code int) (*time.Location, bool, error) {
 // parseTZ accepts "UTC", "Z", Olson names known to the system and
 // offsets "+hh", "+hhmm", "+hh:mm".
 func parseTZ(s string) (*time.Location, error) {
-	if s == "UTC" || s == "Z" || s == "GMT" {
+	if s == "UTC" {
 		return time.UTC, nil
 	}
 	if s != "" && (s[0] == '+' || s[0] == '-') {
-		body := strings.ReplaceAll(s[1:], ":", "")
-		if len(body) == 2 || len(body) == 4 {
-			h, err1 := strconv.Atoi(body[:2])
-			m := 0
-			var err2 error
-			if len(body) == 4 {
-				m, err2 = strconv.Atoi(body[2:])
-			}
-			if err1 == nil && err2 == nil && h < 24 && m < 60 {
-				off := h*3600 + m*60
-				if s[0] == '-' {
-					off = -off
-				}
-				return time.FixedZone(s, off), nil
-			}
+		// Exactly ±HH, ±HHMM or ±HH:MM, as mongod reads an offset; it
+		// checks no range (+24:00 is a day ahead).
+		var hh, mm string
+		switch b := s[1:]; {
+		case len(b) == 2:
+			hh = b
+		case len(b) == 4:
+			hh, mm = b[:2], b[2:]
+		case len(b) == 5 && b[2] == ':':
+			hh, mm = b[:2], b[3:]
 		}
+		if allDigits(hh) && (mm == "" || allDigits(mm)) {
+			h, _ := strconv.Atoi(hh)
+			m := 0
+			if mm != "" {
+				m, _ = strconv.Atoi(mm)
+			}
+			off := h*3600 + m*60
+			if s[0] == '-' {
+				off = -off
+			}
+			return time.FixedZone(s, off), nil
+		}
+		return nil, document.Errorf(document.Code(40485), "unrecognized time zone identifier: \"%s\"", s)
 	}
+	// A name of the zone database; GMT is one of them, not UTC itself.
 	loc, err := time.LoadLocation(s)
 	if err != nil || s == "" || s == "Local" {
 		return nil, document.Errorf(document.Code(40485), "unrecognized time zone identifier: \"%s\"", s)
 	}
 	return loc, nil
+}
+
+func allDigits(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return s != ""
 }
 
 type dateTruncExpr struct {

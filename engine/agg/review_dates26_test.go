@@ -385,3 +385,43 @@ func TestReviewDates26ToDateReadsLikeDateFromString(t *testing.T) {
 		{`{"$convert": {"input": "July 4th, 2017", "to": "date"}}`, `{"$date": "2017-07-04T00:00:00Z"}`},
 	})
 }
+
+
+// TestReviewDates26UtcOffsetSyntax: mongod's time zone is an exact name
+// of its zone database or an offset in exactly one of the forms ±HH,
+// ±HHMM, ±HH:MM (TimeZoneDatabase::parseUtcOffset, date_time_support.cpp:
+// it checks the length, the digits and the colon's place, and no range).
+// So "Z", "+05:" and "+0:530" are 40485, and "+24:00" is a zone a day
+// ahead. ttlkv accepted "Z", stripped every colon (so "+05:" was +05:00) and
+// refused offsets of 24 hours or 60 minutes and more.
+func TestReviewDates26UtcOffsetSyntax(t *testing.T) {
+	t.Parallel()
+	doc := `[{"_id": 1, "d": {"$date": "2017-07-04T10:00:00Z"}, "z": "Z", "a": "+05:", "b": "+0:530"}]`
+	checkExprCodes(t, doc, []exprCode{
+		{`{"$hour": {"date": "$d", "timezone": "$z"}}`, 40485},
+		{`{"$hour": {"date": "$d", "timezone": "$a"}}`, 40485},
+		{`{"$hour": {"date": "$d", "timezone": "$b"}}`, 40485},
+	})
+	checkExprs(t, doc, []exprCase{
+		{`{"$dateToString": {"date": "$d", "format": "%d %H:%M", "timezone": "+24:00"}}`, `"05 10:00"`},
+	})
+}
+
+
+// TestReviewDates26DateFromStringGMTIsNotUTC: $dateFromString refuses a
+// string that carries its own zone together with a timezone argument
+// unless that argument is the UTC zone (TimeZoneDatabase::fromString,
+// "if (!tz.isUtcZone())"); only the identifier "UTC" (and a zero offset)
+// is the UTC zone, "GMT" is an ordinary zone of the database
+// (loadTimeZoneInfo). So "...Z" or "...+02:00" with timezone "GMT" is
+// 241 ConversionFailure. ttlkv treated "GMT" as UTC and accepted both.
+func TestReviewDates26DateFromStringGMTIsNotUTC(t *testing.T) {
+	t.Parallel()
+	checkExprCodes(t, `[{"_id": 1}]`, []exprCode{
+		{`{"$dateFromString": {"dateString": "2017-07-04T10:00:00Z", "timezone": "GMT"}}`, 241},
+		{`{"$dateFromString": {"dateString": "2017-07-04T10:00:00+02:00", "timezone": "GMT"}}`, 241},
+	})
+	checkExprs(t, `[{"_id": 1}]`, []exprCase{
+		{`{"$dateFromString": {"dateString": "2017-07-04T10:00:00Z", "timezone": "GMT", "onError": "E"}}`, `"E"`},
+	})
+}
