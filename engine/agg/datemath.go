@@ -144,7 +144,7 @@ func dateAdd(t time.Time, unit string, amount int64, loc *time.Location) (time.T
 		if days > 1<<40 || days < -(1<<40) {
 			return time.Time{}, false
 		}
-		out := time.Date(lt.Year(), lt.Month(), lt.Day()+int(days), lt.Hour(), lt.Minute(), lt.Second(), lt.Nanosecond(), loc)
+		out := localDate(lt.Year(), lt.Month(), lt.Day()+int(days), lt.Hour(), lt.Minute(), lt.Second(), lt.Nanosecond(), loc)
 		return out.UTC(), inDateRange(out)
 	}
 	months := amount * map[string]int64{"month": 1, "quarter": 3, "year": 12}[unit]
@@ -154,7 +154,7 @@ func dateAdd(t time.Time, unit string, amount int64, loc *time.Location) (time.T
 	total := int64(lt.Year())*12 + int64(lt.Month()-1) + months
 	y, m := floorDiv(total, 12), time.Month(total-floorDiv(total, 12)*12+1)
 	last := time.Date(int(y), m+1, 0, 0, 0, 0, 0, loc).Day()
-	out := time.Date(int(y), m, min(lt.Day(), last), lt.Hour(), lt.Minute(), lt.Second(), lt.Nanosecond(), loc)
+	out := localDate(int(y), m, min(lt.Day(), last), lt.Hour(), lt.Minute(), lt.Second(), lt.Nanosecond(), loc)
 	return out.UTC(), inDateRange(out)
 }
 

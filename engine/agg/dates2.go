@@ -227,7 +227,7 @@ func fromParts(year int, month time.Month, day int, clock [4]int64, loc *time.Lo
 	if sec > 2*maxDateSeconds || sec < -2*maxDateSeconds {
 		return nil, overflow
 	}
-	t := time.Date(year, month, day, int(clock[0]), int(clock[1]), int(sec), int(ms-carry*1000)*1e6, loc)
+	t := localDate(year, month, day, int(clock[0]), int(clock[1]), int(sec), int(ms-carry*1000)*1e6, loc)
 	if u := t.Unix(); u > maxDateSeconds || u < -maxDateSeconds {
 		return nil, overflow
 	}
@@ -843,4 +843,19 @@ func (r *dateParser) monthName(msg string) {
 		return
 	}
 	r.p.m = m
+}
+
+// localDate is time.Date, but a wall time a change of clock skips (02:30
+// on a spring-forward night) is read with the offset before the change,
+// as mongod's timelib reads it: 02:30 EST, that is 03:30 EDT. (Go moves
+// it either way.)
+func localDate(year int, month time.Month, day, hour, min, sec, nsec int, loc *time.Location) time.Time {
+	t := time.Date(year, month, day, hour, min, sec, nsec, loc)
+	wall := time.Date(year, month, day, hour, min, sec, nsec, time.UTC)
+	got := time.Date(t.Year(), t.Month(), t.Day(), t.Hour(), t.Minute(), t.Second(), t.Nanosecond(), time.UTC)
+	if got.Equal(wall) {
+		return t
+	}
+	_, before := t.Add(-6 * time.Hour).Zone()
+	return wall.Add(-time.Duration(before) * time.Second).In(loc)
 }

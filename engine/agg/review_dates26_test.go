@@ -425,3 +425,22 @@ func TestReviewDates26DateFromStringGMTIsNotUTC(t *testing.T) {
 		{`{"$dateFromString": {"dateString": "2017-07-04T10:00:00Z", "timezone": "GMT", "onError": "E"}}`, `"E"`},
 	})
 }
+
+
+// TestReviewDates26DSTGapLocalTime: a local time that does not exist
+// (02:30 on New York's spring-forward day) is moved forward by mongod's
+// timelib: do_adjust_timezone sees it "in transition" and applies the
+// offset before the change, giving 03:30 EDT = 07:30Z
+// (timelib tm2unixtime.c, used by TimeZone::createFromDateParts and by
+// dateAdd's timelib_add for day units). ttlkv (Go's time.Date) went back
+// to 01:30 EST = 06:30Z, for $dateFromParts and for adding a day to
+// 02:30 the day before.
+func TestReviewDates26DSTGapLocalTime(t *testing.T) {
+	t.Parallel()
+	checkExprs(t, `[{"_id": 1}]`, []exprCase{
+		{`{"$dateFromParts": {"year": 2017, "month": 3, "day": 12, "hour": 2, "minute": 30, "timezone": "America/New_York"}}`,
+			`{"$date": "2017-03-12T07:30:00Z"}`},
+		{`{"$dateAdd": {"startDate": {"$date": "2021-03-13T07:30:00Z"}, "unit": "day", "amount": 1, "timezone": "America/New_York"}}`,
+			`{"$date": "2021-03-14T07:30:00Z"}`},
+	})
+}
