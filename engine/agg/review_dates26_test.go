@@ -444,3 +444,21 @@ func TestReviewDates26DSTGapLocalTime(t *testing.T) {
 			`{"$date": "2021-03-14T07:30:00Z"}`},
 	})
 }
+
+
+// TestReviewDates26RegexWhitespaceClasses: mongod's regular expressions
+// are PCRE2 (UTF mode, no UCP), where \s is [\t\n\v\f\r ] (vertical tab
+// included since PCRE 8.34, as in Perl 5.18) and \v is the class of
+// vertical whitespace ([\n\v\f\r\x85\x{2028}\x{2029}]), not the vertical
+// tab alone (PCRE2 pattern documentation, "Generic character types").
+// ttlkv handed the pattern to Go's regexp, where \s leaves out the
+// vertical tab and \v is only U+000B: $regexMatch missed both.
+func TestReviewDates26RegexWhitespaceClasses(t *testing.T) {
+	t.Parallel()
+	checkExprs(t, `[{"_id": 1, "vt": "a\u000bb", "nl": "x\ny"}]`, []exprCase{
+		{`{"$regexMatch": {"input": "$vt", "regex": "a\\sb"}}`, `true`},
+		{`{"$regexMatch": {"input": "$vt", "regex": "a\\Sb"}}`, `false`},
+		{`{"$regexMatch": {"input": "$nl", "regex": "x\\vy"}}`, `true`},
+		{`{"$regexFind": {"input": "$nl", "regex": "\\v"}}`, `{"match": "\n", "idx": 1, "captures": []}`},
+	})
+}

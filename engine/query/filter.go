@@ -839,11 +839,81 @@ func TranslateRegex(pattern, options string) (re *regexp.Regexp, badFlag rune, e
 	if extended {
 		pattern = stripExtended(pattern)
 	}
+	pattern = pcreClasses(pattern)
 	if flags != "" {
 		pattern = "(?" + flags + ")" + pattern
 	}
 	re, err = regexp.Compile(pattern)
 	return re, 0, err
+}
+
+// pcreSets are PCRE's character types whose members differ from RE2's
+// (or that RE2 lacks), as the members to put in a class: \s holds the
+// vertical tab too, \v is vertical white space, \h horizontal.
+var pcreSets = map[byte]string{
+	's': `\t\n\x0B\f\r `,
+	'v': `\n\x0B\f\r\x{85}\x{2028}\x{2029}`,
+	'h': `\t \x{A0}\x{1680}\x{180E}\x{2000}-\x{200A}\x{202F}\x{205F}\x{3000}`,
+}
+
+// pcreClasses rewrites \s, \S, \v, \V, \h and \H to the classes PCRE
+// (mongod's regex library) gives them; escapes inside \Q...\E are left.
+// Inside a class the negated forms stay RE2's.
+func pcreClasses(p string) string {
+	if !strings.Contains(p, "\\") {
+		return p
+	}
+	var b strings.Builder
+	inClass := false
+	for i := 0; i < len(p); i++ {
+		c := p[i]
+		switch {
+		case c == '\\' && i+1 < len(p):
+			n := p[i+1]
+			if n == 'Q' {
+				end := strings.Index(p[i+2:], `\E`)
+				if end < 0 {
+					b.WriteString(p[i:])
+					return b.String()
+				}
+				b.WriteString(p[i : i+2+end+2])
+				i += 1 + end + 2
+				continue
+			}
+			lower := n | 0x20
+			set, ok := pcreSets[lower]
+			switch {
+			case ok && inClass && n == lower:
+				b.WriteString(set)
+			case ok && !inClass && n == lower:
+				b.WriteString("[" + set + "]")
+			case ok && !inClass:
+				b.WriteString("[^" + set + "]")
+			default:
+				b.WriteByte(c)
+				b.WriteByte(n)
+			}
+			i++
+		case c == '[' && !inClass:
+			inClass = true
+			b.WriteByte(c)
+			// A ']' right after '[' or '[^' is a member, not the end.
+			if i+1 < len(p) && p[i+1] == '^' {
+				b.WriteByte('^')
+				i++
+			}
+			if i+1 < len(p) && p[i+1] == ']' {
+				b.WriteByte(']')
+				i++
+			}
+		case c == ']' && inClass:
+			inClass = false
+			b.WriteByte(c)
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
 }
 
 // stripExtended removes unescaped whitespace and #-comments outside
