@@ -368,7 +368,6 @@ func TestReviewDates26DecimalSqrtPrecision(t *testing.T) {
 	})
 }
 
-
 // TestReviewDates26ToDateReadsLikeDateFromString: mongod converts a
 // string to a date ($toDate, $convert to "date") with the same parser as
 // $dateFromString without a format: TimeZoneDatabase::fromString(input,
@@ -385,7 +384,6 @@ func TestReviewDates26ToDateReadsLikeDateFromString(t *testing.T) {
 		{`{"$convert": {"input": "July 4th, 2017", "to": "date"}}`, `{"$date": "2017-07-04T00:00:00Z"}`},
 	})
 }
-
 
 // TestReviewDates26UtcOffsetSyntax: mongod's time zone is an exact name
 // of its zone database or an offset in exactly one of the forms ±HH,
@@ -407,7 +405,6 @@ func TestReviewDates26UtcOffsetSyntax(t *testing.T) {
 	})
 }
 
-
 // TestReviewDates26DateFromStringGMTIsNotUTC: $dateFromString refuses a
 // string that carries its own zone together with a timezone argument
 // unless that argument is the UTC zone (TimeZoneDatabase::fromString,
@@ -426,7 +423,6 @@ func TestReviewDates26DateFromStringGMTIsNotUTC(t *testing.T) {
 	})
 }
 
-
 // TestReviewDates26DSTGapLocalTime: a local time that does not exist
 // (02:30 on New York's spring-forward day) is moved forward by mongod's
 // timelib: do_adjust_timezone sees it "in transition" and applies the
@@ -444,7 +440,6 @@ func TestReviewDates26DSTGapLocalTime(t *testing.T) {
 			`{"$date": "2021-03-14T07:30:00Z"}`},
 	})
 }
-
 
 // TestReviewDates26RegexWhitespaceClasses: mongod's regular expressions
 // are PCRE2 (UTF mode, no UCP), where \s is [\t\n\v\f\r ] (vertical tab
