@@ -305,3 +305,32 @@ func TestReviewTS26NearRefused(t *testing.T) {
 	ts26Code(t, db, "test", `{"find": "w", "filter": {"m.d": {"$near": [0, 0]}}}`, document.Code(5626500))
 	ts26Code(t, db, "test", `{"find": "w", "filter": {"v": {"$near": [0, 0]}}}`, document.Code(5626500))
 }
+
+// Partial indexes on time-series collections exist since 6.0. Read:
+// jstests/core/timeseries/ddl/timeseries_index_partial.js,
+// src/mongo/db/timeseries/timeseries_commands_conversion_helper.cpp (the
+// filter is pushed down to the buckets). ttlkv refused any partial index
+// that was not a TTL one (67); it now takes one whose filter is on the
+// metaField (a bucket's measurements all pass it or none), listed as
+// written and read through a hint with the documents a scan gives.
+func TestReviewTS26PartialIndexOnMeta(t *testing.T) {
+	t.Parallel()
+	db, clk := openMem(t)
+	mustRun(t, db, "test", `{"create": "w", "timeseries": {"timeField": "t", "metaField": "m"}}`)
+	mustRun(t, db, "test", `{"createIndexes": "w", "indexes": [{"key": {"m.a": 1}, "name": "ma", "partialFilterExpression": {"m.a": {"$gt": 0}}}]}`)
+	for i := -2; i < 3; i++ {
+		mustInsertTS(t, db, "w", fmt.Sprintf(`{"t": %s, "m": {"a": %d}, "v": %d}`, tsDate(clk.Now()), i, i))
+	}
+	mustValidate(t, db, "test", "w")
+	hinted := firstBatch(t, mustRun(t, db, "test", `{"find": "w", "filter": {"m.a": {"$gt": 1}}, "hint": "ma"}`))
+	if len(hinted) != 1 || fmt.Sprint(field(hinted[0], "v")) != "2" {
+		t.Errorf("hinted find {m.a > 1} = %v, want the measurement with v 2", hinted)
+	}
+	ixs := firstBatch(t, mustRun(t, db, "test", `{"listIndexes": "w"}`))
+	want, _ := document.ParseExtJSON([]byte(`{"m.a": {"$gt": 0}}`))
+	if len(ixs) != 2 || !document.Equal(field(ixs[1], "partialFilterExpression"), want) {
+		t.Errorf("listIndexes = %v, want the filter as written", ixs)
+	}
+	// A filter on a measurement is still refused.
+	ts26Code(t, db, "test", `{"createIndexes": "w", "indexes": [{"key": {"m.a": 1}, "name": "mv", "partialFilterExpression": {"v": {"$gt": 0}}}]}`, document.CodeCannotCreateIndex)
+}

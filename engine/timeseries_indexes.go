@@ -7,6 +7,7 @@ import (
 	"github.com/ttlkv/ttlkv/document"
 	"github.com/ttlkv/ttlkv/engine/internal/catalog"
 	"github.com/ttlkv/ttlkv/engine/internal/indexkey"
+	"github.com/ttlkv/ttlkv/engine/query"
 	"github.com/ttlkv/ttlkv/ts"
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
@@ -41,8 +42,8 @@ func tsIndexKey(o ts.Options, ix *catalog.Index) (bson.D, error) {
 	if indexkey.IsGeo(ix.Key) {
 		return nil, document.Errorf(document.CodeCannotCreateIndex, "geospatial indexes are not supported by ttlkv on a time-series collection (key %s)", fmtValue(ix.Key))
 	}
-	if ix.Partial != nil {
-		return nil, document.Errorf(document.CodeCannotCreateIndex, "ttlkv supports a partialFilterExpression on a time-series collection only for a TTL index on the timeField")
+	if ix.Partial != nil && !tsOnlyMeta(o, ix.Partial) {
+		return nil, document.Errorf(document.CodeCannotCreateIndex, "ttlkv supports a partialFilterExpression on a time-series collection only on the metaField (or for a TTL index on the timeField)")
 	}
 	var key bson.D
 	for _, f := range ix.Key {
@@ -153,7 +154,19 @@ func (db *DB) createTimeseriesIndexes(ctx context.Context, c *coll, specs []bson
 		if todoKeys[i] == nil {
 			continue
 		}
-		bixs = append(bixs, &catalog.Index{ID: nbm.NextIndexID, Name: tsIndexPrefix + ix.Name, Key: todoKeys[i], Sparse: ix.Sparse, Hidden: ix.Hidden})
+		bix := &catalog.Index{ID: nbm.NextIndexID, Name: tsIndexPrefix + ix.Name, Key: todoKeys[i], Sparse: ix.Sparse, Hidden: ix.Hidden}
+		if ix.Partial != nil {
+			// A filter on the metaField holds for a bucket's every
+			// measurement or none: the bucket index keeps the buckets
+			// whose meta passes it.
+			bix.Partial = tsBucketFilter(t.opts, ix.Partial, false)
+			f, err := query.ParseFilter(bix.Partial)
+			if err != nil {
+				return nil, err
+			}
+			bix.PartialFilter = f
+		}
+		bixs = append(bixs, bix)
 		nbm.NextIndexID++
 	}
 	if len(bixs) > 0 {
