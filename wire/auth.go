@@ -73,6 +73,7 @@ type userStore struct {
 	mu    sync.Mutex // serializes user changes
 	known atomic.Int32
 	// known: 0 not yet counted, 1 no users, 2 some users
+	everHad atomic.Bool // a user has existed since the server started
 }
 
 func (u *userStore) coll() *engine.Collection { return u.db.Database("admin").Collection(usersColl) }
@@ -90,8 +91,13 @@ func (u *userStore) get(ctx context.Context, db, user string) (*userDoc, error) 
 	return &ud, err
 }
 
-// any reports whether at least one user exists.
+// any reports whether at least one user exists, or has existed since
+// the server started: as mongod, once users have existed the localhost
+// exception stays closed even after the last is dropped.
 func (u *userStore) any(ctx context.Context) bool {
+	if u.everHad.Load() {
+		return true
+	}
 	switch u.known.Load() {
 	case 1:
 		return false
@@ -104,6 +110,7 @@ func (u *userStore) any(ctx context.Context) bool {
 	}
 	if n > 0 {
 		u.known.Store(2)
+		u.everHad.Store(true)
 		return true
 	}
 	u.known.Store(1)
@@ -195,15 +202,252 @@ func (c *conn) authorize(dbName, name string, cmd bson.D) *cmdError {
 	if sessionCommands[name] {
 		return nil
 	}
-	if coll, ok := cmd[0].Value.(string); ok && coll == usersColl && dbName == "admin" {
-		name = "usersInfo" // the users collection is for user administrators
-	}
-	for _, r := range u.Roles {
-		if r.allows(dbName, name) {
-			return nil
+	refused := &cmdError{13, "Unauthorized", fmt.Sprintf(notAuthorizeMs, dbName, cmd[0].Key, cmd[0].Value)}
+	if name == "explain" {
+		// An explain needs what the command it explains needs.
+		if inner, ok := cmd[0].Value.(bson.D); ok && len(inner) > 0 {
+			if err := c.authorize(dbName, inner[0].Key, inner); err != nil {
+				return err
+			}
 		}
 	}
-	return &cmdError{13, "Unauthorized", fmt.Sprintf(notAuthorizeMs, dbName, cmd[0].Key, cmd[0].Value)}
+	check := name
+	if coll, ok := cmd[0].Value.(string); ok && coll == usersColl && dbName == "admin" {
+		check = "usersInfo" // the users collection is for user administrators
+	}
+	// renameCollection runs on admin but is judged by its namespaces; a
+	// user may always look itself up.
+	if name != "renameCollection" && !u.may(dbName, check) && !(name == "usersInfo" && onlySelf(u, dbName, cmd[0].Value)) {
+		return refused
+	}
+	// The namespaces a command reads or writes beyond its own: a
+	// pipeline's foreign collections and output, a view's source, a
+	// rename's two namespaces. Each needs the privilege of its own
+	// database; admin.system.users needs user administration on admin.
+	reads, writes := touchedNamespaces(dbName, name, cmd)
+	for _, ns := range reads {
+		if !u.may(ns.db, "find") || (ns.isUsers() && !u.may("admin", "usersInfo")) {
+			return refused
+		}
+	}
+	need := "insert" // a pipeline's output
+	if name == "renameCollection" {
+		need = "renameCollection"
+	}
+	for _, ns := range writes {
+		if !u.may(ns.db, need) || (ns.isUsers() && !u.isRoot()) {
+			return refused
+		}
+	}
+	switch name {
+	case "createUser", "updateUser":
+		return c.authorizeGrants(dbName, name, cmd)
+	case "usersInfo":
+		return c.authorizeUsersInfo(dbName, cmd)
+	}
+	return nil
+}
+
+// userName is the connection's user as "user@db", "" when it has none
+// or access control is off.
+func (c *conn) userName() string {
+	if !c.srv.opts.Auth || c.auth.user == nil {
+		return ""
+	}
+	return c.auth.user.User + "@" + c.auth.user.DB
+}
+
+// may reports whether one of u's roles grants command name on db.
+func (u *userDoc) may(db, name string) bool {
+	for _, r := range u.Roles {
+		if r.allows(db, name) {
+			return true
+		}
+	}
+	return false
+}
+
+func (u *userDoc) isRoot() bool {
+	for _, r := range u.Roles {
+		if r.Role == "root" && r.DB == "admin" {
+			return true
+		}
+	}
+	return false
+}
+
+// mayGrant reports whether u may give role r: it administers users of
+// r's database (userAdmin or dbOwner there, userAdminAnyDatabase, root).
+func (u *userDoc) mayGrant(r roleName) bool {
+	return u.may(r.DB, "createUser")
+}
+
+// authorizeGrants checks the roles a createUser or updateUser gives, as
+// mongod does: each must be one the user may grant (13 "Not authorized
+// to grant role"); updateUser's roles replace all the old ones, which
+// needs user administration of every database.
+func (c *conn) authorizeGrants(dbName, name string, cmd bson.D) *cmdError {
+	v := lookup(cmd, "roles")
+	if v == nil {
+		return nil
+	}
+	u := c.auth.user
+	if name == "updateUser" && !(u.isRoot() || u.may("admin", "createUser") && hasAnyDBRole(u, "userAdminAnyDatabase")) {
+		return &cmdError{13, "Unauthorized", "In order to use updateUser to set roles array, must be authorized to revoke any role in the system"}
+	}
+	roles, err := parseRoles(dbName, v)
+	if err != nil {
+		return nil // the command reports its own argument error
+	}
+	for _, r := range roles {
+		if !u.mayGrant(r) {
+			return &cmdError{13, "Unauthorized", fmt.Sprintf("Not authorized to grant role: %s@%s", r.Role, r.DB)}
+		}
+	}
+	return nil
+}
+
+func hasAnyDBRole(u *userDoc, role string) bool {
+	for _, r := range u.Roles {
+		if r.Role == role && r.DB == "admin" {
+			return true
+		}
+	}
+	return false
+}
+
+// authorizeUsersInfo lets a user look itself up, and others only where it
+// administers users.
+func (c *conn) authorizeUsersInfo(dbName string, cmd bson.D) *cmdError {
+	u := c.auth.user
+	var names []bson.D
+	switch x := cmd[0].Value.(type) {
+	case bson.D:
+		names = append(names, x)
+	case bson.A:
+		for _, e := range x {
+			if d, ok := e.(bson.D); ok {
+				names = append(names, d)
+			}
+		}
+	}
+	for _, n := range names {
+		db, _ := lookup(n, "db").(string)
+		user, _ := lookup(n, "user").(string)
+		if db == "" || db == dbName || (user == u.User && db == u.DB) {
+			continue
+		}
+		if !u.may(db, "usersInfo") {
+			return &cmdError{13, "Unauthorized", fmt.Sprintf("Not authorized to view users from the %s database", db)}
+		}
+	}
+	return nil
+}
+
+// onlySelf reports whether a usersInfo argument names u alone.
+func onlySelf(u *userDoc, dbName string, v any) bool {
+	switch x := v.(type) {
+	case string:
+		return x == u.User && dbName == u.DB
+	case bson.D:
+		db, _ := lookup(x, "db").(string)
+		user, _ := lookup(x, "user").(string)
+		return user == u.User && db == u.DB
+	case bson.A:
+		for _, e := range x {
+			if !onlySelf(u, dbName, e) {
+				return false
+			}
+		}
+		return len(x) > 0
+	}
+	return false
+}
+
+// namespace is a database and a collection a command touches.
+type namespace struct{ db, coll string }
+
+func (n namespace) isUsers() bool { return n.db == "admin" && n.coll == usersColl }
+
+// touchedNamespaces lists the namespaces a command reads and writes
+// besides the one its name gives: an aggregate's (or a view's) foreign
+// collections and output, a view's source, a rename's two namespaces.
+func touchedNamespaces(dbName, name string, cmd bson.D) (reads, writes []namespace) {
+	var walkPipeline func(db string, p any)
+	walkPipeline = func(db string, p any) {
+		stages, _ := p.(bson.A)
+		for _, st := range stages {
+			d, ok := st.(bson.D)
+			if !ok || len(d) == 0 {
+				continue
+			}
+			arg := d[0].Value
+			switch d[0].Key {
+			case "$lookup", "$graphLookup":
+				a, _ := arg.(bson.D)
+				if from := lookup(a, "from"); from != nil {
+					reads = append(reads, nsOf(db, from))
+				}
+				walkPipeline(db, lookup(a, "pipeline"))
+			case "$unionWith":
+				switch x := arg.(type) {
+				case string:
+					reads = append(reads, namespace{db, x})
+				case bson.D:
+					if coll, ok := lookup(x, "coll").(string); ok {
+						reads = append(reads, namespace{db, coll})
+					}
+					walkPipeline(db, lookup(x, "pipeline"))
+				}
+			case "$facet":
+				a, _ := arg.(bson.D)
+				for _, e := range a {
+					walkPipeline(db, e.Value)
+				}
+			case "$out":
+				writes = append(writes, nsOf(db, arg))
+			case "$merge":
+				if a, ok := arg.(bson.D); ok {
+					writes = append(writes, nsOf(db, lookup(a, "into")))
+				} else {
+					writes = append(writes, nsOf(db, arg))
+				}
+			}
+		}
+	}
+	switch name {
+	case "aggregate":
+		walkPipeline(dbName, lookup(cmd, "pipeline"))
+	case "create":
+		if on, ok := lookup(cmd, "viewOn").(string); ok {
+			reads = append(reads, namespace{dbName, on})
+			walkPipeline(dbName, lookup(cmd, "pipeline"))
+		}
+	case "renameCollection":
+		for _, v := range []any{cmd[0].Value, lookup(cmd, "to")} {
+			s, _ := v.(string)
+			if db, coll, ok := strings.Cut(s, "."); ok {
+				writes = append(writes, namespace{db, coll})
+			}
+		}
+	}
+	return reads, writes
+}
+
+// nsOf reads a stage's namespace: a collection name in db, or {db, coll}.
+func nsOf(db string, v any) namespace {
+	switch x := v.(type) {
+	case string:
+		return namespace{db, x}
+	case bson.D:
+		ns := namespace{db, ""}
+		if d, ok := lookup(x, "db").(string); ok {
+			ns.db = d
+		}
+		ns.coll, _ = lookup(x, "coll").(string)
+		return ns
+	}
+	return namespace{db, ""}
 }
 
 // isLocal reports whether the client is on this machine (loopback, a
@@ -272,16 +516,16 @@ func (c *conn) saslStart(ctx context.Context, dbName string, cmd bson.D) bson.D 
 	payload, ok := lookup(cmd, "payload").(bson.Binary)
 	if mech == "SCRAM-SHA-1" && ok {
 		// ttlkv keeps SCRAM-SHA-256 credentials only, as a mongod whose
-		// users were created with mechanisms: ["SCRAM-SHA-256"]: an
-		// unknown user fails as any (18), a known one is told it has no
-		// SCRAM-SHA-1 credential (334), as mongod answers.
-		if _, err := c.srv.users.get(ctx, dbName, scramUser(payload.Data)); err != nil {
-			return errorDoc(18, "AuthenticationFailed", "Authentication failed.", false)
-		}
-		return errorDoc(334, "MechanismUnavailable", "Unable to use SCRAM-SHA-1 based authentication for user without any SCRAM-SHA-1 credentials registered", false)
+		// users were created with mechanisms: ["SCRAM-SHA-256"]. Every
+		// failure of a step is 18, as mongod answers it, so a known user
+		// cannot be told from an unknown one.
+		return errorDoc(18, "AuthenticationFailed", authFailedMsg, false)
 	}
-	if mech != mechanism {
-		return errorDoc(334, "MechanismUnavailable", fmt.Sprintf("Received authentication for mechanism %s which is not enabled", mech), false)
+	switch {
+	case lookup(cmd, "mechanism") == nil:
+		return errorDoc(40414, "Location40414", "BSON field 'saslStart.mechanism' is missing but a required field", false)
+	case mech != mechanism:
+		return errorDoc(2, "BadValue", fmt.Sprintf("Unsupported mechanism '%s' on authentication database '%s'", mech, dbName), false)
 	}
 	if !ok {
 		return errorDoc(14, "TypeMismatch", "saslStart.payload must be binary", false)
@@ -306,7 +550,7 @@ func (c *conn) saslStart(ctx context.Context, dbName string, cmd bson.D) bson.D 
 	}
 	c.auth.conv = srv.NewConversation()
 	c.auth.convDB = dbName
-	c.auth.convID++
+	c.auth.convID = 1 // mongod numbers a connection's conversation 1, always
 	resp, err := c.auth.conv.Step(string(payload.Data))
 	if err != nil {
 		c.srv.opts.Logf("conn%d: authentication failed on %s: %v", c.id, dbName, err)
@@ -319,8 +563,11 @@ func (c *conn) saslStart(ctx context.Context, dbName string, cmd bson.D) bson.D 
 
 func (c *conn) saslContinue(cmd bson.D) bson.D {
 	conv := c.auth.conv
-	if conv == nil || document.Int64(lookup(cmd, "conversationId")) != int64(c.auth.convID) {
+	if conv == nil {
 		return errorDoc(17, "ProtocolError", "No SASL session state found", false)
+	}
+	if document.Int64(lookup(cmd, "conversationId")) != int64(c.auth.convID) {
+		return errorDoc(17, "ProtocolError", "sasl: Mismatched conversation id", false)
 	}
 	payload, _ := lookup(cmd, "payload").(bson.Binary)
 	if conv.Done() {
@@ -339,6 +586,10 @@ func (c *conn) saslContinue(cmd bson.D) bson.D {
 	if gerr != nil {
 		c.auth.conv = nil
 		return errorDoc(18, "AuthenticationFailed", authFailedMsg, false)
+	}
+	if prev := c.auth.user; prev != nil && (prev.User != u.User || prev.DB != u.DB) {
+		// As mongod: a connection authenticates as one user only.
+		return errorDoc(5626701, "Location5626701", fmt.Sprintf("Each client connection may only be authenticated once. Previously authenticated as: %s@%s", prev.User, prev.DB), false)
 	}
 	c.auth.user = u
 	c.srv.opts.Logf("conn%d: authenticated as %s@%s", c.id, u.User, u.DB)
@@ -442,6 +693,7 @@ func (u *userStore) put(ctx context.Context, db string, cmd bson.D, create bool)
 		return &cmdError{1, "InternalError", werr.Error()}
 	}
 	u.known.Store(2)
+	u.everHad.Store(true)
 	return nil
 }
 
@@ -524,6 +776,7 @@ func (c *conn) authorizedDatabases(reply bson.D) bson.D {
 		allowed[r.DB] = true
 	}
 	out := make(bson.D, 0, len(reply))
+	var total int64
 	for _, e := range reply {
 		if dbs, ok := e.Value.(bson.A); ok && e.Key == "databases" {
 			kept := bson.A{}
@@ -531,6 +784,7 @@ func (c *conn) authorizedDatabases(reply bson.D) bson.D {
 				if d, ok := v.(bson.D); ok {
 					if name, _ := lookup(d, "name").(string); allowed[name] {
 						kept = append(kept, d)
+						total += document.Int64(lookup(d, "sizeOnDisk"))
 					}
 				}
 			}
@@ -538,7 +792,31 @@ func (c *conn) authorizedDatabases(reply bson.D) bson.D {
 		}
 		out = append(out, e)
 	}
+	// The total counts the databases shown only, as mongod's does.
+	for i, e := range out {
+		if e.Key == "totalSize" {
+			out[i].Value = total
+		}
+	}
 	return out
+}
+
+// allDatabasesAllowed reports whether the connection may list every
+// database (listDatabases with authorizedDatabases: false).
+func (c *conn) allDatabasesAllowed() bool {
+	u := c.auth.user
+	if !c.srv.opts.Auth {
+		return true
+	}
+	if u == nil {
+		return false
+	}
+	for _, r := range u.Roles {
+		if r.Role == "root" || (r.DB == "admin" && strings.HasSuffix(r.Role, "AnyDatabase")) {
+			return true
+		}
+	}
+	return false
 }
 
 // scramUser is the user name of a SCRAM client-first message

@@ -64,9 +64,21 @@ func (c *conn) run(dbName string, cmd bson.D, noReply bool) bson.D {
 	if err := checkReadConcern(cmd); err != nil {
 		return err.reply()
 	}
-	if name == "getMore" {
+	switch name {
+	case "getMore":
 		if err := s.cursors.checkSession(cmd); err != nil {
 			return err.reply()
+		}
+		if err := s.cursors.checkGetMore(dbName, cmd, c.userName()); err != nil {
+			return err.reply()
+		}
+	case "killCursors":
+		if err := s.cursors.checkKill(cmd, c.userName()); err != nil {
+			return err.reply()
+		}
+	case "listDatabases":
+		if v, ok := lookup(cmd, "authorizedDatabases").(bool); ok && !v && !c.allDatabasesAllowed() {
+			return errorDoc(13, "Unauthorized", "Insufficient permissions to list all databases", false)
 		}
 	}
 	switch name {
@@ -137,7 +149,7 @@ func (c *conn) run(dbName string, cmd bson.D, noReply bool) bson.D {
 		return errorDoc(11600, "InterruptedAtShutdown", "interrupted at shutdown", false)
 	}
 	if err == nil {
-		s.cursors.track(c.id, cmd, reply)
+		s.cursors.track(c.id, cmd, reply, c.userName())
 		if wc.j && writeCommands[name] {
 			if serr := s.db.Sync(); serr != nil {
 				return errorDoc(1, "InternalError", "syncing for {j: true}: "+serr.Error(), false)

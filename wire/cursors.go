@@ -29,6 +29,9 @@ type cursorOwner struct {
 	// cursor had an lsid, and its id: a getMore must come from the same.
 	inSession bool
 	session   string
+	// user is who opened the cursor ("user@db"; "" without access
+	// control): only that user may continue or kill it.
+	user string
 }
 
 // replyTarget is the size a getMore without batchSize aims its batch at,
@@ -68,7 +71,7 @@ func (r *cursorOwners) batchSizeFor(id int64, target int) int32 {
 
 // track records the cursor a reply opened, or forgets the one a
 // getMore exhausted.
-func (r *cursorOwners) track(connID int64, cmd bson.D, reply bson.D) {
+func (r *cursorOwners) track(connID int64, cmd bson.D, reply bson.D, user string) {
 	cur, ok := lookup(reply, "cursor").(bson.D)
 	if !ok {
 		return
@@ -96,7 +99,7 @@ func (r *cursorOwners) track(connID int64, cmd bson.D, reply bson.D) {
 		size := largestDoc(batch)
 		r.mu.Lock()
 		lsid := lookup(cmd, "lsid")
-		r.m[id] = &cursorOwner{conn: connID, ns: ns, docSize: size, inSession: lsid != nil, session: string(sessionID(lsid))}
+		r.m[id] = &cursorOwner{conn: connID, ns: ns, docSize: size, inSession: lsid != nil, session: string(sessionID(lsid)), user: user}
 		r.mu.Unlock()
 	}
 }
@@ -122,6 +125,42 @@ func (r *cursorOwners) checkSession(cmd bson.D) *cmdError {
 		return &cmdError{50737, "Location50737", fmt.Sprintf("Cannot run getMore on cursor %d, which was created in session %s, without an lsid", id, sessionName(o.session))}
 	case o.inSession && now != o.session:
 		return &cmdError{50738, "Location50738", fmt.Sprintf("Cannot run getMore on cursor %d, which was created in session %s, in session %s", id, sessionName(o.session), sessionName(now))}
+	}
+	return nil
+}
+
+// checkGetMore refuses, as mongod does with 13, a getMore naming another
+// namespace than its cursor's, or from another user than the one that
+// opened it.
+func (r *cursorOwners) checkGetMore(dbName string, cmd bson.D, user string) *cmdError {
+	id, _ := cmd[0].Value.(int64)
+	r.mu.Lock()
+	o := r.m[id]
+	r.mu.Unlock()
+	if o == nil {
+		return nil
+	}
+	if o.user != user {
+		return &cmdError{13, "Unauthorized", fmt.Sprintf("cursor id %d was not created by the authenticated user", id)}
+	}
+	coll, _ := lookup(cmd, "collection").(string)
+	if ns := dbName + "." + coll; o.ns != "" && ns != o.ns {
+		return &cmdError{13, "Unauthorized", fmt.Sprintf("Requested getMore on namespace '%s', but cursor belongs to a different namespace %s", ns, o.ns)}
+	}
+	return nil
+}
+
+// checkKill refuses a killCursors naming a cursor another user opened
+// (13), before any is killed.
+func (r *cursorOwners) checkKill(cmd bson.D, user string) *cmdError {
+	arr, _ := lookup(cmd, "cursors").(bson.A)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, v := range arr {
+		id, _ := v.(int64)
+		if o := r.m[id]; o != nil && o.user != user {
+			return &cmdError{13, "Unauthorized", fmt.Sprintf("not authorized to kill cursor on %s with id %d", o.ns, id)}
+		}
 	}
 	return nil
 }
