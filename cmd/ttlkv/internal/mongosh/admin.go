@@ -166,7 +166,11 @@ func (s *Shell) commandResult(typ string, value goja.Value) goja.Value {
 // ListCommandsResult as mongosh's list (each command's name, its true
 // flags, its help, its API versions), any other type as its value.
 func (s *Shell) formatCommandResult(o *goja.Object, opts inspectOpts) (string, bool) {
-	if s.cmdResult == nil || !o.Get("constructor").SameAs(s.cmdResult) {
+	if s.cmdResult == nil {
+		return "", false
+	}
+	// An object without a prototype has no constructor at all.
+	if ctor := o.Get("constructor"); ctor == nil || !ctor.SameAs(s.cmdResult) {
 		return "", false
 	}
 	value := o.Get("value")

@@ -123,22 +123,45 @@ func (s *Shell) objectToBSON(o *goja.Object, depth int) (any, error) {
 		if o == s.maxKeyCtor {
 			return bson.MaxKey{}, nil
 		}
-		return nil, fmt.Errorf("cannot convert a function to BSON")
+		// As mongosh stores it: the function's source as JavaScript code.
+		return bson.JavaScript(o.String()), nil
+
 	case "Number", "String", "Boolean":
 		return s.toBSON(s.callMethod(o, "valueOf"), depth)
+	}
+	if mapCtor, ok := s.rt.Get("Map").(*goja.Object); ok && s.rt.InstanceOf(o, mapCtor) {
+		return s.mapToBSON(o, depth)
 	}
 	keys := o.Keys()
 	d := make(bson.D, 0, len(keys))
 	for _, k := range keys {
 		ev := o.Get(k)
-		if eo, ok := ev.(*goja.Object); ok && eo.ClassName() == "Function" && eo != s.minKeyCtor && eo != s.maxKeyCtor {
-			continue
-		}
 		e, err := s.toBSON(ev, depth+1)
 		if err != nil {
 			return nil, err
 		}
 		d = append(d, bson.E{Key: k, Value: e})
+	}
+	return d, nil
+}
+
+// mapToBSON stores a Map as mongosh does: a document of its entries.
+func (s *Shell) mapToBSON(o *goja.Object, depth int) (any, error) {
+	from, _ := goja.AssertFunction(s.rt.Get("Array").ToObject(s.rt).Get("from"))
+	pairs, err := from(goja.Undefined(), o)
+	if err != nil {
+		return nil, err
+	}
+	po := pairs.ToObject(s.rt)
+	n := int(po.Get("length").ToInteger())
+	d := make(bson.D, 0, n)
+	for i := 0; i < n; i++ {
+		pair := po.Get(fmt.Sprint(i)).ToObject(s.rt)
+		e, err := s.toBSON(pair.Get("1"), depth+1)
+		if err != nil {
+			return nil, err
+		}
+		d = append(d, bson.E{Key: pair.Get("0").String(), Value: e})
 	}
 	return d, nil
 }

@@ -51,7 +51,8 @@ func TestJSToBSON(t *testing.T) {
 		{"1", int32(1)}, {"-2147483648", int32(math.MinInt32)}, {"2147483648", 2147483648.0}, {"1.5", 1.5}, {"-0", math.Copysign(0, -1)},
 		{"NaN", math.NaN()}, {"NumberInt(7)", int32(7)}, {"NumberLong(7)", int64(7)}, {"Double(7)", 7.0},
 		{"undefined", nil}, {"new Date(5)", bson.DateTime(5)}, {"/a.b/gi", bson.Regex{Pattern: "a.b", Options: "i"}},
-		{"({f: function() {}, a: 1})", bson.D{{Key: "a", Value: int32(1)}}}, {"MinKey", bson.MinKey{}},
+		{"({f: function() {}, a: 1})", bson.D{{Key: "f", Value: bson.JavaScript("function() {}")}, {Key: "a", Value: int32(1)}}}, {"MinKey", bson.MinKey{}},
+		{"new Map([[\"a\", 1]])", bson.D{{Key: "a", Value: int32(1)}}},
 		{"[undefined, 1]", bson.A{nil, int32(1)}},
 	}
 	for _, tc := range cases {

@@ -488,6 +488,8 @@ func bsonLeaf(v any) string {
 		return "MaxKey()"
 	case bson.Regex:
 		return "BSONRegExp(" + quoteJS(x.Pattern) + ", " + quoteJS(x.Options) + ")"
+	case bson.JavaScript:
+		return "Code(" + quoteJS(string(x)) + ")"
 	}
 	return fmt.Sprintf("%v", v)
 }
