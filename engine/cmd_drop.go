@@ -38,5 +38,10 @@ func cmdDropDatabase(_ context.Context, db *DB, dbName string, cmd bson.D) (bson
 	if n, ok := asFloat(cmd[0].Value); !ok || n != 1 {
 		return nil, document.Errorf(document.Code(5255100), "Have to pass 1 as 'drop' parameter")
 	}
+	if dbName == "admin" {
+		// As mongod: the admin database (its users among it) is not
+		// dropped whole.
+		return nil, document.Errorf(document.CodeIllegalOperation, "Dropping the 'admin' database is prohibited.")
+	}
 	return bson.D{{Key: "dropped", Value: dbName}}, db.dropDatabase(dbName)
 }

@@ -109,22 +109,65 @@ func cmdListDatabases(_ context.Context, db *DB, _ string, cmd bson.D) (bson.D, 
 	if err := strictFields(cmd, "filter", "nameOnly", "authorizedDatabases"); err != nil {
 		return nil, err
 	}
+	var filter bson.D
 	if v, ok := get(cmd, "filter"); ok {
-		if _, ok := v.(bson.D); !ok {
+		d, isDoc := v.(bson.D)
+		if !isDoc {
 			return nil, document.Errorf(document.CodeTypeMismatch, "BSON field 'listDatabases.filter' is the wrong type '%s', expected type 'object'", typeName(v))
 		}
+		filter = d
 	}
-	var out bson.A
-	var total int64
+	nameOnly := false
+	if v, ok := get(cmd, "nameOnly"); ok {
+		b, isBool := asBoolStrict(v)
+		if !isBool {
+			return nil, document.Errorf(document.CodeTypeMismatch, "BSON field 'listDatabases.nameOnly' is the wrong type '%s', expected types '[bool, long, int, decimal, double]'", typeName(v))
+		}
+		nameOnly = b
+	}
+	if v, ok := get(cmd, "authorizedDatabases"); ok {
+		if _, isBool := v.(bool); !isBool {
+			return nil, document.Errorf(document.CodeTypeMismatch, "BSON field 'listDatabases.authorizedDatabases' is the wrong type '%s', expected type 'bool'", typeName(v))
+		}
+	}
+	var entries []bson.D
 	for _, name := range db.DatabaseNames() {
-		size := db.databaseSize(name)
-		total += size
-		out = append(out, bson.D{{Key: "name", Value: name}, {Key: "sizeOnDisk", Value: size}, {Key: "empty", Value: false}})
+		e := bson.D{{Key: "name", Value: name}}
+		if !nameOnly {
+			e = append(e, bson.E{Key: "sizeOnDisk", Value: db.databaseSize(name)}, bson.E{Key: "empty", Value: false})
+		}
+		entries = append(entries, e)
 	}
-	if out == nil {
-		out = bson.A{}
+	// As mongod: the filter applies to the entries, the total counts
+	// the databases listed, and a nameOnly reply has names alone.
+	entries, err := filterDocs(entries, filter)
+	if err != nil {
+		return nil, err
 	}
-	return bson.D{{Key: "databases", Value: out}, {Key: "totalSize", Value: total}}, nil
+	out := bson.A{}
+	var total int64
+	for _, e := range entries {
+		if v, ok := get(e, "sizeOnDisk"); ok {
+			total += v.(int64)
+		}
+		out = append(out, e)
+	}
+	if nameOnly {
+		return bson.D{{Key: "databases", Value: out}}, nil
+	}
+	return bson.D{{Key: "databases", Value: out}, {Key: "totalSize", Value: total}, {Key: "totalSizeMb", Value: total / (1 << 20)}}, nil
+}
+
+// asBoolStrict reads a "safeBool": a bool, or a number (non-zero true).
+func asBoolStrict(v any) (bool, bool) {
+	switch x := v.(type) {
+	case bool:
+		return x, true
+	case int32, int64, float64, bson.Decimal128:
+		f, _ := asFloat(x)
+		return f != 0, true
+	}
+	return false, false
 }
 
 // filterDocs keeps the documents matching filter.

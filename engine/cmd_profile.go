@@ -25,7 +25,10 @@ type profileState struct {
 // use it.
 func cmdProfile(_ context.Context, db *DB, _ string, cmd bson.D) (bson.D, error) {
 	level, isNum := asFloat(cmd[0].Value)
-	if !isNum || level != math.Trunc(level) || level < -1 || level > 2 {
+	if !isNum {
+		return nil, document.Errorf(document.CodeTypeMismatch, "BSON field 'profile.profile' is the wrong type '%s', expected types '[long, int, decimal, double]'", typeName(cmd[0].Value))
+	}
+	if level != math.Trunc(level) || level < -1 || level > 2 {
 		return nil, document.Errorf(document.CodeBadValue, "Invalid profiling level: %s", fmtValue(cmd[0].Value))
 	}
 	next := db.profile.Load().(profileState)

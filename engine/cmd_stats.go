@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"math"
 
 	"github.com/ttlkv/ttlkv/document"
 	"github.com/ttlkv/ttlkv/engine/internal/catalog"
@@ -20,7 +21,11 @@ func cmdCollStats(_ context.Context, db *DB, dbName string, cmd bson.D) (bson.D,
 	}
 	c := db.lookup(dbName, name)
 	if c == nil {
-		return nil, document.Errorf(document.CodeNamespaceNotFound, "Collection [%s.%s] not found.", dbName, name)
+		// As mongod's collStats command (not $collStats): a collection
+		// that does not exist has zeros.
+		return bson.D{{Key: "ns", Value: dbName + "." + name}, {Key: "size", Value: int32(0)}, {Key: "count", Value: int32(0)},
+			{Key: "storageSize", Value: int32(0)}, {Key: "totalSize", Value: int32(0)}, {Key: "nindexes", Value: int32(0)},
+			{Key: "totalIndexSize", Value: int32(0)}, {Key: "indexSizes", Value: bson.D{}}, {Key: "scaleFactor", Value: int32(scale)}}, nil
 	}
 	if c.m().Kind == catalog.KindView {
 		return nil, errView(c.m())
@@ -46,10 +51,13 @@ func (db *DB) collStatsDoc(c *coll, scale int64) bson.D {
 	// As MongoDB's collStats (src/mongo/db/stats/storage_stats.cpp):
 	// count, size, storageSize, totalIndexSize and indexSizes through
 	// appendNumber; avgObjSize and nindexes are ints.
-	d := bson.D{{Key: "ns", Value: m.NS()}, {Key: "count", Value: int32OrLong(st.count)}, {Key: "size", Value: int32OrLong(st.size / scale)},
-		{Key: "avgObjSize", Value: int32(avg)}, {Key: "storageSize", Value: int32OrLong(st.size / scale)},
-		{Key: "nindexes", Value: int32(len(m.Indexes))}, {Key: "totalIndexSize", Value: int32OrLong(total / scale)},
-		{Key: "indexSizes", Value: sizes}, {Key: "capped", Value: m.Kind == catalog.KindCapped}}
+	d := bson.D{{Key: "ns", Value: m.NS()}, {Key: "count", Value: int32OrLong(st.count)}, {Key: "size", Value: int32OrLong(st.size / scale)}}
+	if st.count > 0 { // mongod leaves it out of an empty collection's
+		d = append(d, bson.E{Key: "avgObjSize", Value: int32(avg)})
+	}
+	d = append(d, bson.E{Key: "storageSize", Value: int32OrLong(st.size / scale)},
+		bson.E{Key: "nindexes", Value: int32(len(m.Indexes))}, bson.E{Key: "totalIndexSize", Value: int32OrLong(total / scale)},
+		bson.E{Key: "indexSizes", Value: sizes}, bson.E{Key: "capped", Value: m.Kind == catalog.KindCapped})
 	if m.Kind == catalog.KindTimeseries {
 		d = append(d, db.timeseriesStatsFields(c)...)
 	} else {
@@ -60,7 +68,18 @@ func (db *DB) collStatsDoc(c *coll, scale int64) bson.D {
 }
 
 // cmdDBStats runs the dbStats command.
-func cmdDBStats(_ context.Context, db *DB, dbName string, _ bson.D) (bson.D, error) {
+func cmdDBStats(_ context.Context, db *DB, dbName string, cmd bson.D) (bson.D, error) {
+	scale := int64(1)
+	if v, ok := get(cmd, "scale"); ok {
+		f, isNum := asFloat(v)
+		switch {
+		case !isNum:
+			return nil, document.Errorf(document.CodeTypeMismatch, "scale has to be a number, not %s", typeName(v))
+		case math.IsNaN(f) || f <= 0:
+			return nil, document.Errorf(document.CodeBadValue, "Scale factor must be greater than zero")
+		}
+		scale = int64(max(f, 1))
+	}
 	var objects, size, indexSize int64
 	colls, views := 0, 0
 	indexes := 0
@@ -80,7 +99,18 @@ func cmdDBStats(_ context.Context, db *DB, dbName string, _ bson.D) (bson.D, err
 	}
 	// MongoDB's dbStats appends every count and size with appendNumber
 	// (DatabaseImpl::getStats, src/mongo/db/catalog/database_impl.cpp).
-	return bson.D{{Key: "db", Value: dbName}, {Key: "collections", Value: int32OrLong(int64(colls))}, {Key: "views", Value: int32OrLong(int64(views))}, {Key: "objects", Value: int32OrLong(objects)},
-		{Key: "dataSize", Value: int32OrLong(size)}, {Key: "storageSize", Value: int32OrLong(size)}, {Key: "indexes", Value: int32OrLong(int64(indexes))},
-		{Key: "indexSize", Value: int32OrLong(indexSize)}}, nil
+	avg := 0.0
+	if objects > 0 {
+		avg = float64(size) / float64(objects)
+	}
+	out := bson.D{{Key: "db", Value: dbName}, {Key: "collections", Value: int32OrLong(int64(colls))}, {Key: "views", Value: int32OrLong(int64(views))}, {Key: "objects", Value: int32OrLong(objects)},
+		{Key: "avgObjSize", Value: avg}, {Key: "dataSize", Value: int32OrLong(size / scale)}, {Key: "storageSize", Value: int32OrLong(size / scale)},
+		{Key: "indexes", Value: int32OrLong(int64(indexes))}, {Key: "indexSize", Value: int32OrLong(indexSize / scale)},
+		{Key: "totalSize", Value: int32OrLong((size + indexSize) / scale)}, {Key: "scaleFactor", Value: int32OrLong(scale)}}
+	if v, ok := get(cmd, "freeStorage"); ok && truthy(v) {
+		// Badger reclaims space in compactions; nothing is held free.
+		out = append(out, bson.E{Key: "freeStorageSize", Value: int32(0)}, bson.E{Key: "indexFreeStorageSize", Value: int32(0)},
+			bson.E{Key: "totalFreeStorageSize", Value: int32(0)})
+	}
+	return out, nil
 }

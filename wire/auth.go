@@ -794,8 +794,11 @@ func (c *conn) authorizedDatabases(reply bson.D) bson.D {
 	}
 	// The total counts the databases shown only, as mongod's does.
 	for i, e := range out {
-		if e.Key == "totalSize" {
+		switch e.Key {
+		case "totalSize":
 			out[i].Value = total
+		case "totalSizeMb":
+			out[i].Value = total / (1 << 20)
 		}
 	}
 	return out

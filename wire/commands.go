@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"errors"
 	"fmt"
+	"math"
 	"net"
 	"sort"
 	"strconv"
@@ -586,7 +587,16 @@ func (s *Server) killOp(dbName string, cmd bson.D) bson.D {
 	if v == nil {
 		return errorDoc(4, "NoSuchKey", "Missing expected field \"op\"", false)
 	}
-	id := int32(document.Int64(v))
+	if !document.IsNumber(v) {
+		return errorDoc(14, "TypeMismatch", fmt.Sprintf("Expected field \"op\" to have numeric type, but found %s", document.TypeName(v)), false)
+	}
+	n := document.Int64(v)
+	if n < math.MinInt32 || n > math.MaxInt32 {
+		// An id that does not fit is no op's, rather than the op of
+		// its low 32 bits.
+		return errorDoc(26823, "Location26823", fmt.Sprintf("invalid op : %d. Op ID cannot be represented with 32 bits", n), false)
+	}
+	id := int32(n)
 	s.ops.mu.Lock()
 	if o := s.ops.m[id]; o != nil {
 		// Under the lock: once finish has run, the context may be the
