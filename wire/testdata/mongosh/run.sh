@@ -44,7 +44,10 @@ if [ -z "$addr" ]; then
 	echo "mongosh check: ttlkv serve did not start:"; cat "$work/serve.log"; exit 1
 fi
 export MONGOSH_NO_TELEMETRY=1
-"$mongosh" --quiet --norc "mongodb://$addr/test?serverSelectionTimeoutMS=10000" "$here/check.js" >"$work/out.txt" 2>&1 || {
+# mongosh reads the user's settings (~/.mongodb/mongosh/config, such as
+# displayBatchSize); a home of its own keeps them out of the comparison.
+mkdir -p "$work/home"
+HOME="$work/home" "$mongosh" --quiet --norc "mongodb://$addr/test?serverSelectionTimeoutMS=10000" "$here/check.js" >"$work/out.txt" 2>&1 || {
 	echo "mongosh check: mongosh failed:"; cat "$work/out.txt"; exit 1
 }
 if ! diff -u "$here/expected.txt" "$work/out.txt"; then
@@ -55,7 +58,7 @@ fi
 # The shell differential: shell.js through the real mongosh against the
 # server, and through ttlkv's own shell (eval -f) on a data directory of
 # its own; the two outputs must be the same.
-"$mongosh" --quiet --norc "mongodb://$addr/test?serverSelectionTimeoutMS=10000" "$here/shell.js" >"$work/shell-mongosh.txt" 2>&1 || {
+HOME="$work/home" "$mongosh" --quiet --norc "mongodb://$addr/test?serverSelectionTimeoutMS=10000" "$here/shell.js" >"$work/shell-mongosh.txt" 2>&1 || {
 	echo "mongosh check: mongosh failed on shell.js:"; cat "$work/shell-mongosh.txt"; exit 1
 }
 "$work/ttlkv" --dir "$work/data-shell" eval -f "$here/shell.js" >"$work/shell-ttlkv.txt" 2>&1 || {
