@@ -7,6 +7,7 @@ import (
 	"math"
 	"math/big"
 	"reflect"
+	"slices"
 	"strings"
 	"time"
 
@@ -662,4 +663,28 @@ func Int64(v any) int64 {
 		return int64(n)
 	}
 	return 0
+}
+
+// SortFields returns v with the fields of every document in it, at any
+// depth and inside arrays, ordered by name (bytewise); arrays keep their
+// order. Comparing two values after SortFields compares them without
+// regard to field order, as mongod does for time-series metas, a
+// $jsonSchema enum and the documents of a change event's update.
+func SortFields(v any) any {
+	switch x := v.(type) {
+	case bson.D:
+		out := make(bson.D, len(x))
+		for i, e := range x {
+			out[i] = bson.E{Key: e.Key, Value: SortFields(e.Value)}
+		}
+		slices.SortStableFunc(out, func(a, b bson.E) int { return strings.Compare(a.Key, b.Key) })
+		return out
+	case bson.A:
+		out := make(bson.A, len(x))
+		for i, e := range x {
+			out[i] = SortFields(e)
+		}
+		return out
+	}
+	return v
 }

@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/big"
 	"math/rand"
+	"reflect"
 	"slices"
 	"testing"
 	"time"
@@ -318,5 +319,27 @@ func TestInt64(t *testing.T) {
 		if got := Int64(c.v); got != c.want {
 			t.Errorf("Int64(%#v) = %d, want %d", c.v, got, c.want)
 		}
+	}
+}
+
+func TestSortFields(t *testing.T) {
+	t.Parallel()
+	in := bson.D{
+		{Key: "b", Value: bson.A{bson.D{{Key: "y", Value: 1}, {Key: "x", Value: 2}}, 3}},
+		{Key: "a", Value: bson.D{{Key: "d", Value: 1}, {Key: "c", Value: 2}}},
+	}
+	want := bson.D{
+		{Key: "a", Value: bson.D{{Key: "c", Value: 2}, {Key: "d", Value: 1}}},
+		{Key: "b", Value: bson.A{bson.D{{Key: "x", Value: 2}, {Key: "y", Value: 1}}, 3}},
+	}
+	got := SortFields(in)
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("SortFields = %v, want %v", got, want)
+	}
+	if in[0].Key != "b" {
+		t.Fatal("SortFields changed its argument")
+	}
+	if SortFields(int32(7)) != int32(7) {
+		t.Fatal("a scalar is not returned as it is")
 	}
 }

@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"github.com/ttlkv/ttlkv/engine/query"
-	"sort"
 	"strings"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -566,7 +565,7 @@ func (db *DB) CheckChangeLog(ctx context.Context) (*ChangeLogCheck, error) {
 			switch {
 			case !ok:
 				res.Problems = append(res.Problems, fmt.Sprintf("%s: _id %s has no insert event", ns, extJSONOf(idOf(d))))
-			case document.Compare(sortedDoc(w), sortedDoc(d)) != 0:
+			case document.Compare(document.SortFields(w), document.SortFields(d)) != 0:
 				res.Problems = append(res.Problems, fmt.Sprintf("%s: _id %s differs from what its events make it", ns, extJSONOf(idOf(d))))
 			}
 		}
@@ -582,26 +581,6 @@ func (db *DB) CheckChangeLog(ctx context.Context) (*ChangeLogCheck, error) {
 		}
 	}
 	return res, nil
-}
-
-// sortedDoc returns v with every document's fields sorted by name.
-func sortedDoc(v any) any {
-	switch x := v.(type) {
-	case bson.D:
-		out := make(bson.D, len(x))
-		for i, e := range x {
-			out[i] = bson.E{Key: e.Key, Value: sortedDoc(e.Value)}
-		}
-		sort.SliceStable(out, func(i, j int) bool { return out[i].Key < out[j].Key })
-		return out
-	case bson.A:
-		out := make(bson.A, len(x))
-		for i, e := range x {
-			out[i] = sortedDoc(e)
-		}
-		return out
-	}
-	return v
 }
 
 func extJSONOf(v any) string {

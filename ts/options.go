@@ -2,7 +2,6 @@ package ts
 
 import (
 	"math"
-	"sort"
 	"strings"
 
 	"github.com/ttlkv/ttlkv/document"
@@ -486,7 +485,7 @@ func NormalizeMeta(v any) any {
 	if !metaNeedsSort(v) {
 		return v
 	}
-	return sortMeta(v)
+	return document.SortFields(v)
 }
 
 // metaNeedsSort reports whether some document in v has fields out of
@@ -510,24 +509,4 @@ func metaNeedsSort(v any) bool {
 		}
 	}
 	return false
-}
-
-// sortMeta returns a copy of v with every document's fields sorted.
-func sortMeta(v any) any {
-	switch x := v.(type) {
-	case bson.D:
-		out := make(bson.D, len(x))
-		for i, e := range x {
-			out[i] = bson.E{Key: e.Key, Value: sortMeta(e.Value)}
-		}
-		sort.SliceStable(out, func(i, j int) bool { return out[i].Key < out[j].Key })
-		return out
-	case bson.A:
-		out := make(bson.A, len(x))
-		for i, e := range x {
-			out[i] = sortMeta(e)
-		}
-		return out
-	}
-	return v
 }

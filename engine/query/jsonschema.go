@@ -854,25 +854,5 @@ func schemaSpecified(kw string, sd bson.D) bson.D {
 // uniqueItems do: numbers by value, documents without regard to the
 // order of their fields, at any depth.
 func unorderedEqual(a, b any) bool {
-	return document.Compare(sortedFields(a), sortedFields(b)) == 0
-}
-
-// sortedFields is v with the fields of every document in it sorted.
-func sortedFields(v any) any {
-	switch x := v.(type) {
-	case bson.D:
-		out := make(bson.D, len(x))
-		for i, e := range x {
-			out[i] = bson.E{Key: e.Key, Value: sortedFields(e.Value)}
-		}
-		slices.SortStableFunc(out, func(a, b bson.E) int { return strings.Compare(a.Key, b.Key) })
-		return out
-	case bson.A:
-		out := make(bson.A, len(x))
-		for i, e := range x {
-			out[i] = sortedFields(e)
-		}
-		return out
-	}
-	return v
+	return document.Compare(document.SortFields(a), document.SortFields(b)) == 0
 }
