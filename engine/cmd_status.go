@@ -47,7 +47,7 @@ func cmdServerStatus(_ context.Context, db *DB, _ string, _ bson.D) (bson.D, err
 // cmdCurrentOp lists the running operations. As in MongoDB, the
 // command's other fields ({currentOp: 1, desc: "TTLMonitor"}) are a
 // filter the operations must match; $all and $ownOps are options.
-func cmdCurrentOp(_ context.Context, db *DB, _ string, cmd bson.D) (bson.D, error) {
+func cmdCurrentOp(ctx context.Context, db *DB, _ string, cmd bson.D) (bson.D, error) {
 	var filter bson.D
 	for _, e := range cmd[1:] {
 		switch {
@@ -61,7 +61,7 @@ func cmdCurrentOp(_ context.Context, db *DB, _ string, cmd bson.D) (bson.D, erro
 		return nil, err
 	}
 	ops := bson.A{}
-	for _, op := range db.operations() {
+	for _, op := range db.operations(ctx) {
 		if f.Match(op) {
 			ops = append(ops, op)
 		}

@@ -131,6 +131,13 @@ func (db *DB) RunCommand(ctx context.Context, dbName string, cmd bson.D) (bson.D
 	return append(reply, bson.E{Key: "ok", Value: 1.0}), nil
 }
 
+// HasCommand reports whether RunCommand answers the command name (one
+// of its aliases included); another name is 59 CommandNotFound.
+func HasCommand(name string) bool {
+	_, ok := commands[name]
+	return ok
+}
+
 // RunCommandRaw runs a command as RunCommand does, with one difference:
 // the documents of a find or getMore reply's batch (cursor.firstBatch,
 // cursor.nextBatch) may be bson.Raw, each the BSON encoding of one

@@ -22,12 +22,33 @@ func (db *DB) SetOperationsSource(f func() []bson.D) {
 	db.opsSource.Store(&f)
 }
 
+// WithOperationsFilter returns a context under which currentOp (the
+// command and the $currentOp stage) lists only the operations keep
+// accepts: a front end's way to show a user its own operations only
+// ($ownOps, $currentOp's allUsers: false). keep must not retain op.
+func WithOperationsFilter(ctx context.Context, keep func(op bson.D) bool) context.Context {
+	return context.WithValue(ctx, opsFilterKey{}, keep)
+}
+
+// opsFilterKey marks the filter of WithOperationsFilter in a context.
+type opsFilterKey struct{}
+
 // operations returns the operations running now: the engine's, then
-// those of the source SetOperationsSource gave.
-func (db *DB) operations() []bson.D {
+// those of the source SetOperationsSource gave, less those the
+// context's filter (WithOperationsFilter) refuses.
+func (db *DB) operations(ctx context.Context) []bson.D {
 	out := db.CurrentOp()
 	if f := db.opsSource.Load(); f != nil && *f != nil {
 		out = append(out, (*f)()...)
+	}
+	if keep, ok := ctx.Value(opsFilterKey{}).(func(bson.D) bool); ok && keep != nil {
+		kept := out[:0]
+		for _, op := range out {
+			if keep(op) {
+				kept = append(kept, op)
+			}
+		}
+		out = kept
 	}
 	return out
 }
@@ -56,6 +77,6 @@ func (db *DB) currentOpAggregate(ctx context.Context, dbName string, cmd bson.D)
 			return nil, true, document.Errorf(document.CodeFailedToParse, "Unrecognized option '%s' in $currentOp stage.", e.Key)
 		}
 	}
-	r, err := db.sourceStageReply(ctx, "admin.$cmd.aggregate", nil, cmd, pipe[1:], db.operations())
+	r, err := db.sourceStageReply(ctx, "admin.$cmd.aggregate", nil, cmd, pipe[1:], db.operations(ctx))
 	return r, true, err
 }

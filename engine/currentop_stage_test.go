@@ -2,6 +2,8 @@ package engine
 
 import (
 	"context"
+	"fmt"
+	"strings"
 	"testing"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -79,5 +81,45 @@ func TestCurrentOpStageErrors(t *testing.T) {
 	} {
 		_, err := run(t, db, tc.dbName, tc.cmd)
 		checkCode(t, tc.cmd, err, tc.code, tc.frag)
+	}
+}
+
+// TestOperationsFilter: under WithOperationsFilter the currentOp
+// command and the $currentOp stage list only the operations the filter
+// keeps (a front end's $ownOps), and HasCommand knows the engine's
+// commands and their aliases only.
+func TestOperationsFilter(t *testing.T) {
+	t.Parallel()
+	db, _ := openMem(t)
+	db.SetOperationsSource(func() []bson.D {
+		return []bson.D{
+			{{Key: "opid", Value: int32(7)}, {Key: "desc", Value: "conn1"}},
+			{{Key: "opid", Value: int32(8)}, {Key: "desc", Value: "conn2"}},
+		}
+	})
+	ctx := WithOperationsFilter(context.Background(), func(op bson.D) bool {
+		v, _ := get(op, "desc")
+		return v == "conn2"
+	})
+	for _, cmd := range []bson.D{
+		{{Key: "currentOp", Value: 1}},
+		{{Key: "aggregate", Value: 1}, {Key: "pipeline", Value: bson.A{bson.D{{Key: "$currentOp", Value: bson.D{}}}}}, {Key: "cursor", Value: bson.D{}}},
+	} {
+		r, err := db.RunCommand(ctx, "admin", cmd)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ops, _ := get(r, "inprog")
+		if cur, ok := get(r, "cursor"); ok {
+			ops, _ = get(cur.(bson.D), "firstBatch")
+		}
+		if a, _ := ops.(bson.A); len(a) != 1 || !strings.Contains(fmt.Sprint(a[0]), "conn2") {
+			t.Errorf("%v under a filter keeping conn2: %v", cmd[0].Key, r)
+		}
+	}
+	for name, want := range map[string]bool{"find": true, "findandmodify": true, "currentOp": true, "saslStart": false, "noSuchCommand": false} {
+		if HasCommand(name) != want {
+			t.Errorf("HasCommand(%q) = %v, want %v", name, !want, want)
+		}
 	}
 }

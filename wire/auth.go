@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -36,6 +37,7 @@ const (
 // as, and a SASL conversation in progress.
 type authState struct {
 	user   *userDoc
+	gen    int64 // the users' generation user was read at (userStore.gen)
 	conv   *scram.ServerConversation
 	convDB string
 	convID int32
@@ -74,6 +76,10 @@ type userStore struct {
 	known atomic.Int32
 	// known: 0 not yet counted, 1 no users, 2 some users
 	everHad atomic.Bool // a user has existed since the server started
+	// gen counts the changes to users, so that a connection reads its
+	// user again after one, as mongod does: a role granted or revoked,
+	// or the user dropped, applies to connections already logged in.
+	gen atomic.Int64
 }
 
 func (u *userStore) coll() *engine.Collection { return u.db.Database("admin").Collection(usersColl) }
@@ -157,7 +163,7 @@ var (
 		"listIndexes": true, "dbStats": true, "collStats": true, "convertToCapped": true,
 		"renameCollection": true, "dropDatabase": true, "compact": true}
 	userAdminCommands = map[string]bool{"createUser": true, "updateUser": true, "dropUser": true,
-		"usersInfo": true, "dropAllUsersFromDatabase": true}
+		"usersInfo": true, "dropAllUsersFromDatabase": true, "grantRolesToUser": true, "revokeRolesFromUser": true}
 	knownRoles = map[string]bool{"read": true, "readWrite": true, "dbAdmin": true, "userAdmin": true,
 		"dbOwner": true, "root": true, "readAnyDatabase": true, "readWriteAnyDatabase": true,
 		"dbAdminAnyDatabase": true, "userAdminAnyDatabase": true}
@@ -189,7 +195,13 @@ func (r roleName) allows(db, name string) bool {
 // authorize refuses, with 13 Unauthorized, what the connection may not
 // run.
 func (c *conn) authorize(dbName, name string, cmd bson.D) *cmdError {
-	if !c.srv.opts.Auth || openCommands[name] {
+	if !c.srv.opts.Auth {
+		return nil
+	}
+	c.refreshUser()
+	if openCommands[name] || !knownCommand(name) {
+		// mongod looks a command up before it checks its
+		// authorization: an unknown one is 59 CommandNotFound.
 		return nil
 	}
 	u := c.auth.user
@@ -215,9 +227,27 @@ func (c *conn) authorize(dbName, name string, cmd bson.D) *cmdError {
 	if coll, ok := cmd[0].Value.(string); ok && coll == usersColl && dbName == "admin" {
 		check = "usersInfo" // the users collection is for user administrators
 	}
-	// renameCollection runs on admin but is judged by its namespaces; a
-	// user may always look itself up.
-	if name != "renameCollection" && !u.may(dbName, check) && !(name == "usersInfo" && onlySelf(u, dbName, cmd[0].Value)) {
+	switch {
+	case name == "usersInfo" && forAllDBs(cmd[0].Value):
+		// viewUser on the cluster.
+		if !u.isRoot() && !hasAnyDBRole(u, "userAdminAnyDatabase") {
+			return &cmdError{13, "Unauthorized", "Not authorized to view users from all databases"}
+		}
+	case name == "renameCollection":
+		// Judged by its namespaces below.
+	case name == "grantRolesToUser" || name == "revokeRolesFromUser":
+		// Judged by the databases of the roles it gives or takes.
+		return c.authorizeRoleChange(dbName, name, cmd)
+	case ownOpsOnly(dbName, name, cmd):
+		// Any user may list its own operations (the rest of a
+		// pipeline is judged below).
+	case name == "aggregate" && dbName == "admin" && hasLeadingCurrentOp(cmd) && !u.isRoot():
+		// Listing every user's operations needs inprog on the
+		// cluster, root's alone of ttlkv's roles (a reader of admin
+		// or readAnyDatabase may not).
+		return refused
+	case !u.may(dbName, check) && !(name == "usersInfo" && onlySelf(u, dbName, cmd[0].Value)):
+		// A user may always look itself up.
 		return refused
 	}
 	// The namespaces a command reads or writes beyond its own: a
@@ -244,6 +274,146 @@ func (c *conn) authorize(dbName, name string, cmd bson.D) *cmdError {
 		return c.authorizeGrants(dbName, name, cmd)
 	case "usersInfo":
 		return c.authorizeUsersInfo(dbName, cmd)
+	}
+	return nil
+}
+
+// refreshUser reads the connection's user again when users have
+// changed since it was read, as mongod refreshes a session's user: a
+// role granted or revoked applies to the next command, and a dropped
+// user's connection is no longer authenticated.
+func (c *conn) refreshUser() {
+	u := c.auth.user
+	users := c.srv.users
+	if u == nil || c.auth.gen == users.gen.Load() {
+		return
+	}
+	gen := users.gen.Load()
+	fresh, err := users.get(c.ctx, u.DB, u.User)
+	if err != nil {
+		c.srv.opts.Logf("conn%d: user %s@%s no longer exists; the connection is no longer authenticated", c.id, u.User, u.DB)
+		c.auth.user = nil
+		return
+	}
+	c.auth.user, c.auth.gen = fresh, gen
+}
+
+// knownCommand reports whether the server answers the command name,
+// itself or through the engine.
+func knownCommand(name string) bool {
+	return engine.HasCommand(name) || serverCommands[name]
+}
+
+// serverCommands are the commands the server answers without the
+// engine (localCommands and the transaction commands).
+var serverCommands = func() map[string]bool {
+	m := map[string]bool{"commitTransaction": true, "abortTransaction": true}
+	for _, lc := range localCommands {
+		m[lc.name] = true
+	}
+	return m
+}()
+
+// forAllDBs reports whether a usersInfo argument is {forAllDBs: <true>}.
+func forAllDBs(v any) bool {
+	d, ok := v.(bson.D)
+	return ok && trueValue(lookup(d, "forAllDBs"))
+}
+
+// trueValue is mongod's boolean reading of an option: false, null,
+// a missing field and numeric zero are false, anything else true.
+func trueValue(v any) bool {
+	switch x := v.(type) {
+	case bool:
+		return x
+	case nil, bson.Null, bson.Undefined:
+		return false
+	}
+	if document.IsNumber(v) {
+		return document.Compare(v, int32(0)) != 0
+	}
+	return true
+}
+
+// ownOpsOnly reports whether a command lists the caller's own
+// operations only: currentOp with $ownOps, or an aggregate on admin
+// whose leading $currentOp stage does not ask for allUsers.
+func ownOpsOnly(dbName, name string, cmd bson.D) bool {
+	if dbName != "admin" {
+		return false
+	}
+	switch name {
+	case "currentOp":
+		return trueValue(lookup(cmd, "$ownOps"))
+	case "aggregate":
+		spec, ok := leadingCurrentOp(cmd)
+		return ok && !trueValue(lookup(spec, "allUsers"))
+	}
+	return false
+}
+
+// hasLeadingCurrentOp reports whether an aggregate's first stage is
+// $currentOp.
+func hasLeadingCurrentOp(cmd bson.D) bool {
+	_, ok := leadingCurrentOp(cmd)
+	return ok
+}
+
+// leadingCurrentOp returns the options of an aggregate's first stage
+// when it is $currentOp.
+func leadingCurrentOp(cmd bson.D) (bson.D, bool) {
+	pipe, _ := lookup(cmd, "pipeline").(bson.A)
+	if len(pipe) == 0 {
+		return nil, false
+	}
+	st, _ := pipe[0].(bson.D)
+	if len(st) == 0 || st[0].Key != "$currentOp" {
+		return nil, false
+	}
+	spec, _ := st[0].Value.(bson.D)
+	return spec, true
+}
+
+// ownOpsFilter is, for a command that lists the caller's own
+// operations only (ownOpsOnly) on a server with access control, the
+// operations it may see: those of connections logged in as the same
+// user (mongod's "coauthorized" clients). The server's own operations
+// have no user and are left out. Nil when the command lists all.
+func (c *conn) ownOpsFilter(dbName, name string, cmd bson.D) func(bson.D) bool {
+	if !c.srv.opts.Auth || !ownOpsOnly(dbName, name, cmd) {
+		return nil
+	}
+	var user, db string
+	if u := c.auth.user; u != nil {
+		user, db = u.User, u.DB
+	}
+	return func(op bson.D) bool {
+		users, _ := lookup(op, "effectiveUsers").(bson.A)
+		if len(users) != 1 {
+			return false
+		}
+		d, _ := users[0].(bson.D)
+		return user != "" && lookup(d, "user") == user && lookup(d, "db") == db
+	}
+}
+
+// authorizeRoleChange checks grantRolesToUser and revokeRolesFromUser as
+// mongod does: each role given needs grantRole, each role taken
+// revokeRole, on the role's database (user administration there); the
+// user's own database needs nothing.
+func (c *conn) authorizeRoleChange(dbName, name string, cmd bson.D) *cmdError {
+	roles, err := parseRoleNames(dbName, lookup(cmd, "roles"))
+	if err != nil {
+		return nil // the command reports its own argument error
+	}
+	verb := "grant"
+	if name == "revokeRolesFromUser" {
+		verb = "revoke"
+	}
+	for _, r := range roles {
+		if !c.auth.user.mayGrant(r) {
+			return &cmdError{13, "Unauthorized", fmt.Sprintf("Not authorized to %s role: %s@%s", verb, r.Role, r.DB)}
+		}
 	}
 	return nil
 }
@@ -295,7 +465,7 @@ func (c *conn) authorizeGrants(dbName, name string, cmd bson.D) *cmdError {
 	if name == "updateUser" && !(u.isRoot() || u.may("admin", "createUser") && hasAnyDBRole(u, "userAdminAnyDatabase")) {
 		return &cmdError{13, "Unauthorized", "In order to use updateUser to set roles array, must be authorized to revoke any role in the system"}
 	}
-	roles, err := parseRoles(dbName, v)
+	roles, err := parseRoleNames(dbName, v)
 	if err != nil {
 		return nil // the command reports its own argument error
 	}
@@ -323,6 +493,9 @@ func (c *conn) authorizeUsersInfo(dbName string, cmd bson.D) *cmdError {
 	var names []bson.D
 	switch x := cmd[0].Value.(type) {
 	case bson.D:
+		if forAllDBs(x) {
+			return nil // judged in authorize
+		}
 		names = append(names, x)
 	case bson.A:
 		for _, e := range x {
@@ -338,7 +511,9 @@ func (c *conn) authorizeUsersInfo(dbName string, cmd bson.D) *cmdError {
 			continue
 		}
 		if !u.may(db, "usersInfo") {
-			return &cmdError{13, "Unauthorized", fmt.Sprintf("Not authorized to view users from the %s database", db)}
+			// mongod names the command's database, whichever user's
+			// database was refused.
+			return &cmdError{13, "Unauthorized", fmt.Sprintf("Not authorized to view users from the %s database", dbName)}
 		}
 	}
 	return nil
@@ -475,15 +650,7 @@ func (c *conn) authCommand(ctx context.Context, dbName, name string, cmd bson.D)
 		c.auth = authState{}
 		return bson.D{{Key: "ok", Value: 1.0}}
 	case "connectionStatus":
-		users, roles := bson.A{}, bson.A{}
-		if u := c.auth.user; u != nil {
-			users = append(users, bson.D{{Key: "user", Value: u.User}, {Key: "db", Value: u.DB}})
-			for _, r := range u.Roles {
-				roles = append(roles, bson.D{{Key: "role", Value: r.Role}, {Key: "db", Value: r.DB}})
-			}
-		}
-		return bson.D{{Key: "authInfo", Value: bson.D{{Key: "authenticatedUsers", Value: users},
-			{Key: "authenticatedUserRoles", Value: roles}}}, {Key: "ok", Value: 1.0}}
+		return c.connectionStatus(cmd)
 	}
 	c.srv.users.mu.Lock()
 	defer c.srv.users.mu.Unlock()
@@ -502,13 +669,42 @@ func (c *conn) authCommand(ctx context.Context, dbName, name string, cmd bson.D)
 			reply = bson.D{{Key: "n", Value: int32(n.DeletedCount)}}
 		}
 		c.srv.users.known.Store(0)
+		c.srv.users.gen.Add(1)
 	case "usersInfo":
 		reply, err = c.srv.users.info(ctx, dbName, cmd)
+	case "grantRolesToUser", "revokeRolesFromUser":
+		err = c.srv.users.changeRoles(ctx, dbName, cmd, name == "grantRolesToUser")
 	}
 	if err != nil {
 		return err.reply()
 	}
 	return append(reply, bson.E{Key: "ok", Value: 1.0})
+}
+
+// connectionStatus answers the command: the connection's user and its
+// roles, and with showPrivileges the privileges those roles grant.
+func (c *conn) connectionStatus(cmd bson.D) bson.D {
+	show := false
+	if v := lookup(cmd, "showPrivileges"); v != nil {
+		if _, ok := v.(bool); !ok && !document.IsNumber(v) {
+			return errorDoc(14, "TypeMismatch", fmt.Sprintf("BSON field 'connectionStatus.showPrivileges' is the wrong type '%s', expected types '[bool, long, int, decimal, double]'", document.TypeName(v)), false)
+		}
+		show = trueValue(v)
+	}
+	users, roles := bson.A{}, bson.A{}
+	var names []roleName
+	if u := c.auth.user; u != nil {
+		users = append(users, bson.D{{Key: "user", Value: u.User}, {Key: "db", Value: u.DB}})
+		for _, r := range u.Roles {
+			roles = append(roles, bson.D{{Key: "role", Value: r.Role}, {Key: "db", Value: r.DB}})
+		}
+		names = u.Roles
+	}
+	info := bson.D{{Key: "authenticatedUsers", Value: users}, {Key: "authenticatedUserRoles", Value: roles}}
+	if show {
+		info = append(info, bson.E{Key: "authenticatedUserPrivileges", Value: privilegesOf(names)})
+	}
+	return bson.D{{Key: "authInfo", Value: info}, {Key: "ok", Value: 1.0}}
 }
 
 func (c *conn) saslStart(ctx context.Context, dbName string, cmd bson.D) bson.D {
@@ -582,6 +778,7 @@ func (c *conn) saslContinue(cmd bson.D) bson.D {
 		c.auth.conv = nil
 		return errorDoc(18, "AuthenticationFailed", authFailedMsg, false)
 	}
+	gen := c.srv.users.gen.Load()
 	u, gerr := c.srv.users.get(c.ctx, c.auth.convDB, conv.Username())
 	if gerr != nil {
 		c.auth.conv = nil
@@ -591,14 +788,16 @@ func (c *conn) saslContinue(cmd bson.D) bson.D {
 		// As mongod: a connection authenticates as one user only.
 		return errorDoc(5626701, "Location5626701", fmt.Sprintf("Each client connection may only be authenticated once. Previously authenticated as: %s@%s", prev.User, prev.DB), false)
 	}
-	c.auth.user = u
+	c.auth.user, c.auth.gen = u, gen
 	c.srv.opts.Logf("conn%d: authenticated as %s@%s", c.id, u.User, u.DB)
 	return bson.D{{Key: "conversationId", Value: c.auth.convID}, {Key: "done", Value: true},
 		{Key: "payload", Value: bson.Binary{Data: []byte(resp)}}, {Key: "ok", Value: 1.0}}
 }
 
-// parseRoles reads createUser's roles: names in db, or {role, db}.
-func parseRoles(db string, v any) ([]roleName, *cmdError) {
+// parseRoleNames reads a roles argument: names of roles of db, or
+// {role, db}. It checks the shape only (parseRoles checks that the
+// roles exist).
+func parseRoleNames(db string, v any) ([]roleName, *cmdError) {
 	arr, ok := v.(bson.A)
 	if !ok {
 		return nil, &cmdError{14, "TypeMismatch", "\"roles\" field must be an array"}
@@ -610,22 +809,36 @@ func parseRoles(db string, v any) ([]roleName, *cmdError) {
 		case string:
 			r = roleName{Role: x, DB: db}
 		case bson.D:
-			r.Role, _ = lookup(x, "role").(string)
-			r.DB, _ = lookup(x, "db").(string)
+			var ok1, ok2 bool
+			r.Role, ok1 = lookup(x, "role").(string)
+			r.DB, ok2 = lookup(x, "db").(string)
+			if !ok1 || !ok2 {
+				return nil, &cmdError{14, "TypeMismatch", "a role must be a name or {role, db}"}
+			}
 		default:
 			return nil, &cmdError{14, "TypeMismatch", "a role must be a name or {role, db}"}
 		}
-		if !knownRoles[r.Role] || r.DB == "" {
-			return nil, &cmdError{31, "RoleNotFound", fmt.Sprintf("Could not find role: %s@%s", r.Role, r.DB)}
+		if !slices.Contains(out, r) {
+			out = append(out, r) // mongod drops a role named twice
 		}
-		if r.Role == "root" || strings.HasSuffix(r.Role, "AnyDatabase") {
-			if r.DB != "admin" {
-				return nil, &cmdError{31, "RoleNotFound", fmt.Sprintf("Could not find role: %s@%s", r.Role, r.DB)}
-			}
-		}
-		out = append(out, r)
 	}
 	return out, nil
+}
+
+// parseRoles reads a roles argument as parseRoleNames does, and checks
+// that each role exists (31 RoleNotFound).
+func parseRoles(db string, v any) ([]roleName, *cmdError) {
+	roles, err := parseRoleNames(db, v)
+	if err != nil {
+		return nil, err
+	}
+	for _, r := range roles {
+		adminOnly := r.Role == "root" || strings.HasSuffix(r.Role, "AnyDatabase")
+		if !knownRoles[r.Role] || r.DB == "" || (adminOnly && r.DB != "admin") {
+			return nil, &cmdError{31, "RoleNotFound", fmt.Sprintf("Could not find role: %s@%s", r.Role, r.DB)}
+		}
+	}
+	return roles, nil
 }
 
 func (u *userStore) put(ctx context.Context, db string, cmd bson.D, create bool) *cmdError {
@@ -633,8 +846,24 @@ func (u *userStore) put(ctx context.Context, db string, cmd bson.D, create bool)
 	if !ok || name == "" {
 		return &cmdError{2, "BadValue", "User name must be a non-empty string"}
 	}
-	if db == "local" || db == "$external" {
-		return &cmdError{2, "BadValue", "Cannot create SCRAM users in the " + db + " database"}
+	if create && db == "local" {
+		return &cmdError{2, "BadValue", "Cannot create users in the local database"}
+	}
+	if db == "$external" {
+		if lookup(cmd, "pwd") != nil {
+			return &cmdError{2, "BadValue", "Cannot set the password for users defined on the '$external' database"}
+		}
+		// mongod would make an x.509 or LDAP user; ttlkv has none.
+		return &cmdError{2, "BadValue", "Cannot create SCRAM users in the $external database"}
+	}
+	if create && lookup(cmd, "pwd") == nil {
+		return &cmdError{2, "BadValue", "Must provide a 'pwd' field for all user documents, except those with '$external' as the user's source db"}
+	}
+	if m, ok := lookup(cmd, "mechanisms").(bson.A); ok && len(m) == 0 {
+		return &cmdError{2, "BadValue", "mechanisms field must not be empty"}
+	}
+	if !create && lookup(cmd, "pwd") == nil && lookup(cmd, "customData") == nil && lookup(cmd, "roles") == nil && lookup(cmd, "mechanisms") == nil {
+		return &cmdError{2, "BadValue", "Must specify at least one field to update in updateUser"}
 	}
 	if m, ok := lookup(cmd, "mechanisms").(bson.A); ok {
 		for _, x := range m {
@@ -680,8 +909,6 @@ func (u *userStore) put(ctx context.Context, db string, cmd bson.D, create bool)
 			return &cmdError{2, "BadValue", "Password is not valid: " + e.Error()}
 		}
 		ud.Credentials.SHA256 = cred
-	} else if create {
-		return &cmdError{2, "BadValue", "Must provide a 'pwd' field for all user documents, except those with '$external' as the user's source db"}
 	}
 	var werr error
 	if create {
@@ -694,6 +921,55 @@ func (u *userStore) put(ctx context.Context, db string, cmd bson.D, create bool)
 	}
 	u.known.Store(2)
 	u.everHad.Store(true)
+	u.gen.Add(1)
+	return nil
+}
+
+// changeRoles answers grantRolesToUser (grant) and revokeRolesFromUser:
+// the roles named are added to the user's, or taken from them; a role
+// the user has, or lacks, already is no error.
+func (u *userStore) changeRoles(ctx context.Context, db string, cmd bson.D, grant bool) *cmdError {
+	cmdName := cmd[0].Key
+	name, ok := cmd[0].Value.(string)
+	if !ok {
+		return &cmdError{14, "TypeMismatch", fmt.Sprintf("BSON field '%s.%s' is the wrong type '%s', expected type 'string'", cmdName, cmdName, document.TypeName(cmd[0].Value))}
+	}
+	v := lookup(cmd, "roles")
+	if v == nil {
+		return &cmdError{40414, "Location40414", fmt.Sprintf("BSON field '%s.roles' is missing but a required field", cmdName)}
+	}
+	named, err := parseRoleNames(db, v)
+	if err != nil {
+		return err
+	}
+	if len(named) == 0 {
+		return &cmdError{2, "BadValue", fmt.Sprintf("%s command requires a non-empty \"roles\" array", cmdName)}
+	}
+	ud, gerr := u.get(ctx, db, name)
+	if gerr != nil {
+		return &cmdError{11, "UserNotFound", fmt.Sprintf("Could not find user \"%s\" for db \"%s\"", name, db)}
+	}
+	if _, err := parseRoles(db, v); err != nil {
+		return err
+	}
+	roles := []roleName{}
+	for _, r := range ud.Roles {
+		if grant || !slices.Contains(named, r) {
+			roles = append(roles, r)
+		}
+	}
+	if grant {
+		for _, r := range named {
+			if !slices.Contains(roles, r) {
+				roles = append(roles, r)
+			}
+		}
+	}
+	ud.Roles = roles
+	if _, werr := u.coll().ReplaceOne(ctx, bson.D{{Key: "_id", Value: ud.ID}}, ud, false); werr != nil {
+		return &cmdError{1, "InternalError", werr.Error()}
+	}
+	u.gen.Add(1)
 	return nil
 }
 
@@ -707,20 +983,26 @@ func (u *userStore) drop(ctx context.Context, db string, cmd bson.D) *cmdError {
 		return &cmdError{11, "UserNotFound", fmt.Sprintf("User '%s@%s' not found", name, db)}
 	}
 	u.known.Store(0)
+	u.gen.Add(1)
 	return nil
 }
 
-// info answers usersInfo: 1 (the database's users), a name, {user, db},
-// or an array of those. Credentials are never shown.
+// info answers usersInfo: 1 (the database's users), {forAllDBs: true}
+// (every user), a name, {user, db}, or an array of those, ordered by
+// user then database as mongod orders them. Credentials are never shown.
 func (u *userStore) info(ctx context.Context, db string, cmd bson.D) (bson.D, *cmdError) {
 	var filter bson.D
 	switch v := cmd[0].Value.(type) {
-	case string:
-		filter = bson.D{{Key: "_id", Value: db + "." + v}}
 	case bson.D:
+		if forAllDBs(v) {
+			filter = bson.D{}
+			break
+		}
 		un, _ := lookup(v, "user").(string)
 		ud, _ := lookup(v, "db").(string)
 		filter = bson.D{{Key: "_id", Value: ud + "." + un}}
+	case string:
+		filter = bson.D{{Key: "_id", Value: db + "." + v}}
 	case bson.A:
 		ids := bson.A{}
 		for _, x := range v {
@@ -745,7 +1027,12 @@ func (u *userStore) info(ctx context.Context, db string, cmd bson.D) (bson.D, *c
 	if err != nil {
 		return nil, &cmdError{1, "InternalError", err.Error()}
 	}
-	sort.Slice(docs, func(i, j int) bool { return fmt.Sprint(lookup(docs[i], "_id")) < fmt.Sprint(lookup(docs[j], "_id")) })
+	key := func(d bson.D) string {
+		user, _ := lookup(d, "user").(string)
+		db, _ := lookup(d, "db").(string)
+		return user + "\x00" + db
+	}
+	sort.Slice(docs, func(i, j int) bool { return key(docs[i]) < key(docs[j]) })
 	users := bson.A{}
 	for _, d := range docs {
 		out := bson.D{}

@@ -42,7 +42,7 @@ var writeCommands = map[string]bool{
 	"insert": true, "update": true, "delete": true, "findAndModify": true, "findandmodify": true,
 	"create": true, "drop": true, "dropDatabase": true, "createIndexes": true, "dropIndexes": true,
 	"deleteIndexes": true, "collMod": true, "convertToCapped": true, "renameCollection": true,
-	"createUser": true, "updateUser": true, "dropUser": true,
+	"createUser": true, "updateUser": true, "dropUser": true, "grantRolesToUser": true, "revokeRolesFromUser": true,
 }
 
 // run answers one command. noReply is true for {w: 0} (moreToCome).
@@ -101,6 +101,9 @@ func (c *conn) run(dbName string, cmd bson.D, noReply bool) bson.D {
 		return h
 	}
 	ctx := o.ctx
+	if keep := c.ownOpsFilter(dbName, name, cmd); keep != nil {
+		ctx = engine.WithOperationsFilter(ctx, keep)
+	}
 	clean := make(bson.D, 0, len(cmd))
 	for _, e := range cmd {
 		if genericFields[e.Key] {
@@ -267,7 +270,8 @@ func (c *conn) local(ctx context.Context, dbName, name string, cmd bson.D) (bson
 			}
 		}
 	case "saslStart", "saslContinue", "authenticate", "logout", "connectionStatus",
-		"createUser", "updateUser", "dropUser", "usersInfo", "dropAllUsersFromDatabase":
+		"createUser", "updateUser", "dropUser", "usersInfo", "dropAllUsersFromDatabase",
+		"grantRolesToUser", "revokeRolesFromUser":
 		return c.authCommand(ctx, dbName, name, cmd), true
 	}
 	return nil, false
@@ -298,6 +302,8 @@ var localCommands = []struct {
 	{"dropUser", "removes a user", false, false},
 	{"usersInfo", "describes users", false, false},
 	{"dropAllUsersFromDatabase", "removes every user of a database", false, false},
+	{"grantRolesToUser", "gives a user more roles", false, false},
+	{"revokeRolesFromUser", "takes roles from a user", false, false},
 }
 
 // mergeListCommands adds the commands the server answers itself to the
@@ -539,6 +545,10 @@ type op struct {
 	ctx     context.Context
 	cancel  context.CancelFunc
 	killed  atomic.Bool
+	// user and userDB name the user the connection was logged in as
+	// when the op started (empty without one or without access
+	// control); currentOp shows them as effectiveUsers.
+	user, userDB string
 }
 
 // ns is the namespace currentOp shows for o: its collection's, or the
@@ -557,6 +567,9 @@ type opRegistry struct {
 
 func (r *opRegistry) start(c *conn, dbName string, cmd bson.D) *op {
 	o := &op{id: c.srv.nextOpID.Add(1), conn: c, db: dbName, cmd: cmd, started: time.Now()}
+	if u := c.auth.user; u != nil && c.srv.opts.Auth {
+		o.user, o.userDB = u.User, u.DB
+	}
 	// A connection runs one request at a time, and nothing keeps an
 	// op's context once its request is answered, so the operations of
 	// a connection share one cancelable context until killOp cancels
@@ -629,6 +642,9 @@ func (s *Server) clientOps() []bson.D {
 			{Key: "microsecs_running", Value: int64(now.Sub(o.started) / time.Microsecond)}}
 		if o.conn.client != nil {
 			d = append(d, bson.E{Key: "clientMetadata", Value: o.conn.client})
+		}
+		if o.user != "" {
+			d = append(d, bson.E{Key: "effectiveUsers", Value: bson.A{bson.D{{Key: "user", Value: o.user}, {Key: "db", Value: o.userDB}}}})
 		}
 		out = append(out, d)
 	}

@@ -1,0 +1,282 @@
+package wire
+
+import (
+	"sort"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+)
+
+// The privileges of the built-in roles, as connectionStatus
+// {showPrivileges: true} lists them (docs/wire.md, "Access control"):
+// each a resource and the actions it allows there, after mongod 7.0's
+// table of built-in roles. The table describes what mongod grants; what
+// ttlkv lets a user run is decided by authorize, never by this table.
+
+// resourceKind is the shape of a privilege's resource.
+type resourceKind uint8
+
+const (
+	// resDB is every ordinary collection of the role's database:
+	// {db: <db>, collection: ""}.
+	resDB resourceKind = iota
+	// resNS is one collection of the role's database (or of db when
+	// the privilege names one): {db, collection}.
+	resNS
+	// resAnyNormal is every ordinary collection of every database:
+	// {db: "", collection: ""}.
+	resAnyNormal
+	// resCollection is a collection of that name in every database:
+	// {db: "", collection: <name>}.
+	resCollection
+	// resCluster is the server itself: {cluster: true}.
+	resCluster
+	// resAny is every resource: {anyResource: true}.
+	resAny
+	// resBuckets is every time-series buckets collection:
+	// {system_buckets: ""}.
+	resBuckets
+)
+
+// rolePriv is one privilege of a role's definition: db and coll fix
+// the resource where its kind leaves them open.
+type rolePriv struct {
+	kind     resourceKind
+	db, coll string
+	actions  []string
+}
+
+// Action lists shared by several roles.
+var (
+	readActions = []string{"changeStream", "collStats", "dbHash", "dbStats", "find", "killCursors",
+		"listCollections", "listIndexes", "listSearchIndexes", "planCacheRead"}
+	readWriteActions = join(readActions, []string{"cleanupStructuredEncryptionData", "compactStructuredEncryptionData",
+		"convertToCapped", "createCollection", "createIndex", "createSearchIndexes", "dropCollection", "dropIndex",
+		"dropSearchIndex", "insert", "remove", "renameCollectionSameDB", "update", "updateSearchIndex"})
+	userAdminActions = []string{"changeCustomData", "changePassword", "createRole", "createUser", "dropRole",
+		"dropUser", "grantRole", "revokeRole", "setAuthenticationRestriction", "viewRole", "viewUser"}
+	dbAdminActions = []string{"analyze", "bypassDocumentValidation", "collMod", "collStats", "compact",
+		"convertToCapped", "createCollection", "createIndex", "createSearchIndexes", "dbStats", "dropCollection",
+		"dropDatabase", "dropIndex", "dropSearchIndex", "enableProfiler", "listCollections", "listIndexes",
+		"listSearchIndexes", "planCacheIndexFilter", "planCacheRead", "planCacheWrite", "reIndex",
+		"renameCollectionSameDB", "storageDetails", "updateSearchIndex", "validate"}
+	profileActions       = join(readActions, []string{"convertToCapped", "createCollection", "dropCollection"})
+	readAndIndexActions  = join(readActions, []string{"createIndex", "createSearchIndexes", "dropIndex", "dropSearchIndex"})
+	clusterMonitorDBActs = []string{"collStats", "dbStats", "getDatabaseVersion", "getShardVersion", "indexStats"}
+	clusterManagerDBActs = []string{"analyzeShardKey", "clearJumboFlag", "configureQueryAnalyzer", "enableSharding",
+		"moveChunk", "refineCollectionShardKey", "reshardCollection", "splitChunk", "splitVector"}
+	clusterManagerWrites = []string{"insert", "remove", "update"}
+	restoreWriteActions  = []string{"bypassDocumentValidation", "collMod", "convertToCapped", "createCollection",
+		"createIndex", "createSearchIndexes", "dropCollection", "insert", "updateSearchIndex"}
+)
+
+func join(lists ...[]string) []string {
+	var out []string
+	for _, l := range lists {
+		out = append(out, l...)
+	}
+	return out
+}
+
+// builtinRole is a built-in role: the roles it includes (of its own
+// database) and its own privileges.
+type builtinRole struct {
+	roles []roleName // a DB of "" is the role's own database
+	privs []rolePriv
+}
+
+// builtinRoles holds every role ttlkv knows, and the admin-only roles
+// root is made of.
+var builtinRoles = map[string]builtinRole{
+	"read": {privs: []rolePriv{{kind: resDB, actions: readActions}, {kind: resNS, coll: "system.js", actions: readActions}}},
+	"readWrite": {privs: []rolePriv{{kind: resDB, actions: readWriteActions},
+		{kind: resNS, coll: "system.js", actions: readWriteActions}}},
+	"userAdmin": {privs: []rolePriv{{kind: resDB, actions: userAdminActions}}},
+	"dbAdmin": {privs: []rolePriv{{kind: resDB, actions: dbAdminActions}, {kind: resDB, actions: []string{"configureQueryAnalyzer"}},
+		{kind: resNS, coll: "system.profile", actions: profileActions}}},
+	"dbOwner": {roles: []roleName{{Role: "readWrite"}, {Role: "dbAdmin"}, {Role: "userAdmin"}}},
+	"readAnyDatabase": {privs: []rolePriv{{kind: resAnyNormal, actions: readActions},
+		{kind: resCluster, actions: []string{"listDatabases"}},
+		{kind: resCollection, coll: "system.js", actions: readActions},
+		{kind: resBuckets, actions: readActions}}},
+	"readWriteAnyDatabase": {roles: []roleName{{Role: "readAnyDatabase"}}, privs: []rolePriv{
+		{kind: resAnyNormal, actions: readWriteActions},
+		{kind: resCollection, coll: "system.js", actions: readWriteActions},
+		{kind: resBuckets, actions: readWriteActions}}},
+	"userAdminAnyDatabase": {privs: []rolePriv{
+		{kind: resAnyNormal, actions: join(userAdminActions, []string{"listCachedAndActiveUsers"})},
+		{kind: resDB, db: "local", actions: userAdminActions},
+		{kind: resDB, db: "config", actions: userAdminActions},
+		{kind: resCluster, actions: []string{"authSchemaUpgrade", "invalidateUserCache", "listDatabases", "viewUser"}},
+		{kind: resNS, db: "admin", coll: "system.users", actions: readAndIndexActions},
+		{kind: resNS, db: "admin", coll: "system.roles", actions: readAndIndexActions},
+		{kind: resCollection, coll: "system.users", actions: readActions},
+		{kind: resNS, db: "admin", coll: "system.version", actions: readActions},
+		{kind: resNS, db: "admin", coll: "system.backup_users", actions: readActions}}},
+	"dbAdminAnyDatabase": {privs: []rolePriv{
+		{kind: resCluster, actions: []string{"applyOps", "listDatabases"}},
+		{kind: resAnyNormal, actions: dbAdminActions},
+		{kind: resAnyNormal, actions: []string{"configureQueryAnalyzer"}},
+		{kind: resCollection, coll: "system.profile", actions: profileActions},
+		{kind: resBuckets, actions: dbAdminActions}}},
+	"clusterMonitor": {roles: []roleName{{Role: "read", DB: "config"}, {Role: "read", DB: "local"}}, privs: []rolePriv{
+		{kind: resCluster, actions: []string{"allCollectionStats", "connPoolStats", "getCmdLineOpts", "getDefaultRWConcern",
+			"getLog", "getParameter", "getShardMap", "hostInfo", "inprog", "listDatabases", "listSampledQueries",
+			"listSessions", "listShards", "netstat", "operationMetrics", "replSetGetConfig", "replSetGetStatus",
+			"serverStatus", "shardedDataDistribution", "shardingState", "top", "useUUID"}},
+		{kind: resAnyNormal, actions: clusterMonitorDBActs},
+		{kind: resDB, db: "config", actions: clusterMonitorDBActs},
+		{kind: resNS, db: "config", coll: "system.sessions", actions: clusterMonitorDBActs},
+		{kind: resDB, db: "local", actions: clusterMonitorDBActs},
+		{kind: resNS, db: "local", coll: "system.replset", actions: []string{"find"}},
+		{kind: resNS, db: "local", coll: "replset.election", actions: []string{"find"}},
+		{kind: resNS, db: "local", coll: "replset.minvalid", actions: []string{"find"}},
+		{kind: resCollection, coll: "system.profile", actions: []string{"find"}}}},
+	"hostManager": {privs: []rolePriv{
+		{kind: resCluster, actions: []string{"applicationMessage", "auditConfigure", "connPoolSync", "dropConnections",
+			"flushRouterConfig", "fsync", "invalidateUserCache", "killAnyCursor", "killAnySession", "killop", "logRotate",
+			"oidReset", "replSetResizeOplog", "resync", "rotateCertificates", "setParameter", "shutdown", "touch",
+			"trafficRecord", "unlock"}},
+		{kind: resAnyNormal, actions: []string{"killCursors"}}}},
+	"clusterManager": {roles: []roleName{{Role: "read", DB: "config"}}, privs: []rolePriv{
+		{kind: resCluster, actions: []string{"addShard", "appendOplogNote", "applicationMessage", "checkMetadataConsistency",
+			"cleanupOrphaned", "flushRouterConfig", "getChangeStreamState", "getClusterParameter", "getDefaultRWConcern",
+			"listSessions", "listShards", "removeShard", "replSetConfigure", "replSetGetConfig", "replSetGetStatus",
+			"replSetStateChange", "resync", "runTenantMigration", "setChangeStreamState", "setClusterParameter",
+			"setDefaultRWConcern", "setFeatureCompatibilityVersion"}},
+		{kind: resAnyNormal, actions: clusterManagerDBActs},
+		{kind: resBuckets, actions: clusterManagerDBActs},
+		{kind: resDB, db: "config", actions: clusterManagerDBActs},
+		{kind: resDB, db: "local", actions: clusterManagerDBActs},
+		{kind: resNS, db: "local", coll: "system.replset", actions: readActions},
+		{kind: resAny, actions: []string{"dbCheck"}},
+		{kind: resNS, db: "local", coll: "system.healthlog", actions: readActions},
+		{kind: resDB, db: "config", actions: clusterManagerWrites},
+		{kind: resDB, db: "local", actions: clusterManagerWrites},
+		{kind: resNS, db: "local", coll: "replset.election", actions: clusterManagerWrites},
+		{kind: resNS, db: "local", coll: "replset.minvalid", actions: clusterManagerWrites}}},
+	"clusterAdmin": {roles: []roleName{{Role: "clusterMonitor"}, {Role: "hostManager"}, {Role: "clusterManager"}}, privs: []rolePriv{
+		{kind: resAnyNormal, actions: []string{"dropDatabase"}},
+		{kind: resAny, actions: []string{"exportCollection", "importCollection"}}}},
+	"__queryableBackup": {privs: []rolePriv{
+		{kind: resAny, actions: []string{"collStats", "listCollections", "listIndexes", "listSearchIndexes"}},
+		{kind: resAnyNormal, actions: []string{"find"}},
+		{kind: resBuckets, actions: []string{"find"}},
+		{kind: resCluster, actions: []string{"getParameter", "listDatabases", "useUUID"}},
+		{kind: resDB, db: "config", actions: []string{"find"}},
+		{kind: resDB, db: "local", actions: []string{"find"}},
+		{kind: resNS, db: "local", coll: "replset.election", actions: []string{"find"}},
+		{kind: resNS, db: "local", coll: "replset.minvalid", actions: []string{"find"}},
+		{kind: resCollection, coll: "system.js", actions: []string{"find"}},
+		{kind: resCollection, coll: "system.users", actions: []string{"find"}},
+		{kind: resCollection, coll: "system.profile", actions: []string{"find"}},
+		{kind: resNS, db: "admin", coll: "system.backup_users", actions: []string{"find"}},
+		{kind: resNS, db: "admin", coll: "system.roles", actions: []string{"find"}},
+		{kind: resNS, db: "admin", coll: "system.version", actions: []string{"find"}},
+		{kind: resNS, db: "config", coll: "settings", actions: []string{"find"}}}},
+	"backup": {roles: []roleName{{Role: "__queryableBackup"}}, privs: []rolePriv{
+		{kind: resCluster, actions: []string{"appendOplogNote", "serverStatus", "setUserWriteBlockMode"}},
+		{kind: resNS, db: "config", coll: "settings", actions: []string{"insert", "update"}}}},
+	"restore": {privs: []rolePriv{
+		{kind: resCluster, actions: []string{"applyOps", "bypassWriteBlockingMode", "forceUUID", "getParameter",
+			"setUserWriteBlockMode", "useUUID"}},
+		{kind: resDB, db: "local", actions: restoreWriteActions},
+		{kind: resDB, db: "config", actions: restoreWriteActions},
+		{kind: resBuckets, actions: restoreWriteActions},
+		{kind: resNS, db: "local", coll: "system.replset", actions: restoreWriteActions},
+		{kind: resNS, db: "local", coll: "replset.election", actions: restoreWriteActions},
+		{kind: resNS, db: "local", coll: "replset.minvalid", actions: restoreWriteActions},
+		{kind: resAny, actions: []string{"listCollections"}},
+		{kind: resAnyNormal, actions: join(restoreWriteActions, userAdminActions)},
+		{kind: resCollection, coll: "system.js", actions: restoreWriteActions},
+		{kind: resNS, db: "admin", coll: "tempusers", actions: []string{"find"}},
+		{kind: resNS, db: "admin", coll: "temproles", actions: []string{"find"}},
+		{kind: resNS, db: "admin", coll: "system.backup_users", actions: restoreWriteActions},
+		{kind: resNS, db: "admin", coll: "system.version", actions: join(restoreWriteActions, []string{"find"})},
+		{kind: resCollection, coll: "system.users", actions: join(restoreWriteActions, []string{"find", "remove", "update"})},
+		{kind: resNS, db: "admin", coll: "system.roles", actions: []string{"createIndex"}}}},
+	"root": {roles: []roleName{{Role: "clusterAdmin"}, {Role: "userAdminAnyDatabase"}, {Role: "dbAdminAnyDatabase"},
+		{Role: "readWriteAnyDatabase"}, {Role: "backup"}, {Role: "restore"}}, privs: []rolePriv{
+		{kind: resAny, actions: []string{"validate"}},
+		{kind: resCluster, actions: []string{"useTenant"}},
+		{kind: resNS, db: "config", coll: "system.preimages", actions: []string{"find", "remove"}},
+		{kind: resNS, db: "config", coll: "system.change_collection", actions: []string{"find", "insert", "remove", "update"}}}},
+}
+
+// resourceKey identifies a resource, to merge the actions granted on it.
+type resourceKey struct {
+	kind     resourceKind
+	db, coll string
+}
+
+// privilegesOf lists the privileges roles grant, one entry a resource
+// with the union of the actions granted on it (sorted), in the order
+// the resources first appear, as connectionStatus shows them.
+func privilegesOf(roles []roleName) bson.A {
+	var order []resourceKey
+	acts := map[resourceKey]map[string]bool{}
+	seen := map[roleName]bool{}
+	var visit func(r roleName)
+	visit = func(r roleName) {
+		if seen[r] {
+			return
+		}
+		seen[r] = true
+		def, ok := builtinRoles[r.Role]
+		if !ok {
+			return
+		}
+		for _, sub := range def.roles {
+			if sub.DB == "" {
+				sub.DB = r.DB
+			}
+			visit(sub)
+		}
+		for _, p := range def.privs {
+			k := resourceKey{kind: p.kind}
+			switch p.kind {
+			case resDB, resNS:
+				k.db, k.coll = r.DB, p.coll
+				if p.db != "" {
+					k.db = p.db
+				}
+			case resCollection:
+				k.coll = p.coll
+			}
+			if acts[k] == nil {
+				acts[k] = map[string]bool{}
+				order = append(order, k)
+			}
+			for _, a := range p.actions {
+				acts[k][a] = true
+			}
+		}
+	}
+	for _, r := range roles {
+		visit(r)
+	}
+	out := bson.A{}
+	for _, k := range order {
+		var res bson.D
+		switch k.kind {
+		case resDB, resNS, resAnyNormal, resCollection:
+			res = bson.D{{Key: "db", Value: k.db}, {Key: "collection", Value: k.coll}}
+		case resCluster:
+			res = bson.D{{Key: "cluster", Value: true}}
+		case resAny:
+			res = bson.D{{Key: "anyResource", Value: true}}
+		case resBuckets:
+			res = bson.D{{Key: "system_buckets", Value: ""}}
+		}
+		names := make([]string, 0, len(acts[k]))
+		for a := range acts[k] {
+			names = append(names, a)
+		}
+		sort.Strings(names)
+		list := make(bson.A, len(names))
+		for i, a := range names {
+			list[i] = a
+		}
+		out = append(out, bson.D{{Key: "resource", Value: res}, {Key: "actions", Value: list}})
+	}
+	return out
+}
