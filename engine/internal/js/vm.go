@@ -86,6 +86,9 @@ func newVM() *vm {
 	if _, err := rt.RunString(limitsPrelude); err != nil {
 		panic(err)
 	}
+	if _, err := rt.RunString(arrayPrelude); err != nil {
+		panic(err)
+	}
 	v.baseline = map[string]bool{}
 	for _, k := range rt.GlobalObject().Keys() {
 		v.baseline[k] = true
@@ -118,3 +121,39 @@ const limitsPrelude = `(function (max) {
     if (Number(arr.length) * sep > max) fail();
   });
 })(` + "67108864" + `);`
+
+// arrayPrelude defines the Array helpers mongod's scripts have (its
+// shell's types.js, loaded into every server-side scope): sum and avg
+// (null for an empty array; sum adds with +, so strings concatenate),
+// stdDev (the population standard deviation), contains (by ==) and
+// unique (the first of each value, by contains). mapReduce's reduce
+// functions use Array.sum most of all.
+const arrayPrelude = `(function () {
+  function define(name, fn) {
+    Object.defineProperty(Array, name, {value: fn, writable: true, configurable: true, enumerable: false});
+  }
+  define('sum', function (arr) {
+    if (arr.length == 0) return null;
+    var total = arr[0];
+    for (var i = 1; i < arr.length; i++) total += arr[i];
+    return total;
+  });
+  define('avg', function (arr) {
+    if (arr.length == 0) return null;
+    return Array.sum(arr) / arr.length;
+  });
+  define('stdDev', function (arr) {
+    var mean = Array.avg(arr), sq = 0;
+    for (var i = 0; i < arr.length; i++) sq += Math.pow(arr[i] - mean, 2);
+    return Math.sqrt(sq / arr.length);
+  });
+  define('contains', function (arr, x) {
+    for (var i = 0; i < arr.length; i++) if (arr[i] == x) return true;
+    return false;
+  });
+  define('unique', function (arr) {
+    var out = [];
+    for (var i = 0; i < arr.length; i++) if (!Array.contains(out, arr[i])) out.push(arr[i]);
+    return out;
+  });
+})();`
