@@ -23,6 +23,20 @@ func cmdExplain(ctx context.Context, db *DB, dbName string, cmd bson.D) (bson.D,
 		}
 		verbosity = s
 	}
+	if k := inner[0].Key; k == "mapReduce" || k == "mapreduce" {
+		// The aggregation it runs as, with the command as given.
+		_, spec, err := db.planMapReduce(dbName, inner)
+		if err != nil {
+			return nil, err
+		}
+		r, err := db.explainAggregate(ctx, dbName, spec, verbosity)
+		for i := range r {
+			if r[i].Key == "command" {
+				r[i].Value = inner
+			}
+		}
+		return r, err
+	}
 	if inner[0].Key == "aggregate" {
 		s, err := parseAggregate(append(inner, bson.E{Key: "explain", Value: true}), db.opts.Clock())
 		if err != nil {

@@ -71,6 +71,7 @@ func init() {
 		{"count", cmdCount, opt | apiV1, "counts the documents that match a query", nil},
 		{"distinct", cmdDistinct, opt, "lists the distinct values of a field", nil},
 		{"aggregate", cmdAggregate, opt | apiV1, "runs an aggregation pipeline and returns a cursor", nil},
+		{"mapReduce", cmdMapReduce, opt, "runs JavaScript map, reduce and finalize functions over a collection (deprecated in MongoDB 5.0: use an aggregation)", []string{"mapreduce"}},
 		{"update", cmdUpdate, apiV1, "updates or replaces documents", nil},
 		{"delete", cmdDelete, apiV1, "deletes documents", nil},
 		{"findAndModify", cmdFindAndModify, apiV1, "updates, replaces or deletes one document and returns it", []string{"findandmodify"}},

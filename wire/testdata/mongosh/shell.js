@@ -158,7 +158,8 @@ try { d3.c.insertMany([{ _id: 1 }, { _id: 2 }]) } catch (e) { print(Object.keys(
 try { d3.c.bulkWrite([{ updateOne: { filter: { _id: 1 }, update: { $bad: 1 } } }]) } catch (e) { print(e.writeErrors) }
 print(d3.c.insertOne([{ a: 1 }, 2]).acknowledged, d3.c.find({ 0: { a: 1 } }, { _id: 0 }).toArray());
 // Helpers whose commands or stages ttlkv does not have: mongosh sends
-// them and prints the server's refusal; deprecations warn once.
+// them and prints the server's refusal; deprecations warn once (and
+// mapReduce, which ttlkv has, prints its results after the warning).
 const d4 = db.getSiblingDB("shellcheck4");
 d4.dropDatabase();
 d4.c.insertMany([{ _id: 1, a: 1 }, { _id: 2, a: 2 }]);
