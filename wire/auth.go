@@ -152,7 +152,7 @@ var (
 		"buildinfo": true, "connectionStatus": true, "endSessions": true, "listCommands": true}
 	sessionCommands = map[string]bool{"startSession": true, "refreshSessions": true, "killSessions": true,
 		"killAllSessions": true, "killAllSessionsByPattern": true, "whatsmyuri": true, "listDatabases": true}
-	readCommands = map[string]bool{"find": true, "aggregate": true, "count": true, "distinct": true,
+	readCommands = map[string]bool{"find": true, "aggregate": true, "mapReduce": true, "mapreduce": true, "count": true, "distinct": true,
 		"listCollections": true, "listIndexes": true, "dbStats": true, "collStats": true, "explain": true,
 		"getMore": true, "killCursors": true, "dbHash": true, "dbhash": true}
 	writeCommandsAuth = map[string]bool{"insert": true, "update": true, "delete": true, "findAndModify": true,
@@ -593,6 +593,10 @@ func touchedNamespaces(dbName, name string, cmd bson.D) (reads, writes []namespa
 	switch name {
 	case "aggregate":
 		walkPipeline(dbName, lookup(cmd, "pipeline"))
+	case "mapReduce", "mapreduce":
+		if ns, ok := mapReduceOut(dbName, lookup(cmd, "out")); ok {
+			writes = append(writes, ns)
+		}
 	case "create":
 		if on, ok := lookup(cmd, "viewOn").(string); ok {
 			reads = append(reads, namespace{dbName, on})
@@ -607,6 +611,28 @@ func touchedNamespaces(dbName, name string, cmd bson.D) (reads, writes []namespa
 		}
 	}
 	return reads, writes
+}
+
+// mapReduceOut is the collection a mapReduce's out writes: a name in
+// db, or the collection of replace, merge or reduce in out's db (none
+// for inline).
+func mapReduceOut(db string, out any) (namespace, bool) {
+	switch o := out.(type) {
+	case string:
+		return namespace{db, o}, true
+	case bson.D:
+		ns := namespace{db, ""}
+		if d, ok := lookup(o, "db").(string); ok {
+			ns.db = d
+		}
+		for _, mode := range []string{"replace", "merge", "reduce"} {
+			if c, ok := lookup(o, mode).(string); ok {
+				ns.coll = c
+				return ns, true
+			}
+		}
+	}
+	return namespace{}, false
 }
 
 // nsOf reads a stage's namespace: a collection name in db, or {db, coll}.
