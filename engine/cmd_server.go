@@ -43,7 +43,21 @@ func cmdGetCmdLineOpts(_ context.Context, db *DB, _ string, _ bson.D) (bson.D, e
 	return bson.D{{Key: "argv", Value: bson.A{"ttlkv"}}, {Key: "parsed", Value: bson.D{{Key: "storage", Value: bson.D{{Key: "dbPath", Value: db.dir}}}}}}, nil
 }
 
-// cmdGetLog runs the getLog command.
-func cmdGetLog(context.Context, *DB, string, bson.D) (bson.D, error) {
-	return bson.D{{Key: "totalLinesWritten", Value: int32(0)}, {Key: "log", Value: bson.A{}}}, nil
+// cmdGetLog runs the getLog command. A standalone mongod 7.0 keeps two
+// in-memory logs, global and startupWarnings; ttlkv keeps no log lines
+// in either (docs/commands.md, "getLog").
+func cmdGetLog(_ context.Context, _ *DB, _ string, cmd bson.D) (bson.D, error) {
+	name, ok := cmd[0].Value.(string)
+	if !ok {
+		return nil, document.Errorf(document.CodeTypeMismatch, "Argument to getLog must be of type String; found %s of type %s",
+			document.Format(cmd[0].Value), typeName(cmd[0].Value))
+	}
+	switch name {
+	case "*":
+		return bson.D{{Key: "names", Value: bson.A{"global", "startupWarnings"}}}, nil
+	case "global", "startupWarnings":
+		return bson.D{{Key: "totalLinesWritten", Value: int32(0)}, {Key: "log", Value: bson.A{}}}, nil
+	}
+	// mongod answers with errmsg alone: the command predates codes.
+	return nil, &Error{Message: "no RamLog named: " + name}
 }
