@@ -445,11 +445,16 @@ func contains(list []string, s string) bool {
 
 // mergeBuildInfo reports the claimed MongoDB version, keeping ttlkv's
 // own as ttlkvVersion.
+// The other fields keep the engine's order, which is mongod's.
 func mergeBuildInfo(reply bson.D) bson.D {
-	out := bson.D{{Key: "version", Value: claimedVersion}, {Key: "ttlkvVersion", Value: engine.Version},
-		{Key: "versionArray", Value: bson.A{int32(7), int32(0), int32(0), int32(0)}}}
+	out := make(bson.D, 0, len(reply)+1)
 	for _, e := range reply {
-		if e.Key != "version" && e.Key != "versionArray" {
+		switch e.Key {
+		case "version":
+			out = append(out, bson.E{Key: "version", Value: claimedVersion}, bson.E{Key: "ttlkvVersion", Value: engine.Version})
+		case "versionArray":
+			out = append(out, bson.E{Key: "versionArray", Value: bson.A{int32(7), int32(0), int32(0), int32(0)}})
+		default:
 			out = append(out, e)
 		}
 	}
