@@ -280,24 +280,25 @@ var localCommands = []struct {
 	name, help string
 	noAuth     bool // requiresAuth: false
 	apiV1      bool // in the Stable API, version 1
+	adminOnly  bool // runs against admin only (13 elsewhere)
 }{
-	{"startSession", "starts a logical session", false, false},
-	{"refreshSessions", "keeps sessions alive (ttlkv keeps no server sessions)", false, true},
-	{"killSessions", "ends sessions and their operations (ttlkv keeps no server sessions)", false, false},
-	{"killAllSessions", "ends every session (ttlkv keeps no server sessions)", false, false},
-	{"killAllSessionsByPattern", "ends the sessions that match (ttlkv keeps no server sessions)", false, false},
-	{"whatsmyuri", "the client's address as the server sees it", false, false},
-	{"killOp", "interrupts a running operation by its opid", false, false},
-	{"saslStart", "starts a SCRAM-SHA-256 conversation", true, false},
-	{"saslContinue", "continues a SCRAM-SHA-256 conversation", true, false},
-	{"authenticate", "authenticates with a mechanism other than SASL (refused: only SCRAM-SHA-256)", true, true},
-	{"logout", "forgets the connection's authentication", true, false},
-	{"connectionStatus", "the users and roles the connection is authenticated as", true, false},
-	{"createUser", "adds a user", false, false},
-	{"updateUser", "changes a user's password or roles", false, false},
-	{"dropUser", "removes a user", false, false},
-	{"usersInfo", "describes users", false, false},
-	{"dropAllUsersFromDatabase", "removes every user of a database", false, false},
+	{"startSession", "starts a logical session", false, false, false},
+	{"refreshSessions", "keeps sessions alive (ttlkv keeps no server sessions)", false, true, false},
+	{"killSessions", "ends sessions and their operations (ttlkv keeps no server sessions)", false, false, false},
+	{"killAllSessions", "ends every session (ttlkv keeps no server sessions)", false, false, false},
+	{"killAllSessionsByPattern", "ends the sessions that match (ttlkv keeps no server sessions)", false, false, false},
+	{"whatsmyuri", "the client's address as the server sees it", false, false, false},
+	{"killOp", "interrupts a running operation by its opid", false, false, true},
+	{"saslStart", "starts a SCRAM-SHA-256 conversation", true, false, false},
+	{"saslContinue", "continues a SCRAM-SHA-256 conversation", true, false, false},
+	{"authenticate", "authenticates with a mechanism other than SASL (refused: only SCRAM-SHA-256)", true, true, false},
+	{"logout", "forgets the connection's authentication", true, false, false},
+	{"connectionStatus", "the users and roles the connection is authenticated as", true, false, false},
+	{"createUser", "adds a user", false, false, false},
+	{"updateUser", "changes a user's password or roles", false, false, false},
+	{"dropUser", "removes a user", false, false, false},
+	{"usersInfo", "describes users", false, false, false},
+	{"dropAllUsersFromDatabase", "removes every user of a database", false, false, false},
 }
 
 // mergeListCommands adds the commands the server answers itself to the
@@ -319,7 +320,7 @@ func mergeListCommands(reply bson.D) bson.D {
 		}
 		merged = append(merged, bson.E{Key: lc.name, Value: bson.D{
 			{Key: "help", Value: lc.help}, {Key: "requiresAuth", Value: !lc.noAuth},
-			{Key: "secondaryOk", Value: true}, {Key: "adminOnly", Value: false},
+			{Key: "secondaryOk", Value: true}, {Key: "adminOnly", Value: lc.adminOnly},
 			{Key: "apiVersions", Value: versions}, {Key: "deprecatedApiVersions", Value: bson.A{}},
 		}})
 	}
