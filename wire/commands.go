@@ -553,7 +553,27 @@ func (o *op) ns() string {
 	if coll, ok := o.cmd[0].Value.(string); ok {
 		return o.db + "." + coll
 	}
+	if coll, ok := lookup(o.cmd, "collection").(string); ok && o.cmd[0].Key == "getMore" {
+		return o.db + "." + coll // the cursor's collection
+	}
 	return o.db + ".$cmd"
+}
+
+// kind is the op currentOp shows for o: the logical operation mongod's
+// command reports (getLogicalOp, named by logicalOpToString), "command"
+// for the commands that report none of their own.
+func (o *op) kind() string {
+	switch o.cmd[0].Key {
+	case "find":
+		return "query"
+	case "getMore":
+		return "getmore"
+	case "insert", "update":
+		return o.cmd[0].Key
+	case "delete":
+		return "remove"
+	}
+	return "command"
 }
 
 type opRegistry struct {
@@ -629,7 +649,7 @@ func (s *Server) clientOps() []bson.D {
 	for _, o := range ops {
 		d := bson.D{{Key: "type", Value: "op"}, {Key: "opid", Value: o.id}, {Key: "active", Value: true},
 			{Key: "connectionId", Value: int32(o.conn.id)}, {Key: "client", Value: o.conn.remote},
-			{Key: "desc", Value: fmt.Sprintf("conn%d", o.conn.id)}, {Key: "op", Value: "command"},
+			{Key: "desc", Value: fmt.Sprintf("conn%d", o.conn.id)}, {Key: "op", Value: o.kind()},
 			{Key: "ns", Value: o.ns()}, {Key: "command", Value: shownCommand(o.cmd)},
 			{Key: "secs_running", Value: int64(now.Sub(o.started) / time.Second)},
 			{Key: "microsecs_running", Value: int64(now.Sub(o.started) / time.Microsecond)}}
