@@ -158,7 +158,7 @@ func (c *conn) run(dbName string, cmd bson.D, noReply bool) bson.D {
 		}
 		switch name {
 		case "serverStatus":
-			reply = s.mergeServerStatus(reply)
+			reply = s.mergeServerStatus(reply, c.prettyHostName)
 		case "buildInfo", "buildinfo":
 			reply = mergeBuildInfo(reply)
 		case "listCommands":
@@ -339,17 +339,13 @@ func mergeListCommands(reply bson.D) bson.D {
 // connected to, as mongod names itself "host:port" when the port is not
 // 27017 (docs/commands.md, "hostInfo").
 func (c *conn) mergeHostInfo(reply bson.D) bson.D {
-	a, ok := c.nc.LocalAddr().(*net.TCPAddr)
-	if !ok || a.Port == 27017 {
-		return reply
-	}
 	out := make(bson.D, len(reply))
 	for i, e := range reply {
 		if sys, isDoc := e.Value.(bson.D); isDoc && e.Key == "system" {
 			sys = append(bson.D(nil), sys...)
 			for j, f := range sys {
 				if h, isStr := f.Value.(string); isStr && f.Key == "hostname" {
-					sys[j].Value = h + ":" + strconv.Itoa(a.Port)
+					sys[j].Value = c.prettyHostName(h)
 				}
 			}
 			e.Value = sys
@@ -357,6 +353,17 @@ func (c *conn) mergeHostInfo(reply bson.D) bson.D {
 		out[i] = e
 	}
 	return out
+}
+
+// prettyHostName is host as mongod names itself to a client (its
+// prettyHostName, which hostInfo and serverStatus give): "host:port"
+// when the client connected to a port other than 27017.
+func (c *conn) prettyHostName(host string) string {
+	a, ok := c.nc.LocalAddr().(*net.TCPAddr)
+	if !ok || a.Port == 27017 {
+		return host
+	}
+	return host + ":" + strconv.Itoa(a.Port)
 }
 
 // hello answers hello and isMaster in mongod's shape for a standalone.
@@ -507,13 +514,17 @@ func (s *Server) Stats() Stats {
 	}
 }
 
-func (s *Server) mergeServerStatus(reply bson.D) bson.D {
+func (s *Server) mergeServerStatus(reply bson.D, hostName func(string) string) bson.D {
 	st := s.Stats()
 	out := make(bson.D, 0, len(reply)+3)
 	for _, e := range reply {
 		switch e.Key {
 		case "opcounters", "ok":
 			continue
+		case "host":
+			if h, ok := e.Value.(string); ok {
+				e.Value = hostName(h)
+			}
 		case "version":
 			// The version buildInfo claims (mongostat shows this one),
 			// ttlkv's own beside it, as buildInfo gives both.
