@@ -22,10 +22,10 @@ type dataSizeSpec struct {
 
 // cmdDataSize runs {dataSize: "db.coll"}: the bytes and count of the
 // collection's documents, or with min and max of those in that range of
-// an index (docs/capped.md, "dataSize"). The reply is mongod 7.0's
-// DataSizeReply: size, numObjects and millis are longs, estimate is
-// there when the collection has documents, maxReached when a limit
-// stopped the count.
+// an index (docs/capped.md, "cloneCollectionAsCapped and dataSize").
+// The reply is mongod 7.0's DataSizeReply: size, numObjects and millis
+// are longs, estimate is there when the collection has documents,
+// maxReached when a limit stopped the count.
 func cmdDataSize(ctx context.Context, db *DB, _ string, cmd bson.D) (bson.D, error) {
 	start := time.Now()
 	s, err := parseDataSize(cmd)
