@@ -69,6 +69,8 @@ const (
 	CodeViewDepthLimitExceeded          Code = 165   // views standing on more than 20 views
 	CodeNoSuchKey                       Code = 4     // a required field missing from an operator's document
 	CodeNoQueryExecutionPlans           Code = 291   // a query no plan can answer (a $text the text index cannot serve)
+	CodeOperationFailed                 Code = 96    // an operation that cannot proceed (dataSize finds no index for its key pattern)
+	CodeKeyPatternShorterThanBound      Code = 349   // a range bound with more fields than the index key pattern
 	CodeUnknownError                    Code = 8     // a script threw a value that is not an object
 	CodeJSInterpreterFailure            Code = 139   // a script threw, or does not compile
 	CodeInterrupted                     Code = 11601 // an operation (a script) stopped from outside
@@ -134,6 +136,8 @@ var codeNames = map[Code]string{
 	CodeQueryExceededMemoryLimit:        "QueryExceededMemoryLimitNoDiskUseAllowed",
 	CodeMaxSubPipelineDepthExceeded:     "MaxSubPipelineDepthExceeded",
 	CodeDuplicateKey:                    "DuplicateKey",
+	CodeOperationFailed:                 "OperationFailed",
+	CodeKeyPatternShorterThanBound:      "KeyPatternShorterThanBound",
 	CodeIDLUnknownField:                 "IDLUnknownField",
 	CodeIDLFailedToParse:                "Location40414",
 }

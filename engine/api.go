@@ -390,5 +390,14 @@ func (db *DB) listIndexes(c *coll) []bson.D {
 	return out
 }
 
-// isInternalName reports engine-owned collections hidden from lists.
-func isInternalName(name string) bool { return len(name) > 7 && name[:7] == "system." }
+// isInternalName reports engine-owned collections hidden from lists:
+// the system. names other than system.js, which holds a user's stored
+// JavaScript and is listed as mongod lists it.
+func isInternalName(name string) bool {
+	return len(name) > 7 && name[:7] == "system." && name != systemJS
+}
+
+// systemJS is the collection of a database's stored JavaScript, the one
+// system. name a client may create in any database, as mongod's
+// NamespaceString::isLegalClientSystemNS allows it.
+const systemJS = "system.js"

@@ -2,8 +2,6 @@ package engine
 
 import (
 	"context"
-	"strings"
-	"time"
 
 	"github.com/ttlkv/ttlkv/document"
 	"github.com/ttlkv/ttlkv/engine/internal/catalog"
@@ -103,37 +101,4 @@ func (db *DB) cloneCollectionAsCapped(ctx context.Context, dbName, src, dst stri
 		return err
 	}
 	return nil
-}
-
-// cmdDataSize runs {dataSize: "db.coll"}: the bytes and count of the
-// collection's documents, {size: 0, numObjects: 0} for one that does
-// not exist. The ranged form (keyPattern, min, max) is refused with
-// 2 BadValue: ttlkv does not implement it (docs/capped.md).
-func cmdDataSize(_ context.Context, db *DB, _ string, cmd bson.D) (bson.D, error) {
-	start := time.Now()
-	ns, ok := cmd[0].Value.(string)
-	if !ok {
-		return nil, document.Errorf(document.CodeTypeMismatch,
-			"BSON field 'dataSize.dataSize' is the wrong type '%s', expected type 'string'", typeName(cmd[0].Value))
-	}
-	for _, e := range cmd[1:] {
-		switch e.Key {
-		case "keyPattern", "min", "max":
-			return nil, document.Errorf(document.CodeBadValue, "dataSize with keyPattern, min and max is not supported by ttlkv")
-		case "estimate", "comment", "lsid", "$db", "apiVersion", "apiStrict", "maxTimeMS", "readConcern", "$readPreference":
-		default:
-			return nil, document.Errorf(document.CodeIDLUnknownField, "BSON field 'dataSize.%s' is an unknown field.", e.Key)
-		}
-	}
-	dbName, name, ok := strings.Cut(ns, ".")
-	if !ok || dbName == "" || name == "" {
-		return nil, document.Errorf(document.CodeInvalidNamespace, "Invalid namespace specified '%s'", ns)
-	}
-	var size, n int64
-	if c := db.lookup(dbName, name); c != nil {
-		st := db.collStats(c)
-		size, n = st.size, st.count
-	}
-	return bson.D{{Key: "size", Value: int32OrLong(size)}, {Key: "numObjects", Value: int32OrLong(n)},
-		{Key: "millis", Value: int32(time.Since(start).Milliseconds())}}, nil
 }

@@ -79,7 +79,7 @@ func TestCappedResize(t *testing.T) {
 	if got := cappedIDs(t, db, "c"); fmt.Sprint(got) != "[8 9]" {
 		t.Fatalf("after shrinking: %v", got)
 	}
-	if r := mustRun(t, db, "test", `{"dataSize": "test.c"}`); field(r, "size").(int32) > 25600 {
+	if r := mustRun(t, db, "test", `{"dataSize": "test.c"}`); field(r, "size").(int64) > 25600 {
 		t.Fatalf("dataSize after shrinking: %v", r)
 	}
 	// Sizes are kept as given, as MongoDB's capped_resize.js expects
@@ -93,7 +93,7 @@ func TestCappedResize(t *testing.T) {
 	if got := field(r, "cursor.firstBatch.0.options.size"); got != int64(51150) && got != int32(51150) {
 		t.Fatalf("listed size = %v", got)
 	}
-	if r := mustRun(t, db, "test", `{"dataSize": "test.c"}`); field(r, "size").(int32) > 51150 {
+	if r := mustRun(t, db, "test", `{"dataSize": "test.c"}`); field(r, "size").(int64) > 51150 {
 		t.Fatalf("dataSize after resizing to 51150: %v", r)
 	}
 	mustRun(t, db, "test", `{"collMod": "c", "cappedSize": 256}`)

@@ -27,7 +27,7 @@ func TestCappedExactSizes(t *testing.T) {
 		if n, _ := asInt64(field(r, "cursor.firstBatch.0.options.size")); n != want {
 			t.Errorf("listed size = %v, want %d", field(r, "cursor.firstBatch.0.options.size"), want)
 		}
-		if d := field(mustRun(t, db, "test", `{"dataSize": "test.s"}`), "size"); d.(int32) > int32(want) {
+		if d := field(mustRun(t, db, "test", `{"dataSize": "test.s"}`), "size"); d.(int64) > want {
 			t.Errorf("dataSize %v above the size %d", d, want)
 		}
 	}

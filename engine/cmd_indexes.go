@@ -71,8 +71,9 @@ func cmdListIndexes(_ context.Context, db *DB, dbName string, cmd bson.D) (bson.
 	if err := strictFields(cmd, "cursor", "includeBuildUUIDs", "includeIndexBuildInfo"); err != nil {
 		return nil, err
 	}
+	batchSize := int64(-1)
 	if v, ok := get(cmd, "cursor"); ok {
-		if _, err := cursorOption("listIndexes", v); err != nil {
+		if batchSize, err = cursorOption("listIndexes", v); err != nil {
 			return nil, err
 		}
 	}
@@ -83,7 +84,7 @@ func cmdListIndexes(_ context.Context, db *DB, dbName string, cmd bson.D) (bson.
 	if c.m().Kind == catalog.KindView {
 		return nil, errView(c.m())
 	}
-	return cursorReply(0, dbName+"."+name, "firstBatch", db.listIndexes(c)), nil
+	return db.listReply(dbName+"."+name, db.listIndexes(c), batchSize), nil
 }
 
 // cmdDropIndexes runs the dropIndexes command (also deleteIndexes).

@@ -20,8 +20,10 @@ func cmdListCollections(ctx context.Context, db *DB, dbName string, cmd bson.D) 
 			}
 		}
 	}
+	batchSize := int64(-1)
 	if v, ok := get(cmd, "cursor"); ok {
-		if _, err := cursorOption("listCollections", v); err != nil {
+		var err error
+		if batchSize, err = cursorOption("listCollections", v); err != nil {
 			return nil, err
 		}
 	}
@@ -50,7 +52,34 @@ func cmdListCollections(ctx context.Context, db *DB, dbName string, cmd bson.D) 
 	if err != nil {
 		return nil, err
 	}
-	return cursorReply(0, dbName+".$cmd.listCollections", "firstBatch", docs), nil
+	return db.listReply(dbName+".$cmd.listCollections", docs, batchSize), nil
+}
+
+// listReply is the reply of a command that lists catalog entries
+// (listCollections, listIndexes): the first batchSize of docs (all of
+// them when batchSize is negative) and, when some are left, a cursor on
+// ns that getMore follows for the rest (docs/commands.md §0). The
+// entries are those of the moment the command ran.
+func (db *DB) listReply(ns string, docs []bson.D, batchSize int64) bson.D {
+	if batchSize < 0 || batchSize >= int64(len(docs)) {
+		return cursorReply(0, ns, "firstBatch", docs)
+	}
+	id := db.cursors.add(&serverCursor{ns: ns, q: sliceExec(docs[batchSize:])})
+	return cursorReply(id, ns, "firstBatch", docs[:batchSize])
+}
+
+// sliceExec is a query that yields docs, batch by batch.
+func sliceExec(docs []bson.D) *queryExec {
+	q := &queryExec{sc: &scanner{}}
+	q.gen = func(_ context.Context, n int) ([]bson.D, error) {
+		n = min(n, len(docs))
+		out := docs[:n:n]
+		docs = docs[n:]
+		q.returned += int64(n)
+		q.done = len(docs) == 0
+		return out, nil
+	}
+	return q
 }
 
 func typeOfColl(m *catalog.Coll) string {

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"runtime"
 	"strconv"
 
 	"github.com/ttlkv/ttlkv/document"
@@ -29,13 +30,36 @@ func cmdHello(_ context.Context, db *DB, _ string, _ bson.D) (bson.D, error) {
 // Version is ttlkv's version, reported by buildInfo and `ttlkv version`.
 const Version = "0.1.0"
 
-// cmdBuildInfo runs the buildInfo command (also buildinfo). bits is the
-// word size mongosh's db.serverBits() reads.
+// cmdBuildInfo runs the buildInfo command (also buildinfo), with
+// mongod 7.0's fields in its order (VersionInfoInterface::appendBuildInfo):
+// modules is empty, as for a community build (mongosh and the tools look
+// there for "enterprise"); allocator and javascriptEngine name what ttlkv
+// runs on, Go's own allocator and goja (docs/commands.md, "buildInfo").
+// bits is the word size mongosh's db.serverBits() reads. There is no
+// openssl: TLS is Go's.
 func cmdBuildInfo(context.Context, *DB, string, bson.D) (bson.D, error) {
 	return bson.D{{Key: "version", Value: Version}, {Key: "gitVersion", Value: "ttlkv"},
+		{Key: "modules", Value: bson.A{}}, {Key: "allocator", Value: "system"},
+		{Key: "javascriptEngine", Value: "goja"}, {Key: "sysInfo", Value: "deprecated"},
 		{Key: "versionArray", Value: bson.A{int32(0), int32(1), int32(0), int32(0)}},
+		{Key: "buildEnvironment", Value: bson.D{{Key: "distmod", Value: ""}, {Key: "distarch", Value: machineArch()},
+			{Key: "cc", Value: runtime.Version()}, {Key: "target_arch", Value: machineArch()}, {Key: "target_os", Value: runtime.GOOS}}},
 		{Key: "bits", Value: int32(strconv.IntSize)}, {Key: "debug", Value: false},
-		{Key: "storageEngines", Value: bson.A{"badger"}}, {Key: "maxBsonObjectSize", Value: int32(document.MaxDocumentSize)}}, nil
+		{Key: "maxBsonObjectSize", Value: int32(document.MaxDocumentSize)}, {Key: "storageEngines", Value: bson.A{"badger"}}}, nil
+}
+
+// machineArch names the processor architecture as mongod's build
+// environment does (x86_64, aarch64), where Go says amd64 and arm64.
+func machineArch() string {
+	switch runtime.GOARCH {
+	case "amd64":
+		return "x86_64"
+	case "arm64":
+		return "aarch64"
+	case "386":
+		return "i386"
+	}
+	return runtime.GOARCH
 }
 
 // cmdGetCmdLineOpts runs the getCmdLineOpts command.
@@ -43,7 +67,21 @@ func cmdGetCmdLineOpts(_ context.Context, db *DB, _ string, _ bson.D) (bson.D, e
 	return bson.D{{Key: "argv", Value: bson.A{"ttlkv"}}, {Key: "parsed", Value: bson.D{{Key: "storage", Value: bson.D{{Key: "dbPath", Value: db.dir}}}}}}, nil
 }
 
-// cmdGetLog runs the getLog command.
-func cmdGetLog(context.Context, *DB, string, bson.D) (bson.D, error) {
-	return bson.D{{Key: "totalLinesWritten", Value: int32(0)}, {Key: "log", Value: bson.A{}}}, nil
+// cmdGetLog runs the getLog command. A standalone mongod 7.0 keeps two
+// in-memory logs, global and startupWarnings; ttlkv keeps no log lines
+// in either (docs/commands.md, "getLog").
+func cmdGetLog(_ context.Context, _ *DB, _ string, cmd bson.D) (bson.D, error) {
+	name, ok := cmd[0].Value.(string)
+	if !ok {
+		return nil, document.Errorf(document.CodeTypeMismatch, "Argument to getLog must be of type String; found %s of type %s",
+			document.Format(cmd[0].Value), typeName(cmd[0].Value))
+	}
+	switch name {
+	case "*":
+		return bson.D{{Key: "names", Value: bson.A{"global", "startupWarnings"}}}, nil
+	case "global", "startupWarnings":
+		return bson.D{{Key: "totalLinesWritten", Value: int32(0)}, {Key: "log", Value: bson.A{}}}, nil
+	}
+	// mongod answers with errmsg alone: the command predates codes.
+	return nil, &Error{Message: "no RamLog named: " + name}
 }

@@ -97,20 +97,23 @@ func cmdDBStats(_ context.Context, db *DB, dbName string, cmd bson.D) (bson.D, e
 		colls++
 		indexes += len(c.m().Indexes)
 	}
-	// MongoDB's dbStats appends every count and size with appendNumber
-	// (DatabaseImpl::getStats, src/mongo/db/catalog/database_impl.cpp).
+	// mongod 7.0's reply is the IDL struct DBStats
+	// (src/mongo/db/dbcommands.idl): the counts and scaleFactor are
+	// 64-bit integers, the sizes doubles (a size / scale may have a
+	// fraction), the same for a database that does not exist.
 	avg := 0.0
 	if objects > 0 {
 		avg = float64(size) / float64(objects)
 	}
-	out := bson.D{{Key: "db", Value: dbName}, {Key: "collections", Value: int32OrLong(int64(colls))}, {Key: "views", Value: int32OrLong(int64(views))}, {Key: "objects", Value: int32OrLong(objects)},
-		{Key: "avgObjSize", Value: avg}, {Key: "dataSize", Value: int32OrLong(size / scale)}, {Key: "storageSize", Value: int32OrLong(size / scale)},
-		{Key: "indexes", Value: int32OrLong(int64(indexes))}, {Key: "indexSize", Value: int32OrLong(indexSize / scale)},
-		{Key: "totalSize", Value: int32OrLong((size + indexSize) / scale)}, {Key: "scaleFactor", Value: int32OrLong(scale)}}
+	scaled := func(n int64) float64 { return float64(n) / float64(scale) }
+	out := bson.D{{Key: "db", Value: dbName}, {Key: "collections", Value: int64(colls)}, {Key: "views", Value: int64(views)}, {Key: "objects", Value: objects},
+		{Key: "avgObjSize", Value: avg}, {Key: "dataSize", Value: scaled(size)}, {Key: "storageSize", Value: scaled(size)},
+		{Key: "indexes", Value: int64(indexes)}, {Key: "indexSize", Value: scaled(indexSize)},
+		{Key: "totalSize", Value: scaled(size + indexSize)}, {Key: "scaleFactor", Value: scale}}
 	if v, ok := get(cmd, "freeStorage"); ok && truthy(v) {
 		// Badger reclaims space in compactions; nothing is held free.
-		out = append(out, bson.E{Key: "freeStorageSize", Value: int32(0)}, bson.E{Key: "indexFreeStorageSize", Value: int32(0)},
-			bson.E{Key: "totalFreeStorageSize", Value: int32(0)})
+		out = append(out, bson.E{Key: "freeStorageSize", Value: 0.0}, bson.E{Key: "indexFreeStorageSize", Value: 0.0},
+			bson.E{Key: "totalFreeStorageSize", Value: 0.0})
 	}
 	return out, nil
 }

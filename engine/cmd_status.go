@@ -18,8 +18,11 @@ func cmdServerStatus(_ context.Context, db *DB, _ string, _ bson.D) (bson.D, err
 	s := db.Stats()
 	lsmB, vlogB := db.store.DiskUsage()
 	up := time.Since(db.opened)
+	// host is the machine's name, as hostInfo's system.hostname (the
+	// wire server adds the port, as mongod's prettyHostName does).
+	host, _ := os.Hostname()
 	return bson.D{
-		{Key: "host", Value: "ttlkv"}, {Key: "version", Value: Version}, {Key: "process", Value: "ttlkv"},
+		{Key: "host", Value: host}, {Key: "version", Value: Version}, {Key: "process", Value: "ttlkv"},
 		{Key: "pid", Value: int64(os.Getpid())}, {Key: "uptime", Value: math.Floor(up.Seconds())},
 		{Key: "uptimeMillis", Value: up.Milliseconds()}, {Key: "uptimeEstimate", Value: int64(up.Seconds())},
 		{Key: "localTime", Value: db.now()},

@@ -218,14 +218,19 @@ func (db *DB) runCommand(ctx context.Context, dbName string, cmd bson.D) (bson.D
 	return c.run(ctx, db, dbName, cmd)
 }
 
-// errorReply renders err as {ok: 0, errmsg, code, codeName}.
+// errorReply renders err as {ok: 0, errmsg, code, codeName}, or
+// {ok: 0, errmsg} when its code is 0.
 func errorReply(err error) bson.D {
 	var e *Error
 	if !errors.As(err, &e) {
 		e = &Error{Code: document.CodeInternalError, Message: err.Error()}
 	}
-	d := bson.D{{Key: "ok", Value: 0.0}, {Key: "errmsg", Value: e.Message},
-		{Key: "code", Value: int32(e.Code)}, {Key: "codeName", Value: e.Name()}}
+	d := bson.D{{Key: "ok", Value: 0.0}, {Key: "errmsg", Value: e.Message}}
+	if e.Code != 0 {
+		// An error without a code is one mongod reports with errmsg
+		// alone (getLog's "no RamLog named").
+		d = append(d, bson.E{Key: "code", Value: int32(e.Code)}, bson.E{Key: "codeName", Value: e.Name()})
+	}
 	for _, k := range []string{"keyPattern", "keyValue", "errInfo"} {
 		if v, ok := e.Info[k]; ok {
 			d = append(d, bson.E{Key: k, Value: v})

@@ -61,7 +61,7 @@ func TestViews(t *testing.T) {
 	}
 	// ...with the find's let, as the find itself runs.
 	mustRun(t, db, "test", `{"explain": {"find": "public", "filter": {"$expr": {"$eq": ["$dept", "$$d"]}}, "let": {"d": "a"}}, "verbosity": "executionStats"}`)
-	if r := mustRun(t, db, "test", `{"dbStats": 1}`); field(r, "collections") != int32(1) || field(r, "views") != int32(2) {
+	if r := mustRun(t, db, "test", `{"dbStats": 1}`); field(r, "collections") != int64(1) || field(r, "views") != int64(2) {
 		t.Fatalf("dbStats: %v, want 1 collection and 2 views", r)
 	}
 	r = mustRun(t, db, "test", `{"listCollections": 1, "filter": {"type": "view"}}`)

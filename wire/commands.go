@@ -161,7 +161,7 @@ func (c *conn) run(dbName string, cmd bson.D, noReply bool) bson.D {
 		}
 		switch name {
 		case "serverStatus":
-			reply = s.mergeServerStatus(reply)
+			reply = s.mergeServerStatus(reply, c.prettyHostName)
 		case "buildInfo", "buildinfo":
 			reply = mergeBuildInfo(reply)
 		case "listCommands":
@@ -284,26 +284,27 @@ var localCommands = []struct {
 	name, help string
 	noAuth     bool // requiresAuth: false
 	apiV1      bool // in the Stable API, version 1
+	adminOnly  bool // runs against admin only (13 elsewhere)
 }{
-	{"startSession", "starts a logical session", false, false},
-	{"refreshSessions", "keeps sessions alive (ttlkv keeps no server sessions)", false, true},
-	{"killSessions", "ends sessions and their operations (ttlkv keeps no server sessions)", false, false},
-	{"killAllSessions", "ends every session (ttlkv keeps no server sessions)", false, false},
-	{"killAllSessionsByPattern", "ends the sessions that match (ttlkv keeps no server sessions)", false, false},
-	{"whatsmyuri", "the client's address as the server sees it", false, false},
-	{"killOp", "interrupts a running operation by its opid", false, false},
-	{"saslStart", "starts a SCRAM-SHA-256 conversation", true, false},
-	{"saslContinue", "continues a SCRAM-SHA-256 conversation", true, false},
-	{"authenticate", "authenticates with a mechanism other than SASL (refused: only SCRAM-SHA-256)", true, true},
-	{"logout", "forgets the connection's authentication", true, false},
-	{"connectionStatus", "the users and roles the connection is authenticated as", true, false},
-	{"createUser", "adds a user", false, false},
-	{"updateUser", "changes a user's password or roles", false, false},
-	{"dropUser", "removes a user", false, false},
-	{"usersInfo", "describes users", false, false},
-	{"dropAllUsersFromDatabase", "removes every user of a database", false, false},
-	{"grantRolesToUser", "gives a user more roles", false, false},
-	{"revokeRolesFromUser", "takes roles from a user", false, false},
+	{"startSession", "starts a logical session", false, false, false},
+	{"refreshSessions", "keeps sessions alive (ttlkv keeps no server sessions)", false, true, false},
+	{"killSessions", "ends sessions and their operations (ttlkv keeps no server sessions)", false, false, false},
+	{"killAllSessions", "ends every session (ttlkv keeps no server sessions)", false, false, false},
+	{"killAllSessionsByPattern", "ends the sessions that match (ttlkv keeps no server sessions)", false, false, false},
+	{"whatsmyuri", "the client's address as the server sees it", false, false, false},
+	{"killOp", "interrupts a running operation by its opid", false, false, true},
+	{"saslStart", "starts a SCRAM-SHA-256 conversation", true, false, false},
+	{"saslContinue", "continues a SCRAM-SHA-256 conversation", true, false, false},
+	{"authenticate", "authenticates with a mechanism other than SASL (refused: only SCRAM-SHA-256)", true, true, false},
+	{"logout", "forgets the connection's authentication", true, false, false},
+	{"connectionStatus", "the users and roles the connection is authenticated as", true, false, false},
+	{"createUser", "adds a user", false, false, false},
+	{"updateUser", "changes a user's password or roles", false, false, false},
+	{"dropUser", "removes a user", false, false, false},
+	{"usersInfo", "describes users", false, false, false},
+	{"dropAllUsersFromDatabase", "removes every user of a database", false, false, false},
+	{"grantRolesToUser", "gives a user more roles", false, false, false},
+	{"revokeRolesFromUser", "takes roles from a user", false, false, false},
 }
 
 // mergeListCommands adds the commands the server answers itself to the
@@ -325,7 +326,7 @@ func mergeListCommands(reply bson.D) bson.D {
 		}
 		merged = append(merged, bson.E{Key: lc.name, Value: bson.D{
 			{Key: "help", Value: lc.help}, {Key: "requiresAuth", Value: !lc.noAuth},
-			{Key: "secondaryOk", Value: true}, {Key: "adminOnly", Value: false},
+			{Key: "secondaryOk", Value: true}, {Key: "adminOnly", Value: lc.adminOnly},
 			{Key: "apiVersions", Value: versions}, {Key: "deprecatedApiVersions", Value: bson.A{}},
 		}})
 	}
@@ -344,17 +345,13 @@ func mergeListCommands(reply bson.D) bson.D {
 // connected to, as mongod names itself "host:port" when the port is not
 // 27017 (docs/commands.md, "hostInfo").
 func (c *conn) mergeHostInfo(reply bson.D) bson.D {
-	a, ok := c.nc.LocalAddr().(*net.TCPAddr)
-	if !ok || a.Port == 27017 {
-		return reply
-	}
 	out := make(bson.D, len(reply))
 	for i, e := range reply {
 		if sys, isDoc := e.Value.(bson.D); isDoc && e.Key == "system" {
 			sys = append(bson.D(nil), sys...)
 			for j, f := range sys {
 				if h, isStr := f.Value.(string); isStr && f.Key == "hostname" {
-					sys[j].Value = h + ":" + strconv.Itoa(a.Port)
+					sys[j].Value = c.prettyHostName(h)
 				}
 			}
 			e.Value = sys
@@ -362,6 +359,17 @@ func (c *conn) mergeHostInfo(reply bson.D) bson.D {
 		out[i] = e
 	}
 	return out
+}
+
+// prettyHostName is host as mongod names itself to a client (its
+// prettyHostName, which hostInfo and serverStatus give): "host:port"
+// when the client connected to a port other than 27017.
+func (c *conn) prettyHostName(host string) string {
+	a, ok := c.nc.LocalAddr().(*net.TCPAddr)
+	if !ok || a.Port == 27017 {
+		return host
+	}
+	return host + ":" + strconv.Itoa(a.Port)
 }
 
 // hello answers hello and isMaster in mongod's shape for a standalone.
@@ -451,11 +459,16 @@ func contains(list []string, s string) bool {
 
 // mergeBuildInfo reports the claimed MongoDB version, keeping ttlkv's
 // own as ttlkvVersion.
+// The other fields keep the engine's order, which is mongod's.
 func mergeBuildInfo(reply bson.D) bson.D {
-	out := bson.D{{Key: "version", Value: claimedVersion}, {Key: "ttlkvVersion", Value: engine.Version},
-		{Key: "versionArray", Value: bson.A{int32(7), int32(0), int32(0), int32(0)}}}
+	out := make(bson.D, 0, len(reply)+1)
 	for _, e := range reply {
-		if e.Key != "version" && e.Key != "versionArray" {
+		switch e.Key {
+		case "version":
+			out = append(out, bson.E{Key: "version", Value: claimedVersion}, bson.E{Key: "ttlkvVersion", Value: engine.Version})
+		case "versionArray":
+			out = append(out, bson.E{Key: "versionArray", Value: bson.A{int32(7), int32(0), int32(0), int32(0)}})
+		default:
 			out = append(out, e)
 		}
 	}
@@ -507,13 +520,17 @@ func (s *Server) Stats() Stats {
 	}
 }
 
-func (s *Server) mergeServerStatus(reply bson.D) bson.D {
+func (s *Server) mergeServerStatus(reply bson.D, hostName func(string) string) bson.D {
 	st := s.Stats()
 	out := make(bson.D, 0, len(reply)+3)
 	for _, e := range reply {
 		switch e.Key {
 		case "opcounters", "ok":
 			continue
+		case "host":
+			if h, ok := e.Value.(string); ok {
+				e.Value = hostName(h)
+			}
 		case "version":
 			// The version buildInfo claims (mongostat shows this one),
 			// ttlkv's own beside it, as buildInfo gives both.
@@ -557,7 +574,27 @@ func (o *op) ns() string {
 	if coll, ok := o.cmd[0].Value.(string); ok {
 		return o.db + "." + coll
 	}
+	if coll, ok := lookup(o.cmd, "collection").(string); ok && o.cmd[0].Key == "getMore" {
+		return o.db + "." + coll // the cursor's collection
+	}
 	return o.db + ".$cmd"
+}
+
+// kind is the op currentOp shows for o: the logical operation mongod's
+// command reports (getLogicalOp, named by logicalOpToString), "command"
+// for the commands that report none of their own.
+func (o *op) kind() string {
+	switch o.cmd[0].Key {
+	case "find":
+		return "query"
+	case "getMore":
+		return "getmore"
+	case "insert", "update":
+		return o.cmd[0].Key
+	case "delete":
+		return "remove"
+	}
+	return "command"
 }
 
 type opRegistry struct {
@@ -636,7 +673,7 @@ func (s *Server) clientOps() []bson.D {
 	for _, o := range ops {
 		d := bson.D{{Key: "type", Value: "op"}, {Key: "opid", Value: o.id}, {Key: "active", Value: true},
 			{Key: "connectionId", Value: int32(o.conn.id)}, {Key: "client", Value: o.conn.remote},
-			{Key: "desc", Value: fmt.Sprintf("conn%d", o.conn.id)}, {Key: "op", Value: "command"},
+			{Key: "desc", Value: fmt.Sprintf("conn%d", o.conn.id)}, {Key: "op", Value: o.kind()},
 			{Key: "ns", Value: o.ns()}, {Key: "command", Value: shownCommand(o.cmd)},
 			{Key: "secs_running", Value: int64(now.Sub(o.started) / time.Second)},
 			{Key: "microsecs_running", Value: int64(now.Sub(o.started) / time.Microsecond)}}
