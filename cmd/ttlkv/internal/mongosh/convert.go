@@ -342,10 +342,31 @@ func (s *Shell) describe(v goja.Value) string {
 // and returns it as a document, as mongoexport's --query accepts it. No
 // command runs; an error says what is wrong with src.
 func ParseDocument(src string) (bson.D, error) {
+	p, err := NewDocParser()
+	if err != nil {
+		return nil, err
+	}
+	return p.Parse(src)
+}
+
+// DocParser reads object literals in mongosh's syntax, as ParseDocument
+// does, with one shell kept for all of them, so parsing many is cheap.
+// A DocParser is not safe for concurrent use.
+type DocParser struct{ s *Shell }
+
+// NewDocParser returns a DocParser; it runs no command.
+func NewDocParser() (*DocParser, error) {
 	s, err := New(nil, Options{})
 	if err != nil {
 		return nil, err
 	}
+	return &DocParser{s: s}, nil
+}
+
+// Parse evaluates src, one object literal, and returns it as a
+// document; an error says what is wrong with src.
+func (p *DocParser) Parse(src string) (bson.D, error) {
+	s := p.s
 	v, err := s.exec("<query>", "(\n"+src+"\n)")
 	if err != nil {
 		return nil, err
