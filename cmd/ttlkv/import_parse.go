@@ -22,7 +22,8 @@ import (
 // goroutine: Extended JSON as without it, else the legacy forms
 // mongoimport --legacy reads, which are the old shell's literals
 // (ObjectId("..."), NumberLong(5), NumberInt(3), ISODate("..."),
-// unquoted keys, single quotes), read by a shell kept for the goroutine.
+// unquoted keys, single quotes). They are read by a shell kept for the
+// goroutine, which takes literals only: no code in the input runs.
 func legacyParser() func([]byte) (bson.D, error) {
 	var sp *mongosh.DocParser
 	return func(text []byte) (bson.D, error) {
@@ -36,9 +37,9 @@ func legacyParser() func([]byte) (bson.D, error) {
 				return nil, perr
 			}
 		}
-		sd, serr := sp.Parse(string(text))
+		sd, serr := sp.ParseLiteral(string(text))
 		if serr != nil {
-			return nil, fmt.Errorf("neither Extended JSON (%v) nor legacy Extended JSON (%v)", err, serr)
+			return nil, fmt.Errorf("legacy Extended JSON: %v", serr)
 		}
 		return document.Normalize(sd)
 	}
