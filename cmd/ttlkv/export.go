@@ -10,7 +10,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 
 	"github.com/spf13/pflag"
@@ -29,26 +28,28 @@ type exportFlags struct {
 }
 
 var exportCommand = &command{
-	remote:  true,
-	name:    "export",
-	summary: "write a collection as JSON lines, a JSON array, CSV or TSV (mongoexport's formats and flags)",
-	usage:   "ttlkv export [-c] COLL [--type json|csv|tsv] [--fields F,G | --fieldFile FILE] [--jsonArray] [--pretty] [--query FILTER] [--sort SPEC] [--limit N] [--skip N] [--out FILE]",
-	notes: `--query and --sort take Extended JSON or (unlike mongoexport) the shell's relaxed syntax:
-{n: {$lt: 2}}, {at: {$gte: ISODate("2024-01-01")}}. CSV and TSV need the fields to write (--fields
-or --fieldFile; dotted names reach into nested documents); the first line names them unless
---noHeaderLine. Strings, numbers and booleans are written as they are, dates as ISO-8601,
-ObjectIds as ObjectId(hex), documents and arrays as relaxed Extended JSON, missing fields empty.`,
+	remote:    true,
+	usageExit: 1,
+	name:      "export",
+	summary:   "write a collection as JSON lines, a JSON array, CSV or TSV (mongoexport's formats and flags)",
+	usage:     "ttlkv export [-c] COLL [--type json|csv|tsv] [--fields F,G | --fieldFile FILE] [--jsonArray] [--pretty] [--query FILTER] [--sort SPEC] [--limit N] [--skip N] [--out FILE]",
+	notes: `--query takes Extended JSON, as mongoexport does ({"n": {"$lt": 2}}); --sort also the shell's
+relaxed syntax ({at: -1}). --fields projects whole top-level fields (sub.x exports all of sub).
+CSV and TSV need the fields to write (--fields or --fieldFile; dotted names reach into documents
+and, by index, arrays); the first line names them unless --noHeaderLine. Cells are mongoexport's:
+strings and numbers as they are, dates as ISO-8601, ObjectIds as ObjectId(hex), binary data as hex,
+documents and arrays as legacy Extended JSON, missing fields empty.`,
 	examples: []string{
 		`ttlkv export events`,
 		`ttlkv export events --query '{"kind": "login"}' --sort '{"at": -1}' --limit 10`,
-		`ttlkv export -c events --query '{_id: {$lt: 2}}' --jsonArray --pretty`,
+		`ttlkv export -c events --query '{"_id": {"$lt": 2}}' --jsonArray --pretty`,
 		`ttlkv export events --type csv --fields _id,kind,at --out events.csv`,
 		`ttlkv export events --out events-backup.json`,
 	},
 	flags: func(fs *pflag.FlagSet) any {
 		f := &exportFlags{}
 		fs.StringVarP(&f.collection, "collection", "c", "", "collection to export (or give it as the argument)")
-		fs.StringVarP(&f.query, "query", "q", "", "filter, as Extended JSON or in the shell's syntax")
+		fs.StringVarP(&f.query, "query", "q", "", "filter, as Extended JSON")
 		fs.StringVar(&f.queryFile, "queryFile", "", "file holding the filter (instead of --query)")
 		fs.BoolVar(&f.assertExists, "assertExists", false, "fail if the collection does not exist")
 		fs.StringVar(&f.sort, "sort", "", "sort specification, as Extended JSON or in the shell's syntax")
@@ -71,13 +72,13 @@ ObjectIds as ObjectId(hex), documents and arrays as relaxed Extended JSON, missi
 		}
 		if len(args) != 1 {
 			fmt.Fprintln(e.stderr, "ttlkv export: give exactly one collection name (-c)")
-			return 2
+			return 1
 		}
 		f.fieldFile = e.path(f.fieldFile)
 		if f.queryFile != "" {
 			if f.query != "" {
-				fmt.Fprintln(e.stderr, "ttlkv export: either --query or --queryFile, not both")
-				return 2
+				fmt.Fprintln(e.stderr, "ttlkv export: either --query or --queryFile can be specified as a query option")
+				return 1
 			}
 			b, err := os.ReadFile(e.path(f.queryFile))
 			if err != nil {
@@ -86,31 +87,29 @@ ObjectIds as ObjectId(hex), documents and arrays as relaxed Extended JSON, missi
 			f.query = string(b)
 		}
 		if err := f.check(); err != nil {
+			// mongoexport exits 1 for a bad option too.
 			fmt.Fprintf(e.stderr, "ttlkv export: %v\n", err)
-			return 2
+			return 1
 		}
 		coll := args[0]
 		find := bson.D{{Key: "find", Value: coll}, {Key: "filter", Value: bson.D{}}}
-		for _, p := range []struct{ flag, key, src string }{{"query", "filter", f.query}, {"sort", "sort", f.sort}} {
-			if p.src == "" {
-				continue
-			}
-			d, err := parseQuery(p.src)
+		if f.query != "" {
+			// As mongoexport since 100.0: Extended JSON only.
+			d, err := document.ParseExtJSON([]byte(f.query))
 			if err != nil {
-				return e.fail("export", fmt.Errorf("--%s: %w", p.flag, err))
+				return e.fail("export", fmt.Errorf("error parsing query as Extended JSON: %w", err))
 			}
-			if p.key == "filter" {
-				find[1].Value = d
-			} else {
-				find = append(find, bson.E{Key: "sort", Value: d})
+			find[1].Value = d
+		}
+		if f.sort != "" {
+			d, err := parseSort(f.sort)
+			if err != nil {
+				return e.fail("export", fmt.Errorf("--sort: %w", err))
 			}
+			find = append(find, bson.E{Key: "sort", Value: d})
 		}
 		if len(f.fields) > 0 {
-			proj := bson.D{}
-			for _, name := range f.fields {
-				proj = append(proj, bson.E{Key: name, Value: int32(1)})
-			}
-			find = append(find, bson.E{Key: "projection", Value: proj})
+			find = append(find, bson.E{Key: "projection", Value: fieldProjection(f.fields)})
 		}
 		switch {
 		case f.limit > 0:
@@ -209,7 +208,7 @@ ObjectIds as ObjectId(hex), documents and arrays as relaxed Extended JSON, missi
 func (f *exportFlags) check() error {
 	f.typ = strings.ToLower(f.typ) // as mongoexport reads it
 	if f.format != "relaxed" && f.format != "canonical" {
-		return errors.New("--jsonFormat must be relaxed or canonical")
+		return fmt.Errorf("invalid JSON format '%s', choose 'relaxed' or 'canonical'", f.format)
 	}
 	if f.fieldFile != "" {
 		names, err := readFieldFile(f.fieldFile)
@@ -218,28 +217,47 @@ func (f *exportFlags) check() error {
 		}
 		f.fields = append(f.fields, names...)
 	}
+	// What does not apply to the format is ignored, not refused, as
+	// mongoexport ignores it.
 	switch f.typ {
 	case "json":
-		if f.noHeaderLine {
-			return errors.New("--noHeaderLine applies to --type csv or tsv only")
-		}
+		f.noHeaderLine = false
 	case "csv", "tsv":
 		if len(f.fields) == 0 {
-			return fmt.Errorf("--type %s needs the fields to write: --fields or --fieldFile", f.typ)
+			return fmt.Errorf("%s mode requires a field list (--fields or --fieldFile)", strings.ToUpper(f.typ))
 		}
-		if f.jsonArray || f.pretty {
-			return errors.New("--jsonArray and --pretty apply to --type json only")
-		}
+		f.jsonArray, f.pretty = false, false
+	case "":
+		return errors.New("--type cannot be empty")
 	default:
-		return fmt.Errorf("--type must be json, csv or tsv, not %q", f.typ)
+		return fmt.Errorf("invalid output type '%s', choose 'json', 'csv' or 'tsv'", f.typ)
 	}
 	return nil
 }
 
-// parseQuery reads a filter or sort given as Extended JSON or, failing
-// that, in the shell's relaxed syntax ({n: {$lt: 2}}), as mongoexport's
-// --query does.
-func parseQuery(src string) (bson.D, error) {
+// fieldProjection is the projection of --fields, as mongoexport makes
+// it: a dotted name projects its whole top-level field (the server's
+// projection of a.0 would not select an array's element; the CSV writer
+// picks the value out), except a positional a.$.
+func fieldProjection(fields []string) bson.D {
+	proj := bson.D{}
+	seen := map[string]bool{}
+	for _, name := range fields {
+		if i := strings.LastIndexByte(name, '.'); i >= 0 && name[i+1:] != "$" {
+			name = name[:strings.IndexByte(name, '.')]
+		}
+		if !seen[name] {
+			seen[name] = true
+			proj = append(proj, bson.E{Key: name, Value: int32(1)})
+		}
+	}
+	return proj
+}
+
+// parseSort reads a sort specification given as Extended JSON or,
+// failing that, in the shell's relaxed syntax ({at: -1}), which
+// mongoexport's --sort reads too (as legacy JSON, with unquoted keys).
+func parseSort(src string) (bson.D, error) {
 	d, err := document.ParseExtJSON([]byte(src))
 	if err == nil {
 		return d, nil
@@ -300,7 +318,7 @@ func (x *exportWriter) write(d bson.D) error {
 	defer func() { x.n++ }()
 	if x.csv != nil {
 		for i, name := range x.f.fields {
-			v, ok := document.Lookup(d, name)
+			v, ok := lookupCell(d, name)
 			if !ok {
 				x.record[i] = ""
 				continue
@@ -364,30 +382,4 @@ func (x *exportWriter) close() error {
 		}
 	}
 	return x.bw.Flush()
-}
-
-// csvCell renders one value for CSV and TSV as mongoexport does.
-func csvCell(v any) (string, error) {
-	switch x := v.(type) {
-	case nil:
-		return "", nil
-	case string:
-		return x, nil
-	case int32:
-		return strconv.FormatInt(int64(x), 10), nil
-	case int64:
-		return strconv.FormatInt(x, 10), nil
-	case float64:
-		return strconv.FormatFloat(x, 'g', -1, 64), nil
-	case bool:
-		return strconv.FormatBool(x), nil
-	case bson.DateTime:
-		return x.Time().UTC().Format("2006-01-02T15:04:05.000Z"), nil
-	case bson.ObjectID:
-		return "ObjectId(" + x.Hex() + ")", nil
-	case bson.Decimal128:
-		return x.String(), nil
-	}
-	b, err := document.MarshalExtJSON(v, false)
-	return string(b), err
 }

@@ -10,7 +10,8 @@ import (
 )
 
 // TestExportFormats: --type csv/tsv with --fields, --jsonArray, --pretty,
-// -c, and --query in the shell's relaxed syntax, as mongoexport takes it.
+// -c, --query in Extended JSON and --sort in the shell's relaxed syntax,
+// as mongoexport takes them.
 func TestExportFormats(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
@@ -27,12 +28,12 @@ func TestExportFormats(t *testing.T) {
 	}{
 		{[]string{"--type", "csv", "--fields", "_id,k,at,n,sub.x,arr"},
 			"_id,k,at,n,sub.x,arr\n1,\"a, b\",2024-01-01T00:00:00.000Z,7,1,\n2,b,,,2,\"[1,2]\"\nObjectId(65a1b2c3d4e5f60718293a4b),c,,,,\n"},
-		{[]string{"--type", "tsv", "--fields", "_id,k", "--noHeaderLine", "--query", "{_id: {$lt: 2}}"}, "1\ta, b\n"},
-		{[]string{"--jsonArray", "--query", "{'sub.x': {$gte: 1}}", "--fields", "k"}, `[{"_id":1,"k":"a, b"},{"_id":2,"k":"b"}]` + "\n"},
-		{[]string{"--jsonArray", "--pretty", "--query", "{_id: 2}", "--fields", "k"}, "[{\n\t\"_id\": 2,\n\t\"k\": \"b\"\n}]\n\n"}, // mongoexport's shape
-		{[]string{"--pretty", "--query", "{_id: {$in: [1, 2]}}", "--fields", "n", "--sort", "{_id: -1}"}, "{\n\t\"_id\": 2\n}\n{\n\t\"_id\": 1,\n\t\"n\": 7\n}\n"},
-		{[]string{"--jsonArray", "--query", "{k: 'none'}"}, "[]\n"},
-		{[]string{"--query", `{_id: ObjectId("65a1b2c3d4e5f60718293a4b")}`, "--fields", "k"}, `{"_id":{"$oid":"65a1b2c3d4e5f60718293a4b"},"k":"c"}` + "\n"},
+		{[]string{"--type", "tsv", "--fields", "_id,k", "--noHeaderLine", "--query", `{"_id": {"$lt": 2}}`}, "1\ta, b\n"},
+		{[]string{"--jsonArray", "--query", `{"sub.x": {"$gte": 1}}`, "--fields", "k"}, `[{"_id":1,"k":"a, b"},{"_id":2,"k":"b"}]` + "\n"},
+		{[]string{"--jsonArray", "--pretty", "--query", `{"_id": 2}`, "--fields", "k"}, "[{\n\t\"_id\": 2,\n\t\"k\": \"b\"\n}]\n\n"}, // mongoexport's shape
+		{[]string{"--pretty", "--query", `{"_id": {"$in": [1, 2]}}`, "--fields", "n", "--sort", "{_id: -1}"}, "{\n\t\"_id\": 2\n}\n{\n\t\"_id\": 1,\n\t\"n\": 7\n}\n"},
+		{[]string{"--jsonArray", "--query", `{"k": "none"}`}, "[]\n"},
+		{[]string{"--query", `{"_id": {"$oid": "65a1b2c3d4e5f60718293a4b"}}`, "--fields", "k"}, `{"_id":{"$oid":"65a1b2c3d4e5f60718293a4b"},"k":"c"}` + "\n"},
 	}
 	for _, tc := range cases {
 		out, errOut, code := cli(t, nil, dir, "", append([]string{"export", "-c", "c"}, tc.args...)...)
@@ -40,9 +41,22 @@ func TestExportFormats(t *testing.T) {
 			t.Errorf("export %q: exit %d stdout %q stderr %q; want %q", tc.args, code, out, errOut, tc.want)
 		}
 	}
-	for _, args := range [][]string{{"--type", "csv"}, {"--type", "csv", "--fields", "a", "--jsonArray"}, {"--type", "xml"}, {"--noHeaderLine"}} {
-		if _, errOut, code := cli(t, nil, dir, "", append([]string{"export", "c"}, args...)...); code != 2 {
-			t.Errorf("export %q: exit %d (%s), want 2", args, code, errOut)
+	// Option errors exit 1, as mongoexport's do; the shell's syntax is
+	// not Extended JSON.
+	for _, tc := range []struct {
+		args []string
+		err  string
+	}{
+		{[]string{"--type", "csv"}, "CSV mode requires a field list"},
+		{[]string{"--type", "xml"}, "invalid output type 'xml', choose 'json', 'csv' or 'tsv'"},
+		{[]string{"--type", ""}, "--type cannot be empty"},
+		{[]string{"--jsonFormat", "x"}, "invalid JSON format 'x', choose 'relaxed' or 'canonical'"},
+		{[]string{"--query", "{_id: 2}"}, "error parsing query as Extended JSON"},
+		{[]string{"--bogus"}, "unknown flag: --bogus"},
+	} {
+		_, errOut, code := cli(t, nil, dir, "", append([]string{"export", "c"}, tc.args...)...)
+		if code != 1 || !strings.Contains(errOut, tc.err) {
+			t.Errorf("export %q: exit %d (%s), want 1 with %q", tc.args, code, errOut, tc.err)
 		}
 	}
 }

@@ -24,7 +24,15 @@ type importFlags struct {
 	headerline            bool
 	columnsHaveTypes      bool
 	jsonArray             bool
+	legacy                bool
 	mode                  string
+	upsert                bool     // the deprecated --upsert: --mode upsert
+	upsertFields          []string // --upsertFields; ["_id"] for the modes that match, nil for insert
+	upsertFieldList       string   // --upsertFields as given
+	maintainOrder         bool
+	ignoreBlanks          bool
+	parseGrace            string
+	useArrayIndexFields   bool
 	stopOnError           bool
 	batchSize             int
 	workers               int
@@ -37,10 +45,11 @@ type importFlags struct {
 const maxErrorLines = 10
 
 var importCommand = &command{
-	remote:  true,
-	name:    "import",
-	summary: "load JSON lines, a JSON array, CSV or TSV into a collection (mongoimport's formats and flags)",
-	usage:   "ttlkv import [-c] COLL [--file] [FILE] [--type json|csv|tsv] [--fields F,G | --fieldFile FILE | --headerline] [--columnsHaveTypes] [--jsonArray] [--mode insert|upsert] [--stopOnError] [--batchSize N] [--numInsertionWorkers N] [--drop] [--timeField F [--metaField M] [--granularity G] [--expireAfterSeconds N]]",
+	remote:    true,
+	usageExit: 1,
+	name:      "import",
+	summary:   "load JSON lines, a JSON array, CSV or TSV into a collection (mongoimport's formats and flags)",
+	usage:     "ttlkv import [-c] COLL [--file] [FILE] [--type json|csv|tsv] [--fields F,G | --fieldFile FILE | --headerline] [--columnsHaveTypes] [--parseGrace G] [--ignoreBlanks] [--useArrayIndexFields] [--jsonArray] [--legacy] [--mode insert|upsert|merge|delete] [--upsertFields F,G] [--stopOnError] [--maintainInsertionOrder] [--batchSize N] [--numInsertionWorkers N] [--drop] [--timeField F [--metaField M] [--granularity G] [--expireAfterSeconds N]]",
 	notes: `Input is read once, from the file or stdin, in time and memory linear in its size; a leading
 UTF-8 byte-order mark is skipped. A document that cannot be parsed or inserted is reported with the
 line it starts on and skipped (the first ` + fmt.Sprint(maxErrorLines) + ` are listed, the rest counted); --stopOnError stops at
@@ -48,11 +57,15 @@ the first instead, keeping what came before. The exit code is 1 if any document 
 CSV and TSV columns are named by --fields, --fieldFile or the first line (--headerline); values are
 typed as numbers when they look like numbers, else strings, or by the column's type with
 --columnsHaveTypes (name.string(), n.int32(), n.int64(), x.double(), x.decimal(), b.boolean(),
-at.date_go(2006-01-02), data.binary(base64)). Dotted names make nested documents.
+at.date_go(2006-01-02), data.binary(base64)); --parseGrace says what a cell that does not fit its type
+does. Dotted names make nested documents (and arrays, a.0,a.1, with --useArrayIndexFields).
+--mode upsert replaces, merge updates ($set) and delete deletes the document matching --upsertFields
+(default _id); these modes keep the input order and stop at the first failed write.
 On a terminal a progress line is redrawn; otherwise a plain progress line is printed every second.`,
 	examples: []string{
 		`ttlkv import events events.json`,
 		`ttlkv import -c events --file events.json --mode upsert`,
+		`ttlkv import -c people --file people.json --mode merge --upsertFields email`,
 		`ttlkv import events --stopOnError < events.json`,
 		`ttlkv import people people.csv --type csv --headerline`,
 		`ttlkv import -c people --type tsv --file people.tsv --fields name,age --drop`,
@@ -68,9 +81,17 @@ On a terminal a progress line is redrawn; otherwise a plain progress line is pri
 		fs.StringVar(&f.fieldFile, "fieldFile", "", "csv/tsv: file with one field name per line")
 		fs.BoolVar(&f.headerline, "headerline", false, "csv/tsv: the first line names the fields")
 		fs.BoolVar(&f.columnsHaveTypes, "columnsHaveTypes", false, "csv/tsv: field names carry types, e.g. n.int32()")
+		fs.StringVar(&f.parseGrace, "parseGrace", "stop", "csv/tsv with --columnsHaveTypes: a cell that does not fit its type: autoCast (type it as an untyped cell), skipField, skipRow, stop (report the row)")
+		fs.BoolVar(&f.ignoreBlanks, "ignoreBlanks", false, "csv/tsv: leave empty cells out of the document")
+		fs.BoolVar(&f.useArrayIndexFields, "useArrayIndexFields", false, "csv/tsv: field names such as a.0,a.1 make arrays (indexes from 0, in order)")
 		fs.BoolVar(&f.jsonArray, "jsonArray", false, "json: the input is one JSON array (detected anyway when it starts with '[')")
-		fs.StringVar(&f.mode, "mode", "insert", "insert: add documents (duplicate _id is an error); upsert: replace documents with the same _id")
+		fs.BoolVar(&f.legacy, "legacy", false, "json: read the legacy Extended JSON of the old shell too: ObjectId(\"...\"), NumberLong(5), ISODate(...)")
+		fs.StringVar(&f.mode, "mode", "", "insert (default): add documents; upsert: replace the matching document; merge: update it with the input's fields; delete: delete it")
+		fs.StringVar(&f.upsertFieldList, "upsertFields", "", "comma-separated fields that match documents for --mode upsert, merge or delete (default _id; alone it means --mode upsert)")
+		fs.BoolVar(&f.upsert, "upsert", false, "deprecated: --mode upsert")
+		_ = fs.MarkHidden("upsert")
 		fs.BoolVar(&f.stopOnError, "stopOnError", false, "stop at the first bad line or failed document (what was imported before it stays)")
+		fs.BoolVar(&f.maintainOrder, "maintainInsertionOrder", false, "insert in input order, one command at a time, and stop at the first failure (implies --stopOnError)")
 		fs.IntVar(&f.batchSize, "batchSize", 1000, "documents per insert command")
 		fs.IntVarP(&f.workers, "numInsertionWorkers", "j", 1, "insert commands run at once (input order is kept only with 1)")
 		fs.BoolVar(&f.drop, "drop", false, "drop the collection first")
@@ -93,12 +114,13 @@ On a terminal a progress line is redrawn; otherwise a plain progress line is pri
 		}
 		if len(args) < 1 || len(args) > 2 {
 			fmt.Fprintln(e.stderr, "ttlkv import: give a collection name (-c) and, optionally, a file (--file; default stdin)")
-			return 2
+			return 1
 		}
 		f.fieldFile = e.path(f.fieldFile)
 		if err := f.check(fs); err != nil {
+			// mongoimport exits 1 for a bad option too.
 			fmt.Fprintf(e.stderr, "ttlkv import: %v\n", err)
-			return 2
+			return 1
 		}
 		in, size := e.stdin, int64(-1)
 		if len(args) == 2 {
@@ -143,7 +165,11 @@ On a terminal a progress line is redrawn; otherwise a plain progress line is pri
 			fmt.Fprintf(e.stderr, "... and %d more failed document(s) not listed\n", imp.suppressed)
 		}
 		imp.dropEmptyTimeseries()
-		fmt.Fprintf(e.stderr, "%d document(s) imported successfully. %d document(s) failed to import.\n", imp.imported, imp.failed)
+		if f.mode == modeDelete {
+			fmt.Fprintf(e.stderr, "%d document(s) deleted successfully. %d document(s) failed to delete.\n", imp.imported, imp.failed)
+		} else {
+			fmt.Fprintf(e.stderr, "%d document(s) imported successfully. %d document(s) failed to import.\n", imp.imported, imp.failed)
+		}
 		code := 0
 		if err != nil && !errors.Is(err, errStopped) {
 			fmt.Fprintf(e.stderr, "ttlkv import: %v\n", err)
@@ -158,12 +184,27 @@ On a terminal a progress line is redrawn; otherwise a plain progress line is pri
 	},
 }
 
-// check validates the flags together.
+// The import modes, as mongoimport names them.
+const (
+	modeInsert = "insert" // insert every document
+	modeUpsert = "upsert" // replace the matching document, or insert
+	modeMerge  = "merge"  // $set the document's fields in the matching one, or insert
+	modeDelete = "delete" // delete the matching document
+)
+
+// The --parseGrace choices: what a typed CSV or TSV cell that does not
+// fit its column's type does.
+const (
+	graceAutoCast  = "autoCast"  // type it as an untyped cell
+	graceSkipField = "skipField" // leave the field out
+	graceSkipRow   = "skipRow"   // leave the row out
+	graceStop      = "stop"      // report the row as failed
+)
+
+// check validates the flags together, as mongoimport's validateSettings
+// does, and fills in what they imply.
 func (f *importFlags) check(fs *pflag.FlagSet) error {
 	f.typ = strings.ToLower(f.typ) // as mongoimport reads it
-	if f.mode != "insert" && f.mode != "upsert" {
-		return fmt.Errorf("--mode must be insert or upsert, not %q", f.mode)
-	}
 	if f.batchSize < 1 || f.batchSize > maxWriteBatch {
 		return fmt.Errorf("--batchSize must be between 1 and %d (maxWriteBatchSize)", maxWriteBatch)
 	}
@@ -172,17 +213,18 @@ func (f *importFlags) check(fs *pflag.FlagSet) error {
 	}
 	switch f.typ {
 	case "json":
-		for _, n := range []string{"fields", "fieldFile", "headerline", "columnsHaveTypes"} {
+		for _, n := range []string{"fields", "fieldFile", "headerline", "columnsHaveTypes", "ignoreBlanks"} {
 			if fs.Changed(n) {
-				return fmt.Errorf("--%s applies to --type csv or tsv only", n)
+				return fmt.Errorf("cannot use --%s when input type is JSON", n)
 			}
 		}
 	case "csv", "tsv":
+		// --jsonArray is not refused: mongoimport ignores it here.
+		if f.legacy {
+			return errors.New("cannot use --legacy if input type is not JSON")
+		}
 		if f.fieldList != "" {
 			f.fields = splitFieldList(f.fieldList)
-		}
-		if f.jsonArray {
-			return errors.New("--jsonArray applies to --type json only")
 		}
 		if f.fieldFile != "" {
 			names, err := readFieldFile(f.fieldFile)
@@ -194,13 +236,63 @@ func (f *importFlags) check(fs *pflag.FlagSet) error {
 		if f.headerline == (len(f.fields) > 0) {
 			return errors.New("with --type " + f.typ + " give the field names with exactly one of --fields, --fieldFile or --headerline")
 		}
+		switch f.parseGrace {
+		case graceAutoCast, graceSkipField, graceSkipRow, graceStop:
+		default:
+			return fmt.Errorf("invalid parse grace: %s", f.parseGrace)
+		}
+		var cols []csvField
 		for _, s := range f.fields {
-			if _, err := parseFieldSpec(s, f.columnsHaveTypes); err != nil {
+			c, err := parseFieldSpec(s, f.columnsHaveTypes)
+			if err != nil {
+				return err
+			}
+			cols = append(cols, c)
+		}
+		if !f.headerline {
+			if err := checkFieldNames(cols, f.useArrayIndexFields); err != nil {
 				return err
 			}
 		}
 	default:
-		return fmt.Errorf("--type must be json, csv or tsv, not %q", f.typ)
+		return fmt.Errorf("unknown type %s (json, csv or tsv)", f.typ)
+	}
+	if f.upsert {
+		f.mode = modeUpsert
+	}
+	if f.upsertFieldList != "" {
+		switch f.mode {
+		case "":
+			f.mode = modeUpsert
+		case modeInsert:
+			return errors.New("cannot use --upsertFields with --mode=insert")
+		}
+		f.upsertFields = strings.Split(f.upsertFieldList, ",")
+		var cols []csvField
+		for _, name := range f.upsertFields {
+			cols = append(cols, csvField{name: name, path: strings.Split(name, ".")})
+		}
+		if err := checkFieldNames(cols, f.useArrayIndexFields); err != nil {
+			return fmt.Errorf("invalid --upsertFields argument: %v", err)
+		}
+	} else if f.mode != "" && f.mode != modeInsert {
+		f.upsertFields = []string{"_id"}
+	}
+	switch f.mode {
+	case "":
+		f.mode = modeInsert
+	case modeInsert, modeUpsert, modeMerge, modeDelete:
+	default:
+		return fmt.Errorf("invalid --mode argument: %v (insert, upsert, merge or delete)", f.mode)
+	}
+	// As in mongoimport: the modes that match documents keep the input
+	// order, and keeping it stops at the first failure.
+	if f.mode != modeInsert {
+		f.maintainOrder = true
+	}
+	if f.maintainOrder {
+		f.stopOnError = true
+		f.workers = 1
 	}
 	return f.ts.check(fs)
 }
@@ -225,22 +317,6 @@ func splitFieldList(s string) []string {
 		}
 	}
 	return append(out, strings.TrimSpace(s[start:]))
-}
-
-// checkFieldNames refuses column names mongoimport refuses before it
-// imports anything: two equal names, or a name and a path below it.
-func checkFieldNames(fields []csvField) error {
-	for i, a := range fields {
-		for _, b := range fields[:i] {
-			switch {
-			case a.name == b.name:
-				return fmt.Errorf("fields cannot be identical: '%s' and '%s'", b.name, a.name)
-			case strings.HasPrefix(a.name, b.name+"."), strings.HasPrefix(b.name, a.name+"."):
-				return fmt.Errorf("fields '%s' and '%s' are incompatible", b.name, a.name)
-			}
-		}
-	}
-	return nil
 }
 
 // errStopped ends an import after --stopOnError saw a failure (already
@@ -390,35 +466,85 @@ func (im *importer) queueBatch() {
 	im.batch, im.batchBytes = importBatch{}, 0
 }
 
-// flushBatch sends one batch: one insert command, or one update command
-// of upserts by _id (documents without _id are inserted).
+// flushBatch sends one batch: one insert command in insert mode; in the
+// other modes, one write per document, by the document's --upsertFields
+// (a document that has none of them is inserted, or in delete mode
+// skipped), as runs of consecutive writes of one kind in input order.
 func (im *importer) flushBatch(b importBatch) error {
-	ordered := im.f.stopOnError
-	batch, lines := b.docs, b.lines
-	if im.f.mode == "upsert" {
-		var ups, withoutID bson.A
-		var upLines, insLines []int
-		for i, x := range batch {
-			d := x.(bson.D)
-			if id, ok := document.Get(d, "_id"); ok {
-				ups = append(ups, bson.D{{Key: "q", Value: bson.D{{Key: "_id", Value: id}}}, {Key: "u", Value: d}, {Key: "upsert", Value: true}})
-				upLines = append(upLines, lines[i])
-			} else {
-				withoutID = append(withoutID, d)
-				insLines = append(insLines, lines[i])
-			}
-		}
-		if len(ups) > 0 {
-			if err := im.send(bson.D{{Key: "update", Value: im.coll}, {Key: "updates", Value: ups}, {Key: "ordered", Value: ordered}}, upLines); err != nil {
-				return err
-			}
-		}
-		if len(withoutID) == 0 {
+	ordered := im.f.maintainOrder
+	if im.f.mode == modeInsert {
+		return im.send(bson.D{{Key: "insert", Value: im.coll}, {Key: "documents", Value: b.docs}, {Key: "ordered", Value: ordered}}, b.lines)
+	}
+	var kind string // the command of the run: insert, update or delete
+	var run bson.A
+	var runLines []int
+	flush := func() error {
+		if len(run) == 0 {
 			return nil
 		}
-		batch, lines = withoutID, insLines
+		key := map[string]string{"insert": "documents", "update": "updates", "delete": "deletes"}[kind]
+		err := im.send(bson.D{{Key: kind, Value: im.coll}, {Key: key, Value: run}, {Key: "ordered", Value: ordered}}, runLines)
+		run, runLines = nil, nil
+		return err
 	}
-	return im.send(bson.D{{Key: "insert", Value: im.coll}, {Key: "documents", Value: batch}, {Key: "ordered", Value: ordered}}, lines)
+	for i, x := range b.docs {
+		d := x.(bson.D)
+		sel := upsertSelector(im.f.upsertFields, d)
+		k, op := "insert", any(d)
+		switch {
+		case sel == nil && im.f.mode == modeDelete:
+			continue // nothing to match it by
+		case sel == nil:
+		case im.f.mode == modeUpsert:
+			k, op = "update", bson.D{{Key: "q", Value: sel}, {Key: "u", Value: d}, {Key: "upsert", Value: true}}
+		case im.f.mode == modeMerge:
+			k, op = "update", bson.D{{Key: "q", Value: sel}, {Key: "u", Value: bson.D{{Key: "$set", Value: d}}}, {Key: "upsert", Value: true}}
+		case im.f.mode == modeDelete:
+			k, op = "delete", bson.D{{Key: "q", Value: sel}, {Key: "limit", Value: int32(1)}}
+		}
+		if k != kind {
+			if err := flush(); err != nil {
+				return err
+			}
+			kind = k
+		}
+		run = append(run, op)
+		runLines = append(runLines, b.lines[i])
+	}
+	return flush()
+}
+
+// upsertSelector returns the filter that matches a document in the modes
+// other than insert: each of the fields (dotted paths reach into
+// documents) equal to the document's value, null where it has none; nil
+// when it has none of them.
+func upsertSelector(fields []string, d bson.D) bson.D {
+	sel := make(bson.D, 0, len(fields))
+	found := false
+	for _, f := range fields {
+		v := upsertValue(d, f)
+		found = found || v != nil
+		sel = append(sel, bson.E{Key: f, Value: v})
+	}
+	if !found {
+		return nil
+	}
+	return sel
+}
+
+// upsertValue returns the value at a dotted path of d, through
+// documents only, or nil.
+func upsertValue(d bson.D, path string) any {
+	head, rest, dotted := strings.Cut(path, ".")
+	v, ok := document.Get(d, head)
+	if !ok || !dotted {
+		return v
+	}
+	sub, ok := v.(bson.D)
+	if !ok {
+		return nil
+	}
+	return upsertValue(sub, rest)
 }
 
 // send runs a write command and reports each failed document by line.
@@ -446,7 +572,16 @@ func (im *importer) send(cmd bson.D, lines []int) error {
 	}
 	im.mu.Lock()
 	defer im.mu.Unlock()
-	im.imported += num(reply, "n")
+	// As mongoimport counts: what was inserted, upserted, changed or
+	// deleted; an update that matched a document and left it as it was
+	// is not counted.
+	if _, ok := document.Get(reply, "nModified"); ok {
+		up, _ := document.Get(reply, "upserted")
+		ups, _ := up.(bson.A)
+		im.imported += num(reply, "nModified") + int64(len(ups))
+	} else {
+		im.imported += num(reply, "n")
+	}
 	im.failed += int64(len(errs))
 	im.ignorable += ignorable
 	if len(errs) > 0 && im.f.stopOnError {

@@ -1,11 +1,15 @@
 package main
 
 import (
+	"fmt"
 	"runtime"
 	"sync"
 	"sync/atomic"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/ttlkv/ttlkv/cmd/ttlkv/internal/mongosh"
+	"github.com/ttlkv/ttlkv/document"
 )
 
 // Parsing Extended JSON is most of an import's CPU time, so JSON input is
@@ -13,6 +17,33 @@ import (
 // parsers work on chunks in parallel, and the chunks are batched for
 // insertion in input order, so documents, line numbers and error reports
 // come out exactly as a serial import would give them.
+
+// legacyParser returns the parse function of --legacy, for one parser
+// goroutine: Extended JSON as without it, else the legacy forms
+// mongoimport --legacy reads, which are the old shell's literals
+// (ObjectId("..."), NumberLong(5), NumberInt(3), ISODate("..."),
+// unquoted keys, single quotes). They are read by a shell kept for the
+// goroutine, which takes literals only: no code in the input runs.
+func legacyParser() func([]byte) (bson.D, error) {
+	var sp *mongosh.DocParser
+	return func(text []byte) (bson.D, error) {
+		d, err := parseImportJSON(text)
+		if err == nil {
+			return d, nil
+		}
+		if sp == nil {
+			var perr error
+			if sp, perr = mongosh.NewDocParser(); perr != nil {
+				return nil, perr
+			}
+		}
+		sd, serr := sp.ParseLiteral(string(text))
+		if serr != nil {
+			return nil, fmt.Errorf("legacy Extended JSON: %v", serr)
+		}
+		return document.Normalize(sd)
+	}
+}
 
 // jsonChunkLen is how many raw documents a parse chunk holds.
 const jsonChunkLen = 256
@@ -49,11 +80,15 @@ func (im *importer) startJSONParser() *jsonParser {
 		p.wg.Add(1)
 		go func() {
 			defer p.wg.Done()
+			parse := parseImportJSON
+			if im.f.legacy {
+				parse = legacyParser()
+			}
 			for c := range p.work {
 				c.docs = make([]bson.D, len(c.texts))
 				c.errs = make([]error, len(c.texts))
 				for i, t := range c.texts {
-					c.docs[i], c.errs[i] = parseImportJSON(t)
+					c.docs[i], c.errs[i] = parse(t)
 				}
 				close(c.done)
 			}

@@ -414,9 +414,12 @@ func (im *importer) readCSV(br *bufio.Reader) error {
 		}
 		fields = append(fields, f)
 	}
-	if err := checkFieldNames(fields); err != nil {
-		return err
+	if im.f.headerline {
+		if err := checkFieldNames(fields, im.f.useArrayIndexFields); err != nil {
+			return err
+		}
 	}
+	row := &csvRow{fields: fields, ignoreBlanks: im.f.ignoreBlanks, grace: im.f.parseGrace, arrays: im.f.useArrayIndexFields}
 	for {
 		rec, line, err := read()
 		if err == io.EOF {
@@ -432,7 +435,12 @@ func (im *importer) readCSV(br *bufio.Reader) error {
 		if err != nil {
 			return err
 		}
-		d, err := csvDocument(fields, rec)
+		d, err := row.document(rec)
+		var skip errSkipRow
+		if errors.As(err, &skip) {
+			im.report(line, skip) // --parseGrace skipRow: not a failure
+			continue
+		}
 		if err != nil {
 			if perr := im.parseError(line, err); perr != nil {
 				return perr
@@ -445,44 +453,6 @@ func (im *importer) readCSV(br *bufio.Reader) error {
 			return err
 		}
 	}
-}
-
-// csvDocument builds the document of one row. A row with more values
-// than fields names the extra ones field4, field5, ... as mongoimport
-// does.
-func csvDocument(fields []csvField, rec []string) (bson.D, error) {
-	d := make(bson.D, 0, len(rec))
-	for i, s := range rec {
-		var f csvField
-		if i < len(fields) {
-			f = fields[i]
-		} else {
-			name := fmt.Sprintf("field%d", i)
-			f = csvField{name: name, path: []string{name}}
-		}
-		v, err := csvValue(f, s)
-		if err != nil {
-			return nil, fmt.Errorf("field %s: %v", f.name, err)
-		}
-		d = setPath(d, f.path, v)
-	}
-	return d, nil
-}
-
-// setPath sets a dotted path in d, creating nested documents.
-func setPath(d bson.D, path []string, v any) bson.D {
-	if len(path) == 1 {
-		return append(d, bson.E{Key: path[0], Value: v})
-	}
-	for i := range d {
-		if d[i].Key == path[0] {
-			if sub, ok := d[i].Value.(bson.D); ok {
-				d[i].Value = setPath(sub, path[1:], v)
-				return d
-			}
-		}
-	}
-	return append(d, bson.E{Key: path[0], Value: setPath(nil, path[1:], v)})
 }
 
 // csvValue converts one cell.

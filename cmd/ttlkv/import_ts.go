@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 
 	"github.com/spf13/pflag"
@@ -56,8 +55,8 @@ func (t *tsFlags) check(fs *pflag.FlagSet) error {
 // --timeField is given and it does not exist, checks that an existing
 // one is a time-series collection with that time field (and meta field,
 // if given), and raises the default batch size for a time-series
-// target. It refuses --mode upsert into a time-series collection, whose
-// measurements have no _id to match on.
+// target. It refuses --mode upsert and merge into a time-series
+// collection, whose measurements are not matched and replaced.
 func (im *importer) prepareTimeseries(fs *pflag.FlagSet) error {
 	t := &im.f.ts
 	info, err := im.collInfo()
@@ -100,8 +99,8 @@ func (im *importer) prepareTimeseries(fs *pflag.FlagSet) error {
 	if !im.timeseries {
 		return nil
 	}
-	if im.f.mode == "upsert" {
-		return errors.New("--mode upsert cannot be used on a time-series collection: measurements are inserted, not matched by _id")
+	if im.f.mode == modeUpsert || im.f.mode == modeMerge {
+		return fmt.Errorf("--mode %s cannot be used on a time-series collection: measurements are inserted, not matched and replaced", im.f.mode)
 	}
 	if !fs.Changed("batchSize") {
 		im.f.batchSize = tsBatchSize

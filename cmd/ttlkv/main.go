@@ -114,7 +114,11 @@ type command struct {
 	flags    func(fs *pflag.FlagSet) any
 	// remote: the command takes --uri and works through a conn.
 	remote bool
-	run    func(e *env, fs *pflag.FlagSet, cfg any, args []string) int
+	// usageExit is the exit code for a flag that cannot be parsed: 2
+	// when zero; import and export say 1, as mongoimport and mongoexport
+	// exit for every option error.
+	usageExit int
+	run       func(e *env, fs *pflag.FlagSet, cfg any, args []string) int
 }
 
 // commands lists the subcommands in the order help shows them.
@@ -199,6 +203,9 @@ func (e *env) runCommand(c *command, args []string) int {
 	if err := fs.Parse(args); err != nil {
 		fmt.Fprintf(e.stderr, "ttlkv %s: %v\n", c.name, err)
 		fmt.Fprintf(e.stderr, "Run 'ttlkv %s --help' for usage.\n", c.name)
+		if c.usageExit != 0 {
+			return c.usageExit
+		}
 		return 2
 	}
 	if *help {

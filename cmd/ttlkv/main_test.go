@@ -116,6 +116,7 @@ func TestHelpExamples(t *testing.T) {
 	must(t, os.WriteFile(filepath.Join(work, "events.json"), []byte("{\"_id\": 1, \"kind\": \"login\", \"at\": {\"$date\": \"2024-01-01T00:00:00Z\"}}\n{\"_id\": 2, \"kind\": \"logout\"}\n"), 0o600))
 	must(t, os.WriteFile(filepath.Join(work, "script.js"), []byte("db.s.insertOne({x: 1}); print(db.s.countDocuments())\n"), 0o600))
 	must(t, os.WriteFile(filepath.Join(work, "weather.json"), []byte("{\"timestamp\": {\"$date\": \"2024-01-01T00:00:00Z\"}, \"metadata\": {\"sensor\": 1}, \"temp\": 12}\n"), 0o600))
+	must(t, os.WriteFile(filepath.Join(work, "people.json"), []byte("{\"email\": \"ada@example.com\", \"name\": \"Ada\"}\n"), 0o600))
 	must(t, os.WriteFile(filepath.Join(work, "people.csv"), []byte("name,age\nAda,36\n\"Lovelace, A.\",37\n"), 0o600))
 	must(t, os.WriteFile(filepath.Join(work, "people.tsv"), []byte("Ada\t36\nGrace\t85\n"), 0o600))
 	must(t, os.WriteFile(filepath.Join(work, "typed.csv"), []byte("name.string(),born.date_go(2006-01-02),n.int32()\nAda,1815-12-10,1\n"), 0o600))

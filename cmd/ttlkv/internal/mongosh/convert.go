@@ -8,6 +8,9 @@ import (
 	"strings"
 
 	"github.com/dop251/goja"
+	"github.com/dop251/goja/ast"
+	"github.com/dop251/goja/parser"
+	"github.com/dop251/goja/token"
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
 
@@ -342,10 +345,136 @@ func (s *Shell) describe(v goja.Value) string {
 // and returns it as a document, as mongoexport's --query accepts it. No
 // command runs; an error says what is wrong with src.
 func ParseDocument(src string) (bson.D, error) {
+	p, err := NewDocParser()
+	if err != nil {
+		return nil, err
+	}
+	return p.Parse(src)
+}
+
+// DocParser reads object literals in mongosh's syntax, as ParseDocument
+// does, with one shell kept for all of them, so parsing many is cheap.
+// A DocParser is not safe for concurrent use.
+type DocParser struct{ s *Shell }
+
+// NewDocParser returns a DocParser; it runs no command.
+func NewDocParser() (*DocParser, error) {
 	s, err := New(nil, Options{})
 	if err != nil {
 		return nil, err
 	}
+	return &DocParser{s: s}, nil
+}
+
+// Parse evaluates src, one object literal, and returns it as a
+// document; an error says what is wrong with src.
+func (p *DocParser) Parse(src string) (bson.D, error) {
+	return p.parse(src)
+}
+
+// ParseLiteral is Parse for data rather than a user's own query: src
+// must be a literal (objects, arrays, strings, numbers, regular
+// expressions, undefined, Infinity, NaN, and the shell's constructors
+// such as ObjectId, NumberLong or ISODate called on literals). Anything
+// else, a function or a loop, is refused before it runs, so no input
+// can keep the parser busy.
+func (p *DocParser) ParseLiteral(src string) (bson.D, error) {
+	prog, err := parser.ParseFile(nil, "<document>", "(\n"+src+"\n)", 0)
+	if err != nil {
+		return nil, &ScriptError{Name: "SyntaxError", Message: err.Error()}
+	}
+	if len(prog.Body) != 1 {
+		return nil, &ScriptError{Name: "SyntaxError", Message: "not one document"}
+	}
+	st, ok := prog.Body[0].(*ast.ExpressionStatement)
+	if !ok {
+		return nil, &ScriptError{Name: "SyntaxError", Message: "not one document"}
+	}
+	if err := checkLiteral(st.Expression, 0); err != nil {
+		return nil, err
+	}
+	return p.parse(src)
+}
+
+// literalCalls are the constructors ParseLiteral lets a literal call:
+// the legacy Extended JSON forms of the old shell.
+var literalCalls = map[string]bool{
+	"BinData": true, "Boolean": true, "Date": true, "DBPointer": true, "DBRef": true, "HexData": true,
+	"ISODate": true, "MaxKey": true, "MinKey": true, "NumberDecimal": true, "NumberInt": true,
+	"NumberLong": true, "ObjectId": true, "RegExp": true, "Timestamp": true, "UUID": true,
+}
+
+// literalNames are the names a literal may hold as values.
+var literalNames = map[string]bool{"undefined": true, "Infinity": true, "NaN": true, "MinKey": true, "MaxKey": true}
+
+// checkLiteral refuses an expression that is not a literal.
+func checkLiteral(e ast.Expression, depth int) error {
+	if depth > maxLiteralDepth {
+		return &ScriptError{Name: "SyntaxError", Message: "nested too deeply"}
+	}
+	notLiteral := func(what string) error {
+		return &ScriptError{Name: "SyntaxError", Message: what + " is not allowed in a document"}
+	}
+	switch x := e.(type) {
+	case *ast.StringLiteral, *ast.NumberLiteral, *ast.BooleanLiteral, *ast.NullLiteral, *ast.RegExpLiteral:
+		return nil
+	case *ast.Identifier:
+		if !literalNames[string(x.Name)] {
+			return notLiteral("the name " + string(x.Name))
+		}
+		return nil
+	case *ast.UnaryExpression:
+		if x.Postfix || (x.Operator != token.MINUS && x.Operator != token.PLUS) {
+			return notLiteral("the operator " + x.Operator.String())
+		}
+		return checkLiteral(x.Operand, depth+1)
+	case *ast.ArrayLiteral:
+		for _, v := range x.Value {
+			if v == nil {
+				continue // a hole: [1,,2]
+			}
+			if err := checkLiteral(v, depth+1); err != nil {
+				return err
+			}
+		}
+		return nil
+	case *ast.ObjectLiteral:
+		for _, p := range x.Value {
+			kp, ok := p.(*ast.PropertyKeyed)
+			if !ok || kp.Kind != ast.PropertyKindValue || kp.Computed {
+				return notLiteral("a property that is not key: value")
+			}
+			if err := checkLiteral(kp.Value, depth+1); err != nil {
+				return err
+			}
+		}
+		return nil
+	case *ast.CallExpression:
+		return checkLiteralCall(x.Callee, x.ArgumentList, depth, notLiteral)
+	case *ast.NewExpression:
+		return checkLiteralCall(x.Callee, x.ArgumentList, depth, notLiteral)
+	}
+	return notLiteral(fmt.Sprintf("%T", e)[len("*ast."):])
+}
+
+// maxLiteralDepth bounds the nesting ParseLiteral reads.
+const maxLiteralDepth = 200
+
+func checkLiteralCall(callee ast.Expression, args []ast.Expression, depth int, notLiteral func(string) error) error {
+	id, ok := callee.(*ast.Identifier)
+	if !ok || !literalCalls[string(id.Name)] {
+		return notLiteral("a call other than of ObjectId, NumberLong, ISODate and the like")
+	}
+	for _, a := range args {
+		if err := checkLiteral(a, depth+1); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (p *DocParser) parse(src string) (bson.D, error) {
+	s := p.s
 	v, err := s.exec("<query>", "(\n"+src+"\n)")
 	if err != nil {
 		return nil, err
