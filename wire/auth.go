@@ -872,6 +872,10 @@ func (u *userStore) put(ctx context.Context, db string, cmd bson.D, create bool)
 	if !ok || name == "" {
 		return &cmdError{2, "BadValue", "User name must be a non-empty string"}
 	}
+	if create && lookup(cmd, "roles") == nil {
+		// Its parser's answer, before the command looks at anything.
+		return &cmdError{40414, "Location40414", "BSON field 'createUser.roles' is missing but a required field"}
+	}
 	if create && db == "local" {
 		return &cmdError{2, "BadValue", "Cannot create users in the local database"}
 	}
@@ -915,8 +919,6 @@ func (u *userStore) put(ctx context.Context, db string, cmd bson.D, create bool)
 			return e
 		}
 		ud.Roles = roles
-	} else if create {
-		return &cmdError{9, "FailedToParse", "BSON field 'createUser.roles' is missing but a required field"}
 	}
 	if v := lookup(cmd, "customData"); v != nil {
 		d, ok := v.(bson.D)

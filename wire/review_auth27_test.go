@@ -191,6 +191,12 @@ func TestReviewAuth26UserManagementArgumentChecks(t *testing.T) {
 			t.Errorf("%v on %s: %v; mongod: 2 %s", tc.cmd, tc.db, r, tc.want)
 		}
 	}
+	// createUser's parser requires roles before the command checks
+	// anything else.
+	r := ra26Run(t, c, "app", bson.D{{Key: "createUser", Value: "noroles"}})
+	if ra26Code(r) != 40414 || ra26Msg(r) != "BSON field 'createUser.roles' is missing but a required field" {
+		t.Errorf("createUser without roles or pwd: %v; mongod: 40414 BSON field 'createUser.roles' is missing but a required field", r)
+	}
 	if r := ra26Run(t, c, "app", bson.D{{Key: "usersInfo", Value: "m"}}); len(lookup(r, "users").(bson.A)) != 0 {
 		t.Errorf("a refused createUser made its user: %v", r)
 	}
