@@ -43,6 +43,25 @@ func TestReviewValidation26ImplicitAndDetails(t *testing.T) {
 	sameValue(t, "details", field(r, "writeErrors.0.errInfo.details"), `{"operatorName": "$and",
 		"clausesNotSatisfied": [{"index": 1, "details": {"operatorName": "$lt", "specifiedAs": {"a": {"$lt": 10}},
 			"reason": "comparison failed", "consideredValue": 11}}]}`)
+	// The operators are numbered with the filter's other fields, in the
+	// parser's order; $options stays with its $regex, which explains
+	// itself as in doc_validation_error_test.cpp (BasicRegex,
+	// RegexNonString).
+	mustRun(t, db, "test", `{"create": "d", "validator": {"a": {"$gt": 0, "$lt": 10}, "b": 1, "s": {"$regex": "^x", "$options": "i"}}}`)
+	r = mustRun(t, db, "test", `{"insert": "d", "documents": [{"_id": 1, "a": 11, "b": 2, "s": "y"}]}`)
+	sameValue(t, "details", field(r, "writeErrors.0.errInfo.details"), `{"operatorName": "$and",
+		"clausesNotSatisfied": [
+			{"index": 1, "details": {"operatorName": "$lt", "specifiedAs": {"a": {"$lt": 10}},
+				"reason": "comparison failed", "consideredValue": 11}},
+			{"index": 2, "details": {"operatorName": "$eq", "specifiedAs": {"b": 1},
+				"reason": "comparison failed", "consideredValue": 2}},
+			{"index": 3, "details": {"operatorName": "$regex", "specifiedAs": {"s": {"$regex": "^x", "$options": "i"}},
+				"reason": "regular expression did not match", "consideredValue": "y"}}]}`)
+	r = mustRun(t, db, "test", `{"insert": "d", "documents": [{"_id": 2, "a": 5, "b": 1, "s": 1}]}`)
+	sameValue(t, "details", field(r, "writeErrors.0.errInfo.details"), `{"operatorName": "$and",
+		"clausesNotSatisfied": [{"index": 3, "details": {"operatorName": "$regex",
+			"specifiedAs": {"s": {"$regex": "^x", "$options": "i"}}, "reason": "type did not match",
+			"consideredType": "int", "expectedTypes": ["regex", "string", "symbol"], "consideredValue": 1}}]}`)
 }
 
 // $_internalJsEmit in a validator is refused with 4660801 (as $function

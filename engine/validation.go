@@ -481,6 +481,18 @@ func (v *docValidator) clauseDetails(e bson.E, d bson.D) (bson.D, bool) {
 		det = append(det, bson.E{Key: "reason", Value: "field was missing"})
 	case present && isComparison(op):
 		det = append(det, bson.E{Key: "reason", Value: "comparison failed"}, bson.E{Key: "consideredValue", Value: val})
+	case present && op == "$regex":
+		// As mongod's RegexMatchExpression explains itself
+		// (doc_validation_error_test.cpp, BasicRegex, RegexNonString);
+		// an array's elements are not listed (consideredValues).
+		switch val.(type) {
+		case string, bson.Symbol:
+			det = append(det, bson.E{Key: "reason", Value: "regular expression did not match"}, bson.E{Key: "consideredValue", Value: val})
+		case bson.A:
+		default:
+			det = append(det, bson.E{Key: "reason", Value: "type did not match"}, bson.E{Key: "consideredType", Value: typeName(val)},
+				bson.E{Key: "expectedTypes", Value: bson.A{"regex", "string", "symbol"}}, bson.E{Key: "consideredValue", Value: val})
+		}
 	case present && op == "$type":
 		det = append(det, bson.E{Key: "reason", Value: "type did not match"}, bson.E{Key: "consideredValue", Value: val},
 			bson.E{Key: "consideredType", Value: typeName(val)})
