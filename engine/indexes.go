@@ -905,6 +905,12 @@ func newIndexes(m *catalog.Coll, parsed []*catalog.Index, specs []bson.D) ([]int
 	for i, ix := range parsed {
 		exists := false
 		for _, old := range seen {
+			if isBucketsColl(m) && strings.HasPrefix(old.Name, "_ts_") && old.Name != ix.Name {
+				// The engine's own indexes of a buckets collection
+				// (_ts_control_min_time, _ts_meta, _ts_ix_*) do not
+				// stand in for one the user asks for by key.
+				continue
+			}
 			// A wildcard index's projection is part of what it keys,
 			// as in MongoDB.
 			sameKey := document.Equal(old.Key, ix.Key) && document.Equal(nonNilDoc(wildcardProjectionOf(old)), nonNilDoc(wildcardProjectionOf(ix)))

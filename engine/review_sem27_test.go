@@ -1,10 +1,12 @@
 package engine
 
 import (
+	"context"
 	"fmt"
 	"testing"
 
 	"github.com/ttlkv/ttlkv/document"
+	"go.mongodb.org/mongo-driver/v2/bson"
 )
 
 // Session 27: the engine-side findings of review 26 (validators and
@@ -167,4 +169,56 @@ func TestReviewTS26BucketsCollectionTakesIndexes(t *testing.T) {
 		t.Errorf("buckets through the index after deleting every measurement: %s, want 0", n)
 	}
 	mustValidate(t, db, "test", "system.buckets.w")
+}
+
+// timeseries_bucket_index.js as it runs on mongod 7.0: on a time-series
+// collection without a metaField, createIndex({"control.min.time": 1})
+// and ({"control.max.time": 1}) on the buckets collection work (ttlkv
+// answered 85: its own _ts_control_min_time index has that key), a find
+// by the bucket's control.max.time uses the index, the collection
+// validates, and a remove by the bucket's _id empties it.
+func TestReviewTS26BucketIndexJSTest(t *testing.T) {
+	t.Parallel()
+	db, _ := openMem(t)
+	mustRun(t, db, "test", `{"create": "w", "timeseries": {"timeField": "time"}}`)
+	mustRun(t, db, "test", `{"createIndexes": "system.buckets.w", "indexes": [{"key": {"control.min.time": 1}, "name": "control.min.time_1"}]}`)
+	mustInsertTS(t, db, "w", `{"_id": 0, "time": {"$date": "2026-11-22T10:00:00Z"}, "x": 0}`)
+	mustRun(t, db, "test", `{"createIndexes": "system.buckets.w", "indexes": [{"key": {"control.max.time": 1}, "name": "control.max.time_1"}]}`)
+	buckets := firstBatch(t, mustRun(t, db, "test", `{"find": "system.buckets.w"}`))
+	if len(buckets) != 1 {
+		t.Fatalf("buckets: %v, want one", buckets)
+	}
+	maxTime := field(buckets[0], "control.max.time")
+	byMax := bson.D{{Key: "find", Value: "system.buckets.w"}, {Key: "filter", Value: bson.D{{Key: "control.max.time", Value: maxTime}}}}
+	if got := firstBatch(t, mustRunD(t, db, "test", byMax)); len(got) != 1 {
+		t.Errorf("find by control.max.time: %v, want the bucket", got)
+	}
+	r := mustRunD(t, db, "test", bson.D{{Key: "explain", Value: byMax}})
+	if plan := fmt.Sprint(field(r, "queryPlanner.winningPlan")); !contains(plan, "IXSCAN") {
+		t.Errorf("find by control.max.time: winning plan %s, want an IXSCAN", plan)
+	}
+	names := []string{}
+	for _, ix := range firstBatch(t, mustRun(t, db, "test", `{"listIndexes": "system.buckets.w"}`)) {
+		names = append(names, fmt.Sprint(field(ix, "name")))
+	}
+	if s := fmt.Sprint(names); !contains(s, "control.min.time_1") || !contains(s, "control.max.time_1") {
+		t.Errorf("listIndexes system.buckets.w: %s, want both indexes made there", s)
+	}
+	mustValidate(t, db, "test", "system.buckets.w")
+	mustRunD(t, db, "test", bson.D{{Key: "delete", Value: "system.buckets.w"},
+		{Key: "deletes", Value: bson.A{bson.D{{Key: "q", Value: bson.D{{Key: "_id", Value: field(buckets[0], "_id")}}}, {Key: "limit", Value: int32(0)}}}}})
+	if got := firstBatch(t, mustRun(t, db, "test", `{"find": "system.buckets.w"}`)); len(got) != 0 {
+		t.Errorf("buckets after the remove: %v, want none", got)
+	}
+	mustValidate(t, db, "test", "system.buckets.w")
+}
+
+// mustRunD runs a command given as a document; it must succeed.
+func mustRunD(t *testing.T, db *DB, dbName string, cmd bson.D) bson.D {
+	t.Helper()
+	r, err := db.RunCommand(context.Background(), dbName, cmd)
+	if err != nil {
+		t.Fatalf("%v: %v", cmd, err)
+	}
+	return r
 }
