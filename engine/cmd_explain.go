@@ -331,6 +331,15 @@ func cmdExplain(ctx context.Context, db *DB, dbName string, cmd bson.D) (bson.D,
 			}
 			st = &q.sc.stats
 		}
+		if p.ts != nil {
+			if residual := tsResidualFilter(p.ts.scan.o, s.Filter); len(residual) > 0 {
+				winning = tsModifyStage(p, st, s.Limit == 1, residual, n)
+				if st != nil {
+					st = &execStats{keysExamined: st.keysExamined, docsExamined: st.docsExamined}
+				}
+				break
+			}
+		}
 		input := stageTree(p, st, true)
 		winning = bson.D{{Key: "stage", Value: stage}}
 		if st != nil {

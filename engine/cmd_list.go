@@ -39,10 +39,19 @@ func cmdListCollections(ctx context.Context, db *DB, dbName string, cmd bson.D) 
 	var docs []bson.D
 	for _, c := range db.collsOf(dbName) {
 		m := c.m()
+		var d bson.D
 		if isInternalName(m.Name) {
-			continue
+			// The buckets of a time-series collection are listed, as
+			// mongod 7.0 lists them; the engine's other system.*
+			// collections are not.
+			owner := db.bucketsTarget(dbName, m.Name)
+			if owner == nil || !isBucketsColl(m) {
+				continue
+			}
+			d = db.bucketsCollInfo(owner.m(), m.Name)
+		} else {
+			d = db.collectionInfo(c)
 		}
-		d := db.collectionInfo(c)
 		if only {
 			d = bson.D{{Key: "name", Value: m.Name}, {Key: "type", Value: typeOfColl(m)}}
 		}
@@ -116,6 +125,67 @@ func (db *DB) collectionInfo(c *coll) bson.D {
 		d = append(d, bson.E{Key: "idIndex", Value: listIndexEntry(id)})
 	}
 	return d
+}
+
+// bucketsCollInfo renders system.buckets.<name>, the buckets of
+// time-series collection ts, as mongod 7.0 lists that collection: an
+// ordinary clustered collection whose options carry the buckets'
+// schema validator, clusteredIndex true, the expiry and the
+// timeseries options (CollectionOptions::appendBSON's order).
+func (db *DB) bucketsCollInfo(ts *catalog.Coll, name string) bson.D {
+	var opts bson.D
+	for _, k := range []string{"storageEngine", "indexOptionDefaults"} {
+		if v, ok := get(ts.Options, k); ok {
+			opts = append(opts, bson.E{Key: k, Value: v})
+		}
+	}
+	tv, _ := get(ts.Options, "timeseries")
+	tvd, _ := tv.(bson.D)
+	timeField, _ := get(tvd, "timeField")
+	tf, _ := timeField.(string)
+	opts = append(opts, bson.E{Key: "validator", Value: bucketsValidator(tf)})
+	if v, ok := get(ts.Options, "collation"); ok {
+		opts = append(opts, bson.E{Key: "collation", Value: v})
+	}
+	opts = append(opts, bson.E{Key: "clusteredIndex", Value: true})
+	if v, ok := get(ts.Options, "expireAfterSeconds"); ok {
+		opts = append(opts, bson.E{Key: "expireAfterSeconds", Value: v})
+	}
+	opts = append(opts, bson.E{Key: "timeseries", Value: tv})
+	return bson.D{{Key: "name", Value: name}, {Key: "type", Value: "collection"}, {Key: "options", Value: opts},
+		{Key: "info", Value: bson.D{{Key: "readOnly", Value: db.opts.Role == RoleReadOnly}}}}
+}
+
+// bucketsValidator is the $jsonSchema mongod gives a buckets collection
+// whose time field is timeField (jstests/core/timeseries/
+// timeseries_field_parsed_as_bson.js shows it whole). ttlkv lists it;
+// it checks the buckets inserted there its own way (docs/timeseries.md).
+func bucketsValidator(timeField string) bson.D {
+	bound := bson.D{{Key: "bsonType", Value: "object"}, {Key: "required", Value: bson.A{timeField}},
+		{Key: "properties", Value: bson.D{{Key: timeField, Value: bson.D{{Key: "bsonType", Value: "date"}}}}}}
+	control := bson.D{
+		{Key: "bsonType", Value: "object"},
+		{Key: "required", Value: bson.A{"version", "min", "max"}},
+		{Key: "properties", Value: bson.D{
+			{Key: "version", Value: bson.D{{Key: "bsonType", Value: "number"}}},
+			{Key: "min", Value: bound},
+			{Key: "max", Value: bound},
+			{Key: "closed", Value: bson.D{{Key: "bsonType", Value: "bool"}}},
+			{Key: "count", Value: bson.D{{Key: "bsonType", Value: "number"}, {Key: "minimum", Value: int32(1)}}},
+		}},
+		{Key: "additionalProperties", Value: false},
+	}
+	return bson.D{{Key: "$jsonSchema", Value: bson.D{
+		{Key: "bsonType", Value: "object"},
+		{Key: "required", Value: bson.A{"_id", "control", "data"}},
+		{Key: "properties", Value: bson.D{
+			{Key: "_id", Value: bson.D{{Key: "bsonType", Value: "objectId"}}},
+			{Key: "control", Value: control},
+			{Key: "data", Value: bson.D{{Key: "bsonType", Value: "object"}}},
+			{Key: "meta", Value: bson.D{}},
+		}},
+		{Key: "additionalProperties", Value: false},
+	}}}
 }
 
 // listedCappedOptions types a capped collection's size and max as

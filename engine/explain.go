@@ -127,7 +127,8 @@ func (p *plan) filterDoc() bson.D { return p.filterRaw }
 // execFields are the stage fields that only executionStats shows.
 var execFields = map[string]bool{"nReturned": true, "isEOF": true, "nWouldDelete": true,
 	"nMatched": true, "nWouldModify": true, "nWouldUpsert": true, "nCounted": true, "nSkipped": true,
-	"docsExamined": true, "keysExamined": true,
+	"docsExamined": true, "keysExamined": true, "bucketsUnpacked": true, "measurementsExamined": true,
+	"nBucketsUnpacked": true, "nMeasurementsDeleted": true,
 	"memLimit": true, "type": true, "totalDataSizeSorted": true, "usedDisk": true, "spills": true}
 
 // planOnly returns a copy of a stage tree without its execution

@@ -409,8 +409,12 @@ func (db *DB) createIndexes(ctx context.Context, dbName, name string, specs []bs
 	if len(specs) == 0 {
 		return nil, document.Errorf(document.CodeBadValue, "Must specify at least one index to create")
 	}
-	if err := validateCollName(dbName, name, false); err != nil {
-		return nil, err
+	if db.bucketsTarget(dbName, name) == nil {
+		// system.buckets.<name> of a time-series collection takes
+		// indexes of its own, as in mongod 7.0.
+		if err := validateCollName(dbName, name, false); err != nil {
+			return nil, err
+		}
 	}
 	res := &CreateIndexesResult{}
 	c := db.lookup(dbName, name)
@@ -462,6 +466,14 @@ func (db *DB) createIndexes(ctx context.Context, dbName, name string, specs []bs
 		res.NumIndexesAfter = res.NumIndexesBefore
 		res.Note = "all indexes already exist"
 		return res, nil
+	}
+	if o, ok := db.bucketsOptions(m); ok && isBucketsColl(m) && tsMutableIndexes(&catalog.Coll{Indexes: todo}, o) {
+		// Its keys may move as a bucket grows: no bucket may keep
+		// deltas from now on (tsMutableIndexes).
+		if err := db.tsFoldAllDeltas(ctx, c); err != nil {
+			return nil, err
+		}
+		m = c.m()
 	}
 	nm := m.Clone()
 	for i := range nm.Indexes {
@@ -893,6 +905,12 @@ func newIndexes(m *catalog.Coll, parsed []*catalog.Index, specs []bson.D) ([]int
 	for i, ix := range parsed {
 		exists := false
 		for _, old := range seen {
+			if isBucketsColl(m) && strings.HasPrefix(old.Name, "_ts_") && old.Name != ix.Name {
+				// The engine's own indexes of a buckets collection
+				// (_ts_control_min_time, _ts_meta, _ts_ix_*) do not
+				// stand in for one the user asks for by key.
+				continue
+			}
 			// A wildcard index's projection is part of what it keys,
 			// as in MongoDB.
 			sameKey := document.Equal(old.Key, ix.Key) && document.Equal(nonNilDoc(wildcardProjectionOf(old)), nonNilDoc(wildcardProjectionOf(ix)))

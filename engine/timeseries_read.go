@@ -295,6 +295,64 @@ func tsStageTree(p *plan, st *execStats, isEOF bool) bson.D {
 	return leaf
 }
 
+// tsModifyStage renders the delete of measurements of time-series plan
+// p whose filter is not only on the metaField, as mongod 7.0 explains
+// it: a TS_MODIFY stage (opType deleteMany, or deleteOne for limit 1)
+// holding the bucket filter and the residual filter the unpacked
+// measurements must pass, over the scan of the buckets; executed, with
+// the buckets unpacked and the measurements it would delete (n).
+func tsModifyStage(p *plan, st *execStats, one bool, residual bson.D, n int64) bson.D {
+	info := p.ts
+	var in bson.D
+	if info.inner == nil {
+		in = bson.D{{Key: "stage", Value: "EOF"}}
+	} else {
+		var ist *execStats
+		if st != nil {
+			ist = &execStats{keysExamined: st.keysExamined, docsExamined: st.docsExamined, nReturned: info.scan.unpacked}
+		}
+		in = stageTree(info.inner, ist, true)
+	}
+	op := "deleteMany"
+	if one {
+		op = "deleteOne"
+	}
+	d := bson.D{{Key: "stage", Value: "TS_MODIFY"}}
+	if st != nil {
+		d = append(d, bson.E{Key: "nReturned", Value: int32(0)}, bson.E{Key: "isEOF", Value: int32(1)})
+	}
+	d = append(d, bson.E{Key: "opType", Value: op}, bson.E{Key: "bucketFilter", Value: info.bucket},
+		bson.E{Key: "residualFilter", Value: residual})
+	if st != nil {
+		d = append(d, bson.E{Key: "nBucketsUnpacked", Value: int32OrLong(info.scan.unpacked)},
+			bson.E{Key: "nMeasurementsDeleted", Value: int32OrLong(n)})
+	}
+	return append(d, bson.E{Key: "inputStage", Value: in})
+}
+
+// tsResidualFilter is the part of a time-series filter f that the
+// buckets' meta cannot decide: f without its top-level conditions on
+// the metaField, a plain value written as {$eq: value} as mongod
+// serializes it. Empty: f is on the metaField only (or empty), and
+// whole buckets are deleted.
+func tsResidualFilter(o ts.Options, f bson.D) bson.D {
+	var out bson.D
+	for _, e := range f {
+		if o.MetaField != "" && (e.Key == o.MetaField || strings.HasPrefix(e.Key, o.MetaField+".")) {
+			continue
+		}
+		if !strings.HasPrefix(e.Key, "$") {
+			if ops, ok := e.Value.(bson.D); !ok || len(ops) == 0 || !strings.HasPrefix(ops[0].Key, "$") {
+				if _, isRegex := e.Value.(bson.Regex); !isRegex {
+					e.Value = bson.D{{Key: "$eq", Value: e.Value}}
+				}
+			}
+		}
+		out = append(out, e)
+	}
+	return out
+}
+
 // tsDeleteBatchBuckets bounds the buckets one delete transaction
 // rewrites or removes.
 const tsDeleteBatchBuckets = 64

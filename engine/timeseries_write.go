@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"strings"
 
@@ -287,6 +288,10 @@ func (db *DB) tsInsertChunk(c *coll, bc *coll, prepared []bson.D, start, stopAt 
 		check  bool // verify that the bucket's record still exists
 	}
 	writes := make([]tsWrite, 0, len(order))
+	// An index the user made on the buckets collection may key on what
+	// grows (control.max): its buckets then keep no deltas, every write
+	// a new base whose old keys are read back (tsMutableIndexes).
+	mutable := tsMutableIndexes(bm, t.opts)
 	for _, b := range order {
 		w := tsWrite{b: b, closed: flags[b]&closed != 0}
 		ob := st.open[b.ID]
@@ -299,7 +304,7 @@ func (db *DB) tsInsertChunk(c *coll, bc *coll, prepared []bson.D, start, stopAt 
 			return start, nil, false, document.Errorf(document.CodeInternalError, "time-series bucket %s has no record id", b.ID.Hex())
 		case b.Count() == ob.stored && (ob.deltas == 0 || !w.closed):
 			continue // closed with nothing to fold
-		case w.closed || b.Count()-ob.base >= ob.base || ob.deltas >= tsMaxDeltas:
+		case mutable || w.closed || b.Count()-ob.base >= ob.base || ob.deltas >= tsMaxDeltas:
 			w.kind, w.drop = 'f', ob.deltas
 			w.after = tsOpen{rid: ob.rid}
 		default:
@@ -340,7 +345,13 @@ func (db *DB) tsInsertChunk(c *coll, bc *coll, prepared []bson.D, start, stopAt 
 						return e
 					}
 				}
-				e = w.replace(x.after.rid, x.doc, x.doc, x.raw)
+				old := x.doc // the keys of the fixed indexes do not change
+				if mutable {
+					if old, _, e = getRecord(txn, w.m.ID, x.after.rid); e != nil {
+						return e
+					}
+				}
+				e = w.replace(x.after.rid, old, x.doc, x.raw)
 				for seq := uint32(0); seq < x.drop && e == nil; seq++ {
 					e = txn.Delete(tsDeltaKey(w.m.ID, x.after.rid, seq))
 				}
@@ -442,6 +453,94 @@ func tsCheckMetaKeys(ixs []*catalog.Index, meta any) error {
 	d := bson.D{{Key: "meta", Value: meta}}
 	for _, ix := range ixs {
 		if _, _, err := indexkey.Of(ix, d); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// tsMutableIndexes reports whether buckets collection bm has an index
+// whose keys may change as a bucket grows: one the user created on
+// system.buckets.<name> (docs/timeseries.md, "Indexes on the buckets
+// collection") on anything but _id, meta and control.min.<timeField>.
+// The engine's own indexes key on those alone.
+func tsMutableIndexes(bm *catalog.Coll, o ts.Options) bool {
+	for _, ix := range bm.Indexes {
+		for _, k := range ix.Key {
+			switch {
+			case k.Key == "_id", k.Key == "meta", strings.HasPrefix(k.Key, "meta."),
+				k.Key == "control.min."+o.TimeField:
+			default:
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// tsFoldAllDeltas rewrites every bucket of buckets collection bc that
+// has deltas as one base record and deletes its deltas, and makes the
+// time-series collection's writer start new buckets: done before an
+// index that tsMutableIndexes counts is built, so that from then on no
+// bucket has deltas and a bucket's stored record is all of it. The
+// caller holds bc's write lock.
+func (db *DB) tsFoldAllDeltas(ctx context.Context, bc *coll) error {
+	owner := db.bucketsTarget(bc.m().DB, bc.m().Name)
+	o, ok := db.bucketsOptions(bc.m())
+	if owner == nil || !ok {
+		return nil
+	}
+	owner.ext = nil
+	var rids []uint64
+	err := db.store.View(func(txn *lsm.Txn) error {
+		pre := lsm.IndexPrefix(bc.m().ID, tsDeltaIndexID)
+		it := txn.NewIter(lsm.IterOptions{Prefix: pre, KeysOnly: true})
+		defer it.Close()
+		for it.Next() {
+			k := it.Key()
+			if len(k) < len(pre)+8 {
+				continue
+			}
+			rid := binary.BigEndian.Uint64(k[len(pre):])
+			if n := len(rids); n == 0 || rids[n-1] != rid {
+				rids = append(rids, rid) // keys come in rid order
+			}
+		}
+		return it.Err()
+	})
+	if err != nil {
+		return err
+	}
+	for len(rids) > 0 {
+		if err := ctxErr(ctx); err != nil {
+			return err
+		}
+		n := min(len(rids), 64)
+		batch := rids[:n]
+		rids = rids[n:]
+		err := db.store.Update(func(txn *lsm.Txn) error {
+			w := &writeCtx{c: bc, m: bc.m(), txn: txn}
+			for _, rid := range batch {
+				d, b, found, err := tsLoadBucket(txn, o, w.m.ID, rid)
+				if err != nil {
+					return err
+				} else if !found {
+					continue
+				}
+				nd, raw, err := tsEncodeBucket(o, b)
+				if err != nil {
+					return err
+				}
+				if err := w.replace(rid, d, nd, raw); err != nil {
+					return err
+				}
+				if err := db.tsRemoveDeltas(txn, w.m.ID, rid); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		if err != nil {
 			return err
 		}
 	}

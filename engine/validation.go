@@ -132,7 +132,8 @@ func checkEnum(cmdName, field string, v any, allowed []string) error {
 }
 
 // bannedInValidator finds the operators a validator may not use
-// anywhere ($where, $text, $near, $nearSphere, $geoNear), with mongod's
+// anywhere ($where, $text, $near, $nearSphere, $geoNear; $function and
+// $_internalJsEmit in $expr), with mongod's
 // codes; the query parser reports the rest (unknown operators).
 func bannedInValidator(v any, depth int) error {
 	if depth > 100 {
@@ -152,6 +153,10 @@ func bannedInValidator(v any, depth int) error {
 				}
 				if mentionsKey(e.Value, "$function", 0) {
 					return document.Errorf(document.Code(4660800), "$function cannot be used inside a validator.")
+				}
+				if mentionsKey(e.Value, "$_internalJsEmit", 0) {
+					// mapReduce's internal expression, refused as $function is.
+					return document.Errorf(document.Code(4660801), "$_internalJsEmit cannot be used inside a validator.")
 				}
 				continue // not a filter: its keywords are checked by the parser
 			case "$jsonSchema":
@@ -355,18 +360,52 @@ func (v *docValidator) check(d bson.D) error {
 // details describes why d failed the validator (docs/validation.md,
 // "errInfo"): the top-level clauses d does not satisfy.
 func (v *docValidator) details(d bson.D) bson.D {
+	clauses := splitClauses(v.rules)
 	var failing bson.A
-	for i, e := range v.rules {
+	for i, e := range clauses {
 		det, fails := v.clauseDetails(e, d)
 		if !fails {
 			continue
 		}
-		if len(v.rules) == 1 {
+		if len(clauses) == 1 {
 			return det
 		}
 		failing = append(failing, bson.D{{Key: "index", Value: int32(i)}, {Key: "details", Value: det}})
 	}
 	return bson.D{{Key: "operatorName", Value: "$and"}, {Key: "clausesNotSatisfied", Value: failing}}
+}
+
+// splitClauses returns the clauses of the filter rules as mongod's
+// parser makes them: a field with several operators ({a: {$gt: 0, $lt:
+// 10}}) gives one clause per operator, each numbered in the filter's
+// implicit $and, except that $options stays with its $regex.
+func splitClauses(rules bson.D) bson.D {
+	out := make(bson.D, 0, len(rules))
+	for _, e := range rules {
+		ops, ok := e.Value.(bson.D)
+		if strings.HasPrefix(e.Key, "$") || !ok || len(ops) < 2 || !strings.HasPrefix(ops[0].Key, "$") {
+			out = append(out, e)
+			continue
+		}
+		var regex bson.D
+		at := -1
+		for _, op := range ops {
+			switch op.Key {
+			case "$regex", "$options":
+				regex = append(regex, op)
+				if at < 0 {
+					at = len(out)
+					out = append(out, bson.E{})
+				}
+			default:
+				out = append(out, bson.E{Key: e.Key, Value: bson.D{op}})
+			}
+		}
+		if at >= 0 {
+			out[at] = bson.E{Key: e.Key, Value: regex}
+		}
+	}
+	return out
 }
 
 // clauseDetails describes one top-level clause of the validator, and
@@ -431,8 +470,8 @@ func (v *docValidator) clauseDetails(e bson.E, d bson.D) (bson.D, bool) {
 	op := "$eq"
 	if ops, ok := e.Value.(bson.D); ok && len(ops) > 0 && strings.HasPrefix(ops[0].Key, "$") {
 		op = ops[0].Key
-		if len(ops) > 1 {
-			op = "$and"
+		if op == "$options" {
+			op = "$regex" // splitClauses keeps the pair together
 		}
 	}
 	det := bson.D{{Key: "operatorName", Value: op}, {Key: "specifiedAs", Value: clause}}
@@ -442,6 +481,18 @@ func (v *docValidator) clauseDetails(e bson.E, d bson.D) (bson.D, bool) {
 		det = append(det, bson.E{Key: "reason", Value: "field was missing"})
 	case present && isComparison(op):
 		det = append(det, bson.E{Key: "reason", Value: "comparison failed"}, bson.E{Key: "consideredValue", Value: val})
+	case present && op == "$regex":
+		// As mongod's RegexMatchExpression explains itself
+		// (doc_validation_error_test.cpp, BasicRegex, RegexNonString);
+		// an array's elements are not listed (consideredValues).
+		switch val.(type) {
+		case string, bson.Symbol:
+			det = append(det, bson.E{Key: "reason", Value: "regular expression did not match"}, bson.E{Key: "consideredValue", Value: val})
+		case bson.A:
+		default:
+			det = append(det, bson.E{Key: "reason", Value: "type did not match"}, bson.E{Key: "consideredType", Value: typeName(val)},
+				bson.E{Key: "expectedTypes", Value: bson.A{"regex", "string", "symbol"}}, bson.E{Key: "consideredValue", Value: val})
+		}
 	case present && op == "$type":
 		det = append(det, bson.E{Key: "reason", Value: "type did not match"}, bson.E{Key: "consideredValue", Value: val},
 			bson.E{Key: "consideredType", Value: typeName(val)})

@@ -33,7 +33,9 @@ func toStringValue(v any) (string, error) {
 		case math.IsInf(x, -1):
 			return "-Infinity", nil
 		}
-		return strconv.FormatFloat(x, 'g', -1, 64), nil
+		// mongod 7.0 streams the double through its StringBuilder,
+		// snprintf's "%g": six significant digits, "1.23457e+06".
+		return strconv.FormatFloat(x, 'g', 6, 64), nil
 	case bson.Decimal128:
 		return x.String(), nil
 	case bson.ObjectID:

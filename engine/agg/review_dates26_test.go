@@ -249,16 +249,26 @@ func TestReviewDates26NumberToLongOrDateOverflow(t *testing.T) {
 
 // TestReviewDates26ToStringDouble: mongod's double-to-string conversion
 // ($toString, $convert) gives "Infinity" and "-Infinity" for the
-// infinities (performFormatDouble, expression.cpp); ttlkv printed Go's
-// "+Inf"/"-Inf". (How other doubles print differs between mongod
-// versions, "1.23457e+06" or "1234567.5" for 1234567.5, and ttlkv's
-// "1.2345675e+06" is neither: left open, not asserted here.)
+// infinities and "-0" for negative zero (performFormatDouble,
+// expression.cpp), and otherwise streams the double through its
+// StringBuilder, whose operator<< for a double is snprintf's "%g"
+// (src/mongo/bson/util/builder.h): six significant digits, so 7.0 gives
+// "1.23457e+06" for 1234567.5 (fmt's shortest form came later). ttlkv
+// printed Go's "+Inf"/"-Inf", then Go's shortest form, "1.2345675e+06".
 func TestReviewDates26ToStringDouble(t *testing.T) {
 	t.Parallel()
 	checkExprs(t, `[{"_id": 1}]`, []exprCase{
 		{`{"$toString": {"$numberDouble": "Infinity"}}`, `"Infinity"`},
 		{`{"$toString": {"$numberDouble": "-Infinity"}}`, `"-Infinity"`},
 		{`{"$convert": {"input": {"$numberDouble": "Infinity"}, "to": "string"}}`, `"Infinity"`},
+		{`{"$toString": 1234567.5}`, `"1.23457e+06"`},
+		{`{"$toString": 12345678.9}`, `"1.23457e+07"`},
+		{`{"$toString": 0.1}`, `"0.1"`},
+		{`{"$toString": 123.456789}`, `"123.457"`},
+		{`{"$toString": 100000.0}`, `"100000"`},
+		{`{"$toString": 0.00001}`, `"1e-05"`},
+		{`{"$toString": {"$numberDouble": "-0.0"}}`, `"-0"`},
+		{`{"$convert": {"input": 2.5, "to": "string"}}`, `"2.5"`},
 	})
 }
 

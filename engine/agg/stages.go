@@ -194,16 +194,20 @@ func parseProject(arg any, sc pdepth) (stageSpec, error) {
 		incl = append(incl, []string{"_id"})
 	}
 	var computed []pathOp
+	var dotted [][]string // the paths of computed fields below the top level
 	for _, op := range ops {
 		switch {
 		case op.include:
 			incl = append(incl, op.path)
 		case op.expr != nil:
 			computed = append(computed, op)
+			if len(op.path) > 1 {
+				dotted = append(dotted, op.path)
+			}
 		}
 	}
 	return mapSpec("$project", spec, func(d bson.D, env *Env) (bson.D, bool, error) {
-		out := includePaths(d, incl)
+		out := includeComputing(d, incl, dotted)
 		for _, op := range computed {
 			v, err := op.expr.Eval(env)
 			if err != nil {
@@ -213,16 +217,29 @@ func parseProject(arg any, sc pdepth) (stageSpec, error) {
 				out = setPath(out, op.path, v)
 			}
 		}
+		if dotted != nil {
+			out = dropHoles(out)
+		}
 		return out, true, nil
 	}), nil
 }
 
+// hole stands, during an inclusion $project, for a value on the way of
+// a computed dotted path that the inclusion dropped (a scalar): as in
+// mongod's projection tree, setting the computed field there turns it
+// into a document, and a hole nothing was set in is dropped at the end.
+type hole struct{}
+
 // includePaths keeps the fields of d on paths, in d's order, descending
 // into documents and arrays of documents.
-func includePaths(d bson.D, paths [][]string) bson.D {
+func includePaths(d bson.D, paths [][]string) bson.D { return includeComputing(d, paths, nil) }
+
+// includeComputing is includePaths that also keeps, as holes, the
+// values on the way of the computed paths that inclusion drops.
+func includeComputing(d bson.D, paths, computed [][]string) bson.D {
 	out := bson.D{}
 	for _, el := range d {
-		var sub [][]string
+		var sub, csub [][]string
 		whole := false
 		for _, p := range paths {
 			if p[0] != el.Key {
@@ -234,11 +251,16 @@ func includePaths(d bson.D, paths [][]string) bson.D {
 				sub = append(sub, p[1:])
 			}
 		}
+		for _, p := range computed {
+			if p[0] == el.Key && len(p) > 1 {
+				csub = append(csub, p[1:])
+			}
+		}
 		switch {
 		case whole:
 			out = append(out, el)
-		case sub != nil:
-			if v, ok := includeIn(el.Value, sub); ok {
+		case sub != nil || csub != nil:
+			if v, ok := includeIn(el.Value, sub, csub); ok {
 				out = append(out, bson.E{Key: el.Key, Value: v})
 			}
 		}
@@ -246,20 +268,52 @@ func includePaths(d bson.D, paths [][]string) bson.D {
 	return out
 }
 
-func includeIn(v any, paths [][]string) (any, bool) {
+func includeIn(v any, paths, computed [][]string) (any, bool) {
 	switch x := v.(type) {
 	case bson.D:
-		return includePaths(x, paths), true
+		return includeComputing(x, paths, computed), true
 	case bson.A:
 		out := bson.A{}
 		for _, el := range x {
-			if r, ok := includeIn(el, paths); ok {
+			if r, ok := includeIn(el, paths, computed); ok {
 				out = append(out, r)
 			}
 		}
 		return out, true
 	}
+	if computed != nil {
+		return hole{}, true
+	}
 	return nil, false
+}
+
+// dropHoles returns d without the holes includeComputing left.
+func dropHoles(d bson.D) bson.D {
+	out := make(bson.D, 0, len(d))
+	for _, el := range d {
+		if v, ok := dropHolesIn(el.Value); ok {
+			out = append(out, bson.E{Key: el.Key, Value: v})
+		}
+	}
+	return out
+}
+
+func dropHolesIn(v any) (any, bool) {
+	switch x := v.(type) {
+	case hole:
+		return nil, false
+	case bson.D:
+		return dropHoles(x), true
+	case bson.A:
+		out := make(bson.A, 0, len(x))
+		for _, el := range x {
+			if r, ok := dropHolesIn(el); ok {
+				out = append(out, r)
+			}
+		}
+		return out, true
+	}
+	return v, true
 }
 
 // removePath returns d without the field at path (through documents and

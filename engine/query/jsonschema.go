@@ -1,7 +1,6 @@
 package query
 
 import (
-	"math"
 	"regexp"
 	"slices"
 	"strings"
@@ -532,28 +531,15 @@ func (s *schema) failing(v any) []string {
 			fail("pattern")
 		}
 	default:
-		if document.IsNumber(v) && !isNaNNum(v) {
-			if s.min != nil {
-				c := document.Compare(v, s.min)
-				if c < 0 || (c == 0 && s.exclMin) {
-					fail("minimum")
-				}
+		if document.IsNumber(v) {
+			if s.min != nil && !schemaBound(v, s.min, s.exclMin, 1) {
+				fail("minimum")
 			}
-			if s.max != nil {
-				c := document.Compare(v, s.max)
-				if c > 0 || (c == 0 && s.exclMax) {
-					fail("maximum")
-				}
+			if s.max != nil && !schemaBound(v, s.max, s.exclMax, -1) {
+				fail("maximum")
 			}
-			if s.multipleOf != nil && !isMultipleOf(v, s.multipleOf) {
-				fail("multipleOf")
-			}
-		} else if document.IsNumber(v) {
-			if s.min != nil || s.max != nil {
-				fail("minimum") // NaN is below every bound
-			}
-			if s.multipleOf != nil {
-				fail("multipleOf") // and a multiple of nothing
+			if s.multipleOf != nil && (isNaN(v) || !isMultipleOf(v, s.multipleOf)) {
+				fail("multipleOf") // NaN is a multiple of nothing
 			}
 		}
 	}
@@ -592,14 +578,23 @@ func (s *schema) failing(v any) []string {
 	return out
 }
 
-func isNaNNum(v any) bool {
-	f, ok := v.(float64)
-	return ok && math.IsNaN(f)
+// schemaBound reports whether the number v meets a minimum (dir 1) or
+// maximum (dir -1) bound, exclusive or not. mongod builds these keywords
+// as $gte/$gt/$lte/$lt (json_schema_parser.cpp: parseMinimum,
+// parseMaximum), whose rule for NaN is that it equals NaN and compares
+// false with everything else: a NaN bound passes only NaN (and an
+// exclusive one nothing), and NaN fails every other bound.
+func schemaBound(v, bound any, excl bool, dir int) bool {
+	if isNaN(v) || isNaN(bound) {
+		return !excl && isNaN(v) && isNaN(bound)
+	}
+	c := document.Compare(v, bound) * dir
+	return c > 0 || (c == 0 && !excl)
 }
 
 func (s *schema) failingObject(d bson.D, fail func(string)) {
 	for _, r := range s.required {
-		if _, ok := getField(d, r); !ok {
+		if len(schemaGet(d, r)) == 0 {
 			fail("required")
 			break
 		}
@@ -612,7 +607,7 @@ func (s *schema) failingObject(d bson.D, fail func(string)) {
 		}
 	}
 	for _, p := range s.properties {
-		if v, ok := getField(d, p.name); ok && len(p.s.failing(v)) > 0 {
+		if !p.s.passesSome(schemaGet(d, p.name)) {
 			fail("properties")
 			break
 		}
@@ -626,18 +621,18 @@ func (s *schema) failingObject(d bson.D, fail func(string)) {
 		}
 	}
 	for _, dep := range s.depProps {
-		if _, ok := getField(d, dep.name); !ok {
+		if len(schemaGet(d, dep.name)) == 0 {
 			continue
 		}
 		for _, n := range dep.needs {
-			if _, ok := getField(d, n); !ok {
+			if len(schemaGet(d, n)) == 0 {
 				fail("dependencies")
 				break
 			}
 		}
 	}
 	for _, dep := range s.depSchemas {
-		if _, ok := getField(d, dep.name); ok && len(dep.s.failing(d)) > 0 {
+		if len(schemaGet(d, dep.name)) > 0 && len(dep.s.failing(d)) > 0 {
 			fail("dependencies")
 		}
 	}
@@ -654,6 +649,45 @@ func (s *schema) failingObject(d bson.D, fail func(string)) {
 	}
 }
 
+// schemaGet returns the values that a property name of required,
+// properties or dependencies reaches in d. mongod parses such a name as
+// a path (json_schema_parser.cpp gives it to the match expressions it
+// builds), so "a.b" reaches into {a: {b: 1}}, and an array met on the
+// way is searched element by element as a query path is; nil: the name
+// reaches nothing.
+func schemaGet(d bson.D, name string) []any {
+	if !strings.Contains(name, ".") {
+		if v, ok := getField(d, name); ok {
+			return []any{v}
+		}
+		return nil
+	}
+	var vals []any
+	for _, it := range collect(d, strings.Split(name, "."), false, nil) {
+		if it.present {
+			vals = append(vals, it.v)
+		}
+	}
+	return vals
+}
+
+// passesSome reports whether vals, the values a property reaches, meet
+// s: none at all (a missing property fails only required), or one that
+// satisfies every keyword.
+func (s *schema) passesSome(vals []any) bool {
+	if len(vals) == 0 {
+		return true
+	}
+	for _, v := range vals {
+		if len(s.failing(v)) == 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// hasProperty reports whether properties names the field name itself
+// (additionalProperties compares a document's own field names).
 func (s *schema) hasProperty(name string) bool {
 	for _, p := range s.properties {
 		if p.name == name {
@@ -747,7 +781,7 @@ func SchemaRulesNotSatisfied(schemaDoc bson.D, d bson.D) bson.A {
 		case "required":
 			var missing bson.A
 			for _, r := range s.required {
-				if _, ok := getField(d, r); !ok {
+				if len(schemaGet(d, r)) == 0 {
 					missing = append(missing, r)
 				}
 			}
@@ -758,15 +792,16 @@ func SchemaRulesNotSatisfied(schemaDoc bson.D, d bson.D) bson.A {
 			var props bson.A
 			pd, _ := e.Value.(bson.D)
 			for _, p := range pd {
-				v, ok := getField(d, p.Key)
+				vals := schemaGet(d, p.Key)
 				sd, _ := p.Value.(bson.D)
-				if !ok || sd == nil {
+				if len(vals) == 0 || sd == nil {
 					continue
 				}
 				ps, err := parseSchema(sd, 1)
-				if err != nil || len(ps.failing(v)) == 0 {
+				if err != nil || ps.passesSome(vals) {
 					continue
 				}
+				v := vals[0]
 				var det bson.A
 				fails := ps.failing(v)
 				slices.SortStableFunc(fails, func(a, b string) int { return schemaOrder[a] - schemaOrder[b] })
