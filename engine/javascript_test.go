@@ -114,6 +114,8 @@ func TestWhereStoppedByMaxTimeMS(t *testing.T) {
 	db, _, _ := openTest(t)
 	mustRun(t, db, "test", `{"insert": "w", "documents": [{"_id": 1}]}`)
 	wantCode(t, db, "test", `{"find": "w", "filter": {"$where": "while (true) {}"}, "maxTimeMS": 50}`, document.CodeMaxTimeMSExpired, "operation exceeded time limit")
+	// max_time_ms.js's slow query: a $where that sleeps.
+	wantCode(t, db, "test", `{"find": "w", "filter": {"$where": "function() { sleep(1e9); return true; }"}, "maxTimeMS": 50}`, document.CodeMaxTimeMSExpired, "operation exceeded time limit")
 	wantCode(t, db, "test", `{"aggregate": "w", "pipeline": [{"$project": {"x": {"$function": {"body": "function() { for (;;) {} }", "args": [], "lang": "js"}}}}], "cursor": {}, "maxTimeMS": 50}`, document.CodeMaxTimeMSExpired, "")
 	r := mustRun(t, db, "test", `{"update": "w", "updates": [{"q": {"$where": "while (true) {}"}, "u": {"$set": {"a": 1}}}], "maxTimeMS": 50}`)
 	if we, _ := get(r, "writeErrors"); we == nil || field(we.(bson.A)[0].(bson.D), "code") != int32(document.CodeMaxTimeMSExpired) {

@@ -182,10 +182,17 @@ func (f *Func) run(ctx context.Context, body func(v *vm, fn goja.Callable) error
 	}()
 	var mu sync.Mutex
 	done := false
+	wake := make(chan struct{})
+	v.wake = wake
 	interrupt := func(reason error) {
 		mu.Lock()
 		if !done {
 			v.rt.Interrupt(reason)
+			select {
+			case <-wake:
+			default:
+				close(wake) // a sleep() in progress returns at once
+			}
 		}
 		mu.Unlock()
 	}

@@ -2,6 +2,7 @@ package js
 
 import (
 	"context"
+	"reflect"
 	"strings"
 	"sync"
 	"testing"
@@ -106,6 +107,37 @@ func TestInterrupt(t *testing.T) {
 	g, _ := Compile("1 + 1")
 	if v, err := g.Call(context.Background()); err != nil || v != 2.0 {
 		t.Fatalf("after: %v %v", v, err)
+	}
+}
+
+// sleep(ms) waits, returns undefined, and ends at once when its call is
+// interrupted: a sleep of days under a 30 ms deadline fails with 50
+// instead of holding the test.
+func TestSleep(t *testing.T) {
+	t.Parallel()
+	f, err := Compile("function(ms) { var r = sleep(ms); return [typeof r, typeof sleep] }")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, ms := range []any{1.0, int32(0), -5.0, "x", nil} {
+		v, err := f.Call(context.Background(), ms)
+		if err != nil || !reflect.DeepEqual(v, bson.A{"undefined", "function"}) {
+			t.Errorf("sleep(%v): %v %v", ms, v, err)
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Millisecond)
+	defer cancel()
+	if _, err := f.Call(ctx, 1e12); codeOf(err) != document.CodeMaxTimeMSExpired {
+		t.Fatalf("a long sleep past the deadline: %v", err)
+	}
+	w, err := Compile("function() { sleep(1e12); return true }")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel = context.WithCancel(context.Background())
+	time.AfterFunc(20*time.Millisecond, cancel)
+	if _, err := w.Where(ctx, bson.D{}); codeOf(err) != CodeInterrupted {
+		t.Fatalf("a sleep cancelled: %v", err)
 	}
 }
 

@@ -2,6 +2,7 @@ package js
 
 import (
 	"runtime"
+	"time"
 
 	"github.com/dop251/goja"
 )
@@ -16,6 +17,9 @@ type vm struct {
 	date     goja.Value                      // Date
 	regexp   goja.Value                      // RegExp
 	baseline map[string]bool                 // the global names after setup
+	// wake is closed when the current call is interrupted, which ends a
+	// sleep() at once.
+	wake chan struct{}
 }
 
 const maxFuncsPerVM = 256
@@ -89,6 +93,9 @@ func newVM() *vm {
 	if _, err := rt.RunString(arrayPrelude); err != nil {
 		panic(err)
 	}
+	if err := rt.Set("sleep", v.sleep); err != nil {
+		panic(err)
+	}
 	v.baseline = map[string]bool{}
 	for _, k := range rt.GlobalObject().Keys() {
 		v.baseline[k] = true
@@ -157,3 +164,28 @@ const arrayPrelude = `(function () {
     return out;
   });
 })();`
+
+// maxSleep bounds one sleep() call; the call timeout ends it sooner.
+const maxSleep = 24 * time.Hour
+
+// sleep is mongod's sleep(ms) of server-side scripts (jstests and
+// mongosh's own tests slow a $where down with it): it waits ms
+// milliseconds, or until the call is interrupted (maxTimeMS, the client
+// gone, the call timeout), and returns undefined.
+func (v *vm) sleep(call goja.FunctionCall) goja.Value {
+	ms := call.Argument(0).ToFloat()
+	if !(ms > 0) { // NaN, zero and negatives: no wait
+		return goja.Undefined()
+	}
+	d := maxSleep
+	if ms < float64(maxSleep/time.Millisecond) {
+		d = time.Duration(ms * float64(time.Millisecond))
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-v.wake:
+	}
+	return goja.Undefined()
+}
