@@ -318,7 +318,17 @@ func (s *Shell) collection(db, name string) *goja.Object {
 		if p := s.optDoc(arg(c, 1), "projection"); len(p) > 0 {
 			opts = append(opts, bson.E{Key: "projection", Value: p})
 		}
-		opts = append(opts, s.optDoc(arg(c, 2), "options")...)
+		more := s.optDoc(arg(c, 2), "options")
+		if o, ok := arg(c, 2).(*goja.Object); ok {
+			if sv := o.Get("sort"); sv != nil && !goja.IsUndefined(sv) {
+				for i := range more {
+					if more[i].Key == "sort" {
+						more[i].Value = s.sortDirections(s.sortSpec(sv))
+					}
+				}
+			}
+		}
+		opts = append(opts, more...)
 		return filter, opts
 	}
 	m("find", func(c goja.FunctionCall) goja.Value {
