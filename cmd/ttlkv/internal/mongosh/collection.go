@@ -118,6 +118,37 @@ func take(d *bson.D, key string) (any, bool) {
 	return nil, false
 }
 
+// unacknowledged reports whether a write's options ask for no
+// acknowledgement (writeConcern {w: 0}): the driver under mongosh then
+// reads no reply, so the result says acknowledged: false and carries
+// no counts, and write errors go unseen.
+func unacknowledged(opts bson.D) bool {
+	wc, _ := document.Get(opts, "writeConcern")
+	d, _ := wc.(bson.D)
+	w, ok := document.Get(d, "w")
+	if !ok {
+		return false
+	}
+	switch n := w.(type) {
+	case int32, int64, float64:
+		return toFloatValue(n) == 0
+	}
+	return false
+}
+
+// toFloatValue is a BSON number as a float64.
+func toFloatValue(v any) float64 {
+	switch n := v.(type) {
+	case int32:
+		return float64(n)
+	case int64:
+		return float64(n)
+	case float64:
+		return n
+	}
+	return 0
+}
+
 func truthy(v any) bool {
 	switch x := v.(type) {
 	case nil:
@@ -245,6 +276,12 @@ func (s *Shell) collection(db, name string) *goja.Object {
 	ack := func(fields ...bson.E) goja.Value {
 		return s.toJS(append(bson.D{{Key: "acknowledged", Value: true}}, fields...))
 	}
+	// unack is the result of a write sent with writeConcern {w: 0}:
+	// acknowledged false, and fields the server's reply would have
+	// filled undefined (bson.Undefined), as the driver's.
+	unack := func(fields ...bson.E) goja.Value {
+		return s.toJS(append(bson.D{{Key: "acknowledged", Value: false}}, fields...))
+	}
 	withID := func(d bson.D) (bson.D, any) {
 		if id, ok := document.Get(d, "_id"); ok {
 			return d, id
@@ -256,7 +293,10 @@ func (s *Shell) collection(db, name string) *goja.Object {
 	insertMany := func(docsArg, optsArg goja.Value) goja.Value {
 		o, ok := docsArg.(*goja.Object)
 		if !ok || o.ClassName() != "Array" {
-			s.throw("MongoshInvalidInputError", "insertMany: the documents must be an array, got %s", s.describe(docsArg))
+			s.throwNamed("MongoInvalidArgumentError", `Argument "docs" must be an array of documents`)
+		}
+		if o.Get("length").ToInteger() == 0 {
+			s.throwNamed("MongoInvalidArgumentError", "Invalid BulkOperation, Batch cannot be empty")
 		}
 		raw, err := s.toBSON(docsArg, 0)
 		s.check(err)
@@ -282,6 +322,9 @@ func (s *Shell) collection(db, name string) *goja.Object {
 		}
 		cmd := bson.D{{Key: "insert", Value: name}, {Key: "documents", Value: docs}, {Key: "ordered", Value: ordered}}
 		r := s.command(db, append(cmd, opts...))
+		if unacknowledged(opts) {
+			return unack(bson.E{Key: "insertedIds", Value: ids})
+		}
 		if we, _ := document.Get(r, "writeErrors"); we != nil {
 			if arr, ok := we.(bson.A); ok && len(arr) > 0 {
 				s.insertManyError(arr, docs, ids, ordered, r)
@@ -293,7 +336,12 @@ func (s *Shell) collection(db, name string) *goja.Object {
 		d := s.argAt(s.spreadArray(docArg), 0, "insertOne", "document")
 		d, id := withID(d)
 		cmd := bson.D{{Key: "insert", Value: name}, {Key: "documents", Value: bson.A{d}}, {Key: "ordered", Value: true}}
-		s.writeCommand(db, append(cmd, s.optDoc(optsArg, "options")...), "MongoServerError")
+		opts := s.optDoc(optsArg, "options")
+		if unacknowledged(opts) {
+			s.command(db, append(cmd, opts...))
+			return unack(bson.E{Key: "insertedId", Value: id}), id
+		}
+		s.writeCommand(db, append(cmd, opts...), "MongoServerError")
 		return ack(bson.E{Key: "insertedId", Value: id}), id
 	}
 	m("insertOne", func(c goja.FunctionCall) goja.Value {
@@ -301,12 +349,15 @@ func (s *Shell) collection(db, name string) *goja.Object {
 		return v
 	})
 	m("insertMany", func(c goja.FunctionCall) goja.Value { return insertMany(arg(c, 0), arg(c, 1)) })
+	// insert is mongosh's insertMany of its argument, an array or one
+	// document: its failures are MongoBulkWriteErrors.
 	m("insert", func(c goja.FunctionCall) goja.Value {
-		if o, ok := arg(c, 0).(*goja.Object); ok && o.ClassName() == "Array" {
-			return insertMany(arg(c, 0), arg(c, 1))
+		s.deprecated("insert", "insertOne, insertMany, or bulkWrite")
+		docs := arg(c, 0)
+		if o, ok := docs.(*goja.Object); !ok || o.ClassName() != "Array" {
+			docs = rt.NewArray(docs)
 		}
-		_, id := insertOne(arg(c, 0), arg(c, 1))
-		return ack(bson.E{Key: "insertedIds", Value: bson.D{{Key: "0", Value: id}}})
+		return insertMany(docs, arg(c, 1))
 	})
 
 	find := func(c goja.FunctionCall) (bson.D, bson.D) {
@@ -367,7 +418,8 @@ func (s *Shell) collection(db, name string) *goja.Object {
 	})
 
 	// update builds one update statement; kind is "update" (operators or
-	// a pipeline required), "replace" (no operators allowed) or "legacy".
+	// a pipeline required), "replace" (no operators allowed) or "legacy"
+	// (update(): operators too, and its multi option).
 	updateStmt := func(c goja.FunctionCall, method, kind string, multi bool) (bson.D, bson.D) {
 		q := s.argAt(arg(c, 0), 0, method, "filter")
 		var u any
@@ -376,21 +428,29 @@ func (s *Shell) collection(db, name string) *goja.Object {
 			s.check(err)
 			u = v
 		} else {
-			if kind == "update" && goja.IsUndefined(arg(c, 1)) {
+			if kind != "replace" && goja.IsUndefined(arg(c, 1)) {
 				// As the driver under mongosh: an absent update has no
 				// operators.
 				s.throw("MongoInvalidArgumentError", "Update document requires atomic operators")
 			}
 			ud := s.argAt(arg(c, 1), 1, method, "update")
 			switch {
-			case kind == "update" && !hasOperators(ud):
+			case kind != "replace" && !hasOperators(ud):
+				// update() too: mongosh sends it as updateOne or
+				// updateMany, which refuse a replacement.
 				s.throw("MongoInvalidArgumentError", "Update document requires atomic operators")
 			case kind == "replace" && hasOperators(ud):
 				s.throw("MongoInvalidArgumentError", "Replacement document must not contain atomic operators")
 			}
 			u = ud
 		}
-		opts := s.optDoc(arg(c, 2), "options")
+		var opts bson.D
+		if _, isObj := arg(c, 2).(*goja.Object); isObj || kind != "legacy" {
+			// update()'s options are an object or nothing: mongosh reads
+			// multi and upsert off anything else (a legacy boolean
+			// upsert) and finds none.
+			opts = s.optDoc(arg(c, 2), "options")
+		}
 		if kind == "legacy" {
 			if v, ok := take(&opts, "multi"); ok {
 				multi = truthy(v)
@@ -414,6 +474,15 @@ func (s *Shell) collection(db, name string) *goja.Object {
 				s.deprecated("update", "updateOne, updateMany, or bulkWrite")
 			}
 			cmd, rest := updateStmt(c, method, kind, multi)
+			if unacknowledged(rest) {
+				s.command(db, append(cmd, rest...))
+				return unack(
+					bson.E{Key: "insertedId", Value: nil},
+					bson.E{Key: "matchedCount", Value: bson.Undefined{}},
+					bson.E{Key: "modifiedCount", Value: bson.Undefined{}},
+					bson.E{Key: "upsertedCount", Value: int32(0)},
+				)
+			}
 			r := s.writeCommand(db, append(cmd, rest...), "MongoServerError")
 			n, _ := document.Get(r, "n")
 			nMod, _ := document.Get(r, "nModified")
@@ -456,6 +525,10 @@ func (s *Shell) collection(db, name string) *goja.Object {
 	}
 	del := func(method string, filter, optsArg goja.Value, limit int32) goja.Value {
 		cmd, rest := deleteCmd(method, filter, optsArg, limit)
+		if unacknowledged(rest) {
+			s.command(db, append(cmd, rest...))
+			return unack(bson.E{Key: "deletedCount", Value: bson.Undefined{}})
+		}
 		r := s.writeCommand(db, append(cmd, rest...), "MongoServerError")
 		n, _ := document.Get(r, "n")
 		return ack(bson.E{Key: "deletedCount", Value: toInt32(n)})
@@ -846,6 +919,7 @@ func (s *Shell) explainable(db, name, verb string, co *collObject) goja.Value {
 	explain := func(cmd bson.D) goja.Value {
 		return s.toJS(s.command(db, bson.D{{Key: "explain", Value: cmd}, {Key: "verbosity", Value: verb}}))
 	}
+	s.printsAs(o, "Explainable("+db+"."+name+")")
 	_ = o.Set("getVerbosity", func(goja.FunctionCall) goja.Value { return rt.ToValue(verb) })
 	_ = o.Set("setVerbosity", func(c goja.FunctionCall) goja.Value {
 		verb = verbosity(s, c.Argument(0))

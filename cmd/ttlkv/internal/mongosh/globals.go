@@ -462,6 +462,9 @@ func (s *Shell) printable(v goja.Value, o inspectOpts) string {
 		if out, isResult := s.formatCommandResult(obj, o); isResult {
 			return out
 		}
+		if c := s.cursorOf(obj); c != nil && c.explainFn != nil {
+			return s.inspectTopWith(c.explainFn(), o)
+		}
 		if c := s.cursorOf(obj); c != nil {
 			docs := c.take(s.batchSize)
 			s.last = c

@@ -130,6 +130,16 @@ func (s *Shell) node(v goja.Value, depth int, seen map[*goja.Object]bool, opts i
 	if c, ok := s.mongos[o]; ok {
 		return pnode{leaf: c.connDesc}
 	}
+	if f, ok := goja.AssertFunction(o.GetSymbol(s.printSym)); ok {
+		// A shell object that prints as something else, as mongosh's
+		// asPrintable: a string as it is (Explainable(db.c)).
+		if r, err := f(o); err == nil {
+			if goja.IsString(r) {
+				return pnode{leaf: r.String()}
+			}
+			return s.node(r, depth, seen, opts)
+		}
+	}
 	if id, ok := s.sessions[o]; ok { // a Session prints as its id, as mongosh's
 		return s.node(id, depth, seen, opts)
 	}
@@ -230,6 +240,13 @@ func (s *Shell) node(v goja.Value, depth int, seen map[*goja.Object]bool, opts i
 		p.add(pentry{key: key, val: s.node(o.Get(k), depth+1, seen, opts)})
 	}
 	return p
+}
+
+// printsAs makes o print as text, as mongosh prints its shell objects
+// (Explainable(db.c), PlanCache for collection c.).
+func (s *Shell) printsAs(o *goja.Object, text string) {
+	f := s.rt.ToValue(func(goja.FunctionCall) goja.Value { return s.rt.ToValue(text) })
+	_ = o.DefineDataPropertySymbol(s.printSym, f, goja.FLAG_FALSE, goja.FLAG_FALSE, goja.FLAG_FALSE)
 }
 
 // collectionNode lays out a Map ("Map(n) { k => v }") or a Set

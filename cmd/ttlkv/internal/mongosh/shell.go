@@ -109,6 +109,7 @@ type core struct {
 
 	boxSym      *goja.Symbol
 	curSym      *goja.Symbol
+	printSym    *goja.Symbol // mongosh's asPrintable: a method giving what an object prints as
 	protos      protos
 	minKeyCtor  *goja.Object
 	maxKeyCtor  *goja.Object
@@ -173,6 +174,7 @@ func New(r Runner, opts Options) (*Shell, error) {
 		json:     opts.JSON,
 		boxSym:   goja.NewSymbol("bson"),
 		curSym:   goja.NewSymbol("cursor"),
+		printSym: goja.NewSymbol("asPrintable"),
 		srcs:     map[string]string{},
 		warned:   map[string]bool{},
 		sessions: map[*goja.Object]goja.Value{},
