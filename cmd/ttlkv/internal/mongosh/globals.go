@@ -1,6 +1,7 @@
 package mongosh
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -256,9 +257,33 @@ func (s *Shell) shellCommand(kind string, words []string, echo bool) {
 			}
 			fmt.Fprintln(out, textTable(names, sizes))
 		case "collections", "tables":
-			if list := s.showCollections(); list != "" {
-				fmt.Fprintln(out, list)
+			// As mongosh: a result always ends its line, an empty one too.
+			fmt.Fprintln(out, s.showCollections())
+		case "profile":
+			fmt.Fprintln(out, s.showProfile())
+		case "users", "roles", "log", "logs":
+			// mongosh prints one field of the server's answer as a value.
+			cmd, field, db := bson.D{{Key: "usersInfo", Value: 1}}, "users", s.DB()
+			switch arg {
+			case "roles":
+				cmd, field = bson.D{{Key: "rolesInfo", Value: 1}, {Key: "showBuiltinRoles", Value: true}}, "roles"
+			case "log":
+				name := "global"
+				if len(words) > 1 {
+					name = words[1]
+				}
+				cmd, field, db = bson.D{{Key: "getLog", Value: name}}, "log", "admin"
+			case "logs":
+				cmd, field, db = bson.D{{Key: "getLog", Value: "*"}}, "names", "admin"
 			}
+			val := goja.Undefined() // a field the server left out prints as nothing
+			if v, ok := document.Get(s.cur.command(db, cmd), field); ok {
+				val = s.toJS(v)
+			}
+			fmt.Fprintln(out, s.inspectTopWith(val, s.echoOpts()))
+		case "startupWarnings":
+			fmt.Fprint(out, s.showStartupWarnings())
+			fmt.Fprintln(out)
 		default:
 			what := arg
 			if len(words) == 0 {
@@ -267,6 +292,94 @@ func (s *Shell) shellCommand(kind string, words []string, echo bool) {
 			panic(s.mongoshError("MongoshInvalidInputError", "COMMON-10001", fmt.Sprintf("'%s' is not a valid argument for \"show\".", what)))
 		}
 	}
+}
+
+// echoOpts is how the value of an input prints: in full for --eval
+// code (EvalCode), as print() does otherwise.
+func (s *Shell) echoOpts() inspectOpts {
+	if s.echoFull {
+		return cursorOpts
+	}
+	return printOpts
+}
+
+// showProfile is "show profile" as mongosh prints it: a note when
+// system.profile is empty, else the five most recent entries slower than
+// 0 ms, each as its op, namespace, time and date on one line and its
+// other fields on the next.
+func (s *Shell) showProfile() string {
+	db := s.DB()
+	r := s.cur.command(db, bson.D{{Key: "count", Value: "system.profile"}})
+	if n, _ := document.Get(r, "n"); toInt32(n) == 0 {
+		return "db.system.profile is empty.\nUse db.setProfilingLevel(2) will enable profiling.\nUse db.getCollection('system.profile').find() to show raw profile entries."
+	}
+	docs := s.cur.commandCursor(db, bson.D{{Key: "find", Value: "system.profile"}, {Key: "filter", Value: bson.D{{Key: "millis", Value: bson.D{{Key: "$gt", Value: int32(0)}}}}},
+		{Key: "sort", Value: bson.D{{Key: "$natural", Value: int32(-1)}}}, {Key: "limit", Value: int32(5)}}, "system.profile")
+	var out []string
+	for _, x := range docs {
+		d, _ := x.(bson.D)
+		get := func(k string) string {
+			v, ok := document.Get(d, k)
+			if !ok {
+				return "undefined"
+			}
+			return s.toJS(v).String()
+		}
+		ts := get("ts")
+		if len(ts) > 24 {
+			ts = ts[:24]
+		}
+		line := get("op") + "\t" + get("ns") + " " + get("millis") + "ms " + ts + "\n"
+		for _, e := range d {
+			switch e.Key {
+			case "op", "ns", "millis", "ts":
+				continue
+			}
+			switch v := e.Value.(type) {
+			case bool:
+				line += e.Key + " "
+			case string:
+				line += e.Key + ":" + v + " "
+			case int32, int64, float64:
+				line += e.Key + ":" + s.toJS(v).String() + " "
+			default:
+				line += e.Key + ":" + s.inspectTopWith(s.toJS(v), s.echoOpts()) + " "
+			}
+		}
+		out = append(out, line)
+	}
+	return strings.Join(out, "\n")
+}
+
+// showStartupWarnings is "show startupWarnings": the server's startup
+// warnings in mongosh's banner, or nothing when it has none (or cannot
+// say).
+func (s *Shell) showStartupWarnings() string {
+	r, err := s.cur.run.RunCommand(s.ctx, "admin", bson.D{{Key: "getLog", Value: "startupWarnings"}})
+	if err != nil || !replyOK(r) {
+		return ""
+	}
+	v, _ := document.Get(r, "log")
+	lines, _ := v.(bson.A)
+	if len(lines) == 0 {
+		return ""
+	}
+	var text []string
+	for _, l := range lines {
+		str, _ := l.(string)
+		var entry struct {
+			T struct {
+				Date string `json:"$date"`
+			} `json:"t"`
+			Msg string `json:"msg"`
+		}
+		if json.Unmarshal([]byte(str), &entry) != nil || entry.Msg == "" {
+			text = append(text, "   Unexpected log line format: "+str)
+			continue
+		}
+		text = append(text, "   "+entry.T.Date+": "+entry.Msg)
+	}
+	return "------\n   The server generated these startup warnings when booting\n" + strings.Join(text, "\n") + "\n------\n"
 }
 
 // showCollections is "show collections" as mongosh lays it out: the
@@ -425,8 +538,12 @@ func (s *Shell) printResult(v goja.Value) {
 	if v == nil || goja.IsUndefined(v) {
 		return
 	}
+	opts := printOpts
+	if s.echoFull {
+		opts = cursorOpts
+	}
 	if o, ok := v.(*goja.Object); ok && s.json == "" {
-		if out, isResult := s.formatCommandResult(o, printOpts); isResult {
+		if out, isResult := s.formatCommandResult(o, opts); isResult {
 			fmt.Fprintln(s.out, out)
 			return
 		}
@@ -449,7 +566,7 @@ func (s *Shell) printResult(v goja.Value) {
 		fmt.Fprintln(s.out, indentJSON(out, s.rt.ToValue(2)))
 		return
 	}
-	fmt.Fprintln(s.out, s.inspectTop(v))
+	fmt.Fprintln(s.out, s.inspectTopWith(v, opts))
 }
 
 // printable is what print (o printOpts) and printjson (printjsonOpts)

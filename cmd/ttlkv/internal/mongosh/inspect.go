@@ -31,7 +31,8 @@ var (
 	// printOpts is how mongosh prints a value: print(), console.log()
 	// and an expression's result.
 	printOpts = inspectOpts{compact: 3, depth: 6, maxArray: 100, maxString: 10000}
-	// cursorOpts is how it prints a cursor's documents: in full.
+	// cursorOpts is how it prints a cursor's documents, and the value
+	// of --eval code: in full.
 	cursorOpts = inspectOpts{compact: 3, depth: -1, maxArray: -1, maxString: -1}
 	// printjsonOpts is printjson()'s: in full, one entry a line.
 	printjsonOpts = inspectOpts{compact: 0, depth: -1, maxArray: -1, maxString: -1}

@@ -118,6 +118,7 @@ type core struct {
 	sessions    map[*goja.Object]goja.Value // each Session startSession made, and the id it prints as
 	curSess     *session                    // the session whose database or collection runs a method, if any
 	interactive bool                        // SetInteractive: a person types at a terminal
+	echoFull    bool                        // EvalCode: the last value prints in full
 	dir         string                      // Options.Dir
 	srcs        map[string]string           // the last source run under each name, for error messages
 	warned      map[string]bool             // the deprecation warnings printed (deprecated)
@@ -279,6 +280,15 @@ func directCommand(src string) (string, []string, bool) {
 // The run ends early, with a ScriptError named "Interrupted", when
 // Options.Context ends or Interrupt is called.
 func (s *Shell) Eval(name, src string) error { return s.evalSrc(name, src, true) }
+
+// EvalCode runs src as mongosh --eval runs its code: as Eval, except
+// that the last expression's value is printed in full, with no depth,
+// array length or string length limit.
+func (s *Shell) EvalCode(name, src string) error {
+	s.echoFull = true
+	defer func() { s.echoFull = false }()
+	return s.evalSrc(name, src, true)
+}
 
 // RunFile runs src, the script file name, as mongosh runs the files it
 // is given: like Eval, but the value of the last expression is not
