@@ -123,7 +123,7 @@ func (s *Shell) node(v goja.Value, depth int, seen map[*goja.Object]bool, opts i
 		return pnode{leaf: v.String()}
 	}
 	if b := s.boxOf(o); b != nil {
-		return pnode{leaf: bsonLeaf(b.v)}
+		return s.boxNode(b.v, depth, seen, opts)
 	}
 	if c := s.cursorOf(o); c != nil {
 		return pnode{leaf: c.String()}
@@ -241,6 +241,27 @@ func (s *Shell) node(v goja.Value, depth int, seen map[*goja.Object]bool, opts i
 		p.add(pentry{key: key, val: s.node(o.Get(k), depth+1, seen, opts)})
 	}
 	return p
+}
+
+// boxNode lays out a BSON value as mongosh shows it: its constructor
+// with its arguments, inspected where they are values of their own (a
+// DBRef's id and fields, a Code's scope).
+func (s *Shell) boxNode(v any, depth int, seen map[*goja.Object]bool, opts inspectOpts) pnode {
+	arg := func(x any) string { return render(s.node(s.toJS(x), depth+1, seen, opts), 0, opts) }
+	switch x := v.(type) {
+	case dbRef:
+		args := []string{quoteJS(x.Coll), arg(x.ID)}
+		if x.DB != "" {
+			args = append(args, quoteJS(x.DB))
+		}
+		if len(x.Fields) > 0 {
+			args = append(args, arg(x.Fields))
+		}
+		return pnode{leaf: "DBRef(" + strings.Join(args, ", ") + ")"}
+	case bson.CodeWithScope:
+		return pnode{leaf: "Code(" + quoteJS(string(x.Code)) + ", " + arg(x.Scope) + ")"}
+	}
+	return pnode{leaf: bsonLeaf(v)}
 }
 
 // printsAs makes o print as text, as mongosh prints its shell objects
@@ -508,6 +529,8 @@ func bsonLeaf(v any) string {
 		return "BSONRegExp(" + quoteJS(x.Pattern) + ", " + quoteJS(x.Options) + ")"
 	case bson.JavaScript:
 		return "Code(" + quoteJS(string(x)) + ")"
+	case bson.Symbol:
+		return "BSONSymbol(" + quoteJS(string(x)) + ")"
 	}
 	return fmt.Sprintf("%v", v)
 }

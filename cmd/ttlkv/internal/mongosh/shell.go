@@ -136,6 +136,9 @@ type core struct {
 // protos are the prototypes of the wrapper objects toJS makes.
 type protos struct {
 	long, objectID, decimal, timestamp, binary, minKey, maxKey, regex, int32, double, other *goja.Object
+	// uuid is a Binary of subtype 4 (its prototype is binary's); dbRef,
+	// code and symbol are DBRef, Code and BSONSymbol.
+	uuid, dbRef, code, symbol *goja.Object
 }
 
 // ExitError is returned by Eval when the script called quit() or exit().
