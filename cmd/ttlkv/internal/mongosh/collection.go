@@ -227,6 +227,36 @@ func (s *Shell) insertManyError(arr bson.A, docs bson.A, ids bson.D, ordered boo
 	}
 }
 
+// isAbsent reports whether an optional argument was left out (or null).
+func isAbsent(v goja.Value) bool { return v == nil || goja.IsUndefined(v) || goja.IsNull(v) }
+
+// isPlainObject reports whether v is an object the driver takes as a
+// document: not an array, a date, a regular expression or a BSON value.
+func (s *Shell) isPlainObject(v goja.Value) bool {
+	o, ok := v.(*goja.Object)
+	if !ok || s.boxOf(o) != nil {
+		return false
+	}
+	switch o.ClassName() {
+	case "Array", "Date", "RegExp", "Function", "Number", "String", "Boolean":
+		return false
+	}
+	return true
+}
+
+// filterOrValue is a filter argument: a document, {} when left out, or
+// for anything else its BSON value, for the server to refuse as it
+// does.
+func (s *Shell) filterOrValue(v goja.Value) any {
+	switch {
+	case isAbsent(v):
+		return bson.D{}
+	case s.isPlainObject(v):
+		return s.optDoc(v, "filter")
+	}
+	return s.mustBSON(v)
+}
+
 // hasOperators reports whether an update document starts with a $
 // operator (mongosh's test for "update" versus "replacement").
 func hasOperators(d bson.D) bool {
@@ -360,13 +390,29 @@ func (s *Shell) collection(db, name string) *goja.Object {
 		return insertMany(docs, arg(c, 1))
 	})
 
+	// find reads find's arguments as the driver does: a filter is a
+	// plain object or an ObjectId (the _id), a projection that is no
+	// object goes to the server as it is.
 	find := func(c goja.FunctionCall) (bson.D, bson.D) {
-		filter := s.optDoc(arg(c, 0), "filter")
-		if filter == nil {
+		var filter bson.D
+		switch f := arg(c, 0); {
+		case isAbsent(f):
 			filter = bson.D{}
+		case s.isPlainObject(f):
+			filter = s.optDoc(f, "filter")
+		default:
+			if v, ok := s.boxed(f); ok {
+				if id, isID := v.(bson.ObjectID); isID {
+					filter = bson.D{{Key: "_id", Value: id}}
+					break
+				}
+			}
+			s.throwNamed("MongoInvalidArgumentError", "Query filter must be a plain object or ObjectId")
 		}
 		var opts bson.D
-		if p := s.optDoc(arg(c, 1), "projection"); len(p) > 0 {
+		if p := arg(c, 1); !isAbsent(p) && !s.isPlainObject(p) {
+			opts = append(opts, bson.E{Key: "projection", Value: s.mustBSON(p)})
+		} else if p := s.optDoc(p, "projection"); len(p) > 0 {
 			opts = append(opts, bson.E{Key: "projection", Value: p})
 		}
 		more := s.optDoc(arg(c, 2), "options")
@@ -405,7 +451,30 @@ func (s *Shell) collection(db, name string) *goja.Object {
 		n, _ := document.Get(r, "n")
 		return s.toJS(n)
 	}
-	m("countDocuments", func(c goja.FunctionCall) goja.Value { return count(arg(c, 0), arg(c, 1)) })
+	// countDocuments is the driver's: an aggregation of $match, the
+	// options' $skip and $limit, and a $group counting; the server
+	// judges the filter.
+	m("countDocuments", func(c goja.FunctionCall) goja.Value {
+		pipeline := bson.A{bson.D{{Key: "$match", Value: s.filterOrValue(arg(c, 0))}}}
+		var rest bson.D
+		for _, e := range s.optDoc(arg(c, 1), "options") {
+			switch e.Key {
+			case "skip", "limit":
+				pipeline = append(pipeline, bson.D{{Key: "$" + e.Key, Value: e.Value}})
+			default:
+				rest = append(rest, e)
+			}
+		}
+		pipeline = append(pipeline, bson.D{{Key: "$group", Value: bson.D{{Key: "_id", Value: int32(1)}, {Key: "n", Value: bson.D{{Key: "$sum", Value: int32(1)}}}}}})
+		cmd := append(bson.D{{Key: "aggregate", Value: name}, {Key: "pipeline", Value: pipeline}, {Key: "cursor", Value: bson.D{}}}, rest...)
+		docs := s.drainReply(db, s.command(db, cmd), name)
+		if len(docs) == 0 {
+			return rt.ToValue(0)
+		}
+		d, _ := docs[0].(bson.D)
+		n, _ := document.Get(d, "n")
+		return s.toJS(n)
+	})
 	m("count", func(c goja.FunctionCall) goja.Value {
 		s.deprecated("count", "countDocuments or estimatedDocumentCount")
 		return count(arg(c, 0), arg(c, 1))
@@ -421,6 +490,15 @@ func (s *Shell) collection(db, name string) *goja.Object {
 	// a pipeline required), "replace" (no operators allowed) or "legacy"
 	// (update(): operators too, and its multi option).
 	updateStmt := func(c goja.FunctionCall, method, kind string, multi bool) (bson.D, bson.D) {
+		if method == "updateOne" || method == "updateMany" || method == "update" {
+			// The driver's own checks of a filter and an update.
+			if a := arg(c, 0); !goja.IsUndefined(a) && !s.isPlainObject(a) {
+				s.throwNamed("MongoInvalidArgumentError", "Selector must be a valid JavaScript object")
+			}
+			if a, ok := arg(c, 1).(*goja.Object); !goja.IsUndefined(arg(c, 1)) && (!ok || a.ClassName() != "Array" && !s.isPlainObject(a)) {
+				s.throwNamed("MongoInvalidArgumentError", "Document must be a valid JavaScript object")
+			}
+		}
 		q := s.argAt(arg(c, 0), 0, method, "filter")
 		var u any
 		if o, ok := arg(c, 1).(*goja.Object); ok && o.ClassName() == "Array" && kind != "replace" {
@@ -509,8 +587,11 @@ func (s *Shell) collection(db, name string) *goja.Object {
 	m("update", update("update", "legacy", false))
 
 	deleteCmd := func(method string, filter goja.Value, optsArg goja.Value, limit int32) (bson.D, bson.D) {
-		q := s.argAt(filter, 0, method, "filter")
-		stmt := bson.D{{Key: "q", Value: q}, {Key: "limit", Value: limit}}
+		if goja.IsUndefined(filter) {
+			s.argAt(filter, 0, method, "filter") // refused: missing
+		}
+		// The server judges a filter that is no document.
+		stmt := bson.D{{Key: "q", Value: s.filterOrValue(filter)}, {Key: "limit", Value: limit}}
 		var rest bson.D
 		for _, e := range s.optDoc(optsArg, "options") {
 			switch e.Key {
@@ -556,6 +637,9 @@ func (s *Shell) collection(db, name string) *goja.Object {
 		for _, e := range opts {
 			switch e.Key {
 			case "returnDocument":
+				if e.Value != "before" && e.Value != "after" {
+					panic(s.invalidInput("returnDocument needs to be either 'before' or 'after'"))
+				}
 				cmd = append(cmd, bson.E{Key: "new", Value: e.Value == "after"})
 			case "returnNewDocument", "returnOriginal":
 				v := truthy(e.Value)
@@ -667,12 +751,26 @@ func (s *Shell) collection(db, name string) *goja.Object {
 		s.command(db, cmd)
 		return names
 	}
-	createIndex := func(c goja.FunctionCall) goja.Value {
-		k := s.argAt(arg(c, 0), 0, "createIndex", "keys")
-		return rt.ToValue(createIndexes([]bson.D{k}, arg(c, 1), arg(c, 2))[0])
+	// objectOptions refuses index options that are not an object, as
+	// mongosh does.
+	objectOptions := func(a goja.Value) {
+		if o, ok := a.(*goja.Object); goja.IsUndefined(a) || ok && o.ClassName() != "Array" {
+			return
+		}
+		panic(s.invalidInput(`The "options" argument must be an object.`))
 	}
-	m("createIndex", createIndex)
-	m("ensureIndex", createIndex)
+	m("createIndex", func(c goja.FunctionCall) goja.Value {
+		k := s.argAt(arg(c, 0), 0, "createIndex", "keys")
+		objectOptions(arg(c, 1))
+		return rt.ToValue(createIndexes([]bson.D{k}, arg(c, 1), arg(c, 2))[0])
+	})
+	// ensureIndex is createIndexes of one key: its answer is the list of
+	// names.
+	m("ensureIndex", func(c goja.FunctionCall) goja.Value {
+		k := s.argAt(arg(c, 0), 0, "ensureIndex", "keys")
+		objectOptions(arg(c, 1))
+		return rt.NewArray(createIndexes([]bson.D{k}, arg(c, 1), arg(c, 2))[0])
+	})
 	m("createIndexes", func(c goja.FunctionCall) goja.Value {
 		o, ok := arg(c, 0).(*goja.Object)
 		if !ok || o.ClassName() != "Array" {
@@ -727,8 +825,11 @@ func (s *Shell) collection(db, name string) *goja.Object {
 	})
 	m("dropIndex", func(c goja.FunctionCall) goja.Value {
 		a := arg(c, 0)
+		if goja.IsUndefined(a) {
+			panic(s.invalidInput("Missing required argument at position 0 (Collection.dropIndex)"))
+		}
 		if goja.IsString(a) && a.String() == "*" {
-			s.throw("MongoshInvalidInputError", "dropIndex: to drop all indexes use dropIndexes()")
+			panic(s.invalidInput("To drop indexes in the collection using '*', use db.collection.dropIndexes()."))
 		}
 		v, err := s.toBSON(a, 0)
 		s.check(err)
@@ -788,7 +889,11 @@ func (s *Shell) collection(db, name string) *goja.Object {
 		return d
 	}
 	m("isCapped", func(goja.FunctionCall) goja.Value {
-		opts, _ := document.Get(info(), "options")
+		i := info()
+		if i == nil {
+			s.throw("MongoshRuntimeError", "collection %s not found", full)
+		}
+		opts, _ := document.Get(i, "options")
 		od, _ := opts.(bson.D)
 		capped, _ := document.Get(od, "capped")
 		return rt.ToValue(truthy(capped))
@@ -847,23 +952,34 @@ func (s *Shell) collection(db, name string) *goja.Object {
 		return s.toJS(s.command(db, cmd))
 	})
 	m("renameCollection", func(c goja.FunctionCall) goja.Value {
-		if !goja.IsString(arg(c, 0)) {
-			s.throw("MongoshInvalidInputError", "renameCollection: the new name must be a string, got %s", s.describe(arg(c, 0)))
-		}
+		s.checkArg(arg(c, 0), "string", 0, "Collection.renameCollection")
 		cmd := bson.D{{Key: "renameCollection", Value: full}, {Key: "to", Value: db + "." + arg(c, 0).String()}, {Key: "dropTarget", Value: arg(c, 1).ToBoolean()}}
 		return s.toJS(s.command("admin", cmd))
 	})
 	m("convertToCapped", func(c goja.FunctionCall) goja.Value {
 		return s.toJS(s.command(db, bson.D{{Key: "convertToCapped", Value: name}, {Key: "size", Value: numberToBSON(arg(c, 0).ToFloat())}}))
 	})
+	// aggregate(pipeline, options), or aggregate(stage, stage, ...) as
+	// mongosh takes its arguments: anything but an array first is the
+	// first stage, and the server judges the stages.
 	m("aggregate", func(c goja.FunctionCall) goja.Value {
-		p, err := s.toBSON(arg(c, 0), 0)
-		s.check(err)
-		pipeline, ok := p.(bson.A)
-		if !ok {
-			s.throw("MongoshInvalidInputError", "aggregate: the pipeline must be an array, got %s", s.describe(arg(c, 0)))
+		pv, optsArg := arg(c, 0), arg(c, 1)
+		if o, ok := pv.(*goja.Object); len(c.Arguments) > 0 && (!ok || o.ClassName() != "Array") {
+			pv, optsArg = rt.NewArray(func() []any {
+				out := make([]any, len(c.Arguments))
+				for i, a := range c.Arguments {
+					out[i] = a
+				}
+				return out
+			}()...), goja.Undefined()
 		}
-		opts := s.optDoc(arg(c, 1), "options")
+		pipeline := bson.A{}
+		if !goja.IsUndefined(pv) && !goja.IsNull(pv) {
+			p, err := s.toBSON(pv, 0)
+			s.check(err)
+			pipeline = p.(bson.A)
+		}
+		opts := s.optDoc(optsArg, "options")
 		cmd := bson.D{{Key: "aggregate", Value: name}, {Key: "pipeline", Value: pipeline}}
 		if v, ok := document.Get(opts, "explain"); ok && v == true {
 			return s.toJS(s.command(db, append(cmd, opts...)))
@@ -881,7 +997,11 @@ func (s *Shell) collection(db, name string) *goja.Object {
 	})
 	m("watch", func(c goja.FunctionCall) goja.Value { return s.watch(db, name, arg(c, 0), arg(c, 1)) })
 	m("distinct", func(c goja.FunctionCall) goja.Value {
-		cmd := bson.D{{Key: "distinct", Value: name}, {Key: "key", Value: arg(c, 0).String()}}
+		var key any = arg(c, 0).String()
+		if !goja.IsString(arg(c, 0)) {
+			key = s.mustBSON(arg(c, 0)) // the server judges a key that is no string
+		}
+		cmd := bson.D{{Key: "distinct", Value: name}, {Key: "key", Value: key}}
 		if q := s.optDoc(arg(c, 1), "query"); q != nil {
 			cmd = append(cmd, bson.E{Key: "query", Value: q})
 		}
@@ -889,9 +1009,15 @@ func (s *Shell) collection(db, name string) *goja.Object {
 		v, _ := document.Get(r, "values")
 		return s.toJS(v)
 	})
+	// runCommand(name, options) runs {name: collection, ...options};
+	// given a document, it runs that document.
 	m("runCommand", func(c goja.FunctionCall) goja.Value {
+		s.checkArg(arg(c, 0), "string or object", 0, "Collection.runCommand")
 		if !goja.IsString(arg(c, 0)) {
-			s.throw("MongoshInvalidInputError", "runCommand: the command name must be a string, got %s", s.describe(arg(c, 0)))
+			if !goja.IsUndefined(arg(c, 1)) && !goja.IsNull(arg(c, 1)) {
+				panic(s.invalidInput("Collection.runCommand takes a command string as its first arugment"))
+			}
+			return s.toJS(s.command(db, s.commandArg(arg(c, 0))))
 		}
 		cmd := bson.D{{Key: arg(c, 0).String(), Value: name}}
 		return s.toJS(s.command(db, append(cmd, s.optDoc(arg(c, 1), "options")...)))

@@ -49,16 +49,16 @@ func (s *Shell) database(name string) *goja.Object {
 	m("toString", str)
 	m("valueOf", str)
 	m("getCollection", func(c goja.FunctionCall) goja.Value {
-		if !goja.IsString(c.Argument(0)) {
-			s.throw("MongoshInvalidInputError", "getCollection: the collection name must be a string, got %s", s.describe(c.Argument(0)))
+		s.checkArg(c.Argument(0), "string", 0, "Database.getColl")
+		coll := c.Argument(0).String()
+		if coll == "" || strings.ContainsAny(coll, "$\x00") {
+			panic(s.invalidInput("Invalid collection name: " + coll))
 		}
-		return s.collection(name, c.Argument(0).String())
+		return s.collection(name, coll)
 	})
 	m("getSiblingDB", func(c goja.FunctionCall) goja.Value {
-		if !goja.IsString(c.Argument(0)) {
-			s.throw("MongoshInvalidInputError", "getSiblingDB: the database name must be a string, got %s", s.describe(c.Argument(0)))
-		}
-		return s.database(c.Argument(0).String())
+		s.checkArg(c.Argument(0), "string", 0, "Database.getSiblingDB")
+		return s.database(s.validDBName(c.Argument(0).String()))
 	})
 	m("watch", func(c goja.FunctionCall) goja.Value { return s.watch(name, "", c.Argument(0), c.Argument(1)) })
 	m("getCollectionNames", func(goja.FunctionCall) goja.Value {
@@ -76,13 +76,15 @@ func (s *Shell) database(name string) *goja.Object {
 			s.check(err)
 			cmd = append(cmd, bson.E{Key: "filter", Value: fd})
 		}
-		cmd = s.appendOptions(cmd, c.Argument(1), "options")
+		// The legacy (filter, nameOnly, authorizedCollections) booleans
+		// are no options: mongosh spreads them into nothing.
+		if _, ok := c.Argument(1).(*goja.Object); ok {
+			cmd = s.appendOptions(cmd, c.Argument(1), "options")
+		}
 		return s.toJS(s.commandCursor(name, cmd, ""))
 	})
 	m("createCollection", func(c goja.FunctionCall) goja.Value {
-		if !goja.IsString(c.Argument(0)) {
-			s.throw("MongoshInvalidInputError", "createCollection: the collection name must be a string, got %s", s.describe(c.Argument(0)))
-		}
+		s.checkArg(c.Argument(0), "string", 0, "Database.createCollection")
 		cmd := bson.D{{Key: "create", Value: c.Argument(0).String()}}
 		cmd = s.appendOptions(cmd, c.Argument(1), "options")
 		s.command(name, cmd)
@@ -91,9 +93,8 @@ func (s *Shell) database(name string) *goja.Object {
 	// db.createView(name, source, pipeline, options): create with viewOn
 	// and pipeline, as mongosh sends it.
 	m("createView", func(c goja.FunctionCall) goja.Value {
-		if !goja.IsString(c.Argument(0)) || !goja.IsString(c.Argument(1)) {
-			s.throw("MongoshInvalidInputError", "createView: the view and source names must be strings")
-		}
+		s.checkArg(c.Argument(0), "string", 0, "Database.createView")
+		s.checkArg(c.Argument(1), "string", 1, "Database.createView")
 		p, err := s.toBSON(c.Argument(2), 0)
 		s.check(err)
 		pipeline, ok := p.(bson.A)
@@ -113,14 +114,15 @@ func (s *Shell) database(name string) *goja.Object {
 		}
 		return s.toJS(out)
 	})
-	runCmd := func(target string) func(c goja.FunctionCall) goja.Value {
+	runCmd := func(target, method string) func(c goja.FunctionCall) goja.Value {
 		return func(c goja.FunctionCall) goja.Value {
+			s.checkArg(c.Argument(0), "string or object", 0, method)
 			cmd := s.commandArg(c.Argument(0))
 			return s.toJS(s.command(target, cmd))
 		}
 	}
-	m("runCommand", runCmd(name))
-	m("adminCommand", runCmd("admin"))
+	m("runCommand", runCmd(name, "Database.runCommand"))
+	m("adminCommand", runCmd("admin", "Database.adminCommand"))
 	simple := func(cmdName, target string) func(c goja.FunctionCall) goja.Value {
 		return func(c goja.FunctionCall) goja.Value {
 			cmd := bson.D{{Key: cmdName, Value: 1}}

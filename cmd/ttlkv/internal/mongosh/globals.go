@@ -112,10 +112,8 @@ func (s *Shell) installGlobals() {
 	// use and it are functions too, as in mongosh: "it" alone in a
 	// script is a reference to a function, not the command.
 	_ = rt.Set("use", func(c goja.FunctionCall) goja.Value {
-		if goja.IsUndefined(c.Argument(0)) {
-			panic(s.mongoshError("MongoshInvalidInputError", "COMMON-10001", "Missing required argument at position 0 (Mongo.use)"))
-		}
-		msg, err := s.Use(c.Argument(0).String())
+		s.checkArg(c.Argument(0), "string", 0, "Mongo.use")
+		msg, err := s.Use(s.validDBName(c.Argument(0).String()))
 		s.check(err)
 		return rt.ToValue(msg)
 	})
