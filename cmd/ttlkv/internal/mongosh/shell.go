@@ -107,22 +107,26 @@ type core struct {
 	errw   io.Writer
 	json   string
 
-	boxSym      *goja.Symbol
-	curSym      *goja.Symbol
-	printSym    *goja.Symbol // mongosh's asPrintable: a method giving what an object prints as
-	protos      protos
-	minKeyCtor  *goja.Object
-	maxKeyCtor  *goja.Object
-	last        *cursor                     // the cursor "it" continues
-	batchSize   int                         // config.displayBatchSize
-	sessions    map[*goja.Object]goja.Value // each Session startSession made, and the id it prints as
-	curSess     *session                    // the session whose database or collection runs a method, if any
-	interactive bool                        // SetInteractive: a person types at a terminal
-	echoFull    bool                        // EvalCode: the last value prints in full
-	dir         string                      // Options.Dir
-	srcs        map[string]string           // the last source run under each name, for error messages
-	warned      map[string]bool             // the deprecation warnings printed (deprecated)
-	cmdResult   *goja.Object                // mongosh's CommandResult constructor (admin.go)
+	boxSym   *goja.Symbol
+	curSym   *goja.Symbol
+	printSym *goja.Symbol         // mongosh's asPrintable: a method giving what an object prints as
+	circ     map[*goja.Object]int // inspect: the objects printed with "<ref *n>", and their n
+	// getOwnPropertyDescriptor is Object.getOwnPropertyDescriptor, which
+	// inspect asks for accessors.
+	getOwnPropertyDescriptor goja.Callable
+	protos                   protos
+	minKeyCtor               *goja.Object
+	maxKeyCtor               *goja.Object
+	last                     *cursor                     // the cursor "it" continues
+	batchSize                int                         // config.displayBatchSize
+	sessions                 map[*goja.Object]goja.Value // each Session startSession made, and the id it prints as
+	curSess                  *session                    // the session whose database or collection runs a method, if any
+	interactive              bool                        // SetInteractive: a person types at a terminal
+	echoFull                 bool                        // EvalCode: the last value prints in full
+	dir                      string                      // Options.Dir
+	srcs                     map[string]string           // the last source run under each name, for error messages
+	warned                   map[string]bool             // the deprecation warnings printed (deprecated)
+	cmdResult                *goja.Object                // mongosh's CommandResult constructor (admin.go)
 
 	// curDB is the global db: a Database of some connection (cur), or
 	// one seen through a session.
