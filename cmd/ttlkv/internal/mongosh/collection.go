@@ -100,11 +100,16 @@ func arrayAsDoc(a bson.A) bson.D {
 // deprecated prints mongosh's deprecation warning for method, once a
 // shell.
 func (s *Shell) deprecated(method, use string) {
-	if s.warned[method] {
+	s.deprecation(fmt.Sprintf("Collection.%s() is deprecated. Use %s.", method, use))
+}
+
+// deprecation prints mongosh's "DeprecationWarning: msg", once a shell.
+func (s *Shell) deprecation(msg string) {
+	if s.warned[msg] {
 		return
 	}
-	s.warned[method] = true
-	fmt.Fprintf(s.out, "DeprecationWarning: Collection.%s() is deprecated. Use %s.\n", method, use)
+	s.warned[msg] = true
+	fmt.Fprintln(s.out, "DeprecationWarning: "+msg)
 }
 
 // take removes key from d and returns its value.

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
@@ -89,13 +88,14 @@ func (s *Shell) installGlobals() {
 	_ = rt.Set("exit", quit)
 	_ = rt.Set("version", func(goja.FunctionCall) goja.Value { return rt.ToValue("ttlkv") })
 	_ = rt.Set("load", func(c goja.FunctionCall) goja.Value {
+		s.checkArg(c.Argument(0), "string", 0, "load")
 		name := c.Argument(0).String()
-		path := name
-		if s.dir != "" && !filepath.IsAbs(path) {
-			path = filepath.Join(s.dir, path)
-		}
+		path := s.absPath(name)
 		src, err := os.ReadFile(path)
-		s.check(err)
+		if err != nil {
+			s.throwFileError(err, path)
+		}
+		defer s.scriptPath(path)()
 		if cmd, args, ok := directCommand(string(src)); ok {
 			s.shellCommand(cmd, args, false)
 			return rt.ToValue(true)
@@ -166,6 +166,9 @@ func (s *Shell) installGlobals() {
 	batchGet := rt.ToValue(func(goja.FunctionCall) goja.Value { return rt.ToValue(s.batchSize) })
 	batchSet := func(what string) goja.Value {
 		return rt.ToValue(func(c goja.FunctionCall) goja.Value {
+			if what == "DBQuery.shellBatchSize" {
+				s.deprecation(`DBQuery.shellBatchSize is deprecated, please use config.set("displayBatchSize") instead`)
+			}
 			n := c.Argument(0).ToInteger()
 			if n < 1 {
 				s.throw("MongoshInvalidInputError", "%s must be a positive integer", what)

@@ -11,10 +11,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"unicode"
 
 	"github.com/dop251/goja"
@@ -300,7 +303,75 @@ func (s *Shell) EvalCode(name, src string) error {
 // RunFile runs src, the script file name, as mongosh runs the files it
 // is given: like Eval, but the value of the last expression is not
 // printed.
-func (s *Shell) RunFile(name, src string) error { return s.evalSrc(name, src, false) }
+// While it runs, __filename and __dirname are its absolute path and
+// directory.
+func (s *Shell) RunFile(name, src string) error {
+	defer s.scriptPath(s.absPath(name))()
+	return s.evalSrc(name, src, false)
+}
+
+// absPath is name resolved against Options.Dir (else the working
+// directory), as mongosh resolves a script's or load()'s file.
+func (s *Shell) absPath(name string) string {
+	if s.dir != "" && !filepath.IsAbs(name) {
+		name = filepath.Join(s.dir, name)
+	}
+	if abs, err := filepath.Abs(name); err == nil {
+		return abs
+	}
+	return name
+}
+
+// scriptPath makes __filename and __dirname the script file path's, as
+// mongosh has them while a file runs; the function it returns puts
+// back what they were (undefined for --eval code and the prompt).
+func (s *Shell) scriptPath(path string) func() {
+	g := s.rt.GlobalObject()
+	prevFile, prevDir := g.Get("__filename"), g.Get("__dirname")
+	_ = g.Set("__filename", path)
+	_ = g.Set("__dirname", filepath.Dir(path))
+	return func() {
+		if prevFile == nil {
+			_ = g.Delete("__filename")
+			_ = g.Delete("__dirname")
+			return
+		}
+		_ = g.Set("__filename", prevFile)
+		_ = g.Set("__dirname", prevDir)
+	}
+}
+
+// throwFileError throws a file error as Node's under mongosh: an Error
+// with code (ENOENT), errno, syscall and path, and Node's message
+// ("ENOENT: no such file or directory, open '/x.js'").
+func (s *Shell) throwFileError(err error, path string) {
+	code, errno, syscallName, msg := "", 0, "open", ""
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		code, errno, msg = "ENOENT", -2, "no such file or directory"
+	case errors.Is(err, fs.ErrPermission):
+		code, errno, msg = "EACCES", -13, "permission denied"
+	case errors.Is(err, syscall.EISDIR):
+		code, errno, syscallName, msg = "EISDIR", -21, "read", "illegal operation on a directory"
+	default:
+		s.check(err)
+	}
+	text := code + ": " + msg + ", " + syscallName
+	if syscallName == "open" {
+		text += " '" + path + "'"
+	}
+	e, jerr := s.rt.New(s.rt.Get("Error"), s.rt.ToValue(text))
+	if jerr != nil {
+		panic(jerr)
+	}
+	_ = e.Set("errno", errno)
+	_ = e.Set("code", code)
+	_ = e.Set("syscall", syscallName)
+	if syscallName == "open" {
+		_ = e.Set("path", path)
+	}
+	panic(e)
+}
 
 // evalSrc is Eval, printing the last expression's value when show is set.
 func (s *Shell) evalSrc(name, src string, show bool) error {
