@@ -56,6 +56,18 @@ func (s *Shell) database(name string) *goja.Object {
 		}
 		return s.collection(name, coll)
 	})
+	// The sharding helpers a standalone answers as mongosh's do: the
+	// status refuses, the commands are the server's to refuse.
+	m("printShardingStatus", func(c goja.FunctionCall) goja.Value {
+		return s.callMethod(rt.Get("sh").ToObject(rt), "status", c.Argument(0))
+	})
+	m("checkMetadataConsistency", func(c goja.FunctionCall) goja.Value {
+		cmd := s.appendOptions(bson.D{{Key: "checkMetadataConsistency", Value: 1}}, c.Argument(0), "options")
+		return s.toJS(s.commandCursor(name, cmd, ""))
+	})
+	m("setSecondaryOk", func(goja.FunctionCall) goja.Value {
+		return s.callMethod(s.mongo(), "setSecondaryOk")
+	})
 	m("getSiblingDB", func(c goja.FunctionCall) goja.Value {
 		s.checkArg(c.Argument(0), "string", 0, "Database.getSiblingDB")
 		return s.database(s.validDBName(c.Argument(0).String()))
@@ -314,6 +326,18 @@ func (s *Shell) mongo() *goja.Object {
 			s.check(err)
 			_ = e.Set("name", "MongoInvalidArgumentError")
 			panic(e)
+		}
+		return goja.Undefined()
+	})
+	// setSecondaryOk is deprecated for setReadPref("primaryPreferred"),
+	// which it sets when the mode is primary.
+	_ = mo.Set("setSecondaryOk", func(goja.FunctionCall) goja.Value {
+		s.deprecation(`.setSecondaryOk() is deprecated. Use .setReadPref("primaryPreferred") instead`)
+		if mode := readPref.String(); mode == "primary" {
+			fmt.Fprintln(s.out, `Setting read preference from "primary" to "primaryPreferred"`)
+			readPref = rt.ToValue("primaryPreferred")
+		} else {
+			fmt.Fprintf(s.out, "Leaving read preference unchanged (is already %q)\n", mode)
 		}
 		return goja.Undefined()
 	})

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"crypto/rand"
 	"encoding/base64"
+	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
@@ -150,6 +151,21 @@ const prelude = `(function (g, B, P) {
   g.ObjectId.createFromHexString = function (h) { return B.objectId(h); };
   g.ObjectId.isValid = function (h) { return typeof h === 'string' && /^[0-9a-fA-F]{24}$/.test(h); };
   g.Long.fromNumber = function (n) { return B.long(n); };
+  g.Long.fromInt = function (n) { return B.long(n | 0); };
+  g.Long.fromBits = function (low, high) { return B.longOp('bits', low | 0, high | 0); };
+  g.ObjectId.createFromTime = function (t) { return B.objectIdFromTime(t); };
+  g.Decimal128.fromString = function (s) { return B.decimal(String(s)); };
+  // Long's arithmetic and comparisons, on 64-bit two's complement as
+  // the bson library's: the other operand a Long, a number or a string.
+  ['add', 'subtract', 'multiply', 'div', 'divide', 'modulo', 'mod', 'rem', 'and', 'or', 'xor',
+   'shiftLeft', 'shl', 'shiftRight', 'shr', 'shiftRightUnsigned', 'shru',
+   'compare', 'comp', 'notEquals', 'neq', 'ne', 'eq', 'lessThan', 'lt', 'lessThanOrEqual', 'lte', 'le',
+   'greaterThan', 'gt', 'greaterThanOrEqual', 'gte', 'ge'].forEach(function (op) {
+    Object.defineProperty(P.long, op, { value: function (other) { return B.longOp(op, this, other); }, writable: true, configurable: true });
+  });
+  ['negate', 'neg', 'not', 'isZero', 'isNegative', 'isPositive', 'isOdd', 'isEven', 'getHighBits', 'getLowBits'].forEach(function (op) {
+    Object.defineProperty(P.long, op, { value: function () { return B.longOp(op, this); }, writable: true, configurable: true });
+  });
   g.Long.fromString = function (s) { return B.longFromString(String(s)); };
 })`
 
@@ -226,6 +242,105 @@ func (s *Shell) installValues() error {
 			return s.wrap(p.long, s.longFromString(a.String()))
 		}
 		return s.wrap(p.long, longFromNumber(a.ToFloat()))
+	})
+	// longOp is Long's arithmetic (see the prelude): op on the Long a
+	// and, for a binary op, b made a Long as the bson library makes one.
+	set(b, "longOp", func(c goja.FunctionCall) goja.Value {
+		asLong := func(v goja.Value) int64 {
+			if x, ok := s.boxed(v); ok {
+				switch n := x.(type) {
+				case int64:
+					return n
+				case int32:
+					return int64(n)
+				case float64:
+					return longFromNumber(n)
+				}
+			}
+			if goja.IsString(v) {
+				return s.longFromString(v.String())
+			}
+			return longFromNumber(v.ToFloat())
+		}
+		op := arg(c, 0).String()
+		if op == "bits" {
+			return s.wrap(p.long, int64(uint64(uint32(arg(c, 2).ToInteger()))<<32|uint64(uint32(arg(c, 1).ToInteger()))))
+		}
+		a := asLong(arg(c, 1))
+		long := func(n int64) goja.Value { return s.wrap(p.long, n) }
+		switch op {
+		case "negate", "neg":
+			return long(-a)
+		case "not":
+			return long(^a)
+		case "isZero":
+			return rt.ToValue(a == 0)
+		case "isNegative":
+			return rt.ToValue(a < 0)
+		case "isPositive":
+			return rt.ToValue(a >= 0)
+		case "isOdd":
+			return rt.ToValue(a&1 == 1)
+		case "isEven":
+			return rt.ToValue(a&1 == 0)
+		case "getHighBits":
+			return rt.ToValue(int64(int32(a >> 32)))
+		case "getLowBits":
+			return rt.ToValue(int64(int32(a)))
+		}
+		b := asLong(arg(c, 2))
+		cmp := 0
+		if a < b {
+			cmp = -1
+		} else if a > b {
+			cmp = 1
+		}
+		switch op {
+		case "add":
+			return long(a + b)
+		case "subtract":
+			return long(a - b)
+		case "multiply":
+			return long(a * b)
+		case "div", "divide", "modulo", "mod", "rem":
+			if b == 0 {
+				s.throw("BSONError", "division by zero")
+			}
+			if op == "div" || op == "divide" {
+				return long(a / b)
+			}
+			return long(a % b)
+		case "and":
+			return long(a & b)
+		case "or":
+			return long(a | b)
+		case "xor":
+			return long(a ^ b)
+		case "shiftLeft", "shl":
+			return long(a << (uint64(b) & 63))
+		case "shiftRight", "shr":
+			return long(a >> (uint64(b) & 63))
+		case "shiftRightUnsigned", "shru":
+			return long(int64(uint64(a) >> (uint64(b) & 63)))
+		case "compare", "comp":
+			return rt.ToValue(cmp)
+		case "notEquals", "neq", "ne":
+			return rt.ToValue(cmp != 0)
+		case "eq":
+			return rt.ToValue(cmp == 0)
+		case "lessThan", "lt":
+			return rt.ToValue(cmp < 0)
+		case "lessThanOrEqual", "lte", "le":
+			return rt.ToValue(cmp <= 0)
+		case "greaterThan", "gt":
+			return rt.ToValue(cmp > 0)
+		}
+		return rt.ToValue(cmp >= 0) // greaterThanOrEqual, gte, ge
+	})
+	set(b, "objectIdFromTime", func(c goja.FunctionCall) goja.Value {
+		var id bson.ObjectID
+		binary.BigEndian.PutUint32(id[:4], uint32(arg(c, 0).ToInteger()))
+		return s.wrap(p.objectID, id)
 	})
 	set(b, "longFromString", func(c goja.FunctionCall) goja.Value {
 		return s.wrap(p.long, s.longFromString(arg(c, 0).String()))
