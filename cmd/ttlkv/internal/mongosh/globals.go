@@ -24,6 +24,7 @@ import (
 const shellBatchSize = 20
 
 func (s *Shell) installGlobals() {
+	s.installToLocaleString()
 	rt := s.rt
 	printArgs := func(c goja.FunctionCall) string {
 		parts := make([]string, len(c.Arguments))

@@ -98,3 +98,5 @@ print(new String("s"), new String("it's"), new Number(-0), new Boolean(false));
 const arr = [1, 2]; arr.extra = "x"; print(arr);
 const e = []; e.k = 1; print(e);
 print([new Uint8Array([9])], { t: new Uint8Array(2) });
+// Number.prototype.toLocaleString as Node's Intl formats by default.
+print((1234567.891).toLocaleString(), (0.0005).toLocaleString("en-US"), (-1234.5678).toLocaleString("de-DE"), (1e21).toLocaleString(), NaN.toLocaleString(), (12).toLocaleString("fr-FR"), (1234.5).toLocaleString("fr-FR"), (2.5).toLocaleString("en"), (1234).toLocaleString("de"), (0.9995).toLocaleString(), (-0.0001).toLocaleString(), (999.9996).toLocaleString(), new Number(5000).toLocaleString(), (-0).toLocaleString());
