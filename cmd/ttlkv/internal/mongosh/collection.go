@@ -511,7 +511,7 @@ func (s *Shell) collection(db, name string) *goja.Object {
 			s.check(err)
 			u = v
 		} else {
-			if kind != "replace" && goja.IsUndefined(arg(c, 1)) {
+			if kind == "update" && goja.IsUndefined(arg(c, 1)) {
 				// As the driver under mongosh: an absent update has no
 				// operators.
 				s.throw("MongoInvalidArgumentError", "Update document requires atomic operators")

@@ -22,6 +22,7 @@ func TestWritesAsMongosh(t *testing.T) {
 		{`db.upd.insertOne({_id: 1, a: 1}); try { db.upd.update({_id: 1}, {q: 3})` + catch,
 			"DeprecationWarning: Collection.update() is deprecated. Use updateOne, updateMany, or bulkWrite.\nMongoInvalidArgumentError  Update document requires atomic operators"},
 		{`print(db.upd.update({_id: 52}, {$set: {q: 3}}, true).upsertedCount, db.upd.find().toArray())`, "0 [ { _id: 1, a: 1 } ]"},
+		{`try { db.upd.update({_id: 1})` + catch, "MongoshInvalidInputError COMMON-10001 [COMMON-10001] Missing required argument at position 1 (Collection.update)"},
 		{`try { db.c.insertMany([])` + catch, "MongoInvalidArgumentError  Invalid BulkOperation, Batch cannot be empty"},
 		{`try { db.c.bulkWrite([])` + catch, "MongoInvalidArgumentError  Invalid BulkOperation, Batch cannot be empty"},
 		{`try { db.c.insertMany({_id: 6})` + catch, `MongoInvalidArgumentError  Argument "docs" must be an array of documents`},
