@@ -295,9 +295,13 @@ func (s *Shell) objectNode(o *goja.Object, depth int, seen map[*goja.Object]bool
 func (s *Shell) propsNode(o *goja.Object, base string, depth int, seen map[*goja.Object]bool, opts inspectOpts) pnode {
 	keys := o.Keys()
 	var syms []*goja.Symbol
-	for _, sym := range o.Symbols() {
-		if s.callMethod(o, "propertyIsEnumerable", sym).ToBoolean() {
-			syms = append(syms, sym)
+	if all := o.Symbols(); len(all) > 0 {
+		// Object.prototype's, which an object without a prototype lacks.
+		isEnum, _ := goja.AssertFunction(s.rt.Get("Object").ToObject(s.rt).Get("prototype").ToObject(s.rt).Get("propertyIsEnumerable"))
+		for _, sym := range all {
+			if r, err := isEnum(o, sym); err == nil && r.ToBoolean() {
+				syms = append(syms, sym)
+			}
 		}
 	}
 	prefix := ""
