@@ -1124,15 +1124,20 @@ func (s *Shell) explainable(db, name, verb string, co *collObject) goja.Value {
 	return o
 }
 
-// explainCursor returns a cursor-like object whose sort, limit, skip and
-// projection shape the find, and which, when printed or read, runs
-// explain instead of the query.
+// explainCursor makes cur, a find cursor whose sort, limit, skip and
+// projection shape the find, mongosh's ExplainableCursor: printed (or
+// finish()), it runs explain instead of the query.
 func (s *Shell) explainCursor(cur *cursor, explain func(bson.D) goja.Value) goja.Value {
+	// As mongosh's ExplainableCursor: printed or finish()ed, the plan
+	// (run once); read, the documents.
 	o := cur.obj
-	run := func(goja.FunctionCall) goja.Value { return explain(cur.findCommand()) }
-	for _, n := range []string{"next", "toArray", "explain", "finish"} {
-		_ = o.Set(n, run)
+	var plan goja.Value
+	cur.explainFn = func() goja.Value {
+		if plan == nil {
+			plan = explain(cur.findCommand())
+		}
+		return plan
 	}
-	cur.explainFn = func() goja.Value { return explain(cur.findCommand()) }
+	_ = o.Set("finish", func(goja.FunctionCall) goja.Value { return cur.explainFn() })
 	return o
 }

@@ -28,6 +28,9 @@ func TestCursorAsMongosh(t *testing.T) {
 		{`try { db.c.find().maxTimeMS("x")` + catch, "MongoInvalidArgumentError  Argument for maxTimeMS must be a number"},
 		{`try { db.c.find().readPref("bogus")` + catch, `MongoInvalidArgumentError  Invalid read preference mode "bogus"`},
 		{`try { const c3 = db.c.find(); c3.next(); c3.limit(1)` + catch, "MongoCursorInUseError  Cursor is already initialized"},
+		// An explained find reads documents; printed or finish()ed, it is the plan.
+		{`const x = db.c.explain("executionStats").find().sort({_id: -1}); print(x.next(), x.toArray().length, Object.keys(db.c.explain().find().finish()))`,
+			"{ _id: 5, v: 2 } 4 [ 'queryPlanner', 'command', 'ok' ]"},
 		{`try { db.c.aggregate([]).limit(1)` + catch, "MongoshInvalidInputError  cursor.limit() is not available on an aggregation cursor; put the stage in the pipeline"},
 	}
 	for _, tc := range cases {
