@@ -406,7 +406,9 @@ print(cdb.getName(), cdb.c.countDocuments() === d.c.countDocuments(), cdb.getMon
 db = cdb;
 print(db.getName(), db.getMongo() === m2);
 m2.close();
-try { db.c.findOne() } catch (e) { print(e.name, e.message) }
+// (A read through m2 now is MongoNotConnectedError in ttlkv's shell, and
+// most of the time in mongosh, whose driver sometimes still answers it:
+// connect_test.go checks ttlkv's side.)
 db = d;
 print(db.getName(), db.c.countDocuments() > 0);
 try { connect("a b") } catch (e) { print(e.name, e.code, e.message) }
