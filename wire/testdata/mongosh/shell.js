@@ -636,6 +636,27 @@ section("helpers mongosh has", () => {
 
 // JavaScript errors.
 
+// mongosh: TypeError d.c.nosuch is not a function / TypeError c.nosuch is
+// not a function / TypeError o.f is not a function / TypeError n is not a
+// function — the message itself, caught, not only when printed uncaught.
+section("not a function, caught", () => {
+  try { d.c.nosuch() } catch (e) { print(e.name, e.message) }
+  const c = d.c.find();
+  try { c.nosuch() } catch (e) { print(e.name, e.message) }
+  const o = {};
+  try { o.f() } catch (e) { print(e.name, e.message) }
+  const n = 5;
+  try { n() } catch (e) { print(e.name, e.message) }
+});
+
+// mongosh (V8): Cannot read properties of undefined (reading 'x'). (Of
+// null, V8 says null, where ttlkv's shell says undefined too.)
+section("reading a property of undefined", () => {
+  let u;
+  try { u.x } catch (e) { print(e.name, e.message) }
+  try { [1].map((v) => v.y.z) } catch (e) { print(e.name, e.message) }
+});
+
 // mongosh: Error ENOENT ENOENT: no such file or directory, open '/nonexistent-shellcheck/x.js'
 // then the shell's:
 //   MongoshInvalidInputError COMMON-10001 [COMMON-10001] Missing required argument at position 0 (load)

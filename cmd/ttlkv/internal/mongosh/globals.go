@@ -24,6 +24,7 @@ import (
 const shellBatchSize = 20
 
 func (s *Shell) installGlobals() {
+	s.installV8Messages()
 	s.installToLocaleString()
 	rt := s.rt
 	printArgs := func(c goja.FunctionCall) string {
@@ -101,7 +102,7 @@ func (s *Shell) installGlobals() {
 			s.shellCommand(cmd, args, false)
 			return rt.ToValue(true)
 		}
-		prog, err := goja.Compile(name, string(src), false)
+		prog, err := s.compile(name, string(src))
 		if err != nil {
 			s.throw("SyntaxError", "%s", syntaxReport(err, string(src)))
 		}

@@ -413,11 +413,10 @@ func (s *Shell) evalSrc(name, src string, show bool) error {
 
 // exec compiles and runs src, turning a thrown value into a *ScriptError.
 func (s *Shell) exec(name, src string) (goja.Value, error) {
-	prog, err := goja.Compile(name, src, false)
+	prog, err := s.compile(name, src)
 	if err != nil {
 		return nil, &ScriptError{Name: "SyntaxError", Message: syntaxReport(err, src)}
 	}
-	s.srcs[name] = src
 	var v goja.Value
 	err = s.guard(func() {
 		var e error
@@ -577,13 +576,13 @@ func (e *ScriptError) Interactive() string {
 
 func (s *Shell) scriptError(v goja.Value, ex *goja.Exception) *ScriptError {
 	se := &ScriptError{Name: "Error"}
-	var where file.Position
+	var top file.Position // the first frame, if not a built-in's
 	if ex != nil {
 		if st := ex.Stack(); len(st) > 0 {
+			top = st[0].Position()
 			for _, fr := range st {
 				p := fr.Position()
 				if p.Line > 0 && p.Filename != "" { // not the preludes
-					where = p
 					se.Where = fmt.Sprintf("%s:%d:%d", p.Filename, p.Line, p.Column)
 					break
 				}
@@ -609,13 +608,12 @@ func (s *Shell) scriptError(v goja.Value, ex *goja.Exception) *ScriptError {
 	if c := o.Get("codeName"); c != nil && !goja.IsUndefined(c) {
 		se.CodeName = c.String()
 	}
-	if se.Name == "TypeError" && se.Message == "Dynamic object is not callable" {
-		// A method the shell lacks: db.c.hideIndx names the collection
-		// "c.hideIndx", and calling it is goja's cryptic error. Say it
-		// as mongosh does: "db.c.hideIndx is not a function".
-		if callee := calleeAt(s.srcs[where.Filename], where.Line, where.Column); callee != "" {
-			se.Message = callee + " is not a function"
-		} else {
+	if se.Name == "TypeError" {
+		// goja's words in V8's (jserrors.go): db.c.hideIndx() names the
+		// collection "c.hideIndx", and calling it is "db.c.hideIndx is
+		// not a function", as mongosh says.
+		se.Message = s.v8Message(se.Message, top.Filename, top.Line, top.Column)
+		if se.Message == "Dynamic object is not callable" {
 			se.Message = "a collection or database is not a function"
 		}
 	}
@@ -652,7 +650,7 @@ func calleeAt(src string, line, column int) string {
 	}
 done:
 	callee := l[j+1 : i]
-	if depth != 0 || callee == "" || !strings.Contains(callee, ".") || strings.HasPrefix(callee, ".") {
+	if depth != 0 || callee == "" || strings.HasPrefix(callee, ".") {
 		return ""
 	}
 	return callee
