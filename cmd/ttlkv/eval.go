@@ -48,10 +48,11 @@ var evalCommand = &command{
 		type script struct {
 			name, src string
 			file      bool
+			code      bool // the code argument: its last value prints in full
 		}
 		var scripts []script
 		if len(args) == 1 {
-			scripts = append(scripts, script{name: "<eval>", src: args[0]})
+			scripts = append(scripts, script{name: "<eval>", src: args[0], code: true})
 		}
 		for _, name := range f.files {
 			b, err := os.ReadFile(e.path(name))
@@ -87,8 +88,11 @@ var evalCommand = &command{
 		defer sh.Close()
 		for _, s := range scripts {
 			run := sh.Eval
-			if s.file {
+			switch {
+			case s.file:
 				run = sh.RunFile
+			case s.code:
+				run = sh.EvalCode
 			}
 			if err := run(s.name, s.src); err != nil {
 				code := scriptExit(e, err)

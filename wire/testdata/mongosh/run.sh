@@ -3,8 +3,10 @@
 # into a cache directory, starts `ttlkv serve` on a free loopback port,
 # runs check.js with the real mongosh and fails on any difference from
 # expected.txt; then runs shell.js with the real mongosh against the
-# server and with ttlkv's own shell, and fails if they print differently.
-# Without npm it says so and exits 0.
+# server and with ttlkv's own shell, and fails if they print differently;
+# then runs each line of eval-cases.txt as mongosh --eval and as
+# ttlkv eval --uri against the server, and fails if what they print or
+# their exit codes differ. Without npm it says so and exits 0.
 #
 #   wire/testdata/mongosh/run.sh            (from anywhere in the repository)
 #   MONGOSH_VERSION=2.12.0 TTLKV_MONGOSH_CACHE=~/.cache/ttlkv-mongosh
@@ -58,9 +60,13 @@ fi
 # The shell differential: shell.js through the real mongosh against the
 # server, and through ttlkv's own shell (eval -f) on a data directory of
 # its own; the two outputs must be the same.
-HOME="$work/home" "$mongosh" --quiet --norc "mongodb://$addr/test?serverSelectionTimeoutMS=10000" "$here/shell.js" >"$work/shell-mongosh.txt" 2>&1 || {
-	echo "mongosh check: mongosh failed on shell.js:"; cat "$work/shell-mongosh.txt"; exit 1
+# Node's own warnings on standard error (the driver's "cursor.count is
+# deprecated") carry the process id and are not mongosh's: dropped.
+nodewarn='/^(node:[0-9]*) /d; /^(Use `node --trace-warnings/d'
+HOME="$work/home" "$mongosh" --quiet --norc "mongodb://$addr/test?serverSelectionTimeoutMS=10000" "$here/shell.js" >"$work/shell-mongosh-raw.txt" 2>&1 || {
+	echo "mongosh check: mongosh failed on shell.js:"; cat "$work/shell-mongosh-raw.txt"; exit 1
 }
+sed "$nodewarn" "$work/shell-mongosh-raw.txt" >"$work/shell-mongosh.txt"
 "$work/ttlkv" --dir "$work/data-shell" eval -f "$here/shell.js" >"$work/shell-ttlkv.txt" 2>&1 || {
 	echo "mongosh check: ttlkv eval failed on shell.js:"; cat "$work/shell-ttlkv.txt"; exit 1
 }
@@ -68,4 +74,27 @@ if ! diff -u "$work/shell-mongosh.txt" "$work/shell-ttlkv.txt"; then
 	echo "mongosh check: ttlkv's shell prints shell.js differently from mongosh $version (- mongosh, + ttlkv)"
 	exit 1
 fi
-echo "mongosh check: ok (mongosh $version, ttlkv serve on $addr; ttlkv's shell prints shell.js as mongosh does)"
+# The --eval differential: each line of eval-cases.txt is a database
+# name, a tab and the code; what --eval prints (its last value in full,
+# the show commands) and the exit code must be mongosh's.
+failed=0
+tab=$(printf '\t')
+while IFS="$tab" read -r evaldb code; do
+	case "$evaldb" in '' | '#'*) continue ;; esac
+	# (set -e: a failing command ends the line with its exit code, not the script)
+	want=$(HOME="$work/home" "$mongosh" --quiet --norc "mongodb://$addr/$evaldb" --eval "$code" 2>&1 && echo "exit 0" || echo "exit $?")
+	want=$(printf '%s\n' "$want" | sed "$nodewarn")
+	got=$("$work/ttlkv" eval --uri "mongodb://$addr/$evaldb" "$code" 2>&1 && echo "exit 0" || echo "exit $?")
+	if [ "$want" != "$got" ]; then
+		echo "mongosh check: --eval $code"
+		printf '%s\n' "$want" >"$work/eval-mongosh.txt"
+		printf '%s\n' "$got" >"$work/eval-ttlkv.txt"
+		diff -u "$work/eval-mongosh.txt" "$work/eval-ttlkv.txt" || true
+		failed=1
+	fi
+done <"$here/eval-cases.txt"
+if [ "$failed" != 0 ]; then
+	echo "mongosh check: ttlkv eval prints differently from mongosh $version --eval (- mongosh, + ttlkv)"
+	exit 1
+fi
+echo "mongosh check: ok (mongosh $version, ttlkv serve on $addr; ttlkv's shell prints shell.js and eval-cases.txt as mongosh does)"

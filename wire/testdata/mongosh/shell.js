@@ -407,7 +407,9 @@ print(cdb.getName(), cdb.c.countDocuments() === d.c.countDocuments(), cdb.getMon
 db = cdb;
 print(db.getName(), db.getMongo() === m2);
 m2.close();
-try { db.c.findOne() } catch (e) { print(e.name, e.message) }
+// (A read through m2 now is MongoNotConnectedError in ttlkv's shell, and
+// most of the time in mongosh, whose driver sometimes still answers it:
+// connect_test.go checks ttlkv's side.)
 db = d;
 print(db.getName(), db.c.countDocuments() > 0);
 try { connect("a b") } catch (e) { print(e.name, e.code, e.message) }
@@ -416,3 +418,430 @@ try { new Mongo("mongodb://127.0.0.1:1/x?serverSelectionTimeoutMS=500") } catch 
 try { connect("mongodb://127.0.0.1:1/x?serverSelectionTimeoutMS=500") } catch (e) { print(e.name, e.message) }
 try { db = 5 } catch (e) { print(e.name, e.code, e.message) }
 print(typeof connect, typeof Mongo, db.getName());
+
+// What a mongosh user meets beyond the above, section by section (each
+// starts with a "== name" line, and its comment says what mongosh
+// printed): cursors, writes and their results, argument errors of the
+// shell, the driver and the server, the Bulk API, BSON values, EJSON,
+// and JavaScript values as Node prints them.
+{
+const d = db.getSiblingDB("shellmore");
+d.dropDatabase();
+d.c.insertMany([{ _id: 1, v: 1 }, { _id: 2, v: 2 }, { _id: 3, v: 0 }, { _id: 4, v: 1 }, { _id: 5, v: 2 }]);
+function section(name, f) {
+  print("== " + name);
+  try { f() } catch (e) { print("!!", e.name, e.code, e.message) }
+}
+function tryPrint(f) {
+  try { print(f()) } catch (e) { print("!!", e.name, e.code, e.message) }
+}
+
+// Cursors.
+
+// mongosh: 3 3 — the driver's count() applies the cursor's skip and limit
+// (and warns on stderr that cursor.count is deprecated; run.sh drops
+// that Node warning, whose text carries the process id).
+section("cursor.count applies skip and limit", () => {
+  print(d.c.find().skip(1).limit(3).count(), d.c.find().skip(1).limit(3).size());
+});
+
+// mongosh: null — next() on a cursor with no more documents returns null.
+section("cursor.next past the end", () => {
+  print(d.c.find({ _id: 99 }).next());
+});
+
+// mongosh: true false null — a closed cursor is closed, has no next, and
+// next() returns null.
+section("cursor.close", () => {
+  const c = d.c.find().sort({ _id: 1 });
+  c.close();
+  print(c.isClosed(), c.hasNext(), c.next());
+});
+
+// mongosh: [ 1, 2 ] [ 1, 2 ] — for...of iterates find and aggregate cursors.
+section("for...of over a cursor", () => {
+  const a = [], b = [];
+  for (const x of d.c.find({ _id: { $lt: 3 } }).sort({ _id: 1 })) a.push(x._id);
+  for (const x of d.c.aggregate([{ $match: { _id: { $lt: 3 } } }, { $sort: { _id: 1 } }])) b.push(x._id);
+  print(a, b);
+});
+
+// mongosh: [ 5, 4, 3, 2, 1 ] then [ 3, 1, 4, 2, 5 ] — the driver takes a
+// sort as an array of [key, direction] pairs or as a field name.
+section("cursor.sort as pairs and as a name", () => {
+  print(d.c.find().sort([["_id", -1]]).toArray().map((x) => x._id));
+  print(d.c.find().sort("v").toArray().map((x) => x._id));
+});
+
+// mongosh: the driver's and the server's words:
+//   !! MongoInvalidArgumentError  Operation "limit" requires an integer
+//   !! MongoServerError 2 Skip value must be non-negative, but received: -2
+//   !! MongoInvalidArgumentError  Operation "batchSize" requires an integer
+//   !! MongoInvalidArgumentError  Argument for maxTimeMS must be a number
+//   !! MongoInvalidArgumentError  Invalid read preference mode "bogus"
+//   !! MongoCursorInUseError  Cursor is already initialized
+//   !! MongoServerError 9 verbosity string must be one of {'queryPlanner', 'executionStats', 'allPlansExecution'}
+section("cursor argument errors", () => {
+  tryPrint(() => d.c.find().limit("2").toArray());
+  tryPrint(() => d.c.find().skip(-2).toArray());
+  tryPrint(() => d.c.find().batchSize("x").toArray());
+  tryPrint(() => d.c.find().maxTimeMS("x").toArray());
+  tryPrint(() => d.c.find().readPref("bogus").toArray());
+  tryPrint(() => { const c = d.c.find(); c.next(); return c.limit(1) });
+  tryPrint(() => d.c.find({ v: 1 }).explain("bogus"));
+});
+
+// Writes.
+
+// mongosh: { acknowledged: false, insertedId: 100 } and
+// { acknowledged: false, deletedCount: undefined } — an unacknowledged
+// write (w: 0) says so.
+section("writeConcern w: 0 results", () => {
+  print(d.w0.insertOne({ _id: 100 }, { writeConcern: { w: 0 } }));
+  print(d.w0.deleteOne({ _id: 100 }, { writeConcern: { w: 0 } }));
+});
+
+// mongosh: the Node driver refuses these before sending anything:
+//   !! MongoInvalidArgumentError  Invalid BulkOperation, Batch cannot be empty   (twice)
+//   !! MongoInvalidArgumentError  Argument "docs" must be an array of documents
+//   !! MongoInvalidArgumentError  Argument "operations" must be an array of documents
+//   !! MongoInvalidArgumentError  bulkWrite only supports insertOne, updateOne, updateMany, deleteOne, deleteMany
+section("insertMany and bulkWrite refusals", () => {
+  tryPrint(() => d.c.insertMany([]));
+  tryPrint(() => d.c.bulkWrite([]));
+  tryPrint(() => d.c.insertMany({ _id: 6 }));
+  tryPrint(() => d.c.bulkWrite({ insertOne: { document: {} } }));
+  tryPrint(() => d.c.bulkWrite([{ nosuch: {} }]));
+});
+
+// mongosh: "DeprecationWarning: Collection.insert() is deprecated. Use
+// insertOne, insertMany, or bulkWrite." once, then the result; a
+// duplicate through insert() is a MongoBulkWriteError (insert() is
+// insertMany underneath):
+//   !! MongoBulkWriteError 11000 E11000 duplicate key error collection: shellmore.ins index: _id_ dup key: { _id: 1 }
+section("Collection.insert", () => {
+  print(d.ins.insert({ _id: 1 }));
+  tryPrint(() => d.ins.insert({ _id: 1 }));
+});
+
+// mongosh: after the warning for update(), a replacement document is the
+// driver's
+//   !! MongoInvalidArgumentError  Update document requires atomic operators
+// and a legacy boolean third argument is taken (it does not upsert): an
+// UpdateResult with matchedCount 0, upsertedCount 0; the collection is
+// left as it was: [ { _id: 1, a: 1 } ].
+section("Collection.update legacy forms", () => {
+  d.upd.insertOne({ _id: 1, a: 1 });
+  tryPrint(() => d.upd.update({ _id: 1 }, { q: 3 }));
+  tryPrint(() => d.upd.update({ _id: 52 }, { $set: { q: 3 } }, true));
+  print(d.upd.find().toArray());
+});
+
+// mongosh: !! MongoshInvalidInputError COMMON-10001 [COMMON-10001] returnDocument needs to be either 'before' or 'after'
+section("findOneAndUpdate returnDocument", () => {
+  d.fo.insertOne({ _id: 1 });
+  tryPrint(() => d.fo.findOneAndUpdate({ _id: 1 }, { $set: { k: 1 } }, { returnDocument: "bogus" }));
+});
+
+// mongosh: [ { n: 5 } ] from aggregate's stages given as arguments, and
+// every document for aggregate() with no pipeline.
+section("aggregate without an array", () => {
+  print(d.c.aggregate({ $match: {} }, { $count: "n" }).toArray());
+  print(d.c.aggregate().toArray().length);
+});
+
+// mongosh: [ 'e_1' ] — ensureIndex returns createIndexes' list of names.
+section("ensureIndex", () => {
+  print(d.c.ensureIndex({ e: 1 }));
+});
+
+// mongosh: the shell's own refusals, with their code and method:
+//   !! MongoshInvalidInputError COMMON-10001 [COMMON-10001] Argument at position 0 must be of type string or object, got number instead (Database.runCommand)
+//   !! MongoshInvalidInputError COMMON-10001 [COMMON-10001] Argument at position 0 must be of type string, got number instead (Database.getColl)
+//   !! MongoshInvalidInputError COMMON-10001 [COMMON-10001] Argument at position 0 must be of type string, got number instead (Database.createCollection)
+//   !! MongoshInvalidInputError COMMON-10001 [COMMON-10001] Argument at position 0 must be of type string, got number instead (Collection.renameCollection)
+//   !! MongoshInvalidInputError COMMON-10001 [COMMON-10001] Argument at position 0 must be of type string, got number instead (Database.getSiblingDB)
+//   !! MongoshInvalidInputError COMMON-10001 [COMMON-10001] Argument at position 0 must be of type string, got number instead (Mongo.use)
+//   !! MongoshInvalidInputError COMMON-10001 [COMMON-10001] Argument at position 1 must be of type string, got number instead (Database.createView)
+//   !! MongoshInvalidInputError COMMON-10001 [COMMON-10001] Missing required argument at position 0 (Collection.dropIndex)
+//   !! MongoshInvalidInputError COMMON-10001 [COMMON-10001] The "options" argument must be an object.
+//   !! MongoshInvalidInputError COMMON-10001 [COMMON-10001] To drop indexes in the collection using '*', use db.collection.dropIndexes().
+section("the shell's argument errors", () => {
+  tryPrint(() => d.runCommand(5));
+  tryPrint(() => d.getCollection(5));
+  tryPrint(() => d.createCollection(5));
+  tryPrint(() => d.c.renameCollection(5));
+  tryPrint(() => d.getSiblingDB(5));
+  tryPrint(() => use(5));
+  tryPrint(() => d.createView("v", 5, []));
+  tryPrint(() => d.c.dropIndex());
+  tryPrint(() => d.c.createIndex({ z: 1 }, "x"));
+  tryPrint(() => d.c.dropIndex("*"));
+});
+
+// mongosh: names it cannot use are refused:
+//   !! MongoshInvalidInputError COMMON-10001 [COMMON-10001] Invalid database name:
+//   !! MongoshInvalidInputError COMMON-10001 [COMMON-10001] Invalid database name: a b
+//   !! MongoshInvalidInputError COMMON-10001 [COMMON-10001] Invalid database name: a.b
+//   !! MongoshInvalidInputError COMMON-10001 [COMMON-10001] Invalid collection name:
+section("invalid database and collection names", () => {
+  tryPrint(() => d.getSiblingDB(""));
+  tryPrint(() => d.getSiblingDB("a b"));
+  tryPrint(() => d.getSiblingDB("a.b"));
+  tryPrint(() => d.getCollection(""));
+});
+
+// mongosh: what it passes on is refused by the driver or the server:
+//   !! MongoInvalidArgumentError  Query filter must be a plain object or ObjectId
+//   !! MongoServerError 14 BSON field 'find.projection' is the wrong type 'int', expected type 'object'
+//   !! MongoInvalidArgumentError  Selector must be a valid JavaScript object
+//   !! MongoInvalidArgumentError  Document must be a valid JavaScript object
+//   !! MongoServerError 14 BSON field 'delete.deletes.q' is the wrong type 'string', expected type 'object'
+//   !! MongoServerError 14 BSON field 'distinct.key' is the wrong type 'int', expected type 'string'
+//   !! MongoServerError 15959 the match filter must be an expression in an object
+//   !! MongoServerError 14 Each element of the 'pipeline' array must be an object
+section("argument errors the driver and the server answer", () => {
+  tryPrint(() => d.c.find(5).toArray());
+  tryPrint(() => d.c.find({}, 5).toArray());
+  tryPrint(() => d.c.updateOne("x", { $set: { a: 1 } }));
+  tryPrint(() => d.c.updateOne({}, 5));
+  tryPrint(() => d.c.deleteOne("x"));
+  tryPrint(() => d.c.distinct(5));
+  tryPrint(() => d.c.countDocuments(5));
+  tryPrint(() => d.c.aggregate("x").toArray());
+});
+
+// mongosh: !! MongoshRuntimeError  collection shellmore.nosuch not found
+section("isCapped of a missing collection", () => {
+  tryPrint(() => d.nosuch.isCapped());
+});
+
+// mongosh: the legacy (filter, nameOnly, authorizedCollections) booleans:
+// [ 'c' ] and a collection runCommand given a document: { n: 5, ok: 1 }.
+section("legacy argument forms", () => {
+  print(d.getCollectionInfos({ name: "c" }, true, true).map((x) => x.name));
+  print(d.c.runCommand({ count: "c" }));
+});
+
+// mongosh: [] — every one is a function (not a collection of that name).
+section("helpers mongosh has", () => {
+  const h = {
+    "db.printShardingStatus": d.printShardingStatus, "db.checkMetadataConsistency": d.checkMetadataConsistency,
+    "db.c.getShardVersion": d.c.getShardVersion, "db.c.analyzeShardKey": d.c.analyzeShardKey,
+    "db.c.createSearchIndex": d.c.createSearchIndex, "Mongo.setSecondaryOk": d.getMongo().setSecondaryOk,
+    "ObjectId.createFromTime": ObjectId.createFromTime, "Decimal128.fromString": Decimal128.fromString,
+    "Long.add": NumberLong("1").add,
+  };
+  print(Object.keys(h).filter((k) => typeof h[k] !== "function"));
+});
+
+// JavaScript errors.
+
+// mongosh: TypeError d.c.nosuch is not a function / TypeError c.nosuch is
+// not a function / TypeError o.f is not a function / TypeError n is not a
+// function — the message itself, caught, not only when printed uncaught.
+section("not a function, caught", () => {
+  try { d.c.nosuch() } catch (e) { print(e.name, e.message) }
+  const c = d.c.find();
+  try { c.nosuch() } catch (e) { print(e.name, e.message) }
+  const o = {};
+  try { o.f() } catch (e) { print(e.name, e.message) }
+  const n = 5;
+  try { n() } catch (e) { print(e.name, e.message) }
+});
+
+// mongosh (V8): Cannot read properties of undefined (reading 'x'). (Of
+// null, V8 says null, where ttlkv's shell says undefined too.)
+section("reading a property of undefined", () => {
+  let u;
+  try { u.x } catch (e) { print(e.name, e.message) }
+  try { [1].map((v) => v.y.z) } catch (e) { print(e.name, e.message) }
+});
+
+// mongosh: Error ENOENT ENOENT: no such file or directory, open '/nonexistent-shellcheck/x.js'
+// then the shell's:
+//   MongoshInvalidInputError COMMON-10001 [COMMON-10001] Missing required argument at position 0 (load)
+section("load errors", () => {
+  try { load("/nonexistent-shellcheck/x.js") } catch (e) { print(e.name, e.code, e.message) }
+  try { load() } catch (e) { print(e.name, e.code, e.message) }
+});
+
+// mongosh: string string — a script has __filename and __dirname.
+section("__filename", () => {
+  print(typeof __filename, typeof __dirname);
+});
+
+// The Bulk API.
+
+// mongosh: {"nInsertOps":1,"nUpdateOps":0,"nRemoveOps":0,"nBatches":1}
+// and { nInsertOps: 1, nUpdateOps: 0, nRemoveOps: 0, nBatches: 1 }; then
+//   !! MongoshInvalidInputError COMMON-10002 [COMMON-10002] Cannot call getOperations on an unexecuted Bulk operation
+//   !! MongoInvalidArgumentError  Invalid BulkOperation, Batch cannot be empty
+//   !! MongoBatchReExecutionError  This batch has already been executed, create new batch to execute
+section("Bulk printing and refusals", () => {
+  const b = d.bulk.initializeOrderedBulkOp();
+  b.insert({ _id: 1 });
+  print(b.toString());
+  print(b);
+  tryPrint(() => b.getOperations());
+  tryPrint(() => d.bulk.initializeOrderedBulkOp().execute());
+  b.execute();
+  tryPrint(() => b.execute());
+});
+
+// mongosh: the find() of a Bulk takes collation, arrayFilters and hint:
+// 1 1 1 and [ { _id: 1, a: [ 1 ], c: 3 } ].
+section("Bulk find options", () => {
+  d.bulk2.insertOne({ _id: 1, a: [0] });
+  const r = [];
+  for (const f of [
+    (b) => b.find({ _id: 1 }).collation({ locale: "en" }).updateOne({ $set: { c: 1 } }),
+    (b) => b.find({ _id: 1 }).arrayFilters([{ x: 0 }]).updateOne({ $set: { "a.$[x]": 1 } }),
+    (b) => b.find({ _id: 1 }).hint({ _id: 1 }).updateOne({ $set: { c: 3 } }),
+  ]) {
+    try { const b = d.bulk2.initializeOrderedBulkOp(); f(b); r.push(b.execute().modifiedCount) } catch (e) { r.push(e.message) }
+  }
+  print(r, d.bulk2.find().toArray());
+});
+
+// Printing of shell objects.
+
+// mongosh: Explainable(shellmore.c), then PlanCache for collection c.
+section("printing shell helper objects", () => {
+  print(d.c.explain());
+  print(d.c.getPlanCache());
+});
+
+// mongosh: an explainable cursor prints the plan, not the documents:
+// { queryPlanner: { namespace: 'shellmore.c', winningPlan: ..., rejectedPlans: [] },
+//   command: { find: 'c', filter: { _id: 1 } }, ok: 1 } (laid out over lines).
+section("printing an explainable cursor", () => {
+  const m2 = Mongo(db.getMongo()); // a connection without the read concern set above
+  print(m2.getDB("shellmore").c.explain().find({ _id: 1 }));
+  m2.close();
+});
+
+// BSON values.
+
+// mongosh: DBRef('coll', 5) DBRef('a', 1, 'db'), Code('x') Code('x', { a: 1 }),
+// BSONSymbol('s') — the constructors mongosh has.
+section("DBRef, Code and BSONSymbol", () => {
+  tryPrint(() => [DBRef("coll", 5), DBRef("a", 1, "db")]);
+  tryPrint(() => [Code("x"), Code("x", { a: 1 })]);
+  tryPrint(() => BSONSymbol("s"));
+});
+
+// mongosh: { _id: 1, f: Code('function() {}'), m: { a: 1 } } — a function
+// is stored as code and a Map as a document.
+section("functions and Maps stored", () => {
+  d.vals.insertOne({ _id: 1, f: function() {}, m: new Map([["a", 1]]) });
+  print(d.vals.findOne({ _id: 1 }));
+});
+
+// mongosh: [ 'ObjectId', 'Long', 'Int32', 'Decimal128', 'Timestamp', 'MinKey', 'Binary' ]
+section("_bsontype", () => {
+  print([ObjectId()._bsontype, NumberLong("1")._bsontype, NumberInt(1)._bsontype, NumberDecimal("1")._bsontype,
+    Timestamp()._bsontype, MinKey()._bsontype, BinData(0, "")._bsontype]);
+});
+
+// mongosh: Binary.createFromBase64('AQID', 0) — new Binary(bytes, subtype)
+// keeps its bytes.
+section("new Binary from bytes", () => {
+  print(new Binary(new Uint8Array([1, 2, 3]), 0));
+});
+
+// mongosh: [ 'Binary', 'UUID' ] and "01234567-89ab-cdef-0123-456789abcdef" —
+// a UUID read back is a UUID, and JSON gives its hex form.
+section("Binary and UUID read back", () => {
+  d.vals.insertOne({ _id: 2, b: BinData(0, "AQID"), u: UUID("0123456789abcdef0123456789abcdef") });
+  const x = d.vals.findOne({ _id: 2 });
+  print([x.b.constructor.name, x.u.constructor.name], JSON.stringify(x.u));
+});
+
+// mongosh: 1cbe991a14 1010 [ 28, -1097262572 ] — toString takes a radix, a
+// Long has high and low.
+section("Long and Int32", () => {
+  const l = NumberLong("123456789012");
+  print(l.toString(16), NumberInt(10).toString(2), [l.high, l.low]);
+});
+
+// mongosh: true — ObjectId.equals takes a hex string.
+section("ObjectId.equals a string", () => {
+  print(ObjectId("5f0000000000000000000000").equals("5f0000000000000000000000"));
+});
+
+// mongosh: true — EJSON.serialize keeps the keys in their order.
+section("EJSON.serialize keeps key order", () => {
+  const o = {};
+  for (const k of "abcdefghijklmnopqrstuvwxyz") o[k] = k === "c" ? ObjectId("5f0000000000000000000000") : 1;
+  let same = true;
+  for (let i = 0; i < 5; i++) same = same && Object.keys(EJSON.serialize(o)).join("") === "abcdefghijklmnopqrstuvwxyz";
+  print(same);
+});
+
+// mongosh: { a: Int32(1) }, then {"d":{"$date":0}} for legacy, then { a: 5 }
+// (deserialize is relaxed by default).
+section("EJSON options", () => {
+  print(EJSON.parse('{"a": 1}', { relaxed: false }));
+  print(EJSON.stringify({ d: new Date(0) }, { legacy: true }));
+  print(EJSON.deserialize({ a: { $numberLong: "5" } }));
+});
+
+// JavaScript values.
+
+// mongosh (Node's util.inspect): <ref *1> { a: 1, self: [Circular *1] }
+section("printing a circular object", () => {
+  const o = { a: 1 };
+  o.self = o;
+  print(o);
+});
+
+// mongosh: Uint8Array(3) [ 1, 2, 3 ] / [class Foo] / { x: [Getter] } /
+// { a: 2, [Symbol(k)]: 1 } / [AsyncFunction: h] / [Function: g] { p: 1 } /
+// 5n { b: 10n } / [String: 's'] / [ 1, 2, extra: 'x' ]
+section("printing JavaScript values as Node does", () => {
+  print(new Uint8Array([1, 2, 3]));
+  print(class Foo {});
+  print({ get x() { return 1 } });
+  print({ [Symbol("k")]: 1, a: 2 });
+  print(async function h() {});
+  print(Object.assign(function g() {}, { p: 1 }));
+  print(5n, { b: 10n });
+  print(new String("s"));
+  const arr = [1, 2];
+  arr.extra = "x";
+  print(arr);
+});
+
+// mongosh: 1,234,567.891 1.234.567,891 — numbers formatted for a locale.
+section("toLocaleString", () => {
+  print((1234567.891).toLocaleString("en-US"), (1234567.891).toLocaleString("de-DE"));
+});
+
+// mongosh: "DeprecationWarning: DBQuery.shellBatchSize is deprecated,
+// please use config.set("displayBatchSize") instead", then 3.
+section("DBQuery.shellBatchSize", () => {
+  DBQuery.shellBatchSize = 3;
+  print(DBQuery.shellBatchSize);
+  DBQuery.shellBatchSize = 20;
+});
+
+// More of the cursor and findOneAnd* surface.
+
+section("cursor helpers (as mongosh)", () => {
+  const c = d.c.find().sort({ _id: 1 });
+  print(c.hasNext(), c.next(), c.toArray().length, c.hasNext(), c.isExhausted());
+  print(d.c.find({ _id: { $lt: 3 } }).sort({ _id: 1 }).map((x) => x._id * 10).toArray());
+  print(d.c.find().sort({ _id: 1 }).skip(3).itcount(), d.c.find().batchSize(2).objsLeftInBatch());
+  print(d.c.find({ _id: 1 }).projection({ v: 0 }).comment("x").maxTimeMS(1000).toArray());
+  print(d.c.find({}, { _id: 1 }, { sort: { _id: -1 }, limit: 2, skip: 1 }).toArray());
+  tryPrint(() => JSON.stringify(d.c.find()));
+});
+
+section("findOneAnd* options (as mongosh)", () => {
+  print(d.c.findOneAndUpdate({ _id: 2 }, { $set: { k: 2 } }, { returnNewDocument: true, projection: { _id: 0 } }));
+  print(d.c.findOneAndReplace({ _id: 2 }, { r: 1 }, { returnDocument: "after" }));
+  print(d.c.findOneAndDelete({}, { sort: { _id: -1 }, projection: { _id: 1 } }));
+  print(d.c.findOneAndUpdate({ _id: 61 }, { $set: { k: 3 } }, { upsert: true }), d.c.countDocuments({ _id: 61 }));
+});
+}

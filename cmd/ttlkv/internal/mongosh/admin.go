@@ -4,6 +4,7 @@ import (
 	"crypto/md5"
 	"encoding/hex"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/dop251/goja"
@@ -571,7 +572,7 @@ func (s *Shell) checkArg(a goja.Value, want string, i int, fn string) {
 	if goja.IsUndefined(a) {
 		panic(s.mongoshError("MongoshInvalidInputError", "COMMON-10001", fmt.Sprintf("Missing required argument at position %d (%s)", i, fn)))
 	}
-	if got := jsTypeof(a); got != want {
+	if got := jsTypeof(a); !slices.Contains(strings.Split(want, " or "), got) {
 		panic(s.mongoshError("MongoshInvalidInputError", "COMMON-10001", fmt.Sprintf("Argument at position %d must be of type %s, got %s instead (%s)", i, want, got, fn)))
 	}
 }

@@ -100,11 +100,16 @@ func arrayAsDoc(a bson.A) bson.D {
 // deprecated prints mongosh's deprecation warning for method, once a
 // shell.
 func (s *Shell) deprecated(method, use string) {
-	if s.warned[method] {
+	s.deprecation(fmt.Sprintf("Collection.%s() is deprecated. Use %s.", method, use))
+}
+
+// deprecation prints mongosh's "DeprecationWarning: msg", once a shell.
+func (s *Shell) deprecation(msg string) {
+	if s.warned[msg] {
 		return
 	}
-	s.warned[method] = true
-	fmt.Fprintf(s.out, "DeprecationWarning: Collection.%s() is deprecated. Use %s.\n", method, use)
+	s.warned[msg] = true
+	fmt.Fprintln(s.out, "DeprecationWarning: "+msg)
 }
 
 // take removes key from d and returns its value.
@@ -116,6 +121,37 @@ func take(d *bson.D, key string) (any, bool) {
 		}
 	}
 	return nil, false
+}
+
+// unacknowledged reports whether a write's options ask for no
+// acknowledgement (writeConcern {w: 0}): the driver under mongosh then
+// reads no reply, so the result says acknowledged: false and carries
+// no counts, and write errors go unseen.
+func unacknowledged(opts bson.D) bool {
+	wc, _ := document.Get(opts, "writeConcern")
+	d, _ := wc.(bson.D)
+	w, ok := document.Get(d, "w")
+	if !ok {
+		return false
+	}
+	switch n := w.(type) {
+	case int32, int64, float64:
+		return toFloatValue(n) == 0
+	}
+	return false
+}
+
+// toFloatValue is a BSON number as a float64.
+func toFloatValue(v any) float64 {
+	switch n := v.(type) {
+	case int32:
+		return float64(n)
+	case int64:
+		return float64(n)
+	case float64:
+		return n
+	}
+	return 0
 }
 
 func truthy(v any) bool {
@@ -196,6 +232,36 @@ func (s *Shell) insertManyError(arr bson.A, docs bson.A, ids bson.D, ordered boo
 	}
 }
 
+// isAbsent reports whether an optional argument was left out (or null).
+func isAbsent(v goja.Value) bool { return v == nil || goja.IsUndefined(v) || goja.IsNull(v) }
+
+// isPlainObject reports whether v is an object the driver takes as a
+// document: not an array, a date, a regular expression or a BSON value.
+func (s *Shell) isPlainObject(v goja.Value) bool {
+	o, ok := v.(*goja.Object)
+	if !ok || s.boxOf(o) != nil {
+		return false
+	}
+	switch o.ClassName() {
+	case "Array", "Date", "RegExp", "Function", "Number", "String", "Boolean":
+		return false
+	}
+	return true
+}
+
+// filterOrValue is a filter argument: a document, {} when left out, or
+// for anything else its BSON value, for the server to refuse as it
+// does.
+func (s *Shell) filterOrValue(v goja.Value) any {
+	switch {
+	case isAbsent(v):
+		return bson.D{}
+	case s.isPlainObject(v):
+		return s.optDoc(v, "filter")
+	}
+	return s.mustBSON(v)
+}
+
 // hasOperators reports whether an update document starts with a $
 // operator (mongosh's test for "update" versus "replacement").
 func hasOperators(d bson.D) bool {
@@ -245,6 +311,12 @@ func (s *Shell) collection(db, name string) *goja.Object {
 	ack := func(fields ...bson.E) goja.Value {
 		return s.toJS(append(bson.D{{Key: "acknowledged", Value: true}}, fields...))
 	}
+	// unack is the result of a write sent with writeConcern {w: 0}:
+	// acknowledged false, and fields the server's reply would have
+	// filled undefined (bson.Undefined), as the driver's.
+	unack := func(fields ...bson.E) goja.Value {
+		return s.toJS(append(bson.D{{Key: "acknowledged", Value: false}}, fields...))
+	}
 	withID := func(d bson.D) (bson.D, any) {
 		if id, ok := document.Get(d, "_id"); ok {
 			return d, id
@@ -256,7 +328,10 @@ func (s *Shell) collection(db, name string) *goja.Object {
 	insertMany := func(docsArg, optsArg goja.Value) goja.Value {
 		o, ok := docsArg.(*goja.Object)
 		if !ok || o.ClassName() != "Array" {
-			s.throw("MongoshInvalidInputError", "insertMany: the documents must be an array, got %s", s.describe(docsArg))
+			s.throwNamed("MongoInvalidArgumentError", `Argument "docs" must be an array of documents`)
+		}
+		if o.Get("length").ToInteger() == 0 {
+			s.throwNamed("MongoInvalidArgumentError", "Invalid BulkOperation, Batch cannot be empty")
 		}
 		raw, err := s.toBSON(docsArg, 0)
 		s.check(err)
@@ -282,6 +357,9 @@ func (s *Shell) collection(db, name string) *goja.Object {
 		}
 		cmd := bson.D{{Key: "insert", Value: name}, {Key: "documents", Value: docs}, {Key: "ordered", Value: ordered}}
 		r := s.command(db, append(cmd, opts...))
+		if unacknowledged(opts) {
+			return unack(bson.E{Key: "insertedIds", Value: ids})
+		}
 		if we, _ := document.Get(r, "writeErrors"); we != nil {
 			if arr, ok := we.(bson.A); ok && len(arr) > 0 {
 				s.insertManyError(arr, docs, ids, ordered, r)
@@ -293,7 +371,12 @@ func (s *Shell) collection(db, name string) *goja.Object {
 		d := s.argAt(s.spreadArray(docArg), 0, "insertOne", "document")
 		d, id := withID(d)
 		cmd := bson.D{{Key: "insert", Value: name}, {Key: "documents", Value: bson.A{d}}, {Key: "ordered", Value: true}}
-		s.writeCommand(db, append(cmd, s.optDoc(optsArg, "options")...), "MongoServerError")
+		opts := s.optDoc(optsArg, "options")
+		if unacknowledged(opts) {
+			s.command(db, append(cmd, opts...))
+			return unack(bson.E{Key: "insertedId", Value: id}), id
+		}
+		s.writeCommand(db, append(cmd, opts...), "MongoServerError")
 		return ack(bson.E{Key: "insertedId", Value: id}), id
 	}
 	m("insertOne", func(c goja.FunctionCall) goja.Value {
@@ -301,24 +384,53 @@ func (s *Shell) collection(db, name string) *goja.Object {
 		return v
 	})
 	m("insertMany", func(c goja.FunctionCall) goja.Value { return insertMany(arg(c, 0), arg(c, 1)) })
+	// insert is mongosh's insertMany of its argument, an array or one
+	// document: its failures are MongoBulkWriteErrors.
 	m("insert", func(c goja.FunctionCall) goja.Value {
-		if o, ok := arg(c, 0).(*goja.Object); ok && o.ClassName() == "Array" {
-			return insertMany(arg(c, 0), arg(c, 1))
+		s.deprecated("insert", "insertOne, insertMany, or bulkWrite")
+		docs := arg(c, 0)
+		if o, ok := docs.(*goja.Object); !ok || o.ClassName() != "Array" {
+			docs = rt.NewArray(docs)
 		}
-		_, id := insertOne(arg(c, 0), arg(c, 1))
-		return ack(bson.E{Key: "insertedIds", Value: bson.D{{Key: "0", Value: id}}})
+		return insertMany(docs, arg(c, 1))
 	})
 
+	// find reads find's arguments as the driver does: a filter is a
+	// plain object or an ObjectId (the _id), a projection that is no
+	// object goes to the server as it is.
 	find := func(c goja.FunctionCall) (bson.D, bson.D) {
-		filter := s.optDoc(arg(c, 0), "filter")
-		if filter == nil {
+		var filter bson.D
+		switch f := arg(c, 0); {
+		case isAbsent(f):
 			filter = bson.D{}
+		case s.isPlainObject(f):
+			filter = s.optDoc(f, "filter")
+		default:
+			if v, ok := s.boxed(f); ok {
+				if id, isID := v.(bson.ObjectID); isID {
+					filter = bson.D{{Key: "_id", Value: id}}
+					break
+				}
+			}
+			s.throwNamed("MongoInvalidArgumentError", "Query filter must be a plain object or ObjectId")
 		}
 		var opts bson.D
-		if p := s.optDoc(arg(c, 1), "projection"); len(p) > 0 {
+		if p := arg(c, 1); !isAbsent(p) && !s.isPlainObject(p) {
+			opts = append(opts, bson.E{Key: "projection", Value: s.mustBSON(p)})
+		} else if p := s.optDoc(p, "projection"); len(p) > 0 {
 			opts = append(opts, bson.E{Key: "projection", Value: p})
 		}
-		opts = append(opts, s.optDoc(arg(c, 2), "options")...)
+		more := s.optDoc(arg(c, 2), "options")
+		if o, ok := arg(c, 2).(*goja.Object); ok {
+			if sv := o.Get("sort"); sv != nil && !goja.IsUndefined(sv) {
+				for i := range more {
+					if more[i].Key == "sort" {
+						more[i].Value = s.sortDirections(s.sortSpec(sv))
+					}
+				}
+			}
+		}
+		opts = append(opts, more...)
 		return filter, opts
 	}
 	m("find", func(c goja.FunctionCall) goja.Value {
@@ -344,7 +456,30 @@ func (s *Shell) collection(db, name string) *goja.Object {
 		n, _ := document.Get(r, "n")
 		return s.toJS(n)
 	}
-	m("countDocuments", func(c goja.FunctionCall) goja.Value { return count(arg(c, 0), arg(c, 1)) })
+	// countDocuments is the driver's: an aggregation of $match, the
+	// options' $skip and $limit, and a $group counting; the server
+	// judges the filter.
+	m("countDocuments", func(c goja.FunctionCall) goja.Value {
+		pipeline := bson.A{bson.D{{Key: "$match", Value: s.filterOrValue(arg(c, 0))}}}
+		var rest bson.D
+		for _, e := range s.optDoc(arg(c, 1), "options") {
+			switch e.Key {
+			case "skip", "limit":
+				pipeline = append(pipeline, bson.D{{Key: "$" + e.Key, Value: e.Value}})
+			default:
+				rest = append(rest, e)
+			}
+		}
+		pipeline = append(pipeline, bson.D{{Key: "$group", Value: bson.D{{Key: "_id", Value: int32(1)}, {Key: "n", Value: bson.D{{Key: "$sum", Value: int32(1)}}}}}})
+		cmd := append(bson.D{{Key: "aggregate", Value: name}, {Key: "pipeline", Value: pipeline}, {Key: "cursor", Value: bson.D{}}}, rest...)
+		docs := s.drainReply(db, s.command(db, cmd), name)
+		if len(docs) == 0 {
+			return rt.ToValue(0)
+		}
+		d, _ := docs[0].(bson.D)
+		n, _ := document.Get(d, "n")
+		return s.toJS(n)
+	})
 	m("count", func(c goja.FunctionCall) goja.Value {
 		s.deprecated("count", "countDocuments or estimatedDocumentCount")
 		return count(arg(c, 0), arg(c, 1))
@@ -357,8 +492,18 @@ func (s *Shell) collection(db, name string) *goja.Object {
 	})
 
 	// update builds one update statement; kind is "update" (operators or
-	// a pipeline required), "replace" (no operators allowed) or "legacy".
+	// a pipeline required), "replace" (no operators allowed) or "legacy"
+	// (update(): operators too, and its multi option).
 	updateStmt := func(c goja.FunctionCall, method, kind string, multi bool) (bson.D, bson.D) {
+		if method == "updateOne" || method == "updateMany" || method == "update" {
+			// The driver's own checks of a filter and an update.
+			if a := arg(c, 0); !goja.IsUndefined(a) && !s.isPlainObject(a) {
+				s.throwNamed("MongoInvalidArgumentError", "Selector must be a valid JavaScript object")
+			}
+			if a, ok := arg(c, 1).(*goja.Object); !goja.IsUndefined(arg(c, 1)) && (!ok || a.ClassName() != "Array" && !s.isPlainObject(a)) {
+				s.throwNamed("MongoInvalidArgumentError", "Document must be a valid JavaScript object")
+			}
+		}
 		q := s.argAt(arg(c, 0), 0, method, "filter")
 		var u any
 		if o, ok := arg(c, 1).(*goja.Object); ok && o.ClassName() == "Array" && kind != "replace" {
@@ -373,14 +518,22 @@ func (s *Shell) collection(db, name string) *goja.Object {
 			}
 			ud := s.argAt(arg(c, 1), 1, method, "update")
 			switch {
-			case kind == "update" && !hasOperators(ud):
+			case kind != "replace" && !hasOperators(ud):
+				// update() too: mongosh sends it as updateOne or
+				// updateMany, which refuse a replacement.
 				s.throw("MongoInvalidArgumentError", "Update document requires atomic operators")
 			case kind == "replace" && hasOperators(ud):
 				s.throw("MongoInvalidArgumentError", "Replacement document must not contain atomic operators")
 			}
 			u = ud
 		}
-		opts := s.optDoc(arg(c, 2), "options")
+		var opts bson.D
+		if _, isObj := arg(c, 2).(*goja.Object); isObj || kind != "legacy" {
+			// update()'s options are an object or nothing: mongosh reads
+			// multi and upsert off anything else (a legacy boolean
+			// upsert) and finds none.
+			opts = s.optDoc(arg(c, 2), "options")
+		}
 		if kind == "legacy" {
 			if v, ok := take(&opts, "multi"); ok {
 				multi = truthy(v)
@@ -404,6 +557,15 @@ func (s *Shell) collection(db, name string) *goja.Object {
 				s.deprecated("update", "updateOne, updateMany, or bulkWrite")
 			}
 			cmd, rest := updateStmt(c, method, kind, multi)
+			if unacknowledged(rest) {
+				s.command(db, append(cmd, rest...))
+				return unack(
+					bson.E{Key: "insertedId", Value: nil},
+					bson.E{Key: "matchedCount", Value: bson.Undefined{}},
+					bson.E{Key: "modifiedCount", Value: bson.Undefined{}},
+					bson.E{Key: "upsertedCount", Value: int32(0)},
+				)
+			}
 			r := s.writeCommand(db, append(cmd, rest...), "MongoServerError")
 			n, _ := document.Get(r, "n")
 			nMod, _ := document.Get(r, "nModified")
@@ -430,8 +592,11 @@ func (s *Shell) collection(db, name string) *goja.Object {
 	m("update", update("update", "legacy", false))
 
 	deleteCmd := func(method string, filter goja.Value, optsArg goja.Value, limit int32) (bson.D, bson.D) {
-		q := s.argAt(filter, 0, method, "filter")
-		stmt := bson.D{{Key: "q", Value: q}, {Key: "limit", Value: limit}}
+		if goja.IsUndefined(filter) {
+			s.argAt(filter, 0, method, "filter") // refused: missing
+		}
+		// The server judges a filter that is no document.
+		stmt := bson.D{{Key: "q", Value: s.filterOrValue(filter)}, {Key: "limit", Value: limit}}
 		var rest bson.D
 		for _, e := range s.optDoc(optsArg, "options") {
 			switch e.Key {
@@ -446,6 +611,10 @@ func (s *Shell) collection(db, name string) *goja.Object {
 	}
 	del := func(method string, filter, optsArg goja.Value, limit int32) goja.Value {
 		cmd, rest := deleteCmd(method, filter, optsArg, limit)
+		if unacknowledged(rest) {
+			s.command(db, append(cmd, rest...))
+			return unack(bson.E{Key: "deletedCount", Value: bson.Undefined{}})
+		}
 		r := s.writeCommand(db, append(cmd, rest...), "MongoServerError")
 		n, _ := document.Get(r, "n")
 		return ack(bson.E{Key: "deletedCount", Value: toInt32(n)})
@@ -473,6 +642,9 @@ func (s *Shell) collection(db, name string) *goja.Object {
 		for _, e := range opts {
 			switch e.Key {
 			case "returnDocument":
+				if e.Value != "before" && e.Value != "after" {
+					panic(s.invalidInput("returnDocument needs to be either 'before' or 'after'"))
+				}
 				cmd = append(cmd, bson.E{Key: "new", Value: e.Value == "after"})
 			case "returnNewDocument", "returnOriginal":
 				v := truthy(e.Value)
@@ -584,12 +756,26 @@ func (s *Shell) collection(db, name string) *goja.Object {
 		s.command(db, cmd)
 		return names
 	}
-	createIndex := func(c goja.FunctionCall) goja.Value {
-		k := s.argAt(arg(c, 0), 0, "createIndex", "keys")
-		return rt.ToValue(createIndexes([]bson.D{k}, arg(c, 1), arg(c, 2))[0])
+	// objectOptions refuses index options that are not an object, as
+	// mongosh does.
+	objectOptions := func(a goja.Value) {
+		if o, ok := a.(*goja.Object); goja.IsUndefined(a) || ok && o.ClassName() != "Array" {
+			return
+		}
+		panic(s.invalidInput(`The "options" argument must be an object.`))
 	}
-	m("createIndex", createIndex)
-	m("ensureIndex", createIndex)
+	m("createIndex", func(c goja.FunctionCall) goja.Value {
+		k := s.argAt(arg(c, 0), 0, "createIndex", "keys")
+		objectOptions(arg(c, 1))
+		return rt.ToValue(createIndexes([]bson.D{k}, arg(c, 1), arg(c, 2))[0])
+	})
+	// ensureIndex is createIndexes of one key: its answer is the list of
+	// names.
+	m("ensureIndex", func(c goja.FunctionCall) goja.Value {
+		k := s.argAt(arg(c, 0), 0, "ensureIndex", "keys")
+		objectOptions(arg(c, 1))
+		return rt.NewArray(createIndexes([]bson.D{k}, arg(c, 1), arg(c, 2))[0])
+	})
 	m("createIndexes", func(c goja.FunctionCall) goja.Value {
 		o, ok := arg(c, 0).(*goja.Object)
 		if !ok || o.ClassName() != "Array" {
@@ -644,8 +830,11 @@ func (s *Shell) collection(db, name string) *goja.Object {
 	})
 	m("dropIndex", func(c goja.FunctionCall) goja.Value {
 		a := arg(c, 0)
+		if goja.IsUndefined(a) {
+			panic(s.invalidInput("Missing required argument at position 0 (Collection.dropIndex)"))
+		}
 		if goja.IsString(a) && a.String() == "*" {
-			s.throw("MongoshInvalidInputError", "dropIndex: to drop all indexes use dropIndexes()")
+			panic(s.invalidInput("To drop indexes in the collection using '*', use db.collection.dropIndexes()."))
 		}
 		v, err := s.toBSON(a, 0)
 		s.check(err)
@@ -705,7 +894,11 @@ func (s *Shell) collection(db, name string) *goja.Object {
 		return d
 	}
 	m("isCapped", func(goja.FunctionCall) goja.Value {
-		opts, _ := document.Get(info(), "options")
+		i := info()
+		if i == nil {
+			s.throw("MongoshRuntimeError", "collection %s not found", full)
+		}
+		opts, _ := document.Get(i, "options")
 		od, _ := opts.(bson.D)
 		capped, _ := document.Get(od, "capped")
 		return rt.ToValue(truthy(capped))
@@ -764,23 +957,34 @@ func (s *Shell) collection(db, name string) *goja.Object {
 		return s.toJS(s.command(db, cmd))
 	})
 	m("renameCollection", func(c goja.FunctionCall) goja.Value {
-		if !goja.IsString(arg(c, 0)) {
-			s.throw("MongoshInvalidInputError", "renameCollection: the new name must be a string, got %s", s.describe(arg(c, 0)))
-		}
+		s.checkArg(arg(c, 0), "string", 0, "Collection.renameCollection")
 		cmd := bson.D{{Key: "renameCollection", Value: full}, {Key: "to", Value: db + "." + arg(c, 0).String()}, {Key: "dropTarget", Value: arg(c, 1).ToBoolean()}}
 		return s.toJS(s.command("admin", cmd))
 	})
 	m("convertToCapped", func(c goja.FunctionCall) goja.Value {
 		return s.toJS(s.command(db, bson.D{{Key: "convertToCapped", Value: name}, {Key: "size", Value: numberToBSON(arg(c, 0).ToFloat())}}))
 	})
+	// aggregate(pipeline, options), or aggregate(stage, stage, ...) as
+	// mongosh takes its arguments: anything but an array first is the
+	// first stage, and the server judges the stages.
 	m("aggregate", func(c goja.FunctionCall) goja.Value {
-		p, err := s.toBSON(arg(c, 0), 0)
-		s.check(err)
-		pipeline, ok := p.(bson.A)
-		if !ok {
-			s.throw("MongoshInvalidInputError", "aggregate: the pipeline must be an array, got %s", s.describe(arg(c, 0)))
+		pv, optsArg := arg(c, 0), arg(c, 1)
+		if o, ok := pv.(*goja.Object); len(c.Arguments) > 0 && (!ok || o.ClassName() != "Array") {
+			pv, optsArg = rt.NewArray(func() []any {
+				out := make([]any, len(c.Arguments))
+				for i, a := range c.Arguments {
+					out[i] = a
+				}
+				return out
+			}()...), goja.Undefined()
 		}
-		opts := s.optDoc(arg(c, 1), "options")
+		pipeline := bson.A{}
+		if !goja.IsUndefined(pv) && !goja.IsNull(pv) {
+			p, err := s.toBSON(pv, 0)
+			s.check(err)
+			pipeline = p.(bson.A)
+		}
+		opts := s.optDoc(optsArg, "options")
 		cmd := bson.D{{Key: "aggregate", Value: name}, {Key: "pipeline", Value: pipeline}}
 		if v, ok := document.Get(opts, "explain"); ok && v == true {
 			return s.toJS(s.command(db, append(cmd, opts...)))
@@ -798,7 +1002,11 @@ func (s *Shell) collection(db, name string) *goja.Object {
 	})
 	m("watch", func(c goja.FunctionCall) goja.Value { return s.watch(db, name, arg(c, 0), arg(c, 1)) })
 	m("distinct", func(c goja.FunctionCall) goja.Value {
-		cmd := bson.D{{Key: "distinct", Value: name}, {Key: "key", Value: arg(c, 0).String()}}
+		var key any = arg(c, 0).String()
+		if !goja.IsString(arg(c, 0)) {
+			key = s.mustBSON(arg(c, 0)) // the server judges a key that is no string
+		}
+		cmd := bson.D{{Key: "distinct", Value: name}, {Key: "key", Value: key}}
 		if q := s.optDoc(arg(c, 1), "query"); q != nil {
 			cmd = append(cmd, bson.E{Key: "query", Value: q})
 		}
@@ -806,9 +1014,15 @@ func (s *Shell) collection(db, name string) *goja.Object {
 		v, _ := document.Get(r, "values")
 		return s.toJS(v)
 	})
+	// runCommand(name, options) runs {name: collection, ...options};
+	// given a document, it runs that document.
 	m("runCommand", func(c goja.FunctionCall) goja.Value {
+		s.checkArg(arg(c, 0), "string or object", 0, "Collection.runCommand")
 		if !goja.IsString(arg(c, 0)) {
-			s.throw("MongoshInvalidInputError", "runCommand: the command name must be a string, got %s", s.describe(arg(c, 0)))
+			if !goja.IsUndefined(arg(c, 1)) && !goja.IsNull(arg(c, 1)) {
+				panic(s.invalidInput("Collection.runCommand takes a command string as its first arugment"))
+			}
+			return s.toJS(s.command(db, s.commandArg(arg(c, 0))))
 		}
 		cmd := bson.D{{Key: arg(c, 0).String(), Value: name}}
 		return s.toJS(s.command(db, append(cmd, s.optDoc(arg(c, 1), "options")...)))
@@ -836,6 +1050,7 @@ func (s *Shell) explainable(db, name, verb string, co *collObject) goja.Value {
 	explain := func(cmd bson.D) goja.Value {
 		return s.toJS(s.command(db, bson.D{{Key: "explain", Value: cmd}, {Key: "verbosity", Value: verb}}))
 	}
+	s.printsAs(o, "Explainable("+db+"."+name+")")
 	_ = o.Set("getVerbosity", func(goja.FunctionCall) goja.Value { return rt.ToValue(verb) })
 	_ = o.Set("setVerbosity", func(c goja.FunctionCall) goja.Value {
 		verb = verbosity(s, c.Argument(0))
@@ -909,15 +1124,20 @@ func (s *Shell) explainable(db, name, verb string, co *collObject) goja.Value {
 	return o
 }
 
-// explainCursor returns a cursor-like object whose sort, limit, skip and
-// projection shape the find, and which, when printed or read, runs
-// explain instead of the query.
+// explainCursor makes cur, a find cursor whose sort, limit, skip and
+// projection shape the find, mongosh's ExplainableCursor: printed (or
+// finish()), it runs explain instead of the query.
 func (s *Shell) explainCursor(cur *cursor, explain func(bson.D) goja.Value) goja.Value {
+	// As mongosh's ExplainableCursor: printed or finish()ed, the plan
+	// (run once); read, the documents.
 	o := cur.obj
-	run := func(goja.FunctionCall) goja.Value { return explain(cur.findCommand()) }
-	for _, n := range []string{"next", "toArray", "explain", "finish"} {
-		_ = o.Set(n, run)
+	var plan goja.Value
+	cur.explainFn = func() goja.Value {
+		if plan == nil {
+			plan = explain(cur.findCommand())
+		}
+		return plan
 	}
-	cur.explainFn = func() goja.Value { return explain(cur.findCommand()) }
+	_ = o.Set("finish", func(goja.FunctionCall) goja.Value { return cur.explainFn() })
 	return o
 }

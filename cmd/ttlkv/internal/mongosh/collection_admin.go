@@ -5,6 +5,8 @@ import (
 
 	"github.com/dop251/goja"
 	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/ttlkv/ttlkv/document"
 )
 
 // collectionAdminMethods adds mongosh's collection helpers for commands
@@ -50,6 +52,65 @@ func (s *Shell) collectionAdminMethods(m func(string, func(goja.FunctionCall) go
 		aggregate(bson.D{{Key: "$collStats", Value: bson.D{{Key: "storageStats", Value: bson.D{}}}}})
 		panic(s.mongoshError("MongoshInvalidInputError", "SHAPI-10001", "Collection "+name+" is not sharded"))
 	})
+	adminCmd := func(cmd bson.D) goja.Value { return s.toJS(s.command("admin", cmd)) }
+	m("getShardVersion", func(goja.FunctionCall) goja.Value {
+		return adminCmd(bson.D{{Key: "getShardVersion", Value: db + "." + name}})
+	})
+	m("analyzeShardKey", func(c goja.FunctionCall) goja.Value {
+		if goja.IsUndefined(c.Argument(0)) {
+			panic(s.invalidInput("Missing required argument at position 0 (Collection.analyzeShardKey)"))
+		}
+		cmd := bson.D{{Key: "analyzeShardKey", Value: db + "." + name}, {Key: "key", Value: s.mustBSON(c.Argument(0))}}
+		return adminCmd(s.appendOptions(cmd, c.Argument(1), "options"))
+	})
+	// The Atlas Search index helpers, as mongosh sends them; a server
+	// without search refuses them.
+	searchIndexes := func(specs bson.A) goja.Value {
+		r := s.command(db, bson.D{{Key: "createSearchIndexes", Value: name}, {Key: "indexes", Value: specs}})
+		created, _ := document.Get(r, "indexesCreated")
+		names := bson.A{}
+		arr, _ := created.(bson.A)
+		for _, x := range arr {
+			d, _ := x.(bson.D)
+			n, _ := document.Get(d, "name")
+			names = append(names, n)
+		}
+		return s.toJS(names)
+	}
+	m("createSearchIndex", func(c goja.FunctionCall) goja.Value {
+		var spec bson.D
+		first, second := c.Argument(0), c.Argument(2)
+		if o, ok := first.(*goja.Object); ok && !isAbsent(o.Get("definition")) {
+			spec = s.optDoc(first, "description")
+		} else {
+			var def goja.Value = second
+			typ := c.Argument(1)
+			if _, ok := typ.(*goja.Object); ok {
+				def, typ = typ, goja.Undefined()
+			}
+			if _, ok := first.(*goja.Object); ok {
+				def = first
+			} else if !isAbsent(first) {
+				spec = append(spec, bson.E{Key: "name", Value: first.String()})
+			}
+			if !isAbsent(typ) && typ.String() != "search" {
+				spec = append(spec, bson.E{Key: "type", Value: typ.String()})
+			}
+			spec = append(spec, bson.E{Key: "definition", Value: s.optDoc(def, "definition")})
+		}
+		names := searchIndexes(bson.A{spec}).ToObject(rt)
+		return names.Get("0")
+	})
+	m("createSearchIndexes", func(c goja.FunctionCall) goja.Value {
+		specs, _ := s.mustBSON(c.Argument(0)).(bson.A)
+		return searchIndexes(specs)
+	})
+	m("dropSearchIndex", func(c goja.FunctionCall) goja.Value {
+		return s.toJS(s.command(db, bson.D{{Key: "dropSearchIndex", Value: name}, {Key: "name", Value: c.Argument(0).String()}}))
+	})
+	m("updateSearchIndex", func(c goja.FunctionCall) goja.Value {
+		return s.toJS(s.command(db, bson.D{{Key: "updateSearchIndex", Value: name}, {Key: "name", Value: c.Argument(0).String()}, {Key: "definition", Value: s.optDoc(c.Argument(1), "definition")}}))
+	})
 	m("getSearchIndexes", func(c goja.FunctionCall) goja.Value {
 		spec := bson.D{}
 		if n := c.Argument(0); goja.IsString(n) {
@@ -59,6 +120,7 @@ func (s *Shell) collectionAdminMethods(m func(string, func(goja.FunctionCall) go
 	})
 	m("getPlanCache", func(goja.FunctionCall) goja.Value {
 		pc := rt.NewObject()
+		s.printsAs(pc, "PlanCache for collection "+name+".")
 		_ = pc.Set("list", func(c goja.FunctionCall) goja.Value {
 			stages := []bson.D{{{Key: "$planCacheStats", Value: bson.D{}}}}
 			if p, err := s.toBSON(c.Argument(0), 0); err == nil {

@@ -58,7 +58,7 @@ func TestAggregateMethod(t *testing.T) {
 		{`db.c.aggregate([{$match: {g: 1}}]).toArray().length`, "125"},
 		{`db.c.aggregate([{$project: {_id: 1}}], {cursor: {batchSize: 10}}).toArray().length`, "250"},
 		{`try { db.c.aggregate([{$bogus: 1}]) } catch (e) { print(e.code, e.codeName) }`, "40324 Location40324"},
-		{`try { db.c.aggregate({}) } catch (e) { print(e.name) }`, "MongoshInvalidInputError"},
+		{`try { db.c.aggregate({}).toArray() } catch (e) { print(e.name, e.code) }`, "MongoServerError 40323"},
 		{`try { db.c.aggregate([]).limit(1) } catch (e) { print(e.name) }`, "MongoshInvalidInputError"},
 		{`let n = 0; db.c.aggregate([{$match: {_id: {$lt: 3}}}]).forEach(d => n += d._id); n`, "3"},
 	}

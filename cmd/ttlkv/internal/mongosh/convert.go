@@ -26,6 +26,58 @@ const maxDepth = 180
 // BSON are exact.
 type box struct{ v any }
 
+// dbRef is a DBRef: stored as the document {$ref, $id, $db, fields...},
+// shown as mongosh shows it, DBRef('coll', id[, 'db'][, fields]).
+type dbRef struct {
+	Coll   string
+	ID     any
+	DB     string // "" for none
+	Fields bson.D // the document's other fields
+}
+
+// doc is the document r is stored as.
+func (r dbRef) doc() bson.D {
+	d := bson.D{{Key: "$ref", Value: r.Coll}, {Key: "$id", Value: r.ID}}
+	if r.DB != "" {
+		d = append(d, bson.E{Key: "$db", Value: r.DB})
+	}
+	return append(d, r.Fields...)
+}
+
+// asDBRef reads d as the bson library under mongosh reads a document
+// into a DBRef: every $ key one of $ref, $id and $db, $ref a string,
+// $id there and not null, $db (if there) a string.
+func asDBRef(d bson.D) (dbRef, bool) {
+	var r dbRef
+	var hasRef, hasID bool
+	for _, e := range d {
+		switch {
+		case e.Key == "$ref":
+			str, ok := e.Value.(string)
+			if !ok {
+				return r, false
+			}
+			r.Coll, hasRef = str, true
+		case e.Key == "$id":
+			if e.Value == nil {
+				return r, false
+			}
+			r.ID, hasID = e.Value, true
+		case e.Key == "$db":
+			str, ok := e.Value.(string)
+			if !ok {
+				return r, false
+			}
+			r.DB = str
+		case strings.HasPrefix(e.Key, "$"):
+			return r, false
+		default:
+			r.Fields = append(r.Fields, e)
+		}
+	}
+	return r, hasRef && hasID
+}
+
 // toBSONDoc converts a JavaScript object to a document. Anything other
 // than a plain object (an array, a date, a BSON wrapper) is an error
 // naming what was given.
@@ -97,6 +149,9 @@ func numberToBSON(f float64) any {
 
 func (s *Shell) objectToBSON(o *goja.Object, depth int) (any, error) {
 	if b := s.boxOf(o); b != nil {
+		if r, ok := b.v.(dbRef); ok {
+			return r.doc(), nil
+		}
 		return b.v, nil
 	}
 	switch o.ClassName() {
@@ -193,6 +248,9 @@ func (s *Shell) toJS(v any) goja.Value {
 	case nil:
 		return goja.Null()
 	case bson.D:
+		if r, ok := asDBRef(x); ok {
+			return s.wrap(s.protos.dbRef, r)
+		}
 		o := rt.NewObject()
 		for _, e := range x {
 			_ = o.Set(e.Key, s.toJS(e.Value))
@@ -255,7 +313,14 @@ func (s *Shell) toJS(v any) goja.Value {
 	case bson.Timestamp:
 		return s.wrap(s.protos.timestamp, x)
 	case bson.Binary:
+		if x.Subtype == 4 && len(x.Data) == 16 {
+			return s.wrap(s.protos.uuid, x) // read back, a subtype 4 binary is a UUID
+		}
 		return s.wrap(s.protos.binary, x)
+	case bson.JavaScript, bson.CodeWithScope:
+		return s.wrap(s.protos.code, x)
+	case bson.Symbol:
+		return rt.ToValue(string(x)) // read back, a symbol is a string
 	case bson.MinKey:
 		return s.wrap(s.protos.minKey, x)
 	case bson.MaxKey:

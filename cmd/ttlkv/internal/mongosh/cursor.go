@@ -1,6 +1,7 @@
 package mongosh
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -35,6 +36,10 @@ type cursor struct {
 	// cursor's getMore waits for a document (its maxTimeMS); nil: the
 	// server's default.
 	maxAwait any
+	// closed is set by close(); killed when close() ended a cursor the
+	// server still had open. A killed cursor keeps what it had buffered
+	// but returns none of it, as the Node driver's does.
+	closed, killed bool
 }
 
 // inSession makes the cursor's session current until the returned
@@ -58,12 +63,7 @@ func (s *Shell) cursorOf(o *goja.Object) *cursor {
 }
 
 func (c *cursor) set(key string, v any) {
-	if c.cmd != nil {
-		c.s.throw("MongoshInvalidInputError", "cursor.%s() is not available on an aggregation cursor; put the stage in the pipeline", key)
-	}
-	if c.started {
-		c.s.throw("MongoshInvalidInputError", "cannot change a cursor's %s after it has started returning documents", key)
-	}
+	c.uninitialized(key)
 	for i := range c.opts {
 		if c.opts[i].Key == key {
 			c.opts[i].Value = v
@@ -71,6 +71,26 @@ func (c *cursor) set(key string, v any) {
 		}
 	}
 	c.opts = append(c.opts, bson.E{Key: key, Value: v})
+}
+
+// uninitialized throws if option key cannot be set: an aggregation
+// cursor has no find options, and a cursor that has sent its command
+// can no longer change them (the driver's MongoCursorInUseError).
+func (c *cursor) uninitialized(key string) {
+	if c.cmd != nil {
+		c.s.throw("MongoshInvalidInputError", "cursor.%s() is not available on an aggregation cursor; put the stage in the pipeline", key)
+	}
+	if c.started {
+		c.s.throwNamed("MongoCursorInUseError", "Cursor is already initialized")
+	}
+}
+
+// notKilled throws the driver's MongoCursorExhaustedError for a read
+// that asks a killed cursor for its next document.
+func (c *cursor) notKilled() {
+	if c.killed {
+		c.s.throwNamed("MongoCursorExhaustedError", "Cursor is exhausted")
+	}
 }
 
 func (c *cursor) opt(key string) (any, bool) { return document.Get(c.opts, key) }
@@ -86,6 +106,9 @@ func (c *cursor) findCommand() bson.D {
 // fill makes sure the buffer holds a document if the cursor has one
 // now. A tailable cursor returns false when nothing new has arrived.
 func (c *cursor) fill() bool {
+	if c.killed {
+		return false
+	}
 	if len(c.buf) > 0 {
 		return true
 	}
@@ -128,7 +151,11 @@ func (c *cursor) fill() bool {
 	return false
 }
 
-func (c *cursor) exhaustedNow() bool { return c.started && c.id == 0 && len(c.buf) == 0 }
+// exhaustedNow is the driver's "closed": closed, or at the server's end,
+// with nothing left buffered.
+func (c *cursor) exhaustedNow() bool {
+	return (c.closed || c.started && c.id == 0) && len(c.buf) == 0
+}
 
 // next returns the next document, after the cursor's map functions.
 func (c *cursor) next() goja.Value {
@@ -161,11 +188,16 @@ func (c *cursor) take(n int) []goja.Value {
 	return out
 }
 
+// close ends the cursor: one not yet started never sends its command;
+// one the server still has open is killed (see killed); one the server
+// has ended still returns what it buffered.
 func (c *cursor) close() {
+	c.closed = true
+	c.started = true
 	if c.id != 0 {
 		id := c.id
 		c.id = 0
-		c.buf = nil
+		c.killed = true
 		_, _ = c.s.run.RunCommand(c.s.ctx, c.db, bson.D{{Key: "killCursors", Value: c.coll}, {Key: "cursors", Value: bson.A{id}}})
 	}
 }
@@ -183,38 +215,43 @@ func (s *Shell) newCursor(db, coll string, filter bson.D, opts bson.D) *goja.Obj
 	self := func(a goja.FunctionCall) goja.Value { return o }
 	docOpt := func(key string) {
 		m(key, func(a goja.FunctionCall) goja.Value {
+			c.uninitialized(key)
 			d, err := s.toBSONDoc(a.Argument(0), key)
 			s.check(err)
-			if key == "sort" {
-				d = s.sortDirections(d)
-			}
 			c.set(key, d)
 			return o
 		})
 	}
-	numOpt := func(key string, neg bool) {
+	// numOpt is limit, skip, batchSize or maxTimeMS: the driver takes a
+	// JavaScript number only and leaves its range to the server.
+	numOpt := func(key string) {
 		m(key, func(a goja.FunctionCall) goja.Value {
+			c.uninitialized(key)
 			arg := a.Argument(0)
 			if !goja.IsNumber(arg) {
-				if v, ok := s.boxed(arg); ok && document.IsNumber(v) {
-					c.set(key, v)
-					return o
+				if key == "maxTimeMS" {
+					s.throwNamed("MongoInvalidArgumentError", "Argument for maxTimeMS must be a number")
 				}
-				s.throw("MongoshInvalidInputError", "cursor.%s() needs a number, got %s", key, s.describe(arg))
+				s.throwNamed("MongoInvalidArgumentError", fmt.Sprintf("Operation %q requires an integer", key))
 			}
-			n := arg.ToInteger()
-			if n < 0 && key == "limit" {
+			n := arg.ToFloat()
+			switch {
+			case n < 0 && key == "limit":
 				c.set("singleBatch", true)
 				n = -n
-			} else if n < 0 && !neg {
-				s.throw("MongoshInvalidInputError", "cursor.%s() needs a non-negative number, got %d", key, n)
+			case n < 0 && key == "batchSize":
+				// The driver's negative batch size: one batch of that many.
+				c.set("limit", numberToBSON(-n))
+				c.set("singleBatch", true)
+				return o
 			}
-			c.set(key, numberToBSON(float64(n)))
+			c.set(key, numberToBSON(n))
 			return o
 		})
 	}
 	anyOpt := func(key string) {
 		m(key, func(a goja.FunctionCall) goja.Value {
+			c.uninitialized(key)
 			v, err := s.toBSON(a.Argument(0), 0)
 			s.check(err)
 			c.set(key, v)
@@ -231,15 +268,19 @@ func (s *Shell) newCursor(db, coll string, filter bson.D, opts bson.D) *goja.Obj
 			return o
 		})
 	}
-	docOpt("sort")
+	m("sort", func(a goja.FunctionCall) goja.Value {
+		c.uninitialized("sort")
+		c.set("sort", s.sortDirections(s.sortSpec(a.Argument(0))))
+		return o
+	})
 	docOpt("projection")
 	docOpt("min")
 	docOpt("max")
 	docOpt("collation")
-	numOpt("limit", true)
-	numOpt("skip", false)
-	numOpt("batchSize", false)
-	numOpt("maxTimeMS", false)
+	numOpt("limit")
+	numOpt("skip")
+	numOpt("batchSize")
+	numOpt("maxTimeMS")
 	anyOpt("hint")
 	anyOpt("comment")
 	boolOpt("returnKey")
@@ -247,7 +288,15 @@ func (s *Shell) newCursor(db, coll string, filter bson.D, opts bson.D) *goja.Obj
 	boolOpt("allowDiskUse")
 	boolOpt("noCursorTimeout")
 	m("pretty", self)
-	m("readPref", self)
+	m("readPref", func(a goja.FunctionCall) goja.Value {
+		c.uninitialized("readPref")
+		switch mode := a.Argument(0).String(); mode {
+		case "primary", "primaryPreferred", "secondary", "secondaryPreferred", "nearest":
+		default:
+			s.throwNamed("MongoInvalidArgumentError", fmt.Sprintf("Invalid read preference mode %q", mode))
+		}
+		return o // a standalone answers every mode itself
+	})
 	m("oplogReplay", self) // a flag only a replica set's oplog reads
 	m("allowPartialResults", func(goja.FunctionCall) goja.Value {
 		c.set("allowPartialResults", true) // a standalone has no shards to miss
@@ -299,22 +348,23 @@ func (s *Shell) newCursor(db, coll string, filter bson.D, opts bson.D) *goja.Obj
 	})
 	m("hasNext", func(goja.FunctionCall) goja.Value { return rt.ToValue(c.fill()) })
 	m("next", func(goja.FunctionCall) goja.Value {
-		v := c.next()
-		if v == nil {
-			if _, tailable := c.opt("tailable"); tailable {
-				return goja.Null()
-			}
-			s.throw("MongoshInvalidInputError", "cursor.next(): the cursor has no more documents")
+		c.notKilled()
+		if v := c.next(); v != nil {
+			return v
 		}
-		return v
+		return goja.Null()
 	})
 	m("tryNext", func(goja.FunctionCall) goja.Value {
+		c.notKilled()
 		if v := c.next(); v != nil {
 			return v
 		}
 		return goja.Null()
 	})
 	m("toArray", func(goja.FunctionCall) goja.Value {
+		if len(c.maps) > 0 {
+			c.notKilled()
+		}
 		var items []any
 		for v := c.next(); v != nil; v = c.next() {
 			items = append(items, v)
@@ -346,6 +396,7 @@ func (s *Shell) newCursor(db, coll string, filter bson.D, opts bson.D) *goja.Obj
 		return o
 	})
 	m("itcount", func(goja.FunctionCall) goja.Value {
+		c.notKilled()
 		n := 0
 		for c.fill() {
 			n += len(c.buf)
@@ -353,18 +404,18 @@ func (s *Shell) newCursor(db, coll string, filter bson.D, opts bson.D) *goja.Obj
 		}
 		return rt.ToValue(n)
 	})
-	count := func(applySkipLimit bool) goja.Value {
+	// count is the driver's count of a find cursor: its skip and limit
+	// always apply (count(false) too, as in mongosh 2.x).
+	count := func() goja.Value {
 		cmd := bson.D{{Key: "count", Value: c.coll}, {Key: "query", Value: c.filter}}
 		for _, k := range []string{"hint", "collation", "maxTimeMS"} {
 			if v, ok := c.opt(k); ok {
 				cmd = append(cmd, bson.E{Key: k, Value: v})
 			}
 		}
-		if applySkipLimit {
-			for _, k := range []string{"skip", "limit"} {
-				if v, ok := c.opt(k); ok {
-					cmd = append(cmd, bson.E{Key: k, Value: v})
-				}
+		for _, k := range []string{"skip", "limit"} {
+			if v, ok := c.opt(k); ok {
+				cmd = append(cmd, bson.E{Key: k, Value: v})
 			}
 		}
 		defer c.inSession()()
@@ -372,18 +423,21 @@ func (s *Shell) newCursor(db, coll string, filter bson.D, opts bson.D) *goja.Obj
 		n, _ := document.Get(r, "n")
 		return s.toJS(n)
 	}
-	m("count", func(a goja.FunctionCall) goja.Value { return count(a.Argument(0).ToBoolean()) })
-	m("size", func(goja.FunctionCall) goja.Value { return count(true) })
+	m("count", func(goja.FunctionCall) goja.Value { return count() })
+	m("size", func(goja.FunctionCall) goja.Value { return count() })
 	m("explain", func(a goja.FunctionCall) goja.Value {
 		defer c.inSession()()
 		return s.toJS(s.command(c.db, bson.D{{Key: "explain", Value: c.findCommand()}, {Key: "verbosity", Value: verbosity(s, a.Argument(0))}}))
 	})
 	m("close", func(goja.FunctionCall) goja.Value { c.close(); return goja.Undefined() })
-	m("isClosed", func(goja.FunctionCall) goja.Value { return rt.ToValue(c.started && c.id == 0) })
+	m("isClosed", func(goja.FunctionCall) goja.Value { return rt.ToValue(c.exhaustedNow()) })
 	m("isExhausted", func(goja.FunctionCall) goja.Value { return rt.ToValue(c.exhaustedNow()) })
 	m("objsLeftInBatch", func(goja.FunctionCall) goja.Value { return rt.ToValue(len(c.buf)) })
 	m("getId", func(goja.FunctionCall) goja.Value { return s.toJS(c.id) })
 	m("toString", func(goja.FunctionCall) goja.Value { return rt.ToValue(c.String()) })
+	_ = o.DefineDataPropertySymbol(goja.SymIterator, rt.ToValue(func(goja.FunctionCall) goja.Value {
+		return s.cursorIterator(c)
+	}), goja.FLAG_TRUE, goja.FLAG_TRUE, goja.FLAG_FALSE)
 	return o
 }
 
@@ -392,9 +446,7 @@ func (c *cursor) setFlag(key string, on bool) {
 		c.set(key, true)
 		return
 	}
-	if c.started {
-		c.s.throw("MongoshInvalidInputError", "cannot change a cursor's %s after it has started returning documents", key)
-	}
+	c.uninitialized(key)
 	for i := range c.opts {
 		if c.opts[i].Key == key {
 			c.opts = append(c.opts[:i], c.opts[i+1:]...)
@@ -403,19 +455,15 @@ func (c *cursor) setFlag(key string, on bool) {
 	}
 }
 
-// verbosity reads explain's verbosity argument: a mode name, or a
+// verbosity reads explain's verbosity argument: a mode name (given to
+// the server as it is: the server refuses one it does not know), or a
 // boolean (true = allPlansExecution), default queryPlanner.
 func verbosity(s *Shell, a goja.Value) string {
 	switch {
 	case a == nil || goja.IsUndefined(a) || goja.IsNull(a):
 		return "queryPlanner"
 	case goja.IsString(a):
-		switch v := a.String(); v {
-		case "queryPlanner", "executionStats", "allPlansExecution":
-			return v
-		default:
-			s.throw("MongoshInvalidInputError", "explain verbosity must be queryPlanner, executionStats or allPlansExecution, not %q", v)
-		}
+		return a.String()
 	}
 	if a.ToBoolean() {
 		return "allPlansExecution"
@@ -423,7 +471,100 @@ func verbosity(s *Shell, a goja.Value) string {
 	return "queryPlanner"
 }
 
-var _ = fmt.Sprint
+// cursorIterator is a cursor's [Symbol.iterator]() result, so that
+// for...of and spreading read the cursor's documents.
+func (s *Shell) cursorIterator(c *cursor) goja.Value {
+	it := s.rt.NewObject()
+	_ = it.Set("next", func(goja.FunctionCall) goja.Value {
+		r := s.rt.NewObject()
+		v := c.next()
+		_ = r.Set("done", v == nil)
+		if v == nil {
+			v = goja.Undefined()
+		}
+		_ = r.Set("value", v)
+		return r
+	})
+	return it
+}
+
+// sortSpec reads a sort as the Node driver takes one: a document, a Map,
+// a field name, a [name, direction] pair, or an array of names or pairs.
+// The directions are checked by sortDirections.
+func (s *Shell) sortSpec(v goja.Value) bson.D {
+	if v == nil || goja.IsUndefined(v) || goja.IsNull(v) {
+		return bson.D{}
+	}
+	if goja.IsString(v) {
+		return bson.D{{Key: v.String(), Value: int32(1)}}
+	}
+	o, ok := v.(*goja.Object)
+	if ok && o.ClassName() == "Array" {
+		items := o.Export()
+		arr, _ := items.([]any)
+		// One pair: [name, direction] with a direction that is not a name.
+		if len(arr) == 2 {
+			if _, ok := arr[0].(string); ok && !s.sortIsName(o.Get("1")) && !goja.IsUndefined(o.Get("1")) {
+				return bson.D{{Key: arr[0].(string), Value: s.mustBSON(o.Get("1"))}}
+			}
+		}
+		var d bson.D
+		for i := range arr {
+			el := o.Get(fmt.Sprint(i))
+			if goja.IsString(el) {
+				d = append(d, bson.E{Key: el.String(), Value: int32(1)})
+				continue
+			}
+			if eo, ok := el.(*goja.Object); ok && eo.ClassName() == "Array" {
+				d = append(d, bson.E{Key: eo.Get("0").String(), Value: s.mustBSON(eo.Get("1"))})
+				continue
+			}
+			// anything else in the list the driver passes over
+		}
+		return d
+	}
+	if ok && o.ClassName() == "Map" {
+		var d bson.D
+		s.callMethod(o, "forEach", s.rt.ToValue(func(a goja.FunctionCall) goja.Value {
+			d = append(d, bson.E{Key: a.Argument(1).String(), Value: s.mustBSON(a.Argument(0))})
+			return goja.Undefined()
+		}))
+		return d
+	}
+	if !ok || s.boxOf(o) != nil || o.ClassName() == "Date" || o.ClassName() == "RegExp" {
+		s.throwSortFormat(v)
+	}
+	d, err := s.toBSONDoc(v, "sort")
+	s.check(err)
+	return d
+}
+
+// sortIsName tells a string that is a field name from a direction.
+func (s *Shell) sortIsName(v goja.Value) bool {
+	if !goja.IsString(v) {
+		return false
+	}
+	switch strings.ToLower(v.String()) {
+	case "1", "-1", "asc", "desc", "ascending", "descending":
+		return false
+	}
+	return true
+}
+
+func (s *Shell) mustBSON(v goja.Value) any {
+	x, err := s.toBSON(v, 0)
+	s.check(err)
+	return x
+}
+
+// throwSortFormat is the driver's refusal of a sort it cannot read.
+func (s *Shell) throwSortFormat(v goja.Value) {
+	js := v.String()
+	if b, err := json.Marshal(v.Export()); err == nil {
+		js = string(b)
+	}
+	s.throwNamed("MongoInvalidArgumentError", "Invalid sort format: "+js+" Sort must be a valid object")
+}
 
 // sortDirections checks and normalises a cursor's sort as the driver
 // under mongosh does before sending it: 1, -1 and their spellings ("1",

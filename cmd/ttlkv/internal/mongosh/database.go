@@ -49,16 +49,28 @@ func (s *Shell) database(name string) *goja.Object {
 	m("toString", str)
 	m("valueOf", str)
 	m("getCollection", func(c goja.FunctionCall) goja.Value {
-		if !goja.IsString(c.Argument(0)) {
-			s.throw("MongoshInvalidInputError", "getCollection: the collection name must be a string, got %s", s.describe(c.Argument(0)))
+		s.checkArg(c.Argument(0), "string", 0, "Database.getColl")
+		coll := c.Argument(0).String()
+		if coll == "" || strings.ContainsAny(coll, "$\x00") {
+			panic(s.invalidInput("Invalid collection name: " + coll))
 		}
-		return s.collection(name, c.Argument(0).String())
+		return s.collection(name, coll)
+	})
+	// The sharding helpers a standalone answers as mongosh's do: the
+	// status refuses, the commands are the server's to refuse.
+	m("printShardingStatus", func(c goja.FunctionCall) goja.Value {
+		return s.callMethod(rt.Get("sh").ToObject(rt), "status", c.Argument(0))
+	})
+	m("checkMetadataConsistency", func(c goja.FunctionCall) goja.Value {
+		cmd := s.appendOptions(bson.D{{Key: "checkMetadataConsistency", Value: 1}}, c.Argument(0), "options")
+		return s.toJS(s.commandCursor(name, cmd, ""))
+	})
+	m("setSecondaryOk", func(goja.FunctionCall) goja.Value {
+		return s.callMethod(s.mongo(), "setSecondaryOk")
 	})
 	m("getSiblingDB", func(c goja.FunctionCall) goja.Value {
-		if !goja.IsString(c.Argument(0)) {
-			s.throw("MongoshInvalidInputError", "getSiblingDB: the database name must be a string, got %s", s.describe(c.Argument(0)))
-		}
-		return s.database(c.Argument(0).String())
+		s.checkArg(c.Argument(0), "string", 0, "Database.getSiblingDB")
+		return s.database(s.validDBName(c.Argument(0).String()))
 	})
 	m("watch", func(c goja.FunctionCall) goja.Value { return s.watch(name, "", c.Argument(0), c.Argument(1)) })
 	m("getCollectionNames", func(goja.FunctionCall) goja.Value {
@@ -76,13 +88,15 @@ func (s *Shell) database(name string) *goja.Object {
 			s.check(err)
 			cmd = append(cmd, bson.E{Key: "filter", Value: fd})
 		}
-		cmd = s.appendOptions(cmd, c.Argument(1), "options")
+		// The legacy (filter, nameOnly, authorizedCollections) booleans
+		// are no options: mongosh spreads them into nothing.
+		if _, ok := c.Argument(1).(*goja.Object); ok {
+			cmd = s.appendOptions(cmd, c.Argument(1), "options")
+		}
 		return s.toJS(s.commandCursor(name, cmd, ""))
 	})
 	m("createCollection", func(c goja.FunctionCall) goja.Value {
-		if !goja.IsString(c.Argument(0)) {
-			s.throw("MongoshInvalidInputError", "createCollection: the collection name must be a string, got %s", s.describe(c.Argument(0)))
-		}
+		s.checkArg(c.Argument(0), "string", 0, "Database.createCollection")
 		cmd := bson.D{{Key: "create", Value: c.Argument(0).String()}}
 		cmd = s.appendOptions(cmd, c.Argument(1), "options")
 		s.command(name, cmd)
@@ -91,9 +105,8 @@ func (s *Shell) database(name string) *goja.Object {
 	// db.createView(name, source, pipeline, options): create with viewOn
 	// and pipeline, as mongosh sends it.
 	m("createView", func(c goja.FunctionCall) goja.Value {
-		if !goja.IsString(c.Argument(0)) || !goja.IsString(c.Argument(1)) {
-			s.throw("MongoshInvalidInputError", "createView: the view and source names must be strings")
-		}
+		s.checkArg(c.Argument(0), "string", 0, "Database.createView")
+		s.checkArg(c.Argument(1), "string", 1, "Database.createView")
 		p, err := s.toBSON(c.Argument(2), 0)
 		s.check(err)
 		pipeline, ok := p.(bson.A)
@@ -113,14 +126,15 @@ func (s *Shell) database(name string) *goja.Object {
 		}
 		return s.toJS(out)
 	})
-	runCmd := func(target string) func(c goja.FunctionCall) goja.Value {
+	runCmd := func(target, method string) func(c goja.FunctionCall) goja.Value {
 		return func(c goja.FunctionCall) goja.Value {
+			s.checkArg(c.Argument(0), "string or object", 0, method)
 			cmd := s.commandArg(c.Argument(0))
 			return s.toJS(s.command(target, cmd))
 		}
 	}
-	m("runCommand", runCmd(name))
-	m("adminCommand", runCmd("admin"))
+	m("runCommand", runCmd(name, "Database.runCommand"))
+	m("adminCommand", runCmd("admin", "Database.adminCommand"))
 	simple := func(cmdName, target string) func(c goja.FunctionCall) goja.Value {
 		return func(c goja.FunctionCall) goja.Value {
 			cmd := bson.D{{Key: cmdName, Value: 1}}
@@ -312,6 +326,18 @@ func (s *Shell) mongo() *goja.Object {
 			s.check(err)
 			_ = e.Set("name", "MongoInvalidArgumentError")
 			panic(e)
+		}
+		return goja.Undefined()
+	})
+	// setSecondaryOk is deprecated for setReadPref("primaryPreferred"),
+	// which it sets when the mode is primary.
+	_ = mo.Set("setSecondaryOk", func(goja.FunctionCall) goja.Value {
+		s.deprecation(`.setSecondaryOk() is deprecated. Use .setReadPref("primaryPreferred") instead`)
+		if mode := readPref.String(); mode == "primary" {
+			fmt.Fprintln(s.out, `Setting read preference from "primary" to "primaryPreferred"`)
+			readPref = rt.ToValue("primaryPreferred")
+		} else {
+			fmt.Fprintf(s.out, "Leaving read preference unchanged (is already %q)\n", mode)
 		}
 		return goja.Undefined()
 	})

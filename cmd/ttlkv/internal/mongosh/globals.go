@@ -1,10 +1,10 @@
 package mongosh
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
@@ -24,6 +24,8 @@ import (
 const shellBatchSize = 20
 
 func (s *Shell) installGlobals() {
+	s.installV8Messages()
+	s.installToLocaleString()
 	rt := s.rt
 	printArgs := func(c goja.FunctionCall) string {
 		parts := make([]string, len(c.Arguments))
@@ -88,18 +90,19 @@ func (s *Shell) installGlobals() {
 	_ = rt.Set("exit", quit)
 	_ = rt.Set("version", func(goja.FunctionCall) goja.Value { return rt.ToValue("ttlkv") })
 	_ = rt.Set("load", func(c goja.FunctionCall) goja.Value {
+		s.checkArg(c.Argument(0), "string", 0, "load")
 		name := c.Argument(0).String()
-		path := name
-		if s.dir != "" && !filepath.IsAbs(path) {
-			path = filepath.Join(s.dir, path)
-		}
+		path := s.absPath(name)
 		src, err := os.ReadFile(path)
-		s.check(err)
+		if err != nil {
+			s.throwFileError(err, path)
+		}
+		defer s.scriptPath(path)()
 		if cmd, args, ok := directCommand(string(src)); ok {
 			s.shellCommand(cmd, args, false)
 			return rt.ToValue(true)
 		}
-		prog, err := goja.Compile(name, string(src), false)
+		prog, err := s.compile(name, string(src))
 		if err != nil {
 			s.throw("SyntaxError", "%s", syntaxReport(err, string(src)))
 		}
@@ -111,10 +114,8 @@ func (s *Shell) installGlobals() {
 	// use and it are functions too, as in mongosh: "it" alone in a
 	// script is a reference to a function, not the command.
 	_ = rt.Set("use", func(c goja.FunctionCall) goja.Value {
-		if goja.IsUndefined(c.Argument(0)) {
-			panic(s.mongoshError("MongoshInvalidInputError", "COMMON-10001", "Missing required argument at position 0 (Mongo.use)"))
-		}
-		msg, err := s.Use(c.Argument(0).String())
+		s.checkArg(c.Argument(0), "string", 0, "Mongo.use")
+		msg, err := s.Use(s.validDBName(c.Argument(0).String()))
 		s.check(err)
 		return rt.ToValue(msg)
 	})
@@ -167,6 +168,9 @@ func (s *Shell) installGlobals() {
 	batchGet := rt.ToValue(func(goja.FunctionCall) goja.Value { return rt.ToValue(s.batchSize) })
 	batchSet := func(what string) goja.Value {
 		return rt.ToValue(func(c goja.FunctionCall) goja.Value {
+			if what == "DBQuery.shellBatchSize" {
+				s.deprecation(`DBQuery.shellBatchSize is deprecated, please use config.set("displayBatchSize") instead`)
+			}
 			n := c.Argument(0).ToInteger()
 			if n < 1 {
 				s.throw("MongoshInvalidInputError", "%s must be a positive integer", what)
@@ -256,9 +260,33 @@ func (s *Shell) shellCommand(kind string, words []string, echo bool) {
 			}
 			fmt.Fprintln(out, textTable(names, sizes))
 		case "collections", "tables":
-			if list := s.showCollections(); list != "" {
-				fmt.Fprintln(out, list)
+			// As mongosh: a result always ends its line, an empty one too.
+			fmt.Fprintln(out, s.showCollections())
+		case "profile":
+			fmt.Fprintln(out, s.showProfile())
+		case "users", "roles", "log", "logs":
+			// mongosh prints one field of the server's answer as a value.
+			cmd, field, db := bson.D{{Key: "usersInfo", Value: 1}}, "users", s.DB()
+			switch arg {
+			case "roles":
+				cmd, field = bson.D{{Key: "rolesInfo", Value: 1}, {Key: "showBuiltinRoles", Value: true}}, "roles"
+			case "log":
+				name := "global"
+				if len(words) > 1 {
+					name = words[1]
+				}
+				cmd, field, db = bson.D{{Key: "getLog", Value: name}}, "log", "admin"
+			case "logs":
+				cmd, field, db = bson.D{{Key: "getLog", Value: "*"}}, "names", "admin"
 			}
+			val := goja.Undefined() // a field the server left out prints as nothing
+			if v, ok := document.Get(s.cur.command(db, cmd), field); ok {
+				val = s.toJS(v)
+			}
+			fmt.Fprintln(out, s.inspectTopWith(val, s.echoOpts()))
+		case "startupWarnings":
+			fmt.Fprint(out, s.showStartupWarnings())
+			fmt.Fprintln(out)
 		default:
 			what := arg
 			if len(words) == 0 {
@@ -267,6 +295,94 @@ func (s *Shell) shellCommand(kind string, words []string, echo bool) {
 			panic(s.mongoshError("MongoshInvalidInputError", "COMMON-10001", fmt.Sprintf("'%s' is not a valid argument for \"show\".", what)))
 		}
 	}
+}
+
+// echoOpts is how the value of an input prints: in full for --eval
+// code (EvalCode), as print() does otherwise.
+func (s *Shell) echoOpts() inspectOpts {
+	if s.echoFull {
+		return cursorOpts
+	}
+	return printOpts
+}
+
+// showProfile is "show profile" as mongosh prints it: a note when
+// system.profile is empty, else the five most recent entries slower than
+// 0 ms, each as its op, namespace, time and date on one line and its
+// other fields on the next.
+func (s *Shell) showProfile() string {
+	db := s.DB()
+	r := s.cur.command(db, bson.D{{Key: "count", Value: "system.profile"}})
+	if n, _ := document.Get(r, "n"); toInt32(n) == 0 {
+		return "db.system.profile is empty.\nUse db.setProfilingLevel(2) will enable profiling.\nUse db.getCollection('system.profile').find() to show raw profile entries."
+	}
+	docs := s.cur.commandCursor(db, bson.D{{Key: "find", Value: "system.profile"}, {Key: "filter", Value: bson.D{{Key: "millis", Value: bson.D{{Key: "$gt", Value: int32(0)}}}}},
+		{Key: "sort", Value: bson.D{{Key: "$natural", Value: int32(-1)}}}, {Key: "limit", Value: int32(5)}}, "system.profile")
+	var out []string
+	for _, x := range docs {
+		d, _ := x.(bson.D)
+		get := func(k string) string {
+			v, ok := document.Get(d, k)
+			if !ok {
+				return "undefined"
+			}
+			return s.toJS(v).String()
+		}
+		ts := get("ts")
+		if len(ts) > 24 {
+			ts = ts[:24]
+		}
+		line := get("op") + "\t" + get("ns") + " " + get("millis") + "ms " + ts + "\n"
+		for _, e := range d {
+			switch e.Key {
+			case "op", "ns", "millis", "ts":
+				continue
+			}
+			switch v := e.Value.(type) {
+			case bool:
+				line += e.Key + " "
+			case string:
+				line += e.Key + ":" + v + " "
+			case int32, int64, float64:
+				line += e.Key + ":" + s.toJS(v).String() + " "
+			default:
+				line += e.Key + ":" + s.inspectTopWith(s.toJS(v), s.echoOpts()) + " "
+			}
+		}
+		out = append(out, line)
+	}
+	return strings.Join(out, "\n")
+}
+
+// showStartupWarnings is "show startupWarnings": the server's startup
+// warnings in mongosh's banner, or nothing when it has none (or cannot
+// say).
+func (s *Shell) showStartupWarnings() string {
+	r, err := s.cur.run.RunCommand(s.ctx, "admin", bson.D{{Key: "getLog", Value: "startupWarnings"}})
+	if err != nil || !replyOK(r) {
+		return ""
+	}
+	v, _ := document.Get(r, "log")
+	lines, _ := v.(bson.A)
+	if len(lines) == 0 {
+		return ""
+	}
+	var text []string
+	for _, l := range lines {
+		str, _ := l.(string)
+		var entry struct {
+			T struct {
+				Date string `json:"$date"`
+			} `json:"t"`
+			Msg string `json:"msg"`
+		}
+		if json.Unmarshal([]byte(str), &entry) != nil || entry.Msg == "" {
+			text = append(text, "   Unexpected log line format: "+str)
+			continue
+		}
+		text = append(text, "   "+entry.T.Date+": "+entry.Msg)
+	}
+	return "------\n   The server generated these startup warnings when booting\n" + strings.Join(text, "\n") + "\n------\n"
 }
 
 // showCollections is "show collections" as mongosh lays it out: the
@@ -425,8 +541,12 @@ func (s *Shell) printResult(v goja.Value) {
 	if v == nil || goja.IsUndefined(v) {
 		return
 	}
+	opts := printOpts
+	if s.echoFull {
+		opts = cursorOpts
+	}
 	if o, ok := v.(*goja.Object); ok && s.json == "" {
-		if out, isResult := s.formatCommandResult(o, printOpts); isResult {
+		if out, isResult := s.formatCommandResult(o, opts); isResult {
 			fmt.Fprintln(s.out, out)
 			return
 		}
@@ -449,7 +569,7 @@ func (s *Shell) printResult(v goja.Value) {
 		fmt.Fprintln(s.out, indentJSON(out, s.rt.ToValue(2)))
 		return
 	}
-	fmt.Fprintln(s.out, s.inspectTop(v))
+	fmt.Fprintln(s.out, s.inspectTopWith(v, opts))
 }
 
 // printable is what print (o printOpts) and printjson (printjsonOpts)
@@ -461,6 +581,9 @@ func (s *Shell) printable(v goja.Value, o inspectOpts) string {
 	if obj, ok := v.(*goja.Object); ok {
 		if out, isResult := s.formatCommandResult(obj, o); isResult {
 			return out
+		}
+		if c := s.cursorOf(obj); c != nil && c.explainFn != nil {
+			return s.inspectTopWith(c.explainFn(), o)
 		}
 		if c := s.cursorOf(obj); c != nil {
 			docs := c.take(s.batchSize)

@@ -20,8 +20,16 @@ const bulkPrelude = `(function (g, codeName, B) {
     if (k.length !== 1) throw new TypeError('bulkWrite: each operation must have exactly one of insertOne, updateOne, updateMany, replaceOne, deleteOne, deleteMany');
     return k[0];
   }
+  // driverError is one of the Node driver's own errors (name), which
+  // it throws before sending anything.
+  function driverError(name, message) {
+    var err = new Error(message);
+    err.name = name;
+    return err;
+  }
   function bulkWrite(coll, ops, options) {
-    if (!Array.isArray(ops)) throw new TypeError('bulkWrite: the operations must be an array');
+    if (!Array.isArray(ops)) throw driverError('MongoInvalidArgumentError', 'Argument "operations" must be an array of documents');
+    if (ops.length === 0) throw driverError('MongoInvalidArgumentError', 'Invalid BulkOperation, Batch cannot be empty');
     options = options || {};
     var ordered = options.ordered !== false;
     var res = { acknowledged: true, insertedCount: 0, insertedIds: {}, matchedCount: 0, modifiedCount: 0, deletedCount: 0, upsertedCount: 0, upsertedIds: {} };
@@ -47,13 +55,16 @@ const bulkPrelude = `(function (g, codeName, B) {
         case 'replaceOne':
           item = { q: a.filter || {}, u: a.replacement };
           if (typeof a.upsert === 'boolean') item.upsert = a.upsert;
+          if (a.collation) item.collation = a.collation;
+          if (a.hint) item.hint = a.hint;
           cmd = 'update'; break;
         case 'deleteOne': case 'deleteMany':
           item = { q: a.filter || {}, limit: kind === 'deleteOne' ? 1 : 0 };
           if (a.collation) item.collation = a.collation;
+          if (a.hint) item.hint = a.hint;
           cmd = 'delete'; break;
         default:
-          throw new TypeError('bulkWrite: unknown operation ' + kind);
+          throw driverError('MongoInvalidArgumentError', 'bulkWrite only supports insertOne, updateOne, updateMany, deleteOne, deleteMany');
       }
       var last = groups[groups.length - 1];
       if (!last || last.cmd !== cmd) groups.push(last = { cmd: cmd, items: [], index: [] });
@@ -213,30 +224,62 @@ const bulkPrelude = `(function (g, codeName, B) {
   g.__collStats = { stats: stats, single: single, latency: function (coll, options) {
     return coll.aggregate([{ $collStats: { latencyStats: options || {} } }]).toArray();
   } };
+  // Bulk is the legacy Bulk API's builder: find(filter) takes
+  // collation, arrayFilters, hint and upsert before its write; execute
+  // runs the operations as bulkWrite does. It prints as its counts
+  // (nInsertOps, nUpdateOps, nRemoveOps, nBatches), as mongosh's.
   function Bulk(coll, ordered) {
     this._coll = coll; this._ordered = ordered; this._ops = []; this._done = false;
   }
   Bulk.prototype.insert = function (d) { this._ops.push({ insertOne: { document: d } }); return this; };
   Bulk.prototype.find = function (filter) {
-    var bulk = this, upsert = false;
+    var bulk = this, mods = {};
+    function op(extra) { return Object.assign({ filter: filter }, mods, extra); }
     var f = {
-      upsert: function () { upsert = true; return f; },
-      updateOne: function (u) { bulk._ops.push({ updateOne: { filter: filter, update: u, upsert: upsert } }); return bulk; },
-      update: function (u) { bulk._ops.push({ updateMany: { filter: filter, update: u, upsert: upsert } }); return bulk; },
-      replaceOne: function (r) { bulk._ops.push({ replaceOne: { filter: filter, replacement: r, upsert: upsert } }); return bulk; },
-      deleteOne: function () { bulk._ops.push({ deleteOne: { filter: filter } }); return bulk; },
-      delete: function () { bulk._ops.push({ deleteMany: { filter: filter } }); return bulk; },
+      upsert: function () { mods.upsert = true; return f; },
+      collation: function (c) { mods.collation = c; return f; },
+      arrayFilters: function (a) { mods.arrayFilters = a; return f; },
+      hint: function (h) { mods.hint = h; return f; },
+      updateOne: function (u) { bulk._ops.push({ updateOne: op({ update: u, upsert: !!mods.upsert }) }); return bulk; },
+      update: function (u) { bulk._ops.push({ updateMany: op({ update: u, upsert: !!mods.upsert }) }); return bulk; },
+      replaceOne: function (r) { bulk._ops.push({ replaceOne: op({ replacement: r, upsert: !!mods.upsert }) }); return bulk; },
+      deleteOne: function () { bulk._ops.push({ deleteOne: op({ upsert: undefined }) }); return bulk; },
+      delete: function () { bulk._ops.push({ deleteMany: op({ upsert: undefined }) }); return bulk; },
     };
     f.removeOne = f.deleteOne; f.remove = f.delete;
     return f;
   };
+  // batches groups the operations as the driver does: runs of one kind
+  // for an ordered bulk, one batch a kind for an unordered one.
+  Bulk.prototype._batches = function () {
+    var type = { insertOne: 1, updateOne: 2, updateMany: 2, replaceOne: 2, deleteOne: 3, deleteMany: 3 };
+    var out = [], byType = {};
+    var ordered = this._ordered;
+    this._ops.forEach(function (op, i) {
+      var t = type[Object.keys(op)[0]], last = out[out.length - 1];
+      var b = ordered ? (last && last.batchType === t ? last : null) : byType[t];
+      if (!b) { b = { originalZeroIndex: i, batchType: t, operations: [] }; out.push(b); byType[t] = b; }
+      b.operations.push(op);
+    });
+    return out;
+  };
   Bulk.prototype.execute = function (writeConcern) {
-    if (this._done) throw new Error('A bulk operation cannot be re-executed');
-    if (this._ops.length === 0) throw new Error('Invalid BulkOperation, Batch cannot be empty');
+    if (this._done) throw driverError('MongoBatchReExecutionError', 'This batch has already been executed, create new batch to execute');
+    if (this._ops.length === 0) throw driverError('MongoInvalidArgumentError', 'Invalid BulkOperation, Batch cannot be empty');
     this._done = true;
     return bulkWrite(this._coll, this._ops, { ordered: this._ordered, writeConcern: writeConcern });
   };
-  Bulk.prototype.toString = function () { return 'Bulk(' + this._coll.getFullName() + ', ' + this._ops.length + ' operation(s))'; };
+  Bulk.prototype.getOperations = function () {
+    if (!this._done) B.invalid('Cannot call getOperations on an unexecuted Bulk operation', 'COMMON-10002');
+    return this._batches();
+  };
+  Bulk.prototype.toJSON = function () {
+    var n = { 1: 0, 2: 0, 3: 0 };
+    this._batches().forEach(function (b) { n[b.batchType] += b.operations.length; });
+    return { nInsertOps: n[1], nUpdateOps: n[2], nRemoveOps: n[3], nBatches: this._batches().length };
+  };
+  Bulk.prototype.toString = function () { return JSON.stringify(this.toJSON()); };
+  Bulk.prototype[B.asPrintable] = Bulk.prototype.toJSON;
   g.__bulkWrite = bulkWrite;
 
   // clientBulkWrite is mongosh's Mongo.bulkWrite (mongosh 2.3+, MongoDB
@@ -369,7 +412,13 @@ func (s *Shell) installHelpers() error {
 		return rt.ToValue(document.Code(c.Argument(0).ToInteger()).String())
 	}
 	b := rt.NewObject()
-	_ = b.Set("invalid", func(c goja.FunctionCall) goja.Value { panic(s.invalidInput(c.Argument(0).String())) })
+	_ = b.Set("invalid", func(c goja.FunctionCall) goja.Value {
+		if code := c.Argument(1); goja.IsString(code) {
+			panic(s.mongoshError("MongoshInvalidInputError", code.String(), c.Argument(0).String()))
+		}
+		panic(s.invalidInput(c.Argument(0).String()))
+	})
+	_ = b.Set("asPrintable", s.printSym)
 	_ = b.Set("runtime", func(c goja.FunctionCall) goja.Value {
 		s.throw("MongoshRuntimeError", "%s", c.Argument(0).String())
 		return nil

@@ -31,7 +31,8 @@ var (
 	// printOpts is how mongosh prints a value: print(), console.log()
 	// and an expression's result.
 	printOpts = inspectOpts{compact: 3, depth: 6, maxArray: 100, maxString: 10000}
-	// cursorOpts is how it prints a cursor's documents: in full.
+	// cursorOpts is how it prints a cursor's documents, and the value
+	// of --eval code: in full.
 	cursorOpts = inspectOpts{compact: 3, depth: -1, maxArray: -1, maxString: -1}
 	// printjsonOpts is printjson()'s: in full, one entry a line.
 	printjsonOpts = inspectOpts{compact: 0, depth: -1, maxArray: -1, maxString: -1}
@@ -53,6 +54,7 @@ func (s *Shell) inspect(v goja.Value) string { return s.inspectWith(v, printOpts
 
 // inspectWith is inspect with o's options.
 func (s *Shell) inspectWith(v goja.Value, o inspectOpts) string {
+	s.circ = map[*goja.Object]int{}
 	return render(s.node(v, 0, map[*goja.Object]bool{}, o), 0, o)
 }
 
@@ -75,7 +77,11 @@ func (s *Shell) inspectTopWith(v goja.Value, o inspectOpts) string {
 // entries (each already prefixed with its key) that is printed on one
 // line when Node would.
 type pnode struct {
-	leaf    string
+	leaf string
+	// base is what Node prints before the brackets and counts apart:
+	// "<ref *1>" for an object a value inside it refers back to, or a
+	// function's "[Function: f]" before its properties.
+	base    string
 	open    string
 	close   string
 	entries []pentry
@@ -102,6 +108,8 @@ func (s *Shell) node(v goja.Value, depth int, seen map[*goja.Object]bool, opts i
 		return pnode{leaf: "undefined"}
 	case goja.IsNull(v):
 		return pnode{leaf: "null"}
+	case goja.IsBigInt(v):
+		return pnode{leaf: v.String() + "n"}
 	case goja.IsString(v):
 		str := v.String()
 		if depth > 0 && opts.maxString >= 0 {
@@ -122,13 +130,23 @@ func (s *Shell) node(v goja.Value, depth int, seen map[*goja.Object]bool, opts i
 		return pnode{leaf: v.String()}
 	}
 	if b := s.boxOf(o); b != nil {
-		return pnode{leaf: bsonLeaf(b.v)}
+		return s.boxNode(b.v, depth, seen, opts)
 	}
 	if c := s.cursorOf(o); c != nil {
 		return pnode{leaf: c.String()}
 	}
 	if c, ok := s.mongos[o]; ok {
 		return pnode{leaf: c.connDesc}
+	}
+	if f, ok := goja.AssertFunction(o.GetSymbol(s.printSym)); ok {
+		// A shell object that prints as something else, as mongosh's
+		// asPrintable: a string as it is (Explainable(db.c)).
+		if r, err := f(o); err == nil {
+			if goja.IsString(r) {
+				return pnode{leaf: r.String()}
+			}
+			return s.node(r, depth, seen, opts)
+		}
 	}
 	if id, ok := s.sessions[o]; ok { // a Session prints as its id, as mongosh's
 		return s.node(id, depth, seen, opts)
@@ -141,8 +159,49 @@ func (s *Shell) node(v goja.Value, depth int, seen map[*goja.Object]bool, opts i
 	case *sessionProxy:
 		return s.node(d.base, depth, seen, opts)
 	}
-	if seen[o] || depth > maxDepth {
+	if seen[o] {
+		// A value inside o refers back to o: o gets a number, printed
+		// before it as "<ref *1>" (see refNode), as Node does.
+		id := s.circ[o]
+		if id == 0 {
+			id = len(s.circ) + 1
+			s.circ[o] = id
+		}
+		return pnode{leaf: fmt.Sprintf("[Circular *%d]", id)}
+	}
+	if depth > maxDepth {
 		return pnode{leaf: "[Circular *]"}
+	}
+	return s.refNode(o, s.objectNode(o, depth, seen, opts))
+}
+
+// refNode gives p, the layout of o, o's "<ref *n>" when a value inside
+// o referred back to it.
+func (s *Shell) refNode(o *goja.Object, p pnode) pnode {
+	id := s.circ[o]
+	if id == 0 || p.open == "" {
+		return p
+	}
+	ref := fmt.Sprintf("<ref *%d>", id)
+	if p.base != "" {
+		ref += " " + p.base
+	}
+	p.base = ref
+	return p
+}
+
+// typedArrays are the names of JavaScript's typed array classes, which
+// Node prints as "Uint8Array(3) [ 1, 2, 3 ]".
+var typedArrays = map[string]bool{
+	"Int8Array": true, "Uint8Array": true, "Uint8ClampedArray": true, "Int16Array": true, "Uint16Array": true,
+	"Int32Array": true, "Uint32Array": true, "Float32Array": true, "Float64Array": true,
+	"BigInt64Array": true, "BigUint64Array": true,
+}
+
+// objectNode lays out an object that is not a shell or BSON value.
+func (s *Shell) objectNode(o *goja.Object, depth int, seen map[*goja.Object]bool, opts inspectOpts) pnode {
+	if _, isFn := goja.AssertFunction(o); isFn && o != s.minKeyCtor && o != s.maxKeyCtor {
+		return s.propsNode(o, s.functionLeaf(o), depth, seen, opts)
 	}
 	switch o.ClassName() {
 	case "Date":
@@ -157,30 +216,42 @@ func (s *Shell) node(v goja.Value, depth int, seen map[*goja.Object]bool, opts i
 		if o == s.minKeyCtor {
 			return pnode{leaf: "MinKey()"}
 		}
-		if o == s.maxKeyCtor {
-			return pnode{leaf: "MaxKey()"}
-		}
-		name := o.Get("name")
-		if name == nil || name.String() == "" {
-			return pnode{leaf: "[Function (anonymous)]"}
-		}
-		return pnode{leaf: "[Function: " + name.String() + "]"}
+		return pnode{leaf: "MaxKey()"}
 	case "Error":
 		return pnode{leaf: o.Get("name").String() + ": " + o.Get("message").String()}
 	case "Number", "String", "Boolean":
-		return pnode{leaf: "[" + o.ClassName() + ": " + o.String() + "]"}
+		// The primitive inside as Node shows it: [String: 's'], [Number: -0].
+		return pnode{leaf: "[" + o.ClassName() + ": " + s.node(s.callMethod(o, "valueOf"), depth+1, seen, opts).leaf + "]"}
 	}
-	if o.ClassName() == "Array" {
+	typed := ""
+	if ctor, ok := o.Get("constructor").(*goja.Object); ok && o.ClassName() != "Array" {
+		if name := ctor.Get("name"); name != nil && typedArrays[name.String()] {
+			typed = name.String()
+		}
+	}
+	if o.ClassName() == "Array" || typed != "" {
 		n := int(o.Get("length").ToInteger())
-		if n == 0 {
-			return pnode{leaf: "[]"}
+		var extra []string // keys that are not indices, printed after the elements
+		if typed == "" {
+			for _, k := range o.Keys() {
+				if i, err := strconv.Atoi(k); err != nil || i < 0 || strconv.Itoa(i) != k {
+					extra = append(extra, k)
+				}
+			}
+		}
+		open := "["
+		if typed != "" {
+			open = fmt.Sprintf("%s(%d) [", typed, n)
+		}
+		if n == 0 && len(extra) == 0 {
+			return pnode{leaf: open + "]"}
 		}
 		if opts.depth >= 0 && depth > opts.depth {
 			return pnode{leaf: "[Array]"}
 		}
 		seen[o] = true
 		defer delete(seen, o)
-		p := pnode{open: "[", close: "]", array: true, numeric: true, depth: depth + 1, last: depth + 1}
+		p := pnode{open: open, close: "]", array: true, numeric: true, depth: depth + 1, last: depth + 1}
 		shown := n
 		if opts.maxArray >= 0 {
 			shown = min(n, opts.maxArray)
@@ -205,6 +276,9 @@ func (s *Shell) node(v goja.Value, depth int, seen map[*goja.Object]bool, opts i
 			p.entries = append(p.entries, pentry{val: pnode{leaf: fmt.Sprintf("... %d more item%s", n-shown, plural(n-shown))}})
 			p.more = true
 		}
+		for _, k := range extra {
+			p.add(s.propEntry(o, k, depth, seen, opts))
+		}
 		return p
 	}
 	for _, cls := range []string{"Map", "Set"} {
@@ -212,24 +286,142 @@ func (s *Shell) node(v goja.Value, depth int, seen map[*goja.Object]bool, opts i
 			return s.collectionNode(o, cls, depth, seen, opts)
 		}
 	}
+	return s.propsNode(o, "", depth, seen, opts)
+}
+
+// propsNode lays out o's own enumerable properties, string keys then
+// symbols, after base (a function's "[Function: f]", or nothing for
+// an object, whose class name comes before its braces).
+func (s *Shell) propsNode(o *goja.Object, base string, depth int, seen map[*goja.Object]bool, opts inspectOpts) pnode {
 	keys := o.Keys()
-	if len(keys) == 0 {
-		return pnode{leaf: s.objectPrefix(o) + "{}"}
+	var syms []*goja.Symbol
+	if all := o.Symbols(); len(all) > 0 {
+		// Object.prototype's, which an object without a prototype lacks.
+		isEnum, _ := goja.AssertFunction(s.rt.Get("Object").ToObject(s.rt).Get("prototype").ToObject(s.rt).Get("propertyIsEnumerable"))
+		for _, sym := range all {
+			if r, err := isEnum(o, sym); err == nil && r.ToBoolean() {
+				syms = append(syms, sym)
+			}
+		}
+	}
+	prefix := ""
+	if base == "" {
+		prefix = s.objectPrefix(o)
+	}
+	if len(keys)+len(syms) == 0 {
+		if base != "" {
+			return pnode{leaf: base}
+		}
+		return pnode{leaf: prefix + "{}"}
 	}
 	if opts.depth >= 0 && depth > opts.depth {
+		if base != "" {
+			return pnode{leaf: base}
+		}
 		return pnode{leaf: "[Object]"}
 	}
 	seen[o] = true
 	defer delete(seen, o)
-	p := pnode{open: s.objectPrefix(o) + "{", close: "}", depth: depth + 1, last: depth + 1}
+	p := pnode{base: base, open: prefix + "{", close: "}", depth: depth + 1, last: depth + 1}
 	for _, k := range keys {
-		key := k
-		if !identRe.MatchString(k) {
-			key = quoteJS(k)
-		}
-		p.add(pentry{key: key, val: s.node(o.Get(k), depth+1, seen, opts)})
+		p.add(s.propEntry(o, k, depth, seen, opts))
+	}
+	for _, sym := range syms {
+		p.add(pentry{key: "[" + s.node(sym, depth+1, seen, opts).leaf + "]", val: s.node(o.GetSymbol(sym), depth+1, seen, opts)})
 	}
 	return p
+}
+
+// propEntry is o's property k as Node shows it: its value, or
+// [Getter], [Setter] or [Getter/Setter] for an accessor.
+func (s *Shell) propEntry(o *goja.Object, k string, depth int, seen map[*goja.Object]bool, opts inspectOpts) pentry {
+	key := k
+	if !identRe.MatchString(k) {
+		key = quoteJS(k)
+	}
+	if s.getOwnPropertyDescriptor == nil {
+		s.getOwnPropertyDescriptor, _ = goja.AssertFunction(s.rt.Get("Object").ToObject(s.rt).Get("getOwnPropertyDescriptor"))
+	}
+	if d, err := s.getOwnPropertyDescriptor(goja.Undefined(), o, s.rt.ToValue(k)); err == nil {
+		if do, ok := d.(*goja.Object); ok {
+			get, set := do.Get("get"), do.Get("set")
+			hasGet, hasSet := get != nil && !goja.IsUndefined(get), set != nil && !goja.IsUndefined(set)
+			switch {
+			case hasGet && hasSet:
+				return pentry{key: key, val: pnode{leaf: "[Getter/Setter]"}}
+			case hasGet:
+				return pentry{key: key, val: pnode{leaf: "[Getter]"}}
+			case hasSet:
+				return pentry{key: key, val: pnode{leaf: "[Setter]"}}
+			}
+		}
+	}
+	return pentry{key: key, val: s.node(o.Get(k), depth+1, seen, opts)}
+}
+
+// functionLeaf is how Node names a function: [Function: f],
+// [Function (anonymous)], [class Foo extends Bar], [AsyncFunction: f],
+// [GeneratorFunction: g].
+func (s *Shell) functionLeaf(o *goja.Object) string {
+	name := ""
+	if n := o.Get("name"); n != nil && !goja.IsUndefined(n) {
+		name = n.String()
+	}
+	if strings.HasPrefix(o.String(), "class") {
+		out := "[class " + name
+		if name == "" {
+			out += "(anonymous)"
+		}
+		if super := o.Prototype(); super != nil {
+			if sn := super.Get("name"); sn != nil && sn.String() != "" {
+				if _, isFn := goja.AssertFunction(super); isFn {
+					out += " extends " + sn.String()
+				}
+			}
+		}
+		return out + "]"
+	}
+	kind := "Function"
+	if proto := o.Prototype(); proto != nil {
+		if ctor, ok := proto.Get("constructor").(*goja.Object); ok {
+			switch cn := ctor.Get("name").String(); cn {
+			case "AsyncFunction", "GeneratorFunction", "AsyncGeneratorFunction":
+				kind = cn
+			}
+		}
+	}
+	if name == "" {
+		return "[" + kind + " (anonymous)]"
+	}
+	return "[" + kind + ": " + name + "]"
+}
+
+// boxNode lays out a BSON value as mongosh shows it: its constructor
+// with its arguments, inspected where they are values of their own (a
+// DBRef's id and fields, a Code's scope).
+func (s *Shell) boxNode(v any, depth int, seen map[*goja.Object]bool, opts inspectOpts) pnode {
+	arg := func(x any) string { return render(s.node(s.toJS(x), depth+1, seen, opts), 0, opts) }
+	switch x := v.(type) {
+	case dbRef:
+		args := []string{quoteJS(x.Coll), arg(x.ID)}
+		if x.DB != "" {
+			args = append(args, quoteJS(x.DB))
+		}
+		if len(x.Fields) > 0 {
+			args = append(args, arg(x.Fields))
+		}
+		return pnode{leaf: "DBRef(" + strings.Join(args, ", ") + ")"}
+	case bson.CodeWithScope:
+		return pnode{leaf: "Code(" + quoteJS(string(x.Code)) + ", " + arg(x.Scope) + ")"}
+	}
+	return pnode{leaf: bsonLeaf(v)}
+}
+
+// printsAs makes o print as text, as mongosh prints its shell objects
+// (Explainable(db.c), PlanCache for collection c.).
+func (s *Shell) printsAs(o *goja.Object, text string) {
+	f := s.rt.ToValue(func(goja.FunctionCall) goja.Value { return s.rt.ToValue(text) })
+	_ = o.DefineDataPropertySymbol(s.printSym, f, goja.FLAG_FALSE, goja.FLAG_FALSE, goja.FLAG_FALSE)
 }
 
 // collectionNode lays out a Map ("Map(n) { k => v }") or a Set
@@ -331,17 +523,25 @@ func render(p pnode, indent int, o inspectOpts) string {
 			out = groupArrayElements(out, p.more, indent, p.numeric, o)
 		}
 		if p.last-p.depth < o.compact && entries == len(out) {
-			start := len(out) + indent + len(p.open) + 10
+			start := len(out) + indent + len(p.open) + len(p.base) + 10
 			if belowBreakLength(out, start) {
 				joined := strings.Join(out, ", ")
 				if !strings.Contains(joined, "\n") {
-					return p.open + " " + joined + " " + p.close
+					return basePrefix(p) + p.open + " " + joined + " " + p.close
 				}
 			}
 		}
 	}
 	ind := "\n" + strings.Repeat(" ", indent)
-	return p.open + ind + "  " + strings.Join(out, ","+ind+"  ") + ind + p.close
+	return basePrefix(p) + p.open + ind + "  " + strings.Join(out, ","+ind+"  ") + ind + p.close
+}
+
+// basePrefix is p's base and a space, or nothing.
+func basePrefix(p pnode) string {
+	if p.base == "" {
+		return ""
+	}
+	return p.base + " "
 }
 
 // belowBreakLength is Node's isBelowBreakLength: whether out, joined
@@ -490,6 +690,8 @@ func bsonLeaf(v any) string {
 		return "BSONRegExp(" + quoteJS(x.Pattern) + ", " + quoteJS(x.Options) + ")"
 	case bson.JavaScript:
 		return "Code(" + quoteJS(string(x)) + ")"
+	case bson.Symbol:
+		return "BSONSymbol(" + quoteJS(string(x)) + ")"
 	}
 	return fmt.Sprintf("%v", v)
 }

@@ -11,10 +11,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"unicode"
 
 	"github.com/dop251/goja"
@@ -107,20 +110,26 @@ type core struct {
 	errw   io.Writer
 	json   string
 
-	boxSym      *goja.Symbol
-	curSym      *goja.Symbol
-	protos      protos
-	minKeyCtor  *goja.Object
-	maxKeyCtor  *goja.Object
-	last        *cursor                     // the cursor "it" continues
-	batchSize   int                         // config.displayBatchSize
-	sessions    map[*goja.Object]goja.Value // each Session startSession made, and the id it prints as
-	curSess     *session                    // the session whose database or collection runs a method, if any
-	interactive bool                        // SetInteractive: a person types at a terminal
-	dir         string                      // Options.Dir
-	srcs        map[string]string           // the last source run under each name, for error messages
-	warned      map[string]bool             // the deprecation warnings printed (deprecated)
-	cmdResult   *goja.Object                // mongosh's CommandResult constructor (admin.go)
+	boxSym   *goja.Symbol
+	curSym   *goja.Symbol
+	printSym *goja.Symbol         // mongosh's asPrintable: a method giving what an object prints as
+	circ     map[*goja.Object]int // inspect: the objects printed with "<ref *n>", and their n
+	// getOwnPropertyDescriptor is Object.getOwnPropertyDescriptor, which
+	// inspect asks for accessors.
+	getOwnPropertyDescriptor goja.Callable
+	protos                   protos
+	minKeyCtor               *goja.Object
+	maxKeyCtor               *goja.Object
+	last                     *cursor                     // the cursor "it" continues
+	batchSize                int                         // config.displayBatchSize
+	sessions                 map[*goja.Object]goja.Value // each Session startSession made, and the id it prints as
+	curSess                  *session                    // the session whose database or collection runs a method, if any
+	interactive              bool                        // SetInteractive: a person types at a terminal
+	echoFull                 bool                        // EvalCode: the last value prints in full
+	dir                      string                      // Options.Dir
+	srcs                     map[string]string           // the last source run under each name, for error messages
+	warned                   map[string]bool             // the deprecation warnings printed (deprecated)
+	cmdResult                *goja.Object                // mongosh's CommandResult constructor (admin.go)
 
 	// curDB is the global db: a Database of some connection (cur), or
 	// one seen through a session.
@@ -134,6 +143,9 @@ type core struct {
 // protos are the prototypes of the wrapper objects toJS makes.
 type protos struct {
 	long, objectID, decimal, timestamp, binary, minKey, maxKey, regex, int32, double, other *goja.Object
+	// uuid is a Binary of subtype 4 (its prototype is binary's); dbRef,
+	// code and symbol are DBRef, Code and BSONSymbol.
+	uuid, dbRef, code, symbol *goja.Object
 }
 
 // ExitError is returned by Eval when the script called quit() or exit().
@@ -173,6 +185,7 @@ func New(r Runner, opts Options) (*Shell, error) {
 		json:     opts.JSON,
 		boxSym:   goja.NewSymbol("bson"),
 		curSym:   goja.NewSymbol("cursor"),
+		printSym: goja.NewSymbol("asPrintable"),
 		srcs:     map[string]string{},
 		warned:   map[string]bool{},
 		sessions: map[*goja.Object]goja.Value{},
@@ -278,10 +291,87 @@ func directCommand(src string) (string, []string, bool) {
 // Options.Context ends or Interrupt is called.
 func (s *Shell) Eval(name, src string) error { return s.evalSrc(name, src, true) }
 
+// EvalCode runs src as mongosh --eval runs its code: as Eval, except
+// that the last expression's value is printed in full, with no depth,
+// array length or string length limit.
+func (s *Shell) EvalCode(name, src string) error {
+	s.echoFull = true
+	defer func() { s.echoFull = false }()
+	return s.evalSrc(name, src, true)
+}
+
 // RunFile runs src, the script file name, as mongosh runs the files it
 // is given: like Eval, but the value of the last expression is not
 // printed.
-func (s *Shell) RunFile(name, src string) error { return s.evalSrc(name, src, false) }
+// While it runs, __filename and __dirname are its absolute path and
+// directory.
+func (s *Shell) RunFile(name, src string) error {
+	defer s.scriptPath(s.absPath(name))()
+	return s.evalSrc(name, src, false)
+}
+
+// absPath is name resolved against Options.Dir (else the working
+// directory), as mongosh resolves a script's or load()'s file.
+func (s *Shell) absPath(name string) string {
+	if s.dir != "" && !filepath.IsAbs(name) {
+		name = filepath.Join(s.dir, name)
+	}
+	if abs, err := filepath.Abs(name); err == nil {
+		return abs
+	}
+	return name
+}
+
+// scriptPath makes __filename and __dirname the script file path's, as
+// mongosh has them while a file runs; the function it returns puts
+// back what they were (undefined for --eval code and the prompt).
+func (s *Shell) scriptPath(path string) func() {
+	g := s.rt.GlobalObject()
+	prevFile, prevDir := g.Get("__filename"), g.Get("__dirname")
+	_ = g.Set("__filename", path)
+	_ = g.Set("__dirname", filepath.Dir(path))
+	return func() {
+		if prevFile == nil {
+			_ = g.Delete("__filename")
+			_ = g.Delete("__dirname")
+			return
+		}
+		_ = g.Set("__filename", prevFile)
+		_ = g.Set("__dirname", prevDir)
+	}
+}
+
+// throwFileError throws a file error as Node's under mongosh: an Error
+// with code (ENOENT), errno, syscall and path, and Node's message
+// ("ENOENT: no such file or directory, open '/x.js'").
+func (s *Shell) throwFileError(err error, path string) {
+	code, errno, syscallName, msg := "", 0, "open", ""
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		code, errno, msg = "ENOENT", -2, "no such file or directory"
+	case errors.Is(err, fs.ErrPermission):
+		code, errno, msg = "EACCES", -13, "permission denied"
+	case errors.Is(err, syscall.EISDIR):
+		code, errno, syscallName, msg = "EISDIR", -21, "read", "illegal operation on a directory"
+	default:
+		s.check(err)
+	}
+	text := code + ": " + msg + ", " + syscallName
+	if syscallName == "open" {
+		text += " '" + path + "'"
+	}
+	e, jerr := s.rt.New(s.rt.Get("Error"), s.rt.ToValue(text))
+	if jerr != nil {
+		panic(jerr)
+	}
+	_ = e.Set("errno", errno)
+	_ = e.Set("code", code)
+	_ = e.Set("syscall", syscallName)
+	if syscallName == "open" {
+		_ = e.Set("path", path)
+	}
+	panic(e)
+}
 
 // evalSrc is Eval, printing the last expression's value when show is set.
 func (s *Shell) evalSrc(name, src string, show bool) error {
@@ -323,11 +413,10 @@ func (s *Shell) evalSrc(name, src string, show bool) error {
 
 // exec compiles and runs src, turning a thrown value into a *ScriptError.
 func (s *Shell) exec(name, src string) (goja.Value, error) {
-	prog, err := goja.Compile(name, src, false)
+	prog, err := s.compile(name, src)
 	if err != nil {
 		return nil, &ScriptError{Name: "SyntaxError", Message: syntaxReport(err, src)}
 	}
-	s.srcs[name] = src
 	var v goja.Value
 	err = s.guard(func() {
 		var e error
@@ -487,13 +576,13 @@ func (e *ScriptError) Interactive() string {
 
 func (s *Shell) scriptError(v goja.Value, ex *goja.Exception) *ScriptError {
 	se := &ScriptError{Name: "Error"}
-	var where file.Position
+	var top file.Position // the first frame, if not a built-in's
 	if ex != nil {
 		if st := ex.Stack(); len(st) > 0 {
+			top = st[0].Position()
 			for _, fr := range st {
 				p := fr.Position()
 				if p.Line > 0 && p.Filename != "" { // not the preludes
-					where = p
 					se.Where = fmt.Sprintf("%s:%d:%d", p.Filename, p.Line, p.Column)
 					break
 				}
@@ -519,13 +608,12 @@ func (s *Shell) scriptError(v goja.Value, ex *goja.Exception) *ScriptError {
 	if c := o.Get("codeName"); c != nil && !goja.IsUndefined(c) {
 		se.CodeName = c.String()
 	}
-	if se.Name == "TypeError" && se.Message == "Dynamic object is not callable" {
-		// A method the shell lacks: db.c.hideIndx names the collection
-		// "c.hideIndx", and calling it is goja's cryptic error. Say it
-		// as mongosh does: "db.c.hideIndx is not a function".
-		if callee := calleeAt(s.srcs[where.Filename], where.Line, where.Column); callee != "" {
-			se.Message = callee + " is not a function"
-		} else {
+	if se.Name == "TypeError" {
+		// goja's words in V8's (jserrors.go): db.c.hideIndx() names the
+		// collection "c.hideIndx", and calling it is "db.c.hideIndx is
+		// not a function", as mongosh says.
+		se.Message = s.v8Message(se.Message, top.Filename, top.Line, top.Column)
+		if se.Message == "Dynamic object is not callable" {
 			se.Message = "a collection or database is not a function"
 		}
 	}
@@ -562,7 +650,7 @@ func calleeAt(src string, line, column int) string {
 	}
 done:
 	callee := l[j+1 : i]
-	if depth != 0 || callee == "" || !strings.Contains(callee, ".") || strings.HasPrefix(callee, ".") {
+	if depth != 0 || callee == "" || strings.HasPrefix(callee, ".") {
 		return ""
 	}
 	return callee

@@ -118,7 +118,7 @@ func TestCRUD(t *testing.T) {
 		{`db.c.findOneAndDelete({_id: 4})`, "{ _id: 4, a: 4 }\n"},
 		{`db.c.deleteOne({_id: 3})`, "{ acknowledged: true, deletedCount: 1 }\n"},
 		{`db.c.remove({})`, "DeprecationWarning: Collection.remove() is deprecated. Use deleteOne, deleteMany, findOneAndDelete, or bulkWrite.\n{ acknowledged: true, deletedCount: 2 }\n"}, // the warning once, as mongosh
-		{`db.c.insert({_id: 5}); db.c.count()`, "DeprecationWarning: Collection.count() is deprecated. Use countDocuments or estimatedDocumentCount.\n1\n"},
+		{`db.c.insert({_id: 5}); db.c.count()`, "DeprecationWarning: Collection.insert() is deprecated. Use insertOne, insertMany, or bulkWrite.\nDeprecationWarning: Collection.count() is deprecated. Use countDocuments or estimatedDocumentCount.\n1\n"},
 		{`db.c.createIndex({a: 1})`, "a_1\n"},
 		{`db.c.createIndex({a: "hashed"})`, "a_hashed\n"},
 		{`db.c.find({a: 11}).hint("a_hashed").explain().queryPlanner.winningPlan.inputStage.indexName`, "a_hashed\n"},

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"crypto/rand"
 	"encoding/base64"
+	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
@@ -113,7 +114,9 @@ const prelude = `(function (g, B, P) {
     check([sub, b64], ['number', 'string'], 'BinData');
     return B.binData(sub, b64);
   }, P.binary);
-  def('Binary', B.binData, P.binary);
+  // Binary is the bson library's: bytes (a Uint8Array, an ArrayBuffer
+  // or an array of numbers) and a subtype.
+  def('Binary', function (buf, sub) { return B.binBytes(buf, sub); }, P.binary);
   def('HexData', function (sub, hx) {
     check([sub, hx], ['number', 'string'], 'HexData');
     return B.hexData(sub, hx);
@@ -122,11 +125,22 @@ const prelude = `(function (g, B, P) {
     if (hx === undefined) return B.uuid();
     check([hx], ['string'], 'UUID');
     return B.hexData(4, hx.replace(/-/g, ''));
-  }, P.binary);
+  }, P.uuid); // UUID() makes a Binary, but one read back is a UUID
   def('MD5', function (hx) {
     check([hx], ['string'], 'MD5');
     return B.hexData(5, hx);
   }, P.binary);
+  // BinData, HexData and MD5 make a Binary, as mongosh's do.
+  Object.defineProperty(P.binary, 'constructor', { value: g.Binary, enumerable: false, writable: true });
+  def('DBRef', function (coll, oid, dbName, fields) {
+    check([coll, oid, dbName], ['string', true, [undefined, 'string']], 'DBRef');
+    return B.dbRef(coll, oid, dbName, fields);
+  }, P.dbRef);
+  def('Code', function (code, scope) {
+    return B.code(typeof code === 'function' ? code.toString() : String(code), scope);
+  }, P.code);
+  def('BSONSymbol', function (v) { return B.symbol(String(v)); }, P.symbol);
+  g.UUID.prototype = P.binary; // as mongosh's: every Binary is instanceof UUID
   def('MinKey', B.minKey, P.minKey);
   def('MaxKey', B.maxKey, P.maxKey);
   def('BSONRegExp', B.regex, P.regex);
@@ -137,6 +151,21 @@ const prelude = `(function (g, B, P) {
   g.ObjectId.createFromHexString = function (h) { return B.objectId(h); };
   g.ObjectId.isValid = function (h) { return typeof h === 'string' && /^[0-9a-fA-F]{24}$/.test(h); };
   g.Long.fromNumber = function (n) { return B.long(n); };
+  g.Long.fromInt = function (n) { return B.long(n | 0); };
+  g.Long.fromBits = function (low, high) { return B.longOp('bits', low | 0, high | 0); };
+  g.ObjectId.createFromTime = function (t) { return B.objectIdFromTime(t); };
+  g.Decimal128.fromString = function (s) { return B.decimal(String(s)); };
+  // Long's arithmetic and comparisons, on 64-bit two's complement as
+  // the bson library's: the other operand a Long, a number or a string.
+  ['add', 'subtract', 'multiply', 'div', 'divide', 'modulo', 'mod', 'rem', 'and', 'or', 'xor',
+   'shiftLeft', 'shl', 'shiftRight', 'shr', 'shiftRightUnsigned', 'shru',
+   'compare', 'comp', 'notEquals', 'neq', 'ne', 'eq', 'lessThan', 'lt', 'lessThanOrEqual', 'lte', 'le',
+   'greaterThan', 'gt', 'greaterThanOrEqual', 'gte', 'ge'].forEach(function (op) {
+    Object.defineProperty(P.long, op, { value: function (other) { return B.longOp(op, this, other); }, writable: true, configurable: true });
+  });
+  ['negate', 'neg', 'not', 'isZero', 'isNegative', 'isPositive', 'isOdd', 'isEven', 'getHighBits', 'getLowBits'].forEach(function (op) {
+    Object.defineProperty(P.long, op, { value: function () { return B.longOp(op, this); }, writable: true, configurable: true });
+  });
   g.Long.fromString = function (s) { return B.longFromString(String(s)); };
 })`
 
@@ -146,7 +175,9 @@ func (s *Shell) installValues() error {
 	s.protos = protos{
 		long: mk(), objectID: mk(), decimal: mk(), timestamp: mk(), binary: mk(),
 		minKey: mk(), maxKey: mk(), regex: mk(), int32: mk(), double: mk(), other: mk(),
+		dbRef: mk(), code: mk(), symbol: mk(),
 	}
+	s.protos.uuid = rt.CreateObject(s.protos.binary) // a UUID is a Binary
 	p := s.protos
 	b := rt.NewObject()
 	set := func(o *goja.Object, name string, f func(goja.FunctionCall) goja.Value) {
@@ -212,6 +243,105 @@ func (s *Shell) installValues() error {
 		}
 		return s.wrap(p.long, longFromNumber(a.ToFloat()))
 	})
+	// longOp is Long's arithmetic (see the prelude): op on the Long a
+	// and, for a binary op, b made a Long as the bson library makes one.
+	set(b, "longOp", func(c goja.FunctionCall) goja.Value {
+		asLong := func(v goja.Value) int64 {
+			if x, ok := s.boxed(v); ok {
+				switch n := x.(type) {
+				case int64:
+					return n
+				case int32:
+					return int64(n)
+				case float64:
+					return longFromNumber(n)
+				}
+			}
+			if goja.IsString(v) {
+				return s.longFromString(v.String())
+			}
+			return longFromNumber(v.ToFloat())
+		}
+		op := arg(c, 0).String()
+		if op == "bits" {
+			return s.wrap(p.long, int64(uint64(uint32(arg(c, 2).ToInteger()))<<32|uint64(uint32(arg(c, 1).ToInteger()))))
+		}
+		a := asLong(arg(c, 1))
+		long := func(n int64) goja.Value { return s.wrap(p.long, n) }
+		switch op {
+		case "negate", "neg":
+			return long(-a)
+		case "not":
+			return long(^a)
+		case "isZero":
+			return rt.ToValue(a == 0)
+		case "isNegative":
+			return rt.ToValue(a < 0)
+		case "isPositive":
+			return rt.ToValue(a >= 0)
+		case "isOdd":
+			return rt.ToValue(a&1 == 1)
+		case "isEven":
+			return rt.ToValue(a&1 == 0)
+		case "getHighBits":
+			return rt.ToValue(int64(int32(a >> 32)))
+		case "getLowBits":
+			return rt.ToValue(int64(int32(a)))
+		}
+		b := asLong(arg(c, 2))
+		cmp := 0
+		if a < b {
+			cmp = -1
+		} else if a > b {
+			cmp = 1
+		}
+		switch op {
+		case "add":
+			return long(a + b)
+		case "subtract":
+			return long(a - b)
+		case "multiply":
+			return long(a * b)
+		case "div", "divide", "modulo", "mod", "rem":
+			if b == 0 {
+				s.throw("BSONError", "division by zero")
+			}
+			if op == "div" || op == "divide" {
+				return long(a / b)
+			}
+			return long(a % b)
+		case "and":
+			return long(a & b)
+		case "or":
+			return long(a | b)
+		case "xor":
+			return long(a ^ b)
+		case "shiftLeft", "shl":
+			return long(a << (uint64(b) & 63))
+		case "shiftRight", "shr":
+			return long(a >> (uint64(b) & 63))
+		case "shiftRightUnsigned", "shru":
+			return long(int64(uint64(a) >> (uint64(b) & 63)))
+		case "compare", "comp":
+			return rt.ToValue(cmp)
+		case "notEquals", "neq", "ne":
+			return rt.ToValue(cmp != 0)
+		case "eq":
+			return rt.ToValue(cmp == 0)
+		case "lessThan", "lt":
+			return rt.ToValue(cmp < 0)
+		case "lessThanOrEqual", "lte", "le":
+			return rt.ToValue(cmp <= 0)
+		case "greaterThan", "gt":
+			return rt.ToValue(cmp > 0)
+		}
+		return rt.ToValue(cmp >= 0) // greaterThanOrEqual, gte, ge
+	})
+	set(b, "objectIdFromTime", func(c goja.FunctionCall) goja.Value {
+		var id bson.ObjectID
+		binary.BigEndian.PutUint32(id[:4], uint32(arg(c, 0).ToInteger()))
+		return s.wrap(p.objectID, id)
+	})
 	set(b, "longFromString", func(c goja.FunctionCall) goja.Value {
 		return s.wrap(p.long, s.longFromString(arg(c, 0).String()))
 	})
@@ -261,6 +391,48 @@ func (s *Shell) installValues() error {
 	// subtype is kept to its low byte.
 	set(b, "binData", func(c goja.FunctionCall) goja.Value {
 		return s.wrap(p.binary, bson.Binary{Subtype: byte(arg(c, 0).ToInteger()), Data: lenientBase64(arg(c, 1).String())})
+	})
+	set(b, "binBytes", func(c goja.FunctionCall) goja.Value {
+		var data []byte
+		switch x := arg(c, 0).Export().(type) {
+		case nil:
+		case []byte:
+			data = append(data, x...)
+		case goja.ArrayBuffer:
+			data = append(data, x.Bytes()...)
+		case []any:
+			for _, e := range x {
+				data = append(data, byte(s.rt.ToValue(e).ToInteger()))
+			}
+		default:
+			s.throw("BSONError", "Binary can only be constructed from Uint8Array or number[]")
+		}
+		return s.wrap(p.binary, bson.Binary{Subtype: byte(arg(c, 1).ToInteger()), Data: data})
+	})
+	set(b, "dbRef", func(c goja.FunctionCall) goja.Value {
+		id, err := s.toBSON(arg(c, 1), 0)
+		s.check(err)
+		r := dbRef{Coll: arg(c, 0).String(), ID: id}
+		if !absent(arg(c, 2)) {
+			r.DB = arg(c, 2).String()
+		}
+		if !absent(arg(c, 3)) {
+			r.Fields, err = s.toBSONDoc(arg(c, 3), "fields")
+			s.check(err)
+		}
+		return s.wrap(p.dbRef, r)
+	})
+	set(b, "code", func(c goja.FunctionCall) goja.Value {
+		code := bson.JavaScript(arg(c, 0).String())
+		if absent(arg(c, 1)) {
+			return s.wrap(p.code, code)
+		}
+		scope, err := s.toBSONDoc(arg(c, 1), "scope")
+		s.check(err)
+		return s.wrap(p.code, bson.CodeWithScope{Code: code, Scope: scope})
+	})
+	set(b, "symbol", func(c goja.FunctionCall) goja.Value {
+		return s.wrap(p.symbol, bson.Symbol(arg(c, 0).String()))
 	})
 	set(b, "hexData", func(c goja.FunctionCall) goja.Value {
 		return s.wrap(p.binary, bson.Binary{Subtype: byte(arg(c, 0).ToInteger()), Data: lenientHex(arg(c, 1).String())})
@@ -313,7 +485,8 @@ func (s *Shell) installValues() error {
 	for name, o := range map[string]*goja.Object{
 		"objectId": p.objectID, "long": p.long, "int32": p.int32, "double": p.double,
 		"decimal": p.decimal, "timestamp": p.timestamp, "binary": p.binary,
-		"minKey": p.minKey, "maxKey": p.maxKey, "regex": p.regex,
+		"minKey": p.minKey, "maxKey": p.maxKey, "regex": p.regex, "uuid": p.uuid,
+		"dbRef": p.dbRef, "code": p.code, "symbol": p.symbol,
 	} {
 		_ = pv.Set(name, o)
 	}
@@ -463,6 +636,12 @@ func bsonTypeName(v any) string {
 		return "MaxKey"
 	case bson.Regex:
 		return "BSONRegExp"
+	case dbRef:
+		return "DBRef"
+	case bson.JavaScript, bson.CodeWithScope:
+		return "Code"
+	case bson.Symbol:
+		return "BSONSymbol"
 	}
 	return ""
 }
@@ -562,6 +741,19 @@ func (s *Shell) installProtoMethods() {
 			return o
 		case bson.MinKey, bson.MaxKey:
 			return rt.NewObject()
+		case dbRef:
+			return s.jsonValue(v.doc(), false)
+		case bson.JavaScript:
+			o := rt.NewObject()
+			_ = o.Set("code", string(v))
+			return o
+		case bson.CodeWithScope:
+			o := rt.NewObject()
+			_ = o.Set("code", string(v.Code))
+			_ = o.Set("scope", s.jsonValue(v.Scope, false))
+			return o
+		case bson.Symbol:
+			return rt.ToValue(string(v))
 		}
 		b, err := document.MarshalExtJSON(this(c), false)
 		s.check(err)
@@ -570,7 +762,36 @@ func (s *Shell) installProtoMethods() {
 		return rt.ToValue(x)
 	}
 	str := func(c goja.FunctionCall) goja.Value {
+		radix := c.Argument(0)
+		if !goja.IsNumber(radix) || radix.ToInteger() < 2 || radix.ToInteger() > 36 {
+			radix = nil
+		}
 		switch v := this(c).(type) {
+		case int64:
+			if radix != nil {
+				return rt.ToValue(strconv.FormatInt(v, int(radix.ToInteger())))
+			}
+			return rt.ToValue(strconv.FormatInt(v, 10))
+		case int32:
+			if radix != nil {
+				return rt.ToValue(strconv.FormatInt(int64(v), int(radix.ToInteger())))
+			}
+			return rt.ToValue(strconv.FormatInt(int64(v), 10))
+		case float64:
+			// A Double's text is its number's, in the radix given.
+			n := rt.ToValue(v).ToObject(rt)
+			if radix != nil {
+				return s.callMethod(n, "toString", radix)
+			}
+			return s.callMethod(n, "toString")
+		case dbRef:
+			return rt.ToValue(fmt.Sprint(v.doc()))
+		case bson.JavaScript:
+			return rt.ToValue(string(v))
+		case bson.CodeWithScope:
+			return rt.ToValue(string(v.Code))
+		case bson.Symbol:
+			return rt.ToValue(string(v))
 		case bson.ObjectID:
 			return rt.ToValue(v.Hex())
 		case bson.Binary:
@@ -603,10 +824,17 @@ func (s *Shell) installProtoMethods() {
 		}
 		return rt.ToValue(math.NaN())
 	}
-	for _, o := range []*goja.Object{p.long, p.objectID, p.decimal, p.timestamp, p.binary, p.minKey, p.maxKey, p.regex, p.int32, p.double, p.other} {
-		method(o, "toString", str)
+	for _, o := range []*goja.Object{p.long, p.objectID, p.decimal, p.timestamp, p.binary, p.minKey, p.maxKey, p.regex, p.int32, p.double, p.other, p.dbRef, p.code, p.symbol} {
+		if o != p.code { // a Code's text is Object's, [object Object]
+			method(o, "toString", str)
+		}
 		method(o, "toJSON", toJSON)
+		getter(o, "_bsontype", func(v any) goja.Value { return rt.ToValue(bsonTypeName(v)) })
 		method(o, "equals", func(c goja.FunctionCall) goja.Value {
+			if id, ok := this(c).(bson.ObjectID); ok && goja.IsString(c.Argument(0)) {
+				// ObjectId.equals takes the hex form too.
+				return rt.ToValue(strings.EqualFold(c.Argument(0).String(), id.Hex()))
+			}
 			other, err := s.toBSON(c.Argument(0), 0)
 			if err != nil {
 				return rt.ToValue(false)
@@ -624,6 +852,41 @@ func (s *Shell) installProtoMethods() {
 		method(o, "toNumber", num)
 	}
 	method(p.long, "toInt", num)
+	getter(p.long, "high", func(v any) goja.Value { return rt.ToValue(int64(int32(v.(int64) >> 32))) })
+	getter(p.long, "low", func(v any) goja.Value { return rt.ToValue(int64(int32(v.(int64)))) })
+	getter(p.long, "unsigned", func(any) goja.Value { return rt.ToValue(false) })
+	// A UUID's JSON is its hex form with dashes.
+	method(p.uuid, "toJSON", func(c goja.FunctionCall) goja.Value {
+		return rt.ToValue(uuidString(this(c).(bson.Binary).Data))
+	})
+	getter(p.dbRef, "collection", func(v any) goja.Value { return rt.ToValue(v.(dbRef).Coll) })
+	getter(p.dbRef, "namespace", func(v any) goja.Value { return rt.ToValue(v.(dbRef).Coll) })
+	getter(p.dbRef, "oid", func(v any) goja.Value { return s.toJS(v.(dbRef).ID) })
+	getter(p.dbRef, "db", func(v any) goja.Value {
+		if db := v.(dbRef).DB; db != "" {
+			return rt.ToValue(db)
+		}
+		return goja.Undefined()
+	})
+	getter(p.dbRef, "fields", func(v any) goja.Value {
+		if f := v.(dbRef).Fields; f != nil {
+			return s.toJS(f)
+		}
+		return rt.NewObject()
+	})
+	getter(p.code, "code", func(v any) goja.Value {
+		if cs, ok := v.(bson.CodeWithScope); ok {
+			return rt.ToValue(string(cs.Code))
+		}
+		return rt.ToValue(string(v.(bson.JavaScript)))
+	})
+	getter(p.code, "scope", func(v any) goja.Value {
+		if cs, ok := v.(bson.CodeWithScope); ok {
+			return s.toJS(cs.Scope)
+		}
+		return goja.Null()
+	})
+	method(p.symbol, "valueOf", func(c goja.FunctionCall) goja.Value { return rt.ToValue(string(this(c).(bson.Symbol))) })
 	method(p.objectID, "toHexString", str)
 	method(p.objectID, "getTimestamp", func(c goja.FunctionCall) goja.Value {
 		id, _ := this(c).(bson.ObjectID)
@@ -686,6 +949,9 @@ func (s *Shell) installEJSON() {
 				relaxed = relaxedOpt(c.Argument(1))
 			}
 		}
+		if legacyOpt(c.Argument(1)) || legacyOpt(c.Argument(3)) {
+			v = legacyEJSON(v)
+		}
 		out, err := document.MarshalExtJSON(v, !relaxed)
 		s.check(err)
 		return rt.ToValue(indentJSON(out, space))
@@ -694,27 +960,105 @@ func (s *Shell) installEJSON() {
 		v, err := document.ParseExtJSONValue([]byte(c.Argument(0).String()))
 		s.check(err)
 		if relaxedOpt(c.Argument(1)) {
-			v = relaxNumbers(v)
+			return s.toJS(relaxNumbers(v))
 		}
-		return s.toJS(v)
+		return s.toJSBoxed(v)
 	})
 	_ = e.Set("serialize", func(c goja.FunctionCall) goja.Value {
 		v, err := s.toBSON(c.Argument(0), 0)
 		s.check(err)
-		out, err := document.MarshalExtJSON(v, !relaxedOpt(c.Argument(1)))
-		s.check(err)
-		var x any
-		_ = json.Unmarshal(out, &x)
-		return rt.ToValue(x)
+		return s.jsonValue(v, !relaxedOpt(c.Argument(1)))
 	})
 	_ = e.Set("deserialize", func(c goja.FunctionCall) goja.Value {
-		b, err := json.Marshal(c.Argument(0).Export())
+		// JSON.stringify keeps the keys' order, as the bson library
+		// reads them.
+		stringify, _ := goja.AssertFunction(rt.Get("JSON").ToObject(rt).Get("stringify"))
+		str, err := stringify(goja.Undefined(), c.Argument(0))
+		if err != nil {
+			panic(err)
+		}
+		v, err := document.ParseExtJSONValue([]byte(str.String()))
 		s.check(err)
-		v, err := document.ParseExtJSONValue(b)
-		s.check(err)
-		return s.toJS(v)
+		if relaxedOpt(c.Argument(1)) {
+			return s.toJS(relaxNumbers(v))
+		}
+		return s.toJSBoxed(v)
 	})
 	_ = rt.Set("EJSON", e)
+}
+
+// jsonValue is v in Extended JSON (canonical or relaxed) as a
+// JavaScript value, its keys in v's order.
+func (s *Shell) jsonValue(v any, canonical bool) goja.Value {
+	out, err := document.MarshalExtJSON(v, canonical)
+	s.check(err)
+	parse, _ := goja.AssertFunction(s.rt.Get("JSON").ToObject(s.rt).Get("parse"))
+	r, err := parse(goja.Undefined(), s.rt.ToValue(string(out)))
+	if err != nil {
+		panic(err)
+	}
+	return r
+}
+
+// toJSBoxed is toJS, except that int32 and double values are kept as
+// Int32 and Double: what EJSON.parse and deserialize give with
+// relaxed: false.
+func (s *Shell) toJSBoxed(v any) goja.Value {
+	switch x := v.(type) {
+	case int32:
+		return s.wrap(s.protos.int32, x)
+	case float64:
+		return s.wrap(s.protos.double, x)
+	case bson.D:
+		if _, ok := asDBRef(x); ok {
+			return s.toJS(x)
+		}
+		o := s.rt.NewObject()
+		for _, e := range x {
+			_ = o.Set(e.Key, s.toJSBoxed(e.Value))
+		}
+		return o
+	case bson.A:
+		items := make([]any, len(x))
+		for i, e := range x {
+			items[i] = s.toJSBoxed(e)
+		}
+		return s.rt.NewArray(items...)
+	}
+	return s.toJS(v)
+}
+
+// legacyOpt reports whether EJSON options o ask for the legacy form.
+func legacyOpt(o goja.Value) bool {
+	obj, ok := o.(*goja.Object)
+	return ok && obj.ClassName() == "Object" && obj.Get("legacy") != nil && obj.Get("legacy").ToBoolean()
+}
+
+// legacyEJSON rewrites v for the bson library's legacy Extended JSON: a
+// date as {$date: milliseconds}, a binary as {$binary: base64, $type:
+// hex}, a regular expression as {$regex, $options}.
+func legacyEJSON(v any) any {
+	switch x := v.(type) {
+	case bson.DateTime:
+		return bson.D{{Key: "$date", Value: int64(x)}}
+	case bson.Binary:
+		return bson.D{{Key: "$binary", Value: base64.StdEncoding.EncodeToString(x.Data)}, {Key: "$type", Value: fmt.Sprintf("%02x", x.Subtype)}}
+	case bson.Regex:
+		return bson.D{{Key: "$regex", Value: x.Pattern}, {Key: "$options", Value: x.Options}}
+	case bson.D:
+		out := make(bson.D, len(x))
+		for i, e := range x {
+			out[i] = bson.E{Key: e.Key, Value: legacyEJSON(e.Value)}
+		}
+		return out
+	case bson.A:
+		out := make(bson.A, len(x))
+		for i, e := range x {
+			out[i] = legacyEJSON(e)
+		}
+		return out
+	}
+	return v
 }
 
 // relaxNumbers turns int64 values that a double holds exactly into

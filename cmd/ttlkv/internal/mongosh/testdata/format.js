@@ -83,3 +83,20 @@ ctorCases.forEach(function (c) {
   try { var v = eval(c); print(c, '=>', v) } catch (e) { print(c, '!!', e.name, '|', e.message) }
 });
 print(BinData(3, "ASNFZ4mrze8BI0VniavN7w=="), BinData(5, "AQ=="), BinData(4, "AQ=="), MD5("0102"), {m: MD5("ab")});
+// Node's util.inspect of JavaScript values beyond plain objects.
+const circ = { a: 1 }; circ.self = circ; print(circ);
+const c2 = { x: { y: {} } }; c2.x.y.back = c2.x; c2.x.y.top = c2; print(c2);
+const ca = [1]; ca.push(ca); print(ca);
+print(new Uint8Array([1, 2, 3]), new Uint8Array(0), new Int32Array([-1, 5]), new Float64Array([1.5]));
+print(class Foo {}, class extends Array {}, class {});
+print({ get x() { return 1 } }, { set y(v) {} }, { get z() { return 1 }, set z(v) {} });
+print({ [Symbol("k")]: 1, a: 2 }, { [Symbol()]: 3 });
+print(async function h() {}, async () => {}, function* gen() {});
+print(Object.assign(function g() {}, { p: 1 }));
+print(5n, { b: 10n }, [-3n]);
+print(new String("s"), new String("it's"), new Number(-0), new Boolean(false));
+const arr = [1, 2]; arr.extra = "x"; print(arr);
+const e = []; e.k = 1; print(e);
+print([new Uint8Array([9])], { t: new Uint8Array(2) });
+// Number.prototype.toLocaleString as Node's Intl formats by default.
+print((1234567.891).toLocaleString(), (0.0005).toLocaleString("en-US"), (-1234.5678).toLocaleString("de-DE"), (1e21).toLocaleString(), NaN.toLocaleString(), (12).toLocaleString("fr-FR"), (1234.5).toLocaleString("fr-FR"), (2.5).toLocaleString("en"), (1234).toLocaleString("de"), (0.9995).toLocaleString(), (-0.0001).toLocaleString(), (999.9996).toLocaleString(), new Number(5000).toLocaleString(), (-0).toLocaleString());

@@ -1,0 +1,49 @@
+package mongosh
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestEchoAsMongosh checks what an input's value prints as, against
+// mongosh 2.12.0: --eval code (EvalCode) prints it in full, where the
+// prompt (Eval) cuts it as print() does; the show commands print what
+// mongosh prints for a server with no profile, users or log lines.
+func TestEchoAsMongosh(t *testing.T) {
+	t.Parallel()
+	s, out, _ := testShell(t, Options{})
+	deep := `({a: {b: {c: {d: {e: {f: {g: {h: 1}}}}}}}, n: Array.from({length: 102}, (_, i) => i % 10), s: "x".repeat(10002)})`
+	cases := []struct {
+		full      bool
+		src, want string
+	}{
+		{true, `({a: {b: {c: {d: {e: {f: {g: {h: 1}}}}}}}})`,
+			"{\n  a: {\n    b: {\n      c: {\n        d: {\n          e: { f: { g: { h: 1 } } }\n        }\n      }\n    }\n  }\n}\n"},
+		{false, `({a: {b: {c: {d: {e: {f: {g: {h: 1}}}}}}}})`,
+			"{\n  a: {\n    b: {\n      c: {\n        d: { e: { f: { g: [Object] } } }\n      }\n    }\n  }\n}\n"},
+		{true, deep + `.n.length`, "102\n"},
+		{true, `show collections`, "\n"},
+		{true, `show profile`, "db.system.profile is empty.\nUse db.setProfilingLevel(2) will enable profiling.\nUse db.getCollection('system.profile').find() to show raw profile entries.\n"},
+		{true, `show startupWarnings`, "\n"},
+	}
+	for _, tc := range cases {
+		out.Reset()
+		run := s.Eval
+		if tc.full {
+			run = s.EvalCode
+		}
+		if err := run("<eval>", tc.src); err != nil || out.String() != tc.want {
+			t.Errorf("%s (full %v): got %q (%v), want %q", tc.src, tc.full, out.String(), err, tc.want)
+		}
+	}
+	// In full: no "... more items", no [Object], no cut string.
+	out.Reset()
+	if err := s.EvalCode("<eval>", deep); err != nil {
+		t.Fatal(err)
+	}
+	for _, cut := range []string{"more item", "[Object]", "more character"} {
+		if got := out.String(); strings.Contains(got, cut) {
+			t.Errorf("EvalCode printed %q, which --eval does not cut", cut)
+		}
+	}
+}
