@@ -403,15 +403,18 @@ func (u *UpdateDescription) DiffAt(p string, comps []any, ov, nv any) {
 
 // note records path p (of components comps) in DisambiguatedPaths when a
 // dotted string does not say what its components are: when a field's
-// name holds a dot or is all digits (so that it reads as an array
-// index). Array indexes alone do not make a path ambiguous, as in
-// mongod's jstest expanded_update_description.js; when a path is listed,
-// its indexes are numbers and its field names strings.
+// name holds a dot, or, below the top level, is a number without
+// leading zeros (so that it reads as an array index). Array indexes
+// alone do not make a path ambiguous, as in mongod's jstest
+// expanded_update_description.js; when a path is listed, its indexes are
+// numbers and its field names strings (mongod's
+// change_stream_document_diff_parser.cpp).
 func (u *UpdateDescription) note(p string, comps []any) {
-	for _, c := range comps {
+	for i, c := range comps {
 		ambiguous := false
 		if x, ok := c.(string); ok {
-			ambiguous = strings.Contains(x, ".") || (x != "" && strings.Trim(x, "0123456789") == "")
+			numeric := x != "" && strings.Trim(x, "0123456789") == "" && (x == "0" || x[0] != '0')
+			ambiguous = strings.Contains(x, ".") || (i > 0 && numeric)
 		}
 		if ambiguous {
 			u.DisambiguatedPaths = append(u.DisambiguatedPaths, bson.E{Key: p, Value: bson.A(slices.Clone(comps))})
