@@ -106,7 +106,9 @@ func (w *writeCtx) noteReplace(old, new bson.D, raw []byte) error {
 // from old to new (encoded as raw, or nil): a replace when replacement is
 // set, an update otherwise, with the pre- and post-images when m keeps
 // them. An update's description is what its modifiers logged when
-// touched is not nil (describeOps), else the difference of the documents.
+// touched is not nil (describeOps), else (a pipeline update) mongod's
+// difference of the documents, or a replace event when mongod would log
+// the whole document (changestream.DescribePipeline).
 func replaceChange(m *catalog.Coll, old, new bson.D, raw []byte, replacement bool, touched []query.Touched) *changestream.Change {
 	c := &changestream.Change{Op: changestream.Update, DB: m.DB, Coll: m.Name, DocumentKey: docKey(old)}
 	images := preImagesOn(m)
@@ -118,8 +120,13 @@ func replaceChange(m *catalog.Coll, old, new bson.D, raw []byte, replacement boo
 	} else {
 		if touched != nil {
 			c.UpdateDescription = describeOps(old, new, touched)
+		} else if ud, ok := changestream.DescribePipeline(old, new); ok {
+			c.UpdateDescription = ud
 		} else {
-			c.UpdateDescription = changestream.Describe(old, new)
+			// mongod logs a pipeline update whose difference is not
+			// smaller than the document as a replacement.
+			c.Op, c.FullDocument, c.FullRaw = changestream.Replace, new, raw
+			return c
 		}
 		if images {
 			c.FullDocument, c.FullRaw = new, raw

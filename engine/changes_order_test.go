@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"strings"
 	"testing"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -308,5 +309,106 @@ func TestChangeUpdateDescriptionCapped(t *testing.T) {
 	}
 	if got, w := csJSON(t, field(evs[0], "updateDescription")), csJSON(t, want); got != w {
 		t.Errorf("updateDescription\n got %s\nwant %s", got, w)
+	}
+}
+
+// TestChangePipelineUpdateDescription: an update made by a pipeline is
+// described as mongod's document diff (document_diff_calculator.cpp) read
+// by its change stream: per document the changed fields, the new ones,
+// the removed ones (a field that moved is removed and inserted: only the
+// insert shows), then the sub-documents; a sub-document or array compared
+// within unless its difference is larger than its new value; and a diff
+// not smaller than the document makes mongod log the whole document
+// (pipeline_executor.cpp), a replace event.
+func TestChangePipelineUpdateDescription(t *testing.T) {
+	t.Parallel()
+	big := strings.Repeat("*", 512)
+	cases := []struct {
+		name, doc, pipeline string
+		op                  string
+		want                bson.D // updateDescription, or fullDocument for a replace
+	}{
+		{
+			// jstests/change_streams/pipeline_style_updates.js
+			name: "set (pipeline_style_updates.js)", op: "update",
+			doc:      `{"_id": 100, "a": 1, "b": 2, "obj": {"a": 1, "b": 2, "str": "` + big + `"}}`,
+			pipeline: `[{"$set": {"a": 2}}]`,
+			want:     ud(bson.D{{Key: "a", Value: int32(2)}}, nil, nil),
+		},
+		{
+			name: "unset (pipeline_style_updates.js)", op: "update",
+			doc:      `{"_id": 100, "a": 1, "b": 2, "obj": {"a": 1, "b": 2, "str": "` + big + `"}}`,
+			pipeline: `[{"$unset": ["a"]}]`,
+			want:     ud(bson.D{}, bson.A{"a"}, nil),
+		},
+		{
+			// The document as the jstest's $unset left it.
+			name: "replaceRoot (pipeline_style_updates.js)", op: "update",
+			doc:      `{"_id": 100, "b": 2, "obj": {"a": 1, "b": 2, "str": "` + big + `"}}`,
+			pipeline: `[{"$replaceRoot": {"newRoot": {"_id": 100, "b": 2, "obj": {"a": 2, "b": 2, "str": "` + big + `"}}}}]`,
+			want:     ud(bson.D{{Key: "obj.a", Value: int32(2)}}, nil, nil),
+		},
+		{
+			// expanded_update_description.js: a shorter array is truncated.
+			name: "truncated array", op: "update",
+			doc:      `{"_id": 1, "arrayForResize": ["` + big + `", 1]}`,
+			pipeline: `[{"$set": {"arrayForResize": ["` + big + `"]}}]`,
+			want: bson.D{
+				{Key: "updatedFields", Value: bson.D{}},
+				{Key: "removedFields", Value: bson.A{}},
+				{Key: "truncatedArrays", Value: bson.A{bson.D{{Key: "field", Value: "arrayForResize"}, {Key: "newSize", Value: int32(1)}}}},
+				{Key: "disambiguatedPaths", Value: bson.D{}},
+			},
+		},
+		{
+			name: "changed, new, removed, then below", op: "update",
+			doc:      `{"_id": 1, "big": "` + big + `", "a": 1, "b": {"x": 1, "y": "` + big + `"}, "c": 1, "d": 1}`,
+			pipeline: `[{"$unset": ["c"]}, {"$set": {"a": 2, "e": 1, "b.x": 2}}]`,
+			want:     ud(bson.D{{Key: "a", Value: int32(2)}, {Key: "e", Value: int32(1)}, {Key: "b.x", Value: int32(2)}}, bson.A{"c"}, nil),
+		},
+		{
+			name: "small sub-document whole", op: "update",
+			doc:      `{"_id": 1, "big": "` + big + `", "s": {"x": 1}}`,
+			pipeline: `[{"$set": {"s.x": 2}}]`,
+			want:     ud(bson.D{{Key: "s", Value: bson.D{{Key: "x", Value: int32(2)}}}}, nil, nil),
+		},
+		{
+			name: "moved field", op: "update",
+			doc:      `{"_id": 1, "a": 1, "b": "` + big + `"}`,
+			pipeline: `[{"$replaceWith": {"_id": "$_id", "b": "$b", "a": "$a"}}]`,
+			want:     ud(bson.D{{Key: "a", Value: int32(1)}}, nil, nil),
+		},
+		{
+			// pipeline_executor.cpp: the diff of a small document is not
+			// smaller than it, the document is logged whole.
+			name: "replace", op: "replace",
+			doc:      `{"_id": 1, "a": 1}`,
+			pipeline: `[{"$set": {"a": 2}}]`,
+			want:     bson.D{{Key: "_id", Value: int32(1)}, {Key: "a", Value: int32(2)}},
+		},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			db := csOpen(t)
+			mustRun(t, db, "d", `{"insert": "c", "documents": [`+tc.doc+`]}`)
+			id, _ := csOpenCursor(t, db, "d", `{"aggregate": "c", "pipeline": [{"$changeStream": {"showExpandedEvents": true}}], "cursor": {}}`)
+			mustRun(t, db, "d", `{"update": "c", "updates": [{"q": {}, "u": `+tc.pipeline+`}]}`)
+			r, err := csGetMore(t, db, "d", "c", id)
+			if err != nil {
+				t.Fatal(err)
+			}
+			evs := csBatch(t, r)
+			if len(evs) != 1 || field(evs[0], "operationType") != tc.op {
+				t.Fatalf("events %v, want one %s", evs, tc.op)
+			}
+			got := field(evs[0], "updateDescription")
+			if tc.op == "replace" {
+				got = field(evs[0], "fullDocument")
+			}
+			if g, w := csJSON(t, got), csJSON(t, tc.want); g != w {
+				t.Errorf("got\n %s\nwant %s", g, w)
+			}
+		})
 	}
 }
