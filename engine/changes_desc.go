@@ -79,6 +79,9 @@ type logRec struct {
 // modifiers never overlap, so each path's before and after are its
 // modifier's). A modifier that leaves its path as it was logs nothing.
 func logOf(old, new bson.D, t query.Touched) []logRec {
+	if t.Pattern != nil && len(t.Path) < len(t.Pattern) {
+		return nil // elements selected, nothing applied
+	}
 	p := t.Path
 	ov, had := valueAt(old, p)
 	nv, has := valueAt(new, p)
@@ -182,6 +185,9 @@ func collapseArrays(new bson.D, touched []query.Touched, per [][]logRec, members
 			continue
 		}
 		k := comps[level]
+		if k > len(t.Path) {
+			continue
+		}
 		key := strings.Join(t.Path[:k], "\x00")
 		g := groups[key]
 		if g == nil {

@@ -212,6 +212,18 @@ func TestChangeUpdateDescriptionOrder(t *testing.T) {
 			want: ud(bson.D{{Key: "a.0.b.0.c", Value: i32(1)}, {Key: "a.0.b.0.d", Value: i32(1)}}, nil, nil),
 		},
 		{
+			// update_array_node.cpp: the elements an array node selects are
+			// those any of its modifiers selects, even one whose inner
+			// filter then matches nothing (j): two selected, one changed,
+			// that element is logged whole.
+			name: "nested arrayFilters, inner selection empty",
+			doc:  `{"_id": 1, "a": [{"x": 0, "b": [1], "c": 0, "y": 1}, {"x": 0, "b": [2]}]}`,
+			stmt: `{"q": {"_id": 1}, "u": {"$set": {"a.$[i].b.$[j]": 1, "a.$[k].c": 1}}, "arrayFilters": [{"i.x": 0}, {"j": 99}, {"k.y": 1}]}`,
+			want: ud(bson.D{{Key: "a.0", Value: bson.D{
+				{Key: "x", Value: i32(0)}, {Key: "b", Value: bson.A{i32(1)}}, {Key: "c", Value: i32(1)}, {Key: "y", Value: i32(1)},
+			}}}, nil, nil),
+		},
+		{
 			// v2_log_builder.cpp: elements of an array of sub-documents by
 			// index, each element's updates, creations and deletions.
 			name: "array of subdocuments by index",

@@ -47,6 +47,9 @@ type Touched struct {
 	To   []string
 	// Pattern is the path as the update wrote it when it holds $[] or
 	// $[<id>] (Path is then one of its concrete paths); nil otherwise.
+	// A Path shorter than Pattern is no application: it ends at the
+	// array whose elements Matched lists, for a modifier whose deeper
+	// array filters selected nothing.
 	Pattern []string
 	// Matched maps the position in Pattern of each $[] or $[<id>] to the
 	// elements it selected (their indexes, ascending) in the array at
@@ -516,6 +519,9 @@ func (u *Update) apply(d bson.D, o UpdateOptions) (bson.D, error) {
 			// $[id]: the elements the array filters match in the
 			// document as it was, whatever the modifiers before this
 			// one wrote (mongod evaluates every filter first).
+			if len(expanded[mi]) == 0 {
+				o.touchSelection(m, d)
+			}
 			for _, parts := range expanded[mi] {
 				pm := *m
 				pm.parts, pm.filtered = parts, false
@@ -1297,6 +1303,29 @@ func (o UpdateOptions) touchAt(m *modifier, parts []string, d bson.D) {
 		t.Appended = m.appends(d, parts)
 	}
 	*o.Touched = append(*o.Touched, t)
+}
+
+// touchSelection records, for a modifier whose array filters left it no
+// path to apply to, the elements its first array component selected
+// (mongod still counts them when it decides how the array is logged):
+// a Touched whose Path stops at that array.
+func (o UpdateOptions) touchSelection(m *modifier, d bson.D) {
+	if o.Touched == nil {
+		return
+	}
+	for k, p := range m.parts {
+		if p == "$" {
+			return
+		}
+		if !isArrayUpdate(p) {
+			continue
+		}
+		if sel := m.selected(d, m.parts[:k], p); len(sel) > 0 {
+			*o.Touched = append(*o.Touched, Touched{Op: m.op, Path: slices.Clone(m.parts[:k]),
+				Pattern: slices.Clone(m.parts), Matched: map[int][]int{k: sel}})
+		}
+		return
+	}
 }
 
 // selected is the indexes of the elements the array update component p
