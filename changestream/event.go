@@ -372,15 +372,6 @@ func decode(b []byte) (*stored, error) {
 	return s, nil
 }
 
-// Describe returns the updateDescription of a change from old to new:
-// fields added or changed (sub-documents compared field by field, arrays
-// element by element), fields removed, and arrays shortened.
-func Describe(old, new bson.D) *UpdateDescription {
-	u := &UpdateDescription{UpdatedFields: bson.D{}}
-	diffDoc(u, "", nil, old, new)
-	return u
-}
-
 // Updated records path p (components comps: field names as strings,
 // array indexes as int32) written with value v, as an operator update
 // logs it.
@@ -395,86 +386,25 @@ func (u *UpdateDescription) Removed(p string, comps []any) {
 	u.note(p, comps)
 }
 
-// DiffAt records the difference between ov and nv, the values at path p
-// (components comps), as Describe records a document's.
-func (u *UpdateDescription) DiffAt(p string, comps []any, ov, nv any) {
-	diffValue(u, p, comps, ov, nv)
-}
-
 // note records path p (of components comps) in DisambiguatedPaths when a
 // dotted string does not say what its components are: when a field's
-// name holds a dot or is all digits (so that it reads as an array
-// index). Array indexes alone do not make a path ambiguous, as in
-// mongod's jstest expanded_update_description.js; when a path is listed,
-// its indexes are numbers and its field names strings.
+// name holds a dot, or, below the top level, is a number without
+// leading zeros (so that it reads as an array index). Array indexes
+// alone do not make a path ambiguous, as in mongod's jstest
+// expanded_update_description.js; when a path is listed, its indexes are
+// numbers and its field names strings (mongod's
+// change_stream_document_diff_parser.cpp).
 func (u *UpdateDescription) note(p string, comps []any) {
-	for _, c := range comps {
+	for i, c := range comps {
 		ambiguous := false
 		if x, ok := c.(string); ok {
-			ambiguous = strings.Contains(x, ".") || (x != "" && strings.Trim(x, "0123456789") == "")
+			numeric := x != "" && strings.Trim(x, "0123456789") == "" && (x == "0" || x[0] != '0')
+			ambiguous = strings.Contains(x, ".") || (i > 0 && numeric)
 		}
 		if ambiguous {
 			u.DisambiguatedPaths = append(u.DisambiguatedPaths, bson.E{Key: p, Value: bson.A(slices.Clone(comps))})
 			return
 		}
-	}
-}
-
-func diffDoc(u *UpdateDescription, prefix string, comps []any, old, new bson.D) {
-	oldAt := make(map[string]any, len(old))
-	for _, e := range old {
-		oldAt[e.Key] = e.Value
-	}
-	seen := make(map[string]bool, len(new))
-	for _, e := range new {
-		seen[e.Key] = true
-		p := prefix + e.Key
-		c := append(slices.Clip(comps), e.Key)
-		ov, ok := oldAt[e.Key]
-		if !ok {
-			u.UpdatedFields = append(u.UpdatedFields, bson.E{Key: p, Value: e.Value})
-			u.note(p, c)
-			continue
-		}
-		diffValue(u, p, c, ov, e.Value)
-	}
-	for _, e := range old {
-		if !seen[e.Key] {
-			u.RemovedFields = append(u.RemovedFields, prefix+e.Key)
-			u.note(prefix+e.Key, append(slices.Clip(comps), e.Key))
-		}
-	}
-}
-
-func diffValue(u *UpdateDescription, p string, comps []any, ov, nv any) {
-	switch n := nv.(type) {
-	case bson.D:
-		if o, ok := ov.(bson.D); ok {
-			diffDoc(u, p+".", comps, o, n)
-			return
-		}
-	case bson.A:
-		if o, ok := ov.(bson.A); ok {
-			for i := 0; i < len(n); i++ {
-				ip := fmt.Sprintf("%s.%d", p, i)
-				ic := append(slices.Clip(comps), int32(i))
-				if i >= len(o) {
-					u.UpdatedFields = append(u.UpdatedFields, bson.E{Key: ip, Value: n[i]})
-					u.note(ip, ic)
-					continue
-				}
-				diffValue(u, ip, ic, o[i], n[i])
-			}
-			if len(n) < len(o) {
-				u.TruncatedArrays = append(u.TruncatedArrays, bson.D{{Key: "field", Value: p}, {Key: "newSize", Value: int32(len(n))}})
-				u.note(p, comps)
-			}
-			return
-		}
-	}
-	if !sameValue(ov, nv) {
-		u.UpdatedFields = append(u.UpdatedFields, bson.E{Key: p, Value: nv})
-		u.note(p, comps)
 	}
 }
 

@@ -726,10 +726,12 @@ func cappedErr(c *coll, err error) error {
 
 // cappedOverwrite replaces rec (holding oldDoc) with newDoc (encoded as
 // msg), with its event (a replace when replacement is set) made
-// crash-consistent by an update intent (cappedUpdateIntent). A change of
+// crash-consistent by an update intent (cappedUpdateIntent), described
+// from touched (what the update's modifiers did; nil: the difference of
+// the documents). A change of
 // the document's BSON size is 10003, as in MongoDB; so is the rare
 // same-size update whose storage encoding no longer fits the record.
-func cappedOverwrite(c *coll, st *cappedState, rec capped.Record, oldDoc, newDoc bson.D, msg []byte, replacement bool) error {
+func cappedOverwrite(c *coll, st *cappedState, rec capped.Record, oldDoc, newDoc bson.D, msg []byte, replacement bool, touched []query.Touched) error {
 	if o, n := document.Size(oldDoc), document.Size(newDoc); o != n {
 		return document.Errorf(document.CodeCannotGrowDocumentInCappedNS, "Cannot change the size of a document in a capped collection: %d != %d", o, n)
 	}
@@ -747,7 +749,7 @@ func cappedOverwrite(c *coll, st *cappedState, rec capped.Record, oldDoc, newDoc
 		return err
 	}
 	data := encodeCappedPayload(make([]byte, 0, len(rec.Data)), ks, msg, pad)
-	ev, err := c.db.cappedUpdateIntent(c, rec.Seq, data, oldDoc, newDoc, replacement)
+	ev, err := c.db.cappedUpdateIntent(c, rec.Seq, data, oldDoc, newDoc, replacement, touched)
 	if err != nil {
 		return err
 	}
@@ -794,7 +796,12 @@ func (db *DB) applyCappedUpdates(c *coll, rids []uint64, f *query.Filter, u *que
 		} else if !ok {
 			continue
 		}
-		nd, err := u.Apply(d, query.UpdateOptions{Now: now})
+		var touched []query.Touched
+		uo := query.UpdateOptions{Now: now}
+		if db.changesOn() && !u.IsReplacement() && !u.IsPipeline() {
+			uo.Touched = &touched // what the change event describes
+		}
+		nd, err := u.Apply(d, uo)
 		if err != nil {
 			return matched, modified, last, err
 		}
@@ -819,7 +826,7 @@ func (db *DB) applyCappedUpdates(c *coll, rids []uint64, f *query.Filter, u *que
 		if err := document.ValidateUpdateResult(nd); err != nil {
 			return matched - 1, modified, last, err
 		}
-		if err := cappedOverwrite(c, st, rec, d, nd, msg, u.IsReplacement()); err != nil {
+		if err := cappedOverwrite(c, st, rec, d, nd, msg, u.IsReplacement(), touched); err != nil {
 			return matched - 1, modified, last, err
 		}
 		modified++

@@ -105,7 +105,10 @@ func (w *writeCtx) noteReplace(old, new bson.D, raw []byte) error {
 // replaceChange is the event of a change of a document of collection m
 // from old to new (encoded as raw, or nil): a replace when replacement is
 // set, an update otherwise, with the pre- and post-images when m keeps
-// them.
+// them. An update's description is what its modifiers logged when
+// touched is not nil (describeOps), else (a pipeline update) mongod's
+// difference of the documents, or a replace event when mongod would log
+// the whole document (changestream.DescribePipeline).
 func replaceChange(m *catalog.Coll, old, new bson.D, raw []byte, replacement bool, touched []query.Touched) *changestream.Change {
 	c := &changestream.Change{Op: changestream.Update, DB: m.DB, Coll: m.Name, DocumentKey: docKey(old)}
 	images := preImagesOn(m)
@@ -117,8 +120,13 @@ func replaceChange(m *catalog.Coll, old, new bson.D, raw []byte, replacement boo
 	} else {
 		if touched != nil {
 			c.UpdateDescription = describeOps(old, new, touched)
+		} else if ud, ok := changestream.DescribePipeline(old, new); ok {
+			c.UpdateDescription = ud
 		} else {
-			c.UpdateDescription = changestream.Describe(old, new)
+			// mongod logs a pipeline update whose difference is not
+			// smaller than the document as a replacement.
+			c.Op, c.FullDocument, c.FullRaw = changestream.Replace, new, raw
+			return c
 		}
 		if images {
 			c.FullDocument, c.FullRaw = new, raw
@@ -300,13 +308,15 @@ func cappedUpdateKey(id uint64) []byte {
 // cappedUpdateIntent commits the intent of the in-place update of ring
 // record seq of capped collection c from old to new, data being the
 // record's new data, and returns the encoded event for logCappedUpdate
-// (nil with change streams off: no intent, no event).
-func (db *DB) cappedUpdateIntent(c *coll, seq uint64, data []byte, old, new bson.D, replacement bool) ([]byte, error) {
+// (nil with change streams off: no intent, no event). touched is what
+// the update's modifiers did (query.UpdateOptions.Touched), which the
+// event's updateDescription shows; nil: the difference of the documents.
+func (db *DB) cappedUpdateIntent(c *coll, seq uint64, data []byte, old, new bson.D, replacement bool, touched []query.Touched) ([]byte, error) {
 	if !db.changesOn() {
 		return nil, nil
 	}
 	m := c.m()
-	ch := replaceChange(m, old, new, nil, replacement, nil)
+	ch := replaceChange(m, old, new, nil, replacement, touched)
 	ch.WallTime = db.opts.Clock()
 	ev, err := ch.Encode()
 	if err != nil {

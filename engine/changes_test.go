@@ -629,7 +629,9 @@ func TestWatchDisambiguatedPaths(t *testing.T) {
 // created under a missing parent is that parent; a $push that only
 // appends gives the new elements at their indexes; a $rename removes its
 // source and writes its target; a modifier that changes nothing is not
-// logged; a pipeline update is still the difference of the documents.
+// logged; a $[] that changes more than one element logs the whole array
+// (mongod's update_array_node_test.cpp); a pipeline update is still the
+// difference of the documents.
 func TestWatchUpdateDescriptionOfOperators(t *testing.T) {
 	t.Parallel()
 	db := csOpen(t)
@@ -658,7 +660,7 @@ func TestWatchUpdateDescriptionOfOperators(t *testing.T) {
 		`{"updatedFields":{"q.1":2,"q.2":3},"removedFields":[],"truncatedArrays":[]}`,
 		`{"updatedFields":{"n":{"m":1}},"removedFields":[],"truncatedArrays":[]}`,
 		`{"updatedFields":{"rr":1},"removedFields":["r"],"truncatedArrays":[]}`,
-		`{"updatedFields":{"g.0.v":11,"g.1.v":12},"removedFields":[],"truncatedArrays":[]}`,
+		`{"updatedFields":{"g":[{"v":11},{"v":12}]},"removedFields":[],"truncatedArrays":[]}`,
 		`{"updatedFields":{"arr.1":9},"removedFields":[],"truncatedArrays":[]}`,
 	}
 	evs := csBatch(t, r)

@@ -45,6 +45,21 @@ type Touched struct {
 	Op   string
 	Path []string
 	To   []string
+	// Pattern is the path as the update wrote it when it holds $[] or
+	// $[<id>] (Path is then one of its concrete paths); nil otherwise.
+	// A Path shorter than Pattern is no application: it ends at the
+	// array whose elements Matched lists, for a modifier whose deeper
+	// array filters selected nothing.
+	Pattern []string
+	// Matched maps the position in Pattern of each $[] or $[<id>] to the
+	// elements it selected (their indexes, ascending) in the array at
+	// Path[:position] of the document before the update.
+	Matched map[int][]int
+	// Appended is, for a $push that only appended to a non-empty array
+	// (no $sort, no $position within the array, no trimming $slice),
+	// the number of elements it appended: mongod logs each at its index.
+	// 0 for any other $push: mongod logs the whole array.
+	Appended int
 }
 
 // Update is a parsed update document: either modifiers ($set, $inc...)
@@ -161,8 +176,10 @@ func parseUpdate(u bson.D) (*Update, error) {
 		return nil, err
 	}
 	// MongoDB applies modifiers in field-name order (numeric names in
-	// numeric order), which fixes where new fields are appended.
-	slices.SortStableFunc(up.mods, func(a, b *modifier) int { return comparePaths(a.parts, b.parts) })
+	// numeric order), which fixes where new fields are appended; a
+	// $rename applies where its destination sorts (mongod's update tree
+	// holds only a placeholder at the source).
+	slices.SortStableFunc(up.mods, func(a, b *modifier) int { return comparePaths(a.applyAt(), b.applyAt()) })
 	return up, nil
 }
 
@@ -171,6 +188,15 @@ func typeName(v any) string {
 		return n
 	}
 	return fmt.Sprintf("%T", v)
+}
+
+// applyAt is the path where m applies in mongod's order: its path, or a
+// $rename's destination.
+func (m *modifier) applyAt() []string {
+	if m.op == "$rename" {
+		return m.toParts
+	}
+	return m.parts
 }
 
 func comparePaths(a, b []string) int {
@@ -493,13 +519,16 @@ func (u *Update) apply(d bson.D, o UpdateOptions) (bson.D, error) {
 			// $[id]: the elements the array filters match in the
 			// document as it was, whatever the modifiers before this
 			// one wrote (mongod evaluates every filter first).
+			if len(expanded[mi]) == 0 {
+				o.touchSelection(m, d)
+			}
 			for _, parts := range expanded[mi] {
 				pm := *m
 				pm.parts, pm.filtered = parts, false
 				if out, err = pm.apply(out, d, o); err != nil {
 					return nil, err
 				}
-				o.touch(&pm)
+				o.touchAt(m, parts, d)
 			}
 			continue
 		}
@@ -517,7 +546,18 @@ func (u *Update) apply(d bson.D, o UpdateOptions) (bson.D, error) {
 		if err != nil {
 			return nil, err
 		}
-		o.touch(m)
+		if o.Touched != nil && slices.Contains(m.parts, allPositional) {
+			// $[]: each element's path, as mongod's log sees it.
+			paths, err := expandFiltered(m, d)
+			if err != nil {
+				return nil, err
+			}
+			for _, parts := range paths {
+				o.touchAt(m, parts, d)
+			}
+			continue
+		}
+		o.touchAt(m, m.parts, d)
 	}
 	if err := u.checkTopLevelDollar(out); err != nil {
 		return nil, err
@@ -1243,10 +1283,107 @@ func (m *modifier) applyRename(out bson.D) (bson.D, error) {
 	return r.(bson.D), nil
 }
 
-// touch records m's application in o.Touched, when asked.
-func (o UpdateOptions) touch(m *modifier) {
+// touchAt records m's application at the concrete path parts of d (the
+// document before the update) in o.Touched, when asked.
+func (o UpdateOptions) touchAt(m *modifier, parts []string, d bson.D) {
 	if o.Touched == nil {
 		return
 	}
-	*o.Touched = append(*o.Touched, Touched{Op: m.op, Path: slices.Clone(m.parts), To: slices.Clone(m.toParts)})
+	t := Touched{Op: m.op, Path: slices.Clone(parts), To: slices.Clone(m.toParts)}
+	for k, p := range m.parts {
+		if !isArrayUpdate(p) || k >= len(parts) {
+			continue
+		}
+		if t.Pattern == nil {
+			t.Pattern, t.Matched = slices.Clone(m.parts), map[int][]int{}
+		}
+		t.Matched[k] = m.selected(d, parts[:k], p)
+	}
+	if m.op == "$push" {
+		t.Appended = m.appends(d, parts)
+	}
+	*o.Touched = append(*o.Touched, t)
+}
+
+// touchSelection records, for a modifier whose array filters left it no
+// path to apply to, the elements its first array component selected
+// (mongod still counts them when it decides how the array is logged):
+// a Touched whose Path stops at that array.
+func (o UpdateOptions) touchSelection(m *modifier, d bson.D) {
+	if o.Touched == nil {
+		return
+	}
+	for k, p := range m.parts {
+		if p == "$" {
+			return
+		}
+		if !isArrayUpdate(p) {
+			continue
+		}
+		if sel := m.selected(d, m.parts[:k], p); len(sel) > 0 {
+			*o.Touched = append(*o.Touched, Touched{Op: m.op, Path: slices.Clone(m.parts[:k]),
+				Pattern: slices.Clone(m.parts), Matched: map[int][]int{k: sel}})
+		}
+		return
+	}
+}
+
+// selected is the indexes of the elements the array update component p
+// ($[] or $[<id>]) selects in the array at path of d.
+func (m *modifier) selected(d bson.D, path []string, p string) []int {
+	arr, _ := valueAtPath(d, path).(bson.A)
+	id := p[2 : len(p)-1]
+	var out []int
+	for i, el := range arr {
+		if id != "" {
+			if ok, err := m.af[id].MatchErr(bson.D{{Key: id, Value: el}}); err != nil || !ok {
+				continue
+			}
+		}
+		out = append(out, i)
+	}
+	return out
+}
+
+// appends is the number of elements the $push m appends to the array at
+// path of d when mongod logs them one by one (its "array append"
+// update), 0 when it logs the whole array: an empty or missing array, a
+// $sort, a $position not past the end, or a $slice that trims.
+func (m *modifier) appends(d bson.D, path []string) int {
+	arr, ok := valueAtPath(d, path).(bson.A)
+	n := int64(len(arr))
+	switch {
+	case !ok || n == 0 || len(m.each) == 0 || m.sort != nil:
+		return 0
+	case m.position != nil && *m.position <= n:
+		return 0
+	case m.slice != nil && n+int64(len(m.each)) > max(*m.slice, -*m.slice):
+		return 0
+	}
+	return len(m.each)
+}
+
+// valueAtPath is the value at path in d (documents by field, arrays by
+// index), nil if there is none.
+func valueAtPath(d bson.D, path []string) any {
+	var cur any = d
+	for _, p := range path {
+		switch t := cur.(type) {
+		case bson.D:
+			v, ok := getField(t, p)
+			if !ok {
+				return nil
+			}
+			cur = v
+		case bson.A:
+			i, ok := arrayIndex(p)
+			if !ok || i >= len(t) {
+				return nil
+			}
+			cur = t[i]
+		default:
+			return nil
+		}
+	}
+	return cur
 }

@@ -163,6 +163,11 @@ func TestUpdateRenameCurrentDate(t *testing.T) {
 		{`{"_id": 1, "a": 1, "b": 2}`, `{"$rename": {"a": "b"}}`, `{"_id": 1, "b": 1}`, 0},
 		{`{"_id": 1, "a": {"x": 1}}`, `{"$rename": {"a.x": "b.y"}}`, `{"_id": 1, "a": {}, "b": {"y": 1}}`, 0},
 		{`{"_id": 1}`, `{"$rename": {"a": "b"}}`, `{"_id": 1}`, 0},
+		// A $rename applies where its destination sorts (mongod's
+		// update_object_node.cpp holds only a placeholder at the source),
+		// so m is created before z: a's value is appended after it.
+		{`{"_id": 1, "a": 1}`, `{"$rename": {"a": "z"}, "$set": {"m": 2}}`, `{"_id": 1, "m": 2, "z": 1}`, 0},
+		{`{"_id": 1, "z": 1}`, `{"$rename": {"z": "b"}, "$set": {"m": 2}}`, `{"_id": 1, "b": 1, "m": 2}`, 0},
 		{`{"_id": 1, "a": 1}`, `{"$rename": {"a": 1}}`, ``, 2},
 		{`{"_id": 1, "a": 1}`, `{"$rename": {"a": "a"}}`, ``, 2},
 		{`{"_id": 1, "a": 1}`, `{"$rename": {"a": "a.b"}}`, ``, 2},
