@@ -876,9 +876,10 @@ func TestDisconnectWatchKeepsPipelinedRequests(t *testing.T) {
 	if d := rw26Cmd(t, c, bson.D{{Key: "insert", Value: "c"}, {Key: "documents", Value: bson.A{bson.D{{Key: "_id", Value: 1}}}}, {Key: "$db", Value: "app"}}); lookup(d, "ok") != 1.0 {
 		t.Fatal(d)
 	}
-	// A find that runs well past the watch's delay, then a ping sent
-	// behind it before its reply.
-	slow := bson.D{{Key: "find", Value: "c"}, {Key: "filter", Value: bson.D{{Key: "$where", Value: "var s = 0; for (var i = 0; i < 2000000; i++) { s += i } return s > 0"}}}, {Key: "$db", Value: "app"}}
+	// A find that runs well past the watch's delay (a $where that
+	// sleeps 400 ms: a CPU-bound loop took from 0.2 s to over 10 s with
+	// the machine's load), then a ping sent behind it before its reply.
+	slow := bson.D{{Key: "find", Value: "c"}, {Key: "filter", Value: bson.D{{Key: "$where", Value: "sleep(400); return true"}}}, {Key: "$db", Value: "app"}}
 	c.Write(rw26Msg(7, 0, rw26Body(mustMarshal(t, slow))))
 	c.Write(rw26Msg(8, 0, rw26Body(mustMarshal(t, bson.D{{Key: "ping", Value: 1}, {Key: "$db", Value: "admin"}}))))
 	h, d := rw26Read(t, c)
