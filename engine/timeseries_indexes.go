@@ -52,8 +52,14 @@ func tsIndexKey(o ts.Options, ix *catalog.Index) (bson.D, error) {
 			key = append(key, bson.E{Key: "meta" + f.Key[len(o.MetaField):], Value: f.Value})
 		case f.Key == o.TimeField:
 			key = append(key, bson.E{Key: "control.min." + o.TimeField, Value: f.Value})
+		case f.Key == "_id" || !document.IsNumber(f.Value):
+			return nil, document.Errorf(document.CodeCannotCreateIndex, "ttlkv supports secondary indexes on a time-series collection on the metaField, the timeField and measurement fields in ascending or descending order; '%s' is not one", f.Key)
+		case document.Compare(f.Value, int32(0)) < 0:
+			// A measurement: its buckets' bounds, as mongod converts
+			// it (descending: the max first).
+			key = append(key, bson.E{Key: "control.max." + f.Key, Value: f.Value}, bson.E{Key: "control.min." + f.Key, Value: f.Value})
 		default:
-			return nil, document.Errorf(document.CodeCannotCreateIndex, "ttlkv supports secondary indexes on a time-series collection only on the metaField and the timeField; '%s' is neither", f.Key)
+			key = append(key, bson.E{Key: "control.min." + f.Key, Value: f.Value}, bson.E{Key: "control.max." + f.Key, Value: f.Value})
 		}
 	}
 	return key, nil
@@ -168,6 +174,14 @@ func (db *DB) createTimeseriesIndexes(ctx context.Context, c *coll, specs []bson
 		}
 		bixs = append(bixs, bix)
 		nbm.NextIndexID++
+	}
+	if len(bixs) > 0 && tsMutableIndexes(&catalog.Coll{Indexes: bixs}, t.opts) {
+		// An index on a measurement keys on its buckets' bounds, which
+		// move as a bucket grows: no bucket may keep deltas from now on
+		// (tsMutableIndexes).
+		if err := db.tsFoldAllDeltas(ctx, bc); err != nil {
+			return nil, err
+		}
 	}
 	if len(bixs) > 0 {
 		if err := db.reserveIndexes(bc, nbm, bixs); err != nil {
