@@ -18,6 +18,7 @@ import (
 
 	"github.com/ttlkv/ttlkv/document"
 	"github.com/ttlkv/ttlkv/engine"
+	"github.com/ttlkv/ttlkv/engine/agg"
 )
 
 // Access control (docs/wire.md, "Access control"): users live in
@@ -321,19 +322,9 @@ func forAllDBs(v any) bool {
 }
 
 // trueValue is mongod's boolean reading of an option: false, null,
-// a missing field and numeric zero are false, anything else true.
-func trueValue(v any) bool {
-	switch x := v.(type) {
-	case bool:
-		return x
-	case nil, bson.Null, bson.Undefined:
-		return false
-	}
-	if document.IsNumber(v) {
-		return document.Compare(v, int32(0)) != 0
-	}
-	return true
-}
+// a missing field and numeric zero are false, anything else true (the
+// aggregation reading of a value).
+func trueValue(v any) bool { return agg.Truthy(v) }
 
 // ownOpsOnly reports whether a command lists the caller's own
 // operations only: currentOp with $ownOps, or an aggregate on admin

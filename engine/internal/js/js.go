@@ -120,20 +120,7 @@ func syntaxError(err error) error {
 // an empty object as this, and returns its result as BSON, as $function
 // and $accumulator do.
 func (f *Func) Call(ctx context.Context, args ...any) (any, error) {
-	var out any
-	err := f.run(ctx, func(v *vm, fn goja.Callable) error {
-		jsArgs := make([]goja.Value, len(args))
-		for i, a := range args {
-			jsArgs[i] = v.toJS(a)
-		}
-		res, err := fn(v.rt.NewObject(), jsArgs...)
-		if err != nil {
-			return err
-		}
-		out, err = v.toBSON(res, nil, 0)
-		return err
-	})
-	return out, err
+	return f.CallScoped(ctx, nil, args...)
 }
 
 // Where calls the function with doc as this and as the global obj, as
