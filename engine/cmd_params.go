@@ -119,19 +119,9 @@ func isGenericField(k string) bool {
 
 func hasPrefixDollar(s string) bool { return strings.HasPrefix(s, "$") }
 
-// truthy is the server's boolean reading of an option value.
-func truthy(v any) bool {
-	switch x := v.(type) {
-	case bool:
-		return x
-	case nil, bson.Null, bson.Undefined:
-		return false
-	}
-	if document.IsNumber(v) {
-		return document.Compare(v, int32(0)) != 0
-	}
-	return true
-}
+// truthy is the server's boolean reading of an option value: the
+// aggregation reading (false, null, undefined, numeric zero are false).
+func truthy(v any) bool { return agg.Truthy(v) }
 
 // runStatements runs a write command's n statements in order, each by
 // run, and gathers their failures as write errors: an ordered command
