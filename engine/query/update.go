@@ -625,15 +625,24 @@ func sameValue(a, b any) bool {
 }
 
 // Upsert returns the document an upsert inserts when filter matched
-// nothing: the filter's equality predicates (implicit, $eq and inside
-// $and; dotted paths become embedded documents), then the update applied
-// with IsUpsertInsert set. For a replacement the result is the
-// replacement plus the filter's _id when the replacement has none. _id,
-// when known, is the first field.
+// nothing. As mongod, it seeds the document with the filter's
+// equalities (upsertEqualities), each set at its path in path order
+// (dotted paths become embedded documents), then applies the update
+// with IsUpsertInsert set. A replacement takes only _id from the filter,
+// and keeps its own _id if the filter has none. _id, when known, is the
+// first field.
 func (u *Update) Upsert(filter bson.D, o UpdateOptions) (bson.D, error) {
-	base := bson.D{}
-	if err := addEqualities(&base, filter); err != nil {
+	eqs, err := upsertEqualities(filter, u.isRepl)
+	if err != nil {
 		return nil, err
+	}
+	base := bson.D{}
+	for _, e := range eqs {
+		nb, err := setPath(base, e.parts, cloneValue(e.v), e.path)
+		if err != nil {
+			return nil, err
+		}
+		base = nb.(bson.D)
 	}
 	o.IsUpsertInsert = true
 	var out bson.D
@@ -672,18 +681,68 @@ func idFirst(d bson.D) bson.D {
 	return d
 }
 
-func addEqualities(base *bson.D, filter bson.D) error {
+// equality is a path an upsert's filter fixes, and its value.
+type equality struct {
+	path  string
+	parts []string
+	v     any
+}
+
+// upsertEqualities returns the equalities of filter an upsert seeds its
+// document with, in path order, as mongod reads them from the
+// simplified query (update_driver.cpp, path_support.cpp): a field's
+// value, $eq (a regex or an array included), a $in or $all of one value;
+// through $and and an $or of one branch. Other operators, $or of more
+// branches and $nor fix nothing. Two equalities at one path, or at a
+// path and its prefix, are 54 NotSingleValueField. For a replacement
+// (onlyID) only equalities on _id count, and one below it ("_id.x") is
+// 111 NotExactValueField.
+func upsertEqualities(filter bson.D, onlyID bool) ([]equality, error) {
+	var eqs []equality
+	collectEqualities(filter, &eqs)
+	if onlyID {
+		kept := eqs[:0]
+		for _, e := range eqs {
+			switch {
+			case e.parts[0] != "_id":
+				continue
+			case len(e.parts) > 1:
+				return nil, document.Errorf(document.CodeNotExactValueField,
+					"field at '_id' must be exactly specified, field at sub-path '%s'found", e.path)
+			}
+			kept = append(kept, e)
+		}
+		eqs = kept
+	}
+	slices.SortStableFunc(eqs, func(a, b equality) int { return strings.Compare(a.path, b.path) })
+	for i, e := range eqs {
+		for _, p := range eqs[:i] {
+			switch {
+			case p.path == e.path:
+				return nil, document.Errorf(document.CodeNotSingleValueField,
+					"cannot infer query fields to set, path '%s' is matched twice", e.path)
+			case isPrefix(p.parts, e.parts):
+				return nil, document.Errorf(document.CodeNotSingleValueField,
+					"cannot infer query fields to set, both paths '%s' and '%s' are matched", e.path, p.path)
+			}
+		}
+	}
+	return eqs, nil
+}
+
+// collectEqualities appends the equalities of the conjunction filter
+// to eqs.
+func collectEqualities(filter bson.D, eqs *[]equality) {
 	for _, e := range filter {
-		if e.Key == "$and" {
+		switch e.Key {
+		case "$and", "$or":
 			arr, ok := e.Value.(bson.A)
-			if !ok {
+			if !ok || (e.Key == "$or" && len(arr) != 1) {
 				continue
 			}
 			for _, s := range arr {
 				if sd, ok := s.(bson.D); ok {
-					if err := addEqualities(base, sd); err != nil {
-						return err
-					}
+					collectEqualities(sd, eqs)
 				}
 			}
 			continue
@@ -691,44 +750,45 @@ func addEqualities(base *bson.D, filter bson.D) error {
 		if strings.HasPrefix(e.Key, "$") {
 			continue
 		}
-		v, ok := equalityValue(e.Value)
-		if !ok {
-			continue
-		}
 		parts, ok := splitPath(e.Key)
 		if !ok {
 			continue
 		}
-		nb, err := setPath(*base, parts, cloneValue(v), e.Key)
-		if err != nil {
-			return err
+		add := func(v any) { *eqs = append(*eqs, equality{e.Key, parts, v}) }
+		ops, isOps := isOperatorDoc(e.Value)
+		if !isOps {
+			if _, re := e.Value.(bson.Regex); !re {
+				add(e.Value)
+			}
+			continue
 		}
-		*base = nb.(bson.D)
-	}
-	return nil
-}
-
-// equalityValue returns the value a filter field fixes by equality.
-func equalityValue(v any) (any, bool) {
-	if _, ok := v.(bson.Regex); ok {
-		return nil, false
-	}
-	if ops, ok := isOperatorDoc(v); ok {
 		for _, op := range ops {
-			if arr, isArr := op.Value.(bson.A); op.Key == "$in" && isArr && len(arr) == 1 {
-				// A one-element $in fixes the value, as MongoDB's upsert reads it.
-				return equalityValue(arr[0])
-			}
-			if op.Key == "$eq" {
-				if _, isRe := op.Value.(bson.Regex); isRe {
-					return nil, false
+			switch op.Key {
+			case "$eq":
+				add(op.Value)
+			case "$in":
+				// A one-value $in is that equality (a regex in it is
+				// a regex match, which fixes nothing).
+				if arr, ok := op.Value.(bson.A); ok && len(arr) == 1 {
+					if _, re := arr[0].(bson.Regex); !re {
+						add(arr[0])
+					}
 				}
-				return op.Value, true
+			case "$all":
+				// $all is an equality per value.
+				arr, _ := op.Value.(bson.A)
+				for _, v := range arr {
+					if _, re := v.(bson.Regex); re {
+						continue
+					}
+					if d, ok := isOperatorDoc(v); ok && d[0].Key == "$elemMatch" {
+						continue
+					}
+					add(v)
+				}
 			}
 		}
-		return nil, false
 	}
-	return v, true
 }
 
 // setPath stores val at parts inside container c (a document or array),
