@@ -2,6 +2,7 @@ package query
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -226,7 +227,7 @@ func parseModifier(op, path string, v any) (*modifier, error) {
 			if op == "$mul" {
 				verb = "multiply"
 			}
-			return nil, document.Errorf(document.CodeTypeMismatch, "Cannot %s with non-numeric argument: {%s: %v}", verb, path, v)
+			return nil, document.Errorf(document.CodeTypeMismatch, "Cannot %s with non-numeric argument: {%s: %s}", verb, path, document.Format(v))
 		}
 	case "$rename":
 		to, ok := v.(string)
@@ -1088,11 +1089,10 @@ func (m *modifier) apply(out, orig bson.D, o UpdateOptions) (bson.D, error) {
 					"Cannot apply %s to a value of non-numeric type. {_id: %s} has the field '%s' of non-numeric type %s",
 					m.op, idString(orig), m.parts[len(m.parts)-1], typeName(cur))
 			}
-			var r any
-			if m.op == "$inc" {
-				r = addNumbers(cur, m.arg)
-			} else {
-				r = mulNumbers(cur, m.arg)
+			r, ok := updateArith(m.op == "$mul", cur, m.arg)
+			if !ok {
+				return nil, 0, badValue("Failed to apply %s operations to current value (%s) for document {%s}",
+					m.op, safeNumString(cur), idField(orig))
 			}
 			return r, actSet, nil
 		}
@@ -1190,6 +1190,60 @@ func (m *modifier) apply(out, orig bson.D, o UpdateOptions) (bson.D, error) {
 		return nil, err
 	}
 	return r.(bson.D), nil
+}
+
+// updateArith is $inc's sum (mul false) or $mul's product of the
+// numbers cur and arg, with mongod's arithmetic for updates (SafeNum):
+// two int32 give an int32, or an int64 when the result does not fit; an
+// int64 with an integer gives an int64, and false when the result
+// overflows it; a double or a decimal gives one.
+func updateArith(mul bool, cur, arg any) (any, bool) {
+	if rc, ra := numRank(cur), numRank(arg); rc > 2 || ra > 2 || (rc < 2 && ra < 2) {
+		if mul {
+			return mulNumbers(cur, arg), true
+		}
+		return addNumbers(cur, arg), true
+	}
+	x, y := toInt64(cur), toInt64(arg)
+	if mul {
+		if x == 0 || y == 0 {
+			return int64(0), true
+		}
+		p := x * y
+		if p/y != x || (x == -1 && y == math.MinInt64) || (y == -1 && x == math.MinInt64) {
+			return nil, false
+		}
+		return p, true
+	}
+	s := x + y
+	if (s > x) != (y > 0) {
+		return nil, false
+	}
+	return s, true
+}
+
+// safeNumString renders a number as mongod's SafeNum prints it in
+// errors: "(NumberInt)42", "(NumberLong)9".
+func safeNumString(v any) string {
+	switch x := v.(type) {
+	case int32:
+		return fmt.Sprintf("(NumberInt)%d", x)
+	case int64:
+		return fmt.Sprintf("(NumberLong)%d", x)
+	case float64:
+		return fmt.Sprintf("(NumberDouble)%s", document.Format(x))
+	}
+	return "(NumberDecimal)" + document.Format(v)
+}
+
+// idField renders d's _id as mongod names it in errors: "_id: 1", or
+// "no id".
+func idField(d bson.D) string {
+	id, ok := getField(d, "_id")
+	if !ok {
+		return "no id"
+	}
+	return "_id: " + document.Format(id)
 }
 
 func idString(d bson.D) string {
