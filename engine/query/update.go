@@ -795,7 +795,7 @@ func collectEqualities(filter bson.D, eqs *[]equality) {
 // setPath stores val at parts inside container c (a document or array),
 // creating missing documents on the way and padding arrays with nulls.
 func setPath(c any, parts []string, val any, full string) (any, error) {
-	return modifyPath(c, parts, full, true, nil, func(cur any, exists bool) (any, action, error) {
+	return modifyPath(c, parts, full, pathCreate, nil, func(cur any, exists bool) (any, action, error) {
 		return val, actSet, nil
 	})
 }
@@ -820,16 +820,39 @@ const (
 // current value there.
 type leafFunc func(cur any, exists bool) (any, action, error)
 
-// modifyPath walks parts inside container c and calls fn at the end. When
-// create is true missing documents are created on the way (and a path
-// through a scalar is 28 PathNotViable); otherwise a missing or
-// non-traversable intermediate makes the update a no-op. It returns the
-// possibly reallocated container.
-func modifyPath(c any, parts []string, full string, create bool, af arrayFilters, fn leafFunc) (any, error) {
+// pathMode says what modifyPath does with the parts of a path that are
+// missing or cannot be walked.
+type pathMode int
+
+const (
+	// pathSkip: a missing part, or a scalar in the way, makes the update
+	// a no-op ($unset).
+	pathSkip pathMode = iota
+	// pathCreate: missing documents are created on the way and arrays
+	// padded with nulls; a scalar in the way is 28 PathNotViable.
+	pathCreate
+	// pathExisting: a missing part makes the update a no-op, a scalar in
+	// the way is 28 PathNotViable ($pop, $pull, $pullAll: mongod's
+	// viability check for a path it will not create).
+	pathExisting
+)
+
+// errCannotTraverse is mongod's 28 for a path that will not be created
+// but goes through the scalar (or array, by name) v at key.
+func errCannotTraverse(part, full, key string, v any) error {
+	return document.Errorf(CodePathNotViable, "Cannot use the part (%s) of (%s) to traverse the element ({%s: %s})",
+		part, full, key, document.Format(v))
+}
+
+// modifyPath walks parts inside container c and calls fn at the end,
+// handling missing parts and scalars in the way as mode says. It returns
+// the possibly reallocated container.
+func modifyPath(c any, parts []string, full string, mode pathMode, af arrayFilters, fn leafFunc) (any, error) {
+	create := mode == pathCreate
 	key := parts[0]
 	last := len(parts) == 1
 	if isArrayUpdate(key) {
-		return modifyAll(c, parts, full, create, af, fn)
+		return modifyAll(c, parts, full, mode, af, fn)
 	}
 	switch t := c.(type) {
 	case bson.D:
@@ -867,7 +890,7 @@ func modifyPath(c any, parts []string, full string, create bool, af arrayFilters
 			if !create {
 				return t, nil
 			}
-			child, err := modifyPath(bson.D{}, parts[1:], full, create, af, fn)
+			child, err := modifyPath(bson.D{}, parts[1:], full, mode, af, fn)
 			if err != nil {
 				return nil, err
 			}
@@ -879,6 +902,9 @@ func modifyPath(c any, parts []string, full string, create bool, af arrayFilters
 		switch t[i].Value.(type) {
 		case bson.D, bson.A:
 		default:
+			if mode == pathExisting {
+				return nil, errCannotTraverse(parts[1], full, key, t[i].Value)
+			}
 			if !create {
 				return t, nil
 			}
@@ -887,7 +913,7 @@ func modifyPath(c any, parts []string, full string, create bool, af arrayFilters
 			}
 			return nil, notViable(parts[1], key, t[i].Value)
 		}
-		child, err := modifyPath(t[i].Value, parts[1:], full, create, af, fn)
+		child, err := modifyPath(t[i].Value, parts[1:], full, mode, af, fn)
 		if err != nil {
 			return nil, err
 		}
@@ -896,6 +922,9 @@ func modifyPath(c any, parts []string, full string, create bool, af arrayFilters
 	case bson.A:
 		idx, ok := arrayIndex(key)
 		if !ok {
+			if mode == pathExisting {
+				return nil, errCannotTraverse(key, full, parentName(full, parts), t)
+			}
 			if !create {
 				return t, nil
 			}
@@ -934,7 +963,7 @@ func modifyPath(c any, parts []string, full string, create bool, af arrayFilters
 			if idx-len(t) > maxBackfill {
 				return nil, errBackfill()
 			}
-			child, err := modifyPath(bson.D{}, parts[1:], full, create, af, fn)
+			child, err := modifyPath(bson.D{}, parts[1:], full, mode, af, fn)
 			if err != nil {
 				return nil, err
 			}
@@ -949,6 +978,9 @@ func modifyPath(c any, parts []string, full string, create bool, af arrayFilters
 		switch t[idx].(type) {
 		case bson.D, bson.A:
 		default:
+			if mode == pathExisting {
+				return nil, errCannotTraverse(parts[1], full, key, t[idx])
+			}
 			if !create {
 				return t, nil
 			}
@@ -957,7 +989,7 @@ func modifyPath(c any, parts []string, full string, create bool, af arrayFilters
 			}
 			return nil, notViable(parts[1], key, t[idx])
 		}
-		child, err := modifyPath(t[idx], parts[1:], full, create, af, fn)
+		child, err := modifyPath(t[idx], parts[1:], full, mode, af, fn)
 		if err != nil {
 			return nil, err
 		}
@@ -974,7 +1006,8 @@ const allPositional = "$[]"
 // modifyAll applies the rest of the path to every element of the array
 // c ($[]), or to every element its array filter matches ($[id]). c must
 // be an array: anything else is 2 BadValue, as in MongoDB.
-func modifyAll(c any, parts []string, full string, create bool, af arrayFilters, fn leafFunc) (any, error) {
+func modifyAll(c any, parts []string, full string, mode pathMode, af arrayFilters, fn leafFunc) (any, error) {
+	create := mode == pathCreate
 	t, ok := c.(bson.A)
 	if !ok {
 		if !create {
@@ -1017,12 +1050,15 @@ func modifyAll(c any, parts []string, full string, create bool, af arrayFilters,
 		switch t[i].(type) {
 		case bson.D, bson.A:
 		default:
+			if mode == pathExisting {
+				return nil, errCannotTraverse(parts[1], full, strconv.Itoa(i), t[i])
+			}
 			if !create {
 				continue
 			}
 			return nil, notViable(parts[1], strconv.Itoa(i), t[i])
 		}
-		child, err := modifyPath(t[i], parts[1:], full, create, af, fn)
+		child, err := modifyPath(t[i], parts[1:], full, mode, af, fn)
 		if err != nil {
 			return nil, err
 		}
@@ -1059,7 +1095,7 @@ func js(v any) string {
 
 func (m *modifier) apply(out, orig bson.D, o UpdateOptions) (bson.D, error) {
 	var fn leafFunc
-	create := true
+	mode := pathCreate
 	switch m.op {
 	case "$set":
 		fn = func(any, bool) (any, action, error) { return cloneValue(m.arg), actSet, nil }
@@ -1069,7 +1105,7 @@ func (m *modifier) apply(out, orig bson.D, o UpdateOptions) (bson.D, error) {
 		}
 		fn = func(any, bool) (any, action, error) { return cloneValue(m.arg), actSet, nil }
 	case "$unset":
-		create = false
+		mode = pathSkip
 		fn = func(_ any, exists bool) (any, action, error) {
 			if !exists {
 				return nil, actKeep, nil
@@ -1147,14 +1183,15 @@ func (m *modifier) apply(out, orig bson.D, o UpdateOptions) (bson.D, error) {
 			return m.push(arr), actSet, nil
 		}
 	case "$pull", "$pullAll":
-		create = false
+		mode = pathExisting
 		fn = func(cur any, exists bool) (any, action, error) {
 			if !exists {
 				return nil, actKeep, nil
 			}
 			arr, ok := cur.(bson.A)
 			if !ok {
-				return nil, 0, badValue("Cannot apply %s to a non-array value", m.op)
+				// mongod's message names $pull for $pullAll too.
+				return nil, 0, badValue("Cannot apply $pull to a non-array value")
 			}
 			kept := bson.A{}
 			for _, e := range arr {
@@ -1165,7 +1202,7 @@ func (m *modifier) apply(out, orig bson.D, o UpdateOptions) (bson.D, error) {
 			return kept, actSet, nil
 		}
 	case "$pop":
-		create = false
+		mode = pathExisting
 		fn = func(cur any, exists bool) (any, action, error) {
 			if !exists {
 				return nil, actKeep, nil
@@ -1185,7 +1222,7 @@ func (m *modifier) apply(out, orig bson.D, o UpdateOptions) (bson.D, error) {
 	default:
 		return nil, document.Errorf(document.CodeInternalError, "modifier %s has no implementation", m.op)
 	}
-	r, err := modifyPath(out, m.parts, m.path, create, m.af, fn)
+	r, err := modifyPath(out, m.parts, m.path, mode, m.af, fn)
 	if err != nil {
 		return nil, err
 	}
@@ -1346,7 +1383,7 @@ func (m *modifier) applyRename(out bson.D) (bson.D, error) {
 		}
 		c = v
 	}
-	r, err := modifyPath(out, m.parts, m.path, false, nil, func(any, bool) (any, action, error) { return nil, actRemove, nil })
+	r, err := modifyPath(out, m.parts, m.path, pathSkip, nil, func(any, bool) (any, action, error) { return nil, actRemove, nil })
 	if err != nil {
 		return nil, err
 	}
