@@ -1350,10 +1350,13 @@ func (m *modifier) push(arr bson.A) bson.A {
 	return res
 }
 
-// applyRename moves the value at m.path to m.to. Neither path may go
-// through an array (2 BadValue).
+// applyRename moves the value at m.path to m.to, as mongod's
+// rename_node: a source that is missing is a no-op; a source path
+// through a scalar, or through an array by a field name, is 28; a source
+// or a destination inside an array is 2.
 func (m *modifier) applyRename(out bson.D) (bson.D, error) {
 	var cur any = out
+	arrayName := ""
 	for i, p := range m.parts {
 		switch t := cur.(type) {
 		case bson.D:
@@ -1363,25 +1366,47 @@ func (m *modifier) applyRename(out bson.D) (bson.D, error) {
 			}
 			cur = v
 		case bson.A:
-			return nil, badValue("The source field cannot be an array element, '%s' in doc with %s being an array", m.path, strings.Join(m.parts[:i], "."))
+			idx, ok := arrayIndex(p)
+			if !ok {
+				return nil, errRenameTraverse(m, i, t)
+			}
+			if idx >= len(t) {
+				return out, nil
+			}
+			arrayName = m.parts[i-1]
+			cur = t[idx]
 		default:
-			return out, nil
+			return nil, errRenameTraverse(m, i, t)
 		}
+	}
+	if arrayName != "" {
+		return nil, badValue("The source field cannot be an array element, '%s' in doc with %s has an array field called '%s'", m.path, idField(out), arrayName)
 	}
 	var c any = out
 	for i, p := range m.toParts[:len(m.toParts)-1] {
-		d, ok := c.(bson.D)
-		if !ok {
-			break
+		var v any
+		switch t := c.(type) {
+		case bson.D:
+			x, ok := getField(t, p)
+			if !ok {
+				break
+			}
+			v = x
+		case bson.A:
+			if idx, ok := arrayIndex(p); ok && idx < len(t) {
+				v = t[idx]
+			}
 		}
-		v, ok := getField(d, p)
-		if !ok {
+		if v == nil {
 			break
 		}
 		if _, isArr := v.(bson.A); isArr {
-			return nil, badValue("The destination field cannot be an array element, '%s' in doc with %s being an array", m.to, strings.Join(m.toParts[:i+1], "."))
+			arrayName = m.toParts[i]
 		}
 		c = v
+	}
+	if arrayName != "" {
+		return nil, badValue("The destination field cannot be an array element, '%s' in doc with %s has an array field called '%s'", m.to, idField(out), arrayName)
 	}
 	r, err := modifyPath(out, m.parts, m.path, pathSkip, nil, func(any, bool) (any, action, error) { return nil, actRemove, nil })
 	if err != nil {
@@ -1392,6 +1417,13 @@ func (m *modifier) applyRename(out bson.D) (bson.D, error) {
 		return nil, err
 	}
 	return r.(bson.D), nil
+}
+
+// errRenameTraverse is mongod's 28 for a $rename source path whose part
+// i cannot be walked in v, the value at part i-1.
+func errRenameTraverse(m *modifier, i int, v any) error {
+	return document.Errorf(CodePathNotViable, "cannot use the part (%s of %s) to traverse the element ({%s: %s})",
+		m.parts[i], m.path, m.parts[i-1], document.Format(v))
 }
 
 // touch records m's application in o.Touched, when asked.
