@@ -91,7 +91,7 @@ type modifier struct {
 	each     bson.A
 	slice    *int64
 	position *int64
-	sort     any // nil, int (±1) or *Sort
+	sort     any // nil, int (±1) or []pushSortKey
 	// $pull
 	pull expr
 	// coll compares values under a collation ($min, $max, $addToSet,
@@ -315,7 +315,10 @@ func parsePush(m *modifier, v any) error {
 			}
 			n, ok := wholeNumber(e.Value)
 			if !ok {
-				return badValue("The value for %s must be an integer value but was given type: %s", e.Key, typeName(e.Value))
+				if e.Key == "$position" {
+					return badValue("The value for $position must be an integer value, not of type: %s", typeName(e.Value))
+				}
+				return badValue("The value for $slice must be an integer value but was given type: %s", typeName(e.Value))
 			}
 			if e.Key == "$slice" {
 				m.slice = &n
@@ -326,22 +329,11 @@ func parsePush(m *modifier, v any) error {
 			if m.op != "$push" {
 				return badValue("Found unexpected fields after $each in $addToSet: %s", e.Key)
 			}
-			if dir, ok := plusMinusOne(e.Value); ok {
-				m.sort = dir
-				continue
-			}
-			sd, ok := e.Value.(bson.D)
-			if !ok || len(sd) == 0 {
-				return badValue("The $sort is invalid: use 1/-1 to sort the whole element, or {field:1/-1} to sort embedded fields")
-			}
-			s, err := ParseSort(sd)
+			srt, err := parsePushSort(e.Value)
 			if err != nil {
 				return err
 			}
-			if _, nat := s.NaturalOrder(); nat {
-				return badValue("The $sort is invalid: $natural is not allowed")
-			}
-			m.sort = s
+			m.sort = srt
 		default:
 			if m.op == "$addToSet" {
 				return badValue("Found unexpected fields after $each in $addToSet: %s", e.Key)
@@ -353,6 +345,79 @@ func parsePush(m *modifier, v any) error {
 }
 
 func hasKey(d bson.D, k string) bool { return fieldIndex(d, k) >= 0 }
+
+// pushSortKey is one field of $push's $sort pattern.
+type pushSortKey struct {
+	parts []string
+	desc  bool
+}
+
+// parsePushSort reads $push's $sort: 1 or -1 (the elements themselves),
+// or a pattern of fields each 1 or -1, with mongod's messages
+// (push_node.cpp).
+func parsePushSort(v any) (any, error) {
+	const badOrder = "The $sort element value must be either 1 or -1"
+	d, isDoc := v.(bson.D)
+	if !isDoc {
+		if !document.IsNumber(v) {
+			return nil, badValue("The $sort is invalid: use 1/-1 to sort the whole element, or {field:1/-1} to sort embedded fields")
+		}
+		dir, ok := plusMinusOne(v)
+		if !ok {
+			return nil, badValue(badOrder)
+		}
+		return dir, nil
+	}
+	if len(d) == 0 {
+		return nil, badValue("The $sort pattern is empty when it should be a set of fields.")
+	}
+	keys := make([]pushSortKey, 0, len(d))
+	for _, e := range d {
+		dir, ok := plusMinusOne(e.Value)
+		if !ok {
+			return nil, badValue(badOrder)
+		}
+		if e.Key == "" {
+			return nil, badValue("The $sort field cannot be empty")
+		}
+		parts := strings.Split(e.Key, ".")
+		if slices.Contains(parts, "") {
+			return nil, badValue("The $sort field is a dotted field but has an empty part: %s", e.Key)
+		}
+		keys = append(keys, pushSortKey{parts: parts, desc: dir < 0})
+	}
+	return keys, nil
+}
+
+// pushSortValue is the value $push's $sort pattern reads at parts of
+// the element e: the field of a document, through documents and array
+// indexes without expanding arrays; null when missing or when e is not
+// a document (mongod's extractElementsBasedOnTemplate).
+func pushSortValue(e any, parts []string) any {
+	if _, ok := e.(bson.D); !ok {
+		return nil
+	}
+	cur := e
+	for _, p := range parts {
+		switch t := cur.(type) {
+		case bson.D:
+			v, ok := getField(t, p)
+			if !ok {
+				return nil
+			}
+			cur = v
+		case bson.A:
+			idx, ok := arrayIndex(p)
+			if !ok || idx >= len(t) {
+				return nil
+			}
+			cur = t[idx]
+		default:
+			return nil
+		}
+	}
+	return cur
+}
 
 // parsePullCond parses $pull's operand: an operator document applies to
 // each element, any other document is a filter on document elements, a
@@ -1330,12 +1395,18 @@ func (m *modifier) push(arr bson.A) bson.A {
 	switch s := m.sort.(type) {
 	case int:
 		slices.SortStableFunc(res, func(a, b any) int { return s * m.coll.CompareValues(a, b) })
-	case *Sort:
-		cs := s.Collate(m.coll)
+	case []pushSortKey:
 		slices.SortStableFunc(res, func(a, b any) int {
-			da, _ := a.(bson.D)
-			db, _ := b.(bson.D)
-			return cs.Compare(da, db)
+			for _, k := range s {
+				c := m.coll.CompareValues(pushSortValue(a, k.parts), pushSortValue(b, k.parts))
+				if k.desc {
+					c = -c
+				}
+				if c != 0 {
+					return c
+				}
+			}
+			return 0
 		})
 	}
 	if m.slice != nil {
