@@ -94,7 +94,7 @@ func ParseUpdateWith(u bson.D, filters bson.A) (*Update, error) {
 	for _, fv := range filters {
 		id, _ := filterIdentifier(fv.(bson.D))
 		if !used[id] {
-			return nil, document.Errorf(document.CodeFailedToParse, "The array filter for identifier '%s' was not used in the update %s", id, js(u))
+			return nil, document.Errorf(document.CodeFailedToParse, "The array filter for identifier '%s' was not used in the update %s", id, document.Format(u))
 		}
 	}
 	return up, nil

@@ -274,14 +274,21 @@ func parseModifier(op, path string, v any) (*modifier, error) {
 		switch t := v.(type) {
 		case bool:
 		case bson.D:
-			if len(t) != 1 || t[0].Key != "$type" {
-				return nil, badValue("The '$type' string field is required to be 'date' or 'timestamp': {$currentDate: {field : {$type: 'date'}}}")
+			// mongod: each field must be $type; the last valid $type
+			// wins; none valid is an error.
+			found := false
+			for _, e := range t {
+				if e.Key != "$type" {
+					return nil, badValue("Unrecognized $currentDate option: %s", e.Key)
+				}
+				switch e.Value {
+				case "date":
+					found, m.timestamp = true, false
+				case "timestamp":
+					found, m.timestamp = true, true
+				}
 			}
-			switch t[0].Value {
-			case "date":
-			case "timestamp":
-				m.timestamp = true
-			default:
+			if !found {
 				return nil, badValue("The '$type' string field is required to be 'date' or 'timestamp': {$currentDate: {field : {$type: 'date'}}}")
 			}
 		default:
@@ -299,6 +306,18 @@ func parsePush(m *modifier, v any) error {
 	}
 	if !hasKey(d, "$each") {
 		m.each = bson.A{v}
+		return nil
+	}
+	if m.op == "$addToSet" {
+		// {$each: [...]} and nothing else (addtoset_node.cpp).
+		arr, ok := d[0].Value.(bson.A)
+		if !ok {
+			return document.Errorf(document.CodeTypeMismatch, "The argument to $each in $addToSet must be an array but it was of type %s", typeName(d[0].Value))
+		}
+		if len(d) > 1 {
+			return badValue("Found unexpected fields after $each in $addToSet: %s", document.Format(d))
+		}
+		m.each = arr
 		return nil
 	}
 	for _, e := range d {
@@ -638,7 +657,8 @@ func replace(d, repl bson.D, mutableID bool) (bson.D, error) {
 	newID, hasID := getField(repl, "_id")
 	if hadID && !(mutableID && hasID) {
 		if hasID && !sameValue(oldID, newID) {
-			return nil, immutableID()
+			return nil, document.Errorf(document.CodeImmutableField,
+				"After applying the update, the (immutable) field '_id' was found to have been altered to _id: %s", document.Format(newID))
 		}
 		out = append(out, bson.E{Key: "_id", Value: cloneValue(oldID)})
 	} else if hasID {
@@ -974,7 +994,7 @@ func modifyPath(c any, parts []string, full string, mode pathMode, af arrayFilte
 				return t, nil
 			}
 			if isArrayUpdate(parts[1]) {
-				return nil, badValue("Cannot apply array updates to non-array element {%s: %s} in path '%s'", key, js(t[i].Value), full)
+				return nil, badValue("Cannot apply array updates to non-array element %s: %s", key, document.Format(t[i].Value))
 			}
 			return nil, notViable(parts[1], key, t[i].Value)
 		}
@@ -993,7 +1013,7 @@ func modifyPath(c any, parts []string, full string, mode pathMode, af arrayFilte
 			if !create {
 				return t, nil
 			}
-			return nil, document.Errorf(CodePathNotViable, "Cannot create field '%s' in element {%s: %s}", key, parentName(full, parts), js(t))
+			return nil, document.Errorf(CodePathNotViable, "Cannot create field '%s' in element {%s: %s}", key, parentName(full, parts), document.Format(t))
 		}
 		if last {
 			var cur any
@@ -1050,7 +1070,7 @@ func modifyPath(c any, parts []string, full string, mode pathMode, af arrayFilte
 				return t, nil
 			}
 			if isArrayUpdate(parts[1]) {
-				return nil, badValue("Cannot apply array updates to non-array element {%s: %s} in path '%s'", key, js(t[idx]), full)
+				return nil, badValue("Cannot apply array updates to non-array element %s: %s", key, document.Format(t[idx]))
 			}
 			return nil, notViable(parts[1], key, t[idx])
 		}
@@ -1080,7 +1100,7 @@ func modifyAll(c any, parts []string, full string, mode pathMode, af arrayFilter
 				return c, nil
 			}
 		}
-		return nil, badValue("Cannot apply array updates to non-array element %s in path '%s'", js(c), full)
+		return nil, badValue("Cannot apply array updates to non-array element %s: %s", parentName(full, parts), document.Format(c))
 	}
 	var filter *Filter
 	id := parts[0][2 : len(parts[0])-1]
@@ -1142,7 +1162,7 @@ func parentName(full string, parts []string) string {
 }
 
 func notViable(field, key string, v any) error {
-	return document.Errorf(CodePathNotViable, "Cannot create field '%s' in element {%s: %s}", field, key, strings.TrimSuffix(strings.TrimPrefix(js(v), `{"v":`), "}"))
+	return document.Errorf(CodePathNotViable, "Cannot create field '%s' in element {%s: %s}", field, key, document.Format(v))
 }
 
 // js renders a value as relaxed Extended JSON for error messages.
