@@ -403,3 +403,39 @@ func TestUpd28Positional(t *testing.T) {
 		{name: "positional upsert", stmt: `{"q": {"a": 1}, "u": {"$set": {"a.$": 9}}, "upsert": true}`, code: 2, msg: "The positional operator did not find the match needed from the query."},
 	})
 }
+
+// jstests/core/write/update/update_dbref.js, update_setOnInsert.js and
+// update_array_offset_positional.js.
+func TestUpd28DBRefSetOnInsertOffsets(t *testing.T) {
+	t.Parallel()
+	ref := `{"_id": 1, "a": {"$ref": "a", "$id": "b"}}`
+	runU28Table(t, "u28misc", []u28Case{
+		{name: "dbref $id", docs: []string{ref}, stmt: `{"q": {}, "u": {"$set": {"a.$id": 2}}}`, want: []string{`{"_id": 1, "a": {"$ref": "a", "$id": 2}}`}},
+		{name: "dbref $ref", docs: []string{ref}, stmt: `{"q": {}, "u": {"$set": {"a.$ref": "b"}}}`, want: []string{`{"_id": 1, "a": {"$ref": "b", "$id": "b"}}`}},
+		{name: "top $id", docs: []string{ref}, stmt: `{"q": {}, "u": {"$set": {"$id": 3}}}`, code: 52, msg: "$id"},
+		{name: "top $ref", docs: []string{ref}, stmt: `{"q": {}, "u": {"$set": {"$ref": "foo"}}}`, code: 52, msg: "$ref"},
+		{name: "top $db", docs: []string{ref}, stmt: `{"q": {}, "u": {"$set": {"$db": "aDB"}}}`, code: 52, msg: "$db"},
+		{name: "setOnInsert inserts", stmt: `{"q": {"_id": 5}, "u": {"$inc": {"x": 2}, "$setOnInsert": {"a": 3}}, "upsert": true}`, want: []string{`{"_id": 5, "a": 3, "x": 2}`}},
+		{name: "setOnInsert matched", docs: []string{`{"_id": 5, "a": 4, "x": 2}`}, stmt: `{"q": {"_id": 5}, "u": {"$inc": {"x": 2}, "$setOnInsert": {"a": 3}}, "upsert": true}`, want: []string{`{"_id": 5, "a": 4, "x": 4}`}},
+		{name: "setOnInsert _id.a under scalar _id", stmt: `{"q": {"_id": 1}, "u": {"$setOnInsert": {"_id.a": 1}}, "upsert": true}`, code: 28},
+		{name: "setOnInsert _id.b", stmt: `{"q": {"_id.a": 4}, "u": {"$setOnInsert": {"_id.b": 1}}, "upsert": true}`, code: 66},
+		{name: "setOnInsert whole _id", stmt: `{"q": {"_id.a": 4}, "u": {"$setOnInsert": {"_id": {"a": 4, "b": 1}}}, "upsert": true}`, code: 66},
+		{name: "offset match gives no position", docs: []string{`{"_id": 0, "a": [0]}`}, stmt: `{"q": {"_id": 0, "a.0": 0}, "u": {"$set": {"a.$": 1}}}`, code: 2, msg: "The positional operator did not find the match needed from the query."},
+		{name: "offset match in doc gives no position", docs: []string{`{"_id": 0, "a": [{"b": 0}]}`}, stmt: `{"q": {"_id": 0, "a.0.b": 0}, "u": {"$set": {"a.$.b": 1}}}`, code: 2},
+		{name: "offset then traversal", docs: []string{`{"_id": 0, "a": [{"b": [0, 1]}]}`}, stmt: `{"q": {"_id": 0, "a.0.b": 1}, "u": {"$set": {"a.0.b.$": 2}}}`, want: []string{`{"_id": 0, "a": [{"b": [0, 2]}]}`}},
+		{name: "traversal then offset", docs: []string{`{"_id": 0, "a": [{"b": [0, 1]}]}`}, stmt: `{"q": {"_id": 0, "a.b.1": 1}, "u": {"$set": {"a.$.b.1": 2}}}`, want: []string{`{"_id": 0, "a": [{"b": [0, 2]}]}`}},
+		{name: "offset elsewhere ignored", docs: []string{`{"_id": 0, "a": [0, 1], "b": [{"c": [0]}]}`}, stmt: `{"q": {"_id": 0, "a": 1, "b.0.c.0": 0}, "u": {"$set": {"a.$": 2}}}`, want: []string{`{"_id": 0, "a": [0, 2], "b": [{"c": [0]}]}`}},
+	})
+}
+
+// findAndModify's upsert seeds its document as the update command's.
+func TestUpd28FindAndModifyUpsert(t *testing.T) {
+	t.Parallel()
+	db, _ := openMem(t)
+	mustRun(t, db, "test", `{"create": "u28fam"}`)
+	r := mustRun(t, db, "test", `{"findAndModify": "u28fam", "query": {"b": 1, "$or": [{"a": 2}], "c": {"$all": [3]}}, "update": {"$set": {"z": 1}}, "upsert": true, "new": true, "fields": {"_id": 0}}`)
+	if got := canon(t, field(r, "value").(bson.D)); got != `{"a":{"$numberInt":"2"},"b":{"$numberInt":"1"},"c":{"$numberInt":"3"},"z":{"$numberInt":"1"}}` {
+		t.Errorf("findAndModify upsert: %s", got)
+	}
+	wantCode(t, db, "test", `{"findAndModify": "u28fam", "query": {"x": 1, "x.y": 2}, "update": {"$set": {"z": 1}}, "upsert": true}`, 54, "cannot infer query fields to set, both paths 'x.y' and 'x' are matched")
+}
