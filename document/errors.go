@@ -22,6 +22,7 @@ const (
 	CodeNamespaceNotFound               Code = 26    // the collection or database does not exist
 	CodeIndexNotFound                   Code = 27    // the named index does not exist
 	CodePathNotViable                   Code = 28    // an update path through a non-container
+	CodeCannotBackfillArray             Code = 34    // an update past an array's end by more than 1,500,000 elements
 	CodeConflictingUpdateOperators      Code = 40    // two update modifiers on overlapping paths
 	CodeCursorNotFound                  Code = 43    // getMore on an unknown or killed cursor
 	CodeNamespaceExists                 Code = 48    // create of an existing collection with other options
@@ -108,6 +109,7 @@ var codeNames = map[Code]string{
 	CodeMaxTimeMSExpired:                "MaxTimeMSExpired",
 	CodeDollarPrefixedFieldName:         "DollarPrefixedFieldName",
 	CodeInvalidIDField:                  "InvalidIdField",
+	CodeCannotBackfillArray:             "CannotBackfillArray",
 	CodeNotSingleValueField:             "NotSingleValueField",
 	CodeNotExactValueField:              "NotExactValueField",
 	CodeEmptyFieldName:                  "EmptyFieldName",

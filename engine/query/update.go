@@ -890,7 +890,7 @@ func setPath(c any, parts []string, val any, full string) (any, error) {
 const maxBackfill = 1500000
 
 func errBackfill() error {
-	return badValue("can't backfill more than %d elements", maxBackfill)
+	return document.Errorf(document.CodeCannotBackfillArray, "can't backfill more than %d elements", maxBackfill)
 }
 
 type action int
@@ -1006,6 +1006,10 @@ func modifyPath(c any, parts []string, full string, mode pathMode, af arrayFilte
 		return t, nil
 	case bson.A:
 		idx, ok := arrayIndex(key)
+		if !ok && create && len(key) > 9 && strings.Trim(key, "0123456789") == "" && key[0] != '0' {
+			// An index too large for arrayIndex is far past the end.
+			return nil, errBackfill()
+		}
 		if !ok {
 			if mode == pathExisting {
 				return nil, errCannotTraverse(key, full, parentName(full, parts), t)

@@ -302,8 +302,8 @@ var _ = document.CodeBadValue
 func TestUpdateBackfillLimit(t *testing.T) {
 	t.Parallel()
 	runUpdateCases(t, []updateCase{
-		{`{"_id": 1, "a": []}`, `{"$set": {"a.1500001": 1}}`, ``, 2},
-		{`{"_id": 1, "a": []}`, `{"$set": {"a.999999999.b": 1}}`, ``, 2},
+		{`{"_id": 1, "a": []}`, `{"$set": {"a.1500001": 1}}`, ``, 34},
+		{`{"_id": 1, "a": []}`, `{"$set": {"a.999999999.b": 1}}`, ``, 34},
 	})
 }
 
