@@ -166,6 +166,14 @@ func TestUpd28PullPop(t *testing.T) {
 		{name: "pull doc condition", docs: []string{`{"_id": 1, "a": [{"b": 1}, {"b": 2}]}`}, stmt: `{"q": {}, "u": {"$pull": {"a": {"b": {"$gt": 1}}}}}`, want: []string{`{"_id": 1, "a": [{"b": 1}]}`}},
 		{name: "pull array value", docs: []string{`{"_id": 1, "a": [[1, 2], [1], 1]}`}, stmt: `{"q": {}, "u": {"$pull": {"a": [1, 2]}}}`, want: []string{`{"_id": 1, "a": [[1], 1]}`}},
 		{name: "pull in", docs: []string{`{"_id": 1, "a": [1, 2, 3]}`}, stmt: `{"q": {}, "u": {"$pull": {"a": {"$in": [1, 3]}}}}`, want: []string{`{"_id": 1, "a": [2]}`}},
+		// pull_node.cpp: a document without operators matches document
+		// elements only, {} every document element; $elemMatch an
+		// array element.
+		{name: "pull elemMatch", docs: []string{`{"_id": 1, "a": [[{"b": 1}], [{"b": 2}], {"b": 1}]}`}, stmt: `{"q": {}, "u": {"$pull": {"a": {"$elemMatch": {"b": 1}}}}}`, want: []string{`{"_id": 1, "a": [[{"b": 2}], {"b": 1}]}`}},
+		{name: "pull empty doc", docs: []string{`{"_id": 1, "a": [{"b": 1}, 1, {}, [1]]}`}, stmt: `{"q": {}, "u": {"$pull": {"a": {}}}}`, want: []string{`{"_id": 1, "a": [1, [1]]}`}},
+		{name: "pull doc with and", docs: []string{`{"_id": 1, "a": [{"b": 1, "c": 2}, {"b": 1}, 1]}`}, stmt: `{"q": {}, "u": {"$pull": {"a": {"$and": [{"b": 1}, {"c": 2}]}}}}`, want: []string{`{"_id": 1, "a": [{"b": 1}, 1]}`}},
+		{name: "pull doc over array field", docs: []string{`{"_id": 1, "a": [{"b": [1, 2]}, {"b": 3}]}`}, stmt: `{"q": {}, "u": {"$pull": {"a": {"b": 2}}}}`, want: []string{`{"_id": 1, "a": [{"b": 3}]}`}},
+		{name: "pull equal numbers", docs: []string{`{"_id": 1, "a": [1, 1.0, {"$numberLong": "1"}, 2]}`}, stmt: `{"q": {}, "u": {"$pull": {"a": 1}}}`, want: []string{`{"_id": 1, "a": [2]}`}},
 		{name: "pull missing", docs: []string{`{"_id": 1}`}, stmt: `{"q": {}, "u": {"$pull": {"a": 1}}}`, want: []string{`{"_id": 1}`}},
 		{name: "pull non-array", docs: []string{`{"_id": 1, "a": 1}`}, stmt: `{"q": {}, "u": {"$pull": {"a": 1}}}`, code: 2, msg: "Cannot apply $pull to a non-array value"},
 		{name: "pull through scalar", docs: []string{`{"_id": 1, "a": 1}`}, stmt: `{"q": {}, "u": {"$pull": {"a.b": 1}}}`, code: 28, msg: "Cannot use the part (b) of (a.b) to traverse the element ({a: 1})"},
