@@ -457,3 +457,44 @@ func TestUpd28FindAndModifyUpsert(t *testing.T) {
 	}
 	wantCode(t, db, "test", `{"findAndModify": "u28fam", "query": {"x": 1, "x.y": 2}, "update": {"$set": {"z": 1}}, "upsert": true}`, 54, "cannot infer query fields to set, both paths 'x.y' and 'x' are matched")
 }
+
+// jstests/core/write/find_and_modify/find_and_modify_empty_update.js:
+// update {} replaces the document with {_id}.
+func TestUpd28FindAndModifyEmptyUpdate(t *testing.T) {
+	t.Parallel()
+	db, _ := openMem(t)
+	mustRun(t, db, "test", `{"create": "u28fe"}`)
+	r := mustRun(t, db, "test", `{"findAndModify": "u28fe", "query": {"a": 1}, "update": {}}`)
+	if v := field(r, "value"); v != nil {
+		t.Errorf("no match: value %v", v)
+	}
+	loadCorpus(t, db, "test", "u28fe", []string{`{"_id": 0, "a": 1}`, `{"_id": 1, "a": 1}`})
+	r = mustRun(t, db, "test", `{"findAndModify": "u28fe", "query": {"a": 1}, "update": {}, "sort": {"_id": 1}}`)
+	if got := canon(t, field(r, "value").(bson.D)); got != `{"_id":{"$numberInt":"0"},"a":{"$numberInt":"1"}}` {
+		t.Errorf("old value: %s", got)
+	}
+	r = mustRun(t, db, "test", `{"findAndModify": "u28fe", "query": {"a": 1}, "update": {}, "new": true}`)
+	if got := canon(t, field(r, "value").(bson.D)); got != `{"_id":{"$numberInt":"1"}}` {
+		t.Errorf("new value: %s", got)
+	}
+	run(t, db, "test", `{"delete": "u28fe", "deletes": [{"q": {}, "limit": 0}]}`)
+	r = mustRun(t, db, "test", `{"findAndModify": "u28fe", "query": {"_id": 0, "a": 1}, "update": {}, "upsert": true, "sort": {"a": 1}, "new": true}`)
+	if got := canon(t, field(r, "value").(bson.D)); got != `{"_id":{"$numberInt":"0"}}` {
+		t.Errorf("upsert new value: %s", got)
+	}
+}
+
+// Conflicting paths (40) among modifiers, through array updates too.
+func TestUpd28Conflicts(t *testing.T) {
+	t.Parallel()
+	d := []string{`{"_id": 1, "a": [{"b": 1}]}`}
+	runU28Table(t, "u28conf", []u28Case{
+		{name: "same path two ops", docs: d, stmt: `{"q": {}, "u": {"$inc": {"x": 1}, "$set": {"x": 2}}}`, code: 40, msg: "Updating the path 'x' would create a conflict at 'x'"},
+		{name: "siblings fine", docs: d, stmt: `{"q": {}, "u": {"$set": {"c.b": 1, "c.d": 1}}}`, want: []string{`{"_id": 1, "a": [{"b": 1}], "c": {"b": 1, "d": 1}}`}},
+		{name: "prefix name not path", docs: d, stmt: `{"q": {}, "u": {"$set": {"ab": 1, "a.c": 1}}}`, code: 28},
+		{name: "all positional and index", docs: d, stmt: `{"q": {}, "u": {"$set": {"a.$[].b": 1, "a.0.b": 2}}}`, code: 40},
+		{name: "positional and all", docs: d, stmt: `{"q": {"a.b": 1}, "u": {"$set": {"a.$.b": 1, "a.$[].b": 2}}}`, code: 40},
+		{name: "rename target conflicts", docs: d, stmt: `{"q": {}, "u": {"$rename": {"x": "y.z"}, "$unset": {"y": 1}}}`, code: 40},
+		{name: "pushes on two paths", docs: []string{`{"_id": 1}`}, stmt: `{"q": {}, "u": {"$push": {"p": 1, "q": 2}, "$addToSet": {"r": 3}}}`, want: []string{`{"_id": 1, "p": [1], "q": [2], "r": [3]}`}},
+	})
+}
