@@ -498,3 +498,40 @@ func TestUpd28Conflicts(t *testing.T) {
 		{name: "pushes on two paths", docs: []string{`{"_id": 1}`}, stmt: `{"q": {}, "u": {"$push": {"p": 1, "q": 2}, "$addToSet": {"r": 3}}}`, want: []string{`{"_id": 1, "p": [1], "q": [2], "r": [3]}`}},
 	})
 }
+
+// jstests/core/write/update/update_arrayFilters.js: every modifier
+// through $[i] and $[], and the parse errors.
+func TestUpd28ArrayFiltersModifiers(t *testing.T) {
+	t.Parallel()
+	af := func(name, doc, u, filters, want string) u28Case {
+		stmt := `{"q": {"_id": 0}, "u": ` + u
+		if filters != "" {
+			stmt += `, "arrayFilters": ` + filters
+		}
+		return u28Case{name: name, docs: []string{doc}, stmt: stmt + `}`, want: []string{want}}
+	}
+	cases := []u28Case{
+		af("set i", `{"_id": 0, "a": [0, 1, 0, 1]}`, `{"$set": {"a.$[i]": 2}}`, `[{"i": 0}]`, `{"_id": 0, "a": [2, 1, 2, 1]}`),
+		af("unset i", `{"_id": 0, "a": [0, 1, 0, 1]}`, `{"$unset": {"a.$[i]": true}}`, `[{"i": 0}]`, `{"_id": 0, "a": [null, 1, null, 1]}`),
+		af("unset all", `{"_id": 0, "a": [0, 1]}`, `{"$unset": {"a.$[]": true}}`, ``, `{"_id": 0, "a": [null, null]}`),
+		af("mul i", `{"_id": 0, "a": [0, 2, 0, 2]}`, `{"$mul": {"a.$[i]": 3}}`, `[{"i": 2}]`, `{"_id": 0, "a": [0, 6, 0, 6]}`),
+		af("min i", `{"_id": 0, "a": [{"b": 0, "c": 1}, {"b": 0, "c": -1}, {"b": 1, "c": 1}]}`, `{"$min": {"a.$[i].c": 0}}`, `[{"i.b": 0}]`, `{"_id": 0, "a": [{"b": 0, "c": 0}, {"b": 0, "c": -1}, {"b": 1, "c": 1}]}`),
+		af("max all", `{"_id": 0, "a": [{"b": 0, "c": 1}, {"b": 0, "c": 0}, {"b": 1, "c": -1}]}`, `{"$max": {"a.$[].c": 0}}`, ``, `{"_id": 0, "a": [{"b": 0, "c": 1}, {"b": 0, "c": 0}, {"b": 1, "c": 0}]}`),
+		af("addToSet i", `{"_id": 0, "a": [[0], [1]]}`, `{"$addToSet": {"a.$[i]": 2}}`, `[{"i": 0}]`, `{"_id": 0, "a": [[0, 2], [1]]}`),
+		af("pop all", `{"_id": 0, "a": [[0]]}`, `{"$pop": {"a.$[]": 1}}`, ``, `{"_id": 0, "a": [[]]}`),
+		af("pullAll all", `{"_id": 0, "a": [[0, 1, 2, 3], [1, 2, 3, 4]]}`, `{"$pullAll": {"a.$[]": [0, 2]}}`, ``, `{"_id": 0, "a": [[1, 3], [1, 3, 4]]}`),
+		af("pull i", `{"_id": 0, "a": [[0, 1], [1, 2]]}`, `{"$pull": {"a.$[i]": 1}}`, `[{"i": 2}]`, `{"_id": 0, "a": [[0, 1], [2]]}`),
+		af("push all", `{"_id": 0, "a": [[0, 1], [2, 3]]}`, `{"$push": {"a.$[]": 4}}`, ``, `{"_id": 0, "a": [[0, 1, 4], [2, 3, 4]]}`),
+		af("bit i", `{"_id": 0, "a": [0, 2]}`, `{"$bit": {"a.$[i]": {"or": 10}}}`, `[{"i": 0}]`, `{"_id": 0, "a": [10, 2]}`),
+		af("or filter", `{"_id": 0, "a": [0, 1]}`, `{"$set": {"a.$[i]": 5}}`, `[{"$or": [{"i": 0}, {"$and": [{}]}]}]`, `{"_id": 0, "a": [5, 5]}`),
+		{name: "setOnInsert all upsert", stmt: `{"q": {"_id": 0, "a": [0]}, "u": {"$setOnInsert": {"a.$[]": 1}}, "upsert": true}`, want: []string{`{"_id": 0, "a": [1]}`}},
+		{name: "filters not array", docs: []string{`{"_id": 0}`}, stmt: `{"q": {"_id": 0}, "u": {"$set": {"a.$[i]": 5}}, "arrayFilters": {"i": 0}}`, code: 14},
+		{name: "filter not doc", docs: []string{`{"_id": 0}`}, stmt: `{"q": {"_id": 0}, "u": {"$set": {"a.$[i]": 5}}, "arrayFilters": ["bad"]}`, code: 14},
+		{name: "filter two names", docs: []string{`{"_id": 0}`}, stmt: `{"q": {"_id": 0}, "u": {"$set": {"a.$[i]": 5}}, "arrayFilters": [{"i": 0, "j": 0}]}`, code: 9, msg: "Expected a single top-level field name"},
+		{name: "filter no name", docs: []string{`{"_id": 0}`}, stmt: `{"q": {"_id": 0}, "u": {"$set": {"a.$[i]": 5}}, "arrayFilters": [{"$alwaysTrue": 1}]}`, code: 9, msg: "Cannot use an expression without a top-level field name in arrayFilters"},
+		{name: "rename unused filter", docs: []string{`{"_id": 0}`}, stmt: `{"q": {"_id": 0}, "u": {"$rename": {"a": "b"}}, "arrayFilters": [{"i": 0}]}`, code: 9, msg: `The array filter for identifier 'i' was not used in the update { $rename: { a: "b" } }`},
+		{name: "rename dynamic source", docs: []string{`{"_id": 0}`}, stmt: `{"q": {"_id": 0}, "u": {"$rename": {"a.$[]": "b"}}}`, code: 2, msg: "The source field for $rename may not be dynamic: a.$[]"},
+		{name: "rename dynamic target", docs: []string{`{"_id": 0}`}, stmt: `{"q": {"_id": 0}, "u": {"$rename": {"a": "b.$[]"}}}`, code: 2, msg: "The destination field for $rename may not be dynamic: b.$[]"},
+	}
+	runU28Table(t, "u28afm", cases)
+}
