@@ -535,3 +535,23 @@ func TestUpd28ArrayFiltersModifiers(t *testing.T) {
 	}
 	runU28Table(t, "u28afm", cases)
 }
+
+// update_arrayFilters.js, "Error cases" and "Nested array update conflict
+// detection".
+func TestUpd28ArrayFiltersConflicts(t *testing.T) {
+	t.Parallel()
+	nested := `{"_id": 0, "a": [{"x": 0, "b": [{"y": 0, "c": 0}]}, {"x": 1, "b": [{"y": 0, "c": 0}]}]}`
+	nested2 := `{"_id": 0, "a": [{"x": 0, "b": [{"y": 0, "c": 0}]}, {"x": 1, "b": [{"y": 0, "c": 0}, {"y": 1, "c": 0}]}]}`
+	runU28Table(t, "u28afc", []u28Case{
+		{name: "id and $", docs: []string{`{"_id": 0, "a": [0]}`}, stmt: `{"q": {"_id": 0}, "u": {"$set": {"a.$[i]": 0, "a.$": 0}}, "arrayFilters": [{"i": 0}]}`, code: 40, msg: "Updating the path 'a.$' would create a conflict at 'a'"},
+		{name: "id and index", docs: []string{`{"_id": 0, "a": [0]}`}, stmt: `{"q": {"_id": 0}, "u": {"$set": {"a.$[i]": 0, "a.0": 0}}, "arrayFilters": [{"i": 0}]}`, code: 40, msg: "Updating the path 'a.0' would create a conflict at 'a'"},
+		{name: "id and field", docs: []string{`{"_id": 0, "a": [0]}`}, stmt: `{"q": {"_id": 0}, "u": {"$set": {"a.$[i]": 0, "a.b": 0}}, "arrayFilters": [{"i": 0}]}`, code: 40, msg: "Updating the path 'a.b' would create a conflict at 'a'"},
+		{name: "implicit traversal", docs: []string{`{"_id": 0, "a": [{"b": 0}]}`}, stmt: `{"q": {"_id": 0}, "u": {"$set": {"a.b": 1}}}`, code: 28, msg: "Cannot create field 'b' in element {a: [ { b: 0 } ]}"},
+		{name: "dotted identifier", docs: []string{`{"_id": 0, "a": [0], "b": [{"j": 0}]}`}, stmt: `{"q": {"_id": 0}, "u": {"$set": {"a.$[i.j]": 1, "b.$[i]": 1}}, "arrayFilters": [{"i.j": 0}]}`, code: 28, msg: "Cannot create field '$[i' in element {a: [ 0 ]}"},
+		{name: "disjoint leaves", docs: []string{`{"_id": 0, "a": [{"x": 0, "b": [{"y": 0, "c": 0, "d": 0}]}]}`}, stmt: `{"q": {"_id": 0}, "u": {"$set": {"a.$[i].b.$[k].c": 1, "a.$[j].b.$[k].d": 1}}, "arrayFilters": [{"i.x": 0}, {"j.x": 0}, {"k.y": 0}]}`, want: []string{`{"_id": 0, "a": [{"x": 0, "b": [{"y": 0, "c": 1, "d": 1}]}]}`}},
+		{name: "same element", docs: []string{nested}, stmt: `{"q": {"_id": 0}, "u": {"$set": {"a.$[i].b.$[k].c": 1, "a.$[j].b.$[k].c": 2}}, "arrayFilters": [{"i.x": 0}, {"j.x": 0}, {"k.y": 0}]}`, code: 40, msg: "Update created a conflict at 'a.0.b.$[k].c'"},
+		{name: "other elements", docs: []string{nested}, stmt: `{"q": {"_id": 0}, "u": {"$set": {"a.$[i].b.$[k].c": 1, "a.$[j].b.$[k].c": 2}}, "arrayFilters": [{"i.x": 0}, {"j.x": 1}, {"k.y": 0}]}`, want: []string{`{"_id": 0, "a": [{"x": 0, "b": [{"y": 0, "c": 1}]}, {"x": 1, "b": [{"y": 0, "c": 2}]}]}`}},
+		{name: "inner intersect", docs: []string{nested2}, stmt: `{"q": {"_id": 0}, "u": {"$set": {"a.$[i].b.$[k].c": 1, "a.$[j].b.$[m].c": 2}}, "arrayFilters": [{"i.x": 0}, {"j.x": 0}, {"k.y": 0}, {"m.y": 0}]}`, code: 40, msg: "Update created a conflict at 'a.0.b.0.c'"},
+		{name: "inner disjoint", docs: []string{nested2}, stmt: `{"q": {"_id": 0}, "u": {"$set": {"a.$[i].b.$[k].c": 1, "a.$[j].b.$[m].c": 2}}, "arrayFilters": [{"i.x": 1}, {"j.x": 1}, {"k.y": 0}, {"m.y": 1}]}`, want: []string{`{"_id": 0, "a": [{"x": 0, "b": [{"y": 0, "c": 0}]}, {"x": 1, "b": [{"y": 0, "c": 1}, {"y": 1, "c": 2}]}]}`}},
+	})
+}
