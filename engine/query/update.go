@@ -610,10 +610,29 @@ func (u *Update) apply(d bson.D, o UpdateOptions) (bson.D, error) {
 	if hadID && !o.MutableID {
 		newID, ok := getField(out, "_id")
 		if !ok || !sameValue(oldID, newID) {
-			return nil, immutableID()
+			return nil, u.immutableIDBy()
 		}
 	}
 	return out, nil
+}
+
+// immutableIDBy is 66 for an update that changed or removed _id, naming
+// the first modifier on _id as mongod does.
+func (u *Update) immutableIDBy() error {
+	for _, m := range u.mods {
+		switch {
+		case m.op == "$rename" && m.parts[0] == "_id":
+			return document.Errorf(document.CodeImmutableField,
+				"Unsetting the path '%s' using $rename would modify the immutable field '_id'", m.path)
+		case m.op == "$rename" && m.toParts[0] == "_id":
+			return document.Errorf(document.CodeImmutableField,
+				"Performing an update on the path '%s' would modify the immutable field '_id'", m.to)
+		case m.parts[0] == "_id":
+			return document.Errorf(document.CodeImmutableField,
+				"Performing an update on the path '%s' would modify the immutable field '_id'", m.path)
+		}
+	}
+	return immutableID()
 }
 
 // creatingOps are the modifiers that write a value at their path; the
@@ -739,7 +758,8 @@ func (u *Update) Upsert(filter bson.D, o UpdateOptions) (bson.D, error) {
 		}
 		if id, ok := getField(base, "_id"); ok {
 			if rid, has := getField(out, "_id"); has && !sameValue(id, rid) {
-				return nil, immutableID()
+				return nil, document.Errorf(document.CodeImmutableField,
+					"After applying the update, the (immutable) field '_id' was found to have been altered to _id: %s", document.Format(rid))
 			} else if !has {
 				out = append(out, bson.E{Key: "_id", Value: cloneValue(id)})
 			}
