@@ -357,6 +357,9 @@ func TestUpd28Upsert(t *testing.T) {
 		upErr("replacement id regex", `{}`, `{"_id": {"$regularExpression": {"pattern": "abc", "options": ""}}}`, 53, "The '_id' value cannot be of type regex"),
 		up("replacement ignores fields", `{"_id": 1, "x": [1, {"x": 1}], "x.x": 1}`, `{}`, `{"_id": 1}`),
 		up("replacement ignores x", `{"x": 1}`, `{"a": 1}`, `{"a": 1}`),
+		upErr("expr", `{"$expr": {"$eq": ["$a", 1]}}`, set, 224, "$expr is not allowed in the query predicate for an upsert"),
+		upErr("expr in or", `{"$or": [{"x": 1}, {"$expr": {"$eq": ["$a", 1]}}]}`, set, 224, "$expr is not allowed in the query predicate for an upsert"),
+		{name: "expr matching", docs: []string{`{"_id": 1, "a": 1}`}, stmt: `{"q": {"$expr": {"$eq": ["$a", 1]}}, "u": {"$set": {"b": 1}}, "upsert": true}`, code: 224},
 		up("dbref", `{"x.$id": 1}`, `{"$set": {"x": {"$ref": "a", "$id": 1}}}`, `{"x": {"$ref": "a", "$id": 1}}`),
 	})
 }

@@ -787,6 +787,34 @@ func idFirst(d bson.D) bson.D {
 	return d
 }
 
+// CheckUpsertFilter returns 224 QueryFeatureNotAllowed when filter has
+// a $expr (at its top level or in an $and, $or or $nor branch, the places
+// a $expr may be), and nil otherwise: mongod refuses such a filter for an
+// upsert when it parses it, whether or not a document matches.
+func CheckUpsertFilter(filter bson.D) error {
+	var has func(d bson.D) bool
+	has = func(d bson.D) bool {
+		for _, e := range d {
+			switch e.Key {
+			case "$expr":
+				return true
+			case "$and", "$or", "$nor":
+				arr, _ := e.Value.(bson.A)
+				for _, x := range arr {
+					if sd, ok := x.(bson.D); ok && has(sd) {
+						return true
+					}
+				}
+			}
+		}
+		return false
+	}
+	if has(filter) {
+		return document.Errorf(document.Code(224), "$expr is not allowed in the query predicate for an upsert")
+	}
+	return nil
+}
+
 // equality is a path an upsert's filter fixes, and its value.
 type equality struct {
 	path  string
