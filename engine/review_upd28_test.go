@@ -359,6 +359,10 @@ func TestUpd28Upsert(t *testing.T) {
 		up("replacement ignores x", `{"x": 1}`, `{"a": 1}`, `{"a": 1}`),
 		upErr("expr", `{"$expr": {"$eq": ["$a", 1]}}`, set, 224, "$expr is not allowed in the query predicate for an upsert"),
 		upErr("expr in or", `{"$or": [{"x": 1}, {"$expr": {"$eq": ["$a", 1]}}]}`, set, 224, "$expr is not allowed in the query predicate for an upsert"),
+		upErr("x undefined", `{"x": {"$undefined": true}}`, set, 2, "cannot compare to undefined"),
+		upErr("id undefined replacement", `{"_id": {"$undefined": true}}`, `{}`, 2, "cannot compare to undefined"),
+		upErr("set id undefined", `{}`, `{"$setOnInsert": {"_id": {"$undefined": true}}}`, 53, "The '_id' value cannot be of type undefined"),
+		upErr("replacement id array", `{}`, `{"_id": [1, 2]}`, 53, "The '_id' value cannot be of type array"),
 		{name: "expr matching", docs: []string{`{"_id": 1, "a": 1}`}, stmt: `{"q": {"$expr": {"$eq": ["$a", 1]}}, "u": {"$set": {"b": 1}}, "upsert": true}`, code: 224},
 		up("dbref", `{"x.$id": 1}`, `{"$set": {"x": {"$ref": "a", "$id": 1}}}`, `{"x": {"$ref": "a", "$id": 1}}`),
 	})
@@ -558,4 +562,41 @@ func TestUpd28ArrayFiltersConflicts(t *testing.T) {
 		{name: "inner intersect", docs: []string{nested2}, stmt: `{"q": {"_id": 0}, "u": {"$set": {"a.$[i].b.$[k].c": 1, "a.$[j].b.$[m].c": 2}}, "arrayFilters": [{"i.x": 0}, {"j.x": 0}, {"k.y": 0}, {"m.y": 0}]}`, code: 40, msg: "Update created a conflict at 'a.0.b.0.c'"},
 		{name: "inner disjoint", docs: []string{nested2}, stmt: `{"q": {"_id": 0}, "u": {"$set": {"a.$[i].b.$[k].c": 1, "a.$[j].b.$[m].c": 2}}, "arrayFilters": [{"i.x": 1}, {"j.x": 1}, {"k.y": 0}, {"m.y": 1}]}`, want: []string{`{"_id": 0, "a": [{"x": 0, "b": [{"y": 0, "c": 0}]}, {"x": 1, "b": [{"y": 0, "c": 1}, {"y": 1, "c": 2}]}]}`}},
 	})
+}
+
+// nModified counts a document only when its bytes change: mongod's
+// modifiers report a no-op when the value stays identical (same type and
+// value), and $set of 1.0 over 1 is a change.
+func TestUpd28NModified(t *testing.T) {
+	t.Parallel()
+	db, _ := openMem(t)
+	for _, tc := range []struct {
+		u    string
+		want int32
+		doc  string
+	}{
+		{`{"$set": {"a": 1}}`, 0, `{"_id":{"$numberInt":"1"},"a":{"$numberInt":"1"},"b":[{"$numberInt":"1"}]}`},
+		{`{"$set": {"a": 1.0}}`, 1, `{"_id":{"$numberInt":"1"},"a":{"$numberDouble":"1.0"},"b":[{"$numberInt":"1"}]}`},
+		{`{"$inc": {"a": 0}}`, 0, ``},
+		{`{"$min": {"a": 5}}`, 0, ``},
+		{`{"$addToSet": {"b": 1}}`, 0, ``},
+		{`{"$pull": {"b": 7}}`, 0, ``},
+		{`{"$pop": {"c": 1}}`, 0, ``},
+		{`{"$unset": {"z": 1}}`, 0, ``},
+		{`{"$rename": {"z": "y"}}`, 0, ``},
+		{`{"$push": {"b": {"$each": [], "$slice": 5}}}`, 0, ``},
+		{`{"$setOnInsert": {"q": 1}}`, 0, ``},
+	} {
+		run(t, db, "test", `{"drop": "u28nm"}`)
+		loadCorpus(t, db, "test", "u28nm", []string{`{"_id": 1, "a": 1, "b": [1]}`})
+		r := mustRun(t, db, "test", `{"update": "u28nm", "updates": [{"q": {"_id": 1}, "u": `+tc.u+`}]}`)
+		if n := field(r, "nModified"); n != tc.want {
+			t.Errorf("%s: nModified %v, want %d", tc.u, n, tc.want)
+		}
+		if tc.doc != "" {
+			if got := canon(t, findAll(t, db, "test", "u28nm", bson.D{})[0]); got != tc.doc {
+				t.Errorf("%s: %s", tc.u, got)
+			}
+		}
+	}
 }
