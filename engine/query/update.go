@@ -1483,11 +1483,21 @@ func (m *modifier) push(arr bson.A) bson.A {
 	}
 	if m.slice != nil {
 		n := *m.slice
-		switch {
-		case n >= 0 && n < int64(len(res)):
-			res = res[:n]
-		case n < 0 && -n < int64(len(res)):
-			res = res[int64(len(res))+n:]
+		// A negative $slice keeps the last -n (the smallest int64, whose
+		// negation overflows, keeps MaxInt64, as mongod).
+		keep := n
+		if n < 0 {
+			keep = -(n + 1)
+			if n != math.MinInt64 {
+				keep++
+			}
+		}
+		if keep < int64(len(res)) {
+			if n >= 0 {
+				res = res[:keep]
+			} else {
+				res = res[int64(len(res))-keep:]
+			}
 		}
 	}
 	return res
