@@ -266,9 +266,15 @@ func parseModifier(op, path string, v any) (*modifier, error) {
 			return nil, badValue("$pullAll requires an array argument but was given a %s", typeName(v))
 		}
 	case "$pop":
+		// mongod reads an integer first (parseIntegerElementToLong).
 		n, ok := wholeNumber(v)
-		if !ok || (n != 1 && n != -1) {
-			return nil, document.Errorf(document.CodeFailedToParse, "$pop expects 1 or -1, found: %v", v)
+		switch {
+		case !document.IsNumber(v):
+			return nil, document.Errorf(document.CodeFailedToParse, "Expected a number in: %s: %s", path, document.Format(v))
+		case !ok:
+			return nil, document.Errorf(document.CodeFailedToParse, "Expected an integer: %s: %s", path, document.Format(v))
+		case n != 1 && n != -1:
+			return nil, document.Errorf(document.CodeFailedToParse, "$pop expects 1 or -1, found: %d", n)
 		}
 	case "$currentDate":
 		switch t := v.(type) {
