@@ -284,9 +284,9 @@ func TestUpd28Bit(t *testing.T) {
 		{name: "xor", docs: []string{`{"_id": 1, "a": 5}`}, stmt: `{"q": {}, "u": {"$bit": {"a": {"xor": 5}}}}`, want: []string{`{"_id": 1, "a": 0}`}},
 		{name: "or long", docs: []string{`{"_id": 1, "a": 5}`}, stmt: `{"q": {}, "u": {"$bit": {"a": {"or": {"$numberLong": "8"}}}}}`, want: []string{`{"_id": 1, "a": {"$numberLong": "13"}}`}},
 		{name: "missing", docs: []string{`{"_id": 1}`}, stmt: `{"q": {}, "u": {"$bit": {"a": {"or": 6}}}}`, want: []string{`{"_id": 1, "a": 6}`}},
-		{name: "double arg", docs: []string{`{"_id": 1, "a": 5}`}, stmt: `{"q": {}, "u": {"$bit": {"a": {"and": 1.0}}}}`, code: 2, msg: "The $bit modifier field must be an Integer(32/64 bit); a 'double' is not supported here"},
-		{name: "unknown op", docs: []string{`{"_id": 1, "a": 5}`}, stmt: `{"q": {}, "u": {"$bit": {"a": {"not": 1}}}}`, code: 2, msg: "The $bit modifier only supports 'and', 'or', and 'xor', not 'not' which is an unknown operator"},
-		{name: "double field", docs: []string{`{"_id": 1, "a": 5.0}`}, stmt: `{"q": {}, "u": {"$bit": {"a": {"and": 1}}}}`, code: 2, msg: "Cannot apply $bit to a value of non-integral type.{_id: 1} has the field a of non-integer type double"},
+		{name: "double arg", docs: []string{`{"_id": 1, "a": 5}`}, stmt: `{"q": {}, "u": {"$bit": {"a": {"and": 1.0}}}}`, code: 2, msg: "The $bit modifier field must be an Integer(32/64 bit); a 'double' is not supported here: {and: 1.0}"},
+		{name: "unknown op", docs: []string{`{"_id": 1, "a": 5}`}, stmt: `{"q": {}, "u": {"$bit": {"a": {"not": 1}}}}`, code: 2, msg: "The $bit modifier only supports 'and', 'or', and 'xor', not 'not' which is an unknown operator: {not: 1}"},
+		{name: "double field", docs: []string{`{"_id": 1, "a": 5.0}`}, stmt: `{"q": {}, "u": {"$bit": {"a": {"and": 1}}}}`, code: 2, msg: "Cannot apply $bit to a value of non-integral type._id: 1 has the field a of non-integer type double"},
 		{name: "not a doc", docs: []string{`{"_id": 1, "a": 5}`}, stmt: `{"q": {}, "u": {"$bit": {"a": 1}}}`, code: 2, msg: "The $bit modifier is not compatible with a int. You must pass in an embedded document"},
 		{name: "empty", docs: []string{`{"_id": 1, "a": 5}`}, stmt: `{"q": {}, "u": {"$bit": {"a": {}}}}`, code: 2, msg: "You must pass in at least one bitwise operation"},
 	})
