@@ -248,6 +248,7 @@ func TestUpd28Arith(t *testing.T) {
 		{name: "inc int by max long", docs: []string{`{"_id": 1, "a": 42}`}, stmt: `{"q": {}, "u": {"$inc": {"a": {"$numberLong": "9223372036854775807"}}}}`, code: 2, msg: "Failed to apply $inc operations to current value ((NumberInt)42) for document {_id: 1}"},
 		{name: "mul long overflow", docs: []string{`{"_id": "x", "a": {"$numberLong": "4611686018427387904"}}`}, stmt: `{"q": {}, "u": {"$mul": {"a": 2}}}`, code: 2, msg: `Failed to apply $mul operations to current value ((NumberLong)4611686018427387904) for document {_id: "x"}`},
 		{name: "inc non-numeric field", docs: []string{`{"_id": 1, "a": "x"}`}, stmt: `{"q": {}, "u": {"$inc": {"a": 1}}}`, code: 14, msg: "Cannot apply $inc to a value of non-numeric type. {_id: 1} has the field 'a' of non-numeric type string"},
+		{name: "inc non-numeric field oid", docs: []string{`{"_id": {"$oid": "5b23b109b8cb2081929c2fc0"}, "a": "x"}`}, stmt: `{"q": {}, "u": {"$inc": {"a": 1}}}`, code: 14, msg: "{_id: ObjectId('5b23b109b8cb2081929c2fc0')} has the field"},
 		{name: "inc non-numeric arg", docs: []string{`{"_id": 1, "a": 1}`}, stmt: `{"q": {}, "u": {"$inc": {"a": "x"}}}`, code: 14, msg: `Cannot increment with non-numeric argument: {a: "x"}`},
 		{name: "mul non-numeric arg", docs: []string{`{"_id": 1, "a": 1}`}, stmt: `{"q": {}, "u": {"$mul": {"a": null}}}`, code: 14, msg: `Cannot multiply with non-numeric argument: {a: null}`},
 		{name: "inc 0 is a no-op", docs: []string{`{"_id": 1, "a": 1}`}, stmt: `{"q": {}, "u": {"$inc": {"a": 0}}}`, want: []string{`{"_id": 1, "a": 1}`}},

@@ -1308,7 +1308,7 @@ func (m *modifier) apply(out, orig bson.D, o UpdateOptions) (bson.D, error) {
 					if m.op == "$addToSet" {
 						return nil, 0, badValue("Cannot apply $addToSet to non-array field. Field named '%s' has non-array type %s", m.parts[len(m.parts)-1], typeName(cur))
 					}
-					return nil, 0, badValue("The field '%s' must be an array but is of type %s in document {_id: %s}", m.path, typeName(cur), idString(orig))
+					return nil, 0, badValue("The field '%s' must be an array but is of type %s in document {%s}", m.path, typeName(cur), idField(orig))
 				}
 				arr = a
 			}
@@ -1431,7 +1431,7 @@ func idString(d bson.D) string {
 	if !ok {
 		return "null"
 	}
-	return strings.TrimSuffix(strings.TrimPrefix(js(id), `{"v":`), "}")
+	return document.Format(id)
 }
 
 func (m *modifier) pulls(e any) bool {
