@@ -239,6 +239,8 @@ func TestUpd28Arith(t *testing.T) {
 		{name: "mul missing int", docs: []string{`{"_id": 1}`}, stmt: `{"q": {}, "u": {"$mul": {"a": 5}}}`, want: []string{`{"_id": 1, "a": 0}`}},
 		{name: "mul missing long", docs: []string{`{"_id": 1}`}, stmt: `{"q": {}, "u": {"$mul": {"a": {"$numberLong": "5"}}}}`, want: []string{`{"_id": 1, "a": {"$numberLong": "0"}}`}},
 		{name: "mul missing double", docs: []string{`{"_id": 1}`}, stmt: `{"q": {}, "u": {"$mul": {"a": 2.5}}}`, want: []string{`{"_id": 1, "a": 0.0}`}},
+		{name: "mul missing negative double", docs: []string{`{"_id": 1}`}, stmt: `{"q": {}, "u": {"$mul": {"a": -2.5}}}`, want: []string{`{"_id": 1, "a": {"$numberDouble": "-0.0"}}`}},
+		{name: "mul missing decimal", docs: []string{`{"_id": 1}`}, stmt: `{"q": {}, "u": {"$mul": {"a": {"$numberDecimal": "2.5"}}}}`, want: []string{`{"_id": 1, "a": {"$numberDecimal": "0.0"}}`}},
 		{name: "inc int32 overflow widens", docs: []string{`{"_id": 1, "a": 2147483647}`}, stmt: `{"q": {}, "u": {"$inc": {"a": 1}}}`, want: []string{`{"_id": 1, "a": {"$numberLong": "2147483648"}}`}},
 		{name: "mul int32 overflow widens", docs: []string{`{"_id": 1, "a": 65536}`}, stmt: `{"q": {}, "u": {"$mul": {"a": 65536}}}`, want: []string{`{"_id": 1, "a": {"$numberLong": "4294967296"}}`}},
 		{name: "inc int + long", docs: []string{`{"_id": 1, "a": 1}`}, stmt: `{"q": {}, "u": {"$inc": {"a": {"$numberLong": "1"}}}}`, want: []string{`{"_id": 1, "a": {"$numberLong": "2"}}`}},

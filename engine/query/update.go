@@ -1261,7 +1261,9 @@ func (m *modifier) apply(out, orig bson.D, o UpdateOptions) (bson.D, error) {
 				if m.op == "$inc" {
 					return m.arg, actSet, nil
 				}
-				return zeroLike(m.arg), actSet, nil
+				// mongod multiplies the operand by int32 0: 0 of its
+				// type, -0.0 for a negative double, 0.0 for 2.5 decimal.
+				return mulNumbers(m.arg, int32(0)), actSet, nil
 			}
 			if !document.IsNumber(cur) {
 				return nil, 0, document.Errorf(document.CodeTypeMismatch,
