@@ -153,6 +153,11 @@ func TestUpd28AddToSet(t *testing.T) {
 		{name: "addToSet doc field order", docs: []string{`{"_id": 1, "a": [{"x": 1, "y": 2}]}`}, stmt: `{"q": {}, "u": {"$addToSet": {"a": {"y": 2, "x": 1}}}}`, want: []string{`{"_id": 1, "a": [{"x": 1, "y": 2}, {"y": 2, "x": 1}]}`}},
 		{name: "addToSet creates", docs: []string{`{"_id": 1}`}, stmt: `{"q": {}, "u": {"$addToSet": {"a": {"$each": [1, 1]}}}}`, want: []string{`{"_id": 1, "a": [1]}`}},
 		{name: "addToSet each not first is a value", docs: []string{`{"_id": 1}`}, stmt: `{"q": {}, "u": {"$addToSet": {"a": {"b": 1, "$each": [1]}}}}`, want: []string{`{"_id": 1, "a": [{"b": 1, "$each": [1]}]}`}},
+		// update_addToSet.js: dotted and $-prefixed names are fine when
+		// nested, as is a nested _id.
+		{name: "addToSet nested odd names", docs: []string{`{"_id": 1, "a": [1]}`}, stmt: `{"q": {}, "u": {"$addToSet": {"a": {"$each": [{"x.$.y": "bad"}, {"b": {"$bad": "bad"}}, {"_id": {"x.y": 2}}]}}}}`, want: []string{`{"_id": 1, "a": [1, {"x.$.y": "bad"}, {"b": {"$bad": "bad"}}, {"_id": {"x.y": 2}}]}`}},
+		{name: "addToSet dollar value", docs: []string{`{"_id": 1, "a": [1]}`}, stmt: `{"q": {}, "u": {"$addToSet": {"a": {"$bad": "bad"}}}}`, want: []string{`{"_id": 1, "a": [1, {"$bad": "bad"}]}`}},
+		{name: "addToSet upsert each", stmt: `{"q": {"_id": 1}, "u": {"$addToSet": {"a": {"$each": [1, 2, 1, 2]}}}, "upsert": true}`, want: []string{`{"_id": 1, "a": [1, 2]}`}},
 		{name: "addToSet non-array", docs: []string{`{"_id": 1, "a": 1}`}, stmt: `{"q": {}, "u": {"$addToSet": {"a": 3}}}`, code: 2, msg: "Cannot apply $addToSet to non-array field. Field named 'a' has non-array type int"},
 		{name: "addToSet each not array", docs: []string{`{"_id": 1}`}, stmt: `{"q": {}, "u": {"$addToSet": {"a": {"$each": 3}}}}`, code: 14, msg: "The argument to $each in $addToSet must be an array but it was of type int"},
 		{name: "addToSet each with slice", docs: []string{`{"_id": 1}`}, stmt: `{"q": {}, "u": {"$addToSet": {"a": {"$each": [3], "$slice": 1}}}}`, code: 2, msg: "Found unexpected fields after $each in $addToSet: { $each: [ 3 ], $slice: 1 }"},
