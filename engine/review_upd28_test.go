@@ -2,6 +2,7 @@ package engine
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -613,5 +614,30 @@ func TestUpd28NModified(t *testing.T) {
 				t.Errorf("%s: %s", tc.u, got)
 			}
 		}
+	}
+}
+
+// jstests/core/write/update/update_arraymatch8.js: updates through
+// positions keep the indexes on those paths right.
+func TestUpd28ArrayMatchIndexes(t *testing.T) {
+	t.Parallel()
+	db, _ := openMem(t)
+	for i, tc := range []struct{ index, doc, q, u, newQ, oldQ string }{
+		{`{"array.name": 1}`, `{"_id": 0, "array": [{"name": "old"}]}`, `{"array.name": "old"}`, `{"$set": {"array.$": {"name": "new"}}}`, `{"array.name": "new"}`, `{"array.name": "old"}`},
+		{`{"array.123a.name": 1}`, `{"_id": 0, "array": [{"123a": {"name": "old"}}]}`, `{"array.123a.name": "old"}`, `{"$set": {"array.$.123a.name": "new"}}`, `{"array.123a.name": "new"}`, `{"array.123a.name": "old"}`},
+		{`{"a.0.b": 1}`, `{"_id": 0, "a": [[{"b": "old"}]]}`, `{}`, `{"$set": {"a.0.0.b": "new"}}`, `{"a.0.b": "new"}`, `{"a.0.b": "old"}`},
+		{`{"a.0.b.c": 1}`, `{"_id": 0, "a": [{"b": [{"c": "old"}]}]}`, `{}`, `{"$set": {"a.0.b.0.c": "new"}}`, `{"a.0.b.c": "new"}`, `{"a.0.b.c": "old"}`},
+	} {
+		coll := fmt.Sprintf("u28am%d", i)
+		mustRun(t, db, "test", `{"createIndexes": "`+coll+`", "indexes": [{"key": `+tc.index+`, "name": "ix"}]}`)
+		loadCorpus(t, db, "test", coll, []string{tc.doc})
+		mustRun(t, db, "test", `{"update": "`+coll+`", "updates": [{"q": `+tc.q+`, "u": `+tc.u+`}]}`)
+		if n := len(firstBatch(t, mustRun(t, db, "test", `{"find": "`+coll+`", "filter": `+tc.newQ+`, "hint": "ix"}`))); n != 1 {
+			t.Errorf("%s then %s: %d documents by the index", tc.u, tc.newQ, n)
+		}
+		if n := len(firstBatch(t, mustRun(t, db, "test", `{"find": "`+coll+`", "filter": `+tc.oldQ+`, "hint": "ix"}`))); n != 0 {
+			t.Errorf("%s then %s: %d documents by the index", tc.u, tc.oldQ, n)
+		}
+		mustValidate(t, db, "test", coll)
 	}
 }
