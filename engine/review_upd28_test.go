@@ -217,6 +217,9 @@ func TestUpd28Rename(t *testing.T) {
 		{name: "rename", docs: []string{`{"_id": 1, "a": 1, "b": 2}`}, stmt: `{"q": {}, "u": {"$rename": {"a": "c"}}}`, want: []string{`{"_id": 1, "b": 2, "c": 1}`}},
 		{name: "rename over existing keeps place", docs: []string{`{"_id": 1, "a": 1, "b": 2, "c": 3}`}, stmt: `{"q": {}, "u": {"$rename": {"c": "a"}}}`, want: []string{`{"_id": 1, "a": 3, "b": 2}`}},
 		{name: "rename nested", docs: []string{`{"_id": 1, "a": {"b": 1}}`}, stmt: `{"q": {}, "u": {"$rename": {"a.b": "c.d"}}}`, want: []string{`{"_id": 1, "a": {}, "c": {"d": 1}}`}},
+		// mongod places a $rename at its destination in the update tree,
+		// so it applies in the destination's place among the paths.
+		{name: "rename applies at its destination's place", docs: []string{`{"_id": 1, "z": 1}`}, stmt: `{"q": {}, "u": {"$rename": {"z": "a"}, "$set": {"b": 1}}}`, want: []string{`{"_id": 1, "a": 1, "b": 1}`}},
 		{name: "rename missing", docs: []string{`{"_id": 1, "a": {}}`}, stmt: `{"q": {}, "u": {"$rename": {"a.b": "c"}}}`, want: []string{`{"_id": 1, "a": {}}`}},
 		{name: "rename an array", docs: []string{`{"_id": 1, "a": [1]}`}, stmt: `{"q": {}, "u": {"$rename": {"a": "b"}}}`, want: []string{`{"_id": 1, "b": [1]}`}},
 		{name: "rename source through scalar", docs: []string{`{"_id": 1, "a": 1}`}, stmt: `{"q": {}, "u": {"$rename": {"a.b": "c"}}}`, code: 28, msg: "cannot use the part (b of a.b) to traverse the element"},

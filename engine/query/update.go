@@ -162,8 +162,15 @@ func parseUpdate(u bson.D) (*Update, error) {
 		return nil, err
 	}
 	// MongoDB applies modifiers in field-name order (numeric names in
-	// numeric order), which fixes where new fields are appended.
-	slices.SortStableFunc(up.mods, func(a, b *modifier) int { return comparePaths(a.parts, b.parts) })
+	// numeric order), which fixes where new fields are appended; a
+	// $rename sits at its destination in mongod's update tree.
+	place := func(m *modifier) []string {
+		if m.op == "$rename" {
+			return m.toParts
+		}
+		return m.parts
+	}
+	slices.SortStableFunc(up.mods, func(a, b *modifier) int { return comparePaths(place(a), place(b)) })
 	return up, nil
 }
 
