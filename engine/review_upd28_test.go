@@ -421,6 +421,8 @@ func TestUpd28Paths(t *testing.T) {
 		{name: "set7 one new element twice", docs: []string{`{"_id": 1, "a": []}`}, stmt: `{"q": {}, "u": {"$set": {"a.2.b": 1, "a.2.c": 1}}}`, want: []string{`{"_id": 1, "a": [null, null, {"b": 1, "c": 1}]}`}},
 		{name: "set7 upsert offset", stmt: `{"q": {"_id": 1, "a.0": 4}, "u": {"$set": {"b": 1}}, "upsert": true}`, want: []string{`{"_id": 1, "a": {"0": 4}, "b": 1}`}},
 		{name: "set7 upsert array", stmt: `{"q": {"_id": 1, "a": [0, 1]}, "u": {"$set": {"a.3": 3}}, "upsert": true}`, want: []string{`{"_id": 1, "a": [0, 1, null, 3]}`}},
+		// updatek.js: '1' and '01' are different field names.
+		{name: "numeric-looking names", docs: []string{`{"_id": 0, "1": {}, "01": {}}`}, stmt: `{"q": {}, "u": {"$set": {"1.b": 1, "01.c": 2}}}`, want: []string{`{"_id": 0, "1": {"b": 1}, "01": {"c": 2}}`}},
 		{name: "unset element leaves null", docs: []string{`{"_id": 1, "a": [1, 2]}`}, stmt: `{"q": {}, "u": {"$unset": {"a.0": 1}}}`, want: []string{`{"_id": 1, "a": [null, 2]}`}},
 		{name: "backfill limit", docs: []string{`{"_id": 1, "a": []}`}, stmt: `{"q": {}, "u": {"$set": {"a.1500001": 1}}}`, code: 34, msg: "can't backfill more than 1500000 elements"},
 		{name: "unknown modifier", docs: []string{`{"_id": 1}`}, stmt: `{"q": {}, "u": {"$foo": {"a": 1}}}`, code: 9, msg: "Unknown modifier: $foo. Expected a valid update modifier or pipeline-style update specified as an array"},
