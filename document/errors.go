@@ -30,6 +30,7 @@ const (
 	CodeDollarPrefixedFieldName         Code = 52    // a replacement with a $-prefixed field
 	CodeInvalidIDField                  Code = 53    // an _id of a forbidden type
 	CodeNotSingleValueField             Code = 54    // an upsert filter that fixes one path twice, or a path and its prefix
+	CodeInvalidDBRef                    Code = 55    // an update that leaves top-level $ref, $id or $db out of DBRef order
 	CodeEmptyFieldName                  Code = 56    // an update path with an empty component
 	CodeCommandNotFound                 Code = 59    // an unknown command name
 	CodeImmutableField                  Code = 66    // an update that changes _id
@@ -111,6 +112,7 @@ var codeNames = map[Code]string{
 	CodeInvalidIDField:                  "InvalidIdField",
 	CodeCannotBackfillArray:             "CannotBackfillArray",
 	CodeNotSingleValueField:             "NotSingleValueField",
+	CodeInvalidDBRef:                    "InvalidDBRef",
 	CodeNotExactValueField:              "NotExactValueField",
 	CodeEmptyFieldName:                  "EmptyFieldName",
 	CodeCommandNotFound:                 "CommandNotFound",

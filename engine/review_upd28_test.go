@@ -459,9 +459,13 @@ func TestUpd28DBRefSetOnInsertOffsets(t *testing.T) {
 	runU28Table(t, "u28misc", []u28Case{
 		{name: "dbref $id", docs: []string{ref}, stmt: `{"q": {}, "u": {"$set": {"a.$id": 2}}}`, want: []string{`{"_id": 1, "a": {"$ref": "a", "$id": 2}}`}},
 		{name: "dbref $ref", docs: []string{ref}, stmt: `{"q": {}, "u": {"$set": {"a.$ref": "b"}}}`, want: []string{`{"_id": 1, "a": {"$ref": "b", "$id": "b"}}`}},
-		{name: "top $id", docs: []string{ref}, stmt: `{"q": {}, "u": {"$set": {"$id": 3}}}`, code: 52, msg: "$id"},
-		{name: "top $ref", docs: []string{ref}, stmt: `{"q": {}, "u": {"$set": {"$ref": "foo"}}}`, code: 52, msg: "$ref"},
-		{name: "top $db", docs: []string{ref}, stmt: `{"q": {}, "u": {"$set": {"$db": "aDB"}}}`, code: 52, msg: "$db"},
+		{name: "top $id", docs: []string{ref}, stmt: `{"q": {}, "u": {"$set": {"$id": 3}}}`, code: 55, msg: "Found $id field without a $ref before it, which is invalid."},
+		{name: "top $ref", docs: []string{ref}, stmt: `{"q": {}, "u": {"$set": {"$ref": "foo"}}}`, code: 55, msg: "The DBRef $ref field must be followed by a $id field"},
+		{name: "top $db", docs: []string{ref}, stmt: `{"q": {}, "u": {"$set": {"$db": "aDB"}}}`, code: 55, msg: "Found $db field without a $id before it, which is invalid."},
+		{name: "top $ref not string", docs: []string{ref}, stmt: `{"q": {}, "u": {"$set": {"$ref": 1}}}`, code: 55, msg: "The DBRef $ref field must be a String, not a int"},
+		// Modifiers apply in name order: $id is created before $ref.
+		{name: "top DBRef fields set together", docs: []string{`{"_id": 1}`}, stmt: `{"q": {}, "u": {"$set": {"$ref": "c", "$id": 2}}}`, code: 55, msg: "Found $id field without a $ref before it, which is invalid."},
+		{name: "top other $ name", docs: []string{ref}, stmt: `{"q": {}, "u": {"$set": {"$z": 1}}}`, code: 52, msg: "The dollar ($) prefixed field '$z' in '$z' is not allowed in the context of an update's replacement document. Consider using an aggregation pipeline with $replaceWith."},
 		{name: "setOnInsert inserts", stmt: `{"q": {"_id": 5}, "u": {"$inc": {"x": 2}, "$setOnInsert": {"a": 3}}, "upsert": true}`, want: []string{`{"_id": 5, "a": 3, "x": 2}`}},
 		{name: "setOnInsert matched", docs: []string{`{"_id": 5, "a": 4, "x": 2}`}, stmt: `{"q": {"_id": 5}, "u": {"$inc": {"x": 2}, "$setOnInsert": {"a": 3}}, "upsert": true}`, want: []string{`{"_id": 5, "a": 4, "x": 4}`}},
 		{name: "setOnInsert _id.a under scalar _id", stmt: `{"q": {"_id": 1}, "u": {"$setOnInsert": {"_id.a": 1}}, "upsert": true}`, code: 28},

@@ -672,12 +672,48 @@ func (u *Update) checkTopLevelDollar(out bson.D) error {
 		if !strings.HasPrefix(name, "$") {
 			continue
 		}
-		if _, ok := getField(out, name); ok {
-			return document.Errorf(CodeDollarPrefixedFieldName,
-				"The dollar ($) prefixed field '%s' in '%s' is not valid for storage.", name, path)
+		if i := fieldIndex(out, name); i >= 0 {
+			if err := validDollarField(out, i, path); err != nil {
+				return err
+			}
 		}
 	}
 	return nil
+}
+
+// validDollarField is mongod's check of the top-level $-prefixed field
+// out[i] (storage_validation.cpp): $ref, $id and $db are allowed as a
+// DBRef, in that order ($ref a string followed by $id, $db a string
+// after $id), and otherwise are 55 InvalidDBRef; any other $-name is 52,
+// with the message mongod 5.0 and later give.
+func validDollarField(out bson.D, i int, path string) error {
+	name := out[i].Key
+	if name == "$db" {
+		if _, ok := out[i].Value.(string); !ok {
+			return document.Errorf(document.CodeInvalidDBRef, "The DBRef $db field must be a String, not a %s", typeName(out[i].Value))
+		}
+		if i == 0 || out[i-1].Key != "$id" {
+			return document.Errorf(document.CodeInvalidDBRef, "Found $db field without a $id before it, which is invalid.")
+		}
+		i, name = i-1, "$id"
+	}
+	if name == "$id" {
+		if i == 0 || out[i-1].Key != "$ref" {
+			return document.Errorf(document.CodeInvalidDBRef, "Found $id field without a $ref before it, which is invalid.")
+		}
+		i, name = i-1, "$ref"
+	}
+	if name == "$ref" {
+		if _, ok := out[i].Value.(string); !ok {
+			return document.Errorf(document.CodeInvalidDBRef, "The DBRef $ref field must be a String, not a %s", typeName(out[i].Value))
+		}
+		if i+1 >= len(out) || out[i+1].Key != "$id" {
+			return document.Errorf(document.CodeInvalidDBRef, "The DBRef $ref field must be followed by a $id field")
+		}
+		return nil
+	}
+	return document.Errorf(CodeDollarPrefixedFieldName,
+		"The dollar ($) prefixed field '%s' in '%s' is not allowed in the context of an update's replacement document. Consider using an aggregation pipeline with $replaceWith.", name, path)
 }
 
 // replace returns repl as the replacement of d: d's _id first (repl
