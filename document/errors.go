@@ -22,12 +22,15 @@ const (
 	CodeNamespaceNotFound               Code = 26    // the collection or database does not exist
 	CodeIndexNotFound                   Code = 27    // the named index does not exist
 	CodePathNotViable                   Code = 28    // an update path through a non-container
+	CodeCannotBackfillArray             Code = 34    // an update past an array's end by more than 1,500,000 elements
 	CodeConflictingUpdateOperators      Code = 40    // two update modifiers on overlapping paths
 	CodeCursorNotFound                  Code = 43    // getMore on an unknown or killed cursor
 	CodeNamespaceExists                 Code = 48    // create of an existing collection with other options
 	CodeMaxTimeMSExpired                Code = 50    // an operation ran past its maxTimeMS
 	CodeDollarPrefixedFieldName         Code = 52    // a replacement with a $-prefixed field
 	CodeInvalidIDField                  Code = 53    // an _id of a forbidden type
+	CodeNotSingleValueField             Code = 54    // an upsert filter that fixes one path twice, or a path and its prefix
+	CodeInvalidDBRef                    Code = 55    // an update that leaves top-level $ref, $id or $db out of DBRef order
 	CodeEmptyFieldName                  Code = 56    // an update path with an empty component
 	CodeCommandNotFound                 Code = 59    // an unknown command name
 	CodeImmutableField                  Code = 66    // an update that changes _id
@@ -40,6 +43,7 @@ const (
 	CodeNoReplicationEnabled            Code = 76    // a replica-set command: ttlkv is a standalone server
 	CodeIndexOptionsConflict            Code = 85    // an index exists with the same name or key but other options
 	CodeIndexKeySpecsConflict           Code = 86    // an index exists with the same name but another key
+	CodeNotExactValueField              Code = 111   // a replacement upsert whose filter fixes only part of _id
 	CodeWriteConflict                   Code = 112   // a write that lost a race with another
 	CodeDocumentValidationFailure       Code = 121   // a document that fails its collection's validator
 	CodeCommandNotSupported             Code = 115   // a command or option the engine does not offer
@@ -106,6 +110,10 @@ var codeNames = map[Code]string{
 	CodeMaxTimeMSExpired:                "MaxTimeMSExpired",
 	CodeDollarPrefixedFieldName:         "DollarPrefixedFieldName",
 	CodeInvalidIDField:                  "InvalidIdField",
+	CodeCannotBackfillArray:             "CannotBackfillArray",
+	CodeNotSingleValueField:             "NotSingleValueField",
+	CodeInvalidDBRef:                    "InvalidDBRef",
+	CodeNotExactValueField:              "NotExactValueField",
 	CodeEmptyFieldName:                  "EmptyFieldName",
 	CodeCommandNotFound:                 "CommandNotFound",
 	CodeImmutableField:                  "ImmutableField",

@@ -1068,6 +1068,11 @@ func (db *DB) updateReturning(ctx context.Context, dbName, name string, s Update
 	if err := db.checkWritable(); err != nil {
 		return nil, nil, err
 	}
+	if s.Upsert {
+		if err := query.CheckUpsertFilter(s.Filter); err != nil {
+			return nil, nil, err
+		}
+	}
 	f, l, err := db.parseFilterLet(s.Filter, s.Let)
 	if err != nil {
 		return nil, nil, err

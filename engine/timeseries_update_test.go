@@ -310,7 +310,7 @@ func TestTimeseriesUpdateErrors(t *testing.T) {
 		{`{"q": {"_id": 1}, "u": {"m": 1, "a": 1, "_id": 10}}`, document.CodeBadValue, "'t' must be present"},
 		{`{"q": {"m": 1}, "u": [{"$set": {"m": 2}}, {"$unset": "t"}]}`, document.CodeBadValue, "'t' must be present"},
 		{`{"q": {"m": 5}, "u": {"$set": {"f": 1}}, "upsert": true}`, document.CodeBadValue, "'t' must be present"},
-		{`{"q": {}, "u": {"$set": {"$y": 1}}}`, document.Code(52), "not valid for storage"},
+		{`{"q": {}, "u": {"$set": {"$y": 1}}}`, document.Code(52), "prefixed field '$y'"},
 		{`{"q": {}, "u": {"t": {"$date": "2020-01-01T00:00:00Z"}}, "multi": true}`, document.CodeFailedToParse, "multi update is not supported for replacement"},
 		{`{"q": {}, "u": {"$set": {"f": 1}}, "hint": "nope_1"}`, document.CodeBadValue, "hint provided does not correspond to an existing index"},
 	} {

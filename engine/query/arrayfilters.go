@@ -94,7 +94,7 @@ func ParseUpdateWith(u bson.D, filters bson.A) (*Update, error) {
 	for _, fv := range filters {
 		id, _ := filterIdentifier(fv.(bson.D))
 		if !used[id] {
-			return nil, document.Errorf(document.CodeFailedToParse, "The array filter for identifier '%s' was not used in the update %s", id, js(u))
+			return nil, document.Errorf(document.CodeFailedToParse, "The array filter for identifier '%s' was not used in the update %s", id, document.Format(u))
 		}
 	}
 	return up, nil
@@ -224,6 +224,27 @@ func expandFiltered(m *modifier, d bson.D) ([][]string, error) {
 	return out, err
 }
 
+// conflictAt names the place two array updates meet as mongod does:
+// it merges the two paths' update trees element by element, so the
+// place is concrete (positions) up to the last component where the
+// written paths pa and pb differ, and as written after it; a and b are
+// their concrete paths, the shorter one names the place.
+func conflictAt(pa, pb, a, b []string) string {
+	if len(b) < len(a) {
+		pa, pb, a, b = pb, pa, b, a
+	}
+	last := 0
+	for k := 0; k < len(pa) && k < len(pb); k++ {
+		if pa[k] != pb[k] {
+			last = k
+		}
+	}
+	if len(pa) != len(a) {
+		return strings.Join(a, ".")
+	}
+	return strings.Join(append(slices.Clone(a[:last+1]), pa[last+1:]...), ".")
+}
+
 // expandAll returns, for each of u's modifiers with a $[identifier], its
 // concrete paths in d (expandFiltered); nil for the others. Two
 // modifiers whose concrete paths meet (a.$[i].c and a.$[j].c where both
@@ -260,11 +281,8 @@ func (u *Update) expandAll(d bson.D) ([][][]string, error) {
 			for _, a := range concrete(i) {
 				for _, b := range concrete(j) {
 					if isPrefix(a, b) || isPrefix(b, a) {
-						short := a
-						if len(b) < len(a) {
-							short = b
-						}
-						return nil, document.Errorf(CodeConflictingUpdateOperators, "Update created a conflict at '%s'", strings.Join(short, "."))
+						return nil, document.Errorf(CodeConflictingUpdateOperators, "Update created a conflict at '%s'",
+							conflictAt(u.mods[i].parts, u.mods[j].parts, a, b))
 					}
 				}
 			}

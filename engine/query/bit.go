@@ -1,6 +1,9 @@
 package query
 
-import "go.mongodb.org/mongo-driver/v2/bson"
+import (
+	"github.com/ttlkv/ttlkv/document"
+	"go.mongodb.org/mongo-driver/v2/bson"
+)
 
 // bitOp is one operation of a $bit modifier: and, or or xor with an
 // integer.
@@ -22,12 +25,12 @@ func parseBit(m *modifier, v any) error {
 		switch e.Key {
 		case "and", "or", "xor":
 		default:
-			return badValue("The $bit modifier only supports 'and', 'or', and 'xor', not '%s' which is an unknown operator: {%s: %s}", e.Key, e.Key, js(e.Value))
+			return badValue("The $bit modifier only supports 'and', 'or', and 'xor', not '%s' which is an unknown operator: {%s: %s}", e.Key, e.Key, document.Format(e.Value))
 		}
 		switch e.Value.(type) {
 		case int32, int64:
 		default:
-			return badValue("The $bit modifier field must be an Integer(32/64 bit); a '%s' is not supported here: {%s: %s}", typeName(e.Value), e.Key, js(e.Value))
+			return badValue("The $bit modifier field must be an Integer(32/64 bit); a '%s' is not supported here: {%s: %s}", typeName(e.Value), e.Key, document.Format(e.Value))
 		}
 		m.bits = append(m.bits, bitOp{e.Key, e.Value})
 	}
@@ -46,8 +49,9 @@ func (m *modifier) applyBit(cur any, exists bool, orig bson.D) (any, action, err
 	switch cur.(type) {
 	case int32, int64:
 	default:
-		return nil, 0, badValue("Cannot apply $bit to a value of non-integral type.{_id: %s} has the field %s of non-integer type %s",
-			idString(orig), m.parts[len(m.parts)-1], typeName(cur))
+		// mongod prints the _id element without braces here.
+		return nil, 0, badValue("Cannot apply $bit to a value of non-integral type.%s has the field %s of non-integer type %s",
+			idField(orig), m.parts[len(m.parts)-1], typeName(cur))
 	}
 	for _, b := range m.bits {
 		x, x64 := cur.(int64)

@@ -431,8 +431,15 @@ func parsePath(path string, v any, depth int) ([]expr, error) {
 		}
 		return []expr{x}, nil
 	}
+	if _, ok := v.(bson.Undefined); ok {
+		return nil, errCompareUndefined()
+	}
 	return []expr{eqExpr(path, parts, v)}, nil
 }
+
+// errCompareUndefined is mongod's 2 for an equality or a comparison with
+// undefined (ComparisonMatchExpression).
+func errCompareUndefined() error { return badValue("cannot compare to undefined") }
 
 // parseOps parses the operator document ops applied to path. parts is
 // nil inside an $elemMatch value form, where the operators apply to each
@@ -517,6 +524,12 @@ func parseOps(path string, parts []string, ops bson.D, depth int) ([]expr, error
 }
 
 func parseOp(path string, parts []string, op string, v any, depth int) (expr, error) {
+	if _, ok := v.(bson.Undefined); ok {
+		switch op {
+		case "$eq", "$ne", "$gt", "$gte", "$lt", "$lte":
+			return nil, errCompareUndefined()
+		}
+	}
 	switch op {
 	case "$eq":
 		return eqExpr(path, parts, v), nil

@@ -102,20 +102,6 @@ func toDecimal(v any) bson.Decimal128 {
 	return d
 }
 
-// zeroLike returns zero of v's numeric type ($mul on a missing field).
-func zeroLike(v any) any {
-	switch v.(type) {
-	case int32:
-		return int32(0)
-	case int64:
-		return int64(0)
-	case bson.Decimal128:
-		d, _ := bson.ParseDecimal128("0")
-		return d
-	}
-	return float64(0)
-}
-
 // addNumbers adds two numbers with MongoDB's type promotion: int32
 // overflow widens to int64, int64 overflow to double; a double makes a
 // double, a decimal a decimal.

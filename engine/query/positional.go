@@ -103,6 +103,17 @@ func leafPosition(t *pathExpr, d bson.D) (int, bool) {
 	var cur any = d
 	for k := 0; ; k++ {
 		if arr, isArr := cur.(bson.A); isArr {
+			if k < len(t.parts) {
+				// A numeric part is an offset into the array, which
+				// records no position (update_array_offset_positional.js).
+				if idx, num := arrayIndex(t.parts[k]); num {
+					if idx >= len(arr) {
+						return 0, false
+					}
+					cur = arr[idx]
+					continue
+				}
+			}
 			for i := range arr {
 				if t.match(withPath(d, t.parts[:k], bson.A{arr[i]})) {
 					return i, true
@@ -125,22 +136,32 @@ func leafPosition(t *pathExpr, d bson.D) (int, bool) {
 	}
 }
 
-// withPath returns a copy of d with the value at parts (documents all
-// the way) replaced by v; d is not changed.
+// withPath returns a copy of d with the value at parts (through
+// documents and array offsets) replaced by v; d is not changed.
 func withPath(d bson.D, parts []string, v any) bson.D {
-	out := slices.Clone(d)
-	for i, e := range out {
-		if e.Key != parts[0] {
-			continue
-		}
-		if len(parts) == 1 {
-			out[i].Value = v
-		} else if sub, ok := e.Value.(bson.D); ok {
-			out[i].Value = withPath(sub, parts[1:], v)
-		}
-		break
-	}
+	out, _ := replaceAt(d, parts, v).(bson.D)
 	return out
+}
+
+func replaceAt(c any, parts []string, v any) any {
+	if len(parts) == 0 {
+		return v
+	}
+	switch t := c.(type) {
+	case bson.D:
+		out := slices.Clone(t)
+		if i := fieldIndex(out, parts[0]); i >= 0 {
+			out[i].Value = replaceAt(out[i].Value, parts[1:], v)
+		}
+		return out
+	case bson.A:
+		out := slices.Clone(t)
+		if idx, ok := arrayIndex(parts[0]); ok && idx < len(out) {
+			out[idx] = replaceAt(out[idx], parts[1:], v)
+		}
+		return out
+	}
+	return c
 }
 
 // HasPositional reports whether the projection has a positional path

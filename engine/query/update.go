@@ -2,6 +2,7 @@ package query
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -105,7 +106,7 @@ type modifier struct {
 	each     bson.A
 	slice    *int64
 	position *int64
-	sort     any // nil, int (±1) or *Sort
+	sort     any // nil, int (±1) or []pushSortKey
 	// $pull
 	pull expr
 	// coll compares values under a collation ($min, $max, $addToSet,
@@ -252,7 +253,7 @@ func parseModifier(op, path string, v any) (*modifier, error) {
 			if op == "$mul" {
 				verb = "multiply"
 			}
-			return nil, document.Errorf(document.CodeTypeMismatch, "Cannot %s with non-numeric argument: {%s: %v}", verb, path, v)
+			return nil, document.Errorf(document.CodeTypeMismatch, "Cannot %s with non-numeric argument: {%s: %s}", verb, path, document.Format(v))
 		}
 	case "$rename":
 		to, ok := v.(string)
@@ -291,22 +292,35 @@ func parseModifier(op, path string, v any) (*modifier, error) {
 			return nil, badValue("$pullAll requires an array argument but was given a %s", typeName(v))
 		}
 	case "$pop":
+		// mongod reads an integer first (parseIntegerElementToLong).
 		n, ok := wholeNumber(v)
-		if !ok || (n != 1 && n != -1) {
-			return nil, document.Errorf(document.CodeFailedToParse, "$pop expects 1 or -1, found: %v", v)
+		switch {
+		case !document.IsNumber(v):
+			return nil, document.Errorf(document.CodeFailedToParse, "Expected a number in: %s: %s", path, document.Format(v))
+		case !ok:
+			return nil, document.Errorf(document.CodeFailedToParse, "Expected an integer: %s: %s", path, document.Format(v))
+		case n != 1 && n != -1:
+			return nil, document.Errorf(document.CodeFailedToParse, "$pop expects 1 or -1, found: %d", n)
 		}
 	case "$currentDate":
 		switch t := v.(type) {
 		case bool:
 		case bson.D:
-			if len(t) != 1 || t[0].Key != "$type" {
-				return nil, badValue("The '$type' string field is required to be 'date' or 'timestamp': {$currentDate: {field : {$type: 'date'}}}")
+			// mongod: each field must be $type; the last valid $type
+			// wins; none valid is an error.
+			found := false
+			for _, e := range t {
+				if e.Key != "$type" {
+					return nil, badValue("Unrecognized $currentDate option: %s", e.Key)
+				}
+				switch e.Value {
+				case "date":
+					found, m.timestamp = true, false
+				case "timestamp":
+					found, m.timestamp = true, true
+				}
 			}
-			switch t[0].Value {
-			case "date":
-			case "timestamp":
-				m.timestamp = true
-			default:
+			if !found {
 				return nil, badValue("The '$type' string field is required to be 'date' or 'timestamp': {$currentDate: {field : {$type: 'date'}}}")
 			}
 		default:
@@ -326,6 +340,18 @@ func parsePush(m *modifier, v any) error {
 		m.each = bson.A{v}
 		return nil
 	}
+	if m.op == "$addToSet" {
+		// {$each: [...]} and nothing else (addtoset_node.cpp).
+		arr, ok := d[0].Value.(bson.A)
+		if !ok {
+			return document.Errorf(document.CodeTypeMismatch, "The argument to $each in $addToSet must be an array but it was of type %s", typeName(d[0].Value))
+		}
+		if len(d) > 1 {
+			return badValue("Found unexpected fields after $each in $addToSet: %s", document.Format(d))
+		}
+		m.each = arr
+		return nil
+	}
 	for _, e := range d {
 		switch e.Key {
 		case "$each":
@@ -340,7 +366,10 @@ func parsePush(m *modifier, v any) error {
 			}
 			n, ok := wholeNumber(e.Value)
 			if !ok {
-				return badValue("The value for %s must be an integer value but was given type: %s", e.Key, typeName(e.Value))
+				if e.Key == "$position" {
+					return badValue("The value for $position must be an integer value, not of type: %s", typeName(e.Value))
+				}
+				return badValue("The value for $slice must be an integer value but was given type: %s", typeName(e.Value))
 			}
 			if e.Key == "$slice" {
 				m.slice = &n
@@ -351,22 +380,11 @@ func parsePush(m *modifier, v any) error {
 			if m.op != "$push" {
 				return badValue("Found unexpected fields after $each in $addToSet: %s", e.Key)
 			}
-			if dir, ok := plusMinusOne(e.Value); ok {
-				m.sort = dir
-				continue
-			}
-			sd, ok := e.Value.(bson.D)
-			if !ok || len(sd) == 0 {
-				return badValue("The $sort is invalid: use 1/-1 to sort the whole element, or {field:1/-1} to sort embedded fields")
-			}
-			s, err := ParseSort(sd)
+			srt, err := parsePushSort(e.Value)
 			if err != nil {
 				return err
 			}
-			if _, nat := s.NaturalOrder(); nat {
-				return badValue("The $sort is invalid: $natural is not allowed")
-			}
-			m.sort = s
+			m.sort = srt
 		default:
 			if m.op == "$addToSet" {
 				return badValue("Found unexpected fields after $each in $addToSet: %s", e.Key)
@@ -378,6 +396,79 @@ func parsePush(m *modifier, v any) error {
 }
 
 func hasKey(d bson.D, k string) bool { return fieldIndex(d, k) >= 0 }
+
+// pushSortKey is one field of $push's $sort pattern.
+type pushSortKey struct {
+	parts []string
+	desc  bool
+}
+
+// parsePushSort reads $push's $sort: 1 or -1 (the elements themselves),
+// or a pattern of fields each 1 or -1, with mongod's messages
+// (push_node.cpp).
+func parsePushSort(v any) (any, error) {
+	const badOrder = "The $sort element value must be either 1 or -1"
+	d, isDoc := v.(bson.D)
+	if !isDoc {
+		if !document.IsNumber(v) {
+			return nil, badValue("The $sort is invalid: use 1/-1 to sort the whole element, or {field:1/-1} to sort embedded fields")
+		}
+		dir, ok := plusMinusOne(v)
+		if !ok {
+			return nil, badValue(badOrder)
+		}
+		return dir, nil
+	}
+	if len(d) == 0 {
+		return nil, badValue("The $sort pattern is empty when it should be a set of fields.")
+	}
+	keys := make([]pushSortKey, 0, len(d))
+	for _, e := range d {
+		dir, ok := plusMinusOne(e.Value)
+		if !ok {
+			return nil, badValue(badOrder)
+		}
+		if e.Key == "" {
+			return nil, badValue("The $sort field cannot be empty")
+		}
+		parts := strings.Split(e.Key, ".")
+		if slices.Contains(parts, "") {
+			return nil, badValue("The $sort field is a dotted field but has an empty part: %s", e.Key)
+		}
+		keys = append(keys, pushSortKey{parts: parts, desc: dir < 0})
+	}
+	return keys, nil
+}
+
+// pushSortValue is the value $push's $sort pattern reads at parts of
+// the element e: the field of a document, through documents and array
+// indexes without expanding arrays; null when missing or when e is not
+// a document (mongod's extractElementsBasedOnTemplate).
+func pushSortValue(e any, parts []string) any {
+	if _, ok := e.(bson.D); !ok {
+		return nil
+	}
+	cur := e
+	for _, p := range parts {
+		switch t := cur.(type) {
+		case bson.D:
+			v, ok := getField(t, p)
+			if !ok {
+				return nil
+			}
+			cur = v
+		case bson.A:
+			idx, ok := arrayIndex(p)
+			if !ok || idx >= len(t) {
+				return nil
+			}
+			cur = t[idx]
+		default:
+			return nil
+		}
+	}
+	return cur
+}
 
 // parsePullCond parses $pull's operand: an operator document applies to
 // each element, any other document is a filter on document elements, a
@@ -565,10 +656,29 @@ func (u *Update) apply(d bson.D, o UpdateOptions) (bson.D, error) {
 	if hadID && !o.MutableID {
 		newID, ok := getField(out, "_id")
 		if !ok || !sameValue(oldID, newID) {
-			return nil, immutableID()
+			return nil, u.immutableIDBy()
 		}
 	}
 	return out, nil
+}
+
+// immutableIDBy is 66 for an update that changed or removed _id, naming
+// the first modifier on _id as mongod does.
+func (u *Update) immutableIDBy() error {
+	for _, m := range u.mods {
+		switch {
+		case m.op == "$rename" && m.parts[0] == "_id":
+			return document.Errorf(document.CodeImmutableField,
+				"Unsetting the path '%s' using $rename would modify the immutable field '_id'", m.path)
+		case m.op == "$rename" && m.toParts[0] == "_id":
+			return document.Errorf(document.CodeImmutableField,
+				"Performing an update on the path '%s' would modify the immutable field '_id'", m.to)
+		case m.parts[0] == "_id":
+			return document.Errorf(document.CodeImmutableField,
+				"Performing an update on the path '%s' would modify the immutable field '_id'", m.path)
+		}
+	}
+	return immutableID()
 }
 
 // creatingOps are the modifiers that write a value at their path; the
@@ -595,12 +705,48 @@ func (u *Update) checkTopLevelDollar(out bson.D) error {
 		if !strings.HasPrefix(name, "$") {
 			continue
 		}
-		if _, ok := getField(out, name); ok {
-			return document.Errorf(CodeDollarPrefixedFieldName,
-				"The dollar ($) prefixed field '%s' in '%s' is not valid for storage.", name, path)
+		if i := fieldIndex(out, name); i >= 0 {
+			if err := validDollarField(out, i, path); err != nil {
+				return err
+			}
 		}
 	}
 	return nil
+}
+
+// validDollarField is mongod's check of the top-level $-prefixed field
+// out[i] (storage_validation.cpp): $ref, $id and $db are allowed as a
+// DBRef, in that order ($ref a string followed by $id, $db a string
+// after $id), and otherwise are 55 InvalidDBRef; any other $-name is 52,
+// with the message mongod 5.0 and later give.
+func validDollarField(out bson.D, i int, path string) error {
+	name := out[i].Key
+	if name == "$db" {
+		if _, ok := out[i].Value.(string); !ok {
+			return document.Errorf(document.CodeInvalidDBRef, "The DBRef $db field must be a String, not a %s", typeName(out[i].Value))
+		}
+		if i == 0 || out[i-1].Key != "$id" {
+			return document.Errorf(document.CodeInvalidDBRef, "Found $db field without a $id before it, which is invalid.")
+		}
+		i, name = i-1, "$id"
+	}
+	if name == "$id" {
+		if i == 0 || out[i-1].Key != "$ref" {
+			return document.Errorf(document.CodeInvalidDBRef, "Found $id field without a $ref before it, which is invalid.")
+		}
+		i, name = i-1, "$ref"
+	}
+	if name == "$ref" {
+		if _, ok := out[i].Value.(string); !ok {
+			return document.Errorf(document.CodeInvalidDBRef, "The DBRef $ref field must be a String, not a %s", typeName(out[i].Value))
+		}
+		if i+1 >= len(out) || out[i+1].Key != "$id" {
+			return document.Errorf(document.CodeInvalidDBRef, "The DBRef $ref field must be followed by a $id field")
+		}
+		return nil
+	}
+	return document.Errorf(CodeDollarPrefixedFieldName,
+		"The dollar ($) prefixed field '%s' in '%s' is not allowed in the context of an update's replacement document. Consider using an aggregation pipeline with $replaceWith.", name, path)
 }
 
 // replace returns repl as the replacement of d: d's _id first (repl
@@ -612,7 +758,8 @@ func replace(d, repl bson.D, mutableID bool) (bson.D, error) {
 	newID, hasID := getField(repl, "_id")
 	if hadID && !(mutableID && hasID) {
 		if hasID && !sameValue(oldID, newID) {
-			return nil, immutableID()
+			return nil, document.Errorf(document.CodeImmutableField,
+				"After applying the update, the (immutable) field '_id' was found to have been altered to _id: %s", document.Format(newID))
 		}
 		out = append(out, bson.E{Key: "_id", Value: cloneValue(oldID)})
 	} else if hasID {
@@ -665,15 +812,24 @@ func sameValue(a, b any) bool {
 }
 
 // Upsert returns the document an upsert inserts when filter matched
-// nothing: the filter's equality predicates (implicit, $eq and inside
-// $and; dotted paths become embedded documents), then the update applied
-// with IsUpsertInsert set. For a replacement the result is the
-// replacement plus the filter's _id when the replacement has none. _id,
-// when known, is the first field.
+// nothing. As mongod, it seeds the document with the filter's
+// equalities (upsertEqualities), each set at its path in path order
+// (dotted paths become embedded documents), then applies the update
+// with IsUpsertInsert set. A replacement takes only _id from the filter,
+// and keeps its own _id if the filter has none. _id, when known, is the
+// first field.
 func (u *Update) Upsert(filter bson.D, o UpdateOptions) (bson.D, error) {
-	base := bson.D{}
-	if err := addEqualities(&base, filter); err != nil {
+	eqs, err := upsertEqualities(filter, u.isRepl)
+	if err != nil {
 		return nil, err
+	}
+	base := bson.D{}
+	for _, e := range eqs {
+		nb, err := setPath(base, e.parts, cloneValue(e.v), e.path)
+		if err != nil {
+			return nil, err
+		}
+		base = nb.(bson.D)
 	}
 	o.IsUpsertInsert = true
 	var out bson.D
@@ -684,7 +840,8 @@ func (u *Update) Upsert(filter bson.D, o UpdateOptions) (bson.D, error) {
 		}
 		if id, ok := getField(base, "_id"); ok {
 			if rid, has := getField(out, "_id"); has && !sameValue(id, rid) {
-				return nil, immutableID()
+				return nil, document.Errorf(document.CodeImmutableField,
+					"After applying the update, the (immutable) field '_id' was found to have been altered to _id: %s", document.Format(rid))
 			} else if !has {
 				out = append(out, bson.E{Key: "_id", Value: cloneValue(id)})
 			}
@@ -712,18 +869,96 @@ func idFirst(d bson.D) bson.D {
 	return d
 }
 
-func addEqualities(base *bson.D, filter bson.D) error {
+// CheckUpsertFilter returns 224 QueryFeatureNotAllowed when filter has
+// a $expr (at its top level or in an $and, $or or $nor branch, the places
+// a $expr may be), and nil otherwise: mongod refuses such a filter for an
+// upsert when it parses it, whether or not a document matches.
+func CheckUpsertFilter(filter bson.D) error {
+	var has func(d bson.D) bool
+	has = func(d bson.D) bool {
+		for _, e := range d {
+			switch e.Key {
+			case "$expr":
+				return true
+			case "$and", "$or", "$nor":
+				arr, _ := e.Value.(bson.A)
+				for _, x := range arr {
+					if sd, ok := x.(bson.D); ok && has(sd) {
+						return true
+					}
+				}
+			}
+		}
+		return false
+	}
+	if has(filter) {
+		return document.Errorf(document.Code(224), "$expr is not allowed in the query predicate for an upsert")
+	}
+	return nil
+}
+
+// equality is a path an upsert's filter fixes, and its value.
+type equality struct {
+	path  string
+	parts []string
+	v     any
+}
+
+// upsertEqualities returns the equalities of filter an upsert seeds its
+// document with, in path order, as mongod reads them from the
+// simplified query (update_driver.cpp, path_support.cpp): a field's
+// value, $eq (a regex or an array included), a $in or $all of one value;
+// through $and and an $or of one branch. Other operators, $or of more
+// branches and $nor fix nothing. Two equalities at one path, or at a
+// path and its prefix, are 54 NotSingleValueField. For a replacement
+// (onlyID) only equalities on _id count, and one below it ("_id.x") is
+// 111 NotExactValueField.
+func upsertEqualities(filter bson.D, onlyID bool) ([]equality, error) {
+	var eqs []equality
+	collectEqualities(filter, &eqs)
+	if onlyID {
+		kept := eqs[:0]
+		for _, e := range eqs {
+			switch {
+			case e.parts[0] != "_id":
+				continue
+			case len(e.parts) > 1:
+				return nil, document.Errorf(document.CodeNotExactValueField,
+					"field at '_id' must be exactly specified, field at sub-path '%s'found", e.path)
+			}
+			kept = append(kept, e)
+		}
+		eqs = kept
+	}
+	slices.SortStableFunc(eqs, func(a, b equality) int { return strings.Compare(a.path, b.path) })
+	for i, e := range eqs {
+		for _, p := range eqs[:i] {
+			switch {
+			case p.path == e.path:
+				return nil, document.Errorf(document.CodeNotSingleValueField,
+					"cannot infer query fields to set, path '%s' is matched twice", e.path)
+			case isPrefix(p.parts, e.parts):
+				return nil, document.Errorf(document.CodeNotSingleValueField,
+					"cannot infer query fields to set, both paths '%s' and '%s' are matched", e.path, p.path)
+			}
+		}
+	}
+	return eqs, nil
+}
+
+// collectEqualities appends the equalities of the conjunction filter
+// to eqs.
+func collectEqualities(filter bson.D, eqs *[]equality) {
 	for _, e := range filter {
-		if e.Key == "$and" {
+		switch e.Key {
+		case "$and", "$or":
 			arr, ok := e.Value.(bson.A)
-			if !ok {
+			if !ok || (e.Key == "$or" && len(arr) != 1) {
 				continue
 			}
 			for _, s := range arr {
 				if sd, ok := s.(bson.D); ok {
-					if err := addEqualities(base, sd); err != nil {
-						return err
-					}
+					collectEqualities(sd, eqs)
 				}
 			}
 			continue
@@ -731,50 +966,51 @@ func addEqualities(base *bson.D, filter bson.D) error {
 		if strings.HasPrefix(e.Key, "$") {
 			continue
 		}
-		v, ok := equalityValue(e.Value)
-		if !ok {
-			continue
-		}
 		parts, ok := splitPath(e.Key)
 		if !ok {
 			continue
 		}
-		nb, err := setPath(*base, parts, cloneValue(v), e.Key)
-		if err != nil {
-			return err
+		add := func(v any) { *eqs = append(*eqs, equality{e.Key, parts, v}) }
+		ops, isOps := isOperatorDoc(e.Value)
+		if !isOps {
+			if _, re := e.Value.(bson.Regex); !re {
+				add(e.Value)
+			}
+			continue
 		}
-		*base = nb.(bson.D)
-	}
-	return nil
-}
-
-// equalityValue returns the value a filter field fixes by equality.
-func equalityValue(v any) (any, bool) {
-	if _, ok := v.(bson.Regex); ok {
-		return nil, false
-	}
-	if ops, ok := isOperatorDoc(v); ok {
 		for _, op := range ops {
-			if arr, isArr := op.Value.(bson.A); op.Key == "$in" && isArr && len(arr) == 1 {
-				// A one-element $in fixes the value, as MongoDB's upsert reads it.
-				return equalityValue(arr[0])
-			}
-			if op.Key == "$eq" {
-				if _, isRe := op.Value.(bson.Regex); isRe {
-					return nil, false
+			switch op.Key {
+			case "$eq":
+				add(op.Value)
+			case "$in":
+				// A one-value $in is that equality (a regex in it is
+				// a regex match, which fixes nothing).
+				if arr, ok := op.Value.(bson.A); ok && len(arr) == 1 {
+					if _, re := arr[0].(bson.Regex); !re {
+						add(arr[0])
+					}
 				}
-				return op.Value, true
+			case "$all":
+				// $all is an equality per value.
+				arr, _ := op.Value.(bson.A)
+				for _, v := range arr {
+					if _, re := v.(bson.Regex); re {
+						continue
+					}
+					if d, ok := isOperatorDoc(v); ok && d[0].Key == "$elemMatch" {
+						continue
+					}
+					add(v)
+				}
 			}
 		}
-		return nil, false
 	}
-	return v, true
 }
 
 // setPath stores val at parts inside container c (a document or array),
 // creating missing documents on the way and padding arrays with nulls.
 func setPath(c any, parts []string, val any, full string) (any, error) {
-	return modifyPath(c, parts, full, true, nil, func(cur any, exists bool) (any, action, error) {
+	return modifyPath(c, parts, full, pathCreate, nil, func(cur any, exists bool) (any, action, error) {
 		return val, actSet, nil
 	})
 }
@@ -784,7 +1020,7 @@ func setPath(c any, parts []string, val any, full string) (any, error) {
 const maxBackfill = 1500000
 
 func errBackfill() error {
-	return badValue("can't backfill more than %d elements", maxBackfill)
+	return document.Errorf(document.CodeCannotBackfillArray, "can't backfill more than %d elements", maxBackfill)
 }
 
 type action int
@@ -799,16 +1035,39 @@ const (
 // current value there.
 type leafFunc func(cur any, exists bool) (any, action, error)
 
-// modifyPath walks parts inside container c and calls fn at the end. When
-// create is true missing documents are created on the way (and a path
-// through a scalar is 28 PathNotViable); otherwise a missing or
-// non-traversable intermediate makes the update a no-op. It returns the
-// possibly reallocated container.
-func modifyPath(c any, parts []string, full string, create bool, af arrayFilters, fn leafFunc) (any, error) {
+// pathMode says what modifyPath does with the parts of a path that are
+// missing or cannot be walked.
+type pathMode int
+
+const (
+	// pathSkip: a missing part, or a scalar in the way, makes the update
+	// a no-op ($unset).
+	pathSkip pathMode = iota
+	// pathCreate: missing documents are created on the way and arrays
+	// padded with nulls; a scalar in the way is 28 PathNotViable.
+	pathCreate
+	// pathExisting: a missing part makes the update a no-op, a scalar in
+	// the way is 28 PathNotViable ($pop, $pull, $pullAll: mongod's
+	// viability check for a path it will not create).
+	pathExisting
+)
+
+// errCannotTraverse is mongod's 28 for a path that will not be created
+// but goes through the scalar (or array, by name) v at key.
+func errCannotTraverse(part, full, key string, v any) error {
+	return document.Errorf(CodePathNotViable, "Cannot use the part (%s) of (%s) to traverse the element ({%s: %s})",
+		part, full, key, document.Format(v))
+}
+
+// modifyPath walks parts inside container c and calls fn at the end,
+// handling missing parts and scalars in the way as mode says. It returns
+// the possibly reallocated container.
+func modifyPath(c any, parts []string, full string, mode pathMode, af arrayFilters, fn leafFunc) (any, error) {
+	create := mode == pathCreate
 	key := parts[0]
 	last := len(parts) == 1
 	if isArrayUpdate(key) {
-		return modifyAll(c, parts, full, create, af, fn)
+		return modifyAll(c, parts, full, mode, af, fn)
 	}
 	switch t := c.(type) {
 	case bson.D:
@@ -846,7 +1105,7 @@ func modifyPath(c any, parts []string, full string, create bool, af arrayFilters
 			if !create {
 				return t, nil
 			}
-			child, err := modifyPath(bson.D{}, parts[1:], full, create, af, fn)
+			child, err := modifyPath(bson.D{}, parts[1:], full, mode, af, fn)
 			if err != nil {
 				return nil, err
 			}
@@ -858,15 +1117,18 @@ func modifyPath(c any, parts []string, full string, create bool, af arrayFilters
 		switch t[i].Value.(type) {
 		case bson.D, bson.A:
 		default:
+			if mode == pathExisting {
+				return nil, errCannotTraverse(parts[1], full, key, t[i].Value)
+			}
 			if !create {
 				return t, nil
 			}
 			if isArrayUpdate(parts[1]) {
-				return nil, badValue("Cannot apply array updates to non-array element {%s: %s} in path '%s'", key, js(t[i].Value), full)
+				return nil, badValue("Cannot apply array updates to non-array element %s: %s", key, document.Format(t[i].Value))
 			}
 			return nil, notViable(parts[1], key, t[i].Value)
 		}
-		child, err := modifyPath(t[i].Value, parts[1:], full, create, af, fn)
+		child, err := modifyPath(t[i].Value, parts[1:], full, mode, af, fn)
 		if err != nil {
 			return nil, err
 		}
@@ -874,11 +1136,18 @@ func modifyPath(c any, parts []string, full string, create bool, af arrayFilters
 		return t, nil
 	case bson.A:
 		idx, ok := arrayIndex(key)
+		if !ok && create && len(key) > 9 && strings.Trim(key, "0123456789") == "" && key[0] != '0' {
+			// An index too large for arrayIndex is far past the end.
+			return nil, errBackfill()
+		}
 		if !ok {
+			if mode == pathExisting {
+				return nil, errCannotTraverse(key, full, parentName(full, parts), t)
+			}
 			if !create {
 				return t, nil
 			}
-			return nil, document.Errorf(CodePathNotViable, "Cannot create field '%s' in element {%s: %s}", key, parentName(full, parts), js(t))
+			return nil, document.Errorf(CodePathNotViable, "Cannot create field '%s' in element {%s: %s}", key, parentName(full, parts), document.Format(t))
 		}
 		if last {
 			var cur any
@@ -913,7 +1182,7 @@ func modifyPath(c any, parts []string, full string, create bool, af arrayFilters
 			if idx-len(t) > maxBackfill {
 				return nil, errBackfill()
 			}
-			child, err := modifyPath(bson.D{}, parts[1:], full, create, af, fn)
+			child, err := modifyPath(bson.D{}, parts[1:], full, mode, af, fn)
 			if err != nil {
 				return nil, err
 			}
@@ -928,15 +1197,18 @@ func modifyPath(c any, parts []string, full string, create bool, af arrayFilters
 		switch t[idx].(type) {
 		case bson.D, bson.A:
 		default:
+			if mode == pathExisting {
+				return nil, errCannotTraverse(parts[1], full, key, t[idx])
+			}
 			if !create {
 				return t, nil
 			}
 			if isArrayUpdate(parts[1]) {
-				return nil, badValue("Cannot apply array updates to non-array element {%s: %s} in path '%s'", key, js(t[idx]), full)
+				return nil, badValue("Cannot apply array updates to non-array element %s: %s", key, document.Format(t[idx]))
 			}
 			return nil, notViable(parts[1], key, t[idx])
 		}
-		child, err := modifyPath(t[idx], parts[1:], full, create, af, fn)
+		child, err := modifyPath(t[idx], parts[1:], full, mode, af, fn)
 		if err != nil {
 			return nil, err
 		}
@@ -953,7 +1225,8 @@ const allPositional = "$[]"
 // modifyAll applies the rest of the path to every element of the array
 // c ($[]), or to every element its array filter matches ($[id]). c must
 // be an array: anything else is 2 BadValue, as in MongoDB.
-func modifyAll(c any, parts []string, full string, create bool, af arrayFilters, fn leafFunc) (any, error) {
+func modifyAll(c any, parts []string, full string, mode pathMode, af arrayFilters, fn leafFunc) (any, error) {
+	create := mode == pathCreate
 	t, ok := c.(bson.A)
 	if !ok {
 		if !create {
@@ -961,7 +1234,7 @@ func modifyAll(c any, parts []string, full string, create bool, af arrayFilters,
 				return c, nil
 			}
 		}
-		return nil, badValue("Cannot apply array updates to non-array element %s in path '%s'", js(c), full)
+		return nil, badValue("Cannot apply array updates to non-array element %s: %s", parentName(full, parts), document.Format(c))
 	}
 	var filter *Filter
 	id := parts[0][2 : len(parts[0])-1]
@@ -996,12 +1269,15 @@ func modifyAll(c any, parts []string, full string, create bool, af arrayFilters,
 		switch t[i].(type) {
 		case bson.D, bson.A:
 		default:
+			if mode == pathExisting {
+				return nil, errCannotTraverse(parts[1], full, strconv.Itoa(i), t[i])
+			}
 			if !create {
 				continue
 			}
 			return nil, notViable(parts[1], strconv.Itoa(i), t[i])
 		}
-		child, err := modifyPath(t[i], parts[1:], full, create, af, fn)
+		child, err := modifyPath(t[i], parts[1:], full, mode, af, fn)
 		if err != nil {
 			return nil, err
 		}
@@ -1020,7 +1296,7 @@ func parentName(full string, parts []string) string {
 }
 
 func notViable(field, key string, v any) error {
-	return document.Errorf(CodePathNotViable, "Cannot create field '%s' in element {%s: %s}", field, key, strings.TrimSuffix(strings.TrimPrefix(js(v), `{"v":`), "}"))
+	return document.Errorf(CodePathNotViable, "Cannot create field '%s' in element {%s: %s}", field, key, document.Format(v))
 }
 
 // js renders a value as relaxed Extended JSON for error messages.
@@ -1038,7 +1314,7 @@ func js(v any) string {
 
 func (m *modifier) apply(out, orig bson.D, o UpdateOptions) (bson.D, error) {
 	var fn leafFunc
-	create := true
+	mode := pathCreate
 	switch m.op {
 	case "$set":
 		fn = func(any, bool) (any, action, error) { return cloneValue(m.arg), actSet, nil }
@@ -1048,7 +1324,7 @@ func (m *modifier) apply(out, orig bson.D, o UpdateOptions) (bson.D, error) {
 		}
 		fn = func(any, bool) (any, action, error) { return cloneValue(m.arg), actSet, nil }
 	case "$unset":
-		create = false
+		mode = pathSkip
 		fn = func(_ any, exists bool) (any, action, error) {
 			if !exists {
 				return nil, actKeep, nil
@@ -1061,18 +1337,19 @@ func (m *modifier) apply(out, orig bson.D, o UpdateOptions) (bson.D, error) {
 				if m.op == "$inc" {
 					return m.arg, actSet, nil
 				}
-				return zeroLike(m.arg), actSet, nil
+				// mongod multiplies the operand by int32 0: 0 of its
+				// type, -0.0 for a negative double, 0.0 for 2.5 decimal.
+				return mulNumbers(m.arg, int32(0)), actSet, nil
 			}
 			if !document.IsNumber(cur) {
 				return nil, 0, document.Errorf(document.CodeTypeMismatch,
 					"Cannot apply %s to a value of non-numeric type. {_id: %s} has the field '%s' of non-numeric type %s",
 					m.op, idString(orig), m.parts[len(m.parts)-1], typeName(cur))
 			}
-			var r any
-			if m.op == "$inc" {
-				r = addNumbers(cur, m.arg)
-			} else {
-				r = mulNumbers(cur, m.arg)
+			r, ok := updateArith(m.op == "$mul", cur, m.arg)
+			if !ok {
+				return nil, 0, badValue("Failed to apply %s operations to current value (%s) for document {%s}",
+					m.op, safeNumString(cur), idField(orig))
 			}
 			return r, actSet, nil
 		}
@@ -1109,7 +1386,7 @@ func (m *modifier) apply(out, orig bson.D, o UpdateOptions) (bson.D, error) {
 					if m.op == "$addToSet" {
 						return nil, 0, badValue("Cannot apply $addToSet to non-array field. Field named '%s' has non-array type %s", m.parts[len(m.parts)-1], typeName(cur))
 					}
-					return nil, 0, badValue("The field '%s' must be an array but is of type %s in document {_id: %s}", m.path, typeName(cur), idString(orig))
+					return nil, 0, badValue("The field '%s' must be an array but is of type %s in document {%s}", m.path, typeName(cur), idField(orig))
 				}
 				arr = a
 			}
@@ -1127,14 +1404,15 @@ func (m *modifier) apply(out, orig bson.D, o UpdateOptions) (bson.D, error) {
 			return m.push(arr), actSet, nil
 		}
 	case "$pull", "$pullAll":
-		create = false
+		mode = pathExisting
 		fn = func(cur any, exists bool) (any, action, error) {
 			if !exists {
 				return nil, actKeep, nil
 			}
 			arr, ok := cur.(bson.A)
 			if !ok {
-				return nil, 0, badValue("Cannot apply %s to a non-array value", m.op)
+				// mongod's message names $pull for $pullAll too.
+				return nil, 0, badValue("Cannot apply $pull to a non-array value")
 			}
 			kept := bson.A{}
 			for _, e := range arr {
@@ -1145,7 +1423,7 @@ func (m *modifier) apply(out, orig bson.D, o UpdateOptions) (bson.D, error) {
 			return kept, actSet, nil
 		}
 	case "$pop":
-		create = false
+		mode = pathExisting
 		fn = func(cur any, exists bool) (any, action, error) {
 			if !exists {
 				return nil, actKeep, nil
@@ -1165,11 +1443,65 @@ func (m *modifier) apply(out, orig bson.D, o UpdateOptions) (bson.D, error) {
 	default:
 		return nil, document.Errorf(document.CodeInternalError, "modifier %s has no implementation", m.op)
 	}
-	r, err := modifyPath(out, m.parts, m.path, create, m.af, fn)
+	r, err := modifyPath(out, m.parts, m.path, mode, m.af, fn)
 	if err != nil {
 		return nil, err
 	}
 	return r.(bson.D), nil
+}
+
+// updateArith is $inc's sum (mul false) or $mul's product of the
+// numbers cur and arg, with mongod's arithmetic for updates (SafeNum):
+// two int32 give an int32, or an int64 when the result does not fit; an
+// int64 with an integer gives an int64, and false when the result
+// overflows it; a double or a decimal gives one.
+func updateArith(mul bool, cur, arg any) (any, bool) {
+	if rc, ra := numRank(cur), numRank(arg); rc > 2 || ra > 2 || (rc < 2 && ra < 2) {
+		if mul {
+			return mulNumbers(cur, arg), true
+		}
+		return addNumbers(cur, arg), true
+	}
+	x, y := toInt64(cur), toInt64(arg)
+	if mul {
+		if x == 0 || y == 0 {
+			return int64(0), true
+		}
+		p := x * y
+		if p/y != x || (x == -1 && y == math.MinInt64) || (y == -1 && x == math.MinInt64) {
+			return nil, false
+		}
+		return p, true
+	}
+	s := x + y
+	if (s > x) != (y > 0) {
+		return nil, false
+	}
+	return s, true
+}
+
+// safeNumString renders a number as mongod's SafeNum prints it in
+// errors: "(NumberInt)42", "(NumberLong)9".
+func safeNumString(v any) string {
+	switch x := v.(type) {
+	case int32:
+		return fmt.Sprintf("(NumberInt)%d", x)
+	case int64:
+		return fmt.Sprintf("(NumberLong)%d", x)
+	case float64:
+		return fmt.Sprintf("(NumberDouble)%s", document.Format(x))
+	}
+	return "(NumberDecimal)" + document.Format(v)
+}
+
+// idField renders d's _id as mongod names it in errors: "_id: 1", or
+// "no id".
+func idField(d bson.D) string {
+	id, ok := getField(d, "_id")
+	if !ok {
+		return "no id"
+	}
+	return "_id: " + document.Format(id)
 }
 
 func idString(d bson.D) string {
@@ -1177,7 +1509,7 @@ func idString(d bson.D) string {
 	if !ok {
 		return "null"
 	}
-	return strings.TrimSuffix(strings.TrimPrefix(js(id), `{"v":`), "}")
+	return document.Format(id)
 }
 
 func (m *modifier) pulls(e any) bool {
@@ -1219,30 +1551,49 @@ func (m *modifier) push(arr bson.A) bson.A {
 	switch s := m.sort.(type) {
 	case int:
 		slices.SortStableFunc(res, func(a, b any) int { return s * m.coll.CompareValues(a, b) })
-	case *Sort:
-		cs := s.Collate(m.coll)
+	case []pushSortKey:
 		slices.SortStableFunc(res, func(a, b any) int {
-			da, _ := a.(bson.D)
-			db, _ := b.(bson.D)
-			return cs.Compare(da, db)
+			for _, k := range s {
+				c := m.coll.CompareValues(pushSortValue(a, k.parts), pushSortValue(b, k.parts))
+				if k.desc {
+					c = -c
+				}
+				if c != 0 {
+					return c
+				}
+			}
+			return 0
 		})
 	}
 	if m.slice != nil {
 		n := *m.slice
-		switch {
-		case n >= 0 && n < int64(len(res)):
-			res = res[:n]
-		case n < 0 && -n < int64(len(res)):
-			res = res[int64(len(res))+n:]
+		// A negative $slice keeps the last -n (the smallest int64, whose
+		// negation overflows, keeps MaxInt64, as mongod).
+		keep := n
+		if n < 0 {
+			keep = -(n + 1)
+			if n != math.MinInt64 {
+				keep++
+			}
+		}
+		if keep < int64(len(res)) {
+			if n >= 0 {
+				res = res[:keep]
+			} else {
+				res = res[int64(len(res))-keep:]
+			}
 		}
 	}
 	return res
 }
 
-// applyRename moves the value at m.path to m.to. Neither path may go
-// through an array (2 BadValue).
+// applyRename moves the value at m.path to m.to, as mongod's
+// rename_node: a source that is missing is a no-op; a source path
+// through a scalar, or through an array by a field name, is 28; a source
+// or a destination inside an array is 2.
 func (m *modifier) applyRename(out bson.D) (bson.D, error) {
 	var cur any = out
+	arrayName := ""
 	for i, p := range m.parts {
 		switch t := cur.(type) {
 		case bson.D:
@@ -1252,27 +1603,49 @@ func (m *modifier) applyRename(out bson.D) (bson.D, error) {
 			}
 			cur = v
 		case bson.A:
-			return nil, badValue("The source field cannot be an array element, '%s' in doc with %s being an array", m.path, strings.Join(m.parts[:i], "."))
+			idx, ok := arrayIndex(p)
+			if !ok {
+				return nil, errRenameTraverse(m, i, t)
+			}
+			if idx >= len(t) {
+				return out, nil
+			}
+			arrayName = m.parts[i-1]
+			cur = t[idx]
 		default:
-			return out, nil
+			return nil, errRenameTraverse(m, i, t)
 		}
+	}
+	if arrayName != "" {
+		return nil, badValue("The source field cannot be an array element, '%s' in doc with %s has an array field called '%s'", m.path, idField(out), arrayName)
 	}
 	var c any = out
 	for i, p := range m.toParts[:len(m.toParts)-1] {
-		d, ok := c.(bson.D)
-		if !ok {
-			break
+		var v any
+		switch t := c.(type) {
+		case bson.D:
+			x, ok := getField(t, p)
+			if !ok {
+				break
+			}
+			v = x
+		case bson.A:
+			if idx, ok := arrayIndex(p); ok && idx < len(t) {
+				v = t[idx]
+			}
 		}
-		v, ok := getField(d, p)
-		if !ok {
+		if v == nil {
 			break
 		}
 		if _, isArr := v.(bson.A); isArr {
-			return nil, badValue("The destination field cannot be an array element, '%s' in doc with %s being an array", m.to, strings.Join(m.toParts[:i+1], "."))
+			arrayName = m.toParts[i]
 		}
 		c = v
 	}
-	r, err := modifyPath(out, m.parts, m.path, false, nil, func(any, bool) (any, action, error) { return nil, actRemove, nil })
+	if arrayName != "" {
+		return nil, badValue("The destination field cannot be an array element, '%s' in doc with %s has an array field called '%s'", m.to, idField(out), arrayName)
+	}
+	r, err := modifyPath(out, m.parts, m.path, pathSkip, nil, func(any, bool) (any, action, error) { return nil, actRemove, nil })
 	if err != nil {
 		return nil, err
 	}
@@ -1281,6 +1654,13 @@ func (m *modifier) applyRename(out bson.D) (bson.D, error) {
 		return nil, err
 	}
 	return r.(bson.D), nil
+}
+
+// errRenameTraverse is mongod's 28 for a $rename source path whose part
+// i cannot be walked in v, the value at part i-1.
+func errRenameTraverse(m *modifier, i int, v any) error {
+	return document.Errorf(CodePathNotViable, "cannot use the part (%s of %s) to traverse the element ({%s: %s})",
+		m.parts[i], m.path, m.parts[i-1], document.Format(v))
 }
 
 // touchAt records m's application at the concrete path parts of d (the
