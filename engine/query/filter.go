@@ -664,10 +664,14 @@ func equalValues(a, b any) bool {
 	return document.Compare(a, b) == 0
 }
 
-// eqMatch is $eq against one yielded item; a missing field equals null.
+// eqMatch is $eq against one yielded item; a missing field equals null,
+// and so does undefined, as in mongod before 8.0.
 func eqMatch(it item, target any) bool {
 	if !it.present {
-		return target == nil || isNull(target)
+		return isNull(target)
+	}
+	if _, undef := it.v.(bson.Undefined); undef && isNull(target) {
+		return true
 	}
 	return equalValues(it.v, target)
 }
@@ -686,12 +690,13 @@ func eqExpr(path string, parts []string, v any) expr {
 }
 
 // cmpMatch applies a range operator to one item: values of another type
-// class never match (except MinKey/MaxKey operands), a missing field
-// compares as null, NaN equals only NaN and is neither above nor below
-// any number.
+// class never match (except MinKey/MaxKey operands), a missing field and
+// undefined compare as null (mongod 7.0's matcher treats undefined and
+// null as equal for $gte and $lte), NaN equals only NaN and is neither
+// above nor below any number.
 func cmpMatch(op string, it item, target any) bool {
 	v := it.v
-	if !it.present {
+	if _, undef := v.(bson.Undefined); !it.present || (undef && isNull(target)) {
 		v = nil
 	}
 	ct, cv := document.CanonicalType(target), document.CanonicalType(v)
