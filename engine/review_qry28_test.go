@@ -109,6 +109,7 @@ func TestReviewQry28NullMatchesUndefinedIn70(t *testing.T) {
 		{`{"a": {"$exists": false}}`, `2`},
 	})
 }
+
 var _ = document.CodeBadValue
 
 // The same answers through an index on the path: the index bounds of
