@@ -1009,7 +1009,7 @@ func parseTypeOperand(v any, set *typeSet) error {
 		set.nums[int(n)] = true
 		return nil
 	}
-	return badValue("type must be represented as a number or a string")
+	return document.Errorf(document.CodeTypeMismatch, "type must be represented as a number or a string")
 }
 
 func typeExpr(path string, parts []string, v any) (expr, error) {
@@ -1042,19 +1042,30 @@ func modExpr(path string, parts []string, v any) (expr, error) {
 	if !ok {
 		return nil, badValue("malformed mod, needs to be an array")
 	}
+	// mongod's order: each operand is checked for a number as it is
+	// reached, then the count, then each is coerced to a 64-bit integer.
+	if len(arr) < 1 {
+		return nil, badValue("malformed mod, not enough elements")
+	}
+	if !document.IsNumber(arr[0]) {
+		return nil, badValue("malformed mod, divisor not a number")
+	}
 	if len(arr) < 2 {
 		return nil, badValue("malformed mod, not enough elements")
+	}
+	if !document.IsNumber(arr[1]) {
+		return nil, badValue("malformed mod, remainder not a number")
 	}
 	if len(arr) > 2 {
 		return nil, badValue("malformed mod, too many elements")
 	}
-	div, ok1 := modOperand(arr[0])
-	rem, ok2 := modOperand(arr[1])
-	if !ok1 {
-		return nil, badValue("malformed mod, divisor not a number")
+	div, why := coerceInt64(arr[0])
+	if why != "" {
+		return nil, badValue("malformed mod, divisor value is invalid :: caused by :: %s", why)
 	}
-	if !ok2 {
-		return nil, badValue("malformed mod, remainder not a number")
+	rem, why := coerceInt64(arr[1])
+	if why != "" {
+		return nil, badValue("malformed mod, remainder value is invalid :: caused by :: %s", why)
 	}
 	if div == 0 {
 		return nil, badValue("divisor cannot be 0")
@@ -1063,38 +1074,50 @@ func modExpr(path string, parts []string, v any) (expr, error) {
 		if !it.present {
 			return false
 		}
-		n, ok := modOperand(it.v)
-		if !ok {
+		n, why := coerceInt64(it.v)
+		if why != "" {
 			return false
+		}
+		if div == -1 {
+			return rem == 0 // n % -1 is 0, and MinInt64 % -1 must not trap
 		}
 		return n%div == rem
 	}}, nil
 }
 
-// modOperand truncates a finite number toward zero; NaN, infinities and
-// out-of-range values are not usable.
-func modOperand(v any) (int64, bool) {
+// coerceInt64 truncates a number toward zero to an int64, as mongod's
+// BSONElement::tryCoerce does; why is its reason for refusing NaN, an
+// infinity, a value outside int64's range or a non-number ("" when n is
+// good).
+func coerceInt64(v any) (n int64, why string) {
 	var f float64
 	switch t := v.(type) {
 	case int32:
-		return int64(t), true
+		return int64(t), ""
 	case int64:
-		return t, true
+		return t, ""
 	case float64:
 		f = t
 	case bson.Decimal128:
+		if t.IsNaN() || t.IsInf() != 0 {
+			return 0, "Unable to coerce NaN/Inf to integral type"
+		}
 		x, ok := decimalToFloat(t)
-		if !ok {
-			return 0, false
+		if !ok || math.IsInf(x, 0) {
+			return 0, "Out of bounds coercing to integral value"
 		}
 		f = x
 	default:
-		return 0, false
+		return 0, "not a number"
 	}
-	if math.IsNaN(f) || math.IsInf(f, 0) || f >= 9.2e18 || f <= -9.2e18 {
-		return 0, false
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return 0, "Unable to coerce NaN/Inf to integral type"
 	}
-	return int64(f), true
+	f = math.Trunc(f)
+	if f < -(1<<63) || f >= 1<<63 {
+		return 0, "Out of bounds coercing to integral value"
+	}
+	return int64(f), ""
 }
 
 // logicalOps are the $-keys that make an $elemMatch operand the object
@@ -1172,8 +1195,12 @@ func allExpr(path string, parts []string, v any, depth int) (expr, error) {
 	}
 	out := andExpr{}
 	elem := 0
+	// The first element decides: an $elemMatch makes every element one,
+	// otherwise an $-operator anywhere is refused.
+	firstD, _ := arr[0].(bson.D)
+	elemForm := len(firstD) > 0 && firstD[0].Key == "$elemMatch"
 	for _, e := range arr {
-		if d, ok := e.(bson.D); ok && len(d) > 0 && d[0].Key == "$elemMatch" {
+		if d, ok := e.(bson.D); ok && len(d) > 0 && d[0].Key == "$elemMatch" && elemForm {
 			if len(d) != 1 {
 				return nil, badValue("$elemMatch in $all must be the only field")
 			}
