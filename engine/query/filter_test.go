@@ -384,7 +384,7 @@ func TestParseFilterErrors(t *testing.T) {
 		{`{"a": {"$not": {"b": 1}}}`, 2},
 		{`{"a": {"$type": "foo"}}`, 2},
 		{`{"a": {"$type": 100}}`, 2},
-		{`{"a": {"$type": true}}`, 2},
+		{`{"a": {"$type": true}}`, 14},
 		{`{"a": {"$mod": 1}}`, 2},
 		{`{"a": {"$mod": [1]}}`, 2},
 		{`{"a": {"$mod": [1, 2, 3]}}`, 2},
