@@ -309,3 +309,233 @@ func TestReviewQry28Mod(t *testing.T) {
 		checkCode(t, "$mod "+c.op, err, document.CodeBadValue, c.msg)
 	}
 }
+
+// qry28Count runs find {filter} on db.test.c and returns how many
+// documents it gives.
+func qry28Count(t *testing.T, db *DB, filter string) int {
+	t.Helper()
+	r := mustRun(t, db, "test", `{"find": "c", "filter": `+filter+`}`)
+	return len(firstBatch(t, r))
+}
+
+// The bit tests on negative numbers (two's complement, sign-extended
+// past bit 63), on values that are not integers, and on BinData masks;
+// jstests/core/query/bittest.js's "Tests on negative numbers", "Test
+// that NaNs and non-integral ints are filtered out" and BinData
+// sections.
+func TestReviewQry28BitTests(t *testing.T) {
+	t.Parallel()
+	db, _ := openMem(t)
+	qry28Insert(t, db, `[{"a": -0.0}, {"a": -1}, {"a": -54}, {"a": -1e18}]`)
+	all := make([]string, 64)
+	for i := range all {
+		all[i] = fmtValue(int32(i))
+	}
+	allPositions := "[" + strings.Join(all, ",") + "]"
+	for _, c := range []struct {
+		filter string
+		n      int
+	}{
+		{`{"a": {"$bitsAllSet": 0}}`, 4}, {`{"a": {"$bitsAllSet": 2}}`, 2}, {`{"a": {"$bitsAllSet": 127}}`, 1},
+		{`{"a": {"$bitsAllSet": 74}}`, 2}, {`{"a": {"$bitsAllClear": 0}}`, 4}, {`{"a": {"$bitsAllClear": 53}}`, 3},
+		{`{"a": {"$bitsAllClear": 127}}`, 2}, {`{"a": {"$bitsAnySet": 0}}`, 0}, {`{"a": {"$bitsAnySet": 2}}`, 2},
+		{`{"a": {"$bitsAnySet": 127}}`, 2}, {`{"a": {"$bitsAnyClear": 0}}`, 0}, {`{"a": {"$bitsAnyClear": 53}}`, 3},
+		{`{"a": {"$bitsAnyClear": 127}}`, 3},
+		{`{"a": {"$bitsAllSet": []}}`, 4}, {`{"a": {"$bitsAllSet": [1]}}`, 2},
+		{`{"a": {"$bitsAllSet": ` + allPositions + `}}`, 1}, {`{"a": {"$bitsAllSet": [1, 7, 6, 3, 100]}}`, 2},
+		{`{"a": {"$bitsAllClear": []}}`, 4}, {`{"a": {"$bitsAllClear": [5, 4, 2, 0]}}`, 3},
+		{`{"a": {"$bitsAllClear": ` + allPositions + `}}`, 1}, {`{"a": {"$bitsAnySet": []}}`, 0},
+		{`{"a": {"$bitsAnySet": [1]}}`, 2}, {`{"a": {"$bitsAnySet": ` + allPositions + `}}`, 3},
+		{`{"a": {"$bitsAnyClear": []}}`, 0}, {`{"a": {"$bitsAnyClear": [0, 2, 4, 5, 100]}}`, 3},
+		{`{"a": {"$bitsAnyClear": ` + allPositions + `}}`, 3},
+		{`{"a": {"$bitsAllSet": 74, "$bitsAllClear": 53}}`, 1},
+	} {
+		if n := qry28Count(t, db, c.filter); n != c.n {
+			t.Errorf("negatives: find %s: %d documents, want %d", c.filter, n, c.n)
+		}
+	}
+
+	db2, _ := openMem(t)
+	qry28Insert(t, db2, `[{"a": 0}, {"a": 1}, {"a": [1.1, 54]}, {"a": 88}, {"a": 255},
+		{"a": {"$numberDouble": "NaN"}}, {"a": 1.1}, {"a": -1.1}, {"a": {"$numberDouble": "-Infinity"}},
+		{"a": {"$numberDouble": "Infinity"}}, {"a": {"$numberDecimal": "Infinity"}}, {"a": {"$numberDecimal": "-Infinity"}},
+		{"a": {"$numberDecimal": "NaN"}}, {"a": {"$numberDecimal": "9223372036854775808"}},
+		{"a": {"$numberDecimal": "-9223372036854775809"}}, {"a": {"$numberDecimal": "1.1"}}, {"a": {"$numberDecimal": "-1.1"}},
+		{"a": "x"}, {"a": {"$numberDecimal": "1E18"}}]`)
+	for _, c := range []struct {
+		filter string
+		n      int
+	}{
+		{`{"a": {"$bitsAllSet": 0}}`, 6}, {`{"a": {"$bitsAllSet": 1}}`, 2}, {`{"a": {"$bitsAllSet": 16}}`, 3},
+		{`{"a": {"$bitsAllSet": 54}}`, 2}, {`{"a": {"$bitsAllSet": 55}}`, 1}, {`{"a": {"$bitsAllSet": 88}}`, 2},
+		{`{"a": {"$bitsAllSet": 255}}`, 1}, {`{"a": {"$bitsAllClear": 0}}`, 6}, {`{"a": {"$bitsAllClear": 1}}`, 4},
+		{`{"a": {"$bitsAllClear": 16}}`, 3}, {`{"a": {"$bitsAllClear": 129}}`, 4}, {`{"a": {"$bitsAllClear": 255}}`, 2},
+		{`{"a": {"$bitsAnySet": 0}}`, 0}, {`{"a": {"$bitsAnySet": 9}}`, 3}, {`{"a": {"$bitsAnySet": 255}}`, 4},
+		{`{"a": {"$bitsAnyClear": 0}}`, 0}, {`{"a": {"$bitsAnyClear": 18}}`, 4}, {`{"a": {"$bitsAnyClear": 24}}`, 4},
+		{`{"a": {"$bitsAnyClear": 255}}`, 5},
+	} {
+		if n := qry28Count(t, db2, c.filter); n != c.n {
+			t.Errorf("non-integers: find %s: %d documents, want %d", c.filter, n, c.n)
+		}
+	}
+
+	db3, _ := openMem(t)
+	qry28Insert(t, db3, `[{"a": {"$binary": {"base64": "ZG9n", "subType": "00"}}},
+		{"a": {"$binary": {"base64": "JA4A8gAxqTwciCuF5GGzAA==", "subType": "00"}}},
+		{"a": {"$binary": {"base64": "JA4A8gAxqTwciCuF5GGzAA==", "subType": "01"}}},
+		{"a": {"$binary": {"base64": "VGhlIHF1aWNrIGJyb3duIGZveCBqdW1wcyBvdmVyIHRoZSBsYXp5IGRvZw==", "subType": "00"}}},
+		{"a": {"$binary": {"base64": "BAAAADEyMzQ=", "subType": "02"}}}]`)
+	for _, c := range []struct {
+		filter string
+		n      int
+	}{
+		{`{"a": {"$bitsAllSet": {"$binary": {"base64": "ZG9n", "subType": "00"}}}}`, 1},
+		{`{"a": {"$bitsAllSet": {"$binary": {"base64": "JA4A8gAxqTwciCuF5GGzAA==", "subType": "00"}}}}`, 2},
+		{`{"a": {"$bitsAllSet": {"$binary": {"base64": "BAAAADEyMzQ=", "subType": "02"}}}}`, 1},
+		{`{"a": {"$bitsAllSet": {"$binary": {"base64": "VGhlIHF1aWNrIGJyb3duIGZveCBqdW1wcyBvdmVyIHRoZSBsYXp5IGRvZw==", "subType": "00"}}}}`, 1},
+		{`{"a": {"$bitsAllClear": {"$binary": {"base64": "AAAAAAAAAAAAAAAAAAAAAAAAAAAA", "subType": "00"}}}}`, 5},
+		{`{"a": {"$bitsAllClear": {"$binary": {"base64": "JA4A8gAxqTwciCuF5GGzAA==", "subType": "00"}}}}`, 0},
+		{`{"a": {"$bitsAnySet": {"$binary": {"base64": "AAAAAAAAAAAAAAAAAAAAAAAAAAAA", "subType": "00"}}}}`, 0},
+		{`{"a": {"$bitsAnySet": {"$binary": {"base64": "JA4A8gAxqTwciCuF5GGzAA==", "subType": "00"}}}}`, 5},
+		{`{"a": {"$bitsAnyClear": {"$binary": {"base64": "AAAAAAAAAAAAAAAAAAAAAAAAAAAA", "subType": "00"}}}}`, 0},
+		{`{"a": {"$bitsAnyClear": {"$binary": {"base64": "VGhlIHF1aWNrIGJyb3duIGZveCBqdW1wcyBvdmVyIHRoZSBsYXp5IGRvZw==", "subType": "00"}}}}`, 4},
+	} {
+		if n := qry28Count(t, db3, c.filter); n != c.n {
+			t.Errorf("BinData: find %s: %d documents, want %d", c.filter, n, c.n)
+		}
+	}
+
+	// A number mask is read by BSONElement::parseIntegerElementToNonNegativeLong
+	// (9 FailedToParse); a position list by parseBitPositionsArray (2
+	// BadValue, "Failed to parse bit position. " and the reason).
+	for _, c := range []struct {
+		op   string
+		code document.Code
+		msg  string
+	}{
+		{`-1`, document.CodeFailedToParse, "Expected a non-negative number in: $bitsAllSet: -1"},
+		{`1.5`, document.CodeFailedToParse, "Expected an integer: $bitsAllSet: 1.5"},
+		{`1e20`, document.CodeFailedToParse, "Cannot represent as a 64-bit integer: $bitsAllSet: "},
+		{`[-1]`, document.CodeBadValue, "Failed to parse bit position. Expected a non-negative number in: 0: -1"},
+		{`[1, 1.5]`, document.CodeBadValue, "Failed to parse bit position. Expected an integer: 1: 1.5"},
+		{`["a"]`, document.CodeBadValue, `Failed to parse bit position. Expected a number in: 0: "a"`},
+		{`[{"$numberLong": "2147483648"}]`, document.CodeBadValue, "Failed to parse bit position. Cannot represent 0: 2147483648 in an int"},
+		{`"x"`, document.CodeBadValue, `a takes an Array, a number, or a BinData but received: $bitsAllSet: "x"`},
+		{`true`, document.CodeBadValue, `a takes an Array, a number, or a BinData but received: $bitsAllSet: true`},
+	} {
+		_, err := run(t, db, "test", `{"find": "c", "filter": {"a": {"$bitsAllSet": `+c.op+`}}}`)
+		checkCode(t, "$bitsAllSet "+c.op, err, c.code, c.msg)
+	}
+}
+
+// $regex and $options, regex literals, $not with a regex, and regexes
+// in $in/$nin (jstests/core/query/regex/regex*.js, not2.js; the option
+// conflicts' codes are parseRegexDocument's: 51074 when $regex brings
+// flags after $options, 51075 when $options follows flags).
+func TestReviewQry28Regex(t *testing.T) {
+	t.Parallel()
+	db, _ := openMem(t)
+	qry28Insert(t, db, `[{"_id": 1, "a": "abc"}, {"_id": 2, "a": "ABC"}, {"_id": 3, "a": ["x", "abd"]},
+		{"_id": 4, "a": "x\nbc"}, {"_id": 5, "a": 1}, {"_id": 6},
+		{"_id": 7, "a": {"$regularExpression": {"pattern": "^a", "options": ""}}}, {"_id": 8, "a": {"$symbol": "abc"}}]`)
+	qry28Run(t, db, []qry28Case{
+		{`{"a": {"$regex": "^a"}}`, `1,3,7,8`},
+		{`{"a": {"$regex": "^a", "$options": "i"}}`, `1,2,3,8`},
+		{`{"a": {"$options": "i", "$regex": "^a"}}`, `1,2,3,8`},
+		{`{"a": {"$regularExpression": {"pattern": "^A", "options": "i"}}}`, `1,2,3,8`},
+		{`{"a": {"$regex": {"$regularExpression": {"pattern": "^A", "options": "i"}}}}`, `1,2,3,8`},
+		{`{"a": {"$regex": "^bc", "$options": "m"}}`, `4`},
+		{`{"a": {"$regex": "^bc"}}`, ``},
+		{`{"a": {"$regex": "x.bc", "$options": "s"}}`, `4`},
+		{`{"a": {"$regex": "a b c # comment", "$options": "x"}}`, `1,8`},
+		{`{"a": {"$not": {"$regularExpression": {"pattern": "^a", "options": ""}}}}`, `2,4,5,6`},
+		{`{"a": {"$not": {"$regex": "^a"}}}`, `2,4,5,6`},
+		{`{"a": {"$in": [{"$regularExpression": {"pattern": "^A", "options": ""}}, 1]}}`, `2,5`},
+		{`{"a": {"$nin": [{"$regularExpression": {"pattern": "^a", "options": ""}}, 1]}}`, `2,4,6`},
+		{`{"a": {"$eq": {"$regularExpression": {"pattern": "^a", "options": ""}}}}`, `7`},
+		{`{"a": {"$regex": "^a", "$gt": "abc"}}`, `3`},
+	})
+	for _, c := range []struct {
+		filter string
+		code   document.Code
+		msg    string
+	}{
+		{`{"a": {"$regex": {"$regularExpression": {"pattern": "a", "options": "i"}}, "$options": "m"}}`, 51075, "options set in both $regex and $options"},
+		{`{"a": {"$options": "m", "$regex": {"$regularExpression": {"pattern": "a", "options": "i"}}}}`, 51074, "options set in both $regex and $options"},
+		{`{"a": {"$regex": "a", "$options": "g"}}`, 51108, "invalid flag in regex options: g"},
+		{`{"a": {"$regex": 1}}`, document.CodeBadValue, "$regex has to be a string"},
+		{`{"a": {"$regex": "a", "$options": 1}}`, document.CodeBadValue, "$options has to be a string"},
+		{`{"a": {"$options": "i"}}`, document.CodeBadValue, "$options needs a $regex"},
+		{`{"a": {"$ne": {"$regularExpression": {"pattern": "a", "options": ""}}}}`, document.CodeBadValue, "Can't have regex as arg to $ne."},
+		{`{"a": {"$not": 5}}`, document.CodeBadValue, "$not needs a regex or a document"},
+		{`{"a": {"$not": {}}}`, document.CodeBadValue, "$not cannot be empty"},
+		{`{"a": {"$not": {"b": 1}}}`, document.CodeBadValue, "unknown operator: b"},
+		{`{"$not": {"a": 1}}`, document.CodeBadValue, "unknown top level operator: $not"},
+		{`{"a": {"$regex": "("}}`, 51091, "Regular expression is invalid"},
+	} {
+		_, err := run(t, db, "test", `{"find": "c", "filter": `+c.filter+`}`)
+		checkCode(t, c.filter, err, c.code, c.msg)
+	}
+}
+
+// $nor and $not: a negation matches documents where the field is
+// missing, and $nor's operand must be a non-empty array of documents
+// (jstests/core/query/nor/nor*.js, not/not*.js).
+func TestReviewQry28NorNot(t *testing.T) {
+	t.Parallel()
+	db, _ := openMem(t)
+	qry28Insert(t, db, `[{"_id": 1, "a": 1}, {"_id": 2, "a": [1, 3]}, {"_id": 3, "a": 3, "b": 2}, {"_id": 4}, {"_id": 5, "b": 2}]`)
+	qry28Run(t, db, []qry28Case{
+		{`{"$nor": [{"a": 1}, {"b": 2}]}`, `4`},
+		{`{"$nor": [{"a": {"$gt": 2}}]}`, `1,4,5`},
+		{`{"a": {"$not": {"$gt": 2}}}`, `1,4,5`},
+		{`{"a": {"$not": {"$gt": 2, "$lt": 5}}}`, `1,4,5`},
+		{`{"a": {"$not": {"$eq": 1}}}`, `3,4,5`},
+		{`{"a": {"$not": {"$elemMatch": {"$gt": 2}}}}`, `1,3,4,5`},
+		{`{"a": {"$not": {"$in": [1, 3]}}}`, `4,5`},
+		{`{"$nor": [{"$nor": [{"a": 1}]}]}`, `1,2`},
+		{`{"$and": [{"a": {"$ne": 1}}, {"a": {"$ne": 3}}]}`, `4,5`},
+	})
+	for _, c := range []struct{ filter, msg string }{
+		{`{"$nor": []}`, "$and/$or/$nor must be a nonempty array"},
+		{`{"$nor": {"a": 1}}`, "$nor must be an array"},
+		{`{"$nor": [1]}`, "$or/$and/$nor entries need to be full objects"},
+		{`{"$or": []}`, "$and/$or/$nor must be a nonempty array"},
+	} {
+		_, err := run(t, db, "test", `{"find": "c", "filter": `+c.filter+`}`)
+		checkCode(t, c.filter, err, document.CodeBadValue, c.msg)
+	}
+}
+
+// Numbers compare by value across int, long, double and decimal; NaN
+// equals NaN and is neither above nor below any number; a comparison
+// never crosses type brackets except with MinKey/MaxKey
+// (jstests/core/query/nan.js, numberlong*.js, decimal/*).
+func TestReviewQry28Numbers(t *testing.T) {
+	t.Parallel()
+	db, _ := openMem(t)
+	qry28Insert(t, db, `[{"_id": 1, "a": 1}, {"_id": 2, "a": {"$numberLong": "1"}}, {"_id": 3, "a": 1.0},
+		{"_id": 4, "a": {"$numberDecimal": "1.00"}}, {"_id": 5, "a": {"$numberDouble": "NaN"}},
+		{"_id": 6, "a": {"$numberDecimal": "NaN"}}, {"_id": 7, "a": {"$numberDouble": "-Infinity"}},
+		{"_id": 8, "a": {"$numberDouble": "Infinity"}}, {"_id": 9, "a": "1"}, {"_id": 10, "a": 0.1},
+		{"_id": 11, "a": {"$numberDecimal": "0.1"}}, {"_id": 12, "a": {"$numberLong": "9007199254740993"}},
+		{"_id": 13, "a": 9007199254740992.0}]`)
+	qry28Run(t, db, []qry28Case{
+		{`{"a": 1}`, `1,2,3,4`},
+		{`{"a": {"$numberDecimal": "1"}}`, `1,2,3,4`},
+		{`{"a": {"$numberDouble": "NaN"}}`, `5,6`},
+		{`{"a": {"$gt": {"$numberDouble": "NaN"}}}`, ``},
+		{`{"a": {"$gte": {"$numberDouble": "NaN"}}}`, `5,6`},
+		{`{"a": {"$lt": {"$numberDouble": "NaN"}}}`, ``},
+		{`{"a": {"$gt": {"$numberDouble": "-Infinity"}}}`, `1,2,3,4,8,10,11,12,13`},
+		{`{"a": {"$lt": 0.5}}`, `7,10,11`},
+		{`{"a": 0.1}`, `10`},
+		{`{"a": {"$numberDecimal": "0.1"}}`, `11`},
+		{`{"a": {"$gt": {"$numberLong": "9007199254740992"}}}`, `8,12`},
+		{`{"a": {"$numberLong": "9007199254740992"}}`, `13`},
+		{`{"a": {"$gt": {"$minKey": 1}}}`, `1,2,3,4,5,6,7,8,9,10,11,12,13`},
+		{`{"a": {"$lt": {"$maxKey": 1}}}`, `1,2,3,4,5,6,7,8,9,10,11,12,13`},
+		{`{"a": {"$in": [{"$numberDecimal": "NaN"}, "1"]}}`, `5,6,9`},
+		{`{"a": {"$ne": 1}}`, `5,6,7,8,9,10,11,12,13`},
+	})
+}

@@ -2,8 +2,10 @@ package query
 
 import (
 	"context"
+	"errors"
 	"math"
 	"regexp"
+	"regexp/syntax"
 	"strings"
 	"time"
 
@@ -454,8 +456,8 @@ func parseOps(path string, parts []string, ops bson.D, depth int) ([]expr, error
 			case bson.Regex:
 				rePattern = r.Pattern
 				if r.Options != "" {
-					if hasOptions {
-						return nil, badValue("options set in both $regex and $options")
+					if reOptions != "" {
+						return nil, document.Errorf(document.Code(51074), "options set in both $regex and $options")
 					}
 					reOptions, hasOptions = r.Options, true
 				}
@@ -468,8 +470,8 @@ func parseOps(path string, parts []string, ops bson.D, depth int) ([]expr, error
 			if !ok {
 				return nil, badValue("$options has to be a string")
 			}
-			if hasOptions && hasRegex {
-				return nil, badValue("options set in both $regex and $options")
+			if reOptions != "" {
+				return nil, document.Errorf(document.Code(51075), "options set in both $regex and $options")
 			}
 			reOptions, hasOptions = s, true
 		}
@@ -808,9 +810,31 @@ func compileRegex(pattern, options string) (*regexp.Regexp, error) {
 		return nil, document.Errorf(codeBadRegexFlag, "invalid flag in regex options: %c", badFlag)
 	}
 	if err != nil {
+		var se *syntax.Error
+		if errors.As(err, &se) {
+			if why, ok := pcreInvalid[se.Code]; ok {
+				return nil, document.Errorf(codeBadRegex, "Regular expression is invalid: %s", why)
+			}
+		}
 		return nil, badValue("Regular expression is invalid or not supported: %v", err)
 	}
 	return re, nil
+}
+
+// codeBadRegex is mongod's code for a pattern its regex library refuses.
+const codeBadRegex = document.Code(51091)
+
+// pcreInvalid are the syntax errors of Go's regexp that PCRE2 (mongod's
+// regex library) reports too, with PCRE2's words: such a pattern is
+// invalid in mongod as well (51091). Other refusals are syntax PCRE
+// accepts and RE2 lacks, which stay 2 BadValue.
+var pcreInvalid = map[syntax.ErrorCode]string{
+	syntax.ErrMissingParen:          "missing closing parenthesis",
+	syntax.ErrUnexpectedParen:       "unmatched closing parenthesis",
+	syntax.ErrMissingBracket:        "missing terminating ] for character class",
+	syntax.ErrMissingRepeatArgument: "quantifier does not follow a repeatable item",
+	syntax.ErrInvalidCharRange:      "range out of order in character class",
+	syntax.ErrTrailingBackslash:     "\\ at end of pattern",
 }
 
 // TranslateRegex is the Go regexp (RE2) for a MongoDB regular
