@@ -539,3 +539,85 @@ func TestReviewQry28Numbers(t *testing.T) {
 		{`{"a": {"$ne": 1}}`, `5,6,7,8,9,10,11,12,13`},
 	})
 }
+
+// qry28Proj inserts doc into a fresh db.test.c, runs find with filter
+// and projection and returns the one document it gives without its
+// _id, as Extended JSON ("" when the find gives none).
+func qry28Proj(t *testing.T, filter, projection, doc string) string {
+	t.Helper()
+	db, _ := openMem(t)
+	qry28Insert(t, db, `[`+doc+`]`)
+	r := mustRun(t, db, "test", `{"find": "c", "filter": `+filter+`, "projection": `+projection+`}`)
+	docs := firstBatch(t, r)
+	if len(docs) == 0 {
+		return ""
+	}
+	out := docs[0][:0:0]
+	for _, e := range docs[0] {
+		if e.Key != "_id" {
+			out = append(out, e)
+		}
+	}
+	return fmtValue(out)
+}
+
+// The positional projection, case by case from
+// jstests/core/query/positional_projection.js.
+func TestReviewQry28PositionalProjection(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct{ filter, proj, doc, want string }{
+		{`{"x.a": 2}`, `{"x.$": 1}`, `{"x": [{"a": 1, "b": 2}, {"a": 2, "c": 3}, {"a": 1, "d": 5}], "y": [{"aa": 1}]}`, `{"x": [{"a": 2, "c": 3}]}`},
+		{`{"x.a": 1}`, `{"x.$": 1}`, `{"x": [{"a": 1, "b": 2}, {"a": 2, "c": 3}, {"a": 1, "d": 5}]}`, `{"x": [{"a": 1, "b": 2}]}`},
+		{`{"x.y.a": 1}`, `{"x.y.$": 1}`, `{"x": {"y": [{"a": 1, "b": 1}, {"a": 1, "b": 2}]}}`, `{"x": {"y": [{"a": 1, "b": 1}]}}`},
+		{`{}`, `{"g.$": 1}`, `{"x": [{"a": 1}]}`, `{}`},
+		{`{"a.b": 1}`, `{"g.$": 1}`, `{"a": {"b": 1}}`, `{}`},
+		{`{"x": 1}`, `{"a.$": 1}`, `{"x": 1}`, `{}`},
+		{`{"x": {"$gt": 0}}`, `{"a.b.c.$": 1}`, `{"x": [-1, 1, 2], "a": {"b": {"d": [1, 2, 3], "f": 456}, "e": 123}}`, `{"a": {"b": {}}}`},
+		{`{"x": 1}`, `{"a.b.c.$": 1}`, `{"x": [1], "a": [{"b": [[[{"c": 1, "d": 2}]]]}]}`, `{"a": [{"b": [[[{"c": 1}]]]}]}`},
+		{`{"x": {"$gt": 0}}`, `{"a.b.c.$": 1}`, `{"x": [-1, 1, 2], "a": {"b": {"c": {"d": {"e": 1}}}}}`, `{"a": {"b": {"c": {"d": {"e": 1}}}}}`},
+		{`{"x": {"$gt": 0}}`, `{"a.b.c.$": 1}`, `{"x": [-1, 1, 2], "a": {"b": {"c": 123}}}`, `{"a": {"b": {"c": 123}}}`},
+		{`{"x.y.z": 1}`, `{"a.b.c.$": 1}`, `{"x": {"y": {"z": [0, 1, 2]}}, "a": [{"b": {"c": [1, 2, 3]}}, {"b": {"c": [4, 5, 6]}}, {"b": {"c": [7, 8, 9]}}]}`, `{"a": [{"b": {"c": [4, 5, 6]}}]}`},
+		{`{"x.y.z": 1}`, `{"a.b.c.$": 1}`, `{"x": {"y": {"z": [0, 1, 2]}}, "a": {"b": [{"c": [1, 2, 3]}, {"c": [4, 5, 6]}, {"c": [7, 8, 9]}]}}`, `{"a": {"b": [{"c": [4, 5, 6]}]}}`},
+		{`{"x.y.z": 1}`, `{"a.b.c.$": 1}`, `{"x": {"y": {"z": [0, 1, 2]}}, "a": {"b": {"c": [1, 2, 3]}}}`, `{"a": {"b": {"c": [2]}}}`},
+		{`{"x": {"$elemMatch": {"$gt": 1, "$lt": 3}}}`, `{"x.$": 1}`, `{"x": [1, 2, 3]}`, `{"x": [2]}`},
+		{`{"x": {"$elemMatch": {"y": {"$gt": 1}}}}`, `{"x.$": 1}`, `{"x": [{"y": 1}, {"y": 2}, {"y": 3}]}`, `{"x": [{"y": 2}]}`},
+		{`{"a": {"$elemMatch": {"$elemMatch": {"$eq": 3}}}}`, `{"b.$": 1}`, `{"a": [[1, 2], [3, 4]], "b": [[5, 6], [7, 8]]}`, `{"b": [[7, 8]]}`},
+		{`{"a": {"$elemMatch": {"p": {"$elemMatch": {"$eq": 6}}}}}`, `{"b.$": 1}`, `{"a": [{"p": [1, 2], "q": [3, 4]}, {"p": [5, 6], "q": [7, 8]}], "b": [11, 12]}`, `{"b": [12]}`},
+		{`{"$and": [{"a": 1}, {"a": 2}, {"a": 3}]}`, `{"b.$": 1}`, `{"a": [1, 2, 3], "b": [4, 5, 6]}`, `{"b": [6]}`},
+		{`{"$and": [{"a": 3}, {"a": 2}, {"a": 1}]}`, `{"b.$": 1}`, `{"a": [1, 2, 3], "b": [4, 5, 6]}`, `{"b": [4]}`},
+		{`{"a": {"$in": [2, 3]}}`, `{"b.$": 1}`, `{"a": [1, 2, 3], "b": [4, 5, 6]}`, `{"b": [5]}`},
+		{`{"$or": [{"a": 2}, {"a": 3}]}`, `{"b.$": 1}`, `{"a": [1, 2, 3], "b": [4, 5, 6]}`, `{"b": [5]}`},
+		{`{"a": {"$elemMatch": {"y": {"$exists": true}}}}`, `{"a.$": 1}`, `{"a": [{"y": 1}, {"y": 2}]}`, `{"a": [{"y": 1}]}`},
+		{`{"a": {"$elemMatch": {"y": {"$type": ["array", "double"]}}}}`, `{"a.$": 1}`, `{"a": [{"y": 1.5}, {"y": []}]}`, `{"a": [{"y": 1.5}]}`},
+		{`{"z": 13}`, `{"a": {"$slice": 2}, "z.$": 1}`, `{"a": [1, 2, 3], "z": [11, 12, 13]}`, `{"a": [1, 2], "z": [13]}`},
+		{`{"z": 12}`, `{"a.b": 1, "z.$": 1}`, `{"a": [{"b": 1, "c": 2}, {"b": 3, "c": 4}], "z": [11, 12, 13]}`, `{"a": [{"b": 1}, {"b": 3}], "z": [12]}`},
+	} {
+		if got := qry28Proj(t, c.filter, c.proj, c.doc); got != fmtValue(ejson(t, c.want)) {
+			t.Errorf("find %s projection %s on %s: %s, want %s", c.filter, c.proj, c.doc, got, c.want)
+		}
+	}
+	db, _ := openMem(t)
+	qry28Insert(t, db, `[{"x": [{"a": 1, "b": 2}, {"a": 2, "c": 3}], "y": [{"aa": 1}], "a": [1, 2, 3], "b": [4, 5, 6], "c": [7, 8, 9]}]`)
+	for _, c := range []struct {
+		filter, proj string
+		code         document.Code
+		msg          string
+	}{
+		{`{"x": 1}`, `{"x.$": {"$slice": 1}}`, 31271, "positional projection cannot be used with an expression or sub object"},
+		{`{"x.a": 2}`, `{"x.$": 1, "y": 0}`, 31254, "Cannot do exclusion on field y in inclusion projection"},
+		{`{"x.a": 2}`, `{"y": 0, "x.$": 1}`, 31253, "Cannot do inclusion on field x.$ in exclusion projection"},
+		{`{"x.a": 2}`, `{"x.$": 0}`, 31395, "positional projection cannot be used with exclusion"},
+		{`{"x.a": 1, "y.aa": 1}`, `{"x.$": 1, "y.$": 1}`, 31276, "Cannot specify more than one positional projection per query."},
+		{`{"x.a": 1}`, `{"x.$.a": 1}`, 31394, "As of 4.4, it's illegal to specify positional operator in the middle of a path."},
+		{`{}`, `{".$": 1}`, 5392900, "Projection on field .$ is invalid"},
+		{`{"x.a": 1}`, `{"x": {"$elemMatch": {"a": 1}}, "y.$": 1}`, 31256, "Cannot specify positional operator and $elemMatch."},
+		{`{"y.aa": 1}`, `{"y.$": 1, "x": {"$elemMatch": {"a": 1}}}`, 31255, "Cannot specify positional operator and $elemMatch."},
+		{`{}`, `{"x.$": 1}`, 51246, "positional operator '.$' couldn't find a matching element in the array"},
+		{`{"b": [4, 5, 6]}`, `{"c.$": 1}`, 51246, "positional operator '.$' couldn't find a matching element in the array"},
+		{`{"$nor": [{"a": -1}, {"a": -2}]}`, `{"a.$": 1}`, 51246, "positional operator '.$' couldn't find a matching element in the array"},
+		{`{"a": {"$not": {"$not": {"$elemMatch": {"$eq": 1}}}}}`, `{"a.$": 1}`, 51246, "positional operator '.$' couldn't find a matching element in the array"},
+	} {
+		_, err := run(t, db, "test", `{"find": "c", "filter": `+c.filter+`, "projection": `+c.proj+`}`)
+		checkCode(t, c.filter+" "+c.proj, err, c.code, c.msg)
+	}
+}

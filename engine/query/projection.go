@@ -108,6 +108,9 @@ func ParseProjectionWith(p bson.D, now time.Time, vars any) (*Projection, error)
 		pr.empty = true
 		return pr, nil
 	}
+	if err := positionalValueErr(p); err != nil {
+		return nil, err
+	}
 	if computesFields(p) {
 		if usesFindOperators(p) || projectionCompiler == nil {
 			return nil, badValue("ttlkv does not support computed fields beside $slice, $elemMatch, $meta or a positional projection")
@@ -120,6 +123,7 @@ func ParseProjectionWith(p bson.D, now time.Time, vars any) (*Projection, error)
 		return pr, nil
 	}
 	mode := 0 // 1 inclusion, -1 exclusion, 0 not yet known
+	hasElemMatch := false
 	var paths []string
 	var add func(prefix string, d bson.D) error
 	add = func(prefix string, d bson.D) error {
@@ -127,6 +131,34 @@ func ParseProjectionWith(p bson.D, now time.Time, vars any) (*Projection, error)
 			path := e.Key
 			if prefix != "" {
 				path = prefix + "." + e.Key
+			}
+			// mongod's parseElement: a positional operator in the
+			// middle of a path, then what a positional path may be given.
+			if strings.Contains(e.Key, ".$.") {
+				return document.Errorf(document.Code(31394), "As of 4.4, it's illegal to specify positional operator in the middle of a path."+
+					"Positional projection may only be used at the end, for example: a.b.$. If the query previously used a form like a.b.$.d, "+
+					"remove the parts following the '$' and the results will be equivalent.")
+			}
+			if strings.HasSuffix(e.Key, ".$") {
+				switch e.Value.(type) {
+				case bson.D:
+					return document.Errorf(document.Code(31271), "positional projection cannot be used with an expression or sub object")
+				case bool, int32, int64, float64, bson.Decimal128:
+				default:
+					return document.Errorf(document.Code(31308), "positional projection cannot be used with a literal")
+				}
+				if !truthy(e.Value) {
+					return document.Errorf(document.Code(31395), "positional projection cannot be used with exclusion")
+				}
+				if pr.positional != "" {
+					return document.Errorf(document.Code(31276), "Cannot specify more than one positional projection per query.")
+				}
+				if hasElemMatch {
+					return document.Errorf(document.Code(31256), "Cannot specify positional operator and $elemMatch.")
+				}
+				if e.Key == ".$" {
+					return document.Errorf(document.Code(5392900), "Projection on field .$ is invalid")
+				}
 			}
 			if strings.HasPrefix(e.Key, "$") {
 				return badValue("projection field %s is not supported by ttlkv", path)
@@ -138,11 +170,8 @@ func ParseProjectionWith(p bson.D, now time.Time, vars any) (*Projection, error)
 			if parts[len(parts)-1] == "$" {
 				// The positional projection: the element of the array
 				// the query placed (applyPositional).
-				if pr.positional != "" {
-					return document.Errorf(document.Code(31276), "Cannot specify more than one positional projection per query.")
-				}
-				if !truthy(e.Value) || mode == -1 {
-					return document.Errorf(document.Code(31395), "positional projection cannot be used with exclusion")
+				if mode == -1 {
+					return document.Errorf(CodeInclusionInExclusion, "Cannot do inclusion on field %s in exclusion projection", e.Key)
 				}
 				if len(parts) == 1 || slices.Contains(parts[:len(parts)-1], "$") {
 					return badValue("positional projection %q is not valid", path)
@@ -193,9 +222,9 @@ func ParseProjectionWith(p bson.D, now time.Time, vars any) (*Projection, error)
 				}
 				if mode != 0 && mode != want {
 					if want == 1 {
-						return document.Errorf(CodeInclusionInExclusion, "Cannot do inclusion on field %s in exclusion projection", path)
+						return document.Errorf(CodeInclusionInExclusion, "Cannot do inclusion on field %s in exclusion projection", e.Key)
 					}
-					return document.Errorf(CodeExclusionInInclusion, "Cannot do exclusion on field %s in inclusion projection", path)
+					return document.Errorf(CodeExclusionInInclusion, "Cannot do exclusion on field %s in inclusion projection", e.Key)
 				}
 				mode = want
 				node = pr.leafAt(parts)
@@ -220,13 +249,17 @@ func ParseProjectionWith(p bson.D, now time.Time, vars any) (*Projection, error)
 						return err
 					}
 				case "$elemMatch":
-					if len(parts) != 1 {
-						return badValue("Cannot use $elemMatch projection on a nested field.")
-					}
 					d, ok := v[0].Value.(bson.D)
 					if !ok {
-						return badValue("elemMatch: Invalid argument, object required, but got %s", typeName(v[0].Value))
+						return document.Errorf(document.Code(31274), "elemMatch: Invalid argument, object required, but got %s", typeName(v[0].Value))
 					}
+					if pr.positional != "" {
+						return document.Errorf(document.Code(31255), "Cannot specify positional operator and $elemMatch.")
+					}
+					if len(parts) != 1 {
+						return document.Errorf(document.Code(31275), "Cannot use $elemMatch projection on a nested field.")
+					}
+					hasElemMatch = true
 					x, err := parseDoc(d, 1)
 					if err != nil {
 						return err
@@ -274,6 +307,32 @@ func ParseProjectionWith(p bson.D, now time.Time, vars any) (*Projection, error)
 		}
 	}
 	return pr, nil
+}
+
+// positionalValueErr is mongod's refusal of a positional path (a.$)
+// given an expression or sub-object (31271) or a literal (31308),
+// checked before a literal makes the projection a computed one.
+func positionalValueErr(p bson.D) error {
+	for _, e := range p {
+		v, isDoc := e.Value.(bson.D)
+		switch {
+		case !strings.HasSuffix(e.Key, ".$"):
+			if isDoc && len(v) > 0 && !strings.HasPrefix(v[0].Key, "$") {
+				if err := positionalValueErr(v); err != nil {
+					return err
+				}
+			}
+		case isDoc:
+			return document.Errorf(document.Code(31271), "positional projection cannot be used with an expression or sub object")
+		default:
+			switch e.Value.(type) {
+			case bool, int32, int64, float64, bson.Decimal128:
+			default:
+				return document.Errorf(document.Code(31308), "positional projection cannot be used with a literal")
+			}
+		}
+	}
+	return nil
 }
 
 func (p *Projection) leafAt(parts []string) *projNode {
