@@ -621,3 +621,83 @@ func TestReviewQry28PositionalProjection(t *testing.T) {
 		checkCode(t, c.filter+" "+c.proj, err, c.code, c.msg)
 	}
 }
+
+// Inclusion, exclusion, _id, dotted paths through arrays, $slice and
+// $elemMatch projections (jstests/core/query/projection/
+// projection_semantics.js, slice*.js, elemmatch_projection.js,
+// positional_projection_multiple_array_fields.js; the parser's rules in
+// projection_parser.cpp).
+func TestReviewQry28Projection(t *testing.T) {
+	t.Parallel()
+	doc := `{"_id": 1, "a": [{"b": 1, "c": 2}, {"b": 3, "c": 4}, 5, [{"b": 6}]], "x": {"y": 1, "z": 2}, "s": [1, 2, 3, 4, 5], "n": 7}`
+	for _, c := range []struct{ proj, want string }{
+		{`{"a.b": 1}`, `{"_id": 1, "a": [{"b": 1}, {"b": 3}, [{"b": 6}]]}`},
+		{`{"a.b": 0}`, `{"_id": 1, "a": [{"c": 2}, {"c": 4}, 5, [{}]], "x": {"y": 1, "z": 2}, "s": [1, 2, 3, 4, 5], "n": 7}`},
+		{`{"_id": 0, "x.y": 1}`, `{"x": {"y": 1}}`},
+		{`{"x": {"y": 1}}`, `{"_id": 1, "x": {"y": 1}}`},
+		{`{"_id": 1}`, `{"_id": 1}`},
+		{`{"_id": 0}`, `{"a": [{"b": 1, "c": 2}, {"b": 3, "c": 4}, 5, [{"b": 6}]], "x": {"y": 1, "z": 2}, "s": [1, 2, 3, 4, 5], "n": 7}`},
+		{`{"_id": 1, "n": 0}`, `{"_id": 1, "a": [{"b": 1, "c": 2}, {"b": 3, "c": 4}, 5, [{"b": 6}]], "x": {"y": 1, "z": 2}, "s": [1, 2, 3, 4, 5]}`},
+		{`{"s": {"$slice": 2}}`, `{"_id": 1, "a": [{"b": 1, "c": 2}, {"b": 3, "c": 4}, 5, [{"b": 6}]], "x": {"y": 1, "z": 2}, "s": [1, 2], "n": 7}`},
+		{`{"s": {"$slice": -2}, "n": 1}`, `{"_id": 1, "s": [4, 5], "n": 7}`},
+		{`{"s": {"$slice": [1, 2]}, "_id": 0, "n": 1}`, `{"s": [2, 3], "n": 7}`},
+		{`{"s": {"$slice": [-2, 1]}, "_id": 0, "n": 1}`, `{"s": [4], "n": 7}`},
+		{`{"s": {"$slice": [-10, 2]}, "_id": 0, "n": 1}`, `{"s": [1, 2], "n": 7}`},
+		{`{"s": {"$slice": [10, 2]}, "_id": 0, "n": 1}`, `{"s": [], "n": 7}`},
+		{`{"s": {"$slice": 1.9}, "_id": 0, "n": 1}`, `{"s": [1], "n": 7}`},
+		{`{"s": {"$slice": [1.5, 2.5]}, "_id": 0, "n": 1}`, `{"s": [2, 3], "n": 7}`},
+		{`{"n": {"$slice": 1}, "_id": 1}`, `{"_id": 1, "n": 7}`},
+		{`{"_id": 1, "s": {"$slice": 1}}`, `{"_id": 1, "s": [1]}`},
+		{`{"_id": 0, "s": {"$slice": 1}, "a": 0, "x": 0}`, `{"s": [1], "n": 7}`},
+		{`{"a": {"$elemMatch": {"b": {"$gt": 1}}}}`, `{"_id": 1, "a": [{"b": 3, "c": 4}]}`},
+		{`{"a": {"$elemMatch": {"b": 9}}}`, `{"_id": 1}`},
+		{`{"a": {"$elemMatch": {"b": 1}}, "n": 1}`, `{"_id": 1, "a": [{"b": 1, "c": 2}], "n": 7}`},
+		{`{"_id": 0, "a": {"$elemMatch": {"b": 1}}}`, `{"a": [{"b": 1, "c": 2}]}`},
+		{`{"s": {"$elemMatch": {"$gt": 3}}}`, `{"_id": 1, "s": [4]}`},
+		{`{"n": {"$elemMatch": {"$gt": 3}}}`, `{"_id": 1}`},
+	} {
+		got := qry28Proj(t, `{}`, c.proj, doc)
+		want := ""
+		if c.want != "" {
+			d := ejson(t, c.want)
+			if len(d) > 0 && d[0].Key == "_id" {
+				d = d[1:]
+			}
+			want = fmtValue(d)
+		}
+		if got != want {
+			t.Errorf("projection %s: %s, want %s", c.proj, got, want)
+		}
+	}
+}
+
+// The projection parser's refusals and their codes (projection_parser.cpp
+// addNodeAtPathHelper: 31250 when the path itself is already there,
+// 31249 when a shorter path is a leaf on the way, whose "remaining
+// portion" is the path without its first field; attemptToParseFindSlice
+// and its fallback to the $slice expression: 28667 with both reasons).
+func TestReviewQry28ProjectionErrors(t *testing.T) {
+	t.Parallel()
+	db, _ := openMem(t)
+	qry28Insert(t, db, `[{"_id": 1, "a": [1, 2]}]`)
+	for _, c := range []struct {
+		proj string
+		code document.Code
+		msg  string
+	}{
+		{`{"n": true, "s": false, "_id": false}`, 31254, "Cannot do exclusion on field s in inclusion projection"},
+		{`{"a": 1, "b": 0}`, 31254, "Cannot do exclusion on field b in inclusion projection"},
+		{`{"a": 0, "b": 1}`, 31253, "Cannot do inclusion on field b in exclusion projection"},
+		{`{"a": {"b": 1, "c": 0}}`, 31254, "Cannot do exclusion on field c in inclusion projection"},
+		{`{"a": 1, "a.b": 1}`, 31249, "Path collision at a.b remaining portion b"},
+		{`{"a.b": 1, "a": 1}`, 31250, "Path collision at a"},
+		{`{"a.b": 1, "a.b.c": 1}`, 31249, "Path collision at a.b.c remaining portion b.c"},
+		{`{"a.b.c": 1, "a.b": 1}`, 31250, "Path collision at a.b"},
+		{`{"a": {"$slice": "x"}}`, 28667, `Invalid $slice syntax. The given syntax { $slice: "x" } did not match the find() syntax because :: Location31273: $slice only supports numbers and [skip, limit] arrays :: The given syntax did not match the expression $slice syntax. :: caused by :: Expression $slice takes at least 2 arguments, and at most 3, but 1 were passed in.`},
+		{`{"a": {"$slice": [1]}}`, 28667, `Invalid $slice syntax. The given syntax { $slice: [ 1 ] } did not match the find() syntax because :: Location31272: $slice array argument should be of form [skip, limit] :: The given syntax did not match the expression $slice syntax. :: caused by :: Expression $slice takes at least 2 arguments, and at most 3, but 1 were passed in.`},
+		{`{"a": {"$elemMatch": {"$foo": 1}}}`, document.CodeBadValue, "unknown operator: $foo"},
+	} {
+		_, err := run(t, db, "test", `{"find": "c", "projection": `+c.proj+`}`)
+		checkCode(t, c.proj, err, c.code, c.msg)
+	}
+}

@@ -1,6 +1,7 @@
 package query
 
 import (
+	"math"
 	"slices"
 	"strings"
 	"time"
@@ -12,7 +13,8 @@ import (
 
 // MongoDB error codes of projection parsing.
 const (
-	CodeProjectionPathCollision = document.Code(31249) // "a" and "a.b" in one projection
+	CodeProjectionPathCollision = document.Code(31249) // "a" and then "a.b" in one projection
+	CodePathCollisionAt         = document.Code(31250) // a path twice, or "a.b" and then "a"
 	CodeInclusionInExclusion    = document.Code(31253) // an inclusion in an exclusion projection
 	CodeExclusionInInclusion    = document.Code(31254) // an exclusion in an inclusion projection
 )
@@ -50,6 +52,7 @@ type projNode struct {
 	slice     *[2]int64
 	hasSkip   bool
 	elemMatch expr
+	elemValue bool // elemMatch is $elemMatch's value form, run on each element itself
 }
 
 func newProjNode() *projNode { return &projNode{children: map[string]*projNode{}} }
@@ -189,17 +192,17 @@ func ParseProjectionWith(p bson.D, now time.Time, vars any) (*Projection, error)
 					return badValue("projection path %q is not supported by ttlkv", path)
 				}
 			}
+			// mongod's addNodeAtPathHelper: the path already there, or
+			// a longer one under it, is 31250; a shorter one that is a
+			// leaf on the way is 31249, whose "remaining portion" is
+			// the path without its first field.
 			for _, q := range paths {
 				qp := strings.Split(q, ".")
-				if isPrefix(qp, parts) || isPrefix(parts, qp) {
-					long, short := path, q
-					if len(qp) > len(parts) {
-						long, short = q, path
-					}
-					if long == short {
-						return document.Errorf(CodeProjectionPathCollision, "Path collision at %s", long)
-					}
-					return document.Errorf(CodeProjectionPathCollision, "Path collision at %s remaining portion %s", long, strings.TrimPrefix(long, short+"."))
+				switch {
+				case isPrefix(parts, qp):
+					return document.Errorf(CodePathCollisionAt, "Path collision at %s", path)
+				case isPrefix(qp, parts):
+					return document.Errorf(CodeProjectionPathCollision, "Path collision at %s remaining portion %s", path, strings.Join(parts[1:], "."))
 				}
 			}
 			var node *projNode
@@ -260,7 +263,9 @@ func ParseProjectionWith(p bson.D, now time.Time, vars any) (*Projection, error)
 						return document.Errorf(document.Code(31275), "Cannot use $elemMatch projection on a nested field.")
 					}
 					hasElemMatch = true
-					x, err := parseDoc(d, 1)
+					// mongod matches {path: {$elemMatch: d}}: d may be the
+					// value form ({$gt: 3}) as in a filter.
+					x, err := elemMatchExpr(path, parts, d, 1)
 					if err != nil {
 						return err
 					}
@@ -269,7 +274,8 @@ func ParseProjectionWith(p bson.D, now time.Time, vars any) (*Projection, error)
 					}
 					mode = 1
 					node = pr.leafAt(parts)
-					node.elemMatch = x
+					pe := x.(*pathExpr)
+					node.elemMatch, node.elemValue = pe.sub, pe.valueForm
 				default:
 					return badValue("projection operator %s is not supported by ttlkv", v[0].Key)
 				}
@@ -284,18 +290,13 @@ func ParseProjectionWith(p bson.D, now time.Time, vars any) (*Projection, error)
 		return nil, err
 	}
 	if mode == 0 {
-		// Only _id and $slice: {_id: 1} alone includes only _id; $slice
-		// alone keeps every other field.
-		_, idIncluded := pr.root.children["_id"]
-		pr.inclusion = idIncluded && !pr.excludeID
-		hasSlice := false
-		for k, n := range pr.root.children {
-			if k != "_id" || n.slice != nil {
-				hasSlice = true
-			}
-		}
-		if hasSlice {
-			pr.inclusion = false
+		// Only _id and $slice (an $elemMatch decided inclusion): as
+		// mongod's computeProjectionType, an {_id: 1} makes it an
+		// inclusion, anything else an exclusion; $slice alone keeps
+		// every other field.
+		_, idNamed := pr.root.children["_id"]
+		pr.inclusion = idNamed && !pr.excludeID
+		if !pr.inclusion {
 			if n := pr.root.children["_id"]; n != nil && n.slice == nil {
 				delete(pr.root.children, "_id")
 			}
@@ -350,27 +351,97 @@ func (p *Projection) leafAt(parts []string) *projNode {
 
 func parseSlice(n *projNode, v any) error {
 	switch t := v.(type) {
+	case int32, int64, float64, bson.Decimal128:
+		n.slice = &[2]int64{0, safeNumberInt(t)}
+		return nil
 	case bson.A:
 		if len(t) != 2 {
-			return badValue("$slice array wrong size")
+			if len(t) == 3 {
+				// mongod reads this as the $slice expression.
+				return badValue("ttlkv does not support the $slice expression in a find projection")
+			}
+			return sliceSyntaxErr(v, "Location31272: $slice array argument should be of form [skip, limit]", len(t))
 		}
-		skip, ok1 := wholeNumber(t[0])
-		limit, ok2 := wholeNumber(t[1])
-		if !ok1 || !ok2 {
-			return badValue("$slice arguments must be whole numbers")
+		if !document.IsNumber(t[0]) || !document.IsNumber(t[1]) {
+			return badValue("ttlkv does not support the $slice expression in a find projection")
 		}
+		skip, limit := safeNumberInt(t[0]), safeNumberInt(t[1])
 		if limit <= 0 {
-			return badValue("$slice limit must be positive")
+			// mongod reads [skip, limit <= 0] as the $slice expression,
+			// which fails on its first argument, a number.
+			return badValue("ttlkv does not support the $slice expression in a find projection")
 		}
 		n.slice, n.hasSkip = &[2]int64{skip, limit}, true
 		return nil
 	}
-	lim, ok := wholeNumber(v)
-	if !ok {
-		return badValue("$slice only supports numbers and [skip, limit] arrays")
+	return sliceSyntaxErr(v, "Location31273: $slice only supports numbers and [skip, limit] arrays", 1)
+}
+
+// sliceSyntaxErr is mongod's 28667 for a $slice that is neither the
+// find form ([skip, limit] or a number: why) nor the expression's (args
+// arguments).
+func sliceSyntaxErr(v any, why string, args int) error {
+	return document.Errorf(document.Code(28667), "Invalid $slice syntax. The given syntax { $slice: %s } did not match the find() syntax because :: %s "+
+		":: The given syntax did not match the expression $slice syntax. :: caused by :: "+
+		"Expression $slice takes at least 2 arguments, and at most 3, but %d were passed in.", shellValue(v), why, args)
+}
+
+// safeNumberInt is mongod's BSONElement::safeNumberInt: a number
+// truncated toward zero and clamped to int32's range, NaN as 0.
+func safeNumberInt(v any) int64 {
+	var f float64
+	switch t := v.(type) {
+	case int32:
+		return int64(t)
+	case int64:
+		f = float64(t)
+		if t > math.MaxInt32 {
+			return math.MaxInt32
+		}
+		if t < math.MinInt32 {
+			return math.MinInt32
+		}
+		return t
+	case float64:
+		f = t
+	case bson.Decimal128:
+		f, _ = decimalToFloat(t)
 	}
-	n.slice = &[2]int64{0, lim}
-	return nil
+	switch {
+	case math.IsNaN(f):
+		return 0
+	case f >= math.MaxInt32:
+		return math.MaxInt32
+	case f <= math.MinInt32:
+		return math.MinInt32
+	}
+	return int64(f)
+}
+
+// shellValue writes v as mongod's BSONObj::toString does: { a: 1 },
+// [ 1, 2 ], strings quoted.
+func shellValue(v any) string {
+	switch t := v.(type) {
+	case bson.D:
+		if len(t) == 0 {
+			return "{}"
+		}
+		parts := make([]string, len(t))
+		for i, e := range t {
+			parts[i] = e.Key + ": " + shellValue(e.Value)
+		}
+		return "{ " + strings.Join(parts, ", ") + " }"
+	case bson.A:
+		if len(t) == 0 {
+			return "[]"
+		}
+		parts := make([]string, len(t))
+		for i, e := range t {
+			parts[i] = shellValue(e)
+		}
+		return "[ " + strings.Join(parts, ", ") + " ]"
+	}
+	return strings.TrimPrefix(elementString("", v), ": ")
 }
 
 // Apply returns the projected copy of d; d is not modified and the
@@ -465,6 +536,12 @@ func (p *Projection) project(n *projNode, present bool, v any) (any, bool) {
 			return nil, false
 		}
 		for _, e := range arr {
+			if n.elemValue {
+				if n.elemMatch.match(e) {
+					return bson.A{cloneValue(e)}, true
+				}
+				continue
+			}
 			var root any
 			switch t := e.(type) {
 			case bson.D:
