@@ -2,6 +2,7 @@ package query
 
 import (
 	"github.com/ttlkv/ttlkv/collation"
+	"github.com/ttlkv/ttlkv/document"
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
 
@@ -44,16 +45,23 @@ func ParseSort(s bson.D) (*Sort, error) {
 			out.parts = append(out.parts, []string{TextScoreField})
 			continue
 		}
-		dir, ok := plusMinusOne(e.Value)
-		if !ok {
-			return nil, badValue("$sort key ordering must be 1 (for ascending) or -1 (for descending)")
-		}
 		if e.Key == "$natural" {
+			dir, ok := plusMinusOne(e.Value)
+			if !ok {
+				return nil, badValue("$sort key ordering must be 1 (for ascending) or -1 (for descending)")
+			}
 			if len(s) != 1 {
 				return nil, badValue("$natural sort cannot be combined with other sort keys")
 			}
 			out.natural = dir
 			return out, nil
+		}
+		if !document.IsNumber(e.Value) {
+			return nil, document.Errorf(document.Code(15974), "Illegal key in $sort specification: %s", elementString(e.Key, e.Value))
+		}
+		dir, ok := sortDirection(e.Value)
+		if !ok {
+			return nil, document.Errorf(document.Code(15975), "$sort key ordering must be 1 (for ascending) or -1 (for descending)")
 		}
 		parts, ok := splitPath(e.Key)
 		if !ok {
@@ -74,7 +82,8 @@ func ParseSort(s bson.D) (*Sort, error) {
 	return out, nil
 }
 
-// plusMinusOne reads a sort direction: 1 or -1 as int32, int64 or double.
+// plusMinusOne reads a $push $sort direction: 1 or -1 as int32, int64
+// or double.
 func plusMinusOne(v any) (int, bool) {
 	switch t := v.(type) {
 	case int32:
@@ -89,6 +98,27 @@ func plusMinusOne(v any) (int, bool) {
 		if t == 1 || t == -1 {
 			return int(t), true
 		}
+	}
+	return 0, false
+}
+
+// sortDirection reads a sort direction as mongod's sort pattern does: a
+// number truncated to an int (BSONElement::numberInt) that must be 1 or
+// -1.
+func sortDirection(v any) (int, bool) {
+	var n int64
+	switch t := v.(type) {
+	case int32:
+		n = int64(t)
+	case int64:
+		n = t
+	case float64, bson.Decimal128:
+		n = safeNumberInt(t)
+	default:
+		return 0, false
+	}
+	if n == 1 || n == -1 {
+		return int(n), true
 	}
 	return 0, false
 }
@@ -141,7 +171,7 @@ var emptyArrayKey any = bson.Undefined{}
 // sortKey returns the value a document sorts by on one key.
 func sortKey(d bson.D, parts []string, desc bool, coll *collation.Collator) any {
 	var buf [8]item
-	items := collect(d, parts, false, buf[:0])
+	items := sortItems(d, parts, buf[:0])
 	var best any
 	have := false
 	consider := func(v any) {
@@ -175,4 +205,41 @@ func sortKey(d bson.D, parts []string, desc bool, coll *collation.Collator) any 
 		return nil
 	}
 	return best
+}
+
+// sortItems appends the values a sort key's path reaches in v, as
+// mongod's sort key generator reads it: a missing field is a missing
+// item; an array met before the end of the path is searched element
+// by element for documents, except that a numeric component picks the
+// element at that position alone ({"a.0.b": 1} sorts by a[0].b).
+func sortItems(v any, parts []string, out []item) []item {
+	if len(parts) == 0 {
+		return append(out, item{v: v, present: true})
+	}
+	switch t := v.(type) {
+	case bson.D:
+		fv, ok := getField(t, parts[0])
+		if !ok {
+			return append(out, item{})
+		}
+		return sortItems(fv, parts[1:], out)
+	case bson.A:
+		if idx, ok := arrayIndex(parts[0]); ok {
+			if idx < len(t) {
+				return sortItems(t[idx], parts[1:], out)
+			}
+			return append(out, item{})
+		}
+		n := len(out)
+		for _, e := range t {
+			if ed, ok := e.(bson.D); ok {
+				out = sortItems(ed, parts, out)
+			}
+		}
+		if len(out) == n {
+			out = append(out, item{})
+		}
+		return out
+	}
+	return append(out, item{})
 }
