@@ -169,7 +169,7 @@ func TestErrorReplies(t *testing.T) {
 		{`{"delete": "c", "deletes": [{"q": {"a": {"$bogus": 1}}, "limit": 0}]}`, 0, ""},
 		{`{"update": "c", "updates": [{"q": {}, "u": {"$bogus": {"a": 1}}, "multi": true}]}`, 0, ""},
 		{`{"update": "c", "updates": [{"q": {}, "u": {"$set": {"_id": 5}}}]}`, 0, ""},
-		{`{"find": "c", "sort": {"a": 2}}`, document.CodeBadValue, ""},
+		{`{"find": "c", "sort": {"a": 2}}`, 15975, "$sort key ordering must be 1"},
 		{`{"find": "c", "limit": -1, "batchSize": -1}`, document.CodeBadValue, ""},
 		{`{"find": "c", "skip": -1}`, document.CodeBadValue, ""},
 		{`{"aggregate": "c", "pipeline": [], "cursor": {"batchSize": -1}}`, codeIDLValidator, "value must be >= 0, actual value '-1'"},

@@ -771,3 +771,83 @@ func TestReviewQry28Sort(t *testing.T) {
 		t.Errorf("sort {a.b: NumberDecimal(-1)}: %s, want %s", got, want)
 	}
 }
+
+// Whole-array equality and comparison, $in with arrays, $exists through
+// arrays, and the parser's refusals of undefined and nested operators
+// (jstests/core/query/array/array_match*.js, in/in*.js, exists/exists*.js,
+// expression_parser.cpp).
+func TestReviewQry28ArraysAndOperands(t *testing.T) {
+	t.Parallel()
+	db, _ := openMem(t)
+	qry28Insert(t, db, `[{"_id": 1, "a": [1, 2]}, {"_id": 2, "a": [[1, 2], 3]}, {"_id": 3, "a": [2, 1]},
+		{"_id": 4, "a": [2]}, {"_id": 5, "a": 5}, {"_id": 6, "a": [{"b": null}]}, {"_id": 7, "a": [1]}, {"_id": 8, "a": []}]`)
+	qry28Run(t, db, []qry28Case{
+		{`{"a": [1, 2]}`, `1,2`},
+		{`{"a": {"$eq": [1, 2]}}`, `1,2`},
+		{`{"a": {"$in": [[1, 2]]}}`, `1,2`},
+		{`{"a": {"$gt": [1]}}`, `1,2,3,4,6`},
+		{`{"a": {"$lt": [2]}}`, `1,2,7,8`},
+		{`{"a": []}`, `8`},
+		{`{"a": {"$ne": [1, 2]}}`, `3,4,5,6,7,8`},
+		{`{"a.b": {"$exists": true}}`, `6`},
+		{`{"a.1": {"$exists": true}}`, `1,2,3`},
+		{`{"a.0": {"$exists": false}}`, `5,8`},
+		{`{"a.0": 1}`, `1,2,7`},
+		{`{"a.0.1": 2}`, `2`},
+		{`{"a": {"$exists": "false"}}`, `1,2,3,4,5,6,7,8`},
+		{`{"a": {"$exists": 0}}`, ``},
+	})
+	for _, c := range []struct {
+		filter string
+		msg    string
+	}{
+		{`{"a": {"$undefined": true}}`, "cannot compare to undefined"},
+		{`{"a": {"$eq": {"$undefined": true}}}`, "cannot compare to undefined"},
+		{`{"a": {"$gt": {"$undefined": true}}}`, "cannot compare to undefined"},
+		{`{"a": {"$ne": {"$undefined": true}}}`, "cannot compare to undefined"},
+		{`{"a": {"$in": [{"$undefined": true}]}}`, "InMatchExpression equality cannot be undefined"},
+		{`{"a": {"$in": 1}}`, "$in needs an array"},
+		{`{"a": {"$nin": 1}}`, "$nin needs an array"},
+		{`{"a": {"$in": [{"$gt": 1}]}}`, "cannot nest $ under $in"},
+		{`{"a": {"$foo": 1}}`, "unknown operator: $foo"},
+		{`{"$foo": 1}`, "unknown top level operator: $foo. If you have a field name that starts with a '$' symbol, consider using $getField or $setField."},
+	} {
+		_, err := run(t, db, "test", `{"find": "c", "filter": `+c.filter+`}`)
+		checkCode(t, c.filter, err, document.CodeBadValue, c.msg)
+	}
+}
+
+// findAndModify's fields is a find projection: the positional path
+// and $slice apply to the document it returns
+// (jstests/core/query/find_and_modify/find_and_modify_positional*.js).
+func TestReviewQry28FindAndModifyProjection(t *testing.T) {
+	t.Parallel()
+	db, _ := openMem(t)
+	qry28Insert(t, db, `[{"_id": 1, "a": [1, 2, 3], "b": [4, 5, 6], "c": 1}]`)
+	r := mustRun(t, db, "test", `{"findAndModify": "c", "query": {"a": 2}, "update": {"$set": {"c": 2}}, "fields": {"a.$": 1}}`)
+	sameValue(t, "positional value", field(r, "value"), `{"_id": 1, "a": [2]}`)
+	r = mustRun(t, db, "test", `{"findAndModify": "c", "query": {"a": 3}, "update": {"$set": {"c": 3}}, "fields": {"b": {"$slice": -1}, "_id": 0}, "new": true}`)
+	sameValue(t, "slice value", field(r, "value"), `{"a": [1, 2, 3], "b": [6], "c": 3}`)
+	_, err := run(t, db, "test", `{"findAndModify": "c", "query": {}, "update": {"$set": {"c": 4}}, "fields": {"a": 1, "b": 0}}`)
+	checkCode(t, "findAndModify fields mixing", err, 31254, "Cannot do exclusion on field b in inclusion projection")
+}
+
+// $meta in a projection: an unknown name is 17308, a non-string 17307;
+// textScore without a $text query is 40218 in 7.0's find
+// (jstests/core/query/projection/projection_meta*.js, text tests).
+func TestReviewQry28MetaProjection(t *testing.T) {
+	t.Parallel()
+	db, _ := openMem(t)
+	qry28Insert(t, db, `[{"_id": 1, "a": "x"}]`)
+	for _, c := range []struct {
+		proj string
+		code document.Code
+		msg  string
+	}{
+		{`{"s": {"$meta": "foo"}}`, 17308, "Unsupported argument to $meta: foo"},
+		{`{"s": {"$meta": 1}}`, 17307, "$meta only supports string arguments"},
+	} {
+		_, err := run(t, db, "test", `{"find": "c", "projection": `+c.proj+`}`)
+		checkCode(t, c.proj, err, c.code, c.msg)
+	}
+}

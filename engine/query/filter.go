@@ -433,8 +433,15 @@ func parsePath(path string, v any, depth int) ([]expr, error) {
 		}
 		return []expr{x}, nil
 	}
+	if _, undef := v.(bson.Undefined); undef {
+		return nil, errUndefinedOperand()
+	}
 	return []expr{eqExpr(path, parts, v)}, nil
 }
+
+// errUndefinedOperand is mongod's refusal of undefined as the operand of
+// an equality or a comparison.
+func errUndefinedOperand() error { return badValue("cannot compare to undefined") }
 
 // parseOps parses the operator document ops applied to path. parts is
 // nil inside an $elemMatch value form, where the operators apply to each
@@ -519,6 +526,12 @@ func parseOps(path string, parts []string, ops bson.D, depth int) ([]expr, error
 }
 
 func parseOp(path string, parts []string, op string, v any, depth int) (expr, error) {
+	if _, undef := v.(bson.Undefined); undef {
+		switch op {
+		case "$eq", "$ne", "$gt", "$gte", "$lt", "$lte":
+			return nil, errUndefinedOperand()
+		}
+	}
 	switch op {
 	case "$eq":
 		return eqExpr(path, parts, v), nil
@@ -757,6 +770,8 @@ func inExpr(path string, parts []string, op string, v any) (expr, error) {
 				return nil, badValue("cannot nest $ under $in")
 			}
 			ms = append(ms, func(it item) bool { return eqMatch(it, t) })
+		case bson.Undefined:
+			return nil, badValue("InMatchExpression equality cannot be undefined")
 		default:
 			ms = append(ms, func(it item) bool { return eqMatch(it, e) })
 		}
