@@ -1024,3 +1024,30 @@ func TestReviewQry28MetaProjection(t *testing.T) {
 		checkCode(t, c.proj, err, c.code, c.msg)
 	}
 }
+
+// _id sub-paths and a $slice on a path through an array of documents
+// (projection_semantics.js: "_id.a" counts as specifying _id; a find
+// $slice applies to the array at the end of the path in every element).
+func TestReviewQry28ProjectionIDAndNestedSlice(t *testing.T) {
+	t.Parallel()
+	doc := `{"_id": {"a": 1, "b": 2}, "a": [{"b": [1, 2, 3], "c": 1}, {"b": [4, 5], "c": 2}, {"c": 3}], "x": 1}`
+	for _, c := range []struct{ proj, want string }{
+		{`{"_id.a": 1}`, `{"_id": {"a": 1}}`},
+		{`{"_id.a": 0}`, `{"_id": {"b": 2}, "a": [{"b": [1, 2, 3], "c": 1}, {"b": [4, 5], "c": 2}, {"c": 3}], "x": 1}`},
+		{`{"_id.a": 1, "x": 1}`, `{"_id": {"a": 1}, "x": 1}`},
+		{`{"a.b": {"$slice": 1}}`, `{"_id": {"a": 1, "b": 2}, "a": [{"b": [1], "c": 1}, {"b": [4], "c": 2}, {"c": 3}], "x": 1}`},
+		{`{"a.b": {"$slice": -1}, "x": 1}`, `{"_id": {"a": 1, "b": 2}, "a": [{"b": [3]}, {"b": [5]}, {}], "x": 1}`},
+		{`{"a.c": 1, "_id": 0}`, `{"a": [{"c": 1}, {"c": 2}, {"c": 3}]}`},
+	} {
+		db, _ := openMem(t)
+		qry28Insert(t, db, `[`+doc+`]`)
+		r := mustRun(t, db, "test", `{"find": "c", "projection": `+c.proj+`}`)
+		docs := firstBatch(t, r)
+		if len(docs) != 1 {
+			t.Fatalf("projection %s: %d documents", c.proj, len(docs))
+		}
+		if got, want := fmtValue(docs[0]), fmtValue(ejson(t, c.want)); got != want {
+			t.Errorf("projection %s: %s, want %s", c.proj, got, want)
+		}
+	}
+}

@@ -303,7 +303,9 @@ func ParseProjectionWith(p bson.D, now time.Time, vars any) (*Projection, error)
 		}
 	} else {
 		pr.inclusion = mode == 1
-		if !pr.inclusion {
+		if n := pr.root.children["_id"]; !pr.inclusion && n != nil && n.leaf {
+			// {_id: 1} in an exclusion keeps _id, as leaving it out
+			// does; "_id.a": 0 stays an exclusion of _id.a.
 			delete(pr.root.children, "_id")
 		}
 	}
