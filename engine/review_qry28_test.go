@@ -1051,3 +1051,15 @@ func TestReviewQry28ProjectionIDAndNestedSlice(t *testing.T) {
 		}
 	}
 }
+
+// A negative skip, limit or batchSize in a find is the IDL validator's
+// 51024 (find_command.idl: validator gte 0; FerretDB's compatibility
+// tests record mongod's message).
+func TestReviewQry28FindNegativeOptions(t *testing.T) {
+	t.Parallel()
+	db, _ := openMem(t)
+	qry28Insert(t, db, `[{"_id": 1}]`)
+	for _, f := range []string{"skip", "limit", "batchSize"} {
+		wantCode(t, db, "test", `{"find": "c", "`+f+`": -1}`, 51024, "BSON field '"+f+"' value must be >= 0, actual value '-1'")
+	}
+}
