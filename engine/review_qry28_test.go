@@ -1063,3 +1063,25 @@ func TestReviewQry28FindNegativeOptions(t *testing.T) {
 		wantCode(t, db, "test", `{"find": "c", "`+f+`": -1}`, 51024, "BSON field '"+f+"' value must be >= 0, actual value '-1'")
 	}
 }
+
+// A $slice operand that is not find's [skip, limit] is the $slice
+// expression, as mongod's parser falls back to it
+// (projection_parser.cpp parseSubObjectAsExpression): ["$a", 1, 2] and
+// ["$a", 2] compute the field; [1, 0] fails on its first argument.
+func TestReviewQry28SliceExpression(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct{ proj, want string }{
+		{`{"s": {"$slice": ["$s", 1, 2]}}`, `{"s": [2, 3]}`},
+		{`{"s": {"$slice": ["$s", -2]}, "_id": 0}`, `{"s": [4, 5]}`},
+		{`{"t": {"$slice": ["$s", 1]}, "n": 1}`, `{"n": 7, "t": [1]}`},
+	} {
+		got := qry28Proj(t, `{}`, c.proj, `{"_id": 1, "s": [1, 2, 3, 4, 5], "n": 7}`)
+		if want := fmtValue(ejson(t, c.want)); got != want {
+			t.Errorf("projection %s: %s, want %s", c.proj, got, want)
+		}
+	}
+	db, _ := openMem(t)
+	qry28Insert(t, db, `[{"_id": 1, "s": [1, 2]}]`)
+	_, err := run(t, db, "test", `{"find": "c", "projection": {"s": {"$slice": [1, 0]}}}`)
+	checkCode(t, "$slice [1, 0]", err, 28724, "First argument to $slice must be an array, but is of type: int")
+}
