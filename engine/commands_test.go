@@ -171,7 +171,7 @@ func TestErrorReplies(t *testing.T) {
 		{`{"update": "c", "updates": [{"q": {}, "u": {"$set": {"_id": 5}}}]}`, 0, ""},
 		{`{"find": "c", "sort": {"a": 2}}`, 15975, "$sort key ordering must be 1"},
 		{`{"find": "c", "limit": -1, "batchSize": -1}`, 51024, "BSON field 'limit' value must be >= 0"},
-		{`{"find": "c", "skip": -1}`, document.CodeBadValue, ""},
+		{`{"find": "c", "skip": -1}`, 51024, "BSON field 'skip' value must be >= 0"},
 		{`{"aggregate": "c", "pipeline": [], "cursor": {"batchSize": -1}}`, codeIDLValidator, "value must be >= 0, actual value '-1'"},
 		{`{"aggregate": "c", "pipeline": [{"$changeStream": {}}], "cursor": {"batchSize": -2}}`, codeIDLValidator, "actual value '-2'"},
 		{`{"find": "c", "hint": "nope"}`, document.CodeBadValue, "hint provided does not correspond to an existing index"},
