@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/ttlkv/ttlkv/document"
+	"go.mongodb.org/mongo-driver/v2/bson"
 )
 
 // Session 28: query operators, projections and sort read against
@@ -1084,4 +1085,74 @@ func TestReviewQry28SliceExpression(t *testing.T) {
 	qry28Insert(t, db, `[{"_id": 1, "s": [1, 2]}]`)
 	_, err := run(t, db, "test", `{"find": "c", "projection": {"s": {"$slice": [1, 0]}}}`)
 	checkCode(t, "$slice [1, 0]", err, 28724, "First argument to $slice must be an array, but is of type: int")
+}
+
+// jstests/core/query/not/not2.js, without and with an index on i.
+func TestReviewQry28Not2(t *testing.T) {
+	t.Parallel()
+	for _, indexed := range []bool{false, true} {
+		db, _ := openMem(t)
+		if indexed {
+			mustRun(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"i": 1}, "name": "i_1"}]}`)
+		}
+		check := func(filter, want string) {
+			t.Helper()
+			r := mustRun(t, db, "test", `{"find": "c", "filter": `+filter+`, "sort": {"i": 1}, "projection": {"_id": 0}}`)
+			var got []string
+			for _, d := range firstBatch(t, r) {
+				got = append(got, fmtValue(d[0].Value))
+			}
+			var ws []string
+			for _, w := range ejson(t, `{"w": [`+want+`]}`)[0].Value.(bson.A) {
+				ws = append(ws, fmtValue(w))
+			}
+			if strings.Join(got, " ") != strings.Join(ws, " ") {
+				t.Errorf("indexed %v: find %s: %v, want %v", indexed, filter, got, ws)
+			}
+		}
+		fail := func(filter string) {
+			t.Helper()
+			if _, err := run(t, db, "test", `{"find": "c", "filter": `+filter+`}`); err == nil {
+				t.Errorf("find %s succeeded, want an error", filter)
+			}
+		}
+		qry28Insert(t, db, `[{"i": "a"}, {"i": "b"}]`)
+		fail(`{"i": {"$not": {"$not": "a"}}}`)
+		check(`{"i": {"$not": {"$not": {"$gt": "a"}}}}`, `"b"`)
+		fail(`{"i": {"$not": "a"}}`)
+		fail(`{"i": {"$not": {"$ref": "foo"}}}`)
+		fail(`{"i": {"$not": {}}}`)
+		check(`{"i": {"$not": {"$gt": "a"}}}`, `"a"`)
+		check(`{"i": {"$not": {"$ne": "a"}}}`, `"a"`)
+		check(`{"i": {"$not": {"$gte": "b"}}}`, `"a"`)
+		check(`{"i": {"$not": {"$exists": true}}}`, ``)
+		check(`{"j": {"$not": {"$exists": false}}}`, ``)
+		check(`{"j": {"$not": {"$exists": true}}}`, `"a", "b"`)
+		check(`{"i": {"$not": {"$in": ["a"]}}}`, `"b"`)
+		check(`{"i": {"$not": {"$in": ["a", "b"]}}}`, ``)
+		check(`{"i": {"$not": {"$nin": ["a"]}}}`, `"a"`)
+		check(`{"i": {"$not": {"$regularExpression": {"pattern": "(a|b)", "options": ""}}}}`, ``)
+		check(`{"i": {"$not": {"$regularExpression": {"pattern": "a", "options": ""}}, "$regex": "a"}}`, ``)
+		check(`{"i": {"$not": {"$regex": "A", "$options": "i"}}}`, `"b"`)
+		check(`{"i": {"$not": {"$regex": "^foo"}}}`, `"a", "b"`)
+		fail(`{"i": {"$not": {"$options": "a"}}}`)
+		check(`{"i": {"$not": {"$type": 1}}}`, `"a", "b"`)
+		check(`{"i": {"$not": {"$type": 2}}}`, ``)
+		mustRun(t, db, "test", `{"delete": "c", "deletes": [{"q": {}, "limit": 0}]}`)
+		qry28Insert(t, db, `[{"i": 1}]`)
+		check(`{"i": {"$not": {"$mod": [5, 1]}}}`, ``)
+		check(`{"i": {"$not": {"$mod": [5, 2]}}}`, `1`)
+		mustRun(t, db, "test", `{"delete": "c", "deletes": [{"q": {}, "limit": 0}]}`)
+		qry28Insert(t, db, `[{"i": ["a", "b"]}]`)
+		check(`{"i": {"$not": {"$size": 2}}}`, ``)
+		check(`{"i": {"$not": {"$size": 3}}}`, `["a", "b"]`)
+		check(`{"i": {"$not": {"$gt": "a"}}}`, ``)
+		check(`{"i": {"$not": {"$gt": "c"}}}`, `["a", "b"]`)
+		check(`{"i": {"$not": {"$all": ["a", "b"]}}}`, ``)
+		check(`{"i": {"$not": {"$all": ["c"]}}}`, `["a", "b"]`)
+		mustRun(t, db, "test", `{"delete": "c", "deletes": [{"q": {}, "limit": 0}]}`)
+		qry28Insert(t, db, `[{"i": [{"j": "a"}]}, {"i": [{"j": "b"}]}]`)
+		check(`{"i": {"$not": {"$elemMatch": {"j": "a"}}}}`, `[{"j": "b"}]`)
+		check(`{"i": {"$not": {"$elemMatch": {"j": "f"}}}}`, `[{"j": "a"}], [{"j": "b"}]`)
+	}
 }
