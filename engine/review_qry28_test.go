@@ -1156,3 +1156,72 @@ func TestReviewQry28Not2(t *testing.T) {
 		check(`{"i": {"$not": {"$elemMatch": {"j": "f"}}}}`, `[{"j": "a"}], [{"j": "b"}]`)
 	}
 }
+
+// jstests/core/query/sort/sort_dotted_paths.js and
+// sort_dotted_paths_numeric.js: undefined, an empty array and [undefined]
+// sort alike below null, a numeric component picks an element, and two
+// array fields of one document are refused (2 or 171).
+func TestReviewQry28SortDottedPaths(t *testing.T) {
+	t.Parallel()
+	type sc struct{ sort, want string }
+	runAll := func(docs string, cases []sc) *DB {
+		t.Helper()
+		db, _ := openMem(t)
+		qry28Insert(t, db, docs)
+		for _, c := range cases {
+			if got := qry28Sorted(t, db, c.sort); got != c.want {
+				t.Errorf("docs %.40s... sort %s: %s, want %s", docs, c.sort, got, c.want)
+			}
+		}
+		return db
+	}
+	runAll(`[{"_id": 1, "a": 1}, {"_id": 2, "a": {"$undefined": true}}, {"_id": 3, "a": null}, {"_id": 4, "a": {}},
+		{"_id": 5, "a": []}, {"_id": 6, "a": [1]}, {"_id": 7, "a": [[1]]}, {"_id": 8}, {"_id": 9, "a": [{"$undefined": true}]}]`, []sc{
+		{`{"a": 1, "_id": 1}`, `2,5,9,3,8,1,6,4,7`},
+		{`{"a": -1, "_id": 1}`, `7,4,1,6,3,8,2,5,9`},
+		{`{"a.0": 1, "_id": 1}`, `9,1,2,3,4,5,8,6,7`},
+		{`{"a.0": -1, "_id": 1}`, `7,6,1,2,3,4,5,8,9`},
+	})
+	runAll(`[{"_id": 1, "a": 1, "b": [2]}, {"_id": 2, "a": 2, "b": []}, {"_id": 3, "a": [], "b": 4}, {"_id": 4, "a": [1], "b": 4},
+		{"_id": 5, "a": [2, 3], "b": 2}, {"_id": 6, "a": 2, "b": [3, 5]}, {"_id": 7, "a": 1, "b": [1, 3]}, {"_id": 8, "a": [1, 2], "b": 3},
+		{"_id": 9, "a": 2, "b": 3}]`, []sc{
+		{`{"a": 1, "b": 1, "_id": 1}`, `3,7,1,8,4,2,5,6,9`},
+		{`{"a": 1, "b": -1, "_id": 1}`, `3,4,7,8,1,6,9,5,2`},
+		{`{"a": -1, "b": 1, "_id": 1}`, `5,2,6,8,9,7,1,4,3`},
+		{`{"a": -1, "b": -1, "_id": 1}`, `5,6,8,9,2,4,7,1,3`},
+	})
+	db := runAll(`[{"_id": 1, "a": [], "b": 1}, {"_id": 2, "a": 1, "b": []}, {"_id": 3, "a": [], "b": []}]`, nil)
+	for _, sort := range []string{`{"a": 1, "b": 1}`, `{"_id": 1, "a": 1, "b": 1}`, `{"a": 1, "b": 1, "_id": 1}`} {
+		_, err := run(t, db, "test", `{"find": "c", "sort": `+sort+`}`)
+		var e *Error
+		if !errorsAs(err, &e) || (e.Code != document.CodeBadValue && e.Code != 171) {
+			t.Errorf("sort %s over parallel arrays: %v, want 2 or 171", sort, err)
+		}
+	}
+	r := mustRun(t, db, "test", `{"find": "c", "filter": {"$or": [{"a": {"$not": {"$type": "array"}}}, {"b": {"$not": {"$type": "array"}}}]}, "sort": {"a": 1, "b": 1}}`)
+	sameValue(t, "parallel arrays filtered out", field(r, "cursor.firstBatch"), `[{"_id": 1, "a": [], "b": 1}, {"_id": 2, "a": 1, "b": []}]`)
+	runAll(`[{"_id": 1, "a": {"b": 2}}, {"_id": 2, "a": {"b": []}}, {"_id": 3, "a": {"b": [2, 3]}}, {"_id": 4, "a": {"c": 1}},
+		{"_id": 5, "a": []}, {"_id": 6, "a": [{"b": [5]}]}, {"_id": 7, "a": [{"b": [4, 5]}, {"b": 7}]},
+		{"_id": 8, "a": [{"b": [1, 3]}, {"b": [2, 5]}]}, {"_id": 9, "a": [{"b": []}, {"b": [1, 3]}]}]`, []sc{
+		{`{"a.b": 1, "_id": 1}`, `2,9,4,5,8,1,3,7,6`},
+		{`{"a.b": 1, "_id": -1}`, `9,2,5,4,8,3,1,7,6`},
+		{`{"a.b": -1, "_id": 1}`, `7,6,8,3,9,1,4,5,2`},
+		{`{"a.b": -1, "_id": -1}`, `7,8,6,9,3,1,5,4,2`},
+	})
+	runAll(`[{"_id": 1, "a": [{"b": 4, "c": 1}, {"b": 1, "c": 2}]}, {"_id": 2, "a": [{"b": 2, "c": 1}, {"b": 4, "c": 2}]},
+		{"_id": 3, "a": [{"b": 6, "c": 1}, {"b": 9, "c": 2}]}, {"_id": 4, "a": [{"b": 4, "c": 1}, {"b": 5, "c": 3}]},
+		{"_id": 5, "a": [{"b": 2, "c": 1}, {"b": 7, "c": 3}]}, {"_id": 6, "a": [{"b": 5, "c": 1}, {"b": 3, "c": 3}]},
+		{"_id": 7, "a": [{"b": 7, "c": 2}, {"b": 2, "c": 3}]}, {"_id": 8, "a": [{"b": 3, "c": 2}, {"b": 8, "c": 3}]},
+		{"_id": 9, "a": [{"b": 8, "c": 2}, {"b": 6, "c": 3}]}]`, []sc{
+		{`{"a.c": 1, "a.b": 1, "_id": 1}`, `2,5,1,4,6,3,8,7,9`},
+		{`{"a.c": 1, "a.b": -1, "_id": 1}`, `3,6,1,4,2,5,9,7,8`},
+		{`{"a.c": -1, "a.b": 1, "_id": 1}`, `7,6,4,9,5,8,1,2,3`},
+		{`{"a.c": -1, "a.b": -1, "_id": 1}`, `8,5,9,4,6,7,3,2,1`},
+	})
+	runAll(`[{"_id": 1, "a": {"b": {"c": 2}}}, {"_id": 2, "a": {"b": {"c": []}}}, {"_id": 3, "a": [{"b": []}, {"b": {"c": []}}]},
+		{"_id": 4, "a": [{"b": {"c": 1}}]}, {"_id": 5, "a": {"b": [{"c": 3}, {"d": 1}]}}, {"_id": 6, "a": {"b": [{"c": [5]}]}},
+		{"_id": 7, "a": []}, {"_id": 8, "a": {"b": [{"c": [1, 3]}, {"c": [2, 5]}]}}, {"_id": 9, "a": [{"b": [{"c": []}, {"c": [1, 3]}]}]}]`, []sc{
+		{`{"a.b.c": 1, "_id": 1}`, `2,3,9,5,7,4,8,1,6`},
+		{`{"a.b.c": -1, "_id": 1}`, `6,8,5,9,1,4,3,7,2`},
+	})
+}
