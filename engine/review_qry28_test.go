@@ -1253,3 +1253,73 @@ func TestReviewQry28SortDottedPaths(t *testing.T) {
 		{`{"a.b.c": -1, "_id": 1}`, `6,8,5,9,1,4,3,7,2`},
 	})
 }
+
+// jstests/core/query/sort/sort_array.js: the same answers from find and
+// from an aggregation's $sort, with and without an index on the sorted
+// paths (an array sorts by all its elements, whatever the filter
+// matched).
+func TestReviewQry28SortArray(t *testing.T) {
+	t.Parallel()
+	check := func(db *DB, filter, sort, hint, want string) {
+		t.Helper()
+		cmd := `{"find": "c", "filter": ` + filter + `, "sort": ` + sort
+		if hint != "" {
+			cmd += `, "hint": ` + hint
+		}
+		r := mustRun(t, db, "test", cmd+`}`)
+		var ids []string
+		for _, d := range firstBatch(t, r) {
+			ids = append(ids, fmtValue(d[0].Value))
+		}
+		if got := strings.Join(ids, ","); got != want {
+			t.Errorf("find %s sort %s hint %s: %s, want %s", filter, sort, hint, got, want)
+		}
+		r = mustRun(t, db, "test", `{"aggregate": "c", "pipeline": [{"$match": `+filter+`}, {"$sort": `+sort+`}], "cursor": {}}`)
+		ids = nil
+		for _, d := range firstBatch(t, r) {
+			ids = append(ids, fmtValue(d[0].Value))
+		}
+		if got := strings.Join(ids, ","); got != want {
+			t.Errorf("aggregate %s sort %s: %s, want %s", filter, sort, got, want)
+		}
+	}
+	db, _ := openMem(t)
+	qry28Insert(t, db, `[{"_id": 0, "a": [3, 0, 1]}, {"_id": 1, "a": [8, 4, -1]}]`)
+	check(db, `{"a": {"$gte": 2}}`, `{"a": 1}`, ``, `1,0`)
+	db, _ = openMem(t)
+	qry28Insert(t, db, `[{"_id": 0, "a": [3, 0, 1]}, {"_id": 1, "a": [0, 4, -1]}]`)
+	check(db, `{"a": {"$gte": 2}}`, `{"a": -1}`, ``, `1,0`)
+	mustRun(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"a": 1}, "name": "a_1"}]}`)
+	check(db, `{"a": {"$gte": 2}}`, `{"a": -1}`, `"a_1"`, `1,0`)
+	check(db, `{}`, `{"a": -1}`, `"a_1"`, `1,0`)
+	check(db, `{}`, `{"a": 1}`, `"a_1"`, `1,0`)
+
+	db, _ = openMem(t)
+	qry28Insert(t, db, `[{"_id": 0, "x": [{"y": [4, 0, 1], "z": 7}, {"y": 0, "z": 9}]}, {"_id": 1, "x": [{"y": 1, "z": 7}, {"y": 0, "z": [8, 6]}]}]`)
+	check(db, `{}`, `{"x.y": 1, "x.z": -1}`, ``, `0,1`)
+	check(db, `{}`, `{"x.y": -1, "x.z": 1}`, ``, `0,1`)
+	mustRun(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"x.y": 1, "x.z": -1}, "name": "xy_xz"}]}`)
+	check(db, `{}`, `{"x.y": 1, "x.z": -1}`, `"xy_xz"`, `0,1`)
+	check(db, `{}`, `{"x.y": -1, "x.z": 1}`, `"xy_xz"`, `0,1`)
+	check(db, `{"x.y": 1}`, `{"x.z": -1}`, `"xy_xz"`, `0,1`)
+	check(db, `{"x.y": 1}`, `{"x.y": -1}`, `"xy_xz"`, `0,1`)
+	check(db, `{"x.y": 1, "x.z": 1}`, `{"x.y": -1, "x.z": -1}`, `"xy_xz"`, ``)
+
+	db, _ = openMem(t)
+	qry28Insert(t, db, `[{"_id": 0, "a": 1, "b": {"c": 1}, "d": [{"e": {"f": 1, "g": [6, 5, 4]}}, {"e": {"g": [3, 2, 1]}}]},
+		{"_id": 1, "a": 2, "b": {"c": 2}, "d": [{"e": {"f": 2, "g": [5, 4, 3]}}, {"e": {"g": [2, 1, 0]}}]}]`)
+	check(db, `{}`, `{"d.e.g": 1}`, ``, `1,0`)
+
+	db, _ = openMem(t)
+	qry28Insert(t, db, `[{"_id": 2, "a": [{"b": 1, "c": 2}, {"b": 2, "c": 3}]}, {"_id": 0, "a": [{"b": 2, "c": 0}, {"b": 1, "c": 4}]},
+		{"_id": 1, "a": [{"b": 1, "c": 5}, {"b": 2, "c": 1}]}]`)
+	mustRun(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"a.b": 1, "a.c": 1}, "name": "ab_ac"}]}`)
+	check(db, `{"a.b": 1}`, `{"a.c": 1}`, `"ab_ac"`, `0,1,2`)
+
+	db, _ = openMem(t)
+	qry28Insert(t, db, `[{"_id": 0, "a": [{"x": 2}, {"x": 3}]}, {"_id": 1, "a": [{"x": 1}, {"x": 4}]}, {"_id": 2, "a": [{"x": 3}, {"x": 4}]}]`)
+	check(db, `{}`, `{"a.x": 1}`, ``, `1,0,2`)
+	mustRun(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"a.x": 1}, "name": "ax"}]}`)
+	check(db, `{}`, `{"a.x": 1}`, `"ax"`, `1,0,2`)
+	check(db, `{}`, `{"a.x": -1, "_id": 1}`, `"ax"`, `1,2,0`)
+}
