@@ -1323,3 +1323,37 @@ func TestReviewQry28SortArray(t *testing.T) {
 	check(db, `{}`, `{"a.x": 1}`, `"ax"`, `1,0,2`)
 	check(db, `{}`, `{"a.x": -1, "_id": 1}`, `"ax"`, `1,2,0`)
 }
+
+// jstests/core/query/elemmatch/elemmatch_projection.js: the first
+// element the $elemMatch matches, in inclusion and exclusion
+// projections, a field that is not an array left out.
+func TestReviewQry28ElemMatchProjection(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct{ proj, doc, want string }{
+		{`{"x": {"$elemMatch": {"a": -6}}}`, `{"x": [{"a": 1, "b": 4}, {"a": -6, "c": 3}]}`, `{"x": [{"a": -6, "c": 3}]}`},
+		{`{"x": {"$elemMatch": {"a": -6, "c": 3}}}`, `{"x": [{"a": 1, "b": 4}, {"a": -6, "c": 3}]}`, `{"x": [{"a": -6, "c": 3}]}`},
+		{`{"x": {"$elemMatch": {"a": {"$gt": 0, "$lt": 2}}}}`, `{"x": [{"a": 1, "b": 1}, {"a": 1, "b": 2}]}`, `{"x": [{"a": 1, "b": 1}]}`},
+		{`{"x": {"$elemMatch": {"$in": [100, 4, -123]}}}`, `{"x": [1, 2, 3, 4, 5]}`, `{"x": [4]}`},
+		{`{"x": {"$elemMatch": {"$nin": [4, 5, 6]}}}`, `{"x": [1, 2, 3, 4, 5]}`, `{"x": [1]}`},
+		{`{"x": {"$elemMatch": {"$all": [1]}}}`, `{"x": [1, 2, 3, 4, 5]}`, `{"x": [1]}`},
+		{`{"x": {"$elemMatch": {}}}`, `{"x": ["string", 123, [1, 2, 3], {"a": 1}]}`, `{"x": [[1, 2, 3]]}`},
+		{`{"x": {"$elemMatch": {}}}`, `{"x": ["string", 123, {"a": 1}]}`, `{"x": [{"a": 1}]}`},
+		{`{"x": {"$elemMatch": {"$elemMatch": {"$gt": 5, "$lt": 7}}}}`, `{"x": [[1, 2, 3], [4, 5, 6], [7, 8, 9]]}`, `{"x": [[4, 5, 6]]}`},
+		{`{"x": {"$elemMatch": {"a": {"$ne": 1}}}}`, `{"x": [{"a": 1, "b": 2}, {"a": 2, "c": 3}, {"a": 1, "d": 5}]}`, `{"x": [{"a": 2, "c": 3}]}`},
+		{`{"x": {"$elemMatch": {"d": {"$exists": true}}}}`, `{"x": [{"a": 1, "b": 2}, {"a": 2, "c": 3}, {"a": 1, "d": 5}], "y": [1]}`, `{"x": [{"a": 1, "d": 5}]}`},
+		{`{"_id": 0, "x": {"$elemMatch": {"a": 1}}, "y": {"$elemMatch": {"c": 3}}}`, `{"x": [{"a": 1, "b": 2}, {"a": 3, "b": 4}], "y": [{"c": 1, "d": 2}, {"c": 3, "d": 4}]}`, `{"x": [{"a": 1, "b": 2}], "y": [{"c": 3, "d": 4}]}`},
+		{`{"x": {"$elemMatch": {"$gt": 2, "$lt": 4}}}`, `{"x": [1, 2, 4, 3, 5]}`, `{"x": [3]}`},
+		{`{"x": {"$elemMatch": {"$or": [{"a": {"$eq": 4}}, {"$and": [{"a": {"$mod": [12, 0]}}, {"a": {"$mod": [15, 0]}}]}]}}}`, `{"x": [{"a": 1}, {"a": 180}, {"a": 4}]}`, `{"x": [{"a": 180}]}`},
+		{`{"x": {"$elemMatch": {"$id": "id0"}}}`, `{"x": [{"$ref": "o", "$id": "id0"}, {"$ref": "o", "$id": "id1"}]}`, `{"x": [{"$ref": "o", "$id": "id0"}]}`},
+		{`{"x": {"$elemMatch": {"$gt": 2}}}`, `{"x": {"a": 123}, "d": 456}`, `{}`},
+		{`{"x": {"$elemMatch": {"$gt": 2}}, "d": 1}`, `{"x": {"a": 123}, "d": 456}`, `{"d": 456}`},
+		{`{"x": {"$elemMatch": {"$gt": 2}}, "d": 0}`, `{"x": {"a": 123}, "d": 456}`, `{}`},
+		{`{"x": {"$elemMatch": {"$gt": 2}}, "d": 0}`, `{"x": [1, 5], "d": 456, "e": 1}`, `{"x": [5], "e": 1}`},
+		{`{"x": {"$elemMatch": {"$or": [{}, {}]}}}`, `{"x": ["string", 123, {"b": 123}]}`, `{"x": [{"b": 123}]}`},
+		{`{"x": {"$elemMatch": {"$lt": 0}}}`, `{"x": [1, 2, 3]}`, `{}`},
+	} {
+		if got := qry28Proj(t, `{}`, c.proj, c.doc); got != fmtValue(ejson(t, c.want)) {
+			t.Errorf("projection %s on %s: %s, want %s", c.proj, c.doc, got, c.want)
+		}
+	}
+}

@@ -309,7 +309,7 @@ func parseDocAt(f bson.D, depth int, top *topCtx) (andExpr, error) {
 	}
 	out := andExpr{}
 	for _, e := range f {
-		if strings.HasPrefix(e.Key, "$") {
+		if strings.HasPrefix(e.Key, "$") && !isDBRefField(e.Key) {
 			x, err := parseTopOp(e.Key, e.Value, depth, top)
 			if err != nil {
 				return nil, err
@@ -412,8 +412,13 @@ func isOperatorDoc(v any) (bson.D, bool) {
 	if !ok || len(d) == 0 {
 		return nil, false
 	}
-	return d, strings.HasPrefix(d[0].Key, "$")
+	return d, strings.HasPrefix(d[0].Key, "$") && !isDBRefField(d[0].Key)
 }
+
+// isDBRefField reports whether a $-name is one of a DBRef's fields
+// ($ref, $id, $db), which mongod reads as a field name, not an
+// operator.
+func isDBRefField(k string) bool { return k == "$ref" || k == "$id" || k == "$db" }
 
 func parsePath(path string, v any, depth int) ([]expr, error) {
 	parts, ok := splitPath(path)
@@ -1168,7 +1173,7 @@ func elemMatchExpr(path string, parts []string, v any, depth int) (expr, error) 
 	if !ok {
 		return nil, badValue("$elemMatch needs an Object")
 	}
-	if len(d) > 0 && strings.HasPrefix(d[0].Key, "$") && !logicalOps[d[0].Key] {
+	if len(d) > 0 && strings.HasPrefix(d[0].Key, "$") && !logicalOps[d[0].Key] && !isDBRefField(d[0].Key) {
 		xs, err := parseOps("", nil, d, depth+1)
 		if err != nil {
 			return nil, err

@@ -126,7 +126,7 @@ func ParseProjectionWith(p bson.D, now time.Time, vars any) (*Projection, error)
 		return pr, nil
 	}
 	mode := 0 // 1 inclusion, -1 exclusion, 0 not yet known
-	hasElemMatch := false
+	hasElemMatch, hasSlice := false, false
 	var paths []string
 	var add func(prefix string, d bson.D) error
 	add = func(prefix string, d bson.D) error {
@@ -247,6 +247,7 @@ func ParseProjectionWith(p bson.D, now time.Time, vars any) (*Projection, error)
 				}
 				switch v[0].Key {
 				case "$slice":
+					hasSlice = true
 					node = pr.leafAt(parts)
 					if err := parseSlice(node, v[0].Value); err != nil {
 						return err
@@ -269,10 +270,9 @@ func ParseProjectionWith(p bson.D, now time.Time, vars any) (*Projection, error)
 					if err != nil {
 						return err
 					}
-					if mode == -1 {
-						return document.Errorf(CodeInclusionInExclusion, "Cannot do inclusion on field %s in exclusion projection", path)
-					}
-					mode = 1
+					// An $elemMatch decides nothing: beside exclusions it
+					// is an exclusion projection (mongod's parser leaves
+					// the type to the other fields).
 					node = pr.leafAt(parts)
 					pe := x.(*pathExpr)
 					node.elemMatch, node.elemValue = pe.sub, pe.valueForm
@@ -290,12 +290,16 @@ func ParseProjectionWith(p bson.D, now time.Time, vars any) (*Projection, error)
 		return nil, err
 	}
 	if mode == 0 {
-		// Only _id and $slice (an $elemMatch decided inclusion): as
-		// mongod's computeProjectionType, an {_id: 1} makes it an
-		// inclusion, anything else an exclusion; $slice alone keeps
-		// every other field.
+		// Only _id, $slice and $elemMatch: as mongod's
+		// computeProjectionType, with a $slice an {_id: 1} makes it an
+		// inclusion and anything else an exclusion ($slice alone keeps
+		// every other field); an $elemMatch without a $slice makes it an
+		// inclusion; otherwise {_id: 1} includes only _id.
 		_, idNamed := pr.root.children["_id"]
 		pr.inclusion = idNamed && !pr.excludeID
+		if hasElemMatch && !hasSlice {
+			pr.inclusion = true
+		}
 		if !pr.inclusion {
 			if n := pr.root.children["_id"]; n != nil && n.slice == nil {
 				delete(pr.root.children, "_id")
