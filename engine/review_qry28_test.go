@@ -1357,3 +1357,27 @@ func TestReviewQry28ElemMatchProjection(t *testing.T) {
 		}
 	}
 }
+
+// jstests/core/query/elemmatch/elemmatch_value.js.
+func TestReviewQry28ElemMatchValue(t *testing.T) {
+	t.Parallel()
+	db, _ := openMem(t)
+	qry28Insert(t, db, `[{"_id": 1, "a": 5}, {"_id": 2, "a": [5]}, {"_id": 3, "a": [3, 7]}, {"_id": 4, "a": [[5]]},
+		{"_id": 5, "a": [[3, 7]]}, {"_id": 6, "a": [[[5]]]}, {"_id": 7, "a": [[[3, 7]]]}, {"_id": 8, "a": {"b": 5}},
+		{"_id": 9, "a": {"b": [5]}}, {"_id": 10, "a": {"b": [3, 7]}}, {"_id": 11, "a": [{"b": 5}]},
+		{"_id": 12, "a": [{"b": 3}, {"b": 7}]}, {"_id": 13, "a": [{"b": [5]}]}, {"_id": 14, "a": [{"b": [3, 7]}]},
+		{"_id": 15, "a": [[{"b": 5}]]}, {"_id": 16, "a": [[{"b": 3}, {"b": 7}]]}, {"_id": 17, "a": [[{"b": [5]}]]},
+		{"_id": 18, "a": [[{"b": [3, 7]}]]}]`)
+	cases := []qry28Case{
+		{`{"a": {"$elemMatch": {"$lt": 6, "$gt": 4}}}`, `2`},
+		{`{"a.b": {"$elemMatch": {"$lt": 6, "$gt": 4}}}`, `9,13`},
+		{`{"a": {"$elemMatch": {"$elemMatch": {"$lt": 6, "$gt": 4}}}}`, `4`},
+		{`{"a": {"$elemMatch": {"$type": "number"}}}`, `2,3`},
+		{`{"a": {"$elemMatch": {"$type": "array"}}}`, `4,5,6,7,15,16,17,18`},
+		{`{"a": {"$elemMatch": {"b": {"$lt": 6, "$gt": 4}}}}`, `11,13,14`},
+		{`{"a": {"$elemMatch": {"b": {"$elemMatch": {"$lt": 6, "$gt": 4}}}}}`, `13`},
+		{`{"a": {"$elemMatch": {"$elemMatch": {"b": {"$lt": 6, "$gt": 4}}}}}`, `15,17,18`},
+	}
+	qry28Run(t, db, cases)
+	qry28RunIndexed(t, db, cases)
+}
