@@ -1198,6 +1198,8 @@ func TestReviewQry28SortDottedPaths(t *testing.T) {
 			t.Errorf("sort %s over parallel arrays: %v, want 2 or 171", sort, err)
 		}
 	}
+	_, err := run(t, db, "test", `{"aggregate": "c", "pipeline": [{"$sort": {"a": 1, "b": 1}}], "cursor": {}}`)
+	checkCode(t, "$sort over parallel arrays", err, document.CodeBadValue, "cannot sort with keys that are parallel arrays")
 	r := mustRun(t, db, "test", `{"find": "c", "filter": {"$or": [{"a": {"$not": {"$type": "array"}}}, {"b": {"$not": {"$type": "array"}}}]}, "sort": {"a": 1, "b": 1}}`)
 	sameValue(t, "parallel arrays filtered out", field(r, "cursor.firstBatch"), `[{"_id": 1, "a": [], "b": 1}, {"_id": 2, "a": 1, "b": []}]`)
 	runAll(`[{"_id": 1, "a": {"b": 2}}, {"_id": 2, "a": {"b": []}}, {"_id": 3, "a": {"b": [2, 3]}}, {"_id": 4, "a": {"c": 1}},
@@ -1380,4 +1382,20 @@ func TestReviewQry28ElemMatchValue(t *testing.T) {
 	}
 	qry28Run(t, db, cases)
 	qry28RunIndexed(t, db, cases)
+}
+
+// jstests/core/query/elemmatch/elemmatch_ne.js: a $ne inside an
+// $elemMatch through a compound multikey index returns one document.
+func TestReviewQry28ElemMatchNe(t *testing.T) {
+	t.Parallel()
+	db, _ := openMem(t)
+	mustRun(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"arr.a": 1, "c": 1, "d": 1}, "name": "acd"}]}`)
+	docs := []string{`{"_id": 0, "arr": [{"a": 1}, {"a": 2}], "c": 4, "d": 5, "a": 1}`}
+	for i := 1; i <= 100; i++ {
+		docs = append(docs, `{"_id": `+fmtValue(int32(i))+`, "arr": [{"a": 99}], "c": 99, "d": 99}`)
+	}
+	qry28Insert(t, db, `[`+strings.Join(docs, ",")+`]`)
+	if got := qry28IDs(t, db, `{"arr": {"$elemMatch": {"a": {"$ne": 1}}}, "$or": [{"c": 4, "d": 5}, {"c": 6, "d": 7}]}`); got != "0" {
+		t.Errorf("$elemMatch $ne with $or: _ids %q, want 0", got)
+	}
 }
