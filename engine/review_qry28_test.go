@@ -1399,3 +1399,60 @@ func TestReviewQry28ElemMatchNe(t *testing.T) {
 		t.Errorf("$elemMatch $ne with $or: _ids %q, want 0", got)
 	}
 }
+
+// jstests/core/query/mod/mod.js and mod_overflow.js.
+func TestReviewQry28ModJstests(t *testing.T) {
+	t.Parallel()
+	db, _ := openMem(t)
+	qry28Insert(t, db, `[{"_id": 1, "a": 4000000000}, {"_id": 2, "a": 15000000000}, {"_id": 3, "a": -4000000000},
+		{"_id": 4, "a": -15000000000}, {"_id": 5, "a": 4000000000.12345}, {"_id": 6, "a": 15000000000.12345},
+		{"_id": 7, "a": -4000000000.12345}, {"_id": 8, "a": -15000000000.12345},
+		{"_id": 9, "a": {"$numberDecimal": "4000000000.12345"}}, {"_id": 10, "a": {"$numberDecimal": "15000000000.12345"}},
+		{"_id": 11, "a": {"$numberDecimal": "-4000000000.12345"}}, {"_id": 12, "a": {"$numberDecimal": "-15000000000.12345"}}]`)
+	qry28Run(t, db, []qry28Case{
+		{`{"a": {"$mod": [4000000000, 0]}}`, `1,3,5,7,9,11`},
+		{`{"a": {"$mod": [-4000000000, 0]}}`, `1,3,5,7,9,11`},
+		{`{"a": {"$mod": [10000000000, 5000000000]}}`, `2,6,10`},
+		{`{"a": {"$mod": [10000000000, -5000000000]}}`, `4,8,12`},
+		{`{"a": {"$mod": [-10000000000, 5000000000]}}`, `2,6,10`},
+		{`{"a": {"$mod": [-10000000000, -5000000000]}}`, `4,8,12`},
+	})
+	db, _ = openMem(t)
+	qry28Insert(t, db, `[{"_id": 1, "str": "abc123", "a": 0}, {"_id": 2, "str": "xyz123", "a": 5}, {"_id": 3, "str": "ijk123", "a": 12},
+		{"_id": 4, "s": "array", "a": [0, 7]}, {"_id": 5, "s": "array", "a": [1, 7]}, {"_id": 6, "s": "array", "a": [-5]},
+		{"_id": 7, "arr": [1, [2, 3], [[4]]]}, {"_id": 8, "arr": [{"b": [1, 2, 3]}, {"b": [5]}]},
+		{"_id": 9, "arr": [{"b": [-1]}, {"b": [5]}]}, {"_id": 10, "arr": "string"},
+		{"_id": 11, "c": {"$numberDouble": "NaN"}}, {"_id": 12, "c": {"$numberDouble": "Infinity"}}]`)
+	for _, c := range []struct {
+		filter string
+		n      int
+	}{
+		{`{"a": {"$mod": [-10, -5]}}`, 1}, {`{"a": {"$mod": [4, -1]}}`, 1}, {`{"a": {"$mod": [5, 0]}}`, 4},
+		{`{"a": {"$mod": [12, 0]}}`, 3}, {`{"a": {"$mod": [12, 1]}}`, 1},
+		{`{"arr": {"$mod": [1, 0]}}`, 1}, {`{"arr": {"$mod": [4, 0]}}`, 0}, {`{"arr.b": {"$mod": [3, 0]}}`, 1},
+		{`{"arr.b": {"$mod": [5, 0]}}`, 2}, {`{"arr.b.c": {"$mod": [5, 0]}}`, 0},
+		{`{"a": {"$mod": [1, {"$numberLong": "0"}]}}`, 6},
+		{`{"a": {"$mod": [{"$numberLong": "5"}, {"$numberDecimal": "2.1"}]}}`, 3},
+		{`{"a": {"$mod": [{"$numberDecimal": "5.001"}, {"$numberDecimal": "2.1"}]}}`, 3},
+		{`{"a": {"$mod": [7, 1]}}`, 1},
+		{`{"str": {"$mod": [10, 1]}}`, 0}, {`{"noField": {"$mod": [10, 1]}}`, 0},
+		{`{"c": {"$mod": [11, 10.0]}}`, 0}, {`{"c": {"$mod": [-12, 0]}}`, 0},
+	} {
+		if n := qry28Count(t, db, c.filter); n != c.n {
+			t.Errorf("find %s: %d documents, want %d", c.filter, n, c.n)
+		}
+	}
+	for _, f := range []string{`[0, 1]`, `[0, 0]`, `[{"$numberDecimal": "0.001"}, {"$numberDecimal": "1.001"}]`, `[1, 0, 0]`,
+		`[{"$numberDecimal": "0.1"}]`, `[{"$numberDecimal": "0"}, {"$numberDecimal": "0"}]`, `[10]`, `["a", 0]`, `["a", "b"]`} {
+		_, err := run(t, db, "test", `{"find": "c", "filter": {"a": {"$mod": `+f+`}}}`)
+		checkCode(t, "$mod "+f, err, document.CodeBadValue, "")
+	}
+
+	db, _ = openMem(t)
+	qry28Insert(t, db, `[{"_id": 0, "val": {"$numberLong": "-9223372036854775808"}}, {"_id": 1, "val": -2147483648}]`)
+	for _, d := range []string{`-1.0`, `-1`, `{"$numberLong": "-1"}`, `{"$numberDecimal": "-1"}`} {
+		if got := qry28IDs(t, db, `{"val": {"$mod": [`+d+`, 0]}}`); got != "0,1" {
+			t.Errorf("$mod [%s, 0] at the smallest integers: _ids %q, want 0,1", d, got)
+		}
+	}
+}
