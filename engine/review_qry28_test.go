@@ -1456,3 +1456,37 @@ func TestReviewQry28ModJstests(t *testing.T) {
 		}
 	}
 }
+
+// jstests/core/query/type/type_array.js, without and with an index on a.
+func TestReviewQry28TypeArray(t *testing.T) {
+	t.Parallel()
+	db, _ := openMem(t)
+	qry28Insert(t, db, `[{"_id": 1, "a": [1, 2, 3]}, {"_id": 2, "a": [1, "foo", 3]}, {"_id": 3, "a": []}, {"_id": 4, "a": [[]]},
+		{"_id": 5, "a": [[[]]]}, {"_id": 6, "a": 1}, {"_id": 7, "a": "foo"}]`)
+	cases := []qry28Case{
+		{`{"a": {"$type": "number"}}`, `1,2,6`},
+		{`{"a": {"$type": "string"}}`, `2,7`},
+		{`{"a": {"$type": "array"}}`, `1,2,3,4,5`},
+		{`{"a.0": {"$type": "array"}}`, `4,5`},
+		{`{"a.0.0": {"$type": "array"}}`, `5`},
+	}
+	qry28Run(t, db, cases)
+	qry28RunIndexed(t, db, cases)
+
+	db, _ = openMem(t)
+	qry28Insert(t, db, `[{"_id": 0, "a": 1.0}, {"_id": 1, "a": 1}, {"_id": 2, "a": {"$numberLong": "1"}}, {"_id": 3, "a": "str"},
+		{"_id": 4, "a": []}, {"_id": 5, "a": [1, "str"]}, {"_id": 6}]`)
+	for _, f := range []string{`{"a": {"$type": ["string", null]}}`, `{"a": {"$type": [{}, "string"]}}`} {
+		if _, err := run(t, db, "test", `{"find": "c", "filter": `+f+`}`); err == nil {
+			t.Errorf("find %s succeeded, want an error", f)
+		}
+	}
+	cases = []qry28Case{
+		{`{"a": {"$type": ["long", 2]}}`, `2,3,5`},
+		{`{"a": {"$type": ["long", "array"]}}`, `2,4,5`},
+		{`{"a": {"$type": ["long", "array", "long", "array"]}}`, `2,4,5`},
+		{`{"a": {"$type": ["long", "array", 18, 4]}}`, `2,4,5`},
+	}
+	qry28Run(t, db, cases)
+	qry28RunIndexed(t, db, cases)
+}
