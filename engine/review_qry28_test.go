@@ -1490,3 +1490,32 @@ func TestReviewQry28TypeArray(t *testing.T) {
 	qry28Run(t, db, cases)
 	qry28RunIndexed(t, db, cases)
 }
+
+// jstests/core/query/type/null_undefined.js's finds; {a: null} includes
+// undefined in 7.0, so the $or matches what $eq null alone does.
+func TestReviewQry28TypeNullUndefined(t *testing.T) {
+	t.Parallel()
+	db, _ := openMem(t)
+	qry28Insert(t, db, `[{"_id": 0, "a": 1}, {"_id": 1, "b": 1}, {"_id": 2, "a": null}, {"_id": 3, "a": {"$undefined": true}},
+		{"_id": 4, "a": [1, 2, 3]}, {"_id": 5, "a": [1, null]}, {"_id": 6, "a": [null, {"$undefined": true}]},
+		{"_id": 7, "a": [1, {"$undefined": true}]}, {"_id": 8, "a": [1, null, {"$undefined": true}]}]`)
+	cases := []qry28Case{
+		{`{"a": {"$type": "undefined"}}`, `3,6,7,8`},
+		{`{"a": {"$type": ["null", "undefined"]}}`, `2,3,5,6,7,8`},
+		{`{"$or": [{"a": {"$eq": null}}, {"a": {"$type": "undefined"}}]}`, `1,2,3,5,6,7,8`},
+		{`{"a": {"$eq": null}}`, `1,2,3,5,6,7,8`},
+		{`{"a": {"$ne": null}}`, `0,4`},
+	}
+	qry28Run(t, db, cases)
+	qry28RunIndexed(t, db, cases)
+	// A partial index on {a: null} holds the undefined documents too.
+	mustRun(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"a": 1}, "name": "pa", "partialFilterExpression": {"a": {"$eq": null}}}]}`)
+	r := mustRun(t, db, "test", `{"find": "c", "filter": {"a": null}, "sort": {"_id": 1}, "hint": "pa"}`)
+	var ids []string
+	for _, d := range firstBatch(t, r) {
+		ids = append(ids, fmtValue(d[0].Value))
+	}
+	if got := strings.Join(ids, ","); got != "1,2,3,5,6,7,8" {
+		t.Errorf("{a: null} through the partial index: _ids %q, want 1,2,3,5,6,7,8", got)
+	}
+}
