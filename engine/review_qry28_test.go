@@ -1519,3 +1519,32 @@ func TestReviewQry28TypeNullUndefined(t *testing.T) {
 		t.Errorf("{a: null} through the partial index: _ids %q, want 1,2,3,5,6,7,8", got)
 	}
 }
+
+// jstests/core/query/exists/exists8.js: $exists with array positions in
+// the path.
+func TestReviewQry28Exists8(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		doc  string
+		want map[string]int
+	}{
+		{`{"a": [1]}`, map[string]int{`{"a.0": {"$exists": true}}`: 1, `{"a.1": {"$exists": false}}`: 1, `{"a.0": {"$exists": false}}`: 0, `{"a.1": {"$exists": true}}`: 0}},
+		{`{"a": [1, 2]}`, map[string]int{`{"a.0": {"$exists": true}}`: 1, `{"a.1": {"$exists": false}}`: 0, `{"a.1": {"$exists": true}}`: 1}},
+		{`{"a": [{}]}`, map[string]int{`{"a.0": {"$exists": true}}`: 1, `{"a.1": {"$exists": false}}`: 1, `{"a.0": {"$exists": false}}`: 0}},
+		{`{"a": [{"b": 2}, {"a": 1}]}`, map[string]int{`{"a.a": {"$exists": true}}`: 1, `{"a.1.a": {"$exists": true}}`: 1, `{"a.0.a": {"$exists": false}}`: 1}},
+		{`{"a": [[1]]}`, map[string]int{`{"a.0": {"$exists": true}}`: 1, `{"a.0.0": {"$exists": true}}`: 1, `{"a.0.0": {"$exists": false}}`: 0,
+			`{"a.0.0.0": {"$exists": true}}`: 0, `{"a.0.0.0": {"$exists": false}}`: 1}},
+		{`{"a": [[[1]]]}`, map[string]int{`{"a.0.0.0": {"$exists": true}}`: 1}},
+		{`{"a": [[{"b": 1}]]}`, map[string]int{`{"a.b": {"$exists": true}}`: 0, `{"a.b": {"$exists": false}}`: 1, `{"a.0.b": {"$exists": true}}`: 1, `{"a.0.b": {"$exists": false}}`: 0}},
+		{`{"a": [[], [{"b": 1}]]}`, map[string]int{`{"a.0.b": {"$exists": true}}`: 0, `{"a.0.b": {"$exists": false}}`: 1, `{"a.1.b": {"$exists": true}}`: 1,
+			`{"a.1.0.b": {"$exists": true}}`: 1, `{"a.1.1.b": {"$exists": true}}`: 0, `{"a.1.1.b": {"$exists": false}}`: 1}},
+	} {
+		db, _ := openMem(t)
+		qry28Insert(t, db, `[`+c.doc+`]`)
+		for f, n := range c.want {
+			if got := qry28Count(t, db, f); got != n {
+				t.Errorf("%s: find %s: %d, want %d", c.doc, f, got, n)
+			}
+		}
+	}
+}
