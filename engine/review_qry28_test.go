@@ -1548,3 +1548,40 @@ func TestReviewQry28Exists8(t *testing.T) {
 		}
 	}
 }
+
+// jstests/core/query/in/in_with_mixed_values.js: $in with regexes beside
+// scalars, arrays and documents.
+func TestReviewQry28InMixed(t *testing.T) {
+	t.Parallel()
+	re := func(p string) string { return `{"$regularExpression": {"pattern": "` + p + `", "options": ""}}` }
+	run1 := func(docs string, cases map[string]int) {
+		t.Helper()
+		db, _ := openMem(t)
+		qry28Insert(t, db, docs)
+		for f, n := range cases {
+			if got := qry28Count(t, db, f); got != n {
+				t.Errorf("find %s: %d, want %d", f, got, n)
+			}
+		}
+	}
+	run1(`[{"x": 1}, {"x": 2}, {"x": 3}, {"x": "ab"}, {"x": "ac"}, {"x": "ad"}, {"x": `+re("^ab")+`}]`, map[string]int{
+		`{"x": {"$in": [1, ` + re("^a") + `]}}`:                          4,
+		`{"x": {"$in": [` + re("^a") + `, 1, 2, 3]}}`:                    6,
+		`{"x": {"$in": [` + re("^ab") + `, 1, 2, 3]}}`:                   5,
+		`{"x": {"$in": [` + re("^a") + `, 1, 2, ` + re("^ab") + `]}}`:    6,
+		`{"x": {"$in": [` + re("^a") + `, 1, 2, 3, ` + re("^ab") + `]}}`: 7,
+	})
+	run1(`[{"x": 1}, {"x": 2}, {"x": 3}, {"x": "ab"}, {"x": "ac"}, {"x": "ad"}, {"x": [1]}, {"x": [1, 2]}, {"x": [1, "ab"]},
+		{"x": ["ac", 2]}, {"x": {"y": 1}}, {"x": {"y": "ab"}}, {"x": {"y": [99, {"z": 1}]}}]`, map[string]int{
+		`{"x": {"$in": [1, ` + re("^a") + `]}}`:                     8,
+		`{"x": {"$in": [2, ` + re("^a") + `]}}`:                     7,
+		`{"x": {"$in": [[1, 2], ` + re("^a") + `]}}`:                6,
+		`{"x": {"$in": [` + re("^a") + `]}}`:                        5,
+		`{"x.y": {"$in": [1, 2]}}`:                                  1,
+		`{"x.y": {"$in": [1, ` + re("^a") + `]}}`:                   2,
+		`{"x": {"$in": [{"y": 1}, ` + re("^z") + `]}}`:              1,
+		`{"x": {"$in": [{"z": 1}, ` + re("^z") + `]}}`:              0,
+		`{"x": {"$in": [{"y": 99}, ` + re("^z") + `]}}`:             0,
+		`{"x.y": {"$in": [{"z": 10}, {"z": 1}, ` + re("^z") + `]}}`: 1,
+	})
+}
