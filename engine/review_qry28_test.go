@@ -1585,3 +1585,22 @@ func TestReviewQry28InMixed(t *testing.T) {
 		`{"x.y": {"$in": [{"z": 10}, {"z": 1}, ` + re("^z") + `]}}`: 1,
 	})
 }
+
+// $all with a nested array and with null, $size through an array of
+// documents (all/all*.js, size/size*.js).
+func TestReviewQry28AllSizeMore(t *testing.T) {
+	t.Parallel()
+	db, _ := openMem(t)
+	qry28Insert(t, db, `[{"_id": 1, "a": [[1]]}, {"_id": 2, "a": [1]}, {"_id": 3}, {"_id": 4, "a": [null, 2]},
+		{"_id": 5, "a": [{"b": [1]}, {"b": [1, 2]}]}, {"_id": 6, "a": [[1], 2]}]`)
+	cases := []qry28Case{
+		{`{"a": {"$all": [[1]]}}`, `1,2,6`},
+		{`{"a": {"$all": [[1], 2]}}`, `6`},
+		{`{"a": {"$all": [null]}}`, `3,4`},
+		{`{"a.b": {"$size": 1}}`, `5`},
+		{`{"a.b": {"$size": 2}}`, `5`},
+		{`{"a.b": {"$all": [1, 2]}}`, `5`},
+	}
+	qry28Run(t, db, cases)
+	qry28RunIndexed(t, db, cases)
+}
