@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -1603,4 +1604,27 @@ func TestReviewQry28AllSizeMore(t *testing.T) {
 	}
 	qry28Run(t, db, cases)
 	qry28RunIndexed(t, db, cases)
+}
+
+// A null query with a projection of the indexed field only returns the
+// fields as stored: undefined stays undefined, a missing field missing
+// (null_query_semantics.js's projectToOnlyA, under 7.0's semantics).
+func TestReviewQry28NullProjectedThroughIndex(t *testing.T) {
+	t.Parallel()
+	db, _ := openMem(t)
+	qry28Insert(t, db, `[{"_id": 1, "a": null}, {"_id": 2}, {"_id": 3, "a": {"$undefined": true}}, {"_id": 4, "a": 1}]`)
+	mustRun(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"a": 1}, "name": "a_1"}]}`)
+	for _, hint := range []string{`"a_1"`, `{"$natural": 1}`} {
+		r := mustRun(t, db, "test", `{"find": "c", "filter": {"a": null}, "projection": {"_id": 0, "a": 1}, "hint": `+hint+`}`)
+		var got []string
+		for _, d := range firstBatch(t, r) {
+			got = append(got, fmtValue(d))
+		}
+		slices.Sort(got)
+		want := []string{fmtValue(ejson(t, `{"a": null}`)), fmtValue(ejson(t, `{}`)), fmtValue(ejson(t, `{"a": {"$undefined": true}}`))}
+		slices.Sort(want)
+		if !slices.Equal(got, want) {
+			t.Errorf("{a: null} projected to a, hint %s: %v, want %v", hint, got, want)
+		}
+	}
 }
