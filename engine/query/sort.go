@@ -209,6 +209,23 @@ func (s *Sort) tuples(d bson.D) ([][]any, bool) {
 // keys' directions (the smallest value of an ascending key, the largest
 // of a descending one).
 func (s *Sort) sortTuple(d bson.D) []any {
+	if len(s.keys) == 1 {
+		// One key: its best value, without building tuples.
+		var best any
+		have := false
+		desc := s.keys[0].Desc
+		sortValues(d, s.parts[0], false, func(v any) {
+			if !have {
+				best, have = v, true
+				return
+			}
+			c := s.coll.CompareValues(v, best)
+			if (desc && c > 0) || (!desc && c < 0) {
+				best = v
+			}
+		})
+		return []any{best}
+	}
 	ts, _ := s.tuples(d)
 	best := ts[0]
 	for _, t := range ts[1:] {
@@ -403,4 +420,53 @@ func sortProduct(factors [][][]any, n int) [][]any {
 		out = next
 	}
 	return out
+}
+
+// sortValues calls fn with each value one key's path gives in v, as
+// sortGen gives them for a single key.
+func sortValues(v any, parts []string, nested bool, fn func(any)) {
+	if len(parts) == 0 {
+		a, isArr := v.(bson.A)
+		switch {
+		case !isArr || nested:
+			fn(v)
+		case len(a) == 0:
+			fn(emptyArrayKey)
+		default:
+			for _, e := range a {
+				fn(e)
+			}
+		}
+		return
+	}
+	switch t := v.(type) {
+	case bson.D:
+		fv, ok := getField(t, parts[0])
+		if !ok {
+			fn(nil)
+			return
+		}
+		sortValues(fv, parts[1:], false, fn)
+	case bson.A:
+		if idx, ok := arrayIndex(parts[0]); ok {
+			if idx < len(t) {
+				sortValues(t[idx], parts[1:], true, fn)
+			} else {
+				fn(nil)
+			}
+			return
+		}
+		found := false
+		for _, e := range t {
+			if ed, ok := e.(bson.D); ok {
+				found = true
+				sortValues(ed, parts, true, fn)
+			}
+		}
+		if !found {
+			fn(nil)
+		}
+	default:
+		fn(nil)
+	}
 }
