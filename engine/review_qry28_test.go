@@ -1647,3 +1647,38 @@ func TestReviewQry28NullProjectedThroughIndex(t *testing.T) {
 		}
 	}
 }
+
+// jstests/core/query/projection/projection_semantics.js: inclusions of
+// dotted paths where the path only sometimes exists.
+func TestReviewQry28ProjectionSemantics(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct{ proj, doc, want string }{
+		{`{"a": 1, "_id": 0}`, `{"_id": 1, "a": "demo", "aWSuffix": "other"}`, `{"a": "demo"}`},
+		{`{"a": 1, "_id": 0}`, `{"_id": 0, "b": "other"}`, `{}`},
+		{`{"a.b": 1, "_id": 0}`, `{"_id": 2, "a": {"b": "demo", "_id": "extra"}}`, `{"a": {"b": "demo"}}`},
+		{`{"a.b": 1, "_id": 0}`, `{"_id": 4, "a": [{"b": 1, "c": 1}, {"c": 2}], "x": "extra"}`, `{"a": [{"b": 1}, {}]}`},
+		{`{"a.b": 1, "_id": 0}`, `{"_id": 2, "a": {}}`, `{"a": {}}`},
+		{`{"a.b": 1, "_id": 0}`, `{"_id": 3, "a": "scalar"}`, `{}`},
+		{`{"a.b": 1, "_id": 0}`, `{"_id": 4, "a": [], "x": "extra"}`, `{"a": []}`},
+		{`{"a.b": 1, "_id": 0}`, `{"_id": 6, "a": ["scalar", "scalar"], "x": "extra"}`, `{"a": []}`},
+		{`{"a.b": 1, "_id": 0}`, `{"_id": 7, "a": [null]}`, `{"a": []}`},
+		{`{"a.b": 1, "_id": 0}`, `{"_id": 8, "a": ["scalar", {}, "scalar", {"c": 1}], "x": "extra"}`, `{"a": [{}, {}]}`},
+		{`{"a.b": 1, "_id": 0}`, `{"_id": 9, "a": [[]]}`, `{"a": [[]]}`},
+		{`{"a.b": 1, "_id": 0}`, `{"_id": 10, "a": [[1, 2, 3]]}`, `{"a": [[]]}`},
+		{`{"a.b": 1, "_id": 0}`, `{"_id": 10, "a": [[1, {"b": 1}, {"b": 2, "c": 2}, "scalar"]]}`, `{"a": [[{"b": 1}, {"b": 2}]]}`},
+		{`{"a.b": 1, "_id": 0}`, `{"_id": 11, "a": [[], [[], [], [1], [{"c": 1}]], {"b": 1}]}`, `{"a": [[], [[], [], [], [{}]], {"b": 1}]}`},
+		{`{"a.b": 1, "a.c": 1, "_id": 0}`, `{"_id": 6, "a": [{"c": 1, "d": 2}, {"b": 3, "d": 4}]}`, `{"a": [{"c": 1}, {"b": 3}]}`},
+		{`{"a.b": 1, "a.c": 1, "_id": 0}`, `{"_id": 8, "a": [{"b": 1, "c": 2}, "extra", {"b": 3, "c": 4}]}`, `{"a": [{"b": 1, "c": 2}, {"b": 3, "c": 4}]}`},
+		{`{"a.b": 1, "a.c": 1, "_id": 0}`, `{"_id": 4, "a": {"d": "extra"}}`, `{"a": {}}`},
+		{`{"a.b.c": 1, "_id": 0}`, `{"_id": 1, "a": [{"bPrime": [{"c": "x"}]}, {"b": [{"cPrime": "x", "d": 1}, {"cPrime": "x", "d": 2}]}, {"b": [{"c": 3, "d": 3}, {"cPrime": "x", "d": 4}, {"c": 5}]}, {"bPrime": {"s": 1}}]}`, `{"a": [{}, {"b": [{}, {}]}, {"b": [{"c": 3}, {}, {"c": 5}]}, {}]}`},
+		{`{"a.b.c": 1, "_id": 0}`, `{"_id": 1, "a": null}`, `{}`},
+		{`{"a.b.c": 1, "_id": 0}`, `{"_id": 1, "a": {"bPrime": {"c": 1}}}`, `{"a": {}}`},
+		{`{"a.b.c": 1, "_id": 0}`, `{"_id": 1, "a": {"b": "scalar"}}`, `{"a": {}}`},
+		{`{"a.b.c": 1, "_id": 0}`, `{"_id": 1, "a": {"b": {"x": 1, "y": 1}}}`, `{"a": {"b": {}}}`},
+	} {
+		got := qry28Proj(t, `{}`, c.proj, c.doc)
+		if want := fmtValue(ejson(t, c.want)); got != want {
+			t.Errorf("projection %s on %s: %s, want %s", c.proj, c.doc, got, want)
+		}
+	}
+}
