@@ -32,16 +32,19 @@ func parseFindOptions(cmd bson.D) (bson.D, FindOptions, error) {
 			o.Sort, err = toDoc("find.sort", e.Value)
 		case "skip":
 			o.Skip, err = intOpt("find.skip", e.Value)
+			if err == nil && o.Skip < 0 {
+				err = findNegative("skip", o.Skip)
+			}
 		case "limit":
 			o.Limit, err = intOpt("find.limit", e.Value)
 			if err == nil && o.Limit < 0 {
-				err = document.Errorf(document.CodeBadValue, "Limit value must be non-negative, but received: %d", o.Limit)
+				err = findNegative("limit", o.Limit)
 			}
 		case "batchSize":
 			var n int64
 			n, err = intOpt("find.batchSize", e.Value)
 			if err == nil && n < 0 {
-				err = document.Errorf(document.CodeBadValue, "BatchSize value must be non-negative, but received: %d", n)
+				err = findNegative("batchSize", n)
 			}
 			o.BatchSize = int32(n)
 			if n == 0 {
@@ -112,6 +115,12 @@ func parseFindOptions(cmd bson.D) (bson.D, FindOptions, error) {
 }
 
 const defaultFirstBatch = 101
+
+// findNegative is the IDL validator's refusal of a negative skip, limit
+// or batchSize in a find command (find_command.idl: gte 0), 51024.
+func findNegative(field string, n int64) error {
+	return document.Errorf(codeIDLValidator, "BSON field '%s' value must be >= 0, actual value '%d'", field, n)
+}
 
 // cmdFind runs the find command.
 func cmdFind(ctx context.Context, db *DB, dbName string, cmd bson.D) (bson.D, error) {

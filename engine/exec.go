@@ -555,6 +555,10 @@ func (q *queryExec) sortAll(ctx context.Context) error {
 			return err
 		}
 		for _, r := range recs {
+			if err := q.sortSt.CheckParallelArrays(r.d); err != nil {
+				srt.Close()
+				return err
+			}
 			if err := srt.Add(r.d); err != nil {
 				srt.Close()
 				if errors.Is(err, extsort.ErrMemory) {

@@ -93,5 +93,5 @@ func TestPositionalProjection(t *testing.T) {
 	}
 	wantCode(t, db, "test", `{"find": "pp", "filter": {}, "projection": {"grades.$": 1}}`, 51246, "couldn't find a matching element in the array")
 	wantCode(t, db, "test", `{"find": "pp", "filter": {"grades": 80}, "projection": {"grades.$": 1, "s.items.$": 1}}`, 31276, "more than one positional projection")
-	wantCode(t, db, "test", `{"find": "pp", "filter": {"grades": 80}, "projection": {"name": 0, "grades.$": 1}}`, 31395, "cannot be used with exclusion")
+	wantCode(t, db, "test", `{"find": "pp", "filter": {"grades": 80}, "projection": {"name": 0, "grades.$": 1}}`, 31253, "Cannot do inclusion on field grades.$ in exclusion projection")
 }

@@ -90,7 +90,7 @@ func TestArrayObjectOperators(t *testing.T) {
 		{`{"$sortArray": {"input": []}}`, 2942503},
 		{`{"$sortArray": {"input": "$s", "sortBy": 1}}`, 2942504},
 		{`{"$sortArray": {"input": [], "sortBy": 2}}`, 2},
-		{`{"$sortArray": {"input": [], "sortBy": {"a": "x"}}}`, 2},
+		{`{"$sortArray": {"input": [], "sortBy": {"a": "x"}}}`, 15974},
 		{`{"$isNumber": [1, 2]}`, 16020},
 		{`{"$getField": {"field": "a"}}`, 3041703},
 		{`{"$getField": {"input": {}}}`, 3041702},

@@ -113,7 +113,7 @@ func TestNAccumulatorRefusals(t *testing.T) {
 		{`{"$bottom": {"sortBy": {"s": 1}}}`, 5788004},
 		{`{"$bottomN": {"output": 1, "n": 1}}`, 5788005},
 		{`{"$top": {"output": 1, "sortBy": 1}}`, 10065},
-		{`{"$top": {"output": 1, "sortBy": {"s": 2}}}`, 2},
+		{`{"$top": {"output": 1, "sortBy": {"s": 2}}}`, 15975},
 		{`{"$bottomN": {"output": 1, "sortBy": {}, "n": 1}}`, 9657900},
 		{`{"$topN": {"output": 1, "sortBy": {"s": 1}, "n": 0}}`, 5787908},
 		{`{"$mergeObjects": "$s"}`, 40400},

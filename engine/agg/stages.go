@@ -735,6 +735,9 @@ func (s *sortStage) next(ctx context.Context) (bson.D, error) {
 		s.read = true
 		srt := &extsort.Sorter{Compare: s.s.Compare, SortBuf: s.s.SortDocs, Size: ApproxSize, MaxBytes: s.o.sortBytes(), Dir: s.o.SpillDir, NoSpill: !s.o.Spill}
 		err := drain(ctx, s.up, func(d bson.D) error {
+			if err := s.s.CheckParallelArrays(d); err != nil {
+				return err
+			}
 			if err := srt.Add(d); err != nil {
 				if errors.Is(err, extsort.ErrMemory) {
 					return sortMemoryErr(s.o)

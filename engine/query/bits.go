@@ -2,7 +2,11 @@ package query
 
 import (
 	"math"
+	"math/big"
 	"strconv"
+	"strings"
+
+	"github.com/ttlkv/ttlkv/document"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
@@ -14,7 +18,7 @@ import (
 // decimal with no fraction, in 64 bits, negatives in two's complement)
 // or BinData whose bits at those positions are as the operator asks.
 func bitsExpr(op, path string, parts []string, v any) (expr, error) {
-	positions, err := bitPositions(op, v)
+	positions, err := bitPositions(op, path, v)
 	if err != nil {
 		return nil, err
 	}
@@ -42,21 +46,25 @@ func bitsExpr(op, path string, parts []string, v any) (expr, error) {
 }
 
 // bitPositions reads a bitwise operator's operand as the bit positions
-// it names.
-func bitPositions(op string, v any) ([]int, error) {
+// it names. A number mask is read as mongod's
+// BSONElement::parseIntegerElementToNonNegativeLong reads it (9
+// FailedToParse), a list of positions as its parseBitPositionsArray
+// does (2 BadValue, "Failed to parse bit position. " and the reason).
+func bitPositions(op, path string, v any) ([]int, error) {
 	switch t := v.(type) {
 	case bson.A:
 		out := make([]int, 0, len(t))
-		for _, e := range t {
-			n, ok := wholeInt64(e)
-			if !ok {
-				return nil, badValue("bit positions must be an integer but got: %s", js(e))
+		for i, e := range t {
+			name := strconv.Itoa(i)
+			n, why := parseIntegerElement(name, e)
+			if why == "" && (n < math.MinInt32 || n > math.MaxInt32) {
+				why = "Cannot represent " + elementString(name, e) + " in an int"
 			}
-			if n < 0 {
-				return nil, badValue("bit positions must be >= 0 but got: %s", js(e))
+			if why == "" && n < 0 {
+				why = "Expected a non-negative number in: " + elementString(name, e)
 			}
-			if n > math.MaxInt32 {
-				return nil, badValue("bit positions cannot be represented as a 32-bit signed integer: %s", js(e))
+			if why != "" {
+				return nil, badValue("Failed to parse bit position. %s", why)
 			}
 			out = append(out, int(n))
 		}
@@ -72,12 +80,12 @@ func bitPositions(op string, v any) ([]int, error) {
 		}
 		return out, nil
 	case int32, int64, float64, bson.Decimal128:
-		n, ok := wholeInt64(v)
-		if !ok {
-			return nil, badValue("%s cannot represent %s as a 64-bit integer", op, js(v))
+		n, why := parseIntegerElement(op, v)
+		if why == "" && n < 0 {
+			why = "Expected a non-negative number in: " + elementString(op, v)
 		}
-		if n < 0 {
-			return nil, badValue("%s cannot take a negative number: %d", op, n)
+		if why != "" {
+			return nil, document.Errorf(document.CodeFailedToParse, "%s", why)
 		}
 		var out []int
 		for i := 0; i < 63; i++ {
@@ -87,10 +95,78 @@ func bitPositions(op string, v any) ([]int, error) {
 		}
 		return out, nil
 	}
-	return nil, badValue("%s takes an Array, a number, or a BinData but received: %s", op, js(v))
+	return nil, badValue("%s takes an Array, a number, or a BinData but received: %s", path, elementString(op, v))
 }
 
-// wholeInt64 returns a number with no fraction as an int64.
+// parseIntegerElement is mongod's BSONElement::parseIntegerElementToLong
+// for the element name: v: why is its reason for refusing v ("" when
+// n is good).
+func parseIntegerElement(name string, v any) (n int64, why string) {
+	switch t := v.(type) {
+	case int32:
+		return int64(t), ""
+	case int64:
+		return t, ""
+	case float64:
+		switch {
+		case math.IsNaN(t):
+			return 0, "Expected an integer, but found NaN in: " + elementString(name, v)
+		case t >= 1<<63 || t < -(1<<63):
+			return 0, "Cannot represent as a 64-bit integer: " + elementString(name, v)
+		case t != math.Trunc(t):
+			return 0, "Expected an integer: " + elementString(name, v)
+		}
+		return int64(t), ""
+	case bson.Decimal128:
+		if n, ok := wholeInt64(t); ok {
+			return n, ""
+		}
+		return 0, "Cannot represent as a 64-bit integer: " + elementString(name, v)
+	}
+	return 0, "Expected a number in: " + elementString(name, v)
+}
+
+// elementString writes name: v as mongod's BSONElement::toString does
+// for the values an operand check reports: numbers (a double always
+// with a decimal point or an exponent, as appendDoubleNice writes it),
+// strings quoted, anything else as Extended JSON.
+func elementString(name string, v any) string {
+	var val string
+	switch t := v.(type) {
+	case int32:
+		val = strconv.FormatInt(int64(t), 10)
+	case int64:
+		val = strconv.FormatInt(t, 10)
+	case float64:
+		switch {
+		case math.IsNaN(t):
+			val = "nan.0"
+		case math.IsInf(t, 1):
+			val = "inf.0"
+		case math.IsInf(t, -1):
+			val = "-inf.0"
+		default:
+			val = strconv.FormatFloat(t, 'g', 16, 64)
+			if !strings.ContainsAny(val, ".E") {
+				val += ".0"
+			}
+		}
+	case bson.Decimal128:
+		val = t.String()
+	case string:
+		val = strconv.Quote(t)
+	case bool:
+		val = strconv.FormatBool(t)
+	case nil, bson.Null:
+		val = "null"
+	default:
+		val = strings.TrimSuffix(strings.TrimPrefix(js(v), `{"v":`), "}")
+	}
+	return name + ": " + val
+}
+
+// wholeInt64 returns a number with no fraction that int64 holds
+// exactly as an int64.
 func wholeInt64(v any) (int64, bool) {
 	switch t := v.(type) {
 	case int32:
@@ -103,14 +179,14 @@ func wholeInt64(v any) (int64, bool) {
 		}
 		return int64(t), true
 	case bson.Decimal128:
-		f, err := strconv.ParseFloat(t.String(), 64)
-		if err != nil || f != math.Trunc(f) || f < -(1<<63) || f >= 1<<63 {
+		if t.IsNaN() || t.IsInf() != 0 {
 			return 0, false
 		}
-		if n, err := strconv.ParseInt(t.String(), 10, 64); err == nil {
-			return n, true
+		r, ok := new(big.Rat).SetString(t.String())
+		if !ok || !r.IsInt() || !r.Num().IsInt64() {
+			return 0, false
 		}
-		return int64(f), true
+		return r.Num().Int64(), true
 	}
 	return 0, false
 }

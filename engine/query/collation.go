@@ -164,9 +164,9 @@ func (s *Sort) Order(docs []bson.D) []int {
 	vals := make([]any, len(docs)*len(s.keys))
 	for i, d := range docs {
 		v := vals[i*len(s.keys) : (i+1)*len(s.keys) : (i+1)*len(s.keys)]
-		for j, k := range s.keys {
-			v[j] = sortKey(d, s.parts[j], k.Desc, s.coll)
-			if s.coll != nil {
+		copy(v, s.sortTuple(d))
+		if s.coll != nil {
+			for j := range v {
 				v[j] = s.coll.KeyValue(v[j])
 			}
 		}

@@ -2,6 +2,7 @@ package query
 
 import (
 	"context"
+	"github.com/ttlkv/ttlkv/document"
 	"strings"
 
 	"github.com/ttlkv/ttlkv/collation"
@@ -100,7 +101,11 @@ func computesFields(p bson.D) bool {
 				continue
 			}
 			switch v[0].Key {
-			case "$slice", "$elemMatch", "$meta":
+			case "$slice":
+				if len(v) == 1 && sliceIsExpression(v[0].Value) {
+					return true
+				}
+			case "$elemMatch", "$meta":
 			default:
 				return true
 			}
@@ -124,7 +129,11 @@ func usesFindOperators(p bson.D) bool {
 			continue
 		}
 		switch v[0].Key {
-		case "$slice", "$elemMatch", "$meta":
+		case "$slice":
+			if len(v) != 1 || !sliceIsExpression(v[0].Value) {
+				return true
+			}
+		case "$elemMatch", "$meta":
 			return true
 		}
 		if !strings.HasPrefix(v[0].Key, "$") && usesFindOperators(v) {
@@ -132,4 +141,20 @@ func usesFindOperators(p bson.D) bool {
 		}
 	}
 	return false
+}
+
+// sliceIsExpression reports whether a projection's $slice operand is
+// the $slice expression rather than find's $slice: as mongod's parser
+// tries find's form first, an array that is not [skip, limit] with two
+// numbers and a positive limit but has the expression's two or three
+// arguments ({$slice: ["$a", 1, 2]}, {$slice: ["$a", 2]}).
+func sliceIsExpression(v any) bool {
+	a, ok := v.(bson.A)
+	if !ok || len(a) < 2 || len(a) > 3 {
+		return false
+	}
+	if len(a) == 2 && document.IsNumber(a[0]) && document.IsNumber(a[1]) && safeNumberInt(a[1]) > 0 {
+		return false
+	}
+	return true
 }

@@ -2,8 +2,10 @@ package query
 
 import (
 	"context"
+	"errors"
 	"math"
 	"regexp"
+	"regexp/syntax"
 	"strings"
 	"time"
 
@@ -307,7 +309,7 @@ func parseDocAt(f bson.D, depth int, top *topCtx) (andExpr, error) {
 	}
 	out := andExpr{}
 	for _, e := range f {
-		if strings.HasPrefix(e.Key, "$") {
+		if strings.HasPrefix(e.Key, "$") && !isDBRefField(e.Key) {
 			x, err := parseTopOp(e.Key, e.Value, depth, top)
 			if err != nil {
 				return nil, err
@@ -410,8 +412,13 @@ func isOperatorDoc(v any) (bson.D, bool) {
 	if !ok || len(d) == 0 {
 		return nil, false
 	}
-	return d, strings.HasPrefix(d[0].Key, "$")
+	return d, strings.HasPrefix(d[0].Key, "$") && !isDBRefField(d[0].Key)
 }
+
+// isDBRefField reports whether a $-name is one of a DBRef's fields
+// ($ref, $id, $db), which mongod reads as a field name, not an
+// operator.
+func isDBRefField(k string) bool { return k == "$ref" || k == "$id" || k == "$db" }
 
 func parsePath(path string, v any, depth int) ([]expr, error) {
 	parts, ok := splitPath(path)
@@ -461,8 +468,8 @@ func parseOps(path string, parts []string, ops bson.D, depth int) ([]expr, error
 			case bson.Regex:
 				rePattern = r.Pattern
 				if r.Options != "" {
-					if hasOptions {
-						return nil, badValue("options set in both $regex and $options")
+					if reOptions != "" {
+						return nil, document.Errorf(document.Code(51074), "options set in both $regex and $options")
 					}
 					reOptions, hasOptions = r.Options, true
 				}
@@ -475,8 +482,8 @@ func parseOps(path string, parts []string, ops bson.D, depth int) ([]expr, error
 			if !ok {
 				return nil, badValue("$options has to be a string")
 			}
-			if hasOptions && hasRegex {
-				return nil, badValue("options set in both $regex and $options")
+			if reOptions != "" {
+				return nil, document.Errorf(document.Code(51075), "options set in both $regex and $options")
 			}
 			reOptions, hasOptions = s, true
 		}
@@ -677,10 +684,14 @@ func equalValues(a, b any) bool {
 	return document.Compare(a, b) == 0
 }
 
-// eqMatch is $eq against one yielded item; a missing field equals null.
+// eqMatch is $eq against one yielded item; a missing field equals null,
+// and so does undefined, as in mongod before 8.0.
 func eqMatch(it item, target any) bool {
 	if !it.present {
-		return target == nil || isNull(target)
+		return isNull(target)
+	}
+	if _, undef := it.v.(bson.Undefined); undef && isNull(target) {
+		return true
 	}
 	return equalValues(it.v, target)
 }
@@ -699,12 +710,13 @@ func eqExpr(path string, parts []string, v any) expr {
 }
 
 // cmpMatch applies a range operator to one item: values of another type
-// class never match (except MinKey/MaxKey operands), a missing field
-// compares as null, NaN equals only NaN and is neither above nor below
-// any number.
+// class never match (except MinKey/MaxKey operands), a missing field and
+// undefined compare as null (mongod 7.0's matcher treats undefined and
+// null as equal for $gte and $lte), NaN equals only NaN and is neither
+// above nor below any number.
 func cmpMatch(op string, it item, target any) bool {
 	v := it.v
-	if !it.present {
+	if _, undef := v.(bson.Undefined); !it.present || (undef && isNull(target)) {
 		v = nil
 	}
 	ct, cv := document.CanonicalType(target), document.CanonicalType(v)
@@ -763,6 +775,8 @@ func inExpr(path string, parts []string, op string, v any) (expr, error) {
 				return nil, badValue("cannot nest $ under $in")
 			}
 			ms = append(ms, func(it item) bool { return eqMatch(it, t) })
+		case bson.Undefined:
+			return nil, badValue("InMatchExpression equality cannot be undefined")
 		default:
 			ms = append(ms, func(it item) bool { return eqMatch(it, e) })
 		}
@@ -816,9 +830,31 @@ func compileRegex(pattern, options string) (*regexp.Regexp, error) {
 		return nil, document.Errorf(codeBadRegexFlag, "invalid flag in regex options: %c", badFlag)
 	}
 	if err != nil {
+		var se *syntax.Error
+		if errors.As(err, &se) {
+			if why, ok := pcreInvalid[se.Code]; ok {
+				return nil, document.Errorf(codeBadRegex, "Regular expression is invalid: %s", why)
+			}
+		}
 		return nil, badValue("Regular expression is invalid or not supported: %v", err)
 	}
 	return re, nil
+}
+
+// codeBadRegex is mongod's code for a pattern its regex library refuses.
+const codeBadRegex = document.Code(51091)
+
+// pcreInvalid are the syntax errors of Go's regexp that PCRE2 (mongod's
+// regex library) reports too, with PCRE2's words: such a pattern is
+// invalid in mongod as well (51091). Other refusals are syntax PCRE
+// accepts and RE2 lacks, which stay 2 BadValue.
+var pcreInvalid = map[syntax.ErrorCode]string{
+	syntax.ErrMissingParen:          "missing closing parenthesis",
+	syntax.ErrUnexpectedParen:       "unmatched closing parenthesis",
+	syntax.ErrMissingBracket:        "missing terminating ] for character class",
+	syntax.ErrMissingRepeatArgument: "quantifier does not follow a repeatable item",
+	syntax.ErrInvalidCharRange:      "range out of order in character class",
+	syntax.ErrTrailingBackslash:     "\\ at end of pattern",
 }
 
 // TranslateRegex is the Go regexp (RE2) for a MongoDB regular
@@ -1017,7 +1053,7 @@ func parseTypeOperand(v any, set *typeSet) error {
 		set.nums[int(n)] = true
 		return nil
 	}
-	return badValue("type must be represented as a number or a string")
+	return document.Errorf(document.CodeTypeMismatch, "type must be represented as a number or a string")
 }
 
 func typeExpr(path string, parts []string, v any) (expr, error) {
@@ -1050,19 +1086,30 @@ func modExpr(path string, parts []string, v any) (expr, error) {
 	if !ok {
 		return nil, badValue("malformed mod, needs to be an array")
 	}
+	// mongod's order: each operand is checked for a number as it is
+	// reached, then the count, then each is coerced to a 64-bit integer.
+	if len(arr) < 1 {
+		return nil, badValue("malformed mod, not enough elements")
+	}
+	if !document.IsNumber(arr[0]) {
+		return nil, badValue("malformed mod, divisor not a number")
+	}
 	if len(arr) < 2 {
 		return nil, badValue("malformed mod, not enough elements")
+	}
+	if !document.IsNumber(arr[1]) {
+		return nil, badValue("malformed mod, remainder not a number")
 	}
 	if len(arr) > 2 {
 		return nil, badValue("malformed mod, too many elements")
 	}
-	div, ok1 := modOperand(arr[0])
-	rem, ok2 := modOperand(arr[1])
-	if !ok1 {
-		return nil, badValue("malformed mod, divisor not a number")
+	div, why := coerceInt64(arr[0])
+	if why != "" {
+		return nil, badValue("malformed mod, divisor value is invalid :: caused by :: %s", why)
 	}
-	if !ok2 {
-		return nil, badValue("malformed mod, remainder not a number")
+	rem, why := coerceInt64(arr[1])
+	if why != "" {
+		return nil, badValue("malformed mod, remainder value is invalid :: caused by :: %s", why)
 	}
 	if div == 0 {
 		return nil, badValue("divisor cannot be 0")
@@ -1071,38 +1118,50 @@ func modExpr(path string, parts []string, v any) (expr, error) {
 		if !it.present {
 			return false
 		}
-		n, ok := modOperand(it.v)
-		if !ok {
+		n, why := coerceInt64(it.v)
+		if why != "" {
 			return false
+		}
+		if div == -1 {
+			return rem == 0 // n % -1 is 0, and MinInt64 % -1 must not trap
 		}
 		return n%div == rem
 	}}, nil
 }
 
-// modOperand truncates a finite number toward zero; NaN, infinities and
-// out-of-range values are not usable.
-func modOperand(v any) (int64, bool) {
+// coerceInt64 truncates a number toward zero to an int64, as mongod's
+// BSONElement::tryCoerce does; why is its reason for refusing NaN, an
+// infinity, a value outside int64's range or a non-number ("" when n is
+// good).
+func coerceInt64(v any) (n int64, why string) {
 	var f float64
 	switch t := v.(type) {
 	case int32:
-		return int64(t), true
+		return int64(t), ""
 	case int64:
-		return t, true
+		return t, ""
 	case float64:
 		f = t
 	case bson.Decimal128:
+		if t.IsNaN() || t.IsInf() != 0 {
+			return 0, "Unable to coerce NaN/Inf to integral type"
+		}
 		x, ok := decimalToFloat(t)
-		if !ok {
-			return 0, false
+		if !ok || math.IsInf(x, 0) {
+			return 0, "Out of bounds coercing to integral value"
 		}
 		f = x
 	default:
-		return 0, false
+		return 0, "not a number"
 	}
-	if math.IsNaN(f) || math.IsInf(f, 0) || f >= 9.2e18 || f <= -9.2e18 {
-		return 0, false
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return 0, "Unable to coerce NaN/Inf to integral type"
 	}
-	return int64(f), true
+	f = math.Trunc(f)
+	if f < -(1<<63) || f >= 1<<63 {
+		return 0, "Out of bounds coercing to integral value"
+	}
+	return int64(f), ""
 }
 
 // logicalOps are the $-keys that make an $elemMatch operand the object
@@ -1114,7 +1173,7 @@ func elemMatchExpr(path string, parts []string, v any, depth int) (expr, error) 
 	if !ok {
 		return nil, badValue("$elemMatch needs an Object")
 	}
-	if len(d) > 0 && strings.HasPrefix(d[0].Key, "$") && !logicalOps[d[0].Key] {
+	if len(d) > 0 && strings.HasPrefix(d[0].Key, "$") && !logicalOps[d[0].Key] && !isDBRefField(d[0].Key) {
 		xs, err := parseOps("", nil, d, depth+1)
 		if err != nil {
 			return nil, err
@@ -1180,8 +1239,12 @@ func allExpr(path string, parts []string, v any, depth int) (expr, error) {
 	}
 	out := andExpr{}
 	elem := 0
+	// The first element decides: an $elemMatch makes every element one,
+	// otherwise an $-operator anywhere is refused.
+	firstD, _ := arr[0].(bson.D)
+	elemForm := len(firstD) > 0 && firstD[0].Key == "$elemMatch"
 	for _, e := range arr {
-		if d, ok := e.(bson.D); ok && len(d) > 0 && d[0].Key == "$elemMatch" {
+		if d, ok := e.(bson.D); ok && len(d) > 0 && d[0].Key == "$elemMatch" && elemForm {
 			if len(d) != 1 {
 				return nil, badValue("$elemMatch in $all must be the only field")
 			}

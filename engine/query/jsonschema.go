@@ -1,6 +1,7 @@
 package query
 
 import (
+	"errors"
 	"regexp"
 	"slices"
 	"strings"
@@ -401,6 +402,12 @@ func parseSchema(d bson.D, depth int) (*schema, error) {
 				func(name string, sub func() (*schema, error)) error {
 					re, err := compileRegex(name, "")
 					if err != nil {
+						// A property pattern is compiled alone, not as a
+						// $regex: mongod refuses it with 2.
+						var de *document.Error
+						if errors.As(err, &de) && de.Code == codeBadRegex {
+							return badValue("%s", de.Message)
+						}
 						return err
 					}
 					ps, err := sub()

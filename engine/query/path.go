@@ -22,8 +22,9 @@ type item struct {
 //   - an array met before the last component is traversed: its document
 //     elements are searched for the rest of the path, and when the
 //     component is a number the element at that index is followed too;
-//     scalar and array elements yield nothing; if nothing at all is
-//     yielded for the array, one missing item is;
+//     scalar and array elements yield nothing, so an empty array or one
+//     of scalars yields nothing at all (mongod 7.0: {"a.b": null} does
+//     not match {a: [1]}; 9.0's SERVER-36681 changed that);
 //   - a scalar met before the last component yields a missing item;
 //   - at the end of the path an array yields its elements (when expand is
 //     true) and then itself.
@@ -44,7 +45,6 @@ func collect(v any, parts []string, expand bool, out []item) []item {
 		}
 		return collect(fv, parts[1:], expand, out)
 	case bson.A:
-		n := len(out)
 		if idx, ok := arrayIndex(parts[0]); ok && idx < len(t) {
 			out = collect(t[idx], parts[1:], expand, out)
 		}
@@ -52,9 +52,6 @@ func collect(v any, parts []string, expand bool, out []item) []item {
 			if ed, ok := e.(bson.D); ok {
 				out = collect(ed, parts, expand, out)
 			}
-		}
-		if len(out) == n {
-			out = append(out, item{})
 		}
 		return out
 	default:

@@ -1,6 +1,7 @@
 package query
 
 import (
+	"math"
 	"slices"
 	"strings"
 	"time"
@@ -12,7 +13,8 @@ import (
 
 // MongoDB error codes of projection parsing.
 const (
-	CodeProjectionPathCollision = document.Code(31249) // "a" and "a.b" in one projection
+	CodeProjectionPathCollision = document.Code(31249) // "a" and then "a.b" in one projection
+	CodePathCollisionAt         = document.Code(31250) // a path twice, or "a.b" and then "a"
 	CodeInclusionInExclusion    = document.Code(31253) // an inclusion in an exclusion projection
 	CodeExclusionInInclusion    = document.Code(31254) // an exclusion in an inclusion projection
 )
@@ -50,6 +52,7 @@ type projNode struct {
 	slice     *[2]int64
 	hasSkip   bool
 	elemMatch expr
+	elemValue bool // elemMatch is $elemMatch's value form, run on each element itself
 }
 
 func newProjNode() *projNode { return &projNode{children: map[string]*projNode{}} }
@@ -108,6 +111,9 @@ func ParseProjectionWith(p bson.D, now time.Time, vars any) (*Projection, error)
 		pr.empty = true
 		return pr, nil
 	}
+	if err := positionalValueErr(p); err != nil {
+		return nil, err
+	}
 	if computesFields(p) {
 		if usesFindOperators(p) || projectionCompiler == nil {
 			return nil, badValue("ttlkv does not support computed fields beside $slice, $elemMatch, $meta or a positional projection")
@@ -120,6 +126,7 @@ func ParseProjectionWith(p bson.D, now time.Time, vars any) (*Projection, error)
 		return pr, nil
 	}
 	mode := 0 // 1 inclusion, -1 exclusion, 0 not yet known
+	hasElemMatch, hasSlice := false, false
 	var paths []string
 	var add func(prefix string, d bson.D) error
 	add = func(prefix string, d bson.D) error {
@@ -127,6 +134,34 @@ func ParseProjectionWith(p bson.D, now time.Time, vars any) (*Projection, error)
 			path := e.Key
 			if prefix != "" {
 				path = prefix + "." + e.Key
+			}
+			// mongod's parseElement: a positional operator in the
+			// middle of a path, then what a positional path may be given.
+			if strings.Contains(e.Key, ".$.") {
+				return document.Errorf(document.Code(31394), "As of 4.4, it's illegal to specify positional operator in the middle of a path."+
+					"Positional projection may only be used at the end, for example: a.b.$. If the query previously used a form like a.b.$.d, "+
+					"remove the parts following the '$' and the results will be equivalent.")
+			}
+			if strings.HasSuffix(e.Key, ".$") {
+				switch e.Value.(type) {
+				case bson.D:
+					return document.Errorf(document.Code(31271), "positional projection cannot be used with an expression or sub object")
+				case bool, int32, int64, float64, bson.Decimal128:
+				default:
+					return document.Errorf(document.Code(31308), "positional projection cannot be used with a literal")
+				}
+				if !truthy(e.Value) {
+					return document.Errorf(document.Code(31395), "positional projection cannot be used with exclusion")
+				}
+				if pr.positional != "" {
+					return document.Errorf(document.Code(31276), "Cannot specify more than one positional projection per query.")
+				}
+				if hasElemMatch {
+					return document.Errorf(document.Code(31256), "Cannot specify positional operator and $elemMatch.")
+				}
+				if e.Key == ".$" {
+					return document.Errorf(document.Code(5392900), "Projection on field .$ is invalid")
+				}
 			}
 			if strings.HasPrefix(e.Key, "$") {
 				return badValue("projection field %s is not supported by ttlkv", path)
@@ -138,11 +173,8 @@ func ParseProjectionWith(p bson.D, now time.Time, vars any) (*Projection, error)
 			if parts[len(parts)-1] == "$" {
 				// The positional projection: the element of the array
 				// the query placed (applyPositional).
-				if pr.positional != "" {
-					return document.Errorf(document.Code(31276), "Cannot specify more than one positional projection per query.")
-				}
-				if !truthy(e.Value) || mode == -1 {
-					return document.Errorf(document.Code(31395), "positional projection cannot be used with exclusion")
+				if mode == -1 {
+					return document.Errorf(CodeInclusionInExclusion, "Cannot do inclusion on field %s in exclusion projection", e.Key)
 				}
 				if len(parts) == 1 || slices.Contains(parts[:len(parts)-1], "$") {
 					return badValue("positional projection %q is not valid", path)
@@ -160,17 +192,17 @@ func ParseProjectionWith(p bson.D, now time.Time, vars any) (*Projection, error)
 					return badValue("projection path %q is not supported by ttlkv", path)
 				}
 			}
+			// mongod's addNodeAtPathHelper: the path already there, or
+			// a longer one under it, is 31250; a shorter one that is a
+			// leaf on the way is 31249, whose "remaining portion" is
+			// the path without its first field.
 			for _, q := range paths {
 				qp := strings.Split(q, ".")
-				if isPrefix(qp, parts) || isPrefix(parts, qp) {
-					long, short := path, q
-					if len(qp) > len(parts) {
-						long, short = q, path
-					}
-					if long == short {
-						return document.Errorf(CodeProjectionPathCollision, "Path collision at %s", long)
-					}
-					return document.Errorf(CodeProjectionPathCollision, "Path collision at %s remaining portion %s", long, strings.TrimPrefix(long, short+"."))
+				switch {
+				case isPrefix(parts, qp):
+					return document.Errorf(CodePathCollisionAt, "Path collision at %s", path)
+				case isPrefix(qp, parts):
+					return document.Errorf(CodeProjectionPathCollision, "Path collision at %s remaining portion %s", path, strings.Join(parts[1:], "."))
 				}
 			}
 			var node *projNode
@@ -193,9 +225,9 @@ func ParseProjectionWith(p bson.D, now time.Time, vars any) (*Projection, error)
 				}
 				if mode != 0 && mode != want {
 					if want == 1 {
-						return document.Errorf(CodeInclusionInExclusion, "Cannot do inclusion on field %s in exclusion projection", path)
+						return document.Errorf(CodeInclusionInExclusion, "Cannot do inclusion on field %s in exclusion projection", e.Key)
 					}
-					return document.Errorf(CodeExclusionInInclusion, "Cannot do exclusion on field %s in inclusion projection", path)
+					return document.Errorf(CodeExclusionInInclusion, "Cannot do exclusion on field %s in inclusion projection", e.Key)
 				}
 				mode = want
 				node = pr.leafAt(parts)
@@ -215,28 +247,35 @@ func ParseProjectionWith(p bson.D, now time.Time, vars any) (*Projection, error)
 				}
 				switch v[0].Key {
 				case "$slice":
+					hasSlice = true
 					node = pr.leafAt(parts)
 					if err := parseSlice(node, v[0].Value); err != nil {
 						return err
 					}
 				case "$elemMatch":
-					if len(parts) != 1 {
-						return badValue("Cannot use $elemMatch projection on a nested field.")
-					}
 					d, ok := v[0].Value.(bson.D)
 					if !ok {
-						return badValue("elemMatch: Invalid argument, object required, but got %s", typeName(v[0].Value))
+						return document.Errorf(document.Code(31274), "elemMatch: Invalid argument, object required, but got %s", typeName(v[0].Value))
 					}
-					x, err := parseDoc(d, 1)
+					if pr.positional != "" {
+						return document.Errorf(document.Code(31255), "Cannot specify positional operator and $elemMatch.")
+					}
+					if len(parts) != 1 {
+						return document.Errorf(document.Code(31275), "Cannot use $elemMatch projection on a nested field.")
+					}
+					hasElemMatch = true
+					// mongod matches {path: {$elemMatch: d}}: d may be the
+					// value form ({$gt: 3}) as in a filter.
+					x, err := elemMatchExpr(path, parts, d, 1)
 					if err != nil {
 						return err
 					}
-					if mode == -1 {
-						return document.Errorf(CodeInclusionInExclusion, "Cannot do inclusion on field %s in exclusion projection", path)
-					}
-					mode = 1
+					// An $elemMatch decides nothing: beside exclusions it
+					// is an exclusion projection (mongod's parser leaves
+					// the type to the other fields).
 					node = pr.leafAt(parts)
-					node.elemMatch = x
+					pe := x.(*pathExpr)
+					node.elemMatch, node.elemValue = pe.sub, pe.valueForm
 				default:
 					return badValue("projection operator %s is not supported by ttlkv", v[0].Key)
 				}
@@ -251,29 +290,56 @@ func ParseProjectionWith(p bson.D, now time.Time, vars any) (*Projection, error)
 		return nil, err
 	}
 	if mode == 0 {
-		// Only _id and $slice: {_id: 1} alone includes only _id; $slice
-		// alone keeps every other field.
-		_, idIncluded := pr.root.children["_id"]
-		pr.inclusion = idIncluded && !pr.excludeID
-		hasSlice := false
-		for k, n := range pr.root.children {
-			if k != "_id" || n.slice != nil {
-				hasSlice = true
-			}
+		// Only _id, $slice and $elemMatch: as mongod's
+		// computeProjectionType, with a $slice an {_id: 1} makes it an
+		// inclusion and anything else an exclusion ($slice alone keeps
+		// every other field); an $elemMatch without a $slice makes it an
+		// inclusion; otherwise {_id: 1} includes only _id.
+		_, idNamed := pr.root.children["_id"]
+		pr.inclusion = idNamed && !pr.excludeID
+		if hasElemMatch && !hasSlice {
+			pr.inclusion = true
 		}
-		if hasSlice {
-			pr.inclusion = false
+		if !pr.inclusion {
 			if n := pr.root.children["_id"]; n != nil && n.slice == nil {
 				delete(pr.root.children, "_id")
 			}
 		}
 	} else {
 		pr.inclusion = mode == 1
-		if !pr.inclusion {
+		if n := pr.root.children["_id"]; !pr.inclusion && n != nil && n.leaf {
+			// {_id: 1} in an exclusion keeps _id, as leaving it out
+			// does; "_id.a": 0 stays an exclusion of _id.a.
 			delete(pr.root.children, "_id")
 		}
 	}
 	return pr, nil
+}
+
+// positionalValueErr is mongod's refusal of a positional path (a.$)
+// given an expression or sub-object (31271) or a literal (31308),
+// checked before a literal makes the projection a computed one.
+func positionalValueErr(p bson.D) error {
+	for _, e := range p {
+		v, isDoc := e.Value.(bson.D)
+		switch {
+		case !strings.HasSuffix(e.Key, ".$"):
+			if isDoc && len(v) > 0 && !strings.HasPrefix(v[0].Key, "$") {
+				if err := positionalValueErr(v); err != nil {
+					return err
+				}
+			}
+		case isDoc:
+			return document.Errorf(document.Code(31271), "positional projection cannot be used with an expression or sub object")
+		default:
+			switch e.Value.(type) {
+			case bool, int32, int64, float64, bson.Decimal128:
+			default:
+				return document.Errorf(document.Code(31308), "positional projection cannot be used with a literal")
+			}
+		}
+	}
+	return nil
 }
 
 func (p *Projection) leafAt(parts []string) *projNode {
@@ -291,27 +357,97 @@ func (p *Projection) leafAt(parts []string) *projNode {
 
 func parseSlice(n *projNode, v any) error {
 	switch t := v.(type) {
+	case int32, int64, float64, bson.Decimal128:
+		n.slice = &[2]int64{0, safeNumberInt(t)}
+		return nil
 	case bson.A:
 		if len(t) != 2 {
-			return badValue("$slice array wrong size")
+			if len(t) == 3 {
+				// mongod reads this as the $slice expression.
+				return badValue("ttlkv does not support the $slice expression in a find projection")
+			}
+			return sliceSyntaxErr(v, "Location31272: $slice array argument should be of form [skip, limit]", len(t))
 		}
-		skip, ok1 := wholeNumber(t[0])
-		limit, ok2 := wholeNumber(t[1])
-		if !ok1 || !ok2 {
-			return badValue("$slice arguments must be whole numbers")
+		if !document.IsNumber(t[0]) || !document.IsNumber(t[1]) {
+			return badValue("ttlkv does not support the $slice expression in a find projection")
 		}
+		skip, limit := safeNumberInt(t[0]), safeNumberInt(t[1])
 		if limit <= 0 {
-			return badValue("$slice limit must be positive")
+			// mongod reads [skip, limit <= 0] as the $slice expression,
+			// which fails on its first argument, a number.
+			return badValue("ttlkv does not support the $slice expression in a find projection")
 		}
 		n.slice, n.hasSkip = &[2]int64{skip, limit}, true
 		return nil
 	}
-	lim, ok := wholeNumber(v)
-	if !ok {
-		return badValue("$slice only supports numbers and [skip, limit] arrays")
+	return sliceSyntaxErr(v, "Location31273: $slice only supports numbers and [skip, limit] arrays", 1)
+}
+
+// sliceSyntaxErr is mongod's 28667 for a $slice that is neither the
+// find form ([skip, limit] or a number: why) nor the expression's (args
+// arguments).
+func sliceSyntaxErr(v any, why string, args int) error {
+	return document.Errorf(document.Code(28667), "Invalid $slice syntax. The given syntax { $slice: %s } did not match the find() syntax because :: %s "+
+		":: The given syntax did not match the expression $slice syntax. :: caused by :: "+
+		"Expression $slice takes at least 2 arguments, and at most 3, but %d were passed in.", shellValue(v), why, args)
+}
+
+// safeNumberInt is mongod's BSONElement::safeNumberInt: a number
+// truncated toward zero and clamped to int32's range, NaN as 0.
+func safeNumberInt(v any) int64 {
+	var f float64
+	switch t := v.(type) {
+	case int32:
+		return int64(t)
+	case int64:
+		f = float64(t)
+		if t > math.MaxInt32 {
+			return math.MaxInt32
+		}
+		if t < math.MinInt32 {
+			return math.MinInt32
+		}
+		return t
+	case float64:
+		f = t
+	case bson.Decimal128:
+		f, _ = decimalToFloat(t)
 	}
-	n.slice = &[2]int64{0, lim}
-	return nil
+	switch {
+	case math.IsNaN(f):
+		return 0
+	case f >= math.MaxInt32:
+		return math.MaxInt32
+	case f <= math.MinInt32:
+		return math.MinInt32
+	}
+	return int64(f)
+}
+
+// shellValue writes v as mongod's BSONObj::toString does: { a: 1 },
+// [ 1, 2 ], strings quoted.
+func shellValue(v any) string {
+	switch t := v.(type) {
+	case bson.D:
+		if len(t) == 0 {
+			return "{}"
+		}
+		parts := make([]string, len(t))
+		for i, e := range t {
+			parts[i] = e.Key + ": " + shellValue(e.Value)
+		}
+		return "{ " + strings.Join(parts, ", ") + " }"
+	case bson.A:
+		if len(t) == 0 {
+			return "[]"
+		}
+		parts := make([]string, len(t))
+		for i, e := range t {
+			parts[i] = shellValue(e)
+		}
+		return "[ " + strings.Join(parts, ", ") + " ]"
+	}
+	return strings.TrimPrefix(elementString("", v), ": ")
 }
 
 // Apply returns the projected copy of d; d is not modified and the
@@ -406,6 +542,12 @@ func (p *Projection) project(n *projNode, present bool, v any) (any, bool) {
 			return nil, false
 		}
 		for _, e := range arr {
+			if n.elemValue {
+				if n.elemMatch.match(e) {
+					return bson.A{cloneValue(e)}, true
+				}
+				continue
+			}
 			var root any
 			switch t := e.(type) {
 			case bson.D:
