@@ -635,8 +635,13 @@ func (u *unwindStage) unwind(d bson.D, out []bson.D) []bson.D {
 	case (isArr || !found || nullish(v)) && !u.preserve:
 		return out
 	}
-	// A non-array value unwinds to itself; preserved null, missing and
-	// empty arrays stay as they are.
+	// A non-array value unwinds to itself; preserved null and missing
+	// stay as they are, and a preserved empty array is removed, as mongod
+	// does (unwind_preserve_null_and_empty_arrays.js: {x: []} comes out
+	// as {_id: 0}).
+	if isArr {
+		d = removePath(d, u.path)
+	}
 	if u.index != nil {
 		d = setPath(d, u.index, nil)
 	}
