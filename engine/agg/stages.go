@@ -835,13 +835,19 @@ func parseCount(arg any) (stageSpec, error) {
 	s, ok := arg.(string)
 	switch {
 	case !ok:
-		return stageSpec{}, document.Errorf(document.Code(40156), "the count field must be a string")
+		return stageSpec{}, document.Errorf(document.Code(40156), "the count field must be a non-empty string")
 	case s == "":
 		return stageSpec{}, document.Errorf(document.Code(40157), "the count field must be a non-empty string")
 	case strings.HasPrefix(s, "$"):
 		return stageSpec{}, document.Errorf(document.Code(40158), "the count field cannot be a $-prefixed path")
+	case strings.Contains(s, "\x00"):
+		return stageSpec{}, document.Errorf(document.Code(40159), "the count field cannot contain a null byte")
 	case strings.Contains(s, "."):
 		return stageSpec{}, document.Errorf(document.Code(40160), "the count field cannot contain '.'")
+	case s == "_id":
+		// mongod makes $count a $group {_id: null, <name>: {$sum: 1}},
+		// which names _id twice.
+		return stageSpec{}, document.Errorf(document.Code(15948), "a group's _id may only be specified once")
 	}
 	return stageSpec{name: "$count", spec: s, make: func(up iter, _ *Options) iter { return &countStage{up: up, name: s} }}, nil
 }
