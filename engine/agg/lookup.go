@@ -41,7 +41,7 @@ type lookupStage struct {
 func parseLookup(arg any, sc pdepth) (stageSpec, error) {
 	spec, ok := arg.(bson.D)
 	if !ok {
-		return stageSpec{}, document.Errorf(document.CodeFailedToParse, "the $lookup specification must be an Object")
+		return stageSpec{}, document.Errorf(document.CodeFailedToParse, "the $lookup stage specification must be an object, but found %s", document.TypeName(arg))
 	}
 	var from, as, local, foreign string
 	var hasFrom, hasAs, hasLocal, hasForeign bool
@@ -53,7 +53,7 @@ func parseLookup(arg any, sc pdepth) (stageSpec, error) {
 		case "pipeline":
 			arr, ok := e.Value.(bson.A)
 			if !ok {
-				return stageSpec{}, document.Errorf(document.CodeFailedToParse, "invalid $lookup pipeline definition: 'pipeline' option must be specified as an array")
+				return stageSpec{}, document.Errorf(document.CodeTypeMismatch, "'pipeline' option must be specified as an array")
 			}
 			pipeline, hasPipeline = arr, true
 			continue
@@ -64,6 +64,10 @@ func parseLookup(arg any, sc pdepth) (stageSpec, error) {
 			}
 			let, hasLet = d, true
 			continue
+		case "from":
+			if err := checkLookupFrom(e.Value); err != nil {
+				return stageSpec{}, err
+			}
 		}
 		s, ok := e.Value.(string)
 		if !ok {
@@ -82,8 +86,13 @@ func parseLookup(arg any, sc pdepth) (stageSpec, error) {
 			return stageSpec{}, document.Errorf(document.CodeFailedToParse, "unknown argument to $lookup: %s", e.Key)
 		}
 	}
-	if !hasFrom && !(hasPipeline && !hasLocal && startsWithDocuments(pipeline)) {
-		// Without from, the pipeline must make its own documents.
+	// Without from, the pipeline must make its own documents.
+	switch {
+	case !hasFrom && !hasPipeline:
+		return stageSpec{}, document.Errorf(document.CodeFailedToParse, "must specify 'pipeline' when 'from' is empty")
+	case !hasFrom && !startsWithDocuments(pipeline):
+		return stageSpec{}, document.Errorf(document.CodeFailedToParse, "$lookup stage without explicit collection must have a pipeline with $documents as first stage")
+	case !hasFrom && hasLocal:
 		return stageSpec{}, document.Errorf(document.CodeFailedToParse, "must specify 'from' field for a $lookup")
 	}
 	if !hasAs {
@@ -383,6 +392,31 @@ func visitPathValues(v any, path []string, fn func(any)) {
 			}
 		}
 	}
+}
+
+// checkLookupFrom refuses a 'from' that is not a collection name as
+// mongod does: another type, or the {db, coll} form, which mongod keeps
+// for a few internal collections.
+func checkLookupFrom(v any) error {
+	switch x := v.(type) {
+	case string:
+		return nil
+	case bson.D:
+		db, _ := lookupField(x, "db").(string)
+		coll, _ := lookupField(x, "coll").(string)
+		return document.Errorf(document.CodeFailedToParse, "$lookup with syntax {from: {db:<>, coll:<>},..} is not supported for db: %s and coll: %s", db, coll)
+	}
+	return document.Errorf(document.CodeFailedToParse, "$lookup 'from' field must be a string, but found %s", document.TypeName(v))
+}
+
+// lookupField is the value of the top-level field k of d (nil: none).
+func lookupField(d bson.D, k string) any {
+	for _, e := range d {
+		if e.Key == k {
+			return e.Value
+		}
+	}
+	return nil
 }
 
 // startsWithDocuments reports whether a pipeline's first stage is

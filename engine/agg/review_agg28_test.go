@@ -1,0 +1,107 @@
+package agg
+
+import (
+	"strings"
+	"testing"
+)
+
+// Review 28 (stages): places where a MongoDB user got a different answer
+// from ttlkv than from mongod 7.0, fixed since, and cases ported from
+// mongod's jstests that ttlkv already answered as mongod does. Each test
+// says what mongod does and where that was read.
+
+// agg28Err runs pipeline over docs and reports when the error is not
+// code with a message containing msg.
+func agg28Err(t *testing.T, docs, pipeline string, code int, msg string) {
+	t.Helper()
+	out, err := run(t, docs, pipeline, Options{})
+	if got := codeOf(err); got != code {
+		t.Errorf("%s: code %d (%v, %v), want %d", pipeline, got, err, out, code)
+		return
+	}
+	if !strings.Contains(err.Error(), msg) {
+		t.Errorf("%s: message %q, want it to contain %q", pipeline, err.Error(), msg)
+	}
+}
+
+// TestReviewAgg28UnwindPreservedEmptyArray: mongod's $unwind with
+// preserveNullAndEmptyArrays passes a document whose array is empty on
+// without that field (jstests/aggregation/sources/unwind/
+// unwind_preserve_null_and_empty_arrays.js: {_id: 0, x: []} comes out as
+// {_id: 0}), while null stays null and a missing field stays missing.
+// ttlkv kept x: [].
+func TestReviewAgg28UnwindPreservedEmptyArray(t *testing.T) {
+	t.Parallel()
+	stages26Same(t, `[{"_id": 0, "x": []}, {"_id": 1, "x": null}, {"_id": 2}]`,
+		`[{"$unwind": {"path": "$x", "preserveNullAndEmptyArrays": true}}]`,
+		`[{"_id": 0}, {"_id": 1, "x": null}, {"_id": 2}]`)
+	stages26Same(t, `[{"_id": 0, "a": {"x": [], "y": 1}}]`,
+		`[{"$unwind": {"path": "$a.x", "preserveNullAndEmptyArrays": true, "includeArrayIndex": "i"}}]`,
+		`[{"_id": 0, "a": {"y": 1}, "i": null}]`)
+	stages26Same(t, `[{"_id": 0, "x": []}]`, `[{"$unwind": "$x"}]`, `[]`)
+}
+
+// TestReviewAgg28UnwindValues: mongod's $unwind passes a value that is
+// not an array on as it is (with a null includeArrayIndex) and drops
+// null, missing and empty arrays unless preserved; a path through an
+// array of documents does not reach into it (Document::getNestedField).
+// ttlkv already did this.
+func TestReviewAgg28UnwindValues(t *testing.T) {
+	t.Parallel()
+	docs := `[{"_id": 1, "a": 1}, {"_id": 2, "a": null}, {"_id": 3}, {"_id": 4, "a": [1, 2]}, {"_id": 5, "a": [[1]]}, {"_id": 6, "a": {"b": 1}}]`
+	stages26Same(t, docs, `[{"$unwind": {"path": "$a", "includeArrayIndex": "i"}}]`,
+		`[{"_id": 1, "a": 1, "i": null}, {"_id": 4, "a": 1, "i": {"$numberLong": "0"}}, {"_id": 4, "a": 2, "i": {"$numberLong": "1"}}, {"_id": 5, "a": [1], "i": {"$numberLong": "0"}}, {"_id": 6, "a": {"b": 1}, "i": null}]`)
+	stages26Same(t, `[{"_id": 1, "x": [{"y": 1}, {"y": 2}]}]`, `[{"$unwind": "$x.y"}]`, `[]`)
+	agg28Err(t, docs, `[{"$unwind": "a"}]`, 28818, "path option to $unwind stage should be prefixed with a '$'")
+	agg28Err(t, docs, `[{"$unwind": {"path": "$a", "includeArrayIndex": ""}}]`, 28810, "")
+	agg28Err(t, docs, `[{"$unwind": {"path": "$a", "preserveNullAndEmptyArrays": 1}}]`, 28809, "")
+	agg28Err(t, docs, `[{"$unwind": {"path": "$a", "bogus": 1}}]`, 28811, "unrecognized option to $unwind stage")
+	agg28Err(t, docs, `[{"$unwind": {}}]`, 28812, "no path specified to $unwind stage")
+}
+
+// TestReviewAgg28CountNames: mongod's $count (document_source_count.cpp)
+// says "the count field must be a non-empty string" for a value that is
+// not a string (40156) as for "" (40157), refuses a name with a NUL byte
+// with 40159, and becomes {$group: {_id: null, <name>: {$sum: 1}}}, so the
+// name _id is a $group that gives _id twice: 15948 "a group's _id may only
+// be specified once". ttlkv said "the count field must be a string",
+// took the NUL and counted into _id.
+func TestReviewAgg28CountNames(t *testing.T) {
+	t.Parallel()
+	docs := `[{"_id": 1}]`
+	agg28Err(t, docs, `[{"$count": 1}]`, 40156, "the count field must be a non-empty string")
+	agg28Err(t, docs, `[{"$count": "a\u0000b"}]`, 40159, "the count field cannot contain a null byte")
+	agg28Err(t, docs, `[{"$count": "_id"}]`, 15948, "a group's _id may only be specified once")
+	stages26Same(t, docs, `[{"$match": {"_id": 2}}, {"$count": "n"}]`, `[]`)
+}
+
+// TestReviewAgg28LookupSpecErrors: mongod reads a $lookup's spec first
+// with DocumentSourceLookUp::LiteParsed::parse (document_source_lookup.cpp):
+// "the $lookup stage specification must be an object, but found <type>",
+// "$lookup 'from' field must be a string, but found <type>", the
+// {db, coll} form of from only for a few internal collections ("$lookup
+// with syntax {from: {db:<>, coll:<>},..} is not supported for db: ..."),
+// no from only with a pipeline ("must specify 'pipeline' when 'from' is
+// empty") that starts with $documents, all 9 FailedToParse; and the
+// pipeline with parsePipelineFromBSON: 14 TypeMismatch "'pipeline' option
+// must be specified as an array". ttlkv had its own words for these and
+// 9 for the pipeline.
+func TestReviewAgg28LookupSpecErrors(t *testing.T) {
+	t.Parallel()
+	docs := `[{"_id": 1}]`
+	agg28Err(t, docs, `[{"$lookup": "f"}]`, 9, "the $lookup stage specification must be an object, but found string")
+	agg28Err(t, docs, `[{"$lookup": {"from": 1, "localField": "a", "foreignField": "b", "as": "m"}}]`, 9, "$lookup 'from' field must be a string, but found int")
+	agg28Err(t, docs, `[{"$lookup": {"from": {"db": "other", "coll": "o"}, "pipeline": [], "as": "m"}}]`, 9, "$lookup with syntax {from: {db:<>, coll:<>},..} is not supported for db: other and coll: o")
+	agg28Err(t, docs, `[{"$lookup": {"localField": "a", "foreignField": "b", "as": "m"}}]`, 9, "must specify 'pipeline' when 'from' is empty")
+	agg28Err(t, docs, `[{"$lookup": {"pipeline": [{"$limit": 1}], "as": "m"}}]`, 9, "$lookup stage without explicit collection must have a pipeline with $documents as first stage")
+	agg28Err(t, docs, `[{"$lookup": {"from": "f", "pipeline": {}, "as": "m"}}]`, 14, "'pipeline' option must be specified as an array")
+	agg28Err(t, docs, `[{"$lookup": {"from": "f", "pipeline": [1], "as": "m"}}]`, 14, "Each element of the 'pipeline' array must be an object")
+	// Already as mongod's createFromBson.
+	agg28Err(t, docs, `[{"$lookup": {"from": "f", "localField": "a", "foreignField": "b"}}]`, 9, "must specify 'as' field for a $lookup")
+	agg28Err(t, docs, `[{"$lookup": {"from": "f", "localField": "a", "as": "m"}}]`, 9, "$lookup requires either 'pipeline' or both 'localField' and 'foreignField' to be specified")
+	agg28Err(t, docs, `[{"$lookup": {"from": "f", "localField": "a", "pipeline": [], "as": "m"}}]`, 9, "$lookup requires both or neither of 'localField' and 'foreignField' to be specified")
+	agg28Err(t, docs, `[{"$lookup": {"from": "f", "localField": "a", "foreignField": "b", "let": {"v": 1}, "as": "m"}}]`, 9, "$lookup with a 'let' argument must also specify 'pipeline'")
+	agg28Err(t, docs, `[{"$lookup": {"from": "f", "localField": "a", "foreignField": "b", "as": "m", "bogus": "x"}}]`, 9, "unknown argument to $lookup: bogus")
+	agg28Err(t, docs, `[{"$lookup": {"from": "f", "pipeline": [{"$out": "x"}], "as": "m"}}]`, 51047, "$out is not allowed within a $lookup's sub-pipeline")
+	agg28Err(t, docs, `[{"$lookup": {"from": "f", "pipeline": [], "as": "m", "let": {"V": 1}}}]`, 16867, "")
+}
