@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/ttlkv/ttlkv/document"
+	"github.com/ttlkv/ttlkv/engine/query"
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
 
@@ -36,6 +37,10 @@ type lookupStage struct {
 	letExprs     []Expr
 	sub          *Pipeline   // nil: no pipeline
 	push         *lookupPush // what of sub's leading $match the find takes (nil: nothing)
+	// docs and rest split sub when it has no from, starts with
+	// $documents and joins on localField/foreignField: mongod matches
+	// the documents $documents makes, then runs the rest (nil: none).
+	docs, rest *Pipeline
 }
 
 func parseLookup(arg any, sc pdepth) (stageSpec, error) {
@@ -92,8 +97,6 @@ func parseLookup(arg any, sc pdepth) (stageSpec, error) {
 		return stageSpec{}, document.Errorf(document.CodeFailedToParse, "must specify 'pipeline' when 'from' is empty")
 	case !hasFrom && !startsWithDocuments(pipeline):
 		return stageSpec{}, document.Errorf(document.CodeFailedToParse, "$lookup stage without explicit collection must have a pipeline with $documents as first stage")
-	case !hasFrom && hasLocal:
-		return stageSpec{}, document.Errorf(document.CodeFailedToParse, "must specify 'from' field for a $lookup")
 	}
 	if !hasAs {
 		return stageSpec{}, document.Errorf(document.CodeFailedToParse, "must specify 'as' field for a $lookup")
@@ -135,6 +138,11 @@ func parseLookup(arg any, sc pdepth) (stageSpec, error) {
 			return stageSpec{}, err
 		}
 		l.push = parseLookupPush(pipeline, sc.with(l.letNames...))
+		if !hasFrom && hasLocal {
+			l.docs = &Pipeline{stages: l.sub.stages[:1]}
+			l.rest = &Pipeline{stages: l.sub.stages[1:]}
+			l.push = nil
+		}
 	}
 	return stageSpec{name: "$lookup", spec: spec, make: func(up iter, o *Options) iter {
 		return &lookupIter{lookupStage: l, up: up, o: o}
@@ -320,7 +328,16 @@ func (l *lookupIter) next(ctx context.Context) (bson.D, error) {
 			return nil, err
 		}
 	}
-	cur := l.sub.Open(sliceSource(foreign.docs), sub)
+	run := l.sub
+	if l.docs != nil {
+		// No from, $documents and a localField/foreignField join: the
+		// join's match is between $documents and the rest.
+		if err := l.joinDocuments(ctx, filter, sub, foreign); err != nil {
+			return nil, err
+		}
+		run = l.rest
+	}
+	cur := run.Open(sliceSource(foreign.docs), sub)
 	for {
 		m, err := cur.Next(ctx)
 		if err != nil {
@@ -334,6 +351,32 @@ func (l *lookupIter) next(ctx context.Context) (bson.D, error) {
 		}
 	}
 	return setNested(d, l.as, matches), nil
+}
+
+// joinDocuments adds to foreign the documents of l.docs (a $documents)
+// that match filter, under the collation.
+func (l *lookupIter) joinDocuments(ctx context.Context, filter bson.D, o Options, foreign *holder) error {
+	flt, err := query.ParseFilter(filter)
+	if err != nil {
+		return err
+	}
+	if flt, err = flt.Collate(l.o.Collator); err != nil {
+		return err
+	}
+	cur := l.docs.Open(sliceSource(nil), o)
+	for {
+		m, err := cur.Next(ctx)
+		if err != nil || m == nil {
+			return err
+		}
+		if ok, err := flt.MatchErr(m); err != nil {
+			return err
+		} else if ok {
+			if err := foreign.add(m); err != nil {
+				return err
+			}
+		}
+	}
 }
 
 // filter is the query the foreign collection is searched with for d, as

@@ -105,3 +105,22 @@ func TestReviewAgg28LookupSpecErrors(t *testing.T) {
 	agg28Err(t, docs, `[{"$lookup": {"from": "f", "pipeline": [{"$out": "x"}], "as": "m"}}]`, 51047, "$out is not allowed within a $lookup's sub-pipeline")
 	agg28Err(t, docs, `[{"$lookup": {"from": "f", "pipeline": [], "as": "m", "let": {"V": 1}}}]`, 16867, "")
 }
+
+// TestReviewAgg28LookupDocumentsJoin: mongod's $lookup without from
+// takes localField/foreignField with a pipeline that starts with
+// $documents: the join's match runs on the documents $documents makes,
+// before the rest of the pipeline (jstests/aggregation/sources/
+// documents.js, "no coll, + localField/foreignField";
+// DocumentSourceLookUp puts the $match after the source stage). ttlkv
+// refused it with "must specify 'from' field for a $lookup".
+func TestReviewAgg28LookupDocumentsJoin(t *testing.T) {
+	t.Parallel()
+	docs := `[{"id_name": 0}, {"id_name": 1}, {"id_name": 2}, {"id_name": [2, 3]}, {}]`
+	stages26Same(t, docs,
+		`[{"$lookup": {"localField": "id_name", "foreignField": "xx", "pipeline": [{"$documents": [{"xx": 1}, {"xx": 2}, {"xx": null}]}], "as": "names"}}]`,
+		`[{"id_name": 0, "names": []}, {"id_name": 1, "names": [{"xx": 1}]}, {"id_name": 2, "names": [{"xx": 2}]}, {"id_name": [2, 3], "names": [{"xx": 2}]}, {"names": [{"xx": null}]}]`)
+	// The rest of the pipeline runs on the matched documents only.
+	stages26Same(t, `[{"k": 1}]`,
+		`[{"$lookup": {"localField": "k", "foreignField": "xx", "let": {"v": "$k"}, "pipeline": [{"$documents": [{"xx": 1}, {"xx": 2}, {"xx": 1, "y": 2}]}, {"$count": "n"}, {"$set": {"v": "$$v"}}], "as": "m"}}]`,
+		`[{"k": 1, "m": [{"n": 2, "v": 1}]}]`)
+}
