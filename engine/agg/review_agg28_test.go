@@ -124,3 +124,20 @@ func TestReviewAgg28LookupDocumentsJoin(t *testing.T) {
 		`[{"$lookup": {"localField": "k", "foreignField": "xx", "let": {"v": "$k"}, "pipeline": [{"$documents": [{"xx": 1}, {"xx": 2}, {"xx": 1, "y": 2}]}, {"$count": "n"}, {"$set": {"v": "$$v"}}], "as": "m"}}]`,
 		`[{"k": 1, "m": [{"n": 2, "v": 1}]}]`)
 }
+
+// TestReviewAgg28ExpMovingAvgInDecimal: mongod's $expMovingAvg takes
+// every number as a decimal (coerceToDecimal: a double to 15 digits),
+// computes value*alpha + result*(1-alpha) in Decimal128 and answers the
+// double nearest that decimal unless an input was a decimal
+// (accumulator_exp_moving_avg.cpp, getValue: _currentResult.toDouble()).
+// With N = 2 (alpha = 2/3 to 34 digits) over 1, 2, 3 the decimals are
+// 1, 1.666…667 and 2.555…556, so mongod answers 1.6666666666666667 and
+// 2.5555555555555554, and with alpha 0.3 over the same numbers 1.3 and
+// 1.81; ttlkv computed in doubles and answered 1.6666666666666665,
+// 1.2999999999999998 and 1.8099999999999996.
+func TestReviewAgg28ExpMovingAvgInDecimal(t *testing.T) {
+	t.Parallel()
+	stages26Same(t, `[{"t": 1, "v": 1}, {"t": 2, "v": 2}, {"t": 3, "v": 3}, {"t": 4, "v": 0.1}]`,
+		`[{"$setWindowFields": {"sortBy": {"t": 1}, "output": {"h": {"$expMovingAvg": {"input": "$v", "N": 2}}, "a": {"$expMovingAvg": {"input": "$v", "alpha": 0.3}}}}}, {"$project": {"_id": 0, "h": 1, "a": 1}}]`,
+		`[{"h": 1.0, "a": 1.0}, {"h": 1.6666666666666667, "a": 1.3}, {"h": 2.5555555555555554, "a": 1.81}, {"h": 0.9185185185185185, "a": 1.297}]`)
+}
