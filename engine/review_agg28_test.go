@@ -1,0 +1,86 @@
+package engine
+
+import (
+	"fmt"
+	"slices"
+	"testing"
+)
+
+// Review 28 (aggregation stages), the cases that need collections:
+// ported from mongod's jstests with mongod's answers.
+
+// TestReviewAgg28LookupArraySemantics ports mongod's
+// jstests/aggregation/sources/lookup/lookup_array_semantics.js and
+// lookup_null_semantics.js: which local documents a $lookup on
+// localField/foreignField joins with one foreign document, through
+// arrays, dotted paths, null and missing. (Left out: the cases with a
+// numeric path component, as ttlkv reads "a.0" as a field name, a
+// documented difference; and those with undefined, which mongod 7.0's
+// {$eq: null} matches and ttlkv's query does not.) ttlkv already
+// answered as mongod.
+func TestReviewAgg28LookupArraySemantics(t *testing.T) {
+	t.Parallel()
+	db, _ := openMem(t)
+	cases := []struct {
+		name, local, localField, foreign, foreignField string
+		want                                           []int
+	}{
+		{"scalar in local matches elements of foreign arrays",
+			`{"_id": 0, "a": 1}, {"_id": 1, "a": [1]}, {"_id": 2, "a": [1, 2, 3]}, {"_id": 3, "a": [1, [2, 3]]}, {"_id": 4, "a": [1, [1, 2]]}, {"_id": 5, "a": [1, 2, 1]}, {"_id": 10, "a": [[1]]}, {"_id": 11, "a": [[1, 2], 3]}, {"_id": 12, "a": 3}, {"_id": 13, "a": [2, 3]}, {"_id": 14, "a": {"b": 1}}`,
+			"a", `{"_id": 0, "b": 1}`, "b", []int{0, 1, 2, 3, 4, 5}},
+		{"elements of a foreign array match scalars in local",
+			`{"_id": 0, "a": 1}, {"_id": 1, "a": 2}, {"_id": 2, "a": [1]}, {"_id": 3, "a": [1, 3]}, {"_id": 4, "a": [3, 2]}, {"_id": 10, "a": 3}, {"_id": 11, "a": [[1]]}, {"_id": 12, "a": [3, 4]}`,
+			"a", `{"_id": 0, "b": [1, 2]}`, "b", []int{0, 1, 2, 3, 4}},
+		{"a foreign array matches as a whole value",
+			`{"_id": 0, "a": [[1, 2], 4]}, {"_id": 1, "a": [[1, 2]]}, {"_id": 10, "a": [1, 2]}, {"_id": 11, "a": [[[1, 2]]]}, {"_id": 12, "a": [[1, 2, 3]]}`,
+			"a", `{"_id": 0, "b": [[1, 2], 3]}`, "b", []int{0, 1}},
+		{"a foreign scalar matches dotted paths in local",
+			`{"_id": 0, "a": [{"x": 1}, {"x": 2}]}, {"_id": 1, "a": [{"x": [1, 2]}]}, {"_id": 2, "a": {"x": 1}}, {"_id": 3, "a": {"x": [1, 2]}}, {"_id": 10, "a": [{"x": 2}, {"x": 3}]}, {"_id": 11, "a": 1}, {"_id": 12, "a": [1]}, {"_id": 13, "a": [[1]]}, {"_id": 14, "a": [{"y": 1}]}`,
+			"a.x", `{"_id": 0, "b": 1}`, "b", []int{0, 1, 2, 3}},
+		{"a foreign array does not match dotted paths as a whole",
+			`{"_id": 10, "a": [{"x": 1}, {"x": 2}]}, {"_id": 11, "a": [{"x": [1, 2]}]}, {"_id": 12, "a": {"x": [1, 2]}}, {"_id": 13, "a": [1, 2]}`,
+			"a.x", `{"_id": 0, "b": [[1, 2], 3]}`, "b", []int{}},
+		{"an array of documents in foreign matches on a subfield",
+			`{"_id": 0, "a": 1}, {"_id": 1, "a": 2}, {"_id": 2, "a": [1]}, {"_id": 3, "a": [1, 3]}, {"_id": 4, "a": [3, 2]}, {"_id": 5, "a": [[1, 2], 3]}, {"_id": 10, "a": 4}, {"_id": 11, "a": [[1]]}, {"_id": 12, "a": [3, 4]}`,
+			"a", `{"_id": 0, "b": [{"x": 1}, {"x": 2}]}`, "b.x", []int{0, 1, 2, 3, 4}},
+		{"an empty foreign array matches only nested empty arrays",
+			`{"_id": 0, "a": [[]]}, {"_id": 1, "a": [[], 1]}, {"_id": 10}, {"_id": 11, "a": null}, {"_id": 12, "a": []}, {"_id": 13, "a": [null]}, {"_id": 14, "a": [null, 1]}, {"_id": 15, "a": 1}, {"_id": 16, "a": [[[]]]}, {"_id": 17, "a": [1, 2]}`,
+			"a", `{"_id": 0, "b": []}`, "b", []int{0, 1}},
+		{"an empty local array matches a foreign null",
+			`{"_id": 0, "a": []}, {"_id": 10, "a": [[]]}, {"_id": 11, "a": [[], 1]}, {"_id": 12, "a": [1]}`,
+			"a", `{"_id": 0, "b": null}`, "b", []int{0}},
+		{"an empty local array matches a missing foreign field",
+			`{"_id": 0, "a": []}, {"_id": 10, "a": [[]]}, {"_id": 11, "a": [[], 1]}, {"_id": 12, "a": [1]}`,
+			"a", `{"_id": 0, "no_b": true}`, "b", []int{0}},
+		{"a path through arrays in local can match an empty array",
+			`{"_id": 0, "a": [{"x": [[]]}]}, {"_id": 10, "a": [{"y": 1}, {"y": 2}]}, {"_id": 11, "a": [[]]}, {"_id": 12, "a": [{"x": []}]}, {"_id": 13, "a": []}`,
+			"a.x", `{"_id": 0, "b": []}`, "b", []int{0}},
+		{"a path through arrays in local can match null",
+			`{"_id": 0, "a": [{"y": 1}, {"y": 2}]}, {"_id": 1, "a": [{"x": []}]}, {"_id": 2, "a": []}, {"_id": 3, "a": [[]]}, {"_id": 4, "a": {"x": []}}, {"_id": 5, "x": [1, 2]}, {"_id": 10, "a": [{"x": 1}, {"y": 2}]}, {"_id": 11, "a": [{"x": []}, {"x": 1}]}, {"_id": 12, "a": [{"x": [[]]}]}`,
+			"a.x", `{"_id": 0, "b": null}`, "b", []int{0, 1, 2, 3, 4, 5}},
+	}
+	for i, c := range cases {
+		local, foreign := fmt.Sprintf("l%d", i), fmt.Sprintf("f%d", i)
+		mustRun(t, db, "test", fmt.Sprintf(`{"insert": %q, "documents": [%s]}`, local, c.local))
+		mustRun(t, db, "test", fmt.Sprintf(`{"insert": %q, "documents": [%s]}`, foreign, c.foreign))
+		p := fmt.Sprintf(`[{"$lookup": {"from": %q, "localField": %q, "foreignField": %q, "as": "m"}}, {"$match": {"m": {"$ne": []}}}]`, foreign, c.localField, c.foreignField)
+		got := idsOf(t, aggUnder(t, db, local, p, ""))
+		if !slices.Equal(got, c.want) {
+			t.Errorf("%s: joined %v, want %v", c.name, got, c.want)
+		}
+	}
+}
+
+// TestReviewAgg28LookupNullSemantics ports lookup_null_semantics.js
+// (without its undefined values): a missing or null localField joins
+// with null, missing and arrays holding null; an array holding null and
+// 9 joins with those and with 9. ttlkv already answered as mongod.
+func TestReviewAgg28LookupNullSemantics(t *testing.T) {
+	t.Parallel()
+	db, _ := openMem(t)
+	loadCorpus(t, db, "test", "ln", []string{`{"_id": 0}`, `{"_id": 1, "a": null}`, `{"_id": 2, "a": 9}`, `{"_id": 3, "a": [null, 9]}`})
+	loadCorpus(t, db, "test", "fn", []string{`{"_id": 0}`, `{"_id": 1, "b": null}`, `{"_id": 3, "b": 9}`, `{"_id": 4, "b": [null, 9]}`, `{"_id": 5, "b": 42}`, `{"_id": 7, "b": [9, 10]}`})
+	got := aggUnder(t, db, "ln", `[{"$lookup": {"from": "fn", "localField": "a", "foreignField": "b", "as": "m"}}, {"$project": {"m": "$m._id"}}]`, "")
+	sameValue(t, "$lookup over null and missing", got,
+		`[{"_id": 0, "m": [0, 1, 4]}, {"_id": 1, "m": [0, 1, 4]}, {"_id": 2, "m": [3, 4, 7]}, {"_id": 3, "m": [0, 1, 3, 4, 7]}]`)
+}
