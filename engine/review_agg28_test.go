@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"testing"
+
+	"github.com/ttlkv/ttlkv/document"
 )
 
 // Review 28 (aggregation stages), the cases that need collections:
@@ -83,4 +85,27 @@ func TestReviewAgg28LookupNullSemantics(t *testing.T) {
 	got := aggUnder(t, db, "ln", `[{"$lookup": {"from": "fn", "localField": "a", "foreignField": "b", "as": "m"}}, {"$project": {"m": "$m._id"}}]`, "")
 	sameValue(t, "$lookup over null and missing", got,
 		`[{"_id": 0, "m": [0, 1, 4]}, {"_id": 1, "m": [0, 1, 4]}, {"_id": 2, "m": [3, 4, 7]}, {"_id": 3, "m": [0, 1, 3, 4, 7]}]`)
+}
+
+// TestReviewAgg28EmptyForeignName: mongod refuses an empty collection
+// name in $lookup's and $graphLookup's from and $unionWith's coll when
+// it reads the pipeline, with 73 InvalidNamespace ("invalid $lookup
+// namespace: test.", graphLookup/error.js: "from must be a valid
+// namespace"; "Invalid $unionWith namespace specified: test."). ttlkv
+// answered 40105 for $graphLookup, ran a $lookup with a pipeline as if
+// it had no from (joining nothing) and a $unionWith with nothing.
+func TestReviewAgg28EmptyForeignName(t *testing.T) {
+	t.Parallel()
+	db, _ := openMem(t)
+	loadCorpus(t, db, "test", "c", []string{`{"_id": 1}`})
+	for _, c := range []struct{ stage, msg string }{
+		{`{"$lookup": {"from": "", "localField": "a", "foreignField": "b", "as": "m"}}`, "invalid $lookup namespace: test."},
+		{`{"$lookup": {"from": "", "pipeline": [], "as": "m"}}`, "invalid $lookup namespace: test."},
+		{`{"$graphLookup": {"from": "", "startWith": 1, "connectToField": "a", "connectFromField": "b", "as": "o"}}`, "invalid $graphLookup namespace: test."},
+		{`{"$unionWith": ""}`, "Invalid $unionWith namespace specified: test."},
+		{`{"$unionWith": {"coll": "", "pipeline": []}}`, "Invalid $unionWith namespace specified: test."},
+		{`{"$facet": {"a": [{"$lookup": {"from": "c", "as": "m", "pipeline": [{"$unionWith": ""}]}}]}}`, "Invalid $unionWith namespace specified: test."},
+	} {
+		wantCode(t, db, "test", `{"aggregate": "c", "pipeline": [`+c.stage+`], "cursor": {}}`, document.CodeInvalidNamespace, c.msg)
+	}
 }

@@ -141,3 +141,40 @@ func TestReviewAgg28ExpMovingAvgInDecimal(t *testing.T) {
 		`[{"$setWindowFields": {"sortBy": {"t": 1}, "output": {"h": {"$expMovingAvg": {"input": "$v", "N": 2}}, "a": {"$expMovingAvg": {"input": "$v", "alpha": 0.3}}}}}, {"$project": {"_id": 0, "h": 1, "a": 1}}]`,
 		`[{"h": 1.0, "a": 1.0}, {"h": 1.6666666666666667, "a": 1.3}, {"h": 2.5555555555555554, "a": 1.81}, {"h": 0.9185185185185185, "a": 1.297}]`)
 }
+
+// TestReviewAgg28GraphLookupErrors ports mongod's
+// jstests/aggregation/sources/graphLookup/error.js: the codes of a bad
+// $graphLookup spec.
+func TestReviewAgg28GraphLookupErrors(t *testing.T) {
+	t.Parallel()
+	docs := `[{"b": 0}]`
+	g := func(extra string) string {
+		return `[{"$graphLookup": {"from": "foreign", "startWith": {"$literal": 0}, "connectToField": "a", "connectFromField": "b", "as": "output"` + extra + `}}]`
+	}
+	agg28Err(t, docs, `[{"$graphLookup": 4}]`, 9, "")
+	agg28Err(t, docs, g(`, "maxDepth": "string"`), 40100, "maxDepth must be numeric")
+	agg28Err(t, docs, g(`, "maxDepth": -1`), 40101, "maxDepth requires a nonnegative argument")
+	agg28Err(t, docs, g(`, "maxDepth": 2.3`), 40102, "maxDepth could not be represented as a long long")
+	agg28Err(t, docs, g(`, "depthField": 0`), 40103, "")
+	agg28Err(t, docs, g(`, "depthField": "$depth"`), 16410, "")
+	agg28Err(t, docs, g(`, "restrictSearchWithMatch": "notamatch"`), 40185, "")
+	agg28Err(t, docs, g(`, "notAField": "foo"`), 40104, "")
+	agg28Err(t, docs, `[{"$graphLookup": {"from": -1, "startWith": {"$literal": 0}, "connectToField": "a", "connectFromField": "b", "as": "output"}}]`, 9, "")
+	agg28Err(t, docs, `[{"$graphLookup": {"from": "foreign", "startWith": {"$literal": 0}, "connectToField": "a", "connectFromField": "b", "as": 0}}]`, 40103, "")
+	agg28Err(t, docs, `[{"$graphLookup": {"from": "foreign", "startWith": {"$literal": 0}, "connectToField": "a", "connectFromField": "b", "as": "$output"}}]`, 16410, "")
+	agg28Err(t, docs, `[{"$graphLookup": {"from": "foreign", "startWith": {"$literal": 0}, "connectToField": "a", "connectFromField": 0, "as": "output"}}]`, 40103, "")
+	agg28Err(t, docs, `[{"$graphLookup": {"from": "foreign", "startWith": {"$literal": 0}, "connectToField": "$a", "connectFromField": "b", "as": "output"}}]`, 16410, "")
+	agg28Err(t, docs, `[{"$graphLookup": {"from": "foreign", "startWith": {"$literal": 0}, "connectFromField": "b", "as": "output"}}]`, 40105, "")
+	agg28Err(t, docs, `[{"$graphLookup": {"from": "foreign", "startWith": {"$literal": 0}, "connectToField": "a", "as": "output"}}]`, 40105, "")
+	agg28Err(t, docs, `[{"$graphLookup": {"from": "foreign", "connectToField": "a", "connectFromField": "b", "as": "output"}}]`, 40105, "")
+	agg28Err(t, docs, `[{"$graphLookup": {"from": "foreign", "startWith": {"$literal": 0}, "connectToField": "a", "connectFromField": "b"}}]`, 40105, "")
+	agg28Err(t, docs, `[{"$graphLookup": {"startWith": {"$literal": 0}, "connectToField": "a", "connectFromField": "b", "as": "output"}}]`, 9, "")
+	for _, m := range []string{`{"$not": {"a": 1}}`, `{"$where": "3 > 2"}`, `{"$text": {"$search": "some text"}}`,
+		`{"x": {"$near": {"$geometry": {"type": "Point", "coordinates": [0, 0]}, "$maxDistance": 100}}}`,
+		`{"$and": [{"x": {"$near": {"$geometry": {"type": "Point", "coordinates": [0, 0]}, "$maxDistance": 100}}}]}`,
+		`{"$expr": {"$eq": ["$x", "$$unbound"]}}`} {
+		if _, err := run(t, docs, g(`, "restrictSearchWithMatch": `+m), Options{}); err == nil {
+			t.Errorf("restrictSearchWithMatch %s: no error", m)
+		}
+	}
+}
