@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/ttlkv/ttlkv/document"
+	"go.mongodb.org/mongo-driver/v2/bson"
 )
 
 // Review 28 (aggregation stages), the cases that need collections:
@@ -107,5 +108,70 @@ func TestReviewAgg28EmptyForeignName(t *testing.T) {
 		{`{"$facet": {"a": [{"$lookup": {"from": "c", "as": "m", "pipeline": [{"$unionWith": ""}]}}]}}`, "Invalid $unionWith namespace specified: test."},
 	} {
 		wantCode(t, db, "test", `{"aggregate": "c", "pipeline": [`+c.stage+`], "cursor": {}}`, document.CodeInvalidNamespace, c.msg)
+	}
+}
+
+// TestReviewAgg28GraphLookupBasic ports mongod's
+// jstests/aggregation/sources/graphLookup/basic.js: a chain of 100
+// documents searched whole, to maxDepth, from an expression and an array,
+// stopping where connectFromField is missing (a null _id is not found),
+// through a cycle, and with depthField. ttlkv already answered as mongod.
+func TestReviewAgg28GraphLookupBasic(t *testing.T) {
+	t.Parallel()
+	db, _ := openMem(t)
+	g := func(extra string) string {
+		return `[{"$graphLookup": {"from": "foreign", "startWith": "$starting", "connectFromField": "neighbors", "connectToField": "_id", "as": "integers"` + extra + `}}, {"$project": {"n": {"$size": "$integers"}, "ids": "$integers._id", "d": "$integers.distance"}}]`
+	}
+	count := func(p string) any {
+		t.Helper()
+		got := aggUnder(t, db, "local", p, "")
+		if len(got) != 1 {
+			t.Fatalf("%s: %v", p, got)
+		}
+		v, _ := get(got[0], "n")
+		return v
+	}
+	// A missing foreign collection finds nothing.
+	loadCorpus(t, db, "test", "local", []string{`{"_id": 0}`})
+	sameValue(t, "no foreign collection", aggUnder(t, db, "local", `[{"$graphLookup": {"from": "foreign", "startWith": "$starting", "connectFromField": "from", "connectToField": "to", "as": "results"}}]`, ""), `[{"_id": 0, "results": []}]`)
+	mustRun(t, db, "test", `{"delete": "local", "deletes": [{"q": {}, "limit": 0}]}`)
+	var docs []string
+	for i := range 100 {
+		docs = append(docs, fmt.Sprintf(`{"_id": %d, "neighbors": [%d, %d]}`, i, i-1, i+1))
+	}
+	loadCorpus(t, db, "test", "foreign", docs)
+	loadCorpus(t, db, "test", "local", []string{`{"_id": 1, "starting": 50}`})
+	sameValue(t, "whole chain", count(g("")), `100`)
+	sameValue(t, "maxDepth 5", count(g(`, "maxDepth": 5`)), `11`)
+	got := aggUnder(t, db, "local", `[{"$graphLookup": {"from": "foreign", "startWith": {"$add": ["$starting", 3]}, "connectFromField": "neighbors", "connectToField": "_id", "maxDepth": 0, "as": "integers"}}, {"$project": {"ids": "$integers._id"}}]`, "")
+	sameValue(t, "startWith an expression", got, `[{"_id": 1, "ids": [53]}]`)
+	got = aggUnder(t, db, "local", `[{"$graphLookup": {"from": "foreign", "startWith": {"$literal": [1, 2, 3]}, "connectFromField": "neighbors", "connectToField": "_id", "maxDepth": 0, "as": "integers"}}, {"$project": {"n": {"$size": "$integers"}}}]`, "")
+	sameValue(t, "startWith an array", got, `[{"_id": 1, "n": 3}]`)
+	// No recursion from a missing connectFromField: the null _id is
+	// never looked for.
+	mustRun(t, db, "test", `{"delete": "foreign", "deletes": [{"q": {"_id": 51}, "limit": 1}]}`)
+	loadCorpus(t, db, "test", "foreign", []string{`{"_id": 51}`, `{"_id": null, "neighbors": [50, 52]}`})
+	sameValue(t, "missing connectFromField", count(g("")), `52`)
+	// A cycle ends.
+	mustRun(t, db, "test", `{"delete": "foreign", "deletes": [{"q": {"_id": {"$in": [null, 51]}}, "limit": 0}]}`)
+	loadCorpus(t, db, "test", "foreign", []string{`{"_id": 51, "neighbors": [50, 52]}`})
+	mustRun(t, db, "test", `{"update": "foreign", "updates": [{"q": {"_id": 99}, "u": {"$set": {"neighbors": [98, 0]}}}, {"q": {"_id": 0}, "u": {"$set": {"neighbors": [99, 1]}}}]}`)
+	sameValue(t, "cycle", count(g("")), `100`)
+	got = aggUnder(t, db, "local", g(`, "depthField": "distance"`), "")
+	ids, _ := get(got[0], "ids")
+	ds, _ := get(got[0], "d")
+	ia, da := ids.(bson.A), ds.(bson.A)
+	if len(ia) != 100 || len(da) != 100 {
+		t.Fatalf("depthField: %v", got)
+	}
+	for i := range ia {
+		id := int64(ia[i].(int32))
+		want := id - 50
+		if want < 0 {
+			want = -want
+		}
+		if da[i] != want {
+			t.Errorf("depthField of %d = %v (%T), want %d as a long", id, da[i], da[i], want)
+		}
 	}
 }
