@@ -175,3 +175,56 @@ func TestReviewAgg28GraphLookupBasic(t *testing.T) {
 		}
 	}
 }
+
+// TestReviewAgg28MergeOnFields ports mongod's
+// jstests/aggregation/sources/merge/on_fields_validation.js: the codes for
+// a bad "on" (51186, 51187, 51134), for a document missing an "on"
+// field or holding null or undefined there or on its way (51132), and
+// for an array there (51185, or 51132 for an array on the way).
+func TestReviewAgg28MergeOnFields(t *testing.T) {
+	t.Parallel()
+	db, _ := openMem(t)
+	loadCorpus(t, db, "test", "source", []string{`{"_id": 0}`})
+	merge := func(on string) string {
+		return `{"aggregate": "source", "pipeline": [{"$merge": {"into": "target", "whenMatched": "replace", "whenNotMatched": "insert", "on": ` + on + `}}], "cursor": {}}`
+	}
+	for _, c := range []struct {
+		on   string
+		code document.Code
+	}{{`3.14`, 51186}, {`{"_id": 1}`, 51186}, {`[]`, 51187}, {`["hashed", 1]`, 51134}, {`[["_id"]]`, 51134}, {`[null]`, 51134}, {`[true, "a"]`, 51134}} {
+		wantCode(t, db, "test", merge(c.on), c.code, "")
+	}
+	setSource := func(doc string) {
+		t.Helper()
+		mustRun(t, db, "test", `{"update": "source", "updates": [{"q": {"_id": 0}, "u": `+doc+`}]}`)
+	}
+	mustRun(t, db, "test", `{"createIndexes": "target", "indexes": [{"key": {"name": 1, "team": -1}, "name": "nt", "unique": true}]}`)
+	wantCode(t, db, "test", merge(`["name", "team"]`), 51132, "")
+	setSource(`{"_id": 0, "team": "query"}`)
+	wantCode(t, db, "test", merge(`["name", "team"]`), 51132, "")
+	setSource(`{"_id": 0, "name": "nicholas"}`)
+	wantCode(t, db, "test", merge(`["name", "team"]`), 51132, "")
+	setSource(`{"_id": 0, "name": "nicholas", "team": "query"}`)
+	mustRun(t, db, "test", merge(`["name", "team"]`))
+	sameValue(t, "merged on name and team", findAll(t, db, "test", "target", bson.D{}), `[{"_id": 0, "name": "nicholas", "team": "query"}]`)
+
+	mustRun(t, db, "test", `{"delete": "target", "deletes": [{"q": {}, "limit": 0}]}`)
+	mustRun(t, db, "test", `{"createIndexes": "target", "indexes": [{"key": {"song.artist": 1}, "name": "sa", "unique": true}]}`)
+	for _, doc := range []string{`{"_id": 0, "song": null}`, `{"_id": 0, "song": {"$undefined": true}}`, `{"_id": 0, "song": {"artist": null}}`, `{"_id": 0, "song": {"artist": {"$undefined": true}}}`} {
+		setSource(doc)
+		wantCode(t, db, "test", merge(`["song.artist"]`), 51132, "")
+	}
+	setSource(`{"_id": 0, "song": {"artist": "Illenium"}}`)
+	mustRun(t, db, "test", merge(`["song.artist"]`))
+	sameValue(t, "merged on song.artist", findAll(t, db, "test", "target", bson.D{}), `[{"_id": 0, "song": {"artist": "Illenium"}}]`)
+
+	mustRun(t, db, "test", `{"delete": "target", "deletes": [{"q": {}, "limit": 0}]}`)
+	mustRun(t, db, "test", `{"createIndexes": "target", "indexes": [{"key": {"address.street": 1}, "name": "as", "unique": true}]}`)
+	setSource(`{"_id": 0, "address": {"street": ["West 43rd St", "1633 Broadway"]}}`)
+	wantCode(t, db, "test", merge(`["address.street"]`), 51185, "")
+	setSource(`{"_id": 0, "address": [{"street": "1633 Broadway"}]}`)
+	wantCode(t, db, "test", merge(`["address.street"]`), 51132, "")
+	setSource(`{"_id": 0, "address": {"street": "1633 Broadway"}}`)
+	mustRun(t, db, "test", merge(`["address.street"]`))
+	sameValue(t, "merged on address.street", findAll(t, db, "test", "target", bson.D{}), `[{"_id": 0, "address": {"street": "1633 Broadway"}}]`)
+}
