@@ -178,3 +178,60 @@ func TestReviewAgg28GraphLookupErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestReviewAgg28WindowParse ports mongod's
+// jstests/aggregation/sources/setWindowFields/parse.js: what
+// $setWindowFields accepts, and the codes and messages of what it
+// refuses. (Its $mergeObjects case is left out: ttlkv takes $mergeObjects
+// as a window function, as mongod does from 8.3.) ttlkv already answered
+// as mongod.
+func TestReviewAgg28WindowParse(t *testing.T) {
+	t.Parallel()
+	swf := func(spec string) string { return `[{"$setWindowFields": ` + spec + `}]` }
+	fn := func(spec string) string { return swf(`{"sortBy": {"ts": 1}, "output": {"v": ` + spec + `}}`) }
+	agg28Err(t, `[]`, swf(`"invalid"`), 9, "")
+	agg28Err(t, `[]`, swf(`{"sortBy": "invalid"}`), 14, "")
+	agg28Err(t, `[]`, swf(`{"output": "invalid"}`), 14, "")
+	agg28Err(t, `[]`, swf(`{"partitionBy": {"$notAnOperator": 1}, "output": {}}`), 168, "")
+	agg28Err(t, `[]`, swf(`{"what_is_this": 1}`), 40415, "")
+	agg28Err(t, `[]`, fn(`{"abcde": 1}`), 9, "")
+	agg28Err(t, `[]`, fn(`{"$sum": "$a", "window": {"documents": [{"$const": "current"}, 3]}}`), 9, "Numeric document-based bounds must be an integer")
+	for _, b := range []string{`{"documents": [1, -1]}`, `{"range": [1, -1]}`, `{"range": [1, -1], "unit": "day"}`,
+		`{"documents": ["current", -1]}`, `{"range": ["current", -1]}`, `{"range": ["current", -1], "unit": "day"}`,
+		`{"documents": [1, "current"]}`, `{"range": [1, "current"]}`, `{"range": [1, "current"], "unit": "day"}`} {
+		agg28Err(t, `[]`, fn(`{"$sum": "$a", "window": `+b+`}`), 5339900, "Lower bound must not exceed upper bound")
+	}
+	agg28Err(t, `[]`, swf(`{"output": {"v": {"$sum": "$a", "window": {"documents": ["unbounded", "current"]}}}}`), 5339901, "Document-based bounds require a sortBy")
+	for _, w := range []string{`{"range": ["unbounded", "unbounded"]}`, `{"range": ["unbounded", "current"]}`, `{"range": ["unbounded", "unbounded"], "unit": "second"}`, `{"range": ["unbounded", "current"], "unit": "second"}`} {
+		agg28Err(t, `[]`, swf(`{"output": {"v": {"$sum": "$a", "window": `+w+`}}}`), 5339902, "Range-based bounds require sortBy a single field")
+		agg28Err(t, `[]`, swf(`{"sortBy": {"a": 1, "b": 1}, "output": {"v": {"$sum": "$a", "window": `+w+`}}}`), 5339902, "Range-based bounds require sortBy a single field")
+	}
+	agg28Err(t, `[]`, swf(`{"output": {"a": {"b": {"$sum": "$a"}}}}`), 9, "Expected a $-prefixed window function, b")
+	agg28Err(t, `[]`, swf(`{"output": {"total": {"sum": "$x", "window": {"documents": [-1, 1]}}}}`), 9, "Expected a $-prefixed window function, sum")
+	agg28Err(t, `[]`, swf(`{"output": {"total": {}}}`), 9, "Expected a $-prefixed window function")
+	agg28Err(t, `[]`, swf(`{"output": {"v": {"$accumulator": "$a"}}}`), 9, "Unrecognized window function, $accumulator")
+	agg28Err(t, `[]`, swf(`{"output": {"total": {"$summ": "$x", "windoww": {"documents": ["unbounded", "current"]}}}}`), 9, "Unrecognized window function, $summ")
+	agg28Err(t, `[]`, swf(`{"output": {"a": {"$sum": 1}, "a.b": {"$sum": 1}}}`), 6307900, "specification contains two conflicting paths")
+	// What mongod accepts.
+	for _, p := range []string{
+		swf(`{"partitionBy": "$$NOW", "output": {}}`),
+		swf(`{"partitionBy": "$state", "sortBy": {"city": 1}, "output": {"a": {"$sum": 1, "window": {"documents": ["unbounded", "current"]}}}}`),
+		fn(`{"$sum": "$a"}`),
+		fn(`{"$sum": "$a", "window": {"documents": ["unbounded", "unbounded"]}}`),
+		fn(`{"$sum": "$a", "window": {"documents": [-2, 4]}}`),
+		fn(`{"$sum": "$a", "window": {"documents": [-3, "unbounded"]}}`),
+		fn(`{"$max": "$a", "window": {"documents": [-3, "unbounded"]}}`),
+		fn(`{"$sum": "$a", "window": {"range": ["unbounded", "unbounded"]}}`),
+		fn(`{"$sum": "$a", "window": {"range": [-2, 4]}}`),
+		fn(`{"$sum": "$a", "window": {"range": [{"$numberDecimal": "1.42"}, {"$numberLong": "5"}]}}`),
+		fn(`{"$sum": "$a", "window": {"range": [-3, "unbounded"], "unit": "hour"}}`),
+		fn(`{"$sum": "$a", "window": {"documents": [{"$add": [2, 2]}, {"$add": [2, 2]}]}}`),
+		fn(`{"$sum": "$a", "window": {"range": [{"$add": [2, 2]}, {"$add": [2, 2]}], "unit": "hour"}}`),
+		swf(`{"output": {"v": {"$sum": "$a", "window": {"documents": ["unbounded", "unbounded"]}}}}`),
+	} {
+		if _, err := run(t, `[]`, p, Options{}); err != nil {
+			t.Errorf("%s: %v", p, err)
+		}
+	}
+	stages26Same(t, `[{"_id": 1}]`, swf(`{"output": {"v": {"$max": {"mergeObjects": {}}}}}`), `[{"_id": 1, "v": {"mergeObjects": {}}}]`)
+}
