@@ -235,3 +235,32 @@ func TestReviewAgg28WindowParse(t *testing.T) {
 	}
 	stages26Same(t, `[{"_id": 1}]`, swf(`{"output": {"v": {"$max": {"mergeObjects": {}}}}}`), `[{"_id": 1, "v": {"mergeObjects": {}}}]`)
 }
+
+// TestReviewAgg28ReplaceRootMessages: mongod's 40228 says what was to be
+// an object ("'newRoot' expression " for $replaceRoot, "'replacement
+// document' " for $replaceWith, each followed by mongod's own extra
+// space) and prints the value and the input document with
+// Value::toString ({_id: 1, a: [1, 2]}, strings in double quotes,
+// MISSING for a missing value): document_source_replace_root.cpp,
+// kErrorTemplate. Its spec object is read by the IDL parser: an unknown
+// field is 40415, no newRoot 40414. $redact's 17053 and $mergeObjects'
+// 40400 print the value the same way. ttlkv said "'newRoot' expression
+// must…" for both stages, printed values in the shell's style
+// ({ _id: 1, a: [ 1, 2 ] }) and answered 40231 for the spec.
+func TestReviewAgg28ReplaceRootMessages(t *testing.T) {
+	t.Parallel()
+	docs := `[{"_id": 1, "a": [1, 2], "s": "x", "d": 1.5, "o": {"p": null}}]`
+	agg28Err(t, docs, `[{"$replaceRoot": {"newRoot": "$a"}}]`, 40228,
+		`'newRoot' expression  must evaluate to an object, but resulting value was: [1, 2]. Type of resulting value: 'array'. Input document: {_id: 1, a: [1, 2], s: "x", d: 1.5, o: {p: null}}`)
+	agg28Err(t, docs, `[{"$replaceWith": "$s"}]`, 40228,
+		`'replacement document'  must evaluate to an object, but resulting value was: "x". Type of resulting value: 'string'. Input document: {_id: 1, a: [1, 2], s: "x", d: 1.5, o: {p: null}}`)
+	agg28Err(t, docs, `[{"$replaceWith": "$zz"}]`, 40228,
+		`'replacement document'  must evaluate to an object, but resulting value was: MISSING. Type of resulting value: 'missing'.`)
+	agg28Err(t, docs, `[{"$replaceRoot": {"newRoot": "$o", "x": 1}}]`, 40415, "BSON field '$replaceRoot.x' is an unknown field.")
+	agg28Err(t, docs, `[{"$replaceRoot": {}}]`, 40414, "BSON field '$replaceRoot.newRoot' is missing but a required field")
+	agg28Err(t, docs, `[{"$redact": "$d"}]`, 17053, "but returned 1.5")
+	agg28Err(t, docs, `[{"$group": {"_id": null, "m": {"$mergeObjects": "$a"}}}]`, 40400, "$mergeObjects requires object inputs, but input [1, 2] is of type array")
+	if got := valueString(val(t, `{"a": 100000000.0, "b": 0.1, "c": 2.0, "t": {"$date": "2020-01-02T03:04:05.006Z"}, "e": {}, "f": []}`)); got != `{a: 1e+08, b: 0.1, c: 2, t: 2020-01-02T03:04:05.006Z, e: {}, f: []}` {
+		t.Errorf("valueString = %s", got)
+	}
+}

@@ -482,11 +482,22 @@ func parseReplaceRoot(name string, arg any, sc pdepth) (stageSpec, error) {
 		if !ok {
 			return stageSpec{}, document.Errorf(document.Code(40229), "expected an object as specification for $replaceRoot stage, got %s", document.TypeName(arg))
 		}
+		// mongod reads the object with its IDL parser.
+		for _, el := range spec {
+			if el.Key != "newRoot" {
+				return stageSpec{}, document.Errorf(document.CodeIDLUnknownField, "BSON field '$replaceRoot.%s' is an unknown field.", el.Key)
+			}
+		}
 		v, ok := docGet(spec, "newRoot")
-		if !ok || len(spec) != 1 {
-			return stageSpec{}, document.Errorf(document.Code(40231), "no newRoot specified for the $replaceRoot stage")
+		if !ok {
+			return stageSpec{}, document.Errorf(document.CodeIDLFailedToParse, "BSON field '$replaceRoot.newRoot' is missing but a required field")
 		}
 		rootV = v
+	}
+	// The words mongod puts before "must evaluate to an object".
+	context := "'newRoot' expression "
+	if name == "$replaceWith" {
+		context = "'replacement document' "
 	}
 	e, err := parseExpr(rootV, sc)
 	if err != nil {
@@ -499,8 +510,8 @@ func parseReplaceRoot(name string, arg any, sc pdepth) (stageSpec, error) {
 		}
 		nd, ok := v.(bson.D)
 		if !ok {
-			return nil, false, document.Errorf(document.Code(40228), "'newRoot' expression must evaluate to an object, but resulting value was: %s. Type of resulting value: '%s'. Input document: %s",
-				formatMaybeMissing(v), typeOrMissing(v), document.Format(d))
+			return nil, false, document.Errorf(document.Code(40228), "%s must evaluate to an object, but resulting value was: %s. Type of resulting value: '%s'. Input document: %s",
+				context, valueString(v), typeOrMissing(v), valueString(d))
 		}
 		return nd, true, nil
 	}), nil
