@@ -39,6 +39,10 @@ func TestReviewAgg28UnwindPreservedEmptyArray(t *testing.T) {
 		`[{"$unwind": {"path": "$a.x", "preserveNullAndEmptyArrays": true, "includeArrayIndex": "i"}}]`,
 		`[{"_id": 0, "a": {"y": 1}, "i": null}]`)
 	stages26Same(t, `[{"_id": 0, "x": []}]`, `[{"$unwind": "$x"}]`, `[]`)
+	// unwind_include_array_index.js, its last case.
+	stages26Same(t, `[{"_id": 0}, {"_id": 1, "x": null}, {"_id": 2, "x": []}, {"_id": 3, "x": [1, 2, 3]}, {"_id": 4, "x": 5}]`,
+		`[{"$unwind": {"path": "$x", "includeArrayIndex": "index", "preserveNullAndEmptyArrays": true}}]`,
+		`[{"_id": 0, "index": null}, {"_id": 1, "x": null, "index": null}, {"_id": 2, "index": null}, {"_id": 3, "x": 1, "index": {"$numberLong": "0"}}, {"_id": 3, "x": 2, "index": {"$numberLong": "1"}}, {"_id": 3, "x": 3, "index": {"$numberLong": "2"}}, {"_id": 4, "x": 5, "index": null}]`)
 }
 
 // TestReviewAgg28UnwindValues: mongod's $unwind passes a value that is
