@@ -268,3 +268,21 @@ func TestReviewAgg28ReplaceRootMessages(t *testing.T) {
 		t.Errorf("valueString = %s", got)
 	}
 }
+
+// TestReviewAgg28BucketAutoExtremeKeys: mongod rounds a subnormal key
+// down to 0 under a granularity (granularity_near_zero.js, SERVER-57091:
+// [{_id: {min: 0, max: 1.02e-321}, count: 1}] for R80). ttlkv's rounder
+// divided its scale down to 0 and then never finished. An infinite key
+// never finishes in mongod 7.0's rounders either; mongod 8.3 refuses it
+// with 11785400 (bucket_auto_pow2_inf.js), and so does ttlkv now, for
+// every granularity, where it hung (R5) or answered {min: 0, max: 0}
+// (POWERSOF2).
+func TestReviewAgg28BucketAutoExtremeKeys(t *testing.T) {
+	t.Parallel()
+	stages26Same(t, `[{"_id": 1}]`,
+		`[{"$bucketAuto": {"groupBy": {"$reduce": {"input": [], "initialValue": 4.940656484124654e-324, "in": {"$size": ["$$value"]}}}, "buckets": {"$numberLong": "8"}, "granularity": "R80"}}]`,
+		`[{"_id": {"min": 0.0, "max": 1.02e-321}, "count": 1}]`)
+	for _, g := range []string{"POWERSOF2", "R5", "E192", "1-2-5"} {
+		agg28Err(t, `[{"_id": 1}]`, `[{"$bucketAuto": {"groupBy": {"$add": [1e308, 1e308]}, "buckets": 2, "granularity": "`+g+`"}}]`, 11785400, "")
+	}
+}
