@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"testing"
@@ -227,4 +228,86 @@ func TestReviewAgg28MergeOnFields(t *testing.T) {
 	setSource(`{"_id": 0, "address": {"street": "1633 Broadway"}}`)
 	mustRun(t, db, "test", merge(`["address.street"]`))
 	sameValue(t, "merged on address.street", findAll(t, db, "test", "target", bson.D{}), `[{"_id": 0, "address": {"street": "1633 Broadway"}}]`)
+}
+
+// TestReviewAgg28MergeDollarFields ports mongod's
+// jstests/aggregation/sources/merge/merge_with_dollar_fields.js: a
+// result with a $-prefixed field is inserted as it is when nothing
+// matches (whenNotMatched: insert) in every mode, a match is kept by
+// keepExisting and updated by a pipeline, and merge and replace refuse
+// to update a match with it (52; 52 or 9 for replace). ttlkv refused
+// the insert in the merge, replace and keepExisting modes (52, and 9
+// "Unknown modifier: $dollar" for replace).
+func TestReviewAgg28MergeDollarFields(t *testing.T) {
+	t.Parallel()
+	db, _ := openMem(t)
+	loadCorpus(t, db, "test", "source", []string{`{"$dollar": 1, "joinField": "joinField"}`})
+	sourceDoc := `[{"$dollar": 1, "joinField": "joinField"}]`
+	targetDoc := `[{"a": 1, "joinField": "joinField"}]`
+	n := 0
+	merge := func(whenMatched, whenNotMatched string, matched bool) ([]bson.D, error) {
+		t.Helper()
+		n++
+		target := fmt.Sprintf("target%d", n)
+		mustRun(t, db, "test", `{"createIndexes": "`+target+`", "indexes": [{"key": {"joinField": 1}, "name": "j", "unique": true}]}`)
+		if matched {
+			loadCorpus(t, db, "test", target, []string{`{"a": 1, "joinField": "joinField"}`})
+		}
+		_, err := run(t, db, "test", `{"aggregate": "source", "pipeline": [{"$project": {"_id": 0}}, {"$merge": {"into": "`+target+`", "on": "joinField", "whenMatched": `+whenMatched+`, "whenNotMatched": "`+whenNotMatched+`"}}], "cursor": {}}`)
+		got := firstBatch(t, mustRun(t, db, "test", `{"aggregate": "`+target+`", "pipeline": [{"$project": {"_id": 0}}], "cursor": {}}`))
+		return got, err
+	}
+	want := func(what string, got []bson.D, wantJSON string) {
+		t.Helper()
+		sameValue(t, what, got, wantJSON)
+	}
+	// wantErr checks err is one of codes (nil for 0).
+	wantErr := func(what string, err error, codes ...document.Code) {
+		t.Helper()
+		if codes[0] == 0 {
+			if err != nil {
+				t.Errorf("%s: %v", what, err)
+			}
+			return
+		}
+		var e *Error
+		if !errors.As(err, &e) || !slices.Contains(codes, e.Code) {
+			t.Errorf("%s: %v, want a code of %v", what, err, codes)
+		}
+	}
+	got, err := merge(`"merge"`, "insert", true)
+	wantErr("merge/insert matched", err, document.CodeDollarPrefixedFieldName)
+	got, err = merge(`"merge"`, "insert", false)
+	wantErr("merge/insert not matched", err, 0)
+	want("merge/insert not matched", got, sourceDoc)
+	_, err = merge(`"merge"`, "fail", false)
+	wantErr("merge/fail not matched", err, document.CodeMergeStageNoMatchingDocument)
+	got, err = merge(`"merge"`, "discard", false)
+	wantErr("merge/discard not matched", err, 0)
+	want("merge/discard not matched", got, `[]`)
+	_, err = merge(`"replace"`, "insert", true)
+	// mongod answers either (SERVER-76999).
+	wantErr("replace/insert matched", err, document.CodeDollarPrefixedFieldName, document.CodeFailedToParse)
+	got, err = merge(`"replace"`, "insert", false)
+	wantErr("replace/insert not matched", err, 0)
+	want("replace/insert not matched", got, sourceDoc)
+	got, err = merge(`"keepExisting"`, "insert", true)
+	wantErr("keepExisting/insert matched", err, 0)
+	want("keepExisting/insert matched", got, targetDoc)
+	got, err = merge(`"keepExisting"`, "insert", false)
+	wantErr("keepExisting/insert not matched", err, 0)
+	want("keepExisting/insert not matched", got, sourceDoc)
+	_, err = merge(`"fail"`, "insert", true)
+	wantErr("fail/insert matched", err, document.CodeDuplicateKey)
+	got, err = merge(`"fail"`, "insert", false)
+	wantErr("fail/insert not matched", err, 0)
+	want("fail/insert not matched", got, sourceDoc)
+	got, err = merge(`[{"$addFields": {"b": 1}}]`, "insert", true)
+	wantErr("pipeline/insert matched", err, 0)
+	want("pipeline/insert matched", got, `[{"a": 1, "joinField": "joinField", "b": 1}]`)
+	got, err = merge(`[{"$addFields": {"b": 1}}]`, "insert", false)
+	wantErr("pipeline/insert not matched", err, 0)
+	want("pipeline/insert not matched", got, sourceDoc)
+	_, err = merge(`[{"$addFields": {"b": 1}}]`, "fail", false)
+	wantErr("pipeline/fail not matched", err, document.CodeMergeStageNoMatchingDocument)
 }
