@@ -311,3 +311,18 @@ func TestReviewAgg28MergeDollarFields(t *testing.T) {
 	_, err = merge(`[{"$addFields": {"b": 1}}]`, "fail", false)
 	wantErr("pipeline/fail not matched", err, document.CodeMergeStageNoMatchingDocument)
 }
+
+// TestReviewAgg28MergeDefaultIsMerge: mongod's $merge without whenMatched
+// merges the result's fields into the match (document_source_merge.h,
+// kDefaultWhenMatched = kMerge; kDefaultWhenNotMatched = kInsert), so
+// the match's other fields stay. ttlkv replaced the match and lost them.
+func TestReviewAgg28MergeDefaultIsMerge(t *testing.T) {
+	t.Parallel()
+	db, _ := openMem(t)
+	loadCorpus(t, db, "test", "src", []string{`{"_id": 1, "a": 2}`, `{"_id": 2, "a": 3}`})
+	loadCorpus(t, db, "test", "tgt", []string{`{"_id": 1, "a": 1, "w": 1}`})
+	mustRun(t, db, "test", `{"aggregate": "src", "pipeline": [{"$merge": "tgt"}], "cursor": {}}`)
+	sameValue(t, "$merge: tgt", findAll(t, db, "test", "tgt", bson.D{}), `[{"_id": 1, "a": 2, "w": 1}, {"_id": 2, "a": 3}]`)
+	mustRun(t, db, "test", `{"aggregate": "src", "pipeline": [{"$set": {"a": 5}}, {"$merge": {"into": "tgt", "whenNotMatched": "discard"}}], "cursor": {}}`)
+	sameValue(t, "$merge {into, whenNotMatched}", findAll(t, db, "test", "tgt", bson.D{}), `[{"_id": 1, "a": 5, "w": 1}, {"_id": 2, "a": 5}]`)
+}
