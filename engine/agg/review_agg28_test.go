@@ -286,3 +286,18 @@ func TestReviewAgg28BucketAutoExtremeKeys(t *testing.T) {
 		agg28Err(t, `[{"_id": 1}]`, `[{"$bucketAuto": {"groupBy": {"$add": [1e308, 1e308]}, "buckets": 2, "granularity": "`+g+`"}}]`, 11785400, "")
 	}
 }
+
+// TestReviewAgg28UnsetPathCollision: mongod parses $unset as an exclusion
+// $project, whose parser refuses a path under another one it already has
+// (31249 "Path collision at a.b remaining portion b") and one it already
+// has or that holds an earlier one (31250 "Path collision at a"),
+// projection_parser.cpp as for $project. ttlkv took these $unsets.
+func TestReviewAgg28UnsetPathCollision(t *testing.T) {
+	t.Parallel()
+	docs := `[{"_id": 1, "a": {"b": 1, "c": 2}}]`
+	agg28Err(t, docs, `[{"$unset": ["a", "a.b"]}]`, 31249, "Invalid $unset :: caused by :: Path collision at a.b remaining portion b")
+	agg28Err(t, docs, `[{"$unset": ["a.b", "a"]}]`, 31250, "Invalid $unset :: caused by :: Path collision at a")
+	agg28Err(t, docs, `[{"$unset": ["a", "a"]}]`, 31250, "Invalid $unset :: caused by :: Path collision at a")
+	stages26Same(t, docs, `[{"$unset": ["a.b", "a.c"]}]`, `[{"_id": 1, "a": {}}]`)
+	stages26Same(t, docs, `[{"$unset": ["ab", "a"]}]`, `[{"_id": 1}]`)
+}

@@ -460,12 +460,22 @@ func parseUnset(arg any) (stageSpec, error) {
 		return stageSpec{}, document.Errorf(document.Code(31119), "$unset specification must be a string or an array with at least one field")
 	}
 	var paths [][]string
+	var ops []pathOp
 	for _, n := range names {
 		if err := checkFieldPath(n); err != nil {
 			return stageSpec{}, err
 		}
 		parts := strings.Split(n, ".")
 		paths = append(paths, parts)
+		ops = append(ops, pathOp{path: parts, exclude: true})
+	}
+	// mongod parses $unset as an exclusion $project, which refuses a
+	// path given twice or under another.
+	if a, b, ok := conflictingPaths(ops); ok {
+		if len(a) < len(b) {
+			return stageSpec{}, document.Errorf(document.Code(31249), "Invalid $unset :: caused by :: Path collision at %s remaining portion %s", strings.Join(b, "."), strings.Join(b[len(a):], "."))
+		}
+		return stageSpec{}, document.Errorf(document.Code(31250), "Invalid $unset :: caused by :: Path collision at %s", strings.Join(b, "."))
 	}
 	return mapSpec("$unset", arg, func(d bson.D, _ *Env) (bson.D, bool, error) {
 		for _, p := range paths {
