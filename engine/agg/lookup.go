@@ -205,7 +205,7 @@ func parseSubPipeline(arr bson.A, sc pdepth, in string) (*Pipeline, error) {
 			continue
 		}
 		if sd[0].Key == "$documents" && len(p.stages) > 0 {
-			return nil, document.Errorf(document.Code(40602), "$documents is only valid as the first stage in a pipeline")
+			return nil, document.Errorf(document.Code(40602), "$documents is only valid as the first stage in a pipeline.")
 		}
 		st, err := parseStage(sd[0].Key, sd[0].Value, sc)
 		if err != nil {

@@ -301,3 +301,14 @@ func TestReviewAgg28UnsetPathCollision(t *testing.T) {
 	stages26Same(t, docs, `[{"$unset": ["a.b", "a.c"]}]`, `[{"_id": 1, "a": {}}]`)
 	stages26Same(t, docs, `[{"$unset": ["ab", "a"]}]`, `[{"_id": 1}]`)
 }
+
+// TestReviewAgg28FirstStageMessage: mongod's 40602 ends with a period
+// for every stage ("… is only valid as the first stage in a pipeline.",
+// Pipeline::ensureAllStagesAreInLegalPositions); ttlkv left it out for
+// $documents.
+func TestReviewAgg28FirstStageMessage(t *testing.T) {
+	t.Parallel()
+	agg28Err(t, `[]`, `[{"$limit": 1}, {"$documents": []}]`, 40602, "$documents is only valid as the first stage in a pipeline.")
+	agg28Err(t, `[]`, `[{"$lookup": {"pipeline": [{"$documents": []}, {"$documents": []}], "as": "m"}}]`, 40602, "$documents is only valid as the first stage in a pipeline.")
+	agg28Err(t, `[]`, `[{"$limit": 1}, {"$geoNear": {"near": [0, 0], "distanceField": "d"}}]`, 40602, "$geoNear is only valid as the first stage in a pipeline.")
+}
