@@ -312,3 +312,23 @@ func TestReviewAgg28FirstStageMessage(t *testing.T) {
 	agg28Err(t, `[]`, `[{"$lookup": {"pipeline": [{"$documents": []}, {"$documents": []}], "as": "m"}}]`, 40602, "$documents is only valid as the first stage in a pipeline.")
 	agg28Err(t, `[]`, `[{"$limit": 1}, {"$geoNear": {"near": [0, 0], "distanceField": "d"}}]`, 40602, "$geoNear is only valid as the first stage in a pipeline.")
 }
+
+// TestReviewAgg28SortByCountErrors: mongod's $sortByCount
+// (document_source_sort_by_count.cpp) says "the sortByCount field must be
+// defined as a $-prefixed path or an expression inside an object" for a
+// string without '$' (40148) and for an object whose first field is not
+// an operator (40147); only the first field is looked at, the expression
+// parser refusing the rest (15983 for two operators). ttlkv had other
+// words for both and answered 40147 for two operators.
+func TestReviewAgg28SortByCountErrors(t *testing.T) {
+	t.Parallel()
+	docs := `[{"a": 1}]`
+	const msg = "the sortByCount field must be defined as a $-prefixed path or an expression inside an object"
+	agg28Err(t, docs, `[{"$sortByCount": "a"}]`, 40148, msg)
+	agg28Err(t, docs, `[{"$sortByCount": ""}]`, 40148, msg)
+	agg28Err(t, docs, `[{"$sortByCount": {"a": 1}}]`, 40147, msg)
+	agg28Err(t, docs, `[{"$sortByCount": {}}]`, 40147, msg)
+	agg28Err(t, docs, `[{"$sortByCount": {"$abs": "$a", "$ceil": "$a"}}]`, 15983, "")
+	agg28Err(t, docs, `[{"$sortByCount": 1}]`, 40149, "the sortByCount field must be specified as a string or as an object")
+	stages26Same(t, `[{"a": 1}, {"a": 2}, {"a": 2}]`, `[{"$sortByCount": "$a"}]`, `[{"_id": 2, "count": 2}, {"_id": 1, "count": 1}]`)
+}
