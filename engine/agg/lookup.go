@@ -48,6 +48,12 @@ func parseLookup(arg any, sc pdepth) (stageSpec, error) {
 	if !ok {
 		return stageSpec{}, document.Errorf(document.CodeFailedToParse, "the $lookup stage specification must be an object, but found %s", document.TypeName(arg))
 	}
+	// mongod reads from before the rest (LiteParsed::parse).
+	if v, ok := lookupField(spec, "from"); ok {
+		if err := checkLookupFrom(v); err != nil {
+			return stageSpec{}, err
+		}
+	}
 	var from, as, local, foreign string
 	var hasFrom, hasAs, hasLocal, hasForeign bool
 	var let bson.D
@@ -69,10 +75,6 @@ func parseLookup(arg any, sc pdepth) (stageSpec, error) {
 			}
 			let, hasLet = d, true
 			continue
-		case "from":
-			if err := checkLookupFrom(e.Value); err != nil {
-				return stageSpec{}, err
-			}
 		}
 		s, ok := e.Value.(string)
 		if !ok {
@@ -445,21 +447,24 @@ func checkLookupFrom(v any) error {
 	case string:
 		return nil
 	case bson.D:
-		db, _ := lookupField(x, "db").(string)
-		coll, _ := lookupField(x, "coll").(string)
+		dbv, _ := lookupField(x, "db")
+		collv, _ := lookupField(x, "coll")
+		db, _ := dbv.(string)
+		coll, _ := collv.(string)
 		return document.Errorf(document.CodeFailedToParse, "$lookup with syntax {from: {db:<>, coll:<>},..} is not supported for db: %s and coll: %s", db, coll)
 	}
 	return document.Errorf(document.CodeFailedToParse, "$lookup 'from' field must be a string, but found %s", document.TypeName(v))
 }
 
-// lookupField is the value of the top-level field k of d (nil: none).
-func lookupField(d bson.D, k string) any {
+// lookupField is the value of the top-level field k of d, and whether
+// d has it.
+func lookupField(d bson.D, k string) (any, bool) {
 	for _, e := range d {
 		if e.Key == k {
-			return e.Value
+			return e.Value, true
 		}
 	}
-	return nil
+	return nil, false
 }
 
 // startsWithDocuments reports whether a pipeline's first stage is

@@ -95,6 +95,7 @@ func TestReviewAgg28LookupSpecErrors(t *testing.T) {
 	docs := `[{"_id": 1}]`
 	agg28Err(t, docs, `[{"$lookup": "f"}]`, 9, "the $lookup stage specification must be an object, but found string")
 	agg28Err(t, docs, `[{"$lookup": {"from": 1, "localField": "a", "foreignField": "b", "as": "m"}}]`, 9, "$lookup 'from' field must be a string, but found int")
+	agg28Err(t, docs, `[{"$lookup": {"localField": 1, "from": 1, "foreignField": "b", "as": "m"}}]`, 9, "$lookup 'from' field must be a string, but found int")
 	agg28Err(t, docs, `[{"$lookup": {"from": {"db": "other", "coll": "o"}, "pipeline": [], "as": "m"}}]`, 9, "$lookup with syntax {from: {db:<>, coll:<>},..} is not supported for db: other and coll: o")
 	agg28Err(t, docs, `[{"$lookup": {"localField": "a", "foreignField": "b", "as": "m"}}]`, 9, "must specify 'pipeline' when 'from' is empty")
 	agg28Err(t, docs, `[{"$lookup": {"pipeline": [{"$limit": 1}], "as": "m"}}]`, 9, "$lookup stage without explicit collection must have a pipeline with $documents as first stage")
