@@ -46,6 +46,9 @@ func (db *DB) aggregate(ctx context.Context, dbName string, s *aggregateSpec) (*
 	// runColl is the run's collation, which the stages after the scan
 	// compare under (docs/collation.md, "Aggregation").
 	var runColl *collation.Collator
+	if err := checkInvolvedNames(dbName, s.raw); err != nil {
+		return nil, err
+	}
 	if err := db.checkInvolvedViews(dbName, s); err != nil {
 		return nil, err
 	}
@@ -350,6 +353,59 @@ func (db *DB) checkInvolvedViews(dbName string, s *aggregateSpec) error {
 		}
 		if !collation.Equal(c.m().DefaultCollator(), agg) {
 			return document.Errorf(document.CodeOptionNotSupportedOnView, "Cannot override a view's default collation%s", c.m().NS())
+		}
+	}
+	return nil
+}
+
+// checkInvolvedNames refuses an empty collection name in a $lookup's
+// from, a $graphLookup's from or a $unionWith's coll (at any depth) as
+// mongod does when it first reads the pipeline: 73 InvalidNamespace,
+// "invalid $lookup namespace: <db>." and the like. (An empty name would
+// otherwise read nothing, or for $lookup with a pipeline be taken for
+// no from.)
+func checkInvolvedNames(dbName string, stages bson.A) error {
+	for _, st := range stages {
+		d, ok := st.(bson.D)
+		if !ok || len(d) != 1 {
+			continue
+		}
+		name, field, msg := d[0].Key, "from", "invalid %s namespace: %s."
+		switch name {
+		case "$unionWith":
+			field, msg = "coll", "Invalid %s namespace specified: %s."
+		case "$lookup", "$graphLookup":
+		case "$facet":
+			if arg, ok := d[0].Value.(bson.D); ok {
+				for _, e := range arg {
+					if a, ok := e.Value.(bson.A); ok {
+						if err := checkInvolvedNames(dbName, a); err != nil {
+							return err
+						}
+					}
+				}
+			}
+			continue
+		default:
+			continue
+		}
+		var from any
+		var have bool
+		arg, isDoc := d[0].Value.(bson.D)
+		if isDoc {
+			from, have = get(arg, field)
+		} else {
+			from, have = d[0].Value, true // $unionWith: "coll"
+		}
+		if have && from == "" {
+			return document.Errorf(document.CodeInvalidNamespace, msg, name, dbName)
+		}
+		if sub, ok := get(arg, "pipeline"); ok && isDoc {
+			if a, ok := sub.(bson.A); ok {
+				if err := checkInvolvedNames(dbName, a); err != nil {
+					return err
+				}
+			}
 		}
 	}
 	return nil

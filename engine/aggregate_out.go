@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"strings"
 
 	"github.com/ttlkv/ttlkv/document"
 	"github.com/ttlkv/ttlkv/engine/agg"
@@ -175,6 +176,21 @@ func (db *DB) mergeOne(ctx context.Context, tdb string, o *agg.Out, on []string,
 			}
 		}
 	}
+	if o.WhenMatched != "pipeline" && dollarField(rest) {
+		// mongod inserts such a result as it is when nothing matches,
+		// keeps a match for keepExisting, and refuses the update of a
+		// match otherwise (merge_with_dollar_fields.js); an update
+		// document cannot carry the field, so look for the match first.
+		n, err := db.count(ctx, tdb, o.Coll, filter, 0, 0, nil)
+		switch {
+		case err != nil:
+			return err
+		case n == 0:
+			return db.mergeUnmatched(ctx, tdb, o, d)
+		case o.WhenMatched == "keepExisting":
+			return nil
+		}
+	}
 	insert := o.WhenNotMatched == "insert"
 	var s UpdateSpec
 	switch o.WhenMatched {
@@ -208,6 +224,17 @@ func (db *DB) mergeOne(ctx context.Context, tdb string, o *agg.Out, on []string,
 		return nil
 	}
 	return db.mergeUnmatched(ctx, tdb, o, d)
+}
+
+// dollarField reports whether d has a top-level field whose name starts
+// with '$', which no update operator can set.
+func dollarField(d bson.D) bool {
+	for _, e := range d {
+		if strings.HasPrefix(e.Key, "$") {
+			return true
+		}
+	}
+	return false
 }
 
 // mergeUnmatched handles a result that matched nothing: refused,

@@ -175,10 +175,11 @@ func TestAggregateMerge(t *testing.T) {
 	agg(rollup)
 	expect("second rollup", "sum", `[{"_id":"a","n":{"$numberInt":"8"}},{"_id":"b","n":{"$numberInt":"4"}}]`)
 
-	// Defaults: replace a match, insert the rest.
+	// Defaults: merge into a match (mongod's kDefaultWhenMatched is
+	// merge), insert the rest.
 	mustRun(t, db, "test", `{"insert": "r", "documents": [{"_id": 1, "old": true}, {"_id": 9, "keep": 1}]}`)
 	agg(`[{"$match": {"k": "a"}}, {"$merge": "r"}]`)
-	expect("replace/insert", "r", `[{"_id":{"$numberInt":"1"},"k":"a","n":{"$numberInt":"1"}},{"_id":{"$numberInt":"3"},"k":"a","n":{"$numberInt":"3"}},{"_id":{"$numberInt":"9"},"keep":{"$numberInt":"1"}}]`)
+	expect("merge/insert", "r", `[{"_id":{"$numberInt":"1"},"old":true,"k":"a","n":{"$numberInt":"1"}},{"_id":{"$numberInt":"3"},"k":"a","n":{"$numberInt":"3"}},{"_id":{"$numberInt":"9"},"keep":{"$numberInt":"1"}}]`)
 
 	// merge: the result's fields over the match's.
 	mustRun(t, db, "test", `{"insert": "m", "documents": [{"_id": 1, "x": 1, "n": 0}]}`)

@@ -57,7 +57,7 @@ func TestAggregateDocuments(t *testing.T) {
 	if got := document.Format(field(r, "cursor.firstBatch")); got != `[ { _id: 1, n: [ "one" ] } ]` {
 		t.Fatalf("$lookup of $documents: %s", got)
 	}
-	wantCode(t, db, "test", `{"aggregate": "made", "pipeline": [{"$lookup": {"pipeline": [{"$match": {}}], "as": "x"}}], "cursor": {}}`, document.CodeFailedToParse, "must specify 'from'")
+	wantCode(t, db, "test", `{"aggregate": "made", "pipeline": [{"$lookup": {"pipeline": [{"$match": {}}], "as": "x"}}], "cursor": {}}`, document.CodeFailedToParse, "$lookup stage without explicit collection must have a pipeline with $documents as first stage")
 	cur, err := db.Database("test").Aggregate(context.Background(), bson.A{bson.D{{Key: "$documents", Value: bson.A{bson.D{{Key: "a", Value: 1}}}}}})
 	if err != nil || !cur.Next(context.Background()) || field(cur.Current, "a") != int32(1) {
 		t.Fatalf("Database.Aggregate: %v", err)

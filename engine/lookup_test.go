@@ -79,15 +79,15 @@ func TestLookupRefusals(t *testing.T) {
 		code  document.Code
 		msg   string
 	}{
-		{`5`, document.CodeFailedToParse, "the $lookup specification must be an Object"},
-		{`{"from": 1, "localField": "a", "foreignField": "b", "as": "x"}`, document.CodeFailedToParse, "$lookup argument 'from: 1' must be a string, is type int"},
+		{`5`, document.CodeFailedToParse, "the $lookup stage specification must be an object, but found int"},
+		{`{"from": 1, "localField": "a", "foreignField": "b", "as": "x"}`, document.CodeFailedToParse, "$lookup 'from' field must be a string, but found int"},
 		{`{"from": "c", "localField": "a", "foreignField": "b", "as": "x", "bogus": "y"}`, document.CodeFailedToParse, "unknown argument to $lookup: bogus"},
-		{`{"localField": "a", "foreignField": "b", "as": "x"}`, document.CodeFailedToParse, "must specify 'from' field for a $lookup"},
+		{`{"localField": "a", "foreignField": "b", "as": "x"}`, document.CodeFailedToParse, "must specify 'pipeline' when 'from' is empty"},
 		{`{"from": "c", "localField": "a", "foreignField": "b"}`, document.CodeFailedToParse, "must specify 'as' field for a $lookup"},
 		{`{"from": "c", "localField": "a", "as": "x"}`, document.CodeFailedToParse, "$lookup requires either 'pipeline' or both 'localField' and 'foreignField' to be specified"},
 		{`{"from": "c", "localField": "a", "foreignField": "b", "as": "x", "let": {"v": 1}}`, document.CodeFailedToParse, "$lookup with a 'let' argument must also specify 'pipeline'"},
 		{`{"from": "c", "localField": "a", "foreignField": "b", "as": "x", "let": 1}`, document.CodeFailedToParse, "$lookup argument 'let: 1' must be an object, is type int"},
-		{`{"from": "c", "pipeline": {}, "as": "x"}`, document.CodeFailedToParse, "'pipeline' option must be specified as an array"},
+		{`{"from": "c", "pipeline": {}, "as": "x"}`, document.CodeTypeMismatch, "'pipeline' option must be specified as an array"},
 		{`{"from": "c", "localField": "a", "pipeline": [], "as": "x"}`, document.CodeFailedToParse, "$lookup requires both or neither of 'localField' and 'foreignField' to be specified"},
 		{`{"from": "c", "let": {"A": 1}, "pipeline": [], "as": "x"}`, document.Code(16867), "'A' starts with an invalid character for a user variable name"},
 		{`{"from": "c", "let": {"a": 1}, "pipeline": [{"$match": {"$expr": "$$b"}}], "as": "x"}`, document.Code(17276), "Use of undefined variable: b"},

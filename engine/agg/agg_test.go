@@ -155,7 +155,7 @@ func TestStages(t *testing.T) {
 		{"unwind", `[{"$match": {"_id": {"$lte": 4}}}, {"$unwind": "$tags"}, {"$project": {"tags": 1}}]`,
 			`[{"_id": 1, "tags": "x"}, {"_id": 1, "tags": "y"}, {"_id": 3, "tags": "solo"}, {"_id": 4, "tags": "x"}]`},
 		{"unwind preserving with index", `[{"$match": {"_id": {"$in": [1, 2, 5]}}}, {"$unwind": {"path": "$tags", "includeArrayIndex": "i", "preserveNullAndEmptyArrays": true}}, {"$project": {"tags": 1, "i": 1}}]`,
-			`[{"_id": 1, "tags": "x", "i": {"$numberLong": "0"}}, {"_id": 1, "tags": "y", "i": {"$numberLong": "1"}}, {"_id": 2, "tags": [], "i": null}, {"_id": 5, "i": null}]`},
+			`[{"_id": 1, "tags": "x", "i": {"$numberLong": "0"}}, {"_id": 1, "tags": "y", "i": {"$numberLong": "1"}}, {"_id": 2, "i": null}, {"_id": 5, "i": null}]`},
 		{"sort skip limit after a stage", `[{"$project": {"name": 1}}, {"$sort": {"name": -1}}, {"$skip": 1}, {"$limit": 2}]`,
 			`[{"_id": 4, "name": "di"}, {"_id": 3, "name": "cy"}]`},
 		{"pushed sort and limit", `[{"$sort": {"_id": -1}}, {"$limit": 2}, {"$project": {"_id": 1}}]`, `[{"_id": 5}, {"_id": 4}]`},

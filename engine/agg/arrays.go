@@ -76,7 +76,7 @@ func opMergeObjects(args []any) (any, error) {
 func mergeObject(out bson.D, a any) (bson.D, error) {
 	d, ok := a.(bson.D)
 	if !ok {
-		return nil, document.Errorf(document.Code(40400), "$mergeObjects requires object inputs, but input %s is of type %s", document.Format(a), document.TypeName(a))
+		return nil, document.Errorf(document.Code(40400), "$mergeObjects requires object inputs, but input %s is of type %s", valueString(a), document.TypeName(a))
 	}
 	for _, el := range d {
 		out = putField(out, el.Key, el.Value)

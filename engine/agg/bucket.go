@@ -341,6 +341,11 @@ func (s *bucketAutoStage) run(ctx context.Context) error {
 			if f < 0 {
 				return document.Errorf(document.Code(40260), "$bucketAuto can specify a 'granularity' with non-negative numbers only, but found a negative number")
 			}
+			if math.IsInf(f, 1) {
+				// mongod 7.0's rounders never finish scaling an infinity;
+				// mongod 8.3 refuses it with this code.
+				return document.Errorf(codeBucketAutoInfinity, "$bucketAuto can specify a 'granularity' with finite numbers only, but found an infinity")
+			}
 		}
 		if isMissing(k) {
 			k = nil
@@ -461,6 +466,10 @@ func (s *bucketAutoStage) bucket(docs []autoEntry, lo, hi any) (bson.D, error) {
 	return out, nil
 }
 
+// codeBucketAutoInfinity is mongod 8.3's code for an infinite $bucketAuto
+// key under a granularity.
+const codeBucketAutoInfinity = document.Code(11785400)
+
 // rounder rounds a non-negative number to a $bucketAuto granularity:
 // up to the next value of the series above it, down to the one below.
 type rounder interface {
@@ -559,6 +568,12 @@ func (p preferred) down(v any) (any, error) {
 	m := 1.0
 	for f <= first*m {
 		m /= 10
+	}
+	if m == 0 {
+		// f is a subnormal below every scaled series value: it rounds
+		// down to 0, as mongod does since SERVER-57091
+		// (granularity_near_zero.js).
+		return 0.0, nil
 	}
 	for f > last*m {
 		prev := last * m

@@ -109,7 +109,9 @@ func parseGraphLookup(arg any, sc pdepth) (stageSpec, error) {
 			return stageSpec{}, err
 		}
 	}
-	if from == "" || as == "" || g.startWith == nil || g.connectFrom == nil || to == "" {
+	// An empty from was refused by the engine, which knows the database
+	// mongod names in its 73 (checkInvolvedNames); here from is given.
+	if as == "" || g.startWith == nil || g.connectFrom == nil || to == "" {
 		return stageSpec{}, document.Errorf(document.Code(40105), "$graphLookup requires 'from', 'as', 'startWith', 'connectFromField', and 'connectToField' to be specified.")
 	}
 	var err error

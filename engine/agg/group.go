@@ -570,12 +570,16 @@ func (a *stdDevAcc) result() any {
 func parseSortByCount(arg any, sc pdepth) (stageSpec, error) {
 	switch x := arg.(type) {
 	case string:
+		// ("$" alone passes here and is refused as a field path, 16872,
+		// as in mongod 7.0.)
 		if !strings.HasPrefix(x, "$") {
-			return stageSpec{}, document.Errorf(document.Code(40148), "the sortByCount field path must be defined as a $-prefixed path or an expression")
+			return stageSpec{}, document.Errorf(document.Code(40148), "the sortByCount field must be defined as a $-prefixed path or an expression inside an object")
 		}
 	case bson.D:
-		if len(x) != 1 || !strings.HasPrefix(x[0].Key, "$") {
-			return stageSpec{}, document.Errorf(document.Code(40147), "the sortByCount field must be specified as a string or as an object with one operator")
+		// mongod looks at the first field only; the expression parser
+		// refuses the rest.
+		if len(x) == 0 || !strings.HasPrefix(x[0].Key, "$") {
+			return stageSpec{}, document.Errorf(document.Code(40147), "the sortByCount field must be defined as a $-prefixed path or an expression inside an object")
 		}
 	default:
 		return stageSpec{}, document.Errorf(document.Code(40149), "the sortByCount field must be specified as a string or as an object")

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/ttlkv/ttlkv/document"
+	"github.com/ttlkv/ttlkv/engine/query"
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
 
@@ -36,12 +37,22 @@ type lookupStage struct {
 	letExprs     []Expr
 	sub          *Pipeline   // nil: no pipeline
 	push         *lookupPush // what of sub's leading $match the find takes (nil: nothing)
+	// docs and rest split sub when it has no from, starts with
+	// $documents and joins on localField/foreignField: mongod matches
+	// the documents $documents makes, then runs the rest (nil: none).
+	docs, rest *Pipeline
 }
 
 func parseLookup(arg any, sc pdepth) (stageSpec, error) {
 	spec, ok := arg.(bson.D)
 	if !ok {
-		return stageSpec{}, document.Errorf(document.CodeFailedToParse, "the $lookup specification must be an Object")
+		return stageSpec{}, document.Errorf(document.CodeFailedToParse, "the $lookup stage specification must be an object, but found %s", document.TypeName(arg))
+	}
+	// mongod reads from before the rest (LiteParsed::parse).
+	if v, ok := lookupField(spec, "from"); ok {
+		if err := checkLookupFrom(v); err != nil {
+			return stageSpec{}, err
+		}
 	}
 	var from, as, local, foreign string
 	var hasFrom, hasAs, hasLocal, hasForeign bool
@@ -53,7 +64,7 @@ func parseLookup(arg any, sc pdepth) (stageSpec, error) {
 		case "pipeline":
 			arr, ok := e.Value.(bson.A)
 			if !ok {
-				return stageSpec{}, document.Errorf(document.CodeFailedToParse, "invalid $lookup pipeline definition: 'pipeline' option must be specified as an array")
+				return stageSpec{}, document.Errorf(document.CodeTypeMismatch, "'pipeline' option must be specified as an array")
 			}
 			pipeline, hasPipeline = arr, true
 			continue
@@ -82,9 +93,12 @@ func parseLookup(arg any, sc pdepth) (stageSpec, error) {
 			return stageSpec{}, document.Errorf(document.CodeFailedToParse, "unknown argument to $lookup: %s", e.Key)
 		}
 	}
-	if !hasFrom && !(hasPipeline && !hasLocal && startsWithDocuments(pipeline)) {
-		// Without from, the pipeline must make its own documents.
-		return stageSpec{}, document.Errorf(document.CodeFailedToParse, "must specify 'from' field for a $lookup")
+	// Without from, the pipeline must make its own documents.
+	switch {
+	case !hasFrom && !hasPipeline:
+		return stageSpec{}, document.Errorf(document.CodeFailedToParse, "must specify 'pipeline' when 'from' is empty")
+	case !hasFrom && !startsWithDocuments(pipeline):
+		return stageSpec{}, document.Errorf(document.CodeFailedToParse, "$lookup stage without explicit collection must have a pipeline with $documents as first stage")
 	}
 	if !hasAs {
 		return stageSpec{}, document.Errorf(document.CodeFailedToParse, "must specify 'as' field for a $lookup")
@@ -126,6 +140,11 @@ func parseLookup(arg any, sc pdepth) (stageSpec, error) {
 			return stageSpec{}, err
 		}
 		l.push = parseLookupPush(pipeline, sc.with(l.letNames...))
+		if !hasFrom && hasLocal {
+			l.docs = &Pipeline{stages: l.sub.stages[:1]}
+			l.rest = &Pipeline{stages: l.sub.stages[1:]}
+			l.push = nil
+		}
 	}
 	return stageSpec{name: "$lookup", spec: spec, make: func(up iter, o *Options) iter {
 		return &lookupIter{lookupStage: l, up: up, o: o}
@@ -188,7 +207,7 @@ func parseSubPipeline(arr bson.A, sc pdepth, in string) (*Pipeline, error) {
 			continue
 		}
 		if sd[0].Key == "$documents" && len(p.stages) > 0 {
-			return nil, document.Errorf(document.Code(40602), "$documents is only valid as the first stage in a pipeline")
+			return nil, document.Errorf(document.Code(40602), "$documents is only valid as the first stage in a pipeline.")
 		}
 		st, err := parseStage(sd[0].Key, sd[0].Value, sc)
 		if err != nil {
@@ -311,7 +330,16 @@ func (l *lookupIter) next(ctx context.Context) (bson.D, error) {
 			return nil, err
 		}
 	}
-	cur := l.sub.Open(sliceSource(foreign.docs), sub)
+	run := l.sub
+	if l.docs != nil {
+		// No from, $documents and a localField/foreignField join: the
+		// join's match is between $documents and the rest.
+		if err := l.joinDocuments(ctx, filter, sub, foreign); err != nil {
+			return nil, err
+		}
+		run = l.rest
+	}
+	cur := run.Open(sliceSource(foreign.docs), sub)
 	for {
 		m, err := cur.Next(ctx)
 		if err != nil {
@@ -325,6 +353,32 @@ func (l *lookupIter) next(ctx context.Context) (bson.D, error) {
 		}
 	}
 	return setNested(d, l.as, matches), nil
+}
+
+// joinDocuments adds to foreign the documents of l.docs (a $documents)
+// that match filter, under the collation.
+func (l *lookupIter) joinDocuments(ctx context.Context, filter bson.D, o Options, foreign *holder) error {
+	flt, err := query.ParseFilter(filter)
+	if err != nil {
+		return err
+	}
+	if flt, err = flt.Collate(l.o.Collator); err != nil {
+		return err
+	}
+	cur := l.docs.Open(sliceSource(nil), o)
+	for {
+		m, err := cur.Next(ctx)
+		if err != nil || m == nil {
+			return err
+		}
+		if ok, err := flt.MatchErr(m); err != nil {
+			return err
+		} else if ok {
+			if err := foreign.add(m); err != nil {
+				return err
+			}
+		}
+	}
 }
 
 // filter is the query the foreign collection is searched with for d, as
@@ -383,6 +437,34 @@ func visitPathValues(v any, path []string, fn func(any)) {
 			}
 		}
 	}
+}
+
+// checkLookupFrom refuses a 'from' that is not a collection name as
+// mongod does: another type, or the {db, coll} form, which mongod keeps
+// for a few internal collections.
+func checkLookupFrom(v any) error {
+	switch x := v.(type) {
+	case string:
+		return nil
+	case bson.D:
+		dbv, _ := lookupField(x, "db")
+		collv, _ := lookupField(x, "coll")
+		db, _ := dbv.(string)
+		coll, _ := collv.(string)
+		return document.Errorf(document.CodeFailedToParse, "$lookup with syntax {from: {db:<>, coll:<>},..} is not supported for db: %s and coll: %s", db, coll)
+	}
+	return document.Errorf(document.CodeFailedToParse, "$lookup 'from' field must be a string, but found %s", document.TypeName(v))
+}
+
+// lookupField is the value of the top-level field k of d, and whether
+// d has it.
+func lookupField(d bson.D, k string) (any, bool) {
+	for _, e := range d {
+		if e.Key == k {
+			return e.Value, true
+		}
+	}
+	return nil, false
 }
 
 // startsWithDocuments reports whether a pipeline's first stage is

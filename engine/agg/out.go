@@ -112,7 +112,7 @@ func parseOut(arg any) (*Out, error) {
 // parseMerge parses $merge's {into, on, let, whenMatched,
 // whenNotMatched}, or its short form, a collection name.
 func parseMerge(arg any, sc pdepth) (*Out, error) {
-	o := &Out{Stage: "$merge", spec: arg, WhenMatched: "replace", WhenNotMatched: "insert"}
+	o := &Out{Stage: "$merge", spec: arg, WhenMatched: "merge", WhenNotMatched: "insert"}
 	var spec bson.D
 	switch x := arg.(type) {
 	case string:

@@ -167,7 +167,7 @@ func parseTop(pipeline bson.A, sc pdepth) (*Pipeline, error) {
 			return nil, document.Errorf(document.Code(17313), "$match with $text is only allowed as the first pipeline stage")
 		}
 		if name == "$documents" && (p.filter != nil || p.sort != nil || len(p.stages) > 0) {
-			return nil, document.Errorf(document.Code(40602), "$documents is only valid as the first stage in a pipeline")
+			return nil, document.Errorf(document.Code(40602), "$documents is only valid as the first stage in a pipeline.")
 		}
 		if name == "$geoNear" && i == 0 {
 			g, err := parseGeoNear(arg, sc)

@@ -79,7 +79,7 @@ func (r *redactIter) redact(env *Env, d bson.D) (bson.D, bool, error) {
 		}
 		return out, true, nil
 	}
-	return nil, false, document.Errorf(document.Code(17053), "$redact's expression should not return anything aside from the variables $$KEEP, $$DESCEND, and $$PRUNE, but returned %s", formatMaybeMissing(v))
+	return nil, false, document.Errorf(document.Code(17053), "$redact's expression should not return anything aside from the variables $$KEEP, $$DESCEND, and $$PRUNE, but returned %s", valueString(v))
 }
 
 // value redacts a field's value: a document is a level of its own, an

@@ -460,12 +460,22 @@ func parseUnset(arg any) (stageSpec, error) {
 		return stageSpec{}, document.Errorf(document.Code(31119), "$unset specification must be a string or an array with at least one field")
 	}
 	var paths [][]string
+	var ops []pathOp
 	for _, n := range names {
 		if err := checkFieldPath(n); err != nil {
 			return stageSpec{}, err
 		}
 		parts := strings.Split(n, ".")
 		paths = append(paths, parts)
+		ops = append(ops, pathOp{path: parts, exclude: true})
+	}
+	// mongod parses $unset as an exclusion $project, which refuses a
+	// path given twice or under another.
+	if a, b, ok := conflictingPaths(ops); ok {
+		if len(a) < len(b) {
+			return stageSpec{}, document.Errorf(document.Code(31249), "Invalid $unset :: caused by :: Path collision at %s remaining portion %s", strings.Join(b, "."), strings.Join(b[len(a):], "."))
+		}
+		return stageSpec{}, document.Errorf(document.Code(31250), "Invalid $unset :: caused by :: Path collision at %s", strings.Join(b, "."))
 	}
 	return mapSpec("$unset", arg, func(d bson.D, _ *Env) (bson.D, bool, error) {
 		for _, p := range paths {
@@ -482,11 +492,22 @@ func parseReplaceRoot(name string, arg any, sc pdepth) (stageSpec, error) {
 		if !ok {
 			return stageSpec{}, document.Errorf(document.Code(40229), "expected an object as specification for $replaceRoot stage, got %s", document.TypeName(arg))
 		}
+		// mongod reads the object with its IDL parser.
+		for _, el := range spec {
+			if el.Key != "newRoot" {
+				return stageSpec{}, document.Errorf(document.CodeIDLUnknownField, "BSON field '$replaceRoot.%s' is an unknown field.", el.Key)
+			}
+		}
 		v, ok := docGet(spec, "newRoot")
-		if !ok || len(spec) != 1 {
-			return stageSpec{}, document.Errorf(document.Code(40231), "no newRoot specified for the $replaceRoot stage")
+		if !ok {
+			return stageSpec{}, document.Errorf(document.CodeIDLFailedToParse, "BSON field '$replaceRoot.newRoot' is missing but a required field")
 		}
 		rootV = v
+	}
+	// The words mongod puts before "must evaluate to an object".
+	context := "'newRoot' expression "
+	if name == "$replaceWith" {
+		context = "'replacement document' "
 	}
 	e, err := parseExpr(rootV, sc)
 	if err != nil {
@@ -499,8 +520,8 @@ func parseReplaceRoot(name string, arg any, sc pdepth) (stageSpec, error) {
 		}
 		nd, ok := v.(bson.D)
 		if !ok {
-			return nil, false, document.Errorf(document.Code(40228), "'newRoot' expression must evaluate to an object, but resulting value was: %s. Type of resulting value: '%s'. Input document: %s",
-				formatMaybeMissing(v), typeOrMissing(v), document.Format(d))
+			return nil, false, document.Errorf(document.Code(40228), "%s must evaluate to an object, but resulting value was: %s. Type of resulting value: '%s'. Input document: %s",
+				context, valueString(v), typeOrMissing(v), valueString(d))
 		}
 		return nd, true, nil
 	}), nil
@@ -635,8 +656,13 @@ func (u *unwindStage) unwind(d bson.D, out []bson.D) []bson.D {
 	case (isArr || !found || nullish(v)) && !u.preserve:
 		return out
 	}
-	// A non-array value unwinds to itself; preserved null, missing and
-	// empty arrays stay as they are.
+	// A non-array value unwinds to itself; preserved null and missing
+	// stay as they are, and a preserved empty array is removed, as mongod
+	// does (unwind_preserve_null_and_empty_arrays.js: {x: []} comes out
+	// as {_id: 0}).
+	if isArr {
+		d = removePath(d, u.path)
+	}
 	if u.index != nil {
 		d = setPath(d, u.index, nil)
 	}
@@ -833,13 +859,19 @@ func parseCount(arg any) (stageSpec, error) {
 	s, ok := arg.(string)
 	switch {
 	case !ok:
-		return stageSpec{}, document.Errorf(document.Code(40156), "the count field must be a string")
+		return stageSpec{}, document.Errorf(document.Code(40156), "the count field must be a non-empty string")
 	case s == "":
 		return stageSpec{}, document.Errorf(document.Code(40157), "the count field must be a non-empty string")
 	case strings.HasPrefix(s, "$"):
 		return stageSpec{}, document.Errorf(document.Code(40158), "the count field cannot be a $-prefixed path")
+	case strings.Contains(s, "\x00"):
+		return stageSpec{}, document.Errorf(document.Code(40159), "the count field cannot contain a null byte")
 	case strings.Contains(s, "."):
 		return stageSpec{}, document.Errorf(document.Code(40160), "the count field cannot contain '.'")
+	case s == "_id":
+		// mongod makes $count a $group {_id: null, <name>: {$sum: 1}},
+		// which names _id twice.
+		return stageSpec{}, document.Errorf(document.Code(15948), "a group's _id may only be specified once")
 	}
 	return stageSpec{name: "$count", spec: s, make: func(up iter, _ *Options) iter { return &countStage{up: up, name: s} }}, nil
 }

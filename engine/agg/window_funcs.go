@@ -297,7 +297,6 @@ func isNaN(v any) bool {
 // number moves the average by alpha of the way to it (alpha is 2/(N+1)).
 type expMovingAvgWindow struct {
 	input Expr
-	alpha float64
 	// decAlpha is alpha as a decimal: 2/(N+1) to 34 digits for N, or
 	// alpha's double as a decimal.
 	decAlpha any
@@ -331,7 +330,6 @@ func parseWindowExpMovingAvg(_ string, fd bson.D, w *windowSpec, sc pdepth) (win
 		if nf <= 0 || math.IsNaN(nf) {
 			return nil, errParse("'N' must be greater than zero. Got %s", fmtNumber(n))
 		}
-		f.alpha = 2 / (nf + 1)
 		f.decAlpha = query.DecimalDiv(int32(2), nf+1)
 		return f, nil
 	}
@@ -343,47 +341,42 @@ func parseWindowExpMovingAvg(_ string, fd bson.D, w *windowSpec, sc pdepth) (win
 		if !(af > 0 && af < 1) {
 			return nil, errParse("'alpha' must be between 0 and 1 (exclusive), found alpha: %s", fmtNumber(a))
 		}
-		f.alpha = af
 		f.decAlpha = query.ToDecimal(af)
 		return f, nil
 	}
 	return nil, errParse("Got unrecognized field in $expMovingAvg$expMovingAvg sub object must have exactly two fields: An 'input' field, and either an 'N' field or an 'alpha' field")
 }
 
-// start runs the average in doubles until a decimal comes, then, as
-// mongod does, in decimal (the decimal is then the result).
+// start runs the average in decimal, as mongod does
+// (accumulator_exp_moving_avg.cpp): each number is taken as a decimal
+// (a double to 15 digits), each step x*alpha + avg*(1-alpha) is
+// rounded to 34 digits, and the result is that decimal once a decimal
+// was seen, else the double nearest to it.
 func (f *expMovingAvgWindow) start(p *partition) windowState {
-	var avg float64
-	var davg any // the decimal average, once a decimal was seen
-	var init bool
+	var avg any // the decimal average (nil: no number yet)
+	isDec := false
 	return stateFunc(func(i int) (any, error) {
 		v, err := p.eval(f.input, i)
 		if err != nil {
 			return nil, err
 		}
 		if document.IsNumber(v) {
-			if davg == nil && query.NumRank(v) == 4 && init {
-				davg = query.ToDecimal(avg)
+			if query.NumRank(v) == 4 {
+				isDec = true
 			}
-			switch {
-			case davg != nil:
-				davg = query.DecimalEMA(v, davg, f.decAlpha)
-			case query.NumRank(v) == 4:
-				davg = v
-			case init:
-				avg = query.ToFloat(v)*f.alpha + avg*(1-f.alpha)
-			default:
-				avg = query.ToFloat(v)
+			if avg == nil {
+				avg = query.ToDecimal(v)
+			} else {
+				avg = query.DecimalEMA(v, avg, f.decAlpha)
 			}
-			init = true
 		}
 		switch {
-		case !init:
+		case avg == nil:
 			return nil, nil
-		case davg != nil:
-			return davg, nil
+		case isDec:
+			return avg, nil
 		}
-		return avg, nil
+		return query.ToFloat(avg), nil
 	})
 }
 
