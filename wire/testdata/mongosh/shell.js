@@ -475,7 +475,7 @@ section("cursor.sort as pairs and as a name", () => {
 
 // mongosh: the driver's and the server's words:
 //   !! MongoInvalidArgumentError  Operation "limit" requires an integer
-//   !! MongoServerError 2 Skip value must be non-negative, but received: -2
+//   !! MongoServerError 51024 BSON field 'skip' value must be >= 0, actual value '-2'
 //   !! MongoInvalidArgumentError  Operation "batchSize" requires an integer
 //   !! MongoInvalidArgumentError  Argument for maxTimeMS must be a number
 //   !! MongoInvalidArgumentError  Invalid read preference mode "bogus"

@@ -24,7 +24,7 @@ func TestCursorAsMongosh(t *testing.T) {
 		{`print(db.c.find().sort("v").toArray().map(x => x._id))`, "[ 3, 1, 4, 2, 5 ]"},
 		{`print(db.c.find({}, {}, {sort: [["_id", -1]], limit: 2}).toArray().map(x => x._id))`, "[ 5, 4 ]"},
 		{`try { db.c.find().limit("2").toArray()` + catch, `MongoInvalidArgumentError  Operation "limit" requires an integer`},
-		{`try { db.c.find().skip(-2).toArray()` + catch, "MongoServerError 2 Skip value must be non-negative, but received: -2"},
+		{`try { db.c.find().skip(-2).toArray()` + catch, "MongoServerError 51024 BSON field 'skip' value must be >= 0, actual value '-2'"},
 		{`try { db.c.find().maxTimeMS("x")` + catch, "MongoInvalidArgumentError  Argument for maxTimeMS must be a number"},
 		{`try { db.c.find().readPref("bogus")` + catch, `MongoInvalidArgumentError  Invalid read preference mode "bogus"`},
 		{`try { const c3 = db.c.find(); c3.next(); c3.limit(1)` + catch, "MongoCursorInUseError  Cursor is already initialized"},
