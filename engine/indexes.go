@@ -396,7 +396,7 @@ func sameOptions(a, b *catalog.Index) bool {
 type CreateIndexesResult struct {
 	NumIndexesBefore, NumIndexesAfter int
 	CreatedCollectionAutomatically    bool
-	Note                              string // "all indexes already exist" when nothing was built
+	Note                              string // "all indexes already exist" when nothing was built, "index already exists" when some were there
 	Names                             []string
 }
 
@@ -503,6 +503,10 @@ func (db *DB) createIndexes(ctx context.Context, dbName, name string, specs []bs
 		return nil, err
 	}
 	res.NumIndexesAfter = len(final.Indexes)
+	if len(todo) < len(specs) {
+		// Some of the indexes asked for were there already.
+		res.Note = "index already exists"
+	}
 	now := time.Now()
 	for _, ix := range todo {
 		db.noteIndexCreated(nm.ID, ix.Name, now)

@@ -192,6 +192,9 @@ func (db *DB) createTimeseriesIndexes(ctx context.Context, c *coll, specs []bson
 		return nil, err
 	}
 	res.NumIndexesAfter = len(nm.Indexes)
+	if len(todo) < len(specs) {
+		res.Note = "index already exists"
+	}
 	return res, nil
 }
 
