@@ -150,11 +150,16 @@ func parseIndexSpec(m *catalog.Coll, spec bson.D) (*catalog.Index, error) {
 			if text && f.Key == "_fts" {
 				continue
 			}
-			return nil, document.Errorf(document.CodeCannotCreateIndex, "Index type '%s' is not supported by ttlkv (key %s)", v, fmtValue(key))
+			if v == "" {
+				return nil, document.Errorf(document.CodeCannotCreateIndex, "Values in the index key pattern cannot be empty strings")
+			}
+			if v == "geoHaystack" {
+				return nil, document.Errorf(document.CodeCannotCreateIndex, "GeoHaystack indexes cannot be created in version 5.0 and above")
+			}
+			return nil, document.Errorf(document.CodeCannotCreateIndex, "Unknown index plugin '%s'", v)
 		default:
-			n, ok := asFloat(v)
-			if !ok || n == 0 || math.IsNaN(n) {
-				return nil, document.Errorf(document.CodeCannotCreateIndex, "Values in the index key pattern can only be of numerical or string type, and numbers must be non-zero; found %s", fmtValue(v))
+			if err := keyValueNumber(v); err != nil {
+				return nil, err
 			}
 		}
 	}
@@ -182,14 +187,13 @@ func parseIndexSpec(m *catalog.Coll, spec bson.D) (*catalog.Index, error) {
 		ix.Name = defaultIndexName(userKey)
 	}
 	isID := len(key) == 1 && key[0].Key == "_id"
+	if !isID && ix.Name == "_id_" || isID && ix.Name == "_id_" && !idPatternKey(key) {
+		return nil, document.Errorf(document.CodeBadValue, "The index name '_id_' is reserved for the _id index, which must have key pattern {_id: 1}, found key: %s", fmtValue(userKey))
+	}
 	// {_id: 1} and {_id: -1} are specs of the _id index, as MongoDB's
 	// IndexDescriptor::isIdIndexPattern says ({_id: -1} is then refused
 	// below); {_id: "hashed"} is an ordinary index.
-	idPattern := false
-	if isID {
-		f, ok := asFloat(key[0].Value)
-		idPattern = ok && (f == 1 || f == -1)
-	}
+	idPattern := idPatternKey(key)
 	for _, e := range spec {
 		switch e.Key {
 		case "unique", "sparse", "hidden":
@@ -321,8 +325,11 @@ func parseIndexSpec(m *catalog.Coll, spec bson.D) (*catalog.Index, error) {
 		if err := indexkey.CheckCompoundWildcard(key, proj); err != nil {
 			return nil, err
 		}
-		if f, ok := asFloat(key[indexkey.WildcardPos(key)].Value); !ok || f == 0 || math.IsNaN(f) {
-			return nil, document.Errorf(document.CodeCannotCreateIndex, "Values in the index key pattern can only be of numerical or string type, and numbers must be non-zero; found %s", fmtValue(key[indexkey.WildcardPos(key)].Value))
+		if v := key[indexkey.WildcardPos(key)].Value; !document.IsNumber(v) {
+			// {"$**": "hashed"} is a hashed key on a '$' field to mongod.
+			return nil, document.Errorf(document.CodeCannotCreateIndex, "Index key contains an illegal field name: field name starts with '$'.")
+		} else if err := keyValueNumber(v); err != nil {
+			return nil, err
 		}
 	}
 	if hashed > 0 {
@@ -351,21 +358,20 @@ func parseIndexSpec(m *catalog.Coll, spec bson.D) (*catalog.Index, error) {
 			return nil, document.Errorf(document.CodeCannotCreateIndex, "a geospatial index cannot be unique in ttlkv: its keys are cells, which many geometries share. Index spec: %s", fmtValue(spec))
 		}
 	}
-	if isID {
-		if ix.Hidden {
-			return nil, document.Errorf(document.CodeCannotCreateIndex, "can't hide _id index")
-		}
-	}
 	if idPattern || (isID && ix.TTL) {
 		// mongod's validateIdIndexSpec: the _id index takes its key,
-		// name, version, namespace and collation, nothing else.
+		// name, version, namespace and collation, nothing else (not
+		// hidden, even false).
 		for _, e := range spec {
 			switch e.Key {
-			case "key", "name", "v", "ns", "collation", "hidden":
+			case "key", "name", "v", "ns", "collation":
 			default:
 				return nil, document.Errorf(document.CodeInvalidIndexSpecificationOption, "The field '%s' is not valid for an _id index specification. Specification: %s", e.Key, fmtValue(spec))
 			}
 		}
+	}
+	if isID && ix.Hidden {
+		return nil, document.Errorf(document.CodeCannotCreateIndex, "can't hide _id index")
 	}
 	if idPattern {
 		if f, _ := asFloat(key[0].Value); f != 1 {
@@ -980,11 +986,32 @@ func indexOptionTypes(spec bson.D) error {
 				return document.Errorf(document.CodeTypeMismatch, "The field 'v' must be a number, but got %s", typeName(e.Value))
 			}
 			v, _ := asFloat(e.Value)
+			if v != math.Trunc(v) || v > math.MaxInt32 || v < math.MinInt32 {
+				return document.Errorf(document.CodeBadValue, "Index version must be representable as a 32-bit integer, but got %s", fmtValue(e.Value))
+			}
 			if v != 1 && v != 2 {
 				return document.Errorf(document.CodeCannotCreateIndex, "Invalid index specification %s; cannot create an index with v=%s", fmtValue(spec), fmtValue(e.Value))
 			}
 			if _, has := get(spec, "collation"); has && v == 1 {
 				return document.Errorf(document.CodeCannotCreateIndex, "Invalid index specification %s; cannot create an index with the 'collation' option and v=1", fmtValue(spec))
+			}
+		case "collation":
+			d, ok := e.Value.(bson.D)
+			if !ok {
+				return document.Errorf(document.CodeTypeMismatch, "The field 'collation' must be an object, but got %s", typeName(e.Value))
+			}
+			if len(d) == 0 {
+				return document.Errorf(document.CodeBadValue, "The field 'collation' cannot be an empty object.")
+			}
+		case "default_language", "language_override":
+			if _, ok := e.Value.(string); !ok {
+				return document.Errorf(document.CodeTypeMismatch, "The field '%s' must be a string, but got %s", e.Key, typeName(e.Value))
+			}
+		case "weights":
+			switch e.Value.(type) {
+			case bson.D, bson.A, string:
+			default:
+				return document.Errorf(document.CodeTypeMismatch, "The field 'weights' must be an object, but got %s", typeName(e.Value))
 			}
 		case "storageEngine":
 			d, ok := e.Value.(bson.D)
@@ -1027,7 +1054,7 @@ func indexKeyPaths(key bson.D) error {
 		if f.Key == "" {
 			continue // reported as an illegal field name
 		}
-		for _, part := range strings.Split(f.Key, ".") {
+		for i, part := range strings.Split(f.Key, ".") {
 			switch {
 			case part == "":
 				return document.Errorf(document.CodeCannotCreateIndex, "Index keys cannot contain an empty field.")
@@ -1036,12 +1063,42 @@ func indexKeyPaths(key bson.D) error {
 				if f.Key == part {
 					continue // the whole key: reported as an illegal field name, as before
 				}
+				if i > 0 && (part == "$id" || part == "$ref" || part == "$db") {
+					continue // may be a DBRef's field, which mongod lets a key name
+				}
 				return document.Errorf(document.CodeCannotCreateIndex, "Index key contains an illegal field name: field name starts with '$'.")
 			}
 		}
 		if !text && (f.Key == "_fts" || f.Key == "_ftsx") {
 			return document.Errorf(document.CodeCannotCreateIndex, "Index key contains an illegal field name: '%s'", f.Key)
 		}
+	}
+	return nil
+}
+
+// idPatternKey reports whether key is the pattern of an _id index:
+// {_id: 1} or {_id: -1}, as mongod's IndexDescriptor::isIdIndexPattern
+// says ({_id: -1} is then refused); {_id: "hashed"} is an ordinary index.
+func idPatternKey(key bson.D) bool {
+	if len(key) != 1 || key[0].Key != "_id" {
+		return false
+	}
+	f, ok := asFloat(key[0].Value)
+	return ok && (f == 1 || f == -1)
+}
+
+// keyValueNumber refuses (67) a key pattern value that is neither a
+// number nor a string, or a number that is 0 or NaN, in mongod's
+// validateKeyPattern words.
+func keyValueNumber(v any) error {
+	if !document.IsNumber(v) {
+		return document.Errorf(document.CodeCannotCreateIndex, "Values in v:2 index key pattern cannot be of type %s. Only numbers > 0, numbers < 0, and strings are allowed.", typeName(v))
+	}
+	switch n, _ := asFloat(v); {
+	case math.IsNaN(n):
+		return document.Errorf(document.CodeCannotCreateIndex, "Values in the index key pattern cannot be NaN.")
+	case n == 0:
+		return document.Errorf(document.CodeCannotCreateIndex, "Values in the index key pattern cannot be 0.")
 	}
 	return nil
 }

@@ -11,6 +11,67 @@ import (
 // (src/mongo/db/catalog/index_key_validate.cpp, index_catalog_impl.cpp,
 // src/mongo/db/commands/create_indexes_cmd.cpp).
 
+// TestReviewIdx28SpecValidation: index specs mongod refuses, with its
+// codes, and the ones it accepts.
+func TestReviewIdx28SpecValidation(t *testing.T) {
+	t.Parallel()
+	db, _ := openMem(t)
+	mustRun(t, db, "test", `{"create": "c"}`)
+	ci := func(spec string) string {
+		return `{"createIndexes": "c", "indexes": [` + spec + `]}`
+	}
+	cases := []struct {
+		spec string
+		code document.Code
+		frag string
+	}{
+		// validateKeyPattern: numbers other than 0 and NaN, and strings.
+		{`{"key": {"z": 0}, "name": "z"}`, document.CodeCannotCreateIndex, "Values in the index key pattern cannot be 0."},
+		{`{"key": {"z": {"$numberDouble": "NaN"}}, "name": "z"}`, document.CodeCannotCreateIndex, "Values in the index key pattern cannot be NaN."},
+		{`{"key": {"z": true}, "name": "z"}`, document.CodeCannotCreateIndex, "Values in v:2 index key pattern cannot be of type bool. Only numbers > 0, numbers < 0, and strings are allowed."},
+		{`{"key": {"z": {}}, "name": "z"}`, document.CodeCannotCreateIndex, "Values in v:2 index key pattern cannot be of type object. Only numbers > 0, numbers < 0, and strings are allowed."},
+		{`{"key": {"z": ""}, "name": "z"}`, document.CodeCannotCreateIndex, "Values in the index key pattern cannot be empty strings"},
+		{`{"key": {"z": "foo"}, "name": "z"}`, document.CodeCannotCreateIndex, "Unknown index plugin 'foo'"},
+		// The name _id_ belongs to {_id: 1} (parseAndValidateIndexSpecs).
+		{`{"key": {"z": 1}, "name": "_id_"}`, document.CodeBadValue, "The index name '_id_' is reserved for the _id index, which must have key pattern {_id: 1}, found key: { z: 1 }"},
+		// validateIdIndexSpec: hidden is no field of an _id index spec,
+		// whatever its value.
+		{`{"key": {"_id": 1}, "name": "_id_", "hidden": false}`, document.CodeInvalidIndexSpecificationOption, "The field 'hidden' is not valid for an _id index specification"},
+		{`{"key": {"_id": 1}, "name": "_id_", "hidden": true}`, document.CodeInvalidIndexSpecificationOption, "The field 'hidden' is not valid for an _id index specification"},
+		// validateIndexSpec's types.
+		{`{"key": {"z": 1}, "name": "z", "v": 1.5}`, document.CodeBadValue, "Index version must be representable as a 32-bit integer, but got 1.5"},
+		{`{"key": {"z": 1}, "name": "z", "collation": {}}`, document.CodeBadValue, "The field 'collation' cannot be an empty object."},
+		{`{"key": {"z": 1}, "name": "z", "collation": "x"}`, document.CodeTypeMismatch, "The field 'collation' must be an object, but got string"},
+		{`{"key": {"t": "text"}, "name": "t", "default_language": 1}`, document.CodeTypeMismatch, "The field 'default_language' must be a string, but got int"},
+		{`{"key": {"t": "text"}, "name": "t", "language_override": true}`, document.CodeTypeMismatch, "The field 'language_override' must be a string, but got bool"},
+		{`{"key": {"t": "text"}, "name": "t", "weights": 5}`, document.CodeTypeMismatch, "The field 'weights' must be an object, but got int"},
+		{`{"key": {"z": 1}, "name": "z", "weights": {"z": 1}}`, document.CodeCannotCreateIndex, "the field 'weights' can only be specified with text indexes"},
+		// TTL rules (validateIndexSpecTTL, validateIdIndexSpec).
+		{`{"key": {"z": 1}, "name": "z", "expireAfterSeconds": "abc"}`, document.CodeCannotCreateIndex, "TTL index 'expireAfterSeconds' option must be numeric, but received a type of 'string'"},
+		{`{"key": {"z": 1}, "name": "z", "expireAfterSeconds": -1}`, document.CodeCannotCreateIndex, "TTL index 'expireAfterSeconds' option cannot be less than 0"},
+		{`{"key": {"z": 1, "q": 1}, "name": "z", "expireAfterSeconds": 10}`, document.CodeCannotCreateIndex, "TTL indexes are single-field indexes, compound indexes do not support TTL."},
+		{`{"key": {"_id": 1}, "name": "idttl", "expireAfterSeconds": 10}`, document.CodeInvalidIndexSpecificationOption, "The field 'expireAfterSeconds' is not valid for an _id index specification"},
+		{`{"key": {"z": 1}, "name": "z", "bogus": 1}`, document.CodeInvalidIndexSpecificationOption, "The field 'bogus' is not valid for an index specification."},
+		{`{"key": {"z": 1}, "name": "*"}`, document.CodeBadValue, "The index name '*' is not valid."},
+		{`{"key": {"z": 1}, "name": "zz", "sparse": true, "partialFilterExpression": {"a": 1}}`, document.CodeCannotCreateIndex, `cannot mix "partialFilterExpression" and "sparse" options`},
+		{`{"key": {"a.$x": 1}, "name": "z"}`, document.CodeCannotCreateIndex, "Index key contains an illegal field name: field name starts with '$'."},
+		{`{"key": {"$**": "hashed"}, "name": "z"}`, document.CodeCannotCreateIndex, "Index key contains an illegal field name: field name starts with '$'."},
+		{`{"key": {"$**": 0}, "name": "z"}`, document.CodeCannotCreateIndex, "Values in the index key pattern cannot be 0."},
+		{`{"key": {"$id": 1}, "name": "z"}`, document.CodeCannotCreateIndex, "Index key contains an illegal field name"},
+	}
+	for _, tc := range cases {
+		wantCode(t, db, "test", ci(tc.spec), tc.code, tc.frag)
+	}
+	// A DBRef's $ref, $id and $db, after the first component, may be
+	// indexed (validateKeyPattern's mightBePartOfDbRef).
+	mustRun(t, db, "test", ci(`{"key": {"owner.$id": 1, "owner.$ref": 1, "owner.$db": 1}, "name": "dbref"}`))
+	mustRun(t, db, "test", `{"insert": "c", "documents": [{"_id": 1, "owner": {"$ref": "u", "$id": 7, "$db": "test"}}, {"_id": 2, "owner": {"$ref": "u", "$id": 8}}]}`)
+	r := mustRun(t, db, "test", `{"find": "c", "filter": {"owner.$id": 7}, "hint": "dbref", "projection": {"_id": 1}}`)
+	if got := fmtValue(field(r, "cursor.firstBatch")); got != `[ { _id: 1 } ]` {
+		t.Fatalf("find through the DBRef index: %s", got)
+	}
+}
+
 // TestReviewIdx28CreateReply: createIndexes' reply fields
 // (CreateIndexesReply in create_indexes.idl, appendFinalIndexFieldsToResult
 // and indexesAlreadyExist in create_indexes_cmd.cpp).
