@@ -116,9 +116,26 @@ func cmdDropIndexes(_ context.Context, db *DB, dbName string, cmd bson.D) (bson.
 	if !ok {
 		return nil, document.Errorf(document.CodeFailedToParse, "BSON field 'dropIndexes.index' is missing but a required field")
 	}
+	// The field is a name, a key pattern or an array of names
+	// (mongod's IDL variant [string, array<string>, object]).
+	switch w := v.(type) {
+	case string, bson.D:
+	case bson.A:
+		for i, n := range w {
+			if _, ok := n.(string); !ok {
+				return nil, document.Errorf(document.CodeTypeMismatch, "BSON field 'dropIndexes.index.%d' is the wrong type '%s', expected type 'string'", i, typeName(n))
+			}
+		}
+	default:
+		return nil, document.Errorf(document.CodeTypeMismatch, "BSON field 'dropIndexes.index' is the wrong type '%s', expected types '[string, array, object]'", typeName(v))
+	}
 	was, err := db.dropIndexes(dbName, name, v)
 	if err != nil {
 		return nil, err
 	}
-	return bson.D{{Key: "nIndexesWas", Value: int32(was)}}, nil
+	reply := bson.D{{Key: "nIndexesWas", Value: int32(was)}}
+	if v == "*" {
+		reply = append(reply, bson.E{Key: "msg", Value: "non-_id indexes dropped for collection"})
+	}
+	return reply, nil
 }

@@ -120,3 +120,38 @@ func TestReviewIdx28IgnoreUnknownOptions(t *testing.T) {
 	wantCode(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"b": 1}, "name": "b_1", "bogus": 1}], "ignoreUnknownIndexOptions": false}`,
 		document.CodeInvalidIndexSpecificationOption, "The field 'bogus' is not valid for an index specification.")
 }
+
+// TestReviewIdx28DropIndexes: dropIndexes' forms and errors
+// (src/mongo/db/catalog/drop_indexes.cpp, drop_indexes.idl).
+func TestReviewIdx28DropIndexes(t *testing.T) {
+	t.Parallel()
+	db, _ := openMem(t)
+	mustRun(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"a": 1}, "name": "a_1"}, {"key": {"b": 1}, "name": "b_1"}, {"key": {"c": 1}, "name": "c_1"}, {"key": {"d": 1}, "name": "d_1"}]}`)
+	wantCode(t, db, "test", `{"dropIndexes": "c", "index": "_id_"}`, document.CodeInvalidOptions, "cannot drop _id index")
+	wantCode(t, db, "test", `{"dropIndexes": "c", "index": {"_id": 1}}`, document.CodeInvalidOptions, "cannot drop _id index")
+	wantCode(t, db, "test", `{"dropIndexes": "c", "index": "nope"}`, document.CodeIndexNotFound, "index not found with name [nope]")
+	wantCode(t, db, "test", `{"dropIndexes": "c", "index": {"nope": 1}}`, document.CodeIndexNotFound, "can't find index with key: { nope: 1 }")
+	wantCode(t, db, "test", `{"dropIndexes": "c", "index": ["a_1", "nope"]}`, document.CodeIndexNotFound, "index not found with name [nope]")
+	// An array holds names only.
+	wantCode(t, db, "test", `{"dropIndexes": "c", "index": ["a_1", {"b": 1}]}`, document.CodeTypeMismatch, "BSON field 'dropIndexes.index.1' is the wrong type 'object', expected type 'string'")
+	wantCode(t, db, "test", `{"dropIndexes": "c", "index": 5}`, document.CodeTypeMismatch, "BSON field 'dropIndexes.index' is the wrong type 'int'")
+	if got := indexNames(t, db, "test", "c"); got != "_id_,a_1,b_1,c_1,d_1" {
+		t.Fatalf("a failed drop changed the indexes: %s", got)
+	}
+	r := mustRun(t, db, "test", `{"dropIndexes": "c", "index": ["a_1", "b_1"]}`)
+	if got := replyKeys(r); got != "nIndexesWas=5 ok=1" {
+		t.Fatalf("drop by names: %s", got)
+	}
+	r = mustRun(t, db, "test", `{"dropIndexes": "c", "index": {"c": 1}}`)
+	if got := replyKeys(r); got != "nIndexesWas=3 ok=1" {
+		t.Fatalf("drop by key: %s", got)
+	}
+	r = mustRun(t, db, "test", `{"dropIndexes": "c", "index": "*"}`)
+	if got := replyKeys(r); got != `nIndexesWas=2 msg=string("non-_id indexes dropped for collection") ok=1` {
+		t.Fatalf("drop *: %s", got)
+	}
+	if got := indexNames(t, db, "test", "c"); got != "_id_" {
+		t.Fatalf("after drop *: %s", got)
+	}
+	wantCode(t, db, "test", `{"dropIndexes": "nocoll", "index": "*"}`, document.CodeNamespaceNotFound, "ns not found test.nocoll")
+}
