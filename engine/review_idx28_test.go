@@ -155,3 +155,46 @@ func TestReviewIdx28DropIndexes(t *testing.T) {
 	}
 	wantCode(t, db, "test", `{"dropIndexes": "nocoll", "index": "*"}`, document.CodeNamespaceNotFound, "ns not found test.nocoll")
 }
+
+// TestReviewIdx28SparsePlanning: mongod's planner reads a sparse index
+// for a predicate that no document missing the field matches, so
+// returnKey gives its keys; it never reads it for null, $exists: false
+// or a sort alone (jstests/core/index/sparse*.js, index_check*.js).
+func TestReviewIdx28SparsePlanning(t *testing.T) {
+	t.Parallel()
+	db, _ := openMem(t)
+	mustRun(t, db, "test", `{"insert": "c", "documents": [{"_id": 1, "a": 1}, {"_id": 2, "a": 2}, {"_id": 3}, {"_id": 4, "a": null}, {"_id": 5, "a": [1, 2]}, {"_id": 6, "a": []}]}`)
+	mustRun(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"a": 1}, "name": "a_s", "sparse": true}]}`)
+	batch := func(cmd string) string {
+		t.Helper()
+		return fmtValue(field(mustRun(t, db, "test", cmd), "cursor.firstBatch"))
+	}
+	stage := func(filter, sort string) string {
+		t.Helper()
+		r := mustRun(t, db, "test", `{"explain": {"find": "c", "filter": `+filter+`, "sort": `+sort+`}, "verbosity": "queryPlanner"}`)
+		if s, ok := field(r, "queryPlanner.winningPlan.inputStage.stage").(string); ok && s == "IXSCAN" {
+			return "IXSCAN " + fmtValue(field(r, "queryPlanner.winningPlan.inputStage.indexName"))
+		}
+		if s, ok := field(r, "queryPlanner.winningPlan.inputStage.stage").(string); ok {
+			return s
+		}
+		return fmtValue(field(r, "queryPlanner.winningPlan.stage"))
+	}
+	if got := batch(`{"find": "c", "filter": {"a": 1}, "returnKey": true}`); got != `[ { a: 1 }, { a: 1 } ]` {
+		t.Fatalf("returnKey {a: 1}: %s", got)
+	}
+	if got := stage(`{"a": {"$gt": 1}}`, `{}`); got != `IXSCAN "a_s"` {
+		t.Fatalf("{a: {$gt: 1}}: %s", got)
+	}
+	for _, f := range []string{`{"a": null}`, `{"a": {"$exists": false}}`, `{"a": {"$in": [null, 1]}}`, `{"a": []}`, `{}`} {
+		if got := stage(f, `{"a": 1}`); got != `"COLLSCAN"` && got != "COLLSCAN" {
+			t.Fatalf("%s sorted by a: %s, want a collection scan", f, got)
+		}
+	}
+	if got := batch(`{"find": "c", "filter": {"a": null}, "projection": {"_id": 1}}`); got != `[ { _id: 3 }, { _id: 4 } ]` {
+		t.Fatalf("{a: null}: %s", got)
+	}
+	if got := batch(`{"find": "c", "filter": {"a": {"$gte": 1}}, "projection": {"_id": 1}}`); got != `[ { _id: 1 }, { _id: 5 }, { _id: 2 } ]` {
+		t.Fatalf("{a: {$gte: 1}} in index order: %s", got)
+	}
+}
