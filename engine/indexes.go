@@ -84,6 +84,15 @@ func parseExpireAfterSeconds(v any, code document.Code) (int64, error) {
 	return int64(t), nil
 }
 
+// MongoDB's limits on a key pattern: its BSON size, and the fields of a
+// compound index (codeTooManyCompoundKeys past them, from mongod's
+// Ordering).
+const (
+	maxKeyPatternSize       = 2048
+	maxCompoundFields       = 32
+	codeTooManyCompoundKeys = document.Code(13103)
+)
+
 // MongoDB's codes for the rules of hashed indexes.
 const (
 	codeMaxOneHashedField = document.Code(31303) // two hashed fields in one key
@@ -110,6 +119,9 @@ func parseIndexSpec(m *catalog.Coll, spec bson.D) (*catalog.Index, error) {
 	key, ok := kv.(bson.D)
 	if !ok {
 		return nil, document.Errorf(document.CodeTypeMismatch, "The field 'key' must be an object, but got %s", typeName(kv))
+	}
+	if raw, err := bson.Marshal(key); err == nil && len(raw) > maxKeyPatternSize {
+		return nil, document.Errorf(document.CodeCannotCreateIndex, "Index key pattern too large.")
 	}
 	if len(key) == 0 {
 		return nil, document.Errorf(document.CodeCannotCreateIndex, "Index keys cannot be empty.")
@@ -162,6 +174,9 @@ func parseIndexSpec(m *catalog.Coll, spec bson.D) (*catalog.Index, error) {
 				return nil, err
 			}
 		}
+	}
+	if len(key) > maxCompoundFields {
+		return nil, document.Errorf(codeTooManyCompoundKeys, "too many compound keys")
 	}
 	ix.Key = key
 	if text {

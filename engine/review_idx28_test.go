@@ -1,6 +1,8 @@
 package engine
 
 import (
+	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/ttlkv/ttlkv/document"
@@ -196,5 +198,34 @@ func TestReviewIdx28SparsePlanning(t *testing.T) {
 	}
 	if got := batch(`{"find": "c", "filter": {"a": {"$gte": 1}}, "projection": {"_id": 1}}`); got != `[ { _id: 1 }, { _id: 5 }, { _id: 2 } ]` {
 		t.Fatalf("{a: {$gte: 1}} in index order: %s", got)
+	}
+}
+
+// TestReviewIdx28KeyPatternLimits: a compound index has at most 32
+// fields (13103, jstests/core/index/compound_index_max_fields.js) and a
+// key pattern at most 2048 bytes of BSON (67, validateKeyPattern);
+// index names and indexed values have no length limit in 7.0.
+func TestReviewIdx28KeyPatternLimits(t *testing.T) {
+	t.Parallel()
+	db, _ := openMem(t)
+	fields := make([]string, 33)
+	for i := range fields {
+		fields[i] = fmt.Sprintf(`"f%d": %d`, i, 1-2*(i%2))
+	}
+	spec := func(n int) string { return "{" + strings.Join(fields[:n], ", ") + "}" }
+	mustRun(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": `+spec(32)+`, "name": "s32"}]}`)
+	mustRun(t, db, "test", `{"insert": "c", "documents": [{"_id": 0, "f31": 1}]}`)
+	if got := fmtValue(field(mustRun(t, db, "test", `{"find": "c", "filter": {"f31": 1}, "hint": "s32"}`), "cursor.firstBatch")); got != `[ { _id: 0, f31: 1 } ]` {
+		t.Fatalf("find through 32 fields: %s", got)
+	}
+	wantCode(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": `+spec(33)+`, "name": "s33"}]}`, 13103, "too many compound keys")
+	long := strings.Repeat("x", 2100)
+	wantCode(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"`+long+`": 1}, "name": "big"}]}`, document.CodeCannotCreateIndex, "Index key pattern too large.")
+	name := strings.Repeat("n", 300)
+	mustRun(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"n": 1}, "name": "`+name+`"}]}`)
+	big := strings.Repeat("y", 5000)
+	mustRun(t, db, "test", `{"insert": "c", "documents": [{"_id": 1, "n": "`+big+`"}]}`)
+	if got := fmtValue(field(mustRun(t, db, "test", `{"find": "c", "filter": {"n": "`+big+`"}, "hint": "`+name+`", "projection": {"_id": 1}}`), "cursor.firstBatch")); got != `[ { _id: 1 } ]` {
+		t.Fatalf("find a 5000-byte key: %s", got)
 	}
 }
