@@ -221,8 +221,22 @@ func parseIndexSpec(m *catalog.Coll, spec bson.D) (*catalog.Index, error) {
 				ix.Unique = b
 			case "sparse":
 				ix.Sparse = b
+				if !b {
+					// mongod keeps sparse as given: listIndexes shows
+					// sparse: false.
+					extra = append(extra, bson.E{Key: "sparse", Value: false})
+				}
 			case "hidden":
 				ix.Hidden = b
+			}
+		case "background":
+			// Kept and listed, as mongod does; it changes nothing.
+			b, _ := asBool(e.Value)
+			extra = append(extra, bson.E{Key: "background", Value: b})
+		case "v":
+			if f, _ := asFloat(e.Value); f == 1 {
+				// A v: 1 index is listed so; ttlkv keys it as any other.
+				extra = append(extra, bson.E{Key: "v", Value: int32(1)})
 			}
 		case "partialFilterExpression":
 			pd, ok := e.Value.(bson.D)
@@ -713,26 +727,57 @@ func (db *DB) resumeIndexDrops() error {
 	return nil
 }
 
-// listIndexEntry renders an index as listIndexes shows it.
+// listIndexOrder is the order of a listIndexes entry's option fields
+// after v, key and name: mongod serialises each entry through its
+// ListIndexesReplyItem, whose fields come in this order.
+var listIndexOrder = []string{
+	"background", "unique", "hidden", "partialFilterExpression", "sparse", "expireAfterSeconds",
+	"storageEngine", "weights", "default_language", "language_override", "textIndexVersion",
+	"2dsphereIndexVersion", "bits", "min", "max", "bucketSize", "collation", indexkey.WildcardProjection,
+	"coarsestIndexedLevel", "finestIndexedLevel", "clustered", "prepareUnique",
+}
+
+// listIndexEntry renders an index as listIndexes shows it: v (2 unless
+// the spec asked for 1), key, name, then the options in mongod's order
+// (listIndexOrder). unique and hidden appear when true, as mongod keeps
+// them; sparse and background as the spec gave them.
 func listIndexEntry(ix *catalog.Index) bson.D {
-	d := bson.D{{Key: "v", Value: int32(2)}, {Key: "key", Value: ix.Key}, {Key: "name", Value: ix.Name}}
+	opts := map[string]any{}
 	if ix.Unique && ix.ID != idIndexID {
-		d = append(d, bson.E{Key: "unique", Value: true})
+		opts["unique"] = true
 	}
 	if ix.Sparse {
-		d = append(d, bson.E{Key: "sparse", Value: true})
+		opts["sparse"] = true
 	}
 	if ix.Hidden {
-		d = append(d, bson.E{Key: "hidden", Value: true})
+		opts["hidden"] = true
 	}
 	if ix.Partial != nil {
-		d = append(d, bson.E{Key: "partialFilterExpression", Value: ix.Partial})
+		opts["partialFilterExpression"] = ix.Partial
 	}
 	if ix.TTL {
-		d = append(d, bson.E{Key: "expireAfterSeconds", Value: int32(ix.Expire)})
+		opts["expireAfterSeconds"] = int32(ix.Expire)
 	}
-	d = append(d, ix.Extra...)
-	return d
+	var rest bson.D // options outside listIndexOrder, in their order
+	v := any(int32(2))
+	for _, e := range ix.Extra {
+		switch _, set := opts[e.Key]; {
+		case e.Key == "v":
+			v = e.Value
+		case set:
+		case slices.Contains(listIndexOrder, e.Key):
+			opts[e.Key] = e.Value
+		default:
+			rest = append(rest, e)
+		}
+	}
+	d := bson.D{{Key: "v", Value: v}, {Key: "key", Value: ix.Key}, {Key: "name", Value: ix.Name}}
+	for _, k := range listIndexOrder {
+		if val, ok := opts[k]; ok {
+			d = append(d, bson.E{Key: k, Value: val})
+		}
+	}
+	return append(d, rest...)
 }
 
 // findIndexes resolves an index reference (a name or a key pattern).

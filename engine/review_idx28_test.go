@@ -229,3 +229,26 @@ func TestReviewIdx28KeyPatternLimits(t *testing.T) {
 		t.Fatalf("find a 5000-byte key: %s", got)
 	}
 }
+
+// TestReviewIdx28ListIndexesShape: listIndexes shows v, key, name, then
+// the options in ListIndexesReplyItem's order; unique and hidden only
+// when true, sparse and background as given, v: 1 when asked, ns and
+// dropDups never (IndexCatalogImpl::_fixIndexSpec, list_indexes.idl).
+func TestReviewIdx28ListIndexesShape(t *testing.T) {
+	t.Parallel()
+	db, _ := openMem(t)
+	mustRun(t, db, "test", `{"createIndexes": "c", "indexes": [
+		{"key": {"a": 1}, "name": "a", "unique": false, "sparse": false, "background": true},
+		{"key": {"b": 1}, "name": "b", "sparse": 1, "hidden": true, "unique": 1},
+		{"key": {"c": 1}, "name": "c", "hidden": false, "v": 1, "ns": "test.c", "dropDups": true},
+		{"key": {"d": 1}, "name": "d", "expireAfterSeconds": 5, "partialFilterExpression": {"d": {"$gt": 1}}, "background": 0}]}`)
+	r := mustRun(t, db, "test", `{"listIndexes": "c"}`)
+	want := `[ { v: 2, key: { _id: 1 }, name: "_id_" }, ` +
+		`{ v: 2, key: { a: 1 }, name: "a", background: true, sparse: false }, ` +
+		`{ v: 2, key: { b: 1 }, name: "b", unique: true, hidden: true, sparse: true }, ` +
+		`{ v: 1, key: { c: 1 }, name: "c" }, ` +
+		`{ v: 2, key: { d: 1 }, name: "d", background: false, partialFilterExpression: { d: { $gt: 1 } }, expireAfterSeconds: 5 } ]`
+	if got := fmtValue(field(r, "cursor.firstBatch")); got != want {
+		t.Fatalf("listIndexes:\n got %s\nwant %s", got, want)
+	}
+}
