@@ -40,7 +40,7 @@ var knownIndexOptions = map[string]bool{
 	indexkey.WildcardProjection: true,
 	"weights":                   true, "default_language": true, "language_override": true, "textIndexVersion": true,
 	"2dsphereIndexVersion": true, "bits": true, "min": true, "max": true,
-	"finestIndexedLevel": true, "coarsestIndexedLevel": true,
+	"finestIndexedLevel": true, "coarsestIndexedLevel": true, "prepareUnique": true,
 }
 
 // defaultIndexName joins fields and directions: {a: 1, b: -1} -> a_1_b_-1.
@@ -229,6 +229,8 @@ func parseIndexSpec(m *catalog.Coll, spec bson.D) (*catalog.Index, error) {
 			case "hidden":
 				ix.Hidden = b
 			}
+		case "prepareUnique":
+			ix.PrepareUnique, _ = asBool(e.Value)
 		case "background":
 			// Kept and listed, as mongod does; it changes nothing.
 			b, _ := asBool(e.Value)
@@ -371,6 +373,18 @@ func parseIndexSpec(m *catalog.Coll, spec bson.D) (*catalog.Index, error) {
 		}
 		if ix.TTL {
 			return nil, document.Errorf(document.CodeCannotCreateIndex, "TTL indexes cannot be hashed: the TTL monitor reads an index in date order. Index spec: %s", fmtValue(spec))
+		}
+	}
+	if ix.Unique && ix.PrepareUnique && !idPattern {
+		return nil, document.Errorf(document.CodeCannotCreateIndex, "Invalid index specification %s; cannot create an index with the 'unique' option and the 'prepareUnique' option", fmtValue(spec))
+	}
+	if ix.PrepareUnique {
+		// ttlkv enforces it where its writes check unique indexes.
+		switch {
+		case m.Kind != catalog.KindNormal || isBucketsColl(m) || m.Clustered:
+			return nil, document.Errorf(document.CodeCannotCreateIndex, "prepareUnique is not supported by ttlkv on a %s collection", collKindName(m))
+		case hashed > 0 || text || wildcard || len(geoKinds) > 0:
+			return nil, document.Errorf(document.CodeCannotCreateIndex, "prepareUnique is not supported by ttlkv on a hashed, text, wildcard or geospatial index")
 		}
 	}
 	if ix.Sparse && ix.PartialFilter != nil {
@@ -758,6 +772,9 @@ func listIndexEntry(ix *catalog.Index) bson.D {
 	if ix.TTL {
 		opts["expireAfterSeconds"] = int32(ix.Expire)
 	}
+	if ix.PrepareUnique {
+		opts["prepareUnique"] = true
+	}
 	var rest bson.D // options outside listIndexOrder, in their order
 	v := any(int32(2))
 	for _, e := range ix.Extra {
@@ -1033,7 +1050,7 @@ func indexOptionTypes(spec bson.D) error {
 			if _, ok := e.Value.(bool); !ok {
 				return document.Errorf(document.CodeTypeMismatch, "The field 'hidden' must be a bool, but got %s", typeName(e.Value))
 			}
-		case "unique", "sparse", "background":
+		case "unique", "sparse", "background", "prepareUnique":
 			if _, ok := e.Value.(bool); !ok && !document.IsNumber(e.Value) {
 				return document.Errorf(document.CodeTypeMismatch, "The field '%s has value %s: %s, which is not convertible to bool", e.Key, e.Key, fmtValue(e.Value))
 			}
@@ -1161,4 +1178,16 @@ func keyValueNumber(v any) error {
 		return document.Errorf(document.CodeCannotCreateIndex, "Values in the index key pattern cannot be 0.")
 	}
 	return nil
+}
+
+// collKindName names m's kind for a message: "clustered" for a
+// clustered collection, "time-series" for a buckets collection.
+func collKindName(m *catalog.Coll) string {
+	switch {
+	case m.Clustered:
+		return "clustered"
+	case isBucketsColl(m):
+		return "time-series"
+	}
+	return string(m.Kind)
 }

@@ -252,3 +252,64 @@ func TestReviewIdx28ListIndexesShape(t *testing.T) {
 		t.Fatalf("listIndexes:\n got %s\nwant %s", got, want)
 	}
 }
+
+// TestReviewIdx28PrepareUnique: prepareUnique refuses new duplicate keys
+// and keeps the old ones, then collMod converts the index to unique once
+// they are gone (jstests/core/index/index_prepareUnique.js,
+// jstests/core/ddl/collmod_convert_to_unique*.js; coll_mod.cpp).
+func TestReviewIdx28PrepareUnique(t *testing.T) {
+	t.Parallel()
+	db, clk, dir := openTest(t)
+	mustRun(t, db, "test", `{"insert": "c", "documents": [{"_id": 1, "a": 1}, {"_id": 2, "a": 1}, {"_id": 3, "a": 2}]}`)
+	wantCode(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"a": 1}, "name": "a_1", "prepareUnique": true, "unique": true}]}`,
+		document.CodeCannotCreateIndex, "cannot create an index with the 'unique' option and the 'prepareUnique' option")
+	wantCode(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"_id": 1}, "name": "_id_", "prepareUnique": true}]}`,
+		document.CodeInvalidIndexSpecificationOption, "The field 'prepareUnique' is not valid for an _id index specification")
+	mustRun(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"a": 1}, "name": "a_1", "prepareUnique": true}]}`)
+	r := mustRun(t, db, "test", `{"listIndexes": "c"}`)
+	if got := fmtValue(field(r, "cursor.firstBatch")); got != `[ { v: 2, key: { _id: 1 }, name: "_id_" }, { v: 2, key: { a: 1 }, name: "a_1", prepareUnique: true } ]` {
+		t.Fatalf("listIndexes: %s", got)
+	}
+	// New duplicates are refused; a write keeping its key is not.
+	r = mustRun(t, db, "test", `{"insert": "c", "documents": [{"_id": 4, "a": 2}, {"_id": 5, "a": 3}], "ordered": false}`)
+	if got := fmtValue(r); !strings.Contains(got, `n: 1`) || !strings.Contains(got, `code: 11000`) || !strings.Contains(got, `index: a_1 dup key: { a: 2 }`) {
+		t.Fatalf("insert: %s", got)
+	}
+	mustRun(t, db, "test", `{"update": "c", "updates": [{"q": {"_id": 1}, "u": {"$set": {"b": 1}}}]}`)
+	r = mustRun(t, db, "test", `{"update": "c", "updates": [{"q": {"_id": 5}, "u": {"$set": {"a": 1}}}]}`)
+	if got := fmtValue(r); !strings.Contains(got, `code: 11000`) {
+		t.Fatalf("update to a held key: %s", got)
+	}
+	// Conversion waits for the old duplicates to go.
+	mustRun(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"b": 1}, "name": "b_1"}]}`)
+	wantCode(t, db, "test", `{"collMod": "c", "index": {"name": "b_1", "unique": true}}`,
+		document.CodeInvalidOptions, "Cannot make index unique with 'prepareUnique=false'. Run collMod to set it first.")
+	wantCode(t, db, "test", `{"collMod": "c", "index": {"name": "a_1", "unique": true}}`,
+		document.CodeCannotConvertIndexToUnique, "Cannot convert the index to unique. Please resolve conflicting documents before running collMod again.")
+	wantCode(t, db, "test", `{"collMod": "c", "index": {"name": "a_1", "unique": false}}`, document.CodeBadValue, "Cannot make index non-unique")
+	wantCode(t, db, "test", `{"collMod": "c", "index": {"name": "b_1", "prepareUnique": true, "hidden": true}}`,
+		document.CodeInvalidOptions, "prepareUnique cannot be combined with any other modification.")
+	mustRun(t, db, "test", `{"delete": "c", "deletes": [{"q": {"_id": 2}, "limit": 1}]}`)
+	r = mustRun(t, db, "test", `{"collMod": "c", "index": {"name": "a_1", "unique": true}}`)
+	if got := replyKeys(r); got != "unique_new=true ok=1" {
+		t.Fatalf("convert: %s", got)
+	}
+	r = mustRun(t, db, "test", `{"collMod": "c", "index": {"name": "a_1", "unique": true}}`)
+	if got := replyKeys(r); got != "ok=1" {
+		t.Fatalf("convert again: %s", got)
+	}
+	r = mustRun(t, db, "test", `{"collMod": "c", "index": {"name": "b_1", "prepareUnique": 1}}`)
+	if got := replyKeys(r); got != "prepareUnique_old=false prepareUnique_new=true ok=1" {
+		t.Fatalf("prepareUnique: %s", got)
+	}
+	r = mustRun(t, db, "test", `{"collMod": "c", "index": {"name": "b_1", "prepareUnique": true}}`)
+	if got := replyKeys(r); got != "ok=1" {
+		t.Fatalf("prepareUnique again: %s", got)
+	}
+	// The settings survive a reopen and still hold.
+	db = reopen(t, db, dir, clk)
+	r = mustRun(t, db, "test", `{"insert": "c", "documents": [{"_id": 6, "a": 1}, {"_id": 7, "b": 1}], "ordered": false}`)
+	if got := fmtValue(r); !strings.Contains(got, `n: 0`) || !strings.Contains(got, `index: a_1 dup key`) || !strings.Contains(got, `index: b_1 dup key`) {
+		t.Fatalf("after reopen: %s", got)
+	}
+}
