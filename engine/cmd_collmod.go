@@ -7,6 +7,7 @@ import (
 
 	"github.com/ttlkv/ttlkv/document"
 	"github.com/ttlkv/ttlkv/engine/internal/catalog"
+	"github.com/ttlkv/ttlkv/engine/internal/indexkey"
 	"github.com/ttlkv/ttlkv/lsm"
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
@@ -315,6 +316,16 @@ func (db *DB) collModIndex(m, nm *catalog.Coll, opt bson.D) (bson.D, func(*catal
 	if hasHid && ix.ID == idIndexID {
 		return nil, nil, document.Errorf(document.CodeBadValue, "can't hide _id index")
 	}
+	if (hasPrep || hasUni) && !ix.Unique {
+		// Enforced where ttlkv's writes check unique indexes, as
+		// createIndexes' prepareUnique.
+		switch {
+		case m.Kind != catalog.KindNormal || isBucketsColl(m) || m.Clustered:
+			return nil, nil, document.Errorf(document.CodeInvalidOptions, "prepareUnique is not supported by ttlkv on a %s collection", collKindName(m))
+		case !plainBtreeKey(ix.Key):
+			return nil, nil, document.Errorf(document.CodeInvalidOptions, "prepareUnique is not supported by ttlkv on a hashed, text, wildcard or geospatial index")
+		}
+	}
 	convert := hasUni && !ix.Unique
 	if convert {
 		if !ix.PrepareUnique {
@@ -384,4 +395,15 @@ func (db *DB) indexHasDuplicates(m *catalog.Coll, ix *catalog.Index) (bool, erro
 		return nil
 	})
 	return dup, err
+}
+
+// plainBtreeKey reports whether key is an ordinary B-tree key pattern:
+// numbers only, no wildcard path.
+func plainBtreeKey(key bson.D) bool {
+	for _, f := range key {
+		if _, isStr := f.Value.(string); isStr || indexkey.IsWildcard(bson.D{f}) || catalog.IsTextKey(bson.D{f}) {
+			return false
+		}
+	}
+	return true
 }

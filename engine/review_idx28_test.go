@@ -313,3 +313,23 @@ func TestReviewIdx28PrepareUnique(t *testing.T) {
 		t.Fatalf("after reopen: %s", got)
 	}
 }
+
+// TestReviewIdx28PrepareUniqueLimits: within one batch a second key is a
+// duplicate too; ttlkv refuses prepareUnique where its writes do not
+// check it (other index types, other collection kinds) rather than
+// accept it unenforced.
+func TestReviewIdx28PrepareUniqueLimits(t *testing.T) {
+	t.Parallel()
+	db, _ := openMem(t)
+	mustRun(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"a": 1}, "name": "a_1", "prepareUnique": true}, {"key": {"h": "hashed"}, "name": "h"}]}`)
+	r := mustRun(t, db, "test", `{"insert": "c", "documents": [{"_id": 1, "a": 9}, {"_id": 2, "a": 9}]}`)
+	if got := fmtValue(r); !strings.Contains(got, `n: 1`) || !strings.Contains(got, `index: 1, code: 11000`) {
+		t.Fatalf("one batch: %s", got)
+	}
+	wantCode(t, db, "test", `{"collMod": "c", "index": {"name": "h", "prepareUnique": true}}`, document.CodeInvalidOptions, "not supported by ttlkv")
+	wantCode(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"$**": 1}, "name": "w", "prepareUnique": true}]}`, document.CodeCannotCreateIndex, "not supported by ttlkv")
+	mustRun(t, db, "test", `{"create": "ts", "timeseries": {"timeField": "t", "metaField": "m"}}`)
+	mustRun(t, db, "test", `{"createIndexes": "ts", "indexes": [{"key": {"m": 1}, "name": "m_1"}]}`)
+	wantCode(t, db, "test", `{"collMod": "ts", "index": {"name": "m_1", "prepareUnique": true}}`, document.CodeInvalidOptions, "not supported by ttlkv")
+	wantCode(t, db, "test", `{"createIndexes": "ts", "indexes": [{"key": {"m": -1}, "name": "m_-1", "prepareUnique": true}]}`, document.CodeCannotCreateIndex, "not supported by ttlkv")
+}
