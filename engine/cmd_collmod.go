@@ -301,7 +301,7 @@ func (db *DB) collModIndex(m, nm *catalog.Coll, opt bson.D) (bson.D, func(*catal
 		}
 		newHidden = b
 	}
-	ix, err := findIndex(m, ref)
+	ix, err := collModFindIndex(m, ref)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -406,4 +406,30 @@ func plainBtreeKey(key bson.D) bool {
 		}
 	}
 	return true
+}
+
+// collModFindIndex resolves collMod's index name or key pattern, with
+// mongod's collMod messages (which differ from dropIndexes').
+func collModFindIndex(m *catalog.Coll, ref any) (*catalog.Index, error) {
+	if name, ok := ref.(string); ok {
+		if ix := m.Index(name); ix != nil {
+			return ix, nil
+		}
+		return nil, document.Errorf(document.CodeIndexNotFound, "cannot find index %s for ns %s", name, m.NS())
+	}
+	key, _ := ref.(bson.D)
+	var found []*catalog.Index
+	for _, ix := range m.Indexes {
+		if document.Equal(ix.Key, key) {
+			found = append(found, ix)
+		}
+	}
+	switch len(found) {
+	case 0:
+		return nil, document.Errorf(document.CodeIndexNotFound, "cannot find index %s for ns %s", fmtValue(key), m.NS())
+	case 1:
+		return found[0], nil
+	}
+	return nil, document.Errorf(document.CodeAmbiguousIndexKeyPattern, "index keyPattern %s matches %d indexes, must use index name. Conflicting indexes:%s, %s",
+		fmtValue(key), len(found), fmtValue(listIndexEntry(found[0])), fmtValue(listIndexEntry(found[1])))
 }

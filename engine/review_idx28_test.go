@@ -333,3 +333,14 @@ func TestReviewIdx28PrepareUniqueLimits(t *testing.T) {
 	wantCode(t, db, "test", `{"collMod": "ts", "index": {"name": "m_1", "prepareUnique": true}}`, document.CodeInvalidOptions, "not supported by ttlkv")
 	wantCode(t, db, "test", `{"createIndexes": "ts", "indexes": [{"key": {"m": -1}, "name": "m_-1", "prepareUnique": true}]}`, document.CodeCannotCreateIndex, "not supported by ttlkv")
 }
+
+// TestReviewIdx28CollModIndexLookup: collMod's own messages for an index
+// it cannot find or cannot tell apart (coll_mod.cpp).
+func TestReviewIdx28CollModIndexLookup(t *testing.T) {
+	t.Parallel()
+	db, _ := openMem(t)
+	mustRun(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"p": 1}, "name": "p1"}, {"key": {"p": 1}, "name": "p2", "collation": {"locale": "fr"}}]}`)
+	wantCode(t, db, "test", `{"collMod": "c", "index": {"name": "nosuch", "hidden": true}}`, document.CodeIndexNotFound, "cannot find index nosuch for ns test.c")
+	wantCode(t, db, "test", `{"collMod": "c", "index": {"keyPattern": {"q": 1}, "hidden": true}}`, document.CodeIndexNotFound, "cannot find index { q: 1 } for ns test.c")
+	wantCode(t, db, "test", `{"collMod": "c", "index": {"keyPattern": {"p": 1}, "hidden": true}}`, document.CodeAmbiguousIndexKeyPattern, "index keyPattern { p: 1 } matches 2 indexes, must use index name. Conflicting indexes:")
+}
