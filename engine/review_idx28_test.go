@@ -344,3 +344,27 @@ func TestReviewIdx28CollModIndexLookup(t *testing.T) {
 	wantCode(t, db, "test", `{"collMod": "c", "index": {"keyPattern": {"q": 1}, "hidden": true}}`, document.CodeIndexNotFound, "cannot find index { q: 1 } for ns test.c")
 	wantCode(t, db, "test", `{"collMod": "c", "index": {"keyPattern": {"p": 1}, "hidden": true}}`, document.CodeAmbiguousIndexKeyPattern, "index keyPattern { p: 1 } matches 2 indexes, must use index name. Conflicting indexes:")
 }
+
+// TestReviewIdx28FindHint: find's hint is a name or a key pattern
+// (IndexHint::parse, 9 otherwise); a hidden or missing index cannot be
+// hinted (2, jstests/core/index/hidden_index.js); a sparse index hinted
+// answers from its entries alone (jstests/core/index/sparse_index_hint*).
+func TestReviewIdx28FindHint(t *testing.T) {
+	t.Parallel()
+	db, _ := openMem(t)
+	mustRun(t, db, "test", `{"insert": "c", "documents": [{"_id": 1, "a": 1}, {"_id": 2}, {"_id": 3, "a": null}]}`)
+	mustRun(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"a": 1}, "name": "a_s", "sparse": true}, {"key": {"q": 1}, "name": "q_h", "hidden": true}]}`)
+	wantCode(t, db, "test", `{"find": "c", "hint": 5}`, document.CodeFailedToParse, "Hint must be a string or an object")
+	wantCode(t, db, "test", `{"find": "c", "hint": "q_h"}`, document.CodeBadValue, "hint provided does not correspond to an existing index")
+	wantCode(t, db, "test", `{"find": "c", "hint": {"q": 1}}`, document.CodeBadValue, "hint provided does not correspond to an existing index")
+	wantCode(t, db, "test", `{"find": "c", "hint": "nope"}`, document.CodeBadValue, "hint provided does not correspond to an existing index")
+	if got := fmtValue(field(mustRun(t, db, "test", `{"find": "c", "hint": "a_s", "projection": {"_id": 1}}`), "cursor.firstBatch")); got != `[ { _id: 3 }, { _id: 1 } ]` {
+		t.Fatalf("hinted sparse index: %s", got)
+	}
+	if got := fmtValue(field(mustRun(t, db, "test", `{"find": "c", "filter": {"a": {"$exists": false}}, "hint": {"a": 1}}`), "cursor.firstBatch")); got != `[]` {
+		t.Fatalf("hinted sparse index, $exists: false: %s", got)
+	}
+	if got := fmtValue(field(mustRun(t, db, "test", `{"find": "c", "filter": {"a": 1}, "hint": "a_s", "returnKey": true, "showRecordId": true}`), "cursor.firstBatch")); got != `[ { a: 1, $recordId: 1 } ]` {
+		t.Fatalf("returnKey with showRecordId: %s", got)
+	}
+}
