@@ -1010,7 +1010,9 @@ func newIndexes(m *catalog.Coll, parsed []*catalog.Index, specs []bson.D) ([]int
 				return nil, document.Errorf(document.CodeCannotCreateIndex, "only one text index per collection allowed, found existing text index \"%s\"", old.Name)
 			}
 			switch {
-			case old.Name == ix.Name && sameKey && sameOptions(old, ix):
+			case old.Name == ix.Name && sameKey && sameOptions(old, ix) && sameIndexCollation(old, ix):
+				// The collation is an option too: the same name over
+				// another collation is the conflict below, as in mongod.
 				exists = true
 			case old.Name == ix.Name && sameKey:
 				return nil, document.Errorf(document.CodeIndexOptionsConflict, "Index with name: %s already exists with the same name but different options. Requested index: %s, existing index: %s", ix.Name, fmtValue(specs[i]), fmtValue(listIndexEntry(old)))
