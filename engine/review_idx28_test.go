@@ -394,3 +394,26 @@ func TestReviewIdx28SameNameOtherCollation(t *testing.T) {
 		t.Fatalf("the default collation named: %s", got)
 	}
 }
+
+// TestReviewIdx28WildcardMinMax: min and max over a hinted wildcard
+// index are 51174, whatever the filter
+// (jstests/core/index/wildcard/wildcard_index_minmax.js).
+func TestReviewIdx28WildcardMinMax(t *testing.T) {
+	t.Parallel()
+	db, _ := openMem(t)
+	mustRun(t, db, "test", `{"insert": "c", "documents": [{"_id": 1, "a": 1, "b": 1}, {"_id": 2, "a": 1, "b": 2}, {"_id": 3, "a": 2, "b": 1}, {"_id": 4, "a": 2, "b": 2}]}`)
+	mustRun(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"$**": 1}, "name": "wc"}, {"key": {"a": 1}, "name": "a_1"}]}`)
+	for _, cmd := range []string{
+		`{"find": "c", "min": {"a": 0.5}, "hint": {"$**": 1}}`,
+		`{"find": "c", "max": {"a": 1.5}, "hint": {"$**": 1}}`,
+		`{"find": "c", "min": {"a": 0.5}, "max": {"a": 1.5}, "hint": {"$**": 1}}`,
+		`{"find": "c", "filter": {"a": 2}, "min": {"a": 1}, "hint": {"$**": 1}}`,
+		`{"find": "c", "filter": {"a": 1}, "min": {"a": 1}, "hint": "wc"}`,
+	} {
+		wantCode(t, db, "test", cmd, 51174, "The index chosen is not equivalent to min/max")
+	}
+	r := mustRun(t, db, "test", `{"find": "c", "min": {"a": 0.5}, "max": {"a": 1.5}, "hint": {"a": 1}, "projection": {"_id": 1}}`)
+	if got := fmtValue(field(r, "cursor.firstBatch")); got != `[ { _id: 1 }, { _id: 2 } ]` {
+		t.Fatalf("min/max over a_1: %s", got)
+	}
+}
