@@ -790,9 +790,22 @@ func listIndexEntry(ix *catalog.Index) bson.D {
 	}
 	d := bson.D{{Key: "v", Value: v}, {Key: "key", Value: ix.Key}, {Key: "name", Value: ix.Name}}
 	for _, k := range listIndexOrder {
-		if val, ok := opts[k]; ok {
-			d = append(d, bson.E{Key: k, Value: val})
+		val, ok := opts[k]
+		if !ok {
+			continue
 		}
+		// The reply item's types: safeInt and safeDouble fields come
+		// out as int and double whatever number the spec held.
+		switch f, isNum := asFloat(val); {
+		case !isNum:
+		case k == "min" || k == "max" || k == "bucketSize":
+			val = f
+		case k == "bits" || k == "2dsphereIndexVersion" || k == "textIndexVersion" || k == "coarsestIndexedLevel" || k == "finestIndexedLevel":
+			if f >= math.MinInt32 && f <= math.MaxInt32 {
+				val = int32(f)
+			}
+		}
+		d = append(d, bson.E{Key: k, Value: val})
 	}
 	return append(d, rest...)
 }

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/ttlkv/ttlkv/document"
+	"go.mongodb.org/mongo-driver/v2/bson"
 )
 
 // Review of indexes against mongod 7.0 (session 28). Each case is what
@@ -415,5 +416,29 @@ func TestReviewIdx28WildcardMinMax(t *testing.T) {
 	r := mustRun(t, db, "test", `{"find": "c", "min": {"a": 0.5}, "max": {"a": 1.5}, "hint": {"a": 1}, "projection": {"_id": 1}}`)
 	if got := fmtValue(field(r, "cursor.firstBatch")); got != `[ { _id: 1 }, { _id: 2 } ]` {
 		t.Fatalf("min/max over a_1: %s", got)
+	}
+}
+
+// TestReviewIdx28ListGeoTextTypes: listIndexes gives 2d's min and max as
+// doubles and the version and bits fields as ints, as
+// ListIndexesReplyItem's safeDouble and safeInt types serialise them.
+func TestReviewIdx28ListGeoTextTypes(t *testing.T) {
+	t.Parallel()
+	db, _ := openMem(t)
+	mustRun(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"g": "2d"}, "name": "g", "bits": 26.0, "min": -180, "max": {"$numberLong": "180"}}, {"key": {"s": "2dsphere"}, "name": "s", "2dsphereIndexVersion": 3.0}, {"key": {"t": "text"}, "name": "t", "textIndexVersion": {"$numberLong": "3"}}]}`)
+	r := mustRun(t, db, "test", `{"listIndexes": "c"}`)
+	b, _ := field(r, "cursor.firstBatch").(bson.A)
+	if len(b) != 4 {
+		t.Fatalf("listIndexes: %s", fmtValue(r))
+	}
+	for _, c := range []struct {
+		i     int
+		field string
+		want  any
+	}{{1, "bits", int32(26)}, {1, "min", -180.0}, {1, "max", 180.0}, {2, "2dsphereIndexVersion", int32(3)}, {3, "textIndexVersion", int32(3)}} {
+		d, _ := b[c.i].(bson.D)
+		if got := field(d, c.field); got != c.want {
+			t.Errorf("%s: %#v, want %#v", c.field, got, c.want)
+		}
 	}
 }
