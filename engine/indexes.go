@@ -421,6 +421,9 @@ func parseIndexSpec(m *catalog.Coll, spec bson.D) (*catalog.Index, error) {
 			return nil, document.Errorf(document.CodeBadValue, "The field 'key' for an _id index must be {_id: 1}, but got %s", fmtValue(key))
 		}
 		ix.Unique = true // the _id index is unique whatever the spec says
+		// mongod names the _id index _id_ whatever the spec says
+		// (_fixIndexSpec): asking for it under another name finds it.
+		ix.Name = "_id_"
 	}
 	if ix.TTL {
 		if len(key) > 1 {

@@ -442,3 +442,20 @@ func TestReviewIdx28ListGeoTextTypes(t *testing.T) {
 		}
 	}
 }
+
+// TestReviewIdx28IDIndexOtherName: {_id: 1} under another name is the
+// _id index, which mongod names _id_ whatever the spec says
+// (IndexCatalogImpl::_fixIndexSpec): "all indexes already exist".
+func TestReviewIdx28IDIndexOtherName(t *testing.T) {
+	t.Parallel()
+	db, _ := openMem(t)
+	mustRun(t, db, "test", `{"create": "c"}`)
+	r := mustRun(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"_id": 1}, "name": "foo"}]}`)
+	if got := replyKeys(r); got != `numIndexesBefore=1 numIndexesAfter=1 note=string("all indexes already exist") ok=1` {
+		t.Fatalf("{_id: 1} named foo: %s", got)
+	}
+	if got := indexNames(t, db, "test", "c"); got != "_id_" {
+		t.Fatalf("indexes: %s", got)
+	}
+	wantCode(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"_id": -1}, "name": "bar"}]}`, document.CodeBadValue, "The field 'key' for an _id index must be {_id: 1}, but got { _id: -1 }")
+}
