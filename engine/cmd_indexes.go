@@ -36,7 +36,7 @@ func cmdCreateIndexes(ctx context.Context, db *DB, dbName string, cmd bson.D) (b
 	for i, s := range arr {
 		d, ok := s.(bson.D)
 		if !ok {
-			return nil, document.Errorf(document.CodeTypeMismatch, "index specification must be an object, not %s", typeName(s))
+			return nil, document.Errorf(document.CodeTypeMismatch, "BSON field 'createIndexes.indexes.%d' is the wrong type '%s', expected type 'object'", i, typeName(s))
 		}
 		if ignoreUnknown {
 			// mongod drops the fields it does not know before it

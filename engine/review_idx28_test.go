@@ -459,3 +459,13 @@ func TestReviewIdx28IDIndexOtherName(t *testing.T) {
 	}
 	wantCode(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"_id": -1}, "name": "bar"}]}`, document.CodeBadValue, "The field 'key' for an _id index must be {_id: 1}, but got { _id: -1 }")
 }
+
+// TestReviewIdx28IndexesElementType: createIndexes.indexes is an array
+// of objects (create_indexes.idl), an element of another type is 14 in
+// the IDL's words.
+func TestReviewIdx28IndexesElementType(t *testing.T) {
+	t.Parallel()
+	db, _ := openMem(t)
+	wantCode(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"a": 1}, "name": "a_1"}, 5]}`,
+		document.CodeTypeMismatch, "BSON field 'createIndexes.indexes.1' is the wrong type 'int', expected type 'object'")
+}
