@@ -78,6 +78,7 @@ const (
 	CodeUnknownError                    Code = 8     // a script threw a value that is not an object
 	CodeJSInterpreterFailure            Code = 139   // a script threw, or does not compile
 	CodeInterrupted                     Code = 11601 // an operation (a script) stopped from outside
+	CodeCannotConvertIndexToUnique      Code = 359   // collMod unique: true over an index holding duplicate keys
 )
 
 var codeNames = map[Code]string{
@@ -147,6 +148,7 @@ var codeNames = map[Code]string{
 	CodeOperationFailed:                 "OperationFailed",
 	CodeKeyPatternShorterThanBound:      "KeyPatternShorterThanBound",
 	CodeIDLUnknownField:                 "IDLUnknownField",
+	CodeCannotConvertIndexToUnique:      "CannotConvertIndexToUnique",
 	CodeIDLFailedToParse:                "Location40414",
 }
 

@@ -1,11 +1,13 @@
 package engine
 
 import (
+	"bytes"
 	"context"
 	"math"
 
 	"github.com/ttlkv/ttlkv/document"
 	"github.com/ttlkv/ttlkv/engine/internal/catalog"
+	"github.com/ttlkv/ttlkv/engine/internal/indexkey"
 	"github.com/ttlkv/ttlkv/lsm"
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
@@ -238,17 +240,31 @@ func (db *DB) collModIndex(m, nm *catalog.Coll, opt bson.D) (bson.D, func(*catal
 	}
 	expV, hasExp := get(opt, "expireAfterSeconds")
 	hidV, hasHid := get(opt, "hidden")
+	uniV, hasUni := get(opt, "unique")
+	prepV, hasPrep := get(opt, "prepareUnique")
 	for _, e := range opt {
 		switch e.Key {
 		case "name", "keyPattern", "expireAfterSeconds", "hidden":
-		case "unique", "prepareUnique", "forceNonUnique":
+		case "unique", "prepareUnique":
+			if _, ok := asBool(e.Value); !ok {
+				return nil, nil, document.Errorf(document.CodeTypeMismatch, "BSON field 'collMod.index.%s' is the wrong type '%s', expected types '[bool, long, int, decimal, double']", e.Key, typeName(e.Value))
+			}
+		case "forceNonUnique":
 			return nil, nil, document.Errorf(document.CodeInvalidOptions, "collMod option '%s' is not supported by ttlkv", e.Key)
 		default:
 			return nil, nil, document.Errorf(document.CodeIDLUnknownField, "BSON field 'collMod.index.%s' is an unknown field.", e.Key)
 		}
 	}
-	if !hasExp && !hasHid {
-		return nil, nil, document.Errorf(document.CodeInvalidOptions, "no expireAfterSeconds or hidden field")
+	if !hasExp && !hasHid && !hasUni && !hasPrep {
+		return nil, nil, document.Errorf(document.CodeInvalidOptions, "no expireAfterSeconds, hidden, unique, or prepareUnique field")
+	}
+	if hasPrep && (hasExp || hasHid || hasUni) {
+		return nil, nil, document.Errorf(document.CodeInvalidOptions, "prepareUnique cannot be combined with any other modification.")
+	}
+	newUnique, _ := asBool(uniV)
+	newPrep, _ := asBool(prepV)
+	if hasUni && !newUnique {
+		return nil, nil, document.Errorf(document.CodeBadValue, "Cannot make index non-unique")
 	}
 	if m.Kind == catalog.KindTimeseries && hasExp {
 		return nil, nil, document.Errorf(document.CodeInvalidOptions, "TTL indexes are not supported for time-series collections")
@@ -285,7 +301,7 @@ func (db *DB) collModIndex(m, nm *catalog.Coll, opt bson.D) (bson.D, func(*catal
 		}
 		newHidden = b
 	}
-	ix, err := findIndex(m, ref)
+	ix, err := collModFindIndex(m, ref)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -300,6 +316,32 @@ func (db *DB) collModIndex(m, nm *catalog.Coll, opt bson.D) (bson.D, func(*catal
 	if hasHid && ix.ID == idIndexID {
 		return nil, nil, document.Errorf(document.CodeBadValue, "can't hide _id index")
 	}
+	if (hasPrep || hasUni) && !ix.Unique {
+		// Enforced where ttlkv's writes check unique indexes, as
+		// createIndexes' prepareUnique.
+		switch {
+		case m.Kind != catalog.KindNormal || isBucketsColl(m) || m.Clustered:
+			return nil, nil, document.Errorf(document.CodeInvalidOptions, "prepareUnique is not supported by ttlkv on a %s collection", collKindName(m))
+		case !plainBtreeKey(ix.Key):
+			return nil, nil, document.Errorf(document.CodeInvalidOptions, "prepareUnique is not supported by ttlkv on a hashed, text, wildcard or geospatial index")
+		}
+	}
+	convert := hasUni && !ix.Unique
+	if convert {
+		if !ix.PrepareUnique {
+			return nil, nil, document.Errorf(document.CodeInvalidOptions, "Cannot make index unique with 'prepareUnique=false'. Run collMod to set it first.")
+		}
+		// prepareUnique kept new duplicates out; the ones from before
+		// must be gone.
+		dup, err := db.indexHasDuplicates(m, ix)
+		if err != nil {
+			return nil, nil, err
+		}
+		if dup {
+			return nil, nil, document.Errorf(document.CodeCannotConvertIndexToUnique, "Cannot convert the index to unique. Please resolve conflicting documents before running collMod again.")
+		}
+	}
+	prepChange := hasPrep && newPrep != ix.PrepareUnique && !ix.Unique
 	nix := indexByID(nm, ix.ID)
 	reply := bson.D{}
 	if hasExp {
@@ -314,9 +356,80 @@ func (db *DB) collModIndex(m, nm *catalog.Coll, opt bson.D) (bson.D, func(*catal
 		reply = append(reply, bson.E{Key: "hidden_old", Value: ix.Hidden}, bson.E{Key: "hidden_new", Value: newHidden})
 		nix.Hidden = newHidden
 	}
+	if convert {
+		reply = append(reply, bson.E{Key: "unique_new", Value: true})
+		nix.Unique = true
+	}
+	if prepChange {
+		reply = append(reply, bson.E{Key: "prepareUnique_old", Value: ix.PrepareUnique}, bson.E{Key: "prepareUnique_new", Value: newPrep})
+		nix.PrepareUnique = newPrep
+	}
 	if !hasExp {
 		return reply, nil, nil
 	}
 	ixID := ix.ID
 	return reply, func(fin *catalog.Coll) { db.ttl.ResetLowWater(fin.ID, ixID) }, nil
+}
+
+// indexHasDuplicates reports whether two entries of index ix (of
+// collection m) hold one key: entries come in key order, a key's
+// entries next to each other.
+func (db *DB) indexHasDuplicates(m *catalog.Coll, ix *catalog.Index) (bool, error) {
+	dup := false
+	pre := lsm.IndexPrefix(m.ID, ix.ID)
+	err := db.store.View(func(rt *lsm.Txn) error {
+		it := rt.NewIter(lsm.IterOptions{Prefix: pre, KeysOnly: true})
+		defer it.Close()
+		var last []byte
+		for it.Next() {
+			ks, _, ok := lsm.SplitIndexKey(it.Key())
+			if !ok {
+				continue
+			}
+			if last != nil && bytes.Equal(ks, last) {
+				dup = true
+				return nil
+			}
+			last = append(last[:0], ks...)
+		}
+		return nil
+	})
+	return dup, err
+}
+
+// plainBtreeKey reports whether key is an ordinary B-tree key pattern:
+// numbers only, no wildcard path.
+func plainBtreeKey(key bson.D) bool {
+	for _, f := range key {
+		if _, isStr := f.Value.(string); isStr || indexkey.IsWildcard(bson.D{f}) || catalog.IsTextKey(bson.D{f}) {
+			return false
+		}
+	}
+	return true
+}
+
+// collModFindIndex resolves collMod's index name or key pattern, with
+// mongod's collMod messages (which differ from dropIndexes').
+func collModFindIndex(m *catalog.Coll, ref any) (*catalog.Index, error) {
+	if name, ok := ref.(string); ok {
+		if ix := m.Index(name); ix != nil {
+			return ix, nil
+		}
+		return nil, document.Errorf(document.CodeIndexNotFound, "cannot find index %s for ns %s", name, m.NS())
+	}
+	key, _ := ref.(bson.D)
+	var found []*catalog.Index
+	for _, ix := range m.Indexes {
+		if document.Equal(ix.Key, key) {
+			found = append(found, ix)
+		}
+	}
+	switch len(found) {
+	case 0:
+		return nil, document.Errorf(document.CodeIndexNotFound, "cannot find index %s for ns %s", fmtValue(key), m.NS())
+	case 1:
+		return found[0], nil
+	}
+	return nil, document.Errorf(document.CodeAmbiguousIndexKeyPattern, "index keyPattern %s matches %d indexes, must use index name. Conflicting indexes:%s, %s",
+		fmtValue(key), len(found), fmtValue(listIndexEntry(found[0])), fmtValue(listIndexEntry(found[1])))
 }

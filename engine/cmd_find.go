@@ -53,7 +53,13 @@ func parseFindOptions(cmd bson.D) (bson.D, FindOptions, error) {
 		case "singleBatch":
 			singleBatch, _ = asBool(e.Value)
 		case "hint":
-			o.Hint = e.Value
+			// mongod's IndexHint takes a name or a document only.
+			switch e.Value.(type) {
+			case string, bson.D:
+				o.Hint = e.Value
+			default:
+				err = document.Errorf(document.CodeFailedToParse, "Hint must be a string or an object")
+			}
 		case "tailable":
 			o.Tailable, _ = asBool(e.Value)
 		case "awaitData":

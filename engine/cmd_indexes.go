@@ -2,9 +2,10 @@ package engine
 
 import (
 	"context"
-	"github.com/ttlkv/ttlkv/engine/internal/catalog"
+	"slices"
 
 	"github.com/ttlkv/ttlkv/document"
+	"github.com/ttlkv/ttlkv/engine/internal/catalog"
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
 
@@ -14,7 +15,7 @@ func cmdCreateIndexes(ctx context.Context, db *DB, dbName string, cmd bson.D) (b
 	if err != nil {
 		return nil, err
 	}
-	if err := strictFields(cmd, "indexes", "commitQuorum", "ignoreUnknownIndexOptions"); err != nil {
+	if err := strictFields(cmd, "indexes", "commitQuorum", "ignoreUnknownIndexOptions", "v"); err != nil {
 		return nil, err
 	}
 	v, ok := get(cmd, "indexes")
@@ -25,11 +26,22 @@ func cmdCreateIndexes(ctx context.Context, db *DB, dbName string, cmd bson.D) (b
 	if !ok {
 		return nil, document.Errorf(document.CodeTypeMismatch, "BSON field 'createIndexes.indexes' is the wrong type '%s', expected type 'array'", typeName(v))
 	}
+	ignoreUnknown := false
+	if v, ok := get(cmd, "ignoreUnknownIndexOptions"); ok {
+		if ignoreUnknown, ok = asBool(v); !ok {
+			return nil, document.Errorf(document.CodeTypeMismatch, "BSON field 'createIndexes.ignoreUnknownIndexOptions' is the wrong type '%s', expected types '[bool, long, int, decimal, double]'", typeName(v))
+		}
+	}
 	specs := make([]bson.D, len(arr))
 	for i, s := range arr {
 		d, ok := s.(bson.D)
 		if !ok {
-			return nil, document.Errorf(document.CodeTypeMismatch, "index specification must be an object, not %s", typeName(s))
+			return nil, document.Errorf(document.CodeTypeMismatch, "BSON field 'createIndexes.indexes.%d' is the wrong type '%s', expected type 'object'", i, typeName(s))
+		}
+		if ignoreUnknown {
+			// mongod drops the fields it does not know before it
+			// validates the spec (removeUnknownFields).
+			d = slices.DeleteFunc(slices.Clone(d), func(e bson.E) bool { return !knownIndexOptions[e.Key] })
 		}
 		// The command needs a name, as mongod's; the Go API names an
 		// index from its key (Collection.CreateIndex).
@@ -54,8 +66,12 @@ func cmdCreateIndexes(ctx context.Context, db *DB, dbName string, cmd bson.D) (b
 		return nil, err
 	}
 	reply := bson.D{{Key: "numIndexesBefore", Value: int32(res.NumIndexesBefore)},
-		{Key: "numIndexesAfter", Value: int32(res.NumIndexesAfter)},
-		{Key: "createdCollectionAutomatically", Value: res.CreatedCollectionAutomatically}}
+		{Key: "numIndexesAfter", Value: int32(res.NumIndexesAfter)}}
+	if res.CreatedCollectionAutomatically || res.NumIndexesAfter != res.NumIndexesBefore {
+		// mongod leaves the field out when every index was already
+		// there on an existing collection (its indexesAlreadyExist).
+		reply = append(reply, bson.E{Key: "createdCollectionAutomatically", Value: res.CreatedCollectionAutomatically})
+	}
 	if res.Note != "" {
 		reply = append(reply, bson.E{Key: "note", Value: res.Note})
 	}
@@ -100,9 +116,26 @@ func cmdDropIndexes(_ context.Context, db *DB, dbName string, cmd bson.D) (bson.
 	if !ok {
 		return nil, document.Errorf(document.CodeFailedToParse, "BSON field 'dropIndexes.index' is missing but a required field")
 	}
+	// The field is a name, a key pattern or an array of names
+	// (mongod's IDL variant [string, array<string>, object]).
+	switch w := v.(type) {
+	case string, bson.D:
+	case bson.A:
+		for i, n := range w {
+			if _, ok := n.(string); !ok {
+				return nil, document.Errorf(document.CodeTypeMismatch, "BSON field 'dropIndexes.index.%d' is the wrong type '%s', expected type 'string'", i, typeName(n))
+			}
+		}
+	default:
+		return nil, document.Errorf(document.CodeTypeMismatch, "BSON field 'dropIndexes.index' is the wrong type '%s', expected types '[string, array, object]'", typeName(v))
+	}
 	was, err := db.dropIndexes(dbName, name, v)
 	if err != nil {
 		return nil, err
 	}
-	return bson.D{{Key: "nIndexesWas", Value: int32(was)}}, nil
+	reply := bson.D{{Key: "nIndexesWas", Value: int32(was)}}
+	if v == "*" {
+		reply = append(reply, bson.E{Key: "msg", Value: "non-_id indexes dropped for collection"})
+	}
+	return reply, nil
 }

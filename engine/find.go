@@ -169,6 +169,13 @@ func (db *DB) recordQuery(c *coll, f *query.Filter, srt *query.Sort, o FindOptio
 	if (o.Min != nil || o.Max != nil) && o.Hint == nil {
 		return nil, errMinMaxHint()
 	}
+	if o.Min != nil || o.Max != nil {
+		// mongod refuses min and max over a wildcard index before it
+		// plans the hint (jstests/core/index/wildcard/wildcard_index_minmax.js).
+		if ix, _, err := resolveHint(c.m(), o.Hint); err == nil && ix != nil && indexkey.IsWildcard(ix.Key) {
+			return nil, errMinMaxNotEquivalent()
+		}
+	}
 	p, err := makePlan(c, c.m(), f, srt, o.Hint)
 	if err != nil {
 		return nil, err

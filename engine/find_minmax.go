@@ -14,6 +14,12 @@ func errMinMaxHint() error {
 	return document.Errorf(document.Code(51173), "When using min()/max() a hint of which index to use must be provided")
 }
 
+// errMinMaxNotEquivalent is mongod's refusal of min or max that do not
+// fit the hinted index (a wildcard index fits none).
+func errMinMaxNotEquivalent() error {
+	return document.Errorf(document.Code(51174), "The index chosen is not equivalent to min/max")
+}
+
 // boundMinMax narrows p's ranges over its hinted index to the keys from
 // min (inclusive) to max (exclusive), in the index's order: a find's
 // min and max. Each must name the key pattern's fields in its order.
@@ -22,7 +28,10 @@ func (p *plan) boundMinMax(min, max bson.D) error {
 	if ix == nil {
 		return document.Errorf(document.CodeNoQueryExecutionPlans, "error processing query: planner returned error :: caused by :: min and max are not allowed with a $natural hint")
 	}
-	if p.or != nil || p.ts != nil || p.wcPath != "" || isTextKey(ix.Key) || indexkey.IsWildcard(ix.Key) {
+	if indexkey.IsWildcard(ix.Key) {
+		return errMinMaxNotEquivalent()
+	}
+	if p.or != nil || p.ts != nil || p.wcPath != "" || isTextKey(ix.Key) {
 		return errMinMaxHint()
 	}
 	if min != nil && max != nil {
@@ -38,12 +47,12 @@ func (p *plan) boundMinMax(min, max bson.D) error {
 	coll := ix.Collator()
 	enc := func(d bson.D) ([]byte, error) {
 		if len(d) != len(fields) {
-			return nil, document.Errorf(document.Code(51174), "The index chosen is not equivalent to min/max")
+			return nil, errMinMaxNotEquivalent()
 		}
 		k := lsm.IndexPrefix(p.m.ID, ix.ID)
 		for i, f := range fields {
 			if d[i].Key != f.Path {
-				return nil, document.Errorf(document.Code(51174), "The index chosen is not equivalent to min/max")
+				return nil, errMinMaxNotEquivalent()
 			}
 			v := d[i].Value
 			if f.Hashed {

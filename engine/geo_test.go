@@ -206,7 +206,7 @@ func TestGeoIndexSpecs(t *testing.T) {
 	db, _ := openMem(t)
 	mustRun(t, db, "test", `{"createIndexes": "s", "indexes": [{"key": {"loc": "2dsphere", "kind": 1}, "name": "loc_kind"}, {"key": {"p": "2d"}, "name": "p", "bits": 20, "min": -1000, "max": 1000}]}`)
 	ixs := firstBatch(t, mustRun(t, db, "test", `{"listIndexes": "s"}`))
-	if len(ixs) != 3 || field(ixs[1], "2dsphereIndexVersion") != int32(3) || field(ixs[2], "bits") != int32(20) || field(ixs[2], "min") != int32(-1000) {
+	if len(ixs) != 3 || field(ixs[1], "2dsphereIndexVersion") != int32(3) || field(ixs[2], "bits") != int32(20) || field(ixs[2], "min") != -1000.0 {
 		t.Fatalf("listIndexes: %v", ixs)
 	}
 	for _, tc := range []struct {

@@ -93,7 +93,7 @@ func TestHashedIndexRules(t *testing.T) {
 	wantCode(t, db, "test", `{"createIndexes": "r", "indexes": [{"key": {"a": "hashed"}, "name": "a", "expireAfterSeconds": 10}]}`,
 		document.CodeCannotCreateIndex, "TTL indexes cannot be hashed")
 	wantCode(t, db, "test", `{"createIndexes": "r", "indexes": [{"key": {"a": "geoHaystack"}, "name": "a"}]}`,
-		document.CodeCannotCreateIndex, "Index type 'geoHaystack' is not supported")
+		document.CodeCannotCreateIndex, "GeoHaystack indexes cannot be created in version 5.0 and above")
 
 	// The default name is MongoDB's.
 	mustRun(t, db, "test", `{"createIndexes": "r", "indexes": [{"key": {"a.b": "hashed", "c": 1}, "name": "a.b_hashed_c_1"}]}`)

@@ -40,7 +40,7 @@ var knownIndexOptions = map[string]bool{
 	indexkey.WildcardProjection: true,
 	"weights":                   true, "default_language": true, "language_override": true, "textIndexVersion": true,
 	"2dsphereIndexVersion": true, "bits": true, "min": true, "max": true,
-	"finestIndexedLevel": true, "coarsestIndexedLevel": true,
+	"finestIndexedLevel": true, "coarsestIndexedLevel": true, "prepareUnique": true,
 }
 
 // defaultIndexName joins fields and directions: {a: 1, b: -1} -> a_1_b_-1.
@@ -84,6 +84,15 @@ func parseExpireAfterSeconds(v any, code document.Code) (int64, error) {
 	return int64(t), nil
 }
 
+// MongoDB's limits on a key pattern: its BSON size, and the fields of a
+// compound index (codeTooManyCompoundKeys past them, from mongod's
+// Ordering).
+const (
+	maxKeyPatternSize       = 2048
+	maxCompoundFields       = 32
+	codeTooManyCompoundKeys = document.Code(13103)
+)
+
 // MongoDB's codes for the rules of hashed indexes.
 const (
 	codeMaxOneHashedField = document.Code(31303) // two hashed fields in one key
@@ -110,6 +119,9 @@ func parseIndexSpec(m *catalog.Coll, spec bson.D) (*catalog.Index, error) {
 	key, ok := kv.(bson.D)
 	if !ok {
 		return nil, document.Errorf(document.CodeTypeMismatch, "The field 'key' must be an object, but got %s", typeName(kv))
+	}
+	if raw, err := bson.Marshal(key); err == nil && len(raw) > maxKeyPatternSize {
+		return nil, document.Errorf(document.CodeCannotCreateIndex, "Index key pattern too large.")
 	}
 	if len(key) == 0 {
 		return nil, document.Errorf(document.CodeCannotCreateIndex, "Index keys cannot be empty.")
@@ -150,13 +162,21 @@ func parseIndexSpec(m *catalog.Coll, spec bson.D) (*catalog.Index, error) {
 			if text && f.Key == "_fts" {
 				continue
 			}
-			return nil, document.Errorf(document.CodeCannotCreateIndex, "Index type '%s' is not supported by ttlkv (key %s)", v, fmtValue(key))
+			if v == "" {
+				return nil, document.Errorf(document.CodeCannotCreateIndex, "Values in the index key pattern cannot be empty strings")
+			}
+			if v == "geoHaystack" {
+				return nil, document.Errorf(document.CodeCannotCreateIndex, "GeoHaystack indexes cannot be created in version 5.0 and above")
+			}
+			return nil, document.Errorf(document.CodeCannotCreateIndex, "Unknown index plugin '%s'", v)
 		default:
-			n, ok := asFloat(v)
-			if !ok || n == 0 || math.IsNaN(n) {
-				return nil, document.Errorf(document.CodeCannotCreateIndex, "Values in the index key pattern can only be of numerical or string type, and numbers must be non-zero; found %s", fmtValue(v))
+			if err := keyValueNumber(v); err != nil {
+				return nil, err
 			}
 		}
+	}
+	if len(key) > maxCompoundFields {
+		return nil, document.Errorf(codeTooManyCompoundKeys, "too many compound keys")
 	}
 	ix.Key = key
 	if text {
@@ -182,14 +202,13 @@ func parseIndexSpec(m *catalog.Coll, spec bson.D) (*catalog.Index, error) {
 		ix.Name = defaultIndexName(userKey)
 	}
 	isID := len(key) == 1 && key[0].Key == "_id"
+	if !isID && ix.Name == "_id_" || isID && ix.Name == "_id_" && !idPatternKey(key) {
+		return nil, document.Errorf(document.CodeBadValue, "The index name '_id_' is reserved for the _id index, which must have key pattern {_id: 1}, found key: %s", fmtValue(userKey))
+	}
 	// {_id: 1} and {_id: -1} are specs of the _id index, as MongoDB's
 	// IndexDescriptor::isIdIndexPattern says ({_id: -1} is then refused
 	// below); {_id: "hashed"} is an ordinary index.
-	idPattern := false
-	if isID {
-		f, ok := asFloat(key[0].Value)
-		idPattern = ok && (f == 1 || f == -1)
-	}
+	idPattern := idPatternKey(key)
 	for _, e := range spec {
 		switch e.Key {
 		case "unique", "sparse", "hidden":
@@ -202,8 +221,24 @@ func parseIndexSpec(m *catalog.Coll, spec bson.D) (*catalog.Index, error) {
 				ix.Unique = b
 			case "sparse":
 				ix.Sparse = b
+				if !b {
+					// mongod keeps sparse as given: listIndexes shows
+					// sparse: false.
+					extra = append(extra, bson.E{Key: "sparse", Value: false})
+				}
 			case "hidden":
 				ix.Hidden = b
+			}
+		case "prepareUnique":
+			ix.PrepareUnique, _ = asBool(e.Value)
+		case "background":
+			// Kept and listed, as mongod does; it changes nothing.
+			b, _ := asBool(e.Value)
+			extra = append(extra, bson.E{Key: "background", Value: b})
+		case "v":
+			if f, _ := asFloat(e.Value); f == 1 {
+				// A v: 1 index is listed so; ttlkv keys it as any other.
+				extra = append(extra, bson.E{Key: "v", Value: int32(1)})
 			}
 		case "partialFilterExpression":
 			pd, ok := e.Value.(bson.D)
@@ -321,8 +356,11 @@ func parseIndexSpec(m *catalog.Coll, spec bson.D) (*catalog.Index, error) {
 		if err := indexkey.CheckCompoundWildcard(key, proj); err != nil {
 			return nil, err
 		}
-		if f, ok := asFloat(key[indexkey.WildcardPos(key)].Value); !ok || f == 0 || math.IsNaN(f) {
-			return nil, document.Errorf(document.CodeCannotCreateIndex, "Values in the index key pattern can only be of numerical or string type, and numbers must be non-zero; found %s", fmtValue(key[indexkey.WildcardPos(key)].Value))
+		if v := key[indexkey.WildcardPos(key)].Value; !document.IsNumber(v) {
+			// {"$**": "hashed"} is a hashed key on a '$' field to mongod.
+			return nil, document.Errorf(document.CodeCannotCreateIndex, "Index key contains an illegal field name: field name starts with '$'.")
+		} else if err := keyValueNumber(v); err != nil {
+			return nil, err
 		}
 	}
 	if hashed > 0 {
@@ -335,6 +373,18 @@ func parseIndexSpec(m *catalog.Coll, spec bson.D) (*catalog.Index, error) {
 		}
 		if ix.TTL {
 			return nil, document.Errorf(document.CodeCannotCreateIndex, "TTL indexes cannot be hashed: the TTL monitor reads an index in date order. Index spec: %s", fmtValue(spec))
+		}
+	}
+	if ix.Unique && ix.PrepareUnique && !idPattern {
+		return nil, document.Errorf(document.CodeCannotCreateIndex, "Invalid index specification %s; cannot create an index with the 'unique' option and the 'prepareUnique' option", fmtValue(spec))
+	}
+	if ix.PrepareUnique {
+		// ttlkv enforces it where its writes check unique indexes.
+		switch {
+		case m.Kind != catalog.KindNormal || isBucketsColl(m) || m.Clustered:
+			return nil, document.Errorf(document.CodeCannotCreateIndex, "prepareUnique is not supported by ttlkv on a %s collection", collKindName(m))
+		case hashed > 0 || text || wildcard || len(geoKinds) > 0:
+			return nil, document.Errorf(document.CodeCannotCreateIndex, "prepareUnique is not supported by ttlkv on a hashed, text, wildcard or geospatial index")
 		}
 	}
 	if ix.Sparse && ix.PartialFilter != nil {
@@ -351,27 +401,29 @@ func parseIndexSpec(m *catalog.Coll, spec bson.D) (*catalog.Index, error) {
 			return nil, document.Errorf(document.CodeCannotCreateIndex, "a geospatial index cannot be unique in ttlkv: its keys are cells, which many geometries share. Index spec: %s", fmtValue(spec))
 		}
 	}
-	if isID {
-		if ix.Hidden {
-			return nil, document.Errorf(document.CodeCannotCreateIndex, "can't hide _id index")
-		}
-	}
 	if idPattern || (isID && ix.TTL) {
 		// mongod's validateIdIndexSpec: the _id index takes its key,
-		// name, version, namespace and collation, nothing else.
+		// name, version, namespace and collation, nothing else (not
+		// hidden, even false).
 		for _, e := range spec {
 			switch e.Key {
-			case "key", "name", "v", "ns", "collation", "hidden":
+			case "key", "name", "v", "ns", "collation":
 			default:
 				return nil, document.Errorf(document.CodeInvalidIndexSpecificationOption, "The field '%s' is not valid for an _id index specification. Specification: %s", e.Key, fmtValue(spec))
 			}
 		}
+	}
+	if isID && ix.Hidden {
+		return nil, document.Errorf(document.CodeCannotCreateIndex, "can't hide _id index")
 	}
 	if idPattern {
 		if f, _ := asFloat(key[0].Value); f != 1 {
 			return nil, document.Errorf(document.CodeBadValue, "The field 'key' for an _id index must be {_id: 1}, but got %s", fmtValue(key))
 		}
 		ix.Unique = true // the _id index is unique whatever the spec says
+		// mongod names the _id index _id_ whatever the spec says
+		// (_fixIndexSpec): asking for it under another name finds it.
+		ix.Name = "_id_"
 	}
 	if ix.TTL {
 		if len(key) > 1 {
@@ -396,7 +448,7 @@ func sameOptions(a, b *catalog.Index) bool {
 type CreateIndexesResult struct {
 	NumIndexesBefore, NumIndexesAfter int
 	CreatedCollectionAutomatically    bool
-	Note                              string // "all indexes already exist" when nothing was built
+	Note                              string // "all indexes already exist" when nothing was built, "index already exists" when some were there
 	Names                             []string
 }
 
@@ -503,6 +555,10 @@ func (db *DB) createIndexes(ctx context.Context, dbName, name string, specs []bs
 		return nil, err
 	}
 	res.NumIndexesAfter = len(final.Indexes)
+	if len(todo) < len(specs) {
+		// Some of the indexes asked for were there already.
+		res.Note = "index already exists"
+	}
 	now := time.Now()
 	for _, ix := range todo {
 		db.noteIndexCreated(nm.ID, ix.Name, now)
@@ -688,26 +744,73 @@ func (db *DB) resumeIndexDrops() error {
 	return nil
 }
 
-// listIndexEntry renders an index as listIndexes shows it.
+// listIndexOrder is the order of a listIndexes entry's option fields
+// after v, key and name: mongod serialises each entry through its
+// ListIndexesReplyItem, whose fields come in this order.
+var listIndexOrder = []string{
+	"background", "unique", "hidden", "partialFilterExpression", "sparse", "expireAfterSeconds",
+	"storageEngine", "weights", "default_language", "language_override", "textIndexVersion",
+	"2dsphereIndexVersion", "bits", "min", "max", "bucketSize", "collation", indexkey.WildcardProjection,
+	"coarsestIndexedLevel", "finestIndexedLevel", "clustered", "prepareUnique",
+}
+
+// listIndexEntry renders an index as listIndexes shows it: v (2 unless
+// the spec asked for 1), key, name, then the options in mongod's order
+// (listIndexOrder). unique and hidden appear when true, as mongod keeps
+// them; sparse and background as the spec gave them.
 func listIndexEntry(ix *catalog.Index) bson.D {
-	d := bson.D{{Key: "v", Value: int32(2)}, {Key: "key", Value: ix.Key}, {Key: "name", Value: ix.Name}}
+	opts := map[string]any{}
 	if ix.Unique && ix.ID != idIndexID {
-		d = append(d, bson.E{Key: "unique", Value: true})
+		opts["unique"] = true
 	}
 	if ix.Sparse {
-		d = append(d, bson.E{Key: "sparse", Value: true})
+		opts["sparse"] = true
 	}
 	if ix.Hidden {
-		d = append(d, bson.E{Key: "hidden", Value: true})
+		opts["hidden"] = true
 	}
 	if ix.Partial != nil {
-		d = append(d, bson.E{Key: "partialFilterExpression", Value: ix.Partial})
+		opts["partialFilterExpression"] = ix.Partial
 	}
 	if ix.TTL {
-		d = append(d, bson.E{Key: "expireAfterSeconds", Value: int32(ix.Expire)})
+		opts["expireAfterSeconds"] = int32(ix.Expire)
 	}
-	d = append(d, ix.Extra...)
-	return d
+	if ix.PrepareUnique {
+		opts["prepareUnique"] = true
+	}
+	var rest bson.D // options outside listIndexOrder, in their order
+	v := any(int32(2))
+	for _, e := range ix.Extra {
+		switch _, set := opts[e.Key]; {
+		case e.Key == "v":
+			v = e.Value
+		case set:
+		case slices.Contains(listIndexOrder, e.Key):
+			opts[e.Key] = e.Value
+		default:
+			rest = append(rest, e)
+		}
+	}
+	d := bson.D{{Key: "v", Value: v}, {Key: "key", Value: ix.Key}, {Key: "name", Value: ix.Name}}
+	for _, k := range listIndexOrder {
+		val, ok := opts[k]
+		if !ok {
+			continue
+		}
+		// The reply item's types: safeInt and safeDouble fields come
+		// out as int and double whatever number the spec held.
+		switch f, isNum := asFloat(val); {
+		case !isNum:
+		case k == "min" || k == "max" || k == "bucketSize":
+			val = f
+		case k == "bits" || k == "2dsphereIndexVersion" || k == "textIndexVersion" || k == "coarsestIndexedLevel" || k == "finestIndexedLevel":
+			if f >= math.MinInt32 && f <= math.MaxInt32 {
+				val = int32(f)
+			}
+		}
+		d = append(d, bson.E{Key: k, Value: val})
+	}
+	return append(d, rest...)
 }
 
 // findIndexes resolves an index reference (a name or a key pattern).
@@ -923,7 +1026,9 @@ func newIndexes(m *catalog.Coll, parsed []*catalog.Index, specs []bson.D) ([]int
 				return nil, document.Errorf(document.CodeCannotCreateIndex, "only one text index per collection allowed, found existing text index \"%s\"", old.Name)
 			}
 			switch {
-			case old.Name == ix.Name && sameKey && sameOptions(old, ix):
+			case old.Name == ix.Name && sameKey && sameOptions(old, ix) && sameIndexCollation(old, ix):
+				// The collation is an option too: the same name over
+				// another collation is the conflict below, as in mongod.
 				exists = true
 			case old.Name == ix.Name && sameKey:
 				return nil, document.Errorf(document.CodeIndexOptionsConflict, "Index with name: %s already exists with the same name but different options. Requested index: %s, existing index: %s", ix.Name, fmtValue(specs[i]), fmtValue(listIndexEntry(old)))
@@ -963,7 +1068,7 @@ func indexOptionTypes(spec bson.D) error {
 			if _, ok := e.Value.(bool); !ok {
 				return document.Errorf(document.CodeTypeMismatch, "The field 'hidden' must be a bool, but got %s", typeName(e.Value))
 			}
-		case "unique", "sparse", "background":
+		case "unique", "sparse", "background", "prepareUnique":
 			if _, ok := e.Value.(bool); !ok && !document.IsNumber(e.Value) {
 				return document.Errorf(document.CodeTypeMismatch, "The field '%s has value %s: %s, which is not convertible to bool", e.Key, e.Key, fmtValue(e.Value))
 			}
@@ -976,11 +1081,32 @@ func indexOptionTypes(spec bson.D) error {
 				return document.Errorf(document.CodeTypeMismatch, "The field 'v' must be a number, but got %s", typeName(e.Value))
 			}
 			v, _ := asFloat(e.Value)
+			if v != math.Trunc(v) || v > math.MaxInt32 || v < math.MinInt32 {
+				return document.Errorf(document.CodeBadValue, "Index version must be representable as a 32-bit integer, but got %s", fmtValue(e.Value))
+			}
 			if v != 1 && v != 2 {
 				return document.Errorf(document.CodeCannotCreateIndex, "Invalid index specification %s; cannot create an index with v=%s", fmtValue(spec), fmtValue(e.Value))
 			}
 			if _, has := get(spec, "collation"); has && v == 1 {
 				return document.Errorf(document.CodeCannotCreateIndex, "Invalid index specification %s; cannot create an index with the 'collation' option and v=1", fmtValue(spec))
+			}
+		case "collation":
+			d, ok := e.Value.(bson.D)
+			if !ok {
+				return document.Errorf(document.CodeTypeMismatch, "The field 'collation' must be an object, but got %s", typeName(e.Value))
+			}
+			if len(d) == 0 {
+				return document.Errorf(document.CodeBadValue, "The field 'collation' cannot be an empty object.")
+			}
+		case "default_language", "language_override":
+			if _, ok := e.Value.(string); !ok {
+				return document.Errorf(document.CodeTypeMismatch, "The field '%s' must be a string, but got %s", e.Key, typeName(e.Value))
+			}
+		case "weights":
+			switch e.Value.(type) {
+			case bson.D, bson.A, string:
+			default:
+				return document.Errorf(document.CodeTypeMismatch, "The field 'weights' must be an object, but got %s", typeName(e.Value))
 			}
 		case "storageEngine":
 			d, ok := e.Value.(bson.D)
@@ -1023,7 +1149,7 @@ func indexKeyPaths(key bson.D) error {
 		if f.Key == "" {
 			continue // reported as an illegal field name
 		}
-		for _, part := range strings.Split(f.Key, ".") {
+		for i, part := range strings.Split(f.Key, ".") {
 			switch {
 			case part == "":
 				return document.Errorf(document.CodeCannotCreateIndex, "Index keys cannot contain an empty field.")
@@ -1031,6 +1157,9 @@ func indexKeyPaths(key bson.D) error {
 			case strings.HasPrefix(part, "$"):
 				if f.Key == part {
 					continue // the whole key: reported as an illegal field name, as before
+				}
+				if i > 0 && (part == "$id" || part == "$ref" || part == "$db") {
+					continue // may be a DBRef's field, which mongod lets a key name
 				}
 				return document.Errorf(document.CodeCannotCreateIndex, "Index key contains an illegal field name: field name starts with '$'.")
 			}
@@ -1040,4 +1169,43 @@ func indexKeyPaths(key bson.D) error {
 		}
 	}
 	return nil
+}
+
+// idPatternKey reports whether key is the pattern of an _id index:
+// {_id: 1} or {_id: -1}, as mongod's IndexDescriptor::isIdIndexPattern
+// says ({_id: -1} is then refused); {_id: "hashed"} is an ordinary index.
+func idPatternKey(key bson.D) bool {
+	if len(key) != 1 || key[0].Key != "_id" {
+		return false
+	}
+	f, ok := asFloat(key[0].Value)
+	return ok && (f == 1 || f == -1)
+}
+
+// keyValueNumber refuses (67) a key pattern value that is neither a
+// number nor a string, or a number that is 0 or NaN, in mongod's
+// validateKeyPattern words.
+func keyValueNumber(v any) error {
+	if !document.IsNumber(v) {
+		return document.Errorf(document.CodeCannotCreateIndex, "Values in v:2 index key pattern cannot be of type %s. Only numbers > 0, numbers < 0, and strings are allowed.", typeName(v))
+	}
+	switch n, _ := asFloat(v); {
+	case math.IsNaN(n):
+		return document.Errorf(document.CodeCannotCreateIndex, "Values in the index key pattern cannot be NaN.")
+	case n == 0:
+		return document.Errorf(document.CodeCannotCreateIndex, "Values in the index key pattern cannot be 0.")
+	}
+	return nil
+}
+
+// collKindName names m's kind for a message: "clustered" for a
+// clustered collection, "time-series" for a buckets collection.
+func collKindName(m *catalog.Coll) string {
+	switch {
+	case m.Clustered:
+		return "clustered"
+	case isBucketsColl(m):
+		return "time-series"
+	}
+	return string(m.Kind)
 }

@@ -173,6 +173,25 @@ func usable(ix *catalog.Index) bool {
 	return !ix.Hidden && ix.PartialFilter == nil && !ix.Sparse && !isTextKey(ix.Key) && !indexkey.IsGeo(ix.Key)
 }
 
+// sparseUsable reports whether the planner may choose the sparse index
+// ix without a hint for filter: when the filter bounds ix's first field
+// away from null, no document the index leaves out (one without any of
+// its fields) can match, as mongod's planner reasons for a sparse index.
+// A sparse index never only gives a sort order (it would leave
+// documents out).
+func sparseUsable(ix *catalog.Index, filter *query.Filter) bool {
+	if !ix.Sparse || ix.Hidden || ix.PartialFilter != nil || indexkey.IsWildcard(ix.Key) {
+		return false
+	}
+	for _, f := range ix.Key {
+		if v, ok := f.Value.(string); ok && v != indexkey.Hashed {
+			return false // text and geo indexes keep their own rules
+		}
+	}
+	ivs, ok := filter.Bounds(ix.Key[0].Key, !ix.FieldMultikey(0))
+	return ok && len(ivs) > 0 && !ivs.Contains(nil)
+}
+
 // makePlan chooses how to run filter with sort on c. hint, if not nil,
 // names an index (by name string or key pattern document).
 func makePlan(c *coll, m *catalog.Coll, filter *query.Filter, sort *query.Sort, hint any) (*plan, error) {
@@ -254,7 +273,7 @@ func makePlan(c *coll, m *catalog.Coll, filter *query.Filter, sort *query.Sort, 
 		eq[path] = true
 	}
 	for _, ix := range m.Indexes {
-		if !usable(ix) {
+		if !usable(ix) && !sparseUsable(ix, filter) {
 			continue
 		}
 		if indexkey.IsWildcard(ix.Key) && len(ix.Key) > 1 {

@@ -340,7 +340,7 @@ func TestReviewGeoRestart(t *testing.T) {
 	})
 	db = reopen(t, db, dir, clk)
 	ixs := firstBatch(t, mustRun(t, db, "test", `{"listIndexes": "r"}`))
-	if len(ixs) != 3 || field(ixs[1], "2dsphereIndexVersion") != int32(2) || field(ixs[2], "bits") != int32(20) || field(ixs[2], "max") != int32(500) {
+	if len(ixs) != 3 || field(ixs[1], "2dsphereIndexVersion") != int32(2) || field(ixs[2], "bits") != int32(20) || field(ixs[2], "max") != 500.0 {
 		t.Errorf("listIndexes after restart: %v", ixs)
 	}
 	geoRevAgree(t, db, "r", []geoRevCase{{`{"loc": {"$geoWithin": {"$centerSphere": [[0, 0], 0.1]}}}`, []int32{1, 2}}})

@@ -520,7 +520,7 @@ func TestReviewIndexConsistencyReopen(t *testing.T) {
 	ricCheck(t, db, "c", "after delete, TTL pass and reopen")
 }
 
-// (collMod prepareUnique/unique is refused by ttlkv: 72 not supported.)
+// (collMod prepareUnique/unique: TestReviewIdx28PrepareUnique.)
 // TestReviewIndexConsistencyDDL: indexes built over existing documents,
 // collMod (TTL expiry, hidden, a clustered
 // collection's expireAfterSeconds), compact and cloneCollectionAsCapped,

@@ -37,6 +37,9 @@ func parseTextIndex(key, spec bson.D) (norm bson.D, opts bson.D, ok bool, err er
 		}
 	}
 	if !stored && len(textFields) == 0 {
+		if _, has := get(spec, "weights"); has {
+			return nil, nil, false, document.Errorf(document.CodeCannotCreateIndex, "Invalid index specification %s; the field 'weights' can only be specified with text indexes", fmtValue(spec))
+		}
 		for _, o := range textIndexOptions {
 			if _, has := get(spec, o); has {
 				return nil, nil, false, document.Errorf(document.CodeCannotCreateIndex, "Index key pattern %s is not a text index: the option '%s' is for text indexes", fmtValue(key), o)

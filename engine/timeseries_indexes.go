@@ -21,6 +21,9 @@ const tsIndexPrefix = "_ts_ix_"
 // it (nil for a partial TTL index, which bucket expiry serves through
 // the control.min index).
 func tsIndexKey(o ts.Options, ix *catalog.Index) (bson.D, error) {
+	if ix.PrepareUnique {
+		return nil, document.Errorf(document.CodeCannotCreateIndex, "prepareUnique is not supported by ttlkv on a time-series collection")
+	}
 	if ix.TTL {
 		if ix.Key[0].Key != o.TimeField {
 			return nil, document.Errorf(document.CodeInvalidOptions, "TTL indexes on time-series collections are only supported on the timeField '%s', not on '%s'", o.TimeField, ix.Key[0].Key)
@@ -206,6 +209,9 @@ func (db *DB) createTimeseriesIndexes(ctx context.Context, c *coll, specs []bson
 		return nil, err
 	}
 	res.NumIndexesAfter = len(nm.Indexes)
+	if len(todo) < len(specs) {
+		res.Note = "index already exists"
+	}
 	return res, nil
 }
 

@@ -269,7 +269,7 @@ func (w *writeCtx) docKeysAt(d bson.D, rid uint64, old [][][]byte, at int) ([][]
 				w.mkFields[ix.ID] |= f
 			}
 		}
-		if ix.Unique {
+		if ix.Unique || ix.PrepareUnique {
 			for _, k := range keys {
 				if old != nil && containsKey(old[i], k) {
 					continue
@@ -375,7 +375,7 @@ func (w *writeCtx) setIndexKey(ix *catalog.Index, k []byte, rid uint64, val []by
 // keep.
 func (w *writeCtx) setIndexKeyOwned(ix *catalog.Index, k []byte, rid uint64, val []byte) error {
 	key := w.keys.indexKey(w.m.ID, ix.ID, k, rid)
-	if ix.Unique {
+	if ix.Unique || ix.PrepareUnique {
 		if w.uniq == nil {
 			w.uniq = map[string]uint64{}
 		}

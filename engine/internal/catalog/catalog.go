@@ -44,16 +44,19 @@ type Coll struct {
 
 // Index is one index's catalog entry.
 type Index struct {
-	ID       uint64
-	Name     string
-	Key      bson.D
-	Unique   bool
-	Sparse   bool
-	Hidden   bool
-	Partial  bson.D // partialFilterExpression, nil if none
-	TTL      bool   // has expireAfterSeconds
-	Expire   int64  // expireAfterSeconds when TTL
-	Multikey bool   // some document produced several keys
+	ID     uint64
+	Name   string
+	Key    bson.D
+	Unique bool
+	// PrepareUnique: new duplicate keys are refused, the ones already
+	// there kept, until collMod makes the index unique.
+	PrepareUnique bool
+	Sparse        bool
+	Hidden        bool
+	Partial       bson.D // partialFilterExpression, nil if none
+	TTL           bool   // has expireAfterSeconds
+	Expire        int64  // expireAfterSeconds when TTL
+	Multikey      bool   // some document produced several keys
 	// MultikeyFields has bit i set when some document met an array on
 	// the path of the key's field i (when Multikey; an entry written
 	// before ttlkv kept it has every bit set).
@@ -116,6 +119,9 @@ func (m *Coll) Encode() ([]byte, error) {
 		}
 		if ix.Partial != nil {
 			d = append(d, bson.E{Key: "partial", Value: ix.Partial})
+		}
+		if ix.PrepareUnique {
+			d = append(d, bson.E{Key: "prepareUnique", Value: true})
 		}
 		if ix.Multikey {
 			d = append(d, bson.E{Key: "mkfields", Value: int64(ix.MultikeyFields)})
@@ -188,7 +194,7 @@ func Decode(b []byte) (*Coll, error) {
 		}
 		ix := &Index{
 			ID: i64(id, "id"), Name: str(id, "name"), Key: sub(id, "key"),
-			Unique: flag(id, "unique"), Sparse: flag(id, "sparse"), Hidden: flag(id, "hidden"),
+			Unique: flag(id, "unique"), PrepareUnique: flag(id, "prepareUnique"), Sparse: flag(id, "sparse"), Hidden: flag(id, "hidden"),
 			TTL: flag(id, "ttl"), Expire: int64(i64(id, "expire")), Multikey: flag(id, "multikey"),
 			Partial: sub(id, "partial"), Extra: sub(id, "extra"),
 		}
