@@ -7,6 +7,14 @@ for (const c of a.getCollectionInfos({}).sort((x, y) => x.name < y.name ? -1 : 1
   // By name: mongorestore creates a collection's indexes in no fixed
   // order, and listIndexes gives them in the order they were created.
   if (info.type !== "view") print(EJSON.stringify(a.getCollection(c.name).getIndexes().map(i => { delete i.ns; return i; }).sort((x, y) => x.name < y.name ? -1 : 1)));
+  if (c.name.startsWith("system.buckets.")) {
+    // A restore buckets the measurements afresh, under new bucket _ids:
+    // the buckets without them, by meta and start.
+    const sort = { meta: 1 };
+    sort["control.min." + info.options.timeseries.timeField] = 1;
+    print(EJSON.stringify(a.getCollection(c.name).find({}, { _id: 0 }).sort(sort).toArray()));
+    continue;
+  }
   print(EJSON.stringify(a.getCollection(c.name).find().sort({ _id: 1 }).toArray()));
 }
 // dbHash of the plain collections: the same documents, byte for byte, in
