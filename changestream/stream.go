@@ -3,6 +3,7 @@ package changestream
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"time"
 
@@ -54,7 +55,7 @@ func ParseStage(v any) (Options, bool, error) {
 		case "fullDocument", "fullDocumentBeforeChange":
 			s, ok := e.Value.(string)
 			if !ok {
-				return o, false, document.Errorf(document.CodeTypeMismatch, "BSON field '$changeStream.%s' is the wrong type '%s', expected type 'string'", e.Key, document.TypeName(e.Value))
+				return o, false, wrongType(e, "string")
 			}
 			if e.Key == "fullDocument" {
 				o.FullDocument = s
@@ -64,7 +65,7 @@ func ParseStage(v any) (Options, bool, error) {
 		case "resumeAfter", "startAfter":
 			t, ok := e.Value.(bson.D)
 			if !ok {
-				return o, false, document.Errorf(document.CodeTypeMismatch, "$changeStream.%s must be an object", e.Key)
+				return o, false, wrongType(e, "object")
 			}
 			if e.Key == "resumeAfter" {
 				o.ResumeAfter = t
@@ -74,19 +75,19 @@ func ParseStage(v any) (Options, bool, error) {
 		case "startAtOperationTime":
 			ts, ok := e.Value.(bson.Timestamp)
 			if !ok {
-				return o, false, document.Errorf(document.CodeTypeMismatch, "$changeStream.startAtOperationTime must be a timestamp")
+				return o, false, wrongType(e, "timestamp")
 			}
 			o.StartAtOperationTime = &ts
 		case "showMigrationEvents", "allowToRunOnConfigDB", "allowToRunOnSystemNS":
 			// mongod's internal options, taken and (false or true) of no
 			// effect on a standalone.
 			if _, ok := e.Value.(bool); !ok {
-				return o, false, document.Errorf(document.CodeTypeMismatch, "BSON field '$changeStream.%s' is the wrong type '%s', expected type 'bool'", e.Key, document.TypeName(e.Value))
+				return o, false, wrongType(e, "bool")
 			}
 		case "showExpandedEvents", "allChangesForCluster", "ttlkvFromOldest":
 			b, ok := e.Value.(bool)
 			if !ok {
-				return o, false, document.Errorf(document.CodeTypeMismatch, "$changeStream.%s must be a boolean", e.Key)
+				return o, false, wrongType(e, "bool")
 			}
 			switch e.Key {
 			case "showExpandedEvents":
@@ -101,6 +102,12 @@ func ParseStage(v any) (Options, bool, error) {
 		}
 	}
 	return o, all, o.validate()
+}
+
+// wrongType is the IDL parser's answer to a $changeStream field e of
+// another type than want, as mongod's (14 TypeMismatch).
+func wrongType(e bson.E, want string) error {
+	return document.Errorf(document.CodeTypeMismatch, "BSON field '$changeStream.%s' is the wrong type '%s', expected type '%s'", e.Key, document.TypeName(e.Value), want)
 }
 
 func (o Options) validate() error {
@@ -210,7 +217,7 @@ func New(store *lsm.Store, scope Scope, pipeline []bson.D, o Options, lookup Loo
 			return nil, err
 		}
 		if t.Invalidate && o.ResumeAfter != nil {
-			return nil, document.Errorf(document.CodeInvalidResumeToken, "cannot resume a stream after an invalidate event; use startAfter to start a new stream")
+			return nil, document.Errorf(document.CodeInvalidResumeToken, "Attempting to resume a change stream using 'resumeAfter' is not allowed from an invalidate notification.")
 		}
 		if !t.Invalidate && !t.HighWater {
 			if err := s.checkResumePoint(t); err != nil {
@@ -423,7 +430,7 @@ func (s *Stream) event(p lsm.ChangePos, c *stored) (bson.D, error) {
 		case "whenAvailable", "required":
 			if !c.hasFull {
 				if s.o.FullDocument == "required" {
-					return nil, document.Errorf(document.CodeNoMatchingDocument, "Change stream was configured to require a post-image for all update events, but the post-image was not found for event %s; enable changeStreamPreAndPostImages on %s.%s", tok, c.db, c.coll)
+					return nil, document.Errorf(document.CodeNoMatchingDocument, "Change stream was configured to require a post-image for all update events, but the post-image was not found for event: %s", imageEventDesc(p, c))
 				}
 				ev = append(ev, bson.E{Key: "fullDocument", Value: nil})
 			} else {
@@ -469,7 +476,7 @@ func (s *Stream) event(p lsm.ChangePos, c *stored) (bson.D, error) {
 			ev = append(ev, bson.E{Key: "fullDocumentBeforeChange", Value: v})
 		case "required":
 			if !c.hasPrev {
-				return nil, document.Errorf(document.CodeNoMatchingDocument, "Change stream was configured to require a pre-image for all update, delete and replace events, but the pre-image was not found for event %s; enable changeStreamPreAndPostImages on %s.%s", tok, c.db, c.coll)
+				return nil, document.Errorf(document.CodeNoMatchingDocument, "Change stream was configured to require a pre-image for all update, delete and replace events, but the pre-image was not found for event: %s", imageEventDesc(p, c))
 			}
 			ev = append(ev, bson.E{Key: "fullDocumentBeforeChange", Value: c.prev})
 		}
@@ -478,6 +485,14 @@ func (s *Stream) event(p lsm.ChangePos, c *stored) (bson.D, error) {
 		ev = append(ev, bson.E{Key: "ttlkv", Value: c.expiry})
 	}
 	return s.apply(ev)
+}
+
+// imageEventDesc names the event at p whose required image is missing
+// as mongod's error does: its operationType, ns and clusterTime, printed
+// the way mongod prints a document.
+func imageEventDesc(p lsm.ChangePos, c *stored) string {
+	ct := ClusterTime(p.Seq)
+	return fmt.Sprintf("{operationType: \"%s\", ns: {db: \"%s\", coll: \"%s\"}, clusterTime: Timestamp(%d, %d)}", string(c.op), c.db, c.coll, ct.T, ct.I)
 }
 
 // apply runs the pipeline over ev; nil when filtered out. The _id (the

@@ -1,0 +1,165 @@
+package engine
+
+// Review (session 28) of change stream options and event shapes against
+// mongod 7.0, beside review_cs_test.go. Each test names its evidence
+// (files of github.com/mongodb/mongo) and expects mongod's exact answer.
+
+import (
+	"fmt"
+	"testing"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+)
+
+// TestReviewCSOpt28OptionTypes: the $changeStream argument is parsed by
+// its IDL struct (src/mongo/db/pipeline/document_source_change_stream.idl:
+// resumeAfter and startAfter are resumeToken, an object;
+// startAtOperationTime a timestamp; showExpandedEvents and
+// allChangesForCluster bool), so a field of another type is 14
+// TypeMismatch "BSON field '$changeStream.<f>' is the wrong type '<t>',
+// expected type '<want>'" (src/mongo/idl/idl_parser.cpp).
+func TestReviewCSOpt28OptionTypes(t *testing.T) {
+	t.Parallel()
+	db := csOpen(t)
+	for _, c := range []struct{ opt, frag string }{
+		{`"resumeAfter": 1`, "BSON field '$changeStream.resumeAfter' is the wrong type 'int', expected type 'object'"},
+		{`"startAfter": "x"`, "BSON field '$changeStream.startAfter' is the wrong type 'string', expected type 'object'"},
+		{`"startAtOperationTime": 1`, "BSON field '$changeStream.startAtOperationTime' is the wrong type 'int', expected type 'timestamp'"},
+		{`"showExpandedEvents": 1`, "BSON field '$changeStream.showExpandedEvents' is the wrong type 'int', expected type 'bool'"},
+		{`"allChangesForCluster": "yes"`, "BSON field '$changeStream.allChangesForCluster' is the wrong type 'string', expected type 'bool'"},
+	} {
+		csWant(t, db, "d", `{"aggregate": "c", "pipeline": [{"$changeStream": {`+c.opt+`}}], "cursor": {}}`, 14, "TypeMismatch", c.frag)
+	}
+}
+
+// TestReviewCSOpt28ResumeAfterInvalidate: resumeAfter an invalidate
+// event's token is 260 InvalidResumeToken "Attempting to resume a change
+// stream using 'resumeAfter' is not allowed from an invalidate
+// notification." (document_source_change_stream.cpp,
+// assertIsLegalSpecification; jstests/change_streams/
+// whole_db_resumability.js and change_stream.js resume after an
+// invalidate with startAfter only).
+func TestReviewCSOpt28ResumeAfterInvalidate(t *testing.T) {
+	t.Parallel()
+	db := csOpen(t)
+	mustRun(t, db, "d", `{"insert": "c", "documents": [{"_id": 1}]}`)
+	id, _ := csOpenCursor(t, db, "d", `{"aggregate": "c", "pipeline": [{"$changeStream": {}}], "cursor": {}}`)
+	mustRun(t, db, "d", `{"drop": "c"}`)
+	g, err := csGetMore(t, db, "d", "c", id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	evs := csBatch(t, g)
+	if opsOf(evs) != "[drop invalidate]" {
+		t.Fatalf("events %v", evs)
+	}
+	inv := field(evs[1], "_id._data").(string)
+	csWant(t, db, "d", fmt.Sprintf(`{"aggregate": "c", "pipeline": [{"$changeStream": {"resumeAfter": {"_data": %q}}}], "cursor": {}}`, inv),
+		260, "InvalidResumeToken", "Attempting to resume a change stream using 'resumeAfter' is not allowed from an invalidate notification.")
+	// startAfter it: the next event is the new collection's insert.
+	id, _ = csOpenCursor(t, db, "d", fmt.Sprintf(`{"aggregate": "c", "pipeline": [{"$changeStream": {"startAfter": {"_data": %q}}}], "cursor": {}}`, inv))
+	mustRun(t, db, "d", `{"insert": "c", "documents": [{"_id": 2}]}`)
+	g, err = csGetMore(t, db, "d", "c", id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if evs := csBatch(t, g); opsOf(evs) != "[insert]" || csJSON(t, field(evs[0], "documentKey")) != `{"_id":2}` {
+		t.Errorf("after startAfter the invalidate: %v", evs)
+	}
+}
+
+// TestReviewCSOpt28RequiredImageMessages: the whole message of a missing
+// required image names the event as a document of its operationType, ns
+// and clusterTime (src/mongo/db/pipeline/
+// document_source_change_stream_add_pre_image.cpp,
+// makePreImageNotFoundErrorMsg, and ..._add_post_image.cpp), printed as
+// mongod prints a Document: {operationType: "update", ns: {db: "d",
+// coll: "c"}, clusterTime: Timestamp(s, i)}.
+func TestReviewCSOpt28RequiredImageMessages(t *testing.T) {
+	t.Parallel()
+	db := csOpen(t)
+	mustRun(t, db, "d", `{"insert": "c", "documents": [{"_id": 1}]}`)
+	plain, _ := csOpenCursor(t, db, "d", `{"aggregate": "c", "pipeline": [{"$changeStream": {}}], "cursor": {}}`)
+	post, _ := csOpenCursor(t, db, "d", `{"aggregate": "c", "pipeline": [{"$changeStream": {"fullDocument": "required"}}], "cursor": {}}`)
+	pre, _ := csOpenCursor(t, db, "d", `{"aggregate": "c", "pipeline": [{"$changeStream": {"fullDocumentBeforeChange": "required"}}], "cursor": {}}`)
+	mustRun(t, db, "d", `{"update": "c", "updates": [{"q": {"_id": 1}, "u": {"$set": {"a": 1}}}]}`)
+	g, err := csGetMore(t, db, "d", "c", plain)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ct := field(csBatch(t, g)[0], "clusterTime").(bson.Timestamp)
+	ev := fmt.Sprintf(`{operationType: "update", ns: {db: "d", coll: "c"}, clusterTime: Timestamp(%d, %d)}`, ct.T, ct.I)
+	for _, c := range []struct {
+		id   int64
+		want string
+	}{
+		{post, "Change stream was configured to require a post-image for all update events, but the post-image was not found for event: " + ev},
+		{pre, "Change stream was configured to require a pre-image for all update, delete and replace events, but the pre-image was not found for event: " + ev},
+	} {
+		r, err := csGetMore(t, db, "d", "c", c.id)
+		csCheckErr(t, "getMore", r, err, 47, "NoMatchingDocument", c.want)
+		if e, ok := err.(*Error); ok && e.Message != c.want {
+			t.Errorf("message %q, want mongod's %q", e.Message, c.want)
+		}
+	}
+}
+
+// TestReviewCSOpt28InternalNamespacesNotReported: a whole-cluster stream
+// reports no event of the admin, config or local databases, and no
+// stream reports writes to a system.* collection (mongod's namespace
+// filter, src/mongo/db/pipeline/change_stream_filter_helpers.cpp and
+// document_source_change_stream.cpp getNsRegexForChangeStream: the
+// cluster regex excludes admin, config and local, every regex excludes
+// "system." collections; jstests/change_streams/whole_cluster.js and
+// whole_db.js: "Test that the change stream ... does not see ... system
+// collections").
+func TestReviewCSOpt28InternalNamespacesNotReported(t *testing.T) {
+	t.Parallel()
+	db := csOpen(t)
+	all, _ := csOpenCursor(t, db, "admin", `{"aggregate": 1, "pipeline": [{"$changeStream": {"allChangesForCluster": true}}], "cursor": {}}`)
+	one, _ := csOpenCursor(t, db, "d", `{"aggregate": 1, "pipeline": [{"$changeStream": {}}], "cursor": {}}`)
+	mustRun(t, db, "admin", `{"insert": "a", "documents": [{"_id": 1}]}`)
+	mustRun(t, db, "d", `{"insert": "system.js", "documents": [{"_id": "f", "value": 1}]}`)
+	mustRun(t, db, "d", `{"insert": "c", "documents": [{"_id": 2}]}`)
+	for _, c := range []struct {
+		dbName string
+		id     int64
+	}{{"admin", all}, {"d", one}} {
+		g, err := run(t, db, c.dbName, fmt.Sprintf(`{"getMore": {"$numberLong": "%d"}, "collection": "$cmd.aggregate", "maxTimeMS": 1}`, c.id))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, e := range csBatch(t, g) {
+			got = append(got, csJSON(t, field(e, "ns")))
+		}
+		if fmt.Sprint(got) != `[{"db":"d","coll":"c"}]` {
+			t.Errorf("%s stream: events of %v, want mongod's [d.c] only", c.dbName, got)
+		}
+	}
+}
+
+// TestReviewCSOpt28StartAtOperationTime: startAtOperationTime includes
+// the events at that clusterTime (jstests/change_streams/
+// start_at_cluster_time.js), and it is exclusive with startAfter too
+// (40674, assertIsLegalSpecification).
+func TestReviewCSOpt28StartAtOperationTime(t *testing.T) {
+	t.Parallel()
+	db := csOpen(t)
+	id, r := csOpenCursor(t, db, "d", `{"aggregate": "c", "pipeline": [{"$changeStream": {}}], "cursor": {}}`)
+	tok := field(r, "cursor.postBatchResumeToken._data").(string)
+	mustRun(t, db, "d", `{"insert": "c", "documents": [{"_id": 1}]}`)
+	mustRun(t, db, "d", `{"insert": "c", "documents": [{"_id": 2}]}`)
+	g, err := csGetMore(t, db, "d", "c", id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	evs := csBatch(t, g)
+	ct := field(evs[1], "clusterTime").(bson.Timestamp)
+	_, r = csOpenCursor(t, db, "d", fmt.Sprintf(`{"aggregate": "c", "pipeline": [{"$changeStream": {"startAtOperationTime": {"$timestamp": {"t": %d, "i": %d}}}}], "cursor": {}}`, ct.T, ct.I))
+	if b := csBatch(t, r); len(b) != 1 || csJSON(t, field(b[0], "documentKey")) != `{"_id":2}` {
+		t.Errorf("startAtOperationTime of the second insert: %v", b)
+	}
+	csWant(t, db, "d", fmt.Sprintf(`{"aggregate": "c", "pipeline": [{"$changeStream": {"startAfter": {"_data": %q}, "startAtOperationTime": {"$timestamp": {"t": 1, "i": 0}}}}], "cursor": {}}`, tok),
+		40674, "Location40674", "Only one type of resume option is allowed, but multiple were found.")
+}
