@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strings"
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -144,9 +145,15 @@ func (o Options) validate() error {
 }
 
 // Scope is what a stream watches: one collection (DB and Coll), one
-// database (Coll ""), or everything (DB "").
+// database (Coll ""), or everything (DB ""). As mongod's, a database or
+// engine-wide stream leaves out system.* collections, and an
+// engine-wide one the internal databases admin, config and local,
+// unless Internal is set.
 type Scope struct {
 	DB, Coll string
+	// Internal also reports the collections and databases above (a
+	// ttlkv use: reading the whole log back, as CheckChangeLog does).
+	Internal bool
 }
 
 // Lookup returns the current version of the document with key in a
@@ -369,6 +376,9 @@ func (s *Stream) fill() error {
 }
 
 func (s *Stream) inScope(c *stored) bool {
+	if !s.scope.Internal && s.scope.Coll == "" && internalNS(s.scope.DB == "", c) {
+		return false
+	}
 	if s.scope.DB == "" {
 		return true
 	}
@@ -382,6 +392,24 @@ func (s *Stream) inScope(c *stored) bool {
 		return true
 	}
 	return c.op == DropDatabase || c.coll == s.scope.Coll
+}
+
+// internalNS reports whether c is a change mongod's database and
+// cluster-wide streams do not report: one of a system.* collection (a
+// rename counts when both its ends are), and, when cluster is set, one
+// of the admin, config or local database.
+func internalNS(cluster bool, c *stored) bool {
+	if cluster && internalDB(c.db) && (c.op != Rename || internalDB(c.toDB)) {
+		return true
+	}
+	if !strings.HasPrefix(c.coll, "system.") {
+		return false
+	}
+	return c.op != Rename || strings.HasPrefix(c.toColl, "system.")
+}
+
+func internalDB(name string) bool {
+	return name == "admin" || name == "config" || name == "local"
 }
 
 func (s *Stream) invalidates(c *stored) bool {

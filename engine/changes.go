@@ -534,7 +534,7 @@ func (db *DB) CheckChangeLog(ctx context.Context) (*ChangeLogCheck, error) {
 		}
 		return res, nil
 	}
-	st, err := changestream.New(db.store, changestream.Scope{}, nil, changestream.Options{FromOldest: true, FullDocument: "whenAvailable"}, nil)
+	st, err := changestream.New(db.store, changestream.Scope{Internal: true}, nil, changestream.Options{FromOldest: true, FullDocument: "whenAvailable"}, nil)
 	if err != nil {
 		return nil, err
 	}
