@@ -85,8 +85,11 @@ func (m *Model) Apply(ev bson.D) error {
 		to, _ := get(ev, "to").(bson.D)
 		tdb, _ := get(to, "db").(string)
 		tc, _ := get(to, "coll").(string)
+		// The target, if any, was dropped by the rename (dropTarget).
 		if d := m.colls[ns]; d != nil {
 			m.colls[tdb+"."+tc] = d
+		} else {
+			delete(m.colls, tdb+"."+tc)
 		}
 		delete(m.colls, ns)
 	case DropDatabase:

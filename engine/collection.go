@@ -310,7 +310,14 @@ func (db *DB) dropColl(dbName, name string) (bool, error) {
 }
 
 // dropLocked drops c; the caller holds catMu.
-func (db *DB) dropLocked(c *coll) error {
+func (db *DB) dropLocked(c *coll) error { return db.dropWith(c, nil, nil) }
+
+// dropWith drops c; the caller holds catMu. With inTxn set, the drop
+// logs no drop event and inTxn writes in the drop's transaction instead
+// (a rename with dropTarget: its one rename event says the target went,
+// as mongod's), and committed runs once that transaction has committed,
+// before the dropped data is removed.
+func (db *DB) dropWith(c *coll, inTxn func(*lsm.Txn) error, committed func()) error {
 	m := c.m()
 	c.wmu.Lock()
 	defer c.wmu.Unlock()
@@ -320,7 +327,11 @@ func (db *DB) dropLocked(c *coll) error {
 		if err := txn.Delete(lsk(m)); err != nil {
 			return err
 		}
-		if err := db.noteDrop(txn, m); err != nil {
+		note := inTxn
+		if note == nil {
+			note = func(txn *lsm.Txn) error { return db.noteDrop(txn, m) }
+		}
+		if err := note(txn); err != nil {
 			return err
 		}
 		return txn.Set(pendingDropKey(m.ID), nil)
@@ -334,6 +345,9 @@ func (db *DB) dropLocked(c *coll) error {
 	delete(db.colls, m.NS())
 	db.mu.Unlock()
 	db.cursors.killColl(c)
+	if committed != nil {
+		committed()
+	}
 	if err := kindOf(m).drop(db, c); err != nil {
 		return err
 	}

@@ -41,6 +41,7 @@ func (db *DB) renameCollection(fdb, fname, tdb, tname string, dropTarget bool) e
 	if fdb == tdb && fname == tname {
 		return document.Errorf(document.CodeIllegalOperation, "Can't rename a collection to itself")
 	}
+	var target *coll
 	if t := db.lookup(tdb, tname); t != nil {
 		if k := t.m().Kind; k == catalog.KindView || k == catalog.KindTimeseries {
 			// A view (a time-series collection is one in mongod) is not
@@ -50,16 +51,14 @@ func (db *DB) renameCollection(fdb, fname, tdb, tname string, dropTarget bool) e
 		if !dropTarget {
 			return document.Errorf(document.CodeNamespaceExists, "target namespace exists")
 		}
-		if err := db.dropLocked(t); err != nil {
-			return err
-		}
+		target = t
 	}
 	c.wmu.Lock()
 	defer c.wmu.Unlock()
 	old := c.m()
 	nm := old.Clone()
 	nm.DB, nm.Name = tdb, tname
-	err := db.store.Update(func(txn *lsm.Txn) error {
+	rename := func(txn *lsm.Txn) error {
 		if err := txn.Delete(lsk(old)); err != nil {
 			return err
 		}
@@ -67,16 +66,25 @@ func (db *DB) renameCollection(fdb, fname, tdb, tname string, dropTarget bool) e
 			return err
 		}
 		return putMeta(txn, nm)
-	})
-	if err != nil {
+	}
+	renamed := func() {
+		c.meta.Store(nm)
+		db.mu.Lock()
+		delete(db.colls, old.NS())
+		db.colls[nm.NS()] = c
+		db.mu.Unlock()
+		db.cursors.killCollWith(c, document.Errorf(document.CodeQueryPlanKilled, "collection renamed from '%s' to '%s'", old.NS(), nm.NS()))
+	}
+	if target != nil {
+		// The target goes in the rename's transaction, with the one
+		// rename event: mongod drops it within the rename, whose oplog
+		// entry names it (dropTarget), and logs no drop.
+		return db.dropWith(target, rename, renamed)
+	}
+	if err := db.store.Update(rename); err != nil {
 		return err
 	}
-	c.meta.Store(nm)
-	db.mu.Lock()
-	delete(db.colls, old.NS())
-	db.colls[nm.NS()] = c
-	db.mu.Unlock()
-	db.cursors.killCollWith(c, document.Errorf(document.CodeQueryPlanKilled, "collection renamed from '%s' to '%s'", old.NS(), nm.NS()))
+	renamed()
 	return nil
 }
 

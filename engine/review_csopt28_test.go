@@ -5,6 +5,7 @@ package engine
 // (files of github.com/mongodb/mongo) and expects mongod's exact answer.
 
 import (
+	"context"
 	"fmt"
 	"testing"
 
@@ -162,4 +163,41 @@ func TestReviewCSOpt28StartAtOperationTime(t *testing.T) {
 	}
 	csWant(t, db, "d", fmt.Sprintf(`{"aggregate": "c", "pipeline": [{"$changeStream": {"startAfter": {"_data": %q}, "startAtOperationTime": {"$timestamp": {"t": 1, "i": 0}}}}], "cursor": {}}`, tok),
 		40674, "Location40674", "Only one type of resume option is allowed, but multiple were found.")
+}
+
+// TestReviewCSOpt28RenameOverTarget: a rename with dropTarget over an
+// existing collection is one event, the rename: mongod drops the target
+// within the rename, whose oplog entry names it (operationDescription's
+// dropTarget, jstests/change_streams/show_expanded_events.js, "'rename'
+// operation with 'dropTarget: true' when target collection exists"), and
+// logs no drop. A stream on the target sees the rename, then invalidate.
+func TestReviewCSOpt28RenameOverTarget(t *testing.T) {
+	t.Parallel()
+	db := csOpen(t)
+	mustRun(t, db, "d", `{"insert": "a", "documents": [{"_id": 1}]}`)
+	mustRun(t, db, "d", `{"insert": "b", "documents": [{"_id": 2}]}`)
+	whole, _ := csOpenCursor(t, db, "d", `{"aggregate": 1, "pipeline": [{"$changeStream": {}}], "cursor": {}}`)
+	onB, _ := csOpenCursor(t, db, "d", `{"aggregate": "b", "pipeline": [{"$changeStream": {}}], "cursor": {}}`)
+	mustRun(t, db, "admin", `{"renameCollection": "d.a", "to": "d.b", "dropTarget": true}`)
+	g, err := run(t, db, "d", fmt.Sprintf(`{"getMore": {"$numberLong": "%d"}, "collection": "$cmd.aggregate", "maxTimeMS": 1}`, whole))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := opsOf(csBatch(t, g)); got != "[rename]" {
+		t.Errorf("database stream: %s, want mongod's [rename]", got)
+	}
+	g, err = csGetMore(t, db, "d", "b", onB)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := opsOf(csBatch(t, g)); got != "[rename invalidate]" {
+		t.Errorf("stream on the target: %s, want mongod's [rename invalidate]", got)
+	}
+	if got := mustRun(t, db, "d", `{"find": "b"}`); csJSON(t, field(got, "cursor.firstBatch")) != `{"v":[{"_id":1}]}` {
+		t.Errorf("d.b after the rename: %v", got)
+	}
+	res, err := db.CheckChangeLog(context.Background())
+	if err != nil || len(res.Problems) != 0 {
+		t.Errorf("CheckChangeLog: %v %v", err, res)
+	}
 }
