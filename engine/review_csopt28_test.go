@@ -201,3 +201,26 @@ func TestReviewCSOpt28RenameOverTarget(t *testing.T) {
 		t.Errorf("CheckChangeLog: %v %v", err, res)
 	}
 }
+
+// TestReviewCSOpt28BannedFromSubPipelines: $changeStream may not be used
+// in a $lookup's sub-pipeline, at any depth (51047,
+// jstests/change_streams/change_stream_ban_from_lookup.js), nor in a
+// $unionWith's (31441) or a $facet (40600), whose stage constraints
+// refuse it as they refuse $out.
+func TestReviewCSOpt28BannedFromSubPipelines(t *testing.T) {
+	t.Parallel()
+	db := csOpen(t)
+	mustRun(t, db, "d", `{"insert": "c", "documents": [{"_id": 1}]}`)
+	for _, c := range []struct {
+		pipe string
+		code int32
+		frag string
+	}{
+		{`[{"$lookup": {"from": "c", "as": "as", "pipeline": [{"$changeStream": {}}]}}]`, 51047, " is not allowed within a $lookup's sub-pipeline"},
+		{`[{"$lookup": {"from": "c", "as": "as", "pipeline": [{"$match": {"_id": 1}}, {"$lookup": {"from": "c", "as": "subas", "pipeline": [{"$changeStream": {}}]}}]}}]`, 51047, " is not allowed within a $lookup's sub-pipeline"},
+		{`[{"$unionWith": {"coll": "c", "pipeline": [{"$changeStream": {}}]}}]`, 31441, " is not allowed within a $unionWith's sub-pipeline"},
+		{`[{"$facet": {"x": [{"$changeStream": {}}]}}]`, 40600, " is not allowed to be used within a $facet stage"},
+	} {
+		csWant(t, db, "d", `{"aggregate": "c", "pipeline": `+c.pipe+`, "cursor": {}}`, c.code, "", c.frag)
+	}
+}

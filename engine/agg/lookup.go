@@ -206,6 +206,12 @@ func parseSubPipeline(arr bson.A, sc pdepth, in string) (*Pipeline, error) {
 			p.textMatch = m
 			continue
 		}
+		if sd[0].Key == "$changeStream" {
+			// A change stream is a command's own cursor, never a
+			// sub-pipeline's input: mongod refuses it where it refuses
+			// $out (change_stream_ban_from_lookup.js).
+			return nil, outStageErr("$changeStream", in)
+		}
 		if sd[0].Key == "$documents" && len(p.stages) > 0 {
 			return nil, document.Errorf(document.Code(40602), "$documents is only valid as the first stage in a pipeline.")
 		}
