@@ -422,13 +422,21 @@ func (s *Stream) invalidates(c *stored) bool {
 	return c.op == Drop || c.op == Rename || c.op == DropDatabase
 }
 
+// shows reports whether the stream makes an event of in-scope change c:
+// not a DDL event without showExpandedEvents, nor a dropDatabase on a
+// collection stream (which sees the collection's drop, then
+// invalidate).
+func (s *Stream) shows(c *stored) bool {
+	if c.op == DropDatabase && s.scope.Coll != "" {
+		return false
+	}
+	return !c.op.Expanded() || s.o.ShowExpandedEvents
+}
+
 // event shapes a stored change as MongoDB's change event and runs the
 // pipeline; nil when the pipeline filters it out.
 func (s *Stream) event(p lsm.ChangePos, c *stored) (bson.D, error) {
-	if c.op == DropDatabase && s.scope.Coll != "" {
-		return nil, nil // a collection stream sees the drop, then invalidate
-	}
-	if c.op.Expanded() && !s.o.ShowExpandedEvents {
+	if !s.shows(c) {
 		return nil, nil
 	}
 	tok := Token{Pos: p}
@@ -718,7 +726,8 @@ func (s *Stream) updateDescription(ud bson.D) bson.D {
 }
 
 // checkResumePoint refuses an event token whose event this stream would
-// not have shown (another collection's, another database's), as
+// not have shown (another collection's, another database's, a DDL
+// event's without showExpandedEvents), as
 // mongod's does: 280 "cannot resume stream; the resume token was not
 // found". A position the log no longer holds is left to the read, which
 // reports the history lost.
@@ -746,7 +755,7 @@ func (s *Stream) checkResumePoint(t Token) error {
 		}
 		return err
 	}
-	if c == nil || at != t.Pos || !s.inScope(c) {
+	if c == nil || at != t.Pos || !s.inScope(c) || !s.shows(c) {
 		return document.Errorf(document.CodeChangeStreamFatalError, "cannot resume stream; the resume token was not found. %s", fmtToken(t))
 	}
 	return nil

@@ -224,3 +224,33 @@ func TestReviewCSOpt28BannedFromSubPipelines(t *testing.T) {
 		csWant(t, db, "d", `{"aggregate": "c", "pipeline": `+c.pipe+`, "cursor": {}}`, c.code, "", c.frag)
 	}
 }
+
+// TestReviewCSOpt28ResumeFromHiddenEvent: a stream resumed from the
+// token of an event it does not show (a create, seen only with
+// showExpandedEvents) never finds that event: mongod's oplog filter
+// leaves DDL entries out without the option, and the first event past
+// the token fails the stream with 280 "cannot resume stream; the resume
+// token was not found" (document_source_change_stream_check_resumability.cpp,
+// ..._ensure_resume_token_present.cpp).
+func TestReviewCSOpt28ResumeFromHiddenEvent(t *testing.T) {
+	t.Parallel()
+	db := csOpen(t)
+	id, _ := csOpenCursor(t, db, "d", `{"aggregate": "c", "pipeline": [{"$changeStream": {"showExpandedEvents": true}}], "cursor": {}}`)
+	mustRun(t, db, "d", `{"create": "c"}`)
+	mustRun(t, db, "d", `{"insert": "c", "documents": [{"_id": 1}]}`)
+	g, err := csGetMore(t, db, "d", "c", id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	evs := csBatch(t, g)
+	if opsOf(evs) != "[create insert]" {
+		t.Fatalf("events %v", evs)
+	}
+	tok := field(evs[0], "_id._data").(string)
+	csWant(t, db, "d", fmt.Sprintf(`{"aggregate": "c", "pipeline": [{"$changeStream": {"resumeAfter": {"_data": %q}}}], "cursor": {}}`, tok),
+		280, "ChangeStreamFatalError", "cannot resume stream; the resume token was not found")
+	_, r := csOpenCursor(t, db, "d", fmt.Sprintf(`{"aggregate": "c", "pipeline": [{"$changeStream": {"resumeAfter": {"_data": %q}, "showExpandedEvents": true}}], "cursor": {}}`, tok))
+	if got := opsOf(csBatch(t, r)); got != "[insert]" {
+		t.Errorf("resumed with showExpandedEvents: %s", got)
+	}
+}
