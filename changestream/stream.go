@@ -226,12 +226,21 @@ func New(store *lsm.Store, scope Scope, pipeline []bson.D, o Options, lookup Loo
 		if t.Invalidate && o.ResumeAfter != nil {
 			return nil, document.Errorf(document.CodeInvalidResumeToken, "Attempting to resume a change stream using 'resumeAfter' is not allowed from an invalidate notification.")
 		}
+		s.pos = t.Pos
 		if !t.Invalidate && !t.HighWater {
-			if err := s.checkResumePoint(t); err != nil {
+			c, err := s.checkResumePoint(t)
+			if err != nil {
 				return nil, err
 			}
+			if c != nil && s.invalidates(c) {
+				// Resumed after the drop (or rename) that ended the
+				// stream: the invalidate that followed it comes first,
+				// as mongod's.
+				if err := s.invalidate(t.Pos, c); err != nil {
+					return nil, err
+				}
+			}
 		}
-		s.pos = t.Pos
 	case o.StartAtOperationTime != nil:
 		seq := seqOf(*o.StartAtOperationTime)
 		if seq > 0 {
@@ -350,28 +359,38 @@ func (s *Stream) fill() error {
 			s.buf = append(s.buf, ev)
 		}
 		if s.invalidates(c) {
-			inv := bson.D{
-				{Key: "_id", Value: Token{Pos: r.p, Invalidate: true}.Doc()},
-				{Key: "operationType", Value: string(Invalidate)},
-				{Key: "clusterTime", Value: ClusterTime(r.p.Seq)},
-				{Key: "wallTime", Value: c.wall},
-			}
-			tok := inv[0].Value.(bson.D)
-			if inv, err = s.apply(inv); err != nil {
+			if err := s.invalidate(r.p, c); err != nil {
 				return err
 			}
-			if inv != nil {
-				s.buf = append(s.buf, inv)
-			} else {
-				s.invToken = tok // filtered out: the stream still ends at it
-			}
-			s.ended = true
 			break
 		}
 	}
 	if len(s.buf) == 0 {
 		s.token = Token{Pos: s.pos, HighWater: true}.Doc()
 	}
+	return nil
+}
+
+// invalidate ends the stream with the invalidate event that follows c,
+// at position p, the change that invalidates it.
+func (s *Stream) invalidate(p lsm.ChangePos, c *stored) error {
+	inv := bson.D{
+		{Key: "_id", Value: Token{Pos: p, Invalidate: true}.Doc()},
+		{Key: "operationType", Value: string(Invalidate)},
+		{Key: "clusterTime", Value: ClusterTime(p.Seq)},
+		{Key: "wallTime", Value: c.wall},
+	}
+	tok := inv[0].Value.(bson.D)
+	inv, err := s.apply(inv)
+	if err != nil {
+		return err
+	}
+	if inv != nil {
+		s.buf = append(s.buf, inv)
+	} else {
+		s.invToken = tok // filtered out: the stream still ends at it
+	}
+	s.ended = true
 	return nil
 }
 
@@ -725,13 +744,14 @@ func (s *Stream) updateDescription(ud bson.D) bson.D {
 	return out
 }
 
-// checkResumePoint refuses an event token whose event this stream would
-// not have shown (another collection's, another database's, a DDL
-// event's without showExpandedEvents), as
-// mongod's does: 280 "cannot resume stream; the resume token was not
-// found". A position the log no longer holds is left to the read, which
-// reports the history lost.
-func (s *Stream) checkResumePoint(t Token) error {
+// checkResumePoint returns the change of event token t (nil when the
+// log no longer holds it). It refuses an event token whose event this
+// stream would not have shown (another collection's, another
+// database's, a DDL event's without showExpandedEvents), as mongod's
+// does: 280 "cannot resume stream; the resume token was not found". A
+// position the log no longer holds is left to the read, which reports
+// the history lost.
+func (s *Stream) checkResumePoint(t Token) (*stored, error) {
 	prev := t.Pos
 	switch {
 	case prev.Index > 0:
@@ -739,7 +759,7 @@ func (s *Stream) checkResumePoint(t Token) error {
 	case prev.Seq > 0:
 		prev = lsm.ChangePos{Seq: prev.Seq - 1, Index: math.MaxUint32}
 	default:
-		return nil
+		return nil, nil
 	}
 	var at lsm.ChangePos
 	var c *stored
@@ -751,14 +771,14 @@ func (s *Stream) checkResumePoint(t Token) error {
 	})
 	if err != nil {
 		if errors.Is(err, lsm.ErrChangeHistoryLost) {
-			return nil
+			return nil, nil
 		}
-		return err
+		return nil, err
 	}
 	if c == nil || at != t.Pos || !s.inScope(c) || !s.shows(c) {
-		return document.Errorf(document.CodeChangeStreamFatalError, "cannot resume stream; the resume token was not found. %s", fmtToken(t))
+		return nil, document.Errorf(document.CodeChangeStreamFatalError, "cannot resume stream; the resume token was not found. %s", fmtToken(t))
 	}
-	return nil
+	return c, nil
 }
 
 func fmtToken(t Token) string { return "{_data: \"" + t.String() + "\"}" }

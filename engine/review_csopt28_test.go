@@ -254,3 +254,36 @@ func TestReviewCSOpt28ResumeFromHiddenEvent(t *testing.T) {
 		t.Errorf("resumed with showExpandedEvents: %s", got)
 	}
 }
+
+// TestReviewCSOpt28ResumeAfterInvalidatingEvent: a collection stream
+// resumed after its collection's drop (the drop event's token, not the
+// invalidate's) ends at once with the invalidate that followed the drop:
+// mongod's check-invalidate stage makes the invalidate from the drop
+// before the resume-token check swallows the drop itself
+// (document_source_change_stream_check_invalidate.cpp; jstests/
+// change_streams/metadata_notifications.js resumes "from the collection
+// drop" and reads one more event).
+func TestReviewCSOpt28ResumeAfterInvalidatingEvent(t *testing.T) {
+	t.Parallel()
+	db := csOpen(t)
+	mustRun(t, db, "d", `{"insert": "c", "documents": [{"_id": 1}]}`)
+	id, _ := csOpenCursor(t, db, "d", `{"aggregate": "c", "pipeline": [{"$changeStream": {}}], "cursor": {}}`)
+	mustRun(t, db, "d", `{"drop": "c"}`)
+	g, err := csGetMore(t, db, "d", "c", id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	evs := csBatch(t, g)
+	if opsOf(evs) != "[drop invalidate]" {
+		t.Fatalf("events %v", evs)
+	}
+	drop := field(evs[0], "_id._data").(string)
+	id, r := csOpenCursor(t, db, "d", fmt.Sprintf(`{"aggregate": "c", "pipeline": [{"$changeStream": {"resumeAfter": {"_data": %q}}}], "cursor": {}}`, drop))
+	b := csBatch(t, r)
+	if opsOf(b) != "[invalidate]" || id != 0 {
+		t.Fatalf("resumed after the drop: %v, cursor %d; mongod gives the invalidate and closes the cursor", b, id)
+	}
+	if csJSON(t, b[0]) != csJSON(t, evs[1]) {
+		t.Errorf("invalidate %s, want the same as the first stream's %s", csJSON(t, b[0]), csJSON(t, evs[1]))
+	}
+}
