@@ -10,6 +10,7 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
+	"github.com/ttlkv/ttlkv/collation"
 	"github.com/ttlkv/ttlkv/document"
 	"github.com/ttlkv/ttlkv/engine/agg"
 	"github.com/ttlkv/ttlkv/engine/query"
@@ -39,6 +40,11 @@ type Options struct {
 	// extension, $changeStream field ttlkvFromOldest: true): what a
 	// process that opens a data directory to read its history wants.
 	FromOldest bool
+	// Collation is the aggregate command's collation, which the
+	// pipeline's $match stages compare strings with; nil is the simple
+	// collation. As in mongod, a stream never takes its collection's
+	// default collation.
+	Collation *collation.Collator
 }
 
 // ParseStage parses the argument of a $changeStream stage. Unknown
@@ -210,6 +216,11 @@ func New(store *lsm.Store, scope Scope, pipeline []bson.D, o Options, lookup Loo
 		ps, err := parseStage(st)
 		if err != nil {
 			return nil, err
+		}
+		if ps.match != nil && o.Collation != nil {
+			if ps.match, err = ps.match.Collate(o.Collation); err != nil {
+				return nil, err
+			}
 		}
 		s.stages = append(s.stages, ps)
 	}

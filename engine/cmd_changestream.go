@@ -109,6 +109,17 @@ func (db *DB) changeStreamAggregate(ctx context.Context, dbName string, cmd bson
 	} else {
 		return nil, true, document.Errorf(document.CodeFailedToParse, "The 'cursor' option is required, except for aggregate with the explain argument")
 	}
+	if cv, has := get(cmd, "collation"); has {
+		// The stream's $match compares with the command's collation
+		// only, never the collection's, as mongod's.
+		cd, err := collationOption("aggregate", cv)
+		if err != nil {
+			return nil, true, err
+		}
+		if o.Collation, err = catalog.ParseCollation(cd); err != nil {
+			return nil, true, err
+		}
+	}
 	st, err := db.watch(scope, rest, o)
 	if err != nil {
 		return nil, true, err

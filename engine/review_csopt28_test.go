@@ -287,3 +287,33 @@ func TestReviewCSOpt28ResumeAfterInvalidatingEvent(t *testing.T) {
 		t.Errorf("invalidate %s, want the same as the first stream's %s", csJSON(t, b[0]), csJSON(t, evs[1]))
 	}
 }
+
+// TestReviewCSOpt28HighWaterMarkAndCollation: a postBatchResumeToken
+// taken before the collection exists resumes (resumeAfter and
+// startAfter) and sees every event since; a stream's $match compares
+// with the simple collation, whatever the collection's, unless the
+// aggregate names a collation, which it then adopts
+// (jstests/change_streams/resume_from_high_water_mark_token.js).
+func TestReviewCSOpt28HighWaterMarkAndCollation(t *testing.T) {
+	t.Parallel()
+	db := csOpen(t)
+	_, r := csOpenCursor(t, db, "d", `{"aggregate": "c", "pipeline": [{"$changeStream": {}}], "cursor": {}}`)
+	hwm := field(r, "cursor.postBatchResumeToken._data").(string)
+	mustRun(t, db, "d", `{"create": "c", "collation": {"locale": "en_US", "strength": 2}}`)
+	mustRun(t, db, "d", `{"insert": "c", "documents": [{"_id": "insert_one"}, {"_id": "INSERT_TWO"}]}`)
+	match := `{"$match": {"$or": [{"fullDocument._id": "INSERT_ONE"}, {"fullDocument._id": "INSERT_TWO"}]}}`
+	for _, c := range []struct{ opt, coll, want string }{
+		{"resumeAfter", "", `["INSERT_TWO"]`},
+		{"startAfter", "", `["INSERT_TWO"]`},
+		{"resumeAfter", `, "collation": {"locale": "en_US", "strength": 2}`, `["insert_one","INSERT_TWO"]`},
+	} {
+		_, r := csOpenCursor(t, db, "d", fmt.Sprintf(`{"aggregate": "c", "pipeline": [{"$changeStream": {%q: {"_data": %q}}}, %s], "cursor": {}%s}`, c.opt, hwm, match, c.coll))
+		var ids bson.A
+		for _, e := range csBatch(t, r) {
+			ids = append(ids, field(e, "fullDocument._id"))
+		}
+		if got := csJSON(t, ids); got != `{"v":`+c.want+`}` {
+			t.Errorf("%s%s: %s, want mongod's %s", c.opt, c.coll, got, c.want)
+		}
+	}
+}
