@@ -196,6 +196,18 @@ func TestReviewCSOpt28RenameOverTarget(t *testing.T) {
 	if got := mustRun(t, db, "d", `{"find": "b"}`); csJSON(t, field(got, "cursor.firstBatch")) != `{"v":[{"_id":1}]}` {
 		t.Errorf("d.b after the rename: %v", got)
 	}
+	// $out over an existing collection renames its temporary collection
+	// onto it: the target's stream sees that rename, then invalidate
+	// (jstests/change_streams/metadata_notifications.js).
+	onB, _ = csOpenCursor(t, db, "d", `{"aggregate": "b", "pipeline": [{"$changeStream": {}}], "cursor": {}}`)
+	mustRun(t, db, "d", `{"aggregate": "b", "pipeline": [{"$out": "b"}], "cursor": {}}`)
+	g, err = csGetMore(t, db, "d", "b", onB)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if evs := csBatch(t, g); opsOf(evs) != "[rename invalidate]" || csJSON(t, field(evs[0], "to")) != `{"db":"d","coll":"b"}` {
+		t.Errorf("stream on $out's target: %v, want mongod's rename (to d.b), invalidate", evs)
+	}
 	res, err := db.CheckChangeLog(context.Background())
 	if err != nil || len(res.Problems) != 0 {
 		t.Errorf("CheckChangeLog: %v %v", err, res)
