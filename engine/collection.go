@@ -207,6 +207,12 @@ func (db *DB) createColl(dbName, name string, opts bson.D) (*coll, bool, error) 
 	if err != nil {
 		return nil, false, err
 	}
+	if co.kind == catalog.KindView {
+		_, pipe := viewDef(&catalog.Coll{Options: co.raw})
+		if err := checkViewPipeline(dbName+"."+name, pipe); err != nil {
+			return nil, false, err
+		}
+	}
 	if v, ok := get(opts, "autoIndexId"); ok && !truthy(v) {
 		// mongod refuses it for every collection that can be
 		// replicated, that is every user collection.

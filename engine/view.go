@@ -41,9 +41,8 @@ func viewDef(m *catalog.Coll) (string, bson.A) {
 }
 
 // parseViewCreate checks create's options for a view: viewOn a
-// non-empty string, pipeline an array of stages that parse (without
-// $out or $merge, 166, as mongod refuses them in a view), and nothing
-// that only collections take.
+// non-empty string, pipeline an array (createColl checks its stages,
+// checkViewPipeline), and nothing that only collections take.
 func parseViewCreate(opts bson.D, has map[string]any, co *createOptions) (*createOptions, error) {
 	on, ok := has["viewOn"].(string)
 	if !ok {
@@ -70,9 +69,6 @@ func parseViewCreate(opts bson.D, has map[string]any, co *createOptions) (*creat
 			return nil, err
 		}
 	}
-	if err := checkViewPipeline(pipe); err != nil {
-		return nil, err
-	}
 	co.kind = catalog.KindView
 	co.raw = bson.D{{Key: "viewOn", Value: on}, {Key: "pipeline", Value: pipe}}
 	if full != nil {
@@ -81,60 +77,90 @@ func parseViewCreate(opts bson.D, has map[string]any, co *createOptions) (*creat
 	return co, nil
 }
 
-// checkViewPipeline parses a view's pipeline as mongod validates it.
-func checkViewPipeline(pipe bson.A) error {
-	for _, st := range pipe {
-		if d, ok := st.(bson.D); ok && len(d) == 1 && (d[0].Key == "$out" || d[0].Key == "$merge") {
-			return document.Errorf(document.CodeOptionNotSupportedOnView, "%s cannot be used in a view definition", d[0].Key)
+// checkViewPipeline checks view ns's pipeline as mongod's view catalog
+// validates it: it must parse, with no stage that writes ($out, $merge)
+// and no $changeStream (167 OptionNotSupportedOnView), and no stage
+// that reads no collection, such as $documents (73 InvalidNamespace).
+func checkViewPipeline(ns string, pipe bson.A) error {
+	if len(pipe) > 0 {
+		if d, ok := pipe[0].(bson.D); ok && len(d) == 1 && d[0].Key == "$changeStream" {
+			// ttlkv's pipelines do not parse it; mongod's refusal.
+			return document.Errorf(document.CodeOptionNotSupportedOnView, "$changeStream cannot be used in a view definition")
 		}
 	}
 	p, err := agg.Parse(pipe)
 	if err != nil {
 		return err
 	}
+	for i, st := range pipe {
+		if d, ok := st.(bson.D); ok && len(d) == 1 && (d[0].Key == "$out" || d[0].Key == "$merge") {
+			return document.Errorf(document.CodeOptionNotSupportedOnView,
+				"The aggregation stage %s in location %d of the pipeline cannot be used in the view definition of %s because it writes to disk", d[0].Key, i, ns)
+		}
+	}
 	if p.Collectionless() {
-		return document.Errorf(document.CodeOptionNotSupportedOnView, "$documents cannot be used in a view definition")
+		return document.Errorf(document.CodeInvalidNamespace, "'$documents' cannot be used in a view definition")
 	}
 	return nil
 }
 
 // checkViewGraph refuses a view of dbName named name on viewOn that
-// would close a cycle (140 GraphContainsCycle), stand on more than
-// maxViewDepth views (165 ViewDepthLimitExceeded), or stand on a view
-// of another collation (167 OptionNotSupportedOnView), as mongod's view
-// catalog does. coll is the view's collation (nil: simple).
+// would close a cycle (140 GraphContainsCycle), make a chain of more
+// than maxViewDepth views through it, counting the views standing on
+// it (165 ViewDepthLimitExceeded), or stand on a view of another
+// collation (167 OptionNotSupportedOnView), with the messages of
+// mongod's ViewGraph. coll is the view's collation (nil: simple).
+// ttlkv's graph follows viewOn only, not the collections its
+// pipeline's $lookup, $graphLookup and $unionWith read.
 func (db *DB) checkViewGraph(dbName, name, viewOn string, coll *collation.Collator) error {
 	if c := db.lookup(dbName, viewOn); c != nil && c.m().Kind == catalog.KindView && !collation.Equal(coll, c.m().DefaultCollator()) {
 		return document.Errorf(document.CodeOptionNotSupportedOnView, "View %s.%s has a collation that does not match the collation of view %s", dbName, name, c.m().NS())
 	}
-	seen := []string{name}
-	for depth, on := 1, viewOn; ; depth++ {
-		for _, s := range seen {
-			if s == on {
-				return document.Errorf(document.CodeGraphContainsCycle, "View cycle detected: %s", joinArrow(append(seen, on)))
+	errDepth := document.Errorf(document.CodeViewDepthLimitExceeded, "View depth limit exceeded; maximum depth is %d", maxViewDepth)
+	chain := []string{name} // the views from this one down
+	for on := viewOn; ; {
+		if on == name {
+			// mongod names the view first, then the path from it back
+			// to it.
+			msg := dbName + "." + name
+			for _, s := range append(chain, name) {
+				msg += " => " + dbName + "." + s
 			}
+			return document.Errorf(document.CodeGraphContainsCycle, "View cycle detected: %s", msg)
 		}
-		if depth > maxViewDepth {
-			return document.Errorf(document.CodeViewDepthLimitExceeded, "View depth too deep or view cycle detected. Maximum depth is %d", maxViewDepth)
+		if len(chain) > maxViewDepth {
+			return errDepth
 		}
 		c := db.lookup(dbName, on)
 		if c == nil || c.m().Kind != catalog.KindView {
-			return nil
+			break
 		}
-		seen = append(seen, on)
+		chain = append(chain, on)
 		on, _ = viewDef(c.m())
 	}
-}
-
-func joinArrow(names []string) string {
-	s := ""
-	for i, n := range names {
-		if i > 0 {
-			s += " => "
+	// The longest chain of views standing on this one, this one
+	// included.
+	onIt := map[string][]string{}
+	for _, c := range db.collsOf(dbName) {
+		if m := c.m(); m.Kind == catalog.KindView && m.Name != name {
+			on, _ := viewDef(m)
+			onIt[on] = append(onIt[on], m.Name)
 		}
-		s += n
 	}
-	return s
+	var above func(n string, depth int) int
+	above = func(n string, depth int) int {
+		h := 0
+		if depth <= maxViewDepth {
+			for _, p := range onIt[n] {
+				h = max(h, above(p, depth+1))
+			}
+		}
+		return h + 1
+	}
+	if len(chain)+above(name, 0)-1 > maxViewDepth {
+		return errDepth
+	}
+	return nil
 }
 
 func (viewKind) open(*DB, *coll) error { return nil }
@@ -184,12 +210,51 @@ func (viewKind) query(db *DB, c *coll, filter bson.D, _ *query.Filter, _ *query.
 	return q, nil
 }
 
-func (viewKind) checkFind(c *coll, o FindOptions, _ *query.Sort) error {
-	if o.Tailable {
-		return errView(c.m())
+func (viewKind) checkFind(_ *coll, o FindOptions, srt *query.Sort) error {
+	if err := findAsAggregate(o, srt); err != nil {
+		return err
 	}
 	if o.Hint != nil {
 		return document.Errorf(document.CodeOptionNotSupportedOnView, "hint is not supported on a view")
+	}
+	return nil
+}
+
+// findAsAggregate refuses the find options an aggregate has not, for a
+// find mongod runs as an aggregate (on a view or a time-series
+// collection): 168 InvalidPipelineOperator, in the order and words of
+// its query_request_helper::asAggregationCommand.
+func findAsAggregate(o FindOptions, srt *query.Sort) error {
+	refuse := func(name string) error {
+		return document.Errorf(document.CodeInvalidPipelineOperator, "Option %s not supported in aggregation.", name)
+	}
+	switch {
+	case o.Min != nil:
+		return refuse("min")
+	case o.Max != nil:
+		return refuse("max")
+	case o.ReturnKey:
+		return refuse("returnKey")
+	case o.ShowRecordID:
+		return refuse("showRecordId")
+	case o.Tailable:
+		return document.Errorf(document.CodeInvalidPipelineOperator, "Tailable cursors are not supported in aggregation.")
+	case o.noCursorTimeout:
+		return refuse("noCursorTimeout")
+	case o.allowPartialResults:
+		return refuse("allowPartialResults")
+	}
+	if srt != nil {
+		if _, ok := srt.NaturalOrder(); ok {
+			return document.Errorf(document.CodeInvalidPipelineOperator, "Sort option $natural not supported in aggregation.")
+		}
+	}
+	switch {
+	case o.singleBatch && o.Limit != -1:
+		// singleBatch is taken with limit 1, mongod's one exception.
+		return refuse("singleBatch")
+	case o.readOnce:
+		return refuse("readOnce")
 	}
 	return nil
 }
@@ -261,7 +326,7 @@ func (db *DB) modifyView(c *coll, opts bson.D) error {
 			pipe = a
 		}
 	}
-	if err := checkViewPipeline(pipe); err != nil {
+	if err := checkViewPipeline(old.NS(), pipe); err != nil {
 		return err
 	}
 	if err := db.checkViewGraph(old.DB, old.Name, on, old.DefaultCollator()); err != nil {

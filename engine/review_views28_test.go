@@ -1,0 +1,130 @@
+package engine
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/ttlkv/ttlkv/document"
+	"go.mongodb.org/mongo-driver/v2/bson"
+)
+
+// Review of views, create and collMod against mongod 7.0 (session 28).
+// Each case is what mongod answers, from its jstests
+// (jstests/core/views/*.js, collmod*.js, create_collection*.js) and
+// source (src/mongo/db/views/view_graph.cpp, query_request_helper.cpp,
+// catalog/create_collection.cpp, coll_mod.cpp, rename_collection.cpp).
+
+// TestReviewViews28Creation: views_creation.js's refusals.
+func TestReviewViews28Creation(t *testing.T) {
+	t.Parallel()
+	db, _ := openMem(t)
+	mustRun(t, db, "vc", `{"create": "collection"}`)
+	cases := []struct {
+		cmd  string
+		code document.Code
+		frag string
+	}{
+		{`{"create": "system.foo", "viewOn": "collection"}`, document.CodeInvalidNamespace, ""},
+		{`{"create": "system.views", "viewOn": "collection"}`, document.CodeInvalidNamespace, ""},
+		{`{"create": "dollar$", "viewOn": "collection", "pipeline": []}`, document.CodeInvalidNamespace, ""},
+		{`{"create": "w", "viewOn": "collection", "pipeline": [{"$out": "x"}]}`, document.CodeOptionNotSupportedOnView, ""},
+		{`{"create": "w", "viewOn": "collection", "pipeline": [{"$merge": {"into": "x"}}]}`, document.CodeOptionNotSupportedOnView, ""},
+		{`{"create": "w", "viewOn": "collection", "pipeline": [{"$lookup": {"from": "o", "pipeline": [{"$out": "x"}], "as": "r"}}]}`, document.Code(51047), ""},
+		{`{"create": "w", "viewOn": "collection", "pipeline": [{"$facet": {"o": [{"$out": "x"}]}}]}`, document.Code(40600), ""},
+		{`{"create": "w", "viewOn": "collection", "pipeline": [{"$changeStream": {}}]}`, document.CodeOptionNotSupportedOnView, ""},
+		{`{"create": "w", "viewOn": 1}`, document.CodeTypeMismatch, "BSON field 'create.viewOn' is the wrong type 'int', expected type 'string'"},
+		{`{"create": "w", "viewOn": ""}`, document.CodeBadValue, "'viewOn' cannot be empty"},
+		{`{"create": "w", "viewOn": "collection", "pipeline": {}}`, document.CodeTypeMismatch, ""},
+		{`{"create": "w", "viewOn": "collection", "pipeline": [{"$bogus": 1}]}`, document.Code(40324), ""},
+		{`{"create": "w", "pipeline": []}`, document.CodeInvalidOptions, ""},
+		{`{"create": "w", "viewOn": "collection", "capped": true, "size": 100}`, document.CodeInvalidOptions, ""},
+		{`{"create": "collection", "viewOn": "x"}`, document.CodeNamespaceExists, ""},
+	}
+	for _, tc := range cases {
+		wantCode(t, db, "vc", tc.cmd, tc.code, tc.frag)
+	}
+	mustRun(t, db, "vc", `{"create": "view", "viewOn": "collection", "pipeline": [{"$match": {}}]}`)
+	mustRun(t, db, "vc", `{"create": "viewOnNonexistent", "viewOn": "nonexistent", "pipeline": [{"$match": {}}]}`)
+	mustRun(t, db, "vc", `{"create": "viewWithDefaultPipeline", "viewOn": "collection"}`)
+	mustRun(t, db, "vc", `{"create": "viewOnView", "viewOn": "view", "pipeline": [{"$match": {}}]}`)
+	r := mustRun(t, db, "vc", `{"listCollections": 1, "filter": {"name": "view"}}`)
+	got := fmt.Sprint(firstBatch(t, r))
+	want := fmt.Sprint([]bson.D{{{Key: "name", Value: "view"}, {Key: "type", Value: "view"},
+		{Key: "options", Value: bson.D{{Key: "viewOn", Value: "collection"}, {Key: "pipeline", Value: bson.A{bson.D{{Key: "$match", Value: bson.D{}}}}}}},
+		{Key: "info", Value: bson.D{{Key: "readOnly", Value: true}}}}})
+	if got != want {
+		t.Errorf("listCollections view = %s, want %s", got, want)
+	}
+}
+
+// TestReviewViews28Graph: view_graph.cpp's cycle and depth refusals,
+// with its messages (the cycle's first namespace shown twice, as
+// mongod prints it).
+func TestReviewViews28Graph(t *testing.T) {
+	t.Parallel()
+	db, _ := openMem(t)
+	mustRun(t, db, "vg", `{"create": "c"}`)
+	mustRun(t, db, "vg", `{"create": "v1", "viewOn": "c"}`)
+	mustRun(t, db, "vg", `{"create": "v2", "viewOn": "v1"}`)
+	wantCode(t, db, "vg", `{"collMod": "v1", "viewOn": "v2"}`, document.CodeGraphContainsCycle, "View cycle detected: vg.v1 => vg.v1 => vg.v2 => vg.v1")
+	wantCode(t, db, "vg", `{"collMod": "v1", "viewOn": "v1"}`, document.CodeGraphContainsCycle, "View cycle detected: vg.v1 => vg.v1 => vg.v1")
+	// A chain of 20 views is allowed, a 21st is not.
+	prev := "c"
+	for i := 1; i <= 20; i++ {
+		name := fmt.Sprintf("d%d", i)
+		mustRun(t, db, "vg", fmt.Sprintf(`{"create": %q, "viewOn": %q}`, name, prev))
+		prev = name
+	}
+	wantCode(t, db, "vg", `{"create": "d21", "viewOn": "d20"}`, document.CodeViewDepthLimitExceeded, "View depth limit exceeded; maximum depth is 20")
+	// The diameter counts the views standing on the one modified too.
+	mustRun(t, db, "vg", `{"create": "e1", "viewOn": "c"}`)
+	wantCode(t, db, "vg", `{"collMod": "d1", "viewOn": "e1"}`, document.CodeViewDepthLimitExceeded, "View depth limit exceeded; maximum depth is 20")
+}
+
+// TestReviewViews28Find: the find options a view refuses, as
+// query_request_helper::asAggregationCommand does (168).
+func TestReviewViews28Find(t *testing.T) {
+	t.Parallel()
+	db, _ := openMem(t)
+	mustRun(t, db, "vf", `{"insert": "coll", "documents": [{"_id": 1, "a": 1}, {"_id": 2, "a": 2}]}`)
+	mustRun(t, db, "vf", `{"create": "v", "viewOn": "coll", "pipeline": [{"$match": {}}]}`)
+	cases := []struct {
+		opts string
+		frag string
+	}{
+		{`"min": {"_id": 1}`, "Option min not supported in aggregation."},
+		{`"max": {"_id": 1}`, "Option max not supported in aggregation."},
+		{`"returnKey": true`, "Option returnKey not supported in aggregation."},
+		{`"showRecordId": true`, "Option showRecordId not supported in aggregation."},
+		{`"tailable": true`, "Tailable cursors are not supported in aggregation."},
+		{`"noCursorTimeout": true`, "Option noCursorTimeout not supported in aggregation."},
+		{`"allowPartialResults": true`, "Option allowPartialResults not supported in aggregation."},
+		{`"sort": {"$natural": 1}`, "Sort option $natural not supported in aggregation."},
+		{`"singleBatch": true`, "Option singleBatch not supported in aggregation."},
+		{`"readOnce": true`, "Option readOnce not supported in aggregation."},
+	}
+	for _, tc := range cases {
+		wantCode(t, db, "vf", `{"find": "v", `+tc.opts+`}`, document.CodeInvalidPipelineOperator, tc.frag)
+	}
+	r := mustRun(t, db, "vf", `{"find": "v", "filter": {"a": 2}, "singleBatch": true, "limit": 1}`)
+	if got := fmt.Sprint(firstBatch(t, r)); got != fmt.Sprint([]bson.D{{{Key: "_id", Value: int32(2)}, {Key: "a", Value: int32(2)}}}) {
+		t.Errorf("findOne on a view = %s", got)
+	}
+}
+
+// TestReviewViews28Writes: writes and catalog operations a view
+// refuses (166), with mongod's messages.
+func TestReviewViews28Writes(t *testing.T) {
+	t.Parallel()
+	db, _ := openMem(t)
+	mustRun(t, db, "vw", `{"create": "coll"}`)
+	mustRun(t, db, "vw", `{"create": "v", "viewOn": "coll"}`)
+	wantCode(t, db, "vw", `{"insert": "v", "documents": [{"_id": 1}]}`, document.CodeCommandNotSupportedOnView, "Namespace vw.v is a view, not a collection")
+	wantCode(t, db, "vw", `{"createIndexes": "v", "indexes": [{"key": {"a": 1}, "name": "a"}]}`, document.CodeCommandNotSupportedOnView, "")
+	wantCode(t, db, "admin", `{"renameCollection": "vw.v", "to": "vw.v2"}`, document.CodeCommandNotSupportedOnView, "cannot rename view: vw.v")
+	mustRun(t, db, "vw", `{"drop": "v"}`)
+	r := mustRun(t, db, "vw", `{"listCollections": 1, "nameOnly": true}`)
+	if n := len(firstBatch(t, r)); n != 1 {
+		t.Errorf("after dropping the view, %d collections, want 1", n)
+	}
+}
