@@ -102,7 +102,7 @@ func parseCreateOptions(opts bson.D) (*createOptions, error) {
 	}
 	expireV, hasExpire := has["expireAfterSeconds"]
 	if hasExpire && spec == nil {
-		return nil, document.Errorf(document.CodeInvalidOptions, "'expireAfterSeconds' is only supported on time-series collections")
+		return nil, document.Errorf(document.CodeInvalidOptions, "'expireAfterSeconds' is only supported on time-series collections or when the 'clusteredIndex' option is specified")
 	}
 	cappedV, hasCapped := has["capped"]
 	capped := false

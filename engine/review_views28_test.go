@@ -27,16 +27,20 @@ func TestReviewViews28Creation(t *testing.T) {
 		{`{"create": "system.foo", "viewOn": "collection"}`, document.CodeInvalidNamespace, ""},
 		{`{"create": "system.views", "viewOn": "collection"}`, document.CodeInvalidNamespace, ""},
 		{`{"create": "dollar$", "viewOn": "collection", "pipeline": []}`, document.CodeInvalidNamespace, ""},
-		{`{"create": "w", "viewOn": "collection", "pipeline": [{"$out": "x"}]}`, document.CodeOptionNotSupportedOnView, ""},
-		{`{"create": "w", "viewOn": "collection", "pipeline": [{"$merge": {"into": "x"}}]}`, document.CodeOptionNotSupportedOnView, ""},
+		{`{"create": "w", "viewOn": "collection", "pipeline": [{"$out": "x"}]}`, document.CodeOptionNotSupportedOnView,
+			"Invalid pipeline for view vc.w :: caused by :: The aggregation stage $out in location 0 of the pipeline cannot be used in the view definition of vc.w because it writes to disk"},
+		{`{"create": "w", "viewOn": "collection", "pipeline": [{"$match": {}}, {"$merge": {"into": "x"}}]}`, document.CodeOptionNotSupportedOnView,
+			"Invalid pipeline for view vc.w :: caused by :: The aggregation stage $merge in location 1 of the pipeline cannot be used in the view definition of vc.w because it writes to disk"},
+		{`{"create": "w", "viewOn": "collection", "pipeline": [{"$documents": [{"a": 1}]}]}`, document.CodeInvalidNamespace, "cannot be used in a view definition"},
 		{`{"create": "w", "viewOn": "collection", "pipeline": [{"$lookup": {"from": "o", "pipeline": [{"$out": "x"}], "as": "r"}}]}`, document.Code(51047), ""},
 		{`{"create": "w", "viewOn": "collection", "pipeline": [{"$facet": {"o": [{"$out": "x"}]}}]}`, document.Code(40600), ""},
-		{`{"create": "w", "viewOn": "collection", "pipeline": [{"$changeStream": {}}]}`, document.CodeOptionNotSupportedOnView, ""},
+		{`{"create": "w", "viewOn": "collection", "pipeline": [{"$changeStream": {}}]}`, document.CodeOptionNotSupportedOnView,
+			"Invalid pipeline for view vc.w :: caused by :: $changeStream cannot be used in a view definition"},
 		{`{"create": "w", "viewOn": 1}`, document.CodeTypeMismatch, "BSON field 'create.viewOn' is the wrong type 'int', expected type 'string'"},
 		{`{"create": "w", "viewOn": ""}`, document.CodeBadValue, "'viewOn' cannot be empty"},
 		{`{"create": "w", "viewOn": "collection", "pipeline": {}}`, document.CodeTypeMismatch, ""},
-		{`{"create": "w", "viewOn": "collection", "pipeline": [{"$bogus": 1}]}`, document.Code(40324), ""},
-		{`{"create": "w", "pipeline": []}`, document.CodeInvalidOptions, ""},
+		{`{"create": "w", "viewOn": "collection", "pipeline": [{"$bogus": 1}]}`, document.Code(40324), "Unrecognized pipeline stage name: '$bogus'"},
+		{`{"create": "w", "pipeline": []}`, document.CodeInvalidOptions, "'pipeline' requires 'viewOn' to also be specified"},
 		{`{"create": "w", "viewOn": "collection", "capped": true, "size": 100}`, document.CodeInvalidOptions, ""},
 		{`{"create": "collection", "viewOn": "x"}`, document.CodeNamespaceExists, ""},
 	}
@@ -126,5 +130,80 @@ func TestReviewViews28Writes(t *testing.T) {
 	r := mustRun(t, db, "vw", `{"listCollections": 1, "nameOnly": true}`)
 	if n := len(firstBatch(t, r)); n != 1 {
 		t.Errorf("after dropping the view, %d collections, want 1", n)
+	}
+}
+
+// TestReviewViews28CreateOptions: create's option rules, in the order
+// and words of mongod's CmdCreate::typedRun.
+func TestReviewViews28CreateOptions(t *testing.T) {
+	t.Parallel()
+	db, _ := openMem(t)
+	cases := []struct {
+		cmd  string
+		code document.Code
+		frag string
+	}{
+		{`{"create": "c", "capped": true}`, document.CodeInvalidOptions, "the 'size' field is required when 'capped' is true"},
+		{`{"create": "c", "size": 100}`, document.CodeInvalidOptions, "the 'capped' field needs to be true when either the 'size' or 'max' fields are present"},
+		{`{"create": "c", "max": 10}`, document.CodeInvalidOptions, "the 'capped' field needs to be true when either the 'size' or 'max' fields are present"},
+		{`{"create": "c", "bogus": 1}`, document.CodeIDLUnknownField, "BSON field 'create.bogus' is an unknown field."},
+		{`{"create": "c", "expireAfterSeconds": 10}`, document.CodeInvalidOptions,
+			"'expireAfterSeconds' is only supported on time-series collections or when the 'clusteredIndex' option is specified"},
+		{`{"create": "v", "viewOn": "c", "idIndex": {"key": {"_id": 1}, "name": "_id_"}}`, document.CodeInvalidOptions, "'idIndex' is not allowed with 'viewOn': { key: { _id: 1 }, name: \"_id_\" }"},
+		{`{"create": "v", "viewOn": "c", "changeStreamPreAndPostImages": {"enabled": true}}`, document.CodeInvalidOptions, "option not supported on a view: changeStreamPreAndPostImages"},
+		{`{"create": "c", "validationLevel": "bogus"}`, document.CodeBadValue, "Enumeration value 'bogus' for field 'create.validationLevel' is not a valid value."},
+		{`{"create": "c", "validationAction": "bogus"}`, document.CodeBadValue, "Enumeration value 'bogus' for field 'create.validationAction' is not a valid value."},
+	}
+	for _, tc := range cases {
+		wantCode(t, db, "co", tc.cmd, tc.code, tc.frag)
+	}
+	// Pre- and post-images off are no option a view refuses.
+	mustRun(t, db, "co", `{"create": "v2", "viewOn": "c", "changeStreamPreAndPostImages": {"enabled": false}}`)
+}
+
+// TestReviewViews28CollMod: collMod on a view and the view options on
+// a collection, as coll_mod.cpp's parseCollModRequest checks them (in
+// its order, not the command's).
+func TestReviewViews28CollMod(t *testing.T) {
+	t.Parallel()
+	db, _ := openMem(t)
+	mustRun(t, db, "cm", `{"insert": "c", "documents": [{"_id": 1, "a": 1}, {"_id": 2, "a": 2}]}`)
+	mustRun(t, db, "cm", `{"create": "v", "viewOn": "c"}`)
+	cases := []struct {
+		cmd  string
+		code document.Code
+		frag string
+	}{
+		{`{"collMod": "v", "validationLevel": "off", "index": {"name": "a_1", "hidden": true}}`, document.CodeInvalidOptions, "option not supported on a view: index"},
+		{`{"collMod": "v", "validationAction": "warn", "validator": {"a": 1}}`, document.CodeInvalidOptions, "option not supported on a view: validator"},
+		{`{"collMod": "v", "changeStreamPreAndPostImages": {"enabled": true}, "validationAction": "warn"}`, document.CodeInvalidOptions, "option not supported on a view: validationAction"},
+		{`{"collMod": "v", "expireAfterSeconds": 5, "changeStreamPreAndPostImages": {"enabled": true}}`, document.CodeInvalidOptions, "option not supported on a view: changeStreamPreAndPostImages"},
+		{`{"collMod": "v", "viewOn": 1}`, document.CodeTypeMismatch, "BSON field 'collMod.viewOn' is the wrong type 'int', expected type 'string'"},
+		{`{"collMod": "v", "pipeline": {}}`, document.CodeTypeMismatch, "BSON field 'collMod.pipeline' is the wrong type 'object', expected type 'array'"},
+		{`{"collMod": "v", "pipeline": [{"$out": "x"}]}`, document.CodeOptionNotSupportedOnView,
+			"Invalid pipeline for view cm.v :: caused by :: The aggregation stage $out in location 0 of the pipeline cannot be used in the view definition of cm.v because it writes to disk"},
+		{`{"collMod": "c", "viewOn": "x", "pipeline": []}`, document.CodeInvalidOptions, "option only supported on a view: pipeline"},
+		{`{"collMod": "c", "viewOn": "x"}`, document.CodeInvalidOptions, "option only supported on a view: viewOn"},
+		{`{"collMod": "c", "bogus": 1}`, document.CodeIDLUnknownField, "BSON field 'collMod.bogus' is an unknown field."},
+		{`{"collMod": "c", "validationLevel": "bogus"}`, document.CodeBadValue, "Enumeration value 'bogus' for field 'collMod.validationLevel' is not a valid value."},
+		{`{"collMod": "c", "expireAfterSeconds": 5}`, document.CodeInvalidOptions, "'expireAfterSeconds' option is only supported on collections clustered by _id"},
+		{`{"collMod": "c", "index": {"name": "_id_", "hidden": true}}`, document.CodeBadValue, "can't hide _id index"},
+		{`{"collMod": "c", "index": {"name": "_id_", "expireAfterSeconds": 5}}`, document.CodeInvalidOptions, "the _id field does not support TTL indexes"},
+	}
+	for _, tc := range cases {
+		wantCode(t, db, "cm", tc.cmd, tc.code, tc.frag)
+	}
+	// A view's new definition is read at once, and keeps nothing of the
+	// old one.
+	mustRun(t, db, "cm", `{"collMod": "v", "pipeline": [{"$match": {"a": 2}}]}`)
+	r := mustRun(t, db, "cm", `{"find": "v"}`)
+	if got := fmt.Sprint(firstBatch(t, r)); got != fmt.Sprint([]bson.D{{{Key: "_id", Value: int32(2)}, {Key: "a", Value: int32(2)}}}) {
+		t.Errorf("find on the modified view = %s", got)
+	}
+	r = mustRun(t, db, "cm", `{"listCollections": 1, "filter": {"name": "v"}}`)
+	if got, want := fmt.Sprint(firstBatch(t, r)[0]), fmt.Sprint(bson.D{{Key: "name", Value: "v"}, {Key: "type", Value: "view"},
+		{Key: "options", Value: bson.D{{Key: "viewOn", Value: "c"}, {Key: "pipeline", Value: bson.A{bson.D{{Key: "$match", Value: bson.D{{Key: "a", Value: int32(2)}}}}}}}},
+		{Key: "info", Value: bson.D{{Key: "readOnly", Value: true}}}}); got != want {
+		t.Errorf("listCollections = %s, want %s", got, want)
 	}
 }

@@ -58,9 +58,24 @@ func parseViewCreate(opts bson.D, has map[string]any, co *createOptions) (*creat
 		}
 	}
 	for _, k := range []string{"capped", "size", "max", "timeseries", "expireAfterSeconds", "validator", "validationLevel", "validationAction", "clusteredIndex", "idIndex", "changeStreamPreAndPostImages", "indexOptionDefaults", "storageEngine"} {
-		if _, ok := has[k]; ok {
-			return nil, document.Errorf(document.CodeInvalidOptions, "option not supported on a view: %s", k)
+		v, ok := has[k]
+		if !ok {
+			continue
 		}
+		switch k {
+		case "expireAfterSeconds":
+			if _, ok := has["clusteredIndex"]; !ok {
+				// mongod's create checks this before the view.
+				return nil, document.Errorf(document.CodeInvalidOptions, "'expireAfterSeconds' is only supported on time-series collections or when the 'clusteredIndex' option is specified")
+			}
+		case "idIndex":
+			return nil, document.Errorf(document.CodeInvalidOptions, "'idIndex' is not allowed with 'viewOn': %s", fmtValue(v))
+		case "changeStreamPreAndPostImages":
+			if d, _ := v.(bson.D); !enabledOf(d) {
+				continue // off is no option a view refuses
+			}
+		}
+		return nil, document.Errorf(document.CodeInvalidOptions, "option not supported on a view: %s", k)
 	}
 	var full bson.D // the view's collation, nil when simple
 	if v, ok := has["collation"]; ok {
@@ -81,11 +96,16 @@ func parseViewCreate(opts bson.D, has map[string]any, co *createOptions) (*creat
 // validates it: it must parse, with no stage that writes ($out, $merge)
 // and no $changeStream (167 OptionNotSupportedOnView), and no stage
 // that reads no collection, such as $documents (73 InvalidNamespace).
+// mongod words those three "Invalid pipeline for view <ns> :: caused
+// by :: ..."; a stage that does not parse keeps its own error.
 func checkViewPipeline(ns string, pipe bson.A) error {
+	invalid := func(code document.Code, format string, args ...any) error {
+		return document.Errorf(code, "Invalid pipeline for view %s :: caused by :: "+format, append([]any{ns}, args...)...)
+	}
 	if len(pipe) > 0 {
 		if d, ok := pipe[0].(bson.D); ok && len(d) == 1 && d[0].Key == "$changeStream" {
 			// ttlkv's pipelines do not parse it; mongod's refusal.
-			return document.Errorf(document.CodeOptionNotSupportedOnView, "$changeStream cannot be used in a view definition")
+			return invalid(document.CodeOptionNotSupportedOnView, "$changeStream cannot be used in a view definition")
 		}
 	}
 	p, err := agg.Parse(pipe)
@@ -94,12 +114,12 @@ func checkViewPipeline(ns string, pipe bson.A) error {
 	}
 	for i, st := range pipe {
 		if d, ok := st.(bson.D); ok && len(d) == 1 && (d[0].Key == "$out" || d[0].Key == "$merge") {
-			return document.Errorf(document.CodeOptionNotSupportedOnView,
+			return invalid(document.CodeOptionNotSupportedOnView,
 				"The aggregation stage %s in location %d of the pipeline cannot be used in the view definition of %s because it writes to disk", d[0].Key, i, ns)
 		}
 	}
 	if p.Collectionless() {
-		return document.Errorf(document.CodeInvalidNamespace, "'$documents' cannot be used in a view definition")
+		return invalid(document.CodeInvalidNamespace, "'$documents' cannot be used in a view definition")
 	}
 	return nil
 }
@@ -314,8 +334,11 @@ func (db *DB) modifyView(c *coll, opts bson.D) error {
 		switch e.Key {
 		case "viewOn":
 			s, ok := e.Value.(string)
-			if !ok || s == "" {
-				return document.Errorf(document.CodeBadValue, "'viewOn' must be a non-empty string")
+			if !ok {
+				return document.Errorf(document.CodeTypeMismatch, "BSON field 'collMod.viewOn' is the wrong type '%s', expected type 'string'", typeName(e.Value))
+			}
+			if s == "" {
+				return document.Errorf(document.CodeBadValue, "'viewOn' cannot be empty")
 			}
 			on = s
 		case "pipeline":
@@ -419,4 +442,12 @@ func (db *DB) explainViewFind(ctx context.Context, dbName string, c *coll, find 
 		return nil, err
 	}
 	return db.explainAggregate(ctx, dbName, &aggregateSpec{name: on, pipeline: p, raw: full, collation: coll}, verbosity)
+}
+
+// enabledOf reports whether a changeStreamPreAndPostImages option
+// (checked by checkPreImagesOption) turns them on.
+func enabledOf(d bson.D) bool {
+	v, _ := get(d, "enabled")
+	b, _ := v.(bool)
+	return b
 }
