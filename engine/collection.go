@@ -236,6 +236,9 @@ func (db *DB) createParsed(dbName, name string, co *createOptions, explicit bool
 		if !explicit || (m.Kind == co.kind && document.Equal(m.Options, co.raw)) {
 			return c, false, nil
 		}
+		if m.Kind == catalog.KindView {
+			return nil, false, viewExists(m, co)
+		}
 		return nil, false, document.Errorf(document.CodeNamespaceExists, "Collection %s already exists.", m.NS())
 	}
 	if co.kind == catalog.KindTimeseries {

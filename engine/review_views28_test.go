@@ -207,3 +207,20 @@ func TestReviewViews28CollMod(t *testing.T) {
 		t.Errorf("listCollections = %s, want %s", got, want)
 	}
 }
+
+// TestReviewViews28CreateExisting: create of an existing view is a
+// no-op with its options, else 48 naming what differs, as mongod's
+// checkCollectionOptions does.
+func TestReviewViews28CreateExisting(t *testing.T) {
+	t.Parallel()
+	db, _ := openMem(t)
+	mustRun(t, db, "ce", `{"create": "c"}`)
+	mustRun(t, db, "ce", `{"create": "v", "viewOn": "c", "pipeline": [{"$match": {}}]}`)
+	mustRun(t, db, "ce", `{"create": "v", "viewOn": "c", "pipeline": [{"$match": {}}]}`)
+	wantCode(t, db, "ce", `{"create": "v", "viewOn": "d", "pipeline": [{"$match": {}}]}`, document.CodeNamespaceExists,
+		"namespace ce.v already exists, but is a view on ce.c rather than ce.d")
+	wantCode(t, db, "ce", `{"create": "v", "viewOn": "c"}`, document.CodeNamespaceExists,
+		"namespace ce.v already exists, but with pipeline { 0: { $match: {} } } rather than {}")
+	wantCode(t, db, "ce", `{"create": "v", "viewOn": "c", "pipeline": [{"$match": {}}], "collation": {"locale": "fr"}}`, document.CodeNamespaceExists,
+		"namespace ce.v already exists, but with collation: {} rather than ")
+}

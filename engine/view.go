@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"strconv"
 	"time"
 
 	"github.com/ttlkv/ttlkv/collation"
@@ -450,4 +451,41 @@ func enabledOf(d bson.D) bool {
 	v, _ := get(d, "enabled")
 	b, _ := v.(bool)
 	return b
+}
+
+// viewExists is mongod's refusal (48 NamespaceExists) of a create
+// whose options co differ from those of view m, which has its name:
+// it names the first of viewOn, pipeline and collation that differs.
+func viewExists(m *catalog.Coll, co *createOptions) error {
+	on, pipe := viewDef(m)
+	newOn, newPipe := "", bson.A{}
+	if co.kind == catalog.KindView {
+		newOn, newPipe = viewDef(&catalog.Coll{Options: co.raw})
+	}
+	if on != newOn {
+		return document.Errorf(document.CodeNamespaceExists, "namespace %s already exists, but is a view on %s.%s rather than %s.%s", m.NS(), m.DB, on, m.DB, newOn)
+	}
+	if !document.Equal(pipe, newPipe) {
+		// mongod prints both pipelines as documents keyed 0, 1, ...
+		return document.Errorf(document.CodeNamespaceExists, "namespace %s already exists, but with pipeline %s rather than %s", m.NS(), fmtValue(arrayAsDoc(pipe)), fmtValue(arrayAsDoc(newPipe)))
+	}
+	own, asked := bson.D{}, bson.D{} // simple is {}
+	if c := m.DefaultCollator(); c != nil {
+		own = c.Doc()
+	}
+	if v, ok := get(co.raw, "collation"); ok {
+		if d, ok := v.(bson.D); ok {
+			asked = d // ttlkv keeps the complete specification, not the one asked
+		}
+	}
+	return document.Errorf(document.CodeNamespaceExists, "namespace %s already exists, but with collation: %s rather than %s", m.NS(), fmtValue(own), fmtValue(asked))
+}
+
+// arrayAsDoc is a as a document whose keys are its indexes.
+func arrayAsDoc(a bson.A) bson.D {
+	d := bson.D{}
+	for i, v := range a {
+		d = append(d, bson.E{Key: strconv.Itoa(i), Value: v})
+	}
+	return d
 }
