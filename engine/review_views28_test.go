@@ -124,7 +124,7 @@ func TestReviewViews28Writes(t *testing.T) {
 	mustRun(t, db, "vw", `{"create": "coll"}`)
 	mustRun(t, db, "vw", `{"create": "v", "viewOn": "coll"}`)
 	wantCode(t, db, "vw", `{"insert": "v", "documents": [{"_id": 1}]}`, document.CodeCommandNotSupportedOnView, "Namespace vw.v is a view, not a collection")
-	wantCode(t, db, "vw", `{"createIndexes": "v", "indexes": [{"key": {"a": 1}, "name": "a"}]}`, document.CodeCommandNotSupportedOnView, "")
+	wantCode(t, db, "vw", `{"createIndexes": "v", "indexes": [{"key": {"a": 1}, "name": "a"}]}`, document.CodeCommandNotSupportedOnView, "Cannot create indexes on a view")
 	wantCode(t, db, "admin", `{"renameCollection": "vw.v", "to": "vw.v2"}`, document.CodeCommandNotSupportedOnView, "cannot rename view: vw.v")
 	mustRun(t, db, "vw", `{"drop": "v"}`)
 	r := mustRun(t, db, "vw", `{"listCollections": 1, "nameOnly": true}`)

@@ -310,8 +310,9 @@ func (viewKind) buildIndexes(_ context.Context, _ *DB, c *coll, _ *catalog.Coll,
 	return errView(c.m())
 }
 
-func (viewKind) createIndexes(_ context.Context, _ *DB, c *coll, _ []bson.D) (*CreateIndexesResult, error) {
-	return nil, errView(c.m())
+func (viewKind) createIndexes(context.Context, *DB, *coll, []bson.D) (*CreateIndexesResult, error) {
+	// mongod's createIndexes words it so (create_indexes_cmd.cpp).
+	return nil, document.Errorf(document.CodeCommandNotSupportedOnView, "Cannot create indexes on a view")
 }
 
 func (viewKind) dropIndexes(_ *DB, c *coll, _ any) (int, error) { return 0, errView(c.m()) }
