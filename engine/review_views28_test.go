@@ -224,3 +224,28 @@ func TestReviewViews28CreateExisting(t *testing.T) {
 	wantCode(t, db, "ce", `{"create": "v", "viewOn": "c", "pipeline": [{"$match": {}}], "collation": {"locale": "fr"}}`, document.CodeNamespaceExists,
 		"namespace ce.v already exists, but with collation: {} rather than ")
 }
+
+// TestReviewViews28Hint: a hint on a view applies to its source's scan
+// (views_count.js, requires_fcv_63: "Count with hint works on a view").
+func TestReviewViews28Hint(t *testing.T) {
+	t.Parallel()
+	db, _ := openMem(t)
+	mustRun(t, db, "vh", `{"insert": "coll", "documents": [{"_id": 1, "x": 1}, {"_id": 2, "x": 5}, {"_id": 3, "x": 9}]}`)
+	mustRun(t, db, "vh", `{"createIndexes": "coll", "indexes": [{"key": {"x": 1}, "name": "x_1"}]}`)
+	mustRun(t, db, "vh", `{"create": "gt3", "viewOn": "coll", "pipeline": [{"$match": {"x": {"$gt": 3}}}]}`)
+	mustRun(t, db, "vh", `{"create": "lt7", "viewOn": "gt3", "pipeline": [{"$match": {"x": {"$lt": 7}}}]}`)
+	r := mustRun(t, db, "vh", `{"count": "gt3", "hint": "_id_"}`)
+	if n, _ := get(r, "n"); n != int32(2) {
+		t.Errorf("count with hint on a view: n = %v, want 2", n)
+	}
+	r = mustRun(t, db, "vh", `{"find": "lt7", "hint": {"x": 1}}`)
+	if got := fmt.Sprint(firstBatch(t, r)); got != fmt.Sprint([]bson.D{{{Key: "_id", Value: int32(2)}, {Key: "x", Value: int32(5)}}}) {
+		t.Errorf("find with hint on a view on a view = %s", got)
+	}
+	r = mustRun(t, db, "vh", `{"aggregate": "gt3", "pipeline": [{"$sort": {"x": -1}}], "hint": "x_1", "cursor": {}}`)
+	if n := len(firstBatch(t, r)); n != 2 {
+		t.Errorf("aggregate with hint on a view: %d documents, want 2", n)
+	}
+	wantCode(t, db, "vh", `{"find": "gt3", "hint": "nope"}`, document.CodeBadValue, "hint provided does not correspond to an existing index")
+	wantCode(t, db, "vh", `{"count": "gt3", "collation": {"locale": "en_US"}}`, document.CodeOptionNotSupportedOnView, "")
+}

@@ -212,7 +212,7 @@ func (viewKind) query(db *DB, c *coll, filter bson.D, _ *query.Filter, _ *query.
 	if err != nil {
 		return nil, err
 	}
-	q, err := db.aggregate(context.Background(), m.DB, &aggregateSpec{name: on, pipeline: p, raw: full, noDisk: o.AllowDiskUse != nil && !*o.AllowDiskUse, collation: coll})
+	q, err := db.aggregate(context.Background(), m.DB, &aggregateSpec{name: on, pipeline: p, raw: full, noDisk: o.AllowDiskUse != nil && !*o.AllowDiskUse, collation: coll, hint: o.Hint})
 	if err != nil {
 		return nil, err
 	}
@@ -232,13 +232,9 @@ func (viewKind) query(db *DB, c *coll, filter bson.D, _ *query.Filter, _ *query.
 }
 
 func (viewKind) checkFind(_ *coll, o FindOptions, srt *query.Sort) error {
-	if err := findAsAggregate(o, srt); err != nil {
-		return err
-	}
-	if o.Hint != nil {
-		return document.Errorf(document.CodeOptionNotSupportedOnView, "hint is not supported on a view")
-	}
-	return nil
+	// A hint is taken (mongod 6.3 and later): it applies to the
+	// source's scan (viewKind.query).
+	return findAsAggregate(o, srt)
 }
 
 // findAsAggregate refuses the find options an aggregate has not, for a
