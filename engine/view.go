@@ -439,7 +439,7 @@ func (db *DB) explainViewFind(ctx context.Context, dbName string, c *coll, find 
 	if err != nil {
 		return nil, err
 	}
-	return db.explainAggregate(ctx, dbName, &aggregateSpec{name: on, pipeline: p, raw: full, collation: coll}, verbosity)
+	return db.explainAggregate(ctx, dbName, &aggregateSpec{name: on, pipeline: p, raw: full, collation: coll, hint: o.Hint}, verbosity)
 }
 
 // enabledOf reports whether a changeStreamPreAndPostImages option
