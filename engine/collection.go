@@ -3,6 +3,7 @@ package engine
 import (
 	"encoding/binary"
 	"errors"
+	"strings"
 
 	"github.com/ttlkv/ttlkv/collation"
 	"github.com/ttlkv/ttlkv/document"
@@ -208,7 +209,10 @@ func (db *DB) createColl(dbName, name string, opts bson.D) (*coll, bool, error) 
 		return nil, false, err
 	}
 	if co.kind == catalog.KindView {
-		_, pipe := viewDef(&catalog.Coll{Options: co.raw})
+		on, pipe := viewDef(&catalog.Coll{Options: co.raw})
+		if strings.HasPrefix(on, tsBucketsPre) {
+			return nil, false, document.Errorf(document.CodeInvalidNamespace, "Cannot create view on a system.buckets namespace except by creating a time-series collection")
+		}
 		if err := checkViewPipeline(dbName+"."+name, pipe); err != nil {
 			return nil, false, err
 		}

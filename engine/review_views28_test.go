@@ -47,7 +47,13 @@ func TestReviewViews28Creation(t *testing.T) {
 	for _, tc := range cases {
 		wantCode(t, db, "vc", tc.cmd, tc.code, tc.frag)
 	}
+	// timeseries_create_invalid_view.js (mongod 6.1 and later).
+	mustRun(t, db, "vc", `{"create": "ts", "timeseries": {"timeField": "t"}}`)
+	wantCode(t, db, "vc", `{"create": "w", "viewOn": "system.buckets.ts"}`, document.CodeInvalidNamespace,
+		"Cannot create view on a system.buckets namespace except by creating a time-series collection")
 	mustRun(t, db, "vc", `{"create": "view", "viewOn": "collection", "pipeline": [{"$match": {}}]}`)
+	wantCode(t, db, "vc", `{"collMod": "view", "viewOn": "system.buckets.ts"}`, document.CodeInvalidNamespace,
+		"Invalid view: cannot define a view over a system.buckets namespace except by creating a time-series collection")
 	mustRun(t, db, "vc", `{"create": "viewOnNonexistent", "viewOn": "nonexistent", "pipeline": [{"$match": {}}]}`)
 	mustRun(t, db, "vc", `{"create": "viewWithDefaultPipeline", "viewOn": "collection"}`)
 	mustRun(t, db, "vc", `{"create": "viewOnView", "viewOn": "view", "pipeline": [{"$match": {}}]}`)

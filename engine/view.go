@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/ttlkv/ttlkv/collation"
@@ -352,6 +353,9 @@ func (db *DB) modifyView(c *coll, opts bson.D) error {
 	}
 	if err := db.checkViewGraph(old.DB, old.Name, on, old.DefaultCollator()); err != nil {
 		return err
+	}
+	if strings.HasPrefix(on, tsBucketsPre) {
+		return document.Errorf(document.CodeInvalidNamespace, "Invalid view: cannot define a view over a system.buckets namespace except by creating a time-series collection")
 	}
 	nm := old.Clone()
 	nm.Options = bson.D{{Key: "viewOn", Value: on}, {Key: "pipeline", Value: pipe}}
