@@ -96,6 +96,14 @@ func cmdCollMod(ctx context.Context, db *DB, dbName string, cmd bson.D) (bson.D,
 		}
 		return bson.D{}, db.modifyView(c, viewOpts)
 	}
+	if c.m().Kind == catalog.KindTimeseries {
+		// parseCollModRequest's refusals, in its order.
+		for _, k := range []string{"validator", "validationLevel", "validationAction", "changeStreamPreAndPostImages"} {
+			if _, ok := get(cmd[1:], k); ok {
+				return nil, document.Errorf(document.CodeInvalidOptions, "option not supported on a time-series collection: %s", k)
+			}
+		}
+	}
 	if resize != nil && c.m().Kind != catalog.KindCapped {
 		// Before anything changes (docs/capped.md §7.8).
 		_, err := db.resizeCapped(ctx, c, resize, nil, nil)

@@ -56,8 +56,8 @@ var knownCreateFields = map[string]bool{
 }
 
 // parseCreateOptions validates create's options (everything but the
-// command name) and decides the collection kind.
-func parseCreateOptions(opts bson.D) (*createOptions, error) {
+// command name) for the collection ns and decides its kind.
+func parseCreateOptions(ns string, opts bson.D) (*createOptions, error) {
 	co := &createOptions{kind: catalog.KindNormal}
 	has := map[string]any{}
 	for _, e := range opts {
@@ -82,14 +82,15 @@ func parseCreateOptions(opts bson.D) (*createOptions, error) {
 			has[e.Key] = e.Value
 		}
 	}
-	if _, ok := has["viewOn"]; ok {
-		return parseViewCreate(opts, has, co)
-	}
-	if _, ok := has["pipeline"]; ok {
+	if _, ok := has["pipeline"]; ok && has["viewOn"] == nil {
 		return nil, document.Errorf(document.CodeInvalidOptions, "'pipeline' requires 'viewOn' to also be specified")
 	}
 	if _, ok := has["timeseries"]; ok {
-		return parseTimeseriesCreate(opts, has, co)
+		// mongod checks the time-series options before it makes a view.
+		return parseTimeseriesCreate(ns, opts, has, co)
+	}
+	if _, ok := has["viewOn"]; ok {
+		return parseViewCreate(opts, has, co)
 	}
 	// clusteredIndex is checked before the capped options, as MongoDB's
 	// create command does (clustered_util::checkCreationOptions).
@@ -204,7 +205,7 @@ func (db *DB) createColl(dbName, name string, opts bson.D) (*coll, bool, error) 
 	if err := validateCollName(dbName, name, false); err != nil {
 		return nil, false, err
 	}
-	co, err := parseCreateOptions(opts)
+	co, err := parseCreateOptions(dbName+"."+name, opts)
 	if err != nil {
 		return nil, false, err
 	}

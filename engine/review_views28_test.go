@@ -259,3 +259,26 @@ func TestReviewViews28Hint(t *testing.T) {
 	wantCode(t, db, "vh", `{"find": "gt3", "hint": "nope"}`, document.CodeBadValue, "hint provided does not correspond to an existing index")
 	wantCode(t, db, "vh", `{"count": "gt3", "collation": {"locale": "en_US"}}`, document.CodeOptionNotSupportedOnView, "")
 }
+
+// TestReviewViews28Timeseries: the time-series refusals of create and
+// collMod, with mongod's words (CmdCreate names the namespace).
+func TestReviewViews28Timeseries(t *testing.T) {
+	t.Parallel()
+	db, _ := openMem(t)
+	mustRun(t, db, "tv", `{"create": "c"}`)
+	mustRun(t, db, "tv", `{"create": "ts", "timeseries": {"timeField": "t"}}`)
+	cases := []struct {
+		cmd  string
+		code document.Code
+		frag string
+	}{
+		{`{"create": "d", "timeseries": {"timeField": "t"}, "viewOn": "c"}`, document.CodeInvalidOptions, "tv.d: 'timeseries' is not allowed with 'viewOn'"},
+		{`{"create": "d", "timeseries": {"timeField": "t"}, "validator": {"a": 1}}`, document.CodeInvalidOptions, "tv.d: 'timeseries' is not allowed with 'validator'"},
+		{`{"collMod": "ts", "changeStreamPreAndPostImages": {"enabled": true}}`, document.CodeInvalidOptions, "option not supported on a time-series collection: changeStreamPreAndPostImages"},
+		{`{"collMod": "ts", "validationLevel": "off", "validator": {"a": 1}}`, document.CodeInvalidOptions, "option not supported on a time-series collection: validator"},
+		{`{"collMod": "ts", "validationAction": "warn"}`, document.CodeInvalidOptions, "option not supported on a time-series collection: validationAction"},
+	}
+	for _, tc := range cases {
+		wantCode(t, db, "tv", tc.cmd, tc.code, tc.frag)
+	}
+}
