@@ -79,19 +79,30 @@ func cmdCollMod(ctx context.Context, db *DB, dbName string, cmd bson.D) (bson.D,
 	}
 	if c.m().Kind == catalog.KindView || viewOpts != nil {
 		if c.m().Kind != catalog.KindView {
-			return nil, document.Errorf(document.CodeInvalidOptions, "option only supported on a view: %s", viewOpts[0].Key)
-		}
-		if hasIndex || collOpts != nil || capOpts != nil || images != nil {
-			// mongod's parseCollModRequest names the first option a
-			// view does not take (72).
-			for _, e := range cmd[1:] {
-				if e.Key != "viewOn" && e.Key != "pipeline" && !commandField(e.Key) {
-					return nil, document.Errorf(document.CodeInvalidOptions, "option not supported on a view: %s", e.Key)
-				}
+			// mongod checks pipeline before viewOn.
+			k := viewOpts[0].Key
+			if _, ok := get(viewOpts, "pipeline"); ok {
+				k = "pipeline"
 			}
-			return nil, errView(c.m())
+			return nil, document.Errorf(document.CodeInvalidOptions, "option only supported on a view: %s", k)
+		}
+		// mongod's parseCollModRequest names the first option a view
+		// does not take (72), in its order of options, not the
+		// command's.
+		for _, k := range []string{"index", "validator", "validationLevel", "validationAction", "changeStreamPreAndPostImages", "expireAfterSeconds", "timeseries", "cappedSize", "cappedMax"} {
+			if _, ok := get(cmd[1:], k); ok {
+				return nil, document.Errorf(document.CodeInvalidOptions, "option not supported on a view: %s", k)
+			}
 		}
 		return bson.D{}, db.modifyView(c, viewOpts)
+	}
+	if c.m().Kind == catalog.KindTimeseries {
+		// parseCollModRequest's refusals, in its order.
+		for _, k := range []string{"validator", "validationLevel", "validationAction", "changeStreamPreAndPostImages"} {
+			if _, ok := get(cmd[1:], k); ok {
+				return nil, document.Errorf(document.CodeInvalidOptions, "option not supported on a time-series collection: %s", k)
+			}
+		}
 	}
 	if resize != nil && c.m().Kind != catalog.KindCapped {
 		// Before anything changes (docs/capped.md §7.8).

@@ -2,7 +2,9 @@ package engine
 
 import (
 	"context"
+
 	"github.com/ttlkv/ttlkv/document"
+	"github.com/ttlkv/ttlkv/engine/internal/catalog"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
@@ -21,11 +23,17 @@ func cmdDrop(_ context.Context, db *DB, dbName string, cmd bson.D) (bson.D, erro
 	}
 	c := db.lookup(dbName, name)
 	var nIndexes int32
+	isView := false
 	if c != nil {
 		nIndexes = int32(len(c.m().Indexes))
+		isView = c.m().Kind == catalog.KindView
 	}
 	if _, err := db.dropColl(dbName, name); err != nil {
 		return nil, err
+	}
+	if isView {
+		// A view has no indexes: mongod's reply names it only.
+		return bson.D{{Key: "ns", Value: dbName + "." + name}}, nil
 	}
 	return bson.D{{Key: "nIndexesWas", Value: nIndexes}, {Key: "ns", Value: dbName + "." + name}}, nil
 }

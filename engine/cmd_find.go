@@ -83,7 +83,11 @@ func parseFindOptions(cmd bson.D) (bson.D, FindOptions, error) {
 			o.ShowRecordID, _ = asBool(e.Value)
 		case "noCursorTimeout":
 			o.noCursorTimeout, _ = asBool(e.Value)
-		case "maxTimeMS", "comment", "readConcern", "lsid", "$db", "allowPartialResults",
+		case "allowPartialResults":
+			o.allowPartialResults, _ = asBool(e.Value)
+		case "readOnce":
+			o.readOnce, _ = asBool(e.Value)
+		case "maxTimeMS", "comment", "readConcern", "lsid", "$db",
 			"readPreference", "$readPreference",
 			"oplogReplay": // deprecated; mongod 4.4 and later take it and ignore it
 

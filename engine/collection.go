@@ -3,6 +3,7 @@ package engine
 import (
 	"encoding/binary"
 	"errors"
+	"strings"
 
 	"github.com/ttlkv/ttlkv/collation"
 	"github.com/ttlkv/ttlkv/document"
@@ -55,8 +56,8 @@ var knownCreateFields = map[string]bool{
 }
 
 // parseCreateOptions validates create's options (everything but the
-// command name) and decides the collection kind.
-func parseCreateOptions(opts bson.D) (*createOptions, error) {
+// command name) for the collection ns and decides its kind.
+func parseCreateOptions(ns string, opts bson.D) (*createOptions, error) {
 	co := &createOptions{kind: catalog.KindNormal}
 	has := map[string]any{}
 	for _, e := range opts {
@@ -81,14 +82,15 @@ func parseCreateOptions(opts bson.D) (*createOptions, error) {
 			has[e.Key] = e.Value
 		}
 	}
-	if _, ok := has["viewOn"]; ok {
-		return parseViewCreate(opts, has, co)
-	}
-	if _, ok := has["pipeline"]; ok {
+	if _, ok := has["pipeline"]; ok && has["viewOn"] == nil {
 		return nil, document.Errorf(document.CodeInvalidOptions, "'pipeline' requires 'viewOn' to also be specified")
 	}
 	if _, ok := has["timeseries"]; ok {
-		return parseTimeseriesCreate(opts, has, co)
+		// mongod checks the time-series options before it makes a view.
+		return parseTimeseriesCreate(ns, opts, has, co)
+	}
+	if _, ok := has["viewOn"]; ok {
+		return parseViewCreate(opts, has, co)
 	}
 	// clusteredIndex is checked before the capped options, as MongoDB's
 	// create command does (clustered_util::checkCreationOptions).
@@ -102,7 +104,7 @@ func parseCreateOptions(opts bson.D) (*createOptions, error) {
 	}
 	expireV, hasExpire := has["expireAfterSeconds"]
 	if hasExpire && spec == nil {
-		return nil, document.Errorf(document.CodeInvalidOptions, "'expireAfterSeconds' is only supported on time-series collections")
+		return nil, document.Errorf(document.CodeInvalidOptions, "'expireAfterSeconds' is only supported on time-series collections or when the 'clusteredIndex' option is specified")
 	}
 	cappedV, hasCapped := has["capped"]
 	capped := false
@@ -203,9 +205,18 @@ func (db *DB) createColl(dbName, name string, opts bson.D) (*coll, bool, error) 
 	if err := validateCollName(dbName, name, false); err != nil {
 		return nil, false, err
 	}
-	co, err := parseCreateOptions(opts)
+	co, err := parseCreateOptions(dbName+"."+name, opts)
 	if err != nil {
 		return nil, false, err
+	}
+	if co.kind == catalog.KindView {
+		on, pipe := viewDef(&catalog.Coll{Options: co.raw})
+		if strings.HasPrefix(on, tsBucketsPre) {
+			return nil, false, document.Errorf(document.CodeInvalidNamespace, "Cannot create view on a system.buckets namespace except by creating a time-series collection")
+		}
+		if err := checkViewPipeline(dbName+"."+name, pipe); err != nil {
+			return nil, false, err
+		}
 	}
 	if v, ok := get(opts, "autoIndexId"); ok && !truthy(v) {
 		// mongod refuses it for every collection that can be
@@ -229,6 +240,9 @@ func (db *DB) createParsed(dbName, name string, co *createOptions, explicit bool
 		m := c.m()
 		if !explicit || (m.Kind == co.kind && document.Equal(m.Options, co.raw)) {
 			return c, false, nil
+		}
+		if m.Kind == catalog.KindView {
+			return nil, false, viewExists(m, co)
 		}
 		return nil, false, document.Errorf(document.CodeNamespaceExists, "Collection %s already exists.", m.NS())
 	}

@@ -50,6 +50,9 @@ type FindOptions struct {
 	// of those names (a time-series collection refuses them: its find
 	// runs as an aggregate).
 	noCursorTimeout, singleBatch bool
+	// allowPartialResults and readOnce are the find command's options
+	// of those names, which only a find run as an aggregate refuses.
+	allowPartialResults, readOnce bool
 }
 
 // findPlan validates a find and builds its executor. It returns a nil

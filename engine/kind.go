@@ -251,28 +251,8 @@ func (timeseriesKind) query(db *DB, c *coll, filter bson.D, f *query.Filter, srt
 
 func (timeseriesKind) checkFind(c *coll, o FindOptions, srt *query.Sort) error {
 	// mongod runs a find on a time-series collection as an aggregate
-	// over its view, and refuses the options an aggregate has not
-	// (168 InvalidPipelineOperator; docs/timeseries.md §6.4).
-	opts := []struct {
-		name string
-		set  bool
-	}{
-		{"showRecordId", o.ShowRecordID}, {"returnKey", o.ReturnKey}, {"min", o.Min != nil}, {"max", o.Max != nil},
-		{"tailable", o.Tailable}, {"noCursorTimeout", o.noCursorTimeout},
-		// singleBatch is taken with limit 1, mongod's one exception.
-		{"singleBatch", o.singleBatch && o.Limit != -1},
-	}
-	for _, opt := range opts {
-		if opt.set {
-			return document.Errorf(document.CodeInvalidPipelineOperator, "Option %s not supported in aggregation.", opt.name)
-		}
-	}
-	if srt != nil {
-		if _, ok := srt.NaturalOrder(); ok {
-			return document.Errorf(document.CodeInvalidPipelineOperator, "Sort option $natural not supported in aggregation.")
-		}
-	}
-	return nil
+	// over its view (docs/timeseries.md §6.4).
+	return findAsAggregate(o, srt)
 }
 
 // next is never asked of a time-series collection: its scanner reads

@@ -33,7 +33,7 @@ func (db *DB) renameCollection(fdb, fname, tdb, tname string, dropTarget bool) e
 		return document.Errorf(document.CodeNamespaceNotFound, "Source collection %s.%s does not exist", fdb, fname)
 	}
 	if c.m().Kind == catalog.KindView {
-		return errView(c.m())
+		return document.Errorf(document.CodeCommandNotSupportedOnView, "cannot rename view: %s.%s", fdb, fname)
 	}
 	if c.m().Kind == catalog.KindTimeseries {
 		return document.Errorf(document.CodeCommandNotSupportedOnView, "cannot rename view: %s.%s (time-series collections cannot be renamed)", fdb, fname)

@@ -89,7 +89,7 @@ func decodeTSMeta(m *catalog.Coll) (*tsMeta, error) {
 
 // parseTimeseriesCreate validates a create with a timeseries option
 // (docs/timeseries.md §6.1).
-func parseTimeseriesCreate(opts bson.D, has map[string]any, co *createOptions) (*createOptions, error) {
+func parseTimeseriesCreate(ns string, opts bson.D, has map[string]any, co *createOptions) (*createOptions, error) {
 	o, err := ts.ParseOptions(has["timeseries"])
 	if err != nil {
 		return nil, err
@@ -104,7 +104,7 @@ func parseTimeseriesCreate(opts bson.D, has map[string]any, co *createOptions) (
 				continue
 			}
 		}
-		return nil, document.Errorf(document.CodeInvalidOptions, "'timeseries' is not allowed with '%s'", k)
+		return nil, document.Errorf(document.CodeInvalidOptions, "%s: 'timeseries' is not allowed with '%s'", ns, k)
 	}
 	tc := &tsCreate{opts: o}
 	if v, ok := has["expireAfterSeconds"]; ok {

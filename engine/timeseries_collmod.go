@@ -30,7 +30,7 @@ func (db *DB) collModTimeseries(c *coll, m, nm *catalog.Coll, cmd bson.D) (bson.
 				return nil, nil, err
 			}
 		default:
-			return nil, nil, document.Errorf(document.CodeInvalidOptions, "option '%s' is not supported on a time-series collection", e.Key)
+			return nil, nil, document.Errorf(document.CodeInvalidOptions, "option not supported on a time-series collection: %s", e.Key)
 		}
 	}
 	nm.Options = tsOptionsDoc(o, exp, hasExp)

@@ -2,6 +2,8 @@ package engine
 
 import (
 	"context"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/ttlkv/ttlkv/collation"
@@ -41,9 +43,8 @@ func viewDef(m *catalog.Coll) (string, bson.A) {
 }
 
 // parseViewCreate checks create's options for a view: viewOn a
-// non-empty string, pipeline an array of stages that parse (without
-// $out or $merge, 166, as mongod refuses them in a view), and nothing
-// that only collections take.
+// non-empty string, pipeline an array (createColl checks its stages,
+// checkViewPipeline), and nothing that only collections take.
 func parseViewCreate(opts bson.D, has map[string]any, co *createOptions) (*createOptions, error) {
 	on, ok := has["viewOn"].(string)
 	if !ok {
@@ -59,9 +60,24 @@ func parseViewCreate(opts bson.D, has map[string]any, co *createOptions) (*creat
 		}
 	}
 	for _, k := range []string{"capped", "size", "max", "timeseries", "expireAfterSeconds", "validator", "validationLevel", "validationAction", "clusteredIndex", "idIndex", "changeStreamPreAndPostImages", "indexOptionDefaults", "storageEngine"} {
-		if _, ok := has[k]; ok {
-			return nil, document.Errorf(document.CodeInvalidOptions, "option not supported on a view: %s", k)
+		v, ok := has[k]
+		if !ok {
+			continue
 		}
+		switch k {
+		case "expireAfterSeconds":
+			if _, ok := has["clusteredIndex"]; !ok {
+				// mongod's create checks this before the view.
+				return nil, document.Errorf(document.CodeInvalidOptions, "'expireAfterSeconds' is only supported on time-series collections or when the 'clusteredIndex' option is specified")
+			}
+		case "idIndex":
+			return nil, document.Errorf(document.CodeInvalidOptions, "'idIndex' is not allowed with 'viewOn': %s", fmtValue(v))
+		case "changeStreamPreAndPostImages":
+			if d, _ := v.(bson.D); !enabledOf(d) {
+				continue // off is no option a view refuses
+			}
+		}
+		return nil, document.Errorf(document.CodeInvalidOptions, "option not supported on a view: %s", k)
 	}
 	var full bson.D // the view's collation, nil when simple
 	if v, ok := has["collation"]; ok {
@@ -69,9 +85,6 @@ func parseViewCreate(opts bson.D, has map[string]any, co *createOptions) (*creat
 		if full, err = normalizeCollation(v); err != nil {
 			return nil, err
 		}
-	}
-	if err := checkViewPipeline(pipe); err != nil {
-		return nil, err
 	}
 	co.kind = catalog.KindView
 	co.raw = bson.D{{Key: "viewOn", Value: on}, {Key: "pipeline", Value: pipe}}
@@ -81,60 +94,95 @@ func parseViewCreate(opts bson.D, has map[string]any, co *createOptions) (*creat
 	return co, nil
 }
 
-// checkViewPipeline parses a view's pipeline as mongod validates it.
-func checkViewPipeline(pipe bson.A) error {
-	for _, st := range pipe {
-		if d, ok := st.(bson.D); ok && len(d) == 1 && (d[0].Key == "$out" || d[0].Key == "$merge") {
-			return document.Errorf(document.CodeOptionNotSupportedOnView, "%s cannot be used in a view definition", d[0].Key)
+// checkViewPipeline checks view ns's pipeline as mongod's view catalog
+// validates it: it must parse, with no stage that writes ($out, $merge)
+// and no $changeStream (167 OptionNotSupportedOnView), and no stage
+// that reads no collection, such as $documents (73 InvalidNamespace).
+// mongod words those three "Invalid pipeline for view <ns> :: caused
+// by :: ..."; a stage that does not parse keeps its own error.
+func checkViewPipeline(ns string, pipe bson.A) error {
+	invalid := func(code document.Code, format string, args ...any) error {
+		return document.Errorf(code, "Invalid pipeline for view %s :: caused by :: "+format, append([]any{ns}, args...)...)
+	}
+	if len(pipe) > 0 {
+		if d, ok := pipe[0].(bson.D); ok && len(d) == 1 && d[0].Key == "$changeStream" {
+			// ttlkv's pipelines do not parse it; mongod's refusal.
+			return invalid(document.CodeOptionNotSupportedOnView, "$changeStream cannot be used in a view definition")
 		}
 	}
 	p, err := agg.Parse(pipe)
 	if err != nil {
 		return err
 	}
+	for i, st := range pipe {
+		if d, ok := st.(bson.D); ok && len(d) == 1 && (d[0].Key == "$out" || d[0].Key == "$merge") {
+			return invalid(document.CodeOptionNotSupportedOnView,
+				"The aggregation stage %s in location %d of the pipeline cannot be used in the view definition of %s because it writes to disk", d[0].Key, i, ns)
+		}
+	}
 	if p.Collectionless() {
-		return document.Errorf(document.CodeOptionNotSupportedOnView, "$documents cannot be used in a view definition")
+		return invalid(document.CodeInvalidNamespace, "'$documents' cannot be used in a view definition")
 	}
 	return nil
 }
 
 // checkViewGraph refuses a view of dbName named name on viewOn that
-// would close a cycle (140 GraphContainsCycle), stand on more than
-// maxViewDepth views (165 ViewDepthLimitExceeded), or stand on a view
-// of another collation (167 OptionNotSupportedOnView), as mongod's view
-// catalog does. coll is the view's collation (nil: simple).
+// would close a cycle (140 GraphContainsCycle), make a chain of more
+// than maxViewDepth views through it, counting the views standing on
+// it (165 ViewDepthLimitExceeded), or stand on a view of another
+// collation (167 OptionNotSupportedOnView), with the messages of
+// mongod's ViewGraph. coll is the view's collation (nil: simple).
+// ttlkv's graph follows viewOn only, not the collections its
+// pipeline's $lookup, $graphLookup and $unionWith read.
 func (db *DB) checkViewGraph(dbName, name, viewOn string, coll *collation.Collator) error {
 	if c := db.lookup(dbName, viewOn); c != nil && c.m().Kind == catalog.KindView && !collation.Equal(coll, c.m().DefaultCollator()) {
 		return document.Errorf(document.CodeOptionNotSupportedOnView, "View %s.%s has a collation that does not match the collation of view %s", dbName, name, c.m().NS())
 	}
-	seen := []string{name}
-	for depth, on := 1, viewOn; ; depth++ {
-		for _, s := range seen {
-			if s == on {
-				return document.Errorf(document.CodeGraphContainsCycle, "View cycle detected: %s", joinArrow(append(seen, on)))
+	errDepth := document.Errorf(document.CodeViewDepthLimitExceeded, "View depth limit exceeded; maximum depth is %d", maxViewDepth)
+	chain := []string{name} // the views from this one down
+	for on := viewOn; ; {
+		if on == name {
+			// mongod names the view first, then the path from it back
+			// to it.
+			msg := dbName + "." + name
+			for _, s := range append(chain, name) {
+				msg += " => " + dbName + "." + s
 			}
+			return document.Errorf(document.CodeGraphContainsCycle, "View cycle detected: %s", msg)
 		}
-		if depth > maxViewDepth {
-			return document.Errorf(document.CodeViewDepthLimitExceeded, "View depth too deep or view cycle detected. Maximum depth is %d", maxViewDepth)
+		if len(chain) > maxViewDepth {
+			return errDepth
 		}
 		c := db.lookup(dbName, on)
 		if c == nil || c.m().Kind != catalog.KindView {
-			return nil
+			break
 		}
-		seen = append(seen, on)
+		chain = append(chain, on)
 		on, _ = viewDef(c.m())
 	}
-}
-
-func joinArrow(names []string) string {
-	s := ""
-	for i, n := range names {
-		if i > 0 {
-			s += " => "
+	// The longest chain of views standing on this one, this one
+	// included.
+	onIt := map[string][]string{}
+	for _, c := range db.collsOf(dbName) {
+		if m := c.m(); m.Kind == catalog.KindView && m.Name != name {
+			on, _ := viewDef(m)
+			onIt[on] = append(onIt[on], m.Name)
 		}
-		s += n
 	}
-	return s
+	var above func(n string, depth int) int
+	above = func(n string, depth int) int {
+		h := 0
+		if depth <= maxViewDepth {
+			for _, p := range onIt[n] {
+				h = max(h, above(p, depth+1))
+			}
+		}
+		return h + 1
+	}
+	if len(chain)+above(name, 0)-1 > maxViewDepth {
+		return errDepth
+	}
+	return nil
 }
 
 func (viewKind) open(*DB, *coll) error { return nil }
@@ -165,7 +213,7 @@ func (viewKind) query(db *DB, c *coll, filter bson.D, _ *query.Filter, _ *query.
 	if err != nil {
 		return nil, err
 	}
-	q, err := db.aggregate(context.Background(), m.DB, &aggregateSpec{name: on, pipeline: p, raw: full, noDisk: o.AllowDiskUse != nil && !*o.AllowDiskUse, collation: coll})
+	q, err := db.aggregate(context.Background(), m.DB, &aggregateSpec{name: on, pipeline: p, raw: full, noDisk: o.AllowDiskUse != nil && !*o.AllowDiskUse, collation: coll, hint: o.Hint})
 	if err != nil {
 		return nil, err
 	}
@@ -184,12 +232,47 @@ func (viewKind) query(db *DB, c *coll, filter bson.D, _ *query.Filter, _ *query.
 	return q, nil
 }
 
-func (viewKind) checkFind(c *coll, o FindOptions, _ *query.Sort) error {
-	if o.Tailable {
-		return errView(c.m())
+func (viewKind) checkFind(_ *coll, o FindOptions, srt *query.Sort) error {
+	// A hint is taken (mongod 6.3 and later): it applies to the
+	// source's scan (viewKind.query).
+	return findAsAggregate(o, srt)
+}
+
+// findAsAggregate refuses the find options an aggregate has not, for a
+// find mongod runs as an aggregate (on a view or a time-series
+// collection): 168 InvalidPipelineOperator, in the order and words of
+// its query_request_helper::asAggregationCommand.
+func findAsAggregate(o FindOptions, srt *query.Sort) error {
+	refuse := func(name string) error {
+		return document.Errorf(document.CodeInvalidPipelineOperator, "Option %s not supported in aggregation.", name)
 	}
-	if o.Hint != nil {
-		return document.Errorf(document.CodeOptionNotSupportedOnView, "hint is not supported on a view")
+	switch {
+	case o.Min != nil:
+		return refuse("min")
+	case o.Max != nil:
+		return refuse("max")
+	case o.ReturnKey:
+		return refuse("returnKey")
+	case o.ShowRecordID:
+		return refuse("showRecordId")
+	case o.Tailable:
+		return document.Errorf(document.CodeInvalidPipelineOperator, "Tailable cursors are not supported in aggregation.")
+	case o.noCursorTimeout:
+		return refuse("noCursorTimeout")
+	case o.allowPartialResults:
+		return refuse("allowPartialResults")
+	}
+	if srt != nil {
+		if _, ok := srt.NaturalOrder(); ok {
+			return document.Errorf(document.CodeInvalidPipelineOperator, "Sort option $natural not supported in aggregation.")
+		}
+	}
+	switch {
+	case o.singleBatch && o.Limit != -1:
+		// singleBatch is taken with limit 1, mongod's one exception.
+		return refuse("singleBatch")
+	case o.readOnce:
+		return refuse("readOnce")
 	}
 	return nil
 }
@@ -224,8 +307,9 @@ func (viewKind) buildIndexes(_ context.Context, _ *DB, c *coll, _ *catalog.Coll,
 	return errView(c.m())
 }
 
-func (viewKind) createIndexes(_ context.Context, _ *DB, c *coll, _ []bson.D) (*CreateIndexesResult, error) {
-	return nil, errView(c.m())
+func (viewKind) createIndexes(context.Context, *DB, *coll, []bson.D) (*CreateIndexesResult, error) {
+	// mongod's createIndexes words it so (create_indexes_cmd.cpp).
+	return nil, document.Errorf(document.CodeCommandNotSupportedOnView, "Cannot create indexes on a view")
 }
 
 func (viewKind) dropIndexes(_ *DB, c *coll, _ any) (int, error) { return 0, errView(c.m()) }
@@ -249,8 +333,11 @@ func (db *DB) modifyView(c *coll, opts bson.D) error {
 		switch e.Key {
 		case "viewOn":
 			s, ok := e.Value.(string)
-			if !ok || s == "" {
-				return document.Errorf(document.CodeBadValue, "'viewOn' must be a non-empty string")
+			if !ok {
+				return document.Errorf(document.CodeTypeMismatch, "BSON field 'collMod.viewOn' is the wrong type '%s', expected type 'string'", typeName(e.Value))
+			}
+			if s == "" {
+				return document.Errorf(document.CodeBadValue, "'viewOn' cannot be empty")
 			}
 			on = s
 		case "pipeline":
@@ -261,11 +348,14 @@ func (db *DB) modifyView(c *coll, opts bson.D) error {
 			pipe = a
 		}
 	}
-	if err := checkViewPipeline(pipe); err != nil {
+	if err := checkViewPipeline(old.NS(), pipe); err != nil {
 		return err
 	}
 	if err := db.checkViewGraph(old.DB, old.Name, on, old.DefaultCollator()); err != nil {
 		return err
+	}
+	if strings.HasPrefix(on, tsBucketsPre) {
+		return document.Errorf(document.CodeInvalidNamespace, "Invalid view: cannot define a view over a system.buckets namespace except by creating a time-series collection")
 	}
 	nm := old.Clone()
 	nm.Options = bson.D{{Key: "viewOn", Value: on}, {Key: "pipeline", Value: pipe}}
@@ -353,5 +443,50 @@ func (db *DB) explainViewFind(ctx context.Context, dbName string, c *coll, find 
 	if err != nil {
 		return nil, err
 	}
-	return db.explainAggregate(ctx, dbName, &aggregateSpec{name: on, pipeline: p, raw: full, collation: coll}, verbosity)
+	return db.explainAggregate(ctx, dbName, &aggregateSpec{name: on, pipeline: p, raw: full, collation: coll, hint: o.Hint}, verbosity)
+}
+
+// enabledOf reports whether a changeStreamPreAndPostImages option
+// (checked by checkPreImagesOption) turns them on.
+func enabledOf(d bson.D) bool {
+	v, _ := get(d, "enabled")
+	b, _ := v.(bool)
+	return b
+}
+
+// viewExists is mongod's refusal (48 NamespaceExists) of a create
+// whose options co differ from those of view m, which has its name:
+// it names the first of viewOn, pipeline and collation that differs.
+func viewExists(m *catalog.Coll, co *createOptions) error {
+	on, pipe := viewDef(m)
+	newOn, newPipe := "", bson.A{}
+	if co.kind == catalog.KindView {
+		newOn, newPipe = viewDef(&catalog.Coll{Options: co.raw})
+	}
+	if on != newOn {
+		return document.Errorf(document.CodeNamespaceExists, "namespace %s already exists, but is a view on %s.%s rather than %s.%s", m.NS(), m.DB, on, m.DB, newOn)
+	}
+	if !document.Equal(pipe, newPipe) {
+		// mongod prints both pipelines as documents keyed 0, 1, ...
+		return document.Errorf(document.CodeNamespaceExists, "namespace %s already exists, but with pipeline %s rather than %s", m.NS(), fmtValue(arrayAsDoc(pipe)), fmtValue(arrayAsDoc(newPipe)))
+	}
+	own, asked := bson.D{}, bson.D{} // simple is {}
+	if c := m.DefaultCollator(); c != nil {
+		own = c.Doc()
+	}
+	if v, ok := get(co.raw, "collation"); ok {
+		if d, ok := v.(bson.D); ok {
+			asked = d // ttlkv keeps the complete specification, not the one asked
+		}
+	}
+	return document.Errorf(document.CodeNamespaceExists, "namespace %s already exists, but with collation: %s rather than %s", m.NS(), fmtValue(own), fmtValue(asked))
+}
+
+// arrayAsDoc is a as a document whose keys are its indexes.
+func arrayAsDoc(a bson.A) bson.D {
+	d := bson.D{}
+	for i, v := range a {
+		d = append(d, bson.E{Key: strconv.Itoa(i), Value: v})
+	}
+	return d
 }
