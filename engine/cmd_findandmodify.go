@@ -111,8 +111,10 @@ type famOptions struct {
 }
 
 // parseFindAndModify reads a findAndModify command's query, update,
-// upsert and collation into s and returns its other fields; an update
-// and remove both given, or neither, is 9.
+// upsert and collation into s and returns its other fields. Contradictory
+// options are 9 with mongod's messages, checked in its order: neither an
+// update nor remove, then remove with an update, upsert (mongod's message
+// ends with a space), new or arrayFilters.
 func parseFindAndModify(cmd bson.D, s *UpdateSpec) (famOptions, error) {
 	var f famOptions
 	if err := strictFields(cmd, "query", "sort", "remove", "update", "new", "fields", "upsert",
@@ -162,14 +164,18 @@ func parseFindAndModify(cmd bson.D, s *UpdateSpec) (famOptions, error) {
 	if s.Filter == nil {
 		s.Filter = bson.D{}
 	}
-	if f.remove == (s.Update != nil || s.Pipeline != nil) {
+	hasUpdate := s.Update != nil || s.Pipeline != nil
+	if !f.remove && !hasUpdate {
 		return f, document.Errorf(document.CodeFailedToParse, "Either an update or remove=true must be specified")
+	}
+	if f.remove && hasUpdate {
+		return f, document.Errorf(document.CodeFailedToParse, "Cannot specify both an update and remove=true")
 	}
 	if f.remove && f.returnNew {
 		return f, document.Errorf(document.CodeFailedToParse, "Cannot specify both new=true and remove=true; 'remove' always returns the deleted document")
 	}
 	if f.remove && s.Upsert {
-		return f, document.Errorf(document.CodeFailedToParse, "Cannot specify both upsert=true and remove=true")
+		return f, document.Errorf(document.CodeFailedToParse, "Cannot specify both upsert=true and remove=true ")
 	}
 	if f.remove && s.ArrayFilters != nil {
 		return f, document.Errorf(document.CodeFailedToParse, "Cannot specify arrayFilters and remove=true")
