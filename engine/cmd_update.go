@@ -52,11 +52,13 @@ func cmdUpdate(ctx context.Context, db *DB, dbName string, cmd bson.D) (bson.D, 
 		return nil, err
 	}
 	db.stats.updated.Add(nModified)
-	reply := bson.D{{Key: "n", Value: int32OrLong(n)}, {Key: "nModified", Value: int32OrLong(nModified)}}
+	// mongod's UpdateCommandReply: the common write reply (n,
+	// writeErrors) first, then upserted and nModified.
+	reply := appendWriteErrors(bson.D{{Key: "n", Value: int32OrLong(n)}}, werrs)
 	if len(upserted) > 0 {
 		reply = append(reply, bson.E{Key: "upserted", Value: upserted})
 	}
-	return appendWriteErrors(reply, werrs), nil
+	return append(reply, bson.E{Key: "nModified", Value: int32OrLong(nModified)}), nil
 }
 
 // updateStmtShape refuses an update statement mongod's IDL parser
