@@ -134,11 +134,13 @@ func parseFindAndModify(cmd bson.D, s *UpdateSpec) (famOptions, error) {
 				err = document.Errorf(document.CodeFailedToParse, "Update argument must be either an object or an array")
 			}
 		case "remove":
-			f.remove, _ = asBool(e.Value)
+			f.remove, err = famBool(e)
 		case "new":
-			f.returnNew, _ = asBool(e.Value)
+			f.returnNew, err = famBool(e)
 		case "upsert":
-			s.Upsert, _ = asBool(e.Value)
+			s.Upsert, err = famBool(e)
+		case "bypassDocumentValidation":
+			_, err = famBool(e)
 		case "fields":
 			f.fields, err = toDoc("findAndModify.fields", e.Value)
 		case "hint":
@@ -181,4 +183,18 @@ func parseFindAndModify(cmd bson.D, s *UpdateSpec) (famOptions, error) {
 		return f, document.Errorf(document.CodeFailedToParse, "Cannot specify arrayFilters and remove=true")
 	}
 	return f, nil
+}
+
+// famBool reads a findAndModify option mongod types as a safe boolean:
+// a bool or a number (true when not 0), null as if absent; anything else
+// is 14.
+func famBool(e bson.E) (bool, error) {
+	if e.Value == nil {
+		return false, nil
+	}
+	b, ok := asBoolStrict(e.Value)
+	if !ok {
+		return false, document.Errorf(document.CodeTypeMismatch, "BSON field 'findAndModify.%s' is the wrong type '%s', expected types '[bool, long, int, decimal, double]'", e.Key, typeName(e.Value))
+	}
+	return b, nil
 }
