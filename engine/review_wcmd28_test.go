@@ -73,9 +73,25 @@ func TestW28DeleteReplies(t *testing.T) {
 	docs := []string{`{"_id": 1, "a": 1}`, `{"_id": 2, "a": 1}`, `{"_id": 3, "a": 2}`}
 	w28Reply(t, docs, `{"delete": "c", "deletes": [{"q": {"a": 1}, "limit": 0}, {"q": {"a": 2}, "limit": 1}]}`,
 		`{"n": 3, "ok": 1.0}`)
+	// limit is read as a double (readMultiDeleteProperty): a non-number
+	// is 0, every match.
+	w28Reply(t, docs, `{"delete": "c", "deletes": [{"q": {"a": 1}, "limit": "x"}]}`, `{"n": 2, "ok": 1.0}`)
+	w28Reply(t, docs, `{"delete": "c", "deletes": [{"q": {"a": 1}, "limit": true}]}`, `{"n": 2, "ok": 1.0}`)
+	w28Reply(t, docs, `{"delete": "c", "deletes": [{"q": {"a": 1}, "limit": {"$numberDecimal": "1"}}]}`, `{"n": 1, "ok": 1.0}`)
 	db, _ := openMem(t)
-	wantCode(t, db, "test", `{"delete": "c", "deletes": [{"q": {}, "limit": 2}]}`,
-		document.CodeFailedToParse, "The limit field in delete objects must be 0 or 1. Got 2")
+	loadCorpus(t, db, "test", "c", docs)
+	for _, c := range []struct{ limit, got string }{
+		{`2`, "2"}, {`0.5`, "0.5"}, {`-1`, "-1"}, {`{"$numberLong": "123456789"}`, "1.23457e+08"},
+		{`{"$numberDouble": "NaN"}`, "nan"},
+	} {
+		wantCode(t, db, "test", `{"delete": "c", "deletes": [{"q": {}, "limit": 0}, {"q": {}, "limit": `+c.limit+`}]}`,
+			document.CodeFailedToParse, "The limit field in delete objects must be 0 or 1. Got "+c.got)
+	}
+	// The whole command failed before any statement ran.
+	r := mustRun(t, db, "test", `{"count": "c"}`)
+	if n, _ := get(r, "n"); n != int32(3) {
+		t.Errorf("count after refused delete: %v", r)
+	}
 }
 
 func TestW28EmptyBatches(t *testing.T) {
