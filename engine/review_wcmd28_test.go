@@ -162,3 +162,35 @@ func TestW28FindAndModifyReplies(t *testing.T) {
 	w28Reply(t, docs, `{"findAndModify": "c", "query": {"_id": 7}, "update": {"$inc": {"a": 1}}, "upsert": true, "new": true, "fields": {"_id": 0}}`,
 		`{"lastErrorObject": {"n": 1, "updatedExisting": false, "upserted": 7}, "value": {"a": 1}, "ok": 1.0}`)
 }
+
+func TestW28UpdateStatementTypes(t *testing.T) {
+	t.Parallel()
+	db, _ := openMem(t)
+	loadCorpus(t, db, "test", "c", []string{`{"_id": 1}`})
+	// mongod's parser checks each statement's types before any runs: a
+	// wrong one fails the command, not its statement.
+	for _, c := range []struct {
+		stmt string
+		code document.Code
+		msg  string
+	}{
+		{`{"q": {}, "u": 5}`, document.CodeFailedToParse, "Update argument must be either an object or an array"},
+		{`{"q": 5, "u": {}}`, document.CodeTypeMismatch, "BSON field 'update.updates.q' is the wrong type 'int', expected type 'object'"},
+		{`{"q": {}, "u": {}, "c": 5}`, document.CodeTypeMismatch, "BSON field 'update.updates.c' is the wrong type 'int', expected type 'object'"},
+		{`{"q": {}, "u": {}, "arrayFilters": 5}`, document.CodeTypeMismatch, "BSON field 'update.updates.arrayFilters' is the wrong type 'int', expected type 'array'"},
+		{`{"q": {}, "u": {}, "collation": 5}`, document.CodeTypeMismatch, "BSON field 'update.updates.collation' is the wrong type 'int', expected type 'object'"},
+		{`{"q": null, "u": {}}`, codeIDLFailedToParse, "BSON field 'update.updates.q' is missing but a required field"},
+		{`{"q": {}, "u": null}`, document.CodeFailedToParse, "Update argument must be either an object or an array"},
+	} {
+		cmd := `{"update": "c", "updates": [{"q": {}, "u": {"$set": {"a": 1}}}, ` + c.stmt + `]}`
+		_, err := run(t, db, "test", cmd)
+		var e *Error
+		if !errors.As(err, &e) || e.Code != c.code || e.Message != c.msg {
+			t.Errorf("%s: %v, want %d %q", cmd, err, c.code, c.msg)
+		}
+	}
+	r := mustRun(t, db, "test", `{"count": "c", "query": {"a": 1}}`)
+	if n, _ := get(r, "n"); n != int32(0) {
+		t.Errorf("a statement ran before the refusal: %v", r)
+	}
+}
