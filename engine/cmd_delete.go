@@ -67,7 +67,7 @@ func deleteStmtShape(v any) error {
 	for _, e := range d {
 		switch e.Key {
 		case "q":
-			hasQ = true
+			hasQ = e.Value != nil // mongod's parser passes over a null
 		case "limit":
 			hasLimit = true
 		case "hint", "collation", "sampleId":

@@ -87,6 +87,8 @@ func TestW28DeleteReplies(t *testing.T) {
 		wantCode(t, db, "test", `{"delete": "c", "deletes": [{"q": {}, "limit": 0}, {"q": {}, "limit": `+c.limit+`}]}`,
 			document.CodeFailedToParse, "The limit field in delete objects must be 0 or 1. Got "+c.got)
 	}
+	wantCode(t, db, "test", `{"delete": "c", "deletes": [{"q": null, "limit": 0}]}`,
+		codeIDLFailedToParse, "BSON field 'delete.deletes.q' is missing but a required field")
 	// The whole command failed before any statement ran.
 	r := mustRun(t, db, "test", `{"count": "c"}`)
 	if n, _ := get(r, "n"); n != int32(3) {
