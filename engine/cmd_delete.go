@@ -57,7 +57,8 @@ func cmdDelete(ctx context.Context, db *DB, dbName string, cmd bson.D) (bson.D, 
 
 // deleteStmtShape refuses a delete statement mongod's IDL parser
 // refuses, which fails the whole command before any statement runs: not
-// a document (14), an unknown field (40415), q or limit missing (40414).
+// a document (14), an unknown field (40415), a hint neither a name nor a
+// document (9), q or limit missing (40414).
 func deleteStmtShape(v any) error {
 	d, ok := v.(bson.D)
 	if !ok {
@@ -70,7 +71,11 @@ func deleteStmtShape(v any) error {
 			hasQ = e.Value != nil // mongod's parser passes over a null
 		case "limit":
 			hasLimit = true
-		case "hint", "collation", "sampleId":
+		case "hint":
+			if err := hintType(e.Value); err != nil {
+				return err
+			}
+		case "collation", "sampleId":
 		default:
 			return document.Errorf(document.CodeIDLUnknownField, "BSON field 'delete.deletes.%s' is an unknown field.", e.Key)
 		}

@@ -65,8 +65,8 @@ func cmdUpdate(ctx context.Context, db *DB, dbName string, cmd bson.D) (bson.D, 
 // refuses, which fails the whole command before any statement runs:
 // not a document (14), an unknown field (40415), multi or upsert not a
 // boolean (14), q, c or collation not a document or arrayFilters not an
-// array (14), u neither a document nor a pipeline (9), q or u missing
-// (40414).
+// array (14), u neither a document nor a pipeline (9), hint neither a
+// name nor a key pattern (9), q or u missing (40414).
 func updateStmtShape(v any) error {
 	d, ok := v.(bson.D)
 	if !ok {
@@ -100,7 +100,11 @@ func updateStmtShape(v any) error {
 			if _, ok := e.Value.(bool); !ok {
 				return document.Errorf(document.CodeTypeMismatch, "BSON field 'update.updates.%s' is the wrong type '%s', expected type 'bool'", e.Key, typeName(e.Value))
 			}
-		case "hint", "sort", "sampleId", "upsertSupplied":
+		case "hint":
+			if err := hintType(e.Value); err != nil {
+				return err
+			}
+		case "sort", "sampleId", "upsertSupplied":
 		default:
 			return document.Errorf(document.CodeIDLUnknownField, "BSON field 'update.updates.%s' is an unknown field.", e.Key)
 		}
@@ -185,4 +189,14 @@ func stmtFieldType(e bson.E, want string) error {
 		return document.Errorf(document.CodeTypeMismatch, "BSON field 'update.updates.%s' is the wrong type '%s', expected type '%s'", e.Key, typeName(e.Value), want)
 	}
 	return nil
+}
+
+// hintType refuses a write statement's hint that is neither an index
+// name nor a document, as mongod's parser does (9).
+func hintType(v any) error {
+	switch v.(type) {
+	case string, bson.D:
+		return nil
+	}
+	return document.Errorf(document.CodeFailedToParse, "Hint must be a string or an object")
 }

@@ -87,6 +87,8 @@ func TestW28DeleteReplies(t *testing.T) {
 		wantCode(t, db, "test", `{"delete": "c", "deletes": [{"q": {}, "limit": 0}, {"q": {}, "limit": `+c.limit+`}]}`,
 			document.CodeFailedToParse, "The limit field in delete objects must be 0 or 1. Got "+c.got)
 	}
+	wantCode(t, db, "test", `{"delete": "c", "deletes": [{"q": {}, "limit": 0}, {"q": {}, "limit": 0, "hint": 5}]}`,
+		document.CodeFailedToParse, "Hint must be a string or an object")
 	wantCode(t, db, "test", `{"delete": "c", "deletes": [{"q": null, "limit": 0}]}`,
 		codeIDLFailedToParse, "BSON field 'delete.deletes.q' is missing but a required field")
 	// The whole command failed before any statement ran.
@@ -183,6 +185,7 @@ func TestW28UpdateStatementTypes(t *testing.T) {
 		{`{"q": {}, "u": {}, "collation": 5}`, document.CodeTypeMismatch, "BSON field 'update.updates.collation' is the wrong type 'int', expected type 'object'"},
 		{`{"q": null, "u": {}}`, codeIDLFailedToParse, "BSON field 'update.updates.q' is missing but a required field"},
 		{`{"q": {}, "u": null}`, document.CodeFailedToParse, "Update argument must be either an object or an array"},
+		{`{"q": {}, "u": {}, "hint": 5}`, document.CodeFailedToParse, "Hint must be a string or an object"},
 	} {
 		cmd := `{"update": "c", "updates": [{"q": {}, "u": {"$set": {"a": 1}}}, ` + c.stmt + `]}`
 		_, err := run(t, db, "test", cmd)
