@@ -2,6 +2,8 @@ package engine
 
 import (
 	"context"
+	"math"
+	"strconv"
 
 	"github.com/ttlkv/ttlkv/document"
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -37,9 +39,6 @@ func cmdDelete(ctx context.Context, db *DB, dbName string, cmd bson.D) (bson.D, 
 		if err != nil {
 			return nil, err
 		}
-		if s.Limit != 0 && s.Limit != 1 {
-			return nil, document.Errorf(document.CodeFailedToParse, "The limit field in delete objects must be 0 or 1. Got %d", s.Limit)
-		}
 		s.Let = let
 		specs[i] = s
 	}
@@ -58,7 +57,8 @@ func cmdDelete(ctx context.Context, db *DB, dbName string, cmd bson.D) (bson.D, 
 
 // deleteStmtShape refuses a delete statement mongod's IDL parser
 // refuses, which fails the whole command before any statement runs: not
-// a document (14), an unknown field (40415), q or limit missing (40414).
+// a document (14), an unknown field (40415), a hint neither a name nor a
+// document (9), q or limit missing (40414).
 func deleteStmtShape(v any) error {
 	d, ok := v.(bson.D)
 	if !ok {
@@ -68,10 +68,14 @@ func deleteStmtShape(v any) error {
 	for _, e := range d {
 		switch e.Key {
 		case "q":
-			hasQ = true
+			hasQ = e.Value != nil // mongod's parser passes over a null
 		case "limit":
 			hasLimit = true
-		case "hint", "collation", "sampleId":
+		case "hint":
+			if err := hintType(e.Value); err != nil {
+				return err
+			}
+		case "collation", "sampleId":
 		default:
 			return document.Errorf(document.CodeIDLUnknownField, "BSON field 'delete.deletes.%s' is an unknown field.", e.Key)
 		}
@@ -99,7 +103,7 @@ func parseDeleteStmt(v any) (DeleteSpec, error) {
 			s.Filter, err = toDoc("delete.deletes.q", e.Value)
 		case "limit":
 			hasLimit = true
-			s.Limit, err = intOpt("delete.deletes.limit", e.Value)
+			s.Limit, err = deleteLimit(e.Value)
 		case "hint":
 			s.Hint = e.Value
 		case "collation":
@@ -118,4 +122,26 @@ func parseDeleteStmt(v any) (DeleteSpec, error) {
 		return s, document.Errorf(document.CodeFailedToParse, "BSON field 'delete.deletes.limit' is missing but a required field")
 	}
 	return s, nil
+}
+
+// deleteLimit reads a delete statement's limit as mongod does: as a
+// double (a non-number reads as 0, so it deletes every match), which must
+// be 0 or 1, else 9 with the value printed as C's %g prints it.
+func deleteLimit(v any) (int64, error) {
+	f, _ := asFloat(v)
+	if f == 0 || f == 1 {
+		return int64(f), nil
+	}
+	var g string
+	switch {
+	case math.IsNaN(f):
+		g = "nan"
+	case math.IsInf(f, 1):
+		g = "inf"
+	case math.IsInf(f, -1):
+		g = "-inf"
+	default:
+		g = strconv.FormatFloat(f, 'g', 6, 64)
+	}
+	return 0, document.Errorf(document.CodeFailedToParse, "The limit field in delete objects must be 0 or 1. Got %s", g)
 }

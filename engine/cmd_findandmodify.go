@@ -111,8 +111,10 @@ type famOptions struct {
 }
 
 // parseFindAndModify reads a findAndModify command's query, update,
-// upsert and collation into s and returns its other fields; an update
-// and remove both given, or neither, is 9.
+// upsert and collation into s and returns its other fields. Contradictory
+// options are 9 with mongod's messages, checked in its order: neither an
+// update nor remove, then remove with an update, upsert (mongod's message
+// ends with a space), new or arrayFilters.
 func parseFindAndModify(cmd bson.D, s *UpdateSpec) (famOptions, error) {
 	var f famOptions
 	if err := strictFields(cmd, "query", "sort", "remove", "update", "new", "fields", "upsert",
@@ -132,11 +134,13 @@ func parseFindAndModify(cmd bson.D, s *UpdateSpec) (famOptions, error) {
 				err = document.Errorf(document.CodeFailedToParse, "Update argument must be either an object or an array")
 			}
 		case "remove":
-			f.remove, _ = asBool(e.Value)
+			f.remove, err = famBool(e)
 		case "new":
-			f.returnNew, _ = asBool(e.Value)
+			f.returnNew, err = famBool(e)
 		case "upsert":
-			s.Upsert, _ = asBool(e.Value)
+			s.Upsert, err = famBool(e)
+		case "bypassDocumentValidation":
+			_, err = famBool(e)
 		case "fields":
 			f.fields, err = toDoc("findAndModify.fields", e.Value)
 		case "hint":
@@ -162,17 +166,35 @@ func parseFindAndModify(cmd bson.D, s *UpdateSpec) (famOptions, error) {
 	if s.Filter == nil {
 		s.Filter = bson.D{}
 	}
-	if f.remove == (s.Update != nil || s.Pipeline != nil) {
+	hasUpdate := s.Update != nil || s.Pipeline != nil
+	if !f.remove && !hasUpdate {
 		return f, document.Errorf(document.CodeFailedToParse, "Either an update or remove=true must be specified")
+	}
+	if f.remove && hasUpdate {
+		return f, document.Errorf(document.CodeFailedToParse, "Cannot specify both an update and remove=true")
 	}
 	if f.remove && f.returnNew {
 		return f, document.Errorf(document.CodeFailedToParse, "Cannot specify both new=true and remove=true; 'remove' always returns the deleted document")
 	}
 	if f.remove && s.Upsert {
-		return f, document.Errorf(document.CodeFailedToParse, "Cannot specify both upsert=true and remove=true")
+		return f, document.Errorf(document.CodeFailedToParse, "Cannot specify both upsert=true and remove=true ")
 	}
 	if f.remove && s.ArrayFilters != nil {
 		return f, document.Errorf(document.CodeFailedToParse, "Cannot specify arrayFilters and remove=true")
 	}
 	return f, nil
+}
+
+// famBool reads a findAndModify option mongod types as a safe boolean:
+// a bool or a number (true when not 0), null as if absent; anything else
+// is 14.
+func famBool(e bson.E) (bool, error) {
+	if e.Value == nil {
+		return false, nil
+	}
+	b, ok := asBoolStrict(e.Value)
+	if !ok {
+		return false, document.Errorf(document.CodeTypeMismatch, "BSON field 'findAndModify.%s' is the wrong type '%s', expected types '[bool, long, int, decimal, double]'", e.Key, typeName(e.Value))
+	}
+	return b, nil
 }

@@ -66,6 +66,10 @@ func cmdInsert(ctx context.Context, db *DB, dbName string, cmd bson.D) (bson.D, 
 	return appendWriteErrors(reply, werrs), nil
 }
 
+// appendWriteErrors appends werrs to reply as mongod's writeErrors: each
+// is index, code and errmsg, then what the error adds (a duplicate key's
+// keyPattern and keyValue, a validation failure's errInfo). mongod's
+// WriteError carries no codeName.
 func appendWriteErrors(reply bson.D, werrs []WriteError) bson.D {
 	if len(werrs) == 0 {
 		return reply
@@ -73,7 +77,7 @@ func appendWriteErrors(reply bson.D, werrs []WriteError) bson.D {
 	arr := bson.A{}
 	for _, we := range werrs {
 		d := bson.D{{Key: "index", Value: int32(we.Index)}, {Key: "code", Value: int32(we.Err.Code)},
-			{Key: "codeName", Value: we.Err.Name()}, {Key: "errmsg", Value: we.Err.Message}}
+			{Key: "errmsg", Value: we.Err.Message}}
 		for _, k := range []string{"keyPattern", "keyValue", "errInfo"} {
 			if v, ok := we.Err.Info[k]; ok {
 				d = append(d, bson.E{Key: k, Value: v})

@@ -52,17 +52,21 @@ func cmdUpdate(ctx context.Context, db *DB, dbName string, cmd bson.D) (bson.D, 
 		return nil, err
 	}
 	db.stats.updated.Add(nModified)
-	reply := bson.D{{Key: "n", Value: int32OrLong(n)}, {Key: "nModified", Value: int32OrLong(nModified)}}
+	// mongod's UpdateCommandReply: the common write reply (n,
+	// writeErrors) first, then upserted and nModified.
+	reply := appendWriteErrors(bson.D{{Key: "n", Value: int32OrLong(n)}}, werrs)
 	if len(upserted) > 0 {
 		reply = append(reply, bson.E{Key: "upserted", Value: upserted})
 	}
-	return appendWriteErrors(reply, werrs), nil
+	return append(reply, bson.E{Key: "nModified", Value: int32OrLong(nModified)}), nil
 }
 
 // updateStmtShape refuses an update statement mongod's IDL parser
 // refuses, which fails the whole command before any statement runs:
 // not a document (14), an unknown field (40415), multi or upsert not a
-// boolean (14), q or u missing (40414).
+// boolean (14), q, c or collation not a document or arrayFilters not an
+// array (14), u neither a document nor a pipeline (9), hint neither a
+// name nor a key pattern (9), q or u missing (40414).
 func updateStmtShape(v any) error {
 	d, ok := v.(bson.D)
 	if !ok {
@@ -72,14 +76,35 @@ func updateStmtShape(v any) error {
 	for _, e := range d {
 		switch e.Key {
 		case "q":
-			hasQ = true
+			// (mongod's parser passes over a null, so it is missing.)
+			hasQ = e.Value != nil
+			if err := stmtFieldType(e, "object"); err != nil {
+				return err
+			}
 		case "u":
 			hasU = true
+			switch e.Value.(type) {
+			case bson.D, bson.A:
+			default:
+				return document.Errorf(document.CodeFailedToParse, "Update argument must be either an object or an array")
+			}
+		case "c", "collation":
+			if err := stmtFieldType(e, "object"); err != nil {
+				return err
+			}
+		case "arrayFilters":
+			if err := stmtFieldType(e, "array"); err != nil {
+				return err
+			}
 		case "multi", "upsert":
 			if _, ok := e.Value.(bool); !ok {
 				return document.Errorf(document.CodeTypeMismatch, "BSON field 'update.updates.%s' is the wrong type '%s', expected type 'bool'", e.Key, typeName(e.Value))
 			}
-		case "hint", "arrayFilters", "collation", "c", "sort", "sampleId", "upsertSupplied":
+		case "hint":
+			if err := hintType(e.Value); err != nil {
+				return err
+			}
+		case "sort", "sampleId", "upsertSupplied":
 		default:
 			return document.Errorf(document.CodeIDLUnknownField, "BSON field 'update.updates.%s' is an unknown field.", e.Key)
 		}
@@ -145,4 +170,33 @@ func parseUpdateStmt(v any) (UpdateSpec, error) {
 		s.Filter = bson.D{}
 	}
 	return s, nil
+}
+
+// stmtFieldType refuses an update statement's field e that is not of
+// type want ("object" or "array"), as mongod's parser does (14); a null
+// is taken as absent.
+func stmtFieldType(e bson.E, want string) error {
+	ok := false
+	switch e.Value.(type) {
+	case nil:
+		ok = true // as absent
+	case bson.D:
+		ok = want == "object"
+	case bson.A:
+		ok = want == "array"
+	}
+	if !ok {
+		return document.Errorf(document.CodeTypeMismatch, "BSON field 'update.updates.%s' is the wrong type '%s', expected type '%s'", e.Key, typeName(e.Value), want)
+	}
+	return nil
+}
+
+// hintType refuses a write statement's hint that is neither an index
+// name nor a document, as mongod's parser does (9).
+func hintType(v any) error {
+	switch v.(type) {
+	case string, bson.D:
+		return nil
+	}
+	return document.Errorf(document.CodeFailedToParse, "Hint must be a string or an object")
 }

@@ -208,7 +208,7 @@ func TestErrorReplies(t *testing.T) {
 				t.Errorf("%s: reply %v, want one writeError", c.cmd, r)
 			} else {
 				e := we[0].(bson.D)
-				for _, k := range []string{"index", "code", "codeName", "errmsg"} {
+				for _, k := range []string{"index", "code", "errmsg"} {
 					if _, ok := get(e, k); !ok {
 						t.Errorf("%s: writeError lacks %s: %v", c.cmd, k, e)
 					}
@@ -372,7 +372,7 @@ func TestInsertOrderedUnordered(t *testing.T) {
 		t.Fatalf("ordered writeErrors: %v", we)
 	}
 	e := we[0].(bson.D)
-	if field(e, "index") != int32(1) || field(e, "code") != int32(11000) || field(e, "codeName") != "DuplicateKey" {
+	if field(e, "index") != int32(1) || field(e, "code") != int32(11000) {
 		t.Fatalf("dup writeError: %v", e)
 	}
 	if kp, _ := field(e, "keyPattern").(bson.D); !document.Equal(kp, bson.D{{Key: "_id", Value: 1}}) {

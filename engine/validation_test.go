@@ -53,7 +53,7 @@ func TestValidatorEnforcedOnEveryWritePath(t *testing.T) {
 			mustRun(t, db, "test", create)
 			r := mustRun(t, db, "test", `{"insert": "c", "documents": [{"_id": 1, "a": 1}]}`)
 			sameValue(t, "n", field(r, "n"), `0`)
-			sameValue(t, "writeErrors", field(r, "writeErrors"), `[{"index": 0, "code": 121, "codeName": "DocumentValidationFailure",
+			sameValue(t, "writeErrors", field(r, "writeErrors"), `[{"index": 0, "code": 121,
 				"errmsg": "Document failed validation", "errInfo": {"failingDocumentId": 1,
 				"details": {"operatorName": "$gt", "specifiedAs": {"a": {"$gt": 5}}, "reason": "comparison failed", "consideredValue": 1}}}]`)
 

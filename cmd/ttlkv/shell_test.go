@@ -36,7 +36,7 @@ func TestShellPiped(t *testing.T) {
 	if strings.Contains(out, "not reached") {
 		t.Errorf("input after exit ran")
 	}
-	if !strings.Contains(errOut, "MongoServerError[DuplicateKey]") {
+	if !strings.Contains(errOut, "MongoServerError: E11000 duplicate key") {
 		t.Errorf("stderr %q lacks the duplicate key error", errOut)
 	}
 }

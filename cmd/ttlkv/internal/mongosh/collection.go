@@ -181,12 +181,10 @@ func (s *Shell) writeCommand(db string, cmd bson.D, errName string) bson.D {
 			code, _ := document.Get(first, "code")
 			cn, _ := document.Get(first, "codeName")
 			name, _ := cn.(string)
-			if name == "" {
-				name = document.Code(toInt32(code)).String()
-			}
 			m, _ := msg.(string)
 			// The driver throws the first write error itself
-			// (errorResponse), not the reply.
+			// (errorResponse), not the reply; mongod's write errors
+			// carry no codeName, so neither does the error.
 			s.throwCoded(errName, m, toInt32(code), name, first)
 		}
 	}

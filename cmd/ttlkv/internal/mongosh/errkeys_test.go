@@ -17,7 +17,7 @@ func TestErrorKeysLikeMongosh(t *testing.T) {
 	}
 	for _, tc := range []struct{ src, want string }{
 		{`try { db.c.insertOne({_id: 1}) } catch (e) { print(JSON.stringify(Object.keys(e)), e.name, e.errmsg === e.message) }`,
-			`["errorLabelSet","errorResponse","index","code","codeName","keyPattern","keyValue"] MongoServerError true`},
+			`["errorLabelSet","errorResponse","index","code","keyPattern","keyValue"] MongoServerError true`},
 		{`try { db.runCommand({nosuch: 1}) } catch (e) { print(JSON.stringify(e)) }`,
 			`{"errorLabelSet":{},"errorResponse":{"ok":0,"errmsg":"no such command: 'nosuch'","code":59,"codeName":"CommandNotFound"},"ok":0,"code":59,"codeName":"CommandNotFound"}`},
 		{`try { db.c.insertMany([{_id: 1}]) } catch (e) { print(JSON.stringify(Object.keys(e)), e.name, String(e.writeErrors[0]), e.writeErrors[0].getOperation()._id) }`,

@@ -566,7 +566,8 @@ func (e *ScriptError) Error() string {
 
 // Interactive renders the error as mongosh's shell prints one at its
 // prompt: a database error's code name follows its class
-// ("MongoServerError[DuplicateKey]: E11000 ...").
+// ("MongoServerError[CommandNotFound]: no such command: ..."); a write
+// error has none.
 func (e *ScriptError) Interactive() string {
 	if e.CodeName != "" {
 		return fmt.Sprintf("%s[%s]: %s", e.Name, e.CodeName, e.Message)
@@ -761,7 +762,8 @@ func (s *Shell) throwServer(name string, reply bson.D, err error) {
 // enumerable keys are errorLabelSet, errorResponse (response as it
 // came) and response's fields but errmsg, in response's order; name and
 // errmsg are there too, not enumerable, so that Object.keys(e) and
-// JSON.stringify(e) are mongosh's.
+// JSON.stringify(e) are mongosh's. An empty codeName (a write error's,
+// which has none) is left out.
 func (s *Shell) throwCoded(name, msg string, code int32, codeName string, response bson.D) {
 	if len(response) == 0 { // an error that came without a reply
 		response = bson.D{{Key: "ok", Value: 0.0}, {Key: "errmsg", Value: msg}}
@@ -790,7 +792,7 @@ func (s *Shell) throwCoded(name, msg string, code int32, codeName string, respon
 		if _, ok := document.Get(response, "code"); !ok {
 			_ = e.Set("code", code)
 		}
-		if _, ok := document.Get(response, "codeName"); !ok {
+		if _, ok := document.Get(response, "codeName"); !ok && codeName != "" {
 			_ = e.Set("codeName", codeName)
 		}
 	}
