@@ -445,29 +445,11 @@ func parsePushSort(v any) (any, error) {
 // indexes without expanding arrays; null when missing or when e is not
 // a document (mongod's extractElementsBasedOnTemplate).
 func pushSortValue(e any, parts []string) any {
-	if _, ok := e.(bson.D); !ok {
+	d, ok := e.(bson.D)
+	if !ok {
 		return nil
 	}
-	cur := e
-	for _, p := range parts {
-		switch t := cur.(type) {
-		case bson.D:
-			v, ok := getField(t, p)
-			if !ok {
-				return nil
-			}
-			cur = v
-		case bson.A:
-			idx, ok := arrayIndex(p)
-			if !ok || idx >= len(t) {
-				return nil
-			}
-			cur = t[idx]
-		default:
-			return nil
-		}
-	}
-	return cur
+	return valueAtPath(d, parts)
 }
 
 // parsePullCond parses $pull's operand: an operator document applies to
