@@ -24,7 +24,8 @@ type mapReduceSpec struct {
 	coll      string
 	m         agg.MapReduce
 	outMode   string
-	outDB     string // "" when out names no db
+	outDB     string // the db out names
+	hasOutDB  bool   // out names a db (an empty one is refused)
 	outColl   string
 	query     bson.D
 	sort      bson.D
@@ -176,7 +177,7 @@ func (s *mapReduceSpec) parseOut(v any) error {
 			if name == "admin" || name == "local" || name == "config" {
 				return document.Errorf(document.CodeCommandNotSupported, "cannot target internal database as output")
 			}
-			s.outDB = name
+			s.outDB, s.hasOutDB = name, true
 		} else {
 			allowed--
 		}
@@ -215,7 +216,7 @@ func cmdMapReduce(ctx context.Context, db *DB, dbName string, cmd bson.D) (bson.
 		return nil, err
 	}
 	outDB := s.outDB
-	if outDB == "" {
+	if !s.hasOutDB {
 		outDB = dbName
 	}
 	q, err := db.aggregate(ctx, dbName, spec)
@@ -245,7 +246,7 @@ func cmdMapReduce(ctx context.Context, db *DB, dbName string, cmd bson.D) (bson.
 			return nil, mrContext(err)
 		}
 	}
-	if s.outDB != "" {
+	if s.hasOutDB {
 		return bson.D{{Key: "result", Value: bson.D{{Key: "db", Value: s.outDB}, {Key: "collection", Value: s.outColl}}}}, nil
 	}
 	return bson.D{{Key: "result", Value: s.outColl}}, nil
@@ -267,7 +268,7 @@ func (db *DB) planMapReduce(dbName string, cmd bson.D) (*mapReduceSpec, *aggrega
 		}
 	}
 	outDB := s.outDB
-	if outDB == "" {
+	if !s.hasOutDB {
 		outDB = dbName
 	}
 	if s.outMode != mrInline {
@@ -307,6 +308,9 @@ func (db *DB) planMapReduce(dbName string, cmd bson.D) (*mapReduceSpec, *aggrega
 // checkMROut refuses an output collection mongod refuses, with the
 // messages its mapReduce gives in place of $out's and $merge's.
 func checkMROut(outDB, name string) error {
+	if validateDBName(outDB) != nil {
+		return document.Errorf(document.CodeInvalidNamespace, "Invalid 'out' namespace: %s.%s", outDB, name)
+	}
 	if err := validateCollName(outDB, name, false); err != nil {
 		if document.CodeOf(err) == document.CodeInvalidNamespace {
 			return document.Errorf(document.CodeInvalidNamespace, "Invalid 'out' namespace: %s.%s", outDB, name)

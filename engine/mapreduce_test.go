@@ -228,6 +228,8 @@ func TestMapReduceErrors(t *testing.T) {
 		{`{"mapReduce": "c", ` + fns + `, "out": {"merge": "o", "sharded": true}}`, 72, "Cannot use mapReduce to create a new sharded collection."},
 		{`{"mapReduce": "c", ` + fns + `, "out": {"merge": "o", "db": "admin"}}`, 115, "cannot target internal database as output"},
 		{`{"mapReduce": "c", ` + fns + `, "out": "system.x"}`, 73, "Invalid 'out' namespace: test.system.x"},
+		{`{"mapReduce": "c", ` + fns + `, "out": {"merge": "o", "db": ""}}`, 73, "Invalid 'out' namespace: .o"},
+		{`{"mapReduce": "c", ` + fns + `, "out": {"merge": "o", "db": "a.b"}}`, 73, "Invalid 'out' namespace: a.b.o"},
 		{`{"mapReduce": "c", ` + fns + `, "out": {"inline": 1}, "limit": 0}`, 15958, "The limit specified to mapReduce must be positive"},
 		{`{"mapReduce": "c", ` + fns + `, "out": {"inline": 1}, "limit": "x"}`, 14, "BSON field 'mapReduce.limit' is the wrong type 'string'"},
 		{`{"mapReduce": "c", ` + fns + `, "out": {"inline": 1}, "sort": {}}`, 15976, "The mapReduce sort option must have at least one sort key"},
