@@ -437,13 +437,6 @@ func parseIndexSpec(m *catalog.Coll, spec bson.D) (*catalog.Index, error) {
 	return ix, nil
 }
 
-// sameOptions reports whether two specs with the same key and name
-// are the same index.
-func sameOptions(a, b *catalog.Index) bool {
-	return a.Unique == b.Unique && a.Sparse == b.Sparse && a.Hidden == b.Hidden &&
-		a.TTL == b.TTL && (!a.TTL || a.Expire == b.Expire) && document.Equal(nonNilDoc(a.Partial), nonNilDoc(b.Partial))
-}
-
 // CreateIndexesResult is createIndexes' reply.
 type CreateIndexesResult struct {
 	NumIndexesBefore, NumIndexesAfter int
@@ -996,51 +989,51 @@ func wildcardProjectionOf(ix *catalog.Index) bson.D {
 // newIndexes returns the positions in parsed of the indexes a
 // createIndexes must build: those neither in m nor earlier in parsed.
 // It returns the error MongoDB gives instead when a request clashes
-// with an index (docs/commands.md §9): the same name over another key
-// (86 IndexKeySpecsConflict); the same name and key with other options,
-// or the same key under another name with the same options, or with
-// another TTL (85 IndexOptionsConflict); or more than maxIndexes in all
-// (67 CannotCreateIndex). specs are the requests as given, for the
+// with an index, by mongod's rules (IndexCatalogImpl's check of a spec
+// against the existing ones, docs/commands.md §9): an index of the same
+// name is the same one (nothing to build), an equivalent one with other
+// options (85 IndexOptionsConflict) or another index (86
+// IndexKeySpecsConflict); an index of another name that is equivalent
+// or identical is 85; past maxIndexes in all, or a second text index,
+// 67 CannotCreateIndex. specs are the requests as given, for the
 // messages. Every collection kind's createIndexes asks it.
 func newIndexes(m *catalog.Coll, parsed []*catalog.Index, specs []bson.D) ([]int, error) {
 	var pos []int
 	seen := slices.Clone(m.Indexes)
 	for i, ix := range parsed {
 		exists := false
-		for _, old := range seen {
-			if isBucketsColl(m) && strings.HasPrefix(old.Name, "_ts_") && old.Name != ix.Name {
-				// The engine's own indexes of a buckets collection
-				// (_ts_control_min_time, _ts_meta, _ts_ix_*) do not
-				// stand in for one the user asks for by key.
-				continue
-			}
-			// A wildcard index's projection is part of what it keys,
-			// as in MongoDB.
-			sameKey := document.Equal(old.Key, ix.Key) && document.Equal(nonNilDoc(wildcardProjectionOf(old)), nonNilDoc(wildcardProjectionOf(ix)))
-			if isTextKey(ix.Key) && isTextKey(old.Key) && !(old.Name == ix.Name && sameKey && sameOptions(old, ix) && document.Equal(old.Extra, ix.Extra)) {
-				// One text index a collection; the same one again is
-				// no change (docs/text.md).
-				if sameKey {
-					return nil, document.Errorf(document.CodeIndexOptionsConflict, "An equivalent index already exists with a different name and options. Requested index: %s, existing index: %s", fmtValue(specs[i]), fmtValue(listIndexEntry(old)))
-				}
-				return nil, document.Errorf(document.CodeCannotCreateIndex, "only one text index per collection allowed, found existing text index \"%s\"", old.Name)
-			}
-			switch {
-			case old.Name == ix.Name && sameKey && sameOptions(old, ix) && sameIndexCollation(old, ix):
-				// The collation is an option too: the same name over
-				// another collation is the conflict below, as in mongod.
+		if j := slices.IndexFunc(seen, func(old *catalog.Index) bool { return old.Name == ix.Name }); j >= 0 {
+			old := seen[j]
+			switch compareIndexes(ix, old) {
+			case indexIdentical:
 				exists = true
-			case old.Name == ix.Name && sameKey:
-				return nil, document.Errorf(document.CodeIndexOptionsConflict, "Index with name: %s already exists with the same name but different options. Requested index: %s, existing index: %s", ix.Name, fmtValue(specs[i]), fmtValue(listIndexEntry(old)))
-			case old.Name == ix.Name:
-				return nil, document.Errorf(document.CodeIndexKeySpecsConflict, "An existing index has the same name as the requested index but different key. Requested index: %s, existing index: %s", fmtValue(specs[i]), fmtValue(listIndexEntry(old)))
-			case sameKey && (old.TTL != ix.TTL || old.TTL && old.Expire != ix.Expire) && document.Equal(nonNilDoc(old.Partial), nonNilDoc(ix.Partial)) && sameIndexCollation(old, ix):
-				return nil, document.Errorf(document.CodeIndexOptionsConflict, "An equivalent index already exists with a different name and options. Requested index: %s, existing index: %s", fmtValue(specs[i]), fmtValue(listIndexEntry(old)))
-			case sameKey && sameOptions(old, ix) && document.Equal(nonNilDoc(old.Partial), nonNilDoc(ix.Partial)) && sameIndexCollation(old, ix):
-				return nil, document.Errorf(document.CodeIndexOptionsConflict, "Index already exists with a different name: %s", old.Name)
+			case indexEquivalent:
+				return nil, document.Errorf(document.CodeIndexOptionsConflict, "An equivalent index already exists with the same name but different options. Requested index: %s, existing index: %s", fmtValue(specs[i]), fmtValue(listIndexEntry(old)))
+			default:
+				return nil, document.Errorf(document.CodeIndexKeySpecsConflict, "An existing index has the same name as the requested index. When index names are not specified, they are auto generated and can cause conflicts. Please refer to our documentation. Requested index: %s, existing index: %s", fmtValue(specs[i]), fmtValue(listIndexEntry(old)))
 			}
-			if exists {
-				break
+		} else {
+			for _, old := range seen {
+				if isBucketsColl(m) && strings.HasPrefix(old.Name, "_ts_") {
+					// The engine's own indexes of a buckets collection
+					// (_ts_control_min_time, _ts_meta, _ts_ix_*) do not
+					// stand in for one the user asks for by key.
+					continue
+				}
+				switch compareIndexes(ix, old) {
+				case indexEquivalent:
+					return nil, document.Errorf(document.CodeIndexOptionsConflict, "An equivalent index already exists with a different name and options. Requested index: %s, existing index: %s", fmtValue(specs[i]), fmtValue(listIndexEntry(old)))
+				case indexIdentical:
+					return nil, document.Errorf(document.CodeIndexOptionsConflict, "Index already exists with a different name: %s", old.Name)
+				}
+			}
+			if isTextKey(ix.Key) {
+				// One text index a collection (docs/text.md).
+				for _, old := range seen {
+					if isTextKey(old.Key) {
+						return nil, document.Errorf(document.CodeCannotCreateIndex, "only one text index per collection allowed, found existing text index \"%s\"", old.Name)
+					}
+				}
 			}
 		}
 		if !exists {
@@ -1052,6 +1045,81 @@ func newIndexes(m *catalog.Coll, parsed []*catalog.Index, specs []bson.D) ([]int
 		return nil, document.Errorf(document.CodeCannotCreateIndex, "add index fails, too many indexes for %s key:%s", m.NS(), fmtValue(parsed[pos[0]].Key))
 	}
 	return pos, nil
+}
+
+// indexComparison is how a requested index compares with an existing
+// one, as mongod's IndexDescriptor::compareIndexOptions tells.
+type indexComparison int
+
+const (
+	// indexDifferent: another index; the key or an option that tells
+	// indexes apart (unique, sparse, collation, partial filter, wildcard
+	// projection) differs.
+	indexDifferent indexComparison = iota
+	// indexEquivalent: the same key and telling options, but other
+	// options (a TTL, hidden, a text index's weights) differ; the two
+	// cannot both exist.
+	indexEquivalent
+	// indexIdentical: the same index, however its options are spelled.
+	indexIdentical
+)
+
+// compareIndexes compares requested index a with existing index b. A
+// partial filter or a wildcard projection is compared by what it
+// means ({a: {$gt: 1}} and {a: {$gt: 1.0}}, an $and in any order,
+// {a: 1} and {a: true}), not by its spelling.
+func compareIndexes(a, b *catalog.Index) indexComparison {
+	switch {
+	case !document.Equal(a.Key, b.Key),
+		!indexkey.SameWildcardProjection(wildcardProjectionOf(a), wildcardProjectionOf(b)),
+		a.Unique != b.Unique, a.Sparse != b.Sparse,
+		!sameIndexCollation(a, b),
+		!samePartialFilter(a, b):
+		return indexDifferent
+	}
+	if a.TTL != b.TTL || a.TTL && a.Expire != b.Expire || a.Hidden != b.Hidden || a.PrepareUnique != b.PrepareUnique {
+		return indexEquivalent
+	}
+	ao, bo := otherIndexOptions(a), otherIndexOptions(b)
+	if len(ao) != len(bo) {
+		return indexEquivalent
+	}
+	for k, v := range ao {
+		if w, ok := bo[k]; !ok || !document.Equal(v, w) {
+			return indexEquivalent
+		}
+	}
+	return indexIdentical
+}
+
+// samePartialFilter reports whether two indexes have equivalent partial
+// filters, or neither has one.
+func samePartialFilter(a, b *catalog.Index) bool {
+	if a.Partial == nil || b.Partial == nil {
+		return a.Partial == nil && b.Partial == nil
+	}
+	if document.Equal(a.Partial, b.Partial) {
+		return true
+	}
+	return a.PartialFilter != nil && b.PartialFilter != nil && a.PartialFilter.Equivalent(b.PartialFilter)
+}
+
+// otherIndexOptions returns the options of ix kept in its Extra that
+// mongod weighs when it tells an identical index from an equivalent
+// one (a text index's weights and languages, a 2d index's bits, min
+// and max, storageEngine), by name: not those that tell indexes apart
+// or that it ignores there (sparse, collation, wildcardProjection, v,
+// background, textIndexVersion, 2dsphereIndexVersion).
+func otherIndexOptions(ix *catalog.Index) map[string]any {
+	out := map[string]any{}
+	for _, e := range ix.Extra {
+		switch e.Key {
+		case "sparse", "collation", indexkey.WildcardProjection, "v", "background", "textIndexVersion", "2dsphereIndexVersion":
+		default:
+			out[e.Key] = e.Value
+		}
+	}
+	return out
 }
 
 // indexOptionTypes refuses index options of a type or value mongod's

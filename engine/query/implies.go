@@ -304,3 +304,96 @@ func impliesExists(l expr, path string) bool {
 	}
 	return false
 }
+
+// Equivalent reports whether f and g are the same filter however they
+// are spelled, as mongod's MatchExpression::equivalent tells two
+// partialFilterExpressions apart once parsed and normalised: the
+// conditions of an $and (a document's fields, nested $and, $all's
+// values) and the branches of an $or in any order, numbers of any
+// type equal by value ({a: {$gt: 1}} and {a: {$gt: 1.0}}), an $in's
+// values in any order. Conditions it cannot compare (geo, $elemMatch
+// and the like) are equivalent only when they are the same node.
+func (f *Filter) Equivalent(g *Filter) bool {
+	if f == nil || g == nil {
+		return f == g
+	}
+	return equivalentExpr(f.root, f.coll, g.root, g.coll)
+}
+
+// flatten returns the conditions of e, an $and of them: nested $and
+// unwrapped, as mongod's normalisation does.
+func flatten(e expr, out []expr) []expr {
+	if a, ok := e.(andExpr); ok {
+		for _, c := range a {
+			out = flatten(c, out)
+		}
+		return out
+	}
+	return append(out, e)
+}
+
+func equivalentExpr(l expr, lc *collation.Collator, r expr, rc *collation.Collator) bool {
+	_, la := l.(andExpr)
+	_, ra := r.(andExpr)
+	if la || ra {
+		ls, rs := flatten(l, nil), flatten(r, nil)
+		if len(ls) == 1 && len(rs) == 1 {
+			return equivalentExpr(ls[0], lc, rs[0], rc)
+		}
+		return sameSets(ls, lc, rs, rc)
+	}
+	switch lt := l.(type) {
+	case orExpr:
+		rt, ok := r.(orExpr)
+		return ok && sameSets(lt, lc, rt, rc)
+	case norExpr:
+		rt, ok := r.(norExpr)
+		return ok && sameSets(lt, lc, rt, rc)
+	case notExpr:
+		rt, ok := r.(notExpr)
+		return ok && equivalentExpr(lt.e, lc, rt.e, rc)
+	case *pathExpr:
+		rp, ok := r.(*pathExpr)
+		if !ok || lt.path != rp.path {
+			return false
+		}
+		if lt == rp {
+			return true
+		}
+		if lt.sub != nil || rp.sub != nil {
+			return false
+		}
+		switch {
+		case isComparison(lt.kind) || isComparison(rp.kind):
+			return lt.kind == rp.kind && comparable(lt.arg, lc, rp.arg, rc) && compareNaN(lt.arg, rp.arg) == 0
+		case lt.kind == opIn || rp.kind == opIn:
+			if lt.kind != rp.kind || lt.hasRe || rp.hasRe {
+				return false
+			}
+			return sameValues(lt.args, rp.args, lc, rc) && sameValues(rp.args, lt.args, lc, rc)
+		}
+		return equivalentLeaves(l, lc, r, rc)
+	}
+	return false
+}
+
+// sameSets reports whether each expression of ls is equivalent to one
+// of rs and each of rs to one of ls.
+func sameSets(ls []expr, lc *collation.Collator, rs []expr, rc *collation.Collator) bool {
+	covers := func(as []expr, ac *collation.Collator, bs []expr, bc *collation.Collator) bool {
+		for _, a := range as {
+			found := false
+			for _, b := range bs {
+				if equivalentExpr(a, ac, b, bc) {
+					found = true
+					break
+				}
+			}
+			if !found {
+				return false
+			}
+		}
+		return true
+	}
+	return covers(ls, lc, rs, rc) && covers(rs, rc, ls, lc)
+}

@@ -262,3 +262,52 @@ func TestImpliesIsSound(t *testing.T) {
 		t.Fatalf("seed %d: only %d implications tried", seed, implied)
 	}
 }
+
+// TestEquivalent: partial filters mongod holds for one (its
+// MatchExpression::equivalent after normalising), so that createIndexes
+// takes the second spelling as the same index.
+func TestEquivalent(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		a, b string
+		want bool
+	}{
+		{`{"a": {"$gt": 1}}`, `{"a": {"$gt": 1.0}}`, true},
+		{`{"a": {"$gt": 1}}`, `{"a": {"$gt": {"$numberLong": "1"}}}`, true},
+		{`{"a": {"$gt": 1}}`, `{"a": {"$gte": 1}}`, false},
+		{`{"a": {"$gt": 1}}`, `{"a": {"$gt": "1"}}`, false},
+		{`{"a": {"$gt": 1}}`, `{"b": {"$gt": 1}}`, false},
+		{`{"$and": [{"a": 1}, {"b": 2}]}`, `{"$and": [{"b": 2}, {"a": 1}]}`, true},
+		{`{"$and": [{"a": 1}, {"b": 2}]}`, `{"b": 2, "a": 1}`, true},
+		{`{"a": 1, "b": 2}`, `{"$and": [{"a": 1}, {"$and": [{"b": 2}]}]}`, true},
+		{`{"a": 1, "b": 2}`, `{"a": 1}`, false},
+		{`{"a": 1, "b": 2}`, `{"a": 1, "b": 2, "c": 3}`, false},
+		{`{"$and": [{"a": 1}]}`, `{"a": 1}`, true},
+		{`{"$or": [{"a": 1}, {"b": 2}]}`, `{"$or": [{"b": 2}, {"a": 1.0}]}`, true},
+		{`{"$or": [{"a": 1}, {"b": 2}]}`, `{"$and": [{"a": 1}, {"b": 2}]}`, false},
+		{`{"a": {"$in": [1, 2]}}`, `{"a": {"$in": [2, 1, 1]}}`, true},
+		{`{"a": {"$in": [1, 2]}}`, `{"a": {"$in": [1, 3]}}`, false},
+		{`{"a": {"$all": [1, 2]}}`, `{"a": 2, "$and": [{"a": 1}]}`, true},
+		{`{"a": {"$exists": true}}`, `{"a": {"$exists": 1}}`, true},
+		{`{"a": {"$type": "string"}}`, `{"a": {"$type": 2}}`, true},
+		{`{"a": {"$type": "string"}}`, `{"a": {"$type": "int"}}`, false},
+		{`{"a": {"$exists": true}}`, `{"a": {"$type": "string"}}`, false},
+		{`{}`, `{}`, true},
+		{`{}`, `{"a": 1}`, false},
+	} {
+		a, err := ParseFilter(D(t, c.a))
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := ParseFilter(D(t, c.b))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := a.Equivalent(b); got != c.want {
+			t.Errorf("%s equivalent to %s: %v, want %v", c.a, c.b, got, c.want)
+		}
+		if got := b.Equivalent(a); got != c.want {
+			t.Errorf("%s equivalent to %s: %v, want %v", c.b, c.a, got, c.want)
+		}
+	}
+}
