@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"errors"
 	"testing"
 
 	"github.com/ttlkv/ttlkv/document"
@@ -81,5 +82,60 @@ func TestCreateIndexesEquivalentSpecs(t *testing.T) {
 	}
 	if got := indexNames(t, db, "test", "c"); got != "_id_,p1,q1,w1,t1,h1,p3,w3" {
 		t.Errorf("indexes: %s", got)
+	}
+}
+
+// TestCreateIndexesSpecErrorWording: the errors mongod's
+// validateIndexSpec and its catalog's checks of a spec find read "Error
+// in specification <spec> :: caused by :: <reason>", with the reason's
+// own code (a partial filter's parse error keeps the parser's); those it
+// finds elsewhere (an _id index's spec, the names _id_ and *, a TTL
+// option, a hashed unique index) are not wrapped.
+func TestCreateIndexesSpecErrorWording(t *testing.T) {
+	t.Parallel()
+	db, _ := openMem(t)
+	for _, c := range []struct {
+		spec string
+		code document.Code
+		msg  string // the whole message
+	}{
+		{`{"key": {"a": 1}, "name": "a", "bogus": 1}`, document.CodeInvalidIndexSpecificationOption,
+			`Error in specification { key: { a: 1 }, name: "a", bogus: 1 } :: caused by :: The field 'bogus' is not valid for an index specification. Specification: { key: { a: 1 }, name: "a", bogus: 1 }`},
+		{`{"key": 1, "name": "a"}`, document.CodeTypeMismatch,
+			`Error in specification { key: 1, name: "a" } :: caused by :: The field 'key' must be an object, but got int`},
+		{`{"key": {"a": 1}, "name": "a", "partialFilterExpression": {"a": {"$asdasd": 3}}}`, document.CodeBadValue,
+			`Error in specification { key: { a: 1 }, name: "a", partialFilterExpression: { a: { $asdasd: 3 } } } :: caused by :: unknown operator: $asdasd`},
+		{`{"key": {"a": 1}, "name": "a", "partialFilterExpression": 5}`, document.CodeTypeMismatch,
+			`Error in specification { key: { a: 1 }, name: "a", partialFilterExpression: 5 } :: caused by :: The field 'partialFilterExpression' must be an object, but got int`},
+		{`{"key": {"a": 1}, "name": "a", "sparse": true, "partialFilterExpression": {"a": 1}}`, document.CodeCannotCreateIndex,
+			`Error in specification { key: { a: 1 }, name: "a", sparse: true, partialFilterExpression: { a: 1 } } :: caused by :: cannot mix "partialFilterExpression" and "sparse" options`},
+		{`{"key": {"a": "bogus"}, "name": "a"}`, document.CodeCannotCreateIndex,
+			`Error in specification { key: { a: "bogus" }, name: "a" } :: caused by :: Unknown index plugin 'bogus'`},
+		{`{"key": {"$**": 1}, "name": "w", "unique": true}`, document.CodeCannotCreateIndex,
+			`Error in specification { key: { $**: 1 }, name: "w", unique: true } :: caused by :: Index type 'wildcard' does not support the unique option`},
+		{`{"key": {"$**": 1}, "name": "w", "expireAfterSeconds": 5}`, document.CodeCannotCreateIndex,
+			`Error in specification { key: { $**: 1 }, name: "w", expireAfterSeconds: 5 } :: caused by :: cannot make a TTL index :: caused by :: Index type 'wildcard' does not support the 'expireAfterSeconds' option`},
+		{`{"key": {"a": 1}, "name": "a", "unique": true, "prepareUnique": true}`, document.CodeCannotCreateIndex,
+			`Error in specification { key: { a: 1 }, name: "a", unique: true, prepareUnique: true } :: caused by :: Invalid index specification { key: { a: 1 }, name: "a", unique: true, prepareUnique: true }; cannot create an index with the 'unique' option and the 'prepareUnique' option`},
+		{`{"key": {"a": 1}, "name": "a", "partialFilterExpression": {"a": {"$ne": 1}}}`, document.CodeCannotCreateIndex,
+			"Error in specification { key: { a: 1 }, name: \"a\", partialFilterExpression: { a: { $ne: 1 } } } :: caused by :: Expression not supported in partial index: $not\n    a $eq 1\n"},
+		// Not wrapped.
+		{`{"key": {"a": 1}, "name": "_id_"}`, document.CodeBadValue,
+			`The index name '_id_' is reserved for the _id index, which must have key pattern {_id: 1}, found key: { a: 1 }`},
+		{`{"key": {"a": 1}, "name": "*"}`, document.CodeBadValue, `The index name '*' is not valid.`},
+		{`{"key": {"t": 1}, "name": "t", "expireAfterSeconds": "x"}`, document.CodeCannotCreateIndex,
+			`TTL index 'expireAfterSeconds' option must be numeric, but received a type of 'string'`},
+		{`{"key": {"t": 1, "u": 1}, "name": "t", "expireAfterSeconds": 5}`, document.CodeCannotCreateIndex,
+			`TTL indexes are single-field indexes, compound indexes do not support TTL. Index spec: { key: { t: 1, u: 1 }, name: "t", expireAfterSeconds: 5 }`},
+		{`{"key": {"_id": 1}, "name": "_id_", "unique": true}`, document.CodeInvalidIndexSpecificationOption,
+			`The field 'unique' is not valid for an _id index specification. Specification: { key: { _id: 1 }, name: "_id_", unique: true }`},
+		{`{"key": {"h": "hashed"}, "name": "h", "unique": true}`, codeHashedNotUnique,
+			`Currently hashed indexes cannot guarantee uniqueness. Use a regular index.`},
+	} {
+		_, err := run(t, db, "test", `{"createIndexes": "c", "indexes": [`+c.spec+`]}`)
+		var e *document.Error
+		if !errors.As(err, &e) || e.Code != c.code || e.Message != c.msg {
+			t.Errorf("%s: %v\nwant %d %q", c.spec, err, c.code, c.msg)
+		}
 	}
 }

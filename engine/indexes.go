@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -99,8 +100,52 @@ const (
 	codeHashedNotUnique   = document.Code(16764) // a unique hashed index
 )
 
-// parseIndexSpec validates one index spec for collection meta m.
+// parseIndexSpec validates one index spec for collection meta m. Its
+// errors are mongod's: those its validateIndexSpec and its catalog's
+// checks of a spec find read "Error in specification <spec> :: caused
+// by :: <reason>" with the reason's code (specError); the rest (an _id
+// index's spec, the name _id_ or *, a TTL option, the collection kind's
+// refusals and ttlkv's own) are as they are.
 func parseIndexSpec(m *catalog.Coll, spec bson.D) (*catalog.Index, error) {
+	ix, err := parseIndexSpecFields(m, spec)
+	if err != nil {
+		var k keptSpecError
+		if errors.As(err, &k) {
+			return nil, k.err
+		}
+		return nil, specError(spec, err)
+	}
+	return ix, nil
+}
+
+// keptSpecError marks an error parseIndexSpec returns as it is, not
+// wrapped in "Error in specification": mongod finds it outside its spec
+// validation.
+type keptSpecError struct{ err error }
+
+func (k keptSpecError) Error() string { return k.err.Error() }
+func (k keptSpecError) Unwrap() error { return k.err }
+
+// keepSpec marks err to be returned as it is (keptSpecError).
+func keepSpec(err error) error { return keptSpecError{err} }
+
+// specError is err as mongod reports an index spec its validation
+// refuses: "Error in specification <spec> :: caused by :: <reason>",
+// with err's code (67 for an error without one). An error already so
+// worded is returned as it is.
+func specError(spec bson.D, err error) error {
+	var e *document.Error
+	if !errors.As(err, &e) {
+		e = &document.Error{Code: document.CodeCannotCreateIndex, Message: err.Error()}
+	}
+	if strings.HasPrefix(e.Message, "Error in specification ") {
+		return e
+	}
+	return &document.Error{Code: e.Code, Message: "Error in specification " + fmtValue(spec) + " :: caused by :: " + e.Message, Info: e.Info}
+}
+
+// parseIndexSpecFields is parseIndexSpec before its errors are worded.
+func parseIndexSpecFields(m *catalog.Coll, spec bson.D) (*catalog.Index, error) {
 	ix := &catalog.Index{}
 	var extra bson.D
 	hasCollation := false
@@ -203,7 +248,7 @@ func parseIndexSpec(m *catalog.Coll, spec bson.D) (*catalog.Index, error) {
 	}
 	isID := len(key) == 1 && key[0].Key == "_id"
 	if !isID && ix.Name == "_id_" || isID && ix.Name == "_id_" && !idPatternKey(key) {
-		return nil, document.Errorf(document.CodeBadValue, "The index name '_id_' is reserved for the _id index, which must have key pattern {_id: 1}, found key: %s", fmtValue(userKey))
+		return nil, keepSpec(document.Errorf(document.CodeBadValue, "The index name '_id_' is reserved for the _id index, which must have key pattern {_id: 1}, found key: %s", fmtValue(userKey)))
 	}
 	// {_id: 1} and {_id: -1} are specs of the _id index, as MongoDB's
 	// IndexDescriptor::isIdIndexPattern says ({_id: -1} is then refused
@@ -247,7 +292,7 @@ func parseIndexSpec(m *catalog.Coll, spec bson.D) (*catalog.Index, error) {
 			}
 			f, err := query.ParseFilter(pd)
 			if err != nil {
-				return nil, document.Errorf(document.CodeCannotCreateIndex, "Error in specification %s :: caused by :: %v", fmtValue(spec), err)
+				return nil, err // the parser's code, as mongod's
 			}
 			if f.Text() != nil {
 				return nil, document.Errorf(document.CodeCannotCreateIndex, "Error in specification %s :: caused by :: Expression not supported in partial index: $text", fmtValue(spec))
@@ -262,7 +307,7 @@ func parseIndexSpec(m *catalog.Coll, spec bson.D) (*catalog.Index, error) {
 		case "expireAfterSeconds":
 			n, err := parseExpireAfterSeconds(e.Value, document.CodeCannotCreateIndex)
 			if err != nil {
-				return nil, err
+				return nil, keepSpec(err)
 			}
 			ix.TTL, ix.Expire = true, n
 		case "collation":
@@ -277,9 +322,9 @@ func parseIndexSpec(m *catalog.Coll, spec bson.D) (*catalog.Index, error) {
 			if idPattern && !collation.Equal(catalog.CollatorOf(full), idCollator(m)) {
 				// The _id index is in the collection's collation (or
 				// simple in a collection created before that rule).
-				return nil, document.Errorf(document.CodeBadValue,
+				return nil, keepSpec(document.Errorf(document.CodeBadValue,
 					"The _id index must have the same collation as the collection. Index collation: %s, collection collation: %s",
-					fmtValue(collationShown(full)), fmtValue(collationShown(idCollationDoc(m))))
+					fmtValue(collationShown(full)), fmtValue(collationShown(idCollationDoc(m)))))
 			}
 			if full != nil {
 				extra = append(extra, bson.E{Key: "collation", Value: full})
@@ -340,7 +385,7 @@ func parseIndexSpec(m *catalog.Coll, spec bson.D) (*catalog.Index, error) {
 		// docs/commands.md, "Wildcard indexes".
 		switch {
 		case ix.TTL:
-			return nil, document.Errorf(document.CodeCannotCreateIndex, "Index type 'wildcard' does not support the 'expireAfterSeconds' option")
+			return nil, document.Errorf(document.CodeCannotCreateIndex, "cannot make a TTL index :: caused by :: Index type 'wildcard' does not support the 'expireAfterSeconds' option")
 		case ix.Unique:
 			return nil, document.Errorf(document.CodeCannotCreateIndex, "Index type 'wildcard' does not support the unique option")
 		case ix.Sparse:
@@ -369,10 +414,10 @@ func parseIndexSpec(m *catalog.Coll, spec bson.D) (*catalog.Index, error) {
 			return nil, document.Errorf(codeMaxOneHashedField, "A maximum of one index field is allowed to be hashed but found %d for 'key' %s", hashed, fmtValue(key))
 		}
 		if ix.Unique && !idPattern {
-			return nil, document.Errorf(codeHashedNotUnique, "Currently hashed indexes cannot guarantee uniqueness. Use a regular index.")
+			return nil, keepSpec(document.Errorf(codeHashedNotUnique, "Currently hashed indexes cannot guarantee uniqueness. Use a regular index."))
 		}
 		if ix.TTL {
-			return nil, document.Errorf(document.CodeCannotCreateIndex, "TTL indexes cannot be hashed: the TTL monitor reads an index in date order. Index spec: %s", fmtValue(spec))
+			return nil, keepSpec(document.Errorf(document.CodeCannotCreateIndex, "TTL indexes cannot be hashed: the TTL monitor reads an index in date order. Index spec: %s", fmtValue(spec)))
 		}
 	}
 	if ix.Unique && ix.PrepareUnique && !idPattern {
@@ -382,9 +427,9 @@ func parseIndexSpec(m *catalog.Coll, spec bson.D) (*catalog.Index, error) {
 		// ttlkv enforces it where its writes check unique indexes.
 		switch {
 		case m.Kind != catalog.KindNormal || isBucketsColl(m) || m.Clustered:
-			return nil, document.Errorf(document.CodeCannotCreateIndex, "prepareUnique is not supported by ttlkv on a %s collection", collKindName(m))
+			return nil, keepSpec(document.Errorf(document.CodeCannotCreateIndex, "prepareUnique is not supported by ttlkv on a %s collection", collKindName(m)))
 		case hashed > 0 || text || wildcard || len(geoKinds) > 0:
-			return nil, document.Errorf(document.CodeCannotCreateIndex, "prepareUnique is not supported by ttlkv on a hashed, text, wildcard or geospatial index")
+			return nil, keepSpec(document.Errorf(document.CodeCannotCreateIndex, "prepareUnique is not supported by ttlkv on a hashed, text, wildcard or geospatial index"))
 		}
 	}
 	if ix.Sparse && ix.PartialFilter != nil {
@@ -394,11 +439,11 @@ func parseIndexSpec(m *catalog.Coll, spec bson.D) (*catalog.Index, error) {
 		// docs/geo.md, "Indexes".
 		switch {
 		case m.Kind != catalog.KindNormal || isBucketsColl(m):
-			return nil, document.Errorf(document.CodeCannotCreateIndex, "geospatial indexes are not supported by ttlkv on a %s collection. Index spec: %s", m.Kind, fmtValue(spec))
+			return nil, keepSpec(document.Errorf(document.CodeCannotCreateIndex, "geospatial indexes are not supported by ttlkv on a %s collection. Index spec: %s", m.Kind, fmtValue(spec)))
 		case ix.TTL:
-			return nil, document.Errorf(document.CodeCannotCreateIndex, "a geospatial index cannot be a TTL index in ttlkv: the TTL monitor reads an index in date order. Index spec: %s", fmtValue(spec))
+			return nil, keepSpec(document.Errorf(document.CodeCannotCreateIndex, "a geospatial index cannot be a TTL index in ttlkv: the TTL monitor reads an index in date order. Index spec: %s", fmtValue(spec)))
 		case ix.Unique:
-			return nil, document.Errorf(document.CodeCannotCreateIndex, "a geospatial index cannot be unique in ttlkv: its keys are cells, which many geometries share. Index spec: %s", fmtValue(spec))
+			return nil, keepSpec(document.Errorf(document.CodeCannotCreateIndex, "a geospatial index cannot be unique in ttlkv: its keys are cells, which many geometries share. Index spec: %s", fmtValue(spec)))
 		}
 	}
 	if idPattern || (isID && ix.TTL) {
@@ -409,16 +454,16 @@ func parseIndexSpec(m *catalog.Coll, spec bson.D) (*catalog.Index, error) {
 			switch e.Key {
 			case "key", "name", "v", "ns", "collation":
 			default:
-				return nil, document.Errorf(document.CodeInvalidIndexSpecificationOption, "The field '%s' is not valid for an _id index specification. Specification: %s", e.Key, fmtValue(spec))
+				return nil, keepSpec(document.Errorf(document.CodeInvalidIndexSpecificationOption, "The field '%s' is not valid for an _id index specification. Specification: %s", e.Key, fmtValue(spec)))
 			}
 		}
 	}
 	if isID && ix.Hidden {
-		return nil, document.Errorf(document.CodeCannotCreateIndex, "can't hide _id index")
+		return nil, keepSpec(document.Errorf(document.CodeCannotCreateIndex, "can't hide _id index"))
 	}
 	if idPattern {
 		if f, _ := asFloat(key[0].Value); f != 1 {
-			return nil, document.Errorf(document.CodeBadValue, "The field 'key' for an _id index must be {_id: 1}, but got %s", fmtValue(key))
+			return nil, keepSpec(document.Errorf(document.CodeBadValue, "The field 'key' for an _id index must be {_id: 1}, but got %s", fmtValue(key)))
 		}
 		ix.Unique = true // the _id index is unique whatever the spec says
 		// mongod names the _id index _id_ whatever the spec says
@@ -427,11 +472,11 @@ func parseIndexSpec(m *catalog.Coll, spec bson.D) (*catalog.Index, error) {
 	}
 	if ix.TTL {
 		if len(key) > 1 {
-			return nil, document.Errorf(document.CodeCannotCreateIndex, "TTL indexes are single-field indexes, compound indexes do not support TTL. Index spec: %s", fmtValue(spec))
+			return nil, keepSpec(document.Errorf(document.CodeCannotCreateIndex, "TTL indexes are single-field indexes, compound indexes do not support TTL. Index spec: %s", fmtValue(spec)))
 		}
 	}
 	if err := kindOf(m).checkIndex(ix); err != nil {
-		return nil, err
+		return nil, keepSpec(err)
 	}
 	ix.Extra = extra
 	return ix, nil
@@ -1190,7 +1235,7 @@ func indexOptionTypes(spec bson.D) error {
 				return document.Errorf(document.CodeCannotCreateIndex, "index name cannot contain NUL bytes")
 			}
 			if s == "*" {
-				return document.Errorf(document.CodeBadValue, "The index name '*' is not valid.")
+				return keepSpec(document.Errorf(document.CodeBadValue, "The index name '*' is not valid."))
 			}
 		}
 	}
