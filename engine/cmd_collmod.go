@@ -40,6 +40,7 @@ func cmdCollMod(ctx context.Context, db *DB, dbName string, cmd bson.D) (bson.D,
 	var images any
 	var capOpts bson.D
 	var viewOpts bson.D
+	dryRun := false
 	for _, e := range cmd[1:] {
 		switch e.Key {
 		case "viewOn", "pipeline":
@@ -60,10 +61,19 @@ func cmdCollMod(ctx context.Context, db *DB, dbName string, cmd bson.D) (bson.D,
 			collOpts = append(collOpts, e)
 		case "cappedSize", "cappedMax":
 			capOpts = append(capOpts, e)
-		case "comment", "writeConcern", "lsid", "$db", "dryRun":
+		case "dryRun":
+			b, ok := asBool(e.Value)
+			if !ok {
+				return nil, document.Errorf(document.CodeTypeMismatch, "BSON field 'collMod.dryRun' is the wrong type '%s', expected types '[bool, long, int, decimal, double']", typeName(e.Value))
+			}
+			dryRun = b
+		case "comment", "writeConcern", "lsid", "$db":
 		default:
 			return nil, document.Errorf(document.CodeIDLUnknownField, "BSON field 'collMod.%s' is an unknown field.", e.Key)
 		}
+	}
+	if dryRun {
+		return db.collModDryRun(dbName, name, indexOpt, hasIndex, len(collOpts)+len(capOpts)+len(viewOpts)+btoi(images != nil))
 	}
 	var resize *cappedResize
 	if len(capOpts) > 0 {
@@ -172,6 +182,53 @@ func cmdCollMod(ctx context.Context, db *DB, dbName string, cmd bson.D) (bson.D,
 		return nil, err
 	}
 	return append(reply, r...), nil
+}
+
+// collModDryRun runs collMod's dryRun: true, which only checks that an
+// index may be made unique (mongod's _processCollModDryRunMode): the
+// request must be the index form with unique: true and nothing else
+// (72 otherwise); the index's usual checks apply, its duplicates are
+// 359 with their violations, and nothing changes. others counts the
+// collection options the command holds besides its index form.
+func (db *DB) collModDryRun(dbName, name string, indexOpt bson.D, hasIndex bool, others int) (bson.D, error) {
+	if !hasIndex {
+		return nil, document.Errorf(document.CodeInvalidOptions, "dry run mode requires an valid index modification.")
+	}
+	if v, ok := get(indexOpt, "unique"); !ok || !truthy(v) {
+		return nil, document.Errorf(document.CodeInvalidOptions, "dry run mode requires an index modification with unique: true.")
+	}
+	for _, k := range []string{"expireAfterSeconds", "hidden", "prepareUnique", "forceNonUnique"} {
+		if _, ok := get(indexOpt, k); ok {
+			others++
+		}
+	}
+	if others > 0 {
+		return nil, document.Errorf(document.CodeInvalidOptions, "unique: true cannot be combined with any other modification in dry run mode.")
+	}
+	db.catMu.Lock()
+	defer db.catMu.Unlock()
+	c := db.lookup(dbName, name)
+	if c == nil {
+		return nil, document.Errorf(document.CodeNamespaceNotFound, "ns does not exist: %s.%s", dbName, name)
+	}
+	if c.m().Kind == catalog.KindView {
+		return nil, document.Errorf(document.CodeInvalidOptions, "option not supported on a view: index")
+	}
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	m := c.m()
+	if _, _, err := db.collModIndex(m, m.Clone(), indexOpt); err != nil {
+		return nil, err
+	}
+	return bson.D{}, nil
+}
+
+// btoi is 1 for true, 0 for false.
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // collModCommit applies edits to c's catalog entry and publishes the

@@ -161,3 +161,46 @@ func TestCollModForceNonUnique(t *testing.T) {
 	}
 	mustValidate(t, db, "test", "c")
 }
+
+// TestCollModDryRun is the dry-run part of
+// jstests/core/ddl/collmod_convert_index_uniqueness.js: dryRun: true
+// only checks a conversion to unique (alone, 72 otherwise), answers 359
+// with the violations while duplicates remain, and changes nothing.
+func TestCollModDryRun(t *testing.T) {
+	t.Parallel()
+	db, _ := openMem(t)
+	mustRun(t, db, "test", `{"insert": "c", "documents": [{"_id": 1, "a": 100}, {"_id": 2, "a": 100}]}`)
+	mustRun(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"a": 1}, "name": "a_1"}]}`)
+	for _, c := range []struct {
+		cmd  string
+		code document.Code
+		msg  string
+	}{
+		{`{"collMod": "c", "index": {"keyPattern": {"a": 1}, "hidden": true}, "dryRun": true}`, document.CodeInvalidOptions, "dry run mode requires an index modification with unique: true."},
+		{`{"collMod": "c", "validationLevel": "off", "dryRun": true}`, document.CodeInvalidOptions, "dry run mode requires an valid index modification."},
+		{`{"collMod": "c", "index": {"keyPattern": {"a": 1}, "hidden": true, "unique": true}, "dryRun": true}`, document.CodeInvalidOptions, "unique: true cannot be combined with any other modification in dry run mode."},
+		{`{"collMod": "c", "index": {"keyPattern": {"a": 1}, "unique": true}, "validationLevel": "off", "dryRun": true}`, document.CodeInvalidOptions, "unique: true cannot be combined with any other modification in dry run mode."},
+		{`{"collMod": "c", "index": {"keyPattern": {"a": 1}, "unique": true}, "dryRun": "yes"}`, document.CodeTypeMismatch, "BSON field 'collMod.dryRun' is the wrong type 'string'"},
+		{`{"collMod": "c", "index": {"keyPattern": {"a": 1}, "unique": true}, "dryRun": true}`, document.CodeInvalidOptions, "Cannot make index unique with 'prepareUnique=false'."},
+		{`{"collMod": "nope", "index": {"keyPattern": {"a": 1}, "unique": true}, "dryRun": true}`, document.CodeNamespaceNotFound, ""},
+	} {
+		wantCode(t, db, "test", c.cmd, c.code, c.msg)
+	}
+	mustRun(t, db, "test", `{"collMod": "c", "index": {"keyPattern": {"a": 1}, "prepareUnique": true}}`)
+	_, err := run(t, db, "test", `{"collMod": "c", "index": {"keyPattern": {"a": 1}, "unique": true}, "dryRun": true}`)
+	var e *document.Error
+	if !errors.As(err, &e) || e.Code != document.CodeCannotConvertIndexToUnique || fmtValue(e.Info["violations"]) != `[ { ids: [ 1, 2 ] } ]` {
+		t.Fatalf("dry run over duplicates: %v %v", err, e)
+	}
+	mustRun(t, db, "test", `{"delete": "c", "deletes": [{"q": {"_id": 2}, "limit": 1}]}`)
+	if got := replyKeys(mustRun(t, db, "test", `{"collMod": "c", "index": {"keyPattern": {"a": 1}, "unique": true}, "dryRun": true}`)); got != "ok=1" {
+		t.Fatalf("dry run: %s", got)
+	}
+	if got := fmtValue(field(mustRun(t, db, "test", `{"listIndexes": "c"}`), "cursor.firstBatch")); got != `[ { v: 2, key: { _id: 1 }, name: "_id_" }, { v: 2, key: { a: 1 }, name: "a_1", prepareUnique: true } ]` {
+		t.Fatalf("a dry run changed the index: %s", got)
+	}
+	// dryRun: false is an ordinary collMod.
+	if got := replyKeys(mustRun(t, db, "test", `{"collMod": "c", "index": {"keyPattern": {"a": 1}, "unique": true}, "dryRun": false}`)); got != "unique_new=true ok=1" {
+		t.Fatalf("dryRun false: %s", got)
+	}
+}
