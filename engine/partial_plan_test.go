@@ -2,7 +2,11 @@ package engine
 
 import (
 	"fmt"
+	"math/rand"
+	"slices"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/ttlkv/ttlkv/document"
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -218,7 +222,7 @@ func TestPartialIndexOverlapping(t *testing.T) {
 }
 
 // TestPartialIndexHinted: a hint may name a partial index whose filter
-// the query does not imply. mongod takes it (SERVER-26413, open) and
+// the query does not imply. mongod takes it (SERVER-26413) and
 // scans the whole index, its bounds unused: only the documents the
 // index holds are found. A query that implies the filter scans within
 // its bounds.
@@ -241,4 +245,88 @@ func TestPartialIndexHinted(t *testing.T) {
 	if b := findStage(r, "IXSCAN", "indexBounds"); !document.Equal(b, bson.D{{Key: "x", Value: bson.A{"[100, 100]"}}}) {
 		t.Errorf("hinted, implied: bounds %v, want [100, 100]", b)
 	}
+}
+
+// TestPartialIndexPlansRandom runs random queries over random documents
+// with partial indexes whose filters the queries often imply: whatever
+// plan the planner makes, it returns what a collection scan returns.
+// The seed is printed so that a failure replays.
+func TestPartialIndexPlansRandom(t *testing.T) {
+	t.Parallel()
+	seed := time.Now().UnixNano()
+	rng := rand.New(rand.NewSource(seed))
+	db, _ := openMem(t)
+	vals := []string{`1`, `2`, `3.5`, `-1`, `"x"`, `"y"`, `null`, `[1, 3]`, `[]`, `{"k": 1}`, `true`, `{"$date": "2100-01-01T00:00:00Z"}`}
+	val := func() string { return vals[rng.Intn(len(vals))] }
+	var docs []string
+	for i := 0; i < 150; i++ {
+		d := fmt.Sprintf(`{"_id": %d`, i)
+		for _, f := range []string{"a", "b", "c"} {
+			if rng.Intn(5) > 0 {
+				d += fmt.Sprintf(`, %q: %s`, f, val())
+			}
+		}
+		docs = append(docs, d+"}")
+	}
+	loadCorpus(t, db, "test", "c", docs)
+	mustRun(t, db, "test", `{"createIndexes": "c", "indexes": [
+		{"key": {"a": 1}, "name": "a_gt", "partialFilterExpression": {"a": {"$gt": 1}}},
+		{"key": {"a": -1, "_id": 1}, "name": "ac_b", "partialFilterExpression": {"b": {"$in": [1, 2]}}},
+		{"key": {"c": 1}, "name": "c_ex", "partialFilterExpression": {"b": {"$exists": true}, "c": {"$type": "number"}}},
+		{"key": {"b": 1}, "name": "b_or", "partialFilterExpression": {"$or": [{"a": "x"}, {"c": {"$lte": 2}}]}}]}`)
+	ops := []string{"$eq", "$gt", "$gte", "$lt", "$lte", "$in", "$exists", "$type", "$ne"}
+	cond := func() string {
+		f := []string{"a", "b", "c"}[rng.Intn(3)]
+		switch op := ops[rng.Intn(len(ops))]; op {
+		case "$in":
+			return fmt.Sprintf(`{%q: {"$in": [%s, %s]}}`, f, val(), val())
+		case "$exists":
+			return fmt.Sprintf(`{%q: {"$exists": %v}}`, f, rng.Intn(2) == 0)
+		case "$type":
+			return fmt.Sprintf(`{%q: {"$type": %q}}`, f, []string{"number", "string", "array"}[rng.Intn(3)])
+		default:
+			return fmt.Sprintf(`{%q: {%q: %s}}`, f, op, val())
+		}
+	}
+	used := 0
+	for i := 0; i < 300; i++ {
+		var parts []string
+		for j := rng.Intn(3) + 1; j > 0; j-- {
+			parts = append(parts, cond())
+		}
+		if rng.Intn(2) == 0 {
+			// A condition implying one of the filters, often.
+			implying := []string{`{"a": {"$gt": 2}}`, `{"a": {"$gte": 3.5}}`, `{"b": 1}`, `{"b": {"$in": [2]}}`,
+				`{"b": {"$exists": true}, "c": {"$type": "number"}}`, `{"a": "x"}`, `{"c": {"$lt": 2}}`, `{"a": 2}`}
+			parts = append(parts, implying[rng.Intn(len(implying))])
+		}
+		filter := `{"$and": [` + strings.Join(parts, ", ") + `]}`
+		if rng.Intn(4) == 0 {
+			filter = `{"$or": [` + strings.Join(parts, ", ") + `]}`
+		}
+		q := `"filter": ` + filter
+		if rng.Intn(3) == 0 {
+			q += `, "sort": {"a": 1, "_id": 1}`
+		}
+		r, err := run(t, db, "test", `{"explain": {"find": "c", `+q+`}, "verbosity": "queryPlanner"}`)
+		if err != nil {
+			continue // a filter refused as a whole (none is expected)
+		}
+		if winningIndex(r) != "" {
+			used++
+		}
+		planned := idsOf2(runFind(t, db, "test", ejson(t, `{"find": "c", `+q+`}`)))
+		scanned := idsOf2(runFind(t, db, "test", ejson(t, `{"find": "c", `+q+`, "hint": {"$natural": 1}}`)))
+		if !strings.Contains(q, "sort") {
+			slices.SortFunc(planned, func(x, y any) int { return document.Compare(x, y) })
+			slices.SortFunc(scanned, func(x, y any) int { return document.Compare(x, y) })
+		}
+		if fmt.Sprint(planned) != fmt.Sprint(scanned) {
+			t.Fatalf("seed %d: find %s: planned %v (%s), scanned %v", seed, q, planned, winningIndex(r), scanned)
+		}
+	}
+	if used == 0 {
+		t.Fatalf("seed %d: no query read a partial index", seed)
+	}
+	t.Logf("seed %d: %d of 300 queries read a partial index", seed, used)
 }
