@@ -381,7 +381,8 @@ func TestCappedIndexRefusals(t *testing.T) {
 	wantCode(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"a": 1}, "name": "a_1", "sparse": true, "partialFilterExpression": {"a": 1}}]}`, document.CodeCannotCreateIndex, "")
 	wantCode(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"a": 1}, "name": "a_1", "bogus": 1}]}`, document.CodeInvalidIndexSpecificationOption, "")
 	mustRun(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"a": 1}, "name": "a_1"}]}`)
-	wantCode(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"a": 1}, "name": "a_1", "unique": true}]}`, document.CodeIndexOptionsConflict, "")
+	// unique tells indexes apart: under the same name it is another index.
+	wantCode(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"a": 1}, "name": "a_1", "unique": true}]}`, document.CodeIndexKeySpecsConflict, "An existing index has the same name as the requested index.")
 	wantCode(t, db, "test", `{"dropIndexes": "c", "index": "nope"}`, document.CodeIndexNotFound, "")
 	wantCode(t, db, "test", `{"dropIndexes": "c", "index": "_id_"}`, document.CodeInvalidOptions, "")
 }

@@ -40,6 +40,7 @@ func cmdCollMod(ctx context.Context, db *DB, dbName string, cmd bson.D) (bson.D,
 	var images any
 	var capOpts bson.D
 	var viewOpts bson.D
+	dryRun := false
 	for _, e := range cmd[1:] {
 		switch e.Key {
 		case "viewOn", "pipeline":
@@ -60,10 +61,19 @@ func cmdCollMod(ctx context.Context, db *DB, dbName string, cmd bson.D) (bson.D,
 			collOpts = append(collOpts, e)
 		case "cappedSize", "cappedMax":
 			capOpts = append(capOpts, e)
-		case "comment", "writeConcern", "lsid", "$db", "dryRun":
+		case "dryRun":
+			b, ok := asBool(e.Value)
+			if !ok {
+				return nil, document.Errorf(document.CodeTypeMismatch, "BSON field 'collMod.dryRun' is the wrong type '%s', expected types '[bool, long, int, decimal, double']", typeName(e.Value))
+			}
+			dryRun = b
+		case "comment", "writeConcern", "lsid", "$db":
 		default:
 			return nil, document.Errorf(document.CodeIDLUnknownField, "BSON field 'collMod.%s' is an unknown field.", e.Key)
 		}
+	}
+	if dryRun {
+		return db.collModDryRun(dbName, name, indexOpt, hasIndex, len(collOpts)+len(capOpts)+len(viewOpts)+btoi(images != nil))
 	}
 	var resize *cappedResize
 	if len(capOpts) > 0 {
@@ -174,6 +184,53 @@ func cmdCollMod(ctx context.Context, db *DB, dbName string, cmd bson.D) (bson.D,
 	return append(reply, r...), nil
 }
 
+// collModDryRun runs collMod's dryRun: true, which only checks that an
+// index may be made unique (mongod's _processCollModDryRunMode): the
+// request must be the index form with unique: true and nothing else
+// (72 otherwise); the index's usual checks apply, its duplicates are
+// 359 with their violations, and nothing changes. others counts the
+// collection options the command holds besides its index form.
+func (db *DB) collModDryRun(dbName, name string, indexOpt bson.D, hasIndex bool, others int) (bson.D, error) {
+	if !hasIndex {
+		return nil, document.Errorf(document.CodeInvalidOptions, "dry run mode requires an valid index modification.")
+	}
+	if v, ok := get(indexOpt, "unique"); !ok || !truthy(v) {
+		return nil, document.Errorf(document.CodeInvalidOptions, "dry run mode requires an index modification with unique: true.")
+	}
+	for _, k := range []string{"expireAfterSeconds", "hidden", "prepareUnique", "forceNonUnique"} {
+		if _, ok := get(indexOpt, k); ok {
+			others++
+		}
+	}
+	if others > 0 {
+		return nil, document.Errorf(document.CodeInvalidOptions, "unique: true cannot be combined with any other modification in dry run mode.")
+	}
+	db.catMu.Lock()
+	defer db.catMu.Unlock()
+	c := db.lookup(dbName, name)
+	if c == nil {
+		return nil, document.Errorf(document.CodeNamespaceNotFound, "ns does not exist: %s.%s", dbName, name)
+	}
+	if c.m().Kind == catalog.KindView {
+		return nil, document.Errorf(document.CodeInvalidOptions, "option not supported on a view: index")
+	}
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	m := c.m()
+	if _, _, err := db.collModIndex(m, m.Clone(), indexOpt); err != nil {
+		return nil, err
+	}
+	return bson.D{}, nil
+}
+
+// btoi is 1 for true, 0 for false.
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
 // collModCommit applies edits to c's catalog entry and publishes the
 // result in one transaction, which note (the modify event) writes in
 // too. Nothing changes when an edit fails. The caller holds catMu.
@@ -253,27 +310,30 @@ func (db *DB) collModIndex(m, nm *catalog.Coll, opt bson.D) (bson.D, func(*catal
 	hidV, hasHid := get(opt, "hidden")
 	uniV, hasUni := get(opt, "unique")
 	prepV, hasPrep := get(opt, "prepareUnique")
+	forceV, hasForce := get(opt, "forceNonUnique")
 	for _, e := range opt {
 		switch e.Key {
 		case "name", "keyPattern", "expireAfterSeconds", "hidden":
-		case "unique", "prepareUnique":
+		case "unique", "prepareUnique", "forceNonUnique":
 			if _, ok := asBool(e.Value); !ok {
 				return nil, nil, document.Errorf(document.CodeTypeMismatch, "BSON field 'collMod.index.%s' is the wrong type '%s', expected types '[bool, long, int, decimal, double']", e.Key, typeName(e.Value))
 			}
-		case "forceNonUnique":
-			return nil, nil, document.Errorf(document.CodeInvalidOptions, "collMod option '%s' is not supported by ttlkv", e.Key)
 		default:
 			return nil, nil, document.Errorf(document.CodeIDLUnknownField, "BSON field 'collMod.index.%s' is an unknown field.", e.Key)
 		}
 	}
-	if !hasExp && !hasHid && !hasUni && !hasPrep {
+	if !hasExp && !hasHid && !hasUni && !hasPrep && !hasForce {
 		return nil, nil, document.Errorf(document.CodeInvalidOptions, "no expireAfterSeconds, hidden, unique, or prepareUnique field")
 	}
-	if hasPrep && (hasExp || hasHid || hasUni) {
+	if hasUni && hasForce {
+		return nil, nil, document.Errorf(document.CodeInvalidOptions, "collMod does not support 'unique' and 'forceNonUnique' options at the same time")
+	}
+	if hasPrep && (hasExp || hasHid || hasUni || hasForce) {
 		return nil, nil, document.Errorf(document.CodeInvalidOptions, "prepareUnique cannot be combined with any other modification.")
 	}
 	newUnique, _ := asBool(uniV)
 	newPrep, _ := asBool(prepV)
+	force, _ := asBool(forceV)
 	if hasUni && !newUnique {
 		return nil, nil, document.Errorf(document.CodeBadValue, "Cannot make index non-unique")
 	}
@@ -344,14 +404,26 @@ func (db *DB) collModIndex(m, nm *catalog.Coll, opt bson.D) (bson.D, func(*catal
 		}
 		// prepareUnique kept new duplicates out; the ones from before
 		// must be gone.
-		dup, err := db.indexHasDuplicates(m, ix)
+		violations, over, err := db.uniqueViolations(m, ix)
 		if err != nil {
 			return nil, nil, err
 		}
-		if dup {
-			return nil, nil, document.Errorf(document.CodeCannotConvertIndexToUnique, "Cannot convert the index to unique. Please resolve conflicting documents before running collMod again.")
+		if len(violations) > 0 {
+			msg := "Cannot convert the index to unique. Please resolve conflicting documents before running collMod again."
+			if over {
+				msg = "Cannot convert the index to unique. Too many conflicting documents were detected. Please resolve them and rerun collMod."
+			}
+			e := document.Errorf(document.CodeCannotConvertIndexToUnique, "%s", msg)
+			e.Info = map[string]any{"violations": violations}
+			return nil, nil, e
 		}
 	}
+	if hasForce && !force {
+		return nil, nil, document.Errorf(document.CodeBadValue, "'forceNonUnique: false' is not supported")
+	}
+	// A unique index made an ordinary one again (mongod 7.0); the _id
+	// index stays unique, as mongod's does whatever its spec says.
+	unforce := hasForce && ix.Unique
 	prepChange := hasPrep && newPrep != ix.PrepareUnique && !ix.Unique
 	nix := indexByID(nm, ix.ID)
 	reply := bson.D{}
@@ -368,12 +440,17 @@ func (db *DB) collModIndex(m, nm *catalog.Coll, opt bson.D) (bson.D, func(*catal
 		nix.Hidden = newHidden
 	}
 	if convert {
+		// prepareUnique has done its work: mongod resets it.
 		reply = append(reply, bson.E{Key: "unique_new", Value: true})
-		nix.Unique = true
+		nix.Unique, nix.PrepareUnique = true, false
 	}
 	if prepChange {
 		reply = append(reply, bson.E{Key: "prepareUnique_old", Value: ix.PrepareUnique}, bson.E{Key: "prepareUnique_new", Value: newPrep})
 		nix.PrepareUnique = newPrep
+	}
+	if unforce {
+		reply = append(reply, bson.E{Key: "forceNonUnique_new", Value: true})
+		nix.Unique = ix.ID == idIndexID
 	}
 	if !hasExp {
 		return reply, nil, nil
@@ -382,30 +459,74 @@ func (db *DB) collModIndex(m, nm *catalog.Coll, opt bson.D) (bson.D, func(*catal
 	return reply, func(fin *catalog.Coll) { db.ttl.ResetLowWater(fin.ID, ixID) }, nil
 }
 
-// indexHasDuplicates reports whether two entries of index ix (of
-// collection m) hold one key: entries come in key order, a key's
-// entries next to each other.
-func (db *DB) indexHasDuplicates(m *catalog.Coll, ix *catalog.Index) (bool, error) {
-	dup := false
+// maxViolationBytes is how much of the _id elements collMod's
+// CannotConvertIndexToUnique lists at most, as mongod's: half the
+// largest document.
+const maxViolationBytes = 8 << 20
+
+// uniqueViolations returns the documents index ix (of collection m, an
+// ordinary unclustered one) holds two or more of under one key, as
+// mongod's collMod lists them: a {ids: [...]} group a key, in key order,
+// each group's _ids in record order. Past maxViolationBytes of _id
+// elements the list stops (over), with one _id at least.
+func (db *DB) uniqueViolations(m *catalog.Coll, ix *catalog.Index) (violations bson.A, over bool, err error) {
+	var groups [][]uint64
 	pre := lsm.IndexPrefix(m.ID, ix.ID)
-	err := db.store.View(func(rt *lsm.Txn) error {
+	err = db.store.View(func(rt *lsm.Txn) error {
 		it := rt.NewIter(lsm.IterOptions{Prefix: pre, KeysOnly: true})
 		defer it.Close()
 		var last []byte
+		var lastRID uint64
+		var cur []uint64
 		for it.Next() {
-			ks, _, ok := lsm.SplitIndexKey(it.Key())
+			ks, rid, ok := lsm.SplitIndexKey(it.Key())
 			if !ok {
 				continue
 			}
 			if last != nil && bytes.Equal(ks, last) {
-				dup = true
-				return nil
+				if len(cur) == 0 {
+					cur = append(cur, lastRID)
+				}
+				cur = append(cur, rid)
+			} else if len(cur) > 0 {
+				groups, cur = append(groups, cur), nil
 			}
-			last = append(last[:0], ks...)
+			last, lastRID = append(last[:0], ks...), rid
+		}
+		if len(cur) > 0 {
+			groups = append(groups, cur)
+		}
+		if len(groups) == 0 {
+			return nil
+		}
+		size := 0
+		for _, g := range groups {
+			ids := bson.A{}
+			for _, rid := range g {
+				d, _, err := getRecord(rt, m.ID, rid)
+				if err != nil {
+					return err
+				}
+				id, _ := get(d, "_id")
+				el, _ := bson.Marshal(bson.D{{Key: "_id", Value: id}})
+				size += len(el) - 5 // the element, without the document's length and end
+				if size > maxViolationBytes {
+					if len(violations) == 0 && len(ids) == 0 {
+						ids = append(ids, id)
+					}
+					if len(ids) > 0 {
+						violations = append(violations, bson.D{{Key: "ids", Value: ids}})
+					}
+					over = true
+					return nil
+				}
+				ids = append(ids, id)
+			}
+			violations = append(violations, bson.D{{Key: "ids", Value: ids}})
 		}
 		return nil
 	})
-	return dup, err
+	return violations, over, err
 }
 
 // plainBtreeKey reports whether key is an ordinary B-tree key pattern:

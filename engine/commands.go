@@ -231,7 +231,7 @@ func errorReply(err error) bson.D {
 		// alone (getLog's "no RamLog named").
 		d = append(d, bson.E{Key: "code", Value: int32(e.Code)}, bson.E{Key: "codeName", Value: e.Name()})
 	}
-	for _, k := range []string{"keyPattern", "keyValue", "errInfo"} {
+	for _, k := range []string{"keyPattern", "keyValue", "errInfo", "violations"} {
 		if v, ok := e.Info[k]; ok {
 			d = append(d, bson.E{Key: k, Value: v})
 		}

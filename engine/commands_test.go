@@ -187,7 +187,7 @@ func TestErrorReplies(t *testing.T) {
 		{`{"dropIndexes": "missing", "index": "*"}`, document.CodeNamespaceNotFound, ""},
 		{`{"listIndexes": "missing"}`, document.CodeNamespaceNotFound, ""},
 		{`{"validate": "missing"}`, document.CodeNamespaceNotFound, ""},
-		{`{"createIndexes": "c", "indexes": [{"key": {"a": 1}, "name": "a_1", "unique": true}]}`, document.CodeIndexOptionsConflict, ""},
+		{`{"createIndexes": "c", "indexes": [{"key": {"a": 1}, "name": "a_1", "unique": true}]}`, document.CodeIndexKeySpecsConflict, ""},
 		{`{"createIndexes": "c", "indexes": [{"key": {"b": 1}, "name": "a_1"}]}`, document.CodeIndexKeySpecsConflict, ""},
 		{`{"createIndexes": "c", "indexes": [{"key": {}, "name": "e"}]}`, document.CodeCannotCreateIndex, ""},
 		{`{"createIndexes": "c", "indexes": [{"key": {"a": 1}, "name": "x", "bogus": 1}]}`, document.CodeInvalidIndexSpecificationOption, "bogus"},

@@ -290,10 +290,16 @@ func TestSparsePartialHidden(t *testing.T) {
 		t.Fatalf("keysPerIndex %v", kpi)
 	}
 	// Without a hint, a query on s or a does not use them (a sparse or
-	// partial index could miss documents; a hidden one is invisible).
-	for _, f := range []string{`{"s": null}`, `{"a": {"$gt": 0}}`, `{"a": 5}`} {
+	// partial index could miss documents; a hidden one is invisible),
+	// unless the query implies the partial filter, as in mongod.
+	for _, f := range []string{`{"s": null}`, `{"a": {"$gt": 0}}`, `{"a": {"$gte": 4}}`} {
 		if st, ix, _ := explainPlan(t, db, "test", `{"find": "c", "filter": `+f+`}`); ix != "" {
 			t.Errorf("%s: planner used %s (%v)", f, ix, st)
+		}
+	}
+	for _, f := range []string{`{"a": 5}`, `{"a": {"$gt": 4}}`, `{"a": {"$gte": 6, "$lt": 9}}`} {
+		if st, ix, _ := explainPlan(t, db, "test", `{"find": "c", "filter": `+f+`}`); ix != "a_partial" {
+			t.Errorf("%s: planner used %q (%v), want a_partial", f, ix, st)
 		}
 	}
 	// With a hint, the sparse index only returns what it holds, as in

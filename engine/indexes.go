@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -99,8 +100,52 @@ const (
 	codeHashedNotUnique   = document.Code(16764) // a unique hashed index
 )
 
-// parseIndexSpec validates one index spec for collection meta m.
+// parseIndexSpec validates one index spec for collection meta m. Its
+// errors are mongod's: those its validateIndexSpec and its catalog's
+// checks of a spec find read "Error in specification <spec> :: caused
+// by :: <reason>" with the reason's code (specError); the rest (an _id
+// index's spec, the name _id_ or *, a TTL option, the collection kind's
+// refusals and ttlkv's own) are as they are.
 func parseIndexSpec(m *catalog.Coll, spec bson.D) (*catalog.Index, error) {
+	ix, err := parseIndexSpecFields(m, spec)
+	if err != nil {
+		var k keptSpecError
+		if errors.As(err, &k) {
+			return nil, k.err
+		}
+		return nil, specError(spec, err)
+	}
+	return ix, nil
+}
+
+// keptSpecError marks an error parseIndexSpec returns as it is, not
+// wrapped in "Error in specification": mongod finds it outside its spec
+// validation.
+type keptSpecError struct{ err error }
+
+func (k keptSpecError) Error() string { return k.err.Error() }
+func (k keptSpecError) Unwrap() error { return k.err }
+
+// keepSpec marks err to be returned as it is (keptSpecError).
+func keepSpec(err error) error { return keptSpecError{err} }
+
+// specError is err as mongod reports an index spec its validation
+// refuses: "Error in specification <spec> :: caused by :: <reason>",
+// with err's code (67 for an error without one). An error already so
+// worded is returned as it is.
+func specError(spec bson.D, err error) error {
+	var e *document.Error
+	if !errors.As(err, &e) {
+		e = &document.Error{Code: document.CodeCannotCreateIndex, Message: err.Error()}
+	}
+	if strings.HasPrefix(e.Message, "Error in specification ") {
+		return e
+	}
+	return &document.Error{Code: e.Code, Message: "Error in specification " + fmtValue(spec) + " :: caused by :: " + e.Message, Info: e.Info}
+}
+
+// parseIndexSpecFields is parseIndexSpec before its errors are worded.
+func parseIndexSpecFields(m *catalog.Coll, spec bson.D) (*catalog.Index, error) {
 	ix := &catalog.Index{}
 	var extra bson.D
 	hasCollation := false
@@ -203,7 +248,7 @@ func parseIndexSpec(m *catalog.Coll, spec bson.D) (*catalog.Index, error) {
 	}
 	isID := len(key) == 1 && key[0].Key == "_id"
 	if !isID && ix.Name == "_id_" || isID && ix.Name == "_id_" && !idPatternKey(key) {
-		return nil, document.Errorf(document.CodeBadValue, "The index name '_id_' is reserved for the _id index, which must have key pattern {_id: 1}, found key: %s", fmtValue(userKey))
+		return nil, keepSpec(document.Errorf(document.CodeBadValue, "The index name '_id_' is reserved for the _id index, which must have key pattern {_id: 1}, found key: %s", fmtValue(userKey)))
 	}
 	// {_id: 1} and {_id: -1} are specs of the _id index, as MongoDB's
 	// IndexDescriptor::isIdIndexPattern says ({_id: -1} is then refused
@@ -247,7 +292,7 @@ func parseIndexSpec(m *catalog.Coll, spec bson.D) (*catalog.Index, error) {
 			}
 			f, err := query.ParseFilter(pd)
 			if err != nil {
-				return nil, document.Errorf(document.CodeCannotCreateIndex, "Error in specification %s :: caused by :: %v", fmtValue(spec), err)
+				return nil, err // the parser's code, as mongod's
 			}
 			if f.Text() != nil {
 				return nil, document.Errorf(document.CodeCannotCreateIndex, "Error in specification %s :: caused by :: Expression not supported in partial index: $text", fmtValue(spec))
@@ -262,7 +307,7 @@ func parseIndexSpec(m *catalog.Coll, spec bson.D) (*catalog.Index, error) {
 		case "expireAfterSeconds":
 			n, err := parseExpireAfterSeconds(e.Value, document.CodeCannotCreateIndex)
 			if err != nil {
-				return nil, err
+				return nil, keepSpec(err)
 			}
 			ix.TTL, ix.Expire = true, n
 		case "collation":
@@ -277,9 +322,9 @@ func parseIndexSpec(m *catalog.Coll, spec bson.D) (*catalog.Index, error) {
 			if idPattern && !collation.Equal(catalog.CollatorOf(full), idCollator(m)) {
 				// The _id index is in the collection's collation (or
 				// simple in a collection created before that rule).
-				return nil, document.Errorf(document.CodeBadValue,
+				return nil, keepSpec(document.Errorf(document.CodeBadValue,
 					"The _id index must have the same collation as the collection. Index collation: %s, collection collation: %s",
-					fmtValue(collationShown(full)), fmtValue(collationShown(idCollationDoc(m))))
+					fmtValue(collationShown(full)), fmtValue(collationShown(idCollationDoc(m)))))
 			}
 			if full != nil {
 				extra = append(extra, bson.E{Key: "collation", Value: full})
@@ -340,7 +385,7 @@ func parseIndexSpec(m *catalog.Coll, spec bson.D) (*catalog.Index, error) {
 		// docs/commands.md, "Wildcard indexes".
 		switch {
 		case ix.TTL:
-			return nil, document.Errorf(document.CodeCannotCreateIndex, "Index type 'wildcard' does not support the 'expireAfterSeconds' option")
+			return nil, document.Errorf(document.CodeCannotCreateIndex, "cannot make a TTL index :: caused by :: Index type 'wildcard' does not support the 'expireAfterSeconds' option")
 		case ix.Unique:
 			return nil, document.Errorf(document.CodeCannotCreateIndex, "Index type 'wildcard' does not support the unique option")
 		case ix.Sparse:
@@ -369,10 +414,10 @@ func parseIndexSpec(m *catalog.Coll, spec bson.D) (*catalog.Index, error) {
 			return nil, document.Errorf(codeMaxOneHashedField, "A maximum of one index field is allowed to be hashed but found %d for 'key' %s", hashed, fmtValue(key))
 		}
 		if ix.Unique && !idPattern {
-			return nil, document.Errorf(codeHashedNotUnique, "Currently hashed indexes cannot guarantee uniqueness. Use a regular index.")
+			return nil, keepSpec(document.Errorf(codeHashedNotUnique, "Currently hashed indexes cannot guarantee uniqueness. Use a regular index."))
 		}
 		if ix.TTL {
-			return nil, document.Errorf(document.CodeCannotCreateIndex, "TTL indexes cannot be hashed: the TTL monitor reads an index in date order. Index spec: %s", fmtValue(spec))
+			return nil, keepSpec(document.Errorf(document.CodeCannotCreateIndex, "TTL indexes cannot be hashed: the TTL monitor reads an index in date order. Index spec: %s", fmtValue(spec)))
 		}
 	}
 	if ix.Unique && ix.PrepareUnique && !idPattern {
@@ -382,9 +427,9 @@ func parseIndexSpec(m *catalog.Coll, spec bson.D) (*catalog.Index, error) {
 		// ttlkv enforces it where its writes check unique indexes.
 		switch {
 		case m.Kind != catalog.KindNormal || isBucketsColl(m) || m.Clustered:
-			return nil, document.Errorf(document.CodeCannotCreateIndex, "prepareUnique is not supported by ttlkv on a %s collection", collKindName(m))
+			return nil, keepSpec(document.Errorf(document.CodeCannotCreateIndex, "prepareUnique is not supported by ttlkv on a %s collection", collKindName(m)))
 		case hashed > 0 || text || wildcard || len(geoKinds) > 0:
-			return nil, document.Errorf(document.CodeCannotCreateIndex, "prepareUnique is not supported by ttlkv on a hashed, text, wildcard or geospatial index")
+			return nil, keepSpec(document.Errorf(document.CodeCannotCreateIndex, "prepareUnique is not supported by ttlkv on a hashed, text, wildcard or geospatial index"))
 		}
 	}
 	if ix.Sparse && ix.PartialFilter != nil {
@@ -394,11 +439,11 @@ func parseIndexSpec(m *catalog.Coll, spec bson.D) (*catalog.Index, error) {
 		// docs/geo.md, "Indexes".
 		switch {
 		case m.Kind != catalog.KindNormal || isBucketsColl(m):
-			return nil, document.Errorf(document.CodeCannotCreateIndex, "geospatial indexes are not supported by ttlkv on a %s collection. Index spec: %s", m.Kind, fmtValue(spec))
+			return nil, keepSpec(document.Errorf(document.CodeCannotCreateIndex, "geospatial indexes are not supported by ttlkv on a %s collection. Index spec: %s", m.Kind, fmtValue(spec)))
 		case ix.TTL:
-			return nil, document.Errorf(document.CodeCannotCreateIndex, "a geospatial index cannot be a TTL index in ttlkv: the TTL monitor reads an index in date order. Index spec: %s", fmtValue(spec))
+			return nil, keepSpec(document.Errorf(document.CodeCannotCreateIndex, "a geospatial index cannot be a TTL index in ttlkv: the TTL monitor reads an index in date order. Index spec: %s", fmtValue(spec)))
 		case ix.Unique:
-			return nil, document.Errorf(document.CodeCannotCreateIndex, "a geospatial index cannot be unique in ttlkv: its keys are cells, which many geometries share. Index spec: %s", fmtValue(spec))
+			return nil, keepSpec(document.Errorf(document.CodeCannotCreateIndex, "a geospatial index cannot be unique in ttlkv: its keys are cells, which many geometries share. Index spec: %s", fmtValue(spec)))
 		}
 	}
 	if idPattern || (isID && ix.TTL) {
@@ -409,16 +454,16 @@ func parseIndexSpec(m *catalog.Coll, spec bson.D) (*catalog.Index, error) {
 			switch e.Key {
 			case "key", "name", "v", "ns", "collation":
 			default:
-				return nil, document.Errorf(document.CodeInvalidIndexSpecificationOption, "The field '%s' is not valid for an _id index specification. Specification: %s", e.Key, fmtValue(spec))
+				return nil, keepSpec(document.Errorf(document.CodeInvalidIndexSpecificationOption, "The field '%s' is not valid for an _id index specification. Specification: %s", e.Key, fmtValue(spec)))
 			}
 		}
 	}
 	if isID && ix.Hidden {
-		return nil, document.Errorf(document.CodeCannotCreateIndex, "can't hide _id index")
+		return nil, keepSpec(document.Errorf(document.CodeCannotCreateIndex, "can't hide _id index"))
 	}
 	if idPattern {
 		if f, _ := asFloat(key[0].Value); f != 1 {
-			return nil, document.Errorf(document.CodeBadValue, "The field 'key' for an _id index must be {_id: 1}, but got %s", fmtValue(key))
+			return nil, keepSpec(document.Errorf(document.CodeBadValue, "The field 'key' for an _id index must be {_id: 1}, but got %s", fmtValue(key)))
 		}
 		ix.Unique = true // the _id index is unique whatever the spec says
 		// mongod names the _id index _id_ whatever the spec says
@@ -427,21 +472,14 @@ func parseIndexSpec(m *catalog.Coll, spec bson.D) (*catalog.Index, error) {
 	}
 	if ix.TTL {
 		if len(key) > 1 {
-			return nil, document.Errorf(document.CodeCannotCreateIndex, "TTL indexes are single-field indexes, compound indexes do not support TTL. Index spec: %s", fmtValue(spec))
+			return nil, keepSpec(document.Errorf(document.CodeCannotCreateIndex, "TTL indexes are single-field indexes, compound indexes do not support TTL. Index spec: %s", fmtValue(spec)))
 		}
 	}
 	if err := kindOf(m).checkIndex(ix); err != nil {
-		return nil, err
+		return nil, keepSpec(err)
 	}
 	ix.Extra = extra
 	return ix, nil
-}
-
-// sameOptions reports whether two specs with the same key and name
-// are the same index.
-func sameOptions(a, b *catalog.Index) bool {
-	return a.Unique == b.Unique && a.Sparse == b.Sparse && a.Hidden == b.Hidden &&
-		a.TTL == b.TTL && (!a.TTL || a.Expire == b.Expire) && document.Equal(nonNilDoc(a.Partial), nonNilDoc(b.Partial))
 }
 
 // CreateIndexesResult is createIndexes' reply.
@@ -996,51 +1034,51 @@ func wildcardProjectionOf(ix *catalog.Index) bson.D {
 // newIndexes returns the positions in parsed of the indexes a
 // createIndexes must build: those neither in m nor earlier in parsed.
 // It returns the error MongoDB gives instead when a request clashes
-// with an index (docs/commands.md §9): the same name over another key
-// (86 IndexKeySpecsConflict); the same name and key with other options,
-// or the same key under another name with the same options, or with
-// another TTL (85 IndexOptionsConflict); or more than maxIndexes in all
-// (67 CannotCreateIndex). specs are the requests as given, for the
+// with an index, by mongod's rules (IndexCatalogImpl's check of a spec
+// against the existing ones, docs/commands.md §9): an index of the same
+// name is the same one (nothing to build), an equivalent one with other
+// options (85 IndexOptionsConflict) or another index (86
+// IndexKeySpecsConflict); an index of another name that is equivalent
+// or identical is 85; past maxIndexes in all, or a second text index,
+// 67 CannotCreateIndex. specs are the requests as given, for the
 // messages. Every collection kind's createIndexes asks it.
 func newIndexes(m *catalog.Coll, parsed []*catalog.Index, specs []bson.D) ([]int, error) {
 	var pos []int
 	seen := slices.Clone(m.Indexes)
 	for i, ix := range parsed {
 		exists := false
-		for _, old := range seen {
-			if isBucketsColl(m) && strings.HasPrefix(old.Name, "_ts_") && old.Name != ix.Name {
-				// The engine's own indexes of a buckets collection
-				// (_ts_control_min_time, _ts_meta, _ts_ix_*) do not
-				// stand in for one the user asks for by key.
-				continue
-			}
-			// A wildcard index's projection is part of what it keys,
-			// as in MongoDB.
-			sameKey := document.Equal(old.Key, ix.Key) && document.Equal(nonNilDoc(wildcardProjectionOf(old)), nonNilDoc(wildcardProjectionOf(ix)))
-			if isTextKey(ix.Key) && isTextKey(old.Key) && !(old.Name == ix.Name && sameKey && sameOptions(old, ix) && document.Equal(old.Extra, ix.Extra)) {
-				// One text index a collection; the same one again is
-				// no change (docs/text.md).
-				if sameKey {
-					return nil, document.Errorf(document.CodeIndexOptionsConflict, "An equivalent index already exists with a different name and options. Requested index: %s, existing index: %s", fmtValue(specs[i]), fmtValue(listIndexEntry(old)))
-				}
-				return nil, document.Errorf(document.CodeCannotCreateIndex, "only one text index per collection allowed, found existing text index \"%s\"", old.Name)
-			}
-			switch {
-			case old.Name == ix.Name && sameKey && sameOptions(old, ix) && sameIndexCollation(old, ix):
-				// The collation is an option too: the same name over
-				// another collation is the conflict below, as in mongod.
+		if j := slices.IndexFunc(seen, func(old *catalog.Index) bool { return old.Name == ix.Name }); j >= 0 {
+			old := seen[j]
+			switch compareIndexes(ix, old) {
+			case indexIdentical:
 				exists = true
-			case old.Name == ix.Name && sameKey:
-				return nil, document.Errorf(document.CodeIndexOptionsConflict, "Index with name: %s already exists with the same name but different options. Requested index: %s, existing index: %s", ix.Name, fmtValue(specs[i]), fmtValue(listIndexEntry(old)))
-			case old.Name == ix.Name:
-				return nil, document.Errorf(document.CodeIndexKeySpecsConflict, "An existing index has the same name as the requested index but different key. Requested index: %s, existing index: %s", fmtValue(specs[i]), fmtValue(listIndexEntry(old)))
-			case sameKey && (old.TTL != ix.TTL || old.TTL && old.Expire != ix.Expire) && document.Equal(nonNilDoc(old.Partial), nonNilDoc(ix.Partial)) && sameIndexCollation(old, ix):
-				return nil, document.Errorf(document.CodeIndexOptionsConflict, "An equivalent index already exists with a different name and options. Requested index: %s, existing index: %s", fmtValue(specs[i]), fmtValue(listIndexEntry(old)))
-			case sameKey && sameOptions(old, ix) && document.Equal(nonNilDoc(old.Partial), nonNilDoc(ix.Partial)) && sameIndexCollation(old, ix):
-				return nil, document.Errorf(document.CodeIndexOptionsConflict, "Index already exists with a different name: %s", old.Name)
+			case indexEquivalent:
+				return nil, document.Errorf(document.CodeIndexOptionsConflict, "An equivalent index already exists with the same name but different options. Requested index: %s, existing index: %s", fmtValue(specs[i]), fmtValue(listIndexEntry(old)))
+			default:
+				return nil, document.Errorf(document.CodeIndexKeySpecsConflict, "An existing index has the same name as the requested index. When index names are not specified, they are auto generated and can cause conflicts. Please refer to our documentation. Requested index: %s, existing index: %s", fmtValue(specs[i]), fmtValue(listIndexEntry(old)))
 			}
-			if exists {
-				break
+		} else {
+			for _, old := range seen {
+				if isBucketsColl(m) && strings.HasPrefix(old.Name, "_ts_") {
+					// The engine's own indexes of a buckets collection
+					// (_ts_control_min_time, _ts_meta, _ts_ix_*) do not
+					// stand in for one the user asks for by key.
+					continue
+				}
+				switch compareIndexes(ix, old) {
+				case indexEquivalent:
+					return nil, document.Errorf(document.CodeIndexOptionsConflict, "An equivalent index already exists with a different name and options. Requested index: %s, existing index: %s", fmtValue(specs[i]), fmtValue(listIndexEntry(old)))
+				case indexIdentical:
+					return nil, document.Errorf(document.CodeIndexOptionsConflict, "Index already exists with a different name: %s", old.Name)
+				}
+			}
+			if isTextKey(ix.Key) {
+				// One text index a collection (docs/text.md).
+				for _, old := range seen {
+					if isTextKey(old.Key) {
+						return nil, document.Errorf(document.CodeCannotCreateIndex, "only one text index per collection allowed, found existing text index \"%s\"", old.Name)
+					}
+				}
 			}
 		}
 		if !exists {
@@ -1052,6 +1090,81 @@ func newIndexes(m *catalog.Coll, parsed []*catalog.Index, specs []bson.D) ([]int
 		return nil, document.Errorf(document.CodeCannotCreateIndex, "add index fails, too many indexes for %s key:%s", m.NS(), fmtValue(parsed[pos[0]].Key))
 	}
 	return pos, nil
+}
+
+// indexComparison is how a requested index compares with an existing
+// one, as mongod's IndexDescriptor::compareIndexOptions tells.
+type indexComparison int
+
+const (
+	// indexDifferent: another index; the key or an option that tells
+	// indexes apart (unique, sparse, collation, partial filter, wildcard
+	// projection) differs.
+	indexDifferent indexComparison = iota
+	// indexEquivalent: the same key and telling options, but other
+	// options (a TTL, hidden, a text index's weights) differ; the two
+	// cannot both exist.
+	indexEquivalent
+	// indexIdentical: the same index, however its options are spelled.
+	indexIdentical
+)
+
+// compareIndexes compares requested index a with existing index b. A
+// partial filter or a wildcard projection is compared by what it
+// means ({a: {$gt: 1}} and {a: {$gt: 1.0}}, an $and in any order,
+// {a: 1} and {a: true}), not by its spelling.
+func compareIndexes(a, b *catalog.Index) indexComparison {
+	switch {
+	case !document.Equal(a.Key, b.Key),
+		!indexkey.SameWildcardProjection(wildcardProjectionOf(a), wildcardProjectionOf(b)),
+		a.Unique != b.Unique, a.Sparse != b.Sparse,
+		!sameIndexCollation(a, b),
+		!samePartialFilter(a, b):
+		return indexDifferent
+	}
+	if a.TTL != b.TTL || a.TTL && a.Expire != b.Expire || a.Hidden != b.Hidden || a.PrepareUnique != b.PrepareUnique {
+		return indexEquivalent
+	}
+	ao, bo := otherIndexOptions(a), otherIndexOptions(b)
+	if len(ao) != len(bo) {
+		return indexEquivalent
+	}
+	for k, v := range ao {
+		if w, ok := bo[k]; !ok || !document.Equal(v, w) {
+			return indexEquivalent
+		}
+	}
+	return indexIdentical
+}
+
+// samePartialFilter reports whether two indexes have equivalent partial
+// filters, or neither has one.
+func samePartialFilter(a, b *catalog.Index) bool {
+	if a.Partial == nil || b.Partial == nil {
+		return a.Partial == nil && b.Partial == nil
+	}
+	if document.Equal(a.Partial, b.Partial) {
+		return true
+	}
+	return a.PartialFilter != nil && b.PartialFilter != nil && a.PartialFilter.Equivalent(b.PartialFilter)
+}
+
+// otherIndexOptions returns the options of ix kept in its Extra that
+// mongod weighs when it tells an identical index from an equivalent
+// one (a text index's weights and languages, a 2d index's bits, min
+// and max, storageEngine), by name: not those that tell indexes apart
+// or that it ignores there (sparse, collation, wildcardProjection, v,
+// background, textIndexVersion, 2dsphereIndexVersion).
+func otherIndexOptions(ix *catalog.Index) map[string]any {
+	out := map[string]any{}
+	for _, e := range ix.Extra {
+		switch e.Key {
+		case "sparse", "collation", indexkey.WildcardProjection, "v", "background", "textIndexVersion", "2dsphereIndexVersion":
+		default:
+			out[e.Key] = e.Value
+		}
+	}
+	return out
 }
 
 // indexOptionTypes refuses index options of a type or value mongod's
@@ -1122,7 +1235,7 @@ func indexOptionTypes(spec bson.D) error {
 				return document.Errorf(document.CodeCannotCreateIndex, "index name cannot contain NUL bytes")
 			}
 			if s == "*" {
-				return document.Errorf(document.CodeBadValue, "The index name '*' is not valid.")
+				return keepSpec(document.Errorf(document.CodeBadValue, "The index name '*' is not valid."))
 			}
 		}
 	}

@@ -91,7 +91,7 @@ func TestWhere(t *testing.T) {
 		{`{"aggregate": "w", "pipeline": [{"$lookup": {"from": "w", "pipeline": [{"$match": {"$where": "true"}}], "as": "x"}}], "cursor": {}}`, document.CodeBadValue, "$where is not allowed in this context"},
 		{`{"aggregate": "w", "pipeline": [{"$graphLookup": {"from": "w", "startWith": "$a", "connectFromField": "a", "connectToField": "a", "as": "x", "restrictSearchWithMatch": {"$where": "true"}}}], "cursor": {}}`, document.CodeBadValue, "$where is not allowed in this context"},
 		{`{"create": "v", "validator": {"$where": "true"}}`, document.CodeBadValue, "$where is not allowed in this context"},
-		{`{"createIndexes": "w", "indexes": [{"key": {"a": 1}, "name": "p", "partialFilterExpression": {"$where": "true"}}]}`, document.CodeCannotCreateIndex, ""},
+		{`{"createIndexes": "w", "indexes": [{"key": {"a": 1}, "name": "p", "partialFilterExpression": {"$where": "true"}}]}`, document.CodeBadValue, "$where is not allowed in this context"},
 		{`{"update": "w", "updates": [{"q": {}, "u": {"$set": {"a.$[i]": 1}}, "arrayFilters": [{"$where": "true"}]}]}`, 0, ""},
 	}
 	for _, c := range errs {

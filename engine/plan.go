@@ -51,6 +51,9 @@ type plan struct {
 	text      *textPlan      // non-nil: a $text query through the text index
 	near      *query.GeoNear // non-nil: a $near through a geo index, ordered by distance
 	cwi       *cwiScan       // non-nil: how a compound wildcard index ix is read
+	// whole: scan all of ix, its bounds unused (a hinted partial index
+	// whose filter the query does not imply, as mongod scans it).
+	whole bool
 }
 
 // classPrefix returns the bytes every ascending key of like's BSON
@@ -168,9 +171,22 @@ func rangesFor(prefix []byte, ivs query.Intervals, desc bool) []keyRange {
 	return out
 }
 
-// usable reports whether the planner may choose ix without a hint.
-func usable(ix *catalog.Index) bool {
-	return !ix.Hidden && ix.PartialFilter == nil && !ix.Sparse && !isTextKey(ix.Key) && !indexkey.IsGeo(ix.Key)
+// usable reports whether the planner may choose ix without a hint for
+// filter. A partial index is usable when the filter implies its
+// partialFilterExpression (query.Filter.Implies, mongod's isSubsetOf):
+// then every document the filter matches is in it.
+func usable(ix *catalog.Index, filter *query.Filter) bool {
+	return !ix.Hidden && partialUsable(ix, filter) && !ix.Sparse && !isTextKey(ix.Key) && !indexkey.IsGeo(ix.Key)
+}
+
+// partialUsable reports whether ix holds every document filter matches
+// as far as its partialFilterExpression goes: it has none, or the filter
+// implies it.
+func partialUsable(ix *catalog.Index, filter *query.Filter) bool {
+	if ix.Partial == nil && ix.PartialFilter == nil {
+		return true
+	}
+	return ix.PartialFilter != nil && filter.Implies(ix.PartialFilter)
 }
 
 // sparseUsable reports whether the planner may choose the sparse index
@@ -258,6 +274,11 @@ func makePlan(c *coll, m *catalog.Coll, filter *query.Filter, sort *query.Sort, 
 				return nil, document.Errorf(document.CodeBadValue, "error processing query: planner returned error :: caused by :: the hinted wildcard index %s cannot answer a query without an equality or range on a field it keeps", ix.Name)
 			}
 			p.wcPath = path
+		} else if !partialUsable(ix, filter) {
+			// mongod plans no bounds on a partial index the query does
+			// not imply, and a hint then scans all of it: only the
+			// documents it holds are found (SERVER-26413).
+			p.whole = true
 		}
 		p.useIndex(ix)
 		return p, nil
@@ -273,7 +294,7 @@ func makePlan(c *coll, m *catalog.Coll, filter *query.Filter, sort *query.Sort, 
 		eq[path] = true
 	}
 	for _, ix := range m.Indexes {
-		if !usable(ix) && !sparseUsable(ix, filter) {
+		if !usable(ix, filter) && !sparseUsable(ix, filter) {
 			continue
 		}
 		if indexkey.IsWildcard(ix.Key) && len(ix.Key) > 1 {
@@ -350,7 +371,7 @@ func makePlan(c *coll, m *catalog.Coll, filter *query.Filter, sort *query.Sort, 
 	}
 	if best == nil && sort != nil {
 		for _, ix := range m.Indexes {
-			if usable(ix) && sameCollation(ix, filter, sort) && !indexkey.IsWildcard(ix.Key) && sortMatches(sort, ix) >= 0 {
+			if usable(ix, filter) && sameCollation(ix, filter, sort) && !indexkey.IsWildcard(ix.Key) && sortMatches(sort, ix) >= 0 {
 				best = ix
 				break
 			}
@@ -571,6 +592,11 @@ func (p *plan) useIndex(ix *catalog.Index) {
 	}
 	fields := indexkey.Fields(ix.Key)
 	ivs, bounded := fieldBounds(ix, p.filter, p.sort)
+	if p.whole {
+		for i := range ivs {
+			ivs[i], bounded[i] = allValues, false
+		}
+	}
 	p.ixPrefix = prefix
 	var enforced int
 	p.ranges, enforced = compoundRanges(prefix, fields, ivs, bounded)

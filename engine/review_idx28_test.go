@@ -371,22 +371,23 @@ func TestReviewIdx28FindHint(t *testing.T) {
 }
 
 // TestReviewIdx28SameNameOtherCollation: an index asked for again under
-// its name and key but another collation is a different index with the
-// same name (85, IndexDescriptor::compareIndexOptions), not "all indexes
-// already exist".
+// its name and key but another collation is another index with the same
+// name (86: the collation tells indexes apart in
+// IndexDescriptor::compareIndexOptions), not "all indexes already
+// exist".
 func TestReviewIdx28SameNameOtherCollation(t *testing.T) {
 	t.Parallel()
 	db, _ := openMem(t)
 	mustRun(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"a": 1}, "name": "a_1"}]}`)
 	wantCode(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"a": 1}, "name": "a_1", "collation": {"locale": "fr"}}]}`,
-		document.CodeIndexOptionsConflict, "Index with name: a_1 already exists with the same name but different options.")
+		document.CodeIndexKeySpecsConflict, "An existing index has the same name as the requested index.")
 	mustRun(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"b": 1}, "name": "b_fr", "collation": {"locale": "fr"}}]}`)
 	r := mustRun(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"b": 1}, "name": "b_fr", "collation": {"locale": "fr"}}]}`)
 	if got := replyKeys(r); got != `numIndexesBefore=3 numIndexesAfter=3 note=string("all indexes already exist") ok=1` {
 		t.Fatalf("same collation again: %s", got)
 	}
 	wantCode(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"b": 1}, "name": "b_fr"}]}`,
-		document.CodeIndexOptionsConflict, "Index with name: b_fr already exists with the same name but different options.")
+		document.CodeIndexKeySpecsConflict, "An existing index has the same name as the requested index.")
 	// A collection's default collation is the index's when it names none.
 	mustRun(t, db, "test", `{"create": "fr", "collation": {"locale": "fr"}}`)
 	mustRun(t, db, "test", `{"createIndexes": "fr", "indexes": [{"key": {"a": 1}, "name": "a_1"}]}`)

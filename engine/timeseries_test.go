@@ -698,7 +698,7 @@ func TestTimeseriesSecondaryIndex(t *testing.T) {
 	mustValidate(t, db, "test", "w")
 	// A name taken by another key, and a key taken under another name,
 	// refused with an ordinary collection's codes.
-	wantCode(t, db, "test", `{"createIndexes": "w", "indexes": [{"key": {"m.zone": 1}, "name": "m.site_1_t_-1"}]}`, document.CodeIndexKeySpecsConflict, "same name as the requested index but different key")
+	wantCode(t, db, "test", `{"createIndexes": "w", "indexes": [{"key": {"m.zone": 1}, "name": "m.site_1_t_-1"}]}`, document.CodeIndexKeySpecsConflict, "An existing index has the same name as the requested index.")
 	wantCode(t, db, "test", `{"createIndexes": "w", "indexes": [{"key": {"m.site": 1, "t": -1}, "name": "other"}]}`, document.CodeIndexOptionsConflict, "Index already exists with a different name: m.site_1_t_-1")
 	wantCode(t, db, "test", `{"createIndexes": "w", "indexes": [{"key": {"m.zone": 1}, "name": "z"}, {"key": {"m.other": 1}, "name": "z"}]}`, document.CodeIndexKeySpecsConflict, "")
 	if ixs := db.listIndexes(db.lookup("test", "w")); len(ixs) != 2 {

@@ -96,7 +96,25 @@ type pathExpr struct {
 	// value form; kept so that Collate can rebuild pred.
 	sub       expr
 	valueForm bool
+	// leaf names the operator of a predicate bounds cannot express, for
+	// Implies ($exists: true, $type, a regular expression, $mod, $size);
+	// types is $type's operand.
+	leaf  leafKind
+	types *typeSet
 }
+
+// leafKind names the operators Implies tells apart among those whose
+// kind is opOther.
+type leafKind int
+
+const (
+	leafOther  leafKind = iota // none of those below
+	leafExists                 // $exists: true
+	leafType                   // $type
+	leafRegex                  // a regular expression
+	leafMod                    // $mod
+	leafSize                   // $size
+)
 
 func (p *pathExpr) match(root any) bool {
 	var buf [8]item
@@ -561,7 +579,7 @@ func parseOp(path string, parts []string, op string, v any, depth int) (expr, er
 		return x, nil
 	case "$exists":
 		want := truthy(v)
-		x := &pathExpr{path: path, parts: parts, pred: func(it item) bool { return it.present }}
+		x := &pathExpr{path: path, parts: parts, leaf: leafExists, pred: func(it item) bool { return it.present }}
 		if want {
 			return x, nil
 		}
@@ -576,7 +594,7 @@ func parseOp(path string, parts []string, op string, v any, depth int) (expr, er
 		if n < 0 {
 			return nil, badValue("$size may not be negative")
 		}
-		return &pathExpr{path: path, parts: parts, pred: func(it item) bool {
+		return &pathExpr{path: path, parts: parts, leaf: leafSize, pred: func(it item) bool {
 			a, ok := it.v.(bson.A)
 			return it.present && ok && int64(len(a)) == n
 		}}, nil
@@ -813,7 +831,7 @@ func regexExpr(path string, parts []string, pattern, options string) (expr, erro
 		return nil, err
 	}
 	lit := bson.Regex{Pattern: pattern, Options: options}
-	return &pathExpr{path: path, parts: parts, expand: true,
+	return &pathExpr{path: path, parts: parts, expand: true, leaf: leafRegex,
 		pred: func(it item) bool { return regexMatch(it, re, lit) }}, nil
 }
 
@@ -1070,7 +1088,7 @@ func typeExpr(path string, parts []string, v any) (expr, error) {
 	} else if err := parseTypeOperand(v, &set); err != nil {
 		return nil, err
 	}
-	return &pathExpr{path: path, parts: parts, expand: true, pred: func(it item) bool {
+	return &pathExpr{path: path, parts: parts, expand: true, leaf: leafType, types: &set, pred: func(it item) bool {
 		if !it.present {
 			return false
 		}
@@ -1114,7 +1132,7 @@ func modExpr(path string, parts []string, v any) (expr, error) {
 	if div == 0 {
 		return nil, badValue("divisor cannot be 0")
 	}
-	return &pathExpr{path: path, parts: parts, expand: true, pred: func(it item) bool {
+	return &pathExpr{path: path, parts: parts, expand: true, leaf: leafMod, pred: func(it item) bool {
 		if !it.present {
 			return false
 		}

@@ -565,3 +565,37 @@ func comparePaths(a, b string) int {
 	}
 	return len(pa) - len(pb)
 }
+
+// SameWildcardProjection reports whether two wildcardProjection
+// documents keep the same paths however they are spelled, as mongod
+// compares an index's normalised projection: {a: 1}, {a: true} and
+// {a: 1.0} are one; {"a.b": 1} and {a: {b: 1}} are one; field order does
+// not matter. A missing projection (nil) is only the same as another
+// missing one, and one that does not parse is the same as none other.
+func SameWildcardProjection(a, b bson.D) bool {
+	if a == nil || b == nil {
+		return a == nil && b == nil
+	}
+	pa, errA := parseProjection(a)
+	pb, errB := parseProjection(b)
+	if errA != nil || errB != nil {
+		return false
+	}
+	return sameProjNode(pa, pb)
+}
+
+func sameProjNode(a, b *projNode) bool {
+	if a == nil || b == nil {
+		return a == nil && b == nil
+	}
+	if a.include != b.include || len(a.fields) != len(b.fields) {
+		return false
+	}
+	for k, na := range a.fields {
+		nb, ok := b.fields[k]
+		if !ok || !sameProjNode(na, nb) {
+			return false
+		}
+	}
+	return true
+}
