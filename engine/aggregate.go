@@ -355,6 +355,31 @@ func (db *DB) checkInvolvedViews(dbName string, s *aggregateSpec) error {
 			return document.Errorf(document.CodeOptionNotSupportedOnView, "Cannot override a view's default collation%s", c.m().NS())
 		}
 	}
+	// mongod resolves every view the pipeline reads before it runs,
+	// and the views their pipelines read in turn: one that stands on
+	// too many views fails the aggregation, whether or not the stage
+	// that names it reads anything.
+	seen := map[string]bool{}
+	for len(names) > 0 {
+		name := names[0]
+		names = names[1:]
+		if seen[name] {
+			continue
+		}
+		seen[name] = true
+		if err := db.checkViewResolves(dbName, name); err != nil {
+			return err
+		}
+		for on := name; ; {
+			c := db.lookup(dbName, on)
+			if c == nil || c.m().Kind != catalog.KindView {
+				break
+			}
+			var pipe bson.A
+			on, pipe = viewDef(c.m())
+			names = involvedNamespaces(pipe, names)
+		}
+	}
 	return nil
 }
 

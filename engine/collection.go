@@ -251,8 +251,8 @@ func (db *DB) createParsed(dbName, name string, co *createOptions, explicit bool
 	}
 	if co.kind == catalog.KindView {
 		vm := &catalog.Coll{Options: co.raw}
-		on, _ := viewDef(vm)
-		if err := db.checkViewGraph(dbName, name, on, vm.DefaultCollator()); err != nil {
+		on, pipe := viewDef(vm)
+		if err := db.checkViewGraph(dbName, name, on, pipe, vm.DefaultCollator()); err != nil {
 			return nil, false, err
 		}
 	}
