@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"sync"
 
 	"github.com/ttlkv/ttlkv/document"
 	"github.com/ttlkv/ttlkv/engine/internal/catalog"
@@ -401,3 +402,29 @@ func isInternalName(name string) bool {
 // system. name a client may create in any database, as mongod's
 // NamespaceString::isLegalClientSystemNS allows it.
 const systemJS = "system.js"
+
+// storedJSLoader returns what reads the documents of dbName's system.js
+// collection (stored JavaScript) once, when a $where or a mapReduce
+// function first runs, for the scripts' globals (docs/javascript.md).
+func (db *DB) storedJSLoader(ctx context.Context, dbName string) func() ([]bson.D, error) {
+	var once sync.Once
+	var docs []bson.D
+	var err error
+	return func() ([]bson.D, error) {
+		once.Do(func() {
+			if db.lookup(dbName, systemJS) == nil {
+				return
+			}
+			_, _, q, ferr := db.findPlan(dbName, systemJS, nil, FindOptions{})
+			if ferr != nil {
+				err = ferr
+				return
+			}
+			err = q.each(ctx, func(d bson.D) error {
+				docs = append(docs, d)
+				return nil
+			})
+		})
+		return docs, err
+	}
+}

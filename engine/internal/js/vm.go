@@ -20,6 +20,8 @@ type vm struct {
 	// wake is closed when the current call is interrupted, which ends a
 	// sleep() at once.
 	wake chan struct{}
+	// printer receives the current call's print lines (nil: dropped).
+	printer func(string)
 }
 
 const maxFuncsPerVM = 256
@@ -94,6 +96,12 @@ func newVM() *vm {
 		panic(err)
 	}
 	if err := rt.Set("sleep", v.sleep); err != nil {
+		panic(err)
+	}
+	if err := rt.Set("print", v.print); err != nil {
+		panic(err)
+	}
+	if _, err := rt.RunString(shellPrelude); err != nil {
 		panic(err)
 	}
 	v.baseline = map[string]bool{}
