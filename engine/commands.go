@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/ttlkv/ttlkv/document"
-	script "github.com/ttlkv/ttlkv/engine/internal/js"
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
 
@@ -179,10 +178,7 @@ func (db *DB) runCommand(ctx context.Context, dbName string, cmd bson.D) (bson.D
 	if err := validateDBName(dbName); err != nil {
 		return nil, err
 	}
-	// A script's print and printjson write to the log, as mongod's; a
-	// $where or a mapReduce sees the database's stored functions.
-	ctx = script.WithPrint(ctx, func(line string) { db.logf("jsPrint: %s", line) })
-	ctx = script.WithStored(ctx, db.storedJSLoader(ctx, dbName))
+	ctx = db.scriptContext(ctx, dbName)
 	c, ok := commands[cmd[0].Key]
 	if !ok {
 		return nil, document.Errorf(document.CodeCommandNotFound, "no such command: '%s'", cmd[0].Key)

@@ -1,12 +1,14 @@
 package engine
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"sync"
 	"testing"
 
 	"github.com/ttlkv/ttlkv/document"
+	"go.mongodb.org/mongo-driver/v2/bson"
 )
 
 // Server-side JavaScript's globals and scope rules, as mongod 7.0's
@@ -97,6 +99,14 @@ func TestJavaScriptStoredFunctions(t *testing.T) {
 	}
 	wantCode(t, db, "s", `{"aggregate": "c", "pipeline": [{"$project": {"x": {"$function": {"body": "function(a) { return isBig(a) }", "args": ["$a"], "lang": "js"}}}}], "cursor": {}}`,
 		document.CodeJSInterpreterFailure, "ReferenceError: isBig is not defined")
+	// The Go API's find sees them too.
+	cur, err := db.Database("s").Collection("c").Find(context.Background(), bson.D{{Key: "$where", Value: "isBig(this.a)"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if docs, err := cur.All(context.Background()); err != nil || len(docs) != 1 {
+		t.Errorf("Go API $where with a stored function = %v, %v", docs, err)
+	}
 	// Another database's are not seen.
 	mustRun(t, db, "s2", `{"insert": "c", "documents": [{"_id": 1, "a": 9}]}`)
 	wantCode(t, db, "s2", `{"find": "c", "filter": {"$where": "isBig(this.a)"}}`, document.CodeJSInterpreterFailure, "isBig is not defined")

@@ -192,6 +192,13 @@ func WithStored(ctx context.Context, load func() ([]bson.D, error)) context.Cont
 	return context.WithValue(ctx, storedKey{}, load)
 }
 
+// HasStored reports whether ctx has a source of stored functions
+// (WithStored).
+func HasStored(ctx context.Context) bool {
+	_, ok := ctx.Value(storedKey{}).(func() ([]bson.D, error))
+	return ok
+}
+
 // setStored makes the stored functions of ctx (WithStored) globals of
 // the current call, as mongod's Scope::loadStored: an _id that is not a
 // string is 10209, a missing value 10210, a CodeWithScope 4546000, and
