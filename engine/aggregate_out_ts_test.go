@@ -132,7 +132,15 @@ func TestOutTimeseriesReopen(t *testing.T) {
 	mustRun(t, db, "o", `{"insert": "src", "documents": [{"_id": 1, "time": {"$date": "2024-01-01T00:00:00Z"}, "m": 1}]}`)
 	mustRun(t, db, "o", `{"aggregate": "src", "pipeline": [{"$out": {"db": "o", "coll": "ts", "timeseries": {"timeField": "time", "metaField": "m"}}}], "cursor": {}}`)
 	mustRun(t, db, "o", `{"aggregate": "src", "pipeline": [{"$out": {"db": "o", "coll": "ts", "timeseries": {"timeField": "time", "metaField": "m"}}}], "cursor": {}}`)
+	// A temporary time-series collection a crash left is dropped at
+	// open, with its buckets.
+	mustRun(t, db, "o", `{"create": "tmp.agg_out.left", "timeseries": {"timeField": "time"}}`)
+	mustRun(t, db, "o", `{"insert": "tmp.agg_out.left", "documents": [{"time": {"$date": "2024-01-01T00:00:00Z"}}]}`)
 	db = reopen(t, db, dir, clk)
+	names := fmt.Sprint(firstBatch(t, mustRun(t, db, "o", `{"listCollections": 1, "nameOnly": true}`)))
+	if strings.Contains(names, "tmp.agg_out") {
+		t.Errorf("collections after reopen: %s", names)
+	}
 	mustRun(t, db, "o", `{"insert": "ts", "documents": [{"time": {"$date": "2024-01-01T00:00:01Z"}, "m": 1}]}`)
 	if n := len(firstBatch(t, mustRun(t, db, "o", `{"find": "ts"}`))); n != 2 {
 		t.Errorf("ts holds %d, want 2", n)
