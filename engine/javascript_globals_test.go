@@ -117,3 +117,16 @@ func TestJavaScriptStoredFunctions(t *testing.T) {
 	mustRun(t, db, "s", `{"insert": "system.js", "documents": [{"_id": "novalue"}]}`)
 	wantCode(t, db, "s", `{"find": "c", "filter": {"$where": "true"}}`, document.Code(10210), "value has to be set")
 }
+
+// TestJavaScriptServerGlobals: version(), buildInfo() and
+// getJSHeapLimitMB(), mongod's other global functions.
+func TestJavaScriptServerGlobals(t *testing.T) {
+	t.Parallel()
+	db, _ := openMem(t)
+	mustRun(t, db, "g", `{"insert": "c", "documents": [{"_id": 1}]}`)
+	r := mustRun(t, db, "g", `{"aggregate": "c", "pipeline": [{"$project": {"_id": 0, "v": {"$function": {"body": "function() { return [version(), buildInfo().version, buildInfo().javascriptEngine, getJSHeapLimitMB(), typeof gc()] }", "args": [], "lang": "js"}}}}], "cursor": {}}`)
+	want := fmt.Sprintf(`[{"v":["%s","%s","goja",{"$numberDouble":"1100.0"},"undefined"]}]`, Version, Version)
+	if got := fmt.Sprint(firstBatch(t, r)); got != want {
+		t.Errorf("globals = %s, want %s", got, want)
+	}
+}

@@ -3,6 +3,7 @@ package js
 import (
 	"context"
 	"strings"
+	"sync/atomic"
 
 	"github.com/dop251/goja"
 	"github.com/ttlkv/ttlkv/document"
@@ -15,6 +16,21 @@ import (
 // tojson, tojsononeline, tojsonObject, printjson, printjsononeline,
 // isString, isNumber, isObject, and the tojson methods of arrays and
 // dates (docs/javascript.md, "Globals").
+
+// buildInfo is what version() and buildInfo() return (SetBuildInfo).
+var buildInfo atomic.Pointer[bson.D]
+
+// SetBuildInfo sets the buildInfo command's reply, whose version field
+// scripts' version() returns and which buildInfo() returns whole.
+func SetBuildInfo(info bson.D) { buildInfo.Store(&info) }
+
+// buildInfoDoc returns the document SetBuildInfo set, empty if none.
+func buildInfoDoc() bson.D {
+	if p := buildInfo.Load(); p != nil {
+		return *p
+	}
+	return bson.D{}
+}
 
 // printKey is the context key of a call's print destination.
 type printKey struct{}

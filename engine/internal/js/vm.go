@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/dop251/goja"
+	"go.mongodb.org/mongo-driver/v2/bson"
 )
 
 // vm is one goja runtime with what the conversions need. A runtime is
@@ -101,6 +102,21 @@ func newVM() *vm {
 	if err := rt.Set("print", v.print); err != nil {
 		panic(err)
 	}
+	globals := map[string]func(goja.FunctionCall) goja.Value{
+		// mongod's other global functions: the server's version, its
+		// buildInfo, and the scripts' heap limit in MiB.
+		"version": func(goja.FunctionCall) goja.Value {
+			s, _ := lookupString(buildInfoDoc(), "version")
+			return rt.ToValue(s)
+		},
+		"buildInfo":        func(goja.FunctionCall) goja.Value { return v.toJS(buildInfoDoc()) },
+		"getJSHeapLimitMB": func(goja.FunctionCall) goja.Value { return rt.ToValue(float64(memoryLimit.Load() >> 20)) },
+	}
+	for name, fn := range globals {
+		if err := rt.Set(name, fn); err != nil {
+			panic(err)
+		}
+	}
 	if _, err := rt.RunString(shellPrelude); err != nil {
 		panic(err)
 	}
@@ -196,4 +212,15 @@ func (v *vm) sleep(call goja.FunctionCall) goja.Value {
 	case <-v.wake:
 	}
 	return goja.Undefined()
+}
+
+// lookupString returns d's string field k.
+func lookupString(d bson.D, k string) (string, bool) {
+	for _, e := range d {
+		if e.Key == k {
+			s, ok := e.Value.(string)
+			return s, ok
+		}
+	}
+	return "", false
 }
