@@ -250,7 +250,10 @@ func (db *DB) explainAggregate(ctx context.Context, dbName string, s *aggregateS
 	if s.hint != nil {
 		find = append(find, bson.E{Key: "hint", Value: s.hint})
 	}
-	pushed, proj := wholePipelinePushed(p)
+	pushed, proj, limit := wholePipelinePushed(p)
+	if pushed && limit > 0 {
+		find = append(find, bson.E{Key: "limit", Value: limit})
+	}
 	if pushed && proj != nil {
 		find = append(find, bson.E{Key: "projection", Value: proj})
 	}
@@ -284,38 +287,57 @@ func (db *DB) explainAggregate(ctx context.Context, dbName string, s *aggregateS
 
 // wholePipelinePushed reports whether the find layer runs all of
 // pipeline p, as mongod's pipeline_d absorbs it: its leading $match,
-// $sort and the $limit after that sort, then at most one $project of
-// plain inclusions or exclusions, which becomes the find's projection
-// (proj, in the form mongod's $project serializes it: {_id: true, a:
-// true}; nil if none). Such a pipeline's explain is the find's.
-func wholePipelinePushed(p *agg.Pipeline) (bool, bson.D) {
+// $sort and the $limit after that sort, or without a sort a $limit
+// (which may follow the $project: mongod moves a $limit ahead of it),
+// then at most one $project of plain inclusions or exclusions, which
+// becomes the find's projection (proj, in the form mongod's $project
+// serializes it: {_id: true, a: true}; nil if none). limit is the
+// find's limit the sortless $limit gives (0: none). Such a pipeline's
+// explain is the find's.
+func wholePipelinePushed(p *agg.Pipeline) (pushed bool, proj bson.D, limit int64) {
 	if p.GeoNear() != nil || p.Out() != nil || p.UsesTextScore() {
-		return false, nil
+		return false, nil, 0
+	}
+	stageOf := func(st any) (string, any) {
+		if d, ok := st.(bson.D); ok && len(d) == 1 {
+			return d[0].Key, d[0].Value
+		}
+		return "", nil
 	}
 	stages := p.Stages()
 	if len(stages) > 0 && p.Sort() != nil && p.Limit() > 0 {
-		if d, ok := stages[0].(bson.D); ok && len(d) == 1 && d[0].Key == "$limit" {
-			if n, ok := asInt64(d[0].Value); ok && n == p.Limit() {
+		if name, v := stageOf(stages[0]); name == "$limit" {
+			if n, ok := asInt64(v); ok && n == p.Limit() {
 				stages = stages[1:]
+			}
+		}
+	}
+	if p.Sort() == nil {
+		for i, st := range stages {
+			if name, v := stageOf(st); name == "$limit" {
+				n, ok := asInt64(v)
+				if !ok || n <= 0 {
+					return false, nil, 0
+				}
+				limit = n
+				stages = append(append(bson.A{}, stages[:i]...), stages[i+1:]...)
+				break
 			}
 		}
 	}
 	switch len(stages) {
 	case 0:
-		return true, nil
+		return true, nil, limit
 	case 1:
-		d, ok := stages[0].(bson.D)
-		if !ok || len(d) != 1 || d[0].Key != "$project" {
-			return false, nil
-		}
-		spec, ok := d[0].Value.(bson.D)
-		if !ok {
-			return false, nil
+		name, v := stageOf(stages[0])
+		spec, ok := v.(bson.D)
+		if name != "$project" || !ok {
+			return false, nil, 0
 		}
 		proj, ok := pushedProjection(spec)
-		return ok, proj
+		return ok, proj, limit
 	}
-	return false, nil
+	return false, nil, 0
 }
 
 // pushedProjection returns $project spec as mongod serializes it when

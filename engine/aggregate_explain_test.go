@@ -30,6 +30,10 @@ func TestExplainAggregatePushedDown(t *testing.T) {
 		{`[{"$match": {"a": 1}}, {"$sort": {"b": 1}}, {"$limit": 5}, {"$project": {"_id": 0, "a": 1}}]`, `{"_id":false,"a":true}`, 2},
 		{`[{"$match": {"a": 1}}, {"$project": {"a": 1, "s.t": true}}]`, `{"_id":true,"a":true,"s":{"t":true}}`, 2},
 		{`[{"$match": {"a": 1}}, {"$project": {"b": 0, "_id": 0}}]`, `{"b":false,"_id":false}`, 2},
+		// A $limit without a $sort is the find's limit, ahead of the
+		// $project too.
+		{`[{"$match": {"a": 1}}, {"$limit": 1}]`, "", 1},
+		{`[{"$match": {"a": 1}}, {"$project": {"_id": 0, "a": 1}}, {"$limit": 1}]`, `{"_id":false,"a":true}`, 1},
 	}
 	for _, c := range cases {
 		r := explain(c.pipeline)
@@ -60,9 +64,9 @@ func TestExplainAggregatePushedDown(t *testing.T) {
 	}
 	// A stage the find layer cannot run keeps the $cursor form.
 	for _, p := range []string{
-		`[{"$match": {"a": 1}}, {"$project": {"x": {"$add": ["$a", 1]}}}]`,
-		`[{"$match": {"a": 1}}, {"$count": "n"}]`,
-		`[{"$project": {"a": 1}}, {"$project": {"a": 1}}]`,
+		`[{"$match": {"a": 1}}, {"$addFields": {"x": 1}}]`,
+		`[{"$match": {"a": 1}}, {"$unwind": "$a"}]`,
+		`[{"$match": {"a": 1}}, {"$project": {"a": 1}}, {"$addFields": {"x": 1}}]`,
 	} {
 		r := explain(p)
 		stages, _ := field(r, "stages").(bson.A)
