@@ -4,6 +4,7 @@ import (
 	"github.com/ttlkv/ttlkv/collation"
 	"github.com/ttlkv/ttlkv/document"
 	"github.com/ttlkv/ttlkv/engine/internal/catalog"
+	"github.com/ttlkv/ttlkv/ts"
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
 
@@ -77,20 +78,26 @@ func (db *DB) viewGraphOf(dbName, skip string) *viewGraph {
 			on, pipe := viewDef(m)
 			g.add(m.Name, viewRefs(on, pipe), pipelineBytes(pipe), m.DefaultCollator())
 		case catalog.KindTimeseries:
-			// mongod's view over the buckets: one $_internalUnpackBucket.
-			unpack := bson.D{}
+			var pipe bson.A
 			if t, err := decodeTSMeta(m); err == nil {
-				unpack = bson.D{{Key: "timeField", Value: t.opts.TimeField}}
-				if t.opts.MetaField != "" {
-					unpack = append(unpack, bson.E{Key: "metaField", Value: t.opts.MetaField})
-				}
-				unpack = append(unpack, bson.E{Key: "bucketMaxSpanSeconds", Value: int32(t.opts.BucketMaxSpanSeconds)})
+				pipe = tsViewPipeline(t.opts)
 			}
-			pipe := bson.A{bson.D{{Key: "$_internalUnpackBucket", Value: unpack}}}
 			g.add(m.Name, []string{tsBucketsPre + m.Name}, pipelineBytes(pipe), m.DefaultCollator())
 		}
 	}
 	return g
+}
+
+// tsViewPipeline is the pipeline of the view over its buckets a
+// time-series collection of options o is in mongod: one
+// $_internalUnpackBucket.
+func tsViewPipeline(o ts.Options) bson.A {
+	unpack := bson.D{{Key: "timeField", Value: o.TimeField}}
+	if o.MetaField != "" {
+		unpack = append(unpack, bson.E{Key: "metaField", Value: o.MetaField})
+	}
+	unpack = append(unpack, bson.E{Key: "bucketMaxSpanSeconds", Value: int32(o.BucketMaxSpanSeconds)})
+	return bson.A{bson.D{{Key: "$_internalUnpackBucket", Value: unpack}}}
 }
 
 // node returns the node of namespace name, made if there is none.

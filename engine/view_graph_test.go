@@ -140,6 +140,41 @@ func TestViewGraphCollationThroughPipelines(t *testing.T) {
 	wantCode(t, db, "k", createView("onTS", "ts"), document.CodeOptionNotSupportedOnView,
 		"View k.onTS has a collation that does not match the collation of view k.ts")
 	mustRun(t, db, "k", `{"create": "onTS", "viewOn": "ts", "collation": {"locale": "fr"}}`)
+	// So is creating a time-series collection a view of another
+	// collation already reads.
+	mustRun(t, db, "k", createView("onLaterTS", "c", lookupStage("laterTS")))
+	wantCode(t, db, "k", `{"create": "laterTS", "timeseries": {"timeField": "t"}, "collation": {"locale": "fr"}}`, document.CodeOptionNotSupportedOnView,
+		"View k.laterTS has a collation that does not match the collation of view k.onLaterTS")
+	if got := listedColl(t, db, "k", "laterTS"); got != "" {
+		t.Errorf("laterTS was created: %s", got)
+	}
+	mustRun(t, db, "k", `{"create": "laterTS", "timeseries": {"timeField": "t"}}`)
+}
+
+// TestViewGraphTimeseriesDepth: a time-series collection counts as a
+// view of a chain, at create and at read.
+func TestViewGraphTimeseriesDepth(t *testing.T) {
+	t.Parallel()
+	db, _ := openMem(t)
+	mustRun(t, db, "td", `{"create": "ts", "timeseries": {"timeField": "t"}}`)
+	prev := "ts"
+	for i := 1; i < maxViewDepth; i++ {
+		name := fmt.Sprintf("v%d", i)
+		mustRun(t, db, "td", createView(name, prev))
+		prev = name
+	}
+	// 19 views and the time-series collection: 20, which cannot be read.
+	wantCode(t, db, "td", `{"find": "v19"}`, document.CodeViewDepthLimitExceeded, "View depth too deep or view cycle detected; maximum depth is 20")
+	mustRun(t, db, "td", `{"find": "v18"}`)
+	wantCode(t, db, "td", createView("v20", "v19"), document.CodeViewDepthLimitExceeded, "View depth limit exceeded; maximum depth is 20")
+	// A time-series collection under 20 views that read its name.
+	prev = "later"
+	for i := 1; i <= maxViewDepth; i++ {
+		name := fmt.Sprintf("w%d", i)
+		mustRun(t, db, "td", createView(name, prev))
+		prev = name
+	}
+	wantCode(t, db, "td", `{"create": "later", "timeseries": {"timeField": "t"}}`, document.CodeViewDepthLimitExceeded, "View depth limit exceeded; maximum depth is 20")
 }
 
 // TestViewGraphPipelineSize: the views on one path may not have
