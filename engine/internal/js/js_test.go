@@ -291,6 +291,7 @@ func TestShellHelpers(t *testing.T) {
 		{`function(d) { return tojson(d) }`, "{\n\t\"a\" : 1,\n\t\"s\" : \"x\\\"y\",\n\t\"n\" : null,\n\t\"l\" : NumberLong(5),\n\t\"arr\" : [\n\t\t1,\n\t\t\"b\"\n\t],\n\t\"e\" : [ ],\n\t\"d\" : ISODate(\"2024-01-02T03:04:05Z\"),\n\t\"sub\" : {\n\t\t\n\t}\n}"},
 		{`function(d) { return tojsononeline(d) }`, `{  "a" : 1,  "s" : "x\"y",  "n" : null,  "l" : NumberLong(5),  "arr" : [ 1, "b" ],  "e" : [ ],  "d" : ISODate("2024-01-02T03:04:05Z"),  "sub" : {   } }`},
 		{`function(d) { return isString("a") && isNumber(1) && isObject([]) && !isString(1) }`, `true`},
+		{`function(d) { return hex_md5("abc") }`, `900150983cd24fb0d6963f7d28e17f72`},
 		{`function(d) { print("a", 1, null, undefined, {}); printjson({k: [1]}); printjsononeline({k: 2}); return "ok" }`, `ok`},
 	}
 	for _, c := range cases {
@@ -312,6 +313,13 @@ func TestShellHelpers(t *testing.T) {
 	defer mu.Unlock()
 	if !reflect.DeepEqual(lines, want) {
 		t.Errorf("printed %q, want %q", lines, want)
+	}
+	// hex_md5 takes one string.
+	for _, src := range []string{`function() { return hex_md5(1) }`, `function() { return hex_md5() }`, `function() { return hex_md5("a", "b") }`} {
+		f, _ := Compile(src)
+		if _, err := f.Call(ctx); err == nil || !strings.Contains(err.Error(), "hex_md5 takes a single string argument -- hex_md5(string)") {
+			t.Errorf("%s: %v", src, err)
+		}
 	}
 	// Without a destination print does nothing and returns undefined.
 	f, _ := Compile(`function() { return print("x") === undefined }`)

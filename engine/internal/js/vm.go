@@ -1,7 +1,11 @@
 package js
 
 import (
+	"crypto/md5"
+	"encoding/hex"
+	"errors"
 	"runtime"
+	"strings"
 	"time"
 
 	"github.com/dop251/goja"
@@ -111,6 +115,18 @@ func newVM() *vm {
 		},
 		"buildInfo":        func(goja.FunctionCall) goja.Value { return v.toJS(buildInfoDoc()) },
 		"getJSHeapLimitMB": func(goja.FunctionCall) goja.Value { return rt.ToValue(float64(memoryLimit.Load() >> 20)) },
+		// hex_md5(s): the MD5 digest of a string's UTF-8 bytes (up to a
+		// NUL, as mongod reads it), in lowercase hex.
+		"hex_md5": func(call goja.FunctionCall) goja.Value {
+			a := call.Argument(0)
+			s, ok := a.Export().(string)
+			if len(call.Arguments) != 1 || !ok {
+				panic(rt.NewGoError(errors.New("hex_md5 takes a single string argument -- hex_md5(string)")))
+			}
+			s, _, _ = strings.Cut(s, "\x00")
+			sum := md5.Sum([]byte(s))
+			return rt.ToValue(hex.EncodeToString(sum[:]))
+		},
 	}
 	for name, fn := range globals {
 		if err := rt.Set(name, fn); err != nil {
