@@ -71,6 +71,7 @@ const (
 	CodeGraphContainsCycle              Code = 140   // a view defined on itself through other views
 	CodeOptionNotSupportedOnView        Code = 167   // an option or stage a view cannot have
 	CodeViewDepthLimitExceeded          Code = 165   // views standing on more than 20 views
+	CodeViewPipelineMaxSizeExceeded     Code = 195   // views whose pipelines together pass 16,000,000 bytes
 	CodeNoSuchKey                       Code = 4     // a required field missing from an operator's document
 	CodeNoQueryExecutionPlans           Code = 291   // a query no plan can answer (a $text the text index cannot serve)
 	CodeOperationFailed                 Code = 96    // an operation that cannot proceed (dataSize finds no index for its key pattern)
@@ -88,6 +89,7 @@ var codeNames = map[Code]string{
 	CodeGraphContainsCycle:              "GraphContainsCycle",
 	CodeOptionNotSupportedOnView:        "OptionNotSupportedOnView",
 	CodeViewDepthLimitExceeded:          "ViewDepthLimitExceeded",
+	CodeViewPipelineMaxSizeExceeded:     "ViewPipelineMaxSizeExceeded",
 	CodeNoSuchKey:                       "NoSuchKey",
 	CodeNoQueryExecutionPlans:           "NoQueryExecutionPlans",
 	CodeUnknownError:                    "UnknownError",

@@ -3,9 +3,10 @@ package engine
 import (
 	"context"
 	"errors"
-	"github.com/ttlkv/ttlkv/collation"
 	"path/filepath"
+	"strings"
 
+	"github.com/ttlkv/ttlkv/collation"
 	"github.com/ttlkv/ttlkv/document"
 	"github.com/ttlkv/ttlkv/engine/agg"
 	"github.com/ttlkv/ttlkv/engine/internal/catalog"
@@ -249,9 +250,28 @@ func (db *DB) explainAggregate(ctx context.Context, dbName string, s *aggregateS
 	if s.hint != nil {
 		find = append(find, bson.E{Key: "hint", Value: s.hint})
 	}
+	pushed, proj, limit := wholePipelinePushed(p)
+	if pushed && limit > 0 {
+		find = append(find, bson.E{Key: "limit", Value: limit})
+	}
+	if pushed && proj != nil {
+		find = append(find, bson.E{Key: "projection", Value: proj})
+	}
 	inner, err := cmdExplain(ctx, db, dbName, bson.D{{Key: "explain", Value: find}, {Key: "verbosity", Value: verbosity}})
 	if err != nil {
 		return nil, err
+	}
+	command := bson.D{{Key: "aggregate", Value: s.name}, {Key: "pipeline", Value: s.raw}}
+	if pushed {
+		// Nothing is left for the pipeline: mongod answers the find's
+		// explain, its queryPlanner at the top and no stages.
+		out := bson.D{{Key: "explainVersion", Value: "1"}}
+		for _, e := range inner {
+			if e.Key == "queryPlanner" || e.Key == "executionStats" {
+				out = append(out, e)
+			}
+		}
+		return append(out, bson.E{Key: "command", Value: command}), nil
 	}
 	cursor := bson.D{}
 	for _, e := range inner {
@@ -262,7 +282,142 @@ func (db *DB) explainAggregate(ctx context.Context, dbName string, s *aggregateS
 	stages := bson.A{bson.D{{Key: "$cursor", Value: cursor}}}
 	stages = append(stages, p.Stages()...)
 	return bson.D{{Key: "explainVersion", Value: "1"}, {Key: "stages", Value: stages},
-		{Key: "command", Value: bson.D{{Key: "aggregate", Value: s.name}, {Key: "pipeline", Value: s.raw}}}}, nil
+		{Key: "command", Value: command}}, nil
+}
+
+// wholePipelinePushed reports whether the find layer runs all of
+// pipeline p, as mongod's pipeline_d absorbs it: its leading $match,
+// $sort and the $limit after that sort, or without a sort a $limit
+// (which may follow the $project: mongod moves a $limit ahead of it),
+// then at most one $project of plain inclusions or exclusions, which
+// becomes the find's projection (proj, in the form mongod's $project
+// serializes it: {_id: true, a: true}; nil if none). limit is the
+// find's limit the sortless $limit gives (0: none). Such a pipeline's
+// explain is the find's.
+func wholePipelinePushed(p *agg.Pipeline) (pushed bool, proj bson.D, limit int64) {
+	if p.GeoNear() != nil || p.Out() != nil || p.UsesTextScore() {
+		return false, nil, 0
+	}
+	stageOf := func(st any) (string, any) {
+		if d, ok := st.(bson.D); ok && len(d) == 1 {
+			return d[0].Key, d[0].Value
+		}
+		return "", nil
+	}
+	stages := p.Stages()
+	if len(stages) > 0 && p.Sort() != nil && p.Limit() > 0 {
+		if name, v := stageOf(stages[0]); name == "$limit" {
+			if n, ok := asInt64(v); ok && n == p.Limit() {
+				stages = stages[1:]
+			}
+		}
+	}
+	if p.Sort() == nil {
+		for i, st := range stages {
+			if name, v := stageOf(st); name == "$limit" {
+				n, ok := asInt64(v)
+				if !ok || n <= 0 {
+					return false, nil, 0
+				}
+				limit = n
+				stages = append(append(bson.A{}, stages[:i]...), stages[i+1:]...)
+				break
+			}
+		}
+	}
+	switch len(stages) {
+	case 0:
+		return true, nil, limit
+	case 1:
+		name, v := stageOf(stages[0])
+		spec, ok := v.(bson.D)
+		if name != "$project" || !ok {
+			return false, nil, 0
+		}
+		proj, ok := pushedProjection(spec)
+		return ok, proj, limit
+	}
+	return false, nil, 0
+}
+
+// pushedProjection returns $project spec as mongod serializes it when
+// it pushes it into the find layer, and false when spec is not a plain
+// inclusion or exclusion (a computed field, an operator).
+func pushedProjection(spec bson.D) (bson.D, bool) {
+	if len(spec) == 0 {
+		return nil, false
+	}
+	idSet, idOn := false, true
+	var fields []string
+	incl := -1 // 1 inclusion, 0 exclusion, -1 not yet known
+	for _, e := range spec {
+		on, ok := projFlag(e.Value)
+		if !ok || strings.HasPrefix(e.Key, "$") {
+			return nil, false
+		}
+		if e.Key == "_id" {
+			idSet, idOn = true, on
+			continue
+		}
+		mode := 0
+		if on {
+			mode = 1
+		}
+		if incl != -1 && incl != mode {
+			return nil, false
+		}
+		incl = mode
+		fields = append(fields, e.Key)
+	}
+	out := bson.D{}
+	if incl != 0 {
+		// An inclusion names _id first, true unless excluded.
+		out = setPath(out, "_id", idOn)
+		for _, f := range fields {
+			out = setPath(out, f, true)
+		}
+		return out, true
+	}
+	for _, f := range fields {
+		out = setPath(out, f, false)
+	}
+	if idSet && !idOn {
+		out = setPath(out, "_id", false)
+	}
+	return out, true
+}
+
+// projFlag reads a projection value that includes or excludes a field:
+// a boolean or a number.
+func projFlag(v any) (bool, bool) {
+	switch x := v.(type) {
+	case bool:
+		return x, true
+	case int32, int64, float64:
+		f, _ := asFloat(x)
+		return f != 0, true
+	}
+	return false, false
+}
+
+// setPath sets the dotted path in d to v, nesting documents.
+func setPath(d bson.D, path string, v any) bson.D {
+	head, rest, nested := strings.Cut(path, ".")
+	for i, e := range d {
+		if e.Key == head {
+			if nested {
+				sub, _ := e.Value.(bson.D)
+				d[i].Value = setPath(sub, rest, v)
+			} else {
+				d[i].Value = v
+			}
+			return d
+		}
+	}
+	if nested {
+		return append(d, bson.E{Key: head, Value: setPath(bson.D{}, rest, v)})
+	}
+	return append(d, bson.E{Key: head, Value: v})
 }
 
 // Aggregate runs a pipeline (a bson.A of stage documents) over the
@@ -353,6 +508,31 @@ func (db *DB) checkInvolvedViews(dbName string, s *aggregateSpec) error {
 		}
 		if !collation.Equal(c.m().DefaultCollator(), agg) {
 			return document.Errorf(document.CodeOptionNotSupportedOnView, "Cannot override a view's default collation%s", c.m().NS())
+		}
+	}
+	// mongod resolves every view the pipeline reads before it runs,
+	// and the views their pipelines read in turn: one that stands on
+	// too many views fails the aggregation, whether or not the stage
+	// that names it reads anything.
+	seen := map[string]bool{}
+	for len(names) > 0 {
+		name := names[0]
+		names = names[1:]
+		if seen[name] {
+			continue
+		}
+		seen[name] = true
+		if err := db.checkViewResolves(dbName, name); err != nil {
+			return err
+		}
+		for on := name; ; {
+			c := db.lookup(dbName, on)
+			if c == nil || c.m().Kind != catalog.KindView {
+				break
+			}
+			var pipe bson.A
+			on, pipe = viewDef(c.m())
+			names = involvedNamespaces(pipe, names)
 		}
 	}
 	return nil

@@ -29,36 +29,55 @@ func (db *DB) writeOut(ctx context.Context, dbName string, o *agg.Out, q *queryE
 	if err := validateCollName(tdb, o.Coll, false); err != nil {
 		return err
 	}
+	if o.Timeseries != nil {
+		// Checked before the view refusal: mongod's own codes.
+		opts, err := db.outTimeseriesOptions(tdb, o)
+		if err != nil {
+			return err
+		}
+		return db.runOut(ctx, tdb, o, q, opts)
+	}
 	if t := db.lookup(tdb, o.Coll); t != nil && t.m().Kind == catalog.KindView {
 		return errView(t.m())
 	}
+	if o.Stage == "$out" {
+		if t := db.lookup(tdb, o.Coll); t != nil && t.m().Kind == catalog.KindTimeseries {
+			// mongod 7.0.3 and later replace it with an ordinary
+			// collection.
+			return db.runOut(ctx, tdb, o, q, bson.D{})
+		}
+		return db.runOut(ctx, tdb, o, q, nil)
+	}
 	if t := db.lookup(tdb, o.Coll); t != nil && t.m().Kind == catalog.KindTimeseries {
 		return document.Errorf(document.CodeCommandNotSupportedOnView, "%s to time-series collection %s.%s is not supported by ttlkv", o.Stage, tdb, o.Coll)
-	}
-	if o.Stage == "$out" {
-		return db.runOut(ctx, tdb, o, q)
 	}
 	return db.runMerge(ctx, tdb, o, q)
 }
 
 // runOut writes every result into a new collection with the target's
-// options and indexes, then renames it over the target: the target
-// changes all at once, and not at all if a result cannot be written.
-func (db *DB) runOut(ctx context.Context, tdb string, o *agg.Out, q *queryExec) error {
-	var opts bson.D
+// options and indexes (with opts when not nil: a time-series one, or an
+// ordinary one in a time-series collection's place), then renames it
+// over the target: the target changes all at once, and not at all if a
+// result cannot be written.
+func (db *DB) runOut(ctx context.Context, tdb string, o *agg.Out, q *queryExec, opts bson.D) error {
 	var indexes []bson.D
+	swap := false // a time-series collection is the target or the result
 	if t := db.lookup(tdb, o.Coll); t != nil {
 		m := t.m()
 		if m.Kind == catalog.KindCapped {
 			return document.Errorf(document.Code(17152), "namespace '%s.%s' is capped so it can't be used for $out", tdb, o.Coll)
 		}
-		opts = m.Options
-		for _, ix := range m.Indexes {
-			if ix.ID != idIndexID {
-				indexes = append(indexes, listIndexEntry(ix))
+		swap = m.Kind == catalog.KindTimeseries
+		if opts == nil || (swap && o.Timeseries != nil) {
+			opts = m.Options
+			for _, ix := range m.Indexes {
+				if ix.ID != idIndexID {
+					indexes = append(indexes, listIndexEntry(ix))
+				}
 			}
 		}
 	}
+	swap = swap || o.Timeseries != nil
 	tmp := tmpOutPrefix + bson.NewObjectID().Hex()
 	if _, _, err := db.createColl(tdb, tmp, opts); err != nil {
 		return err
@@ -94,7 +113,11 @@ func (db *DB) runOut(ctx context.Context, tdb string, o *agg.Out, q *queryExec) 
 			return fail(werrs[0].Err)
 		}
 	}
-	if err := db.renameCollection(tdb, tmp, tdb, o.Coll, true); err != nil {
+	rename := func() error { return db.renameCollection(tdb, tmp, tdb, o.Coll, true) }
+	if swap {
+		rename = func() error { return db.outSwap(tdb, tmp, o.Coll) }
+	}
+	if err := rename(); err != nil {
 		return fail(err)
 	}
 	return nil

@@ -100,13 +100,13 @@ func TestAggregateOut(t *testing.T) {
 		code     document.Code
 	}{
 		{`[{"$out": "capped"}]`, 17152},
-		{`[{"$out": "ts"}]`, document.CodeCommandNotSupportedOnView},
+		{`[{"$merge": "ts"}]`, document.CodeCommandNotSupportedOnView},
 		{`[{"$out": "t"}, {"$match": {}}]`, 40601},
 		{`[{"$out": 1}]`, 16990},
 		{`[{"$out": {"coll": "x", "bogus": 1}}]`, document.CodeIDLUnknownField},
 		{`[{"$out": {"db": "test"}}]`, document.CodeIDLFailedToParse},
 		{`[{"$out": "system.x"}]`, document.CodeInvalidNamespace},
-		{`[{"$out": {"coll": "x", "timeseries": {"timeField": "at"}}}]`, document.CodeInvalidOptions},
+		{`[{"$out": {"coll": "capped", "timeseries": {"timeField": "at"}}}]`, 7268700},
 		{`[{"$facet": {"a": [{"$out": "x"}]}}]`, 40600},
 		{`[{"$lookup": {"from": "t", "pipeline": [{"$out": "x"}], "as": "l"}}]`, 51047},
 		{`[{"$unionWith": {"coll": "t", "pipeline": [{"$out": "x"}]}}]`, 31441},

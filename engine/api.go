@@ -2,9 +2,11 @@ package engine
 
 import (
 	"context"
+	"sync"
 
 	"github.com/ttlkv/ttlkv/document"
 	"github.com/ttlkv/ttlkv/engine/internal/catalog"
+	script "github.com/ttlkv/ttlkv/engine/internal/js"
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
 
@@ -401,3 +403,41 @@ func isInternalName(name string) bool {
 // system. name a client may create in any database, as mongod's
 // NamespaceString::isLegalClientSystemNS allows it.
 const systemJS = "system.js"
+
+// scriptContext returns ctx with what server-side scripts of database
+// dbName run under it need, unless it has them already: print and
+// printjson write to the log, as mongod's, and a $where or a mapReduce
+// sees the database's stored functions (system.js).
+func (db *DB) scriptContext(ctx context.Context, dbName string) context.Context {
+	if script.HasStored(ctx) {
+		return ctx
+	}
+	ctx = script.WithPrint(ctx, func(line string) { db.logf("jsPrint: %s", line) })
+	return script.WithStored(ctx, db.storedJSLoader(ctx, dbName))
+}
+
+// storedJSLoader returns what reads the documents of dbName's system.js
+// collection (stored JavaScript) once, when a $where or a mapReduce
+// function first runs, for the scripts' globals (docs/javascript.md).
+func (db *DB) storedJSLoader(ctx context.Context, dbName string) func() ([]bson.D, error) {
+	var once sync.Once
+	var docs []bson.D
+	var err error
+	return func() ([]bson.D, error) {
+		once.Do(func() {
+			if db.lookup(dbName, systemJS) == nil {
+				return
+			}
+			_, _, q, ferr := db.findPlan(dbName, systemJS, nil, FindOptions{})
+			if ferr != nil {
+				err = ferr
+				return
+			}
+			err = q.each(ctx, func(d bson.D) error {
+				docs = append(docs, d)
+				return nil
+			})
+		})
+		return docs, err
+	}
+}

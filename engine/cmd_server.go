@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	"github.com/ttlkv/ttlkv/document"
+	script "github.com/ttlkv/ttlkv/engine/internal/js"
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
 
@@ -38,6 +39,14 @@ const Version = "0.1.0"
 // bits is the word size mongosh's db.serverBits() reads. There is no
 // openssl: TLS is Go's.
 func cmdBuildInfo(context.Context, *DB, string, bson.D) (bson.D, error) {
+	return buildInfoDoc(), nil
+}
+
+// Scripts' version() and buildInfo() answer what the command does.
+func init() { script.SetBuildInfo(buildInfoDoc()) }
+
+// buildInfoDoc is the buildInfo command's reply, without ok.
+func buildInfoDoc() bson.D {
 	return bson.D{{Key: "version", Value: Version}, {Key: "gitVersion", Value: "ttlkv"},
 		{Key: "modules", Value: bson.A{}}, {Key: "allocator", Value: "system"},
 		{Key: "javascriptEngine", Value: "goja"}, {Key: "sysInfo", Value: "deprecated"},
@@ -45,7 +54,7 @@ func cmdBuildInfo(context.Context, *DB, string, bson.D) (bson.D, error) {
 		{Key: "buildEnvironment", Value: bson.D{{Key: "distmod", Value: ""}, {Key: "distarch", Value: machineArch()},
 			{Key: "cc", Value: runtime.Version()}, {Key: "target_arch", Value: machineArch()}, {Key: "target_os", Value: runtime.GOOS}}},
 		{Key: "bits", Value: int32(strconv.IntSize)}, {Key: "debug", Value: false},
-		{Key: "maxBsonObjectSize", Value: int32(document.MaxDocumentSize)}, {Key: "storageEngines", Value: bson.A{"badger"}}}, nil
+		{Key: "maxBsonObjectSize", Value: int32(document.MaxDocumentSize)}, {Key: "storageEngines", Value: bson.A{"badger"}}}
 }
 
 // machineArch names the processor architecture as mongod's build

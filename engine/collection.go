@@ -247,12 +247,20 @@ func (db *DB) createParsed(dbName, name string, co *createOptions, explicit bool
 		return nil, false, document.Errorf(document.CodeNamespaceExists, "Collection %s already exists.", m.NS())
 	}
 	if co.kind == catalog.KindTimeseries {
+		// It is a view over its buckets in mongod's view graph: the views
+		// that already read its name must take it (collation, depth).
+		if tc, ok := co.ext.(*tsCreate); ok {
+			tm := &catalog.Coll{Options: co.raw}
+			if err := db.checkViewGraph(dbName, name, tsBucketsPre+name, tsViewPipeline(tc.opts), tm.DefaultCollator()); err != nil {
+				return nil, false, err
+			}
+		}
 		return db.createTimeseriesLocked(dbName, name, co)
 	}
 	if co.kind == catalog.KindView {
 		vm := &catalog.Coll{Options: co.raw}
-		on, _ := viewDef(vm)
-		if err := db.checkViewGraph(dbName, name, on, vm.DefaultCollator()); err != nil {
+		on, pipe := viewDef(vm)
+		if err := db.checkViewGraph(dbName, name, on, pipe, vm.DefaultCollator()); err != nil {
 			return nil, false, err
 		}
 	}

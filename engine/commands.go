@@ -178,6 +178,7 @@ func (db *DB) runCommand(ctx context.Context, dbName string, cmd bson.D) (bson.D
 	if err := validateDBName(dbName); err != nil {
 		return nil, err
 	}
+	ctx = db.scriptContext(ctx, dbName)
 	c, ok := commands[cmd[0].Key]
 	if !ok {
 		return nil, document.Errorf(document.CodeCommandNotFound, "no such command: '%s'", cmd[0].Key)

@@ -180,7 +180,13 @@ func newScanner(p *plan) *scanner {
 // context ends: a cursor's batches each have their own.
 func (s *scanner) filter(ctx context.Context) *query.Filter {
 	if s.flt == nil || s.fltCtx != ctx {
-		s.flt, s.fltCtx = s.p.filter.WithContext(ctx), ctx
+		bound := ctx
+		if s.p.filter.HasWhere() && s.p.c != nil {
+			// A Go API call has no command to give its $where the
+			// log and the stored functions (runCommand does).
+			bound = s.p.c.db.scriptContext(ctx, s.p.m.DB)
+		}
+		s.flt, s.fltCtx = s.p.filter.WithContext(bound), ctx
 	}
 	return s.flt
 }

@@ -126,65 +126,6 @@ func checkViewPipeline(ns string, pipe bson.A) error {
 	return nil
 }
 
-// checkViewGraph refuses a view of dbName named name on viewOn that
-// would close a cycle (140 GraphContainsCycle), make a chain of more
-// than maxViewDepth views through it, counting the views standing on
-// it (165 ViewDepthLimitExceeded), or stand on a view of another
-// collation (167 OptionNotSupportedOnView), with the messages of
-// mongod's ViewGraph. coll is the view's collation (nil: simple).
-// ttlkv's graph follows viewOn only, not the collections its
-// pipeline's $lookup, $graphLookup and $unionWith read.
-func (db *DB) checkViewGraph(dbName, name, viewOn string, coll *collation.Collator) error {
-	if c := db.lookup(dbName, viewOn); c != nil && c.m().Kind == catalog.KindView && !collation.Equal(coll, c.m().DefaultCollator()) {
-		return document.Errorf(document.CodeOptionNotSupportedOnView, "View %s.%s has a collation that does not match the collation of view %s", dbName, name, c.m().NS())
-	}
-	errDepth := document.Errorf(document.CodeViewDepthLimitExceeded, "View depth limit exceeded; maximum depth is %d", maxViewDepth)
-	chain := []string{name} // the views from this one down
-	for on := viewOn; ; {
-		if on == name {
-			// mongod names the view first, then the path from it back
-			// to it.
-			msg := dbName + "." + name
-			for _, s := range append(chain, name) {
-				msg += " => " + dbName + "." + s
-			}
-			return document.Errorf(document.CodeGraphContainsCycle, "View cycle detected: %s", msg)
-		}
-		if len(chain) > maxViewDepth {
-			return errDepth
-		}
-		c := db.lookup(dbName, on)
-		if c == nil || c.m().Kind != catalog.KindView {
-			break
-		}
-		chain = append(chain, on)
-		on, _ = viewDef(c.m())
-	}
-	// The longest chain of views standing on this one, this one
-	// included.
-	onIt := map[string][]string{}
-	for _, c := range db.collsOf(dbName) {
-		if m := c.m(); m.Kind == catalog.KindView && m.Name != name {
-			on, _ := viewDef(m)
-			onIt[on] = append(onIt[on], m.Name)
-		}
-	}
-	var above func(n string, depth int) int
-	above = func(n string, depth int) int {
-		h := 0
-		if depth <= maxViewDepth {
-			for _, p := range onIt[n] {
-				h = max(h, above(p, depth+1))
-			}
-		}
-		return h + 1
-	}
-	if len(chain)+above(name, 0)-1 > maxViewDepth {
-		return errDepth
-	}
-	return nil
-}
-
 func (viewKind) open(*DB, *coll) error { return nil }
 
 func (viewKind) insert(_ context.Context, _ *DB, c *coll, _ []any, _ bool) ([]any, []WriteError, error) {
@@ -196,6 +137,9 @@ func (viewKind) insert(_ context.Context, _ *DB, c *coll, _ []any, _ bool) ([]an
 // skip and limit; the projection is applied to its results.
 func (viewKind) query(db *DB, c *coll, filter bson.D, _ *query.Filter, _ *query.Sort, o FindOptions, proj *query.Projection) (*queryExec, error) {
 	m := c.m()
+	if err := db.checkViewResolves(m.DB, m.Name); err != nil {
+		return nil, err
+	}
 	on, full := viewFindPipeline(m, filter, o)
 	let, err := agg.ParseLet(o.Let, bson.NewDateTimeFromTime(db.opts.Clock()))
 	if err != nil {
@@ -351,7 +295,7 @@ func (db *DB) modifyView(c *coll, opts bson.D) error {
 	if err := checkViewPipeline(old.NS(), pipe); err != nil {
 		return err
 	}
-	if err := db.checkViewGraph(old.DB, old.Name, on, old.DefaultCollator()); err != nil {
+	if err := db.checkViewGraph(old.DB, old.Name, on, pipe, old.DefaultCollator()); err != nil {
 		return err
 	}
 	if strings.HasPrefix(on, tsBucketsPre) {
@@ -425,6 +369,9 @@ func viewFindPipeline(m *catalog.Coll, filter bson.D, o FindOptions) (string, bs
 func (db *DB) explainViewFind(ctx context.Context, dbName string, c *coll, find bson.D, verbosity string) (bson.D, error) {
 	filter, o, err := parseFindOptions(find)
 	if err != nil {
+		return nil, err
+	}
+	if err := db.checkViewResolves(dbName, c.m().Name); err != nil {
 		return nil, err
 	}
 	on, full := viewFindPipeline(c.m(), filter, o)

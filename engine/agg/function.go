@@ -106,6 +106,9 @@ func (f functionExpr) Eval(e *Env) (any, error) {
 	if e.noJS {
 		return nil, errNoScripting()
 	}
+	if script.HasWhere(e.context()) {
+		return nil, script.ErrWhereAndFunction()
+	}
 	fn, err := script.Compile(f.body)
 	if err != nil {
 		return nil, err

@@ -26,6 +26,10 @@ type Out struct {
 	// Pipeline is whenMatched's update pipeline, run on the matched
 	// document with the variables of Vars.
 	Pipeline bson.A
+	// Timeseries is a $out's timeseries option as written, nil if it
+	// has none: the target is (or becomes) a time-series collection of
+	// those options. The engine checks its fields.
+	Timeseries bson.D
 
 	spec any      // as written, for explain
 	let  []letVar // the variables of the whenMatched pipeline
@@ -72,7 +76,7 @@ func (o *Out) Vars(d bson.D, now bson.DateTime) (bson.D, error) {
 // Out returns the pipeline's $out or $merge stage, nil if it has none.
 func (p *Pipeline) Out() *Out { return p.out }
 
-// parseOut parses {$out: "coll"} or {$out: {db, coll}}.
+// parseOut parses {$out: "coll"} or {$out: {db, coll, timeseries}}.
 func parseOut(arg any) (*Out, error) {
 	o := &Out{Stage: "$out", spec: arg}
 	switch x := arg.(type) {
@@ -92,7 +96,11 @@ func parseOut(arg any) (*Out, error) {
 					o.Coll = s
 				}
 			case "timeseries":
-				return nil, document.Errorf(document.CodeInvalidOptions, "ttlkv's $out does not create time-series collections: create the collection with timeseries options and $merge into it")
+				d, ok := el.Value.(bson.D)
+				if !ok {
+					return nil, document.Errorf(document.CodeTypeMismatch, "BSON field '$out.timeseries' is the wrong type '%s', expected type 'object'", document.TypeName(el.Value))
+				}
+				o.Timeseries = d
 			default:
 				return nil, document.Errorf(codeUnknownField, "BSON field '$out.%s' is an unknown field.", el.Key)
 			}

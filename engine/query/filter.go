@@ -11,6 +11,7 @@ import (
 
 	"github.com/ttlkv/ttlkv/collation"
 	"github.com/ttlkv/ttlkv/document"
+	script "github.com/ttlkv/ttlkv/engine/internal/js"
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
 
@@ -20,6 +21,7 @@ type Filter struct {
 	root    andExpr
 	hasExpr bool                // some branch is a $expr or a $where, whose evaluation can fail
 	js      bool                // some branch runs JavaScript ($where, $function in a $expr)
+	where   bool                // some branch is a $where
 	text    *TextSearch         // the $text, nil if none
 	textOr  bool                // the $text is a branch of the top-level $or
 	near    *GeoNear            // the $near or $nearSphere, nil if none
@@ -189,7 +191,7 @@ func ParseFilterOpts(f bson.D, o ParseOptions) (*Filter, error) {
 	case near != nil && top.text != nil:
 		return nil, badValue("text and geoNear not allowed in same query")
 	}
-	return &Filter{root: e, hasExpr: top.hasExpr, js: top.js, text: top.text, textOr: top.text != nil && top.text.underOr, near: near}, nil
+	return &Filter{root: e, hasExpr: top.hasExpr, js: top.js, where: top.hasWhere, text: top.text, textOr: top.text != nil && top.text.underOr, near: near}, nil
 }
 
 // WithContext returns the filter with the JavaScript it runs ($where, a
@@ -201,6 +203,10 @@ func (f *Filter) WithContext(ctx context.Context) *Filter {
 	if f == nil || !f.js {
 		return f
 	}
+	if f.where {
+		// mongod refuses a $function run by an operation with a $where.
+		ctx = script.WithWhere(ctx)
+	}
 	out := *f
 	out.root = bindContext(f.root, ctx).(andExpr)
 	return &out
@@ -209,6 +215,9 @@ func (f *Filter) WithContext(ctx context.Context) *Filter {
 // RunsJavaScript reports whether matching runs JavaScript: a $where, a
 // $function in a $expr.
 func (f *Filter) RunsJavaScript() bool { return f != nil && f.js }
+
+// HasWhere reports whether the filter has a $where.
+func (f *Filter) HasWhere() bool { return f != nil && f.where }
 
 func bindContext(e expr, ctx context.Context) expr {
 	return mapLogical(e, func(x expr) expr {
@@ -311,6 +320,7 @@ type topCtx struct {
 	vars        any           // the user variables of a $expr (ParseFilterWith)
 	hasExpr     bool          // a $expr or a $where was parsed
 	js          bool          // ... one that runs JavaScript
+	hasWhere    bool          // a $where was parsed
 	where       bool          // $where is accepted (ParseOptions.Where)
 	noScripting bool          // JavaScript is refused (ParseOptions.NoScripting)
 	text        *TextSearch   // the $text parsed, nil if none

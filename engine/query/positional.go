@@ -169,9 +169,10 @@ func replaceAt(c any, parts []string, v any) any {
 func (p *Projection) HasPositional() bool { return p != nil && p.positional != "" }
 
 // WithQuery returns a copy of p whose positional path is placed by
-// filter, the find's query.
+// filter, the find's query (which also tells whether the find has a
+// $where its $function may not run beside).
 func (p *Projection) WithQuery(filter *Filter) *Projection {
-	if p == nil || p.positional == "" {
+	if p == nil || (p.positional == "" && !(p.js && filter.HasWhere())) {
 		return p
 	}
 	out := *p

@@ -8,6 +8,7 @@ import (
 
 	"github.com/ttlkv/ttlkv/collation"
 	"github.com/ttlkv/ttlkv/document"
+	script "github.com/ttlkv/ttlkv/engine/internal/js"
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
 
@@ -30,6 +31,8 @@ type Projection struct {
 	// compute projects a document when the projection computes fields
 	// (RegisterProjectionCompiler); the fields above are then unused.
 	compute func(bson.D, *collation.Collator) (bson.D, error)
+	// js is set when a computed field holds a $function.
+	js bool
 	// coll is the collation computed fields compare under (Collate).
 	coll *collation.Collator
 	// textScore are the paths given {$meta: "textScore"}, set after the
@@ -122,7 +125,7 @@ func ParseProjectionWith(p bson.D, now time.Time, vars any) (*Projection, error)
 		if err != nil {
 			return nil, err
 		}
-		pr.compute = fn
+		pr.compute, pr.js = fn, hasFieldNamed(p, "$function")
 		return pr, nil
 	}
 	mode := 0 // 1 inclusion, -1 exclusion, 0 not yet known
@@ -481,6 +484,10 @@ func (p *Projection) ApplyErr(d bson.D) (bson.D, error) {
 }
 
 func (p *Projection) applyErr(d bson.D) (bson.D, error) {
+	if p != nil && p.js && p.query.HasWhere() {
+		// mongod's refusal, when the $function would first run.
+		return nil, script.ErrWhereAndFunction()
+	}
 	if p != nil && p.compute != nil {
 		return p.compute(cloneDoc(d), p.coll)
 	}
@@ -697,4 +704,24 @@ func (p *Projection) SetGeoMeta(out bson.D, dist float64, point any) bson.D {
 		out = setScorePath(out, path, point)
 	}
 	return out
+}
+
+// hasFieldNamed reports whether a field named k appears in v, at any depth of
+// its documents and arrays.
+func hasFieldNamed(v any, k string) bool {
+	switch x := v.(type) {
+	case bson.D:
+		for _, e := range x {
+			if e.Key == k || hasFieldNamed(e.Value, k) {
+				return true
+			}
+		}
+	case bson.A:
+		for _, e := range x {
+			if hasFieldNamed(e, k) {
+				return true
+			}
+		}
+	}
+	return false
 }

@@ -65,6 +65,6 @@ func parseWhere(v any, top *topCtx) (expr, error) {
 	if err != nil {
 		return nil, err
 	}
-	top.hasExpr, top.js = true, true
+	top.hasExpr, top.js, top.hasWhere = true, true, true
 	return whereNode{fn: fn}, nil
 }

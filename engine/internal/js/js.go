@@ -120,7 +120,7 @@ func syntaxError(err error) error {
 // an empty object as this, and returns its result as BSON, as $function
 // and $accumulator do.
 func (f *Func) Call(ctx context.Context, args ...any) (any, error) {
-	return f.CallScoped(ctx, nil, args...)
+	return f.call(ctx, false, nil, args...)
 }
 
 // Where calls the function with doc as this and as the global obj, as
@@ -128,6 +128,9 @@ func (f *Func) Call(ctx context.Context, args ...any) (any, error) {
 func (f *Func) Where(ctx context.Context, doc bson.D) (bool, error) {
 	var out bool
 	err := f.run(ctx, func(v *vm, fn goja.Callable) error {
+		if err := v.setStored(ctx); err != nil {
+			return err
+		}
 		this := v.toJS(doc)
 		g := v.rt.GlobalObject()
 		if err := g.Set("obj", this); err != nil {
@@ -171,6 +174,8 @@ func (f *Func) run(ctx context.Context, body func(v *vm, fn goja.Callable) error
 	done := false
 	wake := make(chan struct{})
 	v.wake = wake
+	v.printer = printerOf(ctx)
+	defer func() { v.printer = nil }()
 	interrupt := func(reason error) {
 		mu.Lock()
 		if !done {

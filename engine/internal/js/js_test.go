@@ -2,6 +2,7 @@ package js
 
 import (
 	"context"
+	"fmt"
 	"reflect"
 	"strings"
 	"sync"
@@ -256,5 +257,73 @@ func TestOutOfMemory(t *testing.T) {
 	_, err = f.Call(context.Background())
 	if codeOf(err) != CodeJSInterpreterFailure || !strings.Contains(err.Error(), "Out of memory") {
 		t.Fatalf("%v", err)
+	}
+}
+
+// TestShellHelpers: the print, printjson and tojson of mongod's
+// server-side scopes (its mozjs print and its shell's types.js), with
+// their output shapes.
+func TestShellHelpers(t *testing.T) {
+	t.Parallel()
+	var lines []string
+	var mu sync.Mutex
+	ctx := WithPrint(context.Background(), func(s string) {
+		mu.Lock()
+		lines = append(lines, s)
+		mu.Unlock()
+	})
+	doc := bson.D{{Key: "a", Value: int32(1)}, {Key: "s", Value: "x\"y"}, {Key: "n", Value: nil},
+		{Key: "l", Value: int64(5)}, {Key: "arr", Value: bson.A{int32(1), "b"}}, {Key: "e", Value: bson.A{}},
+		{Key: "d", Value: bson.NewDateTimeFromTime(time.Date(2024, 1, 2, 3, 4, 5, 0, time.UTC))},
+		{Key: "sub", Value: bson.D{}}}
+	cases := []struct{ src, want string }{
+		{`function(d) { return tojson(d.a) }`, `1`},
+		{`function(d) { return tojson("a\"b\n") }`, `"a\"b\n"`},
+		{`function(d) { return tojson(null) + " " + tojson(undefined) + " " + tojson(true) }`, `null undefined true`},
+		{`function(d) { return tojson({x: 1, y: "z"}) }`, `{ "x" : 1, "y" : "z" }`},
+		{`function(d) { return tojson({}) }`, `{ }`},
+		{`function(d) { return tojson([]) }`, `[ ]`},
+		{`function(d) { return tojson([1, "a"]) }`, `[ 1, "a" ]`},
+		{`function(d) { return tojson(d.d) }`, `ISODate("2024-01-02T03:04:05Z")`},
+		{`function(d) { return tojson(new Date(Date.UTC(2024, 0, 2, 3, 4, 5, 60))) }`, `ISODate("2024-01-02T03:04:05.060Z")`},
+		{`function(d) { return tojson(d.l) + " " + tojson(NumberInt(3)) + " " + tojson(ObjectId("0123456789abcdef01234567")) }`, `NumberLong(5) NumberInt(3) ObjectId("0123456789abcdef01234567")`},
+		{`function(d) { return tojson(/a.b/i) }`, `/a.b/i`},
+		{`function(d) { return tojson(d) }`, "{\n\t\"a\" : 1,\n\t\"s\" : \"x\\\"y\",\n\t\"n\" : null,\n\t\"l\" : NumberLong(5),\n\t\"arr\" : [\n\t\t1,\n\t\t\"b\"\n\t],\n\t\"e\" : [ ],\n\t\"d\" : ISODate(\"2024-01-02T03:04:05Z\"),\n\t\"sub\" : {\n\t\t\n\t}\n}"},
+		{`function(d) { return tojsononeline(d) }`, `{  "a" : 1,  "s" : "x\"y",  "n" : null,  "l" : NumberLong(5),  "arr" : [ 1, "b" ],  "e" : [ ],  "d" : ISODate("2024-01-02T03:04:05Z"),  "sub" : {   } }`},
+		{`function(d) { return isString("a") && isNumber(1) && isObject([]) && !isString(1) }`, `true`},
+		{`function(d) { return hex_md5("abc") }`, `900150983cd24fb0d6963f7d28e17f72`},
+		{`function(d) { print("a", 1, null, undefined, {}); printjson({k: [1]}); printjsononeline({k: 2}); return "ok" }`, `ok`},
+	}
+	for _, c := range cases {
+		f, err := Compile(c.src)
+		if err != nil {
+			t.Fatalf("%s: %v", c.src, err)
+		}
+		got, err := f.Call(ctx, doc)
+		if err != nil {
+			t.Errorf("%s: %v", c.src, err)
+			continue
+		}
+		if s := fmt.Sprint(got); s != c.want {
+			t.Errorf("%s = %q, want %q", c.src, s, c.want)
+		}
+	}
+	want := []string{`a 1 [unknown type] [unknown type] [object Object]`, `{ "k" : [ 1 ] }`, `{  "k" : 2 }`}
+	mu.Lock()
+	defer mu.Unlock()
+	if !reflect.DeepEqual(lines, want) {
+		t.Errorf("printed %q, want %q", lines, want)
+	}
+	// hex_md5 takes one string.
+	for _, src := range []string{`function() { return hex_md5(1) }`, `function() { return hex_md5() }`, `function() { return hex_md5("a", "b") }`} {
+		f, _ := Compile(src)
+		if _, err := f.Call(ctx); err == nil || !strings.Contains(err.Error(), "hex_md5 takes a single string argument -- hex_md5(string)") {
+			t.Errorf("%s: %v", src, err)
+		}
+	}
+	// Without a destination print does nothing and returns undefined.
+	f, _ := Compile(`function() { return print("x") === undefined }`)
+	if got, err := f.Call(context.Background()); err != nil || got != true {
+		t.Errorf("print without a destination = %v, %v", got, err)
 	}
 }

@@ -43,6 +43,9 @@ func (f *Func) Map(ctx context.Context, doc bson.D, scope bson.D) ([]Emit, error
 		if err := v.setScope(scope); err != nil {
 			return err
 		}
+		if err := v.setStored(ctx); err != nil { // loaded after the scope, as in mongod
+			return err
+		}
 		var used int64
 		emit := func(call goja.FunctionCall) goja.Value {
 			if len(call.Arguments) != 2 {
@@ -84,12 +87,25 @@ func (f *Func) Map(ctx context.Context, doc bson.D, scope bson.D) ([]Emit, error
 }
 
 // CallScoped calls the function as Call does, with scope's fields as
-// global variables: mapReduce's reduce and finalize.
+// global variables and the stored functions of ctx (WithStored):
+// mapReduce's reduce and finalize.
 func (f *Func) CallScoped(ctx context.Context, scope bson.D, args ...any) (any, error) {
+	return f.call(ctx, true, scope, args...)
+}
+
+// call calls the function with args, this an empty object, scope's
+// fields as globals and, with stored, the stored functions of ctx
+// (WithStored).
+func (f *Func) call(ctx context.Context, stored bool, scope bson.D, args ...any) (any, error) {
 	var out any
 	err := f.run(ctx, func(v *vm, fn goja.Callable) error {
 		if err := v.setScope(scope); err != nil {
 			return err
+		}
+		if stored {
+			if err := v.setStored(ctx); err != nil {
+				return err
+			}
 		}
 		jsArgs := make([]goja.Value, len(args))
 		for i, a := range args {

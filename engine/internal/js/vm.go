@@ -1,10 +1,15 @@
 package js
 
 import (
+	"crypto/md5"
+	"encoding/hex"
+	"errors"
 	"runtime"
+	"strings"
 	"time"
 
 	"github.com/dop251/goja"
+	"go.mongodb.org/mongo-driver/v2/bson"
 )
 
 // vm is one goja runtime with what the conversions need. A runtime is
@@ -20,6 +25,8 @@ type vm struct {
 	// wake is closed when the current call is interrupted, which ends a
 	// sleep() at once.
 	wake chan struct{}
+	// printer receives the current call's print lines (nil: dropped).
+	printer func(string)
 }
 
 const maxFuncsPerVM = 256
@@ -94,6 +101,39 @@ func newVM() *vm {
 		panic(err)
 	}
 	if err := rt.Set("sleep", v.sleep); err != nil {
+		panic(err)
+	}
+	if err := rt.Set("print", v.print); err != nil {
+		panic(err)
+	}
+	globals := map[string]func(goja.FunctionCall) goja.Value{
+		// mongod's other global functions: the server's version, its
+		// buildInfo, and the scripts' heap limit in MiB.
+		"version": func(goja.FunctionCall) goja.Value {
+			s, _ := lookupString(buildInfoDoc(), "version")
+			return rt.ToValue(s)
+		},
+		"buildInfo":        func(goja.FunctionCall) goja.Value { return v.toJS(buildInfoDoc()) },
+		"getJSHeapLimitMB": func(goja.FunctionCall) goja.Value { return rt.ToValue(float64(memoryLimit.Load() >> 20)) },
+		// hex_md5(s): the MD5 digest of a string's UTF-8 bytes (up to a
+		// NUL, as mongod reads it), in lowercase hex.
+		"hex_md5": func(call goja.FunctionCall) goja.Value {
+			a := call.Argument(0)
+			s, ok := a.Export().(string)
+			if len(call.Arguments) != 1 || !ok {
+				panic(rt.NewGoError(errors.New("hex_md5 takes a single string argument -- hex_md5(string)")))
+			}
+			s, _, _ = strings.Cut(s, "\x00")
+			sum := md5.Sum([]byte(s))
+			return rt.ToValue(hex.EncodeToString(sum[:]))
+		},
+	}
+	for name, fn := range globals {
+		if err := rt.Set(name, fn); err != nil {
+			panic(err)
+		}
+	}
+	if _, err := rt.RunString(shellPrelude); err != nil {
 		panic(err)
 	}
 	v.baseline = map[string]bool{}
@@ -188,4 +228,15 @@ func (v *vm) sleep(call goja.FunctionCall) goja.Value {
 	case <-v.wake:
 	}
 	return goja.Undefined()
+}
+
+// lookupString returns d's string field k.
+func lookupString(d bson.D, k string) (string, bool) {
+	for _, e := range d {
+		if e.Key == k {
+			s, ok := e.Value.(string)
+			return s, ok
+		}
+	}
+	return "", false
 }
