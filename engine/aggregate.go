@@ -158,10 +158,27 @@ func (db *DB) spillDir() string {
 	return filepath.Join(db.dir, "_tmp")
 }
 
+// nestedReadsKey is the context key of how many $lookup, $graphLookup
+// and $unionWith reads the current one runs inside.
+type nestedReadsKey struct{}
+
+// maxNestedReads is how deeply those reads may nest at run time,
+// through the views they read: mongod's internalMaxSubPipelineViewDepth
+// (20). The view graph keeps a new view within it; the count is the
+// backstop for a graph stored before it followed pipelines, where a
+// cycle would otherwise recurse until the process ran out of stack.
+const maxNestedReads = 20
+
 // lookupFunc is how a pipeline on dbName reads a $lookup's foreign
-// collection: a find with the pipeline's collation, every batch.
+// collection: a find with the pipeline's collation, every batch. A read
+// nested more than maxNestedReads deep is 269, as mongod's.
 func (db *DB) lookupFunc(dbName string, collation bson.D) agg.LookupFunc {
 	return func(ctx context.Context, from string, filter bson.D, fn func(bson.D) error) error {
+		depth, _ := ctx.Value(nestedReadsKey{}).(int)
+		if depth >= maxNestedReads {
+			return document.Errorf(document.CodeMaxSubPipelineDepthExceeded, "Maximum number of nested sub-pipelines exceeded. Limit is %d", maxNestedReads)
+		}
+		ctx = context.WithValue(ctx, nestedReadsKey{}, depth+1)
 		_, _, q, err := db.findPlan(dbName, from, filter, FindOptions{Collation: collation})
 		if err != nil {
 			return err
