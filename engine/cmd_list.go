@@ -48,7 +48,7 @@ func cmdListCollections(ctx context.Context, db *DB, dbName string, cmd bson.D) 
 			if owner == nil || !isBucketsColl(m) {
 				continue
 			}
-			d = db.bucketsCollInfo(owner.m(), m.Name)
+			d = db.bucketsCollInfo(owner.m(), m)
 		} else {
 			d = db.collectionInfo(c)
 		}
@@ -111,8 +111,14 @@ func (db *DB) collectionInfo(c *coll) bson.D {
 	if m.Kind == catalog.KindCapped {
 		opts = listedCappedOptions(opts)
 	}
+	info := bson.D{{Key: "readOnly", Value: db.opts.Role == RoleReadOnly || m.Kind == catalog.KindView}}
+	if m.Kind != catalog.KindView && m.Kind != catalog.KindTimeseries {
+		// As mongod's: a view has no UUID, and a time-series
+		// collection's is its buckets collection's, listed there.
+		info = append(info, bson.E{Key: "uuid", Value: m.UUID.Binary()})
+	}
 	d := bson.D{{Key: "name", Value: m.Name}, {Key: "type", Value: typeOfColl(m)}, {Key: "options", Value: opts},
-		{Key: "info", Value: bson.D{{Key: "readOnly", Value: db.opts.Role == RoleReadOnly || m.Kind == catalog.KindView}}}}
+		{Key: "info", Value: info}}
 	if m.Kind == catalog.KindView {
 		return d // a view has no _id index
 	}
@@ -127,12 +133,13 @@ func (db *DB) collectionInfo(c *coll) bson.D {
 	return d
 }
 
-// bucketsCollInfo renders system.buckets.<name>, the buckets of
+// bucketsCollInfo renders bm, system.buckets.<name>, the buckets of
 // time-series collection ts, as mongod 7.0 lists that collection: an
 // ordinary clustered collection whose options carry the buckets'
 // schema validator, clusteredIndex true, the expiry and the
 // timeseries options (CollectionOptions::appendBSON's order).
-func (db *DB) bucketsCollInfo(ts *catalog.Coll, name string) bson.D {
+func (db *DB) bucketsCollInfo(ts, bm *catalog.Coll) bson.D {
+	name := bm.Name
 	var opts bson.D
 	for _, k := range []string{"storageEngine", "indexOptionDefaults"} {
 		if v, ok := get(ts.Options, k); ok {
@@ -153,7 +160,7 @@ func (db *DB) bucketsCollInfo(ts *catalog.Coll, name string) bson.D {
 	}
 	opts = append(opts, bson.E{Key: "timeseries", Value: tv})
 	return bson.D{{Key: "name", Value: name}, {Key: "type", Value: "collection"}, {Key: "options", Value: opts},
-		{Key: "info", Value: bson.D{{Key: "readOnly", Value: db.opts.Role == RoleReadOnly}}}}
+		{Key: "info", Value: bson.D{{Key: "readOnly", Value: db.opts.Role == RoleReadOnly}, {Key: "uuid", Value: bm.UUID.Binary()}}}}
 }
 
 // bucketsValidator is the $jsonSchema mongod gives a buckets collection

@@ -258,6 +258,7 @@ func (db *DB) createParsed(dbName, name string, co *createOptions, explicit bool
 	}
 	m := &catalog.Coll{DB: dbName, Name: name, Kind: co.kind, Options: co.raw, NextIndexID: idIndexID + 1, Clustered: co.clustered}
 	if co.kind != catalog.KindTimeseries && co.kind != catalog.KindView {
+		m.UUID = catalog.NewUUID()
 		m.Indexes = []*catalog.Index{idIndexFor(co.raw)}
 		if co.clustered {
 			m.Indexes[0].Name, _ = getString(co.raw, "clusteredIndex", "name")
