@@ -40,10 +40,9 @@ func cmdListCollections(ctx context.Context, db *DB, dbName string, cmd bson.D) 
 	for _, c := range db.collsOf(dbName) {
 		m := c.m()
 		var d bson.D
-		if isInternalName(m.Name) {
+		if isInternalName(m.Name) && !listedSystemName(dbName, m.Name) {
 			// The buckets of a time-series collection are listed, as
-			// mongod 7.0 lists them; the engine's other system.*
-			// collections are not.
+			// mongod 7.0 lists them.
 			owner := db.bucketsTarget(dbName, m.Name)
 			if owner == nil || !isBucketsColl(m) {
 				continue

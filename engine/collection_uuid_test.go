@@ -217,3 +217,32 @@ func TestWatchRenameNoTargetUUID(t *testing.T) {
 	}
 }
 
+// TestListCollectionsAdminSystemUsers: listCollections on admin lists
+// system.users once it exists (the wire server's users), as mongod
+// lists the system collections that exist, with its options, info and
+// _id index; Database.ListCollectionNames too.
+func TestListCollectionsAdminSystemUsers(t *testing.T) {
+	t.Parallel()
+	db, _, _ := openChanges(t, Options{})
+	if got := firstBatch(t, mustRun(t, db, "admin", `{"listCollections": 1}`)); len(got) != 0 {
+		t.Fatalf("admin before any user: %v", got)
+	}
+	mustRun(t, db, "admin", `{"insert": "system.users", "documents": [{"_id": "admin.u", "user": "u", "db": "admin"}]}`)
+	mustRun(t, db, "admin", `{"insert": "c", "documents": [{"_id": 1}]}`)
+	got := firstBatch(t, mustRun(t, db, "admin", `{"listCollections": 1, "filter": {"name": "system.users"}}`))
+	if len(got) != 1 {
+		t.Fatalf("admin.system.users listed %d times", len(got))
+	}
+	u := listedUUIDs(t, db, "admin")["system.users"]
+	want := `{"name":"system.users","type":"collection","options":{},"info":{"readOnly":false,"uuid":"UUID"},"idIndex":{"v":2,"key":{"_id":1},"name":"_id_"}}`
+	if s := shapeOf(t, got[0]); s != want || u == "none" {
+		t.Errorf("admin.system.users: %s (uuid %s)\nwant %s", s, u, want)
+	}
+	names := fieldStrings(firstBatch(t, mustRun(t, db, "admin", `{"listCollections": 1, "nameOnly": true}`)), "name")
+	if fmt.Sprint(names) != "[c system.users]" {
+		t.Errorf("admin names: %v", names)
+	}
+	if n, err := db.Database("admin").ListCollectionNames(context.Background()); err != nil || fmt.Sprint(n) != "[c system.users]" {
+		t.Errorf("ListCollectionNames(admin): %v %v", n, err)
+	}
+}
