@@ -48,7 +48,9 @@ func cmdBulkWrite(ctx context.Context, db *DB, _ string, cmd bson.D) (bson.D, er
 				return nil, err
 			}
 		case "errorsOnly":
-			errorsOnly, _ = asBool(e.Value)
+			if errorsOnly, err = boolField("bulkWrite", "errorsOnly", e.Value); err != nil {
+				return nil, err
+			}
 		case "let":
 			if let, err = letValue("bulkWrite", e.Value); err != nil {
 				return nil, err
@@ -119,14 +121,17 @@ func cmdBulkWrite(ctx context.Context, db *DB, _ string, cmd bson.D) (bson.D, er
 				return nil, err
 			}
 			nErrors++
+			// mongod's BulkWriteReplyItem: ok, idx, code, errmsg, the
+			// error's extra information, then n (0); no codeName, as
+			// in the other write commands' writeErrors.
 			d := bson.D{{Key: "ok", Value: 0.0}, {Key: "idx", Value: int32(i)}, {Key: "code", Value: int32(ue.Code)},
-				{Key: "codeName", Value: ue.Name()}, {Key: "errmsg", Value: ue.Message}}
+				{Key: "errmsg", Value: ue.Message}}
 			for _, k := range []string{"keyPattern", "keyValue", "errInfo"} {
 				if v, ok := ue.Info[k]; ok {
 					d = append(d, bson.E{Key: k, Value: v})
 				}
 			}
-			results = append(results, d)
+			results = append(results, append(d, bson.E{Key: "n", Value: int32(0)}))
 			if ordered {
 				break
 			}

@@ -258,7 +258,7 @@ func (db *DB) collModIndex(m, nm *catalog.Coll, opt bson.D) (bson.D, func(*catal
 		case "name", "keyPattern", "expireAfterSeconds", "hidden":
 		case "unique", "prepareUnique":
 			if _, ok := asBool(e.Value); !ok {
-				return nil, nil, document.Errorf(document.CodeTypeMismatch, "BSON field 'collMod.index.%s' is the wrong type '%s', expected types '[bool, long, int, decimal, double']", e.Key, typeName(e.Value))
+				return nil, nil, document.Errorf(document.CodeTypeMismatch, "BSON field 'collMod.index.%s' is the wrong type '%s', expected types '[bool, long, int, decimal, double]'", e.Key, typeName(e.Value))
 			}
 		case "forceNonUnique":
 			return nil, nil, document.Errorf(document.CodeInvalidOptions, "collMod option '%s' is not supported by ttlkv", e.Key)
