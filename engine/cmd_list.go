@@ -36,9 +36,17 @@ func cmdListCollections(ctx context.Context, db *DB, dbName string, cmd bson.D) 
 	}
 	nameOnly, _ := get(cmd, "nameOnly")
 	only, _ := asBool(nameOnly)
+	authorized, _ := get(cmd, "authorizedCollections")
+	var keep func(dbName, coll string) bool
+	if a, _ := asBool(authorized); a {
+		keep, _ = ctx.Value(collsFilterKey{}).(func(string, string) bool)
+	}
 	var docs []bson.D
 	for _, c := range db.collsOf(dbName) {
 		m := c.m()
+		if keep != nil && !keep(dbName, m.Name) {
+			continue
+		}
 		var d bson.D
 		if isInternalName(m.Name) && !listedSystemName(dbName, m.Name) {
 			// The buckets of a time-series collection are listed, as
@@ -62,6 +70,19 @@ func cmdListCollections(ctx context.Context, db *DB, dbName string, cmd bson.D) 
 	}
 	return db.listReply(dbName+".$cmd.listCollections", docs, batchSize), nil
 }
+
+// WithCollectionsFilter returns a context under which listCollections
+// with authorizedCollections: true lists only the collections keep
+// accepts: a front end's way to list the collections a user has some
+// privilege on, as mongod does. Without authorizedCollections every
+// collection is listed, as mongod lists them to a user who may run
+// listCollections.
+func WithCollectionsFilter(ctx context.Context, keep func(dbName, coll string) bool) context.Context {
+	return context.WithValue(ctx, collsFilterKey{}, keep)
+}
+
+// collsFilterKey marks the filter of WithCollectionsFilter in a context.
+type collsFilterKey struct{}
 
 // listReply is the reply of a command that lists catalog entries
 // (listCollections, listIndexes): the first batchSize of docs (all of

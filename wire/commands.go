@@ -104,6 +104,11 @@ func (c *conn) run(dbName string, cmd bson.D, noReply bool) bson.D {
 	if keep := c.ownOpsFilter(dbName, name, cmd); keep != nil {
 		ctx = engine.WithOperationsFilter(ctx, keep)
 	}
+	if name == "listCollections" {
+		if keep := c.collectionsFilter(); keep != nil {
+			ctx = engine.WithCollectionsFilter(ctx, keep)
+		}
+	}
 	clean := make(bson.D, 0, len(cmd))
 	for _, e := range cmd {
 		if genericFields[e.Key] {

@@ -1,0 +1,196 @@
+package wire
+
+// Administrative answers measured against mongod 7.0 (session 29):
+// collection UUIDs on listCollections and expanded change events,
+// admin's system collections in listCollections, and what
+// authorizedCollections lists to a user. The helpers (ra26Setup,
+// ra26Run, ...) are in review_auth26_test.go.
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"testing"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
+
+	"github.com/ttlkv/ttlkv/engine"
+)
+
+// Through the official driver: ListCollectionSpecifications gives each
+// collection's UUID (info.uuid), and a change stream opened with
+// ShowExpandedEvents carries it as collectionUUID on the collection's
+// events (create, insert, createIndexes, rename with dropTarget naming
+// the target's UUID), not on dropDatabase's, as mongod 7.0's; without
+// ShowExpandedEvents the events have none.
+func TestReviewAdmin29CollectionUUID(t *testing.T) {
+	t.Parallel()
+	e := newEnvWith(t, Options{}, engine.Options{ChangeStreams: true})
+	ctx := context.Background()
+	db := e.client(t, false).Database("app")
+	exp, err := db.Watch(ctx, mongo.Pipeline{}, options.ChangeStream().SetShowExpandedEvents(true))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer exp.Close(ctx)
+	plain, err := db.Watch(ctx, mongo.Pipeline{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer plain.Close(ctx)
+	if err := db.CreateCollection(ctx, "c"); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.CreateCollection(ctx, "t"); err != nil {
+		t.Fatal(err)
+	}
+	specs, err := db.ListCollectionSpecifications(ctx, bson.D{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	uuids := map[string]string{}
+	for _, s := range specs {
+		if s.UUID == nil || s.UUID.Subtype != bson.TypeBinaryUUID || len(s.UUID.Data) != 16 {
+			t.Fatalf("%s: UUID %v", s.Name, s.UUID)
+		}
+		uuids[s.Name] = fmt.Sprintf("%x", s.UUID.Data)
+	}
+	if len(uuids) != 2 || uuids["c"] == uuids["t"] {
+		t.Fatalf("uuids %v", uuids)
+	}
+	if _, err := db.Collection("c").InsertOne(ctx, bson.D{{Key: "_id", Value: 1}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Collection("c").Indexes().CreateOne(ctx, mongo.IndexModel{Keys: bson.D{{Key: "a", Value: 1}}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Client().Database("admin").RunCommand(ctx, bson.D{{Key: "renameCollection", Value: "app.c"},
+		{Key: "to", Value: "app.t"}, {Key: "dropTarget", Value: true}}).Err(); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Drop(ctx); err != nil {
+		t.Fatal(err)
+	}
+	type ev struct {
+		Op   string        `bson:"operationType"`
+		UUID *bson.Binary  `bson:"collectionUUID"`
+		Desc bson.Raw      `bson:"operationDescription"`
+		NS   bson.D        `bson:"ns"`
+		Wall bson.DateTime `bson:"wallTime"`
+	}
+	var got []string
+	deadline, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	for len(got) < 7 && exp.Next(deadline) {
+		var x ev
+		if err := exp.Decode(&x); err != nil {
+			t.Fatal(err)
+		}
+		u := "-"
+		if x.UUID != nil {
+			u = fmt.Sprintf("%x", x.UUID.Data)
+			if x.UUID.Subtype != bson.TypeBinaryUUID {
+				t.Errorf("%s: collectionUUID subtype %d", x.Op, x.UUID.Subtype)
+			}
+		}
+		for n, v := range uuids {
+			if u == v {
+				u = n
+			}
+		}
+		got = append(got, x.Op+":"+u)
+		if x.Op == "rename" {
+			sub, data, ok := x.Desc.Lookup("dropTarget").BinaryOK()
+			if !ok || sub != bson.TypeBinaryUUID || fmt.Sprintf("%x", data) != uuids["t"] {
+				t.Errorf("rename operationDescription %v, want dropTarget %s", x.Desc, uuids["t"])
+			}
+		}
+	}
+	want := "[create:c create:t insert:c createIndexes:c rename:c drop:c dropDatabase:-]"
+	if fmt.Sprint(got) != want {
+		t.Errorf("expanded events %v\nwant %s", got, want)
+	}
+	for i := 0; i < 4 && plain.Next(deadline); i++ {
+		if v := plain.Current.Lookup("collectionUUID"); v.Type != 0 {
+			t.Errorf("%v without showExpandedEvents has collectionUUID", plain.Current.Lookup("operationType"))
+		}
+	}
+}
+
+// listCollections on admin lists system.users once a user exists, as
+// mongod lists the system collections that exist. With
+// authorizedCollections (mongosh's show collections), a user sees only
+// the collections it has some privilege on: a reader of admin does not
+// see system.users (a database privilege covers no system collection),
+// root and userAdminAnyDatabase do; a user with a privilege in the
+// database but no listCollections may still list by name (nameOnly,
+// authorizedCollections) and gets what it may touch, as mongod's
+// checkAuthorizedToListCollections allows.
+func TestReviewAdmin29ListCollectionsAuthorized(t *testing.T) {
+	t.Parallel()
+	s := ra26Setup(t)
+	ctx := context.Background()
+	s.user(t, "admin", "reader", "pw", "read")
+	s.user(t, "admin", "uadmin", "pw", "userAdminAnyDatabase")
+	s.user(t, "app", "appw", "pw", "readWrite")
+	s.user(t, "admin", "adminUA", "pw", "userAdmin")
+	if _, err := s.root.Database("admin").Collection("notes").InsertOne(ctx, bson.D{{Key: "_id", Value: 1}}); err != nil {
+		t.Fatal(err)
+	}
+	names := func(r bson.D) string {
+		cur, _ := lookup(r, "cursor").(bson.D)
+		batch, _ := lookup(cur, "firstBatch").(bson.A)
+		var out []string
+		for _, d := range batch {
+			n, _ := lookup(d.(bson.D), "name").(string)
+			out = append(out, n)
+		}
+		sort.Strings(out)
+		return fmt.Sprint(out)
+	}
+	all := bson.D{{Key: "listCollections", Value: 1}, {Key: "nameOnly", Value: true}}
+	authorized := bson.D{{Key: "listCollections", Value: 1}, {Key: "nameOnly", Value: true}, {Key: "authorizedCollections", Value: true}}
+	cases := []struct {
+		db, user string
+		cmd      bson.D
+		want     string
+	}{
+		{"admin", "boss", all, "[notes system.users]"},
+		{"admin", "boss", authorized, "[notes system.users]"},
+		{"admin", "reader", all, "[notes system.users]"},
+		{"admin", "reader", authorized, "[notes]"},
+		{"admin", "uadmin", authorized, "[notes system.users]"},
+		{"app", "appw", authorized, "[]"},
+		{"admin", "adminUA", authorized, "[notes]"},
+	}
+	for _, c := range cases {
+		pwd := "pw"
+		if c.user == "boss" {
+			pwd = "s3cret"
+		}
+		loginDB := "admin"
+		if c.user == "appw" {
+			loginDB = "app"
+		}
+		r := ra26Run(t, s.conn(t, loginDB, c.user, pwd), c.db, c.cmd)
+		if !ra26OK(r) || names(r) != c.want {
+			t.Errorf("%s on %s %v: %v, want %s", c.user, c.db, c.cmd[2:], r, c.want)
+		}
+	}
+	// Without a privilege in admin, listing admin is refused (13), as
+	// mongod's; so is listing without authorizedCollections without
+	// the listCollections action.
+	appw := s.conn(t, "app", "appw", "pw")
+	for _, cmd := range []bson.D{authorized, all} {
+		if r := ra26Run(t, appw, "admin", cmd); ra26Code(r) != 13 {
+			t.Errorf("readWrite@app lists admin %v: %v, want 13", cmd[2:], r)
+		}
+	}
+	if r := ra26Run(t, s.conn(t, "admin", "adminUA", "pw"), "admin", all); ra26Code(r) != 13 {
+		t.Errorf("userAdmin@admin lists admin without authorizedCollections: %v, want 13", r)
+	}
+}
+
