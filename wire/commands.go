@@ -109,6 +109,11 @@ func (c *conn) run(dbName string, cmd bson.D, noReply bool) bson.D {
 			ctx = engine.WithCollectionsFilter(ctx, keep)
 		}
 	}
+	if a, isTCP := c.nc.LocalAddr().(*net.TCPAddr); isTCP {
+		// The answers that name the server ($collStats, $indexStats,
+		// dbHash) give the port the client connected to, as mongod's.
+		ctx = engine.WithListenPort(ctx, a.Port)
+	}
 	clean := make(bson.D, 0, len(cmd))
 	for _, e := range cmd {
 		if genericFields[e.Key] {

@@ -8,7 +8,10 @@ package wire
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"net"
+	"os"
 	"sort"
 	"testing"
 	"time"
@@ -194,3 +197,83 @@ func TestReviewAdmin29ListCollectionsAuthorized(t *testing.T) {
 	}
 }
 
+// Over TCP, $collStats and $indexStats name the server "host:port" and
+// dbHash names it "host:port" (the port is not 27017), as mongod's; the
+// in-process transport has no port, so the host alone.
+func TestReviewAdmin29HostPort(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, Options{})
+	ctx := context.Background()
+	host, _ := os.Hostname()
+	transports(t, func(t *testing.T, inproc bool) {
+		db := e.client(t, inproc).Database("app")
+		if _, err := db.Collection("c").InsertOne(ctx, bson.D{}); err != nil {
+			t.Fatal(err)
+		}
+		want := host
+		if !inproc {
+			_, port, _ := net.SplitHostPort(e.addr)
+			want = host + ":" + port
+		}
+		for _, stage := range []string{"$collStats", "$indexStats"} {
+			arg := bson.D{}
+			if stage == "$collStats" {
+				arg = bson.D{{Key: "count", Value: bson.D{}}}
+			}
+			cur, err := db.Collection("c").Aggregate(ctx, mongo.Pipeline{{{Key: stage, Value: arg}}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var docs []bson.M
+			if err := cur.All(ctx, &docs); err != nil || len(docs) == 0 {
+				t.Fatalf("%s: %v %v", stage, docs, err)
+			}
+			if docs[0]["host"] != want {
+				t.Errorf("%s host %v, want %s", stage, docs[0]["host"], want)
+			}
+		}
+		var r bson.M
+		if err := db.RunCommand(ctx, bson.D{{Key: "dbHash", Value: 1}}).Decode(&r); err != nil {
+			t.Fatal(err)
+		}
+		if r["host"] != want {
+			t.Errorf("dbHash host %v, want %s", r["host"], want)
+		}
+	})
+}
+
+// bulkWrite's items through the wire: a failed operation's item is
+// mongod's BulkWriteReplyItem {ok: 0, idx, code, errmsg, keyPattern,
+// keyValue, n: 0}, with no codeName, and the driver reports it.
+func TestReviewAdmin29BulkWriteItems(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, Options{})
+	ctx := context.Background()
+	client := e.client(t, false)
+	if _, err := client.Database("app").Collection("a").InsertOne(ctx, bson.D{{Key: "_id", Value: 1}}); err != nil {
+		t.Fatal(err)
+	}
+	var r bson.Raw
+	err := client.Database("admin").RunCommand(ctx, bson.D{{Key: "bulkWrite", Value: 1},
+		{Key: "ops", Value: bson.A{bson.D{{Key: "insert", Value: 0}, {Key: "document", Value: bson.D{{Key: "_id", Value: 1}}}}}},
+		{Key: "nsInfo", Value: bson.A{bson.D{{Key: "ns", Value: "app.a"}}}}}).Decode(&r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	item, err := r.LookupErr("cursor", "firstBatch", "0")
+	if err != nil {
+		t.Fatalf("reply %v", r)
+	}
+	want := `{"ok": {"$numberDouble":"0.0"},"idx": {"$numberInt":"0"},"code": {"$numberInt":"11000"},` +
+		`"errmsg": "E11000 duplicate key error collection: app.a index: _id_ dup key: { _id: 1 }",` +
+		`"keyPattern": {"_id": {"$numberInt":"1"}},"keyValue": {"_id": {"$numberInt":"1"}},"n": {"$numberInt":"0"}}`
+	if got := item.Document().String(); got != want {
+		t.Errorf("item %s\nwant %s", got, want)
+	}
+	_, err = client.BulkWrite(ctx, []mongo.ClientBulkWrite{{Database: "app", Collection: "a",
+		Model: mongo.NewClientInsertOneModel().SetDocument(bson.D{{Key: "_id", Value: 1}})}})
+	var bwe mongo.ClientBulkWriteException
+	if !errors.As(err, &bwe) || bwe.WriteErrors[0].Code != 11000 {
+		t.Errorf("driver bulk write: %v", err)
+	}
+}
