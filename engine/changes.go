@@ -641,7 +641,11 @@ func (db *DB) noteCreate(txn *lsm.Txn, m *catalog.Coll) error {
 			return err
 		}
 	}
-	return db.stageChange(txn, &changestream.Change{Op: changestream.Create, DB: m.DB, Coll: m.Name, CollectionUUID: uuidOf(m), Description: desc, NsType: "collection"})
+	nsType := "collection"
+	if m.Kind == catalog.KindView {
+		nsType = "view" // mongod 8.1's; its view events carry no UUID
+	}
+	return db.stageChange(txn, &changestream.Change{Op: changestream.Create, DB: m.DB, Coll: m.Name, CollectionUUID: uuidOf(m), Description: desc, NsType: nsType})
 }
 
 // noteIndexes records indexes ixs of collection m built (CreateIndexes:

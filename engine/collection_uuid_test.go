@@ -246,3 +246,33 @@ func TestListCollectionsAdminSystemUsers(t *testing.T) {
 		t.Errorf("ListCollectionNames(admin): %v %v", n, err)
 	}
 }
+
+// TestWatchViewEvents: a view's events carry no collectionUUID (a view
+// has none), as mongod's view events from system.views: create (nsType
+// "view"), a modify whose operationDescription is the new definition
+// when collMod changes it, and drop.
+func TestWatchViewEvents(t *testing.T) {
+	t.Parallel()
+	db, _, _ := openChanges(t, Options{})
+	cs, err := db.Database("d").Watch(context.Background(), nil, ChangeStreamOptions{ShowExpandedEvents: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustRun(t, db, "d", `{"create": "v", "viewOn": "c", "pipeline": [{"$match": {"a": 1}}]}`)
+	mustRun(t, db, "d", `{"collMod": "v", "viewOn": "c", "pipeline": []}`)
+	mustRun(t, db, "d", `{"drop": "v"}`)
+	want := []string{
+		`{"operationType":"create","ns":{"db":"d","coll":"v"},"operationDescription":{"viewOn":"c","pipeline":[{"$match":{"a":1}}]},"nsType":"view"}`,
+		`{"operationType":"modify","ns":{"db":"d","coll":"v"},"operationDescription":{"viewOn":"c","pipeline":[]}}`,
+		`{"operationType":"drop","ns":{"db":"d","coll":"v"}}`,
+	}
+	evs := drainStream(t, cs)
+	if len(evs) != len(want) {
+		t.Fatalf("events %s, want create, modify, drop", opsOf(evs))
+	}
+	for i, e := range evs {
+		if got := shapeOf(t, e); got != want[i] {
+			t.Errorf("event %d: %s\nwant %s", i, got, want[i])
+		}
+	}
+}
