@@ -618,21 +618,23 @@ func extJSONOf(v any) string {
 
 // noteCreate records the creation of collection m in txn (a create
 // event, shown with showExpandedEvents): operationDescription is the
-// collection's options as listCollections shows them, after the _id
+// collection's options as listCollections shows them, then the _id
 // index's spec (clustered collections have none: their clusteredIndex
 // option says it). Time-series collections get none, as in MongoDB.
 func (db *DB) noteCreate(txn *lsm.Txn, m *catalog.Coll) error {
 	if !db.changesOn() || isBucketsColl(m) || m.Kind == catalog.KindTimeseries {
 		return nil
 	}
+	// mongod's create oplog entry (makeCreateCollCmdObj): the
+	// options, then the _id index's spec.
 	desc := bson.D{}
-	if !m.Clustered && len(m.Indexes) > 0 && m.Indexes[0].ID == idIndexID {
-		desc = append(desc, bson.E{Key: "idIndex", Value: listIndexEntry(m.Indexes[0])})
-	}
 	for _, e := range m.Options {
 		if e.Key != "idIndex" {
 			desc = append(desc, e)
 		}
+	}
+	if !m.Clustered && len(m.Indexes) > 0 && m.Indexes[0].ID == idIndexID {
+		desc = append(desc, bson.E{Key: "idIndex", Value: listIndexEntry(m.Indexes[0])})
 	}
 	if m.Kind == catalog.KindCapped {
 		// Its ring is empty: every record it gets must have its event

@@ -89,7 +89,7 @@ func TestWatchExpandedEvents(t *testing.T) {
 		`{"operationType":"modify","collectionUUID":"UUID","ns":{"db":"d","coll":"c"},"operationDescription":{"index":{"name":"t_1","expireAfterSeconds":120}},"stateBeforeChange":{"collectionOptions":{"uuid":"UUID"},"indexOptions":{"expireAfterSeconds":60}}}`,
 		`{"operationType":"dropIndexes","collectionUUID":"UUID","ns":{"db":"d","coll":"c"},"operationDescription":{"indexes":[{"v":2,"key":{"a":1},"name":"a_1","hidden":true}]}}`,
 		`{"operationType":"dropIndexes","collectionUUID":"UUID","ns":{"db":"d","coll":"c"},"operationDescription":{"indexes":[{"v":2,"key":{"t":1},"name":"t_1","expireAfterSeconds":120}]}}`,
-		`{"operationType":"create","collectionUUID":"UUID","ns":{"db":"d","coll":"k"},"operationDescription":{"idIndex":{"v":2,"key":{"_id":1},"name":"_id_"},"capped":true,"size":4096,"max":10},"nsType":"collection"}`,
+		`{"operationType":"create","collectionUUID":"UUID","ns":{"db":"d","coll":"k"},"operationDescription":{"capped":true,"size":4096,"max":10,"idIndex":{"v":2,"key":{"_id":1},"name":"_id_"}},"nsType":"collection"}`,
 		`{"operationType":"create","collectionUUID":"UUID","ns":{"db":"d","coll":"auto"},"operationDescription":{"idIndex":{"v":2,"key":{"_id":1},"name":"_id_"}},"nsType":"collection"}`,
 		`{"operationType":"insert","collectionUUID":"UUID","fullDocument":{"_id":2},"ns":{"db":"d","coll":"auto"},"documentKey":{"_id":2}}`,
 		`{"to":{"db":"d","coll":"c2"},"operationType":"rename","collectionUUID":"UUID","ns":{"db":"d","coll":"c"},"operationDescription":{"to":{"db":"d","coll":"c2"}}}`,
