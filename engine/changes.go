@@ -700,27 +700,76 @@ func modifyBefore(m *catalog.Coll, opt bson.D) bson.D {
 	if opt == nil {
 		return before
 	}
-	var ix *catalog.Index
-	if n, ok := get(opt, "name"); ok {
-		if s, ok := n.(string); ok {
-			ix = m.Index(s)
-		}
-	} else if k, ok := get(opt, "keyPattern"); ok {
-		if kd, ok := k.(bson.D); ok {
-			ix, _ = findIndex(m, kd)
-		}
-	}
+	ix := collModTarget(m, opt)
 	if ix == nil {
 		return before
 	}
+	// mongod's indexOptions_old: expireAfterSeconds, hidden,
+	// prepareUnique, those the command sets.
 	io := bson.D{}
-	if _, ok := get(opt, "hidden"); ok {
-		io = append(io, bson.E{Key: "hidden", Value: ix.Hidden})
-	}
 	if _, ok := get(opt, "expireAfterSeconds"); ok && ix.TTL {
 		io = append(io, bson.E{Key: "expireAfterSeconds", Value: ix.Expire})
 	}
+	if _, ok := get(opt, "hidden"); ok {
+		io = append(io, bson.E{Key: "hidden", Value: ix.Hidden})
+	}
+	if _, ok := get(opt, "prepareUnique"); ok {
+		io = append(io, bson.E{Key: "prepareUnique", Value: ix.PrepareUnique})
+	}
 	return append(before, bson.E{Key: "indexOptions", Value: io})
+}
+
+// collModTarget is the index of m a collMod's index option opt names,
+// by name or key pattern; nil if none.
+func collModTarget(m *catalog.Coll, opt bson.D) *catalog.Index {
+	if n, ok := get(opt, "name"); ok {
+		if s, ok := n.(string); ok {
+			return m.Index(s)
+		}
+	} else if k, ok := get(opt, "keyPattern"); ok {
+		if kd, ok := k.(bson.D); ok {
+			ix, _ := findIndex(m, kd)
+			return ix
+		}
+	}
+	return nil
+}
+
+// modifyIndexDesc returns desc (a modify event's operationDescription)
+// with its index option as mongod logs it (makeCollModCmdObj): the
+// index by name, then the options the command sets, in the order
+// expireAfterSeconds (a long), hidden, unique, prepareUnique,
+// forceNonUnique. m is the collection before the collMod.
+func modifyIndexDesc(m *catalog.Coll, desc bson.D) bson.D {
+	v, ok := get(desc, "index")
+	opt, isDoc := v.(bson.D)
+	if !ok || !isDoc {
+		return desc
+	}
+	ix := collModTarget(m, opt)
+	if ix == nil {
+		return desc
+	}
+	norm := bson.D{{Key: "name", Value: ix.Name}}
+	if e, ok := get(opt, "expireAfterSeconds"); ok {
+		if n, isNum := asInt64(e); isNum {
+			norm = append(norm, bson.E{Key: "expireAfterSeconds", Value: n})
+		}
+	}
+	for _, k := range []string{"hidden", "unique", "prepareUnique", "forceNonUnique"} {
+		if e, ok := get(opt, k); ok {
+			b, _ := asBool(e)
+			norm = append(norm, bson.E{Key: k, Value: b})
+		}
+	}
+	out := make(bson.D, len(desc))
+	for i, e := range desc {
+		if e.Key == "index" {
+			e.Value = norm
+		}
+		out[i] = e
+	}
+	return out
 }
 
 // noteCreateIndexes records indexes ixs of m built, in txn: one event

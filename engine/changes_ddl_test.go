@@ -191,3 +191,31 @@ func TestWatchCreateIndexesEvents(t *testing.T) {
 		t.Errorf("events:\n%s\nwant:\n%s", strings.Join(shapes, "\n"), strings.Join(want, "\n"))
 	}
 }
+
+// TestWatchModifyIndexShape: a collMod of an index named by key pattern
+// is logged as mongod's makeCollModCmdObj logs it: the index by name,
+// then expireAfterSeconds (a long), hidden, ... in that order whatever
+// the command's; stateBeforeChange.indexOptions lists the old
+// expireAfterSeconds before the old hidden, as mongod's o2.
+func TestWatchModifyIndexShape(t *testing.T) {
+	t.Parallel()
+	db, _, _ := openChanges(t, Options{})
+	mustRun(t, db, "d", `{"createIndexes": "c", "indexes": [{"key": {"t": 1}, "name": "t_1", "expireAfterSeconds": 60}]}`)
+	cs, err := db.Database("d").Watch(context.Background(), nil, ChangeStreamOptions{ShowExpandedEvents: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustRun(t, db, "d", `{"collMod": "c", "index": {"hidden": true, "keyPattern": {"t": 1}, "expireAfterSeconds": 30}, "comment": "x"}`)
+	evs := drainStream(t, cs)
+	if len(evs) != 1 {
+		t.Fatalf("events %s, want [modify]", opsOf(evs))
+	}
+	if got := document.Format(field(evs[0], "operationDescription")); got != `{ index: { name: "t_1", expireAfterSeconds: 30, hidden: true } }` ||
+		field(evs[0], "operationDescription.index.expireAfterSeconds") != int64(30) {
+		t.Errorf("operationDescription %s", got)
+	}
+	if got := document.Format(field(evs[0], "stateBeforeChange.indexOptions")); got != `{ expireAfterSeconds: 60, hidden: false }` ||
+		field(evs[0], "stateBeforeChange.indexOptions.expireAfterSeconds") != int64(60) {
+		t.Errorf("stateBeforeChange.indexOptions %s", got)
+	}
+}

@@ -158,7 +158,7 @@ func cmdCollMod(ctx context.Context, db *DB, dbName string, cmd bson.D) (bson.D,
 	// a crash keeps both or neither.
 	desc := modifyDesc(cmd)
 	note := func(txn *lsm.Txn, m *catalog.Coll) error {
-		return db.noteModify(txn, m, desc, modifyBefore(m, indexOpt))
+		return db.noteModify(txn, m, modifyIndexDesc(m, desc), modifyBefore(m, indexOpt))
 	}
 	reply := bson.D{}
 	var r bson.D
