@@ -104,3 +104,21 @@ func TestBulkWriteReplyItems(t *testing.T) {
 	wantCode(t, db, "test", `{"collMod": "v", "index": {"name": "a_1", "prepareUnique": "yes"}}`,
 		document.CodeTypeMismatch, "BSON field 'collMod.index.prepareUnique' is the wrong type 'string', expected types '[bool, long, int, decimal, double]'")
 }
+
+// TestWriteConcernTypeMessages: a writeConcern that is not a document
+// is 14 in mongod 7.0's words (extractWCFromCommand's typed field
+// extraction); its j and fsync are safeBool (a bool or a number), so
+// j: 1 is taken and a string refused with the IDL's list of types.
+func TestWriteConcernTypeMessages(t *testing.T) {
+	t.Parallel()
+	db, _ := openMem(t)
+	wantCode(t, db, "test", `{"insert": "c", "documents": [{}], "writeConcern": "majority"}`, document.CodeTypeMismatch,
+		`"writeConcern" had the wrong type. Expected object, found string`)
+	wantCode(t, db, "test", `{"insert": "c", "documents": [{}], "writeConcern": {"j": "yes"}}`, document.CodeTypeMismatch,
+		"BSON field 'writeConcern.j' is the wrong type 'string', expected types '[bool, long, int, decimal, double]'")
+	wantCode(t, db, "test", `{"insert": "c", "documents": [{}], "writeConcern": {"fsync": "x"}}`, document.CodeTypeMismatch,
+		"BSON field 'writeConcern.fsync' is the wrong type 'string', expected types '[bool, long, int, decimal, double]'")
+	mustRun(t, db, "test", `{"insert": "c", "documents": [{}], "writeConcern": {"j": 1}}`)
+	wantCode(t, db, "test", `{"insert": "c", "documents": [{}], "writeConcern": {"j": 1, "fsync": true}}`, document.CodeFailedToParse,
+		"fsync and j options cannot be used together")
+}

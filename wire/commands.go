@@ -197,11 +197,8 @@ func parseWriteConcern(cmd bson.D) (writeConcern, *cmdError) {
 	if v == nil {
 		return wc, nil
 	}
-	d, ok := v.(bson.D)
-	if !ok {
-		return wc, &cmdError{14, "TypeMismatch", "BSON field 'writeConcern' is the wrong type, expected type 'object'"}
-	}
-	if err := errors.Join(engine.CheckWriteConcern(d), engine.WriteConcernSupported(cmd)); err != nil {
+	d, _ := v.(bson.D)
+	if err := errors.Join(engine.CheckWriteConcern(v), engine.WriteConcernSupported(cmd)); err != nil {
 		var de *document.Error
 		if errors.As(err, &de) {
 			return wc, &cmdError{int32(de.Code), de.Name(), de.Message}
@@ -210,15 +207,9 @@ func parseWriteConcern(cmd bson.D) (writeConcern, *cmdError) {
 	}
 	for _, e := range d {
 		switch e.Key {
-		case "j":
-			b, ok := e.Value.(bool)
-			if !ok {
-				return wc, &cmdError{14, "TypeMismatch", "BSON field 'writeConcern.j' is the wrong type, expected type 'bool'"}
-			}
-			wc.j = b
-		case "fsync":
-			b, _ := e.Value.(bool)
-			wc.j = wc.j || b
+		case "j", "fsync":
+			// A bool or a number (engine.CheckWriteConcern typed it).
+			wc.j = wc.j || trueValue(e.Value)
 		case "w":
 			switch w := e.Value.(type) {
 			case string:

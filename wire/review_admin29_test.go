@@ -277,3 +277,24 @@ func TestReviewAdmin29BulkWriteItems(t *testing.T) {
 		t.Errorf("driver bulk write: %v", err)
 	}
 }
+
+// Through the wire, a writeConcern of the wrong type is 14 with mongod
+// 7.0's message, quoting the type it found (the server used to leave it
+// out), and j: 1 is taken as j: true, as mongod's safeBool.
+func TestReviewAdmin29WriteConcernTypes(t *testing.T) {
+	t.Parallel()
+	s := ra26Setup(t)
+	c := s.conn(t, "admin", "boss", "s3cret")
+	r := ra26Run(t, c, "app", bson.D{{Key: "insert", Value: "c"}, {Key: "documents", Value: bson.A{bson.D{}}}, {Key: "writeConcern", Value: "majority"}})
+	if ra26Code(r) != 14 || ra26Msg(r) != `"writeConcern" had the wrong type. Expected object, found string` {
+		t.Errorf("writeConcern string: %v", r)
+	}
+	r = ra26Run(t, c, "app", bson.D{{Key: "insert", Value: "c"}, {Key: "documents", Value: bson.A{bson.D{}}}, {Key: "writeConcern", Value: bson.D{{Key: "j", Value: "yes"}}}})
+	if ra26Code(r) != 14 || ra26Msg(r) != "BSON field 'writeConcern.j' is the wrong type 'string', expected types '[bool, long, int, decimal, double]'" {
+		t.Errorf("writeConcern j string: %v", r)
+	}
+	r = ra26Run(t, c, "app", bson.D{{Key: "insert", Value: "c"}, {Key: "documents", Value: bson.A{bson.D{}}}, {Key: "writeConcern", Value: bson.D{{Key: "j", Value: int32(1)}}}})
+	if !ra26OK(r) {
+		t.Errorf("writeConcern j: 1: %v", r)
+	}
+}
