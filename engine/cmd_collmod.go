@@ -129,7 +129,7 @@ func cmdCollMod(ctx context.Context, db *DB, dbName string, cmd bson.D) (bson.D,
 				// (collModTimeseries); the others take them
 				// (docs/validation.md).
 				val, rest := splitValidationOptions(collOpts)
-				if err := checkValidationOptions("collMod", dbName, name, val, db.opts.Clock()); err != nil {
+				if err := checkValidationOptions("collMod", dbName, name, m.UUID, val, db.opts.Clock()); err != nil {
 					return nil, nil, err
 				}
 				if len(val) > 0 {
