@@ -122,3 +122,33 @@ func TestWriteConcernTypeMessages(t *testing.T) {
 	wantCode(t, db, "test", `{"insert": "c", "documents": [{}], "writeConcern": {"j": 1, "fsync": true}}`, document.CodeFailedToParse,
 		"fsync and j options cannot be used together")
 }
+
+// TestBulkWriteCursorBatchSize: bulkWrite's cursor option sets the first
+// batch's size, the rest coming through getMore on admin.$cmd.bulkWrite,
+// as mongod's; batchSize 0 gives an empty first batch.
+func TestBulkWriteCursorBatchSize(t *testing.T) {
+	t.Parallel()
+	db, _ := openMem(t)
+	r := mustRun(t, db, "admin", `{"bulkWrite": 1, "nsInfo": [{"ns": "test.a"}], "cursor": {"batchSize": 1}, "ops": [
+		{"insert": 0, "document": {"_id": 1}}, {"insert": 0, "document": {"_id": 2}}, {"insert": 0, "document": {"_id": 3}}]}`)
+	id, _ := field(r, "cursor.id").(int64)
+	if b := field(r, "cursor.firstBatch").(bson.A); len(b) != 1 || id == 0 || field(r, "nInserted") != int32(3) {
+		t.Fatalf("first batch: %v", r)
+	}
+	var keys []string
+	for _, e := range field(r, "cursor").(bson.D) {
+		keys = append(keys, e.Key)
+	}
+	if fmt.Sprint(keys) != "[id firstBatch ns]" || field(r, "cursor.ns") != "admin.$cmd.bulkWrite" {
+		t.Errorf("cursor fields %v", field(r, "cursor"))
+	}
+	g := mustRunD(t, db, "admin", bson.D{{Key: "getMore", Value: id}, {Key: "collection", Value: "$cmd.bulkWrite"}})
+	if got := document.Format(field(g, "cursor.nextBatch")); got != `[ { ok: 1.0, idx: 1, n: 1 }, { ok: 1.0, idx: 2, n: 1 } ]` || field(g, "cursor.id") != int64(0) {
+		t.Errorf("getMore: %v", g)
+	}
+	r = mustRun(t, db, "admin", `{"bulkWrite": 1, "nsInfo": [{"ns": "test.a"}], "cursor": {"batchSize": 0}, "ops": [{"delete": 0, "filter": {}}]}`)
+	if b := field(r, "cursor.firstBatch").(bson.A); len(b) != 0 || field(r, "cursor.id") == int64(0) {
+		t.Errorf("batchSize 0: %v", r)
+	}
+	wantCode(t, db, "admin", `{"bulkWrite": 1, "nsInfo": [{"ns": "test.a"}], "cursor": {"batchSize": -1}, "ops": [{"delete": 0, "filter": {}}]}`, 51024, "")
+}
