@@ -298,3 +298,26 @@ func TestReviewAdmin29WriteConcernTypes(t *testing.T) {
 		t.Errorf("writeConcern j: 1: %v", r)
 	}
 }
+
+// bulkWrite's cursor through the wire: a batchSize leaves the rest of
+// the results to a getMore on admin.$cmd.bulkWrite.
+func TestReviewAdmin29BulkWriteCursor(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, Options{})
+	c := rawConn(t, e.listen(t))
+	r := ra26Run(t, c, "admin", bson.D{{Key: "bulkWrite", Value: 1}, {Key: "cursor", Value: bson.D{{Key: "batchSize", Value: 1}}},
+		{Key: "ops", Value: bson.A{bson.D{{Key: "insert", Value: 0}, {Key: "document", Value: bson.D{}}},
+			bson.D{{Key: "insert", Value: 0}, {Key: "document", Value: bson.D{}}}}},
+		{Key: "nsInfo", Value: bson.A{bson.D{{Key: "ns", Value: "app.a"}}}}})
+	cur, _ := lookup(r, "cursor").(bson.D)
+	id, _ := lookup(cur, "id").(int64)
+	if !ra26OK(r) || id == 0 {
+		t.Fatalf("reply %v", r)
+	}
+	g := ra26Run(t, c, "admin", bson.D{{Key: "getMore", Value: id}, {Key: "collection", Value: "$cmd.bulkWrite"}})
+	gc, _ := lookup(g, "cursor").(bson.D)
+	next, _ := lookup(gc, "nextBatch").(bson.A)
+	if len(next) != 1 || lookup(next[0].(bson.D), "idx") != int32(1) || lookup(gc, "id") != int64(0) {
+		t.Errorf("getMore %v", g)
+	}
+}
