@@ -294,14 +294,15 @@ func privilegesOf(roles []roleName) bson.A {
 // matches reports whether resource k covers the collection db.coll, as
 // mongod's resource patterns do: a database's and the any-database
 // resources cover its ordinary collections only, not its system.
-// collections, which need a privilege naming them.
+// collections, which need a privilege naming them; the any-database
+// resource covers no collection of local and config.
 func (k resourceKey) matches(db, coll string) bool {
 	system := strings.HasPrefix(coll, "system.")
 	switch k.kind {
 	case resAny:
 		return true
 	case resAnyNormal:
-		return !system
+		return !system && !localOrConfig(db)
 	case resDB:
 		return k.db == db && !system
 	case resNS:
@@ -334,11 +335,17 @@ func anyPrivilegeInDB(roles []roleName, db string) bool {
 	found := false
 	eachPrivilege(roles, func(k resourceKey, _ []string) {
 		switch k.kind {
-		case resAny, resAnyNormal, resCollection, resBuckets:
+		case resAny, resCollection, resBuckets:
 			found = true
+		case resAnyNormal:
+			found = found || !localOrConfig(db)
 		case resDB, resNS:
 			found = found || k.db == db
 		}
 	})
 	return found
 }
+
+// localOrConfig reports whether db is one of the databases mongod's
+// any-database resource leaves out.
+func localOrConfig(db string) bool { return db == "local" || db == "config" }

@@ -140,8 +140,11 @@ func TestReviewAdmin29ListCollectionsAuthorized(t *testing.T) {
 	s.user(t, "admin", "uadmin", "pw", "userAdminAnyDatabase")
 	s.user(t, "app", "appw", "pw", "readWrite")
 	s.user(t, "admin", "adminUA", "pw", "userAdmin")
-	if _, err := s.root.Database("admin").Collection("notes").InsertOne(ctx, bson.D{{Key: "_id", Value: 1}}); err != nil {
-		t.Fatal(err)
+	s.user(t, "admin", "anyReader", "pw", "readAnyDatabase")
+	for _, ns := range [][2]string{{"admin", "notes"}, {"local", "x"}, {"app", "y"}} {
+		if _, err := s.root.Database(ns[0]).Collection(ns[1]).InsertOne(ctx, bson.D{{Key: "_id", Value: 1}}); err != nil {
+			t.Fatal(err)
+		}
 	}
 	names := func(r bson.D) string {
 		cur, _ := lookup(r, "cursor").(bson.D)
@@ -166,8 +169,13 @@ func TestReviewAdmin29ListCollectionsAuthorized(t *testing.T) {
 		{"admin", "reader", all, "[notes system.users]"},
 		{"admin", "reader", authorized, "[notes]"},
 		{"admin", "uadmin", authorized, "[notes system.users]"},
-		{"app", "appw", authorized, "[]"},
+		{"app", "appw", authorized, "[y]"},
 		{"admin", "adminUA", authorized, "[notes]"},
+		// readAnyDatabase covers every database's ordinary collections
+		// but those of local and config, as mongod's anyNormalResource.
+		{"app", "anyReader", authorized, "[y]"},
+		{"admin", "anyReader", authorized, "[notes]"},
+		{"local", "anyReader", authorized, "[]"},
 	}
 	for _, c := range cases {
 		pwd := "pw"
