@@ -141,6 +141,10 @@ type Change struct {
 	// place (nil when it dropped none), shown in its
 	// operationDescription.
 	DropTarget []byte
+	// View marks a change to a view's definition (its Create, Modify or
+	// Drop), shown only with showExpandedEvents, as mongod shows the
+	// writes to a database's system.views.
+	View bool
 	// WallTime is when the engine made the change.
 	WallTime time.Time
 }
@@ -161,6 +165,9 @@ func (c *Change) Encode() ([]byte, error) {
 		n++
 	}
 	if c.DropTarget != nil {
+		n++
+	}
+	if c.View {
 		n++
 	}
 	full, before := c.FullRaw, c.BeforeRaw
@@ -187,6 +194,9 @@ func (c *Change) Encode() ([]byte, error) {
 	}
 	if c.DropTarget != nil {
 		b = appendBin(appendStr(b, "dt"), c.DropTarget)
+	}
+	if c.View {
+		b = append(appendStr(b, "vw"), 0xc3) // true
 	}
 	var err error
 	doc := func(key string, raw []byte, d bson.D) {
@@ -326,6 +336,7 @@ type stored struct {
 	desc, before     bson.D // a DDL event's operationDescription and stateBeforeChange
 	nsType           string
 	uuid, dropTarget []byte // collectionUUID; a rename's dropTarget
+	view             bool   // a view's definition changed (Change.View)
 	wall             bson.DateTime
 	hasKey, hasUpd   bool
 	hasFull, hasPrev bool
@@ -390,6 +401,8 @@ func decode(b []byte) (*stored, error) {
 			s.uuid, err = dec.DecodeBytes()
 		case "dt":
 			s.dropTarget, err = dec.DecodeBytes()
+		case "vw":
+			s.view, err = dec.DecodeBool()
 		case "w":
 			var raw []byte
 			if raw, err = dec.DecodeRaw(); err == nil {

@@ -453,11 +453,14 @@ func (s *Stream) invalidates(c *stored) bool {
 }
 
 // shows reports whether the stream makes an event of in-scope change c:
-// not a DDL event without showExpandedEvents, nor a dropDatabase on a
-// collection stream (which sees the collection's drop, then
-// invalidate).
+// not a DDL event or a view's event without showExpandedEvents, nor a
+// dropDatabase on a collection stream (which sees the collection's
+// drop, then invalidate).
 func (s *Stream) shows(c *stored) bool {
 	if c.op == DropDatabase && s.scope.Coll != "" {
+		return false
+	}
+	if c.view && !s.o.ShowExpandedEvents {
 		return false
 	}
 	return !c.op.Expanded() || s.o.ShowExpandedEvents

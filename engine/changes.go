@@ -434,7 +434,7 @@ func (db *DB) noteDrop(txn *lsm.Txn, m *catalog.Coll) error {
 			return err
 		}
 	}
-	return db.stageChange(txn, &changestream.Change{Op: changestream.Drop, DB: m.DB, Coll: m.Name, CollectionUUID: uuidOf(m)})
+	return db.stageChange(txn, &changestream.Change{Op: changestream.Drop, DB: m.DB, Coll: m.Name, CollectionUUID: uuidOf(m), View: m.Kind == catalog.KindView})
 }
 
 // noteRename records the rename of collection m to tdb.tname in txn;
@@ -647,7 +647,7 @@ func (db *DB) noteCreate(txn *lsm.Txn, m *catalog.Coll) error {
 	if m.Kind == catalog.KindView {
 		nsType = "view" // mongod 8.1's; its view events carry no UUID
 	}
-	return db.stageChange(txn, &changestream.Change{Op: changestream.Create, DB: m.DB, Coll: m.Name, CollectionUUID: uuidOf(m), Description: desc, NsType: nsType})
+	return db.stageChange(txn, &changestream.Change{Op: changestream.Create, DB: m.DB, Coll: m.Name, CollectionUUID: uuidOf(m), Description: desc, NsType: nsType, View: m.Kind == catalog.KindView})
 }
 
 // noteIndexes records indexes ixs of collection m built (CreateIndexes:
@@ -681,7 +681,7 @@ func (db *DB) noteModify(txn *lsm.Txn, m *catalog.Coll, desc, before bson.D) err
 	if !db.changesOn() || isBucketsColl(m) || len(desc) == 0 {
 		return nil
 	}
-	return db.stageChange(txn, &changestream.Change{Op: changestream.Modify, DB: m.DB, Coll: m.Name, CollectionUUID: uuidOf(m), Description: desc, StateBefore: before})
+	return db.stageChange(txn, &changestream.Change{Op: changestream.Modify, DB: m.DB, Coll: m.Name, CollectionUUID: uuidOf(m), Description: desc, StateBefore: before, View: m.Kind == catalog.KindView})
 }
 
 // modifyBefore returns a modify event's stateBeforeChange for a collMod
