@@ -216,6 +216,10 @@ func (c *conn) authorize(dbName, name string, cmd bson.D) *cmdError {
 		return nil
 	}
 	refused := &cmdError{13, "Unauthorized", fmt.Sprintf(notAuthorizeMs, dbName, cmd[0].Key, cmd[0].Value)}
+	if name == "listCollections" {
+		// mongod's checkAuthorizedToListCollections says it its way.
+		refused.msg = "Not authorized to list collections on db: " + dbName
+	}
 	if name == "explain" {
 		// An explain needs what the command it explains needs.
 		if inner, ok := cmd[0].Value.(bson.D); ok && len(inner) > 0 {

@@ -194,14 +194,15 @@ func TestReviewAdmin29ListCollectionsAuthorized(t *testing.T) {
 	// Without a privilege in admin, listing admin is refused (13), as
 	// mongod's; so is listing without authorizedCollections without
 	// the listCollections action.
+	const refused = "Not authorized to list collections on db: admin"
 	appw := s.conn(t, "app", "appw", "pw")
 	for _, cmd := range []bson.D{authorized, all} {
-		if r := ra26Run(t, appw, "admin", cmd); ra26Code(r) != 13 {
-			t.Errorf("readWrite@app lists admin %v: %v, want 13", cmd[2:], r)
+		if r := ra26Run(t, appw, "admin", cmd); ra26Code(r) != 13 || ra26Msg(r) != refused {
+			t.Errorf("readWrite@app lists admin %v: %v, want 13 %s", cmd[2:], r, refused)
 		}
 	}
-	if r := ra26Run(t, s.conn(t, "admin", "adminUA", "pw"), "admin", all); ra26Code(r) != 13 {
-		t.Errorf("userAdmin@admin lists admin without authorizedCollections: %v, want 13", r)
+	if r := ra26Run(t, s.conn(t, "admin", "adminUA", "pw"), "admin", all); ra26Code(r) != 13 || ra26Msg(r) != refused {
+		t.Errorf("userAdmin@admin lists admin without authorizedCollections: %v, want 13 %s", r, refused)
 	}
 }
 
