@@ -248,6 +248,19 @@ func TestReviewAdmin29HostPort(t *testing.T) {
 		if r["host"] != want {
 			t.Errorf("dbHash host %v, want %s", r["host"], want)
 		}
+		// currentOp's operations name the server with its port
+		// (getHostNameCachedAndPort), even 27017.
+		var ops struct {
+			Inprog []bson.M `bson:"inprog"`
+		}
+		if err := db.Client().Database("admin").RunCommand(ctx, bson.D{{Key: "currentOp", Value: 1}}).Decode(&ops); err != nil || len(ops.Inprog) == 0 {
+			t.Fatalf("currentOp: %v %v", ops, err)
+		}
+		for _, op := range ops.Inprog {
+			if op["host"] != want {
+				t.Errorf("currentOp op host %v, want %s", op["host"], want)
+			}
+		}
 	})
 }
 
