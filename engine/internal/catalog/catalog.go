@@ -8,7 +8,6 @@ package catalog
 import (
 	"crypto/rand"
 	"crypto/sha256"
-	"encoding/binary"
 	"fmt"
 
 	"github.com/ttlkv/ttlkv/document"
@@ -47,8 +46,8 @@ type Coll struct {
 	// info.uuid and change events in collectionUUID: given at creation,
 	// kept by a rename within the database, a collMod and a capped
 	// resize. A view has none (the zero UUID). An entry stored before
-	// ttlkv kept UUIDs gets one derived from its ID (LegacyUUID), stored
-	// with its next catalog change.
+	// ttlkv kept UUIDs gets one derived from its namespace (LegacyUUID),
+	// stored with its next catalog change.
 	UUID UUID
 }
 
@@ -63,13 +62,13 @@ func NewUUID() UUID {
 	return u.v4()
 }
 
-// LegacyUUID is the UUID of a collection whose catalog entry was stored
-// before ttlkv kept UUIDs: derived from its ID, so that it stays the
-// same from one open to the next.
-func LegacyUUID(id uint64) UUID {
-	var b [8]byte
-	binary.BigEndian.PutUint64(b[:], id)
-	h := sha256.Sum256(append([]byte("ttlkv collection uuid "), b[:]...))
+// LegacyUUID is the UUID of the collection db.name whose catalog entry
+// was stored before ttlkv kept UUIDs: derived from its namespace, so
+// that it stays the same from one open to the next (the entry stores it
+// at its next change, a rename included). A time-series collection's is
+// its buckets collection's, as for one made since.
+func LegacyUUID(db, name string) UUID {
+	h := sha256.Sum256([]byte("ttlkv collection uuid " + db + "." + name))
 	var u UUID
 	copy(u[:], h[:16])
 	return u.v4()
@@ -248,7 +247,15 @@ func Decode(b []byte) (*Coll, error) {
 		}
 		copy(m.UUID[:], b.Data)
 	} else if m.Kind != KindView {
-		m.UUID = LegacyUUID(m.ID)
+		name := m.Name
+		if m.Kind == KindTimeseries {
+			if b, ok := document.Get(m.Extra, "bucketsColl"); ok {
+				if s, isStr := b.(string); isStr {
+					name = s
+				}
+			}
+		}
+		m.UUID = LegacyUUID(m.DB, name)
 	}
 	ixs, _ := document.Get(d, "indexes")
 	arr, _ := ixs.(bson.A)

@@ -145,8 +145,9 @@ func TestMultikeyFields(t *testing.T) {
 }
 
 // A UUID is stored and read back; an entry stored without one (before
-// ttlkv kept UUIDs) reads with the UUID derived from its ID, the same
-// every time, which it then stores; a view has none.
+// ttlkv kept UUIDs) reads with the UUID derived from its namespace, the
+// same every time, which it then stores (a time-series collection the
+// one of its buckets collection); a view has none.
 func TestUUID(t *testing.T) {
 	t.Parallel()
 	m := sampleColl()
@@ -167,14 +168,21 @@ func TestUUID(t *testing.T) {
 		t.Fatal(err)
 	}
 	got, err = Decode(b)
-	if err != nil || got.UUID != LegacyUUID(7) || got.UUID.IsZero() || got.UUID == LegacyUUID(8) {
-		t.Fatalf("legacy entry: uuid %s (%v), want %s", got.UUID, err, LegacyUUID(7))
+	if err != nil || got.UUID != LegacyUUID("test", "c") || got.UUID.IsZero() || got.UUID == LegacyUUID("test", "d") {
+		t.Fatalf("legacy entry: uuid %s (%v), want %s", got.UUID, err, LegacyUUID("test", "c"))
 	}
 	if b, err = got.Encode(); err != nil {
 		t.Fatal(err)
 	}
-	if again, err := Decode(b); err != nil || again.UUID != LegacyUUID(7) {
+	if again, err := Decode(b); err != nil || again.UUID != LegacyUUID("test", "c") {
 		t.Fatalf("legacy entry stored again: uuid %s (%v)", again.UUID, err)
+	}
+	ts := &Coll{ID: 10, DB: "test", Name: "w", Kind: KindTimeseries, Extra: bson.D{{Key: "bucketsColl", Value: "system.buckets.w"}}}
+	if b, err = ts.Encode(); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := Decode(b); err != nil || got.UUID != LegacyUUID("test", "system.buckets.w") {
+		t.Fatalf("legacy time-series entry: uuid %s (%v), want its buckets'", got.UUID, err)
 	}
 	view := &Coll{ID: 9, DB: "test", Name: "v", Kind: KindView, Options: bson.D{{Key: "viewOn", Value: "c"}}}
 	if b, err = view.Encode(); err != nil {
