@@ -133,6 +133,18 @@ type Change struct {
 	StateBefore bson.D
 	// NsType is a Create's nsType ("collection").
 	NsType string
+	// CollectionUUID is the UUID of the collection changed (16 bytes;
+	// nil for a DropDatabase), shown as collectionUUID with
+	// showExpandedEvents.
+	CollectionUUID []byte
+	// DropTarget is the UUID of the collection a Rename dropped in its
+	// place (nil when it dropped none), shown in its
+	// operationDescription.
+	DropTarget []byte
+	// View marks a change to a view's definition (its Create, Modify or
+	// Drop), shown only with showExpandedEvents, as mongod shows the
+	// writes to a database's system.views.
+	View bool
 	// WallTime is when the engine made the change.
 	WallTime time.Time
 }
@@ -147,6 +159,15 @@ func (c *Change) Encode() ([]byte, error) {
 		n += 2
 	}
 	if c.NsType != "" {
+		n++
+	}
+	if c.CollectionUUID != nil {
+		n++
+	}
+	if c.DropTarget != nil {
+		n++
+	}
+	if c.View {
 		n++
 	}
 	full, before := c.FullRaw, c.BeforeRaw
@@ -167,6 +188,15 @@ func (c *Change) Encode() ([]byte, error) {
 	}
 	if c.NsType != "" {
 		b = appendStr(appendStr(b, "nt"), c.NsType)
+	}
+	if c.CollectionUUID != nil {
+		b = appendBin(appendStr(b, "ui"), c.CollectionUUID)
+	}
+	if c.DropTarget != nil {
+		b = appendBin(appendStr(b, "dt"), c.DropTarget)
+	}
+	if c.View {
+		b = append(appendStr(b, "vw"), 0xc3) // true
 	}
 	var err error
 	doc := func(key string, raw []byte, d bson.D) {
@@ -274,6 +304,20 @@ func appendStr(b []byte, s string) []byte {
 	return append(b, s...)
 }
 
+// appendBin appends a MessagePack bin (short: a UUID's 16 bytes).
+func appendBin(b, v []byte) []byte {
+	n := len(v)
+	switch {
+	case n <= math.MaxUint8:
+		b = append(b, 0xc4, byte(n))
+	case n <= math.MaxUint16:
+		b = append(b, 0xc5, byte(n>>8), byte(n))
+	default:
+		b = append(b, 0xc6, byte(n>>24), byte(n>>16), byte(n>>8), byte(n))
+	}
+	return append(b, v...)
+}
+
 func expiryDoc(x *Expiry) bson.D {
 	d := bson.D{{Key: "expired", Value: true}}
 	if x.Bucket {
@@ -291,6 +335,8 @@ type stored struct {
 	upd, expiry      bson.D
 	desc, before     bson.D // a DDL event's operationDescription and stateBeforeChange
 	nsType           string
+	uuid, dropTarget []byte // collectionUUID; a rename's dropTarget
+	view             bool   // a view's definition changed (Change.View)
 	wall             bson.DateTime
 	hasKey, hasUpd   bool
 	hasFull, hasPrev bool
@@ -351,6 +397,12 @@ func decode(b []byte) (*stored, error) {
 			s.before, _, err = sub()
 		case "nt":
 			s.nsType, err = dec.DecodeString()
+		case "ui":
+			s.uuid, err = dec.DecodeBytes()
+		case "dt":
+			s.dropTarget, err = dec.DecodeBytes()
+		case "vw":
+			s.view, err = dec.DecodeBool()
 		case "w":
 			var raw []byte
 			if raw, err = dec.DecodeRaw(); err == nil {

@@ -453,11 +453,14 @@ func (s *Stream) invalidates(c *stored) bool {
 }
 
 // shows reports whether the stream makes an event of in-scope change c:
-// not a DDL event without showExpandedEvents, nor a dropDatabase on a
-// collection stream (which sees the collection's drop, then
-// invalidate).
+// not a DDL event or a view's event without showExpandedEvents, nor a
+// dropDatabase on a collection stream (which sees the collection's
+// drop, then invalidate).
 func (s *Stream) shows(c *stored) bool {
 	if c.op == DropDatabase && s.scope.Coll != "" {
+		return false
+	}
+	if c.view && !s.o.ShowExpandedEvents {
 		return false
 	}
 	return !c.op.Expanded() || s.o.ShowExpandedEvents
@@ -474,8 +477,13 @@ func (s *Stream) event(p lsm.ChangePos, c *stored) (bson.D, error) {
 		{Key: "_id", Value: tok.Doc()},
 		{Key: "operationType", Value: string(c.op)},
 		{Key: "clusterTime", Value: ClusterTime(p.Seq)},
-		{Key: "wallTime", Value: c.wall},
 	}
+	if s.o.ShowExpandedEvents && c.uuid != nil {
+		// mongod's events carry the collection's UUID (all but
+		// dropDatabase's) when they are expanded.
+		ev = append(ev, bson.E{Key: "collectionUUID", Value: bson.Binary{Subtype: bson.TypeBinaryUUID, Data: c.uuid}})
+	}
+	ev = append(ev, bson.E{Key: "wallTime", Value: c.wall})
 	switch c.op {
 	case Insert, Replace:
 		ev = append(ev, bson.E{Key: "fullDocument", Value: c.full})
@@ -514,7 +522,13 @@ func (s *Stream) event(p lsm.ChangePos, c *stored) (bson.D, error) {
 		to := bson.D{{Key: "db", Value: c.toDB}, {Key: "coll", Value: c.toColl}}
 		ev = append(bson.D{{Key: "to", Value: to}}, ev...)
 		if s.o.ShowExpandedEvents {
-			ev = append(ev, bson.E{Key: "operationDescription", Value: bson.D{{Key: "to", Value: to}}})
+			// mongod's oplog entry: the target, then the UUID of the
+			// collection the rename dropped in its place, if any.
+			desc := bson.D{{Key: "to", Value: to}}
+			if c.dropTarget != nil {
+				desc = append(desc, bson.E{Key: "dropTarget", Value: bson.Binary{Subtype: bson.TypeBinaryUUID, Data: c.dropTarget}})
+			}
+			ev = append(ev, bson.E{Key: "operationDescription", Value: desc})
 		}
 	}
 	if c.desc != nil {

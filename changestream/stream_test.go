@@ -350,3 +350,46 @@ func TestModelReplaysDescriptions(t *testing.T) {
 		t.Fatal("an update of an unknown document applied")
 	}
 }
+
+// TestCollectionUUIDShown: a change's CollectionUUID is stored with it
+// and shown as collectionUUID (binary subtype 4, after clusterTime) only
+// to a stream with ShowExpandedEvents, as mongod's; a Rename's
+// DropTarget is its operationDescription's dropTarget; an invalidate has
+// none.
+func TestCollectionUUIDShown(t *testing.T) {
+	t.Parallel()
+	s := openStore(t, 0)
+	u := []byte("0123456789abcdef")
+	dt := []byte("fedcba9876543210")
+	exp, err := New(s, Scope{DB: "d", Coll: "c"}, nil, Options{ShowExpandedEvents: true}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	plain, err := New(s, Scope{DB: "d", Coll: "c"}, nil, Options{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	write(t, s, Change{Op: Insert, DB: "d", Coll: "c", CollectionUUID: u, DocumentKey: key(int32(1)), FullDocument: key(int32(1))})
+	write(t, s, Change{Op: Rename, DB: "d", Coll: "c", ToDB: "d", ToColl: "x", CollectionUUID: u, DropTarget: dt})
+	evs := drain(t, exp)
+	if got := ops(evs); got != "[insert rename invalidate]" {
+		t.Fatalf("operations %s", got)
+	}
+	uuid := bson.Binary{Subtype: bson.TypeBinaryUUID, Data: u}
+	if evs[0][3].Key != "collectionUUID" || document.Compare(evs[0][3].Value, uuid) != 0 || evs[0][4].Key != "wallTime" {
+		t.Errorf("insert %v", evs[0])
+	}
+	desc := bson.D{{Key: "to", Value: bson.D{{Key: "db", Value: "d"}, {Key: "coll", Value: "x"}}},
+		{Key: "dropTarget", Value: bson.Binary{Subtype: bson.TypeBinaryUUID, Data: dt}}}
+	if document.Compare(field(evs[1], "collectionUUID"), uuid) != 0 || document.Compare(field(evs[1], "operationDescription"), desc) != 0 {
+		t.Errorf("rename %v", evs[1])
+	}
+	if v := field(evs[2], "collectionUUID"); v != nil {
+		t.Errorf("invalidate has collectionUUID %v", v)
+	}
+	for _, e := range drain(t, plain) {
+		if v := field(e, "collectionUUID"); v != nil {
+			t.Errorf("%v without showExpandedEvents: collectionUUID %v", field(e, "operationType"), v)
+		}
+	}
+}

@@ -53,7 +53,7 @@ func (d *Database) ListCollectionNames(ctx context.Context) ([]string, error) {
 	}
 	var out []string
 	for _, c := range d.db.collsOf(d.name) {
-		if !isInternalName(c.m().Name) {
+		if !isInternalName(c.m().Name) || listedSystemName(d.name, c.m().Name) {
 			out = append(out, c.m().Name)
 		}
 	}
@@ -397,6 +397,16 @@ func (db *DB) listIndexes(c *coll) []bson.D {
 // JavaScript and is listed as mongod lists it.
 func isInternalName(name string) bool {
 	return len(name) > 7 && name[:7] == "system." && name != systemJS
+}
+
+// listedSystemName reports whether the system collection dbName.name,
+// which the engine keeps, is listed as mongod lists it: admin.system.users
+// (the wire server's users). mongod lists every collection that exists;
+// ttlkv keeps no other system collection a client could see (its views
+// are catalog entries, not documents of a system.views collection, and
+// it has no admin.system.version).
+func listedSystemName(dbName, name string) bool {
+	return dbName == "admin" && name == "system.users"
 }
 
 // systemJS is the collection of a database's stored JavaScript, the one

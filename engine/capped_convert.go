@@ -51,7 +51,8 @@ func (db *DB) convertToCapped(ctx context.Context, dbName, name string, size int
 	// follows it), as MongoDB's convertToCapped keeps the options.
 	co := &createOptions{kind: catalog.KindCapped, ext: &cappedOpts{size: size}, raw: cappedRawOptions(size, 0, defaultCollationOption(old.Options))}
 	nm := &catalog.Coll{DB: dbName, Name: name, Kind: catalog.KindCapped, Options: co.raw,
-		Indexes: []*catalog.Index{idIndexFor(co.raw)}, NextIndexID: idIndexID + 1}
+		Indexes: []*catalog.Index{idIndexFor(co.raw)}, NextIndexID: idIndexID + 1,
+		UUID: catalog.NewUUID()} // a new collection replaces the original, as mongod's convertToCapped
 	err := db.store.Update(func(txn *lsm.Txn) error {
 		id, err := db.allocCollID(txn)
 		nm.ID = id

@@ -88,7 +88,7 @@ func (w *writeCtx) noteInsert(d bson.D, raw []byte) error {
 	if !w.c.db.changesOn() || isBucketsColl(w.m) {
 		return nil
 	}
-	return w.c.db.stageChange(w.txn, &changestream.Change{Op: changestream.Insert, DB: w.m.DB, Coll: w.m.Name, DocumentKey: docKey(d), FullDocument: d, FullRaw: raw})
+	return w.c.db.stageChange(w.txn, &changestream.Change{Op: changestream.Insert, DB: w.m.DB, Coll: w.m.Name, CollectionUUID: uuidOf(w.m), DocumentKey: docKey(d), FullDocument: d, FullRaw: raw})
 }
 
 // noteReplace records the change of a document from old to new
@@ -110,7 +110,7 @@ func (w *writeCtx) noteReplace(old, new bson.D, raw []byte) error {
 // difference of the documents, or a replace event when mongod would log
 // the whole document (changestream.DescribePipeline).
 func replaceChange(m *catalog.Coll, old, new bson.D, raw []byte, replacement bool, touched []query.Touched) *changestream.Change {
-	c := &changestream.Change{Op: changestream.Update, DB: m.DB, Coll: m.Name, DocumentKey: docKey(old)}
+	c := &changestream.Change{Op: changestream.Update, DB: m.DB, Coll: m.Name, CollectionUUID: uuidOf(m), DocumentKey: docKey(old)}
 	images := preImagesOn(m)
 	if images {
 		c.Before = old
@@ -142,7 +142,7 @@ func (w *writeCtx) noteDelete(d bson.D) error {
 	if !w.c.db.changesOn() {
 		return nil
 	}
-	c := &changestream.Change{Op: changestream.Delete, DB: w.m.DB, Coll: w.m.Name, DocumentKey: docKey(d), Expiry: w.expiry}
+	c := &changestream.Change{Op: changestream.Delete, DB: w.m.DB, Coll: w.m.Name, CollectionUUID: uuidOf(w.m), DocumentKey: docKey(d), Expiry: w.expiry}
 	if isBucketsColl(w.m) {
 		if w.expiry == nil {
 			return nil
@@ -169,7 +169,7 @@ func (db *DB) batchInsertEvents(b *lsm.Batch, m *catalog.Coll, docs []bson.D, fi
 	key := cappedEventsKey(m.ID)
 	var mark [8]byte
 	for i, d := range docs {
-		c := &changestream.Change{Op: changestream.Insert, DB: m.DB, Coll: m.Name, DocumentKey: docKey(d), FullDocument: d, WallTime: db.opts.Clock()}
+		c := &changestream.Change{Op: changestream.Insert, DB: m.DB, Coll: m.Name, CollectionUUID: uuidOf(m), DocumentKey: docKey(d), FullDocument: d, WallTime: db.opts.Clock()}
 		v, err := c.Encode()
 		if err != nil {
 			return err
@@ -434,15 +434,30 @@ func (db *DB) noteDrop(txn *lsm.Txn, m *catalog.Coll) error {
 			return err
 		}
 	}
-	return db.stageChange(txn, &changestream.Change{Op: changestream.Drop, DB: m.DB, Coll: m.Name})
+	return db.stageChange(txn, &changestream.Change{Op: changestream.Drop, DB: m.DB, Coll: m.Name, CollectionUUID: uuidOf(m), View: m.Kind == catalog.KindView})
 }
 
-// noteRename records the rename of collection m to tdb.tname in txn.
-func (db *DB) noteRename(txn *lsm.Txn, m *catalog.Coll, tdb, tname string) error {
+// noteRename records the rename of collection m to tdb.tname in txn;
+// target is the collection the rename drops in its place (nil if none),
+// whose UUID the event's operationDescription names, as mongod's.
+func (db *DB) noteRename(txn *lsm.Txn, m *catalog.Coll, tdb, tname string, target *catalog.Coll) error {
 	if !db.changesOn() || isBucketsColl(m) {
 		return nil
 	}
-	return db.stageChange(txn, &changestream.Change{Op: changestream.Rename, DB: m.DB, Coll: m.Name, ToDB: tdb, ToColl: tname})
+	c := &changestream.Change{Op: changestream.Rename, DB: m.DB, Coll: m.Name, CollectionUUID: uuidOf(m), ToDB: tdb, ToColl: tname}
+	if target != nil {
+		c.DropTarget = uuidOf(target)
+	}
+	return db.stageChange(txn, c)
+}
+
+// uuidOf is m's UUID as an event carries it: nil when m has none (a
+// view).
+func uuidOf(m *catalog.Coll) []byte {
+	if m.UUID.IsZero() {
+		return nil
+	}
+	return m.UUID[:]
 }
 
 // noteDropDatabase records the drop of database name, after the drops
@@ -603,21 +618,23 @@ func extJSONOf(v any) string {
 
 // noteCreate records the creation of collection m in txn (a create
 // event, shown with showExpandedEvents): operationDescription is the
-// collection's options as listCollections shows them, after the _id
+// collection's options as listCollections shows them, then the _id
 // index's spec (clustered collections have none: their clusteredIndex
 // option says it). Time-series collections get none, as in MongoDB.
 func (db *DB) noteCreate(txn *lsm.Txn, m *catalog.Coll) error {
 	if !db.changesOn() || isBucketsColl(m) || m.Kind == catalog.KindTimeseries {
 		return nil
 	}
+	// mongod's create oplog entry (makeCreateCollCmdObj): the
+	// options, then the _id index's spec.
 	desc := bson.D{}
-	if !m.Clustered && len(m.Indexes) > 0 && m.Indexes[0].ID == idIndexID {
-		desc = append(desc, bson.E{Key: "idIndex", Value: listIndexEntry(m.Indexes[0])})
-	}
 	for _, e := range m.Options {
 		if e.Key != "idIndex" {
 			desc = append(desc, e)
 		}
+	}
+	if !m.Clustered && len(m.Indexes) > 0 && m.Indexes[0].ID == idIndexID {
+		desc = append(desc, bson.E{Key: "idIndex", Value: listIndexEntry(m.Indexes[0])})
 	}
 	if m.Kind == catalog.KindCapped {
 		// Its ring is empty: every record it gets must have its event
@@ -626,7 +643,11 @@ func (db *DB) noteCreate(txn *lsm.Txn, m *catalog.Coll) error {
 			return err
 		}
 	}
-	return db.stageChange(txn, &changestream.Change{Op: changestream.Create, DB: m.DB, Coll: m.Name, Description: desc, NsType: "collection"})
+	nsType := "collection"
+	if m.Kind == catalog.KindView {
+		nsType = "view" // mongod 8.1's; its view events carry no UUID
+	}
+	return db.stageChange(txn, &changestream.Change{Op: changestream.Create, DB: m.DB, Coll: m.Name, CollectionUUID: uuidOf(m), Description: desc, NsType: nsType, View: m.Kind == catalog.KindView})
 }
 
 // noteIndexes records indexes ixs of collection m built (CreateIndexes:
@@ -641,10 +662,10 @@ func (db *DB) noteIndexes(txn *lsm.Txn, m *catalog.Coll, op changestream.OpType,
 		specs = append(specs, listIndexEntry(ix))
 	}
 	if op == changestream.CreateIndexes && !perIndex {
-		return db.stageChange(txn, &changestream.Change{Op: op, DB: m.DB, Coll: m.Name, Description: bson.D{{Key: "indexes", Value: specs}}})
+		return db.stageChange(txn, &changestream.Change{Op: op, DB: m.DB, Coll: m.Name, CollectionUUID: uuidOf(m), Description: bson.D{{Key: "indexes", Value: specs}}})
 	}
 	for _, s := range specs {
-		if err := db.stageChange(txn, &changestream.Change{Op: op, DB: m.DB, Coll: m.Name, Description: bson.D{{Key: "indexes", Value: bson.A{s}}}}); err != nil {
+		if err := db.stageChange(txn, &changestream.Change{Op: op, DB: m.DB, Coll: m.Name, CollectionUUID: uuidOf(m), Description: bson.D{{Key: "indexes", Value: bson.A{s}}}}); err != nil {
 			return err
 		}
 	}
@@ -660,7 +681,7 @@ func (db *DB) noteModify(txn *lsm.Txn, m *catalog.Coll, desc, before bson.D) err
 	if !db.changesOn() || isBucketsColl(m) || len(desc) == 0 {
 		return nil
 	}
-	return db.stageChange(txn, &changestream.Change{Op: changestream.Modify, DB: m.DB, Coll: m.Name, Description: desc, StateBefore: before})
+	return db.stageChange(txn, &changestream.Change{Op: changestream.Modify, DB: m.DB, Coll: m.Name, CollectionUUID: uuidOf(m), Description: desc, StateBefore: before, View: m.Kind == catalog.KindView})
 }
 
 // modifyBefore returns a modify event's stateBeforeChange for a collMod
@@ -668,33 +689,87 @@ func (db *DB) noteModify(txn *lsm.Txn, m *catalog.Coll, desc, before bson.D) err
 // command changes no index): the collection's options and, for an index,
 // the old values of the index options the command sets.
 func modifyBefore(m *catalog.Coll, opt bson.D) bson.D {
+	// mongod's old options begin with the collection's UUID
+	// (CollectionOptions::toBSON).
 	opts := bson.D{}
+	if !m.UUID.IsZero() {
+		opts = append(opts, bson.E{Key: "uuid", Value: m.UUID.Binary()})
+	}
 	opts = append(opts, m.Options...)
 	before := bson.D{{Key: "collectionOptions", Value: opts}}
 	if opt == nil {
 		return before
 	}
-	var ix *catalog.Index
-	if n, ok := get(opt, "name"); ok {
-		if s, ok := n.(string); ok {
-			ix = m.Index(s)
-		}
-	} else if k, ok := get(opt, "keyPattern"); ok {
-		if kd, ok := k.(bson.D); ok {
-			ix, _ = findIndex(m, kd)
-		}
-	}
+	ix := collModTarget(m, opt)
 	if ix == nil {
 		return before
 	}
+	// mongod's indexOptions_old: expireAfterSeconds, hidden,
+	// prepareUnique, those the command sets.
 	io := bson.D{}
-	if _, ok := get(opt, "hidden"); ok {
-		io = append(io, bson.E{Key: "hidden", Value: ix.Hidden})
-	}
 	if _, ok := get(opt, "expireAfterSeconds"); ok && ix.TTL {
 		io = append(io, bson.E{Key: "expireAfterSeconds", Value: ix.Expire})
 	}
+	if _, ok := get(opt, "hidden"); ok {
+		io = append(io, bson.E{Key: "hidden", Value: ix.Hidden})
+	}
+	if _, ok := get(opt, "prepareUnique"); ok {
+		io = append(io, bson.E{Key: "prepareUnique", Value: ix.PrepareUnique})
+	}
 	return append(before, bson.E{Key: "indexOptions", Value: io})
+}
+
+// collModTarget is the index of m a collMod's index option opt names,
+// by name or key pattern; nil if none.
+func collModTarget(m *catalog.Coll, opt bson.D) *catalog.Index {
+	if n, ok := get(opt, "name"); ok {
+		if s, ok := n.(string); ok {
+			return m.Index(s)
+		}
+	} else if k, ok := get(opt, "keyPattern"); ok {
+		if kd, ok := k.(bson.D); ok {
+			ix, _ := findIndex(m, kd)
+			return ix
+		}
+	}
+	return nil
+}
+
+// modifyIndexDesc returns desc (a modify event's operationDescription)
+// with its index option as mongod logs it (makeCollModCmdObj): the
+// index by name, then the options the command sets, in the order
+// expireAfterSeconds (a long), hidden, unique, prepareUnique,
+// forceNonUnique. m is the collection before the collMod.
+func modifyIndexDesc(m *catalog.Coll, desc bson.D) bson.D {
+	v, ok := get(desc, "index")
+	opt, isDoc := v.(bson.D)
+	if !ok || !isDoc {
+		return desc
+	}
+	ix := collModTarget(m, opt)
+	if ix == nil {
+		return desc
+	}
+	norm := bson.D{{Key: "name", Value: ix.Name}}
+	if e, ok := get(opt, "expireAfterSeconds"); ok {
+		if n, isNum := asInt64(e); isNum {
+			norm = append(norm, bson.E{Key: "expireAfterSeconds", Value: n})
+		}
+	}
+	for _, k := range []string{"hidden", "unique", "prepareUnique", "forceNonUnique"} {
+		if e, ok := get(opt, k); ok {
+			b, _ := asBool(e)
+			norm = append(norm, bson.E{Key: k, Value: b})
+		}
+	}
+	out := make(bson.D, len(desc))
+	for i, e := range desc {
+		if e.Key == "index" {
+			e.Value = norm
+		}
+		out[i] = e
+	}
+	return out
 }
 
 // noteCreateIndexes records indexes ixs of m built, in txn: one event

@@ -276,7 +276,7 @@ func TestCollModIsOneCommit(t *testing.T) {
 			mods = append(mods, shapeOf(t, e))
 		}
 	}
-	want := `{"operationType":"modify","ns":{"db":"test","coll":"c"},"operationDescription":{"changeStreamPreAndPostImages":{"enabled":true},"index":{"name":"a_1","hidden":true}},"stateBeforeChange":{"collectionOptions":{},"indexOptions":{"hidden":false}}}`
+	want := `{"operationType":"modify","collectionUUID":"UUID","ns":{"db":"test","coll":"c"},"operationDescription":{"changeStreamPreAndPostImages":{"enabled":true},"index":{"name":"a_1","hidden":true}},"stateBeforeChange":{"collectionOptions":{"uuid":"UUID"},"indexOptions":{"hidden":false}}}`
 	if len(mods) != 1 || mods[0] != want {
 		t.Fatalf("modify events %v, want [%s]", mods, want)
 	}

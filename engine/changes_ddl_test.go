@@ -11,7 +11,8 @@ import (
 )
 
 // shapeOf is an event as relaxed Extended JSON without the fields that
-// change from run to run (_id, clusterTime, wallTime).
+// change from run to run (_id, clusterTime, wallTime), each UUID (a
+// collection's, random) written "UUID".
 func shapeOf(t *testing.T, e bson.D) string {
 	t.Helper()
 	var d bson.D
@@ -22,11 +23,34 @@ func shapeOf(t *testing.T, e bson.D) string {
 			d = append(d, f)
 		}
 	}
-	b, err := document.MarshalExtJSON(d, false)
+	b, err := document.MarshalExtJSON(uuidsNamed(d), false)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+// uuidsNamed returns v with each UUID binary replaced by "UUID".
+func uuidsNamed(v any) any {
+	switch x := v.(type) {
+	case bson.Binary:
+		if x.Subtype == bson.TypeBinaryUUID {
+			return "UUID"
+		}
+	case bson.D:
+		out := make(bson.D, len(x))
+		for i, e := range x {
+			out[i] = bson.E{Key: e.Key, Value: uuidsNamed(e.Value)}
+		}
+		return out
+	case bson.A:
+		out := make(bson.A, len(x))
+		for i, e := range x {
+			out[i] = uuidsNamed(e)
+		}
+		return out
+	}
+	return v
 }
 
 // TestWatchExpandedEvents: with showExpandedEvents, a stream shows
@@ -58,17 +82,17 @@ func TestWatchExpandedEvents(t *testing.T) {
 	mustRun(t, db, "admin", `{"renameCollection": "d.c", "to": "d.c2"}`)
 
 	want := []string{
-		`{"operationType":"create","ns":{"db":"d","coll":"c"},"operationDescription":{"idIndex":{"v":2,"key":{"_id":1},"name":"_id_"}},"nsType":"collection"}`,
-		`{"operationType":"insert","fullDocument":{"_id":1,"a":1},"ns":{"db":"d","coll":"c"},"documentKey":{"_id":1}}`,
-		`{"operationType":"createIndexes","ns":{"db":"d","coll":"c"},"operationDescription":{"indexes":[{"v":2,"key":{"a":1},"name":"a_1"},{"v":2,"key":{"t":1},"name":"t_1","expireAfterSeconds":60}]}}`,
-		`{"operationType":"modify","ns":{"db":"d","coll":"c"},"operationDescription":{"index":{"name":"a_1","hidden":true}},"stateBeforeChange":{"collectionOptions":{},"indexOptions":{"hidden":false}}}`,
-		`{"operationType":"modify","ns":{"db":"d","coll":"c"},"operationDescription":{"index":{"name":"t_1","expireAfterSeconds":120}},"stateBeforeChange":{"collectionOptions":{},"indexOptions":{"expireAfterSeconds":60}}}`,
-		`{"operationType":"dropIndexes","ns":{"db":"d","coll":"c"},"operationDescription":{"indexes":[{"v":2,"key":{"a":1},"name":"a_1","hidden":true}]}}`,
-		`{"operationType":"dropIndexes","ns":{"db":"d","coll":"c"},"operationDescription":{"indexes":[{"v":2,"key":{"t":1},"name":"t_1","expireAfterSeconds":120}]}}`,
-		`{"operationType":"create","ns":{"db":"d","coll":"k"},"operationDescription":{"idIndex":{"v":2,"key":{"_id":1},"name":"_id_"},"capped":true,"size":4096,"max":10},"nsType":"collection"}`,
-		`{"operationType":"create","ns":{"db":"d","coll":"auto"},"operationDescription":{"idIndex":{"v":2,"key":{"_id":1},"name":"_id_"}},"nsType":"collection"}`,
-		`{"operationType":"insert","fullDocument":{"_id":2},"ns":{"db":"d","coll":"auto"},"documentKey":{"_id":2}}`,
-		`{"to":{"db":"d","coll":"c2"},"operationType":"rename","ns":{"db":"d","coll":"c"},"operationDescription":{"to":{"db":"d","coll":"c2"}}}`,
+		`{"operationType":"create","collectionUUID":"UUID","ns":{"db":"d","coll":"c"},"operationDescription":{"idIndex":{"v":2,"key":{"_id":1},"name":"_id_"}},"nsType":"collection"}`,
+		`{"operationType":"insert","collectionUUID":"UUID","fullDocument":{"_id":1,"a":1},"ns":{"db":"d","coll":"c"},"documentKey":{"_id":1}}`,
+		`{"operationType":"createIndexes","collectionUUID":"UUID","ns":{"db":"d","coll":"c"},"operationDescription":{"indexes":[{"v":2,"key":{"a":1},"name":"a_1"},{"v":2,"key":{"t":1},"name":"t_1","expireAfterSeconds":60}]}}`,
+		`{"operationType":"modify","collectionUUID":"UUID","ns":{"db":"d","coll":"c"},"operationDescription":{"index":{"name":"a_1","hidden":true}},"stateBeforeChange":{"collectionOptions":{"uuid":"UUID"},"indexOptions":{"hidden":false}}}`,
+		`{"operationType":"modify","collectionUUID":"UUID","ns":{"db":"d","coll":"c"},"operationDescription":{"index":{"name":"t_1","expireAfterSeconds":120}},"stateBeforeChange":{"collectionOptions":{"uuid":"UUID"},"indexOptions":{"expireAfterSeconds":60}}}`,
+		`{"operationType":"dropIndexes","collectionUUID":"UUID","ns":{"db":"d","coll":"c"},"operationDescription":{"indexes":[{"v":2,"key":{"a":1},"name":"a_1","hidden":true}]}}`,
+		`{"operationType":"dropIndexes","collectionUUID":"UUID","ns":{"db":"d","coll":"c"},"operationDescription":{"indexes":[{"v":2,"key":{"t":1},"name":"t_1","expireAfterSeconds":120}]}}`,
+		`{"operationType":"create","collectionUUID":"UUID","ns":{"db":"d","coll":"k"},"operationDescription":{"capped":true,"size":4096,"max":10,"idIndex":{"v":2,"key":{"_id":1},"name":"_id_"}},"nsType":"collection"}`,
+		`{"operationType":"create","collectionUUID":"UUID","ns":{"db":"d","coll":"auto"},"operationDescription":{"idIndex":{"v":2,"key":{"_id":1},"name":"_id_"}},"nsType":"collection"}`,
+		`{"operationType":"insert","collectionUUID":"UUID","fullDocument":{"_id":2},"ns":{"db":"d","coll":"auto"},"documentKey":{"_id":2}}`,
+		`{"to":{"db":"d","coll":"c2"},"operationType":"rename","collectionUUID":"UUID","ns":{"db":"d","coll":"c"},"operationDescription":{"to":{"db":"d","coll":"c2"}}}`,
 	}
 	got := drainStream(t, exp)
 	var shapes []string
@@ -153,11 +177,11 @@ func TestWatchCreateIndexesEvents(t *testing.T) {
 	mustRun(t, db, "d", `{"insert": "e", "documents": [{"_id": 1}]}`)
 	mustRun(t, db, "d", `{"createIndexes": "e", "indexes": [{"key": {"c": 1}, "name": "c_1"}, {"key": {"d": 1}, "name": "d_1"}]}`)
 	want := []string{
-		`{"operationType":"create","ns":{"db":"d","coll":"e"},"operationDescription":{"idIndex":{"v":2,"key":{"_id":1},"name":"_id_"}},"nsType":"collection"}`,
-		`{"operationType":"createIndexes","ns":{"db":"d","coll":"e"},"operationDescription":{"indexes":[{"v":2,"key":{"a":1},"name":"a_1"}]}}`,
-		`{"operationType":"createIndexes","ns":{"db":"d","coll":"e"},"operationDescription":{"indexes":[{"v":2,"key":{"b":1},"name":"b_1"}]}}`,
-		`{"operationType":"insert","fullDocument":{"_id":1},"ns":{"db":"d","coll":"e"},"documentKey":{"_id":1}}`,
-		`{"operationType":"createIndexes","ns":{"db":"d","coll":"e"},"operationDescription":{"indexes":[{"v":2,"key":{"c":1},"name":"c_1"},{"v":2,"key":{"d":1},"name":"d_1"}]}}`,
+		`{"operationType":"create","collectionUUID":"UUID","ns":{"db":"d","coll":"e"},"operationDescription":{"idIndex":{"v":2,"key":{"_id":1},"name":"_id_"}},"nsType":"collection"}`,
+		`{"operationType":"createIndexes","collectionUUID":"UUID","ns":{"db":"d","coll":"e"},"operationDescription":{"indexes":[{"v":2,"key":{"a":1},"name":"a_1"}]}}`,
+		`{"operationType":"createIndexes","collectionUUID":"UUID","ns":{"db":"d","coll":"e"},"operationDescription":{"indexes":[{"v":2,"key":{"b":1},"name":"b_1"}]}}`,
+		`{"operationType":"insert","collectionUUID":"UUID","fullDocument":{"_id":1},"ns":{"db":"d","coll":"e"},"documentKey":{"_id":1}}`,
+		`{"operationType":"createIndexes","collectionUUID":"UUID","ns":{"db":"d","coll":"e"},"operationDescription":{"indexes":[{"v":2,"key":{"c":1},"name":"c_1"},{"v":2,"key":{"d":1},"name":"d_1"}]}}`,
 	}
 	var shapes []string
 	for _, e := range drainStream(t, cs) {
@@ -165,5 +189,33 @@ func TestWatchCreateIndexesEvents(t *testing.T) {
 	}
 	if strings.Join(shapes, "\n") != strings.Join(want, "\n") {
 		t.Errorf("events:\n%s\nwant:\n%s", strings.Join(shapes, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// TestWatchModifyIndexShape: a collMod of an index named by key pattern
+// is logged as mongod's makeCollModCmdObj logs it: the index by name,
+// then expireAfterSeconds (a long), hidden, ... in that order whatever
+// the command's; stateBeforeChange.indexOptions lists the old
+// expireAfterSeconds before the old hidden, as mongod's o2.
+func TestWatchModifyIndexShape(t *testing.T) {
+	t.Parallel()
+	db, _, _ := openChanges(t, Options{})
+	mustRun(t, db, "d", `{"createIndexes": "c", "indexes": [{"key": {"t": 1}, "name": "t_1", "expireAfterSeconds": 60}]}`)
+	cs, err := db.Database("d").Watch(context.Background(), nil, ChangeStreamOptions{ShowExpandedEvents: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustRun(t, db, "d", `{"collMod": "c", "index": {"hidden": true, "keyPattern": {"t": 1}, "expireAfterSeconds": 30}, "comment": "x"}`)
+	evs := drainStream(t, cs)
+	if len(evs) != 1 {
+		t.Fatalf("events %s, want [modify]", opsOf(evs))
+	}
+	if got := document.Format(field(evs[0], "operationDescription")); got != `{ index: { name: "t_1", expireAfterSeconds: 30, hidden: true } }` ||
+		field(evs[0], "operationDescription.index.expireAfterSeconds") != int64(30) {
+		t.Errorf("operationDescription %s", got)
+	}
+	if got := document.Format(field(evs[0], "stateBeforeChange.indexOptions")); got != `{ expireAfterSeconds: 60, hidden: false }` ||
+		field(evs[0], "stateBeforeChange.indexOptions.expireAfterSeconds") != int64(60) {
+		t.Errorf("stateBeforeChange.indexOptions %s", got)
 	}
 }

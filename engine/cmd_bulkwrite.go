@@ -28,6 +28,7 @@ func cmdBulkWrite(ctx context.Context, db *DB, _ string, cmd bson.D) (bson.D, er
 		haveOps, haveNs bool
 		ordered         = true
 		errorsOnly      bool
+		batchSize       = int64(-1)
 		let             bson.D
 		err             error
 	)
@@ -48,12 +49,18 @@ func cmdBulkWrite(ctx context.Context, db *DB, _ string, cmd bson.D) (bson.D, er
 				return nil, err
 			}
 		case "errorsOnly":
-			errorsOnly, _ = asBool(e.Value)
+			if errorsOnly, err = boolField("bulkWrite", "errorsOnly", e.Value); err != nil {
+				return nil, err
+			}
 		case "let":
 			if let, err = letValue("bulkWrite", e.Value); err != nil {
 				return nil, err
 			}
-		case "bypassDocumentValidation", "cursor", "comment", "writeConcern", "lsid", "$db", "txnNumber", "apiVersion", "apiStrict", "apiDeprecationErrors", "$readPreference", "maxTimeMS":
+		case "cursor":
+			if batchSize, err = cursorOption("bulkWrite", e.Value); err != nil {
+				return nil, err
+			}
+		case "bypassDocumentValidation", "comment", "writeConcern", "lsid", "$db", "txnNumber", "apiVersion", "apiStrict", "apiDeprecationErrors", "$readPreference", "maxTimeMS":
 		default:
 			return nil, document.Errorf(document.CodeIDLUnknownField, "BSON field 'bulkWrite.%s' is an unknown field.", e.Key)
 		}
@@ -109,7 +116,7 @@ func cmdBulkWrite(ctx context.Context, db *DB, _ string, cmd bson.D) (bson.D, er
 	}
 
 	var nInserted, nMatched, nModified, nUpserted, nDeleted, nErrors int64
-	results := bson.A{}
+	var results []bson.D
 	for i, op := range ops {
 		ns := namespaces[op.ns]
 		res, err := db.runBulkOp(ctx, ns[0], ns[1], op)
@@ -119,14 +126,17 @@ func cmdBulkWrite(ctx context.Context, db *DB, _ string, cmd bson.D) (bson.D, er
 				return nil, err
 			}
 			nErrors++
+			// mongod's BulkWriteReplyItem: ok, idx, code, errmsg, the
+			// error's extra information, then n (0); no codeName, as
+			// in the other write commands' writeErrors.
 			d := bson.D{{Key: "ok", Value: 0.0}, {Key: "idx", Value: int32(i)}, {Key: "code", Value: int32(ue.Code)},
-				{Key: "codeName", Value: ue.Name()}, {Key: "errmsg", Value: ue.Message}}
+				{Key: "errmsg", Value: ue.Message}}
 			for _, k := range []string{"keyPattern", "keyValue", "errInfo"} {
 				if v, ok := ue.Info[k]; ok {
 					d = append(d, bson.E{Key: k, Value: v})
 				}
 			}
-			results = append(results, d)
+			results = append(results, append(d, bson.E{Key: "n", Value: int32(0)}))
 			if ordered {
 				break
 			}
@@ -157,8 +167,16 @@ func cmdBulkWrite(ctx context.Context, db *DB, _ string, cmd bson.D) (bson.D, er
 	db.stats.inserted.Add(nInserted)
 	db.stats.updated.Add(nModified)
 	db.stats.deleted.Add(nDeleted)
+	// The results come in a cursor, as mongod's: the first batchSize
+	// (all without one) now, the rest through getMore.
+	const ns = "admin.$cmd.bulkWrite"
+	id, first := int64(0), results
+	if batchSize >= 0 && batchSize < int64(len(results)) {
+		id = db.cursors.add(&serverCursor{ns: ns, q: sliceExec(results[batchSize:])})
+		first = results[:batchSize]
+	}
 	return bson.D{
-		{Key: "cursor", Value: bson.D{{Key: "id", Value: int64(0)}, {Key: "firstBatch", Value: results}, {Key: "ns", Value: "admin.$cmd.bulkWrite"}}},
+		{Key: "cursor", Value: bson.D{{Key: "id", Value: id}, {Key: "firstBatch", Value: docArray(first)}, {Key: "ns", Value: ns}}},
 		{Key: "nErrors", Value: int32(nErrors)}, {Key: "nInserted", Value: int32(nInserted)}, {Key: "nMatched", Value: int32(nMatched)},
 		{Key: "nModified", Value: int32(nModified)}, {Key: "nUpserted", Value: int32(nUpserted)}, {Key: "nDeleted", Value: int32(nDeleted)},
 	}, nil

@@ -139,7 +139,7 @@ func cmdCollMod(ctx context.Context, db *DB, dbName string, cmd bson.D) (bson.D,
 				// (collModTimeseries); the others take them
 				// (docs/validation.md).
 				val, rest := splitValidationOptions(collOpts)
-				if err := checkValidationOptions("collMod", dbName, name, val, db.opts.Clock()); err != nil {
+				if err := checkValidationOptions("collMod", dbName, name, m.UUID, val, db.opts.Clock()); err != nil {
 					return nil, nil, err
 				}
 				if len(val) > 0 {
@@ -168,7 +168,7 @@ func cmdCollMod(ctx context.Context, db *DB, dbName string, cmd bson.D) (bson.D,
 	// a crash keeps both or neither.
 	desc := modifyDesc(cmd)
 	note := func(txn *lsm.Txn, m *catalog.Coll) error {
-		return db.noteModify(txn, m, desc, modifyBefore(m, indexOpt))
+		return db.noteModify(txn, m, modifyIndexDesc(m, desc), modifyBefore(m, indexOpt))
 	}
 	reply := bson.D{}
 	var r bson.D
@@ -316,7 +316,7 @@ func (db *DB) collModIndex(m, nm *catalog.Coll, opt bson.D) (bson.D, func(*catal
 		case "name", "keyPattern", "expireAfterSeconds", "hidden":
 		case "unique", "prepareUnique", "forceNonUnique":
 			if _, ok := asBool(e.Value); !ok {
-				return nil, nil, document.Errorf(document.CodeTypeMismatch, "BSON field 'collMod.index.%s' is the wrong type '%s', expected types '[bool, long, int, decimal, double']", e.Key, typeName(e.Value))
+				return nil, nil, document.Errorf(document.CodeTypeMismatch, "BSON field 'collMod.index.%s' is the wrong type '%s', expected types '[bool, long, int, decimal, double]'", e.Key, typeName(e.Value))
 			}
 		default:
 			return nil, nil, document.Errorf(document.CodeIDLUnknownField, "BSON field 'collMod.index.%s' is an unknown field.", e.Key)

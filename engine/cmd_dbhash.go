@@ -36,6 +36,7 @@ func cmdDBHash(ctx context.Context, db *DB, dbName string, cmd bson.D) (bson.D, 
 	}
 	colls := bson.D{}
 	capped := bson.A{}
+	uuids := bson.D{}
 	global := md5.New()
 	for _, c := range db.collsOf(dbName) {
 		m := c.m()
@@ -55,16 +56,19 @@ func cmdDBHash(ctx context.Context, db *DB, dbName string, cmd bson.D) (bson.D, 
 			return nil, err
 		}
 		colls = append(colls, bson.E{Key: m.Name, Value: sum})
+		uuids = append(uuids, bson.E{Key: m.Name, Value: m.UUID.Binary()})
 		global.Write([]byte(sum))
 		if m.Kind == catalog.KindCapped {
 			capped = append(capped, m.Name)
 		}
 	}
-	return bson.D{{Key: "numCollections", Value: int32(len(colls))}, {Key: "host", Value: "ttlkv"},
-		{Key: "collections", Value: colls}, {Key: "capped", Value: capped},
+	// mongod 7.0's reply (commands/dbhash.cpp): host, the hashes,
+	// the capped collections, each collection's UUID, the md5 of the
+	// hashes and the time taken.
+	return bson.D{{Key: "host", Value: prettyHostName(ctx)},
+		{Key: "collections", Value: colls}, {Key: "capped", Value: capped}, {Key: "uuids", Value: uuids},
 		{Key: "md5", Value: hex.EncodeToString(global.Sum(nil))},
-		{Key: "timeMillis", Value: int32(time.Since(start).Milliseconds())},
-		{Key: "fromCache", Value: bson.A{}}}, nil
+		{Key: "timeMillis", Value: int32(time.Since(start).Milliseconds())}}, nil
 }
 
 // hashCollection returns the hex MD5 of c's documents as BSON: in _id

@@ -1,8 +1,11 @@
 package engine
 
 import (
+	"bytes"
+	"context"
 	"crypto/md5"
 	"encoding/hex"
+	"strings"
 	"testing"
 
 	"github.com/ttlkv/ttlkv/document"
@@ -73,7 +76,7 @@ func TestDBHash(t *testing.T) {
 	for _, e := range colls {
 		all = append(all, e.Value.(string)...)
 	}
-	if field(r1, "md5") != md5hex(all) || field(r1, "numCollections") != int32(4) || !document.Equal(field(r1, "capped"), bson.A{"cap"}) {
+	if field(r1, "md5") != md5hex(all) || len(field(r1, "collections").(bson.D)) != 4 || !document.Equal(field(r1, "capped"), bson.A{"cap"}) {
 		t.Fatalf("reply %v", r1)
 	}
 	// The capped collection is hashed in natural order, not _id order.
@@ -87,8 +90,75 @@ func TestDBHash(t *testing.T) {
 	// A change to one document changes its collection's hash only.
 	mustRun(t, db2, "test", `{"update": "a", "updates": [{"q": {"_id": 2}, "u": {"$set": {"d": 2.0}}}]}`)
 	r3 := mustRun(t, db2, "test", `{"dbHash": 1, "collections": ["a", "e", "nosuch"]}`)
-	if field(r3, "collections.a") == wantA || field(r3, "collections.e") != empty || field(r3, "numCollections") != int32(2) {
+	if field(r3, "collections.a") == wantA || field(r3, "collections.e") != empty || len(field(r3, "collections").(bson.D)) != 2 {
 		t.Fatalf("after an update: %v", r3)
 	}
 	wantCode(t, db1, "test", `{"dbHash": 1, "collections": "a"}`, document.CodeTypeMismatch, "")
+}
+
+// dbHash answers mongod 7.0's fields in its order (host, collections,
+// capped, uuids, md5, timeMillis), each collection's UUID the one
+// listCollections shows; host is the machine's name, with the port a
+// front end gives (WithListenPort) unless it is 27017, as mongod's
+// prettyHostName. $collStats and $indexStats name the host with its
+// port whenever it is known (mongod's getHostNameCachedAndPort).
+func TestDBHashShapeAndHosts(t *testing.T) {
+	t.Parallel()
+	db, _ := openMem(t)
+	mustRun(t, db, "test", `{"insert": "a", "documents": [{"_id": 1}]}`)
+	r := mustRun(t, db, "test", `{"dbHash": 1}`)
+	var keys []string
+	for _, e := range r {
+		keys = append(keys, e.Key)
+	}
+	if strings.Join(keys, ",") != "host,collections,capped,uuids,md5,timeMillis,ok" {
+		t.Errorf("dbHash fields: %v", keys)
+	}
+	u, _ := field(r, "uuids.a").(bson.Binary)
+	listed, _ := field(firstBatch(t, mustRun(t, db, "test", `{"listCollections": 1}`))[0], "info.uuid").(bson.Binary)
+	if u.Subtype != bson.TypeBinaryUUID || len(u.Data) != 16 || !bytes.Equal(u.Data, listed.Data) {
+		t.Errorf("dbHash uuids.a %v, listCollections %v", u, listed)
+	}
+	host := hostName()
+	if host == "" || field(r, "host") != host {
+		t.Errorf("embedded dbHash host %v, want %q", field(r, "host"), host)
+	}
+	hostOf := func(ctx context.Context, cmd string) any {
+		c, err := document.ParseExtJSON([]byte(cmd))
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := db.RunCommand(ctx, "test", c)
+		if err != nil {
+			t.Fatalf("%s: %v", cmd, err)
+		}
+		if b := field(r, "cursor.firstBatch"); b != nil {
+			return field(b.(bson.A)[0].(bson.D), "host")
+		}
+		return field(r, "host")
+	}
+	collStats := `{"aggregate": "a", "pipeline": [{"$collStats": {"count": {}}}], "cursor": {}}`
+	indexStats := `{"aggregate": "a", "pipeline": [{"$indexStats": {}}], "cursor": {}}`
+	for _, c := range []struct {
+		port                      int
+		dbHash, collStats, ixStat string
+	}{
+		{0, host, host, host},
+		{27017, host, host + ":27017", host + ":27017"},
+		{40123, host + ":40123", host + ":40123", host + ":40123"},
+	} {
+		ctx := context.Background()
+		if c.port != 0 {
+			ctx = WithListenPort(ctx, c.port)
+		}
+		if got := hostOf(ctx, `{"dbHash": 1}`); got != c.dbHash {
+			t.Errorf("port %d: dbHash host %v, want %s", c.port, got, c.dbHash)
+		}
+		if got := hostOf(ctx, collStats); got != c.collStats {
+			t.Errorf("port %d: $collStats host %v, want %s", c.port, got, c.collStats)
+		}
+		if got := hostOf(ctx, indexStats); got != c.ixStat {
+			t.Errorf("port %d: $indexStats host %v, want %s", c.port, got, c.ixStat)
+		}
+	}
 }

@@ -45,7 +45,8 @@ func parseMaxTimeMS(v any) (int64, error) {
 }
 
 // CheckWriteConcern checks a command's writeConcern document as
-// mongod's parser does: a document (14) of w, j, fsync and wtimeout
+// mongod's parser does: a document (14, in the words of mongod 7.0's
+// extractWCFromCommand) of w, j, fsync and wtimeout
 // (others 40415, "BSON field 'writeConcern.wtimeoutMS' is an unknown
 // field."), w a number in [0, 50], a string or a document (9), j and
 // fsync not both true (9). It says nothing of what a standalone can
@@ -53,7 +54,7 @@ func parseMaxTimeMS(v any) (int64, error) {
 func CheckWriteConcern(v any) error {
 	d, ok := v.(bson.D)
 	if !ok {
-		return document.Errorf(document.CodeTypeMismatch, "BSON field 'writeConcern' is the wrong type '%s', expected type 'object'", typeName(v))
+		return document.Errorf(document.CodeTypeMismatch, "\"writeConcern\" had the wrong type. Expected object, found %s", typeName(v))
 	}
 	var j, fsync bool
 	for _, e := range d {
@@ -69,10 +70,16 @@ func CheckWriteConcern(v any) error {
 					return document.Errorf(document.CodeFailedToParse, "w has to be a non-negative number and not greater than 50; found: %s", fmtValue(w))
 				}
 			}
-		case "j":
-			j = truthy(e.Value)
-		case "fsync":
-			fsync = truthy(e.Value)
+		case "j", "fsync":
+			// mongod's IDL types both safeBool: a bool or a number.
+			if _, isBool := e.Value.(bool); !isBool && !document.IsNumber(e.Value) {
+				return document.Errorf(document.CodeTypeMismatch, "BSON field 'writeConcern.%s' is the wrong type '%s', expected types '[bool, long, int, decimal, double]'", e.Key, typeName(e.Value))
+			}
+			if e.Key == "j" {
+				j = truthy(e.Value)
+			} else {
+				fsync = truthy(e.Value)
+			}
 		case "wtimeout":
 			if !document.IsNumber(e.Value) {
 				return document.Errorf(document.CodeTypeMismatch, "BSON field 'writeConcern.wtimeout' is the wrong type '%s', expected types '[long, int, decimal, double]'", typeName(e.Value))

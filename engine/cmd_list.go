@@ -36,19 +36,26 @@ func cmdListCollections(ctx context.Context, db *DB, dbName string, cmd bson.D) 
 	}
 	nameOnly, _ := get(cmd, "nameOnly")
 	only, _ := asBool(nameOnly)
+	authorized, _ := get(cmd, "authorizedCollections")
+	var keep func(dbName, coll string) bool
+	if a, _ := asBool(authorized); a {
+		keep, _ = ctx.Value(collsFilterKey{}).(func(string, string) bool)
+	}
 	var docs []bson.D
 	for _, c := range db.collsOf(dbName) {
 		m := c.m()
+		if keep != nil && !keep(dbName, m.Name) {
+			continue
+		}
 		var d bson.D
-		if isInternalName(m.Name) {
+		if isInternalName(m.Name) && !listedSystemName(dbName, m.Name) {
 			// The buckets of a time-series collection are listed, as
-			// mongod 7.0 lists them; the engine's other system.*
-			// collections are not.
+			// mongod 7.0 lists them.
 			owner := db.bucketsTarget(dbName, m.Name)
 			if owner == nil || !isBucketsColl(m) {
 				continue
 			}
-			d = db.bucketsCollInfo(owner.m(), m.Name)
+			d = db.bucketsCollInfo(owner.m(), m)
 		} else {
 			d = db.collectionInfo(c)
 		}
@@ -63,6 +70,19 @@ func cmdListCollections(ctx context.Context, db *DB, dbName string, cmd bson.D) 
 	}
 	return db.listReply(dbName+".$cmd.listCollections", docs, batchSize), nil
 }
+
+// WithCollectionsFilter returns a context under which listCollections
+// with authorizedCollections: true lists only the collections keep
+// accepts: a front end's way to list the collections a user has some
+// privilege on, as mongod does. Without authorizedCollections every
+// collection is listed, as mongod lists them to a user who may run
+// listCollections.
+func WithCollectionsFilter(ctx context.Context, keep func(dbName, coll string) bool) context.Context {
+	return context.WithValue(ctx, collsFilterKey{}, keep)
+}
+
+// collsFilterKey marks the filter of WithCollectionsFilter in a context.
+type collsFilterKey struct{}
 
 // listReply is the reply of a command that lists catalog entries
 // (listCollections, listIndexes): the first batchSize of docs (all of
@@ -111,8 +131,14 @@ func (db *DB) collectionInfo(c *coll) bson.D {
 	if m.Kind == catalog.KindCapped {
 		opts = listedCappedOptions(opts)
 	}
+	info := bson.D{{Key: "readOnly", Value: db.opts.Role == RoleReadOnly || m.Kind == catalog.KindView}}
+	if m.Kind != catalog.KindView && m.Kind != catalog.KindTimeseries {
+		// As mongod's: a view has no UUID, and a time-series
+		// collection's is its buckets collection's, listed there.
+		info = append(info, bson.E{Key: "uuid", Value: m.UUID.Binary()})
+	}
 	d := bson.D{{Key: "name", Value: m.Name}, {Key: "type", Value: typeOfColl(m)}, {Key: "options", Value: opts},
-		{Key: "info", Value: bson.D{{Key: "readOnly", Value: db.opts.Role == RoleReadOnly || m.Kind == catalog.KindView}}}}
+		{Key: "info", Value: info}}
 	if m.Kind == catalog.KindView {
 		return d // a view has no _id index
 	}
@@ -127,12 +153,13 @@ func (db *DB) collectionInfo(c *coll) bson.D {
 	return d
 }
 
-// bucketsCollInfo renders system.buckets.<name>, the buckets of
+// bucketsCollInfo renders bm, system.buckets.<name>, the buckets of
 // time-series collection ts, as mongod 7.0 lists that collection: an
 // ordinary clustered collection whose options carry the buckets'
 // schema validator, clusteredIndex true, the expiry and the
 // timeseries options (CollectionOptions::appendBSON's order).
-func (db *DB) bucketsCollInfo(ts *catalog.Coll, name string) bson.D {
+func (db *DB) bucketsCollInfo(ts, bm *catalog.Coll) bson.D {
+	name := bm.Name
 	var opts bson.D
 	for _, k := range []string{"storageEngine", "indexOptionDefaults"} {
 		if v, ok := get(ts.Options, k); ok {
@@ -153,7 +180,7 @@ func (db *DB) bucketsCollInfo(ts *catalog.Coll, name string) bson.D {
 	}
 	opts = append(opts, bson.E{Key: "timeseries", Value: tv})
 	return bson.D{{Key: "name", Value: name}, {Key: "type", Value: "collection"}, {Key: "options", Value: opts},
-		{Key: "info", Value: bson.D{{Key: "readOnly", Value: db.opts.Role == RoleReadOnly}}}}
+		{Key: "info", Value: bson.D{{Key: "readOnly", Value: db.opts.Role == RoleReadOnly}, {Key: "uuid", Value: bm.UUID.Binary()}}}}
 }
 
 // bucketsValidator is the $jsonSchema mongod gives a buckets collection

@@ -40,6 +40,10 @@ type createOptions struct {
 	raw       bson.D // as listCollections shows them
 	kind      catalog.Kind
 	clustered bool // clusteredIndex (clustered.go)
+	// uuid is the new collection's UUID when the command made it
+	// before creating (its refusals name it, as mongod's); zero: made
+	// at creation.
+	uuid catalog.UUID
 	// kind-specific parsed state, filled by the capped / time-series
 	// parsers.
 	ext any
@@ -223,7 +227,10 @@ func (db *DB) createColl(dbName, name string, opts bson.D) (*coll, bool, error) 
 		// replicated, that is every user collection.
 		return nil, false, document.Errorf(document.Code(50001), "autoIndexId:false is not allowed for collection %s.%s because it can be replicated", dbName, name)
 	}
-	if err := checkValidationOptions("create", dbName, name, opts, db.opts.Clock()); err != nil {
+	if co.kind != catalog.KindView && co.kind != catalog.KindTimeseries {
+		co.uuid = catalog.NewUUID()
+	}
+	if err := checkValidationOptions("create", dbName, name, co.uuid, opts, db.opts.Clock()); err != nil {
 		return nil, false, err
 	}
 	co.raw = withValidationDefaults(co.raw)
@@ -266,6 +273,10 @@ func (db *DB) createParsed(dbName, name string, co *createOptions, explicit bool
 	}
 	m := &catalog.Coll{DB: dbName, Name: name, Kind: co.kind, Options: co.raw, NextIndexID: idIndexID + 1, Clustered: co.clustered}
 	if co.kind != catalog.KindTimeseries && co.kind != catalog.KindView {
+		m.UUID = co.uuid
+		if m.UUID.IsZero() {
+			m.UUID = catalog.NewUUID()
+		}
 		m.Indexes = []*catalog.Index{idIndexFor(co.raw)}
 		if co.clustered {
 			m.Indexes[0].Name, _ = getString(co.raw, "clusteredIndex", "name")

@@ -107,7 +107,7 @@ func (db *DB) collStatsAggregate(ctx context.Context, dbName string, cmd bson.D)
 	if err != nil {
 		return nil, true, err
 	}
-	stats, err := db.collStatsStageDoc(dbName, name, spec)
+	stats, err := db.collStatsStageDoc(ctx, dbName, name, spec)
 	if err != nil {
 		return nil, true, err
 	}
@@ -152,8 +152,8 @@ func dbOfNS(ns string) string {
 // as spec asks. latencyStats are the commands' counters (top.go), with
 // no histogram buckets; queryExecStats counts the plans that scanned the
 // whole collection (indexstats.go).
-func (db *DB) collStatsStageDoc(dbName, name string, spec collStatsSpec) (bson.D, error) {
-	d := bson.D{{Key: "ns", Value: dbName + "." + name}, {Key: "host", Value: "ttlkv"},
+func (db *DB) collStatsStageDoc(ctx context.Context, dbName, name string, spec collStatsSpec) (bson.D, error) {
+	d := bson.D{{Key: "ns", Value: dbName + "." + name}, {Key: "host", Value: hostAndPort(ctx)},
 		{Key: "localTime", Value: bson.NewDateTimeFromTime(db.opts.Clock())}}
 	if spec.latency {
 		d = append(d, bson.E{Key: "latencyStats", Value: db.latencyStats(dbName+"."+name, spec.histograms)})

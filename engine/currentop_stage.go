@@ -35,11 +35,26 @@ type opsFilterKey struct{}
 
 // operations returns the operations running now: the engine's, then
 // those of the source SetOperationsSource gave, less those the
-// context's filter (WithOperationsFilter) refuses.
+// context's filter (WithOperationsFilter) refuses. Each names the
+// server in host, as mongod's (getHostNameCachedAndPort: host:port when
+// the port is known, WithListenPort), after its type when it has one.
 func (db *DB) operations(ctx context.Context) []bson.D {
 	out := db.CurrentOp()
 	if f := db.opsSource.Load(); f != nil && *f != nil {
 		out = append(out, (*f)()...)
+	}
+	host := bson.E{Key: "host", Value: hostAndPort(ctx)}
+	for i, op := range out {
+		if _, has := get(op, "host"); has {
+			continue
+		}
+		at := 0
+		if len(op) > 0 && op[0].Key == "type" {
+			at = 1
+		}
+		withHost := make(bson.D, 0, len(op)+1)
+		withHost = append(append(append(withHost, op[:at]...), host), op[at:]...)
+		out[i] = withHost
 	}
 	if keep, ok := ctx.Value(opsFilterKey{}).(func(bson.D) bool); ok && keep != nil {
 		kept := out[:0]

@@ -123,3 +123,45 @@ func TestOperationsFilter(t *testing.T) {
 		}
 	}
 }
+
+// TestCurrentOpHost: each operation names the server in host, after its
+// type, as mongod's: host:port behind a front end that gives the port
+// (WithListenPort), the machine's name alone embedded; an operation that
+// names its host keeps it.
+func TestCurrentOpHost(t *testing.T) {
+	t.Parallel()
+	db, _ := openMem(t)
+	db.SetOperationsSource(func() []bson.D {
+		return []bson.D{
+			{{Key: "type", Value: "op"}, {Key: "opid", Value: int32(7)}},
+			{{Key: "opid", Value: int32(8)}},
+			{{Key: "type", Value: "op"}, {Key: "host", Value: "elsewhere:1"}, {Key: "opid", Value: int32(9)}},
+		}
+	})
+	cmd := bson.D{{Key: "currentOp", Value: 1}}
+	for _, c := range []struct {
+		ctx  context.Context
+		host string
+	}{
+		{context.Background(), hostName()},
+		{WithListenPort(context.Background(), 27017), hostName() + ":27017"},
+	} {
+		r, err := db.RunCommand(c.ctx, "admin", cmd)
+		if err != nil {
+			t.Fatal(err)
+		}
+		inprog, _ := get(r, "inprog")
+		var got []string
+		for _, op := range inprog.(bson.A) {
+			got = append(got, document.Format(op))
+		}
+		want := []string{
+			fmt.Sprintf(`{ type: "op", host: "%s", opid: 7 }`, c.host),
+			fmt.Sprintf(`{ host: "%s", opid: 8 }`, c.host),
+			`{ type: "op", host: "elsewhere:1", opid: 9 }`,
+		}
+		if strings.Join(got, "\n") != strings.Join(want, "\n") {
+			t.Errorf("ops:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+		}
+	}
+}

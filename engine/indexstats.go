@@ -153,7 +153,7 @@ func (db *DB) indexStatsAggregate(ctx context.Context, dbName string, cmd bson.D
 			key, _ := get(sd, "key")
 			n, _ := ixName.(string)
 			ops, since := db.indexUse(c.m().ID, n)
-			docs = append(docs, bson.D{{Key: "name", Value: n}, {Key: "key", Value: key}, {Key: "host", Value: "ttlkv"},
+			docs = append(docs, bson.D{{Key: "name", Value: n}, {Key: "key", Value: key}, {Key: "host", Value: hostAndPort(ctx)},
 				{Key: "accesses", Value: bson.D{{Key: "ops", Value: ops}, {Key: "since", Value: bson.NewDateTimeFromTime(since)}}},
 				{Key: "spec", Value: sd}})
 		}

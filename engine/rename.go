@@ -58,11 +58,19 @@ func (db *DB) renameCollection(fdb, fname, tdb, tname string, dropTarget bool) e
 	old := c.m()
 	nm := old.Clone()
 	nm.DB, nm.Name = tdb, tname
+	if tdb != fdb {
+		// mongod copies across databases into a new collection.
+		nm.UUID = catalog.NewUUID()
+	}
+	var targetMeta *catalog.Coll
+	if target != nil {
+		targetMeta = target.m()
+	}
 	rename := func(txn *lsm.Txn) error {
 		if err := txn.Delete(lsk(old)); err != nil {
 			return err
 		}
-		if err := db.noteRename(txn, old, tdb, tname); err != nil {
+		if err := db.noteRename(txn, old, tdb, tname, targetMeta); err != nil {
 			return err
 		}
 		return putMeta(txn, nm)

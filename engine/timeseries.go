@@ -237,6 +237,11 @@ func (db *DB) createTimeseriesLocked(dbName, name string, co *createOptions) (*c
 	m := &catalog.Coll{DB: dbName, Name: name, Kind: catalog.KindTimeseries, Options: co.raw, NextIndexID: idIndexID + 1,
 		Extra: bson.D{{Key: "bucketsColl", Value: bname}, {Key: "outOfRange", Value: false}}}
 	bm := bucketsMeta(dbName, bname, tc.opts)
+	// The buckets collection has the UUID, as in mongod, where the
+	// time-series view has none; events on the time-series namespace
+	// (bucket expiry) carry it.
+	bm.UUID = catalog.NewUUID()
+	m.UUID = bm.UUID
 	if err := addDefaultTSIndex(m, bm, tc.opts); err != nil {
 		return nil, false, err
 	}

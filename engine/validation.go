@@ -77,8 +77,9 @@ func bypassValidation(ctx context.Context) bool {
 // checkValidationOptions checks the validator, validationLevel and
 // validationAction that opts, the options of cmdName (create or
 // collMod) on dbName.collName, set: mongod's codes and messages, at the
-// time they are set, not at the first write.
-func checkValidationOptions(cmdName, dbName, collName string, opts bson.D, now time.Time) error {
+// time they are set, not at the first write. uuid is the collection's
+// (zero when it has none), which mongod's refusals name.
+func checkValidationOptions(cmdName, dbName, collName string, uuid catalog.UUID, opts bson.D, now time.Time) error {
 	for _, e := range opts {
 		switch e.Key {
 		case "validator":
@@ -90,12 +91,16 @@ func checkValidationOptions(cmdName, dbName, collName string, opts bson.D, now t
 				continue
 			}
 			ns := dbName + "." + collName
+			withUUID := ""
+			if !uuid.IsZero() {
+				withUUID = " with UUID " + uuid.String()
+			}
 			if strings.HasPrefix(collName, "system.") {
-				return document.Errorf(document.CodeInvalidOptions, "Document validators not allowed on system collection %s", ns)
+				return document.Errorf(document.CodeInvalidOptions, "Document validators not allowed on system collection %s%s", ns, withUUID)
 			}
 			switch dbName {
 			case "admin", "local", "config":
-				return document.Errorf(document.CodeInvalidOptions, "Document validators are not allowed on collection %s in the %s internal database", ns, dbName)
+				return document.Errorf(document.CodeInvalidOptions, "Document validators are not allowed on collection %s%s in the %s internal database", ns, withUUID, dbName)
 			}
 			if err := bannedInValidator(d, 0); err != nil {
 				return err

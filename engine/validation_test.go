@@ -4,12 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/ttlkv/ttlkv/document"
+	"github.com/ttlkv/ttlkv/engine/internal/catalog"
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
 
@@ -218,11 +220,27 @@ func TestValidatorRefusedWhenSet(t *testing.T) {
 	sameValue(t, "options after refused collMods", field(mustRun(t, db, "test", `{"listCollections": 1}`), "cursor.firstBatch.0.options"), `{}`)
 	// ttlkv refuses to create system collections at all (73), so the
 	// system-collection rule is checked on the options alone.
-	checkCode(t, "system.js", checkValidationOptions("create", "test", "system.js", ejson(t, `{"validator": {"a": 1}}`), time.Time{}),
+	checkCode(t, "system.js", checkValidationOptions("create", "test", "system.js", catalog.UUID{}, ejson(t, `{"validator": {"a": 1}}`), time.Time{}),
 		document.CodeInvalidOptions, "Document validators not allowed on system collection test.system.js")
+	u := catalog.UUID{0x12, 0x34, 0x56, 0x78, 0x9a, 0xbc, 0x4d, 0xef, 0x80, 1, 2, 3, 4, 5, 6, 7}
+	checkCode(t, "system.js with a UUID", checkValidationOptions("collMod", "test", "system.js", u, ejson(t, `{"validator": {"a": 1}}`), time.Time{}),
+		document.CodeInvalidOptions, "Document validators not allowed on system collection test.system.js with UUID 12345678-9abc-4def-8001-020304050607")
+	// mongod names the collection's UUID (the one the create would
+	// give it, or the collMod's collection's) in the refusal.
+	uuidRe := regexp.MustCompile(`^Document validators are not allowed on collection (\w+)\.(\w+) with UUID ([0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}) in the (\w+) internal database$`)
 	for _, dbName := range []string{"admin", "local", "config"} {
-		wantCode(t, db, dbName, `{"create": "c", "validator": {"a": 1}}`, document.CodeInvalidOptions,
-			fmt.Sprintf("Document validators are not allowed on collection %s.c in the %s internal database", dbName, dbName))
+		_, err := run(t, db, dbName, `{"create": "c", "validator": {"a": 1}}`)
+		checkCode(t, "create on "+dbName, err, document.CodeInvalidOptions, "")
+		if m := uuidRe.FindStringSubmatch(err.(*Error).Message); m == nil || m[1] != dbName || m[2] != "c" || m[4] != dbName {
+			t.Errorf("create on %s: %v", dbName, err)
+		}
+	}
+	mustRun(t, db, "admin", `{"create": "kept"}`)
+	kept := listedUUIDs(t, db, "admin")["kept"]
+	_, err := run(t, db, "admin", `{"collMod": "kept", "validator": {"a": 1}}`)
+	checkCode(t, "collMod on admin", err, document.CodeInvalidOptions, "")
+	if m := uuidRe.FindStringSubmatch(err.(*Error).Message); m == nil || strings.ReplaceAll(m[3], "-", "") != kept {
+		t.Errorf("collMod on admin.kept (uuid %s): %v", kept, err)
 	}
 	// An empty validator is no validator, anywhere.
 	mustRun(t, db, "admin", `{"create": "c2", "validator": {}}`)

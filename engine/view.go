@@ -11,6 +11,7 @@ import (
 	"github.com/ttlkv/ttlkv/engine/agg"
 	"github.com/ttlkv/ttlkv/engine/internal/catalog"
 	"github.com/ttlkv/ttlkv/engine/query"
+	"github.com/ttlkv/ttlkv/lsm"
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
 
@@ -306,7 +307,12 @@ func (db *DB) modifyView(c *coll, opts bson.D) error {
 	if full, ok := get(old.Options, "collation"); ok {
 		nm.Options = append(nm.Options, bson.E{Key: "collation", Value: full}) // collMod keeps it
 	}
-	return db.updateMeta(c, nm, nil)
+	// mongod rewrites the view's system.views document, which a
+	// database stream shows as a modify event whose
+	// operationDescription is the new definition (no stateBeforeChange).
+	return db.updateMeta(c, nm, func(txn *lsm.Txn) error {
+		return db.noteModify(txn, nm, append(bson.D(nil), nm.Options...), nil)
+	})
 }
 
 // refuseView fails a write command on a view as a whole (166), as

@@ -216,6 +216,10 @@ func (c *conn) authorize(dbName, name string, cmd bson.D) *cmdError {
 		return nil
 	}
 	refused := &cmdError{13, "Unauthorized", fmt.Sprintf(notAuthorizeMs, dbName, cmd[0].Key, cmd[0].Value)}
+	if name == "listCollections" {
+		// mongod's checkAuthorizedToListCollections says it its way.
+		refused.msg = "Not authorized to list collections on db: " + dbName
+	}
 	if name == "explain" {
 		// An explain needs what the command it explains needs.
 		if inner, ok := cmd[0].Value.(bson.D); ok && len(inner) > 0 {
@@ -247,6 +251,11 @@ func (c *conn) authorize(dbName, name string, cmd bson.D) *cmdError {
 		// cluster, root's alone of ttlkv's roles (a reader of admin
 		// or readAnyDatabase may not).
 		return refused
+	case name == "listCollections" && trueValue(lookup(cmd, "authorizedCollections")) && trueValue(lookup(cmd, "nameOnly")) &&
+		anyPrivilegeInDB(u.Roles, dbName):
+		// As mongod: a user with some privilege in the database may
+		// list, by name, the collections it has privileges on
+		// (collectionsFilter).
 	case !u.may(dbName, check) && !(name == "usersInfo" && onlySelf(u, dbName, cmd[0].Value)):
 		// A user may always look itself up.
 		return refused
@@ -277,6 +286,19 @@ func (c *conn) authorize(dbName, name string, cmd bson.D) *cmdError {
 		return c.authorizeUsersInfo(dbName, cmd)
 	}
 	return nil
+}
+
+// collectionsFilter is what listCollections with authorizedCollections
+// lists to the connection's user: the collections it has some privilege
+// on, as mongod filters them (nil: all, without access control or for
+// root).
+func (c *conn) collectionsFilter() func(dbName, coll string) bool {
+	u := c.auth.user
+	if !c.srv.opts.Auth || u == nil || u.isRoot() {
+		return nil
+	}
+	roles := u.Roles
+	return func(dbName, coll string) bool { return anyPrivilegeOn(roles, dbName, coll) }
 }
 
 // refreshUser reads the connection's user again when users have

@@ -104,6 +104,16 @@ func (c *conn) run(dbName string, cmd bson.D, noReply bool) bson.D {
 	if keep := c.ownOpsFilter(dbName, name, cmd); keep != nil {
 		ctx = engine.WithOperationsFilter(ctx, keep)
 	}
+	if name == "listCollections" {
+		if keep := c.collectionsFilter(); keep != nil {
+			ctx = engine.WithCollectionsFilter(ctx, keep)
+		}
+	}
+	if a, isTCP := c.nc.LocalAddr().(*net.TCPAddr); isTCP {
+		// The answers that name the server ($collStats, $indexStats,
+		// dbHash) give the port the client connected to, as mongod's.
+		ctx = engine.WithListenPort(ctx, a.Port)
+	}
 	clean := make(bson.D, 0, len(cmd))
 	for _, e := range cmd {
 		if genericFields[e.Key] {
@@ -187,11 +197,8 @@ func parseWriteConcern(cmd bson.D) (writeConcern, *cmdError) {
 	if v == nil {
 		return wc, nil
 	}
-	d, ok := v.(bson.D)
-	if !ok {
-		return wc, &cmdError{14, "TypeMismatch", "BSON field 'writeConcern' is the wrong type, expected type 'object'"}
-	}
-	if err := errors.Join(engine.CheckWriteConcern(d), engine.WriteConcernSupported(cmd)); err != nil {
+	d, _ := v.(bson.D)
+	if err := errors.Join(engine.CheckWriteConcern(v), engine.WriteConcernSupported(cmd)); err != nil {
 		var de *document.Error
 		if errors.As(err, &de) {
 			return wc, &cmdError{int32(de.Code), de.Name(), de.Message}
@@ -200,15 +207,9 @@ func parseWriteConcern(cmd bson.D) (writeConcern, *cmdError) {
 	}
 	for _, e := range d {
 		switch e.Key {
-		case "j":
-			b, ok := e.Value.(bool)
-			if !ok {
-				return wc, &cmdError{14, "TypeMismatch", "BSON field 'writeConcern.j' is the wrong type, expected type 'bool'"}
-			}
-			wc.j = b
-		case "fsync":
-			b, _ := e.Value.(bool)
-			wc.j = wc.j || b
+		case "j", "fsync":
+			// A bool or a number (engine.CheckWriteConcern typed it).
+			wc.j = wc.j || trueValue(e.Value)
 		case "w":
 			switch w := e.Value.(type) {
 			case string:

@@ -2,6 +2,7 @@ package wire
 
 import (
 	"sort"
+	"strings"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
@@ -208,12 +209,10 @@ type resourceKey struct {
 	db, coll string
 }
 
-// privilegesOf lists the privileges roles grant, one entry a resource
-// with the union of the actions granted on it (sorted), in the order
-// the resources first appear, as connectionStatus shows them.
-func privilegesOf(roles []roleName) bson.A {
-	var order []resourceKey
-	acts := map[resourceKey]map[string]bool{}
+// eachPrivilege calls f with the resource and actions of each privilege
+// roles grant (the roles they include too), in the order of their
+// definitions.
+func eachPrivilege(roles []roleName, f func(k resourceKey, actions []string)) {
 	seen := map[roleName]bool{}
 	var visit func(r roleName)
 	visit = func(r roleName) {
@@ -242,18 +241,29 @@ func privilegesOf(roles []roleName) bson.A {
 			case resCollection:
 				k.coll = p.coll
 			}
-			if acts[k] == nil {
-				acts[k] = map[string]bool{}
-				order = append(order, k)
-			}
-			for _, a := range p.actions {
-				acts[k][a] = true
-			}
+			f(k, p.actions)
 		}
 	}
 	for _, r := range roles {
 		visit(r)
 	}
+}
+
+// privilegesOf lists the privileges roles grant, one entry a resource
+// with the union of the actions granted on it (sorted), in the order
+// the resources first appear, as connectionStatus shows them.
+func privilegesOf(roles []roleName) bson.A {
+	var order []resourceKey
+	acts := map[resourceKey]map[string]bool{}
+	eachPrivilege(roles, func(k resourceKey, actions []string) {
+		if acts[k] == nil {
+			acts[k] = map[string]bool{}
+			order = append(order, k)
+		}
+		for _, a := range actions {
+			acts[k][a] = true
+		}
+	})
 	out := bson.A{}
 	for _, k := range order {
 		var res bson.D
@@ -280,3 +290,62 @@ func privilegesOf(roles []roleName) bson.A {
 	}
 	return out
 }
+
+// matches reports whether resource k covers the collection db.coll, as
+// mongod's resource patterns do: a database's and the any-database
+// resources cover its ordinary collections only, not its system.
+// collections, which need a privilege naming them; the any-database
+// resource covers no collection of local and config.
+func (k resourceKey) matches(db, coll string) bool {
+	system := strings.HasPrefix(coll, "system.")
+	switch k.kind {
+	case resAny:
+		return true
+	case resAnyNormal:
+		return !system && !localOrConfig(db)
+	case resDB:
+		return k.db == db && !system
+	case resNS:
+		return k.db == db && k.coll == coll
+	case resCollection:
+		return k.coll == coll
+	case resBuckets:
+		return strings.HasPrefix(coll, "system.buckets.")
+	}
+	return false
+}
+
+// anyPrivilegeOn reports whether roles grant some action on the
+// collection db.coll (mongod's isAuthorizedForAnyActionOnResource on its
+// exact namespace): what listCollections with authorizedCollections
+// lists.
+func anyPrivilegeOn(roles []roleName, db, coll string) bool {
+	found := false
+	eachPrivilege(roles, func(k resourceKey, _ []string) {
+		found = found || k.matches(db, coll)
+	})
+	return found
+}
+
+// anyPrivilegeInDB reports whether roles grant some action on some
+// resource of database db (mongod's
+// isAuthorizedForAnyActionOnAnyResourceInDB), which lets a user run
+// listCollections with authorizedCollections and nameOnly there.
+func anyPrivilegeInDB(roles []roleName, db string) bool {
+	found := false
+	eachPrivilege(roles, func(k resourceKey, _ []string) {
+		switch k.kind {
+		case resAny, resCollection, resBuckets:
+			found = true
+		case resAnyNormal:
+			found = found || !localOrConfig(db)
+		case resDB, resNS:
+			found = found || k.db == db
+		}
+	})
+	return found
+}
+
+// localOrConfig reports whether db is one of the databases mongod's
+// any-database resource leaves out.
+func localOrConfig(db string) bool { return db == "local" || db == "config" }

@@ -6,6 +6,8 @@
 package catalog
 
 import (
+	"crypto/rand"
+	"crypto/sha256"
 	"fmt"
 
 	"github.com/ttlkv/ttlkv/document"
@@ -40,6 +42,56 @@ type Coll struct {
 	// Clustered: the collection was created with clusteredIndex; its
 	// documents live in their _id index entries (engine/clustered.go).
 	Clustered bool
+	// UUID is the collection's UUID, as listCollections shows it in
+	// info.uuid and change events in collectionUUID: given at creation,
+	// kept by a rename within the database, a collMod and a capped
+	// resize. A view has none (the zero UUID). An entry stored before
+	// ttlkv kept UUIDs gets one derived from its namespace (LegacyUUID),
+	// stored with its next catalog change.
+	UUID UUID
+}
+
+// UUID is a collection UUID (RFC 4122, version 4 for those ttlkv
+// makes); the zero UUID is none.
+type UUID [16]byte
+
+// NewUUID returns a random version-4 UUID.
+func NewUUID() UUID {
+	var u UUID
+	rand.Read(u[:])
+	return u.v4()
+}
+
+// LegacyUUID is the UUID of the collection db.name whose catalog entry
+// was stored before ttlkv kept UUIDs: derived from its namespace, so
+// that it stays the same from one open to the next (the entry stores it
+// at its next change, a rename included). A time-series collection's is
+// its buckets collection's, as for one made since.
+func LegacyUUID(db, name string) UUID {
+	h := sha256.Sum256([]byte("ttlkv collection uuid " + db + "." + name))
+	var u UUID
+	copy(u[:], h[:16])
+	return u.v4()
+}
+
+func (u UUID) v4() UUID {
+	u[6] = u[6]&0x0f | 0x40 // version 4
+	u[8] = u[8]&0x3f | 0x80 // RFC 4122 variant
+	return u
+}
+
+// IsZero reports whether u is the zero UUID (none).
+func (u UUID) IsZero() bool { return u == UUID{} }
+
+// Binary returns u as BSON's UUID binary (subtype 4), as MongoDB
+// writes collection UUIDs.
+func (u UUID) Binary() bson.Binary {
+	return bson.Binary{Subtype: bson.TypeBinaryUUID, Data: append([]byte(nil), u[:]...)}
+}
+
+// String returns u in its canonical hex form, 8-4-4-4-12.
+func (u UUID) String() string {
+	return fmt.Sprintf("%x-%x-%x-%x-%x", u[0:4], u[4:6], u[6:8], u[8:10], u[10:16])
 }
 
 // Index is one index's catalog entry.
@@ -141,6 +193,9 @@ func (m *Coll) Encode() ([]byte, error) {
 	if m.Clustered {
 		d = append(d, bson.E{Key: "clustered", Value: true})
 	}
+	if !m.UUID.IsZero() {
+		d = append(d, bson.E{Key: "uuid", Value: m.UUID.Binary()})
+	}
 	return document.Marshal(d)
 }
 
@@ -185,6 +240,23 @@ func Decode(b []byte) (*Coll, error) {
 	m.NextIndexID = i64(d, "nextIndexID")
 	m.Extra = sub(d, "extra")
 	m.Clustered = flag(d, "clustered")
+	if v, ok := document.Get(d, "uuid"); ok {
+		b, isBin := v.(bson.Binary)
+		if !isBin || len(b.Data) != len(m.UUID) {
+			return nil, fmt.Errorf("catalog entry: field \"uuid\" is not a 16-byte binary")
+		}
+		copy(m.UUID[:], b.Data)
+	} else if m.Kind != KindView {
+		name := m.Name
+		if m.Kind == KindTimeseries {
+			if b, ok := document.Get(m.Extra, "bucketsColl"); ok {
+				if s, isStr := b.(string); isStr {
+					name = s
+				}
+			}
+		}
+		m.UUID = LegacyUUID(m.DB, name)
+	}
 	ixs, _ := document.Get(d, "indexes")
 	arr, _ := ixs.(bson.A)
 	for _, e := range arr {

@@ -143,3 +143,60 @@ func TestMultikeyFields(t *testing.T) {
 		t.Fatalf("an entry without mkfields: %+v", ix)
 	}
 }
+
+// A UUID is stored and read back; an entry stored without one (before
+// ttlkv kept UUIDs) reads with the UUID derived from its namespace, the
+// same every time, which it then stores (a time-series collection the
+// one of its buckets collection); a view has none.
+func TestUUID(t *testing.T) {
+	t.Parallel()
+	m := sampleColl()
+	m.UUID = NewUUID()
+	if m.UUID.IsZero() || m.UUID[6]>>4 != 4 || m.UUID[8]>>6 != 2 {
+		t.Fatalf("NewUUID %s is not a version-4 UUID", m.UUID)
+	}
+	b, err := m.Encode()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := Decode(b)
+	if err != nil || got.UUID != m.UUID {
+		t.Fatalf("decoded uuid %s (%v), want %s", got.UUID, err, m.UUID)
+	}
+	legacy := sampleColl() // no UUID: encoded without one
+	if b, err = legacy.Encode(); err != nil {
+		t.Fatal(err)
+	}
+	got, err = Decode(b)
+	if err != nil || got.UUID != LegacyUUID("test", "c") || got.UUID.IsZero() || got.UUID == LegacyUUID("test", "d") {
+		t.Fatalf("legacy entry: uuid %s (%v), want %s", got.UUID, err, LegacyUUID("test", "c"))
+	}
+	if b, err = got.Encode(); err != nil {
+		t.Fatal(err)
+	}
+	if again, err := Decode(b); err != nil || again.UUID != LegacyUUID("test", "c") {
+		t.Fatalf("legacy entry stored again: uuid %s (%v)", again.UUID, err)
+	}
+	ts := &Coll{ID: 10, DB: "test", Name: "w", Kind: KindTimeseries, Extra: bson.D{{Key: "bucketsColl", Value: "system.buckets.w"}}}
+	if b, err = ts.Encode(); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := Decode(b); err != nil || got.UUID != LegacyUUID("test", "system.buckets.w") {
+		t.Fatalf("legacy time-series entry: uuid %s (%v), want its buckets'", got.UUID, err)
+	}
+	view := &Coll{ID: 9, DB: "test", Name: "v", Kind: KindView, Options: bson.D{{Key: "viewOn", Value: "c"}}}
+	if b, err = view.Encode(); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := Decode(b); err != nil || !got.UUID.IsZero() {
+		t.Fatalf("view: uuid %s (%v), want none", got.UUID, err)
+	}
+	if s := (UUID{0x12, 0x34, 0x56, 0x78, 0x9a, 0xbc, 0xde, 0xf0, 1, 2, 3, 4, 5, 6, 7, 8}).String(); s != "12345678-9abc-def0-0102-030405060708" {
+		t.Errorf("String: %s", s)
+	}
+	bad, _ := document.Marshal(bson.D{{Key: "id", Value: int64(1)}, {Key: "db", Value: "d"}, {Key: "name", Value: "c"},
+		{Key: "kind", Value: "collection"}, {Key: "nextIndexID", Value: int64(2)}, {Key: "uuid", Value: "not binary"}})
+	if _, err := Decode(bad); err == nil {
+		t.Error("an entry with a uuid that is not a binary decoded")
+	}
+}
