@@ -136,7 +136,11 @@ func (db *DB) outSwap(tdb, tmp, name string) error {
 				return err
 			}
 		}
-		if err := db.noteRename(txn, moves[0].from, tdb, name); err != nil {
+		var target *catalog.Coll // what the rename drops in its place
+		if len(drops) > 0 {
+			target = drops[0].m()
+		}
+		if err := db.noteRename(txn, moves[0].from, tdb, name, target); err != nil {
 			return err
 		}
 		for _, mv := range moves {
