@@ -83,7 +83,8 @@ try { b.execute() } catch (e) { print(e.name, e.result.insertedCount) }`, "Mongo
 			"DeprecationWarning: DBQuery.shellBatchSize is deprecated, please use config.set(\"displayBatchSize\") instead\n[ { _id: 0 }, { _id: 1 } ]\nType \"it\" for more\n"},
 		{"displayBatchSize", `print(config.set("displayBatchSize", 3)); db.g.find()`, "Setting \"displayBatchSize\" has been changed\n[ { _id: 0 }, { _id: 1 }, { _id: 2 } ]\nType \"it\" for more\n"},
 		{"long array", `Array.from({length: 103}, (_, i) => i).slice(0, 101).concat([1, 1])`, ""},
-		{"getMongo", `db.getMongo()`, "ttlkv://" + dir + " (embedded engine, ttlkv " + version + ")\n"},
+		{"getMongo", `db.getMongo()`, "ttlkv://" + dir + "?appName=ttlkv+" + version + "\n"},
+		{"getMongo print", `print(db.getMongo().getURI() === String(db.getMongo()), String(db.getMongo()))`, "false [object Object]\n"},
 	}
 	for _, tc := range cases {
 		out, errOut, code := cli(t, nil, dir, "", "eval", tc.src)

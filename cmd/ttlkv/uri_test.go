@@ -410,6 +410,12 @@ try { db.items.findOne() } catch (e) { print(e.name) }`
 	if code != 0 || out != "1\n" {
 		t.Errorf("Mongo(db.getMongo()) over --uri: exit %d: %s%s", code, out, errOut)
 	}
+	// db.getMongo() is the connection string in mongosh's shape, with
+	// the shell's appName where mongosh has its own.
+	out, errOut, code = cli(t, nil, "", "", "--uri", "mongodb://"+addr+"/shop", "eval", `db.getMongo()`)
+	if want := "mongodb://" + addr + "/shop?directConnection=true&serverSelectionTimeoutMS=2000&appName=ttlkv+" + version + "\n"; code != 0 || out != want {
+		t.Errorf("db.getMongo() over --uri: exit %d: %q%s, want %q", code, out, errOut, want)
+	}
 	out, errOut, code = cli(t, nil, t.TempDir(), "db = connect(\"mongodb://"+addr+"/shop\")\ndb.items.countDocuments()\nuse other\n", "shell")
 	if code != 0 || !strings.Contains(out, "1\n") || !strings.Contains(out, "switched to db other") {
 		t.Errorf("shell: exit %d: %s%s", code, out, errOut)

@@ -70,6 +70,42 @@ func mongoshURI(spec string) (string, error) {
 
 var shorthandURI = regexp.MustCompile(`^([A-Za-z0-9][A-Za-z0-9._-]+)(?::(\d+))?(?:/(\S*))?$`)
 
+// ShellURI is the connection string the shell shows for its own
+// connection to uri (db.getMongo()), in the shape mongosh gives the one
+// it connects with: a mongodb:// string gets directConnection=true and
+// serverSelectionTimeoutMS=2000 as connect() adds them (mongoshURI),
+// then appName=APP unless it names one ("mongodb://127.0.0.1:27017/?
+// directConnection=true&serverSelectionTimeoutMS=2000&appName=ttlkv+0.1.0"),
+// and its user information is shown as "<credentials>".
+func ShellURI(uri, appName string) string {
+	if strings.HasPrefix(uri, "mongodb://") {
+		uri = addShellParams(uri)
+	}
+	if _, query, _ := strings.Cut(uri, "?"); !hasParam(query, "appname") {
+		sep := "?"
+		if strings.Contains(uri, "?") {
+			sep = "&"
+		}
+		uri += sep + "appName=" + url.QueryEscape(appName)
+	}
+	return redactURI(uri)
+}
+
+// hasParam tells whether the query part of a connection string has the
+// parameter key (lower case), in any case.
+func hasParam(query, key string) bool {
+	if query == "" {
+		return false
+	}
+	for _, kv := range strings.Split(query, "&") {
+		k, _, _ := strings.Cut(kv, "=")
+		if strings.ToLower(k) == key {
+			return true
+		}
+	}
+	return false
+}
+
 // invalidURI is mongosh's refusal of a string it cannot make a
 // connection string of.
 type invalidURI string
@@ -96,15 +132,8 @@ func addShellParams(uri string) string {
 		hostList = hostList[i+1:]
 	}
 	hosts := strings.Split(hostList, ",")
-	has := map[string]bool{}
-	if query != "" {
-		for _, kv := range strings.Split(query, "&") {
-			k, _, _ := strings.Cut(kv, "=")
-			has[strings.ToLower(k)] = true
-		}
-	}
 	var add []string
-	if len(hosts) == 1 && !has["replicaset"] && !has["directconnection"] && !has["loadbalanced"] {
+	if len(hosts) == 1 && !hasParam(query, "replicaset") && !hasParam(query, "directconnection") && !hasParam(query, "loadbalanced") {
 		add = append(add, "directConnection=true")
 	}
 	local := true
@@ -112,7 +141,7 @@ func addShellParams(uri string) string {
 		name, _, _ := strings.Cut(h, ":")
 		local = local && (name == "localhost" || name == "127.0.0.1")
 	}
-	if local && !has["serverselectiontimeoutms"] {
+	if local && !hasParam(query, "serverselectiontimeoutms") {
 		add = append(add, "serverSelectionTimeoutMS=2000")
 	}
 	if len(add) > 0 {

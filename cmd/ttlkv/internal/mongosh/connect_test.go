@@ -104,6 +104,17 @@ func TestMongoshURI(t *testing.T) {
 			t.Errorf("mongoshURI(%q) = %q, want %q", spec, got, want)
 		}
 	}
+	for uri, want := range map[string]string{
+		"mongodb://127.0.0.1:5/test":                  "mongodb://127.0.0.1:5/test?" + p + "&appName=ttlkv+1.2",
+		"mongodb://127.0.0.1:5":                       "mongodb://127.0.0.1:5/?" + p + "&appName=ttlkv+1.2",
+		"mongodb://localhost:5/?appName=mine":         "mongodb://localhost:5/?appName=mine&" + p,
+		"mongodb://u:xxxxx@h.example:5/db?APPNAME=me": "mongodb://<credentials>@h.example:5/db?APPNAME=me&directConnection=true",
+		"mongodb+srv://c.example/db":                  "mongodb+srv://c.example/db?appName=ttlkv+1.2",
+	} {
+		if got := ShellURI(uri, "ttlkv 1.2"); got != want {
+			t.Errorf("ShellURI(%q) = %q, want %q", uri, got, want)
+		}
+	}
 	if got := withUser("mongodb://old:pw@h/db?x=1", "al ice", "p@ss"); got != "mongodb://al%20ice:p%40ss@h/db?x=1" {
 		t.Errorf("withUser: %s", got)
 	}

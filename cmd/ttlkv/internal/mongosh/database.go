@@ -241,7 +241,8 @@ func (s *Shell) mongo() *goja.Object {
 	mo := rt.NewObject()
 	s.mongoObj = mo
 	s.mongos[mo] = s
-	_ = mo.Set("toString", func(goja.FunctionCall) goja.Value { return rt.ToValue(s.connDesc) })
+	// No toString: as mongosh's Mongo, String(db.getMongo()) is
+	// "[object Object]"; print and the echo show the connection string.
 	_ = mo.Set("getDB", func(c goja.FunctionCall) goja.Value {
 		s.checkArg(c.Argument(0), "string", 0, "Mongo.getDB")
 		return s.database(s.validDBName(c.Argument(0).String()))

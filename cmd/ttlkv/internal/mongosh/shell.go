@@ -21,7 +21,6 @@ import (
 	"unicode"
 
 	"github.com/dop251/goja"
-	"github.com/dop251/goja/file"
 	"github.com/dop251/goja/parser"
 	"go.mongodb.org/mongo-driver/v2/bson"
 
@@ -577,10 +576,11 @@ func (e *ScriptError) Interactive() string {
 
 func (s *Shell) scriptError(v goja.Value, ex *goja.Exception) *ScriptError {
 	se := &ScriptError{Name: "Error"}
-	var top file.Position // the first frame, if not a built-in's
+	var top jsFrame // the first frame, if not a built-in's
 	if ex != nil {
 		if st := ex.Stack(); len(st) > 0 {
-			top = st[0].Position()
+			p := st[0].Position()
+			top = jsFrame{file: p.Filename, line: p.Line, col: p.Column, topLevel: len(st) == 1}
 			for _, fr := range st {
 				p := fr.Position()
 				if p.Line > 0 && p.Filename != "" { // not the preludes
@@ -613,7 +613,7 @@ func (s *Shell) scriptError(v goja.Value, ex *goja.Exception) *ScriptError {
 		// goja's words in V8's (jserrors.go): db.c.hideIndx() names the
 		// collection "c.hideIndx", and calling it is "db.c.hideIndx is
 		// not a function", as mongosh says.
-		se.Message = s.v8Message(se.Message, top.Filename, top.Line, top.Column)
+		se.Message = s.v8Message(se.Message, top)
 		if se.Message == "Dynamic object is not callable" {
 			se.Message = "a collection or database is not a function"
 		}
