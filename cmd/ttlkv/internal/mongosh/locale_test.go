@@ -1,0 +1,33 @@
+package mongosh
+
+import "testing"
+
+// TestLocaleRefusals checks that what the shell's small Intl does not
+// do is an error saying so, and that out-of-range settings are Node's
+// RangeErrors (format.js holds what it does, compared with mongosh).
+func TestLocaleRefusals(t *testing.T) {
+	t.Parallel()
+	s, out, _ := testShell(t, Options{})
+	cases := []struct{ src, want string }{
+		{`try { (0.5).toLocaleString(undefined, {style: "percent"}) } catch (e) { print(e.name, e.message) }`,
+			`TypeError Number.prototype.toLocaleString: the option "style" is not supported by ttlkv's shell (it has no Intl; it knows minimumFractionDigits, maximumFractionDigits, useGrouping)`},
+		{`try { new Intl.NumberFormat("en", {notation: "compact"}) } catch (e) { print(e.message) }`,
+			`Intl.NumberFormat: the option "notation" is not supported by ttlkv's shell (it has no Intl; it knows minimumFractionDigits, maximumFractionDigits, useGrouping)`},
+		{`try { new Date(0).toLocaleDateString("en-US", {dateStyle: "full"}) } catch (e) { print(e.message) }`,
+			`Date.prototype.toLocaleDateString: the option "dateStyle" is not supported by ttlkv's shell (it has no Intl; it knows timeZone)`},
+		{`try { (5).toLocaleString(undefined, {minimumFractionDigits: 4, maximumFractionDigits: 2}) } catch (e) { print(e.name, e.message) }`,
+			"RangeError maximumFractionDigits value is out of range."},
+		{`try { (5).toLocaleString(undefined, {maximumFractionDigits: 101}) } catch (e) { print(e.name, e.message) }`,
+			"RangeError maximumFractionDigits value is out of range."},
+		{`try { new Date(0).toLocaleString("en-US", {timeZone: "Nowhere/X"}) } catch (e) { print(e.name, e.message) }`,
+			"RangeError Invalid time zone specified: Nowhere/X"},
+		{`try { Date.prototype.toLocaleString.call({}) } catch (e) { print(e.name, e.message) }`, "TypeError this is not a Date object."},
+		{`print(typeof Intl.DateTimeFormat, new Intl.NumberFormat("de-DE").resolvedOptions().locale, (1234.5).toLocaleString("en", {maximumFractionDigits: 0, useGrouping: false}))`, "undefined de-DE 1235"},
+	}
+	for _, tc := range cases {
+		got, err := eval(t, s, out, tc.src)
+		if err != nil || got != tc.want+"\n" {
+			t.Errorf("%s: got %q (%v), want %q", tc.src, got, err, tc.want)
+		}
+	}
+}
