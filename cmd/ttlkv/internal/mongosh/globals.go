@@ -48,9 +48,8 @@ func (s *Shell) installGlobals() {
 		fmt.Fprintln(s.out, strings.Join(parts, " "))
 		return goja.Undefined()
 	})
-	_ = rt.Set("tojson", func(c goja.FunctionCall) goja.Value {
-		return rt.ToValue(s.inspect(c.Argument(0)))
-	})
+	// No tojson: mongosh has none (it is the legacy shell's), and a
+	// script that calls it fails there with a ReferenceError.
 	console := rt.NewObject()
 	for _, name := range []string{"log", "info", "debug"} {
 		_ = console.Set(name, func(c goja.FunctionCall) goja.Value {
@@ -539,6 +538,11 @@ func collFromNS(cd bson.D) string {
 // printResult prints the value of a script's last expression.
 func (s *Shell) printResult(v goja.Value) {
 	if v == nil || goja.IsUndefined(v) {
+		if s.interactive {
+			// mongosh's prompt shows undefined as an empty line
+			// (after print(1), var x = 1), --eval as nothing.
+			fmt.Fprintln(s.out)
+		}
 		return
 	}
 	opts := printOpts
