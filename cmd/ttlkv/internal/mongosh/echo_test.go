@@ -47,3 +47,35 @@ func TestEchoAsMongosh(t *testing.T) {
 		}
 	}
 }
+
+// TestPromptEchoAsMongosh checks what mongosh 2.12.0's prompt prints
+// for an input with no value and for a cursor with nothing: an empty
+// line, where a shell command (use, it) prints only its own words and
+// --eval prints nothing for undefined.
+func TestPromptEchoAsMongosh(t *testing.T) {
+	t.Parallel()
+	s, out, _ := testShell(t, Options{})
+	s.SetInteractive(true)
+	for _, tc := range []struct{ src, want string }{
+		{`print(1)`, "1\n\n"},
+		{`var x = 1`, "\n"},
+		{`db.nothing.find()`, "\n"},
+		{`it`, "no cursor\n"},
+		{`use other`, "switched to db other\n"},
+		{`null`, "null\n"},
+	} {
+		out.Reset()
+		if err := s.Eval("<shell>", tc.src); err != nil || out.String() != tc.want {
+			t.Errorf("%s: got %q (%v), want %q", tc.src, out.String(), err, tc.want)
+		}
+	}
+	s.SetInteractive(false)
+	out.Reset()
+	if err := s.EvalCode("<eval>", `db.nothing.find()`); err != nil || out.String() != "\n" {
+		t.Errorf("--eval empty cursor: got %q (%v), want an empty line", out.String(), err)
+	}
+	out.Reset()
+	if err := s.EvalCode("<eval>", `var y = 1`); err != nil || out.String() != "" {
+		t.Errorf("--eval undefined: got %q (%v), want nothing", out.String(), err)
+	}
+}

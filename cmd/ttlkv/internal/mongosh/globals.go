@@ -537,7 +537,10 @@ func collFromNS(cd bson.D) string {
 
 // printResult prints the value of a script's last expression.
 func (s *Shell) printResult(v goja.Value) {
-	if v == nil || goja.IsUndefined(v) {
+	if v == nil { // a shell command (use, it, show): it printed its own
+		return
+	}
+	if goja.IsUndefined(v) {
 		if s.interactive {
 			// mongosh's prompt shows undefined as an empty line
 			// (after print(1), var x = 1), --eval as nothing.
@@ -627,6 +630,8 @@ func (s *Shell) printCursor(c *cursor) {
 		fmt.Fprintln(s.out, indentJSON(out, s.rt.ToValue(2)))
 	} else if len(docs) > 0 {
 		fmt.Fprintln(s.out, s.inspectWith(arr, cursorOpts))
+	} else {
+		fmt.Fprintln(s.out) // mongosh shows a cursor with nothing as an empty line
 	}
 	if !c.exhaustedNow() && len(docs) == s.batchSize {
 		fmt.Fprintln(s.out, `Type "it" for more`)

@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"unicode/utf16"
 
 	"github.com/dop251/goja"
 	"github.com/dop251/goja/ast"
@@ -165,7 +166,7 @@ func (s *Shell) v8Message(msg string, at jsFrame) string {
 	switch {
 	case msg == "Dynamic object is not callable", strings.HasPrefix(msg, "Object has no member '"), strings.HasPrefix(msg, "Value is not an object: "):
 		if callee := calleeAt(s.srcs[at.file], at.line, at.col); callee != "" {
-			return callee + " is not a function"
+			return v8Callee(callee) + " is not a function"
 		}
 		if callee := s.newCalleeAt(at); callee != "" {
 			return callee + " is not a constructor"
@@ -193,6 +194,45 @@ func (s *Shell) v8Message(msg string, at jsFrame) string {
 		return "Cannot read properties of " + what + " (reading '" + m[1] + "')"
 	}
 	return msg
+}
+
+// v8Callee is callee (source text) as mongosh names it in "... is not
+// a function": V8 prints the last property of a member call itself (a
+// string subscript as a name after a dot, o["f"] as o.f), and what it
+// is read from as mongosh's rewriter left it: a plain name as it is,
+// anything longer than 25 characters (UTF-16 units) cut to its first 14
+// and last 6 around " ... ".
+func v8Callee(callee string) string {
+	prg, err := goja.Parse("", callee)
+	if err != nil || len(prg.Body) != 1 {
+		return callee
+	}
+	st, ok := prg.Body[0].(*ast.ExpressionStatement)
+	if !ok {
+		return callee
+	}
+	var obj ast.Expression
+	var prop string
+	switch e := st.Expression.(type) {
+	case *ast.DotExpression:
+		obj, prop = e.Left, "."+e.Identifier.Name.String()
+	case *ast.BracketExpression:
+		obj = e.Left
+		if str, ok := e.Member.(*ast.StringLiteral); ok {
+			prop = "." + str.Value.String()
+		} else {
+			prop = "[" + callee[e.Member.Idx0()-1:e.Member.Idx1()-1] + "]"
+		}
+	default:
+		return callee
+	}
+	text := callee[obj.Idx0()-1 : obj.Idx1()-1]
+	if _, plain := obj.(*ast.Identifier); !plain {
+		if u := utf16.Encode([]rune(text)); len(u) > 25 {
+			text = string(utf16.Decode(u[:14])) + " ... " + string(utf16.Decode(u[len(u)-6:]))
+		}
+	}
+	return text + prop
 }
 
 // member is a property access of a script's source: obj.key or
@@ -277,11 +317,13 @@ func (s *Shell) nullish(m *member, at jsFrame) string {
 }
 
 // nullAnswers are the methods of the shell and of JavaScript that
-// return null for "none": a collection's findOne and findOneAnd*, a
-// cursor's tryNext, a string's match and a regular expression's exec.
+// return null for "none": a collection's findOne, findOneAnd* and
+// exists, a cursor's next and tryNext (a JavaScript iterator's next
+// never answers null or undefined), a database's getUser and getRole, a
+// string's match and a regular expression's exec.
 var nullAnswers = map[string]bool{
 	"findOne": true, "findOneAndUpdate": true, "findOneAndReplace": true, "findOneAndDelete": true,
-	"tryNext": true, "match": true, "exec": true,
+	"exists": true, "next": true, "tryNext": true, "getUser": true, "getRole": true, "match": true, "exec": true,
 }
 
 // plainChain tells whether e is a name or a chain of names and literal

@@ -37,6 +37,13 @@ try { g() } catch (e) { print(e.message) }`, `o["a"].f is not a function`},
 		{`try { Object.keys(null) } catch (e) { print(e.message) }`, "Cannot convert undefined or null to object"},
 		{`try { new gn.a() } catch (e) { print(e.message) }`, "gn.a is not a constructor"},
 		{`class K {}; try { K() } catch (e) { print(e.message) }`, "Class constructor K cannot be invoked without 'new'"},
+		// The callee as mongosh names it: a string subscript last as a
+		// name, what it is read from cut past 25 characters.
+		{`const so = {a: {}}; try { so["a"]["f"]() } catch (e) { print(e.message) }`, `so["a"].f is not a function`},
+		{`const lo = {a() { return {} }}; try { lo.a(1, 2, 3, 4, 5, 6, 7, 8, 9, 10)["b"]() } catch (e) { print(e.message) }`, "lo.a(1, 2, 3,  ... 9, 10).b is not a function"},
+		{`const abcdefghijklmnopqrstuvwxyz = {}; try { abcdefghijklmnopqrstuvwxyz.f() } catch (e) { print(e.message) }`, "abcdefghijklmnopqrstuvwxyz.f is not a function"},
+		{`try { db.none.find({n: 1}, {_id: 1}).sort({_id: -1}).map(d => d._id).join(",") } catch (e) { print(e.message) }`, "db.none.find({ ... d._id).join is not a function"},
+		{`try { db.none.find({n: 1}).next().s } catch (e) { print(e.message) }`, "Cannot read properties of null (reading 's')"},
 		{`try { [].reduce((a, b) => a) } catch (e) { print(e.message) }`, "Reduce of empty array with no initial value"},
 	}
 	for _, tc := range cases {
