@@ -304,7 +304,7 @@ func (s *Shell) collection(db, name string) *goja.Object {
 	}
 	rt := s.rt
 	co := &collObject{s: s, db: db, name: name, methods: map[string]goja.Value{}}
-	m := func(n string, f func(c goja.FunctionCall) goja.Value) { co.methods[n] = rt.ToValue(f) }
+	m := func(n string, f func(c goja.FunctionCall) goja.Value) { co.methods[n] = s.named(n, f) }
 	arg := func(c goja.FunctionCall, i int) goja.Value { return c.Argument(i) }
 	ack := func(fields ...bson.E) goja.Value {
 		return s.toJS(append(bson.D{{Key: "acknowledged", Value: true}}, fields...))

@@ -43,7 +43,7 @@ func (s *Shell) database(name string) *goja.Object {
 	}
 	d := &dbObject{s: s, name: name, methods: map[string]goja.Value{}}
 	rt := s.rt
-	m := func(n string, f func(c goja.FunctionCall) goja.Value) { d.methods[n] = rt.ToValue(f) }
+	m := func(n string, f func(c goja.FunctionCall) goja.Value) { d.methods[n] = s.named(n, f) }
 	str := func(c goja.FunctionCall) goja.Value { return rt.ToValue(name) }
 	m("getName", str)
 	m("toString", str)
@@ -385,5 +385,6 @@ func (s *Shell) mongo() *goja.Object {
 		}
 		return s.toJS(out)
 	})
+	s.nameNative(mo, 0, map[*goja.Object]bool{})
 	return mo
 }

@@ -731,3 +731,62 @@ func quoteJS(str string) string {
 	b.WriteByte(q)
 	return b.String()
 }
+
+// named is f as a JavaScript function called name: goja names a Go
+// function by its Go name, which print would show
+// ("[Function: github.com/...func60]" for mongosh's "[Function: watch]").
+func (s *Shell) named(name string, f func(goja.FunctionCall) goja.Value) goja.Value {
+	v := s.rt.ToValue(f)
+	if o, ok := v.(*goja.Object); ok {
+		_ = o.DefineDataProperty("name", s.rt.ToValue(name), goja.FLAG_FALSE, goja.FLAG_TRUE, goja.FLAG_FALSE)
+	}
+	return v
+}
+
+// nameNative names each Go function among o's own properties after its
+// key (see named), and those of the plain objects it holds, depth
+// levels down.
+func (s *Shell) nameNative(o *goja.Object, depth int, seen map[*goja.Object]bool) {
+	if seen[o] {
+		return
+	}
+	seen[o] = true
+	for _, k := range o.GetOwnPropertyNames() {
+		v, ok := ownData(o, k).(*goja.Object)
+		if !ok {
+			continue
+		}
+		if _, fn := goja.AssertFunction(v); fn {
+			if n := v.Get("name"); n != nil && goFuncName(n.String()) {
+				_ = v.DefineDataProperty("name", s.rt.ToValue(k), goja.FLAG_FALSE, goja.FLAG_TRUE, goja.FLAG_FALSE)
+			}
+			if depth > 0 {
+				s.nameNative(v, depth-1, seen) // a constructor's own functions (ObjectId.isValid)
+			}
+			continue
+		}
+		if depth > 0 && v.ClassName() == "Object" {
+			s.nameNative(v, depth-1, seen)
+		}
+	}
+}
+
+// goFuncName tells whether a function's name is the Go name goja gave
+// it ("github.com/x/y.(*T).m.func3").
+func goFuncName(n string) bool {
+	return strings.Contains(n, "/") || strings.Contains(n, ".func") || strings.Contains(n, "(*")
+}
+
+// ownData is o's property k, nil for an accessor that throws (a strict
+// function's caller) or for a constructor's prototype.
+func ownData(o *goja.Object, k string) (v goja.Value) {
+	if k == "prototype" || k == "caller" || k == "arguments" {
+		return nil
+	}
+	defer func() {
+		if recover() != nil {
+			v = nil
+		}
+	}()
+	return o.Get(k)
+}

@@ -140,7 +140,7 @@ func (s *Shell) startSession(c goja.FunctionCall) goja.Value {
 
 	o := rt.NewObject()
 	_ = o.Set("id", idDoc)
-	method := func(name string, fn func(goja.FunctionCall) goja.Value) { _ = o.Set(name, fn) }
+	method := func(name string, fn func(goja.FunctionCall) goja.Value) { _ = o.Set(name, s.named(name, fn)) }
 	undefined := func(goja.FunctionCall) goja.Value { return goja.Undefined() }
 	method("getDatabase", func(c goja.FunctionCall) goja.Value {
 		s.checkArg(c.Argument(0), "string", 0, "Session.getDatabase")

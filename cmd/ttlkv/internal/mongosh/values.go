@@ -710,7 +710,7 @@ func (s *Shell) installProtoMethods() {
 		return nil
 	}
 	method := func(o *goja.Object, name string, f func(c goja.FunctionCall) goja.Value) {
-		_ = o.DefineDataProperty(name, rt.ToValue(f), goja.FLAG_TRUE, goja.FLAG_TRUE, goja.FLAG_FALSE)
+		_ = o.DefineDataProperty(name, s.named(name, f), goja.FLAG_TRUE, goja.FLAG_TRUE, goja.FLAG_FALSE)
 	}
 	getter := func(o *goja.Object, name string, f func(v any) goja.Value) {
 		_ = o.DefineAccessorProperty(name, rt.ToValue(func(c goja.FunctionCall) goja.Value { return f(this(c)) }), nil, goja.FLAG_TRUE, goja.FLAG_FALSE)
