@@ -1,6 +1,10 @@
 package mongosh
 
 import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -77,5 +81,42 @@ func TestPromptEchoAsMongosh(t *testing.T) {
 	out.Reset()
 	if err := s.EvalCode("<eval>", `var y = 1`); err != nil || out.String() != "" {
 		t.Errorf("--eval undefined: got %q (%v), want nothing", out.String(), err)
+	}
+}
+
+// TestPromisesAsMongosh checks that what an input gives is awaited as
+// mongosh awaits it: the echo and print show a promise's value, a
+// rejected one is the input's error, and a script file's last value
+// (an async main()) fails the file when it fails; inside other values
+// a promise prints as Node shows it.
+func TestPromisesAsMongosh(t *testing.T) {
+	t.Parallel()
+	s, out, _ := testShell(t, Options{})
+	for _, tc := range []struct{ src, want string }{
+		{`(async () => { print("in"); return {a: 1} })()`, "in\n{ a: 1 }\n"},
+		{`print(Promise.resolve(5), [Promise.resolve(1)], {p: new Promise(() => {})})`, "5 [ Promise { 1 } ] { p: Promise { <pending> } }\n"},
+		{`new Promise(r => r(db.p.countDocuments()))`, "0\n"},
+	} {
+		out.Reset()
+		if err := s.EvalCode("<eval>", tc.src); err != nil || out.String() != tc.want {
+			t.Errorf("%s: got %q (%v), want %q", tc.src, out.String(), err, tc.want)
+		}
+	}
+	for _, run := range []func(string, string) error{s.EvalCode, s.RunFile} {
+		err := run("main.js", `async function main() { throw new Error("in main") }
+main()`)
+		var se *ScriptError
+		if !errors.As(err, &se) || se.Error() != "Error: in main" {
+			t.Errorf("a failed async main(): %v, want Error: in main", err)
+		}
+	}
+	out.Reset()
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "rej.js"), []byte("(async () => { throw new Error(\"loaded\") })()\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	src := `try { load(` + strconv.Quote(filepath.Join(dir, "rej.js")) + `) } catch (e) { print("caught", e.message) }`
+	if err := s.EvalCode("<eval>", src); err != nil || out.String() != "caught loaded\n" {
+		t.Errorf("load of a failing file: got %q (%v)", out.String(), err)
 	}
 }

@@ -105,9 +105,11 @@ func (s *Shell) installGlobals() {
 		if err != nil {
 			s.throw("SyntaxError", "%s", syntaxReport(err, string(src)))
 		}
-		if _, err := rt.RunProgram(prog); err != nil {
+		v, err := rt.RunProgram(prog)
+		if err != nil {
 			panic(err)
 		}
+		s.settled(v) // a failed async main() fails load(), as in mongosh
 		return rt.ToValue(true)
 	})
 	// use and it are functions too, as in mongosh: "it" alone in a
@@ -540,6 +542,7 @@ func (s *Shell) printResult(v goja.Value) {
 	if v == nil { // a shell command (use, it, show): it printed its own
 		return
 	}
+	v = s.settled(v)
 	if goja.IsUndefined(v) {
 		if s.interactive {
 			// mongosh's prompt shows undefined as an empty line
@@ -585,6 +588,7 @@ func (s *Shell) printResult(v goja.Value) {
 // the hint to type "it" when more remain; "it" then goes on from
 // there), anything else inspected.
 func (s *Shell) printable(v goja.Value, o inspectOpts) string {
+	v = s.settled(v)
 	if obj, ok := v.(*goja.Object); ok {
 		if out, isResult := s.formatCommandResult(obj, o); isResult {
 			return out

@@ -223,6 +223,26 @@ func (s *Shell) objectNode(o *goja.Object, depth int, seen map[*goja.Object]bool
 		// The primitive inside as Node shows it: [String: 's'], [Number: -0].
 		return pnode{leaf: "[" + o.ClassName() + ": " + s.node(s.callMethod(o, "valueOf"), depth+1, seen, opts).leaf + "]"}
 	}
+	if pr, ok := o.Export().(*goja.Promise); ok {
+		// As Node: Promise { 5 }, Promise { <pending> },
+		// Promise { <rejected> Error: x }.
+		p := pnode{open: "Promise {", close: "}", depth: depth + 1, last: depth + 1}
+		switch pr.State() {
+		case goja.PromiseStatePending:
+			p.add(pentry{val: pnode{leaf: "<pending>"}})
+		case goja.PromiseStateFulfilled:
+			p.add(pentry{val: s.node(pr.Result(), depth+1, seen, opts)})
+		default:
+			in := s.node(pr.Result(), depth+1, seen, opts)
+			if in.open == "" {
+				in.leaf = "<rejected> " + in.leaf
+			} else {
+				in.base = strings.TrimSpace("<rejected> " + in.base)
+			}
+			p.add(pentry{val: in})
+		}
+		return p
+	}
 	typed := ""
 	if ctor, ok := o.Get("constructor").(*goja.Object); ok && o.ClassName() != "Array" {
 		if name := ctor.Get("name"); name != nil && typedArrays[name.String()] {
@@ -789,4 +809,25 @@ func ownData(o *goja.Object, k string) (v goja.Value) {
 		}
 	}()
 	return o.Get(k)
+}
+
+// settled is v, or the value of the promise v once the script's jobs
+// have run, as mongosh awaits what an input and print are given: a
+// rejected promise throws its reason; a pending one stays as it is.
+func (s *Shell) settled(v goja.Value) goja.Value {
+	o, ok := v.(*goja.Object)
+	if !ok {
+		return v
+	}
+	pr, ok := o.Export().(*goja.Promise)
+	if !ok {
+		return v
+	}
+	switch pr.State() {
+	case goja.PromiseStateFulfilled:
+		return pr.Result()
+	case goja.PromiseStateRejected:
+		panic(pr.Result())
+	}
+	return v
 }

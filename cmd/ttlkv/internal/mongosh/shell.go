@@ -401,6 +401,10 @@ func (s *Shell) evalSrc(name, src string, show bool) error {
 	}
 	if err == nil && show {
 		err = s.guard(func() { s.printResult(v) })
+	} else if err == nil && v != nil {
+		// A script file's last value is not printed, but awaited as
+		// mongosh awaits it: an async main() that fails fails the file.
+		err = s.guard(func() { s.settled(v) })
 	}
 	var ee *ExitError
 	if err != nil && ctx.Err() != nil && !errors.As(err, &ee) {
