@@ -74,6 +74,27 @@ func (s *Shell) installToLocaleString() {
 	_ = rt.GlobalObject().DefineDataProperty("Intl", intl, goja.FLAG_TRUE, goja.FLAG_FALSE, goja.FLAG_TRUE)
 
 	dproto := rt.Get("Date").ToObject(rt).Get("prototype").ToObject(rt)
+	// toString and toTimeString end with the time zone's name in V8's
+	// (ICU's) long form, "(Coordinated Universal Time)", where goja
+	// writes Go's abbreviation, "(UTC)".
+	for _, name := range []string{"toString", "toTimeString"} {
+		orig, ok := goja.AssertFunction(dproto.Get(name))
+		if !ok {
+			continue
+		}
+		_ = dproto.DefineDataProperty(name, rt.ToValue(func(c goja.FunctionCall) goja.Value {
+			v, err := orig(c.This, c.Arguments...)
+			if err != nil {
+				panic(err)
+			}
+			str := v.String()
+			i := strings.LastIndexByte(str, '(')
+			if i < 0 || !strings.HasSuffix(str, ")") {
+				return v
+			}
+			return rt.ToValue(str[:i+1] + zoneLongName(str[i+1:len(str)-1], time.Local.String()) + ")")
+		}), goja.FLAG_TRUE, goja.FLAG_TRUE, goja.FLAG_FALSE)
+	}
 	for name, parts := range map[string]string{"toLocaleString": "dt", "toLocaleDateString": "d", "toLocaleTimeString": "t"} {
 		name, parts := name, parts
 		_ = dproto.DefineDataProperty(name, rt.ToValue(func(c goja.FunctionCall) goja.Value {
@@ -296,4 +317,51 @@ func (s *Shell) localeDate(t time.Time, locale, options goja.Value, parts, fn st
 		return clock
 	}
 	return date + sep + clock
+}
+
+// zoneNames are ICU's long names of the time zone abbreviations Go
+// gives, as V8 prints them in a Date's toString; zoneNamesIn those that
+// depend on the zone's place (the key's prefix of its IANA name).
+var zoneNames = map[string]string{
+	"UTC": "Coordinated Universal Time", "GMT": "Greenwich Mean Time", "BST": "British Summer Time",
+	"CET": "Central European Standard Time", "CEST": "Central European Summer Time",
+	"EET": "Eastern European Standard Time", "EEST": "Eastern European Summer Time",
+	"WET": "Western European Standard Time", "WEST": "Western European Summer Time",
+	"EST": "Eastern Standard Time", "EDT": "Eastern Daylight Time",
+	"CST": "Central Standard Time", "CDT": "Central Daylight Time",
+	"MST": "Mountain Standard Time", "MDT": "Mountain Daylight Time",
+	"PST": "Pacific Standard Time", "PDT": "Pacific Daylight Time",
+	"AKST": "Alaska Standard Time", "AKDT": "Alaska Daylight Time", "HST": "Hawaii-Aleutian Standard Time",
+	"IST": "India Standard Time", "JST": "Japan Standard Time", "KST": "Korean Standard Time",
+	"HKT": "Hong Kong Standard Time", "PKT": "Pakistan Standard Time", "MSK": "Moscow Standard Time",
+	"AEST": "Australian Eastern Standard Time", "AEDT": "Australian Eastern Daylight Time",
+	"ACST": "Australian Central Standard Time", "ACDT": "Australian Central Daylight Time",
+	"AWST": "Australian Western Standard Time", "NZST": "New Zealand Standard Time",
+	"NZDT": "New Zealand Daylight Time", "SAST": "South Africa Standard Time",
+}
+
+var zoneNamesIn = map[[2]string]string{
+	{"Asia/Shanghai", "CST"}: "China Standard Time", {"Asia/Chongqing", "CST"}: "China Standard Time",
+	{"Asia/Taipei", "CST"}: "Taipei Standard Time", {"America/Havana", "CST"}: "Cuba Standard Time",
+	{"Europe/Dublin", "IST"}: "Irish Standard Time", {"Asia/Jerusalem", "IST"}: "Israel Standard Time",
+}
+
+// zoneLongName is ICU's name for the abbreviation abbr of the zone
+// named place: a known one's long name, a bare offset ("+03", "-0330")
+// as "GMT+03:00", anything else as it is.
+func zoneLongName(abbr, place string) string {
+	if n, ok := zoneNamesIn[[2]string{place, abbr}]; ok {
+		return n
+	}
+	if n, ok := zoneNames[abbr]; ok {
+		return n
+	}
+	if len(abbr) >= 3 && (abbr[0] == '+' || abbr[0] == '-') && strings.Trim(abbr[1:], "0123456789") == "" {
+		h, m := abbr[1:3], "00"
+		if len(abbr) == 5 {
+			m = abbr[3:5]
+		}
+		return "GMT" + abbr[:1] + h + ":" + m
+	}
+	return abbr
 }

@@ -1,6 +1,9 @@
 package mongosh
 
-import "testing"
+import (
+	"testing"
+	"time"
+)
 
 // TestLocaleRefusals checks that what the shell's small Intl does not
 // do is an error saying so, and that out-of-range settings are Node's
@@ -29,5 +32,38 @@ func TestLocaleRefusals(t *testing.T) {
 		if err != nil || got != tc.want+"\n" {
 			t.Errorf("%s: got %q (%v), want %q", tc.src, got, err, tc.want)
 		}
+	}
+}
+
+// TestZoneLongName checks the time zone names a Date's toString ends
+// with, as Node 20 (ICU) prints them for the same zones.
+func TestZoneLongName(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ abbr, place, want string }{
+		{"UTC", "UTC", "Coordinated Universal Time"},
+		{"UTC", "Local", "Coordinated Universal Time"},
+		{"BST", "Europe/London", "British Summer Time"},
+		{"CEST", "Europe/Berlin", "Central European Summer Time"},
+		{"EST", "America/New_York", "Eastern Standard Time"},
+		{"CST", "America/Chicago", "Central Standard Time"},
+		{"CST", "Asia/Shanghai", "China Standard Time"},
+		{"IST", "Asia/Kolkata", "India Standard Time"},
+		{"IST", "Europe/Dublin", "Irish Standard Time"},
+		{"+03", "Etc/GMT-3", "GMT+03:00"},
+		{"-0330", "X", "GMT-03:30"},
+		{"XYZ", "X", "XYZ"},
+	} {
+		if got := zoneLongName(tc.abbr, tc.place); got != tc.want {
+			t.Errorf("zoneLongName(%q, %q) = %q, want %q", tc.abbr, tc.place, got, tc.want)
+		}
+	}
+	// What goja's toString ends with is replaced, in whatever zone the
+	// test runs.
+	abbr, _ := time.Unix(0, 0).Zone()
+	want := "(" + zoneLongName(abbr, time.Local.String()) + ")"
+	s, out, _ := testShell(t, Options{})
+	got, err := eval(t, s, out, `const zd = new Date(0); print(zd.toString().slice(zd.toString().indexOf("(")), String(zd) === zd.toString(), zd.toTimeString().endsWith(zd.toString().slice(zd.toString().indexOf("("))), new Date(NaN).toString())`)
+	if err != nil || got != want+" true true Invalid Date\n" {
+		t.Errorf("toString: got %q (%v), want %q", got, err, want+" true true Invalid Date")
 	}
 }
