@@ -323,10 +323,7 @@ func (s *Shell) mongo() *goja.Object {
 		case "primary", "primaryPreferred", "secondary", "secondaryPreferred", "nearest":
 			readPref, readTags = c.Argument(0), c.Argument(1)
 		default:
-			e, err := rt.New(rt.Get("Error").(*goja.Object), rt.ToValue(fmt.Sprintf("Invalid read preference mode %s", strconv.Quote(m))))
-			s.check(err)
-			_ = e.Set("name", "MongoInvalidArgumentError")
-			panic(e)
+			panic(s.driverError("MongoInvalidArgumentError", fmt.Sprintf("Invalid read preference mode %s", strconv.Quote(m))))
 		}
 		return goja.Undefined()
 	})

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -90,6 +91,9 @@ type pnode struct {
 	array, numeric bool
 	// more is set when the last entry is an array's "... N more items".
 	more bool
+	// broken is set for an error, whose base in Node is its stack, of
+	// several lines: its properties are never on the base's line.
+	broken bool
 	// depth is the node's nesting level (the top is 1), and last the
 	// level of the last object or array laid out within it, itself
 	// included: what Node's ctx.currentDepth holds once the node's
@@ -218,7 +222,22 @@ func (s *Shell) objectNode(o *goja.Object, depth int, seen map[*goja.Object]bool
 		}
 		return pnode{leaf: "MaxKey()"}
 	case "Error":
-		return pnode{leaf: o.Get("name").String() + ": " + o.Get("message").String()}
+		// Node shows an error's own properties after its stack, which the
+		// shell does not have: "MongoServerError: E11000 ... { code: ... }"
+		// is mongosh's print less the stack's "at ..." lines.
+		base := o.Get("name").String() + ": " + o.Get("message").String()
+		shown := 0
+		for _, k := range o.Keys() {
+			if !errorKeyInBase(o, k, base) {
+				shown++
+			}
+		}
+		if shown == 0 && len(o.Symbols()) == 0 {
+			return pnode{leaf: base, broken: true}
+		}
+		p := s.propsNode(o, base, depth, seen, opts)
+		p.broken = true
+		return p
 	case "Number", "String", "Boolean":
 		// The primitive inside as Node shows it: [String: 's'], [Number: -0].
 		return pnode{leaf: "[" + o.ClassName() + ": " + s.node(s.callMethod(o, "valueOf"), depth+1, seen, opts).leaf + "]"}
@@ -314,6 +333,9 @@ func (s *Shell) objectNode(o *goja.Object, depth int, seen map[*goja.Object]bool
 // an object, whose class name comes before its braces).
 func (s *Shell) propsNode(o *goja.Object, base string, depth int, seen map[*goja.Object]bool, opts inspectOpts) pnode {
 	keys := o.Keys()
+	if base != "" && o.ClassName() == "Error" {
+		keys = slices.DeleteFunc(keys, func(k string) bool { return errorKeyInBase(o, k, base) })
+	}
 	var syms []*goja.Symbol
 	if all := o.Symbols(); len(all) > 0 {
 		// Object.prototype's, which an object without a prototype lacks.
@@ -527,7 +549,9 @@ func render(p pnode, indent int, o inspectOpts) string {
 		return p.leaf
 	}
 	out := make([]string, len(p.entries))
+	broken := p.broken // an error's stack, or an entry's, is several lines
 	for i, e := range p.entries {
+		broken = broken || e.val.broken
 		v := render(e.val, indent+2, o)
 		switch {
 		case strings.HasSuffix(e.key, " =>"):
@@ -542,7 +566,7 @@ func render(p pnode, indent int, o inspectOpts) string {
 		if p.array && entries > 6 {
 			out = groupArrayElements(out, p.more, indent, p.numeric, o)
 		}
-		if p.last-p.depth < o.compact && entries == len(out) {
+		if p.last-p.depth < o.compact && entries == len(out) && !broken {
 			start := len(out) + indent + len(p.open) + len(p.base) + 10
 			if belowBreakLength(out, start) {
 				joined := strings.Join(out, ", ")
@@ -830,4 +854,16 @@ func (s *Shell) settled(v goja.Value) goja.Value {
 		panic(pr.Result())
 	}
 	return v
+}
+
+// errorKeyInBase tells whether an error's own key k is one Node leaves
+// out because its stack shows it: name, message or stack whose value
+// the stack's first line, base, holds.
+func errorKeyInBase(o *goja.Object, k, base string) bool {
+	switch k {
+	case "name", "message", "stack":
+		v := o.Get(k)
+		return v != nil && strings.Contains(base, v.String())
+	}
+	return false
 }

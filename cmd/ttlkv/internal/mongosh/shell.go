@@ -672,12 +672,14 @@ func (s *Shell) invalidInput(msg string) *goja.Object {
 	if err != nil {
 		panic(err)
 	}
-	_ = e.Set("name", "MongoshInvalidInputError")
-	_ = e.Set("code", "COMMON-10001")
+	s.mongoshKeys(e, "MongoshInvalidInputError", "COMMON-10001")
 	return e
 }
 
 func (s *Shell) throw(name, format string, args ...any) {
+	if strings.HasPrefix(name, "Mongo") && !strings.HasPrefix(name, "Mongosh") {
+		panic(s.driverError(name, fmt.Sprintf(format, args...)))
+	}
 	ctor := s.rt.Get("Error")
 	if name == "TypeError" {
 		ctor = s.rt.Get("TypeError")

@@ -154,7 +154,7 @@ func TestErrors(t *testing.T) {
 		{"chained not a function", "var n = 1;\nn = db.getSiblingDB(\"admin\").getCollection(\"c\").nosuch({a: [1]})",
 			`TypeError: db.getSiblingD ... n("c").nosuch is not a function`}, // mongosh 2.12.0's words
 		{"callee off the line", "function f() {\n  return db.c\n    .nosuch()\n}\nf()", "TypeError: a collection or database is not a function"},
-		{"wrong argument type", `db.c.insertOne(5)`, "MongoshInvalidInputError: document must be an object"},
+		{"wrong argument type", `db.c.insertMany(5)`, `MongoInvalidArgumentError: Argument "docs" must be an array of documents`},
 		{"update without operators", `db.c.updateOne({}, {a: 1})`, "MongoInvalidArgumentError: Update document requires atomic operators"},
 	}
 	for _, tc := range cases {
