@@ -120,3 +120,27 @@ main()`)
 		t.Errorf("load of a failing file: got %q (%v)", out.String(), err)
 	}
 }
+
+// TestConfigAsMongosh checks mongosh 2.12.0's config: its settings print
+// as a Map, set answers with a sentence (a name it lacks is "not
+// available"), and DBQuery.shellBatchSize is undefined until given.
+func TestConfigAsMongosh(t *testing.T) {
+	t.Parallel()
+	s, out, _ := testShell(t, Options{})
+	for _, tc := range []struct{ src, want string }{
+		{`print(config.set("nosuch", 1), String(config.get("nosuch")), String(DBQuery.shellBatchSize))`, `Option "nosuch" is not available in this environment undefined undefined`},
+		{`print(config.set("displayBatchSize", -1))`, `Cannot set option "displayBatchSize": displayBatchSize must be a positive integer`},
+		{`print(config.set("maxTimeMS", 5), config.get("maxTimeMS"), config.reset("maxTimeMS"), config.get("maxTimeMS"), config.get("inspectDepth"))`,
+			`Setting "maxTimeMS" has been changed 5 Setting "maxTimeMS" has been reset to its default value null 6`},
+		{`config.set("displayBatchSize", 2); const cm = config; print(cm.get("displayBatchSize")); config.reset("displayBatchSize"); print(config.get("displayBatchSize"))`, "2\n20"},
+	} {
+		got, err := eval(t, s, out, tc.src)
+		if err != nil || got != tc.want+"\n" {
+			t.Errorf("%s: got %q (%v), want %q", tc.src, got, err, tc.want)
+		}
+	}
+	got, err := eval(t, s, out, `config`)
+	if err != nil || !strings.HasPrefix(got, "Map(24) {\n  'displayBatchSize' => 20,\n  'maxTimeMS' => null,\n") || !strings.HasSuffix(got, "  'logRetentionGB' => undefined\n}\n") {
+		t.Errorf("config: got %q (%v)", got, err)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"sort"
 	"strconv"
@@ -166,45 +167,22 @@ func (s *Shell) installGlobals() {
 		_ = opt.Set(name, v)
 	}
 	_ = dbq.Set("Option", opt)
-	batchGet := rt.ToValue(func(goja.FunctionCall) goja.Value { return rt.ToValue(s.batchSize) })
-	batchSet := func(what string) goja.Value {
-		return rt.ToValue(func(c goja.FunctionCall) goja.Value {
-			if what == "DBQuery.shellBatchSize" {
-				s.deprecation(`DBQuery.shellBatchSize is deprecated, please use config.set("displayBatchSize") instead`)
-			}
-			n := c.Argument(0).ToInteger()
-			if n < 1 {
-				s.throw("MongoshInvalidInputError", "%s must be a positive integer", what)
-			}
-			s.batchSize = int(n)
-			return goja.Undefined()
-		})
-	}
-	_ = dbq.DefineAccessorProperty("shellBatchSize", batchGet, batchSet("DBQuery.shellBatchSize"), goja.FLAG_FALSE, goja.FLAG_TRUE)
-	config := rt.NewObject()
-	settings := map[string]goja.Value{}
-	_ = config.Set("set", func(c goja.FunctionCall) goja.Value {
-		key := c.Argument(0).String()
-		if key == "displayBatchSize" {
-			f, _ := goja.AssertFunction(batchSet("displayBatchSize"))
-			if _, err := f(goja.Undefined(), c.Argument(1)); err != nil {
-				panic(err)
-			}
-		} else {
-			settings[key] = c.Argument(1)
+	// DBQuery.shellBatchSize is what was given to it, undefined before,
+	// as in mongosh; setting it sets displayBatchSize too.
+	var dbqBatch goja.Value = goja.Undefined()
+	batchGet := rt.ToValue(func(goja.FunctionCall) goja.Value { return dbqBatch })
+	batchSet := rt.ToValue(func(c goja.FunctionCall) goja.Value {
+		s.deprecation(`DBQuery.shellBatchSize is deprecated, please use config.set("displayBatchSize") instead`)
+		n := c.Argument(0).ToInteger()
+		if n < 1 {
+			s.throw("MongoshInvalidInputError", "DBQuery.shellBatchSize must be a positive integer")
 		}
-		return rt.ToValue(fmt.Sprintf("Setting %q has been changed", key))
-	})
-	_ = config.Set("get", func(c goja.FunctionCall) goja.Value {
-		key := c.Argument(0).String()
-		if key == "displayBatchSize" {
-			return rt.ToValue(s.batchSize)
-		}
-		if v, ok := settings[key]; ok {
-			return v
-		}
+		s.batchSize = int(n)
+		dbqBatch = c.Argument(0)
 		return goja.Undefined()
 	})
+	_ = dbq.DefineAccessorProperty("shellBatchSize", batchGet, batchSet, goja.FLAG_FALSE, goja.FLAG_TRUE)
+	config := s.shellConfig()
 	_ = rt.Set("config", config)
 	_ = rt.Set("DBQuery", dbq)
 }
@@ -640,4 +618,105 @@ func (s *Shell) printCursor(c *cursor) {
 	if !c.exhaustedNow() && len(docs) == s.batchSize {
 		fmt.Fprintln(s.out, `Type "it" for more`)
 	}
+}
+
+// configDefaults are mongosh 2.12.0's settings (config) and their
+// defaults, in its order. displayBatchSize is the shell's batch size;
+// the others are kept and answered but change nothing here.
+var configDefaults = []struct {
+	key string
+	def any // nil: null; undefinedSetting: undefined
+}{
+	{"displayBatchSize", shellBatchSize}, {"maxTimeMS", nil}, {"enableTelemetry", false}, {"editor", nil},
+	{"disableSchemaSampling", false},
+	{"snippetIndexSourceURLs", "https://compass.mongodb.com/mongosh/snippets-index.bson.br"},
+	{"snippetRegistryURL", "https://registry.npmjs.org"}, {"snippetAutoload", true},
+	{"inspectCompact", 3}, {"inspectDepth", 6}, {"historyLength", 1000}, {"showStackTraces", false},
+	{"redactHistory", "remove"}, {"oidcRedirectURI", undefinedSetting}, {"oidcTrustedEndpoints", undefinedSetting},
+	{"browser", undefinedSetting}, {"updateURL", "https://downloads.mongodb.com/compass/mongosh.json"},
+	{"telemetryEndpoint", "https://mongosh-telemetry.mongodb.com"}, {"disableLogging", false},
+	{"logLocation", undefinedSetting}, {"logRetentionDays", 30}, {"logMaxFileCount", 100},
+	{"logCompressionEnabled", false}, {"logRetentionGB", undefinedSetting},
+}
+
+// undefinedSetting marks a setting whose default is undefined.
+var undefinedSetting = new(struct{})
+
+// shellConfig is mongosh's config: get, set and reset of the settings
+// above, printed as the Map of them mongosh prints. A name that is not
+// a setting is mongosh's "not available" answer to set; displayBatchSize
+// must be a positive number.
+func (s *Shell) shellConfig() *goja.Object {
+	rt := s.rt
+	settings := map[string]goja.Value{}
+	def := func(key string) (goja.Value, bool) {
+		for _, d := range configDefaults {
+			if d.key == key {
+				switch d.def {
+				case nil:
+					return goja.Null(), true
+				case undefinedSetting:
+					return goja.Undefined(), true
+				}
+				return rt.ToValue(d.def), true
+			}
+		}
+		return nil, false
+	}
+	get := func(key string) goja.Value {
+		if key == "displayBatchSize" {
+			return rt.ToValue(s.batchSize)
+		}
+		if v, ok := settings[key]; ok {
+			return v
+		}
+		v, _ := def(key)
+		return v
+	}
+	config := rt.NewObject()
+	_ = config.Set("set", s.named("set", func(c goja.FunctionCall) goja.Value {
+		key := c.Argument(0).String()
+		if _, ok := def(key); !ok {
+			return rt.ToValue(fmt.Sprintf("Option %q is not available in this environment", key))
+		}
+		v := c.Argument(1)
+		if key == "displayBatchSize" {
+			f := v.ToFloat()
+			if !isNumber(v) || !(f > 0) {
+				return rt.ToValue(`Cannot set option "displayBatchSize": displayBatchSize must be a positive integer`)
+			}
+			s.batchSize = max(1, int(math.Ceil(f)))
+		} else {
+			settings[key] = v
+		}
+		return rt.ToValue(fmt.Sprintf("Setting %q has been changed", key))
+	}))
+	_ = config.Set("get", s.named("get", func(c goja.FunctionCall) goja.Value {
+		if v := get(c.Argument(0).String()); v != nil {
+			return v
+		}
+		return goja.Undefined()
+	}))
+	_ = config.Set("reset", s.named("reset", func(c goja.FunctionCall) goja.Value {
+		key := c.Argument(0).String()
+		if key == "displayBatchSize" {
+			s.batchSize = shellBatchSize
+		}
+		delete(settings, key)
+		return rt.ToValue(fmt.Sprintf("Setting %q has been reset to its default value", key))
+	}))
+	_ = config.DefineDataPropertySymbol(s.printSym, rt.ToValue(func(goja.FunctionCall) goja.Value {
+		m, err := rt.New(rt.Get("Map"))
+		if err != nil {
+			panic(err)
+		}
+		setFn, _ := goja.AssertFunction(m.Get("set"))
+		for _, d := range configDefaults {
+			if _, err := setFn(m, rt.ToValue(d.key), get(d.key)); err != nil {
+				panic(err)
+			}
+		}
+		return m
+	}), goja.FLAG_FALSE, goja.FLAG_FALSE, goja.FLAG_FALSE)
+	return config
 }
