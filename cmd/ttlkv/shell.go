@@ -170,7 +170,7 @@ func (e *env) shellOptions(db *session, json string) mongosh.Options {
 		uri = e.uri
 	}
 	return mongosh.Options{DB: e.db, Stdout: e.stdout, Stderr: e.stderr, JSON: json, Context: e.ctx,
-		Connection: db.connection(), Dir: e.wd, URI: uri, Dial: shellDial}
+		Connection: db.connection(), Dir: e.wd, URI: uri, Dial: shellDial, Environ: os.Environ()}
 }
 
 // shellDial opens a connection of the shell's connect() or Mongo().

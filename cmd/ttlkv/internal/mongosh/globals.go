@@ -6,6 +6,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"runtime"
 	"sort"
 	"strconv"
 	"strings"
@@ -88,6 +89,32 @@ func (s *Shell) installGlobals() {
 	}
 	_ = rt.Set("quit", quit)
 	_ = rt.Set("exit", quit)
+	// process: the part of Node's that mongosh scripts use, env (the
+	// shell's environment, Options.Environ), exit(code) as quit, cwd()
+	// and platform.
+	process := rt.NewObject()
+	env := rt.NewObject()
+	for _, kv := range s.environ {
+		if k, v, ok := strings.Cut(kv, "="); ok && k != "" {
+			_ = env.Set(k, v)
+		}
+	}
+	_ = process.Set("env", env)
+	_ = process.Set("exit", s.named("exit", quit))
+	_ = process.Set("cwd", s.named("cwd", func(goja.FunctionCall) goja.Value {
+		if s.dir != "" {
+			return rt.ToValue(s.dir)
+		}
+		wd, err := os.Getwd()
+		s.check(err)
+		return rt.ToValue(wd)
+	}))
+	platform := runtime.GOOS
+	if platform == "windows" {
+		platform = "win32"
+	}
+	_ = process.Set("platform", platform)
+	_ = rt.Set("process", process)
 	_ = rt.Set("version", func(goja.FunctionCall) goja.Value { return rt.ToValue("ttlkv") })
 	_ = rt.Set("load", func(c goja.FunctionCall) goja.Value {
 		s.checkArg(c.Argument(0), "string", 0, "load")

@@ -52,6 +52,9 @@ type Options struct {
 	// prints it as mongosh prints its connection string. Default
 	// "ttlkv (embedded engine)".
 	Connection string
+	// Environ is the environment scripts see as process.env, as
+	// os.Environ gives it ("KEY=value"). Default: none.
+	Environ []string
 	// Dir is the directory load() resolves relative paths against.
 	// Default: the process's working directory.
 	Dir string
@@ -126,6 +129,7 @@ type core struct {
 	interactive              bool                        // SetInteractive: a person types at a terminal
 	echoFull                 bool                        // EvalCode: the last value prints in full
 	dir                      string                      // Options.Dir
+	environ                  []string                    // Options.Environ: process.env
 	srcs                     map[string]string           // the last source run under each name, for error messages
 	warned                   map[string]bool             // the deprecation warnings printed (deprecated)
 	cmdResult                *goja.Object                // mongosh's CommandResult constructor (admin.go)
@@ -192,6 +196,7 @@ func New(r Runner, opts Options) (*Shell, error) {
 
 		batchSize: shellBatchSize,
 		dir:       opts.Dir,
+		environ:   opts.Environ,
 		dial:      opts.Dial,
 	}
 	s := &Shell{
