@@ -47,6 +47,7 @@ func (s *Shell) compile(name, src string) (*goja.Program, error) {
 		}}
 		c.Body.List = append([]ast.Statement{call}, c.Body.List...)
 	})
+	s.lastDecl = lastDeclared(prg)
 	prog, err := goja.CompileAST(prg, false)
 	if err == nil {
 		s.srcs[name] = src
@@ -389,4 +390,27 @@ func (s *Shell) newCalleeAt(at jsFrame) string {
 		}
 	})
 	return callee
+}
+
+// lastDeclared is the name of the function or class the program's last
+// statement declares, "" if it declares none: mongosh's value for such
+// an input is that function or class ("function f() {}" prints
+// [Function: f]), where JavaScript's completion value is undefined.
+func lastDeclared(prg *ast.Program) string {
+	for i := len(prg.Body) - 1; i >= 0; i-- {
+		switch st := prg.Body[i].(type) {
+		case *ast.EmptyStatement:
+			continue
+		case *ast.FunctionDeclaration:
+			if st.Function != nil && st.Function.Name != nil {
+				return st.Function.Name.Name.String()
+			}
+		case *ast.ClassDeclaration:
+			if st.Class != nil && st.Class.Name != nil {
+				return st.Class.Name.Name.String()
+			}
+		}
+		return ""
+	}
+	return ""
 }

@@ -129,6 +129,7 @@ type core struct {
 	interactive              bool                        // SetInteractive: a person types at a terminal
 	echoFull                 bool                        // EvalCode: the last value prints in full
 	dir                      string                      // Options.Dir
+	lastDecl                 string                      // what the last compiled program's last statement declares (lastDeclared)
 	environ                  []string                    // Options.Environ: process.env
 	srcs                     map[string]string           // the last source run under each name, for error messages
 	warned                   map[string]bool             // the deprecation warnings printed (deprecated)
@@ -426,12 +427,18 @@ func (s *Shell) exec(name, src string) (goja.Value, error) {
 	if err != nil {
 		return nil, &ScriptError{Name: "SyntaxError", Message: syntaxReport(err, src)}
 	}
+	decl := s.lastDecl
 	var v goja.Value
 	err = s.guard(func() {
 		var e error
 		v, e = s.rt.RunProgram(prog)
 		if e != nil {
 			panic(e)
+		}
+		if decl != "" && (v == nil || goja.IsUndefined(v)) {
+			if d, e := s.rt.RunString(decl); e == nil {
+				v = d
+			}
 		}
 	})
 	return v, err

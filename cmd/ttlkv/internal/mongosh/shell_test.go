@@ -46,6 +46,11 @@ func TestEvalScripts(t *testing.T) {
 		{"number", `1 + 1`, "2\n"},
 		{"string prints raw", `"abc"`, "abc\n"},
 		{"undefined prints nothing", `var x = 1`, ""},
+		// An input that ends declaring a function or class shows it, as
+		// mongosh's does.
+		{"function declared last", "var z = 1; function f() {};", "[Function: f]\n"},
+		{"class declared last", "class K {}", "[class K]\n"},
+		{"declaration then value", "function g() {}; 5", "5\n"},
 		{"object", `({a: 1, b: 'x', c: [1, 2]})`, "{ a: 1, b: 'x', c: [ 1, 2 ] }\n"},
 		{"quoted key", `({'a-b': 1})`, "{ 'a-b': 1 }\n"},
 		{"oid", `ObjectId('0123456789abcdef01234567')`, "ObjectId('0123456789abcdef01234567')\n"},
