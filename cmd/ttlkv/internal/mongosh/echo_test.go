@@ -144,3 +144,34 @@ func TestConfigAsMongosh(t *testing.T) {
 		t.Errorf("config: got %q (%v)", got, err)
 	}
 }
+
+// TestRedeclareAsMongosh checks that top-level let, const and class
+// declarations can be made again, and a const given another value, as
+// at mongosh's prompt (its rewriter makes them var ones); inside a
+// block they keep JavaScript's rules.
+func TestRedeclareAsMongosh(t *testing.T) {
+	t.Parallel()
+	s, out, _ := testShell(t, Options{})
+	s.SetInteractive(true)
+	for _, tc := range []struct{ src, want string }{
+		{`const a = 1`, "\n"},
+		{`const a = 2`, "\n"},
+		{`a = 5; a`, "5\n"},
+		{`let b = 1; let c = b + 1`, "\n"},
+		{`let b = 3; [b, c]`, "[ 3, 2 ]\n"},
+		{`class C {}`, "[class C]\n"},
+		{`class C { m() { return 1 } }; new C().m()`, "1\n"},
+		{`{ const inner = 1; } typeof inner`, "undefined\n"},
+	} {
+		out.Reset()
+		if err := s.Eval("<shell>", tc.src); err != nil || out.String() != tc.want {
+			t.Errorf("%s: got %q (%v), want %q", tc.src, out.String(), err, tc.want)
+		}
+	}
+	out.Reset()
+	err := s.Eval("<shell>", `{ const k = 1; k = 2 }`)
+	var se *ScriptError
+	if !errors.As(err, &se) || se.Message != "Assignment to constant variable." {
+		t.Errorf("a block's const given another value: %v, want TypeError: Assignment to constant variable.", err)
+	}
+}

@@ -48,6 +48,7 @@ func (s *Shell) compile(name, src string) (*goja.Program, error) {
 		c.Body.List = append([]ast.Statement{call}, c.Body.List...)
 	})
 	s.lastDecl = lastDeclared(prg)
+	topLevelAsVar(prg)
 	prog, err := goja.CompileAST(prg, false)
 	if err == nil {
 		s.srcs[name] = src
@@ -413,4 +414,27 @@ func lastDeclared(prg *ast.Program) string {
 		return ""
 	}
 	return ""
+}
+
+// topLevelAsVar makes the program's top-level let, const and class
+// declarations var ones, as mongosh's rewriter does: at its prompt a
+// name can be declared again (const docs = ... twice) and a const
+// given another value, where JavaScript's own rules refuse both.
+func topLevelAsVar(prg *ast.Program) {
+	for i, st := range prg.Body {
+		var v *ast.VariableStatement
+		switch d := st.(type) {
+		case *ast.LexicalDeclaration:
+			v = &ast.VariableStatement{Var: d.Idx, List: d.List}
+		case *ast.ClassDeclaration:
+			if d.Class == nil || d.Class.Name == nil {
+				continue
+			}
+			v = &ast.VariableStatement{Var: d.Class.Class, List: []*ast.Binding{{Target: d.Class.Name, Initializer: d.Class}}}
+		default:
+			continue
+		}
+		prg.Body[i] = v
+		prg.DeclarationList = append(prg.DeclarationList, &ast.VariableDeclaration{Var: v.Var, List: v.List})
+	}
 }
