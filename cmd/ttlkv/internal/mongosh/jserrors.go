@@ -48,6 +48,13 @@ func (s *Shell) compile(name, src string) (*goja.Program, error) {
 		c.Body.List = append([]ast.Statement{call}, c.Body.List...)
 	})
 	s.lastDecl = lastDeclared(prg)
+	if redeclares(prg) {
+		// One input that declares a name twice is a syntax error in
+		// mongosh too: goja's compiler says so before the rewrite.
+		if _, err := goja.CompileAST(prg, false); err != nil {
+			return nil, err
+		}
+	}
 	topLevelAsVar(prg)
 	prog, err := goja.CompileAST(prg, false)
 	if err == nil {
@@ -437,4 +444,47 @@ func topLevelAsVar(prg *ast.Program) {
 		prg.Body[i] = v
 		prg.DeclarationList = append(prg.DeclarationList, &ast.VariableDeclaration{Var: v.Var, List: v.List})
 	}
+}
+
+// redeclares tells whether the program's top level declares a name
+// with let, const or class that it declares again (with any of them,
+// var or function).
+func redeclares(prg *ast.Program) bool {
+	lexical, other := map[string]bool{}, map[string]bool{}
+	dup := false
+	note := func(name string, isLexical bool) {
+		if lexical[name] || (isLexical && other[name]) {
+			dup = true
+		}
+		if isLexical {
+			lexical[name] = true
+		} else {
+			other[name] = true
+		}
+	}
+	for _, st := range prg.Body {
+		switch d := st.(type) {
+		case *ast.LexicalDeclaration:
+			for _, b := range d.List {
+				if id, ok := b.Target.(*ast.Identifier); ok {
+					note(id.Name.String(), true)
+				}
+			}
+		case *ast.ClassDeclaration:
+			if d.Class != nil && d.Class.Name != nil {
+				note(d.Class.Name.Name.String(), true)
+			}
+		case *ast.VariableStatement:
+			for _, b := range d.List {
+				if id, ok := b.Target.(*ast.Identifier); ok {
+					note(id.Name.String(), false)
+				}
+			}
+		case *ast.FunctionDeclaration:
+			if d.Function != nil && d.Function.Name != nil {
+				note(d.Function.Name.Name.String(), false)
+			}
+		}
+	}
+	return dup
 }

@@ -495,6 +495,12 @@ func syntaxMessage(err error) string {
 // as mongosh says them ("Unexpected token", "Missing semicolon.",
 // "Unterminated string constant."); others keep goja's words.
 func syntaxReport(err error, src string) string {
+	// A name declared twice: goja's compiler's error, with its position.
+	var ce *goja.CompilerSyntaxError
+	if errors.As(err, &ce) && ce.File != nil && strings.HasSuffix(ce.Message, "has already been declared") {
+		pos := ce.File.Position(ce.Offset)
+		return codeFrame(ce.Message+".", src, pos.Line, pos.Column-1)
+	}
 	// goja's compiler keeps only the parser's message; parsing again
 	// gives its first error with the position.
 	var list parser.ErrorList
@@ -538,6 +544,14 @@ func syntaxReport(err error, src string) string {
 	case strings.HasPrefix(msg, "Unexpected token") || msg == "Unexpected end of input":
 		msg = "Unexpected token"
 	}
+	return codeFrame(msg, src, line, col)
+}
+
+// codeFrame is msg at line (from 1) and col (from 0) of src as Babel
+// reports it: "msg (line:col)", then the lines around it with the
+// position marked.
+func codeFrame(msg, src string, line, col int) string {
+	lines := strings.Split(src, "\n")
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s (%d:%d)\n", msg, line, col)
 	first, last := max(1, line-2), min(len(lines), line+3)
