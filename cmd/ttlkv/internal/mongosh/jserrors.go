@@ -174,7 +174,11 @@ var readOfUndefined = regexp.MustCompile(`^Cannot read property '(.*)' of undefi
 func (s *Shell) v8Message(msg string, at jsFrame) string {
 	switch {
 	case msg == "Dynamic object is not callable", strings.HasPrefix(msg, "Object has no member '"), strings.HasPrefix(msg, "Value is not an object: "):
-		if callee := calleeAt(s.srcs[at.file], at.line, at.col); callee != "" {
+		callee := calleeAt(s.srcs[at.file], at.line, at.col)
+		if callee == "" {
+			callee = s.callCalleeAt(at) // "abc".f(): a literal the scan stops at
+		}
+		if callee != "" {
 			return v8Callee(callee) + " is not a function"
 		}
 		if callee := s.newCalleeAt(at); callee != "" {
@@ -236,6 +240,9 @@ func v8Callee(callee string) string {
 		return callee
 	}
 	text := callee[obj.Idx0()-1 : obj.Idx1()-1]
+	if lit, ok := v8Literal(obj); ok {
+		return lit + prop
+	}
 	if _, plain := obj.(*ast.Identifier); !plain {
 		if u := utf16.Encode([]rune(text)); len(u) > 25 {
 			text = string(utf16.Decode(u[:14])) + " ... " + string(utf16.Decode(u[len(u)-6:]))
@@ -487,4 +494,60 @@ func redeclares(prg *ast.Program) bool {
 		}
 	}
 	return dup
+}
+
+// v8Literal is a literal receiver as V8 itself prints it in "... is not
+// a function" (mongosh leaves literals as they are): a string, or a
+// template without substitutions, in double quotes, an array of such
+// literals and numbers as [1,"a"].
+func v8Literal(e ast.Expression) (string, bool) {
+	switch x := e.(type) {
+	case *ast.StringLiteral:
+		return `"` + x.Value.String() + `"`, true
+	case *ast.TemplateLiteral:
+		if x.Tag == nil && len(x.Expressions) == 0 && len(x.Elements) == 1 {
+			return `"` + x.Elements[0].Parsed.String() + `"`, true
+		}
+	case *ast.NumberLiteral:
+		return x.Literal, true
+	case *ast.ArrayLiteral:
+		parts := make([]string, len(x.Value))
+		for i, el := range x.Value {
+			p, ok := v8Literal(el)
+			if !ok {
+				return "", false
+			}
+			parts[i] = p
+		}
+		return "[" + strings.Join(parts, ",") + "]", true
+	}
+	return "", false
+}
+
+// callCalleeAt is the callee, as written, of the call whose "(" is at
+// frame at, "" if there is none or it spans lines.
+func (s *Shell) callCalleeAt(at jsFrame) string {
+	src, ok := s.srcs[at.file]
+	if !ok || at.line < 1 {
+		return ""
+	}
+	idx := lineOffset(src, at.line)
+	if idx < 0 {
+		return ""
+	}
+	idx += at.col
+	prg, err := goja.Parse(at.file, src)
+	if err != nil {
+		return ""
+	}
+	callee := ""
+	eachNode(reflect.ValueOf(prg), map[uintptr]bool{}, func(n any) {
+		if e, ok := n.(*ast.CallExpression); ok && int(e.LeftParenthesis) == idx {
+			callee = src[e.Callee.Idx0()-1 : e.Callee.Idx1()-1]
+		}
+	})
+	if strings.Contains(callee, "\n") {
+		return ""
+	}
+	return callee
 }

@@ -44,6 +44,10 @@ try { g() } catch (e) { print(e.message) }`, `o["a"].f is not a function`},
 		{`const abcdefghijklmnopqrstuvwxyz = {}; try { abcdefghijklmnopqrstuvwxyz.f() } catch (e) { print(e.message) }`, "abcdefghijklmnopqrstuvwxyz.f is not a function"},
 		{`try { db.none.find({n: 1}, {_id: 1}).sort({_id: -1}).map(d => d._id).join(",") } catch (e) { print(e.message) }`, "db.none.find({ ... d._id).join is not a function"},
 		{`try { db.none.find({n: 1}).next().s } catch (e) { print(e.message) }`, "Cannot read properties of null (reading 's')"},
+		// A literal receiver as V8 prints it.
+		{`try { "abc".foo() } catch (e) { print(e.message) }`, `"abc".foo is not a function`},
+		{"try { `t`.x() } catch (e) { print(e.message) }", `"t".x is not a function`},
+		{`try { [1, "a"].foo() } catch (e) { print(e.message) }`, `[1,"a"].foo is not a function`},
 		{`try { [].reduce((a, b) => a) } catch (e) { print(e.message) }`, "Reduce of empty array with no initial value"},
 	}
 	for _, tc := range cases {
