@@ -118,9 +118,9 @@ func dialURI(ctx context.Context, uri string) (*remote.Conn, error) {
 			return nil, fmt.Errorf("--uri %s: %w", shown, de.Err)
 		case "ping":
 			if strings.Contains(de.Err.Error(), "auth error") {
-				return nil, fmt.Errorf("cannot authenticate to %s: %v", shown, de.Err)
+				return nil, fmt.Errorf("cannot authenticate to %s: %w", shown, de.Err)
 			}
-			return nil, fmt.Errorf("cannot reach the server at %s: %v", shown, de.Err)
+			return nil, fmt.Errorf("cannot reach the server at %s: %w", shown, de.Err)
 		default:
 			return nil, fmt.Errorf("%s: %w", shown, de.Err)
 		}

@@ -292,3 +292,35 @@ func TestConnectAuth(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestUnreachable checks the check made before the driver waits: a
+// host that refuses is mongosh's MongoNetworkError at once; one that
+// answers, several hosts or an SRV name are left to the driver.
+func TestUnreachable(t *testing.T) {
+	t.Parallel()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	up := l.Addr().String()
+	defer l.Close()
+	l2, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	gone := l2.Addr().String()
+	l2.Close()
+	ctx := context.Background()
+	err = Unreachable(ctx, "mongodb://"+gone+"/x")
+	if se := DialError(err, "mongodb://"+gone+"/x"); err == nil || se == nil || se.Error() != "MongoNetworkError: connect ECONNREFUSED "+gone {
+		t.Errorf("refused: %v, %v", err, se)
+	}
+	for _, uri := range []string{"mongodb://" + up + "/x", "mongodb://" + gone + "," + up + "/x", "mongodb+srv://c.example/x", "not a uri"} {
+		if err := Unreachable(ctx, uri); err != nil {
+			t.Errorf("Unreachable(%q) = %v, want nil", uri, err)
+		}
+	}
+	if got := ConnectionURI("mongodb://127.0.0.1:5/x"); got != "mongodb://127.0.0.1:5/x?directConnection=true&serverSelectionTimeoutMS=2000" {
+		t.Errorf("ConnectionURI: %s", got)
+	}
+}
