@@ -28,6 +28,7 @@ const shellBatchSize = 20
 func (s *Shell) installGlobals() {
 	s.installV8Messages()
 	s.installToLocaleString()
+	s.installJSONErrors()
 	rt := s.rt
 	printArgs := func(c goja.FunctionCall) string {
 		parts := make([]string, len(c.Arguments))
