@@ -67,3 +67,19 @@ func TestZoneLongName(t *testing.T) {
 		t.Errorf("toString: got %q (%v), want %q", got, err, want+" true true Invalid Date")
 	}
 }
+
+// TestJSONErrorsAsMongosh checks that JSON.parse and EJSON.parse fail on
+// what is not JSON with V8's words, as in mongosh (format.js holds more).
+func TestJSONErrorsAsMongosh(t *testing.T) {
+	t.Parallel()
+	s, out, _ := testShell(t, Options{})
+	got, err := eval(t, s, out, `for (const f of [() => JSON.parse("{bad"), () => EJSON.parse(""), () => EJSON.parse("[1,]"), () => JSON.parse(undefined), () => JSON.parse("{} x")]) { try { f() } catch (e) { print(e.name, e.message) } }`)
+	want := "SyntaxError Expected property name or '}' in JSON at position 1\n" +
+		"SyntaxError Unexpected end of JSON input\n" +
+		"SyntaxError Unexpected token ']', \"[1,]\" is not valid JSON\n" +
+		"SyntaxError \"undefined\" is not valid JSON\n" +
+		"SyntaxError Unexpected non-whitespace character after JSON at position 3\n"
+	if err != nil || got != want {
+		t.Errorf("got %q (%v), want %q", got, err, want)
+	}
+}

@@ -706,15 +706,16 @@ func (s *Shell) throw(name, format string, args ...any) {
 	if strings.HasPrefix(name, "Mongo") && !strings.HasPrefix(name, "Mongosh") {
 		panic(s.driverError(name, fmt.Sprintf(format, args...)))
 	}
-	ctor := s.rt.Get("Error")
-	if name == "TypeError" {
-		ctor = s.rt.Get("TypeError")
+	ctor, native := s.rt.Get("Error"), false
+	switch name {
+	case "TypeError", "SyntaxError", "RangeError", "ReferenceError":
+		ctor, native = s.rt.Get(name), true // JavaScript's own class
 	}
 	e, err := s.rt.New(ctor, s.rt.ToValue(fmt.Sprintf(format, args...)))
 	if err != nil {
 		panic(err)
 	}
-	if name != "TypeError" {
+	if !native {
 		_ = e.Set("name", name)
 	}
 	panic(e)

@@ -972,7 +972,12 @@ func (s *Shell) installEJSON() {
 		return rt.ToValue(indentJSON(out, space))
 	})
 	_ = e.Set("parse", func(c goja.FunctionCall) goja.Value {
-		v, err := document.ParseExtJSONValue([]byte(c.Argument(0).String()))
+		text := c.Argument(0).String()
+		if msg := v8JSONError(text); msg != "" {
+			// Not JSON: the bson library's JSON.parse says so, in V8's words.
+			s.throw("SyntaxError", "%s", msg)
+		}
+		v, err := document.ParseExtJSONValue([]byte(text))
 		s.check(err)
 		if relaxedOpt(c.Argument(1)) {
 			return s.toJS(relaxNumbers(v))
