@@ -4,12 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/url"
 	"path/filepath"
 	"strings"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/x/mongo/driver/connstring"
 
+	"github.com/ttlkv/ttlkv/cmd/ttlkv/internal/mongosh"
 	"github.com/ttlkv/ttlkv/cmd/ttlkv/internal/remote"
 	"github.com/ttlkv/ttlkv/engine"
 )
@@ -46,13 +48,17 @@ func (s *session) where() string {
 	return dir
 }
 
-// connection describes the session as mongosh prints its connection
-// string (db.getMongo()).
+// connection is the session's connection string as the shell prints it
+// (db.getMongo()), in mongosh's shape: a server's with mongosh's
+// parameters and the shell's appName (mongosh.ShellURI); a data
+// directory's as ttlkv:// and its absolute path, with the appName.
 func (s *session) connection() string {
+	app := "ttlkv " + version
 	if s.remote != nil {
-		return s.remote.URI
+		return mongosh.ShellURI(s.remote.URI, app)
 	}
-	return fmt.Sprintf("ttlkv://%s (embedded engine, ttlkv %s)", s.where(), version)
+	u := url.URL{Scheme: "ttlkv", Path: s.where(), RawQuery: "appName=" + url.QueryEscape(app)}
+	return u.String()
 }
 
 // connect opens the session of a tool: the server named by --uri, else
@@ -112,9 +118,9 @@ func dialURI(ctx context.Context, uri string) (*remote.Conn, error) {
 			return nil, fmt.Errorf("--uri %s: %w", shown, de.Err)
 		case "ping":
 			if strings.Contains(de.Err.Error(), "auth error") {
-				return nil, fmt.Errorf("cannot authenticate to %s: %v", shown, de.Err)
+				return nil, fmt.Errorf("cannot authenticate to %s: %w", shown, de.Err)
 			}
-			return nil, fmt.Errorf("cannot reach the server at %s: %v", shown, de.Err)
+			return nil, fmt.Errorf("cannot reach the server at %s: %w", shown, de.Err)
 		default:
 			return nil, fmt.Errorf("%s: %w", shown, de.Err)
 		}

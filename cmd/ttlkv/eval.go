@@ -10,7 +10,6 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/ttlkv/ttlkv/cmd/ttlkv/internal/mongosh"
-	"github.com/ttlkv/ttlkv/engine"
 )
 
 type evalFlags struct {
@@ -77,9 +76,9 @@ var evalCommand = &command{
 			}
 			scripts = append(scripts, script{name: "<stdin>", src: string(b)})
 		}
-		db, err := e.connect(engine.Options{})
-		if err != nil {
-			return e.fail("eval", err)
+		db, code, ok := e.connectShell("eval")
+		if !ok {
+			return code
 		}
 		sh, err := mongosh.New(db, e.shellOptions(db, f.json))
 		if err != nil {

@@ -46,7 +46,7 @@ func TestEvalUpdateTooLarge(t *testing.T) {
 db.c.insertOne({_id: 1, a: s});
 try { db.c.updateOne({_id: 1}, {$set: {b: s}}) } catch (e) { print(e.code, e.errmsg) }
 try { db.c.findOneAndUpdate({_id: 1}, {$set: {b: s}}) } catch (e) { print(e.code, e.errmsg) }
-print(Object.bsonsize(db.c.findOne()) < 16 * 1024 * 1024)`
+print(bsonsize(db.c.findOne()) < 16 * 1024 * 1024)`
 	out, errOut, code := cli(t, nil, t.TempDir(), "", "eval", src)
 	want := "10334 Resulting document after update is larger than 16777216\n10334 Resulting document after update is larger than 16777216\ntrue\n"
 	if code != 0 || out != want {
@@ -76,14 +76,15 @@ b.find({_id: 1}).updateOne({$set: {x: 1}}); b.find({_id: 3}).upsert().updateOne(
 const r = b.execute(); [r.insertedCount, r.matchedCount, r.modifiedCount, r.upsertedCount, r.deletedCount, db.d.countDocuments()].join()`, "2,1,1,1,1,2\n"},
 		{"unordered bulk op", `const b = db.e.initializeUnorderedBulkOp(); b.insert({_id: 1}); b.insert({_id: 1}); b.insert({_id: 2});
 try { b.execute() } catch (e) { print(e.name, e.result.insertedCount) }`, "MongoBulkWriteError 2\n"},
-		{"bsonsize", `[Object.bsonsize({a: 1}), bsonsize({}), Object.bsonsize({s: "abc"})].join()`, "12,5,16\n"},
+		{"bsonsize", `[bsonsize({a: 1}), bsonsize({}), bsonsize({s: "abc"}), typeof Object.bsonsize].join()`, "12,5,16,undefined\n"},
 		{"sizes", `db.f.insertOne({_id: 1, s: "x".repeat(100)}); const st = db.f.stats();
 [db.f.dataSize() === st.size, db.f.storageSize() === st.storageSize, db.f.totalSize() === st.storageSize + st.totalIndexSize, db.f.dataSize() > 100].join()`, "true,true,true,true\n"},
 		{"shellBatchSize", `for (let i = 0; i < 5; i++) db.g.insertOne({_id: i}); DBQuery.shellBatchSize = 2; db.g.find()`,
 			"DeprecationWarning: DBQuery.shellBatchSize is deprecated, please use config.set(\"displayBatchSize\") instead\n[ { _id: 0 }, { _id: 1 } ]\nType \"it\" for more\n"},
 		{"displayBatchSize", `print(config.set("displayBatchSize", 3)); db.g.find()`, "Setting \"displayBatchSize\" has been changed\n[ { _id: 0 }, { _id: 1 }, { _id: 2 } ]\nType \"it\" for more\n"},
 		{"long array", `Array.from({length: 103}, (_, i) => i).slice(0, 101).concat([1, 1])`, ""},
-		{"getMongo", `db.getMongo()`, "ttlkv://" + dir + " (embedded engine, ttlkv " + version + ")\n"},
+		{"getMongo", `db.getMongo()`, "ttlkv://" + dir + "?appName=ttlkv+" + version + "\n"},
+		{"getMongo print", `print(db.getMongo().getURI() === String(db.getMongo()), String(db.getMongo()))`, "false [object Object]\n"},
 	}
 	for _, tc := range cases {
 		out, errOut, code := cli(t, nil, dir, "", "eval", tc.src)

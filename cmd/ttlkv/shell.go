@@ -64,11 +64,11 @@ var shellCommand = &command{
 			fmt.Fprintln(e.stderr, "ttlkv shell: takes no arguments (use 'ttlkv eval' to run code)")
 			return 2
 		}
-		db, err := e.connect(engine.Options{})
-		if err != nil {
-			return e.fail("shell", err)
+		db, code, ok := e.connectShell("shell")
+		if !ok {
+			return code
 		}
-		code := e.shell(db, f)
+		code = e.shell(db, f)
 		return e.closeSession("shell", db, code)
 	},
 }
@@ -161,6 +161,32 @@ func (e *env) newLineReader(history string) (lineReader, bool, error) {
 	return &rlReader{rl: rl}, true, nil
 }
 
+// connectShell opens the session of the shell and eval (named cmd) as
+// mongosh connects: --uri with mongosh's parameters (directConnection
+// for one host, serverSelectionTimeoutMS=2000 on localhost), and a
+// server that cannot be reached, or refuses the credentials, reported
+// as mongosh reports it ("MongoNetworkError: connect ECONNREFUSED
+// 127.0.0.1:1", exit status 1). ok is false when it failed; code is then
+// the exit status.
+func (e *env) connectShell(cmd string) (db *session, code int, ok bool) {
+	if e.uri != "" {
+		e.uri = mongosh.ConnectionURI(e.uri)
+		if err := mongosh.Unreachable(e.ctx, e.uri); err != nil {
+			fmt.Fprintln(e.stderr, mongosh.DialError(err, e.uri).Error())
+			return nil, 1, false
+		}
+	}
+	db, err := e.connect(engine.Options{})
+	if err != nil {
+		if se := mongosh.DialError(err, e.uri); e.uri != "" && se != nil {
+			fmt.Fprintln(e.stderr, se.Error())
+			return nil, 1, false
+		}
+		return nil, e.fail(cmd, err), false
+	}
+	return db, 0, true
+}
+
 // shellOptions are the options of the shell (ttlkv shell, ttlkv eval)
 // on db: its connect() and Mongo() open connections with the client of
 // --uri.
@@ -170,11 +196,16 @@ func (e *env) shellOptions(db *session, json string) mongosh.Options {
 		uri = e.uri
 	}
 	return mongosh.Options{DB: e.db, Stdout: e.stdout, Stderr: e.stderr, JSON: json, Context: e.ctx,
-		Connection: db.connection(), Dir: e.wd, URI: uri, Dial: shellDial}
+		Connection: db.connection(), Dir: e.wd, URI: uri, Dial: shellDial, Environ: os.Environ()}
 }
 
 // shellDial opens a connection of the shell's connect() or Mongo().
+// A host that refuses connections is reported at once, as the Node
+// driver under mongosh reports it (mongosh.Unreachable).
 func shellDial(ctx context.Context, uri string) (mongosh.Runner, error) {
+	if err := mongosh.Unreachable(ctx, uri); err != nil {
+		return nil, err
+	}
 	c, err := remote.Dial(ctx, uri, "ttlkv "+version)
 	if err != nil {
 		return nil, err

@@ -81,6 +81,9 @@ func TestShellInPseudoTerminal(t *testing.T) {
 	waitFor("insertedId: 8")
 	type_("\x1b[A\x1b[A\r") // the up arrow twice: countDocuments() again
 	waitFor("\r\n2\r\n")
+	// undefined, as at mongosh's prompt, is an empty line.
+	type_("print('p1')\r")
+	waitFor("\r\np1\r\n\r\n")
 	type_("db.c.find(\r")
 	waitFor("... ")
 	type_("{_id: 7})\r")

@@ -252,10 +252,17 @@ func TestURIUnreachable(t *testing.T) {
 	}
 	addr := l.Addr().String()
 	l.Close() // nothing listens there now
-	for _, args := range [][]string{{"eval", "1"}, {"run", `{"ping": 1}`}, {"stats"}, {"tail", "log"}, {"export", "-c", "c"}, {"import", "-c", "c"}, {"shell"}} {
+	for _, args := range [][]string{{"run", `{"ping": 1}`}, {"stats"}, {"tail", "log"}, {"export", "-c", "c"}, {"import", "-c", "c"}} {
 		_, errOut, code := cli(t, nil, "", "", append([]string{"--uri", "mongodb://" + addr + "/?serverSelectionTimeoutMS=50"}, args...)...)
 		if code != 1 || !strings.Contains(errOut, "cannot reach the server at mongodb://"+addr) {
 			t.Errorf("%v: exit %d: %s", args, code, errOut)
+		}
+	}
+	// The shell and eval say it as mongosh does, at once.
+	for _, args := range [][]string{{"eval", "1"}, {"shell"}} {
+		_, errOut, code := cli(t, nil, "", "", append([]string{"--uri", "mongodb://" + addr + "/"}, args...)...)
+		if code != 1 || errOut != "MongoNetworkError: connect ECONNREFUSED "+addr+"\n" {
+			t.Errorf("%v: exit %d: %q", args, code, errOut)
 		}
 	}
 	_, errOut, code := cli(t, nil, "", "", "--uri", "http://nowhere", "eval", "1")
@@ -286,8 +293,12 @@ func TestURIAuth(t *testing.T) {
 		t.Fatalf("eval as alice: exit %d: %s%s", code, out, errOut)
 	}
 	_, errOut, code = cli(t, nil, "", "", "--uri", withUser("alice:wrong"), "eval", "1")
+	if code != 1 || errOut != "MongoServerError: Authentication failed.\n" {
+		t.Errorf("wrong password: exit %d: %q, want mongosh's MongoServerError: Authentication failed.", code, errOut)
+	}
+	_, errOut, code = cli(t, nil, "", "", "--uri", withUser("alice:wrong"), "run", `{"ping": 1}`)
 	if code != 1 || !strings.Contains(errOut, "cannot authenticate") || !strings.Contains(errOut, "AuthenticationFailed") || strings.Contains(errOut, "wrong") {
-		t.Errorf("wrong password: exit %d: %s", code, errOut)
+		t.Errorf("wrong password (run): exit %d: %s", code, errOut)
 	}
 	// Without credentials the server refuses the command with code 13.
 	out, _, code = cli(t, nil, "", "", "--uri", uri, "run", `{"find": "c"}`)
@@ -409,6 +420,12 @@ try { db.items.findOne() } catch (e) { print(e.name) }`
 	out, errOut, code = cli(t, nil, "", "", "--uri", uri, "eval", `Mongo(db.getMongo()).getDB("shop").items.countDocuments()`)
 	if code != 0 || out != "1\n" {
 		t.Errorf("Mongo(db.getMongo()) over --uri: exit %d: %s%s", code, out, errOut)
+	}
+	// db.getMongo() is the connection string in mongosh's shape, with
+	// the shell's appName where mongosh has its own.
+	out, errOut, code = cli(t, nil, "", "", "--uri", "mongodb://"+addr+"/shop", "eval", `db.getMongo()`)
+	if want := "mongodb://" + addr + "/shop?directConnection=true&serverSelectionTimeoutMS=2000&appName=ttlkv+" + version + "\n"; code != 0 || out != want {
+		t.Errorf("db.getMongo() over --uri: exit %d: %q%s, want %q", code, out, errOut, want)
 	}
 	out, errOut, code = cli(t, nil, t.TempDir(), "db = connect(\"mongodb://"+addr+"/shop\")\ndb.items.countDocuments()\nuse other\n", "shell")
 	if code != 0 || !strings.Contains(out, "1\n") || !strings.Contains(out, "switched to db other") {

@@ -138,9 +138,19 @@ func (s *Shell) mongoshError(name, code, msg string) *goja.Object {
 	if err != nil {
 		panic(err)
 	}
+	s.mongoshKeys(e, name, code)
+	return e
+}
+
+// mongoshKeys gives e the own keys mongosh's own errors have: name,
+// code, scope (the code's prefix, "COMMON" for "COMMON-10001") and
+// metadata (undefined).
+func (s *Shell) mongoshKeys(e *goja.Object, name, code string) {
+	scope, _, _ := strings.Cut(code, "-")
 	_ = e.Set("name", name)
 	_ = e.Set("code", code)
-	return e
+	_ = e.Set("scope", scope)
+	_ = e.Set("metadata", goja.Undefined())
 }
 
 // warnOnce prints mongosh's "Warning: msg" line, once a shell.

@@ -22,6 +22,13 @@ func TestBSONValuesAsMongosh(t *testing.T) {
 		{`print(new Binary(new Uint8Array([1, 2, 3]), 0), new Binary([4, 5], 2))`, "Binary.createFromBase64('AQID', 0) Binary.createFromBase64('BAU=', 2)"},
 		{`db.v.insertOne({_id: 2, b: BinData(0, "AQID"), u: UUID("0123456789abcdef0123456789abcdef")}); const x = db.v.findOne({_id: 2}); print([x.b.constructor.name, x.u.constructor.name], JSON.stringify(x.u), JSON.stringify(UUID("0123456789abcdef0123456789abcdef")))`,
 			`[ 'Binary', 'UUID' ] "01234567-89ab-cdef-0123-456789abcdef" "ASNFZ4mrze8BI0VniavN7w=="`},
+		// Only what mongosh has: a UUID read back has toHexString, a
+		// Binary, an ObjectId's str and Object.bsonsize are the legacy
+		// shell's; Long's constants and its (low, high) constructor.
+		{`const x2 = db.v.findOne({_id: 2}); print(x2.u.toHexString(), typeof x2.b.toHexString, typeof x2.b.base64, typeof x2.b.hex, typeof ObjectId().str, typeof UUID().toHexString, typeof Object.bsonsize)`,
+			"0123456789abcdef0123456789abcdef undefined undefined undefined undefined undefined undefined"},
+		{`print(new Long(2 ** 40), new Long(1, 2), new Long(-1, -1), Long(5n), Long(-5n), Long.MAX_VALUE, Long.MIN_VALUE, [Long.ZERO, Long.ONE, Long.NEG_ONE])`,
+			"Long('0') Long('8589934593') Long('-1') Long('5') Long('-5') Long('9223372036854775807') Long('-9223372036854775808') [ Long('0'), Long('1'), Long('-1') ]"},
 		{`const l = NumberLong("123456789012"); print(l.toString(16), NumberInt(10).toString(2), [l.high, l.low], Double(2.5).toString(2))`, "1cbe991a14 1010 [ 28, -1097262572 ] 10.1"},
 		{`print(ObjectId("5f0000000000000000000000").equals("5f0000000000000000000000"))`, "true"},
 		{`const o = {}; for (const k of "zyxwvutsrqponmlkjihgfedcba") o[k] = ObjectId("5f0000000000000000000000"); print(Object.keys(EJSON.serialize(o)).join(""))`, "zyxwvutsrqponmlkjihgfedcba"},

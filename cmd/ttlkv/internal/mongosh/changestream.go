@@ -115,7 +115,7 @@ func (cs *changeStream) object() *goja.Object {
 	rt := s.rt
 	o := rt.NewObject()
 	m := func(name string, f func(a goja.FunctionCall) goja.Value) {
-		_ = o.DefineDataProperty(name, rt.ToValue(f), goja.FLAG_TRUE, goja.FLAG_TRUE, goja.FLAG_FALSE)
+		_ = o.DefineDataProperty(name, s.named(name, f), goja.FLAG_TRUE, goja.FLAG_TRUE, goja.FLAG_FALSE)
 	}
 	// hasNext blocks until an event arrives (or the stream ends or the
 	// shell is interrupted), as mongosh's does.

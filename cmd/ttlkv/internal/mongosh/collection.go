@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"unicode/utf16"
 
 	"github.com/dop251/goja"
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -71,20 +72,40 @@ func (s *Shell) argAt(a goja.Value, pos int, method, what string) bson.D {
 	return s.docArg(a, what)
 }
 
-// spreadArray is mongosh's {...doc} of an array given as a document to
-// insert: an object of its own enumerable properties, the elements
-// under "0", "1", ... (so insertOne([{a: 1}, 2]) stores {_id, 0: {a: 1},
-// 1: 2}, as mongosh does). Anything else is returned as it is.
+// spreadArray is mongosh's {...doc} of what is given as a document to
+// insert and is not one: an array or a string as an object of its
+// elements under "0", "1", ... (so insertOne([{a: 1}, 2]) stores {_id,
+// 0: {a: 1}, 1: 2}), a number, a boolean, a Date or a RegExp as an empty
+// one, as mongosh stores them. Anything else (a document, null, a BSON
+// value) is returned as it is.
 func (s *Shell) spreadArray(v goja.Value) goja.Value {
-	o, ok := v.(*goja.Object)
-	if !ok || o.ClassName() != "Array" {
+	if v == nil || goja.IsUndefined(v) || goja.IsNull(v) {
 		return v
 	}
-	out := s.rt.NewObject()
-	for _, k := range o.Keys() {
-		_ = out.Set(k, o.Get(k))
+	o, ok := v.(*goja.Object)
+	if !ok {
+		if _, isSym := v.Export().(*goja.Symbol); isSym {
+			return v
+		}
+		out := s.rt.NewObject()
+		if goja.IsString(v) {
+			for i, r := range utf16.Encode([]rune(v.String())) {
+				_ = out.Set(strconv.Itoa(i), string(utf16.Decode([]uint16{r})))
+			}
+		}
+		return out
 	}
-	return out
+	switch o.ClassName() {
+	case "Array":
+		out := s.rt.NewObject()
+		for _, k := range o.Keys() {
+			_ = out.Set(k, o.Get(k))
+		}
+		return out
+	case "Date", "RegExp":
+		return s.rt.NewObject()
+	}
+	return v
 }
 
 // arrayAsDoc is an array inserted as a document, as the driver under
@@ -304,7 +325,7 @@ func (s *Shell) collection(db, name string) *goja.Object {
 	}
 	rt := s.rt
 	co := &collObject{s: s, db: db, name: name, methods: map[string]goja.Value{}}
-	m := func(n string, f func(c goja.FunctionCall) goja.Value) { co.methods[n] = rt.ToValue(f) }
+	m := func(n string, f func(c goja.FunctionCall) goja.Value) { co.methods[n] = s.named(n, f) }
 	arg := func(c goja.FunctionCall, i int) goja.Value { return c.Argument(i) }
 	ack := func(fields ...bson.E) goja.Value {
 		return s.toJS(append(bson.D{{Key: "acknowledged", Value: true}}, fields...))
@@ -331,6 +352,11 @@ func (s *Shell) collection(db, name string) *goja.Object {
 		if o.Get("length").ToInteger() == 0 {
 			s.throwNamed("MongoInvalidArgumentError", "Invalid BulkOperation, Batch cannot be empty")
 		}
+		spread := s.rt.NewArray()
+		for i := int64(0); i < o.Get("length").ToInteger(); i++ {
+			_ = spread.Set(strconv.FormatInt(i, 10), s.spreadArray(o.Get(strconv.FormatInt(i, 10))))
+		}
+		docsArg = spread
 		raw, err := s.toBSON(docsArg, 0)
 		s.check(err)
 		arr := raw.(bson.A)

@@ -1,6 +1,7 @@
 package mongosh
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -9,6 +10,7 @@ import (
 	"regexp"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/dop251/goja"
 	"go.mongodb.org/mongo-driver/v2/x/mongo/driver"
@@ -70,6 +72,52 @@ func mongoshURI(spec string) (string, error) {
 
 var shorthandURI = regexp.MustCompile(`^([A-Za-z0-9][A-Za-z0-9._-]+)(?::(\d+))?(?:/(\S*))?$`)
 
+// ConnectionURI is uri as mongosh connects with it: a mongodb:// string
+// with directConnection=true for one host and serverSelectionTimeoutMS=2000
+// for localhost added (see mongoshURI); any other string as it is.
+func ConnectionURI(uri string) string {
+	if strings.HasPrefix(uri, "mongodb://") {
+		return addShellParams(uri)
+	}
+	return uri
+}
+
+// ShellURI is the connection string the shell shows for its own
+// connection to uri (db.getMongo()), in the shape mongosh gives the one
+// it connects with: a mongodb:// string gets directConnection=true and
+// serverSelectionTimeoutMS=2000 as connect() adds them (mongoshURI),
+// then appName=APP unless it names one ("mongodb://127.0.0.1:27017/?
+// directConnection=true&serverSelectionTimeoutMS=2000&appName=ttlkv+0.1.0"),
+// and its user information is shown as "<credentials>".
+func ShellURI(uri, appName string) string {
+	if strings.HasPrefix(uri, "mongodb://") {
+		uri = addShellParams(uri)
+	}
+	if _, query, _ := strings.Cut(uri, "?"); !hasParam(query, "appname") {
+		sep := "?"
+		if strings.Contains(uri, "?") {
+			sep = "&"
+		}
+		uri += sep + "appName=" + url.QueryEscape(appName)
+	}
+	return redactURI(uri)
+}
+
+// hasParam tells whether the query part of a connection string has the
+// parameter key (lower case), in any case.
+func hasParam(query, key string) bool {
+	if query == "" {
+		return false
+	}
+	for _, kv := range strings.Split(query, "&") {
+		k, _, _ := strings.Cut(kv, "=")
+		if strings.ToLower(k) == key {
+			return true
+		}
+	}
+	return false
+}
+
 // invalidURI is mongosh's refusal of a string it cannot make a
 // connection string of.
 type invalidURI string
@@ -96,15 +144,8 @@ func addShellParams(uri string) string {
 		hostList = hostList[i+1:]
 	}
 	hosts := strings.Split(hostList, ",")
-	has := map[string]bool{}
-	if query != "" {
-		for _, kv := range strings.Split(query, "&") {
-			k, _, _ := strings.Cut(kv, "=")
-			has[strings.ToLower(k)] = true
-		}
-	}
 	var add []string
-	if len(hosts) == 1 && !has["replicaset"] && !has["directconnection"] && !has["loadbalanced"] {
+	if len(hosts) == 1 && !hasParam(query, "replicaset") && !hasParam(query, "directconnection") && !hasParam(query, "loadbalanced") {
 		add = append(add, "directConnection=true")
 	}
 	local := true
@@ -112,7 +153,7 @@ func addShellParams(uri string) string {
 		name, _, _ := strings.Cut(h, ":")
 		local = local && (name == "localhost" || name == "127.0.0.1")
 	}
-	if local && !has["serverselectiontimeoutms"] {
+	if local && !hasParam(query, "serverselectiontimeoutms") {
 		add = append(add, "serverSelectionTimeoutMS=2000")
 	}
 	if len(add) > 0 {
@@ -225,19 +266,34 @@ func redactURI(uri string) string {
 }
 
 // throwDial throws the error the Node driver under mongosh gives for a
-// connection that failed: a server that cannot be reached is a
+// connection that failed (DialError), or a MongoError with the driver's
+// words for one it does not know.
+func (s *Shell) throwDial(err error, uri string) {
+	se := DialError(err, uri)
+	if se == nil {
+		s.throwNamed("MongoError", err.Error())
+	}
+	if se.Code != 0 {
+		s.throwCoded(se.Name, se.Message, se.Code, se.CodeName, nil)
+	}
+	s.throwNamed(se.Name, se.Message)
+}
+
+// DialError is the error mongosh prints when it cannot connect to uri,
+// for err from the Go driver: a server that cannot be reached is a
 // MongoNetworkError saying why ("connect ECONNREFUSED 127.0.0.1:1",
 // "getaddrinfo ENOTFOUND host"), or a MongoServerSelectionError when no
-// server answered in time (in the time uri gives); credentials the server refuses are its
-// MongoServerError ("Authentication failed.").
-func (s *Shell) throwDial(err error, uri string) {
+// server answered in time (in the time uri gives); credentials the
+// server refuses are its MongoServerError ("Authentication failed.").
+// It is nil for an error it does not know.
+func DialError(err error, uri string) *ScriptError {
 	var de driver.Error
 	if errors.As(err, &de) && de.Code != 0 {
 		name := de.Name
 		if name == "" {
 			name = document.Code(de.Code).String()
 		}
-		s.throwCoded("MongoServerError", de.Message, de.Code, name, nil)
+		return &ScriptError{Name: "MongoServerError", Message: de.Message, Code: de.Code, CodeName: name}
 	}
 	var sse topology.ServerSelectionError
 	if errors.As(err, &sse) {
@@ -246,19 +302,48 @@ func (s *Shell) throwDial(err error, uri string) {
 				continue
 			}
 			if msg := networkMessage(srv.LastError, srv.Addr.String()); msg != "" {
-				s.throwNamed("MongoNetworkError", msg)
+				return &ScriptError{Name: "MongoNetworkError", Message: msg}
 			}
 		}
 		msg := "Server selection timed out"
 		if cs, perr := connstring.Parse(uri); perr == nil && cs.ServerSelectionTimeoutSet {
 			msg += fmt.Sprintf(" after %d ms", cs.ServerSelectionTimeout.Milliseconds())
 		}
-		s.throwNamed("MongoServerSelectionError", msg)
+		return &ScriptError{Name: "MongoServerSelectionError", Message: msg}
 	}
 	if msg := networkMessage(err, ""); msg != "" {
-		s.throwNamed("MongoNetworkError", msg)
+		return &ScriptError{Name: "MongoNetworkError", Message: msg}
 	}
-	s.throwNamed("MongoError", err.Error())
+	return nil
+}
+
+// Unreachable checks, before the Go driver waits for a server, whether
+// the one host of a mongodb:// uri refuses connections or has no
+// address, which the Node driver under mongosh finds at once where the
+// Go driver waits until its server selection timeout. It returns the
+// network error (DialError words it as mongosh does), nil when the host
+// answers, uri names several hosts, or the check cannot tell.
+func Unreachable(ctx context.Context, uri string) error {
+	cs, err := connstring.Parse(uri)
+	if err != nil || cs.Scheme != connstring.SchemeMongoDB || len(cs.Hosts) != 1 || cs.LoadBalanced {
+		return nil
+	}
+	host := cs.Hosts[0]
+	if strings.HasSuffix(host, ".sock") || strings.HasPrefix(host, "/") {
+		return nil
+	}
+	if _, _, err := net.SplitHostPort(host); err != nil {
+		host = net.JoinHostPort(host, "27017")
+	}
+	c, err := (&net.Dialer{Timeout: 2 * time.Second}).DialContext(ctx, "tcp", host)
+	if err != nil {
+		if networkMessage(err, host) != "" {
+			return err
+		}
+		return nil
+	}
+	_ = c.Close()
+	return nil
 }
 
 // networkMessage words a failure to reach addr as Node does ("connect

@@ -104,6 +104,17 @@ func TestMongoshURI(t *testing.T) {
 			t.Errorf("mongoshURI(%q) = %q, want %q", spec, got, want)
 		}
 	}
+	for uri, want := range map[string]string{
+		"mongodb://127.0.0.1:5/test":                  "mongodb://127.0.0.1:5/test?" + p + "&appName=ttlkv+1.2",
+		"mongodb://127.0.0.1:5":                       "mongodb://127.0.0.1:5/?" + p + "&appName=ttlkv+1.2",
+		"mongodb://localhost:5/?appName=mine":         "mongodb://localhost:5/?appName=mine&" + p,
+		"mongodb://u:xxxxx@h.example:5/db?APPNAME=me": "mongodb://<credentials>@h.example:5/db?APPNAME=me&directConnection=true",
+		"mongodb+srv://c.example/db":                  "mongodb+srv://c.example/db?appName=ttlkv+1.2",
+	} {
+		if got := ShellURI(uri, "ttlkv 1.2"); got != want {
+			t.Errorf("ShellURI(%q) = %q, want %q", uri, got, want)
+		}
+	}
 	if got := withUser("mongodb://old:pw@h/db?x=1", "al ice", "p@ss"); got != "mongodb://al%20ice:p%40ss@h/db?x=1" {
 		t.Errorf("withUser: %s", got)
 	}
@@ -279,5 +290,37 @@ func TestConnectAuth(t *testing.T) {
 	}
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestUnreachable checks the check made before the driver waits: a
+// host that refuses is mongosh's MongoNetworkError at once; one that
+// answers, several hosts or an SRV name are left to the driver.
+func TestUnreachable(t *testing.T) {
+	t.Parallel()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	up := l.Addr().String()
+	defer l.Close()
+	l2, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	gone := l2.Addr().String()
+	l2.Close()
+	ctx := context.Background()
+	err = Unreachable(ctx, "mongodb://"+gone+"/x")
+	if se := DialError(err, "mongodb://"+gone+"/x"); err == nil || se == nil || se.Error() != "MongoNetworkError: connect ECONNREFUSED "+gone {
+		t.Errorf("refused: %v, %v", err, se)
+	}
+	for _, uri := range []string{"mongodb://" + up + "/x", "mongodb://" + gone + "," + up + "/x", "mongodb+srv://c.example/x", "not a uri"} {
+		if err := Unreachable(ctx, uri); err != nil {
+			t.Errorf("Unreachable(%q) = %v, want nil", uri, err)
+		}
+	}
+	if got := ConnectionURI("mongodb://127.0.0.1:5/x"); got != "mongodb://127.0.0.1:5/x?directConnection=true&serverSelectionTimeoutMS=2000" {
+		t.Errorf("ConnectionURI: %s", got)
 	}
 }

@@ -210,7 +210,7 @@ func (s *Shell) newCursor(db, coll string, filter bson.D, opts bson.D) *goja.Obj
 	c.obj = o
 	_ = o.DefineDataPropertySymbol(s.curSym, rt.ToValue(c), goja.FLAG_FALSE, goja.FLAG_FALSE, goja.FLAG_FALSE)
 	m := func(name string, f func(a goja.FunctionCall) goja.Value) {
-		_ = o.DefineDataProperty(name, rt.ToValue(f), goja.FLAG_TRUE, goja.FLAG_TRUE, goja.FLAG_FALSE)
+		_ = o.DefineDataProperty(name, s.named(name, f), goja.FLAG_TRUE, goja.FLAG_TRUE, goja.FLAG_FALSE)
 	}
 	self := func(a goja.FunctionCall) goja.Value { return o }
 	docOpt := func(key string) {
@@ -285,7 +285,19 @@ func (s *Shell) newCursor(db, coll string, filter bson.D, opts bson.D) *goja.Obj
 	anyOpt("comment")
 	boolOpt("returnKey")
 	boolOpt("showRecordId")
-	boolOpt("allowDiskUse")
+	// allowDiskUse: the Node driver refuses it on a cursor with no sort
+	// yet, whatever its argument.
+	m("allowDiskUse", func(a goja.FunctionCall) goja.Value {
+		if _, sorted := c.opt("sort"); !sorted {
+			s.throwNamed("MongoInvalidArgumentError", `Option "allowDiskUse" requires a sort specification`)
+		}
+		v := true
+		if arg := a.Argument(0); !goja.IsUndefined(arg) {
+			v = arg.ToBoolean()
+		}
+		c.set("allowDiskUse", v)
+		return o
+	})
 	boolOpt("noCursorTimeout")
 	m("pretty", self)
 	m("readPref", func(a goja.FunctionCall) goja.Value {

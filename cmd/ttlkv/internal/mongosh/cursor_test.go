@@ -26,6 +26,11 @@ func TestCursorAsMongosh(t *testing.T) {
 		{`try { db.c.find().limit("2").toArray()` + catch, `MongoInvalidArgumentError  Operation "limit" requires an integer`},
 		{`try { db.c.find().skip(-2).toArray()` + catch, "MongoServerError 51024 BSON field 'skip' value must be >= 0, actual value '-2'"},
 		{`try { db.c.find().maxTimeMS("x")` + catch, "MongoInvalidArgumentError  Argument for maxTimeMS must be a number"},
+		{`try { db.c.find().allowDiskUse(false)` + catch, `MongoInvalidArgumentError  Option "allowDiskUse" requires a sort specification`},
+		{`print(db.c.find().sort({_id: -1}).allowDiskUse().limit(1).toArray())`, "[ { _id: 5, v: 2 } ]"},
+		// A shell method prints with its own name, not goja's Go one.
+		{`print(db.c.find().limit, db.c.watch, db.getName, print, console.log, db.getMongo().getDB)`,
+			"[Function: limit] [Function: watch] [Function: getName] [Function: print] [Function: log] [Function: getDB]"},
 		{`try { db.c.find().readPref("bogus")` + catch, `MongoInvalidArgumentError  Invalid read preference mode "bogus"`},
 		{`try { const c3 = db.c.find(); c3.next(); c3.limit(1)` + catch, "MongoCursorInUseError  Cursor is already initialized"},
 		// An explained find reads documents; printed or finish()ed, it is the plan.

@@ -43,7 +43,7 @@ func (s *Shell) database(name string) *goja.Object {
 	}
 	d := &dbObject{s: s, name: name, methods: map[string]goja.Value{}}
 	rt := s.rt
-	m := func(n string, f func(c goja.FunctionCall) goja.Value) { d.methods[n] = rt.ToValue(f) }
+	m := func(n string, f func(c goja.FunctionCall) goja.Value) { d.methods[n] = s.named(n, f) }
 	str := func(c goja.FunctionCall) goja.Value { return rt.ToValue(name) }
 	m("getName", str)
 	m("toString", str)
@@ -241,7 +241,8 @@ func (s *Shell) mongo() *goja.Object {
 	mo := rt.NewObject()
 	s.mongoObj = mo
 	s.mongos[mo] = s
-	_ = mo.Set("toString", func(goja.FunctionCall) goja.Value { return rt.ToValue(s.connDesc) })
+	// No toString: as mongosh's Mongo, String(db.getMongo()) is
+	// "[object Object]"; print and the echo show the connection string.
 	_ = mo.Set("getDB", func(c goja.FunctionCall) goja.Value {
 		s.checkArg(c.Argument(0), "string", 0, "Mongo.getDB")
 		return s.database(s.validDBName(c.Argument(0).String()))
@@ -322,10 +323,7 @@ func (s *Shell) mongo() *goja.Object {
 		case "primary", "primaryPreferred", "secondary", "secondaryPreferred", "nearest":
 			readPref, readTags = c.Argument(0), c.Argument(1)
 		default:
-			e, err := rt.New(rt.Get("Error").(*goja.Object), rt.ToValue(fmt.Sprintf("Invalid read preference mode %s", strconv.Quote(m))))
-			s.check(err)
-			_ = e.Set("name", "MongoInvalidArgumentError")
-			panic(e)
+			panic(s.driverError("MongoInvalidArgumentError", fmt.Sprintf("Invalid read preference mode %s", strconv.Quote(m))))
 		}
 		return goja.Undefined()
 	})
@@ -384,5 +382,6 @@ func (s *Shell) mongo() *goja.Object {
 		}
 		return s.toJS(out)
 	})
+	s.nameNative(mo, 0, map[*goja.Object]bool{})
 	return mo
 }

@@ -24,6 +24,16 @@ func TestErrorKeysLikeMongosh(t *testing.T) {
 			`["errorLabelSet","errorResponse","code","writeErrors","result"] MongoBulkWriteError WriteError({"code":11000,"index":0,"errmsg":"E11000 duplicate key error collection: test.c index: _id_ dup key: { _id: 1 }","op":{"_id":1}}) 1`},
 		{`db.c.insertOne([{a: 1}, 2]); JSON.stringify(db.c.find({"1": 2}, {_id: 0}).toArray())`, `[{"0":{"a":1},"1":2}]`},
 		{`db.c.insertMany([[3]]); db.c.countDocuments({"0": 3})`, `1`},
+		// Printed, an error is mongosh's print less its stack: its own
+		// keys on lines of their own, the name left out.
+		{`try { db.c.insertOne({_id: 1}) } catch (e) { print(e) }`,
+			"MongoServerError: E11000 duplicate key error collection: test.c index: _id_ dup key: { _id: 1 } {\n  errorLabelSet: Set(0) {},\n  errorResponse: {\n    index: 0,\n    code: 11000,\n    errmsg: 'E11000 duplicate key error collection: test.c index: _id_ dup key: { _id: 1 }',\n    keyPattern: { _id: 1 },\n    keyValue: { _id: 1 }\n  },\n  index: 0,\n  code: 11000,\n  keyPattern: { _id: 1 },\n  keyValue: { _id: 1 }\n}"},
+		{`try { db.c.find().limit("x") } catch (e) { print(JSON.stringify(Object.keys(e))); print(e) }`,
+			"[\"errorLabelSet\"]\nMongoInvalidArgumentError: Operation \"limit\" requires an integer {\n  errorLabelSet: Set(0) {}\n}"},
+		{`try { db.setLogLevel("x") } catch (e) { print(JSON.stringify(Object.keys(e))); print(e) }`,
+			"[\"name\",\"code\",\"scope\",\"metadata\"]\nMongoshInvalidInputError: [COMMON-10001] Argument at position 0 must be of type number, got string instead (Database.setLogLevel) {\n  code: 'COMMON-10001',\n  scope: 'COMMON',\n  metadata: undefined\n}"},
+		{`const ek = new Error("x"); ek.extra = 1; print(ek, [ek], {err: new RangeError("r")})`,
+			"Error: x {\n  extra: 1\n} [\n  Error: x {\n    extra: 1\n  }\n] {\n  err: RangeError: r\n}"},
 	} {
 		got, err := eval(t, s, out, tc.src)
 		if err != nil || got != tc.want+"\n" {

@@ -59,6 +59,10 @@ func TestSyntaxErrorsLikeMongosh(t *testing.T) {
 		{"db.c.find(", "SyntaxError: Unexpected token (1:10)\n\n> 1 | db.c.find(\n    |           ^"},
 		{"var 1x = 2", "SyntaxError: Identifier directly after number. (1:5)\n\n> 1 | var 1x = 2\n    |      ^"},
 		{"if (x) {", "SyntaxError: Unexpected token (1:8)\n\n> 1 | if (x) {\n    |         ^"},
+		// One input declaring a name twice (top-level let and const are
+		// var ones only across inputs).
+		{"let w = 1;\nconst w = 2", "SyntaxError: Identifier 'w' has already been declared. (2:6)\n\n  1 | let w = 1;\n> 2 | const w = 2\n    |       ^"},
+		{"var v = 1; let v = 2", "SyntaxError: Identifier 'v' has already been declared. (1:15)\n\n> 1 | var v = 1; let v = 2\n    |                ^"},
 		{"var a = 1;\nvar b = 2;\nvar c = 3;\nvar d = (;\nvar e = 5;\nvar f = 6;\nvar g = 7;\nvar h = 8;\n",
 			"SyntaxError: Unexpected token (4:9)\n\n  2 | var b = 2;\n  3 | var c = 3;\n> 4 | var d = (;\n    |          ^\n  5 | var e = 5;\n  6 | var f = 6;\n  7 | var g = 7;"},
 	} {

@@ -4,7 +4,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"os"
+	"runtime"
 	"sort"
 	"strconv"
 	"strings"
@@ -26,6 +28,7 @@ const shellBatchSize = 20
 func (s *Shell) installGlobals() {
 	s.installV8Messages()
 	s.installToLocaleString()
+	s.installJSONErrors()
 	rt := s.rt
 	printArgs := func(c goja.FunctionCall) string {
 		parts := make([]string, len(c.Arguments))
@@ -48,9 +51,8 @@ func (s *Shell) installGlobals() {
 		fmt.Fprintln(s.out, strings.Join(parts, " "))
 		return goja.Undefined()
 	})
-	_ = rt.Set("tojson", func(c goja.FunctionCall) goja.Value {
-		return rt.ToValue(s.inspect(c.Argument(0)))
-	})
+	// No tojson: mongosh has none (it is the legacy shell's), and a
+	// script that calls it fails there with a ReferenceError.
 	console := rt.NewObject()
 	for _, name := range []string{"log", "info", "debug"} {
 		_ = console.Set(name, func(c goja.FunctionCall) goja.Value {
@@ -88,6 +90,32 @@ func (s *Shell) installGlobals() {
 	}
 	_ = rt.Set("quit", quit)
 	_ = rt.Set("exit", quit)
+	// process: the part of Node's that mongosh scripts use, env (the
+	// shell's environment, Options.Environ), exit(code) as quit, cwd()
+	// and platform.
+	process := rt.NewObject()
+	env := rt.NewObject()
+	for _, kv := range s.environ {
+		if k, v, ok := strings.Cut(kv, "="); ok && k != "" {
+			_ = env.Set(k, v)
+		}
+	}
+	_ = process.Set("env", env)
+	_ = process.Set("exit", s.named("exit", quit))
+	_ = process.Set("cwd", s.named("cwd", func(goja.FunctionCall) goja.Value {
+		if s.dir != "" {
+			return rt.ToValue(s.dir)
+		}
+		wd, err := os.Getwd()
+		s.check(err)
+		return rt.ToValue(wd)
+	}))
+	platform := runtime.GOOS
+	if platform == "windows" {
+		platform = "win32"
+	}
+	_ = process.Set("platform", platform)
+	_ = rt.Set("process", process)
 	_ = rt.Set("version", func(goja.FunctionCall) goja.Value { return rt.ToValue("ttlkv") })
 	_ = rt.Set("load", func(c goja.FunctionCall) goja.Value {
 		s.checkArg(c.Argument(0), "string", 0, "load")
@@ -106,9 +134,11 @@ func (s *Shell) installGlobals() {
 		if err != nil {
 			s.throw("SyntaxError", "%s", syntaxReport(err, string(src)))
 		}
-		if _, err := rt.RunProgram(prog); err != nil {
+		v, err := rt.RunProgram(prog)
+		if err != nil {
 			panic(err)
 		}
+		s.settled(v) // a failed async main() fails load(), as in mongosh
 		return rt.ToValue(true)
 	})
 	// use and it are functions too, as in mongosh: "it" alone in a
@@ -165,45 +195,22 @@ func (s *Shell) installGlobals() {
 		_ = opt.Set(name, v)
 	}
 	_ = dbq.Set("Option", opt)
-	batchGet := rt.ToValue(func(goja.FunctionCall) goja.Value { return rt.ToValue(s.batchSize) })
-	batchSet := func(what string) goja.Value {
-		return rt.ToValue(func(c goja.FunctionCall) goja.Value {
-			if what == "DBQuery.shellBatchSize" {
-				s.deprecation(`DBQuery.shellBatchSize is deprecated, please use config.set("displayBatchSize") instead`)
-			}
-			n := c.Argument(0).ToInteger()
-			if n < 1 {
-				s.throw("MongoshInvalidInputError", "%s must be a positive integer", what)
-			}
-			s.batchSize = int(n)
-			return goja.Undefined()
-		})
-	}
-	_ = dbq.DefineAccessorProperty("shellBatchSize", batchGet, batchSet("DBQuery.shellBatchSize"), goja.FLAG_FALSE, goja.FLAG_TRUE)
-	config := rt.NewObject()
-	settings := map[string]goja.Value{}
-	_ = config.Set("set", func(c goja.FunctionCall) goja.Value {
-		key := c.Argument(0).String()
-		if key == "displayBatchSize" {
-			f, _ := goja.AssertFunction(batchSet("displayBatchSize"))
-			if _, err := f(goja.Undefined(), c.Argument(1)); err != nil {
-				panic(err)
-			}
-		} else {
-			settings[key] = c.Argument(1)
+	// DBQuery.shellBatchSize is what was given to it, undefined before,
+	// as in mongosh; setting it sets displayBatchSize too.
+	var dbqBatch goja.Value = goja.Undefined()
+	batchGet := rt.ToValue(func(goja.FunctionCall) goja.Value { return dbqBatch })
+	batchSet := rt.ToValue(func(c goja.FunctionCall) goja.Value {
+		s.deprecation(`DBQuery.shellBatchSize is deprecated, please use config.set("displayBatchSize") instead`)
+		n := c.Argument(0).ToInteger()
+		if n < 1 {
+			s.throw("MongoshInvalidInputError", "DBQuery.shellBatchSize must be a positive integer")
 		}
-		return rt.ToValue(fmt.Sprintf("Setting %q has been changed", key))
-	})
-	_ = config.Set("get", func(c goja.FunctionCall) goja.Value {
-		key := c.Argument(0).String()
-		if key == "displayBatchSize" {
-			return rt.ToValue(s.batchSize)
-		}
-		if v, ok := settings[key]; ok {
-			return v
-		}
+		s.batchSize = int(n)
+		dbqBatch = c.Argument(0)
 		return goja.Undefined()
 	})
+	_ = dbq.DefineAccessorProperty("shellBatchSize", batchGet, batchSet, goja.FLAG_FALSE, goja.FLAG_TRUE)
+	config := s.shellConfig()
 	_ = rt.Set("config", config)
 	_ = rt.Set("DBQuery", dbq)
 }
@@ -538,7 +545,16 @@ func collFromNS(cd bson.D) string {
 
 // printResult prints the value of a script's last expression.
 func (s *Shell) printResult(v goja.Value) {
-	if v == nil || goja.IsUndefined(v) {
+	if v == nil { // a shell command (use, it, show): it printed its own
+		return
+	}
+	v = s.settled(v)
+	if goja.IsUndefined(v) {
+		if s.interactive {
+			// mongosh's prompt shows undefined as an empty line
+			// (after print(1), var x = 1), --eval as nothing.
+			fmt.Fprintln(s.out)
+		}
 		return
 	}
 	opts := printOpts
@@ -578,6 +594,7 @@ func (s *Shell) printResult(v goja.Value) {
 // the hint to type "it" when more remain; "it" then goes on from
 // there), anything else inspected.
 func (s *Shell) printable(v goja.Value, o inspectOpts) string {
+	v = s.settled(v)
 	if obj, ok := v.(*goja.Object); ok {
 		if out, isResult := s.formatCommandResult(obj, o); isResult {
 			return out
@@ -623,8 +640,111 @@ func (s *Shell) printCursor(c *cursor) {
 		fmt.Fprintln(s.out, indentJSON(out, s.rt.ToValue(2)))
 	} else if len(docs) > 0 {
 		fmt.Fprintln(s.out, s.inspectWith(arr, cursorOpts))
+	} else {
+		fmt.Fprintln(s.out) // mongosh shows a cursor with nothing as an empty line
 	}
 	if !c.exhaustedNow() && len(docs) == s.batchSize {
 		fmt.Fprintln(s.out, `Type "it" for more`)
 	}
+}
+
+// configDefaults are mongosh 2.12.0's settings (config) and their
+// defaults, in its order. displayBatchSize is the shell's batch size;
+// the others are kept and answered but change nothing here.
+var configDefaults = []struct {
+	key string
+	def any // nil: null; undefinedSetting: undefined
+}{
+	{"displayBatchSize", shellBatchSize}, {"maxTimeMS", nil}, {"enableTelemetry", false}, {"editor", nil},
+	{"disableSchemaSampling", false},
+	{"snippetIndexSourceURLs", "https://compass.mongodb.com/mongosh/snippets-index.bson.br"},
+	{"snippetRegistryURL", "https://registry.npmjs.org"}, {"snippetAutoload", true},
+	{"inspectCompact", 3}, {"inspectDepth", 6}, {"historyLength", 1000}, {"showStackTraces", false},
+	{"redactHistory", "remove"}, {"oidcRedirectURI", undefinedSetting}, {"oidcTrustedEndpoints", undefinedSetting},
+	{"browser", undefinedSetting}, {"updateURL", "https://downloads.mongodb.com/compass/mongosh.json"},
+	{"telemetryEndpoint", "https://mongosh-telemetry.mongodb.com"}, {"disableLogging", false},
+	{"logLocation", undefinedSetting}, {"logRetentionDays", 30}, {"logMaxFileCount", 100},
+	{"logCompressionEnabled", false}, {"logRetentionGB", undefinedSetting},
+}
+
+// undefinedSetting marks a setting whose default is undefined.
+var undefinedSetting = new(struct{})
+
+// shellConfig is mongosh's config: get, set and reset of the settings
+// above, printed as the Map of them mongosh prints. A name that is not
+// a setting is mongosh's "not available" answer to set; displayBatchSize
+// must be a positive number.
+func (s *Shell) shellConfig() *goja.Object {
+	rt := s.rt
+	settings := map[string]goja.Value{}
+	def := func(key string) (goja.Value, bool) {
+		for _, d := range configDefaults {
+			if d.key == key {
+				switch d.def {
+				case nil:
+					return goja.Null(), true
+				case undefinedSetting:
+					return goja.Undefined(), true
+				}
+				return rt.ToValue(d.def), true
+			}
+		}
+		return nil, false
+	}
+	get := func(key string) goja.Value {
+		if key == "displayBatchSize" {
+			return rt.ToValue(s.batchSize)
+		}
+		if v, ok := settings[key]; ok {
+			return v
+		}
+		v, _ := def(key)
+		return v
+	}
+	config := rt.NewObject()
+	_ = config.Set("set", s.named("set", func(c goja.FunctionCall) goja.Value {
+		key := c.Argument(0).String()
+		if _, ok := def(key); !ok {
+			return rt.ToValue(fmt.Sprintf("Option %q is not available in this environment", key))
+		}
+		v := c.Argument(1)
+		if key == "displayBatchSize" {
+			f := v.ToFloat()
+			if !isNumber(v) || !(f > 0) {
+				return rt.ToValue(`Cannot set option "displayBatchSize": displayBatchSize must be a positive integer`)
+			}
+			s.batchSize = max(1, int(math.Ceil(f)))
+		} else {
+			settings[key] = v
+		}
+		return rt.ToValue(fmt.Sprintf("Setting %q has been changed", key))
+	}))
+	_ = config.Set("get", s.named("get", func(c goja.FunctionCall) goja.Value {
+		if v := get(c.Argument(0).String()); v != nil {
+			return v
+		}
+		return goja.Undefined()
+	}))
+	_ = config.Set("reset", s.named("reset", func(c goja.FunctionCall) goja.Value {
+		key := c.Argument(0).String()
+		if key == "displayBatchSize" {
+			s.batchSize = shellBatchSize
+		}
+		delete(settings, key)
+		return rt.ToValue(fmt.Sprintf("Setting %q has been reset to its default value", key))
+	}))
+	_ = config.DefineDataPropertySymbol(s.printSym, rt.ToValue(func(goja.FunctionCall) goja.Value {
+		m, err := rt.New(rt.Get("Map"))
+		if err != nil {
+			panic(err)
+		}
+		setFn, _ := goja.AssertFunction(m.Get("set"))
+		for _, d := range configDefaults {
+			if _, err := setFn(m, rt.ToValue(d.key), get(d.key)); err != nil {
+				panic(err)
+			}
+		}
+		return m
+	}), goja.FLAG_FALSE, goja.FLAG_FALSE, goja.FLAG_FALSE)
+	return config
 }

@@ -441,8 +441,9 @@ func (s *Shell) installHelpers() error {
 		s.check(err)
 		return rt.ToValue(document.Size(d))
 	}
-	_ = rt.Set("bsonsize", bsonsize)
-	return rt.GlobalObject().Get("Object").ToObject(rt).Set("bsonsize", bsonsize)
+	// bsonsize is a global, as in mongosh; Object.bsonsize was the
+	// legacy shell's.
+	return rt.Set("bsonsize", bsonsize)
 }
 
 // jsTypeof is JavaScript's typeof of a value that is not an object.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -90,6 +91,9 @@ type pnode struct {
 	array, numeric bool
 	// more is set when the last entry is an array's "... N more items".
 	more bool
+	// broken is set for an error, whose base in Node is its stack, of
+	// several lines: its properties are never on the base's line.
+	broken bool
 	// depth is the node's nesting level (the top is 1), and last the
 	// level of the last object or array laid out within it, itself
 	// included: what Node's ctx.currentDepth holds once the node's
@@ -218,10 +222,45 @@ func (s *Shell) objectNode(o *goja.Object, depth int, seen map[*goja.Object]bool
 		}
 		return pnode{leaf: "MaxKey()"}
 	case "Error":
-		return pnode{leaf: o.Get("name").String() + ": " + o.Get("message").String()}
+		// Node shows an error's own properties after its stack, which the
+		// shell does not have: "MongoServerError: E11000 ... { code: ... }"
+		// is mongosh's print less the stack's "at ..." lines.
+		base := o.Get("name").String() + ": " + o.Get("message").String()
+		shown := 0
+		for _, k := range o.Keys() {
+			if !errorKeyInBase(o, k, base) {
+				shown++
+			}
+		}
+		if shown == 0 && len(o.Symbols()) == 0 {
+			return pnode{leaf: base, broken: true}
+		}
+		p := s.propsNode(o, base, depth, seen, opts)
+		p.broken = true
+		return p
 	case "Number", "String", "Boolean":
 		// The primitive inside as Node shows it: [String: 's'], [Number: -0].
 		return pnode{leaf: "[" + o.ClassName() + ": " + s.node(s.callMethod(o, "valueOf"), depth+1, seen, opts).leaf + "]"}
+	}
+	if pr, ok := o.Export().(*goja.Promise); ok {
+		// As Node: Promise { 5 }, Promise { <pending> },
+		// Promise { <rejected> Error: x }.
+		p := pnode{open: "Promise {", close: "}", depth: depth + 1, last: depth + 1}
+		switch pr.State() {
+		case goja.PromiseStatePending:
+			p.add(pentry{val: pnode{leaf: "<pending>"}})
+		case goja.PromiseStateFulfilled:
+			p.add(pentry{val: s.node(pr.Result(), depth+1, seen, opts)})
+		default:
+			in := s.node(pr.Result(), depth+1, seen, opts)
+			if in.open == "" {
+				in.leaf = "<rejected> " + in.leaf
+			} else {
+				in.base = strings.TrimSpace("<rejected> " + in.base)
+			}
+			p.add(pentry{val: in})
+		}
+		return p
 	}
 	typed := ""
 	if ctor, ok := o.Get("constructor").(*goja.Object); ok && o.ClassName() != "Array" {
@@ -294,6 +333,9 @@ func (s *Shell) objectNode(o *goja.Object, depth int, seen map[*goja.Object]bool
 // an object, whose class name comes before its braces).
 func (s *Shell) propsNode(o *goja.Object, base string, depth int, seen map[*goja.Object]bool, opts inspectOpts) pnode {
 	keys := o.Keys()
+	if base != "" && o.ClassName() == "Error" {
+		keys = slices.DeleteFunc(keys, func(k string) bool { return errorKeyInBase(o, k, base) })
+	}
 	var syms []*goja.Symbol
 	if all := o.Symbols(); len(all) > 0 {
 		// Object.prototype's, which an object without a prototype lacks.
@@ -507,7 +549,9 @@ func render(p pnode, indent int, o inspectOpts) string {
 		return p.leaf
 	}
 	out := make([]string, len(p.entries))
+	broken := p.broken // an error's stack, or an entry's, is several lines
 	for i, e := range p.entries {
+		broken = broken || e.val.broken
 		v := render(e.val, indent+2, o)
 		switch {
 		case strings.HasSuffix(e.key, " =>"):
@@ -522,7 +566,7 @@ func render(p pnode, indent int, o inspectOpts) string {
 		if p.array && entries > 6 {
 			out = groupArrayElements(out, p.more, indent, p.numeric, o)
 		}
-		if p.last-p.depth < o.compact && entries == len(out) {
+		if p.last-p.depth < o.compact && entries == len(out) && !broken {
 			start := len(out) + indent + len(p.open) + len(p.base) + 10
 			if belowBreakLength(out, start) {
 				joined := strings.Join(out, ", ")
@@ -730,4 +774,96 @@ func quoteJS(str string) string {
 	}
 	b.WriteByte(q)
 	return b.String()
+}
+
+// named is f as a JavaScript function called name: goja names a Go
+// function by its Go name, which print would show
+// ("[Function: github.com/...func60]" for mongosh's "[Function: watch]").
+func (s *Shell) named(name string, f func(goja.FunctionCall) goja.Value) goja.Value {
+	v := s.rt.ToValue(f)
+	if o, ok := v.(*goja.Object); ok {
+		_ = o.DefineDataProperty("name", s.rt.ToValue(name), goja.FLAG_FALSE, goja.FLAG_TRUE, goja.FLAG_FALSE)
+	}
+	return v
+}
+
+// nameNative names each Go function among o's own properties after its
+// key (see named), and those of the plain objects it holds, depth
+// levels down.
+func (s *Shell) nameNative(o *goja.Object, depth int, seen map[*goja.Object]bool) {
+	if seen[o] {
+		return
+	}
+	seen[o] = true
+	for _, k := range o.GetOwnPropertyNames() {
+		v, ok := ownData(o, k).(*goja.Object)
+		if !ok {
+			continue
+		}
+		if _, fn := goja.AssertFunction(v); fn {
+			if n := v.Get("name"); n != nil && goFuncName(n.String()) {
+				_ = v.DefineDataProperty("name", s.rt.ToValue(k), goja.FLAG_FALSE, goja.FLAG_TRUE, goja.FLAG_FALSE)
+			}
+			if depth > 0 {
+				s.nameNative(v, depth-1, seen) // a constructor's own functions (ObjectId.isValid)
+			}
+			continue
+		}
+		if depth > 0 && v.ClassName() == "Object" {
+			s.nameNative(v, depth-1, seen)
+		}
+	}
+}
+
+// goFuncName tells whether a function's name is the Go name goja gave
+// it ("github.com/x/y.(*T).m.func3").
+func goFuncName(n string) bool {
+	return strings.Contains(n, "/") || strings.Contains(n, ".func") || strings.Contains(n, "(*")
+}
+
+// ownData is o's property k, nil for an accessor that throws (a strict
+// function's caller) or for a constructor's prototype.
+func ownData(o *goja.Object, k string) (v goja.Value) {
+	if k == "prototype" || k == "caller" || k == "arguments" {
+		return nil
+	}
+	defer func() {
+		if recover() != nil {
+			v = nil
+		}
+	}()
+	return o.Get(k)
+}
+
+// settled is v, or the value of the promise v once the script's jobs
+// have run, as mongosh awaits what an input and print are given: a
+// rejected promise throws its reason; a pending one stays as it is.
+func (s *Shell) settled(v goja.Value) goja.Value {
+	o, ok := v.(*goja.Object)
+	if !ok {
+		return v
+	}
+	pr, ok := o.Export().(*goja.Promise)
+	if !ok {
+		return v
+	}
+	switch pr.State() {
+	case goja.PromiseStateFulfilled:
+		return pr.Result()
+	case goja.PromiseStateRejected:
+		panic(pr.Result())
+	}
+	return v
+}
+
+// errorKeyInBase tells whether an error's own key k is one Node leaves
+// out because its stack shows it: name, message or stack whose value
+// the stack's first line, base, holds.
+func errorKeyInBase(o *goja.Object, k, base string) bool {
+	switch k {
+	case "name", "message", "stack":
+		v := o.Get(k)
+		return v != nil && strings.Contains(base, v.String())
+	}
+	return false
 }

@@ -113,12 +113,24 @@ func (s *Shell) sessionCommand(cmd bson.D) {
 // throwNamed throws an Error named name with message msg, as the
 // driver's own errors (MongoTransactionError and the others).
 func (s *Shell) throwNamed(name, msg string) {
+	panic(s.driverError(name, msg))
+}
+
+// driverError is an error the Node driver under mongosh makes (a
+// MongoInvalidArgumentError, ...): its name is its class's, not an own
+// key, and its own keys are the driver's errorLabelSet, an empty Set.
+func (s *Shell) driverError(name, msg string) *goja.Object {
 	e, err := s.rt.New(s.rt.Get("Error").(*goja.Object), s.rt.ToValue(msg))
 	if err != nil {
 		panic(err)
 	}
-	_ = e.Set("name", name)
-	panic(e)
+	_ = e.DefineDataProperty("name", s.rt.ToValue(name), goja.FLAG_TRUE, goja.FLAG_TRUE, goja.FLAG_FALSE)
+	set, err := s.rt.New(s.rt.Get("Set").(*goja.Object))
+	if err != nil {
+		panic(err)
+	}
+	_ = e.Set("errorLabelSet", set)
+	return e
 }
 
 // startSession is Mongo.startSession(options): mongosh's Session, which
@@ -140,7 +152,7 @@ func (s *Shell) startSession(c goja.FunctionCall) goja.Value {
 
 	o := rt.NewObject()
 	_ = o.Set("id", idDoc)
-	method := func(name string, fn func(goja.FunctionCall) goja.Value) { _ = o.Set(name, fn) }
+	method := func(name string, fn func(goja.FunctionCall) goja.Value) { _ = o.Set(name, s.named(name, fn)) }
 	undefined := func(goja.FunctionCall) goja.Value { return goja.Undefined() }
 	method("getDatabase", func(c goja.FunctionCall) goja.Value {
 		s.checkArg(c.Argument(0), "string", 0, "Session.getDatabase")

@@ -21,7 +21,6 @@ import (
 	"unicode"
 
 	"github.com/dop251/goja"
-	"github.com/dop251/goja/file"
 	"github.com/dop251/goja/parser"
 	"go.mongodb.org/mongo-driver/v2/bson"
 
@@ -53,6 +52,9 @@ type Options struct {
 	// prints it as mongosh prints its connection string. Default
 	// "ttlkv (embedded engine)".
 	Connection string
+	// Environ is the environment scripts see as process.env, as
+	// os.Environ gives it ("KEY=value"). Default: none.
+	Environ []string
 	// Dir is the directory load() resolves relative paths against.
 	// Default: the process's working directory.
 	Dir string
@@ -127,6 +129,8 @@ type core struct {
 	interactive              bool                        // SetInteractive: a person types at a terminal
 	echoFull                 bool                        // EvalCode: the last value prints in full
 	dir                      string                      // Options.Dir
+	lastDecl                 string                      // what the last compiled program's last statement declares (lastDeclared)
+	environ                  []string                    // Options.Environ: process.env
 	srcs                     map[string]string           // the last source run under each name, for error messages
 	warned                   map[string]bool             // the deprecation warnings printed (deprecated)
 	cmdResult                *goja.Object                // mongosh's CommandResult constructor (admin.go)
@@ -193,6 +197,7 @@ func New(r Runner, opts Options) (*Shell, error) {
 
 		batchSize: shellBatchSize,
 		dir:       opts.Dir,
+		environ:   opts.Environ,
 		dial:      opts.Dial,
 	}
 	s := &Shell{
@@ -218,6 +223,7 @@ func New(r Runner, opts Options) (*Shell, error) {
 	if err := s.installAdmin(); err != nil {
 		return nil, err
 	}
+	s.nameNative(s.rt.GlobalObject(), 2, map[*goja.Object]bool{})
 	s.setDB(opts.DB)
 	return s, nil
 }
@@ -401,6 +407,10 @@ func (s *Shell) evalSrc(name, src string, show bool) error {
 	}
 	if err == nil && show {
 		err = s.guard(func() { s.printResult(v) })
+	} else if err == nil && v != nil {
+		// A script file's last value is not printed, but awaited as
+		// mongosh awaits it: an async main() that fails fails the file.
+		err = s.guard(func() { s.settled(v) })
 	}
 	var ee *ExitError
 	if err != nil && ctx.Err() != nil && !errors.As(err, &ee) {
@@ -417,12 +427,18 @@ func (s *Shell) exec(name, src string) (goja.Value, error) {
 	if err != nil {
 		return nil, &ScriptError{Name: "SyntaxError", Message: syntaxReport(err, src)}
 	}
+	decl := s.lastDecl
 	var v goja.Value
 	err = s.guard(func() {
 		var e error
 		v, e = s.rt.RunProgram(prog)
 		if e != nil {
 			panic(e)
+		}
+		if decl != "" && (v == nil || goja.IsUndefined(v)) {
+			if d, e := s.rt.RunString(decl); e == nil {
+				v = d
+			}
 		}
 	})
 	return v, err
@@ -479,6 +495,12 @@ func syntaxMessage(err error) string {
 // as mongosh says them ("Unexpected token", "Missing semicolon.",
 // "Unterminated string constant."); others keep goja's words.
 func syntaxReport(err error, src string) string {
+	// A name declared twice: goja's compiler's error, with its position.
+	var ce *goja.CompilerSyntaxError
+	if errors.As(err, &ce) && ce.File != nil && strings.HasSuffix(ce.Message, "has already been declared") {
+		pos := ce.File.Position(ce.Offset)
+		return codeFrame(ce.Message+".", src, pos.Line, pos.Column-1)
+	}
 	// goja's compiler keeps only the parser's message; parsing again
 	// gives its first error with the position.
 	var list parser.ErrorList
@@ -522,6 +544,14 @@ func syntaxReport(err error, src string) string {
 	case strings.HasPrefix(msg, "Unexpected token") || msg == "Unexpected end of input":
 		msg = "Unexpected token"
 	}
+	return codeFrame(msg, src, line, col)
+}
+
+// codeFrame is msg at line (from 1) and col (from 0) of src as Babel
+// reports it: "msg (line:col)", then the lines around it with the
+// position marked.
+func codeFrame(msg, src string, line, col int) string {
+	lines := strings.Split(src, "\n")
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s (%d:%d)\n", msg, line, col)
 	first, last := max(1, line-2), min(len(lines), line+3)
@@ -577,10 +607,11 @@ func (e *ScriptError) Interactive() string {
 
 func (s *Shell) scriptError(v goja.Value, ex *goja.Exception) *ScriptError {
 	se := &ScriptError{Name: "Error"}
-	var top file.Position // the first frame, if not a built-in's
+	var top jsFrame // the first frame, if not a built-in's
 	if ex != nil {
 		if st := ex.Stack(); len(st) > 0 {
-			top = st[0].Position()
+			p := st[0].Position()
+			top = jsFrame{file: p.Filename, line: p.Line, col: p.Column, topLevel: len(st) == 1}
 			for _, fr := range st {
 				p := fr.Position()
 				if p.Line > 0 && p.Filename != "" { // not the preludes
@@ -613,7 +644,7 @@ func (s *Shell) scriptError(v goja.Value, ex *goja.Exception) *ScriptError {
 		// goja's words in V8's (jserrors.go): db.c.hideIndx() names the
 		// collection "c.hideIndx", and calling it is "db.c.hideIndx is
 		// not a function", as mongosh says.
-		se.Message = s.v8Message(se.Message, top.Filename, top.Line, top.Column)
+		se.Message = s.v8Message(se.Message, top)
 		if se.Message == "Dynamic object is not callable" {
 			se.Message = "a collection or database is not a function"
 		}
@@ -667,21 +698,24 @@ func (s *Shell) invalidInput(msg string) *goja.Object {
 	if err != nil {
 		panic(err)
 	}
-	_ = e.Set("name", "MongoshInvalidInputError")
-	_ = e.Set("code", "COMMON-10001")
+	s.mongoshKeys(e, "MongoshInvalidInputError", "COMMON-10001")
 	return e
 }
 
 func (s *Shell) throw(name, format string, args ...any) {
-	ctor := s.rt.Get("Error")
-	if name == "TypeError" {
-		ctor = s.rt.Get("TypeError")
+	if strings.HasPrefix(name, "Mongo") && !strings.HasPrefix(name, "Mongosh") {
+		panic(s.driverError(name, fmt.Sprintf(format, args...)))
+	}
+	ctor, native := s.rt.Get("Error"), false
+	switch name {
+	case "TypeError", "SyntaxError", "RangeError", "ReferenceError":
+		ctor, native = s.rt.Get(name), true // JavaScript's own class
 	}
 	e, err := s.rt.New(ctor, s.rt.ToValue(fmt.Sprintf(format, args...)))
 	if err != nil {
 		panic(err)
 	}
-	if name != "TypeError" {
+	if !native {
 		_ = e.Set("name", name)
 	}
 	panic(e)

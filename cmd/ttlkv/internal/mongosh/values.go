@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"math/big"
 	"regexp"
 	"strconv"
 	"strings"
@@ -69,7 +70,17 @@ const prelude = `(function (g, B, P) {
     }
     return B.longFromString(String(s));
   }, P.long);
-  def('Long', B.long, P.long);
+  // Long(low, high) is the bson library's: two 32-bit halves (a number
+  // alone is the low half); a string or a bigint is its value.
+  def('Long', function (low, high) {
+    if (typeof low === 'number') return B.longBits(low, high === undefined ? 0 : high);
+    return B.long(low);
+  }, P.long);
+  g.Long.MAX_VALUE = B.longFromString('9223372036854775807');
+  g.Long.MIN_VALUE = B.longFromString('-9223372036854775808');
+  g.Long.ZERO = B.longFromString('0');
+  g.Long.ONE = B.longFromString('1');
+  g.Long.NEG_ONE = B.longFromString('-1');
   def('NumberInt', function (v) {
     if (v === undefined || v === null) v = '0';
     check([v], [['string', 'number', 'bson:Long', 'bson:Int32']], 'NumberInt');
@@ -241,7 +252,15 @@ func (s *Shell) installValues() error {
 		if goja.IsString(a) {
 			return s.wrap(p.long, s.longFromString(a.String()))
 		}
+		if bi, ok := a.Export().(*big.Int); ok { // a BigInt: its low 64 bits, as BigInt.asIntN(64)
+			return s.wrap(p.long, int64(new(big.Int).And(bi, new(big.Int).SetUint64(math.MaxUint64)).Uint64()))
+		}
 		return s.wrap(p.long, longFromNumber(a.ToFloat()))
+	})
+	// longBits is the Long of two 32-bit halves, as new Long(low, high).
+	set(b, "longBits", func(c goja.FunctionCall) goja.Value {
+		low, high := uint32(int64(arg(c, 0).ToFloat())), int32(int64(arg(c, 1).ToFloat()))
+		return s.wrap(p.long, int64(high)<<32|int64(low))
 	})
 	// longOp is Long's arithmetic (see the prelude): op on the Long a
 	// and, for a binary op, b made a Long as the bson library makes one.
@@ -710,7 +729,7 @@ func (s *Shell) installProtoMethods() {
 		return nil
 	}
 	method := func(o *goja.Object, name string, f func(c goja.FunctionCall) goja.Value) {
-		_ = o.DefineDataProperty(name, rt.ToValue(f), goja.FLAG_TRUE, goja.FLAG_TRUE, goja.FLAG_FALSE)
+		_ = o.DefineDataProperty(name, s.named(name, f), goja.FLAG_TRUE, goja.FLAG_TRUE, goja.FLAG_FALSE)
 	}
 	getter := func(o *goja.Object, name string, f func(v any) goja.Value) {
 		_ = o.DefineAccessorProperty(name, rt.ToValue(func(c goja.FunctionCall) goja.Value { return f(this(c)) }), nil, goja.FLAG_TRUE, goja.FLAG_FALSE)
@@ -892,19 +911,15 @@ func (s *Shell) installProtoMethods() {
 		id, _ := this(c).(bson.ObjectID)
 		return s.toJS(bson.NewDateTimeFromTime(id.Timestamp()))
 	})
-	getter(p.objectID, "str", func(v any) goja.Value { return rt.ToValue(v.(bson.ObjectID).Hex()) })
 	getter(p.timestamp, "t", func(v any) goja.Value { return rt.ToValue(int64(v.(bson.Timestamp).T)) })
 	getter(p.timestamp, "i", func(v any) goja.Value { return rt.ToValue(int64(v.(bson.Timestamp).I)) })
 	method(p.timestamp, "getHighBits", func(c goja.FunctionCall) goja.Value { return rt.ToValue(int64(this(c).(bson.Timestamp).T)) })
 	method(p.timestamp, "getLowBits", func(c goja.FunctionCall) goja.Value { return rt.ToValue(int64(this(c).(bson.Timestamp).I)) })
 	getter(p.binary, "sub_type", func(v any) goja.Value { return rt.ToValue(int64(v.(bson.Binary).Subtype)) })
-	method(p.binary, "base64", func(c goja.FunctionCall) goja.Value {
-		return rt.ToValue(base64.StdEncoding.EncodeToString(this(c).(bson.Binary).Data))
-	})
-	method(p.binary, "hex", func(c goja.FunctionCall) goja.Value {
-		return rt.ToValue(hex.EncodeToString(this(c).(bson.Binary).Data))
-	})
-	method(p.binary, "toHexString", func(c goja.FunctionCall) goja.Value {
+	// Only a UUID read back has toHexString, as the bson library's UUID;
+	// a Binary (UUID("...") makes one) has none, nor the legacy shell's
+	// base64() and hex().
+	method(p.uuid, "toHexString", func(c goja.FunctionCall) goja.Value {
 		return rt.ToValue(hex.EncodeToString(this(c).(bson.Binary).Data))
 	})
 	method(p.binary, "length", func(c goja.FunctionCall) goja.Value { return rt.ToValue(len(this(c).(bson.Binary).Data)) })
@@ -957,7 +972,12 @@ func (s *Shell) installEJSON() {
 		return rt.ToValue(indentJSON(out, space))
 	})
 	_ = e.Set("parse", func(c goja.FunctionCall) goja.Value {
-		v, err := document.ParseExtJSONValue([]byte(c.Argument(0).String()))
+		text := c.Argument(0).String()
+		if msg := v8JSONError(text); msg != "" {
+			// Not JSON: the bson library's JSON.parse says so, in V8's words.
+			s.throw("SyntaxError", "%s", msg)
+		}
+		v, err := document.ParseExtJSONValue([]byte(text))
 		s.check(err)
 		if relaxedOpt(c.Argument(1)) {
 			return s.toJS(relaxNumbers(v))

@@ -17,6 +17,11 @@ func TestWritesAsMongosh(t *testing.T) {
 		{`print(db.w.updateOne({_id: 101}, {$set: {a: 1}}, {writeConcern: {w: 0}}))`,
 			"{\n  acknowledged: false,\n  insertedId: null,\n  matchedCount: undefined,\n  modifiedCount: undefined,\n  upsertedCount: 0\n}"},
 		{`print(db.w.find().toArray())`, "[ { _id: 101, a: 1 } ]"},
+		// What is not a document is spread as mongosh's {...doc} spreads
+		// it: a string into its characters, a number, a boolean or a
+		// Date into nothing.
+		{`db.sp.insertOne(5); db.sp.insertOne("ab"); db.sp.insertMany([true, new Date(0), "c", [7]]); print(db.sp.find({}, {_id: 0}).toArray())`,
+			"[ {}, { '0': 'a', '1': 'b' }, {}, {}, { '0': 'c' }, { '0': 7 } ]"},
 		{`print(db.ins.insert({_id: 1}))`, "DeprecationWarning: Collection.insert() is deprecated. Use insertOne, insertMany, or bulkWrite.\n{ acknowledged: true, insertedIds: { '0': 1 } }"},
 		{`try { db.ins.insert({_id: 1})` + catch, "MongoBulkWriteError 11000 E11000 duplicate key error collection: test.ins index: _id_ dup key: { _id: 1 }"},
 		{`db.upd.insertOne({_id: 1, a: 1}); try { db.upd.update({_id: 1}, {q: 3})` + catch,

@@ -100,3 +100,13 @@ const e = []; e.k = 1; print(e);
 print([new Uint8Array([9])], { t: new Uint8Array(2) });
 // Number.prototype.toLocaleString as Node's Intl formats by default.
 print((1234567.891).toLocaleString(), (0.0005).toLocaleString("en-US"), (-1234.5678).toLocaleString("de-DE"), (1e21).toLocaleString(), NaN.toLocaleString(), (12).toLocaleString("fr-FR"), (1234.5).toLocaleString("fr-FR"), (2.5).toLocaleString("en"), (1234).toLocaleString("de"), (0.9995).toLocaleString(), (-0.0001).toLocaleString(), (999.9996).toLocaleString(), new Number(5000).toLocaleString(), (-0).toLocaleString());
+// Its options for fraction digits and grouping, Intl.NumberFormat with them,
+// and Date's toLocale*String (a time zone given: the output must not
+// depend on the machine's).
+print(new Intl.NumberFormat().format(1234.5), (1234.5678).toLocaleString(undefined, {maximumFractionDigits: 2}), (5).toLocaleString("en-US", {minimumFractionDigits: 2}), (1234567).toLocaleString("en-US", {useGrouping: false}), new Intl.NumberFormat("en-US", {maximumFractionDigits: 0}).format(2.5), String(new Intl.NumberFormat()), new Intl.NumberFormat("de-DE", {minimumFractionDigits: 1}).format(1234), (1.5).toLocaleString(["de-DE", "en-US"]));
+const ld = new Date(Date.UTC(2024, 0, 2, 15, 4, 5, 678)), utc = { timeZone: "UTC" };
+print(ld.toLocaleString("en-US", utc), ld.toLocaleDateString(undefined, utc), ld.toLocaleTimeString("en-US", utc), new Date(0).toLocaleString("en-GB", utc), ld.toLocaleString("de-DE", utc), ld.toLocaleString("fr-FR", utc), ld.toLocaleString("en-US", { timeZone: "America/New_York" }), new Date(Date.UTC(2024, 5, 1, 0, 30)).toLocaleTimeString("en-US", utc), new Date(NaN).toLocaleString());
+// JSON.parse's errors in V8's words.
+for (const c of ["", "{", "{bad", "{\"a\"", "{\"a\":", "{\"a\":1", "{\"a\":1,}", "[1,]", "[1 2]", "abc", "undefined", "tru", "\"abc", "\"a\nb\"", "\"\\x\"", "\"\\u12\"", "-", "1.", "1e", "01", "{} x", "x".repeat(40), "{\"aaaaaaaaaaaaaaaaaaaaaa\": bbbbbbbbbbbbbbbbbbbbbbbbbbbb}", "[1, 2, 3, 4, 5, 6, 7, 8, 9, x]", "{\"é😀\": x}"]) {
+  try { JSON.parse(c); print(JSON.stringify(c), "OK") } catch (e) { print(JSON.stringify(c), e.name, e.message) }
+}
