@@ -757,17 +757,30 @@ func (s *Shell) collection(db, name string) *goja.Object {
 			if len(k) == 0 {
 				s.throw("MongoshInvalidInputError", "createIndex: the index key must not be empty")
 			}
-			spec := bson.D{{Key: "key", Value: k}}
 			n := indexName(k)
 			if v, ok := document.Get(opts, "name"); ok && len(keys) == 1 {
 				n, _ = v.(string)
 			}
-			spec = append(spec, bson.E{Key: "name", Value: n})
+			// The spec in the order mongosh's driver sends it (the
+			// server quotes it in its errors): the options as given,
+			// the name where the options had it (else after them),
+			// the key last.
+			spec := bson.D{}
+			named := false
 			for _, e := range opts {
-				if e.Key != "name" {
+				switch e.Key {
+				case "key":
+				case "name":
+					spec = append(spec, bson.E{Key: "name", Value: n})
+					named = true
+				default:
 					spec = append(spec, e)
 				}
 			}
+			if !named {
+				spec = append(spec, bson.E{Key: "name", Value: n})
+			}
+			spec = append(spec, bson.E{Key: "key", Value: k})
 			specs[i] = spec
 			names[i] = n
 		}
