@@ -568,7 +568,7 @@ func TestTailableCursor(t *testing.T) {
 	// Overrun: wrap the ring past the first cursor's position.
 	ins(11, 400)
 	_, err = getMore(t, db, id, "")
-	checkCode(t, "overrun tailer", err, document.CodeCappedPositionLost, "overwritten")
+	checkCode(t, "overrun tailer", err, document.CodeCappedPositionLost, "CollectionScan died due to failure to restore tailable cursor position")
 	if db.cursors.get(id) != nil {
 		t.Fatal("an overrun cursor stays registered")
 	}
