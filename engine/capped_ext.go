@@ -47,8 +47,10 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/ttlkv/ttlkv/capped"
 	"github.com/ttlkv/ttlkv/document"
@@ -85,7 +87,63 @@ type cappedState struct {
 	ids    *cappedIDIndex // the _id index (in memory, built from the ring)
 	opts   cappedOpts
 	tmpDir string // InMemory databases: a private directory removed at close
+	// tombs are the deleted records still in the ring (docs/capped.md
+	// §7.5), found again when the ring opens.
+	tombs cappedTombs
 }
+
+// cappedTombs tracks a ring's deleted records: a delete rewrites the
+// record in place as a tombstone (cappedTombstone), which keeps its
+// space and sequence until the ring evicts it and which every reader
+// skips. Its own lock lets collStats read it while a writer deletes.
+type cappedTombs struct {
+	mu   sync.Mutex
+	seqs []uint64 // ascending
+	lens []int64  // payload bytes of each
+}
+
+// add records the tombstone of record seq, of n payload bytes.
+func (t *cappedTombs) add(seq uint64, n int) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	i, found := slices.BinarySearch(t.seqs, seq)
+	if found {
+		return
+	}
+	t.seqs = slices.Insert(t.seqs, i, seq)
+	t.lens = slices.Insert(t.lens, i, int64(n))
+}
+
+// live forgets the tombstones older than first (evicted) and returns how
+// many remain and their payload bytes.
+func (t *cappedTombs) live(first uint64) (n, bytes int64) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	i, _ := slices.BinarySearch(t.seqs, first)
+	if i > 0 {
+		t.seqs = slices.Delete(t.seqs, 0, i)
+		t.lens = slices.Delete(t.lens, 0, i)
+	}
+	for _, l := range t.lens {
+		bytes += l
+	}
+	return int64(len(t.seqs)), bytes
+}
+
+// liveCount returns the number of documents in the ring: its records
+// less its tombstones.
+func (s *cappedState) liveCount() int64 {
+	n, _ := s.tombs.live(s.ring.FirstSeq())
+	return s.ring.Count() - n
+}
+
+// cappedDeleted reports whether ring payload p is a tombstone: a frame
+// whose _id keystring is empty, which no document's is.
+func cappedDeleted(p []byte) bool { return len(p) > 0 && p[0] == 0 }
+
+// cappedTombstone returns the payload that replaces a deleted record's
+// n bytes: all zero, an empty keystring and document.
+func cappedTombstone(n int) []byte { return make([]byte, n) }
 
 func (s *cappedState) limits() capped.Limits {
 	return capped.Limits{MaxRecords: s.opts.max, MaxDataBytes: s.opts.size}
@@ -381,6 +439,10 @@ func (db *DB) buildCappedIDIndex(m *catalog.Coll, st *cappedState, readOnly bool
 	var adds []idAdd
 	var ferr error
 	err := st.ring.ReadRun(0, func(rec capped.Record) bool {
+		if cappedDeleted(rec.Data) {
+			st.tombs.add(rec.Seq, len(rec.Data))
+			return true
+		}
 		ks, err := cappedKS(rec.Data)
 		if err != nil {
 			ferr = fmt.Errorf("record %d at offset %d: %w", rec.Seq, rec.Off, err)
@@ -455,8 +517,9 @@ func (db *DB) specialStats(c *coll) collStatsInfo {
 	if c.m().Kind != catalog.KindCapped || err != nil {
 		return st
 	}
-	st.count = cs.ring.Count()
-	st.size = cs.ring.DataBytes()
+	tn, tb := cs.tombs.live(cs.ring.FirstSeq())
+	st.count = cs.ring.Count() - tn
+	st.size = cs.ring.DataBytes() - tb
 	m := c.m()
 	_ = db.store.View(func(txn *lsm.Txn) error {
 		for _, ix := range m.Indexes {
@@ -518,6 +581,9 @@ func (db *DB) validateSpecial(ctx context.Context, c *coll, res *ValidateResult,
 			fail("ring record %d follows record %d", rec.Seq, last)
 		}
 		last = rec.Seq
+		if cappedDeleted(rec.Data) {
+			continue // a deleted document's tombstone
+		}
 		res.Records++
 		bytes += int64(len(rec.Data))
 		stored, msg, err := cappedFrame(rec.Data)

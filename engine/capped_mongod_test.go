@@ -66,3 +66,156 @@ func TestTailablePositionLostMessage(t *testing.T) {
 	checkCode(t, "getMore of an overrun tailable cursor", err, document.CodeCappedPositionLost,
 		fmt.Sprintf("Executor error during getMore :: caused by :: CollectionScan died due to failure to restore tailable cursor position. Last seen record id: RecordId(%d)", last))
 }
+
+// int32IDs returns the _id of each document, as int32.
+func int32IDs(t *testing.T, docs []bson.D) []int32 {
+	t.Helper()
+	out := make([]int32, len(docs))
+	for i, d := range docs {
+		v, _ := get(d, "_id")
+		n, ok := v.(int32)
+		if !ok {
+			t.Fatalf("document %v has no int32 _id", d)
+		}
+		out[i] = n
+	}
+	return out
+}
+
+func wantIDs(t *testing.T, what string, got []bson.D, want ...int32) {
+	t.Helper()
+	if g := int32IDs(t, got); fmt.Sprint(g) != fmt.Sprint(want) {
+		t.Fatalf("%s: _ids %v, want %v", what, g, want)
+	}
+}
+
+// MongoDB 5.0+ deletes documents of a capped collection (jstests
+// noPassthrough/capped_deletes: remove works under the latest FCV):
+// delete with limit 1 and 0, findAndModify's remove and the Go API's
+// DeleteOne/DeleteMany. What is left keeps its natural order in both
+// directions, the _id and secondary indexes forget the deleted, an _id
+// can be inserted again (at the end), a tailable cursor skips them, and
+// count, collStats and validate agree, also after reopening and after
+// the ring wrapped past them.
+func TestCappedDelete(t *testing.T) {
+	t.Parallel()
+	db, clk, dir := openTest(t)
+	ctx := context.Background()
+	c := createCapped(t, db, "c", 8192, 0)
+	mustRun(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"k": 1}, "name": "k_1"}, {"key": {"u": 1}, "name": "u_1", "unique": true}]}`)
+	for i := 0; i < 10; i++ {
+		if _, err := c.InsertOne(ctx, bson.D{{Key: "_id", Value: int32(i)}, {Key: "k", Value: int32(i % 3)}, {Key: "u", Value: int32(i)}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r := mustRun(t, db, "test", `{"find": "c", "tailable": true, "batchSize": 2}`)
+	tail := field(r, "cursor.id").(int64)
+	r = mustRun(t, db, "test", `{"delete": "c", "deletes": [{"q": {"_id": 3}, "limit": 1}]}`)
+	if field(r, "n") != int32(1) {
+		t.Fatalf("delete _id 3: %v", r)
+	}
+	r = mustRun(t, db, "test", `{"delete": "c", "deletes": [{"q": {"k": 2}, "limit": 0}]}`) // 2, 5, 8
+	if field(r, "n") != int32(3) {
+		t.Fatalf("delete k 2: %v", r)
+	}
+	r = mustRun(t, db, "test", `{"findAndModify": "c", "query": {"k": 1}, "sort": {"_id": -1}, "remove": true}`)
+	if field(r, "value._id") != int32(7) || field(r, "lastErrorObject.n") != int32(1) {
+		t.Fatalf("findAndModify remove: %v", r)
+	}
+	if res, err := c.DeleteOne(ctx, bson.D{{Key: "u", Value: int32(0)}}); err != nil || res.DeletedCount != 1 {
+		t.Fatalf("DeleteOne: %+v %v", res, err)
+	}
+	wantIDs(t, "natural order", findAll(t, db, "test", "c", nil), 1, 4, 6, 9)
+	wantIDs(t, "$natural -1", findOpts(t, c, nil, FindOptions{Sort: bson.D{{Key: "$natural", Value: -1}}}), 9, 6, 4, 1)
+	wantIDs(t, "_id range", findOpts(t, c, bson.D{{Key: "_id", Value: bson.D{{Key: "$gte", Value: int32(2)}}}}, FindOptions{Hint: "_id_"}), 4, 6, 9)
+	wantIDs(t, "k_1", findOpts(t, c, bson.D{{Key: "k", Value: int32(1)}}, FindOptions{Hint: "k_1"}), 1, 4)
+	if d, err := c.FindOne(ctx, bson.D{{Key: "_id", Value: int32(3)}}); err == nil || d != nil {
+		t.Fatalf("deleted _id 3 found: %v %v", d, err)
+	}
+	// The tailable cursor reads past the deleted, then sees a new one.
+	r, err := getMore(t, db, tail, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantIDs(t, "tailable getMore", batchDocs(t, r, "nextBatch"), 4, 6, 9)
+	// _id 3 and unique key 3 are free again; the new document goes last.
+	mustRun(t, db, "test", `{"insert": "c", "documents": [{"_id": 3, "k": 0, "u": 3}]}`)
+	wantIDs(t, "after reinsert", findAll(t, db, "test", "c", nil), 1, 4, 6, 9, 3)
+	r, err = getMore(t, db, tail, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantIDs(t, "tailable getMore after reinsert", batchDocs(t, r, "nextBatch"), 3)
+	checkCappedCounts(t, db, 5)
+	mustValidate(t, db, "test", "c")
+
+	// Reopened: the tombstones are recognised as such.
+	db = reopen(t, db, dir, clk)
+	c = db.Database("test").Collection("c")
+	wantIDs(t, "after reopen", findAll(t, db, "test", "c", nil), 1, 4, 6, 9, 3)
+	checkCappedCounts(t, db, 5)
+	mustValidate(t, db, "test", "c")
+	mustRun(t, db, "test", `{"delete": "c", "deletes": [{"q": {"_id": 9}, "limit": 1}]}`)
+	// Wrapping the ring evicts tombstones as any record.
+	for i := 100; i < 400; i++ {
+		if _, err := c.InsertOne(ctx, bson.D{{Key: "_id", Value: int32(i)}, {Key: "k", Value: int32(i % 3)}, {Key: "u", Value: int32(i)}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	all := findAll(t, db, "test", "c", nil)
+	if ids := int32IDs(t, all); ids[len(ids)-1] != 399 || ids[0] < 100 {
+		t.Fatalf("after wrapping: %v", ids)
+	}
+	checkCappedCounts(t, db, int64(len(all)))
+	mustValidate(t, db, "test", "c")
+}
+
+// batchDocs returns the documents of a cursor reply's batch.
+func batchDocs(t *testing.T, r bson.D, key string) []bson.D {
+	t.Helper()
+	b, _ := field(r, "cursor."+key).(bson.A)
+	out := make([]bson.D, len(b))
+	for i, x := range b {
+		out[i] = x.(bson.D)
+	}
+	return out
+}
+
+// checkCappedCounts checks that count, countDocuments and collStats of
+// test.c say n documents.
+func checkCappedCounts(t *testing.T, db *DB, n int64) {
+	t.Helper()
+	if got := count(t, db, "test", "c"); got != n {
+		t.Fatalf("countDocuments %d, want %d", got, n)
+	}
+	r := mustRun(t, db, "test", `{"count": "c"}`)
+	if got, _ := asInt64(field(r, "n")); got != n {
+		t.Fatalf("count %v, want %d", r, n)
+	}
+	r = mustRun(t, db, "test", `{"collStats": "c"}`)
+	if got, _ := asInt64(field(r, "count")); got != n {
+		t.Fatalf("collStats count %v, want %d", field(r, "count"), n)
+	}
+}
+
+// A delete of a capped collection is a delete event, with the pre-image
+// when the collection keeps them.
+func TestCappedDeleteEvent(t *testing.T) {
+	t.Parallel()
+	db, _, _ := openChanges(t, Options{})
+	ctx := context.Background()
+	mustRun(t, db, "d", `{"create": "cap", "capped": true, "size": 4096, "changeStreamPreAndPostImages": {"enabled": true}}`)
+	cs, err := db.Database("d").Watch(ctx, nil, ChangeStreamOptions{FullDocumentBeforeChange: "required"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustRun(t, db, "d", `{"insert": "cap", "documents": [{"_id": 1, "a": "x"}, {"_id": 2, "a": "y"}]}`)
+	mustRun(t, db, "d", `{"delete": "cap", "deletes": [{"q": {"_id": 1}, "limit": 1}]}`)
+	evs := drainStream(t, cs)
+	if opsOf(evs) != "[insert insert delete]" {
+		t.Fatalf("events %s: %v", opsOf(evs), evs)
+	}
+	if e := evs[2]; field(e, "documentKey._id") != int32(1) || field(e, "fullDocumentBeforeChange.a") != "x" {
+		t.Fatalf("delete event %v", e)
+	}
+}

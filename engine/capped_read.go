@@ -79,8 +79,11 @@ func (s *scanner) nextCapped(ctx context.Context, n int) ([]record, error) {
 }
 
 // cappedRecord decodes a ring payload and applies the scan's filter; nil
-// when it does not match.
+// when it does not match or is a deleted document's tombstone.
 func (s *scanner) cappedRecord(seq uint64, data []byte) (*record, error) {
+	if cappedDeleted(data) {
+		return nil, nil
+	}
 	msg, err := cappedMsg(data)
 	if err != nil {
 		return nil, err
@@ -358,7 +361,7 @@ func (t *tailState) read(n int, await bool) ([]bson.D, error) {
 	}
 	if !t.started {
 		t.started = true
-		if st.ring.Count() == 0 {
+		if st.liveCount() == 0 {
 			t.dead = true
 			return nil, nil
 		}
@@ -397,6 +400,9 @@ func (t *tailState) read(n int, await bool) ([]bson.D, error) {
 		}
 		rec := it.Record()
 		t.pos = rec.Seq + 1
+		if cappedDeleted(rec.Data) {
+			continue
+		}
 		d, err := decodeCappedPayload(rec.Data)
 		if err != nil {
 			t.dead = true

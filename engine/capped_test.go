@@ -332,12 +332,6 @@ func TestCappedRefusals(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	wantWriteError(t, db, `{"delete": "c", "deletes": [{"q": {}, "limit": 0}]}`, document.CodeIllegalOperation, "cannot remove from a capped collection")
-	wantWriteError(t, db, `{"delete": "c", "deletes": [{"q": {"i": 1}, "limit": 1}]}`, document.CodeIllegalOperation, "capped")
-	if _, err := c.DeleteOne(ctx, bson.D{}); document.CodeOf(err) != document.CodeIllegalOperation {
-		t.Fatalf("DeleteOne: %v", err)
-	}
-	wantCode(t, db, "test", `{"findAndModify": "c", "query": {"i": 1}, "remove": true}`, document.CodeIllegalOperation, "capped")
 	wantCode(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"t": 1}, "name": "t_1", "expireAfterSeconds": 10}]}`, document.CodeCannotCreateIndex, "TTL index on a capped collection")
 	wantCode(t, db, "test", `{"find": "c", "sort": {"$natural": 2}}`, document.CodeBadValue, "")
 	// MongoDB 6.0+ lets an update change a document's size (its

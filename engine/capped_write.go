@@ -423,6 +423,9 @@ func (w *cappedWriter) secKeys(d bson.D) ([][][]byte, error) {
 // ones when it was written) gets none, so it stays evictable.
 func (w *cappedWriter) recordKeys(rec capped.Record) (seqID, error) {
 	s := seqID{seq: rec.Seq, off: rec.Off}
+	if cappedDeleted(rec.Data) {
+		return s, nil // a deleted document's tombstone has no entries
+	}
 	ks, msg, err := cappedFrame(rec.Data)
 	if err != nil || len(ks) == 0 {
 		return s, fmt.Errorf("engine: capped record %d: %v", rec.Seq, err)
@@ -786,6 +789,9 @@ func (db *DB) applyCappedUpdates(c *coll, rids []uint64, f *query.Filter, u *que
 			continue // evicted since it was selected
 		}
 		rec := it.Record()
+		if cappedDeleted(rec.Data) {
+			continue // deleted since it was selected
+		}
 		d, err := decodeCappedPayload(rec.Data)
 		if err != nil {
 			return matched, modified, last, err
