@@ -9,8 +9,8 @@ import (
 	"github.com/ttlkv/ttlkv/changestream"
 	"github.com/ttlkv/ttlkv/document"
 	"github.com/ttlkv/ttlkv/engine/internal/indexkey"
-	"github.com/ttlkv/ttlkv/lsm"
 	"github.com/ttlkv/ttlkv/engine/query"
+	"github.com/ttlkv/ttlkv/lsm"
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
 
