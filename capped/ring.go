@@ -1,11 +1,13 @@
 package capped
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"sync"
 	"sync/atomic"
+	"syscall"
 
 	"github.com/ttlkv/ttlkv/document"
 )
@@ -140,8 +142,9 @@ func (o Options) fs() FS {
 // Create creates a ring file of capacity bytes (the whole file, header
 // included) at path, allocates all of it, and fsyncs the file and its
 // directory. It fails with an error matching fs.ErrExist if the file
-// exists, and with ErrBadCapacity if capacity is not in
-// [MinCapacity, MaxCapacity].
+// exists, with ErrBadCapacity if capacity is not in
+// [MinCapacity, MaxCapacity], and with ErrNoSpace if the file system
+// cannot hold capacity bytes (the file is then removed).
 func Create(path string, capacity int64, o Options) (*Ring, error) {
 	if capacity < MinCapacity || capacity > MaxCapacity {
 		return nil, fmt.Errorf("%w: %d not in [%d, %d]", ErrBadCapacity, capacity, MinCapacity, MaxCapacity)
@@ -156,11 +159,16 @@ func Create(path string, capacity int64, o Options) (*Ring, error) {
 		fsys.Remove(path)
 		return nil, fmt.Errorf("capped: create %s: %w", path, err)
 	}
-	if !fallocate(f, capacity) {
+	if ok, err := fallocate(f, capacity); err != nil {
+		return fail(err)
+	} else if !ok {
 		zero := make([]byte, min(capacity, 1<<20))
 		for off := int64(0); off < capacity; {
 			n := min(int64(len(zero)), capacity-off)
 			if _, err := f.WriteAt(zero[:n], off); err != nil {
+				if errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EFBIG) {
+					err = errors.Join(ErrNoSpace, err)
+				}
 				return fail(err)
 			}
 			off += n

@@ -318,6 +318,11 @@ func (db *DB) prepareExt(c *coll, m *catalog.Coll, co *createOptions) error {
 		if tmp {
 			os.RemoveAll(dir)
 		}
+		if errors.Is(err, capped.ErrNoSpace) {
+			// MongoDB allocates a capped collection as it fills; the
+			// ring is allocated whole when created (docs/capped.md §7.2).
+			return document.Errorf(document.CodeOutOfDiskSpace, "cannot allocate the %d-byte ring file of capped collection %s: no space left on device", cappedRingCapacity(o.size), m.NS())
+		}
 		return fmt.Errorf("engine: creating the ring file of capped collection %s: %w", m.NS(), err)
 	}
 	m.Extra = bson.D{{Key: "cappedFile", Value: cappedFileName(m.ID)}}
