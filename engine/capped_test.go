@@ -458,9 +458,20 @@ func TestTailableValidation(t *testing.T) {
 	mustRun(t, db, "test", `{"insert": "plain", "documents": [{"a": 1}]}`)
 	wantCode(t, db, "test", `{"find": "plain", "tailable": true}`, document.CodeBadValue, "tailable cursor requested on non capped collection")
 	wantCode(t, db, "test", `{"find": "c", "awaitData": true}`, document.CodeFailedToParse, "awaitData")
-	wantCode(t, db, "test", `{"find": "c", "tailable": true, "sort": {"$natural": -1}}`, document.CodeBadValue, "$natural: 1")
-	wantCode(t, db, "test", `{"find": "c", "tailable": true, "sort": {"a": 1}}`, document.CodeBadValue, "$natural: 1")
+	wantCode(t, db, "test", `{"find": "c", "tailable": true, "sort": {"$natural": -1}}`, document.CodeBadValue, "cannot use tailable option with a sort other than {$natural: 1}")
+	wantCode(t, db, "test", `{"find": "c", "tailable": true, "sort": {"a": 1}}`, document.CodeBadValue, "cannot use tailable option with a sort other than {$natural: 1}")
 	mustRun(t, db, "test", `{"find": "c", "tailable": true, "sort": {"$natural": 1}}`)
+	// mongod checks the sort while parsing the find, before it looks at
+	// the collection: the same error on any collection, and before the
+	// rule that $natural stands alone.
+	for _, cmd := range []string{
+		`{"find": "plain", "tailable": true, "sort": {"a": 1}}`,
+		`{"find": "missing", "tailable": true, "sort": {"a": 1}}`,
+		`{"find": "c", "tailable": true, "sort": {"$natural": 1, "a": 1}}`,
+	} {
+		wantCode(t, db, "test", cmd, document.CodeBadValue, "cannot use tailable option with a sort other than {$natural: 1}")
+	}
+	wantCode(t, db, "test", `{"find": "plain", "awaitData": true}`, document.CodeFailedToParse, "Cannot set 'awaitData' without also setting 'tailable'")
 	// Empty and missing capped collections: cursor id 0.
 	for _, name := range []string{"c", "missing"} {
 		r := mustRun(t, db, "test", fmt.Sprintf(`{"find": %q, "tailable": true, "awaitData": true}`, name))
