@@ -219,3 +219,27 @@ func TestCappedDeleteEvent(t *testing.T) {
 		t.Fatalf("delete event %v", e)
 	}
 }
+
+// Deleted documents stay deleted through a resize (collMod cappedSize,
+// docs/capped.md §7.8), convertToCapped and cloneCollectionAsCapped,
+// which copy the live documents only.
+func TestCappedDeleteThenCopy(t *testing.T) {
+	t.Parallel()
+	db, _ := openMem(t)
+	createCapped(t, db, "c", 8192, 0)
+	mustRun(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"k": 1}, "name": "k_1"}]}`)
+	mustRun(t, db, "test", `{"insert": "c", "documents": [{"_id": 0, "k": 0}, {"_id": 1, "k": 1}, {"_id": 2, "k": 2}, {"_id": 3, "k": 3}, {"_id": 4, "k": 4}]}`)
+	mustRun(t, db, "test", `{"delete": "c", "deletes": [{"q": {"k": {"$in": [1, 3]}}, "limit": 0}]}`)
+	mustRun(t, db, "test", `{"cloneCollectionAsCapped": "c", "toCollection": "clone", "size": 4096}`)
+	wantIDs(t, "clone", findAll(t, db, "test", "clone", nil), 0, 2, 4)
+	mustRun(t, db, "test", `{"collMod": "c", "cappedSize": 16384, "cappedMax": 10}`)
+	wantIDs(t, "resized", findAll(t, db, "test", "c", nil), 0, 2, 4)
+	wantIDs(t, "resized, k_1", findOpts(t, db.Database("test").Collection("c"), bson.D{{Key: "k", Value: bson.D{{Key: "$gte", Value: int32(0)}}}}, FindOptions{Hint: "k_1"}), 0, 2, 4)
+	checkCappedCounts(t, db, 3)
+	mustValidate(t, db, "test", "c")
+	mustRun(t, db, "test", `{"delete": "c", "deletes": [{"q": {"_id": 2}, "limit": 1}]}`)
+	mustRun(t, db, "test", `{"convertToCapped": "c", "size": 4096}`)
+	wantIDs(t, "converted", findAll(t, db, "test", "c", nil), 0, 4)
+	checkCappedCounts(t, db, 2)
+	mustValidate(t, db, "test", "c")
+}
