@@ -243,3 +243,37 @@ func TestCappedDeleteThenCopy(t *testing.T) {
 	checkCappedCounts(t, db, 2)
 	mustValidate(t, db, "test", "c")
 }
+
+// find_cmd's rule for a tailable cursor: it is kept whenever the
+// collection has documents, even with batchSize 0 (nothing read yet),
+// and closed (id 0) when it has none: never filled, or all deleted.
+func TestTailableBatchSizeZeroAndEmptied(t *testing.T) {
+	t.Parallel()
+	db, _ := openMem(t)
+	c := createCapped(t, db, "c", 8192, 0)
+	r := mustRun(t, db, "test", `{"find": "c", "tailable": true, "awaitData": true, "batchSize": 0}`)
+	if field(r, "cursor.id") != int64(0) {
+		t.Fatalf("batchSize 0 on an empty collection: %v", r)
+	}
+	insertI(t, c, 0, 3)
+	r = mustRun(t, db, "test", `{"find": "c", "tailable": true, "batchSize": 0}`)
+	id := field(r, "cursor.id").(int64)
+	if id == 0 || len(batchDocs(t, r, "firstBatch")) != 0 {
+		t.Fatalf("batchSize 0: %v", r)
+	}
+	r, err := getMore(t, db, id, "")
+	if err != nil || !equalInts(batchInts(t, r, "nextBatch"), []int64{0, 1, 2}) || field(r, "cursor.id") != id {
+		t.Fatalf("getMore after batchSize 0: %v %v", r, err)
+	}
+	mustRun(t, db, "test", `{"delete": "c", "deletes": [{"q": {}, "limit": 0}]}`)
+	r = mustRun(t, db, "test", `{"find": "c", "tailable": true}`)
+	if field(r, "cursor.id") != int64(0) {
+		t.Fatalf("tailable find on a collection whose documents were all deleted: %v", r)
+	}
+	// The open cursor stays open and sees the next insert.
+	insertI(t, c, 3, 4)
+	r, err = getMore(t, db, id, "")
+	if err != nil || !equalInts(batchInts(t, r, "nextBatch"), []int64{3}) {
+		t.Fatalf("getMore after the deletes: %v %v", r, err)
+	}
+}
