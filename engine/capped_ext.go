@@ -114,6 +114,17 @@ func (t *cappedTombs) add(seq uint64, n int) {
 	t.lens = slices.Insert(t.lens, i, int64(n))
 }
 
+// Live is live for the ring's limits (capped.DeletedSet).
+func (t *cappedTombs) Live(first uint64) (n, bytes int64) { return t.live(first) }
+
+// Has reports whether record seq is a tombstone (capped.DeletedSet).
+func (t *cappedTombs) Has(seq uint64) bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	_, found := slices.BinarySearch(t.seqs, seq)
+	return found
+}
+
 // live forgets the tombstones older than first (evicted) and returns how
 // many remain and their payload bytes.
 func (t *cappedTombs) live(first uint64) (n, bytes int64) {
@@ -146,7 +157,7 @@ func cappedDeleted(p []byte) bool { return len(p) > 0 && p[0] == 0 }
 func cappedTombstone(n int) []byte { return make([]byte, n) }
 
 func (s *cappedState) limits() capped.Limits {
-	return capped.Limits{MaxRecords: s.opts.max, MaxDataBytes: s.opts.size}
+	return capped.Limits{MaxRecords: s.opts.max, MaxDataBytes: s.opts.size, Deleted: &s.tombs}
 }
 
 // cappedOf returns c's ring state, or an error if c is not an open capped

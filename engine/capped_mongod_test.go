@@ -277,3 +277,31 @@ func TestTailableBatchSizeZeroAndEmptied(t *testing.T) {
 		t.Fatalf("getMore after the deletes: %v %v", r, err)
 	}
 }
+
+// A deleted document frees its place under max at once, as in mongod:
+// the next insert into a full collection evicts nothing.
+func TestCappedDeleteFreesMax(t *testing.T) {
+	t.Parallel()
+	db, _ := openMem(t)
+	c := createCapped(t, db, "c", 1<<16, 5)
+	ctx := context.Background()
+	ins := func(from, to int) {
+		t.Helper()
+		for i := from; i < to; i++ {
+			if _, err := c.InsertOne(ctx, bson.D{{Key: "_id", Value: int32(i)}}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	ins(0, 5)
+	mustRun(t, db, "test", `{"delete": "c", "deletes": [{"q": {"_id": 1}, "limit": 1}]}`)
+	ins(5, 6)
+	wantIDs(t, "a delete, then an insert into the full collection", findAll(t, db, "test", "c", nil), 0, 2, 3, 4, 5)
+	ins(6, 7)
+	wantIDs(t, "the next insert evicts the oldest", findAll(t, db, "test", "c", nil), 2, 3, 4, 5, 6)
+	mustRun(t, db, "test", `{"delete": "c", "deletes": [{"q": {"_id": {"$in": [3, 5]}}, "limit": 0}]}`)
+	ins(7, 10)
+	wantIDs(t, "two deletes, three inserts", findAll(t, db, "test", "c", nil), 4, 6, 7, 8, 9)
+	checkCappedCounts(t, db, 5)
+	mustValidate(t, db, "test", "c")
+}

@@ -595,7 +595,7 @@ func cmpU64(a, b uint64) int {
 // returns what it doomed, which the caller records once b commits.
 func (w *cappedWriter) readEvicted(b *lsm.Batch, delFirst, delLast uint64, ndel int, from uint64) ([]seqID, error) {
 	wantBytes, wantCount := w.aheadBytes, int64(0)
-	if mx := w.st.opts.max; mx > 0 && w.st.ring.Count() >= mx {
+	if mx := w.st.opts.max; mx > 0 && w.st.liveCount() >= mx {
 		wantBytes, wantCount = 0, w.aheadCount
 	}
 	if wantBytes > 0 {
