@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"fmt"
+	"math/rand/v2"
 	"testing"
 
 	"github.com/ttlkv/ttlkv/document"
@@ -303,5 +304,71 @@ func TestCappedDeleteFreesMax(t *testing.T) {
 	ins(7, 10)
 	wantIDs(t, "two deletes, three inserts", findAll(t, db, "test", "c", nil), 4, 6, 7, 8, 9)
 	checkCappedCounts(t, db, 5)
+	mustValidate(t, db, "test", "c")
+}
+
+// Random inserts, deletes and shrinking updates of a capped collection
+// with max against a model (the live _ids in insertion order, the
+// oldest dropped past max): the natural order both ways, an index scan
+// and the counts agree after every step; validate and a reopen at the
+// end. The ring is large, so max alone binds. Replay with the seed.
+func TestCappedDeleteModel(t *testing.T) {
+	t.Parallel()
+	seed := rand.Uint64()
+	t.Logf("seed %d", seed)
+	rng := rand.New(rand.NewPCG(seed, 29))
+	db, clk, dir := openTest(t)
+	const max = 12
+	c := createCapped(t, db, "c", 1<<20, max)
+	mustRun(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"k": 1}, "name": "k_1"}]}`)
+	ctx := context.Background()
+	var model []int32
+	next := int32(0)
+	check := func(step int) {
+		t.Helper()
+		got := int32IDs(t, findAll(t, db, "test", "c", nil))
+		if fmt.Sprint(got) != fmt.Sprint(model) {
+			t.Fatalf("seed %d step %d: natural order %v, model %v", seed, step, got, model)
+		}
+		rev := int32IDs(t, findOpts(t, c, nil, FindOptions{Sort: bson.D{{Key: "$natural", Value: -1}}}))
+		if len(rev) != len(model) || (len(rev) > 0 && rev[0] != model[len(model)-1]) {
+			t.Fatalf("seed %d step %d: reverse %v, model %v", seed, step, rev, model)
+		}
+		byK := findOpts(t, c, bson.D{{Key: "k", Value: bson.D{{Key: "$gte", Value: int32(0)}}}}, FindOptions{Hint: "k_1"})
+		if len(byK) != len(model) {
+			t.Fatalf("seed %d step %d: k_1 finds %d, model %d", seed, step, len(byK), len(model))
+		}
+	}
+	for step := 0; step < 600; step++ {
+		switch op := rng.IntN(10); {
+		case op < 6 || len(model) == 0:
+			if _, err := c.InsertOne(ctx, bson.D{{Key: "_id", Value: next}, {Key: "k", Value: next % 5}, {Key: "s", Value: "abcdef"}}); err != nil {
+				t.Fatal(err)
+			}
+			model = append(model, next)
+			next++
+			if len(model) > max {
+				model = model[1:]
+			}
+		case op < 9:
+			i := rng.IntN(len(model))
+			if res, err := c.DeleteOne(ctx, bson.D{{Key: "_id", Value: model[i]}}); err != nil || res.DeletedCount != 1 {
+				t.Fatalf("seed %d step %d: delete %d: %+v %v", seed, step, model[i], res, err)
+			}
+			model = append(model[:i:i], model[i+1:]...)
+		default:
+			id := model[rng.IntN(len(model))]
+			if _, err := c.UpdateOne(ctx, bson.D{{Key: "_id", Value: id}}, bson.D{{Key: "$set", Value: bson.D{{Key: "s", Value: "ab"}}}}, false); err != nil {
+				t.Fatalf("seed %d step %d: update %d: %v", seed, step, id, err)
+			}
+		}
+		check(step)
+	}
+	checkCappedCounts(t, db, int64(len(model)))
+	mustValidate(t, db, "test", "c")
+	db = reopen(t, db, dir, clk)
+	c = db.Database("test").Collection("c")
+	check(-1)
+	checkCappedCounts(t, db, int64(len(model)))
 	mustValidate(t, db, "test", "c")
 }
