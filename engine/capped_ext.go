@@ -97,9 +97,11 @@ type cappedState struct {
 // space and sequence until the ring evicts it and which every reader
 // skips. Its own lock lets collStats read it while a writer deletes.
 type cappedTombs struct {
-	mu   sync.Mutex
-	seqs []uint64 // ascending
-	lens []int64  // payload bytes of each
+	mu    sync.Mutex
+	seqs  []uint64 // ascending
+	lens  []int64  // payload bytes of each
+	bytes int64    // sum of lens
+	gone  int      // entries dropped from the front since the last copy
 }
 
 // add records the tombstone of record seq, of n payload bytes.
@@ -112,6 +114,7 @@ func (t *cappedTombs) add(seq uint64, n int) {
 	}
 	t.seqs = slices.Insert(t.seqs, i, seq)
 	t.lens = slices.Insert(t.lens, i, int64(n))
+	t.bytes += int64(n)
 }
 
 // Live is live for the ring's limits (capped.DeletedSet).
@@ -130,15 +133,18 @@ func (t *cappedTombs) Has(seq uint64) bool {
 func (t *cappedTombs) live(first uint64) (n, bytes int64) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	i, _ := slices.BinarySearch(t.seqs, first)
-	if i > 0 {
-		t.seqs = slices.Delete(t.seqs, 0, i)
-		t.lens = slices.Delete(t.lens, 0, i)
+	if i, _ := slices.BinarySearch(t.seqs, first); i > 0 {
+		for _, l := range t.lens[:i] {
+			t.bytes -= l
+		}
+		// Reslice (no copy per eviction); copy once the dropped front
+		// outweighs what is left.
+		t.seqs, t.lens = t.seqs[i:], t.lens[i:]
+		if t.gone += i; t.gone > len(t.seqs)+64 {
+			t.seqs, t.lens, t.gone = slices.Clone(t.seqs), slices.Clone(t.lens), 0
+		}
 	}
-	for _, l := range t.lens {
-		bytes += l
-	}
-	return int64(len(t.seqs)), bytes
+	return int64(len(t.seqs)), t.bytes
 }
 
 // liveCount returns the number of documents in the ring: its records
