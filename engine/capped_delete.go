@@ -40,7 +40,7 @@ func (db *DB) deleteCapped(ctx context.Context, c *coll, f *query.Filter, s Dele
 			}
 			// Evicted, deleted or changed under us: look again.
 		}
-		return 0, document.Errorf(document.Code(112), "delete: too many concurrent changes to the matched document")
+		return 0, document.Errorf(document.CodeWriteConflict, "delete: too many concurrent changes to the matched document")
 	}
 	rids, _, err := candidates(ctx, p, 0)
 	if err != nil {
@@ -169,5 +169,5 @@ func (cappedKind) findOneAndDelete(ctx context.Context, db *DB, c *coll, filter,
 			return gone, nil
 		}
 	}
-	return nil, document.Errorf(document.Code(112), "findAndModify: too many concurrent changes to the matched document")
+	return nil, document.Errorf(document.CodeWriteConflict, "findAndModify: too many concurrent changes to the matched document")
 }

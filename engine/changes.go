@@ -282,8 +282,9 @@ func (db *DB) recoverCappedEvents(m *catalog.Coll, st *cappedState) error {
 // drops one whose record does not (a crash before the overwrite)
 // (docs/change-streams.md).
 
-// Failpoints of an in-place update of a capped collection with change
-// streams on, in order.
+// Failpoints of an in-place update (or delete, whose tombstone is
+// written the same way) of a capped collection with change streams on,
+// in order.
 const (
 	// FailpointCappedUpdateIntent fires after the update's intent
 	// commits, before its ring record is overwritten.
