@@ -334,7 +334,7 @@ func TestCappedRefusals(t *testing.T) {
 	}
 	wantCode(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"t": 1}, "name": "t_1", "expireAfterSeconds": 10}]}`, document.CodeCannotCreateIndex, "TTL index on a capped collection")
 	wantCode(t, db, "test", `{"find": "c", "sort": {"$natural": 2}}`, document.CodeBadValue, "")
-	// MongoDB 6.0+ lets an update change a document's size (its
+	// MongoDB 7.0 lets an update change a document's size (its
 	// capped_update.js); ttlkv rewrites the record in place, so a
 	// document can shrink, and grow back into the space it had, but not
 	// beyond it.

@@ -731,7 +731,7 @@ func cappedErr(c *coll, err error) error {
 // msg), with its event (a replace when replacement is set) made
 // crash-consistent by an update intent (cappedUpdateIntent), described
 // from touched (what the update's modifiers did; nil: the difference of
-// the documents). The document may change size, as MongoDB 6.0+
+// the documents). The document may change size, as MongoDB 7.0
 // allows, as long as its encoding fits the record's space (its length
 // when inserted, padding included): the record keeps its place in
 // natural order. An update that needs more room is 10003, where
