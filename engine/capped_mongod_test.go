@@ -309,9 +309,11 @@ func TestCappedDeleteFreesMax(t *testing.T) {
 
 // Random inserts, deletes and shrinking updates of a capped collection
 // with max against a model (the live _ids in insertion order, the
-// oldest dropped past max): the natural order both ways, an index scan
-// and the counts agree after every step; validate and a reopen at the
-// end. The ring is large, so max alone binds. Replay with the seed.
+// oldest dropped past max): the natural order both ways, an index scan,
+// lookups of deleted _ids and the counts agree after every step;
+// validate and a reopen at the end. Some inserts reuse a deleted _id
+// (out of order: the _id index's side part). The ring is large, so max
+// alone binds. Replay with the seed.
 func TestCappedDeleteModel(t *testing.T) {
 	t.Parallel()
 	seed := rand.Uint64()
@@ -322,13 +324,18 @@ func TestCappedDeleteModel(t *testing.T) {
 	c := createCapped(t, db, "c", 1<<20, max)
 	mustRun(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"k": 1}, "name": "k_1"}]}`)
 	ctx := context.Background()
-	var model []int32
+	var model, freed []int32 // live _ids in natural order; deleted ones
 	next := int32(0)
 	check := func(step int) {
 		t.Helper()
 		got := int32IDs(t, findAll(t, db, "test", "c", nil))
 		if fmt.Sprint(got) != fmt.Sprint(model) {
 			t.Fatalf("seed %d step %d: natural order %v, model %v", seed, step, got, model)
+		}
+		for _, id := range freed {
+			if d, err := c.FindOne(ctx, bson.D{{Key: "_id", Value: id}}); err == nil || d != nil {
+				t.Fatalf("seed %d step %d: deleted _id %d found: %v", seed, step, id, d)
+			}
 		}
 		rev := int32IDs(t, findOpts(t, c, nil, FindOptions{Sort: bson.D{{Key: "$natural", Value: -1}}}))
 		if len(rev) != len(model) || (len(rev) > 0 && rev[0] != model[len(model)-1]) {
@@ -342,11 +349,19 @@ func TestCappedDeleteModel(t *testing.T) {
 	for step := 0; step < 600; step++ {
 		switch op := rng.IntN(10); {
 		case op < 6 || len(model) == 0:
-			if _, err := c.InsertOne(ctx, bson.D{{Key: "_id", Value: next}, {Key: "k", Value: next % 5}, {Key: "s", Value: "abcdef"}}); err != nil {
-				t.Fatal(err)
+			id := next
+			if len(freed) > 0 && rng.IntN(3) == 0 {
+				// A deleted _id again: out of order, the side index's.
+				j := rng.IntN(len(freed))
+				id = freed[j]
+				freed = append(freed[:j:j], freed[j+1:]...)
+			} else {
+				next++
 			}
-			model = append(model, next)
-			next++
+			if _, err := c.InsertOne(ctx, bson.D{{Key: "_id", Value: id}, {Key: "k", Value: id % 5}, {Key: "s", Value: "abcdef"}}); err != nil {
+				t.Fatalf("seed %d step %d: insert %d: %v", seed, step, id, err)
+			}
+			model = append(model, id)
 			if len(model) > max {
 				model = model[1:]
 			}
@@ -355,6 +370,7 @@ func TestCappedDeleteModel(t *testing.T) {
 			if res, err := c.DeleteOne(ctx, bson.D{{Key: "_id", Value: model[i]}}); err != nil || res.DeletedCount != 1 {
 				t.Fatalf("seed %d step %d: delete %d: %+v %v", seed, step, model[i], res, err)
 			}
+			freed = append(freed, model[i])
 			model = append(model[:i:i], model[i+1:]...)
 		default:
 			id := model[rng.IntN(len(model))]
