@@ -34,6 +34,9 @@
 // first, and Limits.MaxRecords is applied after space (size wins over
 // max). To hold a full `size` of payload the engine would have to create
 // a larger file; it does not, following docs/capped.md §7.2 (the file is the size).
+// Records named by Limits.Deleted (documents the engine deleted by
+// rewriting their record in place) count toward neither limit but keep
+// their physical space until evicted.
 //
 // # Eviction and the engine's index
 //

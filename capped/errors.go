@@ -31,6 +31,10 @@ var (
 	// ErrBadCapacity is returned by Create for a capacity outside
 	// [MinCapacity, MaxCapacity].
 	ErrBadCapacity = errors.New("capped: capacity out of range")
+	// ErrNoSpace is returned by Create when the file system cannot
+	// allocate the ring file (ENOSPC, EFBIG): nothing is written and the
+	// file is removed.
+	ErrNoSpace = errors.New("capped: no space for the ring file")
 	// ErrCorrupt matches every *CorruptionError through errors.Is.
 	ErrCorrupt = errors.New("capped: corruption")
 	// ErrFailed wraps the first I/O error of a write path. After it the

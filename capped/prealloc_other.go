@@ -3,4 +3,4 @@
 package capped
 
 // fallocate is unavailable off Linux; the caller writes zeros.
-func fallocate(f File, size int64) bool { return false }
+func fallocate(f File, size int64) (bool, error) { return false, nil }

@@ -1,11 +1,13 @@
 package capped
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"sync"
 	"sync/atomic"
+	"syscall"
 
 	"github.com/ttlkv/ttlkv/document"
 )
@@ -50,6 +52,19 @@ type Limits struct {
 	// MongoDB's size counts); 0 or negative: only physical space limits.
 	// Physical space always binds too: see "Size" in doc.go.
 	MaxDataBytes int64
+	// Deleted, if not nil, names the live records that hold nothing
+	// (the engine's deleted documents, rewritten in place): they count
+	// toward neither limit, though they keep their space until evicted.
+	Deleted DeletedSet
+}
+
+// DeletedSet is a set of records that Limits does not count.
+type DeletedSet interface {
+	// Live returns how many records of the set have a sequence of at
+	// least first (the oldest live record's), and their payload bytes.
+	Live(first uint64) (n, bytes int64)
+	// Has reports whether record seq is in the set.
+	Has(seq uint64) bool
 }
 
 // Ring is an open ring extent file. Its methods are safe for concurrent
@@ -140,8 +155,9 @@ func (o Options) fs() FS {
 // Create creates a ring file of capacity bytes (the whole file, header
 // included) at path, allocates all of it, and fsyncs the file and its
 // directory. It fails with an error matching fs.ErrExist if the file
-// exists, and with ErrBadCapacity if capacity is not in
-// [MinCapacity, MaxCapacity].
+// exists, with ErrBadCapacity if capacity is not in
+// [MinCapacity, MaxCapacity], and with ErrNoSpace if the file system
+// cannot hold capacity bytes (the file is then removed).
 func Create(path string, capacity int64, o Options) (*Ring, error) {
 	if capacity < MinCapacity || capacity > MaxCapacity {
 		return nil, fmt.Errorf("%w: %d not in [%d, %d]", ErrBadCapacity, capacity, MinCapacity, MaxCapacity)
@@ -156,11 +172,16 @@ func Create(path string, capacity int64, o Options) (*Ring, error) {
 		fsys.Remove(path)
 		return nil, fmt.Errorf("capped: create %s: %w", path, err)
 	}
-	if !fallocate(f, capacity) {
+	if ok, err := fallocate(f, capacity); err != nil {
+		return fail(err)
+	} else if !ok {
 		zero := make([]byte, min(capacity, 1<<20))
 		for off := int64(0); off < capacity; {
 			n := min(int64(len(zero)), capacity-off)
 			if _, err := f.WriteAt(zero[:n], off); err != nil {
+				if errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EFBIG) {
+					err = errors.Join(ErrNoSpace, err)
+				}
 				return fail(err)
 			}
 			off += n
@@ -388,16 +409,29 @@ func (r *Ring) appendLocked(data []byte, lim Limits, evict func([]Record) error,
 		k++
 	}
 	bytes := r.writtenBytes
+	// Deleted records count toward neither limit: dn of the records
+	// from k on are, holding db bytes.
+	var dn, db int64
+	if lim.Deleted != nil && count > 0 {
+		dn, db = lim.Deleted.Live(r.live.at(0).seq)
+	}
+	leave := func(e entry) {
+		bytes -= int64(e.n)
+		if dn > 0 && lim.Deleted.Has(e.seq) {
+			dn--
+			db -= int64(e.n)
+		}
+	}
 	for i := 0; i < k; i++ {
-		bytes -= int64(r.live.at(i).n)
+		leave(r.live.at(i))
 	}
 	for k < count {
-		overCount := lim.MaxRecords > 0 && int64(count-k+1) > lim.MaxRecords
-		overBytes := lim.MaxDataBytes > 0 && bytes+int64(len(data)) > lim.MaxDataBytes
+		overCount := lim.MaxRecords > 0 && int64(count-k)-dn+1 > lim.MaxRecords
+		overBytes := lim.MaxDataBytes > 0 && bytes-db+int64(len(data)) > lim.MaxDataBytes
 		if !overCount && !overBytes {
 			break
 		}
-		bytes -= int64(r.live.at(k).n)
+		leave(r.live.at(k))
 		k++
 	}
 	if k > 0 && evictLite != nil {

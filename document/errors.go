@@ -59,7 +59,8 @@ const (
 	CodeChangeStreamFatalError          Code = 280   // a change stream that cannot go on (a modified resume token, a missing required image)
 	CodeChangeStreamHistoryLost         Code = 286   // a change stream position trimmed from the change log
 	CodeNotWritablePrimary              Code = 10107 // a write to a secondary or read-only engine
-	CodeCannotGrowDocumentInCappedNS    Code = 10003 // a capped update that changes the document's size
+	CodeCannotGrowDocumentInCappedNS    Code = 10003 // a capped update that grows the document beyond its record
+	CodeOutOfDiskSpace                  Code = 14031 // a capped collection whose ring file the disk cannot hold
 	CodeBSONObjectTooLarge              Code = 10334 // a document over 16 MiB
 	CodeExceededMemoryLimit             Code = 146   // an expression's value would take too much memory
 	CodeQueryExceededMemoryLimit        Code = 292   // a blocking stage over its memory limit, without disk use
@@ -142,6 +143,7 @@ var codeNames = map[Code]string{
 	CodeConversionFailure:               "ConversionFailure",
 	CodeNotWritablePrimary:              "NotWritablePrimary",
 	CodeCannotGrowDocumentInCappedNS:    "CannotGrowDocumentInCappedNamespace",
+	CodeOutOfDiskSpace:                  "OutOfDiskSpace",
 	CodeBSONObjectTooLarge:              "BSONObjectTooLarge",
 	CodeExceededMemoryLimit:             "ExceededMemoryLimit",
 	CodeQueryExceededMemoryLimit:        "QueryExceededMemoryLimitNoDiskUseAllowed",

@@ -17,9 +17,12 @@ import (
 // cappedCrashEnv names the data directory of TestCappedCrashChild;
 // cappedCrashSecEnv, when set, makes the child index the collection on
 // {i: 1} (unique) and {tag: 1} and update tags in place as it goes.
+// cappedCrashDelEnv, when set, makes it also delete the documents whose
+// i is a multiple of 11 once four newer ones are in (i <= ack-4).
 const (
 	cappedCrashEnv    = "TTLKV_CAPPED_CRASH_DIR"
 	cappedCrashSecEnv = "TTLKV_CAPPED_CRASH_SECONDARY"
+	cappedCrashDelEnv = "TTLKV_CAPPED_CRASH_DELETE"
 )
 
 // TestCappedCrashChild is the process TestCappedKilledWhileWrapping
@@ -55,6 +58,8 @@ func TestCappedCrashChild(t *testing.T) {
 		}
 	}
 	secondary := os.Getenv(cappedCrashSecEnv) != ""
+	deletes := os.Getenv(cappedCrashDelEnv) != ""
+	delNext := int64(0) // the next multiple of 11 to delete (again after a restart: a no-op)
 	next := int64(0)
 	if d, err := c.FindOne(ctx, nil, FindOptions{Sort: bson.D{{Key: "$natural", Value: -1}}}); err == nil {
 		next = field(d, "i").(int64) + 1
@@ -76,6 +81,9 @@ func TestCappedCrashChild(t *testing.T) {
 			// Same size, new tag key: the entries move before the ring
 			// record is rewritten; a kill may land in between.
 			_, err = c.UpdateOne(ctx, bson.D{{Key: "_id", Value: i - 3}}, bson.D{{Key: "$set", Value: bson.D{{Key: "tag", Value: "u" + tag(i)[1:]}}}}, false)
+		}
+		for ; err == nil && deletes && delNext <= i-4; delNext += 11 {
+			_, err = c.DeleteOne(ctx, bson.D{{Key: "_id", Value: delNext}})
 		}
 		if err != nil {
 			fmt.Fprintln(out, "error", err)
@@ -104,7 +112,16 @@ func TestCappedKilledWhileWrappingSecondary(t *testing.T) {
 	cappedKilledWhileWrapping(t, true)
 }
 
-func cappedKilledWhileWrapping(t *testing.T, secondary bool) {
+// The same with deletes beside the updates: after each kill, every
+// acknowledged delete is gone, every other acknowledged insert not yet
+// overwritten is there, and validate and the indexes agree.
+func TestCappedKilledWhileWrappingDeletes(t *testing.T) {
+	t.Parallel()
+	cappedKilledWhileWrapping(t, true, true)
+}
+
+func cappedKilledWhileWrapping(t *testing.T, secondary bool, deletes ...bool) {
+	del := len(deletes) > 0 && deletes[0]
 	if testing.Short() {
 		t.Skip("spawns processes")
 	}
@@ -121,6 +138,9 @@ func cappedKilledWhileWrapping(t *testing.T, secondary bool) {
 		env := []string{cappedCrashEnv + "=" + dir}
 		if secondary {
 			env = append(env, cappedCrashSecEnv+"=1")
+		}
+		if del {
+			env = append(env, cappedCrashDelEnv+"=1")
 		}
 		cmd, sc := startCrashChild(t, "TestCappedCrashChild", env...)
 		// Under the race detector the child (the same binary) writes
@@ -164,7 +184,30 @@ func cappedKilledWhileWrapping(t *testing.T, secondary bool) {
 			t.Fatalf("round %d: nothing survived (last ack %d)", round, lastAck)
 		}
 		hi := got[len(got)-1]
-		if !consecutive(got, got[0], hi) || hi < lastAck || hi > lastAck+2 {
+		kept := got
+		if del {
+			// Multiples of 11 up to lastAck-4 were deleted; newer ones
+			// may or may not have been when the kill came.
+			kept = nil
+			for _, v := range got {
+				if v%11 == 0 && v <= lastAck-4 {
+					t.Fatalf("round %d: %d is there, its delete was acknowledged (last ack %d)", round, v, lastAck)
+				}
+				if v%11 != 0 {
+					kept = append(kept, v)
+				}
+			}
+			var want []int64
+			for v := got[0]; v <= hi; v++ {
+				if v%11 != 0 {
+					want = append(want, v)
+				}
+			}
+			if !equalInts(kept, want) {
+				t.Fatalf("round %d: documents %v, want all but multiples of 11 in %d..%d", round, got, got[0], hi)
+			}
+		}
+		if (!del && !consecutive(got, got[0], hi)) || hi < lastAck || hi > lastAck+2 {
 			t.Fatalf("round %d: documents %d..%d (%d, consecutive %v) after last ack %d", round, got[0], hi, len(got), consecutive(got, got[0], hi), lastAck)
 		}
 		for _, id := range []int64{got[0], hi, lastAck} {

@@ -47,8 +47,10 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/ttlkv/ttlkv/capped"
 	"github.com/ttlkv/ttlkv/document"
@@ -85,10 +87,83 @@ type cappedState struct {
 	ids    *cappedIDIndex // the _id index (in memory, built from the ring)
 	opts   cappedOpts
 	tmpDir string // InMemory databases: a private directory removed at close
+	// tombs are the deleted records still in the ring (docs/capped.md
+	// §7.5), found again when the ring opens.
+	tombs cappedTombs
 }
 
+// cappedTombs tracks a ring's deleted records: a delete rewrites the
+// record in place as a tombstone (cappedTombstone), which keeps its
+// space and sequence until the ring evicts it and which every reader
+// skips. Its own lock lets collStats read it while a writer deletes.
+type cappedTombs struct {
+	mu    sync.Mutex
+	seqs  []uint64 // ascending
+	lens  []int64  // payload bytes of each
+	bytes int64    // sum of lens
+	gone  int      // entries dropped from the front since the last copy
+}
+
+// add records the tombstone of record seq, of n payload bytes.
+func (t *cappedTombs) add(seq uint64, n int) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	i, found := slices.BinarySearch(t.seqs, seq)
+	if found {
+		return
+	}
+	t.seqs = slices.Insert(t.seqs, i, seq)
+	t.lens = slices.Insert(t.lens, i, int64(n))
+	t.bytes += int64(n)
+}
+
+// Live is live for the ring's limits (capped.DeletedSet).
+func (t *cappedTombs) Live(first uint64) (n, bytes int64) { return t.live(first) }
+
+// Has reports whether record seq is a tombstone (capped.DeletedSet).
+func (t *cappedTombs) Has(seq uint64) bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	_, found := slices.BinarySearch(t.seqs, seq)
+	return found
+}
+
+// live forgets the tombstones older than first (evicted) and returns how
+// many remain and their payload bytes.
+func (t *cappedTombs) live(first uint64) (n, bytes int64) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if i, _ := slices.BinarySearch(t.seqs, first); i > 0 {
+		for _, l := range t.lens[:i] {
+			t.bytes -= l
+		}
+		// Reslice (no copy per eviction); copy once the dropped front
+		// outweighs what is left.
+		t.seqs, t.lens = t.seqs[i:], t.lens[i:]
+		if t.gone += i; t.gone > len(t.seqs)+64 {
+			t.seqs, t.lens, t.gone = slices.Clone(t.seqs), slices.Clone(t.lens), 0
+		}
+	}
+	return int64(len(t.seqs)), t.bytes
+}
+
+// liveCount returns the number of documents in the ring: its records
+// less its tombstones.
+func (s *cappedState) liveCount() int64 {
+	n, _ := s.tombs.live(s.ring.FirstSeq())
+	return s.ring.Count() - n
+}
+
+// cappedDeleted reports whether ring payload p is a tombstone: a frame
+// whose _id keystring is empty, which no document's is.
+func cappedDeleted(p []byte) bool { return len(p) > 0 && p[0] == 0 }
+
+// cappedTombstone returns the payload that replaces a deleted record's
+// n bytes: all zero, an empty keystring and document.
+func cappedTombstone(n int) []byte { return make([]byte, n) }
+
 func (s *cappedState) limits() capped.Limits {
-	return capped.Limits{MaxRecords: s.opts.max, MaxDataBytes: s.opts.size}
+	return capped.Limits{MaxRecords: s.opts.max, MaxDataBytes: s.opts.size, Deleted: &s.tombs}
 }
 
 // cappedOf returns c's ring state, or an error if c is not an open capped
@@ -260,6 +335,11 @@ func (db *DB) prepareExt(c *coll, m *catalog.Coll, co *createOptions) error {
 		if tmp {
 			os.RemoveAll(dir)
 		}
+		if errors.Is(err, capped.ErrNoSpace) {
+			// MongoDB allocates a capped collection as it fills; the
+			// ring is allocated whole when created (docs/capped.md §7.2).
+			return document.Errorf(document.CodeOutOfDiskSpace, "cannot allocate the %d-byte ring file of capped collection %s: no space left on device", cappedRingCapacity(o.size), m.NS())
+		}
 		return fmt.Errorf("engine: creating the ring file of capped collection %s: %w", m.NS(), err)
 	}
 	m.Extra = bson.D{{Key: "cappedFile", Value: cappedFileName(m.ID)}}
@@ -381,6 +461,10 @@ func (db *DB) buildCappedIDIndex(m *catalog.Coll, st *cappedState, readOnly bool
 	var adds []idAdd
 	var ferr error
 	err := st.ring.ReadRun(0, func(rec capped.Record) bool {
+		if cappedDeleted(rec.Data) {
+			st.tombs.add(rec.Seq, len(rec.Data))
+			return true
+		}
 		ks, err := cappedKS(rec.Data)
 		if err != nil {
 			ferr = fmt.Errorf("record %d at offset %d: %w", rec.Seq, rec.Off, err)
@@ -455,8 +539,9 @@ func (db *DB) specialStats(c *coll) collStatsInfo {
 	if c.m().Kind != catalog.KindCapped || err != nil {
 		return st
 	}
-	st.count = cs.ring.Count()
-	st.size = cs.ring.DataBytes()
+	tn, tb := cs.tombs.live(cs.ring.FirstSeq())
+	st.count = cs.ring.Count() - tn
+	st.size = cs.ring.DataBytes() - tb
 	m := c.m()
 	_ = db.store.View(func(txn *lsm.Txn) error {
 		for _, ix := range m.Indexes {
@@ -518,6 +603,9 @@ func (db *DB) validateSpecial(ctx context.Context, c *coll, res *ValidateResult,
 			fail("ring record %d follows record %d", rec.Seq, last)
 		}
 		last = rec.Seq
+		if cappedDeleted(rec.Data) {
+			continue // a deleted document's tombstone
+		}
 		res.Records++
 		bytes += int64(len(rec.Data))
 		stored, msg, err := cappedFrame(rec.Data)

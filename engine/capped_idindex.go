@@ -381,6 +381,9 @@ func (s ringIDs) firstSeq() uint64 { return s.r.FirstSeq() }
 func (s ringIDs) idsFrom(from, to uint64, fn func(seq uint64, off int64, ks []byte) bool) error {
 	var ferr error
 	err := s.r.ReadRange(from, to, func(rec capped.Record) bool {
+		if cappedDeleted(rec.Data) {
+			return true // a deleted document holds no _id
+		}
 		ks, err := cappedKS(rec.Data)
 		if err != nil {
 			ferr = fmt.Errorf("ring record %d at offset %d: %w", rec.Seq, rec.Off, err)
@@ -491,6 +494,27 @@ func (x *cappedIDIndex) runFind(ks []byte) (seq uint64, off int64, ok bool, err 
 		}
 	}
 	return 0, 0, false, nil
+}
+
+// remove drops the entry of record seq, whose keystring is ks: its
+// document was deleted, its record is a tombstone that ring reads skip.
+func (x *cappedIDIndex) remove(ks []byte, seq uint64) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if ss, _, ok := x.side.get(ks); ok && ss == seq {
+		x.side.del(string(ks), seq)
+		return
+	}
+	r := &x.run
+	i := sort.Search(len(r.s), func(i int) bool { return r.s[i].seq > seq }) - 1
+	if i < 0 || seq > r.s[i].last {
+		return
+	}
+	b := &r.s[i]
+	b.n--
+	b.ksb -= uint32(len(ks))
+	r.n--
+	r.ksLen -= int64(len(ks))
 }
 
 // len returns the number of entries.

@@ -104,6 +104,9 @@ func (db *DB) buildCappedIndexes(ctx context.Context, c *coll, m *catalog.Coll, 
 				return false
 			}
 		}
+		if cappedDeleted(rec.Data) {
+			return true
+		}
 		d, err := decodeCappedPayload(rec.Data)
 		if err != nil {
 			ferr = fmt.Errorf("engine: capped record %d at offset %d: %w", rec.Seq, rec.Off, err)
@@ -256,6 +259,9 @@ func (db *DB) reconcileCappedSecondary(c *coll, m *catalog.Coll, st *cappedState
 	want := map[string]int64{}
 	var mk []uint64
 	err := st.ring.ReadRun(0, func(rec capped.Record) bool {
+		if cappedDeleted(rec.Data) {
+			return true
+		}
 		d, err := decodeCappedPayload(rec.Data)
 		if err != nil {
 			db.logf("capped %s: record %d does not decode; left out of the secondary indexes: %v", m.NS(), rec.Seq, err)

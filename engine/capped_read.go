@@ -51,6 +51,9 @@ func (s *scanner) nextCapped(ctx context.Context, n int) ([]record, error) {
 			if !it.Next() {
 				if err := it.Err(); err != nil {
 					s.done = true
+					if errors.Is(err, capped.ErrOverwritten) && s.resume != nil && !s.p.reverse {
+						return out, positionLost(false, binary.BigEndian.Uint64(s.resume)-1)
+					}
 					return out, cappedErr(s.p.c, err)
 				}
 				s.done = true
@@ -76,8 +79,11 @@ func (s *scanner) nextCapped(ctx context.Context, n int) ([]record, error) {
 }
 
 // cappedRecord decodes a ring payload and applies the scan's filter; nil
-// when it does not match.
+// when it does not match or is a deleted document's tombstone.
 func (s *scanner) cappedRecord(seq uint64, data []byte) (*record, error) {
+	if cappedDeleted(data) {
+		return nil, nil
+	}
 	msg, err := cappedMsg(data)
 	if err != nil {
 		return nil, err
@@ -355,7 +361,7 @@ func (t *tailState) read(n int, await bool) ([]bson.D, error) {
 	}
 	if !t.started {
 		t.started = true
-		if st.ring.Count() == 0 {
+		if st.liveCount() == 0 {
 			t.dead = true
 			return nil, nil
 		}
@@ -385,12 +391,18 @@ func (t *tailState) read(n int, await bool) ([]bson.D, error) {
 				if errors.Is(err, capped.ErrClosed) {
 					return out, t.killed(err)
 				}
+				if errors.Is(err, capped.ErrOverwritten) {
+					return out, positionLost(true, t.pos-1)
+				}
 				return out, cappedErr(t.c, err)
 			}
 			break
 		}
 		rec := it.Record()
 		t.pos = rec.Seq + 1
+		if cappedDeleted(rec.Data) {
+			continue
+		}
 		d, err := decodeCappedPayload(rec.Data)
 		if err != nil {
 			t.dead = true
@@ -419,4 +431,26 @@ func (t *tailState) read(n int, await bool) ([]bson.D, error) {
 		bytes += len(rec.Data)
 	}
 	return out, nil
+}
+
+// positionLost is 136 CappedPositionLost worded as mongod's collection
+// scan words it, last being the record id (ring sequence) the scan saw
+// last: a tailable cursor could not resume after it, any other scan of
+// the collection found it evicted under it (docs/capped.md §7.7).
+func positionLost(tailable bool, last uint64) error {
+	if tailable {
+		return document.Errorf(document.CodeCappedPositionLost, "CollectionScan died due to failure to restore tailable cursor position. Last seen record id: RecordId(%d)", last)
+	}
+	return document.Errorf(document.CodeCappedPositionLost, "CollectionScan died due to position in capped collection being deleted. Last seen record id: RecordId(%d)", last)
+}
+
+// executorError adds mongod's context to an error a query's executor
+// met while producing a batch (where is "find command" or "getMore"):
+// 136 is the one the engine words as mongod's executor does.
+func executorError(where string, err error) error {
+	var de *document.Error
+	if errors.As(err, &de) && de.Code == document.CodeCappedPositionLost {
+		return document.Errorf(de.Code, "Executor error during %s :: caused by :: %s", where, de.Message)
+	}
+	return err
 }

@@ -423,6 +423,9 @@ func (w *cappedWriter) secKeys(d bson.D) ([][][]byte, error) {
 // ones when it was written) gets none, so it stays evictable.
 func (w *cappedWriter) recordKeys(rec capped.Record) (seqID, error) {
 	s := seqID{seq: rec.Seq, off: rec.Off}
+	if cappedDeleted(rec.Data) {
+		return s, nil // a deleted document's tombstone has no entries
+	}
 	ks, msg, err := cappedFrame(rec.Data)
 	if err != nil || len(ks) == 0 {
 		return s, fmt.Errorf("engine: capped record %d: %v", rec.Seq, err)
@@ -592,7 +595,7 @@ func cmpU64(a, b uint64) int {
 // returns what it doomed, which the caller records once b commits.
 func (w *cappedWriter) readEvicted(b *lsm.Batch, delFirst, delLast uint64, ndel int, from uint64) ([]seqID, error) {
 	wantBytes, wantCount := w.aheadBytes, int64(0)
-	if mx := w.st.opts.max; mx > 0 && w.st.ring.Count() >= mx {
+	if mx := w.st.opts.max; mx > 0 && w.st.liveCount() >= mx {
 		wantBytes, wantCount = 0, w.aheadCount
 	}
 	if wantBytes > 0 {
@@ -728,13 +731,12 @@ func cappedErr(c *coll, err error) error {
 // msg), with its event (a replace when replacement is set) made
 // crash-consistent by an update intent (cappedUpdateIntent), described
 // from touched (what the update's modifiers did; nil: the difference of
-// the documents). A change of
-// the document's BSON size is 10003, as in MongoDB; so is the rare
-// same-size update whose storage encoding no longer fits the record.
+// the documents). The document may change size, as MongoDB 7.0
+// allows, as long as its encoding fits the record's space (its length
+// when inserted, padding included): the record keeps its place in
+// natural order. An update that needs more room is 10003, where
+// MongoDB would grow the document (docs/capped.md §7.5).
 func cappedOverwrite(c *coll, st *cappedState, rec capped.Record, oldDoc, newDoc bson.D, msg []byte, replacement bool, touched []query.Touched) error {
-	if o, n := document.Size(oldDoc), document.Size(newDoc); o != n {
-		return document.Errorf(document.CodeCannotGrowDocumentInCappedNS, "Cannot change the size of a document in a capped collection: %d != %d", o, n)
-	}
 	// The _id is immutable, so the record keeps its _id key (and entry).
 	ks, err := cappedKS(rec.Data)
 	if err != nil {
@@ -743,7 +745,7 @@ func cappedOverwrite(c *coll, st *cappedState, rec capped.Record, oldDoc, newDoc
 	head := cappedFramedLen(ks, msg)
 	pad := len(rec.Data) - head
 	if pad < 0 {
-		return document.Errorf(document.CodeCannotGrowDocumentInCappedNS, "Cannot change the size of a document in a capped collection: its stored encoding grows from %d to %d bytes", len(rec.Data), head)
+		return document.Errorf(document.CodeCannotGrowDocumentInCappedNS, "Cannot grow a document in a capped collection beyond the space it was inserted with: %d bytes needed, %d available", head, len(rec.Data))
 	}
 	if err := c.db.cappedReindex(c, st, rec, oldDoc, newDoc); err != nil {
 		return err
@@ -787,6 +789,9 @@ func (db *DB) applyCappedUpdates(c *coll, rids []uint64, f *query.Filter, u *que
 			continue // evicted since it was selected
 		}
 		rec := it.Record()
+		if cappedDeleted(rec.Data) {
+			continue // deleted since it was selected
+		}
 		d, err := decodeCappedPayload(rec.Data)
 		if err != nil {
 			return matched, modified, last, err

@@ -244,7 +244,7 @@ func (db *DB) recoverCappedEvents(m *catalog.Coll, st *cappedState) error {
 	var ferr error
 	n := 0
 	err = st.ring.ReadRun(mark+1, func(rec capped.Record) bool {
-		if rec.Seq <= mark {
+		if rec.Seq <= mark || cappedDeleted(rec.Data) {
 			return true
 		}
 		d, err := decodeCappedPayload(rec.Data)
@@ -282,8 +282,9 @@ func (db *DB) recoverCappedEvents(m *catalog.Coll, st *cappedState) error {
 // drops one whose record does not (a crash before the overwrite)
 // (docs/change-streams.md).
 
-// Failpoints of an in-place update of a capped collection with change
-// streams on, in order.
+// Failpoints of an in-place update (or delete, whose tombstone is
+// written the same way) of a capped collection with change streams on,
+// in order.
 const (
 	// FailpointCappedUpdateIntent fires after the update's intent
 	// commits, before its ring record is overwritten.
@@ -315,8 +316,15 @@ func (db *DB) cappedUpdateIntent(c *coll, seq uint64, data []byte, old, new bson
 	if !db.changesOn() {
 		return nil, nil
 	}
+	return db.cappedIntent(c, seq, data, replaceChange(c.m(), old, new, nil, replacement, touched))
+}
+
+// cappedIntent commits the intent of rewriting ring record seq of capped
+// collection c with data, whose event is ch (an update's, or a delete's
+// whose data is a tombstone), and returns the encoded event for
+// logCappedUpdate. Change streams must be on.
+func (db *DB) cappedIntent(c *coll, seq uint64, data []byte, ch *changestream.Change) ([]byte, error) {
 	m := c.m()
-	ch := replaceChange(m, old, new, nil, replacement, touched)
 	ch.WallTime = db.opts.Clock()
 	ev, err := ch.Encode()
 	if err != nil {

@@ -26,7 +26,8 @@ const commitCrashChildEnv = "TTLKV_CHANGES_COMMIT_CRASH_CHILD"
 // function then opens the directory with change streams on and either
 // runs one command in database test ("cmd:<Extended JSON>") or sets v to
 // 1 in documents _id 0..n-1 of capped collection test.k one update at a
-// time ("update:<n>", printing "ack <id>" after each), killing itself
+// time ("update:<n>", printing "ack <id>" after each), or deletes them
+// one at a time ("delete:<n>", the same), killing itself
 // with SIGKILL at the chosen hit of the failpoint.
 func TestChangesCommitCrashChild(t *testing.T) {
 	spec := os.Getenv(commitCrashChildEnv)
@@ -60,8 +61,20 @@ func TestChangesCommitCrashChild(t *testing.T) {
 		fmt.Printf("error: the failpoint was not reached (%v)\n", err)
 		os.Exit(3)
 	}
-	n, _ := strconv.Atoi(strings.TrimPrefix(what, "update:"))
 	c := db.Database("test").Collection("k")
+	if s, ok := strings.CutPrefix(what, "delete:"); ok {
+		n, _ := strconv.Atoi(s)
+		for i := 0; i < n; i++ {
+			if res, err := c.DeleteOne(ctx, bson.D{{Key: "_id", Value: int32(i)}}); err != nil || res.DeletedCount != 1 {
+				fmt.Printf("delete: %+v %v\n", res, err)
+				os.Exit(3)
+			}
+			fmt.Printf("ack %d\n", i)
+		}
+		fmt.Println("error: the failpoint was not reached")
+		os.Exit(3)
+	}
+	n, _ := strconv.Atoi(strings.TrimPrefix(what, "update:"))
 	for i := 0; i < n; i++ {
 		if _, err := c.UpdateOne(ctx, bson.D{{Key: "_id", Value: int32(i)}}, bson.D{{Key: "$set", Value: bson.D{{Key: "v", Value: int32(1)}}}}, false); err != nil {
 			fmt.Printf("update: %v\n", err)
@@ -251,6 +264,74 @@ func TestChangesCappedUpdateKilled(t *testing.T) {
 				defer db2.Close()
 				if after := len(eventsOf(t, db2, "k")); after != before {
 					t.Errorf("a second reopen changed the events of test.k from %d to %d", before, after)
+				}
+			})
+		}
+	}
+}
+
+// TestChangesCappedDeleteKilled is TestChangesCappedUpdateKilled for
+// deletes (docs/capped.md, "Deletes"): after reopening, every document
+// gone has exactly one delete event and no other document has one; the
+// acknowledged deletes are gone, and the killed one is gone exactly when
+// the kill came after its tombstone was written.
+func TestChangesCappedDeleteKilled(t *testing.T) {
+	if testing.Short() {
+		t.Skip("spawns child processes")
+	}
+	t.Parallel()
+	const n = 10
+	for _, tc := range []struct {
+		failpoint string
+		written   bool
+	}{
+		{FailpointCappedUpdateIntent, false},
+		{FailpointCappedUpdateWritten, true},
+	} {
+		for _, killAt := range []int{1, 6} {
+			t.Run(fmt.Sprint(tc.failpoint, killAt), func(t *testing.T) {
+				db, _, dir := openChanges(t, Options{})
+				mustRun(t, db, "test", `{"create": "k", "capped": true, "size": 65536}`)
+				mustRun(t, db, "test", `{"createIndexes": "k", "indexes": [{"key": {"v": 1}, "name": "v_1"}]}`)
+				var docs []string
+				for i := 0; i < n; i++ {
+					docs = append(docs, fmt.Sprintf(`{"_id": %d, "v": %d}`, i, i))
+				}
+				mustRun(t, db, "test", `{"insert": "k", "documents": [`+strings.Join(docs, ",")+`]}`)
+				if err := db.Close(); err != nil {
+					t.Fatal(err)
+				}
+				acked, db := runCommitCrashChild(t, dir, tc.failpoint, killAt, fmt.Sprint("delete:", n))
+				if acked != killAt-2 {
+					t.Fatalf("last acknowledged delete %d, want %d", acked, killAt-2)
+				}
+				mustValidate(t, db, "test", "k")
+				deleted := map[int32]int{}
+				for _, e := range eventsOf(t, db, "k") {
+					if field(e, "operationType") == "delete" {
+						deleted[field(e, "documentKey._id").(int32)]++
+					}
+				}
+				present := map[int32]bool{}
+				for _, d := range findAll(t, db, "test", "k", bson.D{}) {
+					present[idOf(d).(int32)] = true
+				}
+				byV := findOpts(t, db.Database("test").Collection("k"), bson.D{{Key: "v", Value: bson.D{{Key: "$gte", Value: int32(0)}}}}, FindOptions{Hint: "v_1"})
+				if len(byV) != len(present) {
+					t.Errorf("v_1 finds %d documents, the collection holds %d", len(byV), len(present))
+				}
+				for id := int32(0); id < n; id++ {
+					gone := int(id) <= acked || int(id) == killAt-1 && tc.written
+					if present[id] == gone {
+						t.Errorf("_id %d present %v; should be gone: %v (acknowledged up to %d, killed in the delete of %d)", id, present[id], gone, acked, killAt-1)
+					}
+					want := 0
+					if !present[id] {
+						want = 1
+					}
+					if deleted[id] != want {
+						t.Errorf("_id %d (present %v) has %d delete events, want %d", id, present[id], deleted[id], want)
+					}
 				}
 			})
 		}

@@ -172,7 +172,7 @@ func cmdFind(ctx context.Context, db *DB, dbName string, cmd bson.D) (bson.D, er
 		batch, err = q.nextBatchArray(ctx, n, rawBatches(ctx), 0)
 	}
 	if err != nil {
-		return nil, err
+		return nil, executorError("find command", err)
 	}
 	var id int64
 	keepOpen := (o.Tailable && cur.tail.keepOpen()) || (!o.Tailable && !q.done && o.Limit >= 0)

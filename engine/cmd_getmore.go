@@ -70,7 +70,7 @@ func cmdGetMore(ctx context.Context, db *DB, dbName string, cmd bson.D) (bson.D,
 	}
 	if err != nil {
 		db.cursors.remove(id)
-		return nil, err
+		return nil, executorError("getMore", err)
 	}
 	if k := cur.killed.Load(); k != nil {
 		db.cursors.remove(id)

@@ -93,6 +93,11 @@ func (db *DB) findPlan(dbName, name string, filter bson.D, o FindOptions) (*coll
 		}
 	}
 	var srt *query.Sort
+	if o.Tailable && len(o.Sort) > 0 && (len(o.Sort) != 1 || o.Sort[0].Key != "$natural" || document.Compare(o.Sort[0].Value, int32(1)) != 0) {
+		// mongod checks this as it parses the find, before the sort
+		// itself and the collection (docs/tailable.md §8.1).
+		return nil, nil, nil, document.Errorf(document.CodeBadValue, "cannot use tailable option with a sort other than {$natural: 1}")
+	}
 	if len(o.Sort) > 0 {
 		if srt, err = query.ParseSort(o.Sort); err != nil {
 			return nil, nil, nil, err
@@ -118,13 +123,6 @@ func (db *DB) findPlan(dbName, name string, filter bson.D, o FindOptions) (*coll
 			// A time-series find runs as a $match, where $near is refused.
 			if err := refuseNear(f); err != nil {
 				return nil, nil, nil, err
-			}
-		}
-	}
-	if o.Tailable {
-		if srt != nil {
-			if dir, ok := srt.NaturalOrder(); !ok || dir != 1 {
-				return nil, nil, nil, document.Errorf(document.CodeBadValue, "error processing query: tailable cursor only supported with $natural: 1 sort, got %s", fmtValue(o.Sort))
 			}
 		}
 	}

@@ -36,7 +36,7 @@ type kind interface {
 	// canUpdate is nil when the kind's documents can be updated.
 	canUpdate() error
 	// canDelete is nil when c's documents can be deleted one by one
-	// (a capped collection's only leave by eviction, docs/capped.md).
+	// (not a view's).
 	canDelete(c *coll) error
 	// checkIndex refuses an index the kind cannot have, ix as parsed
 	// from its spec (a TTL index on a capped collection,
@@ -167,7 +167,8 @@ func (ordinaryKind) ttlTargets(c *coll) []ttlTarget {
 
 // cappedKind is a capped collection: its documents live in a
 // preallocated ring file (capped_*.go, package capped), oldest evicted
-// first (docs/capped.md §7). It has no TTL indexes
+// first (docs/capped.md §7); a delete leaves a tombstone in place
+// (capped_delete.go). It has no TTL indexes
 // (docs/ttl-indexes.md §1.4).
 type cappedKind struct{}
 
@@ -193,9 +194,7 @@ func (cappedKind) ridOfID(db *DB, c *coll, d bson.D) (uint64, error) {
 
 func (cappedKind) canUpdate() error { return nil }
 
-func (cappedKind) canDelete(c *coll) error {
-	return document.Errorf(document.CodeIllegalOperation, "cannot remove from a capped collection: %s", c.m().NS())
-}
+func (cappedKind) canDelete(*coll) error { return nil }
 
 func (cappedKind) checkIndex(ix *catalog.Index) error {
 	if ix.TTL {
@@ -210,8 +209,8 @@ func (cappedKind) update(db *DB, c *coll, rids []uint64, _ map[uint64][]byte, f 
 	return db.applyCappedUpdates(c, rids, f, u, now, returnNew)
 }
 
-func (cappedKind) delete(_ context.Context, _ *DB, c *coll, _ *query.Filter, _ DeleteSpec) (int64, error) {
-	return 0, cappedKind{}.canDelete(c)
+func (cappedKind) delete(ctx context.Context, db *DB, c *coll, f *query.Filter, s DeleteSpec) (int64, error) {
+	return db.deleteCapped(ctx, c, f, s)
 }
 
 func (cappedKind) buildIndexes(ctx context.Context, db *DB, c *coll, m *catalog.Coll, ixs []*catalog.Index) error {

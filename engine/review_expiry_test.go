@@ -477,8 +477,8 @@ func TestReviewExpiryCappedCursorOverrun(t *testing.T) {
 	checkCode(t, "overrun find cursor", err, document.CodeCappedPositionLost, "")
 }
 
-// SPEC 7.5: an update that changes the BSON size is 10003; one that
-// keeps it is applied in place.
+// SPEC 7.5: an update whose document no longer fits its record is
+// 10003; one that fits (same size, or smaller) is applied in place.
 func TestReviewExpiryCappedUpdateSize(t *testing.T) {
 	t.Parallel()
 	db, _ := openMem(t)
@@ -498,6 +498,8 @@ func TestReviewExpiryCappedUpdateSize(t *testing.T) {
 		`{"$set": {"a": 2}}`,
 		`{"_id": 2, "b": "xy", "a": 7}`,
 		`[{"$set": {"b": "zz"}}]`,
+		`{"$unset": {"b": 1}}`,
+		`{"$set": {"b": "x"}}`,
 	} {
 		r := mustRun(t, db, "test", fmt.Sprintf(`{"update": "c", "updates": [{"q": {"_id": 2}, "u": %s}]}`, u))
 		if _, bad := get(r, "writeErrors"); bad || field(r, "nModified") != int32(1) {
