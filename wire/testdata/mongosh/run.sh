@@ -49,7 +49,7 @@ export MONGOSH_NO_TELEMETRY=1
 # mongosh reads the user's settings (~/.mongodb/mongosh/config, such as
 # displayBatchSize); a home of its own keeps them out of the comparison.
 mkdir -p "$work/home"
-HOME="$work/home" "$mongosh" --quiet --norc "mongodb://$addr/test?serverSelectionTimeoutMS=10000" "$here/check.js" >"$work/out.txt" 2>&1 || {
+NO_COLOR=1 HOME="$work/home" "$mongosh" --quiet --norc "mongodb://$addr/test?serverSelectionTimeoutMS=10000" "$here/check.js" >"$work/out.txt" 2>&1 || {
 	echo "mongosh check: mongosh failed:"; cat "$work/out.txt"; exit 1
 }
 if ! diff -u "$here/expected.txt" "$work/out.txt"; then
@@ -57,13 +57,15 @@ if ! diff -u "$here/expected.txt" "$work/out.txt"; then
 	cat "$work/serve.log"
 	exit 1
 fi
+# mongosh's code frames (a syntax error's) are coloured whenever CI is
+# set in the environment, terminal or not: NO_COLOR keeps them plain.
 # The shell differential: shell.js through the real mongosh against the
 # server, and through ttlkv's own shell (eval -f) on a data directory of
 # its own; the two outputs must be the same.
 # Node's own warnings on standard error (the driver's "cursor.count is
 # deprecated") carry the process id and are not mongosh's: dropped.
 nodewarn='/^(node:[0-9]*) /d; /^(Use `node --trace-warnings/d'
-HOME="$work/home" "$mongosh" --quiet --norc "mongodb://$addr/test?serverSelectionTimeoutMS=10000" "$here/shell.js" >"$work/shell-mongosh-raw.txt" 2>&1 || {
+NO_COLOR=1 HOME="$work/home" "$mongosh" --quiet --norc "mongodb://$addr/test?serverSelectionTimeoutMS=10000" "$here/shell.js" >"$work/shell-mongosh-raw.txt" 2>&1 || {
 	echo "mongosh check: mongosh failed on shell.js:"; cat "$work/shell-mongosh-raw.txt"; exit 1
 }
 sed "$nodewarn" "$work/shell-mongosh-raw.txt" >"$work/shell-mongosh.txt"
@@ -82,7 +84,7 @@ tab=$(printf '\t')
 while IFS="$tab" read -r evaldb code; do
 	case "$evaldb" in '' | '#'*) continue ;; esac
 	# (set -e: a failing command ends the line with its exit code, not the script)
-	want=$(HOME="$work/home" "$mongosh" --quiet --norc "mongodb://$addr/$evaldb" --eval "$code" 2>&1 && echo "exit 0" || echo "exit $?")
+	want=$(NO_COLOR=1 HOME="$work/home" "$mongosh" --quiet --norc "mongodb://$addr/$evaldb" --eval "$code" 2>&1 && echo "exit 0" || echo "exit $?")
 	want=$(printf '%s\n' "$want" | sed "$nodewarn")
 	got=$("$work/ttlkv" eval --uri "mongodb://$addr/$evaldb" "$code" 2>&1 && echo "exit 0" || echo "exit $?")
 	if [ "$want" != "$got" ]; then
