@@ -728,7 +728,7 @@ func TestTimeseriesDropAndReopen(t *testing.T) {
 	}
 	mustValidate(t, db, "test", "w")
 	r := mustRun(t, db, "test", `{"collStats": "w"}`)
-	if field(r, "count") != int32(2) || field(r, "timeseries.bucketsNs") != "test.system.buckets.w" {
+	if field(r, "timeseries.bucketCount") != int32(2) || field(r, "timeseries.bucketsNs") != "test.system.buckets.w" {
 		t.Fatalf("collStats = %v", r)
 	}
 	mustRun(t, db, "test", `{"drop": "w"}`)
