@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/ttlkv/ttlkv/document"
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
 
@@ -55,4 +56,76 @@ func TestReviewTS29CollStatsShape(t *testing.T) {
 	}
 	st, _ := field(got[0], "storageStats").(bson.D)
 	check("$collStats storageStats", append(bson.D{{Key: "ns", Value: "test.w"}}, st...))
+}
+
+// mongod 7.0 runs an update of a time-series collection only when it is
+// multi, not an upsert, on a collection with a metaField, with a filter
+// naming only metaField paths (no $expr, no $where) and an operator
+// update changing only metaField paths; else the write error 72
+// InvalidOptions, checked in that order. findAndModify's update is never
+// multi, so it is the first refusal. Arbitrary updates sit behind
+// featureFlagTimeseriesUpdatesSupport, off in 7.0 (and 8.0). Read:
+// src/mongo/db/timeseries/timeseries_write_util.cpp
+// (updateRequestCheckFunction), src/mongo/db/timeseries/timeseries_update_delete_util.cpp
+// (translateQuery, translateUpdate), src/mongo/db/commands/find_and_modify.cpp
+// (the same check). ttlkv ran every one of them.
+func TestReviewTS29UpdateRules(t *testing.T) {
+	t.Parallel()
+	db := ts26Setup(t,
+		`{"_id": 1, "t": {"$date": "2026-11-22T10:00:00Z"}, "m": {"a": 1}, "v": 1}`,
+		`{"_id": 2, "t": {"$date": "2026-11-22T10:00:01Z"}, "m": {"a": 2}, "v": 2}`)
+	mustRun(t, db, "test", `{"create": "nometa", "timeseries": {"timeField": "t"}}`)
+	const (
+		nonMulti    = "Cannot perform a non-multi update on a time-series collection"
+		upsert      = "Cannot perform an upsert on a time-series collection"
+		noMeta      = "Cannot perform an update on a time-series collection that does not have a metaField"
+		queryField  = "Cannot perform an update or delete on a time-series collection when querying on a field that is not the metaField 'm'"
+		updateField = "Cannot perform an update on a time-series collection which updates a field that is not the metaField 'm'"
+	)
+	cases := []struct{ coll, stmt, msg string }{
+		{"w", `{"q": {"m.a": 1}, "u": {"$set": {"m.b": 1}}}`, nonMulti},
+		{"w", `{"q": {"m.a": 1}, "u": {"$set": {"m.b": 1}}, "multi": true, "upsert": true}`, upsert},
+		{"nometa", `{"q": {}, "u": {"$set": {"x": 1}}, "multi": true}`, noMeta},
+		{"w", `{"q": {"v": 1}, "u": {"$set": {"m.b": 1}}, "multi": true}`, queryField},
+		{"w", `{"q": {"_id": 1}, "u": {"$set": {"m.b": 1}}, "multi": true}`, queryField},
+		{"w", `{"q": {"$and": [{"m.a": 1}, {"t": {"$gt": {"$date": "2020-01-01T00:00:00Z"}}}]}, "u": {"$set": {"m.b": 1}}, "multi": true}`, queryField},
+		{"w", `{"q": {"$expr": {"$eq": ["$m.a", 1]}}, "u": {"$set": {"m.b": 1}}, "multi": true}`, "Cannot use $expr when performing an update or delete on a time-series collection"},
+		{"w", `{"q": {"m.a": 1}, "u": {"$set": {"v": 5}}, "multi": true}`, updateField},
+		{"w", `{"q": {"m.a": 1}, "u": {"$rename": {"m.a": "x"}}, "multi": true}`, updateField},
+		{"w", `{"q": {"m.a": 1}, "u": [{"$set": {"m.b": 1}}], "multi": true}`, "Cannot perform an update on a time-series collection using a pipeline update"},
+	}
+	for _, c := range cases {
+		r := mustRun(t, db, "test", `{"update": "`+c.coll+`", "updates": [`+c.stmt+`]}`)
+		if field(r, "writeErrors.0.code") != int32(72) || field(r, "writeErrors.0.errmsg") != c.msg {
+			t.Errorf("%s on %s: %v, want 72 %q", c.stmt, c.coll, r, c.msg)
+		}
+	}
+	_, err := run(t, db, "test", `{"findAndModify": "w", "query": {"m.a": 1}, "update": {"$set": {"m.b": 1}}}`)
+	checkCode(t, "findAndModify update", err, document.CodeInvalidOptions, nonMulti)
+
+	// What 7.0 runs: a multi update on the metaField, and any delete.
+	r := mustRun(t, db, "test", `{"update": "w", "updates": [{"q": {"$or": [{"m.a": 1}, {"m": {"a": 2}}]}, "u": {"$set": {"m.b": 1}, "$rename": {"m.a": "m.c"}}, "multi": true}]}`)
+	if field(r, "n") != int32(2) || field(r, "nModified") != int32(2) {
+		t.Errorf("metaField update: %v, want n 2 nModified 2", r)
+	}
+	if got := findAll(t, db, "test", "w", bson.D{{Key: "m.b", Value: int32(1)}, {Key: "m.c", Value: int32(2)}}); len(got) != 1 || field(got[0], "v") != int32(2) {
+		t.Errorf("after the metaField update: %v", got)
+	}
+	r = mustRun(t, db, "test", `{"findAndModify": "w", "query": {"v": 1}, "remove": true}`)
+	if field(r, "value.v") != int32(1) {
+		t.Errorf("findAndModify remove: %v", r)
+	}
+}
+
+// An updater given TimeseriesArbitraryUpdates (mongod's
+// featureFlagTimeseriesUpdatesSupport) runs what 7.0 refuses.
+func TestReviewTS29ArbitraryUpdatesOption(t *testing.T) {
+	t.Parallel()
+	db, _ := openMemTSUpdates(t)
+	mustRun(t, db, "test", `{"create": "w", "timeseries": {"timeField": "t", "metaField": "m"}}`)
+	mustInsertTS(t, db, "w", `{"_id": 1, "t": {"$date": "2026-11-22T10:00:00Z"}, "m": 1, "v": 1}`)
+	r := mustRun(t, db, "test", `{"update": "w", "updates": [{"q": {"v": 1}, "u": {"$set": {"v": 2}}}]}`)
+	if field(r, "nModified") != int32(1) {
+		t.Errorf("updateOne on a measurement field with the option: %v", r)
+	}
 }

@@ -352,7 +352,7 @@ func TestTimeseriesReadsAndDeletes(t *testing.T) {
 		t.Fatalf("count after insert = %d", n)
 	}
 	// Updates work too (docs/timeseries.md §6.9; timeseries_update_test.go).
-	r = mustRun(t, db, "test", `{"update": "w", "updates": [{"q": {}, "u": {"$set": {"v": 1}}, "multi": true}]}`)
+	r = mustRun(t, db, "test", `{"update": "w", "updates": [{"q": {}, "u": {"$set": {"m.v": 1}}, "multi": true}]}`)
 	if field(r, "n") != int32(480-240-7) || field(r, "nModified") != int32(480-240-7) {
 		t.Fatalf("update on a time-series collection: %v", r)
 	}

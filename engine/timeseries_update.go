@@ -98,6 +98,15 @@ func (db *DB) tsFirstInOrder(ctx context.Context, c *coll, filter bson.D, f *que
 // srt, set by findAndModify, chooses the measurement a single update
 // changes; returnNew asks for it after the change rather than before.
 func (db *DB) updateTimeseries(ctx context.Context, c *coll, s UpdateSpec, f *query.Filter, u *query.Update, srt *query.Sort, returnNew bool) (*UpdateResult, bson.D, error) {
+	t, err := decodeTSMeta(c.m())
+	if err != nil {
+		return nil, nil, err
+	}
+	if !db.opts.TimeseriesArbitraryUpdates {
+		if err := tsCheckUpdate(s, t.opts.MetaField); err != nil {
+			return nil, nil, err
+		}
+	}
 	if s.Hint != nil {
 		// The user's indexes name the hint (docs/timeseries.md §6.9); the
 		// buckets are chosen by the bucket filter whatever it names.
