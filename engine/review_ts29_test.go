@@ -153,3 +153,17 @@ func TestReviewTS29MetaUpdateCounts(t *testing.T) {
 		}
 	}
 }
+
+// explain of an update or a findAndModify update on a time-series
+// collection runs the same checks as the write: 72 for what 7.0 refuses.
+// Read: src/mongo/db/commands/find_and_modify.cpp (explain calls
+// updateRequestCheckFunction); inferred, not read, for the update
+// command's explain. ttlkv explained them.
+func TestReviewTS29ExplainUpdateChecked(t *testing.T) {
+	t.Parallel()
+	db := ts26Setup(t, `{"t": {"$date": "2026-11-22T10:00:00Z"}, "m": "a", "v": 1}`)
+	ts26Code(t, db, "test", `{"explain": {"update": "w", "updates": [{"q": {"v": 1}, "u": {"$set": {"v": 2}}, "multi": true}]}}`, document.CodeInvalidOptions)
+	ts26Code(t, db, "test", `{"explain": {"findAndModify": "w", "query": {"m": "a"}, "update": {"$set": {"m": "b"}}}}`, document.CodeInvalidOptions)
+	mustRun(t, db, "test", `{"explain": {"update": "w", "updates": [{"q": {"m": "a"}, "u": {"$set": {"m": "b"}}, "multi": true}]}}`)
+	mustRun(t, db, "test", `{"explain": {"findAndModify": "w", "query": {"v": 1}, "remove": true}}`)
+}
