@@ -14,7 +14,9 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
 
-// Updates of time-series collections (docs/timeseries.md §6.9). An
+// Updates of time-series collections (docs/timeseries.md §6.9). Unless
+// Options.TimeseriesArbitraryUpdates is set, tsCheckUpdate first refuses
+// what mongod 7.0 refuses (timeseries_update_rules.go). An
 // update statement unpacks the buckets its filter may touch, applies
 // the update to each matching measurement and packs the result again,
 // in one transaction per group of buckets:
