@@ -167,3 +167,42 @@ func TestReviewTS29ExplainUpdateChecked(t *testing.T) {
 	mustRun(t, db, "test", `{"explain": {"update": "w", "updates": [{"q": {"m": "a"}, "u": {"$set": {"m": "b"}}, "multi": true}]}}`)
 	mustRun(t, db, "test", `{"explain": {"findAndModify": "w", "query": {"v": 1}, "remove": true}}`)
 }
+
+// Measurements share a bucket only when their metas are the same BSON
+// value (after field order is normalized): 1, 1.0 and a long 1 are three
+// buckets, and each measurement reads back with the meta it was inserted
+// with, type included. Read: src/mongo/db/timeseries/bucket_catalog/bucket_metadata.cpp
+// (equality by binaryEqualValues), jstests/core/timeseries/write/timeseries_metadata.js
+// ("only measurements with a binary identical meta field are included in
+// the same bucket"). ttlkv bucketed by value, so m 1.0 read back as the
+// int 1 of the bucket it joined, {x: 1} as {x: 1.0}, a symbol as a
+// string.
+func TestReviewTS29MetaTypesKept(t *testing.T) {
+	t.Parallel()
+	db := ts26Setup(t,
+		`{"_id": 1, "t": {"$date": "2025-01-01T00:00:00Z"}, "m": {"$numberInt": "1"}}`,
+		`{"_id": 2, "t": {"$date": "2025-01-01T00:00:01Z"}, "m": {"$numberDouble": "1.0"}}`,
+		`{"_id": 3, "t": {"$date": "2025-01-01T00:00:02Z"}, "m": {"$numberLong": "1"}}`,
+		`{"_id": 4, "t": {"$date": "2025-01-01T00:00:03Z"}, "m": {"x": {"$numberDouble": "1.0"}}}`,
+		`{"_id": 5, "t": {"$date": "2025-01-01T00:00:04Z"}, "m": {"x": {"$numberInt": "1"}}}`,
+		`{"_id": 6, "t": {"$date": "2025-01-01T00:00:05Z"}, "m": "a"}`,
+		`{"_id": 7, "t": {"$date": "2025-01-01T00:00:06Z"}, "m": {"$symbol": "a"}}`)
+	want := map[int32]any{1: int32(1), 2: 1.0, 3: int64(1), 4: 1.0, 5: int32(1), 6: "a", 7: bson.Symbol("a")}
+	for _, d := range findAll(t, db, "test", "w", bson.D{}) {
+		id, _ := field(d, "_id").(int32)
+		got := field(d, "m")
+		if id == 4 || id == 5 {
+			got = field(d, "m.x")
+		}
+		if fmt.Sprintf("%T %v", got, got) != fmt.Sprintf("%T %v", want[id], want[id]) {
+			t.Errorf("_id %d reads back m %T %v, want %T %v", id, got, got, want[id], want[id])
+		}
+	}
+	if n := len(findAll(t, db, "test", "system.buckets.w", bson.D{})); n != 7 {
+		t.Errorf("%d buckets, want 7 (one per distinct BSON meta)", n)
+	}
+	// A filter still matches by value across types.
+	if n := len(findAll(t, db, "test", "w", bson.D{{Key: "m", Value: int32(1)}})); n != 3 {
+		t.Errorf("find {m: 1} matched %d, want 3", n)
+	}
+}

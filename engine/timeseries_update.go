@@ -344,7 +344,7 @@ func tsRepack(o ts.Options, b *ts.Bucket, ms []bson.D) (*ts.Bucket, []bson.D, er
 		if err != nil {
 			return nil, nil, err
 		}
-		sameMeta := hasMeta == b.HasMeta && (!hasMeta || document.Compare(meta, b.Meta) == 0)
+		sameMeta := ts.SameMeta(hasMeta, meta, b.HasMeta, b.Meta)
 		if !sameMeta || t < b.MinTime || uint64(t)-uint64(b.MinTime) >= span {
 			move = append(move, x)
 			continue
