@@ -206,3 +206,35 @@ func TestReviewTS29MetaTypesKept(t *testing.T) {
 		t.Errorf("find {m: 1} matched %d, want 3", n)
 	}
 }
+
+// A metaField update changes the meta of the buckets in place: each
+// keeps its _id and control.min time (so its expiry instant), as mongod
+// 7.0 runs it, an update of the buckets' meta. Read:
+// src/mongo/db/timeseries/timeseries_update_delete_util.cpp (translateUpdate:
+// the update renamed onto "meta", run on the buckets collection). ttlkv
+// moved the measurements to new buckets whose min was rounded from their
+// first time.
+func TestReviewTS29MetaUpdateKeepsBuckets(t *testing.T) {
+	t.Parallel()
+	db := ts26Setup(t,
+		`{"_id": 1, "t": {"$date": "2026-11-22T10:00:30Z"}, "m": {"a": 1}, "v": 1}`,
+		`{"_id": 2, "t": {"$date": "2026-11-22T10:20:00Z"}, "m": {"a": 1}, "v": 2}`,
+		`{"_id": 3, "t": {"$date": "2026-11-22T10:05:00Z"}, "m": {"a": 2}, "v": 3}`)
+	before := findAll(t, db, "test", "system.buckets.w", bson.D{{Key: "meta.a", Value: int32(1)}})
+	mustRun(t, db, "test", `{"delete": "w", "deletes": [{"q": {"_id": 1}, "limit": 0}]}`)
+	mustRun(t, db, "test", `{"update": "w", "updates": [{"q": {"m.a": 1}, "u": {"$set": {"m.b": "x"}}, "multi": true}]}`)
+	after := findAll(t, db, "test", "system.buckets.w", bson.D{{Key: "meta.b", Value: "x"}})
+	if len(before) != 1 || len(after) != 1 {
+		t.Fatalf("buckets before %v, after %v", before, after)
+	}
+	if !document.Equal(field(after[0], "_id"), field(before[0], "_id")) || !document.Equal(field(after[0], "control.min.t"), field(before[0], "control.min.t")) {
+		t.Errorf("bucket after the meta update %v, want _id and control.min.t of %v", after[0], before[0])
+	}
+	if n := len(findAll(t, db, "test", "system.buckets.w", bson.D{})); n != 2 {
+		t.Errorf("%d buckets, want 2", n)
+	}
+	mustValidate(t, db, "test", "w")
+	if got := findAll(t, db, "test", "w", bson.D{{Key: "m.b", Value: "x"}}); len(got) != 1 || field(got[0], "v") != int32(2) {
+		t.Errorf("find {m.b: x} = %v", got)
+	}
+}

@@ -334,10 +334,21 @@ func tsEncodeBucket(o ts.Options, b *ts.Bucket) (bson.D, []byte, error) {
 // a time in b's range, room left), in their order, and the rest, which
 // must move to other buckets. The rebuilt bucket keeps b's _id and min
 // time (as a delete does, docs/timeseries.md §6.4); it is nil when
-// nothing stays.
+// nothing stays. When every measurement has the same new meta (a
+// metaField update) the rebuilt bucket takes that meta.
 func tsRepack(o ts.Options, b *ts.Bucket, ms []bson.D) (*ts.Bucket, []bson.D, error) {
 	span := uint64(o.BucketMaxSpanSeconds) * 1000
-	nb := ts.NewBucketLike(o, b)
+	like := b
+	if h, meta, ok := tsCommonMeta(o, ms); ok && !ts.SameMeta(h, meta, b.HasMeta, b.Meta) {
+		// Every measurement got the same new meta (a metaField update,
+		// mongod 7.0's only kind): the bucket keeps its _id and min time
+		// under the new meta, as mongod updates a bucket's meta in place.
+		nl := *b
+		nl.Meta, nl.HasMeta = meta, h
+		like = &nl
+	}
+	nb := ts.NewBucketLike(o, like)
+	b = like
 	var move []bson.D
 	for _, x := range ms {
 		t, meta, hasMeta, err := o.Split(x)
@@ -361,6 +372,22 @@ func tsRepack(o ts.Options, b *ts.Bucket, ms []bson.D) (*ts.Bucket, []bson.D, er
 		return nil, move, nil
 	}
 	return nb, move, nil
+}
+
+// tsCommonMeta returns the meta all of ms share, if they do.
+func tsCommonMeta(o ts.Options, ms []bson.D) (hasMeta bool, meta any, ok bool) {
+	for i, x := range ms {
+		_, m, h, err := o.Split(x)
+		if err != nil {
+			return false, nil, false
+		}
+		if i == 0 {
+			hasMeta, meta = h, m
+		} else if !ts.SameMeta(hasMeta, meta, h, m) {
+			return false, nil, false
+		}
+	}
+	return hasMeta, meta, len(ms) > 0
 }
 
 // tsFindOneAndDelete is findAndModify's remove on time-series
