@@ -238,3 +238,31 @@ func TestReviewTS29MetaUpdateKeepsBuckets(t *testing.T) {
 		t.Errorf("find {m.b: x} = %v", got)
 	}
 }
+
+// A refused statement is a write error of its own: an ordered update
+// stops there, an unordered one runs the statements after it. Read:
+// jstests/core/timeseries/write/timeseries_update_arbitrary_updates_not_enabled.js
+// ("Multiple updates, ordered/unordered: Modify the metaField, a field
+// that is not the metaField, and the metaField": n 1, d 8 ordered; n 2,
+// d 15 unordered). Held with the 7.0 rules as added; kept as their
+// guard.
+func TestReviewTS29RefusedStatementOrdering(t *testing.T) {
+	t.Parallel()
+	for _, ordered := range []bool{true, false} {
+		db := ts26Setup(t, `{"_id": 2, "t": {"$date": "2021-07-12T16:00:00Z"}, "m": {"c": "C", "d": 2}, "f": [{"k": "K", "v": "V"}]}`)
+		r := mustRun(t, db, "test", fmt.Sprintf(`{"update": "w", "ordered": %v, "updates": [
+			{"q": {"m": {"c": "C", "d": 2}}, "u": {"$inc": {"m.d": 6}}, "multi": true},
+			{"q": {"m": {"c": "C", "d": 8}}, "u": {"$set": {"f1.0": "f2"}}, "multi": true},
+			{"q": {"m": {"c": "C", "d": 8}}, "u": {"$inc": {"m.d": 7}}, "multi": true}]}`, ordered))
+		wantN, wantD := int32(2), int32(15)
+		if ordered {
+			wantN, wantD = 1, 8
+		}
+		if field(r, "n") != wantN || field(r, "writeErrors.0.index") != int32(1) || field(r, "writeErrors.0.code") != int32(72) {
+			t.Errorf("ordered %v: %v, want n %d and a 72 at index 1", ordered, r, wantN)
+		}
+		if got := findAll(t, db, "test", "w", bson.D{}); len(got) != 1 || field(got[0], "m.d") != wantD {
+			t.Errorf("ordered %v: %v, want m.d %d", ordered, got, wantD)
+		}
+	}
+}
