@@ -91,7 +91,9 @@ func cmdDBStats(_ context.Context, db *DB, dbName string, cmd bson.D) (bson.D, e
 	colls, views := 0, 0
 	indexes := 0
 	for _, c := range db.collsOf(dbName) {
-		if c.m().Kind == catalog.KindView {
+		if k := c.m().Kind; k == catalog.KindView || k == catalog.KindTimeseries {
+			// A time-series collection is a view over its buckets
+			// collection, which is counted on its own.
 			views++
 			continue
 		}

@@ -266,3 +266,24 @@ func TestReviewTS29RefusedStatementOrdering(t *testing.T) {
 		}
 	}
 }
+
+// dbStats counts a time-series collection as mongod does, as a view
+// (mongod keeps it in system.views) whose data is its buckets
+// collection's, counted once: objects are buckets. Read:
+// src/mongo/db/commands/dbcommands_d.cpp (dbStats: views from the view
+// catalog, sizes from the collections). ttlkv counted it as a collection
+// too, adding the buckets' size twice.
+func TestReviewTS29DBStatsCountsViewOnce(t *testing.T) {
+	t.Parallel()
+	db := ts26Setup(t,
+		`{"t": {"$date": "2025-01-01T00:00:00Z"}, "m": "a", "v": 1}`,
+		`{"t": {"$date": "2025-01-01T00:00:01Z"}, "m": "a", "v": 2}`)
+	st := mustRun(t, db, "test", `{"collStats": "system.buckets.w"}`)
+	r := mustRun(t, db, "test", `{"dbStats": 1}`)
+	if field(r, "collections") != int64(1) || field(r, "views") != int64(1) || field(r, "objects") != int64(1) {
+		t.Errorf("dbStats = %v, want collections 1 (the buckets), views 1, objects 1", r)
+	}
+	if fmt.Sprint(field(r, "dataSize")) != fmt.Sprint(field(st, "size")) {
+		t.Errorf("dbStats dataSize %v, want the buckets' size %v", field(r, "dataSize"), field(st, "size"))
+	}
+}
