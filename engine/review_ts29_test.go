@@ -90,6 +90,8 @@ func TestReviewTS29UpdateRules(t *testing.T) {
 		{"w", `{"q": {"_id": 1}, "u": {"$set": {"m.b": 1}}, "multi": true}`, queryField},
 		{"w", `{"q": {"$and": [{"m.a": 1}, {"t": {"$gt": {"$date": "2020-01-01T00:00:00Z"}}}]}, "u": {"$set": {"m.b": 1}}, "multi": true}`, queryField},
 		{"w", `{"q": {"$expr": {"$eq": ["$m.a", 1]}}, "u": {"$set": {"m.b": 1}}, "multi": true}`, "Cannot use $expr when performing an update or delete on a time-series collection"},
+		{"w", `{"q": {"$jsonSchema": {"required": ["m", "t"]}}, "u": {"$set": {"m.b": 1}}, "multi": true}`, queryField},
+		{"w", `{"q": {"$jsonSchema": {"required": ["m"], "properties": {"v": {}}}}, "u": {"$set": {"m.b": 1}}, "multi": true}`, queryField},
 		{"w", `{"q": {"m.a": 1}, "u": {"$set": {"v": 5}}, "multi": true}`, updateField},
 		{"w", `{"q": {"m.a": 1}, "u": {"$rename": {"m.a": "x"}}, "multi": true}`, updateField},
 		{"w", `{"q": {"m.a": 1}, "u": [{"$set": {"m.b": 1}}], "multi": true}`, "Cannot perform an update on a time-series collection using a pipeline update"},
@@ -104,7 +106,11 @@ func TestReviewTS29UpdateRules(t *testing.T) {
 	checkCode(t, "findAndModify update", err, document.CodeInvalidOptions, nonMulti)
 
 	// What 7.0 runs: a multi update on the metaField, and any delete.
-	r := mustRun(t, db, "test", `{"update": "w", "updates": [{"q": {"$or": [{"m.a": 1}, {"m": {"a": 2}}]}, "u": {"$set": {"m.b": 1}, "$rename": {"m.a": "m.c"}}, "multi": true}]}`)
+	r := mustRun(t, db, "test", `{"update": "w", "updates": [{"q": {"$jsonSchema": {"required": ["m"], "properties": {"m": {"required": ["a"]}}}}, "u": {"$set": {"m.j": 1}}, "multi": true}]}`)
+	if field(r, "n") != int32(2) {
+		t.Errorf("update with a $jsonSchema on the metaField: %v, want n 2", r)
+	}
+	r = mustRun(t, db, "test", `{"update": "w", "updates": [{"q": {"$or": [{"m.a": 1}, {"m": {"a": 2, "j": 1}}]}, "u": {"$set": {"m.b": 1}, "$rename": {"m.a": "m.c"}}, "multi": true}]}`)
 	if field(r, "n") != int32(2) || field(r, "nModified") != int32(2) {
 		t.Errorf("metaField update: %v, want n 2 nModified 2", r)
 	}
