@@ -157,10 +157,12 @@ func openBadger(tb testing.TB, dir string) *badger.DB {
 	return db
 }
 
-// openEngine opens ttlkv in dir with the monitor off and the fake clock.
+// openEngine opens ttlkv in dir with the monitor off and the fake clock,
+// taking any update of a time-series collection (BenchmarkTimeseriesUpdate
+// measures updateOne and updates on the time field).
 func openEngine(tb testing.TB, dir string, clk *fakeClock) *engine.DB {
 	tb.Helper()
-	db, err := engine.Open(dir, engine.Options{Clock: clk.Now, DisableTTLMonitor: true,
+	db, err := engine.Open(dir, engine.Options{Clock: clk.Now, DisableTTLMonitor: true, TimeseriesArbitraryUpdates: true,
 		MemoryBudget: int64(envInt("TTLKV_BENCH_MEMORY_BUDGET", 0))})
 	if err != nil {
 		tb.Fatalf("engine open: %v", err)

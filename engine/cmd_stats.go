@@ -51,16 +51,23 @@ func (db *DB) collStatsDoc(c *coll, scale int64) bson.D {
 	// As MongoDB's collStats (src/mongo/db/stats/storage_stats.cpp):
 	// count, size, storageSize, totalIndexSize and indexSizes through
 	// appendNumber; avgObjSize and nindexes are ints.
-	d := bson.D{{Key: "ns", Value: m.NS()}, {Key: "count", Value: int32OrLong(st.count)}, {Key: "size", Value: int32OrLong(st.size / scale)}}
-	if st.count > 0 { // mongod leaves it out of an empty collection's
-		d = append(d, bson.E{Key: "avgObjSize", Value: int32(avg)})
+	// A time-series collection has no count nor avgObjSize: its
+	// timeseries section (bucketCount, avgBucketSize) stands where they
+	// stand for any other collection.
+	d := bson.D{{Key: "ns", Value: m.NS()}}
+	if m.Kind == catalog.KindTimeseries {
+		d = append(d, bson.E{Key: "size", Value: int32OrLong(st.size / scale)})
+		d = append(d, db.timeseriesStatsFields(c)...)
+	} else {
+		d = append(d, bson.E{Key: "count", Value: int32OrLong(st.count)}, bson.E{Key: "size", Value: int32OrLong(st.size / scale)})
+		if st.count > 0 { // mongod leaves it out of an empty collection's
+			d = append(d, bson.E{Key: "avgObjSize", Value: int32(avg)})
+		}
 	}
 	d = append(d, bson.E{Key: "storageSize", Value: int32OrLong(st.size / scale)},
 		bson.E{Key: "nindexes", Value: int32(len(m.Indexes))}, bson.E{Key: "totalIndexSize", Value: int32OrLong(total / scale)},
 		bson.E{Key: "indexSizes", Value: sizes}, bson.E{Key: "capped", Value: m.Kind == catalog.KindCapped})
-	if m.Kind == catalog.KindTimeseries {
-		d = append(d, db.timeseriesStatsFields(c)...)
-	} else {
+	if m.Kind != catalog.KindTimeseries {
 		d = append(d, db.specialStatsFields(c, scale)...)
 	}
 	return append(d, bson.E{Key: "totalSize", Value: int32OrLong((st.size + total) / scale)},
@@ -84,7 +91,9 @@ func cmdDBStats(_ context.Context, db *DB, dbName string, cmd bson.D) (bson.D, e
 	colls, views := 0, 0
 	indexes := 0
 	for _, c := range db.collsOf(dbName) {
-		if c.m().Kind == catalog.KindView {
+		if k := c.m().Kind; k == catalog.KindView || k == catalog.KindTimeseries {
+			// A time-series collection is a view over its buckets
+			// collection, which is counted on its own.
 			views++
 			continue
 		}

@@ -271,7 +271,7 @@ func TestCollationPartialIndex(t *testing.T) {
 // same answers as an ordinary collection holding the same documents.
 func TestCollationTimeseries(t *testing.T) {
 	t.Parallel()
-	db, clk := openMem(t)
+	db, clk := openMemTSUpdates(t)
 	mustRun(t, db, "test", `{"create": "w", "timeseries": {"timeField": "t", "metaField": "m"}, "collation": {"locale": "simple"}}`)
 	at := clk.Now().Add(-time.Hour)
 	var docs []string
@@ -323,7 +323,7 @@ func TestCollationTimeseries(t *testing.T) {
 // (MongoDB's timeseries_nondefault_collation.js).
 func TestCollationTimeseriesDefault(t *testing.T) {
 	t.Parallel()
-	db, clk := openMem(t)
+	db, clk := openMemTSUpdates(t)
 	mustRun(t, db, "test", `{"create": "w", "timeseries": {"timeField": "t", "metaField": "m"}, "collation": {"locale": "en", "strength": 2}}`)
 	r := mustRun(t, db, "test", `{"listCollections": 1, "filter": {"name": "w"}}`)
 	if loc := field(firstBatch(t, r)[0], "options.collation.locale"); loc != "en" {

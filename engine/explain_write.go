@@ -69,6 +69,16 @@ func (db *DB) explainWrite(dbName, name string, inner bson.D) (*writeExplain, er
 			return nil, err
 		}
 		ex.u, ex.upsert = u, s.Upsert
+		if c := db.lookup(dbName, name); c != nil && c.m().Kind == catalog.KindTimeseries && !db.opts.TimeseriesArbitraryUpdates {
+			// mongod checks an explained update as it checks one it runs.
+			t, err := decodeTSMeta(c.m())
+			if err != nil {
+				return nil, err
+			}
+			if err := tsCheckUpdate(s, t.opts.MetaField); err != nil {
+				return nil, err
+			}
+		}
 	}
 	_, p, q, err := db.findPlan(dbName, name, s.Filter, FindOptions{Sort: sortD, Limit: limit, Hint: s.Hint, Collation: s.Collation})
 	if err != nil {

@@ -276,3 +276,15 @@ func mustValidate(t *testing.T, db *DB, dbName, coll string) *ValidateResult {
 	}
 	return r
 }
+
+// tsArbitraryUpdates makes openTestWith's DB take any update of a
+// time-series collection (Options.TimeseriesArbitraryUpdates), for the
+// tests of the re-packing machinery behind them.
+func tsArbitraryUpdates(o *Options) { o.TimeseriesArbitraryUpdates = true }
+
+// openMemTSUpdates is openMem with tsArbitraryUpdates.
+func openMemTSUpdates(t *testing.T) (*DB, *fakeClock) {
+	t.Helper()
+	db, clk, _ := openTestWith(t, func(o *Options) { inMemory(o); tsArbitraryUpdates(o) })
+	return db, clk
+}

@@ -155,7 +155,7 @@ func TestReplyNumberTypes(t *testing.T) {
 	mustRun(t, db, "test", `{"create": "w", "timeseries": {"timeField": "t", "metaField": "m"}}`)
 	insertDocs(t, db, "w", bson.D{{Key: "t", Value: dt(now)}, {Key: "m", Value: "a"}})
 	r = mustRun(t, db, "test", `{"collStats": "w"}`)
-	wantInt32(t, "collStats time-series", r, "count", "timeseries.bucketCount", "timeseries.avgBucketSize")
+	wantInt32(t, "collStats time-series", r, "size", "timeseries.bucketCount", "timeseries.avgBucketSize")
 
 	// serverStatus counters stay 64-bit, as MongoDB's Counter64
 	// (docs/ttl-monitor.md §3.4): mongosh shows them as Long.

@@ -53,6 +53,15 @@ type Options struct {
 	// (docs/javascript.md). Default false: scripting is on.
 	NoScripting bool
 
+	// TimeseriesArbitraryUpdates lets updates and findAndModify on a
+	// time-series collection take any filter and any update (single,
+	// upsert, replacement, pipeline), as mongod does with its
+	// featureFlagTimeseriesUpdatesSupport on. Default false: mongod
+	// 7.0's rules, a multi update filtering on and changing only the
+	// metaField, anything else 72 InvalidOptions (docs/timeseries.md
+	// §6.9). Deletes take any filter either way.
+	TimeseriesArbitraryUpdates bool
+
 	// MemoryBudget is the memory the storage layer's own structures may
 	// take: Badger's memtables, block and index caches and concurrent
 	// compactions are sized from it (lsm.Options.MemoryBudget). Default

@@ -332,13 +332,12 @@ func (db *DB) timeseriesStats(c *coll) collStatsInfo {
 		}
 		return nil
 	})
-	_ = t
 	return st
 }
 
 // timeseriesStatsFields is collStats' timeseries sub-document.
 func (db *DB) timeseriesStatsFields(c *coll) bson.D {
-	t, bc, err := db.tsParts(c)
+	_, bc, err := db.tsParts(c)
 	if err != nil || bc == nil {
 		return nil
 	}
@@ -361,14 +360,11 @@ func (db *DB) timeseriesStatsFields(c *coll) bson.D {
 		}
 		return nil
 	})
-	var avg int64
-	if buckets > 0 {
-		avg = bytes / buckets
+	sec := bson.D{{Key: "bucketsNs", Value: bc.m().NS()}, {Key: "bucketCount", Value: int32OrLong(buckets)}}
+	if buckets > 0 { // as mongod, left out while there is no bucket
+		sec = append(sec, bson.E{Key: "avgBucketSize", Value: int32(bytes / buckets)})
 	}
-	return bson.D{{Key: "timeseries", Value: bson.D{
-		{Key: "bucketsNs", Value: bc.m().NS()}, {Key: "bucketCount", Value: int32OrLong(buckets)},
-		{Key: "avgBucketSize", Value: int32(avg)}, {Key: "timeField", Value: t.opts.TimeField},
-	}}}
+	return bson.D{{Key: "timeseries", Value: sec}}
 }
 
 // timeseriesIndexes renders listIndexes for a time-series collection:

@@ -96,15 +96,16 @@ func TestTimeseriesDeltas(t *testing.T) {
 	}
 	// The buckets collection shows merged buckets.
 	var total int32
-	for _, b := range tsBucketDocs(t, db, "w", "t") {
+	bucketDocs := tsBucketDocs(t, db, "w", "t")
+	for _, b := range bucketDocs {
 		total += bucketCount(b)
 	}
 	if total != int32(inserted) {
 		t.Fatalf("bucket documents count %d measurements, want %d", total, inserted)
 	}
 	r := mustRun(t, db, "test", `{"collStats": "w"}`)
-	if field(r, "count") != int32(inserted) {
-		t.Fatalf("collStats count %v, want %d", field(r, "count"), inserted)
+	if field(r, "timeseries.bucketCount") != int32(len(bucketDocs)) {
+		t.Fatalf("collStats bucketCount %v, want %d", field(r, "timeseries.bucketCount"), len(bucketDocs))
 	}
 	mustValidate(t, db, "test", "w")
 

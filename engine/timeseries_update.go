@@ -14,7 +14,9 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
 
-// Updates of time-series collections (docs/timeseries.md §6.9). An
+// Updates of time-series collections (docs/timeseries.md §6.9). Unless
+// Options.TimeseriesArbitraryUpdates is set, tsCheckUpdate first refuses
+// what mongod 7.0 refuses (timeseries_update_rules.go). An
 // update statement unpacks the buckets its filter may touch, applies
 // the update to each matching measurement and packs the result again,
 // in one transaction per group of buckets:
@@ -98,6 +100,15 @@ func (db *DB) tsFirstInOrder(ctx context.Context, c *coll, filter bson.D, f *que
 // srt, set by findAndModify, chooses the measurement a single update
 // changes; returnNew asks for it after the change rather than before.
 func (db *DB) updateTimeseries(ctx context.Context, c *coll, s UpdateSpec, f *query.Filter, u *query.Update, srt *query.Sort, returnNew bool) (*UpdateResult, bson.D, error) {
+	t, err := decodeTSMeta(c.m())
+	if err != nil {
+		return nil, nil, err
+	}
+	if !db.opts.TimeseriesArbitraryUpdates {
+		if err := tsCheckUpdate(s, t.opts.MetaField); err != nil {
+			return nil, nil, err
+		}
+	}
 	if s.Hint != nil {
 		// The user's indexes name the hint (docs/timeseries.md §6.9); the
 		// buckets are chosen by the bucket filter whatever it names.
@@ -323,17 +334,28 @@ func tsEncodeBucket(o ts.Options, b *ts.Bucket) (bson.D, []byte, error) {
 // a time in b's range, room left), in their order, and the rest, which
 // must move to other buckets. The rebuilt bucket keeps b's _id and min
 // time (as a delete does, docs/timeseries.md §6.4); it is nil when
-// nothing stays.
+// nothing stays. When every measurement has the same new meta (a
+// metaField update) the rebuilt bucket takes that meta.
 func tsRepack(o ts.Options, b *ts.Bucket, ms []bson.D) (*ts.Bucket, []bson.D, error) {
 	span := uint64(o.BucketMaxSpanSeconds) * 1000
-	nb := ts.NewBucketLike(o, b)
+	like := b
+	if h, meta, ok := tsCommonMeta(o, ms); ok && !ts.SameMeta(h, meta, b.HasMeta, b.Meta) {
+		// Every measurement got the same new meta (a metaField update,
+		// mongod 7.0's only kind): the bucket keeps its _id and min time
+		// under the new meta, as mongod updates a bucket's meta in place.
+		nl := *b
+		nl.Meta, nl.HasMeta = meta, h
+		like = &nl
+	}
+	nb := ts.NewBucketLike(o, like)
+	b = like
 	var move []bson.D
 	for _, x := range ms {
 		t, meta, hasMeta, err := o.Split(x)
 		if err != nil {
 			return nil, nil, err
 		}
-		sameMeta := hasMeta == b.HasMeta && (!hasMeta || document.Compare(meta, b.Meta) == 0)
+		sameMeta := ts.SameMeta(hasMeta, meta, b.HasMeta, b.Meta)
 		if !sameMeta || t < b.MinTime || uint64(t)-uint64(b.MinTime) >= span {
 			move = append(move, x)
 			continue
@@ -350,6 +372,22 @@ func tsRepack(o ts.Options, b *ts.Bucket, ms []bson.D) (*ts.Bucket, []bson.D, er
 		return nil, move, nil
 	}
 	return nb, move, nil
+}
+
+// tsCommonMeta returns the meta all of ms share, if they do.
+func tsCommonMeta(o ts.Options, ms []bson.D) (hasMeta bool, meta any, ok bool) {
+	for i, x := range ms {
+		_, m, h, err := o.Split(x)
+		if err != nil {
+			return false, nil, false
+		}
+		if i == 0 {
+			hasMeta, meta = h, m
+		} else if !ts.SameMeta(hasMeta, meta, h, m) {
+			return false, nil, false
+		}
+	}
+	return hasMeta, meta, len(ms) > 0
 }
 
 // tsFindOneAndDelete is findAndModify's remove on time-series

@@ -26,7 +26,7 @@ func TestTimeseriesUpdateMatchesOrdinaryCollection(t *testing.T) {
 	}
 	t.Logf("seed %d (TTLKV_SEED to repeat)", seed)
 	rng := rand.New(rand.NewSource(seed))
-	db, clk := openMem(t)
+	db, clk := openMemTSUpdates(t)
 	ctx := context.Background()
 	mustRun(t, db, "test", `{"create": "ts", "timeseries": {"timeField": "t", "metaField": "m", "bucketMaxSpanSeconds": 3600, "bucketRoundingSeconds": 3600}}`)
 	base := clk.Now().Add(-24 * time.Hour)
@@ -211,7 +211,7 @@ func TestTimeseriesUpdateMatchesOrdinaryCollection(t *testing.T) {
 // buckets whose measurements have all expired.
 func TestTimeseriesUpdateExpiry(t *testing.T) {
 	t.Parallel()
-	db, clk := openMem(t)
+	db, clk := openMemTSUpdates(t)
 	mustRun(t, db, "test", `{"create": "w", "timeseries": {"timeField": "t", "metaField": "m"}, "expireAfterSeconds": 60}`)
 	now := clk.Now().Truncate(time.Hour)
 	clk.Advance(now.Sub(clk.Now()))
@@ -286,7 +286,7 @@ func TestTimeseriesUpdateExpiry(t *testing.T) {
 // updates; a failed statement changes nothing.
 func TestTimeseriesUpdateErrors(t *testing.T) {
 	t.Parallel()
-	db, clk := openMem(t)
+	db, clk := openMemTSUpdates(t)
 	mustRun(t, db, "test", `{"create": "w", "timeseries": {"timeField": "t", "metaField": "m"}}`)
 	at := tsDate(clk.Now().Add(-time.Hour))
 	mustInsertTS(t, db, "w",
@@ -356,7 +356,7 @@ func TestTimeseriesUpdateErrors(t *testing.T) {
 // (before or after), and upserts.
 func TestTimeseriesFindAndModify(t *testing.T) {
 	t.Parallel()
-	db, clk := openMem(t)
+	db, clk := openMemTSUpdates(t)
 	mustRun(t, db, "test", `{"create": "w", "timeseries": {"timeField": "t", "metaField": "m"}}`)
 	base := clk.Now().Add(-time.Hour)
 	for i := 0; i < 10; i++ {
@@ -401,7 +401,7 @@ func TestTimeseriesFindAndModify(t *testing.T) {
 // the collection is never reaped afterwards, across a restart.
 func TestTimeseriesUpdateOutOfRange(t *testing.T) {
 	t.Parallel()
-	db, clk, dir := openTest(t)
+	db, clk, dir := openTestWith(t, tsArbitraryUpdates)
 	mustRun(t, db, "test", `{"create": "w", "timeseries": {"timeField": "t"}, "expireAfterSeconds": 1}`)
 	mustInsertTS(t, db, "w",
 		fmt.Sprintf(`{"_id": 1, "t": %s}`, tsDate(clk.Now().Add(-48*time.Hour))),
@@ -426,7 +426,7 @@ func TestTimeseriesUpdateOutOfRange(t *testing.T) {
 // deltas and indexes consistent afterwards. Bounded: 20 rounds each.
 func TestTimeseriesUpdateConcurrentWithInsertsAndReaper(t *testing.T) {
 	t.Parallel()
-	db, clk := openMem(t)
+	db, clk := openMemTSUpdates(t)
 	mustRun(t, db, "test", `{"create": "w", "timeseries": {"timeField": "t", "metaField": "m"}, "expireAfterSeconds": 60}`)
 	now := clk.Now()
 	ctx := context.Background()

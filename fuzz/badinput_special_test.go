@@ -106,12 +106,15 @@ func specialBadCases() []badCase {
 		{name: "collMod cappedSize above 1 PiB", json: `{"collMod": "cp", "cappedSize": {"$numberLong": "1125899906842625"}}`, code: document.CodeInvalidOptions},
 		{name: "collMod cappedSize a string", json: `{"collMod": "cp", "cappedSize": "big"}`, code: document.CodeTypeMismatch},
 		{name: "collMod cappedMax 2^31", json: `{"collMod": "cp", "cappedMax": {"$numberLong": "2147483648"}}`, code: document.CodeInvalidOptions},
-		// §6.9 time-series updates
-		{name: "ts update removes the time field", json: `{"update": "tsc", "updates": [{"q": {}, "u": {"$unset": {"t": ""}}, "multi": true}]}`, writeErr: document.CodeBadValue},
-		{name: "ts update makes the time a string", json: `{"update": "tsc", "updates": [{"q": {"m": "a"}, "u": {"$set": {"t": "noon"}}}]}`, writeErr: document.CodeBadValue},
-		{name: "ts replacement without the time field", json: `{"update": "tsc", "updates": [{"q": {"m": "a"}, "u": {"m": "a", "v": 3}}]}`, writeErr: document.CodeBadValue},
-		{name: "ts upsert without the time field", json: `{"update": "tsc", "updates": [{"q": {"m": "zz"}, "u": {"$set": {"v": 3}}, "upsert": true}]}`, writeErr: document.CodeBadValue},
-		{name: "ts findAndModify sort $natural -1", json: `{"findAndModify": "tsc", "query": {}, "sort": {"$natural": -1}, "update": {"$set": {"v": 3}}}`, code: document.CodeBadValue},
+		// §6.9 time-series updates (mongod 7.0: multi, on the metaField only)
+		{name: "ts update removes the time field", json: `{"update": "tsc", "updates": [{"q": {}, "u": {"$unset": {"t": ""}}, "multi": true}]}`, writeErr: document.CodeInvalidOptions},
+		{name: "ts update makes the time a string", json: `{"update": "tsc", "updates": [{"q": {"m": "a"}, "u": {"$set": {"t": "noon"}}, "multi": true}]}`, writeErr: document.CodeInvalidOptions},
+		{name: "ts single update", json: `{"update": "tsc", "updates": [{"q": {"m": "a"}, "u": {"$set": {"m": "b"}}}]}`, writeErr: document.CodeInvalidOptions},
+		{name: "ts replacement", json: `{"update": "tsc", "updates": [{"q": {"m": "a"}, "u": {"m": "a", "v": 3}}]}`, writeErr: document.CodeInvalidOptions},
+		{name: "ts upsert", json: `{"update": "tsc", "updates": [{"q": {"m": "zz"}, "u": {"$set": {"m": "y"}}, "upsert": true, "multi": true}]}`, writeErr: document.CodeInvalidOptions},
+		{name: "ts update filtering on a measurement", json: `{"update": "tsc", "updates": [{"q": {"v": 3}, "u": {"$set": {"m": "y"}}, "multi": true}]}`, writeErr: document.CodeInvalidOptions},
+		{name: "ts findAndModify update", json: `{"findAndModify": "tsc", "query": {}, "sort": {"$natural": -1}, "update": {"$set": {"v": 3}}}`, code: document.CodeInvalidOptions},
+		{name: "ts findAndModify remove sort $natural -1", json: `{"findAndModify": "tsc", "query": {}, "sort": {"$natural": -1}, "remove": true}`, code: document.CodeBadValue},
 		// §8.1 tailable cursors
 		{name: "tailable on a plain collection", json: `{"find": "c", "tailable": true}`, code: document.CodeBadValue, frag: "tailable cursor requested on non capped collection"},
 		{name: "awaitData without tailable", json: `{"find": "cp", "awaitData": true}`, code: document.CodeFailedToParse},

@@ -151,9 +151,11 @@ func TestBucketSizeLimit(t *testing.T) {
 	}
 }
 
-// TestMetaEquality: meta values are equal under document.Compare; documents
-// with fields in another order are different meta values, numbers of
-// different types but equal value are the same, missing and null differ.
+// TestMetaEquality: meta values share buckets when they are the same
+// BSON value, as in mongod (jstests/core/timeseries/write/timeseries_metadata.js:
+// "only measurements with a binary identical meta field are included in
+// the same bucket"), after field order is normalized; numbers of
+// different types are different metas, missing and null differ.
 func TestMetaEquality(t *testing.T) {
 	t.Parallel()
 	o := mustOptions(t, bson.D{{Key: "timeField", Value: "t"}, {Key: "metaField", Value: "m"}})
@@ -165,13 +167,17 @@ func TestMetaEquality(t *testing.T) {
 	}{
 		{"equal strings", "a", "a", true},
 		{"different strings", "a", "b", false},
-		{"int and double", int32(1), 1.0, true},
-		{"int and long", int32(7), int64(7), true},
-		{"equal documents", bson.D{{Key: "x", Value: int32(1)}, {Key: "y", Value: "z"}}, bson.D{{Key: "x", Value: int64(1)}, {Key: "y", Value: "z"}}, true},
+		{"int and double", int32(1), 1.0, false},
+		{"0.0 and -0.0", 0.0, math.Copysign(0, -1), false},
+		{"int and long", int32(7), int64(7), false},
+		{"symbol and string", bson.Symbol("a"), "a", false},
+		{"equal documents", bson.D{{Key: "x", Value: int32(1)}, {Key: "y", Value: "z"}}, bson.D{{Key: "x", Value: int64(1)}, {Key: "y", Value: "z"}}, false},
+		{"same documents", bson.D{{Key: "x", Value: int32(1)}, {Key: "y", Value: "z"}}, bson.D{{Key: "x", Value: int32(1)}, {Key: "y", Value: "z"}}, true},
 		{"field order is normalized", bson.D{{Key: "x", Value: int32(1)}, {Key: "y", Value: int32(2)}}, bson.D{{Key: "y", Value: int32(2)}, {Key: "x", Value: int32(1)}}, true},
 		{"field order inside arrays is normalized", bson.A{bson.D{{Key: "c", Value: int32(1)}, {Key: "b", Value: int32(2)}}}, bson.A{bson.D{{Key: "b", Value: int32(2)}, {Key: "c", Value: int32(1)}}}, true},
 		{"nested documents", bson.D{{Key: "a", Value: bson.D{{Key: "b", Value: "c"}}}}, bson.D{{Key: "a", Value: bson.D{{Key: "b", Value: "d"}}}}, false},
-		{"equal arrays", bson.A{int32(1), "x"}, bson.A{1.0, "x"}, true},
+		{"equal arrays", bson.A{int32(1), "x"}, bson.A{1.0, "x"}, false},
+		{"same arrays", bson.A{int32(1), "x"}, bson.A{int32(1), "x"}, true},
 		{"array order matters", bson.A{int32(1), int32(2)}, bson.A{int32(2), int32(1)}, false},
 		{"array vs scalar", bson.A{int32(1)}, int32(1), false},
 		{"missing vs null", nil, bsonNull{}, false},

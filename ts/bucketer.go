@@ -6,7 +6,6 @@ import (
 	"sort"
 
 	"github.com/ttlkv/ttlkv/document"
-	"github.com/ttlkv/ttlkv/lsm"
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
 
@@ -25,14 +24,13 @@ type group struct {
 }
 
 // metaKey appends to dst the hash key of a (hasMeta, meta) pair. Two
-// values get equal keys only when document.Compare finds them equal: the
-// common types (strings, numbers, dates, ObjectIDs, booleans, null, and
-// documents and arrays of them) have a canonical form of their own
-// (fastMetaKey, a number by value, so 1 and 1.0 agree), anything else
-// its keystring, behind a different first byte. Equal values of
-// different forms (1 and decimal 1) may get different keys; the
-// Bucketer then finds their group by search. ok is false for a value
-// with neither form (not a BSON value).
+// values get equal keys exactly when they are the same BSON value, type
+// and bytes (SameMeta), as mongod compares metas: 1, 1.0 and 1 as a long
+// are three metas. The common types (strings, numbers, dates,
+// ObjectIDs, booleans, null, and documents and arrays of them) have a
+// form of their own (fastMetaKey), anything else its BSON encoding,
+// behind a different first byte. ok is false for a value that is not a
+// BSON value.
 func metaKey(dst []byte, meta any, hasMeta bool) (key []byte, ok bool) {
 	if !hasMeta {
 		return append(dst, 0), true
@@ -40,8 +38,11 @@ func metaKey(dst []byte, meta any, hasMeta bool) (key []byte, ok bool) {
 	if key, ok := fastMetaKey(append(dst, 2), meta, 0); ok {
 		return key, true
 	}
-	key, err := lsm.AppendKeyChecked(append(dst, 1), meta, false)
-	return key, err == nil
+	t, raw, err := bson.MarshalValue(meta)
+	if err != nil {
+		return dst, false
+	}
+	return append(append(dst, 1, byte(t)), raw...), true
 }
 
 // fastMetaKey appends the canonical form of v (see metaKey); ok is false
@@ -55,16 +56,10 @@ func fastMetaKey(dst []byte, v any, depth int) ([]byte, bool) {
 		dst = binary.AppendUvarint(append(dst, 's'), uint64(len(x)))
 		return append(dst, x...), true
 	case int32:
-		return binary.BigEndian.AppendUint64(append(dst, 'i'), uint64(int64(x))), true
+		return binary.BigEndian.AppendUint32(append(dst, 'i'), uint32(x)), true
 	case int64:
-		return binary.BigEndian.AppendUint64(append(dst, 'i'), uint64(x)), true
+		return binary.BigEndian.AppendUint64(append(dst, 'l'), uint64(x)), true
 	case float64:
-		switch {
-		case x != x:
-			return append(dst, 'N'), true
-		case x == math.Trunc(x) && x >= -(1<<63) && x < 1<<63:
-			return binary.BigEndian.AppendUint64(append(dst, 'i'), uint64(int64(x))), true
-		}
 		return binary.BigEndian.AppendUint64(append(dst, 'f'), math.Float64bits(x)), true
 	case bool:
 		if x {
@@ -104,11 +99,13 @@ func fastMetaKey(dst []byte, v any, depth int) ([]byte, bool) {
 }
 
 // Bucketer keeps the open buckets of one time-series collection and
-// chooses the bucket for each measurement (docs/timeseries.md §6.3). Meta values are
-// compared with document.Compare, so documents and arrays are equal only with
-// the same fields in the same order, and numbers compare by value (1 and
-// 1.0 share a bucket). Measurements without the meta field share buckets
-// with each other, not with those whose meta is null.
+// chooses the bucket for each measurement (docs/timeseries.md §6.3). Meta
+// values share buckets only when they are the same BSON value (SameMeta),
+// as in mongod: documents and arrays with the same fields in the same
+// order, numbers of the same type (1, 1.0 and a long 1 are three metas,
+// so each measurement reads back with its own). Measurements without the
+// meta field share buckets with each other, not with those whose meta is
+// null.
 //
 // For a measurement at time t Insert closes every open bucket of its meta
 // that t lies beyond (t >= min + span), then uses an open bucket that
@@ -275,7 +272,7 @@ func cmpMeta(ah bool, a any, bh bool, b any) int {
 }
 
 // group finds the group of a meta value, creating it when asked to. A
-// meta value with a keystring (every BSON value) is found by hash; the
+// meta value with a hash key (every BSON value) is found by it; the
 // sorted slice is searched only to insert a new group, or for a value
 // without one.
 func (bk *Bucketer) group(meta any, hasMeta bool, create bool) *group {
@@ -285,20 +282,22 @@ func (bk *Bucketer) group(meta any, hasMeta bool, create bool) *group {
 		if g := bk.byKey[string(key)]; g != nil {
 			return g
 		}
-		if !create {
-			return nil
+	} else {
+		for _, g := range bk.groups {
+			if g.key == "" && SameMeta(g.hasMeta, g.meta, hasMeta, meta) {
+				return g
+			}
 		}
-	}
-	i := sort.Search(len(bk.groups), func(i int) bool {
-		g := bk.groups[i]
-		return cmpMeta(g.hasMeta, g.meta, hasMeta, meta) >= 0
-	})
-	if i < len(bk.groups) && cmpMeta(bk.groups[i].hasMeta, bk.groups[i].meta, hasMeta, meta) == 0 {
-		return bk.groups[i]
 	}
 	if !create {
 		return nil
 	}
+	// Groups of values equal under document.Compare but not the same
+	// BSON value (1 and 1.0) sit side by side.
+	i := sort.Search(len(bk.groups), func(i int) bool {
+		g := bk.groups[i]
+		return cmpMeta(g.hasMeta, g.meta, hasMeta, meta) > 0
+	})
 	g := &group{hasMeta: hasMeta}
 	if hasMeta {
 		g.meta = document.Clone(meta)
@@ -314,6 +313,74 @@ func (bk *Bucketer) group(meta any, hasMeta bool, create bool) *group {
 	copy(bk.groups[i+1:], bk.groups[i:])
 	bk.groups[i] = g
 	return g
+}
+
+// SameMeta reports whether two (hasMeta, meta) pairs are the same meta
+// for bucketing: both without one, or the same BSON value, type and
+// bytes, as mongod compares metas (1 and 1.0 differ, so do 0.0 and -0.0).
+func SameMeta(ah bool, a any, bh bool, b any) bool {
+	if ah != bh {
+		return false
+	}
+	return !ah || sameValue(a, b, 0)
+}
+
+// sameValue reports whether a and b are the same BSON value.
+func sameValue(a, b any, depth int) bool {
+	switch x := a.(type) {
+	case nil, bson.Null:
+		switch b.(type) {
+		case nil, bson.Null:
+			return true
+		}
+		return false
+	case string:
+		y, ok := b.(string)
+		return ok && x == y
+	case int32:
+		y, ok := b.(int32)
+		return ok && x == y
+	case int64:
+		y, ok := b.(int64)
+		return ok && x == y
+	case float64:
+		y, ok := b.(float64)
+		return ok && math.Float64bits(x) == math.Float64bits(y)
+	case bool:
+		y, ok := b.(bool)
+		return ok && x == y
+	case bson.DateTime:
+		y, ok := b.(bson.DateTime)
+		return ok && x == y
+	case bson.ObjectID:
+		y, ok := b.(bson.ObjectID)
+		return ok && x == y
+	case bson.D:
+		y, ok := b.(bson.D)
+		if !ok || len(x) != len(y) || depth > document.MaxReadDepth {
+			return false
+		}
+		for i := range x {
+			if x[i].Key != y[i].Key || !sameValue(x[i].Value, y[i].Value, depth+1) {
+				return false
+			}
+		}
+		return true
+	case bson.A:
+		y, ok := b.(bson.A)
+		if !ok || len(x) != len(y) || depth > document.MaxReadDepth {
+			return false
+		}
+		for i := range x {
+			if !sameValue(x[i], y[i], depth+1) {
+				return false
+			}
+		}
+		return true
+	}
+	ta, ra, errA := bson.MarshalValue(a)
+	tb, rb, errB := bson.MarshalValue(b)
+	return errA == nil && errB == nil && ta == tb && string(ra) == string(rb)
 }
 
 // dropEmpty removes a group without open buckets.

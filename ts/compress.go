@@ -196,7 +196,7 @@ func (b *Bucket) Append(o Options, m bson.D) error {
 	if err := checkFields(m); err != nil {
 		return err
 	}
-	if hasMeta != b.HasMeta || (hasMeta && document.Compare(meta, b.Meta) != 0) {
+	if !SameMeta(hasMeta, meta, b.HasMeta, b.Meta) {
 		return ErrMetaMismatch
 	}
 	if t < b.MinTime || b.count >= MaxBucketCount {

@@ -185,7 +185,7 @@ func checkBucket(t *testing.T, o Options, b *Bucket, want []bson.D) {
 		if tm < b.MinTime || int64(tm-b.MinTime) >= o.BucketMaxSpanSeconds*1000 {
 			t.Fatalf("measurement %d at %v outside bucket [%v, +%ds)", i, tm, b.MinTime, o.BucketMaxSpanSeconds)
 		}
-		if hasMeta != b.HasMeta || (hasMeta && document.Compare(meta, b.Meta) != 0) {
+		if !SameMeta(hasMeta, meta, b.HasMeta, b.Meta) {
 			t.Fatalf("measurement %d meta %v in bucket of meta %v", i, meta, b.Meta)
 		}
 		for _, e := range m {

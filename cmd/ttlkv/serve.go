@@ -30,6 +30,7 @@ type serveFlags struct {
 	auth          bool
 	idleTimeoutMS int
 	noScripting   bool
+	tsUpdates     bool
 }
 
 // unsafeFlag is the flag an operator must pass to listen beyond
@@ -39,7 +40,7 @@ const unsafeFlag = "iKnowListeningWithoutAuthIsUnsafe"
 var serveCommand = &command{
 	name:    "serve",
 	summary: "serve the data directory to MongoDB drivers and mongosh over the wire protocol, with the TTL monitor running, until Ctrl-C",
-	usage:   "ttlkv serve [--port N] [--bind_ip ADDRS] [--unixSocket PATH] [--auth] [--tlsCertificateKeyFile PEM] [--maxConns N] [--ttlMonitorSleepSecs N] [--noscripting]",
+	usage:   "ttlkv serve [--port N] [--bind_ip ADDRS] [--unixSocket PATH] [--auth] [--tlsCertificateKeyFile PEM] [--maxConns N] [--ttlMonitorSleepSecs N] [--noscripting] [--timeseriesArbitraryUpdates]",
 	notes: "Listens on 127.0.0.1:27017 by default, like mongod. Listening beyond loopback (--bind_ip 0.0.0.0,\n" +
 		"--bind_ip_all) is refused unless --auth is on or --" + unsafeFlag + " is given.\n" +
 		"--port 0 picks a free port and logs it. --dbpath is another name for --dir.\n" +
@@ -64,6 +65,7 @@ var serveCommand = &command{
 		fs.IntVar(&f.idleTimeoutMS, "idleTimeoutMS", 0, "close connections idle this long (0: never)")
 		fs.IntVar(&f.sleepSecs, "ttlMonitorSleepSecs", 0, "seconds between TTL passes (default MongoDB's 60)")
 		fs.BoolVar(&f.noScripting, "noscripting", false, "turn server-side JavaScript off ($where, $function, $accumulator), as mongod --noscripting")
+		fs.BoolVar(&f.tsUpdates, "timeseriesArbitraryUpdates", false, "let updates of time-series collections take any filter and update, as mongod with featureFlagTimeseriesUpdatesSupport (default: mongod 7.0's metaField-only multi updates)")
 		return f
 	},
 	run: runServe,
@@ -107,7 +109,7 @@ func runServe(e *env, fs *pflag.FlagSet, cfg any, args []string) int {
 			return usage("refusing to listen on %s without access control: pass --auth, or --%s if the network is trusted", addrs[i], unsafeFlag)
 		}
 	}
-	opts := engine.Options{Logf: logf, NoScripting: f.noScripting}
+	opts := engine.Options{Logf: logf, NoScripting: f.noScripting, TimeseriesArbitraryUpdates: f.tsUpdates}
 	if fs.Changed("ttlMonitorSleepSecs") {
 		if f.sleepSecs < 1 {
 			return usage("--ttlMonitorSleepSecs must be at least 1, got %d", f.sleepSecs)

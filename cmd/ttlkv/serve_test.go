@@ -243,3 +243,36 @@ func TestServeAuth(t *testing.T) {
 		t.Fatalf("no log line for the failed login:\n%s", log.String())
 	}
 }
+
+// By default serve runs time-series updates as mongod 7.0 does (an
+// updateOne is 72); --timeseriesArbitraryUpdates, mongod's
+// featureFlagTimeseriesUpdatesSupport, runs it.
+func TestServeTimeseriesArbitraryUpdates(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	for _, on := range []bool{false, true} {
+		var args []string
+		if on {
+			args = append(args, "--timeseriesArbitraryUpdates")
+		}
+		addr, _, _ := startServe(t, t.TempDir(), args...)
+		c := connect(t, "mongodb://"+addr)
+		db := c.Database("app")
+		if err := db.CreateCollection(ctx, "w", options.CreateCollection().SetTimeSeriesOptions(
+			options.TimeSeries().SetTimeField("t").SetMetaField("m"))); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := db.Collection("w").InsertOne(ctx, bson.D{{Key: "t", Value: time.Now()}, {Key: "m", Value: 1}, {Key: "v", Value: 1}}); err != nil {
+			t.Fatal(err)
+		}
+		_, err := db.Collection("w").UpdateOne(ctx, bson.D{{Key: "v", Value: 1}}, bson.D{{Key: "$set", Value: bson.D{{Key: "v", Value: 2}}}})
+		var we mongo.WriteException
+		switch {
+		case on && err != nil:
+			t.Errorf("with the flag, updateOne: %v", err)
+		case !on && (!errors.As(err, &we) || len(we.WriteErrors) != 1 || we.WriteErrors[0].Code != 72):
+			t.Errorf("without the flag, updateOne: %v, want write error 72", err)
+		}
+		c.Disconnect(ctx)
+	}
+}

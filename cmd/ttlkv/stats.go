@@ -84,6 +84,13 @@ func (e *env) stats(db *session, asJSON bool) int {
 			st = bson.D{{Key: "ns", Value: ci.ns}, {Key: "error", Value: err.Error()}}
 		} else if capped, _ := document.Get(st, "capped"); capped == true {
 			ci.kind = "capped"
+		} else if ci.kind == "timeseries" {
+			// collStats of a time-series collection has no count (as
+			// mongod's); its measurements are counted here.
+			if r, err := do(e.ctx, db, c[0], bson.D{{Key: "count", Value: c[1]}}); err == nil && len(st) > 0 {
+				n, _ := document.Get(r, "n")
+				st = append(bson.D{st[0], {Key: "count", Value: n}}, st[1:]...)
+			}
 		}
 		ci.stats = st
 		colls = append(colls, ci)
