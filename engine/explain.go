@@ -1,6 +1,11 @@
 package engine
 
 import (
+	"slices"
+	"strings"
+
+	"github.com/ttlkv/ttlkv/engine/internal/catalog"
+
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
 
@@ -28,7 +33,7 @@ func stageTree(p *plan, st *execStats, isEOF bool) bson.D {
 			leaf = append(leaf, bson.E{Key: "filter", Value: p.filterDoc()})
 		}
 		if st != nil {
-			leaf = append(leaf, bson.E{Key: "docsExamined", Value: int32OrLong(st.docsExamined)})
+			leaf = append(leaf, bson.E{Key: "docsExamined", Value: int32OrLong(st.docsExamined)}, bson.E{Key: "alreadyHasObj", Value: int32(0)})
 		}
 		leaf = append(leaf, bson.E{Key: "inputStage", Value: or})
 	} else if p.ix == nil {
@@ -36,18 +41,25 @@ func stageTree(p *plan, st *execStats, isEOF bool) bson.D {
 		if p.reverse {
 			dir = "backward"
 		}
-		leaf = bson.D{{Key: "stage", Value: "COLLSCAN"}, {Key: "filter", Value: nonNilDoc(p.filterDoc())}, {Key: "direction", Value: dir}}
+		leaf = bson.D{{Key: "stage", Value: "COLLSCAN"}}
+		if f := p.filterDoc(); len(f) > 0 {
+			leaf = append(leaf, bson.E{Key: "filter", Value: f})
+		}
+		leaf = append(leaf, bson.E{Key: "direction", Value: dir})
 		if st != nil {
 			leaf = append(leaf, bson.E{Key: "docsExamined", Value: int32OrLong(st.docsExamined)})
 		}
 	} else {
 		ixscan := ixscanDoc(p, st)
 		leaf = bson.D{{Key: "stage", Value: "FETCH"}}
-		if len(p.filterDoc()) > 0 {
+		// A filter the index's bounds answer exactly leaves the FETCH
+		// none, as mongod's planner leaves it (otherwise ttlkv shows the
+		// whole filter where mongod shows what the bounds leave over).
+		if len(p.filterDoc()) > 0 && !keyCountable(p) {
 			leaf = append(leaf, bson.E{Key: "filter", Value: p.filterDoc()})
 		}
 		if st != nil {
-			leaf = append(leaf, bson.E{Key: "docsExamined", Value: int32OrLong(st.docsExamined)})
+			leaf = append(leaf, bson.E{Key: "docsExamined", Value: int32OrLong(st.docsExamined)}, bson.E{Key: "alreadyHasObj", Value: int32(0)})
 		}
 		leaf = append(leaf, bson.E{Key: "inputStage", Value: ixscan})
 		if p.text != nil {
@@ -59,11 +71,16 @@ func stageTree(p *plan, st *execStats, isEOF bool) bson.D {
 				{Key: "indexName", Value: p.ix.Name}, {Key: "inputStage", Value: leaf}}
 		}
 	}
+	if st != nil && p.ts == nil {
+		// The scan hands on what its filter passed; a LIMIT, SKIP or
+		// projection above takes its figures from there (execTree).
+		leaf = withExec(leaf, st.matched, isEOF)
+	}
 	if p.sort != nil && !p.sortByIndex && len(p.sort.Keys()) > 0 {
 		leaf = sortStageDoc(p, st, leaf)
-	}
-	if st != nil {
-		leaf = withExec(leaf, st.nReturned, isEOF)
+		if st != nil {
+			leaf = withExec(leaf, st.matched, isEOF)
+		}
 	}
 	return leaf
 }
@@ -84,26 +101,113 @@ func ixscanDoc(p *plan, st *execStats) bson.D {
 		{Key: "isUnique", Value: p.ix.Unique}, {Key: "isSparse", Value: p.ix.Sparse},
 		{Key: "isPartial", Value: p.ix.Partial != nil}, {Key: "direction", Value: dir},
 		{Key: "indexBounds", Value: p.boundsDesc}}
+	if mkp := multiKeyPathsDoc(p.ix, keyPattern); mkp != nil {
+		// After isMultiKey, as mongod's appendMultikeyPaths.
+		ixscan = append(ixscan[:4], append(bson.D{{Key: "multiKeyPaths", Value: mkp}}, ixscan[4:]...)...)
+	}
+	for i, e := range ixscan {
+		if e.Key == "direction" {
+			ixscan = append(ixscan[:i], append(bson.D{{Key: "indexVersion", Value: int32(2)}}, ixscan[i:]...)...)
+			break
+		}
+	}
 	if c := p.ix.Collator(); c != nil {
 		// As MongoDB's explain: the index's collation after its name.
 		ixscan = append(ixscan[:3], append(bson.D{{Key: "collation", Value: c.Doc()}}, ixscan[3:]...)...)
 	}
 	if st != nil {
-		ixscan = append(ixscan, bson.E{Key: "keysExamined", Value: int32OrLong(st.keysExamined)})
+		// Every key in bounds and not a duplicate is handed to the
+		// FETCH, which examines its document.
+		ixscan = withExec(ixscan, st.docsExamined, true)
+		ixscan = append(ixscan, bson.E{Key: "keysExamined", Value: int32OrLong(st.keysExamined)},
+			bson.E{Key: "seeks", Value: int32OrLong(st.seeks)}, bson.E{Key: "dupsTested", Value: int32OrLong(st.dupsTested)},
+			bson.E{Key: "dupsDropped", Value: int32OrLong(st.dupsDropped)})
 	}
 	return ixscan
+}
+
+// multiKeyPathsDoc is mongod's multiKeyPaths of an index with key
+// pattern key: for each field, the paths on which some document met an
+// array (ttlkv keeps which fields, not which component of a dotted
+// path: it names the whole path). nil for the index kinds mongod keeps
+// no such paths for (text, 2d, wildcard).
+func multiKeyPathsDoc(ix *catalog.Index, key bson.D) bson.D {
+	out := bson.D{}
+	for i, e := range key {
+		switch e.Value {
+		case "text", "2d":
+			return nil
+		}
+		if strings.Contains(e.Key, "$**") || e.Key == "$_path" {
+			return nil
+		}
+		paths := bson.A{}
+		if ix.Multikey && ix.FieldMultikey(i) {
+			paths = append(paths, e.Key)
+		}
+		out = append(out, bson.E{Key: e.Key, Value: paths})
+	}
+	return out
 }
 
 // sortStageDoc is the SORT stage over in; with execution figures it
 // adds mongod's: memLimit, type, totalDataSizeSorted, usedDisk, spills.
 func sortStageDoc(p *plan, st *execStats, in bson.D) bson.D {
-	d := bson.D{{Key: "stage", Value: "SORT"}, {Key: "sortPattern", Value: p.sortDoc}}
+	memLimit := int64(0)
+	if p.c != nil && p.c.db != nil {
+		memLimit = p.c.db.params.int("internalQueryMaxBlockingSortMemoryUsageBytes")
+	}
+	if st != nil && st.sort.memLimit > 0 {
+		memLimit = st.sort.memLimit
+	}
+	d := bson.D{{Key: "stage", Value: "SORT"}, {Key: "sortPattern", Value: p.sortDoc},
+		{Key: "memLimit", Value: int32OrLong(memLimit)}, {Key: "type", Value: "simple"}}
 	if st != nil {
-		d = append(d, bson.E{Key: "memLimit", Value: int32OrLong(st.sort.memLimit)}, bson.E{Key: "type", Value: "simple"},
-			bson.E{Key: "totalDataSizeSorted", Value: int32OrLong(st.sort.bytes)}, bson.E{Key: "usedDisk", Value: st.sort.spills > 0},
+		d = append(d, bson.E{Key: "totalDataSizeSorted", Value: int32OrLong(st.sort.bytes)}, bson.E{Key: "usedDisk", Value: st.sort.spills > 0},
 			bson.E{Key: "spills", Value: int32OrLong(st.sort.spills)})
 	}
 	return append(d, bson.E{Key: "inputStage", Value: in})
+}
+
+// withSortLimit sets limitAmount on the first SORT stage of tree
+// (mongod's SORT keeps only that many, the skip included), after its
+// memLimit, and caps its nReturned at it. It reports whether there was
+// one.
+func withSortLimit(tree bson.D, limit int64) (bson.D, bool) {
+	if s, _ := get(tree, "stage"); s == "SORT" {
+		out := make(bson.D, 0, len(tree)+1)
+		for _, e := range tree {
+			if e.Key == "nReturned" {
+				e.Value = int32OrLong(min(figure(e.Value, true), limit))
+			}
+			out = append(out, e)
+			if e.Key == "memLimit" {
+				out = append(out, bson.E{Key: "limitAmount", Value: int32OrLong(limit)})
+			}
+		}
+		return out, true
+	}
+	in, ok := get2D(tree, "inputStage")
+	if !ok {
+		return tree, false
+	}
+	in, found := withSortLimit(in, limit)
+	if !found {
+		return tree, false
+	}
+	out := slices.Clone(tree)
+	for i := range out {
+		if out[i].Key == "inputStage" {
+			out[i].Value = in
+		}
+	}
+	return out, true
+}
+
+func get2D(d bson.D, key string) (bson.D, bool) {
+	v, ok := get(d, key)
+	in, isD := v.(bson.D)
+	return in, ok && isD
 }
 
 // withExec adds a stage's execution figures after its name. MongoDB
@@ -112,7 +216,12 @@ func sortStageDoc(p *plan, st *execStats, in bson.D) bson.D {
 // statsToBSON), so both are int32 in practice.
 func withExec(stage bson.D, nReturned int64, isEOF bool) bson.D {
 	out := bson.D{stage[0], {Key: "nReturned", Value: int32OrLong(nReturned)}, {Key: "isEOF", Value: boolInt32(isEOF)}}
-	return append(out, stage[1:]...)
+	for _, e := range stage[1:] {
+		if e.Key != "nReturned" && e.Key != "isEOF" {
+			out = append(out, e)
+		}
+	}
+	return out
 }
 
 func boolInt32(b bool) int32 {
@@ -122,14 +231,24 @@ func boolInt32(b bool) int32 {
 	return 0
 }
 
-func (p *plan) filterDoc() bson.D { return p.filterRaw }
+// filterDoc is the filter as the plan's stages show it: parsed and
+// normalised as mongod shows it (parsedQuery), nil when there is none.
+func (p *plan) filterDoc() bson.D {
+	if len(p.filterRaw) == 0 {
+		return nil
+	}
+	return parsedQuery(p.filterRaw)
+}
 
 // execFields are the stage fields that only executionStats shows.
 var execFields = map[string]bool{"nReturned": true, "isEOF": true, "nWouldDelete": true,
+	"executionTimeMillisEstimate": true, "works": true, "advanced": true, "needTime": true,
+	"needYield": true, "saveState": true, "restoreState": true,
 	"nMatched": true, "nWouldModify": true, "nWouldUpsert": true, "nCounted": true, "nSkipped": true,
-	"docsExamined": true, "keysExamined": true, "bucketsUnpacked": true, "measurementsExamined": true,
+	"docsExamined": true, "alreadyHasObj": true, "keysExamined": true, "seeks": true, "dupsTested": true,
+	"dupsDropped": true, "bucketsUnpacked": true, "measurementsExamined": true,
 	"nBucketsUnpacked": true, "nMeasurementsDeleted": true,
-	"memLimit": true, "type": true, "totalDataSizeSorted": true, "usedDisk": true, "spills": true}
+	"totalDataSizeSorted": true, "usedDisk": true, "spills": true}
 
 // planOnly returns a copy of a stage tree without its execution
 // figures, as queryPlanner.winningPlan shows it (MongoDB keeps those
@@ -140,10 +259,159 @@ func planOnly(stage bson.D) bson.D {
 		if execFields[e.Key] {
 			continue
 		}
-		if in, ok := e.Value.(bson.D); ok && (e.Key == "inputStage") {
-			e.Value = planOnly(in)
+		switch v := e.Value.(type) {
+		case bson.D:
+			if e.Key == "inputStage" {
+				e.Value = planOnly(v)
+			}
+		case bson.A:
+			if e.Key == "inputStages" {
+				in := make(bson.A, len(v))
+				for i, c := range v {
+					if d, ok := c.(bson.D); ok {
+						in[i] = planOnly(d)
+					} else {
+						in[i] = c
+					}
+				}
+				e.Value = in
+			}
 		}
 		out = append(out, e)
 	}
 	return out
+}
+
+// commonFields are the figures mongod's statsToBSON gives every stage
+// when executed, in its order, after the stage's name and filter.
+var commonFields = []string{"nReturned", "executionTimeMillisEstimate", "works", "advanced",
+	"needTime", "needYield", "saveState", "restoreState", "isEOF"}
+
+// execTree gives every stage of an executed tree mongod's common
+// figures (commonFields), in mongod's order, and returns it with the
+// root's works. ttlkv runs a plan to its end in one pass, never
+// yielding: a stage's advanced is its nReturned; its works are the
+// calls a classic-engine stage would take for what it read (a scan one
+// a key or document examined and one to find its end, a SORT its
+// input's, then one a document returned and one more, any other stage
+// its input's); needTime the works that returned nothing;
+// executionTimeMillisEstimate the whole explain's time. A stage without
+// nReturned (a LIMIT, SKIP or projection over the plan) takes it from
+// its input.
+func execTree(stage bson.D, ms int64) (bson.D, int64) {
+	var childWorks, childReturned int64
+	children := 0
+	rest := make(bson.D, 0, len(stage))
+	var name string
+	var filter *bson.E
+	have := map[string]any{}
+	for i, e := range stage {
+		switch {
+		case e.Key == "stage":
+			name, _ = e.Value.(string)
+			continue
+		case e.Key == "filter" && filter == nil:
+			filter = &stage[i]
+			continue
+		case slices.Contains(commonFields, e.Key):
+			have[e.Key] = e.Value
+			continue
+		case e.Key == "inputStage":
+			if d, ok := e.Value.(bson.D); ok {
+				var w int64
+				e.Value, w = execTree(d, ms)
+				childWorks += w
+				childReturned += figure(get(e.Value.(bson.D), "nReturned"))
+				children++
+			}
+		case e.Key == "inputStages":
+			if a, ok := e.Value.(bson.A); ok {
+				in := make(bson.A, len(a))
+				for j, c := range a {
+					if d, ok := c.(bson.D); ok {
+						var w int64
+						d, w = execTree(d, ms)
+						childWorks += w
+						childReturned += figure(get(d, "nReturned"))
+						children++
+						in[j] = d
+					} else {
+						in[j] = c
+					}
+				}
+				e.Value = in
+			}
+		}
+		rest = append(rest, e)
+	}
+	nRet, known := have["nReturned"]
+	n := figure(nRet, known)
+	if !known {
+		n = childReturned
+		if v, ok := get(stage, "skipAmount"); ok && name == "SKIP" {
+			n = max(0, n-figure(v, true))
+		}
+		if v, ok := get(stage, "limitAmount"); ok && name == "LIMIT" {
+			n = min(n, figure(v, true))
+		}
+	}
+	eof := true
+	if v, ok := have["isEOF"]; ok {
+		eof = figure(v, true) != 0
+	}
+	var works int64
+	switch {
+	case children == 0:
+		examined := figure(get(stage, "docsExamined"))
+		if k, ok := get(stage, "keysExamined"); ok {
+			examined = figure(k, true)
+		}
+		if name == "EOF" {
+			examined = 0
+		} else if examined == 0 {
+			examined = n
+		}
+		works = examined + 1
+	case name == "SORT":
+		works = childWorks + n + 1
+	default:
+		works = childWorks
+	}
+	if works < n+boolInt64(eof) {
+		works = n + boolInt64(eof)
+	}
+	out := bson.D{{Key: "stage", Value: name}}
+	if filter != nil {
+		out = append(out, *filter)
+	}
+	out = append(out, bson.E{Key: "nReturned", Value: int32OrLong(n)},
+		bson.E{Key: "executionTimeMillisEstimate", Value: int32OrLong(ms)},
+		bson.E{Key: "works", Value: int32OrLong(works)}, bson.E{Key: "advanced", Value: int32OrLong(n)},
+		bson.E{Key: "needTime", Value: int32OrLong(works - n - boolInt64(eof))},
+		bson.E{Key: "needYield", Value: int32(0)}, bson.E{Key: "saveState", Value: int32(0)},
+		bson.E{Key: "restoreState", Value: int32(0)}, bson.E{Key: "isEOF", Value: boolInt32(eof)})
+	return append(out, rest...), works
+}
+
+func boolInt64(b bool) int64 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// figure is a figure's value (v, when ok), 0 if none.
+func figure(v any, ok bool) int64 {
+	if !ok {
+		return 0
+	}
+	switch x := v.(type) {
+	case int32:
+		return int64(x)
+	case int64:
+		return x
+	case float64:
+		return int64(x)
+	}
+	return 0
 }

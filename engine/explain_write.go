@@ -18,7 +18,9 @@ type writeExplain struct {
 	stage  string        // UPDATE or DELETE
 	u      *query.Update // nil for a delete
 	upsert bool
-	limit  int64 // 1 when the write changes one document at most
+	limit  int64  // 1 when the write changes one document at most
+	filter bson.D // the statement's query
+	sort   bson.D // findAndModify's sort
 
 	matched, modified, upserted int64
 }
@@ -80,7 +82,7 @@ func (db *DB) explainWrite(dbName, name string, inner bson.D) (*writeExplain, er
 			ex.u = ex.u.WithQuery(p.filter)
 		}
 	}
-	ex.p, ex.q, ex.limit = p, q, limit
+	ex.p, ex.q, ex.limit, ex.filter, ex.sort = p, q, limit, s.Filter, sortD
 	return ex, nil
 }
 
