@@ -117,6 +117,9 @@ func cmdExplain(ctx context.Context, db *DB, dbName string, cmd bson.D) (bson.D,
 			st = &q.sc.stats
 		}
 		winning = stageTree(p, st, isEOF)
+		if idHackable(p, filter, o) {
+			winning = idHackDoc(st)
+		}
 		// mongod's order, bottom up: a SORT keeps skip + limit documents
 		// (no LIMIT stage then), a SKIP, the projection, a LIMIT.
 		lim := max(o.Limit, -o.Limit)
@@ -292,6 +295,9 @@ func cmdExplain(ctx context.Context, db *DB, dbName string, cmd bson.D) (bson.D,
 			}
 		}
 		input := stageTree(ex.p, st, true)
+		if idHackable(ex.p, ex.filter, ex.opts) {
+			input = idHackDoc(st)
+		}
 		if ex.limit > 0 {
 			// A sort that keeps one document: mongod's SORT with its limit.
 			input, _ = withSortLimit(input, ex.limit)
@@ -348,6 +354,9 @@ func cmdExplain(ctx context.Context, db *DB, dbName string, cmd bson.D) (bson.D,
 			}
 		}
 		input := stageTree(p, st, true)
+		if idHackable(p, s.Filter, FindOptions{Hint: s.Hint, Collation: s.Collation}) {
+			input = idHackDoc(st)
+		}
 		winning = bson.D{{Key: "stage", Value: stage}}
 		if st != nil {
 			winning = append(winning, bson.E{Key: "nReturned", Value: int32(0)}, bson.E{Key: "isEOF", Value: int32(1)},

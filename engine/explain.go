@@ -415,3 +415,57 @@ func figure(v any, ok bool) int64 {
 	}
 	return 0
 }
+
+// idHackable reports whether mongod's classic engine would read a query
+// by filter with options o as an IDHACK, the _id lookup that bypasses
+// the planner: a filter of _id alone, equal to a value that is not an
+// array, a regex or an operator other than $eq, on the _id index (not
+// a clustered collection's), with no sort, skip, hint, min, max,
+// returnKey, showRecordId or non-simple collation. ttlkv reads it
+// through the _id index as it reads any other; explain names it as
+// mongod does.
+func idHackable(p *plan, filter bson.D, o FindOptions) bool {
+	if p == nil || p.ix == nil || p.ix.ID != idIndexID || p.or != nil || p.ts != nil || p.text != nil || p.near != nil ||
+		p.m == nil || p.m.Clustered || p.ix.Collator() != nil {
+		return false
+	}
+	if len(o.Sort) > 0 || o.Skip != 0 || o.Hint != nil || len(o.Min)+len(o.Max) > 0 || o.ShowRecordID || o.ReturnKey || o.Tailable {
+		return false
+	}
+	if len(o.Collation) > 0 {
+		if l, _ := get(o.Collation, "locale"); l != "simple" {
+			return false
+		}
+	}
+	if len(filter) != 1 || filter[0].Key != "_id" {
+		return false
+	}
+	return simpleIDValue(filter[0].Value, true)
+}
+
+// simpleIDValue reports whether v, an _id's condition, is one value:
+// not an array or regex, a document with no operator, or (when eq) a
+// {$eq: value} of such a value.
+func simpleIDValue(v any, eq bool) bool {
+	switch x := v.(type) {
+	case bson.A, bson.Regex:
+		return false
+	case bson.D:
+		if len(x) > 0 && strings.HasPrefix(x[0].Key, "$") {
+			return eq && len(x) == 1 && x[0].Key == "$eq" && simpleIDValue(x[0].Value, false)
+		}
+	}
+	return true
+}
+
+// idHackDoc is the IDHACK stage; stats, when non-nil, add its
+// keysExamined and docsExamined.
+func idHackDoc(st *execStats) bson.D {
+	d := bson.D{{Key: "stage", Value: "IDHACK"}}
+	if st != nil {
+		d = withExec(d, st.matched, true)
+		d = append(d, bson.E{Key: "keysExamined", Value: int32OrLong(st.keysExamined)},
+			bson.E{Key: "docsExamined", Value: int32OrLong(st.docsExamined)})
+	}
+	return d
+}

@@ -343,3 +343,58 @@ func TestExplainOtherCommandsShape(t *testing.T) {
 		t.Errorf("aggregate explain fields %q", got)
 	}
 }
+
+// A find, update or delete of one _id is mongod's IDHACK (with
+// keysExamined and docsExamined), not FETCH over IXSCAN _id_; a range,
+// a hint or a sort on _id goes through the planner.
+func TestExplainIDHack(t *testing.T) {
+	t.Parallel()
+	db := explainFixture(t)
+	stages := func(r bson.D, path string) string {
+		var names []string
+		for st, _ := field(r, path).(bson.D); st != nil; st, _ = field(st, "inputStage").(bson.D) {
+			names = append(names, fmt.Sprint(field(st, "stage")))
+		}
+		return strings.Join(names, " ")
+	}
+	for _, c := range []struct{ cmd, want string }{
+		{`{"find": "c", "filter": {"_id": 3}}`, "IDHACK"},
+		{`{"find": "c", "filter": {"_id": {"$eq": 3}}, "projection": {"a": 1}}`, "PROJECTION_SIMPLE IDHACK"},
+		{`{"find": "c", "filter": {"_id": {"$gt": 3}}}`, "FETCH IXSCAN"},
+		{`{"find": "c", "filter": {"_id": 3}, "hint": {"_id": 1}}`, "FETCH IXSCAN"},
+		{`{"find": "c", "filter": {"_id": 3, "a": 3}}`, "FETCH IXSCAN"},
+		{`{"find": "c", "filter": {"_id": {"$in": [3]}}}`, "FETCH IXSCAN"},
+		{`{"delete": "c", "deletes": [{"q": {"_id": 3}, "limit": 1}]}`, "DELETE IDHACK"},
+		{`{"update": "c", "updates": [{"q": {"_id": 3}, "u": {"$set": {"x": 1}}}]}`, "UPDATE IDHACK"},
+	} {
+		r := explainOf(t, db, c.cmd, "executionStats")
+		if got := stages(r, "queryPlanner.winningPlan"); got != c.want {
+			t.Errorf("%s: winning plan %q, want %q", c.cmd, got, c.want)
+		}
+	}
+	r := explainOf(t, db, `{"find": "c", "filter": {"_id": 3}}`, "executionStats")
+	st, _ := field(r, "executionStats.executionStages").(bson.D)
+	if got, want := keysOf(st), "stage "+commonExec+" keysExamined docsExamined"; got != want {
+		t.Errorf("executed IDHACK %q, want %q", got, want)
+	}
+	figures(t, "IDHACK", st, "nReturned=1 works=2 advanced=1 isEOF=1 keysExamined=1 docsExamined=1")
+}
+
+// A range on strings, documents or ObjectIds ends where mongod's
+// bounds end: at the next type's least value, exclusive ({} after the
+// strings, [] after the documents), or at the largest ObjectId. ttlkv
+// wrote "end of string".
+func TestExplainTypeBracketBounds(t *testing.T) {
+	t.Parallel()
+	db := explainFixture(t)
+	for _, c := range []struct{ filter, want string }{
+		{`{"a": {"$gt": "a"}}`, `["(\"a\", {})"]`},
+		{`{"a": {"$lte": "m"}}`, `["[\"\", \"m\"]"]`},
+		{`{"a": {"$gte": {"x": 1}}}`, `["[{ x: 1 }, [])"]`},
+		{`{"a": {"$gt": {"$oid": "5f5e100000000000000000aa"}}}`, `["(ObjectId('5f5e100000000000000000aa'), ObjectId('ffffffffffffffffffffffff')]"]`},
+		{`{"a": {"$lt": 3}}`, `["[-inf.0, 3)"]`},
+	} {
+		r := explainOf(t, db, `{"find": "c", "filter": `+c.filter+`}`, "queryPlanner")
+		sameValue(t, c.filter, field(r, "queryPlanner.winningPlan.inputStage.indexBounds.a"), c.want)
+	}
+}

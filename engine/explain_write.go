@@ -18,9 +18,10 @@ type writeExplain struct {
 	stage  string        // UPDATE or DELETE
 	u      *query.Update // nil for a delete
 	upsert bool
-	limit  int64  // 1 when the write changes one document at most
-	filter bson.D // the statement's query
-	sort   bson.D // findAndModify's sort
+	limit  int64       // 1 when the write changes one document at most
+	filter bson.D      // the statement's query
+	sort   bson.D      // findAndModify's sort
+	opts   FindOptions // what finds the documents
 
 	matched, modified, upserted int64
 }
@@ -72,7 +73,8 @@ func (db *DB) explainWrite(dbName, name string, inner bson.D) (*writeExplain, er
 		}
 		ex.u, ex.upsert = u, s.Upsert
 	}
-	_, p, q, err := db.findPlan(dbName, name, s.Filter, FindOptions{Sort: sortD, Limit: limit, Hint: s.Hint, Collation: s.Collation})
+	ex.opts = FindOptions{Sort: sortD, Limit: limit, Hint: s.Hint, Collation: s.Collation}
+	_, p, q, err := db.findPlan(dbName, name, s.Filter, ex.opts)
 	if err != nil {
 		return nil, err
 	}
