@@ -19,15 +19,31 @@ func stageTree(p *plan, st *execStats, isEOF bool) bson.D {
 	if p.or != nil {
 		// mongod's index union: FETCH (the whole filter) over OR over an
 		// IXSCAN a branch.
+		// ttlkv drops a document a branch already gave before fetching
+		// it; mongod's OR does, counting dupsTested and dupsDropped:
+		// the branch scans' figures are shown there.
 		inputs := bson.A{}
+		var tested, dropped int64
 		for i, sp := range p.or {
 			var sst *execStats
 			if st != nil && i < len(p.orStats) {
-				sst = p.orStats[i]
+				b := *p.orStats[i]
+				tested += b.docsExamined + b.dupsDropped
+				dropped += b.dupsDropped
+				b.docsExamined += b.dupsDropped // the keys handed to the OR
+				if !sp.ix.Multikey {
+					b.dupsTested, b.dupsDropped = 0, 0
+				}
+				sst = &b
 			}
 			inputs = append(inputs, ixscanDoc(sp, sst))
 		}
-		or := bson.D{{Key: "stage", Value: "OR"}, {Key: "inputStages", Value: inputs}}
+		or := bson.D{{Key: "stage", Value: "OR"}}
+		if st != nil {
+			or = append(or, bson.E{Key: "nReturned", Value: int32OrLong(tested - dropped)}, bson.E{Key: "isEOF", Value: int32(1)},
+				bson.E{Key: "dupsTested", Value: int32OrLong(tested)}, bson.E{Key: "dupsDropped", Value: int32OrLong(dropped)})
+		}
+		or = append(or, bson.E{Key: "inputStages", Value: inputs})
 		leaf = bson.D{{Key: "stage", Value: "FETCH"}}
 		if len(p.filterDoc()) > 0 {
 			leaf = append(leaf, bson.E{Key: "filter", Value: p.filterDoc()})

@@ -398,3 +398,41 @@ func TestExplainTypeBracketBounds(t *testing.T) {
 		sameValue(t, c.filter, field(r, "queryPlanner.winningPlan.inputStage.indexBounds.a"), c.want)
 	}
 }
+
+// An index union's OR counts the documents its branches gave twice
+// (dupsTested, dupsDropped), each IXSCAN what it handed on; a
+// COUNT_SCAN gives its keysExamined before its plan fields, as mongod's
+// statsToBSON does.
+func TestExplainOrAndCountScan(t *testing.T) {
+	t.Parallel()
+	db := explainFixture(t)
+	mustRun(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"b": 1}, "name": "b_1"}]}`)
+	r := explainOf(t, db, `{"find": "c", "filter": {"$or": [{"a": 1}, {"b": 1}]}}`, "executionStats")
+	fetch, _ := field(r, "executionStats.executionStages").(bson.D)
+	figures(t, "FETCH over OR", fetch, "nReturned=2 docsExamined=2")
+	or, _ := field(fetch, "inputStage").(bson.D)
+	if got, want := keysOf(or), "stage "+commonExec+" dupsTested dupsDropped inputStages"; got != want {
+		t.Errorf("executed OR %q, want %q", got, want)
+	}
+	figures(t, "OR", or, "nReturned=2 dupsTested=3 dupsDropped=1")
+	branches, _ := field(or, "inputStages").(bson.A)
+	if len(branches) != 2 {
+		t.Fatalf("OR branches %v", branches)
+	}
+	figures(t, "IXSCAN a", branches[0].(bson.D), "nReturned=1 keysExamined=1 dupsTested=0 dupsDropped=0")
+	figures(t, "IXSCAN b", branches[1].(bson.D), "nReturned=2 keysExamined=2 dupsTested=0 dupsDropped=0")
+	win, _ := field(r, "queryPlanner.winningPlan.inputStage").(bson.D)
+	if got := keysOf(win); got != "stage inputStages" {
+		t.Errorf("winning OR %q", got)
+	}
+	if got := keysOf(field(win, "inputStages").(bson.A)[0].(bson.D)); got != "stage "+ixscanPlan {
+		t.Errorf("winning OR branch %q", got)
+	}
+
+	r = explainOf(t, db, `{"count": "c", "query": {"a": 3}}`, "executionStats")
+	cs, _ := field(r, "executionStats.executionStages.inputStage").(bson.D)
+	if got, want := keysOf(cs), "stage "+commonExec+" keysExamined keyPattern indexName isMultiKey multiKeyPaths isUnique isSparse isPartial indexVersion indexBounds"; got != want {
+		t.Errorf("executed COUNT_SCAN %q, want %q", got, want)
+	}
+	figures(t, "COUNT_SCAN", cs, "nReturned=1 keysExamined=1")
+}
