@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	"github.com/ttlkv/ttlkv/engine/internal/catalog"
+	"github.com/ttlkv/ttlkv/engine/internal/indexkey"
+	"github.com/ttlkv/ttlkv/engine/query"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
@@ -68,11 +70,8 @@ func stageTree(p *plan, st *execStats, isEOF bool) bson.D {
 	} else {
 		ixscan := ixscanDoc(p, st)
 		leaf = bson.D{{Key: "stage", Value: "FETCH"}}
-		// A filter the index's bounds answer exactly leaves the FETCH
-		// none, as mongod's planner leaves it (otherwise ttlkv shows the
-		// whole filter where mongod shows what the bounds leave over).
-		if len(p.filterDoc()) > 0 && !keyCountable(p) {
-			leaf = append(leaf, bson.E{Key: "filter", Value: p.filterDoc()})
+		if f := fetchFilter(p); len(f) > 0 {
+			leaf = append(leaf, bson.E{Key: "filter", Value: f})
 		}
 		if st != nil {
 			leaf = append(leaf, bson.E{Key: "docsExamined", Value: int32OrLong(st.docsExamined)}, bson.E{Key: "alreadyHasObj", Value: int32(0)})
@@ -484,4 +483,56 @@ func idHackDoc(st *execStats) bson.D {
 			bson.E{Key: "docsExamined", Value: int32OrLong(st.docsExamined)})
 	}
 	return d
+}
+
+// fetchFilter is the filter the FETCH over index plan p shows, as
+// mongod's planner leaves it: the predicates of the parsed filter that
+// the index's bounds do not answer exactly (all of them on an index
+// whose keys cannot: multikey, hashed, wildcard, text, geo, a hinted
+// partial index scanned whole), nil when none is left.
+func fetchFilter(p *plan) bson.D {
+	full := p.filterDoc()
+	if len(full) == 0 || p.ix == nil || p.whole || p.wcPath != "" || p.cwi != nil || p.text != nil || p.near != nil ||
+		p.ix.Multikey || indexkey.IsWildcard(p.ix.Key) || p.m == nil || p.m.Kind != catalog.KindNormal || p.m.Clustered {
+		return full
+	}
+	fields := indexkey.Fields(p.ix.Key)
+	for _, f := range fields {
+		if f.Hashed {
+			return full
+		}
+	}
+	_, bounded := fieldBounds(p.ix, p.filter, p.sort)
+	var rest []bson.D
+	for _, pr := range normalisePreds(p.filterRaw) {
+		if !exactOn(pr, fields, bounded) {
+			rest = append(rest, pr)
+		}
+	}
+	switch len(rest) {
+	case 0:
+		return nil
+	case 1:
+		return rest[0]
+	}
+	return bson.D{{Key: "$and", Value: predsArray(rest)}}
+}
+
+// exactOn reports whether the index bounds of a field in bounded answer
+// predicate pr exactly (query.Filter.ExactPaths).
+func exactOn(pr bson.D, fields []indexkey.Field, bounded []bool) bool {
+	f, err := query.ParseFilter(pr)
+	if err != nil {
+		return false
+	}
+	paths, ok := f.ExactPaths()
+	if !ok || len(paths) != 1 {
+		return false
+	}
+	for i, fl := range fields {
+		if fl.Path == paths[0] && i < len(bounded) && bounded[i] {
+			return true
+		}
+	}
+	return false
 }

@@ -182,6 +182,27 @@ func TestExplainIndexScanStages(t *testing.T) {
 		t.Errorf("FETCH with a residual filter: %s", keysOf(fetch))
 	}
 	figures(t, "FETCH residual", fetch, "nReturned=1 works=6 advanced=1 needTime=4 docsExamined=5")
+	// Only what the bounds leave.
+	sameValue(t, "FETCH residual filter", field(fetch, "filter"), `{"b": {"$eq": 1}}`)
+	for _, c := range []struct{ filter, want string }{
+		// ttlkv's bounds below a number take NaN in: a $lt on a number
+		// is checked on the document too.
+		{`{"a": {"$gte": 2, "$lt": 5}, "b": {"$ne": 1}, "c": 1}`, `{"$and": [{"c": {"$eq": 1}}, {"a": {"$lt": 5}}, {"b": {"$not": {"$eq": 1}}}]}`},
+		{`{"a": {"$gte": 2, "$lt": "x"}, "c": 1}`, `{"c": {"$eq": 1}}`},
+		{`{"a": {"$in": [1, null]}}`, `{"a": {"$in": [1, null]}}`},
+		{`{"a": {"$in": [1, 2]}}`, ``},
+	} {
+		r := explainOf(t, db, `{"find": "c", "filter": `+c.filter+`}`, "queryPlanner")
+		f, _ := field(r, "queryPlanner.winningPlan").(bson.D)
+		got, has := get(f, "filter")
+		if c.want == "" {
+			if has {
+				t.Errorf("%s: FETCH filter %v, want none", c.filter, got)
+			}
+			continue
+		}
+		sameValue(t, c.filter+" FETCH filter", got, c.want)
+	}
 
 	// A multikey index: its path in multiKeyPaths, each key tested for
 	// a document already taken.
