@@ -26,24 +26,29 @@ const explainVersion = "1"
 // ttlkv's planner.
 func plannerHeader(ns string, filter bson.D, shape ...any) bson.D {
 	pq := parsedQuery(filter)
-	qh := queryShapeHash(append([]any{pq}, shape...)...)
+	qh := queryShapeHash(pq, shape...)
 	return bson.D{{Key: "namespace", Value: ns}, {Key: "indexFilterSet", Value: false},
 		{Key: "parsedQuery", Value: pq},
-		{Key: "queryHash", Value: qh}, {Key: "planCacheKey", Value: queryShapeHash(ns, qh)},
+		{Key: "queryHash", Value: qh}, {Key: "planCacheKey", Value: hash32(ns, qh)},
 		{Key: "maxIndexedOrSolutionsReached", Value: false},
 		{Key: "maxIndexedAndSolutionsReached", Value: false},
 		{Key: "maxScansToExplodeReached", Value: false}}
 }
 
 // queryShapeHash is the query's shape (its parsed filter with every
-// value replaced by its BSON type, and the other parts given: sort,
-// projection, collation) hashed to 8 upper-case hex digits, as mongod
-// prints its queryHash. Two queries that differ only in their values
-// share it; the digits are not mongod's.
-func queryShapeHash(parts ...any) string {
+// value replaced by its BSON type, then the other parts as given: the
+// command, sort, projection, collation) hashed to 8 upper-case hex
+// digits, as mongod prints its queryHash. Two queries that differ only
+// in their filter's values share it; the digits are not mongod's.
+func queryShapeHash(filter bson.D, parts ...any) string {
+	return hash32(append([]any{valueShape(filter)}, parts...)...)
+}
+
+// hash32 is parts, printed, hashed to 8 upper-case hex digits.
+func hash32(parts ...any) string {
 	h := fnv.New32a()
 	for _, p := range parts {
-		fmt.Fprintf(h, "%v|", valueShape(p))
+		fmt.Fprintf(h, "%v|", p)
 	}
 	return fmt.Sprintf("%08X", h.Sum32())
 }

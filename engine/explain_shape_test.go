@@ -127,9 +127,17 @@ func TestExplainFindEnvelope(t *testing.T) {
 	}
 	h1, k1 := hash(`{"a": 1}`)
 	h2, k2 := hash(`{"a": 5}`)
-	h3, _ := hash(`{"b": 1}`)
-	if h1 != h2 || k1 != k2 || h1 == h3 {
-		t.Errorf("queryHash {a: 1} %s, {a: 5} %s, {b: 1} %s: want the first two equal, the third not", h1, h2, h3)
+	h3, k3 := hash(`{"b": 1}`)
+	if h1 != h2 || k1 != k2 || h1 == h3 || k1 == k3 {
+		t.Errorf("queryHash {a: 1} %s, {a: 5} %s, {b: 1} %s (planCacheKey %s %s %s): want the first two equal, the third not",
+			h1, h2, h3, k1, k2, k3)
+	}
+	// The command and its other parts are in the shape too.
+	d1 := field(explainOf(t, db, `{"distinct": "c", "key": "a"}`, "queryPlanner"), "queryPlanner.queryHash")
+	d2 := field(explainOf(t, db, `{"distinct": "c", "key": "b"}`, "queryPlanner"), "queryPlanner.queryHash")
+	s1 := field(explainOf(t, db, `{"find": "c", "filter": {"a": 1}, "sort": {"b": 1}}`, "queryPlanner"), "queryPlanner.queryHash")
+	if d1 == d2 || s1 == h1 {
+		t.Errorf("queryHash of distinct a %v, b %v, find sorted %v, unsorted %v: want all different", d1, d2, s1, h1)
 	}
 }
 
