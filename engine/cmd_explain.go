@@ -401,21 +401,36 @@ func cmdExplain(ctx context.Context, db *DB, dbName string, cmd bson.D) (bson.D,
 }
 
 // projectionStage is the projection stage mongod's classic planner
-// puts over fetched documents: PROJECTION_SIMPLE for the inclusion or
-// exclusion of top-level fields only, PROJECTION_DEFAULT for anything
-// else (a dotted path, an expression, $slice, $elemMatch, $meta, a
-// positional a.$). ttlkv always fetches, so never mongod's
-// PROJECTION_COVERED.
+// puts over fetched documents: PROJECTION_SIMPLE for an inclusion of
+// top-level fields (with or without _id: mongod's
+// projection_ast::Projection::isSimple), PROJECTION_DEFAULT for
+// anything else: an exclusion (it needs the whole document), a dotted
+// path, an expression, $slice, $elemMatch, $meta, a positional a.$.
+// ttlkv always fetches, so never mongod's PROJECTION_COVERED.
 func projectionStage(proj bson.D) string {
+	inclusion := false
 	for _, e := range proj {
 		if strings.ContainsAny(e.Key, ".$") {
 			return "PROJECTION_DEFAULT"
 		}
-		switch e.Value.(type) {
-		case int32, int64, float64, bool, bson.Decimal128:
+		var on bool
+		switch v := e.Value.(type) {
+		case bool:
+			on = v
+		case int32, int64, float64, bson.Decimal128:
+			f, _ := asFloat(v)
+			on = f != 0
 		default:
 			return "PROJECTION_DEFAULT"
 		}
+		if on {
+			inclusion = true
+		} else if e.Key != "_id" {
+			return "PROJECTION_DEFAULT"
+		}
+	}
+	if !inclusion {
+		return "PROJECTION_DEFAULT"
 	}
 	return "PROJECTION_SIMPLE"
 }

@@ -246,9 +246,9 @@ func TestExplainCollScan(t *testing.T) {
 
 // A sort with a limit is one SORT stage with limitAmount (skip + limit:
 // the SKIP is above it), memLimit and type shown in the plan too; a
-// limit without a sort is a LIMIT over the SKIP and the projection,
-// which is PROJECTION_SIMPLE for top-level inclusions or exclusions
-// and PROJECTION_DEFAULT otherwise. ttlkv showed a LIMIT over the SORT
+// limit without a sort is a LIMIT over the projection and the SKIP;
+// the projection is PROJECTION_SIMPLE for an inclusion of top-level
+// fields and PROJECTION_DEFAULT otherwise (an exclusion included). ttlkv showed a LIMIT over the SORT
 // and PROJECTION_DEFAULT for every projection.
 func TestExplainSortLimitSkipProjection(t *testing.T) {
 	t.Parallel()
@@ -286,7 +286,10 @@ func TestExplainSortLimitSkipProjection(t *testing.T) {
 	}
 	for _, c := range []struct{ cmd, want string }{
 		{`{"find": "c", "projection": {"a": 1}, "skip": 1, "limit": 2}`, "LIMIT PROJECTION_SIMPLE SKIP COLLSCAN"},
-		{`{"find": "c", "projection": {"_id": 0, "b": 0}, "limit": 2}`, "LIMIT PROJECTION_SIMPLE COLLSCAN"},
+		{`{"find": "c", "projection": {"_id": 0, "a": 1}, "limit": 2}`, "LIMIT PROJECTION_SIMPLE COLLSCAN"},
+		// An exclusion needs the whole document: not simple.
+		{`{"find": "c", "projection": {"_id": 0, "b": 0}, "limit": 2}`, "LIMIT PROJECTION_DEFAULT COLLSCAN"},
+		{`{"find": "c", "projection": {"_id": 0}}`, "PROJECTION_DEFAULT COLLSCAN"},
 		{`{"find": "c", "projection": {"a": 1}, "sort": {"b": 1}, "limit": 2}`, "PROJECTION_SIMPLE SORT COLLSCAN"},
 		{`{"find": "c", "projection": {"s.t": 1}}`, "PROJECTION_DEFAULT COLLSCAN"},
 		{`{"find": "c", "projection": {"x": {"$add": ["$a", 1]}}}`, "PROJECTION_DEFAULT COLLSCAN"},
