@@ -115,6 +115,8 @@ func cmdExplain(ctx context.Context, db *DB, dbName string, cmd bson.D) (bson.D,
 				}
 			}
 			st = &q.sc.stats
+			// A limit met before the scan's end leaves it short of EOF.
+			st.partial = !q.sc.done
 		}
 		winning = stageTree(p, st, isEOF)
 		if idHackable(p, filter, o) {
@@ -343,6 +345,7 @@ func cmdExplain(ctx context.Context, db *DB, dbName string, cmd bson.D) (bson.D,
 				n += int64(len(docs))
 			}
 			st = &q.sc.stats
+			st.partial = !q.sc.done // a delete of one stops at it
 		}
 		if p.ts != nil {
 			if residual := tsResidualFilter(p.ts.scan.o, s.Filter); len(residual) > 0 {

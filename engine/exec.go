@@ -32,7 +32,10 @@ type execStats struct {
 	// a multikey index checked for a document already taken, and those
 	// that were, as mongod's IXSCAN counts them.
 	matched, seeks, dupsTested, dupsDropped int64
-	sort                                    sortStats // the SORT stage's, if any
+	// partial is set when the scan stopped before its end (a limit was
+	// met): its stages are not at EOF.
+	partial bool
+	sort    sortStats // the SORT stage's, if any
 }
 
 // sortStats are an in-memory sort's figures, as mongod's SORT stage

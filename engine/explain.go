@@ -89,7 +89,7 @@ func stageTree(p *plan, st *execStats, isEOF bool) bson.D {
 	if st != nil && p.ts == nil {
 		// The scan hands on what its filter passed; a LIMIT, SKIP or
 		// projection above takes its figures from there (execTree).
-		leaf = withExec(leaf, st.matched, isEOF)
+		leaf = withExec(leaf, st.matched, isEOF && !st.partial)
 	}
 	if p.sort != nil && !p.sortByIndex && len(p.sort.Keys()) > 0 {
 		leaf = sortStageDoc(p, st, leaf)
@@ -133,7 +133,7 @@ func ixscanDoc(p *plan, st *execStats) bson.D {
 	if st != nil {
 		// Every key in bounds and not a duplicate is handed to the
 		// FETCH, which examines its document.
-		ixscan = withExec(ixscan, st.docsExamined, true)
+		ixscan = withExec(ixscan, st.docsExamined, !st.partial)
 		ixscan = append(ixscan, bson.E{Key: "keysExamined", Value: int32OrLong(st.keysExamined)},
 			bson.E{Key: "seeks", Value: int32OrLong(st.seeks)}, bson.E{Key: "dupsTested", Value: int32OrLong(st.dupsTested)},
 			bson.E{Key: "dupsDropped", Value: int32OrLong(st.dupsDropped)})
@@ -315,7 +315,7 @@ var commonFields = []string{"nReturned", "executionTimeMillisEstimate", "works",
 // its input.
 func execTree(stage bson.D, ms int64) (bson.D, int64) {
 	var childWorks, childReturned int64
-	children := 0
+	children, childEOF := 0, true
 	rest := make(bson.D, 0, len(stage))
 	var name string
 	var filter *bson.E
@@ -337,6 +337,7 @@ func execTree(stage bson.D, ms int64) (bson.D, int64) {
 				e.Value, w = execTree(d, ms)
 				childWorks += w
 				childReturned += figure(get(e.Value.(bson.D), "nReturned"))
+				childEOF = childEOF && figure(get(e.Value.(bson.D), "isEOF")) != 0
 				children++
 			}
 		case e.Key == "inputStages":
@@ -370,9 +371,14 @@ func execTree(stage bson.D, ms int64) (bson.D, int64) {
 			n = min(n, figure(v, true))
 		}
 	}
-	eof := true
+	// A stage that does not say takes its input's: a LIMIT is at its
+	// end once it has handed on its limit, the stages under it may not
+	// be.
+	eof := childEOF
 	if v, ok := have["isEOF"]; ok {
 		eof = figure(v, true) != 0
+	} else if name == "LIMIT" || children == 0 {
+		eof = true
 	}
 	var works int64
 	switch {
@@ -386,7 +392,7 @@ func execTree(stage bson.D, ms int64) (bson.D, int64) {
 		} else if examined == 0 {
 			examined = n
 		}
-		works = examined + 1
+		works = examined + boolInt64(eof)
 	case name == "SORT":
 		works = childWorks + n + 1
 	default:

@@ -300,11 +300,21 @@ func TestExplainSortLimitSkipProjection(t *testing.T) {
 			t.Errorf("%s: stages %q, want %q", c.cmd, got, c.want)
 		}
 	}
-	// The LIMIT's figures: what it let through.
+	// The LIMIT's figures: what it let through, at its end once it has;
+	// the scan under it stopped short of its end (isEOF 0), as mongod's.
 	r = explainOf(t, db, `{"find": "c", "skip": 1, "limit": 2}`, "executionStats")
 	lim, _ := field(r, "executionStats.executionStages").(bson.D)
-	figures(t, "LIMIT", lim, "nReturned=2 limitAmount=2")
-	figures(t, "SKIP under LIMIT", field(lim, "inputStage").(bson.D), "nReturned=2 skipAmount=1")
+	figures(t, "LIMIT", lim, "nReturned=2 works=3 advanced=2 needTime=0 isEOF=1 limitAmount=2")
+	skip, _ = field(lim, "inputStage").(bson.D)
+	figures(t, "SKIP under LIMIT", skip, "nReturned=2 isEOF=0 skipAmount=1")
+	figures(t, "COLLSCAN under LIMIT", field(skip, "inputStage").(bson.D), "nReturned=3 works=3 advanced=3 needTime=0 isEOF=0 docsExamined=3")
+	r = explainOf(t, db, `{"find": "c", "filter": {"a": {"$gte": 2}}, "limit": 1}`, "executionStats")
+	lim, _ = field(r, "executionStats.executionStages").(bson.D)
+	figures(t, "FETCH under LIMIT", field(lim, "inputStage").(bson.D), "nReturned=1 works=1 isEOF=0")
+	figures(t, "IXSCAN under LIMIT", field(lim, "inputStage.inputStage").(bson.D), "nReturned=1 works=1 isEOF=0 keysExamined=1")
+	// A limit the scan's end meets first: at EOF.
+	r = explainOf(t, db, `{"find": "c", "filter": {"a": {"$gte": 6}}, "limit": 3}`, "executionStats")
+	figures(t, "IXSCAN past its end", field(r, "executionStats.executionStages.inputStage.inputStage").(bson.D), "nReturned=1 works=2 isEOF=1")
 }
 
 // parsedQuery is the filter as mongod's canonical query shows it.
@@ -362,7 +372,12 @@ func TestExplainOtherCommandsShape(t *testing.T) {
 			t.Errorf("%s: command %s", c.cmd, document.Format(cmd))
 		}
 	}
-	r := explainOf(t, db, `{"count": "c", "query": {"b": 2}, "skip": 1}`, "executionStats")
+	// A delete of one stops its scan at the first document.
+	r := explainOf(t, db, `{"delete": "c", "deletes": [{"q": {"a": {"$gte": 2}}, "limit": 1}]}`, "executionStats")
+	del, _ := field(r, "executionStats.executionStages").(bson.D)
+	figures(t, "DELETE", del, "nReturned=0 isEOF=1 nWouldDelete=1")
+	figures(t, "FETCH under DELETE", field(del, "inputStage").(bson.D), "nReturned=1 isEOF=0 docsExamined=1")
+	r = explainOf(t, db, `{"count": "c", "query": {"b": 2}, "skip": 1}`, "executionStats")
 	figures(t, "COUNT", field(r, "executionStats.executionStages").(bson.D), "nReturned=0 advanced=0 nCounted=1 nSkipped=1")
 	r = explainOf(t, db, `{"findAndModify": "c", "query": {"b": 2}, "sort": {"b": 1}, "remove": true}`, "queryPlanner")
 	if got := keysOf(field(r, "queryPlanner.winningPlan.inputStage").(bson.D)); got != "stage sortPattern memLimit limitAmount type inputStage" {

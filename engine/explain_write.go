@@ -111,5 +111,6 @@ func (ex *writeExplain) run(ctx context.Context, db *DB) (*execStats, error) {
 	if ex.u != nil && ex.upsert && ex.matched == 0 {
 		ex.upserted = 1
 	}
+	ex.q.sc.stats.partial = !ex.q.sc.done // one document found, the scan left
 	return &ex.q.sc.stats, nil
 }
