@@ -63,8 +63,13 @@ func valueShape(v any) any {
 		}
 		return out
 	case bson.A:
+		// A list of values ($in's) is one value of the shape, whatever
+		// its length; the branches of an $and, $or or $nor are not.
 		out := make(bson.A, len(x))
 		for i, e := range x {
+			if _, isDoc := e.(bson.D); !isDoc {
+				return "?array"
+			}
 			out[i] = valueShape(e)
 		}
 		return out

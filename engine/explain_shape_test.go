@@ -127,6 +127,12 @@ func TestExplainFindEnvelope(t *testing.T) {
 	}
 	h1, k1 := hash(`{"a": 1}`)
 	h2, k2 := hash(`{"a": 5}`)
+	// An $in's list is one value, whatever its length.
+	in2, _ := hash(`{"a": {"$in": [1, 2]}}`)
+	in3, _ := hash(`{"a": {"$in": [3, 4, 5]}}`)
+	if in2 != in3 {
+		t.Errorf("queryHash of $in [1, 2] %s, of $in [3, 4, 5] %s: want them equal", in2, in3)
+	}
 	h3, k3 := hash(`{"b": 1}`)
 	if h1 != h2 || k1 != k2 || h1 == h3 || k1 == k3 {
 		t.Errorf("queryHash {a: 1} %s, {a: 5} %s, {b: 1} %s (planCacheKey %s %s %s): want the first two equal, the third not",
