@@ -5,6 +5,7 @@ import (
 	"errors"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/ttlkv/ttlkv/collation"
 	"github.com/ttlkv/ttlkv/document"
@@ -299,7 +300,33 @@ func (db *DB) explainAggregate(ctx context.Context, dbName string, s *aggregateS
 		}
 	}
 	stages := bson.A{bson.D{{Key: "$cursor", Value: cursor}}}
-	stages = append(stages, p.Stages()...)
+	after := p.Stages()
+	if verbosity != "queryPlanner" && p.Out() == nil && p.GeoNear() == nil {
+		// Executed, each stage shows what it handed on, as mongod's
+		// (nReturned and executionTimeMillisEstimate, longs). A pipeline
+		// that writes ($out, $merge) is not run.
+		start := time.Now()
+		p.CountStages()
+		exec, err := db.aggregate(ctx, dbName, s)
+		if err != nil {
+			return nil, err
+		}
+		for !exec.done {
+			if _, err := exec.nextBatch(ctx, 4096); err != nil {
+				return nil, err
+			}
+		}
+		ms := time.Since(start).Milliseconds()
+		for i, n := range p.StageCounts() {
+			if i >= len(after) {
+				break
+			}
+			if d, ok := after[i].(bson.D); ok {
+				after[i] = append(d, bson.E{Key: "nReturned", Value: n}, bson.E{Key: "executionTimeMillisEstimate", Value: ms})
+			}
+		}
+	}
+	stages = append(stages, after...)
 	// mongod's pipeline explain: the stages, the server, then the
 	// command.
 	return bson.D{{Key: "explainVersion", Value: explainVersion}, {Key: "stages", Value: stages},

@@ -489,3 +489,42 @@ func TestExplainOrAndCountScan(t *testing.T) {
 	}
 	figures(t, "COUNT_SCAN", cs, "nReturned=1 keysExamined=1")
 }
+
+// An aggregate explained with executionStats gives each stage after
+// the $cursor what it handed on (nReturned, executionTimeMillisEstimate,
+// longs, as mongod's DocumentSource explain); one that writes is not
+// run, and queryPlanner runs nothing.
+func TestExplainAggregateStageFigures(t *testing.T) {
+	t.Parallel()
+	db := explainFixture(t)
+	r := explainOf(t, db, `{"aggregate": "c", "pipeline": [{"$match": {"a": {"$gte": 2}}}, {"$group": {"_id": "$b"}}, {"$addFields": {"x": 1}}, {"$match": {"_id": {"$gte": 2}}}], "cursor": {}}`, "executionStats")
+	stages, _ := field(r, "stages").(bson.A)
+	if len(stages) != 4 {
+		t.Fatalf("stages %v", stages)
+	}
+	for i, want := range []int64{3, 3, 2} {
+		st, _ := stages[i+1].(bson.D)
+		if got := keysOf(st); !strings.HasSuffix(got, " nReturned executionTimeMillisEstimate") {
+			t.Errorf("stage %d fields %q", i+1, got)
+		}
+		if n, _ := get(st, "nReturned"); n != want {
+			t.Errorf("stage %d (%s) nReturned %#v, want int64 %d", i+1, keysOf(st), n, want)
+		}
+		if ms, _ := get(st, "executionTimeMillisEstimate"); fmt.Sprintf("%T", ms) != "int64" {
+			t.Errorf("stage %d executionTimeMillisEstimate %#v", i+1, ms)
+		}
+	}
+	for _, c := range []struct{ pipeline, verbosity string }{
+		{`[{"$group": {"_id": "$b"}}]`, "queryPlanner"},
+		{`[{"$group": {"_id": "$b"}}, {"$out": "o"}]`, "executionStats"},
+	} {
+		r := explainOf(t, db, `{"aggregate": "c", "pipeline": `+c.pipeline+`, "cursor": {}}`, c.verbosity)
+		stages, _ := field(r, "stages").(bson.A)
+		if _, has := get(stages[1].(bson.D), "nReturned"); has || len(stages) < 2 {
+			t.Errorf("%s at %s: stages %v, want no figures", c.pipeline, c.verbosity, stages)
+		}
+	}
+	if n := count(t, db, "test", "o"); n != 0 {
+		t.Errorf("explain of $out wrote %d documents", n)
+	}
+}
