@@ -5,9 +5,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/ttlkv/ttlkv/engine/internal/catalog"
-
 	"github.com/ttlkv/ttlkv/document"
+	"github.com/ttlkv/ttlkv/engine/internal/catalog"
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
 
