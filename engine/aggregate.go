@@ -5,6 +5,7 @@ import (
 	"errors"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/ttlkv/ttlkv/collation"
 	"github.com/ttlkv/ttlkv/document"
@@ -238,7 +239,8 @@ func pipelineExec(cur *agg.Cursor, stripScore bool) *queryExec {
 func (db *DB) explainAggregate(ctx context.Context, dbName string, s *aggregateSpec, verbosity string) (bson.D, error) {
 	p := s.pipeline
 	if s.collectionless {
-		return bson.D{{Key: "explainVersion", Value: "1"}, {Key: "stages", Value: p.Stages()},
+		return bson.D{{Key: "explainVersion", Value: explainVersion}, {Key: "stages", Value: p.Stages()},
+			{Key: "serverInfo", Value: explainServerInfo(ctx)}, {Key: "serverParameters", Value: db.explainServerParameters()},
 			{Key: "command", Value: bson.D{{Key: "aggregate", Value: int32(1)}, {Key: "pipeline", Value: s.raw}}}}, nil
 	}
 	filter := p.Filter()
@@ -282,13 +284,14 @@ func (db *DB) explainAggregate(ctx context.Context, dbName string, s *aggregateS
 	if pushed {
 		// Nothing is left for the pipeline: mongod answers the find's
 		// explain, its queryPlanner at the top and no stages.
-		out := bson.D{{Key: "explainVersion", Value: "1"}}
+		out := bson.D{{Key: "explainVersion", Value: explainVersion}}
 		for _, e := range inner {
 			if e.Key == "queryPlanner" || e.Key == "executionStats" {
 				out = append(out, e)
 			}
 		}
-		return append(out, bson.E{Key: "command", Value: command}), nil
+		return append(out, bson.E{Key: "command", Value: command}, bson.E{Key: "serverInfo", Value: explainServerInfo(ctx)},
+			bson.E{Key: "serverParameters", Value: db.explainServerParameters()}), nil
 	}
 	cursor := bson.D{}
 	for _, e := range inner {
@@ -297,8 +300,37 @@ func (db *DB) explainAggregate(ctx context.Context, dbName string, s *aggregateS
 		}
 	}
 	stages := bson.A{bson.D{{Key: "$cursor", Value: cursor}}}
-	stages = append(stages, p.Stages()...)
-	return bson.D{{Key: "explainVersion", Value: "1"}, {Key: "stages", Value: stages},
+	after := p.Stages()
+	if verbosity != "queryPlanner" && p.Out() == nil && p.GeoNear() == nil {
+		// Executed, each stage shows what it handed on, as mongod's
+		// (nReturned and executionTimeMillisEstimate, longs). A pipeline
+		// that writes ($out, $merge) is not run.
+		start := time.Now()
+		p.CountStages()
+		exec, err := db.aggregate(ctx, dbName, s)
+		if err != nil {
+			return nil, err
+		}
+		for !exec.done {
+			if _, err := exec.nextBatch(ctx, 4096); err != nil {
+				return nil, err
+			}
+		}
+		ms := time.Since(start).Milliseconds()
+		for i, n := range p.StageCounts() {
+			if i >= len(after) {
+				break
+			}
+			if d, ok := after[i].(bson.D); ok {
+				after[i] = append(d, bson.E{Key: "nReturned", Value: n}, bson.E{Key: "executionTimeMillisEstimate", Value: ms})
+			}
+		}
+	}
+	stages = append(stages, after...)
+	// mongod's pipeline explain: the stages, the server, then the
+	// command.
+	return bson.D{{Key: "explainVersion", Value: explainVersion}, {Key: "stages", Value: stages},
+		{Key: "serverInfo", Value: explainServerInfo(ctx)}, {Key: "serverParameters", Value: db.explainServerParameters()},
 		{Key: "command", Value: command}}, nil
 }
 

@@ -2,10 +2,11 @@ package engine
 
 import (
 	"context"
-	"github.com/ttlkv/ttlkv/engine/internal/catalog"
+	"strings"
 	"time"
 
 	"github.com/ttlkv/ttlkv/document"
+	"github.com/ttlkv/ttlkv/engine/internal/catalog"
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
 
@@ -66,7 +67,10 @@ func cmdExplain(ctx context.Context, db *DB, dbName string, cmd bson.D) (bson.D,
 	}
 	execute := verbosity != "queryPlanner"
 	ns := dbName + "." + name
-	var p *plan
+	// The filter queryPlanner.parsedQuery shows, and the rest of the
+	// query's shape for its queryHash.
+	var plannerFilter bson.D
+	var shape []any
 	var winning bson.D
 	var st *execStats
 	isEOF := true
@@ -93,6 +97,7 @@ func cmdExplain(ctx context.Context, db *DB, dbName string, cmd bson.D) (bson.D,
 			return nil, err
 		}
 		o.Tailable, o.AwaitData = false, false
+		plannerFilter, shape = filter, []any{"find", o.Sort, o.Projection, o.Collation}
 		_, p, q, err := db.findPlan(dbName, name, filter, o)
 		if err != nil {
 			return nil, err
@@ -109,20 +114,28 @@ func cmdExplain(ctx context.Context, db *DB, dbName string, cmd bson.D) (bson.D,
 				}
 			}
 			st = &q.sc.stats
+			// A limit met before the scan's end leaves it short of EOF.
+			st.partial = !q.sc.done
 		}
 		winning = stageTree(p, st, isEOF)
-		if o.Limit != 0 {
-			lim := o.Limit
-			if lim < 0 {
-				lim = -lim
-			}
-			winning = bson.D{{Key: "stage", Value: "LIMIT"}, {Key: "limitAmount", Value: int32OrLong(lim)}, {Key: "inputStage", Value: winning}}
+		if idHackable(p, filter, o) {
+			winning = idHackDoc(st)
+		}
+		// mongod's order, bottom up: a SORT keeps skip + limit documents
+		// (no LIMIT stage then), a SKIP, the projection, a LIMIT.
+		lim := max(o.Limit, -o.Limit)
+		sortLimited := false
+		if lim > 0 {
+			winning, sortLimited = withSortLimit(winning, lim+o.Skip)
 		}
 		if o.Skip > 0 {
 			winning = bson.D{{Key: "stage", Value: "SKIP"}, {Key: "skipAmount", Value: int32OrLong(o.Skip)}, {Key: "inputStage", Value: winning}}
 		}
 		if len(o.Projection) > 0 {
-			winning = bson.D{{Key: "stage", Value: "PROJECTION_DEFAULT"}, {Key: "transformBy", Value: o.Projection}, {Key: "inputStage", Value: winning}}
+			winning = bson.D{{Key: "stage", Value: projectionStage(o.Projection)}, {Key: "transformBy", Value: o.Projection}, {Key: "inputStage", Value: winning}}
+		}
+		if lim > 0 && !sortLimited {
+			winning = bson.D{{Key: "stage", Value: "LIMIT"}, {Key: "limitAmount", Value: int32OrLong(lim)}, {Key: "inputStage", Value: winning}}
 		}
 	case "count":
 		var filter bson.D
@@ -133,6 +146,7 @@ func cmdExplain(ctx context.Context, db *DB, dbName string, cmd bson.D) (bson.D,
 		}
 		// The count's hint and collation choose its plan, as they do the
 		// count's.
+		plannerFilter, shape = filter, []any{"count"}
 		co := FindOptions{}
 		co.Hint, _ = get(inner, "hint")
 		if v, ok := get(inner, "collation"); ok {
@@ -229,6 +243,7 @@ func cmdExplain(ctx context.Context, db *DB, dbName string, cmd bson.D) (bson.D,
 				return nil, err
 			}
 		}
+		plannerFilter, shape = filter, []any{"distinct", ks, coll}
 		_, p, q, err := db.findPlan(dbName, name, filter, FindOptions{Collation: coll})
 		if err != nil {
 			return nil, err
@@ -260,11 +275,11 @@ func cmdExplain(ctx context.Context, db *DB, dbName string, cmd bson.D) (bson.D,
 		if err != nil {
 			return nil, err
 		}
+		plannerFilter, shape = ex.filter, []any{ex.stage, ex.sort}
 		if ex.p == nil {
 			winning = bson.D{{Key: "stage", Value: "EOF"}}
 			break
 		}
-		p = ex.p
 		if execute {
 			if st, err = ex.run(ctx, db); err != nil {
 				return nil, err
@@ -281,14 +296,12 @@ func cmdExplain(ctx context.Context, db *DB, dbName string, cmd bson.D) (bson.D,
 			}
 		}
 		input := stageTree(ex.p, st, true)
-		if ex.limit > 0 && !ex.p.sortByIndex && ex.p.sort != nil && len(ex.p.sort.Keys()) > 0 {
+		if idHackable(ex.p, ex.filter, ex.opts) {
+			input = idHackDoc(st)
+		}
+		if ex.limit > 0 {
 			// A sort that keeps one document: mongod's SORT with its limit.
-			for i, e := range input {
-				if e.Key == "sortPattern" {
-					input = append(input[:i+1:i+1], append(bson.D{{Key: "limitAmount", Value: int32OrLong(ex.limit)}}, input[i+1:]...)...)
-					break
-				}
-			}
+			input, _ = withSortLimit(input, ex.limit)
 		}
 		winning = append(winning, bson.E{Key: "inputStage", Value: input})
 		if st != nil {
@@ -306,6 +319,7 @@ func cmdExplain(ctx context.Context, db *DB, dbName string, cmd bson.D) (bson.D,
 		if err != nil {
 			return nil, err
 		}
+		plannerFilter, shape = s.Filter, []any{"delete"}
 		_, p, q, err := db.findPlan(dbName, name, s.Filter, FindOptions{Hint: s.Hint})
 		if err != nil {
 			return nil, err
@@ -330,6 +344,7 @@ func cmdExplain(ctx context.Context, db *DB, dbName string, cmd bson.D) (bson.D,
 				n += int64(len(docs))
 			}
 			st = &q.sc.stats
+			st.partial = !q.sc.done // a delete of one stops at it
 		}
 		if p.ts != nil {
 			if residual := tsResidualFilter(p.ts.scan.o, s.Filter); len(residual) > 0 {
@@ -341,6 +356,9 @@ func cmdExplain(ctx context.Context, db *DB, dbName string, cmd bson.D) (bson.D,
 			}
 		}
 		input := stageTree(p, st, true)
+		if idHackable(p, s.Filter, FindOptions{Hint: s.Hint, Collation: s.Collation}) {
+			input = idHackDoc(st)
+		}
 		winning = bson.D{{Key: "stage", Value: stage}}
 		if st != nil {
 			winning = append(winning, bson.E{Key: "nReturned", Value: int32(0)}, bson.E{Key: "isEOF", Value: int32(1)},
@@ -359,19 +377,62 @@ func cmdExplain(ctx context.Context, db *DB, dbName string, cmd bson.D) (bson.D,
 	default:
 		return nil, document.Errorf(document.CodeCommandNotFound, "explain of '%s' is not supported", inner[0].Key)
 	}
-	reply := bson.D{{Key: "queryPlanner", Value: bson.D{{Key: "namespace", Value: ns},
-		{Key: "winningPlan", Value: planOnly(winning)}, {Key: "rejectedPlans", Value: bson.A{}}}}}
+	qp := append(plannerHeader(ns, plannerFilter, shape...),
+		bson.E{Key: "winningPlan", Value: planOnly(winning)}, bson.E{Key: "rejectedPlans", Value: bson.A{}})
+	reply := bson.D{{Key: "explainVersion", Value: explainVersion}, {Key: "queryPlanner", Value: qp}}
 	if execute {
 		if st == nil {
 			st = &execStats{}
 		}
-		reply = append(reply, bson.E{Key: "executionStats", Value: bson.D{
+		ms := time.Since(start).Milliseconds()
+		stages, _ := execTree(winning, ms)
+		es := bson.D{
 			{Key: "executionSuccess", Value: true}, {Key: "nReturned", Value: int32OrLong(st.nReturned)},
-			{Key: "executionTimeMillis", Value: int32OrLong(time.Since(start).Milliseconds())},
+			{Key: "executionTimeMillis", Value: int32OrLong(ms)},
 			{Key: "totalKeysExamined", Value: int32OrLong(st.keysExamined)}, {Key: "totalDocsExamined", Value: int32OrLong(st.docsExamined)},
-			{Key: "executionStages", Value: winning}}})
+			{Key: "executionStages", Value: stages}}
+		if verbosity == "allPlansExecution" {
+			// One plan: ttlkv ranks none against another.
+			es = append(es, bson.E{Key: "allPlansExecution", Value: bson.A{}})
+		}
+		reply = append(reply, bson.E{Key: "executionStats", Value: es})
 	}
-	reply = append(reply, bson.E{Key: "command", Value: inner})
-	_ = p
-	return reply, nil
+	return append(reply, bson.E{Key: "command", Value: explainCommand(inner, dbName)},
+		bson.E{Key: "serverInfo", Value: explainServerInfo(ctx)},
+		bson.E{Key: "serverParameters", Value: db.explainServerParameters()}), nil
+}
+
+// projectionStage is the projection stage mongod's classic planner
+// puts over fetched documents: PROJECTION_SIMPLE for an inclusion of
+// top-level fields (with or without _id: mongod's
+// projection_ast::Projection::isSimple), PROJECTION_DEFAULT for
+// anything else: an exclusion (it needs the whole document), a dotted
+// path, an expression, $slice, $elemMatch, $meta, a positional a.$.
+// ttlkv always fetches, so never mongod's PROJECTION_COVERED.
+func projectionStage(proj bson.D) string {
+	inclusion := false
+	for _, e := range proj {
+		if strings.ContainsAny(e.Key, ".$") {
+			return "PROJECTION_DEFAULT"
+		}
+		var on bool
+		switch v := e.Value.(type) {
+		case bool:
+			on = v
+		case int32, int64, float64, bson.Decimal128:
+			f, _ := asFloat(v)
+			on = f != 0
+		default:
+			return "PROJECTION_DEFAULT"
+		}
+		if on {
+			inclusion = true
+		} else if e.Key != "_id" {
+			return "PROJECTION_DEFAULT"
+		}
+	}
+	if !inclusion {
+		return "PROJECTION_DEFAULT"
+	}
+	return "PROJECTION_SIMPLE"
 }

@@ -140,7 +140,8 @@ func countScanDoc(p *plan, st *execStats) (bson.D, bool) {
 		{Key: "indexBounds", Value: bson.D{{Key: "startKey", Value: start}, {Key: "startKeyInclusive", Value: true},
 			{Key: "endKey", Value: end}, {Key: "endKeyInclusive", Value: true}}}}
 	if st != nil {
-		d = append(d, bson.E{Key: "keysExamined", Value: int32OrLong(st.keysExamined)})
+		// mongod gives COUNT_SCAN's keysExamined before its plan fields.
+		d = append(d[:1], append(bson.D{{Key: "keysExamined", Value: int32OrLong(st.keysExamined)}}, d[1:]...)...)
 	}
 	return d, true
 }

@@ -26,7 +26,16 @@ type record struct {
 // execStats are explain's executionStats counters.
 type execStats struct {
 	keysExamined, docsExamined, nReturned int64
-	sort                                  sortStats // the SORT stage's, if any
+	// matched are the records the scan handed on (its filter passed);
+	// seeks the index positions it looked up (a range's start, a skip
+	// past keys out of bounds); dupsTested and dupsDropped the keys of
+	// a multikey index checked for a document already taken, and those
+	// that were, as mongod's IXSCAN counts them.
+	matched, seeks, dupsTested, dupsDropped int64
+	// partial is set when the scan stopped before its end (a limit was
+	// met): its stages are not at EOF.
+	partial bool
+	sort    sortStats // the SORT stage's, if any
 }
 
 // sortStats are an in-memory sort's figures, as mongod's SORT stage
@@ -93,6 +102,7 @@ func (s *scanner) seekTo(next []byte) {
 		}
 		if r.hi == nil || bytes.Compare(k, r.hi) < 0 {
 			s.resume = k
+			s.stats.seeks++
 			return
 		}
 	}
@@ -111,6 +121,7 @@ func (s *scanner) seekBelow(bound []byte) {
 	}
 	if bytes.Compare(k, r.lo) > 0 {
 		s.resume = k
+		s.stats.seeks++
 		return
 	}
 	s.nextRange()
@@ -143,6 +154,9 @@ func (s *scanner) nextRange() {
 		s.ri++
 		s.done = s.ri >= len(s.ranges)
 	}
+	if !s.done {
+		s.stats.seeks++
+	}
 }
 
 func newScanner(p *plan) *scanner {
@@ -171,6 +185,8 @@ func newScanner(p *plan) *scanner {
 	}
 	if len(s.ranges) == 0 {
 		s.done = true
+	} else {
+		s.stats.seeks = 1
 	}
 	return s
 }
@@ -193,7 +209,8 @@ func (s *scanner) filter(ctx context.Context) *query.Filter {
 
 // next returns up to n more matching records; fewer (maybe none) with
 // done set at the end.
-func (s *scanner) next(ctx context.Context, n int) ([]record, error) {
+func (s *scanner) next(ctx context.Context, n int) (recs []record, err error) {
+	defer func() { s.stats.matched += int64(len(recs)) }()
 	s.filter(ctx)
 	if s.ts != nil {
 		return s.nextTS(ctx, n)
@@ -318,7 +335,9 @@ func (s *scanner) nextRecords(ctx context.Context, n int) ([]record, error) {
 							s.misses = 0
 						}
 						if s.seen != nil {
+							s.stats.dupsTested++
 							if _, dup := s.seen[rid]; dup {
+								s.stats.dupsDropped++
 								continue
 							}
 							s.seen[rid] = struct{}{}

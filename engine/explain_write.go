@@ -18,7 +18,10 @@ type writeExplain struct {
 	stage  string        // UPDATE or DELETE
 	u      *query.Update // nil for a delete
 	upsert bool
-	limit  int64 // 1 when the write changes one document at most
+	limit  int64       // 1 when the write changes one document at most
+	filter bson.D      // the statement's query
+	sort   bson.D      // findAndModify's sort
+	opts   FindOptions // what finds the documents
 
 	matched, modified, upserted int64
 }
@@ -80,7 +83,8 @@ func (db *DB) explainWrite(dbName, name string, inner bson.D) (*writeExplain, er
 			}
 		}
 	}
-	_, p, q, err := db.findPlan(dbName, name, s.Filter, FindOptions{Sort: sortD, Limit: limit, Hint: s.Hint, Collation: s.Collation})
+	ex.opts = FindOptions{Sort: sortD, Limit: limit, Hint: s.Hint, Collation: s.Collation}
+	_, p, q, err := db.findPlan(dbName, name, s.Filter, ex.opts)
 	if err != nil {
 		return nil, err
 	}
@@ -90,7 +94,7 @@ func (db *DB) explainWrite(dbName, name string, inner bson.D) (*writeExplain, er
 			ex.u = ex.u.WithQuery(p.filter)
 		}
 	}
-	ex.p, ex.q, ex.limit = p, q, limit
+	ex.p, ex.q, ex.limit, ex.filter, ex.sort = p, q, limit, s.Filter, sortD
 	return ex, nil
 }
 
@@ -117,5 +121,6 @@ func (ex *writeExplain) run(ctx context.Context, db *DB) (*execStats, error) {
 	if ex.u != nil && ex.upsert && ex.matched == 0 {
 		ex.upserted = 1
 	}
+	ex.q.sc.stats.partial = !ex.q.sc.done // one document found, the scan left
 	return &ex.q.sc.stats, nil
 }

@@ -99,7 +99,7 @@ func TestExplainNumberTypes(t *testing.T) {
 		cmd  string
 		want string // stages, outermost first
 	}{
-		{`{"find": "c", "filter": {"t": {"$gte": {"$date": "2026-11-22T12:05:00Z"}}}, "skip": 1, "limit": 3}`, "[SKIP LIMIT FETCH IXSCAN]"},
+		{`{"find": "c", "filter": {"t": {"$gte": {"$date": "2026-11-22T12:05:00Z"}}}, "skip": 1, "limit": 3}`, "[LIMIT SKIP FETCH IXSCAN]"},
 		{`{"find": "c", "filter": {"x": 1}, "sort": {"x": -1}}`, "[SORT COLLSCAN]"},
 		{`{"find": "w", "filter": {"m": "a"}}`, "[UNPACK_TS_BUCKET FETCH IXSCAN]"},
 		{`{"count": "c", "query": {"x": 2}}`, "[COUNT COLLSCAN]"},

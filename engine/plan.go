@@ -876,6 +876,23 @@ func boundString(b query.Bound, lo bool) string {
 			if v.Upper {
 				s = fmtValue(bson.DateTime(math.MaxInt64))
 			}
+		case document.ClassString, document.ClassObject:
+			// As mongod bounds a type: from its least value, inclusive,
+			// to the next type's least value, exclusive ("", then {},
+			// then []).
+			lower, upper := `""`, "{}"
+			if document.CanonicalType(v.Like) == document.ClassObject {
+				lower, upper = "{}", "[]"
+			}
+			if v.Upper {
+				return upper + ")"
+			}
+			return "[" + lower
+		case document.ClassObjectID:
+			if v.Upper {
+				return "ObjectId('ffffffffffffffffffffffff')]"
+			}
+			return "[ObjectId('000000000000000000000000')"
 		default:
 			if v.Upper {
 				s = "end of " + typeName(v.Like)

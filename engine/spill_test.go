@@ -69,18 +69,21 @@ func TestSortSpillsToDisk(t *testing.T) {
 	}
 
 	// explain's executionStats show the SORT stage's figures as
-	// mongod's do; the plan alone does not.
+	// mongod's do; the plan alone shows its memLimit and type, not
+	// what it sorted.
 	ex := mustRun(t, db, "test", `{"explain": {"find": "c", "sort": {"k": 1}}, "verbosity": "executionStats"}`)
 	srt := field(ex, "executionStats.executionStages").(bson.D)
 	if field(srt, "stage") != "SORT" || field(srt, "memLimit") != int32(4000) || field(srt, "usedDisk") != true ||
 		field(srt, "spills").(int32) < 10 || field(srt, "type") != "simple" || field(srt, "totalDataSizeSorted").(int32) < 600*100 {
 		t.Fatalf("explain's SORT: %s", document.Format(srt))
 	}
-	if plan := field(ex, "queryPlanner.winningPlan").(bson.D); len(plan) != 3 {
+	if plan := field(ex, "queryPlanner.winningPlan").(bson.D); keysOf(plan) != "stage sortPattern memLimit type inputStage" {
 		t.Fatalf("the winning plan shows execution figures: %s", document.Format(plan))
 	}
 	ex = mustRun(t, db, "test", `{"explain": {"find": "c", "sort": {"k": 1}, "limit": 2}, "verbosity": "executionStats"}`)
-	if s := field(ex, "executionStats.executionStages.inputStage").(bson.D); field(s, "usedDisk") != false || field(s, "spills") != int32(0) {
+	// The limit is the SORT's (mongod's limitAmount): no LIMIT stage.
+	if s := field(ex, "executionStats.executionStages").(bson.D); field(s, "stage") != "SORT" || field(s, "limitAmount") != int32(2) ||
+		field(s, "usedDisk") != false || field(s, "spills") != int32(0) {
 		t.Fatalf("explain's SORT with a small limit: %s", document.Format(s))
 	}
 

@@ -272,7 +272,9 @@ func tsStageTree(p *plan, st *execStats, isEOF bool) bson.D {
 	} else {
 		var ist *execStats
 		if st != nil {
-			ist = &execStats{keysExamined: st.keysExamined, docsExamined: st.docsExamined, nReturned: info.scan.unpacked}
+			// The bucket scan hands on each bucket it unpacks.
+			ist = &execStats{keysExamined: st.keysExamined, docsExamined: st.docsExamined, nReturned: info.scan.unpacked,
+				matched: info.scan.unpacked, seeks: st.seeks}
 		}
 		in = stageTree(info.inner, ist, isEOF)
 	}
@@ -283,14 +285,16 @@ func tsStageTree(p *plan, st *execStats, isEOF bool) bson.D {
 			bson.E{Key: "measurementsExamined", Value: int32OrLong(info.scan.examined)})
 	}
 	leaf = append(leaf, bson.E{Key: "inputStage", Value: in})
-	if p.sort != nil && !p.sortByIndex && len(p.sort.Keys()) > 0 {
-		if st != nil {
-			leaf = withExec(leaf, st.nReturned, isEOF)
-		}
-		leaf = sortStageDoc(p, st, leaf)
-	}
+	// The measurements the filter passed; a SORT hands on as many, a
+	// LIMIT or SKIP above takes its figures from there (execTree).
 	if st != nil {
-		leaf = withExec(leaf, st.nReturned, isEOF)
+		leaf = withExec(leaf, st.matched, isEOF)
+	}
+	if p.sort != nil && !p.sortByIndex && len(p.sort.Keys()) > 0 {
+		leaf = sortStageDoc(p, st, leaf)
+		if st != nil {
+			leaf = withExec(leaf, st.matched, isEOF)
+		}
 	}
 	return leaf
 }

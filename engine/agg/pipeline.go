@@ -98,8 +98,9 @@ type Pipeline struct {
 	sort   bson.D // pushed-down leading $sort (nil: none)
 	limit  int64  // pushed-down $limit after that sort (0: none)
 	stages []stageSpec
-	out    *Out // the final $out or $merge (nil: none)
-	let    *Let // the command's let (nil: none)
+	counts []int64 // each stage's documents handed on (CountStages; nil: not counted)
+	out    *Out    // the final $out or $merge (nil: none)
+	let    *Let    // the command's let (nil: none)
 	// textScore: a stage reads a $text query's score (UsesTextScore).
 	textScore bool
 	// textMatch is a sub-pipeline's leading $match holding a $text,
@@ -274,10 +275,36 @@ func (p *Pipeline) Open(src Source, o Options) *Cursor {
 		o.run = &runState{}
 	}
 	var it iter = src
-	for _, s := range p.stages {
+	for i, s := range p.stages {
 		it = s.make(it, &o)
+		if i < len(p.counts) {
+			it = &countIter{in: it, n: &p.counts[i]}
+		}
 	}
 	return &Cursor{it: it, run: o.run}
+}
+
+// CountStages makes the next Open count the documents each stage after
+// the scan hands on (explain's nReturned), in stage order; StageCounts
+// reads them.
+func (p *Pipeline) CountStages() { p.counts = make([]int64, len(p.stages)) }
+
+// StageCounts are the documents each stage handed on since
+// CountStages, in the order of Stages (nil without CountStages).
+func (p *Pipeline) StageCounts() []int64 { return p.counts }
+
+// countIter counts what in hands on.
+type countIter struct {
+	in iter
+	n  *int64
+}
+
+func (c *countIter) next(ctx context.Context) (bson.D, error) {
+	d, err := c.in.next(ctx)
+	if d != nil {
+		*c.n++
+	}
+	return d, err
 }
 
 // Next returns the next result, or nil at the end.

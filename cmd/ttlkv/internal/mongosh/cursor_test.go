@@ -35,7 +35,7 @@ func TestCursorAsMongosh(t *testing.T) {
 		{`try { const c3 = db.c.find(); c3.next(); c3.limit(1)` + catch, "MongoCursorInUseError  Cursor is already initialized"},
 		// An explained find reads documents; printed or finish()ed, it is the plan.
 		{`const x = db.c.explain("executionStats").find().sort({_id: -1}); print(x.next(), x.toArray().length, Object.keys(db.c.explain().find().finish()))`,
-			"{ _id: 5, v: 2 } 4 [ 'queryPlanner', 'command', 'ok' ]"},
+			"{ _id: 5, v: 2 } 4 [\n  'explainVersion',\n  'queryPlanner',\n  'command',\n  'serverInfo',\n  'serverParameters',\n  'ok'\n]"},
 		{`try { db.c.aggregate([]).limit(1)` + catch, "MongoshInvalidInputError  cursor.limit() is not available on an aggregation cursor; put the stage in the pipeline"},
 	}
 	for _, tc := range cases {
