@@ -176,6 +176,13 @@ func (r roleName) allows(db, name string) bool {
 	if !anyDB && r.Role != "root" && r.DB != db {
 		return false
 	}
+	if anyDB && r.Role != "userAdminAnyDatabase" && localOrConfig(db) {
+		// The any-database roles reach the ordinary collections of
+		// every database but local and config (mongod's
+		// anyNormalResource); userAdminAnyDatabase names those two
+		// as well (builtinRoles).
+		return false
+	}
 	switch r.Role {
 	case "root":
 		return true

@@ -343,3 +343,53 @@ func TestReviewAdmin29BulkWriteCursor(t *testing.T) {
 		t.Errorf("getMore %v", g)
 	}
 }
+
+// The any-database roles reach every database but local and config
+// (mongod's anyNormalResource): readAnyDatabase finds in app but not in
+// local (13), readWriteAnyDatabase writes neither local nor config,
+// dbAdminAnyDatabase lists no collection of local; root reads them.
+func TestReviewAdmin29AnyDatabaseRolesLeaveLocalAndConfig(t *testing.T) {
+	t.Parallel()
+	s := ra26Setup(t)
+	ctx := context.Background()
+	for _, ns := range [][2]string{{"local", "x"}, {"config", "x"}, {"app", "y"}} {
+		if _, err := s.root.Database(ns[0]).Collection(ns[1]).InsertOne(ctx, bson.D{{Key: "_id", Value: 1}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s.user(t, "admin", "anyReader", "pw", "readAnyDatabase")
+	s.user(t, "admin", "anyWriter", "pw", "readWriteAnyDatabase")
+	s.user(t, "admin", "anyAdmin", "pw", "dbAdminAnyDatabase")
+	find := func(coll string) bson.D { return bson.D{{Key: "find", Value: coll}} }
+	insert := bson.D{{Key: "insert", Value: "x"}, {Key: "documents", Value: bson.A{bson.D{{Key: "_id", Value: 2}}}}}
+	list := bson.D{{Key: "listCollections", Value: 1}}
+	cases := []struct {
+		user, loginDB, db string
+		cmd               bson.D
+		ok                bool
+	}{
+		{"anyReader", "admin", "app", find("y"), true},
+		{"anyReader", "admin", "local", find("x"), false},
+		{"anyReader", "admin", "config", find("x"), false},
+		{"anyReader", "admin", "local", list, false},
+		{"anyWriter", "admin", "app", find("y"), true},
+		{"anyWriter", "admin", "local", insert, false},
+		{"anyWriter", "admin", "config", insert, false},
+		{"anyAdmin", "admin", "app", list, true},
+		{"anyAdmin", "admin", "local", list, false},
+		{"boss", "admin", "local", find("x"), true},
+	}
+	for _, c := range cases {
+		pwd := "pw"
+		if c.user == "boss" {
+			pwd = "s3cret"
+		}
+		r := ra26Run(t, s.conn(t, c.loginDB, c.user, pwd), c.db, c.cmd)
+		if c.ok && !ra26OK(r) {
+			t.Errorf("%s on %s %v: %v, want ok", c.user, c.db, c.cmd, r)
+		}
+		if !c.ok && ra26Code(r) != 13 {
+			t.Errorf("%s on %s %v: %v, want 13 as mongod", c.user, c.db, c.cmd, r)
+		}
+	}
+}
