@@ -57,12 +57,11 @@ func (e *DialError) Unwrap() error { return e.Err }
 var cursorless = map[string]bool{"insert": true, "update": true, "delete": true}
 
 // Dial connects to uri and checks that the server answers ping. The
-// client names itself appName to the server. Errors are *DialError.
+// client names itself appName to the server, unless uri names it
+// (appName=...), as mongosh and mongo-tools keep a user's own. Errors
+// are *DialError.
 func Dial(ctx context.Context, uri, appName string) (*Conn, error) {
-	opts := options.Client().ApplyURI(uri).SetAppName(appName)
-	if !strings.Contains(strings.ToLower(uri), "serverselectiontimeoutms") {
-		opts.SetServerSelectionTimeout(DefaultSelectionTimeout)
-	}
+	opts := clientOptions(uri, appName)
 	if err := opts.Validate(); err != nil {
 		return nil, &DialError{"options", err}
 	}
@@ -80,6 +79,20 @@ func Dial(ctx context.Context, uri, appName string) (*Conn, error) {
 		return nil, &DialError{"session", err}
 	}
 	return &Conn{client: client, sess: sess, URI: Redact(uri)}, nil
+}
+
+// clientOptions are the driver's options Dial connects with: uri's,
+// appName when uri names none, and DefaultSelectionTimeout when uri
+// sets no serverSelectionTimeoutMS.
+func clientOptions(uri, appName string) *options.ClientOptions {
+	opts := options.Client().ApplyURI(uri)
+	if opts.AppName == nil {
+		opts.SetAppName(appName)
+	}
+	if !strings.Contains(strings.ToLower(uri), "serverselectiontimeoutms") {
+		opts.SetServerSelectionTimeout(DefaultSelectionTimeout)
+	}
+	return opts
 }
 
 // RunCommand runs cmd on database db and returns the server's reply.
