@@ -39,6 +39,7 @@ package engine
 // update; see capped_index.go. TTL indexes are refused (docs/ttl-indexes.md §1.4).
 
 import (
+	"container/heap"
 	"context"
 	"encoding/binary"
 	"errors"
@@ -47,7 +48,6 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -95,25 +95,44 @@ type cappedState struct {
 // cappedTombs tracks a ring's deleted records: a delete rewrites the
 // record in place as a tombstone (cappedTombstone), which keeps its
 // space and sequence until the ring evicts it and which every reader
-// skips. Its own lock lets collStats read it while a writer deletes.
+// skips. Deletes come in any order (a stack popped from its newest end
+// deletes backwards), so the set is a map with a min-heap of its
+// sequences for the evictions, which go oldest first: each add, look-up
+// and eviction costs at most a logarithm of the set. Its own lock lets
+// collStats read it while a writer deletes.
 type cappedTombs struct {
 	mu    sync.Mutex
-	seqs  []uint64 // ascending
-	lens  []int64  // payload bytes of each
-	bytes int64    // sum of lens
-	gone  int      // entries dropped from the front since the last copy
+	lens  map[uint64]int64 // payload bytes of each tombstone, by sequence
+	order seqHeap          // the sequences of lens, oldest on top
+	bytes int64            // sum of lens
+}
+
+// seqHeap is a min-heap of record sequences (container/heap).
+type seqHeap []uint64
+
+func (h seqHeap) Len() int           { return len(h) }
+func (h seqHeap) Less(i, j int) bool { return h[i] < h[j] }
+func (h seqHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *seqHeap) Push(x any)        { *h = append(*h, x.(uint64)) }
+func (h *seqHeap) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
 }
 
 // add records the tombstone of record seq, of n payload bytes.
 func (t *cappedTombs) add(seq uint64, n int) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	i, found := slices.BinarySearch(t.seqs, seq)
-	if found {
+	if _, found := t.lens[seq]; found {
 		return
 	}
-	t.seqs = slices.Insert(t.seqs, i, seq)
-	t.lens = slices.Insert(t.lens, i, int64(n))
+	if t.lens == nil {
+		t.lens = map[uint64]int64{}
+	}
+	t.lens[seq] = int64(n)
+	heap.Push(&t.order, seq)
 	t.bytes += int64(n)
 }
 
@@ -124,7 +143,7 @@ func (t *cappedTombs) Live(first uint64) (n, bytes int64) { return t.live(first)
 func (t *cappedTombs) Has(seq uint64) bool {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	_, found := slices.BinarySearch(t.seqs, seq)
+	_, found := t.lens[seq]
 	return found
 }
 
@@ -133,18 +152,15 @@ func (t *cappedTombs) Has(seq uint64) bool {
 func (t *cappedTombs) live(first uint64) (n, bytes int64) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if i, _ := slices.BinarySearch(t.seqs, first); i > 0 {
-		for _, l := range t.lens[:i] {
-			t.bytes -= l
-		}
-		// Reslice (no copy per eviction); copy once the dropped front
-		// outweighs what is left.
-		t.seqs, t.lens = t.seqs[i:], t.lens[i:]
-		if t.gone += i; t.gone > len(t.seqs)+64 {
-			t.seqs, t.lens, t.gone = slices.Clone(t.seqs), slices.Clone(t.lens), 0
-		}
+	for len(t.order) > 0 && t.order[0] < first {
+		seq := heap.Pop(&t.order).(uint64)
+		t.bytes -= t.lens[seq]
+		delete(t.lens, seq)
 	}
-	return int64(len(t.seqs)), t.bytes
+	if len(t.order) == 0 && len(t.lens) == 0 && t.lens != nil {
+		t.lens, t.order = nil, nil // give back a large set's memory
+	}
+	return int64(len(t.lens)), t.bytes
 }
 
 // liveCount returns the number of documents in the ring: its records
