@@ -261,20 +261,30 @@ type member struct {
 	assigned bool
 }
 
+// parsedAt parses the source of frame at and returns it with the
+// frame's position as a file.Idx (the byte offset from 1); prg is nil
+// when the source is not known or the position is not in it.
+func (s *Shell) parsedAt(at jsFrame) (src string, idx int, prg *ast.Program) {
+	src, ok := s.srcs[at.file]
+	if !ok || at.line < 1 {
+		return "", 0, nil
+	}
+	idx = lineOffset(src, at.line)
+	if idx < 0 {
+		return "", 0, nil
+	}
+	prg, err := goja.Parse(at.file, src)
+	if err != nil {
+		return "", 0, nil
+	}
+	return src, idx + at.col, prg
+}
+
 // memberAt is the property access goja reports an error at (its
 // property name after a dot, its "[" otherwise), nil if none is there.
 func (s *Shell) memberAt(at jsFrame) *member {
-	src, ok := s.srcs[at.file]
-	if !ok || at.line < 1 {
-		return nil
-	}
-	idx := lineOffset(src, at.line)
-	if idx < 0 {
-		return nil
-	}
-	idx += at.col // a file.Idx is the byte offset from 1
-	prg, err := goja.Parse(at.file, src)
-	if err != nil {
+	src, idx, prg := s.parsedAt(at)
+	if prg == nil {
 		return nil
 	}
 	var found *member
@@ -385,17 +395,8 @@ func (s *Shell) memberKey(m *member, at jsFrame) (string, bool) {
 // newCalleeAt is the expression new is applied to at frame at ("o.x"
 // for "new o.x()"), as written, "" if there is none.
 func (s *Shell) newCalleeAt(at jsFrame) string {
-	src, ok := s.srcs[at.file]
-	if !ok || at.line < 1 {
-		return ""
-	}
-	idx := lineOffset(src, at.line)
-	if idx < 0 {
-		return ""
-	}
-	idx += at.col
-	prg, err := goja.Parse(at.file, src)
-	if err != nil {
+	src, idx, prg := s.parsedAt(at)
+	if prg == nil {
 		return ""
 	}
 	callee := ""
@@ -527,17 +528,8 @@ func v8Literal(e ast.Expression) (string, bool) {
 // callCalleeAt is the callee, as written, of the call whose "(" is at
 // frame at, "" if there is none or it spans lines.
 func (s *Shell) callCalleeAt(at jsFrame) string {
-	src, ok := s.srcs[at.file]
-	if !ok || at.line < 1 {
-		return ""
-	}
-	idx := lineOffset(src, at.line)
-	if idx < 0 {
-		return ""
-	}
-	idx += at.col
-	prg, err := goja.Parse(at.file, src)
-	if err != nil {
+	src, idx, prg := s.parsedAt(at)
+	if prg == nil {
 		return ""
 	}
 	callee := ""
