@@ -66,24 +66,11 @@ func (db *DB) cappedDeleteSeqs(c *coll, seqs []uint64, f *query.Filter) (int64, 
 	var n int64
 	var last bson.D
 	for _, seq := range seqs {
-		it := st.ring.Scan(seq, false)
-		if !it.Next() || it.Record().Seq != seq {
-			if e := it.Err(); e != nil && !errors.Is(e, capped.ErrOverwritten) {
-				return n, last, cappedErr(c, e)
-			}
-			continue // evicted since it was selected
-		}
-		rec := it.Record()
-		if cappedDeleted(rec.Data) {
-			continue // deleted since it was selected
-		}
-		d, err := decodeCappedPayload(rec.Data)
+		rec, d, err := cappedReread(c, st, seq, f)
 		if err != nil {
 			return n, last, err
 		}
-		if ok, err := f.MatchErr(d); err != nil {
-			return n, last, err
-		} else if !ok {
+		if d == nil {
 			continue
 		}
 		if err := db.cappedRemove(c, st, rec, d); err != nil {
@@ -93,6 +80,32 @@ func (db *DB) cappedDeleteSeqs(c *coll, seqs []uint64, f *query.Filter) (int64, 
 		last = d
 	}
 	return n, last, nil
+}
+
+// cappedReread reads ring record seq again, under the write lock, for
+// a write that selected it earlier: the record and its document when it
+// is still there (not evicted, not deleted) and still matches f; d nil
+// when it is not.
+func cappedReread(c *coll, st *cappedState, seq uint64, f *query.Filter) (rec capped.Record, d bson.D, err error) {
+	it := st.ring.Scan(seq, false)
+	if !it.Next() || it.Record().Seq != seq {
+		if e := it.Err(); e != nil && !errors.Is(e, capped.ErrOverwritten) {
+			return rec, nil, cappedErr(c, e)
+		}
+		return rec, nil, nil // evicted since it was selected
+	}
+	rec = it.Record()
+	if cappedDeleted(rec.Data) {
+		return rec, nil, nil // deleted since it was selected
+	}
+	d, err = decodeCappedPayload(rec.Data)
+	if err != nil {
+		return rec, nil, err
+	}
+	if ok, err := f.MatchErr(d); err != nil || !ok {
+		return rec, nil, err
+	}
+	return rec, d, nil
 }
 
 // cappedRemove deletes document d, held by ring record rec: its

@@ -781,24 +781,11 @@ func (db *DB) applyCappedUpdates(c *coll, rids []uint64, f *query.Filter, u *que
 		return 0, 0, nil, err
 	}
 	for _, seq := range rids {
-		it := st.ring.Scan(seq, false)
-		if !it.Next() || it.Record().Seq != seq {
-			if e := it.Err(); e != nil && !errors.Is(e, capped.ErrOverwritten) {
-				return matched, modified, last, cappedErr(c, e)
-			}
-			continue // evicted since it was selected
-		}
-		rec := it.Record()
-		if cappedDeleted(rec.Data) {
-			continue // deleted since it was selected
-		}
-		d, err := decodeCappedPayload(rec.Data)
+		rec, d, err := cappedReread(c, st, seq, f)
 		if err != nil {
 			return matched, modified, last, err
 		}
-		if ok, err := f.MatchErr(d); err != nil {
-			return matched, modified, last, err
-		} else if !ok {
+		if d == nil {
 			continue
 		}
 		var touched []query.Touched
