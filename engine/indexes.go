@@ -146,7 +146,7 @@ func specError(spec bson.D, err error) error {
 
 // parseIndexSpecFields is parseIndexSpec before its errors are worded.
 func parseIndexSpecFields(m *catalog.Coll, spec bson.D) (*catalog.Index, error) {
-	ix := &catalog.Index{}
+	ix := &catalog.Index{NullRules7: true}
 	var extra bson.D
 	hasCollation := false
 	for _, e := range spec {

@@ -181,12 +181,13 @@ func usable(ix *catalog.Index, filter *query.Filter) bool {
 
 // partialUsable reports whether ix holds every document filter matches
 // as far as its partialFilterExpression goes: it has none, or the filter
-// implies it.
+// implies it (and the index was not built under older null rules that
+// may have left some out: catalog.Index.MayLackUndefined).
 func partialUsable(ix *catalog.Index, filter *query.Filter) bool {
 	if ix.Partial == nil && ix.PartialFilter == nil {
 		return true
 	}
-	return ix.PartialFilter != nil && filter.Implies(ix.PartialFilter)
+	return ix.PartialFilter != nil && !ix.MayLackUndefined() && filter.Implies(ix.PartialFilter)
 }
 
 // sparseUsable reports whether the planner may choose the sparse index

@@ -163,7 +163,7 @@ func (db *DB) createTimeseriesIndexes(ctx context.Context, c *coll, specs []bson
 		if todoKeys[i] == nil {
 			continue
 		}
-		bix := &catalog.Index{ID: nbm.NextIndexID, Name: tsIndexPrefix + ix.Name, Key: todoKeys[i], Sparse: ix.Sparse, Hidden: ix.Hidden}
+		bix := &catalog.Index{ID: nbm.NextIndexID, Name: tsIndexPrefix + ix.Name, Key: todoKeys[i], Sparse: ix.Sparse, Hidden: ix.Hidden, NullRules7: true}
 		if ix.Partial != nil {
 			// A filter on the metaField holds for a bucket's every
 			// measurement or none: the bucket index keeps the buckets

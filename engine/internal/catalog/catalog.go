@@ -106,9 +106,15 @@ type Index struct {
 	Sparse        bool
 	Hidden        bool
 	Partial       bson.D // partialFilterExpression, nil if none
-	TTL           bool   // has expireAfterSeconds
-	Expire        int64  // expireAfterSeconds when TTL
-	Multikey      bool   // some document produced several keys
+	// NullRules7: the index's documents were chosen by its partial
+	// filter under mongod 7.0's null rules ({a: null} matches undefined),
+	// as every index written since ttlkv follows them is. An entry
+	// written before lacks it: if its filter compares with null, the
+	// index may leave out documents whose field is undefined.
+	NullRules7 bool
+	TTL        bool  // has expireAfterSeconds
+	Expire     int64 // expireAfterSeconds when TTL
+	Multikey   bool  // some document produced several keys
 	// MultikeyFields has bit i set when some document met an array on
 	// the path of the key's field i (when Multikey; an entry written
 	// before ttlkv kept it has every bit set).
@@ -121,6 +127,36 @@ type Index struct {
 	// Text is a text index's spec, parsed from Extra; nil for other
 	// indexes. Not stored: Decode parses it.
 	Text *fts.Spec
+}
+
+// MayLackUndefined reports whether ix may leave out documents its
+// partial filter matches: it was written before ttlkv followed mongod
+// 7.0's null rules (NullRules7 unset) and its filter compares with null,
+// which now also matches a field that is undefined. Dropping and
+// creating the index again rebuilds it under today's rules.
+func (ix *Index) MayLackUndefined() bool {
+	return ix.Partial != nil && !ix.NullRules7 && holdsNull(ix.Partial)
+}
+
+// holdsNull reports whether v is null or holds a null at any depth.
+func holdsNull(v any) bool {
+	switch x := v.(type) {
+	case nil:
+		return true
+	case bson.D:
+		for _, e := range x {
+			if holdsNull(e.Value) {
+				return true
+			}
+		}
+	case bson.A:
+		for _, e := range x {
+			if holdsNull(e) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // IsTextKey reports whether key is a text index's stored key pattern
@@ -171,6 +207,9 @@ func (m *Coll) Encode() ([]byte, error) {
 		}
 		if ix.Partial != nil {
 			d = append(d, bson.E{Key: "partial", Value: ix.Partial})
+		}
+		if ix.Partial != nil && ix.NullRules7 {
+			d = append(d, bson.E{Key: "nulls7", Value: true})
 		}
 		if ix.PrepareUnique {
 			d = append(d, bson.E{Key: "prepareUnique", Value: true})
@@ -268,7 +307,7 @@ func Decode(b []byte) (*Coll, error) {
 			ID: i64(id, "id"), Name: str(id, "name"), Key: sub(id, "key"),
 			Unique: flag(id, "unique"), PrepareUnique: flag(id, "prepareUnique"), Sparse: flag(id, "sparse"), Hidden: flag(id, "hidden"),
 			TTL: flag(id, "ttl"), Expire: int64(i64(id, "expire")), Multikey: flag(id, "multikey"),
-			Partial: sub(id, "partial"), Extra: sub(id, "extra"),
+			Partial: sub(id, "partial"), NullRules7: flag(id, "nulls7"), Extra: sub(id, "extra"),
 		}
 		if ix.Multikey {
 			ix.MultikeyFields = AllFields // until ttlkv kept which
