@@ -457,7 +457,28 @@ func TestTailableValidation(t *testing.T) {
 	db, _ := openMem(t)
 	createCapped(t, db, "c", 4096, 0)
 	mustRun(t, db, "test", `{"insert": "plain", "documents": [{"a": 1}]}`)
-	wantCode(t, db, "test", `{"find": "plain", "tailable": true}`, document.CodeBadValue, "tailable cursor requested on non capped collection")
+	// On a collection that is not capped, mongod's message describes
+	// the query (its canonical query's toString): the namespace, then
+	// batchSize, limit and skip when given, the filter's expression tree
+	// (children of an $and in mongod's order: $or, then equalities, then
+	// comparisons, each kind by path), the sort (a $natural one is a hint
+	// by then), the projection, the collation when given.
+	for _, tc := range []struct{ cmd, desc string }{
+		{`{"find": "plain", "tailable": true}`, "ns=test.plainTree: $and\nSort: {}\nProj: {}\n"},
+		{`{"find": "plain", "tailable": true, "filter": {"a": 1}, "sort": {"$natural": 1}, "projection": {"a": 1}, "limit": 5, "skip": 2, "batchSize": 3}`,
+			"ns=test.plain batchSize=3 limit=5 skip=2Tree: a $eq 1\nSort: {}\nProj: { a: 1 }\n"},
+		{`{"find": "plain", "tailable": true, "filter": {"b": {"$gt": 2, "$ne": "x"}, "a": 1, "$or": [{"c": 1}, {"d": {"$in": [3, 1, 3]}}]}, "collation": {"locale": "fr"}}`,
+			"ns=test.plainTree: $and\n    $or\n        c $eq 1\n        d $in [ 1 3 ]\n    a $eq 1\n    b $gt 2\n    $not\n        b $eq \"x\"\nSort: {}\nProj: {}\nCollation: { locale: \"fr\" }\n"},
+		{`{"find": "plain", "tailable": true, "filter": {"$and": [{"a": {"$in": [7]}}, {"z": {"$exists": true}}]}}`,
+			"ns=test.plainTree: $and\n    a $eq 7\n    z exists\nSort: {}\nProj: {}\n"},
+	} {
+		_, err := run(t, db, "test", tc.cmd)
+		want := "error processing query: " + tc.desc + " tailable cursor requested on non capped collection"
+		var e *Error
+		if !errors.As(err, &e) || e.Code != document.CodeBadValue || e.Message != want {
+			t.Errorf("%s:\n got %v\nwant %q", tc.cmd, err, want)
+		}
+	}
 	wantCode(t, db, "test", `{"find": "c", "awaitData": true}`, document.CodeFailedToParse, "awaitData")
 	wantCode(t, db, "test", `{"find": "c", "tailable": true, "sort": {"$natural": -1}}`, document.CodeBadValue, "cannot use tailable option with a sort other than {$natural: 1}")
 	wantCode(t, db, "test", `{"find": "c", "tailable": true, "sort": {"a": 1}}`, document.CodeBadValue, "cannot use tailable option with a sort other than {$natural: 1}")
