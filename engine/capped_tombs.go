@@ -16,8 +16,9 @@ import (
 // newest's, in a circular buffer of 64-bit words that grows at either
 // end (deletes come in any order: a stack popped from its newest end
 // deletes backwards) and drops words from its front as the ring evicts,
-// oldest first. Every operation is O(1), amortised over the buffer's
-// doublings and halvings. Its memory is bounded by the ring's record
+// oldest first. A look-up is O(1); an add or an eviction is O(1)
+// amortised over the buffer's doublings and halvings, plus one word for
+// each 64 sequences by which an add widens the set's span. Its memory is bounded by the ring's record
 // count, not by the number of deletes: at most half a byte a record
 // between the oldest and the newest tombstone, plus 64 bytes (an eighth
 // of a byte a record when the buffer is full), and nothing when there is
