@@ -4,8 +4,10 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
+	"github.com/ttlkv/ttlkv/capped"
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
 
@@ -232,4 +234,108 @@ func TestCappedDeleteAllMemory(t *testing.T) {
 		t.Fatalf("no tombstone left: %d bytes of memory", m)
 	}
 	mustValidate(t, db, "test", "c")
+}
+
+// checkTombsMatchRing checks the tombstone set of capped collection
+// name against its ring: a record is in the set exactly when it is a
+// tombstone, the running count and bytes are theirs, and the set's
+// memory is within the bound for the ring's records.
+func checkTombsMatchRing(t *testing.T, db *DB, name, label string) {
+	t.Helper()
+	st, err := cappedOf(db.lookup("test", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var n, b int64
+	err = st.ring.ReadRun(0, func(rec capped.Record) bool {
+		dead := cappedDeleted(rec.Data)
+		if dead {
+			n++
+			b += int64(len(rec.Data))
+		}
+		if st.tombs.Has(rec.Seq) != dead {
+			t.Fatalf("%s: record %d tombstone %v, in the set %v", label, rec.Seq, dead, !dead)
+		}
+		return true
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if gn, gb := st.tombs.Live(); gn != n || gb != b || st.tombs.popcount() != n {
+		t.Fatalf("%s: set holds %d tombstones of %d bytes (%d bits), the ring %d of %d", label, gn, gb, st.tombs.popcount(), n, b)
+	}
+	if m, bound := st.tombs.memBytes(), tombsMemBound(st.ring.Count()); m > bound {
+		t.Fatalf("%s: %d bytes of memory for a ring of %d records, want at most %d", label, m, st.ring.Count(), bound)
+	}
+}
+
+// Random inserts of varying sizes and deletes of random live documents
+// (oldest, newest or anywhere, one at a time or many) in a collection
+// that wraps, with a reopen halfway: after every step the tombstone
+// set is exactly the ring's tombstones, and count is the live
+// documents. A failure names the seed.
+func TestCappedTombsRandom(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	for seed := uint64(1); seed <= 2; seed++ {
+		rng := rand.New(rand.NewPCG(seed, 17))
+		db, clk, dir := openTest(t)
+		c := createCapped(t, db, "r", 64<<10, 0)
+		next := 0
+		var maxTombs int64
+		var wrapped bool
+		for step := 0; step < 120; step++ {
+			label := fmt.Sprintf("seed %d step %d", seed, step)
+			if step == 60 {
+				db = reopen(t, db, dir, clk)
+				c = db.Database("test").Collection("r")
+				checkTombsMatchRing(t, db, "r", label+" reopened")
+			}
+			switch rng.IntN(3) {
+			case 0:
+				k := 1 + rng.IntN(40)
+				batch := make([]any, k)
+				for i := range batch {
+					batch[i] = bson.D{{Key: "_id", Value: int32(next)}, {Key: "pad", Value: strings.Repeat("p", 20+rng.IntN(300))}}
+					next++
+				}
+				if _, err := c.InsertMany(ctx, batch, true); err != nil {
+					t.Fatal(err)
+				}
+			default:
+				ids := int32IDs(t, findAll(t, db, "test", "r", nil))
+				if len(ids) == 0 {
+					continue
+				}
+				var id int32
+				switch rng.IntN(3) {
+				case 0:
+					id = ids[0]
+				case 1:
+					id = ids[len(ids)-1]
+				default:
+					id = ids[rng.IntN(len(ids))]
+				}
+				if rng.IntN(4) == 0 { // many at once: every _id at or above id
+					mustRun(t, db, "test", fmt.Sprintf(`{"delete": "r", "deletes": [{"q": {"_id": {"$gte": %d}}, "limit": 0}]}`, id))
+				} else {
+					mustRun(t, db, "test", fmt.Sprintf(`{"delete": "r", "deletes": [{"q": {"_id": %d}, "limit": 1}]}`, id))
+				}
+			}
+			checkTombsMatchRing(t, db, "r", label)
+			if st, _ := cappedOf(db.lookup("test", "r")); st != nil {
+				n, _ := st.tombs.Live()
+				maxTombs = max(maxTombs, n)
+				wrapped = st.ring.FirstSeq() > 1
+			}
+			live := int64(len(findAll(t, db, "test", "r", nil)))
+			if got := count(t, db, "test", "r"); got != live {
+				t.Fatalf("%s: count %d, %d documents found", label, got, live)
+			}
+		}
+		if !wrapped || maxTombs < 10 {
+			t.Fatalf("seed %d: the ring wrapped %v, at most %d tombstones at once: the run tested little", seed, wrapped, maxTombs)
+		}
+		t.Logf("seed %d: up to %d tombstones at once", seed, maxTombs)
+	}
 }
