@@ -7,21 +7,29 @@ import (
 
 // deletedSet is a DeletedSet of record sequences, each payload n bytes.
 type deletedSet struct {
-	seqs map[uint64]bool
-	n    int64
+	seqs    map[uint64]bool
+	n       int64
+	evicted []uint64 // members Evict removed, in call order
+	badLen  bool     // Evict named a member with another length
 }
 
-func (d *deletedSet) Live(first uint64) (n, b int64) {
-	for s := range d.seqs {
-		if s >= first {
-			n++
-			b += d.n
-		}
-	}
-	return n, b
+func (d *deletedSet) Live() (n, b int64) {
+	n = int64(len(d.seqs))
+	return n, n * d.n
 }
 
 func (d *deletedSet) Has(seq uint64) bool { return d.seqs[seq] }
+
+func (d *deletedSet) Evict(seq uint64, n int64) {
+	if !d.seqs[seq] {
+		return
+	}
+	if n != d.n {
+		d.badLen = true
+	}
+	d.evicted = append(d.evicted, seq)
+	delete(d.seqs, seq)
+}
 
 // Records in Limits.Deleted count toward neither MaxRecords nor
 // MaxDataBytes: they leave when the oldest are evicted, as any record.
@@ -52,6 +60,9 @@ func TestLimitsDeleted(t *testing.T) {
 	appendN(1) // evicts (2), which frees no place, and 3: 4 5 6
 	if r.FirstSeq() != 4 || r.Count() != 3 {
 		t.Fatalf("then: first %d count %d", r.FirstSeq(), r.Count())
+	}
+	if len(del.seqs) != 0 || len(del.evicted) != 1 || del.evicted[0] != 2 || del.badLen {
+		t.Fatalf("the ring evicted the deleted record 2: set %v, Evict calls %v (wrong length %v)", del.seqs, del.evicted, del.badLen)
 	}
 	// The byte limit likewise: 30 bytes hold three records besides a
 	// deleted one.

@@ -36,7 +36,8 @@
 // a larger file; it does not, following docs/capped.md §7.2 (the file is the size).
 // Records named by Limits.Deleted (documents the engine deleted by
 // rewriting their record in place) count toward neither limit but keep
-// their physical space until evicted.
+// their physical space until evicted; Append hands the set each of them
+// it evicts (DeletedSet.Evict), so the set never holds an evicted one.
 //
 // # Eviction and the engine's index
 //

@@ -58,13 +58,22 @@ type Limits struct {
 	Deleted DeletedSet
 }
 
-// DeletedSet is a set of records that Limits does not count.
+// DeletedSet is a set of live records that Limits does not count. Its
+// members are live records only: the ring removes each one it evicts
+// (Evict), so the set never has to know the ring's first sequence or
+// keep a length per member.
 type DeletedSet interface {
-	// Live returns how many records of the set have a sequence of at
-	// least first (the oldest live record's), and their payload bytes.
-	Live(first uint64) (n, bytes int64)
+	// Live returns how many records the set holds and their payload
+	// bytes.
+	Live() (n, bytes int64)
 	// Has reports whether record seq is in the set.
 	Has(seq uint64) bool
+	// Evict removes record seq, of n payload bytes, from the set, if it
+	// is there. Append calls it for each record it evicts, oldest first,
+	// as the record stops being live (with the ring's locks held: Evict
+	// must not call the ring), whenever Live reported members before the
+	// append.
+	Evict(seq uint64, n int64)
 }
 
 // Ring is an open ring extent file. Its methods are safe for concurrent
@@ -413,8 +422,9 @@ func (r *Ring) appendLocked(data []byte, lim Limits, evict func([]Record) error,
 	// from k on are, holding db bytes.
 	var dn, db int64
 	if lim.Deleted != nil && count > 0 {
-		dn, db = lim.Deleted.Live(r.live.at(0).seq)
+		dn, db = lim.Deleted.Live()
 	}
+	deleted := dn > 0 // the set has members to evict
 	leave := func(e entry) {
 		bytes -= int64(e.n)
 		if dn > 0 && lim.Deleted.Has(e.seq) {
@@ -510,6 +520,9 @@ func (r *Ring) appendLocked(data []byte, lim Limits, evict func([]Record) error,
 		e := r.live.popFront()
 		if e.seq <= r.committed {
 			r.dataBytes -= int64(e.n)
+		}
+		if deleted {
+			lim.Deleted.Evict(e.seq, int64(e.n))
 		}
 		r.evictedMax = max(r.evictedMax, e.seq)
 	}

@@ -39,7 +39,6 @@ package engine
 // update; see capped_index.go. TTL indexes are refused (docs/ttl-indexes.md §1.4).
 
 import (
-	"container/heap"
 	"context"
 	"encoding/binary"
 	"errors"
@@ -50,7 +49,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/ttlkv/ttlkv/capped"
 	"github.com/ttlkv/ttlkv/document"
@@ -92,81 +90,10 @@ type cappedState struct {
 	tombs cappedTombs
 }
 
-// cappedTombs tracks a ring's deleted records: a delete rewrites the
-// record in place as a tombstone (cappedTombstone), which keeps its
-// space and sequence until the ring evicts it and which every reader
-// skips. Deletes come in any order (a stack popped from its newest end
-// deletes backwards), so the set is a map with a min-heap of its
-// sequences for the evictions, which go oldest first: each add, look-up
-// and eviction costs at most a logarithm of the set. Its own lock lets
-// collStats read it while a writer deletes.
-type cappedTombs struct {
-	mu    sync.Mutex
-	lens  map[uint64]int64 // payload bytes of each tombstone, by sequence
-	order seqHeap          // the sequences of lens, oldest on top
-	bytes int64            // sum of lens
-}
-
-// seqHeap is a min-heap of record sequences (container/heap).
-type seqHeap []uint64
-
-func (h seqHeap) Len() int           { return len(h) }
-func (h seqHeap) Less(i, j int) bool { return h[i] < h[j] }
-func (h seqHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
-func (h *seqHeap) Push(x any)        { *h = append(*h, x.(uint64)) }
-func (h *seqHeap) Pop() any {
-	old := *h
-	x := old[len(old)-1]
-	*h = old[:len(old)-1]
-	return x
-}
-
-// add records the tombstone of record seq, of n payload bytes.
-func (t *cappedTombs) add(seq uint64, n int) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if _, found := t.lens[seq]; found {
-		return
-	}
-	if t.lens == nil {
-		t.lens = map[uint64]int64{}
-	}
-	t.lens[seq] = int64(n)
-	heap.Push(&t.order, seq)
-	t.bytes += int64(n)
-}
-
-// Live is live for the ring's limits (capped.DeletedSet).
-func (t *cappedTombs) Live(first uint64) (n, bytes int64) { return t.live(first) }
-
-// Has reports whether record seq is a tombstone (capped.DeletedSet).
-func (t *cappedTombs) Has(seq uint64) bool {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	_, found := t.lens[seq]
-	return found
-}
-
-// live forgets the tombstones older than first (evicted) and returns how
-// many remain and their payload bytes.
-func (t *cappedTombs) live(first uint64) (n, bytes int64) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	for len(t.order) > 0 && t.order[0] < first {
-		seq := heap.Pop(&t.order).(uint64)
-		t.bytes -= t.lens[seq]
-		delete(t.lens, seq)
-	}
-	if len(t.order) == 0 && len(t.lens) == 0 && t.lens != nil {
-		t.lens, t.order = nil, nil // give back a large set's memory
-	}
-	return int64(len(t.lens)), t.bytes
-}
-
 // liveCount returns the number of documents in the ring: its records
 // less its tombstones.
 func (s *cappedState) liveCount() int64 {
-	n, _ := s.tombs.live(s.ring.FirstSeq())
+	n, _ := s.tombs.Live()
 	return s.ring.Count() - n
 }
 
@@ -555,7 +482,7 @@ func (db *DB) specialStats(c *coll) collStatsInfo {
 	if c.m().Kind != catalog.KindCapped || err != nil {
 		return st
 	}
-	tn, tb := cs.tombs.live(cs.ring.FirstSeq())
+	tn, tb := cs.tombs.Live()
 	st.count = cs.ring.Count() - tn
 	st.size = cs.ring.DataBytes() - tb
 	m := c.m()

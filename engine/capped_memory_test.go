@@ -106,7 +106,7 @@ func TestCappedIDIndexMemory(t *testing.T) {
 				if !random && st.ids.sideLen() != 0 {
 					t.Fatalf("increasing ObjectIds: %d in the side map, want 0", st.ids.sideLen())
 				}
-				return float64(st.ids.memBytes()+st.ring.MemBytes()) / float64(n), n
+				return float64(st.ids.memBytes()+st.ring.MemBytes()+st.tombs.memBytes()) / float64(n), n
 			}
 			per, n := perRecord(db)
 			t.Logf("random=%v: %d records, %.2f bytes a record in memory (ring %d B, _id index %d B)", random, n, per,

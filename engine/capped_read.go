@@ -257,10 +257,12 @@ const tailBatchBytes = 16 << 20
 // CappedPositionLost; if the collection is dropped, with 175
 // QueryPlanKilled. It is used by one goroutine at a time (the cursor's).
 type tailState struct {
-	c        *coll
-	q        *queryExec // filter, projection, skip and limit
-	await    bool       // awaitData
-	maxAwait time.Duration
+	c     *coll
+	q     *queryExec // filter, projection, skip and limit
+	await bool       // awaitData
+	// maxAwait is how long the next awaitData getMore waits: its
+	// maxTimeMS, else defaultAwait (the find's MaxAwaitMS or a second).
+	maxAwait, defaultAwait time.Duration
 
 	started bool
 	pos     uint64 // next sequence to read once started
@@ -275,6 +277,7 @@ func newTailState(c *coll, q *queryExec, o FindOptions) *tailState {
 	if o.MaxAwaitMS > 0 {
 		t.maxAwait = time.Duration(o.MaxAwaitMS) * time.Millisecond
 	}
+	t.defaultAwait = t.maxAwait
 	return t
 }
 
@@ -293,7 +296,11 @@ func (t *tailState) next(ctx context.Context, n int, await bool) ([]bson.D, erro
 	if err != nil || len(docs) > 0 || !await || !t.await || t.dead {
 		return docs, err
 	}
-	wctx, cancel := context.WithTimeout(ctx, t.maxAwait)
+	timeout := context.WithTimeout
+	if f := t.c.db.opts.seams.awaitTimeout; f != nil {
+		timeout = f
+	}
+	wctx, cancel := timeout(ctx, t.maxAwait)
 	defer cancel()
 	docs, err = t.wait(wctx, n)
 	if err != nil && ctx.Err() == nil && errors.Is(err, context.DeadlineExceeded) {

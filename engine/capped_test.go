@@ -457,7 +457,28 @@ func TestTailableValidation(t *testing.T) {
 	db, _ := openMem(t)
 	createCapped(t, db, "c", 4096, 0)
 	mustRun(t, db, "test", `{"insert": "plain", "documents": [{"a": 1}]}`)
-	wantCode(t, db, "test", `{"find": "plain", "tailable": true}`, document.CodeBadValue, "tailable cursor requested on non capped collection")
+	// On a collection that is not capped, mongod's message describes
+	// the query (its canonical query's toString): the namespace, then
+	// batchSize, limit and skip when given, the filter's expression tree
+	// (children of an $and in mongod's order: $or, then equalities, then
+	// comparisons, each kind by path), the sort (a $natural one is a hint
+	// by then), the projection, the collation when given.
+	for _, tc := range []struct{ cmd, desc string }{
+		{`{"find": "plain", "tailable": true}`, "ns=test.plainTree: $and\nSort: {}\nProj: {}\n"},
+		{`{"find": "plain", "tailable": true, "filter": {"a": 1}, "sort": {"$natural": 1}, "projection": {"a": 1}, "limit": 5, "skip": 2, "batchSize": 3}`,
+			"ns=test.plain batchSize=3 limit=5 skip=2Tree: a $eq 1\nSort: {}\nProj: { a: 1 }\n"},
+		{`{"find": "plain", "tailable": true, "filter": {"b": {"$gt": 2, "$ne": "x"}, "a": 1, "$or": [{"c": 1}, {"d": {"$in": [3, 1, 3]}}]}, "collation": {"locale": "fr"}}`,
+			"ns=test.plainTree: $and\n    $or\n        c $eq 1\n        d $in [ 1 3 ]\n    a $eq 1\n    b $gt 2\n    $not\n        b $eq \"x\"\nSort: {}\nProj: {}\nCollation: { locale: \"fr\" }\n"},
+		{`{"find": "plain", "tailable": true, "filter": {"$and": [{"a": {"$in": [7]}}, {"z": {"$exists": true}}]}}`,
+			"ns=test.plainTree: $and\n    a $eq 7\n    z exists\nSort: {}\nProj: {}\n"},
+	} {
+		_, err := run(t, db, "test", tc.cmd)
+		want := "error processing query: " + tc.desc + " tailable cursor requested on non capped collection"
+		var e *Error
+		if !errors.As(err, &e) || e.Code != document.CodeBadValue || e.Message != want {
+			t.Errorf("%s:\n got %v\nwant %q", tc.cmd, err, want)
+		}
+	}
 	wantCode(t, db, "test", `{"find": "c", "awaitData": true}`, document.CodeFailedToParse, "awaitData")
 	wantCode(t, db, "test", `{"find": "c", "tailable": true, "sort": {"$natural": -1}}`, document.CodeBadValue, "cannot use tailable option with a sort other than {$natural: 1}")
 	wantCode(t, db, "test", `{"find": "c", "tailable": true, "sort": {"a": 1}}`, document.CodeBadValue, "cannot use tailable option with a sort other than {$natural: 1}")
@@ -497,12 +518,61 @@ func batchInts(t *testing.T, r bson.D, key string) []int64 {
 	return ints(t, docs)
 }
 
+// awaitWait is one wait of an awaitData getMore, seen through the
+// awaitTimeout seam: how long it asked to wait, and a way to end the
+// wait as its deadline would.
+type awaitWait struct {
+	d      time.Duration
+	expire func()
+}
+
+// deadlineCtx is a context whose deadline passes when the test says so
+// (expire): it then ends with context.DeadlineExceeded, as
+// context.WithTimeout's does when its time is up. It also ends when its
+// parent does, or when cancelled.
+type deadlineCtx struct {
+	context.Context
+	done chan struct{}
+	mu   sync.Mutex
+	err  error
+}
+
+func (c *deadlineCtx) Done() <-chan struct{} { return c.done }
+
+func (c *deadlineCtx) Err() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.err
+}
+
+func (c *deadlineCtx) end(err error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.err == nil {
+		c.err = err
+		close(c.done)
+	}
+}
+
+// fakeAwait returns an awaitTimeout seam that hands each wait to the
+// test on the returned channel, and never lets real time end one.
+func fakeAwait() (func(context.Context, time.Duration) (context.Context, context.CancelFunc), <-chan awaitWait) {
+	waits := make(chan awaitWait)
+	return func(parent context.Context, d time.Duration) (context.Context, context.CancelFunc) {
+		c := &deadlineCtx{Context: parent, done: make(chan struct{})}
+		stop := context.AfterFunc(parent, func() { c.end(parent.Err()) })
+		waits <- awaitWait{d: d, expire: func() { c.end(context.DeadlineExceeded) }}
+		return c, func() { stop(); c.end(context.Canceled) }
+	}, waits
+}
+
 // docs/tailable.md §8.2, §8.3, docs/capped.md §7.7: a tailable cursor stays open, returns what was
 // inserted since, filters, waits with awaitData, and fails with 136 when
 // overrun.
 func TestTailableCursor(t *testing.T) {
 	t.Parallel()
-	db, _ := openMem(t)
+	await, waits := fakeAwait()
+	db, _, _ := openTestWith(t, func(o *Options) { inMemory(o); o.seams.awaitTimeout = await })
 	c := createCapped(t, db, "c", 4096, 0)
 	ctx := context.Background()
 	ins := func(from, to int) {
@@ -541,34 +611,51 @@ func TestTailableCursor(t *testing.T) {
 	if got := batchInts(t, r, "firstBatch"); !equalInts(got, []int64{0, 2, 4, 6}) {
 		t.Fatalf("filtered first batch %v", got)
 	}
-	start := time.Now()
-	r, err = getMore(t, db, aid, `, "maxTimeMS": 30`)
-	if err != nil || len(batchInts(t, r, "nextBatch")) != 0 || field(r, "cursor.id") != aid {
-		t.Fatalf("awaitData timeout: %v %v", r, err)
-	}
-	if el := time.Since(start); el < 25*time.Millisecond {
-		t.Fatalf("awaitData getMore returned after %v, before maxTimeMS", el)
+	// The getMore waits for its maxTimeMS (the default second without
+	// one), and returns only once that has passed: an empty batch, the
+	// cursor still open.
+	for _, tc := range []struct {
+		extra string
+		want  time.Duration
+	}{{`, "maxTimeMS": 30`, 30 * time.Millisecond}, {"", time.Second}} {
+		type reply struct {
+			r   bson.D
+			err error
+		}
+		done := make(chan reply, 1)
+		go func() {
+			r, err := getMore(t, db, aid, tc.extra)
+			done <- reply{r, err}
+		}()
+		w := <-waits
+		if w.d != tc.want {
+			t.Fatalf("getMore%s waits %v, want %v", tc.extra, w.d, tc.want)
+		}
+		select {
+		case got := <-done:
+			t.Fatalf("getMore%s returned before its wait ended: %v %v", tc.extra, got.r, got.err)
+		default:
+		}
+		w.expire()
+		got := <-done
+		if got.err != nil || len(batchInts(t, got.r, "nextBatch")) != 0 || field(got.r, "cursor.id") != aid {
+			t.Fatalf("awaitData getMore%s at its deadline: %v %v", tc.extra, got.r, got.err)
+		}
 	}
 	// Woken by an insert (a non-matching one first): the getMore, given a
-	// minute, returns the matching document.
+	// minute, returns the matching document; its wait never ends on its
+	// own here, so only the insert can answer it.
 	done := make(chan bson.D, 1)
 	go func() {
 		r, _ := db.RunCommand(ctx, "test", bson.D{{Key: "getMore", Value: aid}, {Key: "collection", Value: "c"}, {Key: "maxTimeMS", Value: int64(60000)}})
 		done <- r
 	}()
-	cur := db.cursors.get(aid)
-	for cur.mu.TryLock() {
-		cur.mu.Unlock()
-		time.Sleep(time.Millisecond)
+	if w := <-waits; w.d != time.Minute {
+		t.Fatalf("getMore with maxTimeMS 60000 waits %v", w.d)
 	}
 	ins(8, 11) // 8 and 10 match
-	select {
-	case r := <-done:
-		if got := batchInts(t, r, "nextBatch"); len(got) == 0 || got[0] != 8 {
-			t.Fatalf("woken getMore: %v", r)
-		}
-	case <-time.After(30 * time.Second):
-		t.Fatal("awaitData getMore not woken by insert")
+	if r := <-done; !equalInts(batchInts(t, r, "nextBatch"), []int64{8, 10}) {
+		t.Fatalf("woken getMore: %v", r)
 	}
 
 	// Overrun: wrap the ring past the first cursor's position.

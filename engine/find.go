@@ -116,7 +116,7 @@ func (db *DB) findPlan(dbName, name string, filter bson.D, o FindOptions) (*coll
 	}
 	c := db.lookup(dbName, name)
 	if c != nil {
-		if err := kindOf(c.m()).checkFind(c, o, srt); err != nil {
+		if err := kindOf(c.m()).checkFind(c, filter, o, srt); err != nil {
 			return nil, nil, nil, err
 		}
 		if c.m().Kind == catalog.KindTimeseries && !o.noNear {

@@ -27,7 +27,7 @@ type kind interface {
 	// checkFind refuses the find options o and sort srt that c's kind
 	// does not support (a tailable cursor on a collection that is not
 	// capped, docs/tailable.md §8.1).
-	checkFind(c *coll, o FindOptions, srt *query.Sort) error
+	checkFind(c *coll, filter bson.D, o FindOptions, srt *query.Sort) error
 	// next returns up to n more records of scanner s over a collection
 	// of this kind (exec.go).
 	next(ctx context.Context, s *scanner, n int) ([]record, error)
@@ -106,17 +106,17 @@ func (ordinaryKind) query(db *DB, c *coll, _ bson.D, f *query.Filter, srt *query
 	return db.recordQuery(c, f, srt, o, proj)
 }
 
-func (ordinaryKind) checkFind(c *coll, o FindOptions, _ *query.Sort) error {
+func (ordinaryKind) checkFind(c *coll, filter bson.D, o FindOptions, _ *query.Sort) error {
 	if o.Tailable {
-		return notCappedTailable(c)
+		return notCappedTailable(c, filter, o)
 	}
 	return nil
 }
 
 // notCappedTailable is the error of a tailable find on c, which is not
-// capped.
-func notCappedTailable(c *coll) error {
-	return document.Errorf(document.CodeBadValue, "error processing query: ns=%s tailable cursor requested on non capped collection", c.m().NS())
+// capped: mongod's, with its description of the query.
+func notCappedTailable(c *coll, filter bson.D, o FindOptions) error {
+	return document.Errorf(document.CodeBadValue, "error processing query: %s tailable cursor requested on non capped collection", describeQuery(c.m().NS(), filter, o))
 }
 
 func (ordinaryKind) next(ctx context.Context, s *scanner, n int) ([]record, error) {
@@ -182,7 +182,7 @@ func (cappedKind) query(db *DB, c *coll, _ bson.D, f *query.Filter, srt *query.S
 	return db.recordQuery(c, f, srt, o, proj)
 }
 
-func (cappedKind) checkFind(*coll, FindOptions, *query.Sort) error { return nil }
+func (cappedKind) checkFind(*coll, bson.D, FindOptions, *query.Sort) error { return nil }
 
 func (cappedKind) next(ctx context.Context, s *scanner, n int) ([]record, error) {
 	return s.nextCapped(ctx, n)
@@ -248,7 +248,7 @@ func (timeseriesKind) query(db *DB, c *coll, filter bson.D, f *query.Filter, srt
 	return db.timeseriesQuery(c, filter, f, srt, o, proj)
 }
 
-func (timeseriesKind) checkFind(c *coll, o FindOptions, srt *query.Sort) error {
+func (timeseriesKind) checkFind(c *coll, filter bson.D, o FindOptions, srt *query.Sort) error {
 	// mongod runs a find on a time-series collection as an aggregate
 	// over its view (docs/timeseries.md §6.4).
 	return findAsAggregate(o, srt)

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"context"
 	"time"
 
 	"github.com/ttlkv/ttlkv/capped"
@@ -49,6 +50,14 @@ type seams struct {
 	// buckets it removed; tsReapBeforeCommitHook runs after a reap batch
 	// is staged, before it takes the wmu to commit.
 	tsReapedHook, tsBucketedHook, tsReapForgetHook, tsReapBeforeCommitHook func()
+
+	// awaitTimeout, if set, replaces context.WithTimeout for the wait
+	// of an awaitData getMore (capped_read.go): d is the getMore's
+	// maxTimeMS (or the default second), and the getMore returns its
+	// empty batch when the returned context ends with
+	// context.DeadlineExceeded. Tests end it when they choose, with no
+	// real time passing.
+	awaitTimeout func(ctx context.Context, d time.Duration) (context.Context, context.CancelFunc)
 
 	// targetClock, if set, is the clock of the time targets of the TTL
 	// monitor and the batched delete stage (DB.targetNow); nil is the

@@ -177,7 +177,7 @@ func (viewKind) query(db *DB, c *coll, filter bson.D, _ *query.Filter, _ *query.
 	return q, nil
 }
 
-func (viewKind) checkFind(_ *coll, o FindOptions, srt *query.Sort) error {
+func (viewKind) checkFind(_ *coll, _ bson.D, o FindOptions, srt *query.Sort) error {
 	// A hint is taken (mongod 6.3 and later): it applies to the
 	// source's scan (viewKind.query).
 	return findAsAggregate(o, srt)
