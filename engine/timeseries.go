@@ -364,6 +364,7 @@ func (db *DB) timeseriesStatsFields(c *coll) bson.D {
 	if buckets > 0 { // as mongod, left out while there is no bucket
 		sec = append(sec, bson.E{Key: "avgBucketSize", Value: int32(bytes / buckets)})
 	}
+	sec = append(sec, c.tsStats.fields()...)
 	return bson.D{{Key: "timeseries", Value: sec}}
 }
 

@@ -1,0 +1,94 @@
+package engine
+
+// Review 30: time-series collections and index definitions against
+// mongod 7.0. Each test asserts what mongod answers and names where that
+// was read (a jstest or a source file of mongodb/mongo); each failed on
+// ttlkv before its fix.
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+)
+
+// ts30Many is n measurements of meta m at time at, as mustInsertTS takes
+// them.
+func ts30Many(n int, at, m string) []string {
+	d := fmt.Sprintf(`{"t": {"$date": %q}, "m": %s}`, at, m)
+	out := make([]string, n)
+	for i := range out {
+		out[i] = d
+	}
+	return out
+}
+
+// collStats' timeseries section lists, after bucketsNs, bucketCount and
+// avgBucketSize, the bucket catalog counters ttlkv's bucketer has events
+// for, as ints (appendNumber), in mongod's order; avgNumMeasurementsPerCommit
+// only once something committed. The sequence is
+// jstests/noPassthrough/timeseries_collStats.js's (without its
+// time-backward and memory steps, whose counters ttlkv does not list).
+// Read: src/mongo/db/timeseries/bucket_catalog/execution_stats.cpp
+// (appendExecutionStatsToBuilder), src/mongo/db/stats/storage_stats.cpp.
+func TestReviewTS30CatalogCounters(t *testing.T) {
+	t.Parallel()
+	db := ts26Setup(t)
+	const now = "2026-11-22T10:00:00Z"
+	keys := []string{"bucketsNs", "bucketCount", "numBucketInserts", "numBucketUpdates", "numBucketsOpenedDueToMetadata",
+		"numBucketsClosedDueToCount", "numBucketsClosedDueToSize", "numBucketsClosedDueToTimeForward",
+		"numCommits", "numMeasurementsCommitted"}
+	r := mustRun(t, db, "test", `{"collStats": "w"}`)
+	if got := fmt.Sprint(ts26Keys(field(r, "timeseries"))); got != fmt.Sprint(keys) {
+		t.Fatalf("empty: timeseries section %s, want %v", got, keys)
+	}
+	// want: inserts, updates, forMeta, count, size, time, commits, measurements, avg.
+	check := func(step string, want ...int32) {
+		t.Helper()
+		names := []string{"numBucketInserts", "numBucketUpdates", "numBucketsOpenedDueToMetadata",
+			"numBucketsClosedDueToCount", "numBucketsClosedDueToSize", "numBucketsClosedDueToTimeForward",
+			"numCommits", "numMeasurementsCommitted", "avgNumMeasurementsPerCommit"}
+		for _, d := range []bson.D{
+			mustRun(t, db, "test", `{"collStats": "w"}`),
+			firstBatch(t, mustRun(t, db, "test", `{"aggregate": "w", "pipeline": [{"$collStats": {"storageStats": {}}}], "cursor": {}}`))[0],
+		} {
+			sec, _ := field(d, "timeseries").(bson.D)
+			if sec == nil {
+				sec, _ = field(d, "storageStats.timeseries").(bson.D)
+			}
+			if got := fmt.Sprint(ts26Keys(sec)); got != fmt.Sprint(append(append(keys[:2:2], "avgBucketSize"), append(keys[2:], "avgNumMeasurementsPerCommit")...)) {
+				t.Errorf("%s: timeseries section %s", step, got)
+			}
+			for i, n := range names {
+				if v, _ := get(sec, n); v != want[i] {
+					t.Errorf("%s: %s = %v (%T), want %d", step, n, v, v, want[i])
+				}
+			}
+		}
+	}
+	mustInsertTS(t, db, "w", ts30Many(3, now, `{"a": 1}`)...)
+	check("3 of {a: 1}", 1, 0, 1, 0, 0, 0, 1, 3, 3)
+	mustInsertTS(t, db, "w", ts30Many(1, now, `{"a": 2}`)...)
+	check("1 of {a: 2}", 2, 0, 2, 0, 0, 0, 2, 4, 2)
+	mustInsertTS(t, db, "w", ts30Many(1, now, `{"a": 2}`)...)
+	check("1 more of {a: 2}", 2, 1, 2, 0, 0, 0, 3, 5, 1)
+	mustInsertTS(t, db, "w", ts30Many(5, now, `{"a": 2}`)...)
+	check("5 more of {a: 2}", 2, 2, 2, 0, 0, 0, 4, 10, 2)
+	mustInsertTS(t, db, "w", ts30Many(1100, now, `{"a": "limit_count"}`)...)
+	check("1100 of one meta", 4, 2, 3, 1, 0, 0, 6, 1110, 185)
+	big := strings.Repeat("x", 124*1024)
+	mustInsertTS(t, db, "w",
+		fmt.Sprintf(`{"t": {"$date": %q}, "x": %q, "m": {"a": "limit_size"}}`, now, big),
+		fmt.Sprintf(`{"t": {"$date": %q}, "x": %q, "m": {"a": "limit_size"}}`, now, big))
+	check("2 of 124 KiB", 6, 2, 4, 1, 1, 0, 8, 1112, 139)
+	mustInsertTS(t, db, "w",
+		`{"t": {"$date": "2020-11-13T01:00:00Z"}, "m": {"a": "limit_time_range"}}`,
+		`{"t": {"$date": "2020-11-13T03:00:00Z"}, "m": {"a": "limit_time_range"}}`)
+	check("2 hours apart", 8, 2, 5, 1, 1, 1, 10, 1114, 111)
+	// A new collection of the name starts from zero.
+	mustRun(t, db, "test", `{"drop": "w"}`)
+	mustRun(t, db, "test", `{"create": "w", "timeseries": {"timeField": "t", "metaField": "m"}}`)
+	mustInsertTS(t, db, "w", ts30Many(2, now, `1`)...)
+	check("recreated", 1, 0, 1, 0, 0, 0, 1, 2, 2)
+}
