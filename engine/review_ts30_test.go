@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ttlkv/ttlkv/document"
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
 
@@ -91,4 +92,25 @@ func TestReviewTS30CatalogCounters(t *testing.T) {
 	mustRun(t, db, "test", `{"create": "w", "timeseries": {"timeField": "t", "metaField": "m"}}`)
 	mustInsertTS(t, db, "w", ts30Many(2, now, `1`)...)
 	check("recreated", 1, 0, 1, 0, 0, 0, 1, 2, 2)
+}
+
+// $merge into a time-series collection: mongod 7.0's $merge writes
+// through its process interface's inserts and updates on the target
+// namespace, which for a time-series collection is its view, so it is
+// refused as any view: 166 "Namespace <ns> is a view, not a collection".
+// Nothing is written. Read: src/mongo/db/pipeline/process_interface/
+// non_shardsvr_process_interface.cpp (insert, update),
+// src/mongo/db/catalog_raii.cpp (the view refusal). ttlkv answered 166
+// with a wording of its own.
+func TestReviewTS30MergeIntoTimeseries(t *testing.T) {
+	t.Parallel()
+	db := ts26Setup(t, `{"t": {"$date": "2026-11-22T10:00:00Z"}, "m": 1}`)
+	mustRun(t, db, "test", `{"insert": "src", "documents": [{"_id": 1, "t": {"$date": "2026-11-22T10:00:00Z"}}]}`)
+	for _, stage := range []string{`"w"`, `{"into": "w", "whenMatched": "replace"}`, `{"into": {"db": "test", "coll": "w"}, "whenNotMatched": "insert"}`} {
+		wantCode(t, db, "test", `{"aggregate": "src", "pipeline": [{"$merge": `+stage+`}], "cursor": {}}`,
+			document.CodeCommandNotSupportedOnView, "Namespace test.w is a view, not a collection")
+	}
+	if n := count(t, db, "test", "w"); n != 1 {
+		t.Errorf("w has %d measurements after the refused $merge, want 1", n)
+	}
 }
