@@ -114,3 +114,44 @@ func TestReviewTS30MergeIntoTimeseries(t *testing.T) {
 		t.Errorf("w has %d measurements after the refused $merge, want 1", n)
 	}
 }
+
+// A measurement whose meta is BSON undefined is taken: mongod 7.0's
+// bucket catalog reads the meta element as it is (extractTimeAndMeta)
+// and keys buckets on its bytes, so undefined metas share a bucket of
+// their own, apart from null and missing ones, stored with meta:
+// undefined. Reading it back fails: the bucket unpacker refuses an
+// undefined meta, 5369600. A read whose meta filter passes over that
+// bucket never unpacks it. Read:
+// src/mongo/db/timeseries/bucket_catalog/bucket_catalog_helpers.cpp
+// (extractTimeAndMeta), src/mongo/db/exec/timeseries/bucket_unpacker.cpp
+// (reset: uassert 5369600). ttlkv gave the measurements back with m:
+// undefined.
+func TestReviewTS30UndefinedMeta(t *testing.T) {
+	t.Parallel()
+	db := ts26Setup(t)
+	r := mustRun(t, db, "test", `{"insert": "w", "documents": [
+		{"t": {"$date": "2026-11-22T10:00:00Z"}, "m": {"$undefined": true}, "v": 1},
+		{"t": {"$date": "2026-11-22T10:00:01Z"}, "m": {"$undefined": true}, "v": 2},
+		{"t": {"$date": "2026-11-22T10:00:02Z"}, "m": null, "v": 3},
+		{"t": {"$date": "2026-11-22T10:00:03Z"}, "v": 4},
+		{"t": {"$date": "2026-11-22T10:00:04Z"}, "m": 1, "v": 5}]}`)
+	if field(r, "n") != int32(5) {
+		t.Fatalf("insert: %v", r)
+	}
+	buckets := firstBatch(t, mustRun(t, db, "test", `{"find": "system.buckets.w", "projection": {"meta": 1, "_id": 0}}`))
+	if got := fmt.Sprint(buckets); got != `[{"meta":{"$undefined":true}} {"meta":null} {} {"meta":{"$numberInt":"1"}}]` {
+		t.Errorf("buckets' metas %s", got)
+	}
+	const msg = "The $_internalUnpackBucket stage allows metadata to be absent or otherwise, it must not be the deprecated undefined bson type"
+	for _, cmd := range []string{
+		`{"find": "w"}`,
+		`{"find": "w", "filter": {"v": 1}}`,
+		`{"aggregate": "w", "pipeline": [{"$match": {"v": {"$gte": 1}}}], "cursor": {}}`,
+	} {
+		wantCode(t, db, "test", cmd, 5369600, msg)
+	}
+	got := firstBatch(t, mustRun(t, db, "test", `{"find": "w", "filter": {"m": 1}, "projection": {"_id": 0, "v": 1}}`))
+	if fmt.Sprint(got) != `[{"v":{"$numberInt":"5"}}]` {
+		t.Errorf("find {m: 1}: %v", got)
+	}
+}
