@@ -155,3 +155,45 @@ func TestReviewTS30UndefinedMeta(t *testing.T) {
 		t.Errorf("find {m: 1}: %v", got)
 	}
 }
+
+// dbStats counts a time-series collection among views and its buckets
+// collection among collections, with that collection's indexes: mongod
+// 7.0's buckets collection is clustered (no _id index) and holds just the
+// indexes listed on the time-series collection (the default meta-time
+// one when there is a metaField, and the user's), so those are what
+// indexes and indexSize count, as collStats on the time-series
+// collection gives their sizes. ttlkv counted its own bucket-finding
+// indexes too (_id, control.min time, meta): 7 for the 2 below, and
+// collStats gave each listed index size 0. Read:
+// src/mongo/db/commands/dbcommands_d.cpp (CmdDbStats: every collection's
+// numIndexes and index size), src/mongo/db/catalog/create_collection.cpp
+// (clustered buckets, the default index).
+func TestReviewTS30DBStatsIndexes(t *testing.T) {
+	t.Parallel()
+	db := ts26Setup(t, `{"t": {"$date": "2026-11-22T10:00:00Z"}, "m": 1, "v": 1}`, `{"t": {"$date": "2026-11-22T10:00:00Z"}, "m": 2, "v": 2}`)
+	mustRun(t, db, "test", `{"createIndexes": "w", "indexes": [{"key": {"v": 1}, "name": "v_1"}]}`)
+	mustRun(t, db, "test", `{"create": "nometa", "timeseries": {"timeField": "t"}}`)
+	mustInsertTS(t, db, "nometa", `{"t": {"$date": "2026-11-22T10:00:00Z"}}`)
+	mustRun(t, db, "test", `{"insert": "o", "documents": [{"_id": 1, "a": 1}]}`)
+	mustRun(t, db, "test", `{"createIndexes": "o", "indexes": [{"key": {"a": 1}, "name": "a_1"}]}`)
+	w := mustRun(t, db, "test", `{"collStats": "w"}`)
+	o := mustRun(t, db, "test", `{"collStats": "o"}`)
+	for _, name := range []string{"m_1_t_1", "v_1"} {
+		if n, _ := field(w, "indexSizes."+name).(int32); n <= 0 {
+			t.Errorf("collStats w: indexSizes.%s = %v, want the buckets index's size", name, field(w, "indexSizes."+name))
+		}
+	}
+	wTotal, _ := field(w, "totalIndexSize").(int32)
+	oTotal, _ := field(o, "totalIndexSize").(int32)
+	if wTotal != field(w, "indexSizes.m_1_t_1").(int32)+field(w, "indexSizes.v_1").(int32) {
+		t.Errorf("collStats w: totalIndexSize %d, indexSizes %v", wTotal, field(w, "indexSizes"))
+	}
+	r := mustRun(t, db, "test", `{"dbStats": 1}`)
+	want := bson.D{{Key: "collections", Value: int64(3)}, {Key: "views", Value: int64(2)}, {Key: "indexes", Value: int64(4)},
+		{Key: "indexSize", Value: float64(wTotal + oTotal)}}
+	for _, e := range want {
+		if got := field(r, e.Key); got != e.Value {
+			t.Errorf("dbStats %s = %v (%T), want %v", e.Key, got, got, e.Value)
+		}
+	}
+}

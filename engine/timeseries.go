@@ -330,6 +330,14 @@ func (db *DB) timeseriesStats(c *coll) collStatsInfo {
 				}
 			}
 		}
+		// Each index listed on the collection is kept on the buckets
+		// under tsIndexPrefix: its size is that one's, as mongod's
+		// collStats gives the buckets collection's index sizes.
+		for _, ix := range c.m().Indexes {
+			if bix := bc.m().Index(tsIndexPrefix + ix.Name); bix != nil {
+				st.indexSizes[ix.Name] = indexKeyBytes(txn, bc.m(), bix)
+			}
+		}
 		return nil
 	})
 	return st
