@@ -6,6 +6,7 @@ package engine
 // ttlkv before its fix.
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -196,4 +197,47 @@ func TestReviewTS30DBStatsIndexes(t *testing.T) {
 			t.Errorf("dbStats %s = %v (%T), want %v", e.Key, got, got, e.Value)
 		}
 	}
+}
+
+// createIndexes refuses a bad expireAfterSeconds with 67 and mongod
+// 7.0's words: its TTL check wraps the value's reason as
+// ". Index spec: <spec as given> :: caused by :: <reason>" (withContext),
+// the reasons worded as validateExpireAfterSeconds words them (the type
+// name without its closing quote; "must be within the range of a 32-bit
+// integer" without "option"); a compound TTL key is "TTL indexes are
+// single-field indexes, compound indexes do not support TTL. Index
+// spec: <spec>"; the value is checked once the rest of the spec passed,
+// so a spec error elsewhere in the spec is reported first. Read:
+// src/mongo/db/catalog/index_key_validate.cpp (validateExpireAfterSeconds,
+// validateIndexSpecTTL), src/mongo/db/commands/create_indexes_cmd.cpp
+// (TTL options checked after parseAndValidateIndexSpecs). ttlkv gave the
+// bare reason, with ", found <value>" of its own.
+func TestReviewTS30TTLSpecMessages(t *testing.T) {
+	t.Parallel()
+	db, _ := openMem(t)
+	for _, c := range []struct{ spec, msg string }{
+		{`{"key": {"w": 1}, "expireAfterSeconds": "x", "name": "w_1"}`,
+			`. Index spec: { key: { w: 1 }, expireAfterSeconds: "x", name: "w_1" } :: caused by :: TTL index 'expireAfterSeconds' option must be numeric, but received a type of 'string`},
+		{`{"key": {"w": 1}, "expireAfterSeconds": -1, "name": "w_1"}`,
+			`. Index spec: { key: { w: 1 }, expireAfterSeconds: -1, name: "w_1" } :: caused by :: TTL index 'expireAfterSeconds' option cannot be less than 0`},
+		{`{"key": {"w": 1}, "name": "w_1", "expireAfterSeconds": {"$numberDouble": "NaN"}}`,
+			`. Index spec: { key: { w: 1 }, name: "w_1", expireAfterSeconds: nan } :: caused by :: TTL index 'expireAfterSeconds' option must not be NaN`},
+		{`{"key": {"w": 1}, "name": "w_1", "expireAfterSeconds": {"$numberLong": "2147483648"}}`,
+			`. Index spec: { key: { w: 1 }, name: "w_1", expireAfterSeconds: 2147483648 } :: caused by :: TTL index 'expireAfterSeconds' must be within the range of a 32-bit integer`},
+		{`{"key": {"w": 1}, "name": "w_1", "expireAfterSeconds": -1e10}`,
+			`. Index spec: { key: { w: 1 }, name: "w_1", expireAfterSeconds: -10000000000.0 } :: caused by :: TTL index 'expireAfterSeconds' must be within the range of a 32-bit integer`},
+		{`{"key": {"w": 1, "a": 1}, "expireAfterSeconds": 10, "name": "w_1_a_1"}`,
+			`TTL indexes are single-field indexes, compound indexes do not support TTL. Index spec: { key: { w: 1, a: 1 }, expireAfterSeconds: 10, name: "w_1_a_1" }`},
+		// The value after the rest of the spec: a bad partial filter first.
+		{`{"key": {"w": 1}, "expireAfterSeconds": -1, "name": "w_1", "partialFilterExpression": 5}`,
+			`Error in specification { key: { w: 1 }, expireAfterSeconds: -1, name: "w_1", partialFilterExpression: 5 } :: caused by :: The field 'partialFilterExpression' must be an object, but got int`},
+	} {
+		_, err := run(t, db, "test", `{"createIndexes": "c", "indexes": [`+c.spec+`]}`)
+		var e *document.Error
+		if !errors.As(err, &e) || e.Message != c.msg {
+			t.Errorf("%s:\n got %v\nwant %q", c.spec, err, c.msg)
+		}
+	}
+	// -0.5 is cut to 0, a valid expiry.
+	mustRun(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"w": 1}, "name": "w_1", "expireAfterSeconds": -0.5}]}`)
 }
