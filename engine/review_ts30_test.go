@@ -8,6 +8,7 @@ package engine
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -240,4 +241,99 @@ func TestReviewTS30TTLSpecMessages(t *testing.T) {
 	}
 	// -0.5 is cut to 0, a valid expiry.
 	mustRun(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"w": 1}, "name": "w_1", "expireAfterSeconds": -0.5}]}`)
+}
+
+// ts30GeoIDs runs a find of coll with filter (and hint when not "") and
+// returns the _ids in order, and the index the winning plan reads ("" for
+// a collection scan).
+func ts30GeoIDs(t *testing.T, db *DB, coll, filter, hint string) (ids []int32, index string) {
+	t.Helper()
+	cmd := `{"find": "` + coll + `", "filter": ` + filter
+	if hint != "" {
+		cmd += `, "hint": ` + hint
+	}
+	for _, d := range firstBatch(t, mustRun(t, db, "test", cmd+`}`)) {
+		ids = append(ids, field(d, "_id").(int32))
+	}
+	ex := mustRun(t, db, "test", `{"explain": `+cmd+`}, "verbosity": "queryPlanner"}`)
+	st, _ := field(ex, "queryPlanner.winningPlan").(bson.D)
+	for st != nil {
+		if n, ok := get(st, "indexName"); ok {
+			index, _ = n.(string)
+			break
+		}
+		st, _ = field(st, "inputStage").(bson.D)
+	}
+	return ids, index
+}
+
+// Geo reads use a partial 2dsphere or 2d index when the query implies
+// its partialFilterExpression, as mongod's planner decides for any
+// partial index (QueryPlannerIXSelect: a partial index is a candidate
+// when the query's filter is a subset of its filter); one whose filter
+// the query does not imply is passed over ($near then finds no index,
+// 291). The documents are those a collection scan gives ($geoWithin,
+// $geoIntersects) or a full geo index gives ($near, in order). Read:
+// src/mongo/db/query/planner_ixselect.cpp
+// (stripInvalidAssignmentsToPartialIndices: every index type alike).
+// ttlkv never read a partial geo index.
+func TestReviewTS30GeoPartialIndexes(t *testing.T) {
+	t.Parallel()
+	db, _ := openMem(t)
+	var docs []string
+	for i := 0; i < 40; i++ {
+		docs = append(docs, fmt.Sprintf(`{"_id": %d, "s": %q, "n": %d, "loc": {"type": "Point", "coordinates": [%v, %v]}, "p": [%v, %v]}`,
+			i, []string{"a", "b"}[i%2], i, float64(i%7)-3, float64(i%5)-2, float64(i%7)-3, float64(i%5)-2))
+	}
+	loadCorpus(t, db, "test", "part", docs)
+	loadCorpus(t, db, "test", "full", docs)
+	mustRun(t, db, "test", `{"createIndexes": "part", "indexes": [
+		{"key": {"loc": "2dsphere"}, "name": "loc_a", "partialFilterExpression": {"s": "a"}},
+		{"key": {"p": "2d"}, "name": "p_big", "partialFilterExpression": {"n": {"$gte": 10}}}]}`)
+	mustRun(t, db, "test", `{"createIndexes": "full", "indexes": [{"key": {"loc": "2dsphere"}, "name": "loc"}, {"key": {"p": "2d"}, "name": "p"}]}`)
+	poly := `{"$geometry": {"type": "Polygon", "coordinates": [[[-2.5, -1.5], [2.5, -1.5], [2.5, 1.5], [-2.5, 1.5], [-2.5, -1.5]]]}}`
+	for _, c := range []struct {
+		filter, index string
+	}{
+		{`{"s": "a", "loc": {"$geoWithin": ` + poly + `}}`, "loc_a"},
+		{`{"s": "a", "n": {"$lt": 30}, "loc": {"$geoIntersects": ` + poly + `}}`, "loc_a"},
+		{`{"loc": {"$geoWithin": ` + poly + `}}`, ""},
+		{`{"s": "b", "loc": {"$geoWithin": ` + poly + `}}`, ""},
+		{`{"n": {"$gte": 20}, "p": {"$geoWithin": {"$box": [[-2, -1], [2, 1]]}}}`, "p_big"},
+		{`{"n": {"$gte": 5}, "p": {"$geoWithin": {"$box": [[-2, -1], [2, 1]]}}}`, ""},
+	} {
+		got, ix := ts30GeoIDs(t, db, "part", c.filter, "")
+		scan, _ := ts30GeoIDs(t, db, "part", c.filter, `{"$natural": 1}`)
+		slices.Sort(got)
+		slices.Sort(scan)
+		if !slices.Equal(got, scan) || len(scan) == 0 {
+			t.Errorf("%s: planned %v, collection scan %v", c.filter, got, scan)
+		}
+		if ix != c.index {
+			t.Errorf("%s: read index %q, want %q", c.filter, ix, c.index)
+		}
+	}
+	for _, c := range []struct {
+		filter, index string
+	}{
+		{`{"s": "a", "loc": {"$near": {"$geometry": {"type": "Point", "coordinates": [0.2, 0.1]}}}}`, "loc_a"},
+		{`{"s": "a", "n": {"$gt": 3}, "loc": {"$nearSphere": [0.2, 0.1]}}`, "loc_a"},
+		{`{"n": {"$gte": 15}, "p": {"$near": [0.2, 0.1]}}`, "p_big"},
+	} {
+		got, ix := ts30GeoIDs(t, db, "part", c.filter, "")
+		want, _ := ts30GeoIDs(t, db, "full", c.filter, "")
+		if !slices.Equal(got, want) || len(want) == 0 {
+			t.Errorf("%s: through the partial index %v, through a full one %v", c.filter, got, want)
+		}
+		if ix != c.index {
+			t.Errorf("%s: read index %q, want %q", c.filter, ix, c.index)
+		}
+	}
+	for _, f := range []string{
+		`{"loc": {"$near": {"$geometry": {"type": "Point", "coordinates": [0, 0]}}}}`,
+		`{"s": "b", "loc": {"$nearSphere": [0, 0]}}`,
+		`{"n": {"$gte": 5}, "p": {"$near": [0, 0]}}`,
+	} {
+		wantCode(t, db, "test", `{"find": "part", "filter": `+f+`}`, 291, "unable to find index for $geoNear query")
+	}
 }
