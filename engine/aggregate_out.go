@@ -49,7 +49,9 @@ func (db *DB) writeOut(ctx context.Context, dbName string, o *agg.Out, q *queryE
 		return db.runOut(ctx, tdb, o, q, nil)
 	}
 	if t := db.lookup(tdb, o.Coll); t != nil && t.m().Kind == catalog.KindTimeseries {
-		return document.Errorf(document.CodeCommandNotSupportedOnView, "%s to time-series collection %s.%s is not supported by ttlkv", o.Stage, tdb, o.Coll)
+		// mongod 7.0's $merge writes into the time-series view's
+		// namespace, which its write path refuses as any view.
+		return errView(t.m())
 	}
 	return db.runMerge(ctx, tdb, o, q)
 }

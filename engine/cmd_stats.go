@@ -100,11 +100,19 @@ func cmdDBStats(_ context.Context, db *DB, dbName string, cmd bson.D) (bson.D, e
 		st := db.collStats(c)
 		objects += st.count
 		size += st.size
-		for _, n := range st.indexSizes {
-			indexSize += n
+		// A buckets collection's own indexes (_id, control.min time,
+		// meta) are ttlkv's means of finding buckets: mongod's buckets
+		// collection is clustered and has only the indexes listed on
+		// the time-series collection, which it counts.
+		buckets := db.bucketsTarget(dbName, c.m().Name) != nil
+		for _, ix := range c.m().Indexes {
+			if buckets && tsInternalIndex(ix) {
+				continue
+			}
+			indexSize += st.indexSizes[ix.Name]
+			indexes++
 		}
 		colls++
-		indexes += len(c.m().Indexes)
 	}
 	// mongod 7.0's reply is the IDL struct DBStats
 	// (src/mongo/db/dbcommands.idl): the counts and scaleFactor are

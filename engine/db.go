@@ -80,6 +80,10 @@ type coll struct {
 	// ridCeil is a clustered collection's reserved record-id ceiling
 	// (clustered.go); guarded by wmu.
 	ridCeil uint64
+	// tsStats are a time-series collection's bucket catalog counters
+	// (timeseries_write.go); kept apart from ext, which a failed write
+	// drops.
+	tsStats tsCatalogStats
 }
 
 func (c *coll) m() *catalog.Coll { return c.meta.Load() }

@@ -33,7 +33,7 @@ func TestErrorMessagesUseServerValueFormat(t *testing.T) {
 	_, err = c.InsertOne(ctx, bson.D{{Key: "_id", Value: int32(2)}, {Key: "u", Value: "x"}})
 	checkCode(t, "duplicate u", err, document.CodeDuplicateKey, `index: u_1 dup key: { u: "x" }`)
 	wantCode(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"d": 1}, "name": "d", "expireAfterSeconds": -1}]}`,
-		document.CodeCannotCreateIndex, "found -1")
+		document.CodeCannotCreateIndex, `. Index spec: { key: { d: 1 }, name: "d", expireAfterSeconds: -1 } :: caused by ::`)
 	wantCode(t, db, "test", `{"dropIndexes": "c", "index": {"zz": 1.5}}`, document.CodeIndexNotFound,
 		"can't find index with key: { zz: 1.5 }")
 }

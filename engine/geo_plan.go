@@ -40,15 +40,15 @@ func geoKindOf(ix *catalog.Index, i int) string {
 }
 
 // geoIndexesOn returns the visible indexes with a geo field of one of
-// kinds on path, in the order kinds names them (a 2d index before a
-// 2dsphere one, as mongod prefers).
-func geoIndexesOn(m *catalog.Coll, path string, kinds ...string) []*catalog.Index {
+// kinds on path that hold every document filter matches, in the order
+// kinds names them (a 2d index before a 2dsphere one, as mongod
+// prefers). A partial index holds them when filter implies its
+// partialFilterExpression (partialUsable), as mongod's planner decides.
+func geoIndexesOn(m *catalog.Coll, filter *query.Filter, path string, kinds ...string) []*catalog.Index {
 	var out []*catalog.Index
 	for _, k := range kinds {
 		for _, ix := range m.Indexes {
-			if ix.Hidden || ix.PartialFilter != nil {
-				// (A partial index lacks the documents outside its
-				// filter, which a near query may want.)
+			if ix.Hidden || !partialUsable(ix, filter) {
 				continue
 			}
 			for i, f := range ix.Key {
@@ -84,7 +84,7 @@ func (p *plan) useNear(hint any) error {
 			return document.Errorf(document.CodeBadValue, "geoNear expression not allowed with $natural sort order")
 		}
 	}
-	cands := geoIndexesOn(p.m, n.Path, nearKinds(n)...)
+	cands := geoIndexesOn(p.m, p.filter, n.Path, nearKinds(n)...)
 	var ix *catalog.Index
 	if hint != nil {
 		hx, natural, err := resolveHint(p.m, hint)
@@ -125,10 +125,7 @@ func (p *plan) useGeo() bool {
 			// the cap, when there is no 2dsphere index.
 			kinds = append(kinds, indexkey.Geo2D)
 		}
-		for _, ix := range geoIndexesOn(p.m, path, kinds...) {
-			if ix.PartialFilter != nil {
-				continue
-			}
+		for _, ix := range geoIndexesOn(p.m, p.filter, path, kinds...) {
 			p.useIndex(ix)
 			return true
 		}

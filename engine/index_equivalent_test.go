@@ -124,7 +124,7 @@ func TestCreateIndexesSpecErrorWording(t *testing.T) {
 			`The index name '_id_' is reserved for the _id index, which must have key pattern {_id: 1}, found key: { a: 1 }`},
 		{`{"key": {"a": 1}, "name": "*"}`, document.CodeBadValue, `The index name '*' is not valid.`},
 		{`{"key": {"t": 1}, "name": "t", "expireAfterSeconds": "x"}`, document.CodeCannotCreateIndex,
-			`TTL index 'expireAfterSeconds' option must be numeric, but received a type of 'string'`},
+			`. Index spec: { key: { t: 1 }, name: "t", expireAfterSeconds: "x" } :: caused by :: TTL index 'expireAfterSeconds' option must be numeric, but received a type of 'string`},
 		{`{"key": {"t": 1, "u": 1}, "name": "t", "expireAfterSeconds": 5}`, document.CodeCannotCreateIndex,
 			`TTL indexes are single-field indexes, compound indexes do not support TTL. Index spec: { key: { t: 1, u: 1 }, name: "t", expireAfterSeconds: 5 }`},
 		{`{"key": {"_id": 1}, "name": "_id_", "unique": true}`, document.CodeInvalidIndexSpecificationOption,

@@ -53,34 +53,38 @@ func defaultIndexName(key bson.D) string {
 	return strings.Join(parts, "_")
 }
 
-// parseExpireAfterSeconds validates a TTL value (docs/ttl-indexes.md §1.2) and
-// returns it truncated toward zero.
-func parseExpireAfterSeconds(v any, code document.Code) (int64, error) {
+// parseExpireAfterSeconds validates the TTL value v of index spec spec
+// (docs/ttl-indexes.md §1.2) and returns it truncated toward zero. Its
+// errors are 67 CannotCreateIndex worded as mongod 7.0's
+// validateIndexSpecTTL words them: ". Index spec: <spec> :: caused by ::
+// <reason>" (the reason's wording is mongod's, a type name without its
+// closing quote included).
+func parseExpireAfterSeconds(v any, spec bson.D) (int64, error) {
+	fail := func(reason string) (int64, error) {
+		return 0, document.Errorf(document.CodeCannotCreateIndex, ". Index spec: %s :: caused by :: TTL index 'expireAfterSeconds' %s", fmtValue(spec), reason)
+	}
 	var f float64
 	switch n := v.(type) {
 	case int32:
 		f = float64(n)
 	case int64:
-		if n > math.MaxInt32 || n < math.MinInt32 {
-			return 0, document.Errorf(code, "TTL index 'expireAfterSeconds' option must be within the range of a 32-bit integer, found %d", n)
-		}
 		f = float64(n)
 	case float64:
 		f = n
 	case bson.Decimal128:
 		f, _ = asFloat(n)
 	default:
-		return 0, document.Errorf(code, "TTL index 'expireAfterSeconds' option must be numeric, but received a type of '%s'", typeName(v))
+		return fail("option must be numeric, but received a type of '" + typeName(v))
 	}
 	if math.IsNaN(f) {
-		return 0, document.Errorf(code, "TTL index 'expireAfterSeconds' option must not be NaN")
+		return fail("option must not be NaN")
 	}
 	t := math.Trunc(f)
 	if t > math.MaxInt32 || t < math.MinInt32 {
-		return 0, document.Errorf(code, "TTL index 'expireAfterSeconds' option must be within the range of a 32-bit integer, found %s", fmtValue(v))
+		return fail("must be within the range of a 32-bit integer")
 	}
 	if t < 0 {
-		return 0, document.Errorf(code, "TTL index 'expireAfterSeconds' option cannot be less than 0, found %s", fmtValue(v))
+		return fail("option cannot be less than 0")
 	}
 	return int64(t), nil
 }
@@ -254,6 +258,7 @@ func parseIndexSpecFields(m *catalog.Coll, spec bson.D) (*catalog.Index, error) 
 	// IndexDescriptor::isIdIndexPattern says ({_id: -1} is then refused
 	// below); {_id: "hashed"} is an ordinary index.
 	idPattern := idPatternKey(key)
+	var ttlErr error
 	for _, e := range spec {
 		switch e.Key {
 		case "unique", "sparse", "hidden":
@@ -305,11 +310,10 @@ func parseIndexSpecFields(m *catalog.Coll, spec bson.D) (*catalog.Index, error) 
 			}
 			ix.Partial, ix.PartialFilter = pd, f
 		case "expireAfterSeconds":
-			n, err := parseExpireAfterSeconds(e.Value, document.CodeCannotCreateIndex)
-			if err != nil {
-				return nil, keepSpec(err)
-			}
-			ix.TTL, ix.Expire = true, n
+			// A bad value is reported once the rest of the spec passed,
+			// as mongod checks TTL options after its spec validation.
+			ix.TTL = true
+			ix.Expire, ttlErr = parseExpireAfterSeconds(e.Value, spec)
 		case "collation":
 			// The full specification; none for the simple collation.
 			full, err := normalizeCollation(e.Value)
@@ -380,6 +384,11 @@ func parseIndexSpecFields(m *catalog.Coll, spec bson.D) (*catalog.Index, error) 
 				ix.PartialFilter = f
 			}
 		}
+	}
+	if ttlErr != nil && !isID {
+		// (On an _id key, expireAfterSeconds is refused as an _id
+		// index option below, as mongod refuses it first.)
+		return nil, keepSpec(ttlErr)
 	}
 	if wildcard {
 		// docs/commands.md, "Wildcard indexes".

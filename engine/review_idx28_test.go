@@ -50,7 +50,7 @@ func TestReviewIdx28SpecValidation(t *testing.T) {
 		{`{"key": {"t": "text"}, "name": "t", "weights": 5}`, document.CodeTypeMismatch, "The field 'weights' must be an object, but got int"},
 		{`{"key": {"z": 1}, "name": "z", "weights": {"z": 1}}`, document.CodeCannotCreateIndex, "the field 'weights' can only be specified with text indexes"},
 		// TTL rules (validateIndexSpecTTL, validateIdIndexSpec).
-		{`{"key": {"z": 1}, "name": "z", "expireAfterSeconds": "abc"}`, document.CodeCannotCreateIndex, "TTL index 'expireAfterSeconds' option must be numeric, but received a type of 'string'"},
+		{`{"key": {"z": 1}, "name": "z", "expireAfterSeconds": "abc"}`, document.CodeCannotCreateIndex, "TTL index 'expireAfterSeconds' option must be numeric, but received a type of 'string"},
 		{`{"key": {"z": 1}, "name": "z", "expireAfterSeconds": -1}`, document.CodeCannotCreateIndex, "TTL index 'expireAfterSeconds' option cannot be less than 0"},
 		{`{"key": {"z": 1, "q": 1}, "name": "z", "expireAfterSeconds": 10}`, document.CodeCannotCreateIndex, "TTL indexes are single-field indexes, compound indexes do not support TTL."},
 		{`{"key": {"_id": 1}, "name": "idttl", "expireAfterSeconds": 10}`, document.CodeInvalidIndexSpecificationOption, "The field 'expireAfterSeconds' is not valid for an _id index specification"},

@@ -330,6 +330,14 @@ func (db *DB) timeseriesStats(c *coll) collStatsInfo {
 				}
 			}
 		}
+		// Each index listed on the collection is kept on the buckets
+		// under tsIndexPrefix: its size is that one's, as mongod's
+		// collStats gives the buckets collection's index sizes.
+		for _, ix := range c.m().Indexes {
+			if bix := bc.m().Index(tsIndexPrefix + ix.Name); bix != nil {
+				st.indexSizes[ix.Name] = indexKeyBytes(txn, bc.m(), bix)
+			}
+		}
 		return nil
 	})
 	return st
@@ -364,6 +372,7 @@ func (db *DB) timeseriesStatsFields(c *coll) bson.D {
 	if buckets > 0 { // as mongod, left out while there is no bucket
 		sec = append(sec, bson.E{Key: "avgBucketSize", Value: int32(bytes / buckets)})
 	}
+	sec = append(sec, c.tsStats.fields()...)
 	return bson.D{{Key: "timeseries", Value: sec}}
 }
 

@@ -16,6 +16,13 @@ import (
 // serves a user's secondary index on a time-series collection.
 const tsIndexPrefix = "_ts_ix_"
 
+// tsInternalIndex reports whether ix is one of the indexes ttlkv keeps
+// on every buckets collection to find buckets (_id, control.min time,
+// meta), which mongod's clustered buckets collection has not.
+func tsInternalIndex(ix *catalog.Index) bool {
+	return ix.ID == idIndexID || ix.Name == tsMinTimeIndex || ix.Name == tsMetaIndex
+}
+
 // tsIndexKey checks one index spec for a time-series collection (docs/timeseries.md
 // §6.7) and returns the key of the buckets-collection index that serves
 // it (nil for a partial TTL index, which bucket expiry serves through

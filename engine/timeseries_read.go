@@ -135,6 +135,17 @@ type tsScan struct {
 	examined int64 // measurements examined
 }
 
+// tsCheckUnpackMeta refuses to unpack a bucket whose meta is BSON
+// undefined, as mongod 7.0's bucket unpacker does (5369600): an insert
+// takes such a meta, but a read that reaches its bucket fails
+// (docs/timeseries.md §6.3).
+func tsCheckUnpackMeta(b *ts.Bucket) error {
+	if _, undef := b.Meta.(bson.Undefined); b.HasMeta && undef {
+		return document.Errorf(document.Code(5369600), "The $_internalUnpackBucket stage allows metadata to be absent or otherwise, it must not be the deprecated undefined bson type")
+	}
+	return nil
+}
+
 // tsPlan is what explain shows of a time-series read.
 type tsPlan struct {
 	inner  *plan
@@ -154,6 +165,9 @@ func (s *scanner) nextTS(ctx context.Context, n int) ([]record, error) {
 		for _, r := range recs {
 			b, err := ts.DecodeBucket(t.o, r.d)
 			if err != nil {
+				return nil, err
+			}
+			if err := tsCheckUnpackMeta(b); err != nil {
 				return nil, err
 			}
 			t.unpacked++

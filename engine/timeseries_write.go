@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"strings"
+	"sync/atomic"
 
 	"github.com/ttlkv/ttlkv/document"
 	"github.com/ttlkv/ttlkv/engine/internal/catalog"
@@ -24,6 +25,54 @@ type tsState struct {
 	bk   *ts.Bucketer
 	opts ts.Options
 	open map[bson.ObjectID]*tsOpen
+}
+
+// tsCatalogStats are the bucket catalog counters collStats lists for a
+// time-series collection, under mongod's names (docs/timeseries.md
+// §6.4). Like mongod's they live in memory: they start at zero when the
+// collection is made or the server starts. Each counts what committed.
+type tsCatalogStats struct {
+	inserts      atomic.Int64 // buckets written new (numBucketInserts)
+	updates      atomic.Int64 // writes adding measurements to a stored bucket (numBucketUpdates)
+	forMeta      atomic.Int64 // numBucketsOpenedDueToMetadata
+	forCount     atomic.Int64 // numBucketsClosedDueToCount
+	forSize      atomic.Int64 // numBucketsClosedDueToSize
+	forTime      atomic.Int64 // numBucketsClosedDueToTimeForward
+	commits      atomic.Int64 // bucket writes that added measurements (numCommits)
+	measurements atomic.Int64 // measurements those writes added (numMeasurementsCommitted)
+}
+
+// add counts a committed chunk: the bucketer's events and the writes.
+func (s *tsCatalogStats) add(ev ts.Events, inserts, updates, measurements int64) {
+	s.inserts.Add(inserts)
+	s.updates.Add(updates)
+	s.forMeta.Add(ev.OpenedForMeta)
+	s.forCount.Add(ev.ClosedForCount)
+	s.forSize.Add(ev.ClosedForSize)
+	s.forTime.Add(ev.ClosedForTimeForward)
+	s.commits.Add(inserts + updates)
+	s.measurements.Add(measurements)
+}
+
+// fields renders the counters in the order mongod 7.0's
+// appendExecutionStatsToBuilder appends them, leaving out those whose
+// events ttlkv's bucketer does not have (docs/timeseries.md §6.4).
+func (s *tsCatalogStats) fields() bson.D {
+	commits, n := s.commits.Load(), s.measurements.Load()
+	d := bson.D{
+		{Key: "numBucketInserts", Value: int32OrLong(s.inserts.Load())},
+		{Key: "numBucketUpdates", Value: int32OrLong(s.updates.Load())},
+		{Key: "numBucketsOpenedDueToMetadata", Value: int32OrLong(s.forMeta.Load())},
+		{Key: "numBucketsClosedDueToCount", Value: int32OrLong(s.forCount.Load())},
+		{Key: "numBucketsClosedDueToSize", Value: int32OrLong(s.forSize.Load())},
+		{Key: "numBucketsClosedDueToTimeForward", Value: int32OrLong(s.forTime.Load())},
+		{Key: "numCommits", Value: int32OrLong(commits)},
+		{Key: "numMeasurementsCommitted", Value: int32OrLong(n)},
+	}
+	if commits > 0 {
+		d = append(d, bson.E{Key: "avgNumMeasurementsPerCommit", Value: int32OrLong(n / commits)})
+	}
+	return d
 }
 
 // tsOpen is the stored state of one open bucket.
@@ -286,6 +335,7 @@ func (db *DB) tsInsertChunk(c *coll, bc *coll, prepared []bson.D, start, stopAt 
 		after  tsOpen
 		closed bool
 		check  bool // verify that the bucket's record still exists
+		added  int  // measurements the write adds to what is stored
 	}
 	writes := make([]tsWrite, 0, len(order))
 	// An index the user made on the buckets collection may key on what
@@ -295,6 +345,9 @@ func (db *DB) tsInsertChunk(c *coll, bc *coll, prepared []bson.D, start, stopAt 
 	for _, b := range order {
 		w := tsWrite{b: b, closed: flags[b]&closed != 0}
 		ob := st.open[b.ID]
+		if w.added = b.Count(); ob != nil {
+			w.added -= ob.stored
+		}
 		switch {
 		case flags[b]&created != 0:
 			w.kind = 'i'
@@ -386,10 +439,19 @@ func (db *DB) tsInsertChunk(c *coll, bc *coll, prepared []bson.D, start, stopAt 
 	if newTM != nil {
 		c.meta.Store(newTM)
 	}
+	var inserts, updates, added int64
 	for _, x := range writes {
 		after := x.after
 		st.open[x.b.ID] = &after
+		switch {
+		case x.kind == 'i':
+			inserts++
+		case x.added > 0: // not a closed bucket's deltas folded
+			updates++
+		}
+		added += int64(x.added)
 	}
+	c.tsStats.add(st.bk.TakeEvents(), inserts, updates, added)
 	for b, f := range flags {
 		if f&closed != 0 {
 			delete(st.open, b.ID)

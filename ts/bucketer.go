@@ -126,6 +126,26 @@ type Bucketer struct {
 	keyBuf []byte
 	closed []*Bucket
 	nopen  int
+	events Events
+}
+
+// Events counts what a Bucketer did to its open buckets, under the names
+// of mongod's bucket catalog counters that collStats lists. Each count
+// is of Insert calls that succeeded.
+type Events struct {
+	// OpenedForMeta counts buckets opened for a meta value that had no
+	// open bucket (mongod's numBucketsOpenedDueToMetadata).
+	OpenedForMeta int64
+	// ClosedForCount counts buckets closed because they held
+	// MaxBucketCount measurements (numBucketsClosedDueToCount).
+	ClosedForCount int64
+	// ClosedForSize counts buckets closed because the next measurement
+	// would have taken them past MaxBucketBytes (numBucketsClosedDueToSize).
+	ClosedForSize int64
+	// ClosedForTimeForward counts buckets closed because a measurement
+	// came at or after their MinTime plus the span
+	// (numBucketsClosedDueToTimeForward).
+	ClosedForTimeForward int64
 }
 
 // NewBucketer returns a Bucketer with no open buckets for a collection
@@ -149,6 +169,7 @@ func (bk *Bucketer) Insert(m bson.D) (b *Bucket, created bool, err error) {
 		return nil, false, err
 	}
 	g := bk.group(meta, hasMeta, true)
+	forMeta := len(g.open) == 0 // a group always has an open bucket once made
 	// Close what t lies beyond, then find a covering bucket with room.
 	var found *Bucket
 	var n int
@@ -157,6 +178,7 @@ func (bk *Bucketer) Insert(m bson.D) (b *Bucket, created bool, err error) {
 		switch {
 		case t >= ob.MinTime && !ob.covers(bk.o, t):
 			bk.close(ob)
+			bk.events.ClosedForTimeForward++
 			g.rows = ob.count
 		case found == nil && ob.covers(bk.o, t):
 			if size, ok := ob.fits(bk.o, t, m); ok {
@@ -164,6 +186,11 @@ func (bk *Bucketer) Insert(m bson.D) (b *Bucket, created bool, err error) {
 				continue // re-appended below as most recently used
 			}
 			bk.close(ob)
+			if ob.count >= MaxBucketCount {
+				bk.events.ClosedForCount++
+			} else {
+				bk.events.ClosedForSize++
+			}
 			g.rows = ob.count
 		default:
 			keep = append(keep, ob)
@@ -176,6 +203,9 @@ func (bk *Bucketer) Insert(m bson.D) (b *Bucket, created bool, err error) {
 		found.rows = g.rows
 		created = true
 		bk.nopen++
+		if forMeta {
+			bk.events.OpenedForMeta++
+		}
 		n = found.addedSize(bk.o, m)
 	}
 	found.add(bk.o, m, t, hasMeta, n)
@@ -191,6 +221,13 @@ func (bk *Bucketer) Insert(m bson.D) (b *Bucket, created bool, err error) {
 func (bk *Bucketer) close(b *Bucket) {
 	bk.closed = append(bk.closed, b)
 	bk.nopen--
+}
+
+// TakeEvents returns what happened since the last call and forgets it.
+func (bk *Bucketer) TakeEvents() Events {
+	e := bk.events
+	bk.events = Events{}
+	return e
 }
 
 // TakeClosed returns the buckets closed since the last call, oldest
