@@ -149,6 +149,28 @@ func DecimalTruncInt64(v bson.Decimal128) (int64, bool) {
 	return n, err == nil
 }
 
+// DecimalRoundInt64 is v rounded to the nearest int64, a half to even;
+// false for NaN, an infinity or a value out of range.
+func DecimalRoundInt64(v bson.Decimal128) (int64, bool) {
+	x := toAPD(v)
+	if x.Form != apd.Finite {
+		return 0, false
+	}
+	c := decCtx
+	c.Rounding = apd.RoundHalfEven
+	c.Precision = 7000 // as many digits as any decimal128 integer has
+	var r apd.Decimal
+	if x.Exponent < 0 {
+		if _, err := c.Quantize(&r, x, 0); err != nil {
+			return 0, false
+		}
+	} else {
+		r.Set(x)
+	}
+	n, err := r.Int64()
+	return n, err == nil
+}
+
 // ParseDecimalRounded reads a decimal number from s, rounding it to 34
 // significant digits as mongod's parser does.
 func ParseDecimalRounded(s string) (bson.Decimal128, error) {

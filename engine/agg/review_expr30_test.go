@@ -1,0 +1,106 @@
+package agg
+
+import (
+	"strings"
+	"testing"
+)
+
+// exprDoc30 is the document the session-30 expression tables run over.
+const exprDoc30 = `[{"_id": 1, "d": {"$date": "2019-01-30T07:30:10.137Z"}, "dec": {"$numberDecimal": "819.5359123621083"},
+	"dbl": 819.536, "lng": {"$numberLong": "820"}, "n": null}]`
+
+// TestArithmeticDifferential30 checks $add, $subtract, $divide and $mod
+// against mongod 7.0 (jstests/aggregation/expressions/add_with_date.js,
+// arith_overflow.js, divide.js, expression_mod.js): a date in $add
+// takes each number rounded to whole milliseconds in turn and fails
+// with 15 Overflow when pushed out of range; a date less a number cuts
+// the number toward zero (31109 for NaN); $mod by a whole double keeps
+// an integer dividend's type.
+func TestArithmeticDifferential30(t *testing.T) {
+	t.Parallel()
+	checkExprs(t, exprDoc30, []exprCase{
+		{`{"$add": []}`, `{"$numberInt": "0"}`},
+		{`{"$add": ["$d"]}`, `{"$date": "2019-01-30T07:30:10.137Z"}`},
+		{`{"$add": [2147483647, 1]}`, `{"$numberLong": "2147483648"}`},
+		{`{"$add": [{"$numberLong": "9000000000000000000"}, {"$numberLong": "9000000000000000000"}]}`, `1.8e19`},
+		{`{"$add": [1, {"$numberDecimal": "2.5"}]}`, `{"$numberDecimal": "3.5"}`},
+		{`{"$add": [-0.0, 0]}`, `0.0`},
+		{`{"$add": ["$d", "$dec"]}`, `{"$date": "2019-01-30T07:30:10.957Z"}`},
+		{`{"$add": ["$dec", "$d"]}`, `{"$date": "2019-01-30T07:30:10.957Z"}`},
+		{`{"$add": ["$d", "$dbl"]}`, `{"$date": "2019-01-30T07:30:10.957Z"}`},
+		{`{"$add": ["$lng", "$d"]}`, `{"$date": "2019-01-30T07:30:10.957Z"}`},
+		// The fold rounds each number met after the date, and the sum of
+		// those before it once.
+		{`{"$add": ["$d", "$dec", "$dbl", "$lng"]}`, `{"$date": "2019-01-30T07:30:12.597Z"}`},
+		{`{"$add": ["$dec", "$d", "$dbl", "$lng"]}`, `{"$date": "2019-01-30T07:30:12.597Z"}`},
+		{`{"$add": ["$dec", "$dbl", "$lng", "$d"]}`, `{"$date": "2019-01-30T07:30:12.596Z"}`},
+		// Long arithmetic keeps its precision beside a date.
+		{`{"$add": ["$d", {"$numberLong": "2397083434877565865"}, "$dbl", {"$numberLong": "-2397083434877565864"}]}`, `{"$date": "2019-01-30T07:30:10.958Z"}`},
+		{`{"$add": ["$d", 1.5]}`, `{"$date": "2019-01-30T07:30:10.139Z"}`},
+		{`{"$add": ["$d", -1.5]}`, `{"$date": "2019-01-30T07:30:10.135Z"}`},
+		{`{"$add": ["$d", "$n"]}`, `null`},
+		{`{"$add": [null, "a"]}`, `null`},
+
+		{`{"$subtract": ["$d", "$d"]}`, `{"$numberLong": "0"}`},
+		{`{"$subtract": ["$d", 1.5]}`, `{"$date": "2019-01-30T07:30:10.136Z"}`},
+		{`{"$subtract": ["$d", -1.6]}`, `{"$date": "2019-01-30T07:30:10.138Z"}`},
+		{`{"$subtract": ["$d", {"$numberDecimal": "1.9"}]}`, `{"$date": "2019-01-30T07:30:10.136Z"}`},
+		{`{"$subtract": [2000000000, -2000000000]}`, `{"$numberLong": "4000000000"}`},
+		{`{"$subtract": [{"$numberLong": "9000000000000000000"}, {"$numberLong": "-9000000000000000000"}]}`, `1.8e19`},
+		{`{"$subtract": [-0.0, 0]}`, `-0.0`},
+		{`{"$subtract": [1, {"$numberDecimal": "0.1"}]}`, `{"$numberDecimal": "0.9"}`},
+		{`{"$subtract": ["a", null]}`, `null`},
+		{`{"$multiply": [2000000000, -2000000000]}`, `{"$numberLong": "-4000000000000000000"}`},
+		{`{"$multiply": [{"$numberLong": "9000000000000000000"}, {"$numberLong": "-9000000000000000000"}]}`, `-8.1e37`},
+
+		{`{"$divide": [10, 2.5]}`, `4.0`},
+		{`{"$divide": [12.5, {"$numberDecimal": "2.5"}]}`, `{"$numberDecimal": "5.000000000000"}`},
+		{`{"$divide": [{"$numberLong": "10"}, {"$numberDecimal": "2.5"}]}`, `{"$numberDecimal": "4"}`},
+		{`{"$divide": [null, 0]}`, `null`},
+
+		{`{"$mod": [138.5, 3.0]}`, `0.5`},
+		{`{"$mod": [138.5, {"$numberLong": "3"}]}`, `0.5`},
+		{`{"$mod": [8, 3.25]}`, `1.5`},
+		{`{"$mod": [8, 3.0]}`, `{"$numberInt": "2"}`},
+		{`{"$mod": [8, {"$numberLong": "3"}]}`, `{"$numberLong": "2"}`},
+		{`{"$mod": [{"$numberLong": "8"}, 3.0]}`, `{"$numberLong": "2"}`},
+		{`{"$mod": [{"$numberLong": "500000000000"}, 450000000000.0]}`, `50000000000.0`},
+		{`{"$mod": [{"$numberLong": "800000000000"}, {"$numberLong": "300000000000"}]}`, `{"$numberLong": "200000000000"}`},
+		{`{"$mod": [10, {"$numberDouble": "Infinity"}]}`, `10.0`},
+		{`{"$mod": [10, {"$numberDouble": "-Infinity"}]}`, `10.0`},
+		{`{"$mod": [-2147483648, -1]}`, `{"$numberInt": "0"}`},
+	})
+	checkExprCodes(t, exprDoc30, []exprCode{
+		{`{"$add": ["$d", {"$numberDouble": "NaN"}]}`, 15},
+		{`{"$add": [{"$numberDouble": "NaN"}, "$d"]}`, 15},
+		{`{"$add": ["$d", {"$numberDouble": "Infinity"}]}`, 15},
+		{`{"$add": ["$d", {"$numberLong": "9223372036854775807"}]}`, 15},
+		{`{"$add": ["$d", "$lng", 1e300]}`, 15},
+		{`{"$add": ["$lng", "$d", 1e300]}`, 15},
+		{`{"$add": ["$d", {"$numberDecimal": "1e5000"}]}`, 15},
+		{`{"$add": ["$lng", "$d", {"$numberDecimal": "NaN"}]}`, 15},
+		{`{"$add": ["$d", "$dbl", {"$numberDouble": "NaN"}]}`, 15},
+		{`{"$add": ["$d", 1, "$d"]}`, 16612},
+		{`{"$add": ["a", null]}`, 16554},
+		{`{"$subtract": ["$d", {"$numberDouble": "NaN"}]}`, 31109},
+		{`{"$subtract": ["$d", 1e300]}`, 31109},
+		{`{"$subtract": ["$d", {"$numberDecimal": "NaN"}]}`, 31109},
+		{`{"$subtract": [5, "$d"]}`, 16556},
+		{`{"$divide": [1, 0]}`, 2},
+		{`{"$divide": [1, -0.0]}`, 2},
+		{`{"$divide": [1, {"$numberDecimal": "0"}]}`, 2},
+		{`{"$divide": [1, "x"]}`, 16609},
+		{`{"$mod": [10, 0.0]}`, 16610},
+		{`{"$mod": [{"$numberLong": "10"}, {"$numberLong": "0"}]}`, 16610},
+	})
+	for _, c := range []struct{ expr, msg string }{
+		{`{"$divide": ["x", 1]}`, "$divide only supports numeric types, not string and int"},
+		{`{"$add": ["$d", 1e300]}`, "date overflow in $add"},
+		{`{"$subtract": ["$d", {"$numberDouble": "NaN"}]}`, "Can't coerce out of range value nan to long"},
+	} {
+		_, err := run(t, exprDoc30, `[{"$replaceWith": {"v": `+c.expr+`}}]`, Options{})
+		if err == nil || !strings.Contains(err.Error(), c.msg) {
+			t.Errorf("%s: %v, want %q", c.expr, err, c.msg)
+		}
+	}
+}
