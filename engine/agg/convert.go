@@ -74,11 +74,7 @@ func opToDouble(args []any) (any, error) {
 	case bson.DateTime:
 		return float64(x), nil
 	case string:
-		f, err := strconv.ParseFloat(x, 64)
-		if err != nil || !strictNumber(x) {
-			return nil, document.Errorf(codeConversionFailure, "Failed to parse number '%s' in $convert with no onError value", x)
-		}
-		return f, nil
+		return parseStringDouble(x)
 	}
 	if document.IsNumber(args[0]) {
 		return query.ToFloat(args[0]), nil
@@ -108,11 +104,8 @@ func toIntRange(v any, lo, hi int64, to string) (int64, bool, error) {
 		}
 		return int64(x), false, nil
 	case string:
-		n, err := strconv.ParseInt(x, 10, 64)
-		if err != nil || n < lo || n > hi {
-			return 0, false, document.Errorf(codeConversionFailure, "Failed to parse number '%s' in $convert with no onError value", x)
-		}
-		return n, false, nil
+		n, err := parseStringInt(x, lo, hi)
+		return n, false, err
 	}
 	if d, ok := v.(bson.Decimal128); ok {
 		// Toward zero, exactly (not through a double).

@@ -81,11 +81,7 @@ func convertTo(to string, v any) (any, error) {
 		case bson.DateTime:
 			return bson.ParseDecimal128(strconv.FormatInt(int64(x), 10))
 		case string:
-			d, err := query.ParseDecimalRounded(x) // more than 34 digits are rounded, as in mongod
-			if err != nil || !strictNumber(x) {
-				return nil, document.Errorf(codeConversionFailure, "Failed to parse number '%s' in $convert with no onError value: Failed to parse string to decimal", x)
-			}
-			return d, nil
+			return parseStringDecimal(x) // more than 34 digits are rounded, as in mongod
 		}
 		return nil, convErr(v, "decimal")
 	}

@@ -104,3 +104,61 @@ func TestArithmeticDifferential30(t *testing.T) {
 		}
 	}
 }
+
+// TestConvertParseReasons30 checks $convert's reading of strings as
+// numbers against mongod 7.0's NumberParser: the value where it reads
+// one, and otherwise 241 ConversionFailure with the parser's reason
+// after the context, "0x" refused first for every target type.
+func TestConvertParseReasons30(t *testing.T) {
+	t.Parallel()
+	checkExprs(t, exprDoc30, []exprCase{
+		{`{"$toInt": "-2147483648"}`, `{"$numberInt": "-2147483648"}`},
+		{`{"$toInt": "+5"}`, `{"$numberInt": "5"}`},
+		{`{"$toLong": "-9223372036854775808"}`, `{"$numberLong": "-9223372036854775808"}`},
+		{`{"$toDouble": "0X10"}`, `16.0`},
+		{`{"$toDouble": "-0X1p3"}`, `-8.0`},
+		{`{"$toDouble": ".5"}`, `0.5`},
+		{`{"$toDouble": "5."}`, `5.0`},
+		{`{"$toDouble": "INF"}`, `{"$numberDouble": "Infinity"}`},
+		{`{"$toDouble": "-nan"}`, `{"$numberDouble": "NaN"}`},
+		{`{"$toDouble": "0e-400"}`, `0.0`},
+		{`{"$toDecimal": "1e-6176"}`, `{"$numberDecimal": "1E-6176"}`},
+		{`{"$toDecimal": "1.234567890123456789012345678901234567"}`, `{"$numberDecimal": "1.234567890123456789012345678901235"}`},
+		{`{"$convert": {"input": "1e400", "to": "double", "onError": "E"}}`, `"E"`},
+	})
+	const ctx = "' in $convert with no onError value: "
+	for _, c := range []struct{ expr, msg string }{
+		{`{"$toInt": "abc"}`, "Failed to parse number 'abc" + ctx + "Did not consume whole string."},
+		{`{"$toInt": ""}`, "Failed to parse number '" + ctx + "No digits"},
+		{`{"$toInt": "-"}`, "Failed to parse number '-" + ctx + "No digits"},
+		{`{"$toInt": " 5"}`, "Failed to parse number ' 5" + ctx + "Did not consume whole string."},
+		{`{"$toInt": "5.0"}`, "Failed to parse number '5.0" + ctx + "Did not consume whole string."},
+		{`{"$toInt": "2147483648"}`, "Failed to parse number '2147483648" + ctx + "Overflow"},
+		{`{"$toInt": "-2147483649"}`, "Failed to parse number '-2147483649" + ctx + "Overflow"},
+		{`{"$toInt": "0X10"}`, "Failed to parse number '0X10" + ctx + "Did not consume whole string."},
+		{`{"$toLong": "9223372036854775808"}`, "Failed to parse number '9223372036854775808" + ctx + "Overflow"},
+		{`{"$toLong": "99999999999999999999999x"}`, "Failed to parse number '99999999999999999999999x" + ctx + "Overflow"},
+		{`{"$toInt": "0x10"}`, "Illegal hexadecimal input in $convert with no onError value: 0x10"},
+		{`{"$toDouble": "0x10"}`, "Illegal hexadecimal input in $convert with no onError value: 0x10"},
+		{`{"$toDecimal": "0x10"}`, "Illegal hexadecimal input in $convert with no onError value: 0x10"},
+		{`{"$toDouble": "abc"}`, "Failed to parse number 'abc" + ctx + "Did not consume any digits"},
+		{`{"$toDouble": "."}`, "Failed to parse number '." + ctx + "Did not consume any digits"},
+		{`{"$toDouble": ""}`, "Failed to parse number '" + ctx + "Empty string"},
+		{`{"$toDouble": " 1"}`, "Failed to parse number ' 1" + ctx + "Leading whitespace"},
+		{`{"$toDouble": "1.5x"}`, "Failed to parse number '1.5x" + ctx + "Did not consume whole string."},
+		{`{"$toDouble": "1e"}`, "Failed to parse number '1e" + ctx + "Did not consume whole string."},
+		{`{"$toDouble": "1e400"}`, "Failed to parse number '1e400" + ctx + "Out of range"},
+		{`{"$toDouble": "-1e400"}`, "Failed to parse number '-1e400" + ctx + "Out of range"},
+		{`{"$toDouble": "1e-400"}`, "Failed to parse number '1e-400" + ctx + "Out of range"},
+		{`{"$toDecimal": "abc"}`, "Failed to parse number 'abc" + ctx + "Failed to parse string to decimal"},
+		{`{"$toDecimal": " 1"}`, "Failed to parse number ' 1" + ctx + "Failed to parse string to decimal"},
+		{`{"$toDecimal": ""}`, "Failed to parse number '" + ctx + "Empty string"},
+		{`{"$toDecimal": "1e6145"}`, "Failed to parse number '1e6145" + ctx + "Conversion from string to decimal would overflow"},
+		{`{"$toDecimal": "1e-6177"}`, "Failed to parse number '1e-6177" + ctx + "Conversion from string to decimal would underflow"},
+	} {
+		_, err := run(t, exprDoc30, `[{"$replaceWith": {"v": `+c.expr+`}}]`, Options{})
+		if codeOf(err) != 241 || !strings.HasSuffix(err.Error(), c.msg) {
+			t.Errorf("%s: %v, want 241 %q", c.expr, err, c.msg)
+		}
+	}
+}
