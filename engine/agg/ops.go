@@ -644,8 +644,11 @@ func opArrayElemAt(args []any) (any, error) {
 	if !ok {
 		return nil, document.Errorf(document.Code(28689), "$arrayElemAt's first argument must be an array, but is %s", document.TypeName(args[0]))
 	}
-	if !document.IsNumber(args[1]) || query.ToFloat(args[1]) != math.Trunc(query.ToFloat(args[1])) {
-		return nil, document.Errorf(document.Code(28691), "$arrayElemAt's second argument must be a numeric value, but is %s", document.TypeName(args[1]))
+	if !document.IsNumber(args[1]) {
+		return nil, document.Errorf(document.Code(28690), "$arrayElemAt's second argument must be a numeric value, but is %s", document.TypeName(args[1]))
+	}
+	if f := query.ToFloat(args[1]); f != math.Trunc(f) || f < math.MinInt32 || f > math.MaxInt32 {
+		return nil, document.Errorf(document.Code(28691), "$arrayElemAt's second argument must be representable as a 32-bit integer: %s", fmtDouble(f))
 	}
 	i := int(query.ToFloat(args[1]))
 	if i < 0 {

@@ -162,3 +162,84 @@ func TestConvertParseReasons30(t *testing.T) {
 		}
 	}
 }
+
+// TestDecimalMathDifferential30 checks $log, $log10, $ln and $pow of
+// decimals against the values jstests/aggregation/expressions/
+// log_pow_exp.js asserts for mongod 7.0: $log in decimal as the ratio
+// of natural logarithms, an exact power of ten's $log10 exact, $pow to
+// 34 digits written out, and a NaN beside a decimal logarithm falling
+// through to a double.
+func TestDecimalMathDifferential30(t *testing.T) {
+	t.Parallel()
+	checkExprs(t, exprDoc30, []exprCase{
+		{`{"$log": [{"$numberDecimal": "1"}, 8]}`, `{"$numberDecimal": "0E+33"}`},
+		{`{"$log": [{"$numberDecimal": "2.5"}, {"$numberLong": "8"}]}`, `{"$numberDecimal": "0.4406426982957874492901064764964633"}`},
+		{`{"$log": [64, {"$numberDecimal": "8"}]}`, `{"$numberDecimal": "2.000000000000000000000000000000000"}`},
+		{`{"$log": [{"$numberDecimal": "8"}, 8]}`, `{"$numberDecimal": "1"}`},
+		{`{"$log": [{"$numberDecimal": "163.0729"}, 12.77]}`, `{"$numberDecimal": "2.000000000000000000000000000000000"}`},
+		{`{"$log": [{"$numberDouble": "NaN"}, {"$numberDecimal": "10"}]}`, `{"$numberDouble": "NaN"}`},
+		{`{"$log": [{"$numberDecimal": "10"}, {"$numberDouble": "NaN"}]}`, `{"$numberDouble": "NaN"}`},
+		{`{"$log": [{"$numberDecimal": "10"}, null]}`, `null`},
+		{`{"$log10": {"$numberDecimal": "1"}}`, `{"$numberDecimal": "0"}`},
+		{`{"$log10": {"$numberDecimal": "10"}}`, `{"$numberDecimal": "1"}`},
+		{`{"$log10": {"$numberDecimal": "100"}}`, `{"$numberDecimal": "2"}`},
+		{`{"$log10": {"$numberDecimal": "11"}}`, `{"$numberDecimal": "1.041392685158225040750199971243024"}`},
+		{`{"$log10": {"$numberDecimal": "101"}}`, `{"$numberDecimal": "2.004321373782642574275188178222938"}`},
+		{`{"$ln": {"$numberDecimal": "1"}}`, `{"$numberDecimal": "0"}`},
+		{`{"$ln": {"$numberDecimal": "7"}}`, `{"$numberDecimal": "1.945910149055313305105352743443180"}`},
+		{`{"$ln": {"$numberDecimal": "10"}}`, `{"$numberDecimal": "2.302585092994045684017991454684364"}`},
+		{`{"$exp": {"$numberDecimal": "-1"}}`, `{"$numberDecimal": "0.3678794411714423215955237701614609"}`},
+		{`{"$exp": {"$numberDecimal": "1"}}`, `{"$numberDecimal": "2.718281828459045235360287471352662"}`},
+		{`{"$pow": [{"$numberDecimal": "10.0"}, -2]}`, `{"$numberDecimal": "0.01000000000000000000000000000000000"}`},
+		{`{"$pow": [0.5, {"$numberDecimal": "-1"}]}`, `{"$numberDecimal": "2.000000000000000000000000000000000"}`},
+		{`{"$pow": [-2, {"$numberDecimal": "2"}]}`, `{"$numberDecimal": "4.000000000000000000000000000000000"}`},
+		{`{"$pow": [{"$numberDecimal": "-2.0"}, 2]}`, `{"$numberDecimal": "4.000000000000000000000000000000000"}`},
+		{`{"$pow": [{"$numberDecimal": "10.0"}, 2]}`, `{"$numberDecimal": "100.0000000000000000000000000000000"}`},
+		{`{"$pow": [5, {"$numberDecimal": "-112"}]}`, `{"$numberDecimal": "5192296858534827628530496329220096E-112"}`},
+		{`{"$pow": [{"$numberDouble": "NaN"}, {"$numberDecimal": "2"}]}`, `{"$numberDecimal": "NaN"}`},
+		{`{"$pow": [{"$numberDecimal": "0.5"}, {"$numberDouble": "NaN"}]}`, `{"$numberDecimal": "NaN"}`},
+		{`{"$pow": [3, 35]}`, `{"$numberLong": "50031545098999707"}`},
+		{`{"$pow": [-2, {"$numberLong": "63"}]}`, `{"$numberLong": "-9223372036854775808"}`},
+		{`{"$pow": [-1, {"$numberLong": "-3"}]}`, `{"$numberLong": "-1"}`},
+	})
+	checkExprCodes(t, exprDoc30, []exprCode{
+		{`{"$log": [{"$numberDecimal": "0"}, {"$numberDecimal": "5"}]}`, 28758},
+		{`{"$log": [{"$numberDecimal": "5"}, {"$numberDecimal": "1"}]}`, 28759},
+		{`{"$log": [{"$numberDecimal": "5"}, {"$numberDecimal": "-1"}]}`, 28759},
+		{`{"$log10": {"$numberDecimal": "-1"}}`, 28761},
+		{`{"$ln": {"$numberDecimal": "0"}}`, 28766},
+		{`{"$pow": [{"$numberDecimal": "0"}, {"$numberLong": "-1"}]}`, 28764},
+		{`{"$pow": ["string", {"$numberDecimal": "5"}]}`, 28762},
+	})
+}
+
+// TestArrayElemAtCodes30 checks $arrayElemAt's refusals against
+// jstests/aggregation/expressions/array_elem_at.js: 28690 for an index
+// that is not a number, 28691 for one no 32-bit integer holds.
+func TestArrayElemAtCodes30(t *testing.T) {
+	t.Parallel()
+	checkExprs(t, exprDoc30, []exprCase{
+		{`{"$arrayElemAt": [[1, 2, 3, 4, 5], {"$numberDecimal": "2.0"}]}`, `3`},
+		{`{"$arrayElemAt": [[1, 2, 3, 4, 5], -5]}`, `1`},
+	})
+	checkExprCodes(t, exprDoc30, []exprCode{
+		{`{"$arrayElemAt": ["one", 2]}`, 28689},
+		{`{"$arrayElemAt": [[1, 2], "2"]}`, 28690},
+		{`{"$arrayElemAt": [[1, 2], 1.5]}`, 28691},
+		{`{"$arrayElemAt": [[1, 2], {"$numberDecimal": "1.5"}]}`, 28691},
+		{`{"$arrayElemAt": [[1, 2], 4294967296]}`, 28691},
+		{`{"$arrayElemAt": [[1, 2], -2147483649]}`, 28691},
+	})
+	out, err := run(t, exprDoc30, `[{"$project": {"_id": 0, "x": {"$arrayElemAt": [[1, 2], {"$numberLong": "-2147483648"}]}}}]`, Options{})
+	if err != nil || len(out) != 1 || len(out[0]) != 0 {
+		t.Errorf("out of range index: %v %v, want the field left out", out, err)
+	}
+	_, err = run(t, exprDoc30, `[{"$project": {"x": {"$arrayElemAt": [[1, 2], "2"]}}}]`, Options{})
+	if err == nil || !strings.Contains(err.Error(), "$arrayElemAt's second argument must be a numeric value, but is string") {
+		t.Errorf("28690 words: %v", err)
+	}
+	_, err = run(t, exprDoc30, `[{"$project": {"x": {"$arrayElemAt": [[1, 2], 1.5]}}}]`, Options{})
+	if err == nil || !strings.Contains(err.Error(), "$arrayElemAt's second argument must be representable as a 32-bit integer: 1.5") {
+		t.Errorf("28691 words: %v", err)
+	}
+}
