@@ -243,3 +243,46 @@ func TestArrayElemAtCodes30(t *testing.T) {
 		t.Errorf("28691 words: %v", err)
 	}
 }
+
+// TestRoundTruncDifferential30 carries jstests/aggregation/expressions/
+// round_trunc.js and floor_ceil.js over, with a negative decimal that
+// rounds to zero keeping its sign as decimal128's quantize does.
+func TestRoundTruncDifferential30(t *testing.T) {
+	t.Parallel()
+	checkExprs(t, exprDoc30, []exprCase{
+		{`{"$trunc": {"$numberLong": "4"}}`, `{"$numberLong": "4"}`},
+		{`{"$trunc": {"$numberDouble": "-Infinity"}}`, `{"$numberDouble": "-Infinity"}`},
+		{`{"$trunc": 0.9}`, `0.0`},
+		{`{"$trunc": -1.2}`, `-1.0`},
+		{`{"$trunc": {"$numberDecimal": "-1.6"}}`, `{"$numberDecimal": "-1"}`},
+		{`{"$round": 0.9}`, `1.0`},
+		{`{"$round": {"$numberDecimal": "-1.6"}}`, `{"$numberDecimal": "-2"}`},
+		{`{"$trunc": [1.298, 1]}`, `1.2`},
+		{`{"$trunc": [23.298, -1]}`, `20.0`},
+		{`{"$trunc": [{"$numberDecimal": "23.298"}, -1]}`, `{"$numberDecimal": "2E+1"}`},
+		{`{"$trunc": [1.298, 100]}`, `1.298`},
+		{`{"$trunc": [{"$numberDecimal": "1.298912343250054252245154325"}, {"$numberLong": "20"}]}`, `{"$numberDecimal": "1.29891234325005425224"}`},
+		{`{"$trunc": [{"$numberDecimal": "1.298"}, {"$numberDecimal": "100"}]}`, `{"$numberDecimal": "1.298000000000000000000000000000000"}`},
+		{`{"$round": [1.298, 1]}`, `1.3`},
+		{`{"$round": [{"$numberDecimal": "1.298"}, 1]}`, `{"$numberDecimal": "1.3"}`},
+		{`{"$round": [{"$numberDecimal": "1.298912343250054252245154325"}, {"$numberLong": "20"}]}`, `{"$numberDecimal": "1.29891234325005425225"}`},
+		{`{"$round": [2147483647, -1]}`, `{"$numberLong": "2147483650"}`},
+		{`{"$round": [{"$numberDecimal": "NaN"}, 0]}`, `{"$numberDecimal": "NaN"}`},
+		{`{"$round": [{"$numberDecimal": "-Infinity"}, 0]}`, `{"$numberDecimal": "-Infinity"}`},
+		{`{"$round": [{"$numberDecimal": "-0.4"}, 0]}`, `{"$numberDecimal": "-0"}`},
+		{`{"$round": -0.4}`, `-0.0`},
+		{`{"$ceil": -1.2}`, `-1.0`},
+		{`{"$floor": -1.2}`, `-2.0`},
+		{`{"$ceil": {"$numberDouble": "NaN"}}`, `{"$numberDouble": "NaN"}`},
+	})
+	checkExprCodes(t, exprDoc30, []exprCode{
+		{`{"$round": [{"$numberLong": "9223372036854775806"}, -1]}`, 51080},
+		{`{"$trunc": [1, 2, 3]}`, 28667},
+		{`{"$round": "string"}`, 51081},
+		{`{"$round": [1, {"$numberDecimal": "101"}]}`, 51083},
+		{`{"$trunc": [1, {"$numberInt": "-21"}]}`, 51083},
+		{`{"$round": [1, {"$numberDecimal": "1.4"}]}`, 51082},
+		{`{"$trunc": [1, 10.5]}`, 51082},
+		{`{"$floor": "string"}`, 28765},
+	})
+}
