@@ -286,3 +286,41 @@ func TestRoundTruncDifferential30(t *testing.T) {
 		{`{"$floor": "string"}`, 28765},
 	})
 }
+
+// TestRegexStartOptions30 carries the start-of-pattern options of
+// jstests/aggregation/expressions/regex.js over: (*UTF), (*UTF8),
+// (*UCP), (*CR), (*LF) and the limits are accepted at the start of a
+// pattern and refused anywhere else; empty matches stop before the end
+// of the input.
+func TestRegexStartOptions30(t *testing.T) {
+	t.Parallel()
+	doc := `[{"_id": 1, "caf": "cafétéria", "abcd": "ab\ncd", "tib": "༢༣༤༤༤༥12༥A", "kor": "박정수AB", "aaa": "aaa aa"}]`
+	checkExprs(t, doc, []exprCase{
+		{`{"$regexFindAll": {"input": "$aaa", "regex": "(a*?)"}}`, `[{"match": "", "idx": 0, "captures": [""]},{"match": "", "idx": 1, "captures": [""]},{"match": "", "idx": 2, "captures": [""]},{"match": "", "idx": 3, "captures": [""]},{"match": "", "idx": 4, "captures": [""]},{"match": "", "idx": 5, "captures": [""]}]`},
+		{`{"$regexFindAll": {"input": "bbbb", "regex": "()"}}`, `[{"match": "", "idx": 0, "captures": [""]},{"match": "", "idx": 1, "captures": [""]},{"match": "", "idx": 2, "captures": [""]},{"match": "", "idx": 3, "captures": [""]}]`},
+		{`{"$regexFindAll": {"input": "", "regex": ""}}`, `[{"match": "", "idx": 0, "captures": []}]`},
+		{`{"$regexFind": {"input": "$caf", "regex": "(*LIMIT_MATCH=3)(fé)"}}`, `{"match": "fé", "idx": 2, "captures": ["fé"]}`},
+		{`{"$regexFind": {"input": "$abcd", "regex": "(*LF)ab.cd"}}`, `null`},
+		{`{"$regexFind": {"input": "$abcd", "regex": "(*CR)ab.cd"}}`, `{"match": "ab\ncd", "idx": 0, "captures": []}`},
+		{`{"$regexMatch": {"input": "ab\rcd", "regex": "(*CR)ab.cd"}}`, `false`},
+		{`{"$regexFind": {"input": "$caf", "regex": "(*LIMIT_MATCH=5)(*UCP)^(\\w+)"}}`, `{"match": "cafétéria", "idx": 0, "captures": ["cafétéria"]}`},
+		{`{"$regexFindAll": {"input": "$tib", "regex": "(*UTF8)༤"}}`, `[{"match": "༤", "idx": 2, "captures": []},{"match": "༤", "idx": 3, "captures": []},{"match": "༤", "idx": 4, "captures": []}]`},
+		{`{"$regexFind": {"input": "$tib", "regex": "(*UTF)༤"}}`, `{"match": "༤", "idx": 2, "captures": []}`},
+		{`{"$regexFind": {"input": "123444", "regex": "(*UTF8)(44)"}}`, `{"match": "44", "idx": 3, "captures": ["44"]}`},
+		{`{"$regexFind": {"input": "$tib", "regex": "(*UCP)^(\\w+)"}}`, `{"match": "༢༣༤༤༤༥12༥A", "idx": 0, "captures": ["༢༣༤༤༤༥12༥A"]}`},
+		{`{"$regexFind": {"input": "$tib", "regex": "(*UCP)^[[:digit:]]+"}}`, `{"match": "༢༣༤༤༤༥12༥", "idx": 0, "captures": []}`},
+		{`{"$regexFind": {"input": "$tib", "regex": "(*UCP)[[:digit:]]+$"}}`, `null`},
+		{`{"$regexFind": {"input": "$kor", "regex": "(*UCP)^[[:alpha:]]+"}}`, `{"match": "박정수AB", "idx": 0, "captures": []}`},
+		{`{"$regexFind": {"input": "$tib", "regex": "(*UCP)^\\d+"}}`, `{"match": "༢༣༤༤༤༥12༥", "idx": 0, "captures": []}`},
+		{`{"$regexFind": {"input": "$tib", "regex": "^(\\w+)"}}`, `null`},
+		{`{"$regexFind": {"input": "$tib", "regex": "^[[:digit:]]"}}`, `null`},
+		{`{"$regexFind": {"input": "$caf", "regex": "^[[:alpha:]]+$"}}`, `null`},
+		{`{"$regexFind": {"input": "$caf", "regex": "\\p{Latin}+$"}}`, `{"match": "cafétéria", "idx": 0, "captures": []}`},
+	})
+	checkExprCodes(t, doc, []exprCode{
+		{`{"$regexFind": {"input": "$caf", "regex": "^(*UCP)[[:alpha:]]+$"}}`, 51111},
+		{`{"$regexFind": {"input": "$caf", "regex": "((*UCP)[[:alpha:]]+$)"}}`, 51111},
+		{`{"$regexFind": {"input": "$caf", "regex": "(*BOGUS)a"}}`, 51111},
+		{`{"$regexFind": {"input": "$caf", "regex": "(*UCP=1)a"}}`, 51111},
+	})
+}
