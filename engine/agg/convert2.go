@@ -127,7 +127,9 @@ func (c convertExpr) Eval(e *Env) (any, error) {
 	if !nullish(tv) {
 		switch x := tv.(type) {
 		case string:
-			if _, ok := query.TypeAlias(x); !ok {
+			// "missing" names no value's type but is a type name: no
+			// conversion reaches it (241, so onError applies).
+			if _, ok := query.TypeAlias(x); !ok && x != "missing" {
 				return nil, document.Errorf(document.CodeBadValue, "Unknown type name: %s", x)
 			}
 			to = x
@@ -137,6 +139,9 @@ func (c convertExpr) Eval(e *Env) (any, error) {
 				return nil, document.Errorf(document.CodeFailedToParse, "In $convert, numeric 'to' argument is not an integer")
 			}
 			name, ok := query.TypeAliasName(int(f))
+			if f == 0 {
+				name, ok = "missing", true // BSON type 0, end of object
+			}
 			if !ok {
 				return nil, document.Errorf(document.CodeFailedToParse, "In $convert, numeric value for 'to' does not correspond to a BSON type: %s", document.Format(x))
 			}

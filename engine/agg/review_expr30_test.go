@@ -324,3 +324,62 @@ func TestRegexStartOptions30(t *testing.T) {
 		{`{"$regexFind": {"input": "$caf", "regex": "(*UCP=1)a"}}`, 51111},
 	})
 }
+
+// TestConvertTable30 carries jstests/aggregation/expressions/
+// convert.js's table over: one conversion per pair of types, and the
+// unsupported ones (a "missing" or 0 target among them) giving onError.
+func TestConvertTable30(t *testing.T) {
+	t.Parallel()
+	oid := `{"$oid": "0123456789abcdef01234567"}`
+	date := `{"$date": "1970-01-01T00:00:00.123Z"}`
+	dec := `{"$numberDecimal": "1.9"}`
+	cases := []exprCase{
+		{`{"$convert": {"input": 1.9, "to": "string"}}`, `"1.9"`},
+		{`{"$convert": {"input": 1.9, "to": "bool"}}`, `true`},
+		{`{"$convert": {"input": 1.9, "to": "date"}}`, `{"$date": "1970-01-01T00:00:00.001Z"}`},
+		{`{"$convert": {"input": 1.9, "to": "int"}}`, `{"$numberInt": "1"}`},
+		{`{"$convert": {"input": 1.9, "to": "long"}}`, `{"$numberLong": "1"}`},
+		{`{"$convert": {"input": 1.9, "to": "decimal"}}`, `{"$numberDecimal": "1.90000000000000"}`},
+		{`{"$convert": {"input": "1.9", "to": "double"}}`, `1.9`},
+		{`{"$convert": {"input": "0123456789abcdef01234567", "to": "objectId"}}`, oid},
+		{`{"$convert": {"input": "", "to": "bool"}}`, `true`},
+		{`{"$convert": {"input": "1970-01-01T00:00:00.001Z", "to": "date"}}`, `{"$date": "1970-01-01T00:00:00.001Z"}`},
+		{`{"$convert": {"input": "1", "to": "int"}}`, `{"$numberInt": "1"}`},
+		{`{"$convert": {"input": "1.9", "to": "decimal"}}`, dec},
+		{`{"$convert": {"input": ` + oid + `, "to": "string"}}`, `"0123456789abcdef01234567"`},
+		{`{"$convert": {"input": ` + oid + `, "to": "date"}}`, `{"$date": "1970-08-09T22:25:43Z"}`},
+		{`{"$convert": {"input": false, "to": "double"}}`, `0.0`},
+		{`{"$convert": {"input": false, "to": "string"}}`, `"false"`},
+		{`{"$convert": {"input": false, "to": "decimal"}}`, `{"$numberDecimal": "0"}`},
+		{`{"$convert": {"input": ` + date + `, "to": "double"}}`, `123.0`},
+		{`{"$convert": {"input": ` + date + `, "to": "string"}}`, `"1970-01-01T00:00:00.123Z"`},
+		{`{"$convert": {"input": ` + date + `, "to": "long"}}`, `{"$numberLong": "123"}`},
+		{`{"$convert": {"input": ` + date + `, "to": "decimal"}}`, `{"$numberDecimal": "123"}`},
+		{`{"$convert": {"input": {"$numberLong": "1"}, "to": "date"}}`, `{"$date": "1970-01-01T00:00:00.001Z"}`},
+		{`{"$convert": {"input": ` + dec + `, "to": "double"}}`, `1.9`},
+		{`{"$convert": {"input": ` + dec + `, "to": "string"}}`, `"1.9"`},
+		{`{"$convert": {"input": ` + dec + `, "to": "date"}}`, `{"$date": "1970-01-01T00:00:00.001Z"}`},
+		{`{"$convert": {"input": ` + dec + `, "to": "int"}}`, `{"$numberInt": "1"}`},
+		{`{"$convert": {"input": {"$minKey": 1}, "to": "bool"}}`, `true`},
+		{`{"$convert": {"input": {"$regularExpression": {"pattern": "B*", "options": ""}}, "to": "bool"}}`, `true`},
+		{`{"$convert": {"input": {"$timestamp": {"t": 0, "i": 1}}, "to": "bool"}}`, `true`},
+		{`{"$convert": {"input": null, "to": null, "onNull": "NULL"}}`, `"NULL"`},
+		{`{"$convert": {"input": "$nosuch", "to": "int", "onNull": "NULL"}}`, `"NULL"`},
+	}
+	for _, bad := range []string{
+		`1.9, "to": "objectId"`, oid + `, "to": "double"`, oid + `, "to": "int"`, oid + `, "to": "long"`, oid + `, "to": "decimal"`,
+		`false, "to": "objectId"`, `false, "to": "date"`, date + `, "to": "objectId"`, date + `, "to": "int"`,
+		`{"$numberInt": "1"}, "to": "date"`, dec + `, "to": "objectId"`,
+		`1.9, "to": "minKey"`, `1.9, "to": "missing"`, `1.9, "to": 0`, `1.9, "to": "object"`, `1.9, "to": "array"`,
+		`1.9, "to": "binData"`, `1.9, "to": "undefined"`, `1.9, "to": "null"`, `1.9, "to": "regex"`, `1.9, "to": "dbPointer"`,
+		`1.9, "to": "javascript"`, `1.9, "to": "symbol"`, `1.9, "to": "javascriptWithScope"`, `1.9, "to": "timestamp"`, `1.9, "to": "maxKey"`,
+	} {
+		cases = append(cases, exprCase{`{"$convert": {"input": ` + bad + `, "onError": "ERROR"}}`, `"ERROR"`})
+	}
+	checkExprs(t, exprDoc30, cases)
+	checkExprCodes(t, exprDoc30, []exprCode{
+		{`{"$convert": {"input": 1.9, "to": "missing"}}`, 241},
+		{`{"$convert": {"input": 1.9, "to": "junk", "onError": "ERROR"}}`, 2},
+		{`{"$convert": {"input": {"$divide": [1, 0]}, "to": "string", "onError": "ERROR"}}`, 2},
+	})
+}
