@@ -1,6 +1,7 @@
 package agg
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -382,4 +383,83 @@ func TestConvertTable30(t *testing.T) {
 		{`{"$convert": {"input": 1.9, "to": "junk", "onError": "ERROR"}}`, 2},
 		{`{"$convert": {"input": {"$divide": [1, 0]}, "to": "string", "onError": "ERROR"}}`, 2},
 	})
+}
+
+// TestAvgSumExpressions30 carries jstests/aggregation/expressions/
+// avg_and_sum.js over: one array argument is read one level deep, other
+// values that are not numbers are skipped.
+func TestAvgSumExpressions30(t *testing.T) {
+	t.Parallel()
+	doc := `[{"_id": 1, "null": null, "undefined": {"$undefined": true}, "string": "hello world", "num": -1, "num2": 13.4,
+		"arrayEmpty": [], "array1": [1, 2, 3], "array2": [1, 2, 3, "string"], "array3": [12.4, 5.6, 9.805],
+		"arrayNested1": [[1, 2, 3], {}], "arrayNested2": [[1, 2, 3], 4, null]}]`
+	checkExprs(t, doc, []exprCase{
+		{`{"$avg": "$null"}`, `null`},
+		{`{"$avg": "$undefined"}`, `null`},
+		{`{"$avg": "$doesNotExist"}`, `null`},
+		{`{"$avg": "$string"}`, `null`},
+		{`{"$avg": "$num"}`, `-1.0`},
+		{`{"$avg": "$num2"}`, `13.4`},
+		{`{"$sum": "$null"}`, `{"$numberInt": "0"}`},
+		{`{"$sum": "$undefined"}`, `{"$numberInt": "0"}`},
+		{`{"$sum": "$string"}`, `{"$numberInt": "0"}`},
+		{`{"$sum": "$num"}`, `{"$numberInt": "-1"}`},
+		{`{"$avg": "$arrayEmpty"}`, `null`},
+		{`{"$avg": "$array1"}`, `2.0`},
+		{`{"$avg": "$array2"}`, `2.0`},
+		{`{"$avg": "$array3"}`, `9.268333333333333`},
+		{`{"$avg": "$arrayNested1"}`, `null`},
+		{`{"$avg": "$arrayNested2"}`, `4.0`},
+		{`{"$sum": "$arrayEmpty"}`, `{"$numberInt": "0"}`},
+		{`{"$sum": "$array1"}`, `{"$numberInt": "6"}`},
+		{`{"$sum": "$array2"}`, `{"$numberInt": "6"}`},
+		{`{"$sum": "$array3"}`, `27.805`},
+		{`{"$sum": "$arrayNested2"}`, `{"$numberInt": "4"}`},
+		{`{"$sum": [2147483647, 1]}`, `{"$numberLong": "2147483648"}`},
+		{`{"$sum": [{"$numberLong": "9223372036854775807"}, 1]}`, `9.223372036854775807e18`},
+		{`{"$sum": [{"$numberLong": "9223372036854775807"}, 1, -1]}`, `{"$numberLong": "9223372036854775807"}`},
+		{`{"$sum": [1, {"$numberDecimal": "2"}]}`, `{"$numberDecimal": "3"}`},
+		{`{"$avg": [1, {"$numberLong": "2"}]}`, `1.5`},
+		{`{"$avg": [1, {"$numberDecimal": "2"}]}`, `{"$numberDecimal": "1.5"}`},
+	})
+}
+
+// TestAddIsPlainDoubleSum30 is jstests/aggregation/expressions/add.js:
+// $add adds doubles one after another, as plain doubles, where $sum
+// keeps a compensated sum, so the two differ on these values.
+func TestAddIsPlainDoubleSum30(t *testing.T) {
+	t.Parallel()
+	nums := []float64{
+		1.4831356930199802e-05, -3.121724665346865, 3041897608700.073, 1001318343149.7166,
+		-1714.6229586696593, 1731390114894580.8, 6.256645803154374e-08, -107144114533844.25,
+		-0.08839485091750919, -265119153.02185738, -0.02450615965231944, 0.0002684331017079073,
+		32079040427.68358, -0.04733295911845742, 0.061381859083076085, -25329.59126796951,
+		-0.0009567520620034965, -1553879364344.9932, -2.1101077525869814e-08, -298421079729.5547,
+		0.03182394834273594, 22.201944843278916, -33.35667991109125, 11496013.960449915,
+		-40652595.33210472, 3.8496066090328163, 2.5074042398147304e-08, -0.02208724071782122,
+		-134211.37290639878, 0.17640433666616578, 4.463787499171126, 9.959669945399718,
+		129265976.35224283, 1.5865526187526546e-07, -4746011.710555799, -712048598925.0789,
+		582214206210.4034, 0.025236204812875362, 530078170.91147506, -14.865307666195053,
+		1.6727994895185032e-05, -113386276.03121366, -6.135827207137054, 10644945799901.145,
+		-100848907797.1582, 2.2404406961625282e-08, 1.315662618424494e-09, -0.832190208349044,
+		-9.779323414999364, -546522170658.2997,
+	}
+	var args []string
+	plain := 0.0
+	for _, f := range nums {
+		args = append(args, strconv.FormatFloat(f, 'g', -1, 64))
+		plain += f
+	}
+	list := "[" + strings.Join(args, ", ") + "]"
+	out, err := run(t, exprDoc30, `[{"$project": {"_id": 0, "add": {"$add": `+list+`}, "sum": {"$sum": `+list+`}}}]`, Options{})
+	if err != nil || len(out) != 1 {
+		t.Fatalf("%v %v", out, err)
+	}
+	add, sum := out[0][0].Value, out[0][1].Value
+	if add != plain {
+		t.Errorf("$add = %v, want the plain sum %v", add, plain)
+	}
+	if sum == add {
+		t.Errorf("$sum = %v, the same as $add; want the compensated sum", sum)
+	}
 }
