@@ -75,6 +75,15 @@ func opToDouble(args []any) (any, error) {
 		return float64(x), nil
 	case string:
 		return parseStringDouble(x)
+	case bson.Decimal128:
+		// mongod refuses a decimal no double holds: past a double's
+		// range, or so small it would underflow.
+		f := query.ToFloat(x)
+		if math.IsInf(f, 0) && !strings.Contains(x.String(), "Inf") ||
+			math.Abs(f) < 0x1p-1022 && document.Compare(x, int32(0)) != 0 && !strings.Contains(x.String(), "NaN") {
+			return nil, document.Errorf(codeConversionFailure, "Conversion would overflow target type in $convert with no onError value: %s", x.String())
+		}
+		return f, nil
 	}
 	if document.IsNumber(args[0]) {
 		return query.ToFloat(args[0]), nil

@@ -463,3 +463,28 @@ func TestAddIsPlainDoubleSum30(t *testing.T) {
 		t.Errorf("$sum = %v, the same as $add; want the compensated sum", sum)
 	}
 }
+
+// TestDecimalToDouble30 checks that $toDouble (and $convert to
+// "double") refuses a decimal past a double's range, or one that would
+// underflow, with 241 as mongod does, and converts the rest.
+func TestDecimalToDouble30(t *testing.T) {
+	t.Parallel()
+	checkExprs(t, exprDoc30, []exprCase{
+		{`{"$toDouble": {"$numberDecimal": "0.1"}}`, `0.1`},
+		{`{"$toDouble": {"$numberDecimal": "-0"}}`, `-0.0`},
+		{`{"$toDouble": {"$numberDecimal": "0E-6000"}}`, `0.0`},
+		{`{"$toDouble": {"$numberDecimal": "-Infinity"}}`, `{"$numberDouble": "-Infinity"}`},
+		{`{"$toDouble": {"$numberDecimal": "NaN"}}`, `{"$numberDouble": "NaN"}`},
+		{`{"$toDouble": {"$numberDecimal": "1.7976931348623157e308"}}`, `1.7976931348623157e308`},
+		{`{"$convert": {"input": {"$numberDecimal": "1e400"}, "to": "double", "onError": "E"}}`, `"E"`},
+	})
+	for _, c := range []struct{ in, shown string }{
+		{"1e400", "1E+400"}, {"-1e400", "-1E+400"}, {"1e-400", "1E-400"}, {"1e-310", "1E-310"},
+	} {
+		_, err := run(t, exprDoc30, `[{"$replaceWith": {"v": {"$toDouble": {"$numberDecimal": "`+c.in+`"}}}}]`, Options{})
+		want := "Conversion would overflow target type in $convert with no onError value: " + c.shown
+		if codeOf(err) != 241 || !strings.HasSuffix(err.Error(), want) {
+			t.Errorf("%s: %v, want 241 %q", c.in, err, want)
+		}
+	}
+}
