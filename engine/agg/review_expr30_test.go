@@ -488,3 +488,40 @@ func TestDecimalToDouble30(t *testing.T) {
 		}
 	}
 }
+
+// TestConvertToIntegerWords30 checks mongod's words for a number no int,
+// long or date holds (performCastDoubleToInt and its neighbours): NaN
+// and the infinities named apart, a double out of range shown as C++
+// prints it, a decimal as it is written, a long too big for an int with
+// nothing after the colon; a double is checked before it is cut toward
+// zero, so 2147483647.9 is no int.
+func TestConvertToIntegerWords30(t *testing.T) {
+	t.Parallel()
+	const over = "Conversion would overflow target type in $convert with no onError value: "
+	checkExprs(t, exprDoc30, []exprCase{
+		{`{"$toInt": 2147483647.0}`, `{"$numberInt": "2147483647"}`},
+		{`{"$toInt": -2147483648.0}`, `{"$numberInt": "-2147483648"}`},
+		{`{"$toInt": {"$numberDecimal": "-2147483648.9"}}`, `{"$numberInt": "-2147483648"}`},
+		{`{"$toLong": {"$numberDecimal": "9223372036854775807.5"}}`, `{"$numberLong": "9223372036854775807"}`},
+		{`{"$toLong": -9.223372036854775808e18}`, `{"$numberLong": "-9223372036854775808"}`},
+	})
+	for _, c := range []struct{ expr, msg string }{
+		{`{"$toInt": 2147483647.9}`, over + "2.14748e+09"},
+		{`{"$toInt": -2147483648.9}`, over + "-2.14748e+09"},
+		{`{"$toInt": 1e10}`, over + "1e+10"},
+		{`{"$toLong": 9.3e18}`, over + "9.3e+18"},
+		{`{"$toInt": {"$numberLong": "2147483648"}}`, over},
+		{`{"$toInt": {"$numberDecimal": "1e10"}}`, over + "1E+10"},
+		{`{"$toDate": {"$numberDecimal": "1E+20"}}`, over + "1E+20"},
+		{`{"$toInt": {"$numberDouble": "NaN"}}`, "Attempt to convert NaN value to integer type in $convert with no onError value"},
+		{`{"$toLong": {"$numberDecimal": "NaN"}}`, "Attempt to convert NaN value to integer type in $convert with no onError value"},
+		{`{"$toDate": {"$numberDouble": "NaN"}}`, "Attempt to convert NaN value to integer type in $convert with no onError value"},
+		{`{"$toInt": {"$numberDouble": "-Infinity"}}`, "Attempt to convert infinity value to integer type in $convert with no onError value"},
+		{`{"$toDate": {"$numberDecimal": "Infinity"}}`, "Attempt to convert infinity value to integer type in $convert with no onError value"},
+	} {
+		_, err := run(t, exprDoc30, `[{"$replaceWith": {"v": `+c.expr+`}}]`, Options{})
+		if codeOf(err) != 241 || !strings.HasSuffix(err.Error(), c.msg) {
+			t.Errorf("%s: %v, want 241 %q", c.expr, err, c.msg)
+		}
+	}
+}
