@@ -249,7 +249,7 @@ func parseSortBy(v any) (by *query.Sort, desc bool, err error) {
 	// A direction alone is read as the one key of a sort document.
 	s, err := query.ParseSort(bson.D{{Key: "v", Value: v}})
 	if err != nil {
-		return nil, false, document.Errorf(document.CodeBadValue, "$sort key ordering must be 1 (for ascending) or -1 (for descending)")
+		return nil, false, document.Errorf(document.Code(2942506), "The $sort element value must be either 1 or -1")
 	}
 	return nil, s.Keys()[0].Desc, nil
 }

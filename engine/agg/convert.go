@@ -74,9 +74,14 @@ func opToDouble(args []any) (any, error) {
 	case bson.DateTime:
 		return float64(x), nil
 	case string:
-		f, err := strconv.ParseFloat(x, 64)
-		if err != nil || !strictNumber(x) {
-			return nil, document.Errorf(codeConversionFailure, "Failed to parse number '%s' in $convert with no onError value", x)
+		return parseStringDouble(x)
+	case bson.Decimal128:
+		// mongod refuses a decimal no double holds: past a double's
+		// range, or so small it would underflow.
+		f := query.ToFloat(x)
+		if math.IsInf(f, 0) && !strings.Contains(x.String(), "Inf") ||
+			math.Abs(f) < 0x1p-1022 && document.Compare(x, int32(0)) != 0 && !strings.Contains(x.String(), "NaN") {
+			return nil, document.Errorf(codeConversionFailure, "Conversion would overflow target type in $convert with no onError value: %s", x.String())
 		}
 		return f, nil
 	}
@@ -99,7 +104,8 @@ func toIntRange(v any, lo, hi int64, to string) (int64, bool, error) {
 		return int64(x), false, nil
 	case int64:
 		if x < lo || x > hi {
-			return 0, false, document.Errorf(codeConversionFailure, "Conversion would overflow target type in $convert with no onError value: %d", x)
+			// mongod's message ends at the colon here, with no value.
+			return 0, false, document.Errorf(codeConversionFailure, "Conversion would overflow target type in $convert with no onError value: ")
 		}
 		return x, false, nil
 	case bson.DateTime:
@@ -108,29 +114,55 @@ func toIntRange(v any, lo, hi int64, to string) (int64, bool, error) {
 		}
 		return int64(x), false, nil
 	case string:
-		n, err := strconv.ParseInt(x, 10, 64)
-		if err != nil || n < lo || n > hi {
-			return 0, false, document.Errorf(codeConversionFailure, "Failed to parse number '%s' in $convert with no onError value", x)
-		}
-		return n, false, nil
+		n, err := parseStringInt(x, lo, hi)
+		return n, false, err
 	}
 	if d, ok := v.(bson.Decimal128); ok {
-		// Toward zero, exactly (not through a double).
-		n, ok := query.DecimalTruncInt64(d)
-		if !ok || n < lo || n > hi {
-			return 0, false, document.Errorf(codeConversionFailure, "Conversion would overflow target type in $convert with no onError value: %s", document.Format(v))
-		}
-		return n, false, nil
+		n, err := decimalToInteger(d, lo, hi)
+		return n, false, err
 	}
-	if document.IsNumber(v) {
-		f := math.Trunc(query.ToFloat(v))
-		// MaxInt64 as a double rounds up to 2^63, which no int64 holds.
-		if math.IsNaN(f) || f < float64(lo) || f > float64(hi) || f >= 1<<63 {
-			return 0, false, document.Errorf(codeConversionFailure, "Conversion would overflow target type in $convert with no onError value: %s", document.Format(v))
-		}
-		return int64(f), false, nil
+	if f, ok := v.(float64); ok {
+		n, err := doubleToInteger(f, lo, hi)
+		return n, false, err
 	}
 	return 0, false, convErr(v, to)
+}
+
+// notFinite is mongod's refusal of a NaN or an infinity as an integer.
+func notFinite(nan bool) error {
+	if nan {
+		return document.Errorf(codeConversionFailure, "Attempt to convert NaN value to integer type in $convert with no onError value")
+	}
+	return document.Errorf(codeConversionFailure, "Attempt to convert infinity value to integer type in $convert with no onError value")
+}
+
+// doubleToInteger is f toward zero as an integer in [lo, hi], as mongod
+// casts a double: NaN and the infinities refused apart, and f itself
+// (not its whole part) within the range, below 2^63 for a long.
+func doubleToInteger(f float64, lo, hi int64) (int64, error) {
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return 0, notFinite(math.IsNaN(f))
+	}
+	if f < float64(lo) || f > float64(hi) || f >= 1<<63 {
+		return 0, document.Errorf(codeConversionFailure, "Conversion would overflow target type in $convert with no onError value: %s", fmtStreamDouble(f))
+	}
+	return int64(f), nil
+}
+
+// decimalToInteger is d toward zero as an integer in [lo, hi], exactly
+// (not through a double), as mongod casts a decimal.
+func decimalToInteger(d bson.Decimal128, lo, hi int64) (int64, error) {
+	switch s := d.String(); {
+	case strings.Contains(s, "NaN"):
+		return 0, notFinite(true)
+	case strings.Contains(s, "Inf"):
+		return 0, notFinite(false)
+	}
+	n, ok := query.DecimalTruncInt64(d)
+	if !ok || n < lo || n > hi {
+		return 0, document.Errorf(codeConversionFailure, "Conversion would overflow target type in $convert with no onError value: %s", d.String())
+	}
+	return n, nil
 }
 
 func opToLong(args []any) (any, error) {
@@ -162,14 +194,15 @@ func opToDate(args []any) (any, error) {
 	case int64:
 		return bson.DateTime(x), nil
 	case float64:
-		if math.IsNaN(x) || x < -(1<<63) || x >= 1<<63 {
-			return nil, document.Errorf(codeConversionFailure, "Conversion would overflow target type in $convert with no onError value: %s", document.Format(x))
+		n, err := doubleToInteger(x, math.MinInt64, math.MaxInt64)
+		if err != nil {
+			return nil, err
 		}
-		return bson.DateTime(int64(x)), nil
+		return bson.DateTime(n), nil
 	case bson.Decimal128:
-		n, ok := query.DecimalTruncInt64(x)
-		if !ok {
-			return nil, document.Errorf(codeConversionFailure, "Conversion would overflow target type in $convert with no onError value: %s", document.Format(x))
+		n, err := decimalToInteger(x, math.MinInt64, math.MaxInt64)
+		if err != nil {
+			return nil, err
 		}
 		return bson.DateTime(n), nil
 	case string:

@@ -81,11 +81,7 @@ func convertTo(to string, v any) (any, error) {
 		case bson.DateTime:
 			return bson.ParseDecimal128(strconv.FormatInt(int64(x), 10))
 		case string:
-			d, err := query.ParseDecimalRounded(x) // more than 34 digits are rounded, as in mongod
-			if err != nil || !strictNumber(x) {
-				return nil, document.Errorf(codeConversionFailure, "Failed to parse number '%s' in $convert with no onError value: Failed to parse string to decimal", x)
-			}
-			return d, nil
+			return parseStringDecimal(x) // more than 34 digits are rounded, as in mongod
 		}
 		return nil, convErr(v, "decimal")
 	}
@@ -131,7 +127,9 @@ func (c convertExpr) Eval(e *Env) (any, error) {
 	if !nullish(tv) {
 		switch x := tv.(type) {
 		case string:
-			if _, ok := query.TypeAlias(x); !ok {
+			// "missing" names no value's type but is a type name: no
+			// conversion reaches it (241, so onError applies).
+			if _, ok := query.TypeAlias(x); !ok && x != "missing" {
 				return nil, document.Errorf(document.CodeBadValue, "Unknown type name: %s", x)
 			}
 			to = x
@@ -141,6 +139,9 @@ func (c convertExpr) Eval(e *Env) (any, error) {
 				return nil, document.Errorf(document.CodeFailedToParse, "In $convert, numeric 'to' argument is not an integer")
 			}
 			name, ok := query.TypeAliasName(int(f))
+			if f == 0 {
+				name, ok = "missing", true // BSON type 0, end of object
+			}
 			if !ok {
 				return nil, document.Errorf(document.CodeFailedToParse, "In $convert, numeric value for 'to' does not correspond to a BSON type: %s", document.Format(x))
 			}

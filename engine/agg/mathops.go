@@ -10,10 +10,10 @@ import (
 )
 
 // $sqrt, $exp, $ln, $log10, $log and $pow, with mongod's domain checks
-// and codes. A decimal argument of the first four is computed in decimal,
-// 34 digits (query.DecimalMath); $log and $pow compute a decimal through
-// a double and give back a decimal (mongod computes in decimal: the last
-// digits can differ).
+// and codes. A decimal argument is computed in decimal, 34 digits
+// (query.DecimalMath, DecimalLog, DecimalPow); mongod's decimal library
+// is not always correctly rounded, so the last digit of a logarithm can
+// differ by one.
 
 func addMathOps() {
 	listOps["$sqrt"] = opSpec{1, 1, unaryMath("$sqrt", math.Sqrt, func(f float64) error {
@@ -57,6 +57,11 @@ func unaryMath(op string, f func(float64) float64, check func(float64) error) op
 			}
 		}
 		if d, ok := v.(bson.Decimal128); ok {
+			if math.IsNaN(x) && (op == "$ln" || op == "$log10") {
+				// mongod takes a decimal's logarithm only when it is
+				// positive, and a NaN falls through to the double one.
+				return f(x), nil
+			}
 			if r, ok := query.DecimalMath(op, d); ok {
 				return r, nil
 			}
@@ -87,13 +92,20 @@ func opLog(args []any) (any, error) {
 		return nil, document.Errorf(document.Code(28757), "$log's base must be numeric, not %s", document.TypeName(b))
 	}
 	x, base := query.ToFloat(n), query.ToFloat(b)
+	_, nDec := n.(bson.Decimal128)
+	_, bDec := b.(bson.Decimal128)
+	if (nDec || bDec) && document.Compare(n, int32(0)) > 0 && document.Compare(b, int32(0)) > 0 && document.Compare(b, int32(1)) != 0 && !math.IsNaN(x) && !math.IsNaN(base) {
+		return query.DecimalLog(n, b), nil
+	}
+	// Anything else, a NaN among decimals too, is computed (or refused)
+	// as doubles, as mongod falls through to its double path.
 	if !(x > 0 || math.IsNaN(x)) {
 		return nil, document.Errorf(document.Code(28758), "$log's argument must be a positive number, but is %s", fmtDouble(x))
 	}
 	if !((base > 0 && base != 1) || math.IsNaN(base)) {
 		return nil, document.Errorf(document.Code(28759), "$log's base must be a positive number not equal to 1, but is %s", fmtDouble(base))
 	}
-	return numberLike(n, math.Log(x)/math.Log(base), b), nil
+	return math.Log(x) / math.Log(base), nil
 }
 
 // opPow is base to the power exponent: whole numbers stay whole while
@@ -113,6 +125,11 @@ func opPow(args []any) (any, error) {
 	bf, ef := query.ToFloat(b), query.ToFloat(e)
 	if bf == 0 && ef < 0 {
 		return nil, document.Errorf(document.Code(28764), "$pow cannot take a base of 0 and a negative exponent")
+	}
+	_, bDec := b.(bson.Decimal128)
+	_, eDec := e.(bson.Decimal128)
+	if bDec || eDec {
+		return query.DecimalPow(b, e), nil
 	}
 	bi, bInt := wholeInt(b)
 	ei, eInt := wholeInt(e)

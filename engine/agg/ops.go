@@ -302,34 +302,87 @@ func typeErr(code int, op string, v any) error {
 	return document.Errorf(document.Code(code), "%s only supports numeric types, not %s", op, document.TypeName(v))
 }
 
+// opAdd is $add. Numbers add with MongoDB's widening (an int32 that
+// overflows becomes a long, a long a double). A date takes the sum so
+// far, rounded to whole milliseconds, and each number after it is
+// rounded and added in turn, as mongod 7.0 folds its arguments: so
+// [date, 0.6, 0.6] moves the date 2 ms and [0.6, 0.6, date] 1 ms. A
+// date pushed out of the 64-bit range, or by a NaN, fails with 15
+// Overflow.
 func opAdd(args []any) (any, error) {
 	var sum any = int32(0)
-	var date *bson.DateTime
+	var ms int64
+	isDate := false
 	for _, a := range args {
-		switch x := a.(type) {
-		case bson.DateTime:
-			if date != nil {
-				return nil, document.Errorf(document.Code(16612), "only one date allowed in an $add expression")
-			}
-			date = &x
-			continue
-		}
 		if nullish(a) {
 			return nil, nil
 		}
-		if !document.IsNumber(a) {
+		if d, ok := a.(bson.DateTime); ok {
+			if isDate {
+				return nil, document.Errorf(document.Code(16612), "only one date allowed in an $add expression")
+			}
+			isDate, ms = true, int64(d)
+			a = sum
+		} else if !document.IsNumber(a) {
 			return nil, document.Errorf(document.Code(16554), "$add only supports numeric or date types, not %s", document.TypeName(a))
 		}
-		sum = query.AddNumbers(sum, a)
+		if !isDate {
+			sum = query.AddNumbers(sum, a)
+			continue
+		}
+		n, ok := roundedMillis(a)
+		if !ok {
+			return nil, dateAddOverflow()
+		}
+		s := ms + n
+		if (s > ms) != (n > 0) {
+			return nil, dateAddOverflow()
+		}
+		ms = s
 	}
-	if date != nil {
-		return bson.DateTime(int64(*date) + int64(math.Round(query.ToFloat(sum)))), nil
+	if isDate {
+		return bson.DateTime(ms), nil
 	}
 	return sum, nil
 }
 
+func dateAddOverflow() error {
+	return document.Errorf(document.CodeOverflow, "date overflow in $add")
+}
+
+// roundedMillis is the number v as whole milliseconds to add to a date:
+// a double rounded half away from zero, a decimal half to even; false
+// for NaN, an infinity or a value past the 64-bit range.
+func roundedMillis(v any) (int64, bool) {
+	switch x := v.(type) {
+	case int32:
+		return int64(x), true
+	case int64:
+		return x, true
+	case float64:
+		// 2^63 as a double is the first value past the range.
+		if math.IsNaN(x) || x < math.MinInt64 || x >= math.MaxInt64 {
+			return 0, false
+		}
+		r := math.Round(x)
+		if r >= math.MaxInt64 {
+			return 0, false
+		}
+		return int64(r), true
+	case bson.Decimal128:
+		return query.DecimalRoundInt64(x)
+	}
+	return 0, false
+}
+
+// opSubtract is $subtract: numbers with $add's widening, a date less a
+// date in milliseconds (a long), a date less a number (the number cut
+// toward zero to whole milliseconds, as mongod coerces it to a long).
 func opSubtract(args []any) (any, error) {
 	a, b := args[0], args[1]
+	if document.IsNumber(a) && document.IsNumber(b) {
+		return subNumbers(a, b), nil
+	}
 	if nullish(a) || nullish(b) {
 		return nil, nil
 	}
@@ -339,11 +392,33 @@ func opSubtract(args []any) (any, error) {
 	case aDate && bDate:
 		return int64(da) - int64(db), nil
 	case aDate && document.IsNumber(b):
-		return bson.DateTime(int64(da) - int64(math.Round(query.ToFloat(b)))), nil
-	case document.IsNumber(a) && document.IsNumber(b):
-		return query.AddNumbers(a, query.MulNumbers(b, int32(-1))), nil
+		n, err := coerceToLong(b)
+		if err != nil {
+			return nil, err
+		}
+		return bson.DateTime(int64(da) - n), nil
 	}
 	return nil, document.Errorf(document.Code(16556), "cant $subtract a %s from a %s", document.TypeName(b), document.TypeName(a))
+}
+
+// subNumbers is a - b with $add's widening: an int32 that overflows
+// becomes a long, a long a double.
+func subNumbers(a, b any) any {
+	switch max(query.NumRank(a), query.NumRank(b)) {
+	case 1, 2:
+		x, y := toInt64(a), toInt64(b)
+		d := x - y
+		if (d < x) != (y > 0) {
+			return float64(x) - float64(y)
+		}
+		if query.NumRank(a) == 1 && query.NumRank(b) == 1 && d >= math.MinInt32 && d <= math.MaxInt32 {
+			return int32(d)
+		}
+		return d
+	case 3:
+		return query.ToFloat(a) - query.ToFloat(b)
+	}
+	return query.AddNumbers(query.ToDecimal(a), query.MulNumbers(query.ToDecimal(b), int32(-1)))
 }
 
 func opMultiply(args []any) (any, error) {
@@ -366,11 +441,7 @@ func opDivide(args []any) (any, error) {
 		return nil, nil
 	}
 	if !document.IsNumber(a) || !document.IsNumber(b) {
-		bad := a
-		if document.IsNumber(a) {
-			bad = b
-		}
-		return nil, document.Errorf(document.Code(16609), "$divide only supports numeric types, not %s and %s", document.TypeName(a), document.TypeName(bad))
+		return nil, document.Errorf(document.Code(16609), "$divide only supports numeric types, not %s and %s", document.TypeName(a), document.TypeName(b))
 	}
 	if document.Compare(b, int32(0)) == 0 {
 		return nil, document.Errorf(document.CodeBadValue, "can't $divide by zero")
@@ -393,15 +464,20 @@ func opMod(args []any) (any, error) {
 		return nil, document.Errorf(document.Code(16610), "can't $mod by zero")
 	}
 	ra, rb := query.NumRank(a), query.NumRank(b)
+	if f, ok := b.(float64); ok && ra <= 2 && f == math.Trunc(f) && f >= math.MinInt32 && f <= math.MaxInt32 {
+		// A whole double divisor that fits an int leaves an integer
+		// dividend's type: {$mod: [NumberInt(8), 3.0]} is the int 2.
+		b, rb = int32(f), 1
+	}
+	if ra == 4 || rb == 4 {
+		return query.DecimalMod(a, b), nil
+	}
 	if ra <= 2 && rb <= 2 {
 		x, y := toInt64(a), toInt64(b)
 		if y == -1 {
 			return fitLike(0, max(ra, rb)), nil
 		}
 		return fitLike(x%y, max(ra, rb)), nil
-	}
-	if ra == 4 || rb == 4 {
-		return query.DecimalMod(a, b), nil
 	}
 	return math.Mod(query.ToFloat(a), query.ToFloat(b)), nil
 }
@@ -568,8 +644,11 @@ func opArrayElemAt(args []any) (any, error) {
 	if !ok {
 		return nil, document.Errorf(document.Code(28689), "$arrayElemAt's first argument must be an array, but is %s", document.TypeName(args[0]))
 	}
-	if !document.IsNumber(args[1]) || query.ToFloat(args[1]) != math.Trunc(query.ToFloat(args[1])) {
-		return nil, document.Errorf(document.Code(28691), "$arrayElemAt's second argument must be a numeric value, but is %s", document.TypeName(args[1]))
+	if !document.IsNumber(args[1]) {
+		return nil, document.Errorf(document.Code(28690), "$arrayElemAt's second argument must be a numeric value, but is %s", document.TypeName(args[1]))
+	}
+	if f := query.ToFloat(args[1]); f != math.Trunc(f) || f < math.MinInt32 || f > math.MaxInt32 {
+		return nil, document.Errorf(document.Code(28691), "$arrayElemAt's second argument must be representable as a 32-bit integer: %s", fmtDouble(f))
 	}
 	i := int(query.ToFloat(args[1]))
 	if i < 0 {

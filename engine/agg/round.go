@@ -80,6 +80,13 @@ func roundOp(op string, trunc bool) opFunc {
 				return x, nil
 			}
 			m, e := quantize(mant, exp, int(place), trunc)
+			if m.Sign() == 0 && strings.HasPrefix(x.String(), "-") {
+				// A negative rounded to zero keeps its sign, as
+				// decimal128's quantize does: -0.4 is -0.
+				if d, err := bson.ParseDecimal128("-0E" + strconv.Itoa(e)); err == nil {
+					return d, nil
+				}
+			}
 			d, ok := bson.ParseDecimal128FromBigInt(m, e)
 			if !ok {
 				return x, nil

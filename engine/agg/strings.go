@@ -84,13 +84,21 @@ func time32(secs uint32) string {
 }
 
 // coerceToLong is a number as mongod's coerceToLong reads it: a double
-// truncated toward zero, 31109 when it is NaN or out of a long's range.
+// (or a decimal) truncated toward zero, 31109 when it is NaN or out of a
+// long's range.
 func coerceToLong(v any) (int64, error) {
 	if f, ok := v.(float64); ok {
 		if !(f >= -(1<<63) && f < 1<<63) {
 			return 0, document.Errorf(document.Code(31109), "Can't coerce out of range value %s to long", fmtStreamDouble(f))
 		}
 		return int64(f), nil
+	}
+	if d, ok := v.(bson.Decimal128); ok {
+		n, ok := query.DecimalTruncInt64(d)
+		if !ok {
+			return 0, document.Errorf(document.Code(31109), "Can't coerce out of range value %s to long", d.String())
+		}
+		return n, nil
 	}
 	n, _ := wholeInt(v)
 	return n, nil

@@ -120,11 +120,88 @@ func DecimalMath(op string, v bson.Decimal128) (r bson.Decimal128, ok bool) {
 	case "$ln":
 		decCtx.Ln(&d, x)
 	case "$log10":
+		if k, ok := powerOfTen(x); ok {
+			// An exact power of ten has an exact logarithm: 2, not
+			// 2.000000000000000000000000000000000.
+			d.SetInt64(k)
+			break
+		}
 		decCtx.Log10(&d, x)
 	default:
 		return r, false
 	}
 	return fromAPD(&d), true
+}
+
+// powerOfTen reports whether x is 10^k, and k.
+func powerOfTen(x *apd.Decimal) (int64, bool) {
+	if x.Form != apd.Finite || x.Negative || x.Coeff.Sign() == 0 {
+		return 0, false
+	}
+	var r apd.Decimal
+	r.Reduce(x)
+	if r.Coeff.Cmp(apd.NewBigInt(1)) != 0 {
+		return 0, false
+	}
+	return int64(r.Exponent), true
+}
+
+// DecimalLog is log base b of x in decimal, as mongod takes it: the
+// natural logarithms of both, each to 34 digits, divided (an exact
+// quotient at its ideal exponent: log of 1 base 8 is 0E+33).
+func DecimalLog(x, b any) bson.Decimal128 {
+	var lx, lb, r apd.Decimal
+	decCtx.Ln(&lx, toAPD(x))
+	decCtx.Ln(&lb, toAPD(b))
+	cond, _ := decCtx.Quo(&r, &lx, &lb)
+	toIdeal(&r, cond, lx.Exponent-lb.Exponent)
+	return fromAPD(&r)
+}
+
+// DecimalPow is b to the power e in decimal, to 34 significant digits
+// written out in full as mongod's library gives them (2 squared is
+// 4.000000000000000000000000000000000); a result past the decimal128
+// range is an infinity, one below it zero.
+func DecimalPow(b, e any) bson.Decimal128 {
+	x, y := toAPD(b), toAPD(e)
+	var r apd.Decimal
+	cond, err := decCtx.Pow(&r, x, y)
+	switch {
+	case err != nil && cond.Overflow():
+		r.Set(&apd.Decimal{Form: apd.Infinite, Negative: x.Negative && isOddInteger(y)})
+	case err != nil && (cond.Underflow() || cond.Subnormal()):
+		r.Set(&apd.Decimal{Exponent: -6176, Negative: x.Negative && isOddInteger(y)})
+	case err != nil:
+		r.Set(&apd.Decimal{Form: apd.NaN})
+	}
+	if r.Form == apd.Finite && r.Coeff.Sign() != 0 {
+		var ten apd.BigInt
+		ten.SetInt64(10)
+		for r.NumDigits() < 34 && r.Exponent > -6176 {
+			r.Coeff.Mul(&r.Coeff, &ten)
+			r.Exponent--
+		}
+	}
+	return fromAPD(&r)
+}
+
+// isOddInteger reports whether y is an odd whole number.
+func isOddInteger(y *apd.Decimal) bool {
+	if y.Form != apd.Finite {
+		return false
+	}
+	var i apd.Decimal
+	if _, err := decCtx.RoundToIntegralExact(&i, y); err != nil || i.Cmp(y) != 0 {
+		return false
+	}
+	var two, rem apd.Decimal
+	two.SetInt64(2)
+	c := decCtx
+	c.Precision = 7000
+	if _, err := c.Rem(&rem, &i, &two); err != nil {
+		return false
+	}
+	return !rem.IsZero()
 }
 
 // DecimalTruncInt64 is v truncated toward zero as an int64, exactly;
@@ -136,6 +213,28 @@ func DecimalTruncInt64(v bson.Decimal128) (int64, bool) {
 	}
 	c := decCtx
 	c.Rounding = apd.RoundDown
+	c.Precision = 7000 // as many digits as any decimal128 integer has
+	var r apd.Decimal
+	if x.Exponent < 0 {
+		if _, err := c.Quantize(&r, x, 0); err != nil {
+			return 0, false
+		}
+	} else {
+		r.Set(x)
+	}
+	n, err := r.Int64()
+	return n, err == nil
+}
+
+// DecimalRoundInt64 is v rounded to the nearest int64, a half to even;
+// false for NaN, an infinity or a value out of range.
+func DecimalRoundInt64(v bson.Decimal128) (int64, bool) {
+	x := toAPD(v)
+	if x.Form != apd.Finite {
+		return 0, false
+	}
+	c := decCtx
+	c.Rounding = apd.RoundHalfEven
 	c.Precision = 7000 // as many digits as any decimal128 integer has
 	var r apd.Decimal
 	if x.Exponent < 0 {

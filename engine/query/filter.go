@@ -913,10 +913,14 @@ func TranslateRegex(pattern, options string) (re *regexp.Regexp, badFlag rune, e
 			return nil, c, nil
 		}
 	}
+	pattern, ucp, newline := pcreStart(pattern)
 	if extended {
 		pattern = stripExtended(pattern)
 	}
-	pattern = pcreClasses(pattern)
+	pattern = pcreClasses(pattern, ucp)
+	if newline != "" && !strings.ContainsRune(flags, 's') {
+		pattern = pcreDots(pattern, newline)
+	}
 	if flags != "" {
 		pattern = "(?" + flags + ")" + pattern
 	}
@@ -935,9 +939,11 @@ var pcreSets = map[byte]string{
 
 // pcreClasses rewrites \s, \S, \v, \V, \h and \H to the classes PCRE
 // (mongod's regex library) gives them; escapes inside \Q...\E are left.
-// Inside a class the negated forms stay RE2's.
-func pcreClasses(p string) string {
-	if !strings.Contains(p, "\\") {
+// Inside a class the negated forms stay RE2's. With ucp ((*UCP) at the
+// pattern's start) \d, \w, \s and the POSIX classes take their Unicode
+// members, as PCRE's do: \d is \p{Nd}, [:alpha:] \p{L}.
+func pcreClasses(p string, ucp bool) string {
+	if !strings.Contains(p, "\\") && (!ucp || !strings.Contains(p, "[:")) {
 		return p
 	}
 	var b strings.Builder
@@ -959,6 +965,21 @@ func pcreClasses(p string) string {
 			}
 			lower := n | 0x20
 			set, ok := pcreSets[lower]
+			if u, isU := ucpSets[lower]; ucp && isU {
+				switch {
+				case inClass && n == lower:
+					b.WriteString(u)
+				case !inClass && n == lower:
+					b.WriteString("[" + u + "]")
+				case !inClass:
+					b.WriteString("[^" + u + "]")
+				default:
+					b.WriteByte(c)
+					b.WriteByte(n)
+				}
+				i++
+				continue
+			}
 			switch {
 			case ok && inClass && n == lower:
 				b.WriteString(set)
@@ -983,6 +1004,23 @@ func pcreClasses(p string) string {
 				b.WriteByte(']')
 				i++
 			}
+		case c == '[' && inClass && ucp && strings.HasPrefix(p[i:], "[:"):
+			end := strings.Index(p[i:], ":]")
+			name := ""
+			if end > 0 {
+				name = p[i+2 : i+end]
+			}
+			neg := strings.HasPrefix(name, "^")
+			u, known := ucpPosix[strings.TrimPrefix(name, "^")]
+			if !known || (neg && strings.ContainsRune(u, '_')) {
+				b.WriteByte(c)
+				continue
+			}
+			if neg {
+				u = strings.ReplaceAll(u, `\p`, `\P`)
+			}
+			b.WriteString(u)
+			i += end + 1
 		case c == ']' && inClass:
 			inClass = false
 			b.WriteByte(c)

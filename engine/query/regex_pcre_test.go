@@ -35,3 +35,37 @@ func TestPCREClasses(t *testing.T) {
 		}
 	}
 }
+
+// TestPCREStartOptions: the options PCRE reads at a pattern's start are
+// accepted by find's $regex too, and refused elsewhere in the pattern.
+func TestPCREStartOptions(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		pattern, in string
+		want        bool
+	}{
+		{`(*UCP)^\w+$`, "cafétéria", true},
+		{`^\w+$`, "cafétéria", false},
+		{`(*UCP)^[[:alpha:]]+$`, "박정수AB", true},
+		{`(*UCP)^[^[:^digit:]]+$`, "༢༣", true},
+		{`(*UCP)^\D+$`, "༢", false},
+		{`(*UTF8)(*LIMIT_MATCH=10)a.b`, "a\nb", false},
+		{`(*CR)a.b`, "a\nb", true},
+		{`(*CR)a.b`, "a\rb", false},
+		{`(*CRLF)a[.]b`, "a.b", true},
+	} {
+		re, _, err := TranslateRegex(c.pattern, "")
+		if err != nil {
+			t.Errorf("%q: %v", c.pattern, err)
+			continue
+		}
+		if got := re.MatchString(c.in); got != c.want {
+			t.Errorf("%q on %q: %v, want %v", c.pattern, c.in, got, c.want)
+		}
+	}
+	for _, p := range []string{`a(*UCP)`, `(*NOPE)a`, `(*LIMIT_MATCH)a`} {
+		if _, _, err := TranslateRegex(p, ""); err == nil {
+			t.Errorf("%q: accepted", p)
+		}
+	}
+}
