@@ -244,14 +244,15 @@ func branches(v any) []bson.D {
 
 // explainServerInfo is serverInfo: the host, the port a client reached
 // (mongod's default, 27017, when the engine is embedded), the version
-// and gitVersion buildInfo gives.
+// (WithServerVersion's when a front end set one) and gitVersion
+// buildInfo gives.
 func explainServerInfo(ctx context.Context) bson.D {
 	port := listenPort(ctx)
 	if port == 0 {
 		port = 27017
 	}
 	return bson.D{{Key: "host", Value: hostName()}, {Key: "port", Value: int32(port)},
-		{Key: "version", Value: Version}, {Key: "gitVersion", Value: "ttlkv"}}
+		{Key: "version", Value: serverVersion(ctx)}, {Key: "gitVersion", Value: "ttlkv"}}
 }
 
 // explainServerParameters is serverParameters: the memory limits of
