@@ -359,7 +359,7 @@ func TestExplainOtherCommandsShape(t *testing.T) {
 	for _, c := range []struct{ cmd, parsed, root string }{
 		{`{"count": "c", "query": {"b": 2}}`, `{"b": {"$eq": 2}}`, "stage " + commonExec + " nCounted nSkipped inputStage"},
 		{`{"distinct": "c", "key": "a", "query": {"b": 2}}`, `{"b": {"$eq": 2}}`, "stage " + commonExec + " transformBy inputStage"},
-		{`{"delete": "c", "deletes": [{"q": {"b": 2}, "limit": 0}]}`, `{"b": {"$eq": 2}}`, "stage " + commonExec + " nWouldDelete batchSizeTargets inputStage"},
+		{`{"delete": "c", "deletes": [{"q": {"b": 2}, "limit": 0}]}`, `{"b": {"$eq": 2}}`, "stage " + commonExec + " nWouldDelete inputStage"},
 		{`{"delete": "c", "deletes": [{"q": {"b": 2}, "limit": 1}]}`, `{"b": {"$eq": 2}}`, "stage " + commonExec + " nWouldDelete inputStage"},
 		{`{"update": "c", "updates": [{"q": {"b": 2}, "u": {"$set": {"x": 1}}, "multi": true}]}`, `{"b": {"$eq": 2}}`,
 			"stage " + commonExec + " nMatched nWouldModify nWouldUpsert inputStage"},
