@@ -39,6 +39,12 @@ func cmdExplain(ctx context.Context, db *DB, dbName string, cmd bson.D) (bson.D,
 		return r, err
 	}
 	if inner[0].Key == "aggregate" {
+		if r, ok, err := db.collStatsAggregate(ctx, dbName, inner, verbosity); ok {
+			return r, err
+		}
+		if r, ok, err := db.indexStatsAggregate(ctx, dbName, inner, verbosity); ok {
+			return r, err
+		}
 		s, err := parseAggregate(append(inner, bson.E{Key: "explain", Value: true}), db.opts.Clock())
 		if err != nil {
 			return nil, err
