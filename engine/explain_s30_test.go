@@ -1,6 +1,8 @@
 package engine
 
 import (
+	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/ttlkv/ttlkv/document"
@@ -83,6 +85,77 @@ func TestExplainSourceStages(t *testing.T) {
 		want := field(mustDoc(t, `{"a": `+c.want+`}`), "a")
 		if got, w := canon(t, bson.D{{Key: "v", Value: field(r, "stages")}}), canon(t, bson.D{{Key: "v", Value: want}}); got != w {
 			t.Errorf("%s: stages\n got %s\nwant %s", c.cmd, got, w)
+		}
+	}
+}
+
+// An $or of equalities on one path is planned and shown as mongod 7.0's
+// optimizer rewrites it, an $in (jstests/core/query/or/or_to_in.js):
+// parsedQuery {a: {$in: [...]}} (values sorted, duplicates dropped, a
+// single value an $eq) and one IXSCAN with a point a value, not an OR
+// of scans. Branches on other paths stay beside the $in; the path is the
+// first equality's; {$eq: /re/} and ranges are not rewritten; nested
+// $or's are rewritten first. The documents found are the same.
+func TestExplainOrOfEqualitiesIsIn(t *testing.T) {
+	t.Parallel()
+	db := explainFixture(t)
+	ixA := func(bounds string) string {
+		return `{"stage": "FETCH", "inputStage": {"stage": "IXSCAN", "keyPattern": {"a": 1}, "indexName": "a_1",
+			"isMultiKey": false, "multiKeyPaths": {"a": []}, "isUnique": false, "isSparse": false, "isPartial": false,
+			"indexVersion": 2, "direction": "forward", "indexBounds": {"a": ` + bounds + `}}}`
+	}
+	collscan := func(filter string) string {
+		return `{"stage": "COLLSCAN", "filter": ` + filter + `, "direction": "forward"}`
+	}
+	for _, c := range []struct {
+		filter, parsed, plan string
+		ids                  string // the _ids found
+	}{
+		{`{"$or": [{"a": 2}, {"a": 1}]}`, `{"a": {"$in": [1, 2]}}`, ixA(`["[1, 1]", "[2, 2]"]`), "[1,2]"},
+		{`{"$or": [{"a": {"$eq": 5}}, {"a": 3}, {"a": {"$in": [4]}}]}`, `{"a": {"$in": [3, 4, 5]}}`, ixA(`["[3, 3]", "[4, 4]", "[5, 5]"]`), "[3,4,5]"},
+		{`{"$or": [{"a": 1}, {"a": 1}]}`, `{"a": {"$eq": 1}}`, ixA(`["[1, 1]"]`), "[1]"},
+		// Beside another condition on the path: both bound the scan.
+		{`{"a": {"$gt": 1}, "$or": [{"a": 1}, {"a": 2}]}`, `{"$and": [{"a": {"$gt": 1}}, {"a": {"$in": [1, 2]}}]}`, ixA(`["[2, 2]"]`), "[2]"},
+		// Another path: the $in stays in the $or (b has no index).
+		{`{"$or": [{"a": 1}, {"b": 3}, {"a": 2}]}`, `{"$or": [{"b": {"$eq": 3}}, {"a": {"$in": [1, 2]}}]}`,
+			collscan(`{"$or": [{"b": {"$eq": 3}}, {"a": {"$in": [1, 2]}}]}`), "[1,2,5,6]"},
+		// The first equality's path is b: one branch on it, no rewrite.
+		{`{"$or": [{"b": 3}, {"a": 1}, {"a": 2}]}`, `{"$or": [{"b": {"$eq": 3}}, {"a": {"$eq": 1}}, {"a": {"$eq": 2}}]}`,
+			collscan(`{"$or": [{"b": {"$eq": 3}}, {"a": {"$eq": 1}}, {"a": {"$eq": 2}}]}`), "[1,2,5,6]"},
+		// Nested: each inner $or is rewritten; the outer keeps two $in's.
+		{`{"$or": [{"$or": [{"b": 1}, {"b": 2}]}, {"$or": [{"b": 3}, {"b": 9}]}]}`,
+			`{"$or": [{"b": {"$in": [1, 2]}}, {"b": {"$in": [3, 9]}}]}`,
+			collscan(`{"$or": [{"b": {"$in": [1, 2]}}, {"b": {"$in": [3, 9]}}]}`), "[1,2,3,4,5,6]"},
+		{`{"$and": [{"$or": [{"a": 1}, {"a": 2}, {"a": 3}]}, {"$or": [{"b": 2}, {"b": 3}]}]}`,
+			`{"$and": [{"a": {"$in": [1, 2, 3]}}, {"b": {"$in": [2, 3]}}]}`,
+			`{"stage": "FETCH", "filter": {"b": {"$in": [2, 3]}}, "inputStage": {"stage": "IXSCAN", "keyPattern": {"a": 1}, "indexName": "a_1",
+			"isMultiKey": false, "multiKeyPaths": {"a": []}, "isUnique": false, "isSparse": false, "isPartial": false,
+			"indexVersion": 2, "direction": "forward", "indexBounds": {"a": ["[1, 1]", "[2, 2]", "[3, 3]"]}}}`, "[3]"},
+		// Not rewritten: ranges, and $eq of a regex (a value, not a pattern).
+		{`{"$or": [{"b": {"$lt": 2}}, {"b": {"$gt": 2}}]}`, `{"$or": [{"b": {"$lt": 2}}, {"b": {"$gt": 2}}]}`,
+			collscan(`{"$or": [{"b": {"$lt": 2}}, {"b": {"$gt": 2}}]}`), "[1,2,5,6]"},
+		{`{"$or": [{"b": {"$eq": {"$regularExpression": {"pattern": "^x", "options": ""}}}}, {"b": {"$eq": {"$regularExpression": {"pattern": "y", "options": ""}}}}]}`,
+			`{"$or": [{"b": {"$eq": {"$regularExpression": {"pattern": "^x", "options": ""}}}}, {"b": {"$eq": {"$regularExpression": {"pattern": "y", "options": ""}}}}]}`,
+			collscan(`{"$or": [{"b": {"$eq": {"$regularExpression": {"pattern": "^x", "options": ""}}}}, {"b": {"$eq": {"$regularExpression": {"pattern": "y", "options": ""}}}}]}`), "[]"},
+		// Regexes join the $in after the equalities.
+		{`{"$or": [{"b": {"$regex": "^x"}}, {"b": 1}]}`, `{"b": {"$in": [1, {"$regularExpression": {"pattern": "^x", "options": ""}}]}}`,
+			collscan(`{"b": {"$in": [1, {"$regularExpression": {"pattern": "^x", "options": ""}}]}}`), "[1,2]"},
+	} {
+		cmd := `{"find": "c", "filter": ` + c.filter + `}`
+		r := explainOf(t, db, cmd, "queryPlanner")
+		if got, want := canon(t, bson.D{{Key: "v", Value: field(r, "queryPlanner.parsedQuery")}}), canon(t, bson.D{{Key: "v", Value: mustDoc(t, c.parsed)}}); got != want {
+			t.Errorf("%s: parsedQuery\n got %s\nwant %s", c.filter, got, want)
+		}
+		if got, want := canon(t, bson.D{{Key: "v", Value: field(r, "queryPlanner.winningPlan")}}), canon(t, bson.D{{Key: "v", Value: mustDoc(t, c.plan)}}); got != want {
+			t.Errorf("%s: winningPlan\n got %s\nwant %s", c.filter, got, want)
+		}
+		found := mustRun(t, db, "test", `{"find": "c", "filter": `+c.filter+`, "sort": {"_id": 1}, "projection": {"_id": 1}}`)
+		var ids []int32
+		for _, d := range field(found, "cursor.firstBatch").(bson.A) {
+			ids = append(ids, field(d.(bson.D), "_id").(int32))
+		}
+		if got := fmt.Sprint(ids); strings.ReplaceAll(got, " ", ",") != c.ids && !(c.ids == "[]" && ids == nil) {
+			t.Errorf("%s: found %v, want %s", c.filter, ids, c.ids)
 		}
 	}
 }

@@ -98,8 +98,9 @@ var matchTypeRank = map[string]int{
 // normalised: each field's condition its own predicate with its
 // operator ({a: 1} is {a: {$eq: 1}}), $ne and $nin under $not, a
 // one-value $in an $eq, nested $and flattened, a one-branch $and or $or
-// its branch, several predicates an $and sorted as mongod sorts them.
-// An empty filter is {}.
+// its branch, an $or of equalities on one path an $in (orToIn),
+// several predicates an $and sorted as mongod sorts them. An empty
+// filter is {}.
 func parsedQuery(filter bson.D) bson.D {
 	preds := normalisePreds(filter)
 	switch len(preds) {
@@ -123,7 +124,7 @@ func predsArray(preds []bson.D) bson.A {
 // branches, each normalised and sorted.
 func normalisePreds(filter bson.D) []bson.D {
 	var out []bson.D
-	for _, e := range filter {
+	for _, e := range orToIn(filter) {
 		switch e.Key {
 		case "$and":
 			for _, b := range branches(e.Value) {
