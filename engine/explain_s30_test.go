@@ -95,7 +95,9 @@ func TestExplainSourceStages(t *testing.T) {
 // single value an $eq) and one IXSCAN with a point a value, not an OR
 // of scans. Branches on other paths stay beside the $in; the path is the
 // first equality's; {$eq: /re/} and ranges are not rewritten; nested
-// $or's are rewritten first. The documents found are the same.
+// $or's are rewritten first. The documents found are the same. An $or's
+// branches are shown sorted as mongod's canonical query sorts them (by
+// match type, then path).
 func TestExplainOrOfEqualitiesIsIn(t *testing.T) {
 	t.Parallel()
 	db := explainFixture(t)
@@ -120,8 +122,10 @@ func TestExplainOrOfEqualitiesIsIn(t *testing.T) {
 		{`{"$or": [{"a": 1}, {"b": 3}, {"a": 2}]}`, `{"$or": [{"b": {"$eq": 3}}, {"a": {"$in": [1, 2]}}]}`,
 			collscan(`{"$or": [{"b": {"$eq": 3}}, {"a": {"$in": [1, 2]}}]}`), "[1,2,5,6]"},
 		// The first equality's path is b: one branch on it, no rewrite.
-		{`{"$or": [{"b": 3}, {"a": 1}, {"a": 2}]}`, `{"$or": [{"b": {"$eq": 3}}, {"a": {"$eq": 1}}, {"a": {"$eq": 2}}]}`,
-			collscan(`{"$or": [{"b": {"$eq": 3}}, {"a": {"$eq": 1}}, {"a": {"$eq": 2}}]}`), "[1,2,5,6]"},
+		// (The branches shown sorted by type and path, as mongod's
+		// canonical query sorts them.)
+		{`{"$or": [{"b": 3}, {"a": 1}, {"a": 2}]}`, `{"$or": [{"a": {"$eq": 1}}, {"a": {"$eq": 2}}, {"b": {"$eq": 3}}]}`,
+			collscan(`{"$or": [{"a": {"$eq": 1}}, {"a": {"$eq": 2}}, {"b": {"$eq": 3}}]}`), "[1,2,5,6]"},
 		// Nested: each inner $or is rewritten; the outer keeps two $in's.
 		{`{"$or": [{"$or": [{"b": 1}, {"b": 2}]}, {"$or": [{"b": 3}, {"b": 9}]}]}`,
 			`{"$or": [{"b": {"$in": [1, 2]}}, {"b": {"$in": [3, 9]}}]}`,

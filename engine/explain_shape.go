@@ -140,6 +140,9 @@ func normalisePreds(filter bson.D) []bson.D {
 				out = append(out, normalisePreds(bs[0].(bson.D))...)
 				continue
 			}
+			// mongod's canonical query sorts every $and, $or and $nor's
+			// branches alike (CanonicalQuery::sortTree).
+			slices.SortStableFunc(bs, func(a, b any) int { return comparePreds(a.(bson.D), b.(bson.D)) })
 			out = append(out, bson.D{{Key: e.Key, Value: bs}})
 			continue
 		}
@@ -188,15 +191,39 @@ func normalisePreds(filter bson.D) []bson.D {
 			}
 		}
 	}
-	slices.SortStableFunc(out, func(a, b bson.D) int {
-		ra, pa := predRank(a)
-		rb, pb := predRank(b)
-		if ra != rb {
-			return ra - rb
-		}
-		return strings.Compare(pa, pb)
-	})
+	slices.SortStableFunc(out, comparePreds)
 	return out
+}
+
+// comparePreds orders two normalised predicates as mongod's
+// matchExpressionComparator does: by match type, then path, then (an
+// $and, $or or $nor) their branches in turn, then the number of
+// branches. Values are not compared: equal predicates keep their order.
+func comparePreds(a, b bson.D) int {
+	ra, pa := predRank(a)
+	rb, pb := predRank(b)
+	if ra != rb {
+		return ra - rb
+	}
+	if c := strings.Compare(pa, pb); c != 0 {
+		return c
+	}
+	ba, bb := treeBranches(a), treeBranches(b)
+	for i := 0; i < len(ba) && i < len(bb); i++ {
+		if c := comparePreds(ba[i], bb[i]); c != 0 {
+			return c
+		}
+	}
+	return len(ba) - len(bb)
+}
+
+// treeBranches is the branches of a normalised $and, $or or $nor
+// predicate, nil for any other.
+func treeBranches(p bson.D) []bson.D {
+	if len(p) != 1 || (p[0].Key != "$and" && p[0].Key != "$or" && p[0].Key != "$nor") {
+		return nil
+	}
+	return branches(p[0].Value)
 }
 
 // regexPred is {path: {$regex: pattern}}, with $options when there are
