@@ -177,15 +177,16 @@ func normalisePreds(filter bson.D) []bson.D {
 			case "$ne":
 				out = append(out, bson.D{{Key: e.Key, Value: bson.D{{Key: "$not", Value: bson.D{{Key: "$eq", Value: op.Value}}}}}})
 			case "$nin":
-				out = append(out, bson.D{{Key: e.Key, Value: bson.D{{Key: "$not", Value: bson.D{{Key: "$in", Value: op.Value}}}}}})
+				out = append(out, bson.D{{Key: e.Key, Value: bson.D{{Key: "$not", Value: bson.D{{Key: "$in", Value: inValues(op.Value)}}}}}})
 			case "$in":
-				if a, ok := op.Value.(bson.A); ok && len(a) == 1 {
+				vals := inValues(op.Value)
+				if a, ok := vals.(bson.A); ok && len(a) == 1 {
 					if _, isRe := a[0].(bson.Regex); !isRe {
 						out = append(out, bson.D{{Key: e.Key, Value: bson.D{{Key: "$eq", Value: a[0]}}}})
 						continue
 					}
 				}
-				out = append(out, bson.D{{Key: e.Key, Value: bson.D{op}}})
+				out = append(out, bson.D{{Key: e.Key, Value: bson.D{{Key: "$in", Value: vals}}}})
 			default:
 				out = append(out, bson.D{{Key: e.Key, Value: bson.D{op}}})
 			}
@@ -224,6 +225,25 @@ func treeBranches(p bson.D) []bson.D {
 		return nil
 	}
 	return branches(p[0].Value)
+}
+
+// inValues is an $in's (or $nin's) list as mongod's InMatchExpression
+// serializes it: the equalities sorted and without duplicates, then the
+// regexes as given. Anything but an array is returned as is.
+func inValues(v any) any {
+	a, ok := v.(bson.A)
+	if !ok {
+		return v
+	}
+	var eqs, regexes bson.A
+	for _, x := range a {
+		if _, isRe := x.(bson.Regex); isRe {
+			regexes = append(regexes, x)
+		} else {
+			eqs = append(eqs, x)
+		}
+	}
+	return sortedInValues(eqs, regexes)
 }
 
 // regexPred is {path: {$regex: pattern}}, with $options when there are

@@ -151,6 +151,14 @@ func mergeEqualities(branches bson.A) (in bson.D, rest bson.A, ok bool) {
 	if n < 2 {
 		return nil, nil, false
 	}
+	return bson.D{{Key: path, Value: bson.D{{Key: "$in", Value: sortedInValues(eqs, regexes)}}}}, rest, true
+}
+
+// sortedInValues is an $in's list from its equalities and regexes, as
+// mongod's InMatchExpression keeps it: the equalities sorted and without
+// duplicates (by BSON comparison), then the regexes as given.
+func sortedInValues(eqs, regexes bson.A) bson.A {
+	eqs = slices.Clone(eqs)
 	slices.SortStableFunc(eqs, func(a, b any) int { return document.Compare(a, b) })
 	vals := make(bson.A, 0, len(eqs)+len(regexes))
 	for i, v := range eqs {
@@ -159,8 +167,7 @@ func mergeEqualities(branches bson.A) (in bson.D, rest bson.A, ok bool) {
 		}
 		vals = append(vals, v)
 	}
-	vals = append(vals, regexes...)
-	return bson.D{{Key: path, Value: bson.D{{Key: "$in", Value: vals}}}}, rest, true
+	return append(vals, regexes...)
 }
 
 // orBranchValue reports whether an $or branch is a single equality or
