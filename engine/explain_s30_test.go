@@ -149,7 +149,7 @@ func TestExplainOrOfEqualitiesIsIn(t *testing.T) {
 		// A given $in is shown as mongod's InMatchExpression keeps it:
 		// sorted, duplicates dropped, regexes last; one value an $eq.
 		{`{"a": {"$in": [3, 1, 3, 2]}}`, `{"a": {"$in": [1, 2, 3]}}`, ixA(`["[1, 1]", "[2, 2]", "[3, 3]"]`), "[1,2,3]"},
-		{`{"a": {"$in": [2, 2]}}`, `{"a": {"$eq": 2}}`, ixA(`["[2, 2]"]`), "[2]"},
+		{`{"a": {"$in": [2, 2.0]}}`, `{"a": {"$eq": 2}}`, ixA(`["[2, 2]"]`), "[2]"},
 		{`{"b": {"$nin": [3, 1]}}`, `{"b": {"$not": {"$in": [1, 3]}}}`, collscan(`{"b": {"$not": {"$in": [1, 3]}}}`), "[3,4]"},
 		// Regexes join the $in after the equalities.
 		{`{"$or": [{"b": {"$regex": "^x"}}, {"b": 1}]}`, `{"b": {"$in": [1, {"$regularExpression": {"pattern": "^x", "options": ""}}]}}`,
