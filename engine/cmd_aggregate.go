@@ -121,10 +121,15 @@ func cmdAggregate(ctx context.Context, db *DB, dbName string, cmd bson.D) (bson.
 	if r, ok, err := db.changeStreamAggregate(ctx, dbName, cmd); ok {
 		return r, err
 	}
-	if r, ok, err := db.collStatsAggregate(ctx, dbName, cmd); ok {
+	// aggregate's explain: true is explain at queryPlanner verbosity.
+	var verbosity string
+	if v, _ := get(cmd, "explain"); v == true {
+		verbosity = "queryPlanner"
+	}
+	if r, ok, err := db.collStatsAggregate(ctx, dbName, cmd, verbosity); ok {
 		return r, err
 	}
-	if r, ok, err := db.indexStatsAggregate(ctx, dbName, cmd); ok {
+	if r, ok, err := db.indexStatsAggregate(ctx, dbName, cmd, verbosity); ok {
 		return r, err
 	}
 	if r, ok, err := db.currentOpAggregate(ctx, dbName, cmd); ok {
@@ -199,4 +204,61 @@ func aggregateBatchSize(cmd bson.D) (int64, error) {
 // allowed range) gives, change streams included (docs/commands.md).
 func negativeBatchSize(n int64) error {
 	return document.Errorf(codeIDLValidator, "BSON field 'batchSize' value must be >= 0, actual value '%d'", n)
+}
+
+// sourceStageExplain is explain of an aggregate on dbName.name whose
+// first stage produces its documents itself ($collStats, $indexStats):
+// as mongod's, a pipeline without a $cursor, its stages listed as they
+// serialize (first, then the rest), then serverInfo, serverParameters
+// and the command. Executed (verbosity other than queryPlanner) the
+// pipeline runs over what docs gives, its results dropped, and each
+// stage shows the documents it handed on (nReturned) and the run's
+// time (executionTimeMillisEstimate), longs as mongod's.
+func (db *DB) sourceStageExplain(ctx context.Context, dbName, name string, cmd bson.D, first bson.D, rest bson.A,
+	docs func() ([]bson.D, error), verbosity string) (bson.D, error) {
+	// A $skip of 0 in front keeps a leading $match and $sort in the
+	// pipeline, as sourceStageReply's; it is not shown.
+	p, err := agg.Parse(append(bson.A{bson.D{{Key: "$skip", Value: int64(0)}}}, rest...))
+	if err != nil {
+		return nil, err
+	}
+	after := p.Stages()[1:]
+	stages := append(bson.A{first}, after...)
+	if verbosity != "queryPlanner" {
+		start := time.Now()
+		all, err := docs()
+		if err != nil {
+			return nil, err
+		}
+		produced := int64(len(all))
+		p.CountStages()
+		cur := p.Open(func(context.Context) (bson.D, error) {
+			if len(all) == 0 {
+				return nil, nil
+			}
+			d := all[0]
+			all = all[1:]
+			return d, nil
+		}, db.aggOptions(dbName, nil))
+		for {
+			d, err := cur.Next(ctx)
+			if err != nil {
+				return nil, err
+			}
+			if d == nil {
+				break
+			}
+		}
+		ms := time.Since(start).Milliseconds()
+		counts := append([]int64{produced}, p.StageCounts()[1:]...)
+		for i, n := range counts {
+			if d, ok := stages[i].(bson.D); ok {
+				stages[i] = append(d, bson.E{Key: "nReturned", Value: n}, bson.E{Key: "executionTimeMillisEstimate", Value: ms})
+			}
+		}
+	}
+	pipeline, _ := get(cmd, "pipeline")
+	return bson.D{{Key: "explainVersion", Value: explainVersion}, {Key: "stages", Value: stages},
+		{Key: "serverInfo", Value: explainServerInfo(ctx)}, {Key: "serverParameters", Value: db.explainServerParameters()},
+		{Key: "command", Value: bson.D{{Key: "aggregate", Value: name}, {Key: "pipeline", Value: pipeline}}}}, nil
 }

@@ -39,6 +39,12 @@ func cmdExplain(ctx context.Context, db *DB, dbName string, cmd bson.D) (bson.D,
 		return r, err
 	}
 	if inner[0].Key == "aggregate" {
+		if r, ok, err := db.collStatsAggregate(ctx, dbName, inner, verbosity); ok {
+			return r, err
+		}
+		if r, ok, err := db.indexStatsAggregate(ctx, dbName, inner, verbosity); ok {
+			return r, err
+		}
 		s, err := parseAggregate(append(inner, bson.E{Key: "explain", Value: true}), db.opts.Clock())
 		if err != nil {
 			return nil, err
@@ -364,12 +370,9 @@ func cmdExplain(ctx context.Context, db *DB, dbName string, cmd bson.D) (bson.D,
 			winning = append(winning, bson.E{Key: "nReturned", Value: int32(0)}, bson.E{Key: "isEOF", Value: int32(1)},
 				bson.E{Key: "nWouldDelete", Value: int32OrLong(n)})
 		}
-		if stage == "BATCHED_DELETE" {
-			t := db.deleteTargets()
-			winning = append(winning, bson.E{Key: "batchSizeTargets", Value: bson.D{
-				{Key: "targetBatchDocs", Value: int32OrLong(t.docs)}, {Key: "targetBatchTimeMS", Value: int32OrLong(t.timeMS)},
-				{Key: "targetStagedDocBytes", Value: int32OrLong(t.bytes)}}})
-		}
+		// mongod's BATCHED_DELETE shows DELETE's fields alone: its
+		// statsToBSON prints nWouldDelete for both, not the batch
+		// targets (its BatchedDeleteStats holds none of them).
 		winning = append(winning, bson.E{Key: "inputStage", Value: input})
 		if st != nil {
 			st = &execStats{keysExamined: st.keysExamined, docsExamined: st.docsExamined}

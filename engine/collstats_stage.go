@@ -23,6 +23,38 @@ type collStatsSpec struct {
 	storage             bool
 	scale               int64
 	count, queryExec    bool
+
+	histogramsGiven bool   // latencyStats named histograms
+	storageGiven    bson.D // storageStats' fields as given, scale an integer
+	targetAllNodes  any    // targetAllNodes as given, nil if not
+}
+
+// serialize is the spec as mongod's $collStats shows it in explain (its
+// IDL struct's toBSON): the fields given, in the IDL's order
+// (latencyStats, storageStats, count, queryExecStats), storageStats'
+// scale as the integer used.
+func (s collStatsSpec) serialize() bson.D {
+	out := bson.D{}
+	if s.latency {
+		ls := bson.D{}
+		if s.histogramsGiven {
+			ls = append(ls, bson.E{Key: "histograms", Value: s.histograms})
+		}
+		out = append(out, bson.E{Key: "latencyStats", Value: ls})
+	}
+	if s.storage {
+		out = append(out, bson.E{Key: "storageStats", Value: append(bson.D{}, s.storageGiven...)})
+	}
+	if s.count {
+		out = append(out, bson.E{Key: "count", Value: bson.D{}})
+	}
+	if s.queryExec {
+		out = append(out, bson.E{Key: "queryExecStats", Value: bson.D{}})
+	}
+	if s.targetAllNodes != nil {
+		out = append(out, bson.E{Key: "targetAllNodes", Value: s.targetAllNodes})
+	}
+	return out
 }
 
 // parseCollStatsSpec parses $collStats's argument as MongoDB's IDL does:
@@ -40,6 +72,7 @@ func parseCollStatsSpec(v any) (collStatsSpec, error) {
 			if _, isBool := e.Value.(bool); !isBool {
 				return spec, document.Errorf(document.CodeTypeMismatch, "BSON field '$collStats.targetAllNodes' is the wrong type '%s', expected type 'bool'", typeName(e.Value))
 			}
+			spec.targetAllNodes = e.Value
 			continue
 		case "latencyStats", "storageStats", "count", "queryExecStats":
 		default:
@@ -60,7 +93,7 @@ func parseCollStatsSpec(v any) (collStatsSpec, error) {
 				if !isBool {
 					return spec, document.Errorf(document.CodeTypeMismatch, "BSON field '$collStats.latencyStats.histograms' is the wrong type '%s', expected type 'bool'", typeName(f.Value))
 				}
-				spec.histograms = b
+				spec.histograms, spec.histogramsGiven = b, true
 			}
 		case "storageStats":
 			spec.storage = true
@@ -72,10 +105,12 @@ func parseCollStatsSpec(v any) (collStatsSpec, error) {
 						return spec, err
 					}
 					spec.scale = n
+					spec.storageGiven = append(spec.storageGiven, bson.E{Key: "scale", Value: int32OrLong(n)})
 				case "verbose", "waitForLock", "numericOnly":
 					if _, isBool := f.Value.(bool); !isBool {
 						return spec, document.Errorf(document.CodeTypeMismatch, "BSON field '$collStats.storageStats.%s' is the wrong type '%s', expected type 'bool'", f.Key, typeName(f.Value))
 					}
+					spec.storageGiven = append(spec.storageGiven, f)
 				default:
 					return spec, document.Errorf(document.CodeIDLUnknownField, "BSON field '$collStats.storageStats.%s' is an unknown field.", f.Key)
 				}
@@ -90,8 +125,9 @@ func parseCollStatsSpec(v any) (collStatsSpec, error) {
 }
 
 // collStatsAggregate runs aggregate when its pipeline holds a $collStats
-// stage; ok is false (and the reply nil) otherwise.
-func (db *DB) collStatsAggregate(ctx context.Context, dbName string, cmd bson.D) (reply bson.D, ok bool, err error) {
+// stage; ok is false (and the reply nil) otherwise. With a verbosity
+// ("" runs it) it answers explain instead (sourceStageExplain).
+func (db *DB) collStatsAggregate(ctx context.Context, dbName string, cmd bson.D, verbosity string) (reply bson.D, ok bool, err error) {
 	pipe, found, err := leadingStage(cmd, "$collStats")
 	if !found || err != nil {
 		return nil, found, err
@@ -106,6 +142,15 @@ func (db *DB) collStatsAggregate(ctx context.Context, dbName string, cmd bson.D)
 	spec, err := parseCollStatsSpec(pipe[0].(bson.D)[0].Value)
 	if err != nil {
 		return nil, true, err
+	}
+	if verbosity != "" {
+		docs := func() ([]bson.D, error) {
+			stats, err := db.collStatsStageDoc(ctx, dbName, name, spec)
+			return []bson.D{stats}, err
+		}
+		first := bson.D{{Key: "$collStats", Value: spec.serialize()}}
+		r, err := db.sourceStageExplain(ctx, dbName, name, cmd, first, pipe[1:], docs, verbosity)
+		return r, true, err
 	}
 	stats, err := db.collStatsStageDoc(ctx, dbName, name, spec)
 	if err != nil {

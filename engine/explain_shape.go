@@ -98,8 +98,9 @@ var matchTypeRank = map[string]int{
 // normalised: each field's condition its own predicate with its
 // operator ({a: 1} is {a: {$eq: 1}}), $ne and $nin under $not, a
 // one-value $in an $eq, nested $and flattened, a one-branch $and or $or
-// its branch, several predicates an $and sorted as mongod sorts them.
-// An empty filter is {}.
+// its branch, an $or of equalities on one path an $in (orToIn),
+// several predicates an $and sorted as mongod sorts them. An empty
+// filter is {}.
 func parsedQuery(filter bson.D) bson.D {
 	preds := normalisePreds(filter)
 	switch len(preds) {
@@ -123,7 +124,7 @@ func predsArray(preds []bson.D) bson.A {
 // branches, each normalised and sorted.
 func normalisePreds(filter bson.D) []bson.D {
 	var out []bson.D
-	for _, e := range filter {
+	for _, e := range orToIn(filter) {
 		switch e.Key {
 		case "$and":
 			for _, b := range branches(e.Value) {
@@ -139,6 +140,9 @@ func normalisePreds(filter bson.D) []bson.D {
 				out = append(out, normalisePreds(bs[0].(bson.D))...)
 				continue
 			}
+			// mongod's canonical query sorts every $and, $or and $nor's
+			// branches alike (CanonicalQuery::sortTree).
+			slices.SortStableFunc(bs, func(a, b any) int { return comparePreds(a.(bson.D), b.(bson.D)) })
 			out = append(out, bson.D{{Key: e.Key, Value: bs}})
 			continue
 		}
@@ -173,29 +177,73 @@ func normalisePreds(filter bson.D) []bson.D {
 			case "$ne":
 				out = append(out, bson.D{{Key: e.Key, Value: bson.D{{Key: "$not", Value: bson.D{{Key: "$eq", Value: op.Value}}}}}})
 			case "$nin":
-				out = append(out, bson.D{{Key: e.Key, Value: bson.D{{Key: "$not", Value: bson.D{{Key: "$in", Value: op.Value}}}}}})
+				out = append(out, bson.D{{Key: e.Key, Value: bson.D{{Key: "$not", Value: bson.D{{Key: "$in", Value: inValues(op.Value)}}}}}})
 			case "$in":
-				if a, ok := op.Value.(bson.A); ok && len(a) == 1 {
+				vals := inValues(op.Value)
+				if a, ok := vals.(bson.A); ok && len(a) == 1 {
 					if _, isRe := a[0].(bson.Regex); !isRe {
 						out = append(out, bson.D{{Key: e.Key, Value: bson.D{{Key: "$eq", Value: a[0]}}}})
 						continue
 					}
 				}
-				out = append(out, bson.D{{Key: e.Key, Value: bson.D{op}}})
+				out = append(out, bson.D{{Key: e.Key, Value: bson.D{{Key: "$in", Value: vals}}}})
 			default:
 				out = append(out, bson.D{{Key: e.Key, Value: bson.D{op}}})
 			}
 		}
 	}
-	slices.SortStableFunc(out, func(a, b bson.D) int {
-		ra, pa := predRank(a)
-		rb, pb := predRank(b)
-		if ra != rb {
-			return ra - rb
-		}
-		return strings.Compare(pa, pb)
-	})
+	slices.SortStableFunc(out, comparePreds)
 	return out
+}
+
+// comparePreds orders two normalised predicates as mongod's
+// matchExpressionComparator does: by match type, then path, then (an
+// $and, $or or $nor) their branches in turn, then the number of
+// branches. Values are not compared: equal predicates keep their order.
+func comparePreds(a, b bson.D) int {
+	ra, pa := predRank(a)
+	rb, pb := predRank(b)
+	if ra != rb {
+		return ra - rb
+	}
+	if c := strings.Compare(pa, pb); c != 0 {
+		return c
+	}
+	ba, bb := treeBranches(a), treeBranches(b)
+	for i := 0; i < len(ba) && i < len(bb); i++ {
+		if c := comparePreds(ba[i], bb[i]); c != 0 {
+			return c
+		}
+	}
+	return len(ba) - len(bb)
+}
+
+// treeBranches is the branches of a normalised $and, $or or $nor
+// predicate, nil for any other.
+func treeBranches(p bson.D) []bson.D {
+	if len(p) != 1 || (p[0].Key != "$and" && p[0].Key != "$or" && p[0].Key != "$nor") {
+		return nil
+	}
+	return branches(p[0].Value)
+}
+
+// inValues is an $in's (or $nin's) list as mongod's InMatchExpression
+// serializes it: the equalities sorted and without duplicates, then the
+// regexes as given. Anything but an array is returned as is.
+func inValues(v any) any {
+	a, ok := v.(bson.A)
+	if !ok {
+		return v
+	}
+	var eqs, regexes bson.A
+	for _, x := range a {
+		if _, isRe := x.(bson.Regex); isRe {
+			regexes = append(regexes, x)
+		} else {
+			eqs = append(eqs, x)
+		}
+	}
+	return sortedInValues(eqs, regexes)
 }
 
 // regexPred is {path: {$regex: pattern}}, with $options when there are
@@ -244,14 +292,15 @@ func branches(v any) []bson.D {
 
 // explainServerInfo is serverInfo: the host, the port a client reached
 // (mongod's default, 27017, when the engine is embedded), the version
-// and gitVersion buildInfo gives.
+// (WithServerVersion's when a front end set one) and gitVersion
+// buildInfo gives.
 func explainServerInfo(ctx context.Context) bson.D {
 	port := listenPort(ctx)
 	if port == 0 {
 		port = 27017
 	}
 	return bson.D{{Key: "host", Value: hostName()}, {Key: "port", Value: int32(port)},
-		{Key: "version", Value: Version}, {Key: "gitVersion", Value: "ttlkv"}}
+		{Key: "version", Value: serverVersion(ctx)}, {Key: "gitVersion", Value: "ttlkv"}}
 }
 
 // explainServerParameters is serverParameters: the memory limits of

@@ -87,6 +87,14 @@ func (db *DB) findPlan(dbName, name string, filter bson.D, o FindOptions) (*coll
 	if err != nil {
 		return nil, nil, nil, err
 	}
+	if rewritten, changed := rewriteOrToIn(filter); changed {
+		// Planned as mongod plans it: an $or of equalities on one path
+		// is an $in, one index scan with a point a value. The filter as
+		// given was parsed first, so its errors are the ones reported.
+		if f, err = query.ParseFilterOpts(rewritten, db.filterOptions(vars)); err != nil {
+			return nil, nil, nil, err
+		}
+	}
 	if o.noNear {
 		if err := refuseNear(f); err != nil {
 			return nil, nil, nil, err

@@ -21,6 +21,27 @@ func WithListenPort(ctx context.Context, port int) context.Context {
 // listenPortKey marks the port of WithListenPort in a context.
 type listenPortKey struct{}
 
+// WithServerVersion returns a context under which explain's
+// serverInfo.version is version: the one a front end's buildInfo
+// reports (the wire server claims MongoDB's), so that a client sees one
+// version from both. Without it (the engine embedded) serverInfo gives
+// ttlkv's own Version, as the engine's buildInfo does.
+func WithServerVersion(ctx context.Context, version string) context.Context {
+	return context.WithValue(ctx, serverVersionKey{}, version)
+}
+
+// serverVersionKey marks the version of WithServerVersion in a context.
+type serverVersionKey struct{}
+
+// serverVersion is the version WithServerVersion set in ctx, else
+// ttlkv's Version.
+func serverVersion(ctx context.Context) string {
+	if v, ok := ctx.Value(serverVersionKey{}).(string); ok && v != "" {
+		return v
+	}
+	return Version
+}
+
 // hostName is the machine's name, as hostInfo's system.hostname, read
 // once.
 var hostName = sync.OnceValue(func() string {

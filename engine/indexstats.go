@@ -127,7 +127,9 @@ func (db *DB) forgetIndexUse(coll uint64) {
 // $indexStats: one document per index of the collection, {name, key,
 // host, accesses: {ops, since}, spec}, which the rest of the pipeline
 // works on. ok is false (and the reply nil) when there is no such stage.
-func (db *DB) indexStatsAggregate(ctx context.Context, dbName string, cmd bson.D) (reply bson.D, ok bool, err error) {
+// With a verbosity ("" runs it) it answers explain instead
+// (sourceStageExplain).
+func (db *DB) indexStatsAggregate(ctx context.Context, dbName string, cmd bson.D, verbosity string) (reply bson.D, ok bool, err error) {
 	pipe, found, err := leadingStage(cmd, "$indexStats")
 	if !found || err != nil {
 		return nil, found, err
@@ -143,10 +145,13 @@ func (db *DB) indexStatsAggregate(ctx context.Context, dbName string, cmd bson.D
 		return nil, true, err
 	}
 	c := db.lookup(dbName, name)
-	var docs []bson.D
-	if c != nil {
-		if c.m().Kind == catalog.KindView {
-			return nil, true, errView(c.m())
+	if c != nil && c.m().Kind == catalog.KindView {
+		return nil, true, errView(c.m())
+	}
+	docs := func() ([]bson.D, error) {
+		var docs []bson.D
+		if c == nil {
+			return nil, nil
 		}
 		for _, sd := range db.listIndexes(c) {
 			ixName, _ := get(sd, "name")
@@ -157,7 +162,14 @@ func (db *DB) indexStatsAggregate(ctx context.Context, dbName string, cmd bson.D
 				{Key: "accesses", Value: bson.D{{Key: "ops", Value: ops}, {Key: "since", Value: bson.NewDateTimeFromTime(since)}}},
 				{Key: "spec", Value: sd}})
 		}
+		return docs, nil
 	}
-	r, err := db.sourceStageReply(ctx, dbName+"."+name, c, cmd, pipe[1:], docs)
+	if verbosity != "" {
+		// mongod's DocumentSourceIndexStats serializes as {$indexStats: {}}.
+		r, err := db.sourceStageExplain(ctx, dbName, name, cmd, bson.D{{Key: "$indexStats", Value: bson.D{}}}, pipe[1:], docs, verbosity)
+		return r, true, err
+	}
+	all, _ := docs()
+	r, err := db.sourceStageReply(ctx, dbName+"."+name, c, cmd, pipe[1:], all)
 	return r, true, err
 }

@@ -57,9 +57,7 @@ func wantInt32(t *testing.T, what string, d bson.D, fields ...string) {
 // shows; MongoDB appends all of them with appendNumber (statsToBSON in
 // src/mongo/db/query/plan_explainer_impl.cpp).
 var explainStageNumbers = []string{"nReturned", "isEOF", "docsExamined", "keysExamined",
-	"nWouldDelete", "limitAmount", "skipAmount", "bucketsUnpacked", "measurementsExamined",
-	"batchSizeTargets.targetBatchDocs", "batchSizeTargets.targetBatchTimeMS",
-	"batchSizeTargets.targetStagedDocBytes"}
+	"nWouldDelete", "limitAmount", "skipAmount", "bucketsUnpacked", "measurementsExamined"}
 
 // checkStageNumbers walks a stage tree and checks every numeric stage
 // field it has is an int32, returning the stage names seen.

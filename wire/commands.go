@@ -114,6 +114,8 @@ func (c *conn) run(dbName string, cmd bson.D, noReply bool) bson.D {
 		// dbHash) give the port the client connected to, as mongod's.
 		ctx = engine.WithListenPort(ctx, a.Port)
 	}
+	// explain's serverInfo gives the version buildInfo claims.
+	ctx = engine.WithServerVersion(ctx, claimedVersion)
 	clean := make(bson.D, 0, len(cmd))
 	for _, e := range cmd {
 		if genericFields[e.Key] {

@@ -241,10 +241,12 @@ func rangeIntervals(k opKind, v any) (Intervals, bool) {
 	return Intervals{{Lo: Bound{TypeBracket{Like: v}, true}, Hi: Bound{v, k == opLte}}}, true
 }
 
-// normalize sorts intervals and merges overlapping or touching ones.
+// normalize sorts intervals and merges overlapping or touching ones. Of
+// bounds that compare equal (2 and 2.0) the first given is kept, so an
+// $in of both is the one point [2, 2], as mongod's deduplicated $in.
 func normalize(in Intervals) Intervals {
 	in = slices.Clone(in)
-	slices.SortFunc(in, func(a, b Interval) int {
+	slices.SortStableFunc(in, func(a, b Interval) int {
 		if c := CompareBound(a.Lo.Value, b.Lo.Value); c != 0 {
 			return c
 		}
@@ -263,7 +265,7 @@ func normalize(in Intervals) Intervals {
 			c := CompareBound(iv.Lo.Value, last.Hi.Value)
 			if c < 0 || c == 0 && (iv.Lo.Inclusive || last.Hi.Inclusive) {
 				hc := CompareBound(iv.Hi.Value, last.Hi.Value)
-				if hc > 0 || hc == 0 && iv.Hi.Inclusive {
+				if hc > 0 || hc == 0 && iv.Hi.Inclusive && !last.Hi.Inclusive {
 					last.Hi = iv.Hi
 				}
 				continue
