@@ -326,8 +326,12 @@ func (db *DB) modifyView(c *coll, opts bson.D) error {
 }
 
 // refuseView fails a write command on a view as a whole (166), as
-// mongod does, before any statement runs.
+// mongod does, before any statement runs; one on system.views, the
+// views' definitions, is 73 (errWriteSystemViews).
 func (db *DB) refuseView(dbName, name string) error {
+	if name == systemViews {
+		return errWriteSystemViews(dbName)
+	}
 	if c := db.lookup(dbName, name); c != nil && c.m().Kind == catalog.KindView {
 		return errView(c.m())
 	}
