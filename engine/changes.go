@@ -686,8 +686,13 @@ func (db *DB) noteIndexes(txn *lsm.Txn, m *catalog.Coll, op changestream.OpType,
 // options, before the collection's options (and, for an index change,
 // the changed index options) as they were.
 func (db *DB) noteModify(txn *lsm.Txn, m *catalog.Coll, desc, before bson.D) error {
-	if !db.changesOn() || isBucketsColl(m) || len(desc) == 0 {
+	if !db.changesOn() || isBucketsColl(m) {
 		return nil
+	}
+	if desc == nil {
+		// mongod logs a collMod that changes nothing too, as
+		// {collMod: name}: an empty operationDescription.
+		desc = bson.D{}
 	}
 	return db.stageChange(txn, &changestream.Change{Op: changestream.Modify, DB: m.DB, Coll: m.Name, CollectionUUID: uuidOf(m), Description: desc, StateBefore: before, View: m.Kind == catalog.KindView})
 }

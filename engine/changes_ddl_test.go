@@ -226,7 +226,8 @@ func TestWatchModifyIndexShape(t *testing.T) {
 // is not), keeps expireAfterSeconds even when equal, and leaves the
 // index option out when nothing of it is left; stateBeforeChange's
 // indexOptions lists only the old values of what changes. The other
-// options are logged as given.
+// options are logged as given, and a collMod that changes nothing
+// still has its event, with an empty operationDescription.
 func TestWatchModifyNoOpIndexOptions(t *testing.T) {
 	t.Parallel()
 	db, _, _ := openChanges(t, Options{})
@@ -240,6 +241,8 @@ func TestWatchModifyNoOpIndexOptions(t *testing.T) {
 	mustRun(t, db, "d", `{"collMod": "c", "index": {"name": "t_1", "hidden": true}}`)
 	mustRun(t, db, "d", `{"collMod": "c", "index": {"name": "u_1", "unique": true, "hidden": true}}`)
 	mustRun(t, db, "d", `{"collMod": "c", "index": {"name": "t_1", "prepareUnique": false}, "validationAction": "warn"}`)
+	mustRun(t, db, "d", `{"collMod": "c", "index": {"name": "t_1", "hidden": true}}`)
+	mustRun(t, db, "d", `{"collMod": "c"}`)
 	evs := drainStream(t, cs)
 	want := []struct{ desc, before string }{
 		{`{ index: { name: "t_1", expireAfterSeconds: 60 } }`, `{ expireAfterSeconds: 60 }`},
@@ -247,6 +250,8 @@ func TestWatchModifyNoOpIndexOptions(t *testing.T) {
 		{`{ index: { name: "t_1", hidden: true } }`, `{ hidden: false }`},
 		{`{ index: { name: "u_1", hidden: true } }`, `{ hidden: false }`},
 		{`{ validationAction: "warn" }`, ``},
+		{`{}`, ``},
+		{`{}`, ``},
 	}
 	if len(evs) != len(want) {
 		t.Fatalf("events %s, want %d modify", opsOf(evs), len(want))
