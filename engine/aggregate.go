@@ -65,7 +65,7 @@ func (db *DB) aggregate(ctx context.Context, dbName string, s *aggregateSpec) (*
 	} else if !s.collectionless {
 		var err error
 		var c *coll
-		if c, pl, q, err = db.findPlan(dbName, s.name, p.Filter(), FindOptions{Sort: p.Sort(), Limit: p.Limit(), Hint: s.hint, Collation: s.collation, AllowDiskUse: boolPtr(!s.noDisk), filterVars: p.FilterVars()}); err != nil {
+		if c, pl, q, err = db.findPlan(dbName, s.name, p.Filter(), FindOptions{Sort: p.Sort(), Limit: p.Limit(), Hint: s.hint, Collation: s.collation, AllowDiskUse: boolPtr(!s.noDisk), filterVars: p.FilterVars(), systemViews: true}); err != nil {
 			return nil, err
 		}
 		if c != nil && c.m().Kind == catalog.KindView {
@@ -180,7 +180,7 @@ func (db *DB) lookupFunc(dbName string, collation bson.D) agg.LookupFunc {
 			return document.Errorf(document.CodeMaxSubPipelineDepthExceeded, "Maximum number of nested sub-pipelines exceeded. Limit is %d", maxNestedReads)
 		}
 		ctx = context.WithValue(ctx, nestedReadsKey{}, depth+1)
-		_, _, q, err := db.findPlan(dbName, from, filter, FindOptions{Collation: collation})
+		_, _, q, err := db.findPlan(dbName, from, filter, FindOptions{Collation: collation, systemViews: true})
 		if err != nil {
 			return err
 		}

@@ -402,9 +402,9 @@ func isInternalName(name string) bool {
 // listedSystemName reports whether the system collection dbName.name,
 // which the engine keeps, is listed as mongod lists it: admin.system.users
 // (the wire server's users). mongod lists every collection that exists;
-// ttlkv keeps no other system collection a client could see (its views
-// are catalog entries, not documents of a system.views collection, and
-// it has no admin.system.version).
+// ttlkv keeps no other system collection a client could see (it shows
+// system.views from its catalog's views, system_views.go, and has no
+// admin.system.version).
 func listedSystemName(dbName, name string) bool {
 	return dbName == "admin" && name == "system.users"
 }

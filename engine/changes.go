@@ -686,8 +686,13 @@ func (db *DB) noteIndexes(txn *lsm.Txn, m *catalog.Coll, op changestream.OpType,
 // options, before the collection's options (and, for an index change,
 // the changed index options) as they were.
 func (db *DB) noteModify(txn *lsm.Txn, m *catalog.Coll, desc, before bson.D) error {
-	if !db.changesOn() || isBucketsColl(m) || len(desc) == 0 {
+	if !db.changesOn() || isBucketsColl(m) {
 		return nil
+	}
+	if desc == nil {
+		// mongod logs a collMod that changes nothing too, as
+		// {collMod: name}: an empty operationDescription.
+		desc = bson.D{}
 	}
 	return db.stageChange(txn, &changestream.Change{Op: changestream.Modify, DB: m.DB, Coll: m.Name, CollectionUUID: uuidOf(m), Description: desc, StateBefore: before, View: m.Kind == catalog.KindView})
 }
@@ -713,18 +718,61 @@ func modifyBefore(m *catalog.Coll, opt bson.D) bson.D {
 		return before
 	}
 	// mongod's indexOptions_old: expireAfterSeconds, hidden,
-	// prepareUnique, those the command sets.
+	// prepareUnique, those the command changes (a hidden or a
+	// prepareUnique it sets to what it was changes nothing); none when
+	// it changes none of the index's options.
+	eff := collModIndexEffect(ix, opt)
+	if len(eff) == 0 {
+		return before
+	}
 	io := bson.D{}
-	if _, ok := get(opt, "expireAfterSeconds"); ok && ix.TTL {
+	if _, ok := get(eff, "expireAfterSeconds"); ok && ix.TTL {
 		io = append(io, bson.E{Key: "expireAfterSeconds", Value: ix.Expire})
 	}
-	if _, ok := get(opt, "hidden"); ok {
+	if _, ok := get(eff, "hidden"); ok {
 		io = append(io, bson.E{Key: "hidden", Value: ix.Hidden})
 	}
-	if _, ok := get(opt, "prepareUnique"); ok {
+	if _, ok := get(eff, "prepareUnique"); ok {
 		io = append(io, bson.E{Key: "prepareUnique", Value: ix.PrepareUnique})
 	}
 	return append(before, bson.E{Key: "indexOptions", Value: io})
+}
+
+// collModIndexEffect returns the options of a collMod's index option
+// opt that change index ix, as mongod 7.0 keeps them for its oplog
+// entry (parseCollModRequest): expireAfterSeconds (a long) always;
+// hidden and prepareUnique only when they differ from the index's;
+// unique only on an index not yet unique; forceNonUnique only on a
+// unique one; prepareUnique never on a unique one. In that order.
+func collModIndexEffect(ix *catalog.Index, opt bson.D) bson.D {
+	var eff bson.D
+	if e, ok := get(opt, "expireAfterSeconds"); ok {
+		if n, isNum := asInt64(e); isNum {
+			eff = append(eff, bson.E{Key: "expireAfterSeconds", Value: n})
+		}
+	}
+	for _, k := range []string{"hidden", "unique", "prepareUnique", "forceNonUnique"} {
+		e, ok := get(opt, k)
+		if !ok {
+			continue
+		}
+		b, _ := asBool(e)
+		var noop bool
+		switch k {
+		case "hidden":
+			noop = b == ix.Hidden
+		case "unique":
+			noop = ix.Unique
+		case "prepareUnique":
+			noop = b == ix.PrepareUnique || ix.Unique
+		case "forceNonUnique":
+			noop = !ix.Unique
+		}
+		if !noop {
+			eff = append(eff, bson.E{Key: k, Value: b})
+		}
+	}
+	return eff
 }
 
 // collModTarget is the index of m a collMod's index option opt names,
@@ -745,9 +793,11 @@ func collModTarget(m *catalog.Coll, opt bson.D) *catalog.Index {
 
 // modifyIndexDesc returns desc (a modify event's operationDescription)
 // with its index option as mongod logs it (makeCollModCmdObj): the
-// index by name, then the options the command sets, in the order
-// expireAfterSeconds (a long), hidden, unique, prepareUnique,
-// forceNonUnique. m is the collection before the collMod.
+// index by name, then the options the command changes
+// (collModIndexEffect), in the order expireAfterSeconds (a long),
+// hidden, unique, prepareUnique, forceNonUnique; without the index
+// option when it changes nothing. m is the collection before the
+// collMod.
 func modifyIndexDesc(m *catalog.Coll, desc bson.D) bson.D {
 	v, ok := get(desc, "index")
 	opt, isDoc := v.(bson.D)
@@ -758,24 +808,18 @@ func modifyIndexDesc(m *catalog.Coll, desc bson.D) bson.D {
 	if ix == nil {
 		return desc
 	}
-	norm := bson.D{{Key: "name", Value: ix.Name}}
-	if e, ok := get(opt, "expireAfterSeconds"); ok {
-		if n, isNum := asInt64(e); isNum {
-			norm = append(norm, bson.E{Key: "expireAfterSeconds", Value: n})
-		}
-	}
-	for _, k := range []string{"hidden", "unique", "prepareUnique", "forceNonUnique"} {
-		if e, ok := get(opt, k); ok {
-			b, _ := asBool(e)
-			norm = append(norm, bson.E{Key: k, Value: b})
-		}
-	}
-	out := make(bson.D, len(desc))
-	for i, e := range desc {
+	eff := collModIndexEffect(ix, opt)
+	out := make(bson.D, 0, len(desc))
+	for _, e := range desc {
 		if e.Key == "index" {
-			e.Value = norm
+			if len(eff) == 0 {
+				// mongod leaves an index option that changes
+				// nothing out of its oplog entry.
+				continue
+			}
+			e.Value = append(bson.D{{Key: "name", Value: ix.Name}}, eff...)
 		}
-		out[i] = e
+		out = append(out, e)
 	}
 	return out
 }

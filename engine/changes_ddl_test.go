@@ -219,3 +219,54 @@ func TestWatchModifyIndexShape(t *testing.T) {
 		t.Errorf("stateBeforeChange.indexOptions %s", got)
 	}
 }
+
+// TestWatchModifyNoOpIndexOptions: mongod 7.0 logs a collMod's index
+// option without what changes nothing (a hidden or prepareUnique equal
+// to the index's, unique on a unique index, forceNonUnique on one that
+// is not), keeps expireAfterSeconds even when equal, and leaves the
+// index option out when nothing of it is left; stateBeforeChange's
+// indexOptions lists only the old values of what changes. The other
+// options are logged as given, and a collMod that changes nothing
+// still has its event, with an empty operationDescription.
+func TestWatchModifyNoOpIndexOptions(t *testing.T) {
+	t.Parallel()
+	db, _, _ := openChanges(t, Options{})
+	mustRun(t, db, "d", `{"createIndexes": "c", "indexes": [{"key": {"t": 1}, "name": "t_1", "expireAfterSeconds": 60}, {"key": {"u": 1}, "name": "u_1", "unique": true}]}`)
+	cs, err := db.Database("d").Watch(context.Background(), nil, ChangeStreamOptions{ShowExpandedEvents: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustRun(t, db, "d", `{"collMod": "c", "index": {"name": "t_1", "hidden": false, "expireAfterSeconds": 60}}`)
+	mustRun(t, db, "d", `{"collMod": "c", "index": {"name": "t_1", "hidden": false}, "validationLevel": "moderate"}`)
+	mustRun(t, db, "d", `{"collMod": "c", "index": {"name": "t_1", "hidden": true}}`)
+	mustRun(t, db, "d", `{"collMod": "c", "index": {"name": "u_1", "unique": true, "hidden": true}}`)
+	mustRun(t, db, "d", `{"collMod": "c", "index": {"name": "t_1", "prepareUnique": false}, "validationAction": "warn"}`)
+	mustRun(t, db, "d", `{"collMod": "c", "index": {"name": "t_1", "hidden": true}}`)
+	mustRun(t, db, "d", `{"collMod": "c"}`)
+	evs := drainStream(t, cs)
+	want := []struct{ desc, before string }{
+		{`{ index: { name: "t_1", expireAfterSeconds: 60 } }`, `{ expireAfterSeconds: 60 }`},
+		{`{ validationLevel: "moderate" }`, ``},
+		{`{ index: { name: "t_1", hidden: true } }`, `{ hidden: false }`},
+		{`{ index: { name: "u_1", hidden: true } }`, `{ hidden: false }`},
+		{`{ validationAction: "warn" }`, ``},
+		{`{}`, ``},
+		{`{}`, ``},
+	}
+	if len(evs) != len(want) {
+		t.Fatalf("events %s, want %d modify", opsOf(evs), len(want))
+	}
+	for i, w := range want {
+		if got := document.Format(field(evs[i], "operationDescription")); got != w.desc {
+			t.Errorf("event %d: operationDescription %s, want %s", i, got, w.desc)
+		}
+		io := field(evs[i], "stateBeforeChange.indexOptions")
+		got := ""
+		if io != nil {
+			got = document.Format(io)
+		}
+		if got != w.before {
+			t.Errorf("event %d: stateBeforeChange.indexOptions %q, want %q", i, got, w.before)
+		}
+	}
+}

@@ -175,7 +175,9 @@ func cmdCollMod(ctx context.Context, db *DB, dbName string, cmd bson.D) (bson.D,
 	switch {
 	case resize != nil:
 		r, err = db.resizeCapped(ctx, c, resize, edits, note)
-	case len(edits) > 0 || len(desc) > 0:
+	default:
+		// Even with nothing to change: mongod's collMod of a collection
+		// always writes its oplog entry, so a stream sees a modify.
 		r, err = db.collModCommit(c, edits, note)
 	}
 	if err != nil {

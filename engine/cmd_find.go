@@ -142,6 +142,7 @@ func cmdFind(ctx context.Context, db *DB, dbName string, cmd bson.D) (bson.D, er
 	if err != nil {
 		return nil, err
 	}
+	o.systemViews = true
 	c, _, q, err := db.findPlan(dbName, name, filter, o)
 	if err != nil {
 		return nil, err

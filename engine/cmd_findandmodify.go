@@ -16,6 +16,9 @@ func cmdFindAndModify(ctx context.Context, db *DB, dbName string, cmd bson.D) (b
 	if err != nil {
 		return nil, err
 	}
+	if name == systemViews {
+		return nil, errWriteSystemViews(dbName)
+	}
 	var s UpdateSpec
 	var let *agg.Let
 	if s.Let, let, err = db.writeLet(cmd); err != nil {

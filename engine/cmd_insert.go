@@ -45,6 +45,9 @@ func cmdInsert(ctx context.Context, db *DB, dbName string, cmd bson.D) (bson.D, 
 		}
 		return appendWriteErrors(bson.D{{Key: "n", Value: int32(n)}}, werrs), nil
 	}
+	if name == systemViews {
+		return nil, errWriteSystemViews(dbName)
+	}
 	if err := validateCollName(dbName, name, false); err != nil {
 		return nil, err
 	}

@@ -42,8 +42,25 @@ func cmdListCollections(ctx context.Context, db *DB, dbName string, cmd bson.D) 
 		keep, _ = ctx.Value(collsFilterKey{}).(func(string, string) bool)
 	}
 	var docs []bson.D
+	// A database with views lists its system.views (its view
+	// definitions) among its collections, as mongod does.
+	_, withViews := db.systemViewsDocs(dbName)
+	if withViews && keep != nil && !keep(dbName, systemViews) {
+		withViews = false
+	}
+	addViews := func() {
+		d := db.systemViewsInfo(dbName)
+		if only {
+			d = bson.D{{Key: "name", Value: systemViews}, {Key: "type", Value: "collection"}}
+		}
+		docs = append(docs, d)
+		withViews = false
+	}
 	for _, c := range db.collsOf(dbName) {
 		m := c.m()
+		if withViews && m.Name > systemViews {
+			addViews()
+		}
 		if keep != nil && !keep(dbName, m.Name) {
 			continue
 		}
@@ -63,6 +80,9 @@ func cmdListCollections(ctx context.Context, db *DB, dbName string, cmd bson.D) 
 			d = bson.D{{Key: "name", Value: m.Name}, {Key: "type", Value: typeOfColl(m)}}
 		}
 		docs = append(docs, d)
+	}
+	if withViews {
+		addViews()
 	}
 	docs, err := filterDocs(docs, filter)
 	if err != nil {

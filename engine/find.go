@@ -46,6 +46,10 @@ type FindOptions struct {
 	filterVars any
 	// noNear refuses a $near in the filter (a count: 5626500).
 	noNear bool
+	// systemViews reads a database's system.views (its view
+	// definitions) as the collection mongod shows: set by the reads
+	// that answer it (find, count, an aggregation's scan, $lookup's).
+	systemViews bool
 	// noCursorTimeout and singleBatch are the find command's options
 	// of those names (a time-series collection refuses them: its find
 	// runs as an aggregate).
@@ -145,6 +149,10 @@ func (db *DB) findPlan(dbName, name string, filter bson.D, o FindOptions) (*coll
 		proj = proj.Collate(f.Collator())
 	}
 	if c == nil {
+		if name == systemViews && o.systemViews {
+			q, err := db.systemViewsQuery(dbName, f, srt, o, proj)
+			return nil, nil, q, err
+		}
 		if f.Text() != nil {
 			return nil, nil, nil, document.Errorf(document.CodeIndexNotFound, "text index required for $text query (no such collection '%s.%s')", dbName, name)
 		}
@@ -216,7 +224,7 @@ func (db *DB) recordQuery(c *coll, f *query.Filter, srt *query.Sort, o FindOptio
 
 // count returns how many documents match filter, after skip and limit.
 func (db *DB) count(ctx context.Context, dbName, name string, filter bson.D, skip, limit int64, hint any) (int64, error) {
-	_, _, q, err := db.findPlan(dbName, name, filter, FindOptions{Skip: skip, Limit: limit, Hint: hint, Collation: ctxCollation(ctx), noNear: true})
+	_, _, q, err := db.findPlan(dbName, name, filter, FindOptions{Skip: skip, Limit: limit, Hint: hint, Collation: ctxCollation(ctx), noNear: true, systemViews: true})
 	if err != nil || q == nil {
 		return 0, err
 	}

@@ -130,3 +130,20 @@ func TestJavaScriptServerGlobals(t *testing.T) {
 		t.Errorf("globals = %s, want %s", got, want)
 	}
 }
+
+// TestJavaScriptNativeHelperCodes: hex_md5 and tostrictjson refuse bad
+// arguments with mongod's codes (10261, 40275, codeName
+// Location<code>), not 139, in a $where, a $function and a mapReduce
+// alike; a script may catch them and read e.code.
+func TestJavaScriptNativeHelperCodes(t *testing.T) {
+	t.Parallel()
+	db, _ := openMem(t)
+	mustRun(t, db, "j", `{"insert": "c", "documents": [{"_id": 1, "a": 2}]}`)
+	wantCode(t, db, "j", `{"find": "c", "filter": {"$where": "hex_md5(this.a)"}}`, 10261, "hex_md5 takes a single string argument -- hex_md5(string) :\n")
+	wantCode(t, db, "j", `{"aggregate": "c", "pipeline": [{"$project": {"x": {"$function": {"body": "function(a) { return tostrictjson(a) }", "args": ["$a"], "lang": "js"}}}}], "cursor": {}}`, 40275, "tostrictjson takes a single BSON object argument")
+	r := mustRun(t, db, "j", `{"aggregate": "c", "pipeline": [{"$project": {"_id": 0, "x": {"$function": {"body": "function(d) { var c; try { hex_md5() } catch (e) { c = e.code } return [c, tostrictjson(d)] }", "args": [{"k": "$a"}], "lang": "js"}}}}], "cursor": {}}`)
+	got := document.Format(firstBatch(t, r))
+	if want := `[ { x: [ 10261.0, "{ \"k\" : 2 }" ] } ]`; got != want {
+		t.Errorf("caught code and tostrictjson = %s, want %s", got, want)
+	}
+}

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"strconv"
 	"strings"
 	"time"
@@ -100,7 +101,9 @@ func parseViewCreate(opts bson.D, has map[string]any, co *createOptions) (*creat
 // and no $changeStream (167 OptionNotSupportedOnView), and no stage
 // that reads no collection, such as $documents (73 InvalidNamespace).
 // mongod words those three "Invalid pipeline for view <ns> :: caused
-// by :: ..."; a stage that does not parse keeps its own error.
+// by :: ...", and so sub-pipelines nested more than 20 deep (269, which
+// its full parse finds); a stage that does not parse keeps its own
+// error.
 func checkViewPipeline(ns string, pipe bson.A) error {
 	invalid := func(code document.Code, format string, args ...any) error {
 		return document.Errorf(code, "Invalid pipeline for view %s :: caused by :: "+format, append([]any{ns}, args...)...)
@@ -113,6 +116,13 @@ func checkViewPipeline(ns string, pipe bson.A) error {
 	}
 	p, err := agg.Parse(pipe)
 	if err != nil {
+		var de *document.Error
+		if errors.As(err, &de) && de.Code == document.CodeMaxSubPipelineDepthExceeded {
+			// mongod's view validation counts the nesting when it
+			// parses the pipeline fully, whose errors it wraps; the
+			// views the pipeline reads are not followed there.
+			return invalid(de.Code, "%s", de.Message)
+		}
 		return err
 	}
 	for i, st := range pipe {
@@ -316,8 +326,12 @@ func (db *DB) modifyView(c *coll, opts bson.D) error {
 }
 
 // refuseView fails a write command on a view as a whole (166), as
-// mongod does, before any statement runs.
+// mongod does, before any statement runs; one on system.views, the
+// views' definitions, is 73 (errWriteSystemViews).
 func (db *DB) refuseView(dbName, name string) error {
+	if name == systemViews {
+		return errWriteSystemViews(dbName)
+	}
 	if c := db.lookup(dbName, name); c != nil && c.m().Kind == catalog.KindView {
 		return errView(c.m())
 	}

@@ -1,6 +1,8 @@
 package engine
 
 import (
+	"errors"
+	"fmt"
 	"testing"
 
 	"github.com/ttlkv/ttlkv/document"
@@ -34,5 +36,44 @@ func TestViewCycleStoredBeforeGraphReadIs269(t *testing.T) {
 	r := mustRun(t, db, "test", `{"count": "c"}`)
 	if n, _ := get(r, "n"); n != int32(1) {
 		t.Errorf("count of c = %v, want 1", n)
+	}
+}
+
+// nestedLookups returns a pipeline of n $lookups on c, each one's
+// pipeline holding the next.
+func nestedLookups(n int) string {
+	s := `[]`
+	for i := 0; i < n; i++ {
+		s = fmt.Sprintf(`[{"$lookup": {"from": "c", "pipeline": %s, "as": "j"}}]`, s)
+	}
+	return s
+}
+
+// TestViewNestedSubPipelinesAtCreation: mongod parses a view's pipeline
+// fully when the view is created or modified, so sub-pipelines nested
+// more than 20 deep in it are refused then, with 269 worded as its
+// view validation words a parse error; 20 is accepted. An aggregate
+// gets the bare 269.
+func TestViewNestedSubPipelinesAtCreation(t *testing.T) {
+	t.Parallel()
+	db, _ := openMem(t)
+	mustRun(t, db, "test", `{"create": "v", "viewOn": "c", "pipeline": `+nestedLookups(20)+`}`)
+	mustRun(t, db, "test", `{"collMod": "v", "viewOn": "c", "pipeline": `+nestedLookups(20)+`}`)
+	wantExact := func(cmd, msg string) {
+		t.Helper()
+		_, err := run(t, db, "test", cmd)
+		var de *document.Error
+		if !errors.As(err, &de) || de.Code != document.CodeMaxSubPipelineDepthExceeded || de.Message != msg {
+			t.Errorf("%.60s...: %v, want 269 %q", cmd, err, msg)
+		}
+	}
+	wantExact(`{"create": "w", "viewOn": "c", "pipeline": `+nestedLookups(21)+`}`,
+		"Invalid pipeline for view test.w :: caused by :: Maximum number of nested sub-pipelines exceeded. Limit is 20")
+	wantExact(`{"collMod": "v", "viewOn": "c", "pipeline": `+nestedLookups(21)+`}`,
+		"Invalid pipeline for view test.v :: caused by :: Maximum number of nested sub-pipelines exceeded. Limit is 20")
+	wantExact(`{"aggregate": "c", "pipeline": `+nestedLookups(21)+`, "cursor": {}}`,
+		"Maximum number of nested sub-pipelines exceeded. Limit is 20")
+	if c := db.lookup("test", "w"); c != nil {
+		t.Errorf("view w exists after its refusal")
 	}
 }

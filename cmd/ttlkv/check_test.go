@@ -134,3 +134,18 @@ func TestReapInterrupted(t *testing.T) {
 		t.Fatalf("the next reap: exit %d stdout %q stderr %q", code, out, errOut)
 	}
 }
+
+// TestCheckWithViews: the system.views a database with views lists
+// (as mongod's) is not a collection check validates: its views are
+// skipped as views, and nothing fails.
+func TestCheckWithViews(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	if _, errOut, code := cli(t, nil, dir, "", "eval", `db.a.insertOne({x: 1}); db.createView("v", "a", [])`); code != 0 {
+		t.Fatal(errOut)
+	}
+	out, errOut, code := cli(t, nil, dir, "", "check")
+	if code != 0 || !strings.Contains(out, "ok       test.a (1 records, 1 indexes)") || !strings.Contains(out, "skip     test.v (a view") || strings.Contains(out, "system.views") {
+		t.Errorf("exit %d stdout %q stderr %q", code, out, errOut)
+	}
+}

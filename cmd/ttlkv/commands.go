@@ -96,8 +96,11 @@ func collections(ctx context.Context, db conn) ([][2]string, map[string]bson.D, 
 		err := drain(ctx, db, name, "", bson.D{{Key: "listCollections", Value: 1}}, func(c bson.D) bool {
 			n, _ := document.Get(c, "name")
 			cn, _ := n.(string)
-			if strings.HasPrefix(cn, "system.buckets.") {
-				return true // listed as mongod 7.0 lists it; its time-series entry stands for it
+			if strings.HasPrefix(cn, "system.buckets.") || cn == "system.views" {
+				// Listed as mongod 7.0 lists them; the time-series
+				// entry stands for its buckets, the views' entries
+				// for their definitions in system.views.
+				return true
 			}
 			out = append(out, [2]string{name, cn})
 			infos[name+"."+cn] = c

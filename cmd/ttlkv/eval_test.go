@@ -54,7 +54,7 @@ func TestDocsExamples(t *testing.T) {
 		{`db.runCommand({ collMod: "weather", expireAfterSeconds: 604801 }).ok`, "1\n"},
 		{`db.getCollectionInfos({ name: "weather" })[0].options.expireAfterSeconds`, "Long('604801')\n"},
 		{`db.runCommand( { listCollections: 1 } ).cursor.firstBatch.map(c => c.name + ":" + c.type).sort().join()`,
-			"eventlog:collection,log_events:collection,system.buckets.weather:collection,weather:timeseries\n"},
+			"eventlog:collection,log_events:collection,system.buckets.weather:collection,system.views:collection,weather:timeseries\n"},
 		{`db.runCommand({ collMod: "weather", expireAfterSeconds: "off" }).ok`, "1\n"},
 		{`db.getCollectionInfos({ name: "weather" })[0].options.expireAfterSeconds`, ""},
 		{`db.createCollection("eventsync", { timeseries: { timeField: "time", metaField: "metadata" } }).ok`, "1\n"},

@@ -252,6 +252,11 @@ func (v *vm) scriptError(err error) (error, bool) {
 	case errors.As(err, &ex):
 		val := ex.Value()
 		if o, ok := val.(*goja.Object); ok {
+			if code, reason, ok := statusOf(o); ok {
+				// A native helper's refusal keeps its code, as
+				// mongod's C++ errors do, without the prefix.
+				return document.Errorf(code, "%s :\n%s", reason, stackString(scriptFrames(ex.Stack()))), true
+			}
 			msg := "uncaught exception: " + safeString(o) + " :\n" + stackString(ex.Stack())
 			return document.Errorf(CodeJSInterpreterFailure, "%s", msg), true
 		}
@@ -290,6 +295,18 @@ func stackString(frames []goja.StackFrame) string {
 		fmt.Fprintf(&b, "%s@:%d:%d\n", name, p.Line, p.Column)
 	}
 	return b.String()
+}
+
+// scriptFrames drops a stack's frames of Go functions (the native
+// helper that threw), which have no position in the script.
+func scriptFrames(frames []goja.StackFrame) []goja.StackFrame {
+	out := frames[:0:0]
+	for _, fr := range frames {
+		if fr.Position().Line > 0 {
+			out = append(out, fr)
+		}
+	}
+	return out
 }
 
 // contextError is the error of a script stopped because its context

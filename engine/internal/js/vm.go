@@ -3,9 +3,7 @@ package js
 import (
 	"crypto/md5"
 	"encoding/hex"
-	"errors"
 	"runtime"
-	"strings"
 	"time"
 
 	"github.com/dop251/goja"
@@ -115,18 +113,10 @@ func newVM() *vm {
 		},
 		"buildInfo":        func(goja.FunctionCall) goja.Value { return v.toJS(buildInfoDoc()) },
 		"getJSHeapLimitMB": func(goja.FunctionCall) goja.Value { return rt.ToValue(float64(memoryLimit.Load() >> 20)) },
-		// hex_md5(s): the MD5 digest of a string's UTF-8 bytes (up to a
-		// NUL, as mongod reads it), in lowercase hex.
-		"hex_md5": func(call goja.FunctionCall) goja.Value {
-			a := call.Argument(0)
-			s, ok := a.Export().(string)
-			if len(call.Arguments) != 1 || !ok {
-				panic(rt.NewGoError(errors.New("hex_md5 takes a single string argument -- hex_md5(string)")))
-			}
-			s, _, _ = strings.Cut(s, "\x00")
-			sum := md5.Sum([]byte(s))
-			return rt.ToValue(hex.EncodeToString(sum[:]))
-		},
+		// hex_md5 and tostrictjson, mongod's installGlobalUtils
+		// (globals.go).
+		"hex_md5":      v.hexMD5,
+		"tostrictjson": v.toStrictJSON,
 	}
 	for name, fn := range globals {
 		if err := rt.Set(name, fn); err != nil {
@@ -134,6 +124,9 @@ func newVM() *vm {
 		}
 	}
 	if _, err := rt.RunString(shellPrelude); err != nil {
+		panic(err)
+	}
+	if _, err := rt.RunString(assertPrelude); err != nil {
 		panic(err)
 	}
 	v.baseline = map[string]bool{}
@@ -228,6 +221,12 @@ func (v *vm) sleep(call goja.FunctionCall) goja.Value {
 	case <-v.wake:
 	}
 	return goja.Undefined()
+}
+
+// md5Hex returns the MD5 digest of s in lowercase hex.
+func md5Hex(s string) string {
+	sum := md5.Sum([]byte(s))
+	return hex.EncodeToString(sum[:])
 }
 
 // lookupString returns d's string field k.
