@@ -24,10 +24,11 @@ func addJSONFlag(fs *pflag.FlagSet, p *string) {
 }
 
 var evalCommand = &command{
-	remote:  true,
-	name:    "eval",
-	summary: "run mongosh JavaScript given as an argument, in files, or on stdin",
-	usage:   "ttlkv eval [--db NAME] [--json[=relaxed|canonical]] ['CODE' | -f FILE... | < FILE]",
+	remote:   true,
+	codeArgs: true,
+	name:     "eval",
+	summary:  "run mongosh JavaScript given as an argument, in files, or on stdin",
+	usage:    "ttlkv eval [--db NAME] [--json[=relaxed|canonical]] ['CODE' | -f FILE... | < FILE]",
 	examples: []string{
 		`ttlkv eval 'db.eventlog.createIndex({ "lastModifiedDate": 1 }, { expireAfterSeconds: 3600 })'`,
 		`ttlkv eval 'db.eventlog.insertOne({ lastModifiedDate: new Date(), msg: "hello" }); db.eventlog.countDocuments()'`,
