@@ -303,7 +303,11 @@ func (s *Shell) Eval(name, src string) error { return s.evalSrc(name, src, true)
 func (s *Shell) EvalCode(name, src string) error {
 	s.echoFull = true
 	defer func() { s.echoFull = false }()
-	return s.evalSrc(name, src, true)
+	err := s.evalSrc(name, src, true)
+	if err != nil && s.json != "" {
+		return s.jsonFailed(err)
+	}
+	return err
 }
 
 // RunFile runs src, the script file name, as mongosh runs the files it
@@ -585,6 +589,9 @@ type ScriptError struct {
 	CodeName string
 	// Where is "file:line:column" of the throw when known.
 	Where string
+	// value is the Error object thrown, if it was one (--json prints
+	// its own keys).
+	value goja.Value
 }
 
 // Error renders the error as mongosh prints one that ends --eval code
@@ -628,6 +635,7 @@ func (s *Shell) scriptError(v goja.Value, ex *goja.Exception) *ScriptError {
 		se.Message = s.inspectTop(v)
 		return se
 	}
+	se.value = o
 	if n := o.Get("name"); n != nil && !goja.IsUndefined(n) {
 		se.Name = n.String()
 	}

@@ -1,0 +1,76 @@
+package mongosh
+
+import (
+	"errors"
+	"strings"
+	"testing"
+)
+
+// TestCircularMessage checks the bson library's message for the shell
+// objects --json cannot write, as mongosh 2.12.0 printed it for each.
+func TestCircularMessage(t *testing.T) {
+	t.Parallel()
+	head := "Converting circular structure to EJSON:\n    (root) -> "
+	for _, tc := range []struct {
+		path []string
+		p    circularPath
+		want string
+	}{
+		{[]string{"(root)"}, viaMongo, head + "_mongo -> __serviceProvider -> mongoClient -> s -> sessionPool -> client\n" +
+			strings.Repeat(" ", 50) + "\\" + strings.Repeat("-", 31) + "/"},
+		{[]string{"(root)"}, viaProvider, head + "__serviceProvider -> mongoClient -> s -> sessionPool -> client\n" +
+			strings.Repeat(" ", 40) + "\\" + strings.Repeat("-", 31) + "/"},
+		{[]string{"(root)"}, viaSession, head + "_session -> client -> s -> sessionPool -> client\n" +
+			strings.Repeat(" ", 29) + "\\" + strings.Repeat("-", 29) + "/"},
+		{[]string{"(root)"}, viaDatabase, head + "_database -> _mongo -> __serviceProvider -> mongoClient -> s -> sessionPool -> client\n" +
+			strings.Repeat(" ", 63) + "\\" + strings.Repeat("-", 31) + "/"},
+		{[]string{"(root)", "index 0"}, viaMongo, head + "index 0 -> _mongo -> __serviceProvider -> mongoClient -> s -> sessionPool -> client\n" +
+			strings.Repeat(" ", 61) + "\\" + strings.Repeat("-", 31) + "/"},
+	} {
+		props := append(append([]string{}, tc.path...), tc.p.props...)
+		if got := circularMessage(props, len(tc.path)-1+tc.p.first); got != tc.want {
+			t.Errorf("%v:\n got %q\nwant %q", props, got, tc.want)
+		}
+	}
+}
+
+// TestJSONOutputFailures checks --json's failures, as mongosh --json's:
+// a cursor, a database or a value holding one is the BSONError of a
+// circular structure, and any error is printed as a document on
+// standard output (its own keys, message, stack, name), status 1.
+func TestJSONOutputFailures(t *testing.T) {
+	t.Parallel()
+	s, out, _ := testShell(t, Options{JSON: "canonical"})
+	run := func(src string) (string, error) {
+		out.Reset()
+		err := s.EvalCode("<eval>", src)
+		return out.String(), err
+	}
+	for _, src := range []string{`db.c.find()`, `db.c.aggregate([])`, `db`, `db.c`, `[1, db.c.find().limit(1)]`, `db.c.initializeOrderedBulkOp()`} {
+		got, err := run(src)
+		var ee *ExitError
+		if !errors.As(err, &ee) || ee.Code != 1 || !strings.HasPrefix(got, "{\n  \"message\": \"Converting circular structure to EJSON:\\n    (root) -> ") ||
+			!strings.Contains(got, "_mongo -> __serviceProvider -> mongoClient -> s -> sessionPool -> client\\n") ||
+			!strings.HasSuffix(got, "\",\n  \"name\": \"BSONError\"\n}\n") {
+			t.Errorf("%s: got %q (%v)", src, got, err)
+		}
+	}
+	got, err := run(`class E extends Error { constructor() { super("m"); this.k = 1 } }; throw new E()`)
+	var ee *ExitError
+	if !errors.As(err, &ee) || ee.Code != 1 || !strings.HasPrefix(got, "{\n  \"k\": {\n    \"$numberInt\": \"1\"\n  },\n  \"message\": \"m\",\n  \"stack\": \"Error: m\\n    at ") ||
+		!strings.HasSuffix(got, "\",\n  \"name\": \"Error\"\n}\n") {
+		t.Errorf("throw: got %q (%v)", got, err)
+	}
+	got, err = run(`throw 5`)
+	if want := "{\n  \"message\": \"5\",\n  \"stack\": \"Error: 5\",\n  \"name\": \"Error\"\n}\n"; !errors.As(err, &ee) || ee.Code != 1 || got != want {
+		t.Errorf("throw 5: got %q (%v), want %q", got, err, want)
+	}
+	// quit(n) is the script's own status, nothing printed; an explain is
+	// a document, and a document holding no shell object is written.
+	if got, err = run(`quit(3)`); !errors.As(err, &ee) || ee.Code != 3 || got != "" {
+		t.Errorf("quit(3): got %q (%v)", got, err)
+	}
+	if got, err = run(`db.c.find().explain().ok`); err != nil || got != "{\n  \"$numberInt\": \"1\"\n}\n" {
+		t.Errorf("explain: got %q (%v)", got, err)
+	}
+}
