@@ -17,10 +17,12 @@ type evalFlags struct {
 	json  string
 }
 
-// addJSONFlag registers mongosh's --json[=relaxed|canonical].
+// addJSONFlag registers mongosh's --json[=relaxed|canonical]. A bare
+// --json is canonical, as in mongosh 2.12.0 (its --json alone is true,
+// which its writer takes as not relaxed).
 func addJSONFlag(fs *pflag.FlagSet, p *string) {
-	fs.StringVar(p, "json", "", "print results as Extended JSON: relaxed (the default when given) or canonical")
-	fs.Lookup("json").NoOptDefVal = "relaxed"
+	fs.StringVar(p, "json", "", "print results as Extended JSON: canonical (the default when given) or relaxed")
+	fs.Lookup("json").NoOptDefVal = "canonical"
 }
 
 var evalCommand = &command{
@@ -32,7 +34,7 @@ var evalCommand = &command{
 	examples: []string{
 		`ttlkv eval 'db.eventlog.createIndex({ "lastModifiedDate": 1 }, { expireAfterSeconds: 3600 })'`,
 		`ttlkv eval 'db.eventlog.insertOne({ lastModifiedDate: new Date(), msg: "hello" }); db.eventlog.countDocuments()'`,
-		`ttlkv eval --json 'db.eventlog.findOne({}, { _id: 0, msg: 1 })'`,
+		`ttlkv eval --json=relaxed 'db.eventlog.findOne({}, { _id: 0, msg: 1 })'`,
 		`ttlkv eval -f script.js`,
 	},
 	flags: func(fs *pflag.FlagSet) any {
