@@ -193,6 +193,7 @@ func (s *Shell) database(name string) *goja.Object {
 	})
 	m("getMongo", func(goja.FunctionCall) goja.Value { return s.mongo() })
 	o := rt.NewDynamicObject(d)
+	d.methods["help"] = s.helpMethod("db", o)
 	s.dbs[name] = o
 	return o
 }
@@ -241,6 +242,7 @@ func (s *Shell) mongo() *goja.Object {
 	mo := rt.NewObject()
 	s.mongoObj = mo
 	s.mongos[mo] = s
+	_ = mo.DefineDataProperty("help", s.helpMethod("mongo", mo), goja.FLAG_TRUE, goja.FLAG_TRUE, goja.FLAG_FALSE)
 	// No toString: as mongosh's Mongo, String(db.getMongo()) is
 	// "[object Object]"; print and the echo show the connection string.
 	_ = mo.Set("getDB", func(c goja.FunctionCall) goja.Value {

@@ -223,6 +223,7 @@ func New(r Runner, opts Options) (*Shell, error) {
 	if err := s.installAdmin(); err != nil {
 		return nil, err
 	}
+	s.installHelp()
 	s.nameNative(s.rt.GlobalObject(), 2, map[*goja.Object]bool{})
 	s.setDB(opts.DB)
 	return s, nil
