@@ -202,3 +202,43 @@ func (s *Shell) unwritable(v goja.Value, path []string, depth int) string {
 	}
 	return ""
 }
+
+// jsonShaped is v as mongosh's Extended JSON writer sees it, which
+// follows JSON.stringify: a function or a symbol is left out of an
+// object and is null in an array (ok is false when v itself is one).
+// Plain objects and arrays holding one are copied without it; the
+// shell's BSON values, dates and the rest are as they are.
+func (s *Shell) jsonShaped(v goja.Value, depth int) (goja.Value, bool) {
+	if _, isSym := v.(*goja.Symbol); isSym {
+		return nil, false
+	}
+	o, ok := v.(*goja.Object)
+	if !ok || depth > maxDepth || s.boxOf(o) != nil {
+		return v, true
+	}
+	if _, isFn := goja.AssertFunction(o); isFn && o != s.minKeyCtor && o != s.maxKeyCtor {
+		return nil, false
+	}
+	switch o.ClassName() {
+	case "Array":
+		n := int(o.Get("length").ToInteger())
+		a := s.rt.NewArray()
+		for i := 0; i < n; i++ {
+			e, ok := s.jsonShaped(o.Get(strconv.Itoa(i)), depth+1)
+			if !ok {
+				e = goja.Null()
+			}
+			_ = a.Set(strconv.Itoa(i), e)
+		}
+		return a, true
+	case "Object":
+		c := s.rt.NewObject()
+		for _, k := range o.Keys() {
+			if e, ok := s.jsonShaped(o.Get(k), depth+1); ok {
+				_ = c.Set(k, e)
+			}
+		}
+		return c, true
+	}
+	return v, true
+}

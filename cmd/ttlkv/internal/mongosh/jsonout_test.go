@@ -74,3 +74,22 @@ func TestJSONOutputFailures(t *testing.T) {
 		t.Errorf("explain: got %q (%v)", got, err)
 	}
 }
+
+// TestJSONLeavesOutFunctions checks that --json writes what
+// JSON.stringify would, as mongosh --json: a function or a symbol is
+// left out of an object, null in an array, and "undefined" alone.
+func TestJSONLeavesOutFunctions(t *testing.T) {
+	t.Parallel()
+	s, out, _ := testShell(t, Options{JSON: "relaxed"})
+	for src, want := range map[string]string{
+		`({f: function () {}, s: Symbol("x"), a: 1, n: {x: [print, 2]}})`: "{\n  \"a\": 1,\n  \"n\": {\n    \"x\": [\n      null,\n      2\n    ]\n  }\n}\n",
+		`print`:       "undefined\n",
+		`Symbol("x")`: "undefined\n",
+		`() => 1`:     "undefined\n",
+	} {
+		out.Reset()
+		if err := s.EvalCode("<eval>", src); err != nil || out.String() != want {
+			t.Errorf("%s: got %q (%v), want %q", src, out.String(), err, want)
+		}
+	}
+}
