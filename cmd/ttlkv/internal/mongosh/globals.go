@@ -579,13 +579,11 @@ func (s *Shell) printResult(v goja.Value) {
 	}
 	if s.json != "" {
 		s.checkWritable(v)
-		v, ok := s.jsonShaped(v, 0)
-		if !ok { // a function or a symbol: JSON has none, mongosh prints undefined
-			fmt.Fprintln(s.out, "undefined")
-			return
-		}
-		out, err := s.extJSON(v)
+		out, ok, err := s.extJSON(v)
 		s.check(err)
+		if !ok { // a function or a symbol: JSON has none, mongosh prints undefined
+			out = "undefined"
+		}
 		fmt.Fprintln(s.out, out)
 		return
 	}

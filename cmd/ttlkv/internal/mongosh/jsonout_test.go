@@ -93,3 +93,28 @@ func TestJSONLeavesOutFunctions(t *testing.T) {
 		}
 	}
 }
+
+// TestEJSONNumbersAsBSONLibrary checks EJSON.stringify (and so --json)
+// against what mongosh 2.12.0's bson library wrote for the same values:
+// numbers in JavaScript's text, a whole number past 32 bits a
+// $numberLong when canonical, Double's "3.0", -0, dates in and out of
+// the relaxed range, and JSON.stringify's characters.
+func TestEJSONNumbersAsBSONLibrary(t *testing.T) {
+	t.Parallel()
+	s, out, _ := testShell(t, Options{})
+	for src, want := range map[string]string{
+		`EJSON.stringify({e: 1e300, g: 2**53, h: -1e-7, z: -0, i: 7, big: 2**31, f: 1.5}, {relaxed: false})`: `{"e":{"$numberDouble":"1e+300"},"g":{"$numberLong":"9007199254740992"},"h":{"$numberDouble":"-1e-7"},"z":{"$numberDouble":"-0.0"},"i":{"$numberInt":"7"},"big":{"$numberLong":"2147483648"},"f":{"$numberDouble":"1.5"}}`,
+		`EJSON.stringify({e: 1e300, g: 2**53, z: -0, n: NaN, inf: -Infinity})`:                               `{"e":1e+300,"g":9007199254740992,"z":0,"n":{"$numberDouble":"NaN"},"inf":{"$numberDouble":"-Infinity"}}`,
+		`EJSON.stringify([Double(3), Double(-0), Double(1e300), NumberInt(7), 5n], {relaxed: false})`:        `[{"$numberDouble":"3.0"},{"$numberDouble":"-0.0"},{"$numberDouble":"1e+300"},{"$numberInt":"7"},{"$numberLong":"5"}]`,
+		`EJSON.stringify([Double(3), NumberInt(7), 5n, NumberLong("9")])`:                                    `[3,7,5,9]`,
+		`EJSON.stringify([new Date(0), new Date(1500), new Date(-1), new Date(8.64e15)])`:                    `[{"$date":"1970-01-01T00:00:00Z"},{"$date":"1970-01-01T00:00:01.500Z"},{"$date":{"$numberLong":"-1"}},{"$date":{"$numberLong":"8640000000000000"}}]`,
+		`EJSON.stringify({s: "x\u2028", f: print, m: new Map([["k", 1]]), "2": 2})`:                          "{\"2\":2,\"s\":\"x\u2028\",\"m\":{\"k\":1}}",
+		`JSON.stringify({a: {}, b: {c: [], d: 1}}, null, 2)`:                                                 "{\n  \"a\": {},\n  \"b\": {\n    \"c\": [],\n    \"d\": 1\n  }\n}",
+		`try { EJSON.stringify(new Map([[1, 2]])) } catch (e) { print(e.name, e.message) }`:                  "BSONError Can only serialize maps with string keys",
+	} {
+		got, err := eval(t, s, out, src)
+		if err != nil || got != want+"\n" {
+			t.Errorf("%s:\n got %q (%v)\nwant %q", src, got, err, want)
+		}
+	}
+}
