@@ -45,6 +45,14 @@ var evalCommand = &command{
 	},
 	run: func(e *env, _ *pflag.FlagSet, cfg any, args []string) int {
 		f := cfg.(*evalFlags)
+		switch { // mongosh's refusals of --json, in its words and status
+		case f.json != "" && f.json != "relaxed" && f.json != "canonical":
+			fmt.Fprintln(e.stderr, "MongoshUnimplementedError: [COMMON-10001] --json can only have the values relaxed, canonical")
+			return 1
+		case f.json != "" && (len(args) == 0 || len(f.files) > 0):
+			fmt.Fprintln(e.stderr, "MongoshRuntimeError: Cannot use --json without --eval or with --shell or with extra files")
+			return 1
+		}
 		// As mongosh: the code given runs first and its last value is
 		// printed; then the files, whose last values are not.
 		type script struct {

@@ -160,6 +160,10 @@ func TestEvalCodeStartingWithDash(t *testing.T) {
 		{[]string{"eval", "--", "-h"}, "", "ReferenceError: h is not defined\n", 1},
 		{[]string{"eval", "-1", "-2"}, "", "ttlkv eval: give the code as one argument (quote it)\n", 2},
 		{[]string{"eval", "--nosuch=1", "x"}, "", "ttlkv eval: give the code as one argument (quote it)\n", 2},
+		// --json as mongosh takes it: with code, and no file.
+		{[]string{"eval", "--json=x", "1"}, "", "MongoshUnimplementedError: [COMMON-10001] --json can only have the values relaxed, canonical\n", 1},
+		{[]string{"eval", "--json", "-f", "x.js"}, "", "MongoshRuntimeError: Cannot use --json without --eval or with --shell or with extra files\n", 1},
+		{[]string{"eval", "--json"}, "", "MongoshRuntimeError: Cannot use --json without --eval or with --shell or with extra files\n", 1},
 	} {
 		out, errOut, code := cli(t, nil, dir, "", tc.args...)
 		if out != tc.want || errOut != tc.wantStderr || code != tc.code {
