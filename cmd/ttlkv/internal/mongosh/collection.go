@@ -1076,6 +1076,7 @@ func (s *Shell) collection(db, name string) *goja.Object {
 	m("getCollection", func(c goja.FunctionCall) goja.Value { return s.collection(db, name+"."+arg(c, 0).String()) })
 	o := rt.NewDynamicObject(co)
 	co.methods["help"] = s.helpMethod("coll", o)
+	s.giveMethodHelps("coll", func(n string) goja.Value { return co.methods[n] })
 	s.colls[full] = o
 	return o
 }
@@ -1090,6 +1091,7 @@ func (s *Shell) explainable(db, name, verb string, co *collObject) goja.Value {
 	}
 	s.printsAs(o, "Explainable("+db+"."+name+")")
 	_ = o.DefineDataProperty("help", s.helpMethod("explain", o), goja.FLAG_TRUE, goja.FLAG_TRUE, goja.FLAG_FALSE)
+	defer s.giveMethodHelps("explain", objectMethods(o)) // once its methods are there
 	_ = o.Set("getVerbosity", func(goja.FunctionCall) goja.Value { return rt.ToValue(verb) })
 	_ = o.Set("setVerbosity", func(c goja.FunctionCall) goja.Value {
 		verb = verbosity(s, c.Argument(0))

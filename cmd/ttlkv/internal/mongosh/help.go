@@ -86,16 +86,69 @@ func (s *Shell) helpOf(kind string, target *goja.Object) (*goja.Object, string) 
 		_ = a.Set("description", r.desc)
 		_ = attr.Set(strconv.Itoa(len(rows)-1), a)
 	}
+	return s.helpObject(t.title, attr, rows, t.docs)
+}
+
+// helpObject is mongosh's Help of title, the rows (attr as JavaScript)
+// and the link, and the text it prints as: title and docs are keys
+// whether they are there or not (undefined), as mongosh's.
+func (s *Shell) helpObject(title string, attr *goja.Object, rows []helpRow, docs string) (*goja.Object, string) {
+	rt := s.rt
 	h := rt.NewObject()
 	_ = h.Set("attr", attr)
-	_ = h.Set("help", t.title)
-	_ = h.Set("docs", goja.Undefined()) // a key, as mongosh's, with or without a link
-	if t.docs != "" {
-		_ = h.Set("docs", t.docs)
+	_ = h.Set("help", goja.Undefined())
+	if title != "" {
+		_ = h.Set("help", title)
 	}
-	text := formatHelp(t.title, rows, t.docs)
+	_ = h.Set("docs", goja.Undefined())
+	if docs != "" {
+		_ = h.Set("docs", docs)
+	}
+	text := formatHelp(title, rows, docs)
 	_ = h.DefineDataPropertySymbol(s.printSym, rt.ToValue(func(goja.FunctionCall) goja.Value { return rt.ToValue(text) }), goja.FLAG_FALSE, goja.FLAG_FALSE, goja.FLAG_FALSE)
 	return h, text
+}
+
+// methodHelp is one method's help in mongosh: its call as mongosh
+// writes it (may be empty), what it does, and its link (may be empty).
+type methodHelp struct{ title, desc, docs string }
+
+// giveMethodHelps gives each method get finds (nil: none) that has a
+// help of mongosh's, among kind's, its help: called, that Help; printed
+// itself (db.c.find.help), the Help too, as mongosh shows them.
+func (s *Shell) giveMethodHelps(kind string, get func(name string) goja.Value) {
+	rt := s.rt
+	for name, mh := range methodHelps[kind] {
+		f, ok := get(name).(*goja.Object)
+		if !ok {
+			continue
+		}
+		if _, isFn := goja.AssertFunction(f); !isFn {
+			continue
+		}
+		key := kind + "." + name
+		h := s.methodHelpFns[key] // one for every object of the kind
+		if h == nil {
+			mh := mh
+			make := func() (*goja.Object, string) {
+				a := rt.NewObject()
+				_ = a.Set("description", mh.desc)
+				return s.helpObject(mh.title, rt.NewArray(a), []helpRow{{"", mh.desc}}, mh.docs)
+			}
+			h = s.named("help", func(goja.FunctionCall) goja.Value { o, _ := make(); return o }).(*goja.Object)
+			_ = h.DefineDataPropertySymbol(s.printSym, rt.ToValue(func(goja.FunctionCall) goja.Value {
+				_, text := make()
+				return rt.ToValue(text)
+			}), goja.FLAG_FALSE, goja.FLAG_FALSE, goja.FLAG_FALSE)
+			s.methodHelpFns[key] = h
+		}
+		_ = f.DefineDataProperty("help", h, goja.FLAG_TRUE, goja.FLAG_TRUE, goja.FLAG_FALSE)
+	}
+}
+
+// objectMethods is get for giveMethodHelps over o's properties.
+func objectMethods(o *goja.Object) func(string) goja.Value {
+	return func(name string) goja.Value { return o.Get(name) }
 }
 
 // helpMethod is the help method of target, an object of kind: called,
@@ -128,9 +181,11 @@ func (s *Shell) helpMethod(kind string, target *goja.Object) goja.Value {
 func (s *Shell) installHelp() {
 	g := s.rt.GlobalObject()
 	_ = g.Set("help", s.helpMethod("shell", g))
+	s.giveMethodHelps("shell", objectMethods(g))
 	for _, kind := range []string{"rs", "sh", "config"} {
 		if o, ok := g.Get(kind).(*goja.Object); ok {
 			_ = o.DefineDataProperty("help", s.helpMethod(kind, o), goja.FLAG_TRUE, goja.FLAG_TRUE, goja.FLAG_FALSE)
+			s.giveMethodHelps(kind, objectMethods(o))
 		}
 	}
 }

@@ -56,3 +56,27 @@ func TestHelpTables(t *testing.T) {
 		}
 	}
 }
+
+// TestMethodHelp checks a method's own help, as mongosh's: the call as
+// mongosh writes it, what it does and the link (a shell function's
+// without a title), the same for every object of a kind, and the
+// function itself printing it.
+func TestMethodHelp(t *testing.T) {
+	t.Parallel()
+	s, out, _ := testShell(t, Options{})
+	for src, want := range map[string]string{
+		`db.c.find.help()`: "\n  db.collection.find(query, projection, options):\n\n  Selects documents in a collection or view.\n\n" +
+			"  For more information on usage: https://mongodb.com/docs/manual/reference/method/db.collection.find\n",
+		`db.other.find.help`: "\n  db.collection.find(query, projection, options):\n\n  Selects documents in a collection or view.\n\n  For more information on usage: https://mongodb.com/docs/manual/reference/method/db.collection.find\n",
+		`use.help()`:         "  Set current database\n\n",
+		`db.getName.help()`:  "\n  db.getName():\n\n  Returns the name of the DB\n\n  For more information on usage: https://mongodb.com/docs/manual/reference/method/db.getName\n",
+		`config.set.help()`:  "  Change a configuration value with config.set(key, value)\n\n",
+		`print(Object.keys(db.getName.help()), String(config.set.help().help), db.c.find().limit.help === db.c.find().limit.help)`: "[ 'attr', 'help', 'docs' ] undefined true\n",
+		`print(db.getName)`: "[Function: getName]\n",
+	} {
+		got, err := eval(t, s, out, src)
+		if err != nil || got != want {
+			t.Errorf("%s:\n got %q (%v)\nwant %q", src, got, err, want)
+		}
+	}
+}

@@ -249,6 +249,7 @@ const bulkPrelude = `(function (g, codeName, B) {
     };
     f.removeOne = f.deleteOne; f.remove = f.delete;
     Object.defineProperty(f, 'help', { value: function help() { return B.help('bulkfind', f); }, writable: true, configurable: true });
+    B.methodHelps('bulkfind', f);
     return f;
   };
   // batches groups the operations as the driver does: runs of one kind
@@ -282,6 +283,7 @@ const bulkPrelude = `(function (g, codeName, B) {
   };
   Bulk.prototype.toString = function () { return JSON.stringify(this.toJSON()); };
   Bulk.prototype[B.asPrintable] = Bulk.prototype.toJSON;
+  B.methodHelps('bulk', Bulk.prototype);
   g.__bulkWrite = bulkWrite;
 
   // clientBulkWrite is mongosh's Mongo.bulkWrite (mongosh 2.3+, MongoDB
@@ -421,6 +423,12 @@ func (s *Shell) installHelpers() error {
 		panic(s.invalidInput(c.Argument(0).String()))
 	})
 	_ = b.Set("asPrintable", s.printSym)
+	_ = b.Set("methodHelps", func(c goja.FunctionCall) goja.Value {
+		if o, ok := c.Argument(1).(*goja.Object); ok {
+			s.giveMethodHelps(c.Argument(0).String(), objectMethods(o))
+		}
+		return goja.Undefined()
+	})
 	_ = b.Set("help", func(c goja.FunctionCall) goja.Value {
 		t, ok := c.Argument(1).(*goja.Object)
 		if !ok {

@@ -114,8 +114,11 @@ type core struct {
 
 	boxSym   *goja.Symbol
 	curSym   *goja.Symbol
-	printSym *goja.Symbol         // mongosh's asPrintable: a method giving what an object prints as
-	circ     map[*goja.Object]int // inspect: the objects printed with "<ref *n>", and their n
+	printSym *goja.Symbol // mongosh's asPrintable: a method giving what an object prints as
+	// methodHelpFns are the help functions of methods (kind.name), made
+	// once and given to each object's method (help.go).
+	methodHelpFns map[string]*goja.Object
+	circ          map[*goja.Object]int // inspect: the objects printed with "<ref *n>", and their n
 	// getOwnPropertyDescriptor is Object.getOwnPropertyDescriptor, which
 	// inspect asks for accessors.
 	getOwnPropertyDescriptor goja.Callable
@@ -194,6 +197,8 @@ func New(r Runner, opts Options) (*Shell, error) {
 		warned:   map[string]bool{},
 		sessions: map[*goja.Object]goja.Value{},
 		mongos:   map[*goja.Object]*Shell{},
+
+		methodHelpFns: map[string]*goja.Object{},
 
 		batchSize: shellBatchSize,
 		dir:       opts.Dir,
