@@ -3,8 +3,10 @@ package mongosh
 import (
 	"errors"
 	"fmt"
+	"regexp"
 	"strconv"
 	"strings"
+	"unicode/utf16"
 
 	"github.com/dop251/goja"
 )
@@ -20,10 +22,11 @@ import (
 // structure to EJSON: (root) -> _mongo -> ..."), which is what the
 // shell throws for it.
 
-// jsonFailed prints err, the failure of --eval code under --json, as
-// mongosh --json does, and returns what ends the run with status 1 and
-// nothing more on standard error. An exit (quit(n)) is returned as it is.
-func (s *Shell) jsonFailed(err error) error {
+// jsonFailed prints err, the failure of --eval code src under --json,
+// as mongosh --json does, and returns what ends the run with status 1
+// and nothing more on standard error. An exit (quit(n)) is returned as
+// it is.
+func (s *Shell) jsonFailed(err error, src string) error {
 	var ee *ExitError
 	if errors.As(err, &ee) {
 		return err
@@ -34,6 +37,9 @@ func (s *Shell) jsonFailed(err error) error {
 	}
 	rt := s.rt
 	doc := rt.NewObject()
+	if se.Name == "SyntaxError" && se.value == nil {
+		s.babelFields(doc, se.Message, src)
+	}
 	if o, ok := se.value.(*goja.Object); ok {
 		for _, k := range o.Keys() {
 			_ = doc.Set(k, o.Get(k))
@@ -206,4 +212,49 @@ func (s *Shell) unwritable(v goja.Value, path []string, depth int) string {
 		}
 	}
 	return ""
+}
+
+// babelReasons are the reason codes of Babel, mongosh's parser, for the
+// syntax errors the shell words as Babel does (syntaxReport).
+var babelReasons = map[string]string{
+	"Missing semicolon.":                "MissingSemicolon",
+	"Unexpected token":                  "UnexpectedToken",
+	"Unterminated string constant.":     "UnterminatedString",
+	"Identifier directly after number.": "NumberIdentifier",
+}
+
+// babelMessage is the first line of a syntax report: "msg (line:col)".
+var babelMessage = regexp.MustCompile(`^(.*) \((\d+):(\d+)\)$`)
+
+// babelFields sets on doc the keys of Babel's SyntaxError that mongosh
+// --json prints before its message (code, reasonCode, loc, pos,
+// syntaxPlugin), for a report (msg) of src whose words are Babel's;
+// others have none.
+func (s *Shell) babelFields(doc *goja.Object, msg, src string) {
+	first, _, _ := strings.Cut(msg, "\n")
+	m := babelMessage.FindStringSubmatch(first)
+	if m == nil {
+		return
+	}
+	reason, ok := babelReasons[m[1]]
+	if !ok && strings.HasSuffix(m[1], "has already been declared.") {
+		reason, ok = "VarRedeclaration", true
+	}
+	line, _ := strconv.Atoi(m[2])
+	col, _ := strconv.Atoi(m[3])
+	off := lineOffset(src, line)
+	if !ok || off < 0 {
+		return
+	}
+	index := len(utf16.Encode([]rune(src[:off]))) + col
+	rt := s.rt
+	_ = doc.Set("code", "BABEL_PARSE_ERROR")
+	_ = doc.Set("reasonCode", reason)
+	loc := rt.NewObject()
+	_ = loc.Set("line", line)
+	_ = loc.Set("column", col)
+	_ = loc.Set("index", index)
+	_ = doc.Set("loc", loc)
+	_ = doc.Set("pos", index)
+	_ = doc.Set("syntaxPlugin", goja.Null())
 }

@@ -118,3 +118,18 @@ func TestEJSONNumbersAsBSONLibrary(t *testing.T) {
 		}
 	}
 }
+
+// TestJSONSyntaxError checks a syntax error under --json: Babel's keys
+// before the message, as mongosh --json prints them (the index counts
+// UTF-16 units from the start of the code).
+func TestJSONSyntaxError(t *testing.T) {
+	t.Parallel()
+	s, out, _ := testShell(t, Options{JSON: "relaxed"})
+	err := s.EvalCode("<eval>", "x = \"é\";\ny z")
+	var ee *ExitError
+	want := "{\n  \"code\": \"BABEL_PARSE_ERROR\",\n  \"reasonCode\": \"MissingSemicolon\",\n  \"loc\": {\n    \"line\": 2,\n    \"column\": 1,\n    \"index\": 10\n  },\n  \"pos\": 10,\n  \"syntaxPlugin\": null,\n" +
+		"  \"message\": \"Missing semicolon. (2:1)\\n\\n  1 | x = \\\"é\\\";\\n> 2 | y z\\n    |  ^\",\n"
+	if !errors.As(err, &ee) || ee.Code != 1 || !strings.HasPrefix(out.String(), want) || !strings.HasSuffix(out.String(), "\",\n  \"name\": \"SyntaxError\"\n}\n") {
+		t.Errorf("got %q (%v), want the prefix %q", out.String(), err, want)
+	}
+}

@@ -311,7 +311,7 @@ func (s *Shell) EvalCode(name, src string) error {
 	defer func() { s.echoFull = false }()
 	err := s.evalSrc(name, src, true)
 	if err != nil && s.json != "" {
-		return s.jsonFailed(err)
+		return s.jsonFailed(err, src)
 	}
 	return err
 }
