@@ -80,6 +80,7 @@ func (s *Shell) helpOf(kind string, target *goja.Object) (*goja.Object, string) 
 		}
 		rows = append(rows, r)
 		a := rt.NewObject()
+		_ = a.Set("name", goja.Undefined()) // a key, as mongosh's, named or not
 		if r.name != "" {
 			_ = a.Set("name", r.name)
 		}
@@ -132,6 +133,7 @@ func (s *Shell) giveMethodHelps(kind string, get func(name string) goja.Value) {
 			mh := mh
 			make := func() (*goja.Object, string) {
 				a := rt.NewObject()
+				_ = a.Set("name", goja.Undefined()) // a key, as mongosh's
 				_ = a.Set("description", mh.desc)
 				return s.helpObject(mh.title, rt.NewArray(a), []helpRow{{"", mh.desc}}, mh.docs)
 			}
