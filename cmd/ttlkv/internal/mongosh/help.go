@@ -131,15 +131,15 @@ func (s *Shell) giveMethodHelps(kind string, get func(name string) goja.Value) {
 		h := s.methodHelpFns[key] // one for every object of the kind
 		if h == nil {
 			mh := mh
-			make := func() (*goja.Object, string) {
+			build := func() (*goja.Object, string) {
 				a := rt.NewObject()
 				_ = a.Set("name", goja.Undefined()) // a key, as mongosh's
 				_ = a.Set("description", mh.desc)
 				return s.helpObject(mh.title, rt.NewArray(a), []helpRow{{"", mh.desc}}, mh.docs)
 			}
-			h = s.named("help", func(goja.FunctionCall) goja.Value { o, _ := make(); return o }).(*goja.Object)
+			h = s.named("help", func(goja.FunctionCall) goja.Value { o, _ := build(); return o }).(*goja.Object)
 			_ = h.DefineDataPropertySymbol(s.printSym, rt.ToValue(func(goja.FunctionCall) goja.Value {
-				_, text := make()
+				_, text := build()
 				return rt.ToValue(text)
 			}), goja.FLAG_FALSE, goja.FLAG_FALSE, goja.FLAG_FALSE)
 			s.methodHelpFns[key] = h
