@@ -17,21 +17,24 @@ type evalFlags struct {
 	json  string
 }
 
-// addJSONFlag registers mongosh's --json[=relaxed|canonical].
+// addJSONFlag registers mongosh's --json[=relaxed|canonical]. A bare
+// --json is canonical, as in mongosh 2.12.0 (its --json alone is true,
+// which its writer takes as not relaxed).
 func addJSONFlag(fs *pflag.FlagSet, p *string) {
-	fs.StringVar(p, "json", "", "print results as Extended JSON: relaxed (the default when given) or canonical")
-	fs.Lookup("json").NoOptDefVal = "relaxed"
+	fs.StringVar(p, "json", "", "print results as Extended JSON: canonical (the default when given) or relaxed")
+	fs.Lookup("json").NoOptDefVal = "canonical"
 }
 
 var evalCommand = &command{
-	remote:  true,
-	name:    "eval",
-	summary: "run mongosh JavaScript given as an argument, in files, or on stdin",
-	usage:   "ttlkv eval [--db NAME] [--json[=relaxed|canonical]] ['CODE' | -f FILE... | < FILE]",
+	remote:   true,
+	codeArgs: true,
+	name:     "eval",
+	summary:  "run mongosh JavaScript given as an argument, in files, or on stdin",
+	usage:    "ttlkv eval [--db NAME] [--json[=relaxed|canonical]] ['CODE' | -f FILE... | < FILE]",
 	examples: []string{
 		`ttlkv eval 'db.eventlog.createIndex({ "lastModifiedDate": 1 }, { expireAfterSeconds: 3600 })'`,
 		`ttlkv eval 'db.eventlog.insertOne({ lastModifiedDate: new Date(), msg: "hello" }); db.eventlog.countDocuments()'`,
-		`ttlkv eval --json 'db.eventlog.findOne({}, { _id: 0, msg: 1 })'`,
+		`ttlkv eval --json=relaxed 'db.eventlog.findOne({}, { _id: 0, msg: 1 })'`,
 		`ttlkv eval -f script.js`,
 	},
 	flags: func(fs *pflag.FlagSet) any {
@@ -42,6 +45,14 @@ var evalCommand = &command{
 	},
 	run: func(e *env, _ *pflag.FlagSet, cfg any, args []string) int {
 		f := cfg.(*evalFlags)
+		switch { // mongosh's refusals of --json, in its words and status
+		case f.json != "" && f.json != "relaxed" && f.json != "canonical":
+			fmt.Fprintln(e.stderr, "MongoshUnimplementedError: [COMMON-10001] --json can only have the values relaxed, canonical")
+			return 1
+		case f.json != "" && (len(args) == 0 || len(f.files) > 0):
+			fmt.Fprintln(e.stderr, "MongoshRuntimeError: Cannot use --json without --eval or with --shell or with extra files")
+			return 1
+		}
 		// As mongosh: the code given runs first and its last value is
 		// printed; then the files, whose last values are not.
 		type script struct {

@@ -134,3 +134,43 @@ func TestEvalFilesAsMongosh(t *testing.T) {
 		}
 	}
 }
+
+// TestEvalCodeStartingWithDash checks that code starting with '-' is
+// code, as mongosh's --eval takes the next argument whatever it starts
+// with, while eval's own flags around it are still flags.
+func TestEvalCodeStartingWithDash(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		args       []string
+		want       string
+		wantStderr string
+		code       int
+	}{
+		{[]string{"eval", "-0"}, "-0\n", "", 0},
+		{[]string{"eval", "-1 + 3"}, "2\n", "", 0},
+		{[]string{"eval", "--x"}, "", "ReferenceError: x is not defined\n", 1},
+		{[]string{"eval", "--json=canonical", "-0"}, "{\n  \"$numberDouble\": \"-0.0\"\n}\n", "", 0},
+		{[]string{"eval", "-2", "--json=canonical"}, "{\n  \"$numberInt\": \"-2\"\n}\n", "", 0},
+		{[]string{"eval", "--db", "other", "-(db.getName().length)"}, "-5\n", "", 0},
+		// Code that starts as a run of eval's shorthands (-d, -f, -h)
+		// reads as them, as pflag reads -dNAME: -- before it makes it code.
+		{[]string{"eval", "-d", "other", "--", "-db.getName().length"}, "-5\n", "", 0},
+		{[]string{"eval", "-dother", "-5"}, "-5\n", "", 0},
+		{[]string{"eval", "--", "-h"}, "", "ReferenceError: h is not defined\n", 1},
+		{[]string{"eval", "-1", "-2"}, "", "ttlkv eval: give the code as one argument (quote it)\n", 2},
+		{[]string{"eval", "--nosuch=1", "x"}, "", "ttlkv eval: give the code as one argument (quote it)\n", 2},
+		// --json as mongosh takes it: with code, and no file.
+		{[]string{"eval", "--json=x", "1"}, "", "MongoshUnimplementedError: [COMMON-10001] --json can only have the values relaxed, canonical\n", 1},
+		{[]string{"eval", "--json", "-f", "x.js"}, "", "MongoshRuntimeError: Cannot use --json without --eval or with --shell or with extra files\n", 1},
+		{[]string{"eval", "--json"}, "", "MongoshRuntimeError: Cannot use --json without --eval or with --shell or with extra files\n", 1},
+	} {
+		out, errOut, code := cli(t, nil, dir, "", tc.args...)
+		if out != tc.want || errOut != tc.wantStderr || code != tc.code {
+			t.Errorf("%q: exit %d stdout %q stderr %q, want %d %q %q", tc.args, code, out, errOut, tc.code, tc.want, tc.wantStderr)
+		}
+	}
+	if out, _, code := cli(t, nil, dir, "", "eval", "-h"); code != 0 || !strings.HasPrefix(out, "Usage: ttlkv eval") {
+		t.Errorf("eval -h: exit %d, stdout %q; want the help", code, out)
+	}
+}

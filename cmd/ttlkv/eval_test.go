@@ -125,7 +125,8 @@ func TestEvalSources(t *testing.T) {
 	}{
 		{[]string{"eval", "-f", script}, "", 0, "from file\n", ""},
 		{[]string{"eval"}, "db.c.findOne()", 0, "{ _id: 1 }\n", ""},
-		{[]string{"eval", "--json", "db.c.findOne()"}, "", 0, "{\n  \"_id\": 1\n}\n", ""},
+		{[]string{"eval", "--json", "db.c.findOne()"}, "", 0, "{\n  \"_id\": {\n    \"$numberInt\": \"1\"\n  }\n}\n", ""},
+		{[]string{"eval", "--json=relaxed", "db.c.findOne()"}, "", 0, "{\n  \"_id\": 1\n}\n", ""},
 		{[]string{"eval", "--json=canonical", "db.c.findOne()"}, "", 0, "{\n  \"_id\": {\n    \"$numberInt\": \"1\"\n  }\n}\n", ""},
 		{[]string{"eval", "db.c.insertOne({_id: 1})"}, "", 1, "", "MongoServerError: E11000"}, // mongosh --eval prints no code name
 		{[]string{"eval", "try { db.c.insertOne({_id: 1}) } catch (e) { print(e.code, String(e.codeName)) }"}, "", 0, "11000 undefined\n", ""},

@@ -20,6 +20,7 @@ import (
 	"path/filepath"
 	"runtime/debug"
 	"sort"
+	"strings"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -118,7 +119,11 @@ type command struct {
 	// when zero; import and export say 1, as mongoimport and mongoexport
 	// exit for every option error.
 	usageExit int
-	run       func(e *env, fs *pflag.FlagSet, cfg any, args []string) int
+	// codeArgs: an argument that starts with '-' but is none of the
+	// command's flags is an argument, not an unknown flag (eval's
+	// JavaScript: 'ttlkv eval -0', as mongosh's --eval takes -0).
+	codeArgs bool
+	run      func(e *env, fs *pflag.FlagSet, cfg any, args []string) int
 }
 
 // commands lists the subcommands in the order help shows them.
@@ -200,6 +205,9 @@ func (e *env) runCommand(c *command, args []string) int {
 		cfg = c.flags(fs)
 	}
 	help := fs.BoolP("help", "h", false, "show help for "+c.name)
+	if c.codeArgs {
+		args = flagsFirst(fs, args)
+	}
 	if err := fs.Parse(args); err != nil {
 		fmt.Fprintf(e.stderr, "ttlkv %s: %v\n", c.name, err)
 		fmt.Fprintf(e.stderr, "Run 'ttlkv %s --help' for usage.\n", c.name)
@@ -227,6 +235,67 @@ func (e *env) runCommand(c *command, args []string) int {
 		}
 	}
 	return c.run(e, fs, cfg, fs.Args())
+}
+
+// flagsFirst reorders args so that fs.Parse reads as arguments those
+// that start with '-' but are none of fs's flags: the flags (with their
+// values) first, then "--", then the arguments in their order. A flag
+// is a known --name (--name=value, or --name value when it takes one),
+// or a run of known shorthands (-f FILE, -fFILE, -f=FILE); what follows
+// "--" is arguments, as pflag has it.
+func flagsFirst(fs *pflag.FlagSet, args []string) []string {
+	var flags, rest []string
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a == "--":
+			rest = append(rest, args[i+1:]...)
+			i = len(args)
+		case strings.HasPrefix(a, "--"):
+			name, _, hasValue := strings.Cut(a[2:], "=")
+			f := fs.Lookup(name)
+			if f == nil {
+				rest = append(rest, a)
+				continue
+			}
+			flags = append(flags, a)
+			if !hasValue && f.NoOptDefVal == "" && i+1 < len(args) {
+				i++
+				flags = append(flags, args[i])
+			}
+		case len(a) > 1 && a[0] == '-':
+			n, known := shorthands(fs, a)
+			if !known {
+				rest = append(rest, a)
+				continue
+			}
+			flags = append(flags, a)
+			if n && i+1 < len(args) {
+				i++
+				flags = append(flags, args[i])
+			}
+		default:
+			rest = append(rest, a)
+		}
+	}
+	return append(append(flags, "--"), rest...)
+}
+
+// shorthands reports whether a ("-xyz") is a run of fs's shorthand
+// flags, and whether its last one takes its value from the next
+// argument (a shorthand that takes a value ends the run: what follows
+// it in a is the value).
+func shorthands(fs *pflag.FlagSet, a string) (valueNext, known bool) {
+	for j := 1; j < len(a); j++ {
+		f := fs.ShorthandLookup(a[j : j+1])
+		if f == nil {
+			return false, false
+		}
+		if f.NoOptDefVal == "" && f.Value.Type() != "bool" {
+			return j == len(a)-1, true
+		}
+	}
+	return false, true
 }
 
 // usage prints the list of subcommands.

@@ -23,12 +23,15 @@ type shellFlags struct {
 	json    string
 }
 
+// shellHelp is what 'ttlkv shell --help' adds: the shell's own help
+// command prints mongosh's table, as mongosh does.
 const shellHelp = `Shell commands:
   use <db>            switch the current database
   show dbs            list databases
   show collections    list collections of the current database
   it                  show the next documents of the last printed cursor
-  help                this text
+  help                mongosh's list of the shell's commands and functions
+                      (db.help(), db.coll.help(), cursor.help(): their methods)
   exit, quit()        leave the shell (or press Ctrl-D)
 
 Anything else is mongosh JavaScript, e.g.:
@@ -48,6 +51,7 @@ var shellCommand = &command{
 	name:    "shell",
 	summary: "an interactive mongosh-compatible shell (line editing, history, multi-line input)",
 	usage:   "ttlkv shell [--db NAME] [--history FILE]",
+	notes:   shellHelp,
 	examples: []string{
 		`ttlkv shell`,
 		`ttlkv shell --db logs --history ''`,
@@ -273,9 +277,6 @@ func (e *env) shell(db *session, f *shellFlags) int {
 		if len(buf) == 0 {
 			switch strings.TrimSuffix(strings.TrimSpace(line), ";") {
 			case "":
-				continue
-			case "help":
-				fmt.Fprintln(e.stdout, shellHelp)
 				continue
 			case "exit", "quit", "quit()", "exit()", ".exit":
 				return 0

@@ -28,7 +28,7 @@ func TestShellPiped(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d, stderr %s", code, errOut)
 	}
-	for _, want := range []string{"{ acknowledged: true, insertedId: 1 }\n", "{ _id: 1, tags: [ 'a', 'b' ] }\n", "switched to db other\nother\n", "Shell commands:"} {
+	for _, want := range []string{"{ acknowledged: true, insertedId: 1 }\n", "{ _id: 1, tags: [ 'a', 'b' ] }\n", "switched to db other\nother\n", "\n  Shell Help:\n\n    use                                        Set current database\n"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("stdout lacks %q:\n%s", want, out)
 		}

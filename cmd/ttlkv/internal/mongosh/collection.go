@@ -1075,6 +1075,8 @@ func (s *Shell) collection(db, name string) *goja.Object {
 	m("getDB", func(goja.FunctionCall) goja.Value { return s.database(db) })
 	m("getCollection", func(c goja.FunctionCall) goja.Value { return s.collection(db, name+"."+arg(c, 0).String()) })
 	o := rt.NewDynamicObject(co)
+	co.methods["help"] = s.helpMethod("coll", o)
+	s.giveMethodHelps("coll", func(n string) goja.Value { return co.methods[n] })
 	s.colls[full] = o
 	return o
 }
@@ -1088,6 +1090,8 @@ func (s *Shell) explainable(db, name, verb string, co *collObject) goja.Value {
 		return s.toJS(s.command(db, bson.D{{Key: "explain", Value: cmd}, {Key: "verbosity", Value: verb}}))
 	}
 	s.printsAs(o, "Explainable("+db+"."+name+")")
+	_ = o.DefineDataProperty("help", s.helpMethod("explain", o), goja.FLAG_TRUE, goja.FLAG_TRUE, goja.FLAG_FALSE)
+	defer s.giveMethodHelps("explain", objectMethods(o)) // once its methods are there
 	_ = o.Set("getVerbosity", func(goja.FunctionCall) goja.Value { return rt.ToValue(verb) })
 	_ = o.Set("setVerbosity", func(c goja.FunctionCall) goja.Value {
 		verb = verbosity(s, c.Argument(0))

@@ -121,6 +121,8 @@ func (s *Shell) collectionAdminMethods(m func(string, func(goja.FunctionCall) go
 	m("getPlanCache", func(goja.FunctionCall) goja.Value {
 		pc := rt.NewObject()
 		s.printsAs(pc, "PlanCache for collection "+name+".")
+		_ = pc.DefineDataProperty("help", s.helpMethod("plancache", pc), goja.FLAG_TRUE, goja.FLAG_TRUE, goja.FLAG_FALSE)
+		defer s.giveMethodHelps("plancache", objectMethods(pc)) // once its methods are there
 		_ = pc.Set("list", func(c goja.FunctionCall) goja.Value {
 			stages := []bson.D{{{Key: "$planCacheStats", Value: bson.D{}}}}
 			if p, err := s.toBSON(c.Argument(0), 0); err == nil {

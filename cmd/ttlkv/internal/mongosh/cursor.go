@@ -213,6 +213,8 @@ func (s *Shell) newCursor(db, coll string, filter bson.D, opts bson.D) *goja.Obj
 		_ = o.DefineDataProperty(name, s.named(name, f), goja.FLAG_TRUE, goja.FLAG_TRUE, goja.FLAG_FALSE)
 	}
 	self := func(a goja.FunctionCall) goja.Value { return o }
+	_ = o.DefineDataProperty("help", s.helpMethod("cursor", o), goja.FLAG_TRUE, goja.FLAG_TRUE, goja.FLAG_FALSE)
+	defer s.giveMethodHelps("cursor", objectMethods(o)) // once its methods are there
 	docOpt := func(key string) {
 		m(key, func(a goja.FunctionCall) goja.Value {
 			c.uninitialized(key)

@@ -193,6 +193,8 @@ func (s *Shell) database(name string) *goja.Object {
 	})
 	m("getMongo", func(goja.FunctionCall) goja.Value { return s.mongo() })
 	o := rt.NewDynamicObject(d)
+	d.methods["help"] = s.helpMethod("db", o)
+	s.giveMethodHelps("db", func(n string) goja.Value { return d.methods[n] })
 	s.dbs[name] = o
 	return o
 }
@@ -241,6 +243,8 @@ func (s *Shell) mongo() *goja.Object {
 	mo := rt.NewObject()
 	s.mongoObj = mo
 	s.mongos[mo] = s
+	_ = mo.DefineDataProperty("help", s.helpMethod("mongo", mo), goja.FLAG_TRUE, goja.FLAG_TRUE, goja.FLAG_FALSE)
+	defer s.giveMethodHelps("mongo", objectMethods(mo)) // once its methods are there
 	// No toString: as mongosh's Mongo, String(db.getMongo()) is
 	// "[object Object]"; print and the echo show the connection string.
 	_ = mo.Set("getDB", func(c goja.FunctionCall) goja.Value {

@@ -571,18 +571,20 @@ func (s *Shell) printResult(v goja.Value) {
 		if c := s.cursorOf(o); c != nil {
 			if c.explainFn != nil {
 				v = c.explainFn()
-			} else {
+			} else if s.json == "" {
 				s.printCursor(c)
 				return
 			}
 		}
 	}
 	if s.json != "" {
-		x, err := s.toBSON(v, 0)
+		s.checkWritable(v)
+		out, ok, err := s.extJSON(v)
 		s.check(err)
-		out, err := document.MarshalExtJSON(x, s.json == "canonical")
-		s.check(err)
-		fmt.Fprintln(s.out, indentJSON(out, s.rt.ToValue(2)))
+		if !ok { // a function or a symbol: JSON has none, mongosh prints undefined
+			out = "undefined"
+		}
+		fmt.Fprintln(s.out, out)
 		return
 	}
 	fmt.Fprintln(s.out, s.inspectTopWith(v, opts))

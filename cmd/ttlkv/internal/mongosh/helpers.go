@@ -231,6 +231,7 @@ const bulkPrelude = `(function (g, codeName, B) {
   function Bulk(coll, ordered) {
     this._coll = coll; this._ordered = ordered; this._ops = []; this._done = false;
   }
+  Bulk.prototype.help = function help() { return B.help('bulk', this); };
   Bulk.prototype.insert = function (d) { this._ops.push({ insertOne: { document: d } }); return this; };
   Bulk.prototype.find = function (filter) {
     var bulk = this, mods = {};
@@ -247,6 +248,8 @@ const bulkPrelude = `(function (g, codeName, B) {
       delete: function () { bulk._ops.push({ deleteMany: op({ upsert: undefined }) }); return bulk; },
     };
     f.removeOne = f.deleteOne; f.remove = f.delete;
+    Object.defineProperty(f, 'help', { value: function help() { return B.help('bulkfind', f); }, writable: true, configurable: true });
+    B.methodHelps('bulkfind', f);
     return f;
   };
   // batches groups the operations as the driver does: runs of one kind
@@ -280,6 +283,7 @@ const bulkPrelude = `(function (g, codeName, B) {
   };
   Bulk.prototype.toString = function () { return JSON.stringify(this.toJSON()); };
   Bulk.prototype[B.asPrintable] = Bulk.prototype.toJSON;
+  B.methodHelps('bulk', Bulk.prototype);
   g.__bulkWrite = bulkWrite;
 
   // clientBulkWrite is mongosh's Mongo.bulkWrite (mongosh 2.3+, MongoDB
@@ -419,6 +423,20 @@ func (s *Shell) installHelpers() error {
 		panic(s.invalidInput(c.Argument(0).String()))
 	})
 	_ = b.Set("asPrintable", s.printSym)
+	_ = b.Set("methodHelps", func(c goja.FunctionCall) goja.Value {
+		if o, ok := c.Argument(1).(*goja.Object); ok {
+			s.giveMethodHelps(c.Argument(0).String(), objectMethods(o))
+		}
+		return goja.Undefined()
+	})
+	_ = b.Set("help", func(c goja.FunctionCall) goja.Value {
+		t, ok := c.Argument(1).(*goja.Object)
+		if !ok {
+			t = rt.NewObject()
+		}
+		h, _ := s.helpOf(c.Argument(0).String(), t)
+		return h
+	})
 	_ = b.Set("runtime", func(c goja.FunctionCall) goja.Value {
 		s.throw("MongoshRuntimeError", "%s", c.Argument(0).String())
 		return nil

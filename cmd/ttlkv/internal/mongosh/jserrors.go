@@ -9,6 +9,7 @@ import (
 
 	"github.com/dop251/goja"
 	"github.com/dop251/goja/ast"
+	"github.com/dop251/goja/token"
 	"github.com/dop251/goja/unistring"
 )
 
@@ -259,6 +260,8 @@ type member struct {
 	key      ast.Expression // the property: an *ast.Identifier after a dot
 	dot      bool
 	assigned bool
+	prg      *ast.Program // the source parsed
+	at       int          // the error's position in it (a file.Idx)
 }
 
 // parsedAt parses the source of frame at and returns it with the
@@ -295,11 +298,11 @@ func (s *Shell) memberAt(at jsFrame) *member {
 			assigned[e.Left] = true
 		case *ast.DotExpression:
 			if int(e.Identifier.Idx) == idx {
-				found = &member{src: src, obj: e.Left, key: &e.Identifier, dot: true, assigned: assigned[e]}
+				found = &member{src: src, obj: e.Left, key: &e.Identifier, dot: true, assigned: assigned[e], prg: prg, at: idx}
 			}
 		case *ast.BracketExpression:
 			if int(e.LeftBracket) == idx {
-				found = &member{src: src, obj: e.Left, key: e.Member, assigned: assigned[e]}
+				found = &member{src: src, obj: e.Left, key: e.Member, assigned: assigned[e], prg: prg, at: idx}
 			}
 		}
 	})
@@ -324,7 +327,11 @@ func lineOffset(src string, line int) int {
 // was thrown: null for the literal null and for what a call of a method
 // that answers null when it finds nothing returned (findOne, match,
 // ...); for a plain name or chain of names in top-level code, what it
-// holds now; undefined otherwise (goja does not tell them apart).
+// holds now; inside a function, for a name the function declares, null
+// when what it was last given before the error, in the source's order,
+// is the literal null (nameNullAt), and for a name no enclosing
+// function declares (a global), what it holds now; undefined otherwise
+// (goja does not tell them apart).
 func (s *Shell) nullish(m *member, at jsFrame) string {
 	switch o := m.obj.(type) {
 	case *ast.NullLiteral:
@@ -339,7 +346,83 @@ func (s *Shell) nullish(m *member, at jsFrame) string {
 			return "null"
 		}
 	}
+	if id, ok := m.obj.(*ast.Identifier); ok && !at.topLevel && m.prg != nil {
+		null, local := nameNullAt(m.prg, id.Name, m.at)
+		if null {
+			return "null"
+		}
+		if !local {
+			if v, err := s.rt.RunString(id.Name.String()); err == nil && goja.IsNull(v) {
+				return "null"
+			}
+		}
+	}
 	return "undefined"
+}
+
+// nameNullAt looks at the functions around position at of prg, from
+// the innermost out, for the first that declares name (a parameter, a
+// var, let or const, a function): local says one does, and null whether
+// the last value name is given in it before at, in the source's order
+// (a declaration's initializer or an "=" assignment), is the literal
+// null. The order of the source is not always the order of the run (a
+// loop, a branch): this is a reading of the source, not of the run.
+func nameNullAt(prg *ast.Program, name unistring.String, at int) (null, local bool) {
+	var fns []ast.Node // enclosing functions, outermost first
+	eachNode(reflect.ValueOf(prg), map[uintptr]bool{}, func(n any) {
+		switch f := n.(type) {
+		case *ast.FunctionLiteral, *ast.ArrowFunctionLiteral:
+			fn := f.(ast.Node)
+			if int(fn.Idx0()) <= at && at < int(fn.Idx1()) {
+				fns = append(fns, fn)
+			}
+		}
+	})
+	isName := func(e any) bool {
+		id, ok := e.(*ast.Identifier)
+		return ok && id.Name == name
+	}
+	for i := len(fns) - 1; i >= 0; i-- {
+		declares, last, lastAt := false, ast.Expression(nil), -1
+		var params *ast.ParameterList
+		switch f := fns[i].(type) {
+		case *ast.FunctionLiteral:
+			params = f.ParameterList
+		case *ast.ArrowFunctionLiteral:
+			params = f.ParameterList
+		}
+		if params != nil {
+			for _, b := range params.List {
+				declares = declares || isName(b.Target)
+			}
+		}
+		eachNode(reflect.ValueOf(fns[i]), map[uintptr]bool{}, func(n any) {
+			switch e := n.(type) {
+			case *ast.Binding:
+				if isName(e.Target) {
+					declares = true
+					if pos := int(e.Target.Idx0()); pos < at && pos > lastAt {
+						last, lastAt = e.Initializer, pos
+					}
+				}
+			case *ast.FunctionDeclaration:
+				if e.Function.Name != nil && e.Function.Name.Name == name {
+					declares = true
+				}
+			case *ast.AssignExpression:
+				if e.Operator == token.ASSIGN && isName(e.Left) {
+					if pos := int(e.Left.Idx0()); pos < at && pos > lastAt {
+						last, lastAt = e.Right, pos
+					}
+				}
+			}
+		})
+		if declares {
+			_, isNull := last.(*ast.NullLiteral)
+			return isNull, true
+		}
+	}
+	return false, false
 }
 
 // nullAnswers are the methods of the shell and of JavaScript that

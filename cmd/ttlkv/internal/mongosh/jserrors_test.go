@@ -64,8 +64,16 @@ try { g() } catch (e) { print(e.message) }`, `o["a"].f is not a function`},
 	for src, want := range map[string]string{
 		"var o3 = null;\no3.x":           "Cannot read properties of null (reading 'x')",
 		"var o4 = {b: null}; o4.b.c = 1": "Cannot set properties of null (setting 'c')",
-		// In a function its variables are gone: goja's undefined stays.
-		"function f5(a) { return a.b }\nf5(null)": "Cannot read properties of undefined (reading 'b')",
+		// In a function, a parameter's value is gone: goja's undefined
+		// stays. A name the function gave the literal null last, in the
+		// source's order, is null; a global read there is read again.
+		"function f5(a) { return a.b }\nf5(null)":                                        "Cannot read properties of undefined (reading 'b')",
+		"function f6() { let o = null; return o.x }\nf6()":                               "Cannot read properties of null (reading 'x')",
+		"function f7() { let o = {}; o = null; o.k = 1 }\nf7()":                          "Cannot set properties of null (setting 'k')",
+		"function f8() { let o = null; o = undefined; return o.x }\nf8()":                "Cannot read properties of undefined (reading 'x')",
+		"var g9 = null; function f9() { return g9.x }\nf9()":                             "Cannot read properties of null (reading 'x')",
+		"function f10() { let o = null; return (() => { let o; return o.z })() }\nf10()": "Cannot read properties of undefined (reading 'z')",
+		"const f11 = () => { var o; o = null; return o.y };\nf11()":                      "Cannot read properties of null (reading 'y')",
 	} {
 		_, err := eval(t, s, out, src)
 		if !errors.As(err, &se) || se.Name != "TypeError" || se.Message != want {

@@ -37,6 +37,32 @@ func (s *Shell) installJSONErrors() {
 		}
 		panic(err)
 	}), goja.FLAG_TRUE, goja.FLAG_TRUE, goja.FLAG_FALSE)
+	// JSON.stringify with a space: goja's loses a level of indentation
+	// after an empty object or array ({"a": {}, "b": {...}} puts b's
+	// keys one level too deep); the shell writes compact JSON with
+	// goja's and indents it itself, as V8 does.
+	stringify, ok := goja.AssertFunction(jsonObj.Get("stringify"))
+	if !ok {
+		return
+	}
+	_ = jsonObj.DefineDataProperty("stringify", s.named("stringify", func(c goja.FunctionCall) goja.Value {
+		space := c.Argument(2)
+		if len(c.Arguments) < 3 || goja.IsUndefined(space) || goja.IsNull(space) {
+			v, err := stringify(c.This, c.Arguments...)
+			if err != nil {
+				panic(err)
+			}
+			return v
+		}
+		v, err := stringify(c.This, c.Argument(0), c.Argument(1))
+		if err != nil {
+			panic(err)
+		}
+		if goja.IsUndefined(v) {
+			return v
+		}
+		return rt.ToValue(indentJSON([]byte(v.String()), space))
+	}), goja.FLAG_TRUE, goja.FLAG_TRUE, goja.FLAG_FALSE)
 }
 
 // jsonScan is V8's JSON parser reduced to finding its first error.

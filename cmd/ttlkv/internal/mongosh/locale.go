@@ -95,6 +95,7 @@ func (s *Shell) installToLocaleString() {
 			return rt.ToValue(str[:i+1] + zoneLongName(str[i+1:len(str)-1], time.Local.String()) + ")")
 		}), goja.FLAG_TRUE, goja.FLAG_TRUE, goja.FLAG_FALSE)
 	}
+	s.installDateCall()
 	for name, parts := range map[string]string{"toLocaleString": "dt", "toLocaleDateString": "d", "toLocaleTimeString": "t"} {
 		name, parts := name, parts
 		_ = dproto.DefineDataProperty(name, rt.ToValue(func(c goja.FunctionCall) goja.Value {
@@ -364,4 +365,42 @@ func zoneLongName(abbr, place string) string {
 		return "GMT" + abbr[:1] + h + ":" + m
 	}
 	return abbr
+}
+
+// dateCall makes Date called without new V8's: the time now as
+// toString gives it, with the zone's long name ("Sat Nov 28 2026
+// 13:31:11 GMT+0000 (Coordinated Universal Time)"), where goja's Date()
+// writes Go's abbreviation ("(UTC)"). It runs with goja's Date and
+// returns the Date the shell has: a function that, called, answers that
+// string and, with new (or as a class's super), makes the Date goja
+// would; its prototype, statics, name and length are goja's Date's.
+const dateCall = `(function (D) {
+  var now = function () { return new D().toString(); };
+  var Date = function Date() {
+    if (new.target === undefined) return now();
+    return Reflect.construct(D, arguments, new.target);
+  };
+  Object.defineProperty(Date, 'length', { value: 7 });
+  Object.defineProperty(Date, 'prototype', { value: D.prototype, writable: false, enumerable: false, configurable: false });
+  Object.defineProperty(D.prototype, 'constructor', { value: Date, writable: true, enumerable: false, configurable: true });
+  ['now', 'parse', 'UTC'].forEach(function (k) {
+    Object.defineProperty(Date, k, { value: D[k], writable: true, enumerable: false, configurable: true });
+  });
+  Object.defineProperty(Date, 'toString', { value: function toString() { return 'function Date() { [native code] }'; }, writable: true, enumerable: false, configurable: true });
+  return Date;
+})`
+
+// installDateCall replaces the global Date with dateCall's.
+func (s *Shell) installDateCall() {
+	rt := s.rt
+	fn, err := rt.RunString(dateCall)
+	if err != nil {
+		panic(err)
+	}
+	mk, _ := goja.AssertFunction(fn)
+	d, err := mk(goja.Undefined(), rt.Get("Date"))
+	if err != nil {
+		panic(err)
+	}
+	_ = rt.GlobalObject().DefineDataProperty("Date", d, goja.FLAG_TRUE, goja.FLAG_FALSE, goja.FLAG_TRUE)
 }

@@ -83,3 +83,24 @@ func TestJSONErrorsAsMongosh(t *testing.T) {
 		t.Errorf("got %q (%v), want %q", got, err, want)
 	}
 }
+
+// TestDateCalled checks that Date called without new is V8's: the time
+// now in toString's form, the zone's long name at its end (goja's Date()
+// wrote Go's abbreviation); with new, in a subclass and as a value Date
+// is still JavaScript's.
+func TestDateCalled(t *testing.T) {
+	t.Parallel()
+	s, out, _ := testShell(t, Options{})
+	src := `const dc = Date(), dn = new Date().toString();
+print(typeof dc, /^[A-Z][a-z]{2} [A-Z][a-z]{2} \d{2} \d{4} \d{2}:\d{2}:\d{2} GMT[+-]\d{4} \(.+\)$/.test(dc), dc.slice(dc.indexOf("(")) === dn.slice(dn.indexOf("(")), typeof Date(0));
+class Dx extends Date {}
+print(new Date(0), new Dx(0) instanceof Date, new Dx(0) instanceof Dx, new Date(0).constructor === Date, ISODate("2020-01-01") instanceof Date);
+print(Date, Date.name, Date.length, String(Date), Object.keys(Date), Date.UTC(2020, 0), Date.parse("2020-01-01T00:00:00Z"), typeof Date.now())`
+	want := "string true true string\n" +
+		"ISODate('1970-01-01T00:00:00.000Z') true true true true\n" +
+		"[Function: Date] Date 7 function Date() { [native code] } [] 1577836800000 1577836800000 number\n"
+	got, err := eval(t, s, out, src)
+	if err != nil || got != want {
+		t.Errorf("got %q (%v), want %q", got, err, want)
+	}
+}

@@ -153,6 +153,8 @@ func (s *Shell) startSession(c goja.FunctionCall) goja.Value {
 	o := rt.NewObject()
 	_ = o.Set("id", idDoc)
 	method := func(name string, fn func(goja.FunctionCall) goja.Value) { _ = o.Set(name, s.named(name, fn)) }
+	_ = o.DefineDataProperty("help", s.helpMethod("session", o), goja.FLAG_TRUE, goja.FLAG_TRUE, goja.FLAG_FALSE)
+	defer s.giveMethodHelps("session", objectMethods(o)) // once its methods are there
 	undefined := func(goja.FunctionCall) goja.Value { return goja.Undefined() }
 	method("getDatabase", func(c goja.FunctionCall) goja.Value {
 		s.checkArg(c.Argument(0), "string", 0, "Session.getDatabase")

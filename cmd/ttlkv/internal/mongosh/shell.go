@@ -114,8 +114,11 @@ type core struct {
 
 	boxSym   *goja.Symbol
 	curSym   *goja.Symbol
-	printSym *goja.Symbol         // mongosh's asPrintable: a method giving what an object prints as
-	circ     map[*goja.Object]int // inspect: the objects printed with "<ref *n>", and their n
+	printSym *goja.Symbol // mongosh's asPrintable: a method giving what an object prints as
+	// methodHelpFns are the help functions of methods (kind.name), made
+	// once and given to each object's method (help.go).
+	methodHelpFns map[string]*goja.Object
+	circ          map[*goja.Object]int // inspect: the objects printed with "<ref *n>", and their n
 	// getOwnPropertyDescriptor is Object.getOwnPropertyDescriptor, which
 	// inspect asks for accessors.
 	getOwnPropertyDescriptor goja.Callable
@@ -195,6 +198,8 @@ func New(r Runner, opts Options) (*Shell, error) {
 		sessions: map[*goja.Object]goja.Value{},
 		mongos:   map[*goja.Object]*Shell{},
 
+		methodHelpFns: map[string]*goja.Object{},
+
 		batchSize: shellBatchSize,
 		dir:       opts.Dir,
 		environ:   opts.Environ,
@@ -223,6 +228,7 @@ func New(r Runner, opts Options) (*Shell, error) {
 	if err := s.installAdmin(); err != nil {
 		return nil, err
 	}
+	s.installHelp()
 	s.nameNative(s.rt.GlobalObject(), 2, map[*goja.Object]bool{})
 	s.setDB(opts.DB)
 	return s, nil
@@ -303,7 +309,11 @@ func (s *Shell) Eval(name, src string) error { return s.evalSrc(name, src, true)
 func (s *Shell) EvalCode(name, src string) error {
 	s.echoFull = true
 	defer func() { s.echoFull = false }()
-	return s.evalSrc(name, src, true)
+	err := s.evalSrc(name, src, true)
+	if err != nil && s.json != "" {
+		return s.jsonFailed(err, src)
+	}
+	return err
 }
 
 // RunFile runs src, the script file name, as mongosh runs the files it
@@ -585,6 +595,9 @@ type ScriptError struct {
 	CodeName string
 	// Where is "file:line:column" of the throw when known.
 	Where string
+	// value is the Error object thrown, if it was one (--json prints
+	// its own keys).
+	value goja.Value
 }
 
 // Error renders the error as mongosh prints one that ends --eval code
@@ -628,6 +641,7 @@ func (s *Shell) scriptError(v goja.Value, ex *goja.Exception) *ScriptError {
 		se.Message = s.inspectTop(v)
 		return se
 	}
+	se.value = o
 	if n := o.Get("name"); n != nil && !goja.IsUndefined(n) {
 		se.Name = n.String()
 	}

@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf16"
 
 	"github.com/dop251/goja"
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -949,8 +950,6 @@ func (s *Shell) installEJSON() {
 		return true
 	}
 	_ = e.Set("stringify", func(c goja.FunctionCall) goja.Value {
-		v, err := s.toBSON(c.Argument(0), 0)
-		s.check(err)
 		relaxed := true
 		space := goja.Undefined()
 		switch len(c.Arguments) {
@@ -964,10 +963,13 @@ func (s *Shell) installEJSON() {
 				relaxed = relaxedOpt(c.Argument(1))
 			}
 		}
-		if legacyOpt(c.Argument(1)) || legacyOpt(c.Argument(3)) {
-			v = legacyEJSON(v)
+		if !legacyOpt(c.Argument(1)) && !legacyOpt(c.Argument(3)) {
+			s.checkWritable(c.Argument(0))
+			return s.ejsonStringify(c.Argument(0), relaxed, space)
 		}
-		out, err := document.MarshalExtJSON(v, !relaxed)
+		v, err := s.toBSON(c.Argument(0), 0)
+		s.check(err)
+		out, err := document.MarshalExtJSON(legacyEJSON(v), !relaxed)
 		s.check(err)
 		return rt.ToValue(indentJSON(out, space))
 	})
@@ -1109,10 +1111,15 @@ func relaxNumbers(v any) any {
 func indentJSON(b []byte, space goja.Value) string {
 	ind := ""
 	if space != nil && !goja.IsUndefined(space) && !goja.IsNull(space) {
-		if goja.IsNumber(space) {
+		switch {
+		case goja.IsNumber(space):
 			ind = strings.Repeat(" ", int(min(max(space.ToInteger(), 0), 10)))
-		} else {
-			ind = space.String()
+		case goja.IsString(space):
+			if u := utf16.Encode([]rune(space.String())); len(u) > 10 { // JavaScript's first ten
+				ind = string(utf16.Decode(u[:10]))
+			} else {
+				ind = space.String()
+			}
 		}
 	}
 	if ind == "" {
