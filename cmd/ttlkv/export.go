@@ -119,7 +119,8 @@ documents and arrays as legacy Extended JSON, missing fields empty.`,
 			// many documents, in one batch.
 			find = append(find, bson.E{Key: "limit", Value: -f.limit}, bson.E{Key: "singleBatch", Value: true})
 		}
-		if f.skip > 0 {
+		if f.skip != 0 {
+			// A negative skip is the server's error, as in mongoexport.
 			find = append(find, bson.E{Key: "skip", Value: f.skip})
 		}
 		db, err := e.connect(engine.Options{DisableTTLMonitor: true})
@@ -210,12 +211,13 @@ func (f *exportFlags) check() error {
 	if f.format != "relaxed" && f.format != "canonical" {
 		return fmt.Errorf("invalid JSON format '%s', choose 'relaxed' or 'canonical'", f.format)
 	}
-	if f.fieldFile != "" {
+	// As mongoexport: --fields, when given, wins over --fieldFile.
+	if f.fieldFile != "" && len(f.fields) == 0 {
 		names, err := readFieldFile(f.fieldFile)
 		if err != nil {
 			return fmt.Errorf("--fieldFile: %v", err)
 		}
-		f.fields = append(f.fields, names...)
+		f.fields = names
 	}
 	// What does not apply to the format is ignored, not refused, as
 	// mongoexport ignores it.
@@ -224,7 +226,7 @@ func (f *exportFlags) check() error {
 		f.noHeaderLine = false
 	case "csv", "tsv":
 		if len(f.fields) == 0 {
-			return fmt.Errorf("%s mode requires a field list (--fields or --fieldFile)", strings.ToUpper(f.typ))
+			return fmt.Errorf("%s mode requires a field list", strings.ToUpper(f.typ))
 		}
 		f.jsonArray, f.pretty = false, false
 	case "":

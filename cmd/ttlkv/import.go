@@ -140,6 +140,7 @@ On a terminal a progress line is redrawn; otherwise a plain progress line is pri
 		}
 		imp := &importer{e: e, db: db, coll: args[0], f: f}
 		if f.drop {
+			fmt.Fprintf(e.stderr, "dropping: `%s.%s`\n", e.db, args[0])
 			if _, err := do(e.ctx, db, e.db, bson.D{{Key: "drop", Value: args[0]}}); err != nil && codeOf(err) != document.CodeNamespaceNotFound {
 				return e.closeSession("import", db, e.fail("import", err))
 			}
@@ -165,15 +166,16 @@ On a terminal a progress line is redrawn; otherwise a plain progress line is pri
 			fmt.Fprintf(e.stderr, "... and %d more failed document(s) not listed\n", imp.suppressed)
 		}
 		imp.dropEmptyTimeseries()
+		code := 0
+		if err != nil && !errors.Is(err, errStopped) {
+			// Before the counts, as mongoimport's "Failed: ..." line.
+			fmt.Fprintf(e.stderr, "ttlkv import: %v\n", err)
+			code = 1
+		}
 		if f.mode == modeDelete {
 			fmt.Fprintf(e.stderr, "%d document(s) deleted successfully. %d document(s) failed to delete.\n", imp.imported, imp.failed)
 		} else {
 			fmt.Fprintf(e.stderr, "%d document(s) imported successfully. %d document(s) failed to import.\n", imp.imported, imp.failed)
-		}
-		code := 0
-		if err != nil && !errors.Is(err, errStopped) {
-			fmt.Fprintf(e.stderr, "ttlkv import: %v\n", err)
-			code = 1
 		}
 		// Like mongoimport, duplicate keys and validation failures alone
 		// (without --stopOnError) do not fail the import.
@@ -223,6 +225,21 @@ func (f *importFlags) check(fs *pflag.FlagSet) error {
 		if f.legacy {
 			return errors.New("cannot use --legacy if input type is not JSON")
 		}
+		// Exactly one source of names, with mongoimport's messages.
+		fields, fieldFile := fs.Changed("fields"), fs.Changed("fieldFile")
+		switch {
+		case f.headerline && fields:
+			return errors.New("incompatible options: --fields and --headerline")
+		case f.headerline && fieldFile:
+			return errors.New("incompatible options: --fieldFile and --headerline")
+		case f.headerline:
+		case !fields && !fieldFile:
+			return errors.New("must specify --fields, --fieldFile or --headerline to import this file type")
+		case fieldFile && f.fieldFile == "":
+			return errors.New("--fieldFile cannot be empty string")
+		case fields && fieldFile:
+			return errors.New("incompatible options: --fields and --fieldFile")
+		}
 		if f.fieldList != "" {
 			f.fields = splitFieldList(f.fieldList)
 		}
@@ -231,10 +248,10 @@ func (f *importFlags) check(fs *pflag.FlagSet) error {
 			if err != nil {
 				return fmt.Errorf("--fieldFile: %v", err)
 			}
-			f.fields = append(f.fields, names...)
+			f.fields = names
 		}
-		if f.headerline == (len(f.fields) > 0) {
-			return errors.New("with --type " + f.typ + " give the field names with exactly one of --fields, --fieldFile or --headerline")
+		if !f.headerline && len(f.fields) == 0 {
+			return errors.New("must specify --fields, --fieldFile or --headerline to import this file type")
 		}
 		switch f.parseGrace {
 		case graceAutoCast, graceSkipField, graceSkipRow, graceStop:

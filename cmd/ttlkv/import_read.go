@@ -348,6 +348,7 @@ func parseFieldSpec(spec string, typed bool) (csvField, error) {
 		if f.typ == "auto" {
 			f.typ = ""
 		}
+		f.arg = goDateLayout(f.typ, f.arg)
 	}
 	if f.name == "" {
 		return f, fmt.Errorf("empty field name in %q", spec)
@@ -495,11 +496,11 @@ func csvValue(f csvField, s string) (any, error) {
 			return false, nil
 		}
 		return nil, fmt.Errorf("%q is not a boolean", s)
-	case "date", "date_go":
+	case "date", "date_go", "date_ms", "date_oracle":
+		// A Go layout (parseFieldSpec translated the others). As in
+		// mongoimport, an empty one reads only an empty cell, as the
+		// zero time.
 		layout := f.arg
-		if layout == "" {
-			layout = time.RFC3339Nano
-		}
 		t, err := time.Parse(layout, s)
 		if err != nil {
 			return nil, fmt.Errorf("%q does not match the date layout %q", s, layout)
@@ -523,7 +524,7 @@ func csvValue(f csvField, s string) (any, error) {
 		}
 		return bson.Binary{Data: b}, nil
 	}
-	return nil, fmt.Errorf("type %s() is not supported by ttlkv (use date_go with a Go layout)", f.typ)
+	return nil, fmt.Errorf("type %s() is not supported", f.typ)
 }
 
 // autoValue types a cell as mongoimport does without --columnsHaveTypes:
@@ -539,12 +540,10 @@ func autoValue(s string) any {
 		return n
 	}
 	// Any text ParseFloat reads is a double, as in mongoimport: NaN,
-	// Infinity and inf too. (Not Go's digit separators: "1_000" stays
-	// a string.)
-	if !strings.Contains(s, "_") {
-		if x, err := strconv.ParseFloat(s, 64); err == nil {
-			return x
-		}
+	// Infinity and inf too, and Go's digit separators ("1_000" is
+	// 1000.0, as mongoimport 100.x types it).
+	if x, err := strconv.ParseFloat(s, 64); err == nil {
+		return x
 	}
 	return s
 }
