@@ -433,6 +433,12 @@ func (im *importer) finish() error {
 
 // parseError reports a document that could not be read.
 func (im *importer) parseError(line int, err error) error {
+	// A JSON syntax or Extended JSON error is reported as mongoimport
+	// words it, without the server's code name.
+	var de *document.Error
+	if errors.As(err, &de) && de.Code == document.CodeFailedToParse {
+		err = errors.New(strings.TrimPrefix(de.Message, "Extended JSON: "))
+	}
 	im.report(line, err)
 	im.mu.Lock()
 	im.failed++

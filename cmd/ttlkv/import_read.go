@@ -393,8 +393,10 @@ func (im *importer) readCSV(br *bufio.Reader) error {
 	skipBOM(br)
 	cr := &csvReader{r: bufio.NewReader(countingReader{br, &im.pending})}
 	read := cr.Read
+	var tr *tsvReader
 	if im.f.typ == "tsv" {
-		read = (&tsvReader{*cr}).Read
+		tr = &tsvReader{*cr}
+		read = tr.Read
 	}
 	var fields []csvField
 	specs := im.f.fields
@@ -440,6 +442,12 @@ func (im *importer) readCSV(br *bufio.Reader) error {
 		var skip errSkipRow
 		if errors.As(err, &skip) {
 			im.report(line, skip) // --parseGrace skipRow: not a failure
+			if tr != nil {
+				// mongoimport writes a skipped TSV row to stdout as it
+				// read it, and a newline. (Its CSV rows go to a writer
+				// it never flushes.)
+				fmt.Fprint(im.e.stdout, tr.raw+"\n")
+			}
 			continue
 		}
 		if err != nil {
@@ -464,25 +472,25 @@ func csvValue(f csvField, s string) (any, error) {
 	case "string":
 		return s, nil
 	case "int32":
-		n, err := strconv.ParseInt(strings.TrimSpace(s), 10, 32)
+		n, err := strconv.ParseInt(s, 10, 32)
 		if err != nil {
 			return nil, fmt.Errorf("%q is not an int32", s)
 		}
 		return int32(n), nil
 	case "int64":
-		n, err := strconv.ParseInt(strings.TrimSpace(s), 10, 64)
+		n, err := strconv.ParseInt(s, 10, 64)
 		if err != nil {
 			return nil, fmt.Errorf("%q is not an int64", s)
 		}
 		return n, nil
 	case "double":
-		x, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+		x, err := strconv.ParseFloat(s, 64)
 		if err != nil {
 			return nil, fmt.Errorf("%q is not a double", s)
 		}
 		return x, nil
 	case "decimal":
-		x, err := bson.ParseDecimal128(strings.TrimSpace(s))
+		x, err := bson.ParseDecimal128(s)
 		if err != nil {
 			return nil, fmt.Errorf("%q is not a decimal", s)
 		}
