@@ -248,7 +248,9 @@ func fieldProjection(fields []string) bson.D {
 		if i := strings.LastIndexByte(name, '.'); i >= 0 && name[i+1:] != "$" {
 			name = name[:strings.IndexByte(name, '.')]
 		}
-		if !seen[name] {
+		// An empty name (a blank line of --fieldFile) is an empty CSV
+		// column, and no path to project.
+		if name != "" && !seen[name] {
 			seen[name] = true
 			proj = append(proj, bson.E{Key: name, Value: int32(1)})
 		}

@@ -126,7 +126,10 @@ On a terminal a progress line is redrawn; otherwise a plain progress line is pri
 		if len(args) == 2 {
 			file, err := os.Open(e.path(args[1]))
 			if err != nil {
-				return e.fail("import", err)
+				code := e.fail("import", err)
+				// mongoimport prints its counts after this failure too.
+				fmt.Fprintln(e.stderr, "0 document(s) imported successfully. 0 document(s) failed to import.")
+				return code
 			}
 			defer file.Close()
 			if fi, err := file.Stat(); err == nil && fi.Mode().IsRegular() {
@@ -240,8 +243,8 @@ func (f *importFlags) check(fs *pflag.FlagSet) error {
 		case fields && fieldFile:
 			return errors.New("incompatible options: --fields and --fieldFile")
 		}
-		if f.fieldList != "" {
-			f.fields = splitFieldList(f.fieldList)
+		if fields {
+			f.fields = splitFieldList(f.fieldList) // "" is one field named ""
 		}
 		if f.fieldFile != "" {
 			names, err := readFieldFile(f.fieldFile)
@@ -249,9 +252,6 @@ func (f *importFlags) check(fs *pflag.FlagSet) error {
 				return fmt.Errorf("--fieldFile: %v", err)
 			}
 			f.fields = names
-		}
-		if !f.headerline && len(f.fields) == 0 {
-			return errors.New("must specify --fields, --fieldFile or --headerline to import this file type")
 		}
 		switch f.parseGrace {
 		case graceAutoCast, graceSkipField, graceSkipRow, graceStop:
@@ -328,12 +328,12 @@ func splitFieldList(s string) []string {
 			depth = max(depth-1, 0)
 		case ',':
 			if depth == 0 {
-				out = append(out, strings.TrimSpace(s[start:i]))
+				out = append(out, s[start:i])
 				start = i + 1
 			}
 		}
 	}
-	return append(out, strings.TrimSpace(s[start:]))
+	return append(out, s[start:])
 }
 
 // errStopped ends an import after --stopOnError saw a failure (already

@@ -246,3 +246,69 @@ func TestDiffImportJSONErrorWording(t *testing.T) {
 		t.Errorf("exit %d stderr %q, want %q", code, errOut, want)
 	}
 }
+
+// TestDiffImportFieldNamesAsGiven: mongoimport takes column names as
+// given: an empty one (a header "a,,b" or "a,b,", --fields "", a blank
+// line of --fieldFile) names a field "", spaces are kept ("a, b" names
+// " b"), and an empty --fieldFile names the columns field0, field1, ...
+// ttlkv refused empty names and trimmed the others.
+func TestDiffImportFieldNamesAsGiven(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	ff := diffWrite(t, dir, "ff", "a\n\n b \r\n")
+	empty := diffWrite(t, dir, "empty", "")
+	for _, c := range []struct {
+		coll, in string
+		args     []string
+		want     string
+	}{
+		{"h", "a,,b\n1,2,3\n", []string{"--headerline"}, `{"a":{"$numberInt":"1"},"":{"$numberInt":"2"},"b":{"$numberInt":"3"}}`},
+		{"t", "a,b,\n1,2,3\n", []string{"--headerline"}, `{"a":{"$numberInt":"1"},"b":{"$numberInt":"2"},"":{"$numberInt":"3"}}`},
+		{"f", "1,2,3\n", []string{"--fields", "a, b ,c"}, `{"a":{"$numberInt":"1"}," b ":{"$numberInt":"2"},"c":{"$numberInt":"3"}}`},
+		{"e", "1,2,3\n", []string{"--fields="}, `{"":{"$numberInt":"1"},"field1":{"$numberInt":"2"},"field2":{"$numberInt":"3"}}`},
+		{"ff", "1,2,3\n", []string{"--fieldFile", ff}, `{"a":{"$numberInt":"1"},"":{"$numberInt":"2"}," b ":{"$numberInt":"3"}}`},
+		{"none", "1,2\n", []string{"--fieldFile", empty}, `{"field0":{"$numberInt":"1"},"field1":{"$numberInt":"2"}}`},
+	} {
+		args := append([]string{"import", c.coll, "--type", "csv"}, c.args...)
+		if _, errOut, code := cli(t, nil, dir, c.in, args...); code != 0 {
+			t.Errorf("%s: exit %d: %s", c.coll, code, errOut)
+			continue
+		}
+		if got := diffDocs(t, dir, c.coll); got != c.want {
+			t.Errorf("%s: got %s, want %s", c.coll, got, c.want)
+		}
+	}
+	_, errOut, code := cli(t, nil, dir, "a,,\n1,2,3\n", "import", "x", "--type", "csv", "--headerline")
+	want := "ttlkv import: fields cannot be identical: `` and ``\n0 document(s) imported successfully. 0 document(s) failed to import.\n"
+	if code != 1 || errOut != want {
+		t.Errorf("two empty names: exit %d stderr %q, want %q", code, errOut, want)
+	}
+}
+
+// TestDiffExportFieldFileAsGiven: mongoexport reads --fieldFile line by
+// line, untrimmed: a blank line is an empty CSV column (and no
+// projection), " b " a column of that name. ttlkv dropped blank lines
+// and trimmed.
+func TestDiffExportFieldFileAsGiven(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	ie26Seed(t, dir, "c", `{"_id": 1, "name": "ann", "age": 30}`+"\n")
+	ff := diffWrite(t, dir, "ff", "name\n\nage\n b \n")
+	out, errOut, code := cli(t, nil, dir, "", "export", "c", "--type", "csv", "--fieldFile", ff)
+	if code != 0 || out != "name,,age,\" b \"\nann,,30,\n" || errOut != "exported 1 record\n" {
+		t.Errorf("exit %d stdout %q stderr %q", code, out, errOut)
+	}
+}
+
+// TestDiffImportMissingFile: mongoimport prints its counts after the
+// error of a file it cannot open.
+func TestDiffImportMissingFile(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	_, errOut, code := cli(t, nil, dir, "", "import", "c", "--file", filepath.Join(dir, "nope.json"))
+	want := "ttlkv import: open " + filepath.Join(dir, "nope.json") + ": no such file or directory\n" +
+		"0 document(s) imported successfully. 0 document(s) failed to import.\n"
+	if code != 1 || errOut != want {
+		t.Errorf("exit %d stderr %q, want %q", code, errOut, want)
+	}
+}

@@ -333,7 +333,7 @@ var csvTypes = map[string]bool{"auto": true, "string": true, "int32": true, "int
 // parseFieldSpec parses a field name, with --columnsHaveTypes a
 // "name.type()" or "name.type(arg)".
 func parseFieldSpec(spec string, typed bool) (csvField, error) {
-	spec = strings.TrimSpace(spec)
+	// Not trimmed: mongoimport names a column " b" in --fields "a, b".
 	f := csvField{name: spec}
 	if typed {
 		open := strings.LastIndexByte(spec, '(')
@@ -350,9 +350,8 @@ func parseFieldSpec(spec string, typed bool) (csvField, error) {
 		}
 		f.arg = goDateLayout(f.typ, f.arg)
 	}
-	if f.name == "" {
-		return f, fmt.Errorf("empty field name in %q", spec)
-	}
+	// An empty name (a header "a,,b" or "a,b,") names a field "", as
+	// in mongoimport; two of them are "fields cannot be identical".
 	f.path = strings.Split(f.name, ".")
 	return f, nil
 }
@@ -363,11 +362,16 @@ func readFieldFile(name string) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
+	// Every line is a name, an empty one too (a field named "", as
+	// mongo-tools read the file); the newline ending the last line does
+	// not start another.
+	text := strings.TrimSuffix(strings.TrimPrefix(string(b), string(utf8BOM)), "\n")
+	if text == "" {
+		return nil, nil
+	}
 	var out []string
-	for _, l := range strings.Split(strings.TrimPrefix(string(b), string(utf8BOM)), "\n") {
-		if l = strings.TrimSpace(l); l != "" {
-			out = append(out, l)
-		}
+	for _, l := range strings.Split(text, "\n") {
+		out = append(out, strings.TrimSuffix(l, "\r"))
 	}
 	return out, nil
 }
