@@ -107,7 +107,7 @@ On a terminal a progress line is redrawn; otherwise a plain progress line is pri
 			// As mongoimport: the file's name without its extension.
 			base := filepath.Base(f.file)
 			args = []string{strings.TrimSuffix(base, filepath.Ext(base))}
-			fmt.Fprintf(e.stderr, "no collection given; using the file name %q as the collection\n", args[0])
+			fmt.Fprintf(e.stderr, "no collection specified\nusing filename `%s` as collection\n", args[0])
 		}
 		if f.file != "" {
 			args = append(args, f.file)
@@ -300,7 +300,8 @@ func (f *importFlags) check(fs *pflag.FlagSet) error {
 		f.mode = modeInsert
 	case modeInsert, modeUpsert, modeMerge, modeDelete:
 	default:
-		return fmt.Errorf("invalid --mode argument: %v (insert, upsert, merge or delete)", f.mode)
+		// mongoimport's option parser's words.
+		return fmt.Errorf("Invalid value `%s' for option `--mode'. Allowed values are: insert, upsert, merge or delete", f.mode)
 	}
 	// As in mongoimport: the modes that match documents keep the input
 	// order, and keeping it stops at the first failure.

@@ -312,3 +312,21 @@ func TestDiffImportMissingFile(t *testing.T) {
 		t.Errorf("exit %d stderr %q, want %q", code, errOut, want)
 	}
 }
+
+// TestDiffImportMessages: mongoimport's words for a collection taken
+// from the file name and for a bad --mode.
+func TestDiffImportMessages(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	file := diffWrite(t, dir, "people.json", `{"a": 1}`+"\n")
+	_, errOut, code := cli(t, nil, dir, "", "import", "--file", file)
+	want := "no collection specified\nusing filename `people` as collection\n1 document(s) imported successfully. 0 document(s) failed to import.\n"
+	if code != 0 || errOut != want {
+		t.Errorf("exit %d stderr %q, want %q", code, errOut, want)
+	}
+	_, errOut, code = cli(t, nil, dir, "", "import", "c", "--mode", "bogus")
+	want = "ttlkv import: Invalid value `bogus' for option `--mode'. Allowed values are: insert, upsert, merge or delete\n"
+	if code != 1 || errOut != want {
+		t.Errorf("exit %d stderr %q, want %q", code, errOut, want)
+	}
+}
