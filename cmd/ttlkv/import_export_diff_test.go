@@ -330,3 +330,35 @@ func TestDiffImportMessages(t *testing.T) {
 		t.Errorf("exit %d stderr %q, want %q", code, errOut, want)
 	}
 }
+
+// TestDiffImportLegacyTypes: mongoimport --legacy types numbers by their
+// text (1.0 a double, 3000000000 an int64, 0x10 the int32 16), reads
+// undefined as BSON undefined and Date(0) as a date, keeps a regular
+// expression's flags, and reads an Extended JSON wrapper inside a legacy
+// document. ttlkv evaluated the document in the shell, whose numbers are
+// JavaScript's: 1.0 became the int32 1, 3000000000 a double, undefined
+// null, Date(0) a string of the current time, and the g flag was lost.
+// What mongoimport cannot read (NumberDecimal) ttlkv still reads, in the
+// same document, and 010 is refused as mongoimport refuses it.
+func TestDiffImportLegacyTypes(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	in := `{a: 3000000000, b: 1.0, c: 1e3, d: 0x10, e: -0, f: undefined, g: Date(0), h: new Date(-1), i: /a\/b/g, ` +
+		`j: NumberLong("9007199254740993"), k: NumberInt(7), l: -Infinity, m: MinKey, n: 'sq', o: {"$date": "2024-01-01T00:00:00Z"}, ` +
+		`p: [NumberDecimal("1.5"), 2.0], q: Timestamp(5, 6), r: BinData(4, "AAECAwQFBgcICQoLDA0ODw=="), s: ObjectId("65a1b2c3d4e5f60718293a4b")}` + "\n" +
+		`{a: 010}` + "\n"
+	_, errOut, code := cli(t, nil, dir, in, "import", "c", "--legacy")
+	wantErr := "line 2: legacy Extended JSON: invalid number 010\n1 document(s) imported successfully. 1 document(s) failed to import.\n"
+	if code != 1 || errOut != wantErr {
+		t.Errorf("exit %d stderr %q, want %q", code, errOut, wantErr)
+	}
+	want := `{"a":{"$numberLong":"3000000000"},"b":{"$numberDouble":"1.0"},"c":{"$numberDouble":"1000.0"},"d":{"$numberInt":"16"},` +
+		`"e":{"$numberInt":"0"},"f":{"$undefined":true},"g":{"$date":{"$numberLong":"0"}},"h":{"$date":{"$numberLong":"-1"}},` +
+		`"i":{"$regularExpression":{"pattern":"a/b","options":"g"}},"j":{"$numberLong":"9007199254740993"},"k":{"$numberInt":"7"},` +
+		`"l":{"$numberDouble":"-Infinity"},"m":{"$minKey":1},"n":"sq","o":{"$date":{"$numberLong":"1704067200000"}},` +
+		`"p":[{"$numberDecimal":"1.5"},{"$numberDouble":"2.0"}],"q":{"$timestamp":{"t":5,"i":6}},` +
+		`"r":{"$binary":{"base64":"AAECAwQFBgcICQoLDA0ODw==","subType":"04"}},"s":{"$oid":"65a1b2c3d4e5f60718293a4b"}}`
+	if got := diffDocs(t, dir, "c"); got != want {
+		t.Errorf("got  %s\nwant %s", got, want)
+	}
+}
