@@ -362,3 +362,24 @@ func TestDiffImportLegacyTypes(t *testing.T) {
 		t.Errorf("got  %s\nwant %s", got, want)
 	}
 }
+
+// TestDiffExportCSVCodeInDocument: in a document's CSV cell mongoexport
+// writes code Go-quoted (a tab as \t) with <, > and & escaped, a
+// DBPointer's namespace with them escaped too, and leaves the whole cell
+// empty when the code holds a character Go quotes as \x01. ttlkv wrote
+// x<y and c<d as they are and the \x01 cell in full.
+func TestDiffExportCSVCodeInDocument(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	ie26Seed(t, dir, "c", `{"_id": 1, "s": {"c": {"$code": "x<y && \"q\"\t\u00e9\u2028\\"}, "w": {"$code": "a>b", "$scope": {"k": "<"}}}}`+"\n"+
+		`{"_id": 2, "s": {"c": {"$code": "a\u0001b"}}}`+"\n"+
+		`{"_id": 3, "s": {"p": {"$dbPointer": {"$ref": "c<d", "$id": {"$oid": "65a1b2c3d4e5f60718293a4b"}}}}}`+"\n")
+	out, errOut, code := cli(t, nil, dir, "", "export", "c", "--type", "csv", "--fields", "s", "--sort", `{"_id": 1}`)
+	want := "s\n" +
+		`"{""c"":{""$code"":""x\u003cy \u0026\u0026 \""q\""\té\u2028\\""},""w"":{""$code"":""a\u003eb"",""$scope"":{""k"":""\u003c""}}}"` + "\n" +
+		"\n" +
+		`"{""p"":{""$ref"":""c\u003cd"",""$id"":{""$oid"":""65a1b2c3d4e5f60718293a4b""}}}"` + "\n"
+	if code != 0 || out != want || errOut != "exported 3 records\n" {
+		t.Errorf("exit %d stderr %q stdout\n%s\nwant\n%s", code, errOut, out, want)
+	}
+}
