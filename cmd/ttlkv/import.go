@@ -92,7 +92,7 @@ On a terminal a progress line is redrawn; otherwise a plain progress line is pri
 		_ = fs.MarkHidden("upsert")
 		fs.BoolVar(&f.stopOnError, "stopOnError", false, "stop at the first bad line or failed document (what was imported before it stays)")
 		fs.BoolVar(&f.maintainOrder, "maintainInsertionOrder", false, "insert in input order, one command at a time, and stop at the first failure (implies --stopOnError)")
-		fs.IntVar(&f.batchSize, "batchSize", 1000, "documents per insert command")
+		fs.IntVar(&f.batchSize, "batchSize", 1000, "documents per insert command (1 to 1000; others mean 1000)")
 		fs.IntVarP(&f.workers, "numInsertionWorkers", "j", 1, "insert commands run at once (input order is kept only with 1)")
 		fs.BoolVar(&f.drop, "drop", false, "drop the collection first")
 		f.ts.register(fs)
@@ -120,6 +120,10 @@ On a terminal a progress line is redrawn; otherwise a plain progress line is pri
 		if err := f.check(fs); err != nil {
 			// mongoimport exits 1 for a bad option too.
 			fmt.Fprintf(e.stderr, "ttlkv import: %v\n", err)
+			if errors.As(err, new(fieldsError)) {
+				// mongoimport finds these once it runs, and counts.
+				printCounts(e, f.mode, 0, 0)
+			}
 			return 1
 		}
 		in, size := e.stdin, int64(-1)
@@ -128,7 +132,7 @@ On a terminal a progress line is redrawn; otherwise a plain progress line is pri
 			if err != nil {
 				code := e.fail("import", err)
 				// mongoimport prints its counts after this failure too.
-				fmt.Fprintln(e.stderr, "0 document(s) imported successfully. 0 document(s) failed to import.")
+				printCounts(e, f.mode, 0, 0)
 				return code
 			}
 			defer file.Close()
@@ -175,11 +179,7 @@ On a terminal a progress line is redrawn; otherwise a plain progress line is pri
 			fmt.Fprintf(e.stderr, "ttlkv import: %v\n", err)
 			code = 1
 		}
-		if f.mode == modeDelete {
-			fmt.Fprintf(e.stderr, "%d document(s) deleted successfully. %d document(s) failed to delete.\n", imp.imported, imp.failed)
-		} else {
-			fmt.Fprintf(e.stderr, "%d document(s) imported successfully. %d document(s) failed to import.\n", imp.imported, imp.failed)
-		}
+		printCounts(e, f.mode, imp.imported, imp.failed)
 		// Like mongoimport, duplicate keys and validation failures alone
 		// (without --stopOnError) do not fail the import.
 		if imp.failed > imp.ignorable || errors.Is(err, errStopped) {
@@ -210,12 +210,12 @@ const (
 // does, and fills in what they imply.
 func (f *importFlags) check(fs *pflag.FlagSet) error {
 	f.typ = strings.ToLower(f.typ) // as mongoimport reads it
-	if f.batchSize < 1 || f.batchSize > maxWriteBatch {
-		return fmt.Errorf("--batchSize must be between 1 and %d (maxWriteBatchSize)", maxWriteBatch)
+	// As mongoimport: a batch size out of 1..1000 is 1000, fewer than
+	// one insertion worker is one. (More than 64 are 64 here.)
+	if f.batchSize < 1 || f.batchSize > 1000 {
+		f.batchSize = 1000
 	}
-	if f.workers < 1 || f.workers > 64 {
-		return errors.New("--numInsertionWorkers must be between 1 and 64")
-	}
+	f.workers = min(max(f.workers, 1), 64)
 	switch f.typ {
 	case "json":
 		for _, n := range []string{"fields", "fieldFile", "headerline", "columnsHaveTypes", "ignoreBlanks"} {
@@ -262,13 +262,13 @@ func (f *importFlags) check(fs *pflag.FlagSet) error {
 		for _, s := range f.fields {
 			c, err := parseFieldSpec(s, f.columnsHaveTypes)
 			if err != nil {
-				return err
+				return fieldsError{err}
 			}
 			cols = append(cols, c)
 		}
 		if !f.headerline {
 			if err := checkFieldNames(cols, f.useArrayIndexFields); err != nil {
-				return err
+				return fieldsError{err}
 			}
 		}
 	default:
@@ -314,6 +314,22 @@ func (f *importFlags) check(fs *pflag.FlagSet) error {
 	}
 	return f.ts.check(fs)
 }
+
+// printCounts prints mongoimport's last line.
+func printCounts(e *env, mode string, done, failed int64) {
+	if mode == modeDelete {
+		fmt.Fprintf(e.stderr, "%d document(s) deleted successfully. %d document(s) failed to delete.\n", done, failed)
+	} else {
+		fmt.Fprintf(e.stderr, "%d document(s) imported successfully. %d document(s) failed to import.\n", done, failed)
+	}
+}
+
+// fieldsError is a bad --fields or --fieldFile name or type, which
+// mongoimport reports after connecting, with its counts.
+type fieldsError struct{ err error }
+
+func (e fieldsError) Error() string { return e.err.Error() }
+func (e fieldsError) Unwrap() error { return e.err }
 
 // splitFieldList splits --fields at the commas outside parentheses, as
 // mongoimport does, so a type argument may hold one (a date layout such

@@ -383,3 +383,52 @@ func TestDiffExportCSVCodeInDocument(t *testing.T) {
 		t.Errorf("exit %d stderr %q stdout\n%s\nwant\n%s", code, errOut, out, want)
 	}
 }
+
+// TestDiffImportBatchAndWorkerBounds: mongoimport takes any --batchSize
+// (out of 1..1000 it is 1000) and any --numInsertionWorkers (below one it
+// is one). ttlkv refused 0 and 200000, and -j 0.
+func TestDiffImportBatchAndWorkerBounds(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	for i, args := range [][]string{{"--batchSize", "0"}, {"--batchSize", "200000"}, {"-j", "0"}, {"-j", "100"}} {
+		coll := "c" + string(rune('0'+i))
+		_, errOut, code := cli(t, nil, dir, `{"a": 1}`+"\n"+`{"a": 2}`+"\n", append([]string{"import", coll}, args...)...)
+		if code != 0 || errOut != "2 document(s) imported successfully. 0 document(s) failed to import.\n" {
+			t.Errorf("%q: exit %d stderr %q", args, code, errOut)
+		}
+	}
+}
+
+// TestDiffImportTypedHeaderErrors: mongoimport checks a typed column's
+// name, type and argument before it reads a row, in these words, and
+// prints its counts after (as for any bad --fields name; with --mode
+// delete the delete counts). ttlkv took binary(base99) and int32(x) and
+// failed every row instead.
+func TestDiffImportTypedHeaderErrors(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	for _, c := range []struct{ fields, want string }{
+		{"a", "could not parse type from header `a`"},
+		{"a.int99()", "invalid type `int99` in header `a.int99()`"},
+		{"a.binary(base99)", "invalid binary encoding: `base99`"},
+		{"a.binary()", "invalid binary encoding: ``"},
+		{"a.int32(x)", "type int32 does not support arguments"},
+	} {
+		_, errOut, code := cli(t, nil, dir, "1\n", "import", "c", "--type", "csv", "--columnsHaveTypes", "--fields", c.fields)
+		if code != 1 || errOut != "ttlkv import: "+c.want+"\n0 document(s) imported successfully. 0 document(s) failed to import.\n" {
+			t.Errorf("%s: exit %d stderr %q, want %q", c.fields, code, errOut, c.want)
+		}
+	}
+	_, errOut, code := cli(t, nil, dir, "1\n", "import", "c", "--type", "csv", "--fields", "a.", "--mode", "delete")
+	want := "ttlkv import: field `a.` cannot end with a '.'\n0 document(s) deleted successfully. 0 document(s) failed to delete.\n"
+	if code != 1 || errOut != want {
+		t.Errorf("a.: exit %d stderr %q, want %q", code, errOut, want)
+	}
+	// \( and \) in an argument are parentheses.
+	if _, errOut, code := cli(t, nil, dir, "(2024)\n", "import", "d", "--type", "csv", "--columnsHaveTypes", "--fields", `at.date_go(\(2006\))`); code != 0 {
+		t.Fatalf("escaped parentheses: exit %d: %s", code, errOut)
+	}
+	if got := diffDocs(t, dir, "d"); got != `{"at":{"$date":{"$numberLong":"1704067200000"}}}` {
+		t.Errorf("escaped parentheses: got %s", got)
+	}
+}

@@ -11,6 +11,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -330,20 +331,41 @@ type csvField struct {
 var csvTypes = map[string]bool{"auto": true, "string": true, "int32": true, "int64": true, "double": true,
 	"decimal": true, "boolean": true, "date": true, "date_go": true, "date_ms": true, "date_oracle": true, "binary": true}
 
+// typedFieldRE splits a typed column name, name.type(arg), as
+// mongoimport does: the type is the last word before a parenthesis that
+// the name's end closes.
+var typedFieldRE = regexp.MustCompile(`(?s)^(.*)\.(\w+)\((.*)\)$`)
+
+// typeArgUnescaper reads the escapes of a column type's argument.
+var typeArgUnescaper = strings.NewReplacer(`\\`, `\`, `\(`, "(", `\)`, ")", `\`, "")
+
 // parseFieldSpec parses a field name, with --columnsHaveTypes a
 // "name.type()" or "name.type(arg)".
 func parseFieldSpec(spec string, typed bool) (csvField, error) {
 	// Not trimmed: mongoimport names a column " b" in --fields "a, b".
 	f := csvField{name: spec}
 	if typed {
-		open := strings.LastIndexByte(spec, '(')
-		dot := strings.LastIndexByte(spec[:max(open, 0)], '.')
-		if open < 0 || dot < 0 || !strings.HasSuffix(spec, ")") {
-			return f, fmt.Errorf("field %q has no type: with --columnsHaveTypes write name.type(), e.g. n.int32() or at.date(2006-01-02)", spec)
+		m := typedFieldRE.FindStringSubmatch(spec)
+		if m == nil {
+			return f, fmt.Errorf("could not parse type from header %#q", spec)
 		}
-		f.name, f.typ, f.arg = spec[:dot], spec[dot+1:open], spec[open+1:len(spec)-1]
+		f.name, f.typ, f.arg = m[1], m[2], m[3]
 		if !csvTypes[f.typ] {
-			return f, fmt.Errorf("field %q: unknown type %q (auto, string, int32, int64, double, decimal, boolean, date, date_go, date_ms, date_oracle, binary)", spec, f.typ)
+			return f, fmt.Errorf("invalid type %#q in header %#q", f.typ, spec)
+		}
+		// As mongoimport: \( and \) are parentheses, \\ a backslash,
+		// another backslash is dropped.
+		f.arg = typeArgUnescaper.Replace(f.arg)
+		switch f.typ {
+		case "binary":
+			if f.arg != "base64" && f.arg != "base32" && f.arg != "hex" {
+				return f, fmt.Errorf("invalid binary encoding: %#q", f.arg)
+			}
+		case "date", "date_go", "date_ms", "date_oracle":
+		default:
+			if f.arg != "" {
+				return f, fmt.Errorf("type %s does not support arguments", f.typ)
+			}
 		}
 		if f.typ == "auto" {
 			f.typ = ""
