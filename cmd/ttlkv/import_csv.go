@@ -31,7 +31,7 @@ func (e *csvSyntaxError) Error() string { return e.msg }
 
 var (
 	errBareQuote  = "bare \" in non-quoted-field"
-	errQuoteField = "extraneous or missing \" in quoted-field"
+	errQuoteField = "extraneous \" in field" // mongoimport's CSV reader's words
 )
 
 // readLine returns the next line without its line ending, and whether

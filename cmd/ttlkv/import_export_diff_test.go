@@ -432,3 +432,17 @@ func TestDiffImportTypedHeaderErrors(t *testing.T) {
 		t.Errorf("escaped parentheses: got %s", got)
 	}
 }
+
+// TestDiffImportCSVQuoteErrorWording: a quote that ends a quoted CSV
+// field too early is mongoimport's `extraneous " in field` (its reader's
+// words; ttlkv had encoding/csv's "extraneous or missing \" in
+// quoted-field"). ttlkv goes on past the row, as it documents.
+func TestDiffImportCSVQuoteErrorWording(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	_, errOut, code := cli(t, nil, dir, "a,b\n1,2\n3,\"4\"x\n5,6\n", "import", "c", "--type", "csv", "--headerline")
+	want := "line 3: extraneous \" in field\n2 document(s) imported successfully. 1 document(s) failed to import.\n"
+	if code != 1 || errOut != want {
+		t.Errorf("exit %d stderr %q, want %q", code, errOut, want)
+	}
+}
