@@ -165,12 +165,19 @@ documents and arrays as legacy Extended JSON, missing fields empty.`,
 			prog = newProgress(e.stderr, e.isTerm(e.stderr), e.db+"."+coll, total, false, e.progressEvery)
 		}
 		out := newExportWriter(w, f)
-		if err := out.header(); err != nil {
-			return e.closeSession("export", db, e.fail("export", err))
-		}
+		// The header goes out once the query has answered (with its
+		// first document, or after none), so a query the server refuses
+		// writes nothing, as in mongoexport.
+		headed := false
 		n := 0
 		var werr error
 		err = drain(e.ctx, db, e.db, coll, find, func(d bson.D) bool {
+			if !headed {
+				headed = true
+				if werr = out.header(); werr != nil {
+					return false
+				}
+			}
 			if werr = out.write(d); werr != nil {
 				return false
 			}
@@ -180,6 +187,9 @@ documents and arrays as legacy Extended JSON, missing fields empty.`,
 		})
 		if err == nil {
 			err = werr
+		}
+		if err == nil && !headed {
+			err = out.header()
 		}
 		if err == nil {
 			err = e.ctx.Err()
@@ -280,6 +290,9 @@ type exportWriter struct {
 	csv    *csv.Writer
 	n      int
 	record []string
+	// started is set by header: the query answered, so close ends the
+	// output (an array's "]"); a refused query writes nothing at all.
+	started bool
 }
 
 func newExportWriter(w io.Writer, f *exportFlags) *exportWriter {
@@ -297,6 +310,7 @@ func newExportWriter(w io.Writer, f *exportFlags) *exportWriter {
 // header writes CSV's and TSV's field names, before any document (so
 // an export that matches nothing still has them, as mongoexport's does).
 func (x *exportWriter) header() error {
+	x.started = true
 	if x.csv == nil || x.f.noHeaderLine {
 		return nil
 	}
@@ -375,8 +389,13 @@ func (x *exportWriter) close() error {
 			return err
 		}
 	}
-	if x.f.jsonArray {
+	if x.csv == nil && !x.f.jsonArray && x.f.pretty && x.started && x.n == 0 {
+		x.bw.WriteString("\n") // mongoexport's --pretty footer
+	}
+	if x.f.jsonArray && x.started {
 		switch {
+		case x.n == 0 && x.f.pretty:
+			x.bw.WriteString("[]\n\n")
 		case x.n == 0:
 			x.bw.WriteString("[]\n")
 		case x.f.pretty:

@@ -446,3 +446,44 @@ func TestDiffImportCSVQuoteErrorWording(t *testing.T) {
 		t.Errorf("exit %d stderr %q, want %q", code, errOut, want)
 	}
 }
+
+// TestDiffExportRefusedQueryWritesNothing: mongoexport writes its CSV
+// header, or an array's brackets, only once the query has answered; a
+// query the server refuses leaves stdout empty. ttlkv wrote the header
+// (and "[]") first.
+func TestDiffExportRefusedQueryWritesNothing(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	ie26Seed(t, dir, "c", `{"_id": 1, "a": 1}`+"\n")
+	for _, args := range [][]string{{"--type", "csv", "--fields", "a"}, {"--jsonArray"}, {"--jsonArray", "--pretty"}, {"--pretty"}} {
+		out, errOut, code := cli(t, nil, dir, "", append([]string{"export", "c", "--query", `{"$bad": 1}`}, args...)...)
+		want := "ttlkv export: BadValue (2): unknown top level operator: $bad. If you have a field name that starts with a '$' symbol, consider using $getField or $setField.\n"
+		if code != 1 || out != "" || errOut != want {
+			t.Errorf("%q: exit %d stdout %q stderr %q", args, code, out, errOut)
+		}
+	}
+}
+
+// TestDiffExportPrettyNothingMatched: with --pretty mongoexport ends
+// its output with a newline, also when nothing matched: "\n" alone, or
+// "[]\n\n" with --jsonArray. ttlkv wrote "" and "[]\n".
+func TestDiffExportPrettyNothingMatched(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	ie26Seed(t, dir, "c", `{"_id": 1}`+"\n")
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--pretty"}, "\n"},
+		{[]string{"--pretty", "--jsonArray"}, "[]\n\n"},
+		{[]string{"--jsonArray"}, "[]\n"},
+		{nil, ""},
+		{[]string{"--type", "csv", "--fields", "a"}, "a\n"},
+	} {
+		out, errOut, code := cli(t, nil, dir, "", append([]string{"export", "c", "--query", `{"_id": 99}`}, c.args...)...)
+		if code != 0 || out != c.want || errOut != "exported 0 records\n" {
+			t.Errorf("%q: exit %d stdout %q stderr %q, want %q", c.args, code, out, errOut, c.want)
+		}
+	}
+}
