@@ -194,8 +194,13 @@ documents and arrays as legacy Extended JSON, missing fields empty.`,
 		if err == nil {
 			err = e.ctx.Err()
 		}
-		if ferr := out.close(); err == nil {
-			err = ferr
+		// A CSV export that fails leaves its buffered rows unwritten, as
+		// mongoexport's does (its CSV writer is flushed only at the end,
+		// or when its buffer fills).
+		if err == nil || out.csv == nil {
+			if ferr := out.close(); err == nil {
+				err = ferr
+			}
 		}
 		if file != nil {
 			if cerr := file.Close(); err == nil {

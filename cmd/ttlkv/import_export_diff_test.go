@@ -487,3 +487,16 @@ func TestDiffExportPrettyNothingMatched(t *testing.T) {
 		}
 	}
 }
+
+// TestDiffExportCSVSymbolFails: a symbol cannot be a CSV cell; the
+// export fails with mongoexport's words and, as mongoexport's buffered
+// CSV writer, writes none of the rows before it (nor the header).
+func TestDiffExportCSVSymbolFails(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	ie26Seed(t, dir, "c", `{"_id": 1, "s": {"$symbol": "sym"}}`+"\n"+`{"_id": 2, "s": "x"}`+"\n")
+	out, errOut, code := cli(t, nil, dir, "", "export", "c", "--type", "csv", "--fields", "s", "--sort", `{"_id": -1}`)
+	if code != 1 || out != "" || errOut != "ttlkv export: conversion of BSON value 'sym' of type 'bson.Symbol' not supported\n" {
+		t.Errorf("exit %d stdout %q stderr %q", code, out, errOut)
+	}
+}
