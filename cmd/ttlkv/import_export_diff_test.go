@@ -500,3 +500,19 @@ func TestDiffExportCSVSymbolFails(t *testing.T) {
 		t.Errorf("exit %d stdout %q stderr %q", code, out, errOut)
 	}
 }
+
+// TestDiffImportHeaderlineEmptyInput: --headerline on input without a
+// line to name the fields (empty, or only empty CSV lines) is
+// mongoimport's "Failed: EOF", exit 1. ttlkv imported nothing and
+// exited 0.
+func TestDiffImportHeaderlineEmptyInput(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	for _, in := range []string{"", "\n\n"} {
+		_, errOut, code := cli(t, nil, dir, in, "import", "c", "--type", "csv", "--headerline")
+		want := "ttlkv import: EOF\n0 document(s) imported successfully. 0 document(s) failed to import.\n"
+		if code != 1 || errOut != want {
+			t.Errorf("%q: exit %d stderr %q, want %q", in, code, errOut, want)
+		}
+	}
+}

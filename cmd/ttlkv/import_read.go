@@ -429,7 +429,8 @@ func (im *importer) readCSV(br *bufio.Reader) error {
 	if im.f.headerline {
 		rec, _, err := read()
 		if err == io.EOF {
-			return nil
+			// No header line at all: mongoimport fails with "EOF".
+			return errors.New("EOF")
 		}
 		if err != nil {
 			return fmt.Errorf("header line: %v", err)
