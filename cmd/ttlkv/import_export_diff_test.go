@@ -516,3 +516,22 @@ func TestDiffImportHeaderlineEmptyInput(t *testing.T) {
 		}
 	}
 }
+
+// TestDiffImportJSONArrayEmptyInput: --jsonArray of empty (or blank)
+// input fails, as mongoimport's does ("bad JSON array format - found no
+// closing bracket"); ttlkv imported nothing and exited 0. An empty
+// array, which mongoimport refuses, ttlkv still imports as nothing.
+func TestDiffImportJSONArrayEmptyInput(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	_, errOut, code := cli(t, nil, dir, "\n\n", "import", "c", "--jsonArray")
+	want := "ttlkv import: line 3: bad JSON array format - found no closing bracket ']' in input source\n" +
+		"0 document(s) imported successfully. 0 document(s) failed to import.\n"
+	if code != 1 || errOut != want {
+		t.Errorf("exit %d stderr %q, want %q", code, errOut, want)
+	}
+	_, errOut, code = cli(t, nil, dir, "[]", "import", "c", "--jsonArray")
+	if code != 0 || errOut != "0 document(s) imported successfully. 0 document(s) failed to import.\n" {
+		t.Errorf("[]: exit %d stderr %q", code, errOut)
+	}
+}

@@ -219,7 +219,8 @@ func (im *importer) readArray(br *bufio.Reader) error {
 	}
 	c, err := skipSpace()
 	if err == io.EOF {
-		return nil
+		// --jsonArray of empty input: mongoimport finds no array.
+		return fmt.Errorf("line %d: bad JSON array format - found no closing bracket ']' in input source", line)
 	}
 	if err != nil {
 		return err
