@@ -97,6 +97,10 @@ documents and arrays as legacy Extended JSON, missing fields empty.`,
 			// As mongoexport since 100.0: Extended JSON only.
 			d, err := document.ParseExtJSON([]byte(f.query))
 			if err != nil {
+				var de *document.Error
+				if errors.As(err, &de) {
+					err = errors.New(strings.TrimPrefix(de.Message, "Extended JSON: "))
+				}
 				return e.fail("export", fmt.Errorf("error parsing query as Extended JSON: %w", err))
 			}
 			find[1].Value = d
@@ -104,7 +108,7 @@ documents and arrays as legacy Extended JSON, missing fields empty.`,
 		if f.sort != "" {
 			d, err := parseSort(f.sort)
 			if err != nil {
-				return e.fail("export", fmt.Errorf("--sort: %w", err))
+				return e.fail("export", err)
 			}
 			find = append(find, bson.E{Key: "sort", Value: d})
 		}
@@ -283,7 +287,13 @@ func parseSort(src string) (bson.D, error) {
 	}
 	d, serr := mongosh.ParseDocument(src)
 	if serr != nil {
-		return nil, fmt.Errorf("neither Extended JSON (%v) nor a shell object literal (%v)", err, serr)
+		// mongoexport's words (its "query" is the sort here), with the
+		// Extended JSON reader's reason.
+		var de *document.Error
+		if errors.As(err, &de) {
+			err = errors.New(strings.TrimPrefix(de.Message, "Extended JSON: "))
+		}
+		return nil, fmt.Errorf("query '%s' is not valid JSON: %v", src, err)
 	}
 	return document.Normalize(d)
 }

@@ -535,3 +535,22 @@ func TestDiffImportJSONArrayEmptyInput(t *testing.T) {
 		t.Errorf("[]: exit %d stderr %q", code, errOut)
 	}
 }
+
+// TestDiffExportQueryAndSortErrors: a --sort that is neither Extended
+// JSON nor a shell literal is mongoexport's "query '...' is not valid
+// JSON: reason" (its message names the query there too); ttlkv printed
+// both parsers' errors, the shell's over several lines. A --query that
+// is not Extended JSON gives the reason without the server's code name.
+func TestDiffExportQueryAndSortErrors(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	ie26Seed(t, dir, "c", `{"_id": 1}`+"\n")
+	_, errOut, code := cli(t, nil, dir, "", "export", "c", "--sort", `{"age":`)
+	if want := "ttlkv export: query '{\"age\":' is not valid JSON: unexpected end of input at byte 7\n"; code != 1 || errOut != want {
+		t.Errorf("sort: exit %d stderr %q, want %q", code, errOut, want)
+	}
+	_, errOut, code = cli(t, nil, dir, "", "export", "c", "--query", `{age: 1}`)
+	if want := "ttlkv export: error parsing query as Extended JSON: invalid character 'a' looking for beginning of object key string at byte 2\n"; code != 1 || errOut != want {
+		t.Errorf("query: exit %d stderr %q, want %q", code, errOut, want)
+	}
+}
