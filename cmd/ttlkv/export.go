@@ -25,6 +25,7 @@ type exportFlags struct {
 	fields                                                          []string
 	jsonArray, pretty, noHeaderLine, assertExists                   bool
 	limit, skip                                                     int64
+	columns                                                         []string // csv/tsv: the names of the columns, from --fields
 }
 
 var exportCommand = &command{
@@ -230,8 +231,10 @@ func (f *exportFlags) check() error {
 	if f.format != "relaxed" && f.format != "canonical" {
 		return fmt.Errorf("invalid JSON format '%s', choose 'relaxed' or 'canonical'", f.format)
 	}
-	// As mongoexport: --fields, when given, wins over --fieldFile.
-	if f.fieldFile != "" && len(f.fields) == 0 {
+	// As mongoexport: --fields, when given, wins over --fieldFile (whose
+	// names may be none: CSV lines then hold nothing).
+	fromFile := f.fieldFile != "" && len(f.fields) == 0
+	if fromFile {
 		names, err := readFieldFile(f.fieldFile)
 		if err != nil {
 			return fmt.Errorf("--fieldFile: %v", err)
@@ -244,10 +247,16 @@ func (f *exportFlags) check() error {
 	case "json":
 		f.noHeaderLine = false
 	case "csv", "tsv":
-		if len(f.fields) == 0 {
+		if len(f.fields) == 0 && !fromFile {
 			return fmt.Errorf("%s mode requires a field list", strings.ToUpper(f.typ))
 		}
 		f.jsonArray, f.pretty = false, false
+		// A positional projection (a.$) is the column a, as mongoexport
+		// names and reads it.
+		f.columns = make([]string, len(f.fields))
+		for i, name := range f.fields {
+			f.columns[i] = strings.TrimSuffix(name, ".$")
+		}
 	case "":
 		return errors.New("--type cannot be empty")
 	default:
@@ -317,7 +326,7 @@ func newExportWriter(w io.Writer, f *exportFlags) *exportWriter {
 		if f.typ == "tsv" {
 			x.csv.Comma = '\t'
 		}
-		x.record = make([]string, len(f.fields))
+		x.record = make([]string, len(f.columns))
 	}
 	return x
 }
@@ -330,9 +339,9 @@ func (x *exportWriter) header() error {
 		return nil
 	}
 	if x.f.typ == "tsv" {
-		return x.tsvLine(x.f.fields)
+		return x.tsvLine(x.f.columns)
 	}
-	return x.csv.Write(x.f.fields)
+	return x.csv.Write(x.f.columns)
 }
 
 // tsvLine writes one TSV line: the values joined by tabs, unquoted, as
@@ -350,7 +359,7 @@ func (x *exportWriter) tsvLine(rec []string) error {
 func (x *exportWriter) write(d bson.D) error {
 	defer func() { x.n++ }()
 	if x.csv != nil {
-		for i, name := range x.f.fields {
+		for i, name := range x.f.columns {
 			v, ok := lookupCell(d, name)
 			if !ok {
 				x.record[i] = ""

@@ -554,3 +554,24 @@ func TestDiffExportQueryAndSortErrors(t *testing.T) {
 		t.Errorf("query: exit %d stderr %q, want %q", code, errOut, want)
 	}
 }
+
+// TestDiffExportCSVPositionalAndEmptyFieldFile: mongoexport names and
+// reads the CSV column of a positional projection (arr.$) without its
+// ".$", so it holds the matched element as an array; an empty
+// --fieldFile gives lines with no cells. ttlkv wrote an "arr.$" column
+// of empty cells, and refused the empty file ("CSV mode requires a field
+// list").
+func TestDiffExportCSVPositionalAndEmptyFieldFile(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	ie26Seed(t, dir, "c", `{"_id": 1, "arr": [1, "two"], "b": 2}`+"\n")
+	out, errOut, code := cli(t, nil, dir, "", "export", "c", "--type", "csv", "--fields", "arr.$,b", "--query", `{"arr": 1}`)
+	if code != 0 || out != "arr,b\n[1],2\n" || errOut != "exported 1 record\n" {
+		t.Errorf("arr.$: exit %d stdout %q stderr %q", code, out, errOut)
+	}
+	empty := diffWrite(t, dir, "empty", "")
+	out, errOut, code = cli(t, nil, dir, "", "export", "c", "--type", "csv", "--fieldFile", empty)
+	if code != 0 || out != "\n\n" || errOut != "exported 1 record\n" {
+		t.Errorf("empty field file: exit %d stdout %q stderr %q", code, out, errOut)
+	}
+}
