@@ -23,7 +23,7 @@ import (
 type exportFlags struct {
 	collection, query, queryFile, sort, out, format, typ, fieldFile string
 	fields                                                          []string
-	jsonArray, pretty, noHeaderLine, assertExists                   bool
+	jsonArray, pretty, noHeaderLine, assertExists, quiet            bool
 	limit, skip                                                     int64
 	columns                                                         []string // csv/tsv: the names of the columns, from --fields
 }
@@ -64,10 +64,14 @@ documents and arrays as legacy Extended JSON, missing fields empty.`,
 		fs.BoolVar(&f.jsonArray, "jsonArray", false, "json: write one JSON array instead of one document per line")
 		fs.BoolVar(&f.pretty, "pretty", false, "json: indent the documents")
 		fs.StringVar(&f.format, "jsonFormat", "relaxed", "relaxed or canonical Extended JSON")
+		fs.BoolVar(&f.quiet, "quiet", false, "print nothing on stderr (no count, no errors; the exit code still tells), as mongoexport --quiet")
 		return f
 	},
 	run: func(e *env, _ *pflag.FlagSet, cfg any, args []string) int {
 		f := cfg.(*exportFlags)
+		if f.quiet {
+			e.stderr = io.Discard
+		}
 		if f.collection != "" {
 			args = append([]string{f.collection}, args...)
 		}

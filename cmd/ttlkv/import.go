@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -37,6 +38,7 @@ type importFlags struct {
 	batchSize             int
 	workers               int
 	drop                  bool
+	quiet                 bool // --quiet: nothing on stderr
 	ts                    tsFlags
 }
 
@@ -95,11 +97,15 @@ On a terminal a progress line is redrawn; otherwise a plain progress line is pri
 		fs.IntVar(&f.batchSize, "batchSize", 1000, "documents per insert command (1 to 1000; others mean 1000)")
 		fs.IntVarP(&f.workers, "numInsertionWorkers", "j", 1, "insert commands run at once (input order is kept only with 1)")
 		fs.BoolVar(&f.drop, "drop", false, "drop the collection first")
+		fs.BoolVar(&f.quiet, "quiet", false, "print nothing on stderr (no counts, no errors; the exit code still tells), as mongoimport --quiet")
 		f.ts.register(fs)
 		return f
 	},
 	run: func(e *env, fs *pflag.FlagSet, cfg any, args []string) int {
 		f := cfg.(*importFlags)
+		if f.quiet {
+			e.stderr = io.Discard
+		}
 		if f.collection != "" {
 			args = append([]string{f.collection}, args...)
 		}

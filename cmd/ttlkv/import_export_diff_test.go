@@ -575,3 +575,31 @@ func TestDiffExportCSVPositionalAndEmptyFieldFile(t *testing.T) {
 		t.Errorf("empty field file: exit %d stdout %q stderr %q", code, out, errOut)
 	}
 }
+
+// TestDiffQuiet: mongoimport and mongoexport take --quiet (the repo's own
+// mongo-tools check passes it) and then print nothing on stderr, not
+// even an error; the exit code still tells. ttlkv refused the flag.
+func TestDiffQuiet(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	for _, c := range []struct {
+		in   string
+		args []string
+		code int
+	}{
+		{`{"_id": 1}` + "\n" + `{"_id": 1}` + "\n", []string{"import", "c", "--quiet"}, 0},
+		{`{"a": 1}` + "\n" + `{"a":` + "\n", []string{"import", "d", "--quiet", "--drop"}, 1},
+		{"1\n", []string{"import", "e", "--quiet", "--type", "csv", "--fields", "a,a"}, 1},
+		{"", []string{"export", "c", "--quiet", "--query", `{"$bad": 1}`}, 1},
+		{"", []string{"export", "c", "--quiet", "--type", "csv"}, 1},
+	} {
+		out, errOut, code := cli(t, nil, dir, c.in, c.args...)
+		if code != c.code || out != "" || errOut != "" {
+			t.Errorf("%q: exit %d stdout %q stderr %q, want exit %d and nothing", c.args, code, out, errOut, c.code)
+		}
+	}
+	out, errOut, code := cli(t, nil, dir, "", "export", "c", "--quiet")
+	if code != 0 || out != `{"_id":1}`+"\n" || errOut != "" {
+		t.Errorf("export: exit %d stdout %q stderr %q", code, out, errOut)
+	}
+}
