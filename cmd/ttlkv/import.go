@@ -39,6 +39,7 @@ type importFlags struct {
 	workers               int
 	drop                  bool
 	quiet                 bool // --quiet: nothing on stderr
+	bypassValidation      bool // --bypassDocumentValidation
 	ts                    tsFlags
 }
 
@@ -97,6 +98,7 @@ On a terminal a progress line is redrawn; otherwise a plain progress line is pri
 		fs.IntVar(&f.batchSize, "batchSize", 1000, "documents per insert command (1 to 1000; others mean 1000)")
 		fs.IntVarP(&f.workers, "numInsertionWorkers", "j", 1, "insert commands run at once (input order is kept only with 1)")
 		fs.BoolVar(&f.drop, "drop", false, "drop the collection first")
+		fs.BoolVar(&f.bypassValidation, "bypassDocumentValidation", false, "insert and update without the collection's validator")
 		fs.BoolVar(&f.quiet, "quiet", false, "print nothing on stderr (no counts, no errors; the exit code still tells), as mongoimport --quiet")
 		f.ts.register(fs)
 		return f
@@ -519,7 +521,7 @@ func (im *importer) queueBatch() {
 func (im *importer) flushBatch(b importBatch) error {
 	ordered := im.f.maintainOrder
 	if im.f.mode == modeInsert {
-		return im.send(bson.D{{Key: "insert", Value: im.coll}, {Key: "documents", Value: b.docs}, {Key: "ordered", Value: ordered}}, b.lines)
+		return im.send(im.bypass(bson.D{{Key: "insert", Value: im.coll}, {Key: "documents", Value: b.docs}, {Key: "ordered", Value: ordered}}), b.lines)
 	}
 	var kind string // the command of the run: insert, update or delete
 	var run bson.A
@@ -529,7 +531,11 @@ func (im *importer) flushBatch(b importBatch) error {
 			return nil
 		}
 		key := map[string]string{"insert": "documents", "update": "updates", "delete": "deletes"}[kind]
-		err := im.send(bson.D{{Key: kind, Value: im.coll}, {Key: key, Value: run}, {Key: "ordered", Value: ordered}}, runLines)
+		cmd := bson.D{{Key: kind, Value: im.coll}, {Key: key, Value: run}, {Key: "ordered", Value: ordered}}
+		if kind != "delete" {
+			cmd = im.bypass(cmd)
+		}
+		err := im.send(cmd, runLines)
 		run, runLines = nil, nil
 		return err
 	}
@@ -558,6 +564,15 @@ func (im *importer) flushBatch(b importBatch) error {
 		runLines = append(runLines, b.lines[i])
 	}
 	return flush()
+}
+
+// bypass adds bypassDocumentValidation to an insert or update command
+// when --bypassDocumentValidation asks for it.
+func (im *importer) bypass(cmd bson.D) bson.D {
+	if im.f.bypassValidation {
+		cmd = append(cmd, bson.E{Key: "bypassDocumentValidation", Value: true})
+	}
+	return cmd
 }
 
 // upsertSelector returns the filter that matches a document in the modes

@@ -603,3 +603,29 @@ func TestDiffQuiet(t *testing.T) {
 		t.Errorf("export: exit %d stdout %q stderr %q", code, out, errOut)
 	}
 }
+
+// TestDiffImportBypassDocumentValidation: mongoimport's
+// --bypassDocumentValidation inserts (and upserts) what the validator
+// refuses; without it those documents fail, the exit status staying 0.
+// ttlkv refused the flag.
+func TestDiffImportBypassDocumentValidation(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	if _, errOut, code := cli(t, nil, dir, "", "eval", `db.createCollection("v", {validator: {n: {$type: "int"}}}); db.createCollection("w", {validator: {n: {$type: "int"}}})`); code != 0 {
+		t.Fatal(errOut)
+	}
+	in := `{"_id": 1, "n": "x"}` + "\n" + `{"_id": 2, "n": 2}` + "\n"
+	_, errOut, code := cli(t, nil, dir, in, "import", "v")
+	if want := "line 1: Document failed validation\n1 document(s) imported successfully. 1 document(s) failed to import.\n"; code != 0 || errOut != want {
+		t.Errorf("without: exit %d stderr %q, want %q", code, errOut, want)
+	}
+	for _, mode := range []string{"insert", "upsert"} {
+		_, errOut, code = cli(t, nil, dir, in, "import", "w", "--bypassDocumentValidation", "--mode", mode)
+		if code != 0 || errOut != "2 document(s) imported successfully. 0 document(s) failed to import.\n" {
+			t.Errorf("%s: exit %d stderr %q", mode, code, errOut)
+		}
+	}
+	if got := diffDocs(t, dir, "w"); got != `{"_id":{"$numberInt":"1"},"n":"x"}`+"\n"+`{"_id":{"$numberInt":"2"},"n":{"$numberInt":"2"}}` {
+		t.Errorf("w holds %s", got)
+	}
+}
