@@ -24,6 +24,7 @@ type exportFlags struct {
 	collection, query, queryFile, sort, out, format, typ, fieldFile string
 	fields                                                          []string
 	jsonArray, pretty, noHeaderLine, assertExists, quiet            bool
+	forceTableScan                                                  bool
 	limit, skip                                                     int64
 	columns                                                         []string // csv/tsv: the names of the columns, from --fields
 }
@@ -64,6 +65,7 @@ documents and arrays as legacy Extended JSON, missing fields empty.`,
 		fs.BoolVar(&f.jsonArray, "jsonArray", false, "json: write one JSON array instead of one document per line")
 		fs.BoolVar(&f.pretty, "pretty", false, "json: indent the documents")
 		fs.StringVar(&f.format, "jsonFormat", "relaxed", "relaxed or canonical Extended JSON")
+		fs.BoolVar(&f.forceTableScan, "forceTableScan", false, "deprecated, as in mongoexport: a scan is what an export without --query does (refused with --query)")
 		fs.BoolVar(&f.quiet, "quiet", false, "print nothing on stderr (no count, no errors; the exit code still tells), as mongoexport --quiet")
 		return f
 	},
@@ -80,6 +82,10 @@ documents and arrays as legacy Extended JSON, missing fields empty.`,
 			return 1
 		}
 		f.fieldFile = e.path(f.fieldFile)
+		if f.forceTableScan && f.query != "" {
+			fmt.Fprintln(e.stderr, "ttlkv export: cannot use --forceTableScan when specifying --query")
+			return 1
+		}
 		if f.queryFile != "" {
 			if f.query != "" {
 				fmt.Fprintln(e.stderr, "ttlkv export: either --query or --queryFile can be specified as a query option")

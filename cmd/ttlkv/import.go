@@ -40,6 +40,7 @@ type importFlags struct {
 	drop                  bool
 	quiet                 bool // --quiet: nothing on stderr
 	bypassValidation      bool // --bypassDocumentValidation
+	decodingWorkers       int  // --numDecodingWorkers: taken, not used (JSON is parsed on every core)
 	ts                    tsFlags
 }
 
@@ -98,6 +99,7 @@ On a terminal a progress line is redrawn; otherwise a plain progress line is pri
 		fs.IntVar(&f.batchSize, "batchSize", 1000, "documents per insert command (1 to 1000; others mean 1000)")
 		fs.IntVarP(&f.workers, "numInsertionWorkers", "j", 1, "insert commands run at once (input order is kept only with 1)")
 		fs.BoolVar(&f.drop, "drop", false, "drop the collection first")
+		fs.IntVar(&f.decodingWorkers, "numDecodingWorkers", 0, "taken for mongoimport's sake; JSON is parsed on every core")
 		fs.BoolVar(&f.bypassValidation, "bypassDocumentValidation", false, "insert and update without the collection's validator")
 		fs.BoolVar(&f.quiet, "quiet", false, "print nothing on stderr (no counts, no errors; the exit code still tells), as mongoimport --quiet")
 		f.ts.register(fs)

@@ -629,3 +629,23 @@ func TestDiffImportBypassDocumentValidation(t *testing.T) {
 		}
 	}
 }
+
+// TestDiffDeprecatedFlagsTaken: mongoexport's deprecated
+// --forceTableScan (refused only with --query) and mongoimport's
+// --numDecodingWorkers are taken, as the tools take them; ttlkv refused
+// both as unknown flags.
+func TestDiffDeprecatedFlagsTaken(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	if _, errOut, code := cli(t, nil, dir, `{"_id": 1}`+"\n", "import", "c", "--numDecodingWorkers", "3"); code != 0 {
+		t.Fatalf("import: exit %d: %s", code, errOut)
+	}
+	out, errOut, code := cli(t, nil, dir, "", "export", "c", "--forceTableScan")
+	if code != 0 || out != `{"_id":1}`+"\n" || errOut != "exported 1 record\n" {
+		t.Errorf("export: exit %d stdout %q stderr %q", code, out, errOut)
+	}
+	_, errOut, code = cli(t, nil, dir, "", "export", "c", "--forceTableScan", "--query", "{}")
+	if code != 1 || errOut != "ttlkv export: cannot use --forceTableScan when specifying --query\n" {
+		t.Errorf("with --query: exit %d stderr %q", code, errOut)
+	}
+}
