@@ -23,8 +23,10 @@ import (
 type exportFlags struct {
 	collection, query, queryFile, sort, out, format, typ, fieldFile string
 	fields                                                          []string
-	jsonArray, pretty, noHeaderLine, assertExists                   bool
+	jsonArray, pretty, noHeaderLine, assertExists, quiet            bool
+	forceTableScan                                                  bool
 	limit, skip                                                     int64
+	columns                                                         []string // csv/tsv: the names of the columns, from --fields
 }
 
 var exportCommand = &command{
@@ -63,10 +65,15 @@ documents and arrays as legacy Extended JSON, missing fields empty.`,
 		fs.BoolVar(&f.jsonArray, "jsonArray", false, "json: write one JSON array instead of one document per line")
 		fs.BoolVar(&f.pretty, "pretty", false, "json: indent the documents")
 		fs.StringVar(&f.format, "jsonFormat", "relaxed", "relaxed or canonical Extended JSON")
+		fs.BoolVar(&f.forceTableScan, "forceTableScan", false, "deprecated, as in mongoexport: a scan is what an export without --query does (refused with --query)")
+		fs.BoolVar(&f.quiet, "quiet", false, "print nothing on stderr (no count, no errors; the exit code still tells), as mongoexport --quiet")
 		return f
 	},
 	run: func(e *env, _ *pflag.FlagSet, cfg any, args []string) int {
 		f := cfg.(*exportFlags)
+		if f.quiet {
+			e.stderr = io.Discard
+		}
 		if f.collection != "" {
 			args = append([]string{f.collection}, args...)
 		}
@@ -75,6 +82,10 @@ documents and arrays as legacy Extended JSON, missing fields empty.`,
 			return 1
 		}
 		f.fieldFile = e.path(f.fieldFile)
+		if f.forceTableScan && f.query != "" {
+			fmt.Fprintln(e.stderr, "ttlkv export: cannot use --forceTableScan when specifying --query")
+			return 1
+		}
 		if f.queryFile != "" {
 			if f.query != "" {
 				fmt.Fprintln(e.stderr, "ttlkv export: either --query or --queryFile can be specified as a query option")
@@ -97,6 +108,10 @@ documents and arrays as legacy Extended JSON, missing fields empty.`,
 			// As mongoexport since 100.0: Extended JSON only.
 			d, err := document.ParseExtJSON([]byte(f.query))
 			if err != nil {
+				var de *document.Error
+				if errors.As(err, &de) {
+					err = errors.New(strings.TrimPrefix(de.Message, "Extended JSON: "))
+				}
 				return e.fail("export", fmt.Errorf("error parsing query as Extended JSON: %w", err))
 			}
 			find[1].Value = d
@@ -104,7 +119,7 @@ documents and arrays as legacy Extended JSON, missing fields empty.`,
 		if f.sort != "" {
 			d, err := parseSort(f.sort)
 			if err != nil {
-				return e.fail("export", fmt.Errorf("--sort: %w", err))
+				return e.fail("export", err)
 			}
 			find = append(find, bson.E{Key: "sort", Value: d})
 		}
@@ -119,7 +134,8 @@ documents and arrays as legacy Extended JSON, missing fields empty.`,
 			// many documents, in one batch.
 			find = append(find, bson.E{Key: "limit", Value: -f.limit}, bson.E{Key: "singleBatch", Value: true})
 		}
-		if f.skip > 0 {
+		if f.skip != 0 {
+			// A negative skip is the server's error, as in mongoexport.
 			find = append(find, bson.E{Key: "skip", Value: f.skip})
 		}
 		db, err := e.connect(engine.Options{DisableTTLMonitor: true})
@@ -164,12 +180,19 @@ documents and arrays as legacy Extended JSON, missing fields empty.`,
 			prog = newProgress(e.stderr, e.isTerm(e.stderr), e.db+"."+coll, total, false, e.progressEvery)
 		}
 		out := newExportWriter(w, f)
-		if err := out.header(); err != nil {
-			return e.closeSession("export", db, e.fail("export", err))
-		}
+		// The header goes out once the query has answered (with its
+		// first document, or after none), so a query the server refuses
+		// writes nothing, as in mongoexport.
+		headed := false
 		n := 0
 		var werr error
 		err = drain(e.ctx, db, e.db, coll, find, func(d bson.D) bool {
+			if !headed {
+				headed = true
+				if werr = out.header(); werr != nil {
+					return false
+				}
+			}
 			if werr = out.write(d); werr != nil {
 				return false
 			}
@@ -180,11 +203,19 @@ documents and arrays as legacy Extended JSON, missing fields empty.`,
 		if err == nil {
 			err = werr
 		}
+		if err == nil && !headed {
+			err = out.header()
+		}
 		if err == nil {
 			err = e.ctx.Err()
 		}
-		if ferr := out.close(); err == nil {
-			err = ferr
+		// A CSV export that fails leaves its buffered rows unwritten, as
+		// mongoexport's does (its CSV writer is flushed only at the end,
+		// or when its buffer fills).
+		if err == nil || out.csv == nil {
+			if ferr := out.close(); err == nil {
+				err = ferr
+			}
 		}
 		if file != nil {
 			if cerr := file.Close(); err == nil {
@@ -210,12 +241,15 @@ func (f *exportFlags) check() error {
 	if f.format != "relaxed" && f.format != "canonical" {
 		return fmt.Errorf("invalid JSON format '%s', choose 'relaxed' or 'canonical'", f.format)
 	}
-	if f.fieldFile != "" {
+	// As mongoexport: --fields, when given, wins over --fieldFile (whose
+	// names may be none: CSV lines then hold nothing).
+	fromFile := f.fieldFile != "" && len(f.fields) == 0
+	if fromFile {
 		names, err := readFieldFile(f.fieldFile)
 		if err != nil {
 			return fmt.Errorf("--fieldFile: %v", err)
 		}
-		f.fields = append(f.fields, names...)
+		f.fields = names
 	}
 	// What does not apply to the format is ignored, not refused, as
 	// mongoexport ignores it.
@@ -223,10 +257,16 @@ func (f *exportFlags) check() error {
 	case "json":
 		f.noHeaderLine = false
 	case "csv", "tsv":
-		if len(f.fields) == 0 {
-			return fmt.Errorf("%s mode requires a field list (--fields or --fieldFile)", strings.ToUpper(f.typ))
+		if len(f.fields) == 0 && !fromFile {
+			return fmt.Errorf("%s mode requires a field list", strings.ToUpper(f.typ))
 		}
 		f.jsonArray, f.pretty = false, false
+		// A positional projection (a.$) is the column a, as mongoexport
+		// names and reads it.
+		f.columns = make([]string, len(f.fields))
+		for i, name := range f.fields {
+			f.columns[i] = strings.TrimSuffix(name, ".$")
+		}
 	case "":
 		return errors.New("--type cannot be empty")
 	default:
@@ -246,7 +286,9 @@ func fieldProjection(fields []string) bson.D {
 		if i := strings.LastIndexByte(name, '.'); i >= 0 && name[i+1:] != "$" {
 			name = name[:strings.IndexByte(name, '.')]
 		}
-		if !seen[name] {
+		// An empty name (a blank line of --fieldFile) is an empty CSV
+		// column, and no path to project.
+		if name != "" && !seen[name] {
 			seen[name] = true
 			proj = append(proj, bson.E{Key: name, Value: int32(1)})
 		}
@@ -264,7 +306,13 @@ func parseSort(src string) (bson.D, error) {
 	}
 	d, serr := mongosh.ParseDocument(src)
 	if serr != nil {
-		return nil, fmt.Errorf("neither Extended JSON (%v) nor a shell object literal (%v)", err, serr)
+		// mongoexport's words (its "query" is the sort here), with the
+		// Extended JSON reader's reason.
+		var de *document.Error
+		if errors.As(err, &de) {
+			err = errors.New(strings.TrimPrefix(de.Message, "Extended JSON: "))
+		}
+		return nil, fmt.Errorf("query '%s' is not valid JSON: %v", src, err)
 	}
 	return document.Normalize(d)
 }
@@ -276,6 +324,9 @@ type exportWriter struct {
 	csv    *csv.Writer
 	n      int
 	record []string
+	// started is set by header: the query answered, so close ends the
+	// output (an array's "]"); a refused query writes nothing at all.
+	started bool
 }
 
 func newExportWriter(w io.Writer, f *exportFlags) *exportWriter {
@@ -285,7 +336,7 @@ func newExportWriter(w io.Writer, f *exportFlags) *exportWriter {
 		if f.typ == "tsv" {
 			x.csv.Comma = '\t'
 		}
-		x.record = make([]string, len(f.fields))
+		x.record = make([]string, len(f.columns))
 	}
 	return x
 }
@@ -293,13 +344,14 @@ func newExportWriter(w io.Writer, f *exportFlags) *exportWriter {
 // header writes CSV's and TSV's field names, before any document (so
 // an export that matches nothing still has them, as mongoexport's does).
 func (x *exportWriter) header() error {
+	x.started = true
 	if x.csv == nil || x.f.noHeaderLine {
 		return nil
 	}
 	if x.f.typ == "tsv" {
-		return x.tsvLine(x.f.fields)
+		return x.tsvLine(x.f.columns)
 	}
-	return x.csv.Write(x.f.fields)
+	return x.csv.Write(x.f.columns)
 }
 
 // tsvLine writes one TSV line: the values joined by tabs, unquoted, as
@@ -317,7 +369,7 @@ func (x *exportWriter) tsvLine(rec []string) error {
 func (x *exportWriter) write(d bson.D) error {
 	defer func() { x.n++ }()
 	if x.csv != nil {
-		for i, name := range x.f.fields {
+		for i, name := range x.f.columns {
 			v, ok := lookupCell(d, name)
 			if !ok {
 				x.record[i] = ""
@@ -371,8 +423,13 @@ func (x *exportWriter) close() error {
 			return err
 		}
 	}
-	if x.f.jsonArray {
+	if x.csv == nil && !x.f.jsonArray && x.f.pretty && x.started && x.n == 0 {
+		x.bw.WriteString("\n") // mongoexport's --pretty footer
+	}
+	if x.f.jsonArray && x.started {
 		switch {
+		case x.n == 0 && x.f.pretty:
+			x.bw.WriteString("[]\n\n")
 		case x.n == 0:
 			x.bw.WriteString("[]\n")
 		case x.f.pretty:

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/base64"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"math"
 	"strconv"
@@ -118,6 +119,9 @@ func csvCell(v any) (string, error) {
 	case bson.D, bson.A:
 		var b bytes.Buffer
 		if err := writeLegacyJSON(&b, v); err != nil {
+			if errors.Is(err, errEmptyCell) {
+				return "", nil
+			}
 			return "", err
 		}
 		return b.String(), nil
@@ -176,15 +180,25 @@ func writeLegacyJSON(b *bytes.Buffer, v any) error {
 	case bson.Undefined:
 		b.WriteString(`{"$undefined":true}`)
 	case bson.JavaScript:
-		fmt.Fprintf(b, `{"$code":%s}`, strconv.Quote(string(x)))
+		q, err := legacyCode(string(x))
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(b, `{"$code":%s}`, q)
 	case bson.CodeWithScope:
-		fmt.Fprintf(b, `{"$code":%s,"$scope":`, strconv.Quote(string(x.Code)))
+		q, err := legacyCode(string(x.Code))
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(b, `{"$code":%s,"$scope":`, q)
 		if err := writeLegacyJSON(b, x.Scope); err != nil {
 			return err
 		}
 		b.WriteByte('}')
 	case bson.DBPointer:
-		fmt.Fprintf(b, `{"$ref":"%s","$id":{"$oid":"%s"}}`, x.DB, x.Pointer.Hex())
+		b.WriteString(`{"$ref":`)
+		legacyJSONString(b, x.DB)
+		fmt.Fprintf(b, `,"$id":{"$oid":"%s"}}`, x.Pointer.Hex())
 	case bson.Symbol:
 		return errLegacySymbol(x)
 	case bson.D:
@@ -215,6 +229,32 @@ func writeLegacyJSON(b *bytes.Buffer, v any) error {
 		return fmt.Errorf("conversion of BSON value '%v' of type '%T' not supported", v, v)
 	}
 	return nil
+}
+
+// legacyCodeEscaper escapes what mongo-tools' JSON encoder escapes in
+// the quoted text of code.
+var legacyCodeEscaper = strings.NewReplacer("<", `\u003c`, ">", `\u003e`, "&", `\u0026`)
+
+// errEmptyCell is a document whose legacy JSON mongoexport cannot write:
+// its cell is left empty.
+var errEmptyCell = errors.New("no legacy JSON")
+
+// legacyCode is code's text in a document cell as mongoexport writes it:
+// Go-quoted (a tab is \t), then <, > and & escaped. A character Go
+// quotes in a way JSON does not read (\x01, \a, \v, \U...) is
+// errEmptyCell, as mongoexport then writes an empty cell.
+func legacyCode(code string) (string, error) {
+	q := strconv.Quote(code)
+	for i := 0; i < len(q)-1; i++ {
+		if q[i] == '\\' {
+			switch q[i+1] {
+			case 'x', 'a', 'v', 'U':
+				return "", errEmptyCell
+			}
+			i++
+		}
+	}
+	return legacyCodeEscaper.Replace(q), nil
 }
 
 // legacyJSONString writes s as a JSON string the way mongo-tools' JSON

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -37,6 +38,9 @@ type importFlags struct {
 	batchSize             int
 	workers               int
 	drop                  bool
+	quiet                 bool // --quiet: nothing on stderr
+	bypassValidation      bool // --bypassDocumentValidation
+	decodingWorkers       int  // --numDecodingWorkers: taken, not used (JSON is parsed on every core)
 	ts                    tsFlags
 }
 
@@ -92,14 +96,20 @@ On a terminal a progress line is redrawn; otherwise a plain progress line is pri
 		_ = fs.MarkHidden("upsert")
 		fs.BoolVar(&f.stopOnError, "stopOnError", false, "stop at the first bad line or failed document (what was imported before it stays)")
 		fs.BoolVar(&f.maintainOrder, "maintainInsertionOrder", false, "insert in input order, one command at a time, and stop at the first failure (implies --stopOnError)")
-		fs.IntVar(&f.batchSize, "batchSize", 1000, "documents per insert command")
+		fs.IntVar(&f.batchSize, "batchSize", 1000, "documents per insert command (1 to 1000; others mean 1000)")
 		fs.IntVarP(&f.workers, "numInsertionWorkers", "j", 1, "insert commands run at once (input order is kept only with 1)")
 		fs.BoolVar(&f.drop, "drop", false, "drop the collection first")
+		fs.IntVar(&f.decodingWorkers, "numDecodingWorkers", 0, "taken for mongoimport's sake; JSON is parsed on every core")
+		fs.BoolVar(&f.bypassValidation, "bypassDocumentValidation", false, "insert and update without the collection's validator")
+		fs.BoolVar(&f.quiet, "quiet", false, "print nothing on stderr (no counts, no errors; the exit code still tells), as mongoimport --quiet")
 		f.ts.register(fs)
 		return f
 	},
 	run: func(e *env, fs *pflag.FlagSet, cfg any, args []string) int {
 		f := cfg.(*importFlags)
+		if f.quiet {
+			e.stderr = io.Discard
+		}
 		if f.collection != "" {
 			args = append([]string{f.collection}, args...)
 		}
@@ -107,7 +117,7 @@ On a terminal a progress line is redrawn; otherwise a plain progress line is pri
 			// As mongoimport: the file's name without its extension.
 			base := filepath.Base(f.file)
 			args = []string{strings.TrimSuffix(base, filepath.Ext(base))}
-			fmt.Fprintf(e.stderr, "no collection given; using the file name %q as the collection\n", args[0])
+			fmt.Fprintf(e.stderr, "no collection specified\nusing filename `%s` as collection\n", args[0])
 		}
 		if f.file != "" {
 			args = append(args, f.file)
@@ -120,13 +130,20 @@ On a terminal a progress line is redrawn; otherwise a plain progress line is pri
 		if err := f.check(fs); err != nil {
 			// mongoimport exits 1 for a bad option too.
 			fmt.Fprintf(e.stderr, "ttlkv import: %v\n", err)
+			if errors.As(err, new(fieldsError)) {
+				// mongoimport finds these once it runs, and counts.
+				printCounts(e, f.mode, 0, 0)
+			}
 			return 1
 		}
 		in, size := e.stdin, int64(-1)
 		if len(args) == 2 {
 			file, err := os.Open(e.path(args[1]))
 			if err != nil {
-				return e.fail("import", err)
+				code := e.fail("import", err)
+				// mongoimport prints its counts after this failure too.
+				printCounts(e, f.mode, 0, 0)
+				return code
 			}
 			defer file.Close()
 			if fi, err := file.Stat(); err == nil && fi.Mode().IsRegular() {
@@ -140,6 +157,7 @@ On a terminal a progress line is redrawn; otherwise a plain progress line is pri
 		}
 		imp := &importer{e: e, db: db, coll: args[0], f: f}
 		if f.drop {
+			fmt.Fprintf(e.stderr, "dropping: `%s.%s`\n", e.db, args[0])
 			if _, err := do(e.ctx, db, e.db, bson.D{{Key: "drop", Value: args[0]}}); err != nil && codeOf(err) != document.CodeNamespaceNotFound {
 				return e.closeSession("import", db, e.fail("import", err))
 			}
@@ -165,16 +183,13 @@ On a terminal a progress line is redrawn; otherwise a plain progress line is pri
 			fmt.Fprintf(e.stderr, "... and %d more failed document(s) not listed\n", imp.suppressed)
 		}
 		imp.dropEmptyTimeseries()
-		if f.mode == modeDelete {
-			fmt.Fprintf(e.stderr, "%d document(s) deleted successfully. %d document(s) failed to delete.\n", imp.imported, imp.failed)
-		} else {
-			fmt.Fprintf(e.stderr, "%d document(s) imported successfully. %d document(s) failed to import.\n", imp.imported, imp.failed)
-		}
 		code := 0
 		if err != nil && !errors.Is(err, errStopped) {
+			// Before the counts, as mongoimport's "Failed: ..." line.
 			fmt.Fprintf(e.stderr, "ttlkv import: %v\n", err)
 			code = 1
 		}
+		printCounts(e, f.mode, imp.imported, imp.failed)
 		// Like mongoimport, duplicate keys and validation failures alone
 		// (without --stopOnError) do not fail the import.
 		if imp.failed > imp.ignorable || errors.Is(err, errStopped) {
@@ -205,12 +220,12 @@ const (
 // does, and fills in what they imply.
 func (f *importFlags) check(fs *pflag.FlagSet) error {
 	f.typ = strings.ToLower(f.typ) // as mongoimport reads it
-	if f.batchSize < 1 || f.batchSize > maxWriteBatch {
-		return fmt.Errorf("--batchSize must be between 1 and %d (maxWriteBatchSize)", maxWriteBatch)
+	// As mongoimport: a batch size out of 1..1000 is 1000, fewer than
+	// one insertion worker is one. (More than 64 are 64 here.)
+	if f.batchSize < 1 || f.batchSize > 1000 {
+		f.batchSize = 1000
 	}
-	if f.workers < 1 || f.workers > 64 {
-		return errors.New("--numInsertionWorkers must be between 1 and 64")
-	}
+	f.workers = min(max(f.workers, 1), 64)
 	switch f.typ {
 	case "json":
 		for _, n := range []string{"fields", "fieldFile", "headerline", "columnsHaveTypes", "ignoreBlanks"} {
@@ -223,18 +238,30 @@ func (f *importFlags) check(fs *pflag.FlagSet) error {
 		if f.legacy {
 			return errors.New("cannot use --legacy if input type is not JSON")
 		}
-		if f.fieldList != "" {
-			f.fields = splitFieldList(f.fieldList)
+		// Exactly one source of names, with mongoimport's messages.
+		fields, fieldFile := fs.Changed("fields"), fs.Changed("fieldFile")
+		switch {
+		case f.headerline && fields:
+			return errors.New("incompatible options: --fields and --headerline")
+		case f.headerline && fieldFile:
+			return errors.New("incompatible options: --fieldFile and --headerline")
+		case f.headerline:
+		case !fields && !fieldFile:
+			return errors.New("must specify --fields, --fieldFile or --headerline to import this file type")
+		case fieldFile && f.fieldFile == "":
+			return errors.New("--fieldFile cannot be empty string")
+		case fields && fieldFile:
+			return errors.New("incompatible options: --fields and --fieldFile")
+		}
+		if fields {
+			f.fields = splitFieldList(f.fieldList) // "" is one field named ""
 		}
 		if f.fieldFile != "" {
 			names, err := readFieldFile(f.fieldFile)
 			if err != nil {
 				return fmt.Errorf("--fieldFile: %v", err)
 			}
-			f.fields = append(f.fields, names...)
-		}
-		if f.headerline == (len(f.fields) > 0) {
-			return errors.New("with --type " + f.typ + " give the field names with exactly one of --fields, --fieldFile or --headerline")
+			f.fields = names
 		}
 		switch f.parseGrace {
 		case graceAutoCast, graceSkipField, graceSkipRow, graceStop:
@@ -245,13 +272,13 @@ func (f *importFlags) check(fs *pflag.FlagSet) error {
 		for _, s := range f.fields {
 			c, err := parseFieldSpec(s, f.columnsHaveTypes)
 			if err != nil {
-				return err
+				return fieldsError{err}
 			}
 			cols = append(cols, c)
 		}
 		if !f.headerline {
 			if err := checkFieldNames(cols, f.useArrayIndexFields); err != nil {
-				return err
+				return fieldsError{err}
 			}
 		}
 	default:
@@ -283,7 +310,8 @@ func (f *importFlags) check(fs *pflag.FlagSet) error {
 		f.mode = modeInsert
 	case modeInsert, modeUpsert, modeMerge, modeDelete:
 	default:
-		return fmt.Errorf("invalid --mode argument: %v (insert, upsert, merge or delete)", f.mode)
+		// mongoimport's option parser's words.
+		return fmt.Errorf("Invalid value `%s' for option `--mode'. Allowed values are: insert, upsert, merge or delete", f.mode)
 	}
 	// As in mongoimport: the modes that match documents keep the input
 	// order, and keeping it stops at the first failure.
@@ -296,6 +324,22 @@ func (f *importFlags) check(fs *pflag.FlagSet) error {
 	}
 	return f.ts.check(fs)
 }
+
+// printCounts prints mongoimport's last line.
+func printCounts(e *env, mode string, done, failed int64) {
+	if mode == modeDelete {
+		fmt.Fprintf(e.stderr, "%d document(s) deleted successfully. %d document(s) failed to delete.\n", done, failed)
+	} else {
+		fmt.Fprintf(e.stderr, "%d document(s) imported successfully. %d document(s) failed to import.\n", done, failed)
+	}
+}
+
+// fieldsError is a bad --fields or --fieldFile name or type, which
+// mongoimport reports after connecting, with its counts.
+type fieldsError struct{ err error }
+
+func (e fieldsError) Error() string { return e.err.Error() }
+func (e fieldsError) Unwrap() error { return e.err }
 
 // splitFieldList splits --fields at the commas outside parentheses, as
 // mongoimport does, so a type argument may hold one (a date layout such
@@ -311,12 +355,12 @@ func splitFieldList(s string) []string {
 			depth = max(depth-1, 0)
 		case ',':
 			if depth == 0 {
-				out = append(out, strings.TrimSpace(s[start:i]))
+				out = append(out, s[start:i])
 				start = i + 1
 			}
 		}
 	}
-	return append(out, strings.TrimSpace(s[start:]))
+	return append(out, s[start:])
 }
 
 // errStopped ends an import after --stopOnError saw a failure (already
@@ -416,6 +460,12 @@ func (im *importer) finish() error {
 
 // parseError reports a document that could not be read.
 func (im *importer) parseError(line int, err error) error {
+	// A JSON syntax or Extended JSON error is reported as mongoimport
+	// words it, without the server's code name.
+	var de *document.Error
+	if errors.As(err, &de) && de.Code == document.CodeFailedToParse {
+		err = errors.New(strings.TrimPrefix(de.Message, "Extended JSON: "))
+	}
 	im.report(line, err)
 	im.mu.Lock()
 	im.failed++
@@ -473,7 +523,7 @@ func (im *importer) queueBatch() {
 func (im *importer) flushBatch(b importBatch) error {
 	ordered := im.f.maintainOrder
 	if im.f.mode == modeInsert {
-		return im.send(bson.D{{Key: "insert", Value: im.coll}, {Key: "documents", Value: b.docs}, {Key: "ordered", Value: ordered}}, b.lines)
+		return im.send(im.bypass(bson.D{{Key: "insert", Value: im.coll}, {Key: "documents", Value: b.docs}, {Key: "ordered", Value: ordered}}), b.lines)
 	}
 	var kind string // the command of the run: insert, update or delete
 	var run bson.A
@@ -483,7 +533,11 @@ func (im *importer) flushBatch(b importBatch) error {
 			return nil
 		}
 		key := map[string]string{"insert": "documents", "update": "updates", "delete": "deletes"}[kind]
-		err := im.send(bson.D{{Key: kind, Value: im.coll}, {Key: key, Value: run}, {Key: "ordered", Value: ordered}}, runLines)
+		cmd := bson.D{{Key: kind, Value: im.coll}, {Key: key, Value: run}, {Key: "ordered", Value: ordered}}
+		if kind != "delete" {
+			cmd = im.bypass(cmd)
+		}
+		err := im.send(cmd, runLines)
 		run, runLines = nil, nil
 		return err
 	}
@@ -512,6 +566,15 @@ func (im *importer) flushBatch(b importBatch) error {
 		runLines = append(runLines, b.lines[i])
 	}
 	return flush()
+}
+
+// bypass adds bypassDocumentValidation to an insert or update command
+// when --bypassDocumentValidation asks for it.
+func (im *importer) bypass(cmd bson.D) bson.D {
+	if im.f.bypassValidation {
+		cmd = append(cmd, bson.E{Key: "bypassDocumentValidation", Value: true})
+	}
+	return cmd
 }
 
 // upsertSelector returns the filter that matches a document in the modes

@@ -18,6 +18,7 @@ type csvReader struct {
 	line int // lines read so far
 	rec  []string
 	sb   strings.Builder
+	raw  string // the last line read, with its line ending
 }
 
 // csvSyntaxError is a record that is not CSV; line is where it starts.
@@ -30,7 +31,7 @@ func (e *csvSyntaxError) Error() string { return e.msg }
 
 var (
 	errBareQuote  = "bare \" in non-quoted-field"
-	errQuoteField = "extraneous or missing \" in quoted-field"
+	errQuoteField = "extraneous \" in field" // mongoimport's CSV reader's words
 )
 
 // readLine returns the next line without its line ending, and whether
@@ -41,6 +42,7 @@ func (c *csvReader) readLine() (string, bool, error) {
 		return "", false, err
 	}
 	c.line++
+	c.raw = s
 	s = strings.TrimSuffix(s, "\n")
 	s = strings.TrimSuffix(s, "\r")
 	return s, true, nil
@@ -131,7 +133,8 @@ func (c *csvReader) Read() ([]string, int, error) {
 }
 
 // tsvReader reads TSV as mongoimport does: each line split at its tabs,
-// quotes being part of the values. Empty lines are skipped.
+// quotes being part of the values. An empty line is a record of one
+// empty field, as in mongoimport (whose CSV reader skips empty lines).
 type tsvReader struct {
 	csvReader
 }
@@ -146,8 +149,6 @@ func (t *tsvReader) Read() ([]string, int, error) {
 			}
 			return nil, 0, err
 		}
-		if l != "" {
-			return strings.Split(l, "\t"), t.line, nil
-		}
+		return strings.Split(l, "\t"), t.line, nil
 	}
 }

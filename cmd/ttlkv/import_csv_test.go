@@ -52,13 +52,18 @@ func TestCSVReader(t *testing.T) {
 	}
 }
 
-// TestTSVReader: tabs split, quotes are data, empty lines skipped.
+// TestTSVReader: tabs split, quotes are data, an empty line is one empty
+// cell (as mongoimport's TSV reader reads it).
 func TestTSVReader(t *testing.T) {
 	t.Parallel()
 	r := &tsvReader{csvReader{r: bufio.NewReader(strings.NewReader("\"a\"\tb c\t\n\nx\r\n"))}}
 	f, line, err := r.Read()
 	if err != nil || line != 1 || !reflect.DeepEqual(f, []string{`"a"`, "b c", ""}) {
 		t.Errorf("first: %q line %d %v", f, line, err)
+	}
+	f, line, err = r.Read()
+	if err != nil || line != 2 || !reflect.DeepEqual(f, []string{""}) {
+		t.Errorf("empty line: %q line %d %v", f, line, err)
 	}
 	f, line, err = r.Read()
 	if err != nil || line != 3 || !reflect.DeepEqual(f, []string{"x"}) {

@@ -201,7 +201,9 @@ func (r *csvRow) document(rec []string) (bson.D, error) {
 		}
 		v, err := csvValue(f, s)
 		if err != nil {
-			err = fmt.Errorf("field %s: %v", f.name, err)
+			// mongoimport's words, without its document number (the
+			// report gives the line).
+			err = fmt.Errorf("type coercion failure for column %#q, could not parse token %#q to type %s", f.name, s, f.typ)
 			switch r.grace {
 			case graceAutoCast:
 				v = autoValue(s)

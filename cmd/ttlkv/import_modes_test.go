@@ -24,7 +24,7 @@ func TestImportOptionErrors(t *testing.T) {
 		{"a,a\n1,2\n", []string{"--type", "csv", "--headerline"}, "fields cannot be identical: `a` and `a`"},
 		{"{}\n", []string{"--upsertFields", "a..b"}, "invalid --upsertFields argument: field `a..b` cannot contain consecutive '.' characters"},
 		{"{}\n", []string{"--upsertFields", "a", "--mode", "insert"}, "cannot use --upsertFields with --mode=insert"},
-		{"{}\n", []string{"--mode", "replace"}, "invalid --mode argument: replace"},
+		{"{}\n", []string{"--mode", "replace"}, "Invalid value `replace' for option `--mode'"},
 		{"a\n1\n", []string{"--type", "csv", "--headerline", "--legacy"}, "cannot use --legacy if input type is not JSON"},
 		{"{}\n", []string{"--ignoreBlanks"}, "cannot use --ignoreBlanks when input type is JSON"},
 		{"{}\n", []string{"--columnsHaveTypes"}, "cannot use --columnsHaveTypes when input type is JSON"},

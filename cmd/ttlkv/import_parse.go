@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"runtime"
 	"sync"
@@ -22,14 +23,40 @@ import (
 // goroutine: Extended JSON as without it, else the legacy forms
 // mongoimport --legacy reads, which are the old shell's literals
 // (ObjectId("..."), NumberLong(5), NumberInt(3), ISODate("..."),
-// unquoted keys, single quotes). They are read by a shell kept for the
-// goroutine, which takes literals only: no code in the input runs.
+// unquoted keys, single quotes). legacyDoc reads them from their syntax
+// tree; what it leaves is read by a shell kept for the goroutine, which
+// takes literals only: no code in the input runs.
 func legacyParser() func([]byte) (bson.D, error) {
 	var sp *mongosh.DocParser
 	return func(text []byte) (bson.D, error) {
 		d, err := parseImportJSON(text)
 		if err == nil {
 			return d, nil
+		}
+		// The forms mongoimport reads are typed as it types them; the
+		// shell reads the rest (it cannot tell 1.0 from 1).
+		shell := func(text string) (any, error) {
+			if sp == nil {
+				var perr error
+				if sp, perr = mongosh.NewDocParser(); perr != nil {
+					return nil, perr
+				}
+			}
+			d, err := sp.ParseLiteral("{v: " + text + "}")
+			if err != nil {
+				return nil, err
+			}
+			if len(d) != 1 {
+				return nil, errLegacyOther
+			}
+			return d[0].Value, nil
+		}
+		ld, lerr := legacyDoc(string(text), shell)
+		if lerr == nil {
+			return document.Normalize(ld)
+		}
+		if !errors.Is(lerr, errLegacyOther) && !errors.Is(lerr, errLegacyWrapper) {
+			return nil, fmt.Errorf("legacy Extended JSON: %v", lerr)
 		}
 		if sp == nil {
 			var perr error

@@ -11,6 +11,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -218,7 +219,8 @@ func (im *importer) readArray(br *bufio.Reader) error {
 	}
 	c, err := skipSpace()
 	if err == io.EOF {
-		return nil
+		// --jsonArray of empty input: mongoimport finds no array.
+		return fmt.Errorf("line %d: bad JSON array format - found no closing bracket ']' in input source", line)
 	}
 	if err != nil {
 		return err
@@ -330,28 +332,49 @@ type csvField struct {
 var csvTypes = map[string]bool{"auto": true, "string": true, "int32": true, "int64": true, "double": true,
 	"decimal": true, "boolean": true, "date": true, "date_go": true, "date_ms": true, "date_oracle": true, "binary": true}
 
+// typedFieldRE splits a typed column name, name.type(arg), as
+// mongoimport does: the type is the last word before a parenthesis that
+// the name's end closes.
+var typedFieldRE = regexp.MustCompile(`(?s)^(.*)\.(\w+)\((.*)\)$`)
+
+// typeArgUnescaper reads the escapes of a column type's argument.
+var typeArgUnescaper = strings.NewReplacer(`\\`, `\`, `\(`, "(", `\)`, ")", `\`, "")
+
 // parseFieldSpec parses a field name, with --columnsHaveTypes a
 // "name.type()" or "name.type(arg)".
 func parseFieldSpec(spec string, typed bool) (csvField, error) {
-	spec = strings.TrimSpace(spec)
+	// Not trimmed: mongoimport names a column " b" in --fields "a, b".
 	f := csvField{name: spec}
 	if typed {
-		open := strings.LastIndexByte(spec, '(')
-		dot := strings.LastIndexByte(spec[:max(open, 0)], '.')
-		if open < 0 || dot < 0 || !strings.HasSuffix(spec, ")") {
-			return f, fmt.Errorf("field %q has no type: with --columnsHaveTypes write name.type(), e.g. n.int32() or at.date(2006-01-02)", spec)
+		m := typedFieldRE.FindStringSubmatch(spec)
+		if m == nil {
+			return f, fmt.Errorf("could not parse type from header %#q", spec)
 		}
-		f.name, f.typ, f.arg = spec[:dot], spec[dot+1:open], spec[open+1:len(spec)-1]
+		f.name, f.typ, f.arg = m[1], m[2], m[3]
 		if !csvTypes[f.typ] {
-			return f, fmt.Errorf("field %q: unknown type %q (auto, string, int32, int64, double, decimal, boolean, date, date_go, date_ms, date_oracle, binary)", spec, f.typ)
+			return f, fmt.Errorf("invalid type %#q in header %#q", f.typ, spec)
+		}
+		// As mongoimport: \( and \) are parentheses, \\ a backslash,
+		// another backslash is dropped.
+		f.arg = typeArgUnescaper.Replace(f.arg)
+		switch f.typ {
+		case "binary":
+			if f.arg != "base64" && f.arg != "base32" && f.arg != "hex" {
+				return f, fmt.Errorf("invalid binary encoding: %#q", f.arg)
+			}
+		case "date", "date_go", "date_ms", "date_oracle":
+		default:
+			if f.arg != "" {
+				return f, fmt.Errorf("type %s does not support arguments", f.typ)
+			}
 		}
 		if f.typ == "auto" {
 			f.typ = ""
 		}
+		f.arg = goDateLayout(f.typ, f.arg)
 	}
-	if f.name == "" {
-		return f, fmt.Errorf("empty field name in %q", spec)
-	}
+	// An empty name (a header "a,,b" or "a,b,") names a field "", as
+	// in mongoimport; two of them are "fields cannot be identical".
 	f.path = strings.Split(f.name, ".")
 	return f, nil
 }
@@ -362,11 +385,16 @@ func readFieldFile(name string) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
+	// Every line is a name, an empty one too (a field named "", as
+	// mongo-tools read the file); the newline ending the last line does
+	// not start another.
+	text := strings.TrimSuffix(strings.TrimPrefix(string(b), string(utf8BOM)), "\n")
+	if text == "" {
+		return nil, nil
+	}
 	var out []string
-	for _, l := range strings.Split(strings.TrimPrefix(string(b), string(utf8BOM)), "\n") {
-		if l = strings.TrimSpace(l); l != "" {
-			out = append(out, l)
-		}
+	for _, l := range strings.Split(text, "\n") {
+		out = append(out, strings.TrimSuffix(l, "\r"))
 	}
 	return out, nil
 }
@@ -392,15 +420,18 @@ func (im *importer) readCSV(br *bufio.Reader) error {
 	skipBOM(br)
 	cr := &csvReader{r: bufio.NewReader(countingReader{br, &im.pending})}
 	read := cr.Read
+	var tr *tsvReader
 	if im.f.typ == "tsv" {
-		read = (&tsvReader{*cr}).Read
+		tr = &tsvReader{*cr}
+		read = tr.Read
 	}
 	var fields []csvField
 	specs := im.f.fields
 	if im.f.headerline {
 		rec, _, err := read()
 		if err == io.EOF {
-			return nil
+			// No header line at all: mongoimport fails with "EOF".
+			return errors.New("EOF")
 		}
 		if err != nil {
 			return fmt.Errorf("header line: %v", err)
@@ -439,6 +470,12 @@ func (im *importer) readCSV(br *bufio.Reader) error {
 		var skip errSkipRow
 		if errors.As(err, &skip) {
 			im.report(line, skip) // --parseGrace skipRow: not a failure
+			if tr != nil {
+				// mongoimport writes a skipped TSV row to stdout as it
+				// read it, and a newline. (Its CSV rows go to a writer
+				// it never flushes.)
+				fmt.Fprint(im.e.stdout, tr.raw+"\n")
+			}
 			continue
 		}
 		if err != nil {
@@ -463,25 +500,25 @@ func csvValue(f csvField, s string) (any, error) {
 	case "string":
 		return s, nil
 	case "int32":
-		n, err := strconv.ParseInt(strings.TrimSpace(s), 10, 32)
+		n, err := strconv.ParseInt(s, 10, 32)
 		if err != nil {
 			return nil, fmt.Errorf("%q is not an int32", s)
 		}
 		return int32(n), nil
 	case "int64":
-		n, err := strconv.ParseInt(strings.TrimSpace(s), 10, 64)
+		n, err := strconv.ParseInt(s, 10, 64)
 		if err != nil {
 			return nil, fmt.Errorf("%q is not an int64", s)
 		}
 		return n, nil
 	case "double":
-		x, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+		x, err := strconv.ParseFloat(s, 64)
 		if err != nil {
 			return nil, fmt.Errorf("%q is not a double", s)
 		}
 		return x, nil
 	case "decimal":
-		x, err := bson.ParseDecimal128(strings.TrimSpace(s))
+		x, err := bson.ParseDecimal128(s)
 		if err != nil {
 			return nil, fmt.Errorf("%q is not a decimal", s)
 		}
@@ -495,11 +532,11 @@ func csvValue(f csvField, s string) (any, error) {
 			return false, nil
 		}
 		return nil, fmt.Errorf("%q is not a boolean", s)
-	case "date", "date_go":
+	case "date", "date_go", "date_ms", "date_oracle":
+		// A Go layout (parseFieldSpec translated the others). As in
+		// mongoimport, an empty one reads only an empty cell, as the
+		// zero time.
 		layout := f.arg
-		if layout == "" {
-			layout = time.RFC3339Nano
-		}
 		t, err := time.Parse(layout, s)
 		if err != nil {
 			return nil, fmt.Errorf("%q does not match the date layout %q", s, layout)
@@ -523,7 +560,7 @@ func csvValue(f csvField, s string) (any, error) {
 		}
 		return bson.Binary{Data: b}, nil
 	}
-	return nil, fmt.Errorf("type %s() is not supported by ttlkv (use date_go with a Go layout)", f.typ)
+	return nil, fmt.Errorf("type %s() is not supported", f.typ)
 }
 
 // autoValue types a cell as mongoimport does without --columnsHaveTypes:
@@ -539,12 +576,10 @@ func autoValue(s string) any {
 		return n
 	}
 	// Any text ParseFloat reads is a double, as in mongoimport: NaN,
-	// Infinity and inf too. (Not Go's digit separators: "1_000" stays
-	// a string.)
-	if !strings.Contains(s, "_") {
-		if x, err := strconv.ParseFloat(s, 64); err == nil {
-			return x
-		}
+	// Infinity and inf too, and Go's digit separators ("1_000" is
+	// 1000.0, as mongoimport 100.x types it).
+	if x, err := strconv.ParseFloat(s, 64); err == nil {
+		return x
 	}
 	return s
 }

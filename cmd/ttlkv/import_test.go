@@ -112,8 +112,6 @@ func TestImportTimeseries(t *testing.T) {
 		{[]string{"x", "--metaField", "m"}, 1, "--metaField needs --timeField"},
 		{[]string{"x", "--expireAfterSeconds", "5"}, 1, "--expireAfterSeconds needs --timeField"},
 		{[]string{"x", "--timeField", "ts", "--granularity", "days"}, 1, "creating time-series collection test.x"},
-		{[]string{"x", "--batchSize", "0"}, 1, "--batchSize must be between 1 and 100000"},
-		{[]string{"x", "--batchSize", "100001"}, 1, "--batchSize must be between 1 and 100000"},
 	}
 	if _, errOut, code := cli(t, nil, dir, "{}", "import", "plain"); code != 0 {
 		t.Fatal(errOut)
