@@ -285,8 +285,11 @@ func opIndexOfCP(args []any) (any, error) {
 	if err != nil || null {
 		return nil, err
 	}
+	if end < start {
+		return int32(-1), nil // a start past the end finds nothing, not even ""
+	}
 	if s == "" && token == "" {
-		return int32(0), nil // mongod's special case, whatever the start
+		return int32(0), nil // mongod's special case: "" is at 0 in ""
 	}
 	i := 0 // the byte where code point start begins
 	for cp := 0; cp < start && i < len(s); cp++ {
