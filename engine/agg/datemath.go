@@ -53,7 +53,8 @@ func timeUnit(op string, v any) (string, error) {
 
 // Eval follows mongod: null if startDate, unit, amount or timezone is
 // null or missing; then the date must be one (or a timestamp or an
-// ObjectId) and the amount a whole 64-bit number.
+// ObjectId), the unit a unit and the amount a whole 64-bit number, in
+// that order.
 func (x dateMathExpr) Eval(e *Env) (any, error) {
 	sv, err := x.start.Eval(e)
 	if err != nil || nullish(sv) {
@@ -61,10 +62,6 @@ func (x dateMathExpr) Eval(e *Env) (any, error) {
 	}
 	uv, err := x.unit.Eval(e)
 	if err != nil || nullish(uv) {
-		return nil, err
-	}
-	unit, err := timeUnit(x.op, uv)
-	if err != nil {
 		return nil, err
 	}
 	av, err := x.amount.Eval(e)
@@ -78,6 +75,17 @@ func (x dateMathExpr) Eval(e *Env) (any, error) {
 	t, ok := dateOf(sv)
 	if !ok {
 		return nil, document.Errorf(document.Code(5166403), "%s requires startDate to be convertible to a date", x.op)
+	}
+	// The unit is checked only now, and not as $dateDiff and $dateTrunc
+	// check theirs: 5166404 for a unit that is not a string, 9 for one
+	// that is not a unit.
+	us, ok := uv.(string)
+	if !ok {
+		return nil, document.Errorf(document.Code(5166404), "%s expects string defining the time unit", x.op)
+	}
+	unit, err := timeUnit(x.op, us)
+	if err != nil {
+		return nil, document.Errorf(document.CodeFailedToParse, "unknown time unit value: %s", us)
 	}
 	amount, ok := int64Value(av)
 	if !ok {

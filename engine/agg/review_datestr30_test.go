@@ -60,3 +60,32 @@ func TestDateFromStringClockWords30(t *testing.T) {
 		{from("July 4th"), 241},
 	})
 }
+
+// TestDateAddUnitChecks30: mongod 7.0's $dateAdd and $dateSubtract
+// (ExpressionDateArithmetics::evaluate) give null for a null start
+// date, unit, amount or time zone before they check anything, then check
+// the date (5166403), then the unit: 5166404 when it is not a string, 9
+// FailedToParse when it is not a unit, then the amount (5166405).
+// date_add_subtract.js pins these: {unit: "workday", amount: "$amount",
+// timezone: "Unknown"} is null, {unit: 1} is 5166404, {unit: "epoch"}
+// is FailedToParse.
+func TestDateAddUnitChecks30(t *testing.T) {
+	t.Parallel()
+	const doc = `[{"_id": 1, "date": {"$date": "2020-12-31T12:10:05Z"}, "unit": "month", "timezone": "Europe/Paris"}]`
+	checkExprs(t, doc, []exprCase{
+		{`{"$dateAdd": {"startDate": "$dateSent", "unit": "workday", "amount": 1}}`, `null`},
+		{`{"$dateAdd": {"startDate": "New year day", "unit": "$timeunit", "amount": 1}}`, `null`},
+		{`{"$dateAdd": {"startDate": "$date", "unit": "workday", "amount": "$amount", "timezone": "Unknown"}}`, `null`},
+		{`{"$dateAdd": {"startDate": "$date", "unit": "$unit", "amount": 1.5, "timezone": null}}`, `null`},
+		{`{"$dateAdd": {"startDate": "$date", "unit": "$unit", "amount": 2, "timezone": "$timezone"}}`, `{"$date": "2021-02-28T12:10:05Z"}`},
+		{`{"$dateSubtract": {"startDate": "$date", "unit": "$unit", "amount": 3, "timezone": "$timezone"}}`, `{"$date": "2020-09-30T11:10:05Z"}`},
+	})
+	checkExprCodes(t, doc, []exprCode{
+		{`{"$dateAdd": {"startDate": "$date", "unit": 1, "amount": 10}}`, 5166404},
+		{`{"$dateAdd": {"startDate": "$date", "unit": "epoch", "amount": 10}}`, 9},
+		{`{"$dateSubtract": {"startDate": "$date", "unit": "epoch", "amount": 1.5}}`, 9},
+		{`{"$dateSubtract": {"startDate": "myBirthDate", "unit": "epoch", "amount": 10}}`, 5166403},
+		{`{"$dateAdd": {"startDate": "$date", "unit": "epoch", "amount": 1, "timezone": "Unknown"}}`, 40485},
+		{`{"$dateSubtract": {"startDate": "$date", "unit": "year", "amount": 1.001}}`, 5166405},
+	})
+}
