@@ -2,7 +2,6 @@ package agg
 
 import (
 	"math"
-	"strings"
 	"time"
 
 	"github.com/ttlkv/ttlkv/document"
@@ -220,29 +219,16 @@ func (x dateDiffExpr) Eval(e *Env) (any, error) {
 	if err != nil || nullish(uv) {
 		return nil, err
 	}
-	unit, err := timeUnit("$dateDiff", uv)
-	if err != nil {
-		return nil, err
-	}
-	start := time.Sunday
-	if unit == "week" && x.startOfWeek != nil {
-		wv, err := x.startOfWeek.Eval(e)
-		if err != nil || nullish(wv) {
+	var wv any
+	weekly := x.startOfWeek != nil && uv == "week"
+	if weekly {
+		if wv, err = x.startOfWeek.Eval(e); err != nil || nullish(wv) {
 			return nil, err
 		}
-		ws, ok := wv.(string)
-		if !ok {
-			return nil, document.Errorf(document.Code(5439015), "$dateDiff requires 'startOfWeek' to be a string, but got %s", document.TypeName(wv))
-		}
-		w, ok := weekdays[strings.ToLower(ws)]
-		if !ok {
-			return nil, document.Errorf(document.Code(5439016), "$dateDiff parameter 'startOfWeek' value cannot be recognized as a day of a week: %s", ws)
-		}
-		start = w
 	}
 	loc, null, err := evalZone(x.tz, e, codeZoneNotString)
 	if err != nil || null {
-		return nil, err
+		return nil, zoneContext("$dateDiff", err)
 	}
 	a, err := diffDate("startDate", sv)
 	if err != nil {
@@ -251,6 +237,16 @@ func (x dateDiffExpr) Eval(e *Env) (any, error) {
 	b, err := diffDate("endDate", ev)
 	if err != nil {
 		return nil, err
+	}
+	unit, err := timeUnit("$dateDiff", uv)
+	if err != nil {
+		return nil, err
+	}
+	start := time.Sunday
+	if weekly {
+		if start, err = dayOfWeek("$dateDiff", wv); err != nil {
+			return nil, err
+		}
 	}
 	if unit == "millisecond" {
 		// Elapsed time, whatever the zone, as mongod counts it.

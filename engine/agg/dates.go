@@ -1,6 +1,7 @@
 package agg
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -292,26 +293,44 @@ var weekdays = map[string]time.Weekday{
 // Eval truncates the date to the start of its bin; bins of binSize units
 // count from 2000-01-01T00:00:00 in the time zone, as MongoDB's do.
 func (d dateTruncExpr) Eval(e *Env) (any, error) {
-	// As mongod: every argument is evaluated, and a null one gives
-	// null, before the date's type is looked at.
+	// As mongod: a null or missing argument gives null before any is
+	// judged; then the date, the unit, binSize and startOfWeek are
+	// judged in that order.
 	dv, err := d.date.Eval(e)
-	if err != nil {
+	if err != nil || nullish(dv) {
 		return nil, err
 	}
 	uv, err := d.unit.Eval(e)
 	if err != nil || nullish(uv) {
 		return nil, err
 	}
-	unit, ok := uv.(string)
+	var bv any
+	if d.bin != nil {
+		if bv, err = d.bin.Eval(e); err != nil || nullish(bv) {
+			return nil, err
+		}
+	}
+	var sv any
+	weekly := d.startOfWeek != nil && uv == "week"
+	if weekly {
+		if sv, err = d.startOfWeek.Eval(e); err != nil || nullish(sv) {
+			return nil, err
+		}
+	}
+	loc, null, err := evalZone(d.tz, e, codeZoneNotString)
+	if err != nil || null {
+		return nil, zoneContext("$dateTrunc", err)
+	}
+	t, ok := dateOf(dv)
 	if !ok {
-		return nil, document.Errorf(document.Code(5439013), "$dateTrunc requires 'unit' to be a string, but got %s", document.TypeName(uv))
+		return nil, document.Errorf(document.Code(5439012), "$dateTrunc requires 'date' to be a date, but got %s", document.TypeName(dv))
+	}
+	unit, err := timeUnit("$dateTrunc", uv)
+	if err != nil {
+		return nil, err
 	}
 	bin := int64(1)
 	if d.bin != nil {
-		bv, err := d.bin.Eval(e)
-		if err != nil || nullish(bv) {
-			return nil, err
-		}
 		f := query.ToFloat(bv)
 		if !document.IsNumber(bv) || f != math.Trunc(f) || f < -(1<<63) || f >= 1<<63 {
 			return nil, document.Errorf(document.Code(5439017), "$dateTrunc requires 'binSize' to be a 64-bit integer, but got value '%s' of type %s", document.Format(bv), document.TypeName(bv))
@@ -321,21 +340,11 @@ func (d dateTruncExpr) Eval(e *Env) (any, error) {
 		}
 		bin = int64(f)
 	}
-	loc, null, err := evalZone(d.tz, e, codeZoneNotString)
-	if err != nil || null {
-		return nil, err
-	}
-	if unit == "week" && d.startOfWeek != nil {
-		if sv, err := d.startOfWeek.Eval(e); err != nil || nullish(sv) {
+	start := time.Sunday
+	if weekly {
+		if start, err = dayOfWeek("$dateTrunc", sv); err != nil {
 			return nil, err
 		}
-	}
-	if nullish(dv) {
-		return nil, nil
-	}
-	t, ok := dateOf(dv)
-	if !ok {
-		return nil, document.Errorf(document.Code(5439012), "$dateTrunc requires 'date' to be a date, but got %s", document.TypeName(dv))
 	}
 	switch unit {
 	case "year", "quarter", "month", "week", "day":
@@ -358,19 +367,6 @@ func (d dateTruncExpr) Eval(e *Env) (any, error) {
 		months = floorDiv(months, per) * per
 		out = time.Date(2000+int(floorDiv(months, 12)), time.Month(months-floorDiv(months, 12)*12+1), 1, 0, 0, 0, 0, loc)
 	case "week":
-		start := time.Sunday
-		if d.startOfWeek != nil {
-			sv, err := d.startOfWeek.Eval(e)
-			if err != nil {
-				return nil, err
-			}
-			s, _ := sv.(string)
-			w, ok := weekdays[strings.ToLower(s)]
-			if !ok {
-				return nil, document.Errorf(document.Code(5439016), "$dateTrunc parameter 'startOfWeek' value cannot be recognized as a day of a week: %s", document.Format(sv))
-			}
-			start = w
-		}
 		// The first week starts on the first startOfWeek on or after 2000-01-01.
 		ref = ref.AddDate(0, 0, (int(start)-int(ref.Weekday())+7)%7)
 		out = truncDays(lt, ref, 7*bin, loc)
@@ -382,8 +378,6 @@ func (d dateTruncExpr) Eval(e *Env) (any, error) {
 		refMS := ref.UnixMilli()
 		ms := lt.UnixMilli()
 		out = time.UnixMilli(refMS + floorDiv(ms-refMS, span)*span)
-	default:
-		return nil, document.Errorf(document.Code(5439014), "$dateTrunc parameter 'unit' value cannot be recognized as a time unit: %s", unit)
 	}
 	if out.Before(minBSONDate) || out.After(maxBSONDate) {
 		// The bin starts before the first date BSON holds (or after
@@ -391,6 +385,31 @@ func (d dateTruncExpr) Eval(e *Env) (any, error) {
 		return nil, document.Errorf(document.Code(5166406), "dateAdd overflowed")
 	}
 	return bson.NewDateTimeFromTime(out), nil
+}
+
+// dayOfWeek reads a startOfWeek argument of op as mongod's
+// parseDayOfWeek does: a string (5439015) naming a day in full or in
+// three letters, in any case (5439016).
+func dayOfWeek(op string, v any) (time.Weekday, error) {
+	s, ok := v.(string)
+	if !ok {
+		return 0, document.Errorf(document.Code(5439015), "%s requires 'startOfWeek' to be a string, but got %s", op, document.TypeName(v))
+	}
+	w, ok := weekdays[strings.ToLower(s)]
+	if !ok {
+		return 0, document.Errorf(document.Code(5439016), "%s parameter 'startOfWeek' value cannot be recognized as a day of a week: %s", op, s)
+	}
+	return w, nil
+}
+
+// zoneContext puts op's context before a failure to read its time zone,
+// keeping the code, as mongod's $dateDiff and $dateTrunc do.
+func zoneContext(op string, err error) error {
+	var de *document.Error
+	if !errors.As(err, &de) {
+		return err
+	}
+	return &document.Error{Code: de.Code, Message: op + " parameter 'timezone' value parsing failed :: caused by :: " + de.Message}
 }
 
 // minBSONDate and maxBSONDate are the first and last instants a BSON

@@ -1,6 +1,11 @@
 package agg
 
-import "testing"
+import (
+	"errors"
+	"testing"
+
+	"github.com/ttlkv/ttlkv/document"
+)
 
 // Session 30's differential review of date and string expressions and
 // window functions against mongod 7.0's jstests
@@ -88,4 +93,119 @@ func TestDateAddUnitChecks30(t *testing.T) {
 		{`{"$dateAdd": {"startDate": "$date", "unit": "epoch", "amount": 1, "timezone": "Unknown"}}`, 40485},
 		{`{"$dateSubtract": {"startDate": "$date", "unit": "year", "amount": 1.001}}`, 5166405},
 	})
+}
+
+// TestDateDiffArgumentOrder30 runs date_diff.js's table: null or
+// missing arguments give null before any other argument is judged;
+// then the dates (5166307), the unit (5439013, 5439014), the time zone
+// (40517, 40485) and, for weeks only, startOfWeek (5439015, 5439016).
+func TestDateDiffArgumentOrder30(t *testing.T) {
+	t.Parallel()
+	const some = `{"$date": "2020-11-01T18:23:36Z"}`
+	diff := `{"$dateDiff": {"startDate": "$startDate", "endDate": "$endDate", "unit": "$unit", "timezone": "$timeZone", "startOfWeek": "$startOfWeek"}}`
+	for _, tc := range []struct {
+		doc  string
+		want string
+		code int
+	}{
+		{`{"startDate": {"$date": "2020-11-01T18:23:36Z"}, "endDate": {"$date": "2020-11-02T00:00:00Z"}, "unit": "hour", "timeZone": "America/New_York", "startOfWeek": "IGNORED"}`, `{"$numberLong": "6"}`, 0},
+		{`{"startDate": "string", "endDate": ` + some + `, "unit": "hour", "timeZone": "UTC"}`, ``, 5166307},
+		{`{"endDate": 1, "unit": "century", "timeZone": "INVALID"}`, `null`, 0},
+		{`{"startDate": ` + some + `, "endDate": 1, "unit": "hour", "timeZone": "UTC"}`, ``, 5166307},
+		{`{"startDate": "", "unit": "epoch", "timeZone": "INVALID"}`, `null`, 0},
+		{`{"startDate": 1, "endDate": 2, "timeZone": "INVALID"}`, `null`, 0},
+		{`{"startDate": ` + some + `, "endDate": ` + some + `, "unit": 5, "timeZone": "UTC"}`, ``, 5439013},
+		{`{"startDate": ` + some + `, "endDate": ` + some + `, "unit": "decade", "timeZone": "UTC"}`, ``, 5439014},
+		{`{"startDate": 1, "endDate": 2, "unit": "century"}`, `null`, 0},
+		{`{"startDate": ` + some + `, "endDate": ` + some + `, "unit": "hour", "timeZone": 1}`, ``, 40517},
+		{`{"startDate": ` + some + `, "endDate": ` + some + `, "unit": "hour", "timeZone": "America/Invalid"}`, ``, 40485},
+		{`{"startDate": {"$date": "2021-01-24T18:23:36Z"}, "endDate": {"$date": "2021-01-25T02:23:36Z"}, "unit": "week", "timeZone": "GMT", "startOfWeek": "MONDAY"}`, `{"$numberLong": "1"}`, 0},
+		{`{"startDate": {"$date": "2021-01-17T05:00:00Z"}, "endDate": {"$date": "2021-01-17T04:59:00Z"}, "unit": "week", "timeZone": "America/New_York", "startOfWeek": "sunday"}`, `{"$numberLong": "-1"}`, 0},
+		{`{"startDate": ` + some + `, "endDate": ` + some + `, "unit": "week", "startOfWeek": null}`, `null`, 0},
+		{`{"startDate": 1, "endDate": 2, "unit": "week", "timeZone": 1}`, `null`, 0},
+		{`{"startDate": ` + some + `, "endDate": ` + some + `, "unit": "week", "timeZone": "GMT", "startOfWeek": 1}`, ``, 5439015},
+		{`{"startDate": ` + some + `, "endDate": ` + some + `, "unit": "hour", "timeZone": "GMT", "startOfWeek": 1}`, `{"$numberLong": "0"}`, 0},
+		{`{"startDate": ` + some + `, "endDate": ` + some + `, "unit": "week", "timeZone": "GMT", "startOfWeek": "FRIDIE"}`, ``, 5439016},
+	} {
+		doc := `[` + tc.doc + `]`
+		if tc.code != 0 {
+			checkExprCodes(t, doc, []exprCode{{diff, tc.code}})
+			continue
+		}
+		checkExprs(t, doc, []exprCase{{diff, tc.want}})
+	}
+}
+
+// TestDateTruncArgumentOrder30 runs date_trunc.js's table: mongod's
+// $dateTrunc gives null for a null or missing date, unit, binSize,
+// startOfWeek (for weeks) or timezone before judging any argument, then
+// judges the date (5439012), the unit (5439013, 5439014), binSize
+// (5439017, 5439018) and startOfWeek (5439015 for a non-string, 5439016).
+func TestDateTruncArgumentOrder30(t *testing.T) {
+	t.Parallel()
+	const some = `{"$date": "2020-11-01T18:23:36Z"}`
+	trunc := `{"$dateTrunc": {"date": "$date", "unit": "$unit", "binSize": "$binSize", "timezone": "$timeZone", "startOfWeek": "$startOfWeek"}}`
+	for _, tc := range []struct {
+		doc  string
+		want string
+		code int
+	}{
+		{`{"date": {"$date": "2021-12-01T18:23:36Z"}, "unit": "hour", "binSize": 4, "timeZone": "America/New_York", "startOfWeek": "IGNORED"}`, `{"$date": "2021-12-01T17:00:00Z"}`, 0},
+		{`{"date": {"$date": "2000-01-30T18:00:00Z"}, "unit": "week", "binSize": 2, "timeZone": "America/New_York", "startOfWeek": "mon"}`, `{"$date": "2000-01-17T05:00:00Z"}`, 0},
+		{`{"date": "string", "unit": "hour", "binSize": 1, "timeZone": "UTC"}`, ``, 5439012},
+		{`{"unit": "H", "binSize": "string", "timeZone": 1}`, `null`, 0},
+		{`{"date": null, "unit": 5, "binSize": 1, "timeZone": "UTC"}`, `null`, 0},
+		{`{"date": "Invalid", "binSize": "Invalid", "timeZone": "Invalid"}`, `null`, 0},
+		{`{"date": ` + some + `, "unit": 1, "binSize": 1, "timeZone": "UTC"}`, ``, 5439013},
+		{`{"date": ` + some + `, "unit": "century", "binSize": 1, "timeZone": "UTC"}`, ``, 5439014},
+		{`{"date": "Invalid", "unit": "invalid", "timeZone": "Invalid"}`, `null`, 0},
+		{`{"date": ` + some + `, "unit": "hour", "binSize": "Number", "timeZone": "UTC"}`, ``, 5439017},
+		{`{"date": ` + some + `, "unit": 7, "binSize": "Number", "timeZone": "UTC"}`, ``, 5439013},
+		{`{"date": ` + some + `, "unit": "hour", "binSize": 0, "timeZone": "UTC"}`, ``, 5439018},
+		{`{"date": ` + some + `, "unit": "hour", "binSize": 2.5, "timeZone": "UTC"}`, ``, 5439017},
+		{`{"date": {"$date": "2020-01-30T18:59:00Z"}, "unit": "minute", "binSize": {"$numberDecimal": "15"}, "timeZone": "UTC"}`, `{"$date": "2020-01-30T18:45:00Z"}`, 0},
+		{`{"date": 1, "unit": "century", "binSize": "1"}`, `null`, 0},
+		{`{"date": ` + some + `, "unit": "hour", "binSize": 1, "timeZone": 1}`, ``, 40517},
+		{`{"date": "x", "unit": "hour", "binSize": 1, "timeZone": 1}`, ``, 40517},
+		{`{"date": ` + some + `, "unit": "hour", "binSize": 1, "timeZone": "America/Invalid"}`, ``, 40485},
+		{`{"date": ` + some + `, "unit": "week", "startOfWeek": null}`, `null`, 0},
+		{`{"date": 1, "unit": "week", "binSize": "", "timeZone": 1}`, `null`, 0},
+		{`{"date": ` + some + `, "unit": "week", "binSize": 1, "timeZone": "GMT", "startOfWeek": 1}`, ``, 5439015},
+		{`{"date": {"$date": "2020-01-30T18:59:00Z"}, "binSize": 1, "unit": "year", "timeZone": "GMT", "startOfWeek": 1}`, `{"$date": "2020-01-01T00:00:00Z"}`, 0},
+		{`{"date": ` + some + `, "unit": "week", "binSize": 1, "timeZone": "GMT", "startOfWeek": "FRIDIE"}`, ``, 5439016},
+	} {
+		doc := `[` + tc.doc + `]`
+		if tc.code != 0 {
+			checkExprCodes(t, doc, []exprCode{{trunc, tc.code}})
+			continue
+		}
+		checkExprs(t, doc, []exprCase{{trunc, tc.want}})
+	}
+}
+
+// TestDateZoneContext30: $dateDiff and $dateTrunc put their own context
+// before a time zone's failure, keeping its code (mongod's
+// addContextToAssertionException; expression_test.cpp pins "$dateDiff
+// parameter 'timezone' value parsing failed :: caused by :: unrecognized
+// time zone identifier: \"INVALID\"").
+func TestDateZoneContext30(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		expr string
+		code int
+		msg  string
+	}{
+		{`{"$dateDiff": {"startDate": "$d", "endDate": "$d", "unit": "hour", "timezone": "INVALID"}}`, 40485,
+			`$dateDiff parameter 'timezone' value parsing failed :: caused by :: unrecognized time zone identifier: "INVALID"`},
+		{`{"$dateTrunc": {"date": "$d", "unit": "hour", "timezone": 1}}`, 40517,
+			`$dateTrunc parameter 'timezone' value parsing failed :: caused by :: timezone must evaluate to a string, found int`},
+		{`{"$dateAdd": {"startDate": "$d", "unit": "hour", "amount": 1, "timezone": "INVALID"}}`, 40485,
+			`unrecognized time zone identifier: "INVALID"`},
+	} {
+		_, err := run(t, `[{"_id": 1, "d": {"$date": "2020-11-01T18:23:36Z"}}]`, `[{"$replaceWith": {"v": `+tc.expr+`}}]`, Options{})
+		var de *document.Error
+		if !errors.As(err, &de) || int(de.Code) != tc.code || de.Message != tc.msg {
+			t.Errorf("%s: got %v, want %d %q", tc.expr, err, tc.code, tc.msg)
+		}
+	}
 }

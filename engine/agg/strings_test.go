@@ -63,7 +63,7 @@ func TestStringBytesAndCodePoints(t *testing.T) {
 		{`{"$indexOfCP": ["$s", "é", 4, 5]}`, `-1`},
 		{`{"$indexOfCP": ["$s", "é", {"$numberLong": "4"}, 6.0]}`, `5`},
 		{`{"$indexOfCP": ["$s", "a", 20]}`, `-1`},
-		{`{"$indexOfCP": ["", "", 5]}`, `0`},
+		{`{"$indexOfCP": ["", "", 5]}`, `-1`}, // a start past the end finds nothing (SERVER-56819)
 		{`{"$indexOfCP": ["$n", "a"]}`, `null`},
 
 		{`{"$strcasecmp": ["abc", "ABC"]}`, `0`},
