@@ -97,9 +97,19 @@ func (d datePartExpr) Eval(e *Env) (any, error) {
 	if err != nil || null {
 		return nil, err
 	}
-	loc, null, err := evalTZ(d.tz, e)
-	if err != nil || null {
-		return nil, err
+	loc := time.UTC
+	if d.tz != nil {
+		v, err := d.tz.Eval(e)
+		if err != nil || nullish(v) {
+			return nil, err
+		}
+		s, ok := v.(string)
+		if !ok {
+			return nil, document.Errorf(document.Code(40533), "%s requires a string for the timezone argument, but was given a %s (%s)", d.name, document.TypeName(v), document.Format(v))
+		}
+		if loc, err = parseTZ(s); err != nil {
+			return nil, err
+		}
 	}
 	return d.fn(t.In(loc)), nil
 }
@@ -139,13 +149,8 @@ func coerceDate(v any) (time.Time, error) {
 	return time.Time{}, document.Errorf(document.Code(16006), "can't convert from BSON type %s to Date", document.TypeName(v))
 }
 
-// evalTZ evaluates a timezone argument (nil: UTC) as the date part
-// operators do; null reports null or missing.
-func evalTZ(x Expr, e *Env) (*time.Location, bool, error) {
-	return evalZone(x, e, 40533)
-}
-
-// evalZone is evalTZ refusing a non-string with code: mongod's
+// evalZone evaluates a timezone argument (nil: UTC); null reports null
+// or missing, and a non-string is refused with code: mongod's
 // $dateToParts, $dateFromParts and $dateFromString use 40517 where the
 // date part operators use 40533.
 func evalZone(x Expr, e *Env, code int) (*time.Location, bool, error) {
@@ -452,9 +457,14 @@ func parseDateToString(arg any, depth pdepth) (Expr, error) {
 }
 
 func (d dateToStringExpr) Eval(e *Env) (any, error) {
-	// mongod's order: the format is checked and the timezone evaluated
-	// first, a null one of them gives null, and only then is the date
-	// looked at (null or missing: onNull).
+	// mongod's order: the format is checked and the timezone read
+	// first; then a null or missing date gives onNull, even when the
+	// format or timezone is null; then a null format or timezone gives
+	// null; only then must the date be one.
+	dv, err := d.date.Eval(e)
+	if err != nil {
+		return nil, err
+	}
 	format := "%Y-%m-%dT%H:%M:%S.%LZ"
 	nullArg := false
 	if d.format != nil {
@@ -479,18 +489,18 @@ func (d dateToStringExpr) Eval(e *Env) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	if null || nullArg {
-		return nil, nil
-	}
-	t, null, err := evalDate("$dateToString", d.date, e)
-	if err != nil {
-		return nil, err
-	}
-	if null {
+	if nullish(dv) {
 		if d.onNull != nil {
 			return d.onNull.Eval(e)
 		}
 		return nil, nil
+	}
+	if null || nullArg {
+		return nil, nil
+	}
+	t, err := coerceDate(dv)
+	if err != nil {
+		return nil, err
 	}
 	return formatDate(t.In(loc), format)
 }

@@ -209,3 +209,39 @@ func TestDateZoneContext30(t *testing.T) {
 		}
 	}
 }
+
+// TestDateToStringNullDateFirst30: mongod 7.0's $dateToString checks
+// the format and reads the time zone first, then gives onNull for a
+// null or missing date even when the format or time zone is null
+// (ExpressionDateToString::evaluate); only then do a null format or zone
+// give null, and only then must the date be one.
+func TestDateToStringNullDateFirst30(t *testing.T) {
+	t.Parallel()
+	const doc = `[{"_id": 1, "n": null}]`
+	checkExprs(t, doc, []exprCase{
+		{`{"$dateToString": {"date": "$n", "onNull": "N", "timezone": "$missing"}}`, `"N"`},
+		{`{"$dateToString": {"date": "$missing", "onNull": "N", "format": null}}`, `"N"`},
+		{`{"$dateToString": {"date": "abc", "format": "$missing"}}`, `null`},
+		{`{"$dateToString": {"date": "abc", "timezone": null}}`, `null`},
+		{`{"$dateToString": {"date": {"$date": "2018-02-06T11:56:02Z"}, "format": "%Y", "timezone": null, "onNull": "N"}}`, `null`},
+	})
+	checkExprCodes(t, doc, []exprCode{
+		{`{"$dateToString": {"date": "$n", "onNull": "N", "timezone": "bad"}}`, 40485},
+		{`{"$dateToString": {"date": "$n", "onNull": "N", "format": 5}}`, 18533},
+		{`{"$dateToString": {"date": "$n", "onNull": "N", "format": "%n"}}`, 18536},
+		{`{"$dateToString": {"date": "abc", "format": "%Y"}}`, 16006},
+	})
+}
+
+// TestDatePartZoneTypeWords30: the date part operators ($year, $hour,
+// ...) refuse a time zone that is not a string in their own words
+// (DateExpressionAcceptingTimeZone, expression.h): "$year requires a
+// string for the timezone argument, but was given a int (5)".
+func TestDatePartZoneTypeWords30(t *testing.T) {
+	t.Parallel()
+	_, err := run(t, `[{"_id": 1, "d": {"$date": "2020-01-01T00:00:00Z"}}]`, `[{"$replaceWith": {"v": {"$year": {"date": "$d", "timezone": 5}}}}]`, Options{})
+	var de *document.Error
+	if !errors.As(err, &de) || de.Code != 40533 || de.Message != "$year requires a string for the timezone argument, but was given a int (5)" {
+		t.Errorf("got %v", err)
+	}
+}
