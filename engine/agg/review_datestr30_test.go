@@ -245,3 +245,17 @@ func TestDatePartZoneTypeWords30(t *testing.T) {
 		t.Errorf("got %v", err)
 	}
 }
+
+// TestStringEdges30: $split of "" is [""] (mongod's split always keeps
+// the rest after the last separator, ExpressionSplit::evaluate); a
+// decimal start or length is a number to $substrBytes (Value::numeric).
+func TestStringEdges30(t *testing.T) {
+	t.Parallel()
+	checkExprs(t, `[{"_id": 1}]`, []exprCase{
+		{`{"$split": ["", ","]}`, `[""]`},
+		{`{"$split": [",", ","]}`, `["", ""]`},
+		{`{"$split": ["a,b,,c", ","]}`, `["a", "b", "", "c"]`},
+		{`{"$substrBytes": ["abcdef", {"$numberDecimal": "1"}, {"$numberDecimal": "2"}]}`, `"bc"`},
+		{`{"$substr": ["abcdef", {"$numberDecimal": "2"}, -1]}`, `"cdef"`},
+	})
+}

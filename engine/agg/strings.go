@@ -121,13 +121,8 @@ func opSubstrBytes(args []any) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	isNum := func(v any) bool {
-		switch v.(type) {
-		case int32, int64, float64:
-			return true
-		}
-		return false
-	}
+	// Any number, a decimal too, as mongod's Value::numeric().
+	isNum := document.IsNumber
 	if !isNum(args[1]) {
 		return nil, document.Errorf(document.Code(16034), "%s:  starting index must be a numeric type (is BSON type %s)", op, typeOrMissing(args[1]))
 	}

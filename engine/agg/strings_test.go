@@ -86,7 +86,7 @@ func TestStringBytesAndCodePoints(t *testing.T) {
 		{`{"$substrBytes": ["$arr", 0, 1]}`, 16007},
 		{`{"$toUpper": true}`, 16007},
 		{`{"$toLower": "$arr"}`, 16007},
-		{`{"$substrBytes": ["a", {"$numberDecimal": "0"}, 1]}`, 16034},
+		{`{"$substrBytes": ["a", true, 1]}`, 16034}, // a decimal is a number (Value::numeric)
 		{`{"$substrBytes": ["a", "$nosuch", 1]}`, 16034},
 		{`{"$substrBytes": ["a", 0, "1"]}`, 16035},
 		{`{"$substrBytes": ["a", {"$numberDouble": "NaN"}, 1]}`, 31109},
