@@ -105,7 +105,7 @@ func (d datePartExpr) Eval(e *Env) (any, error) {
 		}
 		s, ok := v.(string)
 		if !ok {
-			return nil, document.Errorf(document.Code(40533), "%s requires a string for the timezone argument, but was given a %s (%s)", d.name, document.TypeName(v), document.Format(v))
+			return nil, document.Errorf(document.Code(40533), "%s requires a string for the timezone argument, but was given a %s (%s)", d.name, document.TypeName(v), valueString(v))
 		}
 		if loc, err = parseTZ(s); err != nil {
 			return nil, err
@@ -338,7 +338,7 @@ func (d dateTruncExpr) Eval(e *Env) (any, error) {
 	if d.bin != nil {
 		f := query.ToFloat(bv)
 		if !document.IsNumber(bv) || f != math.Trunc(f) || f < -(1<<63) || f >= 1<<63 {
-			return nil, document.Errorf(document.Code(5439017), "$dateTrunc requires 'binSize' to be a 64-bit integer, but got value '%s' of type %s", document.Format(bv), document.TypeName(bv))
+			return nil, document.Errorf(document.Code(5439017), "$dateTrunc requires 'binSize' to be a 64-bit integer, but got value '%s' of type %s", valueString(bv), document.TypeName(bv))
 		}
 		if f <= 0 {
 			return nil, document.Errorf(document.Code(5439018), "$dateTrunc requires 'binSize' to be greater than 0, but got value %d", int64(f))
@@ -477,7 +477,7 @@ func (d dateToStringExpr) Eval(e *Env) (any, error) {
 		} else {
 			s, ok := fv.(string)
 			if !ok {
-				return nil, document.Errorf(document.Code(18533), "$dateToString requires that 'format' be a string, found: %s with value %s", document.TypeName(fv), document.Format(fv))
+				return nil, document.Errorf(document.Code(18533), "$dateToString requires that 'format' be a string, found: %s with value %s", document.TypeName(fv), valueString(fv))
 			}
 			if _, err := formatDate(time.Unix(0, 0).UTC(), s); err != nil {
 				return nil, err

@@ -145,7 +145,7 @@ func (x dateFromPartsExpr) part(e *Env, name string, def int64, bounded bool) (n
 	}
 	n, ok := int64Value(v)
 	if !ok {
-		return 0, false, document.Errorf(document.Code(40515), "'%s' must evaluate to an integer, found %s with value %s", name, document.TypeName(v), document.Format(v))
+		return 0, false, document.Errorf(document.Code(40515), "'%s' must evaluate to an integer, found %s with value %s", name, document.TypeName(v), valueString(v))
 	}
 	if bounded && (n < -datePartBound || n >= datePartBound) {
 		return 0, false, document.Errorf(document.Code(31034), "'%s' must evaluate to a value in the range [-32768, 32767]; value %d is not in range", name, n)
@@ -305,7 +305,7 @@ func (x dateFromStringExpr) Eval(e *Env) (any, error) {
 		if formatNull = nullish(fv); !formatNull {
 			s, ok := fv.(string)
 			if !ok {
-				return nil, document.Errorf(document.Code(40684), "$dateFromString requires that 'format' be a string, found: %s with value %s", document.TypeName(fv), document.Format(fv))
+				return nil, document.Errorf(document.Code(40684), "$dateFromString requires that 'format' be a string, found: %s with value %s", document.TypeName(fv), valueString(fv))
 			}
 			if err := checkFormat(s, fromStringSpecifiers); err != nil {
 				return nil, err
@@ -326,7 +326,7 @@ func (x dateFromStringExpr) Eval(e *Env) (any, error) {
 	out, err := func() (any, error) {
 		s, ok := sv.(string)
 		if !ok {
-			return nil, document.Errorf(codeConversionFailure, "$dateFromString requires that 'dateString' be a string, found: %s with value %s", document.TypeName(sv), document.Format(sv))
+			return nil, document.Errorf(codeConversionFailure, "$dateFromString requires that 'dateString' be a string, found: %s with value %s", document.TypeName(sv), valueString(sv))
 		}
 		if tzNull || formatNull {
 			return nil, nil

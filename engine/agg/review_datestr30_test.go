@@ -259,3 +259,30 @@ func TestStringEdges30(t *testing.T) {
 		{`{"$substr": ["abcdef", {"$numberDecimal": "2"}, -1]}`, `"cdef"`},
 	})
 }
+
+// TestExpressionValueWords30: mongod's string and date expressions print
+// an offending value with Value::toString ({a: 1}, ["a"], an ISO date, a
+// decimal as its digits), not as a shell would, and a bad startOfWeek as
+// the string itself.
+func TestExpressionValueWords30(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		expr string
+		msg  string
+	}{
+		{`{"$trim": {"input": "a", "chars": {"$date": "2020-01-01T00:00:00Z"}}}`, `$trim requires 'chars' to be a string, got 2020-01-01T00:00:00.000Z (of type date) instead.`},
+		{`{"$rtrim": {"input": ["a", {"b": 1.5}]}}`, `$rtrim requires its input to be a string, got ["a", {b: 1.5}] (of type array) instead.`},
+		{`{"$substrCP": ["abc", 1, {"$numberDecimal": "1.5"}]}`, `$substrCP: length cannot be represented as a 32-bit integral value: 1.5`},
+		{`{"$indexOfCP": ["abc", "b", {"x": 1}]}`, `$indexOfCP requires an integral starting index, found a value of type: object, with value: {x: 1}`},
+		{`{"$replaceAll": {"input": {"a": "x"}, "find": "a", "replacement": "b"}}`, `$replaceAll requires that 'input' be a string, found: {a: "x"}`},
+		{`{"$dateFromParts": {"year": {"$numberDecimal": "2017.5"}}}`, `'year' must evaluate to an integer, found decimal with value 2017.5`},
+		{`{"$dateToString": {"date": "$d", "format": {"a": 1}}}`, `$dateToString requires that 'format' be a string, found: object with value {a: 1}`},
+		{`{"$dateTrunc": {"date": "$d", "unit": "week", "startOfWeek": "Satur"}}`, `$dateTrunc parameter 'startOfWeek' value cannot be recognized as a day of a week: Satur`},
+	} {
+		_, err := run(t, `[{"_id": 1, "d": {"$date": "2020-11-01T18:23:36Z"}}]`, `[{"$replaceWith": {"v": `+tc.expr+`}}]`, Options{})
+		var de *document.Error
+		if !errors.As(err, &de) || de.Message != tc.msg {
+			t.Errorf("%s: got %v, want %q", tc.expr, err, tc.msg)
+		}
+	}
+}
