@@ -590,7 +590,9 @@ func dateFromString(s, format string, hasFormat bool, loc *time.Location) (any, 
 		}
 		loc = time.FixedZone("", p.offset)
 	}
-	return bson.NewDateTimeFromTime(time.Date(p.y, time.Month(p.m), p.d, p.h, p.mi, p.s, p.ns, loc)), nil
+	// A wall time a change of clock skips moves forward, as timelib
+	// moves it (localDate).
+	return bson.NewDateTimeFromTime(localDate(p.y, time.Month(p.m), p.d, p.h, p.mi, p.s, p.ns, loc)), nil
 }
 
 // utcZone reports whether loc is UTC itself, by name or as a zero offset:

@@ -286,3 +286,18 @@ func TestExpressionValueWords30(t *testing.T) {
 		}
 	}
 }
+
+// TestDateFromStringDSTGap30: $dateFromString reads its date with the
+// same timelib step as $dateFromParts (timelib_update_ts), so a wall time
+// a spring-forward skips moves forward: 02:30 in New York on 2021-03-14
+// is 03:30 EDT, 07:30Z, for $dateFromString, $toDate's sibling reading
+// with a timezone, and $dateFromParts alike.
+func TestDateFromStringDSTGap30(t *testing.T) {
+	t.Parallel()
+	checkExprs(t, `[{"_id": 1}]`, []exprCase{
+		{`{"$dateFromString": {"dateString": "2021-03-14T02:30:00", "timezone": "America/New_York"}}`, `{"$date": "2021-03-14T07:30:00Z"}`},
+		{`{"$dateFromString": {"dateString": "2021-03-14 02:30", "format": "%Y-%m-%d %H:%M", "timezone": "America/New_York"}}`, `{"$date": "2021-03-14T07:30:00Z"}`},
+		{`{"$dateFromParts": {"year": 2021, "month": 3, "day": 14, "hour": 2, "minute": 30, "timezone": "America/New_York"}}`, `{"$date": "2021-03-14T07:30:00Z"}`},
+		{`{"$dateFromString": {"dateString": "2021-03-14T03:30:00", "timezone": "America/New_York"}}`, `{"$date": "2021-03-14T07:30:00Z"}`},
+	})
+}
