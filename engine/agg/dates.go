@@ -363,17 +363,17 @@ func (d dateTruncExpr) Eval(e *Env) (any, error) {
 		}
 	}
 	lt := t.In(loc)
-	ref := time.Date(2000, 1, 1, 0, 0, 0, 0, loc)
+	ref := localDate(2000, 1, 1, 0, 0, 0, 0, loc)
 	var out time.Time
 	switch unit {
 	case "year", "quarter", "month":
 		per := map[string]int64{"year": 12, "quarter": 3, "month": 1}[unit] * bin
 		months := int64(lt.Year()-2000)*12 + int64(lt.Month()-1)
 		months = floorDiv(months, per) * per
-		out = time.Date(2000+int(floorDiv(months, 12)), time.Month(months-floorDiv(months, 12)*12+1), 1, 0, 0, 0, 0, loc)
+		out = localDate(2000+int(floorDiv(months, 12)), time.Month(months-floorDiv(months, 12)*12+1), 1, 0, 0, 0, 0, loc)
 	case "week":
 		// The first week starts on the first startOfWeek on or after 2000-01-01.
-		ref = ref.AddDate(0, 0, (int(start)-int(ref.Weekday())+7)%7)
+		ref = localDate(2000, 1, 1+(int(start)-int(ref.Weekday())+7)%7, 0, 0, 0, 0, loc)
 		out = truncDays(lt, ref, 7*bin, loc)
 	case "day":
 		out = truncDays(lt, ref, bin, loc)
@@ -429,7 +429,9 @@ func truncDays(t, ref time.Time, n int64, loc *time.Location) time.Time {
 		return floorDiv(time.Date(x.Year(), x.Month(), x.Day(), 0, 0, 0, 0, time.UTC).Unix(), 86400)
 	}
 	days := civil(t) - civil(ref)
-	return ref.AddDate(0, 0, int(floorDiv(days, n)*n))
+	// A midnight a change of clock skips moves forward, as timelib
+	// moves it (Sao Paulo's 2018-11-04 starts at 01:00).
+	return localDate(ref.Year(), ref.Month(), ref.Day()+int(floorDiv(days, n)*n), 0, 0, 0, 0, loc)
 }
 
 func floorDiv(a, b int64) int64 {

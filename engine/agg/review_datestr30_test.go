@@ -301,3 +301,17 @@ func TestDateFromStringDSTGap30(t *testing.T) {
 		{`{"$dateFromString": {"dateString": "2021-03-14T03:30:00", "timezone": "America/New_York"}}`, `{"$date": "2021-03-14T07:30:00Z"}`},
 	})
 }
+
+// TestDateTruncMissingMidnight30: where a change of clock skips
+// midnight (Sao Paulo on 2018-11-04, Havana on 2021-03-14) the day
+// starts at 01:00, as mongod's truncateDate finds it through timelib's
+// dateAdd; Go's calendar went back to 23:00 the day before.
+func TestDateTruncMissingMidnight30(t *testing.T) {
+	t.Parallel()
+	checkExprs(t, `[{"_id": 1}]`, []exprCase{
+		{`{"$dateTrunc": {"date": {"$date": "2018-11-04T12:00:00Z"}, "unit": "day", "timezone": "America/Sao_Paulo"}}`, `{"$date": "2018-11-04T03:00:00Z"}`},
+		{`{"$dateTrunc": {"date": {"$date": "2021-03-14T12:00:00Z"}, "unit": "day", "timezone": "America/Havana"}}`, `{"$date": "2021-03-14T05:00:00Z"}`},
+		{`{"$dateTrunc": {"date": {"$date": "2021-03-14T12:00:00Z"}, "unit": "week", "timezone": "America/Havana"}}`, `{"$date": "2021-03-14T05:00:00Z"}`},
+		{`{"$dateTrunc": {"date": {"$date": "2018-11-20T12:00:00Z"}, "unit": "month", "timezone": "America/Sao_Paulo"}}`, `{"$date": "2018-11-01T03:00:00Z"}`},
+	})
+}
