@@ -97,7 +97,7 @@ func (x dateMathExpr) Eval(e *Env) (any, error) {
 		amount = -amount
 	}
 	if lim, ok := maxDateAddAmount[unit]; ok && (amount > lim || amount < -lim) {
-		return nil, document.Errorf(document.Code(5976500), "invalid %s 'amount' parameter value: %d %s", x.op, amount, unit)
+		return nil, document.Errorf(document.Code(5976500), "invalid dateAdd 'amount' parameter value: %d %s", amount, unit) // mongod's dateAdd words it, for $dateSubtract too
 	}
 	out, ok := dateAdd(t, unit, amount, loc)
 	if !ok {

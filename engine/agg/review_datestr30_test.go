@@ -315,3 +315,17 @@ func TestDateTruncMissingMidnight30(t *testing.T) {
 		{`{"$dateTrunc": {"date": {"$date": "2018-11-20T12:00:00Z"}, "unit": "month", "timezone": "America/Sao_Paulo"}}`, `{"$date": "2018-11-01T03:00:00Z"}`},
 	})
 }
+
+// TestDateAddAmountWords30: mongod's range check on the amount lives in
+// its dateAdd (date_time_support.cpp), which words it the same for both
+// operators, with the amount dateAdd was given ($dateSubtract's
+// negated): "invalid dateAdd 'amount' parameter value: 30000000000 month".
+func TestDateAddAmountWords30(t *testing.T) {
+	t.Parallel()
+	_, err := run(t, `[{"_id": 1, "d": {"$date": "2020-12-31T12:10:05Z"}}]`,
+		`[{"$replaceWith": {"v": {"$dateSubtract": {"startDate": "$d", "unit": "month", "amount": -30000000000}}}}]`, Options{})
+	var de *document.Error
+	if !errors.As(err, &de) || de.Code != 5976500 || de.Message != "invalid dateAdd 'amount' parameter value: 30000000000 month" {
+		t.Errorf("got %v", err)
+	}
+}
