@@ -354,12 +354,12 @@ func (d dateTruncExpr) Eval(e *Env) (any, error) {
 	switch unit {
 	case "year", "quarter", "month", "week", "day":
 		if bin > 1e11 {
-			return nil, document.Errorf(document.Code(5439006), "The bin size is too large: %d %s(s)", bin, unit)
+			return nil, document.Errorf(document.Code(5439006), "dateTrunc unsupported binSize value")
 		}
 	case "hour", "minute", "second", "millisecond":
 		step := map[string]int64{"hour": 3600000, "minute": 60000, "second": 1000, "millisecond": 1}[unit]
 		if bin > math.MaxInt64/step {
-			return nil, document.Errorf(document.Code(5439002), "Bin size is too large; binSize * unit overflows a 64-bit number of milliseconds")
+			return nil, document.Errorf(document.Code(5439002), "dateTrunc overflowed")
 		}
 	}
 	lt := t.In(loc)

@@ -329,3 +329,25 @@ func TestDateAddAmountWords30(t *testing.T) {
 		t.Errorf("got %v", err)
 	}
 }
+
+// TestDateTruncLimitWords30: mongod's truncateDate words its limits
+// "dateTrunc unsupported binSize value" (5439006, days and larger past
+// 100,000,000,000) and "dateTrunc overflowed" (5439002, binSize times
+// the unit's milliseconds past a long).
+func TestDateTruncLimitWords30(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		expr string
+		code int
+		msg  string
+	}{
+		{`{"$dateTrunc": {"date": "$d", "unit": "day", "binSize": {"$numberLong": "200000000000"}}}`, 5439006, "dateTrunc unsupported binSize value"},
+		{`{"$dateTrunc": {"date": "$d", "unit": "hour", "binSize": {"$numberLong": "9000000000000000"}}}`, 5439002, "dateTrunc overflowed"},
+	} {
+		_, err := run(t, `[{"_id": 1, "d": {"$date": "2021-03-14T12:30:00Z"}}]`, `[{"$replaceWith": {"v": `+tc.expr+`}}]`, Options{})
+		var de *document.Error
+		if !errors.As(err, &de) || int(de.Code) != tc.code || de.Message != tc.msg {
+			t.Errorf("%s: got %v, want %d %q", tc.expr, err, tc.code, tc.msg)
+		}
+	}
+}
