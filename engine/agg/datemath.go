@@ -2,7 +2,6 @@ package agg
 
 import (
 	"math"
-	"strings"
 	"time"
 
 	"github.com/ttlkv/ttlkv/document"
@@ -53,7 +52,8 @@ func timeUnit(op string, v any) (string, error) {
 
 // Eval follows mongod: null if startDate, unit, amount or timezone is
 // null or missing; then the date must be one (or a timestamp or an
-// ObjectId) and the amount a whole 64-bit number.
+// ObjectId), the unit a unit and the amount a whole 64-bit number, in
+// that order.
 func (x dateMathExpr) Eval(e *Env) (any, error) {
 	sv, err := x.start.Eval(e)
 	if err != nil || nullish(sv) {
@@ -61,10 +61,6 @@ func (x dateMathExpr) Eval(e *Env) (any, error) {
 	}
 	uv, err := x.unit.Eval(e)
 	if err != nil || nullish(uv) {
-		return nil, err
-	}
-	unit, err := timeUnit(x.op, uv)
-	if err != nil {
 		return nil, err
 	}
 	av, err := x.amount.Eval(e)
@@ -79,6 +75,17 @@ func (x dateMathExpr) Eval(e *Env) (any, error) {
 	if !ok {
 		return nil, document.Errorf(document.Code(5166403), "%s requires startDate to be convertible to a date", x.op)
 	}
+	// The unit is checked only now, and not as $dateDiff and $dateTrunc
+	// check theirs: 5166404 for a unit that is not a string, 9 for one
+	// that is not a unit.
+	us, ok := uv.(string)
+	if !ok {
+		return nil, document.Errorf(document.Code(5166404), "%s expects string defining the time unit", x.op)
+	}
+	unit, err := timeUnit(x.op, us)
+	if err != nil {
+		return nil, document.Errorf(document.CodeFailedToParse, "unknown time unit value: %s", us)
+	}
 	amount, ok := int64Value(av)
 	if !ok {
 		return nil, document.Errorf(document.Code(5166405), "%s expects integer amount of time units", x.op)
@@ -90,7 +97,7 @@ func (x dateMathExpr) Eval(e *Env) (any, error) {
 		amount = -amount
 	}
 	if lim, ok := maxDateAddAmount[unit]; ok && (amount > lim || amount < -lim) {
-		return nil, document.Errorf(document.Code(5976500), "invalid %s 'amount' parameter value: %d %s", x.op, amount, unit)
+		return nil, document.Errorf(document.Code(5976500), "invalid dateAdd 'amount' parameter value: %d %s", amount, unit) // mongod's dateAdd words it, for $dateSubtract too
 	}
 	out, ok := dateAdd(t, unit, amount, loc)
 	if !ok {
@@ -212,29 +219,16 @@ func (x dateDiffExpr) Eval(e *Env) (any, error) {
 	if err != nil || nullish(uv) {
 		return nil, err
 	}
-	unit, err := timeUnit("$dateDiff", uv)
-	if err != nil {
-		return nil, err
-	}
-	start := time.Sunday
-	if unit == "week" && x.startOfWeek != nil {
-		wv, err := x.startOfWeek.Eval(e)
-		if err != nil || nullish(wv) {
+	var wv any
+	weekly := x.startOfWeek != nil && uv == "week"
+	if weekly {
+		if wv, err = x.startOfWeek.Eval(e); err != nil || nullish(wv) {
 			return nil, err
 		}
-		ws, ok := wv.(string)
-		if !ok {
-			return nil, document.Errorf(document.Code(5439015), "$dateDiff requires 'startOfWeek' to be a string, but got %s", document.TypeName(wv))
-		}
-		w, ok := weekdays[strings.ToLower(ws)]
-		if !ok {
-			return nil, document.Errorf(document.Code(5439016), "$dateDiff parameter 'startOfWeek' value cannot be recognized as a day of a week: %s", ws)
-		}
-		start = w
 	}
 	loc, null, err := evalZone(x.tz, e, codeZoneNotString)
 	if err != nil || null {
-		return nil, err
+		return nil, zoneContext("$dateDiff", err)
 	}
 	a, err := diffDate("startDate", sv)
 	if err != nil {
@@ -243,6 +237,16 @@ func (x dateDiffExpr) Eval(e *Env) (any, error) {
 	b, err := diffDate("endDate", ev)
 	if err != nil {
 		return nil, err
+	}
+	unit, err := timeUnit("$dateDiff", uv)
+	if err != nil {
+		return nil, err
+	}
+	start := time.Sunday
+	if weekly {
+		if start, err = dayOfWeek("$dateDiff", wv); err != nil {
+			return nil, err
+		}
 	}
 	if unit == "millisecond" {
 		// Elapsed time, whatever the zone, as mongod counts it.

@@ -1,6 +1,7 @@
 package agg
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -96,9 +97,19 @@ func (d datePartExpr) Eval(e *Env) (any, error) {
 	if err != nil || null {
 		return nil, err
 	}
-	loc, null, err := evalTZ(d.tz, e)
-	if err != nil || null {
-		return nil, err
+	loc := time.UTC
+	if d.tz != nil {
+		v, err := d.tz.Eval(e)
+		if err != nil || nullish(v) {
+			return nil, err
+		}
+		s, ok := v.(string)
+		if !ok {
+			return nil, document.Errorf(document.Code(40533), "%s requires a string for the timezone argument, but was given a %s (%s)", d.name, document.TypeName(v), valueString(v))
+		}
+		if loc, err = parseTZ(s); err != nil {
+			return nil, err
+		}
 	}
 	return d.fn(t.In(loc)), nil
 }
@@ -138,13 +149,8 @@ func coerceDate(v any) (time.Time, error) {
 	return time.Time{}, document.Errorf(document.Code(16006), "can't convert from BSON type %s to Date", document.TypeName(v))
 }
 
-// evalTZ evaluates a timezone argument (nil: UTC) as the date part
-// operators do; null reports null or missing.
-func evalTZ(x Expr, e *Env) (*time.Location, bool, error) {
-	return evalZone(x, e, 40533)
-}
-
-// evalZone is evalTZ refusing a non-string with code: mongod's
+// evalZone evaluates a timezone argument (nil: UTC); null reports null
+// or missing, and a non-string is refused with code: mongod's
 // $dateToParts, $dateFromParts and $dateFromString use 40517 where the
 // date part operators use 40533.
 func evalZone(x Expr, e *Env, code int) (*time.Location, bool, error) {
@@ -292,87 +298,82 @@ var weekdays = map[string]time.Weekday{
 // Eval truncates the date to the start of its bin; bins of binSize units
 // count from 2000-01-01T00:00:00 in the time zone, as MongoDB's do.
 func (d dateTruncExpr) Eval(e *Env) (any, error) {
-	// As mongod: every argument is evaluated, and a null one gives
-	// null, before the date's type is looked at.
+	// As mongod: a null or missing argument gives null before any is
+	// judged; then the date, the unit, binSize and startOfWeek are
+	// judged in that order.
 	dv, err := d.date.Eval(e)
-	if err != nil {
+	if err != nil || nullish(dv) {
 		return nil, err
 	}
 	uv, err := d.unit.Eval(e)
 	if err != nil || nullish(uv) {
 		return nil, err
 	}
-	unit, ok := uv.(string)
+	var bv any
+	if d.bin != nil {
+		if bv, err = d.bin.Eval(e); err != nil || nullish(bv) {
+			return nil, err
+		}
+	}
+	var sv any
+	weekly := d.startOfWeek != nil && uv == "week"
+	if weekly {
+		if sv, err = d.startOfWeek.Eval(e); err != nil || nullish(sv) {
+			return nil, err
+		}
+	}
+	loc, null, err := evalZone(d.tz, e, codeZoneNotString)
+	if err != nil || null {
+		return nil, zoneContext("$dateTrunc", err)
+	}
+	t, ok := dateOf(dv)
 	if !ok {
-		return nil, document.Errorf(document.Code(5439013), "$dateTrunc requires 'unit' to be a string, but got %s", document.TypeName(uv))
+		return nil, document.Errorf(document.Code(5439012), "$dateTrunc requires 'date' to be a date, but got %s", document.TypeName(dv))
+	}
+	unit, err := timeUnit("$dateTrunc", uv)
+	if err != nil {
+		return nil, err
 	}
 	bin := int64(1)
 	if d.bin != nil {
-		bv, err := d.bin.Eval(e)
-		if err != nil || nullish(bv) {
-			return nil, err
-		}
 		f := query.ToFloat(bv)
 		if !document.IsNumber(bv) || f != math.Trunc(f) || f < -(1<<63) || f >= 1<<63 {
-			return nil, document.Errorf(document.Code(5439017), "$dateTrunc requires 'binSize' to be a 64-bit integer, but got value '%s' of type %s", document.Format(bv), document.TypeName(bv))
+			return nil, document.Errorf(document.Code(5439017), "$dateTrunc requires 'binSize' to be a 64-bit integer, but got value '%s' of type %s", valueString(bv), document.TypeName(bv))
 		}
 		if f <= 0 {
 			return nil, document.Errorf(document.Code(5439018), "$dateTrunc requires 'binSize' to be greater than 0, but got value %d", int64(f))
 		}
 		bin = int64(f)
 	}
-	loc, null, err := evalZone(d.tz, e, codeZoneNotString)
-	if err != nil || null {
-		return nil, err
-	}
-	if unit == "week" && d.startOfWeek != nil {
-		if sv, err := d.startOfWeek.Eval(e); err != nil || nullish(sv) {
+	start := time.Sunday
+	if weekly {
+		if start, err = dayOfWeek("$dateTrunc", sv); err != nil {
 			return nil, err
 		}
-	}
-	if nullish(dv) {
-		return nil, nil
-	}
-	t, ok := dateOf(dv)
-	if !ok {
-		return nil, document.Errorf(document.Code(5439012), "$dateTrunc requires 'date' to be a date, but got %s", document.TypeName(dv))
 	}
 	switch unit {
 	case "year", "quarter", "month", "week", "day":
 		if bin > 1e11 {
-			return nil, document.Errorf(document.Code(5439006), "The bin size is too large: %d %s(s)", bin, unit)
+			return nil, document.Errorf(document.Code(5439006), "dateTrunc unsupported binSize value")
 		}
 	case "hour", "minute", "second", "millisecond":
 		step := map[string]int64{"hour": 3600000, "minute": 60000, "second": 1000, "millisecond": 1}[unit]
 		if bin > math.MaxInt64/step {
-			return nil, document.Errorf(document.Code(5439002), "Bin size is too large; binSize * unit overflows a 64-bit number of milliseconds")
+			return nil, document.Errorf(document.Code(5439002), "dateTrunc overflowed")
 		}
 	}
 	lt := t.In(loc)
-	ref := time.Date(2000, 1, 1, 0, 0, 0, 0, loc)
+	ref := localDate(2000, 1, 1, 0, 0, 0, 0, loc)
 	var out time.Time
 	switch unit {
 	case "year", "quarter", "month":
 		per := map[string]int64{"year": 12, "quarter": 3, "month": 1}[unit] * bin
 		months := int64(lt.Year()-2000)*12 + int64(lt.Month()-1)
 		months = floorDiv(months, per) * per
-		out = time.Date(2000+int(floorDiv(months, 12)), time.Month(months-floorDiv(months, 12)*12+1), 1, 0, 0, 0, 0, loc)
+		out = localDate(2000+int(floorDiv(months, 12)), time.Month(months-floorDiv(months, 12)*12+1), 1, 0, 0, 0, 0, loc)
 	case "week":
-		start := time.Sunday
-		if d.startOfWeek != nil {
-			sv, err := d.startOfWeek.Eval(e)
-			if err != nil {
-				return nil, err
-			}
-			s, _ := sv.(string)
-			w, ok := weekdays[strings.ToLower(s)]
-			if !ok {
-				return nil, document.Errorf(document.Code(5439016), "$dateTrunc parameter 'startOfWeek' value cannot be recognized as a day of a week: %s", document.Format(sv))
-			}
-			start = w
-		}
 		// The first week starts on the first startOfWeek on or after 2000-01-01.
-		ref = ref.AddDate(0, 0, (int(start)-int(ref.Weekday())+7)%7)
+		ref = localDate(2000, 1, 1+(int(start)-int(ref.Weekday())+7)%7, 0, 0, 0, 0, loc)
 		out = truncDays(lt, ref, 7*bin, loc)
 	case "day":
 		out = truncDays(lt, ref, bin, loc)
@@ -382,8 +383,6 @@ func (d dateTruncExpr) Eval(e *Env) (any, error) {
 		refMS := ref.UnixMilli()
 		ms := lt.UnixMilli()
 		out = time.UnixMilli(refMS + floorDiv(ms-refMS, span)*span)
-	default:
-		return nil, document.Errorf(document.Code(5439014), "$dateTrunc parameter 'unit' value cannot be recognized as a time unit: %s", unit)
 	}
 	if out.Before(minBSONDate) || out.After(maxBSONDate) {
 		// The bin starts before the first date BSON holds (or after
@@ -391,6 +390,31 @@ func (d dateTruncExpr) Eval(e *Env) (any, error) {
 		return nil, document.Errorf(document.Code(5166406), "dateAdd overflowed")
 	}
 	return bson.NewDateTimeFromTime(out), nil
+}
+
+// dayOfWeek reads a startOfWeek argument of op as mongod's
+// parseDayOfWeek does: a string (5439015) naming a day in full or in
+// three letters, in any case (5439016).
+func dayOfWeek(op string, v any) (time.Weekday, error) {
+	s, ok := v.(string)
+	if !ok {
+		return 0, document.Errorf(document.Code(5439015), "%s requires 'startOfWeek' to be a string, but got %s", op, document.TypeName(v))
+	}
+	w, ok := weekdays[strings.ToLower(s)]
+	if !ok {
+		return 0, document.Errorf(document.Code(5439016), "%s parameter 'startOfWeek' value cannot be recognized as a day of a week: %s", op, s)
+	}
+	return w, nil
+}
+
+// zoneContext puts op's context before a failure to read its time zone,
+// keeping the code, as mongod's $dateDiff and $dateTrunc do.
+func zoneContext(op string, err error) error {
+	var de *document.Error
+	if !errors.As(err, &de) {
+		return err
+	}
+	return &document.Error{Code: de.Code, Message: op + " parameter 'timezone' value parsing failed :: caused by :: " + de.Message}
 }
 
 // minBSONDate and maxBSONDate are the first and last instants a BSON
@@ -405,7 +429,9 @@ func truncDays(t, ref time.Time, n int64, loc *time.Location) time.Time {
 		return floorDiv(time.Date(x.Year(), x.Month(), x.Day(), 0, 0, 0, 0, time.UTC).Unix(), 86400)
 	}
 	days := civil(t) - civil(ref)
-	return ref.AddDate(0, 0, int(floorDiv(days, n)*n))
+	// A midnight a change of clock skips moves forward, as timelib
+	// moves it (Sao Paulo's 2018-11-04 starts at 01:00).
+	return localDate(ref.Year(), ref.Month(), ref.Day()+int(floorDiv(days, n)*n), 0, 0, 0, 0, loc)
 }
 
 func floorDiv(a, b int64) int64 {
@@ -433,9 +459,14 @@ func parseDateToString(arg any, depth pdepth) (Expr, error) {
 }
 
 func (d dateToStringExpr) Eval(e *Env) (any, error) {
-	// mongod's order: the format is checked and the timezone evaluated
-	// first, a null one of them gives null, and only then is the date
-	// looked at (null or missing: onNull).
+	// mongod's order: the format is checked and the timezone read
+	// first; then a null or missing date gives onNull, even when the
+	// format or timezone is null; then a null format or timezone gives
+	// null; only then must the date be one.
+	dv, err := d.date.Eval(e)
+	if err != nil {
+		return nil, err
+	}
 	format := "%Y-%m-%dT%H:%M:%S.%LZ"
 	nullArg := false
 	if d.format != nil {
@@ -448,7 +479,7 @@ func (d dateToStringExpr) Eval(e *Env) (any, error) {
 		} else {
 			s, ok := fv.(string)
 			if !ok {
-				return nil, document.Errorf(document.Code(18533), "$dateToString requires that 'format' be a string, found: %s with value %s", document.TypeName(fv), document.Format(fv))
+				return nil, document.Errorf(document.Code(18533), "$dateToString requires that 'format' be a string, found: %s with value %s", document.TypeName(fv), valueString(fv))
 			}
 			if _, err := formatDate(time.Unix(0, 0).UTC(), s); err != nil {
 				return nil, err
@@ -460,18 +491,18 @@ func (d dateToStringExpr) Eval(e *Env) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	if null || nullArg {
-		return nil, nil
-	}
-	t, null, err := evalDate("$dateToString", d.date, e)
-	if err != nil {
-		return nil, err
-	}
-	if null {
+	if nullish(dv) {
 		if d.onNull != nil {
 			return d.onNull.Eval(e)
 		}
 		return nil, nil
+	}
+	if null || nullArg {
+		return nil, nil
+	}
+	t, err := coerceDate(dv)
+	if err != nil {
+		return nil, err
 	}
 	return formatDate(t.In(loc), format)
 }

@@ -145,7 +145,7 @@ func (x dateFromPartsExpr) part(e *Env, name string, def int64, bounded bool) (n
 	}
 	n, ok := int64Value(v)
 	if !ok {
-		return 0, false, document.Errorf(document.Code(40515), "'%s' must evaluate to an integer, found %s with value %s", name, document.TypeName(v), document.Format(v))
+		return 0, false, document.Errorf(document.Code(40515), "'%s' must evaluate to an integer, found %s with value %s", name, document.TypeName(v), valueString(v))
 	}
 	if bounded && (n < -datePartBound || n >= datePartBound) {
 		return 0, false, document.Errorf(document.Code(31034), "'%s' must evaluate to a value in the range [-32768, 32767]; value %d is not in range", name, n)
@@ -305,7 +305,7 @@ func (x dateFromStringExpr) Eval(e *Env) (any, error) {
 		if formatNull = nullish(fv); !formatNull {
 			s, ok := fv.(string)
 			if !ok {
-				return nil, document.Errorf(document.Code(40684), "$dateFromString requires that 'format' be a string, found: %s with value %s", document.TypeName(fv), document.Format(fv))
+				return nil, document.Errorf(document.Code(40684), "$dateFromString requires that 'format' be a string, found: %s with value %s", document.TypeName(fv), valueString(fv))
 			}
 			if err := checkFormat(s, fromStringSpecifiers); err != nil {
 				return nil, err
@@ -326,7 +326,7 @@ func (x dateFromStringExpr) Eval(e *Env) (any, error) {
 	out, err := func() (any, error) {
 		s, ok := sv.(string)
 		if !ok {
-			return nil, document.Errorf(codeConversionFailure, "$dateFromString requires that 'dateString' be a string, found: %s with value %s", document.TypeName(sv), document.Format(sv))
+			return nil, document.Errorf(codeConversionFailure, "$dateFromString requires that 'dateString' be a string, found: %s with value %s", document.TypeName(sv), valueString(sv))
 		}
 		if tzNull || formatNull {
 			return nil, nil
@@ -590,7 +590,9 @@ func dateFromString(s, format string, hasFormat bool, loc *time.Location) (any, 
 		}
 		loc = time.FixedZone("", p.offset)
 	}
-	return bson.NewDateTimeFromTime(time.Date(p.y, time.Month(p.m), p.d, p.h, p.mi, p.s, p.ns, loc)), nil
+	// A wall time a change of clock skips moves forward, as timelib
+	// moves it (localDate).
+	return bson.NewDateTimeFromTime(localDate(p.y, time.Month(p.m), p.d, p.h, p.mi, p.s, p.ns, loc)), nil
 }
 
 // utcZone reports whether loc is UTC itself, by name or as a zero offset:
@@ -709,7 +711,8 @@ func (r *dateParser) specifier(spec byte) {
 //	July 4th, 2017, Jul 4 2017             month name, day, year
 //
 // then, after T or spaces, a time hh:mm, hh:mm:ss or hh:mm.ss with a
-// fraction of a second after . or , and a zone (Z, +02:00, +0200, +02,
+// fraction of a second after . or ,, or a 12-hour time (11am, 11:30 pm),
+// or noon, midnight or today, and a zone (Z, +02:00, +0200, +02,
 // GMT+2, an abbreviation such as UTC, EST or CEST).
 func (r *dateParser) free() {
 	p := &r.p
@@ -780,6 +783,9 @@ func (r *dateParser) free() {
 	}
 	if isDigit(r.peek()) {
 		p.h = r.need(2)
+		if r.meridian() {
+			return
+		}
 		r.expect(':')
 		p.mi = r.need(2)
 		if c := r.peek(); c == ':' || c == '.' {
@@ -802,8 +808,56 @@ func (r *dateParser) free() {
 			}
 		}
 	}
-	if r.err != nil {
+	if r.err != nil || r.meridian() {
 		return
+	}
+	r.clockWord()
+	r.spaces()
+	if r.pos < len(r.in) {
+		r.zone()
+		r.spaces()
+	}
+	if r.err == nil && r.pos < len(r.in) {
+		r.fail("Unexpected character")
+	}
+}
+
+// meridian reads an am or pm (a.m., PM, ...) after a 12-hour clock's
+// time, as mongod's parser does in "July 4th, 2017 11am" or "11:30 pm",
+// and then the rest of the string, which may only be a zone; it reports
+// whether there was one. The hour must be 1 to 12: 12am is midnight.
+func (r *dateParser) meridian() bool {
+	start := r.pos
+	r.spaces()
+	c := r.peek() | 0x20
+	if c != 'a' && c != 'p' {
+		r.pos = start
+		return false
+	}
+	r.pos++
+	if r.peek() == '.' {
+		r.pos++
+	}
+	if r.peek()|0x20 != 'm' {
+		r.pos = start
+		return false
+	}
+	r.pos++
+	if r.peek() == '.' {
+		r.pos++
+	}
+	if r.pos < len(r.in) && r.peek() != ' ' && r.peek() != '\t' {
+		r.pos = start
+		return false
+	}
+	if r.p.h < 1 || r.p.h > 12 {
+		r.pos = start
+		r.fail("Unexpected character")
+		return true
+	}
+	r.p.h %= 12
+	if c == 'p' {
+		r.p.h += 12
 	}
 	r.spaces()
 	if r.pos < len(r.in) {
@@ -812,6 +866,22 @@ func (r *dateParser) free() {
 	}
 	if r.err == nil && r.pos < len(r.in) {
 		r.fail("Unexpected character")
+	}
+	return true
+}
+
+// clockWord reads the words mongod's parser takes for a time of day
+// where a time may stand: noon is 12:00, midnight and today 00:00.
+func (r *dateParser) clockWord() {
+	start := r.pos
+	r.spaces()
+	switch strings.ToLower(r.word()) {
+	case "noon":
+		r.p.h, r.p.mi, r.p.s, r.p.ns = 12, 0, 0, 0
+	case "midnight", "today":
+		r.p.h, r.p.mi, r.p.s, r.p.ns = 0, 0, 0, 0
+	default:
+		r.pos = start
 	}
 }
 

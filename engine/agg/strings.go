@@ -121,13 +121,8 @@ func opSubstrBytes(args []any) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	isNum := func(v any) bool {
-		switch v.(type) {
-		case int32, int64, float64:
-			return true
-		}
-		return false
-	}
+	// Any number, a decimal too, as mongod's Value::numeric().
+	isNum := document.IsNumber
 	if !isNum(args[1]) {
 		return nil, document.Errorf(document.Code(16034), "%s:  starting index must be a numeric type (is BSON type %s)", op, typeOrMissing(args[1]))
 	}
@@ -176,14 +171,14 @@ func opSubstrCP(args []any) (any, error) {
 	}
 	start, ok := int32Value(args[1])
 	if !ok {
-		return nil, document.Errorf(document.Code(34451), "%s: starting index cannot be represented as a 32-bit integral value: %s", op, fmtNumber(args[1]))
+		return nil, document.Errorf(document.Code(34451), "%s: starting index cannot be represented as a 32-bit integral value: %s", op, valueString(args[1]))
 	}
 	if !document.IsNumber(args[2]) {
 		return nil, document.Errorf(document.Code(34452), "%s: length must be a numeric type (is BSON type %s)", op, typeOrMissing(args[2]))
 	}
 	length, ok := int32Value(args[2])
 	if !ok {
-		return nil, document.Errorf(document.Code(34453), "%s: length cannot be represented as a 32-bit integral value: %s", op, fmtNumber(args[2]))
+		return nil, document.Errorf(document.Code(34453), "%s: length cannot be represented as a 32-bit integral value: %s", op, valueString(args[2]))
 	}
 	if length < 0 {
 		return nil, document.Errorf(document.Code(34454), "%s: length must be a nonnegative integer.", op)
@@ -285,8 +280,11 @@ func opIndexOfCP(args []any) (any, error) {
 	if err != nil || null {
 		return nil, err
 	}
+	if end < start {
+		return int32(-1), nil // a start past the end finds nothing, not even ""
+	}
 	if s == "" && token == "" {
-		return int32(0), nil // mongod's special case, whatever the start
+		return int32(0), nil // mongod's special case: "" is at 0 in ""
 	}
 	i := 0 // the byte where code point start begins
 	for cp := 0; cp < start && i < len(s); cp++ {
@@ -306,7 +304,7 @@ func opIndexOfCP(args []any) (any, error) {
 func indexBound(op string, v any, what string) (int, error) {
 	n, ok := int32Value(v)
 	if !ok || !document.IsNumber(v) {
-		return 0, document.Errorf(document.Code(40096), "%s requires an integral %s index, found a value of type: %s, with value: %s", op, what, typeOrMissing(v), fmtNumber(v))
+		return 0, document.Errorf(document.Code(40096), "%s requires an integral %s index, found a value of type: %s, with value: %s", op, what, typeOrMissing(v), valueString(v))
 	}
 	if n < 0 {
 		return 0, document.Errorf(document.Code(40097), "%s requires a nonnegative %s index, found: %d", op, what, n)
@@ -625,7 +623,7 @@ func (x replaceExpr) Eval(e *Env) (any, error) {
 	for i, name := range []string{"input", "find", "replacement"} {
 		str, ok := v[i].(string)
 		if !ok && !nullish(v[i]) {
-			return nil, document.Errorf(document.Code(51746-i), "%s requires that '%s' be a string, found: %s", x.op, name, document.Format(v[i]))
+			return nil, document.Errorf(document.Code(51746-i), "%s requires that '%s' be a string, found: %s", x.op, name, valueString(v[i]))
 		}
 		s[i] = str
 	}

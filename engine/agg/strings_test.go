@@ -63,7 +63,7 @@ func TestStringBytesAndCodePoints(t *testing.T) {
 		{`{"$indexOfCP": ["$s", "é", 4, 5]}`, `-1`},
 		{`{"$indexOfCP": ["$s", "é", {"$numberLong": "4"}, 6.0]}`, `5`},
 		{`{"$indexOfCP": ["$s", "a", 20]}`, `-1`},
-		{`{"$indexOfCP": ["", "", 5]}`, `0`},
+		{`{"$indexOfCP": ["", "", 5]}`, `-1`}, // a start past the end finds nothing (SERVER-56819)
 		{`{"$indexOfCP": ["$n", "a"]}`, `null`},
 
 		{`{"$strcasecmp": ["abc", "ABC"]}`, `0`},
@@ -86,7 +86,7 @@ func TestStringBytesAndCodePoints(t *testing.T) {
 		{`{"$substrBytes": ["$arr", 0, 1]}`, 16007},
 		{`{"$toUpper": true}`, 16007},
 		{`{"$toLower": "$arr"}`, 16007},
-		{`{"$substrBytes": ["a", {"$numberDecimal": "0"}, 1]}`, 16034},
+		{`{"$substrBytes": ["a", true, 1]}`, 16034}, // a decimal is a number (Value::numeric)
 		{`{"$substrBytes": ["a", "$nosuch", 1]}`, 16034},
 		{`{"$substrBytes": ["a", 0, "1"]}`, 16035},
 		{`{"$substrBytes": ["a", {"$numberDouble": "NaN"}, 1]}`, 31109},

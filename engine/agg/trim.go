@@ -46,7 +46,7 @@ func (t trimExpr) Eval(e *Env) (any, error) {
 	}
 	s, ok := v.(string)
 	if !ok {
-		return nil, document.Errorf(document.Code(50699), "%s requires its input to be a string, got %s (of type %s) instead.", t.op, document.Format(v), document.TypeName(v))
+		return nil, document.Errorf(document.Code(50699), "%s requires its input to be a string, got %s (of type %s) instead.", t.op, valueString(v), document.TypeName(v))
 	}
 	cutset := trimWhitespace
 	if t.cset != nil {
@@ -56,7 +56,7 @@ func (t trimExpr) Eval(e *Env) (any, error) {
 		}
 		cs, ok := c.(string)
 		if !ok {
-			return nil, document.Errorf(document.Code(50700), "%s requires 'chars' to be a string, got %s (of type %s) instead.", t.op, document.Format(c), document.TypeName(c))
+			return nil, document.Errorf(document.Code(50700), "%s requires 'chars' to be a string, got %s (of type %s) instead.", t.op, valueString(c), document.TypeName(c))
 		}
 		cutset = cs
 	}
