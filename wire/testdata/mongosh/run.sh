@@ -70,8 +70,10 @@ NO_COLOR=1 HOME="$work/home" "$mongosh" --quiet --norc "mongodb://$addr/test?ser
 }
 # explain's serverInfo names the port the server listens on; ttlkv's
 # shell runs on a data directory with none (27017, as a bare mongod
-# has): the port is masked on both sides.
-srvport='s/(serverInfo: [{] host: [^,]*, port: )[0-9]+/\1PORT/'
+# has): the port is masked on both sides. So is the version: the server
+# claims mongod's 7.0.0, as its buildInfo does; the embedded engine
+# names its own, as its buildInfo does.
+srvport='s/(serverInfo: [{] host: [^,]*, port: )[0-9]+(, version: )[^,]*/\1PORT\2VERSION/'
 sed "$nodewarn" "$work/shell-mongosh-raw.txt" | sed -E "$srvport" >"$work/shell-mongosh.txt"
 "$work/ttlkv" --dir "$work/data-shell" eval -f "$here/shell.js" >"$work/shell-ttlkv-raw.txt" 2>&1 || {
 	echo "mongosh check: ttlkv eval failed on shell.js:"; cat "$work/shell-ttlkv-raw.txt"; exit 1
