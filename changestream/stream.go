@@ -188,8 +188,15 @@ type Stream struct {
 	// invToken is the invalidate event's token when the pipeline
 	// filtered the event out: the stream's last resume token, as mongod's.
 	invToken bson.D
-	err      error
-	closed   bool
+	// split is set when the pipeline ends with
+	// $changeStreamSplitLargeEvent: events too large for a reply are
+	// returned in fragments.
+	split bool
+	// resumeSplit is the fragment token the stream resumes after, until
+	// its event is read again: the fragments up to it are skipped.
+	resumeSplit *Token
+	err         error
+	closed      bool
 }
 
 type stage struct {
@@ -198,12 +205,15 @@ type stage struct {
 	// agg is one of the aggregation stages a stream may run besides
 	// ($addFields, $set, $replaceRoot, $replaceWith, $redact).
 	agg *agg.Pipeline
+	// split is $changeStreamSplitLargeEvent, which must come last.
+	split bool
 }
 
 // New opens a stream over store's change log. pipeline may hold $match,
 // $project, $unset, $addFields, $set, $replaceRoot, $replaceWith and
-// $redact stages, as mongod's; lookup serves fullDocument updateLookup (nil: no lookup,
-// fullDocument null).
+// $redact stages, and a last $changeStreamSplitLargeEvent, as mongod's;
+// lookup serves fullDocument updateLookup (nil: no lookup, fullDocument
+// null).
 func New(store *lsm.Store, scope Scope, pipeline []bson.D, o Options, lookup Lookup) (*Stream, error) {
 	if !store.ChangesEnabled() {
 		return nil, document.Errorf(document.CodeIllegalOperation, "change streams are not enabled on this engine (engine.Options.ChangeStreams, or ttlkv serve --change-streams)")
@@ -224,6 +234,16 @@ func New(store *lsm.Store, scope Scope, pipeline []bson.D, o Options, lookup Loo
 		}
 		s.stages = append(s.stages, ps)
 	}
+	for i, st := range s.stages {
+		if !st.split {
+			continue
+		}
+		if i != len(s.stages)-1 {
+			return nil, document.Errorf(document.Code(7182802), "$changeStreamSplitLargeEvent must be the last stage in the pipeline")
+		}
+		s.split = true
+		s.stages = s.stages[:i]
+	}
 	switch {
 	case o.ResumeAfter != nil || o.StartAfter != nil:
 		td := o.ResumeAfter
@@ -234,6 +254,9 @@ func New(store *lsm.Store, scope Scope, pipeline []bson.D, o Options, lookup Loo
 		if err != nil {
 			return nil, err
 		}
+		if t.Split && !s.split {
+			return nil, document.Errorf(document.CodeChangeStreamFatalError, "To resume from a split event, the $changeStream pipeline must include a $changeStreamSplitLargeEvent stage")
+		}
 		if t.Invalidate && o.ResumeAfter != nil {
 			return nil, document.Errorf(document.CodeInvalidResumeToken, "Attempting to resume a change stream using 'resumeAfter' is not allowed from an invalidate notification.")
 		}
@@ -243,7 +266,12 @@ func New(store *lsm.Store, scope Scope, pipeline []bson.D, o Options, lookup Loo
 			if err != nil {
 				return nil, err
 			}
-			if c != nil && s.invalidates(c) {
+			if t.Split {
+				// The split event is read again, and its fragments up
+				// to the token's are skipped.
+				s.pos = before(t.Pos)
+				s.resumeSplit = &t
+			} else if c != nil && s.invalidates(c) {
 				// Resumed after the drop (or rename) that ended the
 				// stream: the invalidate that followed it comes first,
 				// as mongod's.
@@ -268,9 +296,24 @@ func New(store *lsm.Store, scope Scope, pipeline []bson.D, o Options, lookup Loo
 		}
 	}
 	s.token = Token{Pos: s.pos, HighWater: true}.Doc()
-	// A start position already trimmed fails now, as MongoDB's does.
+	if o.ResumeAfter != nil || o.StartAfter != nil {
+		// mongod's first postBatchResumeToken is the token resumed from,
+		// until the stream reads past it.
+		t, _ := ParseToken(o.ResumeAfter)
+		if o.ResumeAfter == nil {
+			t, _ = ParseToken(o.StartAfter)
+		}
+		s.token = t.Doc()
+	}
+	// A start position already trimmed fails now, as MongoDB's does; an
+	// event the stream cannot return (too large, a required image
+	// missing, ...) fails the read that reaches it, as mongod's does at
+	// the first batch or getMore that holds it.
 	if err := s.fill(); err != nil {
-		return nil, err
+		if document.CodeOf(err) == document.CodeChangeStreamHistoryLost {
+			return nil, err
+		}
+		s.err = err
 	}
 	return s, nil
 }
@@ -325,6 +368,11 @@ func parseStage(st bson.D) (stage, error) {
 			return stage{}, err
 		}
 		return stage{agg: p}, nil
+	case "$changeStreamSplitLargeEvent":
+		if d, ok := e.Value.(bson.D); !ok || len(d) != 0 {
+			return stage{}, document.Errorf(document.Code(7182800), "$changeStreamSplitLargeEvent spec should be an empty object")
+		}
+		return stage{split: true}, nil
 	case "$changeStream":
 		return stage{}, document.Errorf(document.Code(40602), "$changeStream is only valid as the first stage in a pipeline")
 	}
@@ -353,6 +401,7 @@ func (s *Stream) fill() error {
 	if err != nil {
 		return err
 	}
+	start := s.pos
 	for _, r := range raws {
 		s.pos = r.p
 		c, err := decode(r.v)
@@ -366,8 +415,8 @@ func (s *Stream) fill() error {
 		if err != nil {
 			return err
 		}
-		if ev != nil {
-			s.buf = append(s.buf, ev)
+		if err := s.emit(r.p, ev); err != nil {
+			return err
 		}
 		if s.invalidates(c) {
 			if err := s.invalidate(r.p, c); err != nil {
@@ -376,7 +425,7 @@ func (s *Stream) fill() error {
 			break
 		}
 	}
-	if len(s.buf) == 0 {
+	if len(s.buf) == 0 && s.pos != start {
 		s.token = Token{Pos: s.pos, HighWater: true}.Doc()
 	}
 	return nil
@@ -624,6 +673,24 @@ func (s *Stream) apply(ev bson.D) (bson.D, error) {
 // TryNext returns the next event if one is available now, without
 // waiting: true with Current set, or false (check Err).
 func (s *Stream) TryNext(ctx context.Context) bool {
+	if !s.ready(ctx) {
+		return false
+	}
+	s.cur, s.buf = s.buf[0], s.buf[1:]
+	s.token = idOf(s.cur)
+	if len(s.buf) == 0 && !s.ended {
+		// Everything read was returned: the high-water mark is the last
+		// position read, which may be past cur (filtered out since).
+		if t, err := ParseToken(s.token); err != nil || t.Pos.Compare(s.pos) != 0 {
+			s.token = Token{Pos: s.pos, HighWater: true}.Doc()
+		}
+	}
+	return true
+}
+
+// ready reports whether an event is buffered, reading the log when none
+// is.
+func (s *Stream) ready(ctx context.Context) bool {
 	if s.closed || s.err != nil {
 		return false
 	}
@@ -637,19 +704,7 @@ func (s *Stream) TryNext(ctx context.Context) bool {
 			return false
 		}
 	}
-	if len(s.buf) == 0 {
-		return false
-	}
-	s.cur, s.buf = s.buf[0], s.buf[1:]
-	s.token = idOf(s.cur)
-	if len(s.buf) == 0 && !s.ended {
-		// Everything read was returned: the high-water mark is the last
-		// position read, which may be past cur (filtered out since).
-		if t, err := ParseToken(s.token); err != nil || t.Pos.Compare(s.pos) != 0 {
-			s.token = Token{Pos: s.pos, HighWater: true}.Doc()
-		}
-	}
-	return true
+	return len(s.buf) > 0
 }
 
 // Next blocks until an event is available (true, Current set), the
@@ -678,17 +733,25 @@ func (s *Stream) Next(ctx context.Context) bool {
 
 // NextBatch returns up to n events (n <= 0: up to 101), waiting up to
 // wait for the first one when none is available; an empty batch is not
-// an error. It is getMore's loop for an awaitData cursor.
+// an error. As mongod's, a batch holds at most 16 MiB of events (but
+// always one): an event that would overfill it starts the next. It is
+// getMore's loop for an awaitData cursor.
 func (s *Stream) NextBatch(ctx context.Context, n int, wait time.Duration) ([]bson.D, error) {
 	if n <= 0 {
 		n = 101
 	}
 	var out []bson.D
+	bytes := 0
 	deadline := time.Now().Add(wait)
 	for len(out) < n {
 		ch := s.store.ChangeNotify()
-		if s.TryNext(ctx) {
+		if s.ready(ctx) {
+			if len(out) > 0 && bytes+document.Size(s.buf[0]) > maxBatchBytes {
+				break
+			}
+			s.TryNext(ctx)
 			out = append(out, s.cur)
+			bytes += document.Size(s.cur)
 			continue
 		}
 		if s.err != nil {
@@ -777,15 +840,10 @@ func (s *Stream) updateDescription(ud bson.D) bson.D {
 // position the log no longer holds is left to the read, which reports
 // the history lost.
 func (s *Stream) checkResumePoint(t Token) (*stored, error) {
-	prev := t.Pos
-	switch {
-	case prev.Index > 0:
-		prev.Index--
-	case prev.Seq > 0:
-		prev = lsm.ChangePos{Seq: prev.Seq - 1, Index: math.MaxUint32}
-	default:
+	if t.Pos == (lsm.ChangePos{}) {
 		return nil, nil
 	}
+	prev := before(t.Pos)
 	var at lsm.ChangePos
 	var c *stored
 	err := s.store.ReadChanges(prev, 1, func(p lsm.ChangePos, v []byte) error {
@@ -807,3 +865,14 @@ func (s *Stream) checkResumePoint(t Token) (*stored, error) {
 }
 
 func fmtToken(t Token) string { return "{_data: \"" + t.String() + "\"}" }
+
+// before returns the position just before p (p when p is the first).
+func before(p lsm.ChangePos) lsm.ChangePos {
+	switch {
+	case p.Index > 0:
+		p.Index--
+	case p.Seq > 0:
+		p = lsm.ChangePos{Seq: p.Seq - 1, Index: math.MaxUint32}
+	}
+	return p
+}
