@@ -131,6 +131,14 @@ func (o Options) validate() error {
 	if o.ResumeAfter != nil && o.StartAfter != nil {
 		return document.Errorf(document.Code(50865), "Do not specify both 'resumeAfter' and 'startAfter' in a $changeStream stage")
 	}
+	// mongod reads the token before it checks the other resume options.
+	for _, t := range []bson.D{o.ResumeAfter, o.StartAfter} {
+		if t != nil {
+			if _, err := ParseToken(t); err != nil {
+				return err
+			}
+		}
+	}
 	n := 0
 	if o.ResumeAfter != nil {
 		n++
@@ -145,7 +153,7 @@ func (o Options) validate() error {
 		n++
 	}
 	if n > 1 {
-		return document.Errorf(document.Code(40674), "Only one type of resume option is allowed, but multiple were found.")
+		return document.Errorf(document.Code(40674), "Only one type of resume option is allowed, but multiple were found")
 	}
 	return nil
 }
@@ -258,7 +266,7 @@ func New(store *lsm.Store, scope Scope, pipeline []bson.D, o Options, lookup Loo
 			return nil, document.Errorf(document.CodeChangeStreamFatalError, "To resume from a split event, the $changeStream pipeline must include a $changeStreamSplitLargeEvent stage")
 		}
 		if t.Invalidate && o.ResumeAfter != nil {
-			return nil, document.Errorf(document.CodeInvalidResumeToken, "Attempting to resume a change stream using 'resumeAfter' is not allowed from an invalidate notification.")
+			return nil, document.Errorf(document.CodeInvalidResumeToken, "Attempting to resume a change stream using 'resumeAfter' is not allowed from an invalidate notification")
 		}
 		s.pos = t.Pos
 		if !t.Invalidate && !t.HighWater {

@@ -241,3 +241,38 @@ func TestReviewCS30ResumedPostBatchResumeToken(t *testing.T) {
 		}
 	}
 }
+
+// TestReviewCS30ResumeOptionErrors: mongod 7.0's
+// assertIsLegalSpecification reads the resume token before it compares
+// the resume options, so a malformed token with startAtOperationTime is
+// the token's error (40647), not 40674; its 40674 and 260 messages end
+// without a period.
+func TestReviewCS30ResumeOptionErrors(t *testing.T) {
+	t.Parallel()
+	db := csOpen(t)
+	mustRun(t, db, "d", `{"insert": "c", "documents": [{"_id": 1}]}`)
+	_, r := csOpenCursor(t, db, "d", `{"aggregate": "c", "pipeline": [{"$changeStream": {"ttlkvFromOldest": true}}], "cursor": {}}`)
+	tok := field(csBatch(t, r)[0], "_id._data").(string)
+	exact := func(cmd string, code int32, msg string) {
+		t.Helper()
+		r, err := run(t, db, "d", cmd)
+		csCheckErr(t, cmd, r, err, code, "", msg)
+		if e, _ := get(r, "errmsg"); e != msg {
+			t.Errorf("%s: errmsg %q, want mongod's %q", cmd, e, msg)
+		}
+	}
+	exact(`{"aggregate": "c", "pipeline": [{"$changeStream": {"resumeAfter": {"x": 1}, "startAtOperationTime": {"$timestamp": {"t": 1, "i": 0}}}}], "cursor": {}}`,
+		40647, "Bad resume token: _data of missing or of wrong type. Expected string, got missing")
+	exact(fmt.Sprintf(`{"aggregate": "c", "pipeline": [{"$changeStream": {"resumeAfter": {"_data": %q}, "startAtOperationTime": {"$timestamp": {"t": 1, "i": 0}}}}], "cursor": {}}`, tok),
+		40674, "Only one type of resume option is allowed, but multiple were found")
+	mustRun(t, db, "d", `{"drop": "c"}`)
+	_, r = csOpenCursor(t, db, "d", fmt.Sprintf(`{"aggregate": "c", "pipeline": [{"$changeStream": {"resumeAfter": {"_data": %q}}}], "cursor": {}}`, tok))
+	var inv string
+	for _, ev := range csBatch(t, r) {
+		if field(ev, "operationType") == "invalidate" {
+			inv = field(ev, "_id._data").(string)
+		}
+	}
+	exact(fmt.Sprintf(`{"aggregate": "c", "pipeline": [{"$changeStream": {"resumeAfter": {"_data": %q}}}], "cursor": {}}`, inv),
+		260, "Attempting to resume a change stream using 'resumeAfter' is not allowed from an invalidate notification")
+}
