@@ -404,7 +404,9 @@ func (s *Stream) fill() error {
 		return nil
 	})
 	if errors.Is(err, lsm.ErrChangeHistoryLost) {
-		return document.Errorf(document.CodeChangeStreamHistoryLost, "Resume of change stream was not possible, as the resume point may no longer be in the change log (its position %s was trimmed)", Token{Pos: s.pos})
+		// mongod's words ("oplog" included): applications and tools
+		// match them to tell a lost history from other failures.
+		return document.Errorf(document.CodeChangeStreamHistoryLost, "Resume of change stream was not possible, as the resume point may no longer be in the oplog.")
 	}
 	if err != nil {
 		return err

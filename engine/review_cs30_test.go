@@ -276,3 +276,31 @@ func TestReviewCS30ResumeOptionErrors(t *testing.T) {
 	exact(fmt.Sprintf(`{"aggregate": "c", "pipeline": [{"$changeStream": {"resumeAfter": {"_data": %q}}}], "cursor": {}}`, inv),
 		260, "Attempting to resume a change stream using 'resumeAfter' is not allowed from an invalidate notification")
 }
+
+// TestReviewCS30HistoryLostMessage: a resume point the log no longer
+// holds is 286 ChangeStreamHistoryLost in mongod's exact words
+// (document_source_change_stream_check_resumability.cpp), which tools
+// match ("the resume point may no longer be in the oplog"), with the
+// NonResumableChangeStreamError label.
+func TestReviewCS30HistoryLostMessage(t *testing.T) {
+	t.Parallel()
+	db, _, _ := openTestWith(t, func(o *Options) { o.InMemory, o.ChangeStreams, o.ChangeStreamMaxEvents = true, true, 50 })
+	mustRun(t, db, "d", `{"insert": "c", "documents": [{"_id": -1}]}`)
+	_, r := csOpenCursor(t, db, "d", `{"aggregate": "c", "pipeline": [{"$changeStream": {"ttlkvFromOldest": true}}], "cursor": {}}`)
+	tok := field(csBatch(t, r)[0], "_id._data").(string)
+	for i := 0; i < 200; i++ {
+		mustRun(t, db, "d", fmt.Sprintf(`{"insert": "c", "documents": [{"_id": %d}]}`, i))
+	}
+	if err := db.store.TrimChanges(); err != nil {
+		t.Fatal(err)
+	}
+	r, err := run(t, db, "d", fmt.Sprintf(`{"aggregate": "c", "pipeline": [{"$changeStream": {"resumeAfter": {"_data": %q}}}], "cursor": {}}`, tok))
+	const msg = "Resume of change stream was not possible, as the resume point may no longer be in the oplog."
+	csCheckErr(t, "resumeAfter a trimmed event", r, err, 286, "ChangeStreamHistoryLost", msg)
+	if e, _ := get(r, "errmsg"); e != msg {
+		t.Errorf("errmsg %q, want mongod's %q", e, msg)
+	}
+	if l := csJSON(t, field(r, "errorLabels")); l != `{"v":["NonResumableChangeStreamError"]}` {
+		t.Errorf("errorLabels %s", l)
+	}
+}
