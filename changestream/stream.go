@@ -669,13 +669,18 @@ func (s *Stream) apply(ev bson.D) (bson.D, error) {
 		ev = st.proj.Apply(ev)
 	}
 	var got any
+	has := false
 	for _, e := range ev {
 		if e.Key == "_id" {
-			got = e.Value
+			got, has = e.Value, true
 		}
 	}
-	if got == nil || document.Compare(got, id) != 0 {
-		return nil, document.Errorf(document.CodeChangeStreamFatalError, "Encountered an event whose _id field, which contains the resume token, was modified by the pipeline. Modifying the _id field of an event makes it impossible to resume the stream from that point. Only transformations that retain the unmodified _id field are allowed.")
+	if !has || document.Compare(got, id) != 0 {
+		found := bson.D{}
+		if has {
+			found = bson.D{{Key: "_id", Value: got}}
+		}
+		return nil, document.Errorf(document.CodeChangeStreamFatalError, "Encountered an event whose _id field, which contains the resume token, was modified by the pipeline. Modifying the _id field of an event makes it impossible to resume the stream from that point. Only transformations that retain the unmodified _id field are allowed. Expected: %s but found: %s", document.Format(bson.D{{Key: "_id", Value: id}}), document.Format(found))
 	}
 	return ev, nil
 }

@@ -304,3 +304,25 @@ func TestReviewCS30HistoryLostMessage(t *testing.T) {
 		t.Errorf("errorLabels %s", l)
 	}
 }
+
+// TestReviewCS30ModifiedIDMessage: a pipeline that changes an event's
+// _id stops the stream with 280, and mongod's message ends with what it
+// expected and what it found (plan_executor_pipeline.cpp's
+// _validateChangeStreamsResumeToken: "Expected: { _id: <token> } but
+// found: { _id: <value> }", "{}" when _id is gone).
+func TestReviewCS30ModifiedIDMessage(t *testing.T) {
+	t.Parallel()
+	db := csOpen(t)
+	for _, c := range []struct{ stage, found string }{
+		{`{"$project": {"_id": 0}}`, "{}"},
+		{`{"$set": {"_id": 1}}`, "{ _id: 1 }"},
+	} {
+		id, _ := csOpenCursor(t, db, "d", `{"aggregate": "c", "pipeline": [{"$changeStream": {}}, `+c.stage+`], "cursor": {}}`)
+		mustRun(t, db, "d", `{"insert": "c", "documents": [{}]}`)
+		r, err := csGetMore(t, db, "d", "c", id)
+		csCheckErr(t, c.stage, r, err, 280, "ChangeStreamFatalError", "Only transformations that retain the unmodified _id field are allowed. Expected: { _id: { _data: \"82")
+		if e, _ := get(r, "errmsg"); !strings.HasSuffix(fmt.Sprint(e), "\" } } but found: "+c.found) {
+			t.Errorf("%s: errmsg %q, want it to end as mongod's with \" } } but found: %s\"", c.stage, e, c.found)
+		}
+	}
+}
