@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
@@ -323,6 +324,30 @@ func TestReviewCS30ModifiedIDMessage(t *testing.T) {
 		csCheckErr(t, c.stage, r, err, 280, "ChangeStreamFatalError", "Only transformations that retain the unmodified _id field are allowed. Expected: { _id: { _data: \"82")
 		if e, _ := get(r, "errmsg"); !strings.HasSuffix(fmt.Sprint(e), "\" } } but found: "+c.found) {
 			t.Errorf("%s: errmsg %q, want it to end as mongod's with \" } } but found: %s\"", c.stage, e, c.found)
+		}
+	}
+}
+
+// TestReviewCS30GetMoreAwait pins how long a change stream's getMore
+// waits: its maxTimeMS, 0 included (no wait), and a second without one,
+// as mongod's awaitData getMore (getmore_cmd.cpp:
+// cmd.getMaxTimeMS().value_or(1000)).
+func TestReviewCS30GetMoreAwait(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		cmd  string
+		want time.Duration
+	}{
+		{`{"getMore": {"$numberLong": "1"}, "collection": "c"}`, time.Second},
+		{`{"getMore": {"$numberLong": "1"}, "collection": "c", "maxTimeMS": 0}`, 0},
+		{`{"getMore": {"$numberLong": "1"}, "collection": "c", "maxTimeMS": 250}`, 250 * time.Millisecond},
+	} {
+		cmd, err := document.ParseExtJSON([]byte(c.cmd))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := changeStreamAwait(cmd); got != c.want {
+			t.Errorf("%s: waits %v, want %v", c.cmd, got, c.want)
 		}
 	}
 }
