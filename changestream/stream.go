@@ -396,11 +396,17 @@ func (s *Stream) fill() error {
 		p lsm.ChangePos
 		v []byte
 	}
+	bytes := 0
 	err := s.store.ReadChanges(s.pos, readBatch, func(p lsm.ChangePos, v []byte) error {
 		raws = append(raws, struct {
 			p lsm.ChangePos
 			v []byte
 		}{p, append([]byte(nil), v...)})
+		// Large events (a 16 MiB document with its images) are read a
+		// batch's worth at a time, not readBatch of them at once.
+		if bytes += len(v); bytes >= maxBatchBytes {
+			return lsm.ErrStopRead
+		}
 		return nil
 	})
 	if errors.Is(err, lsm.ErrChangeHistoryLost) {
