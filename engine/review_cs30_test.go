@@ -351,3 +351,28 @@ func TestReviewCS30GetMoreAwait(t *testing.T) {
 		}
 	}
 }
+
+// TestReviewCS30FutureStartPostBatchResumeToken: a stream that starts at
+// an operation time in the future returns no event and keeps its first
+// postBatchResumeToken while writes happen before that time
+// (jstests/change_streams/report_post_batch_resume_token.js, with
+// Timestamp(4102444800, 1)).
+func TestReviewCS30FutureStartPostBatchResumeToken(t *testing.T) {
+	t.Parallel()
+	db := csOpen(t)
+	id, r := csOpenCursor(t, db, "d", `{"aggregate": "c", "pipeline": [{"$changeStream": {"startAtOperationTime": {"$timestamp": {"t": 4102444800, "i": 1}}}}], "cursor": {}}`)
+	first := field(r, "cursor.postBatchResumeToken")
+	for i := 0; i < 3; i++ {
+		mustRun(t, db, "d", fmt.Sprintf(`{"insert": "c", "documents": [{"_id": %d}]}`, i))
+		r, err := csGetMore(t, db, "d", "c", id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if b := csBatch(t, r); len(b) != 0 {
+			t.Fatalf("events before the start time: %v", b)
+		}
+		if got := field(r, "cursor.postBatchResumeToken"); document.Compare(got, first) != 0 {
+			t.Errorf("postBatchResumeToken %v after a write before the start time, want it unchanged, %v", got, first)
+		}
+	}
+}
