@@ -137,3 +137,40 @@ func TestDriverResumeTokenOfQuietResumedStream(t *testing.T) {
 }
 
 func bytesEqual(a, b []byte) bool { return string(a) == string(b) }
+
+// TestDriverResumesAfterCursorNotFound: a change stream whose server
+// cursor is gone (killed, or timed out while idle) answers getMore with
+// 43 CursorNotFound, on which the driver resumes from its last
+// postBatchResumeToken, as with mongod: no event is lost or repeated.
+func TestDriverResumesAfterCursorNotFound(t *testing.T) {
+	t.Parallel()
+	e := newEnvWith(t, Options{}, engine.Options{ChangeStreams: true})
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	db := e.client(t, true).Database("r")
+	coll := db.Collection("c")
+	cs, err := coll.Watch(ctx, mongo.Pipeline{}, options.ChangeStream().SetMaxAwaitTime(10*time.Millisecond))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close(ctx)
+	if _, err := coll.InsertOne(ctx, bson.D{{Key: "_id", Value: 1}}); err != nil {
+		t.Fatal(err)
+	}
+	if ev := nextEvent(t, ctx, cs); ev.Lookup("documentKey", "_id").Int32() != 1 {
+		t.Fatalf("first event %v", ev)
+	}
+	first := cs.ID()
+	if err := db.RunCommand(ctx, bson.D{{Key: "killCursors", Value: "c"}, {Key: "cursors", Value: bson.A{first}}}).Err(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := coll.InsertOne(ctx, bson.D{{Key: "_id", Value: 2}}); err != nil {
+		t.Fatal(err)
+	}
+	if ev := nextEvent(t, ctx, cs); ev.Lookup("documentKey", "_id").Int32() != 2 {
+		t.Fatalf("after the resume: %v, want the insert of 2", ev)
+	}
+	if cs.ID() == first || cs.ID() == 0 {
+		t.Errorf("cursor %d after the resume, want a new one (was %d)", cs.ID(), first)
+	}
+}
