@@ -2,6 +2,7 @@ package changestream
 
 import (
 	"sort"
+	"sync/atomic"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
@@ -26,6 +27,21 @@ const (
 	maxBatchBytes = document.MaxDocumentSize
 )
 
+// Metrics counts what mongod's serverStatus reports under
+// metrics.changeStreams. The zero value is ready, and it is safe for
+// concurrent use; streams given the same Metrics (Options.Metrics) add
+// to it.
+type Metrics struct {
+	// LargeEventsFailed counts events a stream refused as too large
+	// (10334 BSONObjectTooLarge).
+	LargeEventsFailed atomic.Int64
+	// LargeEventsSplit counts events $changeStreamSplitLargeEvent split
+	// into fragments.
+	LargeEventsSplit atomic.Int64
+	// ShowExpandedEvents counts streams opened with showExpandedEvents.
+	ShowExpandedEvents atomic.Int64
+}
+
 // emit adds ev, the event of the change at p after the pipeline (nil
 // when filtered out), to the buffer: whole, or in fragments when the
 // stream splits large events, and refuses one too large for a reply.
@@ -45,6 +61,9 @@ func (s *Stream) emit(p lsm.ChangePos, ev bson.D) error {
 	size := document.Size(ev)
 	if !s.split {
 		if size > maxEventSize {
+			if s.o.Metrics != nil {
+				s.o.Metrics.LargeEventsFailed.Add(1)
+			}
 			return document.Errorf(document.CodeBSONObjectTooLarge, "BSONObj size: %d (0x%X) is invalid. Size must be between 0 and %d(%dMB) First element: _id: { _data: \"%s\" }", size, size, maxEventSize, maxEventSize>>20, Token{Pos: p}.String())
 		}
 		s.buf = append(s.buf, ev)
@@ -68,6 +87,9 @@ func (s *Stream) emit(p lsm.ChangePos, ev bson.D) error {
 		if skip > len(frags) {
 			return document.Errorf(document.CodeChangeStreamFatalError, "Attempted to resume from a split event, but the resumed stream produced a different split. Ensure that the pipeline used to resume is the same as the original")
 		}
+	}
+	if s.o.Metrics != nil {
+		s.o.Metrics.LargeEventsSplit.Add(1)
 	}
 	s.buf = append(s.buf, frags[skip:]...)
 	return nil

@@ -40,6 +40,9 @@ type Options struct {
 	// extension, $changeStream field ttlkvFromOldest: true): what a
 	// process that opens a data directory to read its history wants.
 	FromOldest bool
+	// Metrics, when set, counts the stream's large events and whether it
+	// shows expanded events.
+	Metrics *Metrics
 	// Collation is the aggregate command's collation, which the
 	// pipeline's $match stages compare strings with; nil is the simple
 	// collation. As in mongod, a stream never takes its collection's
@@ -312,6 +315,9 @@ func New(store *lsm.Store, scope Scope, pipeline []bson.D, o Options, lookup Loo
 			t, _ = ParseToken(o.StartAfter)
 		}
 		s.token = t.Doc()
+	}
+	if o.Metrics != nil && o.ShowExpandedEvents {
+		o.Metrics.ShowExpandedEvents.Add(1)
 	}
 	// A start position already trimmed fails now, as MongoDB's does; an
 	// event the stream cannot return (too large, a required image

@@ -493,6 +493,9 @@ func (db *DB) watch(scope changestream.Scope, pipeline []bson.D, o ChangeStreamO
 	if !db.changesOn() {
 		return nil, document.Errorf(document.CodeIllegalOperation, "change streams are not enabled on this engine (engine.Options.ChangeStreams)")
 	}
+	if o.Metrics == nil {
+		o.Metrics = &db.csMetrics
+	}
 	return changestream.New(db.store, scope, pipeline, o, db.lookupForStream)
 }
 

@@ -194,6 +194,14 @@ func TestReviewCS30LargeEvents(t *testing.T) {
 	// Without the stage: 280 at once.
 	_, err = open("", resume(tokens[1]))
 	csCheckErr(t, "a fragment's token without the stage", nil, err, 280, "ChangeStreamFatalError", "To resume from a split event, the $changeStream pipeline must include a $changeStreamSplitLargeEvent stage")
+
+	// serverStatus counts them as mongod's metrics.changeStreams does:
+	// one event refused, three split (the first stream and the two
+	// resumed ones that returned fragments; a failed resume counts none).
+	st := mustRun(t, db, "admin", `{"serverStatus": 1}`)
+	if got := csJSON(t, field(st, "metrics.changeStreams")); got != `{"largeEventsFailed":1,"largeEventsSplit":3,"showExpandedEvents":0}` {
+		t.Errorf("metrics.changeStreams %s", got)
+	}
 }
 
 // TestReviewCS30BatchBytes: a change stream batch holds at most 16 MiB
@@ -374,5 +382,19 @@ func TestReviewCS30FutureStartPostBatchResumeToken(t *testing.T) {
 		if got := field(r, "cursor.postBatchResumeToken"); document.Compare(got, first) != 0 {
 			t.Errorf("postBatchResumeToken %v after a write before the start time, want it unchanged, %v", got, first)
 		}
+	}
+}
+
+// TestReviewCS30ShowExpandedEventsMetric: serverStatus'
+// metrics.changeStreams.showExpandedEvents counts the streams opened
+// with showExpandedEvents, as mongod 7.0's.
+func TestReviewCS30ShowExpandedEventsMetric(t *testing.T) {
+	t.Parallel()
+	db := csOpen(t)
+	csOpenCursor(t, db, "d", `{"aggregate": "c", "pipeline": [{"$changeStream": {"showExpandedEvents": true}}], "cursor": {}}`)
+	csOpenCursor(t, db, "d", `{"aggregate": "c", "pipeline": [{"$changeStream": {}}], "cursor": {}}`)
+	st := mustRun(t, db, "admin", `{"serverStatus": 1}`)
+	if got := csJSON(t, field(st, "metrics.changeStreams")); got != `{"largeEventsFailed":0,"largeEventsSplit":0,"showExpandedEvents":1}` {
+		t.Errorf("metrics.changeStreams %s", got)
 	}
 }
