@@ -398,3 +398,51 @@ func TestReviewCS30ShowExpandedEventsMetric(t *testing.T) {
 		t.Errorf("metrics.changeStreams %s", got)
 	}
 }
+
+// TestReviewCS30StartAfterInvalidateTwice follows jstests/change_streams/
+// multiple_invalidate_events.js: a collection stream started after an
+// invalidate sees the collection made again, and its next drop ends it
+// with another invalidate, whose token starts the next stream; a
+// database stream likewise after dropDatabase.
+func TestReviewCS30StartAfterInvalidateTwice(t *testing.T) {
+	t.Parallel()
+	db := csOpen(t)
+	ops := func(evs []bson.D) string {
+		var s []string
+		for _, ev := range evs {
+			s = append(s, fmt.Sprint(field(ev, "operationType")))
+		}
+		return strings.Join(s, ",")
+	}
+	read := func(agg string) ([]bson.D, bson.D, int64) {
+		t.Helper()
+		id, r := csOpenCursor(t, db, "d", agg)
+		evs := csBatch(t, r)
+		tok, _ := field(r, "cursor.postBatchResumeToken").(bson.D)
+		return evs, tok, id
+	}
+	for _, c := range []struct {
+		name, target, drop, want string
+	}{
+		{"collection", `"c"`, `{"drop": "c"}`, "create,insert,drop,invalidate"},
+		{"database", `1`, `{"dropDatabase": 1}`, "create,insert,drop,dropDatabase,invalidate"},
+	} {
+		mustRun(t, db, "d", `{"create": "c"}`)
+		mustRun(t, db, "d", `{"insert": "c", "documents": [{"_id": 0}]}`)
+		_, start, _ := read(fmt.Sprintf(`{"aggregate": %s, "pipeline": [{"$changeStream": {"showExpandedEvents": true}}], "cursor": {}}`, c.target))
+		mustRun(t, db, "d", c.drop)
+		evs, tok, id := read(fmt.Sprintf(`{"aggregate": %s, "pipeline": [{"$changeStream": {"showExpandedEvents": true, "startAfter": %s}}], "cursor": {}}`, c.target, csJSON(t, start)))
+		if got := ops(evs); !strings.HasSuffix(got, "invalidate") || id != 0 {
+			t.Fatalf("%s: first stream %s (cursor %d), want it to end with invalidate and a closed cursor", c.name, got, id)
+		}
+		for round := 1; round <= 2; round++ {
+			mustRun(t, db, "d", `{"create": "c"}`)
+			mustRun(t, db, "d", fmt.Sprintf(`{"insert": "c", "documents": [{"_id": %d}]}`, round))
+			mustRun(t, db, "d", c.drop)
+			evs, tok, id = read(fmt.Sprintf(`{"aggregate": %s, "pipeline": [{"$changeStream": {"showExpandedEvents": true, "startAfter": %s}}], "cursor": {}}`, c.target, csJSON(t, tok)))
+			if got := ops(evs); got != c.want || id != 0 {
+				t.Errorf("%s, round %d: %s (cursor %d), want mongod's %s and a closed cursor", c.name, round, got, id, c.want)
+			}
+		}
+	}
+}
