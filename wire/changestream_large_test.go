@@ -174,3 +174,53 @@ func TestDriverResumesAfterCursorNotFound(t *testing.T) {
 		t.Errorf("cursor %d after the resume, want a new one (was %d)", cs.ID(), first)
 	}
 }
+
+// TestDriverWatchClusterAndDatabase: the driver's Client.Watch (aggregate
+// 1 on admin with allChangesForCluster) sees every database and survives
+// a dropDatabase (drop, dropDatabase, no invalidate); Database.Watch ends
+// with invalidate after its database's drop, and the driver's stream then
+// ends without an error, its cursor closed, as with mongod.
+func TestDriverWatchClusterAndDatabase(t *testing.T) {
+	t.Parallel()
+	e := newEnvWith(t, Options{}, engine.Options{ChangeStreams: true})
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	client := e.client(t, true)
+	opts := options.ChangeStream().SetMaxAwaitTime(10 * time.Millisecond)
+	all, err := client.Watch(ctx, mongo.Pipeline{}, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer all.Close(ctx)
+	one, err := client.Database("a").Watch(ctx, mongo.Pipeline{}, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer one.Close(ctx)
+	for _, name := range []string{"a", "b"} {
+		if _, err := client.Database(name).Collection("c").InsertOne(ctx, bson.D{{Key: "_id", Value: name}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := client.Database("a").Drop(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := client.Database("b").Collection("c").InsertOne(ctx, bson.D{{Key: "_id", Value: "after"}}); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for i := 0; i < 5; i++ {
+		ev := nextEvent(t, ctx, all)
+		got = append(got, str(ev, "operationType")+" "+str(ev, "ns", "db"))
+	}
+	if s := strings.Join(got, ", "); s != "insert a, insert b, drop a, dropDatabase a, insert b" {
+		t.Errorf("cluster stream: %s", s)
+	}
+	got = nil
+	for one.Next(ctx) {
+		got = append(got, str(one.Current, "operationType"))
+	}
+	if s := strings.Join(got, ", "); s != "insert, drop, dropDatabase, invalidate" || one.Err() != nil || one.ID() != 0 {
+		t.Errorf("database stream: %s, err %v, cursor %d; want mongod's insert, drop, dropDatabase, invalidate, then the end", s, one.Err(), one.ID())
+	}
+}
