@@ -40,6 +40,9 @@ type Options struct {
 	// extension, $changeStream field ttlkvFromOldest: true): what a
 	// process that opens a data directory to read its history wants.
 	FromOldest bool
+	// Metrics, when set, counts the stream's large events and whether it
+	// shows expanded events.
+	Metrics *Metrics
 	// Collation is the aggregate command's collation, which the
 	// pipeline's $match stages compare strings with; nil is the simple
 	// collation. As in mongod, a stream never takes its collection's
@@ -131,6 +134,14 @@ func (o Options) validate() error {
 	if o.ResumeAfter != nil && o.StartAfter != nil {
 		return document.Errorf(document.Code(50865), "Do not specify both 'resumeAfter' and 'startAfter' in a $changeStream stage")
 	}
+	// mongod reads the token before it checks the other resume options.
+	for _, t := range []bson.D{o.ResumeAfter, o.StartAfter} {
+		if t != nil {
+			if _, err := ParseToken(t); err != nil {
+				return err
+			}
+		}
+	}
 	n := 0
 	if o.ResumeAfter != nil {
 		n++
@@ -145,7 +156,7 @@ func (o Options) validate() error {
 		n++
 	}
 	if n > 1 {
-		return document.Errorf(document.Code(40674), "Only one type of resume option is allowed, but multiple were found.")
+		return document.Errorf(document.Code(40674), "Only one type of resume option is allowed, but multiple were found")
 	}
 	return nil
 }
@@ -188,8 +199,15 @@ type Stream struct {
 	// invToken is the invalidate event's token when the pipeline
 	// filtered the event out: the stream's last resume token, as mongod's.
 	invToken bson.D
-	err      error
-	closed   bool
+	// split is set when the pipeline ends with
+	// $changeStreamSplitLargeEvent: events too large for a reply are
+	// returned in fragments.
+	split bool
+	// resumeSplit is the fragment token the stream resumes after, until
+	// its event is read again: the fragments up to it are skipped.
+	resumeSplit *Token
+	err         error
+	closed      bool
 }
 
 type stage struct {
@@ -198,12 +216,15 @@ type stage struct {
 	// agg is one of the aggregation stages a stream may run besides
 	// ($addFields, $set, $replaceRoot, $replaceWith, $redact).
 	agg *agg.Pipeline
+	// split is $changeStreamSplitLargeEvent, which must come last.
+	split bool
 }
 
 // New opens a stream over store's change log. pipeline may hold $match,
 // $project, $unset, $addFields, $set, $replaceRoot, $replaceWith and
-// $redact stages, as mongod's; lookup serves fullDocument updateLookup (nil: no lookup,
-// fullDocument null).
+// $redact stages, and a last $changeStreamSplitLargeEvent, as mongod's;
+// lookup serves fullDocument updateLookup (nil: no lookup, fullDocument
+// null).
 func New(store *lsm.Store, scope Scope, pipeline []bson.D, o Options, lookup Lookup) (*Stream, error) {
 	if !store.ChangesEnabled() {
 		return nil, document.Errorf(document.CodeIllegalOperation, "change streams are not enabled on this engine (engine.Options.ChangeStreams, or ttlkv serve --change-streams)")
@@ -224,6 +245,16 @@ func New(store *lsm.Store, scope Scope, pipeline []bson.D, o Options, lookup Loo
 		}
 		s.stages = append(s.stages, ps)
 	}
+	for i, st := range s.stages {
+		if !st.split {
+			continue
+		}
+		if i != len(s.stages)-1 {
+			return nil, document.Errorf(document.Code(7182802), "$changeStreamSplitLargeEvent must be the last stage in the pipeline")
+		}
+		s.split = true
+		s.stages = s.stages[:i]
+	}
 	switch {
 	case o.ResumeAfter != nil || o.StartAfter != nil:
 		td := o.ResumeAfter
@@ -234,8 +265,11 @@ func New(store *lsm.Store, scope Scope, pipeline []bson.D, o Options, lookup Loo
 		if err != nil {
 			return nil, err
 		}
+		if t.Split && !s.split {
+			return nil, document.Errorf(document.CodeChangeStreamFatalError, "To resume from a split event, the $changeStream pipeline must include a $changeStreamSplitLargeEvent stage")
+		}
 		if t.Invalidate && o.ResumeAfter != nil {
-			return nil, document.Errorf(document.CodeInvalidResumeToken, "Attempting to resume a change stream using 'resumeAfter' is not allowed from an invalidate notification.")
+			return nil, document.Errorf(document.CodeInvalidResumeToken, "Attempting to resume a change stream using 'resumeAfter' is not allowed from an invalidate notification")
 		}
 		s.pos = t.Pos
 		if !t.Invalidate && !t.HighWater {
@@ -243,7 +277,12 @@ func New(store *lsm.Store, scope Scope, pipeline []bson.D, o Options, lookup Loo
 			if err != nil {
 				return nil, err
 			}
-			if c != nil && s.invalidates(c) {
+			if t.Split {
+				// The split event is read again, and its fragments up
+				// to the token's are skipped.
+				s.pos = before(t.Pos)
+				s.resumeSplit = &t
+			} else if c != nil && s.invalidates(c) {
 				// Resumed after the drop (or rename) that ended the
 				// stream: the invalidate that followed it comes first,
 				// as mongod's.
@@ -268,9 +307,27 @@ func New(store *lsm.Store, scope Scope, pipeline []bson.D, o Options, lookup Loo
 		}
 	}
 	s.token = Token{Pos: s.pos, HighWater: true}.Doc()
-	// A start position already trimmed fails now, as MongoDB's does.
+	if o.ResumeAfter != nil || o.StartAfter != nil {
+		// mongod's first postBatchResumeToken is the token resumed from,
+		// until the stream reads past it.
+		t, _ := ParseToken(o.ResumeAfter)
+		if o.ResumeAfter == nil {
+			t, _ = ParseToken(o.StartAfter)
+		}
+		s.token = t.Doc()
+	}
+	if o.Metrics != nil && o.ShowExpandedEvents {
+		o.Metrics.ShowExpandedEvents.Add(1)
+	}
+	// A start position already trimmed fails now, as MongoDB's does; an
+	// event the stream cannot return (too large, a required image
+	// missing, ...) fails the read that reaches it, as mongod's does at
+	// the first batch or getMore that holds it.
 	if err := s.fill(); err != nil {
-		return nil, err
+		if document.CodeOf(err) == document.CodeChangeStreamHistoryLost {
+			return nil, err
+		}
+		s.err = err
 	}
 	return s, nil
 }
@@ -325,6 +382,11 @@ func parseStage(st bson.D) (stage, error) {
 			return stage{}, err
 		}
 		return stage{agg: p}, nil
+	case "$changeStreamSplitLargeEvent":
+		if d, ok := e.Value.(bson.D); !ok || len(d) != 0 {
+			return stage{}, document.Errorf(document.Code(7182800), "$changeStreamSplitLargeEvent spec should be an empty object")
+		}
+		return stage{split: true}, nil
 	case "$changeStream":
 		return stage{}, document.Errorf(document.Code(40602), "$changeStream is only valid as the first stage in a pipeline")
 	}
@@ -340,19 +402,28 @@ func (s *Stream) fill() error {
 		p lsm.ChangePos
 		v []byte
 	}
+	bytes := 0
 	err := s.store.ReadChanges(s.pos, readBatch, func(p lsm.ChangePos, v []byte) error {
 		raws = append(raws, struct {
 			p lsm.ChangePos
 			v []byte
 		}{p, append([]byte(nil), v...)})
+		// Large events (a 16 MiB document with its images) are read a
+		// batch's worth at a time, not readBatch of them at once.
+		if bytes += len(v); bytes >= maxBatchBytes {
+			return lsm.ErrStopRead
+		}
 		return nil
 	})
 	if errors.Is(err, lsm.ErrChangeHistoryLost) {
-		return document.Errorf(document.CodeChangeStreamHistoryLost, "Resume of change stream was not possible, as the resume point may no longer be in the change log (its position %s was trimmed)", Token{Pos: s.pos})
+		// mongod's words ("oplog" included): applications and tools
+		// match them to tell a lost history from other failures.
+		return document.Errorf(document.CodeChangeStreamHistoryLost, "Resume of change stream was not possible, as the resume point may no longer be in the oplog.")
 	}
 	if err != nil {
 		return err
 	}
+	start := s.pos
 	for _, r := range raws {
 		s.pos = r.p
 		c, err := decode(r.v)
@@ -366,8 +437,8 @@ func (s *Stream) fill() error {
 		if err != nil {
 			return err
 		}
-		if ev != nil {
-			s.buf = append(s.buf, ev)
+		if err := s.emit(r.p, ev); err != nil {
+			return err
 		}
 		if s.invalidates(c) {
 			if err := s.invalidate(r.p, c); err != nil {
@@ -376,7 +447,7 @@ func (s *Stream) fill() error {
 			break
 		}
 	}
-	if len(s.buf) == 0 {
+	if len(s.buf) == 0 && s.pos != start {
 		s.token = Token{Pos: s.pos, HighWater: true}.Doc()
 	}
 	return nil
@@ -610,13 +681,18 @@ func (s *Stream) apply(ev bson.D) (bson.D, error) {
 		ev = st.proj.Apply(ev)
 	}
 	var got any
+	has := false
 	for _, e := range ev {
 		if e.Key == "_id" {
-			got = e.Value
+			got, has = e.Value, true
 		}
 	}
-	if got == nil || document.Compare(got, id) != 0 {
-		return nil, document.Errorf(document.CodeChangeStreamFatalError, "Encountered an event whose _id field, which contains the resume token, was modified by the pipeline. Modifying the _id field of an event makes it impossible to resume the stream from that point. Only transformations that retain the unmodified _id field are allowed.")
+	if !has || document.Compare(got, id) != 0 {
+		found := bson.D{}
+		if has {
+			found = bson.D{{Key: "_id", Value: got}}
+		}
+		return nil, document.Errorf(document.CodeChangeStreamFatalError, "Encountered an event whose _id field, which contains the resume token, was modified by the pipeline. Modifying the _id field of an event makes it impossible to resume the stream from that point. Only transformations that retain the unmodified _id field are allowed. Expected: %s but found: %s", document.Format(bson.D{{Key: "_id", Value: id}}), document.Format(found))
 	}
 	return ev, nil
 }
@@ -624,6 +700,24 @@ func (s *Stream) apply(ev bson.D) (bson.D, error) {
 // TryNext returns the next event if one is available now, without
 // waiting: true with Current set, or false (check Err).
 func (s *Stream) TryNext(ctx context.Context) bool {
+	if !s.ready(ctx) {
+		return false
+	}
+	s.cur, s.buf = s.buf[0], s.buf[1:]
+	s.token = idOf(s.cur)
+	if len(s.buf) == 0 && !s.ended {
+		// Everything read was returned: the high-water mark is the last
+		// position read, which may be past cur (filtered out since).
+		if t, err := ParseToken(s.token); err != nil || t.Pos.Compare(s.pos) != 0 {
+			s.token = Token{Pos: s.pos, HighWater: true}.Doc()
+		}
+	}
+	return true
+}
+
+// ready reports whether an event is buffered, reading the log when none
+// is.
+func (s *Stream) ready(ctx context.Context) bool {
 	if s.closed || s.err != nil {
 		return false
 	}
@@ -637,19 +731,7 @@ func (s *Stream) TryNext(ctx context.Context) bool {
 			return false
 		}
 	}
-	if len(s.buf) == 0 {
-		return false
-	}
-	s.cur, s.buf = s.buf[0], s.buf[1:]
-	s.token = idOf(s.cur)
-	if len(s.buf) == 0 && !s.ended {
-		// Everything read was returned: the high-water mark is the last
-		// position read, which may be past cur (filtered out since).
-		if t, err := ParseToken(s.token); err != nil || t.Pos.Compare(s.pos) != 0 {
-			s.token = Token{Pos: s.pos, HighWater: true}.Doc()
-		}
-	}
-	return true
+	return len(s.buf) > 0
 }
 
 // Next blocks until an event is available (true, Current set), the
@@ -678,17 +760,25 @@ func (s *Stream) Next(ctx context.Context) bool {
 
 // NextBatch returns up to n events (n <= 0: up to 101), waiting up to
 // wait for the first one when none is available; an empty batch is not
-// an error. It is getMore's loop for an awaitData cursor.
+// an error. As mongod's, a batch holds at most 16 MiB of events (but
+// always one): an event that would overfill it starts the next. It is
+// getMore's loop for an awaitData cursor.
 func (s *Stream) NextBatch(ctx context.Context, n int, wait time.Duration) ([]bson.D, error) {
 	if n <= 0 {
 		n = 101
 	}
 	var out []bson.D
+	bytes := 0
 	deadline := time.Now().Add(wait)
 	for len(out) < n {
 		ch := s.store.ChangeNotify()
-		if s.TryNext(ctx) {
+		if s.ready(ctx) {
+			if len(out) > 0 && bytes+document.Size(s.buf[0]) > maxBatchBytes {
+				break
+			}
+			s.TryNext(ctx)
 			out = append(out, s.cur)
+			bytes += document.Size(s.cur)
 			continue
 		}
 		if s.err != nil {
@@ -777,15 +867,10 @@ func (s *Stream) updateDescription(ud bson.D) bson.D {
 // position the log no longer holds is left to the read, which reports
 // the history lost.
 func (s *Stream) checkResumePoint(t Token) (*stored, error) {
-	prev := t.Pos
-	switch {
-	case prev.Index > 0:
-		prev.Index--
-	case prev.Seq > 0:
-		prev = lsm.ChangePos{Seq: prev.Seq - 1, Index: math.MaxUint32}
-	default:
+	if t.Pos == (lsm.ChangePos{}) {
 		return nil, nil
 	}
+	prev := before(t.Pos)
 	var at lsm.ChangePos
 	var c *stored
 	err := s.store.ReadChanges(prev, 1, func(p lsm.ChangePos, v []byte) error {
@@ -807,3 +892,14 @@ func (s *Stream) checkResumePoint(t Token) (*stored, error) {
 }
 
 func fmtToken(t Token) string { return "{_data: \"" + t.String() + "\"}" }
+
+// before returns the position just before p (p when p is the first).
+func before(p lsm.ChangePos) lsm.ChangePos {
+	switch {
+	case p.Index > 0:
+		p.Index--
+	case p.Seq > 0:
+		p = lsm.ChangePos{Seq: p.Seq - 1, Index: math.MaxUint32}
+	}
+	return p
+}

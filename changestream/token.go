@@ -23,15 +23,25 @@ type Token struct {
 	// be another namespace's change, so resuming from it is not checked
 	// against the stream's namespace.
 	HighWater bool
+	// Split marks the token of one fragment of an event that
+	// $changeStreamSplitLargeEvent split; Fragment is its index, from 0
+	// (splitEvent.fragment is Fragment+1).
+	Split    bool
+	Fragment uint32
 }
 
 // String returns the token's _data: "82", the commit sequence (16 hex
-// digits), the index within the commit (8), and "01" for an invalidate
-// or "02" for a high-water mark.
-// Tokens of later events compare greater as strings, as MongoDB's do.
+// digits), the index within the commit (8), and "01" for an invalidate,
+// "02" for a high-water mark, or "00" and the fragment's index (8 hex
+// digits) for a fragment of a split event.
+// Tokens of later events compare greater as strings, as MongoDB's do
+// (a fragment's sorts after its event's position and before what
+// follows it).
 func (t Token) String() string {
 	s := fmt.Sprintf("82%016X%08X", t.Pos.Seq, t.Pos.Index)
 	switch {
+	case t.Split:
+		s += fmt.Sprintf("00%08X", t.Fragment)
 	case t.Invalidate:
 		s += "01"
 	case t.HighWater:
@@ -76,6 +86,12 @@ func ParseToken(v any) (Token, error) {
 		t.Invalidate = true
 	case len(data) == 28 && strings.HasSuffix(data, "02"):
 		t.HighWater = true
+	case len(data) == 36 && data[26:28] == "00":
+		t.Split = true
+		f, _ := hex.DecodeString(data[28:])
+		for _, c := range f {
+			t.Fragment = t.Fragment<<8 | uint32(c)
+		}
 	default:
 		return Token{}, document.Errorf(document.CodeInvalidResumeToken, "resume token %q was not produced by ttlkv", data)
 	}

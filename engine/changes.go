@@ -493,6 +493,9 @@ func (db *DB) watch(scope changestream.Scope, pipeline []bson.D, o ChangeStreamO
 	if !db.changesOn() {
 		return nil, document.Errorf(document.CodeIllegalOperation, "change streams are not enabled on this engine (engine.Options.ChangeStreams)")
 	}
+	if o.Metrics == nil {
+		o.Metrics = &db.csMetrics
+	}
 	return changestream.New(db.store, scope, pipeline, o, db.lookupForStream)
 }
 
@@ -505,8 +508,10 @@ func (db *DB) lookupForStream(dbName, coll string, key bson.D) (bson.D, error) {
 	return d, err
 }
 
-// Watch opens a change stream on the collection. pipeline may hold
-// $match, $project and $unset stages over the events.
+// Watch opens a change stream on the collection. pipeline may hold the
+// stages mongod allows after $changeStream ($match, $project, $unset,
+// $addFields, $set, $replaceRoot, $replaceWith, $redact, and a last
+// $changeStreamSplitLargeEvent), over the events.
 func (c *Collection) Watch(ctx context.Context, pipeline []bson.D, o ChangeStreamOptions) (*ChangeStream, error) {
 	return c.db.watch(changestream.Scope{DB: c.dbName, Coll: c.name}, pipeline, o)
 }

@@ -140,13 +140,7 @@ func (db *DB) changeStreamAggregate(ctx context.Context, dbName string, cmd bson
 // changeStreamGetMore is getMore on a change stream cursor: it waits up
 // to maxTimeMS (default one second) for the first event.
 func (db *DB) changeStreamGetMore(ctx context.Context, cur *serverCursor, cmd bson.D, n int) (bson.D, error) {
-	wait := defaultChangeStreamAwait
-	if v, ok := get(cmd, "maxTimeMS"); ok {
-		if ms, isInt := asInt64(v); isInt && ms >= 0 {
-			wait = time.Duration(ms) * time.Millisecond
-		}
-	}
-	docs, err := cur.stream.NextBatch(ctx, n, wait)
+	docs, err := cur.stream.NextBatch(ctx, n, changeStreamAwait(cmd))
 	if err != nil {
 		db.cursors.remove(cur.id)
 		return nil, err
@@ -157,6 +151,19 @@ func (db *DB) changeStreamGetMore(ctx context.Context, cur *serverCursor, cmd bs
 		id = 0
 	}
 	return changeStreamReply(id, cur.ns, "nextBatch", docs, cur.stream), nil
+}
+
+// changeStreamAwait is how long getMore command cmd waits for a change
+// stream's first event: its maxTimeMS (0: not at all), or a second when
+// it has none, as mongod's awaitData getMore
+// (cmd.getMaxTimeMS().value_or(1000)).
+func changeStreamAwait(cmd bson.D) time.Duration {
+	if v, ok := get(cmd, "maxTimeMS"); ok {
+		if ms, isInt := asInt64(v); isInt && ms >= 0 {
+			return time.Duration(ms) * time.Millisecond
+		}
+	}
+	return defaultChangeStreamAwait
 }
 
 // changeStreamReply is a cursor reply with the postBatchResumeToken

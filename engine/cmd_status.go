@@ -33,10 +33,15 @@ func cmdServerStatus(_ context.Context, db *DB, _ string, _ bson.D) (bson.D, err
 		{Key: "mem", Value: memStatus()},
 		{Key: "opcounters", Value: bson.D{{Key: "insert", Value: s.Inserted}, {Key: "query", Value: s.Queried},
 			{Key: "update", Value: s.Updated}, {Key: "delete", Value: s.Deleted}}},
-		{Key: "metrics", Value: bson.D{{Key: "ttl", Value: bson.D{
-			{Key: "deletedDocuments", Value: s.TTLDeletedDocuments},
-			{Key: "passes", Value: s.TTLPasses},
-			{Key: "subPasses", Value: s.TTLSubPasses}}}}},
+		{Key: "metrics", Value: bson.D{
+			{Key: "changeStreams", Value: bson.D{
+				{Key: "largeEventsFailed", Value: db.csMetrics.LargeEventsFailed.Load()},
+				{Key: "largeEventsSplit", Value: db.csMetrics.LargeEventsSplit.Load()},
+				{Key: "showExpandedEvents", Value: db.csMetrics.ShowExpandedEvents.Load()}}},
+			{Key: "ttl", Value: bson.D{
+				{Key: "deletedDocuments", Value: s.TTLDeletedDocuments},
+				{Key: "passes", Value: s.TTLPasses},
+				{Key: "subPasses", Value: s.TTLSubPasses}}}}},
 		{Key: "batchedDeletes", Value: bson.D{
 			{Key: "batches", Value: s.BatchedDeleteBatches}, {Key: "docs", Value: s.BatchedDeleteDocs},
 			{Key: "stagedSizeBytes", Value: s.BatchedDeleteStagedBytes},

@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/ttlkv/ttlkv/changestream"
 	"github.com/ttlkv/ttlkv/document"
 	"github.com/ttlkv/ttlkv/engine/internal/catalog"
 	"github.com/ttlkv/ttlkv/engine/internal/indexkey"
@@ -56,6 +57,7 @@ type DB struct {
 	nextCollID atomic.Uint64
 	cursors    cursorRegistry
 	stats      stats
+	csMetrics  changestream.Metrics // serverStatus metrics.changeStreams
 	top        topStats
 	ixUsage    indexUsage // $indexStats (indexstats.go)
 	opened     time.Time  // when Open ran (serverStatus' uptime)

@@ -56,7 +56,7 @@ func TestReviewCSOpt28ResumeAfterInvalidate(t *testing.T) {
 	}
 	inv := field(evs[1], "_id._data").(string)
 	csWant(t, db, "d", fmt.Sprintf(`{"aggregate": "c", "pipeline": [{"$changeStream": {"resumeAfter": {"_data": %q}}}], "cursor": {}}`, inv),
-		260, "InvalidResumeToken", "Attempting to resume a change stream using 'resumeAfter' is not allowed from an invalidate notification.")
+		260, "InvalidResumeToken", "Attempting to resume a change stream using 'resumeAfter' is not allowed from an invalidate notification")
 	// startAfter it: the next event is the new collection's insert.
 	id, _ = csOpenCursor(t, db, "d", fmt.Sprintf(`{"aggregate": "c", "pipeline": [{"$changeStream": {"startAfter": {"_data": %q}}}], "cursor": {}}`, inv))
 	mustRun(t, db, "d", `{"insert": "c", "documents": [{"_id": 2}]}`)
@@ -162,7 +162,7 @@ func TestReviewCSOpt28StartAtOperationTime(t *testing.T) {
 		t.Errorf("startAtOperationTime of the second insert: %v", b)
 	}
 	csWant(t, db, "d", fmt.Sprintf(`{"aggregate": "c", "pipeline": [{"$changeStream": {"startAfter": {"_data": %q}, "startAtOperationTime": {"$timestamp": {"t": 1, "i": 0}}}}], "cursor": {}}`, tok),
-		40674, "Location40674", "Only one type of resume option is allowed, but multiple were found.")
+		40674, "Location40674", "Only one type of resume option is allowed, but multiple were found")
 }
 
 // TestReviewCSOpt28RenameOverTarget: a rename with dropTarget over an

@@ -385,6 +385,13 @@ func parseStage(name string, arg any, sc pdepth) (stageSpec, error) {
 		return parseSetWindowFields(arg, sc)
 	case "$geoNear":
 		return stageSpec{}, errGeoNearNotFirst
+	case "$changeStreamSplitLargeEvent":
+		// Only a change stream's pipeline may end with it
+		// (changestream.New), as mongod's.
+		if d, ok := arg.(bson.D); !ok || len(d) != 0 {
+			return stageSpec{}, document.Errorf(document.Code(7182800), "$changeStreamSplitLargeEvent spec should be an empty object")
+		}
+		return stageSpec{}, document.Errorf(document.CodeIllegalOperation, "$changeStreamSplitLargeEvent can only be used in a $changeStream pipeline")
 	}
 	if known[name] {
 		return stageSpec{}, document.Errorf(codeUnrecognizedStage, "%s is a MongoDB aggregation stage that ttlkv does not implement", name)
