@@ -612,12 +612,12 @@ func TestTailableCursor(t *testing.T) {
 		t.Fatalf("filtered first batch %v", got)
 	}
 	// The getMore waits for its maxTimeMS (the default second without
-	// one), and returns only once that has passed: an empty batch, the
-	// cursor still open.
+	// one; none for 0, as mongod's deadline of now plus 0), and returns
+	// only once that has passed: an empty batch, the cursor still open.
 	for _, tc := range []struct {
 		extra string
 		want  time.Duration
-	}{{`, "maxTimeMS": 30`, 30 * time.Millisecond}, {"", time.Second}} {
+	}{{`, "maxTimeMS": 30`, 30 * time.Millisecond}, {"", time.Second}, {`, "maxTimeMS": 0`, 0}} {
 		type reply struct {
 			r   bson.D
 			err error

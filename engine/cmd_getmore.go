@@ -50,10 +50,11 @@ func cmdGetMore(ctx context.Context, db *DB, dbName string, cmd bson.D) (bson.D,
 	var err error
 	if cur.tail != nil {
 		// Each getMore waits for its own maxTimeMS, a second without
-		// one, as mongod's do: an earlier getMore's does not carry over.
+		// one, as mongod's do: an earlier getMore's does not carry over,
+		// and 0 is no wait (mongod's deadline is now plus maxTimeMS).
 		cur.tail.maxAwait = cur.tail.defaultAwait
 		if v, ok := get(cmd, "maxTimeMS"); ok {
-			if ms, isInt := asInt64(v); isInt && ms > 0 {
+			if ms, isInt := asInt64(v); isInt && ms >= 0 {
 				cur.tail.maxAwait = time.Duration(ms) * time.Millisecond
 			}
 		}
