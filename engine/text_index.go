@@ -195,7 +195,19 @@ type textPlan struct {
 func (p *plan) useText(hint any) error {
 	ts := p.filter.Text()
 	if hint != nil {
-		return document.Errorf(document.CodeBadValue, "error processing query: planner returned error :: caused by :: a $text query cannot be hinted")
+		// mongod plans with the hinted index alone: the text index
+		// (by name or stored key pattern) is the plan it would choose
+		// anyway; any other index leaves the $text without one.
+		hinted, natural, err := resolveHint(p.m, hint)
+		if err != nil {
+			return err
+		}
+		if natural != 0 {
+			return document.Errorf(document.CodeBadValue, "error processing query: planner returned error :: caused by :: a $text query cannot be hinted to a collection scan")
+		}
+		if !isTextKey(hinted.Key) {
+			return errNeedOneTextIndex
+		}
 	}
 	if p.sort != nil {
 		if _, natural := p.sort.NaturalOrder(); natural {
@@ -204,13 +216,18 @@ func (p *plan) useText(hint any) error {
 	}
 	var ix *catalog.Index
 	for _, x := range p.m.Indexes {
-		if isTextKey(x.Key) && !x.Hidden {
+		if isTextKey(x.Key) {
 			ix = x
 			break
 		}
 	}
 	if ix == nil {
 		return document.Errorf(document.CodeIndexNotFound, "text index required for $text query")
+	}
+	if ix.Hidden {
+		// The query parses against the text index, but the planner
+		// does not see a hidden one.
+		return errNeedOneTextIndex
 	}
 	spec := indexkey.TextSpec(ix)
 	lang := spec.DefaultLanguage
@@ -262,6 +279,10 @@ func textMatchDoc(p *plan, in bson.D) bson.D {
 			{Key: "phrases", Value: arr(q.Phrases)}, {Key: "negatedPhrases", Value: arr(q.NegatedPhrases)}}},
 		{Key: "textIndexVersion", Value: int32(3)}, {Key: "inputStage", Value: in}}
 }
+
+// errNeedOneTextIndex is mongod's planner refusing a $text when the
+// indexes it may use (a hint's, or those not hidden) hold no text index.
+var errNeedOneTextIndex = document.Errorf(document.CodeNoQueryExecutionPlans, "error processing query: planner returned error :: caused by :: need exactly one text index for $text query")
 
 // errNoTextScore is mongod's refusal of a {$meta: "textScore"} sort or
 // projection without a $text.

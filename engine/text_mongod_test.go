@@ -1,0 +1,131 @@
+package engine
+
+import (
+	"fmt"
+	"github.com/ttlkv/ttlkv/document"
+	"os"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// queryIDs is jstests/libs/fts.js's queryIDS: the _ids a $text search
+// finds (with more filter fields), best score first.
+func queryIDs(t *testing.T, db *DB, coll, search, filter string, limit int) []int32 {
+	t.Helper()
+	f := fmt.Sprintf(`{"$text": {"$search": %q}%s}`, search, filter)
+	cmd := fmt.Sprintf(`{"find": %q, "filter": %s, "projection": {"score": {"$meta": "textScore"}}, "sort": {"score": {"$meta": "textScore"}}`, coll, f)
+	if limit > 0 {
+		cmd += fmt.Sprintf(`, "limit": %d`, limit)
+	}
+	return firstIDs(t, db, cmd+"}")
+}
+
+// mongod's jstests/core/fts_mix.js: ten Wikipedia articles searched
+// through differently weighted indexes, results in mongod's score order.
+func TestTextMongodMix(t *testing.T) {
+	t.Parallel()
+	db, _ := openMem(t)
+	raw, err := os.ReadFile("testdata/fts_mix.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	loadCorpus(t, db, "test", "mix", strings.Split(strings.TrimSpace(string(raw)), "\n"))
+	check := func(search, filter string, limit int, want ...int32) {
+		t.Helper()
+		if got := queryIDs(t, db, "mix", search, filter, limit); !slices.Equal(got, want) {
+			t.Errorf("%q %s: %v, want %v", search, filter, got, want)
+		}
+	}
+	index := func(spec string) {
+		t.Helper()
+		mustRun(t, db, "test", `{"dropIndexes": "mix", "index": "*"}`)
+		mustRun(t, db, "test", `{"createIndexes": "mix", "indexes": [`+spec+`]}`)
+	}
+	index(`{"key": {"title": "text"}, "name": "t"}`)
+	check("Victoria", "", 0, 10)
+	index(`{"key": {"title": "text", "text": "text"}, "name": "t", "weights": {"title": 10}}`)
+	check("members physics", "", 0, 9, 7, 8)
+	index(`{"key": {"$**": "text"}, "name": "t"}`)
+	check("family tea estate", "", 0, 2, 8, 7)
+	index(`{"key": {"$**": "text"}, "name": "t", "weights": {"$**": 10, "text": 2}}`)
+	check("Olympic Games gold medal", "", 0, 7, 5)
+	index(`{"key": {"$**": "text"}, "name": "t", "weights": {"title": 10}}`)
+	check("rural river dam", "", 1, 2)
+	check("United -Kingdom", "", 0, 8)
+	check("Linn-Kristin", "", 0, 4)
+	check(`"Summer Olympics"`, "", 0, 7)
+	check(`"wild flowers" Sydney`, "", 0, 10)
+	check(`"industry" -Melbourne -Physics`, "", 0, 3)
+	check("", "", 0)
+	check(" ", "", 0)
+	check("Mahim", `, "_id": {"$lte": 4}`, 0, 2)
+	check("members", `, "title": {"$regex": "Phy.*", "$options": "i"}`, 0, 9)
+	if got := queryIDs(t, db, "mix", "united kingdom british princes", "", 0); len(got) != 4 {
+		t.Errorf("united kingdom british princes: %v, want 4 documents", got)
+	}
+	if a, b := queryIDs(t, db, "mix", "magazine's", "", 0), queryIDs(t, db, "mix", "magazine", "", 0); !slices.Equal(a, b) {
+		t.Errorf("magazine's %v, magazine %v", a, b)
+	}
+}
+
+// Scores as mongod computes them: fts_score_sort.js's, and a wildcard
+// index's weights, where a string at a path no weight names weighs what
+// the first weighted path after it (in byte order) weighs.
+func TestTextMongodScores(t *testing.T) {
+	t.Parallel()
+	db, _ := openMem(t)
+	scores := func(coll, search string) map[int32]float64 {
+		t.Helper()
+		r := mustRun(t, db, "test", fmt.Sprintf(`{"find": %q, "filter": {"$text": {"$search": %q}}, "projection": {"s": {"$meta": "textScore"}}}`, coll, search))
+		out := map[int32]float64{}
+		for _, d := range firstBatch(t, r) {
+			out[field(d, "_id").(int32)] = field(d, "s").(float64)
+		}
+		return out
+	}
+	same := func(what string, got, want map[int32]float64) {
+		t.Helper()
+		if len(got) != len(want) {
+			t.Errorf("%s: %v, want %v", what, got, want)
+			return
+		}
+		for id, w := range want {
+			if g, ok := got[id]; !ok || g < w-1e-9 || g > w+1e-9 {
+				t.Errorf("%s: %v, want %v", what, got, want)
+				return
+			}
+		}
+	}
+	loadCorpus(t, db, "test", "s", []string{`{"_id": 0, "a": "textual content"}`, `{"_id": 1, "a": "additional content"}`, `{"_id": 2, "a": "irrelevant content"}`})
+	mustRun(t, db, "test", `{"createIndexes": "s", "indexes": [{"key": {"a": "text"}, "name": "a_text"}]}`)
+	same("textual content -irrelevant", scores("s", "textual content -irrelevant"), map[int32]float64{0: 1.5, 1: 0.75})
+	same("content content", scores("s", "content content"), map[int32]float64{0: 0.75, 1: 0.75, 2: 0.75})
+	same(`"textual content"`, scores("s", `"textual content"`), map[int32]float64{0: 1.5})
+
+	loadCorpus(t, db, "test", "w", []string{`{"_id": 1, "abstract": "tea"}`, `{"_id": 2, "title": "tea"}`,
+		`{"_id": 3, "zone": "tea"}`, `{"_id": 4, "sub": {"x": "tea"}}`, `{"_id": 5, "tags": ["tea cup", "tea"]}`})
+	mustRun(t, db, "test", `{"createIndexes": "w", "indexes": [{"key": {"$**": "text"}, "name": "all", "weights": {"title": 10, "sub.y": 3}}]}`)
+	// abstract < sub.y: 3; title: 10; zone: after every weight, 1;
+	// sub.x < sub.y: 3; tags < title: 10 for each string.
+	same("wildcard with weights", scores("w", "tea"), map[int32]float64{1: 3.3, 2: 11, 3: 1.1, 4: 3.3, 5: 10*0.75 + 11})
+}
+
+// A $text query hinted to the text index runs as without the hint; a
+// hint to another index, or a hidden text index, leaves the planner no
+// text index (291), as in mongod.
+func TestTextMongodHint(t *testing.T) {
+	t.Parallel()
+	db, _ := openMem(t)
+	loadCorpus(t, db, "test", "h", []string{`{"_id": 1, "a": "hello world", "b": 1}`, `{"_id": 2, "a": "goodbye", "b": 2}`})
+	mustRun(t, db, "test", `{"createIndexes": "h", "indexes": [{"key": {"a": "text"}, "name": "a_text"}, {"key": {"b": 1}, "name": "b_1"}]}`)
+	for _, hint := range []string{`"a_text"`, `{"_fts": "text", "_ftsx": 1}`} {
+		if got := firstIDs(t, db, `{"find": "h", "filter": {"$text": {"$search": "worlds"}}, "hint": `+hint+`}`); !slices.Equal(got, []int32{1}) {
+			t.Errorf("hint %s: %v", hint, got)
+		}
+	}
+	wantCode(t, db, "test", `{"find": "h", "filter": {"$text": {"$search": "world"}}, "hint": "b_1"}`, document.CodeNoQueryExecutionPlans, "need exactly one text index for $text query")
+	wantCode(t, db, "test", `{"find": "h", "filter": {"$text": {"$search": "world"}}, "hint": {"a": "text"}}`, document.CodeBadValue, "hint provided does not correspond to an existing index")
+	mustRun(t, db, "test", `{"collMod": "h", "index": {"name": "a_text", "hidden": true}}`)
+	wantCode(t, db, "test", `{"find": "h", "filter": {"$text": {"$search": "world"}}}`, document.CodeNoQueryExecutionPlans, "need exactly one text index for $text query")
+}
