@@ -129,3 +129,22 @@ func TestTextMongodHint(t *testing.T) {
 	mustRun(t, db, "test", `{"collMod": "h", "index": {"name": "a_text", "hidden": true}}`)
 	wantCode(t, db, "test", `{"find": "h", "filter": {"$text": {"$search": "world"}}}`, document.CodeNoQueryExecutionPlans, "need exactly one text index for $text query")
 }
+
+// fts_score_sort.js's refused sorts, with the codes of mongod's sort
+// pattern, and a textScore sort without a $text (40218).
+func TestTextMongodSortErrors(t *testing.T) {
+	t.Parallel()
+	db, _ := openMem(t)
+	loadCorpus(t, db, "test", "s", []string{`{"_id": 0, "a": "textual content"}`})
+	mustRun(t, db, "test", `{"createIndexes": "s", "indexes": [{"key": {"a": "text"}, "name": "a_text"}]}`)
+	find := func(sort string) string {
+		return `{"find": "s", "filter": {"$text": {"$search": "textual content"}}, "projection": {"score": {"$meta": "textScore"}}, "sort": {"score": ` + sort + `}}`
+	}
+	wantCode(t, db, "test", find(`{"$meta": "textScore", "extra": 1}`), document.CodeFailedToParse, "Cannot have additional keys in a $meta sort specification")
+	wantCode(t, db, "test", find(`{"$meta": "unknown"}`), 31138, `Illegal $meta sort: $meta: "unknown"`)
+	wantCode(t, db, "test", find(`{"$notMeta": "textScore"}`), 17312, "$meta is the only expression supported by $sort right now")
+	wantCode(t, db, "test", find(`"textScore"`), 15974, "Illegal key in $sort specification")
+	wantCode(t, db, "test", `{"aggregate": "s", "pipeline": [{"$match": {"$text": {"$search": "textual"}}}, {"$sort": {"s": {"$meta": "textScore", "x": 1}}}], "cursor": {}}`, document.CodeFailedToParse, "")
+	wantCode(t, db, "test", `{"find": "s", "sort": {"score": {"$meta": "textScore"}}}`, 40218, "")
+	wantCode(t, db, "test", `{"aggregate": "s", "pipeline": [{"$sort": {"score": {"$meta": "textScore"}}}], "cursor": {}}`, 40218, "")
+}
