@@ -148,3 +148,46 @@ func TestTextMongodSortErrors(t *testing.T) {
 	wantCode(t, db, "test", `{"find": "s", "sort": {"score": {"$meta": "textScore"}}}`, 40218, "")
 	wantCode(t, db, "test", `{"aggregate": "s", "pipeline": [{"$sort": {"score": {"$meta": "textScore"}}}], "cursor": {}}`, 40218, "")
 }
+
+// mongod's fts_casesensitive.js, fts_diacriticsensitive.js and
+// fts_diacritic_and_casesensitive.js.
+func TestTextMongodSensitivity(t *testing.T) {
+	t.Parallel()
+	db, _ := openMem(t)
+	loadCorpus(t, db, "test", "cs", []string{`{"_id": 0, "a": "The Quick Brown Fox Jumps Over The Lazy Dog"}`})
+	mustRun(t, db, "test", `{"createIndexes": "cs", "indexes": [{"key": {"a": "text"}, "name": "a_text"}]}`)
+	for _, c := range []string{"ds", "dcs"} {
+		a := "O próximo vôo à noite sobre o Atlântico, põe freqüentemente o único médico."
+		if c == "dcs" {
+			a = "O próximo Vôo à Noite sobre o Atlântico, Põe Freqüentemente o único Médico."
+		}
+		loadCorpus(t, db, "test", c, []string{fmt.Sprintf(`{"_id": 0, "a": %q}`, a)})
+		mustRun(t, db, "test", `{"createIndexes": "`+c+`", "indexes": [{"key": {"a": "text"}, "name": "a_text", "default_language": "portuguese"}]}`)
+	}
+	for _, tc := range []struct {
+		coll, opts string
+		match      []string
+		miss       []string
+	}{
+		{"cs", `"$caseSensitive": true`,
+			[]string{"The quick Brown", "Jumped", `"Quick"`, `"Fox" Jumped`, `"Fox Jumps" "Over The"`, `"Fox Jumps" -"over the"`},
+			[]string{"The", "quick", "The quick brown", "The -quick -brown", "The quick -brown", "he Quic", `"over the"`, `"Fox Jumps" -"Over The"`}},
+		{"ds", `"$diacriticSensitive": true`,
+			[]string{"PRÓXIMO VÔO À", "atlântico", `"próximo"`, `"põe" atlântico`, `"próximo vôo" "único médico"`, `"próximo vôo" -"unico médico"`},
+			[]string{"à", "proximo", "proximo voo à", "à -PRÓXIMO -vôo", "à proximo -vôo", "mo vô", `"unico medico"`, `"próximo vôo" -"único médico"`}},
+		{"dcs", `"$diacriticSensitive": true, "$caseSensitive": true`,
+			[]string{"próximo vôo à", "Atlântico", `"próximo"`, `"Põe" Atlântico`, `"próximo Vôo" "único Médico"`, `"próximo Vôo" -"único médico"`},
+			[]string{"À", "Próximo", "proximo vôo à", "À -próximo -Vôo", "à proximo -Vôo", "mo Vô", `"único médico"`, `"próximo Vôo" -"único Médico"`}},
+	} {
+		for i, list := range [][]string{tc.match, tc.miss} {
+			for _, s := range list {
+				got := firstIDs(t, db, fmt.Sprintf(`{"find": %q, "filter": {"$text": {"$search": %q, %s}}}`, tc.coll, s, tc.opts))
+				if want := i == 0; (len(got) == 1) != want {
+					t.Errorf("%s %q: %v, want a match %v", tc.coll, s, got, want)
+				}
+			}
+		}
+	}
+	wantCode(t, db, "test", `{"find": "cs", "filter": {"$text": {"$search": "hello", "$caseSensitive": "invalid"}}}`, document.CodeTypeMismatch, "")
+	wantCode(t, db, "test", `{"find": "ds", "filter": {"$text": {"$search": "hello", "$diacriticSensitive": "invalid"}}}`, document.CodeTypeMismatch, "")
+}

@@ -408,7 +408,7 @@ func TestParseFilterErrors(t *testing.T) {
 		{`{"$and": [{"$text": {"$search": "x"}}, {"$text": {"$search": "y"}}]}`, 2},
 		{`{"$nor": [{"$text": {"$search": "x"}}]}`, 2},
 		{`{"$or": [{"a": 1}, {"$or": [{"$text": {"$search": "x"}}]}]}`, 291},
-		{`{"$and": [{"$or": [{"$text": {"$search": "x"}}, {"a": 1}]}]}`, 291},
+		{`{"$or": [{"$and": [{"$or": [{"$text": {"$search": "x"}}, {"a": 1}]}, {"c": 1}]}, {"b": 1}]}`, 291},
 		{`{"a": {"$elemMatch": {"$text": {"$search": "x"}}}}`, 2},
 		{`{"$jsonSchema": {"format": "email"}}`, 9},
 		{`{"a": {"$near": "x"}}`, 2},
