@@ -275,9 +275,17 @@ func textMatchDoc(p *plan, in bson.D) bson.D {
 	}
 	return bson.D{{Key: "stage", Value: "TEXT_MATCH"}, {Key: "indexPrefix", Value: bson.D{}},
 		{Key: "indexName", Value: p.ix.Name},
-		{Key: "parsedTextQuery", Value: bson.D{{Key: "terms", Value: arr(q.Terms)}, {Key: "negatedTerms", Value: arr(q.NegatedTerms)},
+		// mongod keeps the terms in sets: byte order; the phrases as given.
+		{Key: "parsedTextQuery", Value: bson.D{{Key: "terms", Value: arr(sorted(q.Terms))}, {Key: "negatedTerms", Value: arr(sorted(q.NegatedTerms))},
 			{Key: "phrases", Value: arr(q.Phrases)}, {Key: "negatedPhrases", Value: arr(q.NegatedPhrases)}}},
 		{Key: "textIndexVersion", Value: int32(3)}, {Key: "inputStage", Value: in}}
+}
+
+// sorted returns a sorted copy of ss.
+func sorted(ss []string) []string {
+	out := slices.Clone(ss)
+	slices.Sort(out)
+	return out
 }
 
 // errNeedOneTextIndex is mongod's planner refusing a $text when the

@@ -191,3 +191,18 @@ func TestTextMongodSensitivity(t *testing.T) {
 	wantCode(t, db, "test", `{"find": "cs", "filter": {"$text": {"$search": "hello", "$caseSensitive": "invalid"}}}`, document.CodeTypeMismatch, "")
 	wantCode(t, db, "test", `{"find": "ds", "filter": {"$text": {"$search": "hello", "$diacriticSensitive": "invalid"}}}`, document.CodeTypeMismatch, "")
 }
+
+// fts_explain.js: the parsed query of "a" -b -"c" in a text index of
+// language none; terms in byte order, as mongod's sets hold them.
+func TestTextMongodExplainQuery(t *testing.T) {
+	t.Parallel()
+	db, _ := openMem(t)
+	mustRun(t, db, "test", `{"createIndexes": "e", "indexes": [{"key": {"content": "text"}, "name": "c", "default_language": "none"}]}`)
+	loadCorpus(t, db, "test", "e", []string{`{"_id": 1, "content": "some data"}`})
+	r := mustRun(t, db, "test", `{"explain": {"find": "e", "filter": {"$text": {"$search": "\"a\" -b -\"c\" zeta alpha -y -x"}}}, "verbosity": "queryPlanner"}`)
+	for key, want := range map[string]string{"terms": `[ "a", "alpha", "zeta" ]`, "negatedTerms": `[ "b", "x", "y" ]`, "phrases": `[ "a" ]`, "negatedPhrases": `[ "c" ]`} {
+		if got := fmtValue(field(r, "queryPlanner.winningPlan.parsedTextQuery."+key)); got != want {
+			t.Errorf("%s: %s, want %s", key, got, want)
+		}
+	}
+}

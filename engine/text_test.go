@@ -133,7 +133,7 @@ func TestTextExplain(t *testing.T) {
 	if !slices.Equal(stages, []string{"TEXT_MATCH", "FETCH", "IXSCAN"}) || ix != "s_text" {
 		t.Fatalf("stages %v on %q", stages, ix)
 	}
-	if got := field(r, "queryPlanner.winningPlan.parsedTextQuery.terms"); fmtValue(got) != `[ "fox", "brown" ]` {
+	if got := field(r, "queryPlanner.winningPlan.parsedTextQuery.terms"); fmtValue(got) != `[ "brown", "fox" ]` { // mongod's set: byte order
 		t.Errorf("terms %s", fmtValue(got))
 	}
 	if got := field(r, "queryPlanner.winningPlan.parsedTextQuery.negatedTerms"); fmtValue(got) != `[ "dog" ]` {
