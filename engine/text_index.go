@@ -245,8 +245,10 @@ func (p *plan) useText(hint any) error {
 	prefix := lsm.IndexPrefix(p.m.ID, ix.ID)
 	pre, _ := indexkey.TextFields(ix.Key)
 	for _, f := range pre {
+		// Under a collation not the index's (text indexes have the
+		// simple one), an equality on a string cannot read the index.
 		ivs, ok := p.filter.Bounds(f.Path, true)
-		if !ok || len(ivs) != 1 || !isPoint(ivs[0]) {
+		if !ok || len(ivs) != 1 || !isPoint(ivs[0]) || !indexBoundsUsable(ix, p.filter, nil, ivs, ok) {
 			return document.Errorf(document.CodeNoQueryExecutionPlans, "error processing query: planner returned error :: caused by :: failed to use text index to satisfy $text query (if text index is compound, are equality predicates given for all prefix fields?)")
 		}
 		prefix = lsm.AppendKey(prefix, ivs[0].Lo.Value, f.Desc)

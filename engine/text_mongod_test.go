@@ -206,3 +206,32 @@ func TestTextMongodExplainQuery(t *testing.T) {
 		}
 	}
 }
+
+// A compound text index needs an equality on each field before the
+// text (a one-value $in is one); under a collation that is not the
+// index's simple one, an equality on a string does not serve, as in
+// mongod's planner (291), while one on a number does.
+func TestTextMongodCompoundPrefix(t *testing.T) {
+	t.Parallel()
+	db, _ := openMem(t)
+	mustRun(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"t": 1, "a": "text"}, "name": "ta"}]}`)
+	loadCorpus(t, db, "test", "c", []string{`{"_id": 0, "a": "textual content", "t": "X"}`, `{"_id": 1, "a": "additional content", "t": "x"}`,
+		`{"_id": 2, "a": "more content", "t": 5}`})
+	for filter, want := range map[string][]int32{
+		`"t": {"$in": ["x"]}`: {1}, `"t": {"$eq": "x"}`: {1}, `"t": 5`: {2},
+	} {
+		if got := firstIDs(t, db, `{"find": "c", "filter": {"$text": {"$search": "content"}, `+filter+`}}`); !slices.Equal(got, want) {
+			t.Errorf("%s: %v, want %v", filter, got, want)
+		}
+	}
+	if got := firstIDs(t, db, `{"find": "c", "filter": {"$text": {"$search": "content"}, "t": 5}, "collation": {"locale": "en", "strength": 2}}`); !slices.Equal(got, []int32{2}) {
+		t.Errorf("t 5 under a collation: %v", got)
+	}
+	for _, cmd := range []string{
+		`{"find": "c", "filter": {"$text": {"$search": "content"}, "t": {"$in": ["x", "X"]}}}`,
+		`{"find": "c", "filter": {"$text": {"$search": "content"}, "t": {"$gt": "a"}}}`,
+		`{"find": "c", "filter": {"$text": {"$search": "content"}, "t": "x"}, "collation": {"locale": "en", "strength": 2}}`,
+	} {
+		wantCode(t, db, "test", cmd, document.CodeNoQueryExecutionPlans, "are equality predicates given for all prefix fields?")
+	}
+}
