@@ -313,8 +313,13 @@ func TestTextUnderOr(t *testing.T) {
 		t.Errorf("stages %v", stages)
 	}
 	wantCode(t, db, "test", `{"find": "o", "filter": {"$or": [{"$text": {"$search": "fox"}}, {"z": 2}]}}`, document.CodeNoQueryExecutionPlans, "other non-TEXT clauses under OR have to be indexed")
-	// An $or inside a top-level $and is the top level's once mongod
-	// flattens the $and; an $or deeper than that is ttlkv's limit.
+	// An $or inside a top-level $and, or all of a branch of the
+	// top-level $or, is the top level's once mongod flattens them; an
+	// $or deeper than that is ttlkv's limit.
+	if got := firstIDs(t, db, `{"find": "o", "filter": {"$or": [{"$or": [{"$text": {"$search": "fox"}}, {"k": 2}]}, {"k": 4}]}, "sort": {"_id": 1}}`); !slices.Equal(got, []int32{1, 2, 3, 4}) {
+		t.Errorf("$or of an $or: %v", got)
+	}
+	wantCode(t, db, "test", `{"find": "o", "filter": {"$or": [{"$or": [{"$text": {"$search": "fox"}}, {"z": 2}]}, {"k": 4}]}}`, document.CodeNoQueryExecutionPlans, "other non-TEXT clauses under OR have to be indexed")
 	if got := firstIDs(t, db, `{"find": "o", "filter": {"$and": [{"$or": [{"$text": {"$search": "fox"}}, {"k": 2}]}]}, "sort": {"_id": 1}}`); !slices.Equal(got, []int32{1, 2, 3}) {
 		t.Errorf("$or in a top-level $and: %v", got)
 	}

@@ -352,6 +352,7 @@ type topCtx struct {
 	inOr        bool          // parsing an $or's branches
 	topOr       bool          // ... the branches of an $or of the filter's top level
 	inNor       bool          // parsing a $nor's branches
+	soleOr      bool          // ... a branch of the top level's $or that is an $or alone
 }
 
 // parseDocAt parses a filter document; top is non-nil for the query's
@@ -394,9 +395,11 @@ func parseTopOp(op string, v any, depth int, top *topCtx) (expr, error) {
 		subs := make([]expr, 0, len(arr))
 		if top != nil && op != "$and" {
 			saveOr, saveTop, saveNor := top.inOr, top.topOr, top.inNor
-			// Only $ands above: the $or is one of the top level's once
-			// they are flattened.
-			top.topOr = op == "$or" && !top.inOr && !top.inNor
+			// Only $ands above, or the $or is all of a branch of the
+			// top level's: it is one of the top level's once mongod
+			// flattens them.
+			top.topOr = op == "$or" && !top.inNor && (!top.inOr || top.soleOr)
+			top.soleOr = false
 			top.inOr, top.inNor = top.inOr || op == "$or", top.inNor || op == "$nor"
 			defer func() { top.inOr, top.topOr, top.inNor = saveOr, saveTop, saveNor }()
 		}
@@ -404,6 +407,9 @@ func parseTopOp(op string, v any, depth int, top *topCtx) (expr, error) {
 			sd, ok := s.(bson.D)
 			if !ok {
 				return nil, badValue("$or/$and/$nor entries need to be full objects")
+			}
+			if top != nil {
+				top.soleOr = op == "$or" && top.topOr && len(sd) == 1 && sd[0].Key == "$or"
 			}
 			x, err := parseDocAt(sd, depth+1, top)
 			if err != nil {

@@ -407,7 +407,7 @@ func TestParseFilterErrors(t *testing.T) {
 		{`{"$text": {"$search": "x", "other": 1}}`, 2},
 		{`{"$and": [{"$text": {"$search": "x"}}, {"$text": {"$search": "y"}}]}`, 2},
 		{`{"$nor": [{"$text": {"$search": "x"}}]}`, 2},
-		{`{"$or": [{"a": 1}, {"$or": [{"$text": {"$search": "x"}}]}]}`, 291},
+		{`{"$or": [{"a": 1}, {"$or": [{"$text": {"$search": "x"}}], "c": 1}]}`, 291},
 		{`{"$or": [{"$and": [{"$or": [{"$text": {"$search": "x"}}, {"a": 1}]}, {"c": 1}]}, {"b": 1}]}`, 291},
 		{`{"a": {"$elemMatch": {"$text": {"$search": "x"}}}}`, 2},
 		{`{"$jsonSchema": {"format": "email"}}`, 9},
