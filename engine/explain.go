@@ -498,6 +498,9 @@ func idHackDoc(st *execStats) bson.D {
 // partial index scanned whole), nil when none is left.
 func fetchFilter(p *plan) bson.D {
 	full := p.filterDoc()
+	if p.text != nil && len(full) > 0 {
+		return textFetchFilter(p)
+	}
 	if len(full) == 0 || p.ix == nil || p.whole || p.wcPath != "" || p.cwi != nil || p.text != nil || p.near != nil ||
 		p.ix.Multikey || indexkey.IsWildcard(p.ix.Key) || p.m == nil || p.m.Kind != catalog.KindNormal || p.m.Clustered {
 		return full

@@ -275,12 +275,72 @@ func textMatchDoc(p *plan, in bson.D) bson.D {
 		}
 		return out
 	}
-	return bson.D{{Key: "stage", Value: "TEXT_MATCH"}, {Key: "indexPrefix", Value: bson.D{}},
+	return bson.D{{Key: "stage", Value: "TEXT_MATCH"}, {Key: "indexPrefix", Value: textIndexPrefix(p)},
 		{Key: "indexName", Value: p.ix.Name},
 		// mongod keeps the terms in sets: byte order; the phrases as given.
 		{Key: "parsedTextQuery", Value: bson.D{{Key: "terms", Value: arr(sorted(q.Terms))}, {Key: "negatedTerms", Value: arr(sorted(q.NegatedTerms))},
 			{Key: "phrases", Value: arr(q.Phrases)}, {Key: "negatedPhrases", Value: arr(q.NegatedPhrases)}}},
 		{Key: "textIndexVersion", Value: int32(3)}, {Key: "inputStage", Value: in}}
+}
+
+// textPrefixEqualities returns the equalities of a $text plan's filter
+// on the text index's fields before the text, by path, in the key's
+// order.
+func textPrefixEqualities(p *plan) (paths []string, preds map[string]bson.D) {
+	pre, _ := indexkey.TextFields(p.ix.Key)
+	preds = map[string]bson.D{}
+	for _, pr := range normalisePreds(p.filterRaw) {
+		if len(pr) != 1 {
+			continue
+		}
+		if op, ok := pr[0].Value.(bson.D); ok && len(op) == 1 && op[0].Key == "$eq" {
+			if _, seen := preds[pr[0].Key]; !seen {
+				preds[pr[0].Key] = pr
+			}
+		}
+	}
+	for _, f := range pre {
+		if _, ok := preds[f.Path]; ok {
+			paths = append(paths, f.Path)
+		}
+	}
+	return paths, preds
+}
+
+// textIndexPrefix is TEXT_MATCH's indexPrefix: the values the filter
+// gives the fields before the text, each under its last path
+// component, as mongod's spec extracts them.
+func textIndexPrefix(p *plan) bson.D {
+	paths, preds := textPrefixEqualities(p)
+	out := bson.D{}
+	for _, path := range paths {
+		name := path[strings.LastIndexByte(path, '.')+1:]
+		out = append(out, bson.E{Key: name, Value: preds[path][0].Value.(bson.D)[0].Value})
+	}
+	return out
+}
+
+// textFetchFilter is the FETCH filter under a $text plan's TEXT_MATCH:
+// the filter but the $text (TEXT_MATCH's) and the prefix equalities
+// (the index's bounds).
+func textFetchFilter(p *plan) bson.D {
+	paths, _ := textPrefixEqualities(p)
+	var rest []bson.D
+	for _, pr := range normalisePreds(p.filterRaw) {
+		if len(pr) == 1 && (pr[0].Key == "$text" || slices.Contains(paths, pr[0].Key)) {
+			if op, ok := pr[0].Value.(bson.D); pr[0].Key == "$text" || ok && len(op) == 1 && op[0].Key == "$eq" {
+				continue
+			}
+		}
+		rest = append(rest, pr)
+	}
+	switch len(rest) {
+	case 0:
+		return nil
+	case 1:
+		return rest[0]
+	}
+	return bson.D{{Key: "$and", Value: predsArray(rest)}}
 }
 
 // sorted returns a sorted copy of ss.

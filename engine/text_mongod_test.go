@@ -235,3 +235,24 @@ func TestTextMongodCompoundPrefix(t *testing.T) {
 		wantCode(t, db, "test", cmd, document.CodeNoQueryExecutionPlans, "are equality predicates given for all prefix fields?")
 	}
 }
+
+// explain of a $text plan: TEXT_MATCH shows the values of the fields
+// before the text as its indexPrefix, and the FETCH under it filters by
+// the rest of the filter only (the $text is TEXT_MATCH's).
+func TestTextMongodExplainPrefix(t *testing.T) {
+	t.Parallel()
+	db, _ := openMem(t)
+	mustRun(t, db, "test", `{"createIndexes": "e", "indexes": [{"key": {"tenant": 1, "s": "text"}, "name": "ts"}]}`)
+	loadCorpus(t, db, "test", "e", []string{`{"_id": 1, "tenant": "a", "s": "quick fox", "x": 5}`})
+	r := mustRun(t, db, "test", `{"explain": {"find": "e", "filter": {"tenant": "a", "$text": {"$search": "fox"}, "x": 5}}, "verbosity": "queryPlanner"}`)
+	if got := fmtValue(field(r, "queryPlanner.winningPlan.indexPrefix")); got != `{ tenant: "a" }` {
+		t.Errorf("indexPrefix %s", got)
+	}
+	if got := fmtValue(field(r, "queryPlanner.winningPlan.inputStage.filter")); got != `{ x: { $eq: 5 } }` {
+		t.Errorf("FETCH filter %s", got)
+	}
+	r = mustRun(t, db, "test", `{"explain": {"find": "e", "filter": {"tenant": "a", "$text": {"$search": "fox"}}}, "verbosity": "queryPlanner"}`)
+	if f := field(r, "queryPlanner.winningPlan.inputStage.filter"); f != nil {
+		t.Errorf("FETCH filter %v, want none", f)
+	}
+}
