@@ -67,6 +67,8 @@ func stageTree(p *plan, st *execStats, isEOF bool) bson.D {
 		if st != nil {
 			leaf = append(leaf, bson.E{Key: "docsExamined", Value: int32OrLong(st.docsExamined)})
 		}
+	} else if p.text != nil && len(p.ranges) > 0 {
+		leaf = textMatchDoc(p, textScanDoc(p, st))
 	} else {
 		ixscan := ixscanDoc(p, st)
 		leaf = bson.D{{Key: "stage", Value: "FETCH"}}

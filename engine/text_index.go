@@ -283,6 +283,70 @@ func textMatchDoc(p *plan, in bson.D) bson.D {
 		{Key: "textIndexVersion", Value: int32(3)}, {Key: "inputStage", Value: in}}
 }
 
+// textScanDoc is the stages under a $text plan's TEXT_MATCH, as mongod
+// builds them: an IXSCAN a term (read backward, its bounds not shown),
+// under an OR when there are several, under a FETCH; or, when the plan
+// gives its documents their scores, under a TEXT_OR, which fetches them
+// itself. st, when non-nil, adds the execution figures.
+func textScanDoc(p *plan, st *execStats) bson.D {
+	var scans bson.A
+	var keys int64
+	for i := range p.ranges {
+		ix := ixscanDoc(p, nil)
+		for j, e := range ix {
+			if e.Key == "direction" {
+				ix[j].Value = "backward"
+			}
+		}
+		if st != nil {
+			var n int64
+			if i < len(st.termKeys) {
+				n = st.termKeys[i]
+			}
+			keys += n
+			ix = withExec(ix, n, !st.partial)
+			ix = append(ix, bson.E{Key: "keysExamined", Value: int32OrLong(n)}, bson.E{Key: "seeks", Value: int32(1)},
+				bson.E{Key: "dupsTested", Value: int32(0)}, bson.E{Key: "dupsDropped", Value: int32(0)})
+		}
+		scans = append(scans, ix)
+	}
+	children := func(stage bson.D) bson.D {
+		if len(scans) == 1 {
+			return append(stage, bson.E{Key: "inputStage", Value: scans[0]})
+		}
+		return append(stage, bson.E{Key: "inputStages", Value: scans})
+	}
+	if p.text.score {
+		or := bson.D{{Key: "stage", Value: "TEXT_OR"}}
+		if f := fetchFilter(p); len(f) > 0 {
+			or = append(or, bson.E{Key: "filter", Value: f})
+		}
+		if st != nil {
+			or = append(or, bson.E{Key: "docsExamined", Value: int32OrLong(st.docsExamined)})
+		}
+		return children(or)
+	}
+	var in bson.D
+	if len(scans) == 1 {
+		in = scans[0].(bson.D)
+	} else {
+		in = bson.D{{Key: "stage", Value: "OR"}}
+		if st != nil {
+			in = withExec(in, st.docsExamined, !st.partial)
+			in = append(in, bson.E{Key: "dupsTested", Value: int32OrLong(keys)}, bson.E{Key: "dupsDropped", Value: int32OrLong(keys - st.docsExamined)})
+		}
+		in = children(in)
+	}
+	fetch := bson.D{{Key: "stage", Value: "FETCH"}}
+	if f := fetchFilter(p); len(f) > 0 {
+		fetch = append(fetch, bson.E{Key: "filter", Value: f})
+	}
+	if st != nil {
+		fetch = append(fetch, bson.E{Key: "docsExamined", Value: int32OrLong(st.docsExamined)}, bson.E{Key: "alreadyHasObj", Value: int32(0)})
+	}
+	return append(fetch, bson.E{Key: "inputStage", Value: in})
+}
+
 // textPrefixEqualities returns the equalities of a $text plan's filter
 // on the text index's fields before the text, by path, in the key's
 // order.

@@ -3,6 +3,7 @@ package engine
 import (
 	"fmt"
 	"github.com/ttlkv/ttlkv/document"
+	"go.mongodb.org/mongo-driver/v2/bson"
 	"os"
 	"slices"
 	"strings"
@@ -254,5 +255,66 @@ func TestTextMongodExplainPrefix(t *testing.T) {
 	r = mustRun(t, db, "test", `{"explain": {"find": "e", "filter": {"tenant": "a", "$text": {"$search": "fox"}}}, "verbosity": "queryPlanner"}`)
 	if f := field(r, "queryPlanner.winningPlan.inputStage.filter"); f != nil {
 		t.Errorf("FETCH filter %v, want none", f)
+	}
+}
+
+// fts_projection.js: the blocking TEXT_OR only when the score is asked
+// for; otherwise a FETCH over an OR of one backward IXSCAN a term. The
+// IXSCANs' keys add up to the total examined.
+func TestTextMongodExplainStages(t *testing.T) {
+	t.Parallel()
+	db, _ := openMem(t)
+	mustRun(t, db, "test", `{"createIndexes": "e", "indexes": [{"key": {"a": "text"}, "name": "a_text"}]}`)
+	loadCorpus(t, db, "test", "e", []string{`{"_id": 0, "a": "textual content"}`, `{"_id": 1, "a": "additional content"}`, `{"_id": 2, "a": "irrelevant content"}`})
+	stages := func(plan bson.D) (out []string) {
+		for plan != nil {
+			out = append(out, field(plan, "stage").(string))
+			if in, ok := field(plan, "inputStages").(bson.A); ok {
+				out = append(out, fmt.Sprintf("%d inputs", len(in)))
+				plan, _ = in[0].(bson.D)
+				continue
+			}
+			plan, _ = field(plan, "inputStage").(bson.D)
+		}
+		return out
+	}
+	find := `{"find": "e", "filter": {"$text": {"$search": "textual content -irrelevant"}}`
+	for cmd, want := range map[string][]string{
+		find + `, "projection": {"score": {"$meta": "textScore"}}}`: {"PROJECTION_DEFAULT", "TEXT_MATCH", "TEXT_OR", "2 inputs", "IXSCAN"},
+		find + `}`: {"TEXT_MATCH", "FETCH", "OR", "2 inputs", "IXSCAN"},
+		`{"find": "e", "filter": {"$text": {"$search": "textual"}}}`: {"TEXT_MATCH", "FETCH", "IXSCAN"},
+	} {
+		r := mustRun(t, db, "test", `{"explain": `+cmd+`, "verbosity": "executionStats"}`)
+		plan, _ := field(r, "queryPlanner.winningPlan").(bson.D)
+		if got := stages(plan); !slices.Equal(got, want) {
+			t.Errorf("%s: stages %v, want %v", cmd, got, want)
+		}
+		var ixs []bson.D
+		var walk func(d bson.D)
+		walk = func(d bson.D) {
+			if field(d, "stage") == "IXSCAN" {
+				ixs = append(ixs, d)
+			}
+			if in, ok := field(d, "inputStage").(bson.D); ok {
+				walk(in)
+			}
+			if ins, ok := field(d, "inputStages").(bson.A); ok {
+				for _, in := range ins {
+					walk(in.(bson.D))
+				}
+			}
+		}
+		walk(field(r, "executionStats.executionStages").(bson.D))
+		var keys int64
+		for _, ix := range ixs {
+			if field(ix, "direction") != "backward" {
+				t.Errorf("%s: direction %v", cmd, field(ix, "direction"))
+			}
+			n, _ := asFloat(field(ix, "keysExamined"))
+			keys += int64(n)
+		}
+		if total, _ := asFloat(field(r, "executionStats.totalKeysExamined")); int64(total) != keys || keys == 0 {
+			t.Errorf("%s: IXSCAN keys %d, total %v", cmd, keys, total)
+		}
 	}
 }
