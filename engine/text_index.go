@@ -347,6 +347,73 @@ func textScanDoc(p *plan, st *execStats) bson.D {
 	return append(fetch, bson.E{Key: "inputStage", Value: in})
 }
 
+// textParsedFilter returns filter with its $text as mongod's parsed
+// query shows it: $search, $language (the text index's default when
+// none is given), $caseSensitive and $diacriticSensitive, all given.
+// filter itself when it has no $text or m no text index.
+func textParsedFilter(filter bson.D, m *catalog.Coll) bson.D {
+	var ix *catalog.Index
+	for _, x := range m.Indexes {
+		if isTextKey(x.Key) {
+			ix = x
+			break
+		}
+	}
+	if ix == nil {
+		return filter
+	}
+	var out bson.D
+	for i, e := range filter {
+		v := e.Value
+		switch e.Key {
+		case "$text":
+			t, ok := v.(bson.D)
+			if !ok {
+				continue
+			}
+			search, _ := get(t, "$search")
+			lang, _ := get(t, "$language")
+			if s, _ := lang.(string); s == "" {
+				lang = indexkey.TextSpec(ix).DefaultLanguage.Name
+			}
+			cs, _ := get(t, "$caseSensitive")
+			ds, _ := get(t, "$diacriticSensitive")
+			if _, ok := cs.(bool); !ok {
+				cs = false
+			}
+			if _, ok := ds.(bool); !ok {
+				ds = false
+			}
+			v = bson.D{{Key: "$search", Value: search}, {Key: "$language", Value: lang},
+				{Key: "$caseSensitive", Value: cs}, {Key: "$diacriticSensitive", Value: ds}}
+		case "$and", "$or":
+			a, ok := v.(bson.A)
+			if !ok {
+				continue
+			}
+			na := make(bson.A, len(a))
+			for j, b := range a {
+				if bd, ok := b.(bson.D); ok {
+					na[j] = textParsedFilter(bd, m)
+				} else {
+					na[j] = b
+				}
+			}
+			v = na
+		default:
+			continue
+		}
+		if out == nil {
+			out = append(bson.D(nil), filter...)
+		}
+		out[i].Value = v
+	}
+	if out == nil {
+		return filter
+	}
+	return out
+}
+
 // textPrefixEqualities returns the equalities of a $text plan's filter
 // on the text index's fields before the text, by path, in the key's
 // order.

@@ -318,3 +318,21 @@ func TestTextMongodExplainStages(t *testing.T) {
 		}
 	}
 }
+
+// explain's parsedQuery shows a $text with every option, the language
+// the index's default when the query names none (as given otherwise).
+func TestTextMongodExplainParsedQuery(t *testing.T) {
+	t.Parallel()
+	db, _ := openMem(t)
+	mustRun(t, db, "test", `{"createIndexes": "e", "indexes": [{"key": {"a": "text"}, "name": "a_text", "default_language": "fr"}]}`)
+	loadCorpus(t, db, "test", "e", []string{`{"_id": 0, "a": "renard", "b": 1}`})
+	for filter, want := range map[string]string{
+		`{"$text": {"$search": "renard"}}`:                                                 `{ $text: { $search: "renard", $language: "french", $caseSensitive: false, $diacriticSensitive: false } }`,
+		`{"$text": {"$search": "fox", "$language": "en", "$caseSensitive": true}, "b": 1}`: `{ $and: [ { b: { $eq: 1 } }, { $text: { $search: "fox", $language: "en", $caseSensitive: true, $diacriticSensitive: false } } ] }`,
+	} {
+		r := mustRun(t, db, "test", `{"explain": {"find": "e", "filter": `+filter+`}, "verbosity": "queryPlanner"}`)
+		if got := fmtValue(field(r, "queryPlanner.parsedQuery")); got != want {
+			t.Errorf("%s: parsedQuery %s, want %s", filter, got, want)
+		}
+	}
+}
