@@ -156,7 +156,7 @@ func parseTextIndex(key, spec bson.D) (norm bson.D, opts bson.D, ok bool, err er
 			if !isNum {
 				return fail("text index option 'textIndexVersion' must be a number")
 			}
-			if n != 2 && n != 3 {
+			if n = math.Trunc(n); n != 2 && n != 3 { // mongod reads it as an int
 				return fail("bad textIndexVersion: %v (ttlkv builds version 3; a version 2 spec is built as version 3)", n)
 			}
 		}

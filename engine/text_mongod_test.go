@@ -336,3 +336,14 @@ func TestTextMongodExplainParsedQuery(t *testing.T) {
 		}
 	}
 }
+
+// textIndexVersion is read as an integer: 3.5 is 3, 1.9 is 1 (67).
+func TestTextMongodIndexVersion(t *testing.T) {
+	t.Parallel()
+	db, _ := openMem(t)
+	mustRun(t, db, "test", `{"createIndexes": "v", "indexes": [{"key": {"a": "text"}, "name": "a_text", "textIndexVersion": 3.5}]}`)
+	if got := fmtValue(field(firstBatch(t, mustRun(t, db, "test", `{"listIndexes": "v"}`))[1], "textIndexVersion")); got != "3" {
+		t.Errorf("textIndexVersion %s", got)
+	}
+	wantCode(t, db, "test", `{"createIndexes": "w", "indexes": [{"key": {"a": "text"}, "name": "a_text", "textIndexVersion": 1.9}]}`, document.CodeCannotCreateIndex, "bad textIndexVersion: 1")
+}
