@@ -380,6 +380,9 @@ func cmdExplain(ctx context.Context, db *DB, dbName string, cmd bson.D) (bson.D,
 	default:
 		return nil, document.Errorf(document.CodeCommandNotFound, "explain of '%s' is not supported", inner[0].Key)
 	}
+	if c := db.lookup(dbName, name); c != nil {
+		plannerFilter = textParsedFilter(plannerFilter, c.m())
+	}
 	qp := append(plannerHeader(ns, plannerFilter, shape...),
 		bson.E{Key: "winningPlan", Value: planOnly(winning)}, bson.E{Key: "rejectedPlans", Value: bson.A{}})
 	reply := bson.D{{Key: "explainVersion", Value: explainVersion}, {Key: "queryPlanner", Value: qp}}

@@ -32,6 +32,9 @@ type execStats struct {
 	// a multikey index checked for a document already taken, and those
 	// that were, as mongod's IXSCAN counts them.
 	matched, seeks, dupsTested, dupsDropped int64
+	// termKeys are a $text scan's keys examined in each of its ranges
+	// (one a term), for explain's IXSCAN a term.
+	termKeys []int64
 	// partial is set when the scan stopped before its end (a limit was
 	// met): its stages are not at EOF.
 	partial bool
@@ -179,6 +182,9 @@ func newScanner(p *plan) *scanner {
 		if p.ix.Multikey {
 			s.seen = map[uint64]struct{}{}
 		}
+		if p.text != nil {
+			s.stats.termKeys = make([]int64, len(p.ranges))
+		}
 	}
 	if p.reverse {
 		s.ri = len(s.ranges) - 1
@@ -303,6 +309,9 @@ func (s *scanner) nextRecords(ctx context.Context, n int) ([]record, error) {
 						rec.rid, rec.id, rec.raw = rid, bytes.Clone(id), v
 					} else {
 						s.stats.keysExamined++
+						if s.stats.termKeys != nil {
+							s.stats.termKeys[s.ri]++
+						}
 						ks, rid, _ := lsm.SplitIndexKey(k)
 						if s.indexKeys {
 							rec.key = bytes.Clone(ks)

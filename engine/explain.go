@@ -67,6 +67,8 @@ func stageTree(p *plan, st *execStats, isEOF bool) bson.D {
 		if st != nil {
 			leaf = append(leaf, bson.E{Key: "docsExamined", Value: int32OrLong(st.docsExamined)})
 		}
+	} else if p.text != nil && len(p.ranges) > 0 {
+		leaf = textMatchDoc(p, textScanDoc(p, st))
 	} else {
 		ixscan := ixscanDoc(p, st)
 		leaf = bson.D{{Key: "stage", Value: "FETCH"}}
@@ -498,6 +500,9 @@ func idHackDoc(st *execStats) bson.D {
 // partial index scanned whole), nil when none is left.
 func fetchFilter(p *plan) bson.D {
 	full := p.filterDoc()
+	if p.text != nil && len(full) > 0 {
+		return textFetchFilter(p)
+	}
 	if len(full) == 0 || p.ix == nil || p.whole || p.wcPath != "" || p.cwi != nil || p.text != nil || p.near != nil ||
 		p.ix.Multikey || indexkey.IsWildcard(p.ix.Key) || p.m == nil || p.m.Kind != catalog.KindNormal || p.m.Clustered {
 		return full

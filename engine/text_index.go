@@ -156,7 +156,7 @@ func parseTextIndex(key, spec bson.D) (norm bson.D, opts bson.D, ok bool, err er
 			if !isNum {
 				return fail("text index option 'textIndexVersion' must be a number")
 			}
-			if n != 2 && n != 3 {
+			if n = math.Trunc(n); n != 2 && n != 3 { // mongod reads it as an int
 				return fail("bad textIndexVersion: %v (ttlkv builds version 3; a version 2 spec is built as version 3)", n)
 			}
 		}
@@ -195,7 +195,19 @@ type textPlan struct {
 func (p *plan) useText(hint any) error {
 	ts := p.filter.Text()
 	if hint != nil {
-		return document.Errorf(document.CodeBadValue, "error processing query: planner returned error :: caused by :: a $text query cannot be hinted")
+		// mongod plans with the hinted index alone: the text index
+		// (by name or stored key pattern) is the plan it would choose
+		// anyway; any other index leaves the $text without one.
+		hinted, natural, err := resolveHint(p.m, hint)
+		if err != nil {
+			return err
+		}
+		if natural != 0 {
+			return document.Errorf(document.CodeBadValue, "error processing query: planner returned error :: caused by :: a $text query cannot be hinted to a collection scan")
+		}
+		if !isTextKey(hinted.Key) {
+			return errNeedOneTextIndex
+		}
 	}
 	if p.sort != nil {
 		if _, natural := p.sort.NaturalOrder(); natural {
@@ -204,13 +216,18 @@ func (p *plan) useText(hint any) error {
 	}
 	var ix *catalog.Index
 	for _, x := range p.m.Indexes {
-		if isTextKey(x.Key) && !x.Hidden {
+		if isTextKey(x.Key) {
 			ix = x
 			break
 		}
 	}
 	if ix == nil {
 		return document.Errorf(document.CodeIndexNotFound, "text index required for $text query")
+	}
+	if ix.Hidden {
+		// The query parses against the text index, but the planner
+		// does not see a hidden one.
+		return errNeedOneTextIndex
 	}
 	spec := indexkey.TextSpec(ix)
 	lang := spec.DefaultLanguage
@@ -228,8 +245,10 @@ func (p *plan) useText(hint any) error {
 	prefix := lsm.IndexPrefix(p.m.ID, ix.ID)
 	pre, _ := indexkey.TextFields(ix.Key)
 	for _, f := range pre {
+		// Under a collation not the index's (text indexes have the
+		// simple one), an equality on a string cannot read the index.
 		ivs, ok := p.filter.Bounds(f.Path, true)
-		if !ok || len(ivs) != 1 || !isPoint(ivs[0]) {
+		if !ok || len(ivs) != 1 || !isPoint(ivs[0]) || !indexBoundsUsable(ix, p.filter, nil, ivs, ok) {
 			return document.Errorf(document.CodeNoQueryExecutionPlans, "error processing query: planner returned error :: caused by :: failed to use text index to satisfy $text query (if text index is compound, are equality predicates given for all prefix fields?)")
 		}
 		prefix = lsm.AppendKey(prefix, ivs[0].Lo.Value, f.Desc)
@@ -256,12 +275,215 @@ func textMatchDoc(p *plan, in bson.D) bson.D {
 		}
 		return out
 	}
-	return bson.D{{Key: "stage", Value: "TEXT_MATCH"}, {Key: "indexPrefix", Value: bson.D{}},
+	return bson.D{{Key: "stage", Value: "TEXT_MATCH"}, {Key: "indexPrefix", Value: textIndexPrefix(p)},
 		{Key: "indexName", Value: p.ix.Name},
-		{Key: "parsedTextQuery", Value: bson.D{{Key: "terms", Value: arr(q.Terms)}, {Key: "negatedTerms", Value: arr(q.NegatedTerms)},
+		// mongod keeps the terms in sets: byte order; the phrases as given.
+		{Key: "parsedTextQuery", Value: bson.D{{Key: "terms", Value: arr(sorted(q.Terms))}, {Key: "negatedTerms", Value: arr(sorted(q.NegatedTerms))},
 			{Key: "phrases", Value: arr(q.Phrases)}, {Key: "negatedPhrases", Value: arr(q.NegatedPhrases)}}},
 		{Key: "textIndexVersion", Value: int32(3)}, {Key: "inputStage", Value: in}}
 }
+
+// textScanDoc is the stages under a $text plan's TEXT_MATCH, as mongod
+// builds them: an IXSCAN a term (read backward, its bounds not shown),
+// under an OR when there are several, under a FETCH; or, when the plan
+// gives its documents their scores, under a TEXT_OR, which fetches them
+// itself. st, when non-nil, adds the execution figures.
+func textScanDoc(p *plan, st *execStats) bson.D {
+	var scans bson.A
+	var keys int64
+	for i := range p.ranges {
+		ix := ixscanDoc(p, nil)
+		for j, e := range ix {
+			if e.Key == "direction" {
+				ix[j].Value = "backward"
+			}
+		}
+		if st != nil {
+			var n int64
+			if i < len(st.termKeys) {
+				n = st.termKeys[i]
+			}
+			keys += n
+			ix = withExec(ix, n, !st.partial)
+			ix = append(ix, bson.E{Key: "keysExamined", Value: int32OrLong(n)}, bson.E{Key: "seeks", Value: int32(1)},
+				bson.E{Key: "dupsTested", Value: int32(0)}, bson.E{Key: "dupsDropped", Value: int32(0)})
+		}
+		scans = append(scans, ix)
+	}
+	children := func(stage bson.D) bson.D {
+		if len(scans) == 1 {
+			return append(stage, bson.E{Key: "inputStage", Value: scans[0]})
+		}
+		return append(stage, bson.E{Key: "inputStages", Value: scans})
+	}
+	if p.text.score {
+		or := bson.D{{Key: "stage", Value: "TEXT_OR"}}
+		if f := fetchFilter(p); len(f) > 0 {
+			or = append(or, bson.E{Key: "filter", Value: f})
+		}
+		if st != nil {
+			or = append(or, bson.E{Key: "docsExamined", Value: int32OrLong(st.docsExamined)})
+		}
+		return children(or)
+	}
+	var in bson.D
+	if len(scans) == 1 {
+		in = scans[0].(bson.D)
+	} else {
+		in = bson.D{{Key: "stage", Value: "OR"}}
+		if st != nil {
+			in = withExec(in, st.docsExamined, !st.partial)
+			in = append(in, bson.E{Key: "dupsTested", Value: int32OrLong(keys)}, bson.E{Key: "dupsDropped", Value: int32OrLong(keys - st.docsExamined)})
+		}
+		in = children(in)
+	}
+	fetch := bson.D{{Key: "stage", Value: "FETCH"}}
+	if f := fetchFilter(p); len(f) > 0 {
+		fetch = append(fetch, bson.E{Key: "filter", Value: f})
+	}
+	if st != nil {
+		fetch = append(fetch, bson.E{Key: "docsExamined", Value: int32OrLong(st.docsExamined)}, bson.E{Key: "alreadyHasObj", Value: int32(0)})
+	}
+	return append(fetch, bson.E{Key: "inputStage", Value: in})
+}
+
+// textParsedFilter returns filter with its $text as mongod's parsed
+// query shows it: $search, $language (the text index's default when
+// none is given), $caseSensitive and $diacriticSensitive, all given.
+// filter itself when it has no $text or m no text index.
+func textParsedFilter(filter bson.D, m *catalog.Coll) bson.D {
+	var ix *catalog.Index
+	for _, x := range m.Indexes {
+		if isTextKey(x.Key) {
+			ix = x
+			break
+		}
+	}
+	if ix == nil {
+		return filter
+	}
+	var out bson.D
+	for i, e := range filter {
+		v := e.Value
+		switch e.Key {
+		case "$text":
+			t, ok := v.(bson.D)
+			if !ok {
+				continue
+			}
+			search, _ := get(t, "$search")
+			lang, _ := get(t, "$language")
+			if s, _ := lang.(string); s == "" {
+				lang = indexkey.TextSpec(ix).DefaultLanguage.Name
+			}
+			cs, _ := get(t, "$caseSensitive")
+			ds, _ := get(t, "$diacriticSensitive")
+			if _, ok := cs.(bool); !ok {
+				cs = false
+			}
+			if _, ok := ds.(bool); !ok {
+				ds = false
+			}
+			v = bson.D{{Key: "$search", Value: search}, {Key: "$language", Value: lang},
+				{Key: "$caseSensitive", Value: cs}, {Key: "$diacriticSensitive", Value: ds}}
+		case "$and", "$or":
+			a, ok := v.(bson.A)
+			if !ok {
+				continue
+			}
+			na := make(bson.A, len(a))
+			for j, b := range a {
+				if bd, ok := b.(bson.D); ok {
+					na[j] = textParsedFilter(bd, m)
+				} else {
+					na[j] = b
+				}
+			}
+			v = na
+		default:
+			continue
+		}
+		if out == nil {
+			out = append(bson.D(nil), filter...)
+		}
+		out[i].Value = v
+	}
+	if out == nil {
+		return filter
+	}
+	return out
+}
+
+// textPrefixEqualities returns the equalities of a $text plan's filter
+// on the text index's fields before the text, by path, in the key's
+// order.
+func textPrefixEqualities(p *plan) (paths []string, preds map[string]bson.D) {
+	pre, _ := indexkey.TextFields(p.ix.Key)
+	preds = map[string]bson.D{}
+	for _, pr := range normalisePreds(p.filterRaw) {
+		if len(pr) != 1 {
+			continue
+		}
+		if op, ok := pr[0].Value.(bson.D); ok && len(op) == 1 && op[0].Key == "$eq" {
+			if _, seen := preds[pr[0].Key]; !seen {
+				preds[pr[0].Key] = pr
+			}
+		}
+	}
+	for _, f := range pre {
+		if _, ok := preds[f.Path]; ok {
+			paths = append(paths, f.Path)
+		}
+	}
+	return paths, preds
+}
+
+// textIndexPrefix is TEXT_MATCH's indexPrefix: the values the filter
+// gives the fields before the text, each under its last path
+// component, as mongod's spec extracts them.
+func textIndexPrefix(p *plan) bson.D {
+	paths, preds := textPrefixEqualities(p)
+	out := bson.D{}
+	for _, path := range paths {
+		name := path[strings.LastIndexByte(path, '.')+1:]
+		out = append(out, bson.E{Key: name, Value: preds[path][0].Value.(bson.D)[0].Value})
+	}
+	return out
+}
+
+// textFetchFilter is the FETCH filter under a $text plan's TEXT_MATCH:
+// the filter but the $text (TEXT_MATCH's) and the prefix equalities
+// (the index's bounds).
+func textFetchFilter(p *plan) bson.D {
+	paths, _ := textPrefixEqualities(p)
+	var rest []bson.D
+	for _, pr := range normalisePreds(p.filterRaw) {
+		if len(pr) == 1 && (pr[0].Key == "$text" || slices.Contains(paths, pr[0].Key)) {
+			if op, ok := pr[0].Value.(bson.D); pr[0].Key == "$text" || ok && len(op) == 1 && op[0].Key == "$eq" {
+				continue
+			}
+		}
+		rest = append(rest, pr)
+	}
+	switch len(rest) {
+	case 0:
+		return nil
+	case 1:
+		return rest[0]
+	}
+	return bson.D{{Key: "$and", Value: predsArray(rest)}}
+}
+
+// sorted returns a sorted copy of ss.
+func sorted(ss []string) []string {
+	out := slices.Clone(ss)
+	slices.Sort(out)
+	return out
+}
+
+// errNeedOneTextIndex is mongod's planner refusing a $text when the
+// indexes it may use (a hint's, or those not hidden) hold no text index.
+var errNeedOneTextIndex = document.Errorf(document.CodeNoQueryExecutionPlans, "error processing query: planner returned error :: caused by :: need exactly one text index for $text query")
 
 // errNoTextScore is mongod's refusal of a {$meta: "textScore"} sort or
 // projection without a $text.

@@ -118,7 +118,7 @@ func (s *Spec) visitValue(v any, path string, l *Language, inArray bool, fn func
 		if w, ok := s.Weights[path]; ok {
 			fn(t, w, l)
 		} else if s.Wildcard {
-			fn(t, 1, l)
+			fn(t, s.wildcardWeight(path), l)
 		}
 	case bson.D:
 		if s.Wildcard || s.underWeighted(path) {
@@ -137,6 +137,21 @@ func (s *Spec) visitValue(v any, path string, l *Language, inArray bool, fn func
 		}
 	}
 	return nil
+}
+
+// wildcardWeight is the weight of a string at path, which no weight
+// names, in a wildcard index: as in mongod, the weight of the first
+// weighted path after path in byte order, or 1 when there is none (so
+// with weights {title: 10}, a string at "body" weighs 10 and one at
+// "zone" weighs 1).
+func (s *Spec) wildcardWeight(path string) float64 {
+	w, next := 1.0, ""
+	for k, kw := range s.Weights {
+		if k > path && (next == "" || k < next) {
+			w, next = kw, k
+		}
+	}
+	return w
 }
 
 // underWeighted reports whether a weighted path lies below path.

@@ -157,10 +157,12 @@ func stripDiacritics(s string) string {
 }
 
 // stripRune is r without the diacritics of its decomposition, when
-// that leaves one code point; else r.
+// that leaves one code point; else r. A code point whose decomposition
+// is another one alone (the Ohm and Kelvin signs, CJK compatibility
+// ideographs) becomes that one, as in mongod.
 func stripRune(r rune) rune {
 	d := norm.NFD.String(string(r))
-	if utf8.RuneCountInString(d) == 1 {
+	if d == string(r) {
 		return r
 	}
 	kept := strings.Map(func(c rune) rune {

@@ -34,3 +34,23 @@ func TestTokens(t *testing.T) {
 		}
 	}
 }
+
+// Diacritics go as mongod's map takes them: a code point becomes what
+// its decomposition leaves without them, when that is one code point,
+// singletons included (U+2126 OHM SIGN is Ω, U+F900 is 豈); with
+// $diacriticSensitive nothing changes.
+func TestStripDiacritics(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[string]string{
+		"café": "cafe", "Ωmega": "Ωmega", "\u2126mega": "Ωmega", "\u212a": "K", "\uf900": "\u8c48",
+		"한국어": "한국어", "ﬁ": "ﬁ", "a^b`c": "abc", "İ": "I", "ǅ": "ǅ",
+	} {
+		if got := stripDiacritics(in); got != want {
+			t.Errorf("stripDiacritics(%q) = %q, want %q", in, got, want)
+		}
+	}
+	none, _ := LookupLanguage("none")
+	if got := none.tokens("\u2126 Ω", tokenOptions{}); !slices.Equal(got, []string{"ω", "ω"}) {
+		t.Errorf("none: %q", got)
+	}
+}

@@ -368,18 +368,35 @@ func (f *Filter) OrBranches() (branches []*Filter, ok bool) {
 	if n != 1 || len(or) == 0 {
 		return nil, false
 	}
-	out := make([]*Filter, len(or))
-	for i, e := range or {
+	var out []*Filter
+	for _, e := range flattenOr(or) {
 		a, isAnd := e.(andExpr)
 		if !isAnd {
 			a = andExpr{e}
 		}
-		out[i] = &Filter{root: a, hasExpr: f.hasExpr, js: f.js, coll: f.coll}
+		br := &Filter{root: a, hasExpr: f.hasExpr, js: f.js, coll: f.coll}
 		if holdsText(a) {
-			out[i].text = f.text
+			br.text = f.text
 		}
+		out = append(out, br)
 	}
 	return out, true
+}
+
+// flattenOr returns the branches of or with each branch that is an $or
+// alone replaced by its branches, as mongod's canonical form has them.
+func flattenOr(or orExpr) []expr {
+	var out []expr
+	for _, e := range or {
+		if a, isAnd := e.(andExpr); isAnd && len(a) == 1 {
+			if inner, isOr := a[0].(orExpr); isOr {
+				out = append(out, flattenOr(inner)...)
+				continue
+			}
+		}
+		out = append(out, e)
+	}
+	return out
 }
 
 // ExactPaths returns the paths of the filter when its index bounds say

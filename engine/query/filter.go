@@ -191,7 +191,32 @@ func ParseFilterOpts(f bson.D, o ParseOptions) (*Filter, error) {
 	case near != nil && top.text != nil:
 		return nil, badValue("text and geoNear not allowed in same query")
 	}
-	return &Filter{root: e, hasExpr: top.hasExpr, js: top.js, where: top.hasWhere, text: top.text, textOr: top.text != nil && top.text.underOr, near: near}, nil
+	return &Filter{root: flattenAnd(e), hasExpr: top.hasExpr, js: top.js, where: top.hasWhere, text: top.text, textOr: top.text != nil && top.text.underOr, near: near}, nil
+}
+
+// flattenAnd returns a with the conditions of each $and it holds in
+// its place, at any depth, as mongod's canonical form has them (so an
+// $or inside a top-level $and is an $or of the top level).
+func flattenAnd(a andExpr) andExpr {
+	nested := false
+	for _, x := range a {
+		if _, ok := x.(andExpr); ok {
+			nested = true
+			break
+		}
+	}
+	if !nested {
+		return a
+	}
+	out := make(andExpr, 0, len(a))
+	for _, x := range a {
+		if sub, ok := x.(andExpr); ok {
+			out = append(out, flattenAnd(sub)...)
+			continue
+		}
+		out = append(out, x)
+	}
+	return out
 }
 
 // WithContext returns the filter with the JavaScript it runs ($where, a
@@ -327,6 +352,7 @@ type topCtx struct {
 	inOr        bool          // parsing an $or's branches
 	topOr       bool          // ... the branches of an $or of the filter's top level
 	inNor       bool          // parsing a $nor's branches
+	soleOr      bool          // ... a branch of the top level's $or that is an $or alone
 }
 
 // parseDocAt parses a filter document; top is non-nil for the query's
@@ -369,7 +395,11 @@ func parseTopOp(op string, v any, depth int, top *topCtx) (expr, error) {
 		subs := make([]expr, 0, len(arr))
 		if top != nil && op != "$and" {
 			saveOr, saveTop, saveNor := top.inOr, top.topOr, top.inNor
-			top.topOr = op == "$or" && !top.inOr && !top.inNor && depth == 0
+			// Only $ands above, or the $or is all of a branch of the
+			// top level's: it is one of the top level's once mongod
+			// flattens them.
+			top.topOr = op == "$or" && !top.inNor && (!top.inOr || top.soleOr)
+			top.soleOr = false
 			top.inOr, top.inNor = top.inOr || op == "$or", top.inNor || op == "$nor"
 			defer func() { top.inOr, top.topOr, top.inNor = saveOr, saveTop, saveNor }()
 		}
@@ -377,6 +407,9 @@ func parseTopOp(op string, v any, depth int, top *topCtx) (expr, error) {
 			sd, ok := s.(bson.D)
 			if !ok {
 				return nil, badValue("$or/$and/$nor entries need to be full objects")
+			}
+			if top != nil {
+				top.soleOr = op == "$or" && top.topOr && len(sd) == 1 && sd[0].Key == "$or"
 			}
 			x, err := parseDocAt(sd, depth+1, top)
 			if err != nil {

@@ -181,7 +181,16 @@ func TestParseSort(t *testing.T) {
 		{`{"a": true}`, 15974, 0, 0},
 		{`{"a": {"$numberDecimal": "1"}}`, 0, 0, 1},
 		{`{"a": {"$meta": "textScore"}}`, 0, 0, 1},
-		{`{"a": {"$meta": "recordId"}}`, 2, 0, 0},
+		// mongod's sort pattern: textScore, randVal and geoNearDistance
+		// only (31138 else), one field (9), $meta alone (17312).
+		{`{"a": {"$meta": "recordId"}}`, 31138, 0, 0},
+		{`{"a": {"$meta": "unknown"}}`, 31138, 0, 0},
+		{`{"a": {"$meta": 1}}`, 31138, 0, 0},
+		{`{"a": {"$meta": "searchScore"}}`, 31218, 0, 0},
+		{`{"a": {"$meta": "searchHighlights"}}`, 31219, 0, 0},
+		{`{"a": {"$meta": "textScore", "extra": 1}}`, 9, 0, 0},
+		{`{"a": {"$notMeta": "textScore"}}`, 17312, 0, 0},
+		{`{"a": {}}`, 17312, 0, 0},
 		{`{"a": {"$meta": "textScore"}, "b": {"$meta": "textScore"}}`, 2, 0, 0},
 		{`{"a..b": 1}`, 2, 0, 0},
 		{`{"$a": 1}`, 2, 0, 0},

@@ -21,6 +21,29 @@ type Sort struct {
 	coll    *collation.Collator // nil: simple collation
 }
 
+// sortMeta returns the name of a sort key's {$meta: name}, refused as
+// mongod's sort pattern refuses it: a document that is not a $meta is
+// 17312, one with more fields 9, a name mongod does not sort by 31138
+// (searchScore 31218, searchHighlights 31219).
+func sortMeta(d bson.D) (string, error) {
+	if len(d) == 0 || d[0].Key != "$meta" {
+		return "", document.Errorf(document.Code(17312), "$meta is the only expression supported by $sort right now")
+	}
+	if len(d) != 1 {
+		return "", document.Errorf(document.CodeFailedToParse, "Cannot have additional keys in a $meta sort specification")
+	}
+	name, _ := d[0].Value.(string)
+	switch name {
+	case "textScore", "randVal", "geoNearDistance":
+		return name, nil
+	case "searchScore":
+		return "", document.Errorf(document.Code(31218), "$meta sort by 'searchScore' metadata is not supported")
+	case "searchHighlights":
+		return "", document.Errorf(document.Code(31219), "$meta sort by 'searchHighlights' metadata is not supported")
+	}
+	return "", document.Errorf(document.Code(31138), "Illegal $meta sort: %s", elementString("$meta", d[0].Value))
+}
+
 // ParseSort parses a sort document. Each value must be 1 or -1 as an
 // int32, int64 or double; anything else is 2 BadValue. {$natural: ±1} is
 // accepted only alone and is reported by NaturalOrder; {$meta:
@@ -31,11 +54,14 @@ func ParseSort(s bson.D) (*Sort, error) {
 	out := &Sort{}
 	seen := map[string]bool{}
 	for _, e := range s {
-		if name, isMeta, err := metaArg(e.Value); err != nil {
-			return nil, err
-		} else if isMeta && name != "textScore" {
-			return nil, badValue("$meta %q is not supported by ttlkv in a sort: a $near returns its documents nearest first", name)
-		} else if isMeta {
+		if d, isDoc := e.Value.(bson.D); isDoc {
+			name, err := sortMeta(d)
+			if err != nil {
+				return nil, err
+			}
+			if name != "textScore" {
+				return nil, badValue("$meta %q is not supported by ttlkv in a sort: a $near returns its documents nearest first", name)
+			}
 			// {$meta: "textScore"}: by the score, highest first.
 			if seen[TextScoreField] {
 				return nil, badValue("sort key %q appears twice", e.Key)
