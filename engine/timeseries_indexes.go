@@ -267,3 +267,87 @@ func (db *DB) dropTimeseriesIndexes(c *coll, which any) (int, error) {
 	}
 	return len(m.Indexes), nil
 }
+
+// tsBucketsKey is the key mongod 7.0 gives, on the buckets collection,
+// to the index with key k of a time-series collection with options o
+// (its createBucketsSpecFromTimeseriesSpec): the metaField (or a path
+// under it) becomes meta, the timeField and each measurement the pair
+// of their control.min and control.max bounds (the max first when
+// descending). A TTL index keys on control.min of the timeField alone.
+// ttlkv's own index may key differently (tsIndexKey): this is what a
+// user is shown.
+func tsBucketsKey(o ts.Options, ix *catalog.Index) bson.D {
+	var key bson.D
+	for _, f := range ix.Key {
+		switch {
+		case o.MetaField != "" && (f.Key == o.MetaField || strings.HasPrefix(f.Key, o.MetaField+".")):
+			key = append(key, bson.E{Key: "meta" + f.Key[len(o.MetaField):], Value: f.Value})
+		case ix.TTL && f.Key == o.TimeField:
+			key = append(key, bson.E{Key: "control.min." + f.Key, Value: f.Value})
+		case document.IsNumber(f.Value) && document.Compare(f.Value, int32(0)) < 0:
+			key = append(key, bson.E{Key: "control.max." + f.Key, Value: f.Value}, bson.E{Key: "control.min." + f.Key, Value: f.Value})
+		default:
+			key = append(key, bson.E{Key: "control.min." + f.Key, Value: f.Value}, bson.E{Key: "control.max." + f.Key, Value: f.Value})
+		}
+	}
+	return key
+}
+
+// bucketsIndex is one index of a buckets collection as a user sees it:
+// its listIndexes entry and the ttlkv index holding its keys (nil for
+// a TTL index, which bucket expiry serves without one of its own).
+type bucketsIndex struct {
+	name   string
+	spec   bson.D
+	served *catalog.Index
+}
+
+// tsBucketsIndexes lists the indexes of the buckets collection bc of
+// time-series collection tc as mongod 7.0 lists them: the buckets
+// collection is clustered on _id, which listIndexes leaves out, and
+// holds the time-series collection's indexes under their names, keyed
+// as tsBucketsKey says, a partialFilterExpression in its bucket form,
+// and an index on a measurement or with a partialFilterExpression
+// carrying the user's spec as originalSpec (mongod's
+// makeTimeseriesCreateIndexesCommand). Indexes made directly on the
+// buckets collection follow as they are; ttlkv's own (_id, control.min
+// time, meta) are not shown.
+func (db *DB) tsBucketsIndexes(tc, bc *coll) []bucketsIndex {
+	t, err := decodeTSMeta(tc.m())
+	if err != nil {
+		return nil
+	}
+	o := t.opts
+	bm := bc.m()
+	var out []bucketsIndex
+	for _, ix := range tc.m().Indexes {
+		bix := *ix
+		bix.Key = tsBucketsKey(o, ix)
+		if ix.Partial != nil {
+			bix.Partial = tsBucketFilter(o, ix.Partial, false)
+		}
+		spec := listIndexEntry(&bix)
+		if ix.Partial != nil || tsMeasurementKey(o, ix.Key) {
+			spec = append(spec, bson.E{Key: "originalSpec", Value: listIndexEntry(ix)})
+		}
+		out = append(out, bucketsIndex{name: ix.Name, spec: spec, served: bm.Index(tsIndexPrefix + ix.Name)})
+	}
+	for _, ix := range bm.Indexes {
+		if tsInternalIndex(ix) || strings.HasPrefix(ix.Name, tsIndexPrefix) {
+			continue
+		}
+		out = append(out, bucketsIndex{name: ix.Name, spec: listIndexEntry(ix), served: ix})
+	}
+	return out
+}
+
+// tsMeasurementKey reports whether key k names a field other than the
+// timeField and the metaField (or paths under it).
+func tsMeasurementKey(o ts.Options, k bson.D) bool {
+	for _, f := range k {
+		if f.Key != o.TimeField && (o.MetaField == "" || f.Key != o.MetaField && !strings.HasPrefix(f.Key, o.MetaField+".")) {
+			return true
+		}
+	}
+	return false
+}

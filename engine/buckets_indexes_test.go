@@ -1,0 +1,104 @@
+package engine
+
+import (
+	"fmt"
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"testing"
+
+	"github.com/ttlkv/ttlkv/document"
+)
+
+// TestBucketsIndexesAsMongod: listIndexes, collStats and $indexStats on
+// db.system.buckets.<name> show what mongod 7.0's clustered buckets
+// collection has: no _id index, ttlkv's own (_id_, _ts_control_min_time,
+// _ts_meta) left out, each index of the time-series collection under
+// its name and keyed as mongod converts it (the timeField and each
+// measurement the pair of control.min and control.max, max first when
+// descending; meta for the metaField; a TTL index control.min of the
+// timeField alone), its partialFilterExpression on meta, and an index
+// on a measurement or with a partialFilterExpression carrying the
+// user's spec as originalSpec. An index made on the buckets collection
+// itself is listed as it is.
+func TestBucketsIndexesAsMongod(t *testing.T) {
+	t.Parallel()
+	db, _ := openMem(t)
+	mustRun(t, db, "d", `{"create": "ts", "timeseries": {"timeField": "t", "metaField": "m"}}`)
+	mustRun(t, db, "d", `{"createIndexes": "ts", "indexes": [`+
+		`{"key": {"x": 1}, "name": "x_1"}, {"key": {"t": -1}, "name": "td", "hidden": true}, `+
+		`{"key": {"m.a": 1, "y": -1}, "name": "my", "partialFilterExpression": {"m.a": {"$gt": 1}}}, `+
+		`{"key": {"t": 1}, "name": "ttl", "expireAfterSeconds": 10, "partialFilterExpression": {"m": "a"}}]}`)
+	mustRun(t, db, "d", `{"createIndexes": "system.buckets.ts", "indexes": [{"key": {"control.max.t": 1}, "name": "own"}]}`)
+	mustRun(t, db, "d", `{"insert": "ts", "documents": [{"t": {"$date": "2024-01-01T00:00:00Z"}, "m": {"a": 2}, "x": 1, "y": 2}]}`)
+
+	want := `[ { v: 2, key: { meta: 1, control.min.t: 1, control.max.t: 1 }, name: "m_1_t_1" }, ` +
+		`{ v: 2, key: { control.min.x: 1, control.max.x: 1 }, name: "x_1", originalSpec: { v: 2, key: { x: 1 }, name: "x_1" } }, ` +
+		`{ v: 2, key: { control.max.t: -1, control.min.t: -1 }, name: "td", hidden: true }, ` +
+		`{ v: 2, key: { meta.a: 1, control.max.y: -1, control.min.y: -1 }, name: "my", partialFilterExpression: { meta.a: { $gt: 1 } }, ` +
+		`originalSpec: { v: 2, key: { m.a: 1, y: -1 }, name: "my", partialFilterExpression: { m.a: { $gt: 1 } } } }, ` +
+		`{ v: 2, key: { control.min.t: 1 }, name: "ttl", partialFilterExpression: { meta: "a" }, expireAfterSeconds: 10, ` +
+		`originalSpec: { v: 2, key: { t: 1 }, name: "ttl", partialFilterExpression: { m: "a" }, expireAfterSeconds: 10 } }, ` +
+		`{ v: 2, key: { control.max.t: 1 }, name: "own" } ]`
+	r := mustRun(t, db, "d", `{"listIndexes": "system.buckets.ts"}`)
+	if got := document.Format(firstBatch(t, r)); got != want {
+		t.Errorf("listIndexes system.buckets.ts:\n got %s\nwant %s", got, want)
+	}
+	// The time-series collection lists its indexes in the user's form.
+	r = mustRun(t, db, "d", `{"listIndexes": "ts", "cursor": {}}`)
+	if got := document.Format(firstBatch(t, r)); got != `[ { v: 2, key: { m: 1, t: 1 }, name: "m_1_t_1" }, { v: 2, key: { x: 1 }, name: "x_1" }, `+
+		`{ v: 2, key: { t: -1 }, name: "td", hidden: true }, { v: 2, key: { m.a: 1, y: -1 }, name: "my", partialFilterExpression: { m.a: { $gt: 1 } } }, `+
+		`{ v: 2, key: { t: 1 }, name: "ttl", partialFilterExpression: { m: "a" }, expireAfterSeconds: 10 } ]` {
+		t.Errorf("listIndexes ts: %s", got)
+	}
+
+	names := func(d any) string {
+		var s []string
+		for _, e := range d.(bson.D) {
+			s = append(s, e.Key)
+		}
+		return fmt.Sprint(s)
+	}
+	st := mustRun(t, db, "d", `{"collStats": "system.buckets.ts"}`)
+	if field(st, "nindexes") != int32(6) || names(field(st, "indexSizes")) != "[m_1_t_1 x_1 td my ttl own]" {
+		t.Errorf("collStats system.buckets.ts: %s", document.Format(st))
+	}
+	// The sizes are those of the time-series collection's indexes.
+	tst := mustRun(t, db, "d", `{"collStats": "ts"}`)
+	for _, n := range []string{"m_1_t_1", "x_1", "td", "my", "ttl"} {
+		if b, u := field(st, "indexSizes."+n), field(tst, "indexSizes."+n); b != u {
+			t.Errorf("indexSizes.%s: buckets %v, time-series %v", n, b, u)
+		}
+	}
+	r = mustRun(t, db, "d", `{"aggregate": "system.buckets.ts", "pipeline": [{"$indexStats": {}}, {"$project": {"_id": 0, "name": 1, "key": 1}}], "cursor": {}}`)
+	if got := document.Format(firstBatch(t, r)); got != `[ { name: "m_1_t_1", key: { meta: 1, control.min.t: 1, control.max.t: 1 } }, `+
+		`{ name: "x_1", key: { control.min.x: 1, control.max.x: 1 } }, { name: "td", key: { control.max.t: -1, control.min.t: -1 } }, `+
+		`{ name: "my", key: { meta.a: 1, control.max.y: -1, control.min.y: -1 } }, { name: "ttl", key: { control.min.t: 1 } }, `+
+		`{ name: "own", key: { control.max.t: 1 } } ]` {
+		t.Errorf("$indexStats on system.buckets.ts: %s", got)
+	}
+	// dbStats counts those six on the buckets collection.
+	if ds := mustRun(t, db, "d", `{"dbStats": 1}`); field(ds, "indexes") != int64(6) {
+		t.Errorf("dbStats: %s", document.Format(ds))
+	}
+	mustRun(t, db, "d", `{"dropIndexes": "ts", "index": "*"}`)
+	r = mustRun(t, db, "d", `{"listIndexes": "system.buckets.ts"}`)
+	if got := document.Format(firstBatch(t, r)); got != `[ { v: 2, key: { control.max.t: 1 }, name: "own" } ]` {
+		t.Errorf("listIndexes system.buckets.ts after dropIndexes *: %s", got)
+	}
+}
+
+// TestBucketsIndexesNone: a time-series collection without a metaField
+// has no index of its own, so its buckets collection lists none (mongod
+// lists no clustered _id index on a buckets collection).
+func TestBucketsIndexesNone(t *testing.T) {
+	t.Parallel()
+	db, _ := openMem(t)
+	mustRun(t, db, "d", `{"create": "ts", "timeseries": {"timeField": "t"}}`)
+	r := mustRun(t, db, "d", `{"listIndexes": "system.buckets.ts"}`)
+	if got := document.Format(firstBatch(t, r)); got != `[]` {
+		t.Errorf("listIndexes: %s", got)
+	}
+	st := mustRun(t, db, "d", `{"collStats": "system.buckets.ts"}`)
+	if field(st, "nindexes") != int32(0) || document.Format(field(st, "indexSizes")) != `{}` || field(st, "totalIndexSize") != int32(0) {
+		t.Errorf("collStats: %s", document.Format(st))
+	}
+}
