@@ -21,6 +21,9 @@ func cmdCollStats(_ context.Context, db *DB, dbName string, cmd bson.D) (bson.D,
 		return nil, err
 	}
 	c := db.lookup(dbName, name)
+	if n, sz, isz, ok := db.systemViewsStats(dbName); c == nil && ok && name == systemViews {
+		return systemViewsStatsDoc(dbName, n, sz, isz, scale), nil
+	}
 	if c == nil {
 		// As mongod's collStats command (not $collStats): a collection
 		// that does not exist has zeros.
@@ -110,6 +113,15 @@ func cmdDBStats(_ context.Context, db *DB, dbName string, cmd bson.D) (bson.D, e
 		}
 		colls++
 	}
+	if n, sz, isz, ok := db.systemViewsStats(dbName); ok {
+		// system.views is a collection, with its documents and _id
+		// index.
+		colls++
+		objects += n
+		size += sz
+		indexes++
+		indexSize += isz
+	}
 	// mongod 7.0's reply is the IDL struct DBStats
 	// (src/mongo/db/dbcommands.idl): the counts and scaleFactor are
 	// 64-bit integers, the sizes doubles (a size / scale may have a
@@ -158,4 +170,17 @@ func (db *DB) statsIndexNames(c *coll, st collStatsInfo) []string {
 		names = append(names, ix.Name)
 	}
 	return names
+}
+
+// systemViewsStatsDoc is collStats' reply for system.views, laid out as
+// collStatsDoc lays out an ordinary collection's: count documents of
+// size bytes, an _id index of idSize bytes.
+func systemViewsStatsDoc(dbName string, count, size, idSize, scale int64) bson.D {
+	d := bson.D{{Key: "ns", Value: dbName + "." + systemViews}, {Key: "count", Value: int32OrLong(count)}, {Key: "size", Value: int32OrLong(size / scale)}}
+	if count > 0 {
+		d = append(d, bson.E{Key: "avgObjSize", Value: int32(size / count)})
+	}
+	return append(d, bson.E{Key: "storageSize", Value: int32OrLong(size / scale)}, bson.E{Key: "nindexes", Value: int32(1)},
+		bson.E{Key: "totalIndexSize", Value: int32OrLong(idSize / scale)}, bson.E{Key: "indexSizes", Value: bson.D{{Key: "_id_", Value: int32OrLong(idSize / scale)}}},
+		bson.E{Key: "capped", Value: false}, bson.E{Key: "totalSize", Value: int32OrLong((size + idSize) / scale)}, bson.E{Key: "scaleFactor", Value: int32(scale)})
 }
