@@ -103,3 +103,49 @@ func TestBucketsIndexesNone(t *testing.T) {
 		t.Errorf("collStats: %s", document.Format(st))
 	}
 }
+
+// TestBucketsIndexesHintAndDrop: on system.buckets.<name> a hint and
+// dropIndexes name the indexes listIndexes shows there, as on mongod:
+// the time-series index's name or its bucket-form key; dropping one
+// there drops it from the time-series collection too, "*" drops them
+// all and the buckets collection's own, and ttlkv's indexes are out of
+// reach (27), so finds and validate still work after "*".
+func TestBucketsIndexesHintAndDrop(t *testing.T) {
+	t.Parallel()
+	db, _ := openMem(t)
+	mustRun(t, db, "d", `{"create": "ts", "timeseries": {"timeField": "t", "metaField": "m"}}`)
+	mustRun(t, db, "d", `{"createIndexes": "ts", "indexes": [{"key": {"x": -1, "t": -1}, "name": "xt"}, {"key": {"m.a": 1}, "name": "ma"}]}`)
+	mustRun(t, db, "d", `{"createIndexes": "system.buckets.ts", "indexes": [{"key": {"control.max.t": 1}, "name": "own"}]}`)
+	mustRun(t, db, "d", `{"insert": "ts", "documents": [{"t": {"$date": "2024-01-01T00:00:00Z"}, "m": {"a": 2}, "x": 1}]}`)
+	for _, hint := range []string{`"m_1_t_1"`, `{"meta": 1, "control.min.t": 1, "control.max.t": 1}`,
+		`{"control.max.x": -1, "control.min.x": -1, "control.max.t": -1, "control.min.t": -1}`, `"own"`} {
+		r := mustRun(t, db, "d", `{"find": "system.buckets.ts", "hint": `+hint+`}`)
+		if n := len(firstBatch(t, r)); n != 1 {
+			t.Errorf("find with hint %s: %d buckets, want 1", hint, n)
+		}
+	}
+	wantCode(t, db, "d", `{"dropIndexes": "system.buckets.ts", "index": "_ts_meta"}`, document.CodeIndexNotFound, "index not found with name [_ts_meta]")
+	wantCode(t, db, "d", `{"dropIndexes": "system.buckets.ts", "index": "_id_"}`, document.CodeIndexNotFound, "index not found with name [_id_]")
+	r := mustRun(t, db, "d", `{"dropIndexes": "system.buckets.ts", "index": {"control.max.x": -1, "control.min.x": -1, "control.max.t": -1, "control.min.t": -1}}`)
+	if got := document.Format(r); got != `{ nIndexesWas: 4, ok: 1.0 }` {
+		t.Errorf("dropIndexes by bucket key: %s", got)
+	}
+	r = mustRun(t, db, "d", `{"listIndexes": "ts"}`)
+	if got := document.Format(firstBatch(t, r)); got != `[ { v: 2, key: { m: 1, t: 1 }, name: "m_1_t_1" }, { v: 2, key: { m.a: 1 }, name: "ma" } ]` {
+		t.Errorf("listIndexes ts after dropping xt on the buckets: %s", got)
+	}
+	r = mustRun(t, db, "d", `{"dropIndexes": "system.buckets.ts", "index": "*"}`)
+	if got := document.Format(r); got != `{ nIndexesWas: 3, msg: "non-_id indexes dropped for collection", ok: 1.0 }` {
+		t.Errorf("dropIndexes *: %s", got)
+	}
+	for _, c := range []string{"ts", "system.buckets.ts"} {
+		if got := document.Format(firstBatch(t, mustRun(t, db, "d", `{"listIndexes": "`+c+`"}`))); got != `[]` {
+			t.Errorf("listIndexes %s after dropIndexes *: %s", c, got)
+		}
+	}
+	if r := mustRun(t, db, "d", `{"find": "ts", "filter": {"m.a": 2}}`); len(firstBatch(t, r)) != 1 {
+		t.Errorf("find after dropIndexes *: %v", r)
+	}
+	mustValidate(t, db, "d", "system.buckets.ts")
+	mustValidate(t, db, "d", "ts")
+}

@@ -351,3 +351,109 @@ func tsMeasurementKey(o ts.Options, k bson.D) bool {
 	}
 	return false
 }
+
+// tsBucketsHint resolves a hint on a buckets collection m that names
+// one of its indexes as listIndexes shows it (tsBucketsIndexes): by the
+// time-series index's name, or by its key in mongod's bucket form. It
+// returns the ttlkv index holding that index's keys, nil when there is
+// none (not a buckets collection, no such index, a hidden one).
+func tsBucketsHint(m *catalog.Coll, hint any) *catalog.Index {
+	if !strings.HasPrefix(m.Name, tsBucketsPre) {
+		return nil
+	}
+	for _, ix := range m.Indexes {
+		if ix.Hidden || !strings.HasPrefix(ix.Name, tsIndexPrefix) {
+			continue
+		}
+		switch h := hint.(type) {
+		case string:
+			if ix.Name == tsIndexPrefix+h {
+				return ix
+			}
+		case bson.D:
+			if document.Equal(tsShownKey(ix.Key), h) {
+				return ix
+			}
+		}
+	}
+	return nil
+}
+
+// tsShownKey is the key of ttlkv's buckets index k (tsIndexKey) as
+// mongod keys it (tsBucketsKey): the timeField, which k keys on its
+// control.min alone, on its control.min and control.max (max first
+// when descending). A measurement's bounds come in such a pair already.
+func tsShownKey(k bson.D) bson.D {
+	out := make(bson.D, 0, len(k)+1)
+	for i := 0; i < len(k); i++ {
+		f := k[i]
+		rest, isMin := strings.CutPrefix(f.Key, "control.min.")
+		_, isMax := strings.CutPrefix(f.Key, "control.max.")
+		if isMax || !isMin {
+			out = append(out, f)
+			if isMax && i+1 < len(k) {
+				out = append(out, k[i+1]) // its control.min
+				i++
+			}
+			continue
+		}
+		if i+1 < len(k) && k[i+1].Key == "control.max."+rest {
+			out = append(out, f, k[i+1])
+			i++
+			continue
+		}
+		maxE := bson.E{Key: "control.max." + rest, Value: f.Value}
+		if document.IsNumber(f.Value) && document.Compare(f.Value, int32(0)) < 0 {
+			out = append(out, maxE, f)
+		} else {
+			out = append(out, f, maxE)
+		}
+	}
+	return out
+}
+
+// dropBucketsIndexes runs dropIndexes on the buckets collection bc of
+// time-series collection tc over the indexes listIndexes shows there
+// (tsBucketsIndexes), as mongod drops them from its buckets collection:
+// by name, by key in bucket form, or "*" for all. A time-series index
+// dropped there is gone from tc too; ttlkv's own indexes are not
+// reachable. It returns the number of indexes before. The caller holds
+// catMu.
+func (db *DB) dropBucketsIndexes(tc, bc *coll, which any) (int, error) {
+	shown := db.tsBucketsIndexes(tc, bc)
+	// The shown indexes as a catalog entry, for indexesToDrop's rules
+	// and messages; an index's ID is its position plus one past _id's.
+	probe := &catalog.Coll{DB: bc.m().DB, Name: bc.m().Name}
+	for i, bi := range shown {
+		k, _ := get(bi.spec, "key")
+		kd, _ := k.(bson.D)
+		probe.Indexes = append(probe.Indexes, &catalog.Index{ID: idIndexID + 1 + uint64(i), Name: bi.name, Key: kd})
+	}
+	drop, err := indexesToDrop(probe, which)
+	if err != nil {
+		return 0, err
+	}
+	var user bson.A
+	var own []*catalog.Index
+	for _, ix := range drop {
+		bi := shown[ix.ID-idIndexID-1]
+		if bi.served != nil && bi.served.Name == bi.name {
+			own = append(own, bi.served) // made on the buckets collection
+		} else {
+			user = append(user, bi.name)
+		}
+	}
+	if len(user) > 0 {
+		if _, err := db.dropTimeseriesIndexes(tc, user); err != nil {
+			return 0, err
+		}
+	}
+	if len(own) > 0 {
+		bc.wmu.Lock()
+		defer bc.wmu.Unlock()
+		if err := db.removeIndexes(bc, own); err != nil {
+			return 0, err
+		}
+	}
+	return len(shown), nil
+}
