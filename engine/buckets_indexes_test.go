@@ -149,3 +149,21 @@ func TestBucketsIndexesHintAndDrop(t *testing.T) {
 	mustValidate(t, db, "d", "system.buckets.ts")
 	mustValidate(t, db, "d", "ts")
 }
+
+// TestBucketsIndexesValidate: validate on system.buckets.<name> reports
+// the indexes listIndexes shows there, each with one key a bucket (a
+// TTL index, filtered on the metaField, those its filter passes).
+func TestBucketsIndexesValidate(t *testing.T) {
+	t.Parallel()
+	db, _ := openMem(t)
+	mustRun(t, db, "d", `{"create": "ts", "timeseries": {"timeField": "t", "metaField": "m"}}`)
+	mustRun(t, db, "d", `{"createIndexes": "ts", "indexes": [{"key": {"t": 1}, "name": "ttl", "expireAfterSeconds": 2000000000, "partialFilterExpression": {"m": "a"}}]}`)
+	mustRun(t, db, "d", `{"insert": "ts", "documents": [{"t": {"$date": "2024-01-01T00:00:00Z"}, "m": "a"}, {"t": {"$date": "2024-01-01T00:00:00Z"}, "m": "b"}]}`)
+	r := mustRun(t, db, "d", `{"validate": "system.buckets.ts"}`)
+	if got := document.Format(field(r, "keysPerIndex")); got != `{ m_1_t_1: 2, ttl: 1 }` || field(r, "nIndexes") != int32(2) || field(r, "valid") != true {
+		t.Errorf("validate system.buckets.ts: %s", document.Format(r))
+	}
+	if got := document.Format(field(r, "indexDetails")); got != `{ m_1_t_1: { valid: true }, ttl: { valid: true } }` {
+		t.Errorf("validate indexDetails: %s", got)
+	}
+}
