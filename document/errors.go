@@ -48,6 +48,7 @@ const (
 	CodeDocumentValidationFailure       Code = 121   // a document that fails its collection's validator
 	CodeCommandNotSupported             Code = 115   // a command or option the engine does not offer
 	CodeCappedPositionLost              Code = 136   // a capped cursor's position was overwritten
+	CodeCommandFailed                   Code = 125   // a command refused for a reason with no code of its own
 	CodeDurationOverflow                Code = 159   // a count of time that does not fit 64 bits in a finer unit
 	CodeCommandNotSupportedOnView       Code = 166   // a command a time-series view cannot run
 	CodeCannotIndexParallelArrays       Code = 171   // a compound index key over two arrays of one document
@@ -86,6 +87,7 @@ const (
 var codeNames = map[Code]string{
 	CodeInternalError:                   "InternalError",
 	CodeBadValue:                        "BadValue",
+	CodeCommandFailed:                   "CommandFailed",
 	CodeMergeStageNoMatchingDocument:    "MergeStageNoMatchingDocument",
 	CodeGraphContainsCycle:              "GraphContainsCycle",
 	CodeOptionNotSupportedOnView:        "OptionNotSupportedOnView",

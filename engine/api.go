@@ -382,6 +382,13 @@ func (db *DB) listIndexes(c *coll) []bson.D {
 	}
 	var out []bson.D
 	m := c.m()
+	if tc := db.bucketsTarget(m.DB, m.Name); tc != nil {
+		out = []bson.D{}
+		for _, bi := range db.tsBucketsIndexes(tc, c) {
+			out = append(out, bi.spec)
+		}
+		return out
+	}
 	for _, ix := range m.Indexes {
 		if m.Clustered && ix.ID == idIndexID {
 			out = append(out, clusteredIndexEntry(m))

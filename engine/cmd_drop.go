@@ -21,6 +21,15 @@ func cmdDrop(_ context.Context, db *DB, dbName string, cmd bson.D) (bson.D, erro
 	if err := validateCollName(dbName, name, true); err != nil {
 		return nil, err
 	}
+	if name == systemViews {
+		ok, err := db.dropSystemViews(dbName)
+		if err != nil {
+			return nil, err
+		}
+		if ok { // its _id index
+			return bson.D{{Key: "nIndexesWas", Value: int32(1)}, {Key: "ns", Value: dbName + "." + name}}, nil
+		}
+	}
 	c := db.lookup(dbName, name)
 	var nIndexes int32
 	isView := false

@@ -95,6 +95,9 @@ func cmdListIndexes(_ context.Context, db *DB, dbName string, cmd bson.D) (bson.
 	}
 	c := db.lookup(dbName, name)
 	if c == nil {
+		if _, ok := db.systemViewsDocs(dbName); ok && name == systemViews {
+			return db.listReply(dbName+"."+name, []bson.D{listIndexEntry(idIndex())}, batchSize), nil
+		}
 		return nil, document.Errorf(document.CodeNamespaceNotFound, "ns does not exist: %s.%s", dbName, name)
 	}
 	if c.m().Kind == catalog.KindView {

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"maps"
 	"math"
 
 	"github.com/ttlkv/ttlkv/document"
@@ -20,6 +21,9 @@ func cmdCollStats(_ context.Context, db *DB, dbName string, cmd bson.D) (bson.D,
 		return nil, err
 	}
 	c := db.lookup(dbName, name)
+	if n, sz, isz, ok := db.systemViewsStats(dbName); c == nil && ok && name == systemViews {
+		return systemViewsStatsDoc(dbName, n, sz, isz, scale), nil
+	}
 	if c == nil {
 		// As mongod's collStats command (not $collStats): a collection
 		// that does not exist has zeros.
@@ -40,9 +44,10 @@ func (db *DB) collStatsDoc(c *coll, scale int64) bson.D {
 	st := db.collStats(c)
 	sizes := bson.D{}
 	var total int64
-	for _, ix := range m.Indexes {
-		sizes = append(sizes, bson.E{Key: ix.Name, Value: int32OrLong(st.indexSizes[ix.Name] / scale)})
-		total += st.indexSizes[ix.Name]
+	names := db.statsIndexNames(c, st)
+	for _, n := range names {
+		sizes = append(sizes, bson.E{Key: n, Value: int32OrLong(st.indexSizes[n] / scale)})
+		total += st.indexSizes[n]
 	}
 	var avg int64
 	if st.count > 0 {
@@ -65,7 +70,7 @@ func (db *DB) collStatsDoc(c *coll, scale int64) bson.D {
 		}
 	}
 	d = append(d, bson.E{Key: "storageSize", Value: int32OrLong(st.size / scale)},
-		bson.E{Key: "nindexes", Value: int32(len(m.Indexes))}, bson.E{Key: "totalIndexSize", Value: int32OrLong(total / scale)},
+		bson.E{Key: "nindexes", Value: int32(len(names))}, bson.E{Key: "totalIndexSize", Value: int32OrLong(total / scale)},
 		bson.E{Key: "indexSizes", Value: sizes}, bson.E{Key: "capped", Value: m.Kind == catalog.KindCapped})
 	if m.Kind != catalog.KindTimeseries {
 		d = append(d, db.specialStatsFields(c, scale)...)
@@ -100,19 +105,22 @@ func cmdDBStats(_ context.Context, db *DB, dbName string, cmd bson.D) (bson.D, e
 		st := db.collStats(c)
 		objects += st.count
 		size += st.size
-		// A buckets collection's own indexes (_id, control.min time,
-		// meta) are ttlkv's means of finding buckets: mongod's buckets
-		// collection is clustered and has only the indexes listed on
-		// the time-series collection, which it counts.
-		buckets := db.bucketsTarget(dbName, c.m().Name) != nil
-		for _, ix := range c.m().Indexes {
-			if buckets && tsInternalIndex(ix) {
-				continue
-			}
-			indexSize += st.indexSizes[ix.Name]
+		// A buckets collection counts the indexes listIndexes shows
+		// on it (statsIndexNames).
+		for _, n := range db.statsIndexNames(c, st) {
+			indexSize += st.indexSizes[n]
 			indexes++
 		}
 		colls++
+	}
+	if n, sz, isz, ok := db.systemViewsStats(dbName); ok {
+		// system.views is a collection, with its documents and _id
+		// index.
+		colls++
+		objects += n
+		size += sz
+		indexes++
+		indexSize += isz
 	}
 	// mongod 7.0's reply is the IDL struct DBStats
 	// (src/mongo/db/dbcommands.idl): the counts and scaleFactor are
@@ -133,4 +141,46 @@ func cmdDBStats(_ context.Context, db *DB, dbName string, cmd bson.D) (bson.D, e
 			bson.E{Key: "totalFreeStorageSize", Value: 0.0})
 	}
 	return out, nil
+}
+
+// statsIndexNames returns the names of the indexes collStats and
+// dbStats count on c, in listIndexes' order, and puts the size of each
+// in st.indexSizes under that name. A buckets collection's are those
+// listIndexes shows (tsBucketsIndexes): mongod's is clustered, with
+// only the time-series collection's indexes, and ttlkv's own (_id,
+// control.min time, meta) are its means of finding buckets.
+func (db *DB) statsIndexNames(c *coll, st collStatsInfo) []string {
+	m := c.m()
+	var names []string
+	if tc := db.bucketsTarget(m.DB, m.Name); tc != nil {
+		sizes := make(map[string]int64)
+		for _, bi := range db.tsBucketsIndexes(tc, c) {
+			if bi.served != nil {
+				sizes[bi.name] = st.indexSizes[bi.served.Name]
+			} else {
+				sizes[bi.name] = 0
+			}
+			names = append(names, bi.name)
+		}
+		clear(st.indexSizes)
+		maps.Copy(st.indexSizes, sizes)
+		return names
+	}
+	for _, ix := range m.Indexes {
+		names = append(names, ix.Name)
+	}
+	return names
+}
+
+// systemViewsStatsDoc is collStats' reply for system.views, laid out as
+// collStatsDoc lays out an ordinary collection's: count documents of
+// size bytes, an _id index of idSize bytes.
+func systemViewsStatsDoc(dbName string, count, size, idSize, scale int64) bson.D {
+	d := bson.D{{Key: "ns", Value: dbName + "." + systemViews}, {Key: "count", Value: int32OrLong(count)}, {Key: "size", Value: int32OrLong(size / scale)}}
+	if count > 0 {
+		d = append(d, bson.E{Key: "avgObjSize", Value: int32(size / count)})
+	}
+	return append(d, bson.E{Key: "storageSize", Value: int32OrLong(size / scale)}, bson.E{Key: "nindexes", Value: int32(1)},
+		bson.E{Key: "totalIndexSize", Value: int32OrLong(idSize / scale)}, bson.E{Key: "indexSizes", Value: bson.D{{Key: "_id_", Value: int32OrLong(idSize / scale)}}},
+		bson.E{Key: "capped", Value: false}, bson.E{Key: "totalSize", Value: int32OrLong((size + idSize) / scale)}, bson.E{Key: "scaleFactor", Value: int32(scale)})
 }

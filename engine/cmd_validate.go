@@ -27,9 +27,31 @@ func cmdValidate(ctx context.Context, db *DB, dbName string, cmd bson.D) (bson.D
 		return nil, err
 	}
 	kpi, details := bson.D{}, bson.D{}
-	for _, ix := range db.lookup(dbName, name).m().Indexes {
-		kpi = append(kpi, bson.E{Key: ix.Name, Value: int32OrLong(r.KeysPerIndex[ix.Name])})
-		details = append(details, bson.E{Key: ix.Name, Value: bson.D{{Key: "valid", Value: r.Valid()}}})
+	add := func(n string, keys int64) {
+		kpi = append(kpi, bson.E{Key: n, Value: int32OrLong(keys)})
+		details = append(details, bson.E{Key: n, Value: bson.D{{Key: "valid", Value: r.Valid()}}})
+	}
+	if tc := db.bucketsTarget(dbName, name); tc != nil {
+		// The indexes listIndexes shows (tsBucketsIndexes), with the
+		// keys of the ttlkv index holding each; a TTL index, which has
+		// none, holds one key a bucket its filter passes.
+		for _, bi := range db.tsBucketsIndexes(tc, db.lookup(dbName, name)) {
+			if bi.served != nil {
+				add(bi.name, r.KeysPerIndex[bi.served.Name])
+				continue
+			}
+			pf, _ := get(bi.spec, "partialFilterExpression")
+			f, _ := pf.(bson.D)
+			n, err := db.count(ctx, dbName, name, f, 0, 0, nil)
+			if err != nil {
+				return nil, err
+			}
+			add(bi.name, n)
+		}
+	} else {
+		for _, ix := range db.lookup(dbName, name).m().Indexes {
+			add(ix.Name, r.KeysPerIndex[ix.Name])
+		}
 	}
 	errs := bson.A{}
 	for _, e := range r.Errors {

@@ -367,6 +367,12 @@ func (db *DB) dropWith(c *coll, inTxn func(*lsm.Txn) error, committed func()) er
 		if err := note(txn); err != nil {
 			return err
 		}
+		if m.Kind == catalog.KindView || m.Kind == catalog.KindTimeseries {
+			// The database's system.views stays (system_views.go).
+			if err := txn.Set(sysViewsKey(m.DB), nil); err != nil {
+				return err
+			}
+		}
 		return txn.Set(pendingDropKey(m.ID), nil)
 	})
 	if err != nil {
@@ -376,6 +382,9 @@ func (db *DB) dropWith(c *coll, inTxn func(*lsm.Txn) error, committed func()) er
 	db.ttl.ForgetColl(m.ID)
 	db.mu.Lock()
 	delete(db.colls, m.NS())
+	if m.Kind == catalog.KindView || m.Kind == catalog.KindTimeseries {
+		db.sysViews[m.DB] = true
+	}
 	db.mu.Unlock()
 	db.cursors.killColl(c)
 	if committed != nil {
@@ -450,7 +459,11 @@ func (db *DB) dropDatabase(dbName string) error {
 			return err
 		}
 	}
-	if len(colls) > 0 {
+	had, err := db.dropSysViews(dbName)
+	if err != nil {
+		return err
+	}
+	if len(colls) > 0 || had {
 		return db.noteDropDatabase(dbName)
 	}
 	return nil

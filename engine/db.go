@@ -50,9 +50,12 @@ type DB struct {
 
 	catMu sync.Mutex // serialises catalog changes (create, drop, indexes)
 
-	mu     sync.RWMutex
-	colls  map[string]*coll // by "db.coll"
-	closed bool
+	mu    sync.RWMutex
+	colls map[string]*coll // by "db.coll"
+	// sysViews holds the databases whose system.views outlived their
+	// last view (system_views.go); guarded by mu.
+	sysViews map[string]bool
+	closed   bool
 
 	nextCollID atomic.Uint64
 	cursors    cursorRegistry
@@ -97,7 +100,7 @@ var metaNextCollID = lsm.MetaKey("nextCollID")
 // naming it.
 func Open(dir string, opts Options) (*DB, error) {
 	opts.ensureDefaults()
-	db := &DB{dir: dir, opts: opts, params: newParams(), colls: map[string]*coll{}, opened: time.Now()}
+	db := &DB{dir: dir, opts: opts, params: newParams(), colls: map[string]*coll{}, sysViews: map[string]bool{}, opened: time.Now()}
 	db.profile.Store(profileState{slowMS: 100, sampleRate: 1})
 	for name, v := range opts.Params {
 		if _, err := db.SetParameter(name, v); err != nil {
@@ -227,6 +230,9 @@ func (db *DB) loadCatalog() error {
 		} else if err != nil && !errors.Is(err, lsm.ErrNotFound) {
 			return err
 		}
+		if err := db.loadSysViews(txn); err != nil {
+			return err
+		}
 		it := txn.NewIter(lsm.IterOptions{Prefix: lsm.CatalogPrefix("")})
 		defer it.Close()
 		for it.Next() {
@@ -331,6 +337,17 @@ func (db *DB) DatabaseNames() []string {
 			seen[c.m().DB] = true
 			out = append(out, c.m().DB)
 		}
+	}
+	// A database whose only collection is system.views exists.
+	n := len(out)
+	for _, d := range db.sysViewsDBs() {
+		if !seen[d] {
+			seen[d] = true
+			out = append(out, d)
+		}
+	}
+	if len(out) > n {
+		sort.Strings(out)
 	}
 	return out
 }

@@ -900,6 +900,9 @@ func (db *DB) dropIndexes(dbName, name string, which any) (int, error) {
 	if px, ok := kindOf(c.m()).(indexProxy); ok {
 		return px.dropIndexes(db, c, which)
 	}
+	if tc := db.bucketsTarget(dbName, name); tc != nil {
+		return db.dropBucketsIndexes(tc, c, which)
+	}
 	c.wmu.Lock()
 	defer c.wmu.Unlock()
 	m := c.m()

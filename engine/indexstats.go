@@ -153,11 +153,25 @@ func (db *DB) indexStatsAggregate(ctx context.Context, dbName string, cmd bson.D
 		if c == nil {
 			return nil, nil
 		}
+		// A buckets collection's indexes count the uses of the ttlkv
+		// index holding their keys (tsBucketsIndexes).
+		served := map[string]string{}
+		if tc := db.bucketsTarget(dbName, name); tc != nil {
+			for _, bi := range db.tsBucketsIndexes(tc, c) {
+				if bi.served != nil {
+					served[bi.name] = bi.served.Name
+				}
+			}
+		}
 		for _, sd := range db.listIndexes(c) {
 			ixName, _ := get(sd, "name")
 			key, _ := get(sd, "key")
 			n, _ := ixName.(string)
-			ops, since := db.indexUse(c.m().ID, n)
+			use := n
+			if s, ok := served[n]; ok {
+				use = s
+			}
+			ops, since := db.indexUse(c.m().ID, use)
 			docs = append(docs, bson.D{{Key: "name", Value: n}, {Key: "key", Value: key}, {Key: "host", Value: hostAndPort(ctx)},
 				{Key: "accesses", Value: bson.D{{Key: "ops", Value: ops}, {Key: "since", Value: bson.NewDateTimeFromTime(since)}}},
 				{Key: "spec", Value: sd}})

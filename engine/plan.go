@@ -939,5 +939,8 @@ func resolveHint(m *catalog.Coll, hint any) (*catalog.Index, int, error) {
 			}
 		}
 	}
+	if ix := tsBucketsHint(m, hint); ix != nil {
+		return ix, 0, nil
+	}
 	return nil, 0, document.Errorf(document.CodeBadValue, "error processing query: planner returned error :: caused by :: hint provided does not correspond to an existing index")
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/ttlkv/ttlkv/document"
 	"github.com/ttlkv/ttlkv/engine/internal/catalog"
 	"github.com/ttlkv/ttlkv/engine/query"
+	"github.com/ttlkv/ttlkv/lsm"
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
 
@@ -26,7 +27,8 @@ const systemViews = "system.views"
 // "db.name", viewOn, pipeline, collation when not simple}, a
 // time-series collection's viewOn its system.buckets.<name> and its
 // pipeline its one $_internalUnpackBucket; in creation order. ok is
-// false when the database has none, and so no such collection.
+// false when the database has no such collection: it never had a view,
+// or system.views was dropped since.
 func (db *DB) systemViewsDocs(dbName string) (docs []bson.D, ok bool) {
 	var ms []*catalog.Coll
 	for _, c := range db.collsOf(dbName) {
@@ -35,6 +37,9 @@ func (db *DB) systemViewsDocs(dbName string) (docs []bson.D, ok bool) {
 		}
 	}
 	if len(ms) == 0 {
+		if db.sysViewsKept(dbName) {
+			return []bson.D{}, true
+		}
 		return nil, false
 	}
 	sort.Slice(ms, func(i, j int) bool { return ms[i].ID < ms[j].ID })
@@ -131,4 +136,111 @@ func (db *DB) systemViewsQuery(dbName string, f *query.Filter, srt *query.Sort, 
 		}
 	}
 	return sliceExec(out), nil
+}
+
+// mongod creates a database's system.views with its first view and
+// never drops it on its own: dropping the last view leaves it, empty.
+// ttlkv marks such a database under sysViewsKey when a view or a
+// time-series collection is dropped, in the drop's transaction; while
+// the database has a view the catalog shows it anyway. The mark goes
+// with dropDatabase and with a drop of system.views itself.
+
+// sysViewsKey is the store key marking dbName's system.views as kept.
+func sysViewsKey(dbName string) []byte { return lsm.MetaKey("sysviews/" + dbName) }
+
+// loadSysViews reads the marks of kept system.views at open.
+func (db *DB) loadSysViews(txn *lsm.Txn) error {
+	pre := lsm.MetaKey("sysviews/")
+	it := txn.NewIter(lsm.IterOptions{Prefix: pre, KeysOnly: true})
+	defer it.Close()
+	for it.Next() {
+		db.sysViews[string(it.Key()[len(pre):])] = true
+	}
+	return nil
+}
+
+// sysViewsDBs returns the databases whose system.views is kept.
+func (db *DB) sysViewsDBs() []string {
+	db.mu.RLock()
+	defer db.mu.RUnlock()
+	out := make([]string, 0, len(db.sysViews))
+	for d := range db.sysViews {
+		out = append(out, d)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// sysViewsKept reports whether dbName's system.views is kept without a
+// view.
+func (db *DB) sysViewsKept(dbName string) bool {
+	db.mu.RLock()
+	defer db.mu.RUnlock()
+	return db.sysViews[dbName]
+}
+
+// dropSysViews removes the mark of dbName's kept system.views and
+// reports whether there was one. The caller holds catMu.
+func (db *DB) dropSysViews(dbName string) (bool, error) {
+	if !db.sysViewsKept(dbName) {
+		return false, nil
+	}
+	if err := db.store.Update(func(txn *lsm.Txn) error { return txn.Delete(sysViewsKey(dbName)) }); err != nil {
+		return false, err
+	}
+	db.mu.Lock()
+	delete(db.sysViews, dbName)
+	db.mu.Unlock()
+	return true, nil
+}
+
+// dropSystemViews runs drop on dbName's system.views, as mongod 7.0's
+// DatabaseImpl::dropCollection does: refused with 125 while the
+// database has a time-series collection (its definition is there),
+// else every view of the database goes with it, no change event
+// reporting them (mongod reloads its view catalog from the now missing
+// collection). ok is false when there was no such collection.
+func (db *DB) dropSystemViews(dbName string) (ok bool, err error) {
+	if err := db.checkWritable(); err != nil {
+		return false, err
+	}
+	db.catMu.Lock()
+	defer db.catMu.Unlock()
+	var views []*coll
+	for _, c := range db.collsOf(dbName) {
+		switch c.m().Kind {
+		case catalog.KindTimeseries:
+			return false, document.Errorf(document.CodeCommandFailed, "cannot drop collection %s.%s when time-series collections are present.", dbName, systemViews)
+		case catalog.KindView:
+			views = append(views, c)
+		}
+	}
+	for _, c := range views {
+		if err := db.dropWith(c, func(*lsm.Txn) error { return nil }, nil); err != nil {
+			return false, err
+		}
+	}
+	had, err := db.dropSysViews(dbName)
+	return had || len(views) > 0, err
+}
+
+// systemViewsStats is system.views' share of collStats and dbStats: its
+// documents, their BSON bytes and the bytes of its _id index's keys
+// (each _id's BSON value and its record id, as ttlkv keys an _id
+// index). ok is false when the database has no such collection.
+func (db *DB) systemViewsStats(dbName string) (count, size, idSize int64, ok bool) {
+	docs, ok := db.systemViewsDocs(dbName)
+	if !ok {
+		return 0, 0, 0, false
+	}
+	for _, d := range docs {
+		b, err := bson.Marshal(d)
+		if err != nil {
+			continue
+		}
+		count++
+		size += int64(len(b))
+		idSize += int64(len(d[0].Value.(string))) + 5 + 8 // string header and NUL, record id
+	}
+	return count, size, idSize, true
 }

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/ttlkv/ttlkv/document"
@@ -88,12 +89,118 @@ func TestSystemViews(t *testing.T) {
 	} {
 		wantCode(t, db, "d", cmd, document.CodeInvalidNamespace, "cannot write to d.system.views")
 	}
-	// The definitions are untouched, and go with the last view.
+	// The definitions are untouched; the collection outlives the last
+	// view, empty, as mongod's.
 	for _, v := range []string{"a", "v", "fr", "ts"} {
 		mustRun(t, db, "d", `{"drop": "`+v+`"}`)
 	}
-	if got := names(); got != `[ { name: "c", type: "collection" } ]` {
+	if got := names(); got != `[ { name: "c", type: "collection" }, { name: "system.views", type: "collection" } ]` {
 		t.Errorf("listCollections after the drops: %s", got)
+	}
+	if r := mustRun(t, db, "d", `{"find": "system.views"}`); len(firstBatch(t, r)) != 0 || field(r, "cursor.ns") != "d.system.views" {
+		t.Errorf("find system.views after the drops: %v", r)
+	}
+}
+
+// TestSystemViewsKept: mongod never drops system.views on its own. After
+// the last view goes it stays, empty, through a reopen: listed, its
+// database listed by listDatabases even with nothing else in it,
+// listIndexes its _id index, collStats and dbStats counting it. A new
+// view's definition lands in it; dropDatabase removes it.
+func TestSystemViewsKept(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	db, err := Open(dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustRun(t, db, "d", `{"create": "v", "viewOn": "c", "pipeline": []}`)
+	mustRun(t, db, "d", `{"drop": "v"}`)
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	db, err = Open(dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	r := mustRun(t, db, "d", `{"listCollections": 1, "nameOnly": true}`)
+	if got := document.Format(firstBatch(t, r)); got != `[ { name: "system.views", type: "collection" } ]` {
+		t.Errorf("listCollections after reopening: %s", got)
+	}
+	if got := db.DatabaseNames(); fmt.Sprint(got) != "[d]" {
+		t.Errorf("DatabaseNames = %v, want [d]", got)
+	}
+	r = mustRun(t, db, "d", `{"listIndexes": "system.views"}`)
+	if got := document.Format(firstBatch(t, r)); got != `[ { v: 2, key: { _id: 1 }, name: "_id_" } ]` {
+		t.Errorf("listIndexes system.views: %s", got)
+	}
+	r = mustRun(t, db, "d", `{"collStats": "system.views"}`)
+	if got := document.Format(r); got != `{ ns: "d.system.views", count: 0, size: 0, storageSize: 0, nindexes: 1, totalIndexSize: 0, indexSizes: { _id_: 0 }, capped: false, totalSize: 0, scaleFactor: 1, ok: 1.0 }` {
+		t.Errorf("collStats system.views: %s", got)
+	}
+	r = mustRun(t, db, "d", `{"dbStats": 1}`)
+	if field(r, "collections") != int64(1) || field(r, "views") != int64(0) || field(r, "objects") != int64(0) || field(r, "indexes") != int64(1) {
+		t.Errorf("dbStats: %s", document.Format(r))
+	}
+	mustRun(t, db, "d", `{"create": "w", "viewOn": "c", "pipeline": []}`)
+	r = mustRun(t, db, "d", `{"find": "system.views"}`)
+	if got := document.Format(firstBatch(t, r)); got != `[ { _id: "d.w", viewOn: "c", pipeline: [] } ]` {
+		t.Errorf("find system.views: %s", got)
+	}
+	// One document of 47 BSON bytes; its _id index key counted as the
+	// _id's string and the record id.
+	r = mustRun(t, db, "d", `{"collStats": "system.views"}`)
+	if got := document.Format(r); got != `{ ns: "d.system.views", count: 1, size: 47, avgObjSize: 47, storageSize: 47, nindexes: 1, totalIndexSize: 16, indexSizes: { _id_: 16 }, capped: false, totalSize: 63, scaleFactor: 1, ok: 1.0 }` {
+		t.Errorf("collStats system.views: %s", got)
+	}
+	r = mustRun(t, db, "d", `{"dbStats": 1}`)
+	if field(r, "collections") != int64(1) || field(r, "views") != int64(1) || field(r, "objects") != int64(1) || field(r, "dataSize") != 47.0 || field(r, "indexes") != int64(1) {
+		t.Errorf("dbStats: %s", document.Format(r))
+	}
+	mustRun(t, db, "d", `{"dropDatabase": 1}`)
+	r = mustRun(t, db, "d", `{"listCollections": 1, "nameOnly": true}`)
+	if got := document.Format(firstBatch(t, r)); got != `[]` {
+		t.Errorf("listCollections after dropDatabase: %s", got)
+	}
+	if got := db.DatabaseNames(); len(got) != 0 {
+		t.Errorf("DatabaseNames after dropDatabase = %v", got)
+	}
+	wantCode(t, db, "d", `{"listIndexes": "system.views"}`, document.CodeNamespaceNotFound, "ns does not exist: d.system.views")
+}
+
+// TestDropSystemViews: drop of system.views, as mongod 7.0's: refused
+// with 125 CommandFailed while the database has a time-series
+// collection, else it drops every view of the database with it
+// ({nIndexesWas: 1, ns}); the collections stay. Dropping it again is a
+// drop of a collection that does not exist.
+func TestDropSystemViews(t *testing.T) {
+	t.Parallel()
+	db, _ := openMem(t)
+	mustRun(t, db, "d", `{"insert": "c", "documents": [{"_id": 1}]}`)
+	mustRun(t, db, "d", `{"create": "v", "viewOn": "c", "pipeline": []}`)
+	mustRun(t, db, "d", `{"create": "v2", "viewOn": "v", "pipeline": []}`)
+	mustRun(t, db, "d", `{"create": "ts", "timeseries": {"timeField": "t"}}`)
+	wantCode(t, db, "d", `{"drop": "system.views"}`, document.CodeCommandFailed, "cannot drop collection d.system.views when time-series collections are present.")
+	mustRun(t, db, "d", `{"drop": "ts"}`)
+	r := mustRun(t, db, "d", `{"drop": "system.views"}`)
+	if got := document.Format(r); got != `{ nIndexesWas: 1, ns: "d.system.views", ok: 1.0 }` {
+		t.Errorf("drop system.views: %s", got)
+	}
+	r = mustRun(t, db, "d", `{"listCollections": 1, "nameOnly": true}`)
+	if got := document.Format(firstBatch(t, r)); got != `[ { name: "c", type: "collection" } ]` {
+		t.Errorf("listCollections after the drop: %s", got)
+	}
+	if r := mustRun(t, db, "d", `{"find": "v"}`); len(firstBatch(t, r)) != 0 {
+		t.Errorf("find on the dropped view: %v", r)
+	}
+	if r := mustRun(t, db, "d", `{"find": "c"}`); len(firstBatch(t, r)) != 1 {
+		t.Errorf("find c: %v", r)
+	}
+	again := mustRun(t, db, "d", `{"drop": "system.views"}`)
+	plain := mustRun(t, db, "d", `{"drop": "nothing"}`)
+	if field(again, "nIndexesWas") != field(plain, "nIndexesWas") {
+		t.Errorf("second drop of system.views: %v, a missing collection's: %v", again, plain)
 	}
 }
 

@@ -267,3 +267,193 @@ func (db *DB) dropTimeseriesIndexes(c *coll, which any) (int, error) {
 	}
 	return len(m.Indexes), nil
 }
+
+// tsBucketsKey is the key mongod 7.0 gives, on the buckets collection,
+// to the index with key k of a time-series collection with options o
+// (its createBucketsSpecFromTimeseriesSpec): the metaField (or a path
+// under it) becomes meta, the timeField and each measurement the pair
+// of their control.min and control.max bounds (the max first when
+// descending). A TTL index keys on control.min of the timeField alone.
+// ttlkv's own index may key differently (tsIndexKey): this is what a
+// user is shown.
+func tsBucketsKey(o ts.Options, ix *catalog.Index) bson.D {
+	var key bson.D
+	for _, f := range ix.Key {
+		switch {
+		case o.MetaField != "" && (f.Key == o.MetaField || strings.HasPrefix(f.Key, o.MetaField+".")):
+			key = append(key, bson.E{Key: "meta" + f.Key[len(o.MetaField):], Value: f.Value})
+		case ix.TTL && f.Key == o.TimeField:
+			key = append(key, bson.E{Key: "control.min." + f.Key, Value: f.Value})
+		case document.IsNumber(f.Value) && document.Compare(f.Value, int32(0)) < 0:
+			key = append(key, bson.E{Key: "control.max." + f.Key, Value: f.Value}, bson.E{Key: "control.min." + f.Key, Value: f.Value})
+		default:
+			key = append(key, bson.E{Key: "control.min." + f.Key, Value: f.Value}, bson.E{Key: "control.max." + f.Key, Value: f.Value})
+		}
+	}
+	return key
+}
+
+// bucketsIndex is one index of a buckets collection as a user sees it:
+// its listIndexes entry and the ttlkv index holding its keys (nil for
+// a TTL index, which bucket expiry serves without one of its own).
+type bucketsIndex struct {
+	name   string
+	spec   bson.D
+	served *catalog.Index
+}
+
+// tsBucketsIndexes lists the indexes of the buckets collection bc of
+// time-series collection tc as mongod 7.0 lists them: the buckets
+// collection is clustered on _id, which listIndexes leaves out, and
+// holds the time-series collection's indexes under their names, keyed
+// as tsBucketsKey says, a partialFilterExpression in its bucket form,
+// and an index on a measurement or with a partialFilterExpression
+// carrying the user's spec as originalSpec (mongod's
+// makeTimeseriesCreateIndexesCommand). Indexes made directly on the
+// buckets collection follow as they are; ttlkv's own (_id, control.min
+// time, meta) are not shown.
+func (db *DB) tsBucketsIndexes(tc, bc *coll) []bucketsIndex {
+	t, err := decodeTSMeta(tc.m())
+	if err != nil {
+		return nil
+	}
+	o := t.opts
+	bm := bc.m()
+	var out []bucketsIndex
+	for _, ix := range tc.m().Indexes {
+		bix := *ix
+		bix.Key = tsBucketsKey(o, ix)
+		if ix.Partial != nil {
+			bix.Partial = tsBucketFilter(o, ix.Partial, false)
+		}
+		spec := listIndexEntry(&bix)
+		if ix.Partial != nil || tsMeasurementKey(o, ix.Key) {
+			spec = append(spec, bson.E{Key: "originalSpec", Value: listIndexEntry(ix)})
+		}
+		out = append(out, bucketsIndex{name: ix.Name, spec: spec, served: bm.Index(tsIndexPrefix + ix.Name)})
+	}
+	for _, ix := range bm.Indexes {
+		if tsInternalIndex(ix) || strings.HasPrefix(ix.Name, tsIndexPrefix) {
+			continue
+		}
+		out = append(out, bucketsIndex{name: ix.Name, spec: listIndexEntry(ix), served: ix})
+	}
+	return out
+}
+
+// tsMeasurementKey reports whether key k names a field other than the
+// timeField and the metaField (or paths under it).
+func tsMeasurementKey(o ts.Options, k bson.D) bool {
+	for _, f := range k {
+		if f.Key != o.TimeField && (o.MetaField == "" || f.Key != o.MetaField && !strings.HasPrefix(f.Key, o.MetaField+".")) {
+			return true
+		}
+	}
+	return false
+}
+
+// tsBucketsHint resolves a hint on a buckets collection m that names
+// one of its indexes as listIndexes shows it (tsBucketsIndexes): by the
+// time-series index's name, or by its key in mongod's bucket form. It
+// returns the ttlkv index holding that index's keys, nil when there is
+// none (not a buckets collection, no such index, a hidden one).
+func tsBucketsHint(m *catalog.Coll, hint any) *catalog.Index {
+	if !strings.HasPrefix(m.Name, tsBucketsPre) {
+		return nil
+	}
+	for _, ix := range m.Indexes {
+		if ix.Hidden || !strings.HasPrefix(ix.Name, tsIndexPrefix) {
+			continue
+		}
+		switch h := hint.(type) {
+		case string:
+			if ix.Name == tsIndexPrefix+h {
+				return ix
+			}
+		case bson.D:
+			if document.Equal(tsShownKey(ix.Key), h) {
+				return ix
+			}
+		}
+	}
+	return nil
+}
+
+// tsShownKey is the key of ttlkv's buckets index k (tsIndexKey) as
+// mongod keys it (tsBucketsKey): the timeField, which k keys on its
+// control.min alone, on its control.min and control.max (max first
+// when descending). A measurement's bounds come in such a pair already.
+func tsShownKey(k bson.D) bson.D {
+	out := make(bson.D, 0, len(k)+1)
+	for i := 0; i < len(k); i++ {
+		f := k[i]
+		rest, isMin := strings.CutPrefix(f.Key, "control.min.")
+		_, isMax := strings.CutPrefix(f.Key, "control.max.")
+		if isMax || !isMin {
+			out = append(out, f)
+			if isMax && i+1 < len(k) {
+				out = append(out, k[i+1]) // its control.min
+				i++
+			}
+			continue
+		}
+		if i+1 < len(k) && k[i+1].Key == "control.max."+rest {
+			out = append(out, f, k[i+1])
+			i++
+			continue
+		}
+		maxE := bson.E{Key: "control.max." + rest, Value: f.Value}
+		if document.IsNumber(f.Value) && document.Compare(f.Value, int32(0)) < 0 {
+			out = append(out, maxE, f)
+		} else {
+			out = append(out, f, maxE)
+		}
+	}
+	return out
+}
+
+// dropBucketsIndexes runs dropIndexes on the buckets collection bc of
+// time-series collection tc over the indexes listIndexes shows there
+// (tsBucketsIndexes), as mongod drops them from its buckets collection:
+// by name, by key in bucket form, or "*" for all. A time-series index
+// dropped there is gone from tc too; ttlkv's own indexes are not
+// reachable. It returns the number of indexes before. The caller holds
+// catMu.
+func (db *DB) dropBucketsIndexes(tc, bc *coll, which any) (int, error) {
+	shown := db.tsBucketsIndexes(tc, bc)
+	// The shown indexes as a catalog entry, for indexesToDrop's rules
+	// and messages; an index's ID is its position plus one past _id's.
+	probe := &catalog.Coll{DB: bc.m().DB, Name: bc.m().Name}
+	for i, bi := range shown {
+		k, _ := get(bi.spec, "key")
+		kd, _ := k.(bson.D)
+		probe.Indexes = append(probe.Indexes, &catalog.Index{ID: idIndexID + 1 + uint64(i), Name: bi.name, Key: kd})
+	}
+	drop, err := indexesToDrop(probe, which)
+	if err != nil {
+		return 0, err
+	}
+	var user bson.A
+	var own []*catalog.Index
+	for _, ix := range drop {
+		bi := shown[ix.ID-idIndexID-1]
+		if bi.served != nil && bi.served.Name == bi.name {
+			own = append(own, bi.served) // made on the buckets collection
+		} else {
+			user = append(user, bi.name)
+		}
+	}
+	if len(user) > 0 {
+		if _, err := db.dropTimeseriesIndexes(tc, user); err != nil {
+			return 0, err
+		}
+	}
+	if len(own) > 0 {
+		bc.wmu.Lock()
+		defer bc.wmu.Unlock()
+		if err := db.removeIndexes(bc, own); err != nil {
+			return 0, err
+		}
+	}
+	return len(shown), nil
+}

@@ -940,7 +940,7 @@ func TestTimeseriesMeasurementIndex(t *testing.T) {
 		t.Errorf("listIndexes shows %v, want the user's form", ixs)
 	}
 	bixs := document.Format(mustRun(t, db, "test", `{"listIndexes": "system.buckets.w"}`))
-	for _, want := range []string{`key: { control.min.v: 1, control.max.v: 1 }, name: "_ts_ix_v_1"`, `key: { control.max.v: -1, control.min.v: -1, meta: 1 }, name: "_ts_ix_v_-1_md_1"`} {
+	for _, want := range []string{`key: { control.min.v: 1, control.max.v: 1 }, name: "v_1"`, `key: { control.max.v: -1, control.min.v: -1, meta: 1 }, name: "v_-1_md_1"`} {
 		if !strings.Contains(bixs, want) {
 			t.Errorf("buckets indexes lack %s: %s", want, bixs)
 		}

@@ -7,6 +7,7 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
 )
 
 // Through the official driver, a database with a view shows mongod's
@@ -74,4 +75,43 @@ func sameExtJSON(t *testing.T, a, b bson.D) bool {
 		t.Fatal(err)
 	}
 	return string(x) == string(y)
+}
+
+// Through the official driver, system.views outlives the last view and
+// drops like mongod 7.0's: Collection("system.views").Drop is refused
+// with 125 CommandFailed while a time-series collection's definition is
+// there, and otherwise takes the views with it.
+func TestDriverDropSystemViews(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, Options{})
+	ctx := context.Background()
+	db := e.client(t, false).Database("app")
+	if _, err := db.Collection("c").InsertOne(ctx, bson.D{{Key: "_id", Value: 1}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.CreateView(ctx, "v", "c", mongo.Pipeline{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.CreateCollection(ctx, "ts", options.CreateCollection().SetTimeSeriesOptions(options.TimeSeries().SetTimeField("t"))); err != nil {
+		t.Fatal(err)
+	}
+	err := db.Collection("system.views").Drop(ctx)
+	var ce mongo.CommandError
+	if !errors.As(err, &ce) || ce.Code != 125 || ce.Name != "CommandFailed" || ce.Message != "cannot drop collection app.system.views when time-series collections are present." {
+		t.Errorf("drop of system.views beside a time-series collection: %v", err)
+	}
+	if err := db.Collection("ts").Drop(ctx); err != nil {
+		t.Fatal(err)
+	}
+	names, err := db.ListCollectionNames(ctx, bson.D{})
+	if err != nil || len(names) != 3 || names[0] != "c" || names[1] != "system.views" || names[2] != "v" {
+		t.Fatalf("collection names %v, %v; want c, system.views, v", names, err)
+	}
+	if err := db.Collection("system.views").Drop(ctx); err != nil {
+		t.Fatal(err)
+	}
+	names, err = db.ListCollectionNames(ctx, bson.D{})
+	if err != nil || len(names) != 1 || names[0] != "c" {
+		t.Errorf("collection names after dropping system.views %v, %v; want c", names, err)
+	}
 }
