@@ -222,7 +222,8 @@ func (db *DB) sourceStageExplain(ctx context.Context, dbName, name string, cmd b
 	if err != nil {
 		return nil, err
 	}
-	after := p.Stages()[1:]
+	after, from := p.ExplainStages(parsedQuery)
+	after, from = after[1:], from[1:]
 	stages := append(bson.A{first}, after...)
 	if verbosity != "queryPlanner" {
 		start := time.Now()
@@ -250,10 +251,11 @@ func (db *DB) sourceStageExplain(ctx context.Context, dbName, name string, cmd b
 			}
 		}
 		ms := time.Since(start).Milliseconds()
-		counts := append([]int64{produced}, p.StageCounts()[1:]...)
-		for i, n := range counts {
-			if d, ok := stages[i].(bson.D); ok {
-				stages[i] = append(d, bson.E{Key: "nReturned", Value: n}, bson.E{Key: "executionTimeMillisEstimate", Value: ms})
+		counts := p.StageCounts()
+		stages[0] = append(first, bson.E{Key: "nReturned", Value: produced}, bson.E{Key: "executionTimeMillisEstimate", Value: ms})
+		for i, src := range from {
+			if d, ok := stages[i+1].(bson.D); ok && src < len(counts) {
+				stages[i+1] = append(d, bson.E{Key: "nReturned", Value: counts[src]}, bson.E{Key: "executionTimeMillisEstimate", Value: ms})
 			}
 		}
 	}

@@ -1,0 +1,107 @@
+package engine
+
+import (
+	"testing"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+)
+
+// TestExplainAggregateStageShapes: the stages after an aggregate's
+// $cursor are shown as mongod 7.0 serializes them once parsed and
+// optimised, not as the user wrote them: $project names _id, includes
+// with true and computes with normalised expressions; $addFields and
+// $set literals are {$const}, operator arguments arrays, constant
+// expressions folded; $group's accumulators likewise; $sort is
+// {sortKey} and absorbs the $limit after it; $unwind is {path, ...};
+// $lookup lists from, as, localField, foreignField (let, pipeline) and
+// absorbs an $unwind of its output field; $count and $sortByCount are
+// the $group and the stage after it; $skip and $limit are longs; a
+// later $match is its normalised filter.
+func TestExplainAggregateStageShapes(t *testing.T) {
+	t.Parallel()
+	db := explainFixture(t)
+	for _, c := range []struct {
+		pipeline string // after a leading {$match: {a: {$gte: 1}}}
+		want     string // the stages after the $cursor
+	}{
+		{`[{"$unwind": "$arr"}, {"$project": {"ns": 1, "s.t": true, "c": {"$add": ["$a", 1]}, "d": "x"}}]`,
+			`[{"$unwind": {"path": "$arr"}},
+			  {"$project": {"_id": true, "ns": true, "s": {"t": true}, "c": {"$add": ["$a", {"$const": 1}]}, "d": {"$const": "x"}}}]`},
+		{`[{"$unwind": "$arr"}, {"$project": {"b": 0, "s": {"t": false}}}]`,
+			`[{"$unwind": {"path": "$arr"}}, {"$project": {"b": false, "s": {"t": false}}}]`},
+		{`[{"$unwind": "$arr"}, {"$project": {"_id": 0, "b": 1}}]`,
+			`[{"$unwind": {"path": "$arr"}}, {"$project": {"_id": false, "b": true}}]`},
+		{`[{"$addFields": {"x": 1, "y.z": "lit", "w": {"$concat": ["$s", "-"]}, "k": {"$add": [1, 2]}, "u": {"$toUpper": "$s"}, "l": {"$literal": "$a"}}}]`,
+			`[{"$addFields": {"x": {"$const": 1}, "y": {"z": {"$const": "lit"}}, "w": {"$concat": ["$s", {"$const": "-"}]},
+			   "k": {"$const": 3}, "u": {"$toUpper": ["$s"]}, "l": {"$const": "$a"}}}]`},
+		{`[{"$set": {"x": "$b", "c": {"$cond": {"if": "$b", "then": 1, "else": 0}}}}]`,
+			`[{"$set": {"x": "$b", "c": {"$cond": ["$b", {"$const": 1}, {"$const": 0}]}}}]`},
+		{`[{"$group": {"_id": "$b", "n": {"$sum": 1}, "t": {"$push": "$a"}, "m": {"$max": {"$multiply": ["$a", 2]}}}}, {"$sort": {"n": -1, "_id": 1}}, {"$limit": 3}]`,
+			`[{"$group": {"_id": "$b", "n": {"$sum": {"$const": 1}}, "t": {"$push": "$a"}, "m": {"$max": {"$multiply": ["$a", {"$const": 2}]}}}},
+			  {"$sort": {"sortKey": {"n": -1, "_id": 1}, "limit": {"$numberLong": "3"}}}]`},
+		{`[{"$group": {"_id": null, "n": {"$sum": "$a"}}}]`,
+			`[{"$group": {"_id": {"$const": null}, "n": {"$sum": "$a"}}}]`},
+		{`[{"$unwind": {"path": "$arr", "includeArrayIndex": "i", "preserveNullAndEmptyArrays": false}}, {"$skip": 1}]`,
+			`[{"$unwind": {"path": "$arr", "includeArrayIndex": "i"}}, {"$skip": {"$numberLong": "1"}}]`},
+		{`[{"$unwind": {"includeArrayIndex": "i", "path": "$arr", "preserveNullAndEmptyArrays": true}}, {"$limit": 2}]`,
+			`[{"$unwind": {"path": "$arr", "preserveNullAndEmptyArrays": true, "includeArrayIndex": "i"}}, {"$limit": {"$numberLong": "2"}}]`},
+		{`[{"$lookup": {"localField": "a", "foreignField": "b", "from": "o", "as": "j"}}]`,
+			`[{"$lookup": {"from": "o", "as": "j", "localField": "a", "foreignField": "b"}}]`},
+		{`[{"$lookup": {"from": "o", "localField": "a", "foreignField": "b", "as": "j"}}, {"$unwind": "$j"}]`,
+			`[{"$lookup": {"from": "o", "as": "j", "localField": "a", "foreignField": "b", "unwinding": {"preserveNullAndEmptyArrays": false}}}]`},
+		{`[{"$lookup": {"from": "o", "let": {"v": "$a", "k": 2}, "pipeline": [{"$project": {"b": 1}}], "as": "j"}}]`,
+			`[{"$lookup": {"from": "o", "as": "j", "let": {"v": "$a", "k": {"$const": 2}}, "pipeline": [{"$project": {"_id": true, "b": true}}]}}]`},
+		{`[{"$unwind": "$arr"}, {"$count": "n"}]`,
+			`[{"$unwind": {"path": "$arr"}}, {"$group": {"_id": {"$const": null}, "n": {"$sum": {"$const": 1}}}}, {"$project": {"_id": false, "n": true}}]`},
+		{`[{"$unwind": "$arr"}, {"$sortByCount": "$arr"}]`,
+			`[{"$unwind": {"path": "$arr"}}, {"$group": {"_id": "$arr", "count": {"$sum": {"$const": 1}}}}, {"$sort": {"sortKey": {"count": -1}}}]`},
+		{`[{"$unwind": {"path": "$arr", "includeArrayIndex": "i"}}, {"$match": {"i": 1}}]`,
+			`[{"$unwind": {"path": "$arr", "includeArrayIndex": "i"}}, {"$match": {"i": {"$eq": 1}}}]`},
+	} {
+		cmd := `{"aggregate": "c", "pipeline": [{"$match": {"a": {"$gte": 1}}}, ` + c.pipeline[1:] + `, "cursor": {}}`
+		r := explainOf(t, db, cmd, "queryPlanner")
+		stages, _ := field(r, "stages").(bson.A)
+		if len(stages) == 0 {
+			t.Errorf("%s: no stages: %v", c.pipeline, r)
+			continue
+		}
+		want := field(mustDoc(t, `{"a": `+c.want+`}`), "a")
+		if got, w := canon(t, bson.D{{Key: "v", Value: stages[1:]}}), canon(t, bson.D{{Key: "v", Value: want}}); got != w {
+			t.Errorf("%s: stages\n got %s\nwant %s", c.pipeline, got, w)
+		}
+		// The command is the user's pipeline, as given.
+		if got, w := canon(t, bson.D{{Key: "v", Value: field(r, "command.pipeline")}}), canon(t, bson.D{{Key: "v", Value: field(mustDoc(t, cmd), "pipeline")}}); got != w {
+			t.Errorf("%s: command.pipeline %s, want %s", c.pipeline, got, w)
+		}
+	}
+}
+
+// TestExplainAggregateStageShapesExecuted: executed, a stage that
+// stands for several ($sort with its $limit) shows what the last of them
+// handed on, and $count's $group and $project both show its one result.
+func TestExplainAggregateStageShapesExecuted(t *testing.T) {
+	t.Parallel()
+	db := explainFixture(t)
+	r := explainOf(t, db, `{"aggregate": "c", "pipeline": [{"$match": {"a": {"$gte": 2}}}, {"$group": {"_id": "$b", "n": {"$sum": 1}}},
+		{"$sort": {"_id": 1}}, {"$limit": 2}, {"$count": "k"}], "cursor": {}}`, "executionStats")
+	stages, _ := field(r, "stages").(bson.A)
+	want := []struct {
+		name string
+		n    int64
+	}{{"$cursor", -1}, {"$group", 3}, {"$sort", 2}, {"$group", 1}, {"$project", 1}}
+	if len(stages) != len(want) {
+		t.Fatalf("stages %v, want %d", stages, len(want))
+	}
+	for i, w := range want {
+		st := stages[i].(bson.D)
+		if st[0].Key != w.name {
+			t.Errorf("stage %d is %s, want %s", i, st[0].Key, w.name)
+		}
+		if w.n < 0 {
+			continue
+		}
+		if n, _ := get(st, "nReturned"); n != w.n {
+			t.Errorf("stage %d (%s): nReturned %#v, want %d", i, w.name, n, w.n)
+		}
+	}
+}
