@@ -132,7 +132,7 @@ func cmdAggregate(ctx context.Context, db *DB, dbName string, cmd bson.D) (bson.
 	if r, ok, err := db.indexStatsAggregate(ctx, dbName, cmd, verbosity); ok {
 		return r, err
 	}
-	if r, ok, err := db.currentOpAggregate(ctx, dbName, cmd); ok {
+	if r, ok, err := db.currentOpAggregate(ctx, dbName, cmd, verbosity); ok {
 		return r, err
 	}
 	s, err := parseAggregate(cmd, db.opts.Clock())
@@ -206,15 +206,16 @@ func negativeBatchSize(n int64) error {
 	return document.Errorf(codeIDLValidator, "BSON field 'batchSize' value must be >= 0, actual value '%d'", n)
 }
 
-// sourceStageExplain is explain of an aggregate on dbName.name whose
-// first stage produces its documents itself ($collStats, $indexStats):
+// sourceStageExplain is explain of an aggregate on dbName.name (name:
+// the command's aggregate value, 1 for $currentOp) whose first stage
+// produces its documents itself ($collStats, $indexStats, $currentOp):
 // as mongod's, a pipeline without a $cursor, its stages listed as they
 // serialize (first, then the rest), then serverInfo, serverParameters
 // and the command. Executed (verbosity other than queryPlanner) the
 // pipeline runs over what docs gives, its results dropped, and each
 // stage shows the documents it handed on (nReturned) and the run's
 // time (executionTimeMillisEstimate), longs as mongod's.
-func (db *DB) sourceStageExplain(ctx context.Context, dbName, name string, cmd bson.D, first bson.D, rest bson.A,
+func (db *DB) sourceStageExplain(ctx context.Context, dbName string, name any, cmd bson.D, first bson.D, rest bson.A,
 	docs func() ([]bson.D, error), verbosity string) (bson.D, error) {
 	// A $skip of 0 in front keeps a leading $match and $sort in the
 	// pipeline, as sourceStageReply's; it is not shown.
