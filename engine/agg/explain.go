@@ -233,7 +233,7 @@ func explainOperator(x bson.D) any {
 // nonConstantOps may not be folded: they differ by run or need the
 // document's metadata.
 var nonConstantOps = map[string]bool{"$rand": true, "$function": true, "$accumulator": true,
-	"$meta": true, "$sampleRate": true, "$getField": false, "$literal": true, "$const": true, "$where": true}
+	"$meta": true, "$where": true}
 
 // folded is expression v evaluated, as {$const: value}, when it holds
 // no field path, variable or per-run operator and evaluates cleanly, as
@@ -264,6 +264,9 @@ func constantExpr(v any) bool {
 			}
 		}
 	case bson.D:
+		if len(x) == 1 && (x[0].Key == "$literal" || x[0].Key == "$const") {
+			return true // a literal whatever it holds
+		}
 		for _, e := range x {
 			if strings.HasPrefix(e.Key, "$") && nonConstantOps[e.Key] {
 				return false
@@ -410,7 +413,12 @@ func explainGroup(spec any) any {
 			continue
 		}
 		arg := acc[0].Value
-		if ad, isDoc := arg.(bson.D); isDoc && (len(ad) == 0 || !strings.HasPrefix(ad[0].Key, "$")) {
+		if acc[0].Key == "$accumulator" {
+			// JavaScript's parts, shown as given.
+			out = append(out, e)
+			continue
+		}
+		if ad, isDoc := arg.(bson.D); isDoc && namedArgAccs[acc[0].Key] {
 			// The n-accumulators' named arguments: their expressions
 			// serialized, a sortBy as given.
 			named := bson.D{}
@@ -429,6 +437,11 @@ func explainGroup(spec any) any {
 	}
 	return out
 }
+
+// namedArgAccs are the accumulators whose argument is a document of
+// named arguments rather than an expression.
+var namedArgAccs = map[string]bool{"$top": true, "$bottom": true, "$topN": true, "$bottomN": true,
+	"$firstN": true, "$lastN": true, "$maxN": true, "$minN": true, "$percentile": true, "$median": true}
 
 // explainSortKey is a sort specification with its directions as
 // mongod's: 1 or -1 (int32), a $meta kept.
