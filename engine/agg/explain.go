@@ -219,10 +219,39 @@ func explainOperator(x bson.D) any {
 			// One argument that is itself an operator.
 			return bson.D{{Key: op, Value: bson.A{explainOperator(a)}}}
 		}
-		// Named arguments.
+		// Named arguments, each an expression but for the names of
+		// variables ($let's vars, $map's and $filter's as), $switch's
+		// branches and a sortBy.
 		out := make(bson.D, len(a))
 		for i, e := range a {
-			out[i] = bson.E{Key: e.Key, Value: explainExpr(e.Value)}
+			v := e.Value
+			switch {
+			case op == "$let" && e.Key == "vars":
+				if vd, ok := v.(bson.D); ok {
+					vars := make(bson.D, len(vd))
+					for j, ve := range vd {
+						vars[j] = bson.E{Key: ve.Key, Value: explainExpr(ve.Value)}
+					}
+					v = vars
+				}
+			case e.Key == "as" && (op == "$map" || op == "$filter"), e.Key == "sortBy":
+			case op == "$switch" && e.Key == "branches":
+				if ba, ok := v.(bson.A); ok {
+					branches := make(bson.A, len(ba))
+					for j, b := range ba {
+						bd, _ := b.(bson.D)
+						br := make(bson.D, len(bd))
+						for k, be := range bd {
+							br[k] = bson.E{Key: be.Key, Value: explainExpr(be.Value)}
+						}
+						branches[j] = br
+					}
+					v = branches
+				}
+			default:
+				v = explainExpr(v)
+			}
+			out[i] = bson.E{Key: e.Key, Value: v}
 		}
 		return bson.D{{Key: op, Value: out}}
 	}
