@@ -59,6 +59,9 @@ func TestExplainAggregateStageShapes(t *testing.T) {
 			`[{"$lookup": {"from": "o", "as": "j", "localField": "a", "foreignField": "b", "unwinding": {"preserveNullAndEmptyArrays": false}}}]`},
 		{`[{"$lookup": {"from": "o", "let": {"v": "$a", "k": 2}, "pipeline": [{"$project": {"b": 1}}], "as": "j"}}]`,
 			`[{"$lookup": {"from": "o", "as": "j", "let": {"v": "$a", "k": {"$const": 2}}, "pipeline": [{"$project": {"_id": true, "b": true}}]}}]`},
+		// The scan takes a leading $sort and the $limit after it.
+		{`[{"$sort": {"b": 1}}, {"$limit": 2}, {"$unwind": "$arr"}]`,
+			`[{"$unwind": {"path": "$arr"}}]`},
 		{`[{"$unwind": "$arr"}, {"$count": "n"}]`,
 			`[{"$unwind": {"path": "$arr"}}, {"$group": {"_id": {"$const": null}, "n": {"$sum": {"$const": 1}}}}, {"$project": {"_id": false, "n": true}}]`},
 		{`[{"$unwind": "$arr"}, {"$sortByCount": "$arr"}]`,
@@ -97,6 +100,24 @@ func TestExplainAggregateStageShapesExecuted(t *testing.T) {
 		name string
 		n    int64
 	}{{"$cursor", -1}, {"$group", 3}, {"$sort", 2}, {"$group", 1}, {"$project", 1}}
+	checkFigures(t, stages, want)
+	// The scan took the $sort and its $limit: the stage after shows its
+	// own count.
+	r = explainOf(t, db, `{"aggregate": "c", "pipeline": [{"$match": {"a": {"$gte": 2}}}, {"$sort": {"b": 1}}, {"$limit": 2},
+		{"$addFields": {"x": 1}}], "cursor": {}}`, "executionStats")
+	stages, _ = field(r, "stages").(bson.A)
+	want = []struct {
+		name string
+		n    int64
+	}{{"$cursor", -1}, {"$addFields", 2}}
+	checkFigures(t, stages, want)
+}
+
+func checkFigures(t *testing.T, stages bson.A, want []struct {
+	name string
+	n    int64
+}) {
+	t.Helper()
 	if len(stages) != len(want) {
 		t.Fatalf("stages %v, want %d", stages, len(want))
 	}

@@ -19,8 +19,20 @@ import (
 // as given). A stage this does not know is shown as given. from[i] is
 // the index, among Stages, of the stage whose output stages[i] shows
 // (the last of those it stands for), for its execution figures.
+//
+// The $limit after a leading $sort, which the scan's sort takes (as
+// mongod's $sort absorbs it before the query layer takes both), is not
+// listed.
 func (p *Pipeline) ExplainStages(filter func(bson.D) bson.D) (stages bson.A, from []int) {
-	return explainStages(p.Stages(), filter)
+	all := p.Stages()
+	if p.sort == nil || p.limit <= 0 || len(p.stages) == 0 || p.stages[0].name != "$limit" {
+		return explainStages(all, filter)
+	}
+	stages, from = explainStages(all[1:], filter)
+	for i := range from {
+		from[i]++
+	}
+	return stages, from
 }
 
 // explainStages serializes the stage documents of a pipeline, as
