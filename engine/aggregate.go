@@ -433,8 +433,9 @@ func pushedProjection(spec bson.D) (bson.D, bool) {
 	for _, f := range fields {
 		out = setPath(out, f, false)
 	}
-	if idSet && !idOn {
-		out = setPath(out, "_id", false)
+	// An exclusion names _id last: false where excluded, else true.
+	if !idSet || !idOn {
+		out = setPath(out, "_id", idOn)
 	}
 	return out, true
 }

@@ -72,6 +72,33 @@ func explainStages(stages bson.A, filter func(bson.D) bson.D) (bson.A, []int) {
 			out = append(out, bson.D{{Key: name, Value: nonNil(f)}})
 		case "$project":
 			out = append(out, bson.D{{Key: name, Value: explainProject(spec)}})
+		case "$unset":
+			// mongod's $unset is an exclusion $project.
+			var names bson.D
+			switch x := spec.(type) {
+			case string:
+				names = bson.D{{Key: x, Value: false}}
+			case bson.A:
+				for _, n := range x {
+					names = append(names, bson.E{Key: asString(n), Value: false})
+				}
+			}
+			out = append(out, bson.D{{Key: "$project", Value: explainProject(names)}})
+		case "$replaceRoot", "$replaceWith":
+			// $replaceWith is mongod's $replaceRoot.
+			root := spec
+			if name == "$replaceRoot" {
+				sd, _ := spec.(bson.D)
+				root, _ = specField(sd, "newRoot")
+			}
+			out = append(out, bson.D{{Key: "$replaceRoot", Value: bson.D{{Key: "newRoot", Value: explainExpr(root)}}}})
+		case "$sample":
+			sd, _ := spec.(bson.D)
+			size, _ := specField(sd, "size")
+			n, _ := explainInt64(size)
+			out = append(out, bson.D{{Key: name, Value: bson.D{{Key: "size", Value: n}}}})
+		case "$redact":
+			out = append(out, bson.D{{Key: name, Value: explainExpr(spec)}})
 		case "$addFields", "$set":
 			out = append(out, bson.D{{Key: name, Value: explainFields(spec)}})
 		case "$group":
@@ -387,7 +414,7 @@ func projFlagOf(v any) (on, ok bool) {
 // explainProject is a $project's spec as mongod serializes it: an
 // inclusion names _id first (true unless excluded), included fields
 // true, computed ones as expressions; an exclusion lists its fields
-// false, _id where it was excluded.
+// false, _id where it was excluded, else last and true.
 func explainProject(spec any) any {
 	d, ok := spec.(bson.D)
 	if !ok {
@@ -405,6 +432,9 @@ func explainProject(spec any) any {
 		out := bson.D{}
 		for _, e := range flattenProj(d, "") {
 			out = setDotted(out, e.Key, false)
+		}
+		if !hasID {
+			out = append(out, bson.E{Key: "_id", Value: true})
 		}
 		return out
 	}
