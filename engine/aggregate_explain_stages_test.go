@@ -56,6 +56,8 @@ func TestExplainAggregateStageShapes(t *testing.T) {
 			`[{"$group": {"_id": {"$const": null}, "n": {"$sum": "$a"}}}]`},
 		{`[{"$group": {"_id": {"k": "$b", "c": 1}, "f": {"$first": {"x": 1, "y": [1, 2]}}}}]`,
 			`[{"$group": {"_id": {"k": "$b", "c": {"$const": 1}}, "f": {"$first": {"$const": {"x": 1, "y": [1, 2]}}}}}]`},
+		{`[{"$group": {"_id": {"x": 1, "y": "s"}}}]`,
+			`[{"$group": {"_id": {"x": {"$const": 1}, "y": {"$const": "s"}}}}]`},
 		{`[{"$unwind": {"path": "$arr", "includeArrayIndex": "i", "preserveNullAndEmptyArrays": false}}, {"$skip": 1}]`,
 			`[{"$unwind": {"path": "$arr", "includeArrayIndex": "i"}}, {"$skip": {"$numberLong": "1"}}]`},
 		{`[{"$unwind": {"includeArrayIndex": "i", "path": "$arr", "preserveNullAndEmptyArrays": true}}, {"$limit": 2}]`,

@@ -475,7 +475,17 @@ func explainGroup(spec any) any {
 	out := bson.D{}
 	for _, e := range d {
 		if e.Key == "_id" {
-			out = append(out, bson.E{Key: "_id", Value: explainExpr(e.Value)})
+			id := explainExpr(e.Value)
+			if idd, ok := e.Value.(bson.D); ok && len(idd) > 0 && !strings.HasPrefix(idd[0].Key, "$") {
+				// A document _id is one expression a field, never folded
+				// whole.
+				fields := make(bson.D, len(idd))
+				for j, f := range idd {
+					fields[j] = bson.E{Key: f.Key, Value: explainExpr(f.Value)}
+				}
+				id = fields
+			}
+			out = append(out, bson.E{Key: "_id", Value: id})
 			continue
 		}
 		acc, ok := e.Value.(bson.D)
