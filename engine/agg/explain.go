@@ -499,14 +499,27 @@ func explainGroup(spec any) any {
 			out = append(out, e)
 			continue
 		}
+		if acc[0].Key == "$count" {
+			// mongod parses {$count: {}} as a $sum of 1.
+			out = append(out, bson.E{Key: e.Key, Value: bson.D{{Key: "$sum", Value: constant(int32(1))}}})
+			continue
+		}
 		if ad, isDoc := arg.(bson.D); isDoc && namedArgAccs[acc[0].Key] {
-			// The n-accumulators' named arguments: their expressions
-			// serialized, a sortBy as given.
+			// The n-accumulators' named arguments in mongod's order,
+			// their expressions serialized, a sortBy as given.
 			named := bson.D{}
+			for _, k := range []string{"n", "output", "input", "sortBy"} {
+				if v, ok := specField(ad, k); ok {
+					if k != "sortBy" {
+						v = explainExpr(v)
+					}
+					named = append(named, bson.E{Key: k, Value: v})
+				}
+			}
 			for _, a := range ad {
-				if a.Key == "sortBy" {
-					named = append(named, a)
-				} else {
+				switch a.Key {
+				case "n", "output", "input", "sortBy":
+				default:
 					named = append(named, bson.E{Key: a.Key, Value: explainExpr(a.Value)})
 				}
 			}
