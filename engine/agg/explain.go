@@ -11,10 +11,12 @@ import (
 // (DocumentSource::serialize after the pipeline's optimisation) rather
 // than as the user wrote it. Literals in expressions are {$const: v},
 // an expression of constants is its value, operators take their
-// arguments as an array; $project names _id; $sort is {sortKey} (with
-// the limit of a $limit right after it, which it absorbs); $unwind is
-// {path}; $count and $sortByCount are the $group and the stage after
-// it that mongod parses them into; $skip and $limit are longs. filter
+// arguments as an array; $project names _id ($unset is an exclusion
+// $project); $sort is {sortKey} (with the limit of a $limit right after
+// it, which it absorbs); $unwind is {path}; $lookup lists its fields in
+// mongod's order and absorbs an $unwind of its output; $count and
+// $sortByCount are the $group and the stage after it that mongod parses
+// them into; $skip, $limit and $sample's size are longs. filter
 // normalises a $match's filter as a find's parsedQuery shows it (nil:
 // as given). A stage this does not know is shown as given. from[i] is
 // the index, among Stages, of the stage whose output stages[i] shows
