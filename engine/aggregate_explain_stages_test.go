@@ -72,6 +72,10 @@ func TestExplainAggregateStageShapes(t *testing.T) {
 			`[{"$lookup": {"from": "o", "as": "j", "localField": "a", "foreignField": "b", "unwinding": {"preserveNullAndEmptyArrays": false}}}]`},
 		{`[{"$lookup": {"from": "o", "let": {"v": "$a", "k": 2}, "pipeline": [{"$project": {"b": 1}}], "as": "j"}}]`,
 			`[{"$lookup": {"from": "o", "as": "j", "let": {"v": "$a", "k": {"$const": 2}}, "pipeline": [{"$project": {"_id": true, "b": true}}]}}]`},
+		{`[{"$unwind": "$arr"}, {"$out": "o"}]`,
+			`[{"$unwind": {"path": "$arr"}}, {"$out": {"db": "test", "coll": "o"}}]`},
+		{`[{"$unwind": "$arr"}, {"$merge": {"into": {"db": "x", "coll": "o"}, "whenMatched": "keepExisting"}}]`,
+			`[{"$unwind": {"path": "$arr"}}, {"$merge": {"into": {"db": "x", "coll": "o"}, "on": "_id", "whenMatched": "keepExisting", "whenNotMatched": "insert"}}]`},
 		// The scan takes a leading $sort and the $limit after it.
 		{`[{"$sort": {"b": 1}}, {"$limit": 2}, {"$unwind": "$arr"}]`,
 			`[{"$unwind": {"path": "$arr"}}]`},

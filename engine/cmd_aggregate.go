@@ -223,7 +223,7 @@ func (db *DB) sourceStageExplain(ctx context.Context, dbName string, name any, c
 	if err != nil {
 		return nil, err
 	}
-	after, from := p.ExplainStages(parsedQuery)
+	after, from := p.ExplainStages(dbName, parsedQuery)
 	after, from = after[1:], from[1:]
 	stages := append(bson.A{first}, after...)
 	if verbosity != "queryPlanner" {

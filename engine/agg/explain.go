@@ -24,17 +24,55 @@ import (
 //
 // The $limit after a leading $sort, which the scan's sort takes (as
 // mongod's $sort absorbs it before the query layer takes both), is not
-// listed.
-func (p *Pipeline) ExplainStages(filter func(bson.D) bson.D) (stages bson.A, from []int) {
+// listed. A final $out or $merge names its target in full, db (the
+// aggregate's own when not given: db) and coll.
+func (p *Pipeline) ExplainStages(db string, filter func(bson.D) bson.D) (stages bson.A, from []int) {
 	all := p.Stages()
-	if p.sort == nil || p.limit <= 0 || len(p.stages) == 0 || p.stages[0].name != "$limit" {
-		return explainStages(all, filter)
+	skip := 0
+	if p.sort != nil && p.limit > 0 && len(p.stages) > 0 && p.stages[0].name == "$limit" {
+		skip = 1
 	}
-	stages, from = explainStages(all[1:], filter)
+	stages, from = explainStages(all[skip:], filter)
 	for i := range from {
-		from[i]++
+		from[i] += skip
+	}
+	if p.out != nil && len(stages) > 0 {
+		stages[len(stages)-1] = p.out.explain(db)
 	}
 	return stages, from
+}
+
+// explain is the $out or $merge stage as mongod serializes it: $out as
+// {db, coll} (and its timeseries), $merge as {into: {db, coll}, on,
+// whenMatched, whenNotMatched}, on one field a string. A $merge whose
+// whenMatched is a pipeline is shown as written.
+func (o *Out) explain(db string) bson.D {
+	if o.DB != "" {
+		db = o.DB
+	}
+	if o.Stage == "$out" {
+		spec := bson.D{{Key: "db", Value: db}, {Key: "coll", Value: o.Coll}}
+		if o.Timeseries != nil {
+			spec = append(spec, bson.E{Key: "timeseries", Value: o.Timeseries})
+		}
+		return bson.D{{Key: "$out", Value: spec}}
+	}
+	if o.WhenMatched == "pipeline" {
+		return bson.D{{Key: o.Stage, Value: o.spec}}
+	}
+	var on any = "_id"
+	switch {
+	case len(o.On) == 1:
+		on = o.On[0]
+	case len(o.On) > 1:
+		a := bson.A{}
+		for _, f := range o.On {
+			a = append(a, f)
+		}
+		on = a
+	}
+	return bson.D{{Key: "$merge", Value: bson.D{{Key: "into", Value: bson.D{{Key: "db", Value: db}, {Key: "coll", Value: o.Coll}}},
+		{Key: "on", Value: on}, {Key: "whenMatched", Value: o.WhenMatched}, {Key: "whenNotMatched", Value: o.WhenNotMatched}}}}
 }
 
 // explainStages serializes the stage documents of a pipeline, as
