@@ -85,6 +85,8 @@ func TestExplainAggregateStageShapes(t *testing.T) {
 			`[{"$unwind": {"path": "$arr"}}, {"$group": {"_id": "$arr", "count": {"$sum": {"$const": 1}}}}, {"$sort": {"sortKey": {"count": -1}}}]`},
 		{`[{"$unwind": {"path": "$arr", "includeArrayIndex": "i"}}, {"$match": {"i": 1}}]`,
 			`[{"$unwind": {"path": "$arr", "includeArrayIndex": "i"}}, {"$match": {"i": {"$eq": 1}}}]`},
+		{`[{"$unwind": {"path": "$arr", "includeArrayIndex": "i"}}, {"$match": {"arr": {"$gt": 0}, "i": 1}}]`,
+			`[{"$unwind": {"path": "$arr", "includeArrayIndex": "i"}}, {"$match": {"$and": [{"i": {"$eq": 1}}, {"arr": {"$gt": 0}}]}}]`},
 	} {
 		cmd := `{"aggregate": "c", "pipeline": [{"$match": {"a": {"$gte": 1}}}, ` + c.pipeline[1:] + `, "cursor": {}}`
 		r := explainOf(t, db, cmd, "queryPlanner")
