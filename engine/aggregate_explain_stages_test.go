@@ -72,6 +72,10 @@ func TestExplainAggregateStageShapes(t *testing.T) {
 			`[{"$lookup": {"from": "o", "as": "j", "localField": "a", "foreignField": "b", "unwinding": {"preserveNullAndEmptyArrays": false}}}]`},
 		{`[{"$lookup": {"from": "o", "let": {"v": "$a", "k": 2}, "pipeline": [{"$project": {"b": 1}}], "as": "j"}}]`,
 			`[{"$lookup": {"from": "o", "as": "j", "let": {"v": "$a", "k": {"$const": 2}}, "pipeline": [{"$project": {"_id": true, "b": true}}]}}]`},
+		{`[{"$unwind": "$arr"}, {"$facet": {"n": [{"$count": "k"}], "p": [{"$project": {"a": 1}}, {"$sort": {"a": -1}}, {"$limit": 1}]}}]`,
+			`[{"$unwind": {"path": "$arr"}}, {"$facet": {
+			   "n": [{"$group": {"_id": {"$const": null}, "k": {"$sum": {"$const": 1}}}}, {"$project": {"_id": false, "k": true}}],
+			   "p": [{"$project": {"_id": true, "a": true}}, {"$sort": {"sortKey": {"a": -1}, "limit": {"$numberLong": "1"}}}]}}]`},
 		{`[{"$unwind": "$arr"}, {"$out": "o"}]`,
 			`[{"$unwind": {"path": "$arr"}}, {"$out": {"db": "test", "coll": "o"}}]`},
 		{`[{"$unwind": "$arr"}, {"$merge": {"into": {"db": "x", "coll": "o"}, "whenMatched": "keepExisting"}}]`,

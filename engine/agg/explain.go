@@ -137,6 +137,16 @@ func explainStages(stages bson.A, filter func(bson.D) bson.D) (bson.A, []int) {
 			size, _ := specField(sd, "size")
 			n, _ := explainInt64(size)
 			out = append(out, bson.D{{Key: name, Value: bson.D{{Key: "size", Value: n}}}})
+		case "$facet":
+			// Each facet's pipeline serialized the same way.
+			fd, _ := spec.(bson.D)
+			facets := bson.D{}
+			for _, f := range fd {
+				sub, _ := f.Value.(bson.A)
+				ss, _ := explainStages(sub, filter)
+				facets = append(facets, bson.E{Key: f.Key, Value: ss})
+			}
+			out = append(out, bson.D{{Key: name, Value: facets}})
 		case "$redact":
 			out = append(out, bson.D{{Key: name, Value: explainExpr(spec)}})
 		case "$addFields", "$set":
@@ -147,7 +157,7 @@ func explainStages(stages bson.A, filter func(bson.D) bson.D) (bson.A, []int) {
 			s := bson.D{{Key: "sortKey", Value: explainSortKey(spec)}}
 			// A $limit right after the sort is absorbed into it.
 			if nn, nv := next(); nn == "$limit" {
-				if n, ok := nv.(int64); ok {
+				if n, ok := explainInt64(nv); ok {
 					s = append(s, bson.E{Key: "limit", Value: n})
 					i++
 				}
