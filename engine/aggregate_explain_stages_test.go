@@ -76,6 +76,9 @@ func TestExplainAggregateStageShapes(t *testing.T) {
 			`[{"$unwind": {"path": "$arr"}}, {"$facet": {
 			   "n": [{"$group": {"_id": {"$const": null}, "k": {"$sum": {"$const": 1}}}}, {"$project": {"_id": false, "k": true}}],
 			   "p": [{"$project": {"_id": true, "a": true}}, {"$sort": {"sortKey": {"a": -1}, "limit": {"$numberLong": "1"}}}]}}]`},
+		{`[{"$unwind": "$arr"}, {"$bucketAuto": {"groupBy": "$a", "buckets": 2}}, {"$bucketAuto": {"output": {"m": {"$max": "$a"}}, "granularity": "R5", "buckets": 3.0, "groupBy": {"$add": ["$a", 1]}}}]`,
+			`[{"$unwind": {"path": "$arr"}}, {"$bucketAuto": {"groupBy": "$a", "buckets": 2, "output": {"count": {"$sum": {"$const": 1}}}}},
+			  {"$bucketAuto": {"groupBy": {"$add": ["$a", {"$const": 1}]}, "buckets": 3, "granularity": "R5", "output": {"m": {"$max": "$a"}}}}]`},
 		{`[{"$unwind": "$arr"}, {"$out": "o"}]`,
 			`[{"$unwind": {"path": "$arr"}}, {"$out": {"db": "test", "coll": "o"}}]`},
 		{`[{"$unwind": "$arr"}, {"$merge": {"into": {"db": "x", "coll": "o"}, "whenMatched": "keepExisting"}}]`,

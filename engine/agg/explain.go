@@ -137,6 +137,28 @@ func explainStages(stages bson.A, filter func(bson.D) bson.D) (bson.A, []int) {
 			size, _ := specField(sd, "size")
 			n, _ := explainInt64(size)
 			out = append(out, bson.D{{Key: name, Value: bson.D{{Key: "size", Value: n}}}})
+		case "$bucketAuto":
+			// groupBy, buckets, granularity, then the output's
+			// accumulators (a count when none are given).
+			sd, _ := spec.(bson.D)
+			ba := bson.D{}
+			if v, ok := specField(sd, "groupBy"); ok {
+				ba = append(ba, bson.E{Key: "groupBy", Value: explainExpr(v)})
+			}
+			if v, ok := specField(sd, "buckets"); ok {
+				n, _ := explainInt64(v)
+				ba = append(ba, bson.E{Key: "buckets", Value: int32(n)})
+			}
+			if v, ok := specField(sd, "granularity"); ok {
+				ba = append(ba, bson.E{Key: "granularity", Value: v})
+			}
+			output := bson.D{{Key: "count", Value: bson.D{{Key: "$sum", Value: int32(1)}}}}
+			if v, ok := specField(sd, "output"); ok {
+				output, _ = v.(bson.D)
+			}
+			g, _ := explainGroup(append(bson.D{{Key: "_id", Value: nil}}, output...)).(bson.D)
+			ba = append(ba, bson.E{Key: "output", Value: append(bson.D{}, g[1:]...)})
+			out = append(out, bson.D{{Key: name, Value: ba}})
 		case "$facet":
 			// Each facet's pipeline serialized the same way.
 			fd, _ := spec.(bson.D)
