@@ -239,7 +239,8 @@ func pipelineExec(cur *agg.Cursor, stripScore bool) *queryExec {
 func (db *DB) explainAggregate(ctx context.Context, dbName string, s *aggregateSpec, verbosity string) (bson.D, error) {
 	p := s.pipeline
 	if s.collectionless {
-		return bson.D{{Key: "explainVersion", Value: explainVersion}, {Key: "stages", Value: p.Stages()},
+		stages, _ := p.ExplainStages(dbName, parsedQuery)
+		return bson.D{{Key: "explainVersion", Value: explainVersion}, {Key: "stages", Value: stages},
 			{Key: "serverInfo", Value: explainServerInfo(ctx)}, {Key: "serverParameters", Value: db.explainServerParameters()},
 			{Key: "command", Value: bson.D{{Key: "aggregate", Value: int32(1)}, {Key: "pipeline", Value: s.raw}}}}, nil
 	}
@@ -300,7 +301,8 @@ func (db *DB) explainAggregate(ctx context.Context, dbName string, s *aggregateS
 		}
 	}
 	stages := bson.A{bson.D{{Key: "$cursor", Value: cursor}}}
-	after := p.Stages()
+	// The stages after the $cursor as mongod serializes them.
+	after, from := p.ExplainStages(dbName, parsedQuery)
 	if verbosity != "queryPlanner" && p.Out() == nil && p.GeoNear() == nil {
 		// Executed, each stage shows what it handed on, as mongod's
 		// (nReturned and executionTimeMillisEstimate, longs). A pipeline
@@ -317,12 +319,13 @@ func (db *DB) explainAggregate(ctx context.Context, dbName string, s *aggregateS
 			}
 		}
 		ms := time.Since(start).Milliseconds()
-		for i, n := range p.StageCounts() {
-			if i >= len(after) {
+		counts := p.StageCounts()
+		for i, src := range from {
+			if src >= len(counts) {
 				break
 			}
 			if d, ok := after[i].(bson.D); ok {
-				after[i] = append(d, bson.E{Key: "nReturned", Value: n}, bson.E{Key: "executionTimeMillisEstimate", Value: ms})
+				after[i] = append(d, bson.E{Key: "nReturned", Value: counts[src]}, bson.E{Key: "executionTimeMillisEstimate", Value: ms})
 			}
 		}
 	}
@@ -430,8 +433,9 @@ func pushedProjection(spec bson.D) (bson.D, bool) {
 	for _, f := range fields {
 		out = setPath(out, f, false)
 	}
-	if idSet && !idOn {
-		out = setPath(out, "_id", false)
+	// An exclusion names _id last: false where excluded, else true.
+	if !idSet || !idOn {
+		out = setPath(out, "_id", idOn)
 	}
 	return out, true
 }

@@ -30,6 +30,7 @@ func TestExplainAggregatePushedDown(t *testing.T) {
 		{`[{"$match": {"a": 1}}, {"$sort": {"b": 1}}, {"$limit": 5}, {"$project": {"_id": 0, "a": 1}}]`, `{"_id":false,"a":true}`, 2},
 		{`[{"$match": {"a": 1}}, {"$project": {"a": 1, "s.t": true}}]`, `{"_id":true,"a":true,"s":{"t":true}}`, 2},
 		{`[{"$match": {"a": 1}}, {"$project": {"b": 0, "_id": 0}}]`, `{"b":false,"_id":false}`, 2},
+		{`[{"$match": {"a": 1}}, {"$project": {"b": 0}}]`, `{"b":false,"_id":true}`, 2},
 		// A $limit without a $sort is the find's limit, ahead of the
 		// $project too.
 		{`[{"$match": {"a": 1}}, {"$limit": 1}]`, "", 1},

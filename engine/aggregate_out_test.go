@@ -126,9 +126,11 @@ func TestAggregateOut(t *testing.T) {
 		t.Fatalf("$out with bypassDocumentValidation wrote %d documents, want 3", n)
 	}
 
-	// Explain lists $out and writes nothing.
+	// Explain lists $out as mongod serializes it ({db, coll}) and writes
+	// nothing.
 	r = mustRun(t, db, "test", `{"aggregate": "src", "pipeline": [{"$out": "explained"}], "explain": true}`)
-	if st := field(r, "stages").(bson.A); field(st[len(st)-1].(bson.D), "$out") != "explained" || count(t, db, "test", "explained") != 0 {
+	if st := field(r, "stages").(bson.A); field(st[len(st)-1].(bson.D), "$out.coll") != "explained" ||
+		field(st[len(st)-1].(bson.D), "$out.db") != "test" || count(t, db, "test", "explained") != 0 {
 		t.Fatalf("explain of $out: %v", r)
 	}
 }

@@ -132,7 +132,7 @@ func cmdAggregate(ctx context.Context, db *DB, dbName string, cmd bson.D) (bson.
 	if r, ok, err := db.indexStatsAggregate(ctx, dbName, cmd, verbosity); ok {
 		return r, err
 	}
-	if r, ok, err := db.currentOpAggregate(ctx, dbName, cmd); ok {
+	if r, ok, err := db.currentOpAggregate(ctx, dbName, cmd, verbosity); ok {
 		return r, err
 	}
 	s, err := parseAggregate(cmd, db.opts.Clock())
@@ -206,15 +206,16 @@ func negativeBatchSize(n int64) error {
 	return document.Errorf(codeIDLValidator, "BSON field 'batchSize' value must be >= 0, actual value '%d'", n)
 }
 
-// sourceStageExplain is explain of an aggregate on dbName.name whose
-// first stage produces its documents itself ($collStats, $indexStats):
+// sourceStageExplain is explain of an aggregate on dbName.name (name:
+// the command's aggregate value, 1 for $currentOp) whose first stage
+// produces its documents itself ($collStats, $indexStats, $currentOp):
 // as mongod's, a pipeline without a $cursor, its stages listed as they
 // serialize (first, then the rest), then serverInfo, serverParameters
 // and the command. Executed (verbosity other than queryPlanner) the
 // pipeline runs over what docs gives, its results dropped, and each
 // stage shows the documents it handed on (nReturned) and the run's
 // time (executionTimeMillisEstimate), longs as mongod's.
-func (db *DB) sourceStageExplain(ctx context.Context, dbName, name string, cmd bson.D, first bson.D, rest bson.A,
+func (db *DB) sourceStageExplain(ctx context.Context, dbName string, name any, cmd bson.D, first bson.D, rest bson.A,
 	docs func() ([]bson.D, error), verbosity string) (bson.D, error) {
 	// A $skip of 0 in front keeps a leading $match and $sort in the
 	// pipeline, as sourceStageReply's; it is not shown.
@@ -222,7 +223,8 @@ func (db *DB) sourceStageExplain(ctx context.Context, dbName, name string, cmd b
 	if err != nil {
 		return nil, err
 	}
-	after := p.Stages()[1:]
+	after, from := p.ExplainStages(dbName, parsedQuery)
+	after, from = after[1:], from[1:]
 	stages := append(bson.A{first}, after...)
 	if verbosity != "queryPlanner" {
 		start := time.Now()
@@ -250,10 +252,11 @@ func (db *DB) sourceStageExplain(ctx context.Context, dbName, name string, cmd b
 			}
 		}
 		ms := time.Since(start).Milliseconds()
-		counts := append([]int64{produced}, p.StageCounts()[1:]...)
-		for i, n := range counts {
-			if d, ok := stages[i].(bson.D); ok {
-				stages[i] = append(d, bson.E{Key: "nReturned", Value: n}, bson.E{Key: "executionTimeMillisEstimate", Value: ms})
+		counts := p.StageCounts()
+		stages[0] = append(first, bson.E{Key: "nReturned", Value: produced}, bson.E{Key: "executionTimeMillisEstimate", Value: ms})
+		for i, src := range from {
+			if d, ok := stages[i+1].(bson.D); ok && src < len(counts) {
+				stages[i+1] = append(d, bson.E{Key: "nReturned", Value: counts[src]}, bson.E{Key: "executionTimeMillisEstimate", Value: ms})
 			}
 		}
 	}

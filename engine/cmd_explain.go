@@ -45,6 +45,9 @@ func cmdExplain(ctx context.Context, db *DB, dbName string, cmd bson.D) (bson.D,
 		if r, ok, err := db.indexStatsAggregate(ctx, dbName, inner, verbosity); ok {
 			return r, err
 		}
+		if r, ok, err := db.currentOpAggregate(ctx, dbName, inner, verbosity); ok {
+			return r, err
+		}
 		s, err := parseAggregate(append(inner, bson.E{Key: "explain", Value: true}), db.opts.Clock())
 		if err != nil {
 			return nil, err

@@ -69,8 +69,11 @@ func (db *DB) operations(ctx context.Context) []bson.D {
 }
 
 // currentOpAggregate runs aggregate when its pipeline holds a $currentOp
-// stage; ok is false (and the reply nil) otherwise.
-func (db *DB) currentOpAggregate(ctx context.Context, dbName string, cmd bson.D) (reply bson.D, ok bool, err error) {
+// stage; ok is false (and the reply nil) otherwise. With a verbosity
+// ("" runs it) it answers explain instead (sourceStageExplain), the
+// stage shown as mongod serializes it: only the options that differ
+// from their defaults.
+func (db *DB) currentOpAggregate(ctx context.Context, dbName string, cmd bson.D, verbosity string) (reply bson.D, ok bool, err error) {
 	pipe, found, err := leadingStage(cmd, "$currentOp")
 	if !found || err != nil {
 		return nil, found, err
@@ -92,6 +95,33 @@ func (db *DB) currentOpAggregate(ctx context.Context, dbName string, cmd bson.D)
 			return nil, true, document.Errorf(document.CodeFailedToParse, "Unrecognized option '%s' in $currentOp stage.", e.Key)
 		}
 	}
+	if verbosity != "" {
+		docs := func() ([]bson.D, error) { return db.operations(ctx), nil }
+		first := bson.D{{Key: "$currentOp", Value: currentOpSerialized(spec)}}
+		r, err := db.sourceStageExplain(ctx, dbName, cmd[0].Value, cmd, first, pipe[1:], docs, verbosity)
+		return r, true, err
+	}
 	r, err := db.sourceStageReply(ctx, "admin.$cmd.aggregate", nil, cmd, pipe[1:], db.operations(ctx))
 	return r, true, err
+}
+
+// currentOpSerialized is a $currentOp's options as mongod 7.0's explain
+// shows them: in its order, each only where it differs from its
+// default (idleSessions when false, the others when true).
+func currentOpSerialized(spec bson.D) bson.D {
+	out := bson.D{}
+	for _, k := range []string{"idleConnections", "idleSessions", "allUsers", "localOps", "truncateOps", "idleCursors", "backtrace"} {
+		v, _ := get(spec, k)
+		on, _ := v.(bool)
+		if k == "idleSessions" {
+			if v == false {
+				out = append(out, bson.E{Key: k, Value: false})
+			}
+			continue
+		}
+		if on {
+			out = append(out, bson.E{Key: k, Value: true})
+		}
+	}
+	return out
 }

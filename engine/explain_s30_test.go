@@ -36,7 +36,7 @@ func TestExplainSourceStages(t *testing.T) {
 			`[{"$indexStats": {}}]`},
 		{`{"aggregate": "c", "pipeline": [{"$indexStats": {}}, {"$match": {"name": "a_1"}}], "cursor": {}}`, "executionStats",
 			`[{"$indexStats": {}, "nReturned": {"$numberLong": "2"}, "executionTimeMillisEstimate": {"$numberLong": "0"}},
-			  {"$match": {"name": "a_1"}, "nReturned": {"$numberLong": "1"}, "executionTimeMillisEstimate": {"$numberLong": "0"}}]`},
+			  {"$match": {"name": {"$eq": "a_1"}}, "nReturned": {"$numberLong": "1"}, "executionTimeMillisEstimate": {"$numberLong": "0"}}]`},
 		{`{"aggregate": "c", "pipeline": [{"$collStats": {"count": {}, "latencyStats": {"histograms": true}}}], "cursor": {}}`, "queryPlanner",
 			`[{"$collStats": {"latencyStats": {"histograms": true}, "count": {}}}]`},
 		{`{"aggregate": "c", "pipeline": [{"$collStats": {"storageStats": {"scale": 1024.5}, "queryExecStats": {}}}, {"$limit": 5}], "cursor": {}}`, "allPlansExecution",

@@ -85,6 +85,11 @@ func runOne(t *testing.T, data []byte) {
 			}
 			return
 		}
+		// Explain's serialized stages: one per stage or more, each with
+		// the stage it reports for.
+		if st, from := p.ExplainStages("db", nil); len(st) != len(from) {
+			t.Fatalf("ExplainStages(%s): %d stages, %d sources", data, len(st), len(from))
+		}
 		var in []bson.D
 		for _, d := range val(t, people).(bson.A) {
 			in = append(in, d.(bson.D))
