@@ -128,6 +128,7 @@ func ixscanDoc(p *plan, st *execStats) bson.D {
 			break
 		}
 	}
+	ixscan = tsShownIXSCAN(p, ixscan)
 	if c := p.ix.Collator(); c != nil {
 		// As MongoDB's explain: the index's collation after its name.
 		ixscan = append(ixscan[:3], append(bson.D{{Key: "collation", Value: c.Doc()}}, ixscan[3:]...)...)

@@ -243,6 +243,9 @@ func (db *DB) tsScannerHinted(c *coll, filter bson.D, f *query.Filter, hint any)
 			return nil, nil, err
 		}
 		ip.filterRaw = info.bucket
+		// $indexStats: the read uses the buckets index it scans, which
+		// the time-series collection's index of that name reports.
+		db.notePlanOf(bc.m(), ip, false)
 		info.inner = ip
 		scan.inner = newScanner(ip)
 	}

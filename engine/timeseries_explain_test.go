@@ -1,0 +1,99 @@
+package engine
+
+import (
+	"testing"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+)
+
+// tsExplainFixture is a time-series collection w (time t, meta m) with
+// the index m_1_t_1 and two measurements, each in a bucket of its own.
+func tsExplainFixture(t *testing.T) *DB {
+	t.Helper()
+	db, _ := openMem(t)
+	mustRun(t, db, "test", `{"create": "w", "timeseries": {"timeField": "t", "metaField": "m"}}`)
+	mustRun(t, db, "test", `{"createIndexes": "w", "indexes": [{"key": {"m": 1, "t": 1}, "name": "m_1_t_1"}]}`)
+	mustRun(t, db, "test", `{"insert": "w", "documents": [{"t": {"$date": "2026-11-22T12:00:00Z"}, "m": "a", "x": 1},
+		{"t": {"$date": "2026-11-22T12:01:00Z"}, "m": "b", "x": 2}]}`)
+	return db
+}
+
+// Explain of a read of a time-series collection, or of its buckets,
+// names the index a user lists on system.buckets.<name> (mongod 7.0:
+// the user's name, keyed in bucket form), never ttlkv's _ts_ix_ or
+// _ts_meta; between an index of the user's and ttlkv's own that serve
+// equally, the user's is read.
+func TestTimeseriesExplainNamesUserIndex(t *testing.T) {
+	t.Parallel()
+	db := tsExplainFixture(t)
+	const ixscan = `{"stage": "IXSCAN", "keyPattern": {"meta": 1, "control.min.t": 1, "control.max.t": 1},
+		"indexName": "m_1_t_1", "isMultiKey": false, "multiKeyPaths": {"meta": [], "control.min.t": [], "control.max.t": []},
+		"isUnique": false, "isSparse": false, "isPartial": false, "indexVersion": 2, "direction": "forward",
+		"indexBounds": {"meta": ["[\"a\", \"a\"]"], "control.min.t": ["[MinKey, MaxKey]"], "control.max.t": ["[MinKey, MaxKey]"]}}`
+	for _, c := range []struct{ cmd, path string }{
+		{`{"find": "w", "filter": {"m": "a"}}`, "queryPlanner.winningPlan.inputStage.inputStage"},
+		{`{"aggregate": "w", "pipeline": [{"$match": {"m": "a"}}], "cursor": {}}`, "queryPlanner.winningPlan.inputStage.inputStage"},
+		{`{"find": "system.buckets.w", "filter": {"meta": "a"}}`, "queryPlanner.winningPlan.inputStage"},
+	} {
+		r := mustRun(t, db, "test", `{"explain": `+c.cmd+`, "verbosity": "queryPlanner"}`)
+		got, _ := field(r, c.path).(bson.D)
+		if extJSON(t, got) != extJSON(t, mustDoc(t, ixscan)) {
+			t.Errorf("%s: bucket scan %s\nwant %s", c.cmd, extJSON(t, got), extJSON(t, mustDoc(t, ixscan)))
+		}
+	}
+	// A time range: the user's t_1 rather than ttlkv's control.min index.
+	mustRun(t, db, "test", `{"createIndexes": "w", "indexes": [{"key": {"t": 1}, "name": "t_1"}]}`)
+	r := mustRun(t, db, "test", `{"explain": {"find": "w", "filter": {"t": {"$lte": {"$date": "2026-11-22T12:00:00Z"}}}}, "verbosity": "queryPlanner"}`)
+	ix, _ := field(r, "queryPlanner.winningPlan.inputStage.inputStage").(bson.D)
+	if field(ix, "indexName") != "t_1" || extJSON(t, field(ix, "keyPattern").(bson.D)) != extJSON(t, mustDoc(t, `{"control.min.t": 1, "control.max.t": 1}`)) {
+		t.Errorf("time range: bucket scan %s, want t_1 keyed {control.min.t: 1, control.max.t: 1}", extJSON(t, ix))
+	}
+}
+
+// $indexStats on a time-series collection (and on its buckets) counts
+// the reads that used the buckets index serving each of its indexes,
+// as mongod counts the buckets index's accesses under the user's name.
+func TestTimeseriesIndexStatsCountsReads(t *testing.T) {
+	t.Parallel()
+	db := tsExplainFixture(t)
+	ops := func(coll string) any {
+		t.Helper()
+		r := mustRun(t, db, "test", `{"aggregate": "`+coll+`", "pipeline": [{"$indexStats": {}}, {"$project": {"_id": 0, "name": 1, "ops": "$accesses.ops"}}], "cursor": {}}`)
+		return extJSON(t, bson.D{{Key: "b", Value: field(r, "cursor.firstBatch")}})
+	}
+	want := func(n int64) string {
+		return extJSON(t, bson.D{{Key: "b", Value: bson.A{bson.D{{Key: "name", Value: "m_1_t_1"}, {Key: "ops", Value: n}}}}})
+	}
+	if got := ops("w"); got != want(0) {
+		t.Fatalf("before any read: %s, want %s", got, want(0))
+	}
+	mustRun(t, db, "test", `{"find": "w", "filter": {"m": "a"}}`)
+	mustRun(t, db, "test", `{"aggregate": "w", "pipeline": [{"$match": {"m": "b"}}], "cursor": {}}`)
+	mustRun(t, db, "test", `{"find": "w", "filter": {"x": 1}}`) // no index
+	if got := ops("w"); got != want(2) {
+		t.Fatalf("after two reads by m: %s, want %s", got, want(2))
+	}
+	mustRun(t, db, "test", `{"find": "system.buckets.w", "filter": {"meta": "a"}}`)
+	for _, coll := range []string{"w", "system.buckets.w"} {
+		if got := ops(coll); got != want(3) {
+			t.Errorf("%s after a read of the buckets by meta: %s, want %s", coll, got, want(3))
+		}
+	}
+}
+
+// validate on a time-series collection answers, as mongod 7.0 does,
+// for its buckets collection: its namespace, a record and an index key
+// a bucket.
+func TestTimeseriesValidateAnswersForBuckets(t *testing.T) {
+	t.Parallel()
+	db := tsExplainFixture(t)
+	const want = `{"ns": "test.system.buckets.w", "nInvalidDocuments": 0, "nrecords": 2, "nIndexes": 1,
+		"keysPerIndex": {"m_1_t_1": 2}, "indexDetails": {"m_1_t_1": {"valid": true}}, "valid": true, "repaired": false,
+		"warnings": [], "errors": [], "extraIndexEntries": [], "missingIndexEntries": [], "corruptRecords": [], "ok": 1.0}`
+	for _, coll := range []string{"w", "system.buckets.w"} {
+		r := mustRun(t, db, "test", `{"validate": "`+coll+`"}`)
+		if extJSON(t, r) != extJSON(t, mustDoc(t, want)) {
+			t.Errorf("validate %s = %s\nwant %s", coll, extJSON(t, r), extJSON(t, mustDoc(t, want)))
+		}
+	}
+}
