@@ -146,6 +146,9 @@ func cmdExplain(ctx context.Context, db *DB, dbName string, cmd bson.D) (bson.D,
 		if lim > 0 && !sortLimited {
 			winning = bson.D{{Key: "stage", Value: "LIMIT"}, {Key: "limitAmount", Value: int32OrLong(lim)}, {Key: "inputStage", Value: winning}}
 		}
+		if p.ts != nil {
+			return db.tsExplainFind(ctx, dbName, inner, p, winning, st, verbosity, start), nil
+		}
 	case "count":
 		var filter bson.D
 		if v, ok := get(inner, "query"); ok {

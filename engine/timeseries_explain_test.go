@@ -31,11 +31,14 @@ func TestTimeseriesExplainNamesUserIndex(t *testing.T) {
 		"isUnique": false, "isSparse": false, "isPartial": false, "indexVersion": 2, "direction": "forward",
 		"indexBounds": {"meta": ["[\"a\", \"a\"]"], "control.min.t": ["[MinKey, MaxKey]"], "control.max.t": ["[MinKey, MaxKey]"]}}`
 	for _, c := range []struct{ cmd, path string }{
-		{`{"find": "w", "filter": {"m": "a"}}`, "queryPlanner.winningPlan.inputStage.inputStage"},
-		{`{"aggregate": "w", "pipeline": [{"$match": {"m": "a"}}], "cursor": {}}`, "queryPlanner.winningPlan.inputStage.inputStage"},
+		{`{"find": "w", "filter": {"m": "a"}}`, "$cursor.queryPlanner.winningPlan.inputStage"},
+		{`{"aggregate": "w", "pipeline": [{"$match": {"m": "a"}}], "cursor": {}}`, "$cursor.queryPlanner.winningPlan.inputStage"},
 		{`{"find": "system.buckets.w", "filter": {"meta": "a"}}`, "queryPlanner.winningPlan.inputStage"},
 	} {
 		r := mustRun(t, db, "test", `{"explain": `+c.cmd+`, "verbosity": "queryPlanner"}`)
+		if c.path[0] == '$' {
+			r = tsStage(r, 0)
+		}
 		got, _ := field(r, c.path).(bson.D)
 		if extJSON(t, got) != extJSON(t, mustDoc(t, ixscan)) {
 			t.Errorf("%s: bucket scan %s\nwant %s", c.cmd, extJSON(t, got), extJSON(t, mustDoc(t, ixscan)))
@@ -44,7 +47,7 @@ func TestTimeseriesExplainNamesUserIndex(t *testing.T) {
 	// A time range: the user's t_1 rather than ttlkv's control.min index.
 	mustRun(t, db, "test", `{"createIndexes": "w", "indexes": [{"key": {"t": 1}, "name": "t_1"}]}`)
 	r := mustRun(t, db, "test", `{"explain": {"find": "w", "filter": {"t": {"$lte": {"$date": "2026-11-22T12:00:00Z"}}}}, "verbosity": "queryPlanner"}`)
-	ix, _ := field(r, "queryPlanner.winningPlan.inputStage.inputStage").(bson.D)
+	ix, _ := field(tsStage(r, 0), "$cursor.queryPlanner.winningPlan.inputStage").(bson.D)
 	if field(ix, "indexName") != "t_1" || extJSON(t, field(ix, "keyPattern").(bson.D)) != extJSON(t, mustDoc(t, `{"control.min.t": 1, "control.max.t": 1}`)) {
 		t.Errorf("time range: bucket scan %s, want t_1 keyed {control.min.t: 1, control.max.t: 1}", extJSON(t, ix))
 	}
@@ -95,5 +98,73 @@ func TestTimeseriesValidateAnswersForBuckets(t *testing.T) {
 		if extJSON(t, r) != extJSON(t, mustDoc(t, want)) {
 			t.Errorf("validate %s = %s\nwant %s", coll, extJSON(t, r), extJSON(t, mustDoc(t, want)))
 		}
+	}
+}
+
+// tsStage is stage i of the pipeline explain reply r.
+func tsStage(r bson.D, i int) bson.D {
+	stages, _ := field(r, "stages").(bson.A)
+	if i >= len(stages) {
+		return nil
+	}
+	d, _ := stages[i].(bson.D)
+	return d
+}
+
+// Explain of a find on a time-series collection is mongod 7.0's
+// explain of the aggregate it runs over the buckets: a $cursor planned
+// on system.buckets.<name> with the bucket filter, the unpacking with
+// its spec and the measurement filter as eventFilter (the metaField's
+// conditions moved onto the buckets' meta), then the find's sort, skip,
+// limit and projection as the optimised pipeline holds them.
+func TestTimeseriesExplainFindIsPipeline(t *testing.T) {
+	t.Parallel()
+	db := tsExplainFixture(t)
+	mustRun(t, db, "test", `{"insert": "w", "documents": [{"t": {"$date": "2026-11-22T12:02:00Z"}, "m": "a", "x": 3}]}`)
+	r := mustRun(t, db, "test", `{"explain": {"find": "w", "filter": {"m": "a", "x": {"$gte": 1}}, "sort": {"x": -1}, "skip": 1, "limit": 1,
+		"projection": {"x": 1}}, "verbosity": "executionStats"}`)
+	stages, _ := field(r, "stages").(bson.A)
+	if len(stages) != 5 {
+		t.Fatalf("stages = %v", stages)
+	}
+	cur := tsStage(r, 0)
+	if field(cur, "$cursor.queryPlanner.namespace") != "test.system.buckets.w" ||
+		extJSON(t, field(cur, "$cursor.queryPlanner.parsedQuery").(bson.D)) != extJSON(t, mustDoc(t, `{"meta": {"$eq": "a"}}`)) ||
+		field(cur, "$cursor.queryPlanner.winningPlan.inputStage.indexName") != "m_1_t_1" ||
+		field(cur, "$cursor.executionStats.nReturned") != int32(1) {
+		t.Errorf("$cursor = %s", extJSON(t, cur))
+	}
+	want := `{"s": [
+		{"$_internalUnpackBucket": {"exclude": [], "timeField": "t", "metaField": "m", "bucketMaxSpanSeconds": 3600,
+			"assumeNoMixedSchemaData": true, "eventFilter": {"x": {"$gte": 1}}},
+			"nReturned": {"$numberLong": "2"}},
+		{"$sort": {"sortKey": {"x": -1}, "limit": {"$numberLong": "2"}}, "nReturned": {"$numberLong": "2"}},
+		{"$skip": {"$numberLong": "1"}, "nReturned": {"$numberLong": "1"}},
+		{"$project": {"x": 1}, "nReturned": {"$numberLong": "1"}}]}`
+	var timed bson.A // each without its executionTimeMillisEstimate, a long
+	for _, st := range stages[1:] {
+		d, _ := st.(bson.D)
+		var out bson.D
+		for _, e := range d {
+			if e.Key == "executionTimeMillisEstimate" {
+				if _, ok := e.Value.(int64); !ok {
+					t.Errorf("%s: executionTimeMillisEstimate %#v, want a long", d[0].Key, e.Value)
+				}
+				continue
+			}
+			out = append(out, e)
+		}
+		timed = append(timed, out)
+	}
+	if got := extJSON(t, bson.D{{Key: "s", Value: timed}}); got != extJSON(t, mustDoc(t, want)) {
+		t.Errorf("stages after $cursor = %s\nwant %s", got, extJSON(t, mustDoc(t, want)))
+	}
+	// Without a sort, the $limit takes the skip too and comes first.
+	r = mustRun(t, db, "test", `{"explain": {"find": "w", "filter": {}, "skip": 1, "limit": 2}, "verbosity": "queryPlanner"}`)
+	stages, _ = field(r, "stages").(bson.A)
+	want = `{"s": [{"$_internalUnpackBucket": {"exclude": [], "timeField": "t", "metaField": "m", "bucketMaxSpanSeconds": 3600,
+		"assumeNoMixedSchemaData": true}}, {"$limit": {"$numberLong": "3"}}, {"$skip": {"$numberLong": "1"}}]}`
+	if got := extJSON(t, bson.D{{Key: "s", Value: stages[1:]}}); got != extJSON(t, mustDoc(t, want)) {
+		t.Errorf("skip and limit: %s\nwant %s", got, extJSON(t, mustDoc(t, want)))
 	}
 }
