@@ -127,6 +127,9 @@ func cmdExplain(ctx context.Context, db *DB, dbName string, cmd bson.D) (bson.D,
 			st.partial = !q.sc.done
 		}
 		winning = stageTree(p, st, isEOF)
+		if st != nil && p.ix != nil && tsOwnIndex(p.m, p.ix) {
+			st.keysExamined = 0 // shown as a COLLSCAN (stageTree)
+		}
 		if idHackable(p, filter, o) {
 			winning = idHackDoc(st)
 		}

@@ -48,9 +48,13 @@ func (db *DB) tsExplainFind(ctx context.Context, dbName string, inner bson.D, p 
 		bson.E{Key: "winningPlan", Value: planOnly(scanD)}, bson.E{Key: "rejectedPlans", Value: bson.A{}})
 	cursor := bson.D{{Key: "queryPlanner", Value: qp}}
 	if execute {
+		keys := st.keysExamined
+		if in := info.inner; in != nil && in.ix != nil && tsOwnIndex(in.m, in.ix) {
+			keys = 0 // shown as a COLLSCAN (stageTree)
+		}
 		es := bson.D{{Key: "executionSuccess", Value: true}, {Key: "nReturned", Value: int32OrLong(info.scan.unpacked)},
 			{Key: "executionTimeMillis", Value: int32OrLong(ms)},
-			{Key: "totalKeysExamined", Value: int32OrLong(st.keysExamined)}, {Key: "totalDocsExamined", Value: int32OrLong(st.docsExamined)},
+			{Key: "totalKeysExamined", Value: int32OrLong(keys)}, {Key: "totalDocsExamined", Value: int32OrLong(st.docsExamined)},
 			{Key: "executionStages", Value: scanD}}
 		if verbosity == "allPlansExecution" {
 			es = append(es, bson.E{Key: "allPlansExecution", Value: bson.A{}})

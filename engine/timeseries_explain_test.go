@@ -44,9 +44,21 @@ func TestTimeseriesExplainNamesUserIndex(t *testing.T) {
 			t.Errorf("%s: bucket scan %s\nwant %s", c.cmd, extJSON(t, got), extJSON(t, mustDoc(t, ixscan)))
 		}
 	}
+	// A time range no index of the user's serves: ttlkv reads its own
+	// index on control.min, which mongod has not; explain shows the scan
+	// of the buckets with the bucket filter mongod would run, the
+	// buckets that index found examined.
+	r := mustRun(t, db, "test", `{"explain": {"find": "w", "filter": {"t": {"$lte": {"$date": "2026-11-22T12:00:00Z"}}}}, "verbosity": "executionStats"}`)
+	const collscan = `{"stage": "COLLSCAN", "filter": {"control.min.t": {"$lte": {"$date": "2026-11-22T12:00:00Z"}}}, "direction": "forward"}`
+	if got, _ := field(tsStage(r, 0), "$cursor.queryPlanner.winningPlan").(bson.D); extJSON(t, got) != extJSON(t, mustDoc(t, collscan)) {
+		t.Errorf("time range without a user index: %s\nwant %s", extJSON(t, got), extJSON(t, mustDoc(t, collscan)))
+	}
+	if ex := field(tsStage(r, 0), "$cursor.executionStats").(bson.D); field(ex, "totalKeysExamined") != int32(0) || field(ex, "totalDocsExamined") != int32(1) {
+		t.Errorf("time range without a user index: executionStats %s, want 0 keys and 1 bucket examined", extJSON(t, ex))
+	}
 	// A time range: the user's t_1 rather than ttlkv's control.min index.
 	mustRun(t, db, "test", `{"createIndexes": "w", "indexes": [{"key": {"t": 1}, "name": "t_1"}]}`)
-	r := mustRun(t, db, "test", `{"explain": {"find": "w", "filter": {"t": {"$lte": {"$date": "2026-11-22T12:00:00Z"}}}}, "verbosity": "queryPlanner"}`)
+	r = mustRun(t, db, "test", `{"explain": {"find": "w", "filter": {"t": {"$lte": {"$date": "2026-11-22T12:00:00Z"}}}}, "verbosity": "queryPlanner"}`)
 	ix, _ := field(tsStage(r, 0), "$cursor.queryPlanner.winningPlan.inputStage").(bson.D)
 	if field(ix, "indexName") != "t_1" || extJSON(t, field(ix, "keyPattern").(bson.D)) != extJSON(t, mustDoc(t, `{"control.min.t": 1, "control.max.t": 1}`)) {
 		t.Errorf("time range: bucket scan %s, want t_1 keyed {control.min.t: 1, control.max.t: 1}", extJSON(t, ix))
