@@ -474,20 +474,20 @@ func tsOwnIndex(m *catalog.Coll, ix *catalog.Index) bool {
 // collection's index serving a time-series index (_ts_ix_<name>) as
 // mongod 7.0 explains its scan of that index: the user's name and the
 // key listIndexes shows on the buckets (tsShownKey), a field ttlkv's
-// key lacks (the time's control.max) bounded [MinKey, MaxKey] and
-// never multikey. Any other stage is returned as it is.
+// key lacks (the time's control.max) bounded by all values and never
+// multikey. Any other stage is returned as it is.
 func tsShownIXSCAN(p *plan, d bson.D) bson.D {
 	if p.m == nil || !strings.HasPrefix(p.m.Name, tsBucketsPre) || !strings.HasPrefix(p.ix.Name, tsIndexPrefix) {
 		return d
 	}
 	shown := tsShownKey(p.ix.Key)
-	rekey := func(v any, missing func() any) bson.D {
+	rekey := func(v any, missing func(f bson.E) any) bson.D {
 		in, _ := v.(bson.D)
 		out := make(bson.D, 0, len(shown))
 		for _, f := range shown {
 			x, ok := get(in, f.Key)
 			if !ok {
-				x = missing()
+				x = missing(f)
 			}
 			out = append(out, bson.E{Key: f.Key, Value: x})
 		}
@@ -501,10 +501,17 @@ func tsShownIXSCAN(p *plan, d bson.D) bson.D {
 		case "indexName":
 			e.Value = strings.TrimPrefix(p.ix.Name, tsIndexPrefix)
 		case "multiKeyPaths":
-			e.Value = rekey(e.Value, func() any { return bson.A{} })
+			e.Value = rekey(e.Value, func(bson.E) any { return bson.A{} })
 		case "indexBounds":
 			if _, ok := e.Value.(bson.D); ok {
-				e.Value = rekey(e.Value, func() any { return bson.A{"[MinKey, MaxKey]"} })
+				// All values, in the order the scan reads them.
+				e.Value = rekey(e.Value, func(f bson.E) any {
+					desc := document.IsNumber(f.Value) && document.Compare(f.Value, int32(0)) < 0
+					if desc != p.reverse {
+						return bson.A{"[MaxKey, MinKey]"}
+					}
+					return bson.A{"[MinKey, MaxKey]"}
+				})
 			}
 		}
 		out = append(out, e)
