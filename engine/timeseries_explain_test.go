@@ -106,6 +106,12 @@ func TestTimeseriesIndexStatsCountsReads(t *testing.T) {
 			t.Errorf("%s after a read of the buckets by meta: %s, want %s", coll, got, want(3))
 		}
 	}
+	// A write counts once a statement, a sorted findAndModify too.
+	mustRun(t, db, "test", `{"delete": "w", "deletes": [{"q": {"m": "b"}, "limit": 0}]}`)
+	mustRun(t, db, "test", `{"findAndModify": "w", "query": {"m": "a"}, "sort": {"x": 1}, "remove": true}`)
+	if got := ops("w"); got != want(5) {
+		t.Errorf("after a delete and a findAndModify by m: %s, want %s", got, want(5))
+	}
 }
 
 // validate on a time-series collection answers, as mongod 7.0 does,
