@@ -74,6 +74,20 @@ func cmdExplain(ctx context.Context, db *DB, dbName string, cmd bson.D) (bson.D,
 			return db.explainViewFind(ctx, dbName, c, find, verbosity)
 		}
 	}
+	if c := db.lookup(dbName, name); c != nil && c.m().Kind == catalog.KindTimeseries && inner[0].Key == "count" {
+		// mongod runs a count of a time-series collection as the
+		// aggregate its countCommandAsAggregationCommand makes, and
+		// explains that (tsCountAsAggregate).
+		agg, err := tsCountAsAggregate(inner)
+		if err != nil {
+			return nil, err
+		}
+		s, err := parseAggregate(append(agg, bson.E{Key: "explain", Value: true}), db.opts.Clock())
+		if err != nil {
+			return nil, err
+		}
+		return db.explainAggregate(ctx, dbName, s, verbosity)
+	}
 	execute := verbosity != "queryPlanner"
 	ns := dbName + "." + name
 	// The filter queryPlanner.parsedQuery shows, and the rest of the

@@ -142,3 +142,47 @@ func (db *DB) tsUnpackStage(p *plan) bson.D {
 	}
 	return bson.D{{Key: "$_internalUnpackBucket", Value: spec}}
 }
+
+// tsCountAsAggregate is the aggregate mongod 7.0 runs for count command
+// cmd on a view, a time-series collection included: $match of the
+// query (when not empty), $skip, $limit, then {$count: "count"}, with
+// the count's hint and collation.
+func tsCountAsAggregate(cmd bson.D) (bson.D, error) {
+	if err := strictFields(cmd, "query", "limit", "skip", "hint", "collation", "fields"); err != nil {
+		return nil, err
+	}
+	pipe := bson.A{}
+	if q, ok := get(cmd, "query"); ok && q != nil {
+		d, err := toDoc("count.query", q)
+		if err != nil {
+			return nil, err
+		}
+		if len(d) > 0 {
+			pipe = append(pipe, bson.D{{Key: "$match", Value: d}})
+		}
+	}
+	for _, k := range []string{"skip", "limit"} {
+		v, ok := get(cmd, k)
+		if !ok {
+			continue
+		}
+		n, err := intOpt("count."+k, v)
+		if err != nil {
+			return nil, err
+		}
+		if k == "limit" {
+			n = max(n, -n)
+		}
+		if n != 0 {
+			pipe = append(pipe, bson.D{{Key: "$" + k, Value: n}})
+		}
+	}
+	pipe = append(pipe, bson.D{{Key: "$count", Value: "count"}})
+	out := bson.D{{Key: "aggregate", Value: cmd[0].Value}, {Key: "pipeline", Value: pipe}, {Key: "cursor", Value: bson.D{}}}
+	for _, k := range []string{"hint", "collation"} {
+		if v, ok := get(cmd, k); ok {
+			out = append(out, bson.E{Key: k, Value: v})
+		}
+	}
+	return out, nil
+}

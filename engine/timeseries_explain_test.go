@@ -198,3 +198,26 @@ func TestTimeseriesExplainFindIsPipeline(t *testing.T) {
 		t.Errorf("skip and limit: %s\nwant %s", got, extJSON(t, mustDoc(t, want)))
 	}
 }
+
+// Explain of a count on a time-series collection is mongod 7.0's
+// explain of the aggregate it runs for a count on a view ($match, $skip,
+// $limit, $count, serialized as mongod's $group and $project).
+func TestTimeseriesExplainCountIsPipeline(t *testing.T) {
+	t.Parallel()
+	db := tsExplainFixture(t)
+	r := mustRun(t, db, "test", `{"explain": {"count": "w", "query": {"m": "a"}}, "verbosity": "queryPlanner"}`)
+	stages, _ := field(r, "stages").(bson.A)
+	if len(stages) < 1 || field(tsStage(r, 0), "$cursor.queryPlanner.winningPlan.inputStage.indexName") != "m_1_t_1" {
+		t.Fatalf("explain = %s", extJSON(t, r))
+	}
+	const want = `{"s": [{"$_internalUnpackBucket": {"exclude": [], "timeField": "t", "metaField": "m", "bucketMaxSpanSeconds": 3600,
+		"assumeNoMixedSchemaData": true}}, {"$group": {"_id": {"$const": null}, "count": {"$sum": {"$const": 1}}}},
+		{"$project": {"_id": false, "count": true}}]}`
+	if got := extJSON(t, bson.D{{Key: "s", Value: stages[1:]}}); got != extJSON(t, mustDoc(t, want)) {
+		t.Errorf("stages after $cursor = %s\nwant %s", got, extJSON(t, mustDoc(t, want)))
+	}
+	if got := extJSON(t, field(r, "command").(bson.D)); got != extJSON(t, mustDoc(t, `{"aggregate": "w", "pipeline": [{"$match": {"m": "a"}}, {"$count": "count"}]}`)) {
+		t.Errorf("command = %s", got)
+	}
+	wantCode(t, db, "test", `{"explain": {"count": "w", "bogus": 1}}`, 40415, "bogus")
+}
