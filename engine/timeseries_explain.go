@@ -125,7 +125,8 @@ func (db *DB) tsExplainFind(ctx context.Context, dbName string, inner bson.D, p 
 // buckets could), usesExtendedRange when a time lies outside 1970..2038,
 // and the eventFilter each measurement must pass: the filter without its
 // metaField conditions, which mongod moves before the unpacking onto
-// the buckets' meta.
+// the buckets' meta (all of it under a non-simple collation, which
+// ttlkv's bucket filter does not apply to the meta).
 func (db *DB) tsUnpackStage(p *plan) bson.D {
 	o := p.ts.scan.o
 	spec := bson.D{{Key: "exclude", Value: bson.A{}}, {Key: "timeField", Value: o.TimeField}}
@@ -137,7 +138,14 @@ func (db *DB) tsUnpackStage(p *plan) bson.D {
 	if t, err := decodeTSMeta(p.m); err == nil && t.outOfRange {
 		spec = append(spec, bson.E{Key: "usesExtendedRange", Value: true})
 	}
-	if ev := tsResidualFilter(o, p.filterRaw); len(ev) > 0 {
+	ev := tsResidualFilter(o, p.filterRaw)
+	if p.filter != nil && p.filter.Collator() != nil {
+		// Under a collation the metaField's conditions stay with the
+		// measurements too (tsBucketFilter leaves them out of the
+		// buckets' filter).
+		ev = p.filterRaw
+	}
+	if len(ev) > 0 {
 		spec = append(spec, bson.E{Key: "eventFilter", Value: parsedQuery(ev)})
 	}
 	return bson.D{{Key: "$_internalUnpackBucket", Value: spec}}

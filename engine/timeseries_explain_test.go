@@ -189,6 +189,11 @@ func TestTimeseriesExplainFindIsPipeline(t *testing.T) {
 	if got := extJSON(t, bson.D{{Key: "s", Value: timed}}); got != extJSON(t, mustDoc(t, want)) {
 		t.Errorf("stages after $cursor = %s\nwant %s", got, extJSON(t, mustDoc(t, want)))
 	}
+	// Under a collation the meta's condition stays with the measurements.
+	r = mustRun(t, db, "test", `{"explain": {"find": "w", "filter": {"m": "A"}, "collation": {"locale": "en", "strength": 2}}, "verbosity": "queryPlanner"}`)
+	if got := extJSON(t, field(tsStage(r, 1), "$_internalUnpackBucket.eventFilter").(bson.D)); got != extJSON(t, mustDoc(t, `{"m": {"$eq": "A"}}`)) {
+		t.Errorf("collated: eventFilter %s, want {m: {$eq: \"A\"}}", got)
+	}
 	// Without a sort, the $limit takes the skip too and comes first.
 	r = mustRun(t, db, "test", `{"explain": {"find": "w", "filter": {}, "skip": 1, "limit": 2}, "verbosity": "queryPlanner"}`)
 	stages, _ = field(r, "stages").(bson.A)
