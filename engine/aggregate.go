@@ -282,6 +282,12 @@ func (db *DB) explainAggregate(ctx context.Context, dbName string, s *aggregateS
 		return nil, err
 	}
 	command := bson.D{{Key: "aggregate", Value: s.name}, {Key: "pipeline", Value: s.raw}}
+	tsStages, isTS := get(inner, "stages") // a time-series read: a pipeline already (tsExplainFind)
+	if isTS && pushed {
+		return bson.D{{Key: "explainVersion", Value: explainVersion}, {Key: "stages", Value: tsStages},
+			{Key: "serverInfo", Value: explainServerInfo(ctx)}, {Key: "serverParameters", Value: db.explainServerParameters()},
+			{Key: "command", Value: command}}, nil
+	}
 	if pushed {
 		// Nothing is left for the pipeline: mongod answers the find's
 		// explain, its queryPlanner at the top and no stages.
@@ -301,6 +307,9 @@ func (db *DB) explainAggregate(ctx context.Context, dbName string, s *aggregateS
 		}
 	}
 	stages := bson.A{bson.D{{Key: "$cursor", Value: cursor}}}
+	if isTS {
+		stages, _ = tsStages.(bson.A)
+	}
 	// The stages after the $cursor as mongod serializes them.
 	after, from := p.ExplainStages(dbName, parsedQuery)
 	if verbosity != "queryPlanner" && p.Out() == nil && p.GeoNear() == nil {

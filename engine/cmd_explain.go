@@ -74,6 +74,20 @@ func cmdExplain(ctx context.Context, db *DB, dbName string, cmd bson.D) (bson.D,
 			return db.explainViewFind(ctx, dbName, c, find, verbosity)
 		}
 	}
+	if c := db.lookup(dbName, name); c != nil && c.m().Kind == catalog.KindTimeseries && inner[0].Key == "count" {
+		// mongod runs a count of a time-series collection as the
+		// aggregate its countCommandAsAggregationCommand makes, and
+		// explains that (tsCountAsAggregate).
+		agg, err := tsCountAsAggregate(inner)
+		if err != nil {
+			return nil, err
+		}
+		s, err := parseAggregate(append(agg, bson.E{Key: "explain", Value: true}), db.opts.Clock())
+		if err != nil {
+			return nil, err
+		}
+		return db.explainAggregate(ctx, dbName, s, verbosity)
+	}
 	execute := verbosity != "queryPlanner"
 	ns := dbName + "." + name
 	// The filter queryPlanner.parsedQuery shows, and the rest of the
@@ -127,6 +141,9 @@ func cmdExplain(ctx context.Context, db *DB, dbName string, cmd bson.D) (bson.D,
 			st.partial = !q.sc.done
 		}
 		winning = stageTree(p, st, isEOF)
+		if st != nil && p.ix != nil && tsOwnIndex(p.m, p.ix) {
+			st.keysExamined = 0 // shown as a COLLSCAN (stageTree)
+		}
 		if idHackable(p, filter, o) {
 			winning = idHackDoc(st)
 		}
@@ -145,6 +162,9 @@ func cmdExplain(ctx context.Context, db *DB, dbName string, cmd bson.D) (bson.D,
 		}
 		if lim > 0 && !sortLimited {
 			winning = bson.D{{Key: "stage", Value: "LIMIT"}, {Key: "limitAmount", Value: int32OrLong(lim)}, {Key: "inputStage", Value: winning}}
+		}
+		if p.ts != nil {
+			return db.tsExplainFind(ctx, dbName, inner, p, winning, st, verbosity, start), nil
 		}
 	case "count":
 		var filter bson.D

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/ttlkv/ttlkv/document"
+	"github.com/ttlkv/ttlkv/engine/internal/catalog"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
@@ -25,6 +26,20 @@ func cmdValidate(ctx context.Context, db *DB, dbName string, cmd bson.D) (bson.D
 	r, err := db.Validate(ctx, dbName, name)
 	if err != nil {
 		return nil, err
+	}
+	if c := db.lookup(dbName, name); c != nil && c.m().Kind == catalog.KindTimeseries {
+		// mongod 7.0 validates a time-series collection's buckets
+		// collection and answers for it: its namespace, a record and
+		// an index key a bucket. ttlkv's checks of the buckets (r's
+		// errors) stand.
+		if t, bc, _ := db.tsParts(c); bc != nil {
+			br, err := db.Validate(ctx, dbName, t.buckets)
+			if err != nil {
+				return nil, err
+			}
+			br.Errors = r.Errors
+			r, name = br, t.buckets
+		}
 	}
 	kpi, details := bson.D{}, bson.D{}
 	add := func(n string, keys int64) {

@@ -54,7 +54,12 @@ func stageTree(p *plan, st *execStats, isEOF bool) bson.D {
 			leaf = append(leaf, bson.E{Key: "docsExamined", Value: int32OrLong(st.docsExamined)}, bson.E{Key: "alreadyHasObj", Value: int32(0)})
 		}
 		leaf = append(leaf, bson.E{Key: "inputStage", Value: or})
-	} else if p.ix == nil {
+	} else if p.ix == nil || p.m != nil && tsOwnIndex(p.m, p.ix) {
+		// A scan of ttlkv's own buckets index (by min time or meta),
+		// which mongod's buckets collection has not and a user cannot
+		// list or hint, shows as what mongod would run without it: a
+		// scan of the buckets with the bucket filter, examining the
+		// buckets the index found (tsOwnIndex).
 		dir := "forward"
 		if p.reverse {
 			dir = "backward"
@@ -128,6 +133,7 @@ func ixscanDoc(p *plan, st *execStats) bson.D {
 			break
 		}
 	}
+	ixscan = tsShownIXSCAN(p, ixscan)
 	if c := p.ix.Collator(); c != nil {
 		// As MongoDB's explain: the index's collation after its name.
 		ixscan = append(ixscan[:3], append(bson.D{{Key: "collation", Value: c.Doc()}}, ixscan[3:]...)...)

@@ -155,9 +155,19 @@ func (db *DB) indexStatsAggregate(ctx context.Context, dbName string, cmd bson.D
 		}
 		// A buckets collection's indexes count the uses of the ttlkv
 		// index holding their keys (tsBucketsIndexes).
+		// A time-series collection's indexes are those of its buckets
+		// collection (mongod runs $indexStats there), under their names.
 		served := map[string]string{}
-		if tc := db.bucketsTarget(dbName, name); tc != nil {
-			for _, bi := range db.tsBucketsIndexes(tc, c) {
+		usesOf := c.m().ID
+		tc, bc := db.bucketsTarget(dbName, name), c
+		if c.m().Kind == catalog.KindTimeseries {
+			tc = c
+			if _, bc, _ = db.tsParts(c); bc != nil {
+				usesOf = bc.m().ID
+			}
+		}
+		if tc != nil && bc != nil {
+			for _, bi := range db.tsBucketsIndexes(tc, bc) {
 				if bi.served != nil {
 					served[bi.name] = bi.served.Name
 				}
@@ -171,7 +181,7 @@ func (db *DB) indexStatsAggregate(ctx context.Context, dbName string, cmd bson.D
 			if s, ok := served[n]; ok {
 				use = s
 			}
-			ops, since := db.indexUse(c.m().ID, use)
+			ops, since := db.indexUse(usesOf, use)
 			docs = append(docs, bson.D{{Key: "name", Value: n}, {Key: "key", Value: key}, {Key: "host", Value: hostAndPort(ctx)},
 				{Key: "accesses", Value: bson.D{{Key: "ops", Value: ops}, {Key: "since", Value: bson.NewDateTimeFromTime(since)}}},
 				{Key: "spec", Value: sd}})

@@ -245,7 +245,11 @@ func (timeseriesKind) insert(ctx context.Context, db *DB, c *coll, docs []any, o
 }
 
 func (timeseriesKind) query(db *DB, c *coll, filter bson.D, f *query.Filter, srt *query.Sort, o FindOptions, proj *query.Projection) (*queryExec, error) {
-	return db.timeseriesQuery(c, filter, f, srt, o, proj)
+	q, err := db.timeseriesQuery(c, filter, f, srt, o, proj)
+	if err == nil {
+		db.tsNoteRead(q.sc.p.ts)
+	}
+	return q, err
 }
 
 func (timeseriesKind) checkFind(c *coll, filter bson.D, o FindOptions, srt *query.Sort) error {

@@ -355,7 +355,9 @@ func makePlan(c *coll, m *catalog.Coll, filter *query.Filter, sort *query.Sort, 
 		// more of the filter's fields reads fewer keys.
 		_, enforced := compoundRanges(nil, indexkey.Fields(ix.Key), fivs, fbounded)
 		score = score*16 + min(enforced, 15)
-		if score > bestScore {
+		if score > bestScore || score == bestScore && best != nil && tsOwnIndex(m, best) && !tsOwnIndex(m, ix) {
+			// Between equals, an index the user can list reads the
+			// buckets rather than ttlkv's own (explain names it).
 			best, bestScore, bestPath = ix, score, ""
 		}
 	}

@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"strings"
+	"time"
 
 	"github.com/ttlkv/ttlkv/document"
 	"github.com/ttlkv/ttlkv/engine/internal/catalog"
@@ -203,6 +204,10 @@ func (db *DB) createTimeseriesIndexes(ctx context.Context, c *coll, specs []bson
 		}
 		if _, err := db.publishIndexes(bc, nbm, bixs, false); err != nil { // buckets: no events
 			return nil, err
+		}
+		now := time.Now()
+		for _, bix := range bixs {
+			db.noteIndexCreated(nbm.ID, bix.Name, now) // $indexStats' since
 		}
 	}
 	nm := m.Clone()
@@ -456,4 +461,60 @@ func (db *DB) dropBucketsIndexes(tc, bc *coll, which any) (int, error) {
 		}
 	}
 	return len(shown), nil
+}
+
+// tsOwnIndex reports whether ix is one of the indexes ttlkv keeps on
+// buckets collection m to find buckets by min time or meta, which
+// mongod's buckets collection has not and a user cannot list.
+func tsOwnIndex(m *catalog.Coll, ix *catalog.Index) bool {
+	return strings.HasPrefix(m.Name, tsBucketsPre) && (ix.Name == tsMinTimeIndex || ix.Name == tsMetaIndex)
+}
+
+// tsShownIXSCAN rewrites the IXSCAN stage d of plan p over a buckets
+// collection's index serving a time-series index (_ts_ix_<name>) as
+// mongod 7.0 explains its scan of that index: the user's name and the
+// key listIndexes shows on the buckets (tsShownKey), a field ttlkv's
+// key lacks (the time's control.max) bounded by all values and never
+// multikey. Any other stage is returned as it is.
+func tsShownIXSCAN(p *plan, d bson.D) bson.D {
+	if p.m == nil || !strings.HasPrefix(p.m.Name, tsBucketsPre) || !strings.HasPrefix(p.ix.Name, tsIndexPrefix) {
+		return d
+	}
+	shown := tsShownKey(p.ix.Key)
+	rekey := func(v any, missing func(f bson.E) any) bson.D {
+		in, _ := v.(bson.D)
+		out := make(bson.D, 0, len(shown))
+		for _, f := range shown {
+			x, ok := get(in, f.Key)
+			if !ok {
+				x = missing(f)
+			}
+			out = append(out, bson.E{Key: f.Key, Value: x})
+		}
+		return out
+	}
+	out := make(bson.D, 0, len(d))
+	for _, e := range d {
+		switch e.Key {
+		case "keyPattern":
+			e.Value = shown
+		case "indexName":
+			e.Value = strings.TrimPrefix(p.ix.Name, tsIndexPrefix)
+		case "multiKeyPaths":
+			e.Value = rekey(e.Value, func(bson.E) any { return bson.A{} })
+		case "indexBounds":
+			if _, ok := e.Value.(bson.D); ok {
+				// All values, in the order the scan reads them.
+				e.Value = rekey(e.Value, func(f bson.E) any {
+					desc := document.IsNumber(f.Value) && document.Compare(f.Value, int32(0)) < 0
+					if desc != p.reverse {
+						return bson.A{"[MaxKey, MinKey]"}
+					}
+					return bson.A{"[MinKey, MaxKey]"}
+				})
+			}
+		}
+		out = append(out, e)
+	}
+	return out
 }

@@ -250,6 +250,18 @@ func (db *DB) tsScannerHinted(c *coll, filter bson.D, f *query.Filter, hint any)
 	return &scanner{p: p, ts: scan}, info, nil
 }
 
+// tsNoteRead counts, for $indexStats and $collStats, the buckets index
+// (or the scan of the buckets) a read or write of a time-series
+// collection uses through plan info: the time-series collection's
+// index of that name reports it, as mongod counts the accesses of the
+// buckets index under the user's name. Once a statement: lookups made
+// on the way (a sorted update's first match) are not counted.
+func (db *DB) tsNoteRead(info *tsPlan) {
+	if info != nil && info.inner != nil {
+		db.notePlanOf(info.inner.m, info.inner, false)
+	}
+}
+
 // timeseriesQuery builds the executor of a find on a time-series
 // collection: measurements unpacked from the candidate buckets, then
 // SORT, skip, limit and projection as for any collection.
@@ -390,6 +402,7 @@ func (db *DB) deleteTimeseries(ctx context.Context, c *coll, f *query.Filter, s 
 	if err != nil || info.inner == nil {
 		return 0, err
 	}
+	db.tsNoteRead(info)
 	rids, _, err := candidates(ctx, info.inner, 0)
 	if err != nil {
 		return 0, err

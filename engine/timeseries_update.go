@@ -132,6 +132,7 @@ func (db *DB) updateTimeseries(ctx context.Context, c *coll, s UpdateSpec, f *qu
 		if err != nil {
 			return nil, nil, err
 		}
+		db.tsNoteRead(info)
 		if info.inner != nil {
 			rids, _, err := candidates(ctx, info.inner, 0)
 			if err != nil {
@@ -427,6 +428,9 @@ func (db *DB) tsFindOneAndDelete(ctx context.Context, c *coll, filter, sortD bso
 		_, info, err := db.tsScanner(c, filter, f)
 		if err != nil || info.inner == nil {
 			return nil, err
+		}
+		if attempt == 0 {
+			db.tsNoteRead(info)
 		}
 		rids, _, err := candidates(ctx, info.inner, 0)
 		if err != nil {
