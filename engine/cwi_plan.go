@@ -120,7 +120,7 @@ func (p *plan) useCompoundWildcard(prefix []byte) {
 			p.keyChecks = append(p.keyChecks, ck)
 		}
 	}
-	p.keyPattern, p.boundsDesc = bson.D{}, bson.D{}
+	p.keyPattern, p.bounds = bson.D{}, p.bounds[:0]
 	for i, f := range s.fields {
 		if f.Path == "$_value" {
 			continue // the generic scan shows $_path alone, as mongod
@@ -130,7 +130,7 @@ func (p *plan) useCompoundWildcard(prefix []byte) {
 			dir = int32(-1)
 		}
 		p.keyPattern = append(p.keyPattern, bson.E{Key: f.Path, Value: dir})
-		p.boundsDesc = append(p.boundsDesc, bson.E{Key: f.Path, Value: describeIntervals(s.ivs[i])})
+		p.bounds = append(p.bounds, ixFieldBounds{path: f.Path, ivs: s.ivs[i], desc: f.Desc})
 	}
 }
 

@@ -107,6 +107,27 @@ func stageTree(p *plan, st *execStats, isEOF bool) bson.D {
 	return leaf
 }
 
+// ixFieldBounds is one index field's intervals, which explain prints in
+// the order the scan reads them.
+type ixFieldBounds struct {
+	path string
+	ivs  query.Intervals
+	desc bool // the field is descending in the index
+}
+
+// indexBounds is explain's indexBounds of index plan p: each field's
+// intervals in the order the scan reads them (describeIntervals).
+func (p *plan) indexBounds() bson.D {
+	if len(p.bounds) == 0 {
+		return p.boundsDesc
+	}
+	out := make(bson.D, 0, len(p.bounds))
+	for _, f := range p.bounds {
+		out = append(out, bson.E{Key: f.path, Value: describeIntervals(f.ivs, f.desc != p.reverse)})
+	}
+	return out
+}
+
 // ixscanDoc is the IXSCAN stage of index plan p; stats, when non-nil,
 // add its keysExamined.
 func ixscanDoc(p *plan, st *execStats) bson.D {
@@ -122,7 +143,7 @@ func ixscanDoc(p *plan, st *execStats) bson.D {
 		{Key: "indexName", Value: p.ix.Name}, {Key: "isMultiKey", Value: p.ix.Multikey},
 		{Key: "isUnique", Value: p.ix.Unique}, {Key: "isSparse", Value: p.ix.Sparse},
 		{Key: "isPartial", Value: p.ix.Partial != nil}, {Key: "direction", Value: dir},
-		{Key: "indexBounds", Value: p.boundsDesc}}
+		{Key: "indexBounds", Value: p.indexBounds()}}
 	if mkp := multiKeyPathsDoc(p.ix, keyPattern); mkp != nil {
 		// After isMultiKey, as mongod's appendMultikeyPaths.
 		ixscan = append(ixscan[:4], append(bson.D{{Key: "multiKeyPaths", Value: mkp}}, ixscan[4:]...)...)

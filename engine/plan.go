@@ -27,13 +27,14 @@ type plan struct {
 	filter *query.Filter
 	sort   *query.Sort
 
-	ix          *catalog.Index // nil: collection scan
-	ranges      []keyRange     // index scan ranges, ascending byte order
-	reverse     bool           // scan ranges (or records) backwards
-	sortByIndex bool           // the scan order satisfies sort
-	boundsDesc  bson.D         // indexBounds for explain
-	keyPattern  bson.D         // keyPattern for explain; nil: ix.Key
-	wcPath      string         // the path a wildcard index ix is scanned for
+	ix          *catalog.Index  // nil: collection scan
+	ranges      []keyRange      // index scan ranges, ascending byte order
+	reverse     bool            // scan ranges (or records) backwards
+	sortByIndex bool            // the scan order satisfies sort
+	boundsDesc  bson.D          // indexBounds for explain, when bounds is empty
+	bounds      []ixFieldBounds // each index field's intervals, for explain's indexBounds
+	keyPattern  bson.D          // keyPattern for explain; nil: ix.Key
+	wcPath      string          // the path a wildcard index ix is scanned for
 	// keyChecks are the bounds of fields the ranges do not enforce
 	// (after the first field a range bounds): an index entry whose key
 	// is out of them is skipped without fetching its document.
@@ -473,7 +474,7 @@ func (p *plan) useWildcard(prefix []byte) {
 	p.ranges = rangesFor(pathPrefix, ivs, desc)
 	quoted := fmt.Sprintf("%q", p.wcPath)
 	p.boundsDesc = bson.D{{Key: "$_path", Value: bson.A{"[" + quoted + ", " + quoted + "]"}},
-		{Key: p.wcPath, Value: describeIntervals(ivs)}}
+		{Key: p.wcPath, Value: describeIntervals(ivs, desc)}} // a wildcard scan runs forward
 	dir := int32(1)
 	if desc {
 		dir = -1
@@ -615,9 +616,9 @@ func (p *plan) useIndex(ix *catalog.Index) {
 			p.keyChecks = append(p.keyChecks, ck)
 		}
 	}
-	p.boundsDesc = bson.D{}
+	p.bounds = p.bounds[:0]
 	for i, f := range fields {
-		p.boundsDesc = append(p.boundsDesc, bson.E{Key: f.Path, Value: describeIntervals(ivs[i])})
+		p.bounds = append(p.bounds, ixFieldBounds{path: f.Path, ivs: ivs[i], desc: f.Desc})
 	}
 	if p.sort != nil && sameCollation(ix, p.filter, p.sort) {
 		switch sortMatchesAfter(p.sort, ix, pointPrefix(ivs, bounded)) {
@@ -849,36 +850,64 @@ func pointPrefix(ivs []query.Intervals, bounded []bool) int {
 	return n
 }
 
-func describeIntervals(ivs query.Intervals) bson.A {
+// describeIntervals returns ivs as explain's indexBounds print them, in
+// the order the scan reads them: reversed (each interval from its high
+// end, the last first) when the scan runs against the field's order, a
+// descending field read forward or an ascending one read backward, as
+// mongod prints "[MaxKey, MinKey]" for a backward scan of {_id: 1}.
+func describeIntervals(ivs query.Intervals, reversed bool) bson.A {
 	out := bson.A{}
+	if reversed {
+		for j := len(ivs) - 1; j >= 0; j-- {
+			out = append(out, boundString(ivs[j].Hi, true)+", "+boundString(ivs[j].Lo, false))
+		}
+		return out
+	}
 	for _, iv := range ivs {
 		out = append(out, boundString(iv.Lo, true)+", "+boundString(iv.Hi, false))
 	}
 	return out
 }
 
-func boundString(b query.Bound, lo bool) string {
-	var s string
+// boundString prints bound b first in its interval (with an opening
+// bracket) or last (with a closing one).
+func boundString(b query.Bound, first bool) string {
+	s, inclusive := boundText(b)
+	if first {
+		if inclusive {
+			return "[" + s
+		}
+		return "(" + s
+	}
+	if inclusive {
+		return s + "]"
+	}
+	return s + ")"
+}
+
+// boundText returns bound b's value as explain prints it, and whether
+// the interval includes it.
+func boundText(b query.Bound) (string, bool) {
 	switch v := b.Value.(type) {
 	case bson.MinKey:
-		s = "MinKey"
+		return "MinKey", b.Inclusive
 	case bson.MaxKey:
-		s = "MaxKey"
+		return "MaxKey", b.Inclusive
 	case query.TypeBracket:
 		// Numbers and dates print as MongoDB prints their type's ends
 		// ([new Date(-9223372036854775808), new Date(...)) for a TTL
 		// field's {$lt: date}); other types by name.
 		switch document.CanonicalType(v.Like) {
 		case document.ClassNumber:
-			s = "-inf.0"
 			if v.Upper {
-				s = "inf.0"
+				return "inf.0", b.Inclusive
 			}
+			return "-inf.0", b.Inclusive
 		case document.ClassDate:
-			s = fmtValue(bson.DateTime(math.MinInt64))
 			if v.Upper {
-				s = fmtValue(bson.DateTime(math.MaxInt64))
+				return fmtValue(bson.DateTime(math.MaxInt64)), b.Inclusive
 			}
+			return fmtValue(bson.DateTime(math.MinInt64)), b.Inclusive
 		case document.ClassString, document.ClassObject:
 			// As mongod bounds a type: from its least value, inclusive,
 			// to the next type's least value, exclusive ("", then {},
@@ -888,34 +917,23 @@ func boundString(b query.Bound, lo bool) string {
 				lower, upper = "{}", "[]"
 			}
 			if v.Upper {
-				return upper + ")"
+				return upper, false
 			}
-			return "[" + lower
+			return lower, true
 		case document.ClassObjectID:
 			if v.Upper {
-				return "ObjectId('ffffffffffffffffffffffff')]"
+				return "ObjectId('ffffffffffffffffffffffff')", true
 			}
-			return "[ObjectId('000000000000000000000000')"
+			return "ObjectId('000000000000000000000000')", true
 		default:
 			if v.Upper {
-				s = "end of " + typeName(v.Like)
-			} else {
-				s = "start of " + typeName(v.Like)
+				return "end of " + typeName(v.Like), b.Inclusive
 			}
+			return "start of " + typeName(v.Like), b.Inclusive
 		}
 	default:
-		s = fmtValue(v)
+		return fmtValue(v), b.Inclusive
 	}
-	if lo {
-		if b.Inclusive {
-			return "[" + s
-		}
-		return "(" + s
-	}
-	if b.Inclusive {
-		return s + "]"
-	}
-	return s + ")"
 }
 
 // resolveHint finds the index a hint names; {$natural: ±1} asks for a
