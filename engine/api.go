@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"sort"
 	"sync"
 
 	"github.com/ttlkv/ttlkv/document"
@@ -56,6 +57,11 @@ func (d *Database) ListCollectionNames(ctx context.Context) ([]string, error) {
 		if !isInternalName(c.m().Name) || listedSystemName(d.name, c.m().Name) {
 			out = append(out, c.m().Name)
 		}
+	}
+	// admin's system.version, which the engine shows (catalogDocs).
+	if d.name == "admin" {
+		out = append(out, systemVersion)
+		sort.Strings(out)
 	}
 	return out, nil
 }
@@ -410,8 +416,8 @@ func isInternalName(name string) bool {
 // which the engine keeps, is listed as mongod lists it: admin.system.users
 // (the wire server's users). mongod lists every collection that exists;
 // ttlkv keeps no other system collection a client could see (it shows
-// system.views from its catalog's views, system_views.go, and has no
-// admin.system.version).
+// system.views from its catalog's views, system_views.go, and
+// admin.system.version, system_dbs.go).
 func listedSystemName(dbName, name string) bool {
 	return dbName == "admin" && name == "system.users"
 }
