@@ -174,6 +174,9 @@ func (c *Collection) Find(ctx context.Context, filter any, opts ...FindOptions) 
 			return nil, err
 		}
 	}
+	// system.views and admin.system.version read as the find command
+	// reads them.
+	o.systemViews = true
 	coll, _, q, err := c.db.findPlan(c.dbName, c.name, f, o)
 	if err != nil {
 		return nil, err
@@ -355,6 +358,9 @@ func (c *Collection) ListIndexes(ctx context.Context) ([]bson.D, error) {
 		return nil, err
 	}
 	co := c.db.lookup(c.dbName, c.name)
+	if _, ok := c.db.catalogDocs(c.dbName, c.name); co == nil && ok {
+		return []bson.D{listIndexEntry(idIndex())}, nil
+	}
 	if co == nil {
 		return nil, document.Errorf(document.CodeNamespaceNotFound, "ns does not exist: %s.%s", c.dbName, c.name)
 	}
