@@ -1,9 +1,12 @@
 package engine
 
 import (
+	"context"
+	"fmt"
 	"testing"
 
 	"github.com/ttlkv/ttlkv/document"
+	"go.mongodb.org/mongo-driver/v2/bson"
 )
 
 // TestAdminSystemVersion: a standalone mongod 7.0 always has admin, its
@@ -41,6 +44,25 @@ func TestAdminSystemVersion(t *testing.T) {
 	r := mustRun(t, db, "admin", `{"dbStats": 1}`)
 	if field(r, "collections") != int64(1) || field(r, "objects") != int64(1) || field(r, "dataSize") != 59.0 || field(r, "indexes") != int64(1) {
 		t.Errorf("dbStats: %s", document.Format(r))
+	}
+	r = mustRun(t, db, "admin", `{"validate": "system.version"}`)
+	if field(r, "valid") != true || field(r, "nrecords") != int32(1) || document.Format(field(r, "keysPerIndex")) != `{ _id_: 1 }` {
+		t.Errorf("validate: %s", document.Format(r))
+	}
+	// The Go API reads it as the commands do.
+	ctx := context.Background()
+	if names, err := db.Database("admin").ListCollectionNames(ctx); err != nil || fmt.Sprint(names) != "[system.version]" {
+		t.Errorf("ListCollectionNames(admin) = %v, %v", names, err)
+	}
+	if ix, err := db.Database("admin").Collection("system.version").ListIndexes(ctx); err != nil || document.Format(ix) != `[ { v: 2, key: { _id: 1 }, name: "_id_" } ]` {
+		t.Errorf("ListIndexes = %v, %v", ix, err)
+	}
+	cur, err := db.Database("admin").Collection("system.version").Find(ctx, bson.D{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if docs, err := cur.All(ctx); err != nil || document.Format(docs) != `[ { _id: "featureCompatibilityVersion", version: "7.0" } ]` {
+		t.Errorf("Find = %v, %v", docs, err)
 	}
 	// Writes are refused.
 	for _, cmd := range []string{
