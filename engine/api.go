@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"sort"
 	"sync"
 
 	"github.com/ttlkv/ttlkv/document"
@@ -56,6 +57,11 @@ func (d *Database) ListCollectionNames(ctx context.Context) ([]string, error) {
 		if !isInternalName(c.m().Name) || listedSystemName(d.name, c.m().Name) {
 			out = append(out, c.m().Name)
 		}
+	}
+	// admin's system.version, which the engine shows (catalogDocs).
+	if d.name == "admin" {
+		out = append(out, systemVersion)
+		sort.Strings(out)
 	}
 	return out, nil
 }
@@ -168,6 +174,9 @@ func (c *Collection) Find(ctx context.Context, filter any, opts ...FindOptions) 
 			return nil, err
 		}
 	}
+	// system.views and admin.system.version read as the find command
+	// reads them.
+	o.systemViews = true
 	coll, _, q, err := c.db.findPlan(c.dbName, c.name, f, o)
 	if err != nil {
 		return nil, err
@@ -349,6 +358,9 @@ func (c *Collection) ListIndexes(ctx context.Context) ([]bson.D, error) {
 		return nil, err
 	}
 	co := c.db.lookup(c.dbName, c.name)
+	if _, ok := c.db.catalogDocs(c.dbName, c.name); co == nil && ok {
+		return []bson.D{listIndexEntry(idIndex())}, nil
+	}
 	if co == nil {
 		return nil, document.Errorf(document.CodeNamespaceNotFound, "ns does not exist: %s.%s", c.dbName, c.name)
 	}
@@ -410,8 +422,8 @@ func isInternalName(name string) bool {
 // which the engine keeps, is listed as mongod lists it: admin.system.users
 // (the wire server's users). mongod lists every collection that exists;
 // ttlkv keeps no other system collection a client could see (it shows
-// system.views from its catalog's views, system_views.go, and has no
-// admin.system.version).
+// system.views from its catalog's views, system_views.go, and
+// admin.system.version, system_dbs.go).
 func listedSystemName(dbName, name string) bool {
 	return dbName == "admin" && name == "system.users"
 }

@@ -21,6 +21,9 @@ func cmdDrop(_ context.Context, db *DB, dbName string, cmd bson.D) (bson.D, erro
 	if err := validateCollName(dbName, name, true); err != nil {
 		return nil, err
 	}
+	if dbName == "admin" && name == systemVersion {
+		return nil, errWriteSystemVersion
+	}
 	if name == systemViews {
 		ok, err := db.dropSystemViews(dbName)
 		if err != nil {

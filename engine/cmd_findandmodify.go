@@ -19,6 +19,9 @@ func cmdFindAndModify(ctx context.Context, db *DB, dbName string, cmd bson.D) (b
 	if name == systemViews {
 		return nil, errWriteSystemViews(dbName)
 	}
+	if dbName == "admin" && name == systemVersion {
+		return nil, errWriteSystemVersion
+	}
 	var s UpdateSpec
 	var let *agg.Let
 	if s.Let, let, err = db.writeLet(cmd); err != nil {

@@ -95,7 +95,7 @@ func cmdListIndexes(_ context.Context, db *DB, dbName string, cmd bson.D) (bson.
 	}
 	c := db.lookup(dbName, name)
 	if c == nil {
-		if _, ok := db.systemViewsDocs(dbName); ok && name == systemViews {
+		if _, ok := db.catalogDocs(dbName, name); ok {
 			return db.listReply(dbName+"."+name, []bson.D{listIndexEntry(idIndex())}, batchSize), nil
 		}
 		return nil, document.Errorf(document.CodeNamespaceNotFound, "ns does not exist: %s.%s", dbName, name)

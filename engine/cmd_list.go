@@ -43,23 +43,27 @@ func cmdListCollections(ctx context.Context, db *DB, dbName string, cmd bson.D) 
 	}
 	var docs []bson.D
 	// A database with views lists its system.views (its view
-	// definitions) among its collections, as mongod does.
-	_, withViews := db.systemViewsDocs(dbName)
-	if withViews && keep != nil && !keep(dbName, systemViews) {
-		withViews = false
+	// definitions) among its collections, and admin its
+	// system.version, as mongod does (catalogDocs).
+	var shown []string
+	for _, name := range db.catalogNames(dbName) {
+		if keep == nil || keep(dbName, name) {
+			shown = append(shown, name)
+		}
 	}
-	addViews := func() {
-		d := db.systemViewsInfo(dbName)
+	addShown := func() {
+		name := shown[0]
+		shown = shown[1:]
+		d := db.catalogCollInfo(dbName, name)
 		if only {
-			d = bson.D{{Key: "name", Value: systemViews}, {Key: "type", Value: "collection"}}
+			d = bson.D{{Key: "name", Value: name}, {Key: "type", Value: "collection"}}
 		}
 		docs = append(docs, d)
-		withViews = false
 	}
 	for _, c := range db.collsOf(dbName) {
 		m := c.m()
-		if withViews && m.Name > systemViews {
-			addViews()
+		for len(shown) > 0 && m.Name > shown[0] {
+			addShown()
 		}
 		if keep != nil && !keep(dbName, m.Name) {
 			continue
@@ -81,8 +85,8 @@ func cmdListCollections(ctx context.Context, db *DB, dbName string, cmd bson.D) 
 		}
 		docs = append(docs, d)
 	}
-	if withViews {
-		addViews()
+	for len(shown) > 0 {
+		addShown()
 	}
 	docs, err := filterDocs(docs, filter)
 	if err != nil {

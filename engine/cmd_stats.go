@@ -21,8 +21,8 @@ func cmdCollStats(_ context.Context, db *DB, dbName string, cmd bson.D) (bson.D,
 		return nil, err
 	}
 	c := db.lookup(dbName, name)
-	if n, sz, isz, ok := db.systemViewsStats(dbName); c == nil && ok && name == systemViews {
-		return systemViewsStatsDoc(dbName, n, sz, isz, scale), nil
+	if n, sz, isz, ok := db.catalogStats(dbName, name); c == nil && ok {
+		return catalogStatsDoc(dbName+"."+name, n, sz, isz, scale), nil
 	}
 	if c == nil {
 		// As mongod's collStats command (not $collStats): a collection
@@ -113,9 +113,10 @@ func cmdDBStats(_ context.Context, db *DB, dbName string, cmd bson.D) (bson.D, e
 		}
 		colls++
 	}
-	if n, sz, isz, ok := db.systemViewsStats(dbName); ok {
-		// system.views is a collection, with its documents and _id
-		// index.
+	for _, name := range db.catalogNames(dbName) {
+		// system.views and admin.system.version are collections, with
+		// their documents and _id index.
+		n, sz, isz, _ := db.catalogStats(dbName, name)
 		colls++
 		objects += n
 		size += sz
@@ -172,11 +173,11 @@ func (db *DB) statsIndexNames(c *coll, st collStatsInfo) []string {
 	return names
 }
 
-// systemViewsStatsDoc is collStats' reply for system.views, laid out as
-// collStatsDoc lays out an ordinary collection's: count documents of
-// size bytes, an _id index of idSize bytes.
-func systemViewsStatsDoc(dbName string, count, size, idSize, scale int64) bson.D {
-	d := bson.D{{Key: "ns", Value: dbName + "." + systemViews}, {Key: "count", Value: int32OrLong(count)}, {Key: "size", Value: int32OrLong(size / scale)}}
+// catalogStatsDoc is collStats' reply for a collection catalogDocs
+// shows, laid out as collStatsDoc lays out an ordinary collection's:
+// count documents of size bytes, an _id index of idSize bytes.
+func catalogStatsDoc(ns string, count, size, idSize, scale int64) bson.D {
+	d := bson.D{{Key: "ns", Value: ns}, {Key: "count", Value: int32OrLong(count)}, {Key: "size", Value: int32OrLong(size / scale)}}
 	if count > 0 {
 		d = append(d, bson.E{Key: "avgObjSize", Value: int32(size / count)})
 	}

@@ -63,10 +63,13 @@ func cmdValidate(ctx context.Context, db *DB, dbName string, cmd bson.D) (bson.D
 			}
 			add(bi.name, n)
 		}
-	} else {
-		for _, ix := range db.lookup(dbName, name).m().Indexes {
+	} else if c := db.lookup(dbName, name); c != nil {
+		for _, ix := range c.m().Indexes {
 			add(ix.Name, r.KeysPerIndex[ix.Name])
 		}
+	} else {
+		// A collection the engine shows (catalogDocs): its _id index.
+		add("_id_", r.KeysPerIndex["_id_"])
 	}
 	errs := bson.A{}
 	for _, e := range r.Errors {

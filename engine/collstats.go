@@ -59,6 +59,10 @@ func (db *DB) databaseSize(dbName string) int64 {
 		st := db.collStats(c)
 		total += st.size
 	}
+	for _, name := range db.catalogNames(dbName) {
+		_, size, _, _ := db.catalogStats(dbName, name)
+		total += size
+	}
 	return total
 }
 

@@ -328,10 +328,12 @@ func (db *DB) collsOf(dbName string) []*coll {
 	return out
 }
 
-// DatabaseNames returns the names of databases holding collections.
+// DatabaseNames returns the names of databases holding collections, in
+// name order: admin always (its system.version, as a standalone mongod
+// has it), and every database with a collection or a view.
 func (db *DB) DatabaseNames() []string {
-	seen := map[string]bool{}
-	var out []string
+	seen := map[string]bool{"admin": true}
+	out := []string{"admin"}
 	for _, c := range db.collsOf("") {
 		if !seen[c.m().DB] {
 			seen[c.m().DB] = true
@@ -339,16 +341,13 @@ func (db *DB) DatabaseNames() []string {
 		}
 	}
 	// A database whose only collection is system.views exists.
-	n := len(out)
 	for _, d := range db.sysViewsDBs() {
 		if !seen[d] {
 			seen[d] = true
 			out = append(out, d)
 		}
 	}
-	if len(out) > n {
-		sort.Strings(out)
-	}
+	sort.Strings(out)
 	return out
 }
 

@@ -46,9 +46,10 @@ type FindOptions struct {
 	filterVars any
 	// noNear refuses a $near in the filter (a count: 5626500).
 	noNear bool
-	// systemViews reads a database's system.views (its view
-	// definitions) as the collection mongod shows: set by the reads
-	// that answer it (find, count, an aggregation's scan, $lookup's).
+	// systemViews reads the collections mongod has and the engine
+	// shows from what it keeps (a database's system.views,
+	// admin.system.version: catalogDocs): set by the reads that answer
+	// them (find, count, an aggregation's scan, $lookup's).
 	systemViews bool
 	// noCursorTimeout and singleBatch are the find command's options
 	// of those names (a time-series collection refuses them: its find
@@ -149,8 +150,8 @@ func (db *DB) findPlan(dbName, name string, filter bson.D, o FindOptions) (*coll
 		proj = proj.Collate(f.Collator())
 	}
 	if c == nil {
-		if name == systemViews && o.systemViews {
-			q, err := db.systemViewsQuery(dbName, f, srt, o, proj)
+		if _, shown := db.catalogDocs(dbName, name); shown && o.systemViews {
+			q, err := db.catalogQuery(dbName, name, f, srt, o, proj)
 			return nil, nil, q, err
 		}
 		if f.Text() != nil {

@@ -549,7 +549,7 @@ func TestPersistence(t *testing.T) {
 		t.Fatalf("collections after reopen:\n %v\nwant %v", got, colls)
 	}
 	intact(t, db, "test", "c", before, "reopen")
-	if names := db.DatabaseNames(); fmt.Sprint(names) != "[other test]" {
+	if names := db.DatabaseNames(); fmt.Sprint(names) != "[admin other test]" {
 		t.Fatalf("databases after reopen: %v", names)
 	}
 	if _, _, mk := explainPlan(t, db, "test", `{"find": "c", "filter": {"a": 1}}`); !mk {
@@ -572,7 +572,7 @@ func TestPersistence(t *testing.T) {
 	if got := indexNames(t, db, "test", "c"); got != "_id_,b,s,p,h,t" {
 		t.Fatalf("indexes after drop + reopen: %s", got)
 	}
-	if names := db.DatabaseNames(); fmt.Sprint(names) != "[test]" {
+	if names := db.DatabaseNames(); fmt.Sprint(names) != "[admin test]" {
 		t.Fatalf("databases after drop + reopen: %v", names)
 	}
 	mustValidate(t, db, "test", "c")

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -30,7 +31,7 @@ func TestDatabaseNames(t *testing.T) {
 		_, err = db.RunCommand(ctx, name, bson.D{{Key: "create", Value: "c"}})
 		checkCode(t, "create in db "+quoteName(name), err, document.CodeInvalidNamespace, "")
 	}
-	if names := db.DatabaseNames(); len(names) != 0 {
+	if names := db.DatabaseNames(); fmt.Sprint(names) != "[admin]" {
 		t.Fatalf("failed inserts created databases %q", names)
 	}
 	good := strings.Repeat("d", 63)

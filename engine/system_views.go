@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"crypto/md5"
 	"sort"
 
 	"github.com/ttlkv/ttlkv/document"
@@ -66,19 +65,6 @@ func (db *DB) systemViewsDocs(dbName string) (docs []bson.D, ok bool) {
 	return docs, true
 }
 
-// systemViewsInfo is system.views as listCollections shows it: an
-// ordinary collection with an _id index. Its UUID is made from the
-// database's name, so it stays the same while the collection is shown.
-func (db *DB) systemViewsInfo(dbName string) bson.D {
-	sum := md5.Sum([]byte("system.views\x00" + dbName))
-	u := catalog.UUID(sum)
-	u[6] = u[6]&0x0f | 0x40 // version 4
-	u[8] = u[8]&0x3f | 0x80 // RFC 4122 variant
-	return bson.D{{Key: "name", Value: systemViews}, {Key: "type", Value: "collection"}, {Key: "options", Value: bson.D{}},
-		{Key: "info", Value: bson.D{{Key: "readOnly", Value: db.opts.Role == RoleReadOnly}, {Key: "uuid", Value: u.Binary()}}},
-		{Key: "idIndex", Value: listIndexEntry(idIndex())}}
-}
-
 // errWriteSystemViews is mongod's refusal of any user write to a
 // database's system.views (userAllowedWriteNS), whatever the user's
 // privileges: the view commands write there, nothing else.
@@ -86,13 +72,13 @@ func errWriteSystemViews(dbName string) error {
 	return document.Errorf(document.CodeInvalidNamespace, "cannot write to %s.%s", dbName, systemViews)
 }
 
-// systemViewsQuery is a read of dbName's system.views (find, count, an
-// aggregation's scan or a $lookup's): its documents matched by f, in
-// srt's order (else creation order), after skip and limit, projected;
-// nil when the database has no such collection, as for a collection
+// catalogQuery is a read of a collection catalogDocs shows (find,
+// count, an aggregation's scan or a $lookup's): its documents matched
+// by f, in srt's order (else their own), after skip and limit,
+// projected; nil when there is no such collection, as for a collection
 // that does not exist.
-func (db *DB) systemViewsQuery(dbName string, f *query.Filter, srt *query.Sort, o FindOptions, proj *query.Projection) (*queryExec, error) {
-	docs, ok := db.systemViewsDocs(dbName)
+func (db *DB) catalogQuery(dbName, name string, f *query.Filter, srt *query.Sort, o FindOptions, proj *query.Projection) (*queryExec, error) {
+	docs, ok := db.catalogDocs(dbName, name)
 	if !ok {
 		return nil, nil
 	}
@@ -102,7 +88,7 @@ func (db *DB) systemViewsQuery(dbName string, f *query.Filter, srt *query.Sort, 
 	case f.Near() != nil:
 		return nil, errNoGeoIndex
 	case o.Tailable:
-		return nil, document.Errorf(document.CodeBadValue, "error processing query: ns=%s.%s tailable cursor requested on non capped collection", dbName, systemViews)
+		return nil, document.Errorf(document.CodeBadValue, "error processing query: ns=%s.%s tailable cursor requested on non capped collection", dbName, name)
 	}
 	var out []bson.D
 	for _, d := range docs {
@@ -222,25 +208,4 @@ func (db *DB) dropSystemViews(dbName string) (ok bool, err error) {
 	}
 	had, err := db.dropSysViews(dbName)
 	return had || len(views) > 0, err
-}
-
-// systemViewsStats is system.views' share of collStats and dbStats: its
-// documents, their BSON bytes and the bytes of its _id index's keys
-// (each _id's BSON value and its record id, as ttlkv keys an _id
-// index). ok is false when the database has no such collection.
-func (db *DB) systemViewsStats(dbName string) (count, size, idSize int64, ok bool) {
-	docs, ok := db.systemViewsDocs(dbName)
-	if !ok {
-		return 0, 0, 0, false
-	}
-	for _, d := range docs {
-		b, err := bson.Marshal(d)
-		if err != nil {
-			continue
-		}
-		count++
-		size += int64(len(b))
-		idSize += int64(len(d[0].Value.(string))) + 5 + 8 // string header and NUL, record id
-	}
-	return count, size, idSize, true
 }

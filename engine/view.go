@@ -327,10 +327,14 @@ func (db *DB) modifyView(c *coll, opts bson.D) error {
 
 // refuseView fails a write command on a view as a whole (166), as
 // mongod does, before any statement runs; one on system.views, the
-// views' definitions, is 73 (errWriteSystemViews).
+// views' definitions, is 73 (errWriteSystemViews), and one on
+// admin.system.version too (errWriteSystemVersion).
 func (db *DB) refuseView(dbName, name string) error {
 	if name == systemViews {
 		return errWriteSystemViews(dbName)
+	}
+	if dbName == "admin" && name == systemVersion {
+		return errWriteSystemVersion
 	}
 	if c := db.lookup(dbName, name); c != nil && c.m().Kind == catalog.KindView {
 		return errView(c.m())

@@ -164,11 +164,13 @@ func TestReviewAdmin29ListCollectionsAuthorized(t *testing.T) {
 		cmd      bson.D
 		want     string
 	}{
-		{"admin", "boss", all, "[notes system.users]"},
-		{"admin", "boss", authorized, "[notes system.users]"},
-		{"admin", "reader", all, "[notes system.users]"},
+		// admin.system.version is there too, as on mongod: read
+		// by root and userAdminAnyDatabase, not by read on admin.
+		{"admin", "boss", all, "[notes system.users system.version]"},
+		{"admin", "boss", authorized, "[notes system.users system.version]"},
+		{"admin", "reader", all, "[notes system.users system.version]"},
 		{"admin", "reader", authorized, "[notes]"},
-		{"admin", "uadmin", authorized, "[notes system.users]"},
+		{"admin", "uadmin", authorized, "[notes system.users system.version]"},
 		{"app", "appw", authorized, "[y]"},
 		{"admin", "adminUA", authorized, "[notes]"},
 		// readAnyDatabase covers every database's ordinary collections

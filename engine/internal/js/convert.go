@@ -293,6 +293,9 @@ func (v *vm) toBSON(val goja.Value, orig any, depth int) (any, error) {
 	case boxObject:
 		return x.val, nil
 	}
+	if x, ok, err := v.fromTypedObject(o, depth); ok {
+		return x, err
+	}
 	switch o.ClassName() {
 	case "Array":
 		n := o.Get("length").ToInteger()
@@ -368,8 +371,8 @@ func bsonRegexOptions(flags string) string {
 
 // setupTypes installs the prototypes of the boxed types and the
 // constructors scripts make such values with (NumberLong, NumberInt,
-// NumberDecimal, ObjectId, Timestamp, BinData, HexData, UUID, MinKey,
-// MaxKey, ISODate).
+// NumberDecimal, ObjectId, Timestamp, BinData, HexData, UUID, MD5, Code,
+// DBRef, DBPointer, MinKey, MaxKey, ISODate).
 func (v *vm) setupTypes() {
 	rt := v.rt
 	this := func(call goja.FunctionCall) *boxed {
@@ -387,7 +390,7 @@ func (v *vm) setupTypes() {
 		method(p, "toString", fn)
 		method(p, "tojson", fn)
 	}
-	for _, kind := range []string{"long", "int", "oid", "decimal", "timestamp", "bindata", "minkey", "maxkey", "regex", "opaque"} {
+	for _, kind := range []string{"long", "int", "oid", "decimal", "timestamp", "bindata", "minkey", "maxkey", "regex", "opaque", "code", "dbref", "dbpointer"} {
 		v.protos[kind] = rt.NewObject()
 	}
 	// NumberLong
@@ -601,6 +604,10 @@ func (v *vm) setupTypes() {
 		}
 		return bson.Binary{Subtype: 4, Data: data}
 	})
+	maker("md5", v.md5Value)
+	maker("code", v.codeValue)
+	maker("dbref", v.dbRefValue)
+	maker("dbpointer", v.dbPointerValue)
 	maker("minkey", func(goja.FunctionCall) any { return bson.MinKey{} })
 	maker("maxkey", func(goja.FunctionCall) any { return bson.MaxKey{} })
 	P := rt.NewObject()
@@ -634,6 +641,10 @@ const typesPrelude = `(function (g, B, P) {
   def('BinData', B.bindata, P.bindata);
   def('HexData', B.hexdata, P.bindata);
   def('UUID', B.uuid, P.bindata);
+  def('MD5', B.md5, P.bindata);
+  def('Code', B.code, P.code);
+  def('DBRef', B.dbref, P.dbref);
+  def('DBPointer', B.dbpointer, P.dbpointer);
   def('MinKey', B.minkey, P.minkey);
   def('MaxKey', B.maxkey, P.maxkey);
   Object.defineProperty(g, 'ISODate', { value: function (s) { return s === undefined ? new Date() : new Date(s); }, enumerable: false, writable: true, configurable: true });

@@ -117,6 +117,11 @@ func newVM() *vm {
 		// (globals.go).
 		"hex_md5":      v.hexMD5,
 		"tostrictjson": v.toStrictJSON,
+		// The free functions of mongod's BSON type (bsonfuncs.go).
+		"bsonWoCompare":              v.bsonWoCompare,
+		"bsonUnorderedFieldsCompare": v.bsonUnorderedFieldsCompare,
+		"bsonBinaryEqual":            v.bsonBinaryEqual,
+		"bsonObjToArray":             v.bsonObjToArray,
 	}
 	for name, fn := range globals {
 		if err := rt.Set(name, fn); err != nil {

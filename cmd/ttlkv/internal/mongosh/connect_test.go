@@ -147,7 +147,7 @@ func TestConnect(t *testing.T) {
 		{`show dbs`, ""}, // checked below: the server's databases
 		{`try { db = 5 } catch (e) { print(e.name, e.code, e.message) }`, "MongoshInvalidInputError COMMON-10002 [COMMON-10002] Cannot reassign 'db' to non-Database type"},
 		// new Mongo and Mongo: a connection.
-		{`const m = new Mongo("` + uri + `/shop"); print(m, m.getDBNames().sort(), m.getDB("shop").items.countDocuments())`, shown + " [ 'other', 'shop' ] 2"},
+		{`const m = new Mongo("` + uri + `/shop"); print(m, m.getDBNames().sort(), m.getDB("shop").items.countDocuments())`, shown + " [ 'admin', 'other', 'shop' ] 2"},
 		{`const m2 = Mongo("` + uri + `"); print(m2.getDB("shop").getMongo() === m2, m2.getCollection("shop.items").countDocuments())`, "true 2"},
 		{`print(m2.use("shop"), db.getMongo() === m2, db.items.countDocuments())`, "switched to db shop true 2"},
 		{`try { m.getDB(5) } catch (e) { print(e.message) }`, "[COMMON-10001] Argument at position 0 must be of type string, got number instead (Mongo.getDB)"},
