@@ -720,6 +720,8 @@ func (c *conn) authCommand(ctx context.Context, dbName, name string, cmd bson.D)
 		reply, err = c.srv.users.info(ctx, dbName, cmd)
 	case "grantRolesToUser", "revokeRolesFromUser":
 		err = c.srv.users.changeRoles(ctx, dbName, cmd, name == "grantRolesToUser")
+	case "_mergeAuthzCollections":
+		err = c.srv.users.mergeAuthz(ctx, dbName, cmd)
 	}
 	if err != nil {
 		return err.reply()

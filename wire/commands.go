@@ -43,6 +43,7 @@ var writeCommands = map[string]bool{
 	"create": true, "drop": true, "dropDatabase": true, "createIndexes": true, "dropIndexes": true,
 	"deleteIndexes": true, "collMod": true, "convertToCapped": true, "renameCollection": true,
 	"createUser": true, "updateUser": true, "dropUser": true, "grantRolesToUser": true, "revokeRolesFromUser": true,
+	"_mergeAuthzCollections": true,
 }
 
 // run answers one command. noReply is true for {w: 0} (moreToCome).
@@ -274,7 +275,7 @@ func (c *conn) local(ctx context.Context, dbName, name string, cmd bson.D) (bson
 		}
 	case "saslStart", "saslContinue", "authenticate", "logout", "connectionStatus",
 		"createUser", "updateUser", "dropUser", "usersInfo", "dropAllUsersFromDatabase",
-		"grantRolesToUser", "revokeRolesFromUser":
+		"grantRolesToUser", "revokeRolesFromUser", "_mergeAuthzCollections":
 		return c.authCommand(ctx, dbName, name, cmd), true
 	}
 	return nil, false
@@ -308,6 +309,7 @@ var localCommands = []struct {
 	{"dropAllUsersFromDatabase", "removes every user of a database", false, false, false},
 	{"grantRolesToUser", "gives a user more roles", false, false, false},
 	{"revokeRolesFromUser", "takes roles from a user", false, false, false},
+	{"_mergeAuthzCollections", "merges users restored into temporary collections (mongorestore)", false, false, true},
 }
 
 // mergeListCommands adds the commands the server answers itself to the
