@@ -245,6 +245,16 @@ func (c *conn) authorize(dbName, name string, cmd bson.D) *cmdError {
 		if !u.isRoot() && !hasAnyDBRole(u, "userAdminAnyDatabase") {
 			return &cmdError{13, "Unauthorized", "Not authorized to view users from all databases"}
 		}
+	case name == "_mergeAuthzCollections":
+		// mongod checks the database first (an admin-only command),
+		// then createUser, grantRole and the rest on every database:
+		// root's alone of ttlkv's roles.
+		if dbName != "admin" {
+			return &cmdError{13, "Unauthorized", "_mergeAuthzCollections may only be run against the admin database."}
+		}
+		if !u.isRoot() {
+			return &cmdError{13, "Unauthorized", "Not authorized to update user/role data using _mergeAuthzCollections command"}
+		}
 	case name == "renameCollection":
 		// Judged by its namespaces below.
 	case name == "grantRolesToUser" || name == "revokeRolesFromUser":

@@ -8,6 +8,7 @@ package wire
 import (
 	"context"
 	"errors"
+	"reflect"
 	"testing"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -160,11 +161,16 @@ func TestMergeAuthzCollectionsRefusals(t *testing.T) {
 		t.Errorf("on app: %v, want 13", err)
 	}
 	ua := s.e.client(t, false, withAuth("ua", "uapw", "admin"))
-	if err := maMerge(ua); maCode(err) != 13 {
-		t.Errorf("as userAdminAnyDatabase: %v, want 13 Unauthorized", err)
+	var ce mongo.CommandError
+	if err := maMerge(ua); !errors.As(err, &ce) || ce.Code != 13 ||
+		ce.Message != "Not authorized to update user/role data using _mergeAuthzCollections command" {
+		t.Errorf("as userAdminAnyDatabase: %v, want mongod's 13 Unauthorized", err)
+	}
+	err = ua.Database("app").RunCommand(ctx, bson.D{{Key: "_mergeAuthzCollections", Value: 1}}).Err()
+	if !errors.As(err, &ce) || ce.Code != 13 || ce.Message != "_mergeAuthzCollections may only be run against the admin database." {
+		t.Errorf("as userAdminAnyDatabase on app: %v, want 13 admin only", err)
 	}
 	err = admin.RunCommand(ctx, bson.D{{Key: "_mergeAuthzCollections", Value: 1}, {Key: "drop", Value: false}}).Err()
-	var ce mongo.CommandError
 	if !errors.As(err, &ce) || ce.Code != 2 || ce.Message != `Must provide at least one of "tempUsersCollection" and "tempRolescollection"` {
 		t.Errorf("no collection: %v", err)
 	}
@@ -190,5 +196,43 @@ func TestMergeAuthzCollectionsRefusals(t *testing.T) {
 	// Nothing changed: the users are still there.
 	if !maLogin(t, s, "admin", "ua", "uapw") || !maLogin(t, s, "admin", "boss", "s3cret") {
 		t.Error("a refused merge changed the users")
+	}
+}
+
+// Without access control (the usual target of a restore) anyone may run
+// the command, and the users restored are there for when it is turned
+// on.
+func TestMergeAuthzCollectionsWithoutAuth(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	src, dst := newEnv(t, Options{}), newEnv(t, Options{})
+	from, to := src.client(t, false), dst.client(t, false)
+	if err := createUser(ctx, from.Database("app"), "alice", "alicepw", bson.A{"read"}); err != nil {
+		t.Fatal(err)
+	}
+	maCopyUsers(t, from, to)
+	if err := maMerge(to, bson.E{Key: "drop", Value: false}, bson.E{Key: "db", Value: ""}); err != nil {
+		t.Fatalf("_mergeAuthzCollections: %v", err)
+	}
+	var got, want bson.D
+	if err := to.Database("app").RunCommand(ctx, bson.D{{Key: "usersInfo", Value: "alice"}}).Decode(&got); err != nil {
+		t.Fatal(err)
+	}
+	if err := from.Database("app").RunCommand(ctx, bson.D{{Key: "usersInfo", Value: "alice"}}).Decode(&want); err != nil {
+		t.Fatal(err)
+	}
+	if g, w := lookup(got, "users"), lookup(want, "users"); !reflect.DeepEqual(g, w) {
+		t.Errorf("restored usersInfo %v, want the source's %v", g, w)
+	}
+	// The stored document, credentials and all, is the source's.
+	filter := bson.D{{Key: "_id", Value: "app.alice"}}
+	if err := to.Database("admin").Collection("system.users").FindOne(ctx, filter).Decode(&got); err != nil {
+		t.Fatal(err)
+	}
+	if err := from.Database("admin").Collection("system.users").FindOne(ctx, filter).Decode(&want); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("restored admin.system.users document %v, want the source's %v", got, want)
 	}
 }
