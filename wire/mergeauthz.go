@@ -79,7 +79,7 @@ func (u *userStore) mergeAuthz(ctx context.Context, dbName string, cmd bson.D) *
 	for i, d := range users {
 		user, ok1 := lookup(d, "user").(string)
 		db, ok2 := lookup(d, "db").(string)
-		_, ok3 := lookup(d, "credentials").(bson.D)
+		cred, ok3 := lookup(d, "credentials").(bson.D)
 		_, ok4 := lookup(d, "roles").(bson.A)
 		switch {
 		case !ok1 || user == "":
@@ -90,6 +90,18 @@ func (u *userStore) mergeAuthz(ctx context.Context, dbName string, cmd bson.D) *
 			return &cmdError{2, "BadValue", "User document needs 'credentials' object"}
 		case !ok4:
 			return &cmdError{2, "BadValue", "User document needs 'roles' field to be an array"}
+		case len(cred) == 0:
+			return &cmdError{2, "BadValue", "User document must provide credentials for all non-external users"}
+		}
+		// What the server reads of a user (its roles, its SCRAM-SHA-256
+		// credential) must read back, or the user could never log in.
+		var ud userDoc
+		b, e := bson.Marshal(d)
+		if e == nil {
+			e = bson.Unmarshal(b, &ud)
+		}
+		if e != nil {
+			return &cmdError{2, "BadValue", fmt.Sprintf("Invalid user document for %s@%s: %v", user, db, e)}
 		}
 		id := db + "." + user
 		ids[id] = true

@@ -184,6 +184,22 @@ func TestMergeAuthzCollectionsRefusals(t *testing.T) {
 	if err := maMerge(s.root, bson.E{Key: "drop", Value: true}); maCode(err) != 2 {
 		t.Errorf("user without a name: %v, want 2 BadValue", err)
 	}
+	tmp := admin.Collection("tempusers")
+	for _, bad := range []bson.D{
+		{{Key: "user", Value: "x"}, {Key: "db", Value: "app"}, {Key: "credentials", Value: bson.D{}}, {Key: "roles", Value: bson.A{}}},
+		{{Key: "user", Value: "x"}, {Key: "db", Value: "app"}, {Key: "roles", Value: bson.A{"read"}},
+			{Key: "credentials", Value: bson.D{{Key: "SCRAM-SHA-256", Value: bson.D{{Key: "iterationCount", Value: "many"}}}}}},
+	} {
+		if _, err := tmp.DeleteMany(ctx, bson.D{}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := tmp.InsertOne(ctx, bad); err != nil {
+			t.Fatal(err)
+		}
+		if err := maMerge(s.root, bson.E{Key: "drop", Value: true}); maCode(err) != 2 {
+			t.Errorf("user document %v: %v, want 2 BadValue", bad, err)
+		}
+	}
 	if _, err := admin.Collection("temproles").InsertOne(ctx, bson.D{{Key: "_id", Value: "app.custom"},
 		{Key: "role", Value: "custom"}, {Key: "db", Value: "app"}}); err != nil {
 		t.Fatal(err)
