@@ -167,20 +167,27 @@ var (
 		"usersInfo": true, "dropAllUsersFromDatabase": true, "grantRolesToUser": true, "revokeRolesFromUser": true}
 	knownRoles = map[string]bool{"read": true, "readWrite": true, "dbAdmin": true, "userAdmin": true,
 		"dbOwner": true, "root": true, "readAnyDatabase": true, "readWriteAnyDatabase": true,
-		"dbAdminAnyDatabase": true, "userAdminAnyDatabase": true}
+		"dbAdminAnyDatabase": true, "userAdminAnyDatabase": true, "restore": true}
+	// restoreCommands are what the restore role (of admin) allows on
+	// every database: what mongorestore sends to write a dump back,
+	// users included, without reading the data.
+	restoreCommands = map[string]bool{"insert": true, "create": true, "createIndexes": true, "collMod": true,
+		"convertToCapped": true, "drop": true, "listCollections": true, "getParameter": true,
+		"createUser": true, "updateUser": true, "dropUser": true, "usersInfo": true, "dropAllUsersFromDatabase": true,
+		"grantRolesToUser": true, "revokeRolesFromUser": true, "_mergeAuthzCollections": true}
 )
 
 // allows reports whether role r grants command name on database db.
 func (r roleName) allows(db, name string) bool {
-	anyDB := r.DB == "admin" && strings.HasSuffix(r.Role, "AnyDatabase")
+	anyDB := r.DB == "admin" && (strings.HasSuffix(r.Role, "AnyDatabase") || r.Role == "restore")
 	if !anyDB && r.Role != "root" && r.DB != db {
 		return false
 	}
-	if anyDB && r.Role != "userAdminAnyDatabase" && localOrConfig(db) {
+	if anyDB && r.Role != "userAdminAnyDatabase" && r.Role != "restore" && localOrConfig(db) {
 		// The any-database roles reach the ordinary collections of
 		// every database but local and config (mongod's
-		// anyNormalResource); userAdminAnyDatabase names those two
-		// as well (builtinRoles).
+		// anyNormalResource); userAdminAnyDatabase and restore name
+		// those two as well (builtinRoles).
 		return false
 	}
 	switch r.Role {
@@ -196,6 +203,8 @@ func (r roleName) allows(db, name string) bool {
 		return userAdminCommands[name]
 	case "dbOwner":
 		return readCommands[name] || writeCommandsAuth[name] || dbAdminCommands[name] || userAdminCommands[name]
+	case "restore":
+		return restoreCommands[name]
 	}
 	return false
 }
@@ -248,11 +257,11 @@ func (c *conn) authorize(dbName, name string, cmd bson.D) *cmdError {
 	case name == "_mergeAuthzCollections":
 		// mongod checks the database first (an admin-only command),
 		// then createUser, grantRole and the rest on every database:
-		// root's alone of ttlkv's roles.
+		// root's and restore's.
 		if dbName != "admin" {
 			return &cmdError{13, "Unauthorized", "_mergeAuthzCollections may only be run against the admin database."}
 		}
-		if !u.isRoot() {
+		if !u.may("admin", name) {
 			return &cmdError{13, "Unauthorized", "Not authorized to update user/role data using _mergeAuthzCollections command"}
 		}
 	case name == "renameCollection":
@@ -891,7 +900,7 @@ func parseRoles(db string, v any) ([]roleName, *cmdError) {
 		return nil, err
 	}
 	for _, r := range roles {
-		adminOnly := r.Role == "root" || strings.HasSuffix(r.Role, "AnyDatabase")
+		adminOnly := r.Role == "root" || r.Role == "restore" || strings.HasSuffix(r.Role, "AnyDatabase")
 		if !knownRoles[r.Role] || r.DB == "" || (adminOnly && r.DB != "admin") {
 			return nil, &cmdError{31, "RoleNotFound", fmt.Sprintf("Could not find role: %s@%s", r.Role, r.DB)}
 		}

@@ -252,3 +252,38 @@ func TestMergeAuthzCollectionsWithoutAuth(t *testing.T) {
 		t.Errorf("restored admin.system.users document %v, want the source's %v", got, want)
 	}
 }
+
+// The restore role (of admin) is what mongorestore needs: it writes
+// every database (local and config included) and merges users, without
+// reading the data; it exists on admin only.
+func TestMergeAuthzCollectionsRestoreRole(t *testing.T) {
+	t.Parallel()
+	src, dst := ra26Setup(t), ra26Setup(t)
+	ctx := context.Background()
+	src.user(t, "app", "alice", "alicepw", "readWrite")
+	dst.user(t, "admin", "rs", "rspw", "restore")
+	var ce mongo.CommandError
+	err := createUser(ctx, dst.root.Database("app"), "x", "xpw", bson.A{"restore"})
+	if !errors.As(err, &ce) || ce.Code != 31 || ce.Message != "Could not find role: restore@app" {
+		t.Errorf("restore on app: %v, want 31 RoleNotFound", err)
+	}
+	maCopyUsers(t, src.root, dst.root)
+	rs := dst.e.client(t, false, withAuth("rs", "rspw", "admin"))
+	if err := maMerge(rs, bson.E{Key: "drop", Value: false}, bson.E{Key: "db", Value: ""}); err != nil {
+		t.Fatalf("_mergeAuthzCollections as restore: %v", err)
+	}
+	if !maLogin(t, dst, "app", "alice", "alicepw") {
+		t.Error("the user restored by a restore user cannot log in")
+	}
+	for _, db := range []string{"app", "config"} {
+		if _, err := rs.Database(db).Collection("c").InsertOne(ctx, bson.D{{Key: "x", Value: 1}}); err != nil {
+			t.Errorf("restore's insert into %s.c: %v", db, err)
+		}
+	}
+	if err := rs.Database("admin").RunCommand(ctx, bson.D{{Key: "getParameter", Value: 1}, {Key: "authSchemaVersion", Value: 1}}).Err(); err != nil {
+		t.Errorf("restore's getParameter: %v", err)
+	}
+	if err := rs.Database("app").Collection("c").FindOne(ctx, bson.D{}).Err(); maCode(err) != 13 {
+		t.Errorf("restore's find: %v, want 13 Unauthorized", err)
+	}
+}
