@@ -435,7 +435,11 @@ func (c *conn) hello(cmd bson.D, legacy bool) bson.D {
 			reply = append(reply, bson.E{Key: "compression", Value: names})
 		}
 	}
-	if spec, ok := lookup(cmd, "speculativeAuthenticate").(bson.D); ok && s.opts.Auth {
+	// As mongod, with access control off too: a client that gives
+	// credentials logs in (a user restored by mongorestore, say), and
+	// its driver picks SCRAM-SHA-256 from saslSupportedMechs instead of
+	// SCRAM-SHA-1, which ttlkv does not keep.
+	if spec, ok := lookup(cmd, "speculativeAuthenticate").(bson.D); ok {
 		// The driver's first SCRAM step rides on the handshake; a
 		// failure here is silent and the driver starts over.
 		if mech, _ := lookup(spec, "mechanism").(string); mech == mechanism {
@@ -445,7 +449,7 @@ func (c *conn) hello(cmd bson.D, legacy bool) bson.D {
 			}
 		}
 	}
-	if mech, ok := lookup(cmd, "saslSupportedMechs").(string); ok && s.opts.Auth {
+	if mech, ok := lookup(cmd, "saslSupportedMechs").(string); ok {
 		if s.users.exists(c.ctx, mech) {
 			reply = append(reply, bson.E{Key: "saslSupportedMechs", Value: bson.A{"SCRAM-SHA-256"}})
 		}

@@ -13,6 +13,7 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
 )
 
 // maCopyUsers copies from's admin.system.users into to's admin.tempusers,
@@ -250,6 +251,22 @@ func TestMergeAuthzCollectionsWithoutAuth(t *testing.T) {
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("restored admin.system.users document %v, want the source's %v", got, want)
+	}
+	// As with mongod, credentials given to a server without access
+	// control are checked: the driver's default mechanism (what
+	// saslSupportedMechs names) logs the restored user in, and a wrong
+	// password fails.
+	for _, c := range []struct {
+		pwd string
+		ok  bool
+	}{{"alicepw", true}, {"wrong", false}} {
+		cl := dst.client(t, false, func(o *options.ClientOptions) {
+			o.SetAuth(options.Credential{Username: "alice", Password: c.pwd, AuthSource: "app"})
+		})
+		err := cl.Database("app").RunCommand(ctx, bson.D{{Key: "ping", Value: 1}}).Err()
+		if (err == nil) != c.ok {
+			t.Errorf("login as alice with %q on a server without access control: %v, want ok %v", c.pwd, err, c.ok)
+		}
 	}
 }
 
