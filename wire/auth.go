@@ -983,7 +983,21 @@ func (u *userStore) put(ctx context.Context, db string, cmd bson.D, create bool)
 	if create {
 		_, werr = u.coll().InsertOne(ctx, ud)
 	} else {
-		_, werr = u.coll().ReplaceOne(ctx, bson.D{{Key: "_id", Value: ud.ID}}, ud, false)
+		// Only what changed: a restored user's other fields (mongod's
+		// userId, a SCRAM-SHA-1 credential) stay.
+		set := bson.D{}
+		if lookup(cmd, "roles") != nil {
+			set = append(set, bson.E{Key: "roles", Value: ud.Roles})
+		}
+		if lookup(cmd, "customData") != nil {
+			set = append(set, bson.E{Key: "customData", Value: ud.CustomData})
+		}
+		if lookup(cmd, "pwd") != nil {
+			set = append(set, bson.E{Key: "credentials", Value: ud.Credentials})
+		}
+		if len(set) > 0 {
+			_, werr = u.coll().UpdateOne(ctx, bson.D{{Key: "_id", Value: ud.ID}}, bson.D{{Key: "$set", Value: set}}, false)
+		}
 	}
 	if werr != nil {
 		return &cmdError{1, "InternalError", werr.Error()}
@@ -1035,7 +1049,8 @@ func (u *userStore) changeRoles(ctx context.Context, db string, cmd bson.D, gran
 		}
 	}
 	ud.Roles = roles
-	if _, werr := u.coll().ReplaceOne(ctx, bson.D{{Key: "_id", Value: ud.ID}}, ud, false); werr != nil {
+	// The roles alone: a restored user's other fields stay.
+	if _, werr := u.coll().UpdateOne(ctx, bson.D{{Key: "_id", Value: ud.ID}}, bson.D{{Key: "$set", Value: bson.D{{Key: "roles", Value: roles}}}}, false); werr != nil {
 		return &cmdError{1, "InternalError", werr.Error()}
 	}
 	u.gen.Add(1)
@@ -1110,7 +1125,18 @@ func (u *userStore) info(ctx context.Context, db string, cmd bson.D) (bson.D, *c
 				out = append(out, e)
 			}
 		}
-		users = append(users, append(out, bson.E{Key: "mechanisms", Value: bson.A{mechanism}}))
+		// The mechanisms the user has credentials for, as mongod lists
+		// them (a user restored from mongod may have SCRAM-SHA-1 too).
+		mechs := bson.A{}
+		if cr, ok := lookup(d, "credentials").(bson.D); ok {
+			for _, e := range cr {
+				mechs = append(mechs, e.Key)
+			}
+		}
+		if len(mechs) == 0 {
+			mechs = bson.A{mechanism}
+		}
+		users = append(users, append(out, bson.E{Key: "mechanisms", Value: mechs}))
 	}
 	return bson.D{{Key: "users", Value: users}}, nil
 }

@@ -304,3 +304,60 @@ func TestMergeAuthzCollectionsRestoreRole(t *testing.T) {
 		t.Errorf("restore's find: %v, want 13 Unauthorized", err)
 	}
 }
+
+// A user restored from mongod keeps what ttlkv does not use (its userId,
+// a SCRAM-SHA-1 credential) through later changes, and usersInfo lists
+// its mechanisms as mongod does.
+func TestMergeAuthzCollectionsMongodUser(t *testing.T) {
+	t.Parallel()
+	s := ra26Setup(t)
+	ctx := context.Background()
+	cred, err := newCredential("pw")
+	if err != nil {
+		t.Fatal(err)
+	}
+	uid := bson.Binary{Subtype: 4, Data: []byte("0123456789abcdef")}
+	sha1 := bson.D{{Key: "iterationCount", Value: int32(10000)}, {Key: "salt", Value: "c2FsdA=="},
+		{Key: "storedKey", Value: "a2V5"}, {Key: "serverKey", Value: "a2V5"}}
+	doc := bson.D{{Key: "_id", Value: "app.m"}, {Key: "userId", Value: uid}, {Key: "user", Value: "m"}, {Key: "db", Value: "app"},
+		{Key: "credentials", Value: bson.D{{Key: "SCRAM-SHA-1", Value: sha1}, {Key: "SCRAM-SHA-256", Value: cred}}},
+		{Key: "roles", Value: bson.A{bson.D{{Key: "role", Value: "read"}, {Key: "db", Value: "app"}}}}}
+	if _, err := s.root.Database("admin").Collection("tempusers").InsertOne(ctx, doc); err != nil {
+		t.Fatal(err)
+	}
+	if err := maMerge(s.root, bson.E{Key: "drop", Value: false}, bson.E{Key: "db", Value: ""}); err != nil {
+		t.Fatalf("_mergeAuthzCollections: %v", err)
+	}
+	if !maLogin(t, s, "app", "m", "pw") {
+		t.Fatal("a user restored from mongod cannot log in")
+	}
+	app := s.root.Database("app")
+	for _, cmd := range []bson.D{
+		{{Key: "grantRolesToUser", Value: "m"}, {Key: "roles", Value: bson.A{"readWrite"}}},
+		{{Key: "updateUser", Value: "m"}, {Key: "customData", Value: bson.D{{Key: "team", Value: "x"}}}},
+	} {
+		if err := app.RunCommand(ctx, cmd).Err(); err != nil {
+			t.Fatalf("%v: %v", cmd, err)
+		}
+	}
+	var got bson.D
+	if err := s.root.Database("admin").Collection("system.users").FindOne(ctx, bson.D{{Key: "_id", Value: "app.m"}}).Decode(&got); err != nil {
+		t.Fatal(err)
+	}
+	cr, _ := lookup(got, "credentials").(bson.D)
+	if !reflect.DeepEqual(lookup(got, "userId"), uid) || !reflect.DeepEqual(lookup(cr, "SCRAM-SHA-1"), sha1) {
+		t.Errorf("after grantRolesToUser and updateUser: %v, want userId and SCRAM-SHA-1 kept", got)
+	}
+	var info bson.D
+	if err := app.RunCommand(ctx, bson.D{{Key: "usersInfo", Value: "m"}}).Decode(&info); err != nil {
+		t.Fatal(err)
+	}
+	users, _ := lookup(info, "users").(bson.A)
+	u, _ := users[0].(bson.D)
+	if m := lookup(u, "mechanisms"); !reflect.DeepEqual(m, bson.A{"SCRAM-SHA-1", "SCRAM-SHA-256"}) {
+		t.Errorf("usersInfo mechanisms %v, want [SCRAM-SHA-1 SCRAM-SHA-256]", m)
+	}
+	if !maLogin(t, s, "app", "m", "pw") {
+		t.Error("after the changes the user cannot log in")
+	}
+}
