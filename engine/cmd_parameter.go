@@ -76,6 +76,11 @@ func cmdGetParameter(_ context.Context, db *DB, dbName string, cmd bson.D) (bson
 			// A standalone 7.0 at its own version.
 			out = append(out, bson.E{Key: w, Value: bson.D{{Key: "version", Value: "7.0"}}})
 		}
+		if w == "authSchemaVersion" {
+			// SCRAM-SHA-256 users (schema 5), the version mongorestore
+			// asks for before it restores users.
+			out = append(out, bson.E{Key: w, Value: int32(5)})
+		}
 	}
 	if len(out) == 0 {
 		// As mongod: unknown names are left out; nothing at all is 72.

@@ -457,3 +457,18 @@ func TestReviewAdmin26DropAdminDatabase(t *testing.T) {
 		t.Errorf("admin.keep holds %d documents after the refused drop, want 1", n)
 	}
 }
+
+// getParameter authSchemaVersion answers 5, a 7.0 server's schema
+// (SCRAM users); mongorestore asks for it before restoring users and
+// stops with 72 when it is missing.
+func TestGetParameterAuthSchemaVersion(t *testing.T) {
+	t.Parallel()
+	db, _ := openMem(t)
+	r, err := run(t, db, "admin", `{"getParameter": 1, "authSchemaVersion": 1}`)
+	if err != nil {
+		t.Fatalf("getParameter authSchemaVersion: %v", err)
+	}
+	if v := field(r, "authSchemaVersion"); v != int32(5) {
+		t.Errorf("authSchemaVersion = %v (%T), want int32 5", v, v)
+	}
+}

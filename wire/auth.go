@@ -167,20 +167,27 @@ var (
 		"usersInfo": true, "dropAllUsersFromDatabase": true, "grantRolesToUser": true, "revokeRolesFromUser": true}
 	knownRoles = map[string]bool{"read": true, "readWrite": true, "dbAdmin": true, "userAdmin": true,
 		"dbOwner": true, "root": true, "readAnyDatabase": true, "readWriteAnyDatabase": true,
-		"dbAdminAnyDatabase": true, "userAdminAnyDatabase": true}
+		"dbAdminAnyDatabase": true, "userAdminAnyDatabase": true, "restore": true}
+	// restoreCommands are what the restore role (of admin) allows on
+	// every database: what mongorestore sends to write a dump back,
+	// users included, without reading the data.
+	restoreCommands = map[string]bool{"insert": true, "create": true, "createIndexes": true, "collMod": true,
+		"convertToCapped": true, "drop": true, "listCollections": true, "getParameter": true,
+		"createUser": true, "updateUser": true, "dropUser": true, "usersInfo": true, "dropAllUsersFromDatabase": true,
+		"grantRolesToUser": true, "revokeRolesFromUser": true, "_mergeAuthzCollections": true}
 )
 
 // allows reports whether role r grants command name on database db.
 func (r roleName) allows(db, name string) bool {
-	anyDB := r.DB == "admin" && strings.HasSuffix(r.Role, "AnyDatabase")
+	anyDB := r.DB == "admin" && (strings.HasSuffix(r.Role, "AnyDatabase") || r.Role == "restore")
 	if !anyDB && r.Role != "root" && r.DB != db {
 		return false
 	}
-	if anyDB && r.Role != "userAdminAnyDatabase" && localOrConfig(db) {
+	if anyDB && r.Role != "userAdminAnyDatabase" && r.Role != "restore" && localOrConfig(db) {
 		// The any-database roles reach the ordinary collections of
 		// every database but local and config (mongod's
-		// anyNormalResource); userAdminAnyDatabase names those two
-		// as well (builtinRoles).
+		// anyNormalResource); userAdminAnyDatabase and restore name
+		// those two as well (builtinRoles).
 		return false
 	}
 	switch r.Role {
@@ -196,6 +203,8 @@ func (r roleName) allows(db, name string) bool {
 		return userAdminCommands[name]
 	case "dbOwner":
 		return readCommands[name] || writeCommandsAuth[name] || dbAdminCommands[name] || userAdminCommands[name]
+	case "restore":
+		return restoreCommands[name]
 	}
 	return false
 }
@@ -244,6 +253,16 @@ func (c *conn) authorize(dbName, name string, cmd bson.D) *cmdError {
 		// viewUser on the cluster.
 		if !u.isRoot() && !hasAnyDBRole(u, "userAdminAnyDatabase") {
 			return &cmdError{13, "Unauthorized", "Not authorized to view users from all databases"}
+		}
+	case name == "_mergeAuthzCollections":
+		// mongod checks the database first (an admin-only command),
+		// then createUser, grantRole and the rest on every database:
+		// root's and restore's.
+		if dbName != "admin" {
+			return &cmdError{13, "Unauthorized", "_mergeAuthzCollections may only be run against the admin database."}
+		}
+		if !u.may("admin", name) {
+			return &cmdError{13, "Unauthorized", "Not authorized to update user/role data using _mergeAuthzCollections command"}
 		}
 	case name == "renameCollection":
 		// Judged by its namespaces below.
@@ -720,6 +739,8 @@ func (c *conn) authCommand(ctx context.Context, dbName, name string, cmd bson.D)
 		reply, err = c.srv.users.info(ctx, dbName, cmd)
 	case "grantRolesToUser", "revokeRolesFromUser":
 		err = c.srv.users.changeRoles(ctx, dbName, cmd, name == "grantRolesToUser")
+	case "_mergeAuthzCollections":
+		err = c.srv.users.mergeAuthz(ctx, dbName, cmd)
 	}
 	if err != nil {
 		return err.reply()
@@ -879,7 +900,7 @@ func parseRoles(db string, v any) ([]roleName, *cmdError) {
 		return nil, err
 	}
 	for _, r := range roles {
-		adminOnly := r.Role == "root" || strings.HasSuffix(r.Role, "AnyDatabase")
+		adminOnly := r.Role == "root" || r.Role == "restore" || strings.HasSuffix(r.Role, "AnyDatabase")
 		if !knownRoles[r.Role] || r.DB == "" || (adminOnly && r.DB != "admin") {
 			return nil, &cmdError{31, "RoleNotFound", fmt.Sprintf("Could not find role: %s@%s", r.Role, r.DB)}
 		}
@@ -962,7 +983,21 @@ func (u *userStore) put(ctx context.Context, db string, cmd bson.D, create bool)
 	if create {
 		_, werr = u.coll().InsertOne(ctx, ud)
 	} else {
-		_, werr = u.coll().ReplaceOne(ctx, bson.D{{Key: "_id", Value: ud.ID}}, ud, false)
+		// Only what changed: a restored user's other fields (mongod's
+		// userId, a SCRAM-SHA-1 credential) stay.
+		set := bson.D{}
+		if lookup(cmd, "roles") != nil {
+			set = append(set, bson.E{Key: "roles", Value: ud.Roles})
+		}
+		if lookup(cmd, "customData") != nil {
+			set = append(set, bson.E{Key: "customData", Value: ud.CustomData})
+		}
+		if lookup(cmd, "pwd") != nil {
+			set = append(set, bson.E{Key: "credentials", Value: ud.Credentials})
+		}
+		if len(set) > 0 {
+			_, werr = u.coll().UpdateOne(ctx, bson.D{{Key: "_id", Value: ud.ID}}, bson.D{{Key: "$set", Value: set}}, false)
+		}
 	}
 	if werr != nil {
 		return &cmdError{1, "InternalError", werr.Error()}
@@ -1014,7 +1049,8 @@ func (u *userStore) changeRoles(ctx context.Context, db string, cmd bson.D, gran
 		}
 	}
 	ud.Roles = roles
-	if _, werr := u.coll().ReplaceOne(ctx, bson.D{{Key: "_id", Value: ud.ID}}, ud, false); werr != nil {
+	// The roles alone: a restored user's other fields stay.
+	if _, werr := u.coll().UpdateOne(ctx, bson.D{{Key: "_id", Value: ud.ID}}, bson.D{{Key: "$set", Value: bson.D{{Key: "roles", Value: roles}}}}, false); werr != nil {
 		return &cmdError{1, "InternalError", werr.Error()}
 	}
 	u.gen.Add(1)
@@ -1089,7 +1125,18 @@ func (u *userStore) info(ctx context.Context, db string, cmd bson.D) (bson.D, *c
 				out = append(out, e)
 			}
 		}
-		users = append(users, append(out, bson.E{Key: "mechanisms", Value: bson.A{mechanism}}))
+		// The mechanisms the user has credentials for, as mongod lists
+		// them (a user restored from mongod may have SCRAM-SHA-1 too).
+		mechs := bson.A{}
+		if cr, ok := lookup(d, "credentials").(bson.D); ok {
+			for _, e := range cr {
+				mechs = append(mechs, e.Key)
+			}
+		}
+		if len(mechs) == 0 {
+			mechs = bson.A{mechanism}
+		}
+		users = append(users, append(out, bson.E{Key: "mechanisms", Value: mechs}))
 	}
 	return bson.D{{Key: "users", Value: users}}, nil
 }

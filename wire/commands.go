@@ -43,6 +43,7 @@ var writeCommands = map[string]bool{
 	"create": true, "drop": true, "dropDatabase": true, "createIndexes": true, "dropIndexes": true,
 	"deleteIndexes": true, "collMod": true, "convertToCapped": true, "renameCollection": true,
 	"createUser": true, "updateUser": true, "dropUser": true, "grantRolesToUser": true, "revokeRolesFromUser": true,
+	"_mergeAuthzCollections": true,
 }
 
 // run answers one command. noReply is true for {w: 0} (moreToCome).
@@ -274,7 +275,7 @@ func (c *conn) local(ctx context.Context, dbName, name string, cmd bson.D) (bson
 		}
 	case "saslStart", "saslContinue", "authenticate", "logout", "connectionStatus",
 		"createUser", "updateUser", "dropUser", "usersInfo", "dropAllUsersFromDatabase",
-		"grantRolesToUser", "revokeRolesFromUser":
+		"grantRolesToUser", "revokeRolesFromUser", "_mergeAuthzCollections":
 		return c.authCommand(ctx, dbName, name, cmd), true
 	}
 	return nil, false
@@ -308,6 +309,7 @@ var localCommands = []struct {
 	{"dropAllUsersFromDatabase", "removes every user of a database", false, false, false},
 	{"grantRolesToUser", "gives a user more roles", false, false, false},
 	{"revokeRolesFromUser", "takes roles from a user", false, false, false},
+	{"_mergeAuthzCollections", "merges users restored into temporary collections (mongorestore)", false, false, true},
 }
 
 // mergeListCommands adds the commands the server answers itself to the
@@ -433,7 +435,11 @@ func (c *conn) hello(cmd bson.D, legacy bool) bson.D {
 			reply = append(reply, bson.E{Key: "compression", Value: names})
 		}
 	}
-	if spec, ok := lookup(cmd, "speculativeAuthenticate").(bson.D); ok && s.opts.Auth {
+	// As mongod, with access control off too: a client that gives
+	// credentials logs in (a user restored by mongorestore, say), and
+	// its driver picks SCRAM-SHA-256 from saslSupportedMechs instead of
+	// SCRAM-SHA-1, which ttlkv does not keep.
+	if spec, ok := lookup(cmd, "speculativeAuthenticate").(bson.D); ok {
 		// The driver's first SCRAM step rides on the handshake; a
 		// failure here is silent and the driver starts over.
 		if mech, _ := lookup(spec, "mechanism").(string); mech == mechanism {
@@ -443,7 +449,7 @@ func (c *conn) hello(cmd bson.D, legacy bool) bson.D {
 			}
 		}
 	}
-	if mech, ok := lookup(cmd, "saslSupportedMechs").(string); ok && s.opts.Auth {
+	if mech, ok := lookup(cmd, "saslSupportedMechs").(string); ok {
 		if s.users.exists(c.ctx, mech) {
 			reply = append(reply, bson.E{Key: "saslSupportedMechs", Value: bson.A{"SCRAM-SHA-256"}})
 		}

@@ -60,6 +60,9 @@ dst=$(cat "$work/dst.addr")
 if ! diff -u "$work/src.txt" "$work/dst.txt"; then
 	echo "mongo-tools check: the restored server differs from the dumped one"; exit 1
 fi
+# A restored user logs in with its old password.
+n=$("$work/ttlkv" eval --uri "mongodb://alice:alicepw@$dst/?authSource=app" --db app 'print(db.events.countDocuments({}))')
+[ "$n" = "3" ] || { echo "mongo-tools check: the restored user alice read $n documents, want 3"; exit 1; }
 "$bin/mongoexport" --quiet --uri "mongodb://$src/app" -c events --out "$work/events.json"
 "$bin/mongoimport" --quiet --uri "mongodb://$dst/app" -c events2 --file "$work/events.json"
 n=$("$work/ttlkv" eval --uri "mongodb://$dst/" --db app 'print(db.events2.countDocuments({}))')
