@@ -29,7 +29,6 @@ type ValidateResult struct {
 // the collection's validator (its log id 5363500).
 const nonCompliantWarning = "Detected one or more documents not compliant with the collection's schema. Check logs for log id 5363500."
 
-
 // Valid reports whether no inconsistency was found.
 func (r *ValidateResult) Valid() bool { return len(r.Errors) == 0 }
 
