@@ -217,14 +217,11 @@ func negativeBatchSize(n int64) error {
 // time (executionTimeMillisEstimate), longs as mongod's.
 func (db *DB) sourceStageExplain(ctx context.Context, dbName string, name any, cmd bson.D, first bson.D, rest bson.A,
 	docs func() ([]bson.D, error), verbosity string) (bson.D, error) {
-	// A $skip of 0 in front keeps a leading $match and $sort in the
-	// pipeline, as sourceStageReply's; it is not shown.
-	p, err := agg.Parse(append(bson.A{bson.D{{Key: "$skip", Value: int64(0)}}}, rest...))
+	p, err := agg.ParseAfterSource(rest)
 	if err != nil {
 		return nil, err
 	}
 	after, from := p.ExplainStages(dbName, parsedQuery)
-	after, from = after[1:], from[1:]
 	stages := append(bson.A{first}, after...)
 	if verbosity != "queryPlanner" {
 		start := time.Now()

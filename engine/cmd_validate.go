@@ -71,15 +71,47 @@ func cmdValidate(ctx context.Context, db *DB, dbName string, cmd bson.D) (bson.D
 		// A collection the engine shows (catalogDocs): its _id index.
 		add("_id_", r.KeysPerIndex["_id_"])
 	}
-	errs := bson.A{}
-	for _, e := range r.Errors {
-		errs = append(errs, e)
+	strs := func(ss []string) bson.A {
+		a := bson.A{}
+		for _, e := range ss {
+			a = append(a, e)
+		}
+		return a
 	}
-	// MongoDB (src/mongo/db/catalog/validate_results.cpp): nInvalidDocuments,
-	// nrecords and keysPerIndex through appendNumber, nIndexes an int.
-	return bson.D{{Key: "ns", Value: r.Namespace}, {Key: "nInvalidDocuments", Value: int32(0)},
-		{Key: "nrecords", Value: int32OrLong(r.Records)}, {Key: "nIndexes", Value: int32(len(kpi))},
-		{Key: "keysPerIndex", Value: kpi}, {Key: "indexDetails", Value: details}, {Key: "valid", Value: r.Valid()},
-		{Key: "repaired", Value: false}, {Key: "warnings", Value: bson.A{}}, {Key: "errors", Value: errs},
-		{Key: "extraIndexEntries", Value: bson.A{}}, {Key: "missingIndexEntries", Value: bson.A{}}, {Key: "corruptRecords", Value: bson.A{}}}, nil
+	// mongod 7.0's reply: the namespace and UUID of the collection
+	// validated, the document counts (appendNumber: an int when it
+	// fits), the indexes, then ValidateResults::appendToResultObj's
+	// fields, and advice when something is wrong.
+	reply := bson.D{{Key: "ns", Value: r.Namespace}}
+	if u, ok := db.collUUID(dbName, name); ok {
+		reply = append(reply, bson.E{Key: "uuid", Value: u.Binary()})
+	}
+	reply = append(reply, bson.E{Key: "nInvalidDocuments", Value: int32(0)},
+		bson.E{Key: "nNonCompliantDocuments", Value: int32OrLong(r.NonCompliant)},
+		bson.E{Key: "nrecords", Value: int32OrLong(r.Records)}, bson.E{Key: "nIndexes", Value: int32(len(kpi))},
+		bson.E{Key: "keysPerIndex", Value: kpi}, bson.E{Key: "indexDetails", Value: details}, bson.E{Key: "valid", Value: r.Valid()},
+		bson.E{Key: "repaired", Value: false}, bson.E{Key: "warnings", Value: strs(r.Warnings)}, bson.E{Key: "errors", Value: strs(r.Errors)},
+		bson.E{Key: "extraIndexEntries", Value: bson.A{}}, bson.E{Key: "missingIndexEntries", Value: bson.A{}}, bson.E{Key: "corruptRecords", Value: bson.A{}})
+	if !r.Valid() {
+		reply = append(reply, bson.E{Key: "advice", Value: validateAdvice})
+	}
+	return reply, nil
+}
+
+// validateAdvice is what mongod's validate adds to a reply whose
+// collection is not valid.
+const validateAdvice = "A corrupt namespace has been detected. See http://dochub.mongodb.org/core/data-recovery for recovery steps."
+
+// collUUID is the UUID of collection name of dbName as listCollections
+// shows it (a shown collection's made from its namespace); false for
+// none (a view, a time-series collection, whose buckets have one).
+func (db *DB) collUUID(dbName, name string) (catalog.UUID, bool) {
+	if c := db.lookup(dbName, name); c != nil {
+		u := c.m().UUID
+		return u, !u.IsZero() && c.m().Kind != catalog.KindView && c.m().Kind != catalog.KindTimeseries
+	}
+	if _, ok := db.catalogDocs(dbName, name); ok {
+		return catalogUUID(dbName, name), true
+	}
+	return catalog.UUID{}, false
 }

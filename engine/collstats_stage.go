@@ -164,15 +164,14 @@ func (db *DB) collStatsAggregate(ctx context.Context, dbName string, cmd bson.D,
 // produces the documents docs itself ($collStats, $currentOp): the
 // stages after it run on them, and the results come back as any
 // aggregate's do, in a first batch and then through getMore (ns and c
-// as firstBatchReply takes them). agg.Parse hands a leading $match and
-// $sort to a collection scan, which these stages do not have: a $skip
-// of 0 in front keeps them in the pipeline.
+// as firstBatchReply takes them). No stage goes to a collection scan,
+// which these stages do not have (agg.ParseAfterSource).
 func (db *DB) sourceStageReply(ctx context.Context, ns string, c *coll, cmd bson.D, stages bson.A, docs []bson.D) (bson.D, error) {
 	batch, err := aggregateBatchSize(cmd)
 	if err != nil {
 		return nil, err
 	}
-	p, err := agg.Parse(append(bson.A{bson.D{{Key: "$skip", Value: int64(0)}}}, stages...))
+	p, err := agg.ParseAfterSource(stages)
 	if err != nil {
 		return nil, err
 	}

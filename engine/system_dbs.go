@@ -69,13 +69,20 @@ func (db *DB) catalogNames(dbName string) []string {
 // ordinary collection with an _id index. Its UUID is made from its
 // namespace, so it stays the same while the collection is shown.
 func (db *DB) catalogCollInfo(dbName, name string) bson.D {
+	u := catalogUUID(dbName, name)
+	return bson.D{{Key: "name", Value: name}, {Key: "type", Value: "collection"}, {Key: "options", Value: bson.D{}},
+		{Key: "info", Value: bson.D{{Key: "readOnly", Value: db.opts.Role == RoleReadOnly}, {Key: "uuid", Value: u.Binary()}}},
+		{Key: "idIndex", Value: listIndexEntry(idIndex())}}
+}
+
+// catalogUUID is the UUID of a shown collection, made from its
+// namespace.
+func catalogUUID(dbName, name string) catalog.UUID {
 	sum := md5.Sum([]byte(name + "\x00" + dbName))
 	u := catalog.UUID(sum)
 	u[6] = u[6]&0x0f | 0x40 // version 4
 	u[8] = u[8]&0x3f | 0x80 // RFC 4122 variant
-	return bson.D{{Key: "name", Value: name}, {Key: "type", Value: "collection"}, {Key: "options", Value: bson.D{}},
-		{Key: "info", Value: bson.D{{Key: "readOnly", Value: db.opts.Role == RoleReadOnly}, {Key: "uuid", Value: u.Binary()}}},
-		{Key: "idIndex", Value: listIndexEntry(idIndex())}}
+	return u
 }
 
 // catalogStats is a shown collection's share of collStats and dbStats:

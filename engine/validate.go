@@ -16,8 +16,18 @@ type ValidateResult struct {
 	Namespace    string
 	Records      int64
 	KeysPerIndex map[string]int64
+	// NonCompliant counts the documents that fail the collection's
+	// validator (none is checked when it has no validator or its
+	// validationLevel is off). They are reported in Warnings, not
+	// Errors, as mongod 7.0 does: they leave the collection valid.
+	NonCompliant int64
+	Warnings     []string
 	Errors       []string // every inconsistency found; empty when valid
 }
+
+// nonCompliantWarning is mongod 7.0's warning for documents that fail
+// the collection's validator (its log id 5363500).
+const nonCompliantWarning = "Detected one or more documents not compliant with the collection's schema. Check logs for log id 5363500."
 
 // Valid reports whether no inconsistency was found.
 func (r *ValidateResult) Valid() bool { return len(r.Errors) == 0 }
@@ -66,7 +76,11 @@ func (db *DB) Validate(ctx context.Context, dbName, name string) (*ValidateResul
 	for i := range expected {
 		expected[i] = map[string]string{}
 	}
-	err := db.store.View(func(txn *lsm.Txn) error {
+	dv, err := db.validatorFor(context.Background(), m) // bypassDocumentValidation does not apply
+	if err != nil {
+		dv = nil // a validator that no longer parses checks nothing here
+	}
+	err = db.store.View(func(txn *lsm.Txn) error {
 		it := txn.NewIter(lsm.IterOptions{Prefix: recPrefix(m)})
 		defer it.Close()
 		for it.Next() {
@@ -80,6 +94,11 @@ func (db *DB) Validate(ctx context.Context, dbName, name string) (*ValidateResul
 			if err != nil {
 				fail("record %d does not decode: %v", rid, err)
 				continue
+			}
+			if dv != nil {
+				if ok, err := dv.f.MatchErr(d); err != nil || !ok {
+					res.NonCompliant++
+				}
 			}
 			for i, ix := range m.Indexes {
 				keys, mk, err := indexkey.Of(ix, d)
@@ -149,6 +168,9 @@ func (db *DB) Validate(ctx context.Context, dbName, name string) (*ValidateResul
 	})
 	if err != nil {
 		return nil, err
+	}
+	if res.NonCompliant > 0 {
+		res.Warnings = append(res.Warnings, nonCompliantWarning)
 	}
 	return res, nil
 }

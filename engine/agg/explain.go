@@ -165,7 +165,7 @@ func explainStages(stages bson.A, filter func(bson.D) bson.D) (bson.A, []int) {
 			facets := bson.D{}
 			for _, f := range fd {
 				sub, _ := f.Value.(bson.A)
-				ss, _ := explainStages(sub, filter)
+				ss, _ := explainStages(optimizeSkipLimit(sub), filter)
 				facets = append(facets, bson.E{Key: f.Key, Value: ss})
 			}
 			out = append(out, bson.D{{Key: name, Value: facets}})

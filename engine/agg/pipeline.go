@@ -147,11 +147,28 @@ type iter interface {
 // Parse parses a pipeline (an array of one-field stage documents).
 func Parse(pipeline bson.A) (*Pipeline, error) { return parseTop(pipeline, pdepth{}) }
 
+// ParseAfterSource parses the stages that follow a first stage which
+// produces its own documents ($collStats, $indexStats, $currentOp):
+// as Parse, but no stage is handed to a collection scan (Filter, Sort
+// and Limit are empty), and no stage is the pipeline's first.
+func ParseAfterSource(pipeline bson.A) (*Pipeline, error) {
+	return parsePipeline(pipeline, pdepth{}, true)
+}
+
 // parseTop parses a command's pipeline with the variables of sc in
 // scope.
 func parseTop(pipeline bson.A, sc pdepth) (*Pipeline, error) {
+	return parsePipeline(pipeline, sc, false)
+}
+
+// parsePipeline parses a pipeline; afterSource: its stages follow
+// another (ParseAfterSource).
+func parsePipeline(pipeline bson.A, sc pdepth, afterSource bool) (*Pipeline, error) {
 	p := &Pipeline{}
-	pushing := true
+	pushing := !afterSource
+	// mongod moves a $limit before a $skip and merges adjacent ones
+	// before it pushes a leading $sort and $limit into the query.
+	pipeline = optimizeSkipLimit(pipeline)
 	for i, sv := range pipeline {
 		sd, ok := sv.(bson.D)
 		if !ok {
@@ -164,13 +181,13 @@ func parseTop(pipeline bson.A, sc pdepth) (*Pipeline, error) {
 			return nil, document.Errorf(document.Code(40601), "%s can only be the final stage in the pipeline", p.out.Stage)
 		}
 		name, arg := sd[0].Key, sd[0].Value
-		if name == "$match" && i > 0 && holdsText(arg) {
+		if name == "$match" && (i > 0 || afterSource) && holdsText(arg) {
 			return nil, document.Errorf(document.Code(17313), "$match with $text is only allowed as the first pipeline stage")
 		}
-		if name == "$documents" && (p.filter != nil || p.sort != nil || len(p.stages) > 0) {
+		if name == "$documents" && (afterSource || p.filter != nil || p.sort != nil || len(p.stages) > 0) {
 			return nil, document.Errorf(document.Code(40602), "$documents is only valid as the first stage in a pipeline.")
 		}
-		if name == "$geoNear" && i == 0 {
+		if name == "$geoNear" && i == 0 && !afterSource {
 			g, err := parseGeoNear(arg, sc)
 			if err != nil {
 				return nil, err
