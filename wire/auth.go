@@ -44,14 +44,30 @@ type authState struct {
 	convID int32
 }
 
-// userDoc is a stored user.
+// userDoc is a stored user, its fields in the order mongod 7.0's
+// createUser writes them.
 type userDoc struct {
-	ID          string     `bson:"_id"`
-	User        string     `bson:"user"`
-	DB          string     `bson:"db"`
-	Credentials creds      `bson:"credentials"`
-	Roles       []roleName `bson:"roles"`
-	CustomData  bson.D     `bson:"customData,omitempty"` // what the administrator keeps about the user
+	ID string `bson:"_id"`
+	// UserID is the UUID createUser gives the user (mongod's userId),
+	// which a user dropped and created again under the same name does
+	// not share; nil for a user read from a document without one.
+	UserID      *bson.Binary `bson:"userId,omitempty"`
+	User        string       `bson:"user"`
+	DB          string       `bson:"db"`
+	Credentials creds        `bson:"credentials"`
+	CustomData  bson.D       `bson:"customData,omitempty"` // what the administrator keeps about the user
+	Roles       []roleName   `bson:"roles"`
+}
+
+// newUserID returns a random (version 4) UUID for a new user's userId.
+func newUserID() (*bson.Binary, error) {
+	b := make([]byte, 16)
+	if _, err := rand.Read(b); err != nil {
+		return nil, err
+	}
+	b[6] = b[6]&0x0f | 0x40
+	b[8] = b[8]&0x3f | 0x80
+	return &bson.Binary{Subtype: bson.TypeBinaryUUID, Data: b}, nil
 }
 
 type creds struct {
@@ -981,7 +997,9 @@ func (u *userStore) put(ctx context.Context, db string, cmd bson.D, create bool)
 	}
 	var werr error
 	if create {
-		_, werr = u.coll().InsertOne(ctx, ud)
+		if ud.UserID, werr = newUserID(); werr == nil {
+			_, werr = u.coll().InsertOne(ctx, ud)
+		}
 	} else {
 		// Only what changed: a restored user's other fields (mongod's
 		// userId, a SCRAM-SHA-1 credential) stay.
