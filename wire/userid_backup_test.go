@@ -126,6 +126,14 @@ func TestBackupRoleReadsWhatMongodumpReads(t *testing.T) {
 	if cr, ok := lookup(users[0], "credentials").(bson.D); !ok || lookup(cr, "SCRAM-SHA-256") == nil {
 		t.Errorf("backup reads alice without her credentials: %v", users[0])
 	}
+	lk := bson.A{bson.D{{Key: "$lookup", Value: bson.D{{Key: "from", Value: "system.users"}, {Key: "localField", Value: "u"},
+		{Key: "foreignField", Value: "_id"}, {Key: "as", Value: "users"}}}}}
+	if _, err := s.root.Database("admin").Collection("c").InsertOne(ctx, bson.D{{Key: "u", Value: "app.alice"}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := bk.Database("admin").Collection("c").Aggregate(ctx, lk); err != nil {
+		t.Errorf("backup's $lookup from admin.system.users: %v", err)
+	}
 	if err := bk.Database("admin").RunCommand(ctx, bson.D{{Key: "getParameter", Value: 1}, {Key: "authSchemaVersion", Value: 1}}).Err(); err != nil {
 		t.Errorf("backup's getParameter: %v", err)
 	}
