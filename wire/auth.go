@@ -44,14 +44,30 @@ type authState struct {
 	convID int32
 }
 
-// userDoc is a stored user.
+// userDoc is a stored user, its fields in the order mongod 7.0's
+// createUser writes them.
 type userDoc struct {
-	ID          string     `bson:"_id"`
-	User        string     `bson:"user"`
-	DB          string     `bson:"db"`
-	Credentials creds      `bson:"credentials"`
-	Roles       []roleName `bson:"roles"`
-	CustomData  bson.D     `bson:"customData,omitempty"` // what the administrator keeps about the user
+	ID string `bson:"_id"`
+	// UserID is the UUID createUser gives the user (mongod's userId),
+	// which a user dropped and created again under the same name does
+	// not share; nil for a user read from a document without one.
+	UserID      *bson.Binary `bson:"userId,omitempty"`
+	User        string       `bson:"user"`
+	DB          string       `bson:"db"`
+	Credentials creds        `bson:"credentials"`
+	CustomData  bson.D       `bson:"customData,omitempty"` // what the administrator keeps about the user
+	Roles       []roleName   `bson:"roles"`
+}
+
+// newUserID returns a random (version 4) UUID for a new user's userId.
+func newUserID() (*bson.Binary, error) {
+	b := make([]byte, 16)
+	if _, err := rand.Read(b); err != nil {
+		return nil, err
+	}
+	b[6] = b[6]&0x0f | 0x40
+	b[8] = b[8]&0x3f | 0x80
+	return &bson.Binary{Subtype: bson.TypeBinaryUUID, Data: b}, nil
 }
 
 type creds struct {
@@ -167,7 +183,7 @@ var (
 		"usersInfo": true, "dropAllUsersFromDatabase": true, "grantRolesToUser": true, "revokeRolesFromUser": true}
 	knownRoles = map[string]bool{"read": true, "readWrite": true, "dbAdmin": true, "userAdmin": true,
 		"dbOwner": true, "root": true, "readAnyDatabase": true, "readWriteAnyDatabase": true,
-		"dbAdminAnyDatabase": true, "userAdminAnyDatabase": true, "restore": true}
+		"dbAdminAnyDatabase": true, "userAdminAnyDatabase": true, "restore": true, "backup": true}
 	// restoreCommands are what the restore role (of admin) allows on
 	// every database: what mongorestore sends to write a dump back,
 	// users included, without reading the data.
@@ -175,19 +191,27 @@ var (
 		"convertToCapped": true, "drop": true, "listCollections": true, "getParameter": true,
 		"createUser": true, "updateUser": true, "dropUser": true, "usersInfo": true, "dropAllUsersFromDatabase": true,
 		"grantRolesToUser": true, "revokeRolesFromUser": true, "_mergeAuthzCollections": true}
+	// backupCommands are what the backup role (of admin) allows on
+	// every database, local, config and admin's system.users included:
+	// what mongodump sends to read a dump, and no writes (mongod's
+	// __queryableBackup: find, collStats, listCollections, listIndexes,
+	// getParameter, listDatabases, and serverStatus of backup's own).
+	backupCommands = map[string]bool{"find": true, "getMore": true, "killCursors": true, "aggregate": true,
+		"count": true, "distinct": true, "explain": true, "listCollections": true, "listIndexes": true,
+		"collStats": true, "getParameter": true, "serverStatus": true}
 )
 
 // allows reports whether role r grants command name on database db.
 func (r roleName) allows(db, name string) bool {
-	anyDB := r.DB == "admin" && (strings.HasSuffix(r.Role, "AnyDatabase") || r.Role == "restore")
+	anyDB := r.DB == "admin" && (strings.HasSuffix(r.Role, "AnyDatabase") || r.Role == "restore" || r.Role == "backup")
 	if !anyDB && r.Role != "root" && r.DB != db {
 		return false
 	}
-	if anyDB && r.Role != "userAdminAnyDatabase" && r.Role != "restore" && localOrConfig(db) {
+	if anyDB && r.Role != "userAdminAnyDatabase" && r.Role != "restore" && r.Role != "backup" && localOrConfig(db) {
 		// The any-database roles reach the ordinary collections of
 		// every database but local and config (mongod's
-		// anyNormalResource); userAdminAnyDatabase and restore name
-		// those two as well (builtinRoles).
+		// anyNormalResource); userAdminAnyDatabase, restore and backup
+		// name those two as well (builtinRoles).
 		return false
 	}
 	switch r.Role {
@@ -205,6 +229,8 @@ func (r roleName) allows(db, name string) bool {
 		return readCommands[name] || writeCommandsAuth[name] || dbAdminCommands[name] || userAdminCommands[name]
 	case "restore":
 		return restoreCommands[name]
+	case "backup":
+		return backupCommands[name]
 	}
 	return false
 }
@@ -245,8 +271,8 @@ func (c *conn) authorize(dbName, name string, cmd bson.D) *cmdError {
 		}
 	}
 	check := name
-	if coll, ok := cmd[0].Value.(string); ok && coll == usersColl && dbName == "admin" {
-		check = "usersInfo" // the users collection is for user administrators
+	if coll, ok := cmd[0].Value.(string); ok && coll == usersColl && dbName == "admin" && !(backupCommands[name] && u.mayDump()) {
+		check = "usersInfo" // the users collection is for user administrators (and backup's reads)
 	}
 	switch {
 	case name == "usersInfo" && forAllDBs(cmd[0].Value):
@@ -292,7 +318,7 @@ func (c *conn) authorize(dbName, name string, cmd bson.D) *cmdError {
 	// database; admin.system.users needs user administration on admin.
 	reads, writes := touchedNamespaces(dbName, name, cmd)
 	for _, ns := range reads {
-		if !u.may(ns.db, "find") || (ns.isUsers() && !u.may("admin", "usersInfo")) {
+		if !u.may(ns.db, "find") || (ns.isUsers() && !u.may("admin", "usersInfo") && !u.mayDump()) {
 			return refused
 		}
 	}
@@ -475,6 +501,10 @@ func (u *userDoc) may(db, name string) bool {
 	}
 	return false
 }
+
+// mayDump reports whether u holds backup (of admin), which reads
+// admin.system.users, credentials included, as mongodump does.
+func (u *userDoc) mayDump() bool { return hasAnyDBRole(u, "backup") }
 
 func (u *userDoc) isRoot() bool {
 	for _, r := range u.Roles {
@@ -900,7 +930,7 @@ func parseRoles(db string, v any) ([]roleName, *cmdError) {
 		return nil, err
 	}
 	for _, r := range roles {
-		adminOnly := r.Role == "root" || r.Role == "restore" || strings.HasSuffix(r.Role, "AnyDatabase")
+		adminOnly := r.Role == "root" || r.Role == "restore" || r.Role == "backup" || strings.HasSuffix(r.Role, "AnyDatabase")
 		if !knownRoles[r.Role] || r.DB == "" || (adminOnly && r.DB != "admin") {
 			return nil, &cmdError{31, "RoleNotFound", fmt.Sprintf("Could not find role: %s@%s", r.Role, r.DB)}
 		}
@@ -981,7 +1011,9 @@ func (u *userStore) put(ctx context.Context, db string, cmd bson.D, create bool)
 	}
 	var werr error
 	if create {
-		_, werr = u.coll().InsertOne(ctx, ud)
+		if ud.UserID, werr = newUserID(); werr == nil {
+			_, werr = u.coll().InsertOne(ctx, ud)
+		}
 	} else {
 		// Only what changed: a restored user's other fields (mongod's
 		// userId, a SCRAM-SHA-1 credential) stay.
@@ -1152,7 +1184,7 @@ func (c *conn) authorizedDatabases(reply bson.D) bson.D {
 	}
 	allowed := map[string]bool{}
 	for _, r := range u.Roles {
-		if r.Role == "root" || (r.DB == "admin" && strings.HasSuffix(r.Role, "AnyDatabase")) {
+		if r.Role == "root" || (r.DB == "admin" && (strings.HasSuffix(r.Role, "AnyDatabase") || r.Role == "backup")) {
 			return reply
 		}
 		allowed[r.DB] = true
@@ -1197,7 +1229,7 @@ func (c *conn) allDatabasesAllowed() bool {
 		return false
 	}
 	for _, r := range u.Roles {
-		if r.Role == "root" || (r.DB == "admin" && strings.HasSuffix(r.Role, "AnyDatabase")) {
+		if r.Role == "root" || (r.DB == "admin" && (strings.HasSuffix(r.Role, "AnyDatabase") || r.Role == "backup")) {
 			return true
 		}
 	}
