@@ -557,7 +557,7 @@ func (db *DB) validateSpecial(ctx context.Context, c *coll, res *ValidateResult,
 			d, err = document.Unmarshal(msg)
 		}
 		if err != nil {
-			fail("ring record %d at offset %d does not decode: %v", rec.Seq, rec.Off, err)
+			res.corrupt(int64(rec.Seq), fmt.Sprintf("ring record %d at offset %d does not decode: %v", rec.Seq, rec.Off, err))
 			continue
 		}
 		ks, err := cappedIDKey(m, d)
@@ -572,6 +572,7 @@ func (db *DB) validateSpecial(ctx context.Context, c *coll, res *ValidateResult,
 		if len(sec) > 0 {
 			if err := cappedSecondaryWant(m, sec, rec.Seq, rec.Off, d, secWant, func(ix *catalog.Index) {
 				if !ix.Multikey {
+					res.badIndex(ix.Name)
 					fail("ring record %d makes index %s multikey, which the catalog does not say", rec.Seq, ix.Name)
 				}
 			}); err != nil {
@@ -597,8 +598,10 @@ func (db *DB) validateSpecial(ctx context.Context, c *coll, res *ValidateResult,
 		got, ok := want[k]
 		switch {
 		case !ok:
+			res.badIndex("_id_")
 			fail("_id index has an entry for ring record %d that the ring does not hold", seq)
 		case got != off:
+			res.badIndex("_id_")
 			fail("_id index entry of ring record %d names offset %d, the record is at %d", seq, off, got)
 		}
 		delete(want, k)
@@ -608,13 +611,16 @@ func (db *DB) validateSpecial(ctx context.Context, c *coll, res *ValidateResult,
 		fail("_id index scan: %v", err)
 	}
 	if n := int64(st.ids.len()); n != res.Records {
+		res.badIndex("_id_")
 		fail("_id index counts %d entries for %d ring records", n, res.Records)
 	}
 	for k := range want {
 		_, seq, _ := lsm.SplitIndexKey([]byte(k))
+		res.badIndex("_id_")
 		fail("ring record %d is missing its _id index entry", seq)
 	}
 	if n := res.KeysPerIndex["_id_"]; n != res.Records {
+		res.badIndex("_id_")
 		fail("_id index has %d entries for %d ring records", n, res.Records)
 	}
 	var stray int

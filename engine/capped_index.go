@@ -14,6 +14,7 @@ package engine
 // refused (docs/ttl-indexes.md §1.4).
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 
@@ -366,6 +367,7 @@ func (db *DB) validateCappedSecondary(m *catalog.Coll, want map[string]int64, re
 				_, seq, _ := lsm.SplitIndexKey(k)
 				off, ok := want[string(k)]
 				if !ok {
+					res.badIndex(ix.Name)
 					fail("index %s has an entry for ring record %d that its document does not produce", ix.Name, seq)
 					continue
 				}
@@ -375,6 +377,7 @@ func (db *DB) validateCappedSecondary(m *catalog.Coll, want map[string]int64, re
 					return err
 				}
 				if got, okOff := decodeOff(v); !okOff || got != off {
+					res.badIndex(ix.Name)
 					fail("index %s entry of ring record %d names offset %v, the record is at %d", ix.Name, seq, got, off)
 				}
 				delete(want, string(k))
@@ -392,6 +395,11 @@ func (db *DB) validateCappedSecondary(m *catalog.Coll, want map[string]int64, re
 	}
 	for k := range want {
 		_, seq, _ := lsm.SplitIndexKey([]byte(k))
+		for _, ix := range sec {
+			if bytes.HasPrefix([]byte(k), lsm.IndexPrefix(m.ID, ix.ID)) {
+				res.badIndex(ix.Name)
+			}
+		}
 		fail("ring record %d is missing an entry of a secondary index", seq)
 	}
 }

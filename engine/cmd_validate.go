@@ -42,9 +42,13 @@ func cmdValidate(ctx context.Context, db *DB, dbName string, cmd bson.D) (bson.D
 		}
 	}
 	kpi, details := bson.D{}, bson.D{}
-	add := func(n string, keys int64) {
+	// Each index's own validity, as mongod 7.0 reports it: an index with
+	// entries missing, extra or wrong is invalid, the others stay valid
+	// (the collection's errors say what is wrong). served is the ttlkv
+	// index that holds the entries.
+	add := func(n, served string, keys int64) {
 		kpi = append(kpi, bson.E{Key: n, Value: int32OrLong(keys)})
-		details = append(details, bson.E{Key: n, Value: bson.D{{Key: "valid", Value: r.Valid()}}})
+		details = append(details, bson.E{Key: n, Value: bson.D{{Key: "valid", Value: !r.InvalidIndexes[served]}}})
 	}
 	if tc := db.bucketsTarget(dbName, name); tc != nil {
 		// The indexes listIndexes shows (tsBucketsIndexes), with the
@@ -52,7 +56,7 @@ func cmdValidate(ctx context.Context, db *DB, dbName string, cmd bson.D) (bson.D
 		// none, holds one key a bucket its filter passes.
 		for _, bi := range db.tsBucketsIndexes(tc, db.lookup(dbName, name)) {
 			if bi.served != nil {
-				add(bi.name, r.KeysPerIndex[bi.served.Name])
+				add(bi.name, bi.served.Name, r.KeysPerIndex[bi.served.Name])
 				continue
 			}
 			pf, _ := get(bi.spec, "partialFilterExpression")
@@ -61,15 +65,15 @@ func cmdValidate(ctx context.Context, db *DB, dbName string, cmd bson.D) (bson.D
 			if err != nil {
 				return nil, err
 			}
-			add(bi.name, n)
+			add(bi.name, "", n)
 		}
 	} else if c := db.lookup(dbName, name); c != nil {
 		for _, ix := range c.m().Indexes {
-			add(ix.Name, r.KeysPerIndex[ix.Name])
+			add(ix.Name, ix.Name, r.KeysPerIndex[ix.Name])
 		}
 	} else {
 		// A collection the engine shows (catalogDocs): its _id index.
-		add("_id_", r.KeysPerIndex["_id_"])
+		add("_id_", "_id_", r.KeysPerIndex["_id_"])
 	}
 	strs := func(ss []string) bson.A {
 		a := bson.A{}
@@ -86,12 +90,16 @@ func cmdValidate(ctx context.Context, db *DB, dbName string, cmd bson.D) (bson.D
 	if u, ok := db.collUUID(dbName, name); ok {
 		reply = append(reply, bson.E{Key: "uuid", Value: u.Binary()})
 	}
-	reply = append(reply, bson.E{Key: "nInvalidDocuments", Value: int32(0)},
+	corrupt := bson.A{}
+	for _, rid := range r.CorruptRecords {
+		corrupt = append(corrupt, rid) // a RecordId: a long
+	}
+	reply = append(reply, bson.E{Key: "nInvalidDocuments", Value: int32OrLong(r.InvalidDocuments)},
 		bson.E{Key: "nNonCompliantDocuments", Value: int32OrLong(r.NonCompliant)},
 		bson.E{Key: "nrecords", Value: int32OrLong(r.Records)}, bson.E{Key: "nIndexes", Value: int32(len(kpi))},
 		bson.E{Key: "keysPerIndex", Value: kpi}, bson.E{Key: "indexDetails", Value: details}, bson.E{Key: "valid", Value: r.Valid()},
 		bson.E{Key: "repaired", Value: false}, bson.E{Key: "warnings", Value: strs(r.Warnings)}, bson.E{Key: "errors", Value: strs(r.Errors)},
-		bson.E{Key: "extraIndexEntries", Value: bson.A{}}, bson.E{Key: "missingIndexEntries", Value: bson.A{}}, bson.E{Key: "corruptRecords", Value: bson.A{}})
+		bson.E{Key: "extraIndexEntries", Value: bson.A{}}, bson.E{Key: "missingIndexEntries", Value: bson.A{}}, bson.E{Key: "corruptRecords", Value: corrupt})
 	if !r.Valid() {
 		reply = append(reply, bson.E{Key: "advice", Value: validateAdvice})
 	}

@@ -107,3 +107,73 @@ func TestValidateInvalidAdvice(t *testing.T) {
 		t.Errorf("valid %v, errors %v, advice %v", field(r, "valid"), errs, field(r, "advice"))
 	}
 }
+
+// TestValidateIndexDetails: an index with an entry no document
+// produces is invalid in indexDetails; the collection's other indexes
+// stay valid, as mongod 7.0 reports each index's own validity.
+func TestValidateIndexDetails(t *testing.T) {
+	t.Parallel()
+	db, _ := openMem(t)
+	mustRun(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"a": 1}, "name": "a_1"}, {"key": {"b": 1}, "name": "b_1"}]}`)
+	mustRun(t, db, "test", `{"insert": "c", "documents": [{"_id": 1, "a": 1, "b": 1}]}`)
+	m := db.lookup("test", "c").m()
+	b := db.store.NewBatch()
+	b.Set(lsm.IndexKey(m.ID, m.Indexes[1].ID, lsm.AppendKey(nil, int32(9), false), 999), nil) // in a_1, for no document
+	if err := b.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	r := mustRun(t, db, "test", `{"validate": "c"}`)
+	want := mustDoc(t, `{"_id_": {"valid": true}, "a_1": {"valid": false}, "b_1": {"valid": true}}`)
+	if got := extJSON(t, bson.D{{Key: "d", Value: field(r, "indexDetails")}}); got != extJSON(t, bson.D{{Key: "d", Value: want}}) {
+		t.Errorf("indexDetails %s, want %s", got, extJSON(t, want))
+	}
+	if field(r, "valid") != false {
+		t.Errorf("valid %v, want false", field(r, "valid"))
+	}
+}
+
+// TestValidateInvalidDocument: a record whose stored bytes are not a
+// document is counted in nInvalidDocuments, listed by its record id in
+// corruptRecords, and makes the collection invalid with mongod 7.0's
+// error, once; its index entries, which no document produces, make
+// the _id index invalid.
+func TestValidateInvalidDocument(t *testing.T) {
+	t.Parallel()
+	db, _ := openMem(t)
+	mustRun(t, db, "test", `{"insert": "c", "documents": [{"_id": 1}, {"_id": 2}]}`)
+	m := db.lookup("test", "c").m()
+	var key []byte
+	if err := db.store.View(func(txn *lsm.Txn) error {
+		it := txn.NewIter(lsm.IterOptions{Prefix: recPrefix(m), KeysOnly: true})
+		defer it.Close()
+		if it.Next() {
+			key = append([]byte(nil), it.Key()...)
+		}
+		return nil
+	}); err != nil || key == nil {
+		t.Fatalf("no record found: %v", err)
+	}
+	rid, _ := splitRecKey(m, key)
+	b := db.store.NewBatch()
+	b.Set(key, []byte("\x05\x00\x00")) // not a BSON document
+	if err := b.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	r := mustRun(t, db, "test", `{"validate": "c"}`)
+	if n, ok := field(r, "nInvalidDocuments").(int32); !ok || n != 1 {
+		t.Errorf("nInvalidDocuments %#v, want int32 1", field(r, "nInvalidDocuments"))
+	}
+	if got, w := extJSON(t, bson.D{{Key: "c", Value: field(r, "corruptRecords")}}), extJSON(t, bson.D{{Key: "c", Value: bson.A{int64(rid)}}}); got != w {
+		t.Errorf("corruptRecords %s, want %s", got, w)
+	}
+	errs, _ := field(r, "errors").(bson.A)
+	if field(r, "valid") != false || len(errs) == 0 || errs[0] != invalidDocumentsError || field(r, "advice") != validateAdvice {
+		t.Errorf("valid %v, errors %v, advice %v", field(r, "valid"), errs, field(r, "advice"))
+	}
+	if n, ok := field(r, "nrecords").(int32); !ok || n != 2 {
+		t.Errorf("nrecords %#v, want int32 2", field(r, "nrecords"))
+	}
+	if v := field(r, "indexDetails._id_.valid"); v != false {
+		t.Errorf("indexDetails._id_.valid %v, want false", v)
+	}
+}

@@ -21,8 +21,46 @@ type ValidateResult struct {
 	// validationLevel is off). They are reported in Warnings, not
 	// Errors, as mongod 7.0 does: they leave the collection valid.
 	NonCompliant int64
-	Warnings     []string
-	Errors       []string // every inconsistency found; empty when valid
+	// InvalidDocuments counts the records whose stored bytes do not
+	// decode as a document (mongod's nInvalidDocuments: BSON that fails
+	// validation); CorruptRecords lists their record ids, at most
+	// maxValidateErrors of them. Each makes the collection invalid.
+	InvalidDocuments int64
+	CorruptRecords   []int64
+	// InvalidIndexes names the indexes found inconsistent with the
+	// documents: an entry missing or extra, or not the one its document
+	// produces. The other indexes are valid (indexDetails).
+	InvalidIndexes map[string]bool
+	Warnings       []string
+	Errors         []string // every inconsistency found; empty when valid
+}
+
+// invalidDocumentsError is mongod 7.0's error, given once, for records
+// that fail BSON validation.
+const invalidDocumentsError = "Detected one or more invalid documents. See logs."
+
+// corrupt records that record rid does not decode: counted, listed,
+// and reported with mongod's error once. detail says why, for the
+// errors (ttlkv has no log to send the reader to).
+func (r *ValidateResult) corrupt(rid int64, detail string) {
+	if r.InvalidDocuments == 0 {
+		r.Errors = append(r.Errors, invalidDocumentsError)
+	}
+	r.InvalidDocuments++
+	if len(r.CorruptRecords) < maxValidateErrors {
+		r.CorruptRecords = append(r.CorruptRecords, rid)
+	}
+	if len(r.Errors) < maxValidateErrors {
+		r.Errors = append(r.Errors, detail)
+	}
+}
+
+// badIndex marks index name inconsistent.
+func (r *ValidateResult) badIndex(name string) {
+	if r.InvalidIndexes == nil {
+		r.InvalidIndexes = map[string]bool{}
+	}
+	r.InvalidIndexes[name] = true
 }
 
 // nonCompliantWarning is mongod 7.0's warning for documents that fail
@@ -92,7 +130,7 @@ func (db *DB) Validate(ctx context.Context, dbName, name string) (*ValidateResul
 			res.Records++
 			d, err := document.Unmarshal(raw)
 			if err != nil {
-				fail("record %d does not decode: %v", rid, err)
+				res.corrupt(int64(rid), fmt.Sprintf("record %d does not decode: %v", rid, err))
 				continue
 			}
 			if dv != nil {
@@ -103,10 +141,12 @@ func (db *DB) Validate(ctx context.Context, dbName, name string) (*ValidateResul
 			for i, ix := range m.Indexes {
 				keys, mk, err := indexkey.Of(ix, d)
 				if err != nil {
+					res.badIndex(ix.Name)
 					fail("record %d: index %s: %v", rid, ix.Name, err)
 					continue
 				}
 				if mk && !ix.Multikey {
+					res.badIndex(ix.Name)
 					fail("record %d makes index %s multikey but the catalog says it is not", rid, ix.Name)
 				}
 				for _, k := range keys {
@@ -121,6 +161,7 @@ func (db *DB) Validate(ctx context.Context, dbName, name string) (*ValidateResul
 					if ok, err := txn.Has(full); err != nil {
 						return err
 					} else if !ok {
+						res.badIndex(ix.Name)
 						fail("record %d (_id %s) is missing its entry in index %s", rid, fmtValue(idOf(d)), ix.Name)
 					}
 				}
@@ -134,6 +175,7 @@ func (db *DB) Validate(ctx context.Context, dbName, name string) (*ValidateResul
 				want, ok := expected[i][string(it.Key())]
 				_, rid, _ := lsm.SplitIndexKey(it.Key())
 				if !ok {
+					res.badIndex(ix.Name)
 					fail("index %s has an entry for record %d that no document produces", ix.Name, rid)
 					continue
 				}
@@ -148,16 +190,19 @@ func (db *DB) Validate(ctx context.Context, dbName, name string) (*ValidateResul
 						// Written before the carried value: the bare
 						// _id keystring, read the old way.
 						if _, id, _ := parseTTLEntry([]byte(want)); string(v) != string(id) {
+							res.badIndex(ix.Name)
 							fail("index %s: the entry for record %d names another _id than its document's", ix.Name, rid)
 						}
 					case m.Clustered && !carriesTTLValue(m, ix):
 						if string(v) != want {
+							res.badIndex(ix.Name)
 							fail("index %s: the entry for record %d names another _id than its document's", ix.Name, rid)
 						}
 					case (m.Clustered || len(v) > 0) && string(v) != want:
 						// A TTL entry's carried value (none: written before
 						// the format, read the old way) must be its
 						// document's (docs/ttl-indexes.md §3).
+						res.badIndex(ix.Name)
 						fail("index %s: the entry for record %d carries another size or _id than its document's", ix.Name, rid)
 					}
 				}

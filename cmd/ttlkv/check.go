@@ -37,13 +37,14 @@ var checkCommand = &command{
 }
 
 // check validates every collection and prints one line per collection
-// and one per problem. It returns 1 if any collection is inconsistent.
+// and one per problem, then each warning. It returns 1 if any
+// collection is inconsistent; warnings alone leave it 0.
 func (e *env) check(db *engine.DB) int {
 	colls, _, err := collections(e.ctx, db)
 	if err != nil {
 		return e.fail("check", err)
 	}
-	bad := 0
+	bad, nWarned := 0, 0
 	for _, c := range colls {
 		ns := c[0] + "." + c[1]
 		reply, err := do(e.ctx, db, c[0], bson.D{{Key: "validate", Value: c[1]}, {Key: "full", Value: true}})
@@ -59,8 +60,20 @@ func (e *env) check(db *engine.DB) int {
 		valid, _ := document.Get(reply, "valid")
 		errsV, _ := document.Get(reply, "errors")
 		errs, _ := errsV.(bson.A)
+		warnsV, _ := document.Get(reply, "warnings")
+		warns, _ := warnsV.(bson.A)
+		// A warning (documents that fail the validator, say) leaves the
+		// collection valid, as in mongod: it is printed but does not
+		// make check fail.
+		printWarnings := func() {
+			for _, x := range warns {
+				fmt.Fprintf(e.stdout, "         warning: %v\n", x)
+			}
+			nWarned += len(warns)
+		}
 		if valid == true && len(errs) == 0 {
 			fmt.Fprintf(e.stdout, "ok       %s (%d records, %d indexes)\n", ns, num(reply, "nrecords"), num(reply, "nIndexes"))
+			printWarnings()
 			continue
 		}
 		bad++
@@ -71,6 +84,10 @@ func (e *env) check(db *engine.DB) int {
 		if len(errs) == 0 {
 			fmt.Fprintln(e.stdout, "         - validate reported valid: false without details")
 		}
+		printWarnings()
+	}
+	if nWarned > 0 {
+		fmt.Fprintf(e.stdout, "%d warning(s)\n", nWarned)
 	}
 	if bad > 0 {
 		fmt.Fprintf(e.stdout, "%d of %d collection(s) inconsistent\n", bad, len(colls))

@@ -149,3 +149,22 @@ func TestCheckWithViews(t *testing.T) {
 		t.Errorf("exit %d stdout %q stderr %q", code, out, errOut)
 	}
 }
+
+// TestCheckWarnings: documents that fail their collection's validator
+// are validate's warning, printed as a warning under a collection that
+// is ok: check still exits 0.
+func TestCheckWarnings(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	setup := `db.createCollection("v", {validator: {a: {$exists: true}}});
+db.runCommand({insert: "v", documents: [{_id: 1}], bypassDocumentValidation: true})`
+	if _, errOut, code := cli(t, nil, dir, "", "eval", setup); code != 0 {
+		t.Fatal(errOut)
+	}
+	out, errOut, code := cli(t, nil, dir, "", "check")
+	want := "ok       test.v (1 records, 1 indexes)\n" +
+		"         warning: Detected one or more documents not compliant with the collection's schema. Check logs for log id 5363500.\n"
+	if code != 0 || !strings.Contains(out, want) || !strings.HasSuffix(out, "1 warning(s)\nall 1 collection(s) consistent\n") {
+		t.Errorf("exit %d stdout %q stderr %q", code, out, errOut)
+	}
+}
