@@ -239,7 +239,7 @@ func pipelineExec(cur *agg.Cursor, stripScore bool) *queryExec {
 func (db *DB) explainAggregate(ctx context.Context, dbName string, s *aggregateSpec, verbosity string) (bson.D, error) {
 	p := s.pipeline
 	if s.collectionless {
-		stages, _ := p.ExplainStages(dbName, parsedQuery)
+		stages, _ := p.ExplainStages(dbName, simpleParsedQuery)
 		return bson.D{{Key: "explainVersion", Value: explainVersion}, {Key: "stages", Value: stages},
 			{Key: "serverInfo", Value: explainServerInfo(ctx)}, {Key: "serverParameters", Value: db.explainServerParameters()},
 			{Key: "command", Value: bson.D{{Key: "aggregate", Value: int32(1)}, {Key: "pipeline", Value: s.raw}}}}, nil
@@ -311,7 +311,7 @@ func (db *DB) explainAggregate(ctx context.Context, dbName string, s *aggregateS
 		stages, _ = tsStages.(bson.A)
 	}
 	// The stages after the $cursor as mongod serializes them.
-	after, from := p.ExplainStages(dbName, parsedQuery)
+	after, from := p.ExplainStages(dbName, simpleParsedQuery)
 	if verbosity != "queryPlanner" && p.Out() == nil && p.GeoNear() == nil {
 		// Executed, each stage shows what it handed on, as mongod's
 		// (nReturned and executionTimeMillisEstimate, longs). A pipeline
