@@ -270,6 +270,11 @@ func (db *DB) explainAggregate(ctx context.Context, dbName string, s *aggregateS
 	if s.hint != nil {
 		find = append(find, bson.E{Key: "hint", Value: s.hint})
 	}
+	if s.collation != nil {
+		// The scan is planned, and its $in values shown, under the
+		// aggregate's collation, as it runs.
+		find = append(find, bson.E{Key: "collation", Value: s.collation})
+	}
 	pushed, proj, limit := wholePipelinePushed(p)
 	if pushed && limit > 0 {
 		find = append(find, bson.E{Key: "limit", Value: limit})

@@ -77,3 +77,22 @@ func TestExplainInValuesUnderCollation(t *testing.T) {
 		}
 	}
 }
+
+// An aggregate's scan is planned and shown under its collation, as it
+// runs: its $cursor's parsedQuery has the $in values de-duplicated under
+// it.
+func TestExplainAggregateInUnderCollation(t *testing.T) {
+	t.Parallel()
+	db, _ := openMem(t)
+	mustRun(t, db, "test", `{"insert": "c", "documents": [{"_id": 1, "a": "a"}, {"_id": 2, "a": "A"}, {"_id": 3, "a": "b"}]}`)
+	r := explainOf(t, db, `{"aggregate": "c", "pipeline": [{"$match": {"a": {"$in": ["b", "a", "A"]}}}, {"$group": {"_id": "$a"}}],
+		"cursor": {}, "collation": {"locale": "en", "strength": 2}}`, "queryPlanner")
+	stages, _ := field(r, "stages").(bson.A)
+	if len(stages) == 0 {
+		t.Fatalf("no stages: %s", canon(t, r))
+	}
+	got := canon(t, bson.D{{Key: "v", Value: field(stages[0].(bson.D), "$cursor.queryPlanner.parsedQuery")}})
+	if want := canon(t, mustDoc(t, `{"v": {"a": {"$in": ["a", "b"]}}}`)); got != want {
+		t.Errorf("parsedQuery %s, want %s", got, want)
+	}
+}
