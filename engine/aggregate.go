@@ -239,7 +239,7 @@ func pipelineExec(cur *agg.Cursor, stripScore bool) *queryExec {
 func (db *DB) explainAggregate(ctx context.Context, dbName string, s *aggregateSpec, verbosity string) (bson.D, error) {
 	p := s.pipeline
 	if s.collectionless {
-		stages, _ := p.ExplainStages(dbName, parsedQuery)
+		stages, _ := p.ExplainStages(dbName, simpleParsedQuery)
 		return bson.D{{Key: "explainVersion", Value: explainVersion}, {Key: "stages", Value: stages},
 			{Key: "serverInfo", Value: explainServerInfo(ctx)}, {Key: "serverParameters", Value: db.explainServerParameters()},
 			{Key: "command", Value: bson.D{{Key: "aggregate", Value: int32(1)}, {Key: "pipeline", Value: s.raw}}}}, nil
@@ -269,6 +269,11 @@ func (db *DB) explainAggregate(ctx context.Context, dbName string, s *aggregateS
 	}
 	if s.hint != nil {
 		find = append(find, bson.E{Key: "hint", Value: s.hint})
+	}
+	if s.collation != nil {
+		// The scan is planned, and its $in values shown, under the
+		// aggregate's collation, as it runs.
+		find = append(find, bson.E{Key: "collation", Value: s.collation})
 	}
 	pushed, proj, limit := wholePipelinePushed(p)
 	if pushed && limit > 0 {
@@ -311,7 +316,7 @@ func (db *DB) explainAggregate(ctx context.Context, dbName string, s *aggregateS
 		stages, _ = tsStages.(bson.A)
 	}
 	// The stages after the $cursor as mongod serializes them.
-	after, from := p.ExplainStages(dbName, parsedQuery)
+	after, from := p.ExplainStages(dbName, simpleParsedQuery)
 	if verbosity != "queryPlanner" && p.Out() == nil && p.GeoNear() == nil {
 		// Executed, each stage shows what it handed on, as mongod's
 		// (nReturned and executionTimeMillisEstimate, longs). A pipeline

@@ -221,7 +221,7 @@ func (db *DB) sourceStageExplain(ctx context.Context, dbName string, name any, c
 	if err != nil {
 		return nil, err
 	}
-	after, from := p.ExplainStages(dbName, parsedQuery)
+	after, from := p.ExplainStages(dbName, simpleParsedQuery)
 	stages := append(bson.A{first}, after...)
 	if verbosity != "queryPlanner" {
 		start := time.Now()

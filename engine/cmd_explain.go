@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ttlkv/ttlkv/collation"
 	"github.com/ttlkv/ttlkv/document"
 	"github.com/ttlkv/ttlkv/engine/internal/catalog"
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -93,6 +94,7 @@ func cmdExplain(ctx context.Context, db *DB, dbName string, cmd bson.D) (bson.D,
 	// The filter queryPlanner.parsedQuery shows, and the rest of the
 	// query's shape for its queryHash.
 	var plannerFilter bson.D
+	var plannerColl *collation.Collator // the plan's collation, for parsedQuery
 	var shape []any
 	var winning bson.D
 	var st *execStats
@@ -125,6 +127,7 @@ func cmdExplain(ctx context.Context, db *DB, dbName string, cmd bson.D) (bson.D,
 		if err != nil {
 			return nil, err
 		}
+		plannerColl = planCollator(p)
 		if p == nil {
 			winning = bson.D{{Key: "stage", Value: "EOF"}}
 			break
@@ -187,6 +190,7 @@ func cmdExplain(ctx context.Context, db *DB, dbName string, cmd bson.D) (bson.D,
 		if err != nil {
 			return nil, err
 		}
+		plannerColl = planCollator(p)
 		if p == nil {
 			winning = bson.D{{Key: "stage", Value: "EOF"}}
 			break
@@ -277,6 +281,7 @@ func cmdExplain(ctx context.Context, db *DB, dbName string, cmd bson.D) (bson.D,
 		if err != nil {
 			return nil, err
 		}
+		plannerColl = planCollator(p)
 		if p == nil {
 			winning = bson.D{{Key: "stage", Value: "EOF"}}
 			break
@@ -305,6 +310,7 @@ func cmdExplain(ctx context.Context, db *DB, dbName string, cmd bson.D) (bson.D,
 			return nil, err
 		}
 		plannerFilter, shape = ex.filter, []any{ex.stage, ex.sort}
+		plannerColl = planCollator(ex.p)
 		if ex.p == nil {
 			winning = bson.D{{Key: "stage", Value: "EOF"}}
 			break
@@ -353,6 +359,7 @@ func cmdExplain(ctx context.Context, db *DB, dbName string, cmd bson.D) (bson.D,
 		if err != nil {
 			return nil, err
 		}
+		plannerColl = planCollator(p)
 		if p == nil {
 			winning = bson.D{{Key: "stage", Value: "EOF"}}
 			break
@@ -406,7 +413,7 @@ func cmdExplain(ctx context.Context, db *DB, dbName string, cmd bson.D) (bson.D,
 	if c := db.lookup(dbName, name); c != nil {
 		plannerFilter = textParsedFilter(plannerFilter, c.m())
 	}
-	qp := append(plannerHeader(ns, plannerFilter, shape...),
+	qp := append(plannerHeader(ns, plannerFilter, plannerColl, shape...),
 		bson.E{Key: "winningPlan", Value: planOnly(winning)}, bson.E{Key: "rejectedPlans", Value: bson.A{}})
 	reply := bson.D{{Key: "explainVersion", Value: explainVersion}, {Key: "queryPlanner", Value: qp}}
 	if execute {

@@ -281,7 +281,7 @@ func (p *plan) filterDoc() bson.D {
 	if len(p.filterRaw) == 0 {
 		return nil
 	}
-	return parsedQuery(p.filterRaw)
+	return parsedQuery(p.filterRaw, p.filter.Collator())
 }
 
 // execFields are the stage fields that only executionStats shows.
@@ -542,7 +542,7 @@ func fetchFilter(p *plan) bson.D {
 	}
 	_, bounded := fieldBounds(p.ix, p.filter, p.sort)
 	var rest []bson.D
-	for _, pr := range normalisePreds(p.filterRaw) {
+	for _, pr := range normalisePreds(p.filterRaw, p.filter.Collator()) {
 		if !exactOn(pr, fields, bounded) {
 			rest = append(rest, pr)
 		}

@@ -266,7 +266,7 @@ func TestOrToInKeepsMatches(t *testing.T) {
 		if r.IntN(3) == 0 {
 			filter = append(bson.D{{Key: "a", Value: bson.D{{Key: "$exists", Value: true}}}}, filter...)
 		}
-		if _, changed := rewriteOrToIn(filter); changed {
+		if _, changed := rewriteOrToIn(filter, nil); changed {
 			rewritten++
 		}
 		f := query.MustParseFilter(filter)
@@ -286,7 +286,7 @@ func TestOrToInKeepsMatches(t *testing.T) {
 		if fmt.Sprint(got) != fmt.Sprint(want) {
 			b, _ := bson.MarshalExtJSON(filter, false, false)
 			ex := mustRunD(t, db, "test", bson.D{{Key: "explain", Value: bson.D{{Key: "find", Value: "c"}, {Key: "filter", Value: filter}}}})
-			t.Fatalf("seed %d: %s found %v, the filter matches %v (rewritten %v)\nplan %v", seed, b, got, want, orToIn(filter), field(ex, "queryPlanner.winningPlan"))
+			t.Fatalf("seed %d: %s found %v, the filter matches %v (rewritten %v)\nplan %v", seed, b, got, want, orToIn(filter, nil), field(ex, "queryPlanner.winningPlan"))
 		}
 	}
 	if rewritten < 20 {

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/ttlkv/ttlkv/collation"
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
 
@@ -24,8 +25,8 @@ const explainVersion = "1"
 // planCacheKey (ttlkv's own hashes of the query's shape, see
 // queryShapeHash), and the three enumeration limits, never reached in
 // ttlkv's planner.
-func plannerHeader(ns string, filter bson.D, shape ...any) bson.D {
-	pq := parsedQuery(filter)
+func plannerHeader(ns string, filter bson.D, coll *collation.Collator, shape ...any) bson.D {
+	pq := parsedQuery(filter, coll)
 	qh := queryShapeHash(pq, shape...)
 	return bson.D{{Key: "namespace", Value: ns}, {Key: "indexFilterSet", Value: false},
 		{Key: "parsedQuery", Value: pq},
@@ -101,8 +102,8 @@ var matchTypeRank = map[string]int{
 // its branch, an $or of equalities on one path an $in (orToIn),
 // several predicates an $and sorted as mongod sorts them. An empty
 // filter is {}.
-func parsedQuery(filter bson.D) bson.D {
-	preds := normalisePreds(filter)
+func parsedQuery(filter bson.D, coll *collation.Collator) bson.D {
+	preds := normalisePreds(filter, coll)
 	switch len(preds) {
 	case 0:
 		return bson.D{}
@@ -122,22 +123,22 @@ func predsArray(preds []bson.D) bson.A {
 
 // normalisePreds is the filter's predicates, an implicit $and's
 // branches, each normalised and sorted.
-func normalisePreds(filter bson.D) []bson.D {
+func normalisePreds(filter bson.D, coll *collation.Collator) []bson.D {
 	var out []bson.D
-	for _, e := range orToIn(filter) {
+	for _, e := range orToIn(filter, coll) {
 		switch e.Key {
 		case "$and":
 			for _, b := range branches(e.Value) {
-				out = append(out, normalisePreds(b)...)
+				out = append(out, normalisePreds(b, coll)...)
 			}
 			continue
 		case "$or", "$nor":
 			var bs bson.A
 			for _, b := range branches(e.Value) {
-				bs = append(bs, parsedQuery(b))
+				bs = append(bs, parsedQuery(b, coll))
 			}
 			if e.Key == "$or" && len(bs) == 1 {
-				out = append(out, normalisePreds(bs[0].(bson.D))...)
+				out = append(out, normalisePreds(bs[0].(bson.D), coll)...)
 				continue
 			}
 			// mongod's canonical query sorts every $and, $or and $nor's
@@ -177,9 +178,9 @@ func normalisePreds(filter bson.D) []bson.D {
 			case "$ne":
 				out = append(out, bson.D{{Key: e.Key, Value: bson.D{{Key: "$not", Value: bson.D{{Key: "$eq", Value: op.Value}}}}}})
 			case "$nin":
-				out = append(out, bson.D{{Key: e.Key, Value: bson.D{{Key: "$not", Value: bson.D{{Key: "$in", Value: inValues(op.Value)}}}}}})
+				out = append(out, bson.D{{Key: e.Key, Value: bson.D{{Key: "$not", Value: bson.D{{Key: "$in", Value: inValues(op.Value, coll)}}}}}})
 			case "$in":
-				vals := inValues(op.Value)
+				vals := inValues(op.Value, coll)
 				if a, ok := vals.(bson.A); ok && len(a) == 1 {
 					if _, isRe := a[0].(bson.Regex); !isRe {
 						out = append(out, bson.D{{Key: e.Key, Value: bson.D{{Key: "$eq", Value: a[0]}}}})
@@ -230,7 +231,7 @@ func treeBranches(p bson.D) []bson.D {
 // inValues is an $in's (or $nin's) list as mongod's InMatchExpression
 // serializes it: the equalities sorted and without duplicates, then the
 // regexes as given. Anything but an array is returned as is.
-func inValues(v any) any {
+func inValues(v any, coll *collation.Collator) any {
 	a, ok := v.(bson.A)
 	if !ok {
 		return v
@@ -243,7 +244,7 @@ func inValues(v any) any {
 			eqs = append(eqs, x)
 		}
 	}
-	return sortedInValues(eqs, regexes)
+	return sortedInValues(eqs, regexes, coll)
 }
 
 // regexPred is {path: {$regex: pattern}}, with $options when there are
@@ -330,3 +331,7 @@ func explainCommand(inner bson.D, dbName string) bson.D {
 	}
 	return append(slices.Clone(inner), bson.E{Key: "$db", Value: dbName})
 }
+
+// simpleParsedQuery is parsedQuery under the simple collation, for the
+// $match stages an aggregate's explain lists.
+func simpleParsedQuery(filter bson.D) bson.D { return parsedQuery(filter, nil) }

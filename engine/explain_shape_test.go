@@ -345,7 +345,7 @@ func TestExplainParsedQuery(t *testing.T) {
 		{`{"a": {"$regex": "^x", "$options": "i"}}`, `{"a": {"$regex": "^x", "$options": "i"}}`},
 		{`{"a": {"$exists": true}, "b": 1}`, `{"$and": [{"b": {"$eq": 1}}, {"a": {"$exists": true}}]}`},
 	} {
-		sameValue(t, c.filter, parsedQuery(ejson(t, c.filter)), c.want)
+		sameValue(t, c.filter, parsedQuery(ejson(t, c.filter), nil), c.want)
 	}
 }
 

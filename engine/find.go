@@ -92,7 +92,7 @@ func (db *DB) findPlan(dbName, name string, filter bson.D, o FindOptions) (*coll
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	if rewritten, changed := rewriteOrToIn(filter); changed {
+	if rewritten, changed := rewriteOrToIn(filter, nil); changed {
 		// Planned as mongod plans it: an $or of equalities on one path
 		// is an $in, one index scan with a point a value. The filter as
 		// given was parsed first, so its errors are the ones reported.

@@ -4,7 +4,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/ttlkv/ttlkv/document"
+	"github.com/ttlkv/ttlkv/collation"
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
 
@@ -29,13 +29,13 @@ import (
 // keeps what matches: an equality and a regex match the same documents
 // as one $in value. filter is not modified; it is returned as is when
 // nothing changes.
-func orToIn(filter bson.D) bson.D {
-	out, _ := rewriteOrToIn(filter)
+func orToIn(filter bson.D, coll *collation.Collator) bson.D {
+	out, _ := rewriteOrToIn(filter, coll)
 	return out
 }
 
 // rewriteOrToIn is orToIn, and whether it changed anything.
-func rewriteOrToIn(filter bson.D) (bson.D, bool) {
+func rewriteOrToIn(filter bson.D, coll *collation.Collator) (bson.D, bool) {
 	var out bson.D
 	for i, e := range filter {
 		var nv any
@@ -43,10 +43,10 @@ func rewriteOrToIn(filter bson.D) (bson.D, bool) {
 		switch e.Key {
 		case "$and", "$or", "$nor":
 			if a, ok := e.Value.(bson.A); ok {
-				na, c := branchesOrToIn(a)
+				na, c := branchesOrToIn(a, coll)
 				nv, changed = na, c
 				if e.Key == "$or" {
-					if in, rest, ok := mergeEqualities(na); ok {
+					if in, rest, ok := mergeEqualities(na, coll); ok {
 						if len(rest) == 0 {
 							out = addPredicate(ensureCopy(out, filter, i), filter, in)
 							continue
@@ -55,6 +55,8 @@ func rewriteOrToIn(filter bson.D) (bson.D, bool) {
 					}
 				}
 			}
+		default:
+			nv, changed = elemMatchOrToIn(e.Value, coll)
 		}
 		if changed {
 			out = append(ensureCopy(out, filter, i), bson.E{Key: e.Key, Value: nv})
@@ -96,7 +98,7 @@ func addPredicate(d, orig bson.D, p bson.D) bson.D {
 }
 
 // branchesOrToIn rewrites each branch of an $and, $or or $nor.
-func branchesOrToIn(a bson.A) (bson.A, bool) {
+func branchesOrToIn(a bson.A, coll *collation.Collator) (bson.A, bool) {
 	var out bson.A
 	for i, b := range a {
 		d, ok := b.(bson.D)
@@ -106,7 +108,7 @@ func branchesOrToIn(a bson.A) (bson.A, bool) {
 			}
 			continue
 		}
-		nd, changed := rewriteOrToIn(d)
+		nd, changed := rewriteOrToIn(d, coll)
 		if !changed {
 			if out != nil {
 				out = append(out, b)
@@ -127,7 +129,7 @@ func branchesOrToIn(a bson.A) (bson.A, bool) {
 // mergeEqualities finds the $or branches that count (orToIn) on the
 // first counting branch's path; with two or more it returns their $in
 // and the other branches.
-func mergeEqualities(branches bson.A) (in bson.D, rest bson.A, ok bool) {
+func mergeEqualities(branches bson.A, coll *collation.Collator) (in bson.D, rest bson.A, ok bool) {
 	path := ""
 	var eqs, regexes bson.A
 	n := 0
@@ -151,18 +153,21 @@ func mergeEqualities(branches bson.A) (in bson.D, rest bson.A, ok bool) {
 	if n < 2 {
 		return nil, nil, false
 	}
-	return bson.D{{Key: path, Value: bson.D{{Key: "$in", Value: sortedInValues(eqs, regexes)}}}}, rest, true
+	return bson.D{{Key: path, Value: bson.D{{Key: "$in", Value: sortedInValues(eqs, regexes, coll)}}}}, rest, true
 }
 
 // sortedInValues is an $in's list from its equalities and regexes, as
-// mongod's InMatchExpression keeps it: the equalities sorted and without
-// duplicates (by BSON comparison), then the regexes as given.
-func sortedInValues(eqs, regexes bson.A) bson.A {
+// mongod's InMatchExpression keeps it once given the query's collator:
+// the equalities sorted and without duplicates under coll (nil, the
+// simple collation, is BSON comparison; under {locale: "en", strength:
+// 2} "A" and "a" are one value, the first given), then the regexes as
+// given.
+func sortedInValues(eqs, regexes bson.A, coll *collation.Collator) bson.A {
 	eqs = slices.Clone(eqs)
-	slices.SortStableFunc(eqs, func(a, b any) int { return document.Compare(a, b) })
+	slices.SortStableFunc(eqs, coll.CompareValues)
 	vals := make(bson.A, 0, len(eqs)+len(regexes))
 	for i, v := range eqs {
-		if i > 0 && document.Compare(eqs[i-1], v) == 0 {
+		if i > 0 && coll.CompareValues(vals[len(vals)-1], v) == 0 {
 			continue
 		}
 		vals = append(vals, v)
@@ -232,4 +237,38 @@ func orBranchValue(d bson.D) (path string, v any, isRegex, ok bool) {
 	default:
 		return path, x, false, true
 	}
+}
+
+// elemMatchOrToIn rewrites the $or's inside an {$elemMatch: {...}} of a
+// field's operators, as mongod's optimizer rewrites an $elemMatch's
+// sub-expression: {a: {$elemMatch: {$or: [{b: 1}, {b: 2}]}}} is
+// {a: {$elemMatch: {b: {$in: [1, 2]}}}}. v is returned as is, with
+// false, when nothing changes.
+func elemMatchOrToIn(v any, coll *collation.Collator) (any, bool) {
+	ops, ok := v.(bson.D)
+	if !ok {
+		return v, false
+	}
+	var out bson.D
+	for i, op := range ops {
+		sub, isDoc := op.Value.(bson.D)
+		if op.Key != "$elemMatch" || !isDoc {
+			if out != nil {
+				out = append(out, op)
+			}
+			continue
+		}
+		nsub, changed := rewriteOrToIn(sub, coll)
+		if !changed {
+			if out != nil {
+				out = append(out, op)
+			}
+			continue
+		}
+		out = append(ensureCopy(out, ops, i), bson.E{Key: op.Key, Value: nsub})
+	}
+	if out == nil {
+		return v, false
+	}
+	return out, true
 }

@@ -420,7 +420,7 @@ func textParsedFilter(filter bson.D, m *catalog.Coll) bson.D {
 func textPrefixEqualities(p *plan) (paths []string, preds map[string]bson.D) {
 	pre, _ := indexkey.TextFields(p.ix.Key)
 	preds = map[string]bson.D{}
-	for _, pr := range normalisePreds(p.filterRaw) {
+	for _, pr := range normalisePreds(p.filterRaw, p.filter.Collator()) {
 		if len(pr) != 1 {
 			continue
 		}
@@ -457,7 +457,7 @@ func textIndexPrefix(p *plan) bson.D {
 func textFetchFilter(p *plan) bson.D {
 	paths, _ := textPrefixEqualities(p)
 	var rest []bson.D
-	for _, pr := range normalisePreds(p.filterRaw) {
+	for _, pr := range normalisePreds(p.filterRaw, p.filter.Collator()) {
 		if len(pr) == 1 && (pr[0].Key == "$text" || slices.Contains(paths, pr[0].Key)) {
 			if op, ok := pr[0].Value.(bson.D); pr[0].Key == "$text" || ok && len(op) == 1 && op[0].Key == "$eq" {
 				continue

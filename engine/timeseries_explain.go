@@ -44,7 +44,7 @@ func (db *DB) tsExplainFind(ctx context.Context, dbName string, inner bson.D, p 
 	scanD, _ := scan.(bson.D)
 	info := p.ts
 	bucketsNs := dbName + "." + tsBucketsPre + p.m.Name
-	qp := append(plannerHeader(bucketsNs, info.bucket, "find"),
+	qp := append(plannerHeader(bucketsNs, info.bucket, p.filter.Collator(), "find"),
 		bson.E{Key: "winningPlan", Value: planOnly(scanD)}, bson.E{Key: "rejectedPlans", Value: bson.A{}})
 	cursor := bson.D{{Key: "queryPlanner", Value: qp}}
 	if execute {
@@ -146,7 +146,7 @@ func (db *DB) tsUnpackStage(p *plan) bson.D {
 		ev = p.filterRaw
 	}
 	if len(ev) > 0 {
-		spec = append(spec, bson.E{Key: "eventFilter", Value: parsedQuery(ev)})
+		spec = append(spec, bson.E{Key: "eventFilter", Value: parsedQuery(ev, nil)})
 	}
 	return bson.D{{Key: "$_internalUnpackBucket", Value: spec}}
 }
