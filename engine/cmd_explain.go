@@ -355,7 +355,7 @@ func cmdExplain(ctx context.Context, db *DB, dbName string, cmd bson.D) (bson.D,
 			return nil, err
 		}
 		plannerFilter, shape = s.Filter, []any{"delete"}
-		_, p, q, err := db.findPlan(dbName, name, s.Filter, FindOptions{Hint: s.Hint})
+		_, p, q, err := db.findPlan(dbName, name, s.Filter, FindOptions{Hint: s.Hint, Collation: s.Collation})
 		if err != nil {
 			return nil, err
 		}
