@@ -950,10 +950,10 @@ func TranslateRegex(pattern, options string) (re *regexp.Regexp, badFlag rune, e
 	if extended {
 		pattern = stripExtended(pattern)
 	}
-	pattern = pcreClasses(pattern, ucp)
-	if newline != "" && !strings.ContainsRune(flags, 's') {
-		pattern = pcreDots(pattern, newline)
+	if strings.ContainsRune(flags, 's') {
+		newline = "" // '.' matches every character
 	}
+	pattern = pcreClasses(pattern, ucp, newline)
 	if flags != "" {
 		pattern = "(?" + flags + ")" + pattern
 	}
@@ -974,9 +974,11 @@ var pcreSets = map[byte]string{
 // (mongod's regex library) gives them; escapes inside \Q...\E are left.
 // Inside a class the negated forms stay RE2's. With ucp ((*UCP) at the
 // pattern's start) \d, \w, \s and the POSIX classes take their Unicode
-// members, as PCRE's do: \d is \p{Nd}, [:alpha:] \p{L}.
-func pcreClasses(p string, ucp bool) string {
-	if !strings.Contains(p, "\\") && (!ucp || !strings.Contains(p, "[:")) {
+// members, as PCRE's do: \d is \p{Nd}, [:alpha:] \p{L}. With a
+// newline convention (newline, the line ends as members of a class) each
+// '.' outside a class refuses those line ends instead of '\n'.
+func pcreClasses(p string, ucp bool, newline string) string {
+	if !strings.Contains(p, "\\") && (!ucp || !strings.Contains(p, "[:")) && (newline == "" || !strings.Contains(p, ".")) {
 		return p
 	}
 	var b strings.Builder
@@ -1057,6 +1059,8 @@ func pcreClasses(p string, ucp bool) string {
 		case c == ']' && inClass:
 			inClass = false
 			b.WriteByte(c)
+		case c == '.' && !inClass && newline != "":
+			b.WriteString(`[^` + newline + `]`)
 		default:
 			b.WriteByte(c)
 		}

@@ -2,7 +2,6 @@ package query
 
 import (
 	"regexp"
-	"strings"
 )
 
 // PCRE reads options written at the very start of a pattern, such as
@@ -83,49 +82,4 @@ func pcreStart(p string) (rest string, ucp bool, newline string) {
 		}
 		p = p[len(m[0]):]
 	}
-}
-
-// pcreDots rewrites each '.' outside a class and \Q...\E to refuse the
-// newline convention's line ends instead of '\n'.
-func pcreDots(p, newline string) string {
-	var b strings.Builder
-	inClass := false
-	for i := 0; i < len(p); i++ {
-		c := p[i]
-		switch {
-		case c == '\\' && i+1 < len(p):
-			if p[i+1] == 'Q' {
-				end := strings.Index(p[i+2:], `\E`)
-				if end < 0 {
-					b.WriteString(p[i:])
-					return b.String()
-				}
-				b.WriteString(p[i : i+2+end+2])
-				i += 1 + end + 2
-				continue
-			}
-			b.WriteByte(c)
-			b.WriteByte(p[i+1])
-			i++
-		case c == '[' && !inClass:
-			inClass = true
-			b.WriteByte(c)
-			if i+1 < len(p) && p[i+1] == '^' {
-				b.WriteByte('^')
-				i++
-			}
-			if i+1 < len(p) && p[i+1] == ']' {
-				b.WriteByte(']')
-				i++
-			}
-		case c == ']' && inClass:
-			inClass = false
-			b.WriteByte(c)
-		case c == '.' && !inClass:
-			b.WriteString(`[^` + newline + `]`)
-		default:
-			b.WriteByte(c)
-		}
-	}
-	return b.String()
 }
