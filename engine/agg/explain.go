@@ -424,29 +424,9 @@ func constantExpr(v any) bool {
 func explainFieldsOf(d bson.D, val func(any) any) bson.D {
 	out := bson.D{}
 	for _, e := range d {
-		out = setDotted(out, e.Key, val(e.Value))
+		out = setNested(out, strings.Split(e.Key, "."), val(e.Value))
 	}
 	return out
-}
-
-// setDotted sets the dotted path in d to v, nesting documents.
-func setDotted(d bson.D, path string, v any) bson.D {
-	head, rest, nested := strings.Cut(path, ".")
-	for i, e := range d {
-		if e.Key == head {
-			if nested {
-				sub, _ := e.Value.(bson.D)
-				d[i].Value = setDotted(sub, rest, v)
-			} else {
-				d[i].Value = v
-			}
-			return d
-		}
-	}
-	if nested {
-		return append(d, bson.E{Key: head, Value: setDotted(bson.D{}, rest, v)})
-	}
-	return append(d, bson.E{Key: head, Value: v})
 }
 
 // explainFields is an $addFields' or $set's spec: each field an
@@ -503,7 +483,7 @@ func explainProject(spec any) any {
 	if _, hasID := specField(d, "_id"); exclusion && !(len(d) == 1 && hasID) {
 		out := bson.D{}
 		for _, e := range flattenProj(d, "") {
-			out = setDotted(out, e.Key, false)
+			out = setNested(out, strings.Split(e.Key, "."), false)
 		}
 		if !hasID {
 			out = append(out, bson.E{Key: "_id", Value: true})
@@ -514,11 +494,11 @@ func explainProject(spec any) any {
 	for _, e := range flattenProj(d, "") {
 		if on, isFlag := projFlagOf(e.Value); isFlag {
 			if e.Key == "_id" || on {
-				out = setDotted(out, e.Key, on)
+				out = setNested(out, strings.Split(e.Key, "."), on)
 			}
 			continue
 		}
-		out = setDotted(out, e.Key, explainExpr(e.Value))
+		out = setNested(out, strings.Split(e.Key, "."), explainExpr(e.Value))
 	}
 	return out
 }
