@@ -74,7 +74,16 @@ func idKeyOf(m *catalog.Coll, d bson.D) []byte {
 // carries what its document's delete needs (ttlEntryValue), and in a
 // clustered collection, where the _id entry holds the document and the
 // others its _id keystring (a TTL index's inside its carried value).
+// An index that keeps type bits (typebits.go) carries them instead when
+// the key loses something of the document's values; a TTL index's
+// entry then carries no TTL value, which only a date needs (a key of
+// another type never expires).
 func entryValue(m *catalog.Coll, ix *catalog.Index, d bson.D, raw []byte) []byte {
+	if keepsTypeBits(m, ix) {
+		if tb := typeBitsOf(ix, d); tb != nil {
+			return tb
+		}
+	}
 	if carriesTTLValue(m, ix) {
 		return ttlEntryValue(m, d, raw)
 	}

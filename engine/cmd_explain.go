@@ -161,7 +161,11 @@ func cmdExplain(ctx context.Context, db *DB, dbName string, cmd bson.D) (bson.D,
 			winning = bson.D{{Key: "stage", Value: "SKIP"}, {Key: "skipAmount", Value: int32OrLong(o.Skip)}, {Key: "inputStage", Value: winning}}
 		}
 		if len(o.Projection) > 0 {
-			winning = bson.D{{Key: "stage", Value: projectionStage(o.Projection)}, {Key: "transformBy", Value: o.Projection}, {Key: "inputStage", Value: winning}}
+			stage := projectionStage(o.Projection)
+			if p.covered {
+				stage = "PROJECTION_COVERED"
+			}
+			winning = bson.D{{Key: "stage", Value: stage}, {Key: "transformBy", Value: o.Projection}, {Key: "inputStage", Value: winning}}
 		}
 		if lim > 0 && !sortLimited {
 			winning = bson.D{{Key: "stage", Value: "LIMIT"}, {Key: "limitAmount", Value: int32OrLong(lim)}, {Key: "inputStage", Value: winning}}

@@ -209,6 +209,10 @@ func (db *DB) recordQuery(c *coll, f *query.Filter, srt *query.Sort, o FindOptio
 		limit = -limit
 	}
 	q := newQueryExec(p, o.Skip, limit, proj)
+	if !o.ReturnKey && !o.ShowRecordID && o.Min == nil && o.Max == nil && !o.Tailable && coverable(p, o.Projection) {
+		p.covered = true
+		q.sc.cover = indexkey.Fields(p.ix.Key)
+	}
 	q.returnKey = o.ReturnKey
 	if o.ReturnKey && p.ix != nil && !isTextKey(p.ix.Key) && !indexkey.IsWildcard(p.ix.Key) && !(c.m().Clustered && p.ix.ID == idIndexID) {
 		q.sc.indexKeys = true // the scan keeps the keys it reads by

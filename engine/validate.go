@@ -151,7 +151,9 @@ func (db *DB) Validate(ctx context.Context, dbName, name string) (*ValidateResul
 				}
 				for _, k := range keys {
 					full := lsm.IndexKey(m.ID, ix.ID, k, rid)
-					if carriesTTLValue(m, ix) {
+					if keepsTypeBits(m, ix) {
+						expected[i][string(full)] = string(entryValue(m, ix, d, raw))
+					} else if carriesTTLValue(m, ix) {
 						expected[i][string(full)] = string(ttlEntryValue(m, d, raw))
 					} else if m.Clustered && ix.ID != idIndexID {
 						expected[i][string(full)] = string(idKeyOf(m, d))
@@ -168,7 +170,7 @@ func (db *DB) Validate(ctx context.Context, dbName, name string) (*ValidateResul
 			}
 		}
 		for i, ix := range m.Indexes {
-			withValue := (m.Clustered && ix.ID != idIndexID) || carriesTTLValue(m, ix)
+			withValue := (m.Clustered && ix.ID != idIndexID) || carriesTTLValue(m, ix) || keepsTypeBits(m, ix)
 			it := txn.NewIter(lsm.IterOptions{Prefix: lsm.IndexPrefix(m.ID, ix.ID), KeysOnly: !withValue})
 			for it.Next() {
 				res.KeysPerIndex[ix.Name]++
@@ -186,6 +188,14 @@ func (db *DB) Validate(ctx context.Context, dbName, name string) (*ValidateResul
 						return err
 					}
 					switch {
+					case keepsTypeBits(m, ix):
+						// Its type bits (or TTL value) are its document's;
+						// an entry of an index made TTL since it was
+						// written carries no TTL value.
+						if string(v) != want && !(len(v) == 0 && isTTLEntry([]byte(want))) {
+							res.badIndex(ix.Name)
+							fail("index %s: the entry for record %d carries other type bits than its document's values", ix.Name, rid)
+						}
 					case m.Clustered && carriesTTLValue(m, ix) && !isTTLEntry(v):
 						// Written before the carried value: the bare
 						// _id keystring, read the old way.

@@ -328,8 +328,9 @@ func (w *writeCtx) insertAt(rid uint64, d bson.D, raw []byte, at int) error {
 	for i, ix := range w.m.Indexes {
 		for _, k := range keys[i] {
 			var err error
-			if carriesTTLValue(w.m, ix) {
-				// Built here: the transaction may keep it.
+			if carriesTTLValue(w.m, ix) && !(ix.TypeBits && mayNeedTypeBits(ix, k)) {
+				// Built here: the transaction may keep it. (A date's key
+				// loses nothing: no type bits.)
 				err = w.setIndexKeyOwned(ix, k, rid, w.ttlValue(keys, d, raw))
 			} else {
 				err = w.setIndexKey(ix, k, rid, entryValue(w.m, ix, d, raw))
@@ -441,6 +442,14 @@ func (w *writeCtx) replace(rid uint64, oldDoc, newDoc bson.D, raw []byte) error 
 				// is not told.
 				if err := w.txn.SetOwned(lsm.IndexKey(w.m.ID, ix.ID, k, rid), entryValue(w.m, ix, newDoc, raw)); err != nil {
 					return err
+				}
+			} else if keepsTypeBits(w.m, ix) && mayNeedTypeBits(ix, k) {
+				// The same key from other values (1 became 1.0, a field
+				// became null or missing): the type bits may differ.
+				if nv := entryValue(w.m, ix, newDoc, raw); !bytes.Equal(nv, entryValue(w.m, ix, oldDoc, nil)) {
+					if err := w.txn.SetOwned(lsm.IndexKey(w.m.ID, ix.ID, k, rid), nv); err != nil {
+						return err
+					}
 				}
 			}
 		}

@@ -1,0 +1,106 @@
+package engine
+
+import (
+	"strings"
+
+	"github.com/ttlkv/ttlkv/engine/internal/catalog"
+	"github.com/ttlkv/ttlkv/engine/internal/indexkey"
+	"go.mongodb.org/mongo-driver/v2/bson"
+)
+
+// coverable reports whether index plan p can answer a find with
+// projection proj from its index's entries alone, without reading a
+// document (mongod's PROJECTION_COVERED over an IXSCAN, no FETCH;
+// docs/commands.md, "Covered queries"):
+//
+//   - one scan of an index whose entries carry type bits (made since
+//     ttlkv kept them, so that its keys give back each value exactly),
+//     on an ordinary collection; not multikey (a document's key would
+//     be one element of an array), not bounded from a hinted partial
+//     index's whole range;
+//   - a filter whose every condition the index's bounds answer exactly
+//     (query.Filter.ExactPaths, as for a count of keys: no null, no
+//     $exists, $type, regular expression, $or, $expr...), on fields the
+//     index bounds;
+//   - no sort, or one the scan's order gives;
+//   - a projection that includes top-level fields only, each a field of
+//     the index, with _id excluded unless the index has it.
+//
+// A missing field keys as null; the type bits tell the two apart, so a
+// covered document leaves out a field its document lacks, as the
+// fetched one does (mongod's covered projection shows it as null).
+func coverable(p *plan, proj bson.D) bool {
+	if len(proj) == 0 || p == nil || p.ix == nil || p.or != nil || p.ts != nil || p.text != nil || p.near != nil ||
+		p.wcPath != "" || p.cwi != nil || p.whole {
+		return false
+	}
+	ix, m := p.ix, p.m
+	if !keepsTypeBits(m, ix) || m.Kind != catalog.KindNormal || ix.Multikey || ix.Collator() != nil || !typedIndex(m, ix) {
+		return false
+	}
+	if p.sort != nil && len(p.sort.Keys()) > 0 && !p.sortByIndex {
+		return false
+	}
+	fields := indexkey.Fields(ix.Key)
+	for i, f := range fields {
+		for j, g := range fields {
+			if i != j && (f.Path == g.Path || strings.HasPrefix(g.Path, f.Path+".")) {
+				return false // one field's value inside another's
+			}
+		}
+	}
+	if !p.filter.IsEmpty() {
+		paths, ok := p.filter.ExactPaths()
+		if !ok {
+			return false
+		}
+		_, bounded := fieldBounds(ix, p.filter, p.sort)
+		for _, path := range paths {
+			found := false
+			for i, f := range fields {
+				if f.Path == path && bounded[i] {
+					found = true
+					break
+				}
+			}
+			if !found {
+				return false
+			}
+		}
+	}
+	inIndex := func(name string) bool {
+		for _, f := range fields {
+			if f.Path == name {
+				return true
+			}
+		}
+		return false
+	}
+	included, idOut := false, false
+	for _, e := range proj {
+		if strings.ContainsAny(e.Key, ".$") {
+			return false
+		}
+		var on bool
+		switch v := e.Value.(type) {
+		case bool:
+			on = v
+		case int32, int64, float64, bson.Decimal128:
+			f, _ := asFloat(v)
+			on = f != 0
+		default:
+			return false // a computed field
+		}
+		switch {
+		case !on && e.Key == "_id":
+			idOut = true
+		case !on:
+			return false // an exclusion needs the whole document
+		case !inIndex(e.Key):
+			return false
+		default:
+			included = true
+		}
+	}
+	return included && (idOut || inIndex("_id"))
+}
