@@ -192,7 +192,12 @@ func (db *DB) Validate(ctx context.Context, dbName, name string) (*ValidateResul
 						// Its type bits (or TTL value) are its document's;
 						// an entry of an index made TTL since it was
 						// written carries no TTL value.
-						if string(v) != want && !(len(v) == 0 && isTTLEntry([]byte(want))) {
+						switch ttl := isTTLEntry([]byte(want)); {
+						case string(v) == want || len(v) == 0 && ttl:
+						case ttl:
+							res.badIndex(ix.Name)
+							fail("index %s: the entry for record %d carries another size or _id than its document's", ix.Name, rid)
+						default:
 							res.badIndex(ix.Name)
 							fail("index %s: the entry for record %d carries other type bits than its document's values", ix.Name, rid)
 						}
