@@ -113,6 +113,16 @@ func TestCoveredFieldOrderAndExactValues(t *testing.T) {
 	if got, _ := coveredPlan(t, db, `{"find": "c", "filter": {"a": {"$gte": -1}}, "projection": {"a": 1}, "sort": {"a": 1, "_id": 1}}`); got != "PROJECTION_COVERED IXSCAN" {
 		t.Errorf("stages %s, want PROJECTION_COVERED IXSCAN", got)
 	}
+	// The Go API's Find alike.
+	docs := cfind(t, db.Database("test").Collection("c"), mustDoc(t, `{"a": {"$gte": -1}}`),
+		&FindOptions{Projection: mustDoc(t, `{"a": 1}`), Sort: mustDoc(t, `{"a": 1, "_id": 1}`)})
+	arr := bson.A{}
+	for _, d := range docs {
+		arr = append(arr, d)
+	}
+	if got, w := canon(t, bson.D{{Key: "v", Value: arr}}), canon(t, want); got != w {
+		t.Errorf("Collection.Find\n got %s\nwant %s", got, w)
+	}
 }
 
 // Finds mongod does not cover, and ttlkv neither: each reads its

@@ -333,7 +333,7 @@ func (w *writeCtx) insertAt(rid uint64, d bson.D, raw []byte, at int) error {
 				// loses nothing: no type bits.)
 				err = w.setIndexKeyOwned(ix, k, rid, w.ttlValue(keys, d, raw))
 			} else {
-				err = w.setIndexKey(ix, k, rid, entryValue(w.m, ix, d, raw))
+				err = w.setIndexKey(ix, k, rid, entryValueFor(w.m, ix, k, d, raw))
 			}
 			if err != nil {
 				return err
