@@ -87,16 +87,6 @@ func entryValue(m *catalog.Coll, ix *catalog.Index, d bson.D, raw []byte) []byte
 	return untypedEntryValue(m, ix, d, raw)
 }
 
-// entryValueFor is entryValue for the entry of keystring k, which
-// skips looking for type bits when k's one field loses nothing
-// (mayNeedTypeBits): an ObjectId's or a date's.
-func entryValueFor(m *catalog.Coll, ix *catalog.Index, k []byte, d bson.D, raw []byte) []byte {
-	if ix.TypeBits && !mayNeedTypeBits(ix, k) {
-		return untypedEntryValue(m, ix, d, raw)
-	}
-	return entryValue(m, ix, d, raw)
-}
-
 // untypedEntryValue is entryValue without type bits.
 func untypedEntryValue(m *catalog.Coll, ix *catalog.Index, d bson.D, raw []byte) []byte {
 	if carriesTTLValue(m, ix) {

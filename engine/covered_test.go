@@ -419,3 +419,26 @@ func TestCoveredMatchesFetch(t *testing.T) {
 	t.Logf("%d of 60 finds covered", covered)
 	mustValidate(t, db, "test", "c")
 }
+
+// A find of one _id is mongod's IDHACK, which reads the document: its
+// projection is PROJECTION_SIMPLE over IDHACK, never covered, even of
+// _id alone; a range of _ids is covered.
+func TestCoveredNotIDHack(t *testing.T) {
+	t.Parallel()
+	db, _ := openMem(t)
+	mustRun(t, db, "test", `{"insert": "c", "documents": [{"_id": 1, "a": 1}, {"_id": {"$numberLong": "2"}}]}`)
+	got, st := coveredPlan(t, db, `{"find": "c", "filter": {"_id": 1}, "projection": {"_id": 1}}`)
+	if got != "PROJECTION_SIMPLE IDHACK" {
+		t.Errorf("stages %s, want PROJECTION_SIMPLE IDHACK", got)
+	}
+	figures(t, "IDHACK", st, "totalDocsExamined=1")
+	got, st = coveredPlan(t, db, `{"find": "c", "filter": {"_id": {"$gte": 1}}, "projection": {"_id": 1}}`)
+	if got != "PROJECTION_COVERED IXSCAN" {
+		t.Errorf("stages %s, want PROJECTION_COVERED IXSCAN", got)
+	}
+	figures(t, "range", st, "totalDocsExamined=0 nReturned=2")
+	r := mustRun(t, db, "test", `{"find": "c", "filter": {"_id": {"$gte": 1}}, "projection": {"_id": 1}}`)
+	if got, want := canon(t, bson.D{{Key: "v", Value: field(r, "cursor.firstBatch")}}), canon(t, mustDoc(t, `{"v": [{"_id": 1}, {"_id": {"$numberLong": "2"}}]}`)); got != want {
+		t.Errorf("covered _id range\n got %s\nwant %s", got, want)
+	}
+}

@@ -163,6 +163,11 @@ func (db *DB) findPlan(dbName, name string, filter bson.D, o FindOptions) (*coll
 	if err != nil {
 		return nil, nil, nil, err
 	}
+	if p := q.sc.p; p.covered && idHackable(p, filter, o) {
+		// mongod's IDHACK always reads the document: a projection over
+		// it is never covered.
+		p.covered, q.sc.cover = false, nil
+	}
 	if proj.NeedsGeoMeta() && q.sc.p.near == nil {
 		return nil, nil, nil, document.Errorf(document.CodeBadValue, "query requires $meta \"geoNearDistance\" or \"geoNearPoint\" metadata, but it is not available: the filter has no $near or $nearSphere")
 	}

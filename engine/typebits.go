@@ -84,13 +84,24 @@ func mayNeedTypeBits(ix *catalog.Index, k []byte) bool {
 // document that meets an array on a field's path has none: its keys
 // make the index multikey, which is never covered.
 func typeBitsOf(ix *catalog.Index, d bson.D) []byte {
-	var out []byte
-	lossy := false
+	out, lossy := appendTypeBits(nil, ix, d)
+	if !lossy {
+		return nil
+	}
+	return out
+}
+
+// appendTypeBits appends to dst the value typeBitsOf returns, and
+// reports whether there is one (lossy); when not, what it appended is
+// to be dropped.
+func appendTypeBits(dst []byte, ix *catalog.Index, d bson.D) (out []byte, lossy bool) {
+	start := len(dst)
+	out = append(dst, typeBitsV1)
 	for _, e := range ix.Key {
 		v, found, arr := indexkey.ScalarAt(d, e.Key)
 		switch {
 		case arr:
-			return nil
+			return out, false
 		case !found:
 			out = append(out, tbMissing)
 			lossy = true
@@ -105,13 +116,10 @@ func typeBitsOf(ix *catalog.Index, d bson.D) []byte {
 		}
 		var ok bool
 		if out, ok = appendValueBits(out, v, &lossy); !ok {
-			return []byte{typeBitsNone}
+			return append(out[:start], typeBitsNone), true
 		}
 	}
-	if !lossy {
-		return nil
-	}
-	return append([]byte{typeBitsV1}, out...)
+	return out, lossy
 }
 
 // appendValueBits appends the codes of the numbers within v, depth
