@@ -448,7 +448,8 @@ func cmdExplain(ctx context.Context, db *DB, dbName string, cmd bson.D) (bson.D,
 // projection_ast::Projection::isSimple), PROJECTION_DEFAULT for
 // anything else: an exclusion (it needs the whole document), a dotted
 // path, an expression, $slice, $elemMatch, $meta, a positional a.$.
-// ttlkv always fetches, so never mongod's PROJECTION_COVERED.
+// A find its index answers alone shows PROJECTION_COVERED instead
+// (coverable).
 func projectionStage(proj bson.D) string {
 	inclusion := false
 	for _, e := range proj {
