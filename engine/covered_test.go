@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/ttlkv/ttlkv/document"
+	"github.com/ttlkv/ttlkv/engine/internal/catalog"
+	"github.com/ttlkv/ttlkv/engine/internal/indexkey"
 	"github.com/ttlkv/ttlkv/lsm"
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
@@ -442,3 +444,70 @@ func TestCoveredNotIDHack(t *testing.T) {
 		t.Errorf("covered _id range\n got %s\nwant %s", got, want)
 	}
 }
+
+// An index built over documents already there carries their type bits;
+// a dotted field is rebuilt as its document (a missing x.y, when x is a
+// scalar, as missing); a Symbol, which keys as its string, makes its
+// entry unable to give its value: that document alone is read.
+func TestCoveredBuiltDottedSymbol(t *testing.T) {
+	t.Parallel()
+	db, _ := openMem(t)
+	mustRunD(t, db, "test", bson.D{{Key: "insert", Value: "c"}, {Key: "documents", Value: bson.A{
+		bson.D{{Key: "_id", Value: int32(1)}, {Key: "x", Value: bson.D{{Key: "y", Value: int64(5)}}}, {Key: "s", Value: "p"}},
+		bson.D{{Key: "_id", Value: int32(2)}, {Key: "x", Value: int32(3)}, {Key: "s", Value: bson.Symbol("p")}},
+		bson.D{{Key: "_id", Value: int32(3)}, {Key: "x", Value: bson.D{{Key: "y", Value: bson.D{{Key: "z", Value: 2.5}}}}}, {Key: "s", Value: "q"}},
+	}}})
+	mustRun(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"x.y": 1, "_id": 1}, "name": "xy_id"}, {"key": {"s": 1, "_id": 1}, "name": "s_id"}]}`)
+	got, st := coveredPlan(t, db, `{"find": "c", "filter": {"x.y": {"$gte": 1}}, "projection": {"_id": 1}}`)
+	if got != "PROJECTION_COVERED IXSCAN" {
+		t.Errorf("dotted: stages %s, want PROJECTION_COVERED IXSCAN", got)
+	}
+	figures(t, "dotted", st, "nReturned=1 totalDocsExamined=0")
+	r := mustRun(t, db, "test", `{"find": "c", "hint": "xy_id", "filter": {}, "projection": {"_id": 1}}`)
+	if got, want := canon(t, bson.D{{Key: "v", Value: field(r, "cursor.firstBatch")}}), canon(t, mustDoc(t, `{"v": [{"_id": 2}, {"_id": 1}, {"_id": 3}]}`)); got != want {
+		t.Errorf("dotted, whole index\n got %s\nwant %s", got, want)
+	}
+	// The entries themselves: x.y missing for _id 2, an int64 for _id 1,
+	// a double inside a document for _id 3.
+	m := db.lookup("test", "c").m()
+	fields := []string{}
+	err := db.store.View(func(txn *lsm.Txn) error {
+		it := txn.NewIter(lsm.IterOptions{Prefix: lsm.IndexPrefix(m.ID, m.Index("xy_id").ID)})
+		defer it.Close()
+		for it.Next() {
+			ks, _, _ := lsm.SplitIndexKey(it.Key())
+			v, err := it.Value()
+			if err != nil {
+				return err
+			}
+			d, ok := coveredDoc(indexkeyFields(m.Index("xy_id")), ks, v)
+			if !ok {
+				t.Errorf("entry %x %x: no document", ks, v)
+			}
+			fields = append(fields, canon(t, d))
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{`{"_id":{"$numberInt":"2"}}`, `{"x":{"y":{"$numberLong":"5"}},"_id":{"$numberInt":"1"}}`,
+		`{"x":{"y":{"z":{"$numberDouble":"2.5"}}},"_id":{"$numberInt":"3"}}`}
+	if strings.Join(fields, " ") != strings.Join(want, " ") {
+		t.Errorf("entries' documents\n got %v\nwant %v", fields, want)
+	}
+
+	got, st = coveredPlan(t, db, `{"find": "c", "filter": {"s": "p"}, "projection": {"s": 1, "_id": 1}}`)
+	if got != "PROJECTION_COVERED IXSCAN" {
+		t.Errorf("symbol: stages %s, want PROJECTION_COVERED IXSCAN", got)
+	}
+	figures(t, "symbol", st, "nReturned=2 totalKeysExamined=2 totalDocsExamined=1")
+	r = mustRun(t, db, "test", `{"find": "c", "filter": {"s": "p"}, "projection": {"s": 1, "_id": 1}}`)
+	if got, want := canon(t, bson.D{{Key: "v", Value: field(r, "cursor.firstBatch")}}), canon(t, mustDoc(t, `{"v": [{"s": "p", "_id": 1}, {"_id": 2, "s": {"$symbol": "p"}}]}`)); got != want {
+		t.Errorf("symbol\n got %s\nwant %s", got, want)
+	}
+	mustValidate(t, db, "test", "c")
+}
+
+// indexkeyFields returns ix's fields.
+func indexkeyFields(ix *catalog.Index) []indexkey.Field { return indexkey.Fields(ix.Key) }
