@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/ttlkv/ttlkv/engine/internal/catalog"
@@ -49,8 +50,11 @@ func coverable(p *plan, proj bson.D) bool {
 			}
 		}
 	}
+	var nulls []string
 	if !p.filter.IsEmpty() {
-		paths, ok := p.filter.ExactPaths()
+		var paths []string
+		var ok bool
+		paths, nulls, ok = p.filter.CoveredPaths()
 		if !ok {
 			return false
 		}
@@ -96,7 +100,7 @@ func coverable(p *plan, proj bson.D) bool {
 			idOut = true
 		case !on:
 			return false // an exclusion needs the whole document
-		case !inIndex(e.Key):
+		case !inIndex(e.Key) || slices.Contains(nulls, e.Key):
 			return false
 		default:
 			included = true

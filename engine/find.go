@@ -163,7 +163,7 @@ func (db *DB) findPlan(dbName, name string, filter bson.D, o FindOptions) (*coll
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	if p := q.sc.p; p.covered && idHackable(p, filter, o) {
+	if p := q.sc.p; p != nil && p.covered && idHackable(p, filter, o) {
 		// mongod's IDHACK always reads the document: a projection over
 		// it is never covered.
 		p.covered, q.sc.cover = false, nil
