@@ -20,12 +20,15 @@ import (
 //     be one element of an array), not bounded from a hinted partial
 //     index's whole range;
 //   - a filter whose every condition the index's bounds answer exactly
-//     (query.Filter.ExactPaths, as for a count of keys: no null, no
-//     $exists, $type, regular expression, $or, $expr...), on fields the
-//     index bounds;
+//     (query.Filter.CoveredPaths: as for a count of keys, and an
+//     equality to null; no $exists, $type, regular expression, $or,
+//     $expr...), on fields the index bounds; the filter runs on the
+//     values the entries give back;
 //   - no sort, or one the scan's order gives;
 //   - a projection that includes top-level fields only, each a field of
-//     the index, with _id excluded unless the index has it.
+//     the index and none a field the filter compares with null (its
+//     key is null's, undefined's or a missing field's: mongod's rule),
+//     with _id excluded unless the index has it.
 //
 // A missing field keys as null; the type bits tell the two apart, so a
 // covered document leaves out a field its document lacks, as the

@@ -376,7 +376,9 @@ func TestCoveredMatchesFetch(t *testing.T) {
 	for i := 0; i < 60; i++ {
 		filter := bson.D{}
 		for _, p := range []string{"a", "b"} {
-			switch r.IntN(4) {
+			switch r.IntN(5) {
+			case 3:
+				filter = append(filter, bson.E{Key: p, Value: nil})
 			case 0:
 				filter = append(filter, bson.E{Key: p, Value: bson.D{{Key: ops[r.IntN(len(ops))], Value: scalar()}}})
 			case 1:
@@ -511,3 +513,56 @@ func TestCoveredBuiltDottedSymbol(t *testing.T) {
 
 // indexkeyFields returns ix's fields.
 func indexkeyFields(ix *catalog.Index) []indexkey.Field { return indexkey.Fields(ix.Key) }
+
+// mongod's jstests/core/cover_null_queries.js, the finds: an equality
+// to null is covered when the null field is not projected (the keys
+// cannot tell null from missing) and the index is not multikey.
+func TestCoveredNullQueries(t *testing.T) {
+	t.Parallel()
+	db, _ := openMem(t)
+	mustRun(t, db, "test", `{"insert": "c", "documents": [{"_id": 1, "a": 1, "b": 1}, {"_id": 2, "a": 1, "b": null}, {"_id": 3, "a": null, "b": 1},
+		{"_id": 4, "a": null, "b": null}, {"_id": 5, "a": 2}, {"_id": 6, "b": 2}, {"_id": 7}]}`)
+	check := func(what, cmd, stages, want string) {
+		t.Helper()
+		if got, _ := coveredPlan(t, db, cmd); got != stages {
+			t.Errorf("%s: %s: stages %s, want %s", what, cmd, got, stages)
+		}
+		r := mustRun(t, db, "test", cmd)
+		var got []string
+		for _, d := range field(r, "cursor.firstBatch").(bson.A) {
+			got = append(got, canon(t, d.(bson.D)))
+		}
+		slices.Sort(got)
+		var w []string
+		for _, d := range mustDoc(t, `{"v": `+want+`}`)[0].Value.(bson.A) {
+			w = append(w, canon(t, d.(bson.D)))
+		}
+		slices.Sort(w)
+		if !slices.Equal(got, w) {
+			t.Errorf("%s: %s\n got %v\nwant %v", what, cmd, got, w)
+		}
+	}
+	mustRun(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"a": 1, "_id": 1}, "name": "a_id"}]}`)
+	check("null, _id projected", `{"find": "c", "filter": {"a": null}, "projection": {"_id": 1}}`, "PROJECTION_COVERED IXSCAN",
+		`[{"_id": 3}, {"_id": 4}, {"_id": 6}, {"_id": 7}]`)
+	check("b not in the index", `{"find": "c", "filter": {"a": null}, "projection": {"_id": 1, "b": 1}}`, "PROJECTION_SIMPLE FETCH IXSCAN",
+		`[{"_id": 3, "b": 1}, {"_id": 4, "b": null}, {"_id": 6, "b": 2}, {"_id": 7}]`)
+	check("the null field projected", `{"find": "c", "filter": {"a": null}, "projection": {"a": 1}}`, "PROJECTION_SIMPLE FETCH IXSCAN",
+		`[{"_id": 3, "a": null}, {"_id": 4, "a": null}, {"_id": 6}, {"_id": 7}]`)
+	check("the null field projected, _id not", `{"find": "c", "filter": {"a": null}, "projection": {"a": 1, "_id": 0}}`, "PROJECTION_SIMPLE FETCH IXSCAN",
+		`[{"a": null}, {"a": null}, {}, {}]`)
+	mustRun(t, db, "test", `{"insert": "c", "documents": [{"_id": 8, "a": []}]}`)
+	check("multikey", `{"find": "c", "filter": {"a": null, "_id": 3}, "projection": {"_id": 1}}`, "PROJECTION_SIMPLE FETCH IXSCAN", `[{"_id": 3}]`)
+	mustRun(t, db, "test", `{"delete": "c", "deletes": [{"q": {"_id": 8}, "limit": 1}]}`)
+
+	mustRun(t, db, "test", `{"dropIndexes": "c", "index": "*"}`)
+	mustRun(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"a": 1, "b": 1, "_id": 1}, "name": "a_b_id"}]}`)
+	check("$in and null", `{"find": "c", "filter": {"a": {"$in": [1, 2, 3]}, "b": null}, "projection": {"_id": 1}}`, "PROJECTION_COVERED IXSCAN",
+		`[{"_id": 2}, {"_id": 5}]`)
+	check("equality and null", `{"find": "c", "filter": {"a": 1, "b": null}, "projection": {"_id": 1}}`, "PROJECTION_COVERED IXSCAN", `[{"_id": 2}]`)
+
+	mustRun(t, db, "test", `{"dropIndexes": "c", "index": "*"}`)
+	mustRun(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"a": 1, "b": 1}, "name": "a_b"}]}`)
+	check("_id not in the index", `{"find": "c", "filter": {"a": {"$in": [1, 2, 3]}, "b": null}, "projection": {"_id": 1}}`, "PROJECTION_SIMPLE FETCH IXSCAN",
+		`[{"_id": 2}, {"_id": 5}]`)
+}
