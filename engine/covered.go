@@ -24,7 +24,9 @@ import (
 //     equality to null; no $exists, $type, regular expression, $or,
 //     $expr...), on fields the index bounds; the filter runs on the
 //     values the entries give back;
-//   - no sort, or one the scan's order gives;
+//   - no sort, one the scan's order gives, or one of the index's fields
+//     alone, which a SORT under the projection makes of the values the
+//     entries give back (under the query's collation);
 //   - a projection that includes top-level fields only, each a field of
 //     the index and none a field the filter compares with null (its
 //     key is null's, undefined's or a missing field's: mongod's rule),
@@ -42,10 +44,23 @@ func coverable(p *plan, proj bson.D) bool {
 	if !keepsTypeBits(m, ix) || m.Kind != catalog.KindNormal || ix.Multikey || ix.Collator() != nil || !typedIndex(m, ix) {
 		return false
 	}
-	if p.sort != nil && len(p.sort.Keys()) > 0 && !p.sortByIndex {
+	fields := indexkey.Fields(ix.Key)
+	inIndex := func(path string) bool {
+		for _, f := range fields {
+			if f.Path == path {
+				return true
+			}
+		}
 		return false
 	}
-	fields := indexkey.Fields(ix.Key)
+	if p.sort != nil && !p.sortByIndex {
+		// A sort in memory, of the values the entries give back.
+		for _, k := range p.sort.Keys() {
+			if !inIndex(k.Path) {
+				return false
+			}
+		}
+	}
 	for i, f := range fields {
 		for j, g := range fields {
 			if i != j && (f.Path == g.Path || strings.HasPrefix(g.Path, f.Path+".")) {
@@ -74,14 +89,6 @@ func coverable(p *plan, proj bson.D) bool {
 				return false
 			}
 		}
-	}
-	inIndex := func(name string) bool {
-		for _, f := range fields {
-			if f.Path == name {
-				return true
-			}
-		}
-		return false
 	}
 	included, idOut := false, false
 	for _, e := range proj {

@@ -341,6 +341,8 @@ func TestCoveredMatchesFetch(t *testing.T) {
 			return bson.D{{Key: "k", Value: int32(r.IntN(2))}, {Key: "f", Value: 0.5}}
 		case 8:
 			return bson.DateTime(int64(r.IntN(3)) * 1000)
+		case 9:
+			return math.NaN()
 		default:
 			return int32(r.IntN(3))
 		}
@@ -389,8 +391,12 @@ func TestCoveredMatchesFetch(t *testing.T) {
 		}
 		proj := projs[r.IntN(len(projs))]
 		find := bson.D{{Key: "find", Value: "c"}, {Key: "filter", Value: filter}, {Key: "projection", Value: proj}, {Key: "hint", Value: "a_b_id"}}
-		if r.IntN(2) == 0 {
+		switch r.IntN(3) {
+		case 0:
 			find = append(find, bson.E{Key: "sort", Value: bson.D{{Key: "a", Value: int32(-1)}, {Key: "b", Value: int32(1)}}})
+		case 1:
+			// A sort no index order gives: in memory, of the keys' values.
+			find = append(find, bson.E{Key: "sort", Value: bson.D{{Key: "b", Value: int32(1)}, {Key: "_id", Value: int32(1)}}})
 		}
 		ex := mustRunD(t, db, "test", bson.D{{Key: "explain", Value: find}, {Key: "verbosity", Value: "executionStats"}})
 		isCovered := strings.Join(stages(field(ex, "queryPlanner.winningPlan").(bson.D)), " ") == "PROJECTION_COVERED IXSCAN"
@@ -405,14 +411,17 @@ func TestCoveredMatchesFetch(t *testing.T) {
 		fetch[3] = bson.E{Key: "hint", Value: bson.D{{Key: "$natural", Value: int32(1)}}}
 		want := field(mustRunD(t, db, "test", fetch), "cursor.firstBatch").(bson.A)
 		var g, w []string
-		for _, s := range coveredByID(t, got) {
-			g = append(g, s)
+		for _, d := range got {
+			g = append(g, sortedFields(t, d.(bson.D)))
 		}
-		for _, s := range coveredByID(t, want) {
-			w = append(w, s)
+		for _, d := range want {
+			w = append(w, sortedFields(t, d.(bson.D)))
 		}
-		slices.Sort(g)
-		slices.Sort(w)
+		if ordered := len(find) == 5 && find[4].Value.(bson.D)[0].Key == "b"; !ordered {
+			// Ties of {a: -1, b: 1}, or no sort: any order.
+			slices.Sort(g)
+			slices.Sort(w)
+		}
 		if !slices.Equal(g, w) {
 			t.Errorf("%v (covered %v)\n got %v\nwant %v", find, isCovered, g, w)
 		}
@@ -565,4 +574,52 @@ func TestCoveredNullQueries(t *testing.T) {
 	mustRun(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"a": 1, "b": 1}, "name": "a_b"}]}`)
 	check("_id not in the index", `{"find": "c", "filter": {"a": {"$in": [1, 2, 3]}, "b": null}, "projection": {"_id": 1}}`, "PROJECTION_SIMPLE FETCH IXSCAN",
 		`[{"_id": 2}, {"_id": 5}]`)
+}
+
+// mongod's covered_index_sort_no_fetch_optimization.js: a sort no index
+// order gives, of index fields only, sorts the values the entries give
+// back (PROJECTION_COVERED over SORT over IXSCAN); one that names
+// another field fetches; the query's collation orders the strings.
+func TestCoveredBlockingSort(t *testing.T) {
+	t.Parallel()
+	db, _ := openMem(t)
+	mustRun(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"a": 1, "b": 1}, "name": "a_b"}]}`)
+	mustRun(t, db, "test", `{"insert": "c", "documents": [{"a": 1, "b": 1, "c": 1}, {"a": 1, "b": 2, "c": 2}, {"a": 2, "b": 1, "c": 3}, {"a": 2, "b": 2, "c": 4}, {"a": -1, "b": 1, "c": 5}]}`)
+	for _, c := range []struct{ cmd, stages, want string }{
+		{`{"find": "c", "filter": {"a": {"$lt": 2}}, "projection": {"b": 1, "_id": 0}, "sort": {"b": 1}}`, "PROJECTION_COVERED SORT IXSCAN",
+			`[{"b": 1}, {"b": 1}, {"b": 2}]`},
+		{`{"find": "c", "filter": {"a": {"$gt": 0}}, "projection": {"a": 1, "b": 1, "_id": 0}, "sort": {"b": 1, "a": -1}}`, "PROJECTION_COVERED SORT IXSCAN",
+			`[{"a": 2, "b": 1}, {"a": 1, "b": 1}, {"a": 2, "b": 2}, {"a": 1, "b": 2}]`},
+		{`{"find": "c", "filter": {"a": {"$gt": 0}}, "projection": {"b": 1, "_id": 0}, "sort": {"c": 1, "b": 1}}`, "PROJECTION_SIMPLE SORT FETCH IXSCAN",
+			`[{"b": 1}, {"b": 2}, {"b": 1}, {"b": 2}]`},
+	} {
+		if got, st := coveredPlan(t, db, c.cmd); got != c.stages {
+			t.Errorf("%s: stages %s, want %s", c.cmd, got, c.stages)
+		} else if strings.HasPrefix(got, "PROJECTION_COVERED") {
+			figures(t, c.cmd, st, "totalDocsExamined=0")
+		}
+		r := mustRun(t, db, "test", c.cmd)
+		if got, want := canon(t, bson.D{{Key: "v", Value: field(r, "cursor.firstBatch")}}), canon(t, mustDoc(t, `{"v": `+c.want+`}`)); got != want {
+			t.Errorf("%s\n got %s\nwant %s", c.cmd, got, want)
+		}
+	}
+	mustRun(t, db, "test", `{"insert": "c", "documents": [{"a": 1, "b": "A"}, {"a": 1, "b": "a"}]}`)
+	const cmd = `{"find": "c", "filter": {}, "projection": {"a": 1, "b": 1, "_id": 0}, "collation": {"locale": "en_US", "strength": 3}, "sort": {"a": 1, "b": 1}, "hint": {"a": 1, "b": 1}}`
+	if got, _ := coveredPlan(t, db, cmd); got != "PROJECTION_COVERED SORT IXSCAN" {
+		t.Errorf("collated sort: stages %s, want PROJECTION_COVERED SORT IXSCAN", got)
+	}
+	r := mustRun(t, db, "test", cmd)
+	want := `[{"a": -1, "b": 1}, {"a": 1, "b": 1}, {"a": 1, "b": 2}, {"a": 1, "b": "a"}, {"a": 1, "b": "A"}, {"a": 2, "b": 1}, {"a": 2, "b": 2}]`
+	if got, w := canon(t, bson.D{{Key: "v", Value: field(r, "cursor.firstBatch")}}), canon(t, mustDoc(t, `{"v": `+want+`}`)); got != w {
+		t.Errorf("collated sort\n got %s\nwant %s", got, w)
+	}
+}
+
+// sortedFields returns d's canonical extended JSON with its fields in
+// name order.
+func sortedFields(t *testing.T, d bson.D) string {
+	t.Helper()
+	d = slices.Clone(d)
+	slices.SortFunc(d, func(a, b bson.E) int { return strings.Compare(a.Key, b.Key) })
+	return canon(t, d)
 }

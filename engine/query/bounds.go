@@ -417,9 +417,10 @@ func (f *Filter) ExactPaths() (paths []string, ok bool) {
 // runs the filter on them (a covered find, whose index entries give
 // back the values): it also takes an equality to null ({a: null},
 // {a: {$eq: null}}), whose bounds hold the keys of null, undefined and
-// a missing field. nulls are the paths of such equalities, which a
-// covered find does not project (mongod's rule: its keys cannot tell
-// null from missing).
+// a missing field, and $lt and $lte of a number, whose bounds also hold
+// NaN. nulls are the paths of null equalities, which a covered find
+// does not project (mongod's rule: its keys cannot tell null from
+// missing).
 func (f *Filter) CoveredPaths() (paths, nulls []string, ok bool) {
 	return f.exactPaths(true)
 }
@@ -452,8 +453,9 @@ func (f *Filter) exactPaths(withNull bool) (paths, nulls []string, ok bool) {
 					}
 				case opLt, opLte:
 					// Numbers' bounds start below every number, NaN
-					// included, which $lt and $lte do not match.
-					if !exactScalar(t.arg) || document.CanonicalType(t.arg) == document.ClassNumber {
+					// included, which $lt and $lte do not match (a
+					// reader that runs the filter leaves NaN out).
+					if !exactScalar(t.arg) || !withNull && document.CanonicalType(t.arg) == document.ClassNumber {
 						return false
 					}
 				case opIn:
