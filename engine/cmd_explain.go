@@ -165,7 +165,12 @@ func cmdExplain(ctx context.Context, db *DB, dbName string, cmd bson.D) (bson.D,
 			if p.covered {
 				stage = "PROJECTION_COVERED"
 			}
-			winning = bson.D{{Key: "stage", Value: stage}, {Key: "transformBy", Value: o.Projection}, {Key: "inputStage", Value: winning}}
+			proj := bson.D{{Key: "stage", Value: stage}, {Key: "transformBy", Value: o.Projection}}
+			if p.covered && lim == 0 && projectionKeepsSort(o.Projection, p.sort) {
+				winning = underSort(winning, proj)
+			} else {
+				winning = append(proj, bson.E{Key: "inputStage", Value: winning})
+			}
 		}
 		if lim > 0 && !sortLimited {
 			winning = bson.D{{Key: "stage", Value: "LIMIT"}, {Key: "limitAmount", Value: int32OrLong(lim)}, {Key: "inputStage", Value: winning}}

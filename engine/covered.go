@@ -6,8 +6,55 @@ import (
 
 	"github.com/ttlkv/ttlkv/engine/internal/catalog"
 	"github.com/ttlkv/ttlkv/engine/internal/indexkey"
+	"github.com/ttlkv/ttlkv/engine/query"
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
+
+// projectionKeepsSort reports whether a covered find's projection proj
+// keeps every field of srt, a sort in memory (nil or given by the
+// scan: false): mongod's planner then moves the projection under the
+// SORT (tryPushdownProjectBeneathSort: no computed field, not a top-k
+// sort, every sort field kept), so SORT is over PROJECTION_COVERED.
+func projectionKeepsSort(proj bson.D, srt *query.Sort) bool {
+	keys := srt.Keys()
+	if len(keys) == 0 {
+		return false
+	}
+	for _, k := range keys {
+		kept := k.Path == "_id"
+		for _, e := range proj {
+			if e.Key == k.Path {
+				f, isNum := asFloat(e.Value)
+				b, isBool := e.Value.(bool)
+				kept = isNum && f != 0 || isBool && b
+			}
+		}
+		if !kept {
+			return false
+		}
+	}
+	return true
+}
+
+// underSort returns explain's tree with stage (a projection without
+// its input) moved under its SORT: SORT (or SKIP over SORT) over the
+// projection over what the SORT read. A tree without a SORT there gets
+// the projection on top.
+func underSort(tree, stage bson.D) bson.D {
+	sortDoc := tree
+	if name, _ := get(tree, "stage"); name == "SKIP" {
+		sortDoc, _ = get2D(tree, "inputStage")
+	}
+	if name, _ := get(sortDoc, "stage"); name != "SORT" {
+		return append(stage, bson.E{Key: "inputStage", Value: tree})
+	}
+	for i, e := range sortDoc {
+		if e.Key == "inputStage" {
+			sortDoc[i].Value = append(stage, bson.E{Key: "inputStage", Value: e.Value})
+		}
+	}
+	return tree
+}
 
 // coverable reports whether index plan p can answer a find with
 // projection proj from its index's entries alone, without reading a

@@ -578,24 +578,34 @@ func TestCoveredNullQueries(t *testing.T) {
 
 // mongod's covered_index_sort_no_fetch_optimization.js: a sort no index
 // order gives, of index fields only, sorts the values the entries give
-// back (PROJECTION_COVERED over SORT over IXSCAN); one that names
-// another field fetches; the query's collation orders the strings.
+// back; one that names another field fetches; the query's collation
+// orders the strings. The projection goes under the SORT when it keeps
+// the sort's fields and the sort is not a top-k (mongod's
+// tryPushdownProjectBeneathSort): SORT over PROJECTION_COVERED.
 func TestCoveredBlockingSort(t *testing.T) {
 	t.Parallel()
 	db, _ := openMem(t)
 	mustRun(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"a": 1, "b": 1}, "name": "a_b"}]}`)
 	mustRun(t, db, "test", `{"insert": "c", "documents": [{"a": 1, "b": 1, "c": 1}, {"a": 1, "b": 2, "c": 2}, {"a": 2, "b": 1, "c": 3}, {"a": 2, "b": 2, "c": 4}, {"a": -1, "b": 1, "c": 5}]}`)
 	for _, c := range []struct{ cmd, stages, want string }{
-		{`{"find": "c", "filter": {"a": {"$lt": 2}}, "projection": {"b": 1, "_id": 0}, "sort": {"b": 1}}`, "PROJECTION_COVERED SORT IXSCAN",
+		{`{"find": "c", "filter": {"a": {"$lt": 2}}, "projection": {"b": 1, "_id": 0}, "sort": {"b": 1}}`, "SORT PROJECTION_COVERED IXSCAN",
 			`[{"b": 1}, {"b": 1}, {"b": 2}]`},
-		{`{"find": "c", "filter": {"a": {"$gt": 0}}, "projection": {"a": 1, "b": 1, "_id": 0}, "sort": {"b": 1, "a": -1}}`, "PROJECTION_COVERED SORT IXSCAN",
+		{`{"find": "c", "filter": {"a": {"$gt": 0}}, "projection": {"a": 1, "b": 1, "_id": 0}, "sort": {"b": 1, "a": -1}}`, "SORT PROJECTION_COVERED IXSCAN",
 			`[{"a": 2, "b": 1}, {"a": 1, "b": 1}, {"a": 2, "b": 2}, {"a": 1, "b": 2}]`},
+		{`{"find": "c", "filter": {"a": {"$gt": 0}}, "projection": {"a": 1, "b": 1, "_id": 0}, "sort": {"b": 1, "a": -1}, "skip": 1}`, "SKIP SORT PROJECTION_COVERED IXSCAN",
+			`[{"a": 1, "b": 1}, {"a": 2, "b": 2}, {"a": 1, "b": 2}]`},
+		// A top-k sort, or one of a field the projection drops: the
+		// projection stays over the SORT.
+		{`{"find": "c", "filter": {"a": {"$gt": 0}}, "projection": {"a": 1, "b": 1, "_id": 0}, "sort": {"b": 1, "a": -1}, "limit": 2}`, "PROJECTION_COVERED SORT IXSCAN",
+			`[{"a": 2, "b": 1}, {"a": 1, "b": 1}]`},
+		{`{"find": "c", "filter": {"a": {"$gt": 0}}, "projection": {"b": 1, "_id": 0}, "sort": {"b": 1, "a": -1}}`, "PROJECTION_COVERED SORT IXSCAN",
+			`[{"b": 1}, {"b": 1}, {"b": 2}, {"b": 2}]`},
 		{`{"find": "c", "filter": {"a": {"$gt": 0}}, "projection": {"b": 1, "_id": 0}, "sort": {"c": 1, "b": 1}}`, "PROJECTION_SIMPLE SORT FETCH IXSCAN",
 			`[{"b": 1}, {"b": 2}, {"b": 1}, {"b": 2}]`},
 	} {
 		if got, st := coveredPlan(t, db, c.cmd); got != c.stages {
 			t.Errorf("%s: stages %s, want %s", c.cmd, got, c.stages)
-		} else if strings.HasPrefix(got, "PROJECTION_COVERED") {
+		} else if strings.Contains(got, "PROJECTION_COVERED") {
 			figures(t, c.cmd, st, "totalDocsExamined=0")
 		}
 		r := mustRun(t, db, "test", c.cmd)
@@ -605,8 +615,8 @@ func TestCoveredBlockingSort(t *testing.T) {
 	}
 	mustRun(t, db, "test", `{"insert": "c", "documents": [{"a": 1, "b": "A"}, {"a": 1, "b": "a"}]}`)
 	const cmd = `{"find": "c", "filter": {}, "projection": {"a": 1, "b": 1, "_id": 0}, "collation": {"locale": "en_US", "strength": 3}, "sort": {"a": 1, "b": 1}, "hint": {"a": 1, "b": 1}}`
-	if got, _ := coveredPlan(t, db, cmd); got != "PROJECTION_COVERED SORT IXSCAN" {
-		t.Errorf("collated sort: stages %s, want PROJECTION_COVERED SORT IXSCAN", got)
+	if got, _ := coveredPlan(t, db, cmd); got != "SORT PROJECTION_COVERED IXSCAN" {
+		t.Errorf("collated sort: stages %s, want SORT PROJECTION_COVERED IXSCAN", got)
 	}
 	r := mustRun(t, db, "test", cmd)
 	want := `[{"a": -1, "b": 1}, {"a": 1, "b": 1}, {"a": 1, "b": 2}, {"a": 1, "b": "a"}, {"a": 1, "b": "A"}, {"a": 2, "b": 1}, {"a": 2, "b": 2}]`
