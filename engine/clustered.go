@@ -87,6 +87,16 @@ func entryValue(m *catalog.Coll, ix *catalog.Index, d bson.D, raw []byte) []byte
 	return untypedEntryValue(m, ix, d, raw)
 }
 
+// entryValueFor is entryValue for the entry of keystring k: type bits
+// are not looked for when k's one field loses nothing
+// (mayNeedTypeBits: a date's, an ObjectId's).
+func entryValueFor(m *catalog.Coll, ix *catalog.Index, k []byte, d bson.D, raw []byte) []byte {
+	if ix.TypeBits && !mayNeedTypeBits(ix, k) {
+		return untypedEntryValue(m, ix, d, raw)
+	}
+	return entryValue(m, ix, d, raw)
+}
+
 // untypedEntryValue is entryValue without type bits.
 func untypedEntryValue(m *catalog.Coll, ix *catalog.Index, d bson.D, raw []byte) []byte {
 	if carriesTTLValue(m, ix) {

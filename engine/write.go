@@ -456,7 +456,7 @@ func (w *writeCtx) replace(rid uint64, oldDoc, newDoc bson.D, raw []byte) error 
 		}
 		for _, k := range newKeys[i] {
 			if !containsKey(oldKeys[i], k) {
-				if err := w.setIndexKey(ix, k, rid, entryValue(w.m, ix, newDoc, raw)); err != nil {
+				if err := w.setIndexKey(ix, k, rid, entryValueFor(w.m, ix, k, newDoc, raw)); err != nil {
 					return err
 				}
 			} else if carriesTTLValue(w.m, ix) {
@@ -464,13 +464,13 @@ func (w *writeCtx) replace(rid uint64, oldDoc, newDoc bson.D, raw []byte) error 
 				// it, which also makes a TTL batch that read it conflict
 				// (docs/ttl-indexes.md §3). Not a new key: the monitor
 				// is not told.
-				if err := w.txn.SetOwned(lsm.IndexKey(w.m.ID, ix.ID, k, rid), entryValue(w.m, ix, newDoc, raw)); err != nil {
+				if err := w.txn.SetOwned(lsm.IndexKey(w.m.ID, ix.ID, k, rid), entryValueFor(w.m, ix, k, newDoc, raw)); err != nil {
 					return err
 				}
 			} else if keepsTypeBits(w.m, ix) && mayNeedTypeBits(ix, k) {
 				// The same key from other values (1 became 1.0, a field
 				// became null or missing): the type bits may differ.
-				if nv := entryValue(w.m, ix, newDoc, raw); !bytes.Equal(nv, entryValue(w.m, ix, oldDoc, nil)) {
+				if nv := entryValueFor(w.m, ix, k, newDoc, raw); !bytes.Equal(nv, entryValueFor(w.m, ix, k, oldDoc, nil)) {
 					if err := w.txn.SetOwned(lsm.IndexKey(w.m.ID, ix.ID, k, rid), nv); err != nil {
 						return err
 					}
