@@ -821,7 +821,7 @@ func (u *userStore) dropAllRoles(ctx context.Context, dbName string) (bson.D, *c
 // and every role that holds them, then deletes their documents, as
 // mongod's dropRole does.
 func (u *userStore) removeRoles(ctx context.Context, gone func(roleName) bool) *cmdError {
-	for _, c := range []*engine.Collection{u.coll(), u.rolesC()} {
+	for i, c := range []*engine.Collection{u.coll(), u.rolesC()} {
 		cur, err := c.Find(ctx, bson.D{})
 		if err != nil {
 			return &cmdError{1, "InternalError", err.Error()}
@@ -832,7 +832,7 @@ func (u *userStore) removeRoles(ctx context.Context, gone func(roleName) bool) *
 		}
 		for _, d := range docs {
 			db, _ := lookup(d, "db").(string)
-			if c == u.rolesC() {
+			if i == 1 { // a role: deleted when gone
 				if r, _ := lookup(d, "role").(string); gone(roleName{Role: r, DB: db}) {
 					if _, err := c.DeleteOne(ctx, bson.D{{Key: "_id", Value: lookup(d, "_id")}}); err != nil {
 						return &cmdError{1, "InternalError", err.Error()}
