@@ -1190,6 +1190,9 @@ func (u *userStore) drop(ctx context.Context, db string, cmd bson.D) *cmdError {
 // (every user), a name, {user, db}, or an array of those, ordered by
 // user then database as mongod orders them. Credentials are never shown.
 func (u *userStore) info(ctx context.Context, db string, cmd bson.D) (bson.D, *cmdError) {
+	if trueValue(lookup(cmd, "showPrivileges")) || trueValue(lookup(cmd, "showAuthenticationRestrictions")) {
+		return u.infoWithPrivileges(ctx, db, cmd)
+	}
 	var filter bson.D
 	switch v := cmd[0].Value.(type) {
 	case bson.D:
@@ -1252,6 +1255,86 @@ func (u *userStore) info(ctx context.Context, db string, cmd bson.D) (bson.D, *c
 			mechs = bson.A{mechanism}
 		}
 		users = append(users, append(out, bson.E{Key: "mechanisms", Value: mechs}))
+	}
+	return bson.D{{Key: "users", Value: users}}, nil
+}
+
+// infoWithPrivileges answers usersInfo with showPrivileges (or
+// showAuthenticationRestrictions) as mongod's getUserDescription does:
+// for users named only (20 IllegalOperation otherwise), in the order
+// named, each stored field but the credentials, whose mechanisms take
+// their place, then every role held (inheritedRoles, the user's own
+// included), the privileges they give and the (empty) inherited
+// authentication restrictions.
+func (u *userStore) infoWithPrivileges(ctx context.Context, db string, cmd bson.D) (bson.D, *cmdError) {
+	var names []bson.D
+	switch v := cmd[0].Value.(type) {
+	case string:
+		names = append(names, bson.D{{Key: "user", Value: v}, {Key: "db", Value: db}})
+	case bson.D:
+		if !forAllDBs(v) {
+			names = append(names, v)
+		}
+	case bson.A:
+		for _, x := range v {
+			switch x := x.(type) {
+			case string:
+				names = append(names, bson.D{{Key: "user", Value: x}, {Key: "db", Value: db}})
+			case bson.D:
+				names = append(names, x)
+			}
+		}
+	}
+	if len(names) == 0 {
+		if _, ok := cmd[0].Value.(bson.A); !ok {
+			return nil, &cmdError{20, "IllegalOperation", "Privilege or restriction details require exact-match usersInfo queries"}
+		}
+	}
+	showRestr := trueValue(lookup(cmd, "showAuthenticationRestrictions"))
+	users := bson.A{}
+	for _, n := range names {
+		un, _ := lookup(n, "user").(string)
+		udb, _ := lookup(n, "db").(string)
+		d, err := u.coll().FindOne(ctx, bson.D{{Key: "_id", Value: udb + "." + un}})
+		if err != nil {
+			continue // a user that does not exist is left out
+		}
+		ud, gerr := u.load(ctx, udb, un)
+		if gerr != nil {
+			continue
+		}
+		out := bson.D{}
+		for _, e := range d {
+			switch e.Key {
+			case "credentials":
+				mechs := bson.A{}
+				if cr, ok := e.Value.(bson.D); ok {
+					for _, m := range cr {
+						mechs = append(mechs, m.Key)
+					}
+				}
+				out = append(out, bson.E{Key: "mechanisms", Value: mechs})
+			case "authenticationRestrictions":
+				if showRestr {
+					out = append(out, e)
+				}
+			default:
+				out = append(out, e)
+			}
+		}
+		if showRestr && lookup(out, "authenticationRestrictions") == nil {
+			out = append(out, bson.E{Key: "authenticationRestrictions", Value: bson.A{}})
+		}
+		held := slices.Clone(ud.Roles)
+		privs := privilegesOf(ud.builtinRoles())
+		if ud.eff != nil {
+			held = append(held, ud.eff.inherited...)
+			privs = append(privs, privilegeDocs(ud.eff.privs)...)
+		}
+		out = append(out, bson.E{Key: "inheritedRoles", Value: roleDocs(held)},
+			bson.E{Key: "inheritedPrivileges", Value: privs},
+			bson.E{Key: "inheritedAuthenticationRestrictions", Value: bson.A{}})
+		users = append(users, out)
 	}
 	return bson.D{{Key: "users", Value: users}}, nil
 }

@@ -323,6 +323,27 @@ func TestUserDefinedRoleEnforced(t *testing.T) {
 	rlSame(t, "authenticatedUserPrivileges", lookup(info, "authenticatedUserPrivileges"),
 		bson.A{rlPriv("app", "c", "find", "insert"), rlPriv("app", "", "listCollections")})
 
+	// usersInfo with showPrivileges: mongod's getUserDescription shape.
+	up, err := rlRun(app, bson.D{{Key: "usersInfo", Value: "carol"}, {Key: "showPrivileges", Value: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	users, _ := lookup(up, "users").(bson.A)
+	if len(users) != 1 {
+		t.Fatalf("usersInfo carol with privileges: %v", up)
+	}
+	var keys []string
+	for _, e := range users[0].(bson.D) {
+		keys = append(keys, e.Key)
+	}
+	rlSame(t, "usersInfo fields with privileges", keys, []string{"_id", "userId", "user", "db", "mechanisms", "roles",
+		"inheritedRoles", "inheritedPrivileges", "inheritedAuthenticationRestrictions"})
+	rlSame(t, "usersInfo mechanisms", lookup(users[0].(bson.D), "mechanisms"), bson.A{"SCRAM-SHA-256"})
+	rlSame(t, "usersInfo inheritedPrivileges", lookup(users[0].(bson.D), "inheritedPrivileges"),
+		bson.A{rlPriv("app", "c", "find", "insert"), rlPriv("app", "", "listCollections")})
+	_, err = rlRun(app, bson.D{{Key: "usersInfo", Value: 1}, {Key: "showPrivileges", Value: true}})
+	rlWant(t, "usersInfo: 1 with privileges", err, 20, "IllegalOperation", "Privilege or restriction details require exact-match usersInfo queries")
+
 	// Granted to the role, update works at once on the same connection.
 	if err := app.RunCommand(ctx, bson.D{{Key: "grantPrivilegesToRole", Value: "clerk"},
 		{Key: "privileges", Value: bson.A{rlPriv("app", "c", "update")}}}).Err(); err != nil {
