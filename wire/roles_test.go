@@ -293,6 +293,13 @@ func TestUserDefinedRoleEnforced(t *testing.T) {
 			t.Errorf("%s: %v, want 13 Unauthorized", what, err)
 		}
 	}
+	explain := func(coll string) error {
+		return ca.RunCommand(ctx, bson.D{{Key: "explain", Value: bson.D{{Key: "find", Value: coll}}}}).Err()
+	}
+	if err := explain("c"); err != nil {
+		t.Errorf("explain find on app.c: %v", err)
+	}
+	refused("explain find on app.d", explain("d"))
 	_, err := ca.Collection("c").UpdateOne(ctx, bson.D{}, bson.D{{Key: "$set", Value: bson.D{{Key: "x", Value: 1}}}})
 	refused("update app.c", err)
 	_, err = ca.Collection("c").DeleteOne(ctx, bson.D{})

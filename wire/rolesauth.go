@@ -155,6 +155,12 @@ func commandNeeds(dbName, name string, cmd bson.D) (needs []need, ok bool) {
 		return false
 	}
 	switch name {
+	case "explain":
+		// What the explained command needs.
+		if inner, ok := cmd[0].Value.(bson.D); ok && len(inner) > 0 {
+			return commandNeeds(dbName, inner[0].Key, inner)
+		}
+		return nil, false
 	case "find", "count", "distinct", "mapReduce", "mapreduce", "aggregate":
 		return onColl("find")
 	case "getMore", "killCursors":
