@@ -582,14 +582,6 @@ func (u *userStore) createRole(ctx context.Context, dbName string, cmd bson.D) *
 			return &cmdError{40414, "Location40414", fmt.Sprintf("BSON field 'createRole.%s' is missing but a required field", f)}
 		}
 	}
-	privs, err := parsePrivileges("createRole", lookup(cmd, "privileges"))
-	if err != nil {
-		return err
-	}
-	roles, err := parseRoleNames(dbName, lookup(cmd, "roles"))
-	if err != nil {
-		return err
-	}
 	switch {
 	case role.Role == "":
 		return &cmdError{2, "BadValue", "Role name must be non-empty"}
@@ -599,6 +591,14 @@ func (u *userStore) createRole(ctx context.Context, dbName string, cmd bson.D) *
 		return &cmdError{2, "BadValue", "Cannot create roles in the $external database"}
 	case isBuiltinRole(role):
 		return &cmdError{2, "BadValue", "Cannot create roles with the same name as a built-in role"}
+	}
+	privs, err := parsePrivileges("createRole", lookup(cmd, "privileges"))
+	if err != nil {
+		return err
+	}
+	roles, err := parseRoleNames(dbName, lookup(cmd, "roles"))
+	if err != nil {
+		return err
 	}
 	if ar, ok := lookup(cmd, "authenticationRestrictions").(bson.A); ok && len(ar) > 0 {
 		return errRestrictions
@@ -730,7 +730,8 @@ func (u *userStore) changeRoleRoles(ctx context.Context, dbName string, cmd bson
 	}
 	def, ok := u.getRole(ctx, role)
 	if !ok {
-		return &cmdError{31, "RoleNotFound", "Could not find role: " + role.String()}
+		// As mongod: the role's document is not there to update.
+		return &cmdError{31, "RoleNotFound", fmt.Sprintf("Role %s not found", role)}
 	}
 	roles := []roleName{}
 	for _, r := range def.roles {
@@ -775,7 +776,7 @@ func (u *userStore) changeRolePrivileges(ctx context.Context, dbName string, cmd
 	}
 	def, ok := u.getRole(ctx, role)
 	if !ok {
-		return &cmdError{31, "RoleNotFound", "Could not find role: " + role.String()}
+		return &cmdError{31, "RoleNotFound", fmt.Sprintf("Role %s not found", role)}
 	}
 	var privs []privilege
 	if grant {
