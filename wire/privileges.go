@@ -11,7 +11,10 @@ import (
 // {showPrivileges: true} lists them (docs/wire.md, "Access control"):
 // each a resource and the actions it allows there, after mongod 7.0's
 // table of built-in roles. The table describes what mongod grants; what
-// ttlkv lets a user run is decided by authorize, never by this table.
+// ttlkv lets a built-in role run is decided by authorize's lists of
+// commands, except for the actions the role management commands ask
+// for (createRole, grantRole, viewRole...: userDoc.hasAction), which
+// are looked up here as mongod looks them up.
 
 // resourceKind is the shape of a privilege's resource.
 type resourceKind uint8
