@@ -457,6 +457,28 @@ func TestUserDefinedRoleClusterAndAdmin(t *testing.T) {
 	if err := moApp.RunCommand(ctx, bson.D{{Key: "dropRole", Value: "r"}}).Err(); err != nil {
 		t.Errorf("dropRole on app: %v", err)
 	}
+	// The built-in roles give these actions as mongod's table does:
+	// userAdmin on its database, but not updateRole's revokeRole on
+	// every database.
+	s.user(t, "app", "ua", "pw", "userAdmin")
+	ua := s.e.client(t, false, withAuth("ua", "pw", "app")).Database("app")
+	if err := rlCreate(ua, "byUA", bson.A{rlPriv("app", "c", "find")}, bson.A{"read"}); err != nil {
+		t.Errorf("createRole by userAdmin@app: %v", err)
+	}
+	if _, err := rlRun(ua, bson.D{{Key: "rolesInfo", Value: 1}, {Key: "showPrivileges", Value: true}}); err != nil {
+		t.Errorf("rolesInfo by userAdmin@app: %v", err)
+	}
+	if err := ua.RunCommand(ctx, bson.D{{Key: "grantRolesToUser", Value: "ua"}, {Key: "roles", Value: bson.A{"byUA"}}}).Err(); err != nil {
+		t.Errorf("grantRolesToUser of a user-defined role by userAdmin@app: %v", err)
+	}
+	rlWant(t, "updateRole by userAdmin@app", ua.RunCommand(ctx, bson.D{{Key: "updateRole", Value: "byUA"}, {Key: "roles", Value: bson.A{}}}).Err(),
+		13, "Unauthorized", "updateRole command required the ability to revoke any role in the system")
+	rlWant(t, "createRole on other by userAdmin@app", rlCreate(s.e.client(t, false, withAuth("ua", "pw", "app")).Database("other"), "x", bson.A{}, bson.A{}),
+		13, "Unauthorized", "Not authorized to create roles on db: other")
+	if err := ua.RunCommand(ctx, bson.D{{Key: "dropRole", Value: "byUA"}}).Err(); err != nil {
+		t.Errorf("dropRole by userAdmin@app: %v", err)
+	}
+
 	// A reader of admin may neither read nor write admin.system.roles.
 	s.user(t, "admin", "rw", "pw", "readWrite")
 	rw := s.e.client(t, false, withAuth("rw", "pw", "admin")).Database("admin")
