@@ -107,6 +107,10 @@ var builtinRoles = map[string]builtinRole{
 	"dbAdmin": {privs: []rolePriv{{kind: resDB, actions: dbAdminActions}, {kind: resDB, actions: []string{"configureQueryAnalyzer"}},
 		{kind: resNS, coll: "system.profile", actions: profileActions}}},
 	"dbOwner": {roles: []roleName{{Role: "readWrite"}, {Role: "dbAdmin"}, {Role: "userAdmin"}}},
+	// enableSharding is described (rolesInfo) but not granted: ttlkv
+	// has no sharding.
+	"enableSharding": {privs: []rolePriv{{kind: resAnyNormal, actions: []string{"analyzeShardKey", "enableSharding",
+		"refineCollectionShardKey", "reshardCollection"}}}},
 	"readAnyDatabase": {privs: []rolePriv{{kind: resAnyNormal, actions: readActions},
 		{kind: resCluster, actions: []string{"listDatabases"}},
 		{kind: resCollection, coll: "system.js", actions: readActions},

@@ -30,13 +30,14 @@ var roleCommands = map[string]bool{"createRole": true, "updateRole": true, "drop
 
 // databaseRoles are mongod's built-in roles of every database; the
 // other built-in role names exist on admin only.
-var databaseRoles = map[string]bool{"read": true, "readWrite": true, "dbAdmin": true, "userAdmin": true, "dbOwner": true}
+var databaseRoles = map[string]bool{"read": true, "readWrite": true, "dbAdmin": true, "userAdmin": true, "dbOwner": true,
+	"enableSharding": true}
 
 // adminRoles are mongod 7.0's built-in roles of admin (ttlkv grants
 // those of knownRoles; a user-defined role may not take any name here).
 var adminRoles = map[string]bool{"readAnyDatabase": true, "readWriteAnyDatabase": true, "userAdminAnyDatabase": true,
 	"dbAdminAnyDatabase": true, "clusterMonitor": true, "hostManager": true, "clusterManager": true, "clusterAdmin": true,
-	"root": true, "backup": true, "restore": true, "__queryableBackup": true, "__system": true, "enableSharding": true,
+	"root": true, "backup": true, "restore": true, "__queryableBackup": true, "__system": true,
 	"directShardOperations": true, "searchCoordinator": true}
 
 // isBuiltinRole reports whether r names one of mongod's built-in roles.

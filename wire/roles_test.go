@@ -81,6 +81,8 @@ func TestRoleCommandErrors(t *testing.T) {
 			51002, "Location51002", `Role "clerk@app" already exists`},
 		{"built-in name", "app", bson.D{{Key: "createRole", Value: "readWrite"}, {Key: "privileges", Value: bson.A{}}, {Key: "roles", Value: bson.A{}}},
 			2, "BadValue", "Cannot create roles with the same name as a built-in role"},
+		{"enableSharding, a database role", "app", bson.D{{Key: "createRole", Value: "enableSharding"}, {Key: "privileges", Value: bson.A{}}, {Key: "roles", Value: bson.A{}}},
+			2, "BadValue", "Cannot create roles with the same name as a built-in role"},
 		{"admin built-in name", "admin", bson.D{{Key: "createRole", Value: "root"}, {Key: "privileges", Value: bson.A{}}, {Key: "roles", Value: bson.A{}}},
 			2, "BadValue", "Cannot create roles with the same name as a built-in role"},
 		{"local", "local", bson.D{{Key: "createRole", Value: "x"}, {Key: "privileges", Value: bson.A{}}, {Key: "roles", Value: bson.A{}}},
@@ -226,7 +228,7 @@ func TestRolesInfo(t *testing.T) {
 	for _, r := range lookup(got, "roles").(bson.A) {
 		names = append(names, lookup(r.(bson.D), "role").(string))
 	}
-	rlSame(t, "roles of app with the built-in ones", names, []string{"dbAdmin", "dbOwner", "read", "readWrite", "userAdmin", "clerk", "lead"})
+	rlSame(t, "roles of app with the built-in ones", names, []string{"dbAdmin", "dbOwner", "enableSharding", "read", "readWrite", "userAdmin", "clerk", "lead"})
 
 	// A role that does not exist is left out.
 	got, err = rlRun(app, bson.D{{Key: "rolesInfo", Value: bson.A{"nope", "clerk"}}})
