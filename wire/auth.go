@@ -977,6 +977,25 @@ func (c *conn) saslContinue(cmd bson.D) bson.D {
 		{Key: "payload", Value: bson.Binary{Data: []byte(resp)}}, {Key: "ok", Value: 1.0}}
 }
 
+// grantedRoleNames returns the roles named by cmd's required, non-empty
+// "roles" array (a grant or revoke of roles to a user or a role); names
+// without a database are of db.
+func grantedRoleNames(db string, cmd bson.D) ([]roleName, *cmdError) {
+	cmdName := cmd[0].Key
+	v := lookup(cmd, "roles")
+	if v == nil {
+		return nil, &cmdError{40414, "Location40414", fmt.Sprintf("BSON field '%s.roles' is missing but a required field", cmdName)}
+	}
+	named, err := parseRoleNames(db, v)
+	if err != nil {
+		return nil, err
+	}
+	if len(named) == 0 {
+		return nil, &cmdError{2, "BadValue", fmt.Sprintf("%s command requires a non-empty \"roles\" array", cmdName)}
+	}
+	return named, nil
+}
+
 // parseRoleNames reads a roles argument: names of roles of db, or
 // {role, db}. It checks the shape only (parseRoles checks that the
 // roles exist).
@@ -1132,22 +1151,15 @@ func (u *userStore) changeRoles(ctx context.Context, db string, cmd bson.D, gran
 	if !ok {
 		return &cmdError{14, "TypeMismatch", fmt.Sprintf("BSON field '%s.%s' is the wrong type '%s', expected type 'string'", cmdName, cmdName, document.TypeName(cmd[0].Value))}
 	}
-	v := lookup(cmd, "roles")
-	if v == nil {
-		return &cmdError{40414, "Location40414", fmt.Sprintf("BSON field '%s.roles' is missing but a required field", cmdName)}
-	}
-	named, err := parseRoleNames(db, v)
+	named, err := grantedRoleNames(db, cmd)
 	if err != nil {
 		return err
-	}
-	if len(named) == 0 {
-		return &cmdError{2, "BadValue", fmt.Sprintf("%s command requires a non-empty \"roles\" array", cmdName)}
 	}
 	ud, gerr := u.get(ctx, db, name)
 	if gerr != nil {
 		return &cmdError{11, "UserNotFound", fmt.Sprintf("Could not find user \"%s\" for db \"%s\"", name, db)}
 	}
-	if _, err := u.parseRoles(ctx, db, v); err != nil {
+	if _, err := u.parseRoles(ctx, db, lookup(cmd, "roles")); err != nil {
 		return err
 	}
 	roles := []roleName{}

@@ -705,20 +705,12 @@ func modifiable(dbName string, cmd bson.D) (roleName, *cmdError) {
 }
 
 func (u *userStore) changeRoleRoles(ctx context.Context, dbName string, cmd bson.D, grant bool) *cmdError {
-	cmdName := cmd[0].Key
 	if _, err := roleArg(dbName, cmd); err != nil {
 		return err
 	}
-	v := lookup(cmd, "roles")
-	if v == nil {
-		return &cmdError{40414, "Location40414", fmt.Sprintf("BSON field '%s.roles' is missing but a required field", cmdName)}
-	}
-	named, err := parseRoleNames(dbName, v)
+	named, err := grantedRoleNames(dbName, cmd)
 	if err != nil {
 		return err
-	}
-	if len(named) == 0 {
-		return &cmdError{2, "BadValue", fmt.Sprintf("%s command requires a non-empty \"roles\" array", cmdName)}
 	}
 	role, err := modifiable(dbName, cmd)
 	if err != nil {
