@@ -90,6 +90,13 @@ func cmdValidate(ctx context.Context, db *DB, dbName string, cmd bson.D) (bson.D
 	if u, ok := db.collUUID(dbName, name); ok {
 		reply = append(reply, bson.E{Key: "uuid", Value: u.Binary()})
 	}
+	entries := func(es []IndexEntry) bson.A {
+		a := bson.A{}
+		for _, e := range es {
+			a = append(a, e.Doc())
+		}
+		return a
+	}
 	corrupt := bson.A{}
 	for _, rid := range r.CorruptRecords {
 		corrupt = append(corrupt, rid) // a RecordId: a long
@@ -99,7 +106,7 @@ func cmdValidate(ctx context.Context, db *DB, dbName string, cmd bson.D) (bson.D
 		bson.E{Key: "nrecords", Value: int32OrLong(r.Records)}, bson.E{Key: "nIndexes", Value: int32(len(kpi))},
 		bson.E{Key: "keysPerIndex", Value: kpi}, bson.E{Key: "indexDetails", Value: details}, bson.E{Key: "valid", Value: r.Valid()},
 		bson.E{Key: "repaired", Value: false}, bson.E{Key: "warnings", Value: strs(r.Warnings)}, bson.E{Key: "errors", Value: strs(r.Errors)},
-		bson.E{Key: "extraIndexEntries", Value: bson.A{}}, bson.E{Key: "missingIndexEntries", Value: bson.A{}}, bson.E{Key: "corruptRecords", Value: corrupt})
+		bson.E{Key: "extraIndexEntries", Value: entries(r.ExtraIndexEntries)}, bson.E{Key: "missingIndexEntries", Value: entries(r.MissingIndexEntries)}, bson.E{Key: "corruptRecords", Value: corrupt})
 	if !r.Valid() {
 		reply = append(reply, bson.E{Key: "advice", Value: validateAdvice})
 	}
