@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/ttlkv/ttlkv/document"
@@ -133,3 +134,136 @@ func TestValidateListsMissingAndExtraEntries(t *testing.T) {
 }
 
 func rid(v uint64) string { return strconv.FormatUint(v, 10) }
+
+// TestValidateEntriesClustered: in a clustered collection a secondary
+// index's missing entry and an entry naming a record no document has
+// are listed as in an ordinary collection; the _id index, which is the
+// records themselves, stays valid.
+func TestValidateEntriesClustered(t *testing.T) {
+	t.Parallel()
+	db, _ := openMem(t)
+	mustRun(t, db, "test", `{"create": "k", "clusteredIndex": {"key": {"_id": 1}, "unique": true}}`)
+	mustRun(t, db, "test", `{"createIndexes": "k", "indexes": [{"key": {"a": 1}, "name": "a_1"}, {"key": {"t": 1}, "name": "t_1", "expireAfterSeconds": 5}]}`)
+	mustRun(t, db, "test", `{"insert": "k", "documents": [{"_id": 1, "a": "one", "t": {"$date": "2030-01-01T00:00:00Z"}}, {"_id": 2, "a": "two"}]}`)
+	r := mustRun(t, db, "test", `{"validate": "k"}`)
+	if got := extJSON(t, bson.D{{Key: "x", Value: field(r, "extraIndexEntries")}, {Key: "m", Value: field(r, "missingIndexEntries")}, {Key: "v", Value: field(r, "valid")}}); got != `{"x":[],"m":[],"v":true}` {
+		t.Fatalf("clean clustered collection: %s", got)
+	}
+	r1, r2 := ridOf(t, db, "k", int32(1)), ridOf(t, db, "k", int32(2))
+	if n, err := RemoveIndexEntriesForTesting(db, "test", "k", "a_1", int32(2)); err != nil || n != 1 {
+		t.Fatalf("RemoveIndexEntriesForTesting: %d %v", n, err)
+	}
+	// An a_1 entry for _id 1 with another key (its value names _id 1).
+	setEntry(t, db, "k", "a_1", r1, false, lsm.AppendKey(nil, int32(1), false), "uno")
+	r = mustRun(t, db, "test", `{"validate": "k", "full": true}`)
+	want := `{"keysPerIndex":{"_id_":{"$numberInt":"2"},"a_1":{"$numberInt":"2"},"t_1":{"$numberInt":"2"}},` +
+		`"indexDetails":{"_id_":{"valid":true},"a_1":{"valid":false},"t_1":{"valid":true}},"valid":false,` +
+		`"warnings":["Detected 1 missing index entries.","Detected 1 extra index entries."],"errors":["Index with name 'a_1' has inconsistencies."],` +
+		`"extraIndexEntries":[{"indexName":"a_1","recordId":{"$numberLong":"` + rid(r1) + `"},"indexKey":{"a":"uno"}}],` +
+		`"missingIndexEntries":[{"indexName":"a_1","recordId":{"$numberLong":"` + rid(r2) + `"},"idKey":{"_id":{"$numberInt":"2"}},"indexKey":{"a":"two"}}]}`
+	if got := validateParts(t, r); got != want {
+		t.Errorf("\n got %s\nwant %s", got, want)
+	}
+}
+
+// TestValidateEntriesSpecialIndexes: hashed, wildcard, 2dsphere and
+// text indexes are checked entry by entry too; a missing entry shows
+// the hash (a long), the wildcard's path, the geo cell (a long) and the
+// text term under the key pattern's fields.
+func TestValidateEntriesSpecialIndexes(t *testing.T) {
+	t.Parallel()
+	db, _ := openMem(t)
+	mustRun(t, db, "test", `{"createIndexes": "s", "indexes": [{"key": {"h": "hashed"}, "name": "h"}, {"key": {"w.$**": 1}, "name": "w"},
+		{"key": {"loc": "2dsphere"}, "name": "geo"}, {"key": {"t": "text"}, "name": "txt"}, {"key": {"k": 1, "$**": 1}, "name": "cwi", "wildcardProjection": {"v": 1}}]}`)
+	mustRun(t, db, "test", `{"insert": "s", "documents": [{"_id": 1, "h": 5, "w": {"x": 1}, "loc": {"type": "Point", "coordinates": [1, 2]}, "t": "apples", "k": 3, "v": "q"}]}`)
+	if r := mustRun(t, db, "test", `{"validate": "s"}`); field(r, "valid") != true {
+		t.Fatalf("clean: %v", validateParts(t, r))
+	}
+	for _, ix := range []string{"h", "w", "geo", "txt", "cwi"} {
+		if n, err := RemoveIndexEntriesForTesting(db, "test", "s", ix, int32(1)); err != nil || n != 1 {
+			t.Fatalf("%s: RemoveIndexEntriesForTesting %d %v", ix, n, err)
+		}
+	}
+	r := mustRun(t, db, "test", `{"validate": "s"}`)
+	byName := map[string]bson.D{}
+	missing, _ := field(r, "missingIndexEntries").(bson.A)
+	for _, e := range missing {
+		d := e.(bson.D)
+		byName[field(d, "indexName").(string)] = field(d, "indexKey").(bson.D)
+	}
+	if len(missing) != 5 || field(r, "warnings").(bson.A)[0] != "Detected 5 missing index entries." {
+		t.Fatalf("missing %v, warnings %v", missing, field(r, "warnings"))
+	}
+	if _, ok := field(byName["h"], "h").(int64); !ok || len(byName["h"]) != 1 {
+		t.Errorf("hashed key %v, want {h: long}", byName["h"])
+	}
+	if got := extJSON(t, byName["w"]); got != `{"w.$**":"w.x"}` {
+		t.Errorf("wildcard key %s", got)
+	}
+	if got := extJSON(t, byName["cwi"]); got != `{"k":{"$numberInt":"3"},"$**":"v"}` {
+		t.Errorf("compound wildcard key %s", got)
+	}
+	if _, ok := field(byName["geo"], "loc").(int64); !ok || len(byName["geo"]) != 1 {
+		t.Errorf("2dsphere key %v, want {loc: long}", byName["geo"])
+	}
+	if got := extJSON(t, byName["txt"]); got != `{"_fts":"appl"}` {
+		t.Errorf("text key %s", got)
+	}
+}
+
+// TestValidateEntriesListCut: the listed entries stop once their
+// sizes add up past 1 MiB, smallest first; the error says so once and
+// the warning counts them all.
+func TestValidateEntriesListCut(t *testing.T) {
+	t.Parallel()
+	db, _ := openMem(t)
+	mustRun(t, db, "test", `{"createIndexes": "big", "indexes": [{"key": {"s": 1}, "name": "s_1"}]}`)
+	const n = 40
+	var docs []string
+	for i := 0; i < n; i++ {
+		docs = append(docs, `{"_id": `+strconv.Itoa(i)+`, "s": "`+strconv.Itoa(i%10)+strings.Repeat("x", 30000)+`"}`)
+	}
+	mustRun(t, db, "test", `{"insert": "big", "documents": [`+strings.Join(docs, ",")+`]}`)
+	for i := 0; i < n; i++ {
+		if _, err := RemoveIndexEntriesForTesting(db, "test", "big", "s_1", int32(i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r := mustRun(t, db, "test", `{"validate": "big"}`)
+	missing := field(r, "missingIndexEntries").(bson.A)
+	b, _ := bson.Marshal(missing[0])
+	if len(missing) != (1<<20)/len(b) || len(missing) == n {
+		t.Errorf("%d entries of %d bytes listed, want %d", len(missing), len(b), (1<<20)/len(b))
+	}
+	if got, w := extJSON(t, bson.D{{Key: "e", Value: field(r, "errors")}, {Key: "w", Value: field(r, "warnings")}}),
+		`{"e":["Index with name 's_1' has inconsistencies.","Not all missing index entry inconsistencies are listed due to size limitations."],"w":["Detected 40 missing index entries."]}`; got != w {
+		t.Errorf("errors, warnings %s\nwant %s", got, w)
+	}
+}
+
+// TestValidateEntriesAfterIndexError: an index already invalid for
+// another reason (a document makes it multikey, the catalog says it is
+// not) gets no second "has inconsistencies" error for its missing
+// entry; its own error follows the entries' errors.
+func TestValidateEntriesAfterIndexError(t *testing.T) {
+	t.Parallel()
+	db, _ := openMem(t)
+	mustRun(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"a": 1}, "name": "a_1"}, {"key": {"b": 1}, "name": "b_1"}]}`)
+	mustRun(t, db, "test", `{"insert": "c", "documents": [{"_id": 1, "a": [1, 2], "b": 1}]}`)
+	c := db.lookup("test", "c")
+	m := c.m()
+	ix := m.Index("a_1")
+	ix.Multikey = false // the catalog in memory forgets the index is multikey
+	defer func() { ix.Multikey = true }()
+	r1 := ridOf(t, db, "c", int32(1))
+	setEntry(t, db, "c", "a_1", r1, true, nil, int32(2))
+	setEntry(t, db, "c", "b_1", r1, true, nil, int32(1))
+	r := mustRun(t, db, "test", `{"validate": "c"}`)
+	want := `["Index with name 'b_1' has inconsistencies.","record ` + rid(r1) + ` makes index a_1 multikey but the catalog says it is not"]`
+	if got := extJSON(t, bson.D{{Key: "e", Value: field(r, "errors")}}); got != `{"e":`+want+`}` {
+		t.Errorf("errors %s\nwant %s", got, want)
+	}
+	if got := len(field(r, "missingIndexEntries").(bson.A)); got != 2 {
+		t.Errorf("%d missing entries, want 2", got)
+	}
+}
