@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"sort"
 
 	"github.com/ttlkv/ttlkv/document"
 	"github.com/ttlkv/ttlkv/engine/internal/catalog"
@@ -75,6 +76,13 @@ func cmdValidate(ctx context.Context, db *DB, dbName string, cmd bson.D) (bson.D
 		// A collection the engine shows (catalogDocs): its _id index.
 		add("_id_", "_id_", r.KeysPerIndex["_id_"])
 	}
+	// mongod 7.0 keeps each index's results in a map by name and
+	// reports them in that order (byte order of the names).
+	byName := func(d bson.D) {
+		sort.SliceStable(d, func(i, j int) bool { return d[i].Key < d[j].Key })
+	}
+	byName(kpi)
+	byName(details)
 	strs := func(ss []string) bson.A {
 		a := bson.A{}
 		for _, e := range ss {

@@ -170,11 +170,12 @@ type keySlot struct {
 func keySlots(ix *catalog.Index) []keySlot {
 	var out []keySlot
 	text := false
+	wildcard := indexkey.WildcardPos(ix.Key)
 	for i, f := range indexkey.Fields(ix.Key) {
 		name := ix.Key[i].Key
 		kind, _ := ix.Key[i].Value.(string)
 		switch {
-		case name == "$**" || len(name) > 4 && name[len(name)-4:] == ".$**":
+		case i == wildcard:
 			out = append(out, keySlot{name: name}, keySlot{desc: f.Desc})
 		case kind == "text" || name == "_ftsx" && catalog.IsTextKey(ix.Key):
 			if !text {

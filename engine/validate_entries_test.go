@@ -104,9 +104,9 @@ func TestValidateListsMissingAndExtraEntries(t *testing.T) {
 	setEntry(t, db, "c", "ab", r2, false, nil, int32(9), "z")
 	setEntry(t, db, "c", "u_1", 777, false, nil, int32(7))
 
-	want := `{"keysPerIndex":{"_id_":{"$numberInt":"2"},"ab":{"$numberInt":"3"},"arr":{"$numberInt":"3"},"u_1":{"$numberInt":"4"},` +
-		`"part":{"$numberInt":"1"},"sparse":{"$numberInt":"0"},"ttl":{"$numberInt":"3"}},` +
-		`"indexDetails":{"_id_":{"valid":false},"ab":{"valid":false},"arr":{"valid":false},"u_1":{"valid":false},"part":{"valid":false},"sparse":{"valid":false},"ttl":{"valid":true}},` +
+	want := `{"keysPerIndex":{"_id_":{"$numberInt":"2"},"ab":{"$numberInt":"3"},"arr":{"$numberInt":"3"},"part":{"$numberInt":"1"},` +
+		`"sparse":{"$numberInt":"0"},"ttl":{"$numberInt":"3"},"u_1":{"$numberInt":"4"}},` +
+		`"indexDetails":{"_id_":{"valid":false},"ab":{"valid":false},"arr":{"valid":false},"part":{"valid":false},"sparse":{"valid":false},"ttl":{"valid":true},"u_1":{"valid":false}},` +
 		`"valid":false,"warnings":["Detected 5 missing index entries.","Detected 2 extra index entries."],` +
 		`"errors":["Index with name '_id_' has inconsistencies.","Index with name 'arr' has inconsistencies.","Index with name 'part' has inconsistencies.",` +
 		`"Index with name 'sparse' has inconsistencies.","Index with name 'ab' has inconsistencies.","Index with name 'u_1' has inconsistencies."],` +
@@ -265,5 +265,18 @@ func TestValidateEntriesAfterIndexError(t *testing.T) {
 	}
 	if got := len(field(r, "missingIndexEntries").(bson.A)); got != 2 {
 		t.Errorf("%d missing entries, want 2", got)
+	}
+}
+
+// TestValidateIndexesByName: keysPerIndex and indexDetails list the
+// indexes in byte order of their names, as mongod 7.0's map of index
+// results does, not in the order they were created.
+func TestValidateIndexesByName(t *testing.T) {
+	t.Parallel()
+	db, _ := openMem(t)
+	mustRun(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"z": 1}, "name": "z_1"}, {"key": {"b": 1}, "name": "B_1"}]}`)
+	r := mustRun(t, db, "test", `{"validate": "c"}`)
+	if got, w := keysOf(field(r, "keysPerIndex").(bson.D))+" / "+keysOf(field(r, "indexDetails").(bson.D)), "B_1 _id_ z_1 / B_1 _id_ z_1"; got != w {
+		t.Errorf("index order %q, want %q", got, w)
 	}
 }
