@@ -111,7 +111,7 @@ func printEntries(e *env, reply bson.D, field, what string) {
 		name, _ := document.Get(d, "indexName")
 		rid, _ := document.Get(d, "recordId")
 		key, _ := document.Get(d, "indexKey")
-		line := fmt.Sprintf("         %-7s index %v, record %v", what+":", name, document.Format(rid))
+		line := fmt.Sprintf("         %-8s index %v, record %v", what+":", name, document.Format(rid))
 		if id, ok := document.Get(d, "idKey"); ok {
 			line += ", " + strings.TrimSuffix(strings.TrimPrefix(document.Format(id), "{ "), " }")
 		}

@@ -204,3 +204,18 @@ func TestCheckListsIndexEntries(t *testing.T) {
 		t.Errorf("check: exit %d stderr %q stdout\n%s\nwant\n%s", code, errOut, out, want)
 	}
 }
+
+// printEntries prints an extra entry (no document, so no _id) as it
+// prints a missing one.
+func TestCheckPrintsExtraEntries(t *testing.T) {
+	t.Parallel()
+	var out strings.Builder
+	e := &env{stdout: &out}
+	reply := bson.D{{Key: "extraIndexEntries", Value: bson.A{
+		bson.D{{Key: "indexName", Value: "a_1"}, {Key: "recordId", Value: int64(77)}, {Key: "indexKey", Value: bson.D{{Key: "a", Value: 9.0}}}},
+	}}}
+	printEntries(e, reply, "extraIndexEntries", "extra")
+	if got, want := out.String(), "         extra:   index a_1, record 77, key { a: 9.0 }\n"; got != want {
+		t.Errorf("got %q\nwant %q", got, want)
+	}
+}
