@@ -101,40 +101,51 @@ func (r *ValidateResult) reportEntries(missing, extra []entryDiff, doc func(entr
 			r.badIndex(name)
 		}
 	}
-	// list adds entries in order while their sizes add up to at most
-	// maxListedEntryBytes, and says so once when it stops.
-	list := func(entries []IndexEntry, into *[]IndexEntry, cut string) {
-		total, warned := 0, false
-		for _, e := range entries {
-			total += docSize(e.Doc())
-			if first || total <= maxListedEntryBytes {
-				*into = append(*into, e)
-				first = false
-			} else if !warned {
-				r.Errors = append(r.Errors, cut)
-				warned = true
+	// list adds the n entries (entry(i) makes the i-th) in order while
+	// their sizes add up to at most maxListedEntryBytes, and says so
+	// once when it stops; past that only their indexes matter (name).
+	list := func(n int, entry func(int) IndexEntry, name func(int) string, into *[]IndexEntry, cut string) {
+		total, full := 0, false
+		for i := 0; i < n; i++ {
+			if !full {
+				e := entry(i)
+				total += docSize(e.Doc())
+				if first || total <= maxListedEntryBytes {
+					*into = append(*into, e)
+					first = false
+				} else {
+					r.Errors = append(r.Errors, cut)
+					full = true
+				}
 			}
-			mark(e.IndexName)
+			mark(name(i))
 		}
 	}
 	byKey(missing)
 	sort.SliceStable(missing, func(i, j int) bool { return missing[i].size < missing[j].size })
-	ms := make([]IndexEntry, len(missing))
-	for i, m := range missing {
+	list(len(missing), func(i int) IndexEntry {
+		m := missing[i]
 		d := doc(m)
-		ms[i] = IndexEntry{IndexName: m.ix.Name, RecordID: int64(m.rid), IndexKey: renderKey(m.ix, m.ks, d)}
+		e := IndexEntry{IndexName: m.ix.Name, RecordID: int64(m.rid), IndexKey: renderKey(m.ix, m.ks, d)}
 		if id, ok := get(d, "_id"); ok {
-			ms[i].IDKey = bson.D{{Key: "_id", Value: id}}
+			e.IDKey = bson.D{{Key: "_id", Value: id}}
 		}
-	}
-	list(ms, &r.MissingIndexEntries, missingNotAllListed)
+		return e
+	}, func(i int) string { return missing[i].ix.Name }, &r.MissingIndexEntries, missingNotAllListed)
+	// Extra entries go smallest first as listed, so each is made to
+	// know its size.
 	byKey(extra)
-	es := make([]IndexEntry, len(extra))
-	for i, x := range extra {
-		es[i] = IndexEntry{IndexName: x.ix.Name, RecordID: int64(x.rid), IndexKey: renderKey(x.ix, x.ks, doc(x))}
+	type sized struct {
+		e    IndexEntry
+		size int
 	}
-	sort.SliceStable(es, func(i, j int) bool { return docSize(es[i].Doc()) < docSize(es[j].Doc()) })
-	list(es, &r.ExtraIndexEntries, extraNotAllListed)
+	es := make([]sized, len(extra))
+	for i, x := range extra {
+		e := IndexEntry{IndexName: x.ix.Name, RecordID: int64(x.rid), IndexKey: renderKey(x.ix, x.ks, doc(x))}
+		es[i] = sized{e, docSize(e.Doc())}
+	}
+	sort.SliceStable(es, func(i, j int) bool { return es[i].size < es[j].size })
+	list(len(es), func(i int) IndexEntry { return es[i].e }, func(i int) string { return es[i].e.IndexName }, &r.ExtraIndexEntries, extraNotAllListed)
 	r.NumMissing, r.NumExtra = int64(len(missing)), int64(len(extra))
 	if len(missing) > 0 {
 		r.Warnings = append(r.Warnings, detectedMissing(len(missing)))

@@ -280,3 +280,25 @@ func TestValidateIndexesByName(t *testing.T) {
 		t.Errorf("index order %q, want %q", got, w)
 	}
 }
+
+// TestValidateEntriesExtraListCut: extra entries are cut at 1 MiB the
+// same way, apart from the missing ones.
+func TestValidateEntriesExtraListCut(t *testing.T) {
+	t.Parallel()
+	db, _ := openMem(t)
+	mustRun(t, db, "test", `{"createIndexes": "big", "indexes": [{"key": {"s": 1}, "name": "s_1"}]}`)
+	const n = 40
+	for i := 0; i < n; i++ {
+		setEntry(t, db, "big", "s_1", uint64(1000+i), false, nil, strconv.Itoa(i%10)+strings.Repeat("y", 30000))
+	}
+	r := mustRun(t, db, "test", `{"validate": "big"}`)
+	extra := field(r, "extraIndexEntries").(bson.A)
+	b, _ := bson.Marshal(extra[0])
+	if len(extra) != (1<<20)/len(b) || len(extra) == n || len(field(r, "missingIndexEntries").(bson.A)) != 0 {
+		t.Errorf("%d entries of %d bytes listed, want %d", len(extra), len(b), (1<<20)/len(b))
+	}
+	if got, w := extJSON(t, bson.D{{Key: "e", Value: field(r, "errors")}, {Key: "w", Value: field(r, "warnings")}}),
+		`{"e":["Index with name 's_1' has inconsistencies.","Not all extra index entry inconsistencies are listed due to size limitations."],"w":["Detected 40 extra index entries."]}`; got != w {
+		t.Errorf("errors, warnings %s\nwant %s", got, w)
+	}
+}
