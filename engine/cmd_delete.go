@@ -2,8 +2,6 @@ package engine
 
 import (
 	"context"
-	"math"
-	"strconv"
 
 	"github.com/ttlkv/ttlkv/document"
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -132,16 +130,5 @@ func deleteLimit(v any) (int64, error) {
 	if f == 0 || f == 1 {
 		return int64(f), nil
 	}
-	var g string
-	switch {
-	case math.IsNaN(f):
-		g = "nan"
-	case math.IsInf(f, 1):
-		g = "inf"
-	case math.IsInf(f, -1):
-		g = "-inf"
-	default:
-		g = strconv.FormatFloat(f, 'g', 6, 64)
-	}
-	return 0, document.Errorf(document.CodeFailedToParse, "The limit field in delete objects must be 0 or 1. Got %s", g)
+	return 0, document.Errorf(document.CodeFailedToParse, "The limit field in delete objects must be 0 or 1. Got %s", document.FormatStreamDouble(f))
 }
