@@ -9,26 +9,11 @@ import (
 
 // cmdDelete runs the delete command.
 func cmdDelete(ctx context.Context, db *DB, dbName string, cmd bson.D) (bson.D, error) {
-	if err := strictFields(cmd, "deletes", "ordered", "let"); err != nil {
-		return nil, err
-	}
-	w, err := parseWriteCmd(cmd, "deletes")
+	w, let, err := db.parseStmtWriteCmd(dbName, cmd, "deletes", deleteStmtShape)
 	if err != nil {
 		return nil, err
 	}
 	name, stmts, ordered := w.coll, w.stmts, w.ordered
-	for _, st := range stmts {
-		if err := deleteStmtShape(st); err != nil {
-			return nil, err
-		}
-	}
-	let, _, err := db.writeLet(cmd)
-	if err != nil {
-		return nil, err
-	}
-	if err := db.refuseView(dbName, name); err != nil {
-		return nil, err
-	}
 	// Statements are parsed before any runs: a malformed one (limit 2,
 	// a missing q) fails the whole command, as MongoDB's parser does.
 	specs := make([]DeleteSpec, len(stmts))
