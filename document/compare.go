@@ -302,9 +302,9 @@ func Compare(a, b any) int {
 	case ClassString:
 		return strings.Compare(stringOf(a), stringOf(b))
 	case ClassObject:
-		return compareDocs(canonDoc(a), canonDoc(b))
+		return compareDocs(canonAs[bson.D](a), canonAs[bson.D](b))
 	case ClassArray:
-		return compareArrays(canonArray(a), canonArray(b))
+		return compareArrays(canonAs[bson.A](a), canonAs[bson.A](b))
 	case ClassBinary:
 		x, y := a.(bson.Binary), b.(bson.Binary)
 		if c := cmp.Compare(len(x.Data), len(y.Data)); c != 0 {
@@ -413,25 +413,15 @@ func canon(v any) any {
 	return v
 }
 
-func canonDoc(v any) bson.D {
-	if d, ok := v.(bson.D); ok {
-		return d
+// canonAs returns v as a T (a document or an array), directly or through
+// its canonical form; T's zero value (nil) when it is neither.
+func canonAs[T bson.D | bson.A](v any) T {
+	if t, ok := v.(T); ok {
+		return t
 	}
 	if c, ok := coerce(v); ok {
-		if d, ok := c.(bson.D); ok {
-			return d
-		}
-	}
-	return nil
-}
-
-func canonArray(v any) bson.A {
-	if a, ok := v.(bson.A); ok {
-		return a
-	}
-	if c, ok := coerce(v); ok {
-		if a, ok := c.(bson.A); ok {
-			return a
+		if t, ok := c.(T); ok {
+			return t
 		}
 	}
 	return nil
