@@ -214,6 +214,24 @@ func Get(d bson.D, key string) (any, bool) {
 	return nil, false
 }
 
+// ReplyOK reports whether a command reply says ok: its first ok field
+// is 1 (a double, an int32 or an int64) or true. A reply without one is
+// not ok.
+func ReplyOK(reply bson.D) bool {
+	v, _ := Get(reply, "ok")
+	switch n := v.(type) {
+	case float64:
+		return n == 1
+	case int32:
+		return n == 1
+	case int64:
+		return n == 1
+	case bool:
+		return n
+	}
+	return false
+}
+
 // Lookup follows a dotted path from d. Each component selects the first
 // field of that name in a document; in an array, a component that is a
 // non-negative decimal integer without leading zeros selects that element.
