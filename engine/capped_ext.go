@@ -31,9 +31,10 @@ package engine
 // msgpack encoding, document.Marshal), then zero padding. Carrying ks lets
 // the _id index be rebuilt, and eviction name a record's _id, without
 // decoding the document (validate checks that ks matches the document).
-// The padding lets an update that keeps the document's BSON size
-// (MongoDB's rule for 10003) rewrite the record in place although the
-// msgpack encoding of, say, an int32 shrank. See docs/capped.md.
+// The padding lets an update rewrite the record in place with a document
+// that fits its space; a document that outgrew it lives outside the ring
+// and the record holds a pointer frame (capped_grow.go). See
+// docs/capped.md.
 //
 // Secondary indexes are maintained on insert, eviction and in-place
 // update; see capped_index.go. TTL indexes are refused (docs/ttl-indexes.md §1.4).
