@@ -2,10 +2,13 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
 
+	"github.com/ttlkv/ttlkv/capped"
+	"github.com/ttlkv/ttlkv/document"
 	"github.com/ttlkv/ttlkv/lsm"
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
@@ -410,5 +413,144 @@ func TestCappedGrowResizeCloneDrop(t *testing.T) {
 	mustRun(t, db, "test", `{"drop": "c"}`)
 	if n := len(outsideCopiesOf(t, db, id)); n != 0 {
 		t.Fatalf("a dropped collection keeps %d outside copies", n)
+	}
+}
+
+// Readers running beside updates that grow, regrow and shrink documents
+// and inserts that evict them never fail to read a document: a pointer
+// whose copy was replaced or evicted meanwhile is read again from the
+// ring.
+func TestCappedGrowConcurrentReaders(t *testing.T) {
+	t.Parallel()
+	db, _ := openMem(t)
+	c := createCapped(t, db, "c", 32<<10, 0)
+	ctx := context.Background()
+	for i := 0; i < 100; i++ {
+		if _, err := c.InsertOne(ctx, bson.D{{Key: "_id", Value: int32(i)}, {Key: "s", Value: "v"}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	done := make(chan struct{})
+	errs := make(chan error, 3)
+	go func() { // writer: grows, regrows and shrinks, and inserts
+		defer close(done)
+		next := int32(100)
+		for round := 0; round < 150; round++ {
+			id := next - int32(round%50) - 1
+			s := strings.Repeat("g", []int{1, 300, 700}[round%3])
+			if _, err := c.UpdateOne(ctx, bson.D{{Key: "_id", Value: id}}, bson.D{{Key: "$set", Value: bson.D{{Key: "s", Value: s}}}}, false); err != nil {
+				errs <- err
+				return
+			}
+			if round%4 == 0 {
+				if _, err := c.InsertOne(ctx, bson.D{{Key: "_id", Value: next}, {Key: "s", Value: strings.Repeat("n", 200)}}); err != nil {
+					errs <- err
+					return
+				}
+				next++
+			}
+		}
+	}()
+	read := func(reverse bool) {
+		for {
+			select {
+			case <-done:
+				errs <- nil
+				return
+			default:
+			}
+			o := FindOptions{}
+			if reverse {
+				o.Sort = bson.D{{Key: "$natural", Value: -1}}
+			}
+			cur, err := c.Find(ctx, nil, o)
+			if err == nil {
+				var docs []bson.D
+				docs, err = cur.All(ctx)
+				for _, d := range docs {
+					if _, ok := get(d, "s"); !ok {
+						err = fmt.Errorf("document without s: %v", d)
+					}
+				}
+				if err == nil && len(docs) > 0 {
+					_, err = c.FindOne(ctx, bson.D{{Key: "_id", Value: idOf(docs[len(docs)/2])}})
+					if errors.Is(err, ErrNoDocuments) {
+						err = nil // evicted or changed since
+					}
+				}
+			}
+			if err != nil && document.CodeOf(err) != document.CodeCappedPositionLost {
+				errs <- err
+				return
+			}
+		}
+	}
+	go read(false)
+	go read(true)
+	for i := 0; i < 2; i++ {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+	<-done
+	select {
+	case err := <-errs:
+		if err != nil {
+			t.Fatal(err)
+		}
+	default:
+	}
+	mustValidate(t, db, "test", "c")
+}
+
+// A reader holding a pointer frame whose copy an update replaced reads
+// the record again and gets the new document; one whose record was
+// evicted meanwhile finds it gone, not an error.
+func TestCappedGrowStalePointer(t *testing.T) {
+	t.Parallel()
+	db, _ := openMem(t)
+	c := createCapped(t, db, "c", 8192, 0)
+	ctx := context.Background()
+	for i := 0; i < 20; i++ {
+		if _, err := c.InsertOne(ctx, bson.D{{Key: "_id", Value: int32(i)}, {Key: "s", Value: "v"}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	set := func(s string) {
+		t.Helper()
+		if _, err := c.UpdateOne(ctx, bson.D{{Key: "_id", Value: int32(0)}}, bson.D{{Key: "$set", Value: bson.D{{Key: "s", Value: s}}}}, false); err != nil {
+			t.Fatal(err)
+		}
+	}
+	st, err := cappedOf(db.lookup("test", "c"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := func() capped.Record {
+		t.Helper()
+		it := st.ring.Scan(0, false)
+		if !it.Next() {
+			t.Fatal(it.Err())
+		}
+		return it.Record()
+	}
+	set(strings.Repeat("a", 300))
+	stale := first()
+	set(strings.Repeat("b", 400)) // a new copy; the one stale names is gone
+	msg, ok, err := st.recordMsg(stale)
+	if err != nil || !ok {
+		t.Fatalf("stale pointer: %v %v", ok, err)
+	}
+	if d, _ := document.Unmarshal(msg); field(d, "s") != strings.Repeat("b", 400) {
+		t.Fatalf("stale pointer read %v", d)
+	}
+	stale = first()
+	for i := 20; i < 200; i++ {
+		if _, err := c.InsertOne(ctx, bson.D{{Key: "_id", Value: int32(i)}, {Key: "s", Value: "v"}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, ok, err := st.recordMsg(stale); ok || err != nil {
+		t.Fatalf("pointer of an evicted record: ok %v, err %v; want gone", ok, err)
 	}
 }
