@@ -89,4 +89,21 @@ func TestLimitsGrown(t *testing.T) {
 	if got := r.DataBytes(); got != 70 {
 		t.Fatalf("DataBytes %d, want 70 (payloads only; the set's extra is the caller's)", got)
 	}
+	// An append that counts more than MaxDataBytes on its own (its
+	// document kept outside): every older record goes, it stays.
+	binary.BigEndian.PutUint64(p, 500)
+	lim.AppendExtra = 500
+	seq, _, err := r.Append(p, lim, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.FirstSeq() != seq || r.Count() != 1 || len(g.extra) != 0 || g.evicted[8] != 25 {
+		t.Fatalf("after an append larger than the limit: first %d (seq %d) count %d, grown %v evicted %v", r.FirstSeq(), seq, r.Count(), g.extra, g.evicted)
+	}
+	g.extra[seq] = 500
+	lim.AppendExtra = 0
+	appendN(1) // 510 + 10 > 100: the big one goes
+	if r.FirstSeq() != seq+1 || r.Count() != 1 || g.evicted[seq] != 500 {
+		t.Fatalf("after the next append: first %d count %d, evicted %v", r.FirstSeq(), r.Count(), g.evicted)
+	}
 }

@@ -63,6 +63,14 @@ type Limits struct {
 	// were in the ring, so an append evicts the oldest records while
 	// the total, extra included, is over MaxDataBytes.
 	Grown GrownSet
+	// AppendExtra is the extra bytes the appended record counts toward
+	// MaxDataBytes beyond its payload (a record that points at a
+	// document kept outside the ring). The append evicts the oldest
+	// records while the total, this record's extra included, is over
+	// MaxDataBytes; when the record alone is over it, every older
+	// record goes and the record stays. The caller adds the record to
+	// Grown after the append.
+	AppendExtra int64
 }
 
 // GrownSet is a set of live records whose counted size is their payload
@@ -474,6 +482,13 @@ func (r *Ring) appendLocked(data []byte, lim Limits, evict func([]Record) error,
 			db -= int64(e.n)
 		}
 		if gn > 0 && lim.Grown.Has(e.seq) {
+			// A grown record appended by this writer may still be in
+			// the append buffer: write it first, so it can be read.
+			if len(r.pend) > 0 && e.seq <= r.pendSeq {
+				if err := r.flushPend(); err != nil {
+					return err
+				}
+			}
 			p, err := r.readEntry(e)
 			if err != nil {
 				return err
@@ -492,7 +507,7 @@ func (r *Ring) appendLocked(data []byte, lim Limits, evict func([]Record) error,
 	}
 	for k < count {
 		overCount := lim.MaxRecords > 0 && int64(count-k)-dn+1 > lim.MaxRecords
-		overBytes := lim.MaxDataBytes > 0 && bytes-db+gx+int64(len(data)) > lim.MaxDataBytes
+		overBytes := lim.MaxDataBytes > 0 && bytes-db+gx+int64(len(data))+lim.AppendExtra > lim.MaxDataBytes
 		if !overCount && !overBytes {
 			break
 		}

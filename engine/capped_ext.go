@@ -40,6 +40,7 @@ package engine
 // update; see capped_index.go. TTL indexes are refused (docs/ttl-indexes.md §1.4).
 
 import (
+	"bytes"
 	"context"
 	"encoding/binary"
 	"errors"
@@ -411,6 +412,7 @@ func (db *DB) buildCappedIDIndex(m *catalog.Coll, st *cappedState, readOnly bool
 	var adds []idAdd
 	var ferr error
 	ptrs := map[uint64]uint64{} // pointer records: sequence -> generation of their outside copy
+	var lost []capped.Record    // pointer records without their copy
 	err := st.ring.ReadRun(0, func(rec capped.Record) bool {
 		if cappedDeleted(rec.Data) {
 			st.tombs.add(rec.Seq, len(rec.Data))
@@ -422,6 +424,17 @@ func (db *DB) buildCappedIDIndex(m *catalog.Coll, st *cappedState, readOnly bool
 			return false
 		}
 		if p, ok := cappedPointerOf(rec.Data); ok {
+			var has bool
+			if has, ferr = st.hasOutside(rec.Seq, p.gen); ferr != nil {
+				return false
+			}
+			if !has {
+				// Only an insert outside the ring whose record was
+				// synced before its copy committed, then a crash, leaves
+				// this: the insert was not acknowledged.
+				lost = append(lost, capped.Record{Seq: rec.Seq, Off: rec.Off, Data: bytes.Clone(rec.Data)})
+				return true
+			}
 			ptrs[rec.Seq] = p.gen
 			st.grown.add(rec.Seq, int(payloadExtra(rec.Data)))
 		}
@@ -440,6 +453,16 @@ func (db *DB) buildCappedIDIndex(m *catalog.Coll, st *cappedState, readOnly bool
 	}
 	ids.add(adds)
 	st.ids = ids
+	for _, rec := range lost {
+		st.tombs.add(rec.Seq, len(rec.Data))
+		if readOnly {
+			continue // read as deleted; the next writable open writes the tombstone
+		}
+		if err := st.ring.Overwrite(rec.Seq, rec.Off, cappedTombstone(len(rec.Data))); err != nil {
+			return err
+		}
+		db.logf("capped %s: record %d pointed at a document outside the ring that an interrupted insert never wrote; deleted", m.NS(), rec.Seq)
+	}
 	if readOnly {
 		return nil
 	}

@@ -103,6 +103,21 @@ func encodeCappedPointer(ks []byte, p cappedPointer, n int) ([]byte, bool) {
 	return append(b, make([]byte, n-len(b))...), true
 }
 
+// cappedPointerFrame returns the shortest pointer frame naming p for a
+// record whose _id keystring is ks.
+func cappedPointerFrame(ks []byte, p cappedPointer) []byte {
+	b, _ := encodeCappedPointer(ks, p, uvarintLen(uint64(len(ks)))+len(ks)+1+uvarintLen(p.gen)+uvarintLen(uint64(p.n)))
+	return b
+}
+
+// outsideInsert reports whether a document of n framed bytes is
+// inserted outside the ring: it is larger than the collection's size, or
+// than the ring file can hold (mongod 7.0 takes both, evicting every
+// older document, docs/capped.md §7.3).
+func (st *cappedState) outsideInsert(n int) bool {
+	return int64(n) > st.opts.size || cappedRecordSize(n) > st.ring.Capacity()-capped.DataStart
+}
+
 // cappedPointerOf reports whether ring payload data is a pointer frame,
 // and what it names.
 func cappedPointerOf(data []byte) (cappedPointer, bool) {
@@ -174,6 +189,18 @@ func (st *cappedState) outside(seq, gen uint64) ([]byte, error) {
 	return v, err
 }
 
+// hasOutside reports whether the store holds the outside copy of
+// generation gen of record seq.
+func (st *cappedState) hasOutside(seq, gen uint64) (bool, error) {
+	var has bool
+	err := st.store.View(func(txn *lsm.Txn) error {
+		var err error
+		has, err = txn.Has(cappedOutKey(st.id, seq, gen))
+		return err
+	})
+	return has, err
+}
+
 // recordMsg returns the msgpack document of ring record rec: the one in
 // its frame, or the outside copy a pointer frame names. ok is false when
 // rec is a tombstone, or stopped being live (evicted, deleted) before its
@@ -201,6 +228,9 @@ func (st *cappedState) recordMsg(rec capped.Record) (msg []byte, ok bool, err er
 			return nil, false, nil // evicted meanwhile
 		} else if rerr != nil {
 			return nil, false, rerr
+		}
+		if st.tombs.Has(rec.Seq) {
+			return nil, false, nil // an interrupted insert's, read-only (buildCappedIDIndex)
 		}
 		if bytes.Equal(data, rec.Data) || attempt == 16 {
 			return nil, false, fmt.Errorf("%w: record %d, generation %d", errCappedOutsideMissing, rec.Seq, p.gen)

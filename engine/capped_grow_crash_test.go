@@ -19,8 +19,9 @@ const cappedGrowCrashEnv = "TTLKV_CAPPED_GROW_CRASH"
 // TestCappedGrowCrashChild is the process TestCappedGrowKilled kills:
 // with change streams on, it grows document 3 of a small capped
 // collection beyond its record (step A), grows it again (B), grows
-// document 4 and deletes it (C), then inserts until the ring has evicted
-// document 3 (D), printing "ack <step>" after each; it kills itself
+// document 4 and deletes it (C), inserts until the ring has evicted
+// document 3 (D), then inserts a document larger than the collection
+// (E), printing "ack <step>" after each; it kills itself
 // with SIGKILL at the chosen hit of the chosen failpoint.
 func TestCappedGrowCrashChild(t *testing.T) {
 	spec := os.Getenv(cappedGrowCrashEnv)
@@ -89,6 +90,11 @@ func TestCappedGrowCrashChild(t *testing.T) {
 		}
 	}
 	fmt.Println("ack D")
+	// E: a document larger than the collection, kept outside the ring.
+	if _, err := c.InsertOne(ctx, bson.D{{Key: "_id", Value: int32(1000)}, {Key: "s", Value: strings.Repeat("E", 10000)}}); err != nil {
+		fail(err)
+	}
+	fmt.Println("ack E")
 	db.Close()
 }
 
@@ -120,6 +126,9 @@ func TestCappedGrowKilled(t *testing.T) {
 		{FailpointCappedOutsideDrop, 1, "A", B, true, 1, 2},
 		{FailpointCappedOutsideDrop, 2, "B", B, false, 1, 2},
 		{FailpointCappedOutsideDrop, 3, "C", "", false, 0, 2},
+		// The large insert's copy is committed, its record still in
+		// the ring's append buffer: gone after the kill, copy and all.
+		{FailpointCappedAfterAppend, 231, "D", "", false, 0, 2},
 	} {
 		t.Run(fmt.Sprintf("%s/%d", tc.fp, tc.hit), func(t *testing.T) {
 			dir := t.TempDir()
@@ -163,6 +172,9 @@ func TestCappedGrowKilled(t *testing.T) {
 			}
 			if _, err := c.FindOne(ctx, bson.D{{Key: "_id", Value: int32(4)}}); (err == nil) != tc.has4 {
 				t.Fatalf("document 4 there: %v, want %v", err == nil, tc.has4)
+			}
+			if _, err := c.FindOne(ctx, bson.D{{Key: "_id", Value: int32(1000)}}); err == nil {
+				t.Fatalf("the large document is there; its insert was killed before the ring wrote it")
 			}
 			if n := len(outsideCopies(t, db, "c")); n != tc.copies {
 				t.Fatalf("%d outside copies, want %d", n, tc.copies)

@@ -554,3 +554,47 @@ func TestCappedGrowStalePointer(t *testing.T) {
 		t.Fatalf("pointer of an evicted record: ok %v, err %v; want gone", ok, err)
 	}
 }
+
+// A pointer record whose copy the store lacks (an insert outside the
+// ring synced to the ring before its copy committed, then a crash; an
+// update never leaves one) is deleted when the collection opens: the
+// insert was not acknowledged.
+func TestCappedGrowPointerWithoutCopy(t *testing.T) {
+	t.Parallel()
+	db, clk, dir := openTest(t)
+	c := createCapped(t, db, "c", 8192, 0)
+	ctx := context.Background()
+	for i := 0; i < 5; i++ {
+		if _, err := c.InsertOne(ctx, bson.D{{Key: "_id", Value: int32(i)}, {Key: "s", Value: "some text"}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	st, err := cappedOf(db.lookup("test", "c"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	it := st.ring.Scan(0, false)
+	for it.Next() && it.Record().Seq < st.ring.FirstSeq()+2 {
+	}
+	rec := it.Record() // the third record: _id 2
+	ks, _ := cappedKS(rec.Data)
+	data, ok := encodeCappedPointer(ks, cappedPointer{gen: 5, n: 1000}, len(rec.Data))
+	if !ok {
+		t.Fatal("no room for a pointer")
+	}
+	if err := st.ring.Overwrite(rec.Seq, rec.Off, data); err != nil {
+		t.Fatal(err)
+	}
+	db = reopen(t, db, dir, clk)
+	var ids []any
+	for _, d := range findAll(t, db, "test", "c", nil) {
+		ids = append(ids, idOf(d))
+	}
+	if fmt.Sprint(ids) != "[0 1 3 4]" {
+		t.Fatalf("after reopen: %v, want the pointer's document gone", ids)
+	}
+	if n, _ := cappedStats(t, db, "c"); n != 4 {
+		t.Fatalf("count %d, want 4", n)
+	}
+	mustValidate(t, db, "test", "c")
+}

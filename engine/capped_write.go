@@ -344,12 +344,35 @@ func (w *cappedWriter) insert(p cappedDoc) error {
 		evict = w.evict
 	}
 	w.err = nil
-	seq, off, err := w.st.ring.AppendEvicting(p.payload, w.st.limits(), evict)
+	data, lim := p.payload, w.st.limits()
+	var outMsg []byte // the document, when it goes outside the ring
+	if w.st.outsideInsert(len(p.payload)) {
+		// Larger than the collection's size, or than the ring: as
+		// mongod 7.0, accepted, every older document evicted. The
+		// record points at a copy outside the ring (capped_grow.go).
+		var err error
+		if outMsg, err = cappedMsg(p.payload); err != nil {
+			return err
+		}
+		data = cappedPointerFrame(p.ks, cappedPointer{gen: 1, n: len(outMsg)})
+		lim.AppendExtra = int64(len(p.payload) - len(data))
+	}
+	seq, off, err := w.st.ring.AppendEvicting(data, lim, evict)
 	if err != nil {
 		if w.err != nil {
 			return w.err
 		}
 		return cappedErr(w.c, err)
+	}
+	if outMsg != nil {
+		// The record is buffered (not on disk before flush) unless every
+		// append is synced; then a crash before this commit leaves a
+		// pointer without its copy, which Open turns into a tombstone
+		// (the insert was not acknowledged).
+		if err := w.st.store.Update(func(txn *lsm.Txn) error { return txn.Set(cappedOutKey(w.st.id, seq, 1), outMsg) }); err != nil {
+			return err
+		}
+		w.st.grown.add(seq, int(lim.AppendExtra))
 	}
 	w.db.failpoint(FailpointCappedAfterAppend)
 	if w.firstSeq == 0 {

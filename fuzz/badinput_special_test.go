@@ -86,7 +86,7 @@ func specialBadCases() []badCase {
 		{name: "capped size 1 (limit)", json: `{"create": "x", "capped": true, "size": 1}`, undo: drop},
 		{name: "capped max 0 (no limit)", json: `{"create": "x", "capped": true, "size": 4096, "max": 0}`, undo: drop},
 		// §7.3-7.5 capped writes
-		{name: "capped document larger than the collection", cmd: insertCmdIn("cp", docOfSize(9, 5000)), writeErr: document.CodeBadValue},
+		{name: "capped document larger than the collection (accepted alone, as in MongoDB 7.0)", cmd: insertCmdIn("cp", docOfSize(9, 5000)), undo: `{"insert": "cp", "documents": [{"_id": 1, "s": "abc"}, {"_id": 2, "s": "def"}]}`},
 		{name: "capped duplicate _id", json: `{"insert": "cp", "documents": [{"_id": 1}]}`, writeErr: document.CodeDuplicateKey},
 		{name: "capped delete (allowed, as in MongoDB 5.0+)", json: `{"delete": "cp", "deletes": [{"q": {"_id": 99}, "limit": 1}]}`},
 		{name: "capped update grows a document (allowed, as in MongoDB 6.0+)", json: `{"update": "cp", "updates": [{"q": {"_id": 1}, "u": {"$set": {"s": "abcdefgh"}}}]}`, undo: `{"update": "cp", "updates": [{"q": {"_id": 1}, "u": {"$set": {"s": "abc"}}}]}`},
