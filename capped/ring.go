@@ -421,7 +421,7 @@ func (r *Ring) checkAppend(data []byte, lim Limits) error {
 	if len(data) > maxPayload || recordSize(len(data)) > usable {
 		return tooLarge("a record of %d bytes does not fit in a capped ring with %d usable bytes (%d per record of overhead)", len(data), usable, RecordOverhead)
 	}
-	if lim.MaxDataBytes > 0 && int64(len(data)) > lim.MaxDataBytes {
+	if lim.MaxDataBytes > 0 && int64(len(data)) > lim.MaxDataBytes && lim.AppendExtra == 0 {
 		return tooLarge("a record of %d bytes is larger than the collection size %d", len(data), lim.MaxDataBytes)
 	}
 	return nil

@@ -263,6 +263,15 @@ func TestCappedDocumentTooLarge(t *testing.T) {
 		}
 	}
 	mustValidate(t, db, "test", "r")
+	// The smallest size: every document is larger.
+	createCapped(t, db, "one", 1, 0)
+	for i := 0; i < 3; i++ {
+		mustRun(t, db, "test", fmt.Sprintf(`{"insert": "one", "documents": [{"i": %d}]}`, i))
+	}
+	if got := ints(t, findAll(t, db, "test", "one", nil)); !equalInts(got, []int64{2}) {
+		t.Fatalf("size 1: %v, want [2]", got)
+	}
+	mustValidate(t, db, "test", "one")
 }
 
 // wantWriteError runs a write command whose first statement must fail
