@@ -161,7 +161,11 @@ type cappedGrown struct{ cappedTombs }
 
 // Extra returns the extra bytes of pointer record seq, whose payload is
 // p (capped.GrownSet).
-func (g *cappedGrown) Extra(seq uint64, p []byte) int64 {
+func (g *cappedGrown) Extra(seq uint64, p []byte) int64 { return payloadExtra(p) }
+
+// payloadExtra returns the bytes pointer payload p counts beyond its
+// length (0 when p is not a pointer frame).
+func payloadExtra(p []byte) int64 {
 	ptr, ok := cappedPointerOf(p)
 	if !ok {
 		return 0
@@ -169,10 +173,6 @@ func (g *cappedGrown) Extra(seq uint64, p []byte) int64 {
 	klen, _ := binary.Uvarint(p)
 	return cappedGrownExtra(int(klen), ptr, len(p))
 }
-
-// payloadExtra returns the extra bytes of pointer payload p (0 when p
-// is not one).
-func payloadExtra(p []byte) int64 { var g cappedGrown; return g.Extra(0, p) }
 
 // errCappedOutsideMissing says a pointer record names an outside copy
 // that the store does not hold.

@@ -598,3 +598,38 @@ func TestCappedGrowPointerWithoutCopy(t *testing.T) {
 	}
 	mustValidate(t, db, "test", "c")
 }
+
+// docs/capped.md, "Memory": an outside copy costs no memory beyond
+// Badger but its bit in the grown set: with every record grown (the
+// queue pattern) the set holds well under half a byte a record.
+func TestCappedGrowMemory(t *testing.T) {
+	t.Parallel()
+	db, _ := openMem(t)
+	c := createCapped(t, db, "c", 4<<20, 0)
+	ctx := context.Background()
+	const n = 4000
+	docs := make([]any, n)
+	for i := range docs {
+		docs[i] = bson.D{{Key: "_id", Value: int32(i)}, {Key: "msg", Value: "entry"}}
+	}
+	if _, err := c.InsertMany(ctx, docs, true); err != nil {
+		t.Fatal(err)
+	}
+	r, err := c.UpdateMany(ctx, bson.D{}, bson.D{{Key: "$set", Value: bson.D{{Key: "processed", Value: true}}}}, false)
+	if err != nil || r.ModifiedCount != n {
+		t.Fatalf("update: %v %v", r, err)
+	}
+	st, err := cappedOf(db.lookup("test", "c"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g, _ := st.grown.Live(); g != n {
+		t.Fatalf("%d grown records, want %d", g, n)
+	}
+	if m := st.grown.memBytes(); m > n/4+64 {
+		t.Fatalf("the grown set holds %d bytes for %d records, more than a quarter byte each", m, n)
+	}
+	if len(outsideCopies(t, db, "c")) != n {
+		t.Fatal("not every record has its outside copy")
+	}
+}
