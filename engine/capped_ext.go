@@ -96,6 +96,9 @@ type cappedState struct {
 	grown cappedGrown
 	store *lsm.Store // holds the outside copies
 	id    uint64     // the collection's id, which their keys start with
+	// outLow: no outside copy below this sequence is left to delete
+	// after an eviction (dropEvictedOutside); under the write lock.
+	outLow uint64
 }
 
 // liveCount returns the number of documents in the ring: its records

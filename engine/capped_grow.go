@@ -263,12 +263,17 @@ func (db *DB) dropOutside(st *cappedState, seq, gen uint64) {
 // has evicted (every copy under a sequence older than its first), after
 // the chunk that evicted them is written. A failure is logged: Open
 // removes the copies.
+//
+// The range starts where the previous one ended (st.outLow), so it does
+// not walk again the deleted keys of earlier evictions.
 func (db *DB) dropEvictedOutside(st *cappedState) {
 	db.failpoint(FailpointCappedOutsideDrop)
-	pre := lsm.RecordPrefix(st.id)
-	if _, err := db.store.DeleteRange(pre, lsm.RecordKey(st.id, st.ring.FirstSeq())); err != nil {
+	first := st.ring.FirstSeq()
+	if _, err := db.store.DeleteRange(lsm.RecordKey(st.id, st.outLow), lsm.RecordKey(st.id, first)); err != nil {
 		db.logf("capped: deleting the outside copies of evicted records: %v (removed at the next open)", err)
+		return
 	}
+	st.outLow = first
 }
 
 // sweepCappedOutside removes the outside copies that no live pointer
