@@ -103,10 +103,11 @@ func encodeCappedPointer(ks []byte, p cappedPointer, n int) ([]byte, bool) {
 	return append(b, make([]byte, n-len(b))...), true
 }
 
-// cappedPointerFrame returns the shortest pointer frame naming p for a
-// record whose _id keystring is ks.
+// cappedPointerFrame returns the pointer frame naming p for a new
+// record whose _id keystring is ks: room for any generation and any
+// document length, so a later update can point it at another copy.
 func cappedPointerFrame(ks []byte, p cappedPointer) []byte {
-	b, _ := encodeCappedPointer(ks, p, uvarintLen(uint64(len(ks)))+len(ks)+1+uvarintLen(p.gen)+uvarintLen(uint64(p.n)))
+	b, _ := encodeCappedPointer(ks, p, uvarintLen(uint64(len(ks)))+len(ks)+1+uvarintLen(cappedMaxGen)+binary.MaxVarintLen32)
 	return b
 }
 

@@ -243,6 +243,14 @@ func TestCappedDocumentTooLarge(t *testing.T) {
 		t.Fatalf("%d outside copies, want 1", n)
 	}
 	mustValidate(t, db, "test", "c")
+	// It can grow further (a longer length in its pointer) and shrink.
+	for _, n := range []int{300000, 10} {
+		mustRun(t, db, "test", fmt.Sprintf(`{"update": "c", "updates": [{"q": {"i": 2}, "u": {"$set": {"b": %q}}}]}`, strings.Repeat("c", n)))
+		if d := findAll(t, db, "test", "c", nil); len(d) != 1 || field(d[0], "b") != strings.Repeat("c", n) {
+			t.Fatalf("after updating the large document to %d bytes: %.60v", n, d)
+		}
+		mustValidate(t, db, "test", "c")
+	}
 	r = mustRun(t, db, "test", fmt.Sprintf(`{"insert": "c", "ordered": false, "documents": [{"i": 3}, {"i": 4, "b": %q}, {"i": 5}]}`, big))
 	if _, bad := get(r, "writeErrors"); bad || field(r, "n") != int32(3) {
 		t.Fatalf("unordered: %v", r)
