@@ -42,7 +42,9 @@
 // (the engine's documents kept outside the ring, the record pointing at
 // them): Append reads the payload of each such record it evicts to learn
 // its extra (GrownSet.Extra) and hands the set the record as it leaves
-// (GrownSet.Evict).
+// (GrownSet.Evict). Limits.AppendExtra counts extra bytes for the record
+// being appended: one that is alone over MaxDataBytes evicts every older
+// record and stays.
 //
 // # Eviction and the engine's index
 //
