@@ -5,18 +5,15 @@ package benchmarks
 import (
 	"context"
 	"fmt"
-	"io/fs"
-	"math"
 	"os"
-	"path/filepath"
 	"sort"
 	"strconv"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
 	badger "github.com/dgraph-io/badger/v4"
+	"github.com/ttlkv/ttlkv/benchmarks/internal/workload"
 	"github.com/ttlkv/ttlkv/document"
 	"github.com/ttlkv/ttlkv/engine"
 	"github.com/ttlkv/ttlkv/internal/testmain"
@@ -60,8 +57,18 @@ const (
 	rawSecIx = 2
 )
 
-// baseTime is the fake clock's start.
-var baseTime = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+// What the SQLite peer must do alike is in package workload; these are
+// its names here.
+var (
+	baseTime   = workload.BaseTime // the fake clock's start
+	makeDoc    = workload.Doc
+	scramble   = workload.Scramble
+	percentile = workload.Percentile
+	dirBytes   = workload.DirBytes
+)
+
+// filler pads documents to about 200 bytes encoded.
+const filler = workload.Filler
 
 // fakeClock is a clock that moves only when told.
 type fakeClock struct {
@@ -81,34 +88,6 @@ func (c *fakeClock) Advance(d time.Duration) {
 	c.mu.Lock()
 	c.now = c.now.Add(d)
 	c.mu.Unlock()
-}
-
-// filler pads documents to about 200 bytes encoded.
-var filler = "lorem ipsum dolor sit amet, consectetur adipiscing elit, sed do eiusmod tempor incididunt ut labore et dolore magna aliqua. ut enim ad minim ven"
-
-// makeDoc returns document i: an int64 _id, the indexed field n (a
-// scrambled int64, so inserts hit the index out of order), and an expiry
-// date exp. It encodes to about 200 bytes.
-func makeDoc(i int, exp time.Time) bson.D {
-	return bson.D{
-		{Key: "_id", Value: int64(i)},
-		{Key: "n", Value: scramble(i)},
-		{Key: "exp", Value: bson.NewDateTimeFromTime(exp)},
-		{Key: "name", Value: "user-" + strconv.Itoa(i)},
-		{Key: "pad", Value: filler},
-	}
-}
-
-// scramble maps i to a distinct pseudo-random int64 (a bijection on
-// uint32), so index keys arrive in random order.
-func scramble(i int) int64 {
-	x := uint32(i)
-	x ^= x >> 16
-	x *= 0x7feb352d
-	x ^= x >> 15
-	x *= 0x846ca68b
-	x ^= x >> 16
-	return int64(x)
 }
 
 // rawKV is what the raw-Badger baseline writes for one document: its
@@ -246,40 +225,6 @@ func countKeys(db *badger.DB, prefix []byte) (int, error) {
 		return nil
 	})
 	return n, err
-}
-
-// dirBytes is the disk space the files under dir occupy (allocated
-// blocks, so preallocated but unwritten space does not count), and their
-// apparent size.
-func dirBytes(dir string) (alloc, apparent int64) {
-	_ = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return nil
-		}
-		info, err := d.Info()
-		if err != nil {
-			return nil
-		}
-		apparent += info.Size()
-		if st, ok := info.Sys().(*syscall.Stat_t); ok {
-			alloc += st.Blocks * 512
-		}
-		return nil
-	})
-	return alloc, apparent
-}
-
-// percentile returns the p-th percentile (0..100) of ds (sorted in place).
-func percentile(ds []time.Duration, p float64) time.Duration {
-	if len(ds) == 0 {
-		return 0
-	}
-	sort.Slice(ds, func(i, j int) bool { return ds[i] < ds[j] })
-	k := int(math.Ceil(p/100*float64(len(ds)))) - 1
-	if k < 0 {
-		k = 0
-	}
-	return ds[k]
 }
 
 // rate is n per second over d.

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	badger "github.com/dgraph-io/badger/v4"
+	"github.com/ttlkv/ttlkv/benchmarks/internal/workload"
 	"github.com/ttlkv/ttlkv/document"
 	"github.com/ttlkv/ttlkv/engine"
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -606,23 +607,9 @@ func sampleProc(dir string) procSample {
 		s.sys = time.Duration(ru.Stime.Nano())
 		s.minflt = ru.Minflt
 	}
-	if b, err := os.ReadFile("/proc/self/io"); err == nil {
-		for _, line := range strings.Split(string(b), "\n") {
-			if rest, ok := strings.CutPrefix(line, "write_bytes:"); ok {
-				s.wbytes, _ = strconv.ParseInt(strings.TrimSpace(rest), 10, 64)
-			}
-		}
-	}
-	if b, err := os.ReadFile("/proc/self/status"); err == nil {
-		for _, line := range strings.Split(string(b), "\n") {
-			for name, dst := range map[string]*int64{"VmRSS:": &s.rss, "VmHWM:": &s.hwm, "RssAnon:": &s.anon, "RssFile:": &s.file} {
-				if rest, ok := strings.CutPrefix(line, name); ok {
-					kb, _ := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(rest), "kB")), 10, 64)
-					*dst = kb << 10
-				}
-			}
-		}
-	}
+	s.wbytes = workload.WriteBytes()
+	mem := workload.ReadMemory()
+	s.rss, s.hwm, s.anon, s.file = mem.RSS, mem.HWM, mem.Anon, mem.File
 	var m runtime.MemStats
 	runtime.ReadMemStats(&m)
 	s.heap = int64(m.HeapInuse)

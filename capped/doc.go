@@ -38,6 +38,13 @@
 // rewriting their record in place) count toward neither limit but keep
 // their physical space until evicted; Append hands the set each of them
 // it evicts (DeletedSet.Evict), so the set never holds an evicted one.
+// Records named by Limits.Grown count extra bytes toward MaxDataBytes
+// (the engine's documents kept outside the ring, the record pointing at
+// them): Append reads the payload of each such record it evicts to learn
+// its extra (GrownSet.Extra) and hands the set the record as it leaves
+// (GrownSet.Evict). Limits.AppendExtra counts extra bytes for the record
+// being appended: one that is alone over MaxDataBytes evicts every older
+// record and stays.
 //
 // # Eviction and the engine's index
 //

@@ -56,6 +56,41 @@ type Limits struct {
 	// (the engine's deleted documents, rewritten in place): they count
 	// toward neither limit, though they keep their space until evicted.
 	Deleted DeletedSet
+	// Grown, if not nil, names the live records that count more bytes
+	// toward MaxDataBytes than their payload holds (the engine's
+	// documents that outgrew their record and live outside the ring,
+	// the record pointing at them). Their extra bytes count as if they
+	// were in the ring, so an append evicts the oldest records while
+	// the total, extra included, is over MaxDataBytes.
+	Grown GrownSet
+	// AppendExtra is the extra bytes the appended record counts toward
+	// MaxDataBytes beyond its payload (a record that points at a
+	// document kept outside the ring). The append evicts the oldest
+	// records while the total, this record's extra included, is over
+	// MaxDataBytes; when the record alone is over it, every older
+	// record goes and the record stays. The caller adds the record to
+	// Grown after the append.
+	AppendExtra int64
+}
+
+// GrownSet is a set of live records whose counted size is their payload
+// plus some extra bytes. Like DeletedSet, its members are live records
+// only: the ring removes each one it evicts (Evict).
+type GrownSet interface {
+	// Live returns how many records the set holds and the extra bytes
+	// they count beyond their payloads.
+	Live() (n, extra int64)
+	// Has reports whether record seq is in the set.
+	Has(seq uint64) bool
+	// Extra returns the extra bytes member record seq counts, given its
+	// payload (which the ring reads for the purpose, only for members
+	// an append is about to evict). It must not call the ring.
+	Extra(seq uint64, payload []byte) int64
+	// Evict removes record seq, which counted extra bytes (what Extra
+	// returned), from the set. Append calls it for each member it
+	// evicts, as the record stops being live, with the ring's locks
+	// held: it must not call the ring.
+	Evict(seq uint64, extra int64)
 }
 
 // DeletedSet is a set of live records that Limits does not count. Its
@@ -110,7 +145,8 @@ type Ring struct {
 	seqLimit     uint64
 	wbuf         []byte
 	ebuf         []Evicted // AppendEvicting's callback argument, reused
-	pend         []byte    // BufferAppends: encoded records not written yet, from pendOff
+	gbuf         []grownEvicted
+	pend         []byte // BufferAppends: encoded records not written yet, from pendOff
 	pendOff      int64
 	pendSeq      uint64 // newest record in pend
 	hbuf         [headerSlotSize]byte
@@ -129,6 +165,13 @@ type Ring struct {
 	failed      error
 	notify      chan struct{}
 	notifyTaken atomic.Bool
+}
+
+// grownEvicted is a member of Limits.Grown that an append evicts, with
+// the extra bytes it counted.
+type grownEvicted struct {
+	seq   uint64
+	extra int64
 }
 
 // anchor is the record recovery starts from (see doc.go).
@@ -378,7 +421,7 @@ func (r *Ring) checkAppend(data []byte, lim Limits) error {
 	if len(data) > maxPayload || recordSize(len(data)) > usable {
 		return tooLarge("a record of %d bytes does not fit in a capped ring with %d usable bytes (%d per record of overhead)", len(data), usable, RecordOverhead)
 	}
-	if lim.MaxDataBytes > 0 && int64(len(data)) > lim.MaxDataBytes {
+	if lim.MaxDataBytes > 0 && int64(len(data)) > lim.MaxDataBytes && lim.AppendExtra == 0 {
 		return tooLarge("a record of %d bytes is larger than the collection size %d", len(data), lim.MaxDataBytes)
 	}
 	return nil
@@ -425,23 +468,52 @@ func (r *Ring) appendLocked(data []byte, lim Limits, evict func([]Record) error,
 		dn, db = lim.Deleted.Live()
 	}
 	deleted := dn > 0 // the set has members to evict
-	leave := func(e entry) {
+	// Grown records count gx extra bytes (gn of them from k on); the
+	// payload of each one leaving is read to learn its extra.
+	var gn, gx int64
+	if lim.Grown != nil && count > 0 {
+		gn, gx = lim.Grown.Live()
+	}
+	r.gbuf = r.gbuf[:0]
+	leave := func(e entry) error {
 		bytes -= int64(e.n)
 		if dn > 0 && lim.Deleted.Has(e.seq) {
 			dn--
 			db -= int64(e.n)
 		}
+		if gn > 0 && lim.Grown.Has(e.seq) {
+			// A grown record appended by this writer may still be in
+			// the append buffer: write it first, so it can be read.
+			if len(r.pend) > 0 && e.seq <= r.pendSeq {
+				if err := r.flushPend(); err != nil {
+					return err
+				}
+			}
+			p, err := r.readEntry(e)
+			if err != nil {
+				return err
+			}
+			x := lim.Grown.Extra(e.seq, p)
+			gn--
+			gx -= x
+			r.gbuf = append(r.gbuf, grownEvicted{seq: e.seq, extra: x})
+		}
+		return nil
 	}
 	for i := 0; i < k; i++ {
-		leave(r.live.at(i))
+		if err := leave(r.live.at(i)); err != nil {
+			return 0, 0, err
+		}
 	}
 	for k < count {
 		overCount := lim.MaxRecords > 0 && int64(count-k)-dn+1 > lim.MaxRecords
-		overBytes := lim.MaxDataBytes > 0 && bytes-db+int64(len(data)) > lim.MaxDataBytes
+		overBytes := lim.MaxDataBytes > 0 && bytes-db+gx+int64(len(data))+lim.AppendExtra > lim.MaxDataBytes
 		if !overCount && !overBytes {
 			break
 		}
-		leave(r.live.at(k))
+		if err := leave(r.live.at(k)); err != nil {
+			return 0, 0, err
+		}
 		k++
 	}
 	if k > 0 && evictLite != nil {
@@ -516,6 +588,7 @@ func (r *Ring) appendLocked(data []byte, lim Limits, evict func([]Record) error,
 		oldest = r.live.at(k).seq
 	}
 	r.mu.Lock()
+	gi := 0 // next of r.gbuf
 	for i := 0; i < k; i++ {
 		e := r.live.popFront()
 		if e.seq <= r.committed {
@@ -523,6 +596,10 @@ func (r *Ring) appendLocked(data []byte, lim Limits, evict func([]Record) error,
 		}
 		if deleted {
 			lim.Deleted.Evict(e.seq, int64(e.n))
+		}
+		if gi < len(r.gbuf) && r.gbuf[gi].seq == e.seq {
+			lim.Grown.Evict(e.seq, r.gbuf[gi].extra)
+			gi++
 		}
 		r.evictedMax = max(r.evictedMax, e.seq)
 	}

@@ -214,6 +214,24 @@ func Get(d bson.D, key string) (any, bool) {
 	return nil, false
 }
 
+// ReplyOK reports whether a command reply says ok: its first ok field
+// is 1 (a double, an int32 or an int64) or true. A reply without one is
+// not ok.
+func ReplyOK(reply bson.D) bool {
+	v, _ := Get(reply, "ok")
+	switch n := v.(type) {
+	case float64:
+		return n == 1
+	case int32:
+		return n == 1
+	case int64:
+		return n == 1
+	case bool:
+		return n
+	}
+	return false
+}
+
 // Lookup follows a dotted path from d. Each component selects the first
 // field of that name in a document; in an array, a component that is a
 // non-negative decimal integer without leading zeros selects that element.
@@ -302,9 +320,9 @@ func Compare(a, b any) int {
 	case ClassString:
 		return strings.Compare(stringOf(a), stringOf(b))
 	case ClassObject:
-		return compareDocs(canonDoc(a), canonDoc(b))
+		return compareDocs(canonAs[bson.D](a), canonAs[bson.D](b))
 	case ClassArray:
-		return compareArrays(canonArray(a), canonArray(b))
+		return compareArrays(canonAs[bson.A](a), canonAs[bson.A](b))
 	case ClassBinary:
 		x, y := a.(bson.Binary), b.(bson.Binary)
 		if c := cmp.Compare(len(x.Data), len(y.Data)); c != 0 {
@@ -413,25 +431,15 @@ func canon(v any) any {
 	return v
 }
 
-func canonDoc(v any) bson.D {
-	if d, ok := v.(bson.D); ok {
-		return d
+// canonAs returns v as a T (a document or an array), directly or through
+// its canonical form; T's zero value (nil) when it is neither.
+func canonAs[T bson.D | bson.A](v any) T {
+	if t, ok := v.(T); ok {
+		return t
 	}
 	if c, ok := coerce(v); ok {
-		if d, ok := c.(bson.D); ok {
-			return d
-		}
-	}
-	return nil
-}
-
-func canonArray(v any) bson.A {
-	if a, ok := v.(bson.A); ok {
-		return a
-	}
-	if c, ok := coerce(v); ok {
-		if a, ok := c.(bson.A); ok {
-			return a
+		if t, ok := c.(T); ok {
+			return t
 		}
 	}
 	return nil

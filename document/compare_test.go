@@ -343,3 +343,26 @@ func TestSortFields(t *testing.T) {
 		t.Fatal("a scalar is not returned as it is")
 	}
 }
+
+func TestReplyOK(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		reply bson.D
+		want  bool
+	}{
+		{bson.D{{Key: "ok", Value: 1.0}}, true},
+		{bson.D{{Key: "n", Value: int32(0)}, {Key: "ok", Value: int32(1)}}, true},
+		{bson.D{{Key: "ok", Value: int64(1)}}, true},
+		{bson.D{{Key: "ok", Value: true}}, true},
+		{bson.D{{Key: "ok", Value: 0.0}, {Key: "errmsg", Value: "x"}}, false},
+		{bson.D{{Key: "ok", Value: false}}, false},
+		{bson.D{{Key: "ok", Value: "1"}}, false},
+		{bson.D{{Key: "ok", Value: 0.0}, {Key: "ok", Value: 1.0}}, false}, // the first ok counts
+		{bson.D{{Key: "n", Value: 1.0}}, false},
+		{nil, false},
+	} {
+		if got := ReplyOK(c.reply); got != c.want {
+			t.Errorf("ReplyOK(%v) = %v, want %v", c.reply, got, c.want)
+		}
+	}
+}

@@ -133,16 +133,36 @@ func formatValue(b *strings.Builder, v any, depth int) {
 	}
 }
 
+// FormatStreamDouble prints f as a C++ stream, or C's %g, does by
+// default, which is how mongod prints a double in most of its messages
+// and coercions: six significant digits ("0.333333", "1.23457e+06"),
+// and nan, inf and -inf.
+func FormatStreamDouble(f float64) string {
+	if s, ok := nonFinite(f); ok {
+		return s
+	}
+	return strconv.FormatFloat(f, 'g', 6, 64)
+}
+
+// nonFinite is how mongod prints a double that is not a finite number:
+// nan, inf or -inf; false for a finite one.
+func nonFinite(f float64) (string, bool) {
+	switch {
+	case math.IsNaN(f):
+		return "nan", true
+	case math.IsInf(f, 1):
+		return "inf", true
+	case math.IsInf(f, -1):
+		return "-inf", true
+	}
+	return "", false
+}
+
 // formatDouble prints a double as the server does: integral values keep
 // ".0", negative zero is "-0.0", and the specials are inf, -inf, nan.
 func formatDouble(f float64) string {
-	switch {
-	case math.IsNaN(f):
-		return "nan"
-	case math.IsInf(f, 1):
-		return "inf"
-	case math.IsInf(f, -1):
-		return "-inf"
+	if s, ok := nonFinite(f); ok {
+		return s
 	}
 	s := strconv.FormatFloat(f, 'g', 16, 64)
 	if !strings.ContainsAny(s, ".eE") {

@@ -60,3 +60,26 @@ func TestFormatDeepValueIsBounded(t *testing.T) {
 		t.Fatalf("Format of a 500-deep array printed %d bytes; want the depth bound to cut it", len(got))
 	}
 }
+
+func TestFormatStreamDouble(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		f    float64
+		want string
+	}{
+		{1, "1"},
+		{0.5, "0.5"},
+		{1.0 / 3, "0.333333"},
+		{-2.5, "-2.5"},
+		{123456789, "1.23457e+08"},
+		{1e-5, "1e-05"},
+		{math.Copysign(0, -1), "-0"},
+		{math.NaN(), "nan"},
+		{math.Inf(1), "inf"},
+		{math.Inf(-1), "-inf"},
+	} {
+		if got := FormatStreamDouble(c.f); got != c.want {
+			t.Errorf("FormatStreamDouble(%v) = %q, want %q", c.f, got, c.want)
+		}
+	}
+}

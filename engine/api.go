@@ -420,12 +420,13 @@ func isInternalName(name string) bool {
 
 // listedSystemName reports whether the system collection dbName.name,
 // which the engine keeps, is listed as mongod lists it: admin.system.users
-// (the wire server's users). mongod lists every collection that exists;
+// and admin.system.roles (the wire server's users and user-defined
+// roles). mongod lists every collection that exists;
 // ttlkv keeps no other system collection a client could see (it shows
 // system.views from its catalog's views, system_views.go, and
 // admin.system.version, system_dbs.go).
 func listedSystemName(dbName, name string) bool {
-	return dbName == "admin" && name == "system.users"
+	return dbName == "admin" && (name == "system.users" || name == "system.roles")
 }
 
 // systemJS is the collection of a database's stored JavaScript, the one

@@ -16,7 +16,8 @@ import (
 
 // cappedCrashEnv names the data directory of TestCappedCrashChild;
 // cappedCrashSecEnv, when set, makes the child index the collection on
-// {i: 1} (unique) and {tag: 1} and update tags in place as it goes.
+// {i: 1} (unique) and {tag: 1}, update tags in place as it goes, and
+// grow some documents beyond their records (kept outside the ring).
 // cappedCrashDelEnv, when set, makes it also delete the documents whose
 // i is a multiple of 11 once four newer ones are in (i <= ack-4).
 const (
@@ -81,6 +82,13 @@ func TestCappedCrashChild(t *testing.T) {
 			// Same size, new tag key: the entries move before the ring
 			// record is rewritten; a kill may land in between.
 			_, err = c.UpdateOne(ctx, bson.D{{Key: "_id", Value: i - 3}}, bson.D{{Key: "$set", Value: bson.D{{Key: "tag", Value: "u" + tag(i)[1:]}}}}, false)
+		}
+		if err == nil && secondary && i%13 == 0 {
+			// Beyond the record's space: the document goes outside the
+			// ring, its record points at it; a kill may land between the
+			// copy's write and the record's rewrite, or before an evicted
+			// or deleted record's copy is removed.
+			_, err = c.UpdateOne(ctx, bson.D{{Key: "_id", Value: i - 5}}, bson.D{{Key: "$set", Value: bson.D{{Key: "grown", Value: strings.Repeat("g", 100+int(i%150))}}}}, false)
 		}
 		for ; err == nil && deletes && delNext <= i-4; delNext += 11 {
 			_, err = c.DeleteOne(ctx, bson.D{{Key: "_id", Value: delNext}})

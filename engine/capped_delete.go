@@ -66,7 +66,7 @@ func (db *DB) cappedDeleteSeqs(c *coll, seqs []uint64, f *query.Filter) (int64, 
 	var n int64
 	var last bson.D
 	for _, seq := range seqs {
-		rec, d, err := cappedReread(c, st, seq, f)
+		rec, d, _, err := cappedReread(c, st, seq, f)
 		if err != nil {
 			return n, last, err
 		}
@@ -86,26 +86,28 @@ func (db *DB) cappedDeleteSeqs(c *coll, seqs []uint64, f *query.Filter) (int64, 
 // a write that selected it earlier: the record and its document when it
 // is still there (not evicted, not deleted) and still matches f; d nil
 // when it is not.
-func cappedReread(c *coll, st *cappedState, seq uint64, f *query.Filter) (rec capped.Record, d bson.D, err error) {
+// msg is d's encoding (the frame's, or a grown document's outside copy).
+func cappedReread(c *coll, st *cappedState, seq uint64, f *query.Filter) (rec capped.Record, d bson.D, msg []byte, err error) {
 	it := st.ring.Scan(seq, false)
 	if !it.Next() || it.Record().Seq != seq {
 		if e := it.Err(); e != nil && !errors.Is(e, capped.ErrOverwritten) {
-			return rec, nil, cappedErr(c, e)
+			return rec, nil, nil, cappedErr(c, e)
 		}
-		return rec, nil, nil // evicted since it was selected
+		return rec, nil, nil, nil // evicted since it was selected
 	}
 	rec = it.Record()
-	if cappedDeleted(rec.Data) {
-		return rec, nil, nil // deleted since it was selected
+	msg, ok, err := st.recordMsg(rec)
+	if err != nil || !ok {
+		return rec, nil, nil, err // deleted since it was selected
 	}
-	d, err = decodeCappedPayload(rec.Data)
+	d, err = document.Unmarshal(msg)
 	if err != nil {
-		return rec, nil, err
+		return rec, nil, nil, err
 	}
 	if ok, err := f.MatchErr(d); err != nil || !ok {
-		return rec, nil, err
+		return rec, nil, nil, err
 	}
-	return rec, d, nil
+	return rec, d, msg, nil
 }
 
 // cappedRemove deletes document d, held by ring record rec: its
@@ -153,6 +155,11 @@ func (db *DB) cappedRemove(c *coll, st *cappedState, rec capped.Record, d bson.D
 	st.tombs.add(rec.Seq, len(data))
 	if ev != nil {
 		c.db.failpoint(FailpointCappedUpdateWritten)
+	}
+	if p, ok := cappedPointerOf(rec.Data); ok {
+		// The tombstone is written: the outside copy is no one's.
+		st.grown.Evict(rec.Seq, payloadExtra(rec.Data))
+		db.dropOutside(st, rec.Seq, p.gen)
 	}
 	return db.logCappedUpdate(c, ev)
 }

@@ -31,14 +31,16 @@ package engine
 // msgpack encoding, document.Marshal), then zero padding. Carrying ks lets
 // the _id index be rebuilt, and eviction name a record's _id, without
 // decoding the document (validate checks that ks matches the document).
-// The padding lets an update that keeps the document's BSON size
-// (MongoDB's rule for 10003) rewrite the record in place although the
-// msgpack encoding of, say, an int32 shrank. See docs/capped.md.
+// The padding lets an update rewrite the record in place with a document
+// that fits its space; a document that outgrew it lives outside the ring
+// and the record holds a pointer frame (capped_grow.go). See
+// docs/capped.md.
 //
 // Secondary indexes are maintained on insert, eviction and in-place
 // update; see capped_index.go. TTL indexes are refused (docs/ttl-indexes.md §1.4).
 
 import (
+	"bytes"
 	"context"
 	"encoding/binary"
 	"errors"
@@ -88,6 +90,15 @@ type cappedState struct {
 	// tombs are the deleted records still in the ring (docs/capped.md
 	// §7.5), found again when the ring opens.
 	tombs cappedTombs
+	// grown are the records whose document outgrew them and lives
+	// outside the ring (capped_grow.go), found again when the ring
+	// opens.
+	grown cappedGrown
+	store *lsm.Store // holds the outside copies
+	id    uint64     // the collection's id, which their keys start with
+	// outLow: no outside copy below this sequence is left to delete
+	// after an eviction (dropEvictedOutside); under the write lock.
+	outLow uint64
 }
 
 // liveCount returns the number of documents in the ring: its records
@@ -106,7 +117,7 @@ func cappedDeleted(p []byte) bool { return len(p) > 0 && p[0] == 0 }
 func cappedTombstone(n int) []byte { return make([]byte, n) }
 
 func (s *cappedState) limits() capped.Limits {
-	return capped.Limits{MaxRecords: s.opts.max, MaxDataBytes: s.opts.size, Deleted: &s.tombs}
+	return capped.Limits{MaxRecords: s.opts.max, MaxDataBytes: s.opts.size, Deleted: &s.tombs, Grown: &s.grown}
 }
 
 // cappedOf returns c's ring state, or an error if c is not an open capped
@@ -286,7 +297,7 @@ func (db *DB) prepareExt(c *coll, m *catalog.Coll, co *createOptions) error {
 		return fmt.Errorf("engine: creating the ring file of capped collection %s: %w", m.NS(), err)
 	}
 	m.Extra = bson.D{{Key: "cappedFile", Value: cappedFileName(m.ID)}}
-	st := &cappedState{ring: r, ids: newCappedIDIndex(ringIDs{r}), opts: *o}
+	st := &cappedState{ring: r, ids: newCappedIDIndex(ringIDs{r}), opts: *o, store: db.store, id: m.ID}
 	if tmp {
 		st.tmpDir = dir
 	}
@@ -356,7 +367,7 @@ func (db *DB) openExt(c *coll) error {
 	if rec := r.Recovery(); rec.DroppedOldest > 0 {
 		db.logf("capped %s: recovery dropped %d unreadable oldest records; stopped at %d: %s", m.NS(), rec.DroppedOldest, rec.StopOffset, rec.StopReason)
 	}
-	st := &cappedState{ring: r, opts: o}
+	st := &cappedState{ring: r, opts: o, store: db.store, id: m.ID}
 	if err := db.buildCappedIDIndex(m, st, db.opts.Role == RoleReadOnly); err != nil {
 		r.Close()
 		return fmt.Errorf("engine: building the _id index of capped collection %s: %w", m.NS(), err)
@@ -403,6 +414,8 @@ func (db *DB) buildCappedIDIndex(m *catalog.Coll, st *cappedState, readOnly bool
 	ids := newCappedIDIndex(ringIDs{st.ring})
 	var adds []idAdd
 	var ferr error
+	ptrs := map[uint64]uint64{} // pointer records: sequence -> generation of their outside copy
+	var lost []capped.Record    // pointer records without their copy
 	err := st.ring.ReadRun(0, func(rec capped.Record) bool {
 		if cappedDeleted(rec.Data) {
 			st.tombs.add(rec.Seq, len(rec.Data))
@@ -412,6 +425,21 @@ func (db *DB) buildCappedIDIndex(m *catalog.Coll, st *cappedState, readOnly bool
 		if err != nil {
 			ferr = fmt.Errorf("record %d at offset %d: %w", rec.Seq, rec.Off, err)
 			return false
+		}
+		if p, ok := cappedPointerOf(rec.Data); ok {
+			var has bool
+			if has, ferr = st.hasOutside(rec.Seq, p.gen); ferr != nil {
+				return false
+			}
+			if !has {
+				// Only an insert outside the ring whose record was
+				// synced before its copy committed, then a crash, leaves
+				// this: the insert was not acknowledged.
+				lost = append(lost, capped.Record{Seq: rec.Seq, Off: rec.Off, Data: bytes.Clone(rec.Data)})
+				return true
+			}
+			ptrs[rec.Seq] = p.gen
+			st.grown.add(rec.Seq, int(payloadExtra(rec.Data)))
 		}
 		adds = append(adds, idAdd{ks: ks, seq: rec.Seq, off: rec.Off})
 		if len(adds) == insertChunkDocs {
@@ -428,6 +456,16 @@ func (db *DB) buildCappedIDIndex(m *catalog.Coll, st *cappedState, readOnly bool
 	}
 	ids.add(adds)
 	st.ids = ids
+	for _, rec := range lost {
+		st.tombs.add(rec.Seq, len(rec.Data))
+		if readOnly {
+			continue // read as deleted; the next writable open writes the tombstone
+		}
+		if err := st.ring.Overwrite(rec.Seq, rec.Off, cappedTombstone(len(rec.Data))); err != nil {
+			return err
+		}
+		db.logf("capped %s: record %d pointed at a document outside the ring that an interrupted insert never wrote; deleted", m.NS(), rec.Seq)
+	}
 	if readOnly {
 		return nil
 	}
@@ -435,6 +473,13 @@ func (db *DB) buildCappedIDIndex(m *catalog.Coll, st *cappedState, readOnly bool
 	n, err := db.store.DeleteRange(pre, lsm.PrefixEnd(pre))
 	if n > 0 {
 		db.logf("capped %s: removed %d _id entries from the store (the _id index is kept in memory)", m.NS(), n)
+	}
+	if err != nil {
+		return err
+	}
+	n, err = db.sweepCappedOutside(st, ptrs)
+	if n > 0 {
+		db.logf("capped %s: removed %d outside copies of grown documents that no ring record names", m.NS(), n)
 	}
 	return err
 }
@@ -484,7 +529,8 @@ func (db *DB) specialStats(c *coll) collStatsInfo {
 	}
 	tn, tb := cs.tombs.Live()
 	st.count = cs.ring.Count() - tn
-	st.size = cs.ring.DataBytes() - tb
+	_, gx := cs.grown.Live()
+	st.size = cs.ring.DataBytes() - tb + gx
 	m := c.m()
 	_ = db.store.View(func(txn *lsm.Txn) error {
 		for _, ix := range m.Indexes {
@@ -539,6 +585,8 @@ func (db *DB) validateSpecial(ctx context.Context, c *coll, res *ValidateResult,
 	secWant := map[string]int64{} // expected secondary entries -> offset
 	var last uint64
 	var bytes int64
+	ptrs := map[uint64]uint64{} // pointer records: sequence -> generation
+	var ptrExtra int64
 	it := st.ring.Scan(0, false)
 	for it.Next() {
 		rec := it.Record()
@@ -550,11 +598,22 @@ func (db *DB) validateSpecial(ctx context.Context, c *coll, res *ValidateResult,
 			continue // a deleted document's tombstone
 		}
 		res.Records++
-		bytes += int64(len(rec.Data))
-		stored, msg, err := cappedFrame(rec.Data)
+		if p, ok := cappedPointerOf(rec.Data); ok {
+			ptrs[rec.Seq] = p.gen
+			ptrExtra += payloadExtra(rec.Data)
+			if !st.grown.Has(rec.Seq) {
+				fail("ring record %d points at an outside copy but is not counted as grown", rec.Seq)
+			}
+		} else {
+			bytes += int64(len(rec.Data))
+			if st.grown.Has(rec.Seq) {
+				fail("ring record %d is counted as grown but holds its document", rec.Seq)
+			}
+		}
+		stored, err := cappedKS(rec.Data)
 		var d bson.D
 		if err == nil {
-			d, err = document.Unmarshal(msg)
+			d, _, err = st.decodeRecord(rec)
 		}
 		if err != nil {
 			res.corrupt(int64(rec.Seq), fmt.Sprintf("ring record %d at offset %d does not decode: %v", rec.Seq, rec.Off, err))
@@ -586,8 +645,31 @@ func (db *DB) validateSpecial(ctx context.Context, c *coll, res *ValidateResult,
 	if st.opts.max > 0 && res.Records > st.opts.max {
 		fail("%d documents, more than max %d", res.Records, st.opts.max)
 	}
+	// The documents in the ring fit the size; grown ones (updated
+	// beyond their records, or inserted larger than the size) may take
+	// the collection over it until the next insert.
 	if bytes > st.opts.size {
-		fail("%d data bytes, more than size %d", bytes, st.opts.size)
+		fail("%d data bytes in the ring, more than size %d", bytes, st.opts.size)
+	}
+	// Grown documents: the set counts exactly the pointer records and
+	// their extra bytes, and the store holds exactly the copies they
+	// name (the documents were read through them above).
+	if gn, gx := st.grown.Live(); gn != int64(len(ptrs)) || gx != ptrExtra {
+		fail("grown documents counted as %d with %d extra bytes; the ring has %d pointer records with %d", gn, gx, len(ptrs), ptrExtra)
+	}
+	var strayOut int
+	err = db.store.Scan(lsm.IterOptions{Prefix: lsm.RecordPrefix(m.ID), KeysOnly: true}, func(k, _ []byte) error {
+		seq, gen, ok := decodeCappedOutKey(lsm.RecordPrefix(m.ID), k)
+		if !ok || ptrs[seq] != gen {
+			strayOut++
+		}
+		return nil
+	})
+	if err != nil {
+		fail("reading the outside copies: %v", err)
+	}
+	if strayOut > 0 {
+		fail("the store holds %d outside copies of grown documents that no ring record names", strayOut)
 	}
 	db.validateCappedSecondary(m, secWant, res, fail)
 	// The _id index is in memory; entries of evicted records leave it

@@ -105,13 +105,13 @@ func (db *DB) buildCappedIndexes(ctx context.Context, c *coll, m *catalog.Coll, 
 				return false
 			}
 		}
-		if cappedDeleted(rec.Data) {
-			return true
-		}
-		d, err := decodeCappedPayload(rec.Data)
+		d, ok, err := st.decodeRecord(rec)
 		if err != nil {
 			ferr = fmt.Errorf("engine: capped record %d at offset %d: %w", rec.Seq, rec.Off, err)
 			return false
+		}
+		if !ok {
+			return true // deleted
 		}
 		v := offValue(rec.Off)
 		for i, ix := range ixs {
@@ -260,13 +260,13 @@ func (db *DB) reconcileCappedSecondary(c *coll, m *catalog.Coll, st *cappedState
 	want := map[string]int64{}
 	var mk []uint64
 	err := st.ring.ReadRun(0, func(rec capped.Record) bool {
-		if cappedDeleted(rec.Data) {
-			return true
-		}
-		d, err := decodeCappedPayload(rec.Data)
+		d, ok, err := st.decodeRecord(rec)
 		if err != nil {
 			db.logf("capped %s: record %d does not decode; left out of the secondary indexes: %v", m.NS(), rec.Seq, err)
 			return true
+		}
+		if !ok {
+			return true // deleted
 		}
 		if err := cappedSecondaryWant(m, sec, rec.Seq, rec.Off, d, want, func(ix *catalog.Index) {
 			if !ix.Multikey && !containsU64(mk, ix.ID) {

@@ -66,7 +66,7 @@ func (s *scanner) nextCapped(ctx context.Context, n int) ([]record, error) {
 				next = rec.Seq - 1
 			}
 			s.resume = binary.BigEndian.AppendUint64(s.resume[:0], next)
-			r, err := s.cappedRecord(rec.Seq, rec.Data)
+			r, err := s.cappedRecord(st, rec)
 			if err != nil {
 				return out, err
 			}
@@ -78,14 +78,13 @@ func (s *scanner) nextCapped(ctx context.Context, n int) ([]record, error) {
 	return out, nil
 }
 
-// cappedRecord decodes a ring payload and applies the scan's filter; nil
+// cappedRecord decodes a ring record (through its pointer to the
+// outside copy of a grown document) and applies the scan's filter; nil
 // when it does not match or is a deleted document's tombstone.
-func (s *scanner) cappedRecord(seq uint64, data []byte) (*record, error) {
-	if cappedDeleted(data) {
-		return nil, nil
-	}
-	msg, err := cappedMsg(data)
-	if err != nil {
+func (s *scanner) cappedRecord(st *cappedState, rec capped.Record) (*record, error) {
+	seq := rec.Seq
+	msg, ok, err := st.recordMsg(rec)
+	if err != nil || !ok {
 		return nil, err
 	}
 	d, err := document.Unmarshal(msg)
@@ -178,7 +177,7 @@ func (s *scanner) nextCappedIndex(ctx context.Context, n int, st *cappedState) (
 			} else if err != nil {
 				return out, cappedErr(s.p.c, err)
 			}
-			r, err := s.cappedRecord(h.seq, data)
+			r, err := s.cappedRecord(st, capped.Record{Seq: h.seq, Off: h.off, Data: data})
 			if err != nil {
 				return out, err
 			}
@@ -407,13 +406,13 @@ func (t *tailState) read(n int, await bool) ([]bson.D, error) {
 		}
 		rec := it.Record()
 		t.pos = rec.Seq + 1
-		if cappedDeleted(rec.Data) {
-			continue
-		}
-		d, err := decodeCappedPayload(rec.Data)
+		d, ok, err := st.decodeRecord(rec)
 		if err != nil {
 			t.dead = true
 			return out, err
+		}
+		if !ok {
+			continue // deleted, or evicted since it was read
 		}
 		if ok, err := f.MatchErr(d); err != nil {
 			t.dead = true

@@ -219,25 +219,67 @@ func TestCappedWrapAroundRetention(t *testing.T) {
 	}
 }
 
-// docs/capped.md §7.3: a document larger than the collection is 2; ordered inserts
-// stop there, unordered ones go on.
+// docs/capped.md §7.3: a document larger than the collection is accepted,
+// as mongod 7.0 accepts it (capped_resize.js inserts 10 KB documents
+// into 256 bytes and expects fewer than two left): every older document
+// goes, it stays, counted at its size, until the next insert evicts it.
 func TestCappedDocumentTooLarge(t *testing.T) {
 	t.Parallel()
 	db, _ := openMem(t)
 	createCapped(t, db, "c", 4096, 0)
 	big := strings.Repeat("b", 5000)
-	r := mustRun(t, db, "test", fmt.Sprintf(`{"insert": "c", "documents": [{"i": 1}, {"i": 2, "b": %q}, {"i": 3}]}`, big))
-	if field(r, "n") != int32(1) || field(r, "writeErrors.0.code") != int32(document.CodeBadValue) || field(r, "writeErrors.0.index") != int32(1) {
-		t.Fatalf("ordered: %v", r)
+	r := mustRun(t, db, "test", fmt.Sprintf(`{"insert": "c", "documents": [{"i": 1}, {"i": 2, "b": %q}]}`, big))
+	if _, bad := get(r, "writeErrors"); bad || field(r, "n") != int32(2) {
+		t.Fatalf("insert: %v", r)
 	}
-	r = mustRun(t, db, "test", fmt.Sprintf(`{"insert": "c", "ordered": false, "documents": [{"i": 4}, {"i": 5, "b": %q}, {"i": 6}]}`, big))
-	if field(r, "n") != int32(2) || field(r, "writeErrors.0.index") != int32(1) {
-		t.Fatalf("unordered: %v", r)
-	}
-	if got := ints(t, findAll(t, db, "test", "c", nil)); !equalInts(got, []int64{1, 4, 6}) {
+	all := findAll(t, db, "test", "c", nil)
+	if got := ints(t, all); !equalInts(got, []int64{2}) || field(all[0], "b") != big {
 		t.Fatalf("documents %v", got)
 	}
+	if n, size := cappedStats(t, db, "c"); n != 1 || size != framedSize(t, db, "c", all[0]) || size <= 4096 {
+		t.Fatalf("collStats count %d size %d, want 1 and the document's %d", n, size, framedSize(t, db, "c", all[0]))
+	}
+	if n := len(outsideCopies(t, db, "c")); n != 1 {
+		t.Fatalf("%d outside copies, want 1", n)
+	}
 	mustValidate(t, db, "test", "c")
+	// It can grow further (a longer length in its pointer) and shrink.
+	for _, n := range []int{300000, 10} {
+		mustRun(t, db, "test", fmt.Sprintf(`{"update": "c", "updates": [{"q": {"i": 2}, "u": {"$set": {"b": %q}}}]}`, strings.Repeat("c", n)))
+		if d := findAll(t, db, "test", "c", nil); len(d) != 1 || field(d[0], "b") != strings.Repeat("c", n) {
+			t.Fatalf("after updating the large document to %d bytes: %.60v", n, d)
+		}
+		mustValidate(t, db, "test", "c")
+	}
+	r = mustRun(t, db, "test", fmt.Sprintf(`{"insert": "c", "ordered": false, "documents": [{"i": 3}, {"i": 4, "b": %q}, {"i": 5}]}`, big))
+	if _, bad := get(r, "writeErrors"); bad || field(r, "n") != int32(3) {
+		t.Fatalf("unordered: %v", r)
+	}
+	if got := ints(t, findAll(t, db, "test", "c", nil)); !equalInts(got, []int64{5}) {
+		t.Fatalf("documents %v", got)
+	}
+	if n := len(outsideCopies(t, db, "c")); n != 0 {
+		t.Fatalf("%d outside copies after the large documents were evicted", n)
+	}
+	mustValidate(t, db, "test", "c")
+	// capped_resize.js: 10 KB documents into a 256-byte collection.
+	createCapped(t, db, "r", 256, 0)
+	for i := 0; i < 5; i++ {
+		mustRun(t, db, "test", `{"insert": "r", "documents": [{"key": "`+strings.Repeat("a", 10*1024)+`"}]}`)
+		if n, size := cappedStats(t, db, "r"); n != 1 || size >= 25*1024 {
+			t.Fatalf("after 10 KB insert %d: count %d size %d, want 1 and under 25 KB", i, n, size)
+		}
+	}
+	mustValidate(t, db, "test", "r")
+	// The smallest size: every document is larger.
+	createCapped(t, db, "one", 1, 0)
+	for i := 0; i < 3; i++ {
+		mustRun(t, db, "test", fmt.Sprintf(`{"insert": "one", "documents": [{"i": %d}]}`, i))
+	}
+	if got := ints(t, findAll(t, db, "test", "one", nil)); !equalInts(got, []int64{2}) {
+		t.Fatalf("size 1: %v, want [2]", got)
+	}
+	mustValidate(t, db, "test", "one")
 }
 
 // wantWriteError runs a write command whose first statement must fail
@@ -336,11 +378,13 @@ func TestCappedRefusals(t *testing.T) {
 	wantCode(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"t": 1}, "name": "t_1", "expireAfterSeconds": 10}]}`, document.CodeCannotCreateIndex, "TTL index on a capped collection")
 	wantCode(t, db, "test", `{"find": "c", "sort": {"$natural": 2}}`, document.CodeBadValue, "")
 	// MongoDB 7.0 lets an update change a document's size (its
-	// capped_update.js); ttlkv rewrites the record in place, so a
-	// document can shrink, and grow back into the space it had, but not
-	// beyond it.
-	wantWriteError(t, db, `{"update": "c", "updates": [{"q": {"i": 1}, "u": {"$set": {"s": "abcd"}}}]}`, document.CodeCannotGrowDocumentInCappedNS, "Cannot grow a document in a capped collection beyond the space it was inserted with")
-	r := mustRun(t, db, "test", `{"update": "c", "updates": [{"q": {"i": 4}, "u": {"$unset": {"s": 1}}}]}`)
+	// capped_update.js): a document can shrink, grow back into the
+	// space it had, and grow beyond it (kept outside the ring).
+	r := mustRun(t, db, "test", `{"update": "c", "updates": [{"q": {"i": 1}, "u": {"$set": {"s": "abcd"}}}]}`)
+	if _, bad := get(r, "writeErrors"); bad || field(r, "nModified") != int32(1) {
+		t.Fatalf("growing update: %v", r)
+	}
+	r = mustRun(t, db, "test", `{"update": "c", "updates": [{"q": {"i": 4}, "u": {"$unset": {"s": 1}}}]}`)
 	if field(r, "nModified") != int32(1) {
 		t.Fatalf("shrinking update: %v", r)
 	}

@@ -224,6 +224,9 @@ type cappedWriter struct {
 	// inserted are the documents appended since the last flush, whose
 	// insert events flush writes (change streams on only).
 	inserted []bson.D
+	// outEvicted says the chunk evicted records pointing at outside
+	// copies (grown documents), which flush deletes.
+	outEvicted bool
 	// silent says the documents appended are copies whose insert events
 	// were logged when they were first inserted (a capped resize): no
 	// events again.
@@ -341,12 +344,35 @@ func (w *cappedWriter) insert(p cappedDoc) error {
 		evict = w.evict
 	}
 	w.err = nil
-	seq, off, err := w.st.ring.AppendEvicting(p.payload, w.st.limits(), evict)
+	data, lim := p.payload, w.st.limits()
+	var outMsg []byte // the document, when it goes outside the ring
+	if w.st.outsideInsert(len(p.payload)) {
+		// Larger than the collection's size, or than the ring: as
+		// mongod 7.0, accepted, every older document evicted. The
+		// record points at a copy outside the ring (capped_grow.go).
+		var err error
+		if outMsg, err = cappedMsg(p.payload); err != nil {
+			return err
+		}
+		data = cappedPointerFrame(p.ks, cappedPointer{gen: 1, n: len(outMsg)})
+		lim.AppendExtra = int64(len(p.payload) - len(data))
+	}
+	seq, off, err := w.st.ring.AppendEvicting(data, lim, evict)
 	if err != nil {
 		if w.err != nil {
 			return w.err
 		}
 		return cappedErr(w.c, err)
+	}
+	if outMsg != nil {
+		// The record is buffered (not on disk before flush) unless every
+		// append is synced; then a crash before this commit leaves a
+		// pointer without its copy, which Open turns into a tombstone
+		// (the insert was not acknowledged).
+		if err := w.st.store.Update(func(txn *lsm.Txn) error { return txn.Set(cappedOutKey(w.st.id, seq, 1), outMsg) }); err != nil {
+			return err
+		}
+		w.st.grown.add(seq, int(lim.AppendExtra))
 	}
 	w.db.failpoint(FailpointCappedAfterAppend)
 	if w.firstSeq == 0 {
@@ -375,9 +401,28 @@ func (w *cappedWriter) insert(p cappedDoc) error {
 // the _id index, which is in memory: the writer's flush drops the evicted
 // records from it, so there is nothing to do before the ring reuses
 // their space.
-func (w *cappedWriter) evictOnlyID([]capped.Evicted) error {
+func (w *cappedWriter) evictOnlyID(ev []capped.Evicted) error {
+	w.noteGrownEvicted(ev)
 	w.db.failpoint(FailpointCappedEvict)
 	return nil
+}
+
+// noteGrownEvicted notes whether records about to leave the ring point
+// at outside copies, which flush deletes once the chunk is written (not
+// before: until then a crash brings the records back).
+func (w *cappedWriter) noteGrownEvicted(ev []capped.Evicted) {
+	if w.outEvicted {
+		return
+	}
+	if n, _ := w.st.grown.Live(); n == 0 {
+		return
+	}
+	for _, e := range ev {
+		if w.st.grown.Has(e.Seq) {
+			w.outEvicted = true
+			return
+		}
+	}
 }
 
 // secKeys computes d's keys in every secondary index, refusing a key a
@@ -434,6 +479,14 @@ func (w *cappedWriter) recordKeys(rec capped.Record) (seqID, error) {
 	if len(w.sec) == 0 {
 		return s, nil
 	}
+	if _, ok := cappedPointerOf(rec.Data); ok {
+		// A grown document: its outside copy is deleted only after the
+		// chunk that evicts the record is written, so it is there.
+		var live bool
+		if msg, live, err = w.st.recordMsg(rec); err != nil || !live {
+			return s, fmt.Errorf("engine: capped record %d: outside copy: %v", rec.Seq, err)
+		}
+	}
 	d, err := document.Unmarshal(msg)
 	if err != nil {
 		return s, fmt.Errorf("engine: capped record %d: %w", rec.Seq, err)
@@ -488,6 +541,7 @@ func (w *cappedWriter) setEntries(b *lsm.Batch, s seqID) error {
 // space. When every leaving record was doomed or pending it reads and
 // commits nothing.
 func (w *cappedWriter) evict(ev []capped.Evicted) error {
+	w.noteGrownEvicted(ev)
 	var delFirst, delLast uint64 // the leaving records of earlier chunks whose entries are live
 	ndel := 0
 	var own []uint64 // leaving records of this chunk whose entries are committed
@@ -676,6 +730,10 @@ func (w *cappedWriter) flush() error {
 	if ferr != nil {
 		return cappedErr(w.c, ferr)
 	}
+	if w.outEvicted {
+		w.outEvicted = false
+		w.db.dropEvictedOutside(w.st)
+	}
 	w.db.failpoint(FailpointCappedBeforeEvents)
 	first := w.st.ring.FirstSeq()
 	live := w.doomed[w.doomedAt:]
@@ -731,40 +789,66 @@ func cappedErr(c *coll, err error) error {
 // msg), with its event (a replace when replacement is set) made
 // crash-consistent by an update intent (cappedUpdateIntent), described
 // from touched (what the update's modifiers did; nil: the difference of
-// the documents). The document may change size, as MongoDB 7.0
-// allows, as long as its encoding fits the record's space (its length
-// when inserted, padding included): the record keeps its place in
-// natural order. An update that needs more room is 10003, where
-// MongoDB would grow the document (docs/capped.md §7.5).
+// the documents). The document may change size, as MongoDB 7.0 allows
+// (SERVER-58865), and keeps its record, so its place in natural order:
+// a document that fits the record's space (its length when inserted,
+// padding included) is written into it; a larger one is kept outside
+// the ring and the record points at it (capped_grow.go), its size
+// counting toward the collection's until the record leaves
+// (docs/capped.md §7.5).
 func cappedOverwrite(c *coll, st *cappedState, rec capped.Record, oldDoc, newDoc bson.D, msg []byte, replacement bool, touched []query.Touched) error {
+	db := c.db
 	// The _id is immutable, so the record keeps its _id key (and entry).
 	ks, err := cappedKS(rec.Data)
 	if err != nil {
 		return fmt.Errorf("engine: capped record %d: %w", rec.Seq, err)
 	}
-	head := cappedFramedLen(ks, msg)
-	pad := len(rec.Data) - head
-	if pad < 0 {
-		return document.Errorf(document.CodeCannotGrowDocumentInCappedNS, "Cannot grow a document in a capped collection beyond the space it was inserted with: %d bytes needed, %d available", head, len(rec.Data))
+	oldPtr, wasPtr := cappedPointerOf(rec.Data)
+	var data []byte
+	grown := false
+	if head := cappedFramedLen(ks, msg); head <= len(rec.Data) {
+		data = encodeCappedPayload(make([]byte, 0, len(rec.Data)), ks, msg, len(rec.Data)-head)
+	} else {
+		// The copy first, under a generation no record names yet: a
+		// crash before the record points at it leaves the old document
+		// and a copy that Open removes.
+		if data, _, err = st.cappedGrow(rec, ks, msg); err != nil {
+			return err
+		}
+		grown = true
+		db.failpoint(FailpointCappedGrowOutside)
 	}
-	if err := c.db.cappedReindex(c, st, rec, oldDoc, newDoc); err != nil {
+	newPtr, _ := cappedPointerOf(data)
+	if err := db.cappedReindex(c, st, rec, oldDoc, newDoc); err != nil {
+		if grown {
+			db.dropOutside(st, rec.Seq, newPtr.gen)
+		}
 		return err
 	}
-	data := encodeCappedPayload(make([]byte, 0, len(rec.Data)), ks, msg, pad)
-	ev, err := c.db.cappedUpdateIntent(c, rec.Seq, data, oldDoc, newDoc, replacement, touched)
+	ev, err := db.cappedUpdateIntent(c, rec.Seq, data, oldDoc, newDoc, replacement, touched)
 	if err != nil {
 		return err
 	}
 	if ev != nil {
-		c.db.failpoint(FailpointCappedUpdateIntent)
+		db.failpoint(FailpointCappedUpdateIntent)
 	}
 	if err := st.ring.Overwrite(rec.Seq, rec.Off, data); err != nil {
 		return cappedErr(c, err)
 	}
 	if ev != nil {
-		c.db.failpoint(FailpointCappedUpdateWritten)
+		db.failpoint(FailpointCappedUpdateWritten)
 	}
-	return c.db.logCappedUpdate(c, ev)
+	if wasPtr {
+		st.grown.Evict(rec.Seq, payloadExtra(rec.Data))
+	}
+	if grown {
+		st.grown.add(rec.Seq, int(payloadExtra(data)))
+	}
+	if wasPtr {
+		// The record names another copy, or none: the old one goes.
+		db.dropOutside(st, rec.Seq, oldPtr.gen)
+	}
+	return db.logCappedUpdate(c, ev)
 }
 
 // applyCappedUpdates is applyUpdates for a capped collection: rids are
@@ -781,7 +865,7 @@ func (db *DB) applyCappedUpdates(c *coll, rids []uint64, f *query.Filter, u *que
 		return 0, 0, nil, err
 	}
 	for _, seq := range rids {
-		rec, d, err := cappedReread(c, st, seq, f)
+		rec, d, oldMsg, err := cappedReread(c, st, seq, f)
 		if err != nil {
 			return matched, modified, last, err
 		}
@@ -809,7 +893,7 @@ func (db *DB) applyCappedUpdates(c *coll, rids []uint64, f *query.Filter, u *que
 		if err != nil {
 			return matched - 1, modified, last, err
 		}
-		if old, _ := cappedMsg(rec.Data); bytes.Equal(old, msg) {
+		if bytes.Equal(oldMsg, msg) {
 			continue
 		}
 		if !document.Equal(idOf(d), idOf(nd)) {

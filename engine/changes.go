@@ -247,8 +247,8 @@ func (db *DB) recoverCappedEvents(m *catalog.Coll, st *cappedState) error {
 		if rec.Seq <= mark || cappedDeleted(rec.Data) {
 			return true
 		}
-		d, err := decodeCappedPayload(rec.Data)
-		if err == nil {
+		d, _, err := st.decodeRecord(rec)
+		if err == nil && d != nil {
 			err = db.batchInsertEvents(b, m, []bson.D{d}, rec.Seq)
 		}
 		if err != nil {

@@ -2,8 +2,6 @@ package engine
 
 import (
 	"context"
-	"math"
-	"strconv"
 
 	"github.com/ttlkv/ttlkv/document"
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -11,26 +9,11 @@ import (
 
 // cmdDelete runs the delete command.
 func cmdDelete(ctx context.Context, db *DB, dbName string, cmd bson.D) (bson.D, error) {
-	if err := strictFields(cmd, "deletes", "ordered", "let"); err != nil {
-		return nil, err
-	}
-	w, err := parseWriteCmd(cmd, "deletes")
+	w, let, err := db.parseStmtWriteCmd(dbName, cmd, "deletes", deleteStmtShape)
 	if err != nil {
 		return nil, err
 	}
 	name, stmts, ordered := w.coll, w.stmts, w.ordered
-	for _, st := range stmts {
-		if err := deleteStmtShape(st); err != nil {
-			return nil, err
-		}
-	}
-	let, _, err := db.writeLet(cmd)
-	if err != nil {
-		return nil, err
-	}
-	if err := db.refuseView(dbName, name); err != nil {
-		return nil, err
-	}
 	// Statements are parsed before any runs: a malformed one (limit 2,
 	// a missing q) fails the whole command, as MongoDB's parser does.
 	specs := make([]DeleteSpec, len(stmts))
@@ -132,16 +115,5 @@ func deleteLimit(v any) (int64, error) {
 	if f == 0 || f == 1 {
 		return int64(f), nil
 	}
-	var g string
-	switch {
-	case math.IsNaN(f):
-		g = "nan"
-	case math.IsInf(f, 1):
-		g = "inf"
-	case math.IsInf(f, -1):
-		g = "-inf"
-	default:
-		g = strconv.FormatFloat(f, 'g', 6, 64)
-	}
-	return 0, document.Errorf(document.CodeFailedToParse, "The limit field in delete objects must be 0 or 1. Got %s", g)
+	return 0, document.Errorf(document.CodeFailedToParse, "The limit field in delete objects must be 0 or 1. Got %s", document.FormatStreamDouble(f))
 }

@@ -51,6 +51,35 @@ func parseWriteCmd(cmd bson.D, field string) (writeCmd, error) {
 	return w, nil
 }
 
+// parseStmtWriteCmd reads what the update and delete commands check
+// before any statement runs, failing in mongod's order: a top-level
+// field other than field, ordered, let and those in extra; the
+// collection and the statements under field (parseWriteCmd); a
+// statement that shape refuses; the let option (writeLet); a view
+// named as the collection. It returns the command and its let document.
+func (db *DB) parseStmtWriteCmd(dbName string, cmd bson.D, field string, shape func(any) error, extra ...string) (writeCmd, bson.D, error) {
+	if err := strictFields(cmd, append([]string{field, "ordered", "let"}, extra...)...); err != nil {
+		return writeCmd{}, nil, err
+	}
+	w, err := parseWriteCmd(cmd, field)
+	if err != nil {
+		return writeCmd{}, nil, err
+	}
+	for _, st := range w.stmts {
+		if err := shape(st); err != nil {
+			return writeCmd{}, nil, err
+		}
+	}
+	let, _, err := db.writeLet(cmd)
+	if err != nil {
+		return writeCmd{}, nil, err
+	}
+	if err := db.refuseView(dbName, w.coll); err != nil {
+		return writeCmd{}, nil, err
+	}
+	return w, let, nil
+}
+
 // letOpt reads a command's let option: a document of variables, or
 // none.
 func letOpt(cmd bson.D) (bson.D, error) {

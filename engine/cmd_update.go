@@ -9,26 +9,11 @@ import (
 
 // cmdUpdate runs the update command.
 func cmdUpdate(ctx context.Context, db *DB, dbName string, cmd bson.D) (bson.D, error) {
-	if err := strictFields(cmd, "updates", "ordered", "bypassDocumentValidation", "let"); err != nil {
-		return nil, err
-	}
-	w, err := parseWriteCmd(cmd, "updates")
+	w, let, err := db.parseStmtWriteCmd(dbName, cmd, "updates", updateStmtShape, "bypassDocumentValidation")
 	if err != nil {
 		return nil, err
 	}
 	name, stmts, ordered := w.coll, w.stmts, w.ordered
-	for _, st := range stmts {
-		if err := updateStmtShape(st); err != nil {
-			return nil, err
-		}
-	}
-	let, _, err := db.writeLet(cmd)
-	if err != nil {
-		return nil, err
-	}
-	if err := db.refuseView(dbName, name); err != nil {
-		return nil, err
-	}
 	var n, nModified int64
 	var upserted bson.A
 	werrs, err := runStatements(len(stmts), ordered, func(i int) error {

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"sort"
 
 	"github.com/ttlkv/ttlkv/document"
 	"github.com/ttlkv/ttlkv/engine/internal/catalog"
@@ -75,6 +76,13 @@ func cmdValidate(ctx context.Context, db *DB, dbName string, cmd bson.D) (bson.D
 		// A collection the engine shows (catalogDocs): its _id index.
 		add("_id_", "_id_", r.KeysPerIndex["_id_"])
 	}
+	// mongod 7.0 keeps each index's results in a map by name and
+	// reports them in that order (byte order of the names).
+	byName := func(d bson.D) {
+		sort.SliceStable(d, func(i, j int) bool { return d[i].Key < d[j].Key })
+	}
+	byName(kpi)
+	byName(details)
 	strs := func(ss []string) bson.A {
 		a := bson.A{}
 		for _, e := range ss {
@@ -90,6 +98,13 @@ func cmdValidate(ctx context.Context, db *DB, dbName string, cmd bson.D) (bson.D
 	if u, ok := db.collUUID(dbName, name); ok {
 		reply = append(reply, bson.E{Key: "uuid", Value: u.Binary()})
 	}
+	entries := func(es []IndexEntry) bson.A {
+		a := bson.A{}
+		for _, e := range es {
+			a = append(a, e.Doc())
+		}
+		return a
+	}
 	corrupt := bson.A{}
 	for _, rid := range r.CorruptRecords {
 		corrupt = append(corrupt, rid) // a RecordId: a long
@@ -99,7 +114,7 @@ func cmdValidate(ctx context.Context, db *DB, dbName string, cmd bson.D) (bson.D
 		bson.E{Key: "nrecords", Value: int32OrLong(r.Records)}, bson.E{Key: "nIndexes", Value: int32(len(kpi))},
 		bson.E{Key: "keysPerIndex", Value: kpi}, bson.E{Key: "indexDetails", Value: details}, bson.E{Key: "valid", Value: r.Valid()},
 		bson.E{Key: "repaired", Value: false}, bson.E{Key: "warnings", Value: strs(r.Warnings)}, bson.E{Key: "errors", Value: strs(r.Errors)},
-		bson.E{Key: "extraIndexEntries", Value: bson.A{}}, bson.E{Key: "missingIndexEntries", Value: bson.A{}}, bson.E{Key: "corruptRecords", Value: corrupt})
+		bson.E{Key: "extraIndexEntries", Value: entries(r.ExtraIndexEntries)}, bson.E{Key: "missingIndexEntries", Value: entries(r.MissingIndexEntries)}, bson.E{Key: "corruptRecords", Value: corrupt})
 	if !r.Valid() {
 		reply = append(reply, bson.E{Key: "advice", Value: validateAdvice})
 	}

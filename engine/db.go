@@ -394,8 +394,9 @@ func validateCollName(dbName, name string, internal bool) error {
 		return document.Errorf(document.CodeInvalidNamespace, "Invalid namespace specified '%s.'", dbName)
 	case strings.ContainsAny(name, "$\x00"):
 		return document.Errorf(document.CodeInvalidNamespace, "Invalid collection name: '%s': contains an invalid character", name)
-	case strings.HasPrefix(name, "system.") && !internal && name != systemJS && !(dbName == "admin" && name == "system.users"):
-		// admin.system.users holds the wire server's users, as in mongod;
+	case strings.HasPrefix(name, "system.") && !internal && name != systemJS && !listedSystemName(dbName, name):
+		// admin.system.users and admin.system.roles hold the wire
+		// server's users and user-defined roles, as in mongod;
 		// system.js (stored JavaScript, which mongorestore restores) may
 		// be written in any database.
 		return document.Errorf(document.CodeInvalidNamespace, "Invalid collection name: '%s': names starting with 'system.' are reserved", name)

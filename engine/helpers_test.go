@@ -272,7 +272,7 @@ func mustValidate(t *testing.T, db *DB, dbName, coll string) *ValidateResult {
 		t.Fatalf("validate %s: %v", coll, err)
 	}
 	if !r.Valid() {
-		t.Fatalf("validate %s: %v", coll, r.Errors)
+		t.Fatalf("validate %s: %v\nmissing %v\nextra %v", coll, r.Errors, r.MissingIndexEntries, r.ExtraIndexEntries)
 	}
 	return r
 }

@@ -477,8 +477,10 @@ func TestReviewExpiryCappedCursorOverrun(t *testing.T) {
 	checkCode(t, "overrun find cursor", err, document.CodeCappedPositionLost, "")
 }
 
-// SPEC 7.5: an update whose document no longer fits its record is
-// 10003; one that fits (same size, or smaller) is applied in place.
+// SPEC 7.5: an update may change a document's size (MongoDB 6.0+,
+// SERVER-58865): one that fits its record is applied in place, one that
+// no longer fits is kept outside the ring; both keep the document's
+// place in natural order.
 func TestReviewExpiryCappedUpdateSize(t *testing.T) {
 	t.Parallel()
 	db, _ := openMem(t)
@@ -491,7 +493,10 @@ func TestReviewExpiryCappedUpdateSize(t *testing.T) {
 		`{"$set": {"c": 1}}`,
 		`[{"$set": {"b": "xyz"}}]`,
 	} {
-		wantWriteError(t, db, fmt.Sprintf(`{"update": "c", "updates": [{"q": {"_id": 1}, "u": %s}]}`, u), document.CodeCannotGrowDocumentInCappedNS, "")
+		r := mustRun(t, db, "test", fmt.Sprintf(`{"update": "c", "updates": [{"q": {"_id": 1}, "u": %s}]}`, u))
+		if _, bad := get(r, "writeErrors"); bad || field(r, "nModified") != int32(1) {
+			t.Errorf("growing update %s: %v", u, r)
+		}
 	}
 	for _, u := range []string{
 		`{"$rename": {"b": "c"}}`,
@@ -506,15 +511,25 @@ func TestReviewExpiryCappedUpdateSize(t *testing.T) {
 			t.Errorf("same-size update %s: %v", u, r)
 		}
 	}
-	// A multi-update stops at the first document that would change size.
+	// A multi-update changes every document, whatever its size.
 	mustRun(t, db, "test", `{"insert": "c", "documents": [{"_id": 4, "a": 1, "b": "x"}]}`)
 	r := mustRun(t, db, "test", `{"update": "c", "updates": [{"q": {}, "u": {"$set": {"b": "qq"}}, "multi": true}]}`)
-	if field(r, "writeErrors.0.code") != int32(document.CodeCannotGrowDocumentInCappedNS) {
-		t.Errorf("multi update over a size change: %v", r)
+	if _, bad := get(r, "writeErrors"); bad || field(r, "nModified") != int32(4) {
+		t.Errorf("multi update over size changes: %v", r)
 	}
-	// findAndModify with an upsert that inserts: allowed; one that grows: 10003.
-	wantCode(t, db, "test", `{"findAndModify": "c", "query": {"_id": 3}, "update": {"$set": {"b": "xyz"}}}`, document.CodeCannotGrowDocumentInCappedNS, "")
+	// findAndModify that grows a document, and an upsert that inserts.
+	r = mustRun(t, db, "test", `{"findAndModify": "c", "query": {"_id": 3}, "update": {"$set": {"b": "xyz"}}, "new": true}`)
+	if field(r, "value.b") != "xyz" {
+		t.Errorf("findAndModify growing a document: %v", r)
+	}
 	mustRun(t, db, "test", `{"findAndModify": "c", "query": {"_id": 9}, "update": {"$set": {"b": "xyz"}}, "upsert": true}`)
+	var ids []any
+	for _, d := range findAll(t, db, "test", "c", nil) {
+		ids = append(ids, idOf(d))
+	}
+	if fmt.Sprint(ids) != "[1 2 3 4 9]" {
+		t.Errorf("natural order after size changes: %v", ids)
+	}
 	mustValidate(t, db, "test", "c")
 }
 

@@ -5,6 +5,8 @@ import (
 	"time"
 
 	"github.com/ttlkv/ttlkv/capped"
+	"github.com/ttlkv/ttlkv/document"
+	"github.com/ttlkv/ttlkv/engine/internal/indexkey"
 	"github.com/ttlkv/ttlkv/lsm"
 )
 
@@ -144,4 +146,53 @@ func seamOr(v, def int64) int64 {
 		return v
 	}
 	return def
+}
+
+// RemoveIndexEntriesForTesting deletes the entries index of collection
+// dbName.coll holds for the document whose _id is id, leaving the
+// document, and returns how many it deleted: the index is then missing
+// them, as validate reports. It is a test seam that damages a store on
+// purpose: production code never calls it.
+func RemoveIndexEntriesForTesting(db *DB, dbName, coll, index string, id any) (int, error) {
+	c := db.lookup(dbName, coll)
+	if c == nil {
+		return 0, document.Errorf(document.CodeNamespaceNotFound, "ns %s.%s not found", dbName, coll)
+	}
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	m := c.m()
+	ix := m.Index(index)
+	if ix == nil {
+		return 0, document.Errorf(document.CodeIndexNotFound, "index not found with name [%s]", index)
+	}
+	n := 0
+	err := db.store.Update(func(txn *lsm.Txn) error {
+		var keys [][]byte
+		err := txn.Scan(lsm.IterOptions{Prefix: recPrefix(m)}, func(k, v []byte) error {
+			d, err := document.Unmarshal(v)
+			if err != nil {
+				return nil
+			}
+			if got, ok := get(d, "_id"); !ok || document.Compare(got, id) != 0 {
+				return nil
+			}
+			rid, _ := splitRecKey(m, k)
+			ks, _, err := indexkey.Of(ix, d)
+			for _, k := range ks {
+				keys = append(keys, lsm.IndexKey(m.ID, ix.ID, k, rid))
+			}
+			return err
+		})
+		if err != nil {
+			return err
+		}
+		for _, k := range keys {
+			if err := txn.Delete(k); err != nil {
+				return err
+			}
+			n++
+		}
+		return nil
+	})
+	return n, err
 }

@@ -23,10 +23,11 @@ const systemVersion = "system.version"
 // systemVersionDocs returns admin.system.version's documents as a
 // standalone mongod 7.0 holds them: {_id: "featureCompatibilityVersion",
 // version: "7.0"}, then, once a user exists (admin.system.users does),
-// {_id: "authSchema", currentVersion: 5}, the schema createUser writes.
+// {_id: "authSchema", currentVersion: 5}, the schema createUser (or
+// createRole: admin.system.roles) writes.
 func (db *DB) systemVersionDocs() []bson.D {
 	docs := []bson.D{{{Key: "_id", Value: "featureCompatibilityVersion"}, {Key: "version", Value: "7.0"}}}
-	if db.lookup("admin", "system.users") != nil {
+	if db.lookup("admin", "system.users") != nil || db.lookup("admin", "system.roles") != nil {
 		docs = append(docs, bson.D{{Key: "_id", Value: "authSchema"}, {Key: "currentVersion", Value: int32(5)}})
 	}
 	return docs

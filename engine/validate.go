@@ -31,8 +31,18 @@ type ValidateResult struct {
 	// documents: an entry missing or extra, or not the one its document
 	// produces. The other indexes are valid (indexDetails).
 	InvalidIndexes map[string]bool
-	Warnings       []string
-	Errors         []string // every inconsistency found; empty when valid
+	// MissingIndexEntries lists entries a document produces that its
+	// index lacks, ExtraIndexEntries entries no document produces, as
+	// mongod 7.0 lists them: smallest first, each list cut once its
+	// entries add up past 1 MiB (an error says so). NumMissing and
+	// NumExtra count them all; Warnings give the counts and Errors
+	// name each index found inconsistent.
+	MissingIndexEntries []IndexEntry
+	ExtraIndexEntries   []IndexEntry
+	NumMissing          int64
+	NumExtra            int64
+	Warnings            []string
+	Errors              []string // every inconsistency found; empty when valid
 }
 
 // invalidDocumentsError is mongod 7.0's error, given once, for records
@@ -75,7 +85,8 @@ const maxValidateErrors = 1000
 
 // Validate checks one collection: every document decodes and has
 // exactly its index entries, and every index entry points at a
-// document that produces that key.
+// document that produces that key. It reads only: nothing it finds is
+// repaired.
 func (db *DB) Validate(ctx context.Context, dbName, name string) (*ValidateResult, error) {
 	if err := db.checkOpen(); err != nil {
 		return nil, err
@@ -106,18 +117,30 @@ func (db *DB) Validate(ctx context.Context, dbName, name string) (*ValidateResul
 	if !kindOf(m).validate(ctx, db, c, res, fail) {
 		return res, nil
 	}
-	// expected[index][key] for every record: the entry's value, which
-	// is empty except in a clustered collection's secondary indexes and
-	// an ordinary collection's TTL indexes (entryValue; the _id entries
-	// of a clustered collection are the records themselves).
-	expected := make([]map[string]string, len(m.Indexes))
+	// Every record's expected entries, then every index's entries
+	// against them (both directions): what is left over on either side
+	// is a missing or an extra entry, reported as mongod 7.0 does
+	// (reportEntries). expected[index][key] is the entry's value, which
+	// is empty except in a clustered collection's secondary indexes, an
+	// ordinary collection's TTL indexes and the entries of an index that
+	// keeps type bits whose keys lose something (entryValue; the _id
+	// entries of a clustered collection are the records themselves), and
+	// its record.
+	expected := make([]map[string]expectedEntry, len(m.Indexes))
 	for i := range expected {
-		expected[i] = map[string]string{}
+		expected[i] = map[string]expectedEntry{}
 	}
 	dv, err := db.validatorFor(context.Background(), m) // bypassDocumentValidation does not apply
 	if err != nil {
 		dv = nil // a validator that no longer parses checks nothing here
 	}
+	// An index's own errors (not its missing or extra entries) follow
+	// the entries' errors, as mongod appends each index's results last.
+	var idxErrs []string
+	idxFail := func(format string, args ...any) {
+		idxErrs = append(idxErrs, fmt.Sprintf(format, args...))
+	}
+	var missing, extra []entryDiff
 	err = db.store.View(func(txn *lsm.Txn) error {
 		it := txn.NewIter(lsm.IterOptions{Prefix: recPrefix(m)})
 		defer it.Close()
@@ -138,49 +161,66 @@ func (db *DB) Validate(ctx context.Context, dbName, name string) (*ValidateResul
 					res.NonCompliant++
 				}
 			}
+			recKey := string(it.Key())
 			for i, ix := range m.Indexes {
 				keys, mk, err := indexkey.Of(ix, d)
 				if err != nil {
 					res.badIndex(ix.Name)
-					fail("record %d: index %s: %v", rid, ix.Name, err)
+					idxFail("record %d: index %s: %v", rid, ix.Name, err)
 					continue
 				}
 				if mk && !ix.Multikey {
 					res.badIndex(ix.Name)
-					fail("record %d makes index %s multikey but the catalog says it is not", rid, ix.Name)
+					idxFail("record %d makes index %s multikey but the catalog says it is not", rid, ix.Name)
 				}
 				for _, k := range keys {
 					full := lsm.IndexKey(m.ID, ix.ID, k, rid)
+					e := expectedEntry{rid: rid, recKey: recKey}
 					if keepsTypeBits(m, ix) {
-						expected[i][string(full)] = string(entryValue(m, ix, d, raw))
+						e.val = string(entryValue(m, ix, d, raw))
 					} else if carriesTTLValue(m, ix) {
-						expected[i][string(full)] = string(ttlEntryValue(m, d, raw))
+						e.val = string(ttlEntryValue(m, d, raw))
 					} else if m.Clustered && ix.ID != idIndexID {
-						expected[i][string(full)] = string(idKeyOf(m, d))
-					} else {
-						expected[i][string(full)] = ""
+						e.val = string(idKeyOf(m, d))
 					}
-					if ok, err := txn.Has(full); err != nil {
-						return err
-					} else if !ok {
-						res.badIndex(ix.Name)
-						fail("record %d (_id %s) is missing its entry in index %s", rid, fmtValue(idOf(d)), ix.Name)
-					}
+					expected[i][string(full)] = e
 				}
 			}
 		}
 		for i, ix := range m.Indexes {
 			withValue := (m.Clustered && ix.ID != idIndexID) || carriesTTLValue(m, ix) || keepsTypeBits(m, ix)
+			prefixLen := len(lsm.IndexPrefix(m.ID, ix.ID))
 			it := txn.NewIter(lsm.IterOptions{Prefix: lsm.IndexPrefix(m.ID, ix.ID), KeysOnly: !withValue})
 			for it.Next() {
 				res.KeysPerIndex[ix.Name]++
-				want, ok := expected[i][string(it.Key())]
-				_, rid, _ := lsm.SplitIndexKey(it.Key())
+				exp, ok := expected[i][string(it.Key())]
+				ks, rid, _ := lsm.SplitIndexKey(it.Key())
 				if !ok {
-					res.badIndex(ix.Name)
-					fail("index %s has an entry for record %d that no document produces", ix.Name, rid)
+					x := entryDiff{ix: ix, ks: append([]byte(nil), ks...), size: len(it.Key()) - prefixLen, rid: rid}
+					switch {
+					case !m.Clustered:
+						x.recKey = lsm.RecordKey(m.ID, rid)
+					case ix.ID == idIndexID:
+						x.recKey = append([]byte(nil), it.Key()...) // the record itself
+					default:
+						// Where its record would be: the clustered
+						// record keyed by the _id the entry names.
+						v, err := it.Value()
+						if err != nil {
+							it.Close()
+							return err
+						}
+						if _, id, ok := parseTTLEntry(v); ok && carriesTTLValue(m, ix) {
+							x.recKey = lsm.IndexKey(m.ID, idIndexID, id, rid)
+						} else {
+							x.recKey = lsm.IndexKey(m.ID, idIndexID, v, rid)
+						}
+					}
+					extra = append(extra, x)
 					continue
 				}
+				delete(expected[i], string(it.Key()))
+				want := exp.val
 				if withValue {
 					v, err := it.Value()
 					if err != nil {
@@ -196,41 +236,56 @@ func (db *DB) Validate(ctx context.Context, dbName, name string) (*ValidateResul
 						case string(v) == want || len(v) == 0 && ttl:
 						case ttl:
 							res.badIndex(ix.Name)
-							fail("index %s: the entry for record %d carries another size or _id than its document's", ix.Name, rid)
+							idxFail("index %s: the entry for record %d carries another size or _id than its document's", ix.Name, rid)
 						default:
 							res.badIndex(ix.Name)
-							fail("index %s: the entry for record %d carries other type bits than its document's values", ix.Name, rid)
+							idxFail("index %s: the entry for record %d carries other type bits than its document's values", ix.Name, rid)
 						}
 					case m.Clustered && carriesTTLValue(m, ix) && !isTTLEntry(v):
 						// Written before the carried value: the bare
 						// _id keystring, read the old way.
 						if _, id, _ := parseTTLEntry([]byte(want)); string(v) != string(id) {
 							res.badIndex(ix.Name)
-							fail("index %s: the entry for record %d names another _id than its document's", ix.Name, rid)
+							idxFail("index %s: the entry for record %d names another _id than its document's", ix.Name, rid)
 						}
 					case m.Clustered && !carriesTTLValue(m, ix):
 						if string(v) != want {
 							res.badIndex(ix.Name)
-							fail("index %s: the entry for record %d names another _id than its document's", ix.Name, rid)
+							idxFail("index %s: the entry for record %d names another _id than its document's", ix.Name, rid)
 						}
 					case (m.Clustered || len(v) > 0) && string(v) != want:
 						// A TTL entry's carried value (none: written before
 						// the format, read the old way) must be its
 						// document's (docs/ttl-indexes.md §3).
 						res.badIndex(ix.Name)
-						fail("index %s: the entry for record %d carries another size or _id than its document's", ix.Name, rid)
+						idxFail("index %s: the entry for record %d carries another size or _id than its document's", ix.Name, rid)
 					}
 				}
 			}
 			it.Close()
+			prefix := lsm.IndexPrefix(m.ID, ix.ID)
+			for k, e := range expected[i] {
+				ks, _, _ := lsm.SplitIndexKey([]byte(k))
+				missing = append(missing, entryDiff{ix: ix, ks: ks, size: len(k) - len(prefix), rid: e.rid, recKey: []byte(e.recKey)})
+			}
+			expected[i] = nil
 		}
+		if res.NonCompliant > 0 {
+			res.Warnings = append(res.Warnings, nonCompliantWarning)
+		}
+		res.reportEntries(missing, extra, func(x entryDiff) bson.D {
+			if x.recKey == nil {
+				return nil
+			}
+			return readRecordDoc(txn, x.recKey)
+		})
 		return nil
 	})
 	if err != nil {
 		return nil, err
 	}
-	if res.NonCompliant > 0 {
-		res.Warnings = append(res.Warnings, nonCompliantWarning)
+	for _, e := range idxErrs {
+		fail("%s", e)
 	}
 	return res, nil
 }

@@ -675,6 +675,12 @@ func (m *model) check(dir string) error {
 		for _, e := range r.Errors {
 			m.fail(false, "validate %s: %s", cn, e)
 		}
+		for _, e := range r.MissingIndexEntries {
+			m.fail(false, "validate %s: missing entry %v", cn, e.Doc())
+		}
+		for _, e := range r.ExtraIndexEntries {
+			m.fail(false, "validate %s: extra entry %v", cn, e.Doc())
+		}
 	}
 	pendingIdx := map[string]bool{}
 	type pend struct {

@@ -244,7 +244,7 @@ func validateAll(t *testing.T, db *engine.DB, what string) {
 				t.Fatalf("%s: validate %s.%s: %v", what, dn, cn, err)
 			}
 			if !r.Valid() {
-				t.Fatalf("%s: validate %s.%s: %v", what, dn, cn, r.Errors)
+				t.Fatalf("%s: validate %s.%s: %v\nmissing %v\nextra %v", what, dn, cn, r.Errors, r.MissingIndexEntries, r.ExtraIndexEntries)
 			}
 		}
 	}

@@ -119,6 +119,11 @@ func readID(b []byte) (v uint64, n int, ok bool) {
 	return v, 1 + m, true
 }
 
+// ReadID decodes the compact id form at the start of b and returns the id
+// and the form's length; ok is false if b does not start with a whole
+// canonical form.
+func ReadID(b []byte) (v uint64, n int, ok bool) { return readID(b) }
+
 // RecordKey returns the key of record rid of collection coll: TagRecord,
 // coll, rid, both in the compact id form. Keys of one collection sort by
 // rid.

@@ -286,15 +286,9 @@ func layoutSize(r int, ranks []int32) int {
 // ErrMetaMismatch when m's meta differs from the bucket's, and ErrNoFit
 // when Fits is false. On error the bucket is unchanged.
 func (b *Bucket) Add(o Options, m bson.D) error {
-	t, meta, hasMeta, err := o.Split(m)
+	t, hasMeta, err := b.admit(o, m)
 	if err != nil {
 		return err
-	}
-	if err := checkFields(m); err != nil {
-		return err
-	}
-	if !SameMeta(hasMeta, meta, b.HasMeta, b.Meta) {
-		return ErrMetaMismatch
 	}
 	n, ok := b.fits(o, t, m)
 	if !ok {
@@ -302,6 +296,24 @@ func (b *Bucket) Add(o Options, m bson.D) error {
 	}
 	b.add(o, m, t, hasMeta, n)
 	return nil
+}
+
+// admit checks measurement m as Add and Append both do before asking
+// whether it fits: its time (Split), no field twice (checkFields), and
+// the bucket's meta (ErrMetaMismatch). It returns m's time and whether
+// m has a meta field.
+func (b *Bucket) admit(o Options, m bson.D) (bson.DateTime, bool, error) {
+	t, meta, hasMeta, err := o.Split(m)
+	if err != nil {
+		return 0, false, err
+	}
+	if err := checkFields(m); err != nil {
+		return 0, false, err
+	}
+	if !SameMeta(hasMeta, meta, b.HasMeta, b.Meta) {
+		return 0, false, ErrMetaMismatch
+	}
+	return t, hasMeta, nil
 }
 
 // add appends a checked measurement m with time t that adds n bytes.

@@ -189,15 +189,9 @@ func (b *Bucket) Rows(o Options, from int) []bson.D {
 // (ErrMetaMismatch), with a field twice (2 BadValue), or beyond
 // MaxBucketCount (ErrNoFit).
 func (b *Bucket) Append(o Options, m bson.D) error {
-	t, meta, hasMeta, err := o.Split(m)
+	t, hasMeta, err := b.admit(o, m)
 	if err != nil {
 		return err
-	}
-	if err := checkFields(m); err != nil {
-		return err
-	}
-	if !SameMeta(hasMeta, meta, b.HasMeta, b.Meta) {
-		return ErrMetaMismatch
 	}
 	if t < b.MinTime || b.count >= MaxBucketCount {
 		return ErrNoFit

@@ -57,6 +57,9 @@ type userDoc struct {
 	Credentials creds        `bson:"credentials"`
 	CustomData  bson.D       `bson:"customData,omitempty"` // what the administrator keeps about the user
 	Roles       []roleName   `bson:"roles"`
+	// eff is what the user's roles give, user-defined roles resolved
+	// (userStore.load); nil when every role is a built-in one.
+	eff *grants
 }
 
 // newUserID returns a random (version 4) UUID for a new user's userId.
@@ -100,6 +103,23 @@ type userStore struct {
 }
 
 func (u *userStore) coll() *engine.Collection { return u.db.Database("admin").Collection(usersColl) }
+
+// load reads a user as get does and resolves its user-defined roles,
+// so that the connection logged in as it is granted what they give.
+func (u *userStore) load(ctx context.Context, db, user string) (*userDoc, error) {
+	ud, err := u.get(ctx, db, user)
+	if err != nil {
+		return nil, err
+	}
+	for _, r := range ud.Roles {
+		if !grantableBuiltin(r) {
+			g := u.resolve(ctx, ud.Roles)
+			ud.eff = &g
+			break
+		}
+	}
+	return ud, nil
+}
 
 func (u *userStore) get(ctx context.Context, db, user string) (*userDoc, error) {
 	d, err := u.coll().FindOne(ctx, bson.D{{Key: "_id", Value: db + "." + user}})
@@ -271,13 +291,14 @@ func (c *conn) authorize(dbName, name string, cmd bson.D) *cmdError {
 		}
 	}
 	check := name
-	if coll, ok := cmd[0].Value.(string); ok && coll == usersColl && dbName == "admin" && !(backupCommands[name] && u.mayDump()) {
-		check = "usersInfo" // the users collection is for user administrators (and backup's reads)
+	if coll, ok := cmd[0].Value.(string); ok && (namespace{dbName, coll}).isAuthz() && !(backupCommands[name] && u.mayDump()) {
+		check = "usersInfo" // the users and roles collections are for user administrators (and backup's reads)
 	}
+	customOK := u.customMay(dbName, name, cmd)
 	switch {
 	case name == "usersInfo" && forAllDBs(cmd[0].Value):
 		// viewUser on the cluster.
-		if !u.isRoot() && !hasAnyDBRole(u, "userAdminAnyDatabase") {
+		if !u.isRoot() && !hasAnyDBRole(u, "userAdminAnyDatabase") && !u.hasAction(need{resCluster, "", "", "viewUser"}) {
 			return &cmdError{13, "Unauthorized", "Not authorized to view users from all databases"}
 		}
 	case name == "_mergeAuthzCollections":
@@ -295,6 +316,9 @@ func (c *conn) authorize(dbName, name string, cmd bson.D) *cmdError {
 	case name == "grantRolesToUser" || name == "revokeRolesFromUser":
 		// Judged by the databases of the roles it gives or takes.
 		return c.authorizeRoleChange(dbName, name, cmd)
+	case roleCommands[name]:
+		// Judged as mongod's checkAuthForTypedCommand judges them.
+		return c.authorizeRoleCommand(dbName, name, cmd)
 	case ownOpsOnly(dbName, name, cmd):
 		// Any user may list its own operations (the rest of a
 		// pipeline is judged below).
@@ -304,12 +328,13 @@ func (c *conn) authorize(dbName, name string, cmd bson.D) *cmdError {
 		// or readAnyDatabase may not).
 		return refused
 	case name == "listCollections" && trueValue(lookup(cmd, "authorizedCollections")) && trueValue(lookup(cmd, "nameOnly")) &&
-		anyPrivilegeInDB(u.Roles, dbName):
+		(anyPrivilegeInDB(u.builtinRoles(), dbName) || u.customInDB(dbName)):
 		// As mongod: a user with some privilege in the database may
 		// list, by name, the collections it has privileges on
 		// (collectionsFilter).
-	case !u.may(dbName, check) && !(name == "usersInfo" && onlySelf(u, dbName, cmd[0].Value)):
-		// A user may always look itself up.
+	case !u.may(dbName, check) && !(name == "usersInfo" && onlySelf(u, dbName, cmd[0].Value)) && !customOK:
+		// A user may always look itself up; a user-defined role's
+		// privileges count as mongod counts them (customMay).
 		return refused
 	}
 	// The namespaces a command reads or writes beyond its own: a
@@ -318,16 +343,16 @@ func (c *conn) authorize(dbName, name string, cmd bson.D) *cmdError {
 	// database; admin.system.users needs user administration on admin.
 	reads, writes := touchedNamespaces(dbName, name, cmd)
 	for _, ns := range reads {
-		if !u.may(ns.db, "find") || (ns.isUsers() && !u.may("admin", "usersInfo") && !u.mayDump()) {
+		if !u.mayRead(ns) {
 			return refused
 		}
 	}
-	need := "insert" // a pipeline's output
+	action := "insert" // a pipeline's output
 	if name == "renameCollection" {
-		need = "renameCollection"
+		action = "renameCollection"
 	}
 	for _, ns := range writes {
-		if !u.may(ns.db, need) || (ns.isUsers() && !u.isRoot()) {
+		if !(name == "renameCollection" && customOK) && !u.mayWrite(ns, action) {
 			return refused
 		}
 	}
@@ -349,8 +374,26 @@ func (c *conn) collectionsFilter() func(dbName, coll string) bool {
 	if !c.srv.opts.Auth || u == nil || u.isRoot() {
 		return nil
 	}
-	roles := u.Roles
-	return func(dbName, coll string) bool { return anyPrivilegeOn(roles, dbName, coll) }
+	roles := u.builtinRoles()
+	return func(dbName, coll string) bool { return anyPrivilegeOn(roles, dbName, coll) || u.customOn(dbName, coll) }
+}
+
+// customOn reports whether u's user-defined roles give some action on
+// the collection db.coll.
+func (u *userDoc) customOn(db, coll string) bool {
+	if u.eff == nil {
+		return false
+	}
+	return slices.ContainsFunc(u.eff.privs, func(p privilege) bool { return p.res.matches(db, coll) })
+}
+
+// customInDB reports whether u's user-defined roles give some action on
+// some resource of database db.
+func (u *userDoc) customInDB(db string) bool {
+	if u.eff == nil {
+		return false
+	}
+	return slices.ContainsFunc(u.eff.privs, func(p privilege) bool { return p.res.inDB(db) })
 }
 
 // refreshUser reads the connection's user again when users have
@@ -364,7 +407,7 @@ func (c *conn) refreshUser() {
 		return
 	}
 	gen := users.gen.Load()
-	fresh, err := users.get(c.ctx, u.DB, u.User)
+	fresh, err := users.load(c.ctx, u.DB, u.User)
 	if err != nil {
 		c.srv.opts.Logf("conn%d: user %s@%s no longer exists; the connection is no longer authenticated", c.id, u.User, u.DB)
 		c.auth.user = nil
@@ -492,9 +535,38 @@ func (c *conn) userName() string {
 	return c.auth.user.User + "@" + c.auth.user.DB
 }
 
-// may reports whether one of u's roles grants command name on db.
+// mayRead reports whether u may read ns, a namespace a command reads
+// beyond its own (a $lookup's, a view's source).
+func (u *userDoc) mayRead(ns namespace) bool {
+	if u.privHas(need{resNS, ns.db, ns.coll, "find"}) {
+		return true
+	}
+	return u.may(ns.db, "find") && (!ns.isAuthz() || u.may("admin", "usersInfo") || u.mayDump())
+}
+
+// mayWrite reports whether u may write ns, a namespace a command
+// writes beyond its own (a pipeline's output, a rename's ends): action
+// is insert, or renameCollection for a rename.
+func (u *userDoc) mayWrite(ns namespace, action string) bool {
+	if action == "insert" && u.privHas(need{resNS, ns.db, ns.coll, "insert"}) {
+		return true
+	}
+	return u.may(ns.db, action) && (!ns.isAuthz() || u.isRoot())
+}
+
+// builtinRoles are the built-in roles u holds, directly or through its
+// user-defined roles.
+func (u *userDoc) builtinRoles() []roleName {
+	if u.eff != nil {
+		return u.eff.builtins
+	}
+	return u.Roles
+}
+
+// may reports whether one of u's built-in roles grants command name on
+// db (customMay judges the privileges of user-defined roles).
 func (u *userDoc) may(db, name string) bool {
-	for _, r := range u.Roles {
+	for _, r := range u.builtinRoles() {
 		if r.allows(db, name) {
 			return true
 		}
@@ -507,7 +579,7 @@ func (u *userDoc) may(db, name string) bool {
 func (u *userDoc) mayDump() bool { return hasAnyDBRole(u, "backup") }
 
 func (u *userDoc) isRoot() bool {
-	for _, r := range u.Roles {
+	for _, r := range u.builtinRoles() {
 		if r.Role == "root" && r.DB == "admin" {
 			return true
 		}
@@ -516,9 +588,10 @@ func (u *userDoc) isRoot() bool {
 }
 
 // mayGrant reports whether u may give role r: it administers users of
-// r's database (userAdmin or dbOwner there, userAdminAnyDatabase, root).
+// r's database (userAdmin or dbOwner there, userAdminAnyDatabase, root),
+// or a user-defined role gives it grantRole there.
 func (u *userDoc) mayGrant(r roleName) bool {
-	return u.may(r.DB, "createUser")
+	return u.may(r.DB, "createUser") || u.hasAction(need{resDB, r.DB, "", "grantRole"})
 }
 
 // authorizeGrants checks the roles a createUser or updateUser gives, as
@@ -531,7 +604,8 @@ func (c *conn) authorizeGrants(dbName, name string, cmd bson.D) *cmdError {
 		return nil
 	}
 	u := c.auth.user
-	if name == "updateUser" && !(u.isRoot() || u.may("admin", "createUser") && hasAnyDBRole(u, "userAdminAnyDatabase")) {
+	if name == "updateUser" && !(u.isRoot() || u.may("admin", "createUser") && hasAnyDBRole(u, "userAdminAnyDatabase") ||
+		u.hasAction(need{resAnyNormal, "", "", "revokeRole"})) {
 		return &cmdError{13, "Unauthorized", "In order to use updateUser to set roles array, must be authorized to revoke any role in the system"}
 	}
 	roles, err := parseRoleNames(dbName, v)
@@ -547,7 +621,7 @@ func (c *conn) authorizeGrants(dbName, name string, cmd bson.D) *cmdError {
 }
 
 func hasAnyDBRole(u *userDoc, role string) bool {
-	for _, r := range u.Roles {
+	for _, r := range u.builtinRoles() {
 		if r.Role == role && r.DB == "admin" {
 			return true
 		}
@@ -579,7 +653,7 @@ func (c *conn) authorizeUsersInfo(dbName string, cmd bson.D) *cmdError {
 		if db == "" || db == dbName || (user == u.User && db == u.DB) {
 			continue
 		}
-		if !u.may(db, "usersInfo") {
+		if !u.may(db, "usersInfo") && !u.hasAction(need{resDB, db, "", "viewUser"}) {
 			// mongod names the command's database, whichever user's
 			// database was refused.
 			return &cmdError{13, "Unauthorized", fmt.Sprintf("Not authorized to view users from the %s database", dbName)}
@@ -611,7 +685,11 @@ func onlySelf(u *userDoc, dbName string, v any) bool {
 // namespace is a database and a collection a command touches.
 type namespace struct{ db, coll string }
 
-func (n namespace) isUsers() bool { return n.db == "admin" && n.coll == usersColl }
+// isAuthz reports whether n is admin.system.users or admin.system.roles,
+// which hold the users and the user-defined roles.
+func (n namespace) isAuthz() bool {
+	return n.db == "admin" && (n.coll == usersColl || n.coll == rolesColl)
+}
 
 // touchedNamespaces lists the namespaces a command reads and writes
 // besides the one its name gives: an aggregate's (or a view's) foreign
@@ -792,14 +870,22 @@ func (c *conn) connectionStatus(cmd bson.D) bson.D {
 	var names []roleName
 	if u := c.auth.user; u != nil {
 		users = append(users, bson.D{{Key: "user", Value: u.User}, {Key: "db", Value: u.DB}})
-		for _, r := range u.Roles {
-			roles = append(roles, bson.D{{Key: "role", Value: r.Role}, {Key: "db", Value: r.DB}})
+		held := u.Roles
+		if u.eff != nil {
+			held = append(slices.Clone(held), u.eff.inherited...)
 		}
-		names = u.Roles
+		for _, r := range held {
+			roles = append(roles, r.doc())
+		}
+		names = u.builtinRoles()
 	}
 	info := bson.D{{Key: "authenticatedUsers", Value: users}, {Key: "authenticatedUserRoles", Value: roles}}
 	if show {
-		info = append(info, bson.E{Key: "authenticatedUserPrivileges", Value: privilegesOf(names)})
+		privs := privilegesOf(names)
+		if u := c.auth.user; u != nil && u.eff != nil {
+			privs = append(privs, privilegeDocs(u.eff.privs)...)
+		}
+		info = append(info, bson.E{Key: "authenticatedUserPrivileges", Value: privs})
 	}
 	return bson.D{{Key: "authInfo", Value: info}, {Key: "ok", Value: 1.0}}
 }
@@ -876,7 +962,7 @@ func (c *conn) saslContinue(cmd bson.D) bson.D {
 		return errorDoc(18, "AuthenticationFailed", authFailedMsg, false)
 	}
 	gen := c.srv.users.gen.Load()
-	u, gerr := c.srv.users.get(c.ctx, c.auth.convDB, conv.Username())
+	u, gerr := c.srv.users.load(c.ctx, c.auth.convDB, conv.Username())
 	if gerr != nil {
 		c.auth.conv = nil
 		return errorDoc(18, "AuthenticationFailed", authFailedMsg, false)
@@ -889,6 +975,25 @@ func (c *conn) saslContinue(cmd bson.D) bson.D {
 	c.srv.opts.Logf("conn%d: authenticated as %s@%s", c.id, u.User, u.DB)
 	return bson.D{{Key: "conversationId", Value: c.auth.convID}, {Key: "done", Value: true},
 		{Key: "payload", Value: bson.Binary{Data: []byte(resp)}}, {Key: "ok", Value: 1.0}}
+}
+
+// grantedRoleNames returns the roles named by cmd's required, non-empty
+// "roles" array (a grant or revoke of roles to a user or a role); names
+// without a database are of db.
+func grantedRoleNames(db string, cmd bson.D) ([]roleName, *cmdError) {
+	cmdName := cmd[0].Key
+	v := lookup(cmd, "roles")
+	if v == nil {
+		return nil, &cmdError{40414, "Location40414", fmt.Sprintf("BSON field '%s.roles' is missing but a required field", cmdName)}
+	}
+	named, err := parseRoleNames(db, v)
+	if err != nil {
+		return nil, err
+	}
+	if len(named) == 0 {
+		return nil, &cmdError{2, "BadValue", fmt.Sprintf("%s command requires a non-empty \"roles\" array", cmdName)}
+	}
+	return named, nil
 }
 
 // parseRoleNames reads a roles argument: names of roles of db, or
@@ -923,17 +1028,14 @@ func parseRoleNames(db string, v any) ([]roleName, *cmdError) {
 }
 
 // parseRoles reads a roles argument as parseRoleNames does, and checks
-// that each role exists (31 RoleNotFound).
-func parseRoles(db string, v any) ([]roleName, *cmdError) {
+// that each role exists (31 RoleNotFound, naming every missing one).
+func (u *userStore) parseRoles(ctx context.Context, db string, v any) ([]roleName, *cmdError) {
 	roles, err := parseRoleNames(db, v)
 	if err != nil {
 		return nil, err
 	}
-	for _, r := range roles {
-		adminOnly := r.Role == "root" || r.Role == "restore" || r.Role == "backup" || strings.HasSuffix(r.Role, "AnyDatabase")
-		if !knownRoles[r.Role] || r.DB == "" || (adminOnly && r.DB != "admin") {
-			return nil, &cmdError{31, "RoleNotFound", fmt.Sprintf("Could not find role: %s@%s", r.Role, r.DB)}
-		}
+	if err := u.rolesNotFound(ctx, roles); err != nil {
+		return nil, err
 	}
 	return roles, nil
 }
@@ -985,7 +1087,7 @@ func (u *userStore) put(ctx context.Context, db string, cmd bson.D, create bool)
 		ud = old
 	}
 	if v := lookup(cmd, "roles"); v != nil {
-		roles, e := parseRoles(db, v)
+		roles, e := u.parseRoles(ctx, db, v)
 		if e != nil {
 			return e
 		}
@@ -1049,22 +1151,15 @@ func (u *userStore) changeRoles(ctx context.Context, db string, cmd bson.D, gran
 	if !ok {
 		return &cmdError{14, "TypeMismatch", fmt.Sprintf("BSON field '%s.%s' is the wrong type '%s', expected type 'string'", cmdName, cmdName, document.TypeName(cmd[0].Value))}
 	}
-	v := lookup(cmd, "roles")
-	if v == nil {
-		return &cmdError{40414, "Location40414", fmt.Sprintf("BSON field '%s.roles' is missing but a required field", cmdName)}
-	}
-	named, err := parseRoleNames(db, v)
+	named, err := grantedRoleNames(db, cmd)
 	if err != nil {
 		return err
-	}
-	if len(named) == 0 {
-		return &cmdError{2, "BadValue", fmt.Sprintf("%s command requires a non-empty \"roles\" array", cmdName)}
 	}
 	ud, gerr := u.get(ctx, db, name)
 	if gerr != nil {
 		return &cmdError{11, "UserNotFound", fmt.Sprintf("Could not find user \"%s\" for db \"%s\"", name, db)}
 	}
-	if _, err := parseRoles(db, v); err != nil {
+	if _, err := u.parseRoles(ctx, db, lookup(cmd, "roles")); err != nil {
 		return err
 	}
 	roles := []roleName{}
@@ -1107,6 +1202,9 @@ func (u *userStore) drop(ctx context.Context, db string, cmd bson.D) *cmdError {
 // (every user), a name, {user, db}, or an array of those, ordered by
 // user then database as mongod orders them. Credentials are never shown.
 func (u *userStore) info(ctx context.Context, db string, cmd bson.D) (bson.D, *cmdError) {
+	if trueValue(lookup(cmd, "showPrivileges")) || trueValue(lookup(cmd, "showAuthenticationRestrictions")) {
+		return u.infoWithPrivileges(ctx, db, cmd)
+	}
 	var filter bson.D
 	switch v := cmd[0].Value.(type) {
 	case bson.D:
@@ -1173,6 +1271,86 @@ func (u *userStore) info(ctx context.Context, db string, cmd bson.D) (bson.D, *c
 	return bson.D{{Key: "users", Value: users}}, nil
 }
 
+// infoWithPrivileges answers usersInfo with showPrivileges (or
+// showAuthenticationRestrictions) as mongod's getUserDescription does:
+// for users named only (20 IllegalOperation otherwise), in the order
+// named, each stored field but the credentials, whose mechanisms take
+// their place, then every role held (inheritedRoles, the user's own
+// included), the privileges they give and the (empty) inherited
+// authentication restrictions.
+func (u *userStore) infoWithPrivileges(ctx context.Context, db string, cmd bson.D) (bson.D, *cmdError) {
+	var names []bson.D
+	switch v := cmd[0].Value.(type) {
+	case string:
+		names = append(names, bson.D{{Key: "user", Value: v}, {Key: "db", Value: db}})
+	case bson.D:
+		if !forAllDBs(v) {
+			names = append(names, v)
+		}
+	case bson.A:
+		for _, x := range v {
+			switch x := x.(type) {
+			case string:
+				names = append(names, bson.D{{Key: "user", Value: x}, {Key: "db", Value: db}})
+			case bson.D:
+				names = append(names, x)
+			}
+		}
+	}
+	if len(names) == 0 {
+		if _, ok := cmd[0].Value.(bson.A); !ok {
+			return nil, &cmdError{20, "IllegalOperation", "Privilege or restriction details require exact-match usersInfo queries"}
+		}
+	}
+	showRestr := trueValue(lookup(cmd, "showAuthenticationRestrictions"))
+	users := bson.A{}
+	for _, n := range names {
+		un, _ := lookup(n, "user").(string)
+		udb, _ := lookup(n, "db").(string)
+		d, err := u.coll().FindOne(ctx, bson.D{{Key: "_id", Value: udb + "." + un}})
+		if err != nil {
+			continue // a user that does not exist is left out
+		}
+		ud, gerr := u.load(ctx, udb, un)
+		if gerr != nil {
+			continue
+		}
+		out := bson.D{}
+		for _, e := range d {
+			switch e.Key {
+			case "credentials":
+				mechs := bson.A{}
+				if cr, ok := e.Value.(bson.D); ok {
+					for _, m := range cr {
+						mechs = append(mechs, m.Key)
+					}
+				}
+				out = append(out, bson.E{Key: "mechanisms", Value: mechs})
+			case "authenticationRestrictions":
+				if showRestr {
+					out = append(out, e)
+				}
+			default:
+				out = append(out, e)
+			}
+		}
+		if showRestr && lookup(out, "authenticationRestrictions") == nil {
+			out = append(out, bson.E{Key: "authenticationRestrictions", Value: bson.A{}})
+		}
+		held := slices.Clone(ud.Roles)
+		privs := privilegesOf(ud.builtinRoles())
+		if ud.eff != nil {
+			held = append(held, ud.eff.inherited...)
+			privs = append(privs, privilegeDocs(ud.eff.privs)...)
+		}
+		out = append(out, bson.E{Key: "inheritedRoles", Value: roleDocs(held)},
+			bson.E{Key: "inheritedPrivileges", Value: privs},
+			bson.E{Key: "inheritedAuthenticationRestrictions", Value: bson.A{}})
+		users = append(users, out)
+	}
+	return bson.D{{Key: "users", Value: users}}, nil
+}
+
 // authorizedDatabases keeps, in a listDatabases reply, the databases the
 // connection's user holds a role on (all of them for root and the
 // *AnyDatabase roles, or without access control), as mongod's
@@ -1183,11 +1361,27 @@ func (c *conn) authorizedDatabases(reply bson.D) bson.D {
 		return reply
 	}
 	allowed := map[string]bool{}
-	for _, r := range u.Roles {
+	for _, r := range u.builtinRoles() {
 		if r.Role == "root" || (r.DB == "admin" && (strings.HasSuffix(r.Role, "AnyDatabase") || r.Role == "backup")) {
 			return reply
 		}
 		allowed[r.DB] = true
+	}
+	if u.eff != nil {
+		// A user-defined role's privileges, as mongod's
+		// isAuthorizedForAnyActionOnAnyResourceInDB counts them.
+		for _, p := range u.eff.privs {
+			switch p.res.kind {
+			case resDB, resNS, resBucketsIn, resBucketsNS:
+				allowed[p.res.db] = true
+			case resCluster:
+				if p.has("listDatabases") {
+					return reply
+				}
+			default:
+				return reply
+			}
+		}
 	}
 	out := make(bson.D, 0, len(reply))
 	var total int64
@@ -1228,12 +1422,12 @@ func (c *conn) allDatabasesAllowed() bool {
 	if u == nil {
 		return false
 	}
-	for _, r := range u.Roles {
+	for _, r := range u.builtinRoles() {
 		if r.Role == "root" || (r.DB == "admin" && (strings.HasSuffix(r.Role, "AnyDatabase") || r.Role == "backup")) {
 			return true
 		}
 	}
-	return false
+	return u.privHas(need{resCluster, "", "", "listDatabases"})
 }
 
 // scramUser is the user name of a SCRAM client-first message

@@ -125,16 +125,9 @@ func rawToDCap(raw bson.Raw, extra int) (bson.D, error) { return rawToDKeep(raw,
 // slice of raw when keepLsid is set, and taking top-level strings from
 // strs when it is not nil.
 func rawToDKeep(raw bson.Raw, extra int, keepLsid bool, strs *stringCache) (bson.D, error) {
-	elems, err := docElems(raw)
+	elems, n, err := countedElems(raw)
 	if err != nil {
 		return nil, err
-	}
-	n := 0
-	for r := elems; len(r) > 0; n++ {
-		var ok bool
-		if _, r, ok = bsoncore.ReadElement(r); !ok {
-			return nil, errCorrupt
-		}
 	}
 	d := make(bson.D, 0, n+extra)
 	for len(elems) > 0 {
@@ -187,17 +180,27 @@ func docElems(raw []byte) ([]byte, error) {
 	return raw[4 : n-1], nil
 }
 
-func rawToA(raw []byte) (bson.A, error) {
+// countedElems is docElems with the number of elements, so a decoder
+// can size what it builds; errCorrupt when an element does not read.
+func countedElems(raw []byte) ([]byte, int, error) {
 	elems, err := docElems(raw)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	n := 0
 	for r := elems; len(r) > 0; n++ {
 		var ok bool
 		if _, r, ok = bsoncore.ReadElement(r); !ok {
-			return nil, errCorrupt
+			return nil, 0, errCorrupt
 		}
+	}
+	return elems, n, nil
+}
+
+func rawToA(raw []byte) (bson.A, error) {
+	elems, n, err := countedElems(raw)
+	if err != nil {
+		return nil, err
 	}
 	a := make(bson.A, 0, n)
 	for len(elems) > 0 {

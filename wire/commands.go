@@ -43,7 +43,9 @@ var writeCommands = map[string]bool{
 	"create": true, "drop": true, "dropDatabase": true, "createIndexes": true, "dropIndexes": true,
 	"deleteIndexes": true, "collMod": true, "convertToCapped": true, "renameCollection": true,
 	"createUser": true, "updateUser": true, "dropUser": true, "grantRolesToUser": true, "revokeRolesFromUser": true,
-	"_mergeAuthzCollections": true,
+	"_mergeAuthzCollections": true, "createRole": true, "updateRole": true, "dropRole": true,
+	"dropAllRolesFromDatabase": true, "grantRolesToRole": true, "revokeRolesFromRole": true,
+	"grantPrivilegesToRole": true, "revokePrivilegesFromRole": true,
 }
 
 // run answers one command. noReply is true for {w: 0} (moreToCome).
@@ -277,6 +279,9 @@ func (c *conn) local(ctx context.Context, dbName, name string, cmd bson.D) (bson
 		"createUser", "updateUser", "dropUser", "usersInfo", "dropAllUsersFromDatabase",
 		"grantRolesToUser", "revokeRolesFromUser", "_mergeAuthzCollections":
 		return c.authCommand(ctx, dbName, name, cmd), true
+	case "createRole", "updateRole", "dropRole", "dropAllRolesFromDatabase", "rolesInfo",
+		"grantRolesToRole", "revokeRolesFromRole", "grantPrivilegesToRole", "revokePrivilegesFromRole":
+		return c.roleCommand(ctx, dbName, name, cmd), true
 	}
 	return nil, false
 }
@@ -309,7 +314,16 @@ var localCommands = []struct {
 	{"dropAllUsersFromDatabase", "removes every user of a database", false, false, false},
 	{"grantRolesToUser", "gives a user more roles", false, false, false},
 	{"revokeRolesFromUser", "takes roles from a user", false, false, false},
-	{"_mergeAuthzCollections", "merges users restored into temporary collections (mongorestore)", false, false, true},
+	{"_mergeAuthzCollections", "merges users and roles restored into temporary collections (mongorestore)", false, false, true},
+	{"createRole", "adds a user-defined role", false, false, false},
+	{"updateRole", "replaces a user-defined role's privileges or roles", false, false, false},
+	{"dropRole", "removes a user-defined role from users, roles and the database", false, false, false},
+	{"dropAllRolesFromDatabase", "removes every user-defined role of a database", false, false, false},
+	{"rolesInfo", "describes roles, built-in and user-defined", false, false, false},
+	{"grantRolesToRole", "makes a user-defined role inherit more roles", false, false, false},
+	{"revokeRolesFromRole", "takes inherited roles from a user-defined role", false, false, false},
+	{"grantPrivilegesToRole", "gives a user-defined role more privileges", false, false, false},
+	{"revokePrivilegesFromRole", "takes privileges from a user-defined role", false, false, false},
 }
 
 // mergeListCommands adds the commands the server answers itself to the

@@ -8,14 +8,16 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/ttlkv/ttlkv/document"
+	"github.com/ttlkv/ttlkv/engine"
 )
 
 // _mergeAuthzCollections is what mongorestore sends after loading a
-// dump's admin.system.users (and admin.system.roles) into temporary
-// collections: the users found there are added to the server's, or
-// with drop: true replace them; db limits both to one database's users.
-// Stored as they came (every credential, userId, customData), restored
-// users log in with their old passwords.
+// dump's admin.system.users and admin.system.roles into temporary
+// collections: the users and roles found there are added to the
+// server's, or with drop: true replace them; db limits both to one
+// database's. Stored as they came (every credential, userId,
+// customData), restored users log in with their old passwords and hold
+// their restored roles.
 
 // mergeAuthz answers _mergeAuthzCollections.
 func (u *userStore) mergeAuthz(ctx context.Context, dbName string, cmd bson.D) *cmdError {
@@ -56,26 +58,27 @@ func (u *userStore) mergeAuthz(ctx context.Context, dbName string, cmd bson.D) *
 	if usersNS == "" && rolesNS == "" {
 		return &cmdError{2, "BadValue", "Must provide at least one of \"tempUsersCollection\" and \"tempRolescollection\""}
 	}
+	// Every document is read and checked before anything changes, so
+	// a refused merge changes no user and no role.
+	var roles []bson.D
 	if rolesNS != "" {
-		roles, err := u.readTemp(ctx, rolesNS, onlyDB)
-		if err != nil {
+		if roles, err = u.readTemp(ctx, rolesNS, onlyDB); err != nil {
 			return err
 		}
-		if len(roles) > 0 {
-			// Refused before any user changes: ttlkv has the built-in
-			// roles only.
-			r, _ := lookup(roles[0], "_id").(string)
-			return &cmdError{2, "BadValue", fmt.Sprintf("Cannot restore role %q: ttlkv has no user-defined roles", r)}
+		for i, d := range roles {
+			def, e := parseRoleDoc(d)
+			if e != nil {
+				return e
+			}
+			roles[i] = withID(d, def.name.DB+"."+def.name.Role)
 		}
 	}
-	if usersNS == "" {
-		return nil
+	var users []bson.D
+	if usersNS != "" {
+		if users, err = u.readTemp(ctx, usersNS, onlyDB); err != nil {
+			return err
+		}
 	}
-	users, err := u.readTemp(ctx, usersNS, onlyDB)
-	if err != nil {
-		return err
-	}
-	ids := make(map[string]bool, len(users))
 	for i, d := range users {
 		user, ok1 := lookup(d, "user").(string)
 		db, ok2 := lookup(d, "db").(string)
@@ -103,17 +106,42 @@ func (u *userStore) mergeAuthz(ctx context.Context, dbName string, cmd bson.D) *
 		if e != nil {
 			return &cmdError{2, "BadValue", fmt.Sprintf("Invalid user document for %s@%s: %v", user, db, e)}
 		}
-		id := db + "." + user
-		ids[id] = true
-		users[i] = withID(d, id)
+		users[i] = withID(d, db+"."+user)
 	}
+	if usersNS != "" {
+		if err := u.replaceAll(ctx, u.coll(), users, onlyDB, drop); err != nil {
+			return err
+		}
+	}
+	if rolesNS != "" {
+		if err := u.replaceAll(ctx, u.rolesC(), roles, onlyDB, drop); err != nil {
+			return err
+		}
+	}
+	u.known.Store(0)
+	if len(users) > 0 {
+		u.everHad.Store(true)
+	}
+	u.gen.Add(1)
+	return nil
+}
+
+// replaceAll writes the documents docs (users or roles, each with its
+// _id) into c: without drop a document c has already is kept as it is;
+// with drop the dump's replace the server's, and the server's documents
+// of the databases restored (onlyDB's, or all) that the dump lacks are
+// removed.
+func (u *userStore) replaceAll(ctx context.Context, c *engine.Collection, docs []bson.D, onlyDB string, drop bool) *cmdError {
 	if drop {
-		// The users of the databases restored that the dump lacks.
+		ids := make(map[any]bool, len(docs))
+		for _, d := range docs {
+			ids[lookup(d, "_id")] = true
+		}
 		filter := bson.D{}
 		if onlyDB != "" {
 			filter = bson.D{{Key: "db", Value: onlyDB}}
 		}
-		cur, e := u.coll().Find(ctx, filter)
+		cur, e := c.Find(ctx, filter)
 		if e != nil {
 			return &cmdError{1, "InternalError", e.Error()}
 		}
@@ -122,37 +150,28 @@ func (u *userStore) mergeAuthz(ctx context.Context, dbName string, cmd bson.D) *
 			return &cmdError{1, "InternalError", e.Error()}
 		}
 		for _, d := range have {
-			id, _ := lookup(d, "_id").(string)
-			if ids[id] {
-				continue
-			}
-			if _, e := u.coll().DeleteOne(ctx, bson.D{{Key: "_id", Value: id}}); e != nil {
-				return &cmdError{1, "InternalError", e.Error()}
+			if id := lookup(d, "_id"); !ids[id] {
+				if _, e := c.DeleteOne(ctx, bson.D{{Key: "_id", Value: id}}); e != nil {
+					return &cmdError{1, "InternalError", e.Error()}
+				}
 			}
 		}
 	}
-	for _, d := range users {
+	for _, d := range docs {
 		id := lookup(d, "_id")
 		if drop {
-			// The dump's user replaces the server's.
-			if _, e := u.coll().ReplaceOne(ctx, bson.D{{Key: "_id", Value: id}}, d, true); e != nil {
+			if _, e := c.ReplaceOne(ctx, bson.D{{Key: "_id", Value: id}}, d, true); e != nil {
 				return &cmdError{1, "InternalError", e.Error()}
 			}
 			continue
 		}
-		// Without drop a user the server has already is kept as it is.
-		if _, e := u.coll().FindOne(ctx, bson.D{{Key: "_id", Value: id}}); e == nil {
+		if _, e := c.FindOne(ctx, bson.D{{Key: "_id", Value: id}}); e == nil {
 			continue
 		}
-		if _, e := u.coll().InsertOne(ctx, d); e != nil {
+		if _, e := c.InsertOne(ctx, d); e != nil {
 			return &cmdError{1, "InternalError", e.Error()}
 		}
 	}
-	u.known.Store(0)
-	if len(users) > 0 {
-		u.everHad.Store(true)
-	}
-	u.gen.Add(1)
 	return nil
 }
 

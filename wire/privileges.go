@@ -11,7 +11,10 @@ import (
 // {showPrivileges: true} lists them (docs/wire.md, "Access control"):
 // each a resource and the actions it allows there, after mongod 7.0's
 // table of built-in roles. The table describes what mongod grants; what
-// ttlkv lets a user run is decided by authorize, never by this table.
+// ttlkv lets a built-in role run is decided by authorize's lists of
+// commands, except for the actions the role management commands ask
+// for (createRole, grantRole, viewRole...: userDoc.hasAction), which
+// are looked up here as mongod looks them up.
 
 // resourceKind is the shape of a privilege's resource.
 type resourceKind uint8
@@ -36,6 +39,15 @@ const (
 	// resBuckets is every time-series buckets collection:
 	// {system_buckets: ""}.
 	resBuckets
+	// resBucketsIn is every buckets collection of database db:
+	// {db: <db>, system_buckets: ""} (user-defined roles only).
+	resBucketsIn
+	// resBucketsNamed is the buckets collection of time-series coll in
+	// every database: {system_buckets: <coll>} (user-defined roles only).
+	resBucketsNamed
+	// resBucketsNS is the buckets collection of time-series db.coll:
+	// {db: <db>, system_buckets: <coll>} (user-defined roles only).
+	resBucketsNS
 )
 
 // rolePriv is one privilege of a role's definition: db and coll fix
@@ -95,6 +107,10 @@ var builtinRoles = map[string]builtinRole{
 	"dbAdmin": {privs: []rolePriv{{kind: resDB, actions: dbAdminActions}, {kind: resDB, actions: []string{"configureQueryAnalyzer"}},
 		{kind: resNS, coll: "system.profile", actions: profileActions}}},
 	"dbOwner": {roles: []roleName{{Role: "readWrite"}, {Role: "dbAdmin"}, {Role: "userAdmin"}}},
+	// enableSharding is described (rolesInfo) but not granted: ttlkv
+	// has no sharding.
+	"enableSharding": {privs: []rolePriv{{kind: resAnyNormal, actions: []string{"analyzeShardKey", "enableSharding",
+		"refineCollectionShardKey", "reshardCollection"}}}},
 	"readAnyDatabase": {privs: []rolePriv{{kind: resAnyNormal, actions: readActions},
 		{kind: resCluster, actions: []string{"listDatabases"}},
 		{kind: resCollection, coll: "system.js", actions: readActions},
@@ -266,17 +282,7 @@ func privilegesOf(roles []roleName) bson.A {
 	})
 	out := bson.A{}
 	for _, k := range order {
-		var res bson.D
-		switch k.kind {
-		case resDB, resNS, resAnyNormal, resCollection:
-			res = bson.D{{Key: "db", Value: k.db}, {Key: "collection", Value: k.coll}}
-		case resCluster:
-			res = bson.D{{Key: "cluster", Value: true}}
-		case resAny:
-			res = bson.D{{Key: "anyResource", Value: true}}
-		case resBuckets:
-			res = bson.D{{Key: "system_buckets", Value: ""}}
-		}
+		res := k.doc()
 		names := make([]string, 0, len(acts[k]))
 		for a := range acts[k] {
 			names = append(names, a)
@@ -290,6 +296,47 @@ func privilegesOf(roles []roleName) bson.A {
 	}
 	return out
 }
+
+// doc is the resource as mongod shows it in a privilege.
+func (k resourceKey) doc() bson.D {
+	switch k.kind {
+	case resCluster:
+		return bson.D{{Key: "cluster", Value: true}}
+	case resAny:
+		return bson.D{{Key: "anyResource", Value: true}}
+	case resBuckets:
+		return bson.D{{Key: "system_buckets", Value: ""}}
+	case resBucketsIn:
+		return bson.D{{Key: "db", Value: k.db}, {Key: "system_buckets", Value: ""}}
+	case resBucketsNamed:
+		return bson.D{{Key: "system_buckets", Value: k.coll}}
+	case resBucketsNS:
+		return bson.D{{Key: "db", Value: k.db}, {Key: "system_buckets", Value: k.coll}}
+	}
+	return bson.D{{Key: "db", Value: k.db}, {Key: "collection", Value: k.coll}}
+}
+
+// matchesDB reports whether resource k covers database db itself (a
+// database-wide action such as dbStats or createRole there).
+func (k resourceKey) matchesDB(db string) bool {
+	switch k.kind {
+	case resAny:
+		return true
+	case resAnyNormal:
+		return !localOrConfig(db)
+	case resDB:
+		return k.db == db
+	}
+	return false
+}
+
+// matchesCluster reports whether resource k covers the server itself.
+func (k resourceKey) matchesCluster() bool { return k.kind == resAny || k.kind == resCluster }
+
+// matchesAnyNormal reports whether resource k covers every ordinary
+// resource (mongod's anyNormalResource, which updateRole's revokeRole
+// needs).
+func (k resourceKey) matchesAnyNormal() bool { return k.kind == resAny || k.kind == resAnyNormal }
 
 // matches reports whether resource k covers the collection db.coll, as
 // mongod's resource patterns do: a database's and the any-database
@@ -311,6 +358,12 @@ func (k resourceKey) matches(db, coll string) bool {
 		return k.coll == coll
 	case resBuckets:
 		return strings.HasPrefix(coll, "system.buckets.")
+	case resBucketsIn:
+		return k.db == db && strings.HasPrefix(coll, "system.buckets.")
+	case resBucketsNamed:
+		return coll == "system.buckets."+k.coll
+	case resBucketsNS:
+		return k.db == db && coll == "system.buckets."+k.coll
 	}
 	return false
 }
@@ -334,16 +387,22 @@ func anyPrivilegeOn(roles []roleName, db, coll string) bool {
 func anyPrivilegeInDB(roles []roleName, db string) bool {
 	found := false
 	eachPrivilege(roles, func(k resourceKey, _ []string) {
-		switch k.kind {
-		case resAny, resCollection, resBuckets:
-			found = true
-		case resAnyNormal:
-			found = found || !localOrConfig(db)
-		case resDB, resNS:
-			found = found || k.db == db
-		}
+		found = found || k.inDB(db)
 	})
 	return found
+}
+
+// inDB reports whether resource k covers some resource of database db.
+func (k resourceKey) inDB(db string) bool {
+	switch k.kind {
+	case resAny, resCollection, resBuckets, resBucketsNamed:
+		return true
+	case resAnyNormal:
+		return !localOrConfig(db)
+	case resDB, resNS, resBucketsIn, resBucketsNS:
+		return k.db == db
+	}
+	return false
 }
 
 // localOrConfig reports whether db is one of the databases mongod's

@@ -7,6 +7,7 @@ import (
 	"io"
 	"time"
 
+	"github.com/ttlkv/ttlkv/benchmarks/internal/workload"
 	"github.com/ttlkv/ttlkv/document"
 )
 
@@ -25,22 +26,22 @@ type oneOffResult struct {
 }
 
 // halfExpired is the benchmarks' date of document i in BenchmarkReap
-// (benchmarks/ttl_test.go): even documents dated from baseTime on
-// (expired once the clock passed baseTime + 2 h), odd ones 10,000 hours
+// (benchmarks/ttl_test.go): even documents dated from workload.BaseTime on
+// (expired once the clock passed BaseTime + 2 h), odd ones 10,000 hours
 // later.
 func halfExpired(i int) time.Time {
 	if i%2 == 0 {
-		return baseTime.Add(time.Duration(i) * time.Millisecond)
+		return workload.BaseTime.Add(time.Duration(i) * time.Millisecond)
 	}
-	return baseTime.Add(10000*time.Hour + time.Duration(i)*time.Millisecond)
+	return workload.BaseTime.Add(10000*time.Hour + time.Duration(i)*time.Millisecond)
 }
 
 // noExpiry is BenchmarkInsert's date: far after every cutoff.
-func noExpiry(int) time.Time { return baseTime.Add(1000 * time.Hour) }
+func noExpiry(int) time.Time { return workload.BaseTime.Add(1000 * time.Hour) }
 
 // reapCutoff is the one-off reap's cutoff: BenchmarkReap's clock after
 // it moved two hours.
-var reapCutoff = baseTime.Add(2 * time.Hour)
+var reapCutoff = workload.BaseTime.Add(2 * time.Hour)
 
 // runOneOff ingests n documents in transactions of batch documents into
 // a fresh database in dir with the secondary index ix (indexDate: dated
@@ -62,17 +63,17 @@ func runOneOff(ctx context.Context, out io.Writer, dir string, n, batch int, ix 
 		date = noExpiry
 	}
 	var docBytes int64
-	cpu0, wb0, t0 := cpuTime(), writeBytes(), time.Now()
+	cpu0, wb0, t0 := cpuTime(), workload.WriteBytes(), time.Now()
 	for from := 0; from < n; from += batch {
 		if err := s.insert(ctx, from, min(batch, n-from), date); err != nil {
 			return res, err
 		}
 	}
 	res.IngestS, res.IngestCPU = time.Since(t0).Seconds(), (cpuTime() - cpu0).Seconds()
-	wb := writeBytes() - wb0
+	wb := workload.WriteBytes() - wb0
 	// Bytes inserted, counted outside the timed part.
 	for i := 0; i < n; i++ {
-		b, err := document.Marshal(makeDoc(i, date(i)))
+		b, err := document.Marshal(workload.Doc(i, date(i)))
 		if err != nil {
 			return res, err
 		}
@@ -81,7 +82,7 @@ func runOneOff(ctx context.Context, out io.Writer, dir string, n, batch int, ix 
 	if docBytes > 0 {
 		res.IngestWB = float64(wb) / float64(docBytes)
 	}
-	res.Disk = dirBytes(dir)
+	res.Disk, _ = workload.DirBytes(dir)
 	if reap {
 		cpu0, t0 = cpuTime(), time.Now()
 		res.Reaped, err = s.reap(ctx, reapCutoff, nil, nil)

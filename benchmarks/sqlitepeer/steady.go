@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/ttlkv/ttlkv/benchmarks/internal/workload"
 	"github.com/ttlkv/ttlkv/document"
 )
 
@@ -94,10 +95,10 @@ func runSteady(ctx context.Context, out io.Writer, dir string, cfg steadyConfig,
 	count := func(n int64) { deleted.Add(n) }
 
 	docBytes := int64(0)
-	if b, err := document.Marshal(makeDoc(cfg.Rate*cfg.TTL, baseTime)); err == nil {
+	if b, err := document.Marshal(workload.Doc(cfg.Rate*cfg.TTL, workload.BaseTime)); err == nil {
 		docBytes = int64(len(b))
 	}
-	fake := baseTime
+	fake := workload.BaseTime
 	now := time.Now
 	if cfg.Mode == "compressed" {
 		now = func() time.Time { return fake }
@@ -168,7 +169,7 @@ func runSteady(ctx context.Context, out io.Writer, dir string, cfg steadyConfig,
 			Live: live, Inserted: ins, Expired: exp, InsRate: float64(ins) / wall, ExpRate: float64(exp) / wall,
 			Disk: cur.disk, RSS: cur.rss, HWM: cur.hwm, Anon: cur.anon, File: cur.file, Heap: cur.heap,
 			LiveMax: hl, GoalMax: hg, Idle: cur.idle, GCs: int64(cur.numGC - prev.numGC),
-			P50ms: ms(percentile(lats, 50)), P99ms: ms(percentile(lats, 99)), LagS: lag, BehindS: behind.Seconds(),
+			P50ms: ms(workload.Percentile(lats, 50)), P99ms: ms(workload.Percentile(lats, 99)), LagS: lag, BehindS: behind.Seconds(),
 			BoundMet: live <= int64(cfg.Rate)*int64(cfg.TTL+2)}
 		if ins > 0 {
 			w.CPUus = float64(cur.cpu-prev.cpu) / float64(time.Microsecond) / float64(ins)

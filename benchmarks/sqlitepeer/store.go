@@ -5,45 +5,13 @@ import (
 	"database/sql"
 	"fmt"
 	"path/filepath"
-	"strconv"
 	"sync"
 	"time"
 
+	"github.com/ttlkv/ttlkv/benchmarks/internal/workload"
 	"github.com/ttlkv/ttlkv/document"
-	"go.mongodb.org/mongo-driver/v2/bson"
 	_ "modernc.org/sqlite" // the database/sql driver "sqlite"
 )
-
-// baseTime is the benchmarks' fake clock's start (benchmarks/common_test.go).
-var baseTime = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-
-// filler pads documents to about 200 bytes encoded, as the benchmarks do.
-var filler = "lorem ipsum dolor sit amet, consectetur adipiscing elit, sed do eiusmod tempor incididunt ut labore et dolore magna aliqua. ut enim ad minim ven"
-
-// makeDoc is the benchmarks' document i (benchmarks/common_test.go):
-// the same fields, so document.Marshal gives the same bytes ttlkv and
-// raw Badger store.
-func makeDoc(i int, exp time.Time) bson.D {
-	return bson.D{
-		{Key: "_id", Value: int64(i)},
-		{Key: "n", Value: scramble(i)},
-		{Key: "exp", Value: bson.NewDateTimeFromTime(exp)},
-		{Key: "name", Value: "user-" + strconv.Itoa(i)},
-		{Key: "pad", Value: filler},
-	}
-}
-
-// scramble is the benchmarks' bijection on uint32 that makes n arrive
-// in random order.
-func scramble(i int) int64 {
-	x := uint32(i)
-	x ^= x >> 16
-	x *= 0x7feb352d
-	x ^= x >> 15
-	x *= 0x846ca68b
-	x ^= x >> 16
-	return int64(x)
-}
 
 // indexOn names the secondary index of the table.
 type indexOn string
@@ -146,12 +114,12 @@ func (s *store) insert(ctx context.Context, from, n int, date func(i int) time.T
 	st := tx.StmtContext(ctx, s.ins)
 	for i := from; i < from+n; i++ {
 		d := date(i)
-		b, err := document.Marshal(makeDoc(i, d))
+		b, err := document.Marshal(workload.Doc(i, d))
 		if err != nil {
 			return err
 		}
 		if s.ix == indexN {
-			_, err = st.ExecContext(ctx, int64(i), d.UnixMilli(), b, scramble(i))
+			_, err = st.ExecContext(ctx, int64(i), d.UnixMilli(), b, workload.Scramble(i))
 		} else {
 			_, err = st.ExecContext(ctx, int64(i), d.UnixMilli(), b)
 		}

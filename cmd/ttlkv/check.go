@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/spf13/pflag"
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -84,6 +85,8 @@ func (e *env) check(db *engine.DB) int {
 		if len(errs) == 0 {
 			fmt.Fprintln(e.stdout, "         - validate reported valid: false without details")
 		}
+		printEntries(e, reply, "missingIndexEntries", "missing")
+		printEntries(e, reply, "extraIndexEntries", "extra")
 		printWarnings()
 	}
 	if nWarned > 0 {
@@ -95,4 +98,23 @@ func (e *env) check(db *engine.DB) int {
 	}
 	fmt.Fprintf(e.stdout, "all %d collection(s) consistent\n", len(colls))
 	return 0
+}
+
+// printEntries prints the index entries validate listed under field of
+// its reply, one a line: what, the index, the record id, the _id of
+// the document (a missing entry's) and the key.
+func printEntries(e *env, reply bson.D, field, what string) {
+	v, _ := document.Get(reply, field)
+	entries, _ := v.(bson.A)
+	for _, x := range entries {
+		d, _ := x.(bson.D)
+		name, _ := document.Get(d, "indexName")
+		rid, _ := document.Get(d, "recordId")
+		key, _ := document.Get(d, "indexKey")
+		line := fmt.Sprintf("         %-8s index %v, record %v", what+":", name, document.Format(rid))
+		if id, ok := document.Get(d, "idKey"); ok {
+			line += ", " + strings.TrimSuffix(strings.TrimPrefix(document.Format(id), "{ "), " }")
+		}
+		fmt.Fprintf(e.stdout, "%s, key %s\n", line, document.Format(key))
+	}
 }

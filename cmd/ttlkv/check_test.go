@@ -168,3 +168,54 @@ db.runCommand({insert: "v", documents: [{_id: 1}], bypassDocumentValidation: tru
 		t.Errorf("exit %d stdout %q stderr %q", code, out, errOut)
 	}
 }
+
+// ttlkv check lists, under an inconsistent collection's errors, each
+// index entry validate found missing (with the document's _id) or
+// extra, then the warnings that count them; the exit status is 1.
+func TestCheckListsIndexEntries(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	db, err := engine.Open(dir, engine.Options{DisableTTLMonitor: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := db.Database("test").Collection("c")
+	if _, err := c.CreateIndexes(context.Background(), []bson.D{{{Key: "key", Value: bson.D{{Key: "a", Value: 1}, {Key: "b", Value: -1}}}, {Key: "name", Value: "a_1_b_-1"}}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.InsertMany(context.Background(), []any{bson.D{{Key: "_id", Value: 1}, {Key: "a", Value: 1}}, bson.D{{Key: "_id", Value: "two"}, {Key: "a", Value: 2.5}, {Key: "b", Value: "x"}}}, true); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := engine.RemoveIndexEntriesForTesting(db, "test", "c", "a_1_b_-1", "two"); n != 1 || err != nil {
+		t.Fatalf("RemoveIndexEntriesForTesting: %d %v", n, err)
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	out, errOut, code := cli(t, nil, dir, "", "check")
+	want := `INVALID  test.c (2 records, 2 indexes)
+         - Index with name 'a_1_b_-1' has inconsistencies.
+         missing: index a_1_b_-1, record 2, _id: "two", key { a: 2.5, b: "x" }
+         warning: Detected 1 missing index entries.
+1 warning(s)
+1 of 1 collection(s) inconsistent
+`
+	if code != 1 || out != want {
+		t.Errorf("check: exit %d stderr %q stdout\n%s\nwant\n%s", code, errOut, out, want)
+	}
+}
+
+// printEntries prints an extra entry (no document, so no _id) as it
+// prints a missing one.
+func TestCheckPrintsExtraEntries(t *testing.T) {
+	t.Parallel()
+	var out strings.Builder
+	e := &env{stdout: &out}
+	reply := bson.D{{Key: "extraIndexEntries", Value: bson.A{
+		bson.D{{Key: "indexName", Value: "a_1"}, {Key: "recordId", Value: int64(77)}, {Key: "indexKey", Value: bson.D{{Key: "a", Value: 9.0}}}},
+	}}}
+	printEntries(e, reply, "extraIndexEntries", "extra")
+	if got, want := out.String(), "         extra:   index a_1, record 77, key { a: 9.0 }\n"; got != want {
+		t.Errorf("got %q\nwant %q", got, want)
+	}
+}

@@ -18,7 +18,7 @@ func do(ctx context.Context, db conn, dbName string, cmd bson.D) (bson.D, error)
 	if err != nil {
 		return reply, err
 	}
-	if !replyOK(reply) {
+	if !document.ReplyOK(reply) {
 		msg, _ := document.Get(reply, "errmsg")
 		return reply, fmt.Errorf("%v", msg)
 	}

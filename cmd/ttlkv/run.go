@@ -51,7 +51,7 @@ an insert, update or delete that failed for some documents fails the script; std
 		}
 		reply, cmdErr := db.RunCommand(e.ctx, e.db, cmd)
 		code := 0
-		if cmdErr != nil || !replyOK(reply) {
+		if cmdErr != nil || !document.ReplyOK(reply) {
 			code = 1
 		}
 		if msg := writeFailure(reply); msg != "" && code == 0 {
@@ -69,25 +69,6 @@ an insert, update or delete that failed for some documents fails the script; std
 		}
 		return e.closeSession("run", db, code)
 	},
-}
-
-// replyOK reports whether a command reply says ok: 1.
-func replyOK(reply bson.D) bool {
-	for _, f := range reply {
-		if f.Key == "ok" {
-			switch v := f.Value.(type) {
-			case float64:
-				return v == 1
-			case int32:
-				return v == 1
-			case int64:
-				return v == 1
-			case bool:
-				return v
-			}
-		}
-	}
-	return false
 }
 
 // writeFailure describes the write errors or write concern error an ok: 1

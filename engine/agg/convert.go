@@ -144,7 +144,7 @@ func doubleToInteger(f float64, lo, hi int64) (int64, error) {
 		return 0, notFinite(math.IsNaN(f))
 	}
 	if f < float64(lo) || f > float64(hi) || f >= 1<<63 {
-		return 0, document.Errorf(codeConversionFailure, "Conversion would overflow target type in $convert with no onError value: %s", fmtStreamDouble(f))
+		return 0, document.Errorf(codeConversionFailure, "Conversion would overflow target type in $convert with no onError value: %s", document.FormatStreamDouble(f))
 	}
 	return int64(f), nil
 }

@@ -812,6 +812,13 @@ func (r *dateParser) free() {
 		return
 	}
 	r.clockWord()
+	r.zoneToEnd()
+}
+
+// zoneToEnd reads the rest of a date string after its time, which may
+// only be a zone between white space; anything else is "Unexpected
+// character".
+func (r *dateParser) zoneToEnd() {
 	r.spaces()
 	if r.pos < len(r.in) {
 		r.zone()
@@ -859,14 +866,7 @@ func (r *dateParser) meridian() bool {
 	if c == 'p' {
 		r.p.h += 12
 	}
-	r.spaces()
-	if r.pos < len(r.in) {
-		r.zone()
-		r.spaces()
-	}
-	if r.err == nil && r.pos < len(r.in) {
-		r.fail("Unexpected character")
-	}
+	r.zoneToEnd()
 	return true
 }
 

@@ -59,7 +59,7 @@ func coerceToString(v any) (string, error) {
 	case int64:
 		return strconv.FormatInt(x, 10), nil
 	case float64:
-		return fmtStreamDouble(x), nil
+		return document.FormatStreamDouble(x), nil
 	case bson.Decimal128:
 		return x.String(), nil
 	case bson.DateTime:
@@ -69,12 +69,6 @@ func coerceToString(v any) (string, error) {
 		return time32(x.T) + ":" + strconv.FormatUint(uint64(x.I), 10), nil
 	}
 	return "", document.Errorf(document.Code(16007), "can't convert from BSON type %s to String", document.TypeName(v))
-}
-
-// fmtStreamDouble prints f as a C++ stream does by default, as mongod's
-// coercions do: six significant digits, "inf" and "nan".
-func fmtStreamDouble(f float64) string {
-	return strings.TrimPrefix(strings.ToLower(strconv.FormatFloat(f, 'g', 6, 64)), "+")
 }
 
 // time32 prints seconds since the epoch as ctime does without the day
@@ -89,7 +83,7 @@ func time32(secs uint32) string {
 func coerceToLong(v any) (int64, error) {
 	if f, ok := v.(float64); ok {
 		if !(f >= -(1<<63) && f < 1<<63) {
-			return 0, document.Errorf(document.Code(31109), "Can't coerce out of range value %s to long", fmtStreamDouble(f))
+			return 0, document.Errorf(document.Code(31109), "Can't coerce out of range value %s to long", document.FormatStreamDouble(f))
 		}
 		return int64(f), nil
 	}

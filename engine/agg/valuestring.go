@@ -1,7 +1,6 @@
 package agg
 
 import (
-	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -37,16 +36,7 @@ func writeValueString(b *strings.Builder, v any) {
 	case int64:
 		b.WriteString(strconv.FormatInt(x, 10))
 	case float64:
-		switch {
-		case math.IsNaN(x):
-			b.WriteString("nan")
-		case math.IsInf(x, 1):
-			b.WriteString("inf")
-		case math.IsInf(x, -1):
-			b.WriteString("-inf")
-		default:
-			b.WriteString(strconv.FormatFloat(x, 'g', 6, 64))
-		}
+		b.WriteString(document.FormatStreamDouble(x))
 	case bson.Decimal128:
 		b.WriteString(x.String())
 	case string:

@@ -207,34 +207,24 @@ func isOddInteger(y *apd.Decimal) bool {
 // DecimalTruncInt64 is v truncated toward zero as an int64, exactly;
 // false for NaN, an infinity or a value out of range.
 func DecimalTruncInt64(v bson.Decimal128) (int64, bool) {
-	x := toAPD(v)
-	if x.Form != apd.Finite {
-		return 0, false
-	}
-	c := decCtx
-	c.Rounding = apd.RoundDown
-	c.Precision = 7000 // as many digits as any decimal128 integer has
-	var r apd.Decimal
-	if x.Exponent < 0 {
-		if _, err := c.Quantize(&r, x, 0); err != nil {
-			return 0, false
-		}
-	} else {
-		r.Set(x)
-	}
-	n, err := r.Int64()
-	return n, err == nil
+	return decimalToInt64(v, apd.RoundDown)
 }
 
 // DecimalRoundInt64 is v rounded to the nearest int64, a half to even;
 // false for NaN, an infinity or a value out of range.
 func DecimalRoundInt64(v bson.Decimal128) (int64, bool) {
+	return decimalToInt64(v, apd.RoundHalfEven)
+}
+
+// decimalToInt64 is v made an integer under rounding, as an int64;
+// false for NaN, an infinity or a value out of range.
+func decimalToInt64(v bson.Decimal128, rounding apd.Rounder) (int64, bool) {
 	x := toAPD(v)
 	if x.Form != apd.Finite {
 		return 0, false
 	}
 	c := decCtx
-	c.Rounding = apd.RoundHalfEven
+	c.Rounding = rounding
 	c.Precision = 7000 // as many digits as any decimal128 integer has
 	var r apd.Decimal
 	if x.Exponent < 0 {

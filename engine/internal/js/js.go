@@ -34,17 +34,35 @@ const MaxCallStackSize = 4096
 // padEnd and Array.prototype.join may make in one call, in UTF-16 units.
 const MaxStringLength = 64 << 20
 
-var callTimeout atomic.Int64
-
-func init() { callTimeout.Store(int64(DefaultCallTimeout)) }
+var callTimeout = setting{def: int64(DefaultCallTimeout)}
 
 // SetCallTimeout sets how long one call may run (DefaultCallTimeout
 // until set; d <= 0 restores it) and returns the previous value.
 func SetCallTimeout(d time.Duration) time.Duration {
-	if d <= 0 {
-		d = DefaultCallTimeout
+	return time.Duration(callTimeout.set(int64(d)))
+}
+
+// setting is a process-wide limit an operator may change while scripts
+// run: def until set, and def again once set to 0 or less.
+type setting struct {
+	def int64
+	v   atomic.Int64 // 0 for def
+}
+
+// get is the value now.
+func (s *setting) get() int64 {
+	if n := s.v.Load(); n > 0 {
+		return n
 	}
-	return time.Duration(callTimeout.Swap(int64(d)))
+	return s.def
+}
+
+// set makes n the value (def when n <= 0) and returns the one before.
+func (s *setting) set(n int64) int64 {
+	if old := s.v.Swap(max(n, 0)); old > 0 {
+		return old
+	}
+	return s.def
 }
 
 // Func is a compiled script: a function any pooled runtime can call. It
@@ -189,7 +207,7 @@ func (f *Func) run(ctx context.Context, body func(v *vm, fn goja.Callable) error
 		mu.Unlock()
 	}
 	stop := context.AfterFunc(ctx, func() { interrupt(contextError(ctx.Err())) })
-	timer := time.AfterFunc(time.Duration(callTimeout.Load()), func() {
+	timer := time.AfterFunc(time.Duration(callTimeout.get()), func() {
 		interrupt(document.Errorf(CodeInterrupted, "JavaScript execution interrupted"))
 	})
 	unwatch := watchMemory(interrupt)

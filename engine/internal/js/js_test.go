@@ -331,3 +331,23 @@ func TestShellHelpers(t *testing.T) {
 		t.Errorf("print without a destination = %v, %v", got, err)
 	}
 }
+
+// TestSetting checks a limit's life: its default until set, the value
+// set, the previous value returned, and the default again after 0 or
+// less.
+func TestSetting(t *testing.T) {
+	t.Parallel()
+	s := setting{def: 7}
+	if got := s.get(); got != 7 {
+		t.Fatalf("unset: %d, want 7", got)
+	}
+	if old := s.set(3); old != 7 || s.get() != 3 {
+		t.Fatalf("set(3): old %d, now %d; want 7, 3", old, s.get())
+	}
+	if old := s.set(-1); old != 3 || s.get() != 7 {
+		t.Fatalf("set(-1): old %d, now %d; want 3, 7", old, s.get())
+	}
+	if old := s.set(0); old != 7 || s.get() != 7 {
+		t.Fatalf("set(0): old %d, now %d; want 7, 7", old, s.get())
+	}
+}

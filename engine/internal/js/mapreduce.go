@@ -2,7 +2,6 @@ package js
 
 import (
 	"context"
-	"sync/atomic"
 
 	"github.com/dop251/goja"
 	"github.com/ttlkv/ttlkv/document"
@@ -13,17 +12,12 @@ import (
 // may emit, in BSON bytes: mongod's internalQueryMaxJsEmitBytes.
 const DefaultMaxEmitBytes = 100 << 20
 
-var maxEmitBytes atomic.Int64
-
-func init() { maxEmitBytes.Store(DefaultMaxEmitBytes) }
+var maxEmitBytes = setting{def: DefaultMaxEmitBytes}
 
 // SetMaxEmitBytes sets what one map call may emit (DefaultMaxEmitBytes
 // until set; n <= 0 restores it) and returns the previous value.
 func SetMaxEmitBytes(n int64) int64 {
-	if n <= 0 {
-		n = DefaultMaxEmitBytes
-	}
-	return maxEmitBytes.Swap(n)
+	return maxEmitBytes.set(n)
 }
 
 // Emit is one emit(key, value) of a map function.
@@ -38,7 +32,7 @@ type Emit struct {
 func (f *Func) Map(ctx context.Context, doc bson.D, scope bson.D) ([]Emit, error) {
 	var out []Emit
 	var emitErr error
-	limit := maxEmitBytes.Load()
+	limit := maxEmitBytes.get()
 	err := f.run(ctx, func(v *vm, fn goja.Callable) error {
 		if err := v.setScope(scope); err != nil {
 			return err

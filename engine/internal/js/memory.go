@@ -4,7 +4,6 @@ import (
 	"runtime"
 	"runtime/metrics"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/ttlkv/ttlkv/document"
@@ -14,9 +13,7 @@ import (
 // before they are stopped: mongod's jsHeapLimitMB default.
 const DefaultMemoryLimit = 1100 << 20
 
-var memoryLimit atomic.Int64
-
-func init() { memoryLimit.Store(DefaultMemoryLimit) }
+var memoryLimit = setting{def: DefaultMemoryLimit}
 
 // SetMemoryLimit sets how many bytes the heap may grow, while scripts
 // run, above what it held when they started (DefaultMemoryLimit until
@@ -25,10 +22,7 @@ func init() { memoryLimit.Store(DefaultMemoryLimit) }
 // account one script's allocations, so the bound is on the process's
 // heap: a best effort against a script that would exhaust memory.
 func SetMemoryLimit(n int64) int64 {
-	if n <= 0 {
-		n = DefaultMemoryLimit
-	}
-	return memoryLimit.Swap(n)
+	return memoryLimit.set(n)
 }
 
 // The scripts running, which the watchdog interrupts together.
@@ -84,7 +78,7 @@ func watchdog(base int64) {
 			return
 		}
 		watchMu.Unlock()
-		limit := base + memoryLimit.Load()
+		limit := base + memoryLimit.get()
 		if heapBytes(objectsMetric) <= limit {
 			continue
 		}

@@ -112,7 +112,7 @@ func newVM() *vm {
 			return rt.ToValue(s)
 		},
 		"buildInfo":        func(goja.FunctionCall) goja.Value { return v.toJS(buildInfoDoc()) },
-		"getJSHeapLimitMB": func(goja.FunctionCall) goja.Value { return rt.ToValue(float64(memoryLimit.Load() >> 20)) },
+		"getJSHeapLimitMB": func(goja.FunctionCall) goja.Value { return rt.ToValue(float64(memoryLimit.get() >> 20)) },
 		// hex_md5 and tostrictjson, mongod's installGlobalUtils
 		// (globals.go).
 		"hex_md5":      v.hexMD5,

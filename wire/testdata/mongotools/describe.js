@@ -29,6 +29,7 @@ print(EJSON.stringify(a.places.aggregate([{ $geoNear: { near: { type: "Point", c
 print(EJSON.stringify(a.places.find({ p: { $near: [0, 0] } }).toArray()));
 // Compound wildcard indexes survive: the same answers through them.
 print(EJSON.stringify(a.products.find({ tenant: "t1", "attrs.color": "red" }).toArray()), EJSON.stringify(a.products.find({ tenant: "t1" }).sort({ _id: 1 }).toArray()));
-// Users survive as stored, credentials included: they log in with their
-// old passwords.
+// Users and user-defined roles survive as stored, credentials included:
+// users log in with their old passwords and hold their roles.
 print(EJSON.stringify(db.getSiblingDB("admin").system.users.find().sort({ _id: 1 }).toArray()));
+print(EJSON.stringify(db.getSiblingDB("admin").system.roles.find().sort({ _id: 1 }).toArray()));

@@ -63,6 +63,11 @@ fi
 # A restored user logs in with its old password.
 n=$("$work/ttlkv" eval --uri "mongodb://alice:alicepw@$dst/?authSource=app" --db app 'print(db.events.countDocuments({}))')
 [ "$n" = "3" ] || { echo "mongo-tools check: the restored user alice read $n documents, want 3"; exit 1; }
+# A restored user holding a restored user-defined role logs in with it
+# (the servers run without access control: what the role allows is
+# checked by wire/roles_test.go).
+n=$("$work/ttlkv" eval --uri "mongodb://rita:ritapw@$dst/?authSource=app" --db app 'print(db.events.countDocuments({}), db.runCommand({connectionStatus: 1}).authInfo.authenticatedUserRoles[0].role, db.getRole("eventReader", {showPrivileges: true}).privileges[0].actions.join())')
+[ "$n" = "3 eventReader find" ] || { echo "mongo-tools check: the restored user rita printed $n, want 3 eventReader find"; exit 1; }
 "$bin/mongoexport" --quiet --uri "mongodb://$src/app" -c events --out "$work/events.json"
 "$bin/mongoimport" --quiet --uri "mongodb://$dst/app" -c events2 --file "$work/events.json"
 n=$("$work/ttlkv" eval --uri "mongodb://$dst/" --db app 'print(db.events2.countDocuments({}))')

@@ -28,6 +28,9 @@ a.places.createIndex({ p: "2d" }, { bits: 20 });
 a.products.insertMany([{ _id: 1, tenant: "t1", attrs: { color: "red", size: 3 } }, { _id: 2, tenant: "t2", attrs: { color: "blue" } }, { _id: 3, tenant: "t1" }]);
 a.products.createIndex({ tenant: 1, "attrs.$**": 1 });
 a.products.createIndex({ "$**": 1, tenant: -1 }, { wildcardProjection: { tenant: 0, _id: 0 }, name: "all_but_tenant" });
-// Users travel too (mongorestore's _mergeAuthzCollections).
+// Users and user-defined roles travel too (mongorestore's
+// _mergeAuthzCollections).
 a.createUser({ user: "alice", pwd: "alicepw", roles: ["readWrite"] });
+a.createRole({ role: "eventReader", privileges: [{ resource: { db: "app", collection: "events" }, actions: ["find"] }], roles: [] });
+a.createUser({ user: "rita", pwd: "ritapw", roles: ["eventReader"] });
 db.getSiblingDB("admin").createUser({ user: "ops", pwd: "opspw", roles: ["readAnyDatabase"] });

@@ -434,6 +434,62 @@ func (s *Shell) adminMethods(m func(string, func(goja.FunctionCall) goja.Value),
 	}
 	m("grantRolesToUser", rolesCommand("grantRolesToUser", "Database.grantRolesToUser"))
 	m("revokeRolesFromUser", rolesCommand("revokeRolesFromUser", "Database.revokeRolesFromUser"))
+	// User-defined roles (ttlkv serve keeps them; an embedded store
+	// answers 59): mongosh's helpers and the commands they send.
+	m("createRole", func(c goja.FunctionCall) goja.Value {
+		s.checkArg(c.Argument(0), "object", 0, "Database.createRole")
+		doc := s.docArg(c.Argument(0), "role")
+		for _, k := range []string{"role", "privileges", "roles"} {
+			if _, ok := document.Get(doc, k); !ok {
+				panic(s.invalidInput(fmt.Sprintf("Missing required property: %q", k)))
+			}
+		}
+		if v, ok := document.Get(doc, "createRole"); ok && truthy(v) {
+			panic(s.invalidInput("Cannot set createRole field in helper method"))
+		}
+		role, _ := document.Get(doc, "role")
+		cmd := bson.D{{Key: "createRole", Value: role}}
+		for _, e := range doc {
+			if e.Key != "role" && e.Key != "createRole" {
+				cmd = append(cmd, e)
+			}
+		}
+		return s.toJS(s.command(name, withWriteConcern(cmd, c.Argument(1))))
+	})
+	m("updateRole", func(c goja.FunctionCall) goja.Value {
+		s.checkArg(c.Argument(0), "string", 0, "Database.updateRole")
+		s.checkArg(c.Argument(1), "object", 1, "Database.updateRole")
+		cmd := bson.D{{Key: "updateRole", Value: c.Argument(0).String()}}
+		for _, e := range s.docArg(c.Argument(1), "roleDoc") {
+			if e.Key != "updateRole" {
+				cmd = append(cmd, e)
+			}
+		}
+		return s.toJS(s.command(name, withWriteConcern(cmd, c.Argument(2))))
+	})
+	m("dropRole", func(c goja.FunctionCall) goja.Value {
+		s.checkArg(c.Argument(0), "string", 0, "Database.dropRole")
+		return s.toJS(s.command(name, withWriteConcern(bson.D{{Key: "dropRole", Value: c.Argument(0).String()}}, c.Argument(1))))
+	})
+	m("dropAllRoles", func(c goja.FunctionCall) goja.Value {
+		return s.toJS(s.command(name, withWriteConcern(bson.D{{Key: "dropAllRolesFromDatabase", Value: 1}}, c.Argument(0))))
+	})
+	listCommand := func(cmdName, field, helper string) func(c goja.FunctionCall) goja.Value {
+		return func(c goja.FunctionCall) goja.Value {
+			s.checkArg(c.Argument(0), "string", 0, helper)
+			if goja.IsUndefined(c.Argument(1)) {
+				panic(s.mongoshError("MongoshInvalidInputError", "COMMON-10001", fmt.Sprintf("Missing required argument at position 1 (%s)", helper)))
+			}
+			list, err := s.toBSON(c.Argument(1), 0)
+			s.check(err)
+			cmd := bson.D{{Key: cmdName, Value: c.Argument(0).String()}, {Key: field, Value: list}}
+			return s.toJS(s.command(name, withWriteConcern(cmd, c.Argument(2))))
+		}
+	}
+	m("grantRolesToRole", listCommand("grantRolesToRole", "roles", "Database.grantRolesToRole"))
+	m("revokeRolesFromRole", listCommand("revokeRolesFromRole", "roles", "Database.revokeRolesFromRole"))
+	m("grantPrivilegesToRole", listCommand("grantPrivilegesToRole", "privileges", "Database.grantPrivilegesToRole"))
+	m("revokePrivilegesFromRole", listCommand("revokePrivilegesFromRole", "privileges", "Database.revokePrivilegesFromRole"))
 	m("fsyncLock", func(goja.FunctionCall) goja.Value {
 		return s.toJS(s.command("admin", bson.D{{Key: "fsync", Value: 1}, {Key: "lock", Value: true}}))
 	})

@@ -35,6 +35,10 @@ func TestBSONValuesAsMongosh(t *testing.T) {
 		{`print(EJSON.parse('{"a": 1, "b": [1.5]}', {relaxed: false}))`, "{ a: Int32(1), b: [ Double(1.5) ] }"},
 		{`print(EJSON.stringify({d: new Date(5), b: BinData(0, "AQID"), r: /a/i}, {legacy: true}))`, `{"d":{"$date":5},"b":{"$binary":"AQID","$type":"00"},"r":{"$regex":"a","$options":"i"}}`},
 		{`print(EJSON.deserialize({a: {$numberLong: "5"}}), EJSON.deserialize({b: 1, a: {$numberInt: "2"}}, {relaxed: false}))`, "{ a: 5 } { b: Int32(1), a: Int32(2) }"},
+		// Legacy and relaxed forms reach values at any depth, in arrays
+		// too; relaxed makes a long a number only where a double holds it.
+		{`print(EJSON.stringify([new Date(5), {x: [/a/, 1]}], {legacy: true}))`, `[{"$date":5},{"x":[{"$regex":"a","$options":""},1]}]`},
+		{`print(EJSON.parse('{"a": [{"$numberLong": "5"}, {"b": {"$numberLong": "9007199254740993"}}], "c": {"$numberLong": "-9007199254740992"}}'))`, "{ a: [ 5, { b: Long('9007199254740993') } ], c: -9007199254740992 }"},
 	}
 	for _, tc := range cases {
 		got, err := eval(t, s, out, tc.src)

@@ -366,7 +366,7 @@ func (s *Shell) showProfile() string {
 // say).
 func (s *Shell) showStartupWarnings() string {
 	r, err := s.cur.run.RunCommand(s.ctx, "admin", bson.D{{Key: "getLog", Value: "startupWarnings"}})
-	if err != nil || !replyOK(r) {
+	if err != nil || !document.ReplyOK(r) {
 		return ""
 	}
 	v, _ := document.Get(r, "log")

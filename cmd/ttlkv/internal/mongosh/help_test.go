@@ -41,7 +41,7 @@ func TestHelpTables(t *testing.T) {
 	for _, tc := range []struct{ src, prefix, has, lacks string }{
 		{`help`, "\n  Shell Help:\n\n", "\n    use                                        Set current database\n", "passwordPrompt"},
 		{`print(help())`, "\n  Shell Help:\n\n", "\n    load                                       Loads and runs a JavaScript file into the current shell environment\n", "enableTelemetry"},
-		{`db.help()`, "\n  Database Class:\n\n    getMongo                                   Returns the current database connection\n", "\n    getSiblingDB ", "createRole"},
+		{`db.help()`, "\n  Database Class:\n\n    getMongo                                   Returns the current database connection\n", "\n    createRole ", "createEncryptedCollection"},
 		{`db.help`, "\n  Database Class:\n\n", "\n    runCommand ", "createEncryptedCollection"},
 		{`db.c.help()`, "\n  Collection Class:\n\n    aggregate ", "\n    insertOne ", "configureQueryAnalyzer"},
 		{`db.c.find().help()`, "\n  Collection Cursor:\n\n    addOption ", "\n    readConcern ", "\n    toArray "},

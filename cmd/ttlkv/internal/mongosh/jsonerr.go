@@ -195,13 +195,8 @@ func (p *jsonScan) object(i int) int {
 		if p.msg != "" {
 			return i
 		}
-		switch {
-		case i < len(p.src) && p.src[i] == ',':
-			i = p.ws(i + 1)
-		case i < len(p.src) && p.src[i] == '}':
-			return i + 1
-		default:
-			p.at("Expected ',' or '}' after property value", i)
+		var closed bool
+		if i, closed = p.delimiter(i, '}', "Expected ',' or '}' after property value"); closed {
 			return i
 		}
 	}
@@ -218,17 +213,27 @@ func (p *jsonScan) array(i int) int {
 		if p.msg != "" {
 			return i
 		}
-		switch {
-		case i < len(p.src) && p.src[i] == ',':
-			i = p.ws(i + 1)
-		case i < len(p.src) && p.src[i] == ']':
-			return i + 1
-		default:
-			p.at("Expected ',' or ']' after array element", i)
+		var closed bool
+		if i, closed = p.delimiter(i, ']', "Expected ',' or ']' after array element"); closed {
 			return i
 		}
 	}
 	return i
+}
+
+// delimiter scans what must follow an object's member or an array's
+// element at i: a comma (it returns the index past the comma and the
+// white space after it, and false) or the closing bracket (the index
+// past it, and true); anything else records msg and returns i and true.
+func (p *jsonScan) delimiter(i int, closer uint16, msg string) (int, bool) {
+	switch {
+	case i < len(p.src) && p.src[i] == ',':
+		return p.ws(i + 1), false
+	case i < len(p.src) && p.src[i] == closer:
+		return i + 1, true
+	}
+	p.at(msg, i)
+	return i, true
 }
 
 // str scans a string from i, after its opening quote.

@@ -749,29 +749,11 @@ func (s *Shell) command(db string, cmd bson.D) bson.D {
 	s.checkOpen()
 	s.sessionCommand(cmd)
 	reply, err := s.run.RunCommand(s.ctx, db, cmd)
-	if err == nil && replyOK(reply) {
+	if err == nil && document.ReplyOK(reply) {
 		return reply
 	}
 	s.throwServer("MongoServerError", reply, err)
 	return nil
-}
-
-func replyOK(reply bson.D) bool {
-	v, ok := document.Get(reply, "ok")
-	if !ok {
-		return false
-	}
-	switch n := v.(type) {
-	case float64:
-		return n == 1
-	case int32:
-		return n == 1
-	case int64:
-		return n == 1
-	case bool:
-		return n
-	}
-	return false
 }
 
 // throwServer throws a database error built from a failed reply and/or

@@ -1060,51 +1060,49 @@ func legacyOpt(o goja.Value) bool {
 // date as {$date: milliseconds}, a binary as {$binary: base64, $type:
 // hex}, a regular expression as {$regex, $options}.
 func legacyEJSON(v any) any {
-	switch x := v.(type) {
-	case bson.DateTime:
-		return bson.D{{Key: "$date", Value: int64(x)}}
-	case bson.Binary:
-		return bson.D{{Key: "$binary", Value: base64.StdEncoding.EncodeToString(x.Data)}, {Key: "$type", Value: fmt.Sprintf("%02x", x.Subtype)}}
-	case bson.Regex:
-		return bson.D{{Key: "$regex", Value: x.Pattern}, {Key: "$options", Value: x.Options}}
-	case bson.D:
-		out := make(bson.D, len(x))
-		for i, e := range x {
-			out[i] = bson.E{Key: e.Key, Value: legacyEJSON(e.Value)}
+	return mapLeaves(v, func(v any) any {
+		switch x := v.(type) {
+		case bson.DateTime:
+			return bson.D{{Key: "$date", Value: int64(x)}}
+		case bson.Binary:
+			return bson.D{{Key: "$binary", Value: base64.StdEncoding.EncodeToString(x.Data)}, {Key: "$type", Value: fmt.Sprintf("%02x", x.Subtype)}}
+		case bson.Regex:
+			return bson.D{{Key: "$regex", Value: x.Pattern}, {Key: "$options", Value: x.Options}}
 		}
-		return out
-	case bson.A:
-		out := make(bson.A, len(x))
-		for i, e := range x {
-			out[i] = legacyEJSON(e)
-		}
-		return out
-	}
-	return v
+		return v
+	})
 }
 
 // relaxNumbers turns int64 values that a double holds exactly into
 // numbers, as EJSON.parse does in relaxed mode.
 func relaxNumbers(v any) any {
-	switch x := v.(type) {
-	case int64:
-		if x >= -(1<<53) && x <= 1<<53 {
+	return mapLeaves(v, func(v any) any {
+		if x, ok := v.(int64); ok && x >= -(1<<53) && x <= 1<<53 {
 			return float64(x)
 		}
+		return v
+	})
+}
+
+// mapLeaves is v rebuilt with leaf applied to every value in it that
+// is not a document or an array, at any depth; documents keep their
+// field names and order. What leaf returns is not walked again.
+func mapLeaves(v any, leaf func(any) any) any {
+	switch x := v.(type) {
 	case bson.D:
 		out := make(bson.D, len(x))
 		for i, e := range x {
-			out[i] = bson.E{Key: e.Key, Value: relaxNumbers(e.Value)}
+			out[i] = bson.E{Key: e.Key, Value: mapLeaves(e.Value, leaf)}
 		}
 		return out
 	case bson.A:
 		out := make(bson.A, len(x))
 		for i, e := range x {
-			out[i] = relaxNumbers(e)
+			out[i] = mapLeaves(e, leaf)
 		}
 		return out
 	}
-	return v
+	return leaf(v)
 }
 
 // indentJSON applies JSON.stringify's space argument to compact JSON.

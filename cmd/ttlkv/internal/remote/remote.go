@@ -129,7 +129,7 @@ func (r *Conn) RunCommand(ctx context.Context, db string, cmd bson.D) (bson.D, e
 	if uerr := bson.Unmarshal(raw, &reply); uerr != nil {
 		return nil, fmt.Errorf("reply from the server: %w", uerr)
 	}
-	if replyOK(reply) {
+	if document.ReplyOK(reply) {
 		return reply, nil // write errors, if any, are in the reply, as from the engine
 	}
 	msg, _ := document.Get(reply, "errmsg")
@@ -157,22 +157,6 @@ func (r *Conn) Close() error {
 		err = r.client.Disconnect(ctx)
 	})
 	return err
-}
-
-// replyOK reports whether a command reply says ok: 1.
-func replyOK(reply bson.D) bool {
-	v, _ := document.Get(reply, "ok")
-	switch n := v.(type) {
-	case float64:
-		return n == 1
-	case int32:
-		return n == 1
-	case int64:
-		return n == 1
-	case bool:
-		return n
-	}
-	return false
 }
 
 // Redact returns uri without the password of its user information.
