@@ -633,3 +633,22 @@ func sortedFields(t *testing.T, d bson.D) string {
 	slices.SortFunc(d, func(a, b bson.E) int { return strings.Compare(a.Key, b.Key) })
 	return canon(t, d)
 }
+
+// An aggregation that the find layer runs whole (a $match and a
+// $project of inclusions) is covered alike, its explain the find's.
+func TestCoveredAggregate(t *testing.T) {
+	t.Parallel()
+	db, _ := openMem(t)
+	mustRun(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"a": 1}, "name": "a_1"}]}`)
+	mustRun(t, db, "test", `{"insert": "c", "documents": [{"a": 1}, {"a": {"$numberLong": "2"}}, {"a": 3.0}]}`)
+	const pipe = `[{"$match": {"a": {"$gt": 0}}}, {"$project": {"a": 1, "_id": 0}}]`
+	r := explainOf(t, db, `{"aggregate": "c", "pipeline": `+pipe+`, "cursor": {}}`, "executionStats")
+	if got := strings.Join(stages(field(r, "queryPlanner.winningPlan").(bson.D)), " "); got != "PROJECTION_COVERED IXSCAN" {
+		t.Errorf("stages %s, want PROJECTION_COVERED IXSCAN", got)
+	}
+	figures(t, "aggregate", field(r, "executionStats").(bson.D), "nReturned=3 totalDocsExamined=0")
+	r = mustRun(t, db, "test", `{"aggregate": "c", "pipeline": `+pipe+`, "cursor": {}}`)
+	if got, want := canon(t, bson.D{{Key: "v", Value: field(r, "cursor.firstBatch")}}), canon(t, mustDoc(t, `{"v": [{"a": 1}, {"a": {"$numberLong": "2"}}, {"a": 3.0}]}`)); got != want {
+		t.Errorf("aggregate\n got %s\nwant %s", got, want)
+	}
+}
