@@ -74,7 +74,31 @@ func idKeyOf(m *catalog.Coll, d bson.D) []byte {
 // carries what its document's delete needs (ttlEntryValue), and in a
 // clustered collection, where the _id entry holds the document and the
 // others its _id keystring (a TTL index's inside its carried value).
+// An index that keeps type bits (typebits.go) carries them instead when
+// the key loses something of the document's values; a TTL index's
+// entry then carries no TTL value, which only a date needs (a key of
+// another type never expires).
 func entryValue(m *catalog.Coll, ix *catalog.Index, d bson.D, raw []byte) []byte {
+	if keepsTypeBits(m, ix) {
+		if tb := typeBitsOf(ix, d); tb != nil {
+			return tb
+		}
+	}
+	return untypedEntryValue(m, ix, d, raw)
+}
+
+// entryValueFor is entryValue for the entry of keystring k: type bits
+// are not looked for when k's one field loses nothing
+// (mayNeedTypeBits: a date's, an ObjectId's).
+func entryValueFor(m *catalog.Coll, ix *catalog.Index, k []byte, d bson.D, raw []byte) []byte {
+	if ix.TypeBits && !mayNeedTypeBits(ix, k) {
+		return untypedEntryValue(m, ix, d, raw)
+	}
+	return entryValue(m, ix, d, raw)
+}
+
+// untypedEntryValue is entryValue without type bits.
+func untypedEntryValue(m *catalog.Coll, ix *catalog.Index, d bson.D, raw []byte) []byte {
 	if carriesTTLValue(m, ix) {
 		return ttlEntryValue(m, d, raw)
 	}

@@ -161,7 +161,16 @@ func cmdExplain(ctx context.Context, db *DB, dbName string, cmd bson.D) (bson.D,
 			winning = bson.D{{Key: "stage", Value: "SKIP"}, {Key: "skipAmount", Value: int32OrLong(o.Skip)}, {Key: "inputStage", Value: winning}}
 		}
 		if len(o.Projection) > 0 {
-			winning = bson.D{{Key: "stage", Value: projectionStage(o.Projection)}, {Key: "transformBy", Value: o.Projection}, {Key: "inputStage", Value: winning}}
+			stage := projectionStage(o.Projection)
+			if p.covered {
+				stage = "PROJECTION_COVERED"
+			}
+			proj := bson.D{{Key: "stage", Value: stage}, {Key: "transformBy", Value: o.Projection}}
+			if p.covered && lim == 0 && projectionKeepsSort(o.Projection, p.sort) {
+				winning = underSort(winning, proj)
+			} else {
+				winning = append(proj, bson.E{Key: "inputStage", Value: winning})
+			}
 		}
 		if lim > 0 && !sortLimited {
 			winning = bson.D{{Key: "stage", Value: "LIMIT"}, {Key: "limitAmount", Value: int32OrLong(lim)}, {Key: "inputStage", Value: winning}}
@@ -444,7 +453,8 @@ func cmdExplain(ctx context.Context, db *DB, dbName string, cmd bson.D) (bson.D,
 // projection_ast::Projection::isSimple), PROJECTION_DEFAULT for
 // anything else: an exclusion (it needs the whole document), a dotted
 // path, an expression, $slice, $elemMatch, $meta, a positional a.$.
-// ttlkv always fetches, so never mongod's PROJECTION_COVERED.
+// A find its index answers alone shows PROJECTION_COVERED instead
+// (coverable).
 func projectionStage(proj bson.D) string {
 	inclusion := false
 	for _, e := range proj {

@@ -278,6 +278,7 @@ func (db *DB) createParsed(dbName, name string, co *createOptions, explicit bool
 			m.UUID = catalog.NewUUID()
 		}
 		m.Indexes = []*catalog.Index{idIndexFor(co.raw)}
+		m.Indexes[0].TypeBits = typedIndex(m, m.Indexes[0])
 		if co.clustered {
 			m.Indexes[0].Name, _ = getString(co.raw, "clusteredIndex", "name")
 			if v, ok := get(co.raw, "expireAfterSeconds"); ok {

@@ -9,6 +9,7 @@ import (
 	"github.com/ttlkv/ttlkv/engine/agg"
 	"github.com/ttlkv/ttlkv/engine/internal/catalog"
 	"github.com/ttlkv/ttlkv/engine/internal/extsort"
+	"github.com/ttlkv/ttlkv/engine/internal/indexkey"
 	"github.com/ttlkv/ttlkv/engine/query"
 	"github.com/ttlkv/ttlkv/lsm"
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -35,6 +36,9 @@ type execStats struct {
 	// termKeys are a $text scan's keys examined in each of its ranges
 	// (one a term), for explain's IXSCAN a term.
 	termKeys []int64
+	// coveredKeys are the entries a covered scan answered from, without
+	// reading their documents.
+	coveredKeys int64
 	// partial is set when the scan stopped before its end (a limit was
 	// met): its stages are not at EOF.
 	partial bool
@@ -81,6 +85,11 @@ type scanner struct {
 	si   int
 	// misses counts the keys in a row that a key check skipped.
 	misses int
+	// cover, when set, are the fields of the index the scan answers
+	// from (a covered find, plan.covered): each entry's document is
+	// rebuilt from its key and type bits (coveredDoc), not read, unless
+	// the entry cannot give it.
+	cover []indexkey.Field
 	// recordIDs: each document carries its record id (recordIDField),
 	// for a find's showRecordId; indexKeys: the index key the scan read
 	// it by (indexKeyField), for returnKey.
@@ -269,6 +278,9 @@ func (s *scanner) nextRecords(ctx context.Context, n int) ([]record, error) {
 					return err
 				} else if mk {
 					s.seen = map[uint64]struct{}{}
+					// Its keys are no longer one a document: documents
+					// are read from here on.
+					s.cover = nil
 				}
 			}
 			examined := 0
@@ -276,7 +288,7 @@ func (s *scanner) nextRecords(ctx context.Context, n int) ([]record, error) {
 				// Index entries are read for their keys, except in a
 				// clustered collection, whose entries hold the _id
 				// entry's document or a secondary entry's _id keystring.
-				it := txn.NewIter(s.rangeIter(s.p.ix != nil && !s.p.m.Clustered))
+				it := txn.NewIter(s.rangeIter(s.p.ix != nil && !s.p.m.Clustered && s.cover == nil))
 				exhausted := true
 				for it.Next() {
 					examined++
@@ -350,6 +362,31 @@ func (s *scanner) nextRecords(ctx context.Context, n int) ([]record, error) {
 								continue
 							}
 							s.seen[rid] = struct{}{}
+						}
+						if s.cover != nil {
+							v, err := it.Value()
+							if err != nil {
+								it.Close()
+								return err
+							}
+							if d, ok := coveredDoc(s.cover, ks, v); ok {
+								s.stats.coveredKeys++
+								keep := s.noMatch
+								if !keep {
+									if keep, err = flt.MatchErr(d); err != nil {
+										it.Close()
+										return err
+									}
+								}
+								if keep {
+									out = append(out, record{rid: rid, d: d})
+								}
+								if len(out) >= n || examined >= scanChunkKeys {
+									exhausted = false
+									break
+								}
+								continue
+							}
 						}
 						if s.p.m.Clustered {
 							id, err := it.Value()
@@ -658,7 +695,7 @@ func (q *queryExec) project(d bson.D) (bson.D, error) {
 // to write (nil: all); match is set when the filter must be applied,
 // to the fields named in matchFields.
 func (q *queryExec) rawKeep() (keep func([]byte) bool, match bool, matchFields []string, ok bool) {
-	if q.gen != nil || q.sortSt != nil || q.sc.ts != nil || q.returnKey || q.showRecordID {
+	if q.gen != nil || q.sortSt != nil || q.sc.ts != nil || q.returnKey || q.showRecordID || q.sc.cover != nil {
 		return nil, false, nil, false
 	}
 	m := q.sc.p.m

@@ -74,6 +74,9 @@ func stageTree(p *plan, st *execStats, isEOF bool) bson.D {
 		}
 	} else if p.text != nil && len(p.ranges) > 0 {
 		leaf = textMatchDoc(p, textScanDoc(p, st))
+	} else if p.covered {
+		// The projection reads the keys: no FETCH.
+		leaf = ixscanDoc(p, st)
 	} else {
 		ixscan := ixscanDoc(p, st)
 		leaf = bson.D{{Key: "stage", Value: "FETCH"}}
@@ -162,7 +165,7 @@ func ixscanDoc(p *plan, st *execStats) bson.D {
 	if st != nil {
 		// Every key in bounds and not a duplicate is handed to the
 		// FETCH, which examines its document.
-		ixscan = withExec(ixscan, st.docsExamined, !st.partial)
+		ixscan = withExec(ixscan, st.docsExamined+st.coveredKeys, !st.partial)
 		ixscan = append(ixscan, bson.E{Key: "keysExamined", Value: int32OrLong(st.keysExamined)},
 			bson.E{Key: "seeks", Value: int32OrLong(st.seeks)}, bson.E{Key: "dupsTested", Value: int32OrLong(st.dupsTested)},
 			bson.E{Key: "dupsDropped", Value: int32OrLong(st.dupsDropped)})

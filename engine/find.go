@@ -163,6 +163,11 @@ func (db *DB) findPlan(dbName, name string, filter bson.D, o FindOptions) (*coll
 	if err != nil {
 		return nil, nil, nil, err
 	}
+	if p := q.sc.p; p != nil && p.covered && idHackable(p, filter, o) {
+		// mongod's IDHACK always reads the document: a projection over
+		// it is never covered.
+		p.covered, q.sc.cover = false, nil
+	}
 	if proj.NeedsGeoMeta() && q.sc.p.near == nil {
 		return nil, nil, nil, document.Errorf(document.CodeBadValue, "query requires $meta \"geoNearDistance\" or \"geoNearPoint\" metadata, but it is not available: the filter has no $near or $nearSphere")
 	}
@@ -209,6 +214,10 @@ func (db *DB) recordQuery(c *coll, f *query.Filter, srt *query.Sort, o FindOptio
 		limit = -limit
 	}
 	q := newQueryExec(p, o.Skip, limit, proj)
+	if !o.ReturnKey && !o.ShowRecordID && o.Min == nil && o.Max == nil && !o.Tailable && coverable(p, o.Projection) {
+		p.covered = true
+		q.sc.cover = indexkey.Fields(p.ix.Key)
+	}
 	q.returnKey = o.ReturnKey
 	if o.ReturnKey && p.ix != nil && !isTextKey(p.ix.Key) && !indexkey.IsWildcard(p.ix.Key) && !(c.m().Clustered && p.ix.ID == idIndexID) {
 		q.sc.indexKeys = true // the scan keeps the keys it reads by

@@ -488,6 +488,7 @@ func parseIndexSpecFields(m *catalog.Coll, spec bson.D) (*catalog.Index, error) 
 		return nil, keepSpec(err)
 	}
 	ix.Extra = extra
+	ix.TypeBits = typedIndex(m, ix)
 	return ix, nil
 }
 

@@ -55,6 +55,9 @@ type plan struct {
 	// whole: scan all of ix, its bounds unused (a hinted partial index
 	// whose filter the query does not imply, as mongod scans it).
 	whole bool
+	// covered: a find's projection is answered from ix's entries, its
+	// documents not read (coverable; explain's PROJECTION_COVERED).
+	covered bool
 }
 
 // classPrefix returns the bytes every ascending key of like's BSON

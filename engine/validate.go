@@ -121,10 +121,11 @@ func (db *DB) Validate(ctx context.Context, dbName, name string) (*ValidateResul
 	// against them (both directions): what is left over on either side
 	// is a missing or an extra entry, reported as mongod 7.0 does
 	// (reportEntries). expected[index][key] is the entry's value, which
-	// is empty except in a clustered collection's secondary indexes and
-	// an ordinary collection's TTL indexes (entryValue; the _id entries
-	// of a clustered collection are the records themselves), and its
-	// record.
+	// is empty except in a clustered collection's secondary indexes, an
+	// ordinary collection's TTL indexes and the entries of an index that
+	// keeps type bits whose keys lose something (entryValue; the _id
+	// entries of a clustered collection are the records themselves), and
+	// its record.
 	expected := make([]map[string]expectedEntry, len(m.Indexes))
 	for i := range expected {
 		expected[i] = map[string]expectedEntry{}
@@ -175,7 +176,9 @@ func (db *DB) Validate(ctx context.Context, dbName, name string) (*ValidateResul
 				for _, k := range keys {
 					full := lsm.IndexKey(m.ID, ix.ID, k, rid)
 					e := expectedEntry{rid: rid, recKey: recKey}
-					if carriesTTLValue(m, ix) {
+					if keepsTypeBits(m, ix) {
+						e.val = string(entryValue(m, ix, d, raw))
+					} else if carriesTTLValue(m, ix) {
 						e.val = string(ttlEntryValue(m, d, raw))
 					} else if m.Clustered && ix.ID != idIndexID {
 						e.val = string(idKeyOf(m, d))
@@ -185,7 +188,7 @@ func (db *DB) Validate(ctx context.Context, dbName, name string) (*ValidateResul
 			}
 		}
 		for i, ix := range m.Indexes {
-			withValue := (m.Clustered && ix.ID != idIndexID) || carriesTTLValue(m, ix)
+			withValue := (m.Clustered && ix.ID != idIndexID) || carriesTTLValue(m, ix) || keepsTypeBits(m, ix)
 			prefixLen := len(lsm.IndexPrefix(m.ID, ix.ID))
 			it := txn.NewIter(lsm.IterOptions{Prefix: lsm.IndexPrefix(m.ID, ix.ID), KeysOnly: !withValue})
 			for it.Next() {
@@ -225,6 +228,19 @@ func (db *DB) Validate(ctx context.Context, dbName, name string) (*ValidateResul
 						return err
 					}
 					switch {
+					case keepsTypeBits(m, ix):
+						// Its type bits (or TTL value) are its document's;
+						// an entry of an index made TTL since it was
+						// written carries no TTL value.
+						switch ttl := isTTLEntry([]byte(want)); {
+						case string(v) == want || len(v) == 0 && ttl:
+						case ttl:
+							res.badIndex(ix.Name)
+							idxFail("index %s: the entry for record %d carries another size or _id than its document's", ix.Name, rid)
+						default:
+							res.badIndex(ix.Name)
+							idxFail("index %s: the entry for record %d carries other type bits than its document's values", ix.Name, rid)
+						}
 					case m.Clustered && carriesTTLValue(m, ix) && !isTTLEntry(v):
 						// Written before the carried value: the bare
 						// _id keystring, read the old way.

@@ -328,11 +328,20 @@ func (w *writeCtx) insertAt(rid uint64, d bson.D, raw []byte, at int) error {
 	for i, ix := range w.m.Indexes {
 		for _, k := range keys[i] {
 			var err error
-			if carriesTTLValue(w.m, ix) {
+			var typed []byte
+			if ix.TypeBits && mayNeedTypeBits(ix, k) && keepsTypeBits(w.m, ix) {
+				// (A date's or an ObjectId's key loses nothing: not
+				// looked for.)
+				typed = w.typeBits(ix, d)
+			}
+			switch {
+			case typed != nil:
+				err = w.setIndexKeyOwned(ix, k, rid, typed)
+			case carriesTTLValue(w.m, ix):
 				// Built here: the transaction may keep it.
 				err = w.setIndexKeyOwned(ix, k, rid, w.ttlValue(keys, d, raw))
-			} else {
-				err = w.setIndexKey(ix, k, rid, entryValue(w.m, ix, d, raw))
+			default:
+				err = w.setIndexKey(ix, k, rid, untypedEntryValue(w.m, ix, d, raw))
 			}
 			if err != nil {
 				return err
@@ -362,6 +371,22 @@ func (w *writeCtx) ttlValue(keys [][][]byte, d bson.D, raw []byte) []byte {
 		}
 	}
 	return ttlEntryValue(w.m, d, raw)
+}
+
+// typeBits returns the type bits of d's key in ix (typeBitsOf), built
+// in the transaction's value blocks as ttlValue's are; nil when the key
+// loses nothing.
+func (w *writeCtx) typeBits(ix *catalog.Index, d bson.D) []byte {
+	if cap(w.vals)-len(w.vals) < 64 {
+		w.vals = make([]byte, 0, 4<<10)
+	}
+	start := len(w.vals)
+	out, lossy := appendTypeBits(w.vals, ix, d)
+	if !lossy {
+		return nil
+	}
+	w.vals = out
+	return w.vals[start:len(w.vals):len(w.vals)]
 }
 
 // setIndexKey writes one index entry with value val (entryValue),
@@ -431,7 +456,7 @@ func (w *writeCtx) replace(rid uint64, oldDoc, newDoc bson.D, raw []byte) error 
 		}
 		for _, k := range newKeys[i] {
 			if !containsKey(oldKeys[i], k) {
-				if err := w.setIndexKey(ix, k, rid, entryValue(w.m, ix, newDoc, raw)); err != nil {
+				if err := w.setIndexKey(ix, k, rid, entryValueFor(w.m, ix, k, newDoc, raw)); err != nil {
 					return err
 				}
 			} else if carriesTTLValue(w.m, ix) {
@@ -439,8 +464,16 @@ func (w *writeCtx) replace(rid uint64, oldDoc, newDoc bson.D, raw []byte) error 
 				// it, which also makes a TTL batch that read it conflict
 				// (docs/ttl-indexes.md §3). Not a new key: the monitor
 				// is not told.
-				if err := w.txn.SetOwned(lsm.IndexKey(w.m.ID, ix.ID, k, rid), entryValue(w.m, ix, newDoc, raw)); err != nil {
+				if err := w.txn.SetOwned(lsm.IndexKey(w.m.ID, ix.ID, k, rid), entryValueFor(w.m, ix, k, newDoc, raw)); err != nil {
 					return err
+				}
+			} else if keepsTypeBits(w.m, ix) && mayNeedTypeBits(ix, k) {
+				// The same key from other values (1 became 1.0, a field
+				// became null or missing): the type bits may differ.
+				if nv := entryValueFor(w.m, ix, k, newDoc, raw); !bytes.Equal(nv, entryValueFor(w.m, ix, k, oldDoc, nil)) {
+					if err := w.txn.SetOwned(lsm.IndexKey(w.m.ID, ix.ID, k, rid), nv); err != nil {
+						return err
+					}
 				}
 			}
 		}

@@ -571,3 +571,28 @@ func AppendMinKey(dst []byte) []byte { return append(dst, classMinKey) }
 // supported value in ascending order (MaxKey's keystring followed by 0xff,
 // so it is also above MaxKey itself).
 func AppendMaxKey(dst []byte) []byte { return append(dst, classMaxKey, 0xff) }
+
+// KeyExact reports whether the keystring of one value at the front of
+// k, written with descending, decodes (DecodeKey) to exactly the BSON
+// value it was made from: true for MinKey, MaxKey, undefined, binary
+// data, ObjectIds, booleans, dates, timestamps, regular expressions,
+// DBPointers and code. It is false for the classes whose keys lose
+// something of a value or may hold such a value: numbers (their BSON
+// type, a double's -0, a decimal's exponent), null (also what a missing
+// field keys as), strings (also a Symbol), and documents, arrays and
+// code with scope. An empty k is not exact.
+func KeyExact(k []byte, descending bool) bool {
+	if len(k) == 0 {
+		return false
+	}
+	c := k[0]
+	if descending {
+		c = ^c
+	}
+	switch c {
+	case classMinKey, classMaxKey, classUndefined, classBinary, classObjectID, classBool,
+		classDate, classTimestamp, classRegex, classDBPointer, classCode:
+		return true
+	}
+	return false
+}

@@ -411,3 +411,31 @@ func BenchmarkAppendKey(b *testing.B) {
 		})
 	}
 }
+
+// KeyExact is true exactly for the classes whose keys decode to the
+// very value they were made from, in either direction.
+func TestKeyExact(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		v     any
+		exact bool
+	}{
+		{bson.MinKey{}, true}, {bson.MaxKey{}, true}, {bson.Undefined{}, true},
+		{bson.Binary{Subtype: 4, Data: []byte{1}}, true}, {bson.ObjectID{1}, true}, {true, true},
+		{bson.DateTime(1700000000000), true}, {bson.Timestamp{T: 1, I: 2}, true},
+		{bson.Regex{Pattern: "a", Options: "i"}, true}, {bson.DBPointer{DB: "d.c", Pointer: bson.ObjectID{2}}, true},
+		{bson.JavaScript("f"), true},
+		{int32(1), false}, {int64(1), false}, {1.0, false}, {nil, false}, {"s", false}, {bson.Symbol("s"), false},
+		{bson.D{{Key: "a", Value: int32(1)}}, false}, {bson.A{int32(1)}, false},
+		{bson.CodeWithScope{Code: "g", Scope: bson.D{}}, false},
+	} {
+		for _, desc := range []bool{false, true} {
+			if got := KeyExact(AppendKey(nil, c.v, desc), desc); got != c.exact {
+				t.Errorf("KeyExact(%T %v, descending %v) = %v, want %v", c.v, c.v, desc, got, c.exact)
+			}
+		}
+	}
+	if KeyExact(nil, false) {
+		t.Errorf("KeyExact(empty) = true")
+	}
+}

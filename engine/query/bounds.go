@@ -408,8 +408,26 @@ func flattenOr(or orExpr) []expr {
 // is not multikey, keyed by the values) then matches, and no other does.
 // ok is false otherwise.
 func (f *Filter) ExactPaths() (paths []string, ok bool) {
+	paths, _, ok = f.exactPaths(false)
+	return paths, ok
+}
+
+// CoveredPaths is ExactPaths for a reader that has, for each document
+// its index bounds find, the exact values at the filter's paths and
+// runs the filter on them (a covered find, whose index entries give
+// back the values): it also takes an equality to null ({a: null},
+// {a: {$eq: null}}), whose bounds hold the keys of null, undefined and
+// a missing field, and $lt and $lte of a number, whose bounds also hold
+// NaN. nulls are the paths of null equalities, which a covered find
+// does not project (mongod's rule: its keys cannot tell null from
+// missing).
+func (f *Filter) CoveredPaths() (paths, nulls []string, ok bool) {
+	return f.exactPaths(true)
+}
+
+func (f *Filter) exactPaths(withNull bool) (paths, nulls []string, ok bool) {
 	if f == nil || f.hasExpr {
-		return nil, false
+		return nil, nil, false
 	}
 	seen := map[string]bool{}
 	var walk func(a andExpr) bool
@@ -426,13 +444,18 @@ func (f *Filter) ExactPaths() (paths []string, ok bool) {
 				}
 				switch t.kind {
 				case opEq, opGt, opGte:
+					if withNull && t.kind == opEq && isNullArg(t.arg) {
+						nulls = append(nulls, t.path)
+						break
+					}
 					if !exactScalar(t.arg) {
 						return false
 					}
 				case opLt, opLte:
 					// Numbers' bounds start below every number, NaN
-					// included, which $lt and $lte do not match.
-					if !exactScalar(t.arg) || document.CanonicalType(t.arg) == document.ClassNumber {
+					// included, which $lt and $lte do not match (a
+					// reader that runs the filter leaves NaN out).
+					if !exactScalar(t.arg) || !withNull && document.CanonicalType(t.arg) == document.ClassNumber {
 						return false
 					}
 				case opIn:
@@ -458,9 +481,18 @@ func (f *Filter) ExactPaths() (paths []string, ok bool) {
 		return true
 	}
 	if !walk(f.root) {
-		return nil, false
+		return nil, nil, false
 	}
-	return paths, true
+	return paths, nulls, true
+}
+
+// isNullArg reports whether an operand is null.
+func isNullArg(v any) bool {
+	switch v.(type) {
+	case nil, bson.Null:
+		return true
+	}
+	return false
 }
 
 // exactScalar reports whether an operand's index bounds hold exactly the

@@ -112,9 +112,17 @@ type Index struct {
 	// written before lacks it: if its filter compares with null, the
 	// index may leave out documents whose field is undefined.
 	NullRules7 bool
-	TTL        bool  // has expireAfterSeconds
-	Expire     int64 // expireAfterSeconds when TTL
-	Multikey   bool  // some document produced several keys
+	// TypeBits: each entry's value says what its keystring loses of the
+	// values it was made from (a number's BSON type, a missing field),
+	// so that a query can answer from the entries alone (mongod's
+	// PROJECTION_COVERED; docs/storage-keys.md, "Type bits"). Set on the
+	// indexes ttlkv makes since it wrote them, on ordinary collections
+	// and simple-collation key patterns of ascending and descending
+	// fields; an entry without it never answers in place of documents.
+	TypeBits bool
+	TTL      bool  // has expireAfterSeconds
+	Expire   int64 // expireAfterSeconds when TTL
+	Multikey bool  // some document produced several keys
 	// MultikeyFields has bit i set when some document met an array on
 	// the path of the key's field i (when Multikey; an entry written
 	// before ttlkv kept it has every bit set).
@@ -210,6 +218,9 @@ func (m *Coll) Encode() ([]byte, error) {
 		}
 		if ix.Partial != nil && ix.NullRules7 {
 			d = append(d, bson.E{Key: "nulls7", Value: true})
+		}
+		if ix.TypeBits {
+			d = append(d, bson.E{Key: "tbits", Value: true})
 		}
 		if ix.PrepareUnique {
 			d = append(d, bson.E{Key: "prepareUnique", Value: true})
@@ -307,7 +318,7 @@ func Decode(b []byte) (*Coll, error) {
 			ID: i64(id, "id"), Name: str(id, "name"), Key: sub(id, "key"),
 			Unique: flag(id, "unique"), PrepareUnique: flag(id, "prepareUnique"), Sparse: flag(id, "sparse"), Hidden: flag(id, "hidden"),
 			TTL: flag(id, "ttl"), Expire: int64(i64(id, "expire")), Multikey: flag(id, "multikey"),
-			Partial: sub(id, "partial"), NullRules7: flag(id, "nulls7"), Extra: sub(id, "extra"),
+			Partial: sub(id, "partial"), NullRules7: flag(id, "nulls7"), TypeBits: flag(id, "tbits"), Extra: sub(id, "extra"),
 		}
 		if ix.Multikey {
 			ix.MultikeyFields = AllFields // until ttlkv kept which

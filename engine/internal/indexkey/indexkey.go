@@ -315,9 +315,12 @@ func scalarKey(ix *catalog.Index, fields []Field, d bson.D, coll *collation.Coll
 	return key, true, nil
 }
 
-// scalarAt returns the value at path in d, following documents: found
+// ScalarAt returns the value at path in d, following documents: found
 // is false when the path ends early (a missing field, a scalar on the
-// way), arr is true when it meets an array.
+// way), arr is true when it meets an array (then v and found say
+// nothing).
+func ScalarAt(d bson.D, path string) (v any, found, arr bool) { return scalarAt(d, path) }
+
 func scalarAt(d bson.D, path string) (v any, found, arr bool) {
 	var cur any = d
 	rest := path
