@@ -258,6 +258,16 @@ func TestUserDefinedRoleAggregateWithBuiltins(t *testing.T) {
 			"not authorized on app to execute command { aggregate: foo }")
 	}
 
+	// explain needs what the explained aggregate needs.
+	explain := func(st bson.D) error {
+		return fin.RunCommand(ctx, bson.D{{Key: "explain", Value: agg("foo", st)}}).Err()
+	}
+	if err := explain(bson.D{{Key: "$match", Value: bson.D{}}}); err != nil {
+		t.Errorf("explain of $match with find: %v", err)
+	}
+	rlWant(t, "explain of $collStats with find alone", explain(bson.D{{Key: "$collStats", Value: bson.D{{Key: "count", Value: bson.D{}}}}}),
+		13, "Unauthorized", "not authorized on app to execute command { aggregate: foo }")
+
 	// readWrite alone: $out and $merge, as before.
 	s.user(t, "app", "writer", "pw", "readWrite")
 	writer := s.e.client(t, false, withAuth("writer", "pw", "app")).Database("app")
