@@ -295,6 +295,10 @@ func (c *conn) authorize(dbName, name string, cmd bson.D) *cmdError {
 		check = "usersInfo" // the users and roles collections are for user administrators (and backup's reads)
 	}
 	customOK := u.customMay(dbName, name, cmd)
+	var agg aggNeeds
+	if name == "aggregate" {
+		agg = aggregateNeeds(u, dbName, cmd)
+	}
 	switch {
 	case name == "usersInfo" && forAllDBs(cmd[0].Value):
 		// viewUser on the cluster.
@@ -322,11 +326,15 @@ func (c *conn) authorize(dbName, name string, cmd bson.D) *cmdError {
 	case ownOpsOnly(dbName, name, cmd):
 		// Any user may list its own operations (the rest of a
 		// pipeline is judged below).
-	case name == "aggregate" && dbName == "admin" && hasLeadingCurrentOp(cmd) && !u.isRoot():
+	case name == "aggregate" && dbName == "admin" && hasLeadingCurrentOp(cmd) && !u.isRoot() && !customOK:
 		// Listing every user's operations needs inprog on the
-		// cluster, root's alone of ttlkv's roles (a reader of admin
-		// or readAnyDatabase may not).
+		// cluster, root's alone of ttlkv's built-in roles (a reader
+		// of admin or readAnyDatabase may not).
 		return refused
+	case name == "aggregate" && len(agg.own) == 0:
+		// A pipeline that needs nothing of its own ($documents, one's
+		// own sessions) is any user's, as mongod's empty privilege
+		// list is (its foreign namespaces are judged below).
 	case name == "listCollections" && trueValue(lookup(cmd, "authorizedCollections")) && trueValue(lookup(cmd, "nameOnly")) &&
 		(anyPrivilegeInDB(u.builtinRoles(), dbName) || u.customInDB(dbName)):
 		// As mongod: a user with some privilege in the database may
@@ -341,6 +349,13 @@ func (c *conn) authorize(dbName, name string, cmd bson.D) *cmdError {
 	// pipeline's foreign collections and output, a view's source, a
 	// rename's two namespaces. Each needs the privilege of its own
 	// database; admin.system.users needs user administration on admin.
+	for _, n := range agg.foreign {
+		// Each action an aggregate's stages need beyond its own
+		// namespace, from either kind of role.
+		if !u.privHas(n) && !u.builtinCovers(n) {
+			return refused
+		}
+	}
 	reads, writes := touchedNamespaces(dbName, name, cmd)
 	for _, ns := range reads {
 		if !u.mayRead(ns) {
@@ -538,10 +553,33 @@ func (c *conn) userName() string {
 // mayRead reports whether u may read ns, a namespace a command reads
 // beyond its own (a $lookup's, a view's source).
 func (u *userDoc) mayRead(ns namespace) bool {
-	if u.privHas(need{resNS, ns.db, ns.coll, "find"}) {
-		return true
-	}
+	return u.privHas(need{resNS, ns.db, ns.coll, "find"}) || u.builtinRead(ns)
+}
+
+// builtinRead reports whether u's built-in roles let a command read ns
+// beyond its own namespace.
+func (u *userDoc) builtinRead(ns namespace) bool {
 	return u.may(ns.db, "find") && (!ns.isAuthz() || u.may("admin", "usersInfo") || u.mayDump())
+}
+
+// builtinWrite reports whether u's built-in roles let a command write
+// ns beyond its own namespace (a pipeline's or mapReduce's output).
+func (u *userDoc) builtinWrite(ns namespace) bool {
+	return u.may(ns.db, "insert") && (!ns.isAuthz() || u.isRoot())
+}
+
+// builtinCovers reports whether u's built-in roles give n, an action a
+// pipeline stage needs on a collection beyond the command's own: a
+// writing action where they let it write there (bypassDocumentValidation
+// included, as before user-defined roles), any other where they let it
+// read.
+func (u *userDoc) builtinCovers(n need) bool {
+	ns := namespace{n.db, n.coll}
+	switch n.action {
+	case "insert", "remove", "update", "bypassDocumentValidation":
+		return u.builtinWrite(ns)
+	}
+	return u.builtinRead(ns)
 }
 
 // mayWrite reports whether u may write ns, a namespace a command
@@ -550,6 +588,9 @@ func (u *userDoc) mayRead(ns namespace) bool {
 func (u *userDoc) mayWrite(ns namespace, action string) bool {
 	if action == "insert" && u.privHas(need{resNS, ns.db, ns.coll, "insert"}) {
 		return true
+	}
+	if action == "insert" {
+		return u.builtinWrite(ns)
 	}
 	return u.may(ns.db, action) && (!ns.isAuthz() || u.isRoot())
 }
@@ -738,8 +779,6 @@ func touchedNamespaces(dbName, name string, cmd bson.D) (reads, writes []namespa
 		}
 	}
 	switch name {
-	case "aggregate":
-		walkPipeline(dbName, lookup(cmd, "pipeline"))
 	case "mapReduce", "mapreduce":
 		if ns, ok := mapReduceOut(dbName, lookup(cmd, "out")); ok {
 			writes = append(writes, ns)

@@ -77,6 +77,16 @@ func (u *userDoc) customMay(dbName, name string, cmd bson.D) bool {
 	if name == "renameCollection" {
 		return u.customRename(cmd)
 	}
+	if name == "explain" {
+		if inner, ok := cmd[0].Value.(bson.D); ok && len(inner) > 0 && inner[0].Key == "aggregate" {
+			name, cmd = "aggregate", inner
+		}
+	}
+	if name == "aggregate" {
+		// Its own needs; those of its stages beyond its namespace are
+		// judged one by one (authorize), either kind of role counting.
+		return u.privHasAll(aggregateNeeds(u, dbName, cmd).own)
+	}
 	needs, ok := commandNeeds(dbName, name, cmd)
 	if !ok {
 		return false
@@ -126,7 +136,8 @@ func cutNS(s string) (db, coll string, ok bool) {
 
 // commandNeeds lists the actions a command needs, after mongod 7.0's
 // checks; ok is false for a command it does not know, which a
-// user-defined role cannot allow (only a built-in role can).
+// user-defined role cannot allow (only a built-in role can). An
+// aggregate's are aggregateNeeds'.
 func commandNeeds(dbName, name string, cmd bson.D) (needs []need, ok bool) {
 	coll, isColl := cmd[0].Value.(string)
 	onColl := func(actions ...string) ([]need, bool) {
@@ -161,7 +172,7 @@ func commandNeeds(dbName, name string, cmd bson.D) (needs []need, ok bool) {
 			return commandNeeds(dbName, inner[0].Key, inner)
 		}
 		return nil, false
-	case "find", "count", "distinct", "mapReduce", "mapreduce", "aggregate":
+	case "find", "count", "distinct", "mapReduce", "mapreduce":
 		return onColl("find")
 	case "getMore", "killCursors":
 		// A cursor belongs to the user that opened it (the cursor
