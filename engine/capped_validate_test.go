@@ -117,11 +117,11 @@ func grownSetup(t *testing.T, db *DB) (capped.Record, uint64) {
 }
 
 // TestCappedValidateGrownRecords: validate reads every grown record's
-// outside copy. A copy missing, or holding a document whose _id is not
-// the one its pointer frame names, makes the record invalid as a
-// document failing mongod's BSON validation does (nInvalidDocuments,
-// corruptRecords, the error once, then the detail); a missing copy's
-// index entries are then extra. A copy no record names is a warning
+// outside copy. A copy missing, one that does not decode, or one
+// holding a document whose _id is not the one its pointer frame names
+// makes the record invalid as a document failing mongod's BSON
+// validation does (nInvalidDocuments, corruptRecords, the error once,
+// then the detail); an unreadable copy's index entries are then extra. A copy no record names is a warning
 // only, and reopening the collection removes it.
 func TestCappedValidateGrownRecords(t *testing.T) {
 	t.Parallel()
@@ -168,6 +168,32 @@ func TestCappedValidateGrownRecords(t *testing.T) {
 			`"ring record ` + strconv.FormatUint(rec.Seq, 10) + ` at offset ` + strconv.FormatInt(rec.Off, 10) + ` names an outside copy (generation ` + strconv.FormatUint(gen, 10) + `) whose document's _id does not match the _id key of its pointer frame"],` +
 			`"extraIndexEntries":[],"missingIndexEntries":[],"corruptRecords":[` + long(rec.Seq) + `]}`
 		if got := cappedValidateParts(t, mustRun(t, db, "test", `{"validate": "c"}`)); got != want {
+			t.Fatalf("\n got %s\nwant %s", got, want)
+		}
+	})
+	t.Run("copy does not decode", func(t *testing.T) {
+		t.Parallel()
+		db, _ := openMem(t)
+		rec, gen := grownSetup(t, db)
+		b := db.store.NewBatch()
+		b.Set(cappedOutKey(db.lookup("test", "c").m().ID, rec.Seq, gen), []byte{0xc1})
+		if err := b.Flush(); err != nil {
+			t.Fatal(err)
+		}
+		r := mustRun(t, db, "test", `{"validate": "c"}`)
+		errs := extJSON(t, bson.D{{Key: "e", Value: field(r, "errors")}})
+		detail := "the outside copy (generation " + strconv.FormatUint(gen, 10) + ") of ring record " + strconv.FormatUint(rec.Seq, 10) + " does not decode: "
+		if !strings.HasPrefix(errs, `{"e":["Detected one or more invalid documents. See logs.","`+detail) || !strings.HasSuffix(errs, `","Index with name 'a_1' has inconsistencies."]}`) {
+			t.Fatalf("errors %s", errs)
+		}
+		want := `{"nInvalidDocuments":{"$numberInt":"1"},"nrecords":{"$numberInt":"3"},` +
+			`"keysPerIndex":{"_id_":{"$numberInt":"3"},"a_1":{"$numberInt":"3"}},` +
+			`"indexDetails":{"_id_":{"valid":true},"a_1":{"valid":false}},` +
+			`"valid":false,"warnings":["Detected 1 extra index entries."],"errors":null,` +
+			`"extraIndexEntries":[{"indexName":"a_1","recordId":` + long(rec.Seq) + `,"indexKey":{"a":{"$numberDouble":"2.0"}}}],` +
+			`"missingIndexEntries":[],"corruptRecords":[` + long(rec.Seq) + `]}`
+		r = removeField(r, "errors")
+		if got := cappedValidateParts(t, r); got != want {
 			t.Fatalf("\n got %s\nwant %s", got, want)
 		}
 	})
