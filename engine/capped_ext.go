@@ -563,10 +563,13 @@ func (db *DB) specialStatsFields(c *coll, scale int64) bson.D {
 
 // validateSpecial checks a capped collection: the ring's own Check,
 // records in strictly increasing sequence that decode, count <= max,
-// data bytes <= size, an _id index holding exactly one entry per
+// data bytes <= size, grown records whose outside copies exist, decode
+// and hold the _id their pointer frames name, no outside copy that no
+// record names (a warning), an _id index holding exactly one entry per
 // record, naming its offset, and secondary indexes holding exactly the
-// keys of the ring's documents (multikey flags included). The caller
-// holds c.wmu.
+// keys of the ring's documents (multikey flags included), their missing
+// and extra entries reported as an ordinary collection's are
+// (reportEntries). The caller holds c.wmu.
 func (db *DB) validateSpecial(ctx context.Context, c *coll, res *ValidateResult, fail func(string, ...any)) {
 	m := c.m()
 	if m.Kind != catalog.KindCapped {
@@ -583,6 +586,12 @@ func (db *DB) validateSpecial(ctx context.Context, c *coll, res *ValidateResult,
 	want := map[string]int64{} // expected _id entry -> offset
 	sec := cappedSecondary(m)
 	secWant := map[string]int64{} // expected secondary entries -> offset
+	offs := map[uint64]int64{}    // records whose documents decode -> offset, to reread them
+	// An index's own findings (a record making it multikey, an entry
+	// naming another offset) follow its missing and extra entries, as
+	// for an ordinary collection.
+	var idxErrs []string
+	idxFail := func(format string, args ...any) { idxErrs = append(idxErrs, fmt.Sprintf(format, args...)) }
 	var last uint64
 	var bytes int64
 	ptrs := map[uint64]uint64{} // pointer records: sequence -> generation
@@ -598,7 +607,8 @@ func (db *DB) validateSpecial(ctx context.Context, c *coll, res *ValidateResult,
 			continue // a deleted document's tombstone
 		}
 		res.Records++
-		if p, ok := cappedPointerOf(rec.Data); ok {
+		p, grown := cappedPointerOf(rec.Data)
+		if grown {
 			ptrs[rec.Seq] = p.gen
 			ptrExtra += payloadExtra(rec.Data)
 			if !st.grown.Has(rec.Seq) {
@@ -611,12 +621,15 @@ func (db *DB) validateSpecial(ctx context.Context, c *coll, res *ValidateResult,
 			}
 		}
 		stored, err := cappedKS(rec.Data)
-		var d bson.D
-		if err == nil {
-			d, _, err = st.decodeRecord(rec)
-		}
 		if err != nil {
 			res.corrupt(int64(rec.Seq), fmt.Sprintf("ring record %d at offset %d does not decode: %v", rec.Seq, rec.Off, err))
+			continue
+		}
+		// The _id index is rebuilt from the frames' keys, so it holds
+		// this record's entry whether or not its document decodes.
+		want[string(lsm.IndexKey(m.ID, idIndexID, stored, rec.Seq))] = rec.Off
+		d, ok := st.validateRecordDoc(rec, p, grown, res)
+		if !ok {
 			continue
 		}
 		ks, err := cappedIDKey(m, d)
@@ -625,17 +638,24 @@ func (db *DB) validateSpecial(ctx context.Context, c *coll, res *ValidateResult,
 			continue
 		}
 		if string(ks) != string(stored) {
-			fail("ring record %d at offset %d carries an _id key that does not match its document's _id", rec.Seq, rec.Off)
+			// The record contradicts itself: mongod's nearest case is a
+			// record that fails validation, so it counts as invalid.
+			// Its document's keys are still expected of the indexes.
+			if grown {
+				res.corrupt(int64(rec.Seq), fmt.Sprintf("ring record %d at offset %d names an outside copy (generation %d) whose document's _id does not match the _id key of its pointer frame", rec.Seq, rec.Off, p.gen))
+			} else {
+				res.corrupt(int64(rec.Seq), fmt.Sprintf("ring record %d at offset %d carries an _id key that does not match its document's _id", rec.Seq, rec.Off))
+			}
 		}
-		want[string(lsm.IndexKey(m.ID, idIndexID, ks, rec.Seq))] = rec.Off
 		if len(sec) > 0 {
+			offs[rec.Seq] = rec.Off
 			if err := cappedSecondaryWant(m, sec, rec.Seq, rec.Off, d, secWant, func(ix *catalog.Index) {
 				if !ix.Multikey {
 					res.badIndex(ix.Name)
-					fail("ring record %d makes index %s multikey, which the catalog does not say", rec.Seq, ix.Name)
+					idxFail("ring record %d makes index %s multikey, which the catalog does not say", rec.Seq, ix.Name)
 				}
 			}); err != nil {
-				fail("ring record %d: %v", rec.Seq, err)
+				idxFail("ring record %d: %v", rec.Seq, err)
 			}
 		}
 	}
@@ -652,8 +672,10 @@ func (db *DB) validateSpecial(ctx context.Context, c *coll, res *ValidateResult,
 		fail("%d data bytes in the ring, more than size %d", bytes, st.opts.size)
 	}
 	// Grown documents: the set counts exactly the pointer records and
-	// their extra bytes, and the store holds exactly the copies they
-	// name (the documents were read through them above).
+	// their extra bytes (each copy was read above). A copy no record
+	// names is a warning: reads never reach it, nothing is lost, and
+	// opening the collection removes it (sweepCappedOutside), as mongod
+	// drops at startup the storage its catalog does not name.
 	if gn, gx := st.grown.Live(); gn != int64(len(ptrs)) || gx != ptrExtra {
 		fail("grown documents counted as %d with %d extra bytes; the ring has %d pointer records with %d", gn, gx, len(ptrs), ptrExtra)
 	}
@@ -669,9 +691,23 @@ func (db *DB) validateSpecial(ctx context.Context, c *coll, res *ValidateResult,
 		fail("reading the outside copies: %v", err)
 	}
 	if strayOut > 0 {
-		fail("the store holds %d outside copies of grown documents that no ring record names", strayOut)
+		res.Warnings = append(res.Warnings, orphanedCopiesWarning(strayOut))
 	}
-	db.validateCappedSecondary(m, secWant, res, fail)
+	db.validateCappedSecondary(m, secWant, res, idxFail, func(seq uint64) bson.D {
+		off, ok := offs[seq]
+		if !ok {
+			return nil
+		}
+		data, err := st.ring.Read(seq, off)
+		if err != nil {
+			return nil
+		}
+		d, _, _ := st.decodeRecord(capped.Record{Seq: seq, Off: off, Data: data})
+		return d
+	})
+	for _, e := range idxErrs {
+		fail("%s", e)
+	}
 	// The _id index is in memory; entries of evicted records leave it
 	// when an insert chunk ends, so it holds exactly the live records.
 	err = st.ids.scan(nil, nil, nil, false, func(ks string, seq uint64, off int64) bool {

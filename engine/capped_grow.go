@@ -320,3 +320,42 @@ func (st *cappedState) cappedGrow(rec capped.Record, ks, msg []byte) (data []byt
 	err = st.store.Update(func(txn *lsm.Txn) error { return txn.Set(cappedOutKey(st.id, rec.Seq, gen), msg) })
 	return data, gen, err
 }
+
+// orphanedCopiesWarning is validate's warning for n outside copies that
+// no ring record names.
+func orphanedCopiesWarning(n int) string {
+	return fmt.Sprintf("Detected %d outside copies of grown documents that no record names; opening the collection removes them.", n)
+}
+
+// validateRecordDoc decodes the document of live ring record rec for
+// validate: the one in its frame or, when grown (p is its pointer
+// frame), the outside copy p names, read directly so that a missing copy
+// is not taken for a concurrent update (the caller holds the writers
+// off). A document that cannot be had makes the record corrupt in res,
+// as mongod counts a record that fails BSON validation; ok is false
+// then.
+func (st *cappedState) validateRecordDoc(rec capped.Record, p cappedPointer, grown bool, res *ValidateResult) (d bson.D, ok bool) {
+	var msg []byte
+	var err error
+	if grown {
+		msg, err = st.outside(rec.Seq, p.gen)
+		if errors.Is(err, lsm.ErrNotFound) {
+			res.corrupt(int64(rec.Seq), fmt.Sprintf("ring record %d at offset %d names an outside copy (generation %d) that the store does not hold", rec.Seq, rec.Off, p.gen))
+			return nil, false
+		}
+		if err == nil {
+			if d, err = document.Unmarshal(msg); err != nil {
+				res.corrupt(int64(rec.Seq), fmt.Sprintf("the outside copy (generation %d) of ring record %d does not decode: %v", p.gen, rec.Seq, err))
+				return nil, false
+			}
+			return d, true
+		}
+	} else if msg, err = cappedMsg(rec.Data); err == nil {
+		d, err = document.Unmarshal(msg)
+	}
+	if err != nil {
+		res.corrupt(int64(rec.Seq), fmt.Sprintf("ring record %d at offset %d does not decode: %v", rec.Seq, rec.Off, err))
+		return nil, false
+	}
+	return d, true
+}

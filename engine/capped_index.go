@@ -354,23 +354,28 @@ func containsU64(list []uint64, x uint64) bool {
 
 // validateCappedSecondary compares every secondary index of m with the
 // entries want (full key -> offset) computed from the ring, counting
-// keys per index into res; missing, extra and misplaced entries fail.
-func (db *DB) validateCappedSecondary(m *catalog.Coll, want map[string]int64, res *ValidateResult, fail func(string, ...any)) {
+// keys per index into res. Missing and extra entries are reported as an
+// ordinary collection's (reportEntries; doc rereads the document of a
+// ring record, nil when there is none); an entry naming another offset
+// than its record's makes its index invalid through idxFail.
+func (db *DB) validateCappedSecondary(m *catalog.Coll, want map[string]int64, res *ValidateResult, idxFail func(string, ...any), doc func(seq uint64) bson.D) {
 	sec := cappedSecondary(m)
+	var extra []entryDiff
 	err := db.store.View(func(txn *lsm.Txn) error {
 		for _, ix := range sec {
 			res.KeysPerIndex[ix.Name] = 0
+			prefixLen := len(lsm.IndexPrefix(m.ID, ix.ID))
 			it := txn.NewIter(lsm.IterOptions{Prefix: lsm.IndexPrefix(m.ID, ix.ID)})
 			for it.Next() {
 				res.KeysPerIndex[ix.Name]++
 				k := it.Key()
-				_, seq, _ := lsm.SplitIndexKey(k)
+				ks, seq, _ := lsm.SplitIndexKey(k)
 				off, ok := want[string(k)]
 				if !ok {
-					res.badIndex(ix.Name)
-					fail("index %s has an entry for ring record %d that its document does not produce", ix.Name, seq)
+					extra = append(extra, entryDiff{ix: ix, ks: append([]byte(nil), ks...), size: len(k) - prefixLen, rid: seq})
 					continue
 				}
+				delete(want, string(k))
 				v, err := it.Value()
 				if err != nil {
 					it.Close()
@@ -378,9 +383,8 @@ func (db *DB) validateCappedSecondary(m *catalog.Coll, want map[string]int64, re
 				}
 				if got, okOff := decodeOff(v); !okOff || got != off {
 					res.badIndex(ix.Name)
-					fail("index %s entry of ring record %d names offset %v, the record is at %d", ix.Name, seq, got, off)
+					idxFail("index %s entry of ring record %d names offset %v, the record is at %d", ix.Name, seq, got, off)
 				}
-				delete(want, string(k))
 			}
 			err := it.Err()
 			it.Close()
@@ -391,15 +395,18 @@ func (db *DB) validateCappedSecondary(m *catalog.Coll, want map[string]int64, re
 		return nil
 	})
 	if err != nil {
-		fail("reading the secondary indexes: %v", err)
+		idxFail("reading the secondary indexes: %v", err)
+		return
 	}
+	var missing []entryDiff
 	for k := range want {
-		_, seq, _ := lsm.SplitIndexKey([]byte(k))
+		ks, seq, _ := lsm.SplitIndexKey([]byte(k))
 		for _, ix := range sec {
-			if bytes.HasPrefix([]byte(k), lsm.IndexPrefix(m.ID, ix.ID)) {
-				res.badIndex(ix.Name)
+			if pre := lsm.IndexPrefix(m.ID, ix.ID); bytes.HasPrefix([]byte(k), pre) {
+				missing = append(missing, entryDiff{ix: ix, ks: ks, size: len(k) - len(pre), rid: seq})
+				break
 			}
 		}
-		fail("ring record %d is missing an entry of a secondary index", seq)
 	}
+	res.reportEntries(missing, extra, func(x entryDiff) bson.D { return doc(x.rid) })
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/ttlkv/ttlkv/capped"
 	"github.com/ttlkv/ttlkv/document"
+	"github.com/ttlkv/ttlkv/engine/internal/catalog"
 	"github.com/ttlkv/ttlkv/engine/internal/indexkey"
 	"github.com/ttlkv/ttlkv/lsm"
 )
@@ -151,7 +152,8 @@ func seamOr(v, def int64) int64 {
 // RemoveIndexEntriesForTesting deletes the entries index of collection
 // dbName.coll holds for the document whose _id is id, leaving the
 // document, and returns how many it deleted: the index is then missing
-// them, as validate reports. It is a test seam that damages a store on
+// them, as validate reports (a capped collection's document is found in
+// its ring; its in-memory _id index is not touched). It is a test seam that damages a store on
 // purpose: production code never calls it.
 func RemoveIndexEntriesForTesting(db *DB, dbName, coll, index string, id any) (int, error) {
 	c := db.lookup(dbName, coll)
@@ -166,8 +168,40 @@ func RemoveIndexEntriesForTesting(db *DB, dbName, coll, index string, id any) (i
 		return 0, document.Errorf(document.CodeIndexNotFound, "index not found with name [%s]", index)
 	}
 	n := 0
+	var keys [][]byte
+	if m.Kind == catalog.KindCapped {
+		// A capped collection's documents are in its ring; its _id
+		// index, in memory, is not damaged.
+		if ix.ID == idIndexID {
+			return 0, nil
+		}
+		st, err := cappedOf(c)
+		if err != nil {
+			return 0, err
+		}
+		var kerr error
+		err = st.ring.ReadRun(0, func(rec capped.Record) bool {
+			d, ok, err := st.decodeRecord(rec)
+			if err != nil || !ok {
+				return true
+			}
+			if got, has := get(d, "_id"); has && document.Compare(got, id) == 0 {
+				var ks [][]byte
+				ks, _, kerr = indexkey.Of(ix, d)
+				for _, k := range ks {
+					keys = append(keys, lsm.IndexKey(m.ID, ix.ID, k, rec.Seq))
+				}
+			}
+			return true
+		})
+		if err == nil {
+			err = kerr
+		}
+		if err != nil {
+			return 0, err
+		}
+	}
 	err := db.store.Update(func(txn *lsm.Txn) error {
-		var keys [][]byte
 		err := txn.Scan(lsm.IterOptions{Prefix: recPrefix(m)}, func(k, v []byte) error {
 			d, err := document.Unmarshal(v)
 			if err != nil {
