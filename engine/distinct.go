@@ -29,9 +29,23 @@ func (db *DB) distinct(ctx context.Context, dbName, name, key string, filter bso
 	if strings.HasPrefix(key, "$") || strings.HasSuffix(key, ".") || strings.Contains(key, "..") || strings.HasPrefix(key, ".") {
 		return nil, document.Errorf(document.CodeBadValue, "FieldPath field names may not start with '$' or be empty; got '%s'", key)
 	}
-	c, p, q, err := db.findPlan(dbName, name, filter, FindOptions{Collation: ctxCollation(ctx)})
+	c, p, q, scan, err := db.distinctPlan(dbName, name, key, filter, ctxCollation(ctx))
 	if err != nil || q == nil {
 		return bson.A{}, err
+	}
+	if scan {
+		vals, ok, err := db.distinctScan(ctx, p, key, &execStats{})
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			vals = sortUnique(vals, nil)
+			if vals == nil {
+				vals = bson.A{}
+			}
+			return vals, nil
+		}
+		// The index went multikey since the plan: read the documents.
 	}
 	coll := planCollator(p)
 	if c != nil && c.m().Kind == catalog.KindView {
