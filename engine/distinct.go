@@ -21,7 +21,9 @@ const codeDistinctTooBig = document.Code(17217)
 // path contribute their elements, arrays along the path are traversed,
 // documents without the field contribute nothing, and values equal
 // under BSON comparison (1 and 1.0) count once. The values come back
-// in BSON order.
+// in BSON order. When an index's keys give the values exactly
+// (distinctScannable), they are read from its entries, not from the
+// documents.
 func (db *DB) distinct(ctx context.Context, dbName, name, key string, filter bson.D) (bson.A, error) {
 	if key == "" {
 		return nil, document.Errorf(document.CodeBadValue, "FieldPath cannot be constructed with empty string")
