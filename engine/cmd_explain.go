@@ -286,7 +286,7 @@ func cmdExplain(ctx context.Context, db *DB, dbName string, cmd bson.D) (bson.D,
 			}
 		}
 		plannerFilter, shape = filter, []any{"distinct", ks, coll}
-		_, p, q, err := db.findPlan(dbName, name, filter, FindOptions{Collation: coll})
+		_, p, q, scan, err := db.distinctPlan(dbName, name, ks, filter, coll)
 		if err != nil {
 			return nil, err
 		}
@@ -296,6 +296,25 @@ func cmdExplain(ctx context.Context, db *DB, dbName string, cmd bson.D) (bson.D,
 			break
 		}
 		p.filterRaw = filter
+		transform := bson.D{{Key: ks, Value: int32(1)}}
+		if ks != "_id" {
+			transform = append(transform, bson.E{Key: "_id", Value: int32(0)})
+		}
+		if scan && execute {
+			st = &execStats{}
+			if _, ok, err := db.distinctScan(ctx, p, ks, st); err != nil {
+				return nil, err
+			} else if !ok {
+				scan, st = false, nil // the index went multikey: the documents are read
+			}
+		}
+		if scan {
+			// The index's keys give the values (distinctScannable):
+			// mongod's PROJECTION_COVERED over DISTINCT_SCAN.
+			winning = bson.D{{Key: "stage", Value: "PROJECTION_COVERED"}, {Key: "transformBy", Value: transform},
+				{Key: "inputStage", Value: distinctScanDoc(p, st)}}
+			break
+		}
 		if execute {
 			for !q.done {
 				if _, err := q.nextBatch(ctx, 4096); err != nil {
@@ -303,10 +322,6 @@ func cmdExplain(ctx context.Context, db *DB, dbName string, cmd bson.D) (bson.D,
 				}
 			}
 			st = &q.sc.stats
-		}
-		transform := bson.D{{Key: ks, Value: int32(1)}}
-		if ks != "_id" {
-			transform = append(transform, bson.E{Key: "_id", Value: int32(0)})
 		}
 		winning = bson.D{{Key: "stage", Value: "PROJECTION_SIMPLE"}, {Key: "transformBy", Value: transform}, {Key: "inputStage", Value: stageTree(p, st, true)}}
 	case "update", "findAndModify":

@@ -21,7 +21,9 @@ const codeDistinctTooBig = document.Code(17217)
 // path contribute their elements, arrays along the path are traversed,
 // documents without the field contribute nothing, and values equal
 // under BSON comparison (1 and 1.0) count once. The values come back
-// in BSON order.
+// in BSON order. When an index's keys give the values exactly
+// (distinctScannable), they are read from its entries, not from the
+// documents.
 func (db *DB) distinct(ctx context.Context, dbName, name, key string, filter bson.D) (bson.A, error) {
 	if key == "" {
 		return nil, document.Errorf(document.CodeBadValue, "FieldPath cannot be constructed with empty string")
@@ -29,9 +31,23 @@ func (db *DB) distinct(ctx context.Context, dbName, name, key string, filter bso
 	if strings.HasPrefix(key, "$") || strings.HasSuffix(key, ".") || strings.Contains(key, "..") || strings.HasPrefix(key, ".") {
 		return nil, document.Errorf(document.CodeBadValue, "FieldPath field names may not start with '$' or be empty; got '%s'", key)
 	}
-	c, p, q, err := db.findPlan(dbName, name, filter, FindOptions{Collation: ctxCollation(ctx)})
+	c, p, q, scan, err := db.distinctPlan(dbName, name, key, filter, ctxCollation(ctx))
 	if err != nil || q == nil {
 		return bson.A{}, err
+	}
+	if scan {
+		vals, ok, err := db.distinctScan(ctx, p, key, &execStats{})
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			vals = sortUnique(vals, nil)
+			if vals == nil {
+				vals = bson.A{}
+			}
+			return vals, nil
+		}
+		// The index went multikey since the plan: read the documents.
 	}
 	coll := planCollator(p)
 	if c != nil && c.m().Kind == catalog.KindView {

@@ -51,9 +51,9 @@ func TestExplainUpdateFindAndModifyDistinct(t *testing.T) {
 		field(r, "executionStats.executionStages.nWouldModify") != int32(1) {
 		t.Errorf("findAndModify update: %v", r)
 	}
-	r = mustRun(t, db, "test", `{"explain": {"distinct": "e", "key": "a", "query": {"a": {"$gt": 0}}}, "verbosity": "queryPlanner"}`)
+	r = mustRun(t, db, "test", `{"explain": {"distinct": "e", "key": "b", "query": {"a": {"$gt": 0}}}, "verbosity": "queryPlanner"}`)
 	if w, _ := field(r, "queryPlanner.winningPlan").(bson.D); field(w, "stage") != "PROJECTION_SIMPLE" ||
-		!document.Equal(field(w, "transformBy"), bson.D{{Key: "a", Value: int32(1)}, {Key: "_id", Value: int32(0)}}) || field(w, "inputStage.stage") != "FETCH" {
+		!document.Equal(field(w, "transformBy"), bson.D{{Key: "b", Value: int32(1)}, {Key: "_id", Value: int32(0)}}) || field(w, "inputStage.stage") != "FETCH" {
 		t.Errorf("distinct: %v", w)
 	}
 	wantCode(t, db, "test", `{"explain": {"update": "e", "updates": [{"q": {}, "u": {"$set": {"x": 1}}}, {"q": {}, "u": {"$set": {"x": 1}}}]}}`, document.CodeInvalidOptions, "explained write batches must be of size 1")
