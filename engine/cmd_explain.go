@@ -462,6 +462,20 @@ func cmdExplain(ctx context.Context, db *DB, dbName string, cmd bson.D) (bson.D,
 		bson.E{Key: "serverParameters", Value: db.explainServerParameters()}), nil
 }
 
+// projectionFlag reads a projection field's value as an inclusion (on)
+// or an exclusion: a boolean, or a number, nonzero to include; ok is
+// false for anything else (an expression, $slice, $elemMatch, $meta).
+func projectionFlag(v any) (on, ok bool) {
+	switch v := v.(type) {
+	case bool:
+		return v, true
+	case int32, int64, float64, bson.Decimal128:
+		f, _ := asFloat(v)
+		return f != 0, true
+	}
+	return false, false
+}
+
 // projectionStage is the projection stage mongod's classic planner
 // puts over fetched documents: PROJECTION_SIMPLE for an inclusion of
 // top-level fields (with or without _id: mongod's
@@ -476,14 +490,8 @@ func projectionStage(proj bson.D) string {
 		if strings.ContainsAny(e.Key, ".$") {
 			return "PROJECTION_DEFAULT"
 		}
-		var on bool
-		switch v := e.Value.(type) {
-		case bool:
-			on = v
-		case int32, int64, float64, bson.Decimal128:
-			f, _ := asFloat(v)
-			on = f != 0
-		default:
+		on, ok := projectionFlag(e.Value)
+		if !ok {
 			return "PROJECTION_DEFAULT"
 		}
 		if on {

@@ -31,13 +31,20 @@ func keyCountable(p *plan) bool {
 	if !ok {
 		return false
 	}
-	fields := indexkey.Fields(ix.Key)
-	_, bounded := fieldBounds(ix, p.filter, p.sort)
-	for _, f := range fields {
+	for _, f := range indexkey.Fields(ix.Key) {
 		if f.Hashed {
 			return false
 		}
 	}
+	return pathsBounded(p, paths)
+}
+
+// pathsBounded reports whether each of paths is a field of plan p's
+// index that the plan's bounds constrain (fieldBounds): a filter on
+// those paths alone is then answered by the index's keys.
+func pathsBounded(p *plan, paths []string) bool {
+	fields := indexkey.Fields(p.ix.Key)
+	_, bounded := fieldBounds(p.ix, p.filter, p.sort)
 	for _, path := range paths {
 		found := false
 		for i, f := range fields {
@@ -53,6 +60,25 @@ func keyCountable(p *plan) bool {
 	return true
 }
 
+// indexAsPlanned reports whether the catalog entry in txn's snapshot
+// still has plan p's index as the plan saw it: there, and not multikey
+// (a writer may have made it multikey, or dropped it, since). A scan of
+// keys alone reads the snapshot only when it does.
+func indexAsPlanned(txn *lsm.Txn, p *plan) (bool, error) {
+	raw, err := txn.Get(lsm.CatalogKey(p.m.DB, p.m.Name))
+	if err == lsm.ErrNotFound {
+		return false, nil
+	} else if err != nil {
+		return false, err
+	}
+	m, err := catalog.Decode(raw)
+	if err != nil {
+		return false, err
+	}
+	ix := indexByID(m, p.ix.ID)
+	return ix != nil && !ix.Multikey, nil
+}
+
 // countKeys counts the index keys of plan p within its ranges and key
 // checks (keyCountable says when that is the count of documents), and
 // adds them to the scan's figures. ok is false, and nothing is counted,
@@ -62,18 +88,8 @@ func keyCountable(p *plan) bool {
 func (db *DB) countKeys(ctx context.Context, s *scanner) (n int64, ok bool, err error) {
 	p := s.p
 	err = db.store.View(func(txn *lsm.Txn) error {
-		raw, err := txn.Get(lsm.CatalogKey(p.m.DB, p.m.Name))
-		if err == lsm.ErrNotFound {
-			return nil
-		} else if err != nil {
-			return err
-		}
-		m, err := catalog.Decode(raw)
-		if err != nil {
-			return err
-		}
-		if ix := indexByID(m, p.ix.ID); ix == nil || ix.Multikey {
-			return nil // the fetching count takes over
+		if same, err := indexAsPlanned(txn, p); err != nil || !same {
+			return err // nil when not the same: the fetching count takes over
 		}
 		ok = true
 		for _, r := range p.ranges {

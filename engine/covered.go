@@ -123,18 +123,8 @@ func coverable(p *plan, proj bson.D) bool {
 		if !ok {
 			return false
 		}
-		_, bounded := fieldBounds(ix, p.filter, p.sort)
-		for _, path := range paths {
-			found := false
-			for i, f := range fields {
-				if f.Path == path && bounded[i] {
-					found = true
-					break
-				}
-			}
-			if !found {
-				return false
-			}
+		if !pathsBounded(p, paths) {
+			return false
 		}
 	}
 	included, idOut := false, false
@@ -142,14 +132,8 @@ func coverable(p *plan, proj bson.D) bool {
 		if strings.ContainsAny(e.Key, ".$") {
 			return false
 		}
-		var on bool
-		switch v := e.Value.(type) {
-		case bool:
-			on = v
-		case int32, int64, float64, bson.Decimal128:
-			f, _ := asFloat(v)
-			on = f != 0
-		default:
+		on, ok := projectionFlag(e.Value)
+		if !ok {
 			return false // a computed field
 		}
 		switch {

@@ -126,18 +126,8 @@ func (db *DB) distinctScan(ctx context.Context, p *plan, key string, st *execSta
 	flt := p.filter.WithContext(ctx)
 	var size int
 	err = db.store.View(func(txn *lsm.Txn) error {
-		raw, err := txn.Get(lsm.CatalogKey(p.m.DB, p.m.Name))
-		if err == lsm.ErrNotFound {
-			return nil
-		} else if err != nil {
+		if same, err := indexAsPlanned(txn, p); err != nil || !same {
 			return err
-		}
-		m, err := catalog.Decode(raw)
-		if err != nil {
-			return err
-		}
-		if ix := indexByID(m, p.ix.ID); ix == nil || ix.Multikey {
-			return nil
 		}
 		ok = true
 		for _, r := range p.ranges {
