@@ -1016,6 +1016,25 @@ func (c *conn) saslContinue(cmd bson.D) bson.D {
 		{Key: "payload", Value: bson.Binary{Data: []byte(resp)}}, {Key: "ok", Value: 1.0}}
 }
 
+// changedRoles returns held with named added (grant) or taken away,
+// in order: the roles held first, then those granted that were not held.
+func changedRoles(held, named []roleName, grant bool) []roleName {
+	roles := []roleName{}
+	for _, r := range held {
+		if grant || !slices.Contains(named, r) {
+			roles = append(roles, r)
+		}
+	}
+	if grant {
+		for _, r := range named {
+			if !slices.Contains(roles, r) {
+				roles = append(roles, r)
+			}
+		}
+	}
+	return roles
+}
+
 // grantedRoleNames returns the roles named by cmd's required, non-empty
 // "roles" array (a grant or revoke of roles to a user or a role); names
 // without a database are of db.
@@ -1201,19 +1220,7 @@ func (u *userStore) changeRoles(ctx context.Context, db string, cmd bson.D, gran
 	if _, err := u.parseRoles(ctx, db, lookup(cmd, "roles")); err != nil {
 		return err
 	}
-	roles := []roleName{}
-	for _, r := range ud.Roles {
-		if grant || !slices.Contains(named, r) {
-			roles = append(roles, r)
-		}
-	}
-	if grant {
-		for _, r := range named {
-			if !slices.Contains(roles, r) {
-				roles = append(roles, r)
-			}
-		}
-	}
+	roles := changedRoles(ud.Roles, named, grant)
 	ud.Roles = roles
 	// The roles alone: a restored user's other fields stay.
 	if _, werr := u.coll().UpdateOne(ctx, bson.D{{Key: "_id", Value: ud.ID}}, bson.D{{Key: "$set", Value: bson.D{{Key: "roles", Value: roles}}}}, false); werr != nil {

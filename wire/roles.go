@@ -726,19 +726,7 @@ func (u *userStore) changeRoleRoles(ctx context.Context, dbName string, cmd bson
 		// As mongod: the role's document is not there to update.
 		return &cmdError{31, "RoleNotFound", fmt.Sprintf("Role %s not found", role)}
 	}
-	roles := []roleName{}
-	for _, r := range def.roles {
-		if grant || !slices.Contains(named, r) {
-			roles = append(roles, r)
-		}
-	}
-	if grant {
-		for _, r := range named {
-			if !slices.Contains(roles, r) {
-				roles = append(roles, r)
-			}
-		}
-	}
+	roles := changedRoles(def.roles, named, grant)
 	return u.setRole(ctx, role, bson.D{{Key: "roles", Value: roleDocs(roles)}})
 }
 
