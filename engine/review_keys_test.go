@@ -414,7 +414,11 @@ func TestReviewArrayUpdatesKeepIndexes(t *testing.T) {
 	modified := 0
 	var werrs []string
 	defer func() { t.Logf("%d documents modified; write errors %v", modified, werrs) }()
-	for round := 0; round < 60; round++ {
+	rounds := 60
+	if raceOn {
+		rounds = 25
+	}
+	for round := 0; round < rounds; round++ {
 		u := upd()
 		if r, err := run(t, db, "test", `{"update": "u", "updates": [`+u+`], "ordered": false}`); err != nil {
 			t.Logf("update %s: %v", u, err)
@@ -510,7 +514,11 @@ func TestReviewSeekMultikey(t *testing.T) {
 	t.Parallel()
 	db, _ := openMem(t)
 	var docs []string
-	for i := 0; i < 3000; i++ {
+	n := 3000
+	if raceOn {
+		n = 1000
+	}
+	for i := 0; i < n; i++ {
 		var at string
 		switch i % 7 {
 		case 0:
@@ -586,7 +594,11 @@ func TestReviewArrayIndexesOtherCollections(t *testing.T) {
 		}
 	}
 	t.Logf("time-series: %d inserted", tsN)
-	for i := 0; i < 150; i++ {
+	rounds := 150
+	if raceOn {
+		rounds = 50
+	}
+	for i := 0; i < rounds; i++ {
 		f := g.filter(1)
 		reviewAgree(t, db, "cl", f, "ab_ac", "abc_x", "a_ab")
 		reviewAgree(t, db, "cp", f, "ab_ac", "abc_x", "a_ab")
@@ -779,7 +791,11 @@ func TestReviewSeekBothWaysRandom(t *testing.T) {
 		}
 		return g.scalar()
 	}
-	for i := 0; i < 150; i++ {
+	rounds := 150
+	if raceOn {
+		rounds = 60
+	}
+	for i := 0; i < rounds; i++ {
 		var parts []string
 		parts = append(parts, fmt.Sprintf(`"t": {"$gte": %d}`, g.r.IntN(3)))
 		for _, f := range []string{"at", "u"} {
