@@ -535,7 +535,11 @@ func TestSharedArrayPrefixAgreeWithScan(t *testing.T) {
 		}
 		return small()
 	}
-	for i := 0; i < 300; i++ {
+	queries := 300
+	if raceOn {
+		queries = 100
+	}
+	for i := 0; i < queries; i++ {
 		var parts []string
 		for _, f := range []string{"a.b", "a.c", "x"} {
 			if rng.IntN(2) == 0 {

@@ -124,7 +124,11 @@ func TestGeoNearRingsMatchSort(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 9))
 	db, _ := openMem(t)
 	var docs []string
-	for i := 0; i < 3000; i++ {
+	n := 3000
+	if raceOn {
+		n = 1000
+	}
+	for i := 0; i < n; i++ {
 		// Dense around (10, 10), sparse elsewhere.
 		x, y := 10+rng.NormFloat64()*0.05, 10+rng.NormFloat64()*0.05
 		if i%10 == 0 {

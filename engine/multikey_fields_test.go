@@ -81,7 +81,11 @@ func TestMultikeyFieldsMatchScan(t *testing.T) {
 	loadCorpus(t, db, "test", "ix", docs)
 	mustRun(t, db, "test", `{"createIndexes": "ix", "indexes": [{"key": {"a": 1, "b": 1, "c.d": -1}, "name": "abc"}, {"key": {"e": 1, "a": -1}, "name": "ea"}, {"key": {"c.d": 1, "c.e": 1}, "name": "cde"}]}`)
 	conds := []string{`{"$gte": %d, "$lt": %d}`, `{"$gt": %d, "$lte": %d}`, `{"$in": [%d, %d]}`}
-	for i := 0; i < 300; i++ {
+	queries := 300
+	if raceOn {
+		queries = 100
+	}
+	for i := 0; i < queries; i++ {
 		var parts []string
 		for _, f := range []string{"a", "b", "c.d", "e", "c.e"} {
 			if rng.IntN(2) == 0 {
