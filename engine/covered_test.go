@@ -4,12 +4,9 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"os"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/ttlkv/ttlkv/document"
 	"github.com/ttlkv/ttlkv/engine/internal/catalog"
@@ -312,41 +309,11 @@ func TestCoveredTTLIndex(t *testing.T) {
 // answers. The seed is printed so that a failure replays.
 func TestCoveredMatchesFetch(t *testing.T) {
 	t.Parallel()
-	seed := time.Now().UnixNano()
-	if s := os.Getenv("COVERED_SEED"); s != "" {
-		seed, _ = strconv.ParseInt(s, 10, 64)
-	}
-	t.Logf("seed %d", seed)
+	seed := testSeed(t)
 	r := rand.New(rand.NewPCG(uint64(seed), 0))
 	db, _ := openMem(t)
 	mustRun(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"a": 1, "b": -1, "_id": 1}, "name": "a_b_id"}]}`)
-	dec := func(s string) bson.Decimal128 { d, _ := bson.ParseDecimal128(s); return d }
-	value := func() any {
-		switch r.IntN(12) {
-		case 0:
-			return int32(r.IntN(5) - 2)
-		case 1:
-			return int64(r.IntN(5) - 2)
-		case 2:
-			return float64(r.IntN(5)-2) / 2
-		case 3:
-			return dec(fmt.Sprintf("%d.%0*d", r.IntN(3), r.IntN(3)+1, 0))
-		case 4:
-			return math.Copysign(0, -1)
-		case 5:
-			return nil
-		case 6:
-			return []string{"x", "y", ""}[r.IntN(3)]
-		case 7:
-			return bson.D{{Key: "k", Value: int32(r.IntN(2))}, {Key: "f", Value: 0.5}}
-		case 8:
-			return bson.DateTime(int64(r.IntN(3)) * 1000)
-		case 9:
-			return math.NaN()
-		default:
-			return int32(r.IntN(3))
-		}
-	}
+	value := func() any { return lossyValue(r, false) }
 	var docs bson.A
 	for i := 0; i < 80; i++ {
 		d := bson.D{{Key: "_id", Value: int32(i)}}

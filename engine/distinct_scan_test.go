@@ -2,14 +2,10 @@ package engine
 
 import (
 	"context"
-	"fmt"
 	"math"
 	"math/rand/v2"
-	"os"
-	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/ttlkv/ttlkv/document"
 	"github.com/ttlkv/ttlkv/lsm"
@@ -35,47 +31,17 @@ func distinctValuesOf(t *testing.T, db *DB, cmd bson.D) string {
 // A distinct over a marked index gives what reading the documents
 // gives, value and type, on random documents of mixed numeric types
 // (int32, int64, double, decimal, -0.0, NaN), nulls, missing fields,
-// strings, documents holding numbers and Symbols, under random
+// strings, dates, documents holding numbers and Symbols, under random
 // filters on the key; most of them are DISTINCT_SCANs. The reference
 // is the same documents in a collection without the index.
 func TestDistinctScanMatchesFetch(t *testing.T) {
 	t.Parallel()
-	seed := time.Now().UnixNano()
-	if s := os.Getenv("DISTINCT_SEED"); s != "" {
-		seed, _ = strconv.ParseInt(s, 10, 64)
-	}
-	t.Logf("seed %d", seed)
+	seed := testSeed(t)
 	r := rand.New(rand.NewPCG(uint64(seed), 0))
 	db, _ := openMem(t)
 	mustRun(t, db, "test", `{"createIndexes": "c", "indexes": [{"key": {"a": 1}, "name": "a_1"}]}`)
 	mustRun(t, db, "test", `{"createIndexes": "d", "indexes": [{"key": {"a": -1, "z": 1}, "name": "a_z"}]}`)
-	dec := func(s string) bson.Decimal128 { d, _ := bson.ParseDecimal128(s); return d }
-	value := func() any {
-		switch r.IntN(13) {
-		case 0:
-			return int32(r.IntN(5) - 2)
-		case 1:
-			return int64(r.IntN(5) - 2)
-		case 2:
-			return float64(r.IntN(5)-2) / 2
-		case 3:
-			return dec(fmt.Sprintf("%d.%0*d", r.IntN(3), r.IntN(3)+1, 0))
-		case 4:
-			return math.Copysign(0, -1)
-		case 5:
-			return nil
-		case 6:
-			return []string{"x", "y", ""}[r.IntN(3)]
-		case 7:
-			return bson.D{{Key: "k", Value: int32(r.IntN(2))}, {Key: "f", Value: 0.5}}
-		case 8:
-			return bson.Symbol([]string{"x", "w"}[r.IntN(2)])
-		case 9:
-			return math.NaN()
-		default:
-			return int32(r.IntN(3))
-		}
-	}
+	value := func() any { return lossyValue(r, true) }
 	var docs bson.A
 	for i := 0; i < 150; i++ {
 		d := bson.D{{Key: "_id", Value: int32(i)}}

@@ -3,6 +3,9 @@ package engine
 import (
 	"context"
 	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
 	"sync"
 	"testing"
 	"time"
@@ -287,4 +290,43 @@ func openMemTSUpdates(t *testing.T) (*DB, *fakeClock) {
 	t.Helper()
 	db, clk, _ := openTestWith(t, func(o *Options) { inMemory(o); tsArbitraryUpdates(o) })
 	return db, clk
+}
+
+// lossyValue returns a random value of the kinds whose index keys lose
+// something that type bits keep (docs/storage-keys.md): small numbers
+// of each numeric type, -0.0, NaN, null, strings, Symbols, documents
+// holding numbers, and dates, which lose nothing; Symbols only with
+// symbols (an entry of one reads its document). Numbers compare equal
+// across types often, so equal groups of mixed types are common.
+func lossyValue(r *rand.Rand, symbols bool) any {
+	switch r.IntN(13) {
+	case 0:
+		return int32(r.IntN(5) - 2)
+	case 1:
+		return int64(r.IntN(5) - 2)
+	case 2:
+		return float64(r.IntN(5)-2) / 2
+	case 3:
+		d, _ := bson.ParseDecimal128(fmt.Sprintf("%d.%0*d", r.IntN(3), r.IntN(3)+1, 0))
+		return d
+	case 4:
+		return math.Copysign(0, -1)
+	case 5:
+		return nil
+	case 6:
+		return []string{"x", "y", ""}[r.IntN(3)]
+	case 7:
+		return bson.D{{Key: "k", Value: int32(r.IntN(2))}, {Key: "f", Value: 0.5}}
+	case 8:
+		return bson.DateTime(int64(r.IntN(3)) * 1000)
+	case 9:
+		return math.NaN()
+	case 10:
+		if !symbols {
+			return int32(r.IntN(3))
+		}
+		return bson.Symbol([]string{"x", "w"}[r.IntN(2)])
+	default:
+		return int32(r.IntN(3))
+	}
 }

@@ -5,10 +5,8 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"os"
 	"strconv"
 	"testing"
-	"time"
 
 	"github.com/ttlkv/ttlkv/engine/internal/catalog"
 	"github.com/ttlkv/ttlkv/engine/internal/indexkey"
@@ -22,11 +20,7 @@ import (
 // printed so that a failure replays.
 func TestTypeBitsRoundTrip(t *testing.T) {
 	t.Parallel()
-	seed := time.Now().UnixNano()
-	if s := os.Getenv("TYPEBITS_SEED"); s != "" {
-		seed, _ = strconv.ParseInt(s, 10, 64)
-	}
-	t.Logf("seed %d", seed)
+	seed := testSeed(t)
 	r := rand.New(rand.NewPCG(uint64(seed), 1))
 	dec := func(s string) bson.Decimal128 { d, _ := bson.ParseDecimal128(s); return d }
 	var value func(depth int) any
