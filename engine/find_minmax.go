@@ -3,6 +3,7 @@ package engine
 import (
 	"bytes"
 
+	"github.com/ttlkv/ttlkv/collation"
 	"github.com/ttlkv/ttlkv/document"
 	"github.com/ttlkv/ttlkv/engine/internal/indexkey"
 	"github.com/ttlkv/ttlkv/lsm"
@@ -126,15 +127,8 @@ func (p *plan) keyDoc(ks []byte, d bson.D) bson.D {
 		fb := rest[:len(rest)-len(next)]
 		if !f.Hashed {
 			vals, _ := indexkey.PathValues(d, f.Path)
-			for _, x := range vals {
-				kv := x
-				if coll != nil {
-					kv = coll.KeyValue(x)
-				}
-				if bytes.Equal(lsm.AppendKey(nil, kv, f.Desc), fb) {
-					v = x
-					break
-				}
+			if x, ok := keyedValue(vals, coll, f.Desc, fb); ok {
+				v = x
 			}
 		}
 		out = append(out, bson.E{Key: f.Path, Value: v})
@@ -166,4 +160,21 @@ func (p *plan) indexKeyOf(d bson.D) bson.D {
 		return bson.D{}
 	}
 	return indexkey.Value(p.ix, d)
+}
+
+// keyedValue returns the first of vals (a document's values at an index
+// field's path) whose key, under coll (nil: simple) and in the field's
+// direction, is key: the value the document gave that key, its own type
+// kept. ok is false when none is.
+func keyedValue(vals []any, coll *collation.Collator, desc bool, key []byte) (any, bool) {
+	for _, x := range vals {
+		kv := x
+		if coll != nil {
+			kv = coll.KeyValue(x)
+		}
+		if bytes.Equal(lsm.AppendKey(nil, kv, desc), key) {
+			return x, true
+		}
+	}
+	return nil, false
 }

@@ -232,15 +232,8 @@ func renderKey(ix *catalog.Index, ks []byte, d bson.D) bson.D {
 			if len(vals) == 0 {
 				vals = []any{nil}
 			}
-			for _, c := range vals {
-				k := c
-				if coll != nil {
-					k = coll.KeyValue(c)
-				}
-				if bytes.Equal(lsm.AppendKey(nil, k, s.desc), raw) {
-					v = c
-					break
-				}
+			if c, ok := keyedValue(vals, coll, s.desc, raw); ok {
+				v = c
 			}
 		}
 		out = append(out, bson.E{Key: s.name, Value: v})
