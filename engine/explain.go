@@ -550,13 +550,7 @@ func fetchFilter(p *plan) bson.D {
 			rest = append(rest, pr)
 		}
 	}
-	switch len(rest) {
-	case 0:
-		return nil
-	case 1:
-		return rest[0]
-	}
-	return bson.D{{Key: "$and", Value: predsArray(rest)}}
+	return predsAnd(rest)
 }
 
 // exactOn reports whether the index bounds of a field in bounded answer

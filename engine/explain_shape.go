@@ -104,9 +104,18 @@ var matchTypeRank = map[string]int{
 // filter is {}.
 func parsedQuery(filter bson.D, coll *collation.Collator) bson.D {
 	preds := normalisePreds(filter, coll)
+	if len(preds) == 0 {
+		return bson.D{}
+	}
+	return predsAnd(preds)
+}
+
+// predsAnd is preds as one filter: nil for none, the predicate itself
+// for one, else their $and.
+func predsAnd(preds []bson.D) bson.D {
 	switch len(preds) {
 	case 0:
-		return bson.D{}
+		return nil
 	case 1:
 		return preds[0]
 	}

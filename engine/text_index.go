@@ -465,13 +465,7 @@ func textFetchFilter(p *plan) bson.D {
 		}
 		rest = append(rest, pr)
 	}
-	switch len(rest) {
-	case 0:
-		return nil
-	case 1:
-		return rest[0]
-	}
-	return bson.D{{Key: "$and", Value: predsArray(rest)}}
+	return predsAnd(rest)
 }
 
 // sorted returns a sorted copy of ss.
